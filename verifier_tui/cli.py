@@ -1,0 +1,172 @@
+"""The ``verifier-tui`` command: the TUI by default, and the headless
+``run``, ``explain``, ``test`` and ``watch`` commands.
+
+Start-up matters (``run --json`` is timed against the bare runner), so this
+module imports only argparse and the engine; Textual is imported only when the
+TUI is really started, asyncio only by the commands that need it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from verifier_tui import __version__
+
+COMMANDS = ("run", "explain", "test", "watch")
+
+DESCRIPTION = """\
+A terminal debugger for Python verifiers of Harbor tasks.
+
+  verifier-tui PATH            open the TUI on a task, its tests/ folder, a verifier or a case
+  verifier-tui run PATH        run once as the sandbox would; exit status is the runner's
+  verifier-tui explain PATH    show sys.path, where nemo_gym resolves, and verify's bindings
+  verifier-tui test PATH       run every case that has an expected.json; exit 0 when all match
+  verifier-tui watch PATH      re-run on every relevant change, one line per run
+
+Run `verifier-tui COMMAND --help` for a command's options.
+"""
+
+
+def _add_selection(parser: argparse.ArgumentParser, with_case: bool = True) -> None:
+    parser.add_argument("path", metavar="PATH", help="a task folder, its tests/ folder, a verifier .py file or a case folder")
+    parser.add_argument("--verifier", metavar="FILE", help="which verifier, when the task has several")
+    if with_case:
+        parser.add_argument("--case", metavar="NAME", help="a case under the task's cases/ folder (or a case folder)")
+    parser.add_argument("--workspace", metavar="DIR", type=Path, help="the workspace folder (overrides the case's)")
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--response", metavar="FILE", type=Path,
+                       help="the agent's final response: a Responses API JSON object (.json) or plain text (wrapped)")
+    group.add_argument("--no-response", action="store_true", help="Harbor mode: no response, even if the case has one")
+    parser.add_argument("--task-data", metavar="FILE", type=Path, help="the task's fields as a JSON object")
+    parser.add_argument("--timeout", metavar="SECONDS", type=_positive_float,
+                        help="overrides task.toml's [verifier] timeout_sec")
+    parser.add_argument("--python", metavar="EXE", default="python3",
+                        help="the interpreter that runs the runner (default: python3 on PATH, as test.sh would)")
+    parser.add_argument("--nemo-gym", metavar="DIR", type=Path,
+                        help="a nemo_gym/verifiers folder to vendor instead of the interpreter's own")
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError("must be more than 0")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="verifier-tui", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--version", action="version", version=f"verifier-tui {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    run = sub.add_parser("run", help="run once, as the sandbox would")
+    _add_selection(run)
+    run.add_argument("--json", action="store_true", help="print the result as one JSON document")
+
+    explain = sub.add_parser("explain", help="sys.path, nemo_gym and verify's bindings, without calling verify")
+    _add_selection(explain)
+    explain.add_argument("--json", action="store_true", help="print the runner's explanation as JSON")
+
+    test = sub.add_parser("test", help="every case with an expected.json; exit 0 when all match")
+    _add_selection(test, with_case=False)
+    test.add_argument("--json", action="store_true", help="print the results as JSON")
+    test.add_argument("--junit", metavar="FILE", type=Path, help="also write a JUnit XML report")
+    test.add_argument("--jobs", "-j", metavar="N", type=int, help="cases run at once (default: the number of CPUs)")
+
+    watch = sub.add_parser("watch", help="re-run on every relevant change, one line per run")
+    _add_selection(watch)
+    watch.add_argument("--json", action="store_true", help="one JSON document per run, one per line")
+    watch.add_argument("--poll", action="store_true", help="poll for changes (network, container and WSL mounts)")
+    return parser
+
+
+def build_tui_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="verifier-tui", description=DESCRIPTION,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"verifier-tui {__version__}")
+    _add_selection(parser)
+    parser.add_argument("--no-watch", action="store_true", help="start with live reload off")
+    parser.add_argument("--poll", action="store_true", help="poll for changes (network, container and WSL mounts)")
+    return parser
+
+
+def options_from(args: argparse.Namespace):
+    from verifier_tui.engine.session import Options
+
+    return Options(
+        verifier=args.verifier,
+        case=getattr(args, "case", None),
+        workspace=args.workspace,
+        response=args.response,
+        no_response=args.no_response,
+        task_data=args.task_data,
+        timeout=args.timeout,
+        python=args.python,
+        nemo_gym=args.nemo_gym,
+    )
+
+
+def open_session(args: argparse.Namespace):
+    """A Session for the command line's choices, or a clear error and exit 2."""
+    from verifier_tui.engine.discovery import DiscoveryError
+    from verifier_tui.engine.session import SelectionError, Session
+
+    try:
+        return Session(args.path, options_from(args))
+    except (DiscoveryError, SelectionError) as exc:
+        _fail(str(exc))
+    except OSError as exc:
+        _fail(f"{exc.filename or args.path}: {exc.strerror or exc}")
+
+
+def _fail(message: str, code: int = 2) -> None:
+    sys.stderr.write(f"verifier-tui: {message}\n")
+    raise SystemExit(code)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] in COMMANDS:
+        args = build_parser().parse_args(argv)
+    elif not argv or argv[0] in ("-h", "--help", "--version"):
+        build_parser().parse_args(argv or ["--help"])
+        return 0
+    else:
+        args = build_tui_parser().parse_args(argv)
+        args.command = None
+    try:
+        if args.command == "run":
+            from verifier_tui.headless import command_run
+
+            return command_run(args)
+        if args.command == "explain":
+            from verifier_tui.headless import command_explain
+
+            return command_explain(args)
+        if args.command == "test":
+            from verifier_tui.headless import command_test
+
+            return command_test(args)
+        if args.command == "watch":
+            from verifier_tui.headless import command_watch
+
+            return command_watch(args)
+        from verifier_tui.tui.launch import launch
+
+        return launch(args)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+def dump_json(data: Any) -> str:
+    return json.dumps(data, indent=2, default=str, ensure_ascii=False)

@@ -1,0 +1,125 @@
+"""Cases on disk: ``<task>/cases/<name>/`` with a workspace, an optional
+response and task data, and an optional expected verdict (see design.md)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from verifier_tui.engine.model import Expectation, ResponseSource
+
+
+@dataclass(frozen=True)
+class Case:
+    """One input to a verifier, as found on disk. ``problems`` name anything
+    malformed (an unreadable expected.json, a response in two forms); the case is
+    still usable for everything that is well-formed."""
+
+    name: str
+    folder: Path
+    workspace: Path | None
+    response: ResponseSource | None
+    task_data: Path | None
+    expected: Expectation | None
+    problems: tuple[str, ...] = field(default_factory=tuple)
+
+
+def find_cases(task_root: Path, tests_dir: Path | None = None) -> list[Case]:
+    """Every case folder under ``<task_root>/cases``, sorted by name."""
+    folder = task_root / "cases"
+    if not folder.is_dir():
+        return []
+    fallbacks = [task_root / "task_data.json"]
+    if tests_dir is not None:
+        fallbacks.append(tests_dir / "task_data.json")
+    cases = []
+    try:
+        entries = sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith("."))
+    except OSError:
+        return []
+    for entry in entries:
+        cases.append(load_case(entry, fallbacks))
+    return cases
+
+
+def default_task_data(task_root: Path, tests_dir: Path | None) -> Path | None:
+    """The task-wide task data: ``task_data.json`` at the task root, else in tests/."""
+    for candidate in (task_root / "task_data.json", (tests_dir / "task_data.json") if tests_dir else None):
+        if candidate is not None and candidate.is_file():
+            return candidate
+    return None
+
+
+def load_case(folder: Path, task_data_fallbacks: Any = ()) -> Case:
+    problems: list[str] = []
+    workspace = folder / "workspace"
+    json_response = folder / "response.json"
+    text_response = folder / "response.txt"
+    response: ResponseSource | None = None
+    if json_response.is_file():
+        response = ResponseSource(json_response, "json")
+        if text_response.is_file():
+            problems.append("both response.json and response.txt exist; using response.json")
+    elif text_response.is_file():
+        response = ResponseSource(text_response, "text")
+    task_data = folder / "task_data.json"
+    if not task_data.is_file():
+        task_data = next((p for p in task_data_fallbacks if p.is_file()), None)
+    expected, problem = read_expected(folder / "expected.json")
+    if problem:
+        problems.append(problem)
+    return Case(
+        name=folder.name,
+        folder=folder,
+        workspace=workspace if workspace.is_dir() else None,
+        response=response,
+        task_data=task_data,
+        expected=expected,
+        problems=tuple(problems),
+    )
+
+
+def read_expected(path: Path) -> tuple[Expectation | None, str | None]:
+    """``expected.json``: ``{"rewards": {...}}`` or ``{"exit_code": 1|2}``
+    (both may be given). Returns (expectation, problem)."""
+    if not path.is_file():
+        return None, None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        return None, f"{path.name} is not valid JSON ({exc}); the case has no expectation"
+    if not isinstance(data, dict):
+        return None, f"{path.name} must be a JSON object like {{\"rewards\": {{\"reward\": 1.0}}}} or {{\"exit_code\": 1}}"
+    rewards = data.get("rewards")
+    exit_code = data.get("exit_code")
+    if rewards is not None and not (
+        isinstance(rewards, dict) and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in rewards.values())
+    ):
+        return None, f"{path.name}: \"rewards\" must be an object of numbers"
+    if exit_code is not None and (isinstance(exit_code, bool) or not isinstance(exit_code, int)):
+        return None, f"{path.name}: \"exit_code\" must be an integer"
+    if rewards is None and exit_code is None:
+        return None, f"{path.name} names neither \"rewards\" nor \"exit_code\""
+    return Expectation(rewards=rewards, exit_code=exit_code, source=path), None
+
+
+def wrap_text_response(text: str) -> dict[str, Any]:
+    """A minimal Responses API response holding ``text`` as the assistant's one
+    message, as the environment server would hold the agent's final answer."""
+    return {
+        "id": "resp_verifier_tui",
+        "object": "response",
+        "status": "completed",
+        "model": "verifier-tui",
+        "output": [
+            {
+                "type": "message",
+                "id": "msg_verifier_tui",
+                "role": "assistant",
+                "status": "completed",
+                "content": [{"type": "output_text", "text": text, "annotations": []}],
+            }
+        ],
+    }

@@ -1,0 +1,337 @@
+"""Find what to run from a path the user typed, without importing anything.
+
+A path may be a task folder, its ``tests/`` folder, a verifier file or a case
+folder. Verifiers are recognised by a top-level ``def verify``, ``async def
+verify`` or ``verify = ...`` in the source text: importing a module would run
+its code, and a verifier's top level may be slow or broken (that is what the
+user is here to debug).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from verifier_tui.engine.cases import Case, find_cases, load_case
+
+# A top-level definition or assignment of `verify` (column 0 means module level).
+_VERIFY_AT_TOP = re.compile(rb"^(?:async[ \t]+def[ \t]+verify[ \t]*\(|def[ \t]+verify[ \t]*\(|verify[ \t]*(?::[^=\n]*)?=(?!=))", re.M)
+# How the tool tells the runner's shim from a task's own test.sh.
+SHIM_MARKER = "run_verifier.py"
+# Folders never searched for verifiers: caches, VCS, and the vendored helpers.
+_SKIP_DIRS = {"__pycache__", ".git", ".hg", ".svn", ".venv", "venv", "node_modules", ".mypy_cache",
+              ".pytest_cache", ".ruff_cache", "nemo_gym"}
+# A verifier file larger than this is not scanned (it is data, not code).
+_MAX_SCAN_BYTES = 2_000_000
+
+
+class DiscoveryError(Exception):
+    """The path cannot be debugged; the message says why and where we looked."""
+
+
+@dataclass(frozen=True)
+class TaskConfig:
+    """What the tool honours from ``task.toml``."""
+
+    timeout_sec: float | None = None
+    env: dict[str, str] = field(default_factory=dict)
+    name: str | None = None
+    problems: tuple[str, ...] = ()
+
+
+@dataclass
+class Task:
+    """A resolved task: where its pieces are and which verifiers it has."""
+
+    root: Path  # the task folder (or the folder the verifier sits in, without a task)
+    tests_dir: Path  # the folder staged as the sandbox's /tests
+    verifiers: list[Path]
+    config: TaskConfig
+    cases: list[Case]
+    test_sh: Path | None
+    plain_test_sh: bool  # tests/test.sh exists and is the task's own script, not the shim
+    dataset_verifier: Path | None = None  # a dataset-wide verifier.py beside dataset.toml
+    initial_case: str | None = None  # the case the path named, if it named one
+    initial_verifier: Path | None = None  # the verifier file the path named, if it named one
+    looked_in: list[Path] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return self.config.name or self.root.name
+
+    def case(self, name: str) -> Case | None:
+        return next((c for c in self.cases if c.name == name), None)
+
+    def staged_name(self, verifier: Path) -> str:
+        """Where ``verifier`` lives inside the staged tests folder (relative)."""
+        if self.dataset_verifier is not None and verifier == self.dataset_verifier:
+            return ".ng/verifier.py"
+        try:
+            return verifier.relative_to(self.tests_dir).as_posix()
+        except ValueError:
+            return ".ng/verifier.py"
+
+    def notices(self) -> list[str]:
+        out = list(self.config.problems)
+        if self.plain_test_sh:
+            out.append(
+                f"{_short(self.test_sh, self.root)} is the task's own script, not the runner's shim: "
+                "to NeMo Gym this is a plain test.sh task, and its verifier.py is a helper. "
+                "verifier-tui still runs that verifier through the runner, as you asked."
+            )
+        return out
+
+
+def _short(path: Path | None, root: Path) -> str:
+    if path is None:
+        return "?"
+    try:
+        return path.relative_to(root.parent).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def has_top_level_verify(path: Path) -> bool:
+    """Whether ``path``'s source defines ``verify`` at module level."""
+    try:
+        if path.stat().st_size > _MAX_SCAN_BYTES:
+            return False
+        data = path.read_bytes()
+    except OSError:
+        return False
+    return _VERIFY_AT_TOP.search(data) is not None
+
+
+def find_verifiers(tests_dir: Path) -> list[Path]:
+    """Every verifier file under ``tests_dir``: ``verifier.py`` first, then the
+    rest by path. The vendored helpers and caches are skipped."""
+    found: list[Path] = []
+    if not tests_dir.is_dir():
+        return found
+    stack = [tests_dir]
+    while stack:
+        folder = stack.pop()
+        try:
+            entries = sorted(folder.iterdir())
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.is_symlink():
+                continue
+            if entry.is_dir():
+                if entry.name not in _SKIP_DIRS:
+                    stack.append(entry)
+            elif entry.suffix == ".py" and entry.name != "run_verifier.py" and has_top_level_verify(entry):
+                found.append(entry)
+
+    def order(path: Path) -> tuple[int, int, str]:
+        rel = path.relative_to(tests_dir)
+        return (0 if path.name == "verifier.py" else 1, len(rel.parts), rel.as_posix())
+
+    return sorted(found, key=order)
+
+
+def read_task_config(task_root: Path) -> TaskConfig:
+    """``task.toml``'s ``[verifier] timeout_sec`` and ``env``; problems are
+    reported, never raised (a broken task.toml must not stop debugging)."""
+    path = task_root / "task.toml"
+    if not path.is_file():
+        return TaskConfig()
+    try:
+        import tomllib  # type: ignore[import-not-found]
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib  # type: ignore[no-redef]
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        return TaskConfig(problems=(f"task.toml could not be read ({exc}); using defaults",))
+    problems: list[str] = []
+    verifier: Any = data.get("verifier", {})
+    if not isinstance(verifier, dict):
+        verifier = {}
+        problems.append("task.toml: [verifier] is not a table; ignored")
+    timeout = verifier.get("timeout_sec")
+    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0):
+        problems.append(f"task.toml: [verifier] timeout_sec = {timeout!r} is not a positive number; ignored")
+        timeout = None
+    env_raw = verifier.get("env", {})
+    env: dict[str, str] = {}
+    if isinstance(env_raw, dict):
+        for key, value in env_raw.items():
+            if isinstance(value, (str, int, float)) and not isinstance(value, bool):
+                env[str(key)] = str(value)
+            else:
+                problems.append(f"task.toml: [verifier] env.{key} is not a string; ignored")
+    else:
+        problems.append("task.toml: [verifier] env is not a table; ignored")
+    metadata = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
+    name = data.get("name") or (metadata or {}).get("name")
+    return TaskConfig(
+        timeout_sec=float(timeout) if timeout is not None else None,
+        env=env,
+        name=name if isinstance(name, str) else None,
+        problems=tuple(problems),
+    )
+
+
+def _is_task_dir(path: Path) -> bool:
+    return (path / "task.toml").is_file() or (path / "tests").is_dir()
+
+
+def _is_case_dir(path: Path) -> bool:
+    return path.parent.name == "cases" and (
+        (path / "workspace").is_dir() or any((path / n).exists() for n in ("expected.json", "response.json", "response.txt"))
+    )
+
+
+def _task_root_above(path: Path, levels: int = 4) -> Path | None:
+    for candidate in [path, *list(path.parents)[:levels]]:
+        if (candidate / "task.toml").is_file():
+            return candidate
+    return None
+
+
+def _dataset_verifier(task_root: Path) -> Path | None:
+    """A dataset may keep one verifier.py beside its dataset.toml for every task."""
+    parent = task_root.parent
+    candidate = parent / "verifier.py"
+    if (parent / "dataset.toml").is_file() and candidate.is_file() and has_top_level_verify(candidate):
+        return candidate
+    return None
+
+
+def resolve(path: Path) -> Task:
+    """The task around ``path`` (a task folder, its tests folder, a verifier
+    file or a case folder). Raises DiscoveryError with where it looked."""
+    path = Path(path).expanduser()
+    if not path.exists():
+        raise DiscoveryError(f"{path} does not exist")
+    path = path.absolute()
+    initial_case: str | None = None
+    initial_verifier: Path | None = None
+    if path.is_file():
+        if path.suffix != ".py":
+            raise DiscoveryError(
+                f"{path} is not a Python file: give a task folder, its tests/ folder, a verifier .py file or a case folder"
+            )
+        if not has_top_level_verify(path):
+            raise DiscoveryError(f"{path} defines no top-level verify (looked for `def verify`, `async def verify`, `verify = ...`)")
+        initial_verifier = path
+        root = _task_root_above(path.parent) or path.parent
+        tests_dir = root / "tests" if (root / "tests").is_dir() and _inside(path, root / "tests") else path.parent
+    elif (path / "config.json").is_file() and (path / "result.json").is_file():
+        raise DiscoveryError(
+            f"{path} looks like a Harbor trial folder (config.json, result.json); walking through trials is not "
+            "supported yet: open the task folder instead"
+        )
+    elif _is_case_dir(path):
+        initial_case = path.name
+        root = path.parent.parent
+        tests_dir = root / "tests"
+    elif path.name == "tests" and not (path / "tests").is_dir():
+        root = path.parent
+        tests_dir = path
+    elif _is_task_dir(path):
+        root = path
+        tests_dir = path / "tests"
+    elif (path / "cases").is_dir():
+        root = path
+        tests_dir = path / "tests"
+    else:
+        verifiers_here = find_verifiers(path)
+        if not verifiers_here:
+            raise DiscoveryError(
+                f"no verifier found in {path}: it is not a task folder (no task.toml, no tests/), and no .py file "
+                "in it defines a top-level verify"
+            )
+        root = path
+        tests_dir = path
+
+    config = read_task_config(root)
+    looked_in = [tests_dir]
+    verifiers = find_verifiers(tests_dir)
+    dataset = _dataset_verifier(root)
+    if dataset is not None:
+        looked_in.append(dataset.parent)
+        verifiers.append(dataset)
+    if initial_verifier is not None and initial_verifier not in verifiers:
+        verifiers.insert(0, initial_verifier)
+    test_sh = tests_dir / "test.sh"
+    plain = False
+    if test_sh.is_file():
+        try:
+            plain = SHIM_MARKER not in test_sh.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            plain = False
+    cases = find_cases(root, tests_dir)
+    return Task(
+        root=root,
+        tests_dir=tests_dir,
+        verifiers=verifiers,
+        config=config,
+        cases=cases,
+        test_sh=test_sh if test_sh.is_file() else None,
+        plain_test_sh=plain,
+        dataset_verifier=dataset,
+        initial_case=initial_case,
+        initial_verifier=initial_verifier,
+        looked_in=looked_in,
+    )
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    try:
+        path.relative_to(folder)
+        return True
+    except ValueError:
+        return False
+
+
+def no_verifier_message(task: Task) -> str:
+    places = ", ".join(str(p) for p in task.looked_in)
+    return (
+        f"no verifier found for {task.root.name}: looked in {places} for a .py file with a top-level "
+        "`def verify`, `async def verify` or `verify = ...`"
+    )
+
+
+def choose_verifier(task: Task, wanted: str | None) -> Path:
+    """The verifier to run: ``wanted`` (a path, a file name or a path relative to
+    the tests folder), the one the path named, or the only one."""
+    if not task.verifiers:
+        raise DiscoveryError(no_verifier_message(task))
+    if wanted:
+        want = Path(wanted).expanduser()
+        for candidate in task.verifiers:
+            rel = candidate.relative_to(task.tests_dir).as_posix() if _inside(candidate, task.tests_dir) else None
+            if want.is_absolute() and candidate == want.absolute():
+                return candidate
+            if wanted in (rel, candidate.name) or (want.exists() and candidate == want.absolute()):
+                return candidate
+        if want.is_file() and has_top_level_verify(want):
+            return want.absolute()
+        names = ", ".join(_display(task, v) for v in task.verifiers)
+        raise DiscoveryError(f"--verifier {wanted}: no such verifier; this task has: {names}")
+    if task.initial_verifier is not None:
+        return task.initial_verifier
+    if len(task.verifiers) == 1:
+        return task.verifiers[0]
+    preferred = task.tests_dir / "verifier.py"
+    if preferred in task.verifiers:
+        return preferred
+    names = ", ".join(_display(task, v) for v in task.verifiers)
+    raise DiscoveryError(f"{task.root.name} has several verifiers ({names}): choose one with --verifier")
+
+
+def _display(task: Task, verifier: Path) -> str:
+    try:
+        return verifier.relative_to(task.root).as_posix()
+    except ValueError:
+        return str(verifier)
+
+
+def load_case_dir(path: Path) -> Case:
+    """A case folder named directly (``--case`` may be a path too)."""
+    return load_case(path, task_data_fallbacks=())

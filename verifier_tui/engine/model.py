@@ -1,0 +1,252 @@
+"""The engine's plain data: what a run was asked to do and what came of it.
+
+Everything here is a frozen or plain dataclass with a ``to_json`` where it
+travels to ``--json`` output, so the TUI, the headless commands and the tests
+read one shape.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+
+class Outcome(str, Enum):
+    """What happened to a run, in the words the user sees."""
+
+    REWARD_WRITTEN = "reward written"
+    VERIFIER_RAISED = "verifier raised"
+    CONTRACT_ERROR = "contract error"
+    TIMED_OUT = "timed out"
+    KILLED = "killed by a signal"
+    UNEXPECTED_EXIT = "unexpected exit code"
+    COULD_NOT_START = "could not start"
+
+    @property
+    def slug(self) -> str:
+        return self.name.lower()
+
+
+@dataclass(frozen=True)
+class CapturedText:
+    """A bounded capture of one output stream: the head, the tail, and how many
+    bytes were dropped between them (0 when everything was kept)."""
+
+    head: str = ""
+    tail: str = ""
+    dropped_bytes: int = 0
+    total_bytes: int = 0
+
+    @property
+    def text(self) -> str:
+        if not self.dropped_bytes:
+            return self.head + self.tail
+        marker = f"\n[... {self.dropped_bytes:,} bytes of output dropped here by verifier-tui ...]\n"
+        return self.head + marker + self.tail
+
+    @property
+    def truncated(self) -> bool:
+        return self.dropped_bytes > 0
+
+
+@dataclass(frozen=True)
+class RewardFile:
+    """One reward file as found in the reward folder after the run."""
+
+    name: str  # "reward.json" or "reward.txt"
+    kind: str  # "file", "folder", "link", "other"
+    size: int
+    text: str | None  # decoded text (size-capped); None when not a regular file
+    is_utf8: bool = True
+    truncated: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "size": self.size,
+            "text": self.text,
+            "is_utf8": self.is_utf8,
+            "truncated": self.truncated,
+        }
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What Harbor would score from the reward folder, or the error it would raise.
+
+    Exactly one of ``rewards`` and ``error`` is set. ``error`` is the name of
+    Harbor's exception (``RewardFileNotFoundError``, ``RewardFileEmptyError``,
+    ``VerifierOutputParseError``, ``ValidationError``); ``message`` says why in words.
+    """
+
+    rewards: dict[str, Any] | None
+    error: str | None = None
+    message: str | None = None
+    source: str | None = None  # the file the verdict came from
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return self.rewards is not None
+
+    @property
+    def reward(self) -> float | None:
+        """The number Harbor aggregates on (``rewards["reward"]``), when there is one."""
+        if self.rewards is None:
+            return None
+        value = self.rewards.get("reward")
+        return float(value) if isinstance(value, (int, float)) else None
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """A case's ``expected.json``: Harbor-normalised rewards, or an exit code."""
+
+    rewards: dict[str, Any] | None = None
+    exit_code: int | None = None
+    source: Path | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        if self.rewards is not None:
+            out["rewards"] = self.rewards
+        if self.exit_code is not None:
+            out["exit_code"] = self.exit_code
+        return out
+
+
+@dataclass(frozen=True)
+class ResponseSource:
+    """Where a run's ``response`` comes from: a Responses API JSON file, a plain
+    text file (wrapped into a minimal response), or text typed in the TUI."""
+
+    path: Path | None  # the user's file; None for typed text
+    kind: str  # "json" or "text"
+    text: str | None = None  # typed text (kind "json" or "text"), when path is None
+
+    def label(self) -> str:
+        if self.path is not None:
+            return str(self.path)
+        return "(typed in the editor)"
+
+
+@dataclass
+class RunResult:
+    """Everything one run produced, with every path already mapped back to the
+    user's own files (never the scratch copy)."""
+
+    outcome: Outcome
+    exit_code: int | None
+    signal: int | None
+    duration_s: float
+    reward_files: list[RewardFile]
+    verdict: Verdict
+    stdout: CapturedText
+    stderr: CapturedText
+    explain: dict[str, Any] | None
+    case: str | None
+    verifier: Path
+    workspace: Path | None
+    response: ResponseSource | None
+    task_data: Path | None
+    expected: Expectation | None
+    python: str
+    timeout_s: float
+    command: list[str]  # the exact shell command that reproduces this run outside the tool
+    trigger: str = "start"
+    notices: list[str] = field(default_factory=list)
+    start_error: str | None = None
+    sequence: int = 0  # this session's run number
+
+    @property
+    def mode(self) -> str:
+        return "server" if self.response is not None else "harbor"
+
+    @property
+    def outcome_words(self) -> str:
+        """The exit code in words, as the user reads it."""
+        if self.outcome is Outcome.TIMED_OUT:
+            return f"timed out after {self.timeout_s:g} s"
+        if self.outcome is Outcome.KILLED:
+            return f"killed by signal {self.signal}"
+        if self.outcome is Outcome.COULD_NOT_START:
+            return f"could not start: {self.start_error}"
+        if self.outcome is Outcome.UNEXPECTED_EXIT:
+            return f"exit {self.exit_code}: not a runner exit code"
+        return f"exit {self.exit_code} · {self.outcome.value}"
+
+    @property
+    def expected_matched(self) -> bool | None:
+        """Whether the case's ``expected.json`` matched (None without one)."""
+        if self.expected is None:
+            return None
+        if self.expected.exit_code is not None and self.exit_code != self.expected.exit_code:
+            return False
+        if self.expected.rewards is not None:
+            return self.verdict.rewards is not None and _same_rewards(self.verdict.rewards, self.expected.rewards)
+        return True
+
+    @property
+    def exit_status(self) -> int:
+        """The status the headless ``run`` command exits with."""
+        if self.outcome is Outcome.TIMED_OUT:
+            return 124
+        if self.outcome is Outcome.COULD_NOT_START:
+            return 127
+        if self.signal is not None:
+            return 128 + self.signal
+        return self.exit_code if self.exit_code is not None else 2
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "outcome": self.outcome.slug,
+            "outcome_words": self.outcome_words,
+            "exit_code": self.exit_code,
+            "signal": self.signal,
+            "rewards": self.verdict.rewards,
+            "verdict_error": self.verdict.error,
+            "verdict_message": self.verdict.message,
+            "verdict_source": self.verdict.source,
+            "warnings": list(self.verdict.warnings),
+            "reward_files": [f.to_json() for f in self.reward_files],
+            "stdout": self.stdout.text,
+            "stderr": self.stderr.text,
+            "stdout_dropped_bytes": self.stdout.dropped_bytes,
+            "stderr_dropped_bytes": self.stderr.dropped_bytes,
+            "duration_s": round(self.duration_s, 4),
+            "sys_path": (self.explain or {}).get("sys_path"),
+            "modules": (self.explain or {}).get("modules"),
+            "signature": ((self.explain or {}).get("verify") or {}).get("signature"),
+            "arguments": (self.explain or {}).get("parameters"),
+            "problems": (self.explain or {}).get("problems"),
+            "case": self.case,
+            "verifier": str(self.verifier),
+            "workspace": str(self.workspace) if self.workspace else None,
+            "response": self.response.label() if self.response else None,
+            "task_data": str(self.task_data) if self.task_data else None,
+            "mode": self.mode,
+            "python": self.python,
+            "timeout_s": self.timeout_s,
+            "expected": self.expected.to_json() if self.expected else None,
+            "expected_matched": self.expected_matched,
+            "command": self.command,
+            "trigger": self.trigger,
+            "notices": self.notices,
+        }
+
+
+def _same_rewards(actual: dict[str, Any], expected: dict[str, Any]) -> bool:
+    """Rewards compare as Harbor's numbers: 1 == 1.0, keys must match exactly."""
+    if set(actual) != set(expected):
+        return False
+    for key, value in expected.items():
+        got = actual[key]
+        try:
+            if float(got) != float(value):
+                return False
+        except (TypeError, ValueError):
+            return False
+    return True

@@ -1,0 +1,398 @@
+"""A debugging session: one task, the user's current choices, and the runs.
+
+The TUI and the headless commands both drive a :class:`Session`. It owns the
+scratch folder (removed on :meth:`close`), keeps one staged layout per
+selection so re-runs only copy what changed, and builds a :class:`RunSpec`
+from the current choices.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Callable
+
+from verifier_tui.engine.cases import Case, default_task_data
+from verifier_tui.engine.discovery import DiscoveryError, Task, choose_verifier, load_case_dir, resolve
+from verifier_tui.engine.model import CapturedText, ResponseSource, RunResult
+from verifier_tui.engine.run import DEFAULT_TIMEOUT_S, Prepared, RunSpec, collect, prepare, read_explain
+from verifier_tui.engine.staging import Scratch, Stage
+
+
+class SelectionError(Exception):
+    """A choice that cannot be honoured (no such case, a file that is missing)."""
+
+
+@dataclass(frozen=True)
+class Options:
+    """What the command line (or the TUI's choosers) asked for."""
+
+    verifier: str | None = None
+    case: str | None = None
+    workspace: Path | None = None
+    response: Path | None = None
+    no_response: bool = False
+    task_data: Path | None = None
+    timeout: float | None = None
+    python: str = "python3"
+    nemo_gym: Path | None = None
+
+
+def response_source(path: Path) -> ResponseSource:
+    """A response file: JSON when it parses as a JSON object by name
+    (``.json``), plain text otherwise (wrapped by the tool)."""
+    return ResponseSource(path, "json" if path.suffix.lower() == ".json" else "text")
+
+
+class Session:
+    """The current task, choices and staged layouts of one user session."""
+
+    def __init__(self, path: Path | str, options: Options | None = None) -> None:
+        self.options = options or Options()
+        self.task: Task = resolve(Path(path))
+        self.scratch: Scratch | None = None
+        self._stages: dict[tuple, Stage] = {}
+        self.sequence = 0
+        self.verifier: Path | None = None
+        self.case: Case | None = None
+        self.workspace: Path | None = None
+        self.response: ResponseSource | None = None
+        self.task_data: Path | None = None
+        self._apply_options(self.options)
+
+    # -- choices -----------------------------------------------------------
+
+    def _apply_options(self, options: Options) -> None:
+        self.verifier = choose_verifier(self.task, options.verifier) if self.task.verifiers else None
+        case_name = options.case or self.task.initial_case
+        case: Case | None = None
+        if case_name:
+            case = self.task.case(case_name)
+            if case is None:
+                as_path = Path(case_name).expanduser()
+                if as_path.is_dir():
+                    case = load_case_dir(as_path.absolute())
+                else:
+                    names = ", ".join(c.name for c in self.task.cases) or "none"
+                    raise SelectionError(f"--case {case_name}: no such case (cases: {names})")
+        elif options.workspace is None and self.task.cases:
+            case = self.task.cases[0]
+        self.select_case(case)
+        if options.workspace is not None:
+            self.choose_workspace(options.workspace)
+        if options.no_response:
+            self.response = None
+        elif options.response is not None:
+            self.choose_response(options.response)
+        if options.task_data is not None:
+            self.choose_task_data(options.task_data)
+
+    def select_case(self, case: Case | None) -> None:
+        """Take a case's workspace, response and task data (or none at all)."""
+        self.case = case
+        if case is None:
+            self.workspace = None
+            self.response = None
+            self.task_data = default_task_data(self.task.root, self.task.tests_dir)
+            return
+        self.workspace = case.workspace
+        self.response = None if self.options.no_response else case.response
+        self.task_data = case.task_data
+
+    def select_case_named(self, name: str) -> None:
+        case = self.task.case(name)
+        if case is None:
+            raise SelectionError(f"no case named {name}")
+        self.select_case(case)
+
+    def choose_verifier(self, verifier: Path | str) -> None:
+        self.verifier = choose_verifier(self.task, str(verifier))
+
+    def choose_workspace(self, folder: Path) -> None:
+        folder = Path(folder).expanduser().absolute()
+        if not folder.is_dir():
+            raise SelectionError(f"workspace {folder} is not a folder")
+        self.workspace = folder
+
+    def choose_response(self, path: Path | None) -> None:
+        if path is None:
+            self.response = None
+            return
+        path = Path(path).expanduser().absolute()
+        if not path.is_file():
+            raise SelectionError(f"response {path} is not a file")
+        self.response = response_source(path)
+
+    def set_typed_response(self, text: str, kind: str) -> None:
+        """A response typed in the TUI's editor: ``kind`` is "json" or "text"."""
+        self.response = ResponseSource(None, kind, text)
+
+    def choose_task_data(self, path: Path | None) -> None:
+        if path is None:
+            self.task_data = None
+            return
+        path = Path(path).expanduser().absolute()
+        if not path.is_file():
+            raise SelectionError(f"task data {path} is not a file")
+        self.task_data = path
+
+    @property
+    def mode(self) -> str:
+        return "server" if self.response is not None else "harbor"
+
+    @property
+    def timeout_s(self) -> float:
+        if self.options.timeout is not None:
+            return self.options.timeout
+        return self.task.config.timeout_sec or DEFAULT_TIMEOUT_S
+
+    def notices(self) -> list[str]:
+        out = self.task.notices()
+        if self.case is not None:
+            out += [f"case {self.case.name}: {p}" for p in self.case.problems]
+        return out
+
+    # -- runs --------------------------------------------------------------
+
+    def spec(self, explain_only: bool = False) -> RunSpec:
+        if self.verifier is None:
+            from verifier_tui.engine.discovery import no_verifier_message
+
+            raise DiscoveryError(no_verifier_message(self.task))
+        return RunSpec(
+            task=self.task,
+            verifier=self.verifier,
+            case=self.case.name if self.case else None,
+            workspace=self.workspace,
+            response=self.response,
+            task_data=self.task_data,
+            expected=self.case.expected if self.case else None,
+            python=self.options.python,
+            timeout_s=self.timeout_s,
+            nemo_gym=self.options.nemo_gym,
+            explain_only=explain_only,
+        )
+
+    def spec_for_case(self, case: Case) -> RunSpec:
+        """The spec that runs ``case`` with the session's verifier and options."""
+        return replace(
+            self.spec(),
+            case=case.name,
+            workspace=case.workspace,
+            response=None if self.options.no_response else case.response,
+            task_data=case.task_data,
+            expected=case.expected,
+        )
+
+    def stage_for(self, spec: RunSpec) -> Stage:
+        """One staged layout per workspace, reused so re-runs copy only changes."""
+        if self.scratch is None:
+            self.scratch = Scratch()
+        key = (spec.workspace, spec.explain_only)
+        stage = self._stages.get(key)
+        if stage is None:
+            stage = self._stages[key] = self.scratch.new_stage()
+        return stage
+
+    def prepare(self, spec: RunSpec | None = None) -> Prepared:
+        spec = spec or self.spec()
+        return prepare(spec, self.stage_for(spec))
+
+    def next_sequence(self) -> int:
+        self.sequence += 1
+        return self.sequence
+
+    async def run(
+        self,
+        spec: RunSpec | None = None,
+        *,
+        trigger: str = "start",
+        on_output: Callable[[str, str], None] | None = None,
+        on_explain: Callable[[dict[str, Any]], None] | None = None,
+    ) -> RunResult:
+        """One run from asyncio. Cancelling the awaiting task ends the child
+        and everything it started (see process.run_process)."""
+        import asyncio
+
+        from verifier_tui.engine.process import run_process
+
+        spec = spec or self.spec()
+        sequence = self.next_sequence()
+        prepared = await asyncio.to_thread(self.prepare, spec)
+        if prepared.start_error:
+            return self._not_started(prepared, trigger, sequence)
+        watcher = None
+        if on_explain is not None:
+            watcher = asyncio.ensure_future(_wait_for_explain(prepared, on_explain))
+        try:
+            done = await run_process(
+                prepared.argv, cwd=prepared.cwd, env=prepared.env, timeout_s=spec.timeout_s, on_output=on_output
+            )
+        finally:
+            if watcher is not None:
+                watcher.cancel()
+        return await asyncio.to_thread(
+            collect,
+            prepared,
+            returncode=done.returncode,
+            signal=done.signal,
+            timed_out=done.timed_out,
+            start_error=done.start_error,
+            stdout=done.stdout,
+            stderr=done.stderr,
+            duration_s=done.duration_s,
+            trigger=trigger,
+            sequence=sequence,
+        )
+
+    def run_sync(self, spec: RunSpec | None = None, *, trigger: str = "start") -> RunResult:
+        """One run without asyncio (the headless ``run`` command starts faster)."""
+        from verifier_tui.engine.process_sync import run_process_sync
+
+        spec = spec or self.spec()
+        sequence = self.next_sequence()
+        prepared = self.prepare(spec)
+        if prepared.start_error:
+            return self._not_started(prepared, trigger, sequence)
+        done = run_process_sync(prepared.argv, cwd=prepared.cwd, env=prepared.env, timeout_s=spec.timeout_s)
+        return collect(
+            prepared,
+            returncode=done.returncode,
+            signal=done.signal,
+            timed_out=done.timed_out,
+            start_error=done.start_error,
+            stdout=done.stdout,
+            stderr=done.stderr,
+            duration_s=done.duration_s,
+            trigger=trigger,
+            sequence=sequence,
+        )
+
+    def explain_sync(self) -> dict[str, Any]:
+        """The runner's ``--explain`` for the current choices (verify is not called)."""
+        from verifier_tui.engine.process_sync import run_process_sync
+
+        prepared = self.prepare(self.spec(explain_only=True))
+        if prepared.start_error:
+            return {"error": prepared.start_error}
+        done = run_process_sync(prepared.argv, cwd=prepared.cwd, env=prepared.env, timeout_s=self.timeout_s)
+        data = read_explain(prepared, done.stdout.text)
+        if data is None:
+            from verifier_tui.engine.run import map_paths
+
+            return {"error": "the runner gave no explanation", "stderr": map_paths(done.stderr.text, prepared.path_map),
+                    "exit_code": done.returncode}
+        data["notices"] = prepared.notices
+        return data
+
+    def _not_started(self, prepared: Prepared, trigger: str, sequence: int) -> RunResult:
+        return collect(
+            prepared,
+            returncode=None,
+            signal=None,
+            timed_out=False,
+            start_error=prepared.start_error,
+            stdout=CapturedText(),
+            stderr=CapturedText(),
+            duration_s=0.0,
+            trigger=trigger,
+            sequence=sequence,
+        )
+
+    # -- watching ----------------------------------------------------------
+
+    def watch_targets(self) -> list[Any]:
+        """What a change to re-runs on: the tests folder, the workspace, the
+        response and task data files, task.toml (and a dataset verifier)."""
+        from verifier_tui.engine.watch import WatchTarget
+
+        targets = [WatchTarget(self.task.tests_dir, "tests")]
+        if self.workspace is not None:
+            targets.append(WatchTarget(self.workspace, "workspace"))
+        if self.response is not None and self.response.path is not None:
+            targets.append(WatchTarget(self.response.path, "response"))
+        if self.task_data is not None:
+            targets.append(WatchTarget(self.task_data, "task data"))
+        toml = self.task.root / "task.toml"
+        if toml.is_file():
+            targets.append(WatchTarget(toml, "task.toml"))
+        if self.verifier is not None and not _inside(self.verifier, self.task.tests_dir):
+            targets.append(WatchTarget(self.verifier, "verifier"))
+        return _dedupe(targets)
+
+    def reload_task(self) -> None:
+        """Re-read task.toml, the verifiers and the cases (after a change to them),
+        keeping the current choices where they still exist."""
+        case_name = self.case.name if self.case else None
+        verifier = self.verifier
+        workspace, response, task_data = self.workspace, self.response, self.task_data
+        self.task = resolve(self.task.root if self.task.root.is_dir() else self.task.tests_dir)
+        if verifier is not None and verifier in self.task.verifiers:
+            self.verifier = verifier
+        elif self.task.verifiers:
+            self.verifier = choose_verifier(self.task, None) if len(self.task.verifiers) == 1 else self.task.verifiers[0]
+        else:
+            self.verifier = None
+        if case_name is not None:
+            case = self.task.case(case_name)
+            self.case = case
+        self.workspace, self.response, self.task_data = workspace, response, task_data
+
+    def close(self) -> None:
+        if self.scratch is not None:
+            self.scratch.close()
+            self.scratch = None
+        self._stages.clear()
+
+    def __enter__(self) -> "Session":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def scratch_root(self) -> Path | None:
+        return self.scratch.root if self.scratch else None
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    try:
+        path.relative_to(folder)
+        return True
+    except ValueError:
+        return False
+
+
+def _dedupe(targets: list[Any]) -> list[Any]:
+    out = []
+    for target in targets:
+        if any(_inside(target.path, other.path) and other.path.is_dir() for other in out):
+            continue
+        out.append(target)
+    return out
+
+
+async def _wait_for_explain(prepared: Prepared, on_explain: Callable[[dict[str, Any]], None]) -> None:
+    """Hand the runner's explain document over as soon as it is written (it
+    is written just before verify is called, so the resolution shows while a
+    slow verifier is still running)."""
+    import asyncio
+
+    path = prepared.stage.inputs_dir / "explain.json"
+    while True:
+        if path.exists():
+            data = read_explain(prepared)
+            if data is not None:
+                on_explain(data)
+                return
+        await asyncio.sleep(0.02)
+
+
+def elapsed_ms(start: float) -> int:
+    return int((time.perf_counter() - start) * 1000)
+
+
+def cpu_count() -> int:
+    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))

@@ -1,0 +1,345 @@
+"""The headless commands: ``run``, ``explain``, ``test``, ``watch``.
+
+Readable output by default, ``--json`` for machines (documented in the README),
+and exit statuses that mean something: ``run`` exits with the runner's code
+(124 on timeout), ``test`` with 0 only when every case matched.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from verifier_tui.cli import dump_json, open_session
+from verifier_tui.engine.model import RunResult
+from verifier_tui.present import (
+    binding_text,
+    case_status,
+    duration_text,
+    expected_line,
+    headline_reward,
+    mode_text,
+    short_path,
+    verdict_line,
+)
+
+
+def _out(text: str = "") -> None:
+    sys.stdout.write(text + "\n")
+
+
+def _header(session) -> str:
+    task = session.task
+    parts = [f"task {task.name}", f"verifier {short_path(session.verifier, task.root)}"]
+    parts.append(f"case {session.case.name}" if session.case else "no case")
+    parts.append(session.options.python)
+    parts.append(mode_text(session.mode))
+    return " · ".join(parts)
+
+
+def _notices(session, result: RunResult | None = None) -> list[str]:
+    seen: list[str] = []
+    for notice in session.notices() + (result.notices if result else []):
+        if notice not in seen:
+            seen.append(notice)
+    return seen
+
+
+def result_json(session, result: RunResult) -> dict[str, Any]:
+    data = result.to_json()
+    data["task"] = str(session.task.root)
+    data["notices"] = _notices(session, result)
+    return data
+
+
+def print_result(session, result: RunResult) -> None:
+    _out(_header(session))
+    for notice in _notices(session, result):
+        _out(f"note: {notice}")
+    _out(f"{result.outcome_words} · {duration_text(result.duration_s)}")
+    _out(f"verdict: {verdict_line(result)}")
+    for warning in result.verdict.warnings:
+        _out(f"warning: {warning}")
+    line = expected_line(result)
+    if line:
+        _out(line)
+    for reward_file in result.reward_files:
+        text = reward_file.text if reward_file.text is not None else f"<{reward_file.kind}>"
+        _out(f"{reward_file.name}: {text.strip()}")
+    problems = (result.explain or {}).get("problems") or []
+    for problem in problems:
+        _out(f"contract: {problem}")
+    if result.stdout.text.strip():
+        _out("── stdout " + "─" * 40)
+        _out(result.stdout.text.rstrip("\n"))
+    if result.stderr.text.strip():
+        _out("── stderr " + "─" * 40)
+        _out(result.stderr.text.rstrip("\n"))
+
+
+def command_run(args: argparse.Namespace) -> int:
+    session = open_session(args)
+    with session:
+        try:
+            result = session.run_sync(trigger="command line")
+        except OSError as exc:
+            sys.stderr.write(f"verifier-tui: could not stage the run: {exc}\n")
+            return 2
+        if args.json:
+            _out(dump_json(result_json(session, result)))
+        else:
+            print_result(session, result)
+        return result.exit_status
+
+
+def command_explain(args: argparse.Namespace) -> int:
+    session = open_session(args)
+    with session:
+        data = session.explain_sync()
+        if args.json:
+            data = dict(data)
+            data.setdefault("notices", [])
+            data["notices"] = _notices(session) + list(data["notices"])
+            data["mode"] = session.mode
+            _out(dump_json(data))
+            return 0 if "error" not in data else 2
+        if "error" in data:
+            sys.stderr.write(f"verifier-tui: {data['error']}\n{data.get('stderr', '')}")
+            return 2
+        print_explain(session, data)
+        return 0
+
+
+def print_explain(session, data: dict[str, Any]) -> None:
+    _out(_header(session))
+    for notice in _notices(session) + list(data.get("notices") or []):
+        _out(f"note: {notice}")
+    python = data.get("python") or {}
+    _out(f"python {python.get('version')} ({python.get('executable')})")
+    _out("")
+    _out("sys.path (in order):")
+    width = max((len(str(row["path"])) for row in data.get("sys_path", [])), default=10)
+    for row in data.get("sys_path", []):
+        roles = " + ".join(row.get("roles") or [row.get("role")])
+        missing = "" if row.get("exists", True) else "  (missing)"
+        _out(f"  {row['index']:>2}  {str(row['path']):<{width}}  {roles}{missing}")
+    _out("")
+    for name, info in (data.get("modules") or {}).items():
+        resolved = info.get("resolved") or "not found"
+        _out(f"{name}: {resolved}")
+        for shadowed in info.get("shadowed") or []:
+            _out(f"  shadowed: {shadowed}")
+    if data.get("preloaded_nemo_gym"):
+        _out(f"note: nemo_gym was already imported at start-up from {data['preloaded_nemo_gym']}; the runner forgot it")
+    _out("")
+    verify = data.get("verify")
+    if verify:
+        _out(verify.get("signature", "verify(?)") + (" (async)" if verify.get("is_async") else ""))
+        for row in data.get("parameters") or []:
+            _out(f"  {row['name']:<12} {row['kind']:<22} {binding_text(row, session.mode)}")
+    error = data.get("import_error")
+    if error:
+        _out(f"importing the verifier raised {error.get('type')}: {error.get('message')}")
+        _out(error.get("traceback", "").rstrip())
+    problems = data.get("problems") or []
+    if problems:
+        _out("")
+        for problem in problems:
+            _out(f"contract problem: {problem}")
+    elif not error:
+        _out("")
+        _out("no contract problems: verify would be called")
+
+
+# ---------------------------------------------------------------------------
+# test
+
+
+def command_test(args: argparse.Namespace) -> int:
+    import asyncio
+
+    session = open_session(args)
+    with session:
+        cases = [c for c in session.task.cases if c.expected is not None]
+        if not cases:
+            where = session.task.root / "cases"
+            sys.stderr.write(f"verifier-tui: no case with an expected.json under {where}\n")
+            return 2
+        if session.verifier is None:
+            from verifier_tui.engine.discovery import no_verifier_message
+
+            sys.stderr.write(f"verifier-tui: {no_verifier_message(session.task)}\n")
+            return 2
+        from verifier_tui.engine.session import cpu_count
+
+        jobs = args.jobs or cpu_count()
+        started = time.perf_counter()
+        results = asyncio.run(_run_cases(session, cases, jobs))
+        wall = time.perf_counter() - started
+        passed = sum(1 for r in results if r.expected_matched)
+        if args.junit:
+            write_junit(args.junit, session, results, wall)
+        if args.json:
+            _out(dump_json({
+                "task": str(session.task.root),
+                "verifier": str(session.verifier),
+                "passed": passed,
+                "failed": len(results) - passed,
+                "duration_s": round(wall, 3),
+                "cases": [result_json(session, r) for r in results],
+            }))
+        else:
+            print_table(session, results)
+            _out(f"{passed} passed, {len(results) - passed} failed")
+        return 0 if passed == len(results) else 1
+
+
+async def _run_cases(session, cases, jobs: int) -> list[RunResult]:
+    import asyncio
+
+    gate = asyncio.Semaphore(max(1, jobs))
+
+    async def one(case):
+        async with gate:
+            return await session.run(session.spec_for_case(case), trigger="test")
+
+    return list(await asyncio.gather(*(one(c) for c in cases)))
+
+
+def _expected_text(result: RunResult) -> str:
+    expected = result.expected
+    if expected is None:
+        return "-"
+    if expected.rewards is not None:
+        return json.dumps(expected.rewards)
+    return f"exit {expected.exit_code}"
+
+
+def _actual_text(result: RunResult) -> str:
+    if result.verdict.rewards is not None:
+        return json.dumps(result.verdict.rewards)
+    return f"exit {result.exit_code} · {result.outcome.value}" if result.exit_code is not None else result.outcome_words
+
+
+def print_table(session, results: list[RunResult]) -> None:
+    rows = [("", "case", "expected", "actual", "time")]
+    for result in results:
+        symbol, _ = case_status(result)
+        rows.append((symbol, result.case or "-", _expected_text(result), _actual_text(result),
+                     duration_text(result.duration_s)))
+    widths = [max(len(r[i]) for r in rows) for i in range(5)]
+    _out(f"task {session.task.name} · verifier {short_path(session.verifier, session.task.root)}")
+    for row in rows:
+        _out("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip())
+    for result in results:
+        if not result.expected_matched and result.stderr.text.strip():
+            _out(f"── {result.case}: stderr " + "─" * 30)
+            _out(result.stderr.tail[-2000:].rstrip() if result.stderr.truncated else result.stderr.text[-2000:].rstrip())
+
+
+def write_junit(path: Path, session, results: list[RunResult], wall: float) -> None:
+    from xml.etree import ElementTree as ET
+
+    failures = sum(1 for r in results if not r.expected_matched)
+    suite = ET.Element("testsuite", name=f"verifier-tui {session.task.name}", tests=str(len(results)),
+                       failures=str(failures), errors="0", time=f"{wall:.3f}")
+    for result in results:
+        case = ET.SubElement(suite, "testcase", classname=session.task.name, name=result.case or "-",
+                             time=f"{result.duration_s:.3f}")
+        if not result.expected_matched:
+            failure = ET.SubElement(case, "failure", message=f"expected {_expected_text(result)}, got {_actual_text(result)}")
+            failure.text = result.stderr.text[-4000:]
+        if result.stdout.text:
+            ET.SubElement(case, "system-out").text = result.stdout.text[-4000:]
+        if result.stderr.text:
+            ET.SubElement(case, "system-err").text = result.stderr.text[-4000:]
+    ET.ElementTree(suite).write(path, encoding="utf-8", xml_declaration=True)
+
+
+# ---------------------------------------------------------------------------
+# watch
+
+
+def watch_line(result: RunResult, trigger: str) -> str:
+    stamp = time.strftime("%H:%M:%S")
+    reward = headline_reward(result)
+    delta = ""
+    return (f"#{result.sequence:<3} {stamp}  {trigger:<24.24}  {result.outcome.value:<16}  reward {reward:<8}"
+            f"  {result.duration_s * 1000:6.0f} ms{delta}")
+
+
+def command_watch(args: argparse.Namespace) -> int:
+    import asyncio
+
+    session = open_session(args)
+    with session:
+        if session.verifier is None:
+            from verifier_tui.engine.discovery import no_verifier_message
+
+            sys.stderr.write(f"verifier-tui: {no_verifier_message(session.task)}\n")
+            return 2
+        if not args.json:
+            _out(_header(session))
+            for notice in _notices(session):
+                _out(f"note: {notice}")
+            _out("watching for changes; Ctrl+C stops")
+        try:
+            asyncio.run(_watch(session, args))
+        except KeyboardInterrupt:
+            pass
+        if not args.json:
+            _out(f"stopped after {session.sequence} run(s)")
+        return 0
+
+
+async def _watch(session, args: argparse.Namespace) -> None:
+    from verifier_tui.engine.watch import RunScheduler, Watcher
+
+    async def run(change) -> None:
+        trigger = change.describe() if change is not None else "start"
+        if change is not None and any(p.name == "task.toml" for p in change.paths):
+            session.reload_task()
+        result = await session.run(trigger=trigger)
+        if args.json:
+            _out(json.dumps(result_json(session, result), default=str))
+        else:
+            _out(watch_line(result, trigger))
+            if result.outcome.slug != "reward_written" and result.stderr.text.strip():
+                last = result.stderr.text.strip().splitlines()[-1]
+                _out(f"      {last[:150]}")
+        sys.stdout.flush()
+
+    def on_error(exc: BaseException) -> None:
+        sys.stderr.write(f"verifier-tui: run failed: {exc}\n")
+
+    scratch = session.stage_for(session.spec()).root.parent
+    watcher = Watcher(session.watch_targets(), ignore=[scratch], force_polling=args.poll)
+    scheduler = RunScheduler(run, on_error=on_error)
+    try:
+        async for change in _changes_after_ready(watcher, scheduler):
+            scheduler.request(change)
+    finally:
+        watcher.stop()
+        await scheduler.close()
+
+
+async def _changes_after_ready(watcher, scheduler):
+    """Start watching, run once as soon as the watcher is in place (it has no
+    other 'ready' signal worth waiting for), then yield changes."""
+    import asyncio
+
+    iterator = watcher.changes().__aiter__()
+    first = asyncio.ensure_future(iterator.__anext__())
+    await watcher.ready()
+    scheduler.request(None)
+    try:
+        change = await first
+        yield change
+        async for change in iterator:
+            yield change
+    except StopAsyncIteration:
+        return

@@ -1,0 +1,117 @@
+"""Words for what the engine found, shared by the headless commands and the TUI
+(no Textual here): short paths, a verdict in a line, a case's status."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from verifier_tui.engine.model import Outcome, RunResult
+
+
+def short_path(path: Path | str | None, root: Path | None) -> str:
+    """``path`` relative to the task's parent folder when it is inside it
+    (``foo/tests/verifier.py``), else as given."""
+    if path is None:
+        return "(none)"
+    path = Path(path)
+    if root is not None:
+        for base in (root, root.parent):
+            try:
+                rel = path.relative_to(base)
+                return rel.as_posix() if base == root.parent else f"{root.name}/{rel.as_posix()}"
+            except ValueError:
+                continue
+    return str(path)
+
+
+def format_number(value: Any) -> str:
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, float):
+        return f"{value:g}" if abs(value) >= 1e-4 or value == 0 else repr(value)
+    return str(value)
+
+
+def rewards_text(rewards: dict[str, Any] | None) -> str:
+    if rewards is None:
+        return "none"
+    return ", ".join(f"{k}={format_number(v)}" for k, v in rewards.items())
+
+
+def headline_reward(result: RunResult) -> str:
+    """The number shown in lists: the reward, or a short word for why there is none."""
+    verdict = result.verdict
+    if verdict.rewards is not None:
+        if "reward" in verdict.rewards:
+            return format_number(verdict.rewards["reward"])
+        return "no 'reward'"
+    return {
+        Outcome.VERIFIER_RAISED: "raised",
+        Outcome.CONTRACT_ERROR: "contract",
+        Outcome.TIMED_OUT: "timeout",
+        Outcome.KILLED: "killed",
+        Outcome.COULD_NOT_START: "no start",
+    }.get(result.outcome, "missing")
+
+
+def case_status(result: RunResult) -> tuple[str, str]:
+    """(symbol, word) for a case's last run: passed / failed / raised /
+    contract error / timed out, judged against expected.json when there is one."""
+    matched = result.expected_matched
+    if matched is True:
+        return "✓", "passed"
+    if matched is False:
+        return "✗", "failed"
+    if result.outcome is Outcome.REWARD_WRITTEN:
+        return "•", "reward written"
+    if result.outcome is Outcome.VERIFIER_RAISED:
+        return "!", "verifier raised"
+    if result.outcome is Outcome.CONTRACT_ERROR:
+        return "!", "contract error"
+    if result.outcome is Outcome.TIMED_OUT:
+        return "⏱", "timed out"
+    return "!", result.outcome.value
+
+
+def verdict_line(result: RunResult) -> str:
+    verdict = result.verdict
+    if verdict.rewards is not None:
+        return f"{json.dumps(verdict.rewards)}  (from {verdict.source})"
+    return f"no verdict: Harbor would raise {verdict.error}: {verdict.message}"
+
+
+def expected_line(result: RunResult) -> str | None:
+    if result.expected is None:
+        return None
+    want = json.dumps(result.expected.to_json())
+    return f"expected {want}: {'matched' if result.expected_matched else 'DID NOT MATCH'}"
+
+
+def duration_text(seconds: float) -> str:
+    return f"{seconds * 1000:.0f} ms" if seconds < 10 else f"{seconds:.1f} s"
+
+
+def mode_text(mode: str) -> str:
+    return "environment server (with a response)" if mode == "server" else "Harbor mode (no response)"
+
+
+def binding_text(row: dict[str, Any], result_mode: str) -> str:
+    """One parameter's binding in words."""
+    binding = row.get("binding")
+    if binding == "argument":
+        source = row.get("source")
+        if isinstance(source, list):
+            return "receives " + (", ".join(source) if source else "nothing")
+        return f"bound to {source} ({row.get('passed')})"
+    if binding == "default":
+        why = "not available (Harbor mode: no response)" if row.get("name") == "response" and result_mode == "harbor" else (
+            "not an argument the runner knows" if row.get("name") not in ("workspace", "task_data", "response", "state")
+            else "not available in this run")
+        return f"default {row.get('default')}: {why}"
+    if binding == "nothing":
+        return "receives nothing"
+    if binding == "missing":
+        return "MISSING: required, and nothing can fill it"
+    return str(binding)
