@@ -166,6 +166,19 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except Exception as exc:
+        # A choice that turned out impossible mid-way (a verifier deleted, a
+        # case gone): one clear line, never a traceback from our own code.
+        from verifier_tui.engine.discovery import DiscoveryError
+        from verifier_tui.engine.session import SelectionError
+
+        if isinstance(exc, (DiscoveryError, SelectionError)):
+            sys.stderr.write(f"verifier-tui: {exc}\n")
+            return 2
+        if isinstance(exc, OSError):
+            sys.stderr.write(f"verifier-tui: {exc.filename or ''}: {exc.strerror or exc}\n")
+            return 2
+        raise
 
 
 def dump_json(data: Any) -> str:
