@@ -1,0 +1,470 @@
+"""What Harbor would score from a reward folder, by Harbor's own rules.
+
+Everything Harbor-specific lives here, so a later Harbor change is one place to
+edit. The rules mirror ``Verifier._parse_reward_json``,
+``Verifier._parse_reward_text`` and the end of ``Verifier.verify`` in the file
+named by :data:`HARBOR_RULES` (read from the published 0.26.0 wheel):
+
+* ``reward.json`` wins when ``Path.exists()`` is true for it, whatever
+  ``reward.txt`` holds. ``exists()`` follows links, so a dangling link counts as
+  missing; a folder counts as present.
+* "Empty" means ``stat().st_size == 0``: zero **bytes**, checked before reading.
+  A file holding only whitespace is *not* empty; it fails to parse instead
+  (``VerifierOutputParseError``). A FIFO or ``/dev/null`` link has size 0, so it
+  is "empty" too (and is never opened, so it cannot hang us).
+* The file is read with ``read_text()``: the host's locale encoding (UTF-8 on
+  any normal host) in strict mode with universal newlines. Bytes that are not
+  valid UTF-8 raise ``UnicodeDecodeError``, a ``ValueError``, which Harbor's
+  ``except (ValueError, TypeError)`` turns into ``VerifierOutputParseError``.
+  A folder raises ``IsADirectoryError`` and an unreadable file
+  ``PermissionError``: neither is caught, so the trial ends with that
+  exception's own name, which is what :func:`harbor_verdict` reports.
+* ``reward.json``: ``json.loads`` (which accepts ``NaN``, ``Infinity`` and
+  turns ``1e309`` into ``inf``). Then every value is checked in order: the
+  object's values, or the lone value when it is not an object. A value that is
+  not ``int``/``float`` (a string, ``null``, an array, an object) or a float
+  that is not finite raises ``VerifierOutputParseError``. ``true``/``false``
+  pass (Python bools are ints). So ``[1]``, ``"1"`` and ``null`` are parse
+  errors, while a lone finite number such as ``0.5`` or ``true`` passes the
+  check and only fails when Harbor builds ``VerifierResult(rewards=...)``,
+  whose field is ``dict[str, float | int]``: a pydantic ``ValidationError``.
+* That pydantic model also turns ``true``/``false`` values into ``1.0``/``0.0``;
+  the rewards returned here are normalised the same way, as ``result.json``
+  would show them.
+* ``reward.txt``: ``float(text)`` (so surrounding whitespace, ``1_0``, ``1e3``
+  are fine), and a non-finite result (``nan``, ``inf``, ``1e309``) raises
+  ``VerifierOutputParseError``. Rewards are ``{"reward": value}``.
+* Neither file: ``RewardFileNotFoundError``.
+"""
+
+from __future__ import annotations
+
+import codecs
+import errno
+import json
+import math
+import os
+import stat
+from pathlib import Path
+from typing import Any
+
+from verifier_tui.engine.model import RewardFile, Verdict
+
+HARBOR_RULES = "Harbor 0.26.0, harbor/verifier/verifier.py"
+"""The Harbor release and file whose reward parsing this module mirrors."""
+
+REWARD_JSON = "reward.json"
+REWARD_TXT = "reward.txt"
+REWARD_FILE_NAMES = (REWARD_JSON, REWARD_TXT)
+"""In Harbor's order of precedence."""
+
+PARSE_LIMIT_BYTES = 64 * 1024 * 1024
+"""Harbor reads a reward file whole; we do too, up to this size. Real reward
+files are a few bytes; this only keeps a runaway verifier from exhausting
+memory here."""
+
+RAISED_UNCAUGHT = "Harbor does not catch it, so the trial ends with this exception"
+
+# Path.exists() in Python 3.12 (Harbor's minimum) answers False for these and
+# raises for any other OSError.
+_MISSING_ERRNOS = (errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP)
+
+
+# --------------------------------------------------------------------------
+# The reward files as found, for display.
+
+
+def read_reward_files(reward_dir: Path, cap_bytes: int = 1_000_000) -> list[RewardFile]:
+    """The reward files that exist in ``reward_dir``, ``reward.json`` first.
+
+    ``kind`` comes from ``lstat``: ``"file"``, ``"folder"``, ``"link"`` or
+    ``"other"`` (FIFO, socket, device). ``text`` is read for a regular file, and
+    for a link that resolves to one (that content is what Harbor reads); it is
+    ``None`` otherwise, so a FIFO is never opened. At most ``cap_bytes`` are
+    read (``truncated`` says so); bytes that are not valid UTF-8 are kept as a
+    replacement-decoded text with ``is_utf8=False``. ``size`` is the size of
+    what the name resolves to (the link itself when dangling).
+    """
+    found: list[RewardFile] = []
+    for name in REWARD_FILE_NAMES:
+        path = Path(reward_dir) / name
+        try:
+            lst = os.lstat(path)
+        except FileNotFoundError:
+            continue
+        except OSError:
+            # Cannot even look at it (e.g. the folder is not searchable).
+            found.append(RewardFile(name=name, kind="other", size=0, text=None))
+            continue
+        target = lst
+        if stat.S_ISLNK(lst.st_mode):
+            kind = "link"
+            try:
+                target = os.stat(path)
+            except OSError:
+                target = lst
+        elif stat.S_ISDIR(lst.st_mode):
+            kind = "folder"
+        elif stat.S_ISREG(lst.st_mode):
+            kind = "file"
+        else:
+            kind = "other"
+        text: str | None = None
+        is_utf8 = True
+        truncated = False
+        if stat.S_ISREG(target.st_mode):
+            data = _read_regular(path, cap_bytes + 1)
+            if data is not None:
+                truncated = len(data) > cap_bytes
+                text, is_utf8 = _decode_for_display(data[:cap_bytes], complete=not truncated)
+        found.append(
+            RewardFile(
+                name=name,
+                kind=kind,
+                size=target.st_size,
+                text=text,
+                is_utf8=is_utf8,
+                truncated=truncated,
+            )
+        )
+    return found
+
+
+def _read_regular(path: Path, limit: int) -> bytes | None:
+    """Up to ``limit`` bytes of a regular file, or None when it cannot be read.
+
+    Opened non-blocking and checked again with ``fstat``: if the name was
+    swapped for a FIFO after we looked, we must not wait on it forever.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        chunks: list[bytes] = []
+        remaining = limit
+        while remaining > 0:
+            chunk = os.read(fd, min(remaining, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            remaining -= len(chunk)
+        return b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _decode_for_display(data: bytes, *, complete: bool) -> tuple[str, bool]:
+    """UTF-8 text and whether the bytes were valid. When the bytes were cut at
+    a cap, an incomplete character at the very end does not count as invalid."""
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="strict")
+    try:
+        return decoder.decode(data, final=complete), True
+    except UnicodeDecodeError:
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        return decoder.decode(data, final=complete), False
+
+
+# --------------------------------------------------------------------------
+# Harbor's verdict.
+
+
+def harbor_verdict(reward_dir: Path) -> Verdict:
+    """What Harbor would record for this reward folder: its rewards, or the
+    name of the exception it would raise with a message saying why in words.
+
+    The rules, and where they come from, are in this module's docstring.
+    """
+    reward_dir = Path(reward_dir)
+    json_path = reward_dir / REWARD_JSON
+    txt_path = reward_dir / REWARD_TXT
+    warnings: list[str] = []
+
+    json_stat = _harbor_exists(json_path)
+    if isinstance(json_stat, OSError):
+        return _stat_failed(REWARD_JSON, json_stat)
+    if json_stat is None and os.path.islink(json_path):
+        warnings.append(
+            f"{REWARD_JSON} is a link to nothing: Harbor's exists() follows links, "
+            "so it counts as missing"
+        )
+
+    if json_stat is not None:
+        txt_present = _harbor_exists(txt_path)
+        if txt_present is not None and not isinstance(txt_present, OSError):
+            warnings.append(
+                f"{REWARD_TXT} is ignored: Harbor reads {REWARD_JSON} whenever it exists"
+            )
+        return _with_warnings(_json_verdict(json_path, json_stat), warnings)
+
+    txt_stat = _harbor_exists(txt_path)
+    if isinstance(txt_stat, OSError):
+        return _with_warnings(_stat_failed(REWARD_TXT, txt_stat), warnings)
+    if txt_stat is not None:
+        return _with_warnings(_txt_verdict(txt_path, txt_stat), warnings)
+
+    if os.path.islink(txt_path):
+        warnings.append(
+            f"{REWARD_TXT} is a link to nothing: Harbor's exists() follows links, "
+            "so it counts as missing"
+        )
+    return Verdict(
+        rewards=None,
+        error="RewardFileNotFoundError",
+        message=(
+            f"No reward file: the verifier wrote neither {REWARD_JSON} nor {REWARD_TXT} "
+            "in the reward folder (Harbor deletes both before it runs test.sh)"
+        ),
+        source=None,
+        warnings=tuple(warnings),
+    )
+
+
+def _harbor_exists(path: Path) -> os.stat_result | OSError | None:
+    """``Path.exists()`` as Harbor's Python does it, keeping the stat result:
+    the stat (links followed), None for "does not exist", or the OSError that
+    ``exists()`` would have raised."""
+    try:
+        return os.stat(path)
+    except OSError as exc:
+        if exc.errno in _MISSING_ERRNOS:
+            return None
+        return exc
+
+
+def _stat_failed(name: str, exc: OSError) -> Verdict:
+    return Verdict(
+        rewards=None,
+        error=type(exc).__name__,
+        message=f"{name} cannot be looked at ({exc.strerror or exc}): {RAISED_UNCAUGHT}",
+        source=name,
+    )
+
+
+def _with_warnings(verdict: Verdict, warnings: list[str]) -> Verdict:
+    if not warnings:
+        return verdict
+    return Verdict(
+        rewards=verdict.rewards,
+        error=verdict.error,
+        message=verdict.message,
+        source=verdict.source,
+        warnings=tuple(warnings) + verdict.warnings,
+    )
+
+
+def _error(name: str, error: str, message: str) -> Verdict:
+    return Verdict(rewards=None, error=error, message=message, source=name)
+
+
+def _read_text_as_harbor(path: Path, st: os.stat_result) -> str | Verdict:
+    """The text Harbor's ``read_text()`` would get, or the verdict of failing
+    to get it (empty, a folder, unreadable, not UTF-8)."""
+    name = path.name
+    if st.st_size == 0:
+        what = "" if stat.S_ISREG(st.st_mode) else f" (it is {_describe_mode(st.st_mode)})"
+        return _error(
+            name,
+            "RewardFileEmptyError",
+            f"{name} is empty (0 bytes){what}",
+        )
+    if stat.S_ISDIR(st.st_mode):
+        return _error(
+            name,
+            "IsADirectoryError",
+            f"{name} is a folder, not a file: Harbor fails reading it "
+            f"(IsADirectoryError); {RAISED_UNCAUGHT}",
+        )
+    if not stat.S_ISREG(st.st_mode):
+        # Never open a FIFO, socket or device here: it could block forever.
+        return _error(
+            name,
+            "OSError",
+            f"{name} is {_describe_mode(st.st_mode)}, not a regular file: Harbor would try "
+            "to read it and fail or hang; verifier-tui does not read it",
+        )
+    if st.st_size > PARSE_LIMIT_BYTES:
+        return _error(
+            name,
+            "RewardFileTooLarge",
+            f"{name} is {st.st_size:,} bytes: Harbor would read it whole; verifier-tui "
+            f"does not parse reward files over {PARSE_LIMIT_BYTES:,} bytes",
+        )
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        return _error(
+            name,
+            type(exc).__name__,
+            f"{name} cannot be read ({exc.strerror or exc}): {RAISED_UNCAUGHT}",
+        )
+    try:
+        with os.fdopen(fd, "rb") as handle:
+            data = handle.read(PARSE_LIMIT_BYTES + 1)
+    except OSError as exc:
+        return _error(
+            name,
+            type(exc).__name__,
+            f"{name} cannot be read ({exc.strerror or exc}): {RAISED_UNCAUGHT}",
+        )
+    if len(data) == 0:
+        # Emptied between the stat and the read: as Harbor would find it now.
+        return _error(name, "RewardFileEmptyError", f"{name} is empty (0 bytes)")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        bad = data[exc.start : exc.end]
+        return _error(
+            name,
+            "VerifierOutputParseError",
+            f"{name} is not valid UTF-8 (byte {bad[:1].hex(' ')} at offset {exc.start}, "
+            f"{exc.reason}): Harbor reads it as text and fails",
+        )
+    # read_text() opens in text mode: universal newlines.
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _json_verdict(path: Path, st: os.stat_result) -> Verdict:
+    name = path.name
+    text = _read_text_as_harbor(path, st)
+    if isinstance(text, Verdict):
+        return text
+    try:
+        parsed: Any = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return _error(
+            name,
+            "VerifierOutputParseError",
+            f"{name} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
+        )
+    except ValueError as exc:  # e.g. an integer over Python's digit limit
+        return _error(name, "VerifierOutputParseError", f"{name} is not valid JSON: {exc}")
+    except RecursionError:
+        return _error(
+            name,
+            "RecursionError",
+            f"{name} is nested too deeply for Python's json module: {RAISED_UNCAUGHT}",
+        )
+
+    # Harbor checks the object's values, or the lone value when it is no object.
+    items = list(parsed.items()) if isinstance(parsed, dict) else [(None, parsed)]
+    for key, value in items:
+        where = f"{name}: {json.dumps(key)} is" if key is not None else f"{name} holds"
+        if not isinstance(value, (int, float)):
+            hint = ""
+            if key is None:
+                hint = f'; Harbor wants an object of numbers, e.g. {{"reward": 1.0}}'
+            return _error(
+                name,
+                "VerifierOutputParseError",
+                f"{where} {_describe_json(value)}, not a number{hint}",
+            )
+        if isinstance(value, float) and not math.isfinite(value):
+            return _error(
+                name,
+                "VerifierOutputParseError",
+                f"{where} {_json_number(value)}, not a finite number "
+                "(NaN, Infinity, or a number too large for a float such as 1e309)",
+            )
+
+    if not isinstance(parsed, dict):
+        return _error(
+            name,
+            "ValidationError",
+            f"{name} holds a lone {_describe_json(parsed)}, not an object: Harbor accepts it "
+            "while parsing but fails building its result (rewards must be a dictionary); "
+            f'write e.g. {{"reward": {json.dumps(parsed)}}}',
+        )
+
+    warnings: list[str] = []
+    rewards: dict[str, Any] = {}
+    for key, value in parsed.items():
+        if isinstance(value, bool):
+            warnings.append(
+                f"{json.dumps(key)} is {json.dumps(value)}: Harbor records it as {float(value)}"
+            )
+            value = float(value)
+        rewards[key] = value
+    if "reward" not in rewards:
+        warnings.append("Harbor aggregates on 'reward'; this dict has none")
+    return Verdict(rewards=rewards, source=name, warnings=tuple(warnings))
+
+
+def _txt_verdict(path: Path, st: os.stat_result) -> Verdict:
+    name = path.name
+    text = _read_text_as_harbor(path, st)
+    if isinstance(text, Verdict):
+        return text
+    try:
+        value = float(text)
+    except ValueError:
+        if not text.strip():
+            why = (
+                "it holds only whitespace (Harbor calls a file empty only at 0 bytes, "
+                "so this is a parse error)"
+            )
+        else:
+            why = f"float() cannot read {_snippet(text)}"
+        return _error(name, "VerifierOutputParseError", f"{name} does not hold a number: {why}")
+    if not math.isfinite(value):
+        return _error(
+            name,
+            "VerifierOutputParseError",
+            f"{name} holds {_snippet(text)}, which is {value!r}, not a finite number",
+        )
+    return Verdict(rewards={"reward": value}, source=name)
+
+
+# --------------------------------------------------------------------------
+# Words.
+
+
+def _describe_json(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return json.dumps(value)
+    if isinstance(value, str):
+        return f"a string ({_snippet(value)})"
+    if isinstance(value, list):
+        return f"an array ({_clip(json.dumps(value))})"
+    if isinstance(value, dict):
+        return f"an object ({_clip(json.dumps(value))})"
+    if isinstance(value, (int, float)):
+        return f"number ({_json_number(value)})"
+    return type(value).__name__
+
+
+def _json_number(value: float | int) -> str:
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "NaN"
+        if math.isinf(value):
+            return "Infinity" if value > 0 else "-Infinity"
+    return repr(value)
+
+
+def _clip(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def _snippet(text: str, limit: int = 60) -> str:
+    return repr(_clip(text, limit))
+
+
+def _describe_mode(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    return "not a regular file"
