@@ -112,8 +112,6 @@ def run_process_sync(
         proc.stdout.close()
         proc.stderr.close()
     duration = time.perf_counter() - started
-    for capture in captures.values():
-        capture.finish()
     code = proc.returncode
     killed = -code if code is not None and code < 0 and not timed_out else None
     return SyncResult(
