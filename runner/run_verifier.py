@@ -201,7 +201,7 @@ def write_reward(result, reward_dir):
         clean = {}
         for key, value in result.items():
             if not isinstance(key, str):
-                raise ContractError("verify returned a dict with a key that is not a string: %r" % (key,))
+                raise ContractError("verify returned a dict with a key that is not a string: %s" % _short_repr(key))
             number = _number(value)
             if number is None:
                 raise ContractError(
@@ -224,7 +224,7 @@ def _number(value):
         return None
     try:
         number = float(value)
-    except (OverflowError, ValueError, TypeError):
+    except Exception:  # OverflowError, or a subclass's own __float__ raising
         return None
     if number != number or number in (float("inf"), float("-inf")):
         return None
@@ -232,9 +232,8 @@ def _number(value):
 
 
 def _describe(value):
-    text = repr(value) if not isinstance(value, (str, bytes)) else repr(value[:60])
-    if len(text) > 80:
-        text = text[:77] + "..."
+    # _short_repr: a verifier's own __repr__ may raise, and must not crash the run
+    text = _short_repr(value if not isinstance(value, (str, bytes)) else value[:60], 80)
     return "%s (%s)" % (text, type(value).__name__)
 
 
@@ -656,7 +655,7 @@ def resolve_nemo_gym():
 def _explain_document(state):
     roles = state.get("roles") or {}
     path_rows = []
-    for index, entry in enumerate(sys.path):
+    for index, entry in enumerate(state.get("sys_path", sys.path)):
         if not isinstance(entry, str):
             continue
         entry_roles = roles.get(_same_key(entry)) if index < len(state.get("placed", ())) else None
@@ -740,7 +739,11 @@ def main(argv=None):
         "reward_dir": os.path.abspath(opts["reward_dir"] or DEFAULT_REWARD_DIR),
         "problems": [],
     }
-    code = _run(opts, state, reward_dir, explain or explain_to is not None)
+    try:
+        code = _run(opts, state, reward_dir, explain or explain_to is not None)
+    except BaseException:
+        _quiet_clear(reward_dir)  # even a crash of the runner itself leaves no verdict
+        raise
     if code != 0:
         _quiet_clear(reward_dir)
     if explain:
@@ -760,8 +763,8 @@ def _run(opts, state, reward_dir, want_explain):
             state["problems"].append(problem)
         state["problems"].extend(more)
         state["would_exit"] = exit_code
-        if want_explain and not explain_only and explain_to:
-            _write_explain(state, explain_to)
+        if want_explain and not explain_only and explain_to and not state.get("verify_called"):
+            _write_explain(state, explain_to)  # once verify ran, the file written before the call stands
         if not explain_only:
             if error is not None:
                 _print_traceback(error)
@@ -813,6 +816,7 @@ def _run(opts, state, reward_dir, want_explain):
         for name in preloaded:
             del sys.modules[name]
     state["placed"] = place_on_path([helpers, verifier_dir, tests_dir])
+    state["sys_path"] = list(sys.path)  # as placed, before the module's own code can change it
     state["roles"] = path_roles(helpers, verifier_dir, tests_dir)
     if want_explain:
         state["modules"] = resolve_nemo_gym()
@@ -824,8 +828,8 @@ def _run(opts, state, reward_dir, want_explain):
         if want_explain:
             state["import_error"] = _error_info(exc)
         return stop(1, error=exc)
-    verify = getattr(module, "verify", None)
-    if verify is None:
+    verify = getattr(module, "verify", _NO_DEFAULT)  # `verify = None` is "not callable", not missing
+    if verify is _NO_DEFAULT:
         return stop(2, "verifier %s defines no verify at top level" % verifier)
     if not callable(verify):
         return stop(2, "verify in %s is not callable: it is %s" % (verifier, _describe(verify)))
@@ -854,6 +858,7 @@ def _run(opts, state, reward_dir, want_explain):
         _write_explain(state, explain_to)
 
     # 6. Call, await if needed, write the verdict.
+    state["verify_called"] = True
     try:
         result = verify(*positional, **keywords)
         if _is_awaitable(result):

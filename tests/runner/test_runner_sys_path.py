@@ -1,0 +1,318 @@
+"""sys.path placement, where nemo_gym resolves, helpers, standard library only."""
+
+import ast
+import json
+import os
+import sys
+
+import pytest
+
+FLAG_SETS = [(), ("-I",), ("-S",), ("-B",), ("-I", "-S", "-B")]
+FLAG_IDS = ["plain", "-I", "-S", "-B", "-I-S-B"]
+LOCATIONS = ["tests/verifier.py", "tests/checks/verifier.py", "tests/.ng/verifier.py"]
+
+PRINT_PATH = """
+    import json
+    import sys
+
+    def verify(workspace):
+        print(json.dumps(sys.path))
+        return 1.0
+"""
+
+
+def real(entry, cwd):
+    return os.path.realpath(os.path.join(str(cwd), entry or "."))
+
+
+def expected_front(sandbox, location):
+    """The folders the contract puts first, for a verifier at ``location``."""
+    verifier_dir = (sandbox.root / location).parent
+    front = []
+    for folder in (sandbox.ng, verifier_dir, sandbox.tests):
+        if os.path.realpath(str(folder)) not in front:
+            front.append(os.path.realpath(str(folder)))
+    return front
+
+
+def assert_placed(result, sandbox, location, cwd=None):
+    assert result.returncode == 0, result.describe()
+    path = result.stdout_json()
+    cwd = cwd or sandbox.root
+    resolved = [real(entry, cwd) for entry in path if isinstance(entry, str)]
+    front = expected_front(sandbox, location)
+    assert resolved[:len(front)] == front, path
+    for folder in front:
+        assert resolved.count(folder) == 1, "%s appears %d times in %s" % (folder, resolved.count(folder), path)
+    assert resolved[len(front)] not in front
+    return path
+
+
+@pytest.mark.parametrize("location", LOCATIONS)
+@pytest.mark.parametrize("flags", FLAG_SETS, ids=FLAG_IDS)
+def test_path_order_however_the_interpreter_starts(sandbox, flags, location):
+    sandbox.verifier(PRINT_PATH, where=location)
+    result = sandbox.run(flags=flags)
+    path = assert_placed(result, sandbox, location)
+    # The entries the runner places are spelled as absolute paths.
+    assert all(os.path.isabs(entry) for entry in path[:3])
+
+
+@pytest.mark.parametrize("flags", [(), ("-I", "-S")], ids=["plain", "-I-S"])
+def test_path_order_on_every_interpreter(any_sandbox, flags):
+    any_sandbox.verifier(PRINT_PATH, where="tests/checks/verifier.py")
+    result = any_sandbox.run(flags=flags)
+    assert_placed(result, any_sandbox, "tests/checks/verifier.py")
+
+
+def test_relative_runner_verifier_and_workspace(any_sandbox):
+    # python3 tests/.ng/run_verifier.py from the folder above: on 3.8 the
+    # script's __file__ and sys.path[0] are relative.
+    any_sandbox.verifier(PRINT_PATH, where="tests/checks/verifier.py")
+    result = any_sandbox.run_raw("--verifier", "tests/checks/verifier.py", "--workspace", "app",
+                                 "--reward-dir", "logs/verifier", runner="tests/.ng/run_verifier.py",
+                                 cwd=any_sandbox.root)
+    assert_placed(result, any_sandbox, "tests/checks/verifier.py")
+    assert result.rewards == {"reward.txt": "1.0"}
+
+
+@pytest.mark.parametrize("flags", [(), ("-S",), ("-B",)], ids=["plain", "-S", "-B"])
+@pytest.mark.parametrize("location", LOCATIONS)
+def test_pythonpath_entries_spelled_differently_are_moved_not_duplicated(sandbox, flags, location):
+    sandbox.verifier(PRINT_PATH, where=location)
+    (sandbox.tests / "checks").mkdir(exist_ok=True)
+    alias = sandbox.root / "alias-of-ng"
+    os.symlink(str(sandbox.ng), str(alias))
+    pythonpath = [
+        str(sandbox.tests) + os.sep,                                  # trailing slash
+        ".",                                                          # the cwd, which is the tests folder
+        str(sandbox.tests / "checks") + os.sep + ".." + os.sep + "checks",  # with '..'
+        str(alias),                                                   # a link to .ng
+        str(sandbox.ng) + os.sep,
+    ]
+    result = sandbox.run(flags=flags, pythonpath=pythonpath, cwd=sandbox.tests)
+    assert_placed(result, sandbox, location, cwd=sandbox.tests)
+
+
+def test_path_entries_from_a_pth_file_are_moved(any_sandbox, tmp_path):
+    # A .pth file (processed by site, here through sitecustomize and
+    # site.addsitedir) adds the tests folder and .ng under other names, and
+    # imports a nemo_gym from that site folder before the runner starts.
+    site_dir = tmp_path / "site-packages"
+    site_dir.mkdir()
+    any_sandbox.package(site_dir, 0.875)
+    tests_alias = tmp_path / "tests-alias"
+    ng_alias = tmp_path / "ng-alias"
+    os.symlink(str(any_sandbox.tests), str(tests_alias))
+    os.symlink(str(any_sandbox.ng), str(ng_alias))
+    (site_dir / "zz-planted.pth").write_text(
+        "%s\n%s\nimport nemo_gym.verifiers\n" % (tests_alias, ng_alias), encoding="utf-8")
+    hook = tmp_path / "hook"
+    hook.mkdir()
+    (hook / "sitecustomize.py").write_text("import site, sys\nsite.addsitedir(%r)\nprint('preloaded', sys.modules['nemo_gym.verifiers'].x)\n" % str(site_dir), encoding="utf-8")
+    any_sandbox.package(any_sandbox.ng, 0.25)
+    any_sandbox.verifier("""
+        import json
+        import sys
+        from nemo_gym.verifiers import x
+
+        def verify(workspace):
+            print(json.dumps(sys.path))
+            return x
+    """, where="tests/checks/verifier.py")
+    result = any_sandbox.run(pythonpath=[hook])
+    path = assert_placed(result, any_sandbox, "tests/checks/verifier.py")
+    assert "preloaded 0.875" in result.stdout  # the .pth did import the site copy first
+    assert str(tests_alias) not in path and str(ng_alias) not in path
+    assert result.rewards == {"reward.txt": "0.25"}
+
+
+# --------------------------------------------------------------------------
+# nemo_gym always resolves to the vendored copy.
+
+NEMO_GYM_VERIFIER = """
+    import nemo_gym
+    from nemo_gym.verifiers import x
+
+    def verify(workspace):
+        print("nemo_gym from", nemo_gym.ORIGIN)
+        return x
+"""
+
+
+def plant_nemo_gym_everywhere(sandbox, tmp_path):
+    elsewhere = tmp_path / "on-pythonpath"
+    sandbox.package(elsewhere, 0.75)
+    sandbox.package(sandbox.tests, 0.5)
+    sandbox.package(sandbox.tests / "checks", 0.125)
+    sandbox.package(sandbox.ng, 0.25)
+    return elsewhere
+
+
+@pytest.mark.parametrize("location", LOCATIONS)
+@pytest.mark.parametrize("flags", FLAG_SETS, ids=FLAG_IDS)
+def test_nemo_gym_resolves_to_the_vendored_copy(sandbox, tmp_path, flags, location):
+    elsewhere = plant_nemo_gym_everywhere(sandbox, tmp_path)
+    sandbox.verifier(NEMO_GYM_VERIFIER, where=location)
+    result = sandbox.run(flags=flags, pythonpath=[elsewhere, sandbox.tests, sandbox.tests / "checks"])
+    assert result.returncode == 0, result.describe()
+    assert result.rewards == {"reward.txt": "0.25"}
+    assert "nemo_gym from %s" % sandbox.ng in result.stdout
+
+
+def test_nemo_gym_resolves_to_the_vendored_copy_on_every_interpreter(any_sandbox, tmp_path):
+    elsewhere = plant_nemo_gym_everywhere(any_sandbox, tmp_path)
+    any_sandbox.verifier(NEMO_GYM_VERIFIER)
+    result = any_sandbox.run(pythonpath=[elsewhere, any_sandbox.tests])
+    assert result.returncode == 0, result.describe()
+    assert result.rewards == {"reward.txt": "0.25"}
+
+
+def test_without_a_vendored_copy_the_tests_copy_is_not_preferred_over_verifier_folder(sandbox, tmp_path):
+    # Nothing vendored: the order still holds (verifier's folder, then tests).
+    sandbox.package(sandbox.tests, 0.5)
+    sandbox.package(sandbox.tests / "checks", 0.125)
+    sandbox.verifier(NEMO_GYM_VERIFIER, where="tests/checks/verifier.py")
+    result = sandbox.run()
+    assert result.returncode == 0, result.describe()
+    assert result.rewards == {"reward.txt": "0.125"}
+
+
+def test_runner_itself_imports_no_nemo_gym(sandbox, tmp_path):
+    elsewhere = plant_nemo_gym_everywhere(sandbox, tmp_path)
+    sandbox.verifier("""
+        import sys
+
+        def verify(workspace):
+            print("loaded", sorted(name for name in sys.modules if name.split(".")[0] == "nemo_gym"))
+            return 1.0
+    """)
+    result = sandbox.run(pythonpath=[elsewhere])
+    assert result.returncode == 0, result.describe()
+    assert "loaded []" in result.stdout
+
+
+# --------------------------------------------------------------------------
+# Helpers.
+
+
+def test_helper_beside_a_verifier_in_a_subfolder(sandbox):
+    sandbox.write("tests/checks/grading.py", "SCORE = 0.5\n")
+    sandbox.verifier("""
+        from grading import SCORE
+
+        def verify(workspace):
+            return SCORE
+    """, where="tests/checks/verifier.py")
+    result = sandbox.run()
+    assert result.returncode == 0, result.describe()
+    assert result.rewards == {"reward.txt": "0.5"}
+
+
+def test_helper_in_tests_for_a_verifier_published_under_ng(any_sandbox):
+    any_sandbox.write("tests/grading.py", "SCORE = 0.5\n")
+    any_sandbox.verifier("""
+        from grading import SCORE
+
+        def verify(workspace):
+            return SCORE
+    """, where="tests/.ng/verifier.py")
+    result = any_sandbox.run()
+    assert result.returncode == 0, result.describe()
+    assert result.rewards == {"reward.txt": "0.5"}
+
+
+@pytest.mark.parametrize("flags", [("-I",), ("-S",)], ids=["-I", "-S"])
+def test_helper_in_tests_for_a_verifier_in_a_subfolder(sandbox, flags):
+    sandbox.write("tests/grading.py", "SCORE = 0.5\n")
+    sandbox.verifier("""
+        from grading import SCORE
+
+        def verify(workspace):
+            return SCORE
+    """, where="tests/checks/verifier.py")
+    result = sandbox.run(flags=flags)
+    assert result.returncode == 0, result.describe()
+    assert result.rewards == {"reward.txt": "0.5"}
+
+
+def test_search_order_between_the_three_folders(sandbox):
+    # Same module names in several folders: .ng > verifier's folder > tests.
+    sandbox.write("tests/.ng/first.py", "WHERE = 'ng'\n")
+    sandbox.write("tests/checks/first.py", "WHERE = 'checks'\n")
+    sandbox.write("tests/first.py", "WHERE = 'tests'\n")
+    sandbox.write("tests/checks/second.py", "WHERE = 'checks'\n")
+    sandbox.write("tests/second.py", "WHERE = 'tests'\n")
+    sandbox.verifier("""
+        import first, second
+
+        def verify(workspace):
+            print(first.WHERE, second.WHERE)
+            return 1.0
+    """, where="tests/checks/verifier.py")
+    result = sandbox.run(flags=("-I",))
+    assert result.returncode == 0, result.describe()
+    assert "ng checks" in result.stdout
+
+
+# --------------------------------------------------------------------------
+# Standard library only; -B honoured.
+
+
+def _runner_imports(source):
+    names = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+@pytest.mark.skipif(sys.version_info < (3, 10), reason="sys.stdlib_module_names needs Python 3.10")
+def test_runner_imports_only_the_standard_library(sandbox):
+    names = _runner_imports(sandbox.runner.read_text(encoding="utf-8"))
+    assert names, "no imports found"
+    assert sorted(names - set(sys.stdlib_module_names)) == []
+
+
+@pytest.mark.skipif(sys.version_info < (3, 10), reason="sys.stdlib_module_names needs Python 3.10")
+@pytest.mark.parametrize("returns", ["0.5", "{'reward': 0.5}", "None"])
+def test_nothing_outside_the_standard_library_is_loaded_at_run_time(sandbox, returns):
+    # Under -I -S nothing from site-packages is imported by the interpreter;
+    # whatever is loaded when the run ends was loaded by the runner.
+    probe = sandbox.write("tests/probe.py", """
+        import atexit, json, sys
+
+        @atexit.register
+        def dump():
+            with open(%r, "w") as handle:
+                json.dump(sorted(sys.modules), handle)
+    """ % str(sandbox.root / "modules.json"))
+    sandbox.verifier("""
+        import probe
+
+        def verify(workspace):
+            return %s
+    """ % returns)
+    result = sandbox.run("--task-data", sandbox.write("data.json", "{}"), flags=("-I", "-S"))
+    assert result.returncode in (0, 2), result.describe()
+    loaded = json.loads((sandbox.root / "modules.json").read_text(encoding="utf-8"))
+    outside = sorted({name.split(".")[0] for name in loaded}
+                     - set(sys.stdlib_module_names) - set(sys.builtin_module_names)
+                     - {"__main__", "verifier", "probe"})
+    assert outside == []
+
+
+def test_dash_b_writes_no_bytecode(sandbox):
+    sandbox.write("tests/grading.py", "SCORE = 0.5\n")
+    sandbox.verifier("""
+        from grading import SCORE
+
+        def verify(workspace):
+            return SCORE
+    """)
+    result = sandbox.run(flags=("-B",))
+    assert result.returncode == 0, result.describe()
+    caches = [root for root, dirs, _ in os.walk(str(sandbox.root)) if "__pycache__" in dirs]
+    assert caches == []
