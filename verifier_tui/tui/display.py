@@ -1,0 +1,84 @@
+"""How paths, durations and verifier text are put on screen.
+
+One :class:`Display` per app. In *deterministic* mode (snapshot tests and the
+screenshots) nothing that changes between runs or machines reaches the screen:
+durations read ``-- ms``, the home folder reads ``~`` and no clock is shown, so
+an SVG of the same state is byte-for-byte the same every time.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from verifier_tui.present import duration_text, short_path
+
+#: ANSI escape sequences (CSI, OSC, and two-byte escapes). Verifier output is
+#: shown as plain text; a colour code left in would print as garbage in a Log.
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
+#: C0 control characters other than tab and newline (a stray \r or \b from a
+#: progress bar would garble the line it lands on).
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def plain_text(text: str) -> str:
+    """``text`` with ANSI escapes and control characters removed, tabs expanded."""
+    if "\x1b" in text:
+        text = _ANSI.sub("", text)
+    text = _CONTROL.sub("", text)
+    return text.expandtabs(4) if "\t" in text else text
+
+
+@dataclass
+class Display:
+    """Paths and durations in the words of this session."""
+
+    task_root: Path
+    deterministic: bool = False
+
+    def path(self, path: Path | str | None) -> str:
+        """A path relative to the task's parent folder when inside it
+        (``hello-file/tests/verifier.py``), the home folder as ``~``."""
+        if path is None:
+            return "(none)"
+        text = short_path(path, self.task_root)
+        return self._home(text)
+
+    def in_task(self, path: Path | str | None) -> str:
+        """A path relative to the task folder when inside it (the header names
+        the task already): ``tests/verifier.py``, ``cases/good/workspace``."""
+        if path is None:
+            return "(none)"
+        try:
+            return Path(path).relative_to(self.task_root).as_posix() or "."
+        except ValueError:
+            return self.path(path)
+
+    def duration(self, seconds: float | None) -> str:
+        if self.deterministic or seconds is None:
+            return "-- ms"
+        return duration_text(seconds)
+
+    def elapsed(self, seconds: float) -> str:
+        """A running run's elapsed time (hidden in deterministic mode)."""
+        if self.deterministic:
+            return ""
+        return f"{seconds:.1f} s"
+
+    def text(self, text: str) -> str:
+        """Verifier output made readable: escapes removed, and absolute paths
+        under the task's parent folder shown relative to it, as everywhere else
+        on screen (the files are still the user's own)."""
+        text = plain_text(text)
+        parent = str(self.task_root.parent)
+        if parent not in ("/", "") and parent in text:
+            text = text.replace(parent + os.sep, "")
+        return self._home(text)
+
+    def _home(self, text: str) -> str:
+        home = os.path.expanduser("~")
+        if home not in ("/", "~", "") and home + os.sep in text:
+            text = text.replace(home + os.sep, "~" + os.sep)
+        return text

@@ -1,0 +1,72 @@
+"""App-wide messages: a run's life travels as messages that carry all they need.
+
+Tests record them with ``App.run_test(message_hook=...)``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.message import Message
+
+from verifier_tui.engine.model import RunResult
+
+
+class RunStarted(Message):
+    """The runner was started for one case (or the current choices)."""
+
+    def __init__(self, run_id: int, case: str | None, trigger: str) -> None:
+        super().__init__()
+        self.run_id = run_id
+        self.case = case
+        self.trigger = trigger
+
+
+class ExplainReady(Message):
+    """The runner's ``--explain`` document for a run in flight: the resolution
+    is shown before ``verify`` returns."""
+
+    def __init__(self, run_id: int, explain: dict[str, Any]) -> None:
+        super().__init__()
+        self.run_id = run_id
+        self.explain = explain
+
+
+class RunFinished(Message):
+    """A run ended and was not superseded. ``primary`` is False for the other
+    cases of "run all cases" (they update the cases list and history only)."""
+
+    def __init__(self, run_id: int, result: RunResult, primary: bool = True) -> None:
+        super().__init__()
+        self.run_id = run_id
+        self.result = result
+        self.primary = primary
+
+
+class RunNotPossible(Message):
+    """Nothing could be run (no verifier, a choice that vanished): why, in words."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__()
+        self.reason = reason
+
+
+class RunFailed(Message):
+    """The engine itself raised while running: shown, never a traceback."""
+
+    def __init__(self, error: BaseException) -> None:
+        super().__init__()
+        self.error = error
+
+
+class ChoicesChanged(Message):
+    """The session's task, verifier, case, workspace, response or task data changed."""
+
+
+class WatchStateChanged(Message):
+    """Live reload was turned on or off, or the watcher became ready or failed."""
+
+    def __init__(self, state: str, detail: str = "") -> None:
+        super().__init__()
+        self.state = state  # "starting", "watching", "off", "failed"
+        self.detail = detail

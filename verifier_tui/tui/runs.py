@@ -1,0 +1,209 @@
+"""The runs and the watcher of one app: requests in, messages out.
+
+Every run goes through one :class:`RunScheduler` with ``supersede=True``: a
+request during a run (a save, a key, a new choice) cancels the run in flight
+(the engine then kills the child's whole process group) and starts a fresh
+one, and the cancelled run's result is never reported, so an old verdict can
+never land on screen over a newer one. The watcher runs in its own worker
+group so that nothing done to runs can cancel it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from verifier_tui.engine.discovery import DiscoveryError, no_verifier_message
+from verifier_tui.engine.model import RunResult
+from verifier_tui.engine.watch import Change, RunScheduler, Watcher
+from verifier_tui.tui.messages import (
+    ExplainReady,
+    RunFailed,
+    RunFinished,
+    RunNotPossible,
+    RunStarted,
+    WatchStateChanged,
+)
+from verifier_tui.tui.output_buffer import OutputBuffer
+
+if TYPE_CHECKING:
+    from verifier_tui.tui.app import VerifierApp
+
+
+class RunController:
+    """Starts runs for the app's session and reports them as messages."""
+
+    def __init__(self, app: "VerifierApp") -> None:
+        self.app = app
+        self.scheduler = RunScheduler(self._run, supersede=True, on_error=self._on_error, on_result=self._on_result)
+        self.output = OutputBuffer()
+        """Live output of the run in flight, flushed to the screen ~20 times a second."""
+        self._ids = itertools.count(1)
+        self.current_run_id = 0
+        self.running_case: str | None = None
+        self._trigger: str | None = None
+        self.run_all_pending = False
+        """Set by "run all cases"; cleared only when every case ran, so a save
+        that supersedes the batch re-runs the whole batch on the new code."""
+        self.paused = False
+        """While the app is suspended (editor, pdb), changes are held, not run."""
+        self._held: Change | None = None
+        self._held_any = False
+        self.watch_ready = asyncio.Event()
+        """Set once the OS watcher is in place: a file written after this is seen."""
+        self._watch_targets: list[Any] | None = None
+
+    def _post(self, message: Any) -> None:
+        """Run messages go to the main screen, whose widgets show them (it
+        keeps receiving them while a chooser is open on top of it)."""
+        self.app.main.post_message(message)
+
+    # -- requests ---------------------------------------------------------------
+
+    def request(self, trigger: str, change: Change | None = None) -> None:
+        """Run the current choices now (superseding a run in flight)."""
+        if change is None:
+            self._trigger = trigger
+        if self.paused:
+            self._held = Change.combine(self._held, change)
+            self._held_any = True
+            return
+        self.scheduler.request(change)
+
+    def request_all(self) -> None:
+        self.run_all_pending = True
+        self.request("all cases")
+
+    def on_change(self, change: Change) -> None:
+        """A relevant file changed: re-read the task when its shape may have
+        changed (task.toml, anything in tests/), then run."""
+        session = self.app.session
+        if any(p.name == "task.toml" or _inside(p, session.task.tests_dir) for p in change.paths):
+            try:
+                session.reload_task()
+            except (DiscoveryError, OSError) as exc:
+                self._post(RunNotPossible(f"the task could not be re-read: {exc}"))
+                return
+            self.app.choices_changed(restart_watch=True)
+        self.request(change.describe(), change)
+
+    def pause(self) -> None:
+        self.paused = True
+
+    def resume(self) -> None:
+        self.paused = False
+        if self._held_any:
+            change, self._held, self._held_any = self._held, None, False
+            if change is not None:
+                self.on_change(change)
+            else:
+                self.scheduler.request(None)
+
+    # -- the run itself --------------------------------------------------------------
+
+    async def _run(self, change: Change | None) -> tuple[int, RunResult] | None:
+        trigger = change.describe() if change is not None else (self._trigger or "start")
+        self._trigger = None
+        session = self.app.session
+        if session.verifier is None:
+            self._post(RunNotPossible(no_verifier_message(session.task)))
+            return None
+        if self.run_all_pending and session.task.cases:
+            await self._run_all(trigger)
+            self.run_all_pending = False
+            return None
+        self.run_all_pending = False
+        spec = session.spec()
+        return await self._one(spec, trigger)
+
+    async def _one(self, spec: Any, trigger: str) -> tuple[int, RunResult]:
+        run_id = next(self._ids)
+        self.current_run_id = run_id
+        self.running_case = spec.case
+        self.output.reset(run_id)
+        self._post(RunStarted(run_id, spec.case, trigger))
+
+        def on_output(stream: str, text: str) -> None:
+            self.output.feed(run_id, stream, text)
+
+        def on_explain(explain: dict[str, Any]) -> None:
+            self._post(ExplainReady(run_id, explain))
+
+        try:
+            result = await self.app.session.run(spec, trigger=trigger, on_output=on_output, on_explain=on_explain)
+        finally:
+            self.running_case = None
+        return run_id, result
+
+    async def _run_all(self, trigger: str) -> None:
+        session = self.app.session
+        current = session.case.name if session.case else None
+        for case in list(session.task.cases):
+            spec = session.spec_for_case(case)
+            run_id, result = await self._one(spec, trigger)
+            self._post(RunFinished(run_id, result, primary=case.name == current))
+
+    def _on_result(self, change: Change | None, value: Any) -> None:
+        if value is not None:
+            run_id, result = value
+            self._post(RunFinished(run_id, result, primary=True))
+
+    def _on_error(self, error: BaseException) -> None:
+        self._post(RunFailed(error))
+
+    # -- watching ----------------------------------------------------------------
+
+    def start_watching(self) -> None:
+        """(Re)start the watcher on the session's current targets."""
+        session = self.app.session
+        targets = session.watch_targets()
+        self._watch_targets = targets
+        self.watch_ready.clear()
+        ignore: list[Path] = []
+        try:
+            session.stage_for(session.spec())
+        except (DiscoveryError, OSError):
+            pass
+        if session.scratch_root is not None:
+            ignore.append(session.scratch_root)
+        self.app.run_worker(
+            self._watch(targets, ignore),
+            name="watcher",
+            group="watch",
+            exclusive=True,
+            exit_on_error=False,
+        )
+
+    def restart_watching_if_needed(self) -> None:
+        if self.app.watching and self.app.session.watch_targets() != self._watch_targets:
+            self.start_watching()
+
+    def stop_watching(self) -> None:
+        self._watch_targets = None
+        self.watch_ready.clear()
+        self.app.workers.cancel_group(self.app, "watch")
+
+    async def _watch(self, targets: list[Any], ignore: list[Path]) -> None:
+        self._post(WatchStateChanged("starting"))
+        watcher = Watcher(targets, ignore=ignore, force_polling=self.app.poll)
+        try:
+            await watcher.start()
+            self.watch_ready.set()
+            self._post(WatchStateChanged("watching"))
+            async for change in watcher.changes():
+                self.on_change(change)
+        finally:
+            watcher.stop()
+
+    async def close(self) -> None:
+        await self.scheduler.close()
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    try:
+        path.relative_to(folder)
+        return True
+    except ValueError:
+        return False

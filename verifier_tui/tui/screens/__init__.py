@@ -1,0 +1,1 @@
+"""One screen per module: the main screen and the choosers."""

@@ -1,0 +1,48 @@
+"""A short list to choose from (a case, a verifier, where a response comes from)."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Label, OptionList
+from textual.widgets.option_list import Option
+
+
+class ChooseListScreen(ModalScreen[str | None]):
+    """Dismisses with the chosen option's id, or None on escape."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, title: str, options: list[tuple[str, Content | str]], current: str | None = None,
+                 hint: str = "enter chooses · esc cancels") -> None:
+        super().__init__()
+        self.title_text = title
+        self.choices = options
+        self.current = current
+        self.hint = hint
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="chooser", classes="dialog"):
+            yield Label(Content(self.title_text), classes="dialog-title")
+            yield OptionList(
+                *[Option(label if isinstance(label, Content) else Content(label), id=key) for key, label in self.choices],
+                id="choices",
+            )
+            yield Label(Content(self.hint), classes="dialog-hint")
+
+    def on_mount(self) -> None:
+        options = self.query_one(OptionList)
+        ids = [key for key, _ in self.choices]
+        if self.current in ids:
+            options.highlighted = ids.index(self.current)
+        options.focus()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.dismiss(event.option.id)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,80 @@
+"""Choose a file (a response, task data, a verifier): browse with a tree, or type a path."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import DirectoryTree, Input, Label
+
+_SKIP = ("__pycache__", ".git", ".venv", "node_modules")
+
+
+class FileTree(DirectoryTree):
+    def __init__(self, path: Path, suffixes: tuple[str, ...] = (), **kwargs) -> None:
+        super().__init__(path, **kwargs)
+        self.suffixes = suffixes
+
+    def filter_paths(self, paths: Iterable[Path]) -> Iterable[Path]:
+        out = []
+        for path in paths:
+            if path.name in _SKIP:
+                continue
+            try:
+                folder = path.is_dir()
+            except OSError:
+                continue
+            if folder or not self.suffixes or path.suffix.lower() in self.suffixes:
+                out.append(path)
+        return out
+
+
+class FilePickerScreen(ModalScreen[Path | None]):
+    """Dismisses with the chosen file, or None on escape."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, title: str, root: Path, suffixes: tuple[str, ...] = (), start: Path | None = None) -> None:
+        super().__init__()
+        self.title_text = title
+        self.root = root
+        self.suffixes = suffixes
+        self.start = start
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="picker", classes="dialog"):
+            yield Label(Content(self.title_text), classes="dialog-title")
+            yield Input(str(self.start or ""), id="path", placeholder="a file path (enter uses it)")
+            yield FileTree(self.root, self.suffixes, id="tree")
+            yield Label(Content("tree: enter on a file uses it · box: type a path, enter uses it · esc cancels"),
+                        classes="dialog-hint")
+            yield Label("", id="picker-error", classes="dialog-error")
+
+    def on_mount(self) -> None:
+        self.query_one(FileTree).focus()
+
+    @on(DirectoryTree.FileSelected)
+    def _selected(self, event: DirectoryTree.FileSelected) -> None:
+        event.stop()
+        self.dismiss(Path(event.path).absolute())
+
+    @on(Input.Submitted, "#path")
+    def _submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        text = event.value.strip()
+        path = Path(text).expanduser()
+        if not path.is_absolute():
+            path = self.root / path
+        if not path.is_file():
+            self.query_one("#picker-error", Label).update(Content(f"{text or '(empty)'} is not a file"))
+            return
+        self.dismiss(path.absolute())
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,548 @@
+"""The main screen: choices on the left, the resolution on top, the verdict and
+stderr side by side below, the run history bottom left.
+
+Keys live here (not on the app), so they are inactive while a chooser is open.
+Every action that can fail says why on screen; none raises.
+"""
+
+from __future__ import annotations
+
+import shlex
+import subprocess
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from textual import on
+from textual.app import ComposeResult, SuspendNotSupported
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.content import Content
+from textual.events import Resize
+from textual.screen import Screen
+from textual.widgets import Footer
+
+from verifier_tui.engine.cases import default_task_data
+from verifier_tui.engine.discovery import DiscoveryError, no_verifier_message
+from verifier_tui.engine.model import RunResult
+from verifier_tui.engine.session import SelectionError, response_source
+from verifier_tui.present import headline_reward
+from verifier_tui.tui.external import editor_command, failing_location, pdb_command, verify_line
+from verifier_tui.tui.messages import (
+    ChoicesChanged,
+    ExplainReady,
+    RunFailed,
+    RunFinished,
+    RunNotPossible,
+    RunStarted,
+    WatchStateChanged,
+)
+from verifier_tui.tui.screens.choose_list import ChooseListScreen
+from verifier_tui.tui.screens.file_picker import FilePickerScreen
+from verifier_tui.tui.screens.folder_picker import FolderPickerScreen
+from verifier_tui.tui.screens.response_editor import ResponseEditorScreen
+from verifier_tui.tui.widgets.cases_list import CasesList
+from verifier_tui.tui.widgets.choices_panel import ChoicesPanel
+from verifier_tui.tui.widgets.header_line import HeaderLine
+from verifier_tui.tui.widgets.history_list import HistoryList
+from verifier_tui.tui.widgets.output_panel import OutputPanel
+from verifier_tui.tui.widgets.resolution_panel import ResolutionPanel
+from verifier_tui.tui.widgets.reward_panel import RewardPanel
+from verifier_tui.tui.widgets.status_line import StatusLine
+from verifier_tui.tui.widgets.status_style import status_of
+from verifier_tui.tui.widgets.too_small import MIN_HEIGHT, MIN_WIDTH, TooSmall
+
+if TYPE_CHECKING:
+    from verifier_tui.tui.app import VerifierApp
+
+#: The five choosers share one footer entry ("s v f p t choose"): each key is
+#: also shown next to what it changes in the header.
+CHOOSE = Binding.Group("choose")
+
+#: (key, action, footer word, palette title, palette help). One table feeds
+#: both the footer and the command palette, so they cannot disagree.
+KEYS: list[tuple[str, str, str, str, str]] = [
+    ("r", "run", "run", "Run now", "Run the verifier on the current choices"),
+    ("w", "toggle_watch", "watch", "Toggle live reload", "Re-run on every save (on) or only on r (off)"),
+    ("m", "toggle_mode", "mode", "Toggle mode", "Harbor mode (no response) or environment server (with a response)"),
+    ("a", "run_all", "all cases", "Run all cases", "Run every case; each shows its verdict in the list"),
+    ("s", "choose_case", "case", "Choose case", "Pick one of the task's cases"),
+    ("v", "choose_verifier", "verifier", "Choose verifier", "Pick the verifier file to run"),
+    ("f", "choose_workspace", "workspace", "Choose workspace", "Pick any folder as the workspace (/app)"),
+    ("p", "choose_response", "response", "Choose response", "A file, none (Harbor mode), or typed in an editor"),
+    ("t", "choose_task_data", "task data", "Choose task data", "A JSON file passed as task_data"),
+    ("e", "edit", "edit", "Open failing line in $EDITOR", "Open the traceback's failing line (suspends the app)"),
+    ("d", "debug", "pdb", "Re-run under pdb", "Post-mortem pdb in the real terminal (suspends the app)"),
+    ("c", "copy_command", "copy", "Copy reproduce command", "The shell command that reproduces this run"),
+    ("o", "toggle_output", "stdout", "Toggle stdout / stderr", "Show the run's stdout or its stderr"),
+    ("q", "quit", "quit", "Quit", "Quit verifier-tui"),
+]
+
+
+class MainScreen(Screen[None]):
+    BINDINGS = [
+        Binding(key, action, word, group=CHOOSE if action.startswith("choose_") else None)
+        for key, action, word, _title, _help in KEYS
+    ] + [
+        Binding("escape", "latest", "latest run", show=False),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.latest: RunResult | None = None
+        """The newest finished run of the current choices."""
+        self.viewing: RunResult | None = None
+        """A run picked in the history (None: showing the latest)."""
+        self.last_by_case: dict[str, RunResult] = {}
+        self.running_case: str | None = None
+        self.explain: dict[str, Any] | None = None
+        self._last_response = None  # the response put aside by "toggle mode"
+
+    @property
+    def vt(self) -> "VerifierApp":
+        return self.app  # type: ignore[return-value]
+
+    # -- layout -----------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        fmt = self.vt.fmt
+        yield HeaderLine(id="header")
+        yield ChoicesPanel(id="choices")
+        yield StatusLine(fmt, id="status")
+        with Horizontal(id="top"):
+            yield CasesList(id="cases", classes="sidebar")
+            yield ResolutionPanel(id="resolution")
+        with Horizontal(id="bottom"):
+            yield HistoryList(id="history", classes="sidebar")
+            yield RewardPanel(id="reward")
+            yield OutputPanel(fmt, id="output")
+        yield TooSmall(id="too-small")
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#cases").border_title = "Cases · s"
+        self.query_one("#resolution").border_title = "Resolution"
+        self.query_one("#history").border_title = "History"
+        self.query_one("#reward").border_title = "Reward"
+        self.refresh_choices()
+        self.query_one(CasesList).focus()
+        session = self.vt.session
+        if session.verifier is None:
+            self._no_verifier()
+        notices = session.notices()
+        if notices:
+            self.query_one(ResolutionPanel).show_message("Resolution appears as soon as the runner starts.", notices)
+        self.vt.start()
+
+    def on_resize(self, event: Resize) -> None:
+        width, height = event.size
+        small = width < MIN_WIDTH or height < MIN_HEIGHT
+        self.set_class(small, "-too-small")
+        if small:
+            self.query_one(TooSmall).show_size(width, height)
+
+    # -- refreshing from the session ---------------------------------------------------------
+
+    def refresh_choices(self) -> None:
+        session, fmt = self.vt.session, self.vt.fmt
+        self.query_one(HeaderLine).show(session, fmt, self.explain)
+        self.query_one(ChoicesPanel).show(session, fmt, self.explain)
+        self._refresh_cases()
+
+    def _refresh_cases(self) -> None:
+        session = self.vt.session
+        self.query_one(CasesList).show(
+            session.task.cases, session.case.name if session.case else None, self.last_by_case, self.running_case
+        )
+
+    def on_choices_changed(self, _message: ChoicesChanged) -> None:
+        self.refresh_choices()
+
+    def _no_verifier(self) -> None:
+        session = self.vt.session
+        text = no_verifier_message(session.task)
+        text = self.vt.fmt.text(text)
+        help_text = (f"{text}\n\nWrite one (tests/verifier.py with a top-level def verify(workspace): ...): "
+                     "live reload picks it up and runs it. v chooses another file.")
+        self.query_one(ResolutionPanel).show_message(help_text, session.notices(), style="bold $warning")
+        self.query_one(RewardPanel).show_message("Nothing to run yet: this task has no verifier.", "$warning")
+        self.query_one(StatusLine).set_note("no verifier found (see the resolution panel)")
+
+    # -- run messages ------------------------------------------------------------------------
+
+    def on_run_started(self, message: RunStarted) -> None:
+        self.running_case = message.case
+        self._refresh_cases()
+        self.query_one(StatusLine).set_running(message.case, message.trigger)
+        self.query_one(OutputPanel).start_streaming(self.vt.controller.output)
+
+    def on_explain_ready(self, message: ExplainReady) -> None:
+        if message.run_id != self.vt.controller.current_run_id:
+            return  # a superseded run's
+        self.explain = message.explain
+        self._show_explain(message.explain)
+        self.refresh_choices()
+
+    def _show_explain(self, explain: dict[str, Any] | None, mode: str | None = None) -> None:
+        panel = self.query_one(ResolutionPanel)
+        notices = self.vt.session.notices()
+        if explain is None:
+            panel.show_message("The runner wrote no explanation for this run (see stderr).", notices)
+        else:
+            panel.show(explain, mode or self.vt.session.mode, self.vt.fmt, notices)
+
+    def on_run_finished(self, message: RunFinished) -> None:
+        result = message.result
+        if result.case is not None:
+            self.last_by_case[result.case] = result
+        if self.vt.controller.running_case is None:
+            self.running_case = None
+        self.query_one(HistoryList).add(result)
+        if message.primary:
+            self.latest = result
+            self.viewing = None
+            self._show_result(result)
+            self.query_one(StatusLine).set_finished(result)
+        else:
+            self.query_one(StatusLine).set_finished(None)
+        self._refresh_cases()
+        self.vt.record_result(result)
+
+    def _show_result(self, result: RunResult, banner: str | None = None) -> None:
+        fmt = self.vt.fmt
+        self.query_one(RewardPanel).show(result, fmt, banner)
+        self.query_one(OutputPanel).show(result)
+        if result.explain is not None:
+            self.explain = result.explain
+            self._show_explain(result.explain, result.mode)
+            self.refresh_choices()
+        elif result.start_error:
+            self.query_one(ResolutionPanel).show_message(f"The runner could not start: {fmt.text(result.start_error)}",
+                                                         style="bold $error")
+
+    def on_run_not_possible(self, message: RunNotPossible) -> None:
+        self.running_case = None
+        self._refresh_cases()
+        if self.vt.session.verifier is None:
+            self._no_verifier()
+        else:
+            self.query_one(StatusLine).set_note(message.reason)
+            self.query_one(RewardPanel).show_message(message.reason, "$warning")
+        self.vt.record_result(None)
+
+    def on_run_failed(self, message: RunFailed) -> None:
+        error = message.error
+        text = f"the run could not be completed: {type(error).__name__}: {error}"
+        self.running_case = None
+        self._refresh_cases()
+        self.query_one(StatusLine).set_note(text, "$error")
+        self.query_one(RewardPanel).show_message(text, "bold $error")
+        self.notify(text, title="run failed", severity="error", markup=False)
+        self.vt.record_result(None)
+
+    def on_watch_state_changed(self, message: WatchStateChanged) -> None:
+        self.query_one(StatusLine).set_watch(message.state, message.detail)
+
+    # -- lists ----------------------------------------------------------------------------------
+
+    @on(CasesList.CaseChosen)
+    def _case_chosen(self, message: CasesList.CaseChosen) -> None:
+        self._select_case(message.name)
+
+    @on(HistoryList.RunChosen)
+    def _history_chosen(self, message: HistoryList.RunChosen) -> None:
+        result = message.result
+        if message.latest and result is self.latest:
+            self.action_latest()
+            return
+        self.viewing = result
+        banner = f" run #{result.sequence} from the history · {result.case or 'no case'} · esc: back to the latest "
+        self._show_result(result, banner)
+
+    def action_latest(self) -> None:
+        if self.viewing is None or self.latest is None:
+            return
+        self.viewing = None
+        self._show_result(self.latest)
+        self.query_one(HistoryList).highlighted = 0
+
+    # -- choosing ---------------------------------------------------------------------------------
+
+    def _changed(self, trigger: str) -> None:
+        """The choices changed: show them, watch what they name, and run."""
+        self.vt.choices_changed(restart_watch=True)
+        self.vt.controller.request(trigger)
+
+    def _guard(self, fn, *args) -> bool:
+        """Call a session method; a refused choice becomes a message."""
+        try:
+            fn(*args)
+            return True
+        except (SelectionError, DiscoveryError, OSError) as exc:
+            self.notify(str(exc), title="cannot use that", severity="warning", markup=False)
+            return False
+
+    def _select_case(self, name: str | None) -> None:
+        session = self.vt.session
+        if name is None:
+            session.select_case(None)
+        elif not self._guard(session.select_case_named, name):
+            return
+        self._last_response = None
+        self._changed("case chosen")
+
+    def action_choose_case(self) -> None:
+        session = self.vt.session
+        options: list[tuple[str, Content | str]] = []
+        for case in session.task.cases:
+            last = self.last_by_case.get(case.name)
+            symbol = status_of(last)[0] if last else "·"
+            extra = " (with a response)" if case.response else ""
+            expected = " expects " + ("exit %s" % case.expected.exit_code if case.expected and case.expected.exit_code
+                                      is not None else "rewards" if case.expected else "nothing")
+            options.append((case.name, Content(f"{symbol} {case.name}{extra}  ·{expected}")))
+        options.append(("\0none", Content("no case: run on an empty workspace")))
+        current = session.case.name if session.case else "\0none"
+
+        def chosen(key: str | None) -> None:
+            if key is not None:
+                self._select_case(None if key == "\0none" else key)
+
+        self.app.push_screen(ChooseListScreen("Choose a case", options, current), chosen)
+
+    def action_choose_verifier(self) -> None:
+        session, fmt = self.vt.session, self.vt.fmt
+        options: list[tuple[str, Content | str]] = [(str(v), fmt.path(v)) for v in session.task.verifiers]
+        options.append(("\0other", "another .py file…"))
+
+        def chosen(key: str | None) -> None:
+            if key == "\0other":
+                self.app.push_screen(FilePickerScreen("Choose a verifier (.py with a top-level verify)",
+                                                      session.task.root, (".py",)), picked)
+            elif key is not None:
+                picked(Path(key))
+
+        def picked(path: Path | None) -> None:
+            if path is not None and self._guard(session.choose_verifier, path):
+                self._changed("verifier chosen")
+
+        self.app.push_screen(ChooseListScreen("Choose a verifier", options,
+                                              str(session.verifier) if session.verifier else None), chosen)
+
+    def action_choose_workspace(self) -> None:
+        session = self.vt.session
+
+        def chosen(path: Path | None) -> None:
+            if path is not None and self._guard(session.choose_workspace, path):
+                self._changed("workspace chosen")
+
+        start = session.workspace or session.task.root
+        self.app.push_screen(FolderPickerScreen("Choose the workspace folder (the sandbox's /app)", start,
+                                                session.task.root), chosen)
+
+    def action_choose_response(self) -> None:
+        session, fmt = self.vt.session, self.vt.fmt
+        options: list[tuple[str, Content | str]] = []
+        case_response = session.case.response if session.case else None
+        if case_response is not None and case_response.path is not None:
+            options.append(("case", f"the case's {fmt.path(case_response.path)}"))
+        options += [
+            ("file", "a file… (.json: Responses API JSON; anything else: plain text)"),
+            ("text", "type plain text in an editor"),
+            ("json", "type Responses API JSON in an editor"),
+            ("none", "none: Harbor mode (a published task never gets a response)"),
+        ]
+
+        def chosen(key: str | None) -> None:
+            if key == "case" and case_response is not None:
+                if self._guard(session.choose_response, case_response.path):
+                    self._changed("response chosen")
+            elif key == "file":
+                start = session.case.folder if session.case else session.task.root
+                self.app.push_screen(FilePickerScreen("Choose a response file", session.task.root, (), start), picked)
+            elif key in ("text", "json"):
+                self.open_response_editor(key)
+            elif key == "none":
+                session.choose_response(None)
+                self._changed("response: none")
+
+        def picked(path: Path | None) -> None:
+            if path is not None and self._guard(session.choose_response, path):
+                self._changed("response chosen")
+
+        self.app.push_screen(ChooseListScreen("Where the response comes from", options), chosen)
+
+    def open_response_editor(self, kind: str) -> None:
+        session = self.vt.session
+        text = ""
+        current = session.response
+        if current is not None and current.path is None:
+            text, kind = current.text or "", current.kind if kind == current.kind else kind
+        elif current is not None and current.path is not None and current.kind == kind:
+            try:
+                text = current.path.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                text = ""
+
+        def edited(new_text: str, new_kind: str) -> None:
+            session.set_typed_response(new_text, new_kind)
+            self.vt.choices_changed(restart_watch=True)
+            self.vt.controller.request("response edited")
+
+        self.app.push_screen(ResponseEditorScreen(text, kind, edited))
+        edited(text, kind)
+
+    def action_choose_task_data(self) -> None:
+        session, fmt = self.vt.session, self.vt.fmt
+        default = session.case.task_data if session.case else default_task_data(session.task.root,
+                                                                                 session.task.tests_dir)
+        options: list[tuple[str, Content | str]] = []
+        if default is not None:
+            options.append(("default", f"the default: {fmt.path(default)}"))
+        options += [("file", "a JSON file…"), ("none", "none: the runner passes {}")]
+
+        def chosen(key: str | None) -> None:
+            if key == "default" and default is not None:
+                if self._guard(session.choose_task_data, default):
+                    self._changed("task data chosen")
+            elif key == "file":
+                self.app.push_screen(FilePickerScreen("Choose task data (a JSON object)", session.task.root,
+                                                      (".json",)), picked)
+            elif key == "none":
+                session.choose_task_data(None)
+                self._changed("task data: none")
+
+        def picked(path: Path | None) -> None:
+            if path is not None and self._guard(session.choose_task_data, path):
+                self._changed("task data chosen")
+
+        self.app.push_screen(ChooseListScreen("Task data", options), chosen)
+
+    # -- running --------------------------------------------------------------------------------
+
+    def action_run(self) -> None:
+        self.vt.controller.request("r key")
+
+    def action_run_all(self) -> None:
+        if not self.vt.session.task.cases:
+            self.notify("this task has no cases (cases/<name>/workspace): r runs the current choices",
+                        severity="warning", markup=False)
+            return
+        self.vt.controller.request_all()
+
+    def action_toggle_watch(self) -> None:
+        self.vt.toggle_watch()
+
+    def action_toggle_mode(self) -> None:
+        session = self.vt.session
+        if session.response is not None:
+            self._last_response = session.response
+            session.choose_response(None)
+            self._changed("mode: Harbor")
+            return
+        candidate = self._last_response or (session.case.response if session.case else None)
+        if candidate is None:
+            self.notify("no response to run with yet: choose or type one", markup=False)
+            self.action_choose_response()
+            return
+        if candidate.path is None:
+            session.set_typed_response(candidate.text or "", candidate.kind)
+        elif not self._guard(session.choose_response, candidate.path):
+            return
+        self._changed("mode: server")
+
+    def action_toggle_output(self) -> None:
+        self.query_one(OutputPanel).toggle()
+
+    # -- outside the app ------------------------------------------------------------------------------
+
+    @property
+    def shown_result(self) -> RunResult | None:
+        return self.viewing or self.latest
+
+    def action_copy_command(self) -> None:
+        result = self.shown_result
+        if result is None:
+            self.notify("nothing has run yet: r runs", severity="warning", markup=False)
+            return
+        command = " ".join(result.command)
+        self.app.copy_to_clipboard(command)
+        note = ""
+        if result.response is not None and result.response.path is None:
+            note = "\n(the typed response is not in it: save it to a file and pass --response FILE)"
+        self.vt.last_copied = command
+        self.notify(f"{command}{note}", title="copied to the clipboard", markup=False, timeout=8)
+
+    def action_edit(self) -> None:
+        session = self.vt.session
+        result = self.shown_result
+        location = failing_location(result, session.task.root) if result is not None else None
+        if location is None:
+            if session.verifier is None:
+                self.notify("no verifier to open", severity="warning", markup=False)
+                return
+            location = (session.verifier, verify_line(session.verifier))
+        path, line = location
+        command = editor_command(path, line)
+        where = f"{self.vt.fmt.path(path)}:{line}"
+        if command is None:
+            self.notify(f"set $EDITOR (or $VISUAL) to open {where} from here", severity="warning", markup=False)
+            return
+        self._outside(command, where, what="the editor")
+
+    async def action_debug(self) -> None:
+        session = self.vt.session
+        if session.verifier is None:
+            self.notify("no verifier to debug", severity="warning", markup=False)
+            return
+        controller = self.vt.controller
+        controller.pause()
+        try:
+            if controller.scheduler.busy:
+                self.notify("waiting for the run in flight to end…", markup=False)
+                await controller.scheduler.drain()
+            try:
+                prepared = session.prepare(session.spec())
+            except (DiscoveryError, SelectionError, OSError) as exc:
+                self.notify(f"cannot debug: {exc}", severity="error", markup=False)
+                return
+            if prepared.start_error:
+                self.notify(f"cannot debug: {prepared.start_error}", severity="error", markup=False)
+                return
+            command = pdb_command(prepared.argv)
+            self._outside(command, f"verify under pdb ({session.case.name if session.case else 'no case'})",
+                          what="pdb", cwd=prepared.cwd, env=prepared.env, wait_for_enter=True, paused=True)
+        finally:
+            controller.resume()
+
+    def _outside(self, command: list[str], where: str, what: str, cwd: Path | None = None,
+                 env: dict[str, str] | None = None, wait_for_enter: bool = False, paused: bool = False) -> None:
+        """Run ``command`` in the real terminal with the app suspended; re-runs
+        wait meanwhile. Where suspending is impossible, say so and how to do it."""
+        controller = self.vt.controller
+        if not paused:
+            controller.pause()
+        try:
+            with self.app.suspend():
+                print(f"verifier-tui: {what}: {where}", flush=True)
+                try:
+                    subprocess.run(command, cwd=cwd, env=env)
+                except OSError as exc:
+                    print(f"verifier-tui: could not start {shlex.quote(command[0])}: {exc.strerror or exc}")
+                    wait_for_enter = True
+                if wait_for_enter:
+                    try:
+                        input("\nverifier-tui: press Enter to return ")
+                    except (EOFError, KeyboardInterrupt):
+                        pass
+        except SuspendNotSupported:
+            self.notify(
+                f"{what} needs the real terminal, and this app cannot suspend here. Open {where} yourself"
+                + (" (c copies the command that reproduces the run)" if what == "pdb" else ""),
+                title="cannot suspend", severity="warning", markup=False,
+            )
+            self.vt.last_suspend_refused = what
+        finally:
+            if not paused:
+                controller.resume()
+        self.refresh_choices()
+

@@ -1,0 +1,96 @@
+"""Type the agent's response: plain text (wrapped into a minimal Responses API
+response, as the tool does for response.txt) or the Responses API JSON itself.
+
+Each pause in typing re-runs, like saving a file. The editor covers the top of
+the screen only, so the verdict and stderr stay in view below it."""
+
+from __future__ import annotations
+
+import json
+from typing import Callable
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.timer import Timer
+from textual.widgets import Label, TextArea
+
+#: Pause after the last key before the typed response is run. 400 ms: people
+#: type 3-6 keys a second, so a run does not start between two keys of a word,
+#: yet a pause to look at the result feels as quick as a save.
+EDIT_PAUSE_S = 0.4
+
+
+class ResponseEditorScreen(ModalScreen[None]):
+    BINDINGS = [
+        Binding("escape", "close", "Close editor"),
+        Binding("ctrl+t", "toggle_kind", "Text / JSON"),
+    ]
+
+    def __init__(self, text: str, kind: str, on_edit: Callable[[str, str], None]) -> None:
+        super().__init__()
+        self.text = text
+        self.kind = kind
+        self.on_edit = on_edit
+        self._timer: Timer | None = None
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="editor", classes="dialog"):
+            yield Label("", id="editor-title", classes="dialog-title")
+            yield TextArea(self.text, id="response-text", soft_wrap=True, show_line_numbers=False)
+            yield Label("", id="editor-state")
+            yield Label(Content("runs after each pause in typing · ctrl+t: plain text / Responses API JSON · "
+                                "esc closes (the typed response stays chosen)"), classes="dialog-hint")
+
+    def on_mount(self) -> None:
+        self._describe()
+        self.query_one(TextArea).focus()
+
+    @on(TextArea.Changed)
+    def _changed(self, event: TextArea.Changed) -> None:
+        self.text = event.text_area.text
+        self._describe()
+        if self._timer is not None:
+            self._timer.stop()
+        self._timer = self.set_timer(EDIT_PAUSE_S, self._apply)
+
+    def _apply(self) -> None:
+        self._timer = None
+        self.on_edit(self.text, self.kind)
+
+    def action_toggle_kind(self) -> None:
+        self.kind = "json" if self.kind == "text" else "text"
+        self._describe()
+        self._apply()
+
+    def action_close(self) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+            self._apply()
+        self.dismiss(None)
+
+    def _describe(self) -> None:
+        if self.kind == "text":
+            title = "Response: plain text (wrapped into one assistant message)"
+            state, style = "the runner receives it as a Responses API response with this one message", "$text-muted"
+        else:
+            title = "Response: Responses API JSON (passed as typed)"
+            state, style = json_state(self.text)
+        self.query_one("#editor-title", Label).update(Content(title))
+        self.query_one("#editor-state", Label).update(Content.assemble((state, style)))
+
+
+def json_state(text: str) -> tuple[str, str]:
+    """A line on whether ``text`` is what the runner accepts as a response."""
+    if not text.strip():
+        return "empty: the runner will refuse it (not valid JSON)", "$warning"
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        return f"not valid JSON yet: {exc}", "$warning"
+    if not isinstance(value, dict):
+        return f"a JSON {type(value).__name__}, not an object: the runner will refuse it", "$warning"
+    return "a JSON object ✓", "$success"

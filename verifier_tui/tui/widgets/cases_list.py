@@ -1,0 +1,63 @@
+"""The task's cases, each with its last verdict at a glance and a marker on
+the one running. Enter (or a click) chooses a case and runs it."""
+
+from __future__ import annotations
+
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
+
+from verifier_tui.engine.cases import Case
+from verifier_tui.engine.model import RunResult
+from verifier_tui.tui.widgets.status_style import short_reward, status_of
+
+NO_CASES = "__none__"
+
+
+class CasesList(OptionList):
+    """Options are case names; the current case is bold, the running one marked ▶."""
+
+    class CaseChosen(Message):
+        def __init__(self, name: str) -> None:
+            super().__init__()
+            self.name = name
+
+    def show(
+        self,
+        cases: list[Case],
+        current: str | None,
+        last: dict[str, RunResult],
+        running: str | None,
+    ) -> None:
+        ids = [c.name for c in cases] or [NO_CASES]
+        same = [o.id for o in self.options] == ids
+        if not cases:
+            if not same:
+                self.set_options([Option(Content("(no cases: f picks a workspace)"), id=NO_CASES, disabled=True)])
+            return
+        prompts = [self._prompt(c, c.name == current, last.get(c.name), c.name == running) for c in cases]
+        if same:
+            for index, prompt in enumerate(prompts):
+                self.replace_option_prompt_at_index(index, prompt)
+        else:
+            highlighted = next((i for i, c in enumerate(cases) if c.name == current), 0)
+            self.set_options([Option(p, id=c.name) for p, c in zip(prompts, cases)])
+            self.highlighted = highlighted
+
+    @staticmethod
+    def _prompt(case: Case, current: bool, result: RunResult | None, running: bool) -> Content:
+        marker = ("▶ ", "bold $accent") if running else ("  ", "")
+        name_style = "bold underline" if current else ""
+        if result is None:
+            return Content.assemble(marker, ("·", "$text-muted"), " ", (case.name, name_style))
+        symbol, _word, style = status_of(result)
+        reward = short_reward(result)
+        return Content.assemble(
+            marker, (symbol, style), " ", (case.name, name_style), (f"  {reward}" if reward else "", "$text-muted")
+        )
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        if event.option.id and event.option.id != NO_CASES:
+            self.post_message(self.CaseChosen(event.option.id))

@@ -1,0 +1,40 @@
+"""Workspace, response, task data and interpreter of the current choices, on one line under
+the header, each with the key that changes it."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from textual.content import Content
+from textual.widgets import Static
+
+from verifier_tui.tui.widgets.header_line import KEY, LABEL, SEP
+
+if TYPE_CHECKING:
+    from verifier_tui.engine.session import Session
+    from verifier_tui.tui.display import Display
+
+
+class ChoicesPanel(Static):
+    def show(self, session: "Session", fmt: "Display", explain: dict[str, Any] | None = None) -> None:
+        python = session.options.python
+        version = ((explain or {}).get("python") or {}).get("version")
+        if version and not fmt.deterministic:
+            python = f"{python} {version}"
+        workspace = fmt.in_task(session.workspace) if session.workspace else "(an empty scratch folder)"
+        response = session.response
+        if response is None:
+            response_text, response_style = "none", "$text-muted"
+        elif response.path is None:
+            response_text, response_style = f"typed {'JSON' if response.kind == 'json' else 'text'}", "$accent"
+        else:
+            response_text, response_style = fmt.in_task(response.path), ""
+        task_data = fmt.in_task(session.task_data) if session.task_data else "none ({})"
+        self.update(
+            Content.assemble(
+                ("workspace ", LABEL), (workspace, "bold"), (" f", KEY), SEP,
+                ("response ", LABEL), (response_text, response_style or "bold"), (" p", KEY), SEP,
+                ("task data ", LABEL), (task_data, "bold" if session.task_data else "$text-muted"), (" t", KEY), SEP,
+                (python, "bold"),
+            )
+        )

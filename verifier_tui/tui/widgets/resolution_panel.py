@@ -1,0 +1,132 @@
+"""How the runner will import and call the verifier, from its ``--explain``
+document (shown as soon as the runner writes it, before verify returns):
+sys.path in order with each entry's role, where nemo_gym.verifiers resolves
+and any shadowed copy, the signature of verify, and each parameter's binding,
+with contract problems highlighted and explained in words."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.widgets import Static
+
+from verifier_tui.present import binding_text
+
+if TYPE_CHECKING:
+    from verifier_tui.tui.display import Display
+
+_HEAD = "bold $text-primary"
+_MUTED = "$text-muted"
+_PROBLEM = "bold $error"
+_WARN = "$warning"
+
+
+class ResolutionPanel(VerticalScroll):
+    def compose(self) -> ComposeResult:
+        yield Static(Content("Resolution appears as soon as the runner starts."), id="resolution-body")
+
+    def show_message(self, text: str, notices: list[str] = (), style: str = _MUTED) -> None:
+        parts: list[Any] = [(f"⚠ {n}\n", _WARN) for n in notices]
+        parts.append((text, style))
+        self.query_one("#resolution-body", Static).update(Content.assemble(*parts))
+
+    def show(self, explain: dict[str, Any], mode: str, fmt: "Display", notices: list[str] = ()) -> None:
+        self.query_one("#resolution-body", Static).update(resolution_content(explain, mode, fmt, notices))
+
+
+def resolution_content(explain: dict[str, Any], mode: str, fmt: "Display", notices: list[str] = ()) -> Content:
+    """Most telling first: contract problems, then how verify is called, where
+    nemo_gym.verifiers resolves, and sys.path in full."""
+    parts: list[Any] = [(f"⚠ {fmt.text(n)}\n", _WARN) for n in notices]
+    if explain.get("error"):
+        parts.append((f"The runner could not explain this run: {fmt.text(str(explain['error']))}\n", _PROBLEM))
+        return Content.assemble(*parts)
+    parts += _problems(explain, mode, fmt)
+    parts += _verify(explain, mode, fmt)
+    parts += _nemo_gym(explain, fmt)
+    parts += _sys_path(explain, fmt)
+    return Content.assemble(*parts)
+
+
+def _problems(explain: dict[str, Any], mode: str, fmt: "Display") -> list[Any]:
+    parts: list[Any] = []
+    for problem in explain.get("problems") or []:
+        parts += [("✗ contract problem: ", _PROBLEM), (fmt.text(str(problem)), _PROBLEM), "\n"]
+        hint = _hint(str(problem), mode)
+        if hint:
+            parts.append((f"  {hint}\n", ""))
+    return parts
+
+
+def _verify(explain: dict[str, Any], mode: str, fmt: "Display") -> list[Any]:
+    parts: list[Any] = []
+    verify = explain.get("verify")
+    import_error = explain.get("import_error")
+    if import_error:
+        parts.append(("✗ the module raised while being imported: ", _PROBLEM))
+        parts.append((f"{import_error.get('type')}: {fmt.text(import_error.get('message') or '')}\n", _PROBLEM))
+        parts.append(("  its traceback is in stderr; e opens the failing line\n", _MUTED))
+    elif verify:
+        parts.append((fmt.text(verify.get("signature") or "verify(?)"), _HEAD))
+        if verify.get("is_async"):
+            parts.append(("  async: run to completion with asyncio.run", _MUTED))
+        parts.append("\n")
+    params = [p for p in explain.get("parameters") or [] if isinstance(p, dict)]
+    if params:
+        name_width = max(len(str(p.get("name"))) for p in params) + 2
+        kind_width = max(len(str(p.get("kind"))) for p in params) + 2
+        for row in params:
+            missing = row.get("binding") == "missing"
+            text = binding_text(row, mode)
+            parts += [(f"  {str(row.get('name')):<{name_width}}", _PROBLEM if missing else "bold"),
+                      (f"{str(row.get('kind')):<{kind_width}}", _MUTED),
+                      (fmt.text(text), _PROBLEM if missing else ""), "\n"]
+    return parts
+
+
+def _nemo_gym(explain: dict[str, Any], fmt: "Display") -> list[Any]:
+    parts: list[Any] = []
+    modules = explain.get("modules") or {}
+    info = modules.get("nemo_gym.verifiers") or {}
+    resolved = info.get("resolved")
+    parts.append(("nemo_gym.verifiers ", _HEAD))
+    if resolved:
+        parts += ["resolves to ", (fmt.path(resolved), "bold"), "\n"]
+    else:
+        top = (modules.get("nemo_gym") or {}).get("resolved")
+        why = "nemo_gym has no verifiers package" if top else "nemo_gym is not installed for this interpreter"
+        parts.append((f"not importable: {why} (only a verifier that imports it needs it)\n", _MUTED))
+    for shadowed in info.get("shadowed") or []:
+        parts.append((f"  ⚠ shadowed: {fmt.path(shadowed)} is further down sys.path and never imported\n", _WARN))
+    preloaded = explain.get("preloaded_nemo_gym")
+    if preloaded:
+        parts.append((f"  ⚠ nemo_gym was imported before the runner placed sys.path (from {fmt.path(preloaded)}); "
+                      "the runner dropped it so the vendored copy loads\n", _WARN))
+    return parts
+
+
+def _sys_path(explain: dict[str, Any], fmt: "Display") -> list[Any]:
+    rows = [r for r in explain.get("sys_path") or [] if isinstance(r, dict)]
+    roles = [" + ".join(r.get("roles") or [r.get("role") or ""]) for r in rows]
+    width = max([len(r) for r in roles] + [4])
+    parts: list[Any] = [("sys.path", _HEAD), ("  in the order the runner placed it\n", _MUTED)]
+    for row, role in zip(rows, roles):
+        path = fmt.path(row.get("path")) if row.get("path") else "(the current folder)"
+        missing = "" if row.get("exists", True) else "  (missing)"
+        role_style = _MUTED if row.get("role") == "interpreter" else "bold"
+        parts += [(f" {row.get('index', ''):>2}  ", _MUTED), (f"{role:<{width}}  ", role_style), path,
+                  (missing, _MUTED), "\n"]
+    return parts
+
+
+def _hint(problem: str, mode: str) -> str | None:
+    """What to do about a contract problem, in words."""
+    if "'response'" in problem and mode == "harbor":
+        return ("Harbor never passes a response. Give the parameter a default (response=None) so the task "
+                "also runs under Harbor, or press m to run with a response (environment server mode).")
+    if "no callable verify" in problem or "not callable" in problem:
+        return "The runner calls a top-level callable named verify; define it at module level."
+    return None

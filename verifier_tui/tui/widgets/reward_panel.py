@@ -1,0 +1,109 @@
+"""The verdict of a run: each reward file's text (JSON pretty-printed), the
+verdict as Harbor would parse it or why it is missing, warnings, the exit code
+in words and the duration."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.widgets import Static
+
+from verifier_tui.engine.model import Outcome, RunResult
+from verifier_tui.present import expected_line, rewards_text
+from verifier_tui.tui.external import failing_location
+from verifier_tui.tui.widgets.status_style import status_of
+
+if TYPE_CHECKING:
+    from verifier_tui.tui.display import Display
+
+_HEAD = "bold $text-primary"
+_MUTED = "$text-muted"
+
+
+class RewardPanel(VerticalScroll):
+    def compose(self) -> ComposeResult:
+        yield Static(Content("No run yet."), id="reward-body")
+
+    def show_message(self, text: str, style: str = _MUTED) -> None:
+        self.query_one("#reward-body", Static).update(Content.assemble((text, style)))
+
+    def show(self, result: RunResult, fmt: "Display", banner: str | None = None) -> None:
+        self.query_one("#reward-body", Static).update(reward_content(result, fmt, banner))
+        self.scroll_home(animate=False)
+
+
+def reward_content(result: RunResult, fmt: "Display", banner: str | None = None) -> Content:
+    parts: list[Any] = []
+    if banner:
+        parts.append((f"{banner}\n", "reverse $accent"))
+    symbol, word, style = status_of(result)
+    parts += [(f"{symbol} {word}", style), (f"  run #{result.sequence}\n", _MUTED)]
+    expected = expected_line(result)
+    if expected:
+        parts.append((f"{expected}\n", _MUTED))
+
+    parts += [(fmt.text(result.outcome_words), "bold"), (f" · {fmt.duration(result.duration_s)}\n", "")]
+    why = _why(result, fmt)
+    if why:
+        parts.append((f"  {why}\n", _MUTED))
+
+    verdict = result.verdict
+    parts.append(("\nHarbor's verdict\n", _HEAD))
+    if verdict.rewards is not None:
+        parts += [(f"  {rewards_text(verdict.rewards)}", "bold"), (f"  from {verdict.source}\n", _MUTED)]
+    else:
+        parts += [("  none: ", "bold $error"), (f"Harbor would raise {verdict.error}\n", "bold"),
+                  (f"  {fmt.text(verdict.message or '')}\n", _MUTED)]
+    for warning in verdict.warnings:
+        parts.append((f"  ⚠ {fmt.text(warning)}\n", "bold $warning"))
+
+
+    if not result.reward_files:
+        parts.append(("\nno reward file in the reward folder\n", _MUTED))
+    for reward_file in result.reward_files:
+        parts.append((f"\n{reward_file.name}", _HEAD))
+        if reward_file.kind != "file":
+            parts.append((f"  a {reward_file.kind}, not a file\n", "$warning"))
+            continue
+        parts.append((f"  {reward_file.size} bytes{'' if reward_file.is_utf8 else ', not UTF-8'}"
+                      f"{', cut short' if reward_file.truncated else ''}\n", _MUTED))
+        parts.append(pretty(reward_file.name, reward_file.text or "") + "\n")
+    for notice in result.notices:
+        parts.append((f"\nnote: {fmt.text(notice)}", _MUTED))
+    return Content.assemble(*parts)
+
+
+def pretty(name: str, text: str) -> str:
+    """JSON pretty-printed (as parsed: what Harbor reads); anything else as it is."""
+    if name.endswith(".json"):
+        try:
+            return json.dumps(json.loads(text), indent=2, ensure_ascii=False)
+        except ValueError:
+            pass
+    return text if text.strip() else "(empty)"
+
+
+def _why(result: RunResult, fmt: "Display") -> str | None:
+    """The outcome explained in words, with where to look next."""
+    outcome = result.outcome
+    if outcome is Outcome.VERIFIER_RAISED:
+        lines = [line for line in result.stderr.text.strip().splitlines() if line.strip()]
+        error = lines[-1].split(":", 1)[0].strip() if lines else ""
+        error = error if error.replace(".", "").replace("_", "").isalnum() else "an exception"
+        location = failing_location(result, fmt.task_root)
+        where = f" at {fmt.in_task(location[0])}:{location[1]}" if location else ""
+        return f"raised {error}{where}\n  (the traceback is in stderr: e opens the line, d debugs it in pdb)"
+    if outcome is Outcome.CONTRACT_ERROR:
+        lines = [line for line in result.stderr.text.strip().splitlines() if line.strip()]
+        return f"why: {fmt.text(lines[-1])}" if lines else "the runner refused to call verify (see the resolution above)"
+    if outcome is Outcome.TIMED_OUT:
+        return "the runner and everything it started were stopped (task.toml's timeout_sec or --timeout)"
+    if outcome is Outcome.KILLED:
+        return "something outside the runner ended it"
+    if outcome is Outcome.UNEXPECTED_EXIT:
+        return "the runner only exits 0, 1 or 2: something in the verifier called os._exit or crashed the interpreter"
+    return None

@@ -1,0 +1,95 @@
+"""One line under the header: live reload on or off, and the run in flight
+(with its elapsed time) or the last run's outcome."""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+from textual.content import Content
+from textual.widgets import Static
+
+from verifier_tui.engine.model import RunResult
+from verifier_tui.tui.widgets.status_style import short_reward, status_of
+
+if TYPE_CHECKING:
+    from verifier_tui.tui.display import Display
+
+#: How often the elapsed time of a running run is redrawn.
+TICK_S = 0.1
+
+
+class StatusLine(Static):
+    def __init__(self, fmt: "Display", **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.fmt = fmt
+        self.watch_words = ("live reload: starting", "$text-muted")
+        self.running: tuple[str, str, float] | None = None  # (case, trigger, started)
+        self.last: Content | None = None
+        self.note: Content | None = None
+        self._timer = None
+
+    def on_mount(self) -> None:
+        self._timer = self.set_interval(TICK_S, self._tick, pause=True)
+        self._draw()
+
+    def set_watch(self, state: str, detail: str = "") -> None:
+        words = {
+            "starting": ("live reload: starting", "$text-muted"),
+            "watching": ("● watching", "$success"),
+            "off": ("○ not watching: r runs, w watches", "$warning"),
+            "failed": (f"live reload failed: {detail} (w retries)", "$error"),
+        }
+        self.watch_words = words.get(state, (state, ""))
+        self._draw()
+
+    def set_running(self, case: str | None, trigger: str) -> None:
+        self.running = (case or "the current choices", trigger, time.monotonic())
+        self.note = None
+        if self._timer is not None:
+            self._timer.resume()
+        self._draw()
+
+    def set_finished(self, result: RunResult | None) -> None:
+        self.running = None
+        if self._timer is not None:
+            self._timer.pause()
+        if result is not None:
+            symbol, word, style = status_of(result)
+            reward = short_reward(result)
+            self.last = Content.assemble(
+                (f"run #{result.sequence} ", "$text-muted"),
+                (f"{symbol} {word}", style),
+                (f" · reward {reward}" if reward else "", "bold"),
+                f" · {self.fmt.text(result.outcome_words)} · {self.fmt.duration(result.duration_s)}",
+                (f" · {result.case or 'no case'}", "$text-muted"),
+            )
+        self._draw()
+
+    def set_note(self, text: str, style: str = "$warning") -> None:
+        """A standing note (nothing to run, a run failed): replaced by the next run."""
+        self.running = None
+        if self._timer is not None:
+            self._timer.pause()
+        self.note = Content.assemble((text, style))
+        self._draw()
+
+    def _tick(self) -> None:
+        self._draw()
+
+    def _draw(self) -> None:
+        text, style = self.watch_words
+        parts: list = [(text, style), ("   ", "")]
+        if self.running is not None:
+            case, trigger, started = self.running
+            elapsed = self.fmt.elapsed(time.monotonic() - started)
+            parts += [("▶ running ", "bold $accent"), f"{case} ", (f"after {trigger}", "$text-muted")]
+            if elapsed:
+                parts.append((f"  {elapsed}", "bold"))
+        elif self.note is not None:
+            parts.append(self.note)
+        elif self.last is not None:
+            parts.append(self.last)
+        else:
+            parts.append(("no run yet (r runs)", "$text-muted"))
+        self.update(Content.assemble(*parts))

@@ -1,0 +1,22 @@
+"""Shown instead of the panels when the terminal is smaller than the layout needs."""
+
+from __future__ import annotations
+
+from textual.content import Content
+from textual.widgets import Static
+
+#: The smallest terminal every panel fits in (the issue's "usable from 100x30").
+MIN_WIDTH = 100
+MIN_HEIGHT = 30
+
+
+class TooSmall(Static):
+    def show_size(self, width: int, height: int) -> None:
+        self.update(
+            Content.assemble(
+                (f"terminal too small (need {MIN_WIDTH}x{MIN_HEIGHT})\n\n", "bold $warning"),
+                f"This one is {width}x{height}. Make the window larger, or the font smaller;\n"
+                "verifier-tui keeps running and watching meanwhile.\n\n",
+                ("q quits", "$text-muted"),
+            )
+        )
