@@ -89,60 +89,30 @@ _VALUE_OPTIONS = {
 
 
 def parse_args(argv):
-    """Return a dict of options; raise UsageError for anything malformed.
-
-    A ``--reward-dir`` seen before the error is still returned in the error's
-    ``partial`` attribute so the caller can clear planted rewards anyway.
-    """
-    opts = {
-        "verifier": None,
-        "workspace": None,
-        "response": None,
-        "task_data": None,
-        "reward_dir": None,
-        "explain_to": None,
-        "explain": False,
-        "help": False,
-    }
-    problem = None
-    i = 0
-    while i < len(argv):
+    """The options as a dict. The command line the shim and verifier-tui give
+    (``--flag value`` pairs, ``--explain``) is read right here; anything else
+    goes to parse_args_fully, which is compiled only when needed."""
+    opts = {"verifier": None, "workspace": None, "response": None, "task_data": None,
+            "reward_dir": None, "explain_to": None, "explain": False, "help": False}
+    i, count = 0, len(argv)
+    while i < count:
         arg = argv[i]
-        i += 1
-        if arg in ("-h", "--help"):
-            opts["help"] = True
-            continue
-        if arg == "--explain":
+        key = _VALUE_OPTIONS.get(arg)
+        if key is not None and i + 1 < count and opts[key] is None and _plain_value(argv[i + 1]):
+            opts[key] = argv[i + 1]
+            i += 2
+        elif arg == "--explain":
             opts["explain"] = True
-            continue
-        name, eq, value = arg.partition("=")
-        if name in _VALUE_OPTIONS:
-            key = _VALUE_OPTIONS[name]
-            if not eq:
-                if i >= len(argv) or (argv[i].startswith("-") and argv[i] != "-"):
-                    problem = problem or "option %s needs a value" % name
-                    continue
-                value = argv[i]
-                i += 1
-            if value == "":
-                problem = problem or "option %s needs a non-empty value" % name
-                continue
-            if opts[key] is not None:
-                problem = problem or "option %s given more than once" % name
-                continue
-            opts[key] = value
-            continue
-        problem = problem or "unrecognised argument %r (see --help)" % arg
-    if problem is None and not opts["help"]:
-        missing = [flag for flag, key in (("--verifier", "verifier"), ("--workspace", "workspace"))
-                   if opts[key] is None]
-        if missing:
-            problem = "the following arguments are required: %s" % ", ".join(missing)
-    if problem is not None and not opts["help"]:
-        error = UsageError(problem)
-        error.partial = opts
-        raise error
+            i += 1
+        else:
+            return _cold().parse_args_fully(argv)
+    if opts["verifier"] is None or opts["workspace"] is None:
+        return _cold().parse_args_fully(argv)
     return opts
+
+
+def _plain_value(text):
+    return text == "-" or (text != "" and not text.startswith("-"))
 
 
 # --------------------------------------------------------------------------
@@ -206,7 +176,7 @@ def write_reward(result, reward_dir):
             if number is None:
                 raise ContractError(
                     "verify returned a dict whose value for %r is not a finite number: %s"
-                    % (key, _describe(value)))
+                    % (key, _cold()._describe(value)))
             clean[key] = int(value) if isinstance(value, int) else number
         import json
 
@@ -215,7 +185,7 @@ def write_reward(result, reward_dir):
         return "reward.json"
     raise ContractError(
         "verify returned %s; it must return a finite number (int or float, not bool) "
-        "or a dict of them" % _describe(result))
+        "or a dict of them" % _cold()._describe(result))
 
 
 def _number(value):
@@ -231,12 +201,6 @@ def _number(value):
     return number
 
 
-def _describe(value):
-    # _short_repr: a verifier's own __repr__ may raise, and must not crash the run
-    text = _short_repr(value if not isinstance(value, (str, bytes)) else value[:60], 80)
-    return "%s (%s)" % (text, type(value).__name__)
-
-
 def _write_text(path, text):
     try:
         with open(path, "w", encoding="utf-8") as handle:
@@ -250,12 +214,16 @@ def _write_text(path, text):
 
 
 def _same_key(entry):
-    """How two sys.path entries are compared: '' is the current folder; links
-    and spellings (trailing slash, '..') are resolved."""
+    """How two sys.path entries are compared: '' is the current folder; an
+    existing folder is known by its device and inode, so every spelling of it
+    (trailing slash, '..', a link) is the same entry. One stat() each: cheaper
+    than realpath(), which walks every component."""
+    entry = entry or os.getcwd()
     try:
-        return os.path.normcase(os.path.realpath(entry or os.getcwd()))
+        st = os.stat(entry)
+        return (st.st_dev, st.st_ino)
     except (OSError, ValueError):
-        return entry
+        return os.path.normcase(os.path.abspath(entry))
 
 
 def place_on_path(folders):
@@ -276,14 +244,6 @@ def place_on_path(folders):
     return ordered
 
 
-def path_roles(helpers, verifier_dir, tests_dir):
-    """Role names of each of the runner's three folders, keyed as _same_key."""
-    roles = {}
-    for folder, role in ((helpers, ROLE_HELPERS), (verifier_dir, ROLE_VERIFIER), (tests_dir, ROLE_TESTS)):
-        roles.setdefault(_same_key(folder), []).append(role)
-    return roles
-
-
 # --------------------------------------------------------------------------
 # Inputs.
 
@@ -292,41 +252,18 @@ def _read_json_object(path, flag):
     """The JSON object in ``path`` ('-' reads stdin); ContractError otherwise."""
     import json
 
-    label = "standard input" if path == "-" else path
     try:
         if path == "-":
-            data = sys.stdin.buffer.read() if sys.stdin is not None else b""
+            data = sys.stdin.buffer.read()
         else:
-            if os.path.isdir(path):
-                raise ContractError("%s file %s is a folder, not a JSON file" % (flag, label))
             with open(path, "rb") as handle:
                 data = handle.read()
-    except FileNotFoundError:
-        raise ContractError("%s file %s does not exist" % (flag, label))
-    except OSError as exc:
-        raise ContractError("%s file %s cannot be read: %s" % (flag, label, exc.strerror or exc))
-    try:
         value = json.loads(data.decode("utf-8-sig"))
-    except UnicodeDecodeError as exc:
-        raise ContractError("%s file %s is not UTF-8 text: %s" % (flag, label, exc))
-    except ValueError as exc:
-        raise ContractError("%s file %s is not valid JSON: %s" % (flag, label, exc))
+    except Exception as exc:
+        raise ContractError(_cold()._json_file_problem(path, flag, exc))
     if not isinstance(value, dict):
-        raise ContractError("%s file %s holds a JSON %s, not a JSON object"
-                            % (flag, label, _json_kind(value)))
+        raise ContractError(_cold()._json_file_problem(path, flag, None, value))
     return value
-
-
-def _json_kind(value):
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, bool):
-        return "boolean"
-    if value is None:
-        return "null"
-    return "number"
 
 
 # --------------------------------------------------------------------------
@@ -420,23 +357,7 @@ def parameters_of(verify):
             index = npos + nkwonly + (1 if flags & 0x04 else 0)
             params.append((names[index], VAR_KEYWORD, _NO_DEFAULT))
         return params
-    import inspect
-
-    kinds = {
-        inspect.Parameter.POSITIONAL_ONLY: POSITIONAL_ONLY,
-        inspect.Parameter.POSITIONAL_OR_KEYWORD: POSITIONAL_OR_KEYWORD,
-        inspect.Parameter.VAR_POSITIONAL: VAR_POSITIONAL,
-        inspect.Parameter.KEYWORD_ONLY: KEYWORD_ONLY,
-        inspect.Parameter.VAR_KEYWORD: VAR_KEYWORD,
-    }
-    try:
-        signature = inspect.signature(verify)
-    except (TypeError, ValueError) as exc:
-        raise ContractError("cannot read the signature of verify (%s): %s" % (_describe(verify), exc))
-    return [
-        (p.name, kinds[p.kind], _NO_DEFAULT if p.default is inspect.Parameter.empty else p.default)
-        for p in signature.parameters.values()
-    ]
+    return _cold()._parameters_by_inspect(verify)
 
 
 def bind(params, available):
@@ -477,7 +398,7 @@ def bind(params, available):
             row.update(binding="default", source=None, passed=None)
             continue
         row.update(binding="missing", source=None, passed=None)
-        problems.append(_missing_message(name, available))
+        problems.append(_cold()._missing_message(name, available))
     for row in rows:
         if row["kind"] == VAR_KEYWORD:
             extra = [key for key in KNOWN_ARGUMENTS if key in available and key not in bound_names]
@@ -487,49 +408,12 @@ def bind(params, available):
     return positional, keywords, rows, problems
 
 
-def _missing_message(name, available):
-    if name == "response":
-        return ("verify requires 'response' without a default, but no --response was given: "
-                "a published Harbor task never has one (give it a default, e.g. response=None)")
-    if name in KNOWN_ARGUMENTS:
-        return "verify requires %r without a default, but it is not available in this run" % name
-    return ("verify requires %r without a default, which the runner does not provide "
-            "(it provides %s)" % (name, ", ".join(k for k in KNOWN_ARGUMENTS if k in available)))
-
-
 def _short_repr(value, limit=120):
     try:
         text = repr(value)
     except Exception as exc:  # a verifier's own __repr__ may raise
         text = "<unrepresentable %s: %s>" % (type(value).__name__, type(exc).__name__)
     return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def _signature_text(params):
-    parts = []
-    saw_posonly = False
-    star_written = False
-    for name, kind, default in params:
-        if saw_posonly and kind != POSITIONAL_ONLY:
-            parts.append("/")
-            saw_posonly = False
-        if kind == POSITIONAL_ONLY:
-            saw_posonly = True
-        if kind == KEYWORD_ONLY and not star_written:
-            parts.append("*")
-            star_written = True
-        if kind == VAR_POSITIONAL:
-            star_written = True
-            parts.append("*" + name)
-        elif kind == VAR_KEYWORD:
-            parts.append("**" + name)
-        elif default is _NO_DEFAULT:
-            parts.append(name)
-        else:
-            parts.append("%s=%s" % (name, _short_repr(default, 40)))
-    if saw_posonly:
-        parts.append("/")
-    return "verify(%s)" % ", ".join(parts)
 
 
 # --------------------------------------------------------------------------
@@ -562,6 +446,382 @@ async def _await(awaitable):
 # Tracebacks.
 
 
+def _say(message):
+    sys.stderr.write("%s: error: %s\n" % (PROG, message))
+    sys.stderr.flush()
+
+
+# --------------------------------------------------------------------------
+# Explain.
+
+
+# --------------------------------------------------------------------------
+# Main.
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else list(argv)
+    try:
+        opts = parse_args(argv)
+    except UsageError as exc:
+        partial = getattr(exc, "partial", {})
+        if not partial.get("explain"):
+            _quiet_clear(os.path.abspath(partial.get("reward_dir") or DEFAULT_REWARD_DIR))
+        _say(str(exc))
+        return 2
+    if opts["help"]:
+        sys.stdout.write(HELP)
+        return 0
+    explain = opts["explain"]
+    explain_to = opts["explain_to"]
+    reward_dir = None if explain else os.path.abspath(opts["reward_dir"] or DEFAULT_REWARD_DIR)
+    state = {
+        "verifier": os.path.abspath(opts["verifier"]),
+        "workspace": os.path.abspath(opts["workspace"]),
+        "reward_dir": os.path.abspath(opts["reward_dir"] or DEFAULT_REWARD_DIR),
+        "problems": [],
+    }
+    try:
+        code = _run(opts, state, reward_dir, explain or explain_to is not None)
+    except BaseException:
+        _quiet_clear(reward_dir)  # even a crash of the runner itself leaves no verdict
+        raise
+    if code != 0:
+        _quiet_clear(reward_dir)
+    if explain:
+        _cold()._write_explain(state, "-")
+        return 0
+    return code
+
+
+def _run(opts, state, reward_dir, want_explain):
+    """The run itself; returns the exit code. ``state`` gathers what
+    --explain reports as the run goes."""
+    explain_only = opts["explain"]
+    explain_to = opts["explain_to"]
+
+    def stop(exit_code, problem=None, error=None, more=()):
+        if problem is not None:
+            state["problems"].append(problem)
+        state["problems"].extend(more)
+        state["would_exit"] = exit_code
+        if want_explain and not explain_only and explain_to and not state.get("verify_called"):
+            _cold()._write_explain(state, explain_to)  # once verify ran, the file written before the call stands
+        if not explain_only:
+            if error is not None:
+                _cold()._print_traceback(error)
+            elif problem is not None:
+                _say(problem)
+        return exit_code
+
+    # 1. The reward folder: created, and emptied of any planted verdict.
+    if reward_dir is not None:
+        try:
+            os.makedirs(reward_dir, exist_ok=True)
+        except OSError as exc:
+            return stop(2, "cannot create reward folder %s: %s" % (reward_dir, exc.strerror or exc))
+        try:
+            clear_rewards(reward_dir)
+        except ContractError as exc:
+            return stop(2, str(exc))
+
+    # 2. The verifier file.
+    verifier = state["verifier"]
+    if not os.path.exists(verifier):
+        return stop(2, "verifier file %s does not exist" % verifier)
+    if not os.path.isfile(verifier):
+        return stop(2, "verifier %s is not a file" % verifier)
+
+    # 3. The arguments that exist in this run.
+    from pathlib import Path
+
+    workspace = Path(state["workspace"])
+    available = {"workspace": workspace, "task_data": {}, "state": {"workspace": workspace}}
+    try:
+        if opts["task_data"] is not None:
+            available["task_data"] = _read_json_object(opts["task_data"], "--task-data")
+        if opts["response"] is not None:
+            available["response"] = _read_json_object(opts["response"], "--response")
+    except ContractError as exc:
+        return stop(2, str(exc))
+    state["available_names"] = [name for name in KNOWN_ARGUMENTS if name in available]
+
+    # 4. sys.path: the runner's folder, the verifier's folder, the tests folder.
+    helpers = os.path.dirname(os.path.abspath(__file__))
+    tests_dir = os.path.dirname(helpers)
+    verifier_dir = os.path.dirname(verifier)
+    if "nemo_gym" in sys.modules:
+        _cold()._forget_preloaded_nemo_gym(state)
+    state["placed"] = place_on_path([helpers, verifier_dir, tests_dir])
+    state["sys_path"] = list(sys.path)  # as placed, before the module's own code can change it
+    state["folders"] = (helpers, verifier_dir, tests_dir)  # their roles are worked out by --explain
+    if want_explain:
+        state["modules"] = _cold().resolve_nemo_gym()
+
+    # 5. Import the module; find verify.
+    try:
+        module = load_verify(verifier)
+    except BaseException as exc:  # the verifier's own top-level code raised
+        if want_explain:
+            state["import_error"] = _cold()._error_info(exc)
+        return stop(1, error=exc)
+    verify = getattr(module, "verify", _NO_DEFAULT)  # `verify = None` is "not callable", not missing
+    if verify is _NO_DEFAULT:
+        return stop(2, "verifier %s defines no verify at top level" % verifier)
+    if not callable(verify):
+        return stop(2, "verify in %s is not callable: it is %s" % (verifier, _cold()._describe(verify)))
+
+    try:
+        params = parameters_of(verify)
+    except ContractError as exc:
+        return stop(2, str(exc))
+    positional, keywords, rows, problems = bind(params, available)
+    if want_explain:
+        state["rows"] = rows
+        state["verify_info"] = _cold()._verify_info(verify, params)
+    if problems:
+        return stop(2, problems[0], more=problems[1:])
+    if explain_only:
+        state["would_exit"] = None
+        return 0
+    if explain_to:
+        state["would_exit"] = None
+        _cold()._write_explain(state, explain_to)
+
+    # 6. Call, await if needed, write the verdict.
+    state["verify_called"] = True
+    try:
+        result = verify(*positional, **keywords)
+        if _is_awaitable(result):
+            import asyncio
+
+            result = asyncio.run(_await(result))
+            if isinstance(result, _Raised):
+                return stop(1, error=result.error)
+    except BaseException as exc:  # SystemExit and KeyboardInterrupt too: exit 1
+        return stop(1, error=exc)
+    try:
+        write_reward(result, reward_dir)
+    except ContractError as exc:
+        return stop(2, str(exc))
+    return 0
+
+
+# --------------------------------------------------------------------------
+# Cold code: explain, error reports, tracebacks.
+#
+# A script gets no bytecode cache, so Python parses every line of this file on
+# every start, and parsing is most of the runner's own cost (about 3 ms for the
+# whole file on CPython 3.11, against under 1 ms of work). The code below runs
+# only for --explain/--explain-to or on a failing run, so it is kept as text
+# and compiled the first time it is needed, with its real line numbers so that
+# tracebacks and linecache point at this file.
+
+_COLD_MARKER = "_COLD_SOURCE = r" + "'" * 3
+_cold_loaded = False
+
+
+def _cold():
+    """This module, with the cold functions below compiled into it."""
+    global _cold_loaded
+    module = sys.modules[__name__]
+    if not _cold_loaded:
+        offset = 0
+        filename = module.__dict__.get("__file__") or "run_verifier.py"
+        try:
+            with open(filename, encoding="utf-8") as handle:
+                for number, line in enumerate(handle, 1):
+                    if line.startswith(_COLD_MARKER):
+                        offset = number - 1  # the text itself opens with the marker line's newline
+                        break
+        except (OSError, ValueError):
+            pass
+        exec(compile("\n" * offset + _COLD_SOURCE, filename, "exec"), module.__dict__)
+        _cold_loaded = True
+    return module
+
+
+_COLD_SOURCE = r'''
+def parse_args_fully(argv):
+    """parse_args for every other command line: ``--opt=value``, ``--help``,
+    and each way of getting it wrong. Returns a dict of options; raises
+    UsageError for anything malformed.
+
+    A ``--reward-dir`` seen before the error is still returned in the error's
+    ``partial`` attribute so the caller can clear planted rewards anyway.
+    """
+    opts = {
+        "verifier": None,
+        "workspace": None,
+        "response": None,
+        "task_data": None,
+        "reward_dir": None,
+        "explain_to": None,
+        "explain": False,
+        "help": False,
+    }
+    problem = None
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        i += 1
+        if arg in ("-h", "--help"):
+            opts["help"] = True
+            continue
+        if arg == "--explain":
+            opts["explain"] = True
+            continue
+        name, eq, value = arg.partition("=")
+        if name in _VALUE_OPTIONS:
+            key = _VALUE_OPTIONS[name]
+            if not eq:
+                if i >= len(argv) or (argv[i].startswith("-") and argv[i] != "-"):
+                    problem = problem or "option %s needs a value" % name
+                    continue
+                value = argv[i]
+                i += 1
+            if value == "":
+                problem = problem or "option %s needs a non-empty value" % name
+                continue
+            if opts[key] is not None:
+                problem = problem or "option %s given more than once" % name
+                continue
+            opts[key] = value
+            continue
+        problem = problem or "unrecognised argument %r (see --help)" % arg
+    if problem is None and not opts["help"]:
+        missing = [flag for flag, key in (("--verifier", "verifier"), ("--workspace", "workspace"))
+                   if opts[key] is None]
+        if missing:
+            problem = "the following arguments are required: %s" % ", ".join(missing)
+    if problem is not None and not opts["help"]:
+        error = UsageError(problem)
+        error.partial = opts
+        raise error
+    return opts
+
+
+def _parameters_by_inspect(verify):
+    """parameters_of for anything that is not a plain function."""
+    import inspect
+
+    kinds = {
+        inspect.Parameter.POSITIONAL_ONLY: POSITIONAL_ONLY,
+        inspect.Parameter.POSITIONAL_OR_KEYWORD: POSITIONAL_OR_KEYWORD,
+        inspect.Parameter.VAR_POSITIONAL: VAR_POSITIONAL,
+        inspect.Parameter.KEYWORD_ONLY: KEYWORD_ONLY,
+        inspect.Parameter.VAR_KEYWORD: VAR_KEYWORD,
+    }
+    try:
+        signature = inspect.signature(verify)
+    except (TypeError, ValueError) as exc:
+        raise ContractError("cannot read the signature of verify (%s): %s" % (_describe(verify), exc))
+    return [
+        (p.name, kinds[p.kind], _NO_DEFAULT if p.default is inspect.Parameter.empty else p.default)
+        for p in signature.parameters.values()
+    ]
+
+
+def path_roles(helpers, verifier_dir, tests_dir):
+    """Role names of each of the runner's three folders, keyed as _same_key."""
+    roles = {}
+    for folder, role in ((helpers, ROLE_HELPERS), (verifier_dir, ROLE_VERIFIER), (tests_dir, ROLE_TESTS)):
+        roles.setdefault(_same_key(folder), []).append(role)
+    return roles
+
+
+def _describe(value):
+    # _short_repr: a verifier's own __repr__ may raise, and must not crash the run
+    text = _short_repr(value if not isinstance(value, (str, bytes)) else value[:60], 80)
+    return "%s (%s)" % (text, type(value).__name__)
+
+
+def _forget_preloaded_nemo_gym(state):
+    """Something (a .pth file, sitecustomize) imported nemo_gym before the path
+    was placed: forget it, so the vendored copy is what the verifier loads."""
+    state["preloaded"] = getattr(sys.modules.get("nemo_gym"), "__file__", None)
+    for name in [n for n in sys.modules if n == "nemo_gym" or n.startswith("nemo_gym.")]:
+        del sys.modules[name]
+
+
+def _verify_info(verify, params):
+    code = getattr(verify, "__code__", None)
+    return {
+        "signature": _signature_text(params),
+        "is_async": bool(getattr(code, "co_flags", 0) & 0x80),
+        "type": type(verify).__name__,
+        "defined_in": getattr(code, "co_filename", None),
+        "line": getattr(code, "co_firstlineno", None),
+    }
+
+
+def _json_file_problem(path, flag, error, value=None):
+    """Why ``path`` could not serve as ``flag``'s JSON object, in one line."""
+    label = "standard input" if path == "-" else path
+    if error is None:
+        return "%s file %s holds a JSON %s, not a JSON object" % (flag, label, _json_kind(value))
+    if isinstance(error, FileNotFoundError):
+        return "%s file %s does not exist" % (flag, label)
+    if isinstance(error, IsADirectoryError):
+        return "%s file %s is a folder, not a JSON file" % (flag, label)
+    if isinstance(error, OSError):
+        return "%s file %s cannot be read: %s" % (flag, label, error.strerror or error)
+    if isinstance(error, UnicodeDecodeError):
+        return "%s file %s is not UTF-8 text: %s" % (flag, label, error)
+    if isinstance(error, ValueError):
+        return "%s file %s is not valid JSON: %s" % (flag, label, error)
+    return "%s file %s cannot be read: %s" % (flag, label, error)
+
+
+def _json_kind(value):
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, bool):
+        return "boolean"
+    if value is None:
+        return "null"
+    return "number"
+
+
+def _missing_message(name, available):
+    if name == "response":
+        return ("verify requires 'response' without a default, but no --response was given: "
+                "a published Harbor task never has one (give it a default, e.g. response=None)")
+    if name in KNOWN_ARGUMENTS:
+        return "verify requires %r without a default, but it is not available in this run" % name
+    return ("verify requires %r without a default, which the runner does not provide "
+            "(it provides %s)" % (name, ", ".join(k for k in KNOWN_ARGUMENTS if k in available)))
+
+
+def _signature_text(params):
+    parts = []
+    saw_posonly = False
+    star_written = False
+    for name, kind, default in params:
+        if saw_posonly and kind != POSITIONAL_ONLY:
+            parts.append("/")
+            saw_posonly = False
+        if kind == POSITIONAL_ONLY:
+            saw_posonly = True
+        if kind == KEYWORD_ONLY and not star_written:
+            parts.append("*")
+            star_written = True
+        if kind == VAR_POSITIONAL:
+            star_written = True
+            parts.append("*" + name)
+        elif kind == VAR_KEYWORD:
+            parts.append("**" + name)
+        elif default is _NO_DEFAULT:
+            parts.append(name)
+        else:
+            parts.append("%s=%s" % (name, _short_repr(default, 40)))
+    if saw_posonly:
+        parts.append("/")
+    return "verify(%s)" % ", ".join(parts)
+
+
 def _print_traceback(exc):
     """The exception with the runner's and importlib's frames left out, so the
     first frame shown is the verifier's own code."""
@@ -579,13 +839,14 @@ def _print_traceback(exc):
     sys.stderr.flush()
 
 
-def _say(message):
-    sys.stderr.write("%s: error: %s\n" % (PROG, message))
-    sys.stderr.flush()
+def _error_info(exc):
+    import traceback
 
-
-# --------------------------------------------------------------------------
-# Explain.
+    return {
+        "type": type(exc).__name__,
+        "message": _short_repr(str(exc), 500) if str(exc) else "",
+        "traceback": "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)),
+    }
 
 
 def _module_locations(name, entries):
@@ -653,7 +914,7 @@ def resolve_nemo_gym():
 
 
 def _explain_document(state):
-    roles = state.get("roles") or {}
+    roles = path_roles(*state["folders"]) if "folders" in state else {}
     path_rows = []
     for index, entry in enumerate(state.get("sys_path", sys.path)):
         if not isinstance(entry, str):
@@ -711,179 +972,7 @@ def _write_explain(state, target):
         os.replace(tmp, target)
     except OSError:
         pass  # --explain-to is informative; it never changes the run's result
-
-
-# --------------------------------------------------------------------------
-# Main.
-
-
-def main(argv=None):
-    argv = sys.argv[1:] if argv is None else list(argv)
-    try:
-        opts = parse_args(argv)
-    except UsageError as exc:
-        partial = getattr(exc, "partial", {})
-        if not partial.get("explain"):
-            _quiet_clear(os.path.abspath(partial.get("reward_dir") or DEFAULT_REWARD_DIR))
-        _say(str(exc))
-        return 2
-    if opts["help"]:
-        sys.stdout.write(HELP)
-        return 0
-    explain = opts["explain"]
-    explain_to = opts["explain_to"]
-    reward_dir = None if explain else os.path.abspath(opts["reward_dir"] or DEFAULT_REWARD_DIR)
-    state = {
-        "verifier": os.path.abspath(opts["verifier"]),
-        "workspace": os.path.abspath(opts["workspace"]),
-        "reward_dir": os.path.abspath(opts["reward_dir"] or DEFAULT_REWARD_DIR),
-        "problems": [],
-    }
-    try:
-        code = _run(opts, state, reward_dir, explain or explain_to is not None)
-    except BaseException:
-        _quiet_clear(reward_dir)  # even a crash of the runner itself leaves no verdict
-        raise
-    if code != 0:
-        _quiet_clear(reward_dir)
-    if explain:
-        _write_explain(state, "-")
-        return 0
-    return code
-
-
-def _run(opts, state, reward_dir, want_explain):
-    """The run itself; returns the exit code. ``state`` gathers what
-    --explain reports as the run goes."""
-    explain_only = opts["explain"]
-    explain_to = opts["explain_to"]
-
-    def stop(exit_code, problem=None, error=None, more=()):
-        if problem is not None:
-            state["problems"].append(problem)
-        state["problems"].extend(more)
-        state["would_exit"] = exit_code
-        if want_explain and not explain_only and explain_to and not state.get("verify_called"):
-            _write_explain(state, explain_to)  # once verify ran, the file written before the call stands
-        if not explain_only:
-            if error is not None:
-                _print_traceback(error)
-            elif problem is not None:
-                _say(problem)
-        return exit_code
-
-    # 1. The reward folder: created, and emptied of any planted verdict.
-    if reward_dir is not None:
-        try:
-            os.makedirs(reward_dir, exist_ok=True)
-        except OSError as exc:
-            return stop(2, "cannot create reward folder %s: %s" % (reward_dir, exc.strerror or exc))
-        try:
-            clear_rewards(reward_dir)
-        except ContractError as exc:
-            return stop(2, str(exc))
-
-    # 2. The verifier file.
-    verifier = state["verifier"]
-    if not os.path.exists(verifier):
-        return stop(2, "verifier file %s does not exist" % verifier)
-    if not os.path.isfile(verifier):
-        return stop(2, "verifier %s is not a file" % verifier)
-
-    # 3. The arguments that exist in this run.
-    from pathlib import Path
-
-    workspace = Path(state["workspace"])
-    available = {"workspace": workspace, "task_data": {}, "state": {"workspace": workspace}}
-    try:
-        if opts["task_data"] is not None:
-            available["task_data"] = _read_json_object(opts["task_data"], "--task-data")
-        if opts["response"] is not None:
-            available["response"] = _read_json_object(opts["response"], "--response")
-    except ContractError as exc:
-        return stop(2, str(exc))
-    state["available_names"] = [name for name in KNOWN_ARGUMENTS if name in available]
-
-    # 4. sys.path: the runner's folder, the verifier's folder, the tests folder.
-    helpers = os.path.dirname(os.path.abspath(__file__))
-    tests_dir = os.path.dirname(helpers)
-    verifier_dir = os.path.dirname(verifier)
-    preloaded = [name for name in sys.modules if name == "nemo_gym" or name.startswith("nemo_gym.")]
-    if preloaded:
-        # Something (a .pth file, sitecustomize) imported nemo_gym before we
-        # could place the path: forget it so the vendored copy is what loads.
-        state["preloaded"] = getattr(sys.modules.get("nemo_gym"), "__file__", None)
-        for name in preloaded:
-            del sys.modules[name]
-    state["placed"] = place_on_path([helpers, verifier_dir, tests_dir])
-    state["sys_path"] = list(sys.path)  # as placed, before the module's own code can change it
-    state["roles"] = path_roles(helpers, verifier_dir, tests_dir)
-    if want_explain:
-        state["modules"] = resolve_nemo_gym()
-
-    # 5. Import the module; find verify.
-    try:
-        module = load_verify(verifier)
-    except BaseException as exc:  # the verifier's own top-level code raised
-        if want_explain:
-            state["import_error"] = _error_info(exc)
-        return stop(1, error=exc)
-    verify = getattr(module, "verify", _NO_DEFAULT)  # `verify = None` is "not callable", not missing
-    if verify is _NO_DEFAULT:
-        return stop(2, "verifier %s defines no verify at top level" % verifier)
-    if not callable(verify):
-        return stop(2, "verify in %s is not callable: it is %s" % (verifier, _describe(verify)))
-
-    try:
-        params = parameters_of(verify)
-    except ContractError as exc:
-        return stop(2, str(exc))
-    positional, keywords, rows, problems = bind(params, available)
-    if want_explain:
-        state["rows"] = rows
-        state["verify_info"] = {
-            "signature": _signature_text(params),
-            "is_async": bool(getattr(getattr(verify, "__code__", None), "co_flags", 0) & 0x80),
-            "type": type(verify).__name__,
-            "defined_in": getattr(getattr(verify, "__code__", None), "co_filename", None),
-            "line": getattr(getattr(verify, "__code__", None), "co_firstlineno", None),
-        }
-    if problems:
-        return stop(2, problems[0], more=problems[1:])
-    if explain_only:
-        state["would_exit"] = None
-        return 0
-    if explain_to:
-        state["would_exit"] = None
-        _write_explain(state, explain_to)
-
-    # 6. Call, await if needed, write the verdict.
-    state["verify_called"] = True
-    try:
-        result = verify(*positional, **keywords)
-        if _is_awaitable(result):
-            import asyncio
-
-            result = asyncio.run(_await(result))
-            if isinstance(result, _Raised):
-                return stop(1, error=result.error)
-    except BaseException as exc:  # SystemExit and KeyboardInterrupt too: exit 1
-        return stop(1, error=exc)
-    try:
-        write_reward(result, reward_dir)
-    except ContractError as exc:
-        return stop(2, str(exc))
-    return 0
-
-
-def _error_info(exc):
-    import traceback
-
-    return {
-        "type": type(exc).__name__,
-        "message": _short_repr(str(exc), 500) if str(exc) else "",
-        "traceback": "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)),
-    }
+'''
 
 
 if __name__ == "__main__":
