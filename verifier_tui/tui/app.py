@@ -39,6 +39,8 @@ class VerifierApp(App[int]):
         self._finished_event = asyncio.Event()
         self.last_copied: str | None = None
         self.last_suspend_refused: str | None = None
+        self.notices: list[str] = []
+        """Every notification's text, in order (a test seam: run_test hides toasts)."""
 
     def on_mount(self) -> None:
         self.push_screen(self.main)
@@ -92,6 +94,10 @@ class VerifierApp(App[int]):
                 if action != "quit":  # Textual's own Quit is listed already
                     yield SystemCommand(f"{title}  ({key})", help_text, partial(screen.run_action, action))
         yield from super().get_system_commands(screen)
+
+    def notify(self, message: str, **kwargs) -> None:  # type: ignore[override]
+        self.notices.append(message)
+        super().notify(message, **kwargs)
 
     # -- test seams --------------------------------------------------------------------------------
 

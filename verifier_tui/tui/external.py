@@ -80,21 +80,61 @@ def editor_command(path: Path, line: int, environ: Mapping[str, str] | None = No
 #: Runs the runner as a script would (same ``sys.argv``, same ``sys.path[0]``)
 #: but stops in pdb's post-mortem on the exception the verifier raised. The
 #: runner catches that exception to print it and exit 1, so ``python -m pdb``
-#: alone would never see it: its traceback printer is wrapped instead.
+#: alone would never see it: its traceback printer is wrapped instead (the
+#: runner's own ``_print_traceback`` when it has one, else the
+#: ``traceback.print_exception`` it prints with).
 PDB_DRIVER = r"""
-import importlib.util, os, pdb, sys
+import importlib.util, os, pdb, sys, traceback
 runner = sys.argv[1]
 sys.argv = sys.argv[1:]
 sys.path[0] = os.path.dirname(runner)
 spec = importlib.util.spec_from_file_location("run_verifier", runner)
 module = importlib.util.module_from_spec(spec)
+sys.modules["run_verifier"] = module
 spec.loader.exec_module(module)
-print_traceback = module._print_traceback
+if hasattr(module, "_cold"):
+    module._cold()  # the runner compiles its error-reporting code lazily
+tests_dir = os.path.dirname(os.path.dirname(os.path.abspath(runner))) + os.sep
+
+class VerifierPdb(pdb.Pdb):
+    # Start at the innermost frame of the task's own code (the verifier or a
+    # helper), not inside the standard library call it failed in.
+    def setup(self, f, tb):
+        result = super().setup(f, tb)
+        for index in range(len(self.stack) - 1, -1, -1):
+            frame = self.stack[index][0]
+            if os.path.abspath(frame.f_code.co_filename).startswith(tests_dir):
+                self.curindex = index
+                self.curframe = frame
+                if hasattr(self, "curframe_locals"):
+                    self.curframe_locals = frame.f_locals
+                break
+        return result
+
+entered = []
 def post_mortem(exc):
-    print_traceback(exc)
-    sys.stderr.write("\nverifier-tui: the verifier raised; pdb post-mortem at the failing frame ('q' ends it)\n")
-    pdb.post_mortem(exc.__traceback__)
-module._print_traceback = post_mortem
+    if entered:
+        return
+    entered.append(exc)
+    sys.stderr.write("\nverifier-tui: the verifier raised; pdb post-mortem in your code's failing frame "
+                     "(up/down move along the traceback, q ends it)\n")
+    sys.stderr.flush()
+    debugger = VerifierPdb()
+    debugger.reset()
+    debugger.interaction(None, exc.__traceback__)
+if hasattr(module, "_print_traceback"):
+    printer = module._print_traceback
+    def wrapped(exc):
+        printer(exc)
+        post_mortem(exc)
+    module._print_traceback = wrapped
+else:
+    printer = traceback.print_exception
+    def wrapped(kind, exc=None, tb=None, *args, **kwargs):
+        printer(kind, exc, tb, *args, **kwargs)
+        if isinstance(exc, BaseException):
+            post_mortem(exc)
+    traceback.print_exception = wrapped
 code = module.main()
 if code == 0:
     sys.stderr.write("\nverifier-tui: verify returned without raising (exit 0): nothing to debug post-mortem\n")

@@ -7,7 +7,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Label, OptionList
+from textual.widgets import Footer, Label, OptionList
 from textual.widgets.option_list import Option
 
 
@@ -32,6 +32,7 @@ class ChooseListScreen(ModalScreen[str | None]):
                 id="choices",
             )
             yield Label(Content(self.hint), classes="dialog-hint")
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         options = self.query_one(OptionList)

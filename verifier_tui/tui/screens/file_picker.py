@@ -11,7 +11,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import DirectoryTree, Input, Label
+from textual.widgets import DirectoryTree, Footer, Input, Label
 
 _SKIP = ("__pycache__", ".git", ".venv", "node_modules")
 
@@ -55,6 +55,7 @@ class FilePickerScreen(ModalScreen[Path | None]):
             yield Label(Content("tree: enter on a file uses it · box: type a path, enter uses it · esc cancels"),
                         classes="dialog-hint")
             yield Label("", id="picker-error", classes="dialog-error")
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.query_one(FileTree).focus()

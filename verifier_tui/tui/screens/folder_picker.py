@@ -11,7 +11,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import DirectoryTree, Input, Label
+from textual.widgets import DirectoryTree, Footer, Input, Label
 
 
 class FolderTree(DirectoryTree):
@@ -46,6 +46,7 @@ class FolderPickerScreen(ModalScreen[Path | None]):
             yield Label(Content("tree: enter opens a folder and fills the box · box: enter uses it · "
                                 "ctrl+u uses it · esc cancels"), classes="dialog-hint")
             yield Label("", id="picker-error", classes="dialog-error")
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.query_one(FolderTree).focus()

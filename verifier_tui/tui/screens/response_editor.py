@@ -16,7 +16,7 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.timer import Timer
-from textual.widgets import Label, TextArea
+from textual.widgets import Footer, Label, TextArea
 
 #: Pause after the last key before the typed response is run. 400 ms: people
 #: type 3-6 keys a second, so a run does not start between two keys of a word,
@@ -42,8 +42,9 @@ class ResponseEditorScreen(ModalScreen[None]):
             yield Label("", id="editor-title", classes="dialog-title")
             yield TextArea(self.text, id="response-text", soft_wrap=True, show_line_numbers=False)
             yield Label("", id="editor-state")
-            yield Label(Content("runs after each pause in typing · ctrl+t: plain text / Responses API JSON · "
+            yield Label(Content("runs after each pause in typing, like a saved file · "
                                 "esc closes (the typed response stays chosen)"), classes="dialog-hint")
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self._describe()

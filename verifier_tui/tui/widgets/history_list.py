@@ -57,17 +57,17 @@ class HistoryList(OptionList):
 
     @staticmethod
     def _prompt(result: RunResult, previous: RunResult | None) -> Content:
-        """Two lines: ``#7 ✓ 1 ▲ good`` and, under it, what triggered the run."""
-        symbol, word, style = status_of(result)
+        """Two lines: ``#7 ✓ good 1 ▲`` and, under it, what triggered the run."""
+        symbol, _word, style = status_of(result)
         mark, mark_style = reward_change(result, previous)
         reward = short_reward(result)
         return Content.assemble(
             (f"#{result.sequence:<3}", "$text-muted"),
             (f"{symbol} ", style),
-            (f"{reward} " if reward else f"{word} ", "bold" if reward else style),
-            (mark, mark_style),
-            (f"\n    {result.case or 'no case'}", ""),
-            (f" after {result.trigger}", "$text-muted"),
+            (result.case or "no case", ""),
+            (f" {reward}" if reward else "", "bold"),
+            (f" {mark}" if mark else "", mark_style),
+            (f"\n  after {result.trigger}", "$text-muted"),
         )
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:

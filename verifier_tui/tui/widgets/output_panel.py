@@ -88,6 +88,10 @@ class OutputPanel(Vertical):
         log = self.query_one(f"#{self.showing}", Log)
         return max(0, log.scrollable_content_region.width - 1)
 
+    def text(self, stream: str) -> str:
+        """A finished run's output as shown, before wrapping (for tests and copying)."""
+        return "\n".join(self._shown[stream])
+
     def start_streaming(self, buffer: "OutputBuffer") -> None:
         """A run started: its output replaces the last run's as soon as some
         arrives (a quick run that prints nothing does not blank the panel)."""

@@ -99,7 +99,7 @@ def _why(result: RunResult, fmt: "Display") -> str | None:
         return f"raised {error}{where}\n  (the traceback is in stderr: e opens the line, d debugs it in pdb)"
     if outcome is Outcome.CONTRACT_ERROR:
         lines = [line for line in result.stderr.text.strip().splitlines() if line.strip()]
-        return f"why: {fmt.text(lines[-1])}" if lines else "the runner refused to call verify (see the resolution above)"
+        return f"why: {fmt.text(lines[-1]).removeprefix('run_verifier: error: ')}" if lines else "the runner refused to call verify (see the resolution above)"
     if outcome is Outcome.TIMED_OUT:
         return "the runner and everything it started were stopped (task.toml's timeout_sec or --timeout)"
     if outcome is Outcome.KILLED:

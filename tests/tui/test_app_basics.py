@@ -1,0 +1,161 @@
+"""Opening tasks, the first run, what the panels say."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import Log
+
+from tests.tui.conftest import EXAMPLES, SIZE, copy_task, make_app, make_task, screen_text, widget_text
+from verifier_tui.engine.model import Outcome
+from verifier_tui.tui.messages import ExplainReady, RunFinished, RunStarted
+
+
+async def test_first_run_shows_verdict_resolution_and_history():
+    messages = []
+    app = make_app(EXAMPLES / "hello-file")
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+        result = await app.wait_for_runs(1)
+        await pilot.pause()
+        assert result.outcome is Outcome.REWARD_WRITTEN
+        assert result.verdict.rewards == {"reward": 1.0}
+        reward = widget_text(app, "#reward-body")
+        assert "✓ passed" in reward
+        assert "reward=1" in reward and "from reward.txt" in reward
+        assert "exit 0 · reward written · -- ms" in reward
+        resolution = widget_text(app, "#resolution-body")
+        assert "verify(workspace)" in resolution
+        assert "vendored helpers" in resolution and "hello-file/tests" in resolution
+        assert "bound to workspace" in resolution
+        header = widget_text(app, "#header")
+        assert "hello-file" in header and "case correct" in header and "Harbor mode (no response)" in header
+        assert "#1  ✓ correct 1" in screen_text(app)
+    kinds = [type(m) for m in messages]
+    assert RunStarted in kinds and RunFinished in kinds and ExplainReady in kinds
+    # The resolution arrived before the run finished.
+    assert kinds.index(ExplainReady) < kinds.index(RunFinished)
+
+
+async def test_dict_reward_is_pretty_printed():
+    app = make_app(EXAMPLES / "fizzbuzz-module", case="partial")
+    async with app.run_test(size=SIZE) as pilot:
+        result = await app.wait_for_runs(1)
+        await pilot.pause()
+        assert result.reward_files[0].name == "reward.json"
+        reward = widget_text(app, "#reward-body")
+        assert "reward.json" in reward
+        assert '{\n  "reward":' in reward  # pretty-printed, one key a line
+
+
+async def test_verify_raised_shows_traceback_and_failing_line():
+    app = make_app(EXAMPLES / "hello-file", case="missing-file")
+    async with app.run_test(size=SIZE) as pilot:
+        result = await app.wait_for_runs(1)
+        await pilot.pause()
+        assert result.outcome is Outcome.VERIFIER_RAISED
+        reward = widget_text(app, "#reward-body")
+        assert "raised FileNotFoundError at tests/verifier.py:28" in reward
+        assert "RewardFileNotFoundError" in reward
+        stderr = app.main.query_one("#output").text("stderr")
+        assert "Traceback" in stderr and "FileNotFoundError" in stderr
+        # Paths are the user's own, shown relative to the task's parent.
+        assert 'File "hello-file/tests/verifier.py", line 28' in stderr
+
+
+async def test_contract_error_in_harbor_mode_is_explained():
+    app = make_app(EXAMPLES / "count-errors", case="harbor-mode")
+    async with app.run_test(size=SIZE) as pilot:
+        result = await app.wait_for_runs(1)
+        await pilot.pause()
+        assert result.outcome is Outcome.CONTRACT_ERROR
+        resolution = widget_text(app, "#resolution-body")
+        assert "✗ contract problem" in resolution
+        assert "MISSING: required" in resolution
+        assert "Harbor never passes a response" in resolution
+        assert "async" in resolution
+        assert "contract error" in widget_text(app, "#reward-body")
+
+
+async def test_task_without_verifier_opens_with_a_clear_message(tmp_path):
+    root = make_task(tmp_path, "empty-task", None)
+    app = make_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        assert await app.wait_for_runs(1) is None
+        await pilot.pause()
+        text = screen_text(app)
+        assert "no verifier found for empty-task" in text
+        assert "Nothing to run yet" in text
+        assert "verifier none found" in widget_text(app, "#header")
+        # Writing one makes it run (live reload picks it up).
+        await app.controller.watch_ready.wait()
+        (root / "tests" / "verifier.py").write_text("def verify(workspace):\n    return 0.5\n")
+        result = await app.wait_for_runs(2)
+        assert result is not None and result.verdict.rewards == {"reward": 0.5}
+
+
+async def test_plain_test_sh_notice_is_shown():
+    app = make_app(EXAMPLES / "plain-test-sh")
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.pause()
+        assert "plain test.sh task" in widget_text(app, "#resolution-body")
+
+
+async def test_sum_column_helper_import_and_task_data():
+    app = make_app(EXAMPLES / "sum-column")
+    async with app.run_test(size=SIZE) as pilot:
+        result = await app.wait_for_runs(1)
+        await pilot.pause()
+        assert result.outcome is Outcome.REWARD_WRITTEN, result.stderr.text
+        assert "task data task_data.json" in widget_text(app, "#choices")
+        assert "task_data" in widget_text(app, "#resolution-body")
+
+
+async def test_markup_like_output_is_shown_verbatim(tmp_path):
+    root = make_task(tmp_path, "markup", """
+        import sys
+        def verify(workspace):
+            print("[bold]x[/] [link=http://e]y[/link] [red]")
+            sys.stderr.write("[bold]x[/] \\x1b[31mred\\x1b[0m [/nonsense]\\n")
+            raise ValueError("[bold]boom[/]")
+    """)
+    app = make_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        result = await app.wait_for_runs(1)
+        await pilot.pause()
+        assert result.outcome is Outcome.VERIFIER_RAISED
+        stderr = app.main.query_one("#output").text("stderr")
+        assert "[bold]x[/] red [/nonsense]" in stderr  # escapes stripped, brackets kept
+        assert "ValueError: [bold]boom[/]" in stderr
+        await pilot.press("o")
+        stdout = app.main.query_one("#output").text("stdout")
+        assert "[bold]x[/] [link=http://e]y[/link] [red]" in stdout
+        assert "[bold]x[/]" in screen_text(app)
+
+
+async def test_fifty_thousand_lines_do_not_freeze(tmp_path):
+    root = make_task(tmp_path, "flood", """
+        import sys
+        def verify(workspace):
+            for i in range(50000):
+                print(f"line {i} [bold]not markup[/]")
+            sys.stdout.flush()
+            return 1.0
+    """)
+    app = make_app(root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        import time
+
+        started = time.monotonic()
+        result = await app.wait_for_runs(1, timeout=30)
+        await pilot.pause()
+        assert result.verdict.rewards == {"reward": 1.0}
+        assert time.monotonic() - started < 15
+        await pilot.press("o")
+        await pilot.pause()
+        log = app.main.query_one("#stdout", Log)
+        assert 0 < log.line_count <= 5001
+        assert "line 49999 [bold]not markup[/]" in log.lines[-1]
+        # Still responsive: a key works at once.
+        await pilot.press("o")
+        assert app.main.query_one("#output").showing == "stderr"

@@ -1,0 +1,232 @@
+"""Choosing a case, a verifier, a workspace, a response and task data; toggling mode."""
+
+from __future__ import annotations
+
+from textual.widgets import Input
+
+from tests.tui.conftest import EXAMPLES, SIZE, copy_task, make_app, make_task, screen_text, widget_text
+from verifier_tui.engine.model import Outcome
+from verifier_tui.tui.screens.choose_list import ChooseListScreen
+from verifier_tui.tui.screens.file_picker import FilePickerScreen
+from verifier_tui.tui.screens.folder_picker import FolderPickerScreen
+from verifier_tui.tui.screens.response_editor import ResponseEditorScreen
+
+
+async def test_enter_in_the_cases_list_chooses_and_runs():
+    app = make_app(EXAMPLES / "hello-file", watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("down", "enter")  # the list has focus; correct -> missing-file
+        result = await app.wait_for_runs(2)
+        assert result.case == "missing-file" and result.trigger == "case chosen"
+        assert result.outcome is Outcome.VERIFIER_RAISED
+        await pilot.pause()
+        assert "case missing-file" in widget_text(app, "#header")
+        cases = screen_text(app)
+        assert "✓ correct 1" in cases and "✓ missing-file" in cases
+
+
+async def test_s_opens_the_case_chooser():
+    app = make_app(EXAMPLES / "hello-file", watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("s")
+        assert isinstance(app.screen, ChooseListScreen)
+        await pilot.press("down", "down", "enter")  # correct -> missing-file -> wrong-case
+        result = await app.wait_for_runs(2)
+        assert result.case == "wrong-case"
+        assert result.verdict.rewards == {"reward": 0.0}
+        assert app.session.case.name == "wrong-case"
+
+
+async def test_escape_leaves_the_choice_alone():
+    app = make_app(EXAMPLES / "hello-file", watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("s", "down", "escape")
+        await pilot.pause()
+        assert app.screen is app.main
+        assert app.session.case.name == "correct"
+        assert len(app.finished) == 1
+
+
+async def test_choose_among_several_verifiers(tmp_path):
+    root = make_task(tmp_path, "two", "def verify(workspace):\n    return 1.0\n")
+    (root / "tests" / "strict_verifier.py").write_text("def verify(workspace):\n    return 0.5\n")
+    app = make_app(root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        first = await app.wait_for_runs(1)
+        assert first.verifier.name == "verifier.py"
+        await pilot.press("v")
+        assert isinstance(app.screen, ChooseListScreen)
+        await pilot.press("down", "enter")
+        result = await app.wait_for_runs(2)
+        assert result.verifier.name == "strict_verifier.py"
+        assert result.verdict.rewards == {"reward": 0.5}
+        await pilot.pause()
+        assert "tests/strict_verifier.py" in widget_text(app, "#header")
+
+
+async def test_choose_verifier_from_another_file(tmp_path):
+    root = make_task(tmp_path, "other", "def verify(workspace):\n    return 1.0\n")
+    elsewhere = tmp_path / "elsewhere.py"
+    elsewhere.write_text("async def verify(workspace, task_data):\n    return 0.25\n")
+    not_a_verifier = tmp_path / "nothing.py"
+    not_a_verifier.write_text("x = 1\n")
+    app = make_app(root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("v", "down", "enter")  # "another .py file…"
+        assert isinstance(app.screen, FilePickerScreen)
+        box = app.screen.query_one("#path", Input)
+        box.value = str(not_a_verifier)
+        box.focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        # Refused with a readable message, nothing crashed, the old verifier stays.
+        assert any("defines no top-level verify" in n or "no such verifier" in n for n in app.notices), app.notices
+        assert app.session.verifier.name == "verifier.py"
+        await pilot.press("v", "down", "enter")
+        box = app.screen.query_one("#path", Input)
+        box.value = str(elsewhere)
+        box.focus()
+        await pilot.press("enter")
+        result = await app.wait_for_runs(2)
+        assert result.verifier == elsewhere and result.verdict.rewards == {"reward": 0.25}
+
+
+async def test_choose_workspace_with_the_folder_picker():
+    app = make_app(EXAMPLES / "hello-file", watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("f")
+        assert isinstance(app.screen, FolderPickerScreen)
+        box = app.screen.query_one("#path", Input)
+        box.value = "no/such/folder"
+        box.focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, FolderPickerScreen)  # stays open, says why
+        assert "is not a folder" in str(app.screen.query_one("#picker-error").content)
+        box.value = str(EXAMPLES / "hello-file" / "cases" / "wrong-text" / "workspace")
+        await pilot.press("enter")
+        result = await app.wait_for_runs(2)
+        assert result.workspace.parent.name == "wrong-text"
+        assert result.trigger == "workspace chosen"
+        assert result.verdict.rewards == {"reward": 0.0}
+        await pilot.pause()
+        assert "cases/wrong-text/workspace" in widget_text(app, "#choices")
+
+
+async def test_folder_picker_tree_browsing_fills_the_box():
+    app = make_app(EXAMPLES / "hello-file", watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("f")
+        await pilot.pause()
+        await pilot.press("down")  # the tree has focus: the first folder under the task
+        await pilot.pause()
+        value = app.screen.query_one("#path", Input).value
+        assert value.startswith(str(EXAMPLES / "hello-file"))
+        await pilot.press("ctrl+u")
+        result = await app.wait_for_runs(2)
+        assert str(result.workspace) == value
+
+
+async def test_choose_a_response_file_switches_to_server_mode():
+    app = make_app(EXAMPLES / "count-errors", case="harbor-mode", watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        first = await app.wait_for_runs(1)
+        assert first.outcome is Outcome.CONTRACT_ERROR
+        await pilot.press("p")
+        assert isinstance(app.screen, ChooseListScreen)
+        await pilot.press("enter")  # "a file…" (this case has no response of its own)
+        assert isinstance(app.screen, FilePickerScreen)
+        box = app.screen.query_one("#path", Input)
+        box.value = "cases/response-json/response.json"  # relative to the task
+        box.focus()
+        await pilot.press("enter")
+        result = await app.wait_for_runs(2)
+        assert result.mode == "server"
+        assert result.verdict.rewards == {"reward": 1.0}
+        await pilot.pause()
+        assert "environment server" in widget_text(app, "#header")
+
+
+async def test_typed_text_response_runs_after_a_pause():
+    app = make_app(EXAMPLES / "count-errors", case="harbor-mode", watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("p", "down", "enter")  # "type plain text in an editor"
+        assert isinstance(app.screen, ResponseEditorScreen)
+        await app.wait_for_runs(2)  # opening the editor runs the (empty) typed response
+        await pilot.press(*"The log has 3 errors")
+        result = await app.wait_for_runs(3)
+        assert result.trigger == "response edited"
+        assert result.response.path is None and result.response.kind == "text"
+        assert result.verdict.rewards == {"reward": 1.0}, result.stderr.text
+        # The verdict is visible beneath the editor.
+        assert "reward=1" in screen_text(app)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is app.main
+        assert "typed text" in widget_text(app, "#choices")
+
+
+async def test_typed_json_response_reports_invalid_json():
+    app = make_app(EXAMPLES / "count-errors", case="harbor-mode", watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("p", "down", "down", "enter")  # "type Responses API JSON"
+        assert isinstance(app.screen, ResponseEditorScreen)
+        result = await app.wait_for_runs(2)
+        assert result.outcome is Outcome.CONTRACT_ERROR  # empty is not JSON
+        await pilot.press(*'{"output": [')
+        await pilot.pause(0.1)
+        assert "not valid JSON yet" in str(app.screen.query_one("#editor-state").content)
+        await pilot.press("escape")
+
+
+async def test_choose_task_data_file():
+    app = make_app(EXAMPLES / "sum-column", case="quantity-variant", watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        first = await app.wait_for_runs(1)
+        assert first.verdict.rewards == {"reward": 1.0}
+        await pilot.press("t")
+        assert isinstance(app.screen, ChooseListScreen)
+        await pilot.press("down", "down", "enter")  # none: {}
+        result = await app.wait_for_runs(2)
+        assert result.task_data is None
+        await pilot.press("t", "down", "enter")  # a JSON file…
+        assert isinstance(app.screen, FilePickerScreen)
+        box = app.screen.query_one("#path", Input)
+        box.value = "cases/quantity-variant/task_data.json"
+        box.focus()
+        await pilot.press("enter")
+        result = await app.wait_for_runs(3)
+        assert result.task_data.name == "task_data.json" and result.verdict.rewards == {"reward": 1.0}
+
+
+async def test_toggle_mode_with_and_without_the_response():
+    app = make_app(EXAMPLES / "count-errors", case="response-json", watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        first = await app.wait_for_runs(1)
+        assert first.mode == "server" and first.verdict.rewards == {"reward": 1.0}
+        await pilot.press("m")
+        second = await app.wait_for_runs(2)
+        assert second.mode == "harbor" and second.outcome is Outcome.CONTRACT_ERROR
+        await pilot.pause()
+        assert "Harbor mode" in widget_text(app, "#header")
+        await pilot.press("m")
+        third = await app.wait_for_runs(3)
+        assert third.mode == "server" and third.verdict.rewards == {"reward": 1.0}
+
+
+async def test_toggle_mode_without_any_response_asks_for_one():
+    app = make_app(EXAMPLES / "hello-file", watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("m")
+        await pilot.pause()
+        assert isinstance(app.screen, ChooseListScreen)
+        assert any("no response to run with" in n for n in app.notices)

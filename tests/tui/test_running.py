@@ -1,0 +1,198 @@
+"""Running: r, run all, live reload on a real file write, superseding, history."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from textual.widgets import OptionList
+
+from tests.tui.conftest import EXAMPLES, SIZE, copy_task, make_app, make_task, recorded, screen_text, widget_text
+from verifier_tui.engine.model import Outcome
+from verifier_tui.tui.messages import RunFinished, RunStarted
+
+
+async def test_r_runs_again():
+    app = make_app(EXAMPLES / "hello-file", watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("r")
+        result = await app.wait_for_runs(2)
+        assert result.trigger == "r key" and result.sequence == 2
+        await pilot.pause()
+        assert "#2  ✓ correct 1 =" in screen_text(app)
+
+
+async def test_run_all_cases_marks_every_case():
+    messages = []
+    app = make_app(EXAMPLES / "hello-file", watch=False)
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("a")
+        await app.wait_for_runs(5)
+        await pilot.pause()
+        ran = [r.case for r in app.finished[1:]]
+        assert ran == ["correct", "missing-file", "wrong-case", "wrong-text"]
+        assert all(r.expected_matched for r in app.finished[1:])
+        text = screen_text(app)
+        for name in ran:
+            assert f"✓ {name}" in text
+        # Each case was marked running in turn.
+        started = [m.case for m in recorded(messages, RunStarted)]
+        assert started[1:] == ran
+        # The panels still show the current case.
+        assert app.main.latest.case == "correct"
+
+
+async def test_live_reload_after_a_real_file_write(tmp_path):
+    root = copy_task(tmp_path, "hello-file")
+    app = make_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        first = await app.wait_for_runs(1)
+        assert first.verdict.rewards == {"reward": 1.0}
+        await asyncio.wait_for(app.controller.watch_ready.wait(), 10)
+        verifier = root / "tests" / "verifier.py"
+        verifier.write_text(verifier.read_text().replace("1.0 if", "0.75 if"))
+        result = await app.wait_for_runs(2)
+        assert result.verdict.rewards == {"reward": 0.75}
+        assert result.trigger == "tests/verifier.py"
+        await pilot.pause()
+        assert "#2  • correct 0.75" in screen_text(app) or "#2  ✗ correct 0.75 ▼" in screen_text(app)
+        history = app.main.query_one("#history", OptionList)
+        assert "after tests/verifier.py" in str(history.get_option_at_index(0).prompt)
+        # A change in the workspace re-runs too.
+        (root / "cases" / "correct" / "workspace" / "hello.txt").write_text("goodbye\n")
+        result = await app.wait_for_runs(3)
+        assert result.verdict.rewards == {"reward": 0.0}
+        assert result.trigger.startswith("workspace/hello.txt")
+
+
+SLOW = """
+import time
+def verify(workspace):
+    time.sleep({delay})
+    return {value}
+"""
+
+
+async def test_a_change_mid_run_supersedes_it(tmp_path):
+    root = make_task(tmp_path, "slow", SLOW.format(delay=20, value=0.1))
+    messages = []
+    app = make_app(root)
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+        await asyncio.wait_for(app.controller.watch_ready.wait(), 10)
+        for _ in range(100):  # the slow first run is under way
+            if any(isinstance(m, RunStarted) for m in messages):
+                break
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(0.3)
+        assert "running" in widget_text(app, "#status")
+        started = time.monotonic()
+        (root / "tests" / "verifier.py").write_text(SLOW.format(delay=0, value=0.9))
+        result = await app.wait_for_runs(1, timeout=15)
+        assert time.monotonic() - started < 10  # the 20 s sleep was cut short
+        assert result.verdict.rewards == {"reward": 0.9}
+        await pilot.pause(0.3)
+        finished = [m.result for m in recorded(messages, RunFinished)]
+        assert [r.verdict.rewards for r in finished] == [{"reward": 0.9}]  # 0.1 never shown
+        assert app.controller.scheduler.runs_superseded == 1
+        assert "0.1" not in widget_text(app, "#reward-body")
+
+
+async def test_history_selection_shows_that_run():
+    app = make_app(EXAMPLES / "hello-file", watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("down", "enter")  # missing-file: raises
+        await app.wait_for_runs(2)
+        await pilot.pause()
+        history = app.main.query_one("#history", OptionList)
+        history.focus()
+        await pilot.press("down", "enter")  # the older run: correct, reward 1
+        await pilot.pause()
+        reward = widget_text(app, "#reward-body")
+        assert "run #1 from the history" in reward and "reward=1" in reward
+        assert "(nothing on stderr)" in app.main.query_one("#output").text("stderr")
+        await pilot.press("escape")
+        await pilot.pause()
+        reward = widget_text(app, "#reward-body")
+        assert "from the history" not in reward and "verifier raised" in reward
+        assert "FileNotFoundError" in app.main.query_one("#output").text("stderr")
+
+
+async def test_a_new_run_returns_from_history_to_the_latest():
+    app = make_app(EXAMPLES / "hello-file", watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("r")
+        await app.wait_for_runs(2)
+        app.main.query_one("#history", OptionList).focus()
+        await pilot.press("down", "enter")
+        await pilot.pause()
+        assert app.main.viewing is not None
+        await pilot.press("r")
+        await app.wait_for_runs(3)
+        await pilot.pause()
+        assert app.main.viewing is None
+        assert "from the history" not in widget_text(app, "#reward-body")
+
+
+async def test_toggle_watch_off_and_on(tmp_path):
+    root = copy_task(tmp_path, "hello-file")
+    app = make_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await asyncio.wait_for(app.controller.watch_ready.wait(), 10)
+        await pilot.press("w")
+        await pilot.pause()
+        assert "not watching" in widget_text(app, "#status")
+        (root / "tests" / "verifier.py").write_text("def verify(workspace):\n    return 0.5\n")
+        await asyncio.sleep(0.8)
+        assert len(app.finished) == 1  # no re-run while off
+        await pilot.press("w")
+        await asyncio.wait_for(app.controller.watch_ready.wait(), 10)
+        await pilot.pause(0.1)
+        assert "● watching" in widget_text(app, "#status")
+        (root / "tests" / "verifier.py").write_text("def verify(workspace):\n    return 0.25\n")
+        result = await app.wait_for_runs(2)
+        assert result.verdict.rewards == {"reward": 0.25}
+
+
+async def test_request_rerun_seam():
+    app = make_app(EXAMPLES / "hello-file", watch=False)
+    async with app.run_test(size=SIZE):
+        await app.wait_for_runs(1)
+        app.request_rerun([EXAMPLES / "hello-file" / "cases" / "correct" / "workspace" / "hello.txt"])
+        result = await app.wait_for_runs(2)
+        assert result.trigger == "hello.txt"
+
+
+async def test_timeout_is_shown_in_words(tmp_path):
+    root = make_task(tmp_path, "sleepy", SLOW.format(delay=30, value=1.0), timeout=1)
+    app = make_app(root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        result = await app.wait_for_runs(1, timeout=20)
+        await pilot.pause()
+        assert result.outcome is Outcome.TIMED_OUT
+        reward = widget_text(app, "#reward-body")
+        assert "timed out after 1 s" in reward
+        assert "everything it started were stopped" in reward
+
+
+async def test_an_engine_failure_becomes_a_message(monkeypatch):
+    app = make_app(EXAMPLES / "hello-file", watch=False)
+
+    async def broken(*args, **kwargs):
+        raise RuntimeError("scratch disk full")
+
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        monkeypatch.setattr(app.session, "run", broken)
+        await pilot.press("r")
+        assert await app.wait_for_runs(2) is None
+        await pilot.pause()
+        assert "RuntimeError: scratch disk full" in widget_text(app, "#status")
+        assert "the run could not be completed" in widget_text(app, "#reward-body")
+        monkeypatch.undo()
+        await pilot.press("r")
+        assert (await app.wait_for_runs(3)).verdict.rewards == {"reward": 1.0}

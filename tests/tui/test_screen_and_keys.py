@@ -1,0 +1,208 @@
+"""Narrow terminals, themes, the command palette, copying, and the actions
+that suspend the app (which must degrade cleanly where it cannot suspend)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from textual.command import CommandPalette
+
+from tests.tui.conftest import EXAMPLES, SIZE, make_app, make_task, screen_text, widget_text
+from verifier_tui.engine.session import Session
+from verifier_tui.tui.external import editor_command, failing_location, pdb_command, verify_line
+
+
+async def test_narrow_terminal_says_so_and_recovers():
+    app = make_app(EXAMPLES / "hello-file", watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.pause()
+        text = screen_text(app)
+        assert "terminal too small (need 100x30)" in text
+        assert "This one is 80x24" in text
+        assert "Cases" not in text
+        await pilot.resize_terminal(100, 30)
+        await pilot.pause()
+        text = screen_text(app)
+        assert "too small" not in text
+        assert "Cases" in text and "Reward" in text and "stderr" in text
+        await pilot.resize_terminal(99, 40)
+        await pilot.pause()
+        assert "This one is 99x40" in screen_text(app)
+
+
+async def test_smallest_supported_size_shows_every_panel():
+    app = make_app(EXAMPLES / "count-errors", case="harbor-mode", watch=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.pause()
+        text = screen_text(app)
+        for word in ("Cases", "Resolution", "History", "Reward", "stderr", "contract problem", "q quit"):
+            assert word in text, word
+
+
+async def test_every_builtin_theme_renders():
+    app = make_app(EXAMPLES / "count-errors", case="harbor-mode", watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        for theme in sorted(app.available_themes):
+            app.theme = theme
+            await pilot.pause()
+            assert "contract problem" in screen_text(app), theme
+            app.export_screenshot()
+
+
+async def test_copy_command_copies_and_shows_it():
+    app = make_app(EXAMPLES / "hello-file", watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        result = await app.wait_for_runs(1)
+        await pilot.press("c")
+        expected = " ".join(result.command)
+        assert app.clipboard == expected
+        assert expected.startswith("verifier-tui run ")
+        assert any(expected in n for n in app.notices)
+        # The command really reproduces the run.
+        done = subprocess.run([sys.executable, "-m", "verifier_tui", "run", *_args(result.command)],
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+
+
+def _args(command: list[str]) -> list[str]:
+    import shlex
+
+    return shlex.split(" ".join(command[1:]))
+
+
+async def test_copy_before_any_run_says_so(tmp_path):
+    root = make_task(tmp_path, "none", None)
+    app = make_app(root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("c")
+        assert any("nothing has run yet" in n for n in app.notices)
+
+
+async def test_edit_cannot_suspend_headless():
+    app = make_app(EXAMPLES / "hello-file", case="missing-file", watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("e")
+        await pilot.pause()
+        assert app.last_suspend_refused == "the editor"
+        assert any("hello-file/tests/verifier.py:28" in n for n in app.notices), app.notices
+        # Still alive and running.
+        await pilot.press("r")
+        assert (await app.wait_for_runs(2)).case == "missing-file"
+
+
+async def test_edit_without_an_editor_says_how(monkeypatch):
+    monkeypatch.delenv("EDITOR", raising=False)
+    app = make_app(EXAMPLES / "hello-file", watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("e")
+        await pilot.pause()
+        # No traceback: the verifier opens at its verify.
+        assert any("set $EDITOR" in n and "verifier.py:24" in n for n in app.notices), app.notices
+
+
+async def test_debug_cannot_suspend_headless():
+    app = make_app(EXAMPLES / "hello-file", case="missing-file", watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("d")
+        await pilot.pause(0.5)
+        assert app.last_suspend_refused == "pdb"
+        assert any("pdb needs the real terminal" in n for n in app.notices), app.notices
+        assert not app.controller.paused
+        await pilot.press("r")
+        await app.wait_for_runs(2)
+
+
+async def test_debug_without_verifier(tmp_path):
+    app = make_app(make_task(tmp_path, "none", None), watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("d", "e")
+        await pilot.pause()
+        assert any("no verifier to debug" in n for n in app.notices)
+        assert any("no verifier to open" in n for n in app.notices)
+
+
+async def test_command_palette_lists_and_runs_our_commands():
+    app = make_app(EXAMPLES / "hello-file", watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        assert isinstance(app.screen, CommandPalette)
+        await pilot.press(*"run all cases")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await app.wait_for_runs(5)
+        assert {r.case for r in app.finished[1:]} == {"correct", "missing-file", "wrong-case", "wrong-text"}
+
+
+async def test_every_key_is_in_the_footer_and_the_palette():
+    from verifier_tui.tui.screens.main import KEYS
+
+    app = make_app(EXAMPLES / "hello-file", watch=False)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.pause()
+        footer = screen_text(app).splitlines()[-1]
+        titles = [c.title for c in app.get_system_commands(app.main)]
+        for key, action, word, title, _help in KEYS:
+            assert f"{key} " in footer, key
+            if action != "quit":
+                assert f"{title}  ({key})" in titles
+        assert "choose" in footer and "^p palette" in footer
+
+
+# -- the plain helpers behind e and d -----------------------------------------------------------------
+
+
+def test_editor_command_forms(tmp_path):
+    path = tmp_path / "v.py"
+    assert editor_command(path, 7, {"EDITOR": "vim"}) == ["vim", "+7", str(path)]
+    assert editor_command(path, 7, {"EDITOR": "code --wait"}) == ["code", "--wait", "--goto", f"{path}:7"]
+    assert editor_command(path, 7, {"VISUAL": "nano", "EDITOR": "vim"})[0] == "nano"
+    assert editor_command(path, 7, {}) is None
+
+
+async def test_failing_location_prefers_the_task_frame():
+    app = make_app(EXAMPLES / "hello-file", case="missing-file", watch=False)
+    async with app.run_test(size=SIZE):
+        result = await app.wait_for_runs(1)
+        path, line = failing_location(result, EXAMPLES / "hello-file")
+        assert path == EXAMPLES / "hello-file" / "tests" / "verifier.py" and line == 28
+        assert verify_line(path) == 24
+
+
+def test_pdb_command_stops_post_mortem_in_the_verifier():
+    session = Session(EXAMPLES / "hello-file")
+    session.select_case_named("missing-file")
+    try:
+        prepared = session.prepare(session.spec())
+        command = pdb_command(prepared.argv)
+        done = subprocess.run(command, cwd=prepared.cwd, env=prepared.env, input="p workspace.name\nq\n",
+                              capture_output=True, text=True, timeout=60)
+    finally:
+        session.close()
+    assert "pdb post-mortem" in done.stderr
+    assert "(Pdb)" in done.stdout
+    assert "'app'" in done.stdout  # evaluated in verify's frame: workspace is the staged /app
+    assert done.returncode == 1
+
+
+def test_pdb_command_on_a_passing_run_says_nothing_to_debug():
+    session = Session(EXAMPLES / "hello-file")
+    try:
+        prepared = session.prepare(session.spec())
+        done = subprocess.run(pdb_command(prepared.argv), cwd=prepared.cwd, env=prepared.env, input="",
+                              capture_output=True, text=True, timeout=60)
+    finally:
+        session.close()
+    assert done.returncode == 0
+    assert "nothing to debug" in done.stderr
