@@ -37,6 +37,20 @@ class Display:
 
     task_root: Path
     deterministic: bool = False
+    python_prefixes: tuple[str, ...] = ()
+    """In deterministic mode, the interpreter's install folders, shown as
+    ``<python>`` (they differ from machine to machine)."""
+
+    def learn_interpreter(self, explain: dict | None) -> None:
+        """Note where the run's interpreter lives, from its explain document."""
+        if not self.deterministic or not explain:
+            return
+        prefixes = set(self.python_prefixes)
+        for row in explain.get("sys_path") or []:
+            path = str(row.get("path") or "") if isinstance(row, dict) else ""
+            if row.get("role") == "interpreter" and "/lib/python" in path:
+                prefixes.add(path.split("/lib/python", 1)[0])
+        self.python_prefixes = tuple(sorted(prefixes, key=len, reverse=True))
 
     def path(self, path: Path | str | None) -> str:
         """A path relative to the task's parent folder when inside it
@@ -78,6 +92,9 @@ class Display:
         return self._home(text)
 
     def _home(self, text: str) -> str:
+        for prefix in self.python_prefixes:
+            if prefix and prefix in text:
+                text = text.replace(prefix, "<python>")
         home = os.path.expanduser("~")
         if home not in ("/", "~", "") and home + os.sep in text:
             text = text.replace(home + os.sep, "~" + os.sep)

@@ -185,6 +185,7 @@ class MainScreen(Screen[None]):
     def _show_explain(self, explain: dict[str, Any] | None, mode: str | None = None) -> None:
         panel = self.query_one(ResolutionPanel)
         notices = self.vt.session.notices()
+        self.vt.fmt.learn_interpreter(explain)
         if explain is None:
             panel.show_message("The runner wrote no explanation for this run (see stderr).", notices)
         else:
@@ -209,6 +210,7 @@ class MainScreen(Screen[None]):
 
     def _show_result(self, result: RunResult, banner: str | None = None) -> None:
         fmt = self.vt.fmt
+        fmt.learn_interpreter(result.explain)
         self.query_one(RewardPanel).show(result, fmt, banner)
         self.query_one(OutputPanel).show(result)
         if result.explain is not None:

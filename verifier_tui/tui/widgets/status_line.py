@@ -61,7 +61,8 @@ class StatusLine(Static):
                 (f"run #{result.sequence} ", "$text-muted"),
                 (f"{symbol} {word}", style),
                 (f" · reward {reward}" if reward else "", "bold"),
-                f" · {self.fmt.text(result.outcome_words)} · {self.fmt.duration(result.duration_s)}",
+                f"{'' if word in result.outcome_words else ' · ' + self.fmt.text(result.outcome_words)}"
+                f" · {self.fmt.duration(result.duration_s)}",
                 (f" · {result.case or 'no case'}", "$text-muted"),
             )
         self._draw()

@@ -1,0 +1,71 @@
+"""Pictures of the main states (pytest-textual-snapshot).
+
+Deterministic: each task is copied to ``tmp_path/tasks/<name>`` (paths on
+screen are relative to the task's parent folder), the app runs with
+``deterministic=True`` (durations read ``-- ms``, the interpreter's folders
+``<python>``, home ``~``), and each picture is taken once the first run
+ended and live reload is in place. Update with ``--snapshot-update``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from tests.tui.conftest import copy_task, make_app, make_task
+
+SIZE = (120, 40)
+
+
+def settled(runs: int = 1, watch: bool = True):
+    async def run_before(pilot) -> None:
+        app = pilot.app
+        await app.wait_for_runs(runs)
+        if watch:
+            await asyncio.wait_for(app.controller.watch_ready.wait(), 10)
+        await pilot.pause()
+        await pilot.pause(0.1)
+
+    return run_before
+
+
+def test_passing_run(snap_compare, tmp_path):
+    app = make_app(copy_task(tmp_path, "hello-file"))
+    assert snap_compare(app, terminal_size=SIZE, run_before=settled())
+
+
+def test_dict_reward(snap_compare, tmp_path):
+    app = make_app(copy_task(tmp_path, "fizzbuzz-module"), case="partial")
+    assert snap_compare(app, terminal_size=SIZE, run_before=settled())
+
+
+def test_verify_raised(snap_compare, tmp_path):
+    app = make_app(copy_task(tmp_path, "hello-file"), case="missing-file")
+    assert snap_compare(app, terminal_size=SIZE, run_before=settled())
+
+
+def test_contract_error_in_harbor_mode(snap_compare, tmp_path):
+    app = make_app(copy_task(tmp_path, "count-errors"), case="harbor-mode")
+    assert snap_compare(app, terminal_size=SIZE, run_before=settled())
+
+
+def test_timeout(snap_compare, tmp_path):
+    root = make_task(tmp_path, "sleepy", "import time\n\ndef verify(workspace):\n    time.sleep(30)\n    return 1.0\n",
+                     timeout=1)
+    app = make_app(root)
+    assert snap_compare(app, terminal_size=SIZE, run_before=settled())
+
+
+def test_task_without_a_verifier(snap_compare, tmp_path):
+    root = make_task(tmp_path, "no-verifier-yet", None, cases={"first": {"answer.txt": "42\n"}})
+    app = make_app(root)
+    assert snap_compare(app, terminal_size=SIZE, run_before=settled())
+
+
+def test_narrow_terminal(snap_compare, tmp_path):
+    app = make_app(copy_task(tmp_path, "hello-file"))
+    assert snap_compare(app, terminal_size=(80, 24), run_before=settled())
+
+
+def test_smallest_supported_terminal(snap_compare, tmp_path):
+    app = make_app(copy_task(tmp_path, "count-errors"), case="harbor-mode")
+    assert snap_compare(app, terminal_size=(100, 30), run_before=settled())
