@@ -13,13 +13,16 @@ from verifier_tui.engine.model import RunResult
 
 
 class RunStarted(Message):
-    """The runner was started for one case (or the current choices)."""
+    """The runner was started for one case (or the current choices).
+    ``primary`` is False for the other cases of "run all cases": their output
+    is not streamed into the panels, which show the current choices."""
 
-    def __init__(self, run_id: int, case: str | None, trigger: str) -> None:
+    def __init__(self, run_id: int, case: str | None, trigger: str, primary: bool = True) -> None:
         super().__init__()
         self.run_id = run_id
         self.case = case
         self.trigger = trigger
+        self.primary = primary
 
 
 class ExplainReady(Message):

@@ -118,18 +118,19 @@ class RunController:
         spec = session.spec()
         return await self._one(spec, trigger)
 
-    async def _one(self, spec: Any, trigger: str) -> tuple[int, RunResult]:
+    async def _one(self, spec: Any, trigger: str, primary: bool = True) -> tuple[int, RunResult]:
         run_id = next(self._ids)
         self.current_run_id = run_id
         self.running_case = spec.case
-        self.output.reset(run_id)
-        self._post(RunStarted(run_id, spec.case, trigger))
+        self.output.reset(run_id if primary else -1)
+        self._post(RunStarted(run_id, spec.case, trigger, primary))
 
         def on_output(stream: str, text: str) -> None:
             self.output.feed(run_id, stream, text)
 
         def on_explain(explain: dict[str, Any]) -> None:
-            self._post(ExplainReady(run_id, explain))
+            if primary:
+                self._post(ExplainReady(run_id, explain))
 
         try:
             result = await self.app.session.run(spec, trigger=trigger, on_output=on_output, on_explain=on_explain)
@@ -142,8 +143,9 @@ class RunController:
         current = session.case.name if session.case else None
         for case in list(session.task.cases):
             spec = session.spec_for_case(case)
-            run_id, result = await self._one(spec, trigger)
-            self._post(RunFinished(run_id, result, primary=case.name == current))
+            primary = case.name == current
+            run_id, result = await self._one(spec, trigger, primary)
+            self._post(RunFinished(run_id, result, primary=primary))
 
     def _on_result(self, change: Change | None, value: Any) -> None:
         if value is not None:

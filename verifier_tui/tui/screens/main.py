@@ -173,7 +173,8 @@ class MainScreen(Screen[None]):
         self.running_case = message.case
         self._refresh_cases()
         self.query_one(StatusLine).set_running(message.case, message.trigger)
-        self.query_one(OutputPanel).start_streaming(self.vt.controller.output)
+        if message.primary:
+            self.query_one(OutputPanel).start_streaming(self.vt.controller.output)
 
     def on_explain_ready(self, message: ExplainReady) -> None:
         if message.run_id != self.vt.controller.current_run_id:
