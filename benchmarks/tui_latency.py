@@ -63,7 +63,7 @@ async def save_to_verdict(rounds: int) -> tuple[list[float], list[float]]:
                 result = await app.wait_for_runs(2 + index, timeout=30)
                 elapsed = time.perf_counter() - started
                 body = str(app.main.query_one("#reward-body").content)
-                assert f"reward={value:g}" in body, (value, body)
+                assert f"{{\"reward\": {value}}}" in body, (value, body)
                 latencies.append(elapsed)
                 runner.append(result.duration_s)
                 await asyncio.sleep(0.15)  # let the system settle between saves

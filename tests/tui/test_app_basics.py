@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+import asyncio
 
 from textual.widgets import Log
 
-from tests.tui.conftest import EXAMPLES, SIZE, copy_task, make_app, make_task, screen_text, widget_text
+from tests.tui.conftest import EXAMPLES, SIZE, make_app, make_task, recorded, screen_text, widget_text
 from verifier_tui.engine.model import Outcome
 from verifier_tui.tui.messages import ExplainReady, RunFinished, RunStarted
 
@@ -21,7 +21,7 @@ async def test_first_run_shows_verdict_resolution_and_history():
         assert result.verdict.rewards == {"reward": 1.0}
         reward = widget_text(app, "#reward-body")
         assert "✓ passed" in reward
-        assert "reward=1" in reward and "from reward.txt" in reward
+        assert "{\"reward\": 1.0}  from reward.txt" in reward
         assert "exit 0 · reward written · -- ms" in reward
         resolution = widget_text(app, "#resolution-body")
         assert "verify(workspace)" in resolution
@@ -30,10 +30,30 @@ async def test_first_run_shows_verdict_resolution_and_history():
         header = widget_text(app, "#header")
         assert "hello-file" in header and "case correct" in header and "Harbor mode (no response)" in header
         assert "#1  ✓ correct 1" in screen_text(app)
-    kinds = [type(m) for m in messages]
-    assert RunStarted in kinds and RunFinished in kinds and ExplainReady in kinds
-    # The resolution arrived before the run finished.
-    assert kinds.index(ExplainReady) < kinds.index(RunFinished)
+    assert len(recorded(messages, RunStarted)) == 1
+    assert recorded(messages, RunFinished)[0].result is result
+
+
+async def test_resolution_is_shown_while_verify_still_runs(tmp_path):
+    root = make_task(tmp_path, "slow", """
+        import time
+        def verify(workspace, task_data=None):
+            time.sleep(3)
+            return 1.0
+    """)
+    messages = []
+    app = make_app(root, watch=False)
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+        for _ in range(100):
+            if recorded(messages, ExplainReady):
+                break
+            await asyncio.sleep(0.05)
+        await pilot.pause()
+        assert not app.finished  # verify is still sleeping
+        resolution = widget_text(app, "#resolution-body")
+        assert "verify(workspace, task_data=None)" in resolution
+        assert "running" in widget_text(app, "#status")
+        await app.wait_for_runs(1)
 
 
 async def test_dict_reward_is_pretty_printed():

@@ -116,6 +116,10 @@ async def test_choose_workspace_with_the_folder_picker():
         assert result.verdict.rewards == {"reward": 0.0}
         await pilot.pause()
         assert "cases/wrong-text/workspace" in widget_text(app, "#choices")
+        # The case's expected.json is about its own workspace: not applied, and said so.
+        assert result.expected is None
+        assert "expected.json is not applied: its workspace is not in use" in widget_text(app, "#reward-body")
+        assert "(inputs changed)" in widget_text(app, "#header")
 
 
 async def test_folder_picker_tree_browsing_fills_the_box():
@@ -150,7 +154,7 @@ async def test_choose_a_response_file_switches_to_server_mode():
         assert result.mode == "server"
         assert result.verdict.rewards == {"reward": 1.0}
         await pilot.pause()
-        assert "environment server" in widget_text(app, "#header")
+        assert "server mode (response)" in widget_text(app, "#header")
 
 
 async def test_typed_text_response_runs_after_a_pause():
@@ -166,7 +170,7 @@ async def test_typed_text_response_runs_after_a_pause():
         assert result.response.path is None and result.response.kind == "text"
         assert result.verdict.rewards == {"reward": 1.0}, result.stderr.text
         # The verdict is visible beneath the editor.
-        assert "reward=1" in screen_text(app)
+        assert "{\"reward\": 1.0}" in screen_text(app)
         await pilot.press("escape")
         await pilot.pause()
         assert app.screen is app.main

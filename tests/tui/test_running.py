@@ -111,7 +111,7 @@ async def test_history_selection_shows_that_run():
         await pilot.press("down", "enter")  # the older run: correct, reward 1
         await pilot.pause()
         reward = widget_text(app, "#reward-body")
-        assert "run #1 from the history" in reward and "reward=1" in reward
+        assert "run #1 from the history" in reward and "{\"reward\": 1.0}" in reward
         assert "(nothing on stderr)" in app.main.query_one("#output").text("stderr")
         await pilot.press("escape")
         await pilot.pause()

@@ -25,7 +25,7 @@ from verifier_tui.engine.cases import default_task_data
 from verifier_tui.engine.discovery import DiscoveryError, no_verifier_message
 from verifier_tui.engine.model import RunResult
 from verifier_tui.engine.session import SelectionError, response_source
-from verifier_tui.present import headline_reward
+from verifier_tui.present import rewards_text
 from verifier_tui.tui.external import editor_command, failing_location, pdb_command, verify_line
 from verifier_tui.tui.messages import (
     ChoicesChanged,
@@ -300,9 +300,8 @@ class MainScreen(Screen[None]):
             last = self.last_by_case.get(case.name)
             symbol = status_of(last)[0] if last else "·"
             extra = " (with a response)" if case.response else ""
-            expected = " expects " + ("exit %s" % case.expected.exit_code if case.expected and case.expected.exit_code
-                                      is not None else "rewards" if case.expected else "nothing")
-            options.append((case.name, Content(f"{symbol} {case.name}{extra}  ·{expected}")))
+            expected = "  · " + expectation_words(case)
+            options.append((case.name, Content(f"{symbol} {case.name}{extra}{expected}")))
         options.append(("\0none", Content("no case: run on an empty workspace")))
         current = session.case.name if session.case else "\0none"
 
@@ -512,13 +511,18 @@ class MainScreen(Screen[None]):
                 self.notify(f"cannot debug: {prepared.start_error}", severity="error", markup=False)
                 return
             command = pdb_command(prepared.argv)
-            self._outside(command, f"verify under pdb ({session.case.name if session.case else 'no case'})",
-                          what="pdb", cwd=prepared.cwd, env=prepared.env, wait_for_enter=True, paused=True)
+            stage = prepared.stage
+            where = (f"verify under pdb ({session.case.name if session.case else 'no case'}), in the staged sandbox "
+                     f"layout:\n  {stage.tests_dir} is a copy of {session.task.tests_dir}\n  {stage.app_dir} is a "
+                     f"copy of the workspace {session.workspace or '(empty)'}")
+            self._outside(command, "the run under pdb", what="pdb", cwd=prepared.cwd, env=prepared.env,
+                          wait_for_enter=True, paused=True, banner=where)
         finally:
             controller.resume()
 
     def _outside(self, command: list[str], where: str, what: str, cwd: Path | None = None,
-                 env: dict[str, str] | None = None, wait_for_enter: bool = False, paused: bool = False) -> None:
+                 env: dict[str, str] | None = None, wait_for_enter: bool = False, paused: bool = False,
+                 banner: str | None = None) -> None:
         """Run ``command`` in the real terminal with the app suspended; re-runs
         wait meanwhile. Where suspending is impossible, say so and how to do it."""
         controller = self.vt.controller
@@ -526,7 +530,7 @@ class MainScreen(Screen[None]):
             controller.pause()
         try:
             with self.app.suspend():
-                print(f"verifier-tui: {what}: {where}", flush=True)
+                print(f"verifier-tui: {what}: {banner or where}", flush=True)
                 try:
                     subprocess.run(command, cwd=cwd, env=env)
                 except OSError as exc:
@@ -539,7 +543,7 @@ class MainScreen(Screen[None]):
                         pass
         except SuspendNotSupported:
             self.notify(
-                f"{what} needs the real terminal, and this app cannot suspend here. Open {where} yourself"
+                f"{what} needs the real terminal, and this app cannot suspend here: open {where} yourself"
                 + (" (c copies the command that reproduces the run)" if what == "pdb" else ""),
                 title="cannot suspend", severity="warning", markup=False,
             )
@@ -549,3 +553,16 @@ class MainScreen(Screen[None]):
                 controller.resume()
         self.refresh_choices()
 
+
+
+def expectation_words(case) -> str:
+    """What a case's expected.json asks for, in words."""
+    expected = case.expected
+    if expected is None:
+        return "no expected.json"
+    words = []
+    if expected.rewards is not None:
+        words.append("rewards " + rewards_text(expected.rewards))
+    if expected.exit_code is not None:
+        words.append(f"exit {expected.exit_code}")
+    return "expects " + " and ".join(words)

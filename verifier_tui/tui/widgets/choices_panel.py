@@ -29,7 +29,7 @@ class ChoicesPanel(Static):
             response_text, response_style = f"typed {'JSON' if response.kind == 'json' else 'text'}", "$accent"
         else:
             response_text, response_style = fmt.in_task(response.path), ""
-        task_data = fmt.in_task(session.task_data) if session.task_data else "none ({})"
+        task_data = fmt.in_task(session.task_data) if session.task_data else "none"
         self.update(
             Content.assemble(
                 ("workspace ", LABEL), (workspace, "bold"), (" f", KEY), SEP,

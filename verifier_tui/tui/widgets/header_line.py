@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Any
 from textual.content import Content
 from textual.widgets import Static
 
-from verifier_tui.present import mode_text
+
+from verifier_tui.tui.runs import expectation_note
 
 if TYPE_CHECKING:
     from verifier_tui.engine.session import Session
@@ -17,19 +18,23 @@ if TYPE_CHECKING:
 LABEL = "$text-muted"
 KEY = "$text-muted italic"
 SEP = (" · ", "$text-muted")
+#: The mode in few words (the header must fit 100 columns): Harbor runs
+#: test.sh with no response; the environment server passes the agent's.
+MODE_WORDS = {"harbor": "Harbor mode (no response)", "server": "server mode (response)"}
 
 
 class HeaderLine(Static):
-    """``task foo · verifier tests/verifier.py v · case good s · Harbor mode (no response) m``."""
+    """``foo · verifier tests/verifier.py v · case good s · Harbor mode (no response) m``."""
 
     def show(self, session: "Session", fmt: "Display", explain: dict[str, Any] | None) -> None:
         verifier = fmt.in_task(session.verifier) if session.verifier else "none found"
         case = session.case.name if session.case else "none"
         mode_style = "bold $accent" if session.mode == "server" else "bold $primary"
         parts: list[Any] = [
-            ("task ", LABEL), (session.task.name, "bold"), SEP,
+            (session.task.name, "bold"), SEP,
             ("verifier ", LABEL), (verifier, "bold" if session.verifier else "bold $error"), (" v", KEY), SEP,
-            ("case ", LABEL), (case, "bold"), (" s", KEY), SEP,
-            (mode_text(session.mode), mode_style), (" m", KEY),
+            ("case ", LABEL), (case, "bold"), (" (inputs changed)" if expectation_note(session) else "", "$warning"),
+            (" s", KEY), SEP,
+            (MODE_WORDS[session.mode], mode_style), (" m", KEY),
         ]
         self.update(Content.assemble(*parts))

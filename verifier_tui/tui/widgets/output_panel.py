@@ -10,6 +10,7 @@ that matters, and a Log would otherwise cut it at the edge).
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
@@ -29,6 +30,7 @@ FLUSH_S = 0.05
 #: Lines a Log keeps (the capture itself is bounded by the engine).
 MAX_LINES = 5000
 STREAMS = ("stderr", "stdout")
+_CARETS = re.compile(r"^\s*[\^~]+\s*$")
 
 
 def wrap_lines(lines: list[str], width: int) -> list[str]:
@@ -38,6 +40,9 @@ def wrap_lines(lines: list[str], width: int) -> list[str]:
         return lines
     out: list[str] = []
     for line in lines:
+        if len(line) > width and _CARETS.match(line):
+            out.append(line[:width])  # a traceback's ^^^ marks: wrapped, they would point nowhere
+            continue
         while len(line) > width:
             cut = line.rfind(" ", width // 2, width)
             if cut <= 0:

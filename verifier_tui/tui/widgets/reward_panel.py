@@ -13,7 +13,6 @@ from textual.content import Content
 from textual.widgets import Static
 
 from verifier_tui.engine.model import Outcome, RunResult
-from verifier_tui.present import expected_line, rewards_text
 from verifier_tui.tui.external import failing_location
 from verifier_tui.tui.widgets.status_style import status_of
 
@@ -42,9 +41,14 @@ def reward_content(result: RunResult, fmt: "Display", banner: str | None = None)
         parts.append((f"{banner}\n", "reverse $accent"))
     symbol, word, style = status_of(result)
     parts += [(f"{symbol} {word}", style), (f"  run #{result.sequence}\n", _MUTED)]
-    expected = expected_line(result)
-    if expected:
-        parts.append((f"{expected}\n", _MUTED))
+    if result.expected is not None:
+        if result.expected_matched:
+            parts.append(("matches the case's expected.json\n", _MUTED))
+        else:
+            want = json.dumps(result.expected.to_json())
+            parts.append((f"does not match the case's expected.json: {want}\n", "$error"))
+    for notice in result.notices:
+        parts.append((f"note: {fmt.text(notice)}\n", "$warning"))
 
     parts += [(fmt.text(result.outcome_words), "bold"), (f" · {fmt.duration(result.duration_s)}\n", "")]
     why = _why(result, fmt)
@@ -54,7 +58,7 @@ def reward_content(result: RunResult, fmt: "Display", banner: str | None = None)
     verdict = result.verdict
     parts.append(("\nHarbor's verdict\n", _HEAD))
     if verdict.rewards is not None:
-        parts += [(f"  {rewards_text(verdict.rewards)}", "bold"), (f"  from {verdict.source}\n", _MUTED)]
+        parts += [(f"  {json.dumps(verdict.rewards)}", "bold"), (f"  from {verdict.source}\n", _MUTED)]
     else:
         parts += [("  none: ", "bold $error"), (f"Harbor would raise {verdict.error}\n", "bold"),
                   (f"  {fmt.text(verdict.message or '')}\n", _MUTED)]
@@ -72,8 +76,6 @@ def reward_content(result: RunResult, fmt: "Display", banner: str | None = None)
         parts.append((f"  {reward_file.size} bytes{'' if reward_file.is_utf8 else ', not UTF-8'}"
                       f"{', cut short' if reward_file.truncated else ''}\n", _MUTED))
         parts.append(pretty(reward_file.name, reward_file.text or "") + "\n")
-    for notice in result.notices:
-        parts.append((f"\nnote: {fmt.text(notice)}", _MUTED))
     return Content.assemble(*parts)
 
 
