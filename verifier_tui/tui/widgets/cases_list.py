@@ -34,7 +34,7 @@ class CasesList(OptionList):
         same = [o.id for o in self.options] == ids
         if not cases:
             if not same:
-                self.set_options([Option(Content("(no cases: f picks a workspace)"), id=NO_CASES, disabled=True)])
+                self.set_options([Option(Content("(no cases)"), id=NO_CASES, disabled=True)])
             return
         prompts = [self._prompt(c, c.name == current, last.get(c.name), c.name == running) for c in cases]
         if same:

@@ -17,10 +17,7 @@ if TYPE_CHECKING:
 
 class ChoicesPanel(Static):
     def show(self, session: "Session", fmt: "Display", explain: dict[str, Any] | None = None) -> None:
-        python = session.options.python
-        version = ((explain or {}).get("python") or {}).get("version")
-        if version and not fmt.deterministic:
-            python = f"{python} {version}"
+        python = session.options.python  # its version and path: in the resolution panel
         workspace = fmt.in_task(session.workspace) if session.workspace else "(an empty scratch folder)"
         response = session.response
         if response is None:

@@ -67,7 +67,7 @@ class HistoryList(OptionList):
             (result.case or "no case", ""),
             (f" {reward}" if reward else "", "bold"),
             (f" {mark}" if mark else "", mark_style),
-            (f"\n  after {result.trigger}", "$text-muted"),
+            (f"\n after {result.trigger}", "$text-muted"),
         )
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:

@@ -47,6 +47,7 @@ def resolution_content(explain: dict[str, Any], mode: str, fmt: "Display", notic
     parts += _problems(explain, mode, fmt)
     parts += _verify(explain, mode, fmt)
     parts += _nemo_gym(explain, fmt)
+    parts += _interpreter(explain, fmt)
     parts += _sys_path(explain, fmt)
     return Content.assemble(*parts)
 
@@ -106,6 +107,16 @@ def _nemo_gym(explain: dict[str, Any], fmt: "Display") -> list[Any]:
         parts.append((f"  ⚠ nemo_gym was imported before the runner placed sys.path (from {fmt.path(preloaded)}); "
                       "the runner dropped it so the vendored copy loads\n", _WARN))
     return parts
+
+
+def _interpreter(explain: dict[str, Any], fmt: "Display") -> list[Any]:
+    python = explain.get("python") or {}
+    if not python:
+        return []
+    version = "" if fmt.deterministic else f"{python.get('implementation', 'python')} {python.get('version', '?')} "
+    flags = [name for name, on in (python.get("flags") or {}).items() if on and name != "dont_write_bytecode"]
+    return [("interpreter ", _HEAD), version, (f"({fmt.path(python.get('executable'))})", _MUTED),
+            (f"  flags: {', '.join(flags)}" if flags else "", _MUTED), "\n"]
 
 
 def _sys_path(explain: dict[str, Any], fmt: "Display") -> list[Any]:

@@ -23,6 +23,8 @@ def status_of(result: RunResult) -> tuple[str, str, str]:
 
 
 def short_reward(result: RunResult) -> str:
-    """The reward when there is a number to show, else nothing (the symbol
-    and the word say why there is none)."""
-    return headline_reward(result) if result.verdict.rewards is not None else ""
+    """The reward Harbor aggregates on, when there is one; else nothing (the
+    symbol, and the reward panel, say why there is none)."""
+    if result.verdict.rewards is None or result.verdict.reward is None:
+        return ""  # no reward, or a dict without 'reward': the reward panel says why
+    return headline_reward(result)
