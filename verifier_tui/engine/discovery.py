@@ -332,6 +332,15 @@ def _display(task: Task, verifier: Path) -> str:
         return str(verifier)
 
 
-def load_case_dir(path: Path) -> Case:
-    """A case folder named directly (``--case`` may be a path too)."""
-    return load_case(path, task_data_fallbacks=())
+def load_case_dir(path: Path, task: Task | None = None) -> Case:
+    """A case folder named directly (``--case`` may be a path too). A folder
+    that is one of ``task``'s own cases is that case; any other still falls
+    back to the task's task data, as the task's own cases do (design.md)."""
+    fallbacks: tuple[Path, ...] = ()
+    if task is not None:
+        real = path.resolve()
+        for case in task.cases:
+            if case.folder.resolve() == real:
+                return case
+        fallbacks = (task.root / "task_data.json", task.tests_dir / "task_data.json")
+    return load_case(path, task_data_fallbacks=fallbacks)

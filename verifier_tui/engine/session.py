@@ -73,7 +73,7 @@ class Session:
             if case is None:
                 as_path = Path(case_name).expanduser()
                 if as_path.is_dir():
-                    case = load_case_dir(as_path.absolute())
+                    case = load_case_dir(as_path.absolute(), self.task)
                 else:
                     names = ", ".join(c.name for c in self.task.cases) or "none"
                     raise SelectionError(f"--case {case_name}: no such case (cases: {names})")
