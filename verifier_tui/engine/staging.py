@@ -35,6 +35,8 @@ from verifier_tui.runner_source import runner_path
 _SKIP_NAMES = {"__pycache__"}
 # Copy buffer for the sparse-aware copy.
 _CHUNK = 1 << 20
+# What a stage holds; anything else in it was left there by a verifier.
+_STAGE_FOLDERS = {"tests", "app", "logs", "inputs"}
 
 
 @dataclass
@@ -71,7 +73,10 @@ class Mirror:
         """Make the target equal to the source (repairing what a run changed)."""
         self.notes = []
         self.files_copied = 0
-        self.target.mkdir(parents=True, exist_ok=True)
+        # A verifier may have replaced its workspace (or the tests folder) by a
+        # link to another folder: syncing through it would delete and write
+        # there. Make it a real folder of ours again first.
+        _real_dir(self.target)
         seen: set[str] = set()
         self._sync_dir(self.source, self.target, "", seen)
         for rel in [r for r in self.index if r not in seen]:
@@ -121,12 +126,13 @@ class Mirror:
                 if dentry is not None:
                     _remove(dst)
                 dst.mkdir()
-            self.index[rel] = _Copied("dir", (), ())
-            self._sync_dir(Path(sentry.path), dst, rel + "/", seen)
             try:
+                # before syncing into it: the verifier may have made it unreadable or read-only
                 os.chmod(dst, stat.S_IMODE(sst.st_mode) | stat.S_IRWXU)
             except OSError:
                 pass
+            self.index[rel] = _Copied("dir", (), ())
+            self._sync_dir(Path(sentry.path), dst, rel + "/", seen)
             return
         if not stat.S_ISREG(sst.st_mode):
             kind = "a FIFO" if stat.S_ISFIFO(sst.st_mode) else "a socket" if stat.S_ISSOCK(sst.st_mode) else "a device"
@@ -149,7 +155,7 @@ class Mirror:
             os.chmod(tmp, stat.S_IMODE(sst.st_mode) | stat.S_IRUSR | stat.S_IWUSR)
             os.utime(tmp, ns=(sst.st_atime_ns, sst.st_mtime_ns))
             if dst.is_dir() and not dst.is_symlink():
-                shutil.rmtree(dst, ignore_errors=True)
+                _rmtree(dst)
             os.replace(tmp, dst)
         except OSError as exc:
             _remove(tmp)
@@ -242,10 +248,48 @@ def _copy_contents(src: Path, dst: Path, sst: os.stat_result) -> None:
         os.close(fd_in)
 
 
+def _rmtree(path: Path) -> None:
+    """Remove a folder of ours, even one the verifier made unreadable or
+    read-only inside (we own it: take the permissions back). Links inside are
+    removed as links, never followed."""
+    shutil.rmtree(path, ignore_errors=True)
+    if not os.path.lexists(path):
+        return
+    try:
+        os.chmod(path, stat.S_IRWXU)
+    except OSError:
+        pass
+    for folder, dirs, _files in os.walk(path):
+        for name in dirs:
+            child = os.path.join(folder, name)
+            if not os.path.islink(child):
+                try:
+                    os.chmod(child, stat.S_IRWXU)
+                except OSError:
+                    pass
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def _real_dir(path: Path) -> None:
+    """Make ``path`` a real, writable folder of ours. A link, a file or anything
+    else put in its place is removed (a link as a link: what it points to is
+    never touched)."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        path.mkdir(parents=True)
+        return
+    if not stat.S_ISDIR(st.st_mode):
+        _remove(path)
+        path.mkdir(parents=True)
+    elif st.st_mode & stat.S_IRWXU != stat.S_IRWXU:
+        os.chmod(path, stat.S_IMODE(st.st_mode) | stat.S_IRWXU)
+
+
 def _remove(path: Path) -> None:
     try:
         if path.is_dir() and not path.is_symlink():
-            shutil.rmtree(path, ignore_errors=True)
+            _rmtree(path)
         else:
             path.unlink()
     except FileNotFoundError:
@@ -392,37 +436,49 @@ class Stage:
         return self.root / "inputs"
 
     def prepare(self, tests_source: Path, workspace: Path | None, nemo_gym_verifiers: Path | None) -> list[str]:
-        """Bring the layout up to date for a run; returns notes for the user."""
+        """Bring the layout up to date for a run; returns notes for the user.
+
+        The last run's verifier could reach this whole layout (``workspace.parent``
+        is the stage): whatever it renamed, replaced by a link or left beside
+        the four folders is put right first, and no link is ever followed."""
         notes: list[str] = []
+        self._tidy_root()
         if self.tests is None or self.tests.source != tests_source:
-            if self.tests_dir.exists():
-                shutil.rmtree(self.tests_dir, ignore_errors=True)
+            if os.path.lexists(self.tests_dir):
+                _remove(self.tests_dir)
             self.tests = Mirror(
                 tests_source, self.tests_dir, keep=frozenset({".ng/run_verifier.py", ".ng/nemo_gym", ".ng/verifier.py"})
             )
         self.tests.sync()
         notes += [f"tests: {n}" for n in self.tests.notes]
-        self.ng_dir.mkdir(parents=True, exist_ok=True)
+        _real_dir(self.ng_dir)
         self._place_runner()
         self._vendor(nemo_gym_verifiers)
         if workspace is None:
-            if self.workspace is not None or not self.app_dir.is_dir():
-                shutil.rmtree(self.app_dir, ignore_errors=True)
-                self.workspace = None
+            self.workspace = None
             # An empty scratch workspace, emptied again if a verifier wrote into it.
-            shutil.rmtree(self.app_dir, ignore_errors=True)
-            self.app_dir.mkdir(parents=True, exist_ok=True)
+            if os.path.lexists(self.app_dir):
+                _remove(self.app_dir)
+            self.app_dir.mkdir()
         else:
             if self.workspace is None or self.workspace.source != workspace:
-                shutil.rmtree(self.app_dir, ignore_errors=True)
+                if os.path.lexists(self.app_dir):
+                    _remove(self.app_dir)
                 self.workspace = Mirror(workspace, self.app_dir)
             self.workspace.sync()
             notes += [f"workspace: {n}" for n in self.workspace.notes]
-        if self.reward_dir.exists():
-            shutil.rmtree(self.reward_dir, ignore_errors=True)
-        self.reward_dir.mkdir(parents=True, exist_ok=True)
-        self.inputs_dir.mkdir(parents=True, exist_ok=True)
+        _real_dir(self.reward_dir.parent)
+        if os.path.lexists(self.reward_dir):
+            _remove(self.reward_dir)
+        self.reward_dir.mkdir()
+        _real_dir(self.inputs_dir)
         return notes
+
+    def _tidy_root(self) -> None:
+        _real_dir(self.root)
+        for entry in os.scandir(self.root):
+            if entry.name not in _STAGE_FOLDERS:
+                _remove(Path(entry.path))
 
     def place_dataset_verifier(self, verifier: Path) -> None:
         shutil.copyfile(verifier, self.ng_dir / "verifier.py")
@@ -470,4 +526,4 @@ class Scratch:
         return Stage(root)
 
     def close(self) -> None:
-        shutil.rmtree(self.root, ignore_errors=True)
+        _rmtree(self.root)

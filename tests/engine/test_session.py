@@ -1,0 +1,816 @@
+"""A run through Session, as the TUI and the headless commands do it: the real
+runner in a real child process, staged in the session's scratch folder.
+
+Every outcome, through both drivers (``Session.run`` on asyncio and
+``Session.run_sync``); the Harbor verdict; paths shown to the user; a timeout
+that leaves nothing behind; bounded output; and the user's workspace left
+byte-identical whatever the verifier does to its copy.
+
+No assertion is about how long something took. Waits for a process to vanish
+are bounded so a bug fails instead of hanging.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from verifier_tui.engine.model import Outcome
+from verifier_tui.engine.session import Options, Session
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "tasks"
+SHIM = (EXAMPLES / "hello-file" / "tests" / "test.sh").read_text(encoding="utf-8")
+PY = sys.executable
+CLI = [sys.executable, "-m", "verifier_tui"]
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="checks processes through /proc")
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path, monkeypatch):
+    """The interpreter probe's cache goes to tmp_path, not the user's ~/.cache."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
+
+
+@pytest.fixture(params=["sync", "async"])
+def run(request):
+    """run(session, spec=None) -> RunResult, through Session.run_sync or Session.run."""
+
+    def go(session, spec=None):
+        if request.param == "sync":
+            return session.run_sync(spec)
+        return asyncio.run(asyncio.wait_for(session.run(spec), 120))
+
+    go.driver = request.param
+    return go
+
+
+@pytest.fixture
+def example(tmp_path):
+    def copy(name: str) -> Path:
+        target = tmp_path / name
+        shutil.copytree(EXAMPLES / name, target, symlinks=True)
+        return target
+
+    return copy
+
+
+def make_task(root: Path, verifier: str, toml: str = 'version = "1.0"\n', workspace: dict | None = None) -> Path:
+    """A task with one verifier; ``workspace`` files make a case named "only"."""
+    (root / "tests").mkdir(parents=True)
+    (root / "task.toml").write_text(toml, encoding="utf-8")
+    (root / "tests" / "test.sh").write_text(SHIM, encoding="utf-8")
+    (root / "tests" / "verifier.py").write_text(textwrap.dedent(verifier), encoding="utf-8")
+    if workspace is not None:
+        ws = root / "cases" / "only" / "workspace"
+        ws.mkdir(parents=True)
+        for rel, text in workspace.items():
+            (ws / rel).parent.mkdir(parents=True, exist_ok=True)
+            (ws / rel).write_text(text, encoding="utf-8")
+    return root
+
+
+def session_for(task_dir: Path, **options) -> Session:
+    options.setdefault("python", PY)
+    return Session(task_dir, Options(**options))
+
+
+def process_gone(pid: int) -> bool:
+    """No such process, or a zombie that is not ours (an orphan whose parent
+    died with the run, waiting for init to reap it: it runs nothing)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (FileNotFoundError, ProcessLookupError):
+        return True
+    return fields[0] in ("Z", "X") and int(fields[1]) != os.getpid()
+
+
+def wait_gone(pid: int, within_s: float = 15.0) -> bool:
+    deadline = time.monotonic() + within_s
+    while not process_gone(pid):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+# ---------------------------------------------------------------------------
+# Every outcome
+
+
+def test_number_reward(tmp_path, run):
+    task_dir = make_task(tmp_path / "t", "def verify(workspace):\n    return 0.25\n")
+    with session_for(task_dir) as session:
+        result = run(session)
+    assert result.outcome is Outcome.REWARD_WRITTEN
+    assert result.exit_code == 0 and result.signal is None and result.exit_status == 0
+    assert result.verdict.rewards == {"reward": 0.25}
+    assert result.verdict.error is None and result.verdict.source == "reward.txt"
+    assert [(f.name, f.text) for f in result.reward_files] == [("reward.txt", "0.25")]
+    assert result.to_json()["outcome"] == "reward_written"
+    assert result.duration_s > 0
+
+
+def test_dict_reward(tmp_path, run):
+    task_dir = make_task(tmp_path / "t", 'def verify(workspace):\n    return {"reward": 1, "style": 0.5}\n')
+    with session_for(task_dir) as session:
+        result = run(session)
+    assert result.outcome is Outcome.REWARD_WRITTEN
+    assert result.verdict.rewards == {"reward": 1, "style": 0.5}
+    assert result.verdict.source == "reward.json"
+    assert [f.name for f in result.reward_files] == ["reward.json"]
+    assert json.loads(result.reward_files[0].text) == {"reward": 1, "style": 0.5}
+
+
+def test_verifier_raised(tmp_path, run):
+    task_dir = make_task(tmp_path / "t", """\
+        def verify(workspace):
+            raise ValueError("no hello.txt here")
+    """)
+    with session_for(task_dir) as session:
+        result = run(session)
+    assert result.outcome is Outcome.VERIFIER_RAISED
+    assert result.exit_code == 1 and result.exit_status == 1
+    assert "ValueError: no hello.txt here" in result.stderr.text
+    assert result.reward_files == []
+    assert result.verdict.rewards is None and result.verdict.error == "RewardFileNotFoundError"
+
+
+def test_verifier_top_level_raised(tmp_path, run):
+    task_dir = make_task(tmp_path / "t", "import nosuchmodule_vtui\n\ndef verify(workspace):\n    return 1.0\n")
+    with session_for(task_dir) as session:
+        result = run(session)
+    assert result.outcome is Outcome.VERIFIER_RAISED
+    assert "nosuchmodule_vtui" in result.stderr.text
+    assert result.explain is not None and result.explain["import_error"]["type"] == "ModuleNotFoundError"
+
+
+def test_contract_error(tmp_path, run):
+    task_dir = make_task(tmp_path / "t", 'def verify(workspace):\n    return "high"\n')
+    with session_for(task_dir) as session:
+        result = run(session)
+    assert result.outcome is Outcome.CONTRACT_ERROR
+    assert result.exit_code == 2 and result.exit_status == 2
+    assert "'high'" in result.stderr.text
+    assert result.reward_files == []
+    assert result.verdict.error == "RewardFileNotFoundError"
+
+
+def test_timed_out(tmp_path, run):
+    task_dir = make_task(tmp_path / "t", "import time\n\ndef verify(workspace):\n    time.sleep(120)\n    return 1.0\n")
+    with session_for(task_dir, timeout=1) as session:
+        result = run(session)
+    assert result.outcome is Outcome.TIMED_OUT
+    assert result.exit_code is None
+    assert result.exit_status == 124
+    assert result.outcome_words == "timed out after 1 s"
+    assert result.verdict.error == "RewardFileNotFoundError"
+
+
+def test_killed_by_a_signal(tmp_path, run):
+    task_dir = make_task(tmp_path / "t", "import os\n\ndef verify(workspace):\n    os.kill(os.getpid(), 9)\n")
+    with session_for(task_dir) as session:
+        result = run(session)
+    assert result.outcome is Outcome.KILLED
+    assert result.signal == 9
+    assert result.exit_code is None
+    assert result.exit_status == 128 + 9
+    assert "9" in result.outcome_words
+
+
+def test_could_not_start(tmp_path, run):
+    task_dir = make_task(tmp_path / "t", "def verify(workspace):\n    return 1.0\n")
+    with session_for(task_dir, python="/nonexistent/python3") as session:
+        result = run(session)
+    assert result.outcome is Outcome.COULD_NOT_START
+    assert result.exit_code is None
+    assert "/nonexistent/python3" in result.start_error
+    assert "could not start" in result.outcome_words
+    assert result.exit_status == 127
+    assert result.verdict.error == "RewardFileNotFoundError"
+
+
+def test_python_on_path_that_is_missing(tmp_path, run):
+    task_dir = make_task(tmp_path / "t", "def verify(workspace):\n    return 1.0\n")
+    with session_for(task_dir, python="no-such-python-vtui") as session:
+        result = run(session)
+    assert result.outcome is Outcome.COULD_NOT_START
+    assert "no-such-python-vtui" in result.start_error
+
+
+def test_unexpected_exit_code(tmp_path, run):
+    task_dir = make_task(tmp_path / "t", "import os\n\ndef verify(workspace):\n    os._exit(3)\n")
+    with session_for(task_dir) as session:
+        result = run(session)
+    assert result.outcome is Outcome.UNEXPECTED_EXIT
+    assert result.exit_code == 3 and result.exit_status == 3
+    assert "3" in result.outcome_words
+
+
+def test_the_default_interpreter_is_python3_on_path(tmp_path):
+    task_dir = make_task(tmp_path / "t", "import sys\n\ndef verify(workspace):\n    print(sys.version_info[0])\n    return 1.0\n")
+    with Session(task_dir) as session:
+        assert session.options.python == "python3"
+        result = session.run_sync()
+    assert result.outcome is Outcome.REWARD_WRITTEN
+    assert result.stdout.text == "3\n"
+
+
+# ---------------------------------------------------------------------------
+# The verdict, exactly as Harbor computes it from the reward folder. The
+# verifier writes the reward files itself and leaves with os._exit(0), so the
+# runner writes nothing and the folder holds exactly what the row describes.
+
+HARBOR_ROWS = [
+    ({"reward.json": '{"reward": 0.5, "n": 2}', "reward.txt": "1.0"}, {"reward": 0.5, "n": 2}, None),
+    ({"reward.json": '{"ok": true}'}, {"ok": 1.0}, None),
+    ({"reward.json": ""}, None, "RewardFileEmptyError"),
+    ({"reward.json": "", "reward.txt": "1.0"}, None, "RewardFileEmptyError"),
+    ({"reward.json": "not json"}, None, "VerifierOutputParseError"),
+    ({"reward.json": '{"reward": "high"}'}, None, "VerifierOutputParseError"),
+    ({"reward.json": '{"reward": NaN}'}, None, "VerifierOutputParseError"),
+    ({"reward.json": '{"reward": 1e309}'}, None, "VerifierOutputParseError"),
+    ({"reward.json": "[1]"}, None, "VerifierOutputParseError"),
+    ({"reward.json": "0.5"}, None, "ValidationError"),
+    ({"reward.txt": " 0.75\n"}, {"reward": 0.75}, None),
+    ({"reward.txt": ""}, None, "RewardFileEmptyError"),
+    ({"reward.txt": "three"}, None, "VerifierOutputParseError"),
+    ({"reward.txt": "inf"}, None, "VerifierOutputParseError"),
+    ({}, None, "RewardFileNotFoundError"),
+]
+
+
+@pytest.mark.parametrize("files, rewards, error", HARBOR_ROWS)
+def test_verdict_as_harbor_computes_it(tmp_path, files, rewards, error):
+    task_dir = make_task(tmp_path / "t", f"""\
+        import os, sys
+
+        FILES = {files!r}
+
+        def verify(workspace):
+            reward_dir = sys.argv[sys.argv.index("--reward-dir") + 1]
+            for name, text in FILES.items():
+                with open(os.path.join(reward_dir, name), "w") as handle:
+                    handle.write(text)
+            os._exit(0)
+    """)
+    with session_for(task_dir) as session:
+        result = session.run_sync()
+    assert result.exit_code == 0
+    assert result.verdict.rewards == rewards
+    assert result.verdict.error == error
+    assert sorted(f.name for f in result.reward_files) == sorted(files)
+    data = result.to_json()
+    assert data["rewards"] == rewards and data["verdict_error"] == error
+
+
+# ---------------------------------------------------------------------------
+# Expected verdicts of cases
+
+
+def test_expected_matched_on_every_example_case(example):
+    for name in ("hello-file", "count-errors", "fizzbuzz-module", "sum-column", "summary-keywords"):
+        task_dir = example(name)
+        with Session(task_dir, Options(python=PY)) as session:
+            for case in session.task.cases:
+                result = session.run_sync(session.spec_for_case(case))
+                assert result.expected_matched is True, (name, case.name, result.to_json())
+
+
+def test_expected_not_matched(tmp_path, run):
+    task_dir = make_task(tmp_path / "t", "def verify(workspace):\n    return 0.5\n", workspace={"a.txt": "a"})
+    expected = task_dir / "cases" / "only" / "expected.json"
+    expected.write_text('{"rewards": {"reward": 1.0}}')
+    with session_for(task_dir) as session:
+        assert run(session).expected_matched is False
+    expected.write_text('{"rewards": {"reward": 0.5}}')
+    with session_for(task_dir) as session:
+        assert run(session).expected_matched is True
+    expected.write_text('{"exit_code": 1}')
+    with session_for(task_dir) as session:
+        assert run(session).expected_matched is False
+    expected.unlink()
+    with session_for(task_dir) as session:
+        assert run(session).expected_matched is None
+
+
+def test_rewards_compare_as_numbers_with_the_same_keys(example):
+    task_dir = example("fizzbuzz-module")
+    expected = task_dir / "cases" / "clean" / "expected.json"
+    expected.write_text('{"rewards": {"reward": 1, "tests_passed": 8.0, "style": 1}}')
+    with Session(task_dir, Options(python=PY, case="clean")) as session:
+        assert session.run_sync().expected_matched is True
+    expected.write_text('{"rewards": {"reward": 1.0}}')  # a missing key is a mismatch
+    with Session(task_dir, Options(python=PY, case="clean")) as session:
+        assert session.run_sync().expected_matched is False
+
+
+# ---------------------------------------------------------------------------
+# What the user sees: their own paths, never the scratch copy
+
+
+def test_tracebacks_show_the_users_files_not_the_scratch_folder(tmp_path, run):
+    task_dir = make_task(tmp_path / "t", """\
+        import os, sys
+        import helper
+
+        def verify(workspace, task_data):
+            print("cwd", os.getcwd())
+            print("workspace", workspace)
+            print("argv", sys.argv)
+            print("path", sys.path[:3])
+            helper.check(workspace)
+    """, workspace={"hello.txt": "hi"})
+    (task_dir / "tests" / "helper.py").write_text(
+        "def check(workspace):\n    (workspace / 'missing.txt').read_text()\n", encoding="utf-8")
+    with session_for(task_dir) as session:
+        result = run(session)
+        scratch = str(session.scratch_root)
+    assert result.outcome is Outcome.VERIFIER_RAISED
+    user_verifier = str(task_dir / "tests" / "verifier.py")
+    user_helper = str(task_dir / "tests" / "helper.py")
+    user_workspace = str(task_dir / "cases" / "only" / "workspace")
+    assert f'File "{user_verifier}", line 9, in verify' in result.stderr.text
+    assert f'File "{user_helper}", line 2, in check' in result.stderr.text
+    assert str(Path(user_workspace) / "missing.txt") in result.stderr.text
+    assert f"workspace {user_workspace}" in result.stdout.text
+    for text in (result.stdout.text, result.stderr.text, json.dumps(result.explain), json.dumps(result.to_json())):
+        assert scratch not in text
+        assert "verifier-tui-" not in text
+
+
+def test_syntax_error_points_at_the_users_file(tmp_path, run):
+    task_dir = make_task(tmp_path / "t", "def verify(workspace):\n    return 1.0 +\n")
+    with session_for(task_dir) as session:
+        result = run(session)
+        scratch = str(session.scratch_root)
+    assert result.outcome is Outcome.VERIFIER_RAISED
+    assert f'File "{task_dir / "tests" / "verifier.py"}", line 2' in result.stderr.text
+    assert "SyntaxError" in result.stderr.text
+    assert scratch not in result.stderr.text
+
+
+def test_explain_data_is_in_the_result(example, run):
+    task_dir = example("summary-keywords")
+    with Session(task_dir, Options(python=PY)) as session:
+        result = run(session)
+        scratch = str(session.scratch_root)
+    explain = result.explain
+    assert explain is not None
+    assert explain["verify"]["signature"] == "verify(workspace, /, task_data, *, threshold=0.5)"
+    by_name = {row["name"]: row for row in explain["parameters"]}
+    assert by_name["workspace"]["passed"] == "positional"
+    assert by_name["task_data"]["passed"] == "keyword"
+    assert by_name["threshold"]["binding"] == "default"
+    roles = [row["roles"] for row in explain["sys_path"][:2]]
+    assert roles[0] == ["vendored helpers"]
+    assert "verifier's folder" in roles[1] and "tests folder" in roles[1]
+    assert explain["sys_path"][1]["path"] == str(task_dir / "tests")
+    assert explain["problems"] == []
+    data = result.to_json()
+    assert data["sys_path"] == explain["sys_path"]
+    assert data["arguments"] == explain["parameters"]
+    assert scratch not in json.dumps(explain)
+
+
+def test_explain_without_running(example):
+    task_dir = example("count-errors")
+    with Session(task_dir, Options(python=PY, case="harbor-mode")) as session:
+        data = session.explain_sync()
+        scratch = str(session.scratch_root)
+    assert data["would_call_verify"] is False
+    assert any("response" in p for p in data["problems"])
+    assert scratch not in json.dumps(data)
+
+
+# ---------------------------------------------------------------------------
+# Nothing left behind, output bounded
+
+
+def test_timeout_ends_grandchildren_too(tmp_path, run):
+    pid_file = tmp_path / "grandchild.pid"
+    task_dir = make_task(tmp_path / "t", f"""\
+        import os, subprocess, sys, time
+
+        def verify(workspace):
+            child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"])
+            grandchild = subprocess.Popen(["sleep", "300"], start_new_session=False)
+            tmp = {str(pid_file)!r} + ".tmp"
+            with open(tmp, "w") as handle:
+                handle.write(f"{{child.pid}} {{grandchild.pid}}")
+            os.replace(tmp, {str(pid_file)!r})
+            time.sleep(300)
+    """)
+    with session_for(task_dir, timeout=1) as session:
+        result = run(session)
+    assert result.outcome is Outcome.TIMED_OUT
+    pids = [int(p) for p in pid_file.read_text().split()]
+    assert len(pids) == 2
+    for pid in pids:
+        assert wait_gone(pid), f"process {pid} survived the run"
+        # the test's own final word: no such process any more (or an orphaned zombie)
+        assert process_gone(pid)
+
+
+def test_leftover_processes_are_ended_when_the_verifier_returns(tmp_path, run):
+    pid_file = tmp_path / "leftover.pid"
+    task_dir = make_task(tmp_path / "t", f"""\
+        import subprocess
+
+        def verify(workspace):
+            leftover = subprocess.Popen(["sleep", "300"])
+            with open({str(pid_file)!r}, "w") as handle:
+                handle.write(str(leftover.pid))
+            return 1.0
+    """)
+    with session_for(task_dir) as session:
+        result = run(session)
+    assert result.outcome is Outcome.REWARD_WRITTEN
+    assert wait_gone(int(pid_file.read_text()))
+
+
+def test_output_over_the_cap_is_bounded(tmp_path, run):
+    task_dir = make_task(tmp_path / "t", """\
+        import sys
+
+        def verify(workspace):
+            sys.stdout.write("BEGIN\\n" + "x" * (5 * 1024 * 1024) + "\\nEND\\n")
+            sys.stderr.write("e" * (3 * 1024 * 1024) + "\\nLAST\\n")
+            return 1.0
+    """)
+    with session_for(task_dir) as session:
+        result = run(session)
+    assert result.outcome is Outcome.REWARD_WRITTEN
+    assert result.verdict.rewards == {"reward": 1.0}
+    out, err = result.stdout, result.stderr
+    assert out.total_bytes == len("BEGIN\n") + 5 * 1024 * 1024 + len("\nEND\n")
+    assert out.dropped_bytes > 4 * 1024 * 1024
+    assert len(out.head) + len(out.tail) + out.dropped_bytes == out.total_bytes
+    assert len(out.text) < 1024 * 1024
+    assert out.text.startswith("BEGIN\n") and out.text.endswith("\nEND\n")
+    assert f"{out.dropped_bytes:,} bytes of output dropped" in out.text
+    assert err.dropped_bytes > 0 and err.text.endswith("LAST\n")
+    data = result.to_json()
+    assert data["stdout_dropped_bytes"] == out.dropped_bytes
+    assert data["stderr_dropped_bytes"] == err.dropped_bytes
+
+
+def test_output_that_is_not_utf8(tmp_path, run):
+    task_dir = make_task(tmp_path / "t", """\
+        import sys
+
+        def verify(workspace):
+            sys.stdout.buffer.write(b"ok \\xff\\xfe caf\\xc3\\xa9\\n")
+            return 1.0
+    """)
+    with session_for(task_dir) as session:
+        result = run(session)
+    assert result.stdout.text == "ok \ufffd\ufffd café\n"
+
+
+# ---------------------------------------------------------------------------
+# The user's workspace is never touched
+
+
+def snapshot(root: Path) -> dict[str, tuple]:
+    """Every entry under ``root``: kind, permission bits, and bytes or link target."""
+    out: dict[str, tuple] = {}
+    for folder, dirs, files in os.walk(root, followlinks=False):
+        for name in dirs + files:
+            path = Path(folder) / name
+            rel = path.relative_to(root).as_posix()
+            st = os.lstat(path)
+            if stat.S_ISLNK(st.st_mode):
+                out[rel] = ("link", os.readlink(path))
+            elif stat.S_ISDIR(st.st_mode):
+                out[rel] = ("dir", stat.S_IMODE(st.st_mode))
+            else:
+                out[rel] = ("file", stat.S_IMODE(st.st_mode), path.read_bytes())
+    out["."] = ("dir", stat.S_IMODE(os.lstat(root).st_mode))
+    return out
+
+
+VANDAL = """\
+    import os, shutil, stat, sys
+    from pathlib import Path
+
+    OUTSIDE = {outside!r}
+    VICTIM = {victim!r}
+
+    def listing(workspace):
+        out = []
+        for folder, dirs, files in os.walk(workspace):
+            for name in sorted(dirs + files):
+                path = Path(folder) / name
+                rel = path.relative_to(workspace).as_posix()
+                if path.is_symlink():
+                    out.append((rel, "->", os.readlink(path)))
+                elif path.is_file():
+                    out.append((rel, path.read_text(errors="replace")))
+                else:
+                    out.append((rel, "dir"))
+        return sorted(out)
+
+    def verify(workspace):
+        print(repr(listing(workspace)))
+        sys.stdout.flush()
+        # write through every link the workspace holds, including the one
+        # that points outside it
+        for path in list(workspace.rglob("*")):
+            if path.is_symlink():
+                try:
+                    with open(path, "w") as handle:
+                        handle.write("written through a link")
+                except OSError:
+                    pass
+        # chmod everything, then delete every file and folder it can reach
+        for path in sorted(workspace.rglob("*"), reverse=True):
+            try:
+                os.chmod(path, 0o777 if path.is_dir() else 0o600, follow_symlinks=False)
+            except (OSError, NotImplementedError):
+                pass
+        for path in sorted(workspace.rglob("*"), reverse=True):
+            if path.is_dir() and not path.is_symlink():
+                shutil.rmtree(path)
+            else:
+                path.unlink()
+        # write new files, replace a file by a link to the outside
+        (workspace / "new.txt").write_text("planted")
+        (workspace / "sub").mkdir()
+        (workspace / "sub" / "deep.txt").write_text("planted deep")
+        os.chmod(workspace / "sub", 0o500)
+        os.symlink(OUTSIDE, workspace / "hello.txt")
+        os.chmod(workspace, 0o500)
+        # last, the workspace folder itself becomes a link to another folder
+        os.chmod(workspace, 0o700)
+        moved = workspace.with_name("app-moved")
+        os.rename(workspace, moved)
+        os.symlink(VICTIM, workspace)
+        return 1.0
+"""
+
+
+def build_precious_workspace(tmp_path: Path) -> tuple[Path, Path, Path]:
+    outside = tmp_path / "outside.txt"
+    outside.write_text("the user's other file\n")
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "keep.txt").write_text("keep me\n")
+    task_dir = make_task(tmp_path / "t", VANDAL.format(outside=str(outside), victim=str(victim)), workspace={
+        "hello.txt": "hello world\n",
+        "data/numbers.csv": "a,b\n1,2\n",
+        "data/nested/deep.txt": "deep\n",
+        "empty/.keep": "",
+    })
+    ws = task_dir / "cases" / "only" / "workspace"
+    os.chmod(ws / "data" / "numbers.csv", 0o640)
+    os.chmod(ws / "hello.txt", 0o444)
+    (ws / "bin.dat").write_bytes(bytes(range(256)) * 64)
+    os.symlink("hello.txt", ws / "inside-link.txt")
+    os.symlink("data", ws / "data-link")
+    os.symlink(str(outside), ws / "outside-link.txt")
+    os.symlink(str(victim), ws / "victim-link")
+    os.symlink("nowhere", ws / "dangling")
+    return ws, outside, victim
+
+
+def test_the_users_workspace_stays_byte_identical(tmp_path, run):
+    ws, outside, victim = build_precious_workspace(tmp_path)
+    before_ws, before_outside, before_victim = snapshot(ws), outside.read_bytes(), snapshot(victim)
+    task_dir = tmp_path / "t"
+    with session_for(task_dir) as session:
+        first = run(session)
+        assert first.outcome is Outcome.REWARD_WRITTEN, first.stderr.text
+        assert snapshot(ws) == before_ws
+        assert outside.read_bytes() == before_outside
+        assert snapshot(victim) == before_victim
+        # A re-run repairs the mirror: the verifier sees the original files again.
+        second = run(session)
+        assert second.outcome is Outcome.REWARD_WRITTEN, second.stderr.text
+        assert second.stdout.text.splitlines()[0] == first.stdout.text.splitlines()[0]
+        third = run(session)
+        assert third.stdout.text.splitlines()[0] == first.stdout.text.splitlines()[0]
+    assert snapshot(ws) == before_ws
+    assert outside.read_bytes() == before_outside
+    assert snapshot(victim) == before_victim
+    seen = eval(first.stdout.text.splitlines()[0])  # the verifier's own view of its workspace
+    assert ("hello.txt", "hello world\n") in seen
+    assert ("data/nested/deep.txt", "deep\n") in seen
+    assert ("outside-link.txt", "the user's other file\n") in seen  # copied, not linked
+    assert not any(rel == "victim-link" for rel, *_ in seen)  # a link to an outside folder is skipped
+
+
+def test_a_rerun_sees_changes_to_the_users_workspace(tmp_path, run):
+    task_dir = make_task(tmp_path / "t", """\
+        def verify(workspace):
+            print(sorted(p.name for p in workspace.iterdir()))
+            return float((workspace / "score.txt").read_text())
+    """, workspace={"score.txt": "0.25", "gone.txt": "x"})
+    ws = task_dir / "cases" / "only" / "workspace"
+    with session_for(task_dir) as session:
+        assert run(session).verdict.rewards == {"reward": 0.25}
+        (ws / "score.txt").write_text("0.75")
+        (ws / "gone.txt").unlink()
+        (ws / "added.txt").write_text("new")
+        result = run(session)
+    assert result.verdict.rewards == {"reward": 0.75}
+    assert result.stdout.text == "['added.txt', 'score.txt']\n"
+
+
+def test_the_tests_folder_is_repaired_too(tmp_path, run):
+    task_dir = make_task(tmp_path / "t", """\
+        from pathlib import Path
+
+        def verify(workspace):
+            here = Path(__file__)
+            text = here.read_text()
+            here.write_text(text.replace("return 1.0", "return 0.0"))
+            return 1.0
+    """)
+    before = (task_dir / "tests" / "verifier.py").read_bytes()
+    with session_for(task_dir) as session:
+        assert run(session).verdict.rewards == {"reward": 1.0}
+        assert run(session).verdict.rewards == {"reward": 1.0}
+    assert (task_dir / "tests" / "verifier.py").read_bytes() == before
+
+
+def test_empty_scratch_workspace_without_a_case(tmp_path, run):
+    task_dir = make_task(tmp_path / "t", """\
+        def verify(workspace):
+            names = sorted(p.name for p in workspace.iterdir())
+            (workspace / "left-behind.txt").write_text("x")
+            return float(len(names))
+    """)
+    with session_for(task_dir) as session:
+        first = run(session)
+        second = run(session)
+    assert first.verdict.rewards == {"reward": 0.0}
+    assert second.verdict.rewards == {"reward": 0.0}
+    assert any("empty scratch workspace" in n for n in first.notices)
+    assert first.workspace is None and first.to_json()["workspace"] is None
+
+
+# ---------------------------------------------------------------------------
+# Response, task data, environment
+
+
+def test_text_response_is_wrapped_as_a_responses_api_object(tmp_path, run):
+    task_dir = make_task(tmp_path / "t", """\
+        def verify(workspace, response):
+            assert response["object"] == "response"
+            message = response["output"][0]
+            assert message["type"] == "message" and message["role"] == "assistant"
+            text = message["content"][0]["text"]
+            print(repr(text))
+            return 1.0 if text == "forty-two\\n" else 0.0
+    """)
+    answer = tmp_path / "answer.txt"
+    answer.write_text("forty-two\n")
+    with session_for(task_dir, response=answer) as session:
+        assert session.mode == "server"
+        result = run(session)
+    assert result.verdict.rewards == {"reward": 1.0}, result.stderr.text
+    assert result.mode == "server"
+    assert result.to_json()["response"] == str(answer)
+
+
+def test_json_response_is_passed_as_it_is(example, run):
+    task_dir = example("count-errors")
+    with Session(task_dir, Options(python=PY, case="response-json")) as session:
+        result = run(session)
+    assert result.verdict.rewards == {"reward": 1.0}
+    assert result.mode == "server"
+
+
+def test_text_response_case(example, run):
+    task_dir = example("count-errors")
+    with Session(task_dir, Options(python=PY, case="response-txt")) as session:
+        result = run(session)
+    assert result.verdict.rewards == {"reward": 0.0}
+    assert result.expected_matched is True
+
+
+def test_no_response_is_harbor_mode_even_when_the_case_has_one(example, run):
+    task_dir = example("count-errors")
+    with Session(task_dir, Options(python=PY, case="response-json", no_response=True)) as session:
+        assert session.mode == "harbor"
+        result = run(session)
+    assert result.outcome is Outcome.CONTRACT_ERROR
+    assert result.mode == "harbor" and result.response is None
+    assert "response" in result.stderr.text
+    assert any("response" in p for p in result.explain["problems"])
+
+
+def test_task_data_option(example, run, tmp_path):
+    task_dir = example("sum-column")
+    other = tmp_path / "other-task-data.json"
+    other.write_text('{"column": "quantity", "tolerance": 0.01}')
+    with Session(task_dir, Options(python=PY, case="correct", task_data=other)) as session:
+        result = run(session)
+    assert result.verdict.rewards == {"reward": 0.0}  # total.txt is the sum of amount, not quantity
+    assert result.task_data == other
+
+
+def test_task_toml_env_reaches_the_verifier(example, run):
+    task_dir = example("hello-file")
+    with Session(task_dir, Options(python=PY, case="wrong-case")) as session:
+        assert run(session).verdict.rewards == {"reward": 0.0}  # STRICT=1 from task.toml
+    toml = task_dir / "task.toml"
+    toml.write_text(toml.read_text().replace('env = { STRICT = "1" }', 'env = { STRICT = "0" }'))
+    with Session(task_dir, Options(python=PY, case="wrong-case")) as session:
+        assert run(session).verdict.rewards == {"reward": 1.0}
+
+
+def test_environment_is_built_on_purpose(tmp_path, run, monkeypatch):
+    sneaky = tmp_path / "sneaky"
+    sneaky.mkdir()
+    (sneaky / "sneaky_vtui.py").write_text("VALUE = 1\n")
+    monkeypatch.setenv("PYTHONPATH", str(sneaky))
+    monkeypatch.setenv("PYTHONSTARTUP", str(sneaky / "sneaky_vtui.py"))
+    monkeypatch.setenv("TEXTUAL_DRIVER", "nope")
+    monkeypatch.setenv("VTUI_KEPT", "kept")
+    task_dir = make_task(tmp_path / "t", """\
+        import json, os, sys
+
+        def verify(workspace):
+            try:
+                import sneaky_vtui
+                imported = True
+            except ImportError:
+                imported = False
+            print(json.dumps({
+                "imported": imported,
+                "env": {k: os.environ.get(k) for k in ("PYTHONPATH", "PYTHONSTARTUP", "TEXTUAL_DRIVER",
+                        "VTUI_KEPT", "TASK_VAR", "PYTHONDONTWRITEBYTECODE", "PYTHONIOENCODING")},
+                "dont_write_bytecode": sys.dont_write_bytecode,
+            }))
+            return 1.0
+    """, toml='[verifier]\nenv = { TASK_VAR = "from task.toml" }\n')
+    with session_for(task_dir) as session:
+        result = run(session)
+    seen = json.loads(result.stdout.text)
+    assert seen["imported"] is False
+    assert seen["env"] == {
+        "PYTHONPATH": None, "PYTHONSTARTUP": None, "TEXTUAL_DRIVER": None, "VTUI_KEPT": "kept",
+        "TASK_VAR": "from task.toml", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONIOENCODING": "utf-8",
+    }
+    assert seen["dont_write_bytecode"] is True
+    assert not list((task_dir / "tests").rglob("__pycache__"))
+
+
+# ---------------------------------------------------------------------------
+# Scratch
+
+
+def test_close_removes_the_scratch_folder(tmp_path, run):
+    task_dir = make_task(tmp_path / "t", """\
+        import os
+
+        def verify(workspace):
+            (workspace / "locked").mkdir()
+            (workspace / "locked" / "f.txt").write_text("x")
+            os.chmod(workspace / "locked", 0)
+            return 1.0
+    """)
+    session = session_for(task_dir)
+    run(session)
+    root = session.scratch_root
+    assert root is not None and root.is_dir()
+    assert stat.S_IMODE(root.stat().st_mode) == 0o700
+    session.close()
+    assert not root.exists()
+    assert session.scratch_root is None
+
+
+def test_no_scratch_left_after_the_command_line_exits(tmp_path):
+    tmpdir = tmp_path / "private-tmp"
+    tmpdir.mkdir()
+    task_dir = make_task(tmp_path / "t", """\
+        import os
+
+        def verify(workspace):
+            (workspace / "locked").mkdir()
+            os.chmod(workspace / "locked", 0)
+            raise RuntimeError("and then it crashed")
+    """, workspace={"a.txt": "a"})
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    env.update(TMPDIR=str(tmpdir), XDG_CACHE_HOME=str(tmp_path / "xdg"))
+    for command in (["run", str(task_dir), "--python", PY], ["explain", str(task_dir), "--python", PY],
+                    ["test", str(task_dir), "--python", PY], ["run", str(task_dir), "--python", "/nonexistent"]):
+        done = subprocess.run(CLI + command, env=env, capture_output=True, text=True, timeout=120)
+        assert "Traceback" not in done.stderr or "RuntimeError" in done.stderr, done.stderr
+        assert sorted(p.name for p in tmpdir.iterdir() if p.name.startswith("verifier-tui-")) == [], command
