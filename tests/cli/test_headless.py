@@ -1,0 +1,528 @@
+"""The headless commands as a user runs them: the real ``verifier-tui`` console
+script (and ``python -m verifier_tui``) in a subprocess, on private copies of
+the example tasks.
+
+What is checked is what a user or a CI script sees: exit statuses, the JSON
+documents, the readable output, the JUnit file, and that bad input gives one
+clear line and exit 2, never a Python traceback. No assertion is about how
+long something took; waits are bounded so that a hang fails instead of
+blocking the suite.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "tasks"
+CONSOLE_SCRIPT = Path(sys.executable).parent / "verifier-tui"
+TOOL = [str(CONSOLE_SCRIPT)] if CONSOLE_SCRIPT.exists() else [sys.executable, "-m", "verifier_tui"]
+MODULE = [sys.executable, "-m", "verifier_tui"]
+PY = sys.executable
+TASKS_WITH_CASES = ["count-errors", "fizzbuzz-module", "hello-file", "sum-column", "summary-keywords"]
+#: Bound on any one command (a hang fails the test instead of blocking it).
+HANG_GUARD_S = 120
+
+RUN_JSON_FIELDS = {
+    "outcome": str, "exit_code": (int, type(None)), "rewards": (dict, type(None)),
+    "verdict_error": (str, type(None)), "reward_files": list, "stdout": str, "stderr": str,
+    "duration_s": float, "sys_path": (list, type(None)), "arguments": (list, type(None)),
+    "case": (str, type(None)), "verifier": str, "workspace": (str, type(None)),
+}
+
+
+@pytest.fixture
+def env(tmp_path):
+    """The user's environment, with the tool's caches and scratch kept in tmp_path."""
+    tmpdir = tmp_path / "tmpdir"
+    tmpdir.mkdir()
+    out = dict(os.environ)
+    out.update(XDG_CACHE_HOME=str(tmp_path / "xdg-cache"), TMPDIR=str(tmpdir))
+    return out
+
+
+@pytest.fixture
+def example(tmp_path):
+    def copy(name: str) -> Path:
+        target = tmp_path / "tasks" / name
+        shutil.copytree(EXAMPLES / name, target, symlinks=True)
+        return target
+
+    return copy
+
+
+def cli(env, *args: str, tool=None, cwd=None) -> subprocess.CompletedProcess:
+    return subprocess.run((tool or TOOL) + [str(a) for a in args], env=env, cwd=cwd, capture_output=True,
+                          text=True, timeout=HANG_GUARD_S, stdin=subprocess.DEVNULL)
+
+
+def no_traceback(done: subprocess.CompletedProcess) -> None:
+    assert "Traceback (most recent call last)" not in done.stderr, done.stderr
+
+
+def make_task(root: Path, verifier: str) -> Path:
+    (root / "tests").mkdir(parents=True)
+    (root / "task.toml").write_text('version = "1.0"\n')
+    (root / "tests" / "test.sh").write_text((EXAMPLES / "hello-file" / "tests" / "test.sh").read_text())
+    (root / "tests" / "verifier.py").write_text(verifier)
+    return root
+
+
+# ---------------------------------------------------------------------------
+# --version, --help
+
+
+@pytest.mark.parametrize("tool", [TOOL, MODULE], ids=["console-script", "python-m"])
+def test_version(env, tool):
+    done = cli(env, "--version", tool=tool)
+    assert done.returncode == 0
+    assert done.stdout.strip() == "verifier-tui 0.1.0"
+
+
+@pytest.mark.parametrize("tool", [TOOL, MODULE], ids=["console-script", "python-m"])
+def test_help(env, tool):
+    done = cli(env, "--help", tool=tool)
+    assert done.returncode == 0
+    for command in ("run", "explain", "test", "watch"):
+        assert f"verifier-tui {command} PATH" in done.stdout
+    no_traceback(done)
+
+
+@pytest.mark.parametrize("command", ["run", "explain", "test", "watch"])
+def test_command_help(env, command):
+    done = cli(env, command, "--help")
+    assert done.returncode == 0
+    assert f"usage: verifier-tui {command}" in done.stdout
+    assert "--json" in done.stdout
+
+
+def test_console_script_is_installed():
+    assert CONSOLE_SCRIPT.exists(), "the project is not installed in this environment"
+
+
+# ---------------------------------------------------------------------------
+# run
+
+
+@pytest.mark.parametrize("tool", [TOOL, MODULE], ids=["console-script", "python-m"])
+def test_run_json_fields(env, example, tool):
+    task_dir = example("hello-file")
+    done = cli(env, "run", "--json", task_dir, "--python", PY, tool=tool)
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    for name, kind in RUN_JSON_FIELDS.items():
+        assert name in data, name
+        assert isinstance(data[name], kind), (name, data[name])
+    assert data["outcome"] == "reward_written"
+    assert data["exit_code"] == 0
+    assert data["rewards"] == {"reward": 1.0}
+    assert data["verdict_error"] is None
+    assert data["reward_files"] == [
+        {"name": "reward.txt", "kind": "file", "size": 3, "text": "1.0", "is_utf8": True, "truncated": False}]
+    assert data["stdout"] == "" and data["stderr"] == ""
+    assert data["duration_s"] > 0
+    assert data["case"] == "correct"
+    assert data["verifier"] == str(task_dir / "tests" / "verifier.py")
+    assert data["workspace"] == str(task_dir / "cases" / "correct" / "workspace")
+    assert data["mode"] == "harbor"
+    assert data["expected_matched"] is True
+    assert data["sys_path"][0]["roles"] == ["vendored helpers"]
+    assert data["sys_path"][1]["path"] == str(task_dir / "tests")
+    assert [a["name"] for a in data["arguments"]] == ["workspace"]
+    assert data["arguments"][0]["binding"] == "argument"
+    assert data["task"] == str(task_dir)
+
+
+def test_run_json_on_a_failing_verifier(env, example):
+    task_dir = example("hello-file")
+    done = cli(env, "run", "--json", task_dir, "--case", "missing-file", "--python", PY)
+    assert done.returncode == 1
+    data = json.loads(done.stdout)
+    assert data["outcome"] == "verifier_raised"
+    assert data["exit_code"] == 1
+    assert data["rewards"] is None
+    assert data["verdict_error"] == "RewardFileNotFoundError"
+    assert data["reward_files"] == []
+    assert "FileNotFoundError" in data["stderr"]
+    assert f'File "{task_dir / "tests" / "verifier.py"}"' in data["stderr"]
+    assert "verifier-tui-" not in done.stdout  # no scratch path anywhere
+
+
+@pytest.mark.parametrize("case, status", [("correct", 0), ("missing-file", 1), ("wrong-text", 0)])
+def test_run_exit_status_is_the_runners(env, example, case, status):
+    done = cli(env, "run", example("hello-file"), "--case", case, "--python", PY)
+    assert done.returncode == status, done.stderr
+
+
+def test_run_exit_status_on_a_contract_error(env, example):
+    task_dir = example("count-errors")
+    done = cli(env, "run", task_dir, "--case", "harbor-mode", "--python", PY)
+    assert done.returncode == 2
+    done = cli(env, "run", task_dir, "--case", "response-json", "--no-response", "--python", PY)
+    assert done.returncode == 2
+    assert "contract" in done.stdout
+
+
+def test_run_exit_status_on_timeout_is_124(env, tmp_path):
+    task_dir = make_task(tmp_path / "slow", "import time\n\ndef verify(workspace):\n    time.sleep(120)\n")
+    done = cli(env, "run", task_dir, "--timeout", "1", "--python", PY)
+    assert done.returncode == 124
+    assert "timed out after 1 s" in done.stdout
+    done = cli(env, "run", "--json", task_dir, "--timeout", "0.5", "--python", PY)
+    assert done.returncode == 124
+    assert json.loads(done.stdout)["outcome"] == "timed_out"
+
+
+def test_run_readable_output(env, example):
+    task_dir = example("hello-file")
+    done = cli(env, "run", task_dir, "--case", "missing-file", "--python", PY)
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("task hello-file · verifier hello-file/tests/verifier.py · case missing-file")
+    assert "Harbor mode" in lines[0]
+    assert any(line.startswith("exit 1 · verifier raised") for line in lines)
+    assert any("RewardFileNotFoundError" in line for line in lines)
+    assert any(line == 'expected {"exit_code": 1}: matched' for line in lines)
+    assert "── stderr" in done.stdout
+    assert f'File "{task_dir / "tests" / "verifier.py"}", line' in done.stdout
+    no_traceback(done)
+
+    done = cli(env, "run", task_dir, "--python", PY)
+    assert 'verdict: {"reward": 1.0}  (from reward.txt)' in done.stdout
+    assert "reward.txt: 1.0" in done.stdout
+
+
+def test_run_with_a_text_response(env, example, tmp_path):
+    task_dir = example("count-errors")
+    answer = tmp_path / "answer.txt"
+    answer.write_text("I counted 3 ERROR events.")
+    done = cli(env, "run", "--json", task_dir, "--case", "harbor-mode", "--response", answer, "--python", PY)
+    data = json.loads(done.stdout)
+    assert done.returncode == 0, data["stderr"]
+    assert data["rewards"] == {"reward": 1.0}
+    assert data["mode"] == "server"
+    assert data["response"] == str(answer)
+
+
+def test_run_on_a_plain_test_sh_task_says_so(env, example):
+    done = cli(env, "run", example("plain-test-sh"), "--python", PY)
+    assert "plain test.sh task" in done.stdout
+    assert "empty scratch workspace" in done.stdout
+    no_traceback(done)
+
+
+def test_run_leaves_no_scratch_behind(env, example):
+    cli(env, "run", example("hello-file"), "--python", PY)
+    assert list(Path(env["TMPDIR"]).iterdir()) == []
+
+
+# ---------------------------------------------------------------------------
+# explain
+
+
+def test_explain_json(env, example):
+    task_dir = example("summary-keywords")
+    done = cli(env, "explain", "--json", task_dir, "--python", PY)
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    rows = data["sys_path"]
+    assert [r["index"] for r in rows] == list(range(len(rows)))
+    assert rows[0]["roles"] == ["vendored helpers"]
+    assert rows[1]["path"] == str(task_dir / "tests")
+    assert "verifier's folder" in rows[1]["roles"] and "tests folder" in rows[1]["roles"]
+    assert set(data["modules"]) >= {"nemo_gym", "nemo_gym.verifiers"}
+    assert data["verify"]["signature"] == "verify(workspace, /, task_data, *, threshold=0.5)"
+    assert [(p["name"], p["binding"]) for p in data["parameters"]] == [
+        ("workspace", "argument"), ("task_data", "argument"), ("threshold", "default")]
+    assert data["problems"] == []
+    assert data["mode"] == "harbor"
+    assert "verifier-tui-" not in done.stdout
+
+
+def test_explain_json_reports_contract_problems(env, example):
+    done = cli(env, "explain", "--json", example("count-errors"), "--case", "harbor-mode", "--python", PY)
+    data = json.loads(done.stdout)
+    assert any("response" in p for p in data["problems"])
+    assert {p["name"]: p["binding"] for p in data["parameters"]}["response"] == "missing"
+
+
+def test_explain_does_not_call_verify(env, tmp_path):
+    marker = tmp_path / "called"
+    task_dir = make_task(tmp_path / "t", f"def verify(workspace):\n    open({str(marker)!r}, 'w').close()\n    return 1.0\n")
+    done = cli(env, "explain", task_dir, "--python", PY)
+    assert done.returncode == 0
+    assert not marker.exists()
+
+
+def test_explain_readable(env, example):
+    task_dir = example("count-errors")
+    done = cli(env, "explain", task_dir, "--case", "harbor-mode", "--python", PY)
+    out = done.stdout
+    assert "sys.path (in order):" in out
+    assert str(task_dir / "tests") in out
+    assert "vendored helpers" in out and "verifier's folder" in out
+    assert "nemo_gym: not found" in out
+    assert "verify(workspace, response) (async)" in out
+    assert "MISSING" in out
+    assert "contract problem:" in out
+    no_traceback(done)
+
+
+def test_explain_shows_an_import_error(env, tmp_path):
+    task_dir = make_task(tmp_path / "t", "import nosuchmodule_vtui\n\ndef verify(workspace):\n    return 1.0\n")
+    done = cli(env, "explain", task_dir, "--python", PY)
+    assert "ModuleNotFoundError" in done.stdout
+    assert "nosuchmodule_vtui" in done.stdout
+
+
+# ---------------------------------------------------------------------------
+# test
+
+
+@pytest.mark.parametrize("name", TASKS_WITH_CASES)
+def test_test_passes_on_every_example(env, example, name):
+    task_dir = example(name)
+    done = cli(env, "test", task_dir, "--python", PY)
+    assert done.returncode == 0, done.stdout + done.stderr
+    cases = sorted(p.name for p in (task_dir / "cases").iterdir())
+    table = done.stdout.splitlines()
+    for case in cases:
+        assert any(line.startswith("✓") and f" {case} " in line for line in table), (case, done.stdout)
+    assert f"{len(cases)} passed, 0 failed" in done.stdout
+
+
+def test_test_without_cases(env, example):
+    done = cli(env, "test", example("plain-test-sh"), "--python", PY)
+    assert done.returncode == 2
+    assert "no case with an expected.json" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_test_with_a_wrong_expectation(env, example, tmp_path):
+    task_dir = example("hello-file")
+    (task_dir / "cases" / "wrong-text" / "expected.json").write_text('{"rewards": {"reward": 1.0}}')
+    (task_dir / "cases" / "correct" / "expected.json").write_text('{"exit_code": 2}')
+    junit = tmp_path / "report.xml"
+    done = cli(env, "test", task_dir, "--junit", junit, "--python", PY)
+    assert done.returncode == 1
+    lines = done.stdout.splitlines()
+    wrong = next(line for line in lines if " wrong-text " in line)
+    assert wrong.startswith("✗")
+    assert '{"reward": 1.0}' in wrong and '{"reward": 0.0}' in wrong  # expected vs actual
+    correct = next(line for line in lines if " correct " in line)
+    assert correct.startswith("✗") and "exit 2" in correct
+    assert next(line for line in lines if " wrong-case " in line).startswith("✓")
+    assert "2 passed, 2 failed" in done.stdout
+
+    suite = ET.parse(junit).getroot()
+    assert suite.tag == "testsuite"
+    assert suite.get("tests") == "4" and suite.get("failures") == "2" and suite.get("errors") == "0"
+    cases = {c.get("name"): c for c in suite.iter("testcase")}
+    assert sorted(cases) == ["correct", "missing-file", "wrong-case", "wrong-text"]
+    assert cases["wrong-text"].find("failure") is not None
+    assert "expected" in cases["wrong-text"].find("failure").get("message")
+    assert cases["correct"].find("failure") is not None
+    assert cases["wrong-case"].find("failure") is None
+    assert cases["missing-file"].find("failure") is None
+    assert "FileNotFoundError" in cases["missing-file"].find("system-err").text
+
+
+def test_test_junit_all_passing(env, example, tmp_path):
+    junit = tmp_path / "ok.xml"
+    done = cli(env, "test", example("sum-column"), "--junit", junit, "--python", PY)
+    assert done.returncode == 0
+    suite = ET.parse(junit).getroot()
+    assert suite.get("tests") == "3" and suite.get("failures") == "0"
+    assert len(list(suite.iter("testcase"))) == 3
+    assert list(suite.iter("failure")) == []
+
+
+def test_test_json(env, example):
+    task_dir = example("fizzbuzz-module")
+    (task_dir / "cases" / "partial" / "expected.json").write_text('{"rewards": {"reward": 0.5}}')
+    done = cli(env, "test", "--json", task_dir, "--python", PY)
+    assert done.returncode == 1
+    data = json.loads(done.stdout)
+    assert data["passed"] == 1 and data["failed"] == 1
+    assert data["task"] == str(task_dir)
+    by_case = {c["case"]: c for c in data["cases"]}
+    assert by_case["clean"]["expected_matched"] is True
+    assert by_case["partial"]["expected_matched"] is False
+    assert by_case["partial"]["expected"] == {"rewards": {"reward": 0.5}}
+    assert by_case["partial"]["rewards"]["reward"] == 0.6875
+
+
+def test_test_runs_cases_one_at_a_time_too(env, example):
+    done = cli(env, "test", example("summary-keywords"), "--jobs", "1", "--python", PY)
+    assert done.returncode == 0
+    assert "3 passed, 0 failed" in done.stdout
+
+
+# ---------------------------------------------------------------------------
+# watch
+
+
+class LineReader:
+    """Reads a child's stdout lines in a thread, so waits can be bounded."""
+
+    def __init__(self, stream) -> None:
+        self.lines: queue.Queue[str | None] = queue.Queue()
+        self.thread = threading.Thread(target=self._pump, args=(stream,), daemon=True)
+        self.thread.start()
+
+    def _pump(self, stream) -> None:
+        for line in stream:
+            self.lines.put(line.rstrip("\n"))
+        self.lines.put(None)
+
+    def next(self, within_s: float = 30.0) -> str:
+        line = self.lines.get(timeout=within_s)
+        assert line is not None, "the command ended early"
+        return line
+
+    def next_run(self, within_s: float = 30.0, prefix: str = "#") -> str:
+        deadline = time.monotonic() + within_s
+        while True:
+            line = self.next(max(0.1, deadline - time.monotonic()))
+            if line.startswith(prefix):
+                return line
+
+
+def start_watch(env, *args) -> tuple[subprocess.Popen, LineReader]:
+    proc = subprocess.Popen(TOOL + ["watch", *map(str, args)], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
+    return proc, LineReader(proc.stdout)
+
+
+def stop(proc: subprocess.Popen) -> tuple[int, str]:
+    proc.send_signal(signal.SIGINT)
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        pytest.fail("watch did not stop on SIGINT")
+    return proc.returncode, proc.stderr.read()
+
+
+def test_watch_reruns_on_a_change_and_stops_cleanly(env, example):
+    task_dir = example("hello-file")
+    proc, reader = start_watch(env, task_dir, "--python", PY)
+    try:
+        first = reader.next_run()
+        assert "start" in first and "reward written" in first and "reward 1" in first
+        verifier = task_dir / "tests" / "verifier.py"
+        verifier.write_text(verifier.read_text().replace("return 1.0 if", "return 0.5 if"))
+        second = reader.next_run()
+        assert second.startswith("#2")
+        assert "tests/verifier.py" in second
+        assert "reward 0.5" in second
+    finally:
+        code, stderr = stop(proc)
+    assert code == 0
+    assert "Traceback" not in stderr
+    assert stderr.strip() == ""
+
+
+def test_watch_json_one_document_per_line(env, example):
+    task_dir = example("hello-file")
+    proc, reader = start_watch(env, "--json", task_dir, "--case", "wrong-text", "--python", PY)
+    try:
+        first = json.loads(reader.next_run(prefix="{"))
+        assert first["trigger"] == "start"
+        assert first["rewards"] == {"reward": 0.0}
+        (task_dir / "cases" / "wrong-text" / "workspace" / "hello.txt").write_text("hello world\n")
+        second = json.loads(reader.next_run(prefix="{"))
+        assert "hello.txt" in second["trigger"]
+        assert second["rewards"] == {"reward": 1.0}
+        assert second["expected_matched"] is False
+        for name in RUN_JSON_FIELDS:
+            assert name in second
+    finally:
+        code, stderr = stop(proc)
+    assert code == 0 and "Traceback" not in stderr
+
+
+# ---------------------------------------------------------------------------
+# Bad input: one clear line, exit 2, never a traceback
+
+
+BAD_INPUT = [
+    (["run", "{tmp}/nowhere"], "does not exist"),
+    (["run", "{examples}/../README.md"], "not a Python file"),
+    (["run", "{task}", "--case", "nosuch"], "no such case"),
+    (["run", "{task}", "--workspace", "{tmp}/nosuch"], "is not a folder"),
+    (["run", "{task}", "--response", "{tmp}/missing.json"], "is not a file"),
+    (["run", "{task}", "--task-data", "{tmp}/missing.json"], "is not a file"),
+    (["run", "{task}", "--verifier", "nosuch"], "no such verifier"),
+    (["explain", "{tmp}/nowhere"], "does not exist"),
+    (["explain", "{task}", "--case", "nosuch"], "no such case"),
+    (["explain", "{task}", "--python", "/nonexistent"], "/nonexistent"),
+    (["test", "{tmp}/nowhere"], "does not exist"),
+    (["test", "{task}", "--verifier", "nosuch"], "no such verifier"),
+    (["watch", "{tmp}/nowhere"], "does not exist"),
+    (["watch", "{task}", "--case", "nosuch"], "no such case"),
+    (["{tmp}/nowhere"], "does not exist"),
+    (["run", "{tmp}/no-verifier"], "no verifier found"),
+    (["explain", "{tmp}/no-verifier"], "no verifier found"),
+    (["watch", "{tmp}/no-verifier"], "no verifier found"),
+    (["run", "{tmp}/trial"], "Harbor trial"),
+]
+
+
+@pytest.mark.parametrize("args, words", BAD_INPUT, ids=[" ".join(a) for a, _ in BAD_INPUT])
+def test_bad_input_gives_one_clear_line(env, example, tmp_path, args, words):
+    task_dir = example("hello-file")
+    (tmp_path / "no-verifier" / "tests").mkdir(parents=True)
+    (tmp_path / "no-verifier" / "task.toml").write_text("")
+    (tmp_path / "trial").mkdir()
+    (tmp_path / "trial" / "config.json").write_text("{}")
+    (tmp_path / "trial" / "result.json").write_text("{}")
+    argv = [a.format(tmp=tmp_path, task=task_dir, examples=EXAMPLES) for a in args]
+    done = cli(env, *argv)
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    no_traceback(done)
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert lines[0].startswith("verifier-tui: ")
+    assert words in lines[0]
+    assert list(Path(env["TMPDIR"]).iterdir()) == []
+
+
+@pytest.mark.parametrize("args, words", [
+    (["run", "{task}", "--timeout", "-1"], "--timeout"),
+    (["run", "{task}", "--timeout", "0"], "--timeout"),
+    (["run", "{task}", "--timeout", "soon"], "--timeout"),
+    (["run"], "PATH"),
+    (["run", "{task}", "--response", "x.json", "--no-response"], "not allowed with"),
+    (["test", "{task}", "--case", "correct"], "unrecognized arguments"),
+    (["run", "{task}", "--frobnicate"], "unrecognized arguments"),
+])
+def test_bad_arguments_are_argparse_errors(env, example, args, words):
+    task_dir = example("hello-file")
+    done = cli(env, *[a.format(task=task_dir) for a in args])
+    assert done.returncode == 2
+    no_traceback(done)
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("verifier-tui") and ": error: " in last
+    assert words in last
+    assert done.stdout == ""
+
+
+def test_python_that_cannot_start_is_an_outcome_not_a_crash(env, example):
+    done = cli(env, "run", "--json", example("hello-file"), "--python", "/nonexistent/python3")
+    assert done.returncode == 127
+    data = json.loads(done.stdout)
+    assert data["outcome"] == "could_not_start"
+    assert "/nonexistent/python3" in data["outcome_words"]
+    no_traceback(done)

@@ -1,0 +1,102 @@
+"""Import hygiene, checked in fresh interpreters: the engine and the headless
+commands never import Textual, and the one-shot ``run`` and ``explain``
+commands do not even import asyncio (it costs about as much as starting
+Python, and ``run --json`` is timed against the bare runner).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pkgutil
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import verifier_tui.engine
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "tasks"
+ENGINE_MODULES = sorted(
+    f"verifier_tui.engine.{info.name}" for info in pkgutil.iter_modules(verifier_tui.engine.__path__)
+)
+HEADLESS_MODULES = ["verifier_tui", "verifier_tui.cli", "verifier_tui.headless", "verifier_tui.present",
+                    "verifier_tui.runner_source", "verifier_tui.engine"]
+
+
+def fresh(code: str, tmp_path: Path) -> dict:
+    """Run ``code`` and then REPORT in a new interpreter; REPORT prints one
+    JSON line, the last on stderr."""
+    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "xdg-cache"), TMPDIR=str(tmp_path))
+    source = textwrap.dedent(code) + REPORT
+    done = subprocess.run([sys.executable, "-c", source], capture_output=True, text=True,
+                          env=env, timeout=120, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stderr.strip().splitlines()[-1])
+
+
+REPORT = textwrap.dedent("""
+    import json, sys
+    loaded = sorted(sys.modules)
+    sys.stderr.write(json.dumps({
+        "textual": [m for m in loaded if m == "textual" or m.startswith("textual.")],
+        "asyncio": "asyncio" in sys.modules,
+        "code": globals().get("code"),
+    }) + "\\n")
+""")
+
+
+def test_every_engine_module_is_checked():
+    assert "verifier_tui.engine.session" in ENGINE_MODULES
+    assert "verifier_tui.engine.watch" in ENGINE_MODULES
+    assert len(ENGINE_MODULES) >= 10
+
+
+@pytest.mark.parametrize("module", HEADLESS_MODULES + ENGINE_MODULES)
+def test_module_does_not_import_textual(tmp_path, module):
+    seen = fresh(f"import {module}\n", tmp_path)
+    assert seen["textual"] == []
+
+
+def test_all_of_them_together_do_not_import_textual(tmp_path):
+    imports = "".join(f"import {m}\n" for m in HEADLESS_MODULES + ENGINE_MODULES)
+    assert fresh(imports, tmp_path)["textual"] == []
+
+
+@pytest.fixture
+def task(tmp_path):
+    target = tmp_path / "hello-file"
+    shutil.copytree(EXAMPLES / "hello-file", target)
+    return target
+
+
+@pytest.mark.parametrize("command", [
+    ["run", "--json"], ["run"], ["run", "--case", "missing-file"], ["explain", "--json"], ["explain"],
+])
+def test_one_shot_commands_import_neither_asyncio_nor_textual(tmp_path, task, command):
+    argv = command + [str(task), "--python", sys.executable]
+    seen = fresh(f"""
+        import contextlib, io
+        from verifier_tui.cli import main
+        with contextlib.redirect_stdout(io.StringIO()):
+            code = main({argv!r})
+    """, tmp_path)
+    assert seen["asyncio"] is False
+    assert seen["textual"] == []
+    assert seen["code"] in (0, 1)
+
+
+@pytest.mark.parametrize("command", [["test"], ["test", "--json"]])
+def test_test_command_does_not_import_textual(tmp_path, task, command):
+    argv = command + [str(task), "--python", sys.executable]
+    seen = fresh(f"""
+        import contextlib, io
+        from verifier_tui.cli import main
+        with contextlib.redirect_stdout(io.StringIO()):
+            code = main({argv!r})
+    """, tmp_path)
+    assert seen["textual"] == []
+    assert seen["code"] == 0
