@@ -54,7 +54,7 @@ class VerifierApp(App[int]):
             self.main.post_message(WatchStateChanged("off"))
 
     async def on_unmount(self) -> None:
-        self.controller.stop_watching()
+        await self.controller.stop_watching_and_wait()
         await self.controller.close()
         self.session.close()
 

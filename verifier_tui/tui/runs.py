@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+from contextlib import aclosing
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -197,14 +198,42 @@ class RunController:
     async def _watch(self, targets: list[Any], ignore: list[Path]) -> None:
         self._post(WatchStateChanged("starting"))
         watcher = Watcher(targets, ignore=ignore, force_polling=self.app.poll)
-        try:
-            await watcher.start()
+
+        async def announce_ready() -> None:
+            try:
+                await watcher.ready()
+            except Exception:  # noqa: BLE001 - the failure is raised by changes() too
+                return
             self.watch_ready.set()
             self._post(WatchStateChanged("watching"))
-            async for change in watcher.changes():
-                self.on_change(change)
+
+        announcer = asyncio.create_task(announce_ready())
+        try:
+            # Iterating changes() from the start (not start() first) means a
+            # cancellation at any point runs its clean-up, which waits for the
+            # watcher's own process or threads to end.
+            async with aclosing(watcher.changes()) as changes:
+                async for change in changes:
+                    self.on_change(change)
         finally:
+            announcer.cancel()
             watcher.stop()
+
+    async def stop_watching_and_wait(self, timeout_s: float = 5.0) -> None:
+        """Stop watching and wait until the watcher has cleaned up (at exit:
+        nothing of it may outlive the event loop)."""
+        workers = [w for w in self.app.workers if w.group == "watch"]
+        self.stop_watching()
+        for worker in workers:
+            try:
+                await asyncio.wait_for(asyncio.shield(worker.wait()), timeout_s)
+            except Exception:  # noqa: BLE001 - cancelled, failed or slow: we are leaving anyway
+                pass
+        # A subprocess transport finishes closing in callbacks scheduled on the
+        # loop: let them run before the loop closes, or each leaves a
+        # "Event loop is closed" complaint at exit.
+        for _ in range(3):
+            await asyncio.sleep(0.01)
 
     async def close(self) -> None:
         await self.scheduler.close()
