@@ -362,6 +362,25 @@ def test_test_json(env, example):
     assert by_case["partial"]["rewards"]["reward"] == 0.6875
 
 
+def test_test_cases_in_parallel_never_share_a_staged_layout(env, tmp_path):
+    """Cases without a workspace folder (or with the same one) run at once,
+    each in a layout of its own: every verdict is its own case's."""
+    task_dir = make_task(tmp_path / "responses", (
+        "import time\n\n"
+        "def verify(workspace, response):\n"
+        "    (workspace / 'mine.txt').write_text(response['output'][0]['content'][0]['text'])\n"
+        "    time.sleep(0.2)\n"
+        "    return float((workspace / 'mine.txt').read_text())\n"))
+    for index in range(1, 7):
+        case = task_dir / "cases" / f"c{index}"
+        case.mkdir(parents=True)
+        (case / "response.txt").write_text(f"0.{index}")
+        (case / "expected.json").write_text(json.dumps({"rewards": {"reward": index / 10}}))
+    done = cli(env, "test", task_dir, "--jobs", "6", "--python", PY)
+    assert done.returncode == 0, done.stdout
+    assert "6 passed, 0 failed" in done.stdout
+
+
 def test_test_runs_cases_one_at_a_time_too(env, example):
     done = cli(env, "test", example("summary-keywords"), "--jobs", "1", "--python", PY)
     assert done.returncode == 0

@@ -664,6 +664,34 @@ def test_empty_scratch_workspace_without_a_case(tmp_path, run):
     assert first.workspace is None and first.to_json()["workspace"] is None
 
 
+def test_runs_at_the_same_time_each_get_their_own_layout(tmp_path):
+    task_dir = make_task(tmp_path / "t", """\
+        import time
+
+        def verify(workspace, response):
+            text = response["output"][0]["content"][0]["text"]
+            (workspace / "mine.txt").write_text(text)
+            time.sleep(0.2)
+            return float((workspace / "mine.txt").read_text())
+    """)
+    answers = []
+    for index in range(1, 6):
+        answer = tmp_path / f"answer-{index}.txt"
+        answer.write_text(f"0.{index}")
+        answers.append(answer)
+
+    async def all_at_once():
+        with session_for(task_dir) as session:
+            specs = []
+            for answer in answers:
+                session.choose_response(answer)
+                specs.append(session.spec())
+            return await asyncio.wait_for(asyncio.gather(*(session.run(s) for s in specs)), 120)
+
+    results = asyncio.run(all_at_once())
+    assert [r.verdict.rewards for r in results] == [{"reward": i / 10} for i in range(1, 6)]
+
+
 # ---------------------------------------------------------------------------
 # Response, task data, environment
 

@@ -285,7 +285,7 @@ def collect(
         command=prepared.reproduce,
         trigger=trigger,
         notices=list(prepared.notices),
-        start_error=start_error,
+        start_error=map_paths(start_error, pm) if start_error else None,
         sequence=sequence,
     )
 

@@ -53,7 +53,8 @@ class Session:
         self.options = options or Options()
         self.task: Task = resolve(Path(path))
         self.scratch: Scratch | None = None
-        self._stages: dict[tuple, Stage] = {}
+        self._stages: dict[tuple, list[Stage]] = {}
+        self._busy: set[int] = set()  # id() of the stages a run is using right now
         self.sequence = 0
         self.verifier: Path | None = None
         self.case: Case | None = None
@@ -187,14 +188,27 @@ class Session:
         )
 
     def stage_for(self, spec: RunSpec) -> Stage:
-        """One staged layout per workspace, reused so re-runs copy only changes."""
+        """One staged layout per workspace, reused so re-runs copy only changes.
+        A layout that a run is using right now is never handed out again: runs
+        of cases in parallel (``test``) each get their own, even when they share
+        a workspace (or have none)."""
         if self.scratch is None:
             self.scratch = Scratch()
-        key = (spec.workspace, spec.explain_only)
-        stage = self._stages.get(key)
-        if stage is None:
-            stage = self._stages[key] = self.scratch.new_stage()
+        pool = self._stages.setdefault((spec.workspace, spec.explain_only), [])
+        for stage in pool:
+            if id(stage) not in self._busy:
+                return stage
+        stage = self.scratch.new_stage()
+        pool.append(stage)
         return stage
+
+    def _claim(self, spec: RunSpec) -> Stage:
+        stage = self.stage_for(spec)
+        self._busy.add(id(stage))
+        return stage
+
+    def _release(self, stage: Stage) -> None:
+        self._busy.discard(id(stage))
 
     def prepare(self, spec: RunSpec | None = None) -> Prepared:
         spec = spec or self.spec()
@@ -220,32 +234,46 @@ class Session:
 
         spec = spec or self.spec()
         sequence = self.next_sequence()
-        prepared = await asyncio.to_thread(self.prepare, spec)
-        if prepared.start_error:
-            return self._not_started(prepared, trigger, sequence)
-        watcher = None
-        if on_explain is not None:
-            watcher = asyncio.ensure_future(_wait_for_explain(prepared, on_explain))
+        stage = self._claim(spec)
+        release = True
         try:
-            done = await run_process(
-                prepared.argv, cwd=prepared.cwd, env=prepared.env, timeout_s=spec.timeout_s, on_output=on_output
+            staging = asyncio.ensure_future(asyncio.to_thread(prepare, spec, stage))
+            try:
+                prepared = await asyncio.shield(staging)
+            except asyncio.CancelledError:
+                # The thread goes on staging into this layout: hand it back
+                # only when it is done, never to a run that would stage into it too.
+                release = False
+                staging.add_done_callback(lambda _done: self._release(stage))
+                raise
+            if prepared.start_error:
+                return self._not_started(prepared, trigger, sequence)
+            watcher = None
+            if on_explain is not None:
+                watcher = asyncio.ensure_future(_wait_for_explain(prepared, on_explain))
+            try:
+                done = await run_process(
+                    prepared.argv, cwd=prepared.cwd, env=prepared.env, timeout_s=spec.timeout_s, on_output=on_output
+                )
+            finally:
+                if watcher is not None:
+                    watcher.cancel()
+            return await asyncio.to_thread(
+                collect,
+                prepared,
+                returncode=done.returncode,
+                signal=done.signal,
+                timed_out=done.timed_out,
+                start_error=done.start_error,
+                stdout=done.stdout,
+                stderr=done.stderr,
+                duration_s=done.duration_s,
+                trigger=trigger,
+                sequence=sequence,
             )
         finally:
-            if watcher is not None:
-                watcher.cancel()
-        return await asyncio.to_thread(
-            collect,
-            prepared,
-            returncode=done.returncode,
-            signal=done.signal,
-            timed_out=done.timed_out,
-            start_error=done.start_error,
-            stdout=done.stdout,
-            stderr=done.stderr,
-            duration_s=done.duration_s,
-            trigger=trigger,
-            sequence=sequence,
-        )
+            if release:
+                self._release(stage)
 
     def run_sync(self, spec: RunSpec | None = None, *, trigger: str = "start") -> RunResult:
         """One run without asyncio (the headless ``run`` command starts faster)."""
@@ -253,22 +281,26 @@ class Session:
 
         spec = spec or self.spec()
         sequence = self.next_sequence()
-        prepared = self.prepare(spec)
-        if prepared.start_error:
-            return self._not_started(prepared, trigger, sequence)
-        done = run_process_sync(prepared.argv, cwd=prepared.cwd, env=prepared.env, timeout_s=spec.timeout_s)
-        return collect(
-            prepared,
-            returncode=done.returncode,
-            signal=done.signal,
-            timed_out=done.timed_out,
-            start_error=done.start_error,
-            stdout=done.stdout,
-            stderr=done.stderr,
-            duration_s=done.duration_s,
-            trigger=trigger,
-            sequence=sequence,
-        )
+        stage = self._claim(spec)
+        try:
+            prepared = prepare(spec, stage)
+            if prepared.start_error:
+                return self._not_started(prepared, trigger, sequence)
+            done = run_process_sync(prepared.argv, cwd=prepared.cwd, env=prepared.env, timeout_s=spec.timeout_s)
+            return collect(
+                prepared,
+                returncode=done.returncode,
+                signal=done.signal,
+                timed_out=done.timed_out,
+                start_error=done.start_error,
+                stdout=done.stdout,
+                stderr=done.stderr,
+                duration_s=done.duration_s,
+                trigger=trigger,
+                sequence=sequence,
+            )
+        finally:
+            self._release(stage)
 
     def explain_sync(self) -> dict[str, Any]:
         """The runner's ``--explain`` for the current choices (verify is not called)."""
@@ -345,6 +377,7 @@ class Session:
             self.scratch.close()
             self.scratch = None
         self._stages.clear()
+        self._busy.clear()
 
     def __enter__(self) -> "Session":
         return self
