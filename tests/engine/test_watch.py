@@ -1,0 +1,583 @@
+"""Watching with real files: a real Watcher (real watchfiles, real inotify) on
+tmp_path, and the RunScheduler it feeds.
+
+Every wait is bounded by a timeout so a broken watcher fails clearly instead of
+hanging. No test asserts that something took less than N ms; "nothing else
+happened" is checked with a quiet window (QUIET) or, better, with a sentinel
+write that must arrive alone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import pytest
+
+from verifier_tui.engine import watch as watch_module
+from verifier_tui.engine.watch import (
+    Change,
+    RunScheduler,
+    Watcher,
+    WatchTarget,
+    is_noise,
+    watch_and_run,
+)
+
+#: Upper bound for anything that should happen "soon" (a change to arrive).
+TIMEOUT = 10.0
+#: How long to keep listening to show that no further change arrives: well
+#: over the watcher's debounce (300 ms) plus a few steps.
+QUIET = 0.6
+
+#: Both ways of watching: from the child process (the default) and from
+#: threads of this process (the fallback, and what runs inside the child).
+both_modes = pytest.mark.parametrize("isolate", [True, False], ids=["process", "threads"])
+
+
+class Recorder:
+    """Consumes ``watcher.changes()`` in a task and keeps what arrives."""
+
+    def __init__(self, watcher: Watcher) -> None:
+        self.watcher = watcher
+        self.changes: list[Change] = []
+        self._taken = 0  # changes already handed out by next(), until() or rest()
+        self._arrived = asyncio.Event()
+        self.task = asyncio.create_task(self._consume())
+
+    async def _consume(self) -> None:
+        try:
+            async for change in self.watcher.changes():
+                self.changes.append(change)
+                self._arrived.set()
+        finally:
+            self._arrived.set()  # wake next(): the watcher ended (or failed)
+
+    async def next(self, timeout: float = TIMEOUT) -> Change:
+        """The next change not yet taken."""
+        taken = self._taken
+        while len(self.changes) <= taken:
+            if self.task.done():
+                self.task.result()  # raises the watcher's error, if any
+                raise AssertionError("the watcher stopped before a change arrived")
+            self._arrived.clear()
+            try:
+                await asyncio.wait_for(self._arrived.wait(), timeout)
+            except asyncio.TimeoutError:
+                raise AssertionError(f"no change arrived within {timeout} s") from None
+        self._taken = taken + 1
+        return self.changes[taken]
+
+    async def until(self, predicate: Callable[[Change], bool], timeout: float = TIMEOUT) -> Change:
+        """Skip changes until one matches (e.g. a root's re-creation)."""
+
+        async def wait() -> Change:
+            while True:
+                change = await self.next(timeout)
+                if predicate(change):
+                    return change
+
+        try:
+            return await asyncio.wait_for(wait(), timeout)
+        except asyncio.TimeoutError:
+            raise AssertionError(f"no matching change within {timeout} s: {self.changes}") from None
+
+    async def rest(self, quiet: float = QUIET) -> list[Change]:
+        """Whatever else arrives within a quiet window."""
+        await asyncio.sleep(quiet)
+        taken, self._taken = self._taken, len(self.changes)
+        return self.changes[taken:]
+
+
+@asynccontextmanager
+async def watching(targets: list[WatchTarget], **options) -> AsyncIterator[Recorder]:
+    watcher = Watcher(targets, **options)
+    recorder = Recorder(watcher)
+    try:
+        await asyncio.wait_for(watcher.ready(), TIMEOUT)
+        yield recorder
+    finally:
+        watcher.stop()
+        await asyncio.wait_for(recorder.task, TIMEOUT)
+
+
+async def wait_until(condition: Callable[[], bool], what: str, timeout: float = TIMEOUT) -> None:
+    async def poll() -> None:
+        while not condition():
+            await asyncio.sleep(0.005)
+
+    try:
+        await asyncio.wait_for(poll(), timeout)
+    except asyncio.TimeoutError:
+        raise AssertionError(f"timed out waiting for {what}") from None
+
+
+def folder(path: Path) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+# ---------------------------------------------------------------------------
+# Filtering rules, without a watcher
+
+
+@pytest.mark.parametrize(
+    "relative",
+    [
+        "__pycache__/verifier.cpython-311.pyc",
+        "helpers/__pycache__/x.pyc",
+        "old.pyc",
+        ".git/index",
+        ".git/objects/ab/cdef",
+        ".verifier.py.swp",
+        ".verifier.py.swx",
+        ".verifier.py.swo",
+        "verifier.py~",
+        "4913",
+        "5036",
+        "verifier.py___jb_tmp___",
+        "verifier.py___jb_old___",
+        ".#verifier.py",
+        "#verifier.py#",
+        ".pytest_cache/v/cache/lastfailed",
+    ],
+)
+def test_noise_is_recognised(relative: str) -> None:
+    assert is_noise(Path(relative).parts)
+
+
+@pytest.mark.parametrize(
+    "relative", ["verifier.py", "helpers/checks.py", "out.txt", "4912", "5000", "data/1234", "swp"]
+)
+def test_real_files_are_not_noise(relative: str) -> None:
+    assert not is_noise(Path(relative).parts)
+
+
+def test_describe_and_merge() -> None:
+    a, b, c = Path("/t/tests/a.py"), Path("/t/tests/b.py"), Path("/w/out.txt")
+    names = ((a, "tests/a.py"), (b, "tests/b.py"), (c, "workspace/out.txt"))
+    one = Change(frozenset({a}), names=names)
+    assert one.describe() == "tests/a.py"
+    gone = Change(frozenset({c}), deleted=frozenset({c}), names=names)
+    assert gone.describe() == "workspace/out.txt deleted"
+    three = Change(frozenset({a, b, c}), deleted=frozenset({c}), names=names)
+    assert three.describe() == "tests/a.py +2 more"
+    # A path deleted, then written again, is present in the merge.
+    merged = gone.merge(Change(frozenset({c, b}), names=names))
+    assert merged.paths == {b, c} and not merged.deleted
+    assert Change.combine(None, one) == one and Change.combine(one, None) == one
+    assert Change.combine(None, None) is None
+
+
+def test_engine_watch_does_not_import_textual() -> None:
+    code = "import sys, verifier_tui.engine.watch; print('textual' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+# ---------------------------------------------------------------------------
+# The watcher on real files
+
+
+@both_modes
+async def test_one_write_gives_one_change_naming_it(tmp_path: Path, isolate: bool) -> None:
+    tests = folder(tmp_path / "tests")
+    async with watching([WatchTarget(tests, "tests")], isolate=isolate) as rec:
+        (tests / "verifier.py").write_text("def verify(): ...\n")
+        change = await rec.next()
+        assert change.paths == {tests / "verifier.py"}
+        assert not change.deleted
+        assert change.describe() == "tests/verifier.py"
+        assert await rec.rest() == []
+
+
+@both_modes
+async def test_vim_atomic_save_is_one_change(tmp_path: Path, isolate: bool) -> None:
+    tests = folder(tmp_path / "tests")
+    target = tests / "verifier.py"
+    target.write_text("old\n")
+    async with watching([WatchTarget(tests, "tests")], isolate=isolate) as rec:
+        # What vim (backupcopy=no, writebackup) does on :w
+        probe = tests / "4913"
+        probe.write_text("")
+        probe.unlink()
+        (tests / ".verifier.py.swp").write_bytes(b"swap")
+        os.rename(target, tests / "verifier.py~")
+        target.write_text("new\n")
+        (tests / "verifier.py~").unlink()
+        change = await rec.next()
+        assert change.paths == {target}
+        assert not change.deleted
+        assert await rec.rest() == []
+        assert target.read_text() == "new\n"
+
+
+@both_modes
+async def test_jetbrains_safe_write_is_one_change(tmp_path: Path, isolate: bool) -> None:
+    tests = folder(tmp_path / "tests")
+    target = tests / "verifier.py"
+    target.write_text("old\n")
+    async with watching([WatchTarget(tests, "tests")], isolate=isolate) as rec:
+        tmp = tests / "verifier.py___jb_tmp___"
+        old = tests / "verifier.py___jb_old___"
+        tmp.write_text("new\n")
+        os.rename(target, old)
+        os.rename(tmp, target)
+        old.unlink()
+        change = await rec.next()
+        assert change.paths == {target}
+        assert not change.deleted
+        assert change.describe() == "tests/verifier.py"
+        assert await rec.rest() == []
+
+
+@both_modes
+async def test_single_file_target_ignores_its_siblings(tmp_path: Path, isolate: bool) -> None:
+    case = folder(tmp_path / "cases" / "good")
+    response = case / "response.json"
+    response.write_text("{}")
+    async with watching([WatchTarget(response, "response")], isolate=isolate) as rec:
+        (case / "notes.txt").write_text("not watched")
+        await asyncio.sleep(0.1)  # let the sibling's batch go by on its own
+        # An atomic replace (new inode) is still seen: the parent is watched.
+        tmp = case / "response.json.tmp"
+        tmp.write_text('{"output": []}')
+        os.replace(tmp, response)
+        change = await rec.next()
+        assert change.paths == {response}
+        assert change.describe() == "response.json"
+        # And a second save after the inode changed.
+        response.write_text('{"output": [1]}')
+        assert (await rec.next()).paths == {response}
+        assert await rec.rest() == []
+
+
+async def test_single_file_created_later_is_seen(tmp_path: Path) -> None:
+    case = folder(tmp_path / "case")
+    task_data = case / "task_data.json"  # does not exist yet
+    async with watching([WatchTarget(task_data, "task data")]) as rec:
+        task_data.write_text("{}")
+        assert (await rec.next()).paths == {task_data}
+
+
+@both_modes
+async def test_root_deleted_and_recreated_is_still_watched(tmp_path: Path, isolate: bool) -> None:
+    workspace = folder(tmp_path / "case" / "workspace")
+    (workspace / "out.txt").write_text("1")
+    async with watching([WatchTarget(workspace, "workspace")], isolate=isolate) as rec:
+        shutil.rmtree(workspace)
+        workspace.mkdir()
+        # The re-creation itself counts as a change (re-scan the folder).
+        change = await rec.until(lambda c: workspace in c.recreated)
+        assert "workspace re-created" in change.describe()
+        (workspace / "new.txt").write_text("2")
+        change = await rec.until(lambda c: workspace / "new.txt" in c.paths)
+        assert workspace / "new.txt" not in change.deleted
+
+
+async def test_root_deleted_then_created_later_is_watched_again(tmp_path: Path) -> None:
+    workspace = folder(tmp_path / "workspace")
+    async with watching([WatchTarget(workspace, "workspace")]) as rec:
+        shutil.rmtree(workspace)
+        gone = await rec.until(lambda c: workspace in c.deleted)
+        assert gone.describe() == "workspace deleted"
+        await asyncio.sleep(0.2)  # a while with no workspace at all
+        workspace.mkdir()
+        await rec.until(lambda c: workspace in c.recreated)
+        (workspace / "a.txt").write_text("a")
+        await rec.until(lambda c: workspace / "a.txt" in c.paths)
+
+
+async def test_missing_root_at_start_is_watched_once_created(tmp_path: Path) -> None:
+    workspace = tmp_path / "workspace"
+    async with watching([WatchTarget(workspace, "workspace", folder=True)]) as rec:
+        workspace.mkdir()
+        await rec.until(lambda c: workspace in c.recreated)
+        (workspace / "a.txt").write_text("a")
+        await rec.until(lambda c: workspace / "a.txt" in c.paths)
+
+
+@pytest.mark.parametrize("parent", [".tox", ".git", "__pycache__"])
+async def test_workspace_under_a_noisy_folder_name_is_watched(tmp_path: Path, parent: str) -> None:
+    workspace = folder(tmp_path / parent / "py311" / "workspace")
+    async with watching([WatchTarget(workspace, "workspace")]) as rec:
+        (workspace / "out.txt").write_text("x")
+        change = await rec.next()
+        assert change.paths == {workspace / "out.txt"}
+        assert change.describe() == "workspace/out.txt"
+
+
+async def test_ignored_scratch_inside_a_root_is_silent(tmp_path: Path) -> None:
+    task = folder(tmp_path / "task")
+    scratch = folder(task / ".verifier-tui" / "runs")
+    async with watching([WatchTarget(task, "task")], ignore=[task / ".verifier-tui"]) as rec:
+        (scratch / "reward.txt").write_text("1")
+        folder(scratch / "app" / "sub")
+        (scratch / "app" / "sub" / "x").write_text("x")
+        await asyncio.sleep(0.1)
+        (task / "sentinel.txt").write_text("s")
+        change = await rec.next()
+        assert change.paths == {task / "sentinel.txt"}
+        assert await rec.rest() == []
+
+
+async def test_bytecode_and_editor_noise_is_silent(tmp_path: Path) -> None:
+    tests = folder(tmp_path / "tests")
+    async with watching([WatchTarget(tests, "tests")]) as rec:
+        folder(tests / "__pycache__")
+        (tests / "__pycache__" / "verifier.cpython-311.pyc").write_bytes(b"\0")
+        (tests / "helpers.pyc").write_bytes(b"\0")
+        (tests / ".verifier.py.swp").write_bytes(b"\0")
+        (tests / ".#verifier.py").write_text("lock")
+        folder(tests / ".git" / "objects")
+        (tests / ".git" / "objects" / "x").write_text("x")
+        await asyncio.sleep(0.1)
+        (tests / "sentinel.py").write_text("s")
+        change = await rec.next()
+        assert change.paths == {tests / "sentinel.py"}
+        assert await rec.rest() == []
+
+
+async def test_several_targets_label_their_paths(tmp_path: Path) -> None:
+    task = folder(tmp_path / "task")
+    tests = folder(task / "tests")
+    workspace = folder(task / "cases" / "good" / "workspace")
+    response = task / "cases" / "good" / "response.json"
+    task_toml = task / "task.toml"
+    task_toml.write_text("")
+    targets = [
+        WatchTarget(tests, "tests"),
+        WatchTarget(workspace, "workspace"),
+        WatchTarget(response, "response"),
+        WatchTarget(task_toml, "task.toml"),
+    ]
+    async with watching(targets) as rec:
+        (workspace / "out.txt").write_text("x")
+        assert (await rec.next()).describe() == "workspace/out.txt"
+        task_toml.write_text("[verifier]\n")
+        assert (await rec.next()).describe() == "task.toml"
+        response.write_text("{}")
+        assert (await rec.next()).describe() == "response.json"
+        (workspace / "out.txt").unlink()
+        gone = await rec.next()
+        assert gone.describe() == "workspace/out.txt deleted"
+        assert gone.deleted == {workspace / "out.txt"}
+
+
+@both_modes
+async def test_stop_ends_changes_and_the_watcher_process(tmp_path: Path, isolate: bool) -> None:
+    watcher = Watcher([WatchTarget(folder(tmp_path / "t"), "tests")], isolate=isolate)
+    recorder = Recorder(watcher)
+    await asyncio.wait_for(watcher.ready(), TIMEOUT)
+    watcher.stop()
+    await asyncio.wait_for(recorder.task, TIMEOUT)
+    assert recorder.changes == []
+    child = watcher._proc  # private, but nothing else says the process is gone
+    assert (child is not None) == isolate
+    assert child is None or child.returncode == 0
+
+
+async def test_a_watcher_process_that_cannot_start_falls_back_to_threads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(watch_module, "_CHILD_CODE", "import sys; sys.exit('no watchfiles here')")
+    tests = folder(tmp_path / "tests")
+    async with watching([WatchTarget(tests, "tests")]) as rec:
+        assert rec.watcher._proc is None
+        (tests / "verifier.py").write_text("x")
+        assert (await rec.next()).paths == {tests / "verifier.py"}
+
+
+# ---------------------------------------------------------------------------
+# The scheduler, fed by the real watcher
+
+
+class SlowRuns:
+    """A run coroutine that records what it was asked and, for the runs whose
+    index is in ``hold``, waits for ``release`` (runs are counted from 0)."""
+
+    def __init__(self, hold: set[int] = frozenset()) -> None:
+        self.hold = hold
+        self.release = asyncio.Event()
+        self.started: list[Change | None] = []
+        self.running = asyncio.Event()
+        self.cancelled: list[int] = []
+
+    async def __call__(self, change: Change | None) -> int:
+        index = len(self.started)
+        self.started.append(change)
+        self.running.set()
+        if index in self.hold:
+            try:
+                await self.release.wait()
+            except asyncio.CancelledError:
+                self.cancelled.append(index)
+                raise
+        return index
+
+
+async def test_fifty_rapid_saves_give_few_runs_and_the_last_sees_the_end(tmp_path: Path) -> None:
+    tests = folder(tmp_path / "tests")
+    verifier = tests / "verifier.py"
+    verifier.write_text("v-start")
+    seen: list[str] = []
+
+    async def run(change: Change | None) -> None:
+        seen.append(verifier.read_text())
+        # A runner's own time (a fresh interpreter importing a verifier): the
+        # saves come faster than runs end, which is what must coalesce.
+        await asyncio.sleep(0.3)
+
+    def save_fifty_times() -> None:  # an editor, in its own thread
+        for i in range(50):
+            verifier.write_text(f"v{i}")
+
+    scheduler = RunScheduler(run)
+    watcher = Watcher([WatchTarget(tests, "tests")])
+    glue = asyncio.create_task(watch_and_run(watcher, scheduler, run_first=False))
+    try:
+        await asyncio.wait_for(watcher.ready(), TIMEOUT)
+        await asyncio.to_thread(save_fifty_times)
+        await wait_until(lambda: seen[-1:] == ["v49"], "a run that saw the final save")
+        await asyncio.sleep(QUIET)
+        await asyncio.wait_for(scheduler.drain(), TIMEOUT)
+    finally:
+        watcher.stop()
+        await asyncio.wait_for(glue, TIMEOUT)
+        await scheduler.close()
+    assert 1 <= scheduler.runs_started <= 3, seen
+    assert seen[-1] == "v49"
+    assert scheduler.runs_finished == scheduler.runs_started
+
+
+@asynccontextmanager
+async def fed(scheduler: RunScheduler, targets: list[WatchTarget], **options):
+    """A real watcher feeding ``scheduler`` through ``watch_and_run`` (which
+    requests the first run, for None, as soon as the watcher is ready)."""
+    watcher = Watcher(targets, **options)
+    glue = asyncio.create_task(watch_and_run(watcher, scheduler))
+    try:
+        await asyncio.wait_for(watcher.ready(), TIMEOUT)
+        yield watcher
+    finally:
+        watcher.stop()
+        await asyncio.wait_for(glue, TIMEOUT)
+        await scheduler.close()
+
+
+async def test_a_change_mid_run_gives_exactly_one_more_run(tmp_path: Path) -> None:
+    tests = folder(tmp_path / "tests")
+    runs = SlowRuns(hold={0})
+    scheduler = RunScheduler(runs)
+    async with fed(scheduler, [WatchTarget(tests, "tests")]):
+        await asyncio.wait_for(runs.running.wait(), TIMEOUT)
+        assert runs.started == [None]  # the first run, right after ready
+        (tests / "verifier.py").write_text("x")
+        await wait_until(lambda: scheduler.pending, "the change to be pending")
+        assert scheduler.runs_started == 1
+        runs.release.set()
+        await asyncio.wait_for(scheduler.drain(), TIMEOUT)
+        await asyncio.sleep(QUIET)
+        assert scheduler.runs_started == 2
+        assert runs.started[1] is not None and runs.started[1].paths == {tests / "verifier.py"}
+        assert scheduler.runs_finished == 2
+        assert scheduler.latest_result == 1
+
+
+async def test_five_changes_mid_run_still_give_one_more_run(tmp_path: Path) -> None:
+    tests = folder(tmp_path / "tests")
+    runs = SlowRuns(hold={0})
+    scheduler = RunScheduler(runs)
+    async with fed(scheduler, [WatchTarget(tests, "tests")]):
+        await asyncio.wait_for(runs.running.wait(), TIMEOUT)
+        files = [tests / f"helper{i}.py" for i in range(5)]
+        for i, path in enumerate(files):
+            path.write_text("x")
+            # Each save its own batch, its own request.
+            wanted = 2 + i  # the first run's request, then one per save
+            await wait_until(lambda n=wanted: scheduler.requests >= n, f"request for {path.name}")
+        assert scheduler.runs_started == 1 and scheduler.pending
+        runs.release.set()
+        await asyncio.wait_for(scheduler.drain(), TIMEOUT)
+        await asyncio.sleep(QUIET)
+        assert scheduler.runs_started == 2
+        assert runs.started[1] is not None and runs.started[1].paths == set(files)
+        assert runs.started[1].describe() == "tests/helper0.py +4 more"
+
+
+async def test_supersede_cancels_the_run_in_flight(tmp_path: Path) -> None:
+    tests = folder(tmp_path / "tests")
+    runs = SlowRuns(hold={0})  # run 0 would wait forever
+    results: list[tuple[Change | None, int]] = []
+    scheduler = RunScheduler(runs, supersede=True, on_result=lambda c, r: results.append((c, r)))
+    async with fed(scheduler, [WatchTarget(tests, "tests")]):
+        await asyncio.wait_for(runs.running.wait(), TIMEOUT)
+        (tests / "verifier.py").write_text("x")
+        await wait_until(lambda: scheduler.runs_started == 2, "the superseding run")
+        await asyncio.wait_for(scheduler.drain(), TIMEOUT)
+        assert runs.cancelled == [0]
+        assert scheduler.runs_superseded == 1
+        assert scheduler.runs_finished == 1
+        # Only the second run's result was reported.
+        assert [r for _, r in results] == [1]
+        assert results[0][0] is not None and results[0][0].paths == {tests / "verifier.py"}
+        assert scheduler.latest_result == 1
+
+
+# ---------------------------------------------------------------------------
+# The scheduler alone
+
+
+async def test_errors_go_to_on_error_and_the_scheduler_lives_on() -> None:
+    errors: list[BaseException] = []
+    calls: list[Change | None] = []
+
+    async def run(change: Change | None) -> str:
+        calls.append(change)
+        if len(calls) == 1:
+            raise ValueError("boom")
+        return "ok"
+
+    scheduler = RunScheduler(run, on_error=errors.append)
+    scheduler.request(None)
+    await asyncio.wait_for(scheduler.drain(), TIMEOUT)
+    scheduler.request(None)
+    await asyncio.wait_for(scheduler.drain(), TIMEOUT)
+    assert [type(e) for e in errors] == [ValueError]
+    assert scheduler.runs_failed == 1 and scheduler.runs_finished == 1
+    assert scheduler.latest_result == "ok"
+
+
+async def test_requests_mid_run_merge_their_paths() -> None:
+    runs = SlowRuns(hold={0})
+    scheduler = RunScheduler(runs)
+    a, b = Path("/x/a"), Path("/x/b")
+    scheduler.request(Change(frozenset({a})))
+    await asyncio.sleep(0)
+    for _ in range(10):
+        scheduler.request(Change(frozenset({b}), deleted=frozenset({b})))
+    scheduler.request(None)  # a manual "run" mid-run joins the same pending run
+    runs.release.set()
+    await asyncio.wait_for(scheduler.drain(), TIMEOUT)
+    assert scheduler.runs_started == 2
+    assert runs.started[1] == Change(frozenset({b}), deleted=frozenset({b}))
+
+
+async def test_close_cancels_the_run_and_drops_the_pending_one() -> None:
+    runs = SlowRuns(hold={0})
+    scheduler = RunScheduler(runs)
+    scheduler.request(None)
+    await asyncio.wait_for(runs.running.wait(), TIMEOUT)
+    scheduler.request(None)
+    await asyncio.wait_for(scheduler.close(), TIMEOUT)
+    assert runs.cancelled == [0]
+    assert scheduler.runs_started == 1 and scheduler.runs_cancelled == 1
+    scheduler.request(None)  # ignored once closed
+    assert scheduler.runs_started == 1
+    await asyncio.wait_for(scheduler.drain(), TIMEOUT)
