@@ -142,6 +142,15 @@ def main(argv: list[str] | None = None) -> int:
     else:
         args = build_tui_parser().parse_args(argv)
         args.command = None
+    restore = _stop_cleanly_on_sigterm() if args.command is not None else None
+    try:
+        return _dispatch(args)
+    finally:
+        if restore is not None:
+            restore()
+
+
+def _dispatch(args: argparse.Namespace) -> int:
     try:
         if args.command == "run":
             from verifier_tui.headless import command_run
@@ -179,6 +188,32 @@ def main(argv: list[str] | None = None) -> int:
             sys.stderr.write(f"verifier-tui: {exc.filename or ''}: {exc.strerror or exc}\n")
             return 2
         raise
+
+
+def _stop_cleanly_on_sigterm():
+    """SIGTERM (``kill``, a CI job's timeout) ends a headless command the way
+    Ctrl+C does: the run's process group is ended and the scratch folder
+    removed. Python's default would die on the spot and leave both behind (the
+    runner lives in its own session, so nothing else would end it). A second
+    SIGTERM is ignored while that clean-up runs. Returns what puts the previous
+    handler back (None when there was another handler already: left alone)."""
+    import signal
+
+    try:
+        if signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+            return None  # someone (a test harness, an embedding program) decided already
+    except ValueError:
+        return None
+
+    def stop(signum: int, _frame: object) -> None:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        raise SystemExit(128 + signum)
+
+    try:
+        signal.signal(signal.SIGTERM, stop)
+    except ValueError:  # not the main thread: signals are not ours to handle
+        return None
+    return lambda: signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def dump_json(data: Any) -> str:

@@ -473,6 +473,59 @@ def test_watch_json_one_document_per_line(env, example):
 
 
 # ---------------------------------------------------------------------------
+# SIGTERM (kill, a CI job's timeout) cleans up like Ctrl+C
+
+
+def process_gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return True
+    return state in ("Z", "X")  # an orphan waiting for init to reap it
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="checks processes through /proc")
+@pytest.mark.parametrize("command", [["run"], ["run", "--json"], ["test"], ["watch"], ["watch", "--json"]])
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_a_signal_ends_the_run_and_removes_the_scratch(env, tmp_path, command, sig):
+    pid_file = tmp_path / "runner.pid"
+    task_dir = make_task(tmp_path / "slow", (
+        "import os, time\n\n"
+        "def verify(workspace):\n"
+        f"    open({str(pid_file)!r} + '.tmp', 'w').write(str(os.getpid()))\n"
+        f"    os.replace({str(pid_file)!r} + '.tmp', {str(pid_file)!r})\n"
+        "    time.sleep(300)\n"))
+    (task_dir / "cases" / "only" / "workspace").mkdir(parents=True)
+    (task_dir / "cases" / "only" / "expected.json").write_text('{"exit_code": 0}')
+    proc = subprocess.Popen(TOOL + command + [str(task_dir), "--python", PY], env=env, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not pid_file.exists():
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline, "the verifier never started"
+            time.sleep(0.05)
+        runner = int(pid_file.read_text())
+        proc.send_signal(sig)
+        _out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 128 + sig or (command[0] == "watch" and proc.returncode == 0), (proc.returncode, err)
+    assert "Traceback" not in err
+    deadline = time.monotonic() + 15
+    while not process_gone(runner) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert process_gone(runner), "the runner outlived the command"
+    assert list(Path(env["TMPDIR"]).iterdir()) == []
+
+
+# ---------------------------------------------------------------------------
 # Bad input: one clear line, exit 2, never a traceback
 
 

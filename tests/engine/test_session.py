@@ -230,6 +230,23 @@ def test_the_default_interpreter_is_python3_on_path(tmp_path):
     assert result.stdout.text == "3\n"
 
 
+def test_a_virtual_environment_is_its_own_interpreter(tmp_path):
+    """A venv's bin/python links to its base interpreter but has its own
+    site-packages: asking one must never answer for the other."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    task_dir = make_task(tmp_path / "t", "import sys\n\ndef verify(workspace):\n    print(sys.prefix)\n    return 1.0\n")
+    base = os.path.realpath(sys.executable)
+    seen = {}
+    for python in (base, str(venv / "bin" / "python"), base):
+        with Session(task_dir, Options(python=python)) as session:
+            result = session.run_sync()
+        assert result.outcome is Outcome.REWARD_WRITTEN, result.stderr.text
+        seen.setdefault(python, set()).add(result.stdout.text.strip())
+    assert seen[str(venv / "bin" / "python")] == {str(venv)}
+    assert str(venv) not in seen[base]
+
+
 # ---------------------------------------------------------------------------
 # The verdict, exactly as Harbor computes it from the reward folder. The
 # verifier writes the reward files itself and leaves with os._exit(0), so the

@@ -351,7 +351,10 @@ def probe_interpreter(python: str, env: dict[str, str] | None = None) -> Interpr
     exe = shutil.which(python) if os.sep not in python else python
     if exe is None:
         return Interpreter(python, None, None, None, error=f"{python}: not found on PATH")
-    key = os.path.realpath(exe)
+    # Keyed by the path as found, links unresolved: a virtual environment's
+    # bin/python is a link to its base interpreter, but a different
+    # interpreter (its own site-packages, maybe its own nemo_gym).
+    key = os.path.abspath(exe)
     with _probe_lock:
         cached = _probe_memory.get(key) or _read_cache().get(key)
         if cached and cached.get("stamp") == _path_stamp(cached.get("path", [])):
