@@ -598,3 +598,36 @@ def test_python_that_cannot_start_is_an_outcome_not_a_crash(env, example):
     assert data["outcome"] == "could_not_start"
     assert "/nonexistent/python3" in data["outcome_words"]
     no_traceback(done)
+
+
+# ---------------------------------------------------------------------------
+# docs/json-output.md describes exactly what the commands print
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "json-output.md"
+
+
+def documented_fields(heading: str, until: str) -> set[str]:
+    """The first-column names of every table between two headings."""
+    text = DOC.read_text(encoding="utf-8")
+    section = text.split(heading, 1)[1].split(until, 1)[0]
+    names = set()
+    for line in section.splitlines():
+        if line.startswith("| `"):
+            names.add(line.split("`")[1])
+    return names
+
+
+def test_the_json_documentation_lists_every_run_field(env, example):
+    done = cli(env, "run", "--json", example("hello-file"), "--python", PY)
+    data = json.loads(done.stdout)
+    fields = documented_fields("## The run document", "### Parameters")
+    assert fields == set(data)
+    assert documented_fields("### Parameters", "## The test document") == set(data["arguments"][0])
+
+
+def test_the_json_documentation_lists_every_test_and_explain_field(env, example):
+    task_dir = example("hello-file")
+    test_data = json.loads(cli(env, "test", "--json", task_dir, "--python", PY).stdout)
+    assert documented_fields("## The test document", "## The explain document") == set(test_data)
+    explain = json.loads(cli(env, "explain", "--json", task_dir, "--python", PY).stdout)
+    assert documented_fields("## The explain document", "### When explain fails") == set(explain)
