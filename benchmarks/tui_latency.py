@@ -82,10 +82,11 @@ def launch_to_first_verdict(rounds: int) -> list[float]:
     for _ in range(rounds):
         started = time.perf_counter()
         pid, fd = pty.fork()
-        if pid == 0:  # the child: the real command, in a real terminal
-            os.environ["TERM"] = "xterm-256color"
-            os.execvp(command[0], command)
-        fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+        if pid == 0:  # the child: the real command, in a real terminal of 120x40
+            fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+            env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+            env["TERM"] = "xterm-256color"  # COLUMNS/LINES would override the terminal's size
+            os.execve(command[0], command, env)
         seen = b""
         found = None
         deadline = started + 20

@@ -155,9 +155,18 @@ async def test_every_key_is_in_the_footer_and_the_palette():
         titles = [c.title for c in app.get_system_commands(app.main)]
         for key, action, word, title, _help in KEYS:
             assert f"{key} " in footer, key
-            if action != "quit":
+            if action != "app.quit":
                 assert f"{title}  ({key})" in titles
         assert "choose" in footer and "^p palette" in footer
+
+
+async def test_q_quits():
+    app = make_app(EXAMPLES / "hello-file")
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("q")
+        await pilot.pause()
+        assert not app.is_running
 
 
 # -- the plain helpers behind e and d -----------------------------------------------------------------

@@ -91,7 +91,7 @@ class VerifierApp(App[int]):
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         if isinstance(screen, MainScreen):
             for key, action, _word, title, help_text in KEYS:
-                if action != "quit":  # Textual's own Quit is listed already
+                if action != "app.quit":  # Textual's own Quit is listed already
                     yield SystemCommand(f"{title}  ({key})", help_text, partial(screen.run_action, action))
         yield from super().get_system_commands(screen)
 

@@ -74,7 +74,7 @@ KEYS: list[tuple[str, str, str, str, str]] = [
     ("d", "debug", "pdb", "Re-run under pdb", "Post-mortem pdb in the real terminal (suspends the app)"),
     ("c", "copy_command", "copy", "Copy reproduce command", "The shell command that reproduces this run"),
     ("o", "toggle_output", "stdout", "Toggle stdout / stderr", "Show the run's stdout or its stderr"),
-    ("q", "quit", "quit", "Quit", "Quit verifier-tui"),
+    ("q", "app.quit", "quit", "Quit", "Quit verifier-tui"),
 ]
 
 
@@ -175,6 +175,8 @@ class MainScreen(Screen[None]):
         self.query_one(StatusLine).set_running(message.case, message.trigger)
         if message.primary:
             self.query_one(OutputPanel).start_streaming(self.vt.controller.output)
+            if self.latest is None:
+                self.query_one(RewardPanel).show_message("Running: the verdict appears here when the run ends.")
 
     def on_explain_ready(self, message: ExplainReady) -> None:
         if message.run_id != self.vt.controller.current_run_id:
