@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.widgets import Input
 
-from tests.tui.conftest import EXAMPLES, SIZE, copy_task, make_app, make_task, screen_text, widget_text
+from tests.tui.conftest import EXAMPLES, SIZE, make_app, make_task, screen_text, widget_text
 from verifier_tui.engine.model import Outcome
 from verifier_tui.tui.screens.choose_list import ChooseListScreen
 from verifier_tui.tui.screens.file_picker import FilePickerScreen

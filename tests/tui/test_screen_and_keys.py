@@ -8,7 +8,7 @@ import sys
 
 from textual.command import CommandPalette
 
-from tests.tui.conftest import EXAMPLES, SIZE, make_app, make_task, screen_text, widget_text
+from tests.tui.conftest import EXAMPLES, SIZE, make_app, make_task, screen_text
 from verifier_tui.engine.session import Session
 from verifier_tui.tui.external import editor_command, failing_location, pdb_command, verify_line
 

@@ -1,4 +1,4 @@
-"""The main screen: choices on the left, the resolution on top, the verdict and
+"""The main screen: cases on the left, the resolution on top, the verdict and
 stderr side by side below, the run history bottom left.
 
 Keys live here (not on the app), so they are inactive while a chooser is open.
@@ -7,26 +7,19 @@ Every action that can fail says why on screen; none raises.
 
 from __future__ import annotations
 
-import shlex
-import subprocess
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from textual import on
-from textual.app import ComposeResult, SuspendNotSupported
+from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.content import Content
 from textual.events import Resize
 from textual.screen import Screen
 from textual.widgets import Footer
 
-from verifier_tui.engine.cases import default_task_data
 from verifier_tui.engine.discovery import DiscoveryError, no_verifier_message
 from verifier_tui.engine.model import RunResult
-from verifier_tui.engine.session import SelectionError, response_source
-from verifier_tui.present import rewards_text
-from verifier_tui.tui.external import editor_command, failing_location, pdb_command, verify_line
+from verifier_tui.engine.session import SelectionError
 from verifier_tui.tui.messages import (
     ChoicesChanged,
     ExplainReady,
@@ -36,10 +29,8 @@ from verifier_tui.tui.messages import (
     RunStarted,
     WatchStateChanged,
 )
-from verifier_tui.tui.screens.choose_list import ChooseListScreen
-from verifier_tui.tui.screens.file_picker import FilePickerScreen
-from verifier_tui.tui.screens.folder_picker import FolderPickerScreen
-from verifier_tui.tui.screens.response_editor import ResponseEditorScreen
+from verifier_tui.tui.screens.choosing import ChoosingActions
+from verifier_tui.tui.screens.outside import OutsideActions
 from verifier_tui.tui.widgets.cases_list import CasesList
 from verifier_tui.tui.widgets.choices_panel import ChoicesPanel
 from verifier_tui.tui.widgets.header_line import HeaderLine
@@ -48,7 +39,6 @@ from verifier_tui.tui.widgets.output_panel import OutputPanel
 from verifier_tui.tui.widgets.resolution_panel import ResolutionPanel
 from verifier_tui.tui.widgets.reward_panel import RewardPanel
 from verifier_tui.tui.widgets.status_line import StatusLine
-from verifier_tui.tui.widgets.status_style import status_of
 from verifier_tui.tui.widgets.too_small import MIN_HEIGHT, MIN_WIDTH, TooSmall
 
 if TYPE_CHECKING:
@@ -78,7 +68,7 @@ KEYS: list[tuple[str, str, str, str, str]] = [
 ]
 
 
-class MainScreen(Screen[None]):
+class MainScreen(ChoosingActions, OutsideActions, Screen[None]):
     BINDINGS = [
         Binding(key, action, word, group=CHOOSE if action.startswith("choose_") else None)
         for key, action, word, _title, _help in KEYS
@@ -270,7 +260,7 @@ class MainScreen(Screen[None]):
         self._show_result(self.latest)
         self.query_one(HistoryList).highlighted = 0
 
-    # -- choosing ---------------------------------------------------------------------------------
+    # -- changing the choices ----------------------------------------------------------------
 
     def _changed(self, trigger: str) -> None:
         """The choices changed: show them, watch what they name, and run."""
@@ -285,141 +275,6 @@ class MainScreen(Screen[None]):
         except (SelectionError, DiscoveryError, OSError) as exc:
             self.notify(str(exc), title="cannot use that", severity="warning", markup=False)
             return False
-
-    def _select_case(self, name: str | None) -> None:
-        session = self.vt.session
-        if name is None:
-            session.select_case(None)
-        elif not self._guard(session.select_case_named, name):
-            return
-        self._last_response = None
-        self._changed("case chosen")
-
-    def action_choose_case(self) -> None:
-        session = self.vt.session
-        options: list[tuple[str, Content | str]] = []
-        for case in session.task.cases:
-            last = self.last_by_case.get(case.name)
-            symbol = status_of(last)[0] if last else "·"
-            extra = " (with a response)" if case.response else ""
-            expected = "  · " + expectation_words(case)
-            options.append((case.name, Content(f"{symbol} {case.name}{extra}{expected}")))
-        options.append(("\0none", Content("no case: run on an empty workspace")))
-        current = session.case.name if session.case else "\0none"
-
-        def chosen(key: str | None) -> None:
-            if key is not None:
-                self._select_case(None if key == "\0none" else key)
-
-        self.app.push_screen(ChooseListScreen("Choose a case", options, current), chosen)
-
-    def action_choose_verifier(self) -> None:
-        session, fmt = self.vt.session, self.vt.fmt
-        options: list[tuple[str, Content | str]] = [(str(v), fmt.path(v)) for v in session.task.verifiers]
-        options.append(("\0other", "another .py file…"))
-
-        def chosen(key: str | None) -> None:
-            if key == "\0other":
-                self.app.push_screen(FilePickerScreen("Choose a verifier (.py with a top-level verify)",
-                                                      session.task.root, (".py",)), picked)
-            elif key is not None:
-                picked(Path(key))
-
-        def picked(path: Path | None) -> None:
-            if path is not None and self._guard(session.choose_verifier, path):
-                self._changed("verifier chosen")
-
-        self.app.push_screen(ChooseListScreen("Choose a verifier", options,
-                                              str(session.verifier) if session.verifier else None), chosen)
-
-    def action_choose_workspace(self) -> None:
-        session = self.vt.session
-
-        def chosen(path: Path | None) -> None:
-            if path is not None and self._guard(session.choose_workspace, path):
-                self._changed("workspace chosen")
-
-        start = session.workspace or session.task.root
-        self.app.push_screen(FolderPickerScreen("Choose the workspace folder (the sandbox's /app)", start,
-                                                session.task.root), chosen)
-
-    def action_choose_response(self) -> None:
-        session, fmt = self.vt.session, self.vt.fmt
-        options: list[tuple[str, Content | str]] = []
-        case_response = session.case.response if session.case else None
-        if case_response is not None and case_response.path is not None:
-            options.append(("case", f"the case's {fmt.path(case_response.path)}"))
-        options += [
-            ("file", "a file… (.json: Responses API JSON; anything else: plain text)"),
-            ("text", "type plain text in an editor"),
-            ("json", "type Responses API JSON in an editor"),
-            ("none", "none: Harbor mode (a published task never gets a response)"),
-        ]
-
-        def chosen(key: str | None) -> None:
-            if key == "case" and case_response is not None:
-                if self._guard(session.choose_response, case_response.path):
-                    self._changed("response chosen")
-            elif key == "file":
-                start = session.case.folder if session.case else session.task.root
-                self.app.push_screen(FilePickerScreen("Choose a response file", session.task.root, (), start), picked)
-            elif key in ("text", "json"):
-                self.open_response_editor(key)
-            elif key == "none":
-                session.choose_response(None)
-                self._changed("response: none")
-
-        def picked(path: Path | None) -> None:
-            if path is not None and self._guard(session.choose_response, path):
-                self._changed("response chosen")
-
-        self.app.push_screen(ChooseListScreen("Where the response comes from", options), chosen)
-
-    def open_response_editor(self, kind: str) -> None:
-        session = self.vt.session
-        text = ""
-        current = session.response
-        if current is not None and current.path is None:
-            text, kind = current.text or "", current.kind if kind == current.kind else kind
-        elif current is not None and current.path is not None and current.kind == kind:
-            try:
-                text = current.path.read_text(encoding="utf-8", errors="replace")
-            except OSError:
-                text = ""
-
-        def edited(new_text: str, new_kind: str) -> None:
-            session.set_typed_response(new_text, new_kind)
-            self.vt.choices_changed(restart_watch=True)
-            self.vt.controller.request("response edited")
-
-        self.app.push_screen(ResponseEditorScreen(text, kind, edited))
-        edited(text, kind)
-
-    def action_choose_task_data(self) -> None:
-        session, fmt = self.vt.session, self.vt.fmt
-        default = session.case.task_data if session.case else default_task_data(session.task.root,
-                                                                                 session.task.tests_dir)
-        options: list[tuple[str, Content | str]] = []
-        if default is not None:
-            options.append(("default", f"the default: {fmt.path(default)}"))
-        options += [("file", "a JSON file…"), ("none", "none: the runner passes {}")]
-
-        def chosen(key: str | None) -> None:
-            if key == "default" and default is not None:
-                if self._guard(session.choose_task_data, default):
-                    self._changed("task data chosen")
-            elif key == "file":
-                self.app.push_screen(FilePickerScreen("Choose task data (a JSON object)", session.task.root,
-                                                      (".json",)), picked)
-            elif key == "none":
-                session.choose_task_data(None)
-                self._changed("task data: none")
-
-        def picked(path: Path | None) -> None:
-            if path is not None and self._guard(session.choose_task_data, path):
-                self._changed("task data chosen")
-
-        self.app.push_screen(ChooseListScreen("Task data", options), chosen)
 
     # -- running --------------------------------------------------------------------------------
 
@@ -457,114 +312,4 @@ class MainScreen(Screen[None]):
     def action_toggle_output(self) -> None:
         self.query_one(OutputPanel).toggle()
 
-    # -- outside the app ------------------------------------------------------------------------------
 
-    @property
-    def shown_result(self) -> RunResult | None:
-        return self.viewing or self.latest
-
-    def action_copy_command(self) -> None:
-        result = self.shown_result
-        if result is None:
-            self.notify("nothing has run yet: r runs", severity="warning", markup=False)
-            return
-        command = " ".join(result.command)
-        self.app.copy_to_clipboard(command)
-        note = ""
-        if result.response is not None and result.response.path is None:
-            note = "\n(the typed response is not in it: save it to a file and pass --response FILE)"
-        self.vt.last_copied = command
-        self.notify(f"{command}{note}", title="copied to the clipboard", markup=False, timeout=8)
-
-    def action_edit(self) -> None:
-        session = self.vt.session
-        result = self.shown_result
-        location = failing_location(result, session.task.root) if result is not None else None
-        if location is None:
-            if session.verifier is None:
-                self.notify("no verifier to open", severity="warning", markup=False)
-                return
-            location = (session.verifier, verify_line(session.verifier))
-        path, line = location
-        command = editor_command(path, line)
-        where = f"{self.vt.fmt.path(path)}:{line}"
-        if command is None:
-            self.notify(f"set $EDITOR (or $VISUAL) to open {where} from here", severity="warning", markup=False)
-            return
-        self._outside(command, where, what="the editor")
-
-    async def action_debug(self) -> None:
-        session = self.vt.session
-        if session.verifier is None:
-            self.notify("no verifier to debug", severity="warning", markup=False)
-            return
-        controller = self.vt.controller
-        controller.pause()
-        try:
-            if controller.scheduler.busy:
-                self.notify("waiting for the run in flight to end…", markup=False)
-                await controller.scheduler.drain()
-            try:
-                prepared = session.prepare(session.spec())
-            except (DiscoveryError, SelectionError, OSError) as exc:
-                self.notify(f"cannot debug: {exc}", severity="error", markup=False)
-                return
-            if prepared.start_error:
-                self.notify(f"cannot debug: {prepared.start_error}", severity="error", markup=False)
-                return
-            command = pdb_command(prepared.argv)
-            stage = prepared.stage
-            where = (f"verify under pdb ({session.case.name if session.case else 'no case'}), in the staged sandbox "
-                     f"layout:\n  {stage.tests_dir} is a copy of {session.task.tests_dir}\n  {stage.app_dir} is a "
-                     f"copy of the workspace {session.workspace or '(empty)'}")
-            self._outside(command, "the run under pdb", what="pdb", cwd=prepared.cwd, env=prepared.env,
-                          wait_for_enter=True, paused=True, banner=where)
-        finally:
-            controller.resume()
-
-    def _outside(self, command: list[str], where: str, what: str, cwd: Path | None = None,
-                 env: dict[str, str] | None = None, wait_for_enter: bool = False, paused: bool = False,
-                 banner: str | None = None) -> None:
-        """Run ``command`` in the real terminal with the app suspended; re-runs
-        wait meanwhile. Where suspending is impossible, say so and how to do it."""
-        controller = self.vt.controller
-        if not paused:
-            controller.pause()
-        try:
-            with self.app.suspend():
-                print(f"verifier-tui: {what}: {banner or where}", flush=True)
-                try:
-                    subprocess.run(command, cwd=cwd, env=env)
-                except OSError as exc:
-                    print(f"verifier-tui: could not start {shlex.quote(command[0])}: {exc.strerror or exc}")
-                    wait_for_enter = True
-                if wait_for_enter:
-                    try:
-                        input("\nverifier-tui: press Enter to return ")
-                    except (EOFError, KeyboardInterrupt):
-                        pass
-        except SuspendNotSupported:
-            self.notify(
-                f"{what} needs the real terminal, and this app cannot suspend here: open {where} yourself"
-                + (" (c copies the command that reproduces the run)" if what == "pdb" else ""),
-                title="cannot suspend", severity="warning", markup=False,
-            )
-            self.vt.last_suspend_refused = what
-        finally:
-            if not paused:
-                controller.resume()
-        self.refresh_choices()
-
-
-
-def expectation_words(case) -> str:
-    """What a case's expected.json asks for, in words."""
-    expected = case.expected
-    if expected is None:
-        return "no expected.json"
-    words = []
-    if expected.rewards is not None:
-        words.append("rewards " + rewards_text(expected.rewards))
-    if expected.exit_code is not None:
-        words.append(f"exit {expected.exit_code}")
-    return "expects " + " and ".join(words)
