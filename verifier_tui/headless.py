@@ -12,7 +12,6 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 from verifier_tui.cli import dump_json, open_session
 from verifier_tui.engine.model import RunResult
@@ -26,6 +25,10 @@ from verifier_tui.present import (
     short_path,
     verdict_line,
 )
+
+TYPE_CHECKING = False  # typing is not imported at run time: start-up is measured
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def _out(text: str = "") -> None:

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 from verifier_tui.engine.model import Outcome, RunResult
+
+TYPE_CHECKING = False  # typing is not imported at run time: start-up is measured
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def short_path(path: Path | str | None, root: Path | None) -> str:

@@ -9,6 +9,7 @@ the repository.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import textwrap
 from pathlib import Path
@@ -510,3 +511,59 @@ def test_harbor_trial_folder_gives_a_clear_message(tmp_path):
     message = str(info.value)
     assert "Harbor trial" in message
     assert "task folder" in message
+
+
+# ---------------------------------------------------------------------------
+# task.toml is remembered between runs (so start-up need not import tomllib),
+# never past a change to it
+
+
+@pytest.fixture
+def config_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    return tmp_path / "xdg" / "verifier-tui" / "task-config.json"
+
+
+def test_task_toml_is_read_again_after_every_change(tmp_path, config_cache):
+    task_dir = make_task(tmp_path / "t", toml='[verifier]\ntimeout_sec = 5\nenv = { STRICT = "1" }\n')
+    assert read_task_config(task_dir).env == {"STRICT": "1"}
+    assert config_cache.is_file()
+    assert read_task_config(task_dir).env == {"STRICT": "1"}
+    toml = task_dir / "task.toml"
+    before = toml.stat()
+    toml.write_text('[verifier]\ntimeout_sec = 5\nenv = { STRICT = "0" }\n')  # same size
+    os.utime(toml, ns=(before.st_atime_ns, before.st_mtime_ns))  # and the same modification time
+    assert toml.stat().st_size == before.st_size
+    config = read_task_config(task_dir)
+    assert config.env == {"STRICT": "0"}
+    assert config.timeout_sec == 5.0
+
+
+def test_remembered_problems_and_names_come_back_the_same(tmp_path, config_cache):
+    task_dir = make_task(tmp_path / "t", toml='name = "my-task"\n[verifier]\ntimeout_sec = "soon"\n')
+    first = read_task_config(task_dir)
+    second = read_task_config(task_dir)
+    assert first == second
+    assert second.name == "my-task"
+    assert len(second.problems) == 1 and "timeout_sec" in second.problems[0]
+
+
+def test_a_broken_config_cache_is_ignored(tmp_path, config_cache):
+    task_dir = make_task(tmp_path / "t", toml="[verifier]\ntimeout_sec = 7\n")
+    config_cache.parent.mkdir(parents=True)
+    config_cache.write_text("{not json")
+    assert read_task_config(task_dir).timeout_sec == 7.0
+    key = str(task_dir / "task.toml")
+    data = json.loads(config_cache.read_text())  # rewritten, valid, with this task in it
+    data[key]["config"] = "garbage"
+    config_cache.write_text(json.dumps(data))
+    assert read_task_config(task_dir).timeout_sec == 7.0
+
+
+def test_an_unwritable_cache_only_costs_a_parse(tmp_path, monkeypatch):
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))
+    task_dir = make_task(tmp_path / "t", toml="[verifier]\ntimeout_sec = 9\n")
+    assert read_task_config(task_dir).timeout_sec == 9.0
+    assert read_task_config(task_dir).timeout_sec == 9.0

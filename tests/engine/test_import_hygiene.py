@@ -100,3 +100,72 @@ def test_test_command_does_not_import_textual(tmp_path, task, command):
     """, tmp_path)
     assert seen["textual"] == []
     assert seen["code"] == 0
+
+
+def test_run_starts_without_dataclasses_tempfile_or_tomllib(tmp_path, task):
+    """What start-up is measured on: `run` needs none of these. tomllib is
+    skipped once task.toml's answer is remembered (the first run parses it)."""
+    argv = ["run", "--json", str(task), "--python", sys.executable]
+    code = f"""
+        import contextlib, io, json, sys
+        from verifier_tui.cli import main
+        with contextlib.redirect_stdout(io.StringIO()):
+            code = main({argv!r})
+        sys.stderr.write(json.dumps({{m: m in sys.modules for m in ("dataclasses", "tempfile", "tomllib")}}) + "\\n")
+    """
+    for _ in range(2):
+        env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "xdg-cache"), TMPDIR=str(tmp_path))
+        done = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
+                              env=env, timeout=120, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+    loaded = json.loads(done.stderr.strip().splitlines()[-1])
+    assert loaded == {"dataclasses": False, "tempfile": False, "tomllib": False}
+
+
+# ---------------------------------------------------------------------------
+# The engine's records behave as the dataclasses they stand in for
+
+
+def test_records_behave_like_dataclasses():
+    import dataclasses
+
+    from verifier_tui.engine.model import CapturedText, Expectation, RunResult, Verdict, replace
+    from verifier_tui.engine.run import RunSpec
+    from verifier_tui.engine.session import Options
+
+    verdict = Verdict({"reward": 1.0})
+    assert verdict == Verdict(rewards={"reward": 1.0}, error=None, message=None, source=None, warnings=())
+    assert verdict != Verdict({"reward": 0.0})
+    assert repr(verdict) == "Verdict(rewards={'reward': 1.0}, error=None, message=None, source=None, warnings=())"
+    with pytest.raises(AttributeError):
+        verdict.error = "x"  # frozen
+    assert hash(CapturedText("a", "b")) == hash(CapturedText("a", "b"))
+    assert hash(Options(case="x")) == hash(Options(case="x"))
+    with pytest.raises(TypeError):
+        Verdict()  # rewards is required
+    with pytest.raises(TypeError):
+        Verdict({}, nosuch=1)
+    with pytest.raises(TypeError):
+        Verdict({}, rewards={})
+    with pytest.raises(TypeError):
+        Expectation(None, None, None, "too many")
+    # a default factory gives every instance its own value
+    fields = dict(outcome=None, exit_code=0, signal=None, duration_s=0.0, reward_files=[], verdict=verdict,
+                  stdout=CapturedText(), stderr=CapturedText(), explain=None, case=None, verifier=None,
+                  workspace=None, response=None, task_data=None, expected=None, python="python3",
+                  timeout_s=1.0, command=[])
+    one, two = RunResult(**fields), RunResult(**fields)
+    one.notices.append("only mine")
+    assert two.notices == []
+    with pytest.raises(TypeError):
+        hash(one)  # mutable, compared by value: unhashable, as a dataclass
+    # the dataclasses functions work on them (the TUI uses dataclasses.replace)
+    assert dataclasses.is_dataclass(verdict)
+    assert dataclasses.replace(verdict, error="E").error == "E"
+    assert [f.name for f in dataclasses.fields(Expectation)] == ["rewards", "exit_code", "source"]
+    assert dataclasses.asdict(Expectation(exit_code=2)) == {"rewards": None, "exit_code": 2, "source": None}
+    assert replace(Expectation(exit_code=2), rewards={"r": 1}) == Expectation({"r": 1}, 2, None)
+    assert [f.name for f in dataclasses.fields(RunSpec)][:3] == ["task", "verifier", "case"]
+    match verdict:
+        case Verdict(rewards, error):
+            assert rewards == {"reward": 1.0} and error is None

@@ -4,14 +4,16 @@ response and task data, and an optional expected verdict (see design.md)."""
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from verifier_tui.engine.model import Expectation, ResponseSource
+from verifier_tui.engine.model import Expectation, ResponseSource, field, record
+
+TYPE_CHECKING = False  # typing is not imported at run time: start-up is measured
+if TYPE_CHECKING:
+    from typing import Any
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Case:
     """One input to a verifier, as found on disk. ``problems`` name anything
     malformed (an unreadable expected.json, a response in two forms); the case is

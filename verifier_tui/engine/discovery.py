@@ -9,12 +9,17 @@ user is here to debug).
 
 from __future__ import annotations
 
+import os
 import re
-from dataclasses import dataclass, field
+import stat
 from pathlib import Path
-from typing import Any
 
 from verifier_tui.engine.cases import Case, find_cases, load_case
+from verifier_tui.engine.model import field, record
+
+TYPE_CHECKING = False  # typing is not imported at run time: start-up is measured
+if TYPE_CHECKING:
+    from typing import Any
 
 # A top-level definition or assignment of `verify` (column 0 means module level).
 _VERIFY_AT_TOP = re.compile(rb"^(?:async[ \t]+def[ \t]+verify[ \t]*\(|def[ \t]+verify[ \t]*\(|verify[ \t]*(?::[^=\n]*)?=(?!=))", re.M)
@@ -31,7 +36,7 @@ class DiscoveryError(Exception):
     """The path cannot be debugged; the message says why and where we looked."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class TaskConfig:
     """What the tool honours from ``task.toml``."""
 
@@ -41,7 +46,7 @@ class TaskConfig:
     problems: tuple[str, ...] = ()
 
 
-@dataclass
+@record
 class Task:
     """A resolved task: where its pieces are and which verifiers it has."""
 
@@ -135,10 +140,75 @@ def find_verifiers(tests_dir: Path) -> list[Path]:
 
 def read_task_config(task_root: Path) -> TaskConfig:
     """``task.toml``'s ``[verifier] timeout_sec`` and ``env``; problems are
-    reported, never raised (a broken task.toml must not stop debugging)."""
+    reported, never raised (a broken task.toml must not stop debugging).
+
+    What a task.toml says is remembered on disk, keyed by the file's size,
+    modification and change times and inode: parsing TOML means importing
+    tomllib (and typing, datetime), which costs more start-up time than the rest
+    of discovery, and task.toml rarely changes between two runs. Any write
+    to the file changes its change time, so a stale answer cannot survive."""
     path = task_root / "task.toml"
-    if not path.is_file():
+    try:
+        st = os.stat(path)
+    except OSError:
         return TaskConfig()
+    if not stat.S_ISREG(st.st_mode):
+        return TaskConfig()
+    key = os.path.abspath(path)
+    stamp = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev]
+    cache = _read_config_cache()
+    known = cache.get(key)
+    if isinstance(known, dict) and known.get("stamp") == stamp:
+        try:
+            saved = known["config"]
+            return TaskConfig(timeout_sec=saved["timeout_sec"], env=dict(saved["env"]), name=saved["name"],
+                              problems=tuple(saved["problems"]))
+        except (KeyError, TypeError, ValueError):
+            pass
+    config = _parse_task_config(path)
+    cache.pop(key, None)
+    cache[key] = {"stamp": stamp, "config": {"timeout_sec": config.timeout_sec, "env": config.env,
+                                             "name": config.name, "problems": list(config.problems)}}
+    _write_config_cache(cache)
+    return config
+
+
+_CONFIG_CACHE_ENTRIES = 500  # tasks remembered; the oldest are forgotten first
+
+
+def _config_cache_file() -> str:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "verifier-tui", "task-config.json")
+
+
+def _read_config_cache() -> dict:
+    import json
+
+    try:
+        with open(_config_cache_file(), encoding="utf-8") as handle:
+            data = json.load(handle)
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _write_config_cache(cache: dict) -> None:
+    import json
+
+    path = _config_cache_file()
+    for stale in list(cache)[:-_CONFIG_CACHE_ENTRIES]:
+        del cache[stale]
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        tmp = f"{path}.{os.getpid()}.tmp"
+        with open(tmp, "w", encoding="utf-8") as handle:
+            json.dump(cache, handle)
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a cache that cannot be written only costs a parse next time
+
+
+def _parse_task_config(path: Path) -> TaskConfig:
     try:
         import tomllib  # type: ignore[import-not-found]
     except ModuleNotFoundError:  # Python 3.10

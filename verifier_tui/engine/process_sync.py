@@ -14,10 +14,9 @@ import selectors
 import signal as signals
 import subprocess
 import time
-from dataclasses import dataclass, field
 
 from verifier_tui.engine.capture import DEFAULT_CAP_BYTES, BoundedCapture
-from verifier_tui.engine.model import CapturedText
+from verifier_tui.engine.model import CapturedText, field, record
 
 _CHUNK = 64 * 1024
 # After the leader exits, how long to keep reading pipes that a leftover
@@ -25,7 +24,7 @@ _CHUNK = 64 * 1024
 _DRAIN_S = 2.0
 
 
-@dataclass
+@record
 class SyncResult:
     returncode: int | None
     signal: int | None
@@ -51,7 +50,12 @@ def run_process_sync(
     timeout_s: float | None,
     cap_bytes: int = DEFAULT_CAP_BYTES,
     grace_s: float = 2.0,
+    while_running=None,
 ) -> SyncResult:
+    """Run ``argv`` to its end (see the module's docstring). ``while_running``,
+    if given, is called once the child has started, before its output is read:
+    work the caller needs afterwards, done while the child runs (the pipes
+    hold what it prints meanwhile)."""
     started = time.perf_counter()
     try:
         proc = subprocess.Popen(
@@ -70,6 +74,8 @@ def run_process_sync(
     open_fds = set(order)
     leader_done_at: float | None = None
     try:
+        if while_running is not None:
+            while_running()
         while open_fds:
             now = time.perf_counter()
             if leader_done_at is None and proc.poll() is not None:

@@ -9,9 +9,7 @@ import json
 import os
 import shlex
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from verifier_tui.engine.cases import wrap_text_response
 from verifier_tui.engine.discovery import Task
@@ -22,8 +20,14 @@ from verifier_tui.engine.model import (
     ResponseSource,
     RunResult,
     Verdict,
+    field,
+    record,
 )
 from verifier_tui.engine.staging import Stage, probe_interpreter
+
+TYPE_CHECKING = False  # typing is not imported at run time: start-up is measured
+if TYPE_CHECKING:
+    from typing import Any
 
 # Default timeout when neither --timeout nor task.toml's [verifier] timeout_sec says.
 # Harbor's own default verifier timeout is 600 s; a debugger should answer sooner,
@@ -36,7 +40,7 @@ _DROPPED_ENV = ("PYTHONPATH", "PYTHONSTARTUP", "PYTHONHOME", "PYTHONSAFEPATH", "
 EXPLAIN_FILE = "explain.json"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RunSpec:
     """Everything a run needs, fully resolved: the user's own paths."""
 
@@ -53,7 +57,7 @@ class RunSpec:
     explain_only: bool = False
 
 
-@dataclass
+@record
 class Prepared:
     """A run ready to start: the command, its environment, and how to map
     scratch paths back to the user's."""

@@ -10,22 +10,24 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Callable
 
 from verifier_tui.engine.cases import Case, default_task_data
 from verifier_tui.engine.discovery import DiscoveryError, Task, choose_verifier, load_case_dir, resolve
-from verifier_tui.engine.model import CapturedText, ResponseSource, RunResult
+from verifier_tui.engine.model import CapturedText, ResponseSource, RunResult, record, replace
 from verifier_tui.engine.run import DEFAULT_TIMEOUT_S, Prepared, RunSpec, collect, prepare, read_explain
 from verifier_tui.engine.staging import Scratch, Stage
+
+TYPE_CHECKING = False  # typing is not imported at run time: start-up is measured
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 
 class SelectionError(Exception):
     """A choice that cannot be honoured (no such case, a file that is missing)."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Options:
     """What the command line (or the TUI's choosers) asked for."""
 
@@ -286,7 +288,8 @@ class Session:
             prepared = prepare(spec, stage)
             if prepared.start_error:
                 return self._not_started(prepared, trigger, sequence)
-            done = run_process_sync(prepared.argv, cwd=prepared.cwd, env=prepared.env, timeout_s=spec.timeout_s)
+            done = run_process_sync(prepared.argv, cwd=prepared.cwd, env=prepared.env, timeout_s=spec.timeout_s,
+                                    while_running=_import_for_collect)
             return collect(
                 prepared,
                 returncode=done.returncode,
@@ -421,6 +424,11 @@ async def _wait_for_explain(prepared: Prepared, on_explain: Callable[[dict[str, 
                 on_explain(data)
                 return
         await asyncio.sleep(0.02)
+
+
+def _import_for_collect() -> None:
+    """What collect() imports, imported while the runner runs rather than after."""
+    import verifier_tui.engine.verdict  # noqa: F401
 
 
 def elapsed_ms(start: float) -> int:

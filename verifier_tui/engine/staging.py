@@ -24,11 +24,10 @@ import os
 import shutil
 import stat
 import subprocess
-import tempfile
 import threading
-from dataclasses import dataclass, field
 from pathlib import Path
 
+from verifier_tui.engine.model import field, record
 from verifier_tui.runner_source import runner_path
 
 # Names never copied into a mirror: bytecode caches would only be stale.
@@ -39,7 +38,7 @@ _CHUNK = 1 << 20
 _STAGE_FOLDERS = {"tests", "app", "logs", "inputs"}
 
 
-@dataclass
+@record
 class _Copied:
     """What we know of one mirrored entry: the source's stat when copied and
     the copy's stat right after, to notice changes on either side."""
@@ -332,7 +331,7 @@ def _path_stamp(paths: list[str]) -> list:
     return out
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Interpreter:
     """What the chosen interpreter told us about itself."""
 
@@ -408,7 +407,7 @@ def _write_cache(key: str, data: dict) -> None:
 # One staged layout.
 
 
-@dataclass
+@record
 class Stage:
     """One staged sandbox layout, reused across re-runs of the same inputs."""
 
@@ -514,12 +513,33 @@ class Stage:
         self.vendored_from = verifiers
 
 
+def _private_folder(prefix: str) -> Path:
+    """A new folder only we can enter, in the temporary folder: what
+    ``tempfile.mkdtemp`` does (TMPDIR, TEMP or TMP, else /tmp, /var/tmp,
+    /usr/tmp), without importing tempfile and the random module it brings,
+    which `verifier-tui run` would pay for at every start."""
+    bases = [os.environ[name] for name in ("TMPDIR", "TEMP", "TMP") if os.environ.get(name)]
+    bases += ["/tmp", "/var/tmp", "/usr/tmp"]
+    last: OSError | None = None
+    for base in bases:
+        for _attempt in range(100):
+            path = os.path.join(os.path.abspath(base), prefix + os.urandom(6).hex())
+            try:
+                os.mkdir(path, 0o700)
+            except FileExistsError:
+                continue
+            except OSError as exc:  # not there, not writable: the next candidate
+                last = exc
+                break
+            return Path(path)
+    raise last or FileExistsError(f"no unused name for a folder starting with {prefix!r}")
+
+
 class Scratch:
     """The tool's private scratch folder: one per session, removed on close."""
 
     def __init__(self) -> None:
-        self.root = Path(tempfile.mkdtemp(prefix="verifier-tui-"))
-        os.chmod(self.root, 0o700)
+        self.root = _private_folder("verifier-tui-")
         self._count = 0
 
     def new_stage(self) -> Stage:
