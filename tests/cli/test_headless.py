@@ -472,6 +472,24 @@ def test_watch_json_one_document_per_line(env, example):
     assert code == 0 and "Traceback" not in stderr
 
 
+def test_watch_rereads_task_toml(env, example):
+    task_dir = example("hello-file")
+    proc, reader = start_watch(env, "--json", task_dir, "--case", "wrong-case", "--python", PY)
+    try:
+        first = json.loads(reader.next_run(prefix="{"))
+        assert first["rewards"] == {"reward": 0.0}  # STRICT=1: "Hello World" fails
+        toml = task_dir / "task.toml"
+        toml.write_text(toml.read_text().replace('env = { STRICT = "1" }', 'env = { STRICT = "0" }')
+                        .replace("timeout_sec = 30.0", "timeout_sec = 12.0"))
+        second = json.loads(reader.next_run(prefix="{"))
+        assert second["trigger"] == "task.toml"
+        assert second["rewards"] == {"reward": 1.0}
+        assert second["timeout_s"] == 12.0
+    finally:
+        code, stderr = stop(proc)
+    assert code == 0 and "Traceback" not in stderr
+
+
 # ---------------------------------------------------------------------------
 # SIGTERM (kill, a CI job's timeout) cleans up like Ctrl+C
 

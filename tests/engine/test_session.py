@@ -631,6 +631,62 @@ def test_the_users_workspace_stays_byte_identical(tmp_path, run):
     assert not any(rel == "victim-link" for rel, *_ in seen)  # a link to an outside folder is skipped
 
 
+def test_odd_workspace_entries_are_skipped_with_a_note(tmp_path, run):
+    task_dir = make_task(tmp_path / "t", """\
+        import os
+
+        def verify(workspace):
+            print(sorted(os.listdir(workspace)), os.path.getsize(workspace / "sparse.bin"))
+            return 1.0
+    """, workspace={"a.txt": "a"})
+    ws = task_dir / "cases" / "only" / "workspace"
+    os.mkfifo(ws / "pipe")  # copying it must not hang on open()
+    os.symlink("loop-b", ws / "loop-a")
+    os.symlink("loop-a", ws / "loop-b")
+    with open(ws / "sparse.bin", "wb") as handle:  # 4 GiB of holes: copying must not read them all
+        handle.truncate(4 * 1024 ** 3)
+    with session_for(task_dir) as session:
+        result = run(session)
+        scratch = session.scratch_root
+        used = sum(os.lstat(os.path.join(folder, name)).st_blocks * 512
+                   for folder, _dirs, files in os.walk(scratch) for name in files)
+    assert result.outcome is Outcome.REWARD_WRITTEN, result.stderr.text
+    assert result.stdout.text == f"['a.txt', 'sparse.bin'] {4 * 1024 ** 3}\n"
+    notes = " ".join(result.notices)
+    assert "skipped pipe: it is a FIFO" in notes
+    assert "skipped loop-a" in notes and "skipped loop-b" in notes
+    assert used < 64 * 1024 ** 2  # the holes stayed holes
+
+
+def test_reruns_copy_only_what_changed(tmp_path):
+    """10,000 files are copied once; later runs copy what the user or the
+    verifier changed, nothing else."""
+    task_dir = make_task(tmp_path / "t", """\
+        def verify(workspace):
+            (workspace / "d3" / "f7.txt").write_text("the verifier wrote here")
+            return 1.0
+    """, workspace={})
+    ws = task_dir / "cases" / "only" / "workspace"
+    for folder in range(100):
+        (ws / f"d{folder}").mkdir()
+        for index in range(100):
+            (ws / f"d{folder}" / f"f{index}.txt").write_text(f"{folder}/{index}")
+    with session_for(task_dir) as session:
+        spec = session.spec()
+        first = session.run_sync(spec)
+        stage = session.stage_for(spec)
+        assert stage.workspace.files_copied == 10_000
+        session.run_sync(spec)
+        assert stage.workspace.files_copied == 1  # only the file the verifier wrote, repaired
+        (ws / "d50" / "f50.txt").write_text("changed by the user")
+        (ws / "new.txt").write_text("new")
+        session.run_sync(spec)
+        assert stage.workspace.files_copied == 3
+        assert (stage.app_dir / "d50" / "f50.txt").read_text() == "changed by the user"
+    assert first.outcome is Outcome.REWARD_WRITTEN
+    assert (ws / "d3" / "f7.txt").read_text() == "3/7"
+
+
 def test_a_rerun_sees_changes_to_the_users_workspace(tmp_path, run):
     task_dir = make_task(tmp_path / "t", """\
         def verify(workspace):
