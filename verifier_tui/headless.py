@@ -168,9 +168,14 @@ def command_test(args: argparse.Namespace) -> int:
     session = open_session(args)
     with session:
         cases = [c for c in session.task.cases if c.expected is not None]
+        # A case whose expected.json cannot be read is a broken test, not one to
+        # leave out quietly: it is reported and the command fails.
+        invalid = [(c.name, next((p for p in c.problems if "expected.json" in p), "expected.json is unusable"))
+                   for c in session.task.cases if c.expected is None and (c.folder / "expected.json").is_file()]
         if not cases:
             where = session.task.root / "cases"
-            sys.stderr.write(f"verifier-tui: no case with an expected.json under {where}\n")
+            unusable = "".join(f"; case {name}: {problem}" for name, problem in invalid)
+            sys.stderr.write(f"verifier-tui: no case with a usable expected.json under {where}{unusable}\n")
             return 2
         if session.verifier is None:
             from verifier_tui.engine.discovery import no_verifier_message
@@ -185,20 +190,24 @@ def command_test(args: argparse.Namespace) -> int:
         wall = time.perf_counter() - started
         passed = sum(1 for r in results if r.expected_matched)
         if args.junit:
-            write_junit(args.junit, session, results, wall)
+            write_junit(args.junit, session, results, wall, invalid)
         if args.json:
             _out(dump_json({
                 "task": str(session.task.root),
                 "verifier": str(session.verifier),
                 "passed": passed,
                 "failed": len(results) - passed,
+                "invalid": [{"case": name, "problem": problem} for name, problem in invalid],
                 "duration_s": round(wall, 3),
                 "cases": [result_json(session, r) for r in results],
             }))
         else:
             print_table(session, results)
-            _out(f"{passed} passed, {len(results) - passed} failed")
-        return 0 if passed == len(results) else 1
+            for name, problem in invalid:
+                _out(f"!  {name}: not run: {problem}")
+            summary = f"{passed} passed, {len(results) - passed} failed"
+            _out(summary + (f", {len(invalid)} with an unusable expected.json" if invalid else ""))
+        return 0 if passed == len(results) and not invalid else 1
 
 
 async def _run_cases(session, cases, jobs: int) -> list[RunResult]:
@@ -244,12 +253,16 @@ def print_table(session, results: list[RunResult]) -> None:
             _out(result.stderr.tail[-2000:].rstrip() if result.stderr.truncated else result.stderr.text[-2000:].rstrip())
 
 
-def write_junit(path: Path, session, results: list[RunResult], wall: float) -> None:
+def write_junit(path: Path, session, results: list[RunResult], wall: float,
+                invalid: list[tuple[str, str]] = ()) -> None:
     from xml.etree import ElementTree as ET
 
     failures = sum(1 for r in results if not r.expected_matched)
-    suite = ET.Element("testsuite", name=f"verifier-tui {session.task.name}", tests=str(len(results)),
-                       failures=str(failures), errors="0", time=f"{wall:.3f}")
+    suite = ET.Element("testsuite", name=f"verifier-tui {session.task.name}", tests=str(len(results) + len(invalid)),
+                       failures=str(failures), errors=str(len(invalid)), time=f"{wall:.3f}")
+    for name, problem in invalid:
+        case = ET.SubElement(suite, "testcase", classname=session.task.name, name=name, time="0")
+        ET.SubElement(case, "error", message=problem)
     for result in results:
         case = ET.SubElement(suite, "testcase", classname=session.task.name, name=result.case or "-",
                              time=f"{result.duration_s:.3f}")

@@ -304,7 +304,7 @@ def test_test_passes_on_every_example(env, example, name):
 def test_test_without_cases(env, example):
     done = cli(env, "test", example("plain-test-sh"), "--python", PY)
     assert done.returncode == 2
-    assert "no case with an expected.json" in done.stderr
+    assert "no case with a usable expected.json" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
 
 
@@ -335,6 +335,25 @@ def test_test_with_a_wrong_expectation(env, example, tmp_path):
     assert cases["wrong-case"].find("failure") is None
     assert cases["missing-file"].find("failure") is None
     assert "FileNotFoundError" in cases["missing-file"].find("system-err").text
+
+
+def test_test_reports_an_unusable_expected_json(env, example, tmp_path):
+    task_dir = example("hello-file")
+    (task_dir / "cases" / "wrong-text" / "expected.json").write_text("{oops")
+    junit = tmp_path / "report.xml"
+    done = cli(env, "test", task_dir, "--junit", junit, "--python", PY)
+    assert done.returncode == 1
+    assert "wrong-text: not run: expected.json is not valid JSON" in done.stdout
+    assert "3 passed, 0 failed, 1 with an unusable expected.json" in done.stdout
+    suite = ET.parse(junit).getroot()
+    assert suite.get("tests") == "4" and suite.get("errors") == "1" and suite.get("failures") == "0"
+    data = json.loads(cli(env, "test", "--json", task_dir, "--python", PY).stdout)
+    assert [i["case"] for i in data["invalid"]] == ["wrong-text"]
+    for name in ("correct", "missing-file", "wrong-case"):
+        (task_dir / "cases" / name / "expected.json").write_text('{"rewards": "all"}')
+    done = cli(env, "test", task_dir, "--python", PY)
+    assert done.returncode == 2
+    assert "no case with a usable expected.json" in done.stderr and "case wrong-text" in done.stderr
 
 
 def test_test_junit_all_passing(env, example, tmp_path):
