@@ -170,6 +170,7 @@ async def test_typed_text_response_runs_after_a_pause():
         assert result.response.path is None and result.response.kind == "text"
         assert result.verdict.rewards == {"reward": 1.0}, result.stderr.text
         # The verdict is visible beneath the editor.
+        await pilot.pause()
         assert "{\"reward\": 1.0}" in screen_text(app)
         await pilot.press("escape")
         await pilot.pause()
