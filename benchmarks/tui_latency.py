@@ -11,6 +11,12 @@
    median of the difference (what the tool adds: watching, staging, reading
    the verdict, drawing). Target: latency at most runner + 80 ms.
 
+3. Output flood (--flood N): a verifier prints N lines (default 50,000); a
+   10 ms timer in the app records the longest gap between its ticks while
+   they stream in, i.e. the longest the screen froze. Reported with the run's
+   own duration. No target number in the issue beyond "never freezes"; what
+   a person notices is a stall over ~100 ms.
+
 2. Launch to first verdict: ``verifier-tui PATH`` is started for real, in a
    pseudo-terminal of 120x40, and timed until the first verdict ("passed")
    appears in what it draws; then q quits it. Target: median at most 1.0 s.
@@ -128,6 +134,34 @@ def launch_to_first_verdict(rounds: int) -> list[float]:
     return times
 
 
+FLOOD = """\
+import sys
+def verify(workspace):
+    for i in range({lines}):
+        print(f"line {{i}} [bold]not markup[/]")
+    sys.stdout.flush()
+    return 1.0
+"""
+
+
+async def flood_stall(lines: int) -> tuple[float, float]:
+    """(longest event-loop gap, run duration) while ``lines`` lines stream in."""
+    from verifier_tui.tui.app import VerifierApp
+
+    with tempfile.TemporaryDirectory() as scratch:
+        root = Path(scratch) / "flood"
+        (root / "tests").mkdir(parents=True)
+        (root / "tests" / "verifier.py").write_text(FLOOD.format(lines=lines))
+        app = VerifierApp(Session(root), watch=False)
+        async with app.run_test(size=(120, 40)) as pilot:
+            ticks = [time.perf_counter()]
+            timer = app.set_interval(0.01, lambda: ticks.append(time.perf_counter()))
+            result = await app.wait_for_runs(1, timeout=120)
+            timer.stop()
+            await pilot.pause()
+    return max(b - a for a, b in zip(ticks, ticks[1:])), result.duration_s
+
+
 def ms(seconds: float) -> str:
     return f"{seconds * 1000:.0f} ms"
 
@@ -136,7 +170,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--saves", type=int, default=30)
     parser.add_argument("--launches", type=int, default=10)
+    parser.add_argument("--flood", type=int, default=50_000, metavar="LINES")
     args = parser.parse_args()
+
+    stall, flood_run = asyncio.run(flood_stall(args.flood))
+    print(f"output flood ({args.flood:,} lines printed by the verifier)")
+    print(f"  longest screen stall  {ms(stall)}  (run took {ms(flood_run)})")
 
     latencies, runner = asyncio.run(save_to_verdict(args.saves))
     overhead = [a - b for a, b in zip(latencies, runner)]

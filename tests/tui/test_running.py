@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import time
 
 from textual.widgets import OptionList
 
@@ -87,10 +86,9 @@ async def test_a_change_mid_run_supersedes_it(tmp_path):
             await asyncio.sleep(0.05)
         await asyncio.sleep(0.3)
         assert "running" in widget_text(app, "#status")
-        started = time.monotonic()
         (root / "tests" / "verifier.py").write_text(SLOW.format(delay=0, value=0.9))
+        # Within 15 s although the first run sleeps 20 s: it was cut short.
         result = await app.wait_for_runs(1, timeout=15)
-        assert time.monotonic() - started < 10  # the 20 s sleep was cut short
         assert result.verdict.rewards == {"reward": 0.9}
         await pilot.pause(0.3)
         finished = [m.result for m in recorded(messages, RunFinished)]
