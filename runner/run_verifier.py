@@ -36,7 +36,7 @@ ROLE_INTERPRETER = "interpreter"
 HELP = """\
 usage: run_verifier.py --verifier FILE --workspace DIR [--response FILE]
                        [--task-data FILE] [--reward-dir DIR]
-                       [--explain] [--explain-to FILE]
+                       [--explain] [--explain-to FILE] [--pdb]
 
 Import a verifier module, call its verify() with the arguments it declares and
 write Harbor's reward file: reward.txt for a number, reward.json for a dict of
@@ -60,6 +60,8 @@ options:
                      IMPORTS the verifier module, so its top-level code runs
   --explain-to FILE  write that same JSON to FILE just before verify is called
                      (or when the run stops earlier), then run as usual
+  --pdb              when the verifier raises, open pdb post-mortem at the
+                     innermost frame of the task's own code (for a terminal)
   -h, --help         show this help and exit
 
 exit codes: 0 reward written; 1 the verifier raised (traceback on stderr);
@@ -105,9 +107,9 @@ def parse_args(argv):
             opts["explain"] = True
             i += 1
         else:
-            return _cold().parse_args_fully(argv)
+            return _errors().parse_args_fully(argv)
     if opts["verifier"] is None or opts["workspace"] is None:
-        return _cold().parse_args_fully(argv)
+        return _errors().parse_args_fully(argv)
     return opts
 
 
@@ -176,7 +178,7 @@ def write_reward(result, reward_dir):
             if number is None:
                 raise ContractError(
                     "verify returned a dict whose value for %r is not a finite number: %s"
-                    % (key, _cold()._describe(value)))
+                    % (key, _errors()._describe(value)))
             clean[key] = int(value) if isinstance(value, int) else number
         import json
 
@@ -185,7 +187,7 @@ def write_reward(result, reward_dir):
         return "reward.json"
     raise ContractError(
         "verify returned %s; it must return a finite number (int or float, not bool) "
-        "or a dict of them" % _cold()._describe(result))
+        "or a dict of them" % _errors()._describe(result))
 
 
 def _number(value):
@@ -260,9 +262,9 @@ def _read_json_object(path, flag):
                 data = handle.read()
         value = json.loads(data.decode("utf-8-sig"))
     except Exception as exc:
-        raise ContractError(_cold()._json_file_problem(path, flag, exc))
+        raise ContractError(_errors()._json_file_problem(path, flag, exc))
     if not isinstance(value, dict):
-        raise ContractError(_cold()._json_file_problem(path, flag, None, value))
+        raise ContractError(_errors()._json_file_problem(path, flag, None, value))
     return value
 
 
@@ -357,7 +359,7 @@ def parameters_of(verify):
             index = npos + nkwonly + (1 if flags & 0x04 else 0)
             params.append((names[index], VAR_KEYWORD, _NO_DEFAULT))
         return params
-    return _cold()._parameters_by_inspect(verify)
+    return _errors()._parameters_by_inspect(verify)
 
 
 def bind(params, available):
@@ -398,7 +400,7 @@ def bind(params, available):
             row.update(binding="default", source=None, passed=None)
             continue
         row.update(binding="missing", source=None, passed=None)
-        problems.append(_cold()._missing_message(name, available))
+        problems.append(_errors()._missing_message(name, available))
     for row in rows:
         if row["kind"] == VAR_KEYWORD:
             extra = [key for key in KNOWN_ARGUMENTS if key in available and key not in bound_names]
@@ -488,8 +490,10 @@ def main(argv=None):
         raise
     if code != 0:
         _quiet_clear(reward_dir)
+    if opts.get("pdb") and code != 1:
+        _errors()._nothing_to_debug(code)
     if explain:
-        _cold()._write_explain(state, "-")
+        _explain()._write_explain(state, "-")
         return 0
     return code
 
@@ -506,10 +510,12 @@ def _run(opts, state, reward_dir, want_explain):
         state["problems"].extend(more)
         state["would_exit"] = exit_code
         if want_explain and not explain_only and explain_to and not state.get("verify_called"):
-            _cold()._write_explain(state, explain_to)  # once verify ran, the file written before the call stands
+            _explain()._write_explain(state, explain_to)  # once verify ran, the file written before the call stands
         if not explain_only:
             if error is not None:
-                _cold()._print_traceback(error)
+                _errors()._print_traceback(error)
+                if opts.get("pdb"):
+                    _errors()._post_mortem(error)
             elif problem is not None:
                 _say(problem)
         return exit_code
@@ -551,25 +557,25 @@ def _run(opts, state, reward_dir, want_explain):
     tests_dir = os.path.dirname(helpers)
     verifier_dir = os.path.dirname(verifier)
     if "nemo_gym" in sys.modules:
-        _cold()._forget_preloaded_nemo_gym(state)
+        _errors()._forget_preloaded_nemo_gym(state)
     state["placed"] = place_on_path([helpers, verifier_dir, tests_dir])
     state["sys_path"] = list(sys.path)  # as placed, before the module's own code can change it
     state["folders"] = (helpers, verifier_dir, tests_dir)  # their roles are worked out by --explain
     if want_explain:
-        state["modules"] = _cold().resolve_nemo_gym()
+        state["modules"] = _explain().resolve_nemo_gym()
 
     # 5. Import the module; find verify.
     try:
         module = load_verify(verifier)
     except BaseException as exc:  # the verifier's own top-level code raised
         if want_explain:
-            state["import_error"] = _cold()._error_info(exc)
+            state["import_error"] = _explain()._error_info(exc)
         return stop(1, error=exc)
     verify = getattr(module, "verify", _NO_DEFAULT)  # `verify = None` is "not callable", not missing
     if verify is _NO_DEFAULT:
         return stop(2, "verifier %s defines no verify at top level" % verifier)
     if not callable(verify):
-        return stop(2, "verify in %s is not callable: it is %s" % (verifier, _cold()._describe(verify)))
+        return stop(2, "verify in %s is not callable: it is %s" % (verifier, _errors()._describe(verify)))
 
     try:
         params = parameters_of(verify)
@@ -578,7 +584,7 @@ def _run(opts, state, reward_dir, want_explain):
     positional, keywords, rows, problems = bind(params, available)
     if want_explain:
         state["rows"] = rows
-        state["verify_info"] = _cold()._verify_info(verify, params)
+        state["verify_info"] = _explain()._verify_info(verify, params)
     if problems:
         return stop(2, problems[0], more=problems[1:])
     if explain_only:
@@ -586,7 +592,7 @@ def _run(opts, state, reward_dir, want_explain):
         return 0
     if explain_to:
         state["would_exit"] = None
-        _cold()._write_explain(state, explain_to)
+        _explain()._write_explain(state, explain_to)
 
     # 6. Call, await if needed, write the verdict.
     state["verify_called"] = True
@@ -611,137 +617,48 @@ def _run(opts, state, reward_dir, want_explain):
 # Cold code: explain, error reports, tracebacks.
 #
 # A script gets no bytecode cache, so Python parses every line of this file on
-# every start, and parsing is most of the runner's own cost (about 3 ms for the
-# whole file on CPython 3.11, against under 1 ms of work). The code below runs
-# only for --explain/--explain-to or on a failing run, so it is kept as text
-# and compiled the first time it is needed, with its real line numbers so that
-# tracebacks and linecache point at this file.
+# every start, and parsing is most of the runner's own cost. Code that runs only
+# for --explain/--explain-to, or for odd command lines and failing runs, is kept
+# as text in two blocks below and compiled the first time it is needed, with its
+# real line numbers so that tracebacks and linecache point at this file.
+# _explain() and _errors() return this module with that block compiled into it.
 
-_COLD_MARKER = "_COLD_SOURCE = r" + "'" * 3
-_cold_loaded = False
+_loaded_blocks = set()
 
 
-def _cold():
-    """This module, with the cold functions below compiled into it."""
-    global _cold_loaded
+def _explain():
+    return _load_block("_EXPLAIN_SOURCE")
+
+
+def _errors():
+    return _load_block("_ERRORS_SOURCE")
+
+
+def _load_block(name):
     module = sys.modules[__name__]
-    if not _cold_loaded:
-        offset = 0
+    if name not in _loaded_blocks:
         filename = module.__dict__.get("__file__") or "run_verifier.py"
+        offset = 0
         try:
             with open(filename, encoding="utf-8") as handle:
-                for number, line in enumerate(handle, 1):
-                    if line.startswith(_COLD_MARKER):
-                        offset = number - 1  # the text itself opens with the marker line's newline
-                        break
+                text = handle.read()
+            # The block's text opens with the newline that ends its first line.
+            offset = text.count("\n", 0, text.index("\n%s = r" % name) + 1)
         except (OSError, ValueError):
             pass
-        exec(compile("\n" * offset + _COLD_SOURCE, filename, "exec"), module.__dict__)
-        _cold_loaded = True
+        source = "\n" * offset + module.__dict__[name]
+        exec(compile(source, filename, "exec"), module.__dict__)
+        _loaded_blocks.add(name)
     return module
 
 
-_COLD_SOURCE = r'''
-def parse_args_fully(argv):
-    """parse_args for every other command line: ``--opt=value``, ``--help``,
-    and each way of getting it wrong. Returns a dict of options; raises
-    UsageError for anything malformed.
-
-    A ``--reward-dir`` seen before the error is still returned in the error's
-    ``partial`` attribute so the caller can clear planted rewards anyway.
-    """
-    opts = {
-        "verifier": None,
-        "workspace": None,
-        "response": None,
-        "task_data": None,
-        "reward_dir": None,
-        "explain_to": None,
-        "explain": False,
-        "help": False,
-    }
-    problem = None
-    i = 0
-    while i < len(argv):
-        arg = argv[i]
-        i += 1
-        if arg in ("-h", "--help"):
-            opts["help"] = True
-            continue
-        if arg == "--explain":
-            opts["explain"] = True
-            continue
-        name, eq, value = arg.partition("=")
-        if name in _VALUE_OPTIONS:
-            key = _VALUE_OPTIONS[name]
-            if not eq:
-                if i >= len(argv) or (argv[i].startswith("-") and argv[i] != "-"):
-                    problem = problem or "option %s needs a value" % name
-                    continue
-                value = argv[i]
-                i += 1
-            if value == "":
-                problem = problem or "option %s needs a non-empty value" % name
-                continue
-            if opts[key] is not None:
-                problem = problem or "option %s given more than once" % name
-                continue
-            opts[key] = value
-            continue
-        problem = problem or "unrecognised argument %r (see --help)" % arg
-    if problem is None and not opts["help"]:
-        missing = [flag for flag, key in (("--verifier", "verifier"), ("--workspace", "workspace"))
-                   if opts[key] is None]
-        if missing:
-            problem = "the following arguments are required: %s" % ", ".join(missing)
-    if problem is not None and not opts["help"]:
-        error = UsageError(problem)
-        error.partial = opts
-        raise error
-    return opts
-
-
-def _parameters_by_inspect(verify):
-    """parameters_of for anything that is not a plain function."""
-    import inspect
-
-    kinds = {
-        inspect.Parameter.POSITIONAL_ONLY: POSITIONAL_ONLY,
-        inspect.Parameter.POSITIONAL_OR_KEYWORD: POSITIONAL_OR_KEYWORD,
-        inspect.Parameter.VAR_POSITIONAL: VAR_POSITIONAL,
-        inspect.Parameter.KEYWORD_ONLY: KEYWORD_ONLY,
-        inspect.Parameter.VAR_KEYWORD: VAR_KEYWORD,
-    }
-    try:
-        signature = inspect.signature(verify)
-    except (TypeError, ValueError) as exc:
-        raise ContractError("cannot read the signature of verify (%s): %s" % (_describe(verify), exc))
-    return [
-        (p.name, kinds[p.kind], _NO_DEFAULT if p.default is inspect.Parameter.empty else p.default)
-        for p in signature.parameters.values()
-    ]
-
-
+_EXPLAIN_SOURCE = r'''
 def path_roles(helpers, verifier_dir, tests_dir):
     """Role names of each of the runner's three folders, keyed as _same_key."""
     roles = {}
     for folder, role in ((helpers, ROLE_HELPERS), (verifier_dir, ROLE_VERIFIER), (tests_dir, ROLE_TESTS)):
         roles.setdefault(_same_key(folder), []).append(role)
     return roles
-
-
-def _describe(value):
-    # _short_repr: a verifier's own __repr__ may raise, and must not crash the run
-    text = _short_repr(value if not isinstance(value, (str, bytes)) else value[:60], 80)
-    return "%s (%s)" % (text, type(value).__name__)
-
-
-def _forget_preloaded_nemo_gym(state):
-    """Something (a .pth file, sitecustomize) imported nemo_gym before the path
-    was placed: forget it, so the vendored copy is what the verifier loads."""
-    state["preloaded"] = getattr(sys.modules.get("nemo_gym"), "__file__", None)
-    for name in [n for n in sys.modules if n == "nemo_gym" or n.startswith("nemo_gym.")]:
-        del sys.modules[name]
 
 
 def _verify_info(verify, params):
@@ -753,46 +670,6 @@ def _verify_info(verify, params):
         "defined_in": getattr(code, "co_filename", None),
         "line": getattr(code, "co_firstlineno", None),
     }
-
-
-def _json_file_problem(path, flag, error, value=None):
-    """Why ``path`` could not serve as ``flag``'s JSON object, in one line."""
-    label = "standard input" if path == "-" else path
-    if error is None:
-        return "%s file %s holds a JSON %s, not a JSON object" % (flag, label, _json_kind(value))
-    if isinstance(error, FileNotFoundError):
-        return "%s file %s does not exist" % (flag, label)
-    if isinstance(error, IsADirectoryError):
-        return "%s file %s is a folder, not a JSON file" % (flag, label)
-    if isinstance(error, OSError):
-        return "%s file %s cannot be read: %s" % (flag, label, error.strerror or error)
-    if isinstance(error, UnicodeDecodeError):
-        return "%s file %s is not UTF-8 text: %s" % (flag, label, error)
-    if isinstance(error, ValueError):
-        return "%s file %s is not valid JSON: %s" % (flag, label, error)
-    return "%s file %s cannot be read: %s" % (flag, label, error)
-
-
-def _json_kind(value):
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, bool):
-        return "boolean"
-    if value is None:
-        return "null"
-    return "number"
-
-
-def _missing_message(name, available):
-    if name == "response":
-        return ("verify requires 'response' without a default, but no --response was given: "
-                "a published Harbor task never has one (give it a default, e.g. response=None)")
-    if name in KNOWN_ARGUMENTS:
-        return "verify requires %r without a default, but it is not available in this run" % name
-    return ("verify requires %r without a default, which the runner does not provide "
-            "(it provides %s)" % (name, ", ".join(k for k in KNOWN_ARGUMENTS if k in available)))
 
 
 def _signature_text(params):
@@ -820,23 +697,6 @@ def _signature_text(params):
     if saw_posonly:
         parts.append("/")
     return "verify(%s)" % ", ".join(parts)
-
-
-def _print_traceback(exc):
-    """The exception with the runner's and importlib's frames left out, so the
-    first frame shown is the verifier's own code."""
-    import traceback
-
-    tb = exc.__traceback__
-    here = os.path.normcase(os.path.abspath(__file__))
-    while tb is not None:
-        filename = tb.tb_frame.f_code.co_filename
-        if filename.startswith("<frozen importlib") or os.path.normcase(os.path.abspath(filename)) == here:
-            tb = tb.tb_next
-            continue
-        break
-    traceback.print_exception(type(exc), exc, tb, file=sys.stderr)
-    sys.stderr.flush()
 
 
 def _error_info(exc):
@@ -960,7 +820,7 @@ def _explain_document(state):
 def _write_explain(state, target):
     import json
 
-    text = json.dumps(_explain_document(state), indent=2, default=str)
+    text = json.dumps(_explain_document(state), indent=2 if target == "-" else None, default=str)
     if target == "-":
         sys.stdout.write(text + "\n")
         sys.stdout.flush()
@@ -972,6 +832,199 @@ def _write_explain(state, target):
         os.replace(tmp, target)
     except OSError:
         pass  # --explain-to is informative; it never changes the run's result
+'''
+
+
+_ERRORS_SOURCE = r'''
+def parse_args_fully(argv):
+    """parse_args for every other command line: ``--opt=value``, ``--help``,
+    and each way of getting it wrong. Returns a dict of options; raises
+    UsageError for anything malformed.
+
+    A ``--reward-dir`` seen before the error is still returned in the error's
+    ``partial`` attribute so the caller can clear planted rewards anyway.
+    """
+    opts = {
+        "verifier": None,
+        "workspace": None,
+        "response": None,
+        "task_data": None,
+        "reward_dir": None,
+        "explain_to": None,
+        "explain": False,
+        "help": False,
+        "pdb": False,
+    }
+    problem = None
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        i += 1
+        if arg in ("-h", "--help"):
+            opts["help"] = True
+            continue
+        if arg == "--explain":
+            opts["explain"] = True
+            continue
+        if arg == "--pdb":
+            opts["pdb"] = True
+            continue
+        name, eq, value = arg.partition("=")
+        if name in _VALUE_OPTIONS:
+            key = _VALUE_OPTIONS[name]
+            if not eq:
+                if i >= len(argv) or (argv[i].startswith("-") and argv[i] != "-"):
+                    problem = problem or "option %s needs a value" % name
+                    continue
+                value = argv[i]
+                i += 1
+            if value == "":
+                problem = problem or "option %s needs a non-empty value" % name
+                continue
+            if opts[key] is not None:
+                problem = problem or "option %s given more than once" % name
+                continue
+            opts[key] = value
+            continue
+        problem = problem or "unrecognised argument %r (see --help)" % arg
+    if problem is None and not opts["help"]:
+        missing = [flag for flag, key in (("--verifier", "verifier"), ("--workspace", "workspace"))
+                   if opts[key] is None]
+        if missing:
+            problem = "the following arguments are required: %s" % ", ".join(missing)
+    if problem is not None and not opts["help"]:
+        error = UsageError(problem)
+        error.partial = opts
+        raise error
+    return opts
+
+
+def _parameters_by_inspect(verify):
+    """parameters_of for anything that is not a plain function."""
+    import inspect
+
+    kinds = {
+        inspect.Parameter.POSITIONAL_ONLY: POSITIONAL_ONLY,
+        inspect.Parameter.POSITIONAL_OR_KEYWORD: POSITIONAL_OR_KEYWORD,
+        inspect.Parameter.VAR_POSITIONAL: VAR_POSITIONAL,
+        inspect.Parameter.KEYWORD_ONLY: KEYWORD_ONLY,
+        inspect.Parameter.VAR_KEYWORD: VAR_KEYWORD,
+    }
+    try:
+        signature = inspect.signature(verify)
+    except (TypeError, ValueError) as exc:
+        raise ContractError("cannot read the signature of verify (%s): %s" % (_describe(verify), exc))
+    return [
+        (p.name, kinds[p.kind], _NO_DEFAULT if p.default is inspect.Parameter.empty else p.default)
+        for p in signature.parameters.values()
+    ]
+
+
+def _describe(value):
+    # _short_repr: a verifier's own __repr__ may raise, and must not crash the run
+    text = _short_repr(value if not isinstance(value, (str, bytes)) else value[:60], 80)
+    return "%s (%s)" % (text, type(value).__name__)
+
+
+def _forget_preloaded_nemo_gym(state):
+    """Something (a .pth file, sitecustomize) imported nemo_gym before the path
+    was placed: forget it, so the vendored copy is what the verifier loads."""
+    state["preloaded"] = getattr(sys.modules.get("nemo_gym"), "__file__", None)
+    for name in [n for n in sys.modules if n == "nemo_gym" or n.startswith("nemo_gym.")]:
+        del sys.modules[name]
+
+
+def _json_file_problem(path, flag, error, value=None):
+    """Why ``path`` could not serve as ``flag``'s JSON object, in one line."""
+    label = "standard input" if path == "-" else path
+    if error is None:
+        return "%s file %s holds a JSON %s, not a JSON object" % (flag, label, _json_kind(value))
+    if isinstance(error, FileNotFoundError):
+        return "%s file %s does not exist" % (flag, label)
+    if isinstance(error, IsADirectoryError):
+        return "%s file %s is a folder, not a JSON file" % (flag, label)
+    if isinstance(error, OSError):
+        return "%s file %s cannot be read: %s" % (flag, label, error.strerror or error)
+    if isinstance(error, UnicodeDecodeError):
+        return "%s file %s is not UTF-8 text: %s" % (flag, label, error)
+    if isinstance(error, ValueError):
+        return "%s file %s is not valid JSON: %s" % (flag, label, error)
+    return "%s file %s cannot be read: %s" % (flag, label, error)
+
+
+def _json_kind(value):
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, bool):
+        return "boolean"
+    if value is None:
+        return "null"
+    return "number"
+
+
+def _missing_message(name, available):
+    if name == "response":
+        return ("verify requires 'response' without a default, but no --response was given: "
+                "a published Harbor task never has one (give it a default, e.g. response=None)")
+    if name in KNOWN_ARGUMENTS:
+        return "verify requires %r without a default, but it is not available in this run" % name
+    return ("verify requires %r without a default, which the runner does not provide "
+            "(it provides %s)" % (name, ", ".join(k for k in KNOWN_ARGUMENTS if k in available)))
+
+
+def _post_mortem(error):
+    """pdb on what the verifier raised, starting at the innermost frame of the
+    task's own code (the verifier or a helper in the tests folder), not in the
+    library call it failed inside."""
+    import pdb
+
+    tests_dir = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+    class VerifierPdb(pdb.Pdb):
+        def setup(self, frame, tb):
+            result = pdb.Pdb.setup(self, frame, tb)
+            for index in range(len(self.stack) - 1, -1, -1):
+                candidate = self.stack[index][0]
+                if os.path.abspath(candidate.f_code.co_filename).startswith(tests_dir):
+                    self.curindex = index
+                    self.curframe = candidate
+                    if hasattr(self, "curframe_locals"):
+                        self.curframe_locals = candidate.f_locals
+                    break
+            return result
+
+    sys.stderr.write("\n%s: the verifier raised; pdb post-mortem in its failing frame "
+                     "(up/down walk the traceback, q ends it)\n" % PROG)
+    sys.stderr.flush()
+    debugger = VerifierPdb()
+    debugger.reset()
+    debugger.interaction(None, error.__traceback__)
+
+
+def _nothing_to_debug(code):
+    if code == 0:
+        sys.stderr.write("\n%s: verify returned without raising (exit 0): nothing to debug post-mortem\n" % PROG)
+    else:
+        sys.stderr.write("\n%s: exit %d is a contract problem, not an exception: see the line above\n" % (PROG, code))
+
+
+def _print_traceback(exc):
+    """The exception with the runner's and importlib's frames left out, so the
+    first frame shown is the verifier's own code."""
+    import traceback
+
+    tb = exc.__traceback__
+    here = os.path.normcase(os.path.abspath(__file__))
+    while tb is not None:
+        filename = tb.tb_frame.f_code.co_filename
+        if filename.startswith("<frozen importlib") or os.path.normcase(os.path.abspath(filename)) == here:
+            tb = tb.tb_next
+            continue
+        break
+    traceback.print_exception(type(exc), exc, tb, file=sys.stderr)
+    sys.stderr.flush()
 '''
 
 

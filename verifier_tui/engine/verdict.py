@@ -46,8 +46,6 @@ import math
 import os
 import stat
 from pathlib import Path
-from typing import Any
-
 from verifier_tui.engine.model import RewardFile, Verdict
 
 HARBOR_RULES = "Harbor 0.26.0, harbor/verifier/verifier.py"
@@ -334,7 +332,7 @@ def _json_verdict(path: Path, st: os.stat_result) -> Verdict:
     if isinstance(text, Verdict):
         return text
     try:
-        parsed: Any = json.loads(text)
+        parsed: object = json.loads(text)
     except json.JSONDecodeError as exc:
         return _error(
             name,
@@ -381,7 +379,7 @@ def _json_verdict(path: Path, st: os.stat_result) -> Verdict:
         )
 
     warnings: list[str] = []
-    rewards: dict[str, Any] = {}
+    rewards: dict[str, object] = {}
     for key, value in parsed.items():
         if isinstance(value, bool):
             warnings.append(
@@ -423,7 +421,7 @@ def _txt_verdict(path: Path, st: os.stat_result) -> Verdict:
 # Words.
 
 
-def _describe_json(value: Any) -> str:
+def _describe_json(value: object) -> str:
     if value is None:
         return "null"
     if isinstance(value, bool):

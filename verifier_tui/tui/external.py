@@ -77,76 +77,10 @@ def editor_command(path: Path, line: int, environ: Mapping[str, str] | None = No
     return [*words, f"+{line}", str(path)]
 
 
-#: Runs the runner as a script would (same ``sys.argv``, same ``sys.path[0]``)
-#: but stops in pdb's post-mortem on the exception the verifier raised. The
-#: runner catches that exception to print it and exit 1, so ``python -m pdb``
-#: alone would never see it: its traceback printer is wrapped instead (the
-#: runner's own ``_print_traceback`` when it has one, else the
-#: ``traceback.print_exception`` it prints with).
-PDB_DRIVER = r"""
-import importlib.util, os, pdb, sys, traceback
-runner = sys.argv[1]
-sys.argv = sys.argv[1:]
-sys.path[0] = os.path.dirname(runner)
-spec = importlib.util.spec_from_file_location("run_verifier", runner)
-module = importlib.util.module_from_spec(spec)
-sys.modules["run_verifier"] = module
-spec.loader.exec_module(module)
-if hasattr(module, "_cold"):
-    module._cold()  # the runner compiles its error-reporting code lazily
-tests_dir = os.path.dirname(os.path.dirname(os.path.abspath(runner))) + os.sep
-
-class VerifierPdb(pdb.Pdb):
-    # Start at the innermost frame of the task's own code (the verifier or a
-    # helper), not inside the standard library call it failed in.
-    def setup(self, f, tb):
-        result = super().setup(f, tb)
-        for index in range(len(self.stack) - 1, -1, -1):
-            frame = self.stack[index][0]
-            if os.path.abspath(frame.f_code.co_filename).startswith(tests_dir):
-                self.curindex = index
-                self.curframe = frame
-                if hasattr(self, "curframe_locals"):
-                    self.curframe_locals = frame.f_locals
-                break
-        return result
-
-entered = []
-def post_mortem(exc):
-    if entered:
-        return
-    entered.append(exc)
-    sys.stderr.write("\nverifier-tui: the verifier raised; pdb post-mortem in your code's failing frame "
-                     "(up/down move along the traceback, q ends it)\n")
-    sys.stderr.flush()
-    debugger = VerifierPdb()
-    debugger.reset()
-    debugger.interaction(None, exc.__traceback__)
-if hasattr(module, "_print_traceback"):
-    printer = module._print_traceback
-    def wrapped(exc):
-        printer(exc)
-        post_mortem(exc)
-    module._print_traceback = wrapped
-else:
-    printer = traceback.print_exception
-    def wrapped(kind, exc=None, tb=None, *args, **kwargs):
-        printer(kind, exc, tb, *args, **kwargs)
-        if isinstance(exc, BaseException):
-            post_mortem(exc)
-    traceback.print_exception = wrapped
-code = module.main()
-if code == 0:
-    sys.stderr.write("\nverifier-tui: verify returned without raising (exit 0): nothing to debug post-mortem\n")
-elif code == 2:
-    sys.stderr.write("\nverifier-tui: exit 2 is a contract problem, not an exception: see the line above\n")
-sys.exit(code)
-"""
-
-
 def pdb_command(argv: list[str]) -> list[str]:
-    """The runner's command (``python -B -u run_verifier.py ARGS``) turned into
-    one that stops in pdb's post-mortem when the verifier raises."""
+    """The runner's command (``python -B -u run_verifier.py ARGS``) with the
+    runner's own ``--pdb``: when the verifier raises, pdb post-mortem opens at
+    the failing frame of the task's code, in the real terminal."""
     runner_at = next((i for i, word in enumerate(argv) if word.endswith("run_verifier.py")), None)
     if runner_at is None:
         raise ValueError("not a runner command")
@@ -154,7 +88,7 @@ def pdb_command(argv: list[str]) -> list[str]:
     if "--explain-to" in args:  # informative only; not wanted in the terminal
         at = args.index("--explain-to")
         del args[at:at + 2]
-    return [*argv[:runner_at], "-c", PDB_DRIVER, argv[runner_at], *args]
+    return [*argv[:runner_at + 1], *args, "--pdb"]
 
 
 def _inside(path: Path, folder: Path) -> bool:
