@@ -159,6 +159,18 @@ def test_run_json_on_a_failing_verifier(env, example):
     assert "verifier-tui-" not in done.stdout  # no scratch path anywhere
 
 
+def test_run_with_another_workspace_does_not_judge_by_the_cases_expectation(env, example):
+    """expected.json speaks of the case's own inputs: with another workspace,
+    'DID NOT MATCH' would be noise, so it is not applied, and the output says why."""
+    task_dir = example("hello-file")
+    done = cli(env, "run", "--json", task_dir, "--case", "correct",
+               "--workspace", task_dir / "cases" / "wrong-text" / "workspace", "--python", PY)
+    data = json.loads(done.stdout)
+    assert data["rewards"] == {"reward": 0.0}
+    assert data["expected"] is None and data["expected_matched"] is None
+    assert any("expected.json is not applied: its workspace is not in use" in n for n in data["notices"])
+
+
 @pytest.mark.parametrize("case, status", [("correct", 0), ("missing-file", 1), ("wrong-text", 0)])
 def test_run_exit_status_is_the_runners(env, example, case, status):
     done = cli(env, "run", example("hello-file"), "--case", case, "--python", PY)

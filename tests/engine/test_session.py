@@ -915,3 +915,48 @@ def test_no_scratch_left_after_the_command_line_exits(tmp_path):
         done = subprocess.run(CLI + command, env=env, capture_output=True, text=True, timeout=120)
         assert "Traceback" not in done.stderr or "RuntimeError" in done.stderr, done.stderr
         assert sorted(p.name for p in tmpdir.iterdir() if p.name.startswith("verifier-tui-")) == [], command
+
+
+# ---------------------------------------------------------------------------
+# Inputs that vanish between runs (an editor, git or a build removed them)
+
+
+def test_a_workspace_deleted_after_it_was_chosen_means_the_run_cannot_start(run, example):
+    task_dir = example("hello-file")
+    session = session_for(task_dir)
+    with session:
+        first = run(session)
+        assert first.verdict.rewards == {"reward": 1.0}
+        shutil.rmtree(task_dir / "cases" / "correct" / "workspace")
+        again = run(session)
+    assert again.outcome is Outcome.COULD_NOT_START
+    assert "is not there any more" in again.start_error
+    assert str(task_dir / "cases" / "correct" / "workspace") in again.start_error
+    # The first run's reward must not be read as this one's verdict.
+    assert again.verdict.rewards is None and again.reward_files == []
+
+
+def test_a_text_response_deleted_before_the_run_is_a_contract_error_naming_it(run, example, tmp_path):
+    task_dir = example("count-errors")
+    answer = tmp_path / "answer.txt"
+    answer.write_text("3\n")
+    session = session_for(task_dir, case="response-txt", response=answer)
+    with session:
+        answer.unlink()
+        result = run(session)
+    assert result.outcome is Outcome.CONTRACT_ERROR
+    assert f"--response file {answer} does not exist" in result.stderr.text
+
+
+def test_live_output_shows_the_users_paths_not_the_scratch_copy(example):
+    task_dir = example("hello-file")
+    chunks = []
+    session = session_for(task_dir, case="missing-file")
+    with session:
+        result = asyncio.run(asyncio.wait_for(session.run(on_output=lambda stream, text: chunks.append(text)), 120))
+        scratch = str(session.scratch_root)
+    live = "".join(chunks)
+    assert "FileNotFoundError" in live
+    assert str(task_dir / "tests" / "verifier.py") in live
+    assert scratch not in live
+    assert result.outcome is Outcome.VERIFIER_RAISED

@@ -119,9 +119,10 @@ def run_process_sync(
         proc.stderr.close()
     duration = time.perf_counter() - started
     code = proc.returncode
-    killed = -code if code is not None and code < 0 and not timed_out else None
+    # As the async driver reports it: a timed-out run also names the signal that ended it.
+    killed = -code if code is not None and code < 0 else None
     return SyncResult(
-        returncode=None if killed or timed_out else code,
+        returncode=code,
         signal=killed,
         timed_out=timed_out,
         start_error=None,

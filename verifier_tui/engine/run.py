@@ -23,7 +23,7 @@ from verifier_tui.engine.model import (
     field,
     record,
 )
-from verifier_tui.engine.staging import Stage, probe_interpreter
+from verifier_tui.engine.staging import Stage, StagingError, probe_interpreter
 
 TYPE_CHECKING = False  # typing is not imported at run time: start-up is measured
 if TYPE_CHECKING:
@@ -91,7 +91,11 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
     vendored = spec.nemo_gym if spec.nemo_gym is not None else interpreter.nemo_gym_verifiers
     if spec.nemo_gym is not None and not (spec.nemo_gym / "__init__.py").is_file():
         notices.append(f"--nemo-gym {spec.nemo_gym} has no __init__.py: is it a nemo_gym/verifiers folder?")
-    notices += stage.prepare(spec.task.tests_dir, spec.workspace, vendored)
+    start_error = interpreter.error
+    try:
+        notices += stage.prepare(spec.task.tests_dir, spec.workspace, vendored)
+    except StagingError as exc:
+        start_error = str(exc)
     staged_rel = spec.task.staged_name(spec.verifier)
     if staged_rel == ".ng/verifier.py":
         stage.place_dataset_verifier(spec.verifier)
@@ -150,7 +154,7 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
         path_map=path_map,
         notices=notices,
         reproduce=reproduce,
-        start_error=interpreter.error,
+        start_error=start_error,
     )
 
 
@@ -160,7 +164,10 @@ def _stage_response(response: ResponseSource, stage: Stage) -> Path:
     if response.kind == "json" and response.path is not None:
         return response.path
     if response.path is not None:
-        text = response.path.read_text(encoding="utf-8", errors="replace")
+        try:
+            text = response.path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return response.path  # gone or unreadable: the runner names the file and the problem
     else:
         text = response.text or ""
     target = stage.inputs_dir / "response.json"

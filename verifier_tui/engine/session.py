@@ -15,7 +15,7 @@ from pathlib import Path
 from verifier_tui.engine.cases import Case, default_task_data
 from verifier_tui.engine.discovery import DiscoveryError, Task, choose_verifier, load_case_dir, resolve
 from verifier_tui.engine.model import CapturedText, ResponseSource, RunResult, record, replace
-from verifier_tui.engine.run import DEFAULT_TIMEOUT_S, Prepared, RunSpec, collect, prepare, read_explain
+from verifier_tui.engine.run import DEFAULT_TIMEOUT_S, Prepared, RunSpec, collect, map_paths, prepare, read_explain
 from verifier_tui.engine.staging import Scratch, Stage
 
 TYPE_CHECKING = False  # typing is not imported at run time: start-up is measured
@@ -155,7 +155,31 @@ class Session:
         out = self.task.notices()
         if self.case is not None:
             out += [f"case {self.case.name}: {p}" for p in self.case.problems]
+        note = self.expectation_note()
+        if note is not None:
+            out.append(note)
         return out
+
+    def expectation_note(self) -> str | None:
+        """Why the case's expected.json does not judge the current choices, or
+        None when it does. An expectation is about the case's own inputs: once
+        the workspace, the response or the task data is another, "failed" would
+        be noise."""
+        case = self.case
+        if case is None or case.expected is None:
+            return None
+        changed = []
+        if self.workspace != case.workspace:
+            changed.append("workspace")
+        if not _same_response(self.response, case.response):
+            changed.append("response")
+        if self.task_data != case.task_data:
+            changed.append("task data")
+        if not changed:
+            return None
+        what = " and ".join(changed)
+        verb = "is" if len(changed) == 1 else "are"
+        return f"the case's expected.json is not applied: its {what} {verb} not in use"
 
     # -- runs --------------------------------------------------------------
 
@@ -171,7 +195,7 @@ class Session:
             workspace=self.workspace,
             response=self.response,
             task_data=self.task_data,
-            expected=self.case.expected if self.case else None,
+            expected=self.case.expected if self.case and self.expectation_note() is None else None,
             python=self.options.python,
             timeout_s=self.timeout_s,
             nemo_gym=self.options.nemo_gym,
@@ -253,9 +277,18 @@ class Session:
             watcher = None
             if on_explain is not None:
                 watcher = asyncio.ensure_future(_wait_for_explain(prepared, on_explain))
+            live = None
+            if on_output is not None:
+                path_map = prepared.path_map
+
+                def live(stream: str, text: str) -> None:
+                    # Live text shows the user's paths too (a path split across
+                    # two chunks stays unmapped until the final capture, which is).
+                    on_output(stream, map_paths(text, path_map))
+
             try:
                 done = await run_process(
-                    prepared.argv, cwd=prepared.cwd, env=prepared.env, timeout_s=spec.timeout_s, on_output=on_output
+                    prepared.argv, cwd=prepared.cwd, env=prepared.env, timeout_s=spec.timeout_s, on_output=live
                 )
             finally:
                 if watcher is not None:
@@ -391,6 +424,12 @@ class Session:
     @property
     def scratch_root(self) -> Path | None:
         return self.scratch.root if self.scratch else None
+
+
+def _same_response(a: ResponseSource | None, b: ResponseSource | None) -> bool:
+    if a is None or b is None:
+        return a is b
+    return a.path is not None and a.path == b.path and a.kind == b.kind
 
 
 def _inside(path: Path, folder: Path) -> bool:

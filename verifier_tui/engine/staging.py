@@ -445,6 +445,14 @@ class Stage:
         the four folders is put right first, and no link is ever followed."""
         notes: list[str] = []
         self._tidy_root()
+        # The reward folder first: whatever happens next, no verdict of an
+        # earlier run can be read as this one's.
+        _real_dir(self.reward_dir.parent)
+        if os.path.lexists(self.reward_dir):
+            _remove(self.reward_dir)
+        self.reward_dir.mkdir()
+        if workspace is not None and not workspace.is_dir():
+            raise StagingError(f"the workspace {workspace} is not there any more (deleted or moved?)")
         if self.tests is None or self.tests.source != tests_source:
             if os.path.lexists(self.tests_dir):
                 _remove(self.tests_dir)
@@ -469,10 +477,6 @@ class Stage:
                 self.workspace = Mirror(workspace, self.app_dir)
             self.workspace.sync()
             notes += [f"workspace: {n}" for n in self.workspace.notes]
-        _real_dir(self.reward_dir.parent)
-        if os.path.lexists(self.reward_dir):
-            _remove(self.reward_dir)
-        self.reward_dir.mkdir()
         _real_dir(self.inputs_dir)
         return notes
 
@@ -533,6 +537,11 @@ def _private_folder(prefix: str) -> Path:
                 break
             return Path(path)
     raise last or FileExistsError(f"no unused name for a folder starting with {prefix!r}")
+
+
+class StagingError(Exception):
+    """The layout cannot be staged (the chosen workspace is gone): the run
+    does not start, and this says why."""
 
 
 class Scratch:

@@ -797,6 +797,13 @@ class Watcher:
                 await proc.wait()
             if self._child_tasks:
                 await asyncio.wait(self._child_tasks)
+            # Close the pipes' transport now, on a running loop: left to the
+            # garbage collector, it closes after the loop did and says so
+            # ("Event loop is closed") on the way out. asyncio's Process
+            # exposes no public close, hence the private attribute.
+            transport = getattr(proc, "_transport", None)
+            if transport is not None:
+                transport.close()
         threads = [c.thread for c in self._channels if c.thread.is_alive()]
         if threads:
             await asyncio.to_thread(lambda: [t.join(5) for t in threads])

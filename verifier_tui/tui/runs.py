@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import itertools
 from contextlib import aclosing
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -117,10 +116,8 @@ class RunController:
             self.run_all_pending = False
             return None
         self.run_all_pending = False
-        spec = session.spec()
-        note = expectation_note(session)
-        if note is not None:
-            spec = replace(spec, expected=None)
+        spec = session.spec()  # without the case's expectation when its inputs are not in use
+        note = session.expectation_note()
         run_id, result = await self._one(spec, trigger)
         if note is not None:
             result.notices.insert(0, note)
@@ -245,30 +242,3 @@ def _inside(path: Path, folder: Path) -> bool:
         return True
     except ValueError:
         return False
-
-
-def expectation_note(session: Any) -> str | None:
-    """Why the case's expected.json does not judge this run, or None when it does.
-
-    An expectation is about the case's own inputs: once the workspace, the
-    response or the task data is another one, "failed" would be noise."""
-    case = session.case
-    if case is None or case.expected is None:
-        return None
-    changed = []
-    if session.workspace != case.workspace:
-        changed.append("workspace")
-    if not _same_response(session.response, case.response):
-        changed.append("response")
-    if session.task_data != case.task_data:
-        changed.append("task data")
-    if not changed:
-        return None
-    what = " and ".join(changed)
-    return f"the case's expected.json is not applied: its {what} {'is' if len(changed) == 1 else 'are'} not in use"
-
-
-def _same_response(a: Any, b: Any) -> bool:
-    if a is None or b is None:
-        return a is b
-    return a.path is not None and a.path == b.path and a.kind == b.kind

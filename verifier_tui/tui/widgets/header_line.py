@@ -9,7 +9,6 @@ from textual.content import Content
 from textual.widgets import Static
 
 
-from verifier_tui.tui.runs import expectation_note
 
 if TYPE_CHECKING:
     from verifier_tui.engine.session import Session
@@ -33,7 +32,7 @@ class HeaderLine(Static):
         parts: list[Any] = [
             (session.task.name, "bold"), SEP,
             ("verifier ", LABEL), (verifier, "bold" if session.verifier else "bold $error"), (" v", KEY), SEP,
-            ("case ", LABEL), (case, "bold"), (" (inputs changed)" if expectation_note(session) else "", "$warning"),
+            ("case ", LABEL), (case, "bold"), (" (inputs changed)" if session.expectation_note() else "", "$warning"),
             (" s", KEY), SEP,
             (MODE_WORDS[session.mode], mode_style), (" m", KEY),
         ]
