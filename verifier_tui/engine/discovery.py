@@ -290,7 +290,7 @@ def resolve(path: Path) -> Task:
             raise DiscoveryError(f"{path} defines no top-level verify (looked for `def verify`, `async def verify`, `verify = ...`)")
         initial_verifier = path
         root = _task_root_above(path.parent) or path.parent
-        tests_dir = root / "tests" if (root / "tests").is_dir() and _inside(path, root / "tests") else path.parent
+        tests_dir = root / "tests" if (root / "tests").is_dir() and path.is_relative_to(root / "tests") else path.parent
     elif (path / "config.json").is_file() and (path / "result.json").is_file():
         raise DiscoveryError(
             f"{path} looks like a Harbor trial folder (config.json, result.json); walking through trials is not "
@@ -351,14 +351,6 @@ def resolve(path: Path) -> Task:
     )
 
 
-def _inside(path: Path, folder: Path) -> bool:
-    try:
-        path.relative_to(folder)
-        return True
-    except ValueError:
-        return False
-
-
 def no_verifier_message(task: Task) -> str:
     places = ", ".join(str(p) for p in task.looked_in)
     return (
@@ -375,7 +367,7 @@ def choose_verifier(task: Task, wanted: str | None) -> Path:
     if wanted:
         want = Path(wanted).expanduser()
         for candidate in task.verifiers:
-            rel = candidate.relative_to(task.tests_dir).as_posix() if _inside(candidate, task.tests_dir) else None
+            rel = candidate.relative_to(task.tests_dir).as_posix() if candidate.is_relative_to(task.tests_dir) else None
             if want.is_absolute() and candidate == want.absolute():
                 return candidate
             if wanted in (rel, candidate.name) or (want.exists() and candidate == want.absolute()):

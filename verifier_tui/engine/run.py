@@ -249,23 +249,21 @@ def outcome_of(returncode: int | None, signal: int | None, timed_out: bool, star
     )
 
 
-def collect(
-    prepared: Prepared,
-    *,
-    returncode: int | None,
-    signal: int | None,
-    timed_out: bool,
-    start_error: str | None,
-    stdout: CapturedText,
-    stderr: CapturedText,
-    duration_s: float,
-    trigger: str,
-    sequence: int,
-) -> RunResult:
+def collect(prepared: Prepared, done: Any, *, trigger: str, sequence: int) -> RunResult:
     """Turn what the child did into a RunResult (verdict read from the staged
-    reward folder, paths mapped back to the user's files)."""
+    reward folder, paths mapped back to the user's files). ``done`` is what
+    either process driver returns (returncode, signal, timed_out, start_error,
+    stdout, stderr, duration_s); ``None`` when the run could not start."""
     from verifier_tui.engine.verdict import harbor_verdict, read_reward_files
 
+    if done is None:
+        returncode = signal = None
+        timed_out, start_error, duration_s = False, prepared.start_error, 0.0
+        stdout = stderr = CapturedText()
+    else:
+        returncode, signal, timed_out = done.returncode, done.signal, done.timed_out
+        start_error, duration_s = done.start_error, done.duration_s
+        stdout, stderr = done.stdout, done.stderr
     spec = prepared.spec
     reward_dir = prepared.stage.reward_dir
     reward_files = read_reward_files(reward_dir)

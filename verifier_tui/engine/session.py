@@ -293,19 +293,7 @@ class Session:
             finally:
                 if watcher is not None:
                     watcher.cancel()
-            return await asyncio.to_thread(
-                collect,
-                prepared,
-                returncode=done.returncode,
-                signal=done.signal,
-                timed_out=done.timed_out,
-                start_error=done.start_error,
-                stdout=done.stdout,
-                stderr=done.stderr,
-                duration_s=done.duration_s,
-                trigger=trigger,
-                sequence=sequence,
-            )
+            return await asyncio.to_thread(collect, prepared, done, trigger=trigger, sequence=sequence)
         finally:
             if release:
                 self._release(stage)
@@ -323,18 +311,7 @@ class Session:
                 return self._not_started(prepared, trigger, sequence)
             done = run_process_sync(prepared.argv, cwd=prepared.cwd, env=prepared.env, timeout_s=spec.timeout_s,
                                     while_running=_import_for_collect)
-            return collect(
-                prepared,
-                returncode=done.returncode,
-                signal=done.signal,
-                timed_out=done.timed_out,
-                start_error=done.start_error,
-                stdout=done.stdout,
-                stderr=done.stderr,
-                duration_s=done.duration_s,
-                trigger=trigger,
-                sequence=sequence,
-            )
+            return collect(prepared, done, trigger=trigger, sequence=sequence)
         finally:
             self._release(stage)
 
@@ -356,18 +333,7 @@ class Session:
         return data
 
     def _not_started(self, prepared: Prepared, trigger: str, sequence: int) -> RunResult:
-        return collect(
-            prepared,
-            returncode=None,
-            signal=None,
-            timed_out=False,
-            start_error=prepared.start_error,
-            stdout=CapturedText(),
-            stderr=CapturedText(),
-            duration_s=0.0,
-            trigger=trigger,
-            sequence=sequence,
-        )
+        return collect(prepared, None, trigger=trigger, sequence=sequence)
 
     # -- watching ----------------------------------------------------------
 
@@ -386,7 +352,7 @@ class Session:
         toml = self.task.root / "task.toml"
         if toml.is_file():
             targets.append(WatchTarget(toml, "task.toml"))
-        if self.verifier is not None and not _inside(self.verifier, self.task.tests_dir):
+        if self.verifier is not None and not self.verifier.is_relative_to(self.task.tests_dir):
             targets.append(WatchTarget(self.verifier, "verifier"))
         return _dedupe(targets)
 
@@ -432,18 +398,10 @@ def _same_response(a: ResponseSource | None, b: ResponseSource | None) -> bool:
     return a.path is not None and a.path == b.path and a.kind == b.kind
 
 
-def _inside(path: Path, folder: Path) -> bool:
-    try:
-        path.relative_to(folder)
-        return True
-    except ValueError:
-        return False
-
-
 def _dedupe(targets: list[Any]) -> list[Any]:
     out = []
     for target in targets:
-        if any(_inside(target.path, other.path) and other.path.is_dir() for other in out):
+        if any(target.path.is_relative_to(other.path) and other.path.is_dir() for other in out):
             continue
         out.append(target)
     return out

@@ -37,7 +37,7 @@ def failing_location(result: RunResult, task_root: Path) -> tuple[Path, int] | N
     if result.verifier is not None:
         roots.append(result.verifier.parent)
     for path, line in reversed(frames):
-        if any(_inside(path, root) for root in roots):
+        if any(path.is_relative_to(root) for root in roots):
             return path, line
     for path, line in reversed(frames):
         if "site-packages" not in path.parts and not path.as_posix().startswith(("/usr/lib", "/usr/local/lib")):
@@ -91,9 +91,3 @@ def pdb_command(argv: list[str]) -> list[str]:
     return [*argv[:runner_at + 1], *args, "--pdb"]
 
 
-def _inside(path: Path, folder: Path) -> bool:
-    try:
-        path.relative_to(folder)
-        return True
-    except ValueError:
-        return False

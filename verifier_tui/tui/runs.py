@@ -81,7 +81,7 @@ class RunController:
         """A relevant file changed: re-read the task when its shape may have
         changed (task.toml, anything in tests/), then run."""
         session = self.app.session
-        if any(p.name == "task.toml" or _inside(p, session.task.tests_dir) for p in change.paths):
+        if any(p.name == "task.toml" or p.is_relative_to(session.task.tests_dir) for p in change.paths):
             try:
                 session.reload_task()
             except (DiscoveryError, OSError) as exc:
@@ -236,9 +236,3 @@ class RunController:
         await self.scheduler.close()
 
 
-def _inside(path: Path, folder: Path) -> bool:
-    try:
-        path.relative_to(folder)
-        return True
-    except ValueError:
-        return False
