@@ -281,7 +281,7 @@ def test_runner_imports_only_the_standard_library(sandbox):
 def test_nothing_outside_the_standard_library_is_loaded_at_run_time(sandbox, returns):
     # Under -I -S nothing from site-packages is imported by the interpreter;
     # whatever is loaded when the run ends was loaded by the runner.
-    probe = sandbox.write("tests/probe.py", """
+    sandbox.write("tests/probe.py", """
         import atexit, json, sys
 
         @atexit.register

@@ -355,7 +355,7 @@ def _json_verdict(path: Path, st: os.stat_result) -> Verdict:
         if not isinstance(value, (int, float)):
             hint = ""
             if key is None:
-                hint = f'; Harbor wants an object of numbers, e.g. {{"reward": 1.0}}'
+                hint = '; Harbor wants an object of numbers, e.g. {"reward": 1.0}'
             return _error(
                 name,
                 "VerifierOutputParseError",
