@@ -363,51 +363,46 @@ def parameters_of(verify):
 
 
 def bind(params, available):
-    """Plan the call: (positional, keywords, rows, problems).
+    """Plan the call: (positional, keywords, plan, problems).
 
-    ``rows`` describe each parameter's binding for --explain; ``problems`` are
-    contract errors (a required parameter that cannot be filled).
+    ``plan`` says how each parameter is bound, as [name, kind, default,
+    binding, source, passed] (--explain shows it); ``problems`` are contract
+    errors (a required parameter that cannot be filled).
     """
     positional = []
     keywords = {}
-    rows = []
+    plan = []
     problems = []
     pending_defaults = []  # defaults of skipped positional-only slots
     bound_names = set()
     for name, kind, default in params:
-        row = {"name": name, "kind": kind, "default": None if default is _NO_DEFAULT else _short_repr(default),
-               "has_default": default is not _NO_DEFAULT}
-        rows.append(row)
-        if kind == VAR_POSITIONAL:
-            row.update(binding="nothing", source=None, passed=None)
-            continue
-        if kind == VAR_KEYWORD:
-            continue  # filled below, once every named parameter is bound
-        if name in KNOWN_ARGUMENTS and name in available:
+        if kind == VAR_POSITIONAL or kind == VAR_KEYWORD:
+            binding, source, passed = "nothing", None, None  # **kwargs is filled below
+        elif name in KNOWN_ARGUMENTS and name in available:
             bound_names.add(name)
+            binding, source = "argument", name
             if kind == POSITIONAL_ONLY:
                 positional.extend(pending_defaults)
                 pending_defaults = []
                 positional.append(available[name])
-                row.update(binding="argument", source=name, passed="positional")
+                passed = "positional"
             else:
                 keywords[name] = available[name]
-                row.update(binding="argument", source=name, passed="keyword")
-            continue
-        if default is not _NO_DEFAULT:
+                passed = "keyword"
+        elif default is not _NO_DEFAULT:
             if kind == POSITIONAL_ONLY:
                 pending_defaults.append(default)
-            row.update(binding="default", source=None, passed=None)
-            continue
-        row.update(binding="missing", source=None, passed=None)
-        problems.append(_errors()._missing_message(name, available))
-    for row in rows:
-        if row["kind"] == VAR_KEYWORD:
+            binding, source, passed = "default", None, None
+        else:
+            binding, source, passed = "missing", None, None
+            problems.append(_errors()._missing_message(name, available))
+        plan.append([name, kind, default, binding, source, passed])
+    for entry in plan:
+        if entry[1] == VAR_KEYWORD:  # every available argument no named parameter took
             extra = [key for key in KNOWN_ARGUMENTS if key in available and key not in bound_names]
-            for key in extra:
-                keywords[key] = available[key]
-            row.update(binding="argument" if extra else "nothing", source=extra, passed="keyword")
-    return positional, keywords, rows, problems
+            keywords.update((key, available[key]) for key in extra)
+            entry[3:] = ["argument" if extra else "nothing", extra, "keyword"]
+    return positional, keywords, plan, problems
 
 
 def _short_repr(value, limit=120):
@@ -466,11 +461,7 @@ def main(argv=None):
     try:
         opts = parse_args(argv)
     except UsageError as exc:
-        partial = getattr(exc, "partial", {})
-        if not partial.get("explain"):
-            _quiet_clear(os.path.abspath(partial.get("reward_dir") or DEFAULT_REWARD_DIR))
-        _say(str(exc))
-        return 2
+        return _errors()._usage_failure(exc)
     if opts["help"]:
         sys.stdout.write(HELP)
         return 0
@@ -505,20 +496,8 @@ def _run(opts, state, reward_dir, want_explain):
     explain_to = opts["explain_to"]
 
     def stop(exit_code, problem=None, error=None, more=()):
-        if problem is not None:
-            state["problems"].append(problem)
-        state["problems"].extend(more)
-        state["would_exit"] = exit_code
-        if want_explain and not explain_only and explain_to and not state.get("verify_called"):
-            _explain()._write_explain(state, explain_to)  # once verify ran, the file written before the call stands
-        if not explain_only:
-            if error is not None:
-                _errors()._print_traceback(error)
-                if opts.get("pdb"):
-                    _errors()._post_mortem(error)
-            elif problem is not None:
-                _say(problem)
-        return exit_code
+        """End the run: record and report the problem (a failing run only)."""
+        return _errors()._stop(opts, state, want_explain, exit_code, problem, error, more)
 
     # 1. The reward folder: created, and emptied of any planted verdict.
     if reward_dir is not None:
@@ -581,9 +560,9 @@ def _run(opts, state, reward_dir, want_explain):
         params = parameters_of(verify)
     except ContractError as exc:
         return stop(2, str(exc))
-    positional, keywords, rows, problems = bind(params, available)
+    positional, keywords, plan, problems = bind(params, available)
     if want_explain:
-        state["rows"] = rows
+        state["plan"] = plan
         state["verify_info"] = _explain()._verify_info(verify, params)
     if problems:
         return stop(2, problems[0], more=problems[1:])
@@ -773,6 +752,18 @@ def resolve_nemo_gym():
     return result
 
 
+def _parameter_row(name, kind, default, binding, source, passed):
+    return {
+        "name": name,
+        "kind": kind,
+        "default": None if default is _NO_DEFAULT else _short_repr(default),
+        "has_default": default is not _NO_DEFAULT,
+        "binding": binding,
+        "source": source,
+        "passed": passed,
+    }
+
+
 def _explain_document(state):
     roles = path_roles(*state["folders"]) if "folders" in state else {}
     path_rows = []
@@ -808,7 +799,7 @@ def _explain_document(state):
         "preloaded_nemo_gym": state.get("preloaded"),
         "available": state.get("available_names", []),
         "verify": state.get("verify_info"),
-        "parameters": state.get("rows", []),
+        "parameters": [_parameter_row(*entry) for entry in state.get("plan", ())],
         "problems": state.get("problems", []),
         "import_error": state.get("import_error"),
         "would_exit": state.get("would_exit"),
@@ -897,6 +888,38 @@ def parse_args_fully(argv):
         error.partial = opts
         raise error
     return opts
+
+
+def _stop(opts, state, want_explain, exit_code, problem, error, more):
+    """How _run ends a failing run: the problem recorded for --explain (and
+    written to --explain-to unless verify was already called: the file written
+    just before the call stands), then reported: a traceback for exit 1, one
+    line for exit 2, pdb post-mortem when --pdb asked for it."""
+    explain_only = opts["explain"]
+    if problem is not None:
+        state["problems"].append(problem)
+    state["problems"].extend(more)
+    state["would_exit"] = exit_code
+    if want_explain and not explain_only and opts["explain_to"] and not state.get("verify_called"):
+        _explain()._write_explain(state, opts["explain_to"])
+    if not explain_only:
+        if error is not None:
+            _print_traceback(error)
+            if opts.get("pdb"):
+                _post_mortem(error)
+        elif problem is not None:
+            _say(problem)
+    return exit_code
+
+
+def _usage_failure(error):
+    """A bad command line: exit 2, after clearing the reward folder it named
+    (or the default one) unless only --explain was asked for."""
+    partial = getattr(error, "partial", {})
+    if not partial.get("explain"):
+        _quiet_clear(os.path.abspath(partial.get("reward_dir") or DEFAULT_REWARD_DIR))
+    _say(str(error))
+    return 2
 
 
 def _parameters_by_inspect(verify):
