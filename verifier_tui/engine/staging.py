@@ -23,7 +23,6 @@ import json
 import os
 import shutil
 import stat
-import subprocess
 import threading
 from pathlib import Path
 
@@ -359,6 +358,8 @@ def probe_interpreter(python: str, env: dict[str, str] | None = None) -> Interpr
         if cached and cached.get("stamp") == _path_stamp(cached.get("path", [])):
             _probe_memory[key] = cached
             return _interpreter_from(python, cached)
+        import subprocess  # only on a cache miss: it costs ~2 ms of `run` start-up
+
         try:
             done = subprocess.run(
                 [exe, "-c", _PROBE], capture_output=True, text=True, timeout=30, env=env, stdin=subprocess.DEVNULL
