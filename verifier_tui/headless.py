@@ -21,6 +21,7 @@ from verifier_tui.present import (
     duration_text,
     expected_line,
     headline_reward,
+    missing_nemo_gym_hint,
     mode_text,
     short_path,
     verdict_line,
@@ -63,6 +64,9 @@ def print_result(session, result: RunResult) -> None:
     _out(_header(session))
     for notice in _notices(session, result):
         _out(f"note: {notice}")
+    hint = missing_nemo_gym_hint(result)
+    if hint:
+        _out(f"note: {hint}")
     _out(f"{result.outcome_words} · {duration_text(result.duration_s)}")
     _out(f"verdict: {verdict_line(result)}")
     for warning in result.verdict.warnings:

@@ -118,3 +118,16 @@ def binding_text(row: dict[str, Any], result_mode: str) -> str:
     if binding == "missing":
         return "MISSING: required, and nothing can fill it"
     return str(binding)
+
+
+def missing_nemo_gym_hint(result: RunResult) -> str | None:
+    """When the verifier failed on ``import nemo_gym`` and no copy was vendored:
+    where to get one (the sandbox's shim vendors it from NeMo Gym)."""
+    if "No module named 'nemo_gym" not in result.stderr.text:
+        return None
+    modules = (result.explain or {}).get("modules") or {}
+    if (modules.get("nemo_gym.verifiers") or {}).get("resolved"):
+        return None
+    return (f"nemo_gym is not installed for {result.python}, so nothing was vendored beside the runner: "
+            "install NeMo Gym for that interpreter, choose another with --python, or name a copy of "
+            "nemo_gym/verifiers with --nemo-gym DIR")

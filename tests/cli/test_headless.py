@@ -680,3 +680,24 @@ def test_the_json_documentation_lists_every_test_and_explain_field(env, example)
     assert documented_fields("## The test document", "## The explain document") == set(test_data)
     explain = json.loads(cli(env, "explain", "--json", task_dir, "--python", PY).stdout)
     assert documented_fields("## The explain document", "### When explain fails") == set(explain)
+
+
+def test_a_verifier_needing_nemo_gym_gets_a_hint_and_runs_with_a_named_copy(env, tmp_path):
+    task_dir = make_task(tmp_path / "needs-gym", (
+        "from nemo_gym.verifiers.helpers import VALUE\n"
+        "def verify(workspace):\n"
+        "    return VALUE\n"
+    ))
+    missing = cli(env, "run", task_dir, "--python", PY)
+    assert missing.returncode == 1
+    assert "No module named 'nemo_gym'" in missing.stdout
+    assert "--nemo-gym DIR" in missing.stdout
+    copy = tmp_path / "gym" / "nemo_gym" / "verifiers"
+    copy.mkdir(parents=True)
+    (copy.parent / "__init__.py").write_text("")
+    (copy / "__init__.py").write_text("")
+    (copy / "helpers.py").write_text("VALUE = 0.75\n")
+    vendored = cli(env, "run", "--json", task_dir, "--python", PY, "--nemo-gym", copy)
+    data = json.loads(vendored.stdout)
+    assert data["rewards"] == {"reward": 0.75}
+    assert data["modules"]["nemo_gym.verifiers"]["resolved"].startswith(str(copy))
