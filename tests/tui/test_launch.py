@@ -88,3 +88,69 @@ def test_a_path_that_cannot_be_debugged_is_one_clear_line(tmp_path):
     assert done.returncode == 2
     assert done.stderr.startswith("verifier-tui: ") and "does not exist" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("signame", ["SIGHUP", "SIGTERM"])
+def test_closing_the_terminal_ends_the_run_and_removes_the_scratch(tmp_path, signame):
+    """The runner lives in its own session, so a terminal's hangup never reaches
+    it: the app must end it (and its children) and remove its scratch folder."""
+    import signal
+
+    pid_file = tmp_path / "verifier.pid"
+    root = make_task(tmp_path, "slow", f"""
+        import os, time
+        def verify(workspace):
+            open({str(pid_file)!r}, "w").write(str(os.getpid()))
+            time.sleep(120)
+            return 1.0
+    """)
+    scratch_home = tmp_path / "tmp"
+    scratch_home.mkdir()
+    pid, fd = pty.fork()
+    if pid == 0:
+        env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+        env.update(TERM="xterm-256color", TMPDIR=str(scratch_home))
+        os.execve(sys.executable, [sys.executable, "-m", "verifier_tui", str(root), "--no-watch"], env)
+    try:
+        deadline = time.monotonic() + 30
+        while not pid_file.exists() and time.monotonic() < deadline:
+            if select.select([fd], [], [], 0.05)[0]:
+                try:
+                    os.read(fd, 65536)
+                except OSError:
+                    break
+        assert pid_file.exists(), "the verifier never started"
+        verifier_pid = int(pid_file.read_text())
+        os.kill(pid, getattr(signal, signame))
+        status = None
+        end = time.monotonic() + 20
+        while time.monotonic() < end:
+            if select.select([fd], [], [], 0.05)[0]:
+                try:
+                    os.read(fd, 65536)
+                except OSError:
+                    pass
+            done, raw = os.waitpid(pid, os.WNOHANG)
+            if done:
+                status = os.waitstatus_to_exitcode(raw)
+                break
+        if status is None:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+        assert status is not None, "the app did not quit"
+    finally:
+        os.close(fd)
+    end = time.monotonic() + 10
+    while time.monotonic() < end:
+        try:
+            os.kill(verifier_pid, 0)
+        except ProcessLookupError:
+            break
+        stat = open(f"/proc/{verifier_pid}/stat").read().rsplit(")", 1)[1].split()
+        if stat[0] in ("Z", "X"):
+            break
+        time.sleep(0.05)
+    else:
+        os.kill(verifier_pid, 9)
+        pytest.fail("the verifier outlived the app")
+    assert list(scratch_home.iterdir()) == []

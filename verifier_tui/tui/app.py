@@ -44,6 +44,22 @@ class VerifierApp(App[int]):
 
     def on_mount(self) -> None:
         self.push_screen(self.main)
+        self._exit_on_hangup()
+
+    def _exit_on_hangup(self) -> None:
+        """SIGTERM, and SIGHUP when the terminal closes, quit as q does: the run
+        in flight ends its whole process group (it lives in its own session,
+        so the terminal's hangup never reaches it) and the scratch folder goes.
+        Python's default would die at once and leave both behind."""
+        import signal
+
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGTERM, signal.SIGHUP):
+            try:
+                if signal.getsignal(signum) is signal.SIG_DFL:
+                    loop.add_signal_handler(signum, self.exit)
+            except (ValueError, RuntimeError, NotImplementedError):
+                pass  # not the main thread, or no signals here: nothing to take over
 
     def start(self) -> None:
         """Called by the main screen once it is mounted: the first run, then live reload."""
