@@ -2,18 +2,17 @@
 ``run``, ``explain``, ``test`` and ``watch`` commands.
 
 Start-up matters (``run --json`` is timed against the bare runner), so this
-module imports only argparse and the engine; Textual is imported only when the
-TUI is really started, asyncio only by the commands that need it.
+module reads a well-formed headless command line itself and leaves argparse
+(verifier_tui/arguments.py) to help and errors; Textual is imported only when
+the TUI is really started, asyncio only by the commands that need it.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
 
-from verifier_tui import __version__
 
 TYPE_CHECKING = False  # typing is not imported at run time: start-up is measured
 if TYPE_CHECKING:
@@ -34,99 +33,77 @@ Run `verifier-tui COMMAND --help` for a command's options.
 """
 
 
-def _add_selection(parser: argparse.ArgumentParser, with_case: bool = True) -> None:
-    parser.add_argument("path", metavar="PATH", help="a task folder, its tests/ folder, a verifier .py file or a case folder")
-    parser.add_argument("--verifier", metavar="FILE", help="which verifier, when the task has several")
-    if with_case:
-        parser.add_argument("--case", metavar="NAME", help="a case under the task's cases/ folder (or a case folder)")
-    parser.add_argument("--workspace", metavar="DIR", type=Path, help="the workspace folder (overrides the case's)")
-    group = parser.add_mutually_exclusive_group()
-    group.add_argument("--response", metavar="FILE", type=Path,
-                       help="the agent's final response: a Responses API JSON object (.json) or plain text (wrapped)")
-    group.add_argument("--no-response", action="store_true", help="Harbor mode: no response, even if the case has one")
-    parser.add_argument("--task-data", metavar="FILE", type=Path, help="the task's fields as a JSON object")
-    parser.add_argument("--timeout", metavar="SECONDS", type=_positive_float,
-                        help="overrides task.toml's [verifier] timeout_sec")
-    parser.add_argument("--python", metavar="EXE", default="python3",
-                        help="the interpreter that runs the runner (default: python3 on PATH, as test.sh would)")
-    parser.add_argument("--nemo-gym", metavar="DIR", type=Path,
-                        help="a nemo_gym/verifiers folder to vendor instead of the interpreter's own")
+# The headless commands' options, for the fast reading below; the argparse
+# parsers in verifier_tui/arguments.py are the authority (help, errors), and a
+# test checks that both read every well-formed command line alike.
+_VALUE_FLAGS = {
+    "--verifier": ("verifier", str),
+    "--case": ("case", str),
+    "--workspace": ("workspace", Path),
+    "--response": ("response", Path),
+    "--task-data": ("task_data", Path),
+    "--timeout": ("timeout", float),
+    "--python": ("python", str),
+    "--nemo-gym": ("nemo_gym", Path),
+}
+_COMMAND_VALUE_FLAGS = {"test": {"--junit": ("junit", Path), "--jobs": ("jobs", int), "-j": ("jobs", int)}}
+_SWITCHES = {"run": ("--json",), "explain": ("--json",), "test": ("--json",), "watch": ("--json", "--poll")}
 
 
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError("must be more than 0")
-    return value
+def read_simple_command_line(argv: list[str]):
+    """The options of a well-formed headless command line (``run PATH --flag
+    value ...``), read without argparse; None for anything else (help, an
+    error, ``--flag=value``, an abbreviation), which argparse then reads.
+
+    Importing argparse (with gettext and locale) and building its parser cost
+    about 3.5 ms, some 6% of a whole ``run --json``, which is timed against the
+    bare runner."""
+    from types import SimpleNamespace
+
+    command = argv[0]
+    values = dict(_VALUE_FLAGS)
+    values.update(_COMMAND_VALUE_FLAGS.get(command, {}))
+    if command == "test":
+        del values["--case"]
+    switches = _SWITCHES[command] + ("--no-response",)
+    found: dict = {}
+    path = None
+    index = 1
+    while index < len(argv):
+        word = argv[index]
+        if word in switches:
+            found[word[2:].replace("-", "_")] = True
+            index += 1
+        elif word in values:
+            dest, kind = values[word]
+            if dest in found or index + 1 >= len(argv) or argv[index + 1].startswith("-"):
+                return None
+            try:
+                found[dest] = kind(argv[index + 1])
+            except ValueError:
+                return None
+            index += 2
+        elif word.startswith("-") or path is not None:
+            return None
+        else:
+            path = word
+            index += 1
+    timeout = found.get("timeout")
+    if path is None or (timeout is not None and not timeout > 0) or (found.get("no_response") and "response" in found):
+        return None
+    options = {"command": command, "path": path, "verifier": None, "case": None, "workspace": None,
+               "response": None, "no_response": False, "task_data": None, "timeout": None, "python": "python3",
+               "nemo_gym": None, "json": False}
+    if command == "test":
+        del options["case"]
+        options.update(junit=None, jobs=None)
+    if command == "watch":
+        options["poll"] = False
+    options.update(found)
+    return SimpleNamespace(**options)
 
 
-_width: list[int] = []
-
-
-class _Formatter(argparse.RawDescriptionHelpFormatter):
-    """argparse builds a formatter for every add_argument call, and each one
-    asks the terminal for its size: measured at about 3 ms of start-up for our
-    parsers. The width is asked once."""
-
-    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None):
-        if width is None:
-            if not _width:
-                import shutil
-
-                _width.append(shutil.get_terminal_size().columns - 2)
-            width = _width[0]
-        super().__init__(prog, indent_increment, max_help_position, width)
-
-
-def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The command line's parser; ``only`` builds just that command's
-    subparser (the one being run: each costs a millisecond or two at start-up)."""
-    parser = argparse.ArgumentParser(
-        prog="verifier-tui", description=DESCRIPTION, formatter_class=_Formatter
-    )
-    parser.add_argument("--version", action="version", version=f"verifier-tui {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-
-    if only in (None, "run"):
-        run = sub.add_parser("run", formatter_class=_Formatter, help="run once, as the sandbox would")
-        _add_selection(run)
-        run.add_argument("--json", action="store_true", help="print the result as one JSON document")
-
-    if only in (None, "explain"):
-        explain = sub.add_parser("explain", formatter_class=_Formatter, help="sys.path, nemo_gym and verify's bindings, without calling verify")
-        _add_selection(explain)
-        explain.add_argument("--json", action="store_true", help="print the runner's explanation as JSON")
-
-    if only in (None, "test"):
-        test = sub.add_parser("test", formatter_class=_Formatter, help="every case with an expected.json; exit 0 when all match")
-        _add_selection(test, with_case=False)
-        test.add_argument("--json", action="store_true", help="print the results as JSON")
-        test.add_argument("--junit", metavar="FILE", type=Path, help="also write a JUnit XML report")
-        test.add_argument("--jobs", "-j", metavar="N", type=int,
-                          help="cases run at once (default: the number of CPUs)")
-
-    if only in (None, "watch"):
-        watch = sub.add_parser("watch", formatter_class=_Formatter, help="re-run on every relevant change, one line per run")
-        _add_selection(watch)
-        watch.add_argument("--json", action="store_true", help="one JSON document per run, one per line")
-        watch.add_argument("--poll", action="store_true", help="poll for changes (network, container and WSL mounts)")
-    return parser
-
-
-def build_tui_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="verifier-tui", description=DESCRIPTION,
-                                     formatter_class=_Formatter)
-    parser.add_argument("--version", action="version", version=f"verifier-tui {__version__}")
-    _add_selection(parser)
-    parser.add_argument("--no-watch", action="store_true", help="start with live reload off")
-    parser.add_argument("--poll", action="store_true", help="poll for changes (network, container and WSL mounts)")
-    return parser
-
-
-def options_from(args: argparse.Namespace):
+def options_from(args):
     from verifier_tui.engine.session import Options
 
     return Options(
@@ -142,7 +119,7 @@ def options_from(args: argparse.Namespace):
     )
 
 
-def open_session(args: argparse.Namespace):
+def open_session(args):
     """A Session for the command line's choices, or a clear error and exit 2."""
     from verifier_tui.engine.discovery import DiscoveryError
     from verifier_tui.engine.session import SelectionError, Session
@@ -167,11 +144,19 @@ def main(argv: list[str] | None = None) -> int:
     entry_point = argv is None
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv and argv[0] in COMMANDS:
-        args = build_parser(only=argv[0]).parse_args(argv)
+        args = read_simple_command_line(argv)
+        if args is None:
+            from verifier_tui.arguments import build_parser
+
+            args = build_parser(only=argv[0]).parse_args(argv)
     elif not argv or argv[0] in ("-h", "--help", "--version"):
+        from verifier_tui.arguments import build_parser
+
         build_parser().parse_args(argv or ["--help"])
         return 0
     else:
+        from verifier_tui.arguments import build_tui_parser
+
         args = build_tui_parser().parse_args(argv)
         args.command = None
     restore = _stop_cleanly_on_sigterm() if args.command is not None else None
@@ -202,7 +187,7 @@ def _exit_now(code: int) -> None:
     os._exit(code)
 
 
-def _dispatch(args: argparse.Namespace) -> int:
+def _dispatch(args) -> int:
     try:
         if args.command == "run":
             from verifier_tui.headless import command_run

@@ -7,7 +7,6 @@ and exit statuses that mean something: ``run`` exits with the runner's code
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
@@ -88,7 +87,7 @@ def print_result(session, result: RunResult) -> None:
         _out(result.stderr.text.rstrip("\n"))
 
 
-def command_run(args: argparse.Namespace) -> int:
+def command_run(args) -> int:
     session = open_session(args)
     with session:
         try:
@@ -103,7 +102,7 @@ def command_run(args: argparse.Namespace) -> int:
         return result.exit_status
 
 
-def command_explain(args: argparse.Namespace) -> int:
+def command_explain(args) -> int:
     session = open_session(args)
     with session:
         data = session.explain_sync()
@@ -166,7 +165,7 @@ def print_explain(session, data: dict[str, Any]) -> None:
 # test
 
 
-def command_test(args: argparse.Namespace) -> int:
+def command_test(args) -> int:
     import asyncio
 
     session = open_session(args)
@@ -292,7 +291,7 @@ def watch_line(result: RunResult, trigger: str) -> str:
             f"  {result.duration_s * 1000:6.0f} ms{delta}")
 
 
-def command_watch(args: argparse.Namespace) -> int:
+def command_watch(args) -> int:
     import asyncio
 
     session = open_session(args)
@@ -316,7 +315,7 @@ def command_watch(args: argparse.Namespace) -> int:
         return 0
 
 
-async def _watch(session, args: argparse.Namespace) -> None:
+async def _watch(session, args) -> None:
     from verifier_tui.engine.watch import RunScheduler, Watcher
 
     async def run(change) -> None:

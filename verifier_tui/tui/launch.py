@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import argparse
 
 
-def launch(args: argparse.Namespace) -> int:
+def launch(args) -> int:
     from verifier_tui.cli import open_session
 
     session = open_session(args)  # prints a clear error and exits 2 when the path cannot be debugged
