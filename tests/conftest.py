@@ -1,0 +1,41 @@
+"""Fixtures for every test folder. Plain helpers are in ``tests/helpers.py``."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import copy_example
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path, monkeypatch):
+    """The tool's caches go to ``tmp_path``, never to the user's ~/.cache."""
+    cache = tmp_path / "xdg-cache"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
+    return cache
+
+
+@pytest.fixture
+def example(tmp_path):
+    """``example("hello-file")``: a private copy of a bundled example task, at
+    ``tmp_path/tasks/<name>`` (a fixed parent name, so screens and messages
+    that show paths relative to the task's parent never show a tmp name)."""
+
+    def copy(name: str) -> Path:
+        return copy_example(name, tmp_path / "tasks" / name)
+
+    return copy
+
+
+@pytest.fixture
+def env(tmp_path, private_cache):
+    """The user's environment for a command a test starts, with the tool's
+    caches and scratch folders kept in ``tmp_path``."""
+    tmpdir = tmp_path / "tmpdir"
+    tmpdir.mkdir()
+    out = dict(os.environ)
+    out.update(XDG_CACHE_HOME=str(private_cache), TMPDIR=str(tmpdir))
+    return out
