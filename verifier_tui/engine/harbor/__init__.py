@@ -1,0 +1,30 @@
+"""Harbor trials and jobs: what the sandbox did, read back from the folders
+Harbor wrote, and the inputs to replay it locally.
+
+One job per module, each mirroring a named piece of Harbor 0.26.0:
+
+- ``folders``: recognise a trial or job folder and read its files
+  (``harbor/models/trial/paths.py``, ``result.py``, ``config.py``).
+- ``harbor_task``: the fields of ``task.toml`` that shape a verifier run
+  (``harbor/models/task/config.py``, ``verifier_mode.py``).
+- ``ignore_rules``: gitignore patterns as the ``pathspec`` library Harbor
+  uses matches them (for the digest).
+- ``digest``: the task's content digest (``harbor/publisher/packager.py``) and
+  what changed since the run.
+- ``locate``: where the task is (``harbor/models/task/id.py``,
+  ``harbor/tasks/client.py`` cache paths).
+- ``runner_output``: the runner's own output recognised in
+  ``test-stdout.txt``, and the phase where the sandbox run stopped.
+- ``facts``: mode, effective timeout (``harbor/trial/trial.py``), durations,
+  failures hidden in ``trial.log``.
+- ``sandbox``: the sandbox side of one trial or step.
+- ``inputs``: the replay's workspace and verifier environment
+  (``harbor/utils/env.py``, ``harbor/environments/base.py``).
+- ``agreement``: sandbox against a local run.
+- ``walkthrough``: everything about one trial or step, assembled; the JSON
+  object of ``run TRIAL --json`` and the job listing.
+- ``replay``: the local run, through :class:`~verifier_tui.engine.session.Session`.
+
+Nothing here imports Textual or the command line. This module imports none
+of them either, so ``folders.harbor_kind`` stays cheap for the CLI's dispatch.
+"""

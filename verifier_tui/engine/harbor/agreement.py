@@ -1,0 +1,128 @@
+"""Whether the sandbox and a local replay ended the same way, and when not,
+the reasons that can be known, in words.
+
+"The same way" is Harbor's verdict: the same rewards (as numbers: 1 == 1.0),
+or the same exception type. A local run that timed out counts as
+``VerifierTimeoutError``, which is what Harbor records for it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from verifier_tui.engine.harbor.sandbox import HarborVerdict, SandboxSide, same_rewards
+from verifier_tui.engine.model import Outcome, RunResult, record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from verifier_tui.engine.harbor.digest import TaskDrift
+    from verifier_tui.engine.harbor.facts import TrialFacts
+
+_PYTHON_IN_PATH = re.compile(r"/python(\d+\.\d+)(?:/|$)")
+
+
+@record(frozen=True)
+class Agreement:
+    same: bool | None  # None: no replay, or nothing to compare against
+    differences: tuple[str, ...] = ()
+
+
+def local_verdict(result: RunResult) -> HarborVerdict | None:
+    """What Harbor would have recorded for the local run; None when it did not start."""
+    if result.outcome is Outcome.COULD_NOT_START:
+        return None
+    if result.outcome is Outcome.TIMED_OUT:
+        return HarborVerdict(None, "VerifierTimeoutError", f"timed out after {result.timeout_s:g} s", "replay")
+    verdict = result.verdict
+    return HarborVerdict(dict(verdict.rewards) if verdict.rewards is not None else None, verdict.error,
+                         verdict.message or "", "replay")
+
+
+def same_verdict(a: HarborVerdict, b: HarborVerdict) -> bool:
+    if a.rewards is not None or b.rewards is not None:
+        return same_rewards(a.rewards, b.rewards)
+    return a.error is not None and a.error == b.error
+
+
+def local_python_version(result: RunResult) -> str | None:
+    """``X.Y`` of the interpreter the replay ran, from the runner's explain document."""
+    explain = result.explain or {}
+    version = (explain.get("python") or {}).get("version")
+    if isinstance(version, str) and version.count(".") >= 1:
+        return ".".join(version.split(".")[:2])
+    for row in explain.get("sys_path") or []:
+        match = _PYTHON_IN_PATH.search(str(row.get("path") if isinstance(row, dict) else row))
+        if match:
+            return match.group(1)
+    return None
+
+
+def compare(side: SandboxSide, facts: TrialFacts, local: RunResult | None, *, drift: TaskDrift | None = None,
+            workspace: str | None = None, workspace_path: str | None = None,
+            other_reasons: tuple[str, ...] = ()) -> Agreement:
+    """``workspace``: where the replay's workspace came from: ``exact`` (the
+    artifact, separate mode), ``snapshot`` (the artifact, shared mode),
+    ``stand-in`` (the user's folder or a case) or None. ``other_reasons``:
+    what the replay's plan already knows could differ (a variable missing
+    from the environment, another runner), said only when the two differ."""
+    if local is None:
+        return Agreement(None)
+    mine = local_verdict(local)
+    if mine is None:
+        return Agreement(None, (f"the replay could not start: {local.start_error}",))
+    theirs = side.verdict
+    if not theirs.known:
+        return Agreement(None, (f"the sandbox has no verdict to compare with: {theirs.message}",))
+    if same_verdict(theirs, mine):
+        return Agreement(True)
+    reasons: list[str] = [f"the sandbox ended with {theirs.label()}, the replay with {mine.label()}"]
+    if drift is not None and drift.same is False:
+        reasons += drift.sentences()
+    if workspace == "snapshot":
+        reasons.append("the workspace is the shared-mode snapshot taken before the verifier ran, in the same "
+                       "container as the agent: not necessarily what the verifier saw")
+    elif workspace == "stand-in":
+        shown = f" ({workspace_path})" if workspace_path else ""
+        reasons.append(f"the workspace is your stand-in{shown}, not what the verifier saw (the trial did not "
+                       "capture /app)")
+    sandbox_timeout = theirs.error == "VerifierTimeoutError"
+    local_timeout = mine.error == "VerifierTimeoutError"
+    if sandbox_timeout and not local_timeout:
+        limit = facts.timeout.for_replay
+        reasons.append(f"the sandbox timed out{_after(limit)} and the replay did not (it took "
+                       f"{local.duration_s:.2f} s)")
+    elif local_timeout and not sandbox_timeout:
+        took = facts.verifier_duration_s
+        ran = f" (its verifier phase took {took:.2f} s)" if took is not None else ""
+        reasons.append(f"the replay timed out after {local.timeout_s:g} s and the sandbox did not{ran}")
+    theirs_python = side.runner.python_version
+    mine_python = local_python_version(local)
+    if theirs_python and mine_python and theirs_python != mine_python:
+        reasons.append(f"a different Python: the sandbox ran {theirs_python} (seen in its traceback's paths), "
+                       f"the replay {mine_python}")
+    reasons += _nemo_gym_reasons(side, local)
+    reasons += list(other_reasons)
+    if len(reasons) == 1:
+        reasons.append("none of the known causes applies (task, workspace, timeout, Python, nemo_gym, "
+                       "environment): compare the two outputs")
+    return Agreement(False, tuple(reasons))
+
+
+def _after(seconds: float | None) -> str:
+    return f" after {seconds:g} s" if seconds is not None else ""
+
+
+def _nemo_gym_reasons(side: SandboxSide, local: RunResult) -> list[str]:
+    out = []
+    elsewhere = sorted({f.split("/nemo_gym/")[0] for f in side.runner.nemo_gym_files
+                        if not f.startswith("/tests/.ng/nemo_gym/")})
+    if elsewhere:
+        out.append(f"in the sandbox, nemo_gym resolved outside the vendored tests/.ng copy ({', '.join(elsewhere)})")
+    tb = side.runner.traceback
+    modules = (local.explain or {}).get("modules") or {}
+    resolved_here = (modules.get("nemo_gym") or {}).get("resolved") if isinstance(modules, dict) else None
+    if tb is not None and tb.bare_type in ("ModuleNotFoundError", "ImportError") and "nemo_gym" in tb.exception_message:
+        if resolved_here:
+            out.append(f"the sandbox could not import nemo_gym (nothing vendored in tests/.ng), while the replay "
+                       f"found it at {resolved_here}")
+    return out

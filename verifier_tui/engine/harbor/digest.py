@@ -1,0 +1,296 @@
+"""A task's content digest, computed as Harbor computes it, and what can be
+known of what changed since a trial ran.
+
+Mirrors Harbor 0.26.0 ``harbor/publisher/packager.py`` (``Packager.collect_files``,
+``compute_file_hash``, ``compute_content_hash``), the digest ``lock.json``
+records as ``task.digest`` (``harbor/models/job/lock.py``):
+
+- the files: ``task.toml``, ``instruction.md``, ``README.md`` and
+  ``trajectory.json`` when they exist, then every file under ``environment/``,
+  ``tests/``, ``solution/`` and ``steps/`` (sorted ``iterdir`` walk that does not
+  descend into linked folders; a linked file counts, with its target's bytes),
+  minus what ``.harborignore`` files exclude (``TaskFileFilter``: only under
+  ``tests/``, ``solution/``, ``steps/*/tests/``, ``steps/*/solution/``, and every
+  file named ``.harborignore`` anywhere), minus what the task's ``.gitignore``
+  ignores (without one: Harbor's ``DEFAULT_IGNORES``; with one, only its own);
+- ``sha256`` over ``"<relative path>\\0<sha256 hex of the file>\\n"`` lines in
+  path order, written ``sha256:<hex>``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+from pathlib import Path
+
+from verifier_tui.engine.harbor.ignore_rules import IgnoreRules
+from verifier_tui.engine.model import field, record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from datetime import datetime
+
+DEFAULT_IGNORES = ("__pycache__/", "*.pyc", ".DS_Store", "*.swp", "*.swo", "*~")
+"""``harbor.publisher.packager.DEFAULT_IGNORES``: used only when the task has no ``.gitignore``."""
+SINGLE_FILES = ("task.toml", "instruction.md", "README.md", "trajectory.json")
+FOLDERS = ("environment", "tests", "solution", "steps")
+HARBORIGNORE = ".harborignore"
+_IGNORE_SCOPES = IgnoreRules(["/tests/", "/solution/", "/steps/*/tests/", "/steps/*/solution/"], git_flavour=True)
+GIT_TIMEOUT_S = 5.0
+
+
+@record(frozen=True)
+class TaskDigest:
+    digest: str  # "sha256:<hex>"
+    files: tuple[str, ...]  # relative POSIX paths, in the order hashed
+    hashes: tuple[str, ...] = ()  # each file's sha256 hex, same order
+    problems: tuple[str, ...] = ()  # files Harbor would have failed on
+
+
+class _HarborIgnore:
+    """``TaskFileFilter``: ``.harborignore`` rules inherited down the task's
+    test and solution folders."""
+
+    def __init__(self, task_dir: Path) -> None:
+        self.task_dir = task_dir
+        self._rules: dict[Path, IgnoreRules | None] = {}
+
+    def _in_scope(self, relative: str) -> bool:
+        return _IGNORE_SCOPES.ignores(relative)
+
+    def _rules_of(self, folder: Path) -> IgnoreRules | None:
+        if folder not in self._rules:
+            rel = folder.relative_to(self.task_dir).as_posix()
+            rules = None
+            if self._in_scope(rel + "/"):
+                try:
+                    lines = (folder / HARBORIGNORE).read_text(encoding="utf-8").splitlines()
+                except OSError:
+                    lines = []
+                rules = IgnoreRules(lines, git_flavour=True)
+            self._rules[folder] = rules
+        return self._rules[folder]
+
+    def _matches(self, path: Path) -> bool:
+        relative = path.relative_to(self.task_dir)
+        if relative.name == HARBORIGNORE:
+            return True
+        suffix = "/" if path.is_dir() else ""
+        if not self._in_scope(relative.as_posix() + suffix):
+            return False
+        specs: list[tuple[Path, IgnoreRules]] = []
+        candidate = self.task_dir
+        for part in relative.parts:
+            rules = self._rules_of(candidate)
+            if rules is not None:
+                specs.append((candidate, rules))
+            candidate = candidate / part
+            suffix = "/" if candidate != path or path.is_dir() else ""
+            if not self._in_scope(candidate.relative_to(self.task_dir).as_posix() + suffix):
+                continue
+            excluded = False
+            for folder, rules in specs:
+                verdict = rules.check(candidate.relative_to(folder).as_posix() + suffix)
+                if verdict is not None:
+                    excluded = verdict
+            if excluded:
+                return True
+        return False
+
+    def excludes(self, path: Path) -> bool:
+        """``TaskFileFilter.is_excluded``: the path, or a link's target inside the task."""
+        path = Path(os.path.abspath(path))
+        if not path.is_relative_to(self.task_dir):
+            return False
+        if self._matches(path):
+            return True
+        resolved = path.resolve()
+        return resolved != path and resolved.is_relative_to(self.task_dir) and self._matches(resolved)
+
+
+def collect_files(task_dir: Path) -> list[Path]:
+    """``Packager.collect_files``: the task's files that make its digest, in order."""
+    task_dir = Path(task_dir).resolve()
+    harborignore = _HarborIgnore(task_dir)
+    files: list[Path] = [task_dir / name for name in SINGLE_FILES if (task_dir / name).exists()]
+    for name in FOLDERS:
+        folder = task_dir / name
+        if not folder.exists():
+            continue
+        for relative in _select(folder, harborignore.excludes):
+            path = folder / relative
+            if path.is_file():
+                files.append(path)
+    gitignore = task_dir / ".gitignore"
+    if gitignore.exists():
+        try:
+            lines = gitignore.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError):
+            lines = []
+        ignore = IgnoreRules(lines)
+    else:
+        ignore = IgnoreRules(DEFAULT_IGNORES)
+    files = [f for f in files if not ignore.ignores(f.relative_to(task_dir).as_posix())]
+    files.sort(key=lambda p: p.relative_to(task_dir).as_posix())
+    return files
+
+
+def _select(source: Path, excludes) -> list[Path]:
+    """``harbor.utils.file_selection.select_files``: entries in sorted order,
+    not descending into linked folders, skipping what the filter excludes."""
+    source = Path(os.path.abspath(source))
+    if not source.is_dir() or excludes(source):
+        return []
+    kept: list[Path] = []
+
+    def visit(folder: Path) -> None:
+        try:
+            entries = sorted(folder.iterdir())
+        except OSError:
+            return
+        for path in entries:
+            if excludes(path):
+                continue
+            kept.append(path.relative_to(source))
+            if path.is_dir() and not path.is_symlink():
+                visit(path)
+
+    visit(source)
+    return kept
+
+
+def file_sha256(path: Path) -> str:
+    """``Packager.compute_file_hash``."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for chunk in iter(lambda: handle.read(1024 * 1024), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def task_digest(task_dir: Path) -> TaskDigest:
+    """``"sha256:" + Packager.compute_content_hash(task_dir)[0]``."""
+    task_dir = Path(task_dir).resolve()
+    outer = hashlib.sha256()
+    names: list[str] = []
+    hashes: list[str] = []
+    problems: list[str] = []
+    for path in collect_files(task_dir):
+        rel = path.relative_to(task_dir).as_posix()
+        try:
+            inner = file_sha256(path)
+        except OSError as exc:
+            problems.append(f"{rel} cannot be read ({exc.strerror or exc}): Harbor would have failed on it")
+            continue
+        outer.update(f"{rel}\0{inner}\n".encode())
+        names.append(rel)
+        hashes.append(inner)
+    return TaskDigest("sha256:" + outer.hexdigest(), tuple(names), tuple(hashes), tuple(problems))
+
+
+# --------------------------------------------------------------------------
+# What changed since the run.
+
+
+@record(frozen=True)
+class TaskDrift:
+    """The local task against ``lock.json``'s digest.
+
+    ``same`` is None when the run's digest is not known (no lock.json).
+    When the digests differ, ``modified_since`` names the task's files
+    modified after the trial started (by modification time: a copy that kept
+    old times, or a deleted file, does not show), ``git`` says what Git knows
+    when the task is in a repository, and ``tests_changed`` is True when any of
+    that touches ``tests/`` (None when nothing says either way).
+    """
+
+    recorded: str | None
+    local: str
+    same: bool | None
+    modified_since: tuple[str, ...] = ()
+    git: tuple[str, ...] = ()
+    tests_changed: bool | None = None
+    problems: tuple[str, ...] = field(default_factory=tuple)
+
+    def sentences(self) -> list[str]:
+        if self.same is None:
+            return ["the run's task digest is not known (no lock.json): whether the task changed since cannot be told"]
+        if self.same:
+            return []
+        out = ["the task changed since the run: its content digest is not the one lock.json recorded"]
+        if self.modified_since:
+            shown = ", ".join(self.modified_since[:8]) + (" ..." if len(self.modified_since) > 8 else "")
+            out.append(f"modified after the trial started: {shown}")
+        out.extend(self.git)
+        if self.tests_changed:
+            out.append("tests/ changed: the verifier replayed here is not the one the sandbox ran")
+        elif self.tests_changed is False:
+            out.append("tests/ did not change, as far as modification times and Git tell")
+        elif self.tests_changed is None and not self.modified_since and not self.git:
+            out.append("which files changed cannot be known (none was modified after the trial started: "
+                       "a file may have been removed, or copied with its old time)")
+        return out
+
+
+def compare_task(task_dir: Path, recorded: str | None, since: datetime | None) -> TaskDrift:
+    """The local task's digest against ``recorded`` (``lock.json`` → ``task.digest``)."""
+    local = task_digest(task_dir)
+    if recorded is None:
+        return TaskDrift(None, local.digest, None, problems=local.problems)
+    if local.digest == recorded:
+        return TaskDrift(recorded, local.digest, True, problems=local.problems)
+    modified: list[str] = []
+    if since is not None:
+        limit = since.timestamp()
+        for rel in local.files:
+            try:
+                if os.stat(Path(task_dir) / rel).st_mtime > limit:
+                    modified.append(rel)
+            except OSError:
+                continue
+    git_lines, git_paths = _git_changes(Path(task_dir), since)
+    touched = list(modified) + git_paths
+    tests_changed = any(_is_test_path(p) for p in touched) if touched else None
+    return TaskDrift(recorded, local.digest, False, tuple(modified), tuple(git_lines), tests_changed, local.problems)
+
+
+def _is_test_path(relative: str) -> bool:
+    """Under ``tests/`` or a step's ``steps/<name>/tests/``: what the sandbox had as /tests."""
+    parts = relative.split("/")
+    return parts[0] == "tests" or (len(parts) > 2 and parts[0] == "steps" and parts[2] == "tests")
+
+
+def _git_changes(task_dir: Path, since: datetime | None) -> tuple[list[str], list[str]]:
+    """Sentences from Git about the task folder (uncommitted changes; commits
+    since the trial started) and the task-relative paths they name. Nothing
+    when Git is absent, the folder is no repository, or Git is slow."""
+
+    def git(*args: str) -> str | None:
+        try:
+            done = subprocess.run(["git", "-C", str(task_dir), *args], capture_output=True, text=True,
+                                  timeout=GIT_TIMEOUT_S, stdin=subprocess.DEVNULL,
+                                  env={**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"})
+        except (OSError, subprocess.SubprocessError):
+            return None
+        return done.stdout if done.returncode == 0 else None
+
+    if git("rev-parse", "--is-inside-work-tree") is None:
+        return [], []
+    lines: list[str] = []
+    paths: list[str] = []
+    status = git("status", "--porcelain", "--relative", "--untracked-files=all", "--", ".") or ""
+    uncommitted = [line[3:].strip().strip('"') for line in status.splitlines() if len(line) > 3]
+    if uncommitted:
+        paths += uncommitted
+        shown = ", ".join(uncommitted[:8]) + (" ..." if len(uncommitted) > 8 else "")
+        lines.append(f"git: uncommitted changes in the task: {shown}")
+    if since is not None:
+        log = git("log", f"--since={since.isoformat()}", "--format=%h %s", "--", ".") or ""
+        commits = [c for c in log.splitlines() if c.strip()]
+        if commits:
+            names = git("log", f"--since={since.isoformat()}", "--format=", "--name-only", "--relative", "--", ".") or ""
+            paths += [n for n in names.splitlines() if n.strip()]
+            shown = "; ".join(commits[:3]) + (" ..." if len(commits) > 3 else "")
+            lines.append(f"git: {len(commits)} commit(s) to the task since the trial started: {shown}")
+    return lines, sorted(set(paths), key=paths.index)

@@ -1,0 +1,241 @@
+"""The facts of a trial that explain its verdict: the verifier's mode, its
+effective timeout and how long it ran, an agent failure before it, a timeout,
+and the verifier's own failure when only ``trial.log`` has it.
+
+Mirrors Harbor 0.26.0 ``harbor/trial/trial.py``:
+
+- the effective timeout (``_compute_verifier_timeout_sec``,
+  ``_step_verifier_timeout_sec``, ``_resolve_timeout_sec``):
+  ``min(override_timeout_sec or timeout_sec, max_timeout_sec or inf)`` times
+  ``verifier_timeout_multiplier`` (or else ``timeout_multiplier``), the
+  override, maximum and multipliers from ``config.json``. For a step,
+  ``timeout_sec`` is the step's ``[steps.verifier]`` value, which defaults to
+  600 whatever the task's ``[verifier]`` says (Harbor checks it against None,
+  but the model's default is 600, never None);
+- ``_verify_with_timeout``: a timeout is recorded as ``VerifierTimeoutError``
+  "Verifier execution timed out after N seconds";
+- ``Trial.run`` / ``_record_exception``: the first exception recorded wins. When
+  the agent phase already failed (``AgentTimeoutError``, whose policy still
+  grades), the verifier runs, and its own failure is only logged to
+  ``trial.log``: "Trial <name> failed: <message>", then "Skipping exception
+  record because trial already has exception_info" with its traceback.
+  (A multi-step trial drops a step's verifier failure after that step's agent
+  failed without logging it: there, only the reward files are left.)
+"""
+
+from __future__ import annotations
+
+import re
+
+from verifier_tui.engine.harbor.folders import ExceptionRecord, StepView, Trial
+from verifier_tui.engine.harbor.harbor_task import HARBOR_DEFAULT_VERIFIER_TIMEOUT_S, SEPARATE, HarborTask
+from verifier_tui.engine.model import record
+
+VERDICT_ERRORS = ("RewardFileNotFoundError", "RewardFileEmptyError", "VerifierOutputParseError", "ValidationError")
+"""What Harbor raises reading the reward files (``harbor/verifier/verifier.py``)."""
+VERIFIER_ERRORS = VERDICT_ERRORS + ("VerifierTimeoutError", "AddTestsDirError", "DownloadVerifierDirError")
+"""Exceptions of the verifier phase itself; any other recorded one is the agent's or the environment's."""
+_TIMEOUT_MESSAGE = re.compile(r"Verifier execution timed out after ([0-9.eE+-]+|None) seconds")
+_SKIP_LINE = "Skipping exception record because trial already has exception_info"
+
+
+@record(frozen=True)
+class Timeout:
+    """The verifier's effective timeout and how it was computed."""
+
+    seconds: float | None  # None: no timeout (Harbor passes None to wait_for) or not computable
+    words: str
+    recorded_seconds: float | None = None  # from a VerifierTimeoutError's message, the sandbox's own figure
+
+    @property
+    def for_replay(self) -> float | None:
+        """What the sandbox had: its own figure when it said, else the computed one."""
+        return self.recorded_seconds if self.recorded_seconds is not None else self.seconds
+
+
+@record(frozen=True)
+class LoggedFailure:
+    """An exception found only in ``trial.log``."""
+
+    type: str
+    message: str
+    traceback: str
+
+
+@record(frozen=True)
+class TrialFacts:
+    verifier_mode: str | None  # "shared", "separate" or None (unknown)
+    mode_source: str  # where it was read: result.json, lock.json, task.toml
+    timeout: Timeout
+    verifier_duration_s: float | None
+    verifier_ran: bool | None  # None: result.json missing
+    verifier_disabled: bool
+    agent_failure: ExceptionRecord | None  # recorded, not a verifier exception
+    verifier_exception: ExceptionRecord | LoggedFailure | None  # the verifier's own failure, wherever found
+    verifier_exception_source: str | None  # "result.json" or "trial.log"
+    timed_out: bool
+
+    def sentences(self) -> list[str]:
+        out = []
+        if self.verifier_mode is not None:
+            how = ("a fresh container given only the collected artifacts" if self.verifier_mode == SEPARATE
+                   else "the agent's container, after the agent")
+            out.append(f"verifier mode: {self.verifier_mode} ({how}; from {self.mode_source})")
+        out.append(f"effective verifier timeout: {self.timeout.words}")
+        if self.verifier_duration_s is not None:
+            out.append(f"the verifier phase took {self.verifier_duration_s:.2f} s")
+        if self.verifier_disabled:
+            out.append("the verifier was disabled for this job (verifier.disable)")
+        elif self.verifier_ran is False:
+            out.append("the verifier never ran")
+        if self.agent_failure is not None:
+            out.append(f"the agent failed first: {self.agent_failure.type}: {self.agent_failure.message}")
+        if self.verifier_exception is not None and self.verifier_exception_source == "trial.log":
+            out.append(f"the verifier then failed too, recorded only in trial.log: "
+                       f"{self.verifier_exception.type}: {self.verifier_exception.message}")
+        if self.timed_out:
+            out.append("the verifier timed out: Harbor stopped waiting and read no reward file")
+        return out
+
+
+def verifier_mode(trial: Trial, step: StepView, task: HarborTask | None) -> tuple[str | None, str]:
+    """The mode the verifier ran in, and where that was read."""
+    if step.name is None and isinstance(trial.result.get("verifier_environment_mode"), str):
+        return trial.result.get("verifier_environment_mode"), "result.json"
+    if step.name is None:
+        verifier = trial.lock.get("verifier")
+        if isinstance(verifier, dict) and verifier.get("environment_mode") in ("shared", SEPARATE):
+            return verifier["environment_mode"], "lock.json"
+    if task is not None:
+        return task.verifier_mode(step.name), "task.toml"
+    return None, "unknown (task not found)"
+
+
+def effective_timeout(trial: Trial, step: StepView, task: HarborTask | None) -> Timeout:
+    """The verifier's timeout by Harbor's formula (module docstring)."""
+    verifier = trial.config.get("verifier") if isinstance(trial.config.get("verifier"), dict) else {}
+    override = _number(verifier.get("override_timeout_sec"))
+    maximum = _number(verifier.get("max_timeout_sec"))
+    multiplier = _number(trial.config.get("verifier_timeout_multiplier"))
+    multiplier_name = "verifier_timeout_multiplier"
+    if multiplier is None:
+        multiplier = _number(trial.config.get("timeout_multiplier"))
+        multiplier_name = "timeout_multiplier"
+    if multiplier is None:
+        multiplier = 1.0
+    recorded = _recorded_timeout(step.exception) or _recorded_timeout(trial.exception if step.name is None else None)
+    # `override or base`: Harbor's `or` lets an override of 0 fall through to the base.
+    if override:
+        base, base_words = override, f"override_timeout_sec {override:g}"
+    elif task is not None:
+        settings = task.verifier
+        where = "[verifier]"
+        if step.name is not None:
+            step_settings = task.step(step.name)
+            settings = step_settings.verifier if step_settings else type(task.verifier)()
+            where = f"[steps.verifier] of {step.name}"
+        default = "" if settings.timeout_given else f" (Harbor's default {HARBOR_DEFAULT_VERIFIER_TIMEOUT_S:g})"
+        base, base_words = settings.timeout_sec, f"task.toml {where} timeout_sec {settings.timeout_sec:g}{default}"
+    else:
+        words = "unknown: the task was not found"
+        if recorded is not None:
+            words += f"; the sandbox reported {recorded:g} s"
+        return Timeout(None, words, recorded)
+    seconds = min(base, maximum if maximum else float("inf")) * multiplier
+    parts = [base_words]
+    if maximum and maximum < base:
+        parts.append(f"capped by max_timeout_sec {maximum:g}")
+    parts.append(f"× {multiplier_name} {multiplier:g}")
+    words = f"{seconds:g} s ({', '.join(parts)})"
+    if recorded is not None and abs(recorded - seconds) > 1e-6:
+        words += f"; the sandbox reported {recorded:g} s (the task or job changed since?)"
+    return Timeout(seconds, words, recorded)
+
+
+def _number(value: object) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value)
+
+
+def _recorded_timeout(exception: ExceptionRecord | None) -> float | None:
+    if exception is None or exception.type != "VerifierTimeoutError":
+        return None
+    match = _TIMEOUT_MESSAGE.search(exception.message)
+    if match is None or match.group(1) == "None":
+        return None
+    try:
+        return float(match.group(1))
+    except ValueError:
+        return None
+
+
+def logged_verifier_failure(log_text: str) -> LoggedFailure | None:
+    """The exception Harbor logged but did not record (see the module
+    docstring): the traceback after the last "Skipping exception record"."""
+    at = log_text.rfind(_SKIP_LINE)
+    if at < 0:
+        return None
+    from verifier_tui.engine.harbor.runner_output import parse_runner_output
+
+    block = log_text[at + len(_SKIP_LINE):]
+    # The next Harbor log line starts without indentation after the traceback's
+    # final line; parse only the traceback itself.
+    output = parse_runner_output(_first_traceback(block))
+    if output.traceback is None:
+        return None
+    tb = output.traceback
+    return LoggedFailure(tb.bare_type, tb.exception_message, tb.text)
+
+
+def _first_traceback(block: str) -> str:
+    lines = block.lstrip("\n").splitlines()
+    if not lines or not lines[0].startswith("Traceback"):
+        return ""
+    out = [lines[0]]
+    for line in lines[1:]:
+        out.append(line)
+        if line and not line[0].isspace() and not line.startswith(("Traceback", "The above", "During handling")):
+            # An exception line; the chain goes on only after a blank line and a link sentence.
+            following = lines[len(out):len(out) + 2]
+            if not following or following[0].strip() or len(following) < 2 or not following[1].startswith(
+                    ("The above", "During handling")):
+                break
+    return "\n".join(out)
+
+
+def trial_facts(trial: Trial, step: StepView, task: HarborTask | None) -> TrialFacts:
+    mode, source = verifier_mode(trial, step, task)
+    timeout = effective_timeout(trial, step, task)
+    verifier_cfg = trial.config.get("verifier") if isinstance(trial.config.get("verifier"), dict) else {}
+    disabled = bool(verifier_cfg.get("disable"))
+    # A failure before this pass: the step's own, or (single step) the trial's.
+    recorded = step.exception if step.name is not None else (step.exception or trial.exception)
+    agent_failure = recorded if recorded is not None and recorded.type not in VERIFIER_ERRORS else None
+    verifier_exception: ExceptionRecord | LoggedFailure | None = None
+    exception_source = None
+    if recorded is not None and recorded.type in VERIFIER_ERRORS:
+        verifier_exception, exception_source = recorded, "result.json"
+    elif agent_failure is not None and step.verifier is not None and step.name is None:
+        # Only a single-step trial logs it: a step's verifier failure after its
+        # agent failed is dropped without a word (MultiStepTrial._run_step_verifier).
+        logged = logged_verifier_failure(trial.log_text)
+        if logged is not None:
+            verifier_exception, exception_source = logged, "trial.log"
+    if not step.recorded:
+        ran = (step.verifier_dir / "test-stdout.txt").exists() or None
+    else:
+        ran = step.verifier is not None
+    timed_out = verifier_exception is not None and verifier_exception.type == "VerifierTimeoutError"
+    return TrialFacts(
+        verifier_mode=mode,
+        mode_source=source,
+        timeout=timeout,
+        verifier_duration_s=step.verifier.duration_s if step.verifier else None,
+        verifier_ran=ran,
+        verifier_disabled=disabled,
+        agent_failure=agent_failure,
+        verifier_exception=verifier_exception,
+        verifier_exception_source=exception_source,
+        timed_out=timed_out,
+    )

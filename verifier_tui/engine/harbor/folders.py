@@ -1,0 +1,596 @@
+"""Harbor trial and job folders: recognised by their files, read without trust.
+
+Layout mirrored from Harbor 0.26.0 ``harbor/models/trial/paths.py``
+(``TrialPaths``): a trial folder holds ``config.json`` (the ``TrialConfig``),
+``result.json`` (the ``TrialResult``, written once at the end), ``lock.json``
+(0.17.0+), ``trial.log``, ``exception.txt`` (only when an exception was
+recorded), and ``agent/``, ``verifier/``, ``artifacts/`` at its root, or under
+``steps/<name>/`` for a multi-step trial. A job folder holds ``config.json``,
+``lock.json``, ``result.json`` (totals), ``job.log`` and one folder per trial.
+Harbor itself tells them apart by ``job.log`` against ``trial.log``.
+
+Every file may be missing, cut short or malformed (Harbor killed mid-write, a
+hand-edited folder, an older Harbor): that is recorded as a state with words,
+never raised. Only "this is neither a trial nor a job" raises.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from verifier_tui.engine.model import field, record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from datetime import datetime
+    from typing import Any
+
+CONFIG = "config.json"
+RESULT = "result.json"
+LOCK = "lock.json"
+TRIAL_LOG = "trial.log"
+JOB_LOG = "job.log"
+EXCEPTION_TXT = "exception.txt"
+MANIFEST = "manifest.json"
+TEST_STDOUT = "test-stdout.txt"
+TEST_STDERR = "test-stderr.txt"  # Harbor 0.1.42 and older only
+
+JSON_LIMIT_BYTES = 16 * 1024 * 1024
+"""Harbor's JSON files are kilobytes; a bigger one is not Harbor's."""
+LOG_TAIL_BYTES = 2 * 1024 * 1024
+"""``trial.log`` can grow with a chatty agent: its tail holds the end of the trial."""
+
+_TRIAL_SUBFOLDERS = ("agent", "verifier", "artifacts", "steps", "user-agent")
+
+
+class HarborFolderError(Exception):
+    """The path is neither a Harbor trial folder nor a job folder."""
+
+
+# --------------------------------------------------------------------------
+# Records.
+
+
+@record(frozen=True)
+class JsonFile:
+    """One JSON file as found: ``state`` is ``ok``, ``missing``, ``truncated``
+    (cut short, as when Harbor is killed while writing), ``invalid`` or
+    ``unreadable``; ``problem`` says so in words."""
+
+    path: Path
+    state: str
+    data: Any = None
+    problem: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.state == "ok"
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.data.get(key, default) if isinstance(self.data, dict) else default
+
+
+@record(frozen=True)
+class TimeSpan:
+    """A phase's ``TimingInfo``: ``started_at`` and ``finished_at`` (UTC)."""
+
+    started_at: datetime | None
+    finished_at: datetime | None
+
+    @property
+    def duration_s(self) -> float | None:
+        if self.started_at is None or self.finished_at is None:
+            return None
+        return (self.finished_at - self.started_at).total_seconds()
+
+
+@record(frozen=True)
+class ExceptionRecord:
+    """``ExceptionInfo`` from ``result.json``: ``type`` is the bare class name."""
+
+    type: str
+    message: str
+    traceback: str = ""
+    occurred_at: datetime | None = None
+
+
+@record(frozen=True)
+class ManifestEntry:
+    """One entry of ``artifacts/manifest.json`` (``ArtifactManifestEntry``).
+    ``path`` is ``destination`` resolved on disk, or None when not there."""
+
+    source: str
+    destination: str
+    type: str
+    status: str
+    exclude: tuple[str, ...] | None
+    path: Path | None
+
+
+@record(frozen=True)
+class StepView:
+    """One verifier pass: the trial's own (``name`` None) or one step's.
+
+    ``folder`` holds its ``agent/``, ``verifier/`` and ``artifacts/``: the
+    trial folder, or ``steps/<name>/``.
+    """
+
+    name: str | None
+    folder: Path
+    rewards: dict[str, Any] | None  # verifier_result.rewards as recorded
+    exception: ExceptionRecord | None
+    agent_execution: TimeSpan | None
+    verifier: TimeSpan | None
+    manifest: JsonFile
+    artifacts: tuple[ManifestEntry, ...] = ()
+    recorded: bool = True  # False: result.json said nothing about this pass
+
+    @property
+    def verifier_dir(self) -> Path:
+        return self.folder / "verifier"
+
+    @property
+    def agent_dir(self) -> Path:
+        return self.folder / "agent"
+
+    @property
+    def artifacts_dir(self) -> Path:
+        return self.folder / "artifacts"
+
+    @property
+    def label(self) -> str:
+        return self.name or "(single step)"
+
+
+@record
+class Trial:
+    """A trial folder, read."""
+
+    path: Path
+    name: str
+    config: JsonFile
+    result: JsonFile
+    lock: JsonFile
+    steps: list[StepView]
+    exception_text: str | None
+    log_text: str
+    job_path: Path | None = None
+    harbor_version: str | None = None  # from the job's lock.json, when there is one
+    absent: list[str] = field(default_factory=list)  # what an older (or killed) Harbor did not write
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def multi_step(self) -> bool:
+        return any(step.name is not None for step in self.steps)
+
+    @property
+    def task_config(self) -> dict[str, Any]:
+        """``config.json`` → ``task``: where the task came from."""
+        task = self.config.get("task")
+        if not isinstance(task, dict):
+            task = self.result.get("config", {}).get("task") if isinstance(self.result.get("config"), dict) else None
+        return task if isinstance(task, dict) else {}
+
+    @property
+    def task_name(self) -> str | None:
+        name = self.result.get("task_name")
+        if isinstance(name, str):
+            return name
+        lock_task = self.lock.get("task")
+        if isinstance(lock_task, dict) and isinstance(lock_task.get("name"), str):
+            return lock_task["name"]
+        task = self.task_config
+        if isinstance(task.get("name"), str):
+            return task["name"]
+        if isinstance(task.get("path"), str):
+            return Path(task["path"]).name
+        return None
+
+    @property
+    def agent_name(self) -> str | None:
+        info = self.result.get("agent_info")
+        if isinstance(info, dict) and isinstance(info.get("name"), str):
+            return info["name"]
+        agent = self.config.get("agent")
+        return agent.get("name") if isinstance(agent, dict) and isinstance(agent.get("name"), str) else None
+
+    @property
+    def started_at(self) -> datetime | None:
+        return parse_time(self.result.get("started_at"))
+
+    @property
+    def exception(self) -> ExceptionRecord | None:
+        """The trial-level exception (a multi-step trial records step failures on the step)."""
+        return exception_record(self.result.get("exception_info"))
+
+    @property
+    def recorded_digest(self) -> str | None:
+        task = self.lock.get("task")
+        digest = task.get("digest") if isinstance(task, dict) else None
+        return digest if isinstance(digest, str) else None
+
+    def step(self, name: str | None) -> StepView:
+        """The step called ``name``; None gives the first (the only one of a single-step trial)."""
+        if name is None:
+            return self.steps[0]
+        for step in self.steps:
+            if step.name == name:
+                return step
+        names = ", ".join(s.label for s in self.steps)
+        raise HarborFolderError(f"trial {self.name} has no step {name!r} (steps: {names})")
+
+
+@record
+class Job:
+    """A job folder, read: its trials in name order."""
+
+    path: Path
+    name: str
+    config: JsonFile
+    result: JsonFile
+    lock: JsonFile
+    trials: list[Trial]
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def harbor_version(self) -> str | None:
+        harbor = self.lock.get("harbor")
+        version = harbor.get("version") if isinstance(harbor, dict) else None
+        return version if isinstance(version, str) else None
+
+    def trial(self, name: str) -> Trial:
+        for trial in self.trials:
+            if trial.name == name or trial.path.name == name:
+                return trial
+        names = ", ".join(t.name for t in self.trials) or "none"
+        raise HarborFolderError(f"job {self.name} has no trial {name!r} (trials: {names})")
+
+
+# --------------------------------------------------------------------------
+# Recognising.
+
+
+def harbor_kind(path: Path | str) -> str | None:
+    """``"trial"``, ``"job"`` or None for a folder, by its files alone
+    (``trial.log`` / ``job.log``, else ``config.json`` with ``result.json``
+    and the config's own keys). Cheap: the CLI asks it of every path."""
+    folder = Path(path)
+    if (folder / JOB_LOG).is_file():
+        return "job"
+    if (folder / TRIAL_LOG).is_file():
+        return "trial"
+    if not (folder / CONFIG).is_file():
+        return None
+    config = read_json(folder / CONFIG)
+    if "trial_name" in (config.data or {}) and "task" in (config.data or {}):
+        return "trial"
+    if "job_name" in (config.data or {}):
+        return "job"
+    return None
+
+
+def find_harbor_folder(path: Path | str) -> tuple[str, Path, str | None] | None:
+    """``(kind, folder, step)`` for ``path`` or a place inside a trial
+    (``result.json``, ``verifier/``, ``steps/<name>/``...): the trial is
+    opened on that step. None when nothing Harbor is there."""
+    start = Path(path).expanduser().absolute()
+    if start.is_file():
+        start = start.parent
+    kind = harbor_kind(start)
+    if kind is not None:
+        return kind, start, None
+    # Inside a trial: at most steps/<name>/<sub>/ deep.
+    probe, inner = start, []
+    for _ in range(3):
+        inner.insert(0, probe.name)
+        probe = probe.parent
+        if inner[0] not in _TRIAL_SUBFOLDERS:
+            continue
+        if harbor_kind(probe) == "trial":
+            step = inner[1] if inner[0] == "steps" and len(inner) > 1 else None
+            return "trial", probe, step
+    return None
+
+
+def open_harbor(path: Path | str) -> tuple[Trial | Job, str | None]:
+    """The trial or job at ``path`` (relative paths against the current
+    folder), and the step a path inside ``steps/<name>/`` named.
+    Raises HarborFolderError with what was expected."""
+    shown = Path(path).expanduser()
+    if not shown.exists():
+        raise HarborFolderError(f"{shown} does not exist")
+    found = find_harbor_folder(shown)
+    if found is None:
+        raise HarborFolderError(
+            f"{shown.absolute()} is not a Harbor trial or job folder: a trial folder holds trial.log, "
+            "config.json and result.json; a job folder holds job.log, config.json and one folder per trial"
+        )
+    kind, folder, step = found
+    if kind == "job":
+        return open_job(folder), None
+    return open_trial(folder), step
+
+
+# --------------------------------------------------------------------------
+# Reading.
+
+
+def read_json(path: Path) -> JsonFile:
+    """A JSON file, never raising: see :class:`JsonFile` for the states."""
+    try:
+        size = os.stat(path).st_size
+    except FileNotFoundError:
+        return JsonFile(path, "missing", problem=f"{path.name} is missing")
+    except OSError as exc:
+        return JsonFile(path, "unreadable", problem=f"{path.name} cannot be read ({exc.strerror or exc})")
+    if size > JSON_LIMIT_BYTES:
+        return JsonFile(path, "invalid", problem=f"{path.name} is {size:,} bytes: not a file Harbor writes")
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        return JsonFile(path, "unreadable", problem=f"{path.name} cannot be read ({exc.strerror or exc})")
+    if not raw.strip():
+        return JsonFile(path, "truncated", problem=f"{path.name} is empty: Harbor was stopped while writing it")
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        return JsonFile(path, "invalid", problem=f"{path.name} is not UTF-8 text")
+    except ValueError as exc:
+        # A prefix of Harbor's output fails at its very end, or inside a string it cut.
+        cut = getattr(exc, "pos", 0) >= len(raw.rstrip()) - 1 or str(exc).startswith("Unterminated string")
+        if cut:
+            return JsonFile(path, "truncated",
+                            problem=f"{path.name} is cut short: Harbor was stopped while writing it")
+        return JsonFile(path, "invalid", problem=f"{path.name} is not valid JSON ({exc})")
+    return JsonFile(path, "ok", data)
+
+
+def read_text_tail(path: Path, limit: int = LOG_TAIL_BYTES) -> str | None:
+    """The last ``limit`` bytes of a text file (replacement-decoded), or None."""
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(0, os.SEEK_END)
+            size = handle.tell()
+            handle.seek(max(0, size - limit))
+            data = handle.read(limit)
+    except OSError:
+        return None
+    text = data.decode("utf-8", errors="replace")
+    if size > limit:
+        text = text.split("\n", 1)[-1]  # drop the partial first line
+    return text
+
+
+def parse_time(value: Any) -> datetime | None:
+    """An ISO time as Harbor writes it (``...Z`` or naive, both UTC), on Python 3.10 too."""
+    if not isinstance(value, str) or not value:
+        return None
+    from datetime import datetime, timezone
+
+    text = value.strip()
+    if text.endswith(("Z", "z")):
+        text = text[:-1] + "+00:00"
+    # 3.10's fromisoformat takes only 3 or 6 fraction digits.
+    head, dot, rest = text.partition(".")
+    if dot:
+        digits = len(rest) - len(rest.lstrip("0123456789"))
+        text = head + "." + (rest[:digits] + "000000")[:6] + rest[digits:]
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
+def time_span(value: Any) -> TimeSpan | None:
+    if not isinstance(value, dict):
+        return None
+    return TimeSpan(parse_time(value.get("started_at")), parse_time(value.get("finished_at")))
+
+
+def exception_record(value: Any) -> ExceptionRecord | None:
+    if not isinstance(value, dict) or not isinstance(value.get("exception_type"), str):
+        return None
+    return ExceptionRecord(
+        type=value["exception_type"],
+        message=str(value.get("exception_message") or ""),
+        traceback=str(value.get("exception_traceback") or ""),
+        occurred_at=parse_time(value.get("occurred_at")),
+    )
+
+
+def _rewards(verifier_result: Any) -> dict[str, Any] | None:
+    if isinstance(verifier_result, dict) and isinstance(verifier_result.get("rewards"), dict):
+        return verifier_result["rewards"]
+    return None
+
+
+def read_manifest(folder: Path) -> tuple[JsonFile, tuple[ManifestEntry, ...]]:
+    """``artifacts/manifest.json`` of a trial (or step) folder. Each entry's
+    ``destination`` is relative to that folder (Harbor writes
+    ``artifacts/<...>``); a destination relative to ``artifacts/`` is
+    accepted too."""
+    manifest = read_json(folder / "artifacts" / MANIFEST)
+    entries: list[ManifestEntry] = []
+    data = manifest.data if isinstance(manifest.data, list) else (manifest.get("entries") or [])
+    for item in data if isinstance(data, list) else []:
+        if not isinstance(item, dict) or not isinstance(item.get("source"), str):
+            continue
+        destination = str(item.get("destination") or "")
+        path = None
+        for base in (folder, folder / "artifacts"):
+            candidate = (base / destination) if destination else None
+            if candidate is not None and _inside(candidate, folder) and candidate.exists():
+                path = candidate
+                break
+        exclude = item.get("exclude")
+        entries.append(ManifestEntry(
+            source=item["source"],
+            destination=destination,
+            type=str(item.get("type") or ""),
+            status=str(item.get("status") or ""),
+            exclude=tuple(str(e) for e in exclude) if isinstance(exclude, list) else None,
+            path=path,
+        ))
+    return manifest, tuple(entries)
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    """A destination must not lead out of the trial (``..`` or a link elsewhere)."""
+    try:
+        return Path(os.path.realpath(path)).is_relative_to(os.path.realpath(folder))
+    except OSError:
+        return False
+
+
+def open_trial(path: Path | str) -> Trial:
+    """Read a trial folder (see the module docstring for what may be missing)."""
+    folder = Path(path).expanduser().absolute()
+    config = read_json(folder / CONFIG)
+    result = read_json(folder / RESULT)
+    lock = read_json(folder / LOCK)
+    absent: list[str] = []
+    notes: list[str] = []
+    name = config.get("trial_name") or result.get("trial_name") or folder.name
+    if not config.ok:
+        notes.append(config.problem or "config.json cannot be read")
+    if result.state == "missing":
+        notes.append("result.json is missing: Harbor was stopped (or is still running) before the trial ended; "
+                      "what the sandbox did is read from verifier/ and trial.log alone")
+    elif not result.ok:
+        notes.append(f"{result.problem}; what the sandbox did is read from verifier/ and trial.log alone")
+    if lock.state == "missing":
+        absent.append("lock.json (written from Harbor 0.17.0): the task's digest at the run is not known, "
+                      "so whether the task changed since cannot be told")
+    elif not lock.ok:
+        notes.append(lock.problem or "lock.json cannot be read")
+    if result.ok:
+        if "schema_version" not in result.data:
+            absent.append("schema_version and reward_valid in result.json (written from Harbor 0.26.0)")
+        if "verifier_environment_mode" not in result.data:
+            absent.append("verifier_environment_mode in result.json (written from Harbor 0.21.0): "
+                          "the verifier mode comes from task.toml")
+    log_text = read_text_tail(folder / TRIAL_LOG)
+    if log_text is None:
+        absent.append("trial.log")
+    exception_text = read_text_tail(folder / EXCEPTION_TXT, 256 * 1024)
+    steps = _read_steps(folder, result)
+    for step in steps:
+        if step.manifest.state == "missing" and step.artifacts_dir.is_dir():
+            absent.append(f"{_rel(step.artifacts_dir, folder)}/manifest.json: collected files are found "
+                          "by the older layout (artifacts/<name of the source>)")
+        if (step.verifier_dir / TEST_STDERR).exists():
+            notes.append(f"{_rel(step.verifier_dir, folder)}/{TEST_STDERR}: Harbor 0.1.42 or older kept stderr "
+                         "apart; both files are read")
+    job_path, version = _job_of(folder)
+    return Trial(
+        path=folder,
+        name=str(name),
+        config=config,
+        result=result,
+        lock=lock,
+        steps=steps,
+        exception_text=exception_text,
+        log_text=log_text or "",
+        job_path=job_path,
+        harbor_version=version,
+        absent=absent,
+        notes=notes,
+    )
+
+
+def _rel(path: Path, folder: Path) -> str:
+    try:
+        return path.relative_to(folder).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def _job_of(trial_folder: Path) -> tuple[Path | None, str | None]:
+    parent = trial_folder.parent
+    if harbor_kind(parent) != "job":
+        return None, None
+    lock = read_json(parent / LOCK)
+    harbor = lock.get("harbor")
+    version = harbor.get("version") if isinstance(harbor, dict) else None
+    return parent, version if isinstance(version, str) else None
+
+
+def _read_steps(folder: Path, result: JsonFile) -> list[StepView]:
+    """One view per verifier pass. Multi-step: ``step_results`` in order,
+    then any ``steps/<name>/`` folder that result.json does not know (a trial
+    stopped mid-way); single-step: the trial's own folders."""
+    step_results = result.get("step_results")
+    steps_dir = folder / "steps"
+    on_disk = sorted(p.name for p in steps_dir.iterdir() if p.is_dir()) if steps_dir.is_dir() else []
+    if not isinstance(step_results, list) and not on_disk:
+        manifest, entries = read_manifest(folder)
+        return [StepView(
+            name=None,
+            folder=folder,
+            rewards=_rewards(result.get("verifier_result")),
+            exception=exception_record(result.get("exception_info")),
+            agent_execution=time_span(result.get("agent_execution")),
+            verifier=time_span(result.get("verifier")),
+            manifest=manifest,
+            artifacts=entries,
+            recorded=result.ok,
+        )]
+    views: list[StepView] = []
+    seen: set[str] = set()
+    for item in step_results if isinstance(step_results, list) else []:
+        if not isinstance(item, dict) or not isinstance(item.get("step_name"), str):
+            continue
+        name = item["step_name"]
+        seen.add(name)
+        step_folder = steps_dir / name
+        manifest, entries = read_manifest(step_folder)
+        views.append(StepView(
+            name=name,
+            folder=step_folder,
+            rewards=_rewards(item.get("verifier_result")),
+            exception=exception_record(item.get("exception_info")),
+            agent_execution=time_span(item.get("agent_execution")),
+            verifier=time_span(item.get("verifier")),
+            manifest=manifest,
+            artifacts=entries,
+        ))
+    for name in on_disk:
+        if name in seen:
+            continue
+        step_folder = steps_dir / name
+        manifest, entries = read_manifest(step_folder)
+        views.append(StepView(name, step_folder, None, None, None, None, manifest, entries, recorded=False))
+    return views
+
+
+def open_job(path: Path | str) -> Job:
+    """Read a job folder and every trial in it."""
+    folder = Path(path).expanduser().absolute()
+    config = read_json(folder / CONFIG)
+    trials: list[Trial] = []
+    problems: list[str] = []
+    try:
+        children = sorted(p for p in folder.iterdir() if p.is_dir())
+    except OSError as exc:
+        raise HarborFolderError(f"{folder} cannot be listed ({exc.strerror or exc})") from None
+    for child in children:
+        if harbor_kind(child) != "trial":
+            continue
+        try:
+            trials.append(open_trial(child))
+        except OSError as exc:  # a folder that vanished or became unreadable meanwhile
+            problems.append(f"{child.name}: cannot be read ({exc.strerror or exc})")
+    if not trials:
+        problems.append("no trial folders in this job (each holds trial.log, config.json, result.json)")
+    return Job(
+        path=folder,
+        name=str(config.get("job_name") or folder.name),
+        config=config,
+        result=read_json(folder / RESULT),
+        lock=read_json(folder / LOCK),
+        trials=trials,
+        problems=problems,
+    )

@@ -1,0 +1,163 @@
+"""The replay's inputs from a trial: the workspace the verifier saw, and the
+environment Harbor gave it.
+
+Workspace: ``/app`` is in a trial only when collected as an artifact; it is
+found through ``artifacts/manifest.json``'s ``destination``
+(Harbor 0.26.0 ``harbor/trial/artifact_handler.py``). In separate mode the
+verifier was given exactly those files; in shared mode they are a snapshot
+taken after the agent, before the verifier ran in the same container.
+
+Environment, lowest first, as Harbor 0.26.0 builds the verifier's ``exec``
+(``harbor/environments/base.py`` ``_maybe_resolve_task_env``, ``_merge_env``;
+``harbor/verifier/verifier.py`` ``merged_env``):
+
+1. the container's env: ``[environment] env`` (separate mode: the verifier
+   environment's own), ``${VAR}`` resolved;
+2. the job's environment env (``config.json`` → ``environment.env``);
+3. ``[verifier] env``, overlaid by the step's ``[steps.verifier] env`` and the
+   job's verifier env (``config.json`` → ``verifier.env``), resolved by
+   ``resolve_env_vars``: a value that is exactly ``${VAR}`` or
+   ``${VAR:-default}`` comes from the host's environment (here: the user's),
+   anything else is literal.
+
+``config.json`` keeps a sensitive value (a key naming KEY, SECRET, TOKEN,
+PASSWORD, CREDENTIAL or AUTH) as ``${KEY}`` or redacted (``abcd****xyz``)
+(``templatize_sensitive_env``); a redacted one is taken from the user's
+environment, or named as missing.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from verifier_tui.engine.harbor.folders import StepView, Trial
+from verifier_tui.engine.harbor.harbor_task import SEPARATE, HarborTask
+from verifier_tui.engine.model import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Mapping
+
+SANDBOX_WORKSPACE = "/app"
+_TEMPLATE = re.compile(r"\$\{([^}:]+)(?::-(.*))?\}")  # harbor.utils.env._TEMPLATE_PATTERN
+_SENSITIVE_KEY = re.compile(r"(KEY|SECRET|TOKEN(?!S)|PASSWORD|CREDENTIAL|AUTH)", re.IGNORECASE)
+_REDACTED = re.compile(r"^(?:\*\*\*\*|.{4}\*\*\*\*.{3})$")
+
+
+@record(frozen=True)
+class WorkspaceInput:
+    """The workspace for the replay, when the trial has one.
+
+    ``exact``: True when it is exactly what the verifier saw (separate mode),
+    False for a shared-mode snapshot, None without one.
+    """
+
+    path: Path | None
+    exact: bool | None
+    words: str
+
+
+@record(frozen=True)
+class VerifierEnv:
+    values: dict[str, str]
+    missing: tuple[str, ...] = ()  # sentences naming each variable that could not be set
+    layers: tuple[tuple[str, dict[str, str]], ...] = ()  # (where, raw values), lowest first
+
+
+def trial_workspace(trial: Trial, step: StepView, mode: str | None) -> WorkspaceInput:
+    """``/app`` from the trial's artifacts, found through the manifest."""
+    entries = [e for e in step.artifacts if e.source.rstrip("/") == SANDBOX_WORKSPACE]
+    entry = entries[-1] if entries else None
+    path: Path | None = None
+    how = ""
+    if entry is not None:
+        if entry.status not in ("ok", "empty") or entry.path is None or not entry.path.is_dir():
+            return WorkspaceInput(None, None, f"Harbor did not collect {SANDBOX_WORKSPACE} (manifest status "
+                                  f"{entry.status!r}, destination {entry.destination!r}); give --workspace DIR "
+                                  "or --case NAME")
+        path = entry.path
+        how = f"artifact {entry.destination}"
+        if entry.exclude:
+            how += f" (collected without {', '.join(entry.exclude)})"
+    elif step.manifest.state == "missing" and (step.artifacts_dir / "app").is_dir():
+        # No manifest (an older Harbor): artifacts/<name of the source>, its naming before and since 0.14.
+        path = step.artifacts_dir / "app"
+        how = "artifacts/app (no manifest: the older layout's artifacts/<name>)"
+    if path is None:
+        return WorkspaceInput(None, None, f"the trial did not capture {SANDBOX_WORKSPACE} (only when the task or "
+                              f"job declares artifacts = [\"{SANDBOX_WORKSPACE}\"]); give --workspace DIR or "
+                              "--case NAME")
+    if mode == SEPARATE:
+        return WorkspaceInput(path, True, f"{how}: exactly what the verifier saw (separate mode)")
+    if mode is None:
+        return WorkspaceInput(path, False, f"{how}: collected after the agent; whether the verifier saw exactly "
+                              "this (separate mode) or changed it first (shared mode) is not known")
+    return WorkspaceInput(path, False, f"{how}: a snapshot taken after the agent, before the verifier ran in "
+                          "the same container (shared mode)")
+
+
+def resolve_template(value: str, environ: Mapping[str, str]) -> tuple[str | None, str | None]:
+    """``resolve_env_vars`` for one value: ``(resolved, missing variable)``."""
+    match = _TEMPLATE.fullmatch(value)
+    if match is None:
+        return value, None
+    name, default = match.group(1), match.group(2)
+    if name in environ:
+        return environ[name], None
+    if default is not None:
+        return default, None
+    return None, name
+
+
+def verifier_env(trial: Trial, step_name: str | None, task: HarborTask | None,
+                 environ: Mapping[str, str] | None = None) -> VerifierEnv:
+    """The verifier's environment as Harbor built it (module docstring)."""
+    environ = os.environ if environ is None else environ
+    layers: list[tuple[str, dict[str, str]]] = []
+    if task is not None:
+        container = task.container_env(step_name)
+        label = ("task.toml [verifier.environment] env" if task.verifier_mode(step_name) == SEPARATE
+                 and task.verifier.environment_env is not None else "task.toml [environment] env")
+        layers.append((label, container))
+    job_environment = _config_env(trial, "environment")
+    layers.append(("config.json environment.env (the job's)", job_environment))
+    verifier_layers: list[tuple[str, dict[str, str]]] = []
+    if task is not None:
+        verifier_layers.append(("task.toml [verifier] env", dict(task.verifier.env)))
+        step = task.step(step_name)
+        if step is not None:
+            verifier_layers.append((f"task.toml [steps.verifier] env of {step.name}", dict(step.verifier.env)))
+    verifier_layers.append(("config.json verifier.env (the job's)", _config_env(trial, "verifier")))
+    layers += verifier_layers
+
+    values: dict[str, str] = {}
+    missing: list[str] = []
+    for where, raw in layers:
+        for key, value in raw.items():
+            text, absent = resolve_template(value, environ)
+            if absent is None and where.startswith("config.json") and _is_redacted(key, value):
+                text, absent = (environ[key], None) if key in environ else (None, key)
+                if absent:
+                    missing.append(f"{key} ({where}) was redacted by Harbor in config.json and is not set in "
+                                   "your environment: the replay runs without it")
+                    values.pop(key, None)
+                    continue
+            if absent is not None:
+                missing.append(f"{absent} is not set in your environment ({key} = {value!r} in {where}): "
+                               f"the replay runs without {key}")
+                values.pop(key, None)
+                continue
+            values[key] = text
+    return VerifierEnv(values, tuple(missing), tuple(layers))
+
+
+def _config_env(trial: Trial, section: str) -> dict[str, str]:
+    table = trial.config.get(section)
+    env = table.get("env") if isinstance(table, dict) else None
+    return {str(k): str(v) for k, v in env.items()} if isinstance(env, dict) else {}
+
+
+def _is_redacted(key: str, value: str) -> bool:
+    return bool(_SENSITIVE_KEY.search(key)) and bool(_REDACTED.match(value))

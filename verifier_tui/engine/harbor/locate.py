@@ -1,0 +1,238 @@
+"""Where the task a trial ran is, on this machine.
+
+``config.json`` → ``task`` says where Harbor took it from (Harbor 0.26.0
+``harbor/models/trial/config.py`` ``TaskConfig``, ``harbor/models/task/id.py``):
+
+- a local task: ``path`` as typed to ``harbor run``, usually relative to the
+  folder Harbor ran in. That folder is ``result.json``'s ``trial_uri`` minus
+  ``<trials_dir>/<trial_name>``. Folders move, so the same relative path is
+  also tried from where the trial folder stands now, and from its ancestors;
+- a git task (``git_url``): Harbor's cache,
+  ``~/.cache/harbor/tasks/<shortuuid of the GitTaskId>/<basename of path>``
+  (``GitTaskId.get_local_path``); any ``~/.cache/harbor/tasks/*/<basename>``
+  whose digest is the recorded one is accepted too;
+- a package task (``name`` "org/name"): ``~/.cache/harbor/tasks/packages/<org>/<name>/<digest hex>``
+  (``PackageTaskId.get_local_path``), the digest from ``lock.json`` or a
+  ``sha256:`` ``ref``.
+
+A folder given by the caller (``--task DIR``) comes first. When several
+places hold a task, the first whose digest is the recorded one wins, else the
+first found.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from pathlib import Path, PurePosixPath
+
+from verifier_tui.engine.harbor.folders import Trial
+from verifier_tui.engine.model import field, record
+
+HOW_TO_GIVE = "give the task folder with --task DIR"
+_SHORTUUID_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
+_CACHE_SCAN_LIMIT = 200
+
+
+@record(frozen=True)
+class TaskLocation:
+    """Where the task was found (``path``, ``found_by`` in words), or not:
+    ``tried`` lists each place with why it was tried."""
+
+    path: Path | None
+    found_by: str | None
+    kind: str  # "local", "git", "package" or "unknown"
+    tried: tuple[tuple[str, str], ...] = field(default_factory=tuple)  # (place, why)
+    digest_matches: bool | None = None  # the found folder against lock.json, when computed here
+
+    @property
+    def found(self) -> bool:
+        return self.path is not None
+
+    def message(self) -> str:
+        """One line for a task that was not found: where it looked, how to give it."""
+        if self.found:
+            return f"task found at {self.path} ({self.found_by})"
+        if not self.tried:
+            return f"the trial does not say where its task was (config.json has no task); {HOW_TO_GIVE}"
+        groups: list[tuple[str, list[str]]] = []
+        for place, why in self.tried:
+            if groups and groups[-1][0] == why:
+                groups[-1][1].append(place)
+            else:
+                groups.append((why, [place]))
+        places = "; ".join(
+            f"{found[0]} ({why})" if len(found) == 1 else f"{found[0]} ... {found[-1]} ({why}, {len(found)} places)"
+            for why, found in groups
+        )
+        return f"the task was not found. Looked in: {places}. {HOW_TO_GIVE}"
+
+
+def harbor_cache_dir() -> Path:
+    """``harbor.constants.CACHE_DIR``: ``~/.cache/harbor`` (not XDG: Harbor hard-codes it)."""
+    return Path("~/.cache/harbor").expanduser()
+
+
+def looks_like_task(folder: Path) -> bool:
+    return folder.is_dir() and ((folder / "task.toml").is_file() or (folder / "tests").is_dir())
+
+
+def shortuuid_of(name: str) -> str:
+    """``shortuuid.uuid(name)`` (shortuuid 1.0.13): a UUID5 of ``name`` (URL
+    namespace for http(s) names, DNS otherwise), written in its 57-letter
+    alphabet, most significant first, padded to 22 letters."""
+    namespace = uuid.NAMESPACE_URL if name.lower().startswith(("http://", "https://")) else uuid.NAMESPACE_DNS
+    number = uuid.uuid5(namespace, name).int
+    alphabet = _SHORTUUID_ALPHABET
+    out = ""
+    while number:
+        number, digit = divmod(number, len(alphabet))
+        out += alphabet[digit]
+    out += alphabet[0] * max(22 - len(out), 0)
+    return out[::-1]
+
+
+def git_task_id_text(git_url: str, git_commit_id: str | None, path: str) -> str:
+    """``str(GitTaskId(...))`` as pydantic 2 prints it, which is what Harbor
+    hashes for the cache folder; ``path`` normalised as ``normalize_git_task_path``."""
+    parts: list[str] = []
+    for part in PurePosixPath(path).parts:
+        if part == "..":
+            if parts:
+                parts.pop()
+        elif part not in ("/", "."):
+            parts.append(part)
+    normalised = "/".join(parts) or "."
+    return f"git_url={git_url!r} git_commit_id={git_commit_id!r} path=PosixPath({normalised!r})"
+
+
+def git_task_cache_dir(git_url: str, git_commit_id: str | None, path: str, cache: Path | None = None) -> Path:
+    """``GitTaskId.get_local_path()``."""
+    base = (cache or harbor_cache_dir()) / "tasks"
+    return base / shortuuid_of(git_task_id_text(git_url, git_commit_id, path)) / PurePosixPath(path).name
+
+
+def run_folder(trial: Trial) -> Path | None:
+    """The folder Harbor ran in: ``trial_uri`` minus ``<trials_dir>/<trial_name>``."""
+    uri = trial.result.get("trial_uri")
+    trials_dir = trial.config.get("trials_dir") or (trial.result.get("config") or {}).get("trials_dir")
+    if not isinstance(uri, str) or not uri.startswith("file://") or not isinstance(trials_dir, str):
+        return None
+    from urllib.parse import unquote, urlparse
+
+    trial_path = PurePosixPath(unquote(urlparse(uri).path))
+    return _strip_tail(trial_path, PurePosixPath(trials_dir) / trial.name)
+
+
+def moved_run_folder(trial: Trial) -> Path | None:
+    """Where that folder is now, if the trial still sits at ``<trials_dir>/<trial_name>`` below it."""
+    trials_dir = trial.config.get("trials_dir")
+    if not isinstance(trials_dir, str):
+        return None
+    return _strip_tail(PurePosixPath(trial.path), PurePosixPath(trials_dir) / trial.path.name)
+
+
+def _strip_tail(path: PurePosixPath, tail: PurePosixPath) -> Path | None:
+    if tail.is_absolute():
+        return None
+    tail_parts = [p for p in tail.parts if p not in (".", "")]
+    if ".." in tail_parts or len(path.parts) <= len(tail_parts):
+        return None
+    if list(path.parts[-len(tail_parts):]) != tail_parts:
+        return None
+    return Path(*path.parts[: -len(tail_parts)])
+
+
+def locate_task(trial: Trial, given: Path | str | None = None, cache: Path | None = None) -> TaskLocation:
+    """Find the trial's task (see the module docstring for the order)."""
+    from verifier_tui.engine.harbor.digest import task_digest
+
+    task = trial.task_config
+    recorded = trial.recorded_digest
+    kind = "unknown"
+    candidates: list[tuple[Path, str]] = []
+    if given is not None:
+        candidates.append((Path(given).expanduser().absolute(), "given with --task"))
+    path_text = task.get("path") if isinstance(task.get("path"), str) else None
+    if task.get("git_url"):
+        kind = "git"
+        if path_text:
+            candidates.append((git_task_cache_dir(task["git_url"], task.get("git_commit_id"), path_text, cache),
+                               "Harbor's cache for this git task"))
+    elif isinstance(task.get("name"), str) and "/" in task["name"] and not path_text:
+        kind = "package"
+        org, name = task["name"].split("/", 1)
+        digest = recorded or (task.get("ref") if str(task.get("ref") or "").startswith("sha256:") else None)
+        if digest:
+            candidates.append(((cache or harbor_cache_dir()) / "tasks" / "packages" / org / name
+                               / digest.removeprefix("sha256:"), "Harbor's cache for this package"))
+    elif path_text:
+        kind = "local"
+        candidates += _local_candidates(trial, path_text)
+
+    tried: list[tuple[str, str]] = []
+    first: tuple[Path, str] | None = None
+    seen: set[str] = set()
+    for folder, why in candidates:
+        key = os.path.normpath(str(folder))
+        if key in seen:
+            continue
+        seen.add(key)
+        tried.append((str(folder), why))
+        if not looks_like_task(folder):
+            if why.startswith("given"):  # the caller's folder is no task: say so, do not look elsewhere
+                return TaskLocation(None, None, kind, ((str(folder), "given with --task: no task.toml or tests/ there"),))
+            continue
+        if why.startswith("given") or recorded is None:
+            return TaskLocation(folder, why, kind, tuple(tried))
+        if task_digest(folder).digest == recorded:
+            return TaskLocation(folder, why, kind, tuple(tried), True)
+        if first is None:
+            first = (folder, why)
+    if kind == "git" and path_text:
+        match = _scan_git_cache(PurePosixPath(path_text).name, recorded, cache)
+        if match is not None:
+            return TaskLocation(match, "Harbor's cache (same task name and digest)", kind, tuple(tried), True)
+        tried.append((str((cache or harbor_cache_dir()) / "tasks" / "*" / PurePosixPath(path_text).name),
+                      "any cached copy with the recorded digest"))
+    if first is not None:
+        return TaskLocation(first[0], first[1], kind, tuple(tried), False)
+    return TaskLocation(None, None, kind, tuple(tried))
+
+
+def _local_candidates(trial: Trial, path_text: str) -> list[tuple[Path, str]]:
+    path = Path(path_text).expanduser()
+    out: list[tuple[Path, str]] = []
+    if path.is_absolute():
+        out.append((path, "config.json's task.path"))
+        # Moved along with the trial: the same name beside the trial's ancestors.
+        for ancestor in trial.path.parents:
+            out.append((ancestor / path.name, "the task's folder name, from the trial's ancestors"))
+        return out
+    ran_in = run_folder(trial)
+    if ran_in is not None:
+        out.append((ran_in / path, "task.path from the folder Harbor ran in (result.json's trial_uri)"))
+    moved = moved_run_folder(trial)
+    if moved is not None:
+        out.append((moved / path, "task.path from where that folder is now (the trial moved)"))
+    for ancestor in (trial.job_path or trial.path.parent, *(trial.job_path or trial.path.parent).parents):
+        out.append((ancestor / path, "task.path from an ancestor of the job folder"))
+    return out
+
+
+def _scan_git_cache(name: str, recorded: str | None, cache: Path | None) -> Path | None:
+    """A cached git task of that name whose digest is the recorded one."""
+    if recorded is None:
+        return None
+    from verifier_tui.engine.harbor.digest import task_digest
+
+    base = (cache or harbor_cache_dir()) / "tasks"
+    try:
+        entries = sorted(base.iterdir())[:_CACHE_SCAN_LIMIT]
+    except OSError:
+        return None
+    for entry in entries:
+        candidate = entry / name
+        if entry.name != "packages" and looks_like_task(candidate) and task_digest(candidate).digest == recorded:
+            return candidate
+    return None

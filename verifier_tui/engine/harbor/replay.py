@@ -1,0 +1,184 @@
+"""The local replay of a trial: the same verifier on the same inputs, in
+Harbor mode (Harbor never passes a response), with the environment and the
+timeout Harbor gave it.
+
+What the sandbox ran is read from the task's shim (``tests/test.sh``): the
+verifier it names with ``--verifier /tests/...``, and ``--task-data
+/tests/task_data.json`` only when that file exists. The workspace is the
+trial's captured ``/app`` unless the caller gives a stand-in (``--workspace
+DIR``, ``--case NAME``); without any there is no replay, and ``skipped`` says
+what to give.
+
+:func:`run_replay` is the one place that drives
+:class:`verifier_tui.engine.session.Session`.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from verifier_tui.engine.model import RunResult, field, record, replace
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from verifier_tui.engine.harbor.walkthrough import TrialWalkthrough
+
+_VERIFIER_ARG = re.compile(r"--verifier\s+[\"']?/tests/([^\s\"']+)")
+
+
+@record
+class ReplayPlan:
+    """Everything the local replay needs, or why there is none (``skipped``)."""
+
+    task_dir: Path | None
+    verifier: Path | None  # None: the session's choice (the task's only or tests/verifier.py)
+    workspace: Path | None
+    workspace_origin: str | None  # "exact", "snapshot", "stand-in" or None
+    case: str | None
+    env: dict[str, str]
+    timeout_s: float | None
+    task_data: Path | None
+    skipped: str | None = None
+    notices: list[str] = field(default_factory=list)
+    reasons: list[str] = field(default_factory=list)  # what may make the replay differ, said when it does
+
+    def to_json(self) -> dict:
+        return {
+            "task": str(self.task_dir) if self.task_dir else None,
+            "verifier": str(self.verifier) if self.verifier else None,
+            "workspace": str(self.workspace) if self.workspace else None,
+            "workspace_origin": self.workspace_origin,
+            "case": self.case,
+            "env": sorted(self.env),
+            "timeout_s": self.timeout_s,
+            "task_data": str(self.task_data) if self.task_data else None,
+            "notices": self.notices,
+        }
+
+
+def _tests_dirs(task_dir: Path, step: str | None) -> list[Path]:
+    """Harbor uploads ``tests/`` then a step's own ``steps/<name>/tests/`` into ``/tests``."""
+    dirs = [task_dir / "tests"]
+    if step is not None and (task_dir / "steps" / step / "tests").is_dir():
+        dirs.insert(0, task_dir / "steps" / step / "tests")
+    return dirs
+
+
+def shim_verifier(task_dir: Path, step: str | None = None) -> Path | None:
+    """The verifier the task's test.sh hands to the runner, as a local file."""
+    for tests in _tests_dirs(task_dir, step):
+        try:
+            text = (tests / "test.sh").read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        match = _VERIFIER_ARG.search(text)
+        if match is None:
+            return None
+        for base in _tests_dirs(task_dir, step):
+            if (base / match.group(1)).is_file():
+                return base / match.group(1)
+        return None
+    return None
+
+
+def plan_replay(walk: TrialWalkthrough, *, workspace: Path | str | None = None, case: str | None = None,
+                timeout: float | None = None) -> ReplayPlan:
+    """The replay's inputs for one trial (or step), or why it cannot run."""
+    location = walk.location
+    plan = ReplayPlan(task_dir=location.path, verifier=None, workspace=None, workspace_origin=None, case=None,
+                      env=dict(walk.env.values) if walk.env else {}, timeout_s=None, task_data=None)
+    if not location.found:
+        plan.skipped = location.message()
+        return plan
+    task_dir = location.path
+    step = walk.step.name
+    if workspace is not None:
+        folder = Path(workspace).expanduser().absolute()
+        if not folder.is_dir():
+            plan.skipped = f"--workspace {workspace}: not a folder"
+            return plan
+        plan.workspace, plan.workspace_origin = folder, "stand-in"
+    elif case is not None:
+        plan.case, plan.workspace_origin = case, "stand-in"
+    elif walk.workspace.path is not None:
+        plan.workspace = walk.workspace.path
+        plan.workspace_origin = "exact" if walk.workspace.exact else "snapshot"
+    else:
+        plan.skipped = f"no workspace to replay on: {walk.workspace.words}"
+        return plan
+    plan.verifier = shim_verifier(task_dir, step)
+    for tests in _tests_dirs(task_dir, step):
+        if (tests / "task_data.json").is_file():
+            plan.task_data = tests / "task_data.json"
+            break
+    plan.timeout_s = timeout if timeout is not None else walk.facts.timeout.for_replay
+    if plan.timeout_s is None:
+        plan.notices.append("the sandbox's verifier timeout is not known: the replay uses the task's")
+    if walk.env is not None:
+        plan.notices += list(walk.env.missing)
+        plan.reasons += list(walk.env.missing)
+    if step is not None and (task_dir / "steps" / step / "tests").is_dir():
+        plan.notices.append(f"steps/{step}/tests exists: Harbor merged it over tests/ in /tests; the replay "
+                            "stages tests/ only")
+        plan.reasons.append(f"the replay staged tests/ without steps/{step}/tests, which the sandbox had too")
+    runner_note = _runner_difference(task_dir)
+    if runner_note:
+        plan.notices.append(runner_note)
+        plan.reasons.append(runner_note)
+    return plan
+
+
+def _runner_difference(task_dir: Path) -> str | None:
+    """The sandbox ran the task's vendored ``tests/.ng/run_verifier.py``; the
+    replay stages verifier-tui's own."""
+    from verifier_tui.runner_source import runner_path
+
+    vendored = task_dir / "tests" / ".ng" / "run_verifier.py"
+    try:
+        if vendored.read_bytes() != runner_path().read_bytes():
+            return ("the task's tests/.ng/run_verifier.py (what the sandbox ran) differs from the runner "
+                    "verifier-tui replays with")
+    except OSError:
+        return None
+    return None
+
+
+def run_replay(plan: ReplayPlan, *, python: str = "python3", nemo_gym: Path | None = None,
+               trigger: str = "trial replay") -> tuple[RunResult | None, str | None]:
+    """Run the plan through a Session, blocking: ``(result, None)``, or
+    ``(None, why)`` when there is nothing to run or the session refuses."""
+    if plan.skipped is not None or plan.task_dir is None:
+        return None, plan.skipped or "no task to replay"
+    from verifier_tui.engine.discovery import DiscoveryError
+    from verifier_tui.engine.session import Options, Session, SelectionError
+
+    options = Options(
+        verifier=str(plan.verifier) if plan.verifier is not None else None,
+        case=plan.case,
+        workspace=plan.workspace,
+        no_response=True,
+        timeout=plan.timeout_s,
+        python=python,
+        nemo_gym=nemo_gym,
+    )
+    try:
+        with Session(plan.task_dir, options) as session:
+            spec = session.spec()
+            # Harbor's environment, task data and no expectation: the trial, not a case, is the reference.
+            task = replace(spec.task, config=replace(spec.task.config, env=dict(plan.env)))
+            spec = replace(spec, task=task, response=None, expected=None, task_data=plan.task_data)
+            result = _run_blocking(session, spec, trigger)
+    except (DiscoveryError, SelectionError) as exc:
+        return None, str(exc)
+    result.notices.extend(plan.notices)
+    return result, None
+
+
+def _run_blocking(session, spec, trigger: str) -> RunResult:
+    """``Session.run_sync`` is being renamed ``Session.run`` (blocking, the old
+    ``run`` becoming ``arun``): this is the one call that knows either name."""
+    run_sync = getattr(session, "run_sync", None)
+    if run_sync is not None:
+        return run_sync(spec, trigger=trigger)
+    return session.run(spec, trigger=trigger)

@@ -1,0 +1,260 @@
+"""The sandbox side of one trial (or one step): what Harbor scored, what the
+reward files left in ``verifier/`` say by Harbor's own rules, whether the two
+agree, ``test-stdout.txt`` with the runner's report recognised and its
+sandbox paths mapped to local files, and the phase where the run stopped.
+
+The verdict from the files is :func:`verifier_tui.engine.verdict.harbor_verdict`,
+the same parser the local runs use (Harbor 0.26.0 ``Verifier.verify``).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from verifier_tui.engine.harbor.facts import VERDICT_ERRORS, TrialFacts
+from verifier_tui.engine.harbor.folders import TEST_STDERR, TEST_STDOUT, ExceptionRecord, StepView, Trial
+from verifier_tui.engine.harbor.runner_output import PhaseReport, RunnerOutput, parse_runner_output, sandbox_phases
+from verifier_tui.engine.model import CapturedText, RewardFile, Verdict, record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+OUTPUT_HEAD_BYTES = 64 * 1024
+OUTPUT_TAIL_BYTES = 192 * 1024
+"""``test-stdout.txt`` is read bounded: its head (the verifier's first
+prints) and a larger tail (the runner's report is always last)."""
+SANDBOX_TESTS = "/tests"
+SANDBOX_WORKSPACE = "/app"
+SANDBOX_REWARDS = "/logs/verifier"
+_RUNNER_FILES = ("/tests/.ng/run_verifier.py",)
+
+
+@record(frozen=True)
+class HarborVerdict:
+    """How Harbor ended this verifier pass: its rewards, or the exception it
+    raised (bare class name). ``source`` says where that was read."""
+
+    rewards: dict[str, Any] | None
+    error: str | None
+    message: str
+    source: str  # "result.json", "trial.log", "reward files" or "none"
+
+    @property
+    def known(self) -> bool:
+        return self.rewards is not None or self.error is not None
+
+    def label(self) -> str:
+        """What a listing shows: the reward, the rewards, or the exception type."""
+        if self.rewards is not None:
+            value = self.rewards.get("reward")
+            if isinstance(value, (int, float)) and len(self.rewards) == 1:
+                return f"{float(value):g}"
+            return ", ".join(f"{k} {v:g}" if isinstance(v, (int, float)) else f"{k} {v}" for k, v in self.rewards.items())
+        return self.error or "no verdict"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"rewards": self.rewards, "error": self.error, "message": self.message, "source": self.source}
+
+
+@record(frozen=True)
+class MappedFrame:
+    """One traceback frame: its sandbox path, and the local file it is."""
+
+    sandbox_path: str
+    line: int | None
+    function: str | None
+    local_path: Path | None  # None: not a file of the task or the captured workspace
+
+    def to_json(self) -> dict[str, Any]:
+        return {"sandbox_path": self.sandbox_path, "path": str(self.local_path) if self.local_path else None,
+                "line": self.line, "function": self.function}
+
+
+@record
+class SandboxSide:
+    step: StepView
+    computed: Verdict | None  # from the reward files; None when the trial has no verifier/ folder
+    reward_files: list[RewardFile]
+    recorded_rewards: dict[str, Any] | None
+    recorded_exception: ExceptionRecord | None
+    verdict: HarborVerdict
+    disagreement: str | None
+    output: CapturedText
+    runner: RunnerOutput
+    phases: PhaseReport
+    frames: tuple[MappedFrame, ...]
+    failure: MappedFrame | None  # the innermost frame of the task's own code (or the workspace's)
+    mapped_output: str
+
+
+def read_bounded(path: Path) -> CapturedText | None:
+    """A text file's head and tail (decoded with replacement), or None when absent."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(OUTPUT_HEAD_BYTES + OUTPUT_TAIL_BYTES + 1)
+            if len(head) <= OUTPUT_HEAD_BYTES + OUTPUT_TAIL_BYTES:
+                return CapturedText(head=head.decode("utf-8", errors="replace"), total_bytes=len(head))
+            handle.seek(0, 2)
+            total = handle.tell()
+            handle.seek(total - OUTPUT_TAIL_BYTES)
+            tail = handle.read(OUTPUT_TAIL_BYTES)
+    except OSError:
+        return None
+    return CapturedText(
+        head=head[:OUTPUT_HEAD_BYTES].decode("utf-8", errors="replace"),
+        tail=tail.decode("utf-8", errors="replace"),
+        dropped_bytes=total - OUTPUT_HEAD_BYTES - OUTPUT_TAIL_BYTES,
+        total_bytes=total,
+    )
+
+
+def same_rewards(a: dict[str, Any] | None, b: dict[str, Any] | None) -> bool:
+    """Rewards as Harbor's numbers: the same keys, equal as floats (1 == 1.0)."""
+    if a is None or b is None or set(a) != set(b):
+        return False
+    try:
+        return all(float(a[key]) == float(b[key]) for key in a)
+    except (TypeError, ValueError):
+        return False
+
+
+class PathMapper:
+    """Sandbox paths to local ones: ``/tests/...`` to the task's tests (a
+    step's own ``steps/<name>/tests/`` first, as Harbor uploads both into
+    ``/tests``), ``/app/...`` to the captured workspace."""
+
+    def __init__(self, task_root: Path | None, step_name: str | None, workspace: Path | None) -> None:
+        self.tests_dirs: list[Path] = []
+        if task_root is not None:
+            if step_name is not None:
+                self.tests_dirs.append(task_root / "steps" / step_name / "tests")
+            self.tests_dirs.append(task_root / "tests")
+        self.workspace = workspace
+
+    def local(self, sandbox_path: str) -> Path | None:
+        for prefix, bases in ((SANDBOX_TESTS, self.tests_dirs), (SANDBOX_WORKSPACE, [self.workspace])):
+            if sandbox_path.startswith(prefix + "/"):
+                rel = sandbox_path[len(prefix) + 1:]
+                for base in bases:
+                    if base is not None and (base / rel).is_file():
+                        return base / rel
+        return None
+
+    def text(self, text: str) -> str:
+        """``text`` with ``/tests`` and ``/app`` (whole path starts only) as local folders."""
+        if self.tests_dirs:
+            main = self.tests_dirs[-1]
+
+            def tests(match: re.Match[str]) -> str:
+                local = self.local(match.group(0))
+                return str(local) if local is not None else str(main) + match.group(0)[len(SANDBOX_TESTS):]
+
+            text = re.sub(r"(?<![\w./-])/tests(?:/[^\s\"':,)]*)?", tests, text)
+        if self.workspace is not None:
+            text = re.sub(r"(?<![\w./-])/app(?=/|\b)", str(self.workspace), text)
+        return text
+
+
+def _own_code(path: str) -> bool:
+    if path in _RUNNER_FILES or path.startswith(SANDBOX_TESTS + "/.ng/nemo_gym/"):
+        return False
+    return path.startswith((SANDBOX_TESTS + "/", SANDBOX_WORKSPACE + "/"))
+
+
+def read_sandbox(trial: Trial, step: StepView, facts: TrialFacts, *, task_root: Path | None,
+                 workspace: Path | None) -> SandboxSide:
+    """Everything the sandbox left for this verifier pass (see the module docstring)."""
+    from verifier_tui.engine.verdict import harbor_verdict, read_reward_files
+
+    has_dir = step.verifier_dir.is_dir()
+    computed = harbor_verdict(step.verifier_dir) if has_dir else None
+    reward_files = read_reward_files(step.verifier_dir) if has_dir else []
+    recorded_exception = step.exception if step.name is not None else (step.exception or trial.exception)
+    output = read_bounded(step.verifier_dir / TEST_STDOUT) or CapturedText()
+    old_stderr = read_bounded(step.verifier_dir / TEST_STDERR)
+    text = output.text
+    if old_stderr is not None and old_stderr.text:
+        # Harbor 0.1.42 and older kept stderr apart: the runner's report is there.
+        text = (text + "\n" if text and not text.endswith("\n") else text) + old_stderr.text
+        output = CapturedText(head=text, total_bytes=output.total_bytes + old_stderr.total_bytes,
+                              dropped_bytes=output.dropped_bytes + old_stderr.dropped_bytes)
+    runner = parse_runner_output(text)
+    phases = sandbox_phases(runner, computed, timed_out=facts.timed_out, timeout_s=facts.timeout.for_replay,
+                            verifier_ran=False if facts.verifier_ran is False and not text else True)
+    mapper = PathMapper(task_root, step.name, workspace)
+    frames = tuple(MappedFrame(f.file, f.line, f.function, mapper.local(f.file))
+                   for f in (runner.traceback.frames if runner.traceback else ()))
+    failure = next((f for f in reversed(frames) if _own_code(f.sandbox_path)), None)
+    verdict = _harbor_verdict(trial, step, facts, computed)
+    return SandboxSide(
+        step=step,
+        computed=computed,
+        reward_files=reward_files,
+        recorded_rewards=step.rewards,
+        recorded_exception=recorded_exception,
+        verdict=verdict,
+        disagreement=_disagreement(step, facts, computed, has_dir),
+        output=output,
+        runner=runner,
+        phases=phases,
+        frames=frames,
+        failure=failure,
+        mapped_output=mapper.text(text),
+    )
+
+
+def _harbor_verdict(trial: Trial, step: StepView, facts: TrialFacts, computed: Verdict | None) -> HarborVerdict:
+    """What Harbor scored this pass with: the verifier's own exception
+    (recorded, or only logged), else the recorded rewards, else (nothing
+    recorded) the reward files."""
+    failure = facts.verifier_exception
+    if failure is not None:
+        return HarborVerdict(None, failure.type, failure.message, facts.verifier_exception_source or "result.json")
+    if step.rewards is not None:
+        return HarborVerdict(dict(step.rewards), None, "recorded in result.json", "result.json")
+    if facts.verifier_ran is False or facts.verifier_disabled:
+        why = facts.agent_failure.type if facts.agent_failure else "verifier disabled" if facts.verifier_disabled else "not run"
+        return HarborVerdict(None, None, f"the verifier never ran ({why})", "none")
+    if computed is not None:
+        where = "result.json is not readable" if not trial.result.ok else "result.json records no verdict for it"
+        if computed.ok:
+            return HarborVerdict(dict(computed.rewards), None, f"from the reward files ({where})", "reward files")
+        return HarborVerdict(None, computed.error, f"{computed.message} (from the reward files; {where})",
+                             "reward files")
+    return HarborVerdict(None, None, "nothing recorded and no verifier/ folder", "none")
+
+
+def _describe(rewards: dict[str, Any] | None, error: str | None) -> str:
+    if rewards is not None:
+        return "rewards " + ", ".join(f"{k}={v!r}" for k, v in rewards.items())
+    return error or "nothing"
+
+
+def _disagreement(step: StepView, facts: TrialFacts, computed: Verdict | None, has_dir: bool) -> str | None:
+    """A sentence when the reward files and what Harbor recorded disagree."""
+    recorded_error = facts.verifier_exception.type if facts.verifier_exception is not None else None
+    where = facts.verifier_exception_source or "result.json"
+    if step.rewards is None and recorded_error is None:
+        return None
+    if computed is None:
+        return (f"{where} recorded {_describe(step.rewards, recorded_error)}, but the trial has no verifier/ "
+                "folder to check it against")
+    files_say = _describe(computed.rewards, computed.error)
+    if recorded_error == "VerifierTimeoutError":
+        if computed.error == "RewardFileNotFoundError":
+            return None  # nothing was written before Harbor gave up: no contradiction
+        return (f"Harbor timed out (VerifierTimeoutError) and never read the reward files; what verifier/ "
+                f"holds now gives {files_say}")
+    if step.rewards is not None and recorded_error is None:
+        if computed.ok and same_rewards(computed.rewards, step.rewards):
+            return None
+        return (f"the reward files now give {files_say}, but result.json recorded "
+                f"{_describe(step.rewards, None)}: verifier/ changed after the run")
+    if recorded_error in VERDICT_ERRORS:
+        if computed.error == recorded_error:
+            return None
+        return (f"{where} recorded {recorded_error}, but the reward files now give {files_say}: "
+                "verifier/ changed after the run")
+    return None

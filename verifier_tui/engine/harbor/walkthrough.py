@@ -1,0 +1,210 @@
+"""Everything about one trial (or one step of it), assembled for the screen
+and for ``run TRIAL --json``; and the listing of a job's trials.
+
+:func:`walk_trial` reads the trial, finds the task, compares its digest,
+reads the sandbox side and the facts, and gathers the replay's inputs.
+:func:`trial_json` turns that (with the local run, when there was one) into
+the JSON object ``run TRIAL --json`` prints. :func:`job_listing` gives each
+trial (or step) of a job with its sandbox verdict.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from verifier_tui.engine.harbor.agreement import Agreement, compare
+from verifier_tui.engine.harbor.digest import TaskDrift, compare_task
+from verifier_tui.engine.harbor.facts import TrialFacts, trial_facts
+from verifier_tui.engine.harbor.folders import Job, StepView, Trial
+from verifier_tui.engine.harbor.harbor_task import HarborTask, read_harbor_task
+from verifier_tui.engine.harbor.inputs import VerifierEnv, WorkspaceInput, trial_workspace, verifier_env
+from verifier_tui.engine.harbor.locate import TaskLocation, locate_task
+from verifier_tui.engine.harbor.sandbox import HarborVerdict, SandboxSide, read_sandbox
+from verifier_tui.engine.model import RunResult, field, record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Mapping
+
+    from verifier_tui.engine.harbor.replay import ReplayPlan
+
+
+@record
+class TrialWalkthrough:
+    trial: Trial
+    step: StepView
+    location: TaskLocation
+    task: HarborTask | None
+    drift: TaskDrift | None
+    facts: TrialFacts
+    sandbox: SandboxSide
+    workspace: WorkspaceInput
+    env: VerifierEnv | None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def task_root(self) -> Path | None:
+        return self.location.path
+
+
+def walk_trial(trial: Trial, step: str | None = None, *, task_dir: Path | str | None = None,
+               cache: Path | None = None, environ: Mapping[str, str] | None = None) -> TrialWalkthrough:
+    """Read everything about ``trial`` (its step ``step``; the first when None).
+
+    ``task_dir``: the task as the caller gives it (``--task DIR``), tried first.
+    ``cache``: Harbor's cache folder (default ``~/.cache/harbor``).
+    """
+    view = trial.step(step)
+    location = locate_task(trial, task_dir, cache)
+    task = read_harbor_task(location.path) if location.path is not None else None
+    drift = compare_task(location.path, trial.recorded_digest, trial.started_at) if location.path else None
+    facts = trial_facts(trial, view, task)
+    workspace = trial_workspace(trial, view, facts.verifier_mode)
+    side = read_sandbox(trial, view, facts, task_root=location.path, workspace=workspace.path)
+    notes = list(trial.notes)
+    if task is not None:
+        notes += [f"{p}" for p in task.problems]
+    return TrialWalkthrough(
+        trial=trial,
+        step=view,
+        location=location,
+        task=task,
+        drift=drift,
+        facts=facts,
+        sandbox=side,
+        workspace=workspace,
+        env=verifier_env(trial, view.name, task, environ),
+        notes=notes,
+    )
+
+
+def agreement_of(walk: TrialWalkthrough, plan: ReplayPlan | None, local: RunResult | None) -> Agreement:
+    """The sandbox against the local run of ``plan``."""
+    return compare(
+        walk.sandbox,
+        walk.facts,
+        local,
+        drift=walk.drift,
+        workspace=plan.workspace_origin if plan else None,
+        workspace_path=str(plan.workspace or plan.case or "") if plan else None,
+        other_reasons=tuple(plan.reasons) if plan else (),
+    )
+
+
+def _verdict_json(verdict: Any) -> dict[str, Any] | None:
+    if verdict is None:
+        return None
+    return {"rewards": verdict.rewards, "error": verdict.error, "message": verdict.message,
+            "source": verdict.source, "warnings": list(verdict.warnings)}
+
+
+def trial_json(walk: TrialWalkthrough, *, plan: ReplayPlan | None = None, local: RunResult | None = None,
+               local_skipped: str | None = None) -> dict[str, Any]:
+    """The object ``run TRIAL --json`` prints (see docs/json-output.md)."""
+    trial, side, facts = walk.trial, walk.sandbox, walk.facts
+    agreement = agreement_of(walk, plan, local)
+    if local is None and local_skipped is None:
+        local_skipped = plan.skipped if plan is not None and plan.skipped else "no replay was asked for"
+    recorded = side.recorded_exception
+    verifier_exception = facts.verifier_exception
+    drift = walk.drift
+    return {
+        "trial": {
+            "path": str(trial.path),
+            "name": trial.name,
+            "job": str(trial.job_path) if trial.job_path else None,
+            "task_name": trial.task_name,
+            "task_path": str(walk.location.path) if walk.location.path else None,
+            "task_found_by": walk.location.found_by,
+            "task_not_found": None if walk.location.found else walk.location.message(),
+            "task_digest": None if drift is None else {
+                "recorded": drift.recorded, "local": drift.local, "same": drift.same,
+                "modified_since": list(drift.modified_since), "tests_changed": drift.tests_changed,
+                "changes": drift.sentences(),
+            },
+            "verifier_mode": facts.verifier_mode,
+            "verifier_mode_source": facts.mode_source,
+            "step": walk.step.name,
+            "steps": [s.name for s in trial.steps if s.name is not None],
+            "agent": trial.agent_name,
+            "harbor_version": trial.harbor_version,
+            "absent": list(trial.absent),
+            "notes": list(walk.notes),
+        },
+        "sandbox": {
+            "rewards": side.recorded_rewards,
+            "verdict": _verdict_json(side.computed),
+            "harbor_verdict": side.verdict.to_json(),
+            "exception_type": recorded.type if recorded else None,
+            "exception_message": recorded.message if recorded else None,
+            "verifier_exception": None if verifier_exception is None else {
+                "type": verifier_exception.type, "message": verifier_exception.message,
+                "source": facts.verifier_exception_source,
+            },
+            "recorded_disagrees": side.disagreement,
+            "phase": side.phases.stopped_at,
+            "phase_explanation": side.phases.explanation,
+            "phases": [p.to_json() for p in side.phases.phases],
+            "failure": side.failure.to_json() if side.failure else None,
+            "frames": [f.to_json() for f in side.frames],
+            "output_kind": side.runner.kind,
+            "contract_error": side.runner.contract_message,
+            "python": side.runner.python_version,
+            "reward_files": [f.to_json() for f in side.reward_files],
+            "test_stdout": side.output.text,
+            "test_stdout_dropped_bytes": side.output.dropped_bytes,
+            "timeout_s": facts.timeout.for_replay,
+            "timeout": facts.timeout.words,
+            "verifier_duration_s": facts.verifier_duration_s,
+            "agent_failure": None if facts.agent_failure is None else {
+                "type": facts.agent_failure.type, "message": facts.agent_failure.message},
+            "timed_out": facts.timed_out,
+            "facts": facts.sentences(),
+        },
+        "replay": plan.to_json() if plan is not None else None,
+        "local": local.to_json() if local is not None else None,
+        "local_skipped": None if local is not None else local_skipped,
+        "same": agreement.same,
+        "differences": list(agreement.differences),
+    }
+
+
+# --------------------------------------------------------------------------
+# A job.
+
+
+@record(frozen=True)
+class JobEntry:
+    """One line of a job's listing: a trial, or one step of a multi-step trial."""
+
+    trial: str
+    step: str | None
+    path: Path
+    verdict: HarborVerdict
+    exception_type: str | None  # what result.json recorded for it (maybe the agent's)
+
+    @property
+    def label(self) -> str:
+        return self.verdict.label()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"trial": self.trial, "step": self.step, "path": str(self.path), "label": self.label,
+                "rewards": self.verdict.rewards, "error": self.verdict.error, "source": self.verdict.source,
+                "exception_type": self.exception_type}
+
+
+def trial_entries(trial: Trial) -> list[JobEntry]:
+    """A trial's lines: one, or one per step. The task is not looked for:
+    the sandbox verdict needs only the trial's own files."""
+    out = []
+    for view in trial.steps:
+        facts = trial_facts(trial, view, None)
+        side = read_sandbox(trial, view, facts, task_root=None, workspace=None)
+        recorded = side.recorded_exception
+        out.append(JobEntry(trial.name, view.name, trial.path, side.verdict, recorded.type if recorded else None))
+    return out
+
+
+def job_listing(job: Job) -> list[JobEntry]:
+    """Every trial of ``job`` (every step of a multi-step one) with its sandbox verdict."""
+    return [entry for trial in job.trials for entry in trial_entries(trial)]
