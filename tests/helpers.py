@@ -508,3 +508,26 @@ def sandbox_run(task: Path, scratch: Path, *, workspace: dict | Path | None = No
             if entry.is_file():
                 files[entry.name] = entry.read_bytes()
     return SandboxRun(files, timed_out)
+
+
+def harbor_masked_failure_log(trial_name: str, kind: str, message: str) -> str:
+    """trial.log after the agent failed first and then the verifier failed
+    too: Harbor 0.26.0's ``Trial.run`` logs "Trial <name> failed: <message>",
+    then ``_record_exception`` logs that it skips recording it, with the
+    traceback (Python logging's default format: the message alone)."""
+    module = _EXCEPTION_MODULES.get(kind, "harbor.trial.errors")
+    frames = ('  File "/opt/harbor/site-packages/harbor/trial/trial.py", line 616, in run\n'
+              "    await self._run()\n"
+              '  File "/opt/harbor/site-packages/harbor/trial/single_step.py", line 52, in _run\n'
+              "    await self._run_verifier()\n")
+    chain = ""
+    if kind == "VerifierTimeoutError":
+        chain = ("Traceback (most recent call last):\n"
+                 '  File "/usr/lib/python3.12/asyncio/tasks.py", line 520, in wait_for\n'
+                 "    return await fut\n"
+                 "asyncio.exceptions.CancelledError\n\n"
+                 "The above exception was the direct cause of the following exception:\n\n")
+    return (f"Trial {trial_name} failed: {message}\n"
+            "Skipping exception record because trial already has exception_info\n"
+            f"{chain}Traceback (most recent call last):\n{frames}{module}.{kind}: {message}\n"
+            "Collecting main service artifacts\n")

@@ -275,12 +275,16 @@ def _git_changes(task_dir: Path, since: datetime | None) -> tuple[list[str], lis
             return None
         return done.stdout if done.returncode == 0 else None
 
-    if git("rev-parse", "--is-inside-work-tree") is None:
+    prefix = git("rev-parse", "--show-prefix")
+    if prefix is None:
         return [], []
+    prefix = prefix.strip()
     lines: list[str] = []
     paths: list[str] = []
-    status = git("status", "--porcelain", "--relative", "--untracked-files=all", "--", ".") or ""
-    uncommitted = [line[3:].strip().strip('"') for line in status.splitlines() if len(line) > 3]
+    # Porcelain paths are relative to the repository's root, whatever the folder.
+    status = git("status", "--porcelain", "--untracked-files=all", "--", ".") or ""
+    uncommitted = [p[len(prefix):] if p.startswith(prefix) else p
+                   for p in (line[3:].strip().strip('"') for line in status.splitlines() if len(line) > 3)]
     if uncommitted:
         paths += uncommitted
         shown = ", ".join(uncommitted[:8]) + (" ..." if len(uncommitted) > 8 else "")

@@ -275,7 +275,7 @@ def find_harbor_folder(path: Path | str) -> tuple[str, Path, str | None] | None:
     """``(kind, folder, step)`` for ``path`` or a place inside a trial
     (``result.json``, ``verifier/``, ``steps/<name>/``...): the trial is
     opened on that step. None when nothing Harbor is there."""
-    start = Path(path).expanduser().absolute()
+    start = Path(os.path.normpath(Path(path).expanduser().absolute()))  # no "..", links kept
     if start.is_file():
         start = start.parent
     kind = harbor_kind(start)
@@ -447,7 +447,7 @@ def _inside(path: Path, folder: Path) -> bool:
 
 def open_trial(path: Path | str) -> Trial:
     """Read a trial folder (see the module docstring for what may be missing)."""
-    folder = Path(path).expanduser().absolute()
+    folder = Path(os.path.normpath(Path(path).expanduser().absolute()))
     config = read_json(folder / CONFIG)
     result = read_json(folder / RESULT)
     lock = read_json(folder / LOCK)
@@ -568,7 +568,7 @@ def _read_steps(folder: Path, result: JsonFile) -> list[StepView]:
 
 def open_job(path: Path | str) -> Job:
     """Read a job folder and every trial in it."""
-    folder = Path(path).expanduser().absolute()
+    folder = Path(os.path.normpath(Path(path).expanduser().absolute()))
     config = read_json(folder / CONFIG)
     trials: list[Trial] = []
     problems: list[str] = []

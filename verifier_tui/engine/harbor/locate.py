@@ -205,9 +205,11 @@ def _local_candidates(trial: Trial, path_text: str) -> list[tuple[Path, str]]:
     out: list[tuple[Path, str]] = []
     if path.is_absolute():
         out.append((path, "config.json's task.path"))
-        # Moved along with the trial: the same name beside the trial's ancestors.
+        # Moved along with the trial: the path's last parts (".../tasks/demo", "demo") from the trial's ancestors.
+        tails = [Path(*path.parts[-n:]) for n in range(min(3, len(path.parts) - 1), 0, -1)]
         for ancestor in trial.path.parents:
-            out.append((ancestor / path.name, "the task's folder name, from the trial's ancestors"))
+            for tail in tails:
+                out.append((ancestor / tail, "the end of task.path, from the trial's ancestors"))
         return out
     ran_in = run_folder(trial)
     if ran_in is not None:

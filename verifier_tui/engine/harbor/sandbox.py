@@ -50,12 +50,19 @@ class HarborVerdict:
         if self.rewards is not None:
             value = self.rewards.get("reward")
             if isinstance(value, (int, float)) and len(self.rewards) == 1:
-                return f"{float(value):g}"
-            return ", ".join(f"{k} {v:g}" if isinstance(v, (int, float)) else f"{k} {v}" for k, v in self.rewards.items())
+                return _number(value)
+            return ", ".join(f"{k} {_number(v)}" for k, v in self.rewards.items())
         return self.error or "no verdict"
 
     def to_json(self) -> dict[str, Any]:
         return {"rewards": self.rewards, "error": self.error, "message": self.message, "source": self.source}
+
+
+def _number(value: Any) -> str:
+    """A reward as Harbor's result.json shows it: ``1.0``, ``0.25``, ``3``."""
+    if isinstance(value, bool):
+        return repr(float(value))
+    return repr(value) if isinstance(value, (int, float)) else str(value)
 
 
 @record(frozen=True)

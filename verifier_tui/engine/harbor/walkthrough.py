@@ -104,7 +104,12 @@ def trial_json(walk: TrialWalkthrough, *, plan: ReplayPlan | None = None, local:
     trial, side, facts = walk.trial, walk.sandbox, walk.facts
     agreement = agreement_of(walk, plan, local)
     if local is None and local_skipped is None:
-        local_skipped = plan.skipped if plan is not None and plan.skipped else "no replay was asked for"
+        if plan is not None and plan.skipped:
+            local_skipped = plan.skipped
+        elif not walk.location.found:
+            local_skipped = walk.location.message()
+        else:
+            local_skipped = "no replay was asked for"
     recorded = side.recorded_exception
     verifier_exception = facts.verifier_exception
     drift = walk.drift

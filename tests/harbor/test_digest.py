@@ -1,0 +1,160 @@
+"""The task's content digest, computed as Harbor 0.26.0's Packager does, and
+what can be known of what changed since a run."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import time
+
+import pytest
+
+from tests.helpers import make_job
+from verifier_tui.engine.harbor.digest import collect_files, compare_task, task_digest
+from verifier_tui.engine.harbor.folders import open_harbor
+from verifier_tui.engine.harbor.ignore_rules import IgnoreRules
+from verifier_tui.engine.harbor.walkthrough import walk_trial
+
+
+@pytest.mark.parametrize("job", ["oracle-pass", "nop-fail", "separate-mode", "multi-step"])
+def test_the_real_tasks_reproduce_their_lock_json_digests(real, job):
+    trial = next(p for p in (real / "jobs" / job).iterdir() if p.is_dir())
+    lock = json.loads((trial / "lock.json").read_text())
+    task = real / lock["task"]["path"]
+    assert task_digest(task).digest == lock["task"]["digest"]
+    walk = walk_trial(open_harbor(trial)[0])
+    assert walk.location.path == task and walk.drift.same is True and walk.drift.sentences() == []
+
+
+def test_the_files_hashed_are_harbors_selection(tmp_path):
+    task = tmp_path / "t"
+    for rel in ["task.toml", "instruction.md", "README.md", "notes.txt", "tests/test.sh", "tests/verifier.py",
+                "tests/__pycache__/verifier.cpython-311.pyc", "tests/x.pyc", "tests/.DS_Store", "tests/a.swp",
+                "solution/solve.sh", "solution/solve.sh~", "environment/Dockerfile", "environment/.harborignore",
+                "steps/one/instruction.md", "other/data.csv"]:
+        (task / rel).parent.mkdir(parents=True, exist_ok=True)
+        (task / rel).write_text(rel)
+    assert [p.relative_to(task).as_posix() for p in collect_files(task)] == [
+        "README.md", "environment/Dockerfile", "instruction.md", "solution/solve.sh", "steps/one/instruction.md",
+        "task.toml", "tests/test.sh", "tests/verifier.py"]
+
+
+def test_a_gitignore_replaces_harbors_default_ignores(tmp_path):
+    task = tmp_path / "t"
+    (task / "tests").mkdir(parents=True)
+    for name in ("verifier.py", "x.pyc", "big.bin"):
+        (task / "tests" / name).write_text(name)
+    (task / ".gitignore").write_text("*.bin\n")
+    assert sorted(p.name for p in collect_files(task)) == ["verifier.py", "x.pyc"]
+
+
+def test_harborignore_rules_apply_below_tests_and_are_inherited(tmp_path):
+    task = tmp_path / "t"
+    files = ["tests/verifier.py", "tests/data/big.json", "tests/data/keep.json", "tests/sub/scratch.log",
+             "tests/sub/ok.py", "solution/solve.sh", "solution/out.log", "environment/build.log"]
+    for rel in files:
+        (task / rel).parent.mkdir(parents=True, exist_ok=True)
+        (task / rel).write_text(rel)
+    (task / "tests" / ".harborignore").write_text("data/\n*.log\n")
+    (task / "solution" / ".harborignore").write_text("out.log\n")
+    kept = [p.relative_to(task).as_posix() for p in collect_files(task)]
+    # environment/ is outside the scopes .harborignore governs; the rule files themselves never count.
+    assert kept == ["environment/build.log", "solution/solve.sh", "tests/sub/ok.py", "tests/verifier.py"]
+
+
+def test_links_count_as_harbor_counts_them(tmp_path):
+    task = tmp_path / "t"
+    (task / "tests").mkdir(parents=True)
+    (task / "tests" / "verifier.py").write_text("v")
+    (tmp_path / "shared.py").write_text("outside")
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "inner.py").write_text("inner")
+    os.symlink(tmp_path / "shared.py", task / "tests" / "shared.py")  # a linked file: its target's bytes
+    os.symlink(tmp_path / "lib", task / "tests" / "lib")  # a linked folder: not descended
+    digest = task_digest(task)
+    assert digest.files == ("tests/shared.py", "tests/verifier.py")
+    (tmp_path / "shared.py").write_text("changed")
+    assert task_digest(task).digest != digest.digest
+
+
+# Vectors checked against pathspec 1.1.1 (Harbor 0.26.0's dependency):
+# PathSpec.from_lines("gitignore", ...) and GitIgnoreSpec.from_lines(...).
+@pytest.mark.parametrize("lines, path, basic, git", [
+    (["__pycache__/"], "a/__pycache__/y.py", True, True),
+    (["*.md", "!keep.md"], "docs/keep.md", False, False),
+    (["data/", "!data/keep.txt"], "data/keep.txt", False, False),
+    (["data/", "!data/keep.txt", "**/"], "data/keep.txt", True, False),
+    (["!data/keep.txt", "*/"], "data/keep.txt", True, False),
+    (["/build"], "a/build", None, None),
+    (["/build"], "build/x", True, True),
+    (["a/**/b"], "a/x/y/b", True, True),
+    (["foo[.txt"], "foo[.txt", True, None),
+    (["x/*"], "x/y/z", None, True),
+    (["/"], "anything", True, None),
+    (["*", "*/", "!keep/", "docs/*.md"], "keep/x", False, True),
+])
+def test_ignore_rules_match_as_pathspec_does(lines, path, basic, git):
+    assert IgnoreRules(lines).check(path) is basic
+    assert IgnoreRules(lines, git_flavour=True).check(path) is git
+
+
+def _job_for(task, runs):
+    make_job(runs / "jobs" / "j", {"demo__aaaaaaa": dict(task=task, rewards={"reward": 1.0},
+                                                         verifier_files={"test-stdout.txt": "", "reward.txt": "1.0"})})
+    return open_harbor(runs / "jobs" / "j" / "demo__aaaaaaa")[0]
+
+
+def test_a_task_changed_since_the_run_names_what_changed(task, runs):
+    demo = task()
+    trial = _job_for(demo, runs)
+    assert walk_trial(trial).drift.same is True
+    later = time.time() + 5
+    (demo / "tests" / "verifier.py").write_text("def verify(workspace):\n    return 0.0\n")
+    os.utime(demo / "tests" / "verifier.py", (later, later))
+    drift = walk_trial(trial).drift
+    assert drift.same is False
+    assert drift.modified_since == ("tests/verifier.py",)
+    assert drift.tests_changed is True
+    words = " ".join(drift.sentences())
+    assert "the task changed since the run" in words and "tests/verifier.py" in words
+    assert "tests/ changed" in words
+
+
+def test_a_change_outside_tests_says_tests_did_not_change(task, runs):
+    demo = task()
+    trial = _job_for(demo, runs)
+    later = time.time() + 5
+    (demo / "task.toml").write_text('version = "1.1"\n')
+    os.utime(demo / "task.toml", (later, later))
+    drift = walk_trial(trial).drift
+    assert drift.same is False and drift.tests_changed is False
+    assert "tests/ did not change" in " ".join(drift.sentences())
+
+
+def test_a_removed_file_shows_as_a_change_nothing_can_name(task, runs):
+    demo = task(files={"helper.py": "X = 1\n"})
+    trial = _job_for(demo, runs)
+    (demo / "tests" / "helper.py").unlink()
+    drift = walk_trial(trial).drift
+    assert drift.same is False and drift.modified_since == () and drift.tests_changed is None
+    assert "cannot be known" in " ".join(drift.sentences())
+
+
+def test_git_names_uncommitted_and_committed_changes(task, runs):
+    """The task is a folder inside a repository (here: the folder Harbor ran in)."""
+    demo = task()
+    git = ["git", "-C", str(runs), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run(git[:3] + ["init", "-q"], check=True)
+    subprocess.run(git + ["add", "."], check=True)
+    subprocess.run(git + ["commit", "-qm", "task"], check=True,
+                   env={**os.environ, "GIT_AUTHOR_DATE": "2020-01-01T00:00:00", "GIT_COMMITTER_DATE": "2020-01-01T00:00:00"})
+    trial = _job_for(demo, runs)
+    (demo / "tests" / "verifier.py").write_text("def verify(workspace):\n    return 0.5\n")
+    subprocess.run(git + ["commit", "-qam", "score halves"], check=True)
+    (demo / "tests" / "extra.py").write_text("Y = 2\n")
+    drift = compare_task(demo, trial.recorded_digest, trial.started_at)
+    words = " ".join(drift.sentences())
+    assert "git: uncommitted changes in the task: tests/extra.py" in words
+    assert "1 commit(s) to the task since the trial started" in words and "score halves" in words
+    assert drift.tests_changed is True

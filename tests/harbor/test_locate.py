@@ -1,0 +1,158 @@
+"""Finding the task a trial ran: the folder Harbor ran in, where that folder
+is now, the job folder's ancestors, Harbor's cache, or the caller's --task."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+from tests.helpers import harbor_trial_config, make_job
+from verifier_tui.engine.harbor.digest import task_digest
+from verifier_tui.engine.harbor.folders import open_harbor
+from verifier_tui.engine.harbor.locate import git_task_cache_dir, locate_task, run_folder, shortuuid_of
+from verifier_tui.engine.harbor.walkthrough import trial_json, walk_trial
+
+PASSED = {"rewards": {"reward": 1.0}, "verifier_files": {"test-stdout.txt": "", "reward.txt": "1.0"}}
+
+
+def one_trial(runs, task, **kwargs):
+    make_job(runs / "jobs" / "j", {"demo__aaaaaaa": dict(task=task, **PASSED, **kwargs)})
+    return open_harbor(runs / "jobs" / "j" / "demo__aaaaaaa")[0]
+
+
+def test_the_task_is_found_from_the_folder_harbor_ran_in(task, runs):
+    trial = one_trial(runs, task())
+    assert run_folder(trial) == runs
+    location = locate_task(trial)
+    assert location.path == runs / "tasks" / "demo"
+    assert "trial_uri" in location.found_by and location.digest_matches is True
+
+
+def test_a_moved_job_folder_still_finds_its_task(task, runs, tmp_path):
+    task()
+    trial_dir = one_trial(runs, runs / "tasks" / "demo").path
+    moved = tmp_path / "elsewhere" / "harbor-runs"
+    shutil.move(str(runs), str(moved))
+    trial = open_harbor(moved / "jobs" / "j" / "demo__aaaaaaa")[0]
+    assert run_folder(trial) == runs != moved  # trial_uri still names the old place
+    location = locate_task(trial)
+    assert location.path == moved / "tasks" / "demo"
+    assert location.found_by == "task.path from where that folder is now (the trial moved)"
+    assert str(runs / "tasks" / "demo") in [place for place, _ in location.tried]
+    assert not trial_dir.exists()
+
+
+def test_a_job_copied_alone_finds_the_task_from_its_ancestors(task, runs, tmp_path):
+    """Only jobs/j travelled: the task is beside an ancestor, not at <trials_dir> below the run folder."""
+    demo = task()
+    one_trial(runs, demo)
+    target = tmp_path / "archive" / "2026" / "j"
+    shutil.copytree(runs / "jobs" / "j", target)
+    shutil.copytree(demo, tmp_path / "archive" / "tasks" / "demo")
+    shutil.rmtree(runs)
+    trial = open_harbor(target / "demo__aaaaaaa")[0]
+    location = locate_task(trial)
+    assert location.path == tmp_path / "archive" / "tasks" / "demo"
+    assert location.found_by == "task.path from an ancestor of the job folder"
+
+
+def test_a_task_that_cannot_be_found_says_where_it_looked_and_how_to_give_it(task, runs):
+    demo = task()
+    trial = one_trial(runs, demo)
+    shutil.rmtree(demo)
+    location = locate_task(trial)
+    assert location.path is None
+    message = location.message()
+    assert message.startswith("the task was not found. Looked in: ")
+    assert str(runs / "tasks" / "demo") in message
+    assert "ancestor of the job folder" in message
+    assert message.endswith("give the task folder with --task DIR")
+    walk = walk_trial(trial)
+    out = trial_json(walk)
+    assert out["trial"]["task_path"] is None and out["trial"]["task_not_found"] == message
+    assert out["local"] is None and "--task DIR" in out["local_skipped"]
+    assert out["sandbox"]["harbor_verdict"]["rewards"] == {"reward": 1.0}  # the sandbox side needs no task
+
+
+def test_a_task_given_by_the_caller_comes_first(task, runs, tmp_path):
+    trial = one_trial(runs, task())
+    copy = shutil.copytree(runs / "tasks" / "demo", tmp_path / "mine")
+    location = locate_task(trial, copy)
+    assert location.path == copy and location.found_by == "given with --task"
+    not_a_task = tmp_path / "empty"
+    not_a_task.mkdir()
+    refused = locate_task(trial, not_a_task)
+    assert refused.path is None and "no task.toml or tests/" in refused.message()
+
+
+def test_of_several_copies_the_one_with_the_recorded_digest_wins(task, runs, tmp_path):
+    """The run folder still exists but its task was edited; a pristine copy sits beside the job's ancestor."""
+    demo = task()
+    trial = one_trial(runs, demo)
+    pristine = shutil.copytree(demo, runs / "jobs" / "tasks" / "demo")
+    (demo / "tests" / "verifier.py").write_text("def verify(workspace):\n    return 0.0\n")
+    location = locate_task(trial)
+    assert location.path == pristine and location.digest_matches is True
+
+
+def test_shortuuid_and_git_cache_paths_are_harbors(tmp_path):
+    # Checked against Harbor 0.26.0's GitTaskId.get_local_path() with shortuuid 1.0.13 and pydantic 2.
+    assert shortuuid_of("git_url='https://github.com/a/b.git' git_commit_id=None path=PosixPath('tasks/x')") == \
+        "ZyDV9Nx4HccWkJ563dF7nW"
+    assert git_task_cache_dir("git@github.com:o/r.git", "abc123", "./t/../y/z", tmp_path) == \
+        tmp_path / "tasks" / "64ir8KfgfyzTjSNphWDSyb" / "z"
+    assert git_task_cache_dir("HTTP://X", "d", "q", tmp_path) == tmp_path / "tasks" / "ZqTrChmmmJcCJGzzbd28tL" / "q"
+
+
+def _retarget(trial_dir, **task_fields):
+    """Point a built trial's config.json at another kind of task."""
+    config = json.loads((trial_dir / "config.json").read_text())
+    config["task"].update(task_fields)
+    (trial_dir / "config.json").write_text(json.dumps(config))
+
+
+def test_a_git_task_is_found_in_harbors_cache(task, runs, tmp_path):
+    demo = task()
+    trial = one_trial(runs, demo)
+    url, commit = "https://github.com/org/tasks.git", "0123456789abcdef0123456789abcdef01234567"
+    _retarget(trial.path, path="tasks/demo", git_url=url, git_commit_id=commit)
+    cache = tmp_path / "harbor-cache"
+    cached = git_task_cache_dir(url, commit, "tasks/demo", cache)
+    shutil.copytree(demo, cached)
+    shutil.rmtree(demo)
+    location = locate_task(open_harbor(trial.path)[0], cache=cache)
+    assert location.kind == "git" and location.path == cached
+    assert location.found_by == "Harbor's cache for this git task"
+
+
+def test_a_git_task_cached_under_another_id_is_found_by_its_digest(task, runs, tmp_path):
+    demo = task()
+    trial = one_trial(runs, demo)
+    _retarget(trial.path, path="tasks/demo", git_url="https://github.com/org/tasks.git", git_commit_id=None)
+    cache = tmp_path / "harbor-cache"
+    shutil.copytree(demo, cache / "tasks" / "SomeOtherId" / "demo")
+    shutil.copytree(demo, cache / "tasks" / "Stale" / "demo")
+    (cache / "tasks" / "Stale" / "demo" / "tests" / "verifier.py").write_text("x = 1\n")
+    location = locate_task(open_harbor(trial.path)[0], cache=cache)
+    assert location.path == cache / "tasks" / "SomeOtherId" / "demo"
+    assert location.found_by == "Harbor's cache (same task name and digest)"
+
+
+def test_a_package_task_is_found_in_harbors_cache_by_its_digest(task, runs, tmp_path):
+    demo = task()
+    trial = one_trial(runs, demo)
+    _retarget(trial.path, path=None, name="acme/demo", ref="latest")
+    cache = tmp_path / "harbor-cache"
+    digest = task_digest(demo).digest.removeprefix("sha256:")
+    shutil.copytree(demo, cache / "tasks" / "packages" / "acme" / "demo" / digest)
+    location = locate_task(open_harbor(trial.path)[0], cache=cache)
+    assert location.kind == "package"
+    assert location.path == cache / "tasks" / "packages" / "acme" / "demo" / digest
+
+
+def test_an_absolute_task_path_that_moved_is_found_by_its_name(task, runs, tmp_path):
+    demo = task()
+    config = harbor_trial_config(task_path="/home/dev/tasks/demo", trial_name="demo__aaaaaaa", trials_dir="jobs/j")
+    make_job(runs / "jobs" / "j", {"demo__aaaaaaa": dict(task=demo, config=config, **PASSED)})
+    location = locate_task(open_harbor(runs / "jobs" / "j" / "demo__aaaaaaa")[0])
+    assert location.path == demo

@@ -1,0 +1,251 @@
+"""The local replay (the real runner, in a real subprocess, through a
+Session in Harbor mode) and its agreement with the sandbox."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import HARBOR_REAL, SHIM, harbor_exception, make_job, sandbox_run
+from verifier_tui.engine.harbor.agreement import compare
+from verifier_tui.engine.harbor.folders import open_harbor
+from verifier_tui.engine.harbor.replay import plan_replay, run_replay, shim_verifier
+from verifier_tui.engine.harbor.walkthrough import trial_json, walk_trial
+
+NOT_FOUND = "RewardFileNotFoundError"
+SEPARATE = 'version = "1.0"\nartifacts = ["/app"]\n\n[verifier]\nenvironment_mode = "separate"\n'
+READS_HELLO = "def verify(workspace):\n    return 1.0 if (workspace / 'hello.txt').read_text() == 'hi' else 0.0\n"
+
+
+def trial_from_sandbox(runs, tmp_path, demo, *, workspace, mode="shared", capture=False, name="demo__aaaaaaa",
+                       **run_kwargs):
+    """Run the verifier as the sandbox would, and record the trial Harbor would write of it."""
+    run = sandbox_run(demo, tmp_path / f"sandbox-{name}", workspace=workspace, **run_kwargs)
+    from verifier_tui.engine.verdict import harbor_verdict
+
+    staged = tmp_path / f"verdict-{name}"
+    staged.mkdir()
+    for file, content in run.files.items():
+        (staged / file).write_bytes(content if isinstance(content, bytes) else content.encode())
+    verdict = harbor_verdict(staged)
+    if run.timed_out:
+        kwargs = dict(exception=harbor_exception("VerifierTimeoutError",
+                                                 f"Verifier execution timed out after {run_kwargs['timeout_s']} seconds"))
+    elif verdict.ok:
+        kwargs = dict(rewards=verdict.rewards)
+    else:
+        kwargs = dict(exception=harbor_exception(verdict.error, verdict.message))
+    make_job(runs / "jobs" / "j", {name: dict(task=demo, mode=mode, verifier_files=run.files,
+                                              app=workspace if capture else None, **kwargs)})
+    return open_harbor(runs / "jobs" / "j" / name)[0]
+
+
+def replay(trial, step=None, **kwargs):
+    walk = walk_trial(trial, step)
+    plan = plan_replay(walk, **kwargs)
+    local, skipped = run_replay(plan)
+    return walk, plan, local, trial_json(walk, plan=plan, local=local, local_skipped=skipped)
+
+
+def test_separate_mode_with_app_captured_replays_on_exactly_what_the_verifier_saw(task, runs, tmp_path):
+    demo = task(verifier=READS_HELLO, toml=SEPARATE)
+    trial = trial_from_sandbox(runs, tmp_path, demo, workspace={"hello.txt": "hi"}, mode="separate", capture=True)
+    walk, plan, local, out = replay(trial)
+    assert plan.workspace == trial.path / "artifacts" / "app" and plan.workspace_origin == "exact"
+    assert local.verdict.rewards == {"reward": 1.0} and local.mode == "harbor"
+    assert out["same"] is True and out["differences"] == []
+    assert out["local"] == local.to_json()  # the run result exactly as `run --json` prints it
+    assert out["local_skipped"] is None
+    assert out["sandbox"]["harbor_verdict"]["rewards"] == {"reward": 1.0}
+
+
+def test_verify_raised_in_both_is_the_same_verdict(task, runs, tmp_path):
+    demo = task(verifier=READS_HELLO, toml=SEPARATE)
+    trial = trial_from_sandbox(runs, tmp_path, demo, workspace={"other.txt": ""}, mode="separate", capture=True)
+    _, _, local, out = replay(trial)
+    assert local.outcome.slug == "verifier_raised"
+    assert out["sandbox"]["harbor_verdict"]["error"] == NOT_FOUND and out["local"]["verdict_error"] == NOT_FOUND
+    assert out["same"] is True
+
+
+def test_a_required_response_fails_both_in_harbor_mode(task, runs, tmp_path):
+    demo = task(verifier="def verify(workspace, response):\n    return 1.0\n", toml=SEPARATE)
+    trial = trial_from_sandbox(runs, tmp_path, demo, workspace={}, mode="separate", capture=True)
+    _, _, local, out = replay(trial)
+    assert local.outcome.slug == "contract_error" and local.response is None
+    assert out["sandbox"]["phase"] == "arguments_bound" and out["same"] is True
+
+
+def test_shared_mode_without_app_gives_no_replay_and_says_what_to_give(task, runs, tmp_path):
+    demo = task(verifier=READS_HELLO)
+    trial = trial_from_sandbox(runs, tmp_path, demo, workspace={"hello.txt": "hi"})
+    _, plan, local, out = replay(trial)
+    assert local is None and out["local"] is None and out["same"] is None and out["differences"] == []
+    assert out["local_skipped"].startswith("no workspace to replay on: the trial did not capture /app")
+    assert "--workspace DIR or --case NAME" in out["local_skipped"]
+
+
+def test_a_stand_in_workspace_replays_and_is_named_when_the_verdicts_differ(task, runs, tmp_path):
+    demo = task(verifier=READS_HELLO, cases={"good": {"hello.txt": "hi"}, "bad": {"hello.txt": "nope"}})
+    trial = trial_from_sandbox(runs, tmp_path, demo, workspace={"hello.txt": "hi"})
+    _, plan, _, out = replay(trial, case="good")
+    assert plan.workspace_origin == "stand-in" and out["same"] is True
+    _, _, local, out = replay(trial, case="bad")
+    assert local.verdict.rewards == {"reward": 0.0} and out["same"] is False
+    assert out["differences"][0] == "the sandbox ended with 1.0, the replay with 0.0"
+    assert any(d.startswith("the workspace is your stand-in (bad)") for d in out["differences"])
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "hello.txt").write_text("hi")
+    assert replay(trial, workspace=mine)[3]["same"] is True
+
+
+def test_a_task_changed_since_the_run_is_the_first_reason_given(task, runs, tmp_path):
+    demo = task(verifier=READS_HELLO, toml=SEPARATE)
+    trial = trial_from_sandbox(runs, tmp_path, demo, workspace={"hello.txt": "hi"}, mode="separate", capture=True)
+    later = time.time() + 5
+    verifier = demo / "tests" / "verifier.py"
+    verifier.write_text(READS_HELLO.replace("'hi'", "'hello'"))
+    os.utime(verifier, (later, later))
+    _, _, _, out = replay(trial)
+    assert out["same"] is False
+    assert out["trial"]["task_digest"]["same"] is False and out["trial"]["task_digest"]["tests_changed"] is True
+    assert "the task changed since the run" in out["differences"][1]
+    assert any("tests/verifier.py" in d for d in out["differences"])
+
+
+def test_a_sandbox_timeout_replays_with_the_same_timeout(task, runs, tmp_path):
+    slow = "import time\n\ndef verify(workspace):\n    time.sleep(30)\n    return 1.0\n"
+    demo = task(verifier=slow, toml=SEPARATE + "timeout_sec = 1.0\n")
+    trial = trial_from_sandbox(runs, tmp_path, demo, workspace={}, mode="separate", capture=True, timeout_s=1.0)
+    walk, plan, local, out = replay(trial)
+    assert plan.timeout_s == 1.0
+    assert local.outcome.slug == "timed_out"
+    assert out["same"] is True  # both: VerifierTimeoutError
+
+
+def test_the_sandbox_timed_out_and_the_replay_did_not(task, runs, tmp_path):
+    slow = "import time\n\ndef verify(workspace):\n    time.sleep(30)\n    return 1.0\n"
+    demo = task(verifier=slow, toml=SEPARATE + "timeout_sec = 1.0\n")
+    trial = trial_from_sandbox(runs, tmp_path, demo, workspace={}, mode="separate", capture=True, timeout_s=1.0)
+    (demo / "tests" / "verifier.py").write_text("def verify(workspace):\n    return 1.0\n")  # fixed since
+    _, _, local, out = replay(trial)
+    assert local.verdict.rewards == {"reward": 1.0}
+    assert out["same"] is False
+    assert any(d.startswith("the sandbox timed out after 1 s and the replay did not") for d in out["differences"])
+
+
+def test_the_replay_timed_out_and_the_sandbox_did_not(task, runs, tmp_path):
+    demo = task(verifier="def verify(workspace):\n    return 1.0\n", toml=SEPARATE)
+    trial = trial_from_sandbox(runs, tmp_path, demo, workspace={}, mode="separate", capture=True)
+    (demo / "tests" / "verifier.py").write_text("import time\n\ndef verify(workspace):\n    time.sleep(30)\n")
+    _, _, local, out = replay(trial, timeout=1.0)
+    assert local.outcome.slug == "timed_out" and out["same"] is False
+    assert any(d.startswith("the replay timed out after 1 s and the sandbox did not") for d in out["differences"])
+
+
+PY38 = Path("/root/.pyenv/versions/3.8.18/bin/python3.8")
+
+
+@pytest.mark.skipif(not PY38.exists(), reason="no Python 3.8 here")
+def test_a_different_python_seen_in_the_sandbox_traceback_is_a_reason(task, runs, tmp_path):
+    demo = task(verifier="def verify(workspace):\n    return float((workspace / 'n.txt').read_text())\n")
+    trial = trial_from_sandbox(runs, tmp_path, demo, workspace={}, python=str(PY38))
+    stand_in = tmp_path / "stand-in"
+    stand_in.mkdir()
+    (stand_in / "n.txt").write_text("0.5")
+    _, _, local, out = replay(trial, workspace=stand_in)
+    assert out["sandbox"]["python"] == "3.8"
+    assert out["same"] is False
+    assert any(d.startswith("a different Python: the sandbox ran 3.8 (seen in its traceback's paths), the replay 3.")
+               for d in out["differences"])
+
+
+def test_a_nemo_gym_that_resolved_elsewhere_in_the_sandbox_is_a_reason(task, runs, tmp_path):
+    demo = task(verifier="def verify(workspace):\n    return 1.0\n", toml=SEPARATE)
+    stdout = ('Traceback (most recent call last):\n'
+              '  File "/tests/verifier.py", line 3, in verify\n'
+              '  File "/usr/local/lib/python3.11/site-packages/nemo_gym/verifiers/helpers.py", line 9, in score\n'
+              "AttributeError: module 'nemo_gym.verifiers' has no attribute 'score_text'\n")
+    make_job(runs / "jobs" / "j", {"demo__aaaaaaa": dict(
+        task=demo, mode="separate", app={}, verifier_files={"test-stdout.txt": stdout},
+        exception=harbor_exception(NOT_FOUND, "No reward file found"))})
+    _, _, _, out = replay(open_harbor(runs / "jobs" / "j" / "demo__aaaaaaa")[0])
+    assert out["same"] is False
+    assert ("in the sandbox, nemo_gym resolved outside the vendored tests/.ng copy "
+            "(/usr/local/lib/python3.11/site-packages)") in out["differences"]
+
+
+def test_the_replay_runs_with_harbors_verifier_env(task, runs, tmp_path, monkeypatch):
+    verifier = "import os\n\ndef verify(workspace):\n    return float(os.environ['WEIGHT'])\n"
+    demo = task(verifier=verifier, toml=SEPARATE + 'env = { WEIGHT = "${W:-0.5}" }\n')
+    trial = trial_from_sandbox(runs, tmp_path, demo, workspace={}, mode="separate", capture=True,
+                               env={"WEIGHT": "0.5"})
+    monkeypatch.delenv("W", raising=False)
+    _, plan, local, out = replay(trial)
+    assert plan.env == {"WEIGHT": "0.5"} and local.verdict.rewards == {"reward": 0.5} and out["same"] is True
+    monkeypatch.setenv("W", "0.25")  # the user's environment stands for Harbor's host
+    _, _, local, out = replay(trial)
+    assert local.verdict.rewards == {"reward": 0.25} and out["same"] is False
+
+
+def test_a_missing_variable_is_named_among_the_reasons(task, runs, tmp_path, monkeypatch):
+    verifier = "import os\n\ndef verify(workspace):\n    return float(os.environ.get('WEIGHT', '0'))\n"
+    demo = task(verifier=verifier, toml=SEPARATE + 'env = { WEIGHT = "${W}" }\n')
+    trial = trial_from_sandbox(runs, tmp_path, demo, workspace={}, mode="separate", capture=True,
+                               env={"WEIGHT": "1"})
+    monkeypatch.delenv("W", raising=False)
+    _, plan, _, out = replay(trial)
+    assert out["same"] is False
+    assert any(d.startswith("W is not set in your environment") for d in out["differences"])
+    assert any(n.startswith("W is not set") for n in out["local"]["notices"])
+
+
+def test_the_verifier_the_shim_names_is_the_one_replayed(task):
+    demo = task(verifier=None, files={"checks/main.py": "def verify(workspace):\n    return 1.0\n",
+                                      "checks/other.py": "def verify(workspace):\n    return 0.0\n"}, shim=False)
+    (demo / "tests" / "test.sh").write_text(SHIM.replace("--verifier /tests/verifier.py", "--verifier /tests/checks/main.py"))
+    assert shim_verifier(demo) == demo / "tests" / "checks" / "main.py"
+
+
+def _snapshot(folder: Path) -> dict:
+    return {p.relative_to(folder).as_posix(): (p.stat().st_mtime_ns, p.stat().st_size)
+            for p in folder.rglob("*")}
+
+
+@pytest.mark.skipif(HARBOR_REAL is None, reason="../shared/harbor-0.26 is not here")
+def test_the_real_trials_replay_the_same_and_nothing_of_theirs_is_written(tmp_path):
+    before = _snapshot(HARBOR_REAL)
+    stand_in = tmp_path / "hello"
+    stand_in.mkdir()
+    (stand_in / "hello.txt").write_text("hello world\n")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    outcomes = {}
+    for job in ("oracle-pass", "nop-fail", "separate-mode", "multi-step"):
+        trial = open_harbor(HARBOR_REAL / "jobs" / job)[0].trials[0]
+        for step in trial.steps:
+            workspace = None if job == "separate-mode" else (empty if job == "nop-fail" else stand_in)
+            _, _, _, out = replay(trial, step.name, workspace=workspace)
+            outcomes[(job, step.name)] = (out["same"], out["sandbox"]["harbor_verdict"]["rewards"] or
+                                          out["sandbox"]["harbor_verdict"]["error"])
+    assert outcomes == {
+        ("oracle-pass", None): (True, {"reward": 1.0}),
+        ("nop-fail", None): (True, NOT_FOUND),
+        ("separate-mode", None): (True, {"reward": 1.0}),
+        ("multi-step", "first"): (True, {"reward": 1.0}),
+        ("multi-step", "second"): (True, {"reward": 1.0}),
+    }
+    assert _snapshot(HARBOR_REAL) == before
+
+
+def test_compare_without_a_local_run_is_null(task, runs, tmp_path):
+    demo = task(toml=SEPARATE)
+    trial = trial_from_sandbox(runs, tmp_path, demo, workspace={}, mode="separate", capture=True)
+    walk = walk_trial(trial)
+    assert compare(walk.sandbox, walk.facts, None).same is None
+    assert json.dumps(trial_json(walk))  # the object is JSON as it is
