@@ -9,7 +9,13 @@ import os
 import pytest
 
 from tests.helpers import harbor_exception, make_job, make_trial
-from verifier_tui.engine.harbor.folders import HarborFolderError, find_harbor_folder, harbor_kind, open_harbor
+from verifier_tui.engine.harbor.folders import (
+    HarborFolderError,
+    find_harbor_folder,
+    harbor_kind,
+    open_harbor,
+    select_trial,
+)
 from verifier_tui.engine.harbor.walkthrough import job_listing, walk_trial
 
 PASSED = {"rewards": {"reward": 1.0}, "verifier_files": {"test-stdout.txt": "", "reward.txt": "1.0"}}
@@ -80,6 +86,17 @@ def test_a_truncated_result_json_is_a_state_too(task, runs):
     walk = walk_trial(opened)
     assert walk.sandbox.verdict.error == "RewardFileNotFoundError"
     assert walk.sandbox.verdict.source == "reward files"
+
+
+def test_a_killed_trial_still_names_its_exception_from_exception_txt(task, runs):
+    trial = make_trial(runs / "jobs" / "j" / "demo__aaaaaaa", task=task(), result="missing",
+                       exception=harbor_exception("RewardFileNotFoundError", "No reward file found at x"),
+                       verifier_files={"test-stdout.txt": ""})
+    opened, _ = open_harbor(trial)
+    assert opened.exception.type == "RewardFileNotFoundError" and opened.exception.message == "No reward file found at x"
+    assert opened.started_at is not None  # when config.json was written
+    walk = walk_trial(opened)
+    assert (walk.sandbox.verdict.error, walk.sandbox.verdict.source) == ("RewardFileNotFoundError", "exception.txt")
 
 
 def test_an_old_layout_trial_opens_with_what_it_lacks_named(task, runs):
@@ -173,3 +190,26 @@ def test_a_job_whose_trials_all_failed_to_write_still_lists(task, runs):
     listing = job_listing(open_harbor(job)[0])
     assert [e.label for e in listing] == ["RewardFileNotFoundError"]
     assert json.loads((job / "config.json").read_text())["job_name"] == "j"
+
+
+def test_the_trial_and_step_a_command_means(real):
+    multi, _ = open_harbor(real / "jobs" / "multi-step")
+    trial, step = select_trial(multi)
+    assert trial.name == "multi-step__2qiWQiH" and step == "first"  # a multi-step trial opens on its first step
+    assert select_trial(multi, "multi-step__2qiWQiH", "second")[1] == "second"
+    with pytest.raises(HarborFolderError, match="no step 'third' \\(steps: first, second\\)"):
+        select_trial(multi, step="third")
+    with pytest.raises(HarborFolderError, match="no trial 'nope'"):
+        select_trial(multi, "nope")
+    single, _ = open_harbor(real / "jobs" / "nop-fail" / "hello-file__C4SunEc")
+    assert select_trial(single) == (single, None)
+    with pytest.raises(HarborFolderError, match="is the trial hello-file__C4SunEc, not other"):
+        select_trial(single, "other")
+
+
+def test_a_job_of_several_trials_needs_a_trial_named(task, runs):
+    demo = task()
+    job = make_job(runs / "jobs" / "j", {"demo__aaaaaaa": dict(task=demo, **PASSED),
+                                         "demo__bbbbbbb": dict(task=demo, **PASSED)})
+    with pytest.raises(HarborFolderError, match="has 2 trials: choose one with --trial NAME \\(demo__aaaaaaa, demo__bbbbbbb\\)"):
+        select_trial(open_harbor(job)[0])

@@ -27,7 +27,8 @@ from __future__ import annotations
 
 import re
 
-from verifier_tui.engine.harbor.folders import ExceptionRecord, StepView, Trial
+from verifier_tui.engine.harbor.folders import StepView, Trial
+from verifier_tui.engine.harbor.reading import ExceptionRecord
 from verifier_tui.engine.harbor.harbor_task import HARBOR_DEFAULT_VERIFIER_TIMEOUT_S, SEPARATE, HarborTask
 from verifier_tui.engine.model import record
 
@@ -72,7 +73,7 @@ class TrialFacts:
     verifier_disabled: bool
     agent_failure: ExceptionRecord | None  # recorded, not a verifier exception
     verifier_exception: ExceptionRecord | LoggedFailure | None  # the verifier's own failure, wherever found
-    verifier_exception_source: str | None  # "result.json" or "trial.log"
+    verifier_exception_source: str | None  # "result.json", "exception.txt" (no result.json) or "trial.log"
     timed_out: bool
 
     def sentences(self) -> list[str]:
@@ -215,7 +216,8 @@ def trial_facts(trial: Trial, step: StepView, task: HarborTask | None) -> TrialF
     verifier_exception: ExceptionRecord | LoggedFailure | None = None
     exception_source = None
     if recorded is not None and recorded.type in VERIFIER_ERRORS:
-        verifier_exception, exception_source = recorded, "result.json"
+        verifier_exception = recorded
+        exception_source = "result.json" if trial.result.ok else "exception.txt"
     elif agent_failure is not None and step.verifier is not None and step.name is None:
         # Only a single-step trial logs it: a step's verifier failure after its
         # agent failed is dropped without a word (MultiStepTrial._run_step_verifier).

@@ -16,10 +16,20 @@ never raised. Only "this is neither a trial nor a job" raises.
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
+from verifier_tui.engine.harbor.reading import (
+    ExceptionRecord,
+    JsonFile,
+    TimeSpan,
+    exception_from_text,
+    exception_record,
+    parse_time,
+    read_json,
+    read_text_tail,
+    time_span,
+)
 from verifier_tui.engine.model import field, record
 
 TYPE_CHECKING = False
@@ -37,11 +47,6 @@ MANIFEST = "manifest.json"
 TEST_STDOUT = "test-stdout.txt"
 TEST_STDERR = "test-stderr.txt"  # Harbor 0.1.42 and older only
 
-JSON_LIMIT_BYTES = 16 * 1024 * 1024
-"""Harbor's JSON files are kilobytes; a bigger one is not Harbor's."""
-LOG_TAIL_BYTES = 2 * 1024 * 1024
-"""``trial.log`` can grow with a chatty agent: its tail holds the end of the trial."""
-
 _TRIAL_SUBFOLDERS = ("agent", "verifier", "artifacts", "steps", "user-agent")
 
 
@@ -51,49 +56,6 @@ class HarborFolderError(Exception):
 
 # --------------------------------------------------------------------------
 # Records.
-
-
-@record(frozen=True)
-class JsonFile:
-    """One JSON file as found: ``state`` is ``ok``, ``missing``, ``truncated``
-    (cut short, as when Harbor is killed while writing), ``invalid`` or
-    ``unreadable``; ``problem`` says so in words."""
-
-    path: Path
-    state: str
-    data: Any = None
-    problem: str | None = None
-
-    @property
-    def ok(self) -> bool:
-        return self.state == "ok"
-
-    def get(self, key: str, default: Any = None) -> Any:
-        return self.data.get(key, default) if isinstance(self.data, dict) else default
-
-
-@record(frozen=True)
-class TimeSpan:
-    """A phase's ``TimingInfo``: ``started_at`` and ``finished_at`` (UTC)."""
-
-    started_at: datetime | None
-    finished_at: datetime | None
-
-    @property
-    def duration_s(self) -> float | None:
-        if self.started_at is None or self.finished_at is None:
-            return None
-        return (self.finished_at - self.started_at).total_seconds()
-
-
-@record(frozen=True)
-class ExceptionRecord:
-    """``ExceptionInfo`` from ``result.json``: ``type`` is the bare class name."""
-
-    type: str
-    message: str
-    traceback: str = ""
-    occurred_at: datetime | None = None
 
 
 @record(frozen=True)
@@ -198,11 +160,25 @@ class Trial:
 
     @property
     def started_at(self) -> datetime | None:
-        return parse_time(self.result.get("started_at"))
+        """When the trial started: result.json's ``started_at``, else when
+        Harbor wrote config.json (``Trial._init_result`` writes it first)."""
+        started = parse_time(self.result.get("started_at"))
+        if started is None and self.config.state != "missing":
+            from datetime import datetime, timezone
+
+            try:
+                started = datetime.fromtimestamp(os.stat(self.config.path).st_mtime, timezone.utc)
+            except OSError:
+                return None
+        return started
 
     @property
     def exception(self) -> ExceptionRecord | None:
-        """The trial-level exception (a multi-step trial records step failures on the step)."""
+        """The trial-level exception (a multi-step trial records step failures
+        on the step). Without a readable result.json, ``exception.txt`` (written
+        the moment Harbor records it) still names it."""
+        if not self.result.ok:
+            return exception_from_text(self.exception_text)
         return exception_record(self.result.get("exception_info"))
 
     @property
@@ -313,92 +289,32 @@ def open_harbor(path: Path | str) -> tuple[Trial | Job, str | None]:
     return open_trial(folder), step
 
 
+def select_trial(opened: Trial | Job, trial: str | None = None, step: str | None = None) -> tuple[Trial, str | None]:
+    """The trial (and step) a command means: ``run JOB --trial NAME [--step S]``
+    or ``run TRIAL [--step S]``. A job with one trial needs no ``--trial``.
+    Raises HarborFolderError naming the choices."""
+    if isinstance(opened, Job):
+        if trial is None:
+            if len(opened.trials) != 1:
+                names = ", ".join(t.name for t in opened.trials) or "none"
+                raise HarborFolderError(f"job {opened.name} has {len(opened.trials)} trials: choose one with "
+                                        f"--trial NAME ({names})")
+            chosen = opened.trials[0]
+        else:
+            chosen = opened.trial(trial)
+    else:
+        if trial is not None and trial not in (opened.name, opened.path.name):
+            raise HarborFolderError(f"{opened.path} is the trial {opened.name}, not {trial}")
+        chosen = opened
+    if step is not None:
+        chosen.step(step)  # raises with the step names
+    elif chosen.multi_step:
+        step = chosen.steps[0].name
+    return chosen, step
+
+
 # --------------------------------------------------------------------------
 # Reading.
-
-
-def read_json(path: Path) -> JsonFile:
-    """A JSON file, never raising: see :class:`JsonFile` for the states."""
-    try:
-        size = os.stat(path).st_size
-    except FileNotFoundError:
-        return JsonFile(path, "missing", problem=f"{path.name} is missing")
-    except OSError as exc:
-        return JsonFile(path, "unreadable", problem=f"{path.name} cannot be read ({exc.strerror or exc})")
-    if size > JSON_LIMIT_BYTES:
-        return JsonFile(path, "invalid", problem=f"{path.name} is {size:,} bytes: not a file Harbor writes")
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        return JsonFile(path, "unreadable", problem=f"{path.name} cannot be read ({exc.strerror or exc})")
-    if not raw.strip():
-        return JsonFile(path, "truncated", problem=f"{path.name} is empty: Harbor was stopped while writing it")
-    try:
-        data = json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError:
-        return JsonFile(path, "invalid", problem=f"{path.name} is not UTF-8 text")
-    except ValueError as exc:
-        # A prefix of Harbor's output fails at its very end, or inside a string it cut.
-        cut = getattr(exc, "pos", 0) >= len(raw.rstrip()) - 1 or str(exc).startswith("Unterminated string")
-        if cut:
-            return JsonFile(path, "truncated",
-                            problem=f"{path.name} is cut short: Harbor was stopped while writing it")
-        return JsonFile(path, "invalid", problem=f"{path.name} is not valid JSON ({exc})")
-    return JsonFile(path, "ok", data)
-
-
-def read_text_tail(path: Path, limit: int = LOG_TAIL_BYTES) -> str | None:
-    """The last ``limit`` bytes of a text file (replacement-decoded), or None."""
-    try:
-        with open(path, "rb") as handle:
-            handle.seek(0, os.SEEK_END)
-            size = handle.tell()
-            handle.seek(max(0, size - limit))
-            data = handle.read(limit)
-    except OSError:
-        return None
-    text = data.decode("utf-8", errors="replace")
-    if size > limit:
-        text = text.split("\n", 1)[-1]  # drop the partial first line
-    return text
-
-
-def parse_time(value: Any) -> datetime | None:
-    """An ISO time as Harbor writes it (``...Z`` or naive, both UTC), on Python 3.10 too."""
-    if not isinstance(value, str) or not value:
-        return None
-    from datetime import datetime, timezone
-
-    text = value.strip()
-    if text.endswith(("Z", "z")):
-        text = text[:-1] + "+00:00"
-    # 3.10's fromisoformat takes only 3 or 6 fraction digits.
-    head, dot, rest = text.partition(".")
-    if dot:
-        digits = len(rest) - len(rest.lstrip("0123456789"))
-        text = head + "." + (rest[:digits] + "000000")[:6] + rest[digits:]
-    try:
-        moment = datetime.fromisoformat(text)
-    except ValueError:
-        return None
-    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
-
-
-def time_span(value: Any) -> TimeSpan | None:
-    if not isinstance(value, dict):
-        return None
-    return TimeSpan(parse_time(value.get("started_at")), parse_time(value.get("finished_at")))
-
-
-def exception_record(value: Any) -> ExceptionRecord | None:
-    if not isinstance(value, dict) or not isinstance(value.get("exception_type"), str):
-        return None
-    return ExceptionRecord(
-        type=value["exception_type"],
-        message=str(value.get("exception_message") or ""),
-        traceback=str(value.get("exception_traceback") or ""),
-        occurred_at=parse_time(value.get("occurred_at")),
-    )
 
 
 def _rewards(verifier_result: Any) -> dict[str, Any] | None:
@@ -476,7 +392,7 @@ def open_trial(path: Path | str) -> Trial:
     if log_text is None:
         absent.append("trial.log")
     exception_text = read_text_tail(folder / EXCEPTION_TXT, 256 * 1024)
-    steps = _read_steps(folder, result)
+    steps = _read_steps(folder, result, exception_text)
     for step in steps:
         if step.manifest.state == "missing" and step.artifacts_dir.is_dir():
             absent.append(f"{_rel(step.artifacts_dir, folder)}/manifest.json: collected files are found "
@@ -518,7 +434,7 @@ def _job_of(trial_folder: Path) -> tuple[Path | None, str | None]:
     return parent, version if isinstance(version, str) else None
 
 
-def _read_steps(folder: Path, result: JsonFile) -> list[StepView]:
+def _read_steps(folder: Path, result: JsonFile, exception_text: str | None = None) -> list[StepView]:
     """One view per verifier pass. Multi-step: ``step_results`` in order,
     then any ``steps/<name>/`` folder that result.json does not know (a trial
     stopped mid-way); single-step: the trial's own folders."""
@@ -531,7 +447,8 @@ def _read_steps(folder: Path, result: JsonFile) -> list[StepView]:
             name=None,
             folder=folder,
             rewards=_rewards(result.get("verifier_result")),
-            exception=exception_record(result.get("exception_info")),
+            exception=exception_record(result.get("exception_info")) if result.ok
+            else exception_from_text(exception_text),
             agent_execution=time_span(result.get("agent_execution")),
             verifier=time_span(result.get("verifier")),
             manifest=manifest,

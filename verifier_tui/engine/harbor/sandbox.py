@@ -13,7 +13,8 @@ import re
 from pathlib import Path
 
 from verifier_tui.engine.harbor.facts import VERDICT_ERRORS, TrialFacts
-from verifier_tui.engine.harbor.folders import TEST_STDERR, TEST_STDOUT, ExceptionRecord, StepView, Trial
+from verifier_tui.engine.harbor.folders import TEST_STDERR, TEST_STDOUT, StepView, Trial
+from verifier_tui.engine.harbor.reading import ExceptionRecord
 from verifier_tui.engine.harbor.runner_output import PhaseReport, RunnerOutput, parse_runner_output, sandbox_phases
 from verifier_tui.engine.model import CapturedText, RewardFile, Verdict, record
 

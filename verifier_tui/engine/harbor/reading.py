@@ -1,0 +1,167 @@
+"""Reading Harbor's files without trusting them: JSON that may be missing,
+cut short (Harbor killed mid-write) or malformed; logs read from their tail;
+times as Harbor writes them; ``ExceptionInfo`` records, from result.json or
+from an ``exception.txt`` traceback. Nothing here raises for a bad file.
+
+Shapes mirrored from Harbor 0.26.0 ``harbor/models/trial/result.py``
+(``TimingInfo``, ``ExceptionInfo``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from verifier_tui.engine.model import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from datetime import datetime
+    from typing import Any
+
+JSON_LIMIT_BYTES = 16 * 1024 * 1024
+"""Harbor's JSON files are kilobytes; a bigger one is not Harbor's."""
+LOG_TAIL_BYTES = 2 * 1024 * 1024
+"""``trial.log`` can grow with a chatty agent: its tail holds the end of the trial."""
+
+
+@record(frozen=True)
+class JsonFile:
+    """One JSON file as found: ``state`` is ``ok``, ``missing``, ``truncated``
+    (cut short, as when Harbor is killed while writing), ``invalid`` or
+    ``unreadable``; ``problem`` says so in words."""
+
+    path: Path
+    state: str
+    data: Any = None
+    problem: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.state == "ok"
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.data.get(key, default) if isinstance(self.data, dict) else default
+
+
+@record(frozen=True)
+class TimeSpan:
+    """A phase's ``TimingInfo``: ``started_at`` and ``finished_at`` (UTC)."""
+
+    started_at: datetime | None
+    finished_at: datetime | None
+
+    @property
+    def duration_s(self) -> float | None:
+        if self.started_at is None or self.finished_at is None:
+            return None
+        return (self.finished_at - self.started_at).total_seconds()
+
+
+@record(frozen=True)
+class ExceptionRecord:
+    """``ExceptionInfo`` from ``result.json``: ``type`` is the bare class name."""
+
+    type: str
+    message: str
+    traceback: str = ""
+    occurred_at: datetime | None = None
+
+
+def read_json(path: Path) -> JsonFile:
+    """A JSON file, never raising: see :class:`JsonFile` for the states."""
+    try:
+        size = os.stat(path).st_size
+    except FileNotFoundError:
+        return JsonFile(path, "missing", problem=f"{path.name} is missing")
+    except OSError as exc:
+        return JsonFile(path, "unreadable", problem=f"{path.name} cannot be read ({exc.strerror or exc})")
+    if size > JSON_LIMIT_BYTES:
+        return JsonFile(path, "invalid", problem=f"{path.name} is {size:,} bytes: not a file Harbor writes")
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        return JsonFile(path, "unreadable", problem=f"{path.name} cannot be read ({exc.strerror or exc})")
+    if not raw.strip():
+        return JsonFile(path, "truncated", problem=f"{path.name} is empty: Harbor was stopped while writing it")
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        return JsonFile(path, "invalid", problem=f"{path.name} is not UTF-8 text")
+    except ValueError as exc:
+        # A prefix of Harbor's output fails at its very end, or inside a string it cut.
+        cut = getattr(exc, "pos", 0) >= len(raw.rstrip()) - 1 or str(exc).startswith("Unterminated string")
+        if cut:
+            return JsonFile(path, "truncated",
+                            problem=f"{path.name} is cut short: Harbor was stopped while writing it")
+        return JsonFile(path, "invalid", problem=f"{path.name} is not valid JSON ({exc})")
+    return JsonFile(path, "ok", data)
+
+
+def read_text_tail(path: Path, limit: int = LOG_TAIL_BYTES) -> str | None:
+    """The last ``limit`` bytes of a text file (replacement-decoded), or None."""
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(0, os.SEEK_END)
+            size = handle.tell()
+            handle.seek(max(0, size - limit))
+            data = handle.read(limit)
+    except OSError:
+        return None
+    text = data.decode("utf-8", errors="replace")
+    if size > limit:
+        text = text.split("\n", 1)[-1]  # drop the partial first line
+    return text
+
+
+def parse_time(value: Any) -> datetime | None:
+    """An ISO time as Harbor writes it (``...Z`` or naive, both UTC), on Python 3.10 too."""
+    if not isinstance(value, str) or not value:
+        return None
+    from datetime import datetime, timezone
+
+    text = value.strip()
+    if text.endswith(("Z", "z")):
+        text = text[:-1] + "+00:00"
+    # 3.10's fromisoformat takes only 3 or 6 fraction digits.
+    head, dot, rest = text.partition(".")
+    if dot:
+        digits = len(rest) - len(rest.lstrip("0123456789"))
+        text = head + "." + (rest[:digits] + "000000")[:6] + rest[digits:]
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
+def time_span(value: Any) -> TimeSpan | None:
+    if not isinstance(value, dict):
+        return None
+    return TimeSpan(parse_time(value.get("started_at")), parse_time(value.get("finished_at")))
+
+
+def exception_record(value: Any) -> ExceptionRecord | None:
+    if not isinstance(value, dict) or not isinstance(value.get("exception_type"), str):
+        return None
+    return ExceptionRecord(
+        type=value["exception_type"],
+        message=str(value.get("exception_message") or ""),
+        traceback=str(value.get("exception_traceback") or ""),
+        occurred_at=parse_time(value.get("occurred_at")),
+    )
+
+
+def exception_from_text(text: str | None) -> ExceptionRecord | None:
+    """The exception of ``exception.txt`` (a traceback whose last line is
+    ``module.Type: message``), with its bare type name as result.json keeps it."""
+    if not text:
+        return None
+    from verifier_tui.engine.harbor.runner_output import parse_runner_output
+
+    parsed = parse_runner_output(text)
+    if parsed.traceback is None:
+        return None
+    tb = parsed.traceback
+    return ExceptionRecord(type=tb.bare_type, message=tb.exception_message, traceback=text)
