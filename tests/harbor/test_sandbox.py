@@ -205,3 +205,16 @@ def test_a_huge_test_stdout_is_read_bounded(task, runs):
     side = walk_trial(trial).sandbox
     assert side.output.dropped_bytes > 0 and len(side.output.text) < 300_000
     assert side.phases.stopped_at == "reward_written"
+
+
+def test_a_verifier_that_never_ran_has_no_verdict_to_compare(task, runs):
+    """AgentSetupTimeoutError's policy does not grade: Harbor skips the verifier."""
+    trial = trial_of(runs, task(), verifier_ran=False, verifier_files=None,
+                     exception=harbor_exception("AgentSetupTimeoutError", "Agent setup timed out after 360.0 seconds"))
+    walk = walk_trial(trial)
+    assert walk.facts.verifier_ran is False and walk.facts.agent_failure.type == "AgentSetupTimeoutError"
+    assert walk.sandbox.verdict.known is False
+    assert walk.sandbox.verdict.message == "the verifier never ran (AgentSetupTimeoutError)"
+    assert walk.sandbox.phases.stopped_at == "not_run"
+    assert {p.status for p in walk.sandbox.phases.phases} == {"not reached"}
+    assert "the verifier never ran" in walk.facts.sentences()

@@ -23,7 +23,6 @@ first found.
 from __future__ import annotations
 
 import os
-import uuid
 from pathlib import Path, PurePosixPath
 
 from verifier_tui.engine.harbor.folders import Trial
@@ -81,6 +80,8 @@ def shortuuid_of(name: str) -> str:
     """``shortuuid.uuid(name)`` (shortuuid 1.0.13): a UUID5 of ``name`` (URL
     namespace for http(s) names, DNS otherwise), written in its 57-letter
     alphabet, most significant first, padded to 22 letters."""
+    import uuid  # only git tasks need it; it brings platform along
+
     namespace = uuid.NAMESPACE_URL if name.lower().startswith(("http://", "https://")) else uuid.NAMESPACE_DNS
     number = uuid.uuid5(namespace, name).int
     alphabet = _SHORTUUID_ALPHABET
