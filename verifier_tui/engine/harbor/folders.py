@@ -440,8 +440,11 @@ def _read_steps(folder: Path, result: JsonFile, exception_text: str | None = Non
     stopped mid-way); single-step: the trial's own folders."""
     step_results = result.get("step_results")
     steps_dir = folder / "steps"
-    on_disk = sorted(p.name for p in steps_dir.iterdir() if p.is_dir()) if steps_dir.is_dir() else []
-    if not isinstance(step_results, list) and not on_disk:
+    try:
+        on_disk = sorted(p.name for p in steps_dir.iterdir() if p.is_dir()) if steps_dir.is_dir() else []
+    except OSError:
+        on_disk = []
+    if not step_results and not on_disk:
         manifest, entries = read_manifest(folder)
         return [StepView(
             name=None,

@@ -163,7 +163,8 @@ def _last_index(lines: list[str], test) -> int | None:
 
 def _traceback_end(lines: list[str]) -> int | None:
     """The line of the last exception report's final line (``Type: message``
-    after a header or a SyntaxError's location), or None."""
+    right after a header and its indented frames, or after a SyntaxError's
+    location), or None. One backward pass: each indented run is walked once."""
     for index in range(len(lines) - 1, -1, -1):
         line = lines[index]
         if not line or line[0].isspace():
@@ -171,11 +172,13 @@ def _traceback_end(lines: list[str]) -> int | None:
         match = _EXCEPTION_LINE.match(line)
         if match is None:
             continue
-        before = lines[:index]
-        header = _last_index(before, lambda text: text == TRACEBACK_HEADER)
-        if match.group("type").rsplit(".", 1)[-1] in _SYNTAX_TYPES and any(_FRAME.match(b) for b in before[-4:]):
+        probe, saw_frame = index - 1, False
+        while probe >= 0 and (not lines[probe] or lines[probe][0].isspace()):
+            saw_frame = saw_frame or _FRAME.match(lines[probe]) is not None
+            probe -= 1
+        if probe >= 0 and lines[probe] == TRACEBACK_HEADER:
             return index
-        if header is not None and all(not b or b[0].isspace() for b in lines[header + 1:index]):
+        if saw_frame and match.group("type").rsplit(".", 1)[-1] in _SYNTAX_TYPES:
             return index
     return None
 
