@@ -144,10 +144,14 @@ def test_an_unparseable_reward_txt(task, runs):
     demo = task(verifier=None, shim=False, files={"test.sh": "#!/bin/sh\necho 'score: high' > /logs/verifier/reward.txt\n"})
     trial = trial_of(runs, demo, verifier_files={"test-stdout.txt": "", "reward.txt": "score: high\n"},
                      exception=harbor_exception("VerifierOutputParseError", "Failed to parse rewards from text file"))
-    side = walk_trial(trial).sandbox
+    walk = walk_trial(trial)
+    side = walk.sandbox
     assert side.computed.error == "VerifierOutputParseError" and side.verdict.error == "VerifierOutputParseError"
     assert side.disagreement is None
     assert "could not use it" in side.phases.explanation and "not the shim" in side.phases.explanation
+    from verifier_tui.engine.harbor.replay import plan_replay
+
+    assert plan_replay(walk).skipped.startswith("tests/test.sh is the task's own script, not the runner's shim")
 
 
 def test_a_bare_number_in_reward_json(task, runs):

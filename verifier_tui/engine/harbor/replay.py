@@ -82,6 +82,20 @@ def shim_verifier(task_dir: Path, step: str | None = None) -> Path | None:
     return None
 
 
+def _plain_test_sh(task_dir: Path, step: str | None) -> str | None:
+    """The test script Harbor ran, when it is not the runner's shim (a plain test.sh task)."""
+    from verifier_tui.engine.discovery import SHIM_MARKER
+
+    for tests in _tests_dirs(task_dir, step):
+        script = tests / "test.sh"
+        try:
+            text = script.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        return None if SHIM_MARKER in text else script.relative_to(task_dir).as_posix()
+    return None
+
+
 def plan_replay(walk: TrialWalkthrough, *, workspace: Path | str | None = None, case: str | None = None,
                 timeout: float | None = None) -> ReplayPlan:
     """The replay's inputs for one trial (or step), or why it cannot run."""
@@ -93,6 +107,11 @@ def plan_replay(walk: TrialWalkthrough, *, workspace: Path | str | None = None, 
         return plan
     task_dir = location.path
     step = walk.step.name
+    plain = _plain_test_sh(task_dir, step)
+    if plain is not None:
+        plan.skipped = (f"{plain} is the task's own script, not the runner's shim: the sandbox ran it, not a Python "
+                        "verifier through the runner, so there is nothing to replay")
+        return plan
     if workspace is not None:
         folder = Path(workspace).expanduser().absolute()
         if not folder.is_dir():

@@ -182,12 +182,15 @@ def read_sandbox(trial: Trial, step: StepView, facts: TrialFacts, *, task_root: 
     recorded_exception = step.exception if step.name is not None else (step.exception or trial.exception)
     output = read_bounded(step.verifier_dir / TEST_STDOUT) or CapturedText()
     old_stderr = read_bounded(step.verifier_dir / TEST_STDERR)
-    text = output.text
     if old_stderr is not None and old_stderr.text:
         # Harbor 0.1.42 and older kept stderr apart: the runner's report is there.
-        text = (text + "\n" if text and not text.endswith("\n") else text) + old_stderr.text
-        output = CapturedText(head=text, total_bytes=output.total_bytes + old_stderr.total_bytes,
-                              dropped_bytes=output.dropped_bytes + old_stderr.dropped_bytes)
+        # It follows stdout's tail (its own cut, if any, is marked inside its text).
+        joined = output.head + output.tail
+        separator = "\n" if joined and not joined.endswith("\n") else ""
+        output = CapturedText(head=output.head, tail=output.tail + separator + old_stderr.text,
+                              dropped_bytes=output.dropped_bytes,
+                              total_bytes=output.total_bytes + old_stderr.total_bytes)
+    text = output.text
     runner = parse_runner_output(text)
     phases = sandbox_phases(runner, computed, timed_out=facts.timed_out, timeout_s=facts.timeout.for_replay,
                             verifier_ran=False if facts.verifier_ran is False and not text else True)
@@ -223,7 +226,10 @@ def _harbor_verdict(trial: Trial, step: StepView, facts: TrialFacts, computed: V
     if step.rewards is not None:
         return HarborVerdict(dict(step.rewards), None, "recorded in result.json", "result.json")
     if facts.verifier_ran is False or facts.verifier_disabled:
-        why = facts.agent_failure.type if facts.agent_failure else "verifier disabled" if facts.verifier_disabled else "not run"
+        if facts.verifier_disabled:
+            why = "verifier disabled"
+        else:
+            why = facts.agent_failure.type if facts.agent_failure else "not run"
         return HarborVerdict(None, None, f"the verifier never ran ({why})", "none")
     if computed is not None:
         where = "result.json is not readable" if not trial.result.ok else "result.json records no verdict for it"
