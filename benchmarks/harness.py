@@ -465,7 +465,7 @@ def row_cells(row: Row) -> list[str]:
         row.anchor or "-",
         _spread(row.anchor_values, row.unit),
         "-" if difference is None else ("+" if difference >= 0 else "") + _amount(difference, row.unit),
-        "-" if row.ratio is None else f"{row.ratio:.2f}x",
+        "-" if row.ratio is None or row.unit != "ms" else f"{row.ratio:.2f}x",  # a ratio of growths means little
         row.goal.text if row.goal else "-",
         {True: "yes", False: "NO", None: "-"}[row.holds],
     ]

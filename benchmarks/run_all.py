@@ -31,8 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import harness  # noqa: E402
 from harness import BenchmarkError, Row, skipped  # noqa: E402
 
-MODULES = ("runner_overhead", "run_overhead", "watch_latency", "tui_latency")  # TMP
-_X = ("watch_latency", "tui_latency", "big_workspace", "tui_memory",
+MODULES = ("runner_overhead", "run_overhead", "watch_latency", "tui_latency", "big_workspace", "tui_memory",
            "cases_parallel")
 
 

@@ -1,0 +1,79 @@
+"""``verifier-tui test`` over 200 cases on 2 cores, against the bare runner
+run 2 at a time.
+
+Issue 11's last row. A task with 200 cases, each a five-file workspace and an
+``expected.json`` that the trivial verifier meets. Interleaved:
+
+  tool  the venv's ``verifier-tui test --json -j 2 TASK`` (discovery, 200
+        stagings, 200 runs two at a time, 200 verdicts, one document)
+  bare  the same 200 runs of the bare runner on layouts staged by hand before
+        timing (one shared tests folder, a workspace and a reward folder per
+        case), two at a time from a pool of two threads
+
+Why "at most 1.3x": on 2 cores the runners themselves keep both cores busy,
+so the tool's own work (staging each case and judging it) competes with them
+for CPU; 30% over the bare runs leaves room for that work (about 10 ms of
+staging and verdict per case against about 35 ms of runner) and no more.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+from harness import Bench, BenchmarkError, Goal, Row, child_env, interleave, ms, timed_run
+from layouts import bare_layout, small_task
+
+NAME = "test"
+CASES = 200
+JOBS = 2
+
+
+def measure(bench: Bench) -> list[Row]:
+    where = bench.folder("cases-parallel")
+    task = small_task(where, cases=CASES, expected=True)
+    first = bare_layout(where / "bare" / "c000")
+    layouts = [first] + [bare_layout(where / "bare" / f"c{index:03d}", tests=first.tests)
+                         for index in range(1, CASES)]
+
+    def check(done: subprocess.CompletedProcess) -> str | None:
+        try:
+            passed = json.loads(done.stdout).get("passed")
+        except ValueError:
+            return f"no JSON (exit {done.returncode}): {done.stderr.decode(errors='replace')[-300:]}"
+        return None if passed == CASES else f"{passed} of {CASES} cases passed"
+
+    command = [bench.tool, "test", "--json", "-j", str(JOBS), "--python", bench.python, str(task)]
+
+    def tool() -> float:
+        return timed_run(command, cwd=where, env=bench.tool_env(), check=check)
+
+    def bare() -> float:
+        env = child_env()
+
+        def one(layout) -> int:
+            (layout.reward_dir / "reward.txt").unlink(missing_ok=True)
+            return subprocess.run(layout.command(bench.python), cwd=layout.app, env=env,
+                                  stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.DEVNULL).returncode
+
+        started = time.perf_counter()
+        with ThreadPoolExecutor(JOBS) as pool:
+            codes = list(pool.map(one, layouts))
+        elapsed = time.perf_counter() - started
+        if any(codes) or any(layout.reward() != "1.0" for layout in layouts):
+            raise BenchmarkError("a bare runner did not write reward 1.0")
+        return elapsed
+
+    samples = interleave({"tool": tool, "bare": bare}, rounds=bench.rounds(5, 2), warmup=1)
+    return [Row("test", "11", f"test over {CASES} cases, -j {JOBS}", anchor=f"bare runner, {JOBS} at a time",
+                values=ms(samples["tool"]), anchor_values=ms(samples["bare"]), goal=Goal.ratio(1.3))]
+
+
+if __name__ == "__main__":
+    from run_all import main
+
+    sys.exit(main(["--only", NAME] + sys.argv[1:]))
