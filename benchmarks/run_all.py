@@ -21,6 +21,7 @@ import argparse
 import importlib
 import json
 import shutil
+import subprocess
 import sys
 import time
 import traceback
@@ -89,8 +90,9 @@ def main(argv: list[str] | None = None) -> int:
             begun = time.monotonic()
             try:
                 found = module.measure(bench)
-            except (BenchmarkError, OSError, ValueError, KeyError) as error:
-                traceback.print_exc()
+            except Exception as error:  # noqa: BLE001 - one benchmark's failure must not lose the others' rows
+                if not isinstance(error, BenchmarkError):
+                    traceback.print_exc()
                 found = [skipped(module.NAME, "-", f"{module.NAME} benchmark", f"failed: {error}")]
             for row in found:
                 print(harness.table([row]).splitlines()[-1], flush=True)
@@ -122,8 +124,7 @@ def find_anchors(bench: harness.Bench, install: bool) -> None:
     ptw = bench.venv / "bin" / "ptw"
     if problem is None and ptw.exists():
         bench.ptw = str(ptw)
-        version = harness.subprocess.run([str(ptw), "--version"], stdout=harness.subprocess.PIPE,
-                                         text=True).stdout.strip()
+        version = subprocess.run([str(ptw), "--version"], stdout=subprocess.PIPE, text=True).stdout.strip()
         bench.notes.append(f"pytest-watcher {version}: {ptw}")
     else:
         bench.notes.append(problem or "pytest-watcher installed no ptw command")
