@@ -80,10 +80,10 @@ def main(argv: list[str] | None = None) -> int:
         if any(getattr(module, "ANCHORS", False) for module in modules):
             find_anchors(bench, args.install_anchors)
         facts = harness.machine_facts(bench)
+        if bench.notes:
+            facts["anchors"] = "; ".join(bench.notes)
         for name, value in facts.items():
             print(f"{name:<13} {value}")
-        for note in bench.notes:
-            print(f"note          {note}")
         rows: list[Row] = []
         for module in modules:
             print(f"\n== {module.NAME}: {module.__doc__.splitlines()[0]}", flush=True)
@@ -125,7 +125,7 @@ def find_anchors(bench: harness.Bench, install: bool) -> None:
     if problem is None and ptw.exists():
         bench.ptw = str(ptw)
         version = subprocess.run([str(ptw), "--version"], stdout=subprocess.PIPE, text=True).stdout.strip()
-        bench.notes.append(f"pytest-watcher {version}: {ptw}")
+        bench.notes.append(f"pytest-watcher {version} (with watchdog<7)")
     else:
         bench.notes.append(problem or "pytest-watcher installed no ptw command")
 
