@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from verifier_tui.engine.model import Expectation, ResponseSource, field, record
+from verifier_tui.engine.model import Expectation, ResponseSource
+from verifier_tui.engine.record import field, record
 
 TYPE_CHECKING = False  # typing is not imported at run time: start-up is measured
 if TYPE_CHECKING:

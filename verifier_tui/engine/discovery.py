@@ -15,7 +15,7 @@ import stat
 from pathlib import Path
 
 from verifier_tui.engine.cases import Case, find_cases, load_case
-from verifier_tui.engine.model import field, record
+from verifier_tui.engine.record import field, record
 
 TYPE_CHECKING = False  # typing is not imported at run time: start-up is measured
 if TYPE_CHECKING:

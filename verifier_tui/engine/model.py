@@ -1,8 +1,8 @@
 """The engine's plain data: what a run was asked to do and what came of it.
 
-Everything here is a frozen or plain record (see :func:`record`) with a
-``to_json`` where it travels to ``--json`` output, so the TUI, the headless
-commands and the tests read one shape.
+Everything here is a frozen or plain record (see
+:mod:`verifier_tui.engine.record`) with a ``to_json`` where it travels to
+``--json`` output, so the TUI, the headless commands and the tests read one shape.
 """
 
 from __future__ import annotations
@@ -10,137 +10,11 @@ from __future__ import annotations
 from enum import Enum
 from pathlib import Path
 
-# Names for type checkers only: importing typing (and dataclasses, below) costs
-# start-up time that `verifier-tui run` is measured on.
-TYPE_CHECKING = False
+from verifier_tui.engine.record import field, record
+
+TYPE_CHECKING = False  # typing is not imported at run time: start-up is measured
 if TYPE_CHECKING:
-    from dataclasses import dataclass as record
-    from dataclasses import field
     from typing import Any
-else:
-
-    class FrozenInstanceError(AttributeError):
-        """Assigning to a field of a frozen record."""
-
-    class _Factory:
-        __slots__ = ("make",)
-
-        def __init__(self, make: Any) -> None:
-            self.make = make
-
-    def field(*, default_factory: Any) -> Any:
-        """``dataclasses.field(default_factory=...)``, the only use made of it here."""
-        return _Factory(default_factory)
-
-    def record(cls: Any = None, /, *, frozen: bool = False) -> Any:
-        """What ``@dataclass`` gives these classes (``__init__`` taking the fields
-        in order, positionally or by name, with their defaults; ``__repr__``;
-        ``__eq__``; and when ``frozen``, no assignment and a ``__hash__``),
-        without importing ``dataclasses``, which brings ``inspect`` and ``ast``
-        along and generates code at import: together the largest share of
-        the engine's start-up. Type checkers see ``@dataclass`` itself."""
-
-        def wrap(cls: Any) -> Any:
-            names = tuple(cls.__dict__.get("__annotations__", {}))
-            defaults = {n: cls.__dict__[n] for n in names if n in cls.__dict__}
-            for name, value in defaults.items():
-                if isinstance(value, _Factory):
-                    delattr(cls, name)
-            qualname = cls.__qualname__
-
-            def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
-                if len(args) > len(names):
-                    raise TypeError(f"{qualname}() takes {len(names)} arguments but {len(args)} were given")
-                values = dict(zip(names, args))
-                for key, value in kwargs.items():
-                    if key not in names:
-                        raise TypeError(f"{qualname}() got an unexpected keyword argument {key!r}")
-                    if key in values:
-                        raise TypeError(f"{qualname}() got multiple values for argument {key!r}")
-                    values[key] = value
-                put = object.__setattr__
-                for name in names:
-                    if name in values:
-                        put(self, name, values[name])
-                    elif name in defaults:
-                        default = defaults[name]
-                        put(self, name, default.make() if isinstance(default, _Factory) else default)
-                    else:
-                        raise TypeError(f"{qualname}() missing required argument: {name!r}")
-
-            def __repr__(self: Any) -> str:
-                return f"{qualname}(" + ", ".join(f"{n}={getattr(self, n)!r}" for n in names) + ")"
-
-            def __eq__(self: Any, other: Any) -> Any:
-                if other.__class__ is not self.__class__:
-                    return NotImplemented
-                return tuple(getattr(self, n) for n in names) == tuple(getattr(other, n) for n in names)
-
-            cls.__init__ = __init__
-            cls.__repr__ = __repr__
-            cls.__eq__ = __eq__
-            cls.__match_args__ = names
-            cls.__record_fields__ = names
-            cls.__dataclass_fields__ = _DataclassFields(defaults)
-            if frozen:
-
-                def __setattr__(self: Any, name: str, value: Any) -> None:
-                    raise FrozenInstanceError(f"cannot assign to field {name!r}")
-
-                def __delattr__(self: Any, name: str) -> None:
-                    raise FrozenInstanceError(f"cannot delete field {name!r}")
-
-                def __hash__(self: Any) -> int:
-                    return hash(tuple(getattr(self, n) for n in names))
-
-                cls.__setattr__ = __setattr__
-                cls.__delattr__ = __delattr__
-                cls.__hash__ = __hash__
-            else:
-                cls.__hash__ = None  # mutable and compared by value: unhashable, as a dataclass
-            return cls
-
-        return wrap if cls is None else wrap(cls)
-
-    class _DataclassFields:
-        """A record's ``__dataclass_fields__``, made on first use: code that
-        uses the ``dataclasses`` functions on these classes (the TUI calls
-        ``dataclasses.replace`` on a RunSpec; ``fields``, ``asdict`` and
-        ``is_dataclass`` work too) pays for importing dataclasses then, and
-        the headless ``run`` never does."""
-
-        def __init__(self, defaults: dict) -> None:
-            self.defaults = defaults
-
-        def __get__(self, obj: Any, cls: Any) -> dict:
-            import dataclasses
-
-            made = {}
-            annotations = cls.__dict__.get("__annotations__", {})
-            for name in cls.__record_fields__:
-                default = self.defaults.get(name, dataclasses.MISSING)
-                if isinstance(default, _Factory):
-                    made_field = dataclasses.field(default_factory=default.make)
-                else:
-                    made_field = dataclasses.field(default=default)
-                made_field.name = name
-                made_field.type = annotations.get(name)
-                made_field._field_type = getattr(dataclasses, "_FIELD", None)  # a plain field, as @dataclass sets it
-                made[name] = made_field
-            type.__setattr__(cls, "__dataclass_fields__", made)  # made once per class
-            return made
-
-
-def replace(obj: Any, **changes: Any) -> Any:
-    """A copy of a record with some fields changed (``dataclasses.replace``)."""
-    names = getattr(obj, "__record_fields__", None)
-    if names is None:  # a real dataclass (type checkers' view, or another module's)
-        import dataclasses
-
-        return dataclasses.replace(obj, **changes)
-    values = {name: getattr(obj, name) for name in names}
-    values.update(changes)
-    return type(obj)(**values)
 
 
 class Outcome(str, Enum):

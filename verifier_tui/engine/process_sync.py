@@ -21,7 +21,8 @@ import sys
 import time
 
 from verifier_tui.engine.capture import DEFAULT_CAP_BYTES, BoundedCapture
-from verifier_tui.engine.model import CapturedText, field, record
+from verifier_tui.engine.model import CapturedText
+from verifier_tui.engine.record import field, record
 
 _CHUNK = 64 * 1024
 # After the leader exits, how long to keep reading pipes that a leftover

@@ -20,9 +20,8 @@ from verifier_tui.engine.model import (
     ResponseSource,
     RunResult,
     Verdict,
-    field,
-    record,
 )
+from verifier_tui.engine.record import field, record
 from verifier_tui.engine.staging import Stage, StagingError, probe_interpreter
 
 TYPE_CHECKING = False  # typing is not imported at run time: start-up is measured

@@ -14,7 +14,8 @@ from pathlib import Path
 
 from verifier_tui.engine.cases import Case, default_task_data
 from verifier_tui.engine.discovery import DiscoveryError, Task, choose_verifier, load_case_dir, resolve
-from verifier_tui.engine.model import ResponseSource, RunResult, record, replace
+from verifier_tui.engine.model import ResponseSource, RunResult
+from verifier_tui.engine.record import record, replace
 from verifier_tui.engine.run import DEFAULT_TIMEOUT_S, Prepared, RunSpec, collect, map_paths, prepare, read_explain
 from verifier_tui.engine.staging import Scratch, Stage
 

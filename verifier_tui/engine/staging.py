@@ -26,7 +26,7 @@ import shutil
 import stat
 from pathlib import Path
 
-from verifier_tui.engine.model import field, record
+from verifier_tui.engine.record import field, record
 from verifier_tui.runner_source import runner_path
 
 # Names never copied into a mirror: bytecode caches would only be stale.

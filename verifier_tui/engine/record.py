@@ -1,0 +1,102 @@
+"""``@record``: the part of ``@dataclass`` the engine's plain data uses.
+
+Kept because it pays its way: importing ``dataclasses`` brings ``inspect`` and
+``ast`` along and generates code at import, about 13 ms of the 40 ms that
+``verifier-tui run --json`` may add to the bare runner (measured in a clean
+venv, issue 7). What a record gets: ``__init__`` taking the fields in order,
+positionally or by name, with their defaults (``field(default_factory=...)``
+for a fresh list or dict per instance); ``__repr__``; ``__eq__``; and when
+``frozen``, no assignment and a ``__hash__``. :func:`replace` copies one with
+some fields changed. Type checkers see ``@dataclass`` itself.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from dataclasses import dataclass as record
+    from dataclasses import field
+    from dataclasses import replace
+else:
+
+    class FrozenInstanceError(AttributeError):
+        """Assigning to a field of a frozen record."""
+
+    class _Factory:
+        __slots__ = ("make",)
+
+        def __init__(self, make):
+            self.make = make
+
+    def field(*, default_factory):
+        """``dataclasses.field(default_factory=...)``."""
+        return _Factory(default_factory)
+
+    def record(cls=None, /, *, frozen=False):
+        """A class decorator: see the module's docstring."""
+
+        def wrap(cls):
+            names = tuple(cls.__dict__.get("__annotations__", {}))
+            defaults = {n: cls.__dict__[n] for n in names if n in cls.__dict__}
+            for name, value in defaults.items():
+                if isinstance(value, _Factory):
+                    delattr(cls, name)
+            qualname = cls.__qualname__
+
+            def __init__(self, *args, **kwargs):
+                if len(args) > len(names):
+                    raise TypeError(f"{qualname}() takes {len(names)} arguments but {len(args)} were given")
+                values = dict(zip(names, args))
+                for key, value in kwargs.items():
+                    if key not in names:
+                        raise TypeError(f"{qualname}() got an unexpected keyword argument {key!r}")
+                    if key in values:
+                        raise TypeError(f"{qualname}() got multiple values for argument {key!r}")
+                    values[key] = value
+                put = object.__setattr__
+                for name in names:
+                    if name in values:
+                        put(self, name, values[name])
+                    elif name in defaults:
+                        default = defaults[name]
+                        put(self, name, default.make() if isinstance(default, _Factory) else default)
+                    else:
+                        raise TypeError(f"{qualname}() missing required argument: {name!r}")
+
+            def __repr__(self):
+                return f"{qualname}(" + ", ".join(f"{n}={getattr(self, n)!r}" for n in names) + ")"
+
+            def __eq__(self, other):
+                if other.__class__ is not self.__class__:
+                    return NotImplemented
+                return tuple(getattr(self, n) for n in names) == tuple(getattr(other, n) for n in names)
+
+            cls.__init__ = __init__
+            cls.__repr__ = __repr__
+            cls.__eq__ = __eq__
+            cls.__record_fields__ = names
+            if frozen:
+
+                def __setattr__(self, name, value):
+                    raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+                def __delattr__(self, name):
+                    raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+                def __hash__(self):
+                    return hash(tuple(getattr(self, n) for n in names))
+
+                cls.__setattr__ = __setattr__
+                cls.__delattr__ = __delattr__
+                cls.__hash__ = __hash__
+            else:
+                cls.__hash__ = None  # mutable and compared by value: unhashable, as a dataclass
+            return cls
+
+        return wrap if cls is None else wrap(cls)
+
+    def replace(obj, /, **changes):
+        """A copy of a record with some fields changed (``dataclasses.replace``)."""
+        values = {name: getattr(obj, name) for name in obj.__record_fields__}
+        values.update(changes)
+        return type(obj)(**values)
