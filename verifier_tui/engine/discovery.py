@@ -14,6 +14,7 @@ import re
 import stat
 from pathlib import Path
 
+from verifier_tui.engine import cache
 from verifier_tui.engine.cases import Case, find_cases, load_case
 from verifier_tui.engine.record import field, record
 
@@ -142,11 +143,11 @@ def read_task_config(task_root: Path) -> TaskConfig:
     """``task.toml``'s ``[verifier] timeout_sec`` and ``env``; problems are
     reported, never raised (a broken task.toml must not stop debugging).
 
-    What a task.toml says is remembered on disk, keyed by the file's size,
-    modification and change times and inode: parsing TOML means importing
-    tomllib (and typing, datetime), which costs more start-up time than the rest
-    of discovery, and task.toml rarely changes between two runs. Any write
-    to the file changes its change time, so a stale answer cannot survive."""
+    What a task.toml says is remembered in the cache (:mod:`verifier_tui.engine.cache`),
+    keyed by the file's size, modification and change times and inode:
+    parsing TOML means importing tomllib, about 6 ms of ``run``, and task.toml
+    rarely changes between two runs. Any write to the file changes its change
+    time, so a stale answer cannot survive."""
     path = task_root / "task.toml"
     try:
         st = os.stat(path)
@@ -156,56 +157,35 @@ def read_task_config(task_root: Path) -> TaskConfig:
         return TaskConfig()
     key = os.path.abspath(path)
     stamp = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev]
-    cache = _read_config_cache()
-    known = cache.get(key)
-    if isinstance(known, dict) and known.get("stamp") == stamp:
-        try:
-            saved = known["config"]
-            return TaskConfig(timeout_sec=saved["timeout_sec"], env=dict(saved["env"]), name=saved["name"],
-                              problems=tuple(saved["problems"]))
-        except (KeyError, TypeError, ValueError):
-            pass
+    remembered = cache.load(_CONFIG_CACHE_FILE, _valid_config_entry)
+    known = remembered.get(key)
+    if known is not None and known["stamp"] == stamp:
+        saved = known["config"]
+        return TaskConfig(timeout_sec=saved["timeout_sec"], env=dict(saved["env"]), name=saved["name"],
+                          problems=tuple(saved["problems"]))
     config = _parse_task_config(path)
-    cache.pop(key, None)
-    cache[key] = {"stamp": stamp, "config": {"timeout_sec": config.timeout_sec, "env": config.env,
-                                             "name": config.name, "problems": list(config.problems)}}
-    _write_config_cache(cache)
+    remembered.pop(key, None)
+    remembered[key] = {"stamp": stamp, "config": {"timeout_sec": config.timeout_sec, "env": config.env,
+                                                  "name": config.name, "problems": list(config.problems)}}
+    cache.store(_CONFIG_CACHE_FILE, remembered)
     return config
 
 
-_CONFIG_CACHE_ENTRIES = 500  # tasks remembered; the oldest are forgotten first
+_CONFIG_CACHE_FILE = "task-config.json"
 
 
-def _config_cache_file() -> str:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "verifier-tui", "task-config.json")
-
-
-def _read_config_cache() -> dict:
-    import json
-
-    try:
-        with open(_config_cache_file(), encoding="utf-8") as handle:
-            data = json.load(handle)
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def _write_config_cache(cache: dict) -> None:
-    import json
-
-    path = _config_cache_file()
-    for stale in list(cache)[:-_CONFIG_CACHE_ENTRIES]:
-        del cache[stale]
-    try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        tmp = f"{path}.{os.getpid()}.tmp"
-        with open(tmp, "w", encoding="utf-8") as handle:
-            json.dump(cache, handle)
-        os.replace(tmp, path)
-    except OSError:
-        pass  # a cache that cannot be written only costs a parse next time
+def _valid_config_entry(entry: Any) -> bool:
+    """A remembered task.toml answer has exactly the shape written above."""
+    config = entry["config"]
+    return (
+        isinstance(entry["stamp"], list)
+        and (config["timeout_sec"] is None or (isinstance(config["timeout_sec"], float) and config["timeout_sec"] > 0))
+        and isinstance(config["env"], dict)
+        and all(isinstance(k, str) and isinstance(v, str) for k, v in config["env"].items())
+        and (config["name"] is None or isinstance(config["name"], str))
+        and isinstance(config["problems"], list)
+        and all(isinstance(p, str) for p in config["problems"])
+    )
 
 
 def _parse_task_config(path: Path) -> TaskConfig:

@@ -22,7 +22,8 @@ from verifier_tui.engine.model import (
     Verdict,
 )
 from verifier_tui.engine.record import field, record
-from verifier_tui.engine.staging import Stage, StagingError, probe_interpreter
+from verifier_tui.engine.interpreter import probe_interpreter
+from verifier_tui.engine.stage import Stage, StagingError
 
 TYPE_CHECKING = False  # typing is not imported at run time: start-up is measured
 if TYPE_CHECKING:

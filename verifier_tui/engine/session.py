@@ -17,7 +17,7 @@ from verifier_tui.engine.discovery import DiscoveryError, Task, choose_verifier,
 from verifier_tui.engine.model import ResponseSource, RunResult
 from verifier_tui.engine.record import record, replace
 from verifier_tui.engine.run import DEFAULT_TIMEOUT_S, Prepared, RunSpec, collect, map_paths, prepare, read_explain
-from verifier_tui.engine.staging import Scratch, Stage
+from verifier_tui.engine.stage import Scratch, Stage
 
 TYPE_CHECKING = False  # typing is not imported at run time: start-up is measured
 if TYPE_CHECKING:

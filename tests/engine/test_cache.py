@@ -1,0 +1,99 @@
+"""The tool's own cache files: private to the user, replaced atomically, and
+trusted only after their shape was checked (a wrong one costs a fresh answer,
+never a traceback)."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import sys
+
+import pytest
+
+from tests.helpers import make_task
+from verifier_tui.engine import cache
+from verifier_tui.engine.discovery import read_task_config
+from verifier_tui.engine import interpreter
+from verifier_tui.engine.interpreter import probe_interpreter
+
+
+def mode(path) -> int:
+    return stat.S_IMODE(os.stat(path).st_mode)
+
+
+def test_the_folder_and_files_are_private(private_cache):
+    cache.store("x.json", {"a": 1})
+    folder = private_cache / "verifier-tui"
+    assert mode(folder) == 0o700
+    assert mode(folder / "x.json") == 0o600
+    assert [p.name for p in folder.iterdir()] == ["x.json"]  # no temporary file left
+
+
+def test_a_folder_made_wider_is_made_private_again(private_cache):
+    folder = private_cache / "verifier-tui"
+    folder.mkdir(parents=True, mode=0o755)
+    os.chmod(folder, 0o755)
+    cache.store("x.json", {"a": 1})
+    assert mode(folder) == 0o700
+
+
+def test_only_entries_of_the_right_shape_come_back(private_cache):
+    cache.store("x.json", {"good": 1, "bad": "one", "odd": [1]})
+    assert cache.load("x.json", lambda entry: isinstance(entry, int)) == {"good": 1}
+
+
+def test_a_check_that_trips_over_a_shape_discards_the_entry(private_cache):
+    cache.store("x.json", {"good": {"n": 1}, "bad": [], "worse": None})
+    assert cache.load("x.json", lambda entry: entry["n"] > 0) == {"good": {"n": 1}}
+
+
+@pytest.mark.parametrize("text", ["[]", "null", "7", "{not json", ""])
+def test_a_file_that_is_not_a_json_object_is_ignored(private_cache, text):
+    folder = private_cache / "verifier-tui"
+    folder.mkdir(parents=True)
+    (folder / "x.json").write_text(text)
+    assert cache.load("x.json", lambda entry: True) == {}
+
+
+def test_a_file_others_may_write_is_not_trusted(private_cache):
+    cache.store("x.json", {"a": 1})
+    os.chmod(private_cache / "verifier-tui" / "x.json", 0o666)
+    assert cache.load("x.json", lambda entry: True) == {}
+
+
+def test_only_the_newest_entries_are_kept(private_cache):
+    cache.store("x.json", {str(i): i for i in range(10)}, keep=3)
+    assert cache.load("x.json", lambda entry: True) == {"7": 7, "8": 8, "9": 9}
+
+
+def test_a_relative_xdg_cache_home_is_ignored(monkeypatch, tmp_path):
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative/cache")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert cache.folder() == str(tmp_path / ".cache" / "verifier-tui")
+
+
+@pytest.mark.parametrize("planted", ["[]", '{"%s": []}', '{"%s": {"path": "x", "stamp": 1}}',
+                                     '{"%s": {"path": [], "stamp": [], "executable": 3, "version": "3"}}'])
+def test_an_interpreter_cache_of_the_wrong_shape_is_asked_again(private_cache, planted, monkeypatch):
+    monkeypatch.setattr(interpreter, "_known", {})  # what this test process learnt already
+    exe = os.path.abspath(sys.executable)
+    folder = private_cache / "verifier-tui"
+    folder.mkdir(parents=True, mode=0o700)
+    (folder / "interpreters.json").write_text(planted.replace("%s", exe))
+    found = probe_interpreter(exe)
+    assert found.error is None
+    assert found.executable and found.version == "%d.%d.%d" % sys.version_info[:3]
+    rewritten = json.loads((folder / "interpreters.json").read_text())
+    assert isinstance(rewritten[exe]["path"], list)
+
+
+@pytest.mark.parametrize("planted", ["[]", '{"%s": []}', '{"%s": {"stamp": "x", "config": {}}}',
+                                     '{"%s": {"stamp": [], "config": {"timeout_sec": "soon", "env": {}, '
+                                     '"name": null, "problems": []}}}'])
+def test_a_task_config_cache_of_the_wrong_shape_is_read_again(private_cache, tmp_path, planted):
+    task = make_task(tmp_path / "t", toml="[verifier]\ntimeout_sec = 7\n")
+    folder = private_cache / "verifier-tui"
+    folder.mkdir(parents=True, mode=0o700)
+    (folder / "task-config.json").write_text(planted.replace("%s", str(task / "task.toml")))
+    assert read_task_config(task).timeout_sec == 7.0

@@ -1,0 +1,79 @@
+"""The tool's own cache: small JSON files under ``$XDG_CACHE_HOME/verifier-tui``.
+
+Two answers are remembered between runs because learning them again is felt
+at every start of ``verifier-tui run``: what an interpreter says about itself
+(a child Python, about 18 ms: :mod:`verifier_tui.engine.interpreter`) and what a
+``task.toml`` says (importing tomllib, about 6 ms: :mod:`verifier_tui.engine.discovery`).
+
+Written privately: the folder is made 0700 and each file is written 0600 to a
+temporary name beside it, then renamed over the old one, so a reader never
+sees half a file. Read back with suspicion: a file that is not the user's own,
+that others may write, or that is not a JSON object is ignored, and each entry
+is kept only when the caller's check accepts its shape. Whatever fails costs a
+fresh answer, never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+
+TYPE_CHECKING = False  # typing is not imported at run time: start-up is measured
+if TYPE_CHECKING:
+    from typing import Any, Callable
+
+
+def folder() -> str:
+    """``$XDG_CACHE_HOME/verifier-tui`` (a relative XDG_CACHE_HOME is ignored,
+    as the XDG specification says), else ``~/.cache/verifier-tui``."""
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    if not os.path.isabs(base):
+        base = os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "verifier-tui")
+
+
+def load(name: str, valid: Callable[[Any], bool]) -> dict[str, Any]:
+    """The entries of cache file ``name`` that ``valid`` accepts; {} when the
+    file is missing, unreadable, not ours or not a JSON object."""
+    try:
+        with open(os.path.join(folder(), name), encoding="utf-8") as handle:
+            st = os.fstat(handle.fileno())
+            if st.st_uid != os.getuid() or st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+                return {}
+            data = json.load(handle)
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    out = {}
+    for key, entry in data.items():
+        try:
+            if valid(entry):
+                out[key] = entry
+        except (TypeError, ValueError, KeyError, AttributeError):
+            pass  # a check that trips over a wrong shape: not valid either
+    return out
+
+
+def store(name: str, entries: dict[str, Any], keep: int = 500) -> None:
+    """Write ``entries`` (the last ``keep`` of them, in insertion order) as
+    cache file ``name``. A cache that cannot be written only costs a fresh
+    answer next time: errors are swallowed."""
+    import tempfile
+
+    where = folder()
+    kept = dict(list(entries.items())[-keep:])
+    try:
+        os.makedirs(where, mode=0o700, exist_ok=True)
+        os.chmod(where, 0o700)  # made wider by an older version or by hand: ours alone again
+        handle, temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=where)  # 0600
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as out:
+                json.dump(kept, out)
+            os.replace(temporary, os.path.join(where, name))
+        except BaseException:
+            os.unlink(temporary)
+            raise
+    except OSError:
+        pass

@@ -1,0 +1,122 @@
+"""Ask the chosen interpreter about itself, once, and remember the answer.
+
+The runner is started by ``--python`` (``python3`` on PATH by default, as the
+shim's ``test.sh`` would find it). Before staging, the tool needs to know which
+executable that is, its version, and where its ``nemo_gym/verifiers`` is, to
+vendor it beside the runner as the shim does. Asking means starting it (about
+18 ms), so the answer is kept in the cache (:mod:`verifier_tui.engine.cache`),
+keyed by the interpreter and the modification times of its import path
+folders: installing or removing a package changes its site-packages folder,
+which asks again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import threading
+from pathlib import Path
+
+from verifier_tui.engine import cache
+from verifier_tui.engine.record import record
+
+_PROBE = (
+    "import importlib.machinery as m, json, os, sys\n"
+    "s = m.PathFinder.find_spec('nemo_gym', sys.path)\n"
+    "loc = list(s.submodule_search_locations or []) if s else []\n"
+    "v = [os.path.join(p, 'verifiers') for p in loc if os.path.isdir(os.path.join(p, 'verifiers'))]\n"
+    "print(json.dumps({'verifiers': v[0] if v else None, 'path': [p for p in sys.path if p],"
+    " 'version': '%d.%d.%d' % sys.version_info[:3], 'executable': sys.executable}))\n"
+)
+_CACHE_FILE = "interpreters.json"
+_lock = threading.Lock()  # the TUI stages from worker threads
+_known: dict[str, dict] = {}  # this process's answers, by interpreter
+
+
+@record(frozen=True)
+class Interpreter:
+    """What the chosen interpreter told us about itself."""
+
+    command: str
+    executable: str | None
+    version: str | None
+    nemo_gym_verifiers: Path | None
+    error: str | None = None
+
+
+def probe_interpreter(python: str, env: dict[str, str] | None = None) -> Interpreter:
+    """Ask ``python`` where its ``nemo_gym/verifiers`` is (without importing
+    nemo_gym), or take the remembered answer while its import path is unchanged."""
+    exe = shutil.which(python) if os.sep not in python else python
+    if exe is None:
+        return Interpreter(python, None, None, None, error=f"{python}: not found on PATH")
+    # Keyed by the path as found, links unresolved: a virtual environment's
+    # bin/python is a link to its base interpreter, but a different
+    # interpreter (its own site-packages, maybe its own nemo_gym).
+    key = os.path.abspath(exe)
+    with _lock:
+        answer = _known.get(key) or cache.load(_CACHE_FILE, _valid_answer).get(key)
+        if answer is not None and answer["stamp"] == _path_stamp(answer["path"]):
+            _known[key] = answer
+            return _interpreter_from(python, answer)
+        answer, error = _ask(exe, python, env)
+        if answer is None:
+            return Interpreter(python, exe, None, None, error=error)
+        _known[key] = answer
+        remembered = cache.load(_CACHE_FILE, _valid_answer)
+        remembered.pop(key, None)
+        remembered[key] = answer
+        cache.store(_CACHE_FILE, remembered)
+        return _interpreter_from(python, answer)
+
+
+def _ask(exe: str, python: str, env: dict[str, str] | None) -> tuple[dict | None, str | None]:
+    import subprocess
+
+    try:
+        done = subprocess.run(
+            [exe, "-c", _PROBE], capture_output=True, text=True, timeout=30, env=env, stdin=subprocess.DEVNULL
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return None, f"{python}: {exc}"
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        return None, f"{python} failed to start: {last}"
+    try:
+        answer = json.loads(done.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        answer = None
+    if not _valid_answer(dict(answer, stamp=[]) if isinstance(answer, dict) else None):
+        return None, f"{python} gave an unreadable answer"
+    answer["stamp"] = _path_stamp(answer["path"])
+    return answer, None
+
+
+def _valid_answer(entry: object) -> bool:
+    """The shape the probe answers with (plus its stamp): anything else in the
+    cache is discarded."""
+    return (
+        isinstance(entry, dict)
+        and isinstance(entry.get("path"), list)
+        and all(isinstance(p, str) for p in entry["path"])
+        and isinstance(entry.get("stamp"), list)
+        and isinstance(entry.get("executable"), str)
+        and isinstance(entry.get("version"), str)
+        and (entry.get("verifiers") is None or isinstance(entry["verifiers"], str))
+    )
+
+
+def _path_stamp(paths: list[str]) -> list:
+    out = []
+    for entry in paths:
+        try:
+            out.append(os.stat(entry).st_mtime_ns)
+        except OSError:
+            out.append(None)
+    return out
+
+
+def _interpreter_from(python: str, answer: dict) -> Interpreter:
+    verifiers = answer["verifiers"]
+    return Interpreter(python, answer["executable"], answer["version"], Path(verifiers) if verifiers else None)

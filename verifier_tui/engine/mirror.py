@@ -1,0 +1,292 @@
+"""A private, incrementally updated copy of a folder: how the user's tests
+folder and workspace reach the staged sandbox layout.
+
+The user's files are only ever *read*: a mirror is a private copy (never hard
+links: a write through a link would change the original). It is updated
+incrementally: files whose size and mtime match what was copied last time are
+left alone, so a re-run on an unchanged 10k-file workspace costs a walk of
+stats, not a copy. After each run the mirror is checked again and anything the
+verifier changed, added or deleted is repaired on the next sync. Links that
+lead outside the source, FIFOs, sockets and sparse files are handled so that
+copying neither hangs, explodes nor lets the verifier write through to the
+user's disk.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import shutil
+import stat
+from pathlib import Path
+
+from verifier_tui.engine.record import record
+
+# Names never copied into a mirror: bytecode caches would only be stale.
+_SKIP_NAMES = {"__pycache__"}
+# Copy buffer for the sparse-aware copy.
+_CHUNK = 1 << 20
+
+
+@record
+class _Copied:
+    """What we know of one mirrored entry: the source's stat when copied and
+    the copy's stat right after, to notice changes on either side."""
+
+    kind: str  # "file", "dir", "link"
+    src_sig: tuple
+    dst_sig: tuple
+
+
+def _sig(st: os.stat_result) -> tuple:
+    return (st.st_size, st.st_mtime_ns, st.st_mode)
+
+
+def _dst_sig(st: os.stat_result) -> tuple:
+    # ctime changes on any write, chmod or rename: the verifier cannot hide a change.
+    return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_mode)
+
+
+class Mirror:
+    """A private, incrementally updated copy of a folder."""
+
+    def __init__(self, source: Path, target: Path, keep: frozenset[str] = frozenset()) -> None:
+        self.source = source
+        self.target = target
+        self.keep = keep  # relative paths in the target that belong to the stager, not the source
+        self.index: dict[str, _Copied] = {}
+        self.notes: list[str] = []
+        self.files_copied = 0
+
+    def sync(self) -> None:
+        """Make the target equal to the source (repairing what a run changed)."""
+        self.notes = []
+        self.files_copied = 0
+        # A verifier may have replaced its workspace (or the tests folder) by a
+        # link to another folder: syncing through it would delete and write
+        # there. Make it a real folder of ours again first.
+        make_real_dir(self.target)
+        seen: set[str] = set()
+        self._sync_dir(self.source, self.target, "", seen)
+        for rel in [r for r in self.index if r not in seen]:
+            del self.index[rel]
+
+    def _kept(self, rel: str) -> bool:
+        return rel in self.keep or any(k.startswith(rel + "/") for k in self.keep)
+
+    def _sync_dir(self, src: Path, dst: Path, prefix: str, seen: set[str]) -> None:
+        try:
+            src_entries = {e.name: e for e in os.scandir(src)}
+        except OSError as exc:
+            self.notes.append(f"could not read {src}: {exc.strerror or exc}")
+            src_entries = {}
+        try:
+            dst_entries = {e.name: e for e in os.scandir(dst)}
+        except OSError:
+            dst_entries = {}
+        for name, dentry in dst_entries.items():
+            rel = prefix + name
+            if self._kept(rel):
+                continue
+            if name not in src_entries or name in _SKIP_NAMES:
+                remove_path(Path(dentry.path))
+                self.index.pop(rel, None)
+        for name, sentry in src_entries.items():
+            if name in _SKIP_NAMES:
+                continue
+            rel = prefix + name
+            if rel in self.keep:
+                continue
+            seen.add(rel)
+            self._sync_entry(sentry, dst / name, rel, dst_entries.get(name), seen)
+
+    def _sync_entry(self, sentry: os.DirEntry, dst: Path, rel: str, dentry, seen: set[str]) -> None:
+        try:
+            sst = sentry.stat(follow_symlinks=False)
+        except OSError as exc:
+            self.notes.append(f"skipped {rel}: {exc.strerror or exc}")
+            return
+        known = self.index.get(rel)
+        if stat.S_ISLNK(sst.st_mode):
+            self._sync_link(Path(sentry.path), dst, rel, sst, known, dentry, seen)
+            return
+        if stat.S_ISDIR(sst.st_mode):
+            if dentry is None or not dentry.is_dir(follow_symlinks=False):
+                if dentry is not None:
+                    remove_path(dst)
+                dst.mkdir()
+            try:
+                # before syncing into it: the verifier may have made it unreadable or read-only
+                os.chmod(dst, stat.S_IMODE(sst.st_mode) | stat.S_IRWXU)
+            except OSError:
+                pass
+            self.index[rel] = _Copied("dir", (), ())
+            self._sync_dir(Path(sentry.path), dst, rel + "/", seen)
+            return
+        if not stat.S_ISREG(sst.st_mode):
+            kind = "a FIFO" if stat.S_ISFIFO(sst.st_mode) else "a socket" if stat.S_ISSOCK(sst.st_mode) else "a device"
+            self.notes.append(f"skipped {rel}: it is {kind}, not a file")
+            if dentry is not None:
+                remove_path(dst)
+            return
+        if known is not None and known.kind == "file" and known.src_sig == _sig(sst) and dentry is not None:
+            try:
+                if _dst_sig(dentry.stat(follow_symlinks=False)) == known.dst_sig:
+                    return  # unchanged on both sides
+            except OSError:
+                pass
+        self._copy_file(Path(sentry.path), dst, rel, sst)
+
+    def _copy_file(self, src: Path, dst: Path, rel: str, sst: os.stat_result) -> None:
+        tmp = dst.with_name(f".{dst.name}.vtui-tmp")
+        try:
+            _copy_contents(src, tmp, sst)
+            os.chmod(tmp, stat.S_IMODE(sst.st_mode) | stat.S_IRUSR | stat.S_IWUSR)
+            os.utime(tmp, ns=(sst.st_atime_ns, sst.st_mtime_ns))
+            if dst.is_dir() and not dst.is_symlink():
+                remove_tree(dst)
+            os.replace(tmp, dst)
+        except OSError as exc:
+            remove_path(tmp)
+            self.notes.append(f"could not copy {rel}: {exc.strerror or exc}")
+            self.index.pop(rel, None)
+            return
+        self.files_copied += 1
+        self.index[rel] = _Copied("file", _sig(sst), _dst_sig(os.lstat(dst)))
+
+    def _sync_link(self, src: Path, dst: Path, rel: str, sst, known, dentry, seen: set[str]) -> None:
+        """A link inside the source tree is recreated as a link; one that leads
+        outside is copied as a file (so the verifier cannot write through it to
+        the user's files), and a link to an outside folder or to nothing is
+        skipped with a note."""
+        target = os.readlink(src)
+        resolved = Path(os.path.realpath(src))
+        root = Path(os.path.realpath(self.source))
+        inside = resolved == root or root in resolved.parents
+        if inside and os.path.exists(src):
+            if dentry is not None:
+                try:
+                    if os.readlink(dst) == target:
+                        self.index[rel] = _Copied("link", _sig(sst), ())
+                        return
+                except OSError:
+                    pass
+                remove_path(dst)
+            rel_target = os.path.relpath(resolved, os.path.realpath(src.parent))
+            os.symlink(rel_target, dst)
+            self.index[rel] = _Copied("link", _sig(sst), ())
+            return
+        if resolved.is_file():
+            self.notes.append(f"{rel} links outside the workspace ({target}): copied as a file")
+            if dentry is not None and dentry.is_symlink():
+                remove_path(dst)
+            try:
+                real = os.stat(resolved)
+            except OSError:
+                return
+            known_file = self.index.get(rel)
+            if known_file is not None and known_file.src_sig == _sig(real) and dentry is not None:
+                try:
+                    if _dst_sig(dentry.stat(follow_symlinks=False)) == known_file.dst_sig:
+                        return
+                except OSError:
+                    pass
+            self._copy_file(resolved, dst, rel, real)
+            return
+        what = "a folder outside the workspace" if resolved.is_dir() else "nothing (a dangling link)"
+        self.notes.append(f"skipped {rel}: it links to {what} ({target})")
+        if dentry is not None:
+            remove_path(dst)
+        seen.discard(rel)
+
+
+def _copy_contents(src: Path, dst: Path, sst: os.stat_result) -> None:
+    """Copy a regular file; a sparse file keeps its holes (a 100 GB sparse
+    file must not be read byte by byte)."""
+    sparse = sst.st_size > _CHUNK and sst.st_blocks * 512 < sst.st_size // 2
+    if not sparse or not hasattr(os, "SEEK_DATA"):
+        shutil.copyfile(src, dst, follow_symlinks=True)
+        return
+    fd_in = os.open(src, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        fd_out = os.open(dst, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        try:
+            offset = 0
+            while offset < sst.st_size:
+                try:
+                    data_at = os.lseek(fd_in, offset, os.SEEK_DATA)
+                except OSError as exc:
+                    if exc.errno == errno.ENXIO:  # only a hole remains
+                        break
+                    raise
+                hole_at = os.lseek(fd_in, data_at, os.SEEK_HOLE)
+                os.lseek(fd_in, data_at, os.SEEK_SET)
+                os.lseek(fd_out, data_at, os.SEEK_SET)
+                remaining = hole_at - data_at
+                while remaining > 0:
+                    chunk = os.read(fd_in, min(_CHUNK, remaining))
+                    if not chunk:
+                        break
+                    os.write(fd_out, chunk)
+                    remaining -= len(chunk)
+                offset = hole_at
+            os.ftruncate(fd_out, sst.st_size)
+        finally:
+            os.close(fd_out)
+    finally:
+        os.close(fd_in)
+
+
+def remove_tree(path: Path) -> None:
+    """Remove a folder of ours, even one the verifier made unreadable or
+    read-only inside (we own it: take the permissions back). Links inside are
+    removed as links, never followed."""
+    shutil.rmtree(path, ignore_errors=True)
+    if not os.path.lexists(path):
+        return
+    try:
+        os.chmod(path, stat.S_IRWXU)
+    except OSError:
+        pass
+    for folder, dirs, _files in os.walk(path):
+        for name in dirs:
+            child = os.path.join(folder, name)
+            if not os.path.islink(child):
+                try:
+                    os.chmod(child, stat.S_IRWXU)
+                except OSError:
+                    pass
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def make_real_dir(path: Path) -> None:
+    """Make ``path`` a real, writable folder of ours. A link, a file or anything
+    else put in its place is removed (a link as a link: what it points to is
+    never touched)."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        path.mkdir(parents=True)
+        return
+    if not stat.S_ISDIR(st.st_mode):
+        remove_path(path)
+        path.mkdir(parents=True)
+    elif st.st_mode & stat.S_IRWXU != stat.S_IRWXU:
+        os.chmod(path, stat.S_IMODE(st.st_mode) | stat.S_IRWXU)
+
+
+def remove_path(path: Path) -> None:
+    try:
+        if path.is_dir() and not path.is_symlink():
+            remove_tree(path)
+        else:
+            path.unlink()
+    except FileNotFoundError:
+        pass
+    except OSError:
+        try:
+            os.chmod(path.parent, stat.S_IRWXU)
+            path.unlink()
+        except OSError:
+            pass
+
