@@ -91,7 +91,7 @@ def command_run(args) -> int:
     session = open_session(args)
     with session:
         try:
-            result = session.run_sync(trigger="command line")
+            result = session.run(trigger="command line")
         except OSError as exc:
             sys.stderr.write(f"verifier-tui: could not stage the run: {exc}\n")
             return 2
@@ -105,7 +105,7 @@ def command_run(args) -> int:
 def command_explain(args) -> int:
     session = open_session(args)
     with session:
-        data = session.explain_sync()
+        data = session.explain()
         if args.json:
             data = dict(data)
             data.setdefault("notices", [])
@@ -220,7 +220,7 @@ async def _run_cases(session, cases, jobs: int) -> list[RunResult]:
 
     async def one(case):
         async with gate:
-            return await session.run(session.spec_for_case(case), trigger="test")
+            return await session.arun(session.spec_for_case(case), trigger="test")
 
     return list(await asyncio.gather(*(one(c) for c in cases)))
 
@@ -322,7 +322,7 @@ async def _watch(session, args) -> None:
         trigger = change.describe() if change is not None else "start"
         if change is not None and any(p.name == "task.toml" for p in change.paths):
             session.reload_task()
-        result = await session.run(trigger=trigger)
+        result = await session.arun(trigger=trigger)
         if args.json:
             _out(json.dumps(result_json(session, result), default=str))
         else:

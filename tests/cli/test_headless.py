@@ -37,7 +37,7 @@ HANG_GUARD_S = 120
 RUN_JSON_FIELDS = {
     "outcome": str, "exit_code": (int, type(None)), "rewards": (dict, type(None)),
     "verdict_error": (str, type(None)), "reward_files": list, "stdout": str, "stderr": str,
-    "duration_s": float, "sys_path": (list, type(None)), "arguments": (list, type(None)),
+    "duration_s": float, "pipe_wait_s": float, "sys_path": (list, type(None)), "arguments": (list, type(None)),
     "case": (str, type(None)), "verifier": str, "workspace": (str, type(None)),
 }
 

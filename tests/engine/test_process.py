@@ -1,5 +1,8 @@
-"""run_process with real child processes: exit codes, bounded output, decoding,
-timeouts, process-group kills, cancellation, and children that cannot start.
+"""The process driver with real child processes: exit codes, bounded output,
+decoding, timeouts, process-group kills, cancellation, and children that
+cannot start. Every test runs through both entry points of the one core: the
+blocking :func:`run_process` (as ``run`` calls it) and the async
+:func:`arun_process` (the TUI, ``watch``, ``test``).
 
 No assertion is about how long something took. Two kinds of waits are bounded
 all the same, so that a bug fails a test instead of hanging the suite: every
@@ -14,15 +17,15 @@ import os
 import signal
 import sys
 import textwrap
+import threading
 import time
 from pathlib import Path
 
 import pytest
 
-from verifier_tui.engine.process import ProcessResult, run_process
-
-PY = sys.executable
-HANG_GUARD_S = 60.0
+from tests.helpers import HANG_GUARD_S, PY, process_gone, wait_gone
+from verifier_tui.engine import process
+from verifier_tui.engine.process import CancelSignal, ProcessCancelled, ProcessResult, arun_process, run_process
 
 pytestmark = pytest.mark.skipif(
     not sys.platform.startswith("linux"), reason="checks processes through /proc"
@@ -33,44 +36,27 @@ def child_env(**extra: str) -> dict[str, str]:
     return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONUNBUFFERED": "1", **extra}
 
 
-async def run_py(
-    code: str,
-    *args: str,
-    cwd: Path,
-    timeout_s: float | None = 30.0,
-    env: dict[str, str] | None = None,
-    **kwargs,
-) -> ProcessResult:
-    argv = [PY, "-c", textwrap.dedent(code), *args]
-    return await asyncio.wait_for(
-        run_process(argv, cwd=cwd, env=env or child_env(), timeout_s=timeout_s, **kwargs),
-        HANG_GUARD_S,
-    )
+@pytest.fixture(params=["blocking", "async"])
+def drive(request):
+    """``await drive(argv, cwd=..., env=..., timeout_s=..., **options)`` through
+    the blocking core (called right here, as ``run`` does) or the async face."""
+
+    async def go(argv, **kwargs) -> ProcessResult:
+        if request.param == "blocking":
+            return run_process(argv, **kwargs)
+        return await asyncio.wait_for(arun_process(argv, **kwargs), HANG_GUARD_S)
+
+    return go
 
 
-def process_gone(pid: int) -> bool:
-    """True when ``pid`` no longer runs. A zombie counts as gone only when it
-    is not our own child (an orphan waiting for init to reap it): a zombie of
-    ours would mean run_process failed to reap."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except (FileNotFoundError, ProcessLookupError):
-        return True
-    state, ppid = fields[0], int(fields[1])
-    return state in ("Z", "X") and ppid != os.getpid()
+@pytest.fixture
+def run_py(drive):
+    async def go(code: str, *args: str, cwd: Path, timeout_s: float | None = 30.0,
+                 env: dict[str, str] | None = None, **kwargs) -> ProcessResult:
+        argv = [PY, "-c", textwrap.dedent(code), *args]
+        return await drive(argv, cwd=cwd, env=env or child_env(), timeout_s=timeout_s, **kwargs)
 
-
-async def wait_gone(pid: int, within_s: float = 10.0) -> bool:
-    deadline = time.monotonic() + within_s
-    while not process_gone(pid):
-        if time.monotonic() > deadline:
-            return False
-        await asyncio.sleep(0.02)
-    return True
+    return go
 
 
 async def wait_for_file(path: Path, within_s: float = 20.0) -> str:
@@ -105,12 +91,12 @@ def read_pids(text: str) -> tuple[int, int]:
 # ---------------------------------------------------------------- exit and output
 
 
-async def test_normal_exit(tmp_path: Path) -> None:
+async def test_normal_exit(run_py, tmp_path: Path) -> None:
     result = await run_py("print('hello')", cwd=tmp_path)
     assert result.returncode == 0
-    assert result.signal is None and result.signal_name is None
+    assert result.signal is None
     assert not result.timed_out
-    assert result.start_error is None and result.started
+    assert result.start_error is None
     assert result.stdout.text == "hello\n"
     assert result.stderr.text == ""
     assert result.stdout.total_bytes == 6 and result.stdout.dropped_bytes == 0
@@ -121,13 +107,13 @@ async def test_normal_exit(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("code", [1, 2, 3, 42, 255])
-async def test_exit_codes(tmp_path: Path, code: int) -> None:
+async def test_exit_codes(run_py, tmp_path: Path, code: int) -> None:
     result = await run_py(f"import sys; sys.exit({code})", cwd=tmp_path)
     assert result.returncode == code
     assert result.signal is None
 
 
-async def test_uncaught_exception_goes_to_stderr(tmp_path: Path) -> None:
+async def test_uncaught_exception_goes_to_stderr(run_py, tmp_path: Path) -> None:
     result = await run_py("raise ValueError('boom')", cwd=tmp_path)
     assert result.returncode == 1
     assert "ValueError: boom" in result.stderr.text
@@ -135,7 +121,7 @@ async def test_uncaught_exception_goes_to_stderr(tmp_path: Path) -> None:
 
 
 async def test_environment_is_exactly_the_one_given(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    run_py, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("VERIFIER_TUI_TEST_NOT_INHERITED", "1")
     result = await run_py(
@@ -146,17 +132,17 @@ async def test_environment_is_exactly_the_one_given(
     assert result.stdout.text == "x False\n"
 
 
-async def test_cwd_and_stdin(tmp_path: Path) -> None:
+async def test_cwd_and_stdin(run_py, tmp_path: Path) -> None:
     result = await run_py("import os, sys; print(os.getcwd()); print(repr(sys.stdin.read()))", cwd=tmp_path)
     assert result.stdout.text == f"{tmp_path.resolve()}\n''\n"
 
 
-async def test_own_session_and_process_group(tmp_path: Path) -> None:
+async def test_own_session_and_process_group(run_py, tmp_path: Path) -> None:
     result = await run_py("import os; print(os.getpid() == os.getpgrp() == os.getsid(0))", cwd=tmp_path)
     assert result.stdout.text == "True\n"
 
 
-async def test_output_over_the_cap_keeps_head_and_tail(tmp_path: Path) -> None:
+async def test_output_over_the_cap_keeps_head_and_tail(run_py, tmp_path: Path) -> None:
     # 625,000 numbered lines of 8 bytes: 5,000,000 bytes.
     code = """
         import sys
@@ -179,7 +165,7 @@ async def test_output_over_the_cap_keeps_head_and_tail(tmp_path: Path) -> None:
     assert f"{out.dropped_bytes:,} bytes of output dropped" in out.text
 
 
-async def test_both_pipes_drained_concurrently(tmp_path: Path) -> None:
+async def test_both_pipes_drained_concurrently(run_py, tmp_path: Path) -> None:
     # Far more than a pipe buffer on stderr before anything on stdout: a reader
     # that waited on stdout first would deadlock here.
     code = """
@@ -194,7 +180,7 @@ async def test_both_pipes_drained_concurrently(tmp_path: Path) -> None:
     assert result.stdout.dropped_bytes == 3_000_000 - 1000
 
 
-async def test_one_megabyte_line_without_newline(tmp_path: Path) -> None:
+async def test_one_megabyte_line_without_newline(run_py, tmp_path: Path) -> None:
     code = "import sys; sys.stdout.write('a' * 1_048_576)"
     small = await run_py(code, cwd=tmp_path)
     assert small.returncode == 0
@@ -207,7 +193,7 @@ async def test_one_megabyte_line_without_newline(tmp_path: Path) -> None:
     assert whole.stdout.dropped_bytes == 0
 
 
-async def test_invalid_utf8_is_replaced(tmp_path: Path) -> None:
+async def test_invalid_utf8_is_replaced(run_py, tmp_path: Path) -> None:
     code = r"""
         import sys
         sys.stdout.buffer.write(b"ok \xff\xfe end\n")
@@ -219,7 +205,7 @@ async def test_invalid_utf8_is_replaced(tmp_path: Path) -> None:
     assert result.stdout.total_bytes == 10
 
 
-async def test_character_split_across_writes(tmp_path: Path) -> None:
+async def test_character_split_across_writes(run_py, tmp_path: Path) -> None:
     code = r"""
         import sys, time
         out = sys.stdout.buffer
@@ -233,7 +219,7 @@ async def test_character_split_across_writes(tmp_path: Path) -> None:
     assert "\ufffd" not in "".join(seen)
 
 
-async def test_cap_cuts_on_character_boundaries(tmp_path: Path) -> None:
+async def test_cap_cuts_on_character_boundaries(run_py, tmp_path: Path) -> None:
     code = "import sys; sys.stdout.write('é' * 1000)"  # 2,000 bytes
     result = await run_py(code, cwd=tmp_path, env=child_env(PYTHONIOENCODING="utf-8"), cap_bytes=11)
     out = result.stdout
@@ -242,7 +228,7 @@ async def test_cap_cuts_on_character_boundaries(tmp_path: Path) -> None:
     assert len(out.head.encode()) + len(out.tail.encode()) + out.dropped_bytes == out.total_bytes == 2000
 
 
-async def test_small_interleaved_output_is_captured_fully(tmp_path: Path) -> None:
+async def test_small_interleaved_output_is_captured_fully(run_py, tmp_path: Path) -> None:
     code = """
         import sys
         for i in range(200):
@@ -255,7 +241,7 @@ async def test_small_interleaved_output_is_captured_fully(tmp_path: Path) -> Non
     assert not result.stdout.truncated and not result.stderr.truncated
 
 
-async def test_on_output_sees_every_chunk_by_stream(tmp_path: Path) -> None:
+async def test_on_output_sees_every_chunk_by_stream(run_py, tmp_path: Path) -> None:
     code = """
         import sys
         for i in range(50):
@@ -269,7 +255,7 @@ async def test_on_output_sees_every_chunk_by_stream(tmp_path: Path) -> None:
     assert all(seen["stdout"]) and all(seen["stderr"])  # no empty chunks
 
 
-async def test_on_output_that_raises_does_not_stop_the_capture(tmp_path: Path) -> None:
+async def test_on_output_that_raises_does_not_stop_the_capture(run_py, tmp_path: Path) -> None:
     def broken(stream: str, text: str) -> None:
         raise RuntimeError("display broke")
 
@@ -278,7 +264,7 @@ async def test_on_output_that_raises_does_not_stop_the_capture(tmp_path: Path) -
     assert result.stdout.text == "still here\n"
 
 
-async def test_no_timeout(tmp_path: Path) -> None:
+async def test_no_timeout(run_py, tmp_path: Path) -> None:
     result = await run_py("print('done')", cwd=tmp_path, timeout_s=None)
     assert result.returncode == 0 and not result.timed_out
 
@@ -286,15 +272,14 @@ async def test_no_timeout(tmp_path: Path) -> None:
 # ---------------------------------------------------------------- signals and timeouts
 
 
-async def test_killed_by_a_signal(tmp_path: Path) -> None:
+async def test_killed_by_a_signal(run_py, tmp_path: Path) -> None:
     result = await run_py("import os, signal; os.kill(os.getpid(), signal.SIGKILL)", cwd=tmp_path)
     assert result.returncode == -9
     assert result.signal == signal.SIGKILL == 9
-    assert result.signal_name == "SIGKILL"
     assert not result.timed_out
 
 
-async def test_timeout_ends_child_and_grandchildren(tmp_path: Path) -> None:
+async def test_timeout_ends_child_and_grandchildren(run_py, tmp_path: Path) -> None:
     pid_file = tmp_path / "pids"
     result = await run_py(SPAWNS_GRANDCHILD, str(pid_file), cwd=tmp_path, timeout_s=1.0, grace_s=1.0)
     assert result.timed_out
@@ -303,21 +288,21 @@ async def test_timeout_ends_child_and_grandchildren(tmp_path: Path) -> None:
     child, grandchild = read_pids(pid_file.read_text())
     assert child == result.pid
     assert process_gone(child)  # reaped before run_process returned
-    assert await wait_gone(grandchild)
+    assert wait_gone(grandchild)
 
 
-async def test_child_ignoring_sigterm_is_killed_after_grace(tmp_path: Path) -> None:
+async def test_child_ignoring_sigterm_is_killed_after_grace(run_py, tmp_path: Path) -> None:
     pid_file = tmp_path / "pids"
     code = IGNORES_SIGTERM + textwrap.dedent(SPAWNS_GRANDCHILD)
     result = await run_py(code, str(pid_file), cwd=tmp_path, timeout_s=1.0, grace_s=0.3)
     assert result.timed_out
     assert result.signal == signal.SIGKILL
     child, grandchild = read_pids(pid_file.read_text())
-    assert await wait_gone(child)
-    assert await wait_gone(grandchild)
+    assert wait_gone(child)
+    assert wait_gone(grandchild)
 
 
-async def test_child_handling_sigterm_exits_its_own_way(tmp_path: Path) -> None:
+async def test_child_handling_sigterm_exits_its_own_way(run_py, tmp_path: Path) -> None:
     code = """
         import signal, sys, time
         def bye(signum, frame):
@@ -332,7 +317,7 @@ async def test_child_handling_sigterm_exits_its_own_way(tmp_path: Path) -> None:
     assert result.stdout.text == "cleaning up\n"
 
 
-async def test_leftover_grandchild_holding_stdout_is_killed_after_exit(tmp_path: Path) -> None:
+async def test_leftover_grandchild_holding_stdout_is_killed_after_exit(run_py, tmp_path: Path) -> None:
     # The leader exits at once; its grandchild keeps the stdout pipe open. The
     # run must end now (not at the timeout) and leave nothing behind.
     pid_file = tmp_path / "pids"
@@ -351,10 +336,10 @@ async def test_leftover_grandchild_holding_stdout_is_killed_after_exit(tmp_path:
     assert not result.output_cut_short
     assert result.stdout.text == "leaving\n"
     _child, grandchild = read_pids(pid_file.read_text())
-    assert await wait_gone(grandchild)
+    assert wait_gone(grandchild)
 
 
-async def test_leftover_grandchild_without_pipes_is_killed_too(tmp_path: Path) -> None:
+async def test_leftover_grandchild_without_pipes_is_killed_too(run_py, tmp_path: Path) -> None:
     pid_file = tmp_path / "pids"
     code = """
         import os, subprocess, sys
@@ -368,7 +353,7 @@ async def test_leftover_grandchild_without_pipes_is_killed_too(tmp_path: Path) -
     assert result.returncode == 0
     assert result.killed_leftovers
     _child, grandchild = read_pids(pid_file.read_text())
-    assert await wait_gone(grandchild)
+    assert wait_gone(grandchild)
 
 
 # ---------------------------------------------------------------- cancellation
@@ -381,7 +366,7 @@ async def test_cancellation_kills_child_and_grandchildren(tmp_path: Path, ignore
     if ignore_sigterm:
         code = IGNORES_SIGTERM + textwrap.dedent(code)
     task = asyncio.create_task(
-        run_process(
+        arun_process(
             [PY, "-c", textwrap.dedent(code), str(pid_file)],
             cwd=tmp_path,
             env=child_env(),
@@ -397,7 +382,7 @@ async def test_cancellation_kills_child_and_grandchildren(tmp_path: Path, ignore
     # The clean-up ran before the cancellation reached us: the leader is
     # already reaped (not even a zombie of ours), with no waiting here.
     assert process_gone(child)
-    assert await wait_gone(grandchild)
+    assert wait_gone(grandchild)
 
 
 async def test_cancellation_sends_sigterm_first(tmp_path: Path) -> None:
@@ -412,7 +397,7 @@ async def test_cancellation_sends_sigterm_first(tmp_path: Path) -> None:
         time.sleep(300)
     """
     task = asyncio.create_task(
-        run_process(
+        arun_process(
             [PY, "-c", textwrap.dedent(code), str(ready), str(termed)],
             cwd=tmp_path,
             env=child_env(),
@@ -431,7 +416,7 @@ async def test_cancelled_twice_still_cleans_up(tmp_path: Path) -> None:
     pid_file = tmp_path / "pids"
     code = IGNORES_SIGTERM + textwrap.dedent(SPAWNS_GRANDCHILD)
     task = asyncio.create_task(
-        run_process(
+        arun_process(
             [PY, "-c", code, str(pid_file)], cwd=tmp_path, env=child_env(), timeout_s=None, grace_s=0.5
         )
     )
@@ -442,47 +427,94 @@ async def test_cancelled_twice_still_cleans_up(tmp_path: Path) -> None:
     with pytest.raises(asyncio.CancelledError):
         await asyncio.wait_for(task, HANG_GUARD_S)
     assert process_gone(child)
-    assert await wait_gone(grandchild)
+    assert wait_gone(grandchild)
+
+
+def test_the_blocking_core_is_cancelled_from_another_thread(tmp_path: Path) -> None:
+    """The async face's cancellation, seen from the core: the wake-up pipe
+    ends the wait at once, the group is ended, the leader reaped, then
+    ProcessCancelled."""
+    pid_file = tmp_path / "pids"
+    cancel = CancelSignal()
+    timer = threading.Thread(target=lambda: (asyncio.run(wait_for_file(pid_file)), cancel.set()))
+    timer.start()
+    try:
+        with pytest.raises(ProcessCancelled):
+            run_process([PY, "-c", textwrap.dedent(SPAWNS_GRANDCHILD), str(pid_file)], cwd=tmp_path,
+                        env=child_env(), timeout_s=None, grace_s=0.3, cancel=cancel)
+    finally:
+        timer.join()
+        cancel.close()
+    child, grandchild = read_pids(pid_file.read_text())
+    assert process_gone(child)
+    assert wait_gone(grandchild)
+
+
+async def test_live_output_of_the_async_face_arrives_on_the_event_loop(tmp_path: Path) -> None:
+    threads: set[int] = set()
+
+    def on_output(stream: str, text: str) -> None:
+        threads.add(threading.get_ident())
+
+    result = await arun_process([PY, "-c", "print('hi')"], cwd=tmp_path, env=child_env(), timeout_s=30,
+                                on_output=on_output)
+    assert result.stdout.text == "hi\n"
+    assert threads == {threading.get_ident()}
+
+
+async def test_an_escaped_process_holding_the_pipes_is_waited_for_apart(
+    run_py, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A grandchild in its own session keeps stdout open after the runner
+    exits: the run ends after the drain bound, reports the wait apart from
+    the runner's own duration, and says the output was cut short."""
+    monkeypatch.setattr(process, "DRAIN_AFTER_EXIT_S", 5.0)
+    pid_file = tmp_path / "pid"
+    code = """
+        import subprocess, sys
+        escaped = subprocess.Popen(["sleep", "60"], start_new_session=True)
+        open(sys.argv[1], "w").write(str(escaped.pid))
+        print("bye", flush=True)
+    """
+    try:
+        result = await run_py(code, str(pid_file), cwd=tmp_path, timeout_s=None)
+        assert result.returncode == 0 and result.stdout.text == "bye\n"
+        assert result.output_cut_short
+        assert result.pipe_wait_s >= 5.0
+        assert result.duration_s < result.pipe_wait_s  # the runner's own time, without the wait
+    finally:
+        os.kill(int(pid_file.read_text()), signal.SIGKILL)
 
 
 # ---------------------------------------------------------------- could not start
 
 
-async def test_missing_executable(tmp_path: Path) -> None:
-    result = await run_process(
+async def test_missing_executable(drive, tmp_path: Path) -> None:
+    result = await drive(
         ["definitely-not-a-command-xyz"], cwd=tmp_path, env=child_env(), timeout_s=5
     )
     assert result.start_error == "definitely-not-a-command-xyz: No such file or directory"
-    assert not result.started
     assert result.returncode is None and result.signal is None and result.pid is None
     assert not result.timed_out
     assert result.stdout.text == "" and result.stderr.text == ""
 
 
-async def test_missing_cwd(tmp_path: Path) -> None:
+async def test_missing_cwd(drive, tmp_path: Path) -> None:
     missing = tmp_path / "no-such-folder"
-    result = await run_process([PY, "-c", "pass"], cwd=missing, env=child_env(), timeout_s=5)
+    result = await drive([PY, "-c", "pass"], cwd=missing, env=child_env(), timeout_s=5)
     assert result.start_error is not None
     assert "No such file or directory" in result.start_error
     assert result.returncode is None
 
 
-async def test_file_that_is_not_executable(tmp_path: Path) -> None:
+async def test_file_that_is_not_executable(drive, tmp_path: Path) -> None:
     script = tmp_path / "script.sh"
     script.write_text("#!/bin/sh\necho hi\n")
     script.chmod(0o644)
-    result = await run_process([str(script)], cwd=tmp_path, env=child_env(), timeout_s=5)
+    result = await drive([str(script)], cwd=tmp_path, env=child_env(), timeout_s=5)
     assert result.start_error == f"{script}: Permission denied"
 
 
-async def test_empty_command(tmp_path: Path) -> None:
-    result = await run_process([], cwd=tmp_path, env=child_env(), timeout_s=5)
+async def test_empty_command(drive, tmp_path: Path) -> None:
+    result = await drive([], cwd=tmp_path, env=child_env(), timeout_s=5)
     assert result.start_error == "empty command"
-
-
-async def test_to_json(tmp_path: Path) -> None:
-    result = await run_py("import sys; print('x'); sys.exit(2)", cwd=tmp_path)
-    data = result.to_json()
-    assert data["returncode"] == 2 and data["signal"] is None and data["timed_out"] is False
-    assert data["stdout"] == {"text": "x\n", "dropped_bytes": 0, "total_bytes": 2}
-    assert data["start_error"] is None and data["pid"] == result.pid

@@ -2,7 +2,7 @@
 runner in a real child process, staged in the session's scratch folder.
 
 Every outcome, through both drivers (``Session.run`` on asyncio and
-``Session.run_sync``); the Harbor verdict; paths shown to the user; a timeout
+``Session.run``); the Harbor verdict; paths shown to the user; a timeout
 that leaves nothing behind; bounded output; and the user's workspace left
 byte-identical whatever the verifier does to its copy.
 
@@ -44,12 +44,12 @@ def private_cache(tmp_path, monkeypatch):
 
 @pytest.fixture(params=["sync", "async"])
 def run(request):
-    """run(session, spec=None) -> RunResult, through Session.run_sync or Session.run."""
+    """run(session, spec=None) -> RunResult, through Session.run or Session.arun."""
 
     def go(session, spec=None):
         if request.param == "sync":
-            return session.run_sync(spec)
-        return asyncio.run(asyncio.wait_for(session.run(spec), 120))
+            return session.run(spec)
+        return asyncio.run(asyncio.wait_for(session.arun(spec), 120))
 
     go.driver = request.param
     return go
@@ -225,7 +225,7 @@ def test_the_default_interpreter_is_python3_on_path(tmp_path):
     task_dir = make_task(tmp_path / "t", "import sys\n\ndef verify(workspace):\n    print(sys.version_info[0])\n    return 1.0\n")
     with Session(task_dir) as session:
         assert session.options.python == "python3"
-        result = session.run_sync()
+        result = session.run()
     assert result.outcome is Outcome.REWARD_WRITTEN
     assert result.stdout.text == "3\n"
 
@@ -240,7 +240,7 @@ def test_a_virtual_environment_is_its_own_interpreter(tmp_path):
     seen = {}
     for python in (base, str(venv / "bin" / "python"), base):
         with Session(task_dir, Options(python=python)) as session:
-            result = session.run_sync()
+            result = session.run()
         assert result.outcome is Outcome.REWARD_WRITTEN, result.stderr.text
         seen.setdefault(python, set()).add(result.stdout.text.strip())
     assert seen[str(venv / "bin" / "python")] == {str(venv)}
@@ -286,7 +286,7 @@ def test_verdict_as_harbor_computes_it(tmp_path, files, rewards, error):
             os._exit(0)
     """)
     with session_for(task_dir) as session:
-        result = session.run_sync()
+        result = session.run()
     assert result.exit_code == 0
     assert result.verdict.rewards == rewards
     assert result.verdict.error == error
@@ -304,7 +304,7 @@ def test_expected_matched_on_every_example_case(example):
         task_dir = example(name)
         with Session(task_dir, Options(python=PY)) as session:
             for case in session.task.cases:
-                result = session.run_sync(session.spec_for_case(case))
+                result = session.run(session.spec_for_case(case))
                 assert result.expected_matched is True, (name, case.name, result.to_json())
 
 
@@ -330,10 +330,10 @@ def test_rewards_compare_as_numbers_with_the_same_keys(example):
     expected = task_dir / "cases" / "clean" / "expected.json"
     expected.write_text('{"rewards": {"reward": 1, "tests_passed": 8.0, "style": 1}}')
     with Session(task_dir, Options(python=PY, case="clean")) as session:
-        assert session.run_sync().expected_matched is True
+        assert session.run().expected_matched is True
     expected.write_text('{"rewards": {"reward": 1.0}}')  # a missing key is a mismatch
     with Session(task_dir, Options(python=PY, case="clean")) as session:
-        assert session.run_sync().expected_matched is False
+        assert session.run().expected_matched is False
 
 
 # ---------------------------------------------------------------------------
@@ -407,7 +407,7 @@ def test_explain_data_is_in_the_result(example, run):
 def test_explain_without_running(example):
     task_dir = example("count-errors")
     with Session(task_dir, Options(python=PY, case="harbor-mode")) as session:
-        data = session.explain_sync()
+        data = session.explain()
         scratch = str(session.scratch_root)
     assert data["would_call_verify"] is False
     assert any("response" in p for p in data["problems"])
@@ -673,14 +673,14 @@ def test_reruns_copy_only_what_changed(tmp_path):
             (ws / f"d{folder}" / f"f{index}.txt").write_text(f"{folder}/{index}")
     with session_for(task_dir) as session:
         spec = session.spec()
-        first = session.run_sync(spec)
+        first = session.run(spec)
         stage = session.stage_for(spec)
         assert stage.workspace.files_copied == 10_000
-        session.run_sync(spec)
+        session.run(spec)
         assert stage.workspace.files_copied == 1  # only the file the verifier wrote, repaired
         (ws / "d50" / "f50.txt").write_text("changed by the user")
         (ws / "new.txt").write_text("new")
-        session.run_sync(spec)
+        session.run(spec)
         assert stage.workspace.files_copied == 3
         assert (stage.app_dir / "d50" / "f50.txt").read_text() == "changed by the user"
     assert first.outcome is Outcome.REWARD_WRITTEN
@@ -759,7 +759,7 @@ def test_runs_at_the_same_time_each_get_their_own_layout(tmp_path):
             for answer in answers:
                 session.choose_response(answer)
                 specs.append(session.spec())
-            return await asyncio.wait_for(asyncio.gather(*(session.run(s) for s in specs)), 120)
+            return await asyncio.wait_for(asyncio.gather(*(session.arun(s) for s in specs)), 120)
 
     results = asyncio.run(all_at_once())
     assert [r.verdict.rewards for r in results] == [{"reward": i / 10} for i in range(1, 6)]
@@ -953,7 +953,7 @@ def test_live_output_shows_the_users_paths_not_the_scratch_copy(example):
     chunks = []
     session = session_for(task_dir, case="missing-file")
     with session:
-        result = asyncio.run(asyncio.wait_for(session.run(on_output=lambda stream, text: chunks.append(text)), 120))
+        result = asyncio.run(asyncio.wait_for(session.arun(on_output=lambda stream, text: chunks.append(text)), 120))
         scratch = str(session.scratch_root)
     live = "".join(chunks)
     assert "FileNotFoundError" in live

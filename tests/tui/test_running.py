@@ -185,7 +185,7 @@ async def test_an_engine_failure_becomes_a_message(monkeypatch):
 
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_runs(1)
-        monkeypatch.setattr(app.session, "run", broken)
+        monkeypatch.setattr(app.session, "arun", broken)
         await pilot.press("r")
         assert await app.wait_for_runs(2) is None
         await pilot.pause()

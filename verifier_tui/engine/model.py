@@ -145,7 +145,7 @@ class RunResult:
     outcome: Outcome
     exit_code: int | None
     signal: int | None
-    duration_s: float
+    duration_s: float  # the runner's own time: from its spawn to its exit
     reward_files: list[RewardFile]
     verdict: Verdict
     stdout: CapturedText
@@ -164,6 +164,7 @@ class RunResult:
     notices: list[str] = field(default_factory=list)
     start_error: str | None = None
     sequence: int = 0  # this session's run number
+    pipe_wait_s: float = 0.0  # after the runner exited, waiting for its output pipes (held by an escaped process)
 
     @property
     def mode(self) -> str:
@@ -221,6 +222,7 @@ class RunResult:
             "stdout_dropped_bytes": self.stdout.dropped_bytes,
             "stderr_dropped_bytes": self.stderr.dropped_bytes,
             "duration_s": round(self.duration_s, 4),
+            "pipe_wait_s": round(self.pipe_wait_s, 4),
             "sys_path": (self.explain or {}).get("sys_path"),
             "modules": (self.explain or {}).get("modules"),
             "signature": ((self.explain or {}).get("verify") or {}).get("signature"),

@@ -1,61 +1,70 @@
 """Run one child process: bounded output, a timeout, and nothing left behind.
 
+One blocking core, :func:`run_process`, which the headless ``run`` calls
+directly, and an async face, :func:`arun_process`, which runs the same core in
+a thread for asyncio callers (the TUI, ``watch``, ``test``): the way watchfiles
+serves ``run_process`` and ``arun_process`` from one implementation.
+
 The child gets its own session (so its own process group), ``stdin`` from
-``/dev/null`` and two pipes. Both pipes are drained as data arrives, whatever
-their line lengths; each stream keeps a bounded head and tail and counts what
-it dropped between them, so a verifier printing gigabytes costs a fixed amount
-of memory. When the time is up the whole group gets SIGTERM, then SIGKILL after
-a grace period. When the leader exits on its own, whatever it left running in
-its group is SIGKILLed. When the awaiting task is cancelled (a newer run
-supersedes this one) the same clean-up runs, shielded from the cancellation,
-before the cancellation goes on. No zombie, no leftover process.
+``/dev/null`` and two pipes. One selector waits on both pipes, on the child's
+pidfd (Linux: the leader's exit is noticed at once, even while a grandchild
+holds the pipes open) and on a wake-up pipe that cancellation writes to. Both
+pipes are drained as data arrives, whatever their line lengths; each stream
+keeps a bounded head and tail and counts what it dropped between them
+(:mod:`verifier_tui.engine.capture`), so a verifier printing gigabytes costs a
+fixed amount of memory.
 
-Why ``loop.subprocess_exec`` with our own protocol instead of
-``asyncio.create_subprocess_exec``: the latter's ``Process.wait()`` only
-returns once *both pipes are closed* (CPython 3.10/3.11
-``BaseSubprocessTransport._call_connection_lost`` wakes the waiters), so a
-grandchild that keeps ``stdout`` open (``subprocess.Popen(["sleep", "100"])``
-without waiting) keeps ``wait()`` from returning and the run would only end at
-its timeout. ``SubprocessProtocol.process_exited`` fires when the leader exits,
-pipes or not, and ``pipe_data_received`` hands us every chunk the transport
-reads (up to 256 KiB at a time, never split on lines) without a second buffer.
-
-A process that leaves its group (``setsid``, a daemonising double fork) is
-beyond ``killpg``; if it still holds a pipe we stop reading after
+When the time is up, or the run is cancelled, the whole group gets SIGTERM,
+then SIGKILL after a grace period, and the leader is reaped. When the leader
+exits on its own, whatever it left running in its group is SIGKILLed. A process
+that left the group (``setsid``, a daemonising double fork) is beyond
+``killpg``; if it still holds a pipe we stop reading after
 :data:`DRAIN_AFTER_EXIT_S` and say so in ``ProcessResult.output_cut_short``.
 """
 
 from __future__ import annotations
 
-import asyncio
 import codecs
 import os
-import signal as _signal
+import selectors
+import signal
 import subprocess
 import time
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, Callable
 
 from verifier_tui.engine.capture import DEFAULT_CAP_BYTES, BoundedCapture
 from verifier_tui.engine.model import CapturedText
+from verifier_tui.engine.record import record
+
+TYPE_CHECKING = False  # typing is not imported at run time: start-up is measured
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Callable
 
 DRAIN_AFTER_EXIT_S = 1.0
 """How long to keep reading after the leader exited and its group was killed.
-Pipes normally close at once then (only what is still in the pipe buffer, at
-most 64 KiB on Linux, is left to read); this only bounds the case of a process
-that escaped the group and holds a pipe open."""
+Pipes normally close at once then (only what is still in the pipe buffer is
+left to read); this only bounds the case of a process that escaped the group
+and holds a pipe open."""
 
-_STREAM_NAMES = {1: "stdout", 2: "stderr"}
+DEFAULT_GRACE_S = 2.0
+"""Between SIGTERM and SIGKILL when a run times out or is superseded: time
+for a verifier's own clean-up handlers."""
+
+INTERRUPT_GRACE_S = 0.2
+"""The same, when the user stopped the tool (Ctrl+C, SIGTERM to ``run``):
+they asked for it to end now."""
+
+_CHUNK = 64 * 1024
+_NO_PIDFD_POLL_S = 0.05  # without a pidfd, how often the leader's exit is checked
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ProcessResult:
     """How one child process ended and what it printed."""
 
     returncode: int | None
-    """The exit status; negative when a signal ended it (asyncio's convention);
-    None when the process never started."""
+    """The exit status; negative when a signal ended it (subprocess's
+    convention); None when the process never started."""
     signal: int | None
     """The signal that ended the process (from a negative ``returncode``)."""
     timed_out: bool
@@ -66,104 +75,310 @@ class ProcessResult:
     stderr: CapturedText
     duration_s: float
     """From just before the spawn to the leader's exit (``time.perf_counter``)."""
-    pid: int | None
+    pipe_wait_s: float = 0.0
+    """After the leader's exit, how long its pipes stayed open (a process
+    outside the group holding them): not part of ``duration_s``."""
+    pid: int | None = None
     killed_leftovers: bool = False
     """The leader exited but left processes running in its group; we killed them."""
     output_cut_short: bool = False
-    """A pipe was still open (held by a process outside the group) after the
-    leader exited; we stopped reading it after :data:`DRAIN_AFTER_EXIT_S`."""
+    """A pipe was still open after the leader exited (held by a process
+    outside the group); we stopped reading it after :data:`DRAIN_AFTER_EXIT_S`."""
 
-    @property
-    def started(self) -> bool:
-        return self.start_error is None
 
-    @property
-    def signal_name(self) -> str | None:
-        if self.signal is None:
-            return None
+class ProcessCancelled(Exception):
+    """The run was cancelled; its process group is gone and the leader reaped."""
+
+
+class CancelSignal:
+    """Cancels a :func:`run_process` from another thread: :meth:`set` wakes
+    its selector at once through a pipe (no polling)."""
+
+    def __init__(self) -> None:
+        self._read, self._write = os.pipe()
+        os.set_blocking(self._write, False)
+        self.is_set = False
+
+    def set(self) -> None:
+        if not self.is_set:
+            self.is_set = True
+            try:
+                os.write(self._write, b"x")
+            except OSError:  # closed already: the run is over
+                pass
+
+    def fileno(self) -> int:
+        return self._read
+
+    def close(self) -> None:
+        for fd in (self._read, self._write):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+
+def run_process(
+    argv: list[str],
+    *,
+    cwd: Path,
+    env: dict[str, str],
+    timeout_s: float | None,
+    cap_bytes: int = DEFAULT_CAP_BYTES,
+    grace_s: float = DEFAULT_GRACE_S,
+    on_output: Callable[[str, str], None] | None = None,
+    cancel: CancelSignal | None = None,
+) -> ProcessResult:
+    """Run ``argv`` in its own process group to its end and capture its output, bounded.
+
+    ``env`` is the child's whole environment (nothing is inherited). Each of
+    stdout and stderr keeps its first and last ``cap_bytes // 2`` bytes.
+    ``on_output(stream, text)`` is called (in this thread) for every decoded
+    chunk as it arrives (``stream`` is ``"stdout"`` or ``"stderr"``); its
+    exceptions are ignored. ``timeout_s=None`` waits as long as it takes.
+
+    Never raises for a child that cannot start (``start_error`` says why). When
+    ``cancel`` is set, the group is ended (SIGTERM, ``grace_s``, SIGKILL), the
+    leader reaped, and then :class:`ProcessCancelled` is raised. An exception
+    in this thread (Ctrl+C) ends the group the same way before it propagates.
+    """
+    started = time.perf_counter()
+    if not argv:
+        return _not_started("empty command", started)
+    try:
+        proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, start_new_session=True)
+    except (OSError, ValueError, subprocess.SubprocessError) as exc:
+        return _not_started(_start_error_text(argv, exc), started)
+    child = _Child(proc, cap_bytes, on_output, cancel)
+    try:
+        deadline = None if timeout_s is None else started + timeout_s
         try:
-            return _signal.Signals(self.signal).name
-        except ValueError:
-            return f"signal {self.signal}"
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "returncode": self.returncode,
-            "signal": self.signal,
-            "signal_name": self.signal_name,
-            "timed_out": self.timed_out,
-            "start_error": self.start_error,
-            "duration_s": self.duration_s,
-            "pid": self.pid,
-            "killed_leftovers": self.killed_leftovers,
-            "output_cut_short": self.output_cut_short,
-            "stdout": _captured_to_json(self.stdout),
-            "stderr": _captured_to_json(self.stderr),
-        }
-
-
-def _captured_to_json(captured: CapturedText) -> dict[str, Any]:
-    return {
-        "text": captured.text,
-        "dropped_bytes": captured.dropped_bytes,
-        "total_bytes": captured.total_bytes,
-    }
+            child.wait_for_exit(deadline, grace_s)
+        except BaseException:
+            child.end_group(INTERRUPT_GRACE_S)
+            raise
+        child.drain()
+    finally:
+        child.close()
+    code = proc.returncode
+    return ProcessResult(
+        returncode=code,
+        signal=-code if code is not None and code < 0 else None,
+        timed_out=child.timed_out,
+        start_error=None,
+        stdout=child.captures[0].result(),
+        stderr=child.captures[1].result(),
+        duration_s=child.exited_at - started,
+        pipe_wait_s=child.pipes_closed_at - child.exited_at,
+        pid=proc.pid,
+        killed_leftovers=child.killed_leftovers,
+        output_cut_short=child.output_cut_short,
+    )
 
 
-# --------------------------------------------------------------------------
-# The protocol: pipes and exit, as they happen.
+async def arun_process(
+    argv: list[str],
+    *,
+    cwd: Path,
+    env: dict[str, str],
+    timeout_s: float | None,
+    cap_bytes: int = DEFAULT_CAP_BYTES,
+    grace_s: float = DEFAULT_GRACE_S,
+    on_output: Callable[[str, str], None] | None = None,
+) -> ProcessResult:
+    """:func:`run_process` from asyncio, in a thread of its own.
 
+    ``on_output`` is called on the event loop. If the awaiting task is
+    cancelled, the core is told at once; the process group is ended (SIGTERM,
+    ``grace_s``, SIGKILL) and the leader reaped, and only then does the
+    cancellation propagate (a second cancellation meanwhile changes nothing).
+    """
+    import asyncio
+    import threading
 
-class _ChildProtocol(asyncio.SubprocessProtocol):
-    def __init__(
-        self,
-        loop: asyncio.AbstractEventLoop,
-        cap_bytes: int,
-        on_output: Callable[[str, str], None] | None,
-    ) -> None:
-        self.exited: asyncio.Future[None] = loop.create_future()
-        self.exit_time: float | None = None
-        self.pipes_closed: dict[int, asyncio.Future[None]] = {
-            fd: loop.create_future() for fd in _STREAM_NAMES
-        }
-        self.captures = {fd: BoundedCapture(cap_bytes) for fd in _STREAM_NAMES}
-        self._on_output = on_output
-        self._decoders = {
-            fd: codecs.getincrementaldecoder("utf-8")(errors="replace") for fd in _STREAM_NAMES
-        }
+    loop = asyncio.get_running_loop()
+    done = loop.create_future()
+    cancel = CancelSignal()
+    emit = None
+    if on_output is not None:
 
-    def pipe_data_received(self, fd: int, data: bytes) -> None:
-        capture = self.captures.get(fd)
-        if capture is None:
-            return
-        capture.feed(data)
-        if self._on_output is not None:
-            self._emit(fd, self._decoders[fd].decode(data))
+        def emit(stream: str, text: str) -> None:
+            try:
+                loop.call_soon_threadsafe(_call_quietly, on_output, stream, text)
+            except RuntimeError:  # the loop closed meanwhile: nobody is watching
+                pass
 
-    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
-        if fd not in self.pipes_closed:
-            return
-        if self._on_output is not None:
-            self._emit(fd, self._decoders[fd].decode(b"", final=True))
-        if not self.pipes_closed[fd].done():
-            self.pipes_closed[fd].set_result(None)
-
-    def process_exited(self) -> None:
-        self.exit_time = time.perf_counter()
-        if not self.exited.done():
-            self.exited.set_result(None)
-
-    def _emit(self, fd: int, text: str) -> None:
-        if not text or self._on_output is None:
-            return
+    def work() -> None:
         try:
-            self._on_output(_STREAM_NAMES[fd], text)
-        except Exception:  # noqa: BLE001 - a display callback must not end the capture
+            outcome = (run_process(argv, cwd=cwd, env=env, timeout_s=timeout_s, cap_bytes=cap_bytes,
+                                   grace_s=grace_s, on_output=emit, cancel=cancel), None)
+        except BaseException as exc:  # noqa: BLE001 - handed to the awaiting task
+            outcome = (None, exc)
+        try:
+            loop.call_soon_threadsafe(_settle, done, outcome)
+        except RuntimeError:  # the loop closed meanwhile: nobody is waiting
             pass
 
+    # A thread per run (not the default executor, whose few workers `test`
+    # would queue behind), and not a daemon: the interpreter waits for the
+    # group to be ended before it exits.
+    threading.Thread(target=work, name="verifier-tui-run", daemon=False).start()
+    try:
+        try:
+            return await asyncio.shield(done)
+        except asyncio.CancelledError:
+            cancel.set()
+            while not done.done():
+                try:
+                    await asyncio.shield(done)
+                except asyncio.CancelledError:
+                    continue
+                except Exception:  # noqa: BLE001 - ProcessCancelled, as asked
+                    break
+            raise
+    finally:
+        if done.done() and not done.cancelled():
+            done.exception()  # retrieved: a cancelled run's ProcessCancelled is expected
+        cancel.close()
 
-# --------------------------------------------------------------------------
-# Signals to the group.
+
+def _settle(future, outcome) -> None:
+    result, error = outcome
+    if future.done():
+        return
+    if error is None:
+        future.set_result(result)
+    else:
+        future.set_exception(error)
+
+
+def _call_quietly(callback: Callable[[str, str], None], stream: str, text: str) -> None:
+    try:
+        callback(stream, text)
+    except Exception:  # noqa: BLE001 - a display callback must not end the capture
+        pass
+
+
+class _Child:
+    """A started child and everything the core watches about it."""
+
+    def __init__(self, proc: subprocess.Popen, cap_bytes: int, on_output, cancel: CancelSignal | None) -> None:
+        self.proc = proc
+        self.pipes = [proc.stdout.fileno(), proc.stderr.fileno()]  # type: ignore[union-attr]
+        self.captures = [BoundedCapture(cap_bytes), BoundedCapture(cap_bytes)]
+        self.on_output = on_output
+        self.decoders = [codecs.getincrementaldecoder("utf-8")(errors="replace") for _ in self.pipes]
+        self.open = set(self.pipes)
+        self.cancel = cancel
+        self.cancelled = False
+        self.timed_out = False
+        self.killed_leftovers = False
+        self.output_cut_short = False
+        self.exited_at: float = 0.0
+        self.pipes_closed_at: float = 0.0
+        self.has_exited = False
+        self.selector = selectors.DefaultSelector()
+        for fd in self.pipes:
+            self.selector.register(fd, selectors.EVENT_READ)
+        self.pidfd: int | None = None
+        if hasattr(os, "pidfd_open"):
+            try:
+                self.pidfd = os.pidfd_open(proc.pid)
+                self.selector.register(self.pidfd, selectors.EVENT_READ)
+            except OSError:  # an older kernel: the exit is polled for instead
+                self.pidfd = None
+        if cancel is not None:
+            self.selector.register(cancel.fileno(), selectors.EVENT_READ)
+
+    # -- the phases ---------------------------------------------------------
+
+    def wait_for_exit(self, deadline: float | None, grace_s: float) -> None:
+        """Read output until the leader exits; end the group at the deadline
+        or on cancellation (then raise ProcessCancelled)."""
+        while not self.has_exited:
+            if self.cancelled:
+                self.end_group(grace_s)
+                raise ProcessCancelled
+            if deadline is not None and time.perf_counter() >= deadline:
+                self.timed_out = True
+                self.end_group(grace_s)
+                return
+            self._step(deadline)
+
+    def end_group(self, grace_s: float) -> None:
+        """SIGTERM the group, read on while the leader has ``grace_s`` to exit,
+        then SIGKILL the group and reap the leader."""
+        if not self.has_exited:
+            _signal_group(self.proc.pid, signal.SIGTERM)
+            until = time.perf_counter() + grace_s
+            while not self.has_exited and time.perf_counter() < until:
+                self._step(until)
+        _signal_group(self.proc.pid, signal.SIGKILL)
+        if not self.has_exited:
+            self.proc.wait()  # SIGKILL cannot be ignored: this is prompt
+            self._exited()
+
+    def drain(self) -> None:
+        """After the leader's exit: kill what it left in its group, then read
+        until the pipes close, for :data:`DRAIN_AFTER_EXIT_S` at most."""
+        self.killed_leftovers = _signal_group(self.proc.pid, signal.SIGKILL)
+        until = time.perf_counter() + DRAIN_AFTER_EXIT_S
+        while self.open and time.perf_counter() < until:
+            self._step(until)
+        self.output_cut_short = bool(self.open)
+        self.pipes_closed_at = time.perf_counter()
+
+    def close(self) -> None:
+        self.selector.close()
+        if self.pidfd is not None:
+            os.close(self.pidfd)
+        self.proc.stdout.close()  # type: ignore[union-attr]
+        self.proc.stderr.close()  # type: ignore[union-attr]
+
+    # -- one wait -------------------------------------------------------------
+
+    def _step(self, until: float | None) -> None:
+        """Wait for anything to happen (until ``until`` at most), and take it in."""
+        timeout = None if until is None else max(0.0, until - time.perf_counter())
+        if self.pidfd is None and not self.has_exited:
+            timeout = _NO_PIDFD_POLL_S if timeout is None else min(timeout, _NO_PIDFD_POLL_S)
+        for key, _events in self.selector.select(timeout):
+            fd = key.fd
+            if fd in self.open:
+                self._read(fd)
+            elif fd == self.pidfd:
+                self.selector.unregister(fd)
+            elif self.cancel is not None and fd == self.cancel.fileno():
+                self.selector.unregister(fd)
+                self.cancelled = True
+        if not self.has_exited and self.proc.poll() is not None:
+            self._exited()
+
+    def _exited(self) -> None:
+        self.has_exited = True
+        self.exited_at = time.perf_counter()
+
+    def _read(self, fd: int) -> None:
+        index = self.pipes.index(fd)
+        try:
+            data = os.read(fd, _CHUNK)
+        except OSError:
+            data = b""
+        if data:
+            self.captures[index].feed(data)
+            self._emit(index, self.decoders[index].decode(data))
+        else:
+            self.selector.unregister(fd)
+            self.open.discard(fd)
+            self._emit(index, self.decoders[index].decode(b"", final=True))
+
+    def _emit(self, index: int, text: str) -> None:
+        if text and self.on_output is not None:
+            try:
+                self.on_output(("stdout", "stderr")[index], text)
+            except Exception:  # noqa: BLE001 - a display callback must not end the capture
+                pass
 
 
 def _signal_group(pgid: int, sig: int) -> bool:
@@ -177,130 +392,8 @@ def _signal_group(pgid: int, sig: int) -> bool:
     try:
         os.killpg(pgid, sig)
         return True
-    except ProcessLookupError:
+    except (ProcessLookupError, PermissionError):  # none left; or one changed its credentials (setuid)
         return False
-    except PermissionError:
-        # A member changed its credentials (setuid); it is beyond us.
-        return False
-
-
-async def _end_group(pgid: int, protocol: _ChildProtocol, grace_s: float) -> None:
-    """SIGTERM the group, give the leader ``grace_s`` to exit, SIGKILL the
-    group, then wait until asyncio's child watcher has reaped the leader."""
-    if not protocol.exited.done():
-        _signal_group(pgid, _signal.SIGTERM)
-        try:
-            await asyncio.wait_for(asyncio.shield(protocol.exited), timeout=max(grace_s, 0))
-        except asyncio.TimeoutError:
-            pass
-    _signal_group(pgid, _signal.SIGKILL)
-    # SIGKILL cannot be ignored: the leader exits and is reaped promptly.
-    await asyncio.shield(protocol.exited)
-
-
-async def _finish_shielded(coro: Any) -> None:
-    """Run clean-up to its end even if we are cancelled (again) meanwhile."""
-    task = asyncio.ensure_future(coro)
-    while not task.done():
-        try:
-            await asyncio.shield(task)
-        except asyncio.CancelledError:
-            continue
-    task.result()
-
-
-# --------------------------------------------------------------------------
-# The entry point.
-
-
-async def run_process(
-    argv: list[str],
-    *,
-    cwd: Path,
-    env: dict[str, str],
-    timeout_s: float | None,
-    cap_bytes: int = DEFAULT_CAP_BYTES,
-    on_output: Callable[[str, str], None] | None = None,
-    grace_s: float = 2.0,
-) -> ProcessResult:
-    """Run ``argv`` in its own process group and capture its output, bounded.
-
-    ``env`` is the child's whole environment (nothing is inherited). Each of
-    stdout and stderr keeps its first and last ``cap_bytes // 2`` bytes.
-    ``on_output(stream, text)`` is called on the event loop for every decoded
-    chunk as it arrives (``stream`` is ``"stdout"`` or ``"stderr"``): it must
-    return quickly (append to a buffer, post a message); its exceptions are
-    ignored. ``timeout_s=None`` waits as long as it takes.
-
-    Never raises for a child that cannot start (``start_error`` says why). If
-    the awaiting task is cancelled, the process group is ended first (SIGTERM,
-    ``grace_s``, SIGKILL, reaped) and then the cancellation propagates.
-    """
-    loop = asyncio.get_running_loop()
-
-    def factory() -> _ChildProtocol:
-        return _ChildProtocol(loop, cap_bytes, on_output)
-
-    started = time.perf_counter()
-    if not argv:
-        return _not_started("empty command", started)
-    try:
-        transport, protocol = await loop.subprocess_exec(
-            factory,
-            *argv,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-            cwd=str(cwd),
-            env=env,
-        )
-    except (OSError, ValueError, subprocess.SubprocessError) as exc:
-        return _not_started(_start_error_text(argv, exc), started)
-
-    pid = transport.get_pid()
-    timed_out = False
-    killed_leftovers = False
-    output_cut_short = False
-    finished = False
-    try:
-        try:
-            await asyncio.wait_for(asyncio.shield(protocol.exited), timeout=timeout_s)
-        except asyncio.TimeoutError:
-            timed_out = True
-            await _end_group(pid, protocol, grace_s)
-        # The leader is gone; whatever it left in its group goes too, or a
-        # grandchild holding our pipes would keep us reading forever.
-        killed_leftovers = _signal_group(pid, _signal.SIGKILL)
-        pipes = [asyncio.shield(f) for f in protocol.pipes_closed.values()]
-        _done, pending = await asyncio.wait(pipes, timeout=DRAIN_AFTER_EXIT_S)
-        output_cut_short = bool(pending)
-        for waiter in pending:
-            waiter.cancel()
-        finished = True
-    finally:
-        if not finished:
-            # Cancelled (or failed) before the end: end the group first.
-            await _finish_shielded(_end_group(pid, protocol, grace_s))
-            _signal_group(pid, _signal.SIGKILL)
-        # Our own clean-up is done (the leader is reaped): now release the
-        # pipes. transport.close() would kill only the leader, already gone.
-        transport.close()
-
-    returncode = transport.get_returncode()
-    exit_time = protocol.exit_time if protocol.exit_time is not None else time.perf_counter()
-    return ProcessResult(
-        returncode=returncode,
-        signal=-returncode if returncode is not None and returncode < 0 else None,
-        timed_out=timed_out,
-        start_error=None,
-        stdout=protocol.captures[1].result(),
-        stderr=protocol.captures[2].result(),
-        duration_s=exit_time - started,
-        pid=pid,
-        killed_leftovers=killed_leftovers,
-        output_cut_short=output_cut_short,
-    )
 
 
 def _not_started(message: str, started: float) -> ProcessResult:
@@ -312,13 +405,11 @@ def _not_started(message: str, started: float) -> ProcessResult:
         stdout=CapturedText(),
         stderr=CapturedText(),
         duration_s=time.perf_counter() - started,
-        pid=None,
     )
 
 
 def _start_error_text(argv: list[str], exc: BaseException) -> str:
     if isinstance(exc, OSError):
         what = exc.filename if exc.filename is not None else argv[0]
-        reason = exc.strerror or str(exc)
-        return f"{what}: {reason}"
+        return f"{what}: {exc.strerror or exc}"
     return f"{argv[0]}: {exc}"

@@ -9,14 +9,22 @@ from the current choices.
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 
 from verifier_tui.engine.cases import Case, default_task_data
 from verifier_tui.engine.discovery import DiscoveryError, Task, choose_verifier, load_case_dir, resolve
 from verifier_tui.engine.model import ResponseSource, RunResult
 from verifier_tui.engine.record import record, replace
-from verifier_tui.engine.run import DEFAULT_TIMEOUT_S, Prepared, RunSpec, collect, map_paths, prepare, read_explain
+from verifier_tui.engine.invocation import (
+    DEFAULT_TIMEOUT_S,
+    Prepared,
+    RunSpec,
+    collect,
+    map_paths,
+    prepare,
+    read_explain,
+)
+from verifier_tui.engine.process import run_process
 from verifier_tui.engine.stage import Scratch, Stage
 
 TYPE_CHECKING = False  # typing is not imported at run time: start-up is measured
@@ -245,7 +253,21 @@ class Session:
         self.sequence += 1
         return self.sequence
 
-    async def run(
+    def run(self, spec: RunSpec | None = None, *, trigger: str = "start") -> RunResult:
+        """One run, blocking (the headless ``run``: no asyncio needed)."""
+        spec = spec or self.spec()
+        sequence = self.next_sequence()
+        stage = self._claim(spec)
+        try:
+            prepared = prepare(spec, stage)
+            if prepared.start_error:
+                return self._not_started(prepared, trigger, sequence)
+            done = run_process(prepared.argv, cwd=prepared.cwd, env=prepared.env, timeout_s=spec.timeout_s)
+            return collect(prepared, done, trigger=trigger, sequence=sequence)
+        finally:
+            self._release(stage)
+
+    async def arun(
         self,
         spec: RunSpec | None = None,
         *,
@@ -253,26 +275,22 @@ class Session:
         on_output: Callable[[str, str], None] | None = None,
         on_explain: Callable[[dict[str, Any]], None] | None = None,
     ) -> RunResult:
-        """One run from asyncio. Cancelling the awaiting task ends the child
-        and everything it started (see process.run_process)."""
+        """One run from asyncio (the TUI, ``watch``, ``test``). ``on_output``
+        gets live output and ``on_explain`` the runner's explanation as soon
+        as it is written, both on the event loop. Cancelling the awaiting task
+        ends the child and everything it started before the cancellation
+        propagates (see :func:`verifier_tui.engine.process.arun_process`)."""
         import asyncio
 
-        from verifier_tui.engine.process import run_process
+        from verifier_tui.engine.process import arun_process
 
         spec = spec or self.spec()
         sequence = self.next_sequence()
         stage = self._claim(spec)
-        release = True
         try:
-            staging = asyncio.ensure_future(asyncio.to_thread(prepare, spec, stage))
-            try:
-                prepared = await asyncio.shield(staging)
-            except asyncio.CancelledError:
-                # The thread goes on staging into this layout: hand it back
-                # only when it is done, never to a run that would stage into it too.
-                release = False
-                staging.add_done_callback(lambda _done: self._release(stage))
-                raise
+            # Staging goes on in its thread if we are cancelled: the stage is
+            # handed back only once it is done (never to a run staging into it too).
+            prepared = await _finish_in_thread(prepare, spec, stage)
             if prepared.start_error:
                 return self._not_started(prepared, trigger, sequence)
             watcher = None
@@ -288,46 +306,24 @@ class Session:
                     on_output(stream, map_paths(text, path_map))
 
             try:
-                done = await run_process(
+                done = await arun_process(
                     prepared.argv, cwd=prepared.cwd, env=prepared.env, timeout_s=spec.timeout_s, on_output=live
                 )
             finally:
                 if watcher is not None:
                     watcher.cancel()
-            return await asyncio.to_thread(collect, prepared, done, trigger=trigger, sequence=sequence)
-        finally:
-            if release:
-                self._release(stage)
-
-    def run_sync(self, spec: RunSpec | None = None, *, trigger: str = "start") -> RunResult:
-        """One run without asyncio (the headless ``run`` command starts faster)."""
-        from verifier_tui.engine.process_sync import run_process_sync
-
-        spec = spec or self.spec()
-        sequence = self.next_sequence()
-        stage = self._claim(spec)
-        try:
-            prepared = prepare(spec, stage)
-            if prepared.start_error:
-                return self._not_started(prepared, trigger, sequence)
-            done = run_process_sync(prepared.argv, cwd=prepared.cwd, env=prepared.env, timeout_s=spec.timeout_s,
-                                    while_running=_import_for_collect)
-            return collect(prepared, done, trigger=trigger, sequence=sequence)
+            return await _finish_in_thread(collect, prepared, done, trigger=trigger, sequence=sequence)
         finally:
             self._release(stage)
 
-    def explain_sync(self) -> dict[str, Any]:
+    def explain(self) -> dict[str, Any]:
         """The runner's ``--explain`` for the current choices (verify is not called)."""
-        from verifier_tui.engine.process_sync import run_process_sync
-
         prepared = self.prepare(self.spec(explain_only=True))
         if prepared.start_error:
             return {"error": prepared.start_error}
-        done = run_process_sync(prepared.argv, cwd=prepared.cwd, env=prepared.env, timeout_s=self.timeout_s)
+        done = run_process(prepared.argv, cwd=prepared.cwd, env=prepared.env, timeout_s=self.timeout_s)
         data = read_explain(prepared, done.stdout.text)
         if data is None:
-            from verifier_tui.engine.run import map_paths
-
             return {"error": "the runner gave no explanation", "stderr": map_paths(done.stderr.text, prepared.path_map),
                     "exit_code": done.returncode}
         data["notices"] = prepared.notices
@@ -408,6 +404,27 @@ def _dedupe(targets: list[Any]) -> list[Any]:
     return out
 
 
+async def _finish_in_thread(function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """``function`` in a worker thread. If the awaiting task is cancelled, the
+    thread still runs to its end (a thread cannot be stopped), and the
+    cancellation propagates only then: nothing it uses is released early."""
+    import asyncio
+
+    work = asyncio.ensure_future(asyncio.to_thread(function, *args, **kwargs))
+    cancelled = False
+    while True:
+        try:
+            result = await asyncio.shield(work)
+            break
+        except asyncio.CancelledError:
+            if work.done():
+                raise
+            cancelled = True
+    if cancelled:
+        raise asyncio.CancelledError
+    return result
+
+
 async def _wait_for_explain(prepared: Prepared, on_explain: Callable[[dict[str, Any]], None]) -> None:
     """Hand the runner's explain document over as soon as it is written (it
     is written just before verify is called, so the resolution shows while a
@@ -422,15 +439,6 @@ async def _wait_for_explain(prepared: Prepared, on_explain: Callable[[dict[str, 
                 on_explain(data)
                 return
         await asyncio.sleep(0.02)
-
-
-def _import_for_collect() -> None:
-    """What collect() imports, imported while the runner runs rather than after."""
-    import verifier_tui.engine.verdict  # noqa: F401
-
-
-def elapsed_ms(start: float) -> int:
-    return int((time.perf_counter() - start) * 1000)
 
 
 def cpu_count() -> int:

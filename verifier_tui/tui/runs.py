@@ -138,7 +138,7 @@ class RunController:
                 self._post(ExplainReady(run_id, explain))
 
         try:
-            result = await self.app.session.run(spec, trigger=trigger, on_output=on_output, on_explain=on_explain)
+            result = await self.app.session.arun(spec, trigger=trigger, on_output=on_output, on_explain=on_explain)
         finally:
             self.running_case = None
         return run_id, result

@@ -1,14 +1,13 @@
-"""One run: prepare the staged layout and the command, execute the runner,
-collect the verdict. ``prepare`` and ``collect`` are plain functions; the child
-is executed either from asyncio (the TUI, ``watch``, ``test``) or synchronously
-(``run`` and ``explain``, which must not pay for importing asyncio)."""
+"""One invocation of the runner: :func:`prepare` stages the layout and builds
+the command line, the process driver (:mod:`verifier_tui.engine.process`) runs
+it, and :func:`collect` turns what it left into a :class:`RunResult`, every
+path mapped back to the user's own files."""
 
 from __future__ import annotations
 
 import json
 import os
 import shlex
-import sys
 from pathlib import Path
 
 from verifier_tui.engine.cases import wrap_text_response
@@ -28,6 +27,8 @@ from verifier_tui.engine.stage import Stage, StagingError
 TYPE_CHECKING = False  # typing is not imported at run time: start-up is measured
 if TYPE_CHECKING:
     from typing import Any
+
+    from verifier_tui.engine.process import ProcessResult
 
 # Default timeout when neither --timeout nor task.toml's [verifier] timeout_sec says.
 # Harbor's own default verifier timeout is 600 s; a debugger should answer sooner,
@@ -249,20 +250,19 @@ def outcome_of(returncode: int | None, signal: int | None, timed_out: bool, star
     )
 
 
-def collect(prepared: Prepared, done: Any, *, trigger: str, sequence: int) -> RunResult:
+def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, sequence: int) -> RunResult:
     """Turn what the child did into a RunResult (verdict read from the staged
-    reward folder, paths mapped back to the user's files). ``done`` is what
-    either process driver returns (returncode, signal, timed_out, start_error,
-    stdout, stderr, duration_s); ``None`` when the run could not start."""
+    reward folder, paths mapped back to the user's files). ``done`` is what the
+    process driver returned; ``None`` when the run could not start."""
     from verifier_tui.engine.verdict import harbor_verdict, read_reward_files
 
     if done is None:
         returncode = signal = None
-        timed_out, start_error, duration_s = False, prepared.start_error, 0.0
+        timed_out, start_error, duration_s, pipe_wait_s = False, prepared.start_error, 0.0, 0.0
         stdout = stderr = CapturedText()
     else:
         returncode, signal, timed_out = done.returncode, done.signal, done.timed_out
-        start_error, duration_s = done.start_error, done.duration_s
+        start_error, duration_s, pipe_wait_s = done.start_error, done.duration_s, done.pipe_wait_s
         stdout, stderr = done.stdout, done.stderr
     spec = prepared.spec
     reward_dir = prepared.stage.reward_dir
@@ -278,6 +278,7 @@ def collect(prepared: Prepared, done: Any, *, trigger: str, sequence: int) -> Ru
         exit_code=returncode if signal is None and not timed_out else None,
         signal=signal,
         duration_s=duration_s,
+        pipe_wait_s=pipe_wait_s,
         reward_files=reward_files,
         verdict=verdict,
         stdout=stdout,
@@ -297,7 +298,3 @@ def collect(prepared: Prepared, done: Any, *, trigger: str, sequence: int) -> Ru
         start_error=map_paths(start_error, pm) if start_error else None,
         sequence=sequence,
     )
-
-
-def python_label(python: str) -> str:
-    return python if python else sys.executable
