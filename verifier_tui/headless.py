@@ -286,9 +286,8 @@ def write_junit(path: Path, session, results: list[RunResult], wall: float,
 def watch_line(result: RunResult, trigger: str) -> str:
     stamp = time.strftime("%H:%M:%S")
     reward = headline_reward(result)
-    delta = ""
     return (f"#{result.sequence:<3} {stamp}  {trigger:<24.24}  {result.outcome.value:<16}  reward {reward:<8}"
-            f"  {result.duration_s * 1000:6.0f} ms{delta}")
+            f"  {result.duration_s * 1000:6.0f} ms")
 
 
 def command_watch(args) -> int:
@@ -316,12 +315,9 @@ def command_watch(args) -> int:
 
 
 async def _watch(session, args) -> None:
-    from verifier_tui.engine.watch import RunScheduler, Watcher
+    from verifier_tui.engine.watch.live import LiveRuns
 
-    async def run(change) -> None:
-        trigger = change.describe() if change is not None else "start"
-        if change is not None and any(p.name == "task.toml" for p in change.paths):
-            session.reload_task()
+    async def run(trigger: str, change) -> None:
         result = await session.arun(trigger=trigger)
         if args.json:
             _out(json.dumps(result_json(session, result), default=str))
@@ -335,30 +331,11 @@ async def _watch(session, args) -> None:
     def on_error(exc: BaseException) -> None:
         sys.stderr.write(f"verifier-tui: run failed: {exc}\n")
 
-    scratch = session.stage_for(session.spec()).root.parent
-    watcher = Watcher(session.watch_targets(), ignore=[scratch], force_polling=args.poll)
-    scheduler = RunScheduler(run, on_error=on_error)
+    def on_task_error(message: str) -> None:
+        sys.stderr.write(f"verifier-tui: {message}\n")
+
+    live = LiveRuns(session, run, force_polling=args.poll, on_error=on_error, on_task_error=on_task_error)
     try:
-        async for change in _changes_after_ready(watcher, scheduler):
-            scheduler.request(change)
+        await live.watch(run_first=True)
     finally:
-        watcher.stop()
-        await scheduler.close()
-
-
-async def _changes_after_ready(watcher, scheduler):
-    """Start watching, run once as soon as the watcher is in place (it has no
-    other 'ready' signal worth waiting for), then yield changes."""
-    import asyncio
-
-    iterator = watcher.changes().__aiter__()
-    first = asyncio.ensure_future(iterator.__anext__())
-    await watcher.ready()
-    scheduler.request(None)
-    try:
-        change = await first
-        yield change
-        async for change in iterator:
-            yield change
-    except StopAsyncIteration:
-        return
+        await live.close()

@@ -20,15 +20,14 @@ from pathlib import Path
 
 import pytest
 
-from verifier_tui.engine import watch as watch_module
-from verifier_tui.engine.watch import (
-    Change,
-    RunScheduler,
-    Watcher,
-    WatchTarget,
-    is_noise,
-    watch_and_run,
-)
+from tests.helpers import make_task
+from verifier_tui.engine.session import Session
+from verifier_tui.engine.watch import watcher as watcher_module
+from verifier_tui.engine.watch.changes import Change, WatchTarget
+from verifier_tui.engine.watch.filters import is_noise
+from verifier_tui.engine.watch.live import LiveRuns
+from verifier_tui.engine.watch.scheduler import RunScheduler
+from verifier_tui.engine.watch.watcher import Watcher
 
 #: Upper bound for anything that should happen "soon" (a change to arrive).
 TIMEOUT = 10.0
@@ -176,7 +175,7 @@ def test_describe_and_merge() -> None:
 
 
 def test_engine_watch_does_not_import_textual() -> None:
-    code = "import sys, verifier_tui.engine.watch; print('textual' in sys.modules)"
+    code = "import sys, verifier_tui.engine.watch.live; print('textual' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 
@@ -386,7 +385,7 @@ async def test_stop_ends_changes_and_the_watcher_process(tmp_path: Path, isolate
 async def test_a_watcher_process_that_cannot_start_falls_back_to_threads(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(watch_module, "_CHILD_CODE", "import sys; sys.exit('no watchfiles here')")
+    monkeypatch.setattr(watcher_module, "_CHILD_CODE", "import sys; sys.exit('no watchfiles here')")
     tests = folder(tmp_path / "tests")
     async with watching([WatchTarget(tests, "tests")]) as rec:
         assert rec.watcher._proc is None
@@ -423,9 +422,8 @@ class SlowRuns:
 
 
 async def test_fifty_rapid_saves_give_few_runs_and_the_last_sees_the_end(tmp_path: Path) -> None:
-    tests = folder(tmp_path / "tests")
-    verifier = tests / "verifier.py"
-    verifier.write_text("v-start")
+    session = Session(make_task(tmp_path / "t", "v-start\ndef verify(workspace): ..."))
+    verifier = session.task.tests_dir / "verifier.py"
     seen: list[str] = []
 
     async def run(change: Change | None) -> None:
@@ -438,44 +436,47 @@ async def test_fifty_rapid_saves_give_few_runs_and_the_last_sees_the_end(tmp_pat
         for i in range(50):
             verifier.write_text(f"v{i}")
 
-    scheduler = RunScheduler(run)
-    watcher = Watcher([WatchTarget(tests, "tests")])
-    glue = asyncio.create_task(watch_and_run(watcher, scheduler, run_first=False))
+    live = LiveRuns(session, lambda trigger, change: run(change))
+    scheduler = live.scheduler
+    glue = asyncio.create_task(live.watch())
     try:
-        await asyncio.wait_for(watcher.ready(), TIMEOUT)
+        await asyncio.wait_for(live.watch_ready.wait(), TIMEOUT)
         await asyncio.to_thread(save_fifty_times)
         await wait_until(lambda: seen[-1:] == ["v49"], "a run that saw the final save")
         await asyncio.sleep(QUIET)
         await asyncio.wait_for(scheduler.drain(), TIMEOUT)
     finally:
-        watcher.stop()
+        live.stop_watching()
         await asyncio.wait_for(glue, TIMEOUT)
-        await scheduler.close()
+        await live.close()
+        session.close()
     assert 1 <= scheduler.runs_started <= 3, seen
     assert seen[-1] == "v49"
     assert scheduler.runs_finished == scheduler.runs_started
 
 
 @asynccontextmanager
-async def fed(scheduler: RunScheduler, targets: list[WatchTarget], **options):
-    """A real watcher feeding ``scheduler`` through ``watch_and_run`` (which
-    requests the first run, for None, as soon as the watcher is ready)."""
-    watcher = Watcher(targets, **options)
-    glue = asyncio.create_task(watch_and_run(watcher, scheduler))
+async def fed(tmp_path: Path, runs, **options):
+    """A real task and session, watched by the engine's loop (which requests
+    the first run, for None, as soon as the watcher is ready), with ``runs``
+    as what a run does. Yields (the loop, the task's tests folder)."""
+    session = Session(make_task(tmp_path / "t"))
+    live = LiveRuns(session, lambda trigger, change: runs(change), **options)
+    glue = asyncio.create_task(live.watch(run_first=True))
     try:
-        await asyncio.wait_for(watcher.ready(), TIMEOUT)
-        yield watcher
+        await asyncio.wait_for(live.watch_ready.wait(), TIMEOUT)
+        yield live, session.task.tests_dir
     finally:
-        watcher.stop()
+        live.stop_watching()
         await asyncio.wait_for(glue, TIMEOUT)
-        await scheduler.close()
+        await live.close()
+        session.close()
 
 
 async def test_a_change_mid_run_gives_exactly_one_more_run(tmp_path: Path) -> None:
-    tests = folder(tmp_path / "tests")
     runs = SlowRuns(hold={0})
-    scheduler = RunScheduler(runs)
-    async with fed(scheduler, [WatchTarget(tests, "tests")]):
+    async with fed(tmp_path, runs) as (live, tests):
+        scheduler = live.scheduler
         await asyncio.wait_for(runs.running.wait(), TIMEOUT)
         assert runs.started == [None]  # the first run, right after ready
         (tests / "verifier.py").write_text("x")
@@ -491,10 +492,9 @@ async def test_a_change_mid_run_gives_exactly_one_more_run(tmp_path: Path) -> No
 
 
 async def test_five_changes_mid_run_still_give_one_more_run(tmp_path: Path) -> None:
-    tests = folder(tmp_path / "tests")
     runs = SlowRuns(hold={0})
-    scheduler = RunScheduler(runs)
-    async with fed(scheduler, [WatchTarget(tests, "tests")]):
+    async with fed(tmp_path, runs) as (live, tests):
+        scheduler = live.scheduler
         await asyncio.wait_for(runs.running.wait(), TIMEOUT)
         files = [tests / f"helper{i}.py" for i in range(5)]
         for i, path in enumerate(files):
@@ -512,11 +512,10 @@ async def test_five_changes_mid_run_still_give_one_more_run(tmp_path: Path) -> N
 
 
 async def test_supersede_cancels_the_run_in_flight(tmp_path: Path) -> None:
-    tests = folder(tmp_path / "tests")
     runs = SlowRuns(hold={0})  # run 0 would wait forever
     results: list[tuple[Change | None, int]] = []
-    scheduler = RunScheduler(runs, supersede=True, on_result=lambda c, r: results.append((c, r)))
-    async with fed(scheduler, [WatchTarget(tests, "tests")]):
+    async with fed(tmp_path, runs, supersede=True, on_result=lambda c, r: results.append((c, r))) as (live, tests):
+        scheduler = live.scheduler
         await asyncio.wait_for(runs.running.wait(), TIMEOUT)
         (tests / "verifier.py").write_text("x")
         await wait_until(lambda: scheduler.runs_started == 2, "the superseding run")
@@ -581,3 +580,53 @@ async def test_close_cancels_the_run_and_drops_the_pending_one() -> None:
     scheduler.request(None)  # ignored once closed
     assert scheduler.runs_started == 1
     await asyncio.wait_for(scheduler.drain(), TIMEOUT)
+
+
+# ---------------------------------------------------------------------------
+# The loop the faces share: pausing, re-reading the task, new targets
+
+
+async def test_changes_while_paused_are_held_and_run_once_on_resume(tmp_path: Path) -> None:
+    runs = SlowRuns()
+    async with fed(tmp_path, runs) as (live, tests):
+        await wait_until(lambda: live.scheduler.runs_finished == 1, "the first run")
+        live.pause()
+        (tests / "a.py").write_text("a")
+        (tests / "b.py").write_text("b")
+        await asyncio.sleep(QUIET)
+        assert len(runs.started) == 1  # held while paused
+        live.resume()
+        await wait_until(lambda: live.scheduler.runs_finished == 2, "the held run")
+        await asyncio.sleep(QUIET)
+        assert len(runs.started) == 2
+        assert runs.started[1] is not None and runs.started[1].paths == {tests / "a.py", tests / "b.py"}
+
+
+async def test_a_changed_task_toml_is_read_again_before_the_run(tmp_path: Path) -> None:
+    seen: list[float] = []
+    session = Session(make_task(tmp_path / "t", timeout=5))
+    live = LiveRuns(session, lambda trigger, change: asyncio.sleep(0, seen.append(session.timeout_s)))
+    glue = asyncio.create_task(live.watch(run_first=True))
+    try:
+        await wait_until(lambda: seen == [5.0], "the first run")
+        (session.task.root / "task.toml").write_text('version = "1.0"\n[verifier]\ntimeout_sec = 7\n')
+        await wait_until(lambda: seen[-1:] == [7.0], "a run after task.toml changed")
+    finally:
+        live.stop_watching()
+        await asyncio.wait_for(glue, TIMEOUT)
+        await live.close()
+        session.close()
+
+
+async def test_new_choices_are_watched_at_once(tmp_path: Path) -> None:
+    runs = SlowRuns()
+    async with fed(tmp_path, runs) as (live, _tests):
+        await wait_until(lambda: live.scheduler.runs_finished == 1, "the first run")
+        workspace = folder(tmp_path / "elsewhere")
+        live.session.choose_workspace(workspace)
+        live.restart_watch_if_needed()
+        await wait_until(lambda: live.targets is not None and any(t.path == workspace for t in live.targets)
+                         and live.watch_ready.is_set(), "a watcher on the new workspace")
+        (workspace / "out.txt").write_text("x")
+        await wait_until(lambda: len(runs.started) == 2, "a run for the new workspace's change")
+        assert runs.started[1] is not None and runs.started[1].paths == {workspace / "out.txt"}

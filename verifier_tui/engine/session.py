@@ -227,8 +227,7 @@ class Session:
         A layout that a run is using right now is never handed out again: runs
         of cases in parallel (``test``) each get their own, even when they share
         a workspace (or have none)."""
-        if self.scratch is None:
-            self.scratch = Scratch()
+        self.scratch_folder()
         pool = self._stages.setdefault((spec.workspace, spec.explain_only), [])
         for stage in pool:
             if id(stage) not in self._busy:
@@ -337,7 +336,7 @@ class Session:
     def watch_targets(self) -> list[Any]:
         """What a change to re-runs on: the tests folder, the workspace, the
         response and task data files, task.toml (and a dataset verifier)."""
-        from verifier_tui.engine.watch import WatchTarget
+        from verifier_tui.engine.watch.changes import WatchTarget
 
         targets = [WatchTarget(self.task.tests_dir, "tests")]
         if self.workspace is not None:
@@ -387,6 +386,13 @@ class Session:
     @property
     def scratch_root(self) -> Path | None:
         return self.scratch.root if self.scratch else None
+
+    def scratch_folder(self) -> Path:
+        """The session's private scratch folder, made on first use (a watcher
+        ignores it: every run writes there)."""
+        if self.scratch is None:
+            self.scratch = Scratch()
+        return self.scratch.root
 
 
 def _same_response(a: ResponseSource | None, b: ResponseSource | None) -> bool:

@@ -14,10 +14,10 @@ from textual.worker import Worker, WorkerState
 
 from verifier_tui.engine.model import RunResult
 from verifier_tui.engine.session import Session
-from verifier_tui.engine.watch import Change
+from verifier_tui.engine.watch.changes import Change
 from verifier_tui.tui.display import Display
 from verifier_tui.tui.messages import WatchStateChanged
-from verifier_tui.tui.runs import RunController
+from verifier_tui.tui.run_controller import RunController
 from verifier_tui.tui.screens.main import KEYS, MainScreen
 
 

@@ -1,24 +1,25 @@
 """The runs and the watcher of one app: requests in, messages out.
 
-Every run goes through one :class:`RunScheduler` with ``supersede=True``: a
-request during a run (a save, a key, a new choice) cancels the run in flight
-(the engine then kills the child's whole process group) and starts a fresh
-one, and the cancelled run's result is never reported, so an old verdict can
-never land on screen over a newer one. The watcher runs in its own worker
-group so that nothing done to runs can cancel it.
+The engine's :class:`~verifier_tui.engine.watch.live.LiveRuns` does the
+watching and the scheduling, with ``supersede=True``: a request during a run
+(a save, a key, a new choice) cancels the run in flight (the engine then kills
+the child's whole process group) and starts a fresh one, and the cancelled
+run's result is never reported, so an old verdict can never land on screen
+over a newer one. This class says what a run means on screen (run ids, live
+output, "run all cases") and posts it as messages. The watcher runs in its own
+worker group so that nothing done to runs can cancel it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import itertools
-from contextlib import aclosing
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from verifier_tui.engine.discovery import DiscoveryError, no_verifier_message
+from verifier_tui.engine.discovery import no_verifier_message
 from verifier_tui.engine.model import RunResult
-from verifier_tui.engine.watch import Change, RunScheduler, Watcher
+from verifier_tui.engine.watch.changes import Change
+from verifier_tui.engine.watch.live import LiveRuns
 from verifier_tui.tui.messages import (
     ExplainReady,
     RunFailed,
@@ -30,6 +31,7 @@ from verifier_tui.tui.messages import (
 from verifier_tui.tui.output_buffer import OutputBuffer
 
 if TYPE_CHECKING:
+    from verifier_tui.engine.watch.scheduler import RunScheduler
     from verifier_tui.tui.app import VerifierApp
 
 
@@ -38,23 +40,39 @@ class RunController:
 
     def __init__(self, app: "VerifierApp") -> None:
         self.app = app
-        self.scheduler = RunScheduler(self._run, supersede=True, on_error=self._on_error, on_result=self._on_result)
+        self.live = LiveRuns(
+            app.session,
+            self._run,
+            supersede=True,
+            force_polling=app.poll,
+            on_result=self._on_result,
+            on_error=self._on_error,
+            on_task_error=lambda reason: self._post(RunNotPossible(reason)),
+            on_task_reloaded=lambda: self.app.choices_changed(),
+            on_watching=lambda: self._post(WatchStateChanged("watching")),
+        )
         self.output = OutputBuffer()
         """Live output of the run in flight, flushed to the screen ~20 times a second."""
         self._ids = itertools.count(1)
         self.current_run_id = 0
         self.running_case: str | None = None
-        self._trigger: str | None = None
         self.run_all_pending = False
         """Set by "run all cases"; cleared only when every case ran, so a save
         that supersedes the batch re-runs the whole batch on the new code."""
-        self.paused = False
-        """While the app is suspended (editor, pdb), changes are held, not run."""
-        self._held: Change | None = None
-        self._held_any = False
-        self.watch_ready = asyncio.Event()
+
+    @property
+    def scheduler(self) -> RunScheduler:
+        return self.live.scheduler
+
+    @property
+    def watch_ready(self) -> asyncio.Event:
         """Set once the OS watcher is in place: a file written after this is seen."""
-        self._watch_targets: list[Any] | None = None
+        return self.live.watch_ready
+
+    @property
+    def paused(self) -> bool:
+        """While the app is suspended (editor, pdb), changes are held, not run."""
+        return self.live.paused
 
     def _post(self, message: Any) -> None:
         """Run messages go to the main screen, whose widgets show them (it
@@ -65,48 +83,25 @@ class RunController:
 
     def request(self, trigger: str, change: Change | None = None) -> None:
         """Run the current choices now (superseding a run in flight)."""
-        if change is None:
-            self._trigger = trigger
-        if self.paused:
-            self._held = Change.combine(self._held, change)
-            self._held_any = True
-            return
-        self.scheduler.request(change)
+        self.live.request(trigger, change)
 
     def request_all(self) -> None:
         self.run_all_pending = True
         self.request("all cases")
 
     def on_change(self, change: Change) -> None:
-        """A relevant file changed: re-read the task when its shape may have
-        changed (task.toml, anything in tests/), then run."""
-        session = self.app.session
-        if any(p.name == "task.toml" or p.is_relative_to(session.task.tests_dir) for p in change.paths):
-            try:
-                session.reload_task()
-            except (DiscoveryError, OSError) as exc:
-                self._post(RunNotPossible(f"the task could not be re-read: {exc}"))
-                return
-            self.app.choices_changed(restart_watch=True)
-        self.request(change.describe(), change)
+        """A relevant file changed (as the watcher reports it)."""
+        self.live.on_change(change)
 
     def pause(self) -> None:
-        self.paused = True
+        self.live.pause()
 
     def resume(self) -> None:
-        self.paused = False
-        if self._held_any:
-            change, self._held, self._held_any = self._held, None, False
-            if change is not None:
-                self.on_change(change)
-            else:
-                self.scheduler.request(None)
+        self.live.resume()
 
     # -- the run itself --------------------------------------------------------------
 
-    async def _run(self, change: Change | None) -> tuple[int, RunResult] | None:
-        trigger = change.describe() if change is not None else (self._trigger or "start")
-        self._trigger = None
+    async def _run(self, trigger: str, change: Change | None) -> tuple[int, RunResult] | None:
         session = self.app.session
         if session.verifier is None:
             self._post(RunNotPossible(no_verifier_message(session.task)))
@@ -163,58 +158,17 @@ class RunController:
     # -- watching ----------------------------------------------------------------
 
     def start_watching(self) -> None:
-        """(Re)start the watcher on the session's current targets."""
-        session = self.app.session
-        targets = session.watch_targets()
-        self._watch_targets = targets
-        self.watch_ready.clear()
-        ignore: list[Path] = []
-        try:
-            session.stage_for(session.spec())
-        except (DiscoveryError, OSError):
-            pass
-        if session.scratch_root is not None:
-            ignore.append(session.scratch_root)
-        self.app.run_worker(
-            self._watch(targets, ignore),
-            name="watcher",
-            group="watch",
-            exclusive=True,
-            exit_on_error=False,
-        )
+        """Watch the session's current targets (from a worker of its own group)."""
+        self._post(WatchStateChanged("starting"))
+        self.app.run_worker(self.live.watch(), name="watcher", group="watch", exclusive=True, exit_on_error=False)
 
     def restart_watching_if_needed(self) -> None:
-        if self.app.watching and self.app.session.watch_targets() != self._watch_targets:
-            self.start_watching()
+        if self.app.watching:
+            self.live.restart_watch_if_needed()
 
     def stop_watching(self) -> None:
-        self._watch_targets = None
-        self.watch_ready.clear()
+        self.live.stop_watching()
         self.app.workers.cancel_group(self.app, "watch")
-
-    async def _watch(self, targets: list[Any], ignore: list[Path]) -> None:
-        self._post(WatchStateChanged("starting"))
-        watcher = Watcher(targets, ignore=ignore, force_polling=self.app.poll)
-
-        async def announce_ready() -> None:
-            try:
-                await watcher.ready()
-            except Exception:  # noqa: BLE001 - the failure is raised by changes() too
-                return
-            self.watch_ready.set()
-            self._post(WatchStateChanged("watching"))
-
-        announcer = asyncio.create_task(announce_ready())
-        try:
-            # Iterating changes() from the start (not start() first) means a
-            # cancellation at any point runs its clean-up, which waits for the
-            # watcher's own process or threads to end.
-            async with aclosing(watcher.changes()) as changes:
-                async for change in changes:
-                    self.on_change(change)
-        finally:
-            announcer.cancel()
-            watcher.stop()
 
     async def stop_watching_and_wait(self, timeout_s: float = 5.0) -> None:
         """Stop watching and wait until the watcher has cleaned up (at exit:
@@ -233,6 +187,4 @@ class RunController:
             await asyncio.sleep(0.01)
 
     async def close(self) -> None:
-        await self.scheduler.close()
-
-
+        await self.live.close()

@@ -1,0 +1,15 @@
+"""Watching: file changes in, coalesced re-runs out. No Textual here: the
+``watch`` command and the TUI share all of it.
+
+* :mod:`.filters`: which paths no run depends on (caches, VCS, editors' temporary files).
+* :mod:`.changes`: what is watched (:class:`~.changes.WatchTarget`) and what
+  changed (:class:`~.changes.Change`).
+* :mod:`.channel`: one ``RustNotify`` driven in a thread, roots re-created
+  watched again, a save's event burst settled into one change.
+* :mod:`.watcher`: :class:`~.watcher.Watcher`, the channels in a child process
+  (:mod:`.child`) or in threads, turning events into changes.
+* :mod:`.scheduler`: one run at a time, at most one pending, nothing dropped.
+* :mod:`.live`: the loop the faces share: watch the session's targets and
+  request runs (re-reading the task, restarting the watch, holding changes
+  while paused).
+"""

@@ -1,0 +1,107 @@
+"""What is watched and what changed: the records the watcher hands over."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True)
+class WatchTarget:
+    """A path the user cares about.
+
+    A folder is watched recursively. A single file is watched through its
+    parent folder (non-recursively) and filtered to its name, because an
+    editor's atomic save replaces the file's inode and a watch on the file
+    itself would silently end with the first save.
+    """
+
+    path: Path
+    """The folder or file, as the user named it (shown paths stay the user's)."""
+    label: str
+    """What it is to the user: "tests", "workspace", "response", "task data", "task.toml"."""
+    folder: bool | None = None
+    """Folder (True) or single file (False); None decides from disk when the
+    watcher starts (a path that does not exist yet is taken as a file)."""
+
+
+@dataclass(frozen=True)
+class Change:
+    """A coalesced set of relevant changes: the trigger of a run.
+
+    ``paths`` are absolute paths on the user's side, after filtering, each
+    ``stat``-ed after the batch: vim's save, seen as {added x, deleted x}, is
+    just ``x``, present. A *folder* in ``paths`` means anything under it may have
+    changed (a folder moved in, a watched root re-created).
+    """
+
+    paths: frozenset[Path]
+    deleted: frozenset[Path] = frozenset()
+    """The subset of ``paths`` that did not exist once the batch was over."""
+    recreated: frozenset[Path] = frozenset()
+    """Watched folders that came (back) into existence: re-scan them whole."""
+    names: tuple[tuple[Path, str], ...] = field(default=(), compare=False, repr=False)
+    """Short display names ("tests/verifier.py", "response.json") by path."""
+
+    def name_of(self, path: Path) -> str:
+        for known, name in self.names:
+            if known == path:
+                return name
+        return path.name
+
+    def describe(self) -> str:
+        """A short summary for a run's trigger line: "tests/verifier.py",
+        "tests/verifier.py +2 more", "workspace/out.txt deleted"."""
+        if not self.paths:
+            return "nothing"
+        by_name = sorted(self.paths, key=lambda p: (p in self.deleted, self.name_of(p)))
+        first = by_name[0]
+        text = self.name_of(first)
+        if first in self.recreated:
+            text += " re-created"
+        elif first in self.deleted:
+            text += " deleted"
+        if len(by_name) > 1:
+            text += f" +{len(by_name) - 1} more"
+        return text
+
+    def merge(self, later: Change) -> Change:
+        """This change followed by ``later``: the union, with ``later``'s view
+        of whether each path exists winning."""
+        names = dict(self.names)
+        names.update(later.names)
+        return Change(
+            paths=self.paths | later.paths,
+            deleted=(self.deleted - later.paths) | later.deleted,
+            recreated=(self.recreated - later.deleted) | later.recreated,
+            names=tuple(sorted(names.items())),
+        )
+
+    @staticmethod
+    def combine(earlier: Change | None, later: Change | None) -> Change | None:
+        """Merge two optional changes (None: a request with no file change)."""
+        if earlier is None:
+            return later
+        if later is None:
+            return earlier
+        return earlier.merge(later)
+
+
+    def to_json(self) -> dict[str, Any]:
+        """For the line the watcher process prints (see :mod:`.child`)."""
+        return {
+            "paths": sorted(map(str, self.paths)),
+            "deleted": sorted(map(str, self.deleted)),
+            "recreated": sorted(map(str, self.recreated)),
+            "names": [[str(p), n] for p, n in self.names],
+        }
+
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> Change:
+        return Change(
+            paths=frozenset(map(Path, data["paths"])),
+            deleted=frozenset(map(Path, data["deleted"])),
+            recreated=frozenset(map(Path, data["recreated"])),
+            names=tuple((Path(p), n) for p, n in data["names"]),
+        )

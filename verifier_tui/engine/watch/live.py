@@ -1,0 +1,165 @@
+"""Watch, then request runs: the one loop the ``watch`` command and the TUI share.
+
+:class:`LiveRuns` keeps a :class:`~.watcher.Watcher` on what the session's
+current choices depend on (``Session.watch_targets``) and turns each change
+into a run request through a :class:`~.scheduler.RunScheduler`:
+
+* a change to ``task.toml`` or anything in ``tests/`` re-reads the task first
+  (new verifiers, cases, ``[verifier] env``), keeping the user's choices;
+* when the targets change (a new workspace chosen, ``task.toml`` created), the
+  watcher is restarted on the new ones;
+* while paused (the TUI suspended for the editor or pdb), changes and requests
+  are held and merged, and run once on resume;
+* with ``supersede`` (the TUI), a request during a run cancels the run in
+  flight; without (``watch``), it waits as the single pending run.
+
+What a run does and how it is shown is the face's: the ``run`` callback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from verifier_tui.engine.discovery import DiscoveryError
+from verifier_tui.engine.watch.changes import Change
+from verifier_tui.engine.watch.scheduler import RunScheduler
+from verifier_tui.engine.watch.watcher import Watcher
+
+if TYPE_CHECKING:
+    from verifier_tui.engine.session import Session
+
+
+class LiveRuns:
+    """The runs of one session, requested by hand and by every relevant change."""
+
+    def __init__(
+        self,
+        session: Session,
+        run: Callable[[str, Change | None], Awaitable[Any]],
+        *,
+        supersede: bool = False,
+        force_polling: bool = False,
+        on_result: Callable[[Change | None, Any], Any] | None = None,
+        on_error: Callable[[BaseException], Any] | None = None,
+        on_task_error: Callable[[str], Any] | None = None,
+        on_task_reloaded: Callable[[], Any] | None = None,
+        on_watching: Callable[[], Any] | None = None,
+    ) -> None:
+        """``run(trigger, change)`` performs one run for the face and returns
+        what ``on_result(change, result)`` receives; ``trigger`` says in words
+        what asked for it ("start", "r key", "tests/verifier.py +2 more").
+        ``on_task_error(message)`` is told when the task could not be re-read
+        (no run follows), ``on_task_reloaded()`` after it was, ``on_watching()``
+        each time a watcher is in place."""
+        self.session = session
+        self.force_polling = force_polling
+        self.scheduler = RunScheduler(self._run, supersede=supersede, on_error=on_error, on_result=on_result)
+        self._face_run = run
+        self._on_task_error = on_task_error
+        self._on_task_reloaded = on_task_reloaded
+        self._on_watching = on_watching
+        self._trigger: str | None = None
+        self.paused = False
+        """While paused, requests are held (merged), and run on :meth:`resume`."""
+        self._held: Change | None = None
+        self._held_any = False
+        self.watch_ready = asyncio.Event()
+        """Set while a watcher is in place: a file written after this is seen."""
+        self.targets: list[Any] | None = None
+        """What the current watcher watches (None: not watching)."""
+        self._watcher: Watcher | None = None
+        self._watching = False
+
+    # -- requests -----------------------------------------------------------------
+
+    def request(self, trigger: str, change: Change | None = None) -> None:
+        """Run the current choices (``trigger`` names why, when no file changed)."""
+        if change is None:
+            self._trigger = trigger
+        if self.paused:
+            self._held = Change.combine(self._held, change)
+            self._held_any = True
+            return
+        self.scheduler.request(change)
+
+    def on_change(self, change: Change) -> None:
+        """A relevant file changed: re-read the task when its shape may have
+        changed (task.toml, anything in tests/), then run."""
+        session = self.session
+        if any(p.name == "task.toml" or p.is_relative_to(session.task.tests_dir) for p in change.paths):
+            try:
+                session.reload_task()
+            except (DiscoveryError, OSError) as exc:
+                if self._on_task_error is not None:
+                    self._on_task_error(f"the task could not be re-read: {exc}")
+                return
+            if self._on_task_reloaded is not None:
+                self._on_task_reloaded()
+            self.restart_watch_if_needed()
+        self.request(change.describe(), change)
+
+    def pause(self) -> None:
+        self.paused = True
+
+    def resume(self) -> None:
+        self.paused = False
+        if self._held_any:
+            change, self._held, self._held_any = self._held, None, False
+            if change is not None:
+                self.on_change(change)
+            else:
+                self.scheduler.request(None)
+
+    async def _run(self, change: Change | None) -> Any:
+        trigger = change.describe() if change is not None else (self._trigger or "start")
+        self._trigger = None
+        return await self._face_run(trigger, change)
+
+    # -- watching -----------------------------------------------------------------
+
+    async def watch(self, *, run_first: bool = False) -> None:
+        """Watch the session's targets until :meth:`stop_watching` or
+        cancellation, on new targets whenever they change. With ``run_first``,
+        one run ("start") is requested as soon as the first watcher is in place:
+        nothing reports the state that was there before it. A watcher that
+        fails raises :class:`~.channel.WatchError` here."""
+        self._watching = True
+        try:
+            while self._watching:
+                self.targets = self.session.watch_targets()
+                watcher = Watcher(self.targets, ignore=[self.session.scratch_folder()],
+                                  force_polling=self.force_polling)
+                self._watcher = watcher
+                try:
+                    await watcher.start()
+                    self.watch_ready.set()
+                    if self._on_watching is not None:
+                        self._on_watching()
+                    if run_first:
+                        run_first = False
+                        self.request("start")
+                    async for change in watcher.changes():
+                        self.on_change(change)
+                finally:
+                    self.watch_ready.clear()
+                    self._watcher = None
+                    await watcher.close()
+        finally:
+            self._watching = False
+            self.targets = None
+
+    def restart_watch_if_needed(self) -> None:
+        """Watch the session's targets anew if the choices changed them."""
+        if self._watcher is not None and self.session.watch_targets() != self.targets:
+            self._watcher.stop()  # changes() ends; watch() starts over on the new targets
+
+    def stop_watching(self) -> None:
+        self._watching = False
+        if self._watcher is not None:
+            self._watcher.stop()
+
+    async def close(self) -> None:
+        """Drop the pending request and cancel the run in flight (waiting for its clean-up)."""
+        await self.scheduler.close()

@@ -1,0 +1,438 @@
+"""Watch the user's files: :class:`Watcher` turns raw file-system events into
+:class:`~.changes.Change` records, filtered on paths relative to each watched
+root, editors' atomic saves collapsed into one modification, a watched folder
+that is deleted and re-created watched again.
+
+By default the channels (:mod:`.channel`, at most two: one for folders,
+watched recursively, one for the parents of single-file targets, watched
+non-recursively) run in a child process (:mod:`.child`, which says why);
+``isolate=False``, and the fallback when the child cannot start, runs them in
+threads of this process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import json
+import logging
+import os
+import sys
+import threading
+from collections.abc import AsyncIterator, Callable, Iterable
+from contextlib import suppress
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from verifier_tui.engine.watch.changes import Change, WatchTarget
+from verifier_tui.engine.watch.channel import END, Channel, Root, WatchError, forms, is_under
+from verifier_tui.engine.watch.filters import is_noise
+
+logger = logging.getLogger(__name__)
+
+#: How long RustNotify sleeps between looks at its event set (its ``step``).
+#: A lone save is seen at the first step boundary after it lands, then one
+#: quiet step closes the batch: latency is 1-2 steps. Measured on the
+#: project's 2-core box, write to Change yielded, 30 writes at random phase:
+#: step 10: median 16 ms, max 21; step 20: median 31, max 41; watchfiles'
+#: default 50: median 86, max 100. 10 ms leaves most of the 50 ms
+#: watch-to-screen budget for starting the run and drawing. Below 10 ms buys
+#: little: every step wakes the watcher thread and takes its GIL, idle or not
+#: (idle cost at 10 ms: 0.4% of a core, in the watcher process).
+DEFAULT_STEP_MS = 10
+
+#: The most a batch is held open while events keep arriving for *new* paths.
+#: A single save never waits for it (the batch closes after one quiet step);
+#: only a stream of changes to ever more paths (``git checkout``, a build
+#: writing a tree, ``rsync`` into the workspace) reaches it. 300 ms, the top of
+#: the 150-300 ms range in engineering.md, lets such a stream arrive in a few
+#: large batches instead of starting a run on a half-written tree every 150 ms.
+DEFAULT_DEBOUNCE_MS = 300
+
+
+@dataclass
+class _Target:
+    path: Path  # absolute, not resolved
+    label: str
+    folder: bool
+    ignore: tuple[Path, ...]  # ignored paths strictly inside this folder target
+
+
+
+def _child_import_path() -> list[str]:
+    """Where the watcher process finds this package and watchfiles, which may
+    be an editable install (an import hook, not a path) or on a PYTHONPATH
+    that ``-I`` ignores. Nothing else: the child's own stdlib and site come
+    from the same interpreter."""
+    paths = [str(Path(__file__).resolve().parents[2])]
+    spec = importlib.util.find_spec("watchfiles")
+    if spec is not None and spec.submodule_search_locations:
+        paths.append(str(Path(next(iter(spec.submodule_search_locations))).parent))
+    return list(dict.fromkeys(paths))
+
+
+#: The watcher process's entry point: its import path first, then run.
+_CHILD_CODE = (
+    "import json, sys; sys.path[:0] = json.loads(sys.argv[1]); "
+    "from verifier_tui.engine.watch.child import main; main(sys.argv[2])"
+)
+
+#: A batch from ``git checkout`` of a big tree is one JSON line: allow large ones.
+_CHILD_LINE_LIMIT = 64 * 1024 * 1024
+
+
+class Watcher:
+    """Watch the targets; ``changes()`` yields a :class:`Change` per relevant batch.
+
+    One-shot: ``changes()`` may be iterated once; ``stop()`` ends it.
+    """
+
+    def __init__(
+        self,
+        targets: list[WatchTarget],
+        *,
+        ignore: Iterable[Path] = (),
+        debounce_ms: int = DEFAULT_DEBOUNCE_MS,
+        step_ms: int = DEFAULT_STEP_MS,
+        force_polling: bool = False,
+        poll_delay_ms: int = 300,
+        isolate: bool = True,
+    ) -> None:
+        if not targets:
+            raise ValueError("nothing to watch")
+        self.debounce_ms = debounce_ms
+        self.step_ms = step_ms
+        self.force_polling = force_polling
+        """Poll instead of using OS events: network, container and WSL mounts
+        deliver no events."""
+        self.poll_delay_ms = poll_delay_ms
+        self.isolate = isolate and bool(sys.executable) and not getattr(sys, "frozen", False)
+        """Watch from a child process (see the module docstring); False: from
+        threads of this process. Falls back to threads if the child cannot start."""
+        self._ignore = [Path(os.path.abspath(p)) for p in ignore]
+        ignored_forms = [form for p in self._ignore for form in forms(p)]
+
+        self._targets: list[_Target] = []
+        for target in targets:
+            path = Path(os.path.abspath(target.path))
+            folder = path.is_dir() if target.folder is None else target.folder
+            # An ignored path applies inside the target only: one that contains
+            # the target would silence it entirely, which nobody means.
+            inside = tuple(
+                {
+                    path / ignored.relative_to(form)  # in the target's own spelling
+                    for form in forms(path)
+                    for ignored in ignored_forms
+                    if folder and ignored != form and is_under(ignored, form)
+                }
+            )
+            self._targets.append(_Target(path, target.label, folder, inside))
+
+        # Recursive roots: folder targets not inside another folder target.
+        folders = sorted({t.path for t in self._targets if t.folder}, key=lambda p: len(p.parts))
+        tree_roots: list[Path] = []
+        for path in folders:
+            if not any(is_under(path, r) for r in tree_roots):
+                tree_roots.append(path)
+        # Non-recursive roots: parents of single files not covered above.
+        file_roots: list[Path] = []
+        for t in self._targets:
+            parent = t.path.parent
+            covered = parent in file_roots or any(is_under(parent, r) for r in tree_roots)
+            if not t.folder and not covered:
+                file_roots.append(parent)
+
+        self._files = {t.path: t for t in self._targets if not t.folder}
+        self._folders = sorted((t for t in self._targets if t.folder), key=lambda t: -len(t.path.parts))
+        self._channels = [
+            Channel(self, roots, recursive)
+            for roots, recursive in ((tree_roots, True), (file_roots, False))
+            if roots
+        ]
+        self._stop = threading.Event()
+        self._ready = asyncio.Event()
+        self._failure: BaseException | None = None
+        self._producers = 0  # threads or child reader still feeding the queue
+        self._pending_ready = 0
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._queue: asyncio.Queue[Any] = asyncio.Queue()
+        self._proc: asyncio.subprocess.Process | None = None
+        self._child_tasks: list[asyncio.Task[Any]] = []
+        self._stderr_tail = bytearray()
+        self._iterating = False
+
+    # -- public -----------------------------------------------------------
+
+    async def start(self) -> None:
+        """Start watching and return once the OS watchers are in place.
+        Idempotent; ``changes()`` calls it."""
+        if self._loop is None:
+            self._loop = asyncio.get_running_loop()
+            if self._stop.is_set():  # stopped before it started: nothing to do
+                self._ready.set()
+            elif not (self.isolate and await self._start_child()):
+                self._start_threads()
+        await self.ready()
+
+    async def ready(self) -> None:
+        """Wait until the OS watchers are in place: a file written after this
+        returns is seen. (Run once right then: nothing reports the state
+        before.) Raises :class:`WatchError` if they could not be set up."""
+        await self._ready.wait()
+        if self._failure is not None:
+            raise self._failure
+
+    @property
+    def is_ready(self) -> bool:
+        return self._ready.is_set()
+
+    def stop(self) -> None:
+        """End ``changes()`` within a step or two. Safe from any thread, twice."""
+        self._stop.set()
+        if self._proc is not None and self._loop is not None:
+            # A closed loop raises RuntimeError: the child has seen EOF already.
+            with suppress(RuntimeError):
+                self._loop.call_soon_threadsafe(self._close_child_stdin)
+
+    async def close(self) -> None:
+        """Stop, and wait until the watcher's process or threads have ended.
+        Safe whether or not it started, and twice."""
+        self.stop()
+        await self._wait_stopped()
+
+    async def changes(self) -> AsyncIterator[Change]:
+        """Coalesced relevant changes until :meth:`stop`. A failure of the OS
+        watcher is raised here as :class:`WatchError`."""
+        if self._iterating:
+            raise RuntimeError("Watcher.changes() is already being iterated")
+        self._iterating = True
+        try:
+            await self.start()
+            while self._producers:
+                items = [await self._queue.get()]
+                # Coalesce whatever else is already queued (a slow consumer,
+                # or both threads reporting one save).
+                while not self._queue.empty():
+                    items.append(self._queue.get_nowait())
+                change: Change | None = None
+                for item in items:
+                    if item is END:
+                        self._producers -= 1
+                    elif isinstance(item, BaseException):
+                        raise item
+                    else:
+                        change = Change.combine(change, item)
+                if change is not None and not self._stop.is_set():
+                    yield change
+        finally:
+            self.stop()
+            await self._wait_stopped()
+
+    # -- watching from threads of this process ------------------------------
+
+    def _start_threads(self) -> None:
+        self._producers = self._pending_ready = len(self._channels)
+        for channel in self._channels:
+            channel.thread.start()
+
+    def _call_in_loop(self, fn: Callable[..., Any], *args: Any) -> None:
+        assert self._loop is not None
+        try:
+            self._loop.call_soon_threadsafe(fn, *args)
+        except RuntimeError:  # loop closed: nobody is listening any more
+            self._stop.set()
+
+    def _channel_ready(self) -> None:
+        self._call_in_loop(self._count_down_ready)
+
+    def _count_down_ready(self) -> None:
+        self._pending_ready -= 1
+        if self._pending_ready <= 0:
+            self._ready.set()
+
+    def _post(self, item: Any) -> None:
+        self._call_in_loop(self._deliver, item)
+
+    def _deliver(self, item: Any) -> None:
+        if isinstance(item, BaseException) and self._failure is None:
+            self._failure = item
+        self._queue.put_nowait(item)
+
+    # -- watching from a child process ----------------------------------------
+
+    async def _start_child(self) -> bool:
+        """Start the watcher process and wait for it to be ready. False (after
+        a warning) if it could not start, so threads take over."""
+        options = {
+            "targets": [[str(t.path), t.label, t.folder] for t in self._targets],
+            "ignore": [str(p) for p in self._ignore],
+            "debounce_ms": self.debounce_ms,
+            "step_ms": self.step_ms,
+            "force_polling": self.force_polling,
+            "poll_delay_ms": self.poll_delay_ms,
+        }
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                sys.executable,
+                "-I",  # no PYTHONPATH, PYTHONSTARTUP, user site: argv[1] sets the path
+                "-c",
+                _CHILD_CODE,
+                json.dumps(_child_import_path()),
+                json.dumps(options),
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                # Out of the terminal's process group: Ctrl-C is the parent's
+                # to handle; the child ends when its stdin closes.
+                start_new_session=True,
+                limit=_CHILD_LINE_LIMIT,
+            )
+        except OSError as exc:
+            logger.warning("cannot start the watcher process (%s); watching from threads", exc)
+            return False
+        self._proc = proc
+        if self._stop.is_set():  # stop() came while we were spawning it
+            self._close_child_stdin()
+        self._child_tasks.append(asyncio.create_task(self._read_child_stderr(proc)))
+        assert proc.stdout is not None
+        first = await proc.stdout.readline()
+        if self._stop.is_set() and not first:
+            self._ready.set()  # stopped before it was ready: nothing to watch
+            return True
+        try:
+            message = json.loads(first)
+        except ValueError:
+            message = {}
+        if message.get("ready"):
+            self._producers = 1
+            self._child_tasks.append(asyncio.create_task(self._read_child(proc)))
+            self._ready.set()
+            return True
+        # It failed before watching anything: most likely it could not import
+        # this package or watchfiles. Threads will do (or fail with the reason).
+        await self._wait_stopped()
+        reason = message.get("error") or self._stderr_tail.decode(errors="replace").strip()
+        logger.warning("the watcher process failed to start (%s); watching from threads", reason)
+        self._proc = None
+        return False
+
+    async def _read_child(self, proc: asyncio.subprocess.Process) -> None:
+        assert proc.stdout is not None
+        failed = False
+        try:
+            while line := await proc.stdout.readline():
+                message = json.loads(line)
+                if "change" in message:
+                    self._queue.put_nowait(Change.from_json(message["change"]))
+                elif "error" in message:
+                    failed = True
+                    self._deliver(WatchError(message["error"]))
+            status = await proc.wait()
+            if status and not failed and not self._stop.is_set():
+                tail = self._stderr_tail.decode(errors="replace").strip()
+                self._deliver(WatchError(f"the watcher process exited with status {status}: {tail}"))
+        except Exception as exc:  # noqa: BLE001 - a broken pipe, bad JSON: say so
+            self._deliver(WatchError(f"lost the watcher process: {exc}"))
+        finally:
+            self._queue.put_nowait(END)
+
+    async def _read_child_stderr(self, proc: asyncio.subprocess.Process) -> None:
+        assert proc.stderr is not None
+        while chunk := await proc.stderr.read(65536):
+            self._stderr_tail += chunk
+            del self._stderr_tail[:-4096]
+
+    def _close_child_stdin(self) -> None:
+        stdin = self._proc.stdin if self._proc is not None else None
+        if stdin is not None and not stdin.is_closing():
+            stdin.close()
+
+    async def _wait_stopped(self) -> None:
+        """Wait for the child process or the threads to end."""
+        proc = self._proc
+        if proc is not None:
+            self._close_child_stdin()
+            try:
+                await asyncio.wait_for(proc.wait(), 5)
+            except asyncio.TimeoutError:
+                proc.kill()
+                await proc.wait()
+            if self._child_tasks:
+                await asyncio.wait(self._child_tasks)
+            # Close the pipes' transport now, on a running loop: left to the
+            # garbage collector, it closes after the loop did and says so
+            # ("Event loop is closed") on the way out. asyncio's Process
+            # exposes no public close, hence the private attribute.
+            transport = getattr(proc, "_transport", None)
+            if transport is not None:
+                transport.close()
+        threads = [c.thread for c in self._channels if c.thread.is_alive()]
+        if threads:
+            await asyncio.to_thread(lambda: [t.join(5) for t in threads])
+
+    # -- turning raw events into a Change (in the watching threads) ---------------
+
+    def _user_path(self, channel: Channel, raw_path: str) -> Path | None:
+        """The event's path on the user's side (under the root as named)."""
+        path = Path(raw_path)
+        for root in channel.roots:
+            for form in root.forms:
+                if is_under(path, form):
+                    return root.path / path.relative_to(form)
+        return None
+
+    def _classify(self, path: Path) -> str | None:
+        """The display name of a relevant path, or None for an irrelevant one."""
+        if path in self._files:
+            return path.name  # chosen by name: no noise rule applies
+        for target in self._folders:
+            if is_under(path, target.path):
+                relative = path.relative_to(target.path).parts
+                if is_noise(relative):
+                    return None
+                if any(is_under(path, ignored) for ignored in target.ignore):
+                    return None
+                return "/".join((target.label, *relative))
+        return None  # e.g. a sibling of a single-file target
+
+    def _make_change(
+        self,
+        channel: Channel,
+        raw: set[tuple[int, str]],
+        appeared: list[Root],
+        vanished: frozenset[Path],
+    ) -> Change | None:
+        names: dict[Path, str] = {}
+        recreated: set[Path] = set()
+        for _kind, raw_path in raw:
+            path = self._user_path(channel, raw_path)
+            if path is None or path in names:
+                continue
+            name = self._classify(path)
+            if name is not None:
+                names[path] = name
+        for root in appeared:
+            for target in self._targets:
+                if target.folder and target.path == root.path:
+                    names[root.path] = target.label
+                    recreated.add(root.path)
+                elif not target.folder and target.path.parent == root.path and os.path.lexists(target.path):
+                    names[target.path] = target.path.name  # a single file in it
+        for path in vanished:
+            name = self._classify(path)
+            if name is not None:
+                names[path] = name
+        if not names:
+            return None
+        # Stat after the batch: what matters is the state now, not the order
+        # of an unordered event set.
+        deleted = frozenset(p for p in names if not os.path.lexists(p))
+        return Change(
+            paths=frozenset(names),
+            deleted=deleted,
+            recreated=frozenset(recreated - deleted),
+            names=tuple(sorted(names.items())),
+        )
+
+
