@@ -1,24 +1,23 @@
-"""The ``verifier-tui`` command: the TUI by default, and the headless
-``run``, ``explain``, ``test`` and ``watch`` commands.
+"""The ``verifier-tui`` command: the TUI by default, and the headless ``run``,
+``explain``, ``test`` and ``watch`` commands.
 
-Start-up matters (``run --json`` is timed against the bare runner), so this
-module reads a well-formed headless command line itself and leaves argparse
-(verifier_tui/arguments.py) to help and errors; Textual is imported only when
-the TUI is really started, asyncio only by the commands that need it.
+Every option is written once, in :data:`OPTIONS`; the argparse parsers are
+built from it, and the engine's options (:class:`~verifier_tui.engine.session.Options`)
+are read from the parsed command line by name. The faces (:mod:`verifier_tui.headless`,
+:mod:`verifier_tui.tui.launch`) get the parsed command line with those
+options as ``args.options``. Textual is imported only when the TUI is really
+started.
 """
 
 from __future__ import annotations
 
-import json
+import argparse
 import sys
 from pathlib import Path
 
-
-TYPE_CHECKING = False  # typing is not imported at run time: start-up is measured
-if TYPE_CHECKING:
-    from typing import Any
-
-COMMANDS = ("run", "explain", "test", "watch")
+from verifier_tui import __version__
+from verifier_tui.engine.discovery import DiscoveryError
+from verifier_tui.engine.session import Options, SelectionError
 
 DESCRIPTION = """\
 A terminal debugger for Python verifiers of Harbor tasks.
@@ -32,199 +31,147 @@ A terminal debugger for Python verifiers of Harbor tasks.
 Run `verifier-tui COMMAND --help` for a command's options.
 """
 
-
-# The headless commands' options, for the fast reading below; the argparse
-# parsers in verifier_tui/arguments.py are the authority (help, errors), and a
-# test checks that both read every well-formed command line alike.
-_VALUE_FLAGS = {
-    "--verifier": ("verifier", str),
-    "--case": ("case", str),
-    "--workspace": ("workspace", Path),
-    "--response": ("response", Path),
-    "--task-data": ("task_data", Path),
-    "--timeout": ("timeout", float),
-    "--python": ("python", str),
-    "--nemo-gym": ("nemo_gym", Path),
+#: The headless commands and the one-line help of each.
+COMMANDS = {
+    "run": "run once, as the sandbox would",
+    "explain": "sys.path, nemo_gym and verify's bindings, without calling verify",
+    "test": "every case with an expected.json; exit 0 when all match",
+    "watch": "re-run on every relevant change, one line per run",
 }
-_COMMAND_VALUE_FLAGS = {"test": {"--junit": ("junit", Path), "--jobs": ("jobs", int), "-j": ("jobs", int)}}
-_SWITCHES = {"run": ("--json",), "explain": ("--json",), "test": ("--json",), "watch": ("--json", "--poll")}
+TUI = "tui"  # the TUI's own parser: `verifier-tui PATH`
+EVERY = (TUI, *COMMANDS)
 
 
-def read_simple_command_line(argv: list[str]):
-    """The options of a well-formed headless command line (``run PATH --flag
-    value ...``), read without argparse; None for anything else (help, an
-    error, ``--flag=value``, an abbreviation), which argparse then reads.
-
-    Importing argparse (with gettext and locale) and building its parser cost
-    about 3.5 ms, some 6% of a whole ``run --json``, which is timed against the
-    bare runner."""
-    from types import SimpleNamespace
-
-    command = argv[0]
-    values = dict(_VALUE_FLAGS)
-    values.update(_COMMAND_VALUE_FLAGS.get(command, {}))
-    if command == "test":
-        del values["--case"]
-    switches = _SWITCHES[command] + ("--no-response",)
-    found: dict = {}
-    path = None
-    index = 1
-    while index < len(argv):
-        word = argv[index]
-        if word in switches:
-            found[word[2:].replace("-", "_")] = True
-            index += 1
-        elif word in values:
-            dest, kind = values[word]
-            if dest in found or index + 1 >= len(argv) or argv[index + 1].startswith("-"):
-                return None
-            try:
-                found[dest] = kind(argv[index + 1])
-            except ValueError:
-                return None
-            index += 2
-        elif word.startswith("-") or path is not None:
-            return None
-        else:
-            path = word
-            index += 1
-    timeout = found.get("timeout")
-    if path is None or (timeout is not None and not timeout > 0) or (found.get("no_response") and "response" in found):
-        return None
-    options = {"command": command, "path": path, "verifier": None, "case": None, "workspace": None,
-               "response": None, "no_response": False, "task_data": None, "timeout": None, "python": "python3",
-               "nemo_gym": None, "json": False}
-    if command == "test":
-        del options["case"]
-        options.update(junit=None, jobs=None)
-    if command == "watch":
-        options["poll"] = False
-    options.update(found)
-    return SimpleNamespace(**options)
-
-
-def options_from(args):
-    from verifier_tui.engine.session import Options
-
-    return Options(
-        verifier=args.verifier,
-        case=getattr(args, "case", None),
-        workspace=args.workspace,
-        response=args.response,
-        no_response=args.no_response,
-        task_data=args.task_data,
-        timeout=args.timeout,
-        python=args.python,
-        nemo_gym=args.nemo_gym,
-    )
-
-
-def open_session(args):
-    """A Session for the command line's choices, or a clear error and exit 2."""
-    from verifier_tui.engine.discovery import DiscoveryError
-    from verifier_tui.engine.session import SelectionError, Session
-
+def _positive_float(text: str) -> float:
     try:
-        return Session(args.path, options_from(args))
-    except (DiscoveryError, SelectionError) as exc:
-        _fail(str(exc))
-    except OSError as exc:
-        _fail(f"{exc.filename or args.path}: {exc.strerror or exc}")
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError("must be more than 0")
+    return value
 
 
-def _fail(message: str, code: int = 2) -> None:
-    sys.stderr.write(f"verifier-tui: {message}\n")
-    raise SystemExit(code)
+#: Every option, once: (flags, the commands that take it, whether it is one of
+#: the engine's Options, argparse's keywords). ``help`` may name a text per
+#: command; ``group`` puts options in one mutually exclusive group.
+OPTIONS: list[tuple[tuple[str, ...], tuple[str, ...], bool, dict]] = [
+    (("--verifier",), EVERY, True, dict(metavar="FILE", help="which verifier, when the task has several")),
+    (("--case",), (TUI, "run", "explain", "watch"), True,
+     dict(metavar="NAME", help="a case under the task's cases/ folder (or a case folder)")),
+    (("--workspace",), EVERY, True,
+     dict(metavar="DIR", type=Path, help="the workspace folder (overrides the case's)")),
+    (("--response",), EVERY, True, dict(metavar="FILE", type=Path, group="response",
+     help="the agent's final response: a Responses API JSON object (.json) or plain text (wrapped)")),
+    (("--no-response",), EVERY, True,
+     dict(action="store_true", group="response", help="Harbor mode: no response, even if the case has one")),
+    (("--task-data",), EVERY, True, dict(metavar="FILE", type=Path, help="the task's fields as a JSON object")),
+    (("--timeout",), EVERY, True, dict(metavar="SECONDS", type=_positive_float,
+     help="overrides task.toml's [verifier] timeout_sec")),
+    (("--python",), EVERY, True, dict(metavar="EXE", default="python3",
+     help="the interpreter that runs the runner (default: python3 on PATH, as test.sh would)")),
+    (("--nemo-gym",), EVERY, True, dict(metavar="DIR", type=Path,
+     help="a nemo_gym/verifiers folder to vendor instead of the interpreter's own")),
+    (("--json",), tuple(COMMANDS), False, dict(action="store_true", help={
+        "run": "print the result as one JSON document",
+        "explain": "print the runner's explanation as JSON",
+        "test": "print the results as JSON",
+        "watch": "one JSON document per run, one per line",
+    })),
+    (("--junit",), ("test",), False, dict(metavar="FILE", type=Path, help="also write a JUnit XML report")),
+    (("--jobs", "-j"), ("test",), False,
+     dict(metavar="N", type=int, help="cases run at once (default: the number of CPUs)")),
+    (("--no-watch",), (TUI,), False, dict(action="store_true", help="start with live reload off")),
+    (("--poll",), (TUI, "watch"), False,
+     dict(action="store_true", help="poll for changes (network, container and WSL mounts)")),
+]
+
+
+def _add_options(parser: argparse.ArgumentParser, command: str) -> None:
+    parser.add_argument("path", metavar="PATH",
+                        help="a task folder, its tests/ folder, a verifier .py file or a case folder")
+    groups: dict = {}
+    for flags, commands, _engine, keywords in OPTIONS:
+        if command not in commands:
+            continue
+        keywords = dict(keywords)
+        if isinstance(keywords.get("help"), dict):
+            keywords["help"] = keywords["help"][command]
+        group = keywords.pop("group", None)
+        if group is not None and group not in groups:
+            groups[group] = parser.add_mutually_exclusive_group()
+        (parser if group is None else groups[group]).add_argument(*flags, **keywords)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The headless commands' parser (``verifier-tui COMMAND ...``)."""
+    parser = argparse.ArgumentParser(prog="verifier-tui", description=DESCRIPTION,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"verifier-tui {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for command, help_text in COMMANDS.items():
+        _add_options(sub.add_parser(command, help=help_text), command)
+    return parser
+
+
+def build_tui_parser() -> argparse.ArgumentParser:
+    """The TUI's parser (``verifier-tui PATH ...``)."""
+    parser = argparse.ArgumentParser(prog="verifier-tui", description=DESCRIPTION,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"verifier-tui {__version__}")
+    _add_options(parser, TUI)
+    return parser
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    """The command line read: ``command`` (None for the TUI), ``path``, each
+    option, and ``options``, the engine's Options from it. Help, ``--version``
+    and errors exit here, as argparse does."""
+    if argv and argv[0] in COMMANDS:
+        args = build_parser().parse_args(argv)
+    elif not argv or argv[0] in ("-h", "--help", "--version"):
+        build_parser().parse_args(argv or ["--help"])
+        raise SystemExit(0)
+    else:
+        args = build_tui_parser().parse_args(argv)
+        args.command = None
+    engine = {flags[0][2:].replace("-", "_") for flags, _commands, is_engine, _kw in OPTIONS if is_engine}
+    args.options = Options(**{name: value for name, value in vars(args).items() if name in engine})
+    return args
 
 
 def main(argv: list[str] | None = None) -> int:
-    """The program. Called without ``argv`` (the console script, ``python -m
-    verifier_tui``), a headless command ends the process itself once its
-    output is flushed (see :func:`_exit_now`)."""
-    entry_point = argv is None
-    argv = sys.argv[1:] if argv is None else list(argv)
-    if argv and argv[0] in COMMANDS:
-        args = read_simple_command_line(argv)
-        if args is None:
-            from verifier_tui.arguments import build_parser
-
-            args = build_parser(only=argv[0]).parse_args(argv)
-    elif not argv or argv[0] in ("-h", "--help", "--version"):
-        from verifier_tui.arguments import build_parser
-
-        build_parser().parse_args(argv or ["--help"])
-        return 0
-    else:
-        from verifier_tui.arguments import build_tui_parser
-
-        args = build_tui_parser().parse_args(argv)
-        args.command = None
+    """The program: read the command line and hand it to a face."""
+    args = parse(sys.argv[1:] if argv is None else list(argv))
     restore = _stop_cleanly_on_sigterm() if args.command is not None else None
     try:
-        code = _dispatch(args)
+        return _dispatch(args)
     finally:
         if restore is not None:
             restore()
-    if entry_point and args.command is not None:
-        _exit_now(code)
-    return code
 
 
-def _exit_now(code: int) -> None:
-    """End the process at once, output flushed: the interpreter's orderly
-    shutdown (tearing down every module) costs more than a tenth of the bare
-    runner's time, and ``run --json`` is timed against it. Only the program's
-    own entry point does this, only after a headless command is done (its
-    scratch folder removed, its child processes ended, asyncio closed), when
-    nothing is left for that shutdown to do."""
-    import os
-
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):
-            pass
-    os._exit(code)
-
-
-def _dispatch(args) -> int:
+def _dispatch(args: argparse.Namespace) -> int:
     try:
-        if args.command == "run":
-            from verifier_tui.headless import command_run
+        if args.command is None:
+            from verifier_tui.tui.launch import launch
 
-            return command_run(args)
-        if args.command == "explain":
-            from verifier_tui.headless import command_explain
+            return launch(args)
+        from verifier_tui import headless
 
-            return command_explain(args)
-        if args.command == "test":
-            from verifier_tui.headless import command_test
-
-            return command_test(args)
-        if args.command == "watch":
-            from verifier_tui.headless import command_watch
-
-            return command_watch(args)
-        from verifier_tui.tui.launch import launch
-
-        return launch(args)
+        return getattr(headless, f"{args.command}_command")(args)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
         return 0
-    except Exception as exc:
-        # A choice that turned out impossible mid-way (a verifier deleted, a
-        # case gone): one clear line, never a traceback from our own code.
-        from verifier_tui.engine.discovery import DiscoveryError
-        from verifier_tui.engine.session import SelectionError
-
-        if isinstance(exc, (DiscoveryError, SelectionError)):
-            sys.stderr.write(f"verifier-tui: {exc}\n")
-            return 2
-        if isinstance(exc, OSError):
-            sys.stderr.write(f"verifier-tui: {exc.filename or ''}: {exc.strerror or exc}\n")
-            return 2
-        raise
+    except (DiscoveryError, SelectionError) as exc:
+        # The path cannot be debugged, or a choice turned out impossible
+        # (a verifier deleted, a case gone): one clear line, never a traceback.
+        sys.stderr.write(f"verifier-tui: {exc}\n")
+        return 2
+    except OSError as exc:
+        sys.stderr.write(f"verifier-tui: {exc.filename or args.path}: {exc.strerror or exc}\n")
+        return 2
 
 
 def _stop_cleanly_on_sigterm():
@@ -251,7 +198,3 @@ def _stop_cleanly_on_sigterm():
     except ValueError:  # not the main thread: signals are not ours to handle
         return None
     return lambda: signal.signal(signal.SIGTERM, signal.SIG_DFL)
-
-
-def dump_json(data: Any) -> str:
-    return json.dumps(data, indent=2, default=str, ensure_ascii=False)

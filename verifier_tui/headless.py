@@ -12,9 +12,9 @@ import sys
 import time
 from pathlib import Path
 
-from verifier_tui.cli import dump_json, open_session
 from verifier_tui.engine.model import RunResult
-from verifier_tui.present import (
+from verifier_tui.engine.session import Session
+from verifier_tui.words import (
     binding_text,
     case_status,
     duration_text,
@@ -33,6 +33,11 @@ if TYPE_CHECKING:
 
 def _out(text: str = "") -> None:
     sys.stdout.write(text + "\n")
+
+
+def dump_json(data: Any) -> str:
+    """A ``--json`` document (docs/json-output.md)."""
+    return json.dumps(data, indent=2, default=str, ensure_ascii=False)
 
 
 def _header(session) -> str:
@@ -87,8 +92,9 @@ def print_result(session, result: RunResult) -> None:
         _out(result.stderr.text.rstrip("\n"))
 
 
-def command_run(args) -> int:
-    session = open_session(args)
+def run_command(args) -> int:
+    """``verifier-tui run``."""
+    session = Session(args.path, args.options)
     with session:
         try:
             result = session.run(trigger="command line")
@@ -102,8 +108,9 @@ def command_run(args) -> int:
         return result.exit_status
 
 
-def command_explain(args) -> int:
-    session = open_session(args)
+def explain_command(args) -> int:
+    """``verifier-tui explain``."""
+    session = Session(args.path, args.options)
     with session:
         data = session.explain()
         if args.json:
@@ -165,10 +172,11 @@ def print_explain(session, data: dict[str, Any]) -> None:
 # test
 
 
-def command_test(args) -> int:
+def test_command(args) -> int:
+    """``verifier-tui test``."""
     import asyncio
 
-    session = open_session(args)
+    session = Session(args.path, args.options)
     with session:
         cases = [c for c in session.task.cases if c.expected is not None]
         # A case whose expected.json cannot be read is a broken test, not one to
@@ -290,10 +298,11 @@ def watch_line(result: RunResult, trigger: str) -> str:
             f"  {result.duration_s * 1000:6.0f} ms")
 
 
-def command_watch(args) -> int:
+def watch_command(args) -> int:
+    """``verifier-tui watch``."""
     import asyncio
 
-    session = open_session(args)
+    session = Session(args.path, args.options)
     with session:
         if session.verifier is None:
             from verifier_tui.engine.discovery import no_verifier_message

@@ -23,7 +23,7 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "tasks"
 ENGINE_MODULES = sorted(
     f"verifier_tui.engine.{info.name}" for info in pkgutil.iter_modules(verifier_tui.engine.__path__)
 )
-HEADLESS_MODULES = ["verifier_tui", "verifier_tui.cli", "verifier_tui.headless", "verifier_tui.present",
+HEADLESS_MODULES = ["verifier_tui", "verifier_tui.cli", "verifier_tui.headless", "verifier_tui.words",
                     "verifier_tui.runner_source", "verifier_tui.engine"]
 
 

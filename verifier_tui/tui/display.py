@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from verifier_tui.present import duration_text, short_path
+from verifier_tui.words import duration_text, short_path
 
 #: ANSI escape sequences (CSI, OSC, and two-byte escapes). Verifier output is
 #: shown as plain text; a colour code left in would print as garbage in a Log.

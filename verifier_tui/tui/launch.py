@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+from verifier_tui.engine.session import Session
 
 
 def launch(args) -> int:
-    from verifier_tui.cli import open_session
-
-    session = open_session(args)  # prints a clear error and exits 2 when the path cannot be debugged
+    """Run the app on ``args.path`` with ``args.options`` (see verifier_tui.cli);
+    a path that cannot be debugged raises before anything is drawn."""
+    session = Session(args.path, args.options)
     try:
-        from verifier_tui.tui.app import VerifierApp
+        from verifier_tui.tui.app import VerifierApp  # Textual: only now that the TUI really starts
 
         app = VerifierApp(session, watch=not args.no_watch, poll=args.poll)
         app.run()

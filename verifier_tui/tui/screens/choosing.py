@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from textual.content import Content
 
 from verifier_tui.engine.cases import default_task_data
-from verifier_tui.present import rewards_text
+from verifier_tui.words import rewards_text
 from verifier_tui.tui.screens.choose_list import ChooseListScreen
 from verifier_tui.tui.screens.file_picker import FilePickerScreen
 from verifier_tui.tui.screens.folder_picker import FolderPickerScreen

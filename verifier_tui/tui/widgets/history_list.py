@@ -10,7 +10,8 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from verifier_tui.engine.model import RunResult
-from verifier_tui.tui.widgets.status_style import short_reward, status_of
+from verifier_tui.tui.widgets.status_style import status_of
+from verifier_tui.words import short_reward
 
 #: Runs kept in the list (each keeps its bounded output; a day of saves is fine).
 MAX_RUNS = 500

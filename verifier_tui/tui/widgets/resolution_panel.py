@@ -13,7 +13,7 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from verifier_tui.present import binding_text
+from verifier_tui.words import binding_text
 
 if TYPE_CHECKING:
     from verifier_tui.tui.display import Display

@@ -1,10 +1,11 @@
 """Theme styles for a run's status (theme variables only: every built-in theme
-keeps working, and no colour is written in Python)."""
+keeps working, and no colour is written in Python). The words themselves are
+:mod:`verifier_tui.words`'s, shared with the headless commands."""
 
 from __future__ import annotations
 
 from verifier_tui.engine.model import RunResult
-from verifier_tui.present import case_status, headline_reward
+from verifier_tui.words import case_status
 
 STATUS_STYLES = {
     "passed": "bold $success",
@@ -20,11 +21,3 @@ def status_of(result: RunResult) -> tuple[str, str, str]:
     """(symbol, word, style) for a run's result."""
     symbol, word = case_status(result)
     return symbol, word, STATUS_STYLES.get(word, "bold $error")
-
-
-def short_reward(result: RunResult) -> str:
-    """The reward Harbor aggregates on, when there is one; else nothing (the
-    symbol, and the reward panel, say why there is none)."""
-    if result.verdict.rewards is None or result.verdict.reward is None:
-        return ""  # no reward, or a dict without 'reward': the reward panel says why
-    return headline_reward(result)

@@ -1,5 +1,8 @@
-"""Words for what the engine found, shared by the headless commands and the TUI
-(no Textual here): short paths, a verdict in a line, a case's status."""
+"""The words the headless commands and the TUI share for what the engine found
+(no Textual here): short paths, numbers, a verdict in a line, a case's status,
+a parameter's binding. The TUI keeps only what is screen-specific
+(:mod:`verifier_tui.tui.display`: deterministic paths and durations for
+snapshots; :mod:`verifier_tui.tui.widgets.status_style`: theme styles)."""
 
 from __future__ import annotations
 
@@ -57,6 +60,14 @@ def headline_reward(result: RunResult) -> str:
         Outcome.KILLED: "killed",
         Outcome.COULD_NOT_START: "no start",
     }.get(result.outcome, "missing")
+
+
+def short_reward(result: RunResult) -> str:
+    """The reward Harbor aggregates on, when there is one; else nothing (the
+    status symbol, and the reward panel, say why there is none)."""
+    if result.verdict.rewards is None or result.verdict.reward is None:
+        return ""
+    return headline_reward(result)
 
 
 def case_status(result: RunResult) -> tuple[str, str]:
