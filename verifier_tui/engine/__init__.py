@@ -1,7 +1,10 @@
-"""The engine: everything a run needs, with no Textual import.
+"""The engine: everything a run needs, with no Textual and no command line.
 
-discovery (find verifiers and cases), staging (the sandbox layout in scratch),
-process (run the child, bounded output, process-group kill), verdict (Harbor's
-rules), watch (file changes to re-runs), session (ties them together). The TUI
-and the headless commands are views over :class:`verifier_tui.engine.session.Session`.
+discovery and cases (find verifiers and cases), stage, mirror and interpreter
+(the sandbox layout in scratch), invocation (the runner's command line in,
+a RunResult out), process (run the child: bounded output, process-group
+kill), verdict (Harbor's rules), watch (file changes to re-runs), cache (the
+tool's own remembered answers), session (ties them together). The TUI and the
+headless commands are faces over :class:`verifier_tui.engine.session.Session`;
+the import-linter contracts in pyproject.toml keep it that way.
 """

@@ -1,5 +1,6 @@
 """Cases on disk: ``<task>/cases/<name>/`` with a workspace, an optional
-response and task data, and an optional expected verdict (see design.md)."""
+response and task data, and an optional expected verdict (the README's "Tasks and
+cases" shows the layout)."""
 
 from __future__ import annotations
 

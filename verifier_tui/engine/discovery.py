@@ -377,7 +377,7 @@ def _display(task: Task, verifier: Path) -> str:
 def load_case_dir(path: Path, task: Task | None = None) -> Case:
     """A case folder named directly (``--case`` may be a path too). A folder
     that is one of ``task``'s own cases is that case; any other still falls
-    back to the task's task data, as the task's own cases do (design.md)."""
+    back to the task's task data, as the task's own cases do (README, "Tasks and cases")."""
     fallbacks: tuple[Path, ...] = ()
     if task is not None:
         real = path.resolve()

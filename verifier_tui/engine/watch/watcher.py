@@ -46,7 +46,7 @@ DEFAULT_STEP_MS = 10
 #: A single save never waits for it (the batch closes after one quiet step);
 #: only a stream of changes to ever more paths (``git checkout``, a build
 #: writing a tree, ``rsync`` into the workspace) reaches it. 300 ms, the top of
-#: the 150-300 ms range in engineering.md, lets such a stream arrive in a few
+#: the 150-300 ms range usually advised for editors' saves, lets such a stream arrive in a few
 #: large batches instead of starting a run on a half-written tree every 150 ms.
 DEFAULT_DEBOUNCE_MS = 300
 
