@@ -12,9 +12,7 @@ blocking the suite.
 from __future__ import annotations
 
 import json
-import os
 import queue
-import shutil
 import signal
 import subprocess
 import sys
@@ -25,14 +23,18 @@ from pathlib import Path
 
 import pytest
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "tasks"
-CONSOLE_SCRIPT = Path(sys.executable).parent / "verifier-tui"
-TOOL = [str(CONSOLE_SCRIPT)] if CONSOLE_SCRIPT.exists() else [sys.executable, "-m", "verifier_tui"]
-MODULE = [sys.executable, "-m", "verifier_tui"]
-PY = sys.executable
-TASKS_WITH_CASES = ["count-errors", "fizzbuzz-module", "hello-file", "sum-column", "summary-keywords"]
-#: Bound on any one command (a hang fails the test instead of blocking it).
-HANG_GUARD_S = 120
+from tests.helpers import (
+    CONSOLE_SCRIPT,
+    EXAMPLES,
+    MODULE,
+    PY,
+    TASKS_WITH_CASES,
+    TOOL,
+    make_task,
+    no_traceback,
+    process_gone,
+    run_tool,
+)
 
 RUN_JSON_FIELDS = {
     "outcome": str, "exit_code": (int, type(None)), "rewards": (dict, type(None)),
@@ -42,57 +44,20 @@ RUN_JSON_FIELDS = {
 }
 
 
-@pytest.fixture
-def env(tmp_path):
-    """The user's environment, with the tool's caches and scratch kept in tmp_path."""
-    tmpdir = tmp_path / "tmpdir"
-    tmpdir.mkdir()
-    out = dict(os.environ)
-    out.update(XDG_CACHE_HOME=str(tmp_path / "xdg-cache"), TMPDIR=str(tmpdir))
-    return out
-
-
-@pytest.fixture
-def example(tmp_path):
-    def copy(name: str) -> Path:
-        target = tmp_path / "tasks" / name
-        shutil.copytree(EXAMPLES / name, target, symlinks=True)
-        return target
-
-    return copy
-
-
-def cli(env, *args: str, tool=None, cwd=None) -> subprocess.CompletedProcess:
-    return subprocess.run((tool or TOOL) + [str(a) for a in args], env=env, cwd=cwd, capture_output=True,
-                          text=True, timeout=HANG_GUARD_S, stdin=subprocess.DEVNULL)
-
-
-def no_traceback(done: subprocess.CompletedProcess) -> None:
-    assert "Traceback (most recent call last)" not in done.stderr, done.stderr
-
-
-def make_task(root: Path, verifier: str) -> Path:
-    (root / "tests").mkdir(parents=True)
-    (root / "task.toml").write_text('version = "1.0"\n')
-    (root / "tests" / "test.sh").write_text((EXAMPLES / "hello-file" / "tests" / "test.sh").read_text())
-    (root / "tests" / "verifier.py").write_text(verifier)
-    return root
-
-
 # ---------------------------------------------------------------------------
 # --version, --help
 
 
 @pytest.mark.parametrize("tool", [TOOL, MODULE], ids=["console-script", "python-m"])
 def test_version(env, tool):
-    done = cli(env, "--version", tool=tool)
+    done = run_tool(env, "--version", tool=tool)
     assert done.returncode == 0
     assert done.stdout.strip() == "verifier-tui 0.1.0"
 
 
 @pytest.mark.parametrize("tool", [TOOL, MODULE], ids=["console-script", "python-m"])
 def test_help(env, tool):
-    done = cli(env, "--help", tool=tool)
+    done = run_tool(env, "--help", tool=tool)
     assert done.returncode == 0
     for command in ("run", "explain", "test", "watch"):
         assert f"verifier-tui {command} PATH" in done.stdout
@@ -101,7 +66,7 @@ def test_help(env, tool):
 
 @pytest.mark.parametrize("command", ["run", "explain", "test", "watch"])
 def test_command_help(env, command):
-    done = cli(env, command, "--help")
+    done = run_tool(env, command, "--help")
     assert done.returncode == 0
     assert f"usage: verifier-tui {command}" in done.stdout
     assert "--json" in done.stdout
@@ -118,7 +83,7 @@ def test_console_script_is_installed():
 @pytest.mark.parametrize("tool", [TOOL, MODULE], ids=["console-script", "python-m"])
 def test_run_json_fields(env, example, tool):
     task_dir = example("hello-file")
-    done = cli(env, "run", "--json", task_dir, "--python", PY, tool=tool)
+    done = run_tool(env, "run", "--json", task_dir, "--python", PY, tool=tool)
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
     for name, kind in RUN_JSON_FIELDS.items():
@@ -146,7 +111,7 @@ def test_run_json_fields(env, example, tool):
 
 def test_run_json_on_a_failing_verifier(env, example):
     task_dir = example("hello-file")
-    done = cli(env, "run", "--json", task_dir, "--case", "missing-file", "--python", PY)
+    done = run_tool(env, "run", "--json", task_dir, "--case", "missing-file", "--python", PY)
     assert done.returncode == 1
     data = json.loads(done.stdout)
     assert data["outcome"] == "verifier_raised"
@@ -163,7 +128,7 @@ def test_run_with_another_workspace_does_not_judge_by_the_cases_expectation(env,
     """expected.json speaks of the case's own inputs: with another workspace,
     'DID NOT MATCH' would be noise, so it is not applied, and the output says why."""
     task_dir = example("hello-file")
-    done = cli(env, "run", "--json", task_dir, "--case", "correct",
+    done = run_tool(env, "run", "--json", task_dir, "--case", "correct",
                "--workspace", task_dir / "cases" / "wrong-text" / "workspace", "--python", PY)
     data = json.loads(done.stdout)
     assert data["rewards"] == {"reward": 0.0}
@@ -173,32 +138,32 @@ def test_run_with_another_workspace_does_not_judge_by_the_cases_expectation(env,
 
 @pytest.mark.parametrize("case, status", [("correct", 0), ("missing-file", 1), ("wrong-text", 0)])
 def test_run_exit_status_is_the_runners(env, example, case, status):
-    done = cli(env, "run", example("hello-file"), "--case", case, "--python", PY)
+    done = run_tool(env, "run", example("hello-file"), "--case", case, "--python", PY)
     assert done.returncode == status, done.stderr
 
 
 def test_run_exit_status_on_a_contract_error(env, example):
     task_dir = example("count-errors")
-    done = cli(env, "run", task_dir, "--case", "harbor-mode", "--python", PY)
+    done = run_tool(env, "run", task_dir, "--case", "harbor-mode", "--python", PY)
     assert done.returncode == 2
-    done = cli(env, "run", task_dir, "--case", "response-json", "--no-response", "--python", PY)
+    done = run_tool(env, "run", task_dir, "--case", "response-json", "--no-response", "--python", PY)
     assert done.returncode == 2
     assert "contract" in done.stdout
 
 
 def test_run_exit_status_on_timeout_is_124(env, tmp_path):
     task_dir = make_task(tmp_path / "slow", "import time\n\ndef verify(workspace):\n    time.sleep(120)\n")
-    done = cli(env, "run", task_dir, "--timeout", "1", "--python", PY)
+    done = run_tool(env, "run", task_dir, "--timeout", "1", "--python", PY)
     assert done.returncode == 124
     assert "timed out after 1 s" in done.stdout
-    done = cli(env, "run", "--json", task_dir, "--timeout", "0.5", "--python", PY)
+    done = run_tool(env, "run", "--json", task_dir, "--timeout", "0.5", "--python", PY)
     assert done.returncode == 124
     assert json.loads(done.stdout)["outcome"] == "timed_out"
 
 
 def test_run_readable_output(env, example):
     task_dir = example("hello-file")
-    done = cli(env, "run", task_dir, "--case", "missing-file", "--python", PY)
+    done = run_tool(env, "run", task_dir, "--case", "missing-file", "--python", PY)
     lines = done.stdout.splitlines()
     assert lines[0].startswith("task hello-file · verifier hello-file/tests/verifier.py · case missing-file")
     assert "Harbor mode" in lines[0]
@@ -209,7 +174,7 @@ def test_run_readable_output(env, example):
     assert f'File "{task_dir / "tests" / "verifier.py"}", line' in done.stdout
     no_traceback(done)
 
-    done = cli(env, "run", task_dir, "--python", PY)
+    done = run_tool(env, "run", task_dir, "--python", PY)
     assert 'verdict: {"reward": 1.0}  (from reward.txt)' in done.stdout
     assert "reward.txt: 1.0" in done.stdout
 
@@ -218,7 +183,7 @@ def test_run_with_a_text_response(env, example, tmp_path):
     task_dir = example("count-errors")
     answer = tmp_path / "answer.txt"
     answer.write_text("I counted 3 ERROR events.")
-    done = cli(env, "run", "--json", task_dir, "--case", "harbor-mode", "--response", answer, "--python", PY)
+    done = run_tool(env, "run", "--json", task_dir, "--case", "harbor-mode", "--response", answer, "--python", PY)
     data = json.loads(done.stdout)
     assert done.returncode == 0, data["stderr"]
     assert data["rewards"] == {"reward": 1.0}
@@ -227,14 +192,14 @@ def test_run_with_a_text_response(env, example, tmp_path):
 
 
 def test_run_on_a_plain_test_sh_task_says_so(env, example):
-    done = cli(env, "run", example("plain-test-sh"), "--python", PY)
+    done = run_tool(env, "run", example("plain-test-sh"), "--python", PY)
     assert "plain test.sh task" in done.stdout
     assert "empty scratch workspace" in done.stdout
     no_traceback(done)
 
 
 def test_run_leaves_no_scratch_behind(env, example):
-    cli(env, "run", example("hello-file"), "--python", PY)
+    run_tool(env, "run", example("hello-file"), "--python", PY)
     assert list(Path(env["TMPDIR"]).iterdir()) == []
 
 
@@ -244,7 +209,7 @@ def test_run_leaves_no_scratch_behind(env, example):
 
 def test_explain_json(env, example):
     task_dir = example("summary-keywords")
-    done = cli(env, "explain", "--json", task_dir, "--python", PY)
+    done = run_tool(env, "explain", "--json", task_dir, "--python", PY)
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
     rows = data["sys_path"]
@@ -262,7 +227,7 @@ def test_explain_json(env, example):
 
 
 def test_explain_json_reports_contract_problems(env, example):
-    done = cli(env, "explain", "--json", example("count-errors"), "--case", "harbor-mode", "--python", PY)
+    done = run_tool(env, "explain", "--json", example("count-errors"), "--case", "harbor-mode", "--python", PY)
     data = json.loads(done.stdout)
     assert any("response" in p for p in data["problems"])
     assert {p["name"]: p["binding"] for p in data["parameters"]}["response"] == "missing"
@@ -271,14 +236,14 @@ def test_explain_json_reports_contract_problems(env, example):
 def test_explain_does_not_call_verify(env, tmp_path):
     marker = tmp_path / "called"
     task_dir = make_task(tmp_path / "t", f"def verify(workspace):\n    open({str(marker)!r}, 'w').close()\n    return 1.0\n")
-    done = cli(env, "explain", task_dir, "--python", PY)
+    done = run_tool(env, "explain", task_dir, "--python", PY)
     assert done.returncode == 0
     assert not marker.exists()
 
 
 def test_explain_readable(env, example):
     task_dir = example("count-errors")
-    done = cli(env, "explain", task_dir, "--case", "harbor-mode", "--python", PY)
+    done = run_tool(env, "explain", task_dir, "--case", "harbor-mode", "--python", PY)
     out = done.stdout
     assert "sys.path (in order):" in out
     assert str(task_dir / "tests") in out
@@ -292,7 +257,7 @@ def test_explain_readable(env, example):
 
 def test_explain_shows_an_import_error(env, tmp_path):
     task_dir = make_task(tmp_path / "t", "import nosuchmodule_vtui\n\ndef verify(workspace):\n    return 1.0\n")
-    done = cli(env, "explain", task_dir, "--python", PY)
+    done = run_tool(env, "explain", task_dir, "--python", PY)
     assert "ModuleNotFoundError" in done.stdout
     assert "nosuchmodule_vtui" in done.stdout
 
@@ -304,7 +269,7 @@ def test_explain_shows_an_import_error(env, tmp_path):
 @pytest.mark.parametrize("name", TASKS_WITH_CASES)
 def test_test_passes_on_every_example(env, example, name):
     task_dir = example(name)
-    done = cli(env, "test", task_dir, "--python", PY)
+    done = run_tool(env, "test", task_dir, "--python", PY)
     assert done.returncode == 0, done.stdout + done.stderr
     cases = sorted(p.name for p in (task_dir / "cases").iterdir())
     table = done.stdout.splitlines()
@@ -314,7 +279,7 @@ def test_test_passes_on_every_example(env, example, name):
 
 
 def test_test_without_cases(env, example):
-    done = cli(env, "test", example("plain-test-sh"), "--python", PY)
+    done = run_tool(env, "test", example("plain-test-sh"), "--python", PY)
     assert done.returncode == 2
     assert "no case with a usable expected.json" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
@@ -325,7 +290,7 @@ def test_test_with_a_wrong_expectation(env, example, tmp_path):
     (task_dir / "cases" / "wrong-text" / "expected.json").write_text('{"rewards": {"reward": 1.0}}')
     (task_dir / "cases" / "correct" / "expected.json").write_text('{"exit_code": 2}')
     junit = tmp_path / "report.xml"
-    done = cli(env, "test", task_dir, "--junit", junit, "--python", PY)
+    done = run_tool(env, "test", task_dir, "--junit", junit, "--python", PY)
     assert done.returncode == 1
     lines = done.stdout.splitlines()
     wrong = next(line for line in lines if " wrong-text " in line)
@@ -353,24 +318,24 @@ def test_test_reports_an_unusable_expected_json(env, example, tmp_path):
     task_dir = example("hello-file")
     (task_dir / "cases" / "wrong-text" / "expected.json").write_text("{oops")
     junit = tmp_path / "report.xml"
-    done = cli(env, "test", task_dir, "--junit", junit, "--python", PY)
+    done = run_tool(env, "test", task_dir, "--junit", junit, "--python", PY)
     assert done.returncode == 1
     assert "wrong-text: not run: expected.json is not valid JSON" in done.stdout
     assert "3 passed, 0 failed, 1 with an unusable expected.json" in done.stdout
     suite = ET.parse(junit).getroot()
     assert suite.get("tests") == "4" and suite.get("errors") == "1" and suite.get("failures") == "0"
-    data = json.loads(cli(env, "test", "--json", task_dir, "--python", PY).stdout)
+    data = json.loads(run_tool(env, "test", "--json", task_dir, "--python", PY).stdout)
     assert [i["case"] for i in data["invalid"]] == ["wrong-text"]
     for name in ("correct", "missing-file", "wrong-case"):
         (task_dir / "cases" / name / "expected.json").write_text('{"rewards": "all"}')
-    done = cli(env, "test", task_dir, "--python", PY)
+    done = run_tool(env, "test", task_dir, "--python", PY)
     assert done.returncode == 2
     assert "no case with a usable expected.json" in done.stderr and "case wrong-text" in done.stderr
 
 
 def test_test_junit_all_passing(env, example, tmp_path):
     junit = tmp_path / "ok.xml"
-    done = cli(env, "test", example("sum-column"), "--junit", junit, "--python", PY)
+    done = run_tool(env, "test", example("sum-column"), "--junit", junit, "--python", PY)
     assert done.returncode == 0
     suite = ET.parse(junit).getroot()
     assert suite.get("tests") == "3" and suite.get("failures") == "0"
@@ -381,7 +346,7 @@ def test_test_junit_all_passing(env, example, tmp_path):
 def test_test_json(env, example):
     task_dir = example("fizzbuzz-module")
     (task_dir / "cases" / "partial" / "expected.json").write_text('{"rewards": {"reward": 0.5}}')
-    done = cli(env, "test", "--json", task_dir, "--python", PY)
+    done = run_tool(env, "test", "--json", task_dir, "--python", PY)
     assert done.returncode == 1
     data = json.loads(done.stdout)
     assert data["passed"] == 1 and data["failed"] == 1
@@ -407,13 +372,13 @@ def test_test_cases_in_parallel_never_share_a_staged_layout(env, tmp_path):
         case.mkdir(parents=True)
         (case / "response.txt").write_text(f"0.{index}")
         (case / "expected.json").write_text(json.dumps({"rewards": {"reward": index / 10}}))
-    done = cli(env, "test", task_dir, "--jobs", "6", "--python", PY)
+    done = run_tool(env, "test", task_dir, "--jobs", "6", "--python", PY)
     assert done.returncode == 0, done.stdout
     assert "6 passed, 0 failed" in done.stdout
 
 
 def test_test_runs_cases_one_at_a_time_too(env, example):
-    done = cli(env, "test", example("summary-keywords"), "--jobs", "1", "--python", PY)
+    done = run_tool(env, "test", example("summary-keywords"), "--jobs", "1", "--python", PY)
     assert done.returncode == 0
     assert "3 passed, 0 failed" in done.stdout
 
@@ -525,18 +490,6 @@ def test_watch_rereads_task_toml(env, example):
 # SIGTERM (kill, a CI job's timeout) cleans up like Ctrl+C
 
 
-def process_gone(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return True
-    return state in ("Z", "X")  # an orphan waiting for init to reap it
-
-
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="checks processes through /proc")
 @pytest.mark.parametrize("command", [["run"], ["run", "--json"], ["test"], ["watch"], ["watch", "--json"]])
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
@@ -610,7 +563,7 @@ def test_bad_input_gives_one_clear_line(env, example, tmp_path, args, words):
     (tmp_path / "trial" / "config.json").write_text("{}")
     (tmp_path / "trial" / "result.json").write_text("{}")
     argv = [a.format(tmp=tmp_path, task=task_dir, examples=EXAMPLES) for a in args]
-    done = cli(env, *argv)
+    done = run_tool(env, *argv)
     assert done.returncode == 2, (done.stdout, done.stderr)
     no_traceback(done)
     lines = done.stderr.strip().splitlines()
@@ -631,7 +584,7 @@ def test_bad_input_gives_one_clear_line(env, example, tmp_path, args, words):
 ])
 def test_bad_arguments_are_argparse_errors(env, example, args, words):
     task_dir = example("hello-file")
-    done = cli(env, *[a.format(task=task_dir) for a in args])
+    done = run_tool(env, *[a.format(task=task_dir) for a in args])
     assert done.returncode == 2
     no_traceback(done)
     last = done.stderr.strip().splitlines()[-1]
@@ -641,7 +594,7 @@ def test_bad_arguments_are_argparse_errors(env, example, args, words):
 
 
 def test_python_that_cannot_start_is_an_outcome_not_a_crash(env, example):
-    done = cli(env, "run", "--json", example("hello-file"), "--python", "/nonexistent/python3")
+    done = run_tool(env, "run", "--json", example("hello-file"), "--python", "/nonexistent/python3")
     assert done.returncode == 127
     data = json.loads(done.stdout)
     assert data["outcome"] == "could_not_start"
@@ -667,7 +620,7 @@ def documented_fields(heading: str, until: str) -> set[str]:
 
 
 def test_the_json_documentation_lists_every_run_field(env, example):
-    done = cli(env, "run", "--json", example("hello-file"), "--python", PY)
+    done = run_tool(env, "run", "--json", example("hello-file"), "--python", PY)
     data = json.loads(done.stdout)
     fields = documented_fields("## The run document", "### Parameters")
     assert fields == set(data)
@@ -676,9 +629,9 @@ def test_the_json_documentation_lists_every_run_field(env, example):
 
 def test_the_json_documentation_lists_every_test_and_explain_field(env, example):
     task_dir = example("hello-file")
-    test_data = json.loads(cli(env, "test", "--json", task_dir, "--python", PY).stdout)
+    test_data = json.loads(run_tool(env, "test", "--json", task_dir, "--python", PY).stdout)
     assert documented_fields("## The test document", "## The explain document") == set(test_data)
-    explain = json.loads(cli(env, "explain", "--json", task_dir, "--python", PY).stdout)
+    explain = json.loads(run_tool(env, "explain", "--json", task_dir, "--python", PY).stdout)
     assert documented_fields("## The explain document", "### When explain fails") == set(explain)
 
 
@@ -688,7 +641,7 @@ def test_a_verifier_needing_nemo_gym_gets_a_hint_and_runs_with_a_named_copy(env,
         "def verify(workspace):\n"
         "    return VALUE\n"
     ))
-    missing = cli(env, "run", task_dir, "--python", PY)
+    missing = run_tool(env, "run", task_dir, "--python", PY)
     assert missing.returncode == 1
     assert "No module named 'nemo_gym'" in missing.stdout
     assert "--nemo-gym DIR" in missing.stdout
@@ -697,7 +650,7 @@ def test_a_verifier_needing_nemo_gym_gets_a_hint_and_runs_with_a_named_copy(env,
     (copy.parent / "__init__.py").write_text("")
     (copy / "__init__.py").write_text("")
     (copy / "helpers.py").write_text("VALUE = 0.75\n")
-    vendored = cli(env, "run", "--json", task_dir, "--python", PY, "--nemo-gym", copy)
+    vendored = run_tool(env, "run", "--json", task_dir, "--python", PY, "--nemo-gym", copy)
     data = json.loads(vendored.stdout)
     assert data["rewards"] == {"reward": 0.75}
     assert data["modules"]["nemo_gym.verifiers"]["resolved"].startswith(str(copy))

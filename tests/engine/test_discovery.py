@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import textwrap
 from pathlib import Path
 
 import pytest
 
+from tests.helpers import make_task, write
 from verifier_tui.engine.cases import find_cases, load_case
 from verifier_tui.engine.discovery import (
     DiscoveryError,
@@ -26,42 +25,6 @@ from verifier_tui.engine.discovery import (
     resolve,
 )
 from verifier_tui.engine.session import Options, SelectionError, Session
-
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "tasks"
-SHIM = (EXAMPLES / "hello-file" / "tests" / "test.sh").read_text(encoding="utf-8")
-
-
-@pytest.fixture
-def example(tmp_path):
-    """copy("hello-file") -> a private copy of an example task."""
-
-    def copy(name: str) -> Path:
-        target = tmp_path / name
-        shutil.copytree(EXAMPLES / name, target, symlinks=True)
-        return target
-
-    return copy
-
-
-def write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(textwrap.dedent(text), encoding="utf-8")
-    return path
-
-
-def make_task(root: Path, verifiers: dict[str, str] | None = None, toml: str | None = 'version = "1.0"\n',
-              shim: bool = True) -> Path:
-    """A minimal task: task.toml, tests/test.sh (the shim) and verifier files."""
-    root.mkdir(parents=True, exist_ok=True)
-    if toml is not None:
-        (root / "task.toml").write_text(toml, encoding="utf-8")
-    (root / "tests").mkdir(exist_ok=True)
-    if shim:
-        (root / "tests" / "test.sh").write_text(SHIM, encoding="utf-8")
-    for rel, source in (verifiers if verifiers is not None else {"verifier.py": "def verify(workspace):\n    return 1.0\n"}).items():
-        write(root / "tests" / rel, source)
-    return root
-
 
 # ---------------------------------------------------------------------------
 # The four kinds of PATH
@@ -176,7 +139,7 @@ def test_folder_without_any_verifier_says_where_it_looked(tmp_path):
 
 
 def test_task_without_a_verifier_says_where_it_looked(tmp_path):
-    task_dir = make_task(tmp_path / "empty-task", verifiers={"helper.py": "def helper():\n    pass\n"})
+    task_dir = make_task(tmp_path / "empty-task", None, files={"helper.py": "def helper():\n    pass\n"})
     task = resolve(task_dir)
     assert task.verifiers == []
     with pytest.raises(DiscoveryError) as info:
@@ -189,7 +152,7 @@ def test_task_without_a_verifier_says_where_it_looked(tmp_path):
 
 
 def test_several_verifiers_need_a_choice(tmp_path):
-    task_dir = make_task(tmp_path / "two", verifiers={
+    task_dir = make_task(tmp_path / "two", None, files={
         "alpha.py": "def verify(workspace):\n    return 1.0\n",
         "checks/beta.py": "async def verify(workspace):\n    return 0.0\n",
     })
@@ -205,7 +168,7 @@ def test_several_verifiers_need_a_choice(tmp_path):
 
 
 def test_verifier_option_by_name_by_relative_path_and_by_absolute_path(tmp_path):
-    task_dir = make_task(tmp_path / "two", verifiers={
+    task_dir = make_task(tmp_path / "two", None, files={
         "alpha.py": "def verify(workspace):\n    return 1.0\n",
         "checks/beta.py": "def verify(workspace):\n    return 0.0\n",
     })
@@ -228,7 +191,7 @@ def test_unknown_verifier_option_lists_the_verifiers(tmp_path):
 
 
 def test_verifier_py_is_what_the_shim_runs_when_there_are_several(tmp_path):
-    task_dir = make_task(tmp_path / "t", verifiers={
+    task_dir = make_task(tmp_path / "t", None, files={
         "verifier.py": "def verify(workspace):\n    return 1.0\n",
         "other.py": "def verify(workspace):\n    return 0.0\n",
     })
@@ -259,7 +222,7 @@ def test_verifier_is_found_without_importing_it(tmp_path, top_level):
     marker = tmp_path / "imported"
     source = (f"open({str(marker)!r}, 'w').write('imported')\n" + top_level
               + "\n\ndef verify(workspace):\n    return 1.0\n")
-    task_dir = make_task(tmp_path / "t", verifiers={"verifier.py": source})
+    task_dir = make_task(tmp_path / "t", None, files={"verifier.py": source})
     task = resolve(task_dir)
     assert task.verifiers == [task_dir / "tests" / "verifier.py"]
     assert not marker.exists()
@@ -291,7 +254,7 @@ def test_shapes_that_do_not_define_verify_at_top_level(tmp_path, source):
 
 
 def test_a_nested_verify_is_not_a_verifier(tmp_path):
-    task_dir = make_task(tmp_path / "t", verifiers={
+    task_dir = make_task(tmp_path / "t", None, files={
         "verifier.py": "class Checker:\n    def verify(self, workspace):\n        return 1.0\n",
     })
     task = resolve(task_dir)

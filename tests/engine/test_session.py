@@ -19,27 +19,17 @@ import shutil
 import stat
 import subprocess
 import sys
-import textwrap
-import time
 from pathlib import Path
 
 import pytest
 
+from tests.helpers import HANG_GUARD_S, PY, make_task, process_gone, wait_gone
 from verifier_tui.engine.model import Outcome
 from verifier_tui.engine.session import Options, Session
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "tasks"
-SHIM = (EXAMPLES / "hello-file" / "tests" / "test.sh").read_text(encoding="utf-8")
-PY = sys.executable
 CLI = [sys.executable, "-m", "verifier_tui"]
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="checks processes through /proc")
-
-
-@pytest.fixture(autouse=True)
-def private_cache(tmp_path, monkeypatch):
-    """The interpreter probe's cache goes to tmp_path, not the user's ~/.cache."""
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
 
 
 @pytest.fixture(params=["sync", "async"])
@@ -49,63 +39,15 @@ def run(request):
     def go(session, spec=None):
         if request.param == "sync":
             return session.run(spec)
-        return asyncio.run(asyncio.wait_for(session.arun(spec), 120))
+        return asyncio.run(asyncio.wait_for(session.arun(spec), HANG_GUARD_S))
 
     go.driver = request.param
     return go
 
 
-@pytest.fixture
-def example(tmp_path):
-    def copy(name: str) -> Path:
-        target = tmp_path / name
-        shutil.copytree(EXAMPLES / name, target, symlinks=True)
-        return target
-
-    return copy
-
-
-def make_task(root: Path, verifier: str, toml: str = 'version = "1.0"\n', workspace: dict | None = None) -> Path:
-    """A task with one verifier; ``workspace`` files make a case named "only"."""
-    (root / "tests").mkdir(parents=True)
-    (root / "task.toml").write_text(toml, encoding="utf-8")
-    (root / "tests" / "test.sh").write_text(SHIM, encoding="utf-8")
-    (root / "tests" / "verifier.py").write_text(textwrap.dedent(verifier), encoding="utf-8")
-    if workspace is not None:
-        ws = root / "cases" / "only" / "workspace"
-        ws.mkdir(parents=True)
-        for rel, text in workspace.items():
-            (ws / rel).parent.mkdir(parents=True, exist_ok=True)
-            (ws / rel).write_text(text, encoding="utf-8")
-    return root
-
-
 def session_for(task_dir: Path, **options) -> Session:
     options.setdefault("python", PY)
     return Session(task_dir, Options(**options))
-
-
-def process_gone(pid: int) -> bool:
-    """No such process, or a zombie that is not ours (an orphan whose parent
-    died with the run, waiting for init to reap it: it runs nothing)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except (FileNotFoundError, ProcessLookupError):
-        return True
-    return fields[0] in ("Z", "X") and int(fields[1]) != os.getpid()
-
-
-def wait_gone(pid: int, within_s: float = 15.0) -> bool:
-    deadline = time.monotonic() + within_s
-    while not process_gone(pid):
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.05)
-    return True
 
 
 # ---------------------------------------------------------------------------
@@ -309,7 +251,7 @@ def test_expected_matched_on_every_example_case(example):
 
 
 def test_expected_not_matched(tmp_path, run):
-    task_dir = make_task(tmp_path / "t", "def verify(workspace):\n    return 0.5\n", workspace={"a.txt": "a"})
+    task_dir = make_task(tmp_path / "t", "def verify(workspace):\n    return 0.5\n", cases={"only": {"a.txt": "a"}})
     expected = task_dir / "cases" / "only" / "expected.json"
     expected.write_text('{"rewards": {"reward": 1.0}}')
     with session_for(task_dir) as session:
@@ -351,7 +293,7 @@ def test_tracebacks_show_the_users_files_not_the_scratch_folder(tmp_path, run):
             print("argv", sys.argv)
             print("path", sys.path[:3])
             helper.check(workspace)
-    """, workspace={"hello.txt": "hi"})
+    """, cases={"only": {"hello.txt": "hi"}})
     (task_dir / "tests" / "helper.py").write_text(
         "def check(workspace):\n    (workspace / 'missing.txt').read_text()\n", encoding="utf-8")
     with session_for(task_dir) as session:
@@ -587,12 +529,12 @@ def build_precious_workspace(tmp_path: Path) -> tuple[Path, Path, Path]:
     victim = tmp_path / "victim"
     victim.mkdir()
     (victim / "keep.txt").write_text("keep me\n")
-    task_dir = make_task(tmp_path / "t", VANDAL.format(outside=str(outside), victim=str(victim)), workspace={
+    task_dir = make_task(tmp_path / "t", VANDAL.format(outside=str(outside), victim=str(victim)), cases={"only": {
         "hello.txt": "hello world\n",
         "data/numbers.csv": "a,b\n1,2\n",
         "data/nested/deep.txt": "deep\n",
         "empty/.keep": "",
-    })
+    }})
     ws = task_dir / "cases" / "only" / "workspace"
     os.chmod(ws / "data" / "numbers.csv", 0o640)
     os.chmod(ws / "hello.txt", 0o444)
@@ -638,7 +580,7 @@ def test_odd_workspace_entries_are_skipped_with_a_note(tmp_path, run):
         def verify(workspace):
             print(sorted(os.listdir(workspace)), os.path.getsize(workspace / "sparse.bin"))
             return 1.0
-    """, workspace={"a.txt": "a"})
+    """, cases={"only": {"a.txt": "a"}})
     ws = task_dir / "cases" / "only" / "workspace"
     os.mkfifo(ws / "pipe")  # copying it must not hang on open()
     os.symlink("loop-b", ws / "loop-a")
@@ -665,7 +607,7 @@ def test_reruns_copy_only_what_changed(tmp_path):
         def verify(workspace):
             (workspace / "d3" / "f7.txt").write_text("the verifier wrote here")
             return 1.0
-    """, workspace={})
+    """, cases={"only": {}})
     ws = task_dir / "cases" / "only" / "workspace"
     for folder in range(100):
         (ws / f"d{folder}").mkdir()
@@ -692,7 +634,7 @@ def test_a_rerun_sees_changes_to_the_users_workspace(tmp_path, run):
         def verify(workspace):
             print(sorted(p.name for p in workspace.iterdir()))
             return float((workspace / "score.txt").read_text())
-    """, workspace={"score.txt": "0.25", "gone.txt": "x"})
+    """, cases={"only": {"score.txt": "0.25", "gone.txt": "x"}})
     ws = task_dir / "cases" / "only" / "workspace"
     with session_for(task_dir) as session:
         assert run(session).verdict.rewards == {"reward": 0.25}
@@ -907,7 +849,7 @@ def test_no_scratch_left_after_the_command_line_exits(tmp_path):
             (workspace / "locked").mkdir()
             os.chmod(workspace / "locked", 0)
             raise RuntimeError("and then it crashed")
-    """, workspace={"a.txt": "a"})
+    """, cases={"only": {"a.txt": "a"}})
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
     env.update(TMPDIR=str(tmpdir), XDG_CACHE_HOME=str(tmp_path / "xdg"))
     for command in (["run", str(task_dir), "--python", PY], ["explain", str(task_dir), "--python", PY],

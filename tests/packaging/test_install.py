@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+from tests.helpers import REPO
+
 RUNNER = REPO / "runner" / "run_verifier.py"
 WHEEL_PATH = "verifier_tui/_runner/run_verifier.py"
 
