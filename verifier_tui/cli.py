@@ -141,14 +141,38 @@ def parse(argv: list[str]) -> argparse.Namespace:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """The program: read the command line and hand it to a face."""
+    """The program: read the command line and hand it to a face. Called
+    without ``argv`` (the console script, ``python -m verifier_tui``), a
+    headless command ends the process itself once its output is flushed
+    (see :func:`_exit_now`)."""
     args = parse(sys.argv[1:] if argv is None else list(argv))
     restore = _stop_cleanly_on_sigterm() if args.command is not None else None
     try:
-        return _dispatch(args)
+        code = _dispatch(args)
     finally:
         if restore is not None:
             restore()
+    if argv is None and args.command is not None:
+        _exit_now(code)
+    return code
+
+
+def _exit_now(code: int) -> None:
+    """End the process at once, output flushed. The interpreter's orderly
+    shutdown (tearing down every module) costs ``run --json`` 5 to 6 ms
+    (measured from main's return to the exit, best of 30, against 1 ms with
+    this; a median of 15 ms on the shared 2-core machine). Only the program's
+    own entry point does this, only after a headless command is done (its
+    scratch folder removed, its child processes ended and reaped, asyncio
+    closed), when nothing is left for that shutdown to do."""
+    import os
+
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
 
 
 def _dispatch(args: argparse.Namespace) -> int:
