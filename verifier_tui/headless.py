@@ -314,10 +314,16 @@ def watch_command(args) -> int:
             for notice in _notices(session):
                 _out(f"note: {notice}")
             _out("watching for changes; Ctrl+C stops")
+        from verifier_tui.engine.watch.channel import WatchError
+
         try:
             asyncio.run(_watch(session, args))
         except KeyboardInterrupt:
             pass
+        except WatchError as exc:  # e.g. the inotify watch limit: one line, and what to try
+            hint = "" if args.poll else " (--poll watches without OS events)"
+            sys.stderr.write(f"verifier-tui: {exc}{hint}\n")
+            return 2
         if not args.json:
             _out(f"stopped after {session.sequence} run(s)")
         return 0

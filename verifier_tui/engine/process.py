@@ -200,19 +200,16 @@ async def arun_process(
     loop = asyncio.get_running_loop()
     done = loop.create_future()
     cancel = CancelSignal()
-    emit = None
-    if on_output is not None:
-
-        def emit(stream: str, text: str) -> None:
-            try:
-                loop.call_soon_threadsafe(_call_quietly, on_output, stream, text)
-            except RuntimeError:  # the loop closed meanwhile: nobody is watching
-                pass
+    def on_loop(stream: str, text: str) -> None:
+        try:
+            loop.call_soon_threadsafe(_call_quietly, on_output, stream, text)
+        except RuntimeError:  # the loop closed meanwhile: nobody is watching
+            pass
 
     def work() -> None:
         try:
-            outcome = (run_process(argv, cwd=cwd, env=env, timeout_s=timeout_s, cap_bytes=cap_bytes,
-                                   grace_s=grace_s, on_output=emit, cancel=cancel), None)
+            outcome = (run_process(argv, cwd=cwd, env=env, timeout_s=timeout_s, cap_bytes=cap_bytes, grace_s=grace_s,
+                                   on_output=on_loop if on_output is not None else None, cancel=cancel), None)
         except BaseException as exc:  # noqa: BLE001 - handed to the awaiting task
             outcome = (None, exc)
         try:

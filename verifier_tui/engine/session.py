@@ -295,19 +295,14 @@ class Session:
             watcher = None
             if on_explain is not None:
                 watcher = asyncio.ensure_future(_wait_for_explain(prepared, on_explain))
-            live = None
-            if on_output is not None:
-                path_map = prepared.path_map
-
-                def live(stream: str, text: str) -> None:
-                    # Live text shows the user's paths too (a path split across
-                    # two chunks stays unmapped until the final capture, which is).
-                    on_output(stream, map_paths(text, path_map))
+            def live(stream: str, text: str) -> None:
+                # Live text shows the user's paths too (a path split across
+                # two chunks stays unmapped until the final capture, which is).
+                on_output(stream, map_paths(text, prepared.path_map))
 
             try:
-                done = await arun_process(
-                    prepared.argv, cwd=prepared.cwd, env=prepared.env, timeout_s=spec.timeout_s, on_output=live
-                )
+                done = await arun_process(prepared.argv, cwd=prepared.cwd, env=prepared.env, timeout_s=spec.timeout_s,
+                                          on_output=live if on_output is not None else None)
             finally:
                 if watcher is not None:
                     watcher.cancel()
