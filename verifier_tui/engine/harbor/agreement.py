@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 
 from verifier_tui.engine.harbor.sandbox import HarborVerdict, SandboxSide, same_rewards
-from verifier_tui.engine.model import Outcome, RunResult, record
+from verifier_tui.engine.model import Outcome, RunResult
+from verifier_tui.engine.record import record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -25,7 +25,7 @@ import subprocess
 from pathlib import Path
 
 from verifier_tui.engine.harbor.ignore_rules import IgnoreRules
-from verifier_tui.engine.model import field, record
+from verifier_tui.engine.record import field, record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

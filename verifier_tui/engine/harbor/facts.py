@@ -30,7 +30,7 @@ import re
 from verifier_tui.engine.harbor.folders import StepView, Trial
 from verifier_tui.engine.harbor.reading import ExceptionRecord
 from verifier_tui.engine.harbor.harbor_task import HARBOR_DEFAULT_VERIFIER_TIMEOUT_S, SEPARATE, HarborTask
-from verifier_tui.engine.model import record
+from verifier_tui.engine.record import record
 
 VERDICT_ERRORS = ("RewardFileNotFoundError", "RewardFileEmptyError", "VerifierOutputParseError", "ValidationError")
 """What Harbor raises reading the reward files (``harbor/verifier/verifier.py``)."""

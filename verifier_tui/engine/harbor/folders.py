@@ -30,7 +30,7 @@ from verifier_tui.engine.harbor.reading import (
     read_text_tail,
     time_span,
 )
-from verifier_tui.engine.model import field, record
+from verifier_tui.engine.record import field, record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from verifier_tui.engine.model import field, record
+from verifier_tui.engine.record import field, record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

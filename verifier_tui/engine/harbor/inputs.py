@@ -34,7 +34,7 @@ from pathlib import Path
 
 from verifier_tui.engine.harbor.folders import StepView, Trial
 from verifier_tui.engine.harbor.harbor_task import SEPARATE, HarborTask
-from verifier_tui.engine.model import record
+from verifier_tui.engine.record import record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -26,7 +26,7 @@ import os
 from pathlib import Path, PurePosixPath
 
 from verifier_tui.engine.harbor.folders import Trial
-from verifier_tui.engine.model import field, record
+from verifier_tui.engine.record import field, record
 
 HOW_TO_GIVE = "give the task folder with --task DIR"
 _SHORTUUID_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"

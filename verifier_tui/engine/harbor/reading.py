@@ -13,7 +13,7 @@ import json
 import os
 from pathlib import Path
 
-from verifier_tui.engine.model import record
+from verifier_tui.engine.record import record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

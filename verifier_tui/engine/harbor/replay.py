@@ -18,7 +18,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from verifier_tui.engine.model import RunResult, field, record, replace
+from verifier_tui.engine.model import RunResult
+from verifier_tui.engine.record import field, record, replace
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -187,17 +188,8 @@ def run_replay(plan: ReplayPlan, *, python: str = "python3", nemo_gym: Path | No
             # Harbor's environment, task data and no expectation: the trial, not a case, is the reference.
             task = replace(spec.task, config=replace(spec.task.config, env=dict(plan.env)))
             spec = replace(spec, task=task, response=None, expected=None, task_data=plan.task_data)
-            result = _run_blocking(session, spec, trigger)
+            result = session.run(spec, trigger=trigger)
     except (DiscoveryError, SelectionError) as exc:
         return None, str(exc)
     result.notices.extend(plan.notices)
     return result, None
-
-
-def _run_blocking(session, spec, trigger: str) -> RunResult:
-    """``Session.run_sync`` is being renamed ``Session.run`` (blocking, the old
-    ``run`` becoming ``arun``): this is the one call that knows either name."""
-    run_sync = getattr(session, "run_sync", None)
-    if run_sync is not None:
-        return run_sync(spec, trigger=trigger)
-    return session.run(spec, trigger=trigger)

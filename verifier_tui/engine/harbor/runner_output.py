@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from verifier_tui.engine.model import record
+from verifier_tui.engine.record import record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

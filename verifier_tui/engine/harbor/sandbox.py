@@ -16,7 +16,8 @@ from verifier_tui.engine.harbor.facts import VERDICT_ERRORS, TrialFacts
 from verifier_tui.engine.harbor.folders import TEST_STDERR, TEST_STDOUT, StepView, Trial
 from verifier_tui.engine.harbor.reading import ExceptionRecord
 from verifier_tui.engine.harbor.runner_output import PhaseReport, RunnerOutput, parse_runner_output, sandbox_phases
-from verifier_tui.engine.model import CapturedText, RewardFile, Verdict, record
+from verifier_tui.engine.model import CapturedText, RewardFile, Verdict
+from verifier_tui.engine.record import record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -20,7 +20,8 @@ from verifier_tui.engine.harbor.harbor_task import HarborTask, read_harbor_task
 from verifier_tui.engine.harbor.inputs import VerifierEnv, WorkspaceInput, trial_workspace, verifier_env
 from verifier_tui.engine.harbor.locate import TaskLocation, locate_task
 from verifier_tui.engine.harbor.sandbox import HarborVerdict, SandboxSide, read_sandbox
-from verifier_tui.engine.model import RunResult, field, record
+from verifier_tui.engine.model import RunResult
+from verifier_tui.engine.record import field, record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
