@@ -6,14 +6,15 @@ import asyncio
 
 from textual.widgets import Log
 
-from tests.tui.conftest import EXAMPLES, SIZE, make_app, make_task, recorded, screen_text, widget_text
+from tests.helpers import make_task
+from tests.tui.app_under_test import SIZE, make_app, recorded, screen_text, widget_text
 from verifier_tui.engine.model import Outcome
 from verifier_tui.tui.messages import ExplainReady, RunFinished, RunStarted
 
 
-async def test_first_run_shows_verdict_resolution_and_history():
+async def test_first_run_shows_verdict_resolution_and_history(example):
     messages = []
-    app = make_app(EXAMPLES / "hello-file")
+    app = make_app(example("hello-file"))
     async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
         result = await app.wait_for_runs(1)
         await pilot.pause()
@@ -35,7 +36,7 @@ async def test_first_run_shows_verdict_resolution_and_history():
 
 
 async def test_resolution_is_shown_while_verify_still_runs(tmp_path):
-    root = make_task(tmp_path, "slow", """
+    root = make_task(tmp_path / "tasks" / "slow", """
         import time
         def verify(workspace, task_data=None):
             time.sleep(3)
@@ -56,8 +57,8 @@ async def test_resolution_is_shown_while_verify_still_runs(tmp_path):
         await app.wait_for_runs(1)
 
 
-async def test_dict_reward_is_pretty_printed():
-    app = make_app(EXAMPLES / "fizzbuzz-module", case="partial")
+async def test_dict_reward_is_pretty_printed(example):
+    app = make_app(example("fizzbuzz-module"), case="partial")
     async with app.run_test(size=SIZE) as pilot:
         result = await app.wait_for_runs(1)
         await pilot.pause()
@@ -67,8 +68,8 @@ async def test_dict_reward_is_pretty_printed():
         assert '{\n  "reward":' in reward  # pretty-printed, one key a line
 
 
-async def test_verify_raised_shows_traceback_and_failing_line():
-    app = make_app(EXAMPLES / "hello-file", case="missing-file")
+async def test_verify_raised_shows_traceback_and_failing_line(example):
+    app = make_app(example("hello-file"), case="missing-file")
     async with app.run_test(size=SIZE) as pilot:
         result = await app.wait_for_runs(1)
         await pilot.pause()
@@ -82,8 +83,8 @@ async def test_verify_raised_shows_traceback_and_failing_line():
         assert 'File "hello-file/tests/verifier.py", line 28' in stderr
 
 
-async def test_contract_error_in_harbor_mode_is_explained():
-    app = make_app(EXAMPLES / "count-errors", case="harbor-mode")
+async def test_contract_error_in_harbor_mode_is_explained(example):
+    app = make_app(example("count-errors"), case="harbor-mode")
     async with app.run_test(size=SIZE) as pilot:
         result = await app.wait_for_runs(1)
         await pilot.pause()
@@ -97,7 +98,7 @@ async def test_contract_error_in_harbor_mode_is_explained():
 
 
 async def test_task_without_verifier_opens_with_a_clear_message(tmp_path):
-    root = make_task(tmp_path, "empty-task", None)
+    root = make_task(tmp_path / "tasks" / "empty-task", None, cases={"only": {}})
     app = make_app(root)
     async with app.run_test(size=SIZE) as pilot:
         assert await app.wait_for_runs(1) is None
@@ -113,16 +114,16 @@ async def test_task_without_verifier_opens_with_a_clear_message(tmp_path):
         assert result is not None and result.verdict.rewards == {"reward": 0.5}
 
 
-async def test_plain_test_sh_notice_is_shown():
-    app = make_app(EXAMPLES / "plain-test-sh")
+async def test_plain_test_sh_notice_is_shown(example):
+    app = make_app(example("plain-test-sh"))
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_runs(1)
         await pilot.pause()
         assert "plain test.sh task" in widget_text(app, "#resolution-body")
 
 
-async def test_sum_column_helper_import_and_task_data():
-    app = make_app(EXAMPLES / "sum-column")
+async def test_sum_column_helper_import_and_task_data(example):
+    app = make_app(example("sum-column"))
     async with app.run_test(size=SIZE) as pilot:
         result = await app.wait_for_runs(1)
         await pilot.pause()
@@ -132,7 +133,7 @@ async def test_sum_column_helper_import_and_task_data():
 
 
 async def test_markup_like_output_is_shown_verbatim(tmp_path):
-    root = make_task(tmp_path, "markup", """
+    root = make_task(tmp_path / "tasks" / "markup", """
         import sys
         def verify(workspace):
             print("[bold]x[/] [link=http://e]y[/link] [red]")
@@ -154,7 +155,7 @@ async def test_markup_like_output_is_shown_verbatim(tmp_path):
 
 
 async def test_fifty_thousand_lines_do_not_freeze(tmp_path):
-    root = make_task(tmp_path, "flood", """
+    root = make_task(tmp_path / "tasks" / "flood", """
         import sys
         def verify(workspace):
             for i in range(50000):

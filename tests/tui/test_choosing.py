@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from textual.widgets import Input
 
-from tests.tui.conftest import EXAMPLES, SIZE, make_app, make_task, screen_text, widget_text
+from tests.helpers import make_task
+from tests.tui.app_under_test import SIZE, make_app, screen_text, widget_text
 from verifier_tui.engine.model import Outcome
 from verifier_tui.tui.screens.choose_list import ChooseListScreen
 from verifier_tui.tui.screens.file_picker import FilePickerScreen
@@ -12,8 +13,8 @@ from verifier_tui.tui.screens.folder_picker import FolderPickerScreen
 from verifier_tui.tui.screens.response_editor import ResponseEditorScreen
 
 
-async def test_enter_in_the_cases_list_chooses_and_runs():
-    app = make_app(EXAMPLES / "hello-file", watch=False)
+async def test_enter_in_the_cases_list_chooses_and_runs(example):
+    app = make_app(example("hello-file"), watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_runs(1)
         await pilot.press("down", "enter")  # the list has focus; correct -> missing-file
@@ -26,8 +27,8 @@ async def test_enter_in_the_cases_list_chooses_and_runs():
         assert "✓ correct 1" in cases and "✓ missing-file" in cases
 
 
-async def test_s_opens_the_case_chooser():
-    app = make_app(EXAMPLES / "hello-file", watch=False)
+async def test_s_opens_the_case_chooser(example):
+    app = make_app(example("hello-file"), watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_runs(1)
         await pilot.press("s")
@@ -39,8 +40,8 @@ async def test_s_opens_the_case_chooser():
         assert app.session.case.name == "wrong-case"
 
 
-async def test_escape_leaves_the_choice_alone():
-    app = make_app(EXAMPLES / "hello-file", watch=False)
+async def test_escape_leaves_the_choice_alone(example):
+    app = make_app(example("hello-file"), watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_runs(1)
         await pilot.press("s", "down", "escape")
@@ -51,7 +52,7 @@ async def test_escape_leaves_the_choice_alone():
 
 
 async def test_choose_among_several_verifiers(tmp_path):
-    root = make_task(tmp_path, "two", "def verify(workspace):\n    return 1.0\n")
+    root = make_task(tmp_path / "tasks" / "two", "def verify(workspace):\n    return 1.0\n")
     (root / "tests" / "strict_verifier.py").write_text("def verify(workspace):\n    return 0.5\n")
     app = make_app(root, watch=False)
     async with app.run_test(size=SIZE) as pilot:
@@ -68,7 +69,7 @@ async def test_choose_among_several_verifiers(tmp_path):
 
 
 async def test_choose_verifier_from_another_file(tmp_path):
-    root = make_task(tmp_path, "other", "def verify(workspace):\n    return 1.0\n")
+    root = make_task(tmp_path / "tasks" / "other", "def verify(workspace):\n    return 1.0\n")
     elsewhere = tmp_path / "elsewhere.py"
     elsewhere.write_text("async def verify(workspace, task_data):\n    return 0.25\n")
     not_a_verifier = tmp_path / "nothing.py"
@@ -95,8 +96,9 @@ async def test_choose_verifier_from_another_file(tmp_path):
         assert result.verifier == elsewhere and result.verdict.rewards == {"reward": 0.25}
 
 
-async def test_choose_workspace_with_the_folder_picker():
-    app = make_app(EXAMPLES / "hello-file", watch=False)
+async def test_choose_workspace_with_the_folder_picker(example):
+    root = example("hello-file")
+    app = make_app(root, watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_runs(1)
         await pilot.press("f")
@@ -108,7 +110,7 @@ async def test_choose_workspace_with_the_folder_picker():
         await pilot.pause()
         assert isinstance(app.screen, FolderPickerScreen)  # stays open, says why
         assert "is not a folder" in str(app.screen.query_one("#picker-error").content)
-        box.value = str(EXAMPLES / "hello-file" / "cases" / "wrong-text" / "workspace")
+        box.value = str(root / "cases" / "wrong-text" / "workspace")
         await pilot.press("enter")
         result = await app.wait_for_runs(2)
         assert result.workspace.parent.name == "wrong-text"
@@ -122,8 +124,9 @@ async def test_choose_workspace_with_the_folder_picker():
         assert "(inputs changed)" in widget_text(app, "#header")
 
 
-async def test_folder_picker_tree_browsing_fills_the_box():
-    app = make_app(EXAMPLES / "hello-file", watch=False)
+async def test_folder_picker_tree_browsing_fills_the_box(example):
+    root = example("hello-file")
+    app = make_app(root, watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_runs(1)
         await pilot.press("f")
@@ -131,14 +134,14 @@ async def test_folder_picker_tree_browsing_fills_the_box():
         await pilot.press("down")  # the tree has focus: the first folder under the task
         await pilot.pause()
         value = app.screen.query_one("#path", Input).value
-        assert value.startswith(str(EXAMPLES / "hello-file"))
+        assert value.startswith(str(root))
         await pilot.press("ctrl+u")
         result = await app.wait_for_runs(2)
         assert str(result.workspace) == value
 
 
-async def test_choose_a_response_file_switches_to_server_mode():
-    app = make_app(EXAMPLES / "count-errors", case="harbor-mode", watch=False)
+async def test_choose_a_response_file_switches_to_server_mode(example):
+    app = make_app(example("count-errors"), case="harbor-mode", watch=False)
     async with app.run_test(size=SIZE) as pilot:
         first = await app.wait_for_runs(1)
         assert first.outcome is Outcome.CONTRACT_ERROR
@@ -157,8 +160,8 @@ async def test_choose_a_response_file_switches_to_server_mode():
         assert "server mode (response)" in widget_text(app, "#header")
 
 
-async def test_typed_text_response_runs_after_a_pause():
-    app = make_app(EXAMPLES / "count-errors", case="harbor-mode", watch=False)
+async def test_typed_text_response_runs_after_a_pause(example):
+    app = make_app(example("count-errors"), case="harbor-mode", watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_runs(1)
         await pilot.press("p", "down", "enter")  # "type plain text in an editor"
@@ -178,8 +181,8 @@ async def test_typed_text_response_runs_after_a_pause():
         assert "typed text" in widget_text(app, "#choices")
 
 
-async def test_typed_json_response_reports_invalid_json():
-    app = make_app(EXAMPLES / "count-errors", case="harbor-mode", watch=False)
+async def test_typed_json_response_reports_invalid_json(example):
+    app = make_app(example("count-errors"), case="harbor-mode", watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_runs(1)
         await pilot.press("p", "down", "down", "enter")  # "type Responses API JSON"
@@ -192,8 +195,8 @@ async def test_typed_json_response_reports_invalid_json():
         await pilot.press("escape")
 
 
-async def test_choose_task_data_file():
-    app = make_app(EXAMPLES / "sum-column", case="quantity-variant", watch=False)
+async def test_choose_task_data_file(example):
+    app = make_app(example("sum-column"), case="quantity-variant", watch=False)
     async with app.run_test(size=SIZE) as pilot:
         first = await app.wait_for_runs(1)
         assert first.verdict.rewards == {"reward": 1.0}
@@ -212,8 +215,8 @@ async def test_choose_task_data_file():
         assert result.task_data.name == "task_data.json" and result.verdict.rewards == {"reward": 1.0}
 
 
-async def test_toggle_mode_with_and_without_the_response():
-    app = make_app(EXAMPLES / "count-errors", case="response-json", watch=False)
+async def test_toggle_mode_with_and_without_the_response(example):
+    app = make_app(example("count-errors"), case="response-json", watch=False)
     async with app.run_test(size=SIZE) as pilot:
         first = await app.wait_for_runs(1)
         assert first.mode == "server" and first.verdict.rewards == {"reward": 1.0}
@@ -227,8 +230,8 @@ async def test_toggle_mode_with_and_without_the_response():
         assert third.mode == "server" and third.verdict.rewards == {"reward": 1.0}
 
 
-async def test_toggle_mode_without_any_response_asks_for_one():
-    app = make_app(EXAMPLES / "hello-file", watch=False)
+async def test_toggle_mode_without_any_response_asks_for_one(example):
+    app = make_app(example("hello-file"), watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_runs(1)
         await pilot.press("m")

@@ -4,20 +4,19 @@ from __future__ import annotations
 
 import os
 import select
-import subprocess
-import sys
 import time
+from pathlib import Path
 
 import pytest
 
-from tests.tui.conftest import EXAMPLES, make_task
+from tests.helpers import TOOL, make_task, no_traceback, run_tool, wait_gone
 
 pty = pytest.importorskip("pty")
 
 
-def run_in_terminal(args: list[str], until: bytes, keys: bytes = b"q", timeout: float = 20.0) -> tuple[bytes, int]:
-    """Start ``python -m verifier_tui ARGS`` in a 120x40 terminal, read until
-    ``until`` is drawn, press ``keys``; return what was drawn and the exit status."""
+def start_in_terminal(env: dict[str, str], args: list[str]) -> tuple[int, int]:
+    """Start ``verifier-tui ARGS`` in a new 120x40 pseudo-terminal: (pid, the
+    terminal's file descriptor)."""
     import fcntl
     import struct
     import termios
@@ -25,11 +24,18 @@ def run_in_terminal(args: list[str], until: bytes, keys: bytes = b"q", timeout: 
     pid, fd = pty.fork()
     if pid == 0:  # the size is set before the app starts, so it never sees 80x24
         fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
-        # An explicit environment: COLUMNS/LINES (set at C level under pytest)
-        # would override the terminal's own size.
-        env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
-        env["TERM"] = "xterm-256color"
-        os.execve(sys.executable, [sys.executable, "-m", "verifier_tui", *args], env)
+        # COLUMNS/LINES (set at C level under pytest) would override the terminal's own size.
+        child_env = {k: v for k, v in env.items() if k not in ("COLUMNS", "LINES")}
+        child_env["TERM"] = "xterm-256color"
+        os.execve(TOOL[0], [*TOOL, *args], child_env)
+    return pid, fd
+
+
+def run_in_terminal(env: dict[str, str], args: list[str], until: bytes, keys: bytes = b"q",
+                    timeout: float = 20.0) -> tuple[bytes, int]:
+    """Start ``verifier-tui ARGS`` in a 120x40 terminal, read until ``until``
+    is drawn, press ``keys``; return what was drawn and the exit status."""
+    pid, fd = start_in_terminal(env, args)
     seen = b""
     deadline = time.monotonic() + timeout
     try:
@@ -63,54 +69,47 @@ def run_in_terminal(args: list[str], until: bytes, keys: bytes = b"q", timeout: 
         os.close(fd)
 
 
-def test_opens_runs_and_quits_in_a_real_terminal():
-    seen, status = run_in_terminal([str(EXAMPLES / "hello-file")], until=b"passed")
+def test_opens_runs_and_quits_in_a_real_terminal(example, env):
+    seen, status = run_in_terminal(env, [str(example("hello-file"))], until=b"passed")
     assert b"passed" in seen
     assert status == 0
     assert b"Traceback" not in seen
 
 
-def test_a_task_without_a_verifier_opens_and_says_so(tmp_path):
-    root = make_task(tmp_path, "empty", None)
-    seen, status = run_in_terminal([str(root)], until=b"Nothing to run yet")
+def test_a_task_without_a_verifier_opens_and_says_so(tmp_path, env):
+    root = make_task(tmp_path / "tasks" / "empty", None)
+    seen, status = run_in_terminal(env, [str(root)], until=b"Nothing to run yet")
     assert b"no verifier found" in seen
     assert status == 0
 
 
-def test_no_watch_starts_with_live_reload_off():
-    seen, status = run_in_terminal([str(EXAMPLES / "hello-file"), "--no-watch"], until=b"not watching")
+def test_no_watch_starts_with_live_reload_off(example, env):
+    seen, status = run_in_terminal(env, [str(example("hello-file")), "--no-watch"], until=b"not watching")
     assert b"not watching" in seen and status == 0
 
 
-def test_a_path_that_cannot_be_debugged_is_one_clear_line(tmp_path):
-    done = subprocess.run([sys.executable, "-m", "verifier_tui", str(tmp_path / "nope")],
-                          capture_output=True, text=True, timeout=30)
+def test_a_path_that_cannot_be_debugged_is_one_clear_line(tmp_path, env):
+    done = run_tool(env, tmp_path / "nope")
     assert done.returncode == 2
     assert done.stderr.startswith("verifier-tui: ") and "does not exist" in done.stderr
-    assert "Traceback" not in done.stderr
+    no_traceback(done)
 
 
 @pytest.mark.parametrize("signame", ["SIGHUP", "SIGTERM"])
-def test_closing_the_terminal_ends_the_run_and_removes_the_scratch(tmp_path, signame):
+def test_closing_the_terminal_ends_the_run_and_removes_the_scratch(tmp_path, env, signame):
     """The runner lives in its own session, so a terminal's hangup never reaches
     it: the app must end it (and its children) and remove its scratch folder."""
     import signal
 
     pid_file = tmp_path / "verifier.pid"
-    root = make_task(tmp_path, "slow", f"""
+    root = make_task(tmp_path / "tasks" / "slow", f"""
         import os, time
         def verify(workspace):
             open({str(pid_file)!r}, "w").write(str(os.getpid()))
             time.sleep(120)
             return 1.0
     """)
-    scratch_home = tmp_path / "tmp"
-    scratch_home.mkdir()
-    pid, fd = pty.fork()
-    if pid == 0:
-        env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
-        env.update(TERM="xterm-256color", TMPDIR=str(scratch_home))
-        os.execve(sys.executable, [sys.executable, "-m", "verifier_tui", str(root), "--no-watch"], env)
+    pid, fd = start_in_terminal(env, [str(root), "--no-watch"])
     try:
         deadline = time.monotonic() + 30
         while not pid_file.exists() and time.monotonic() < deadline:
@@ -140,17 +139,7 @@ def test_closing_the_terminal_ends_the_run_and_removes_the_scratch(tmp_path, sig
         assert status is not None, "the app did not quit"
     finally:
         os.close(fd)
-    end = time.monotonic() + 10
-    while time.monotonic() < end:
-        try:
-            os.kill(verifier_pid, 0)
-        except ProcessLookupError:
-            break
-        stat = open(f"/proc/{verifier_pid}/stat").read().rsplit(")", 1)[1].split()
-        if stat[0] in ("Z", "X"):
-            break
-        time.sleep(0.05)
-    else:
+    if not wait_gone(verifier_pid, within_s=10):
         os.kill(verifier_pid, 9)
         pytest.fail("the verifier outlived the app")
-    assert list(scratch_home.iterdir()) == []
+    assert list(Path(env["TMPDIR"]).iterdir()) == []  # the scratch folder is gone

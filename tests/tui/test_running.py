@@ -6,13 +6,14 @@ import asyncio
 
 from textual.widgets import OptionList
 
-from tests.tui.conftest import EXAMPLES, SIZE, copy_task, make_app, make_task, recorded, screen_text, widget_text
+from tests.helpers import make_task
+from tests.tui.app_under_test import SIZE, make_app, recorded, report_change, screen_text, widget_text
 from verifier_tui.engine.model import Outcome
 from verifier_tui.tui.messages import RunFinished, RunStarted
 
 
-async def test_r_runs_again():
-    app = make_app(EXAMPLES / "hello-file", watch=False)
+async def test_r_runs_again(example):
+    app = make_app(example("hello-file"), watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_runs(1)
         await pilot.press("r")
@@ -22,9 +23,9 @@ async def test_r_runs_again():
         assert "#2  ✓ correct 1 =" in screen_text(app)
 
 
-async def test_run_all_cases_marks_every_case():
+async def test_run_all_cases_marks_every_case(example):
     messages = []
-    app = make_app(EXAMPLES / "hello-file", watch=False)
+    app = make_app(example("hello-file"), watch=False)
     async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
         await app.wait_for_runs(1)
         await pilot.press("a")
@@ -43,8 +44,8 @@ async def test_run_all_cases_marks_every_case():
         assert app.main.latest.case == "correct"
 
 
-async def test_live_reload_after_a_real_file_write(tmp_path):
-    root = copy_task(tmp_path, "hello-file")
+async def test_live_reload_after_a_real_file_write(example):
+    root = example("hello-file")
     app = make_app(root)
     async with app.run_test(size=SIZE) as pilot:
         first = await app.wait_for_runs(1)
@@ -75,7 +76,7 @@ def verify(workspace):
 
 
 async def test_a_change_mid_run_supersedes_it(tmp_path):
-    root = make_task(tmp_path, "slow", SLOW.format(delay=20, value=0.1))
+    root = make_task(tmp_path / "tasks" / "slow", SLOW.format(delay=20, value=0.1))
     messages = []
     app = make_app(root)
     async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
@@ -97,8 +98,8 @@ async def test_a_change_mid_run_supersedes_it(tmp_path):
         assert "0.1" not in widget_text(app, "#reward-body")
 
 
-async def test_history_selection_shows_that_run():
-    app = make_app(EXAMPLES / "hello-file", watch=False)
+async def test_history_selection_shows_that_run(example):
+    app = make_app(example("hello-file"), watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_runs(1)
         await pilot.press("down", "enter")  # missing-file: raises
@@ -118,8 +119,8 @@ async def test_history_selection_shows_that_run():
         assert "FileNotFoundError" in app.main.query_one("#output").text("stderr")
 
 
-async def test_a_new_run_returns_from_history_to_the_latest():
-    app = make_app(EXAMPLES / "hello-file", watch=False)
+async def test_a_new_run_returns_from_history_to_the_latest(example):
+    app = make_app(example("hello-file"), watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_runs(1)
         await pilot.press("r")
@@ -135,8 +136,8 @@ async def test_a_new_run_returns_from_history_to_the_latest():
         assert "from the history" not in widget_text(app, "#reward-body")
 
 
-async def test_toggle_watch_off_and_on(tmp_path):
-    root = copy_task(tmp_path, "hello-file")
+async def test_toggle_watch_off_and_on(example):
+    root = example("hello-file")
     app = make_app(root)
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_runs(1)
@@ -156,17 +157,18 @@ async def test_toggle_watch_off_and_on(tmp_path):
         assert result.verdict.rewards == {"reward": 0.25}
 
 
-async def test_request_rerun_seam():
-    app = make_app(EXAMPLES / "hello-file", watch=False)
+async def test_a_reported_change_reruns_and_names_it(example):
+    root = example("hello-file")
+    app = make_app(root, watch=False)
     async with app.run_test(size=SIZE):
         await app.wait_for_runs(1)
-        app.request_rerun([EXAMPLES / "hello-file" / "cases" / "correct" / "workspace" / "hello.txt"])
+        report_change(app, [root / "cases" / "correct" / "workspace" / "hello.txt"])
         result = await app.wait_for_runs(2)
         assert result.trigger == "hello.txt"
 
 
 async def test_timeout_is_shown_in_words(tmp_path):
-    root = make_task(tmp_path, "sleepy", SLOW.format(delay=30, value=1.0), timeout=1)
+    root = make_task(tmp_path / "tasks" / "sleepy", SLOW.format(delay=30, value=1.0), timeout=1)
     app = make_app(root, watch=False)
     async with app.run_test(size=SIZE) as pilot:
         result = await app.wait_for_runs(1, timeout=20)
@@ -177,8 +179,8 @@ async def test_timeout_is_shown_in_words(tmp_path):
         assert "everything it started were stopped" in reward
 
 
-async def test_an_engine_failure_becomes_a_message(monkeypatch):
-    app = make_app(EXAMPLES / "hello-file", watch=False)
+async def test_an_engine_failure_becomes_a_message(example, monkeypatch):
+    app = make_app(example("hello-file"), watch=False)
 
     async def broken(*args, **kwargs):
         raise RuntimeError("scratch disk full")

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import asyncio
 
-from tests.tui.conftest import copy_task, make_app, make_task
-
-SIZE = (120, 40)
+from tests.helpers import make_task
+from tests.tui.app_under_test import SIZE, make_app
 
 
 def settled(runs: int = 1, watch: bool = True):
@@ -28,44 +27,44 @@ def settled(runs: int = 1, watch: bool = True):
     return run_before
 
 
-def test_passing_run(snap_compare, tmp_path):
-    app = make_app(copy_task(tmp_path, "hello-file"))
+def test_passing_run(snap_compare, example):
+    app = make_app(example("hello-file"))
     assert snap_compare(app, terminal_size=SIZE, run_before=settled())
 
 
-def test_dict_reward(snap_compare, tmp_path):
-    app = make_app(copy_task(tmp_path, "fizzbuzz-module"), case="partial")
+def test_dict_reward(snap_compare, example):
+    app = make_app(example("fizzbuzz-module"), case="partial")
     assert snap_compare(app, terminal_size=SIZE, run_before=settled())
 
 
-def test_verify_raised(snap_compare, tmp_path):
-    app = make_app(copy_task(tmp_path, "hello-file"), case="missing-file")
+def test_verify_raised(snap_compare, example):
+    app = make_app(example("hello-file"), case="missing-file")
     assert snap_compare(app, terminal_size=SIZE, run_before=settled())
 
 
-def test_contract_error_in_harbor_mode(snap_compare, tmp_path):
-    app = make_app(copy_task(tmp_path, "count-errors"), case="harbor-mode")
+def test_contract_error_in_harbor_mode(snap_compare, example):
+    app = make_app(example("count-errors"), case="harbor-mode")
     assert snap_compare(app, terminal_size=SIZE, run_before=settled())
 
 
 def test_timeout(snap_compare, tmp_path):
-    root = make_task(tmp_path, "sleepy", "import time\n\ndef verify(workspace):\n    time.sleep(30)\n    return 1.0\n",
-                     timeout=1)
+    root = make_task(tmp_path / "tasks" / "sleepy", "import time\n\ndef verify(workspace):\n    time.sleep(30)\n    return 1.0\n",
+                     timeout=1, cases={"only": {}})
     app = make_app(root)
     assert snap_compare(app, terminal_size=SIZE, run_before=settled())
 
 
 def test_task_without_a_verifier(snap_compare, tmp_path):
-    root = make_task(tmp_path, "no-verifier-yet", None, cases={"first": {"answer.txt": "42\n"}})
+    root = make_task(tmp_path / "tasks" / "no-verifier-yet", None, cases={"first": {"answer.txt": "42\n"}})
     app = make_app(root)
     assert snap_compare(app, terminal_size=SIZE, run_before=settled())
 
 
-def test_narrow_terminal(snap_compare, tmp_path):
-    app = make_app(copy_task(tmp_path, "hello-file"))
+def test_narrow_terminal(snap_compare, example):
+    app = make_app(example("hello-file"))
     assert snap_compare(app, terminal_size=(80, 24), run_before=settled())
 
 
-def test_smallest_supported_terminal(snap_compare, tmp_path):
-    app = make_app(copy_task(tmp_path, "count-errors"), case="harbor-mode")
+def test_smallest_supported_terminal(snap_compare, example):
+    app = make_app(example("count-errors"), case="harbor-mode")
     assert snap_compare(app, terminal_size=(100, 30), run_before=settled())

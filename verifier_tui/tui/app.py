@@ -12,17 +12,18 @@ from textual.app import App, SystemCommand
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
-from verifier_tui.engine.model import RunResult
 from verifier_tui.engine.session import Session
-from verifier_tui.engine.watch.changes import Change
 from verifier_tui.tui.display import Display
+from verifier_tui.tui.keys import KEYS
 from verifier_tui.tui.messages import WatchStateChanged
 from verifier_tui.tui.run_controller import RunController
-from verifier_tui.tui.screens.main import KEYS, MainScreen
+from verifier_tui.tui.screens.main import MainScreen
 
 
 class VerifierApp(App[int]):
-    CSS_PATH = "app.tcss"
+    #: Absolute, so the app keeps its stylesheet when subclassed in another
+    #: folder (Textual reads a relative CSS_PATH beside the subclass's module).
+    CSS_PATH = Path(__file__).with_name("app.tcss")
     TITLE = "verifier-tui"
 
     def __init__(self, session: Session, *, watch: bool = True, poll: bool = False, deterministic: bool = False) -> None:
@@ -34,13 +35,6 @@ class VerifierApp(App[int]):
         self.poll = poll
         self.controller = RunController(self)
         self.main = MainScreen()
-        self.finished: list[RunResult | None] = []
-        """Every run that ended on screen, in order (None: nothing could run). A test seam."""
-        self._finished_event = asyncio.Event()
-        self.last_copied: str | None = None
-        self.last_suspend_refused: str | None = None
-        self.notices: list[str] = []
-        """Every notification's text, in order (a test seam: run_test hides toasts)."""
 
     def on_mount(self) -> None:
         self.push_screen(self.main)
@@ -92,14 +86,17 @@ class VerifierApp(App[int]):
             self.notify("live reload off: r runs", markup=False)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        """The one place a worker's error lands: shown, never a crash."""
-        if event.state is not WorkerState.ERROR:
-            return
-        error = event.worker.error
-        if event.worker.group == "watch":
+        if event.state is WorkerState.ERROR:
+            self.show_worker_error(event.worker)
+
+    def show_worker_error(self, worker: Worker) -> None:
+        """Where the error of any worker (the app's, or a screen's flow)
+        lands: shown, never a crash."""
+        error = worker.error
+        if worker.group == "watch":
             self.main.post_message(WatchStateChanged("failed", f"{type(error).__name__}: {error}"))
         else:
-            self.notify(f"{event.worker.name}: {type(error).__name__}: {error}", title="something went wrong",
+            self.notify(f"{worker.name}: {type(error).__name__}: {error}", title="something went wrong",
                         severity="error", markup=False)
 
     # -- command palette -----------------------------------------------------------------------
@@ -110,35 +107,3 @@ class VerifierApp(App[int]):
                 if action != "app.quit":  # Textual's own Quit is listed already
                     yield SystemCommand(f"{title}  ({key})", help_text, partial(screen.run_action, action))
         yield from super().get_system_commands(screen)
-
-    def notify(self, message: str, **kwargs) -> None:  # type: ignore[override]
-        self.notices.append(message)
-        super().notify(message, **kwargs)
-
-    # -- test seams --------------------------------------------------------------------------------
-
-    def record_result(self, result: RunResult | None) -> None:
-        self.finished.append(result)
-        self._finished_event.set()
-
-    async def wait_for_runs(self, count: int, timeout: float = 20.0) -> RunResult | None:
-        """Wait until ``count`` runs have ended on screen; the last one's result.
-        (``workers.wait_for_complete`` would wait for the watcher forever.)"""
-
-        async def enough() -> None:
-            while len(self.finished) < count:
-                self._finished_event.clear()
-                await self._finished_event.wait()
-
-        await asyncio.wait_for(enough(), timeout)
-        return self.finished[count - 1]
-
-    def request_rerun(self, paths: Iterable[Path | str]) -> None:
-        """Act as if the watcher reported ``paths`` changed."""
-        found = frozenset(Path(p).absolute() for p in paths)
-        change = Change(
-            paths=found,
-            deleted=frozenset(p for p in found if not p.exists()),
-            names=tuple(sorted((p, p.name) for p in found)),
-        )
-        self.controller.on_change(change)

@@ -2,24 +2,41 @@
 stderr side by side below, the run history bottom left.
 
 Keys live here (not on the app), so they are inactive while a chooser is open.
-Every action that can fail says why on screen; none raises.
+Each chooser is one flow: a worker that pushes the chooser, awaits the choice
+and applies it (what a chooser offers is built in
+:mod:`~verifier_tui.tui.chooser_options`). Every action that can fail says why
+on screen; none raises.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
 
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.events import Resize
 from textual.screen import Screen
 from textual.widgets import Footer
+from textual.worker import Worker, WorkerState
 
 from verifier_tui.engine.discovery import DiscoveryError, no_verifier_message
 from verifier_tui.engine.model import RunResult
 from verifier_tui.engine.session import SelectionError
+from verifier_tui.tui.chooser_options import (
+    NO_CASE,
+    OTHER_FILE,
+    case_options,
+    default_task_data_for,
+    editor_start,
+    response_options,
+    task_data_options,
+    verifier_options,
+)
+from verifier_tui.tui.external import editor_command, failing_location, pdb_command, verify_line
+from verifier_tui.tui.keys import key_bindings
 from verifier_tui.tui.messages import (
     ChoicesChanged,
     ExplainReady,
@@ -29,8 +46,11 @@ from verifier_tui.tui.messages import (
     RunStarted,
     WatchStateChanged,
 )
-from verifier_tui.tui.screens.choosing import ChoosingActions
-from verifier_tui.tui.screens.outside import OutsideActions
+from verifier_tui.tui.real_terminal import run_suspended
+from verifier_tui.tui.screens.choose_list import ChooseListScreen
+from verifier_tui.tui.screens.file_picker import FilePickerScreen
+from verifier_tui.tui.screens.folder_picker import FolderPickerScreen
+from verifier_tui.tui.screens.response_editor import ResponseEditorScreen
 from verifier_tui.tui.widgets.cases_list import CasesList
 from verifier_tui.tui.widgets.choices_panel import ChoicesPanel
 from verifier_tui.tui.widgets.header_line import HeaderLine
@@ -44,37 +64,13 @@ from verifier_tui.tui.widgets.too_small import MIN_HEIGHT, MIN_WIDTH, TooSmall
 if TYPE_CHECKING:
     from verifier_tui.tui.app import VerifierApp
 
-#: The five choosers share one footer entry ("s v f p t choose"): each key is
-#: also shown next to what it changes in the header.
-CHOOSE = Binding.Group("choose")
-
-#: (key, action, footer word, palette title, palette help). One table feeds
-#: both the footer and the command palette, so they cannot disagree.
-KEYS: list[tuple[str, str, str, str, str]] = [
-    ("r", "run", "run", "Run now", "Run the verifier on the current choices"),
-    ("w", "toggle_watch", "watch", "Toggle live reload", "Re-run on every save (on) or only on r (off)"),
-    ("m", "toggle_mode", "mode", "Toggle mode", "Harbor mode (no response) or environment server (with a response)"),
-    ("a", "run_all", "all cases", "Run all cases", "Run every case; each shows its verdict in the list"),
-    ("s", "choose_case", "case", "Choose case", "Pick one of the task's cases"),
-    ("v", "choose_verifier", "verifier", "Choose verifier", "Pick the verifier file to run"),
-    ("f", "choose_workspace", "workspace", "Choose workspace", "Pick any folder as the workspace (/app)"),
-    ("p", "choose_response", "response", "Choose response", "A file, none (Harbor mode), or typed in an editor"),
-    ("t", "choose_task_data", "task data", "Choose task data", "A JSON file passed as task_data"),
-    ("e", "edit", "edit", "Open failing line in $EDITOR", "Open the traceback's failing line (suspends the app)"),
-    ("d", "debug", "pdb", "Re-run under pdb", "Post-mortem pdb in the real terminal (suspends the app)"),
-    ("c", "copy_command", "copy", "Copy reproduce command", "The shell command that reproduces this run"),
-    ("o", "toggle_output", "stdout", "Toggle stdout / stderr", "Show the run's stdout or its stderr"),
-    ("q", "app.quit", "quit", "Quit", "Quit verifier-tui"),
-]
+#: A refused choice (a file that is not a verifier, a folder that vanished) is
+#: one of these; it becomes a message and the choice stays as it was.
+REFUSED = (SelectionError, DiscoveryError, OSError)
 
 
-class MainScreen(ChoosingActions, OutsideActions, Screen[None]):
-    BINDINGS = [
-        Binding(key, action, word, group=CHOOSE if action.startswith("choose_") else None)
-        for key, action, word, _title, _help in KEYS
-    ] + [
-        Binding("escape", "latest", "latest run", show=False),
-    ]
+class MainScreen(Screen[None]):
+    BINDINGS = [*key_bindings(), Binding("escape", "latest", "latest run", show=False)]
 
     def __init__(self) -> None:
         super().__init__()
@@ -88,8 +84,13 @@ class MainScreen(ChoosingActions, OutsideActions, Screen[None]):
         self._last_response = None  # the response put aside by "toggle mode"
 
     @property
-    def vt(self) -> "VerifierApp":
+    def vt(self) -> VerifierApp:
         return self.app  # type: ignore[return-value]
+
+    @property
+    def shown_result(self) -> RunResult | None:
+        """The run on screen: one picked in the history, else the latest."""
+        return self.viewing or self.latest
 
     # -- layout -----------------------------------------------------------------------
 
@@ -129,6 +130,11 @@ class MainScreen(ChoosingActions, OutsideActions, Screen[None]):
         self.set_class(small, "-too-small")
         if small:
             self.query_one(TooSmall).show_size(width, height)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """A flow of this screen that raised: shown, never a crash."""
+        if event.state is WorkerState.ERROR:
+            self.vt.show_worker_error(event.worker)
 
     # -- refreshing from the session ---------------------------------------------------------
 
@@ -199,7 +205,6 @@ class MainScreen(ChoosingActions, OutsideActions, Screen[None]):
         else:
             self.query_one(StatusLine).set_finished(None)
         self._refresh_cases()
-        self.vt.record_result(result)
 
     def _show_result(self, result: RunResult, banner: str | None = None) -> None:
         fmt = self.vt.fmt
@@ -222,7 +227,6 @@ class MainScreen(ChoosingActions, OutsideActions, Screen[None]):
         else:
             self.query_one(StatusLine).set_note(message.reason)
             self.query_one(RewardPanel).show_message(message.reason, "$warning")
-        self.vt.record_result(None)
 
     def on_run_failed(self, message: RunFailed) -> None:
         error = message.error
@@ -232,7 +236,6 @@ class MainScreen(ChoosingActions, OutsideActions, Screen[None]):
         self.query_one(StatusLine).set_note(text, "$error")
         self.query_one(RewardPanel).show_message(text, "bold $error")
         self.notify(text, title="run failed", severity="error", markup=False)
-        self.vt.record_result(None)
 
     def on_watch_state_changed(self, message: WatchStateChanged) -> None:
         self.query_one(StatusLine).set_watch(message.state, message.detail)
@@ -267,14 +270,99 @@ class MainScreen(ChoosingActions, OutsideActions, Screen[None]):
         self.vt.choices_changed(restart_watch=True)
         self.vt.controller.request(trigger)
 
-    def _guard(self, fn, *args) -> bool:
-        """Call a session method; a refused choice becomes a message."""
+    def _choose(self, trigger: str, choose: Callable[..., None], *args: Any) -> bool:
+        """Apply a choice through a session method, then run; a refused choice
+        becomes a message and changes nothing."""
         try:
-            fn(*args)
-            return True
-        except (SelectionError, DiscoveryError, OSError) as exc:
+            choose(*args)
+        except REFUSED as exc:
             self.notify(str(exc), title="cannot use that", severity="warning", markup=False)
             return False
+        self._changed(trigger)
+        return True
+
+    def _select_case(self, name: str | None) -> None:
+        session = self.vt.session
+        select = session.select_case if name is None else session.select_case_named
+        if self._choose("case chosen", select, name):
+            self._last_response = None
+
+    @work(name="choose a case", group="choose", exit_on_error=False)
+    async def action_choose_case(self) -> None:
+        options, current = case_options(self.vt.session, self.last_by_case)
+        key = await self.app.push_screen_wait(ChooseListScreen("Choose a case", options, current))
+        if key is not None:
+            self._select_case(None if key == NO_CASE else key)
+
+    @work(name="choose a verifier", group="choose", exit_on_error=False)
+    async def action_choose_verifier(self) -> None:
+        session = self.vt.session
+        current = str(session.verifier) if session.verifier else None
+        key = await self.app.push_screen_wait(
+            ChooseListScreen("Choose a verifier", verifier_options(session, self.vt.fmt), current))
+        if key == OTHER_FILE:
+            path = await self.app.push_screen_wait(
+                FilePickerScreen("Choose a verifier (.py with a top-level verify)", session.task.root, (".py",)))
+        else:
+            path = Path(key) if key is not None else None
+        if path is not None:
+            self._choose("verifier chosen", session.choose_verifier, path)
+
+    @work(name="choose the workspace", group="choose", exit_on_error=False)
+    async def action_choose_workspace(self) -> None:
+        session = self.vt.session
+        path = await self.app.push_screen_wait(
+            FolderPickerScreen("Choose the workspace folder (the sandbox's /app)",
+                               session.workspace or session.task.root, session.task.root))
+        if path is not None:
+            self._choose("workspace chosen", session.choose_workspace, path)
+
+    @work(name="choose a response", group="choose", exit_on_error=False)
+    async def action_choose_response(self) -> None:
+        session = self.vt.session
+        case_response = session.case.response if session.case else None
+        key = await self.app.push_screen_wait(
+            ChooseListScreen("Where the response comes from", response_options(session, self.vt.fmt)))
+        if key == "case" and case_response is not None:
+            self._choose("response chosen", session.choose_response, case_response.path)
+        elif key == "file":
+            start = session.case.folder if session.case else session.task.root
+            path = await self.app.push_screen_wait(
+                FilePickerScreen("Choose a response file", session.task.root, (), start))
+            if path is not None:
+                self._choose("response chosen", session.choose_response, path)
+        elif key in ("text", "json"):
+            self._open_response_editor(key)
+        elif key == "none":
+            self._choose("response: none", session.choose_response, None)
+
+    def _open_response_editor(self, kind: str) -> None:
+        """The editor runs what is typed after each pause (and once as it
+        opens); it stays open, over the top half, until esc."""
+        session = self.vt.session
+        text, kind = editor_start(session, kind)
+
+        def edited(new_text: str, new_kind: str) -> None:
+            session.set_typed_response(new_text, new_kind)
+            self._changed("response edited")
+
+        self.app.push_screen(ResponseEditorScreen(text, kind, edited))
+        edited(text, kind)
+
+    @work(name="choose task data", group="choose", exit_on_error=False)
+    async def action_choose_task_data(self) -> None:
+        session = self.vt.session
+        default = default_task_data_for(session)
+        key = await self.app.push_screen_wait(ChooseListScreen("Task data", task_data_options(session, self.vt.fmt)))
+        if key == "default" and default is not None:
+            self._choose("task data chosen", session.choose_task_data, default)
+        elif key == "file":
+            path = await self.app.push_screen_wait(
+                FilePickerScreen("Choose task data (a JSON object)", session.task.root, (".json",)))
+            if path is not None:
+                self._choose("task data chosen", session.choose_task_data, path)
+        elif key == "none":
+            self._choose("task data: none", session.choose_task_data, None)
 
     # -- running --------------------------------------------------------------------------------
 
@@ -295,21 +383,94 @@ class MainScreen(ChoosingActions, OutsideActions, Screen[None]):
         session = self.vt.session
         if session.response is not None:
             self._last_response = session.response
-            session.choose_response(None)
-            self._changed("mode: Harbor")
+            self._choose("mode: Harbor", session.choose_response, None)
             return
         candidate = self._last_response or (session.case.response if session.case else None)
         if candidate is None:
             self.notify("no response to run with yet: choose or type one", markup=False)
             self.action_choose_response()
-            return
-        if candidate.path is None:
-            session.set_typed_response(candidate.text or "", candidate.kind)
-        elif not self._guard(session.choose_response, candidate.path):
-            return
-        self._changed("mode: server")
+        elif candidate.path is None:
+            self._choose("mode: server", session.set_typed_response, candidate.text or "", candidate.kind)
+        else:
+            self._choose("mode: server", session.choose_response, candidate.path)
 
     def action_toggle_output(self) -> None:
         self.query_one(OutputPanel).toggle()
 
+    # -- leaving the app: the editor, pdb; copying the command ---------------------------------------
 
+    def action_copy_command(self) -> None:
+        result = self.shown_result
+        if result is None:
+            self.notify("nothing has run yet: r runs", severity="warning", markup=False)
+            return
+        command = " ".join(result.command)
+        self.app.copy_to_clipboard(command)
+        note = ""
+        if result.response is not None and result.response.path is None:
+            note = "\n(the typed response is not in it: save it to a file and pass --response FILE)"
+        self.notify(f"{command}{note}", title="copied to the clipboard", markup=False, timeout=8)
+
+    def action_edit(self) -> None:
+        session = self.vt.session
+        result = self.shown_result
+        location = failing_location(result, session.task.root) if result is not None else None
+        if location is None:
+            if session.verifier is None:
+                self.notify("no verifier to open", severity="warning", markup=False)
+                return
+            location = (session.verifier, verify_line(session.verifier))
+        path, line = location
+        command = editor_command(path, line)
+        where = f"{self.vt.fmt.path(path)}:{line}"
+        if command is None:
+            self.notify(f"set $EDITOR (or $VISUAL) to open {where} from here", severity="warning", markup=False)
+            return
+        controller = self.vt.controller
+        controller.pause()
+        try:
+            self._outside(command, where, what="the editor")
+        finally:
+            controller.resume()
+
+    @work(name="debug under pdb", group="outside", exclusive=True, exit_on_error=False)
+    async def action_debug(self) -> None:
+        session = self.vt.session
+        if session.verifier is None:
+            self.notify("no verifier to debug", severity="warning", markup=False)
+            return
+        controller = self.vt.controller
+        controller.pause()  # from now on, saves wait for the return from pdb
+        try:
+            if controller.scheduler.busy:
+                self.notify("waiting for the run in flight to end…", markup=False)
+                await controller.scheduler.drain()
+            try:
+                prepared = session.prepare(session.spec())
+            except (DiscoveryError, SelectionError, OSError) as exc:
+                self.notify(f"cannot debug: {exc}", severity="error", markup=False)
+                return
+            if prepared.start_error:
+                self.notify(f"cannot debug: {prepared.start_error}", severity="error", markup=False)
+                return
+            stage = prepared.stage
+            banner = (f"verify under pdb ({session.case.name if session.case else 'no case'}), in the staged sandbox "
+                      f"layout:\n  {stage.tests_dir} is a copy of {session.task.tests_dir}\n  {stage.app_dir} is a "
+                      f"copy of the workspace {session.workspace or '(empty)'}")
+            self._outside(pdb_command(prepared.argv), "the run under pdb", what="pdb", banner=banner,
+                          cwd=prepared.cwd, env=prepared.env, wait_for_enter=True)
+        finally:
+            controller.resume()
+
+    def _outside(self, command: list[str], where: str, what: str, banner: str | None = None, cwd: Path | None = None,
+                 env: dict[str, str] | None = None, wait_for_enter: bool = False) -> None:
+        """Run ``command`` in the real terminal (the caller pauses re-runs);
+        where suspending is impossible, say so and how to do it."""
+        if not run_suspended(self.app, command, banner=f"{what}: {banner or where}", cwd=cwd, env=env,
+                             wait_for_enter=wait_for_enter):
+            self.notify(
+                f"{what} needs the real terminal, and this app cannot suspend here: open {where} yourself"
+                + (" (c copies the command that reproduces the run)" if what == "pdb" else ""),
+                title="cannot suspend", severity="warning", markup=False,
+            )
+        self.refresh_choices()

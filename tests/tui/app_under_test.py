@@ -1,0 +1,119 @@
+"""The real app, watched the way a test watches it: through its own messages
+and what it shows. Nothing here is in the product; the app does not know it
+is being tested.
+
+Tasks come from the root ``example`` fixture or ``tests.helpers.make_task`` at
+``tmp_path/tasks/<name>``: the app shows paths relative to the task's parent
+folder, so no tmp name ever reaches the screen.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+from pathlib import Path
+from typing import Iterable
+
+from rich.console import Console
+from textual.notifications import Notify
+from textual.widgets import Log, Static
+
+from verifier_tui.engine.model import RunResult
+from verifier_tui.engine.session import Options, Session
+from verifier_tui.engine.watch.changes import Change
+from verifier_tui.tui.app import VerifierApp
+from verifier_tui.tui.messages import RunFailed, RunFinished, RunNotPossible
+
+SIZE = (120, 40)
+
+
+class AppUnderTest(VerifierApp):
+    """:class:`VerifierApp` plus a record of what ended on screen and what it
+    said.
+
+    A run's end reaches the main screen as RunFinished (or RunNotPossible, or
+    RunFailed); the screen shows it, and the message then bubbles up to the
+    app, where these handlers see it: so a test that waits for a run has it on
+    screen. Notifications are the app's own Notify messages."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.finished: list[RunResult | None] = []
+        """Every run that ended on screen, in order (None: nothing could run, or the engine failed)."""
+        self.notices: list[str] = []
+        """Every notification's text, in order (a pilot shows toasts only briefly)."""
+        self._ended = asyncio.Event()
+
+    def on_run_finished(self, message: RunFinished) -> None:
+        self._end(message.result)
+
+    def on_run_not_possible(self, _message: RunNotPossible) -> None:
+        self._end(None)
+
+    def on_run_failed(self, _message: RunFailed) -> None:
+        self._end(None)
+
+    def on_notify(self, message: Notify) -> None:
+        self.notices.append(message.notification.message)
+
+    def _end(self, result: RunResult | None) -> None:
+        self.finished.append(result)
+        self._ended.set()
+
+    async def wait_for_runs(self, count: int, timeout: float = 20.0) -> RunResult | None:
+        """Wait until ``count`` runs have ended on screen; the last one's result.
+        (``workers.wait_for_complete`` would wait for the watcher forever.)"""
+
+        async def enough() -> None:
+            while len(self.finished) < count:
+                self._ended.clear()
+                await self._ended.wait()
+
+        await asyncio.wait_for(enough(), timeout)
+        return self.finished[count - 1]
+
+
+def make_app(path: Path | str, *, watch: bool = True, deterministic: bool = True, **options) -> AppUnderTest:
+    return AppUnderTest(Session(path, Options(**options)), watch=watch, deterministic=deterministic)
+
+
+def report_change(app: VerifierApp, paths: Iterable[Path | str]) -> None:
+    """Hand the app's run controller a change of ``paths``, as its watcher would."""
+    found = frozenset(Path(p).absolute() for p in paths)
+    app.controller.on_change(Change(
+        paths=found,
+        deleted=frozenset(p for p in found if not p.exists()),
+        names=tuple(sorted((p, p.name) for p in found)),
+    ))
+
+
+def screen_text(app: VerifierApp) -> str:
+    """The screen as plain text (what a user reads), for assertions."""
+    width, height = app.size
+    console = Console(width=width, height=height, file=io.StringIO(), force_terminal=True, color_system=None,
+                      record=True, legacy_windows=False, safe_box=False)
+    console.print(app.screen._compositor.render_update(full=True, screen_stack=app._background_screens))
+    return console.export_text()
+
+
+def widget_text(app: VerifierApp, selector: str) -> str:
+    """The plain text a Static-like widget (or a Log) of the main screen holds."""
+    widget = app.main.query_one(selector)
+    if isinstance(widget, Log):
+        return "\n".join(widget.lines)
+    if isinstance(widget, Static):
+        content = widget.content
+        return getattr(content, "plain", str(content))
+    raise TypeError(type(widget))
+
+
+def recorded(messages: list, kind: type) -> list:
+    """Messages of one kind from a ``message_hook`` record, each once (a
+    bubbling message reaches several message pumps)."""
+    seen: set[int] = set()
+    out = []
+    for message in messages:
+        if isinstance(message, kind) and id(message) not in seen:
+            seen.add(id(message))
+            out.append(message)
+    return out

@@ -1,0 +1,107 @@
+"""What each chooser offers, built from the session: the options of the case,
+verifier, response and task-data lists, and the text the response editor
+opens with. Plain functions, so the main screen's flows only push, await and
+apply."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from textual.content import Content
+
+from verifier_tui.engine.cases import default_task_data
+from verifier_tui.words import rewards_text
+from verifier_tui.tui.widgets.status_style import status_of
+
+if TYPE_CHECKING:
+    from verifier_tui.engine.cases import Case
+    from verifier_tui.engine.model import RunResult
+    from verifier_tui.engine.session import Session
+    from verifier_tui.tui.display import Display
+
+#: Option ids that are not a case name or a path (a NUL never is either).
+NO_CASE = "\0none"
+OTHER_FILE = "\0other"
+
+Rows = list[tuple[str, "Content | str"]]
+
+
+def case_options(session: Session, last_by_case: dict[str, RunResult]) -> tuple[Rows, str]:
+    """Every case with its last verdict and what it expects, then "no case";
+    and the id of the current choice."""
+    options: Rows = []
+    for case in session.task.cases:
+        last = last_by_case.get(case.name)
+        symbol = status_of(last)[0] if last else "·"
+        extra = " (with a response)" if case.response else ""
+        options.append((case.name, Content(f"{symbol} {case.name}{extra}  · {expectation_words(case)}")))
+    options.append((NO_CASE, Content("no case: run on an empty workspace")))
+    return options, session.case.name if session.case else NO_CASE
+
+
+def verifier_options(session: Session, fmt: Display) -> Rows:
+    """The task's verifiers (ids are their paths), then "another file"."""
+    options: Rows = [(str(v), fmt.path(v)) for v in session.task.verifiers]
+    options.append((OTHER_FILE, "another .py file…"))
+    return options
+
+
+def response_options(session: Session, fmt: Display) -> Rows:
+    """Where a response can come from: the case's file (when it has one), a
+    file, typed text or JSON, or none."""
+    options: Rows = []
+    case_response = session.case.response if session.case else None
+    if case_response is not None and case_response.path is not None:
+        options.append(("case", f"the case's {fmt.path(case_response.path)}"))
+    options += [
+        ("file", "a file… (.json: Responses API JSON; anything else: plain text)"),
+        ("text", "type plain text in an editor"),
+        ("json", "type Responses API JSON in an editor"),
+        ("none", "none: Harbor mode (a published task never gets a response)"),
+    ]
+    return options
+
+
+def default_task_data_for(session: Session) -> Path | None:
+    """The case's task data, else the task's default file (if any)."""
+    if session.case:
+        return session.case.task_data
+    return default_task_data(session.task.root, session.task.tests_dir)
+
+
+def task_data_options(session: Session, fmt: Display) -> Rows:
+    default = default_task_data_for(session)
+    options: Rows = []
+    if default is not None:
+        options.append(("default", f"the default: {fmt.path(default)}"))
+    options += [("file", "a JSON file…"), ("none", "none: the runner passes {}")]
+    return options
+
+
+def editor_start(session: Session, kind: str) -> tuple[str, str]:
+    """(text, kind) the response editor opens with: the typed response being
+    edited, or the chosen file's text when it is of the kind asked for, else
+    empty."""
+    current = session.response
+    if current is not None and current.path is None:
+        return current.text or "", kind
+    if current is not None and current.path is not None and current.kind == kind:
+        try:
+            return current.path.read_text(encoding="utf-8", errors="replace"), kind
+        except OSError:
+            return "", kind
+    return "", kind
+
+
+def expectation_words(case: Case) -> str:
+    """What a case's expected.json asks for, in words."""
+    expected = case.expected
+    if expected is None:
+        return "no expected.json"
+    words = []
+    if expected.rewards is not None:
+        words.append("rewards " + rewards_text(expected.rewards))
+    if expected.exit_code is not None:
+        words.append(f"exit {expected.exit_code}")
+    return "expects " + " and ".join(words)

@@ -1,0 +1,35 @@
+"""Leaving the app for the real terminal: the user's editor and pdb run there
+with the app suspended, then the app comes back."""
+
+from __future__ import annotations
+
+import shlex
+import subprocess
+from pathlib import Path
+
+from textual.app import App, SuspendNotSupported
+
+
+def run_suspended(app: App, command: list[str], *, banner: str, cwd: Path | None = None,
+                  env: dict[str, str] | None = None, wait_for_enter: bool = False) -> bool:
+    """Run ``command`` in the real terminal while ``app`` is suspended, after
+    a line saying what runs (``banner``). With ``wait_for_enter`` (or when the
+    command cannot start) the terminal waits for Enter before the app returns,
+    so its last words can be read. False when this app cannot suspend here (no
+    terminal of its own: a test pilot, a web driver)."""
+    try:
+        with app.suspend():
+            print(f"verifier-tui: {banner}", flush=True)
+            try:
+                subprocess.run(command, cwd=cwd, env=env)
+            except OSError as exc:
+                print(f"verifier-tui: could not start {shlex.quote(command[0])}: {exc.strerror or exc}")
+                wait_for_enter = True
+            if wait_for_enter:
+                try:
+                    input("\nverifier-tui: press Enter to return ")
+                except (EOFError, KeyboardInterrupt):
+                    pass
+    except SuspendNotSupported:
+        return False
+    return True
