@@ -29,7 +29,7 @@ class ChooseListScreen(ModalScreen[str | None]):
             yield Label(Content(self.title_text), classes="dialog-title")
             yield OptionList(
                 *[Option(label if isinstance(label, Content) else Content(label), id=key) for key, label in self.choices],
-                id="choices",
+                id="options",
             )
             yield Label(Content(self.hint), classes="dialog-hint")
         yield Footer(compact=True)
