@@ -238,3 +238,25 @@ async def test_toggle_mode_without_any_response_asks_for_one(example):
         await pilot.pause()
         assert isinstance(app.screen, ChooseListScreen)
         assert any("no response to run with" in n for n in app.notices)
+
+
+async def test_a_chooser_flow_that_raises_is_shown_and_the_app_goes_on(example, monkeypatch):
+    root = example("hello-file")
+    app = make_app(root, watch=False)
+
+    def broken(folder):
+        raise RuntimeError("the disk is on fire")
+
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        monkeypatch.setattr(app.session, "choose_workspace", broken)
+        await pilot.press("f")
+        box = app.screen.query_one("#path", Input)
+        box.value = str(root / "cases" / "wrong-text" / "workspace")
+        box.focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.is_running and app.screen is app.main
+        assert "choose the workspace: RuntimeError: the disk is on fire" in app.notices, app.notices
+        await pilot.press("r")
+        assert (await app.wait_for_runs(2)).case == "correct"
