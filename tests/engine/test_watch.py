@@ -382,6 +382,25 @@ async def test_stop_ends_changes_and_the_watcher_process(tmp_path: Path, isolate
     assert child is None or child.returncode == 0
 
 
+@both_modes
+async def test_cancelled_twice_the_watcher_still_cleans_up(tmp_path: Path, isolate: bool) -> None:
+    """The TUI's watcher runs in a worker, which Textual cancels when the app's
+    loop ends and the app's exit cancels again: the second cancellation must
+    not cut the clean-up short, or the watcher's process (or threads) outlive
+    the event loop, whose pipes then close after it ("Event loop is closed")."""
+    watcher = Watcher([WatchTarget(folder(tmp_path / "t"), "tests")], isolate=isolate)
+    recorder = Recorder(watcher)
+    await asyncio.wait_for(watcher.ready(), TIMEOUT)
+    recorder.task.cancel()
+    await asyncio.sleep(0)  # the clean-up is under way...
+    recorder.task.cancel()  # ...and is cancelled again
+    with pytest.raises(asyncio.CancelledError):
+        await asyncio.wait_for(recorder.task, TIMEOUT)
+    child = watcher._proc  # private, but nothing else says the process is gone
+    assert child is None or child.returncode == 0
+    assert not any(channel.thread.is_alive() for channel in watcher._channels)
+
+
 async def test_a_watcher_process_that_cannot_start_falls_back_to_threads(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

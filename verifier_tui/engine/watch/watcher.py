@@ -19,7 +19,7 @@ import logging
 import os
 import sys
 import threading
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -197,9 +197,16 @@ class Watcher:
 
     async def close(self) -> None:
         """Stop, and wait until the watcher's process or threads have ended.
-        Safe whether or not it started, and twice."""
+        Safe whether or not it started, and twice.
+
+        The wait runs to its end even if the caller is cancelled again
+        meanwhile (Textual cancels the TUI's watching worker when the app's
+        loop ends, and the app's exit cancels it once more); the cancellation
+        is raised after. Cut short, the watcher's process or threads outlive
+        the event loop, and its pipes are closed by the garbage collector after
+        the loop is gone ("Event loop is closed")."""
         self.stop()
-        await self._wait_stopped()
+        await _to_the_end(self._wait_stopped())
 
     async def changes(self) -> AsyncIterator[Change]:
         """Coalesced relevant changes until :meth:`stop`. A failure of the OS
@@ -226,8 +233,7 @@ class Watcher:
                 if change is not None and not self._stop.is_set():
                     yield change
         finally:
-            self.stop()
-            await self._wait_stopped()
+            await self.close()
 
     # -- watching from threads of this process ------------------------------
 
@@ -436,3 +442,16 @@ class Watcher:
         )
 
 
+async def _to_the_end(clean_up: Awaitable[None]) -> None:
+    """Await ``clean_up`` to its end even if we are cancelled (again) meanwhile;
+    a cancellation that arrived is raised once it is done."""
+    task = asyncio.ensure_future(clean_up)
+    cancelled = False
+    while not task.done():
+        try:
+            await asyncio.shield(task)
+        except asyncio.CancelledError:
+            cancelled = True
+    task.result()
+    if cancelled:
+        raise asyncio.CancelledError
