@@ -11,9 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import REPO
+from tests.helpers import REPO, RUNNER
 
-RUNNER = REPO / "runner" / "run_verifier.py"
 WHEEL_PATH = "verifier_tui/_runner/run_verifier.py"
 
 

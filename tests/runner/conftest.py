@@ -8,7 +8,8 @@ a task's ``tests/test.sh`` shim lays it out::
     <tmp>/app                         the workspace
     <tmp>/logs/verifier               the reward folder (--reward-dir)
 
-Fixtures, not importable helpers, so the tests work whatever pytest's import mode.
+Fixtures, not importable helpers: the tests reach the runner through them.
+Helpers every test folder shares are in ``tests/helpers.py``.
 """
 
 import glob
@@ -22,10 +23,11 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+from tests.helpers import RUNNER, write
+
 # The runner under test; RUNNER_UNDER_TEST points the suite at another copy
 # (the wheel's, or a deliberately broken one to check that the tests bite).
-RUNNER_SOURCE = Path(os.environ.get("RUNNER_UNDER_TEST") or REPO / "runner" / "run_verifier.py")
+RUNNER_SOURCE = Path(os.environ.get("RUNNER_UNDER_TEST") or RUNNER)
 REWARD_FILES = ("reward.json", "reward.txt")
 TIMEOUT = 60
 
@@ -162,10 +164,7 @@ class Sandbox(object):
 
     def write(self, relative, text):
         """Write dedented ``text`` at ``root/relative``; return the path."""
-        path = self.root / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
-        return path
+        return write(self.root / relative, textwrap.dedent(text).lstrip("\n"))
 
     def verifier(self, source, where="tests/verifier.py"):
         """Write the verifier module; later runs use it."""
@@ -197,6 +196,15 @@ class Sandbox(object):
             args += ["--reward-dir", str(reward_dir)]
         return self.run_raw(*(args + [str(arg) for arg in extra]), **kw)
 
+    def start(self, *extra, **kw):
+        """Start the runner like :meth:`run` and return the running process
+        (stdout and stderr piped as bytes, stdin closed) without waiting."""
+        args = ["--verifier", str(self.verifier_path), "--workspace", str(self.app),
+                "--reward-dir", str(self.reward_dir)] + [str(arg) for arg in extra]
+        return subprocess.Popen([str(self.python), str(self.runner)] + args, cwd=str(self.root),
+                                env=clean_env(extra=kw.pop("env", None)), stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
     def run_raw(self, *args, **kw):
         """Run ``python *flags runner *args`` exactly; clean environment."""
         python = kw.pop("python", None) or self.python
@@ -217,6 +225,20 @@ class Sandbox(object):
         completed.stdout = completed.stdout.decode("utf-8", "replace")
         completed.stderr = completed.stderr.decode("utf-8", "replace")
         return Result(completed, Path(reward_dir) if reward_dir else self.reward_dir)
+
+
+@pytest.fixture
+def python38():
+    """A CPython 3.8 to run things with (the test is skipped without one)."""
+    if PYTHON38 is None:
+        pytest.skip(NO_PYTHON38)
+    return PYTHON38
+
+
+@pytest.fixture
+def runner_source():
+    """The runner file under test (see RUNNER_UNDER_TEST)."""
+    return RUNNER_SOURCE
 
 
 @pytest.fixture
