@@ -34,7 +34,8 @@ def test_pdb_flag_on_a_passing_or_contract_run_says_there_is_nothing_to_debug(sa
 STUCK = """
     import os, time
 
-    def wait_for(path):
+    def wait_for(marker, path):
+        open(marker, "w").close()  # from here on, the process is in this function
         deadline = time.monotonic() + 60
         while not os.path.exists(path) and time.monotonic() < deadline:
             time.sleep(0.01)
@@ -59,7 +60,7 @@ def test_stack_signal_prints_where_the_verifier_is_stuck_and_the_run_goes_on(any
     """What a tool does with a run that timed out: send the signal, read the
     stack on stderr. The run itself is not disturbed by it."""
     stuck, go = any_sandbox.root / "stuck", any_sandbox.root / "go"
-    wait = "open(%r, 'w').close(); wait_for(%r)" % (str(stuck), str(go))
+    wait = "wait_for(%r, %r)" % (str(stuck), str(go))
     top, body = (wait, "pass") if where == "import" else ("", wait)
     any_sandbox.verifier(STUCK.format(top=top, body=body))
     process = any_sandbox.start("--stack-signal", "USR1")
