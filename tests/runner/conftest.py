@@ -196,13 +196,13 @@ class Sandbox(object):
             args += ["--reward-dir", str(reward_dir)]
         return self.run_raw(*(args + [str(arg) for arg in extra]), **kw)
 
-    def start(self, *extra, **kw):
+    def start(self, *extra):
         """Start the runner like :meth:`run` and return the running process
         (stdout and stderr piped as bytes, stdin closed) without waiting."""
         args = ["--verifier", str(self.verifier_path), "--workspace", str(self.app),
                 "--reward-dir", str(self.reward_dir)] + [str(arg) for arg in extra]
         return subprocess.Popen([str(self.python), str(self.runner)] + args, cwd=str(self.root),
-                                env=clean_env(extra=kw.pop("env", None)), stdin=subprocess.DEVNULL,
+                                env=clean_env(), stdin=subprocess.DEVNULL,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
     def run_raw(self, *args, **kw):
