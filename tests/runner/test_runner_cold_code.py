@@ -155,7 +155,7 @@ WHAT_WAS_COMPILED = """
 
 @pytest.mark.parametrize("verify, flags, compiled", [
     ("plain", [], []),
-    ("plain", ["--stack-signal", "USR1"], []),
+    ("plain", ["--stack-signal", "USR1"], ["stacks"]),
     ("plain", ["--explain-to", "explain.json"], ["report"]),
     ("plain", ["--phases-to", "phases.jsonl"], ["phases"]),
     ("plain", ["--explain-to", "explain.json", "--phases-to", "phases.jsonl"], ["phases", "report"]),
@@ -163,7 +163,8 @@ WHAT_WAS_COMPILED = """
 ], ids=["plain-run", "stack-signal", "explain-to", "phases-to", "both-reports", "decorated-verify"])
 def test_a_passing_run_compiles_only_what_it_uses(sandbox, verify, flags, compiled):
     """A plain run compiles none of the cold code; --explain-to and --phases-to
-    compile their own section alone (not the failure code)."""
+    compile their own section alone (not the failure code), and so does
+    --stack-signal."""
     sandbox.verifier(WHAT_WAS_COMPILED % verify)
     result = sandbox.run(*flags)
     assert result.returncode == 0, result.describe()
