@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from verifier_tui import __version__
-from verifier_tui.engine.discovery import DiscoveryError
+from verifier_tui.engine.discovery import EXPECTED_PATHS, DiscoveryError
 from verifier_tui.engine.session import Options, SelectionError
 
 DESCRIPTION = """\
@@ -65,7 +65,12 @@ OPTIONS: list[tuple[tuple[str, ...], tuple[str, ...], bool, dict]] = [
      help="the agent's final response: a Responses API JSON object (.json) or plain text (wrapped)")),
     (("--no-response",), EVERY, True,
      dict(action="store_true", group="response", help="Harbor mode: no response, even if the case has one")),
-    (("--task-data",), EVERY, True, dict(metavar="FILE", type=Path, help="the task's fields as a JSON object")),
+    (("--task-data",), EVERY, True, dict(metavar="FILE", type=Path,
+     help="the task's fields as a JSON object (or a .jsonl of task rows, with --task-id)")),
+    (("--task-id",), EVERY, True, dict(metavar="ID",
+     help="a parameterized task's row: the tasks.jsonl row with this task_id is the task data")),
+    (("--runner",), EVERY, True, dict(choices=("ours", "task"), default="ours",
+     help="ours (default) or task: the runner the task ships in tests/.ng/, as the sandbox would run it")),
     (("--timeout",), EVERY, True, dict(metavar="SECONDS", type=_positive_float,
      help="overrides task.toml's [verifier] timeout_sec")),
     (("--python",), EVERY, True, dict(metavar="EXE", default="python3",
@@ -88,8 +93,7 @@ OPTIONS: list[tuple[tuple[str, ...], tuple[str, ...], bool, dict]] = [
 
 
 def _add_options(parser: argparse.ArgumentParser, command: str) -> None:
-    parser.add_argument("path", metavar="PATH",
-                        help="a task folder, its tests/ folder, a verifier .py file or a case folder")
+    parser.add_argument("path", metavar="PATH", help=f"{EXPECTED_PATHS}")
     groups: dict = {}
     for flags, commands, _engine, keywords in OPTIONS:
         if command not in commands:

@@ -22,6 +22,8 @@ from verifier_tui.words import (
     headline_reward,
     missing_nemo_gym_hint,
     mode_text,
+    runner_words,
+    shadow_lines,
     short_path,
     verdict_line,
 )
@@ -44,8 +46,13 @@ def _header(session) -> str:
     task = session.task
     parts = [f"task {task.name}", f"verifier {short_path(session.verifier, task.root)}"]
     parts.append(f"case {session.case.name}" if session.case else "no case")
+    if session.task_id is not None:
+        parts.append(f"task row {session.task_id}")
     parts.append(session.options.python)
     parts.append(mode_text(session.mode))
+    runner = runner_words(session)
+    if runner:
+        parts.append(runner)
     return " · ".join(parts)
 
 
@@ -60,6 +67,7 @@ def _notices(session, result: RunResult | None = None) -> list[str]:
 def result_json(session, result: RunResult) -> dict[str, Any]:
     data = result.to_json()
     data["task"] = str(session.task.root)
+    data["task_name"] = session.task.name
     data["notices"] = _notices(session, result)
     return data
 
@@ -71,6 +79,8 @@ def print_result(session, result: RunResult) -> None:
     hint = missing_nemo_gym_hint(result)
     if hint:
         _out(f"note: {hint}")
+    for shadow in shadow_lines(result.explain, session.task.root):
+        _out(f"note: {shadow}")
     _out(f"{result.outcome_words} · {duration_text(result.duration_s)}")
     _out(f"verdict: {verdict_line(result)}")
     for warning in result.verdict.warnings:
@@ -118,6 +128,9 @@ def explain_command(args) -> int:
             data.setdefault("notices", [])
             data["notices"] = _notices(session) + list(data["notices"])
             data["mode"] = session.mode
+            from verifier_tui.engine.diagnosis import stdlib_shadows
+
+            data["shadowing"] = stdlib_shadows(data)
             _out(dump_json(data))
             return 0 if "error" not in data else 2
         if "error" in data:
@@ -140,6 +153,8 @@ def print_explain(session, data: dict[str, Any]) -> None:
         roles = " + ".join(row.get("roles") or [row.get("role")])
         missing = "" if row.get("exists", True) else "  (missing)"
         _out(f"  {row['index']:>2}  {str(row['path']):<{width}}  {roles}{missing}")
+    for shadow in shadow_lines(data, session.task.root):
+        _out(f"  ⚠ {shadow}")
     _out("")
     for name, info in (data.get("modules") or {}).items():
         resolved = info.get("resolved") or "not found"
@@ -205,6 +220,7 @@ def test_command(args) -> int:
         if args.json:
             _out(dump_json({
                 "task": str(session.task.root),
+                "task_name": session.task.name,
                 "verifier": str(session.verifier),
                 "passed": passed,
                 "failed": len(results) - passed,

@@ -59,6 +59,7 @@ def headline_reward(result: RunResult) -> str:
         Outcome.TIMED_OUT: "timeout",
         Outcome.KILLED: "killed",
         Outcome.COULD_NOT_START: "no start",
+        Outcome.REFUSED_BY_SHIM: "refused",
     }.get(result.outcome, "missing")
 
 
@@ -142,3 +143,31 @@ def missing_nemo_gym_hint(result: RunResult) -> str | None:
     return (f"nemo_gym is not installed for {result.python}, so nothing was vendored beside the runner: "
             "install NeMo Gym for that interpreter, choose another with --python, or name a copy of "
             "nemo_gym/verifiers with --nemo-gym DIR")
+
+
+def runner_words(session: Any) -> str | None:
+    """The header's word on the runner, when the task ships one of its own
+    (tests/.ng/run_verifier.py): which runner runs, and whether the task's is
+    the same as ours. None when the task ships none (nothing to say)."""
+    own = session.task.own_runner
+    if own is None:
+        return None
+    if session.runner == "task":
+        return "task's own runner"
+    return "our runner (= the task's)" if own.same_as_ours else "our runner (the task's differs)"
+
+
+def task_data_words(task_data: Path | None, task_id: str | None, root: Path | None) -> str:
+    """Task data in a few words: a file, or a row of a tasks.jsonl."""
+    if task_data is None:
+        return "none ({})"
+    if task_id is not None:
+        return f"row {task_id} of {short_path(task_data, root)}"
+    return short_path(task_data, root)
+
+
+def shadow_lines(explain: dict[str, Any] | None, root: Path | None) -> list[str]:
+    """The standard-library modules shadowed by the task's own files, as sentences."""
+    from verifier_tui.engine.diagnosis import shadow_text, stdlib_shadows
+
+    return [shadow_text(s, short_path(s["path"], root)) for s in stdlib_shadows(explain)]

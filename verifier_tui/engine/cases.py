@@ -1,6 +1,7 @@
 """Cases on disk: ``<task>/cases/<name>/`` with a workspace, an optional
 response and task data, and an optional expected verdict (the README's "Tasks and
-cases" shows the layout)."""
+cases" shows the layout). In a parameterized task (``tasks.jsonl``) a case's
+task data may be one of its rows (:mod:`verifier_tui.engine.task_rows`)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 
 from verifier_tui.engine.model import Expectation, ResponseSource
 from verifier_tui.engine.record import field, record
+from verifier_tui.engine.task_rows import CASE_TASK_ID_FILE, TaskRows, case_task_id, no_such_row
 
 TYPE_CHECKING = False  # typing is not imported at run time: start-up is measured
 if TYPE_CHECKING:
@@ -25,12 +27,13 @@ class Case:
     folder: Path
     workspace: Path | None
     response: ResponseSource | None
-    task_data: Path | None
+    task_data: Path | None  # a JSON file, or the tasks.jsonl that holds the row ``task_id``
     expected: Expectation | None
     problems: tuple[str, ...] = field(default_factory=tuple)
+    task_id: str | None = None  # the row of a parameterized task's tasks.jsonl this case uses
 
 
-def find_cases(task_root: Path, tests_dir: Path | None = None) -> list[Case]:
+def find_cases(task_root: Path, tests_dir: Path | None = None, rows: TaskRows | None = None) -> list[Case]:
     """Every case folder under ``<task_root>/cases``, sorted by name."""
     folder = task_root / "cases"
     if not folder.is_dir():
@@ -44,7 +47,7 @@ def find_cases(task_root: Path, tests_dir: Path | None = None) -> list[Case]:
     except OSError:
         return []
     for entry in entries:
-        cases.append(load_case(entry, fallbacks))
+        cases.append(load_case(entry, fallbacks, rows))
     return cases
 
 
@@ -56,7 +59,10 @@ def default_task_data(task_root: Path, tests_dir: Path | None) -> Path | None:
     return None
 
 
-def load_case(folder: Path, task_data_fallbacks: Any = ()) -> Case:
+def load_case(folder: Path, task_data_fallbacks: Any = (), rows: TaskRows | None = None) -> Case:
+    """One case folder. Its task data: its own ``task_data.json``; in a
+    parameterized task the row its ``task_id.txt`` names, else the row named
+    like the folder; else the task's (``task_data_fallbacks``)."""
     problems: list[str] = []
     workspace = folder / "workspace"
     json_response = folder / "response.json"
@@ -68,9 +74,29 @@ def load_case(folder: Path, task_data_fallbacks: Any = ()) -> Case:
             problems.append("both response.json and response.txt exist; using response.json")
     elif text_response.is_file():
         response = ResponseSource(text_response, "text")
-    task_data = folder / "task_data.json"
+    task_data: Path | None = folder / "task_data.json"
+    task_id: str | None = None
     if not task_data.is_file():
-        task_data = next((p for p in task_data_fallbacks if p.is_file()), None)
+        task_data = None
+        named = case_task_id(folder)
+        if rows is not None and named is not None:
+            if rows.row(named) is not None:
+                task_id = named
+            else:
+                problems.append(f"its {CASE_TASK_ID_FILE} names a row that is not there: {no_such_row(rows, named)}")
+        elif named is not None:
+            problems.append(f"its {CASE_TASK_ID_FILE} names a row, but the task has no tasks.jsonl")
+        elif rows is not None and rows.row(folder.name) is not None:
+            task_id = folder.name
+        if task_id is not None and rows is not None:
+            task_data = rows.path
+        else:
+            task_data = next((p for p in task_data_fallbacks if p.is_file()), None)
+        if task_data is None and rows is not None and rows.rows and not problems:
+            problems.append(
+                f"no task data: the task is parameterized ({rows.path.name}, {len(rows.rows)} rows) but the case "
+                f"names no row, so verify gets task_data = {{}}; put the row's task_id in the case's "
+                f"{CASE_TASK_ID_FILE}, or name the case folder after it")
     expected, problem = read_expected(folder / "expected.json")
     if problem:
         problems.append(problem)
@@ -82,6 +108,7 @@ def load_case(folder: Path, task_data_fallbacks: Any = ()) -> Case:
         task_data=task_data,
         expected=expected,
         problems=tuple(problems),
+        task_id=task_id,
     )
 
 

@@ -17,6 +17,20 @@ from pathlib import Path
 from verifier_tui.engine import cache
 from verifier_tui.engine.cases import Case, find_cases, load_case
 from verifier_tui.engine.record import field, record
+from verifier_tui.engine.task_kinds import (
+    OwnRunner,
+    episode_api_message,
+    episode_api_notice,
+    is_tests_folder_of_a_task,
+    looks_like_task,
+    nemo_gym_environment,
+    not_a_task_message,
+    task_nemo_gym,
+    task_runner,
+    uses_episode_api,
+)
+from verifier_tui.engine.task_rows import TaskRows, read_task_rows, tasks_file
+from verifier_tui.runner_source import runner_path
 
 TYPE_CHECKING = False  # typing is not imported at run time: start-up is measured
 if TYPE_CHECKING:
@@ -31,6 +45,17 @@ _SKIP_DIRS = {"__pycache__", ".git", ".hg", ".svn", ".venv", "venv", "node_modul
               ".pytest_cache", ".ruff_cache", "nemo_gym"}
 # A verifier file larger than this is not scanned (it is data, not code).
 _MAX_SCAN_BYTES = 2_000_000
+# What the tool says a path may be, in every "cannot open this" line.
+EXPECTED_PATHS = "a task folder, its tests/ folder, a verifier .py file or a case folder"
+
+
+def is_pytest_file(path: Path) -> bool:
+    """pytest's own files (``test_*.py``, ``*_test.py``, ``conftest.py``) are
+    never verifiers, whatever they define: NeMo Gym's ``hello_world`` task keeps
+    ``tests/test_hello_world_verifier.py``, whose top-level
+    ``verify = run_path(...)["verify"]`` borrows the real verifier to test it."""
+    name = path.name
+    return name == "conftest.py" or (name.startswith("test_") or name.endswith("_test.py")) and name.endswith(".py")
 
 
 class DiscoveryError(Exception):
@@ -62,9 +87,13 @@ class Task:
     initial_case: str | None = None  # the case the path named, if it named one
     initial_verifier: Path | None = None  # the verifier file the path named, if it named one
     looked_in: list[Path] = field(default_factory=list)
+    own_runner: OwnRunner | None = None  # tests/.ng/run_verifier.py, as a published task ships it
+    own_nemo_gym: Path | None = None  # tests/.ng/nemo_gym, vendored by NeMo Gym's publish step
+    rows: TaskRows | None = None  # tasks.jsonl of a parameterized task
 
     @property
     def name(self) -> str:
+        """task.toml's ``[task] name`` (``org/name``) when it has one, else the folder's."""
         return self.config.name or self.root.name
 
     def case(self, name: str) -> Case | None:
@@ -81,22 +110,25 @@ class Task:
 
     def notices(self) -> list[str]:
         out = list(self.config.problems)
-        if self.plain_test_sh:
-            out.append(
-                f"{_short(self.test_sh, self.root)} is the task's own script, not the runner's shim: "
-                "to NeMo Gym this is a plain test.sh task, and its verifier.py is a helper. "
-                "verifier-tui still runs that verifier through the runner, as you asked."
-            )
+        if self.plain_test_sh and self.verifiers:
+            out.append(plain_test_sh_notice(self))
+        if self.rows is not None:
+            out += [f"{self.rows.path.name}: {p}" for p in self.rows.problems]
         return out
 
 
-def _short(path: Path | None, root: Path) -> str:
-    if path is None:
-        return "?"
-    try:
-        return path.relative_to(root.parent).as_posix()
-    except ValueError:
-        return str(path)
+def plain_test_sh_notice(task: Task) -> str:
+    """Said before anything runs, when a task's own test.sh sits beside a
+    Python verifier: the sandbox runs the script, so this verifier is not what
+    would score the task. NeMo Gym's rule (``nemo_gym.data.tasks.harbor.python_verifier``):
+    ``tests/test.sh`` always wins when present."""
+    preferred = task.tests_dir / "verifier.py"
+    verifier = preferred if preferred in task.verifiers else task.verifiers[0]
+    return (
+        f"the sandbox would not run {_display(task, verifier)}: {_display(task, task.test_sh)} is the task's own "
+        "script, not the runner's shim, and Harbor runs that script (NeMo Gym's rule: tests/test.sh wins over a "
+        "verifier.py, which is then a helper). verifier-tui runs the verifier through the runner anyway, to debug it"
+    )
 
 
 def has_top_level_verify(path: Path) -> bool:
@@ -112,7 +144,7 @@ def has_top_level_verify(path: Path) -> bool:
 
 def find_verifiers(tests_dir: Path) -> list[Path]:
     """Every verifier file under ``tests_dir``: ``verifier.py`` first, then the
-    rest by path. The vendored helpers and caches are skipped."""
+    rest by path. The vendored helpers, caches and pytest's files are skipped."""
     found: list[Path] = []
     if not tests_dir.is_dir():
         return found
@@ -129,7 +161,8 @@ def find_verifiers(tests_dir: Path) -> list[Path]:
             if entry.is_dir():
                 if entry.name not in _SKIP_DIRS:
                     stack.append(entry)
-            elif entry.suffix == ".py" and entry.name != "run_verifier.py" and has_top_level_verify(entry):
+            elif (entry.suffix == ".py" and entry.name != "run_verifier.py" and not is_pytest_file(entry)
+                  and has_top_level_verify(entry)):
                 found.append(entry)
 
     def order(path: Path) -> tuple[int, int, str]:
@@ -165,20 +198,25 @@ def read_task_config(task_root: Path) -> TaskConfig:
                           problems=tuple(saved["problems"]))
     config = _parse_task_config(path)
     remembered.pop(key, None)
-    remembered[key] = {"stamp": stamp, "config": {"timeout_sec": config.timeout_sec, "env": config.env,
+    remembered[key] = {"shape": _CONFIG_SHAPE, "stamp": stamp, "config": {"timeout_sec": config.timeout_sec, "env": config.env,
                                                   "name": config.name, "problems": list(config.problems)}}
     cache.store(_CONFIG_CACHE_FILE, remembered)
     return config
 
 
 _CONFIG_CACHE_FILE = "task-config.json"
+# The shape of a remembered answer, written in each entry: an answer
+# remembered before [task] name was read would keep a task's name wrong until
+# its task.toml changed, so entries of an older shape are discarded.
+_CONFIG_SHAPE = 2
 
 
 def _valid_config_entry(entry: Any) -> bool:
     """A remembered task.toml answer has exactly the shape written above."""
     config = entry["config"]
     return (
-        isinstance(entry["stamp"], list)
+        entry.get("shape") == _CONFIG_SHAPE
+        and isinstance(entry["stamp"], list)
         and (config["timeout_sec"] is None or (isinstance(config["timeout_sec"], float) and config["timeout_sec"] > 0))
         and isinstance(config["env"], dict)
         and all(isinstance(k, str) and isinstance(v, str) for k, v in config["env"].items())
@@ -216,8 +254,12 @@ def _parse_task_config(path: Path) -> TaskConfig:
                 problems.append(f"task.toml: [verifier] env.{key} is not a string; ignored")
     else:
         problems.append("task.toml: [verifier] env is not a table; ignored")
+    # Harbor's package name is [task] name ("org/name", harbor/models/task/config.py's
+    # PackageInfo); older tasks put a name at the top or under [metadata].
+    task_table = data.get("task") if isinstance(data.get("task"), dict) else {}
     metadata = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
-    name = data.get("name") or (metadata or {}).get("name")
+    name = next((n for n in (task_table.get("name"), data.get("name"), metadata.get("name"))
+                 if isinstance(n, str) and n.strip()), None)
     return TaskConfig(
         timeout_sec=float(timeout) if timeout is not None else None,
         env=env,
@@ -226,13 +268,11 @@ def _parse_task_config(path: Path) -> TaskConfig:
     )
 
 
-def _is_task_dir(path: Path) -> bool:
-    return (path / "task.toml").is_file() or (path / "tests").is_dir()
-
-
 def _is_case_dir(path: Path) -> bool:
     return path.parent.name == "cases" and (
-        (path / "workspace").is_dir() or any((path / n).exists() for n in ("expected.json", "response.json", "response.txt"))
+        (path / "workspace").is_dir()
+        or any((path / n).exists() for n in ("expected.json", "response.json", "response.txt", "task_data.json",
+                                             "task_id.txt"))
     )
 
 
@@ -241,6 +281,15 @@ def _task_root_above(path: Path, levels: int = 4) -> Path | None:
         if (candidate / "task.toml").is_file():
             return candidate
     return None
+
+
+def _task_root_of_file(path: Path) -> Path | None:
+    """The task a verifier file belongs to: the nearest task.toml above it, or
+    the task around a tests/ folder that has no task.toml."""
+    root = _task_root_above(path.parent)
+    if root is None and path.parent.name == "tests" and looks_like_task(path.parent.parent):
+        root = path.parent.parent
+    return root
 
 
 def _dataset_verifier(task_root: Path) -> Path | None:
@@ -252,9 +301,30 @@ def _dataset_verifier(task_root: Path) -> Path | None:
     return None
 
 
-def resolve(path: Path) -> Task:
+def _verifiers_held(folder: Path) -> bool:
+    """A folder that directly holds a verifier (no task around it): looked at
+    one level deep only, so that a path typed by mistake costs nothing."""
+    try:
+        with os.scandir(folder) as entries:
+            for count, entry in enumerate(entries):
+                if count >= 1000:
+                    return False
+                if (entry.name.endswith(".py") and entry.name != "run_verifier.py"
+                        and not is_pytest_file(Path(entry.name)) and entry.is_file(follow_symlinks=False)
+                        and has_top_level_verify(Path(entry.path))):
+                    return True
+    except OSError:
+        return False
+    return False
+
+
+def resolve(path: Path | str) -> Task:
     """The task around ``path`` (a task folder, its tests folder, a verifier
-    file or a case folder). Raises DiscoveryError with where it looked."""
+    file or a case folder). Anything else raises DiscoveryError with one line
+    saying what was expected and what the path is (a folder of tasks lists
+    them), found from the layout alone, without walking the folder."""
+    if not str(path).strip():
+        raise DiscoveryError(f"an empty path: give {EXPECTED_PATHS}")
     path = Path(path).expanduser()
     if not path.exists():
         raise DiscoveryError(f"{path} does not exist")
@@ -263,13 +333,16 @@ def resolve(path: Path) -> Task:
     initial_verifier: Path | None = None
     if path.is_file():
         if path.suffix != ".py":
-            raise DiscoveryError(
-                f"{path} is not a Python file: give a task folder, its tests/ folder, a verifier .py file or a case folder"
-            )
+            raise DiscoveryError(f"{path} is not a Python file: give {EXPECTED_PATHS}")
         if not has_top_level_verify(path):
             raise DiscoveryError(f"{path} defines no top-level verify (looked for `def verify`, `async def verify`, `verify = ...`)")
         initial_verifier = path
-        root = _task_root_above(path.parent) or path.parent
+        task_root = _task_root_of_file(path)
+        if task_root is None:
+            environment = nemo_gym_environment(path.parent)
+            if environment is not None:
+                raise DiscoveryError(episode_api_message(environment, path))
+        root = task_root or path.parent
         tests_dir = root / "tests" if (root / "tests").is_dir() and path.is_relative_to(root / "tests") else path.parent
     elif (path / "config.json").is_file() and (path / "result.json").is_file():
         raise DiscoveryError(
@@ -280,23 +353,19 @@ def resolve(path: Path) -> Task:
         initial_case = path.name
         root = path.parent.parent
         tests_dir = root / "tests"
-    elif path.name == "tests" and not (path / "tests").is_dir():
+    elif is_tests_folder_of_a_task(path):
         root = path.parent
         tests_dir = path
-    elif _is_task_dir(path):
-        root = path
-        tests_dir = path / "tests"
-    elif (path / "cases").is_dir():
+    elif looks_like_task(path):
         root = path
         tests_dir = path / "tests"
     else:
-        verifiers_here = find_verifiers(path)
-        if not verifiers_here:
-            raise DiscoveryError(
-                f"no verifier found in {path}: it is not a task folder (no task.toml, no tests/), and no .py file "
-                "in it defines a top-level verify"
-            )
-        root = path
+        environment = nemo_gym_environment(path)
+        if environment is not None:
+            raise DiscoveryError(episode_api_message(environment, path))
+        if not _verifiers_held(path):
+            raise DiscoveryError(not_a_task_message(path))
+        root = path  # a bare folder of verifier modules: it is its own tests folder
         tests_dir = path
 
     config = read_task_config(root)
@@ -315,7 +384,9 @@ def resolve(path: Path) -> Task:
             plain = SHIM_MARKER not in test_sh.read_text(encoding="utf-8", errors="replace")
         except OSError:
             plain = False
-    cases = find_cases(root, tests_dir)
+    rows_path = tasks_file(root)
+    rows = read_task_rows(rows_path) if rows_path is not None else None
+    cases = find_cases(root, tests_dir, rows)
     return Task(
         root=root,
         tests_dir=tests_dir,
@@ -328,15 +399,47 @@ def resolve(path: Path) -> Task:
         initial_case=initial_case,
         initial_verifier=initial_verifier,
         looked_in=looked_in,
+        own_runner=task_runner(tests_dir, runner_path),
+        own_nemo_gym=task_nemo_gym(tests_dir),
+        rows=rows,
     )
 
 
 def no_verifier_message(task: Task) -> str:
+    if task.plain_test_sh:
+        return (
+            f"{task.name} is a plain Harbor task: Harbor runs its {_display(task, task.test_sh)} (the task's own "
+            "script, usually pytest or a check script, not the runner's shim), and verifier-tui does not run "
+            "that script. verifier-tui debugs Python verifiers that NeMo Gym's runner calls: a tests/verifier.py "
+            "with a top-level verify, beside the runner's test.sh shim"
+        )
     places = ", ".join(str(p) for p in task.looked_in)
     return (
-        f"no verifier found for {task.root.name}: looked in {places} for a .py file with a top-level "
-        "`def verify`, `async def verify` or `verify = ...`"
+        f"no verifier found for {task.name}: looked in {places} for a .py file with a top-level "
+        "`def verify`, `async def verify` or `verify = ...` (pytest's test_*.py files are never verifiers)"
     )
+
+
+def no_verifier_help(task: Task) -> str:
+    """What to do next, when a task has no verifier to run."""
+    if task.plain_test_sh:
+        return ("To debug it here, move the checks into tests/verifier.py (def verify(workspace): ... returning "
+                "the reward) and replace tests/test.sh with the runner's shim.")
+    return ("Write one (tests/verifier.py with a top-level def verify(workspace): ...): live reload picks it up "
+            "and runs it. v chooses another file.")
+
+
+def verifier_notices(task: Task, verifier: Path | None) -> list[str]:
+    """What the tool can tell about the chosen verifier before it runs."""
+    if verifier is None:
+        return []
+    out = []
+    if is_pytest_file(verifier):
+        out.append(f"{_display(task, verifier)} is a pytest file: NeMo Gym never runs it as the verifier "
+                   "(the shim runs tests/verifier.py)")
+    if uses_episode_api(verifier):
+        out.append(episode_api_notice(_display(task, verifier)))
+    return out
 
 
 def choose_verifier(task: Task, wanted: str | None) -> Path:
@@ -364,14 +467,16 @@ def choose_verifier(task: Task, wanted: str | None) -> Path:
     if preferred in task.verifiers:
         return preferred
     names = ", ".join(_display(task, v) for v in task.verifiers)
-    raise DiscoveryError(f"{task.root.name} has several verifiers ({names}): choose one with --verifier")
+    raise DiscoveryError(f"{task.name} has several verifiers ({names}): choose one with --verifier")
 
 
-def _display(task: Task, verifier: Path) -> str:
+def _display(task: Task, path: Path | None) -> str:
+    if path is None:
+        return "?"
     try:
-        return verifier.relative_to(task.root).as_posix()
+        return path.relative_to(task.root).as_posix()
     except ValueError:
-        return str(verifier)
+        return str(path)
 
 
 def load_case_dir(path: Path, task: Task | None = None) -> Case:
@@ -385,4 +490,4 @@ def load_case_dir(path: Path, task: Task | None = None) -> Case:
             if case.folder.resolve() == real:
                 return case
         fallbacks = (task.root / "task_data.json", task.tests_dir / "task_data.json")
-    return load_case(path, task_data_fallbacks=fallbacks)
+    return load_case(path, task_data_fallbacks=fallbacks, rows=task.rows if task is not None else None)

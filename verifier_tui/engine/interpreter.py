@@ -120,3 +120,28 @@ def _path_stamp(paths: list[str]) -> list:
 def _interpreter_from(python: str, answer: dict) -> Interpreter:
     verifiers = answer["verifiers"]
     return Interpreter(python, answer["executable"], answer["version"], Path(verifiers) if verifiers else None)
+
+
+#: The oldest Python the shim's test.sh accepts: it refuses anything older with
+#: exit 127 and no reward file, without starting the runner.
+SHIM_MIN_VERSION = (3, 8)
+#: The exit status the shim gives then (a shell's "command not found").
+SHIM_REFUSAL_EXIT = 127
+
+
+def version_tuple(version: str | None) -> tuple[int, ...] | None:
+    """``"3.7.16"`` as ``(3, 7, 16)``; None when it cannot be read."""
+    try:
+        return tuple(int(part) for part in (version or "").split(".")[:3])
+    except ValueError:
+        return None
+
+
+def shim_refusal(interpreter: Interpreter) -> str | None:
+    """What the shim prints when ``interpreter`` is too old for it (None when
+    it would run it). The shim's own words, naming the interpreter as found."""
+    found = version_tuple(interpreter.version)
+    if found is None or not found or found >= SHIM_MIN_VERSION:
+        return None
+    return (f"test.sh: the verifier needs Python 3.8 or newer; found only an older one: "
+            f"{interpreter.command} (Python {interpreter.version})")

@@ -21,8 +21,10 @@ from verifier_tui.engine.model import (
     Verdict,
 )
 from verifier_tui.engine.record import field, record
-from verifier_tui.engine.interpreter import probe_interpreter
+from verifier_tui.engine.interpreter import SHIM_REFUSAL_EXIT, probe_interpreter, shim_refusal
 from verifier_tui.engine.stage import Stage, StagingError
+from verifier_tui.engine.task_kinds import OwnRunner, verifiers_folder
+from verifier_tui.engine.task_rows import staged_row_text
 
 TYPE_CHECKING = False  # typing is not imported at run time: start-up is measured
 if TYPE_CHECKING:
@@ -56,6 +58,8 @@ class RunSpec:
     timeout_s: float = DEFAULT_TIMEOUT_S
     nemo_gym: Path | None = None  # --nemo-gym: another copy of nemo_gym/verifiers to vendor
     explain_only: bool = False
+    task_id: str | None = None  # task_data is a .jsonl: the verifier gets this row's fields
+    runner: OwnRunner | None = None  # the task's own runner (None: ours)
 
 
 @record
@@ -72,6 +76,7 @@ class Prepared:
     notices: list[str] = field(default_factory=list)
     reproduce: list[str] = field(default_factory=list)
     start_error: str | None = None
+    shim_refusal: str | None = None  # the shim would not start the runner (Python too old): its message
 
 
 def child_env(task_env: dict[str, str]) -> dict[str, str]:
@@ -89,12 +94,14 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
     notices: list[str] = []
     env = child_env(spec.task.config.env)
     interpreter = probe_interpreter(spec.python, env)
-    vendored = spec.nemo_gym if spec.nemo_gym is not None else interpreter.nemo_gym_verifiers
-    if spec.nemo_gym is not None and not (spec.nemo_gym / "__init__.py").is_file():
-        notices.append(f"--nemo-gym {spec.nemo_gym} has no __init__.py: is it a nemo_gym/verifiers folder?")
     start_error = interpreter.error
+    vendored, task_vendors = _nemo_gym_to_vendor(spec, interpreter.nemo_gym_verifiers, notices)
+    if isinstance(vendored, str):
+        start_error, vendored = start_error or vendored, None
     try:
-        notices += stage.prepare(spec.task.tests_dir, spec.workspace, vendored)
+        notices += stage.prepare(spec.task.tests_dir, spec.workspace, vendored,
+                                 runner=spec.runner.path if spec.runner is not None else None,
+                                 task_vendors_nemo_gym=task_vendors)
     except StagingError as exc:
         start_error = str(exc)
     staged_rel = spec.task.staged_name(spec.verifier)
@@ -115,15 +122,31 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
     if spec.response is not None:
         response_arg = str(_stage_response(spec.response, stage))
         argv += ["--response", response_arg]
-    if spec.task_data is not None:
+    staged_row: Path | None = None
+    if spec.task_data is not None and spec.task_id is not None:
+        # A row of a tasks.jsonl: its fields as the rendered task's task_data.json would hold them.
+        text, problem = staged_row_text(spec.task_data, spec.task_id)
+        staged_row = stage.inputs_dir / "task_data.json"
+        if text is None:
+            start_error = start_error or problem
+        elif start_error is None:
+            staged_row.write_text(text, encoding="utf-8")
+        argv += ["--task-data", str(staged_row)]
+    elif spec.task_data is not None:
         argv += ["--task-data", str(spec.task_data)]
     explain_file = stage.inputs_dir / EXPLAIN_FILE
     if explain_file.exists():
         explain_file.unlink()
+    runner = spec.runner
     if spec.explain_only:
+        if runner is not None and not runner.knows_explain:
+            start_error = start_error or ("the task's own runner (tests/.ng/run_verifier.py) has no --explain: "
+                                          "explain needs verifier-tui's runner (leave out --runner task)")
         argv.append("--explain")
     else:
-        argv += ["--reward-dir", str(stage.reward_dir), "--explain-to", str(explain_file)]
+        argv += ["--reward-dir", str(stage.reward_dir)]
+        if runner is None or runner.knows_explain_to:
+            argv += ["--explain-to", str(explain_file)]
 
     path_map = [
         (str(stage.ng_dir), str(spec.task.tests_dir / ".ng") + " (staged runner)"),
@@ -135,7 +158,9 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
         path_map.insert(0, (str(stage.ng_dir / "verifier.py"), str(spec.verifier)))
     if spec.response is not None and response_arg is not None and spec.response.path is not None:
         path_map.insert(0, (response_arg, str(spec.response.path)))
-    if stage.vendored_from is not None:
+    if staged_row is not None:
+        path_map.insert(0, (str(staged_row), f"{spec.task_data} (row {spec.task_id})"))
+    if stage.vendored_from is not None and not task_vendors:
         notices_vendor = f"nemo_gym/verifiers vendored from {stage.vendored_from}"
         path_map.insert(0, (str(stage.ng_dir / "nemo_gym" / "verifiers"), str(stage.vendored_from) + " (vendored)"))
     else:
@@ -146,6 +171,11 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
     if notices_vendor and spec.nemo_gym is not None:
         notices.append(notices_vendor)
     reproduce = reproduce_command(spec, vendored)
+    refusal = shim_refusal(interpreter) if start_error is None else None
+    if refusal is not None:
+        notices.append(f"{spec.python} is Python {interpreter.version}: the sandbox's test.sh refuses an interpreter "
+                       f"older than 3.8 (exit {SHIM_REFUSAL_EXIT}, no reward file) and never starts the runner; "
+                       "verifier-tui does the same. Choose a newer one with --python EXE")
     return Prepared(
         spec=spec,
         stage=stage,
@@ -156,7 +186,28 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
         notices=notices,
         reproduce=reproduce,
         start_error=start_error,
+        shim_refusal=refusal,
     )
+
+
+def _nemo_gym_to_vendor(spec: RunSpec, interpreters: Path | None, notices: list[str]) -> tuple[Path | str | None, bool]:
+    """Which nemo_gym/verifiers to vendor beside the runner, and whether the
+    task vendors its own. A published task's own tests/.ng/nemo_gym is what the
+    sandbox imports: no other copy is ever put over it. ``--nemo-gym`` may
+    name the verifiers folder, the package or the folder holding it; a folder
+    that is none of these is returned as the one-line error (a str)."""
+    own = spec.task.own_nemo_gym
+    if own is not None:
+        if spec.nemo_gym is not None:
+            notices.append(f"--nemo-gym {spec.nemo_gym} is not used: the task vendors its own nemo_gym "
+                           "(tests/.ng/nemo_gym), which is what the sandbox imports")
+        return None, True
+    if spec.nemo_gym is None:
+        return interpreters, False
+    folder, problem = verifiers_folder(spec.nemo_gym)
+    if folder is None:
+        return problem, False
+    return folder, False  # the notice "vendored from <folder>" says which folder was taken
 
 
 def _stage_response(response: ResponseSource, stage: Stage) -> Path:
@@ -195,6 +246,10 @@ def reproduce_command(spec: RunSpec, vendored: Path | None) -> list[str]:
         parts += ["--response", shlex.quote(str(spec.response.path))]
     if spec.task_data is not None:
         parts += ["--task-data", shlex.quote(str(spec.task_data))]
+    if spec.task_id is not None:
+        parts += ["--task-id", shlex.quote(spec.task_id)]
+    if spec.runner is not None:
+        parts += ["--runner", "task"]
     if spec.python != "python3":
         parts += ["--python", shlex.quote(spec.python)]
     if spec.nemo_gym is not None:
@@ -254,12 +309,16 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
     """Turn what the child did into a RunResult (verdict read from the staged
     reward folder, paths mapped back to the user's files). ``done`` is what the
     process driver returned; ``None`` when the run could not start."""
+    from verifier_tui.engine.diagnosis import missing_module_notice, never_awaited, never_awaited_warning
     from verifier_tui.engine.verdict import harbor_verdict, read_reward_files
 
     if done is None:
         returncode = signal = None
         timed_out, start_error, duration_s, pipe_wait_s = False, prepared.start_error, 0.0, 0.0
         stdout = stderr = CapturedText()
+        if prepared.shim_refusal is not None and start_error is None:
+            returncode = SHIM_REFUSAL_EXIT  # what test.sh exits with: the runner never ran
+            stderr = CapturedText(prepared.shim_refusal + "\n", total_bytes=len(prepared.shim_refusal) + 1)
     else:
         returncode, signal, timed_out = done.returncode, done.signal, done.timed_out
         start_error, duration_s, pipe_wait_s = done.start_error, done.duration_s, done.pipe_wait_s
@@ -273,8 +332,20 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
     stderr = CapturedText(map_paths(stderr.head, pm), map_paths(stderr.tail, pm), stderr.dropped_bytes, stderr.total_bytes)
     if verdict.message:
         verdict = Verdict(verdict.rewards, verdict.error, map_paths(verdict.message, pm), verdict.source, verdict.warnings)
+    unawaited = never_awaited(stdout.text, stderr.text)
+    if unawaited:  # beside the verdict: it is about whether the score can be trusted
+        verdict = Verdict(verdict.rewards, verdict.error, verdict.message, verdict.source,
+                          (*verdict.warnings, never_awaited_warning(unawaited)))
+    notices = list(prepared.notices)
+    missing = missing_module_notice(stderr.text, spec.task.root, [spec.task.tests_dir, spec.verifier.parent],
+                                    spec.python)
+    if missing is not None:
+        notices.append(missing)
+    outcome = outcome_of(returncode, signal, timed_out, start_error)
+    if done is None and returncode == SHIM_REFUSAL_EXIT:
+        outcome = Outcome.REFUSED_BY_SHIM
     return RunResult(
-        outcome=outcome_of(returncode, signal, timed_out, start_error),
+        outcome=outcome,
         exit_code=returncode if signal is None and not timed_out else None,
         signal=signal,
         duration_s=duration_s,
@@ -294,7 +365,8 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
         timeout_s=spec.timeout_s,
         command=prepared.reproduce,
         trigger=trigger,
-        notices=list(prepared.notices),
+        notices=notices,
         start_error=map_paths(start_error, pm) if start_error else None,
         sequence=sequence,
+        task_id=spec.task_id,
     )

@@ -27,6 +27,8 @@ class Outcome(str, Enum):
     KILLED = "killed by a signal"
     UNEXPECTED_EXIT = "unexpected exit code"
     COULD_NOT_START = "could not start"
+    # The shim's test.sh found no Python 3.8 or newer: exit 127, runner never started.
+    REFUSED_BY_SHIM = "refused by test.sh"
 
     @property
     def slug(self) -> str:
@@ -165,6 +167,7 @@ class RunResult:
     start_error: str | None = None
     sequence: int = 0  # this session's run number
     pipe_wait_s: float = 0.0  # after the runner exited, waiting for its output pipes (held by an escaped process)
+    task_id: str | None = None  # the row of task_data (a tasks.jsonl) the verifier got
 
     @property
     def mode(self) -> str:
@@ -233,6 +236,7 @@ class RunResult:
             "workspace": str(self.workspace) if self.workspace else None,
             "response": self.response.label() if self.response else None,
             "task_data": str(self.task_data) if self.task_data else None,
+            "task_id": self.task_id,
             "mode": self.mode,
             "python": self.python,
             "timeout_s": self.timeout_s,

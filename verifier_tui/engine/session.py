@@ -12,7 +12,14 @@ import os
 from pathlib import Path
 
 from verifier_tui.engine.cases import Case, default_task_data
-from verifier_tui.engine.discovery import DiscoveryError, Task, choose_verifier, load_case_dir, resolve
+from verifier_tui.engine.discovery import (
+    DiscoveryError,
+    Task,
+    choose_verifier,
+    load_case_dir,
+    resolve,
+    verifier_notices,
+)
 from verifier_tui.engine.model import ResponseSource, RunResult
 from verifier_tui.engine.record import record, replace
 from verifier_tui.engine.invocation import (
@@ -26,6 +33,7 @@ from verifier_tui.engine.invocation import (
 )
 from verifier_tui.engine.process import run_process
 from verifier_tui.engine.stage import Scratch, Stage
+from verifier_tui.engine.task_rows import TaskRows, looks_like_rows, no_such_row, read_task_rows, some_ids
 
 TYPE_CHECKING = False  # typing is not imported at run time: start-up is measured
 if TYPE_CHECKING:
@@ -49,6 +57,8 @@ class Options:
     timeout: float | None = None
     python: str = "python3"
     nemo_gym: Path | None = None
+    task_id: str | None = None  # a row of the task's tasks.jsonl (or of --task-data's .jsonl)
+    runner: str = "ours"  # "task": the runner the task ships in tests/.ng/
 
 
 def response_source(path: Path) -> ResponseSource:
@@ -62,7 +72,7 @@ class Session:
 
     def __init__(self, path: Path | str, options: Options | None = None) -> None:
         self.options = options or Options()
-        self.task: Task = resolve(Path(path))
+        self.task: Task = resolve(path)
         self.scratch: Scratch | None = None
         self._stages: dict[tuple, list[Stage]] = {}
         self._busy: set[int] = set()  # id() of the stages a run is using right now
@@ -72,6 +82,8 @@ class Session:
         self.workspace: Path | None = None
         self.response: ResponseSource | None = None
         self.task_data: Path | None = None
+        self.task_id: str | None = None  # the row of ``task_data`` (a .jsonl) in use, if any
+        self.runner = "ours"  # or "task": the task's own tests/.ng/run_verifier.py
         self._apply_options(self.options)
 
     # -- choices -----------------------------------------------------------
@@ -98,8 +110,12 @@ class Session:
             self.response = None
         elif options.response is not None:
             self.choose_response(options.response)
-        if options.task_data is not None:
+        if options.task_id is not None:
+            self.choose_task_row(options.task_id, options.task_data)
+        elif options.task_data is not None:
             self.choose_task_data(options.task_data)
+        if options.runner != "ours":
+            self.choose_runner(options.runner)
 
     def select_case(self, case: Case | None) -> None:
         """Take a case's workspace, response and task data (or none at all)."""
@@ -108,10 +124,12 @@ class Session:
             self.workspace = None
             self.response = None
             self.task_data = default_task_data(self.task.root, self.task.tests_dir)
+            self.task_id = None
             return
         self.workspace = case.workspace
         self.response = None if self.options.no_response else case.response
         self.task_data = case.task_data
+        self.task_id = case.task_id
 
     def select_case_named(self, name: str) -> None:
         case = self.task.case(name)
@@ -142,13 +160,55 @@ class Session:
         self.response = ResponseSource(None, kind, text)
 
     def choose_task_data(self, path: Path | None) -> None:
+        """A JSON file as task data. A JSON Lines file (a parameterized task's
+        tasks.jsonl) is a file of rows: its only row, or a row chosen with
+        :meth:`choose_task_row`."""
         if path is None:
-            self.task_data = None
+            self.task_data, self.task_id = None, None
             return
         path = Path(path).expanduser().absolute()
         if not path.is_file():
             raise SelectionError(f"task data {path} is not a file")
-        self.task_data = path
+        if looks_like_rows(path):
+            rows = self._rows_in(path)
+            if len(rows.rows) != 1:
+                raise SelectionError(
+                    f"task data {path.name} is JSON Lines with {len(rows.rows)} task rows, not one JSON object: "
+                    f"choose a row with --task-id ID (task ids: {some_ids(rows)})")
+            self.task_data, self.task_id = path, rows.rows[0].task_id
+            return
+        self.task_data, self.task_id = path, None
+
+    def choose_task_row(self, task_id: str, path: Path | None = None) -> None:
+        """Row ``task_id`` of ``path`` (default: the task's tasks.jsonl) as task data."""
+        if path is None:
+            if self.task.rows is None:
+                raise SelectionError(f"--task-id {task_id}: {self.task.name} has no tasks.jsonl (it is not a "
+                                     "parameterized task); --task-data FILE.jsonl names another file of rows")
+            path = self.task.rows.path
+        path = Path(path).expanduser().absolute()
+        if not path.is_file():
+            raise SelectionError(f"task data {path} is not a file")
+        rows = self._rows_in(path)
+        if rows.row(task_id) is None:
+            raise SelectionError(f"--task-id {task_id}: {no_such_row(rows, task_id)}")
+        self.task_data, self.task_id = path, task_id
+
+    def _rows_in(self, path: Path) -> TaskRows:
+        if self.task.rows is not None and self.task.rows.path == path:
+            return self.task.rows
+        return read_task_rows(path)
+
+    def choose_runner(self, which: str) -> None:
+        """``ours`` (the default: the resolution and the phases need its
+        extras) or ``task``: the runner the task ships in tests/.ng/, which
+        is what the sandbox would run."""
+        if which == "task" and self.task.own_runner is None:
+            raise SelectionError(f"--runner task: {self.task.name} ships no runner of its own "
+                                 "(no tests/.ng/run_verifier.py)")
+        if which not in ("ours", "task"):
+            raise SelectionError(f"--runner {which}: ours or task")
+        self.runner = which
 
     @property
     def mode(self) -> str:
@@ -162,6 +222,13 @@ class Session:
 
     def notices(self) -> list[str]:
         out = self.task.notices()
+        out += verifier_notices(self.task, self.verifier)
+        out += runner_notices(self.task, self.runner)
+        rows = self.task.rows
+        if self.case is None and self.task_data is None and rows is not None and rows.rows:
+            out.append(f"no task data: the task is parameterized ({rows.path.name}, {len(rows.rows)} rows) and no "
+                       f"row is chosen, so verify gets task_data = {{}}; choose one with --task-id ID "
+                       f"(t in the TUI; task ids: {some_ids(rows)})")
         if self.case is not None:
             out += [f"case {self.case.name}: {p}" for p in self.case.problems]
         note = self.expectation_note()
@@ -182,7 +249,7 @@ class Session:
             changed.append("workspace")
         if not _same_response(self.response, case.response):
             changed.append("response")
-        if self.task_data != case.task_data:
+        if self.task_data != case.task_data or self.task_id != case.task_id:
             changed.append("task data")
         if not changed:
             return None
@@ -209,6 +276,8 @@ class Session:
             timeout_s=self.timeout_s,
             nemo_gym=self.options.nemo_gym,
             explain_only=explain_only,
+            task_id=self.task_id,
+            runner=self.task.own_runner if self.runner == "task" else None,
         )
 
     def spec_for_case(self, case: Case) -> RunSpec:
@@ -219,6 +288,7 @@ class Session:
             workspace=case.workspace,
             response=None if self.options.no_response else case.response,
             task_data=case.task_data,
+            task_id=case.task_id,
             expected=case.expected,
         )
 
@@ -259,7 +329,7 @@ class Session:
         stage = self._claim(spec)
         try:
             prepared = prepare(spec, stage)
-            if prepared.start_error:
+            if prepared.start_error or prepared.shim_refusal:
                 return self._not_started(prepared, trigger, sequence)
             done = run_process(prepared.argv, cwd=prepared.cwd, env=prepared.env, timeout_s=spec.timeout_s)
             return collect(prepared, done, trigger=trigger, sequence=sequence)
@@ -290,7 +360,7 @@ class Session:
             # Staging goes on in its thread if we are cancelled: the stage is
             # handed back only once it is done (never to a run staging into it too).
             prepared = await _finish_in_thread(prepare, spec, stage)
-            if prepared.start_error:
+            if prepared.start_error or prepared.shim_refusal:
                 return self._not_started(prepared, trigger, sequence)
             watcher = None
             if on_explain is not None:
@@ -313,8 +383,8 @@ class Session:
     def explain(self) -> dict[str, Any]:
         """The runner's ``--explain`` for the current choices (verify is not called)."""
         prepared = self.prepare(self.spec(explain_only=True))
-        if prepared.start_error:
-            return {"error": prepared.start_error}
+        if prepared.start_error or prepared.shim_refusal:
+            return {"error": prepared.start_error or prepared.shim_refusal}
         done = run_process(prepared.argv, cwd=prepared.cwd, env=prepared.env, timeout_s=self.timeout_s)
         data = read_explain(prepared, done.stdout.text)
         if data is None:
@@ -364,6 +434,8 @@ class Session:
             case = self.task.case(case_name)
             self.case = case
         self.workspace, self.response, self.task_data = workspace, response, task_data
+        if self.task.own_runner is None:
+            self.runner = "ours"  # the task stopped shipping one
 
     def close(self) -> None:
         if self.scratch is not None:
@@ -388,6 +460,25 @@ class Session:
         if self.scratch is None:
             self.scratch = Scratch()
         return self.scratch.root
+
+
+def runner_notices(task: Task, runner: str) -> list[str]:
+    """What the header's runner word means, in a sentence: which runner runs,
+    and what the sandbox would run (the task's own, when it ships one)."""
+    own = task.own_runner
+    if own is None:
+        return []
+    where = "tests/.ng/run_verifier.py"
+    if runner == "task":
+        known = ("it offers --explain-to, so the resolution is its own" if own.knows_explain_to else
+                 "it offers no --explain-to, so the resolution shown is what the runner contract says, "
+                 "not what this runner reported")
+        return [f"running the task's own runner ({where}), as the sandbox would: {known}"]
+    if own.same_as_ours:
+        return []
+    return [f"the task ships its own runner ({where}) and it differs from verifier-tui's: the sandbox runs the "
+            "task's; this run uses verifier-tui's (for the resolution panel and the phases). --runner task (R in "
+            "the TUI) runs the task's own"]
 
 
 def _same_response(a: ResponseSource | None, b: ResponseSource | None) -> bool:

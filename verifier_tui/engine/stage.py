@@ -36,6 +36,7 @@ class Stage:
     tests: Mirror | None = None
     workspace: Mirror | None = None
     vendored_from: Path | None = None
+    runner_from: Path | None = None  # the runner script placed in .ng/ (ours or the task's own)
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -58,8 +59,14 @@ class Stage:
     def inputs_dir(self) -> Path:
         return self.root / "inputs"
 
-    def prepare(self, tests_source: Path, workspace: Path | None, nemo_gym_verifiers: Path | None) -> list[str]:
+    def prepare(self, tests_source: Path, workspace: Path | None, nemo_gym_verifiers: Path | None,
+                runner: Path | None = None, task_vendors_nemo_gym: bool = False) -> list[str]:
         """Bring the layout up to date for a run; returns notes for the user.
+
+        ``runner`` is the runner script to place (default: ours). When the
+        task vendors its own ``tests/.ng/nemo_gym`` (a published task), that
+        copy is staged as it is, the one the sandbox imports, and
+        ``nemo_gym_verifiers`` is not vendored over it.
 
         The last run's verifier could reach this whole layout (``workspace.parent``
         is the stage): whatever it renamed, replaced by a link or left beside
@@ -74,17 +81,18 @@ class Stage:
         self.reward_dir.mkdir()
         if workspace is not None and not workspace.is_dir():
             raise StagingError(f"the workspace {workspace} is not there any more (deleted or moved?)")
-        if self.tests is None or self.tests.source != tests_source:
+        keep = {".ng/run_verifier.py", ".ng/verifier.py"} | (set() if task_vendors_nemo_gym else {".ng/nemo_gym"})
+        if self.tests is None or self.tests.source != tests_source or self.tests.keep != keep:
             if os.path.lexists(self.tests_dir):
                 remove_path(self.tests_dir)
-            self.tests = Mirror(
-                tests_source, self.tests_dir, keep=frozenset({".ng/run_verifier.py", ".ng/nemo_gym", ".ng/verifier.py"})
-            )
+            self.tests = Mirror(tests_source, self.tests_dir, keep=frozenset(keep))
+            self.vendored_from = None
         self.tests.sync()
         notes += [f"tests: {n}" for n in self.tests.notes]
         make_real_dir(self.ng_dir)
-        self._place_runner()
-        self._vendor(nemo_gym_verifiers)
+        self._place_runner(runner or runner_path())
+        if not task_vendors_nemo_gym:
+            self._vendor(nemo_gym_verifiers)
         if workspace is None:
             self.workspace = None
             # An empty scratch workspace, emptied again if a verifier wrote into it.
@@ -110,16 +118,16 @@ class Stage:
     def place_dataset_verifier(self, verifier: Path) -> None:
         shutil.copyfile(verifier, self.ng_dir / "verifier.py")
 
-    def _place_runner(self) -> None:
-        source = runner_path()
+    def _place_runner(self, source: Path) -> None:
         target = self.ng_dir / "run_verifier.py"
         try:
             sst, tst = source.stat(), target.stat()
-            if sst.st_size == tst.st_size and sst.st_mtime_ns == tst.st_mtime_ns:
+            if self.runner_from == source and sst.st_size == tst.st_size and sst.st_mtime_ns == tst.st_mtime_ns:
                 return
         except OSError:
             pass
         shutil.copy2(source, target)
+        self.runner_from = source
 
     def _vendor(self, verifiers: Path | None) -> None:
         """Vendor nemo_gym/verifiers beside the runner, as the shim does."""

@@ -1,0 +1,170 @@
+"""What a run's output and the task's own files tell beyond the verdict:
+the tool's checks, each a sentence the user can act on.
+
+- a third-party module the interpreter lacks (``ModuleNotFoundError``), with
+  the lines of the task that install it in the sandbox, and how to run with an
+  interpreter that has it;
+- a module in a folder the runner puts ahead of the standard library
+  (``tests/statistics.py``) that shadows a standard-library module;
+- a coroutine that was never awaited: a verifier that forgets an ``await``
+  scores a coroutine object or a default instead of its check.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+from verifier_tui.engine.record import record
+
+TYPE_CHECKING = False  # typing is not imported at run time: start-up is measured
+if TYPE_CHECKING:
+    from typing import Any
+
+_MISSING = re.compile(r"ModuleNotFoundError: No module named '([^']+)'")
+_NEVER_AWAITED = re.compile(r"RuntimeWarning: coroutine '([^']+)' was never awaited")
+#: Import names whose package on PyPI is called otherwise: a Dockerfile
+#: installs ``PyYAML``, the verifier imports ``yaml``.
+_DISTRIBUTIONS = {
+    "yaml": ("pyyaml",), "sklearn": ("scikit-learn",), "cv2": ("opencv-python", "opencv"),
+    "PIL": ("pillow",), "bs4": ("beautifulsoup4",), "dateutil": ("python-dateutil",),
+    "dotenv": ("python-dotenv",), "docx": ("python-docx",), "Crypto": ("pycryptodome",),
+    "jwt": ("pyjwt",), "attr": ("attrs",), "serial": ("pyserial",), "skimage": ("scikit-image",),
+}
+#: Files of a task that install what its sandbox has, relative to the task.
+_INSTALL_FILES = ("environment/Dockerfile", "tests/Dockerfile", "Dockerfile")
+_REQUIREMENTS_FOLDERS = (".", "environment", "tests")
+#: A file larger than this is not searched for install lines.
+_MAX_INSTALL_FILE_BYTES = 1_000_000
+_LINES_SHOWN = 3
+
+
+@record(frozen=True)
+class InstallLine:
+    """A line of a task file that mentions a package."""
+
+    path: Path
+    number: int
+    text: str
+
+
+def missing_module(output: str) -> str | None:
+    """The top-level name of the last module Python could not find."""
+    found = _MISSING.findall(output or "")
+    return found[-1].split(".")[0] if found else None
+
+
+def install_files(task_root: Path) -> list[Path]:
+    """The task's Dockerfiles and requirements files (those that exist)."""
+    files = [task_root / rel for rel in _INSTALL_FILES]
+    for folder in _REQUIREMENTS_FOLDERS:
+        try:
+            files += sorted((task_root / folder).glob("requirements*.txt"))
+        except OSError:
+            continue
+    return [f for f in files if f.is_file()]
+
+
+def install_lines(files: list[Path], module: str) -> list[InstallLine]:
+    """The lines of ``files`` that mention ``module`` (or its PyPI name), as a
+    word, whatever the case."""
+    names = (module, *_DISTRIBUTIONS.get(module, ()))
+    pattern = re.compile(r"(?<![\w.-])(?:" + "|".join(re.escape(n) for n in names) + r")(?![\w-])", re.I)
+    found = []
+    for path in files:
+        try:
+            if path.stat().st_size > _MAX_INSTALL_FILE_BYTES:
+                continue
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        for number, line in enumerate(text.splitlines(), start=1):
+            if pattern.search(line) and not line.lstrip().startswith("#"):
+                found.append(InstallLine(path, number, line.strip()))
+    return found
+
+
+def missing_module_notice(output: str, task_root: Path, local_folders: list[Path], python: str) -> str | None:
+    """A sentence for a verifier that imports a module ``python`` lacks: the
+    module, the task's lines that install it in the sandbox, and what to do.
+    None when nothing is missing, when it is ``nemo_gym`` (it has a hint of its
+    own: the shim vendors it), or when the task holds a module of that name
+    (then the import failed for another reason)."""
+    module = missing_module(output)
+    if module is None or module == "nemo_gym":
+        return None
+    for folder in local_folders:
+        if (folder / f"{module}.py").exists() or (folder / module).is_dir():
+            return None
+    files = install_files(task_root)
+    lines = install_lines(files, module)
+
+    def rel(path: Path) -> str:
+        try:
+            return path.relative_to(task_root).as_posix()
+        except ValueError:
+            return str(path)
+
+    if lines:
+        shown = "; ".join(f"{rel(line.path)}:{line.number} `{line.text[:100]}`" for line in lines[:_LINES_SHOWN])
+        more = f" and {len(lines) - _LINES_SHOWN} more" if len(lines) > _LINES_SHOWN else ""
+        where = f"the task installs it for the sandbox in {shown}{more}"
+    elif files:
+        where = f"none of the task's install files mentions it ({', '.join(rel(f) for f in files)})"
+    else:
+        where = "the task has no Dockerfile or requirements file that would install it"
+    return (f"the verifier imports {module}, which {python} does not have (ModuleNotFoundError); {where}. "
+            f"Run with an interpreter that has it: --python EXE (for example a virtual environment's "
+            f"bin/python where you installed it)")
+
+
+def never_awaited(*outputs: str) -> list[str]:
+    """Coroutines Python warned were never awaited, each named once."""
+    names: list[str] = []
+    for text in outputs:
+        for name in _NEVER_AWAITED.findall(text or ""):
+            if name not in names:
+                names.append(name)
+    return names
+
+
+def never_awaited_warning(names: list[str]) -> str:
+    listed = ", ".join(f"'{n}'" for n in names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    return (f"coroutine {listed} was never awaited (a RuntimeWarning in the output): a missing await, which "
+            "almost always makes the score wrong (the check never ran, or a coroutine object was scored)")
+
+
+def stdlib_shadows(explain: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """Modules in the folders the runner places ahead of the standard library
+    (the --explain document's placed rows) that carry a standard-library
+    module's name: ``import statistics`` finds ``tests/statistics.py`` first.
+    Modules built into the interpreter cannot be shadowed and are left out."""
+    if not explain:
+        return []
+    stdlib = getattr(sys, "stdlib_module_names", frozenset())
+    found: list[dict[str, Any]] = []
+    for row in explain.get("sys_path") or []:
+        if not isinstance(row, dict) or row.get("role") in (None, "interpreter"):
+            continue
+        folder = Path(str(row.get("path") or ""))
+        try:
+            names = sorted(folder.iterdir()) if folder.is_dir() else []
+        except OSError:
+            continue
+        for entry in names:
+            module = entry.stem if entry.suffix == ".py" else entry.name if (entry / "__init__.py").is_file() else None
+            if (module is None or module not in stdlib or module in sys.builtin_module_names
+                    or module.startswith("__")):
+                continue
+            if any(f["module"] == module for f in found):
+                continue  # only the first copy on the path is imported
+            found.append({"module": module, "path": str(entry), "index": row.get("index")})
+    return found
+
+
+def shadow_text(shadow: dict[str, Any], shown_path: str) -> str:
+    module = shadow["module"]
+    return (f"{shown_path} shadows the standard library's {module}: the runner puts this folder ahead of the "
+            f"standard library, so `import {module}` (in the verifier or any library it uses) gets this file; "
+            "rename it")

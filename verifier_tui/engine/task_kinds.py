@@ -1,0 +1,243 @@
+"""What a folder is, told from its layout alone, and what a task ships beside
+its verifier.
+
+Every answer here costs a handful of ``stat`` calls and reads a few small
+files, never a walk of a tree: a path typed by mistake (``/``, the home folder,
+a checkout of this very tool) must get its one line at once.
+
+- a **task** is a folder with ``task.toml``, or a ``tests/`` folder holding
+  ``test.sh`` (what Harbor runs) or ``verifier.py`` (NeMo Gym's Python verifier);
+- a **folder of tasks** (a dataset, a checkout of several tasks) holds tasks as
+  its own subfolders;
+- a **NeMo Gym environment** (``environment.yaml`` with ``tasksets``) names a
+  verifier written against NeMo Gym's episode API, ``verify(attempt,
+  verifier_input)``, which NeMo Gym calls in its own process: not the runner
+  contract this tool runs;
+- a **published task** may carry ``tests/.ng/`` as NeMo Gym's publish step
+  wrote it: its own ``run_verifier.py`` and a vendored ``nemo_gym``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from verifier_tui.engine.record import field, record
+
+TYPE_CHECKING = False  # typing is not imported at run time: start-up is measured
+if TYPE_CHECKING:
+    from typing import Callable
+
+#: At most this many entries of a folder are looked at to find the tasks it
+#: holds: enough for any dataset a person keeps, bounded for a home folder.
+MAX_ENTRIES_SCANNED = 5000
+#: How many task names a message lists before it gives a count.
+NAMES_SHOWN = 5
+#: How many folders above a path may hold the environment.yaml that owns it.
+_ENVIRONMENT_LEVELS = 3
+_MANIFEST_NAMES = ("environment.yaml", "environment.yml")
+#: Only this much of a manifest is read (they are a few hundred bytes).
+_MAX_MANIFEST_BYTES = 1_000_000
+_TASKSETS = re.compile(rb"^tasksets[ \t]*:", re.M)
+_IMPLEMENTATION = re.compile(rb"^[ \t-]*implementation[ \t]*:[ \t]*['\"]?([^'\"#\r\n]+?)['\"]?[ \t]*(?:#.*)?$", re.M)
+# verify's parameter list as written at the top level (a best effort: it only
+# chooses the words of a notice).
+_VERIFY_PARAMS = re.compile(rb"^(?:async[ \t]+)?def[ \t]+verify[ \t]*\(([^)]*)\)", re.M)
+_EPISODE_PARAMS = {"attempt", "verifier_input"}
+
+
+def looks_like_task(folder: Path) -> bool:
+    """A Harbor task by its layout: ``task.toml``, or ``tests/test.sh`` or
+    ``tests/verifier.py``. A ``tests/`` folder alone is not enough: every
+    Python checkout has one (this tool's own does)."""
+    return (
+        (folder / "task.toml").is_file()
+        or (folder / "tests" / "test.sh").is_file()
+        or (folder / "tests" / "verifier.py").is_file()
+    )
+
+
+def is_tests_folder_of_a_task(folder: Path) -> bool:
+    """``folder`` is a task's ``tests/``: its parent is a task, or it holds the
+    files Harbor or NeMo Gym run."""
+    if folder.name != "tests":
+        return False
+    return looks_like_task(folder.parent) or (folder / "test.sh").is_file() or (folder / "verifier.py").is_file()
+
+
+@record(frozen=True)
+class TasksFound:
+    """The tasks a folder holds as its own subfolders (sorted names), and
+    whether the folder had more entries than were looked at."""
+
+    names: list[str]
+    more_unscanned: bool = False
+
+
+def tasks_in(folder: Path) -> TasksFound:
+    """The subfolders of ``folder`` that are tasks, looking at no more than
+    :data:`MAX_ENTRIES_SCANNED` entries and never deeper than one level."""
+    names: list[str] = []
+    more = False
+    try:
+        with os.scandir(folder) as entries:
+            for count, entry in enumerate(entries):
+                if count >= MAX_ENTRIES_SCANNED:
+                    more = True
+                    break
+                if entry.name.startswith("."):
+                    continue
+                try:
+                    if entry.is_dir() and looks_like_task(Path(entry.path)):
+                        names.append(entry.name)
+                except OSError:
+                    continue
+    except OSError:
+        return TasksFound([], False)
+    return TasksFound(sorted(names), more)
+
+
+def some_names(names: list[str], shown: int = NAMES_SHOWN) -> str:
+    """``a, b, c`` or ``a, b, c, d, e and 12 more``."""
+    if len(names) <= shown:
+        return ", ".join(names)
+    return f"{', '.join(names[:shown])} and {len(names) - shown} more"
+
+
+def not_a_task_message(path: Path) -> str:
+    """One line for a folder that is none of the things the tool opens: what
+    was expected, and what it holds when that helps (tasks of its own)."""
+    expected = ("expected a task folder (task.toml, tests/test.sh or tests/verifier.py), its tests/ folder, "
+                "a case folder (cases/<name>/), a .py file with a top-level verify, or a Harbor trial folder")
+    found = tasks_in(path)
+    where = str(path)
+    if len(found.names) == 1:
+        return (f"{where} is not a task, but it holds one: {found.names[0]} "
+                f"(open {os.path.join(where, found.names[0])})")
+    if found.names:
+        count = f"{len(found.names)}{'+' if found.more_unscanned else ''}"
+        return (f"{where} is a folder of {count} tasks, not a task: {some_names(found.names)}; "
+                f"open one of them (for example {os.path.join(where, found.names[0])})")
+    return f"{where} is not a task: {expected}"
+
+
+# ---------------------------------------------------------------------------
+# NeMo Gym's environment format
+
+
+@record(frozen=True)
+class NemoGymEnvironment:
+    """An ``environment.yaml`` with ``tasksets`` (read as text: no YAML
+    parser is needed to tell the format and list what it names)."""
+
+    manifest: Path
+    implementations: list[str] = field(default_factory=list)
+
+
+def nemo_gym_environment(start: Path) -> NemoGymEnvironment | None:
+    """The NeMo Gym environment ``start`` belongs to: an ``environment.yaml``
+    with a top-level ``tasksets`` key in ``start`` or a few folders above it."""
+    for folder in [start, *list(start.parents)[:_ENVIRONMENT_LEVELS]]:
+        for name in _MANIFEST_NAMES:
+            manifest = folder / name
+            data = _read_small(manifest)
+            if data is not None and _TASKSETS.search(data):
+                found = [m.group(1).decode("utf-8", "replace").strip() for m in _IMPLEMENTATION.finditer(data)]
+                return NemoGymEnvironment(manifest, [f for f in found if f])
+    return None
+
+
+def episode_api_message(environment: NemoGymEnvironment, path: Path) -> str:
+    """The one line for a NeMo Gym environment: what it is, and what the tool runs."""
+    names = f" (verifier {some_names(environment.implementations, 3)})" if environment.implementations else ""
+    return (f"{path} belongs to a NeMo Gym environment ({environment.manifest.name} with tasksets{names}): "
+            "its verify(attempt, verifier_input) is NeMo Gym's episode API, which NeMo Gym calls in its own "
+            "process, not the sandbox runner's contract that verifier-tui runs. verifier-tui debugs a Harbor task's "
+            "Python verifier: tests/verifier.py with verify(workspace, task_data, response, state)")
+
+
+def uses_episode_api(verifier: Path) -> bool:
+    """Whether ``verifier``'s top-level ``verify`` is written against NeMo
+    Gym's episode API (it declares ``attempt`` or ``verifier_input``)."""
+    data = _read_small(verifier)
+    if data is None:
+        return False
+    match = _VERIFY_PARAMS.search(data)
+    if match is None:
+        return False
+    names = {re.split(rb"[:=]", p, maxsplit=1)[0].strip(b" \t\r\n*/").decode("ascii", "replace")
+             for p in match.group(1).split(b",")}
+    return bool(names & _EPISODE_PARAMS)
+
+
+def episode_api_notice(verifier_name: str) -> str:
+    return (f"{verifier_name}'s verify takes attempt / verifier_input: that is NeMo Gym's episode API (an "
+            "environment.yaml verifier), not the runner contract, which passes only workspace, task_data, "
+            "response and state; the runner will report the unknown parameters as a contract error")
+
+
+def _read_small(path: Path) -> bytes | None:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(_MAX_MANIFEST_BYTES)
+    except OSError:
+        return None
+
+
+# ---------------------------------------------------------------------------
+# What a published task ships in tests/.ng/
+
+
+@record(frozen=True)
+class OwnRunner:
+    """The runner a published task carries (``tests/.ng/run_verifier.py``):
+    whether it is byte for byte ours, and which of our extra flags it knows."""
+
+    path: Path
+    same_as_ours: bool
+    knows_explain: bool  # --explain: print the plan, call nothing
+    knows_explain_to: bool  # --explain-to FILE: the same, written just before verify is called
+
+
+def task_runner(tests_dir: Path, ours: Callable[[], Path]) -> OwnRunner | None:
+    """The task's own runner, compared with ours (``ours()`` is where it is,
+    asked only when the task ships one); None when it ships none."""
+    path = tests_dir / ".ng" / "run_verifier.py"
+    try:
+        if path.is_symlink() or not path.is_file():
+            return None
+        theirs = path.read_bytes()
+    except OSError:
+        return None
+    try:
+        mine = ours().read_bytes()
+    except OSError:
+        mine = b""
+    return OwnRunner(path, theirs == mine, b"--explain" in theirs, b"--explain-to" in theirs)
+
+
+def task_nemo_gym(tests_dir: Path) -> Path | None:
+    """The ``nemo_gym`` package a published task vendors in ``tests/.ng/``
+    (the copy the sandbox imports), or None."""
+    package = tests_dir / ".ng" / "nemo_gym"
+    if package.is_dir() and not package.is_symlink():
+        return package
+    return None
+
+
+def verifiers_folder(path: Path) -> tuple[Path | None, str | None]:
+    """``--nemo-gym DIR`` taken as the user meant it: a ``nemo_gym/verifiers``
+    folder, the ``nemo_gym`` package itself, or a folder that holds the package
+    (a site-packages or a NeMo Gym checkout). Returns (the verifiers folder,
+    None) or (None, why none of these)."""
+    if not path.is_dir():
+        return None, f"--nemo-gym {path}: not a folder"
+    for candidate in (path, path / "verifiers", path / "nemo_gym" / "verifiers"):
+        if candidate.name == "verifiers" and (candidate / "__init__.py").is_file() \
+                and candidate.parent.name == "nemo_gym":
+            return candidate, None
+    if path.name == "verifiers" and (path / "__init__.py").is_file():
+        return path, None  # a copy kept under another name: taken as it is
+    return None, (f"--nemo-gym {path}: neither a nemo_gym/verifiers folder, the nemo_gym package, nor a folder "
+                  "holding nemo_gym/ (looked for verifiers/__init__.py in each)")

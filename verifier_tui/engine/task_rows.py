@@ -1,0 +1,156 @@
+"""Parameterized tasks: one template task folder with ``tasks.jsonl`` beside
+its ``task.toml``, one row per task.
+
+NeMo Gym renders each row into a task folder of its own at prepare time and
+writes the row's fields there as ``task_data.json``
+(``nemo_gym.data.tasks.harbor.parameterized``). A row is
+``{"task_id": "...", "task_data": {...}}``, or the fields flat beside
+``task_id``. Debugging the template, the tool hands the verifier one row's
+fields as ``task_data``, exactly what the rendered task's ``task_data.json``
+would hold.
+
+Which row a case uses (README, "Parameterized tasks"): the case's own
+``task_data.json`` first; else the row its ``task_id.txt`` names; else the row
+whose ``task_id`` is the case folder's name.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from verifier_tui.engine.record import field, record
+
+TYPE_CHECKING = False  # typing is not imported at run time: start-up is measured
+if TYPE_CHECKING:
+    from typing import Any
+
+TASKS_FILE = "tasks.jsonl"
+#: The file a case names its row in (one line: the row's task_id).
+CASE_TASK_ID_FILE = "task_id.txt"
+#: A tasks.jsonl larger than this is not read (a template's rows are small).
+MAX_BYTES = 64 * 1024 * 1024
+#: How many bad lines a problem names before it gives a count.
+_PROBLEMS_NAMED = 3
+
+
+@record(frozen=True)
+class TaskRow:
+    """One row: its id, the fields the verifier gets as ``task_data``, and
+    its line in the file (1-based)."""
+
+    task_id: str
+    data: dict
+    line: int
+
+
+@record(frozen=True)
+class TaskRows:
+    """The rows of one JSON Lines file, and what was wrong with it."""
+
+    path: Path
+    rows: list[TaskRow] = field(default_factory=list)
+    problems: tuple[str, ...] = ()
+
+    @property
+    def ids(self) -> list[str]:
+        return [row.task_id for row in self.rows]
+
+    def row(self, task_id: str) -> TaskRow | None:
+        return next((row for row in self.rows if row.task_id == task_id), None)
+
+
+def tasks_file(task_root: Path) -> Path | None:
+    """The task's ``tasks.jsonl``, when it is a parameterized task."""
+    path = task_root / TASKS_FILE
+    return path if path.is_file() else None
+
+
+def row_task_data(row: dict[str, Any]) -> dict | None:
+    """What a row hands the verifier: its ``task_data`` object, or the fields
+    beside ``task_id`` when there is no ``task_data`` key; None when its
+    ``task_data`` is not an object."""
+    if "task_data" in row:
+        data = row["task_data"]
+        return data if isinstance(data, dict) else None
+    return {key: value for key, value in row.items() if key != "task_id"}
+
+
+def read_task_rows(path: Path) -> TaskRows:
+    """Every row of ``path``; a line that is not a row is a problem, never an
+    exception (a broken line must not stop debugging the others)."""
+    rows: list[TaskRow] = []
+    bad: list[str] = []
+    seen: dict[str, int] = {}
+    try:
+        if path.stat().st_size > MAX_BYTES:
+            return TaskRows(path, [], (f"larger than {MAX_BYTES // (1024 * 1024)} MB: not read",))
+        lines = path.read_bytes().split(b"\n")
+    except OSError as exc:
+        return TaskRows(path, [], (f"cannot be read ({exc.strerror or exc})",))
+    for number, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
+        try:
+            row = json.loads(raw)
+        except ValueError as exc:
+            bad.append(f"line {number} is not JSON ({exc})")
+            continue
+        if not isinstance(row, dict) or isinstance(row.get("task_id"), bool) \
+                or not isinstance(row.get("task_id"), (str, int)):
+            bad.append(f"line {number} has no task_id (a string)")
+            continue
+        data = row_task_data(row)
+        if data is None:
+            bad.append(f"line {number}: task_data is not a JSON object")
+            continue
+        task_id = str(row["task_id"])
+        if task_id in seen:
+            bad.append(f"line {number} repeats task_id {task_id!r} (first on line {seen[task_id]}, which is used)")
+            continue
+        seen[task_id] = number
+        rows.append(TaskRow(task_id, data, number))
+    problems: tuple[str, ...] = ()
+    if bad:
+        more = f" and {len(bad) - _PROBLEMS_NAMED} more" if len(bad) > _PROBLEMS_NAMED else ""
+        problems = ("; ".join(bad[:_PROBLEMS_NAMED]) + more + " (those lines are left out)",)
+    return TaskRows(path, rows, problems)
+
+
+def some_ids(rows: TaskRows, shown: int = 5) -> str:
+    ids = rows.ids
+    if not ids:
+        return "none"
+    if len(ids) <= shown:
+        return ", ".join(ids)
+    return f"{', '.join(ids[:shown])} and {len(ids) - shown} more"
+
+
+def no_such_row(rows: TaskRows, task_id: str) -> str:
+    return f"{rows.path.name} has no row with task_id {task_id!r} (task ids: {some_ids(rows)})"
+
+
+def looks_like_rows(path: Path) -> bool:
+    """A file given as task data that is JSON Lines, by its name."""
+    return path.suffix.lower() in (".jsonl", ".ndjson")
+
+
+def case_task_id(folder: Path) -> str | None:
+    """The row a case names in its ``task_id.txt``, if it has one."""
+    try:
+        text = (folder / CASE_TASK_ID_FILE).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    return text.strip() or None
+
+
+def staged_row_text(path: Path, task_id: str) -> tuple[str | None, str | None]:
+    """The JSON text of row ``task_id``'s task data in ``path``, read afresh
+    (the file may have changed since the task was opened): (text, None), or
+    (None, why there is none)."""
+    rows = read_task_rows(path)
+    row = rows.row(task_id)
+    if row is None:
+        problem = f"; {rows.problems[0]}" if rows.problems else ""
+        return None, no_such_row(rows, task_id) + problem
+    return json.dumps(row.data, ensure_ascii=False), None
