@@ -119,7 +119,7 @@ async def test_plain_test_sh_notice_is_shown(example):
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_runs(1)
         await pilot.pause()
-        assert "plain test.sh task" in widget_text(app, "#resolution-body")
+        assert "the sandbox would not run tests/verifier.py" in widget_text(app, "#resolution-body")
 
 
 async def test_sum_column_helper_import_and_task_data(example):

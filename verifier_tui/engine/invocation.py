@@ -293,6 +293,38 @@ def read_explain(prepared: Prepared, stdout_text: str | None = None) -> dict[str
     return map_json(data, prepared.path_map) if isinstance(data, dict) else None
 
 
+def contract_explanation(prepared: Prepared) -> dict[str, Any] | None:
+    """What can be known of a run by the task's own runner when it offers no
+    --explain-to: the import path the runner contract places (its .ng folder,
+    the verifier's folder, the tests folder) and where nemo_gym.verifiers is
+    vendored, in the shape of the explain document, marked ``from_contract``.
+    Not the runner's report: the signature and bindings stay unknown."""
+    spec = prepared.spec
+    if spec.runner is None or spec.runner.knows_explain_to or spec.explain_only:
+        return None
+    stage = prepared.stage
+    staged_verifier = stage.tests_dir / spec.task.staged_name(spec.verifier)
+    rows: list[dict[str, Any]] = []
+    for folder, role in ((stage.ng_dir, "vendored helpers"), (staged_verifier.parent, "verifier's folder"),
+                         (stage.tests_dir, "tests folder")):
+        same = next((r for r in rows if r["path"] == str(folder)), None)
+        if same is not None:
+            same["roles"].append(role)
+            continue
+        rows.append({"index": len(rows), "path": str(folder), "role": role, "roles": [role], "exists": folder.is_dir()})
+    vendored = stage.ng_dir / "nemo_gym" / "verifiers"
+    resolved = str(vendored) if (vendored / "__init__.py").is_file() else None
+    document = {
+        "from_contract": True,
+        "sys_path": rows,
+        "modules": {"nemo_gym.verifiers": {"resolved": resolved, "shadowed": []}},
+        "verify": None,
+        "parameters": [],
+        "problems": [],
+    }
+    return map_json(document, prepared.path_map)
+
+
 def outcome_of(returncode: int | None, signal: int | None, timed_out: bool, start_error: str | None) -> Outcome:
     if start_error is not None:
         return Outcome.COULD_NOT_START
@@ -354,7 +386,7 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
         verdict=verdict,
         stdout=stdout,
         stderr=stderr,
-        explain=read_explain(prepared),
+        explain=read_explain(prepared) or contract_explanation(prepared),
         case=spec.case,
         verifier=spec.verifier,
         workspace=spec.workspace,

@@ -74,9 +74,28 @@ def task_data_options(session: Session, fmt: Display) -> Rows:
     default = default_task_data_for(session)
     options: Rows = []
     if default is not None:
-        options.append(("default", f"the default: {fmt.path(default)}"))
+        row = session.case.task_id if session.case else None
+        options.append(("default", f"the case's: row {row} of {fmt.path(default)}" if row else
+                        f"the default: {fmt.path(default)}"))
+    rows = session.task.rows
+    if rows is not None and rows.rows:
+        options.append(("rows", f"a row of {rows.path.name} ({len(rows.rows)} task rows)…"))
     options += [("file", "a JSON file…"), ("none", "none: the runner passes {}")]
     return options
+
+
+def task_row_options(session: Session) -> tuple[Rows, str | None]:
+    """Each row of the task's tasks.jsonl (its task_id and the start of its
+    fields), and the id of the row in use."""
+    import json
+
+    rows = session.task.rows
+    options: Rows = []
+    for row in rows.rows if rows is not None else []:
+        preview = json.dumps(row.data, ensure_ascii=False)
+        preview = preview if len(preview) <= 70 else preview[:69] + "…"
+        options.append((row.task_id, Content.assemble((row.task_id, "bold"), "  ", (preview, "$text-muted"))))
+    return options, session.task_id
 
 
 def editor_start(session: Session, kind: str) -> tuple[str, str]:

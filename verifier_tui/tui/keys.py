@@ -24,6 +24,9 @@ KEYS: list[tuple[str, str, str, str, str]] = [
     ("d", "debug", "pdb", "Re-run under pdb", "Post-mortem pdb in the real terminal (suspends the app)"),
     ("c", "copy_command", "copy", "Copy reproduce command", "The shell command that reproduces this run"),
     ("o", "toggle_output", "stdout", "Toggle stdout / stderr", "Show the run's stdout or its stderr"),
+    # Shown only for a task that ships its own runner (MainScreen.check_action).
+    ("R", "toggle_runner", "runner", "Toggle runner",
+     "verifier-tui's runner, or the task's own tests/.ng/run_verifier.py (what the sandbox runs)"),
     ("q", "app.quit", "quit", "Quit", "Quit verifier-tui"),
 ]
 

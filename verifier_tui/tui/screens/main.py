@@ -22,7 +22,7 @@ from textual.screen import Screen
 from textual.widgets import Footer
 from textual.worker import Worker, WorkerState
 
-from verifier_tui.engine.discovery import DiscoveryError, no_verifier_message
+from verifier_tui.engine.discovery import DiscoveryError, no_verifier_help, no_verifier_message
 from verifier_tui.engine.model import RunResult
 from verifier_tui.engine.session import SelectionError
 from verifier_tui.tui.chooser_options import (
@@ -33,6 +33,7 @@ from verifier_tui.tui.chooser_options import (
     editor_start,
     response_options,
     task_data_options,
+    task_row_options,
     verifier_options,
 )
 from verifier_tui.tui.external import editor_command, failing_location, pdb_command, verify_line
@@ -157,8 +158,7 @@ class MainScreen(Screen[None]):
         session = self.vt.session
         text = no_verifier_message(session.task)
         text = self.vt.fmt.text(text)
-        help_text = (f"{text}\n\nWrite one (tests/verifier.py with a top-level def verify(workspace): ...): "
-                     "live reload picks it up and runs it. v chooses another file.")
+        help_text = f"{text}\n\n{no_verifier_help(session.task)}"
         self.query_one(ResolutionPanel).show_message(help_text, session.notices(), style="bold $warning")
         self.query_one(RewardPanel).show_message("Nothing to run yet: this task has no verifier.", "$warning")
         self.query_one(StatusLine).set_note("no verifier found (see the resolution panel)")
@@ -354,8 +354,16 @@ class MainScreen(Screen[None]):
         session = self.vt.session
         default = default_task_data_for(session)
         key = await self.app.push_screen_wait(ChooseListScreen("Task data", task_data_options(session, self.vt.fmt)))
-        if key == "default" and default is not None:
+        case_row = session.case.task_id if session.case else None
+        if key == "default" and default is not None and case_row is not None:
+            self._choose("task data chosen", session.choose_task_row, case_row, default)
+        elif key == "default" and default is not None:
             self._choose("task data chosen", session.choose_task_data, default)
+        elif key == "rows":
+            options, current = task_row_options(session)
+            row = await self.app.push_screen_wait(ChooseListScreen("A row of tasks.jsonl as task data", options, current))
+            if row is not None:
+                self._choose("task row chosen", session.choose_task_row, row)
         elif key == "file":
             path = await self.app.push_screen_wait(
                 FilePickerScreen("Choose task data (a JSON object)", session.task.root, (".json",)))
@@ -396,6 +404,19 @@ class MainScreen(Screen[None]):
 
     def action_toggle_output(self) -> None:
         self.query_one(OutputPanel).toggle()
+
+    def action_toggle_runner(self) -> None:
+        """verifier-tui's runner (the default) or the one the task ships."""
+        session = self.vt.session
+        other = "ours" if session.runner == "task" else "task"
+        trigger = "runner: the task's own" if other == "task" else "runner: verifier-tui's"
+        self._choose(trigger, session.choose_runner, other)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """R (the runner) is offered only for a task that ships its own."""
+        if action == "toggle_runner":
+            return self.vt.session.task.own_runner is not None
+        return True
 
     # -- leaving the app: the editor, pdb; copying the command ---------------------------------------
 
@@ -450,8 +471,9 @@ class MainScreen(Screen[None]):
             except (DiscoveryError, SelectionError, OSError) as exc:
                 self.notify(f"cannot debug: {exc}", severity="error", markup=False)
                 return
-            if prepared.start_error:
-                self.notify(f"cannot debug: {prepared.start_error}", severity="error", markup=False)
+            if prepared.start_error or prepared.shim_refusal:
+                self.notify(f"cannot debug: {prepared.start_error or prepared.shim_refusal}", severity="error",
+                            markup=False)
                 return
             stage = prepared.stage
             banner = (f"verify under pdb ({session.case.name if session.case else 'no case'}), in the staged sandbox "

@@ -27,6 +27,8 @@ class ChoicesPanel(Static):
         else:
             response_text, response_style = fmt.in_task(response.path), ""
         task_data = fmt.in_task(session.task_data) if session.task_data else "none"
+        if session.task_id is not None:
+            task_data = f"row {session.task_id} of {task_data}"
         self.update(
             Content.assemble(
                 ("workspace ", LABEL), (workspace, "bold"), (" f", KEY), SEP,

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from textual.content import Content
 from textual.widgets import Static
 
+from verifier_tui.words import runner_words
 
 
 if TYPE_CHECKING:
@@ -36,4 +37,8 @@ class HeaderLine(Static):
             (" s", KEY), SEP,
             (MODE_WORDS[session.mode], mode_style), (" m", KEY),
         ]
+        runner = runner_words(session)
+        if runner is not None:  # only when the task ships its own runner
+            differs = session.task.own_runner is not None and not session.task.own_runner.same_as_ours
+            parts += [SEP, (runner, "bold $warning" if differs else "bold"), (" R", KEY)]
         self.update(Content.assemble(*parts))

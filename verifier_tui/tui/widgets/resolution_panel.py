@@ -13,7 +13,7 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from verifier_tui.words import binding_text
+from verifier_tui.words import binding_text, shadow_lines
 
 if TYPE_CHECKING:
     from verifier_tui.tui.display import Display
@@ -44,6 +44,9 @@ def resolution_content(explain: dict[str, Any], mode: str, fmt: "Display", notic
     if explain.get("error"):
         parts.append((f"The runner could not explain this run: {fmt.text(str(explain['error']))}\n", _PROBLEM))
         return Content.assemble(*parts)
+    if explain.get("from_contract"):
+        parts.append(("The task's own runner offers no --explain-to: below is what the runner contract places, "
+                      "not what the runner reported; verify's signature and bindings are unknown.\n", _WARN))
     parts += _problems(explain, mode, fmt)
     parts += _verify(explain, mode, fmt)
     parts += _nemo_gym(explain, fmt)
@@ -130,6 +133,8 @@ def _sys_path(explain: dict[str, Any], fmt: "Display") -> list[Any]:
         role_style = _MUTED if row.get("role") == "interpreter" else "bold"
         parts += [(f" {row.get('index', ''):>2}  ", _MUTED), (f"{role:<{width}}  ", role_style), path,
                   (missing, _MUTED), "\n"]
+    for shadow in shadow_lines(explain, fmt.task_root):
+        parts.append((f"  ⚠ {fmt.text(shadow)}\n", _WARN))
     return parts
 
 
