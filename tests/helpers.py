@@ -30,7 +30,7 @@ MODULE = [sys.executable, "-m", "verifier_tui"]
 #: Bound on any one command a test starts: a hang fails the test instead of blocking the suite.
 HANG_GUARD_S = 120
 #: The bundled examples that have cases.
-TASKS_WITH_CASES = ["count-errors", "fizzbuzz-module", "hello-file", "sum-column", "summary-keywords"]
+TASKS_WITH_CASES = ["count-errors", "fizzbuzz-module", "greeting-rows", "hello-file", "sum-column", "summary-keywords"]
 
 DEFAULT_VERIFIER = "def verify(workspace):\n    return 1.0\n"
 
