@@ -69,7 +69,8 @@ def install_files(task_root: Path) -> list[Path]:
 def install_lines(files: list[Path], module: str) -> list[InstallLine]:
     """The lines of ``files`` that mention ``module`` (or its PyPI name), as a
     word, whatever the case."""
-    names = (module, *_DISTRIBUTIONS.get(module, ()))
+    # pip names use dashes where import names use underscores (python-dateutil, my_pkg / my-pkg).
+    names = (module, module.replace("_", "-"), *_DISTRIBUTIONS.get(module, ()))
     pattern = re.compile(r"(?<![\w.-])(?:" + "|".join(re.escape(n) for n in names) + r")(?![\w-])", re.I)
     found = []
     for path in files:

@@ -160,6 +160,10 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
         path_map.insert(0, (response_arg, str(spec.response.path)))
     if staged_row is not None:
         path_map.insert(0, (str(staged_row), f"{spec.task_data} (row {spec.task_id})"))
+    if task_vendors and spec.task.own_nemo_gym is not None:  # the task's own copy: the user's file
+        path_map.insert(0, (str(stage.ng_dir / "nemo_gym"), str(spec.task.own_nemo_gym)))
+    if spec.runner is not None:
+        path_map.insert(0, (str(stage.ng_dir / "run_verifier.py"), str(spec.runner.path)))
     if stage.vendored_from is not None and not task_vendors:
         notices_vendor = f"nemo_gym/verifiers vendored from {stage.vendored_from}"
         path_map.insert(0, (str(stage.ng_dir / "nemo_gym" / "verifiers"), str(stage.vendored_from) + " (vendored)"))

@@ -1,0 +1,219 @@
+"""What the real ``verifier-tui`` command says about real tasks as they are
+found (issue 10) and about paths that are not tasks (issue 9, "Bad paths"):
+one line and exit 2 for what it cannot open, the task's name, the runner, the
+rows of a parameterized task, and the interpreter's shortcomings."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import PY, REPO, make_task, no_traceback, run_tool, write
+
+PYENV = Path("/root/.pyenv/versions")
+
+
+def one_line_refusal(done, *words):
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stdout == ""
+    no_traceback(done)
+    line = done.stderr.strip()
+    assert "\n" not in line and line.startswith("verifier-tui: ")
+    for word in words:
+        assert word in line, line
+    return line
+
+
+# ---------------------------------------------------------------------------
+# Bad paths
+
+
+@pytest.mark.parametrize("command", ["run", "explain", "test", "watch"])
+def test_the_root_folder_and_an_empty_path_get_one_short_line(env, command):
+    line = one_line_refusal(run_tool(env, command, "/"), "/ is not a task", "expected a task folder")
+    assert len(line) < 400
+    one_line_refusal(run_tool(env, command, ""), "an empty path")
+
+
+def test_this_checkout_is_not_a_task(env):
+    # Before: `run .` here ran a TUI test module as the verifier.
+    one_line_refusal(run_tool(env, "run", ".", cwd=REPO), "is not a task")
+
+
+def test_a_folder_of_tasks_lists_them(env, tmp_path, example):
+    for name in ("count-errors", "hello-file", "sum-column"):
+        example(name)
+    one_line_refusal(run_tool(env, "run", tmp_path / "tasks"),
+                     "is a folder of 3 tasks, not a task: count-errors, hello-file, sum-column")
+
+
+def test_the_tui_refuses_a_folder_that_is_not_a_task_before_drawing(env, tmp_path):
+    (tmp_path / "empty").mkdir()
+    one_line_refusal(run_tool(env, tmp_path / "empty"), "is not a task")
+
+
+# ---------------------------------------------------------------------------
+# Kinds of tasks
+
+
+def test_a_plain_test_sh_task_without_a_verifier(env, tmp_path):
+    task_dir = make_task(tmp_path / "pytest-task", None, shim=False,
+                         files={"test.sh": "#!/bin/bash\npytest /tests/test_outputs.py\n",
+                                "test_outputs.py": "def verify(workspace):\n    return 1\n"})
+    line = one_line_refusal(run_tool(env, "run", task_dir), "pytest-task is a plain Harbor task",
+                            "Harbor runs its tests/test.sh")
+    assert "as you asked" not in line
+
+
+def test_a_nemo_gym_environment(env, tmp_path):
+    folder = tmp_path / "episode-env"
+    write(folder / "environment.yaml", "tasksets:\n  - name: main\n    verifier:\n      implementation: grade:verify\n")
+    write(folder / "grade.py", "async def verify(attempt, verifier_input):\n    return 1.0\n")
+    one_line_refusal(run_tool(env, "run", folder), "NeMo Gym environment", "episode API", "grade:verify")
+
+
+def test_hello_world_runs_its_verifier_not_its_pytest_module(env, tmp_path):
+    task_dir = make_task(tmp_path / "hello_world", "def verify(workspace):\n    return 0.5\n", files={
+        "test_hello_world_verifier.py": ("from runpy import run_path\n"
+                                         "verify = run_path('verifier.py')['verify']\n")})
+    data = json.loads(run_tool(env, "run", "--json", task_dir, "--python", PY).stdout)
+    assert data["verifier"] == str(task_dir / "tests" / "verifier.py")
+    assert data["rewards"] == {"reward": 0.5}
+
+
+def test_the_task_tables_name_in_the_header_and_the_json(env, example):
+    task_dir = example("greeting-rows")
+    done = run_tool(env, "run", task_dir, "--python", PY)
+    assert done.stdout.startswith("task verifier-tui-examples/greeting-rows · ")
+    data = json.loads(run_tool(env, "run", "--json", task_dir, "--python", PY).stdout)
+    assert data["task_name"] == "verifier-tui-examples/greeting-rows"
+    tested = json.loads(run_tool(env, "test", "--json", task_dir, "--python", PY).stdout)
+    assert tested["task_name"] == "verifier-tui-examples/greeting-rows"
+
+
+# ---------------------------------------------------------------------------
+# Parameterized tasks
+
+
+def test_task_id_runs_a_row(env, example):
+    task_dir = example("greeting-rows")
+    workspace = task_dir / "cases" / "wrong-name" / "workspace"  # greets Ada
+    for task_id, reward in (("ada", 1.0), ("grace", 0.0)):
+        done = run_tool(env, "run", "--json", task_dir, "--task-id", task_id, "--workspace", workspace, "--python", PY)
+        data = json.loads(done.stdout)
+        assert (data["rewards"], data["task_id"]) == ({"reward": reward}, task_id)
+        assert data["task_data"] == str(task_dir / "tasks.jsonl")
+    text = run_tool(env, "run", task_dir, "--task-id", "grace", "--python", PY).stdout
+    assert " · task row grace · " in text.splitlines()[0]
+
+
+def test_task_data_naming_tasks_jsonl_asks_for_a_row(env, example):
+    task_dir = example("greeting-rows")
+    line = one_line_refusal(run_tool(env, "run", task_dir, "--task-data", task_dir / "tasks.jsonl"),
+                            "JSON Lines with 3 task rows", "--task-id ID", "ada, grace, lin")
+    assert "invalid JSON" not in line
+    one_line_refusal(run_tool(env, "run", task_dir, "--task-id", "nosuch"), "no row with task_id 'nosuch'")
+
+
+def test_a_case_without_a_row_says_so(env, example):
+    done = run_tool(env, "run", example("greeting-rows"), "--case", "no-row", "--python", PY)
+    assert done.returncode == 1
+    assert "note: case no-row: no task data: the task is parameterized (tasks.jsonl, 3 rows)" in done.stdout
+
+
+# ---------------------------------------------------------------------------
+# The task's own runner
+
+OWN_RUNNER = """\
+import os, sys
+args = sys.argv[1:]
+reward_dir = args[args.index("--reward-dir") + 1]
+open(os.path.join(reward_dir, "reward.txt"), "w").write("0.25")
+"""
+
+
+def test_the_header_says_the_task_ships_a_different_runner_and_runner_task_runs_it(env, tmp_path):
+    task_dir = make_task(tmp_path / "published")
+    write(task_dir / "tests" / ".ng" / "run_verifier.py", OWN_RUNNER)
+    ours = run_tool(env, "run", task_dir, "--python", PY)
+    header = ours.stdout.splitlines()[0]
+    assert header.endswith(" · our runner (the task's differs)")
+    assert "--runner task (R in the TUI) runs the task's own" in ours.stdout
+    assert 'verdict: {"reward": 1.0}' in ours.stdout
+    theirs = run_tool(env, "run", task_dir, "--runner", "task", "--python", PY)
+    assert theirs.stdout.splitlines()[0].endswith(" · task's own runner")
+    assert 'verdict: {"reward": 0.25}' in theirs.stdout
+    one_line_refusal(run_tool(env, "explain", task_dir, "--runner", "task", "--python", PY), "has no --explain")
+
+
+def test_runner_task_on_a_task_without_one(env, example):
+    one_line_refusal(run_tool(env, "run", example("hello-file"), "--runner", "task"), "ships no runner of its own")
+
+
+# ---------------------------------------------------------------------------
+# Interpreters and dependencies
+
+
+def test_an_old_python_is_refused_as_the_shim_refuses_it(env, tmp_path):
+    found = sorted(PYENV.glob("3.7.*/bin/python3.7"))
+    if not found:
+        pytest.skip("no Python 3.7 on this machine")
+    done = run_tool(env, "run", make_task(tmp_path / "t"), "--python", found[0])
+    assert done.returncode == 127
+    assert "exit 127 · refused by test.sh" in done.stdout
+    assert "Harbor would raise RewardFileNotFoundError" in done.stdout
+    assert "the sandbox's test.sh refuses an interpreter older than 3.8" in done.stdout
+    no_traceback(done)
+
+
+def test_nemo_gym_given_the_package_root(env, tmp_path):
+    task_dir = make_task(tmp_path / "t", "from nemo_gym.verifiers.helpers import VALUE\n\n"
+                                        "def verify(workspace):\n    return VALUE\n")
+    package = tmp_path / "site" / "nemo_gym"
+    write(package / "__init__.py", "")
+    write(package / "verifiers" / "__init__.py", "")
+    write(package / "verifiers" / "helpers.py", "VALUE = 0.5\n")
+    done = run_tool(env, "run", task_dir, "--nemo-gym", package, "--python", PY)
+    assert done.returncode == 0, done.stdout
+    assert f"vendored from {package / 'verifiers'}" in done.stdout
+    assert "nothing was vendored" not in done.stdout
+
+
+def test_coroutine_warning_beside_the_verdict_and_shadowing_in_explain(env, tmp_path):
+    task_dir = make_task(tmp_path / "t", """\
+        import gc, statistics
+
+        async def check():
+            return 1.0
+
+        def verify(workspace):
+            check()
+            gc.collect()
+            return 0.0
+    """, files={"statistics.py": ""})
+    lines = run_tool(env, "run", task_dir, "--python", PY).stdout.splitlines()
+    verdict = next(i for i, line in enumerate(lines) if line.startswith("verdict: "))
+    assert "coroutine 'check' was never awaited" in lines[verdict + 1] and lines[verdict + 1].startswith("warning:")
+    explained = run_tool(env, "explain", task_dir, "--python", PY).stdout
+    assert "⚠ t/tests/statistics.py shadows the standard library's statistics" in explained
+    data = json.loads(run_tool(env, "explain", "--json", task_dir, "--python", PY).stdout)
+    assert [s["module"] for s in data["shadowing"]] == ["statistics"]
+
+
+def test_a_missing_module_hint(env, tmp_path):
+    task_dir = make_task(tmp_path / "t", "import vtui_absent_pkg\n\ndef verify(workspace):\n    return 1.0\n")
+    write(task_dir / "environment" / "Dockerfile", "FROM python:3.12\nRUN pip install vtui-absent-pkg\n")
+    done = run_tool(env, "run", task_dir, "--python", PY)
+    assert done.returncode == 1
+    assert "environment/Dockerfile:2 `RUN pip install vtui-absent-pkg`" in done.stdout
+    assert "--python EXE" in done.stdout
+
+
+def test_the_example_task_shows_its_rows(env, example):
+    task_dir = example("greeting-rows")
+    shutil.rmtree(task_dir / "cases")
+    done = run_tool(env, "run", task_dir, "--python", PY)
+    assert "choose one with --task-id ID" in done.stdout and "ada, grace, lin" in done.stdout

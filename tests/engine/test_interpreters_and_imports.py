@@ -1,0 +1,160 @@
+"""Interpreters and dependencies (issue 10): a module the interpreter lacks,
+an interpreter the shim refuses, a coroutine never awaited, a tests/ module
+that shadows the standard library. Real interpreters, the real runner."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import PY, make_task, write
+from verifier_tui.engine.diagnosis import install_lines, missing_module, stdlib_shadows
+from verifier_tui.engine.model import Outcome
+from verifier_tui.engine.session import Options, Session
+
+PYENV = Path("/root/.pyenv/versions")
+
+
+def old_python(version: str) -> str:
+    found = sorted(PYENV.glob(f"{version}.*/bin/python{version}"))
+    if not found:
+        pytest.skip(f"no Python {version} on this machine")
+    return str(found[0])
+
+
+def run(task_dir, **options):
+    with Session(task_dir, Options(**{"python": PY, **options})) as session:
+        return session.run()
+
+
+# ---------------------------------------------------------------------------
+# A third-party module the interpreter lacks
+
+NEEDS_PACKAGE = """\
+import vtui_fuzzy_scores
+
+def verify(workspace):
+    return vtui_fuzzy_scores.score(workspace)
+"""
+
+
+def test_a_missing_module_names_the_tasks_install_lines_and_python(tmp_path):
+    task_dir = make_task(tmp_path / "t", NEEDS_PACKAGE)
+    write(task_dir / "environment" / "Dockerfile",
+          "FROM python:3.11-slim\n# vtui_fuzzy_scores is pinned below\nRUN pip install numpy vtui-fuzzy-scores==1.2\n")
+    write(task_dir / "tests" / "requirements.txt", "requests\nvtui_fuzzy_scores>=1.0\n")
+    result = run(task_dir)
+    assert result.outcome is Outcome.VERIFIER_RAISED
+    note = next(n for n in result.notices if "vtui_fuzzy_scores" in n)
+    assert f"the verifier imports vtui_fuzzy_scores, which {PY} does not have" in note
+    assert "environment/Dockerfile:3 `RUN pip install numpy vtui-fuzzy-scores==1.2`" in note
+    assert "tests/requirements.txt:2 `vtui_fuzzy_scores>=1.0`" in note
+    assert "Dockerfile:2" not in note  # a comment installs nothing
+    assert "--python EXE" in note
+
+
+def test_a_missing_module_no_file_installs_is_said(tmp_path):
+    task_dir = make_task(tmp_path / "t", NEEDS_PACKAGE)
+    write(task_dir / "environment" / "Dockerfile", "FROM python:3.11-slim\n")
+    note = next(n for n in run(task_dir).notices if "vtui_fuzzy_scores" in n)
+    assert "none of the task's install files mentions it (environment/Dockerfile)" in note
+    (task_dir / "environment" / "Dockerfile").unlink()
+    note = next(n for n in run(task_dir).notices if "vtui_fuzzy_scores" in n)
+    assert "the task has no Dockerfile or requirements file that would install it" in note
+
+
+def test_import_names_that_differ_from_their_package_are_found(tmp_path):
+    dockerfile = write(tmp_path / "Dockerfile", "RUN pip install PyYAML scikit-learn\n")
+    assert [line.number for line in install_lines([dockerfile], "yaml")] == [1]
+    assert [line.number for line in install_lines([dockerfile], "sklearn")] == [1]
+    assert install_lines([dockerfile], "ml") == []  # words, not substrings
+
+
+def test_nemo_gym_and_the_tasks_own_modules_get_no_install_hint(tmp_path):
+    assert missing_module("ModuleNotFoundError: No module named 'nemo_gym.verifiers'") == "nemo_gym"
+    task_dir = make_task(tmp_path / "t", "import nemo_gym\n\ndef verify(workspace):\n    return 1.0\n")
+    assert not any("does not have" in n for n in run(task_dir).notices)
+    task_dir = make_task(tmp_path / "u", "import helpers_pkg.sub\n\ndef verify(workspace):\n    return 1.0\n",
+                         files={"helpers_pkg/__init__.py": ""})
+    result = run(task_dir)
+    assert result.outcome is Outcome.VERIFIER_RAISED
+    assert not any("does not have" in n for n in result.notices)
+
+
+# ---------------------------------------------------------------------------
+# An interpreter older than 3.8: the shim's verdict
+
+
+@pytest.mark.parametrize("version", ["3.7", "3.6"])
+def test_an_interpreter_the_shim_refuses_never_starts_the_runner(tmp_path, version):
+    python = old_python(version)
+    marker = tmp_path / "ran"
+    task_dir = make_task(tmp_path / "t", f"open({str(marker)!r}, 'w').close()\n\ndef verify(workspace):\n    return 1.0\n")
+    result = run(task_dir, python=python)
+    assert result.outcome is Outcome.REFUSED_BY_SHIM
+    assert result.exit_code == 127 and result.exit_status == 127
+    assert result.verdict.error == "RewardFileNotFoundError"
+    assert f"found only an older one: {python} (Python {version}." in result.stderr.text
+    assert any("refuses an interpreter older than 3.8" in n for n in result.notices)
+    assert not marker.exists()  # the verifier's module was never imported
+    assert result.outcome_words == "exit 127 · refused by test.sh"
+
+
+def test_python_3_8_is_run(tmp_path):
+    result = run(make_task(tmp_path / "t"), python=old_python("3.8"))
+    assert result.outcome is Outcome.REWARD_WRITTEN, result.stderr.text
+
+
+# ---------------------------------------------------------------------------
+# A coroutine never awaited
+
+
+def test_a_coroutine_never_awaited_is_flagged_beside_the_verdict(tmp_path):
+    task_dir = make_task(tmp_path / "t", """\
+        import gc
+
+        async def check(workspace):
+            return 1.0
+
+        def verify(workspace):
+            check(workspace)  # forgot the await: the check never runs
+            gc.collect()
+            return 0.0
+    """)
+    result = run(task_dir)
+    assert result.verdict.rewards == {"reward": 0.0}
+    (warning,) = [w for w in result.verdict.warnings if "never awaited" in w]
+    assert "coroutine 'check' was never awaited" in warning and "wrong" in warning
+    assert warning in result.to_json()["warnings"]
+
+
+def test_no_flag_without_the_warning(tmp_path):
+    result = run(make_task(tmp_path / "t"))
+    assert not any("never awaited" in w for w in result.verdict.warnings)
+
+
+# ---------------------------------------------------------------------------
+# A tests/ module shadowing the standard library
+
+
+def test_a_tests_module_shadowing_the_standard_library_is_flagged(tmp_path):
+    task_dir = make_task(tmp_path / "t", """\
+        import statistics
+
+        def verify(workspace):
+            return statistics.mean([1.0, 1.0])
+    """, files={"statistics.py": "# the task's own notes on statistics\n", "helpers.py": "X = 1\n"})
+    result = run(task_dir)
+    assert result.outcome is Outcome.VERIFIER_RAISED and "AttributeError" in result.stderr.text
+    (shadow,) = stdlib_shadows(result.explain)
+    assert shadow["module"] == "statistics"
+    assert shadow["path"] == str(task_dir / "tests" / "statistics.py")
+    with Session(task_dir, Options(python=PY)) as session:
+        assert [s["module"] for s in stdlib_shadows(session.explain())] == ["statistics"]
+
+
+def test_built_in_modules_and_the_tasks_other_modules_are_not_flagged(tmp_path):
+    task_dir = make_task(tmp_path / "t", files={"time.py": "", "scoring.py": "", "sys.py": ""})
+    result = run(task_dir)
+    assert stdlib_shadows(result.explain) == []
