@@ -1,0 +1,130 @@
+"""The TUI on real tasks as they are found (issue 10): a parameterized task's
+rows in the task-data chooser, R for the task's own runner, and the tool's
+checks (stdlib shadowing, a coroutine never awaited, a missing module, an
+interpreter the shim refuses) where the user looks for them. The real app,
+watched through its messages and what it shows."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import make_task, write
+from tests.tui.app_under_test import SIZE, make_app, screen_text, widget_text
+from verifier_tui.engine.model import Outcome
+from verifier_tui.tui.screens.choose_list import ChooseListScreen
+
+OWN_RUNNER = """\
+import os, sys
+args = sys.argv[1:]
+open(os.path.join(args[args.index("--reward-dir") + 1], "reward.txt"), "w").write("0.25")
+"""
+
+
+async def test_t_offers_each_row_of_tasks_jsonl(example):
+    app = make_app(example("greeting-rows"), watch=False)  # first case: ada, which uses the row ada
+    async with app.run_test(size=SIZE) as pilot:
+        first = await app.wait_for_runs(1)
+        assert (first.task_id, first.verdict.rewards) == ("ada", {"reward": 1.0})
+        await pilot.pause()
+        assert "row ada of tasks.jsonl" in widget_text(app, "#choices")
+        await pilot.press("t")
+        assert isinstance(app.screen, ChooseListScreen)
+        await pilot.press("down", "enter")  # the case's row -> "a row of tasks.jsonl (3 task rows)…"
+        await pilot.pause()
+        assert isinstance(app.screen, ChooseListScreen)
+        rows = screen_text(app)
+        assert "ada" in rows and "grace" in rows and '{"greeting": "Hey", "name": "Lin"}' in rows
+        await pilot.press("down", "enter")  # ada (current) -> grace
+        result = await app.wait_for_runs(2)
+        assert (result.task_id, result.trigger) == ("grace", "task row chosen")
+        assert result.verdict.rewards == {"reward": 0.0}  # the workspace greets Ada, the row Grace
+        await pilot.pause()
+        assert "row grace of tasks.jsonl" in widget_text(app, "#choices")
+        assert "(inputs changed)" in widget_text(app, "#header")
+
+
+async def test_a_case_without_a_row_says_so_on_screen(example):
+    app = make_app(example("greeting-rows"), watch=False, case="no-row")
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.pause()
+        assert "no task data: the task is parameterized" in widget_text(app, "#resolution-body")
+
+
+async def test_r_shift_runs_the_tasks_own_runner_and_back(tmp_path):
+    root = make_task(tmp_path / "tasks" / "published")
+    write(root / "tests" / ".ng" / "run_verifier.py", OWN_RUNNER)
+    app = make_app(root, watch=False)
+    async with app.run_test(size=(160, 40)) as pilot:
+        first = await app.wait_for_runs(1)
+        assert first.verdict.rewards == {"reward": 1.0}
+        await pilot.pause()
+        assert "our runner (the task's differs) R" in widget_text(app, "#header")
+        assert "R runner" in screen_text(app).splitlines()[-1]  # offered in the footer
+        await pilot.press("R")
+        second = await app.wait_for_runs(2)
+        assert second.verdict.rewards == {"reward": 0.25}
+        await pilot.pause()
+        assert "task's own runner R" in widget_text(app, "#header")
+        assert "offers no --explain-to" in widget_text(app, "#resolution-body")
+        await pilot.press("R")
+        third = await app.wait_for_runs(3)
+        assert third.verdict.rewards == {"reward": 1.0}
+
+
+async def test_r_shift_is_not_offered_without_a_runner_of_the_tasks_own(example):
+    app = make_app(example("hello-file"), watch=False)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("R")
+        await pilot.pause()
+        assert len(app.finished) == 1 and app.session.runner == "ours"
+        assert "R runner" not in screen_text(app).splitlines()[-1]
+        assert " R" not in widget_text(app, "#header")
+
+
+async def test_shadowing_a_standard_library_module_is_flagged_in_the_resolution(tmp_path):
+    root = make_task(tmp_path / "tasks" / "shadow", "import statistics\n\ndef verify(workspace):\n"
+                     "    return statistics.mean([1.0])\n", files={"statistics.py": ""})
+    app = make_app(root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        result = await app.wait_for_runs(1)
+        assert result.outcome is Outcome.VERIFIER_RAISED
+        await pilot.pause()
+        text = widget_text(app, "#resolution-body")
+        assert "⚠ shadow/tests/statistics.py shadows the standard library's statistics" in text
+
+
+async def test_a_coroutine_never_awaited_and_a_missing_module_in_the_reward_panel(tmp_path):
+    root = make_task(tmp_path / "tasks" / "unawaited", (
+        "import gc\n\nasync def check():\n    return 1.0\n\n"
+        "def verify(workspace):\n    check()\n    gc.collect()\n    return 0.0\n"))
+    app = make_app(root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.pause()
+        assert "⚠ coroutine 'check' was never awaited" in widget_text(app, "#reward-body")
+    root = make_task(tmp_path / "tasks" / "needs-package", "import vtui_absent\n\ndef verify(workspace):\n"
+                     "    return 1.0\n")
+    write(root / "tests" / "requirements.txt", "vtui-absent==2\n")
+    app = make_app(root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.pause()
+        text = widget_text(app, "#reward-body")
+        assert "the verifier imports vtui_absent" in text and "tests/requirements.txt:1" in text
+
+
+async def test_an_interpreter_the_shim_refuses(tmp_path):
+    found = sorted(Path("/root/.pyenv/versions").glob("3.7.*/bin/python3.7"))
+    if not found:
+        pytest.skip("no Python 3.7 on this machine")
+    app = make_app(make_task(tmp_path / "tasks" / "old"), watch=False, python=str(found[0]))
+    async with app.run_test(size=SIZE) as pilot:
+        result = await app.wait_for_runs(1)
+        assert result.outcome is Outcome.REFUSED_BY_SHIM
+        await pilot.pause()
+        text = widget_text(app, "#reward-body")
+        assert "exit 127 · refused by test.sh" in text and "RewardFileNotFoundError" in text
