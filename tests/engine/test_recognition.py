@@ -231,6 +231,18 @@ def test_a_folder_of_tasks_lists_a_few_then_a_count(tmp_path):
     assert "notes" not in message
 
 
+def test_a_dataset_with_its_own_verifier_is_a_folder_of_tasks(tmp_path):
+    dataset = tmp_path / "dataset"
+    write(dataset / "dataset.toml", "[dataset]\n")
+    write(dataset / "verifier.py", "def verify(workspace):\n    return 1.0\n")
+    for name in ("one", "two"):
+        write(dataset / name / "task.toml", 'version = "1.0"\n')
+    with pytest.raises(DiscoveryError, match="is a folder of 2 tasks, not a task: one, two"):
+        resolve(dataset)
+    task = resolve(dataset / "one")  # each task is graded by the dataset's verifier
+    assert task.verifiers == [dataset / "verifier.py"]
+
+
 def test_the_parent_of_one_task_points_at_it(tmp_path):
     make_task(tmp_path / "outer" / "only")
     with pytest.raises(DiscoveryError) as info:

@@ -27,6 +27,7 @@ from verifier_tui.engine.task_kinds import (
     not_a_task_message,
     task_nemo_gym,
     task_runner,
+    tasks_in,
     uses_episode_api,
 )
 from verifier_tui.engine.task_rows import TaskRows, read_task_rows, tasks_file
@@ -363,8 +364,10 @@ def resolve(path: Path | str) -> Task:
         environment = nemo_gym_environment(path)
         if environment is not None:
             raise DiscoveryError(episode_api_message(environment, path))
-        if not _verifiers_held(path):
-            raise DiscoveryError(not_a_task_message(path))
+        # A dataset keeps a verifier.py beside its tasks: still a folder of tasks.
+        found = tasks_in(path)
+        if found.names or not _verifiers_held(path):
+            raise DiscoveryError(not_a_task_message(path, found))
         root = path  # a bare folder of verifier modules: it is its own tests folder
         tests_dir = path
 

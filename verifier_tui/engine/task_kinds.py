@@ -105,12 +105,12 @@ def some_names(names: list[str], shown: int = NAMES_SHOWN) -> str:
     return f"{', '.join(names[:shown])} and {len(names) - shown} more"
 
 
-def not_a_task_message(path: Path) -> str:
+def not_a_task_message(path: Path, found: TasksFound | None = None) -> str:
     """One line for a folder that is none of the things the tool opens: what
     was expected, and what it holds when that helps (tasks of its own)."""
     expected = ("expected a task folder (task.toml, tests/test.sh or tests/verifier.py), its tests/ folder, "
                 "a case folder (cases/<name>/), a .py file with a top-level verify, or a Harbor trial folder")
-    found = tasks_in(path)
+    found = found if found is not None else tasks_in(path)
     where = str(path)
     if len(found.names) == 1:
         return (f"{where} is not a task, but it holds one: {found.names[0]} "
