@@ -157,15 +157,6 @@ def runner_words(session: Any) -> str | None:
     return "our runner (= the task's)" if own.same_as_ours else "our runner (the task's differs)"
 
 
-def task_data_words(task_data: Path | None, task_id: str | None, root: Path | None) -> str:
-    """Task data in a few words: a file, or a row of a tasks.jsonl."""
-    if task_data is None:
-        return "none ({})"
-    if task_id is not None:
-        return f"row {task_id} of {short_path(task_data, root)}"
-    return short_path(task_data, root)
-
-
 def shadow_lines(explain: dict[str, Any] | None, root: Path | None) -> list[str]:
     """The standard-library modules shadowed by the task's own files, as sentences."""
     from verifier_tui.engine.diagnosis import shadow_text, stdlib_shadows

@@ -33,7 +33,8 @@ from verifier_tui.engine.invocation import (
 )
 from verifier_tui.engine.process import run_process
 from verifier_tui.engine.stage import Scratch, Stage
-from verifier_tui.engine.task_rows import TaskRows, looks_like_rows, no_such_row, read_task_rows, some_ids
+from verifier_tui.engine.task_kinds import runner_notices
+from verifier_tui.engine.task_rows import choose_row, looks_like_rows, no_row_chosen
 
 TYPE_CHECKING = False  # typing is not imported at run time: start-up is measured
 if TYPE_CHECKING:
@@ -110,10 +111,8 @@ class Session:
             self.response = None
         elif options.response is not None:
             self.choose_response(options.response)
-        if options.task_id is not None:
-            self.choose_task_row(options.task_id, options.task_data)
-        elif options.task_data is not None:
-            self.choose_task_data(options.task_data)
+        if options.task_data is not None or options.task_id is not None:
+            self.choose_task_data(options.task_data, options.task_id)
         if options.runner != "ours":
             self.choose_runner(options.runner)
 
@@ -159,28 +158,13 @@ class Session:
         """A response typed in the TUI's editor: ``kind`` is "json" or "text"."""
         self.response = ResponseSource(None, kind, text)
 
-    def choose_task_data(self, path: Path | None) -> None:
+    def choose_task_data(self, path: Path | None, task_id: str | None = None) -> None:
         """A JSON file as task data. A JSON Lines file (a parameterized task's
-        tasks.jsonl) is a file of rows: its only row, or a row chosen with
-        :meth:`choose_task_row`."""
-        if path is None:
+        tasks.jsonl; by default the task's own when ``task_id`` is given) is a
+        file of rows: row ``task_id``, or its only row."""
+        if path is None and task_id is None:
             self.task_data, self.task_id = None, None
             return
-        path = Path(path).expanduser().absolute()
-        if not path.is_file():
-            raise SelectionError(f"task data {path} is not a file")
-        if looks_like_rows(path):
-            rows = self._rows_in(path)
-            if len(rows.rows) != 1:
-                raise SelectionError(
-                    f"task data {path.name} is JSON Lines with {len(rows.rows)} task rows, not one JSON object: "
-                    f"choose a row with --task-id ID (task ids: {some_ids(rows)})")
-            self.task_data, self.task_id = path, rows.rows[0].task_id
-            return
-        self.task_data, self.task_id = path, None
-
-    def choose_task_row(self, task_id: str, path: Path | None = None) -> None:
-        """Row ``task_id`` of ``path`` (default: the task's tasks.jsonl) as task data."""
         if path is None:
             if self.task.rows is None:
                 raise SelectionError(f"--task-id {task_id}: {self.task.name} has no tasks.jsonl (it is not a "
@@ -189,15 +173,18 @@ class Session:
         path = Path(path).expanduser().absolute()
         if not path.is_file():
             raise SelectionError(f"task data {path} is not a file")
-        rows = self._rows_in(path)
-        if rows.row(task_id) is None:
-            raise SelectionError(f"--task-id {task_id}: {no_such_row(rows, task_id)}")
-        self.task_data, self.task_id = path, task_id
+        if task_id is None and not looks_like_rows(path):
+            self.task_data, self.task_id = path, None
+            return
+        try:
+            self.task_id = choose_row(path, task_id, self.task.rows)
+        except ValueError as exc:
+            raise SelectionError(str(exc)) from None
+        self.task_data = path
 
-    def _rows_in(self, path: Path) -> TaskRows:
-        if self.task.rows is not None and self.task.rows.path == path:
-            return self.task.rows
-        return read_task_rows(path)
+    def choose_task_row(self, task_id: str, path: Path | None = None) -> None:
+        """Row ``task_id`` of ``path`` (default: the task's tasks.jsonl) as task data."""
+        self.choose_task_data(path, task_id)
 
     def choose_runner(self, which: str) -> None:
         """``ours`` (the default: the resolution and the phases need its
@@ -223,12 +210,10 @@ class Session:
     def notices(self) -> list[str]:
         out = self.task.notices()
         out += verifier_notices(self.task, self.verifier)
-        out += runner_notices(self.task, self.runner)
+        out += runner_notices(self.task.own_runner, self.runner)
         rows = self.task.rows
         if self.case is None and self.task_data is None and rows is not None and rows.rows:
-            out.append(f"no task data: the task is parameterized ({rows.path.name}, {len(rows.rows)} rows) and no "
-                       f"row is chosen, so verify gets task_data = {{}}; choose one with --task-id ID "
-                       f"(t in the TUI; task ids: {some_ids(rows)})")
+            out.append(no_row_chosen(rows))
         if self.case is not None:
             out += [f"case {self.case.name}: {p}" for p in self.case.problems]
         note = self.expectation_note()
@@ -460,25 +445,6 @@ class Session:
         if self.scratch is None:
             self.scratch = Scratch()
         return self.scratch.root
-
-
-def runner_notices(task: Task, runner: str) -> list[str]:
-    """What the header's runner word means, in a sentence: which runner runs,
-    and what the sandbox would run (the task's own, when it ships one)."""
-    own = task.own_runner
-    if own is None:
-        return []
-    where = "tests/.ng/run_verifier.py"
-    if runner == "task":
-        known = ("it offers --explain-to, so the resolution is its own" if own.knows_explain_to else
-                 "it offers no --explain-to, so the resolution shown is what the runner contract says, "
-                 "not what this runner reported")
-        return [f"running the task's own runner ({where}), as the sandbox would: {known}"]
-    if own.same_as_ours:
-        return []
-    return [f"the task ships its own runner ({where}) and it differs from verifier-tui's: the sandbox runs the "
-            "task's; this run uses verifier-tui's (for the resolution panel and the phases). --runner task (R in "
-            "the TUI) runs the task's own"]
 
 
 def _same_response(a: ResponseSource | None, b: ResponseSource | None) -> bool:

@@ -217,6 +217,25 @@ def task_runner(tests_dir: Path, ours: Callable[[], Path]) -> OwnRunner | None:
     return OwnRunner(path, theirs == mine, b"--explain" in theirs, b"--explain-to" in theirs)
 
 
+def runner_notices(own: OwnRunner | None, runner: str) -> list[str]:
+    """What the header's runner word means, in a sentence: which runner runs
+    (``runner`` is "ours" or "task"), and what the sandbox would run (the
+    task's own, when it ships one)."""
+    if own is None:
+        return []
+    where = "tests/.ng/run_verifier.py"
+    if runner == "task":
+        known = ("it offers --explain-to, so the resolution is its own" if own.knows_explain_to else
+                 "it offers no --explain-to, so the resolution shown is what the runner contract says, "
+                 "not what this runner reported")
+        return [f"running the task's own runner ({where}), as the sandbox would: {known}"]
+    if own.same_as_ours:
+        return []
+    return [f"the task ships its own runner ({where}) and it differs from verifier-tui's: the sandbox runs the "
+            "task's; this run uses verifier-tui's (for the resolution panel and the phases). --runner task (R in "
+            "the TUI) runs the task's own"]
+
+
 def task_nemo_gym(tests_dir: Path) -> Path | None:
     """The ``nemo_gym`` package a published task vendors in ``tests/.ng/``
     (the copy the sandbox imports), or None."""

@@ -130,6 +130,28 @@ def no_such_row(rows: TaskRows, task_id: str) -> str:
     return f"{rows.path.name} has no row with task_id {task_id!r} (task ids: {some_ids(rows)})"
 
 
+def choose_row(path: Path, task_id: str | None, known: TaskRows | None = None) -> str:
+    """The row of ``path`` to use as task data: ``task_id``, or the file's
+    only row when none is named. Raises ValueError with the line to show.
+    ``known`` is the task's own rows, read already."""
+    rows = known if known is not None and known.path == path else read_task_rows(path)
+    if task_id is None:
+        if len(rows.rows) != 1:
+            raise ValueError(f"task data {path.name} is JSON Lines with {len(rows.rows)} task rows, not one JSON "
+                             f"object: choose a row with --task-id ID (task ids: {some_ids(rows)})")
+        return rows.rows[0].task_id
+    if rows.row(task_id) is None:
+        raise ValueError(f"--task-id {task_id}: {no_such_row(rows, task_id)}")
+    return task_id
+
+
+def no_row_chosen(rows: TaskRows) -> str:
+    """Said when a parameterized task runs with no case and no row."""
+    return (f"no task data: the task is parameterized ({rows.path.name}, {len(rows.rows)} rows) and no row is "
+            f"chosen, so verify gets task_data = {{}}; choose one with --task-id ID (t in the TUI; task ids: "
+            f"{some_ids(rows)})")
+
+
 def looks_like_rows(path: Path) -> bool:
     """A file given as task data that is JSON Lines, by its name."""
     return path.suffix.lower() in (".jsonl", ".ndjson")
