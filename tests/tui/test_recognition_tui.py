@@ -63,6 +63,7 @@ async def test_r_shift_runs_the_tasks_own_runner_and_back(tmp_path):
         await pilot.pause()
         assert "our runner (the task's differs) R" in widget_text(app, "#header")
         assert "R runner" in screen_text(app).splitlines()[-1]  # offered in the footer
+        assert "Toggle runner  (R)" in [c.title for c in app.get_system_commands(app.main)]
         await pilot.press("R")
         second = await app.wait_for_runs(2)
         assert second.verdict.rewards == {"reward": 0.25}
@@ -82,6 +83,7 @@ async def test_r_shift_is_not_offered_without_a_runner_of_the_tasks_own(example)
         await pilot.pause()
         assert len(app.finished) == 1 and app.session.runner == "ours"
         assert "R runner" not in screen_text(app).splitlines()[-1]
+        assert not any("(R)" in c.title for c in app.get_system_commands(app.main))
         assert " R" not in widget_text(app, "#header")
 
 
@@ -128,3 +130,17 @@ async def test_an_interpreter_the_shim_refuses(tmp_path):
         await pilot.pause()
         text = widget_text(app, "#reward-body")
         assert "exit 127 · refused by test.sh" in text and "RewardFileNotFoundError" in text
+
+
+async def test_a_plain_harbor_task_without_a_verifier_says_what_it_is(tmp_path):
+    root = make_task(tmp_path / "tasks" / "pytest-task", None, shim=False,
+                     files={"test.sh": "#!/bin/bash\npytest /tests/test_outputs.py\n",
+                            "test_outputs.py": "def test_x():\n    assert True\n"})
+    app = make_app(root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.pause()
+        text = " ".join(widget_text(app, "#resolution-body").split())
+        assert "pytest-task is a plain Harbor task: Harbor runs its tests/test.sh" in text
+        assert "replace tests/test.sh with the runner's shim" in text
+        assert "no verifier found" not in text

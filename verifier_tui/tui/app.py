@@ -104,6 +104,8 @@ class VerifierApp(App[int]):
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         if isinstance(screen, MainScreen):
             for key, action, _word, title, help_text in KEYS:
+                if action == "toggle_runner" and self.session.task.own_runner is None:
+                    continue  # only a task that ships its own runner has another to run
                 if action != "app.quit":  # Textual's own Quit is listed already
                     yield SystemCommand(f"{title}  ({key})", help_text, partial(screen.run_action, action))
         yield from super().get_system_commands(screen)
