@@ -390,7 +390,7 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
         verdict=verdict,
         stdout=stdout,
         stderr=stderr,
-        explain=read_explain(prepared) or contract_explanation(prepared),
+        explain=read_explain(prepared) or (contract_explanation(prepared) if done is not None else None),
         case=spec.case,
         verifier=spec.verifier,
         workspace=spec.workspace,
