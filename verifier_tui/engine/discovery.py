@@ -56,7 +56,7 @@ def is_pytest_file(path: Path) -> bool:
     ``tests/test_hello_world_verifier.py``, whose top-level
     ``verify = run_path(...)["verify"]`` borrows the real verifier to test it."""
     name = path.name
-    return name == "conftest.py" or (name.startswith("test_") or name.endswith("_test.py")) and name.endswith(".py")
+    return name.endswith(".py") and (name == "conftest.py" or name.startswith("test_") or name.endswith("_test.py"))
 
 
 class DiscoveryError(Exception):
@@ -199,8 +199,9 @@ def read_task_config(task_root: Path) -> TaskConfig:
                           problems=tuple(saved["problems"]))
     config = _parse_task_config(path)
     remembered.pop(key, None)
-    remembered[key] = {"shape": _CONFIG_SHAPE, "stamp": stamp, "config": {"timeout_sec": config.timeout_sec, "env": config.env,
-                                                  "name": config.name, "problems": list(config.problems)}}
+    remembered[key] = {"shape": _CONFIG_SHAPE, "stamp": stamp,
+                       "config": {"timeout_sec": config.timeout_sec, "env": config.env, "name": config.name,
+                                  "problems": list(config.problems)}}
     cache.store(_CONFIG_CACHE_FILE, remembered)
     return config
 
