@@ -13,7 +13,8 @@ import pytest
 from tests.helpers import HARBOR_REAL, SHIM, harbor_exception, make_job, sandbox_run
 from verifier_tui.engine.harbor.agreement import compare
 from verifier_tui.engine.harbor.folders import open_harbor
-from verifier_tui.engine.harbor.replay import plan_replay, run_replay, shim_verifier
+from verifier_tui.engine.harbor.replay import plan_replay, shim_verifier
+from verifier_tui.engine.harbor.trial_session import replay_trial
 from verifier_tui.engine.harbor.walkthrough import trial_json, walk_trial
 
 NOT_FOUND = "RewardFileNotFoundError"
@@ -45,10 +46,8 @@ def trial_from_sandbox(runs, tmp_path, demo, *, workspace, mode="shared", captur
 
 
 def replay(trial, step=None, **kwargs):
-    walk = walk_trial(trial, step)
-    plan = plan_replay(walk, **kwargs)
-    local, skipped = run_replay(plan)
-    return walk, plan, local, trial_json(walk, plan=plan, local=local, local_skipped=skipped)
+    opened, replayed = replay_trial(trial, step, **kwargs)
+    return opened.walk, opened.plan, replayed.local, opened.to_json(replayed)
 
 
 def test_separate_mode_with_app_captured_replays_on_exactly_what_the_verifier_saw(task, runs, tmp_path):

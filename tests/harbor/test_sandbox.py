@@ -39,7 +39,7 @@ def test_verify_raised_no_reward_with_the_traceback_mapped_to_local_files(task, 
     assert side.runner.kind == "traceback" and side.runner.traceback.bare_type == "KeyError"
     assert side.phases.stopped_at == "verify_called"
     assert statuses(walk)["arguments_bound"] == "done" and statuses(walk)["reward_written"] == "not reached"
-    assert "Harbor scored RewardFileNotFoundError" in side.phases.explanation
+    assert "Harbor scored this trial with RewardFileNotFoundError" in side.phases.explanation
     assert side.failure.sandbox_path == "/tests/verifier.py" and side.failure.line == 6
     assert side.failure.local_path == demo / "tests" / "verifier.py"
     assert str(demo / "tests" / "verifier.py") in side.mapped_output
@@ -93,7 +93,7 @@ def test_a_reward_planted_before_the_run_is_removed_by_the_runner(task, runs, tm
     assert set(run.files) == {"test-stdout.txt"}
     walk = walk_trial(trial_of(runs, demo, name="demo__bbbbbbb", verifier_files=run.files,
                                exception=harbor_exception(NOT_FOUND, "No reward file found")))
-    assert walk.sandbox.computed.error == NOT_FOUND and statuses(walk)["rewards_cleared"] == "done"
+    assert walk.sandbox.computed.error == NOT_FOUND and statuses(walk)["reward_files_cleared"] == "done"
 
 
 def test_a_verifier_timeout(task, runs, tmp_path):

@@ -41,6 +41,7 @@ DEFAULT_TIMEOUT_S = 600.0
 _DROPPED_ENV = ("PYTHONPATH", "PYTHONSTARTUP", "PYTHONHOME", "PYTHONSAFEPATH", "PYTHONINSPECT",
                 "PYTHONBREAKPOINT", "PYTHONUSERBASE", "VIRTUAL_ENV")
 EXPLAIN_FILE = "explain.json"
+PHASES_FILE = "phases.jsonl"
 
 
 @record(frozen=True)
@@ -60,6 +61,7 @@ class RunSpec:
     explain_only: bool = False
     task_id: str | None = None  # task_data is a .jsonl: the verifier gets this row's fields
     runner: OwnRunner | None = None  # the task's own runner (None: ours)
+    phases: bool = False  # ask the runner for its phases (--phases-to): the trial replay shows them
 
 
 @record
@@ -147,6 +149,11 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
         argv += ["--reward-dir", str(stage.reward_dir)]
         if runner is None or runner.knows_explain_to:
             argv += ["--explain-to", str(explain_file)]
+    phases_file = stage.inputs_dir / PHASES_FILE
+    if phases_file.exists():
+        phases_file.unlink()  # the runner appends: a stale file would tell of another run
+    if spec.phases and not spec.explain_only and (runner is None or runner.knows_phases_to):
+        argv += ["--phases-to", str(phases_file)]
 
     path_map = [
         (str(stage.ng_dir), str(spec.task.tests_dir / ".ng") + " (staged runner)"),
@@ -329,6 +336,28 @@ def contract_explanation(prepared: Prepared) -> dict[str, Any] | None:
     return map_json(document, prepared.path_map)
 
 
+def read_phases(prepared: Prepared) -> list[dict[str, Any]] | None:
+    """The runner's ``--phases-to`` lines (paths mapped), None when not asked
+    for. A line cut short by a kill is left out: each whole line was on disk
+    before the run went on."""
+    spec = prepared.spec
+    if not spec.phases or spec.explain_only or (spec.runner is not None and not spec.runner.knows_phases_to):
+        return None
+    try:
+        raw = (prepared.stage.inputs_dir / PHASES_FILE).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return []
+    lines = []
+    for text in raw.splitlines():
+        try:
+            line = json.loads(text)
+        except ValueError:
+            continue
+        if isinstance(line, dict):
+            lines.append(map_json(line, prepared.path_map))
+    return lines
+
+
 def outcome_of(returncode: int | None, signal: int | None, timed_out: bool, start_error: str | None) -> Outcome:
     if start_error is not None:
         return Outcome.COULD_NOT_START
@@ -391,6 +420,7 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
         stdout=stdout,
         stderr=stderr,
         explain=read_explain(prepared) or (contract_explanation(prepared) if done is not None else None),
+        phases=read_phases(prepared),
         case=spec.case,
         verifier=spec.verifier,
         workspace=spec.workspace,

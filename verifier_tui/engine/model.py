@@ -168,6 +168,7 @@ class RunResult:
     sequence: int = 0  # this session's run number
     pipe_wait_s: float = 0.0  # after the runner exited, waiting for its output pipes (held by an escaped process)
     task_id: str | None = None  # the row of task_data (a tasks.jsonl) the verifier got
+    phases: list[dict[str, Any]] | None = None  # the runner's --phases-to lines, when the spec asked for them
 
     @property
     def mode(self) -> str:

@@ -198,6 +198,7 @@ class OwnRunner:
     same_as_ours: bool
     knows_explain: bool  # --explain: print the plan, call nothing
     knows_explain_to: bool  # --explain-to FILE: the same, written just before verify is called
+    knows_phases_to: bool = False  # --phases-to FILE: one line per phase (the trial replay's steps)
 
 
 def task_runner(tests_dir: Path, ours: Callable[[], Path]) -> OwnRunner | None:
@@ -214,7 +215,7 @@ def task_runner(tests_dir: Path, ours: Callable[[], Path]) -> OwnRunner | None:
         mine = ours().read_bytes()
     except OSError:
         mine = b""
-    return OwnRunner(path, theirs == mine, b"--explain" in theirs, b"--explain-to" in theirs)
+    return OwnRunner(path, theirs == mine, b"--explain" in theirs, b"--explain-to" in theirs, b"--phases-to" in theirs)
 
 
 def runner_notices(own: OwnRunner | None, runner: str) -> list[str]:

@@ -60,12 +60,14 @@ def local_python_version(result: RunResult) -> str | None:
 
 def compare(side: SandboxSide, facts: TrialFacts, local: RunResult | None, *, drift: TaskDrift | None = None,
             workspace: str | None = None, workspace_path: str | None = None,
-            other_reasons: tuple[str, ...] = ()) -> Agreement:
+            other_reasons: tuple[str, ...] = (), parting: str | None = None) -> Agreement:
     """``workspace``: where the replay's workspace came from: ``exact`` (the
     artifact, separate mode), ``snapshot`` (the artifact, shared mode),
     ``stand-in`` (the user's folder or a case) or None. ``other_reasons``:
     what the replay's plan already knows could differ (a variable missing
-    from the environment, another runner), said only when the two differ."""
+    from the environment, another runner), said only when the two differ.
+    ``parting``: the first step where the two runs went differently, said
+    right after the verdicts."""
     if local is None:
         return Agreement(None)
     mine = local_verdict(local)
@@ -76,7 +78,10 @@ def compare(side: SandboxSide, facts: TrialFacts, local: RunResult | None, *, dr
         return Agreement(None, (f"the sandbox has no verdict to compare with: {theirs.message}",))
     if same_verdict(theirs, mine):
         return Agreement(True)
-    reasons: list[str] = [f"the sandbox ended with {theirs.label()}, the replay with {mine.label()}"]
+    headline = [f"the sandbox ended with {theirs.label()}, the replay with {mine.label()}"]
+    if parting:
+        headline.append(parting)
+    reasons: list[str] = []
     if drift is not None and drift.same is False:
         reasons += drift.sentences()
     if workspace == "snapshot":
@@ -103,10 +108,10 @@ def compare(side: SandboxSide, facts: TrialFacts, local: RunResult | None, *, dr
                        f"the replay {mine_python}")
     reasons += _nemo_gym_reasons(side, local)
     reasons += list(other_reasons)
-    if len(reasons) == 1:
+    if not reasons:
         reasons.append("none of the known causes applies (task, workspace, timeout, Python, nemo_gym, "
                        "environment): compare the two outputs")
-    return Agreement(False, tuple(reasons))
+    return Agreement(False, tuple(headline + reasons))
 
 
 def _after(seconds: float | None) -> str:

@@ -9,8 +9,7 @@ trial's captured ``/app`` unless the caller gives a stand-in (``--workspace
 DIR``, ``--case NAME``); without any there is no replay, and ``skipped`` says
 what to give.
 
-:func:`run_replay` is the one place that drives
-:class:`verifier_tui.engine.session.Session`.
+:class:`~verifier_tui.engine.harbor.trial_session.TrialSession` runs the plan.
 """
 
 from __future__ import annotations
@@ -18,8 +17,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from verifier_tui.engine.model import RunResult
-from verifier_tui.engine.record import field, record, replace
+from verifier_tui.engine.record import field, record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -162,34 +160,3 @@ def _runner_difference(task_dir: Path) -> str | None:
     except OSError:
         return None
     return None
-
-
-def run_replay(plan: ReplayPlan, *, python: str = "python3", nemo_gym: Path | None = None,
-               trigger: str = "trial replay") -> tuple[RunResult | None, str | None]:
-    """Run the plan through a Session, blocking: ``(result, None)``, or
-    ``(None, why)`` when there is nothing to run or the session refuses."""
-    if plan.skipped is not None or plan.task_dir is None:
-        return None, plan.skipped or "no task to replay"
-    from verifier_tui.engine.discovery import DiscoveryError
-    from verifier_tui.engine.session import Options, Session, SelectionError
-
-    options = Options(
-        verifier=str(plan.verifier) if plan.verifier is not None else None,
-        case=plan.case,
-        workspace=plan.workspace,
-        no_response=True,
-        timeout=plan.timeout_s,
-        python=python,
-        nemo_gym=nemo_gym,
-    )
-    try:
-        with Session(plan.task_dir, options) as session:
-            spec = session.spec()
-            # Harbor's environment, task data and no expectation: the trial, not a case, is the reference.
-            task = replace(spec.task, config=replace(spec.task.config, env=dict(plan.env)))
-            spec = replace(spec, task=task, response=None, expected=None, task_data=plan.task_data)
-            result = session.run(spec, trigger=trigger)
-    except (DiscoveryError, SelectionError) as exc:
-        return None, str(exc)
-    result.notices.extend(plan.notices)
-    return result, None

@@ -1,5 +1,5 @@
-"""The runner's own output, recognised in a trial's ``verifier/test-stdout.txt``,
-and the phase where the sandbox run stopped, as far as that output shows.
+"""The runner's own output, recognised in a trial's ``verifier/test-stdout.txt``
+(the phases it tells of are :mod:`.phases`'s).
 
 Harbor runs ``(/tests/test.sh) > /logs/verifier/test-stdout.txt 2>&1``: the
 shim's and the runner's stdout and stderr merged, and no exit code. What the
@@ -23,10 +23,6 @@ import re
 
 from verifier_tui.engine.record import record
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from verifier_tui.engine.model import Verdict
-
 CONTRACT_PREFIX = "run_verifier: error: "
 SHIM_PREFIX = "test.sh: the verifier needs Python 3.8 or newer"
 TRACEBACK_HEADER = "Traceback (most recent call last):"
@@ -38,20 +34,6 @@ _FRAME = re.compile(r'^\s+File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?P<
 _EXCEPTION_LINE = re.compile(r"^(?P<type>[A-Za-z_][\w.]*)(?::\s?(?P<message>.*))?$")
 _SYNTAX_TYPES = ("SyntaxError", "IndentationError", "TabError")
 _PYTHON_IN_PATH = re.compile(r"/python(\d+\.\d+)/")
-
-PHASES = (
-    ("rewards_cleared", "reward files cleared"),
-    ("sys_path_placed", "sys.path placed"),
-    ("module_imported", "module imported"),
-    ("arguments_bound", "arguments bound"),
-    ("verify_called", "verify called"),
-    ("reward_written", "reward written"),
-)
-"""The runner's phases in its order, with the words the user reads."""
-PHASE_NAMES = tuple(name for name, _ in PHASES)
-
-DONE, FAILED, NOT_REACHED, UNKNOWN = "done", "failed", "not reached", "unknown"
-
 
 @record(frozen=True)
 class Frame:
@@ -95,32 +77,6 @@ class RunnerOutput:
     python_version: str | None = None  # seen in the traceback's paths (/usr/lib/python3.11/...)
     nemo_gym_files: tuple[str, ...] = ()  # frames inside a nemo_gym package
     last_line: str | None = None
-
-
-@record(frozen=True)
-class Phase:
-    name: str
-    label: str
-    status: str  # done, failed, not reached, unknown
-    detail: str = ""
-
-    def to_json(self) -> dict:
-        return {"name": self.name, "label": self.label, "status": self.status, "detail": self.detail}
-
-
-@record(frozen=True)
-class PhaseReport:
-    """The phases as far as the output shows; ``stopped_at`` is the phase
-    that failed (or ``python_check`` for the shim, ``timeout``, None when the
-    run reached its end or nothing tells), ``explanation`` says it in words."""
-
-    phases: tuple[Phase, ...]
-    stopped_at: str | None
-    explanation: str
-
-    def to_json(self) -> dict:
-        return {"stopped_at": self.stopped_at, "explanation": self.explanation,
-                "phases": [p.to_json() for p in self.phases]}
 
 
 def parse_runner_output(text: str) -> RunnerOutput:
@@ -214,94 +170,3 @@ def _read_traceback(lines: list[str], end: int) -> RunnerTraceback:
         exception_message=(exception.group("message") or "") if exception else "",
         text="\n".join(lines[chain_start:end + 1]),
     )
-
-
-# --------------------------------------------------------------------------
-# Phases.
-
-
-_EARLY_CHECKS = ("verifier file ", "--task-data file", "--response file")
-"""Checked right after the reward folder is cleared, before sys.path is placed."""
-
-
-def contract_phase(message: str) -> str | None:
-    """The phase a ``run_verifier: error:`` line stopped at, from the runner's own wording."""
-    if message.startswith(("cannot create reward folder", "cannot inspect planted", "cannot remove planted")):
-        return "rewards_cleared"
-    if message.startswith("verifier file ") or re.match(r"^verifier .* is not a file$", message):
-        return "module_imported"
-    if message.startswith(("--task-data file", "--response file")):
-        return "arguments_bound"
-    if "defines no verify" in message or message.startswith(("verify in ", "cannot read the signature",
-                                                             "verify requires")):
-        return "arguments_bound"
-    if message.startswith(("verify returned", "cannot write")):
-        return "reward_written"
-    return None
-
-
-def _report(failed: str | None, before: str, detail: str, explanation: str, *, stopped_at: str | None = None,
-            written: str = "", early: bool = False) -> PhaseReport:
-    """Phases before ``failed`` get ``before`` (all of them when nothing
-    failed), ``failed`` its detail, the rest "not reached". ``early``: the
-    runner failed one of its input checks, which come right after clearing
-    the reward folder, so only that clearing was done."""
-    phases = []
-    past_failure = False
-    for name, label in PHASES:
-        if name == failed:
-            phases.append(Phase(name, label, FAILED, detail))
-            past_failure = True
-        elif past_failure or (early and name != "rewards_cleared"):
-            phases.append(Phase(name, label, NOT_REACHED))
-        else:
-            phases.append(Phase(name, label, before, written if name == "reward_written" else ""))
-    return PhaseReport(tuple(phases), stopped_at or failed, explanation)
-
-
-def sandbox_phases(output: RunnerOutput, verdict: Verdict | None, *, timed_out: bool = False,
-                   timeout_s: float | None = None, verifier_ran: bool | None = True) -> PhaseReport:
-    """The runner's phases in the sandbox, from its output and the reward
-    folder's verdict (``verdict`` None: the trial has no ``verifier/``)."""
-    if verifier_ran is False:
-        return _report(None, NOT_REACHED, "", "the verifier never ran in the sandbox", stopped_at="not_run")
-    if output.kind == "shim_no_python":
-        return _report(None, NOT_REACHED, "", f"{output.shim_message}: test.sh exited 127 before the runner "
-                       "started, so no reward was written and Harbor scored RewardFileNotFoundError",
-                       stopped_at="python_check")
-    if output.kind == "traceback":
-        tb = output.traceback
-        if tb.while_importing:
-            return _report("module_imported", DONE, f"{tb.bare_type}: {tb.exception_message}",
-                           f"importing the verifier raised {tb.bare_type}: the runner exited 1 without a reward, "
-                           "so Harbor scored RewardFileNotFoundError")
-        return _report("verify_called", DONE, f"{tb.bare_type}: {tb.exception_message}",
-                       f"verify raised {tb.bare_type}: the runner exited 1 without a reward, "
-                       "so Harbor scored RewardFileNotFoundError")
-    if output.kind == "contract_error":
-        message = output.contract_message or ""
-        phase = contract_phase(message)
-        explanation = (f"contract error ({message}): the runner exited 2 without a reward, "
-                       "so Harbor scored RewardFileNotFoundError")
-        if phase is None:
-            return _report(None, UNKNOWN, "", explanation, stopped_at="command_line")
-        return _report(phase, DONE, message, explanation, early=message.startswith(_EARLY_CHECKS)
-                       or bool(re.match(r"^verifier .* is not a file$", message)))
-    wrote = verdict is not None and verdict.source is not None
-    if wrote and verdict.ok:
-        return _report(None, DONE, "", f"the runner wrote {verdict.source}; Harbor read it",
-                       written=f"{verdict.source}")
-    if wrote:
-        return _report(None, UNKNOWN, "",
-                       f"{verdict.source} is there but Harbor could not use it ({verdict.error}); the runner "
-                       "writes only valid reward files, so test.sh is not the shim or something else wrote it",
-                       stopped_at=None)
-    if timed_out:
-        limit = f" after {timeout_s:g} s" if timeout_s is not None else ""
-        return _report(None, UNKNOWN, "", f"Harbor stopped the verifier{limit}: the runner prints nothing until "
-                       "it fails, so how far it got is not in the output", stopped_at="timeout")
-    if output.kind == "other":
-        return _report(None, UNKNOWN, "", "test-stdout.txt holds no report of the runner (last line: "
-                       f"{output.last_line!r}): test.sh may not be the runner's shim")
-    return _report(None, UNKNOWN, "", "test-stdout.txt is empty and no reward file was written: the runner "
-                   "always reports a failure, so it did not run to the end (killed, or test.sh never started it)")

@@ -15,7 +15,8 @@ from pathlib import Path
 from verifier_tui.engine.harbor.facts import VERDICT_ERRORS, TrialFacts
 from verifier_tui.engine.harbor.folders import TEST_STDERR, TEST_STDOUT, StepView, Trial
 from verifier_tui.engine.harbor.reading import ExceptionRecord
-from verifier_tui.engine.harbor.runner_output import PhaseReport, RunnerOutput, parse_runner_output, sandbox_phases
+from verifier_tui.engine.harbor.phases import PhaseReport, sandbox_phases
+from verifier_tui.engine.harbor.runner_output import RunnerOutput, parse_runner_output
 from verifier_tui.engine.model import CapturedText, RewardFile, Verdict
 from verifier_tui.engine.record import record
 
@@ -193,12 +194,19 @@ def read_sandbox(trial: Trial, step: StepView, facts: TrialFacts, *, task_root: 
                               total_bytes=output.total_bytes + old_stderr.total_bytes)
     text = output.text
     runner = parse_runner_output(text)
-    phases = sandbox_phases(runner, computed, timed_out=facts.timed_out, timeout_s=facts.timeout.for_replay,
-                            verifier_ran=False if facts.verifier_ran is False and not text else True)
     mapper = PathMapper(task_root, step.name, workspace)
     frames = tuple(MappedFrame(f.file, f.line, f.function, mapper.local(f.file))
                    for f in (runner.traceback.frames if runner.traceback else ()))
     failure = next((f for f in reversed(frames) if _own_code(f.sandbox_path)), None)
+    where = None
+    if failure is not None:
+        where = f"{failure.local_path or failure.sandbox_path}:{failure.line}"
+    tail = tuple(mapper.text(runner.traceback.text).splitlines()[-6:]) if runner.traceback else ()
+    why_not = facts.agent_failure.type if facts.agent_failure else ("verifier disabled" if facts.verifier_disabled
+                                                                     else None)
+    phases = sandbox_phases(runner, computed, timed_out=facts.timed_out, timeout_s=facts.timeout.for_replay,
+                            verifier_ran=False if facts.verifier_ran is False and not text else True,
+                            where=where, not_run_because=why_not, tail=tail)
     verdict = _harbor_verdict(trial, step, facts, computed)
     return SandboxSide(
         step=step,

@@ -19,6 +19,7 @@ from verifier_tui.engine.harbor.folders import Job, StepView, Trial
 from verifier_tui.engine.harbor.harbor_task import HarborTask, read_harbor_task
 from verifier_tui.engine.harbor.inputs import VerifierEnv, WorkspaceInput, trial_workspace, verifier_env
 from verifier_tui.engine.harbor.locate import TaskLocation, locate_task
+from verifier_tui.engine.harbor.phases import Parting, PhaseReport, local_phases, where_they_part
 from verifier_tui.engine.harbor.sandbox import HarborVerdict, SandboxSide, read_sandbox
 from verifier_tui.engine.model import RunResult
 from verifier_tui.engine.record import field, record
@@ -79,8 +80,10 @@ def walk_trial(trial: Trial, step: str | None = None, *, task_dir: Path | str | 
     )
 
 
-def agreement_of(walk: TrialWalkthrough, plan: ReplayPlan | None, local: RunResult | None) -> Agreement:
-    """The sandbox against the local run of ``plan``."""
+def agreement_of(walk: TrialWalkthrough, plan: ReplayPlan | None, local: RunResult | None,
+                 parting: Parting | None = None) -> Agreement:
+    """The sandbox against the local run of ``plan``; ``parting``: the first
+    step where they went differently, said second when they disagree."""
     return compare(
         walk.sandbox,
         walk.facts,
@@ -89,7 +92,34 @@ def agreement_of(walk: TrialWalkthrough, plan: ReplayPlan | None, local: RunResu
         workspace=plan.workspace_origin if plan else None,
         workspace_path=str(plan.workspace or plan.case or "") if plan else None,
         other_reasons=tuple(plan.reasons) if plan else (),
+        parting=parting.words if parting else None,
     )
+
+
+def local_failure(result: RunResult, task_root: Path | None) -> tuple[Path, int] | None:
+    """The innermost frame of the replay's traceback that is one of the
+    task's files (the verifier, a helper), else None."""
+    from verifier_tui.engine.harbor.runner_output import parse_runner_output
+
+    parsed = parse_runner_output(result.stderr.text)
+    if parsed.traceback is None:
+        return None
+    roots = [root for root in (task_root, result.verifier.parent if result.verifier else None) if root is not None]
+    for frame in reversed(parsed.traceback.frames):
+        path = Path(frame.file)
+        if frame.line is not None and any(path.is_relative_to(root) for root in roots) and path.is_file():
+            return path, frame.line
+    return None
+
+
+def replay_view(walk: TrialWalkthrough, local: RunResult | None
+                ) -> tuple[PhaseReport | None, Parting | None, tuple[Path, int] | None]:
+    """The replay's phases, where they part from the sandbox's, and its failing line."""
+    if local is None:
+        return None, None, None
+    failure = local_failure(local, walk.task_root)
+    phases = local_phases(local, where=f"{failure[0]}:{failure[1]}" if failure else None)
+    return phases, where_they_part(walk.sandbox.phases, phases), failure
 
 
 def _verdict_json(verdict: Any) -> dict[str, Any] | None:
@@ -100,10 +130,12 @@ def _verdict_json(verdict: Any) -> dict[str, Any] | None:
 
 
 def trial_json(walk: TrialWalkthrough, *, plan: ReplayPlan | None = None, local: RunResult | None = None,
-               local_skipped: str | None = None) -> dict[str, Any]:
-    """The object ``run TRIAL --json`` prints (see docs/json-output.md)."""
+               local_skipped: str | None = None, view: tuple | None = None) -> dict[str, Any]:
+    """The object ``run TRIAL --json`` prints (see docs/json-output.md).
+    ``view``: :func:`replay_view`'s answer, when the caller has it already."""
     trial, side, facts = walk.trial, walk.sandbox, walk.facts
-    agreement = agreement_of(walk, plan, local)
+    local_report, parting, local_failing = view if view is not None else replay_view(walk, local)
+    agreement = agreement_of(walk, plan, local, parting)
     if local is None and local_skipped is None:
         if plan is not None and plan.skipped:
             local_skipped = plan.skipped
@@ -150,6 +182,7 @@ def trial_json(walk: TrialWalkthrough, *, plan: ReplayPlan | None = None, local:
             "recorded_disagrees": side.disagreement,
             "phase": side.phases.stopped_at,
             "phase_explanation": side.phases.explanation,
+            "phase_advice": side.phases.advice,
             "phases": [p.to_json() for p in side.phases.phases],
             "failure": side.failure.to_json() if side.failure else None,
             "frames": [f.to_json() for f in side.frames],
@@ -170,6 +203,9 @@ def trial_json(walk: TrialWalkthrough, *, plan: ReplayPlan | None = None, local:
         "replay": plan.to_json() if plan is not None else None,
         "local": local.to_json() if local is not None else None,
         "local_skipped": None if local is not None else local_skipped,
+        "local_phases": local_report.to_json() if local_report is not None else None,
+        "local_failure": None if local_failing is None else {"path": str(local_failing[0]), "line": local_failing[1]},
+        "parted_at": parting.to_json() if parting is not None else None,
         "same": agreement.same,
         "differences": list(agreement.differences),
     }

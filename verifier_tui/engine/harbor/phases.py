@@ -1,0 +1,426 @@
+"""The runner's phases as steps, one model for both sides of a trial.
+
+The names are the runner's own (``run_verifier.py --phases-to``), so the
+sandbox and the local replay line up step by step:
+
+- the local replay's phases are read from the file the runner wrote with
+  ``--phases-to`` (one JSON line as each phase ends; ``verify_called`` also
+  writes a ``started`` line): :func:`local_phases`. A run killed mid-phase
+  (a timeout, a signal) shows the phase it was in as ``stopped``;
+- the sandbox's are inferred from ``test-stdout.txt`` and the reward folder
+  (:func:`sandbox_phases`): the runner prints nothing until it fails, so a
+  phase marked done there is inferred from what came after.
+
+The first step that went wrong carries two sentences: what it means under
+Harbor (``explanation``) and what to try next (``advice``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from verifier_tui.engine.record import field, record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from verifier_tui.engine.harbor.runner_output import RunnerOutput
+    from verifier_tui.engine.model import RunResult, Verdict
+
+PHASES = (
+    ("reward_files_cleared", "reward files cleared"),
+    ("verifier_found", "verifier found"),
+    ("inputs_read", "inputs read"),
+    ("sys_path_placed", "sys.path placed"),
+    ("module_imported", "module imported"),
+    ("arguments_bound", "arguments bound"),
+    ("verify_called", "verify called and awaited"),
+    ("reward_written", "reward written"),
+)
+"""The runner's phases in its order (``run_verifier.py``'s ``_run``), with the words the user reads."""
+PHASE_NAMES = tuple(name for name, _ in PHASES)
+LABELS = dict(PHASES)
+
+DONE, FAILED, STOPPED, NOT_REACHED, UNKNOWN = "done", "failed", "stopped", "not reached", "unknown"
+"""``stopped``: the run ended while in this phase (killed, timed out); ``unknown``: nothing tells."""
+
+NO_REWARD = {False: "no reward file: Harbor scores that RewardFileNotFoundError",
+             True: "no reward file: Harbor scored this trial with RewardFileNotFoundError"}
+"""Keyed by whether the sentence is about the sandbox (what happened) or the replay (what would)."""
+INFERRED = ("the sandbox prints nothing until it fails: a step marked done there is inferred from what came "
+            "after it")
+
+
+@record(frozen=True)
+class Phase:
+    name: str
+    label: str
+    status: str
+    detail: str = ""  # one line
+    lines: tuple[str, ...] = ()  # more: the sys.path, the argument table, a traceback's last lines
+    data: dict | None = None  # the runner's own line for this phase (the replay only)
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "label": self.label, "status": self.status, "detail": self.detail,
+                "lines": list(self.lines), "data": self.data}
+
+
+@record(frozen=True)
+class PhaseReport:
+    """The phases of one run. ``stopped_at``: the phase that went wrong (a
+    phase name, or for the sandbox ``python_check``, ``timeout``, ``not_run``,
+    ``command_line``), None when the run reached its end or nothing tells.
+    ``explanation``: what happened, and what it means under Harbor.
+    ``advice``: what to try next ("" when nothing went wrong)."""
+
+    phases: tuple[Phase, ...]
+    stopped_at: str | None
+    explanation: str
+    advice: str = ""
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def first_wrong(self) -> Phase | None:
+        return next((p for p in self.phases if p.status in (FAILED, STOPPED)), None)
+
+    def status_of(self, name: str) -> str:
+        return next((p.status for p in self.phases if p.name == name), UNKNOWN)
+
+    def to_json(self) -> dict:
+        return {"stopped_at": self.stopped_at, "explanation": self.explanation, "advice": self.advice,
+                "notes": list(self.notes), "phases": [p.to_json() for p in self.phases]}
+
+
+# --------------------------------------------------------------------------
+# What went wrong, in words: the same for both sides.
+
+
+def contract_phase(message: str) -> str | None:
+    """The phase a ``run_verifier: error:`` line stopped at, from the runner's own wording."""
+    if message.startswith(("cannot create reward folder", "cannot inspect planted", "cannot remove planted")):
+        return "reward_files_cleared"
+    if message.startswith("verifier file ") or re.match(r"^verifier .* is not a file$", message):
+        return "verifier_found"
+    if message.startswith(("--task-data file", "--response file")):
+        return "inputs_read"
+    if "defines no verify" in message or message.startswith(("verify in ", "cannot read the signature",
+                                                             "verify requires")):
+        return "arguments_bound"
+    if message.startswith(("verify returned", "cannot write")):
+        return "reward_written"
+    return None
+
+
+def failure_words(phase: str, *, error: str | None = None, problem: str | None = None,
+                  where: str | None = None, sandbox: bool = False) -> tuple[str, str]:
+    """``(explanation, advice)`` for a run that failed in ``phase`` with an
+    exception ``error`` ("Type: message", exit 1) or a contract ``problem``
+    (exit 2). ``where`` is the failing line (``tests/verifier.py:12``);
+    ``sandbox``: the sentence tells what Harbor did, not what it would do."""
+    no_reward = NO_REWARD[sandbox]
+    at = f" at {where}" if where else ""
+    if error is not None:
+        kind = error.split(":", 1)[0]
+        if phase == "module_imported":
+            explanation = f"importing the verifier raised {error}: the runner exited 1 without a reward; {no_reward}"
+            if kind in ("ModuleNotFoundError", "ImportError"):
+                advice = ("a module the verifier imports is not there: put a helper beside the verifier in tests/ "
+                          "(that folder is on sys.path), or install the package in environment/Dockerfile")
+            elif kind in ("SyntaxError", "IndentationError", "TabError"):
+                advice = f"fix the syntax{at} (e opens it)"
+            else:
+                advice = (f"fix the top-level code{at} (e opens it): it runs when the runner imports the module; "
+                          "keep work that needs the workspace inside verify")
+            return explanation, advice
+        explanation = f"verify raised {error}: the runner exited 1 without a reward; {no_reward}"
+        if kind in ("FileNotFoundError", "KeyError", "IndexError", "JSONDecodeError", "ValueError"):
+            advice = (f"a verify that raises scores nothing: check for what the agent may not have produced{at} "
+                      "(e opens it) and return 0.0 instead of raising")
+        else:
+            advice = f"fix the error{at} (e opens it), or catch it and return 0.0: a verify that raises scores nothing"
+        return explanation, advice
+    problem = problem or "no details"
+    explanation = f"contract error ({problem}): the runner exited 2 without a reward; {no_reward}"
+    if phase == "arguments_bound" and "'response'" in problem:
+        advice = ("Harbor never passes a response: give response a default (def verify(workspace, "
+                  "response=None)) and score from the workspace, or drop the parameter")
+    elif phase == "arguments_bound" and "defines no verify" in problem:
+        advice = "define verify at the top level of the verifier module"
+    elif phase == "arguments_bound":
+        advice = ("verify may declare workspace, task_data, response and state; give any other parameter a "
+                  "default")
+    elif phase == "reward_written":
+        advice = ("return a finite number (written to reward.txt) or a dict of numbers with a 'reward' key "
+                  "(reward.json); not a bool, None, a string or NaN")
+    elif phase == "inputs_read":
+        advice = "tests/task_data.json must hold one JSON object: fix it or remove it"
+    elif phase == "verifier_found":
+        advice = "tests/test.sh passes --verifier /tests/...: make it name the verifier file, or put the file there"
+    elif phase == "reward_files_cleared":
+        advice = "the reward folder (/logs/verifier) must be a writable folder in the sandbox image"
+    else:
+        advice = "read the runner's message above"
+    return explanation, advice
+
+
+def stopped_words(phase: str, how: str) -> tuple[str, str]:
+    """A run that ended while in ``phase``: ``how`` is "timeout N" or words."""
+    label = LABELS.get(phase, phase)
+    if how.startswith("timeout"):
+        seconds = how.split(" ", 1)[1] if " " in how else ""
+        return (f"the run was still in '{label}' when the timeout ({seconds} s) hit: Harbor scores that "
+                "VerifierTimeoutError",
+                "find what is slow or stuck there, or raise [verifier] timeout_sec in task.toml")
+    return (f"the run ended while in '{label}' ({how}): {NO_REWARD[False]}",
+            "something in the verifier ended the process (os._exit, a crash of the interpreter, a signal)")
+
+
+# --------------------------------------------------------------------------
+# The local replay: the runner's --phases-to lines.
+
+
+def _paths(paths: list[Any]) -> str:
+    return ", ".join(str(p) for p in paths)
+
+
+def _detail(name: str, line: dict[str, Any]) -> tuple[str, tuple[str, ...]]:
+    """A done phase's detail and lines, from the runner's line."""
+    if name == "reward_files_cleared":
+        removed = line.get("removed") or []
+        if not removed:
+            return "none was there", ()
+        return "removed " + ", ".join(f"{r.get('name')} (a {r.get('kind')})" for r in removed if isinstance(r, dict)), ()
+    if name == "verifier_found":
+        return str(line.get("file") or ""), ()
+    if name == "inputs_read":
+        available = line.get("available") or []
+        extra = "" if "response" in available else " (no response: Harbor mode)"
+        return "available: " + ", ".join(available) + extra, ()
+    if name == "sys_path_placed":
+        front: list[str] = []
+        for path in line.get("front") or []:
+            if path not in front:
+                front.append(path)
+        return "first " + _paths(front), tuple(f"{i}  {p}" for i, p in enumerate(line.get("sys_path") or []))
+    if name == "module_imported":
+        return f"module {line.get('module')}", ()
+    if name == "arguments_bound":
+        return _plan_words(line.get("plan") or [])
+    if name == "verify_called":
+        awaited = "awaited, " if line.get("awaited") else ""
+        return f"{awaited}returned a {line.get('result_type')}", ()
+    if name == "reward_written":
+        file = str(line.get("file") or "").rsplit("/", 1)[-1]
+        removed = line.get("removed") or []
+        replaced = (" (replacing " + ", ".join(str(r.get("name")) for r in removed if isinstance(r, dict))
+                    + " verify wrote itself)") if removed else ""
+        return f"{file}: {line.get('text')}{replaced}", ()
+    return "", ()
+
+
+def _plan_words(plan: list[Any]) -> tuple[str, tuple[str, ...]]:
+    rows = []
+    for row in plan:
+        if not isinstance(row, dict):
+            continue
+        binding = row.get("binding")
+        if binding == "argument":
+            source = row.get("source")
+            source = ", ".join(source) if isinstance(source, list) else source
+            how = f"{source} ({row.get('passed')})"
+        elif binding == "default":
+            how = f"keeps its default {row.get('default')}"
+        else:
+            how = str(binding)
+        rows.append(f"{row.get('name')}: {how}")
+    return "; ".join(rows) if rows else "verify takes no arguments", tuple(rows)
+
+
+def _failed_detail(line: dict[str, Any]) -> tuple[str, str | None, str | None]:
+    """``(detail, error, problem)`` of a failed line."""
+    error = line.get("error")
+    if isinstance(error, dict):
+        text = f"{error.get('type')}: {error.get('message')}".rstrip(": ")
+        return text, text, None
+    problem = str(line.get("problem") or "")
+    return problem, None, problem
+
+
+def local_phases(result: RunResult, *, where: str | None = None) -> PhaseReport:
+    """The replay's phases from ``result.phases`` (the runner's lines, paths
+    mapped). ``where``: the failing line, for the advice."""
+    from verifier_tui.engine.model import Outcome
+
+    if result.outcome is Outcome.COULD_NOT_START:
+        return PhaseReport(tuple(Phase(n, l, NOT_REACHED) for n, l in PHASES), "start",
+                           f"the replay could not start: {result.start_error}",
+                           "check the interpreter (--python) and the task's tests/ folder")
+    lines = [line for line in (result.phases or []) if isinstance(line, dict)]
+    by_phase: dict[str, list[dict[str, Any]]] = {}
+    for line in lines:
+        by_phase.setdefault(str(line.get("phase")), []).append(line)
+    ended_normally = result.outcome in (Outcome.REWARD_WRITTEN, Outcome.VERIFIER_RAISED, Outcome.CONTRACT_ERROR)
+    phases: list[Phase] = []
+    stopped_at: str | None = None
+    explanation, advice = "", ""
+    for name, label in PHASES:
+        if stopped_at is not None:
+            phases.append(Phase(name, label, NOT_REACHED))
+            continue
+        seen = by_phase.get(name, [])
+        final = next((line for line in reversed(seen) if line.get("status") in ("ok", "failed")), None)
+        if final is not None and final.get("status") == "ok":
+            detail, more = _detail(name, final)
+            phases.append(Phase(name, label, DONE, detail, more, final))
+            continue
+        if final is not None:  # failed
+            detail, error, problem = _failed_detail(final)
+            more = tuple(str(p) for p in final.get("problems") or [] if str(p) != problem)
+            if final.get("plan"):
+                more += _plan_words(final["plan"])[1]
+            phases.append(Phase(name, label, FAILED, detail, more, final))
+            stopped_at = name
+            explanation, advice = failure_words(name, error=error, problem=problem, where=where)
+            continue
+        if not ended_normally:
+            # The run was here when it ended (a started line, or no line at all).
+            how = (f"timeout {result.timeout_s:g}" if result.outcome is Outcome.TIMED_OUT
+                   else result.outcome_words)
+            phases.append(Phase(name, label, STOPPED, f"still running when the run ended ({result.outcome_words})",
+                                (), seen[-1] if seen else None))
+            stopped_at = name
+            explanation, advice = stopped_words(name, how)
+            continue
+        # A normal exit with no line: the file was not written (an older runner, a full disk).
+        phases.append(Phase(name, label, UNKNOWN))
+    if stopped_at is None:
+        if lines:
+            written = next((p for p in phases if p.name == "reward_written" and p.status == DONE), None)
+            verdict = result.verdict
+            scored = (f"Harbor would score {json.dumps(verdict.rewards)}" if verdict.rewards is not None
+                      else f"Harbor would raise {verdict.error}")
+            explanation = f"the runner wrote {written.detail}; {scored}" if written else scored
+        else:
+            explanation = "the runner reported no phases for this run"
+    return PhaseReport(tuple(phases), stopped_at, explanation, advice)
+
+
+# --------------------------------------------------------------------------
+# The sandbox: inferred from test-stdout.txt and the reward folder.
+
+
+_BEFORE_INPUTS = ("reward_files_cleared", "verifier_found", "inputs_read")
+"""The runner checks its inputs before it places sys.path (``_run``'s order)."""
+
+
+def _report(failed: str | None, before: str, detail: str, explanation: str, advice: str = "", *,
+            stopped_at: str | None = None, written: str = "", lines: tuple[str, ...] = ()) -> PhaseReport:
+    """Phases before ``failed`` get ``before`` (all of them when nothing
+    failed), ``failed`` its detail and lines, the rest "not reached"."""
+    phases = []
+    past_failure = False
+    for name, label in PHASES:
+        if name == failed:
+            phases.append(Phase(name, label, FAILED, detail, lines))
+            past_failure = True
+        elif past_failure:
+            phases.append(Phase(name, label, NOT_REACHED))
+        else:
+            phases.append(Phase(name, label, before, written if name == "reward_written" else ""))
+    notes = (INFERRED,) if before == DONE and (failed is None or failed not in _BEFORE_INPUTS[:1]) else ()
+    return PhaseReport(tuple(phases), stopped_at or failed, explanation, advice, notes)
+
+
+def sandbox_phases(output: RunnerOutput, verdict: Verdict | None, *, timed_out: bool = False,
+                   timeout_s: float | None = None, verifier_ran: bool | None = True,
+                   where: str | None = None, not_run_because: str | None = None,
+                   tail: tuple[str, ...] = ()) -> PhaseReport:
+    """The runner's phases in the sandbox, from its output and the reward
+    folder's verdict (``verdict`` None: the trial has no ``verifier/``).
+    ``where``: the failing line mapped to the local task; ``tail``: the last
+    lines of the traceback to show with the failed phase."""
+    if verifier_ran is False:
+        why = f" ({not_run_because})" if not_run_because else ""
+        return _report(None, NOT_REACHED, "", f"the verifier never ran in the sandbox{why}",
+                       "nothing in the verifier to fix for this trial: the failure came before it (the agent or "
+                       "the environment)", stopped_at="not_run")
+    if output.kind == "shim_no_python":
+        return _report(None, NOT_REACHED, "", f"{output.shim_message}: test.sh exited 127 before the runner "
+                       f"started, so no reward was written and Harbor scored RewardFileNotFoundError",
+                       "install Python 3.8 or newer in the image the verifier runs in (environment/Dockerfile)",
+                       stopped_at="python_check")
+    if output.kind == "traceback":
+        tb = output.traceback
+        error = f"{tb.bare_type}: {tb.exception_message}".rstrip(": ")
+        phase = "module_imported" if tb.while_importing else "verify_called"
+        explanation, advice = failure_words(phase, error=error, where=where, sandbox=True)
+        return _report(phase, DONE, error, explanation, advice, lines=tail)
+    if output.kind == "contract_error":
+        message = output.contract_message or ""
+        phase = contract_phase(message)
+        explanation, advice = failure_words(phase or "", problem=message, sandbox=True)
+        if phase is None:
+            return _report(None, UNKNOWN, "", explanation, advice, stopped_at="command_line")
+        return _report(phase, DONE, message, explanation, advice)
+    wrote = verdict is not None and verdict.source is not None
+    if wrote and verdict.ok:
+        return _report(None, DONE, "", f"the runner wrote {verdict.source}; Harbor read {json.dumps(verdict.rewards)}",
+                       written=verdict.source)
+    if wrote:
+        return _report(None, UNKNOWN, "",
+                       f"{verdict.source} is there but Harbor could not use it ({verdict.error}); the runner "
+                       "writes only valid reward files, so test.sh is not the shim or something else wrote it",
+                       "let verify return the reward and the runner write it; nothing else should write to "
+                       "/logs/verifier", stopped_at=None)
+    if timed_out:
+        limit = f" after {timeout_s:g} s" if timeout_s is not None else ""
+        return _report(None, UNKNOWN, "", f"Harbor stopped the verifier{limit} and scored VerifierTimeoutError: "
+                       "the runner prints nothing until it fails, so how far it got is not in the output",
+                       "the replay shows where a run spends its time: make verify faster, or raise "
+                       "[verifier] timeout_sec in task.toml", stopped_at="timeout")
+    if output.kind == "other":
+        return _report(None, UNKNOWN, "", "test-stdout.txt holds no report of the runner (last line: "
+                       f"{output.last_line!r}): test.sh may not be the runner's shim",
+                       "check that tests/test.sh is NeMo Gym's shim")
+    return _report(None, UNKNOWN, "", "test-stdout.txt is empty and no reward file was written: the runner "
+                   "always reports a failure, so it did not run to the end (killed, or test.sh never started it)",
+                   "look at trial.log for what stopped the verifier phase")
+
+
+# --------------------------------------------------------------------------
+# Side by side.
+
+
+@record(frozen=True)
+class Parting:
+    """The first step where the sandbox and the replay went differently."""
+
+    phase: str
+    label: str
+    sandbox: str
+    local: str
+    words: str
+
+    def to_json(self) -> dict:
+        return {"phase": self.phase, "label": self.label, "sandbox": self.sandbox, "local": self.local,
+                "words": self.words}
+
+
+_VERBS = {DONE: "got through it", FAILED: "failed", STOPPED: "was stopped there", NOT_REACHED: "never got there"}
+
+
+def where_they_part(sandbox: PhaseReport, local: PhaseReport) -> Parting | None:
+    """The first phase both sides know about whose status differs."""
+    theirs = {p.name: p for p in sandbox.phases}
+    for mine in local.phases:
+        other = theirs.get(mine.name)
+        if other is None or UNKNOWN in (other.status, mine.status):
+            continue
+        if other.status != mine.status:
+            said_theirs = _VERBS[other.status] + (f" ({other.detail})" if other.detail else "")
+            said_mine = _VERBS[mine.status] + (f" ({mine.detail})" if mine.detail else "")
+            words = f"they part at '{mine.label}': the sandbox {said_theirs}, the replay {said_mine}"
+            return Parting(mine.name, mine.label, other.status, mine.status, words)
+    return None

@@ -1,0 +1,201 @@
+"""One trial (or one step of it) opened for replaying: the walkthrough, the
+replay's plan, and a :class:`~verifier_tui.engine.session.Session` kept open
+across replays, so that live reload re-runs the replay in the same staged
+layout and only what changed is copied again.
+
+The sandbox side never changes (it is what Harbor recorded); the local side
+is re-run and compared each time. After a change to the task (the verifier
+edited), the walkthrough is read again, so the task's drift from the run
+("tests/verifier.py changed since the run") and its ``task.toml`` settings
+are current.
+
+This is the one place that drives a Session for a trial.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from verifier_tui.engine.harbor.agreement import Agreement
+from verifier_tui.engine.harbor.folders import Trial
+from verifier_tui.engine.harbor.phases import Parting, PhaseReport
+from verifier_tui.engine.harbor.replay import ReplayPlan, plan_replay
+from verifier_tui.engine.harbor.walkthrough import TrialWalkthrough, agreement_of, replay_view, trial_json, walk_trial
+from verifier_tui.engine.model import RunResult
+from verifier_tui.engine.record import record, replace
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable, Mapping
+
+    from verifier_tui.engine.invocation import RunSpec
+    from verifier_tui.engine.session import Session
+
+
+@record
+class Replayed:
+    """One replay and how it compares: ``local`` None with ``skipped`` saying why."""
+
+    local: RunResult | None
+    skipped: str | None
+    agreement: Agreement
+    phases: PhaseReport | None
+    parting: Parting | None
+    failure: tuple[Path, int] | None  # the replay's failing line in the task's files
+
+
+class TrialSession:
+    """A trial's walkthrough and its local replay, run as often as asked."""
+
+    def __init__(self, trial: Trial, step: str | None = None, *, task_dir: Path | str | None = None,
+                 workspace: Path | str | None = None, case: str | None = None, timeout: float | None = None,
+                 python: str = "python3", nemo_gym: Path | None = None, cache: Path | None = None,
+                 environ: Mapping[str, str] | None = None) -> None:
+        self.trial = trial
+        self.step = step
+        self.python = python
+        self.nemo_gym = nemo_gym
+        self.timeout = timeout
+        self._task_dir = task_dir
+        self._cache = cache
+        self._environ = environ
+        self.stand_in: tuple[Path | None, str | None] = (Path(workspace) if workspace else None, case)
+        self.walk: TrialWalkthrough = walk_trial(trial, step, task_dir=task_dir, cache=cache, environ=environ)
+        self.plan: ReplayPlan = self._plan()
+        self.session: Session | None = None
+        self.last: Replayed | None = None
+        self.session_problem: str | None = None
+        self._open_session()
+
+    # -- the plan and its session ----------------------------------------------------
+
+    def _plan(self) -> ReplayPlan:
+        workspace, case = self.stand_in
+        return plan_replay(self.walk, workspace=workspace, case=case, timeout=self.timeout)
+
+    def _open_session(self) -> None:
+        """A session on the task for this plan (None when there is nothing to replay)."""
+        self.close()
+        self.session_problem = None
+        plan = self.plan
+        if plan.skipped is not None or plan.task_dir is None:
+            return
+        from verifier_tui.engine.discovery import DiscoveryError
+        from verifier_tui.engine.session import Options, SelectionError, Session
+
+        options = Options(
+            verifier=str(plan.verifier) if plan.verifier is not None else None,
+            case=plan.case,
+            workspace=plan.workspace,
+            no_response=True,  # Harbor never passes a response
+            timeout=plan.timeout_s,
+            python=self.python,
+            nemo_gym=self.nemo_gym,
+        )
+        try:
+            self.session = Session(plan.task_dir, options)
+        except (DiscoveryError, SelectionError, OSError) as exc:
+            self.session_problem = str(exc)
+
+    @property
+    def skipped(self) -> str | None:
+        """Why there is no replay (None: there is one)."""
+        return self.plan.skipped or self.session_problem
+
+    def choose_stand_in(self, *, workspace: Path | str | None = None, case: str | None = None) -> None:
+        """Replay on another workspace folder or a case of the task (both None:
+        back to what the trial captured)."""
+        self.stand_in = (Path(workspace).expanduser().absolute() if workspace else None, case)
+        self.plan = self._plan()
+        self._open_session()
+
+    def refresh(self) -> None:
+        """Read the task again (after a change to it): its drift since the run,
+        its settings, and so the plan; the sandbox side stays as recorded."""
+        location = self.walk.location.path or self._task_dir
+        self.walk = walk_trial(self.trial, self.step, task_dir=location, cache=self._cache, environ=self._environ)
+        plan = self._plan()
+        if self.session is None or plan.skipped or plan.verifier != self.plan.verifier \
+                or plan.workspace != self.plan.workspace or plan.case != self.plan.case:
+            self.plan = plan
+            self._open_session()
+        else:
+            self.plan = plan
+
+    def spec(self) -> RunSpec:
+        """The run: the session's choices with Harbor's environment and task
+        data, no response, no expectation (the trial is the reference) and
+        the runner's phases asked for."""
+        plan, session = self.plan, self.session
+        spec = session.spec()
+        task = replace(spec.task, config=replace(spec.task.config, env=dict(plan.env)))
+        return replace(spec, task=task, response=None, expected=None, task_data=plan.task_data, phases=True)
+
+    # -- running -------------------------------------------------------------------------
+
+    def run(self, trigger: str = "trial replay") -> Replayed:
+        """One replay, blocking."""
+        if self.skipped is not None or self.session is None:
+            return self._compare(None)
+        from verifier_tui.engine.discovery import DiscoveryError
+        from verifier_tui.engine.session import SelectionError
+
+        try:
+            result = self.session.run(self.spec(), trigger=trigger)
+        except (DiscoveryError, SelectionError) as exc:
+            self.session_problem = str(exc)
+            return self._compare(None)
+        return self._compare(result)
+
+    async def arun(self, trigger: str = "trial replay", *,
+                   on_output: Callable[[str, str], None] | None = None) -> Replayed:
+        """One replay from asyncio (the TUI, ``watch``, ``test``); cancelling it ends the runner."""
+        if self.skipped is not None or self.session is None:
+            return self._compare(None)
+        from verifier_tui.engine.discovery import DiscoveryError
+        from verifier_tui.engine.session import SelectionError
+
+        try:
+            result = await self.session.arun(self.spec(), trigger=trigger, on_output=on_output)
+        except (DiscoveryError, SelectionError) as exc:
+            self.session_problem = str(exc)
+            return self._compare(None)
+        return self._compare(result)
+
+    def _compare(self, result: RunResult | None) -> Replayed:
+        if result is not None:
+            result.notices.extend(n for n in self.plan.notices if n not in result.notices)
+        plan = None if self.skipped and result is None else self.plan
+        phases, parting, failure = replay_view(self.walk, result)
+        agreement = agreement_of(self.walk, plan, result, parting)
+        self.last = Replayed(result, None if result is not None else self.skipped, agreement, phases, parting,
+                             failure)
+        return self.last
+
+    def to_json(self, replayed: Replayed | None = None) -> dict[str, Any]:
+        """The object ``run TRIAL --json`` prints (docs/json-output.md)."""
+        replayed = replayed or self.last or self._compare(None)
+        return trial_json(self.walk, plan=self.plan, local=replayed.local, local_skipped=replayed.skipped,
+                          view=(replayed.phases, replayed.parting, replayed.failure))
+
+    # -- live reload -----------------------------------------------------------------------
+
+    def watch_targets(self) -> list[Any]:
+        return self.session.watch_targets() if self.session is not None else []
+
+    def close(self) -> None:
+        if self.session is not None:
+            self.session.close()
+            self.session = None
+
+    def __enter__(self) -> TrialSession:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def replay_trial(trial: Trial, step: str | None = None, **kwargs: Any) -> tuple[TrialSession, Replayed]:
+    """Open ``trial`` and replay it once (the session is closed again)."""
+    with TrialSession(trial, step, **kwargs) as opened:
+        return opened, opened.run()
