@@ -22,7 +22,8 @@ from verifier_tui.engine.session import Options, SelectionError
 DESCRIPTION = """\
 A terminal debugger for Python verifiers of Harbor tasks.
 
-  verifier-tui PATH            open the TUI on a task, its tests/ folder, a verifier or a case
+  verifier-tui PATH            open the TUI on a task, its tests/ folder, a verifier or a case,
+                               or a Harbor trial or job folder (sandbox beside a local replay)
   verifier-tui run PATH        run once as the sandbox would; exit status is the runner's
   verifier-tui explain PATH    show sys.path, where nemo_gym resolves, and verify's bindings
   verifier-tui test PATH       run every case that has an expected.json; exit 0 when all match
@@ -86,6 +87,14 @@ OPTIONS: list[tuple[tuple[str, ...], tuple[str, ...], bool, dict]] = [
     (("--junit",), ("test",), False, dict(metavar="FILE", type=Path, help="also write a JUnit XML report")),
     (("--jobs", "-j"), ("test",), False,
      dict(metavar="N", type=int, help="cases run at once (default: the number of CPUs)")),
+    (("--trial",), (TUI, "run", "explain", "watch"), False,
+     dict(metavar="NAME", help="a Harbor job folder: which of its trials")),
+    (("--step",), (TUI, "run", "explain", "watch"), False,
+     dict(metavar="NAME", help="a multi-step Harbor trial: which step (default: the first)")),
+    (("--task",), EVERY, False, dict(metavar="DIR", type=Path,
+     help="a Harbor trial or job: the task it ran, when it is not found where the trial says")),
+    (("--both-modes",), ("run",), False, dict(action="store_true",
+     help="run the case in environment-server mode (with its response) and in Harbor mode (none)")),
     (("--no-watch",), (TUI,), False, dict(action="store_true", help="start with live reload off")),
     (("--poll",), (TUI, "watch"), False,
      dict(action="store_true", help="poll for changes (network, container and WSL mounts)")),
@@ -93,7 +102,7 @@ OPTIONS: list[tuple[tuple[str, ...], tuple[str, ...], bool, dict]] = [
 
 
 def _add_options(parser: argparse.ArgumentParser, command: str) -> None:
-    parser.add_argument("path", metavar="PATH", help=f"{EXPECTED_PATHS}")
+    parser.add_argument("path", metavar="PATH", help=f"{EXPECTED_PATHS}; or a Harbor trial or job folder")
     groups: dict = {}
     for flags, commands, _engine, keywords in OPTIONS:
         if command not in commands:

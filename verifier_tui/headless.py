@@ -102,8 +102,22 @@ def print_result(session, result: RunResult) -> None:
         _out(result.stderr.text.rstrip("\n"))
 
 
+def _harbor(args, command: str) -> int | None:
+    """A Harbor trial or job folder goes to the trial commands (and
+    ``run --both-modes`` to its own); None: this module's command goes on."""
+    from verifier_tui import headless_harbor
+
+    status = headless_harbor.dispatch(args, command)
+    if status is None and getattr(args, "both_modes", False):
+        return headless_harbor.both_modes_command(args)
+    return status
+
+
 def run_command(args) -> int:
     """``verifier-tui run``."""
+    status = _harbor(args, "run")
+    if status is not None:
+        return status
     session = Session(args.path, args.options)
     with session:
         try:
@@ -120,6 +134,9 @@ def run_command(args) -> int:
 
 def explain_command(args) -> int:
     """``verifier-tui explain``."""
+    status = _harbor(args, "explain")
+    if status is not None:
+        return status
     session = Session(args.path, args.options)
     with session:
         data = session.explain()
@@ -189,6 +206,9 @@ def print_explain(session, data: dict[str, Any]) -> None:
 
 def test_command(args) -> int:
     """``verifier-tui test``."""
+    status = _harbor(args, "test")
+    if status is not None:
+        return status
     import asyncio
 
     session = Session(args.path, args.options)
@@ -316,6 +336,9 @@ def watch_line(result: RunResult, trigger: str) -> str:
 
 def watch_command(args) -> int:
     """``verifier-tui watch``."""
+    status = _harbor(args, "watch")
+    if status is not None:
+        return status
     import asyncio
 
     session = Session(args.path, args.options)

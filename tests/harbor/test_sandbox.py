@@ -86,7 +86,7 @@ def test_a_reward_planted_before_the_run_is_removed_by_the_runner(task, runs, tm
     walk = walk_trial(trial_of(runs, demo, rewards={"reward": 0.25}, verifier_files=run.files))
     assert walk.sandbox.verdict.rewards == {"reward": 0.25} and walk.sandbox.disagreement is None
     assert set(statuses(walk).values()) == {"done"}
-    assert walk.sandbox.phases.phases[-1].detail == "reward.txt"
+    assert walk.sandbox.phases.phases[-1].detail == "reward.txt: 0.25"
     # And when verify raises, the planted verdict is gone too: no reward at all.
     (demo / "tests" / "verifier.py").write_text("def verify(workspace):\n    raise RuntimeError('no')\n")
     run = sandbox_run(demo, tmp_path / "b", planted={"reward.txt": "1.0"})

@@ -348,8 +348,8 @@ def resolve(path: Path | str) -> Task:
         tests_dir = root / "tests" if (root / "tests").is_dir() and path.is_relative_to(root / "tests") else path.parent
     elif (path / "config.json").is_file() and (path / "result.json").is_file():
         raise DiscoveryError(
-            f"{path} looks like a Harbor trial folder (config.json, result.json); walking through trials is not "
-            "supported yet: open the task folder instead"
+            f"{path} looks like a Harbor trial folder (config.json, result.json), but not one Harbor 0.26 writes: "
+            "a trial folder holds trial.log and a config.json with trial_name and task; open the task folder instead"
         )
     elif _is_case_dir(path):
         initial_case = path.name

@@ -365,12 +365,14 @@ class Session:
         finally:
             self._release(stage)
 
-    def explain(self) -> dict[str, Any]:
-        """The runner's ``--explain`` for the current choices (verify is not called)."""
-        prepared = self.prepare(self.spec(explain_only=True))
+    def explain(self, spec: RunSpec | None = None) -> dict[str, Any]:
+        """The runner's ``--explain`` for the current choices, or for ``spec``
+        (an explain-only one; verify is not called)."""
+        spec = spec or self.spec(explain_only=True)
+        prepared = self.prepare(spec)
         if prepared.start_error or prepared.shim_refusal:
             return {"error": prepared.start_error or prepared.shim_refusal}
-        done = run_process(prepared.argv, cwd=prepared.cwd, env=prepared.env, timeout_s=self.timeout_s)
+        done = run_process(prepared.argv, cwd=prepared.cwd, env=prepared.env, timeout_s=spec.timeout_s)
         data = read_explain(prepared, done.stdout.text)
         if data is None:
             return {"error": "the runner gave no explanation", "stderr": map_paths(done.stderr.text, prepared.path_map),

@@ -20,10 +20,11 @@ from __future__ import annotations
 import json
 import re
 
-from verifier_tui.engine.record import field, record
+from verifier_tui.engine.record import field, record, replace
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
     from verifier_tui.engine.harbor.runner_output import RunnerOutput
@@ -248,9 +249,24 @@ def _failed_detail(line: dict[str, Any]) -> tuple[str, str | None, str | None]:
     return problem, None, problem
 
 
-def local_phases(result: RunResult, *, where: str | None = None) -> PhaseReport:
+def local_phases(result: RunResult, *, where: str | None = None, task_root: Path | None = None) -> PhaseReport:
     """The replay's phases from ``result.phases`` (the runner's lines, paths
-    mapped). ``where``: the failing line, for the advice."""
+    mapped). ``where``: the failing line, for the advice. Paths in the task
+    are said relative to it (``tests/verifier.py``)."""
+    report = _local_phases(result, where)
+    if task_root is None:
+        return report
+    prefix = str(task_root) + "/"
+
+    def short(text: str) -> str:
+        return text.replace(prefix, "")
+
+    return replace(report, explanation=short(report.explanation), advice=short(report.advice),
+                   phases=tuple(replace(p, detail=short(p.detail), lines=tuple(short(line) for line in p.lines))
+                                for p in report.phases))
+
+
+def _local_phases(result: RunResult, where: str | None) -> PhaseReport:
     from verifier_tui.engine.model import Outcome
 
     if result.outcome is Outcome.COULD_NOT_START:
@@ -366,8 +382,10 @@ def sandbox_phases(output: RunnerOutput, verdict: Verdict | None, *, timed_out: 
         return _report(phase, DONE, message, explanation, advice)
     wrote = verdict is not None and verdict.source is not None
     if wrote and verdict.ok:
-        return _report(None, DONE, "", f"the runner wrote {verdict.source}; Harbor read {json.dumps(verdict.rewards)}",
-                       written=verdict.source)
+        rewards = json.dumps(verdict.rewards)
+        shown = rewards if verdict.source == "reward.json" else repr(float(verdict.rewards.get("reward", 0.0)))
+        return _report(None, DONE, "", f"the runner wrote {verdict.source}; Harbor read {rewards}",
+                       written=f"{verdict.source}: {shown}")
     if wrote:
         return _report(None, UNKNOWN, "",
                        f"{verdict.source} is there but Harbor could not use it ({verdict.error}); the runner "

@@ -200,7 +200,10 @@ def read_sandbox(trial: Trial, step: StepView, facts: TrialFacts, *, task_root: 
     failure = next((f for f in reversed(frames) if _own_code(f.sandbox_path)), None)
     where = None
     if failure is not None:
-        where = f"{failure.local_path or failure.sandbox_path}:{failure.line}"
+        local = failure.local_path
+        if local is not None and task_root is not None and local.is_relative_to(task_root):
+            local = local.relative_to(task_root)
+        where = f"{local or failure.sandbox_path}:{failure.line}"
     tail = tuple(mapper.text(runner.traceback.text).splitlines()[-6:]) if runner.traceback else ()
     why_not = facts.agent_failure.type if facts.agent_failure else ("verifier disabled" if facts.verifier_disabled
                                                                      else None)

@@ -114,13 +114,15 @@ class TrialSession:
         its settings, and so the plan; the sandbox side stays as recorded."""
         location = self.walk.location.path or self._task_dir
         self.walk = walk_trial(self.trial, self.step, task_dir=location, cache=self._cache, environ=self._environ)
-        plan = self._plan()
-        if self.session is None or plan.skipped or plan.verifier != self.plan.verifier \
-                or plan.workspace != self.plan.workspace or plan.case != self.plan.case:
-            self.plan = plan
-            self._open_session()
-        else:
-            self.plan = plan
+        self.plan = self._plan()
+        # The session stays (the watch loop holds it); only the verifier the shim names may move.
+        if self.session is not None and self.plan.verifier is not None and self.plan.verifier != self.session.verifier:
+            from verifier_tui.engine.discovery import DiscoveryError
+
+            try:
+                self.session.choose_verifier(self.plan.verifier)
+            except DiscoveryError as exc:
+                self.session_problem = str(exc)
 
     def spec(self) -> RunSpec:
         """The run: the session's choices with Harbor's environment and task
@@ -129,7 +131,15 @@ class TrialSession:
         plan, session = self.plan, self.session
         spec = session.spec()
         task = replace(spec.task, config=replace(spec.task.config, env=dict(plan.env)))
-        return replace(spec, task=task, response=None, expected=None, task_data=plan.task_data, phases=True)
+        timeout = plan.timeout_s if plan.timeout_s is not None else spec.timeout_s
+        return replace(spec, task=task, response=None, expected=None, task_data=plan.task_data, phases=True,
+                       timeout_s=timeout)
+
+    def explain(self) -> dict[str, Any] | None:
+        """The runner's ``--explain`` for the replay (verify is not called); None without one."""
+        if self.session is None or self.skipped is not None:
+            return None
+        return self.session.explain(replace(self.spec(), explain_only=True, phases=False))
 
     # -- running -------------------------------------------------------------------------
 

@@ -118,7 +118,7 @@ def replay_view(walk: TrialWalkthrough, local: RunResult | None
     if local is None:
         return None, None, None
     failure = local_failure(local, walk.task_root)
-    phases = local_phases(local, where=f"{failure[0]}:{failure[1]}" if failure else None)
+    phases = local_phases(local, where=f"{failure[0]}:{failure[1]}" if failure else None, task_root=walk.task_root)
     return phases, where_they_part(walk.sandbox.phases, phases), failure
 
 

@@ -1,0 +1,125 @@
+"""One case run in both modes: as NeMo Gym's environment server runs it (with
+the agent's response) and as Harbor runs it (no response, ever).
+
+A ``verify`` that requires ``response`` passes locally with a response and
+fails every published Harbor run (the runner refuses to call it: a contract
+error, no reward, ``RewardFileNotFoundError``). Running both side by side
+makes that plain for any case, not only for trials.
+"""
+
+from __future__ import annotations
+
+from verifier_tui.engine.model import Outcome, RunResult
+from verifier_tui.engine.record import record, replace
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from verifier_tui.engine.invocation import RunSpec
+    from verifier_tui.engine.model import ResponseSource
+    from verifier_tui.engine.session import Session
+
+NO_RESPONSE = ("no response to run the environment-server mode with: the case has none (cases/<name>/response.json "
+               "or response.txt); give --response FILE")
+
+
+def works(result: RunResult | None) -> bool | None:
+    """Whether the verifier did its job: a reward written that Harbor can read."""
+    if result is None:
+        return None
+    return result.outcome is Outcome.REWARD_WRITTEN and result.verdict.ok
+
+
+@record
+class BothModes:
+    harbor: RunResult
+    server: RunResult | None  # None: no response to run it with (``server_skipped`` says so)
+    server_skipped: str | None = None
+
+    @property
+    def exit_status(self) -> int:
+        """Harbor mode's status when it failed (what every published run
+        faces), else the server mode's; 0 when both wrote a reward."""
+        if self.harbor.exit_status != 0:
+            return self.harbor.exit_status
+        return self.server.exit_status if self.server is not None else 0
+
+    def summary(self) -> str:
+        """The finding in one sentence."""
+        harbor, server = works(self.harbor), works(self.server)
+        harbor_fails = _failure(self.harbor)
+        if server is None:
+            how = "works" if harbor else f"fails ({harbor_fails})"
+            return f"in Harbor mode the verifier {how}; the environment-server mode was not run: {self.server_skipped}"
+        if harbor and server:
+            return "the verifier works in both modes"
+        if server and not harbor:
+            text = (f"the verifier works with a response (environment server) but fails in Harbor mode "
+                    f"({harbor_fails}): every published Harbor run of this task would score "
+                    f"{_harbor_score(self.harbor)}")
+            if _needs_response(self.harbor):
+                text += "; give response a default (response=None) and score from the workspace"
+            return text
+        if harbor and not server:
+            return f"the verifier works in Harbor mode but fails with the response ({_failure(self.server)})"
+        return f"the verifier fails in both modes: Harbor ({harbor_fails}), environment server ({_failure(self.server)})"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "harbor": self.harbor.to_json(),
+            "server": self.server.to_json() if self.server is not None else None,
+            "server_skipped": self.server_skipped,
+            "works": {"harbor": works(self.harbor), "server": works(self.server)},
+            "summary": self.summary(),
+        }
+
+
+def _failure(result: RunResult) -> str:
+    if result.outcome is Outcome.REWARD_WRITTEN and not result.verdict.ok:
+        return f"{result.verdict.error}: {result.verdict.message}"
+    problems = (result.explain or {}).get("problems") or []
+    if result.outcome is Outcome.CONTRACT_ERROR and problems:
+        return f"contract error: {problems[0]}"
+    return result.outcome_words
+
+
+def _harbor_score(result: RunResult) -> str:
+    return result.verdict.error or "no reward"
+
+
+def _needs_response(result: RunResult) -> bool:
+    return any("'response'" in str(p) for p in (result.explain or {}).get("problems") or [])
+
+
+def mode_specs(session: Session, response: ResponseSource | None = None) -> tuple[RunSpec, RunSpec | None, str | None]:
+    """``(harbor, server, why no server)``: the session's choices with no
+    response, and with ``response`` (else the session's, else the case's).
+    The case's expected.json judges only the run with the case's own inputs."""
+    base = session.spec()
+    response = response or session.response or (session.case.response if session.case else None)
+    harbor = replace(base, response=None, expected=None)
+    if response is None:
+        return harbor, None, NO_RESPONSE
+    expected = None
+    if session.case is not None and session.case.response == response and base.workspace == session.case.workspace:
+        expected = session.case.expected
+    return harbor, replace(base, response=response, expected=expected), None
+
+
+def run_both_modes(session: Session, response: ResponseSource | None = None, *,
+                   trigger: str = "both modes") -> BothModes:
+    """Both runs, one after the other, blocking (the headless ``run --both-modes``)."""
+    harbor_spec, server_spec, skipped = mode_specs(session, response)
+    server = session.run(server_spec, trigger=trigger) if server_spec is not None else None
+    harbor = session.run(harbor_spec, trigger=trigger)
+    return BothModes(harbor, server, skipped)
+
+
+async def arun_both_modes(session: Session, response: ResponseSource | None = None, *,
+                          trigger: str = "both modes") -> BothModes:
+    """The same from asyncio (the TUI); cancelling it ends the run in flight."""
+    harbor_spec, server_spec, skipped = mode_specs(session, response)
+    server = await session.arun(server_spec, trigger=trigger) if server_spec is not None else None
+    harbor = await session.arun(harbor_spec, trigger=trigger)
+    return BothModes(harbor, server, skipped)

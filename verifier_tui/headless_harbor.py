@@ -1,0 +1,490 @@
+"""The headless commands on Harbor trial and job folders, and ``run --both-modes``.
+
+``run TRIAL`` walks one trial (or step) through: what the sandbox did, the
+same verifier replayed locally in Harbor mode, the runner's phases side by
+side, where they part and what to try next; it exits with the replay's
+status, or 2 when there was no replay. ``test JOB`` replays every trial (and
+step) in parallel and exits 0 only when every replay ended as its sandbox
+did. ``explain TRIAL`` shows the sandbox side and how the replay would import
+and call ``verify``. ``watch TRIAL`` replays on every change to the task, one
+line per replay with the agreement. ``--json`` documents: docs/json-output.md.
+
+:mod:`verifier_tui.headless` hands a path over here when it is a trial or job
+folder (:func:`dispatch`); only that check is imported on every command.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+from verifier_tui.engine.harbor.folders import find_harbor_folder
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from verifier_tui.engine.harbor.folders import Job, Trial
+    from verifier_tui.engine.harbor.trial_session import Replayed, TrialSession
+
+TRIAL_ONLY = ("trial", "step", "task")
+"""Options that mean something only for a trial or a job folder."""
+NOT_FOR_TRIALS = {
+    "response": "a trial replays in Harbor mode, and Harbor never passes a response",
+    "no_response": None,  # Harbor mode already: harmless
+    "verifier": "a trial replays the verifier its task's tests/test.sh names",
+    "task_data": "a trial replays with the task data the sandbox had (tests/task_data.json)",
+    "both_modes": "a trial replays in Harbor mode only; --both-modes is for a task's case",
+}
+
+
+def _out(text: str = "") -> None:
+    sys.stdout.write(text + "\n")
+
+
+def _say(text: str = "") -> None:
+    """A line of the tool's own words (paths shortened; the outputs are printed as they are)."""
+    from verifier_tui.trial_words import shown
+
+    _out(shown(text))
+
+
+def _fail(message: str) -> int:
+    sys.stderr.write(f"verifier-tui: {message}\n")
+    return 2
+
+
+def dump_json(data: Any) -> str:
+    return json.dumps(data, indent=2, default=str, ensure_ascii=False)
+
+
+def dispatch(args, command: str) -> int | None:
+    """The command's exit status when ``args.path`` is a trial or job folder;
+    None for any other path (after refusing the trial-only options)."""
+    if find_harbor_folder(args.path) is None:
+        given = [f"--{name.replace('_', '-')}" for name in TRIAL_ONLY if getattr(args, name, None) is not None]
+        if given:
+            return _fail(f"{' and '.join(given)}: only for a Harbor trial or job folder, and {args.path} is neither")
+        return None
+    for name, why in NOT_FOR_TRIALS.items():
+        if why is not None and getattr(args, name, None) not in (None, False):
+            return _fail(f"--{name.replace('_', '-')}: {why}")
+    return {"run": run_command, "explain": explain_command, "test": test_command,
+            "watch": watch_command}[command](args)
+
+
+# ---------------------------------------------------------------------------
+# Opening
+
+
+def _open(args) -> tuple[Trial | Job, str | None] | int:
+    from verifier_tui.engine.harbor.folders import HarborFolderError, open_harbor
+
+    try:
+        return open_harbor(args.path)
+    except HarborFolderError as exc:
+        return _fail(str(exc))
+
+
+def open_trial_session(args) -> TrialSession | int:
+    """The trial (and step) the command line names, opened for replays; or
+    the exit status after one line on stderr."""
+    from verifier_tui.engine.harbor.folders import HarborFolderError, select_trial
+    from verifier_tui.engine.harbor.trial_session import TrialSession
+
+    opened = _open(args)
+    if isinstance(opened, int):
+        return opened
+    found, step_in_path = opened
+    try:
+        trial, step = select_trial(found, getattr(args, "trial", None), getattr(args, "step", None) or step_in_path)
+    except HarborFolderError as exc:
+        return _fail(str(exc))
+    options = args.options
+    return TrialSession(trial, step, task_dir=args.task, workspace=options.workspace, case=options.case,
+                        timeout=options.timeout, python=options.python, nemo_gym=options.nemo_gym)
+
+
+# ---------------------------------------------------------------------------
+# run TRIAL
+
+
+def run_command(args) -> int:
+    opened = open_trial_session(args)
+    if isinstance(opened, int):
+        return opened
+    with opened:
+        replayed = opened.run(trigger="command line")
+        if args.json:
+            _out(dump_json(opened.to_json(replayed)))
+        else:
+            print_walkthrough(opened, replayed)
+    return replayed.local.exit_status if replayed.local is not None else 2
+
+
+def print_walkthrough(opened: TrialSession, replayed: Replayed) -> None:
+    """``run TRIAL``'s readable output: the verdicts and the agreement first,
+    then the phases side by side, what went wrong and what to try, the
+    facts, and the two outputs."""
+    from verifier_tui.trial_words import (
+        agreement_words,
+        replay_words,
+        task_words,
+        trial_header,
+        verdict_words,
+        workspace_words,
+    )
+
+    walk = opened.walk
+    side = walk.sandbox
+    _say(trial_header(walk))
+    for line in task_words(walk):
+        _say(f"  {line}")
+    _say("")
+    where = f" (from {side.verdict.source})" if side.verdict.source not in ("none", None) else ""
+    _say(f"sandbox   {verdict_words(side.verdict)}{where}")
+    if side.disagreement:
+        _say(f"          note: {side.disagreement}")
+    if side.failure is not None:
+        _say(f"          failed at {side.failure.local_path or side.failure.sandbox_path}:{side.failure.line}")
+    if replayed.local is None:
+        _say(f"replay    none: {replayed.skipped}")
+        _say("agreement not known without a replay")
+    else:
+        _say(f"replay    {replay_words(replayed)}")
+        _say(f"          workspace: {workspace_words(opened)}")
+        if replayed.failure is not None:
+            _say(f"          failed at {replayed.failure[0]}:{replayed.failure[1]}")
+        word, sentence = agreement_words(replayed.agreement, replayed.skipped)
+        _say(f"agreement {word}: {sentence}")
+    for difference in replayed.agreement.differences[1:]:
+        _say(f"          - {difference}")
+    _say("")
+    print_phases(opened, replayed)
+    _say("")
+    _say("facts:")
+    for fact in walk.facts.sentences():
+        _say(f"  {fact}")
+    for note in [*walk.notes, *walk.trial.absent, *(replayed.local.notices if replayed.local else [])]:
+        _say(f"  note: {note}")
+    _say(f"── sandbox: verifier/test-stdout.txt {'─' * 30}")
+    _out(side.mapped_output.rstrip("\n") or "(empty)")
+    if replayed.local is not None:
+        for name, captured in (("stdout", replayed.local.stdout), ("stderr", replayed.local.stderr)):
+            if captured.text.strip():
+                _say(f"── replay: {name} {'─' * 40}")
+                _out(captured.text.rstrip("\n"))
+
+
+def print_phases(opened: TrialSession, replayed: Replayed) -> None:
+    """The phases in two columns, the first wrong step of each side explained."""
+    from verifier_tui.trial_words import PHASE_MARKS
+
+    sandbox = opened.walk.sandbox.phases
+    local = replayed.phases
+    mine = {p.name: p for p in local.phases} if local is not None else {}
+    width = max(len(p.label) for p in sandbox.phases) + 2
+    _say(f"{'step':<{width}}{'sandbox':<44}replay")
+    for theirs in sandbox.phases:
+        ours = mine.get(theirs.name)
+        left = f"{PHASE_MARKS[theirs.status]} {theirs.detail or theirs.status}"
+        right = f"{PHASE_MARKS[ours.status]} {ours.detail or ours.status}" if ours else "-"
+        marker = " ◀" if replayed.parting is not None and replayed.parting.phase == theirs.name else ""
+        _say(f"{theirs.label:<{width}}{_cut(left, 42):<44}{_cut(right, 70)}{marker}")
+    said = None
+    for who, report in (("sandbox", sandbox), ("replay", local)):
+        if report is None or not (report.stopped_at or report.advice):
+            continue
+        wrong = report.first_wrong
+        if said is not None and wrong is not None and (wrong.name, wrong.detail.split(":")[0]) == said:
+            _say(f"{who}: the same step went wrong the same way")
+            continue
+        said = (wrong.name, wrong.detail.split(":")[0]) if wrong is not None else None
+        _say(f"{who}: {report.explanation}")
+        if report.advice:
+            _say(f"  try: {report.advice}")
+    if replayed.parting is not None:
+        _say(replayed.parting.words)
+
+
+def _cut(text: str, width: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+# ---------------------------------------------------------------------------
+# explain TRIAL
+
+
+def explain_command(args) -> int:
+    opened = open_trial_session(args)
+    if isinstance(opened, int):
+        return opened
+    with opened:
+        explain = opened.explain() if opened.skipped is None else None
+        data = opened.to_json()
+        data["local_skipped"] = opened.skipped or "explain does not call verify"
+        data["explain"] = explain
+        if args.json:
+            _out(dump_json(data))
+            return 0 if explain is not None and "error" not in explain else 2
+        from verifier_tui.trial_words import PHASE_MARKS, agreement_words, task_words, trial_header, verdict_words
+
+        walk = opened.walk
+        _say(trial_header(walk))
+        for line in task_words(walk):
+            _say(f"  {line}")
+        _say(f"sandbox   {verdict_words(walk.sandbox.verdict)}")
+        for phase in walk.sandbox.phases.phases:
+            _say(f"  {PHASE_MARKS[phase.status]} {phase.label:<28}{phase.detail}")
+        _say(f"  {walk.sandbox.phases.explanation}")
+        if walk.sandbox.phases.advice:
+            _say(f"  try: {walk.sandbox.phases.advice}")
+        if explain is None:
+            _say(f"replay    {agreement_words(opened.last.agreement, opened.skipped)[1]}")
+            return 2
+        if "error" in explain:
+            _say(f"replay    the runner gave no explanation: {explain['error']}")
+            return 2
+        _say("replay (Harbor mode, verify not called):")
+        for row in explain.get("sys_path") or []:
+            _say(f"  sys.path {row.get('index'):>2}  {row.get('path')}  {' + '.join(row.get('roles') or [])}")
+        verify = explain.get("verify") or {}
+        if verify:
+            _say(f"  {verify.get('signature')}")
+        for row in explain.get("parameters") or []:
+            _say(f"    {row.get('name')}: {row.get('binding')} {row.get('source') or row.get('default') or ''}")
+        for problem in explain.get("problems") or []:
+            _say(f"  contract problem: {problem}")
+        error = explain.get("import_error")
+        if error:
+            _say(f"  importing the verifier raised {error.get('type')}: {error.get('message')}")
+        return 0
+
+
+# ---------------------------------------------------------------------------
+# test JOB
+
+
+def test_command(args) -> int:
+    """Every trial of a job (every step of each), replayed in parallel."""
+    import asyncio
+
+    from verifier_tui.engine.harbor.folders import Job
+    from verifier_tui.engine.harbor.trial_session import TrialSession
+    from verifier_tui.engine.session import cpu_count
+
+    opened = _open(args)
+    if isinstance(opened, int):
+        return opened
+    found, step_in_path = opened
+    trials = found.trials if isinstance(found, Job) else [found]
+    if not trials:
+        return _fail(f"{found.path}: " + "; ".join(found.problems or ["no trial folders"]))
+    options = args.options
+    sessions = []
+    for trial in trials:
+        steps = [step_in_path] if step_in_path else [view.name for view in trial.steps]
+        for step in steps:
+            sessions.append(TrialSession(trial, step, task_dir=args.task, workspace=options.workspace,
+                                         timeout=options.timeout, python=options.python, nemo_gym=options.nemo_gym))
+    started = time.perf_counter()
+    try:
+        replays = asyncio.run(_replay_all(sessions, args.jobs or cpu_count()))
+        wall = time.perf_counter() - started
+        summaries = [s.to_json(r) for s, r in zip(sessions, replays)]
+        agree = sum(1 for r in replays if r.agreement.same is True)
+        differ = sum(1 for r in replays if r.agreement.same is False)
+        unknown = len(replays) - agree - differ
+        if args.junit:
+            write_junit(args.junit, found, sessions, replays, wall)
+        if args.json:
+            _out(dump_json({"path": str(found.path), "name": found.name, "agree": agree, "differ": differ,
+                            "not_compared": unknown, "duration_s": round(wall, 3), "trials": summaries}))
+        else:
+            print_job_table(found, sessions, replays)
+            _out(f"{agree} agree, {differ} differ, {unknown} not compared")
+    finally:
+        for session in sessions:
+            session.close()
+    return 0 if agree == len(replays) else 1
+
+
+async def _replay_all(sessions: list[TrialSession], jobs: int) -> list[Replayed]:
+    import asyncio
+
+    gate = asyncio.Semaphore(max(1, jobs))
+
+    async def one(session: TrialSession) -> Replayed:
+        async with gate:
+            return await session.arun(trigger="test")
+
+    return list(await asyncio.gather(*(one(s) for s in sessions)))
+
+
+def _entry_name(session: TrialSession) -> str:
+    return session.trial.name + (f" / {session.step}" if session.step else "")
+
+
+def print_job_table(found, sessions: list[TrialSession], replays: list[Replayed]) -> None:
+    from verifier_tui.trial_words import agreement_mark, agreement_words, verdict_words
+
+    from verifier_tui.engine.harbor.agreement import local_verdict
+
+    rows = [("", "trial", "sandbox", "replay", "")]
+    for session, replayed in zip(sessions, replays):
+        local = local_verdict(replayed.local) if replayed.local is not None else None
+        word, sentence = agreement_words(replayed.agreement, replayed.skipped)
+        mine = verdict_words(local) if local is not None else "-"
+        rows.append((agreement_mark(replayed.agreement), _entry_name(session),
+                     verdict_words(session.walk.sandbox.verdict), mine, word))
+    widths = [max(len(row[i]) for row in rows) for i in range(5)]
+    _say(f"job {found.name} · {len(sessions)} replay(s)" + (f" · Harbor {found.harbor_version}"
+                                                            if getattr(found, "harbor_version", None) else ""))
+    for row in rows:
+        _say("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip())
+    for session, replayed in zip(sessions, replays):
+        if replayed.agreement.same is not True:
+            word, sentence = agreement_words(replayed.agreement, replayed.skipped)
+            _say(f"── {_entry_name(session)}: {word}")
+            _say(f"  {sentence}")
+            for difference in replayed.agreement.differences[1:]:
+                _say(f"  - {difference}")
+
+
+def write_junit(path, found, sessions: list[TrialSession], replays: list[Replayed], wall: float) -> None:
+    from xml.etree import ElementTree as ET
+
+    from verifier_tui.trial_words import agreement_words
+
+    differ = sum(1 for r in replays if r.agreement.same is False)
+    unknown = sum(1 for r in replays if r.agreement.same is None)
+    suite = ET.Element("testsuite", name=f"verifier-tui job {found.name}", tests=str(len(replays)),
+                       failures=str(differ), errors=str(unknown), time=f"{wall:.3f}")
+    for session, replayed in zip(sessions, replays):
+        duration = replayed.local.duration_s if replayed.local is not None else 0.0
+        case = ET.SubElement(suite, "testcase", classname=found.name, name=_entry_name(session),
+                             time=f"{duration:.3f}")
+        word, sentence = agreement_words(replayed.agreement, replayed.skipped)
+        if replayed.agreement.same is False:
+            failure = ET.SubElement(case, "failure", message=sentence)
+            failure.text = "\n".join(replayed.agreement.differences)
+        elif replayed.agreement.same is None:
+            ET.SubElement(case, "error", message=f"{word}: {sentence}")
+        if replayed.local is not None and replayed.local.stderr.text:
+            ET.SubElement(case, "system-err").text = replayed.local.stderr.text[-4000:]
+    ET.ElementTree(suite).write(path, encoding="utf-8", xml_declaration=True)
+
+
+# ---------------------------------------------------------------------------
+# watch TRIAL
+
+
+def watch_line(sequence: int, trigger: str, replayed: Replayed) -> str:
+    from verifier_tui.trial_words import agreement_words, replay_words
+
+    word, sentence = agreement_words(replayed.agreement, replayed.skipped)
+    stamp = time.strftime("%H:%M:%S")
+    detail = replay_words(replayed) if replayed.local is not None else sentence
+    line = f"#{sequence:<3} {stamp}  {trigger:<24.24}  {word:<9}  replay {detail}"
+    if replayed.agreement.same is False:
+        line += f"\n      {sentence}"
+        if replayed.parting is not None:
+            line += f"\n      {replayed.parting.words}"
+    return line
+
+
+def watch_command(args) -> int:
+    import asyncio
+
+    opened = open_trial_session(args)
+    if isinstance(opened, int):
+        return opened
+    with opened:
+        if opened.session is None:
+            return _fail(f"nothing to replay, so nothing to watch: {opened.skipped}")
+        if not args.json:
+            from verifier_tui.trial_words import trial_header, verdict_words
+
+            _out(trial_header(opened.walk))
+            _out(f"sandbox: {verdict_words(opened.walk.sandbox.verdict)} (as recorded; it does not change)")
+            _out("watching the task for changes; each replay is compared with the sandbox; Ctrl+C stops")
+        from verifier_tui.engine.watch.channel import WatchError
+
+        try:
+            count = asyncio.run(_watch(opened, args))
+        except KeyboardInterrupt:
+            count = None
+        except WatchError as exc:
+            hint = "" if args.poll else " (--poll watches without OS events)"
+            return _fail(f"{exc}{hint}")
+        if not args.json and count is not None:
+            _out(f"stopped after {count} replay(s)")
+        return 0
+
+
+async def _watch(opened: TrialSession, args) -> int:
+    from verifier_tui.engine.watch.live import LiveRuns
+
+    count = 0
+
+    async def replay(trigger: str, change) -> None:
+        nonlocal count
+        if change is not None:
+            opened.refresh()  # the task changed: its drift from the run, its settings
+        replayed = await opened.arun(trigger=trigger)
+        count += 1
+        if args.json:
+            _out(json.dumps(opened.to_json(replayed), default=str, ensure_ascii=False))
+        else:
+            _out(watch_line(count, trigger, replayed))
+        sys.stdout.flush()
+
+    def on_error(exc: BaseException) -> None:
+        sys.stderr.write(f"verifier-tui: replay failed: {exc}\n")
+
+    def on_task_error(message: str) -> None:
+        sys.stderr.write(f"verifier-tui: {message}\n")
+
+    live = LiveRuns(opened.session, replay, force_polling=args.poll, on_error=on_error, on_task_error=on_task_error)
+    try:
+        await live.watch(run_first=True)
+    finally:
+        await live.close()
+    return count
+
+
+# ---------------------------------------------------------------------------
+# run --both-modes (any case)
+
+
+def both_modes_command(args) -> int:
+    """``run PATH --both-modes``: the case with its response and without."""
+    from verifier_tui.engine.both_modes import run_both_modes, works
+    from verifier_tui.engine.session import Session
+    from verifier_tui.words import verdict_line
+
+    if args.options.no_response:
+        return _fail("--both-modes runs the case with its response and without: drop --no-response")
+    with Session(args.path, args.options) as session:
+        both = run_both_modes(session, trigger="command line")
+        if args.json:
+            data = both.to_json()
+            data = {"task": str(session.task.root), "case": session.case.name if session.case else None,
+                    "verifier": str(session.verifier), **data}
+            _out(dump_json(data))
+            return both.exit_status
+        _out(f"task {session.task.name} · case {session.case.name if session.case else 'none'} · both modes")
+        for label, result in (("environment server (with the response)", both.server),
+                              ("Harbor (no response)", both.harbor)):
+            mark = {True: "✓", False: "✗", None: "-"}[works(result)]
+            if result is None:
+                _out(f"{mark} {label}: not run: {both.server_skipped}")
+                continue
+            _out(f"{mark} {label}: {result.outcome_words} · {verdict_line(result)}")
+            problems = (result.explain or {}).get("problems") or []
+            for problem in problems:
+                _out(f"    contract: {problem}")
+        _out(both.summary())
+        return both.exit_status

@@ -1,0 +1,110 @@
+"""The words both faces use for a Harbor trial: a verdict in a few words, a
+phase's mark, the agreement in a line, the trial's header. No Textual here;
+the screen's styles stay in the TUI."""
+
+from __future__ import annotations
+
+import os
+
+from verifier_tui.engine.harbor.phases import DONE, FAILED, NOT_REACHED, STOPPED, UNKNOWN
+from verifier_tui.words import duration_text, format_number
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from verifier_tui.engine.harbor.agreement import Agreement
+    from verifier_tui.engine.harbor.sandbox import HarborVerdict
+    from verifier_tui.engine.harbor.trial_session import Replayed, TrialSession
+    from verifier_tui.engine.harbor.walkthrough import TrialWalkthrough
+
+#: A phase's status as a mark: the same in the text output and on the screen.
+PHASE_MARKS = {DONE: "✓", FAILED: "✗", STOPPED: "⏱", NOT_REACHED: "·", UNKNOWN: "?"}
+
+
+def shown(text: str, cwd: str | None = None) -> str:
+    """``text`` with paths under the current folder made relative to it, and
+    the home folder as ``~`` (the text output; JSON keeps absolute paths)."""
+    cwd = os.getcwd() if cwd is None else cwd
+    if cwd not in ("/", "") and cwd + os.sep in text:
+        text = text.replace(cwd + os.sep, "")
+    home = os.path.expanduser("~")
+    if home not in ("/", "~", "") and home + os.sep in text:
+        text = text.replace(home + os.sep, "~" + os.sep)
+    return text
+
+
+def rewards_label(rewards: dict[str, Any]) -> str:
+    """``1.0``, or ``reward 1.0, speed 0.5`` when there is more than the reward."""
+    if set(rewards) == {"reward"}:
+        return format_number(rewards["reward"])
+    return ", ".join(f"{key} {format_number(value)}" for key, value in rewards.items())
+
+
+def verdict_words(verdict: HarborVerdict | None) -> str:
+    """What Harbor scored (or would): the rewards, or the exception's name."""
+    if verdict is None:
+        return "no verdict"
+    return verdict.label()
+
+
+def replay_words(replayed: Replayed) -> str:
+    """The replay in a few words: its verdict and how the runner ended."""
+    from verifier_tui.engine.harbor.agreement import local_verdict
+
+    local = replayed.local
+    if local is None:
+        return "not replayed"
+    mine = local_verdict(local)
+    return f"{verdict_words(mine)} · {local.outcome_words} · {duration_text(local.duration_s)}"
+
+
+def agreement_words(agreement: Agreement, skipped: str | None = None) -> tuple[str, str]:
+    """``(word, sentence)``: same / differ / no replay, and why in a line."""
+    if agreement.same is True:
+        return "same", "the replay ended as the sandbox did"
+    if agreement.same is False:
+        return "differ", agreement.differences[0] if agreement.differences else "they differ"
+    if skipped:
+        return "no replay", skipped
+    return "nothing to compare", agreement.differences[0] if agreement.differences else "no verdict on one side"
+
+
+def agreement_mark(agreement: Agreement) -> str:
+    return {True: "✓", False: "✗"}.get(agreement.same, "?")
+
+
+def trial_header(walk: TrialWalkthrough) -> str:
+    """``trial X · task T · agent A · verifier mode M`` (and the step)."""
+    trial = walk.trial
+    parts = [f"trial {trial.name}"]
+    if walk.step.name is not None:
+        parts.append(f"step {walk.step.name}")
+    parts.append(f"task {trial.task_name or '?'}")
+    parts.append(f"agent {trial.agent_name or '?'}")
+    parts.append(f"verifier mode {walk.facts.verifier_mode or 'unknown'}")
+    return " · ".join(parts)
+
+
+def task_words(walk: TrialWalkthrough) -> list[str]:
+    """The task said plainly: where it was found, or where it was looked for;
+    whether it changed since the run."""
+    location = walk.location
+    if not location.found:
+        return [location.message()]
+    out = [f"task {location.path} · found by {location.found_by}"]
+    drift = walk.drift
+    if drift is not None and drift.same is False:
+        out += drift.sentences()
+        out.append("a different replay result means little while the task differs from the one that ran")
+    return out
+
+
+def workspace_words(opened: TrialSession) -> str:
+    plan = opened.plan
+    if plan.skipped:
+        return plan.skipped
+    if plan.workspace_origin == "stand-in":
+        what = f"case {plan.case}" if plan.case else str(plan.workspace)
+        return f"your stand-in: {what} (the trial did not capture /app)"
+    return opened.walk.workspace.words
