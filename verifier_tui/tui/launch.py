@@ -7,7 +7,21 @@ from verifier_tui.engine.session import Session
 
 def launch(args) -> int:
     """Run the app on ``args.path`` with ``args.options`` (see verifier_tui.cli);
-    a path that cannot be debugged raises before anything is drawn."""
+    a path that cannot be debugged raises before anything is drawn. A Harbor
+    trial or job folder opens the trial's app."""
+    from verifier_tui.engine.harbor.folders import find_harbor_folder
+
+    if find_harbor_folder(args.path) is not None:
+        from verifier_tui.tui.trial_app import launch_trial  # Textual: only now that the TUI really starts
+
+        return launch_trial(args)
+    given = [f"--{name}" for name in ("trial", "step", "task") if getattr(args, name, None) is not None]
+    if given:
+        import sys
+
+        sys.stderr.write(f"verifier-tui: {' and '.join(given)}: only for a Harbor trial or job folder, and "
+                         f"{args.path} is neither\n")
+        return 2
     session = Session(args.path, args.options)
     try:
         from verifier_tui.tui.app import VerifierApp  # Textual: only now that the TUI really starts

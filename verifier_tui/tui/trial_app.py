@@ -1,0 +1,119 @@
+"""The app on a Harbor trial or job folder: a job opens its list of trials,
+a trial (or a job with one) opens the trial's screen. The same stylesheet,
+keys and words as the app on a task (:mod:`verifier_tui.tui.app`)."""
+
+from __future__ import annotations
+
+import asyncio
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, Iterable
+
+from textual.app import App, SystemCommand
+from textual.screen import Screen
+
+from verifier_tui.engine.harbor.folders import Job, Trial
+from verifier_tui.engine.harbor.trial_session import TrialSession
+from verifier_tui.tui.screens.job import JobScreen
+from verifier_tui.tui.screens.trial import TrialScreen
+from verifier_tui.tui.trial_keys import JOB_KEYS, TRIAL_KEYS
+
+if TYPE_CHECKING:
+    from verifier_tui.engine.session import Options
+
+
+class TrialApp(App[int]):
+    CSS_PATH = Path(__file__).with_name("app.tcss")
+    TITLE = "verifier-tui"
+
+    def __init__(self, found: Trial | Job, step: str | None = None, *, options: Options,
+                 task_dir: Path | None = None, watch: bool = True, poll: bool = False,
+                 deterministic: bool = False) -> None:
+        super().__init__()
+        self.found = found
+        self.step = step
+        self.options = options
+        self.task_dir = task_dir
+        self.watching = watch
+        self.poll = poll
+        self.deterministic = deterministic
+        self.trial_screens: list[TrialScreen] = []
+
+    def on_mount(self) -> None:
+        """A job, or a multi-step trial with no step chosen, opens its list;
+        a single trial (or step) opens at once."""
+        found = self.found
+        if isinstance(found, Job) and len(found.trials) == 1 and not found.trials[0].multi_step:
+            found = found.trials[0]
+        if isinstance(found, Job) or (found.multi_step and self.step is None):
+            self.push_screen(JobScreen(found))
+        else:
+            self.open_trial(found, self.step, from_job=False)
+        self._exit_on_hangup()
+
+    def _exit_on_hangup(self) -> None:
+        """SIGTERM and SIGHUP quit as q does (see VerifierApp): the replay's
+        process group ends and the scratch folders go."""
+        import signal
+
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGTERM, signal.SIGHUP):
+            try:
+                if signal.getsignal(signum) is signal.SIG_DFL:
+                    loop.add_signal_handler(signum, self.exit)
+            except (ValueError, RuntimeError, NotImplementedError):
+                pass
+
+    def open_trial(self, trial: Trial, step: str | None, *, from_job: bool) -> TrialScreen:
+        """Walk the trial (finding its task, reading the sandbox side) and show it."""
+        options = self.options
+        opened = TrialSession(trial, step or (trial.steps[0].name if trial.multi_step else None),
+                              task_dir=self.task_dir, workspace=options.workspace, case=options.case,
+                              timeout=options.timeout, python=options.python, nemo_gym=options.nemo_gym)
+        screen = TrialScreen(opened, watch=self.watching, poll=self.poll, from_job=from_job,
+                             deterministic=self.deterministic)
+        self.trial_screens.append(screen)
+        self.push_screen(screen)
+        return screen
+
+    async def on_unmount(self) -> None:
+        for screen in self.trial_screens:
+            await screen.shutdown()
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        table = TRIAL_KEYS if isinstance(screen, TrialScreen) else JOB_KEYS if isinstance(screen, JobScreen) else []
+        for key, action, _word, title, help_text in table:
+            if action != "app.quit":
+                yield SystemCommand(f"{title}  ({key})", help_text, partial(screen.run_action, action))
+        yield from super().get_system_commands(screen)
+
+
+def launch_trial(args) -> int:
+    """``verifier-tui TRIAL|JOB``: the app on a Harbor folder; bad input is one line and exit 2."""
+    import sys
+
+    from verifier_tui.engine.harbor.folders import HarborFolderError, open_harbor, select_trial
+
+    def fail(message: str) -> int:
+        sys.stderr.write(f"verifier-tui: {message}\n")
+        return 2
+
+    for flag, why in (("response", "a trial replays in Harbor mode, and Harbor never passes a response"),
+                      ("verifier", "a trial replays the verifier its task's tests/test.sh names"),
+                      ("task_data", "a trial replays with the task data the sandbox had")):
+        if getattr(args, flag, None) is not None:
+            return fail(f"--{flag.replace('_', '-')}: {why}")
+    try:
+        found, step = open_harbor(args.path)
+        step = args.step or step
+        if args.trial is not None or (step is not None and isinstance(found, Job) and len(found.trials) == 1):
+            found, _ = select_trial(found, args.trial, step)
+        if step is not None:
+            if isinstance(found, Job):
+                return fail("--step: choose the trial too (--trial NAME)")
+            found.step(step)  # raises with the step names
+    except HarborFolderError as exc:
+        return fail(str(exc))
+    app = TrialApp(found, step, options=args.options, task_dir=args.task, watch=not args.no_watch, poll=args.poll)
+    app.run()
+    return app.return_code or 0

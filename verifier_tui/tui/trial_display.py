@@ -1,0 +1,45 @@
+"""How a trial's paths are put on screen: relative to the folder that holds
+both the task and the trial (where Harbor ran, usually), so that
+``tasks/demo/tests/verifier.py`` and ``jobs/<job>/<trial>`` read alike; the
+rest (deterministic durations for snapshots, ``~``, ANSI stripped) is the
+main screen's :class:`~verifier_tui.tui.display.Display`."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from verifier_tui.tui.display import Display, plain_text
+
+
+def common_base(*paths: Path | None) -> Path:
+    """The deepest folder holding every one of ``paths`` (the first's parent for one)."""
+    given = [str(p) for p in paths if p is not None]
+    if not given:
+        return Path("/")
+    base = Path(os.path.commonpath(given)) if len(given) > 1 else Path(given[0]).parent
+    return base
+
+
+@dataclass
+class TrialDisplay(Display):
+    """``task_root`` is the task (or the trial when the task was not found);
+    ``base`` the folder paths are shown relative to."""
+
+    base: Path = Path("/")
+
+    def path(self, path: Path | str | None) -> str:
+        if path is None:
+            return "(none)"
+        try:
+            return Path(path).relative_to(self.base).as_posix() or "."
+        except ValueError:
+            return self._home(str(path))
+
+    def text(self, text: str) -> str:
+        text = plain_text(text)
+        base = str(self.base)
+        if base not in ("/", "") and base in text:
+            text = text.replace(base + os.sep, "")
+        return self._home(text)

@@ -1,0 +1,42 @@
+"""Where the eye lands first on a trial's screen: whether the local replay
+ended as the sandbox did, and when not, why (the first sentence names both
+verdicts, the second where the two runs part, the rest the known reasons).
+Without a replay it says what to give."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from textual.content import Content
+from textual.widgets import Static
+
+from verifier_tui.trial_words import agreement_mark, agreement_words, verdict_words
+
+if TYPE_CHECKING:
+    from verifier_tui.engine.harbor.trial_session import Replayed
+    from verifier_tui.tui.trial_display import TrialDisplay
+
+STYLES = {True: "bold $success", False: "bold $error", None: "bold $warning"}
+NO_REPLAY_KEYS = "f chooses a folder to replay on (your stand-in for /app), s a case of the task"
+
+
+class AgreementPanel(Static):
+    def show(self, replayed: Replayed, fmt: TrialDisplay, sandbox_label: str) -> None:
+        agreement = replayed.agreement
+        word, sentence = agreement_words(agreement, replayed.skipped)
+        style = STYLES[agreement.same]
+        parts: list[Any] = [(f"{agreement_mark(agreement)} {word}  ", style)]
+        if agreement.same is True:
+            parts.append(f"the replay ended as the sandbox did: {sandbox_label}")
+        else:
+            parts.append(fmt.text(sentence))
+        for difference in agreement.differences[1:]:
+            parts += ["\n", ("  • ", "$text-muted"), fmt.text(difference)]
+        if replayed.local is None and replayed.skipped and "workspace" in replayed.skipped:
+            parts += ["\n", ("  ", ""), (NO_REPLAY_KEYS, "bold $accent")]
+        self.update(Content.assemble(*parts))
+
+    def show_waiting(self, sandbox: Any) -> None:
+        self.update(Content.assemble(("▶ replaying  ", "bold $accent"),
+                                     f"the sandbox ended with {verdict_words(sandbox)}; the replay's verdict comes "
+                                     "here"))

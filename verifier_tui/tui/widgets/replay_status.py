@@ -1,0 +1,59 @@
+"""One line under a trial's header: live reload on or off, and the replay in
+flight or the last replay's agreement with the sandbox."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual.content import Content
+from textual.widgets import Static
+
+from verifier_tui.trial_words import agreement_words
+
+if TYPE_CHECKING:
+    from verifier_tui.engine.harbor.trial_session import Replayed
+
+WATCH_WORDS = {
+    "starting": ("live reload: starting", "$text-muted"),
+    "watching": ("● watching the task", "$success"),
+    "off": ("○ not watching: r replays, w watches", "$warning"),
+}
+AGREEMENT_STYLES = {"same": "bold $success", "differ": "bold $error"}
+
+
+class ReplayStatus(Static):
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.watch_words = WATCH_WORDS["starting"]
+        self.state: Content = Content.assemble(("no replay yet", "$text-muted"))
+        self.count = 0
+
+    def on_mount(self) -> None:
+        self._draw()
+
+    def set_watch(self, state: str, detail: str = "") -> None:
+        self.watch_words = WATCH_WORDS.get(state, (f"live reload failed: {detail} (w retries)", "$error"))
+        self._draw()
+
+    def set_running(self, trigger: str) -> None:
+        self.state = Content.assemble(("▶ replaying ", "bold $accent"), (f"after {trigger}", "$text-muted"))
+        self._draw()
+
+    def set_finished(self, replayed: Replayed, trigger: str) -> None:
+        word, _sentence = agreement_words(replayed.agreement, replayed.skipped)
+        if replayed.local is not None:
+            self.count += 1
+            self.state = Content.assemble((f"replay #{self.count} ", "$text-muted"),
+                                          (word, AGREEMENT_STYLES.get(word, "bold $warning")),
+                                          (f" with the sandbox · after {trigger}", "$text-muted"))
+        else:
+            self.state = Content.assemble((word, "bold $warning"), (": see the agreement above", "$text-muted"))
+        self._draw()
+
+    def set_note(self, text: str, style: str = "$error") -> None:
+        self.state = Content.assemble((text, style))
+        self._draw()
+
+    def _draw(self) -> None:
+        text, style = self.watch_words
+        self.update(Content.assemble((text, style), "   ", self.state))

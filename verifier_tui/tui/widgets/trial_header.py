@@ -1,0 +1,39 @@
+"""The two lines at the top of a trial's screen: which trial, task, agent
+and verifier mode; and where the task was found (or not), said plainly."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from textual.content import Content
+from textual.widgets import Static
+
+if TYPE_CHECKING:
+    from verifier_tui.engine.harbor.walkthrough import TrialWalkthrough
+    from verifier_tui.tui.trial_display import TrialDisplay
+
+LABEL = "$text-muted"
+SEP = (" · ", "$text-muted")
+
+
+class TrialHeader(Static):
+    def show(self, walk: TrialWalkthrough, fmt: TrialDisplay) -> None:
+        trial = walk.trial
+        mode = walk.facts.verifier_mode or "unknown"
+        parts: list[Any] = [("trial ", LABEL), (trial.name, "bold")]
+        if walk.step.name is not None:
+            parts += [SEP, ("step ", LABEL), (walk.step.name, "bold")]
+        parts += [SEP, ("task ", LABEL), (trial.task_name or "?", "bold"),
+                  SEP, ("agent ", LABEL), (trial.agent_name or "?", "bold"),
+                  SEP, ("verifier mode ", LABEL), (mode, "bold $primary")]
+        parts.append("\n")
+        location = walk.location
+        if not location.found:
+            parts.append((fmt.text(location.message()), "bold $error"))
+        else:
+            parts += [("task at ", LABEL), (fmt.path(location.path), ""), (f"  ({location.found_by})", LABEL)]
+            drift = walk.drift
+            if drift is not None and drift.same is False:
+                parts += ["\n", ("⚠ ", "bold $warning"),
+                          (fmt.text("; ".join(drift.sentences())), "$warning")]
+        self.update(Content.assemble(*parts))

@@ -1,0 +1,109 @@
+"""One side of a trial, in a scrolling panel: the sandbox as Harbor recorded
+it, or the local replay. Each shows its verdict, where it failed (e opens
+that line when the panel has the focus), its reward files and its output."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.widgets import Static
+
+from verifier_tui.trial_words import verdict_words, workspace_words
+from verifier_tui.tui.widgets.reward_panel import pretty
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from verifier_tui.engine.harbor.trial_session import Replayed, TrialSession
+    from verifier_tui.engine.model import RewardFile
+    from verifier_tui.tui.trial_display import TrialDisplay
+
+HEAD = "bold $text-primary"
+MUTED = "$text-muted"
+
+
+class SidePanel(VerticalScroll):
+    """A side's panel; ``failing`` is the line ``e`` opens from it."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.failing: tuple[Path, int] | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(Content(""), classes="side-body")
+
+    def _update(self, parts: list[Any]) -> None:
+        self.query_one(".side-body", Static).update(Content.assemble(*parts))
+
+    def show_sandbox(self, opened: TrialSession, fmt: TrialDisplay) -> None:
+        walk = opened.walk
+        side = walk.sandbox
+        verdict = side.verdict
+        style = "bold $success" if verdict.rewards is not None else "bold $error"
+        parts: list[Any] = [("Harbor scored ", MUTED), (verdict_words(verdict), style),
+                            (f"  from {verdict.source}\n", MUTED)]
+        if verdict.message and verdict.rewards is None:
+            parts.append((f"  {fmt.text(verdict.message)}\n", MUTED))
+        if side.disagreement:
+            parts.append((f"⚠ {fmt.text(side.disagreement)}\n", "bold $warning"))
+        self.failing = None
+        if side.failure is not None:
+            shown = fmt.path(side.failure.local_path) if side.failure.local_path else side.failure.sandbox_path
+            parts += [("failed at ", MUTED), (f"{shown}:{side.failure.line}", "bold"),
+                      (" (e opens it)\n" if side.failure.local_path else " (not a file of the task)\n", MUTED)]
+            if side.failure.local_path is not None and side.failure.line is not None:
+                self.failing = (side.failure.local_path, side.failure.line)
+        parts += _reward_files(side.reward_files, "verifier/ holds no reward file")
+        parts.append(("\nfacts\n", HEAD))
+        for fact in walk.facts.sentences():
+            parts.append(f"  {fmt.text(fact)}\n")
+        for note in [*walk.notes, *walk.trial.absent]:
+            parts.append((f"  note: {fmt.text(note)}\n", "$warning"))
+        parts.append(("\nverifier/test-stdout.txt", HEAD))
+        parts.append((" (stdout and stderr merged; /tests and /app as local paths)\n", MUTED))
+        parts.append(fmt.text(side.mapped_output).rstrip("\n") or ("(empty)", MUTED))
+        self._update(parts)
+
+    def show_local(self, opened: TrialSession, replayed: Replayed, fmt: TrialDisplay) -> None:
+        local = replayed.local
+        self.failing = replayed.failure
+        if local is None:
+            self._update([("no replay\n", "bold $warning"), fmt.text(replayed.skipped or "")])
+            return
+        from verifier_tui.engine.harbor.agreement import local_verdict
+
+        verdict = local_verdict(local)
+        style = "bold $success" if verdict is not None and verdict.rewards is not None else "bold $error"
+        parts: list[Any] = [("Harbor would score ", MUTED), (verdict_words(verdict), style),
+                            (f"  {fmt.text(local.outcome_words)} · {fmt.duration(local.duration_s)}\n", MUTED),
+                            ("workspace: ", MUTED), (fmt.text(workspace_words(opened)) + "\n", "")]
+        if replayed.failure is not None:
+            path, line = replayed.failure
+            parts += [("failed at ", MUTED), (f"{fmt.path(path)}:{line}", "bold"), (" (e opens it)\n", MUTED)]
+        parts += _reward_files(local.reward_files, "no reward file was written")
+        for notice in local.notices:
+            parts.append((f"note: {fmt.text(notice)}\n", "$warning"))
+        for name, captured in (("stderr", local.stderr), ("stdout", local.stdout)):
+            parts.append((f"\n{name}\n", HEAD))
+            parts.append(fmt.text(captured.text).rstrip("\n") or ("(empty)", MUTED))
+        self._update(parts)
+
+    def show_message(self, text: str, style: str = MUTED) -> None:
+        self.failing = None
+        self._update([(text, style)])
+
+
+def _reward_files(files: list[RewardFile], none: str) -> list[Any]:
+    if not files:
+        return [(f"{none}\n", MUTED)]
+    parts: list[Any] = []
+    for reward_file in files:
+        parts.append((f"{reward_file.name}  ", HEAD))
+        if reward_file.kind != "file":
+            parts.append((f"a {reward_file.kind}, not a file\n", "$warning"))
+            continue
+        parts.append(pretty(reward_file.name, reward_file.text or "") + "\n")
+    return parts
