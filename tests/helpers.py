@@ -531,3 +531,33 @@ def harbor_masked_failure_log(trial_name: str, kind: str, message: str) -> str:
             "Skipping exception record because trial already has exception_info\n"
             f"{chain}Traceback (most recent call last):\n{frames}{module}.{kind}: {message}\n"
             "Collecting main service artifacts\n")
+
+
+def sandbox_trial(job: Path, task: Path, scratch: Path, *, workspace: dict | Path | None, mode: str = "shared",
+                  capture: bool = False, name: str = "demo__aaaaaaa", trial_kwargs: dict | None = None,
+                  **run_kwargs):
+    """Run ``task``'s verifier as the sandbox would (:func:`sandbox_run`) and
+    record the trial Harbor would write of it in the job folder ``job``: the
+    reward it read, or the exception it raised (``VerifierTimeoutError`` when
+    the run was killed at ``timeout_s``). ``capture``: ``/app`` collected as an
+    artifact. Returns the opened trial."""
+    from verifier_tui.engine.harbor.folders import open_harbor
+    from verifier_tui.engine.verdict import harbor_verdict
+
+    run = sandbox_run(task, Path(scratch) / f"sandbox-{name}", workspace=workspace, **run_kwargs)
+    staged = Path(scratch) / f"verdict-{name}"
+    staged.mkdir(parents=True)
+    for file, content in run.files.items():
+        (staged / file).write_bytes(content if isinstance(content, bytes) else content.encode())
+    verdict = harbor_verdict(staged)
+    if run.timed_out:
+        kwargs = dict(exception=harbor_exception("VerifierTimeoutError",
+                                                 f"Verifier execution timed out after {run_kwargs['timeout_s']} seconds"))
+    elif verdict.ok:
+        kwargs = dict(rewards=verdict.rewards)
+    else:
+        kwargs = dict(exception=harbor_exception(verdict.error, verdict.message))
+    kwargs.update(trial_kwargs or {})
+    make_job(Path(job), {name: dict(task=task, mode=mode, verifier_files=run.files,
+                                    app=workspace if capture else None, **kwargs)})
+    return open_harbor(Path(job) / name)[0]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import HARBOR_REAL, SHIM, harbor_exception, make_job, sandbox_run
+from tests.helpers import HARBOR_REAL, SHIM, harbor_exception, make_job, sandbox_trial
 from verifier_tui.engine.harbor.agreement import compare
 from verifier_tui.engine.harbor.folders import open_harbor
 from verifier_tui.engine.harbor.replay import plan_replay, shim_verifier
@@ -22,27 +22,8 @@ SEPARATE = 'version = "1.0"\nartifacts = ["/app"]\n\n[verifier]\nenvironment_mod
 READS_HELLO = "def verify(workspace):\n    return 1.0 if (workspace / 'hello.txt').read_text() == 'hi' else 0.0\n"
 
 
-def trial_from_sandbox(runs, tmp_path, demo, *, workspace, mode="shared", capture=False, name="demo__aaaaaaa",
-                       **run_kwargs):
-    """Run the verifier as the sandbox would, and record the trial Harbor would write of it."""
-    run = sandbox_run(demo, tmp_path / f"sandbox-{name}", workspace=workspace, **run_kwargs)
-    from verifier_tui.engine.verdict import harbor_verdict
-
-    staged = tmp_path / f"verdict-{name}"
-    staged.mkdir()
-    for file, content in run.files.items():
-        (staged / file).write_bytes(content if isinstance(content, bytes) else content.encode())
-    verdict = harbor_verdict(staged)
-    if run.timed_out:
-        kwargs = dict(exception=harbor_exception("VerifierTimeoutError",
-                                                 f"Verifier execution timed out after {run_kwargs['timeout_s']} seconds"))
-    elif verdict.ok:
-        kwargs = dict(rewards=verdict.rewards)
-    else:
-        kwargs = dict(exception=harbor_exception(verdict.error, verdict.message))
-    make_job(runs / "jobs" / "j", {name: dict(task=demo, mode=mode, verifier_files=run.files,
-                                              app=workspace if capture else None, **kwargs)})
-    return open_harbor(runs / "jobs" / "j" / name)[0]
+def trial_from_sandbox(runs, tmp_path, demo, **kwargs):
+    return sandbox_trial(runs / "jobs" / "j", demo, tmp_path, **kwargs)
 
 
 def replay(trial, step=None, **kwargs):

@@ -55,15 +55,25 @@ class BothModes:
         if harbor and server:
             return "the verifier works in both modes"
         if server and not harbor:
-            text = (f"the verifier works with a response (environment server) but fails in Harbor mode "
-                    f"({harbor_fails}): every published Harbor run of this task would score "
-                    f"{_harbor_score(self.harbor)}")
-            if _needs_response(self.harbor):
-                text += "; give response a default (response=None) and score from the workspace"
-            return text
+            return (f"the verifier works with a response (environment server) but fails in Harbor mode: every "
+                    f"published Harbor run of this task would score {_harbor_score(self.harbor)} ({harbor_fails})")
         if harbor and not server:
             return f"the verifier works in Harbor mode but fails with the response ({_failure(self.server)})"
         return f"the verifier fails in both modes: Harbor ({harbor_fails}), environment server ({_failure(self.server)})"
+
+    def line(self) -> str:
+        """Both modes in a line: ``server ✓ 1.0 · Harbor ✗ contract error``."""
+        parts = []
+        for label, result in (("environment server", self.server), ("Harbor", self.harbor)):
+            if result is None:
+                parts.append(f"{label} - not run")
+            elif works(result):
+                rewards = result.verdict.rewards or {}
+                reward = rewards.get("reward", next(iter(rewards.values()), ""))
+                parts.append(f"{label} ✓ {reward}")
+            else:
+                parts.append(f"{label} ✗ {result.outcome.value}")
+        return " · ".join(parts)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -86,10 +96,6 @@ def _failure(result: RunResult) -> str:
 
 def _harbor_score(result: RunResult) -> str:
     return result.verdict.error or "no reward"
-
-
-def _needs_response(result: RunResult) -> bool:
-    return any("'response'" in str(p) for p in (result.explain or {}).get("problems") or [])
 
 
 def mode_specs(session: Session, response: ResponseSource | None = None) -> tuple[RunSpec, RunSpec | None, str | None]:

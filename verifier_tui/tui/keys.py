@@ -15,6 +15,8 @@ KEYS: list[tuple[str, str, str, str, str]] = [
     ("w", "toggle_watch", "watch", "Toggle live reload", "Re-run on every save (on) or only on r (off)"),
     ("m", "toggle_mode", "mode", "Toggle mode", "Harbor mode (no response) or environment server (with a response)"),
     ("a", "run_all", "all cases", "Run all cases", "Run every case; each shows its verdict in the list"),
+    ("b", "both_modes", "both modes", "Run in both modes",
+     "With the response (environment server) and without (Harbor): does the verifier work under each?"),
     ("s", "choose_case", "case", "Choose case", "Pick one of the task's cases"),
     ("v", "choose_verifier", "verifier", "Choose verifier", "Pick the verifier file to run"),
     ("f", "choose_workspace", "workspace", "Choose workspace", "Pick any folder as the workspace (/app)"),

@@ -387,6 +387,34 @@ class MainScreen(Screen[None]):
     def action_toggle_watch(self) -> None:
         self.vt.toggle_watch()
 
+    @work(name="run in both modes", group="outside", exclusive=True, exit_on_error=False)
+    async def action_both_modes(self) -> None:
+        """The current choices with the response and without (issue 8): both
+        runs go to the history, the verdict area shows the one of the current
+        mode under a line saying how each mode went."""
+        from verifier_tui.engine.both_modes import arun_both_modes
+
+        session, controller = self.vt.session, self.vt.controller
+        if session.verifier is None:
+            self.notify("no verifier to run", severity="warning", markup=False)
+            return
+        controller.pause()  # saves wait until both runs are done
+        try:
+            await controller.scheduler.drain()
+            both = await arun_both_modes(session)
+        except REFUSED as exc:
+            self.notify(f"cannot run both modes: {exc}", severity="error", markup=False)
+            return
+        finally:
+            controller.resume()
+        history = self.query_one(HistoryList)
+        for result in (both.server, both.harbor):
+            if result is not None:
+                history.add(result)
+        shown = both.server if session.mode == "server" and both.server is not None else both.harbor
+        self.viewing = shown
+        self._show_result(shown, f" both modes: {both.line()} · esc: back to the latest \n{both.summary()}")
+
     def action_toggle_mode(self) -> None:
         session = self.vt.session
         if session.response is not None:

@@ -1,0 +1,110 @@
+"""The runner's phases, one model for both sides: the replay's read from the
+real runner's --phases-to file, the sandbox's inferred from test-stdout.txt,
+lined up step by step, with the first wrong step explained."""
+
+from __future__ import annotations
+
+from tests.helpers import sandbox_trial
+from verifier_tui.engine.harbor.phases import PHASE_NAMES
+from verifier_tui.engine.harbor.trial_session import replay_trial
+
+SEPARATE = 'version = "1.0"\nartifacts = ["/app"]\n\n[verifier]\nenvironment_mode = "separate"\n'
+
+
+def statuses(report):
+    return [(p.name, p.status) for p in report.phases]
+
+
+def test_both_sides_use_the_runners_own_phase_names(task, runs, tmp_path):
+    demo = task(verifier="def verify(workspace, task_data):\n    return 0.5\n", toml=SEPARATE)
+    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True)
+    opened, replayed = replay_trial(trial)
+    assert [p.name for p in opened.walk.sandbox.phases.phases] == list(PHASE_NAMES)
+    assert [p.name for p in replayed.phases.phases] == list(PHASE_NAMES)
+    assert {p.status for p in replayed.phases.phases} == {"done"}
+    details = {p.name: p.detail for p in replayed.phases.phases}
+    assert details["reward_files_cleared"] == "none was there"
+    assert details["verifier_found"] == "tests/verifier.py"  # said relative to the task
+    assert details["inputs_read"] == "available: workspace, task_data, state (no response: Harbor mode)"
+    assert details["sys_path_placed"] == "first tests/.ng (staged runner), tests"
+    assert details["arguments_bound"] == "workspace: workspace (keyword); task_data: task_data (keyword)"
+    assert details["verify_called"] == "returned a float"
+    assert details["reward_written"] == "reward.txt: 0.5"
+    assert opened.walk.sandbox.phases.phases[-1].detail == "reward.txt: 0.5"
+    assert replayed.parting is None and replayed.phases.stopped_at is None
+
+
+def test_a_verify_that_raises_is_marked_where_it_failed_on_both_sides(task, runs, tmp_path):
+    demo = task(verifier="def verify(workspace):\n    return float((workspace / 'n.txt').read_text())\n",
+                toml=SEPARATE)
+    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True)
+    opened, replayed = replay_trial(trial)
+    for report in (opened.walk.sandbox.phases, replayed.phases):
+        assert report.stopped_at == "verify_called"
+        assert report.first_wrong.detail.startswith("FileNotFoundError: [Errno 2] No such file or directory")
+        assert report.advice.startswith("a verify that raises scores nothing") and "tests/verifier.py:2" in report.advice
+    assert "Harbor scored this trial with RewardFileNotFoundError" in opened.walk.sandbox.phases.explanation
+    assert "Harbor scores that RewardFileNotFoundError" in replayed.phases.explanation
+    assert dict(statuses(replayed.phases))["reward_written"] == "not reached"
+    assert replayed.parting is None  # the same step went wrong on both sides
+
+
+def test_a_verifier_fixed_since_the_run_parts_at_the_step_that_failed(task, runs, tmp_path):
+    demo = task(verifier="def verify(workspace, response):\n    return 1.0\n", toml=SEPARATE)
+    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True)
+    sandbox = replay_trial(trial)[0].walk.sandbox.phases
+    assert sandbox.stopped_at == "arguments_bound"
+    assert sandbox.advice.startswith("Harbor never passes a response: give response a default")
+    (demo / "tests" / "verifier.py").write_text("def verify(workspace, response=None):\n    return 1.0\n")
+    opened, replayed = replay_trial(trial)
+    assert replayed.parting.phase == "arguments_bound"
+    assert replayed.parting.sandbox == "failed" and replayed.parting.local == "done"
+    differences = replayed.agreement.differences
+    assert differences[0] == "the sandbox ended with RewardFileNotFoundError, the replay with 1.0"
+    assert differences[1].startswith("they part at 'arguments bound': the sandbox failed (verify requires 'response'")
+    assert any("changed since the run" in d for d in differences[2:])
+
+
+def test_a_replay_killed_by_its_timeout_shows_the_step_it_was_in(task, runs, tmp_path):
+    slow = "import time\n\ndef verify(workspace):\n    time.sleep(30)\n    return 1.0\n"
+    demo = task(verifier=slow, toml=SEPARATE + "timeout_sec = 1.0\n")
+    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True,
+                          timeout_s=1.0)
+    opened, replayed = replay_trial(trial)
+    assert replayed.local.outcome.slug == "timed_out"
+    assert dict(statuses(replayed.phases)) == {**{name: "done" for name in PHASE_NAMES[:6]},
+                                               "verify_called": "stopped", "reward_written": "not reached"}
+    assert replayed.phases.explanation.startswith("the run was still in 'verify called and awaited' when the "
+                                                  "timeout (1 s) hit: Harbor scores that VerifierTimeoutError")
+    assert opened.walk.sandbox.phases.stopped_at == "timeout"
+    assert replayed.agreement.same is True
+
+
+def test_a_module_that_hangs_at_import_is_stopped_in_the_import(task, runs, tmp_path):
+    demo = task(verifier="import time\ntime.sleep(30)\n\ndef verify(workspace):\n    return 1.0\n",
+                toml=SEPARATE + "timeout_sec = 1.0\n")
+    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True,
+                          timeout_s=1.0)
+    _, replayed = replay_trial(trial)
+    assert replayed.phases.stopped_at == "module_imported"
+    assert dict(statuses(replayed.phases))["sys_path_placed"] == "done"
+    assert dict(statuses(replayed.phases))["arguments_bound"] == "not reached"
+
+
+def test_a_verify_that_ends_the_process_is_stopped_in_verify(task, runs, tmp_path):
+    demo = task(verifier="import os\n\ndef verify(workspace):\n    os._exit(3)\n", toml=SEPARATE)
+    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True)
+    _, replayed = replay_trial(trial)
+    assert replayed.local.outcome.slug == "unexpected_exit"
+    assert replayed.phases.stopped_at == "verify_called"
+    assert "exit 3" in replayed.phases.explanation and "os._exit" in replayed.phases.advice
+
+
+def test_a_bad_return_value_fails_the_reward_step(task, runs, tmp_path):
+    demo = task(verifier="def verify(workspace):\n    return 'yes'\n", toml=SEPARATE)
+    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True)
+    opened, replayed = replay_trial(trial)
+    for report in (opened.walk.sandbox.phases, replayed.phases):
+        assert report.stopped_at == "reward_written"
+        assert dict(statuses(report))["verify_called"] == "done"
+        assert report.advice.startswith("return a finite number")
