@@ -124,6 +124,21 @@ def run_tool(env: dict[str, str], *args: object, tool: list[str] | None = None, 
                           stdin=None if input is not None else subprocess.DEVNULL)
 
 
+#: The page that documents every ``--json`` field.
+JSON_DOC = REPO / "docs" / "json-output.md"
+
+
+def documented_fields(heading: str, until: str) -> set[str]:
+    """The first-column names of every table of :data:`JSON_DOC` between two headings."""
+    text = JSON_DOC.read_text(encoding="utf-8")
+    section = text.split(heading, 1)[1].split(until, 1)[0]
+    names = set()
+    for line in section.splitlines():
+        if line.startswith("| `"):
+            names.add(line.split("`")[1])
+    return names
+
+
 def no_traceback(done: subprocess.CompletedProcess) -> None:
     """The tool printed no Python traceback of its own."""
     assert "Traceback (most recent call last)" not in done.stderr, done.stderr

@@ -185,7 +185,7 @@ def print_phases(opened: TrialSession, replayed: Replayed) -> None:
     local = replayed.phases
     mine = {p.name: p for p in local.phases} if local is not None else {}
     width = max(len(p.label) for p in sandbox.phases) + 2
-    _say(f"{'step':<{width}}{'sandbox':<44}replay")
+    _say(f"{'step':<{width}}{'sandbox (inferred from its output)':<44}replay")
     for theirs in sandbox.phases:
         ours = mine.get(theirs.name)
         left = f"{PHASE_MARKS[theirs.status]} {theirs.detail or theirs.status}"
@@ -412,33 +412,31 @@ def watch_command(args) -> int:
             _out("watching the task for changes; each replay is compared with the sandbox; Ctrl+C stops")
         from verifier_tui.engine.watch.channel import WatchError
 
+        replays: list[Replayed] = []
         try:
-            count = asyncio.run(_watch(opened, args))
+            asyncio.run(_watch(opened, args, replays))
         except KeyboardInterrupt:
-            count = None
+            pass
         except WatchError as exc:
             hint = "" if args.poll else " (--poll watches without OS events)"
             return _fail(f"{exc}{hint}")
-        if not args.json and count is not None:
-            _out(f"stopped after {count} replay(s)")
+        if not args.json:
+            _out(f"stopped after {len(replays)} replay(s)")
         return 0
 
 
-async def _watch(opened: TrialSession, args) -> int:
+async def _watch(opened: TrialSession, args, replays: list[Replayed]) -> None:
     from verifier_tui.engine.watch.live import LiveRuns
 
-    count = 0
-
     async def replay(trigger: str, change) -> None:
-        nonlocal count
         if change is not None:
             opened.refresh()  # the task changed: its drift from the run, its settings
         replayed = await opened.arun(trigger=trigger)
-        count += 1
+        replays.append(replayed)
         if args.json:
             _out(json.dumps(opened.to_json(replayed), default=str, ensure_ascii=False))
         else:
-            _out(watch_line(count, trigger, replayed))
+            _out(watch_line(len(replays), trigger, replayed))
         sys.stdout.flush()
 
     def on_error(exc: BaseException) -> None:
@@ -452,7 +450,6 @@ async def _watch(opened: TrialSession, args) -> int:
         await live.watch(run_first=True)
     finally:
         await live.close()
-    return count
 
 
 # ---------------------------------------------------------------------------

@@ -30,6 +30,7 @@ from tests.helpers import (
     PY,
     TASKS_WITH_CASES,
     TOOL,
+    documented_fields,
     make_task,
     no_traceback,
     process_gone,
@@ -605,19 +606,6 @@ def test_python_that_cannot_start_is_an_outcome_not_a_crash(env, example):
 
 # ---------------------------------------------------------------------------
 # docs/json-output.md describes exactly what the commands print
-
-DOC = Path(__file__).resolve().parents[2] / "docs" / "json-output.md"
-
-
-def documented_fields(heading: str, until: str) -> set[str]:
-    """The first-column names of every table between two headings."""
-    text = DOC.read_text(encoding="utf-8")
-    section = text.split(heading, 1)[1].split(until, 1)[0]
-    names = set()
-    for line in section.splitlines():
-        if line.startswith("| `"):
-            names.add(line.split("`")[1])
-    return names
 
 
 def test_the_json_documentation_lists_every_run_field(env, example):

@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import re
 
-from verifier_tui.engine.record import field, record, replace
+from verifier_tui.engine.record import record, replace
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -50,8 +50,6 @@ DONE, FAILED, STOPPED, NOT_REACHED, UNKNOWN = "done", "failed", "stopped", "not 
 NO_REWARD = {False: "no reward file: Harbor scores that RewardFileNotFoundError",
              True: "no reward file: Harbor scored this trial with RewardFileNotFoundError"}
 """Keyed by whether the sentence is about the sandbox (what happened) or the replay (what would)."""
-INFERRED = ("the sandbox prints nothing until it fails: a step marked done there is inferred from what came "
-            "after it")
 
 
 @record(frozen=True)
@@ -80,7 +78,6 @@ class PhaseReport:
     stopped_at: str | None
     explanation: str
     advice: str = ""
-    notes: tuple[str, ...] = field(default_factory=tuple)
 
     @property
     def first_wrong(self) -> Phase | None:
@@ -91,7 +88,7 @@ class PhaseReport:
 
     def to_json(self) -> dict:
         return {"stopped_at": self.stopped_at, "explanation": self.explanation, "advice": self.advice,
-                "notes": list(self.notes), "phases": [p.to_json() for p in self.phases]}
+                "phases": [p.to_json() for p in self.phases]}
 
 
 # --------------------------------------------------------------------------
@@ -327,10 +324,6 @@ def _local_phases(result: RunResult, where: str | None) -> PhaseReport:
 # The sandbox: inferred from test-stdout.txt and the reward folder.
 
 
-_BEFORE_INPUTS = ("reward_files_cleared", "verifier_found", "inputs_read")
-"""The runner checks its inputs before it places sys.path (``_run``'s order)."""
-
-
 def _report(failed: str | None, before: str, detail: str, explanation: str, advice: str = "", *,
             stopped_at: str | None = None, written: str = "", lines: tuple[str, ...] = ()) -> PhaseReport:
     """Phases before ``failed`` get ``before`` (all of them when nothing
@@ -345,8 +338,7 @@ def _report(failed: str | None, before: str, detail: str, explanation: str, advi
             phases.append(Phase(name, label, NOT_REACHED))
         else:
             phases.append(Phase(name, label, before, written if name == "reward_written" else ""))
-    notes = (INFERRED,) if before == DONE and (failed is None or failed not in _BEFORE_INPUTS[:1]) else ()
-    return PhaseReport(tuple(phases), stopped_at or failed, explanation, advice, notes)
+    return PhaseReport(tuple(phases), stopped_at or failed, explanation, advice)
 
 
 def sandbox_phases(output: RunnerOutput, verdict: Verdict | None, *, timed_out: bool = False,

@@ -35,7 +35,7 @@ class PhaseTable(Vertical):
     def show(self, sandbox: PhaseReport, local: PhaseReport | None, parting: Parting | None,
              fmt: TrialDisplay, local_missing: str = "no replay") -> None:
         labels: list[Any] = [("step", HEAD)]
-        theirs: list[Any] = [("sandbox (as recorded)", HEAD)]
+        theirs: list[Any] = [("sandbox (inferred from its output)", HEAD)]
         mine: list[Any] = [("local replay", HEAD)]
         by_name = {p.name: p for p in local.phases} if local is not None else {}
         for name, label in PHASES:

@@ -1,0 +1,412 @@
+"""Trials and jobs through the real command, as a user runs it: ``run``,
+``explain``, ``test`` and ``watch`` on Harbor folders built as Harbor 0.26.0
+writes them (the sandbox side produced by the real runner), from another
+current folder; ``run --both-modes`` on any case."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import time
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from tests.helpers import (
+    PY,
+    SHIM,
+    TOOL,
+    documented_fields,
+    harbor_exception,
+    harbor_masked_failure_log,
+    make_job,
+    no_traceback,
+    run_tool,
+    sandbox_run,
+    sandbox_trial,
+)
+
+SEPARATE = 'version = "1.0"\nartifacts = ["/app"]\n\n[verifier]\nenvironment_mode = "separate"\n'
+READS_HELLO = "def verify(workspace):\n    return 1.0 if (workspace / 'hello.txt').read_text() == 'hi' else 0.0\n"
+NOT_FOUND = "RewardFileNotFoundError"
+TRIAL_KEYS = {"trial", "sandbox", "replay", "local", "local_skipped", "local_phases", "local_failure", "parted_at",
+              "same", "differences"}
+
+
+def tool(env, *args, cwd):
+    """The command from ``cwd`` (not the repository), with this interpreter as the runner's."""
+    done = run_tool(env, *args, "--python", PY, cwd=cwd)
+    no_traceback(done)
+    return done
+
+
+def as_json(done):
+    return json.loads(done.stdout)
+
+
+@pytest.fixture
+def elsewhere(tmp_path):
+    """A current folder that is neither the trial's nor the task's."""
+    folder = tmp_path / "somewhere-else"
+    folder.mkdir()
+    return folder
+
+
+def test_verify_raised_no_reward(task, runs, tmp_path, env, elsewhere):
+    demo = task(verifier=READS_HELLO, toml=SEPARATE)
+    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={"other.txt": ""}, mode="separate",
+                          capture=True)
+    done = tool(env, "run", trial.path, cwd=elsewhere)
+    assert done.returncode == 1  # the replay's status: the verifier raised
+    out = done.stdout
+    assert out.splitlines()[0] == "trial demo__aaaaaaa · task demo · agent oracle · verifier mode separate"
+    assert "sandbox   RewardFileNotFoundError (from result.json)" in out
+    assert "agreement same: the replay ended as the sandbox did" in out
+    assert "verify called and awaited  ✗ FileNotFoundError" in out
+    assert "Harbor scored this trial with RewardFileNotFoundError" in out
+    assert "  try: a verify that raises scores nothing" in out
+    assert "replay: the same step went wrong the same way" in out
+    data = as_json(tool(env, "run", trial.path, "--json", cwd=elsewhere))
+    assert TRIAL_KEYS <= set(data)
+    assert data["same"] is True and data["differences"] == []
+    assert data["sandbox"]["phase"] == "verify_called" and data["local_phases"]["stopped_at"] == "verify_called"
+    assert data["sandbox"]["failure"]["path"] == str(demo / "tests" / "verifier.py")
+    assert data["local_failure"] == {"path": str(demo / "tests" / "verifier.py"), "line": 2}
+    assert data["local"]["outcome"] == "verifier_raised" and data["local"]["mode"] == "harbor"
+
+
+def test_a_contract_error_from_a_required_response(task, runs, tmp_path, env, elsewhere):
+    demo = task(verifier="def verify(workspace, response):\n    return 1.0\n", toml=SEPARATE)
+    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True)
+    done = tool(env, "run", trial.path, cwd=elsewhere)
+    assert done.returncode == 2
+    assert "arguments bound            ✗ verify requires 'response'" in done.stdout
+    assert "try: Harbor never passes a response: give response a default" in done.stdout
+    data = as_json(tool(env, "run", trial.path, "--json", cwd=elsewhere))
+    assert data["local"]["outcome"] == "contract_error" and data["local"]["response"] is None
+    assert data["sandbox"]["contract_error"].startswith("verify requires 'response'")
+    assert data["same"] is True
+
+
+def test_a_reward_planted_before_the_run_is_removed_by_the_runner(task, runs, tmp_path, env, elsewhere):
+    demo = task(verifier="def verify(workspace):\n    return 0.25\n", toml=SEPARATE)
+    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True,
+                          planted={"reward.json": '{"reward": 1.0}'})
+    data = as_json(tool(env, "run", trial.path, "--json", cwd=elsewhere))
+    assert data["sandbox"]["harbor_verdict"]["rewards"] == {"reward": 0.25}
+    assert [f["name"] for f in data["sandbox"]["reward_files"]] == ["reward.txt"]
+    assert data["local"]["rewards"] == {"reward": 0.25} and data["same"] is True
+
+
+def test_a_verifier_timeout(task, runs, tmp_path, env, elsewhere):
+    slow = "import time\n\ndef verify(workspace):\n    time.sleep(30)\n    return 1.0\n"
+    demo = task(verifier=slow, toml=SEPARATE + "timeout_sec = 1.0\n")
+    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True,
+                          timeout_s=1.0)
+    done = tool(env, "run", trial.path, cwd=elsewhere)
+    assert done.returncode == 124
+    assert "sandbox   VerifierTimeoutError (from result.json)" in done.stdout
+    assert "verify called and awaited  ? unknown" in done.stdout
+    assert "⏱ still running when the run ended (timed out after 1 s)" in done.stdout
+    data = as_json(tool(env, "run", trial.path, "--json", cwd=elsewhere))
+    assert data["sandbox"]["phase"] == "timeout" and data["local_phases"]["stopped_at"] == "verify_called"
+    assert data["same"] is True
+
+
+def test_an_agent_timeout_followed_by_a_verifier_failure(task, runs, tmp_path, env, elsewhere):
+    demo = task(verifier=READS_HELLO, toml=SEPARATE)
+    message = "No reward file found at jobs/j/demo__aaaaaaa/verifier/reward.txt or ..."
+    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True,
+                          trial_kwargs=dict(agent="claude-code", log=harbor_masked_failure_log("demo__aaaaaaa",
+                                                                                                NOT_FOUND, message),
+                                            exception=harbor_exception("AgentTimeoutError",
+                                                                       "Agent execution timed out after 120.0 seconds")))
+    done = tool(env, "run", trial.path, cwd=elsewhere)
+    assert "sandbox   RewardFileNotFoundError (from trial.log)" in done.stdout
+    assert "the agent failed first: AgentTimeoutError" in done.stdout
+    assert "recorded only in trial.log" in done.stdout
+    assert "agreement same" in done.stdout
+
+
+def test_an_unparseable_reward_txt_from_a_plain_test_sh(task, runs, env, elsewhere):
+    demo = task(verifier=None, shim=False, files={"test.sh": "#!/bin/sh\necho 'high' > /logs/verifier/reward.txt\n"})
+    make_job(runs / "jobs" / "j", {"demo__aaaaaaa": dict(
+        task=demo, verifier_files={"test-stdout.txt": "", "reward.txt": "high\n"},
+        exception=harbor_exception("VerifierOutputParseError", "Failed to parse rewards from text file"))})
+    done = tool(env, "run", runs / "jobs" / "j" / "demo__aaaaaaa", cwd=elsewhere)
+    assert done.returncode == 2  # no replay
+    assert "sandbox   VerifierOutputParseError" in done.stdout
+    assert "replay    none: tests/test.sh is the task's own script, not the runner's shim" in done.stdout
+    assert "reward.txt is there but Harbor could not use it" in done.stdout
+
+
+def test_a_bare_number_in_reward_json(task, runs, tmp_path, env, elsewhere):
+    demo = task()
+    make_job(runs / "jobs" / "j", {"demo__aaaaaaa": dict(
+        task=demo, verifier_files={"test-stdout.txt": "", "reward.json": "0.5"},
+        exception=harbor_exception("ValidationError", "1 validation error for VerifierResult"))})
+    stand_in = tmp_path / "stand-in"
+    stand_in.mkdir()
+    data = as_json(tool(env, "run", runs / "jobs" / "j", "--workspace", stand_in, "--json", cwd=elsewhere))
+    assert data["sandbox"]["verdict"]["error"] == "ValidationError"
+    assert data["sandbox"]["reward_files"][0]["text"] == "0.5"
+    assert data["local"]["rewards"] == {"reward": 1.0} and data["same"] is False
+    assert data["differences"][0] == "the sandbox ended with ValidationError, the replay with 1.0"
+
+
+def test_shared_mode_without_app_says_what_to_give_then_replays_on_a_case(task, runs, tmp_path, env, elsewhere):
+    demo = task(verifier=READS_HELLO, cases={"good": {"hello.txt": "hi"}})
+    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={"hello.txt": "hi"})
+    done = tool(env, "run", trial.path, cwd=elsewhere)
+    assert done.returncode == 2
+    assert "replay    none: no workspace to replay on: the trial did not capture /app" in done.stdout
+    assert "give --workspace DIR or --case NAME" in done.stdout
+    data = as_json(tool(env, "run", trial.path, "--json", cwd=elsewhere))
+    assert data["local"] is None and data["same"] is None and "--workspace DIR" in data["local_skipped"]
+    done = tool(env, "run", trial.path, "--case", "good", cwd=elsewhere)
+    assert done.returncode == 0
+    assert "workspace: your stand-in: case good (the trial did not capture /app)" in done.stdout
+    assert "agreement same" in done.stdout
+
+
+def test_a_moved_job_folder_still_finds_its_task(task, runs, tmp_path, env, elsewhere):
+    demo = task(verifier=READS_HELLO, toml=SEPARATE)
+    sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate", capture=True)
+    moved = tmp_path / "archive" / "old-runs"
+    moved.parent.mkdir()
+    shutil.move(str(runs), str(moved))
+    data = as_json(tool(env, "run", moved / "jobs" / "j", "--json", cwd=elsewhere))
+    assert data["trial"]["task_path"] == str(moved / "tasks" / "demo")
+    assert data["trial"]["task_found_by"] == "task.path from where that folder is now (the trial moved)"
+    assert data["same"] is True
+
+
+def test_a_task_changed_since_the_run(task, runs, tmp_path, env, elsewhere):
+    demo = task(verifier=READS_HELLO, toml=SEPARATE)
+    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate",
+                          capture=True)
+    later = time.time() + 5
+    verifier = demo / "tests" / "verifier.py"
+    verifier.write_text(READS_HELLO.replace("'hi'", "'hello'"))
+    os.utime(verifier, (later, later))
+    done = tool(env, "run", trial.path, cwd=elsewhere)
+    assert "the task changed since the run" in done.stdout
+    assert "a different replay result means little while the task differs from the one that ran" in done.stdout
+    assert "agreement differ: the sandbox ended with 1.0, the replay with 0.0" in done.stdout
+
+
+def test_a_task_that_cannot_be_found(task, runs, tmp_path, env, elsewhere):
+    demo = task(verifier=READS_HELLO, toml=SEPARATE)
+    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate",
+                          capture=True)
+    kept = tmp_path / "kept-elsewhere"
+    shutil.move(str(demo), str(kept))
+    done = tool(env, "run", trial.path, cwd=elsewhere)
+    assert done.returncode == 2
+    assert "the task was not found. Looked in: " in done.stdout
+    assert "give the task folder with --task DIR" in done.stdout
+    data = as_json(tool(env, "run", trial.path, "--json", cwd=elsewhere))
+    assert data["trial"]["task_not_found"].startswith("the task was not found") and data["local"] is None
+    done = tool(env, "run", trial.path, "--task", kept, cwd=elsewhere)
+    assert done.returncode == 0 and "agreement same" in done.stdout
+
+
+def test_a_multi_step_trial(task, runs, tmp_path, env, elsewhere):
+    demo = task(verifier="def verify(workspace):\n    return 1.0\n")
+    (demo / "task.toml").write_text('version = "1.0"\n\n[[steps]]\nname = "first"\n\n[[steps]]\nname = "second"\n')
+    run = sandbox_run(demo, tmp_path / "sandbox")
+    make_job(runs / "jobs" / "j", {"demo__aaaaaaa": dict(task=demo, mode=None, steps=[
+        {"name": "first", "rewards": {"reward": 1.0}, "verifier_files": run.files, "app": {}},
+        {"name": "second", "rewards": {"reward": 0.0}, "verifier_files": run.files, "app": {}},
+    ])})
+    job = runs / "jobs" / "j"
+    data = as_json(tool(env, "run", job, "--step", "second", "--json", cwd=elsewhere))
+    assert data["trial"]["step"] == "second" and data["trial"]["steps"] == ["first", "second"]
+    assert data["same"] is False  # the recorded 0.0 against the replay's 1.0
+    done = tool(env, "run", job, "--step", "third", cwd=elsewhere)
+    assert done.returncode == 2 and "has no step 'third' (steps: first, second)" in done.stderr
+    done = tool(env, "test", job, cwd=elsewhere)
+    assert done.returncode == 1
+    assert "demo__aaaaaaa / first" in done.stdout and "demo__aaaaaaa / second" in done.stdout
+    assert "1 agree, 1 differ, 0 not compared" in done.stdout
+
+
+def several(runs, tmp_path, task):
+    """A job of three trials: two replay as they ran, one differs."""
+    passing = task("passing", verifier=READS_HELLO, toml=SEPARATE)
+    raising = task("raising", verifier=READS_HELLO, toml=SEPARATE)
+    job = runs / "jobs" / "several"
+    sandbox_trial(job, passing, tmp_path, workspace={"hello.txt": "hi"}, mode="separate", capture=True,
+                  name="passing__aaaaaaa")
+    sandbox_trial(job, raising, tmp_path, workspace={}, mode="separate", capture=True, name="raising__bbbbbbb")
+    sandbox_trial(job, passing, tmp_path, workspace={"hello.txt": "no"}, mode="separate", capture=True,
+                  name="passing__ccccccc")
+    # The third trial's captured /app changed after the run: the replay now scores 1.0.
+    (job / "passing__ccccccc" / "artifacts" / "app" / "hello.txt").write_text("hi")
+    return job
+
+
+def test_a_job_with_several_trials(task, runs, tmp_path, env, elsewhere):
+    job = several(runs, tmp_path, task)
+    done = tool(env, "run", job, cwd=elsewhere)
+    assert done.returncode == 2
+    assert "job several has 3 trials: choose one with --trial NAME" in done.stderr
+    assert "passing__aaaaaaa" in done.stderr
+    assert tool(env, "run", job, "--trial", "raising__bbbbbbb", cwd=elsewhere).returncode == 1
+    done = tool(env, "test", job, "-j", "2", cwd=elsewhere)
+    assert done.returncode == 1
+    lines = done.stdout.splitlines()
+    assert any(line.startswith("✓  passing__aaaaaaa") and line.endswith("same") for line in lines)
+    assert any(line.startswith("✓  raising__bbbbbbb") and "RewardFileNotFoundError" in line for line in lines)
+    assert any(line.startswith("✗  passing__ccccccc") and line.endswith("differ") for line in lines)
+    assert "2 agree, 1 differ, 0 not compared" in done.stdout
+    data = as_json(tool(env, "test", job, "--json", cwd=elsewhere))
+    assert (data["agree"], data["differ"], data["not_compared"]) == (2, 1, 0)
+    assert [t["trial"]["name"] for t in data["trials"]] == ["passing__aaaaaaa", "passing__ccccccc",
+                                                             "raising__bbbbbbb"]
+    assert all(TRIAL_KEYS <= set(t) for t in data["trials"])
+    report = tmp_path / "junit.xml"
+    tool(env, "test", job, "--junit", report, cwd=elsewhere)
+    suite = ET.parse(report).getroot()
+    assert (suite.get("tests"), suite.get("failures"), suite.get("errors")) == ("3", "1", "0")
+    failed = [case.get("name") for case in suite if case.find("failure") is not None]
+    assert failed == ["passing__ccccccc"]
+    shutil.rmtree(job / "passing__ccccccc")
+    assert tool(env, "test", job, cwd=elsewhere).returncode == 0  # every replay agrees
+
+
+def test_a_trial_without_a_replay_fails_the_job_test_and_says_why(task, runs, tmp_path, env, elsewhere):
+    demo = task(verifier=READS_HELLO)
+    sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={"hello.txt": "hi"})
+    done = tool(env, "test", runs / "jobs" / "j", cwd=elsewhere)
+    assert done.returncode == 1
+    assert "0 agree, 0 differ, 1 not compared" in done.stdout and "give --workspace DIR" in done.stdout
+
+
+def test_an_old_layout_trial(task, runs, tmp_path, env, elsewhere):
+    demo = task(verifier=READS_HELLO)
+    run = sandbox_run(demo, tmp_path / "sandbox", workspace={"hello.txt": "hi"})
+    make_job(runs / "jobs" / "j", {"demo__aaaaaaa": dict(task=demo, rewards={"reward": 1.0}, verifier_files=run.files,
+                                                        old_layout=True, app={"hello.txt": "hi"})})
+    data = as_json(tool(env, "run", runs / "jobs" / "j", "--json", cwd=elsewhere))
+    absent = " ".join(data["trial"]["absent"])
+    assert "lock.json" in absent and "schema_version" in absent and "verifier_environment_mode" in absent
+    assert "manifest.json" in absent
+    assert data["trial"]["verifier_mode"] == "shared" and data["trial"]["verifier_mode_source"] == "task.toml"
+    assert data["same"] is True
+    done = tool(env, "run", runs / "jobs" / "j", cwd=elsewhere)
+    assert "note: lock.json (written from Harbor 0.17.0)" in done.stdout
+
+
+def test_explain_a_trial_does_not_call_verify(task, runs, tmp_path, env, elsewhere):
+    demo = task(verifier="from pathlib import Path\n\ndef verify(workspace, task_data, threshold=0.5):\n"
+                         "    Path(%r).write_text('called')\n    return 1.0\n" % str(tmp_path / "called"),
+                toml=SEPARATE)
+    (tmp_path / "called").unlink(missing_ok=True)
+    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True)
+    (tmp_path / "called").unlink()
+    done = tool(env, "explain", trial.path, cwd=elsewhere)
+    assert done.returncode == 0
+    assert "verify(workspace, task_data, threshold=0.5)" in done.stdout
+    assert "threshold: default 0.5" in done.stdout
+    assert not (tmp_path / "called").exists()
+    data = as_json(tool(env, "explain", trial.path, "--json", cwd=elsewhere))
+    assert data["explain"]["would_call_verify"] is True and data["local"] is None
+    assert data["local_skipped"] == "explain does not call verify"
+
+
+def test_watch_a_trial_prints_one_line_per_replay_with_the_agreement(task, runs, tmp_path, env, elsewhere):
+    demo = task(verifier=READS_HELLO, toml=SEPARATE)
+    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate",
+                          capture=True)
+    proc = subprocess.Popen([*TOOL, "watch", str(trial.path), "--python", PY], cwd=elsewhere, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
+    try:
+        lines = []
+
+        def wait_for(words):
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline:
+                line = proc.stdout.readline()
+                lines.append(line)
+                if words in line:
+                    return line
+            raise AssertionError(f"no line with {words!r}: {lines}")
+
+        first = wait_for("#1 ")
+        assert "start" in first and " same " in first
+        time.sleep(0.5)  # the watcher is in place before the first replay runs
+        (demo / "tests" / "verifier.py").write_text(READS_HELLO.replace("'hi'", "'hello'"))
+        second = wait_for("#2 ")
+        assert "tests/verifier.py" in second and " differ " in second and "replay 0.0" in second
+        assert "the sandbox ended with 1.0, the replay with 0.0" in wait_for("the sandbox ended with")
+    finally:
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0
+    assert "stopped after 2 replay(s)" in out
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--response", "{task}/tests/verifier.py"], "--response: a trial replays in Harbor mode"),
+    (["--verifier", "x.py"], "--verifier: a trial replays the verifier its task's tests/test.sh names"),
+    (["--both-modes"], "--both-modes: a trial replays in Harbor mode only"),
+])
+def test_options_that_do_not_apply_to_a_trial_say_so(task, runs, tmp_path, env, elsewhere, args, words):
+    demo = task()
+    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={})
+    done = tool(env, "run", trial.path, *[a.format(task=demo) for a in args], cwd=elsewhere)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.strip().startswith(f"verifier-tui: {words}")
+
+
+def test_trial_options_on_a_task_say_so(task, env, elsewhere):
+    done = tool(env, "run", task(), "--trial", "x", cwd=elsewhere)
+    assert done.returncode == 2
+    assert "--trial: only for a Harbor trial or job folder" in done.stderr
+
+
+def test_both_modes_makes_a_required_response_obvious(example, env, elsewhere):
+    task_dir = example("count-errors")
+    done = tool(env, "run", task_dir, "--case", "response-json", "--both-modes", cwd=elsewhere)
+    assert done.returncode == 2  # Harbor mode's status: what every published run faces
+    assert "✓ environment server (with the response): exit 0 · reward written" in done.stdout
+    assert "✗ Harbor (no response): exit 2 · contract error" in done.stdout
+    assert "every published Harbor run of this task would score RewardFileNotFoundError" in done.stdout
+    data = as_json(tool(env, "run", task_dir, "--case", "response-json", "--both-modes", "--json", cwd=elsewhere))
+    assert data["works"] == {"server": True, "harbor": False}
+    assert data["server"]["mode"] == "server" and data["harbor"]["mode"] == "harbor"
+    assert data["server"]["expected_matched"] is True and data["harbor"]["expected"] is None
+    done = tool(env, "run", example("hello-file"), "--both-modes", "--json", cwd=elsewhere)
+    data = as_json(done)
+    assert done.returncode == 0 and data["server"] is None and data["works"] == {"server": None, "harbor": True}
+    assert data["server_skipped"].startswith("no response to run the environment-server mode with")
+
+
+def test_the_json_documentation_lists_every_trial_job_and_both_modes_field(task, runs, tmp_path, env, elsewhere,
+                                                                           example):
+    demo = task(verifier="def verify(workspace):\n    raise ValueError('no')\n", toml=SEPARATE)
+    job = runs / "jobs" / "j"
+    sandbox_trial(job, demo, tmp_path, workspace={}, mode="separate", capture=True)
+    (demo / "tests" / "verifier.py").write_text("def verify(workspace):\n    return 1.0\n")  # so that they part
+    data = as_json(tool(env, "run", job, "--json", cwd=elsewhere))
+    assert documented_fields("## The trial document", "### The trial") == set(data)
+    assert documented_fields("### The trial", "### The sandbox") == set(data["trial"])
+    assert documented_fields("### The sandbox", "### The replay") == set(data["sandbox"])
+    assert documented_fields("### The replay", "### Phases") == set(data["replay"])
+    phases = documented_fields("### Phases", "Each phase:")
+    assert phases == set(data["local_phases"])
+    each = documented_fields("Each phase:", "## The job test document")
+    assert each == set(data["local_phases"]["phases"][0]) == set(data["sandbox"]["phases"][0])
+    assert set(data["parted_at"]) == {"phase", "label", "sandbox", "local", "words"}
+    tested = as_json(tool(env, "test", job, "--json", cwd=elsewhere))
+    assert documented_fields("## The job test document", "## Explain and watch") == set(tested)
+    explained = as_json(tool(env, "explain", job, "--json", cwd=elsewhere))
+    assert set(explained) == set(data) | {"explain"}
+    both = as_json(tool(env, "run", example("count-errors"), "--case", "response-json", "--both-modes", "--json",
+                        cwd=elsewhere))
+    assert documented_fields("## The both-modes document", "## The trial document") == set(both)
