@@ -6,6 +6,11 @@ of this checkout, saving SVGs of itself (``App.save_screenshot``).
 Each picture is taken once the runs it shows have ended on screen and live
 reload is in place. Durations are real, so pictures made again differ in
 those digits.
+
+The Harbor pictures (a failing trial, a job's list) are of folders built in
+a temporary folder by the test suite's builders, which write what Harbor
+0.26.0 writes (tests/harbor/test_builders.py checks them against genuine
+job folders), with the sandbox's output produced by the real runner.
 """
 
 from __future__ import annotations
@@ -91,20 +96,85 @@ async def take(shot: Shot, out: Path) -> Path:
     return Path(saved)
 
 
+# -- Harbor trials and jobs ------------------------------------------------------------------
+
+SEPARATE = 'version = "1.0"\nartifacts = ["/app"]\n\n[verifier]\nenvironment_mode = "separate"\n'
+READS_REPORT = ("import json\n\n\ndef verify(workspace):\n"
+                "    report = json.loads((workspace / 'report.json').read_text())\n"
+                "    return float(report['score'])\n")
+TRIAL_SHOTS = {"trial-verify-raised": (120, 42), "job-list": (120, 20)}
+
+
+def build_job(runs: Path) -> Path:
+    """A job of three trials of one task: one scored, one whose verify raised
+    (KeyError: the agent wrote another key), one after an agent timeout."""
+    sys.path.insert(0, str(REPO))  # the test suite's builders
+    from tests.helpers import harbor_exception, make_task, sandbox_trial
+
+    task = make_task(runs / "tasks" / "report", READS_REPORT, toml=SEPARATE)
+    job = runs / "jobs" / "2026-12-01__03-36-17"
+    for name, report, extra in (
+        ("report__aB3dE5f", '{"score": 1}', {}),
+        ("report__x7QmK2p", '{"points": 3}', {}),
+        ("report__Zk8Wn1c", '{"score": 0.5}', {"exception": harbor_exception(
+            "AgentTimeoutError", "Agent execution timed out after 120.0 seconds")}),
+    ):
+        sandbox_trial(job, task, runs.parent / "scratch", workspace={"report.json": report}, mode="separate",
+                      capture=True, name=name, trial_kwargs=extra)
+    return job
+
+
+async def take_trial(name: str, job: Path, out: Path) -> Path:
+    from verifier_tui.engine.harbor.folders import open_harbor
+    from verifier_tui.tui.trial_app import TrialApp
+    from verifier_tui.tui.trial_messages import ReplayFinished
+
+    class ReplayingApp(TrialApp):
+        def __init__(self, *args, **kwargs) -> None:
+            super().__init__(*args, **kwargs)
+            self.replayed = asyncio.Event()
+
+        def on_replay_finished(self, _message: ReplayFinished) -> None:
+            self.replayed.set()
+
+    path = job / "report__x7QmK2p" if name == "trial-verify-raised" else job
+    found, step = open_harbor(path)
+    app = ReplayingApp(found, step, options=Options())
+    async with app.run_test(size=TRIAL_SHOTS[name]) as pilot:
+        if name == "trial-verify-raised":
+            await asyncio.wait_for(app.replayed.wait(), 20)
+            await asyncio.wait_for(app.screen.controller.live.watch_ready.wait(), 10)
+        await pilot.pause()
+        await pilot.pause(0.1)
+        saved = app.save_screenshot(f"{name}.svg", str(out))
+    return Path(saved)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="scripts/screenshots.py", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=Path, default=REPO / "screenshots", help="folder for the SVGs")
     parser.add_argument("only", nargs="*", help="names of the shots to make (default: all)")
     args = parser.parse_args(argv)
-    unknown = set(args.only) - {shot.name for shot in SHOTS}
+    names = [shot.name for shot in SHOTS] + list(TRIAL_SHOTS)
+    unknown = set(args.only) - set(names)
     if unknown:
-        parser.error(f"no such shot: {', '.join(sorted(unknown))} (there are: {', '.join(s.name for s in SHOTS)})")
+        parser.error(f"no such shot: {', '.join(sorted(unknown))} (there are: {', '.join(names)})")
     args.out.mkdir(parents=True, exist_ok=True)
+    saved = []
     for shot in SHOTS:
         if args.only and shot.name not in args.only:
             continue
-        path = asyncio.run(take(shot, args.out))
+        saved.append(asyncio.run(take(shot, args.out)))
+    wanted = [name for name in TRIAL_SHOTS if not args.only or name in args.only]
+    if wanted:
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as scratch:
+            # Paths on screen are relative to the folder holding the task and the job.
+            job = build_job(Path(scratch) / "runs")
+            saved += [asyncio.run(take_trial(name, job, args.out)) for name in wanted]
+    for path in saved:
         print(path.relative_to(REPO) if path.is_relative_to(REPO) else path)
     return 0
 

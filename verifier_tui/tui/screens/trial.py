@@ -141,6 +141,7 @@ class TrialScreen(Screen[None]):
         if replayed.local is not None:
             fmt.learn_interpreter(replayed.local.explain)
         self.query_one(TrialHeader).show(opened.walk, fmt)  # the task may have changed since the run
+        self.query_one("#sandbox-side", SidePanel).show_sandbox(opened, fmt)  # the same, with the paths learned
         self.query_one(AgreementPanel).show(replayed, fmt, verdict_words(sandbox.verdict))
         self.query_one(PhaseTable).show(sandbox.phases, replayed.phases, replayed.parting, fmt,
                                         replayed.skipped or "no replay")

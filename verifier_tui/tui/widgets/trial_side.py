@@ -57,14 +57,14 @@ class SidePanel(VerticalScroll):
             if side.failure.local_path is not None and side.failure.line is not None:
                 self.failing = (side.failure.local_path, side.failure.line)
         parts += _reward_files(side.reward_files, "verifier/ holds no reward file")
-        parts.append(("\nfacts\n", HEAD))
+        parts.append(("\nverifier/test-stdout.txt", HEAD))
+        parts.append((" (stdout and stderr merged; /tests and /app as local paths)\n", MUTED))
+        parts.append(fmt.text(side.mapped_output).rstrip("\n") or ("(empty)", MUTED))
+        parts.append(("\n\nfacts\n", HEAD))
         for fact in walk.facts.sentences():
             parts.append(f"  {fmt.text(fact)}\n")
         for note in [*walk.notes, *walk.trial.absent]:
             parts.append((f"  note: {fmt.text(note)}\n", "$warning"))
-        parts.append(("\nverifier/test-stdout.txt", HEAD))
-        parts.append((" (stdout and stderr merged; /tests and /app as local paths)\n", MUTED))
-        parts.append(fmt.text(side.mapped_output).rstrip("\n") or ("(empty)", MUTED))
         self._update(parts)
 
     def show_local(self, opened: TrialSession, replayed: Replayed, fmt: TrialDisplay) -> None:

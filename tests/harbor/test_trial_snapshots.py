@@ -1,0 +1,64 @@
+"""Pictures of a trial's screen and of a job's list (pytest-textual-snapshot).
+
+Deterministic: the task and the job are built under ``tmp_path/runs`` (the
+screen shows paths relative to the folder holding both), the app runs with
+``deterministic=True`` (durations ``-- ms``, the interpreter's folders
+``<python>``), and each picture is taken once the replay ended. The
+verifiers raise in their own code, so no interpreter frame is on screen.
+Update with ``--snapshot-update``.
+"""
+
+from __future__ import annotations
+
+from tests.harbor.trial_app_under_test import SIZE, make_trial_app
+from tests.helpers import harbor_exception, sandbox_trial
+
+SEPARATE = 'version = "1.0"\nartifacts = ["/app"]\n\n[verifier]\nenvironment_mode = "separate"\n'
+READS_REPORT = ("import json\n\n\ndef verify(workspace):\n"
+                "    report = json.loads((workspace / 'report.json').read_text())\n"
+                "    return float(report['score'])\n")
+
+
+def replayed(count: int = 1):
+    async def run_before(pilot) -> None:
+        await pilot.app.wait_for_replays(count)
+        await pilot.pause()
+        await pilot.pause(0.1)
+
+    return run_before
+
+
+def test_a_trial_whose_verify_raised(snap_compare, task, runs, tmp_path):
+    demo = task("report", verifier=READS_REPORT, toml=SEPARATE)
+    trial = sandbox_trial(runs / "jobs" / "2026-12-01__03-36-17", demo, tmp_path,
+                          workspace={"report.json": '{"points": 3}'}, mode="separate", capture=True,
+                          name="report__x7QmK2p")
+    app = make_trial_app(trial.path)
+    assert snap_compare(app, terminal_size=SIZE, run_before=replayed())
+
+
+def test_a_trial_that_needs_a_response_harbor_never_gives(snap_compare, task, runs, tmp_path):
+    demo = task("graded", verifier="def verify(workspace, response):\n    return 1.0\n", toml=SEPARATE)
+    trial = sandbox_trial(runs / "jobs" / "2026-12-01__03-36-17", demo, tmp_path, workspace={}, mode="separate",
+                          capture=True, name="graded__Lq4Tz9w")
+    app = make_trial_app(trial.path)
+    assert snap_compare(app, terminal_size=SIZE, run_before=replayed())
+
+
+def test_a_job_list(snap_compare, task, runs, tmp_path):
+    demo = task("report", verifier=READS_REPORT, toml=SEPARATE)
+    job = runs / "jobs" / "2026-12-01__03-36-17"
+    sandbox_trial(job, demo, tmp_path, workspace={"report.json": '{"score": 1}'}, mode="separate", capture=True,
+                  name="report__aB3dE5f")
+    sandbox_trial(job, demo, tmp_path, workspace={"report.json": '{"points": 3}'}, mode="separate", capture=True,
+                  name="report__x7QmK2p")
+    sandbox_trial(job, demo, tmp_path, workspace={"report.json": '{"score": 0.5}'}, mode="separate", capture=True,
+                  name="report__Zk8Wn1c", trial_kwargs=dict(
+                      exception=harbor_exception("AgentTimeoutError", "Agent execution timed out after 120.0 seconds")))
+    app = make_trial_app(job)
+
+    async def listed(pilot) -> None:
+        await pilot.pause()
+        await pilot.pause(0.1)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=listed)

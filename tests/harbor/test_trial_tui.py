@@ -1,0 +1,231 @@
+"""A trial and a job in the real app (Textual's pilot): the job's list of
+trials with their sandbox verdicts, a trial's screen (header, agreement, the
+runner's steps side by side, both sides), its keys, and live reload."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import time
+
+from tests.harbor.trial_app_under_test import SIZE, make_trial_app, text_of
+from tests.helpers import harbor_exception, make_job, sandbox_run, sandbox_trial
+from tests.tui.app_under_test import screen_text
+from verifier_tui.engine.watch.changes import Change
+from verifier_tui.tui.screens.job import JobScreen
+from verifier_tui.tui.screens.trial import TrialScreen
+
+SEPARATE = 'version = "1.0"\nartifacts = ["/app"]\n\n[verifier]\nenvironment_mode = "separate"\n'
+READS_HELLO = "def verify(workspace):\n    return 1.0 if (workspace / 'hello.txt').read_text() == 'hi' else 0.0\n"
+
+
+def failing_trial(task, runs, tmp_path, **kwargs):
+    demo = task(verifier=READS_HELLO, toml=SEPARATE)
+    return demo, sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={"other.txt": ""}, mode="separate",
+                               capture=True, **kwargs)
+
+
+async def test_a_failing_trial_shows_both_sides_step_by_step(task, runs, tmp_path):
+    demo, trial = failing_trial(task, runs, tmp_path)
+    app = make_trial_app(trial.path)
+    async with app.run_test(size=SIZE) as pilot:
+        replayed = await app.wait_for_replays(1)
+        await pilot.pause()
+        assert isinstance(app.screen, TrialScreen)
+        assert replayed.agreement.same is True
+        header = text_of(app, "#trial-header")
+        assert header.startswith("trial demo__aaaaaaa · task demo · agent oracle · verifier mode separate")
+        assert "task at tasks/demo" in header
+        assert text_of(app, "#agreement").startswith("✓ same  the replay ended as the sandbox did: "
+                                                     "RewardFileNotFoundError")
+        assert "verify called and awaited" in text_of(app, "#phase-labels")
+        sandbox_column = text_of(app, "#phase-sandbox").splitlines()
+        local_column = text_of(app, "#phase-local").splitlines()
+        assert sandbox_column[7].startswith("✗ FileNotFoundError") and local_column[7].startswith("✗ FileNotFoundError")
+        assert sandbox_column[8] == local_column[8] == "· not reached"
+        words = text_of(app, "#phase-words")
+        assert "Harbor scored this trial with RewardFileNotFoundError" in words
+        assert "try: a verify that raises scores nothing" in words
+        sandbox = text_of(app, "#sandbox-side .side-body")
+        assert "Harbor scored RewardFileNotFoundError" in sandbox and "failed at tasks/demo/tests/verifier.py:2" in sandbox
+        assert "FileNotFoundError" in sandbox.split("verifier/test-stdout.txt", 1)[1]
+        local = text_of(app, "#local-side .side-body")
+        assert "Harbor would score RewardFileNotFoundError" in local
+        assert "workspace: artifact artifacts/app: exactly what the verifier saw (separate mode)" in local
+
+
+async def test_a_job_lists_its_trials_with_the_sandbox_verdicts_and_opens_one(task, runs, tmp_path):
+    passing = task("passing", verifier=READS_HELLO, toml=SEPARATE)
+    job = runs / "jobs" / "several"
+    sandbox_trial(job, passing, tmp_path, workspace={"hello.txt": "hi"}, mode="separate", capture=True,
+                  name="passing__aaaaaaa")
+    sandbox_trial(job, passing, tmp_path, workspace={}, mode="separate", capture=True, name="passing__bbbbbbb")
+    sandbox_trial(job, passing, tmp_path, workspace={"hello.txt": "hi"}, mode="separate", capture=True,
+                  name="passing__ccccccc", trial_kwargs=dict(
+                      exception=harbor_exception("AgentTimeoutError", "Agent execution timed out after 60 seconds")))
+    app = make_trial_app(job)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, JobScreen)
+        text = screen_text(app)
+        assert "job several · 3 trials · Harbor 0.26.0 · 2 of 3 scored" in text
+        assert "✓ passing__aaaaaaa  1.0" in text
+        assert "✗ passing__bbbbbbb  RewardFileNotFoundError" in text
+        assert "✓ passing__ccccccc  1.0  (Harbor recorded AgentTimeoutError)" in text
+        await pilot.press("down", "enter")
+        replayed = await app.wait_for_replays(1)
+        assert isinstance(app.screen, TrialScreen) and app.screen.opened.trial.name == "passing__bbbbbbb"
+        assert replayed.agreement.same is True
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, JobScreen)
+        await pilot.press("q")
+        await pilot.pause()
+        assert not app.is_running
+
+
+async def test_a_multi_step_trial_lists_its_steps(task, runs, tmp_path):
+    demo = task(verifier="def verify(workspace):\n    return 1.0\n")
+    (demo / "task.toml").write_text('version = "1.0"\n\n[[steps]]\nname = "first"\n\n[[steps]]\nname = "second"\n')
+    run = sandbox_run(demo, tmp_path / "sandbox")
+    make_job(runs / "jobs" / "j", {"demo__aaaaaaa": dict(task=demo, mode=None, steps=[
+        {"name": "first", "rewards": {"reward": 1.0}, "verifier_files": run.files, "app": {}},
+        {"name": "second", "exception": harbor_exception("RewardFileNotFoundError", "No reward file found"),
+         "verifier_files": {"test-stdout.txt": ""}, "app": {}},
+    ])})
+    app = make_trial_app(runs / "jobs" / "j" / "demo__aaaaaaa")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        text = screen_text(app)
+        assert "trial demo__aaaaaaa · 2 steps" in text
+        assert "✓ step first   1.0" in text and "✗ step second  RewardFileNotFoundError" in text
+        await pilot.press("down", "enter")
+        replayed = await app.wait_for_replays(1)
+        assert app.screen.opened.step == "second"
+        assert "step second" in text_of(app, "#trial-header")
+        assert replayed.agreement.same is False  # the replay writes 1.0
+
+
+async def test_e_opens_the_failing_line_of_the_side_in_focus(task, runs, tmp_path, monkeypatch):
+    monkeypatch.delenv("VISUAL", raising=False)
+    monkeypatch.setenv("EDITOR", "true")
+    demo, trial = failing_trial(task, runs, tmp_path)
+    later = time.time() + 5
+    verifier = demo / "tests" / "verifier.py"
+    verifier.write_text("# fixed since?\n" + READS_HELLO)  # the replay fails one line lower
+    os.utime(verifier, (later, later))
+    app = make_trial_app(trial.path)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_replays(1)
+        await pilot.pause()
+        assert "⚠" in text_of(app, "#trial-header") and "changed since the run" in text_of(app, "#trial-header")
+        app.screen.query_one("#sandbox-side").focus()
+        await pilot.press("e")
+        await pilot.pause()
+        assert "tasks/demo/tests/verifier.py:2" in app.notices[-1]
+        app.screen.query_one("#local-side").focus()
+        await pilot.press("e")
+        await pilot.pause()
+        assert "tasks/demo/tests/verifier.py:3" in app.notices[-1]
+        assert app.notices[-1].startswith("the editor needs the real terminal")
+
+
+async def test_live_reload_replays_and_updates_the_agreement_while_the_sandbox_stays(task, runs, tmp_path):
+    demo = task(verifier=READS_HELLO, toml=SEPARATE)
+    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate",
+                          capture=True)
+    app = make_trial_app(trial.path, watch=True)
+    async with app.run_test(size=SIZE) as pilot:
+        assert (await app.wait_for_replays(1)).agreement.same is True
+        screen = app.screen
+        await asyncio.wait_for(screen.controller.live.watch_ready.wait(), 15)
+        sandbox_before = text_of(app, "#sandbox-side .side-body")
+        (demo / "tests" / "verifier.py").write_text(READS_HELLO.replace("'hi'", "'hello'"))
+        replayed = await app.wait_for_replays(2)
+        await pilot.pause()
+        assert replayed.agreement.same is False
+        assert text_of(app, "#agreement").startswith("✗ differ  the sandbox ended with 1.0, the replay with 0.0")
+        assert "changed since the run" in text_of(app, "#trial-header")
+        assert text_of(app, "#sandbox-side .side-body") == sandbox_before
+        assert "replay #2 differ" in text_of(app, "#trial-status")
+        await pilot.press("w")
+        await pilot.pause()
+        assert "not watching" in text_of(app, "#trial-status")
+        await pilot.press("r")
+        assert (await app.wait_for_replays(3)).agreement.same is False
+
+
+async def test_a_change_reported_to_the_controller_replays(task, runs, tmp_path):
+    """The same path without the OS watcher: a change as the watcher reports it."""
+    demo = task(verifier=READS_HELLO, toml=SEPARATE)
+    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate",
+                          capture=True)
+    app = make_trial_app(trial.path)
+    async with app.run_test(size=SIZE):
+        await app.wait_for_replays(1)
+        verifier = demo / "tests" / "verifier.py"
+        verifier.write_text("def verify(workspace):\n    raise RuntimeError('broken')\n")
+        app.screen.controller.on_change(Change(paths=frozenset([verifier])))
+        replayed = await app.wait_for_replays(2)
+        assert replayed.agreement.same is False and replayed.parting.phase == "verify_called"
+
+
+async def test_no_workspace_says_what_to_give_and_a_case_replays(task, runs, tmp_path):
+    demo = task(verifier=READS_HELLO, cases={"good": {"hello.txt": "hi"}})
+    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={"hello.txt": "hi"})
+    app = make_trial_app(trial.path)
+    async with app.run_test(size=SIZE) as pilot:
+        replayed = await app.wait_for_replays(1)
+        await pilot.pause()
+        assert replayed.local is None
+        agreement = text_of(app, "#agreement")
+        assert agreement.startswith("? no replay  no workspace to replay on: the trial did not capture /app")
+        assert "f chooses a folder to replay on (your stand-in for /app), s a case of the task" in agreement
+        await pilot.press("s")
+        await pilot.pause()
+        await pilot.press("enter")  # the only case: good
+        replayed = await app.wait_for_replays(2)
+        await pilot.pause()
+        assert replayed.agreement.same is True and replayed.local.case == "good"
+        assert "your stand-in: case good" in text_of(app, "#local-side .side-body")
+
+
+async def test_a_task_that_cannot_be_found_is_said_plainly(task, runs, tmp_path):
+    demo, trial = failing_trial(task, runs, tmp_path)
+    shutil.rmtree(demo)
+    app = make_trial_app(trial.path)
+    async with app.run_test(size=SIZE) as pilot:
+        replayed = await app.wait_for_replays(1)
+        await pilot.pause()
+        assert replayed.local is None
+        assert "the task was not found. Looked in: " in text_of(app, "#trial-header")
+        assert "give the task folder with --task DIR" in text_of(app, "#trial-header")
+        # The sandbox side stands on its own.
+        assert "Harbor scored RewardFileNotFoundError" in text_of(app, "#sandbox-side .side-body")
+
+
+async def test_the_palette_lists_the_trial_keys(task, runs, tmp_path):
+    from verifier_tui.tui.trial_keys import TRIAL_KEYS
+
+    _, trial = failing_trial(task, runs, tmp_path)
+    app = make_trial_app(trial.path)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await app.wait_for_replays(1)
+        await pilot.pause()
+        footer = screen_text(app).splitlines()[-1]
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        for key, action, word, title, _help in TRIAL_KEYS:
+            assert f"{key} {word}" in footer, key
+            if action != "app.quit":
+                assert f"{title}  ({key})" in titles
+        assert "esc" not in footer  # a trial opened on its own has no list to go back to
+
+
+async def test_a_small_terminal_says_so(task, runs, tmp_path):
+    _, trial = failing_trial(task, runs, tmp_path)
+    app = make_trial_app(trial.path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.wait_for_replays(1)
+        await pilot.pause()
+        assert "terminal too small (need 100x30)" in screen_text(app)
