@@ -105,6 +105,6 @@ def workspace_words(opened: TrialSession) -> str:
     if plan.skipped:
         return plan.skipped
     if plan.workspace_origin == "stand-in":
-        what = f"case {plan.case}" if plan.case else str(plan.workspace)
+        what = f"case {plan.case}" if plan.case else "an empty /app" if opened.empty_stand_in else str(plan.workspace)
         return f"your stand-in: {what} (the trial did not capture /app)"
     return opened.walk.workspace.words

@@ -229,3 +229,38 @@ async def test_a_small_terminal_says_so(task, runs, tmp_path):
         await app.wait_for_replays(1)
         await pilot.pause()
         assert "terminal too small (need 100x30)" in screen_text(app)
+
+
+async def test_an_empty_stand_in_then_a_fix_names_exactly_the_file_that_changed(task, runs, tmp_path):
+    """The nop agent's trial: nothing captured; the empty /app stands in, the
+    replay fails as the sandbox did; the verifier fixed, the replay scores 0.0
+    and the header names the one file that changed, though every file of the
+    task is newer than the trial (a copied task)."""
+    demo = task(verifier=READS_HELLO)
+    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={}, trial_kwargs=dict(agent="nop"))
+    later = time.time() + 5
+    for path in demo.rglob("*"):
+        os.utime(path, (later, later))
+    app = make_trial_app(trial.path)
+    async with app.run_test(size=SIZE) as pilot:
+        assert (await app.wait_for_replays(1)).local is None
+        await pilot.press("s")
+        await pilot.pause()
+        await pilot.press("enter")  # the only choice: an empty /app
+        replayed = await app.wait_for_replays(2)
+        await pilot.pause()
+        assert replayed.agreement.same is True and replayed.phases.stopped_at == "verify_called"
+        assert "your stand-in: an empty /app" in text_of(app, "#local-side .side-body")
+        empty = app.screen.opened.stand_in[0]
+        assert empty.is_dir() and not any(empty.iterdir())
+        verifier = demo / "tests" / "verifier.py"
+        verifier.write_text("def verify(workspace):\n    path = workspace / 'hello.txt'\n"
+                            "    return 1.0 if path.is_file() and path.read_text() == 'hi' else 0.0\n")
+        app.screen.controller.on_change(Change(paths=frozenset([verifier])))
+        replayed = await app.wait_for_replays(3)
+        await pilot.pause()
+        assert replayed.local.verdict.rewards == {"reward": 0.0} and replayed.agreement.same is False
+        header = text_of(app, "#trial-header")
+        assert "changed since the run: tests/verifier.py;" in header
+        assert "task.toml" not in header
+    assert not empty.exists()  # the empty stand-in goes with the app

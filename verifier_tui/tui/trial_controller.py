@@ -73,7 +73,7 @@ class ReplayController:
 
     def start_watching(self) -> None:
         if self.live is None:
-            self.screen.post_message(WatchStateChanged("off"))
+            self.screen.post_message(WatchStateChanged("idle"))
             return
         self.screen.post_message(WatchStateChanged("starting"))
         self.screen.run_worker(self.live.watch(), name="watcher", group="watch", exclusive=True, exit_on_error=False)

@@ -212,6 +212,7 @@ class TaskDrift:
     git: tuple[str, ...] = ()
     tests_changed: bool | None = None
     problems: tuple[str, ...] = field(default_factory=tuple)
+    exact: bool = False  # modified_since compares each file's content with a copy known to be the run's
 
     def sentences(self) -> list[str]:
         if self.same is None:
@@ -221,7 +222,8 @@ class TaskDrift:
         out = ["the task changed since the run: its content digest is not the one lock.json recorded"]
         if self.modified_since:
             shown = ", ".join(self.modified_since[:8]) + (" ..." if len(self.modified_since) > 8 else "")
-            out.append(f"modified after the trial started: {shown}")
+            out.append(f"changed since the run: {shown}" if self.exact
+                       else f"modified after the trial started: {shown}")
         out.extend(self.git)
         if self.tests_changed:
             out.append("tests/ changed: the verifier replayed here is not the one the sandbox ran")
@@ -233,13 +235,24 @@ class TaskDrift:
         return out
 
 
-def compare_task(task_dir: Path, recorded: str | None, since: datetime | None) -> TaskDrift:
-    """The local task's digest against ``recorded`` (``lock.json`` → ``task.digest``)."""
+def compare_task(task_dir: Path, recorded: str | None, since: datetime | None,
+                 baseline: TaskDigest | None = None) -> TaskDrift:
+    """The local task's digest against ``recorded`` (``lock.json`` → ``task.digest``).
+
+    ``baseline``: the same task's digest taken earlier, when it was still the
+    recorded one (a trial opened, then its verifier edited): the files that
+    changed are then known exactly, by content, whatever their times say."""
     local = task_digest(task_dir)
     if recorded is None:
         return TaskDrift(None, local.digest, None, problems=local.problems)
     if local.digest == recorded:
         return TaskDrift(recorded, local.digest, True, problems=local.problems)
+    if baseline is not None and baseline.digest == recorded:
+        before = dict(zip(baseline.files, baseline.hashes))
+        now = dict(zip(local.files, local.hashes))
+        changed = sorted(name for name in set(before) | set(now) if before.get(name) != now.get(name))
+        return TaskDrift(recorded, local.digest, False, tuple(changed), (),
+                         any(_is_test_path(p) for p in changed), local.problems, exact=True)
     modified: list[str] = []
     if since is not None:
         limit = since.timestamp()

@@ -60,7 +60,16 @@ class TrialSession:
         self._cache = cache
         self._environ = environ
         self.stand_in: tuple[Path | None, str | None] = (Path(workspace) if workspace else None, case)
+        self.empty_stand_in = False
+        self._empty: Path | None = None  # the empty folder made for that stand-in
         self.walk: TrialWalkthrough = walk_trial(trial, step, task_dir=task_dir, cache=cache, environ=environ)
+        self._baseline = None
+        if self.walk.drift is not None and self.walk.drift.same:
+            # The task is the run's now: keep each file's hash, so that an edit
+            # later is named exactly (copies of the task have new file times).
+            from verifier_tui.engine.harbor.digest import task_digest
+
+            self._baseline = task_digest(self.walk.location.path)
         self.plan: ReplayPlan = self._plan()
         self.session: Session | None = None
         self.last: Replayed | None = None
@@ -75,7 +84,7 @@ class TrialSession:
 
     def _open_session(self) -> None:
         """A session on the task for this plan (None when there is nothing to replay)."""
-        self.close()
+        self._close_session()
         self.session_problem = None
         plan = self.plan
         if plan.skipped is not None or plan.task_dir is None:
@@ -102,9 +111,18 @@ class TrialSession:
         """Why there is no replay (None: there is one)."""
         return self.plan.skipped or self.session_problem
 
-    def choose_stand_in(self, *, workspace: Path | str | None = None, case: str | None = None) -> None:
-        """Replay on another workspace folder or a case of the task (both None:
-        back to what the trial captured)."""
+    def choose_stand_in(self, *, workspace: Path | str | None = None, case: str | None = None,
+                        empty: bool = False) -> None:
+        """Replay on another workspace folder, a case of the task, or an empty
+        folder (what an agent that did nothing leaves); none of them: back to
+        what the trial captured."""
+        self.empty_stand_in = empty
+        if empty:
+            if self._empty is None:
+                import tempfile
+
+                self._empty = Path(tempfile.mkdtemp(prefix="verifier-tui-empty-app-"))
+            workspace = self._empty
         self.stand_in = (Path(workspace).expanduser().absolute() if workspace else None, case)
         self.plan = self._plan()
         self._open_session()
@@ -112,8 +130,8 @@ class TrialSession:
     def refresh(self) -> None:
         """Read the task again (after a change to it): its drift since the run,
         its settings, and so the plan; the sandbox side stays as recorded."""
-        location = self.walk.location.path or self._task_dir
-        self.walk = walk_trial(self.trial, self.step, task_dir=location, cache=self._cache, environ=self._environ)
+        self.walk = walk_trial(self.trial, self.step, task_dir=self._task_dir, cache=self._cache,
+                               environ=self._environ, baseline=self._baseline)
         self.plan = self._plan()
         # The session stays (the watch loop holds it); only the verifier the shim names may move.
         if self.session is not None and self.plan.verifier is not None and self.plan.verifier != self.session.verifier:
@@ -193,10 +211,19 @@ class TrialSession:
     def watch_targets(self) -> list[Any]:
         return self.session.watch_targets() if self.session is not None else []
 
-    def close(self) -> None:
+    def _close_session(self) -> None:
         if self.session is not None:
             self.session.close()
             self.session = None
+
+    def close(self) -> None:
+        """End the replays: the session's scratch folder and the empty stand-in go."""
+        self._close_session()
+        if self._empty is not None:
+            import shutil
+
+            shutil.rmtree(self._empty, ignore_errors=True)
+            self._empty = None
 
     def __enter__(self) -> TrialSession:
         return self

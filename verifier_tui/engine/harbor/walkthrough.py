@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from verifier_tui.engine.harbor.agreement import Agreement, compare
-from verifier_tui.engine.harbor.digest import TaskDrift, compare_task
+from verifier_tui.engine.harbor.digest import TaskDigest, TaskDrift, compare_task
 from verifier_tui.engine.harbor.facts import TrialFacts, trial_facts
 from verifier_tui.engine.harbor.folders import Job, StepView, Trial
 from verifier_tui.engine.harbor.harbor_task import HarborTask, read_harbor_task
@@ -50,16 +50,19 @@ class TrialWalkthrough:
 
 
 def walk_trial(trial: Trial, step: str | None = None, *, task_dir: Path | str | None = None,
-               cache: Path | None = None, environ: Mapping[str, str] | None = None) -> TrialWalkthrough:
+               cache: Path | None = None, environ: Mapping[str, str] | None = None,
+               baseline: TaskDigest | None = None) -> TrialWalkthrough:
     """Read everything about ``trial`` (its step ``step``; the first when None).
 
     ``task_dir``: the task as the caller gives it (``--task DIR``), tried first.
     ``cache``: Harbor's cache folder (default ``~/.cache/harbor``).
+    ``baseline``: the task's digest when it was last the run's (see :func:`compare_task`).
     """
     view = trial.step(step)
     location = locate_task(trial, task_dir, cache)
     task = read_harbor_task(location.path) if location.path is not None else None
-    drift = compare_task(location.path, trial.recorded_digest, trial.started_at) if location.path else None
+    drift = (compare_task(location.path, trial.recorded_digest, trial.started_at, baseline)
+             if location.path else None)
     facts = trial_facts(trial, view, task)
     workspace = trial_workspace(trial, view, facts.verifier_mode)
     side = read_sandbox(trial, view, facts, task_root=location.path, workspace=workspace.path)

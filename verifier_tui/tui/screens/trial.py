@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from verifier_tui.engine.harbor.trial_session import Replayed
 
 CAPTURED = "__captured__"
+EMPTY = "__empty__"
 
 
 class TrialScreen(Screen[None]):
@@ -144,7 +145,7 @@ class TrialScreen(Screen[None]):
         self.query_one("#sandbox-side", SidePanel).show_sandbox(opened, fmt)  # the same, with the paths learned
         self.query_one(AgreementPanel).show(replayed, fmt, verdict_words(sandbox.verdict))
         self.query_one(PhaseTable).show(sandbox.phases, replayed.phases, replayed.parting, fmt,
-                                        replayed.skipped or "no replay")
+                                        "none yet (the agreement above says why)")
         self.query_one("#local-side", SidePanel).show_local(opened, replayed, fmt)
         self.query_one(ReplayStatus).set_finished(replayed, message.trigger)
 
@@ -213,11 +214,11 @@ class TrialScreen(Screen[None]):
 
     # -- stand-ins for /app ---------------------------------------------------------------------
 
-    async def _replay_on(self, *, workspace: Path | None = None, case: str | None = None) -> None:
+    async def _replay_on(self, *, workspace: Path | None = None, case: str | None = None, empty: bool = False) -> None:
         """Replay on another workspace (or case, or the trial's own): a new session, a new controller."""
         await self.controller.close()
         try:
-            self.opened.choose_stand_in(workspace=workspace, case=case)
+            self.opened.choose_stand_in(workspace=workspace, case=case, empty=empty)
         finally:
             self.controller = ReplayController(self, self.opened, poll=self.poll)
         self._show_trial()
@@ -248,16 +249,16 @@ class TrialScreen(Screen[None]):
         except (DiscoveryError, OSError) as exc:
             self.notify(f"cannot read the task's cases: {exc}", severity="warning", markup=False)
             return
-        options = [(case.name, case.name) for case in cases]
+        options = [(case.name, f"case {case.name}") for case in cases]
+        options.append((EMPTY, "an empty /app (what an agent that did nothing leaves)"))
         if self.opened.walk.workspace.path is not None:
             options.insert(0, (CAPTURED, "the trial's own /app (what it captured)"))
-        if not options:
-            self.notify("the task has no cases (cases/<name>/workspace): f chooses any folder", severity="warning",
-                        markup=False)
-            return
-        key = await self.app.push_screen_wait(ChooseListScreen("Replay on a case of the task", options,
-                                                               self.opened.stand_in[1]))
+        current = EMPTY if self.opened.empty_stand_in else self.opened.stand_in[1]
+        key = await self.app.push_screen_wait(ChooseListScreen("Replay on a case of the task", options, current,
+                                                               hint="enter chooses · esc cancels (then f chooses any folder)"))
         if key == CAPTURED:
             await self._replay_on()
+        elif key == EMPTY:
+            await self._replay_on(empty=True)
         elif key is not None:
             await self._replay_on(case=key)

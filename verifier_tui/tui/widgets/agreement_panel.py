@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import re
+
 from textual.content import Content
 from textual.widgets import Static
 
@@ -17,7 +19,15 @@ if TYPE_CHECKING:
     from verifier_tui.tui.trial_display import TrialDisplay
 
 STYLES = {True: "bold $success", False: "bold $error", None: "bold $warning"}
-NO_REPLAY_KEYS = "f chooses a folder to replay on (your stand-in for /app), s a case of the task"
+NO_REPLAY_KEYS = ("f chooses a folder to replay on (your stand-in for /app), s a case of the task or an empty "
+                  "/app")
+#: The command line's way to give a stand-in, which the keys above replace on screen.
+_COMMAND_LINE_HINT = re.compile(r";? ?give --workspace DIR or\s+--case NAME")
+
+
+def on_screen(sentence: str) -> str:
+    """A reason for no replay as the screen says it: the keys, not the options."""
+    return _COMMAND_LINE_HINT.sub("", sentence)
 
 
 class AgreementPanel(Static):
@@ -29,10 +39,10 @@ class AgreementPanel(Static):
         if agreement.same is True:
             parts.append(f"the replay ended as the sandbox did: {sandbox_label}")
         else:
-            parts.append(fmt.text(sentence))
+            parts.append(fmt.text(on_screen(sentence)))
         for difference in agreement.differences[1:]:
             parts += ["\n", ("  • ", "$text-muted"), fmt.text(difference)]
-        if replayed.local is None and replayed.skipped and "workspace" in replayed.skipped:
+        if replayed.local is None and replayed.skipped and _COMMAND_LINE_HINT.search(replayed.skipped):
             parts += ["\n", ("  ", ""), (NO_REPLAY_KEYS, "bold $accent")]
         self.update(Content.assemble(*parts))
 

@@ -17,6 +17,7 @@ WATCH_WORDS = {
     "starting": ("live reload: starting", "$text-muted"),
     "watching": ("● watching the task", "$success"),
     "off": ("○ not watching: r replays, w watches", "$warning"),
+    "idle": ("○ nothing to watch until there is a replay", "$text-muted"),
 }
 AGREEMENT_STYLES = {"same": "bold $success", "differ": "bold $error"}
 
