@@ -264,3 +264,23 @@ async def test_an_empty_stand_in_then_a_fix_names_exactly_the_file_that_changed(
         assert "changed since the run: tests/verifier.py;" in header
         assert "task.toml" not in header
     assert not empty.exists()  # the empty stand-in goes with the app
+
+
+async def test_b_runs_both_modes_and_says_how_each_went(example):
+    """A verify that requires response: it works with the case's response
+    and fails in Harbor mode; the verdict area says so in a line."""
+    from tests.tui.app_under_test import make_app, widget_text
+
+    app = make_app(example("count-errors"), case="response-json", watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("b")
+        for _ in range(100):
+            await pilot.pause(0.1)
+            if "both modes:" in widget_text(app, "#reward-body"):
+                break
+        verdict = widget_text(app, "#reward-body")
+        assert "both modes: environment server ✓ 1.0 · Harbor ✗ contract error" in verdict
+        assert "every published Harbor run of this task would score RewardFileNotFoundError" in verdict
+        history = [r.mode for r in app.main.query_one("#history").results[-2:]]
+        assert history == ["server", "harbor"]
