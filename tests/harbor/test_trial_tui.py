@@ -284,3 +284,19 @@ async def test_b_runs_both_modes_and_says_how_each_went(example):
         assert "every published Harbor run of this task would score RewardFileNotFoundError" in verdict
         history = [r.mode for r in app.main.query_one("#history").results[-2:]]
         assert history == ["server", "harbor"]
+
+
+async def test_an_old_layout_trial_opens_with_what_it_lacks_named(task, runs, tmp_path):
+    demo = task(verifier=READS_HELLO)
+    run = sandbox_run(demo, tmp_path / "sandbox", workspace={"hello.txt": "hi"})
+    make_job(runs / "jobs" / "j", {"demo__aaaaaaa": dict(task=demo, rewards={"reward": 1.0}, verifier_files=run.files,
+                                                        old_layout=True, app={"hello.txt": "hi"})})
+    app = make_trial_app(runs / "jobs" / "j")
+    async with app.run_test(size=SIZE) as pilot:
+        replayed = await app.wait_for_replays(1)
+        await pilot.pause()
+        assert replayed.agreement.same is True
+        assert "verifier mode shared" in text_of(app, "#trial-header")
+        sandbox = text_of(app, "#sandbox-side .side-body")
+        assert "note: lock.json (written from Harbor 0.17.0)" in sandbox
+        assert "from task.toml" in sandbox  # the mode, with no verifier_environment_mode to read

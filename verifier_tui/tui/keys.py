@@ -8,15 +8,18 @@ from textual.binding import Binding
 #: The five choosers share one footer entry ("s v f p t choose"): each key is
 #: also shown next to what it changes in the header.
 CHOOSE = Binding.Group("choose")
+#: m (toggle the mode) and b (run in both modes) share one entry, "m b mode":
+#: the footer must fit 100 columns.
+MODE = Binding.Group("mode")
 
 #: (key, action, footer word, palette title, palette help).
 KEYS: list[tuple[str, str, str, str, str]] = [
     ("r", "run", "run", "Run now", "Run the verifier on the current choices"),
     ("w", "toggle_watch", "watch", "Toggle live reload", "Re-run on every save (on) or only on r (off)"),
     ("m", "toggle_mode", "mode", "Toggle mode", "Harbor mode (no response) or environment server (with a response)"),
-    ("a", "run_all", "all cases", "Run all cases", "Run every case; each shows its verdict in the list"),
     ("b", "both_modes", "both modes", "Run in both modes",
      "With the response (environment server) and without (Harbor): does the verifier work under each?"),
+    ("a", "run_all", "all", "Run all cases", "Run every case; each shows its verdict in the list"),
     ("s", "choose_case", "case", "Choose case", "Pick one of the task's cases"),
     ("v", "choose_verifier", "verifier", "Choose verifier", "Pick the verifier file to run"),
     ("f", "choose_workspace", "workspace", "Choose workspace", "Pick any folder as the workspace (/app)"),
@@ -35,6 +38,7 @@ KEYS: list[tuple[str, str, str, str, str]] = [
 
 def key_bindings() -> list[Binding]:
     return [
-        Binding(key, action, word, group=CHOOSE if action.startswith("choose_") else None)
+        Binding(key, action, word, group=CHOOSE if action.startswith("choose_") else
+                MODE if action in ("toggle_mode", "both_modes") else None)
         for key, action, word, _title, _help in KEYS
     ]

@@ -64,12 +64,23 @@ class TrialApp(App[int]):
             except (ValueError, RuntimeError, NotImplementedError):
                 pass
 
-    def open_trial(self, trial: Trial, step: str | None, *, from_job: bool) -> TrialScreen:
-        """Walk the trial (finding its task, reading the sandbox side) and show it."""
+    def open_trial(self, trial: Trial, step: str | None, *, from_job: bool) -> TrialScreen | None:
+        """Walk the trial (finding its task, reading the sandbox side) and show it.
+        The engine reads a trial without raising for what a folder may hold;
+        anything else is shown and the app goes on (or, with nothing else to
+        show, ends with the reason)."""
         options = self.options
-        opened = TrialSession(trial, step or (trial.steps[0].name if trial.multi_step else None),
-                              task_dir=self.task_dir, workspace=options.workspace, case=options.case,
-                              timeout=options.timeout, python=options.python, nemo_gym=options.nemo_gym)
+        try:
+            opened = TrialSession(trial, step or (trial.steps[0].name if trial.multi_step else None),
+                                  task_dir=self.task_dir, workspace=options.workspace, case=options.case,
+                                  timeout=options.timeout, python=options.python, nemo_gym=options.nemo_gym)
+        except Exception as exc:  # noqa: BLE001 - a boundary: shown, never a crash
+            message = f"cannot open {trial.name}: {type(exc).__name__}: {exc}"
+            if from_job:
+                self.notify(message, title="something went wrong", severity="error", markup=False)
+            else:
+                self.exit(return_code=2, message=message)
+            return None
         screen = TrialScreen(opened, watch=self.watching, poll=self.poll, from_job=from_job,
                              deterministic=self.deterministic)
         self.trial_screens.append(screen)
