@@ -103,7 +103,8 @@ def open_trial_session(args) -> TrialSession | int:
         return _fail(str(exc))
     options = args.options
     return TrialSession(trial, step, task_dir=args.task, workspace=options.workspace, case=options.case,
-                        timeout=options.timeout, python=options.python, nemo_gym=options.nemo_gym)
+                        timeout=options.timeout, python=options.python, nemo_gym=options.nemo_gym,
+                        runner=options.runner)
 
 
 # ---------------------------------------------------------------------------
@@ -288,7 +289,8 @@ def test_command(args) -> int:
         steps = [step_in_path] if step_in_path else [view.name for view in trial.steps]
         for step in steps:
             sessions.append(TrialSession(trial, step, task_dir=args.task, workspace=options.workspace,
-                                         timeout=options.timeout, python=options.python, nemo_gym=options.nemo_gym))
+                                         timeout=options.timeout, python=options.python, nemo_gym=options.nemo_gym,
+                                         runner=options.runner))
     started = time.perf_counter()
     try:
         replays = asyncio.run(_replay_all(sessions, args.jobs or cpu_count()))

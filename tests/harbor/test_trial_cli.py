@@ -410,3 +410,21 @@ def test_the_json_documentation_lists_every_trial_job_and_both_modes_field(task,
     both = as_json(tool(env, "run", example("count-errors"), "--case", "response-json", "--both-modes", "--json",
                         cwd=elsewhere))
     assert documented_fields("## The both-modes document", "## The trial document") == set(both)
+
+
+def test_runner_task_replays_with_the_runner_the_sandbox_ran(real, env, elsewhere, tmp_path):
+    """The genuine nop-fail trial's task vendors an older runner (no
+    --phases-to): with --runner task the replay runs it, and its phases are
+    inferred from its output as the sandbox's are."""
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    job = real / "jobs" / "nop-fail"
+    ours = as_json(tool(env, "run", job, "--workspace", empty, "--json", cwd=elsewhere))
+    assert any("differs from the runner verifier-tui replays with" in n for n in ours["local"]["notices"])
+    assert ours["local_phases"]["phases"][0]["data"] is not None  # our runner's own --phases-to lines
+    theirs = as_json(tool(env, "run", job, "--workspace", empty, "--runner", "task", "--json", cwd=elsewhere))
+    assert not any("differs from the runner" in n for n in theirs["local"]["notices"])
+    assert theirs["same"] is True
+    phases = theirs["local_phases"]
+    assert phases["stopped_at"] == "verify_called" and "inferred from its output" in phases["explanation"]
+    assert {p["data"] is None for p in phases["phases"]} == {True}

@@ -250,7 +250,7 @@ def local_phases(result: RunResult, *, where: str | None = None, task_root: Path
     """The replay's phases from ``result.phases`` (the runner's lines, paths
     mapped). ``where``: the failing line, for the advice. Paths in the task
     are said relative to it (``tests/verifier.py``)."""
-    report = _local_phases(result, where)
+    report = _local_phases(result, where) if result.phases is not None else inferred_phases(result, where=where)
     if task_root is None:
         return report
     prefix = str(task_root) + "/"
@@ -344,11 +344,12 @@ def _report(failed: str | None, before: str, detail: str, explanation: str, advi
 def sandbox_phases(output: RunnerOutput, verdict: Verdict | None, *, timed_out: bool = False,
                    timeout_s: float | None = None, verifier_ran: bool | None = True,
                    where: str | None = None, not_run_because: str | None = None,
-                   tail: tuple[str, ...] = ()) -> PhaseReport:
+                   tail: tuple[str, ...] = (), sandbox: bool = True) -> PhaseReport:
     """The runner's phases in the sandbox, from its output and the reward
     folder's verdict (``verdict`` None: the trial has no ``verifier/``).
     ``where``: the failing line mapped to the local task; ``tail``: the last
-    lines of the traceback to show with the failed phase."""
+    lines of the traceback to show with the failed phase. ``sandbox`` False:
+    a replay whose runner reports no phases, inferred the same way."""
     if verifier_ran is False:
         why = f" ({not_run_because})" if not_run_because else ""
         return _report(None, NOT_REACHED, "", f"the verifier never ran in the sandbox{why}",
@@ -363,12 +364,12 @@ def sandbox_phases(output: RunnerOutput, verdict: Verdict | None, *, timed_out: 
         tb = output.traceback
         error = f"{tb.bare_type}: {tb.exception_message}".rstrip(": ")
         phase = "module_imported" if tb.while_importing else "verify_called"
-        explanation, advice = failure_words(phase, error=error, where=where, sandbox=True)
+        explanation, advice = failure_words(phase, error=error, where=where, sandbox=sandbox)
         return _report(phase, DONE, error, explanation, advice, lines=tail)
     if output.kind == "contract_error":
         message = output.contract_message or ""
         phase = contract_phase(message)
-        explanation, advice = failure_words(phase or "", problem=message, sandbox=True)
+        explanation, advice = failure_words(phase or "", problem=message, sandbox=sandbox)
         if phase is None:
             return _report(None, UNKNOWN, "", explanation, advice, stopped_at="command_line")
         return _report(phase, DONE, message, explanation, advice)
@@ -397,6 +398,22 @@ def sandbox_phases(output: RunnerOutput, verdict: Verdict | None, *, timed_out: 
     return _report(None, UNKNOWN, "", "test-stdout.txt is empty and no reward file was written: the runner "
                    "always reports a failure, so it did not run to the end (killed, or test.sh never started it)",
                    "look at trial.log for what stopped the verifier phase")
+
+
+def inferred_phases(result: RunResult, *, where: str | None = None) -> PhaseReport:
+    """The replay's phases when its runner reports none (the task's own
+    runner, without --phases-to): inferred from its stderr and reward folder,
+    as the sandbox's are."""
+    from verifier_tui.engine.harbor.runner_output import parse_runner_output
+    from verifier_tui.engine.model import Outcome
+
+    if result.outcome is Outcome.COULD_NOT_START:
+        return _local_phases(result, where)
+    report = sandbox_phases(parse_runner_output(result.stderr.text), result.verdict,
+                            timed_out=result.outcome is Outcome.TIMED_OUT, timeout_s=result.timeout_s, where=where,
+                            sandbox=False)
+    note = " (inferred from its output: the task's own runner reports no phases)"
+    return replace(report, explanation=report.explanation + note)
 
 
 # --------------------------------------------------------------------------

@@ -96,8 +96,10 @@ def _plain_test_sh(task_dir: Path, step: str | None) -> str | None:
 
 
 def plan_replay(walk: TrialWalkthrough, *, workspace: Path | str | None = None, case: str | None = None,
-                timeout: float | None = None) -> ReplayPlan:
-    """The replay's inputs for one trial (or step), or why it cannot run."""
+                timeout: float | None = None, runner: str = "ours") -> ReplayPlan:
+    """The replay's inputs for one trial (or step), or why it cannot run.
+    ``runner``: ``ours`` (verifier-tui's, which reports its phases) or
+    ``task`` (the one the task ships in tests/.ng/: what the sandbox ran)."""
     location = walk.location
     plan = ReplayPlan(task_dir=location.path, verifier=None, workspace=None, workspace_origin=None, case=None,
                       env=dict(walk.env.values) if walk.env else {}, timeout_s=None, task_data=None)
@@ -140,7 +142,7 @@ def plan_replay(walk: TrialWalkthrough, *, workspace: Path | str | None = None, 
         plan.notices.append(f"steps/{step}/tests exists: Harbor merged it over tests/ in /tests; the replay "
                             "stages tests/ only")
         plan.reasons.append(f"the replay staged tests/ without steps/{step}/tests, which the sandbox had too")
-    runner_note = _runner_difference(task_dir)
+    runner_note = _runner_difference(task_dir) if runner == "ours" else None
     if runner_note:
         plan.notices.append(runner_note)
         plan.reasons.append(runner_note)
@@ -156,7 +158,7 @@ def _runner_difference(task_dir: Path) -> str | None:
     try:
         if vendored.read_bytes() != runner_path().read_bytes():
             return ("the task's tests/.ng/run_verifier.py (what the sandbox ran) differs from the runner "
-                    "verifier-tui replays with")
+                    "verifier-tui replays with (--runner task replays with the task's)")
     except OSError:
         return None
     return None

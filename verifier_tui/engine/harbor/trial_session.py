@@ -50,9 +50,10 @@ class TrialSession:
     def __init__(self, trial: Trial, step: str | None = None, *, task_dir: Path | str | None = None,
                  workspace: Path | str | None = None, case: str | None = None, timeout: float | None = None,
                  python: str = "python3", nemo_gym: Path | None = None, cache: Path | None = None,
-                 environ: Mapping[str, str] | None = None) -> None:
+                 environ: Mapping[str, str] | None = None, runner: str = "ours") -> None:
         self.trial = trial
         self.step = step
+        self.runner = runner  # "ours", or "task": the runner the task ships, as the sandbox ran it
         self.python = python
         self.nemo_gym = nemo_gym
         self.timeout = timeout
@@ -80,7 +81,7 @@ class TrialSession:
 
     def _plan(self) -> ReplayPlan:
         workspace, case = self.stand_in
-        return plan_replay(self.walk, workspace=workspace, case=case, timeout=self.timeout)
+        return plan_replay(self.walk, workspace=workspace, case=case, timeout=self.timeout, runner=self.runner)
 
     def _open_session(self) -> None:
         """A session on the task for this plan (None when there is nothing to replay)."""
@@ -100,6 +101,7 @@ class TrialSession:
             timeout=plan.timeout_s,
             python=self.python,
             nemo_gym=self.nemo_gym,
+            runner=self.runner,
         )
         try:
             self.session = Session(plan.task_dir, options)
