@@ -17,7 +17,6 @@ import pytest
 
 from tests.helpers import (
     PY,
-    SHIM,
     TOOL,
     documented_fields,
     harbor_exception,

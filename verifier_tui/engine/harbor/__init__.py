@@ -14,8 +14,10 @@ One job per module, each mirroring a named piece of Harbor 0.26.0:
   what changed since the run.
 - ``locate``: where the task is (``harbor/models/task/id.py``,
   ``harbor/tasks/client.py`` cache paths).
-- ``runner_output``: the runner's own output recognised in
-  ``test-stdout.txt``, and the phase where the sandbox run stopped.
+- ``runner_output``: the runner's own output recognised in ``test-stdout.txt``.
+- ``phases``: the runner's phases as steps, one model for the sandbox (from
+  its output) and the replay (from the runner's ``--phases-to``); the first
+  wrong step explained; where the two part.
 - ``facts``: mode, effective timeout (``harbor/trial/trial.py``), durations,
   failures hidden in ``trial.log``.
 - ``sandbox``: the sandbox side of one trial or step.
@@ -24,7 +26,9 @@ One job per module, each mirroring a named piece of Harbor 0.26.0:
 - ``agreement``: sandbox against a local run.
 - ``walkthrough``: everything about one trial or step, assembled; the JSON
   object of ``run TRIAL --json`` and the job listing.
-- ``replay``: the local run, through :class:`~verifier_tui.engine.session.Session`.
+- ``replay``: the local run's plan: workspace, verifier, environment, timeout.
+- ``trial_session``: a trial opened for replays, through one
+  :class:`~verifier_tui.engine.session.Session` kept open (live reload).
 
 Nothing here imports Textual or the command line. This module imports none
 of them either, so ``folders.harbor_kind`` stays cheap for the CLI's dispatch.
