@@ -9,6 +9,7 @@ user is here to debug).
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import stat
@@ -32,6 +33,7 @@ from verifier_tui.engine.task_kinds import (
 )
 from verifier_tui.engine.task_rows import TaskRows, read_task_rows, tasks_file
 from verifier_tui.runner_source import runner_path
+from verifier_tui.engine.task_config import TaskConfig, parse_task_config
 
 TYPE_CHECKING = False  # typing is not imported at run time: start-up is measured
 if TYPE_CHECKING:
@@ -61,16 +63,6 @@ def is_pytest_file(path: Path) -> bool:
 
 class DiscoveryError(Exception):
     """The path cannot be debugged; the message says why and where we looked."""
-
-
-@record(frozen=True)
-class TaskConfig:
-    """What the tool honours from ``task.toml``."""
-
-    timeout_sec: float | None = None
-    env: dict[str, str] = field(default_factory=dict)
-    name: str | None = None
-    problems: tuple[str, ...] = ()
 
 
 @record
@@ -196,12 +188,12 @@ def read_task_config(task_root: Path) -> TaskConfig:
     if known is not None and known["stamp"] == stamp:
         saved = known["config"]
         return TaskConfig(timeout_sec=saved["timeout_sec"], env=dict(saved["env"]), name=saved["name"],
-                          problems=tuple(saved["problems"]))
+                          problems=tuple(saved["problems"]), refused=saved["refused"])
     config = _parse_task_config(path)
     remembered.pop(key, None)
     remembered[key] = {"shape": _CONFIG_SHAPE, "stamp": stamp,
                        "config": {"timeout_sec": config.timeout_sec, "env": config.env, "name": config.name,
-                                  "problems": list(config.problems)}}
+                                  "problems": list(config.problems), "refused": config.refused}}
     cache.store(_CONFIG_CACHE_FILE, remembered)
     return config
 
@@ -210,7 +202,7 @@ _CONFIG_CACHE_FILE = "task-config.json"
 # The shape of a remembered answer, written in each entry: an answer
 # remembered before [task] name was read would keep a task's name wrong until
 # its task.toml changed, so entries of an older shape are discarded.
-_CONFIG_SHAPE = 2
+_CONFIG_SHAPE = 3  # 3: with `refused` (issue 9)
 
 
 def _valid_config_entry(entry: Any) -> bool:
@@ -219,55 +211,19 @@ def _valid_config_entry(entry: Any) -> bool:
     return (
         entry.get("shape") == _CONFIG_SHAPE
         and isinstance(entry["stamp"], list)
-        and (config["timeout_sec"] is None or (isinstance(config["timeout_sec"], float) and config["timeout_sec"] > 0))
+        and (config["timeout_sec"] is None or (isinstance(config["timeout_sec"], float)
+                                               and math.isfinite(config["timeout_sec"]) and config["timeout_sec"] > 0))
         and isinstance(config["env"], dict)
         and all(isinstance(k, str) and isinstance(v, str) for k, v in config["env"].items())
         and (config["name"] is None or isinstance(config["name"], str))
         and isinstance(config["problems"], list)
         and all(isinstance(p, str) for p in config["problems"])
+        and (config["refused"] is None or isinstance(config["refused"], str))
     )
 
 
 def _parse_task_config(path: Path) -> TaskConfig:
-    try:
-        import tomllib  # type: ignore[import-not-found]
-    except ModuleNotFoundError:  # Python 3.10
-        import tomli as tomllib  # type: ignore[no-redef]
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        return TaskConfig(problems=(f"task.toml could not be read ({exc}); using defaults",))
-    problems: list[str] = []
-    verifier: Any = data.get("verifier", {})
-    if not isinstance(verifier, dict):
-        verifier = {}
-        problems.append("task.toml: [verifier] is not a table; ignored")
-    timeout = verifier.get("timeout_sec")
-    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0):
-        problems.append(f"task.toml: [verifier] timeout_sec = {timeout!r} is not a positive number; ignored")
-        timeout = None
-    env_raw = verifier.get("env", {})
-    env: dict[str, str] = {}
-    if isinstance(env_raw, dict):
-        for key, value in env_raw.items():
-            if isinstance(value, (str, int, float)) and not isinstance(value, bool):
-                env[str(key)] = str(value)
-            else:
-                problems.append(f"task.toml: [verifier] env.{key} is not a string; ignored")
-    else:
-        problems.append("task.toml: [verifier] env is not a table; ignored")
-    # Harbor's package name is [task] name ("org/name", harbor/models/task/config.py's
-    # PackageInfo); older tasks put a name at the top or under [metadata].
-    task_table = data.get("task") if isinstance(data.get("task"), dict) else {}
-    metadata = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
-    name = next((n for n in (task_table.get("name"), data.get("name"), metadata.get("name"))
-                 if isinstance(n, str) and n.strip()), None)
-    return TaskConfig(
-        timeout_sec=float(timeout) if timeout is not None else None,
-        env=env,
-        name=name if isinstance(name, str) else None,
-        problems=tuple(problems),
-    )
+    return parse_task_config(path)  # Harbor's rules: verifier_tui.engine.task_config
 
 
 def _is_case_dir(path: Path) -> bool:

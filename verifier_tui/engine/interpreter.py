@@ -21,9 +21,15 @@ from pathlib import Path
 from verifier_tui.engine import cache
 from verifier_tui.engine.record import record
 
+# Written to run on any Python, 2.7 included, so that an old one answers with
+# its version (and is refused by name) instead of failing on an import.
 _PROBE = (
-    "import importlib.machinery as m, json, os, sys\n"
-    "s = m.PathFinder.find_spec('nemo_gym', sys.path)\n"
+    "import json, os, sys\n"
+    "try:\n"
+    "    import importlib.machinery as m\n"
+    "    s = m.PathFinder.find_spec('nemo_gym', sys.path)\n"
+    "except Exception:\n"
+    "    s = None\n"
     "loc = list(s.submodule_search_locations or []) if s else []\n"
     "v = [os.path.join(p, 'verifiers') for p in loc if os.path.isdir(os.path.join(p, 'verifiers'))]\n"
     "print(json.dumps({'verifiers': v[0] if v else None, 'path': [p for p in sys.path if p],"
@@ -119,7 +125,21 @@ def _path_stamp(paths: list[str]) -> list:
 
 def _interpreter_from(python: str, answer: dict) -> Interpreter:
     verifiers = answer["verifiers"]
-    return Interpreter(python, answer["executable"], answer["version"], Path(verifiers) if verifiers else None)
+    old = not_python_3(answer["version"])
+    return Interpreter(python, answer["executable"], answer["version"], Path(verifiers) if verifiers else None,
+                       error=f"{python}: {old}" if old else None)
+
+
+def not_python_3(version: str) -> str | None:
+    """``"Python 2.7 is too old: ..."`` for a Python 2, else None. verifier-tui
+    cannot use a Python 2 for anything (the runner is Python 3 code): bad input,
+    said in one line. A Python 3 older than 3.8 is run as the sandbox would
+    run it, to the shim's refusal (:func:`shim_refusal`)."""
+    found = version_tuple(version)
+    if not found or found >= (3,):
+        return None
+    return (f"Python {'.'.join(map(str, found[:2]))} is too old: the runner needs "
+            f"{SHIM_MIN_VERSION[0]}.{SHIM_MIN_VERSION[1]} or newer")
 
 
 #: The oldest Python the shim's test.sh accepts: it refuses anything older with

@@ -6,12 +6,12 @@ path mapped back to the user's own files."""
 from __future__ import annotations
 
 import json
-import os
 import shlex
 from pathlib import Path
 
 from verifier_tui.engine.cases import wrap_text_response
 from verifier_tui.engine.discovery import Task
+from verifier_tui.engine.environment import ChildEnvironment, child_environment
 from verifier_tui.engine.model import (
     CapturedText,
     Expectation,
@@ -36,10 +36,6 @@ if TYPE_CHECKING:
 # Harbor's own default verifier timeout is 600 s; a debugger should answer sooner,
 # but a slow verifier must not be cut short by surprise: keep Harbor's.
 DEFAULT_TIMEOUT_S = 600.0
-# Variables that would change what the runner imports or how Python starts,
-# which the sandbox's python3 would not have.
-_DROPPED_ENV = ("PYTHONPATH", "PYTHONSTARTUP", "PYTHONHOME", "PYTHONSAFEPATH", "PYTHONINSPECT",
-                "PYTHONBREAKPOINT", "PYTHONUSERBASE", "VIRTUAL_ENV")
 EXPLAIN_FILE = "explain.json"
 PHASES_FILE = "phases.jsonl"
 
@@ -62,6 +58,7 @@ class RunSpec:
     task_id: str | None = None  # task_data is a .jsonl: the verifier gets this row's fields
     runner: OwnRunner | None = None  # the task's own runner (None: ours)
     phases: bool = False  # ask the runner for its phases (--phases-to): the trial replay shows them
+    env: tuple[str, ...] = ()  # --env words, as given: NAME or NAME=VALUE
 
 
 @record
@@ -79,22 +76,19 @@ class Prepared:
     reproduce: list[str] = field(default_factory=list)
     start_error: str | None = None
     shim_refusal: str | None = None  # the shim would not start the runner (Python too old): its message
+    environment: ChildEnvironment | None = None  # how ``env`` was made, for the user
 
 
-def child_env(task_env: dict[str, str]) -> dict[str, str]:
-    """The child's environment, built on purpose: ours minus what would change
-    the import path or start-up, plus unbuffered UTF-8 output, plus the task's
-    ``[verifier] env``."""
-    env = {k: v for k, v in os.environ.items() if k not in _DROPPED_ENV and not k.startswith("TEXTUAL")}
-    env.update(PYTHONDONTWRITEBYTECODE="1", PYTHONUNBUFFERED="1", PYTHONIOENCODING="utf-8")
-    env.update(task_env)
-    return env
+def child_env(task_env: dict[str, str], extra: tuple[str, ...] = ()) -> dict[str, str]:
+    """The runner's environment (:mod:`verifier_tui.engine.environment`)."""
+    return child_environment(task_env, extra).values
 
 
 def prepare(spec: RunSpec, stage: Stage) -> Prepared:
     """Stage the layout for ``spec`` and build the runner's command line."""
-    notices: list[str] = []
-    env = child_env(spec.task.config.env)
+    environment = child_environment(spec.task.config.env, spec.env)
+    notices: list[str] = list(environment.problems)
+    env = environment.values
     interpreter = probe_interpreter(spec.python, env)
     start_error = interpreter.error
     vendored, task_vendors = _nemo_gym_to_vendor(spec, interpreter.nemo_gym_verifiers, notices)
@@ -198,6 +192,7 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
         reproduce=reproduce,
         start_error=start_error,
         shim_refusal=refusal,
+        environment=environment,
     )
 
 
@@ -265,6 +260,8 @@ def reproduce_command(spec: RunSpec, vendored: Path | None) -> list[str]:
         parts += ["--python", shlex.quote(spec.python)]
     if spec.nemo_gym is not None:
         parts += ["--nemo-gym", shlex.quote(str(spec.nemo_gym))]
+    for word in spec.env:  # as the user gave it: a bare NAME is read from their environment again
+        parts += ["--env", shlex.quote(word)]
     return parts
 
 
@@ -289,19 +286,29 @@ def map_json(value: Any, path_map: list[tuple[str, str]]) -> Any:
 
 
 def read_explain(prepared: Prepared, stdout_text: str | None = None) -> dict[str, Any] | None:
-    """The runner's explain document, with paths mapped to the user's."""
+    """The runner's explain document, with paths mapped to the user's, cut to
+    the shape the runner writes (the verifier can reach the file: see
+    :mod:`verifier_tui.engine.readback`), plus the environment the runner got
+    (``environment``: see :class:`~verifier_tui.engine.environment.ChildEnvironment`)."""
+    from verifier_tui.engine.readback import EXPLAIN_SHAPE, checked_document
+
     if stdout_text is not None:
         raw = stdout_text
     else:
         try:
             raw = (prepared.stage.inputs_dir / EXPLAIN_FILE).read_text(encoding="utf-8")
-        except OSError:
+        except (OSError, ValueError):  # gone, or not UTF-8 (UnicodeDecodeError)
             return None
     try:
-        data = json.loads(raw)
-    except ValueError:
+        data = checked_document(json.loads(raw), EXPLAIN_SHAPE)
+    except (ValueError, RecursionError):
         return None
-    return map_json(data, prepared.path_map) if isinstance(data, dict) else None
+    if data is None:
+        return None
+    data = map_json(data, prepared.path_map)
+    if prepared.environment is not None:
+        data["environment"] = prepared.environment.to_json()
+    return data
 
 
 def contract_explanation(prepared: Prepared) -> dict[str, Any] | None:
@@ -333,7 +340,10 @@ def contract_explanation(prepared: Prepared) -> dict[str, Any] | None:
         "parameters": [],
         "problems": [],
     }
-    return map_json(document, prepared.path_map)
+    document = map_json(document, prepared.path_map)
+    if prepared.environment is not None:
+        document["environment"] = prepared.environment.to_json()
+    return document
 
 
 def read_phases(prepared: Prepared) -> list[dict[str, Any]] | None:
@@ -358,13 +368,21 @@ def read_phases(prepared: Prepared) -> list[dict[str, Any]] | None:
     return lines
 
 
-def outcome_of(returncode: int | None, signal: int | None, timed_out: bool, start_error: str | None) -> Outcome:
+def outcome_of(returncode: int | None, signal: int | None, timed_out: bool, start_error: str | None,
+               verdict: Verdict | None = None) -> Outcome:
+    """What happened, from the runner's exit and the reward folder. Exit 0
+    means "a reward file was written" only when the folder agrees: a verifier
+    that ends the interpreter itself (``os._exit(0)``) exits 0 with nothing
+    written, and Harbor would score RewardFileNotFoundError (or fail on
+    whatever file is there): that is :attr:`Outcome.NO_REWARD`."""
     if start_error is not None:
         return Outcome.COULD_NOT_START
     if timed_out:
         return Outcome.TIMED_OUT
     if signal is not None:
         return Outcome.KILLED
+    if returncode == 0 and verdict is not None and not verdict.ok:
+        return Outcome.NO_REWARD
     return {0: Outcome.REWARD_WRITTEN, 1: Outcome.VERIFIER_RAISED, 2: Outcome.CONTRACT_ERROR}.get(
         returncode, Outcome.UNEXPECTED_EXIT
     )
@@ -406,7 +424,7 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
                                     spec.python)
     if missing is not None:
         notices.append(missing)
-    outcome = outcome_of(returncode, signal, timed_out, start_error)
+    outcome = outcome_of(returncode, signal, timed_out, start_error, verdict)
     if done is None and returncode == SHIM_REFUSAL_EXIT:
         outcome = Outcome.REFUSED_BY_SHIM
     return RunResult(
@@ -435,4 +453,6 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
         start_error=map_paths(start_error, pm) if start_error else None,
         sequence=sequence,
         task_id=spec.task_id,
+        task_refused=spec.task.config.refused,
+        environment=prepared.environment.to_json() if prepared.environment is not None else None,
     )

@@ -21,6 +21,7 @@ class Outcome(str, Enum):
     """What happened to a run, in the words the user sees."""
 
     REWARD_WRITTEN = "reward written"
+    NO_REWARD = "no reward"  # exit 0, yet the reward folder gives Harbor nothing to score
     VERIFIER_RAISED = "verifier raised"
     CONTRACT_ERROR = "contract error"
     TIMED_OUT = "timed out"
@@ -169,6 +170,8 @@ class RunResult:
     pipe_wait_s: float = 0.0  # after the runner exited, waiting for its output pipes (held by an escaped process)
     task_id: str | None = None  # the row of task_data (a tasks.jsonl) the verifier got
     phases: list[dict[str, Any]] | None = None  # the runner's --phases-to lines, when the spec asked for them
+    task_refused: str | None = None  # why Harbor would refuse to load the task (its task.toml), if it would
+    environment: dict[str, Any] | None = None  # what the runner's environment held and where each came from
 
     @property
     def mode(self) -> str:
@@ -185,6 +188,8 @@ class RunResult:
             return f"could not start: {self.start_error}"
         if self.outcome is Outcome.UNEXPECTED_EXIT:
             return f"exit {self.exit_code}: not a runner exit code"
+        if self.outcome is Outcome.NO_REWARD:
+            return f"exit 0 · no reward: Harbor would raise {self.verdict.error}"
         return f"exit {self.exit_code} · {self.outcome.value}"
 
     @property
@@ -194,13 +199,24 @@ class RunResult:
             return None
         if self.expected.exit_code is not None and self.exit_code != self.expected.exit_code:
             return False
+        if self.expected.exit_code == 0 and self.outcome is Outcome.NO_REWARD:
+            return False  # exit 0 promises a reward file; Harbor would score none
         if self.expected.rewards is not None:
             return self.verdict.rewards is not None and _same_rewards(self.verdict.rewards, self.expected.rewards)
         return True
 
     @property
     def exit_status(self) -> int:
-        """The status the headless ``run`` command exits with."""
+        """The status the headless ``run`` command exits with (README and
+        docs/json-output.md): the runner's exit code, except where the reward
+        folder or the task tells another story. A task Harbor would refuse to
+        load gives 2 (bad input, whatever the run did). Exit 0 without a usable
+        reward file gives 1: the verifier ended the run itself, which is what
+        the runner reports with 1 when it can (``sys.exit`` inside ``verify``)."""
+        if self.task_refused is not None:
+            return 2
+        if self.outcome is Outcome.NO_REWARD:
+            return 1
         if self.outcome is Outcome.TIMED_OUT:
             return 124
         if self.outcome is Outcome.COULD_NOT_START:
@@ -246,6 +262,8 @@ class RunResult:
             "command": self.command,
             "trigger": self.trigger,
             "notices": self.notices,
+            "harbor_refuses_task": self.task_refused,
+            "environment": self.environment,
         }
 
 

@@ -337,7 +337,9 @@ class _Child:
 
     def _step(self, until: float | None) -> None:
         """Wait for anything to happen (until ``until`` at most), and take it in."""
-        timeout = None if until is None else max(0.0, until - time.perf_counter())
+        # At most an hour per wait: a timeout of 1e308 s is a valid one, but
+        # select() refuses a wait longer than about 24 days (OverflowError).
+        timeout = None if until is None else min(max(0.0, until - time.perf_counter()), 3600.0)
         if self.pidfd is None and not self.has_exited:
             timeout = _NO_PIDFD_POLL_S if timeout is None else min(timeout, _NO_PIDFD_POLL_S)
         for key, _events in self.selector.select(timeout):

@@ -60,6 +60,7 @@ class Options:
     nemo_gym: Path | None = None
     task_id: str | None = None  # a row of the task's tasks.jsonl (or of --task-data's .jsonl)
     runner: str = "ours"  # "task": the runner the task ships in tests/.ng/
+    env: tuple[str, ...] = ()  # --env words: NAME (from the user's environment) or NAME=VALUE
 
 
 def response_source(path: Path) -> ResponseSource:
@@ -203,9 +204,20 @@ class Session:
 
     @property
     def timeout_s(self) -> float:
+        """--timeout, else task.toml's (both checked to be finite and more than
+        0 where they are read: cli.py, engine/task_config.py), else the default."""
         if self.options.timeout is not None:
             return self.options.timeout
         return self.task.config.timeout_sec or DEFAULT_TIMEOUT_S
+
+    def interpreter(self) -> Any:
+        """What ``--python`` is (:func:`~verifier_tui.engine.interpreter.probe_interpreter`),
+        asked with the environment the runner will get; its ``error`` says in
+        one line why it cannot run the runner."""
+        from verifier_tui.engine.environment import child_environment
+        from verifier_tui.engine.interpreter import probe_interpreter
+
+        return probe_interpreter(self.options.python, child_environment(self.task.config.env, self.options.env).values)
 
     def notices(self) -> list[str]:
         out = self.task.notices()
@@ -263,6 +275,7 @@ class Session:
             explain_only=explain_only,
             task_id=self.task_id,
             runner=self.task.own_runner if self.runner == "task" else None,
+            env=self.options.env,
         )
 
     def spec_for_case(self, case: Case) -> RunSpec:
@@ -375,8 +388,16 @@ class Session:
         done = run_process(prepared.argv, cwd=prepared.cwd, env=prepared.env, timeout_s=spec.timeout_s)
         data = read_explain(prepared, done.stdout.text)
         if data is None:
-            return {"error": "the runner gave no explanation", "stderr": map_paths(done.stderr.text, prepared.path_map),
-                    "exit_code": done.returncode}
+            if done.timed_out:
+                # Explaining imports the verifier module, so its top-level code runs: it never finished.
+                why = (f"the runner did not finish explaining: it timed out after {spec.timeout_s:g} s while "
+                       "importing the verifier (its top-level code runs on import)")
+            elif done.signal is not None:
+                why = f"the runner was killed by signal {done.signal} before it could explain"
+            else:
+                why = "the runner gave no explanation"
+            return {"error": why, "stderr": map_paths(done.stderr.text, prepared.path_map),
+                    "exit_code": done.returncode, "timed_out": bool(done.timed_out)}
         data["notices"] = prepared.notices
         return data
 

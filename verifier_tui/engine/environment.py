@@ -1,0 +1,164 @@
+"""The runner's environment, built on purpose, and what was passed in words.
+
+Harbor 0.26.0 runs ``test.sh`` inside the task's container with that
+container's environment plus the task's ``[verifier] env``
+(``harbor/verifier/verifier.py``: ``merged_env``, values resolved by
+``harbor/utils/env.py`` ``resolve_env_vars``), never with the developer's
+shell. So the runner gets here, lowest first:
+
+1. from the user's environment, only what any container has and a Python
+   needs to start (:data:`PASSED_THROUGH`): a secret in the shell (an API key,
+   a token) never reaches the verifier unasked, and neither do the interpreter's
+   switches (``PYTHONOPTIMIZE=1`` would skip a verifier's ``assert`` and score
+   it 1.0; ``PYTHONPATH``, ``PYTHONWARNINGS``, ``PYTHONHASHSEED``, ...);
+2. verifier-tui's own: unbuffered UTF-8 output and no bytecode written into the
+   staged tests (:data:`OWN`);
+3. the task's ``[verifier] env``, where a value that is exactly ``${VAR}`` or
+   ``${VAR:-default}`` comes from the user's environment, as Harbor takes it
+   from the host's;
+4. what the user added by name: ``--env NAME`` (its value from the user's
+   environment) or ``--env NAME=VALUE``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from verifier_tui.engine.record import field, record
+
+TYPE_CHECKING = False  # typing is not imported at run time: start-up is measured
+if TYPE_CHECKING:
+    from typing import Any, Iterable, Mapping
+
+#: What the runner inherits from the user's environment: what a container's
+#: shell has (PATH, HOME, USER, the locale, TERM, TMPDIR, TZ), pyenv's choice
+#: of interpreter (the ``python3`` a pyenv shim runs depends on it), and what
+#: Python needs to start on Windows.
+PASSED_THROUGH = ("PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TERM", "TMPDIR", "TZ",
+                  "PYENV_ROOT", "PYENV_VERSION", "SYSTEMROOT", "WINDIR", "COMSPEC", "PATHEXT", "TEMP", "TMP")
+PASSED_THROUGH_PREFIXES = ("LC_",)
+#: verifier-tui's own settings for the runner: output unbuffered (live output
+#: in the TUI), decoded as UTF-8, and no __pycache__ written (the runner is
+#: also started with ``-B -u``).
+OWN = {"PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1", "PYTHONIOENCODING": "utf-8"}
+
+# Where each passed variable came from, in the words the user sees.
+FROM_USER = "your environment"
+FROM_TOOL = "verifier-tui"
+FROM_TASK = "task.toml [verifier] env"
+FROM_OPTION = "--env"
+
+# harbor/utils/env.py _TEMPLATE_PATTERN: the whole value is ${NAME} or ${NAME:-default}.
+_TEMPLATE = re.compile(r"\$\{([^}:]+)(?::-(.*))?\}")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+@record(frozen=True)
+class Passed:
+    """One variable the runner gets: its name, where it came from, and its
+    value when that is safe to show (verifier-tui's own, and the task's as
+    written in task.toml: a ``${VAR}`` template is shown, not what it became)."""
+
+    name: str
+    source: str
+    shown: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "source": self.source, "value": self.shown}
+
+
+@record
+class ChildEnvironment:
+    """The runner's environment and how it was made."""
+
+    values: dict[str, str]
+    passed: list[Passed] = field(default_factory=list)
+    held_back: list[str] = field(default_factory=list)
+    """Names of the user's variables that were not passed, sorted."""
+    problems: list[str] = field(default_factory=list)
+    """A task variable that could not be set (``${VAR}`` of an unset VAR)."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"passed": [p.to_json() for p in self.passed], "held_back": list(self.held_back)}
+
+
+def passes_through(name: str) -> bool:
+    return name in PASSED_THROUGH or name.startswith(PASSED_THROUGH_PREFIXES)
+
+
+def resolve_template(value: str, environ: Mapping[str, str]) -> tuple[str | None, str | None]:
+    """Harbor's ``resolve_env_vars`` for one value: ``(resolved, None)``, or
+    ``(None, missing variable)`` when it names an unset one without a default
+    (Harbor raises ValueError then, and the verifier does not run)."""
+    match = _TEMPLATE.fullmatch(value)
+    if match is None:
+        return value, None
+    name, default = match.group(1), match.group(2)
+    if name in environ:
+        return environ[name], None
+    if default is not None:
+        return default, None
+    return None, name
+
+
+def parse_assignment(text: str, environ: Mapping[str, str] | None = None) -> tuple[str, str]:
+    """``--env NAME`` or ``--env NAME=VALUE``: (name, value). Raises ValueError
+    with a sentence when the name is not a variable name, or when a bare NAME
+    is not set in the user's environment."""
+    environ = os.environ if environ is None else environ
+    name, equals, value = text.partition("=")
+    if not _NAME.fullmatch(name):
+        raise ValueError(f"{text!r}: give NAME or NAME=VALUE, NAME a variable name (letters, digits, _)")
+    if equals:
+        return name, value
+    if name not in environ:
+        raise ValueError(f"{name} is not set in your environment: give --env {name}=VALUE")
+    return name, environ[name]
+
+
+def child_environment(task_env: Mapping[str, str], extra: Iterable[str] = (),
+                      environ: Mapping[str, str] | None = None) -> ChildEnvironment:
+    """The runner's environment (see the module's docstring). ``extra`` holds
+    the ``--env`` words as the user gave them."""
+    environ = os.environ if environ is None else environ
+    values: dict[str, str] = {}
+    sources: dict[str, Passed] = {}
+    problems: list[str] = []
+    for name, value in environ.items():
+        if passes_through(name):
+            values[name] = value
+            sources[name] = Passed(name, FROM_USER)
+    for name, value in OWN.items():
+        values[name] = value
+        sources[name] = Passed(name, FROM_TOOL, value)
+    for name, raw in task_env.items():
+        value, missing = resolve_template(raw, environ)
+        if missing is not None:
+            problems.append(f"task.toml: [verifier] env.{name} = {raw!r}, but {missing} is not set in your "
+                            f"environment (Harbor would stop with ValueError and not run the verifier): "
+                            f"the runner gets no {name}")
+            values.pop(name, None)
+            sources.pop(name, None)
+            continue
+        values[name] = value
+        sources[name] = Passed(name, FROM_TASK, raw)
+    for word in extra:
+        try:
+            name, value = parse_assignment(word, environ)
+        except ValueError as exc:
+            problems.append(f"--env {exc}")
+            continue
+        values[name] = value
+        sources[name] = Passed(name, FROM_OPTION)
+    order = {FROM_USER: 0, FROM_TOOL: 1, FROM_TASK: 2, FROM_OPTION: 3}
+    passed = sorted(sources.values(), key=lambda p: (order[p.source], p.name))
+    held_back = sorted(name for name in environ if name not in values)
+    return ChildEnvironment(values, passed, held_back, problems)
+
+
+def interpreter_switches(names: Iterable[str]) -> list[str]:
+    """The ``PYTHON*`` variables among ``names``: the ones that change how the
+    interpreter runs the verifier (named when held back, so the user knows
+    why a run differs from their shell's ``python3``)."""
+    return [name for name in names if name.startswith("PYTHON")]
