@@ -15,7 +15,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from verifier_tui import __version__
+from verifier_tui import __version__, terminal
 from verifier_tui.engine.discovery import EXPECTED_PATHS, DiscoveryError
 from verifier_tui.engine.session import Options, SelectionError
 
@@ -44,13 +44,30 @@ EVERY = (TUI, *COMMANDS)
 
 
 def _positive_float(text: str) -> float:
+    """A number of seconds: finite and more than 0 (``nan``, ``inf``, ``0`` and
+    ``-1`` are refused here, as task.toml's are in engine/task_config.py)."""
+    import math
+
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError("must be more than 0")
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"{text!r}: give a finite number of seconds more than 0")
     return value
+
+
+def _env_word(text: str) -> str:
+    """``--env NAME`` or ``--env NAME=VALUE``, checked now (a bare NAME must be
+    set in the user's environment) and kept as given: the engine reads it
+    (verifier_tui.engine.environment)."""
+    from verifier_tui.engine.environment import parse_assignment
+
+    try:
+        parse_assignment(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
 
 
 #: Every option, once: (flags, the commands that take it, whether it is one of
@@ -78,6 +95,10 @@ OPTIONS: list[tuple[tuple[str, ...], tuple[str, ...], bool, dict]] = [
      help="the interpreter that runs the runner (default: python3 on PATH, as test.sh would)")),
     (("--nemo-gym",), EVERY, True, dict(metavar="DIR", type=Path,
      help="a nemo_gym/verifiers folder to vendor instead of the interpreter's own")),
+    (("--env",), EVERY, True, dict(metavar="NAME[=VALUE]", type=_env_word, action="append",
+     help="give the runner this variable (repeatable): its value from your environment, or VALUE. "
+          "Otherwise the runner gets only PATH, HOME, USER, the locale, TERM, TMPDIR and the task's "
+          "[verifier] env, as in Harbor's sandbox")),
     (("--json",), tuple(COMMANDS), False, dict(action="store_true", help={
         "run": "print the result as one JSON document",
         "explain": "print the runner's explanation as JSON",
@@ -149,7 +170,9 @@ def parse(argv: list[str]) -> argparse.Namespace:
         args = build_tui_parser().parse_args(argv)
         args.command = None
     engine = {flags[0][2:].replace("-", "_") for flags, _commands, is_engine, _kw in OPTIONS if is_engine}
-    args.options = Options(**{name: value for name, value in vars(args).items() if name in engine})
+    chosen = {name: value for name, value in vars(args).items() if name in engine}
+    chosen["env"] = tuple(chosen.get("env") or ())
+    args.options = Options(**chosen)
     return args
 
 
@@ -158,6 +181,7 @@ def main(argv: list[str] | None = None) -> int:
     without ``argv`` (the console script, ``python -m verifier_tui``), a
     headless command ends the process itself once its output is flushed
     (see :func:`_exit_now`)."""
+    terminal.prepare_streams()  # a terminal that cannot take "·" gets "\xb7", never a traceback
     args = parse(sys.argv[1:] if argv is None else list(argv))
     restore = _stop_cleanly_on_sigterm() if args.command is not None else None
     try:
@@ -200,14 +224,17 @@ def _dispatch(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
-        return 0
+        # Every write of a headless command goes through verifier_tui.terminal,
+        # which survives a closed pipe and keeps the run's status; reaching
+        # here means one did not, and its status is unknown: not 0.
+        return 141  # 128 + SIGPIPE, what a shell reports for a command killed by it
     except (DiscoveryError, SelectionError) as exc:
         # The path cannot be debugged, or a choice turned out impossible
         # (a verifier deleted, a case gone): one clear line, never a traceback.
-        sys.stderr.write(f"verifier-tui: {exc}\n")
+        terminal.error(str(exc))
         return 2
     except OSError as exc:
-        sys.stderr.write(f"verifier-tui: {exc.filename or args.path}: {exc.strerror or exc}\n")
+        terminal.error(f"{exc.filename or args.path}: {exc.strerror or exc}")
         return 2
 
 

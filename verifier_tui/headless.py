@@ -3,15 +3,20 @@
 Readable output by default, ``--json`` for machines (documented in the README),
 and exit statuses that mean something: ``run`` exits with the runner's code
 (124 on timeout), ``test`` with 0 only when every case matched.
+
+Everything is written through :mod:`verifier_tui.terminal`: the verifier's
+escape codes are shown harmlessly, a terminal that cannot take a character
+gets an escape, and a reader that goes away (``| head -1``) changes no exit
+status.
 """
 
 from __future__ import annotations
 
 import json
-import sys
 import time
 from pathlib import Path
 
+from verifier_tui import terminal
 from verifier_tui.engine.model import RunResult
 from verifier_tui.engine.session import Session
 from verifier_tui.words import (
@@ -34,12 +39,31 @@ if TYPE_CHECKING:
 
 
 def _out(text: str = "") -> None:
-    sys.stdout.write(text + "\n")
+    """One line of readable output; the verifier's text in it made harmless."""
+    terminal.line(terminal.plain_text(text))
 
 
-def dump_json(data: Any) -> str:
-    """A ``--json`` document (docs/json-output.md)."""
-    return json.dumps(data, indent=2, default=str, ensure_ascii=False)
+def dump_json(data: Any, indent: int | None = 2) -> str:
+    """A ``--json`` document (docs/json-output.md): strict JSON, always."""
+    return terminal.json_text(data, indent=indent)
+
+
+def _out_json(data: Any, indent: int | None = 2) -> None:
+    terminal.line(dump_json(data, indent))
+
+
+def _rule(title: str, width: int) -> str:
+    """A heading line: drawn with "─", or "-" where the terminal cannot show it."""
+    bar = "─" if terminal.can_show("─") else "-"
+    return f"{bar * 2} {title} {bar * width}"
+
+
+def _interpreter_problem(session) -> str | None:
+    """Why ``--python`` cannot run the runner (not found, does not start, too
+    old, does not answer), in one line; None when it can. Bad input: the
+    commands say so and exit 2 before anything runs."""
+    error = session.interpreter().error
+    return None if error is None else f"--python {error}"
 
 
 def _header(session) -> str:
@@ -95,10 +119,10 @@ def print_result(session, result: RunResult) -> None:
     for problem in problems:
         _out(f"contract: {problem}")
     if result.stdout.text.strip():
-        _out("── stdout " + "─" * 40)
+        _out(_rule("stdout", 40))
         _out(result.stdout.text.rstrip("\n"))
     if result.stderr.text.strip():
-        _out("── stderr " + "─" * 40)
+        _out(_rule("stderr", 40))
         _out(result.stderr.text.rstrip("\n"))
 
 
@@ -120,13 +144,18 @@ def run_command(args) -> int:
         return status
     session = Session(args.path, args.options)
     with session:
+        session.spec()  # no verifier: one line (cli), before the interpreter is asked
+        problem = _interpreter_problem(session)
+        if problem:
+            terminal.error(problem)
+            return 2
         try:
             result = session.run(trigger="command line")
         except OSError as exc:
-            sys.stderr.write(f"verifier-tui: could not stage the run: {exc}\n")
+            terminal.error(f"could not stage the run: {exc}")
             return 2
         if args.json:
-            _out(dump_json(result_json(session, result)))
+            _out_json(result_json(session, result))
         else:
             print_result(session, result)
         return result.exit_status
@@ -139,6 +168,11 @@ def explain_command(args) -> int:
         return status
     session = Session(args.path, args.options)
     with session:
+        session.spec()
+        problem = _interpreter_problem(session)
+        if problem:
+            terminal.error(problem)
+            return 2
         data = session.explain()
         if args.json:
             data = dict(data)
@@ -148,10 +182,11 @@ def explain_command(args) -> int:
             from verifier_tui.engine.diagnosis import stdlib_shadows
 
             data["shadowing"] = stdlib_shadows(data)
-            _out(dump_json(data))
+            _out_json(data)
             return 0 if "error" not in data else 2
         if "error" in data:
-            sys.stderr.write(f"verifier-tui: {data['error']}\n{data.get('stderr', '')}")
+            terminal.error(data["error"])
+            terminal.write(terminal.plain_text(data.get("stderr", "")), "stderr")
             return 2
         print_explain(session, data)
         return 0
@@ -198,6 +233,30 @@ def print_explain(session, data: dict[str, Any]) -> None:
     elif not error:
         _out("")
         _out("no contract problems: verify would be called")
+    for text in environment_lines(data.get("environment")):
+        _out(text)
+
+
+def environment_lines(environment: dict[str, Any] | None) -> list[str]:
+    """What the runner's environment held, by where it came from: names only,
+    values only for verifier-tui's own and the task's (as task.toml writes them)."""
+    if not environment:
+        return []
+    from verifier_tui.engine.environment import interpreter_switches
+
+    lines = ["", "environment (what the runner gets):"]
+    by_source: dict[str, list[str]] = {}
+    for row in environment.get("passed") or []:
+        shown = row["name"] if row.get("value") is None else f"{row['name']}={row['value']}"
+        by_source.setdefault(row["source"], []).append(shown)
+    for source, names in by_source.items():
+        lines.append(f"  from {source}: {', '.join(names)}")
+    held = environment.get("held_back") or []
+    if held:
+        switches = interpreter_switches(held)
+        among = f", among them {', '.join(switches)}" if switches else ""
+        lines.append(f"  held back: {len(held)} other variable(s) of your environment{among} (--env NAME passes one)")
+    return lines
 
 
 # ---------------------------------------------------------------------------
@@ -221,12 +280,16 @@ def test_command(args) -> int:
         if not cases:
             where = session.task.root / "cases"
             unusable = "".join(f"; case {name}: {problem}" for name, problem in invalid)
-            sys.stderr.write(f"verifier-tui: no case with a usable expected.json under {where}{unusable}\n")
+            terminal.error(f"no case with a usable expected.json under {where}{unusable}")
             return 2
         if session.verifier is None:
             from verifier_tui.engine.discovery import no_verifier_message
 
-            sys.stderr.write(f"verifier-tui: {no_verifier_message(session.task)}\n")
+            terminal.error(no_verifier_message(session.task))
+            return 2
+        problem = _interpreter_problem(session)
+        if problem:
+            terminal.error(problem)
             return 2
         from verifier_tui.engine.session import cpu_count
 
@@ -237,8 +300,9 @@ def test_command(args) -> int:
         passed = sum(1 for r in results if r.expected_matched)
         if args.junit:
             write_junit(args.junit, session, results, wall, invalid)
+        refused = session.task.config.refused
         if args.json:
-            _out(dump_json({
+            _out_json({
                 "task": str(session.task.root),
                 "task_name": session.task.name,
                 "verifier": str(session.verifier),
@@ -246,14 +310,19 @@ def test_command(args) -> int:
                 "failed": len(results) - passed,
                 "invalid": [{"case": name, "problem": problem} for name, problem in invalid],
                 "duration_s": round(wall, 3),
+                "harbor_refuses_task": refused,
                 "cases": [result_json(session, r) for r in results],
-            }))
+            })
         else:
             print_table(session, results)
             for name, problem in invalid:
                 _out(f"!  {name}: not run: {problem}")
             summary = f"{passed} passed, {len(results) - passed} failed"
             _out(summary + (f", {len(invalid)} with an unusable expected.json" if invalid else ""))
+            if refused:
+                _out(f"Harbor would refuse this task: {refused}")
+        if refused:
+            return 2  # whatever the cases did, Harbor would not run any of them
         return 0 if passed == len(results) and not invalid else 1
 
 
@@ -296,7 +365,7 @@ def print_table(session, results: list[RunResult]) -> None:
         _out("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip())
     for result in results:
         if not result.expected_matched and result.stderr.text.strip():
-            _out(f"── {result.case}: stderr " + "─" * 30)
+            _out(_rule(f"{result.case}: stderr", 30))
             _out(result.stderr.tail[-2000:].rstrip() if result.stderr.truncated else result.stderr.text[-2000:].rstrip())
 
 
@@ -304,22 +373,31 @@ def write_junit(path: Path, session, results: list[RunResult], wall: float,
                 invalid: list[tuple[str, str]] = ()) -> None:
     from xml.etree import ElementTree as ET
 
+    x = terminal.xml_text
+    task_name = x(session.task.name)
     failures = sum(1 for r in results if not r.expected_matched)
-    suite = ET.Element("testsuite", name=f"verifier-tui {session.task.name}", tests=str(len(results) + len(invalid)),
+    suite = ET.Element("testsuite", name=f"verifier-tui {task_name}", tests=str(len(results) + len(invalid)),
                        failures=str(failures), errors=str(len(invalid)), time=f"{wall:.3f}")
+    refused = session.task.config.refused
+    if refused:
+        case = ET.SubElement(suite, "testcase", classname=task_name, name="task.toml", time="0")
+        ET.SubElement(case, "error", message=x(f"Harbor would refuse this task: {refused}"))
+        suite.set("tests", str(len(results) + len(invalid) + 1))
+        suite.set("errors", str(len(invalid) + 1))
     for name, problem in invalid:
-        case = ET.SubElement(suite, "testcase", classname=session.task.name, name=name, time="0")
-        ET.SubElement(case, "error", message=problem)
+        case = ET.SubElement(suite, "testcase", classname=task_name, name=x(name), time="0")
+        ET.SubElement(case, "error", message=x(problem))
     for result in results:
-        case = ET.SubElement(suite, "testcase", classname=session.task.name, name=result.case or "-",
+        case = ET.SubElement(suite, "testcase", classname=task_name, name=x(result.case or "-"),
                              time=f"{result.duration_s:.3f}")
         if not result.expected_matched:
-            failure = ET.SubElement(case, "failure", message=f"expected {_expected_text(result)}, got {_actual_text(result)}")
-            failure.text = result.stderr.text[-4000:]
+            failure = ET.SubElement(case, "failure",
+                                    message=x(f"expected {_expected_text(result)}, got {_actual_text(result)}"))
+            failure.text = x(result.stderr.text[-4000:])
         if result.stdout.text:
-            ET.SubElement(case, "system-out").text = result.stdout.text[-4000:]
+            ET.SubElement(case, "system-out").text = x(result.stdout.text[-4000:])
         if result.stderr.text:
-            ET.SubElement(case, "system-err").text = result.stderr.text[-4000:]
+            ET.SubElement(case, "system-err").text = x(result.stderr.text[-4000:])
     ET.ElementTree(suite).write(path, encoding="utf-8", xml_declaration=True)
 
 
@@ -346,7 +424,11 @@ def watch_command(args) -> int:
         if session.verifier is None:
             from verifier_tui.engine.discovery import no_verifier_message
 
-            sys.stderr.write(f"verifier-tui: {no_verifier_message(session.task)}\n")
+            terminal.error(no_verifier_message(session.task))
+            return 2
+        problem = _interpreter_problem(session)
+        if problem:
+            terminal.error(problem)
             return 2
         if not args.json:
             _out(_header(session))
@@ -361,7 +443,7 @@ def watch_command(args) -> int:
             pass
         except WatchError as exc:  # e.g. the inotify watch limit: one line, and what to try
             hint = "" if args.poll else " (--poll watches without OS events)"
-            sys.stderr.write(f"verifier-tui: {exc}{hint}\n")
+            terminal.error(f"{exc}{hint}")
             return 2
         if not args.json:
             _out(f"stopped after {session.sequence} run(s)")
@@ -374,19 +456,23 @@ async def _watch(session, args) -> None:
     async def run(trigger: str, change) -> None:
         result = await session.arun(trigger=trigger)
         if args.json:
-            _out(json.dumps(result_json(session, result), default=str))
+            _out_json(result_json(session, result), indent=None)
         else:
             _out(watch_line(result, trigger))
             if result.outcome.slug != "reward_written" and result.stderr.text.strip():
-                last = result.stderr.text.strip().splitlines()[-1]
-                _out(f"      {last[:150]}")
-        sys.stdout.flush()
+                last = terminal.plain_text(result.stderr.text).strip().splitlines()[-1:] or [""]
+                _out(f"      {last[0][:150]}")
+        terminal.flush()
+        if terminal.reader_gone():
+            # Nobody reads the stream any more (| head -1 exited): stop, as
+            # Ctrl+C would, rather than run on for no one.
+            live.stop_watching()
 
     def on_error(exc: BaseException) -> None:
-        sys.stderr.write(f"verifier-tui: run failed: {exc}\n")
+        terminal.error(f"run failed: {exc}")
 
     def on_task_error(message: str) -> None:
-        sys.stderr.write(f"verifier-tui: {message}\n")
+        terminal.error(message)
 
     live = LiveRuns(session, run, force_polling=args.poll, on_error=on_error, on_task_error=on_task_error)
     try:

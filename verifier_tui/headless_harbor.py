@@ -15,10 +15,9 @@ folder (:func:`dispatch`); only that check is imported on every command.
 
 from __future__ import annotations
 
-import json
-import sys
 import time
 
+from verifier_tui import terminal
 from verifier_tui.engine.harbor.folders import find_harbor_folder
 
 TYPE_CHECKING = False
@@ -40,7 +39,9 @@ NOT_FOR_TRIALS = {
 
 
 def _out(text: str = "") -> None:
-    sys.stdout.write(text + "\n")
+    # Through verifier_tui.terminal, as every headless line: escape codes from
+    # the verifier shown harmlessly, any encoding, a closed pipe no crash.
+    terminal.line(terminal.plain_text(text))
 
 
 def _say(text: str = "") -> None:
@@ -51,12 +52,16 @@ def _say(text: str = "") -> None:
 
 
 def _fail(message: str) -> int:
-    sys.stderr.write(f"verifier-tui: {message}\n")
+    terminal.error(message)
     return 2
 
 
-def dump_json(data: Any) -> str:
-    return json.dumps(data, indent=2, default=str, ensure_ascii=False)
+def dump_json(data: Any, indent: int | None = 2) -> str:
+    return terminal.json_text(data, indent=indent)
+
+
+def _out_json(data: Any, indent: int | None = 2) -> None:
+    terminal.line(dump_json(data, indent))
 
 
 def dispatch(args, command: str) -> int | None:
@@ -118,7 +123,7 @@ def run_command(args) -> int:
     with opened:
         replayed = opened.run(trigger="command line")
         if args.json:
-            _out(dump_json(opened.to_json(replayed)))
+            _out_json(opened.to_json(replayed))
         else:
             print_walkthrough(opened, replayed)
     return replayed.local.exit_status if replayed.local is not None else 2
@@ -228,7 +233,7 @@ def explain_command(args) -> int:
         data["local_skipped"] = opened.skipped or "explain does not call verify"
         data["explain"] = explain
         if args.json:
-            _out(dump_json(data))
+            _out_json(data)
             return 0 if explain is not None and "error" not in explain else 2
         from verifier_tui.trial_words import PHASE_MARKS, agreement_words, task_words, trial_header, verdict_words
 
@@ -302,8 +307,8 @@ def test_command(args) -> int:
         if args.junit:
             write_junit(args.junit, found, sessions, replays, wall)
         if args.json:
-            _out(dump_json({"path": str(found.path), "name": found.name, "agree": agree, "differ": differ,
-                            "not_compared": unknown, "duration_s": round(wall, 3), "trials": summaries}))
+            _out_json({"path": str(found.path), "name": found.name, "agree": agree, "differ": differ,
+                       "not_compared": unknown, "duration_s": round(wall, 3), "trials": summaries})
         else:
             print_job_table(found, sessions, replays)
             _out(f"{agree} agree, {differ} differ, {unknown} not compared")
@@ -362,20 +367,21 @@ def write_junit(path, found, sessions: list[TrialSession], replays: list[Replaye
 
     differ = sum(1 for r in replays if r.agreement.same is False)
     unknown = sum(1 for r in replays if r.agreement.same is None)
-    suite = ET.Element("testsuite", name=f"verifier-tui job {found.name}", tests=str(len(replays)),
+    x = terminal.xml_text  # what XML 1.0 cannot hold, as a visible escape: the file stays well-formed
+    suite = ET.Element("testsuite", name=x(f"verifier-tui job {found.name}"), tests=str(len(replays)),
                        failures=str(differ), errors=str(unknown), time=f"{wall:.3f}")
     for session, replayed in zip(sessions, replays):
         duration = replayed.local.duration_s if replayed.local is not None else 0.0
-        case = ET.SubElement(suite, "testcase", classname=found.name, name=_entry_name(session),
+        case = ET.SubElement(suite, "testcase", classname=x(found.name), name=x(_entry_name(session)),
                              time=f"{duration:.3f}")
         word, sentence = agreement_words(replayed.agreement, replayed.skipped)
         if replayed.agreement.same is False:
-            failure = ET.SubElement(case, "failure", message=sentence)
-            failure.text = "\n".join(replayed.agreement.differences)
+            failure = ET.SubElement(case, "failure", message=x(sentence))
+            failure.text = x("\n".join(replayed.agreement.differences))
         elif replayed.agreement.same is None:
-            ET.SubElement(case, "error", message=f"{word}: {sentence}")
+            ET.SubElement(case, "error", message=x(f"{word}: {sentence}"))
         if replayed.local is not None and replayed.local.stderr.text:
-            ET.SubElement(case, "system-err").text = replayed.local.stderr.text[-4000:]
+            ET.SubElement(case, "system-err").text = x(replayed.local.stderr.text[-4000:])
     ET.ElementTree(suite).write(path, encoding="utf-8", xml_declaration=True)
 
 
@@ -436,16 +442,18 @@ async def _watch(opened: TrialSession, args, replays: list[Replayed]) -> None:
         replayed = await opened.arun(trigger=trigger)
         replays.append(replayed)
         if args.json:
-            _out(json.dumps(opened.to_json(replayed), default=str, ensure_ascii=False))
+            _out_json(opened.to_json(replayed), indent=None)
         else:
             _out(watch_line(len(replays), trigger, replayed))
-        sys.stdout.flush()
+        terminal.flush()
+        if terminal.reader_gone():
+            live.stop_watching()  # nobody reads any more: stop, as watch does on a task
 
     def on_error(exc: BaseException) -> None:
-        sys.stderr.write(f"verifier-tui: replay failed: {exc}\n")
+        terminal.error(f"replay failed: {exc}")
 
     def on_task_error(message: str) -> None:
-        sys.stderr.write(f"verifier-tui: {message}\n")
+        terminal.error(message)
 
     live = LiveRuns(opened.session, replay, force_polling=args.poll, on_error=on_error, on_task_error=on_task_error)
     try:
@@ -472,7 +480,7 @@ def both_modes_command(args) -> int:
             data = both.to_json()
             data = {"task": str(session.task.root), "case": session.case.name if session.case else None,
                     "verifier": str(session.verifier), **data}
-            _out(dump_json(data))
+            _out_json(data)
             return both.exit_status
         _out(f"task {session.task.name} · case {session.case.name if session.case else 'none'} · both modes")
         for label, result in (("environment server (with the response)", both.server),

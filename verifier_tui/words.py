@@ -93,8 +93,13 @@ def case_status(result: RunResult) -> tuple[str, str]:
 def verdict_line(result: RunResult) -> str:
     verdict = result.verdict
     if verdict.rewards is not None:
-        return f"{json.dumps(verdict.rewards)}  (from {verdict.source})"
-    return f"no verdict: Harbor would raise {verdict.error}: {verdict.message}"
+        line = f"{json.dumps(verdict.rewards)}  (from {verdict.source})"
+    else:
+        line = f"no verdict: Harbor would raise {verdict.error}: {verdict.message}"
+    if result.task_refused is not None:
+        # Harbor would not get as far as the reward folder: the task does not load.
+        return f"none: Harbor would refuse to run this task: {result.task_refused}. The reward folder gives: {line}"
+    return line
 
 
 def expected_line(result: RunResult) -> str | None:

@@ -1,0 +1,175 @@
+"""Writing to the user's terminal (or whatever reads our output) safely.
+
+Three faults a headless command must survive when it prints, each met here
+once for every command:
+
+* **Escape codes from the verifier.** A verifier's output may hold a screen
+  clear, an OSC 8 link, a bell, a stray ``\\r``. Printed raw they act on the
+  user's terminal. :func:`plain_text` removes them; the TUI shows verifier
+  text through the same function (:mod:`verifier_tui.tui.display`).
+* **A terminal that cannot take every character.** With
+  ``PYTHONIOENCODING=ascii`` or ``LANG=C`` Python's streams refuse ``·`` and
+  ``✓``. :func:`prepare_streams` makes them write a backslash escape instead
+  (``\\xb7``), and :func:`json_text` keeps ``--json`` valid JSON whatever the
+  encoding (``\\u`` escapes where the stream cannot take the character).
+* **A file another program parses.** ``test --junit`` writes XML, which
+  cannot hold most control characters even escaped: :func:`xml_text` writes
+  them as visible escapes instead.
+* **A reader that went away.** ``verifier-tui run T | head -1``: once ``head``
+  exits, a write raises ``BrokenPipeError``. The command's exit status must
+  still be the run's, so :func:`write` points the stream at ``/dev/null`` and
+  goes on (what Python's documentation advises for SIGPIPE);
+  :func:`reader_gone` tells a long-running command (``watch``) to stop.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import sys
+
+TYPE_CHECKING = False  # typing is not imported at run time: start-up is measured
+if TYPE_CHECKING:
+    from typing import Any, TextIO
+
+#: ANSI escape sequences (CSI, OSC ended by BEL or ST, and two-byte escapes).
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
+#: C0 control characters other than tab and newline, DEL, and the C1 controls
+#: (U+0080 to U+009F: U+009B is a one-character CSI on some terminals). A stray
+#: \r or \b from a progress bar would garble the line it lands on.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+_gone: set[str] = set()  # "stdout", "stderr": streams whose reader went away
+
+
+def plain_text(text: str) -> str:
+    """``text`` with terminal escape sequences and control characters removed,
+    tabs expanded: verifier output made harmless to show."""
+    if "\x1b" in text:
+        text = _ANSI.sub("", text)
+    text = _CONTROL.sub("", text)
+    return text.expandtabs(4) if "\t" in text else text
+
+
+def prepare_streams() -> None:
+    """Make stdout and stderr escape what their encoding cannot take
+    (``backslashreplace``) instead of raising UnicodeEncodeError. Streams that
+    are not text files of their own (a test's capture) are left alone."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            try:
+                reconfigure(errors="backslashreplace")
+            except (ValueError, OSError):  # closed, or a stream that refuses
+                pass
+
+
+def can_show(text: str, stream: str = "stdout") -> bool:
+    """Whether ``stream``'s encoding can write ``text`` as it is."""
+    encoding = getattr(getattr(sys, stream), "encoding", None) or "utf-8"
+    try:
+        text.encode(encoding)
+    except (UnicodeEncodeError, LookupError):
+        return False
+    return True
+
+
+def write(text: str, stream: str = "stdout") -> None:
+    """Write ``text`` as it is (our own words: the caller passes verifier text
+    through :func:`plain_text`). A reader that went away is noted, the stream
+    is pointed at /dev/null, and nothing is raised."""
+    if stream in _gone:
+        return
+    handle: TextIO = getattr(sys, stream)
+    try:
+        handle.write(text)
+        if stream == "stderr":
+            handle.flush()
+    except BrokenPipeError:
+        _reader_went_away(stream, handle)
+    except ValueError:  # the stream was closed under us: nobody reads it
+        _gone.add(stream)
+
+
+def line(text: str = "", stream: str = "stdout") -> None:
+    """One line of our own (see :func:`write`)."""
+    write(text + "\n", stream)
+
+
+def error(text: str) -> None:
+    """``verifier-tui: <text>`` on stderr, on one line: bad input gets one
+    clear line, whatever the text held (newlines, escape codes)."""
+    flat = " ".join(plain_text(text).split("\n")).strip()
+    line(f"verifier-tui: {flat}", "stderr")
+
+
+def flush(stream: str = "stdout") -> None:
+    if stream in _gone:
+        return
+    handle = getattr(sys, stream)
+    try:
+        handle.flush()
+    except BrokenPipeError:
+        _reader_went_away(stream, handle)
+    except ValueError:
+        _gone.add(stream)
+
+
+def reader_gone(stream: str = "stdout") -> bool:
+    """Whether the reader of ``stream`` went away (a closed pipe)."""
+    return stream in _gone
+
+
+def _reader_went_away(name: str, handle: TextIO) -> None:
+    _gone.add(name)
+    # The text still buffered would raise again at exit (and Python would then
+    # exit 120): the descriptor is pointed at /dev/null, so it goes nowhere.
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(devnull, handle.fileno())
+        finally:
+            os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def json_text(data: Any, *, indent: int | None = 2, stream: str = "stdout") -> str:
+    """``data`` as strict JSON (never ``NaN`` or ``Infinity``: a non-finite
+    number that slipped through is written as a string), in characters the
+    stream can take: non-ASCII is kept where the stream's encoding can write
+    it, else written as ``\\u`` escapes, which every JSON reader decodes."""
+    try:
+        text = json.dumps(data, indent=indent, default=str, ensure_ascii=False, allow_nan=False)
+    except ValueError:
+        data = _finite(data)
+        text = json.dumps(data, indent=indent, default=str, ensure_ascii=False, allow_nan=False)
+    if can_show(text, stream):
+        return text
+    return json.dumps(data, indent=indent, default=str, ensure_ascii=True, allow_nan=False)
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with every non-finite float replaced by its name as a string."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else repr(value)
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
+
+
+# Characters XML 1.0 cannot hold, even as a character reference: C0 controls
+# other than tab, newline and carriage return, lone surrogates, U+FFFE, U+FFFF.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def xml_text(text: str) -> str:
+    """``text`` with what XML 1.0 cannot hold written as a visible escape
+    (``\\x1b``): ElementTree writes such characters as they are, and a JUnit
+    reader then refuses the whole file."""
+    return _NOT_XML.sub(lambda match: f"\\x{ord(match.group()):02x}" if ord(match.group()) < 0x100
+                        else f"\\u{ord(match.group()):04x}", text)
