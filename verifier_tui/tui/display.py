@@ -9,27 +9,11 @@ an SVG of the same state is byte-for-byte the same every time.
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from verifier_tui.terminal import plain_text
 from verifier_tui.words import duration_text, short_path
-
-#: ANSI escape sequences (CSI, OSC, and two-byte escapes). Verifier output is
-#: shown as plain text; a colour code left in would print as garbage in a Log.
-_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
-#: C0 control characters other than tab and newline (a stray \r or \b from a
-#: progress bar would garble the line it lands on).
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
-
-
-def plain_text(text: str) -> str:
-    """``text`` with ANSI escapes and control characters removed, tabs expanded."""
-    if "\x1b" in text:
-        text = _ANSI.sub("", text)
-    text = _CONTROL.sub("", text)
-    return text.expandtabs(4) if "\t" in text else text
-
 
 @dataclass
 class Display:

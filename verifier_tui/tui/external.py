@@ -17,10 +17,15 @@ _DEF_VERIFY = re.compile(r"^(?:async\s+)?def\s+verify\s*\(|^verify\s*=", re.M)
 
 
 def traceback_frames(text: str) -> list[tuple[Path, int]]:
-    """(file, line) of every traceback frame in ``text`` that names an existing file."""
+    """(file, line) of every traceback frame in ``text`` that names an
+    existing file by an absolute path (``..`` folded away). Tracebacks from a
+    run name the user's files absolutely; a relative name would be looked up
+    in whatever folder the app was started from."""
     frames = []
     for match in _FRAME.finditer(text):
-        path = Path(match["path"])
+        if not os.path.isabs(match["path"]):
+            continue
+        path = Path(os.path.normpath(match["path"]))
         if path.is_file():
             frames.append((path, int(match["line"])))
     return frames
@@ -28,21 +33,24 @@ def traceback_frames(text: str) -> list[tuple[Path, int]]:
 
 def failing_location(result: RunResult, task_root: Path) -> tuple[Path, int] | None:
     """The line to open: the innermost traceback frame in the user's task
-    (the verifier or a helper), else the innermost frame in any file that is
-    not the interpreter's own."""
+    (the verifier or a helper), else in the user's inputs (a module in the
+    workspace, the response or task data file). Nothing else: the file name
+    comes from the verifier's stderr, which the verifier writes, and it goes
+    to the user's editor (see :func:`editor_command`)."""
     frames = traceback_frames(result.stderr.text)
-    if not frames:
-        return None
-    roots = [task_root]
+    folders = [task_root]
     if result.verifier is not None:
-        roots.append(result.verifier.parent)
+        folders.append(result.verifier.parent)  # a dataset's verifier.py beside dataset.toml
+    inputs = [result.workspace] if result.workspace is not None else []
+    files = [p for p in (result.response.path if result.response else None, result.task_data) if p is not None]
+    for roots in (folders, inputs):
+        for path, line in reversed(frames):
+            if any(path.is_relative_to(root) for root in roots):
+                return path, line
     for path, line in reversed(frames):
-        if any(path.is_relative_to(root) for root in roots):
+        if path in files:
             return path, line
-    for path, line in reversed(frames):
-        if "site-packages" not in path.parts and not path.as_posix().startswith(("/usr/lib", "/usr/local/lib")):
-            return path, line
-    return frames[-1]
+    return None
 
 
 def verify_line(verifier: Path) -> int:
@@ -55,10 +63,23 @@ def verify_line(verifier: Path) -> int:
     return text.count("\n", 0, match.start()) + 1 if match else 1
 
 
+#: Editors known to read ``--`` after ``+LINE`` as the end of their options
+#: (vim's family); the name after it is a file whatever it looks like. Others
+#: get the absolute path alone (nano under POSIXLY_CORRECT would open a file
+#: named ``--``).
+_ENDS_OPTIONS = {"vi", "vim", "nvim", "gvim", "mvim", "view", "rvim"}
+
+
 def editor_command(path: Path, line: int, environ: Mapping[str, str] | None = None) -> list[str] | None:
     """The user's editor opened at ``path:line``: ``$VISUAL``, then ``$EDITOR``.
-    None when neither is set (we do not guess an editor for the user)."""
+    None when neither is set (we do not guess an editor for the user).
+
+    ``path`` is made absolute, so it starts with ``/`` and no editor reads it
+    as an option (a file named ``+!cmd`` would make vim run ``cmd``), and it
+    comes after ``--`` where the editor takes it."""
     environ = os.environ if environ is None else environ
+    path = Path(os.path.abspath(path))
+    line = max(1, int(line))
     editor = environ.get("VISUAL") or environ.get("EDITOR")
     if not editor:
         return None
@@ -74,6 +95,8 @@ def editor_command(path: Path, line: int, environ: Mapping[str, str] | None = No
     if name in ("subl", "zed", "hx", "helix"):
         return [*words, f"{path}:{line}"]
     # vi, vim, nvim, nano, emacs, micro, kak, joe, ne, ... all take +LINE.
+    if name in _ENDS_OPTIONS:
+        return [*words, f"+{line}", "--", str(path)]
     return [*words, f"+{line}", str(path)]
 
 

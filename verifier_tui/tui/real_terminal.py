@@ -9,6 +9,8 @@ from pathlib import Path
 
 from textual.app import App, SuspendNotSupported
 
+from verifier_tui.terminal import plain_text
+
 
 def run_suspended(app: App, command: list[str], *, banner: str, cwd: Path | None = None,
                   env: dict[str, str] | None = None, wait_for_enter: bool = False) -> bool:
@@ -19,11 +21,14 @@ def run_suspended(app: App, command: list[str], *, banner: str, cwd: Path | None
     terminal of its own: a test pilot, a web driver)."""
     try:
         with app.suspend():
-            print(f"verifier-tui: {banner}", flush=True)
+            # The banner names files, and a file name may hold escape codes:
+            # written to the real terminal, they are shown harmlessly.
+            print(f"verifier-tui: {plain_text(banner)}", flush=True)
             try:
                 subprocess.run(command, cwd=cwd, env=env)
             except OSError as exc:
-                print(f"verifier-tui: could not start {shlex.quote(command[0])}: {exc.strerror or exc}")
+                print(f"verifier-tui: could not start {plain_text(shlex.quote(command[0]))}: "
+                      f"{plain_text(str(exc.strerror or exc))}")
                 wait_for_enter = True
             if wait_for_enter:
                 try:

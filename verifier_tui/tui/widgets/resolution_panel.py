@@ -52,6 +52,7 @@ def resolution_content(explain: dict[str, Any], mode: str, fmt: "Display", notic
     parts += _nemo_gym(explain, fmt)
     parts += _interpreter(explain, fmt)
     parts += _sys_path(explain, fmt)
+    parts += _environment(explain, fmt)
     return Content.assemble(*parts)
 
 
@@ -135,6 +136,32 @@ def _sys_path(explain: dict[str, Any], fmt: "Display") -> list[Any]:
                   (missing, _MUTED), "\n"]
     for shadow in shadow_lines(explain, fmt.task_root):
         parts.append((f"  ⚠ {fmt.text(shadow)}\n", _WARN))
+    return parts
+
+
+def _environment(explain: dict[str, Any], fmt: "Display") -> list[Any]:
+    """What the runner's environment held (verifier_tui.engine.environment):
+    names by where they came from, values only for verifier-tui's own and the
+    task's; what was held back, by count, naming the interpreter switches."""
+    from verifier_tui.engine.environment import FROM_USER, interpreter_switches
+
+    environment = explain.get("environment")
+    if not isinstance(environment, dict):
+        return []
+    parts: list[Any] = [("environment", _HEAD), ("  what the runner gets, as in Harbor's sandbox\n", _MUTED)]
+    by_source: dict[str, list[str]] = {}
+    for row in environment.get("passed") or []:
+        shown = row["name"] if row.get("value") is None else f"{row['name']}={row['value']}"
+        by_source.setdefault(row["source"], []).append(fmt.text(shown))
+    for source, names in by_source.items():
+        if fmt.deterministic and source == FROM_USER:
+            continue  # differs from machine to machine: kept out of snapshots
+        parts += [(f"  {source}: ", "bold"), ", ".join(names), "\n"]
+    held = environment.get("held_back") or []
+    if held and not fmt.deterministic:
+        switches = interpreter_switches(held)
+        among = f", among them {', '.join(switches)}" if switches else ""
+        parts.append((f"  held back: {len(held)} more of your environment{among}; --env NAME passes one\n", _MUTED))
     return parts
 
 

@@ -57,6 +57,10 @@ def reward_content(result: RunResult, fmt: "Display", banner: str | None = None)
 
     verdict = result.verdict
     parts.append(("\nHarbor's verdict\n", _HEAD))
+    if result.task_refused is not None:
+        parts += [("  none: ", "bold $error"), ("Harbor would refuse to run this task\n", "bold"),
+                  (f"  {fmt.text(result.task_refused)}\n", _MUTED),
+                  ("  the reward folder, read as Harbor would once task.toml loads:\n", _MUTED)]
     if verdict.rewards is not None:
         parts += [(f"  {json.dumps(verdict.rewards)}", "bold"), (f"  from {verdict.source}\n", _MUTED)]
     else:
@@ -106,6 +110,9 @@ def _why(result: RunResult, fmt: "Display") -> str | None:
         return "the runner and everything it started were stopped (task.toml's timeout_sec or --timeout)"
     if outcome is Outcome.KILLED:
         return "something outside the runner ended it"
+    if outcome is Outcome.NO_REWARD:
+        return ("the runner exits 0 only after writing a reward file: something in the verifier ended the "
+                "interpreter first (os._exit(0)?), and Harbor would score no reward")
     if outcome is Outcome.UNEXPECTED_EXIT:
         return "the runner only exits 0, 1 or 2: something in the verifier called os._exit or crashed the interpreter"
     return None
