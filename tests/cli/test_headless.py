@@ -595,12 +595,11 @@ def test_bad_arguments_are_argparse_errors(env, example, args, words):
     assert done.stdout == ""
 
 
-def test_python_that_cannot_start_is_an_outcome_not_a_crash(env, example):
+def test_python_that_cannot_start_is_bad_input_not_a_crash(env, example):
     done = run_tool(env, "run", "--json", example("hello-file"), "--python", "/nonexistent/python3")
-    assert done.returncode == 127
-    data = json.loads(done.stdout)
-    assert data["outcome"] == "could_not_start"
-    assert "/nonexistent/python3" in data["outcome_words"]
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert done.stderr.startswith("verifier-tui: --python /nonexistent/python3: ")
     no_traceback(done)
 
 

@@ -176,7 +176,8 @@ async def test_q_quits(example):
 
 def test_editor_command_forms(tmp_path):
     path = tmp_path / "v.py"
-    assert editor_command(path, 7, {"EDITOR": "vim"}) == ["vim", "+7", str(path)]
+    assert editor_command(path, 7, {"EDITOR": "vim"}) == ["vim", "+7", "--", str(path)]
+    assert editor_command(path, 7, {"EDITOR": "emacs -nw"}) == ["emacs", "-nw", "+7", str(path)]
     assert editor_command(path, 7, {"EDITOR": "code --wait"}) == ["code", "--wait", "--goto", f"{path}:7"]
     assert editor_command(path, 7, {"VISUAL": "nano", "EDITOR": "vim"})[0] == "nano"
     assert editor_command(path, 7, {}) is None

@@ -1,0 +1,474 @@
+"""Issue 9's promises for the headless commands, as a user meets them: every
+failure reported truthfully with the right exit status, bad input in one
+line, the verifier's output shown harmlessly, and the runner given only the
+environment Harbor's sandbox would give it.
+
+Each test runs the real ``verifier-tui`` console script on a real task folder,
+and fails on the tool as it was before issue 9 was fixed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from tests.cli.test_headless import LineReader
+from tests.helpers import HANG_GUARD_S, PY, TOOL, make_task, no_traceback, run_tool
+
+PY27 = Path("/root/.pyenv/versions/2.7.18/bin/python2.7")
+
+
+def strict_json(text: str):
+    """``text`` parsed as JSON proper: ``NaN`` and ``Infinity`` (which Python's
+    json module accepts) are refused, as a strict parser refuses them."""
+    def refuse(name: str):
+        raise ValueError(f"{name} is not JSON")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+def with_case(task_dir: Path, name: str = "only", expected: str | None = '{"exit_code": 0}') -> Path:
+    (task_dir / "cases" / name / "workspace").mkdir(parents=True, exist_ok=True)
+    if expected is not None:
+        (task_dir / "cases" / name / "expected.json").write_text(expected)
+    return task_dir
+
+
+# ---------------------------------------------------------------------------
+# Exit 0 with no reward file
+
+
+EXITS_ITSELF = "import os\n\ndef verify(workspace):\n    os._exit(0)\n"
+
+
+def test_exit_0_without_a_reward_file_is_its_own_outcome(env, tmp_path):
+    task_dir = with_case(make_task(tmp_path / "t", EXITS_ITSELF))
+    done = run_tool(env, "run", task_dir, "--python", PY)
+    assert done.returncode == 1, done.stdout
+    assert "reward written" not in done.stdout
+    assert "exit 0 · no reward: Harbor would raise RewardFileNotFoundError" in done.stdout
+    data = strict_json(run_tool(env, "run", "--json", task_dir, "--python", PY).stdout)
+    assert data["outcome"] == "no_reward" and data["exit_code"] == 0
+    assert data["verdict_error"] == "RewardFileNotFoundError" and data["reward_files"] == []
+    # A case expecting exit 0 expects a reward: it fails, and test says so.
+    tested = run_tool(env, "test", task_dir, "--python", PY)
+    assert tested.returncode == 1
+    assert "0 passed, 1 failed" in tested.stdout
+
+
+# ---------------------------------------------------------------------------
+# A reader that goes away keeps the exit status
+
+
+LOUD_AND_RAISING = ("import sys\n\n"
+                    "def verify(workspace):\n"
+                    "    print('x\\n' * 200000)\n"
+                    "    sys.stderr.write('e' * 3000 + '\\n')\n"
+                    "    raise ValueError('boom')\n")
+
+
+def first_line_then_close(args: list[str], env: dict, then=None) -> tuple[int, str, str]:
+    """``verifier-tui ARGS | head -1``: read one line, close the pipe (then
+    call ``then``), and return the tool's exit status, that line and its stderr."""
+    proc = subprocess.Popen(TOOL + args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            stdin=subprocess.DEVNULL)
+    try:
+        first = proc.stdout.readline().decode()
+        proc.stdout.close()
+        if then is not None:
+            then()
+        err = proc.stderr.read().decode()
+        return proc.wait(timeout=HANG_GUARD_S), first, err
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.mark.parametrize("args, status", [
+    (["run"], 1), (["run", "--json"], 1), (["test"], 1), (["test", "--json"], 1),
+], ids=lambda value: " ".join(value) if isinstance(value, list) else str(value))
+def test_a_closed_pipe_does_not_change_the_exit_status(env, tmp_path, args, status):
+    task_dir = make_task(tmp_path / "t", LOUD_AND_RAISING)
+    # Output well past a pipe's buffer, so the reader is gone while the tool
+    # still writes: run prints 400 KB of stdout, test 2 KB of stderr per case.
+    for index in range(40):
+        with_case(task_dir, f"c{index:02d}")
+    code, first, err = first_line_then_close([*args, str(task_dir), "--python", PY, "--jobs", "2"]
+                                             if args[0] == "test" else [*args, str(task_dir), "--python", PY], env)
+    assert first  # it did write
+    assert code == status, err
+    assert "Traceback" not in err and "Exception ignored" not in err
+
+
+def test_watch_stops_when_its_reader_goes_away(env, tmp_path):
+    task_dir = make_task(tmp_path / "t", LOUD_AND_RAISING)
+    verifier = task_dir / "tests" / "verifier.py"
+
+    def change_the_verifier() -> None:
+        time.sleep(0.5)
+        verifier.write_text(verifier.read_text() + "\n# changed\n")
+
+    code, first, err = first_line_then_close(["watch", "--json", str(task_dir), "--python", PY], env,
+                                             then=change_the_verifier)
+    assert first.startswith("{")
+    assert code == 0, err
+    assert "Traceback" not in err
+
+
+# ---------------------------------------------------------------------------
+# A terminal that cannot take every character
+
+
+UNICODE_OUTPUT = ("def verify(workspace):\n"
+                  "    print('h\\u00e9llo \\u2713 \\u2500')\n"
+                  "    raise ValueError('\\u00e9chec \\u2717')\n")
+
+
+@pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
+@pytest.mark.parametrize("args", [["run"], ["run", "--json"], ["explain"], ["explain", "--json"], ["test"],
+                                  ["test", "--json"]], ids=" ".join)
+def test_a_narrow_encoding_gets_escapes_not_a_traceback(env, tmp_path, encoding, args):
+    task_dir = with_case(make_task(tmp_path / "tâche ✓", UNICODE_OUTPUT), expected='{"exit_code": 1}')
+    env = dict(env, PYTHONIOENCODING=encoding)
+    done = subprocess.run(TOOL + [*args, str(task_dir), "--python", PY], env=env, capture_output=True,
+                          timeout=HANG_GUARD_S, stdin=subprocess.DEVNULL)
+    stdout = done.stdout.decode(encoding)  # everything it wrote is in the terminal's encoding
+    stderr = done.stderr.decode(encoding)
+    assert "Traceback" not in stderr, stderr
+    expected = {"run": 1, "explain": 0, "test": 0}[args[0]]
+    assert done.returncode == expected, stderr
+    if "--json" in args:
+        data = strict_json(stdout)
+        if args[0] == "run":
+            assert "h\u00e9llo \u2713" in data["stdout"]  # the characters survive, escaped as JSON does
+            assert data["task"] == str(task_dir)
+    elif args[0] == "run":
+        assert "\\u2713" in stdout  # what the terminal cannot show is written as an escape
+
+
+# ---------------------------------------------------------------------------
+# Timeouts: finite, more than 0, the same in every command
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "0", "-5"])
+def test_a_task_timeout_that_is_not_a_finite_positive_number_is_the_default_everywhere(env, tmp_path, value):
+    task_dir = with_case(make_task(tmp_path / "t", toml=f'version = "1.0"\n[verifier]\ntimeout_sec = {value}\n'))
+    ran = strict_json(run_tool(env, "run", "--json", task_dir, "--python", PY).stdout)
+    tested = strict_json(run_tool(env, "test", "--json", task_dir, "--python", PY).stdout)
+    for document in (ran, tested["cases"][0]):
+        assert document["timeout_s"] == 600.0
+        assert document["outcome"] == "reward_written"
+        assert any("timeout_sec" in n and "the run uses the default" in n for n in document["notices"])
+    readable = run_tool(env, "run", task_dir, "--python", PY)
+    assert readable.returncode == 0 and "timeout_sec" in readable.stdout
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "0", "-1", "soon"])
+@pytest.mark.parametrize("command", ["run", "explain", "test", "watch"])
+def test_a_timeout_option_that_is_not_a_finite_positive_number_is_refused(env, tmp_path, value, command):
+    task_dir = with_case(make_task(tmp_path / "t"))
+    done = run_tool(env, command, task_dir, "--timeout", value, "--python", PY)
+    assert done.returncode == 2 and done.stdout == ""
+    no_traceback(done)
+    assert "--timeout" in done.stderr.strip().splitlines()[-1]
+
+
+def test_a_huge_finite_timeout_is_honoured(env, tmp_path):
+    task_dir = make_task(tmp_path / "t")
+    done = run_tool(env, "run", "--json", task_dir, "--timeout", "1e308", "--python", PY)
+    no_traceback(done)
+    assert done.returncode == 0
+    assert strict_json(done.stdout)["timeout_s"] == 1e308
+
+
+def test_every_json_output_is_strict_json(env, tmp_path):
+    """NaN and Infinity are not JSON: no --json output may hold them, whatever
+    the task, its cases and its reward files hold."""
+    task_dir = make_task(tmp_path / "t", "def verify(workspace):\n    return {'reward': 1.0, 'big': 1e308}\n",
+        toml='version = "1.0"\n[verifier]\ntimeout_sec = nan\n')
+    with_case(task_dir, "nan-expected", '{"rewards": {"reward": NaN}}')
+    with_case(task_dir, "inf-expected", '{"rewards": {"reward": Infinity}}')
+    with_case(task_dir, "fine", '{"rewards": {"reward": 1.0, "big": 1e308}}')
+    outputs = [
+        run_tool(env, "run", "--json", task_dir, "--case", "fine", "--python", PY).stdout,
+        run_tool(env, "run", "--json", task_dir, "--case", "nan-expected", "--python", PY).stdout,
+        run_tool(env, "explain", "--json", task_dir, "--python", PY).stdout,
+        run_tool(env, "test", "--json", task_dir, "--python", PY).stdout,
+    ]
+    for text in outputs:
+        strict_json(text)
+    proc = subprocess.Popen(TOOL + ["watch", "--json", str(task_dir), "--case", "fine", "--python", PY], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
+    try:
+        line = LineReader(proc.stdout).next()
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=HANG_GUARD_S)
+    assert strict_json(line)["rewards"] == {"reward": 1.0, "big": 1e308}
+
+
+# ---------------------------------------------------------------------------
+# A task.toml Harbor would refuse
+
+
+@pytest.mark.parametrize("toml, words", [
+    ('version = "1.0"\n[verifier\n', "could not be read"),
+    ("version = 1\n", "version = 1 is not a string"),
+    ('[verifier]\nenv = { LEVEL = 3 }\n', "LEVEL"),
+    ('[verifier]\ntimeout_sec = "soon"\n', "is not a number"),
+])
+def test_a_task_toml_harbor_would_refuse_still_runs_but_says_so(env, tmp_path, toml, words):
+    task_dir = with_case(make_task(tmp_path / "t", toml=toml))
+    done = run_tool(env, "run", task_dir, "--python", PY)
+    assert done.returncode == 2, done.stdout
+    verdict = next(line for line in done.stdout.splitlines() if line.startswith("verdict:"))
+    assert "Harbor would refuse to run this task" in verdict and words in verdict
+    assert '{"reward": 1.0}' in verdict  # the run itself went ahead
+    data = strict_json(run_tool(env, "run", "--json", task_dir, "--python", PY).stdout)
+    assert words in data["harbor_refuses_task"] and data["rewards"] == {"reward": 1.0}
+    tested = run_tool(env, "test", task_dir, "--python", PY)
+    assert tested.returncode == 2 and "1 passed, 0 failed" in tested.stdout
+    assert "Harbor would refuse this task" in tested.stdout
+
+
+def test_keys_harbor_does_not_know_are_no_refusal(env, tmp_path):
+    task_dir = make_task(tmp_path / "t", toml='version = "1.0"\nflavour = "mint"\n[verifier]\ncolour = 3\n'
+                                              'timeout_sec = "45"\n')
+    data = strict_json(run_tool(env, "run", "--json", task_dir, "--python", PY).stdout)
+    assert data["harbor_refuses_task"] is None and data["timeout_s"] == 45.0  # "45": pydantic reads a number
+
+
+# ---------------------------------------------------------------------------
+# JUnit: well-formed XML, whatever the output held
+
+
+def test_junit_escapes_control_characters(env, tmp_path):
+    task_dir = make_task(tmp_path / "t", (
+        "import sys\n\n"
+        "def verify(workspace):\n"
+        "    print('out \\x1b[31mred\\x1b[0m \\x00 \\x07 \\x0c \\ufffe')\n"
+        "    sys.stderr.write('err \\x1b]8;;http://x\\x1b\\\\ \\x01\\x02\\n')\n"
+        "    return 0.0\n"))
+    with_case(task_dir, "bell\x07case", '{"rewards": {"reward": 1.0}}')
+    report = tmp_path / "junit.xml"
+    done = run_tool(env, "test", task_dir, "--junit", report, "--python", PY)
+    assert done.returncode == 1
+    root = ET.parse(report).getroot()  # expat refuses invalid characters: this parse is strict
+    case = root.find("testcase")
+    assert case.get("name") == "bell\\x07case"
+    assert "\\x1b[31mred" in case.find("system-out").text
+    assert "\\x01\\x02" in case.find("system-err").text
+
+
+# ---------------------------------------------------------------------------
+# explain when the module's top level never finishes
+
+
+def test_explain_says_the_top_level_code_timed_out(env, tmp_path):
+    task_dir = make_task(tmp_path / "t", "import time\ntime.sleep(120)\n\ndef verify(workspace):\n    return 1.0\n")
+    for args in (["explain"], ["explain", "--json"]):
+        done = run_tool(env, *args, task_dir, "--timeout", "1", "--python", PY)
+        assert done.returncode == 2
+        no_traceback(done)
+        text = done.stdout if "--json" in args else done.stderr
+        assert "timed out after 1 s" in text and "top-level code" in text
+        assert "gave no explanation" not in text
+        if "--json" in args:
+            assert strict_json(done.stdout)["timed_out"] is True
+
+
+# ---------------------------------------------------------------------------
+# The explanation the verifier can reach is checked when read back
+
+
+def test_an_explanation_rewritten_by_the_verifier_is_checked(env, tmp_path):
+    task_dir = make_task(tmp_path / "t", (
+        "import json, sys\n\n"
+        "def verify(workspace):\n"
+        "    target = sys.argv[sys.argv.index('--explain-to') + 1]\n"
+        "    with open(target, 'w') as f:\n"
+        "        json.dump({'sys_path': 'nope', 'parameters': [1, None, {'name': 7}], 'problems': [3, 'real one'],\n"
+        "                   'modules': [], 'verify': 'x', 'python': {'flags': [1]}, 'injected': True}, f)\n"
+        "    return 1.0\n"))
+    ran = run_tool(env, "run", "--json", task_dir, "--python", PY)
+    no_traceback(ran)
+    data = strict_json(ran.stdout)
+    assert data["rewards"] == {"reward": 1.0}
+    assert data["sys_path"] is None and data["modules"] is None and data["signature"] is None
+    assert data["arguments"] == [{}] and data["problems"] == ["real one"]
+    readable = run_tool(env, "run", task_dir, "--python", PY)
+    no_traceback(readable)
+    assert readable.returncode == 0
+
+
+# ---------------------------------------------------------------------------
+# Escape codes from the verifier reach no terminal
+
+
+NOISY = ("import sys\n\n"
+         "def verify(workspace):\n"
+         "    print('\\x1b[2J\\x1b[Hcleared \\x1b]8;;http://evil.example\\x1b\\\\link\\x1b]8;;\\x1b\\\\ \\x07bell \\x9b31m')\n"
+         "    sys.stderr.write('\\x1b]0;new title\\x07\\x1b[31mred\\n')\n"
+         "    raise ValueError('\\x1b[2Jboom')\n")
+
+
+@pytest.mark.parametrize("args", [["run"], ["test"], ["explain"]], ids=" ".join)
+def test_escape_codes_in_the_verifiers_output_are_shown_harmlessly(env, tmp_path, args):
+    task_dir = with_case(make_task(tmp_path / "t", NOISY), expected='{"exit_code": 0}')
+    if args == ["explain"]:  # the module's top level raises: explain shows the message and the traceback
+        (task_dir / "tests" / "verifier.py").write_text(
+            "raise ValueError('\\x1b[2Jboom\\x07')\n\ndef verify(workspace):\n    return 1.0\n")
+    done = run_tool(env, *args, task_dir, "--python", PY)
+    for text in (done.stdout, done.stderr):
+        assert "\x1b" not in text and "\x07" not in text and "\x9b" not in text, text
+    if args == ["run"]:
+        assert "cleared" in done.stdout and "link" in done.stdout and "red" in done.stdout
+        assert "ValueError: boom" in done.stdout
+
+
+def test_escape_codes_in_watch_lines_are_shown_harmlessly(env, tmp_path):
+    task_dir = make_task(tmp_path / "t", NOISY)
+    proc = subprocess.Popen(TOOL + ["watch", str(task_dir), "--python", PY], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
+    lines: list[str] = []
+    try:
+        reader = LineReader(proc.stdout)
+        while not any("ValueError" in line for line in lines):
+            lines.append(reader.next())
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=HANG_GUARD_S)
+    text = "\n".join(lines)
+    assert "ValueError: boom" in text
+    assert "\x1b" not in text and "\x07" not in text
+
+
+# ---------------------------------------------------------------------------
+# --python that cannot run the runner: bad input, one line
+
+
+@pytest.mark.parametrize("command", [["run"], ["run", "--json"], ["explain"], ["test"], ["watch"]], ids=" ".join)
+@pytest.mark.parametrize("python, words", [
+    ("/nonexistent/python3", "/nonexistent/python3"),
+    ("no-such-python-here", "not found on PATH"),
+    ("{tmp}/broken-python", "failed to start"),
+    ("{py27}", "Python 2.7 is too old: the runner needs 3.8 or newer"),
+], ids=["missing", "not-on-path", "broken", "python2.7"])
+def test_a_python_that_cannot_run_the_runner_is_bad_input(env, tmp_path, command, python, words):
+    if "{py27}" in python and not PY27.exists():
+        pytest.skip(f"no Python 2.7 on this machine ({PY27})")
+    broken = tmp_path / "broken-python"
+    broken.write_text("#!/bin/sh\necho 'ImportError: this interpreter is broken' >&2\nexit 3\n")
+    broken.chmod(0o755)
+    task_dir = with_case(make_task(tmp_path / "t"))
+    done = run_tool(env, *command, task_dir, "--python", python.format(tmp=tmp_path, py27=PY27))
+    assert done.returncode == 2
+    assert done.stdout == ""
+    no_traceback(done)
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert lines[0].startswith("verifier-tui: --python ") and words in lines[0]
+
+
+# ---------------------------------------------------------------------------
+# The runner's environment: Harbor's, not the developer's shell
+
+
+SHOWS_ENV = ("import json, os\n\n"
+             "def verify(workspace):\n"
+             "    print(json.dumps(dict(os.environ)))\n"
+             "    return 1.0\n")
+
+
+def seen_environment(env, task_dir, *args) -> dict:
+    done = run_tool(env, "run", "--json", task_dir, "--python", PY, *args)
+    assert done.returncode == 0, done.stderr
+    return json.loads(strict_json(done.stdout)["stdout"])
+
+
+def test_secrets_in_the_shell_do_not_reach_the_verifier(env, tmp_path):
+    task_dir = make_task(tmp_path / "t", SHOWS_ENV, toml='[verifier]\nenv = { MODE = "strict", KEY = "${MY_KEY}" }\n')
+    env = dict(env, AWS_SECRET_ACCESS_KEY="hunter2", GITHUB_TOKEN="ghp_x", MY_KEY="for the task", LC_ALL="C.UTF-8")
+    seen = seen_environment(env, task_dir)
+    assert "AWS_SECRET_ACCESS_KEY" not in seen and "GITHUB_TOKEN" not in seen and "MY_KEY" not in seen
+    assert seen["MODE"] == "strict"
+    assert seen["KEY"] == "for the task"  # ${MY_KEY} resolved from the user's environment, as Harbor does
+    assert seen["PATH"] == env["PATH"] and seen["LC_ALL"] == "C.UTF-8" and seen["TMPDIR"] == env["TMPDIR"]
+    assert seen["PYTHONIOENCODING"] == "utf-8"
+
+
+def test_env_option_passes_a_variable_by_name_or_with_a_value(env, tmp_path):
+    task_dir = make_task(tmp_path / "t", SHOWS_ENV)
+    env = dict(env, GITHUB_TOKEN="ghp_x")
+    seen = seen_environment(env, task_dir, "--env", "GITHUB_TOKEN", "--env", "EXTRA=a=b", "--env", "EMPTY=")
+    assert seen["GITHUB_TOKEN"] == "ghp_x" and seen["EXTRA"] == "a=b" and seen["EMPTY"] == ""
+    data = strict_json(run_tool(env, "run", "--json", task_dir, "--python", PY, "--env", "GITHUB_TOKEN").stdout)
+    passed = {row["name"]: row for row in data["environment"]["passed"]}
+    assert passed["GITHUB_TOKEN"] == {"name": "GITHUB_TOKEN", "source": "--env", "value": None}  # never its value
+    assert "ghp_x" not in json.dumps(data["environment"])
+    assert ["--env", "GITHUB_TOKEN"] == data["command"][-2:]
+
+
+@pytest.mark.parametrize("word, words", [("NOT_SET_ANYWHERE", "not set in your environment"), ("1BAD=x", "NAME"),
+                                         ("=x", "NAME")])
+def test_a_bad_env_option_is_one_clear_error(env, tmp_path, word, words):
+    done = run_tool(env, "run", make_task(tmp_path / "t"), "--env", word)
+    assert done.returncode == 2 and done.stdout == ""
+    no_traceback(done)
+    assert words in done.stderr.strip().splitlines()[-1]
+
+
+@pytest.mark.parametrize("variable, value", [
+    ("PYTHONOPTIMIZE", "1"), ("PYTHONWARNINGS", "error"), ("PYTHONDEVMODE", "1"), ("PYTHONHASHSEED", "7"),
+    ("PYTHONPYCACHEPREFIX", "/tmp/elsewhere"), ("PYTHONPATH", "/tmp"), ("PYTHONSAFEPATH", "1"),
+    ("PYTHONINSPECT", "1"), ("PYTHONVERBOSE", "1"), ("PYTHONUTF8", "0"), ("PYTHONNOUSERSITE", "1"),
+])
+def test_interpreter_switches_of_the_shell_do_not_reach_the_runner(env, tmp_path, variable, value):
+    task_dir = make_task(tmp_path / "t", SHOWS_ENV)
+    seen = seen_environment(dict(env, **{variable: value}), task_dir)
+    assert variable not in seen
+
+
+def test_pythonoptimize_in_the_shell_does_not_skip_the_verifiers_assert(env, tmp_path):
+    """With PYTHONOPTIMIZE=1 passed through, the assert below is skipped and
+    the verifier scores 1.0 on a workspace that fails it."""
+    task_dir = make_task(tmp_path / "t", (
+        "def verify(workspace):\n"
+        "    assert (workspace / 'answer.txt').is_file(), 'no answer.txt'\n"
+        "    return 1.0\n"))
+    done = run_tool(dict(env, PYTHONOPTIMIZE="1"), "run", "--json", task_dir, "--python", PY)
+    data = strict_json(done.stdout)
+    assert done.returncode == 1
+    assert data["outcome"] == "verifier_raised" and data["rewards"] is None
+    assert "AssertionError: no answer.txt" in data["stderr"]
+
+
+def test_explain_says_what_the_runner_gets(env, tmp_path):
+    task_dir = make_task(tmp_path / "t", toml='[verifier]\nenv = { MODE = "strict", KEY = "${MY_KEY}" }\n')
+    env = dict(env, MY_KEY="s3cret", PYTHONOPTIMIZE="2", SOME_TOKEN="t0ken")
+    done = run_tool(env, "explain", task_dir, "--env", "SOME_TOKEN", "--python", PY)
+    assert done.returncode == 0
+    assert "from task.toml [verifier] env: KEY=${MY_KEY}, MODE=strict" in done.stdout
+    assert "from --env: SOME_TOKEN" in done.stdout
+    assert "PYTHONOPTIMIZE" in done.stdout.split("held back:")[1]
+    assert "s3cret" not in done.stdout and "t0ken" not in done.stdout
+    data = strict_json(run_tool(env, "explain", "--json", task_dir, "--python", PY).stdout)
+    assert {"name": "MODE", "source": "task.toml [verifier] env", "value": "strict"} in data["environment"]["passed"]
+    assert "PYTHONOPTIMIZE" in data["environment"]["held_back"]
+
+
+def test_an_unset_template_in_the_task_env_is_named(env, tmp_path):
+    task_dir = make_task(tmp_path / "t", SHOWS_ENV, toml='[verifier]\nenv = { KEY = "${NOT_SET_VTUI}" }\n')
+    env = {k: v for k, v in env.items() if k != "NOT_SET_VTUI"}
+    done = run_tool(env, "run", "--json", task_dir, "--python", PY)
+    data = strict_json(done.stdout)
+    assert "KEY" not in json.loads(data["stdout"])
+    assert any("NOT_SET_VTUI is not set" in notice for notice in data["notices"])
