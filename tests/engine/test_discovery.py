@@ -305,7 +305,9 @@ def test_task_toml_values_are_normalised(tmp_path):
     task_dir = make_task(tmp_path / "t", toml='[verifier]\ntimeout_sec = 5\nenv = { A = "x", N = 3 }\n')
     config = read_task_config(task_dir)
     assert config.timeout_sec == 5.0
-    assert config.env == {"A": "x", "N": "3"}
+    # Harbor's [verifier] env is dict[str, str]: it refuses N = 3, and so it is no variable here.
+    assert config.env == {"A": "x"}
+    assert "[verifier] env.N = 3 is not a string" in config.refused
 
 
 def test_timeout_option_overrides_task_toml(example):
@@ -330,7 +332,7 @@ def test_broken_task_toml_is_a_notice_not_a_crash(tmp_path):
     ("[verifier]\ntimeout_sec = -3\n", "timeout_sec"),
     ('[verifier]\nenv = "STRICT=1"\n', "env"),
     ("[verifier]\nenv = { LIST = [1, 2] }\n", "env.LIST"),
-    ("verifier = 3\n", "[verifier]"),
+    ("verifier = 3\n", "verifier = 3 is not a table"),
 ])
 def test_wrong_values_in_task_toml_are_notices(tmp_path, toml, words):
     task = resolve(make_task(tmp_path / "t", toml=toml))

@@ -130,44 +130,57 @@ def _refusals(data: dict[str, Any]) -> list[str]:
     for path, kind in _SCHEMA.items():
         required = kind.endswith("!")
         kind = kind.rstrip("!")
-        for where, value in _values_at(data, path.split(".")):
+        for where, value in _values_at(data, path.split("."), []):
             if value is _ABSENT:
                 if required:
-                    out.append(f"{where} is missing")
-                continue
-            why = _wrong(kind, value)
-            if why is not None:
-                out.append(f"{where} = {_short(value)} {why}")
+                    out.append(f"{_label(where, kind)} is missing")
+            elif kind == "env" and isinstance(value, dict):
+                out += [f"{_label(where, kind)}.{key} = {_short(item)} is not a string (write it in quotes)"
+                        for key, item in value.items() if not isinstance(item, str)]
+            else:
+                why = _wrong(kind, value)
+                if why is not None:
+                    out.append(f"{_label(where, kind)} = {_short(value)} {why}")
     name = (data.get("task") or {}).get("name") if isinstance(data.get("task"), dict) else None
     if isinstance(name, str) and (not _ORG_NAME.match(name) or ".." in name):
         out.append(f"[task] name = {name!r} is not in org/name form")
     return out
 
 
+def _label(where: list[str], kind: str) -> str:
+    """A field's place as task.toml writes it: ``[verifier] timeout_sec``,
+    ``version``, ``[[steps]] 1: name``."""
+    *tables, last = where
+    if not tables:
+        return last
+    if tables[-1].isdigit():  # an item of an array of tables
+        return f"[[{'.'.join(tables[:-1])}]] {int(tables[-1]) + 1}: {last}"
+    if last.isdigit():
+        return f"[[{'.'.join(tables)}]] {int(last) + 1}"
+    return f"[{'.'.join(tables)}] {last}"
+
+
 _ABSENT = object()
 
 
-def _values_at(data: Any, parts: list[str], where: str = "") -> list[tuple[str, Any]]:
+def _values_at(data: Any, parts: list[str], where: list[str]) -> list[tuple[list[str], Any]]:
     """(where, value) at the dotted ``parts`` under ``data``; a missing value
     is ``_ABSENT`` only where its table exists (a missing table is no field)."""
     if not parts:
         return [(where, data)]
     head, rest = parts[0], parts[1:]
-    if not isinstance(data, (dict, list)):
-        return []
     if head == "[]":
         if not isinstance(data, list):
             return []
         found = []
         for index, item in enumerate(data):
-            found += _values_at(item, rest, f"{where}[{index}]")
+            found += _values_at(item, rest, [*where, str(index)])
         return found
     if not isinstance(data, dict):
         return []
-    label = f"{where}.{head}" if where else head
     if head not in data:
-        return [(label, _ABSENT)] if not rest else []
-    return _values_at(data[head], rest, label)
+        return [([*where, head], _ABSENT)] if not rest else []
+    return _values_at(data[head], rest, [*where, head])
 
 
 def _wrong(kind: str, value: Any) -> str | None:
@@ -186,10 +199,7 @@ def _wrong(kind: str, value: Any) -> str | None:
     if kind == "user":
         return None if isinstance(value, (str, int)) else "is neither a user name nor a uid"
     if kind == "env":
-        if not isinstance(value, dict):
-            return "is not a table"
-        bad = [key for key, item in value.items() if not isinstance(item, str)]
-        return f"has values that are not strings ({', '.join(bad)}: write them in quotes)" if bad else None
+        return None if isinstance(value, dict) else "is not a table"
     if kind.startswith("choice:"):
         words = kind.split(":", 1)[1].split("|")
         return None if value in words else f"is not one of {', '.join(repr(w) for w in words)}"
