@@ -84,8 +84,11 @@ def first_line_then_close(args: list[str], env: dict, then=None) -> tuple[int, s
         proc.stdout.close()
         if then is not None:
             then()
-        err = proc.stderr.read().decode()
-        return proc.wait(timeout=HANG_GUARD_S), first, err
+        try:
+            code = proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            pytest.fail("the command went on after its reader went away")
+        return code, first, proc.stderr.read().decode()
     finally:
         if proc.poll() is None:
             proc.kill()
