@@ -97,3 +97,61 @@ def test_a_task_config_cache_of_the_wrong_shape_is_read_again(private_cache, tmp
     folder.mkdir(parents=True, mode=0o700)
     (folder / "task-config.json").write_text(planted.replace("%s", str(task / "task.toml")))
     assert read_task_config(task).timeout_sec == 7.0
+
+
+# -- private, and trusted only after checks (issue 9, "Security") -------------------------------------
+
+
+def test_files_are_private_whatever_the_umask(private_cache):
+    old = os.umask(0)
+    try:
+        cache.store("x.json", {"a": 1})
+    finally:
+        os.umask(old)
+    folder = private_cache / "verifier-tui"
+    assert mode(folder) == 0o700 and mode(folder / "x.json") == 0o600
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="giving a file to another user needs root; the check is the same")
+def test_a_file_of_another_user_is_not_trusted(private_cache):
+    cache.store("x.json", {"a": 1})
+    os.chown(private_cache / "verifier-tui" / "x.json", 65534, 65534)
+    assert cache.load("x.json", lambda entry: True) == {}
+
+
+def test_a_link_in_place_of_a_cache_file_is_not_followed(private_cache, tmp_path):
+    """A link planted in the cache folder may point at any JSON object of the
+    user's: it is never read as the cache."""
+    elsewhere = tmp_path / "elsewhere.json"
+    elsewhere.write_text(json.dumps({"a": 1}))
+    os.chmod(elsewhere, 0o600)
+    folder = private_cache / "verifier-tui"
+    folder.mkdir(parents=True, mode=0o700)
+    (folder / "x.json").symlink_to(elsewhere)
+    assert cache.load("x.json", lambda entry: True) == {}
+
+
+def test_a_fifo_in_place_of_a_cache_file_does_not_hang(private_cache):
+    folder = private_cache / "verifier-tui"
+    folder.mkdir(parents=True, mode=0o700)
+    os.mkfifo(folder / "x.json", 0o600)
+    assert cache.load("x.json", lambda entry: True) == {}
+
+
+def test_what_cannot_be_written_as_json_costs_only_the_cache(private_cache):
+    cache.store("x.json", {"a": float("nan")})
+    cache.store("y.json", {"a": object()})
+    folder = private_cache / "verifier-tui"
+    assert sorted(p.name for p in folder.iterdir()) == []  # nothing written, no temporary file left
+
+
+def test_a_task_config_cache_holding_an_infinite_timeout_is_read_again(private_cache, tmp_path):
+    task = make_task(tmp_path / "t", toml="[verifier]\ntimeout_sec = 7\n")
+    folder = private_cache / "verifier-tui"
+    folder.mkdir(parents=True, mode=0o700)
+    st = os.stat(task / "task.toml")
+    stamp = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev]
+    (folder / "task-config.json").write_text(json.dumps({str(task / "task.toml"): {"stamp": stamp, "config": {
+        "timeout_sec": float("inf"), "env": {}, "name": None, "problems": [], "refused": None}}}))
+    os.chmod(folder / "task-config.json", 0o600)
+    assert read_task_config(task).timeout_sec == 7.0

@@ -7,10 +7,10 @@ at every start of ``verifier-tui run``: what an interpreter says about itself
 
 Written privately: the folder is made 0700 and each file is written 0600 to a
 temporary name beside it, then renamed over the old one, so a reader never
-sees half a file. Read back with suspicion: a file that is not the user's own,
-that others may write, or that is not a JSON object is ignored, and each entry
-is kept only when the caller's check accepts its shape. Whatever fails costs a
-fresh answer, never a traceback.
+sees half a file. Read back with suspicion: a file that is a symbolic link,
+that is not the user's own, that others may write, or that is not a JSON
+object is ignored, and each entry is kept only when the caller's check accepts
+its shape. Whatever fails costs a fresh answer, never a traceback.
 """
 
 from __future__ import annotations
@@ -37,12 +37,16 @@ def load(name: str, valid: Callable[[Any], bool]) -> dict[str, Any]:
     """The entries of cache file ``name`` that ``valid`` accepts; {} when the
     file is missing, unreadable, not ours or not a JSON object."""
     try:
-        with open(os.path.join(folder(), name), encoding="utf-8") as handle:
+        # O_NOFOLLOW: a link planted in place of the file is refused (ELOOP),
+        # whatever it points to; O_NONBLOCK: a FIFO in its place never hangs the open.
+        fd = os.open(os.path.join(folder(), name), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        with open(fd, encoding="utf-8") as handle:
             st = os.fstat(handle.fileno())
-            if st.st_uid != os.getuid() or st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+            if (not stat.S_ISREG(st.st_mode) or st.st_uid != os.getuid()
+                    or st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)):
                 return {}
             data = json.load(handle)
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return {}
     if not isinstance(data, dict):
         return {}
@@ -70,10 +74,10 @@ def store(name: str, entries: dict[str, Any], keep: int = 500) -> None:
         handle, temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=where)  # 0600
         try:
             with os.fdopen(handle, "w", encoding="utf-8") as out:
-                json.dump(kept, out)
+                json.dump(kept, out, allow_nan=False)
             os.replace(temporary, os.path.join(where, name))
         except BaseException:
             os.unlink(temporary)
             raise
-    except OSError:
+    except (OSError, TypeError, ValueError):  # ValueError: a NaN, which JSON cannot hold
         pass

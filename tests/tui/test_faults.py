@@ -1,0 +1,154 @@
+"""Issue 9 in the TUI: the runner's environment shown in the resolution panel,
+exit 0 without a reward and a task Harbor would refuse said in the reward
+panel, and ``e`` opening only the user's own files, never a name taken from
+the verifier's stderr that an editor could read as an option."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from tests.helpers import make_task
+from tests.tui.app_under_test import SIZE, make_app, widget_text
+from verifier_tui.engine.session import Session
+from verifier_tui.tui.external import editor_command, failing_location
+
+
+async def test_the_resolution_panel_says_what_the_runner_gets(tmp_path, monkeypatch):
+    monkeypatch.setenv("VTUI_SECRET_TOKEN", "t0ken")
+    monkeypatch.setenv("VTUI_ADDED", "added-value")
+    root = make_task(tmp_path / "tasks" / "env", toml='[verifier]\nenv = { MODE = "strict" }\n')
+    app = make_app(root, watch=False, deterministic=False, env=("VTUI_ADDED",))
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.pause()
+        text = widget_text(app, "#resolution-body")
+    assert "task.toml [verifier] env: MODE=strict" in text
+    assert "--env: VTUI_ADDED" in text and "added-value" not in text
+    assert "verifier-tui: PYTHONDONTWRITEBYTECODE=1, PYTHONIOENCODING=utf-8" in text
+    assert "your environment: " in text and "PATH" in text.split("your environment: ")[1]
+    assert "held back:" in text and "t0ken" not in text and "VTUI_SECRET_TOKEN" not in text
+
+
+async def test_exit_0_without_a_reward_is_said_in_the_reward_panel(tmp_path):
+    root = make_task(tmp_path / "tasks" / "exits", "import os\n\ndef verify(workspace):\n    os._exit(0)\n")
+    app = make_app(root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        result = await app.wait_for_runs(1)
+        await pilot.pause()
+        text = widget_text(app, "#reward-body")
+    assert result.outcome.slug == "no_reward"
+    assert "exit 0 · no reward: Harbor would raise RewardFileNotFoundError" in text
+    assert "os._exit(0)" in text
+    assert "reward written" not in text
+
+
+async def test_a_task_harbor_would_refuse_is_said_in_the_reward_panel(tmp_path):
+    root = make_task(tmp_path / "tasks" / "refused", toml="version = 1\n")
+    app = make_app(root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.pause()
+        text = widget_text(app, "#reward-body")
+    assert "Harbor would refuse to run this task" in text and "version = 1 is not a string" in text
+    assert '{"reward": 1.0}' in text  # the run still happened: useful while task.toml is being edited
+
+
+#: A verifier that prints a traceback of its own making, naming files the
+#: user's editor must never be given: a name an editor reads as an option
+#: ("+!touch pwned" makes vim run a command), relative to wherever the app
+#: was started, and an absolute file outside the task.
+FAKE_TRACEBACK = """\
+import os, sys
+
+def verify(workspace):
+    sys.stderr.write('Traceback (most recent call last):\\n'
+                     '  File "{outside}", line 1, in <module>\\n'
+                     '  File "+!touch pwned", line 1, in <module>\\n'
+                     '  File "-c", line 1, in <module>\\n'
+                     'ValueError: look here\\n')
+    sys.stderr.flush()
+    os._exit(1)
+"""
+
+
+async def test_e_never_gives_the_editor_a_name_from_stderr_outside_the_task(tmp_path, monkeypatch):
+    outside = tmp_path / "outside.py"
+    outside.write_text("x = 1\n")
+    started_in = tmp_path / "started-here"
+    started_in.mkdir()
+    for name in ("+!touch pwned", "-c"):
+        (started_in / name).write_text("\n")
+    monkeypatch.chdir(started_in)
+    root = make_task(tmp_path / "tasks" / "fake", FAKE_TRACEBACK.format(outside=outside))
+    app = make_app(root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        result = await app.wait_for_runs(1)
+        assert failing_location(result, root) is None
+        await pilot.press("e")
+        await pilot.pause()
+    # It falls back to the verifier's own verify, named absolutely.
+    assert any("fake/tests/verifier.py:3" in n for n in app.notices), app.notices
+    assert not any("pwned" in n or "outside.py" in n for n in app.notices), app.notices
+
+
+async def test_a_frame_in_the_users_workspace_is_opened(tmp_path):
+    """A traceback that names only a file of the user's workspace (chosen
+    outside the task) opens it: it is one of the user's inputs."""
+    workspace = tmp_path / "elsewhere" / "ws"
+    workspace.mkdir(parents=True)
+    (workspace / "mod.py").write_text("x = 1\ny = 2\n")
+    root = make_task(tmp_path / "tasks" / "ws-frame", (
+        "import os, sys\n\n"
+        "def verify(workspace):\n"
+        "    sys.stderr.write(f'  File \"{workspace}/mod.py\", line 2, in <module>\\n')\n"
+        "    sys.stderr.flush()\n"
+        "    os._exit(1)\n"))
+    app = make_app(root, watch=False, workspace=workspace)
+    async with app.run_test(size=SIZE):
+        result = await app.wait_for_runs(1)
+    assert failing_location(result, root) == (workspace / "mod.py", 2)
+
+
+def test_the_editor_gets_an_absolute_path_after_its_options(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    command = editor_command(Path("+!touch pwned"), 3, {"EDITOR": "vim"})
+    assert command == ["vim", "+3", "--", str(tmp_path / "+!touch pwned")]
+    nano = editor_command(Path("-x"), 0, {"EDITOR": "nano"})
+    assert nano == ["nano", "+1", str(tmp_path / "-x")]
+    assert all(not word.startswith(("+!", "-x")) for word in command + nano)
+
+
+def test_vim_opens_a_file_named_like_a_command_as_a_file(tmp_path):
+    """The command editor_command builds, run by a real vim: the file named
+    "+!touch pwned" is opened, and nothing is run."""
+    import shutil
+    import subprocess
+
+    import pytest
+
+    if shutil.which("vim") is None:
+        pytest.skip("vim is not installed here")
+    hostile = tmp_path / "+!touch pwned"
+    hostile.write_text("one\ntwo\n")
+    report = tmp_path / "report.txt"
+    command = editor_command(hostile, 2, {"EDITOR": "vim -es -u NONE"})
+    # -es reads commands from stdin: write what vim has open and on which line, then quit.
+    subprocess.run(command, input=f"call writefile([expand('%:p'), line('.')], '{report}')\nqa!\n", text=True,
+                   cwd=tmp_path, timeout=30, capture_output=True)
+    assert report.read_text().splitlines() == [str(hostile), "2"]
+    assert not (tmp_path / "pwned").exists()
+
+
+def test_the_sessions_env_option_reaches_the_runner(tmp_path, monkeypatch):
+    monkeypatch.setenv("VTUI_FROM_SHELL", "shell")
+    root = make_task(tmp_path / "t", "import os\n\ndef verify(workspace):\n"
+                                     "    print(os.environ.get('VTUI_FROM_SHELL'), os.environ.get('X'))\n"
+                                     "    return 1.0\n")
+    from verifier_tui.engine.session import Options
+
+    with Session(root, Options(env=("VTUI_FROM_SHELL", "X=typed"))) as session:
+        assert session.run().stdout.text == "shell typed\n"
+    with Session(root) as session:
+        assert session.run().stdout.text == "None None\n"
+    assert os.environ["VTUI_FROM_SHELL"] == "shell"
