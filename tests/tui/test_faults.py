@@ -152,3 +152,24 @@ def test_the_sessions_env_option_reaches_the_runner(tmp_path, monkeypatch):
     with Session(root) as session:
         assert session.run().stdout.text == "None None\n"
     assert os.environ["VTUI_FROM_SHELL"] == "shell"
+
+
+def test_a_trial_replays_failing_line_stays_inside_the_task(tmp_path):
+    """The trial screen's e takes its line from the replay's traceback: a
+    frame that climbs out of the task with ".." is not the task's."""
+    from verifier_tui.engine.harbor.walkthrough import local_failure
+
+    outside = tmp_path / "outside.py"
+    outside.write_text("x = 1\n")
+    root = make_task(tmp_path / "t", (
+        "import os, sys\n\n"
+        "def verify(workspace):\n"
+        "    sys.stderr.write('Traceback (most recent call last):\\n'\n"
+        f"                     '  File \"{tmp_path}/t/tests/../../outside.py\", line 1, in <module>\\n'\n"
+        "                     'ValueError: look here\\n')\n"
+        "    sys.stderr.flush()\n"
+        "    os._exit(1)\n"))
+    with Session(root) as session:
+        result = session.run()
+    assert "outside.py" in result.stderr.text
+    assert local_failure(result, root) is None

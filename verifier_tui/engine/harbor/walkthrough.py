@@ -10,6 +10,7 @@ trial (or step) of a job with its sandbox verdict.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from verifier_tui.engine.harbor.agreement import Agreement, compare
@@ -109,7 +110,11 @@ def local_failure(result: RunResult, task_root: Path | None) -> tuple[Path, int]
         return None
     roots = [root for root in (task_root, result.verifier.parent if result.verifier else None) if root is not None]
     for frame in reversed(parsed.traceback.frames):
-        path = Path(frame.file)
+        # The name comes from the verifier's stderr and goes to the user's editor:
+        # absolute, ".." folded, inside the task (see tui/external.py's failing_location).
+        if not os.path.isabs(frame.file):
+            continue
+        path = Path(os.path.normpath(frame.file))
         if frame.line is not None and any(path.is_relative_to(root) for root in roots) and path.is_file():
             return path, frame.line
     return None
