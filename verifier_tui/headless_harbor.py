@@ -109,7 +109,7 @@ def open_trial_session(args) -> TrialSession | int:
     options = args.options
     return TrialSession(trial, step, task_dir=args.task, workspace=options.workspace, case=options.case,
                         timeout=options.timeout, python=options.python, nemo_gym=options.nemo_gym,
-                        runner=options.runner)
+                        runner=options.runner, env=options.env)
 
 
 # ---------------------------------------------------------------------------
@@ -295,7 +295,7 @@ def test_command(args) -> int:
         for step in steps:
             sessions.append(TrialSession(trial, step, task_dir=args.task, workspace=options.workspace,
                                          timeout=options.timeout, python=options.python, nemo_gym=options.nemo_gym,
-                                         runner=options.runner))
+                                         runner=options.runner, env=options.env))
     started = time.perf_counter()
     try:
         replays = asyncio.run(_replay_all(sessions, args.jobs or cpu_count()))

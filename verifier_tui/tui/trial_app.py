@@ -74,7 +74,7 @@ class TrialApp(App[int]):
             opened = TrialSession(trial, step or (trial.steps[0].name if trial.multi_step else None),
                                   task_dir=self.task_dir, workspace=options.workspace, case=options.case,
                                   timeout=options.timeout, python=options.python, nemo_gym=options.nemo_gym,
-                                  runner=options.runner)
+                                  runner=options.runner, env=options.env)
         except Exception as exc:  # noqa: BLE001 - a boundary: shown, never a crash
             message = f"cannot open {trial.name}: {type(exc).__name__}: {exc}"
             if from_job:

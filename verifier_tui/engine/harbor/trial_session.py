@@ -50,8 +50,9 @@ class TrialSession:
     def __init__(self, trial: Trial, step: str | None = None, *, task_dir: Path | str | None = None,
                  workspace: Path | str | None = None, case: str | None = None, timeout: float | None = None,
                  python: str = "python3", nemo_gym: Path | None = None, cache: Path | None = None,
-                 environ: Mapping[str, str] | None = None, runner: str = "ours") -> None:
+                 environ: Mapping[str, str] | None = None, runner: str = "ours", env: tuple[str, ...] = ()) -> None:
         self.trial = trial
+        self.env = env  # --env words: added to the environment Harbor gave the verifier
         self.step = step
         self.runner = runner  # "ours", or "task": the runner the task ships, as the sandbox ran it
         self.python = python
@@ -102,6 +103,7 @@ class TrialSession:
             python=self.python,
             nemo_gym=self.nemo_gym,
             runner=self.runner,
+            env=self.env,
         )
         try:
             self.session = Session(plan.task_dir, options)
