@@ -311,6 +311,20 @@ def read_explain(prepared: Prepared, stdout_text: str | None = None) -> dict[str
     return data
 
 
+def no_explanation(prepared: Prepared, done: ProcessResult) -> dict[str, Any]:
+    """The explain document when the runner wrote none: why, in words."""
+    if done.timed_out:
+        # Explaining imports the verifier module, so its top-level code runs: it never finished.
+        why = (f"the runner did not finish explaining: it timed out after {prepared.spec.timeout_s:g} s while "
+               "importing the verifier (its top-level code runs on import)")
+    elif done.signal is not None:
+        why = f"the runner was killed by signal {done.signal} before it could explain"
+    else:
+        why = "the runner gave no explanation"
+    return {"error": why, "stderr": map_paths(done.stderr.text, prepared.path_map), "exit_code": done.returncode,
+            "timed_out": bool(done.timed_out)}
+
+
 def contract_explanation(prepared: Prepared) -> dict[str, Any] | None:
     """What can be known of a run by the task's own runner when it offers no
     --explain-to: the import path the runner contract places (its .ng folder,

@@ -28,6 +28,7 @@ from verifier_tui.engine.invocation import (
     RunSpec,
     collect,
     map_paths,
+    no_explanation,
     prepare,
     read_explain,
 )
@@ -388,16 +389,7 @@ class Session:
         done = run_process(prepared.argv, cwd=prepared.cwd, env=prepared.env, timeout_s=spec.timeout_s)
         data = read_explain(prepared, done.stdout.text)
         if data is None:
-            if done.timed_out:
-                # Explaining imports the verifier module, so its top-level code runs: it never finished.
-                why = (f"the runner did not finish explaining: it timed out after {spec.timeout_s:g} s while "
-                       "importing the verifier (its top-level code runs on import)")
-            elif done.signal is not None:
-                why = f"the runner was killed by signal {done.signal} before it could explain"
-            else:
-                why = "the runner gave no explanation"
-            return {"error": why, "stderr": map_paths(done.stderr.text, prepared.path_map),
-                    "exit_code": done.returncode, "timed_out": bool(done.timed_out)}
+            return no_explanation(prepared, done)
         data["notices"] = prepared.notices
         return data
 
