@@ -39,3 +39,18 @@ def env(tmp_path, private_cache):
     out = dict(os.environ)
     out.update(XDG_CACHE_HOME=str(private_cache), TMPDIR=str(tmpdir))
     return out
+
+
+@pytest.fixture(params=["namespace", "copy"])
+def sandbox(request, monkeypatch):
+    """Each isolation in turn (``VERIFIER_TUI_SANDBOX``): the namespace where
+    this machine has one (skipped, saying why, where it has not), and the
+    copy, which every machine can do."""
+    from verifier_tui.engine.isolation import VARIABLE, namespace_problem
+
+    if request.param == "namespace":
+        problem = namespace_problem()
+        if problem is not None:
+            pytest.skip(f"no namespaces on this machine: {problem}")
+    monkeypatch.setenv(VARIABLE, request.param)
+    return request.param

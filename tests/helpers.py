@@ -116,6 +116,31 @@ def wait_gone(pid: int, within_s: float = 15.0) -> bool:
     return True
 
 
+def processes_with(text: str) -> list[int]:
+    """The pids of the processes still running whose command line holds
+    ``text``. A run in a PID namespace has pids of its own that mean nothing
+    outside it: tests find a run's processes by a word in their command line."""
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) == os.getpid():
+            continue
+        try:
+            command = Path(f"/proc/{name}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if text.encode() in command and not process_gone(int(name)):
+            found.append(int(name))
+    return found
+
+
+def wait_none_with(text: str, within_s: float = 15.0) -> list[int]:
+    """Wait until no process's command line holds ``text``; those still running after ``within_s``."""
+    deadline = time.monotonic() + within_s
+    while (left := processes_with(text)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return left
+
+
 def run_tool(env: dict[str, str], *args: object, tool: list[str] | None = None, cwd: Path | None = None,
              input: str | None = None) -> subprocess.CompletedProcess:
     """``verifier-tui ARGS`` as a user runs it, bounded by :data:`HANG_GUARD_S`."""

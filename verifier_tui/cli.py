@@ -17,6 +17,7 @@ from pathlib import Path
 
 from verifier_tui import __version__, terminal
 from verifier_tui.engine.discovery import EXPECTED_PATHS, DiscoveryError
+from verifier_tui.engine.isolation import IsolationError
 from verifier_tui.engine.session import Options, SelectionError
 
 DESCRIPTION = """\
@@ -228,7 +229,7 @@ def _dispatch(args: argparse.Namespace) -> int:
         # which survives a closed pipe and keeps the run's status; reaching
         # here means one did not, and its status is unknown: not 0.
         return 141  # 128 + SIGPIPE, what a shell reports for a command killed by it
-    except (DiscoveryError, SelectionError) as exc:
+    except (DiscoveryError, SelectionError, IsolationError) as exc:
         # The path cannot be debugged, or a choice turned out impossible
         # (a verifier deleted, a case gone): one clear line, never a traceback.
         terminal.error(str(exc))
@@ -239,26 +240,36 @@ def _dispatch(args: argparse.Namespace) -> int:
 
 
 def _stop_cleanly_on_sigterm():
-    """SIGTERM (``kill``, a CI job's timeout) ends a headless command the way
-    Ctrl+C does: the run's process group is ended and the scratch folder
-    removed. Python's default would die on the spot and leave both behind (the
-    runner lives in its own session, so nothing else would end it). A second
-    SIGTERM is ignored while that clean-up runs. Returns what puts the previous
-    handler back (None when there was another handler already: left alone)."""
+    """SIGTERM (``kill``, a CI job's timeout) and SIGHUP (the terminal closed,
+    an ssh session dropped) end a headless command the way Ctrl+C does: the
+    run's process group is ended and the scratch folder removed. Python's
+    default would die on the spot and leave both behind (the runner lives in
+    its own session, so nothing else would end it). A second such signal is
+    ignored while that clean-up runs. Returns what puts the previous handlers
+    back; a signal that had another handler already is left alone."""
     import signal
 
-    try:
-        if signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
-            return None  # someone (a test harness, an embedding program) decided already
-    except ValueError:
-        return None
-
     def stop(signum: int, _frame: object) -> None:
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        for ours in taken:
+            signal.signal(ours, signal.SIG_IGN)
         raise SystemExit(128 + signum)
 
-    try:
-        signal.signal(signal.SIGTERM, stop)
-    except ValueError:  # not the main thread: signals are not ours to handle
+    taken = []
+    for signum in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+        if signum is None:
+            continue
+        try:
+            if signal.getsignal(signum) is not signal.SIG_DFL:
+                continue  # someone (a test harness, an embedding program, nohup) decided already
+            signal.signal(signum, stop)
+        except ValueError:  # not the main thread: signals are not ours to handle
+            return None
+        taken.append(signum)
+    if not taken:
         return None
-    return lambda: signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+    def restore() -> None:
+        for signum in taken:
+            signal.signal(signum, signal.SIG_DFL)
+
+    return restore

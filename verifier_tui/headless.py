@@ -98,6 +98,7 @@ def result_json(session, result: RunResult) -> dict[str, Any]:
 
 def print_result(session, result: RunResult) -> None:
     _out(_header(session))
+    _out(session.isolation.words)
     for notice in _notices(session, result):
         _out(f"note: {notice}")
     hint = missing_nemo_gym_hint(result)
@@ -432,6 +433,7 @@ def watch_command(args) -> int:
             return 2
         if not args.json:
             _out(_header(session))
+            _out(session.isolation.words)
             for notice in _notices(session):
                 _out(f"note: {notice}")
             _out("watching for changes; Ctrl+C stops")

@@ -33,14 +33,15 @@ from tests.helpers import (
     documented_fields,
     make_task,
     no_traceback,
-    process_gone,
+    processes_with,
     run_tool,
+    wait_none_with,
 )
 
 RUN_JSON_FIELDS = {
     "outcome": str, "exit_code": (int, type(None)), "rewards": (dict, type(None)),
     "verdict_error": (str, type(None)), "reward_files": list, "stdout": str, "stderr": str,
-    "duration_s": float, "pipe_wait_s": float, "sys_path": (list, type(None)), "arguments": (list, type(None)),
+    "duration_s": float, "pipe_wait_s": float, "sandbox": str, "strays": list, "user_files_written": list, "sys_path": (list, type(None)), "arguments": (list, type(None)),
     "case": (str, type(None)), "verifier": str, "workspace": (str, type(None)),
 }
 
@@ -494,7 +495,7 @@ def test_watch_rereads_task_toml(env, example):
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="checks processes through /proc")
 @pytest.mark.parametrize("command", [["run"], ["run", "--json"], ["test"], ["watch"], ["watch", "--json"]])
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP], ids=["SIGTERM", "SIGINT", "SIGHUP"])
 def test_a_signal_ends_the_run_and_removes_the_scratch(env, tmp_path, command, sig):
     pid_file = tmp_path / "runner.pid"
     task_dir = make_task(tmp_path / "slow", (
@@ -513,7 +514,11 @@ def test_a_signal_ends_the_run_and_removes_the_scratch(env, tmp_path, command, s
             assert proc.poll() is None, proc.communicate()
             assert time.monotonic() < deadline, "the verifier never started"
             time.sleep(0.05)
-        runner = int(pid_file.read_text())
+        # The runner (and, with namespaces, the init around it), by the scratch
+        # folder on their command lines: a pid read inside a namespace means
+        # nothing outside it.
+        scratch = env["TMPDIR"]
+        assert processes_with(scratch), "the runner is not to be seen"
         proc.send_signal(sig)
         _out, err = proc.communicate(timeout=60)
     finally:
@@ -522,10 +527,7 @@ def test_a_signal_ends_the_run_and_removes_the_scratch(env, tmp_path, command, s
             proc.wait()
     assert proc.returncode == 128 + sig or (command[0] == "watch" and proc.returncode == 0), (proc.returncode, err)
     assert "Traceback" not in err
-    deadline = time.monotonic() + 15
-    while not process_gone(runner) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert process_gone(runner), "the runner outlived the command"
+    assert wait_none_with(scratch) == [], "the runner outlived the command"
     assert list(Path(env["TMPDIR"]).iterdir()) == []
 
 

@@ -179,3 +179,30 @@ async def test_fifty_thousand_lines_do_not_freeze(tmp_path):
         # Still responsive: a key works at once.
         await pilot.press("o")
         assert app.main.query_one("#output").showing == "stderr"
+
+
+async def test_the_header_names_the_sandbox_in_force(example, sandbox):
+    app = make_app(example("hello-file"))
+    async with app.run_test(size=SIZE) as pilot:
+        result = await app.wait_for_runs(1)
+        await pilot.pause()
+        assert result.sandbox == sandbox
+        header = app.screen.query_one("#header")
+        assert widget_text(app, "#header").rstrip().endswith(f"· sandbox: {sandbox}")
+        assert str(header.tooltip).startswith(f"sandbox: {sandbox} (")  # the headless line, on hover
+
+
+async def test_the_header_says_when_a_copy_is_all_this_machine_allows(example, monkeypatch, private_cache):
+    """A machine without namespaces, as the tool remembers its probe."""
+    from verifier_tui.engine import cache, isolation
+
+    monkeypatch.setenv("VERIFIER_TUI_SANDBOX", "auto")
+    key = f"{isolation.os.uname().release} uid {isolation.os.getuid()} {isolation._tool('unshare')}"
+    cache.store("isolation.json", {key: {"problem": "unshare: unshare failed: Operation not permitted"}})
+    app = make_app(example("hello-file"))
+    async with app.run_test(size=SIZE) as pilot:
+        result = await app.wait_for_runs(1)
+        await pilot.pause()
+        assert result.sandbox == "copy"
+        assert "sandbox: copy (no namespaces)" in widget_text(app, "#header")
+        assert "Operation not permitted" in str(app.screen.query_one("#header").tooltip)

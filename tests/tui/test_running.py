@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import time
 
 from textual.widgets import OptionList
 
-from tests.helpers import make_task
+from tests.helpers import make_task, wait_none_with
 from tests.tui.app_under_test import SIZE, make_app, recorded, report_change, screen_text, widget_text
 from verifier_tui.engine.model import Outcome
 from verifier_tui.tui.messages import RunFinished, RunStarted
@@ -196,3 +198,24 @@ async def test_an_engine_failure_becomes_a_message(example, monkeypatch):
         monkeypatch.undo()
         await pilot.press("r")
         assert (await app.wait_for_runs(3)).verdict.rewards == {"reward": 1.0}
+
+
+async def test_a_process_the_run_left_is_named_on_screen(tmp_path, sandbox):
+    """An escaped process is ended with the run, and the reward panel says so
+    with its command line."""
+    token = f"vtui-tui-stray-{os.getpid()}-{time.monotonic_ns()}"
+    root = make_task(tmp_path / "tasks" / "leaves", f"""
+        import subprocess, sys
+        def verify(workspace):
+            subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)", {token!r}], start_new_session=True)
+            return 1.0
+    """)
+    app = make_app(root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        result = await app.wait_for_runs(1, timeout=20)
+        await pilot.pause()
+        assert wait_none_with(token) == []
+        reward = " ".join(widget_text(app, "#reward-body").split())
+        assert "note: the run left 1 process(es) running, ended when it was over" in reward
+        assert token in reward
+        assert result.sandbox == sandbox

@@ -3,16 +3,25 @@
 Deterministic: each task is copied to ``tmp_path/tasks/<name>`` (paths on
 screen are relative to the task's parent folder), the app runs with
 ``deterministic=True`` (durations read ``-- ms``, the interpreter's folders
-``<python>``, home ``~``), and each picture is taken once the first run
-ended and live reload is in place. Update with ``--snapshot-update``.
+``<python>``, home ``~``), the copy sandbox is forced (every machine has it;
+the header names it), and each picture is taken once the first run ended
+and live reload is in place. Update with ``--snapshot-update``.
 """
 
 from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from tests.helpers import make_task
 from tests.tui.app_under_test import SIZE, make_app
+
+
+@pytest.fixture(autouse=True)
+def copy_sandbox(monkeypatch):
+    """The same header on a machine with namespaces and one without."""
+    monkeypatch.setenv("VERIFIER_TUI_SANDBOX", "copy")
 
 
 def settled(runs: int = 1, watch: bool = True):

@@ -36,6 +36,10 @@ _PROBE = (
     " 'version': '%d.%d.%d' % sys.version_info[:3], 'executable': sys.executable}))\n"
 )
 _CACHE_FILE = "interpreters.json"
+#: How long the interpreter has to answer the probe, at most (a run's own
+#: timeout bounds it further). A real interpreter answers in tens of ms; a
+#: script that hangs must not hold the run for long.
+PROBE_TIMEOUT_S = 10.0
 _lock = threading.Lock()  # the TUI stages from worker threads
 _known: dict[str, dict] = {}  # this process's answers, by interpreter
 
@@ -51,7 +55,8 @@ class Interpreter:
     error: str | None = None
 
 
-def probe_interpreter(python: str, env: dict[str, str] | None = None) -> Interpreter:
+def probe_interpreter(python: str, env: dict[str, str] | None = None,
+                      timeout_s: float = PROBE_TIMEOUT_S) -> Interpreter:
     """Ask ``python`` where its ``nemo_gym/verifiers`` is (without importing
     nemo_gym), or take the remembered answer while its import path is unchanged."""
     exe = shutil.which(python) if os.sep not in python else python
@@ -66,7 +71,7 @@ def probe_interpreter(python: str, env: dict[str, str] | None = None) -> Interpr
         if answer is not None and answer["stamp"] == _path_stamp(answer["path"]):
             _known[key] = answer
             return _interpreter_from(python, answer)
-        answer, error = _ask(exe, python, env)
+        answer, error = _ask(exe, python, env, timeout_s)
         if answer is None:
             return Interpreter(python, exe, None, None, error=error)
         _known[key] = answer
@@ -77,15 +82,31 @@ def probe_interpreter(python: str, env: dict[str, str] | None = None) -> Interpr
         return _interpreter_from(python, answer)
 
 
-def _ask(exe: str, python: str, env: dict[str, str] | None) -> tuple[dict | None, str | None]:
+def _ask(exe: str, python: str, env: dict[str, str] | None,
+         timeout_s: float = PROBE_TIMEOUT_S) -> tuple[dict | None, str | None]:
+    import signal
     import subprocess
 
     try:
-        done = subprocess.run(
-            [exe, "-c", _PROBE], capture_output=True, text=True, timeout=30, env=env, stdin=subprocess.DEVNULL
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
+        # In a session of its own, so that what it started can be ended with it.
+        proc = subprocess.Popen([exe, "-c", _PROBE], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                env=env, stdin=subprocess.DEVNULL, start_new_session=True)
+    except (OSError, ValueError) as exc:
         return None, f"{python}: {exc}"
+    try:
+        stdout, stderr = proc.communicate(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        stdout = stderr = None
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)  # whatever it left in its group, or all of it on a timeout
+        except (ProcessLookupError, PermissionError):
+            pass
+        if proc.poll() is None or stdout is None:
+            proc.communicate()  # reaped and its pipes closed
+    if stdout is None:
+        return None, f"{python} did not answer within {timeout_s:g} s (is it a Python interpreter?)"
+    done = subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr)
     if done.returncode != 0:
         last = (done.stderr.strip().splitlines() or ["no output"])[-1]
         return None, f"{python} failed to start: {last}"

@@ -21,7 +21,7 @@ from verifier_tui.engine.model import (
     Verdict,
 )
 from verifier_tui.engine.record import field, record
-from verifier_tui.engine.interpreter import SHIM_REFUSAL_EXIT, probe_interpreter, shim_refusal
+from verifier_tui.engine.interpreter import PROBE_TIMEOUT_S, SHIM_REFUSAL_EXIT, probe_interpreter, shim_refusal
 from verifier_tui.engine.stage import Stage, StagingError
 from verifier_tui.engine.task_kinds import OwnRunner, verifiers_folder
 from verifier_tui.engine.task_rows import staged_row_text
@@ -77,6 +77,12 @@ class Prepared:
     start_error: str | None = None
     shim_refusal: str | None = None  # the shim would not start the runner (Python too old): its message
     environment: ChildEnvironment | None = None  # how ``env`` was made, for the user
+    marker: str | None = None
+    """Without namespaces: the value of :data:`~verifier_tui.engine.strays.MARKER`
+    in the runner's environment, by which its escaped descendants are found."""
+    guard: Any = None
+    """Without namespaces: what the user's files looked like before the run
+    (:class:`~verifier_tui.engine.user_files.Snapshot`), to report what it wrote."""
 
 
 def child_env(task_env: dict[str, str], extra: tuple[str, ...] = ()) -> dict[str, str]:
@@ -89,7 +95,7 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
     environment = child_environment(spec.task.config.env, spec.env)
     notices: list[str] = list(environment.problems)
     env = environment.values
-    interpreter = probe_interpreter(spec.python, env)
+    interpreter = probe_interpreter(spec.python, env, min(PROBE_TIMEOUT_S, spec.timeout_s))
     start_error = interpreter.error
     vendored, task_vendors = _nemo_gym_to_vendor(spec, interpreter.nemo_gym_verifiers, notices)
     if isinstance(vendored, str):
@@ -128,8 +134,10 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
         elif start_error is None:
             staged_row.write_text(text, encoding="utf-8")
         argv += ["--task-data", str(staged_row)]
-    elif spec.task_data is not None:
-        argv += ["--task-data", str(spec.task_data)]
+    task_data_arg: str | None = None
+    if spec.task_data is not None and spec.task_id is None:
+        task_data_arg = str(stage.stage_input(spec.task_data, "task_data.json"))
+        argv += ["--task-data", task_data_arg]
     explain_file = stage.inputs_dir / EXPLAIN_FILE
     if explain_file.exists():
         explain_file.unlink()
@@ -161,6 +169,8 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
         path_map.insert(0, (response_arg, str(spec.response.path)))
     if staged_row is not None:
         path_map.insert(0, (str(staged_row), f"{spec.task_data} (row {spec.task_id})"))
+    if task_data_arg is not None:
+        path_map.insert(0, (task_data_arg, str(spec.task_data)))
     if task_vendors and spec.task.own_nemo_gym is not None:  # the task's own copy: the user's file
         path_map.insert(0, (str(stage.ng_dir / "nemo_gym"), str(spec.task.own_nemo_gym)))
     if spec.runner is not None:
@@ -181,7 +191,7 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
         notices.append(f"{spec.python} is Python {interpreter.version}: the sandbox's test.sh refuses an interpreter "
                        f"older than 3.8 (exit {SHIM_REFUSAL_EXIT}, no reward file) and never starts the runner; "
                        "verifier-tui does the same. Choose a newer one with --python EXE")
-    return Prepared(
+    prepared = Prepared(
         spec=spec,
         stage=stage,
         argv=argv,
@@ -194,6 +204,11 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
         shim_refusal=refusal,
         environment=environment,
     )
+    if start_error is None and refusal is None:
+        from verifier_tui.engine.containment import contain
+
+        contain(prepared)
+    return prepared
 
 
 def _nemo_gym_to_vendor(spec: RunSpec, interpreters: Path | None, notices: list[str]) -> tuple[Path | str | None, bool]:
@@ -217,10 +232,11 @@ def _nemo_gym_to_vendor(spec: RunSpec, interpreters: Path | None, notices: list[
 
 
 def _stage_response(response: ResponseSource, stage: Stage) -> Path:
-    """The file passed as ``--response``: a JSON file as it is (the runner only
-    reads it), a text file or typed text wrapped into a minimal response."""
+    """The file passed as ``--response``: a copy of a JSON file (the runner
+    is never handed the user's own file: a verifier could write it), a text
+    file or typed text wrapped into a minimal response."""
     if response.kind == "json" and response.path is not None:
-        return response.path
+        return stage.stage_input(response.path, "response.json")
     if response.path is not None:
         try:
             text = response.path.read_text(encoding="utf-8", errors="replace")
@@ -416,10 +432,15 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
         if prepared.shim_refusal is not None and start_error is None:
             returncode = SHIM_REFUSAL_EXIT  # what test.sh exits with: the runner never ran
             stderr = CapturedText(prepared.shim_refusal + "\n", total_bytes=len(prepared.shim_refusal) + 1)
+        strays, written = [], []
     else:
-        returncode, signal, timed_out = done.returncode, done.signal, done.timed_out
-        start_error, duration_s, pipe_wait_s = done.start_error, done.duration_s, done.pipe_wait_s
+        from verifier_tui.engine.containment import settle
+
+        settled = settle(prepared, done)
+        returncode, signal, timed_out = settled.returncode, settled.signal, done.timed_out
+        start_error, duration_s, pipe_wait_s = settled.start_error, done.duration_s, done.pipe_wait_s
         stdout, stderr = done.stdout, done.stderr
+        strays, written = settled.strays, settled.written
     spec = prepared.spec
     reward_dir = prepared.stage.reward_dir
     reward_files = read_reward_files(reward_dir)
@@ -441,6 +462,12 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
     outcome = outcome_of(returncode, signal, timed_out, start_error, verdict)
     if done is None and returncode == SHIM_REFUSAL_EXIT:
         outcome = Outcome.REFUSED_BY_SHIM
+    if strays:
+        shown = "; ".join(c[:120] for c in strays[:3]) + (f"; +{len(strays) - 3} more" if len(strays) > 3 else "")
+        notices.append(f"the run left {len(strays)} process(es) running, ended when it was over: {shown}")
+    if written:
+        shown = ", ".join(written[:5]) + (f" +{len(written) - 5} more" if len(written) > 5 else "")
+        notices.append(f"the run wrote your own files (outside its scratch folder): {shown}")
     return RunResult(
         outcome=outcome,
         exit_code=returncode if signal is None and not timed_out else None,
@@ -469,4 +496,7 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
         task_id=spec.task_id,
         task_refused=spec.task.config.refused,
         environment=prepared.environment.to_json() if prepared.environment is not None else None,
+        sandbox="namespace" if prepared.stage.namespace else "copy",
+        strays=[map_paths(c, pm) for c in strays],
+        user_files_written=written,
     )

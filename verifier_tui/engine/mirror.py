@@ -50,18 +50,50 @@ def _dst_sig(st: os.stat_result) -> tuple:
 class Mirror:
     """A private, incrementally updated copy of a folder."""
 
-    def __init__(self, source: Path, target: Path, keep: frozenset[str] = frozenset()) -> None:
+    def __init__(self, source: Path, target: Path, keep: frozenset[str] = frozenset(), track: bool = False) -> None:
         self.source = source
         self.target = target
         self.keep = keep  # relative paths in the target that belong to the stager, not the source
         self.index: dict[str, _Copied] = {}
         self.notes: list[str] = []
         self.files_copied = 0
+        self.track = track
+        """Watch the copy for what each run writes (see write_tracker), so a
+        re-run repairs only that instead of walking the whole copy."""
+        self._tracker = None
+        self.walked = False
+        """Whether the last sync walked the whole tree (else: only the paths it was given)."""
 
-    def sync(self) -> None:
-        """Make the target equal to the source (repairing what a run changed)."""
+    def sync(self, changed: set[str] | None = None) -> None:
+        """Make the target equal to the source (repairing what a run changed).
+
+        ``changed``: the source's paths (relative, "/"-separated) that may
+        have changed since the last sync, as the watcher reported them; None
+        when that is not known (no watcher, events lost, the first sync): then
+        the whole tree is walked. Either way, what the last run wrote in the
+        copy is put right: only that, when the copy is tracked and the
+        tracker saw it all, else by the walk."""
         self.notes = []
         self.files_copied = 0
+        written = self._tracker.take() if self._tracker is not None and changed is not None else None
+        if changed is None or written is None or not self.index:
+            self._full_sync()
+        else:
+            self.walked = False
+            for rel in sorted(changed | written, key=lambda r: r.count("/")):
+                self._sync_rel(rel)
+        if self._tracker is not None:
+            self._tracker.take()  # our own writes: not the run's
+
+    def _full_sync(self) -> None:
+        self.walked = True
+        if self._tracker is not None:
+            self._tracker.close()
+            self._tracker = None
+        if self.track:
+            from verifier_tui.engine.write_tracker import tracker
+
+            self._tracker = tracker()
         # A verifier may have replaced its workspace (or the tests folder) by a
         # link to another folder: syncing through it would delete and write
         # there. Make it a real folder of ours again first.
@@ -71,10 +103,39 @@ class Mirror:
         for rel in [r for r in self.index if r not in seen]:
             del self.index[rel]
 
+    def _sync_rel(self, rel: str) -> None:
+        """Bring one path of the copy up to date (a folder: all of it)."""
+        if not rel or rel == ".":
+            self._full_sync()
+            return
+        parts = rel.split("/")
+        for depth in range(1, len(parts)):
+            ancestor = "/".join(parts[:depth])
+            if not (_real_dir(self.source / ancestor) and _real_dir(self.target / ancestor)):
+                self._sync_rel(ancestor)  # made, removed or replaced as a whole: take it whole
+                return
+        if parts[-1] in _SKIP_NAMES or self._kept(rel):
+            return
+        src, dst = self.source / rel, self.target / rel
+        if not os.path.lexists(src):
+            if os.path.lexists(dst):
+                remove_path(dst)
+            self.index.pop(rel, None)
+            return
+        dentry = _Entry(dst) if os.path.lexists(dst) else None
+        self._sync_entry(_Entry(src), dst, rel, dentry, set())
+
+    def close(self) -> None:
+        if self._tracker is not None:
+            self._tracker.close()
+            self._tracker = None
+
     def _kept(self, rel: str) -> bool:
         return rel in self.keep or any(k.startswith(rel + "/") for k in self.keep)
 
     def _sync_dir(self, src: Path, dst: Path, prefix: str, seen: set[str]) -> None:
+        if self._tracker is not None:
+            self._tracker.watch(str(dst), prefix.rstrip("/"))
         try:
             src_entries = {e.name: e for e in os.scandir(src)}
         except OSError as exc:
@@ -198,6 +259,38 @@ class Mirror:
         if dentry is not None:
             remove_path(dst)
         seen.discard(rel)
+
+
+class _Entry:
+    """The part of ``os.DirEntry`` a sync uses, for a path looked up alone."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = str(path)
+        self._st = None
+
+    def stat(self, follow_symlinks: bool = False) -> os.stat_result:
+        if self._st is None:
+            self._st = os.lstat(self.path)
+        return self._st
+
+    def is_dir(self, follow_symlinks: bool = False) -> bool:
+        try:
+            return stat.S_ISDIR(self.stat().st_mode)
+        except OSError:
+            return False
+
+    def is_symlink(self) -> bool:
+        try:
+            return stat.S_ISLNK(self.stat().st_mode)
+        except OSError:
+            return False
+
+
+def _real_dir(path: Path) -> bool:
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 def _copy_contents(src: Path, dst: Path, sst: os.stat_result) -> None:

@@ -172,6 +172,9 @@ class RunResult:
     phases: list[dict[str, Any]] | None = None  # the runner's --phases-to lines, when the spec asked for them
     task_refused: str | None = None  # why Harbor would refuse to load the task (its task.toml), if it would
     environment: dict[str, Any] | None = None  # what the runner's environment held and where each came from
+    sandbox: str = ""  # "namespace" or "copy": how the run was kept apart from the user's files
+    strays: list[str] = field(default_factory=list)  # command lines of processes the run left running (all ended)
+    user_files_written: list[str] = field(default_factory=list)  # the user's files the run wrote (copy sandbox)
 
     @property
     def mode(self) -> str:
@@ -264,6 +267,9 @@ class RunResult:
             "notices": self.notices,
             "harbor_refuses_task": self.task_refused,
             "environment": self.environment,
+            "sandbox": self.sandbox,
+            "strays": list(self.strays),
+            "user_files_written": list(self.user_files_written),
         }
 
 

@@ -84,6 +84,9 @@ class ProcessResult:
     output_cut_short: bool = False
     """A pipe was still open after the leader exited (held by a process
     outside the group); we stopped reading it after :data:`DRAIN_AFTER_EXIT_S`."""
+    strays: tuple = ()
+    """The command lines of the processes found still running once the leader
+    was over (by ``marker``, see :mod:`verifier_tui.engine.strays`); all were ended."""
 
 
 class ProcessCancelled(Exception):
@@ -128,6 +131,7 @@ def run_process(
     grace_s: float = DEFAULT_GRACE_S,
     on_output: Callable[[str, str], None] | None = None,
     cancel: CancelSignal | None = None,
+    marker: str | None = None,
 ) -> ProcessResult:
     """Run ``argv`` in its own process group to its end and capture its output, bounded.
 
@@ -141,6 +145,10 @@ def run_process(
     ``cancel`` is set, the group is ended (SIGTERM, ``grace_s``, SIGKILL), the
     leader reaped, and then :class:`ProcessCancelled` is raised. An exception
     in this thread (Ctrl+C) ends the group the same way before it propagates.
+
+    ``marker``: the token of :data:`verifier_tui.engine.strays.MARKER` in
+    ``env``; once the leader is over, every process that carries it (those
+    that left the group too) is ended, and listed in ``strays``.
     """
     started = time.perf_counter()
     if not argv:
@@ -150,7 +158,7 @@ def run_process(
                                 stderr=subprocess.PIPE, start_new_session=True)
     except (OSError, ValueError, subprocess.SubprocessError) as exc:
         return _not_started(_start_error_text(argv, exc), started)
-    child = _Child(proc, cap_bytes, on_output, cancel)
+    child = _Child(proc, cap_bytes, on_output, cancel, marker)
     try:
         deadline = None if timeout_s is None else started + timeout_s
         try:
@@ -174,6 +182,7 @@ def run_process(
         pid=proc.pid,
         killed_leftovers=child.killed_leftovers,
         output_cut_short=child.output_cut_short,
+        strays=tuple(child.strays),
     )
 
 
@@ -186,6 +195,7 @@ async def arun_process(
     cap_bytes: int = DEFAULT_CAP_BYTES,
     grace_s: float = DEFAULT_GRACE_S,
     on_output: Callable[[str, str], None] | None = None,
+    marker: str | None = None,
 ) -> ProcessResult:
     """:func:`run_process` from asyncio, in a thread of its own.
 
@@ -209,7 +219,8 @@ async def arun_process(
     def work() -> None:
         try:
             outcome = (run_process(argv, cwd=cwd, env=env, timeout_s=timeout_s, cap_bytes=cap_bytes, grace_s=grace_s,
-                                   on_output=on_loop if on_output is not None else None, cancel=cancel), None)
+                                   on_output=on_loop if on_output is not None else None, cancel=cancel,
+                                   marker=marker), None)
         except BaseException as exc:  # noqa: BLE001 - handed to the awaiting task
             outcome = (None, exc)
         try:
@@ -260,8 +271,11 @@ def _call_quietly(callback: Callable[[str, str], None], stream: str, text: str) 
 class _Child:
     """A started child and everything the core watches about it."""
 
-    def __init__(self, proc: subprocess.Popen, cap_bytes: int, on_output, cancel: CancelSignal | None) -> None:
+    def __init__(self, proc: subprocess.Popen, cap_bytes: int, on_output, cancel: CancelSignal | None,
+                 marker: str | None = None) -> None:
         self.proc = proc
+        self.marker = marker
+        self.strays: list[str] = []
         self.pipes = [proc.stdout.fileno(), proc.stderr.fileno()]  # type: ignore[union-attr]
         self.captures = [BoundedCapture(cap_bytes), BoundedCapture(cap_bytes)]
         self.on_output = on_output
@@ -315,10 +329,22 @@ class _Child:
         if not self.has_exited:
             self.proc.wait()  # SIGKILL cannot be ignored: this is prompt
             self._exited()
+        self._end_strays()
+
+    def _end_strays(self) -> None:
+        """End the leader's descendants that left its group (found by the marker)."""
+        if self.marker is not None:
+            from verifier_tui.engine.strays import end
+
+            for command in end(self.marker):
+                if command not in self.strays:
+                    self.strays.append(command)
 
     def drain(self) -> None:
         """After the leader's exit: kill what it left in its group, then read
-        until the pipes close, for :data:`DRAIN_AFTER_EXIT_S` at most."""
+        until the pipes close, for :data:`DRAIN_AFTER_EXIT_S` at most. Its
+        escaped descendants are ended first: they would hold the pipes."""
+        self._end_strays()
         self.killed_leftovers = _signal_group(self.proc.pid, signal.SIGKILL)
         until = time.perf_counter() + DRAIN_AFTER_EXIT_S
         while self.open and time.perf_counter() < until:

@@ -32,6 +32,9 @@ from verifier_tui.engine.invocation import (
     prepare,
     read_explain,
 )
+from verifier_tui.engine.isolation import NAMESPACE, Isolation
+from verifier_tui.engine.isolation import choose as choose_isolation
+from verifier_tui.engine.isolation import requested as requested_isolation
 from verifier_tui.engine.process import run_process
 from verifier_tui.engine.stage import Scratch, Stage
 from verifier_tui.engine.task_kinds import runner_notices
@@ -87,6 +90,9 @@ class Session:
         self.task_data: Path | None = None
         self.task_id: str | None = None  # the row of ``task_data`` (a .jsonl) in use, if any
         self.runner = "ours"  # or "task": the task's own tests/.ng/run_verifier.py
+        requested_isolation()  # a bad VERIFIER_TUI_SANDBOX is one line now, not at the first run
+        self._isolation: Isolation | None = None
+        self._live = False  # a watcher reports every change to the user's files (note_change)
         self._apply_options(self.options)
 
     # -- choices -----------------------------------------------------------
@@ -200,6 +206,16 @@ class Session:
         self.runner = which
 
     @property
+    def isolation(self) -> Isolation:
+        """How this session's runs are kept apart from the user's files
+        (namespaces where the machine allows them; see engine/isolation.py).
+        Raises :class:`IsolationError` when ``VERIFIER_TUI_SANDBOX`` asks for
+        what cannot be had."""
+        if self._isolation is None:
+            self._isolation = choose_isolation()
+        return self._isolation
+
+    @property
     def mode(self) -> str:
         return "server" if self.response is not None else "harbor"
 
@@ -301,7 +317,8 @@ class Session:
         for stage in pool:
             if id(stage) not in self._busy:
                 return stage
-        stage = self.scratch.new_stage()
+        stage = self.scratch.new_stage(namespace=self.isolation.kind == NAMESPACE)
+        stage.follow(self._live)
         pool.append(stage)
         return stage
 
@@ -330,7 +347,8 @@ class Session:
             prepared = prepare(spec, stage)
             if prepared.start_error or prepared.shim_refusal:
                 return self._not_started(prepared, trigger, sequence)
-            done = run_process(prepared.argv, cwd=prepared.cwd, env=prepared.env, timeout_s=spec.timeout_s)
+            done = run_process(prepared.argv, cwd=prepared.cwd, env=prepared.env, timeout_s=spec.timeout_s,
+                               marker=prepared.marker)
             return collect(prepared, done, trigger=trigger, sequence=sequence)
         finally:
             self._release(stage)
@@ -371,7 +389,7 @@ class Session:
 
             try:
                 done = await arun_process(prepared.argv, cwd=prepared.cwd, env=prepared.env, timeout_s=spec.timeout_s,
-                                          on_output=live if on_output is not None else None)
+                                          on_output=live if on_output is not None else None, marker=prepared.marker)
             finally:
                 if watcher is not None:
                     watcher.cancel()
@@ -386,7 +404,8 @@ class Session:
         prepared = self.prepare(spec)
         if prepared.start_error or prepared.shim_refusal:
             return {"error": prepared.start_error or prepared.shim_refusal}
-        done = run_process(prepared.argv, cwd=prepared.cwd, env=prepared.env, timeout_s=spec.timeout_s)
+        done = run_process(prepared.argv, cwd=prepared.cwd, env=prepared.env, timeout_s=spec.timeout_s,
+                           marker=prepared.marker)
         data = read_explain(prepared, done.stdout.text)
         if data is None:
             return no_explanation(prepared, done)
@@ -397,6 +416,24 @@ class Session:
         return collect(prepared, None, trigger=trigger, sequence=sequence)
 
     # -- watching ----------------------------------------------------------
+
+    def follow_changes(self, live: bool) -> None:
+        """A watcher is now in place (or gone): while one is, it hands every
+        change to :meth:`note_change`, and the copy sandbox copies only what
+        changed. (Changes made before it was in place are not known: the next
+        staging walks the whole workspace once.)"""
+        self._live = live
+        for stage in self._all_stages():
+            stage.follow(live)
+
+    def note_change(self, change: Any) -> None:
+        """What the watcher saw (a :class:`~verifier_tui.engine.watch.changes.Change`),
+        for the copies of the workspace to follow."""
+        for stage in self._all_stages():
+            stage.note(change.paths, change.recreated)
+
+    def _all_stages(self) -> list[Stage]:
+        return [stage for pool in self._stages.values() for stage in pool]
 
     def watch_targets(self) -> list[Any]:
         """What a change to re-runs on: the tests folder, the workspace, the

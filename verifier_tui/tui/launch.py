@@ -24,6 +24,7 @@ def launch(args) -> int:
         return 2
     session = Session(args.path, args.options)
     try:
+        session.isolation  # noqa: B018 - a sandbox asked for and impossible is one line (IsolationError), not a screen
         from verifier_tui.tui.app import VerifierApp  # Textual: only now that the TUI really starts
 
         app = VerifierApp(session, watch=not args.no_watch, poll=args.poll)

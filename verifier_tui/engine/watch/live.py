@@ -88,6 +88,7 @@ class LiveRuns:
         """A relevant file changed: re-read the task when its shape may have
         changed (task.toml, anything in tests/), then run."""
         session = self.session
+        session.note_change(change)  # for the copy sandbox's mirror: copy what changed, not the whole tree
         if any(p.name == "task.toml" or p.is_relative_to(session.task.tests_dir) for p in change.paths):
             try:
                 session.reload_task()
@@ -134,6 +135,7 @@ class LiveRuns:
                 self._watcher = watcher
                 try:
                     await watcher.start()
+                    self.session.follow_changes(True)
                     self.watch_ready.set()
                     if self._on_watching is not None:
                         self._on_watching()
@@ -143,6 +145,7 @@ class LiveRuns:
                     async for change in watcher.changes():
                         self.on_change(change)
                 finally:
+                    self.session.follow_changes(False)
                     self.watch_ready.clear()
                     self._watcher = None
                     await watcher.close()

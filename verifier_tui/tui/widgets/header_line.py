@@ -1,5 +1,5 @@
 """The line at the top: task, verifier, case and mode, each with
-the key that changes it."""
+the key that changes it, and the sandbox runs get."""
 
 from __future__ import annotations
 
@@ -24,7 +24,10 @@ MODE_WORDS = {"harbor": "Harbor mode (no response)", "server": "server mode (res
 
 
 class HeaderLine(Static):
-    """``foo · verifier tests/verifier.py v · case good s · Harbor mode (no response) m``."""
+    """``foo · verifier tests/verifier.py v · case good s · Harbor mode (no response) m · sandbox: namespace``."""
+
+    _choices: Content | None = None
+    _sandbox: Content | None = None
 
     def show(self, session: "Session", fmt: "Display", explain: dict[str, Any] | None) -> None:
         verifier = fmt.in_task(session.verifier) if session.verifier else "none found"
@@ -41,4 +44,23 @@ class HeaderLine(Static):
         if runner is not None:  # only when the task ships its own runner
             differs = session.task.own_runner is not None and not session.task.own_runner.same_as_ours
             parts += [SEP, (runner, "bold $warning" if differs else "bold"), (" R", KEY)]
-        self.update(Content.assemble(*parts))
+        self._choices = Content.assemble(*parts)
+        # How runs are kept apart from the user's files (engine/isolation.py):
+        # the kind here, the whole sentence (and why a copy) on hover.
+        isolation = session.isolation
+        self._sandbox = Content.assemble((isolation.short, "$warning" if isolation.fallback else LABEL))
+        self.tooltip = isolation.words
+        self._draw()
+
+    def on_resize(self) -> None:
+        self._draw()
+
+    def _draw(self) -> None:
+        if self._choices is None:
+            return
+        line = Content.assemble(self._choices, SEP, self._sandbox)
+        width = self.content_size.width
+        if width and line.cell_length > width:
+            # on a line of its own rather than cut after a dangling separator
+            line = Content.assemble(self._choices, "\n", self._sandbox)
+        self.update(line)

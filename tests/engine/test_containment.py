@@ -1,0 +1,239 @@
+"""Containment: nothing a run starts outlives it, and the user's files are
+never written (issue 9), in each sandbox this machine has (``sandbox``
+fixture: the namespace where there is one, the copy everywhere).
+
+Real runs of the real runner; processes are found by a word in their command
+line (a pid read inside a PID namespace means nothing outside it).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+
+import pytest
+
+from tests.helpers import PY, make_task, run_tool, wait_none_with
+from verifier_tui.engine import isolation
+from verifier_tui.engine.model import Outcome
+from verifier_tui.engine.session import Options, Session
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="checks processes through /proc")
+
+ESCAPES = {
+    # a child in a process group of its own
+    "process_group=0": "subprocess.Popen(SLEEPER, process_group=0, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)",
+    # the daemon's double fork: a new session, the middle process gone
+    "double fork + setsid": (
+        "pid = os.fork()\n"
+        "    if pid == 0:\n"
+        "        os.setsid()\n"
+        "        if os.fork() == 0:\n"
+        "            os.execv(SLEEPER[0], SLEEPER)\n"
+        "        os._exit(0)\n"
+        "    os.waitpid(pid, 0)"
+    ),
+}
+
+
+def escaping_task(tmp_path, token: str, escape: str, *, then: str = "return 1.0"):
+    return make_task(tmp_path / "t", f"""\
+import os, subprocess, sys, time
+
+SLEEPER = [sys.executable, "-c", "import time; time.sleep(300)", {token!r}]
+
+def verify(workspace):
+    {ESCAPES[escape]}
+    {then}
+""")
+
+
+@pytest.mark.parametrize("escape", list(ESCAPES))
+def test_an_escaped_process_is_ended_and_reported(tmp_path, sandbox, escape):
+    token = f"vtui-escape-{os.getpid()}-{time.monotonic_ns()}"
+    task_dir = escaping_task(tmp_path, token, escape)
+    with Session(task_dir, Options(python=PY)) as session:
+        result = session.run()
+    assert result.outcome is Outcome.REWARD_WRITTEN, result.stderr.text
+    assert wait_none_with(token) == [], "the escaped process outlived the run"
+    assert len(result.strays) == 1 and token in result.strays[0]
+    assert result.to_json()["strays"] == result.strays
+    assert any("left 1 process(es) running" in n for n in result.notices)
+
+
+def test_an_escaped_process_is_ended_when_the_run_times_out(tmp_path, sandbox):
+    token = f"vtui-timeout-{os.getpid()}-{time.monotonic_ns()}"
+    task_dir = escaping_task(tmp_path, token, "double fork + setsid", then="time.sleep(300)")
+    with Session(task_dir, Options(python=PY, timeout=1)) as session:
+        result = session.run()
+    assert result.outcome is Outcome.TIMED_OUT
+    assert wait_none_with(token) == []
+    assert any(token in command for command in result.strays)
+
+
+def test_an_escaped_process_holding_the_pipes_is_not_waited_for(tmp_path, sandbox):
+    """The escaped process keeps stdout and stderr open: the run's output is
+    all there, the process is ended, and the run's duration is the runner's
+    own, not the 300 s the escaped process would have taken."""
+    token = f"vtui-pipes-{os.getpid()}-{time.monotonic_ns()}"
+    task_dir = make_task(tmp_path / "t", f"""\
+        import os, subprocess, sys
+
+        def verify(workspace):
+            subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)", {token!r}], start_new_session=True)
+            print("the verifier's own output")
+            return 1.0
+    """)
+    with Session(task_dir, Options(python=PY)) as session:
+        result = session.run()
+    assert result.outcome is Outcome.REWARD_WRITTEN
+    assert result.stdout.text == "the verifier's own output\n"
+    assert wait_none_with(token) == []
+    assert any(token in command for command in result.strays)
+    assert result.duration_s + result.pipe_wait_s < 300
+
+
+# ---------------------------------------------------------------------------
+# The user's files
+
+
+def test_the_users_task_data_and_response_are_copies(tmp_path, sandbox):
+    """A verifier that finds its inputs in sys.argv and writes them writes
+    the tool's copies; the paths it shows are still the user's."""
+    task_dir = make_task(tmp_path / "t", """\
+        import sys
+
+        def verify(workspace, task_data, response):
+            for flag in ("--task-data", "--response"):
+                path = sys.argv[sys.argv.index(flag) + 1]
+                print(flag, path)
+                with open(path, "w") as handle:
+                    handle.write("overwritten by the verifier")
+            return 1.0
+    """)
+    task_data = tmp_path / "t" / "task_data.json"
+    task_data.write_text('{"answer": 42}')
+    response = tmp_path / "response.json"
+    response.write_text('{"object": "response", "output": []}')
+    with Session(task_dir, Options(python=PY, task_data=task_data, response=response)) as session:
+        result = session.run()
+    assert result.outcome is Outcome.REWARD_WRITTEN, result.stderr.text
+    assert task_data.read_text() == '{"answer": 42}'
+    assert response.read_text() == '{"object": "response", "output": []}'
+    assert result.stdout.text == f"--task-data {task_data}\n--response {response}\n"
+    assert result.user_files_written == []
+
+
+def test_a_write_through_a_link_to_a_users_file(tmp_path, sandbox):
+    """With namespaces the user's files are read-only: the write fails and
+    the file is untouched. Without, it cannot be stopped, but it is reported
+    (result, --json, notices)."""
+    victim = tmp_path / "t" / "tests" / "helper.py"
+    task_dir = make_task(tmp_path / "t", f"""\
+        import os
+
+        def verify(workspace):
+            os.symlink({str(victim)!r}, workspace / "link")
+            try:
+                with open(workspace / "link", "w") as handle:
+                    handle.write("# written by the verifier")
+                print("written")
+            except OSError as exc:
+                print("refused:", exc.strerror)
+            return 1.0
+    """, files={"helper.py": "# the user's helper\n"}, cases={"only": {"a.txt": "a"}})
+    with Session(task_dir, Options(python=PY)) as session:
+        result = session.run()
+    assert result.outcome is Outcome.REWARD_WRITTEN, result.stderr.text
+    if sandbox == "namespace":
+        assert result.stdout.text == "refused: Read-only file system\n"
+        assert victim.read_text() == "# the user's helper\n"
+        assert result.user_files_written == []
+    else:
+        assert result.stdout.text == "written\n"
+        assert result.user_files_written == [str(victim)]
+        assert result.to_json()["user_files_written"] == [str(victim)]
+        assert any("wrote your own files" in n and str(victim) in n for n in result.notices)
+
+
+def test_the_workspace_seen_through_the_overlay_is_whole_and_writable(tmp_path, sandbox):
+    """The verifier sees the whole workspace, may change it, and the next run
+    sees the user's workspace again; the user's files are never changed."""
+    task_dir = make_task(tmp_path / "t", """\
+        import shutil
+
+        def verify(workspace):
+            print(sorted(str(p.relative_to(workspace)) for p in workspace.rglob("*")))
+            (workspace / "a.txt").write_text("changed")
+            shutil.rmtree(workspace / "d")
+            (workspace / "new.txt").write_text("new")
+            return 1.0
+    """, cases={"only": {"a.txt": "a", "d/b.txt": "b", "d/e/c.txt": "c"}})
+    ws = task_dir / "cases" / "only" / "workspace"
+    with Session(task_dir, Options(python=PY)) as session:
+        first = session.run()
+        second = session.run()
+    assert first.outcome is Outcome.REWARD_WRITTEN, first.stderr.text
+    listing = "['a.txt', 'd', 'd/b.txt', 'd/e', 'd/e/c.txt']\n"
+    assert first.stdout.text == listing and second.stdout.text == listing
+    assert (ws / "a.txt").read_text() == "a" and (ws / "d" / "e" / "c.txt").read_text() == "c"
+    assert not (ws / "new.txt").exists()
+    assert first.sandbox == sandbox
+
+
+# ---------------------------------------------------------------------------
+# Choosing the sandbox
+
+
+def test_the_sandbox_in_force_is_in_the_json_and_the_header(env, tmp_path, sandbox):
+    task_dir = make_task(tmp_path / "t")
+    env = dict(env, VERIFIER_TUI_SANDBOX=sandbox)
+    done = run_tool(env, "run", "--json", task_dir, "--python", PY)
+    assert json.loads(done.stdout)["sandbox"] == sandbox
+    text = run_tool(env, "run", task_dir, "--python", PY).stdout
+    assert text.splitlines()[1].startswith(f"sandbox: {sandbox}")
+
+
+def test_a_bad_sandbox_value_is_one_line(env, tmp_path):
+    task_dir = make_task(tmp_path / "t")
+    done = run_tool(dict(env, VERIFIER_TUI_SANDBOX="chroot"), "run", task_dir, "--python", PY)
+    assert done.returncode == 2
+    assert done.stderr == "verifier-tui: VERIFIER_TUI_SANDBOX='chroot': expected auto, namespace or copy\n"
+
+
+def test_a_forced_namespace_where_there_is_none_is_one_line(env, tmp_path, private_cache):
+    """A machine without namespaces, as the tool remembers it (its probe's
+    answer in the cache), asked for one."""
+    from verifier_tui.engine import cache
+
+    key = f"{os.uname().release} uid {os.getuid()} {isolation._tool('unshare')}"
+    (private_cache / "verifier-tui").mkdir(parents=True, mode=0o700)
+    os.environ["XDG_CACHE_HOME"] = str(private_cache)
+    cache.store("isolation.json", {key: {"problem": "unshare: unshare failed: Operation not permitted"}})
+    task_dir = make_task(tmp_path / "t")
+    done = run_tool(dict(env, VERIFIER_TUI_SANDBOX="namespace"), "run", task_dir, "--python", PY)
+    assert done.returncode == 2
+    assert done.stderr == ("verifier-tui: VERIFIER_TUI_SANDBOX=namespace, but this machine cannot: "
+                           "unshare: unshare failed: Operation not permitted\n")
+    auto = run_tool(env, "run", "--json", task_dir, "--python", PY)
+    assert json.loads(auto.stdout)["sandbox"] == "copy"
+
+
+# ---------------------------------------------------------------------------
+# --python pointing at something that does not answer
+
+
+def test_an_interpreter_that_hangs_is_bounded_and_ended(env, tmp_path):
+    token = f"vtui-hang-{os.getpid()}-{time.monotonic_ns()}"
+    fake = tmp_path / "python-that-hangs"
+    sleeper = f"{PY} -c 'import time; time.sleep(300)' {token}"
+    fake.write_text(f"#!/bin/sh\n{sleeper} &\nexec {sleeper}\n")  # it starts a child, then hangs
+    fake.chmod(0o755)
+    task_dir = make_task(tmp_path / "t")
+    done = run_tool(env, "run", task_dir, "--python", fake, "--timeout", "1")
+    assert done.returncode == 127
+    assert f"{fake} did not answer within 1 s" in done.stdout
+    assert "Traceback" not in done.stderr and "import" not in done.stdout
+    assert wait_none_with(token) == [], "the interpreter or its child outlived the probe"

@@ -1,0 +1,163 @@
+"""The copy sandbox's mirror follows the watcher's changes and the run's own
+writes instead of walking the whole workspace (issue 11), and stays exact:
+a change the events missed, a verifier that damages the copy, a re-created
+workspace, 100,000 files with 5 changed.
+
+Real runs of the real runner with ``VERIFIER_TUI_SANDBOX=copy``; the watcher's
+reports are handed to the session as ``LiveRuns`` hands them
+(``Session.follow_changes``, ``Session.note_change``).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import PY, make_task
+from verifier_tui.engine.model import Outcome
+from verifier_tui.engine.session import Options, Session
+from verifier_tui.engine.watch.changes import Change
+
+LISTING = """\
+import os
+from pathlib import Path
+
+def verify(workspace):
+    out = []
+    for folder, dirs, files in os.walk(workspace):
+        for name in sorted(dirs + files):
+            path = Path(folder) / name
+            rel = path.relative_to(workspace).as_posix()
+            out.append((rel, "dir") if path.is_dir() else (rel, path.read_text()))
+    print(sorted(out))
+    return 1.0
+"""
+
+
+@pytest.fixture(autouse=True)
+def copy_sandbox(monkeypatch):
+    monkeypatch.setenv("VERIFIER_TUI_SANDBOX", "copy")
+
+
+def tree(root: Path) -> dict[str, object]:
+    out = {}
+    for folder, dirs, files in os.walk(root):
+        for name in dirs + files:
+            path = Path(folder) / name
+            rel = path.relative_to(root).as_posix()
+            st = os.lstat(path)
+            out[rel] = ("dir", stat.S_IMODE(st.st_mode)) if stat.S_ISDIR(st.st_mode) else (
+                "file", stat.S_IMODE(st.st_mode), path.read_bytes())
+    return out
+
+
+def live_session(task_dir: Path) -> tuple[Session, object]:
+    session = Session(task_dir, Options(python=PY))
+    spec = session.spec()
+    session.follow_changes(True)  # a watcher is in place from now on
+    return session, spec
+
+
+def changed(*paths: Path, recreated: tuple[Path, ...] = ()) -> Change:
+    return Change(paths=frozenset(paths), deleted=frozenset(p for p in paths if not p.exists()),
+                  recreated=frozenset(recreated))
+
+
+def test_only_what_changed_is_copied_and_the_copy_stays_exact_at_100k_files(tmp_path):
+    task_dir = make_task(tmp_path / "t", "def verify(workspace):\n    return 1.0\n", cases={"only": {}})
+    ws = task_dir / "cases" / "only" / "workspace"
+    for folder in range(1000):
+        (ws / f"d{folder}").mkdir()
+        for index in range(100):
+            (ws / f"d{folder}" / f"f{index}.txt").write_text(f"{folder}/{index}")
+    session, spec = live_session(task_dir)
+    with session:
+        session.run(spec)
+        mirror = session.stage_for(spec).workspace
+        assert mirror.walked and mirror.files_copied == 100_000
+        edits = [ws / f"d{n * 199}" / f"f{n}.txt" for n in range(5)]
+        for path in edits:
+            path.write_text("changed by the user")
+        session.note_change(changed(*edits))
+        result = session.run(spec)
+        assert result.outcome is Outcome.REWARD_WRITTEN
+        assert not mirror.walked and mirror.files_copied == 5
+        assert tree(mirror.target) == tree(ws)
+
+
+def test_a_verifier_that_damages_the_copy_is_repaired_without_a_walk(tmp_path):
+    task_dir = make_task(tmp_path / "t", LISTING.replace("    return 1.0", """\
+    (workspace / "a.txt").write_text("damaged")
+    (workspace / "d" / "e" / "c.txt").unlink()
+    os.chmod(workspace / "d", 0o500)
+    (workspace / "planted.txt").write_text("planted")
+    (workspace / "newdir").mkdir()
+    (workspace / "newdir" / "x").write_text("x")
+    return 1.0"""), cases={"only": {"a.txt": "a", "d/b.txt": "b", "d/e/c.txt": "c"}})
+    ws = task_dir / "cases" / "only" / "workspace"
+    session, spec = live_session(task_dir)
+    with session:
+        first = session.run(spec)
+        second = session.run(spec)
+        mirror = session.stage_for(spec).workspace
+        third = session.run(spec)
+        assert first.outcome is Outcome.REWARD_WRITTEN, first.stderr.text
+        assert first.stdout.text == second.stdout.text == third.stdout.text
+        assert not mirror.walked  # the tracker told what the run wrote: nothing else was looked at
+        assert "('a.txt', 'a')" in third.stdout.text and "planted" not in third.stdout.text
+
+
+def test_a_change_the_events_missed_is_caught(tmp_path):
+    """Changes made while no watcher was following, and changes under a
+    watcher that lost events (it reports the root as re-created), are found
+    by a walk; a change reported by the events alone needs none."""
+    task_dir = make_task(tmp_path / "t", LISTING, cases={"only": {"a.txt": "a", "b.txt": "b"}})
+    ws = task_dir / "cases" / "only" / "workspace"
+    session, spec = live_session(task_dir)
+    with session:
+        session.run(spec)
+        session.follow_changes(False)  # the watcher is restarted: a gap
+        (ws / "a.txt").write_text("changed in the gap")
+        session.follow_changes(True)
+        assert "changed in the gap" in session.run(spec).stdout.text
+        (ws / "b.txt").write_text("changed while events were lost")
+        session.note_change(changed(ws, recreated=(ws,)))  # what the watcher says after an overflow
+        result = session.run(spec)
+        assert "changed while events were lost" in result.stdout.text
+        assert session.stage_for(spec).workspace.walked
+
+
+def test_a_recreated_workspace_is_copied_whole(tmp_path):
+    task_dir = make_task(tmp_path / "t", LISTING, cases={"only": {"a.txt": "a", "d/b.txt": "b"}})
+    ws = task_dir / "cases" / "only" / "workspace"
+    session, spec = live_session(task_dir)
+    with session:
+        session.run(spec)
+        shutil.rmtree(ws)
+        (ws / "other").mkdir(parents=True)
+        (ws / "other" / "z.txt").write_text("z")
+        session.note_change(changed(ws, recreated=(ws,)))
+        result = session.run(spec)
+    assert result.stdout.text == "[('other', 'dir'), ('other/z.txt', 'z')]\n"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the write tracker is inotify")
+def test_deleted_and_added_paths_reported_by_the_events(tmp_path):
+    task_dir = make_task(tmp_path / "t", LISTING, cases={"only": {"a.txt": "a", "d/b.txt": "b"}})
+    ws = task_dir / "cases" / "only" / "workspace"
+    session, spec = live_session(task_dir)
+    with session:
+        session.run(spec)
+        (ws / "a.txt").unlink()
+        shutil.rmtree(ws / "d")
+        (ws / "n" / "m").mkdir(parents=True)
+        (ws / "n" / "m" / "k.txt").write_text("k")
+        session.note_change(changed(ws / "a.txt", ws / "d", ws / "n"))
+        result = session.run(spec)
+        assert not session.stage_for(spec).workspace.walked
+    assert result.stdout.text == "[('n', 'dir'), ('n/m', 'dir'), ('n/m/k.txt', 'k')]\n"

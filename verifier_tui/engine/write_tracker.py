@@ -1,0 +1,107 @@
+"""What a run wrote in a mirror, as the kernel saw it (Linux inotify).
+
+The copy sandbox reuses its private mirror of the workspace from run to run.
+A verifier may change that copy, so before the next run the mirror must be
+put right. Walking the whole copy for that costs what the workspace costs
+(900 ms at 100,000 files); asking the kernel which entries were touched costs
+what the run touched. Every folder of the mirror is watched (one inotify
+watch each, added as the mirror makes or visits it); :meth:`WriteTracker.take`
+returns the paths written since it was last called, or None when that cannot
+be told (the event queue overflowed, a folder was moved, a watch could not be
+added): the mirror then walks it all, as without a tracker.
+
+Only where ``inotify_init1`` exists (Linux); elsewhere :func:`tracker` gives
+None and every re-run walks the mirror.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+
+_MODIFY, _ATTRIB, _CLOSE_WRITE = 0x2, 0x4, 0x8
+_MOVED_FROM, _MOVED_TO, _CREATE, _DELETE = 0x40, 0x80, 0x100, 0x200
+_DELETE_SELF, _MOVE_SELF, _OVERFLOW, _IGNORED = 0x400, 0x800, 0x4000, 0x8000
+_ONLYDIR, _DONT_FOLLOW, _EXCL_UNLINK = 0x01000000, 0x02000000, 0x04000000
+_MASK = (_MODIFY | _ATTRIB | _CLOSE_WRITE | _MOVED_FROM | _MOVED_TO | _CREATE | _DELETE | _DELETE_SELF
+         | _MOVE_SELF | _ONLYDIR | _DONT_FOLLOW | _EXCL_UNLINK)
+_NONBLOCK, _CLOEXEC = os.O_NONBLOCK, 0o2000000
+_HEADER = struct.Struct("iIII")
+
+_libc = None
+
+
+def tracker() -> WriteTracker | None:
+    """A new tracker, or None where the kernel offers none."""
+    global _libc
+    try:
+        if _libc is None:
+            import ctypes
+
+            _libc = ctypes.CDLL(None, use_errno=True)
+            _libc.inotify_init1  # noqa: B018 - AttributeError where there is none
+        fd = _libc.inotify_init1(_NONBLOCK | _CLOEXEC)
+    except (OSError, AttributeError):
+        return None
+    return WriteTracker(fd) if fd >= 0 else None
+
+
+class WriteTracker:
+    """The folders of one mirror, watched for writes."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.folders: dict[int, str] = {}  # watch descriptor: the folder's path relative to the mirror
+        self.lost = False
+
+    def watch(self, path: str, rel: str) -> None:
+        """Watch the folder ``path`` (``rel`` in the mirror: "" for its root)."""
+        wd = _libc.inotify_add_watch(self.fd, os.fsencode(path), _MASK)
+        if wd < 0:
+            self.lost = True  # e.g. fs.inotify.max_user_watches reached: walk instead
+        else:
+            self.folders[wd] = rel
+
+    def take(self) -> set[str] | None:
+        """The mirror's paths written since the last call (folders' own
+        changes included), or None when some may have been missed."""
+        written: set[str] = set()
+        while True:
+            try:
+                data = os.read(self.fd, 1 << 16)
+            except BlockingIOError:
+                break
+            except OSError:
+                self.lost = True
+                break
+            if not data:
+                break
+            offset = 0
+            while offset < len(data):
+                wd, mask, _cookie, size = _HEADER.unpack_from(data, offset)
+                name = data[offset + _HEADER.size: offset + _HEADER.size + size].rstrip(b"\0")
+                offset += _HEADER.size + size
+                if mask & _OVERFLOW:
+                    self.lost = True
+                    continue
+                folder = self.folders.get(wd)
+                if mask & _IGNORED:
+                    self.folders.pop(wd, None)
+                    continue
+                if folder is None:
+                    continue
+                if mask & _MOVE_SELF:
+                    self.lost = True  # a watched folder now lies elsewhere: its paths are wrong
+                    continue
+                rel = f"{folder}/{os.fsdecode(name)}" if folder and name else (os.fsdecode(name) or folder)
+                written.add(rel)
+        if self.lost:
+            self.lost = False
+            return None
+        return written
+
+    def close(self) -> None:
+        try:
+            os.close(self.fd)
+        except OSError:
+            pass
