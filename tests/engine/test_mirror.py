@@ -10,6 +10,7 @@ reports are handed to the session as ``LiveRuns`` hands them
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 import stat
@@ -22,6 +23,7 @@ from tests.helpers import PY, make_task
 from verifier_tui.engine.model import Outcome
 from verifier_tui.engine.session import Options, Session
 from verifier_tui.engine.watch.changes import Change
+from verifier_tui.engine.watch.live import LiveRuns
 
 LISTING = """\
 import os
@@ -258,3 +260,69 @@ def test_a_big_first_copy_is_exact_modes_times_and_holes(quick_disk):
                 else:
                     assert dst.read_bytes() == src.read_bytes(), name
     assert "workspace: skipped d7/pipe: it is a FIFO, not a file" in result.notices
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the write tracker is inotify")
+async def test_changes_that_start_no_run_still_reach_the_copy(tmp_path):
+    """``.git/`` and an editor's backup file are noise to the watcher: saving
+    them starts no run. A verifier may read them all the same: the next run
+    sees them as they are now, and the copy learnt of them from the events
+    (no walk of the workspace)."""
+    task_dir = make_task(tmp_path / "t", """\
+        def verify(workspace):
+            print((workspace / ".git" / "HEAD").read_text(), (workspace / "notes.txt~").read_text())
+            return 1.0
+    """, cases={"only": {"a.txt": "a", ".git/HEAD": "ref: main", "notes.txt~": "old backup"}})
+    ws = task_dir / "cases" / "only" / "workspace"
+    session = Session(task_dir, Options(python=PY))
+    live = LiveRuns(session, lambda trigger, change: session.arun(trigger=trigger))
+
+    async def runs(count: int) -> None:
+        while live.scheduler.runs_finished < count:
+            await asyncio.sleep(0.01)
+
+    glue = asyncio.create_task(live.watch(run_first=True))
+    try:
+        await asyncio.wait_for(runs(1), 30)
+        (ws / ".git" / "HEAD").write_text("ref: feature")
+        (ws / "notes.txt~").write_text("new backup")
+        await asyncio.sleep(0.8)  # well over the watcher's debounce: no run came of it
+        assert live.scheduler.runs_started == 1
+        (ws / "a.txt").write_text("changed")
+        await asyncio.wait_for(runs(2), 30)
+        result = live.scheduler.latest_result
+        mirror = session.stage_for(session.spec()).workspace
+        assert not mirror.walked
+    finally:
+        live.stop_watching()
+        await asyncio.wait_for(glue, 10)
+        await live.close()
+        session.close()
+    assert result.stdout.text == "ref: feature new backup\n", result.stdout.text
+
+
+def test_a_big_copy_replaced_by_a_link_is_removed_as_a_link(quick_disk):
+    """The session's end removes a big copy on two cores; a verifier that
+    left a link to the user's folder in its place gets the link removed, and
+    nothing of what it points to is touched."""
+    victim = quick_disk / "victim"
+    (victim / "inner").mkdir(parents=True)
+    (victim / "inner" / "keep.txt").write_text("keep")
+    for folder in (victim, victim / "inner"):
+        os.chmod(folder, 0o755)
+    task_dir = make_task(quick_disk / "t", f"""\
+        import os, shutil
+
+        def verify(workspace):
+            shutil.rmtree(workspace)
+            os.symlink({str(victim)!r}, workspace)
+            return 1.0
+    """, cases={"only": {f"d{n // 100}/f{n}.txt": "x" for n in range(6000)}})
+    with Session(task_dir, Options(python=PY)) as session:
+        result = session.run()
+        assert result.outcome is Outcome.REWARD_WRITTEN, result.stderr.text
+        app = session.stage_for(session.spec()).app_dir
+        assert os.readlink(app) == str(victim)
+    assert not os.path.lexists(app)
+    assert (victim / "inner" / "keep.txt").read_text() == "keep"
+    assert [stat.S_IMODE(os.stat(f).st_mode) for f in (victim, victim / "inner")] == [0o755, 0o755]

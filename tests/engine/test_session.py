@@ -440,8 +440,9 @@ def test_output_that_is_not_utf8(tmp_path, run):
 
 
 def snapshot(root: Path) -> dict[str, tuple]:
-    """Every entry under ``root``: kind, permission bits, and bytes or link target."""
-    out: dict[str, tuple] = {}
+    """Every entry under ``root`` (and ``root``'s own permission bits): kind,
+    permission bits, and bytes or link target."""
+    out: dict[str, tuple] = {".": ("dir", stat.S_IMODE(os.lstat(root).st_mode))}
     for folder, dirs, files in os.walk(root, followlinks=False):
         for name in dirs + files:
             path = Path(folder) / name

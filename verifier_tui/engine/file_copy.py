@@ -80,11 +80,15 @@ def copy_file(src: str, dst: str, replace: bool) -> tuple[tuple, tuple]:
         if not stat.S_ISREG(sst.st_mode):
             raise NotAFile(errno.EINVAL, "not a regular file any more", src)
         target = _temporary_name(dst) if replace else dst
-        fd_out = os.open(target, _CREATE, 0o600)
+        mode = stat.S_IMODE(sst.st_mode) | stat.S_IRUSR | stat.S_IWUSR
+        # made with its mode when the umask leaves it whole (one system call
+        # fewer per file), else given it afterwards
+        fd_out = os.open(target, _CREATE, mode if mode & _umask() == 0 else 0o600)
         try:
             try:
                 _copy_contents(fd_in, fd_out, sst)
-                os.fchmod(fd_out, stat.S_IMODE(sst.st_mode) | stat.S_IRUSR | stat.S_IWUSR)
+                if mode & _umask() != 0:
+                    os.fchmod(fd_out, mode)
                 os.utime(fd_out, ns=(sst.st_atime_ns, sst.st_mtime_ns))
                 dst_st = os.fstat(fd_out)
             finally:
@@ -98,6 +102,28 @@ def copy_file(src: str, dst: str, replace: bool) -> tuple[tuple, tuple]:
     finally:
         os.close(fd_in)
     return source_sig(sst), copy_sig(dst_st)
+
+
+def _umask() -> int:
+    """The process's umask, read without changing it (``os.umask`` sets it,
+    for every thread at once); all bits when it cannot be read (Linux
+    before 4.7, macOS): every copy then gets its mode with ``fchmod``, or
+    with a mode that has set-id or sticky bits, which ``open`` may drop."""
+    global _known_umask
+    if _known_umask is None:
+        _known_umask = 0o7777
+        try:
+            with open("/proc/self/status", encoding="ascii", errors="replace") as handle:
+                for line in handle:
+                    if line.startswith("Umask:"):
+                        _known_umask = int(line.split()[1], 8) | 0o7000
+                        break
+        except (OSError, ValueError, IndexError):
+            pass
+    return _known_umask
+
+
+_known_umask: int | None = None
 
 
 def _temporary_name(dst: str) -> str:

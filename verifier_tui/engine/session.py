@@ -430,7 +430,7 @@ class Session:
         """What the watcher saw (a :class:`~verifier_tui.engine.watch.changes.Change`),
         for the copies of the workspace to follow."""
         for stage in self._all_stages():
-            stage.note(change.paths, change.recreated)
+            stage.note(change.paths | change.quiet, change.recreated)
 
     def _all_stages(self) -> list[Stage]:
         return [stage for pool in self._stages.values() for stage in pool]

@@ -203,8 +203,10 @@ class Stage:
         self.pending = None
 
     def close(self) -> None:
+        """The session is over: the copy of the workspace goes (the rest of
+        the stage goes with the scratch folder)."""
         if self.workspace is not None:
-            self.workspace.close()
+            self.workspace.remove()
 
     def _tidy_root(self) -> None:
         make_real_dir(self.root)
@@ -284,6 +286,6 @@ class Scratch:
         return stage
 
     def close(self) -> None:
-        remove_tree(self.root)
         for stage in self.stages:
             stage.close()
+        remove_tree(self.root)

@@ -43,6 +43,11 @@ class Change:
     """Watched folders that came (back) into existence: re-scan them whole."""
     names: tuple[tuple[Path, str], ...] = field(default=(), compare=False, repr=False)
     """Short display names ("tests/verifier.py", "response.json") by path."""
+    quiet: frozenset[Path] = frozenset()
+    """Paths under a watched folder that changed but start no run (caches,
+    version-control internals, editors' temporary files: see :mod:`.filters`).
+    A change may hold only these: the copy sandbox's mirror follows them all
+    (a verifier may read ``.git/``), runs are started by ``paths`` alone."""
 
     def name_of(self, path: Path) -> str:
         for known, name in self.names:
@@ -76,6 +81,7 @@ class Change:
             deleted=(self.deleted - later.paths) | later.deleted,
             recreated=(self.recreated - later.deleted) | later.recreated,
             names=tuple(sorted(names.items())),
+            quiet=self.quiet | later.quiet,
         )
 
     @staticmethod
@@ -95,6 +101,7 @@ class Change:
             "deleted": sorted(map(str, self.deleted)),
             "recreated": sorted(map(str, self.recreated)),
             "names": [[str(p), n] for p, n in self.names],
+            "quiet": sorted(map(str, self.quiet)),
         }
 
     @staticmethod
@@ -104,4 +111,5 @@ class Change:
             deleted=frozenset(map(Path, data["deleted"])),
             recreated=frozenset(map(Path, data["recreated"])),
             names=tuple((Path(p), n) for p, n in data["names"]),
+            quiet=frozenset(map(Path, data.get("quiet", ()))),
         )

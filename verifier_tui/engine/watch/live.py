@@ -89,6 +89,8 @@ class LiveRuns:
         changed (task.toml, anything in tests/), then run."""
         session = self.session
         session.note_change(change)  # for the copy sandbox's mirror: copy what changed, not the whole tree
+        if not change.paths:
+            return  # only caches, VCS internals, editors' temporary files: the mirror follows, nothing runs
         if any(p.name == "task.toml" or p.is_relative_to(session.task.tests_dir) for p in change.paths):
             try:
                 session.reload_task()

@@ -389,16 +389,18 @@ class Watcher:
         return None
 
     def _classify(self, path: Path) -> str | None:
-        """The display name of a relevant path, or None for an irrelevant one."""
+        """The display name of a relevant path, "" for a quiet one (noise
+        under a watched folder: see ``Change.quiet``), None for one that is
+        not ours at all."""
         if path in self._files:
             return path.name  # chosen by name: no noise rule applies
         for target in self._folders:
             if is_under(path, target.path):
-                relative = path.relative_to(target.path).parts
-                if is_noise(relative):
-                    return None
                 if any(is_under(path, ignored) for ignored in target.ignore):
                     return None
+                relative = path.relative_to(target.path).parts
+                if is_noise(relative):
+                    return ""
                 return "/".join((target.label, *relative))
         return None  # e.g. a sibling of a single-file target
 
@@ -410,14 +412,17 @@ class Watcher:
         vanished: frozenset[Path],
     ) -> Change | None:
         names: dict[Path, str] = {}
+        quiet: set[Path] = set()
         recreated: set[Path] = set()
         for _kind, raw_path in raw:
             path = self._user_path(channel, raw_path)
             if path is None or path in names:
                 continue
             name = self._classify(path)
-            if name is not None:
+            if name:
                 names[path] = name
+            elif name == "":
+                quiet.add(path)
         for root in appeared:
             for target in self._targets:
                 if target.folder and target.path == root.path:
@@ -427,9 +432,9 @@ class Watcher:
                     names[target.path] = target.path.name  # a single file in it
         for path in vanished:
             name = self._classify(path)
-            if name is not None:
+            if name:
                 names[path] = name
-        if not names:
+        if not names and not quiet:
             return None
         # Stat after the batch: what matters is the state now, not the order
         # of an unordered event set.
@@ -439,6 +444,7 @@ class Watcher:
             deleted=deleted,
             recreated=frozenset(recreated - deleted),
             names=tuple(sorted(names.items())),
+            quiet=frozenset(quiet),
         )
 
 
