@@ -210,7 +210,6 @@ class Copier:
         self._batch: list[tuple] = []
         self._added = 0
         self._helpers: list[_Helper] | None = None  # None: not started (yet); []: none to be had
-        self._turn = 0
 
     def add(self, key, src: str, dst: str, replace: bool) -> None:
         self._batch.append((key, src, dst, replace))
@@ -243,13 +242,15 @@ class Copier:
         batch, self._batch = self._batch, []
         if self._helpers is None and self._added >= HELPER_AFTER:
             self._helpers = _start_helpers(max(1, min(3, (os.cpu_count() or 1) - 1)))
-        helpers = self._helpers or []
-        # the walking process takes a turn too: it has a core of its own
-        self._turn = (self._turn + 1) % (len(helpers) + 1)
-        if self._turn == len(helpers):
-            self._copy_here(batch)
+        # To the helper with the least left to do, unless they all have work
+        # queued: then the walking process copies this batch itself. So each
+        # process copies as much as it can, whatever else the machine runs
+        # (the walk itself is about a fifth of the work).
+        idle = min(self._helpers or [], key=_Helper.left, default=None)
+        if idle is not None and idle.left() < 2 * BATCH:
+            idle.send(batch)
         else:
-            helpers[self._turn].send(batch)
+            self._copy_here(batch)
 
     def _copy_here(self, batch: list[tuple]) -> None:
         for key, src, dst, replace in batch:
@@ -295,6 +296,10 @@ class _Helper:
             if not chunk:
                 return
             self._answers += chunk
+
+    def left(self) -> int:
+        """Jobs sent and not answered yet."""
+        return len(self.keys) - len(self._answers) // _RECORD.size
 
     def send(self, batch: list[tuple]) -> None:
         parts = []
