@@ -237,3 +237,138 @@ def test_an_interpreter_that_hangs_is_bounded_and_ended(env, tmp_path):
     assert f"{fake} did not answer within 1 s" in done.stdout
     assert "Traceback" not in done.stderr and "import" not in done.stdout
     assert wait_none_with(token) == [], "the interpreter or its child outlived the probe"
+
+
+# ---------------------------------------------------------------------------
+# What a verifier notices of the sandbox (README "Sandbox", docs/faults.md)
+
+
+@pytest.fixture
+def namespaces(monkeypatch):
+    problem = isolation.namespace_problem()
+    if problem is not None:
+        pytest.skip(f"no namespaces on this machine: {problem}")
+    monkeypatch.setenv(isolation.VARIABLE, "namespace")
+
+
+def test_with_namespaces_the_users_folders_are_read_only(tmp_path, monkeypatch, namespaces):
+    """The home folder, the task's dataset folder (the task's parent) and
+    whatever a workspace link leads to inside them refuse writes; a link
+    leading elsewhere (here a folder of its own under the temporary folder)
+    is followed, as the link says."""
+    home = tmp_path / "home"
+    (home / "notes").mkdir(parents=True)
+    (home / "notes" / "todo.txt").write_text("mine")
+    monkeypatch.setenv("HOME", str(home))
+    elsewhere = tmp_path / "elsewhere.txt"
+    elsewhere.write_text("elsewhere")
+    task_dir = make_task(tmp_path / "dataset" / "t", f"""\
+        import os
+
+        def attempt(what, path):
+            try:
+                with open(path, "w") as handle:
+                    handle.write("written by the verifier")
+                print(what, "written")
+            except OSError as exc:
+                print(what, "refused:", exc.strerror)
+
+        def verify(workspace):
+            attempt("home", {str(home / "new.txt")!r})
+            attempt("dataset", {str(tmp_path / "dataset" / "sibling.txt")!r})
+            attempt("link into home", workspace / "todo-link")
+            attempt("link elsewhere", workspace / "elsewhere-link")
+            attempt("workspace", workspace / "a.txt")
+            return 1.0
+    """, cases={"only": {"a.txt": "a"}})
+    ws = task_dir / "cases" / "only" / "workspace"
+    os.symlink(home / "notes" / "todo.txt", ws / "todo-link")
+    os.symlink(elsewhere, ws / "elsewhere-link")
+    with Session(task_dir, Options(python=PY)) as session:
+        result = session.run()
+    assert result.outcome is Outcome.REWARD_WRITTEN, result.stderr.text
+    assert result.stdout.text.splitlines() == [
+        "home refused: Read-only file system",
+        "dataset refused: Read-only file system",
+        "link into home refused: Read-only file system",
+        "link elsewhere written",
+        "workspace written",  # into the overlay's scratch layer
+    ]
+    assert (home / "notes" / "todo.txt").read_text() == "mine" and not (home / "new.txt").exists()
+    assert not (tmp_path / "dataset" / "sibling.txt").exists() and (ws / "a.txt").read_text() == "a"
+    assert elsewhere.read_text() == "written by the verifier"
+
+
+def test_renaming_the_workspace_itself(tmp_path, sandbox):
+    """With namespaces the workspace is a mount point: renaming it fails
+    (EBUSY). In the copy it succeeds, and the next run has its workspace back."""
+    task_dir = make_task(tmp_path / "t", """\
+        import os
+
+        def verify(workspace):
+            print(sorted(os.listdir(workspace)))
+            try:
+                os.rename(workspace, workspace.with_name("moved"))
+                print("renamed")
+            except OSError as exc:
+                print("refused:", exc.strerror)
+            return 1.0
+    """, cases={"only": {"a.txt": "a"}})
+    with Session(task_dir, Options(python=PY)) as session:
+        first, second = session.run(), session.run()
+    said = "refused: Device or resource busy" if sandbox == "namespace" else "renamed"
+    assert first.stdout.text == second.stdout.text == f"['a.txt']\n{said}\n", first.stderr.text
+
+
+@pytest.mark.parametrize("ending, exit_code, signal_number", [
+    ("os._exit(3)", 3, None),
+    ("os.kill(os.getpid(), signal.SIGKILL)", None, 9),
+    ("os._exit(130)", "130 in the copy", "2 with namespaces"),
+])
+def test_how_the_runner_ended_is_read_back(tmp_path, sandbox, ending, exit_code, signal_number):
+    """An exit status and a signal, in both sandboxes. With namespaces the
+    runner's status comes through a shell, which reports a signal N as
+    128 + N: a status of 129 to 192 reads as a signal (the runner itself only
+    exits 0, 1 or 2; only a verifier's own os._exit(129..192) is misread)."""
+    task_dir = make_task(tmp_path / "t", f"""\
+        import os, signal
+
+        def verify(workspace):
+            {ending}
+    """)
+    with Session(task_dir, Options(python=PY)) as session:
+        result = session.run()
+    if isinstance(exit_code, str):  # the one case the two sandboxes read differently
+        exit_code, signal_number = (130, None) if sandbox == "copy" else (None, 2)
+    assert (result.exit_code, result.signal) == (exit_code, signal_number), result.stderr.text
+    assert result.stderr.text == ""
+
+
+def test_a_timeout_leaves_only_the_verifiers_own_stderr(tmp_path, sandbox):
+    task_dir = make_task(tmp_path / "t", """\
+        import sys, time
+
+        def verify(workspace):
+            print("waiting", file=sys.stderr, flush=True)
+            time.sleep(300)
+    """)
+    with Session(task_dir, Options(python=PY, timeout=1)) as session:
+        result = session.run()
+    assert result.outcome is Outcome.TIMED_OUT
+    assert result.stderr.text == "waiting\n"  # nothing of the namespace's init ("Terminated")
+
+
+def test_the_run_mark_in_the_verifiers_environment(tmp_path, sandbox):
+    """Without namespaces the verifier's environment carries VERIFIER_TUI_RUN
+    (how its escaped processes are found); with namespaces nothing is added."""
+    task_dir = make_task(tmp_path / "t", """\
+        import os
+
+        def verify(workspace):
+            print(os.environ.get("VERIFIER_TUI_RUN", "absent"))
+            return 1.0
+    """)
+    with Session(task_dir, Options(python=PY)) as session:
+        result = session.run()
+    mark = result.stdout.text.strip()
+    assert (mark == "absent") == (sandbox == "namespace"), mark
