@@ -56,25 +56,46 @@ def written(before: Snapshot, limit: int = LIMIT) -> list[str]:
 
 
 def _look(roots: list[str], limit: int) -> dict:
+    """Breadth first from each root, one ``lstat`` per file (``scandir``'s)
+    and none for a folder (its entry says it is one)."""
     out: dict = {}
-    pending = list(reversed(roots))
-    while pending and len(out) < limit:
-        path = pending.pop()
-        if path in out:
+    for root in roots:
+        if len(out) >= limit:
+            break
+        if root in out:
             continue
         try:
-            st = os.lstat(path)
+            st = os.lstat(root)
         except OSError:
             continue
-        if os.path.stat.S_ISDIR(st.st_mode):
-            # a folder's own times change with every entry made in it: its
-            # entries are compared instead
-            out[path] = ("d",)
+        if not os.path.stat.S_ISDIR(st.st_mode):
+            out[root] = _signature(st)
+            continue
+        out[root] = ("d",)
+        folders = [root]
+        while folders and len(out) < limit:
             try:
-                names = sorted(os.listdir(path), reverse=True)
+                with os.scandir(folders.pop(0)) as listing:
+                    entries = sorted(listing, key=lambda e: e.name)
             except OSError:
                 continue
-            pending += [os.path.join(path, n) for n in names if n != "__pycache__"]
-        else:
-            out[path] = ("f", st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_mode)
+            for entry in entries:
+                if len(out) >= limit:
+                    break
+                if entry.name == "__pycache__" or entry.path in out:
+                    continue
+                try:
+                    if entry.is_dir(follow_symlinks=False):
+                        # a folder's own times change with every entry made
+                        # in it: its entries are compared instead
+                        out[entry.path] = ("d",)
+                        folders.append(entry.path)
+                    else:
+                        out[entry.path] = _signature(entry.stat(follow_symlinks=False))
+                except OSError:
+                    continue
     return out
+
+
+def _signature(st: os.stat_result) -> tuple:
+    return ("f", st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_mode)
