@@ -5,8 +5,10 @@ The user's files are only ever *read*: a mirror is a private copy (never hard
 links: a write through a link would change the original). It is updated
 incrementally: files whose size and mtime match what was copied last time are
 left alone, so a re-run on an unchanged 10k-file workspace costs a walk of
-stats, not a copy. After each run the mirror is checked again and anything the
-verifier changed, added or deleted is repaired on the next sync. Links that
+stats, not a copy; with a watcher's changes and the run's own writes known
+(engine/write_tracker.py), not even that. After each run the mirror is checked
+again and anything the verifier changed, added or deleted is repaired on the
+next sync. The copying itself is engine/file_copy.py's. Links that
 lead outside the source, FIFOs, sockets and sparse files are handled so that
 copying neither hangs, explodes nor lets the verifier write through to the
 user's disk.
@@ -50,7 +52,7 @@ class Mirror:
         """Watch the copy for what each run writes (see write_tracker), so a
         re-run repairs only that instead of walking the whole copy."""
         self._tracker = None
-        self._copier: Copier | None = None  # during a walk: the copies, spread over threads
+        self._copier: Copier | None = None  # during a walk: its copies, shared with helper processes
         self.walked = False
         """Whether the last sync walked the whole tree (else: only the paths it was given)."""
 
