@@ -233,9 +233,9 @@ def test_an_interpreter_that_hangs_is_bounded_and_ended(env, tmp_path):
     fake.chmod(0o755)
     task_dir = make_task(tmp_path / "t")
     done = run_tool(env, "run", task_dir, "--python", fake, "--timeout", "1")
-    assert done.returncode == 127
-    assert f"{fake} did not answer within 1 s" in done.stdout
-    assert "Traceback" not in done.stderr and "import" not in done.stdout
+    assert done.returncode == 2  # bad input: one line, exit 2 (docs/faults.md, "Bad input")
+    assert done.stderr.count("\n") == 1 and f"{fake} did not answer within 1 s" in done.stderr
+    assert "Traceback" not in done.stderr and done.stdout == ""
     assert wait_none_with(token) == [], "the interpreter or its child outlived the probe"
 
 

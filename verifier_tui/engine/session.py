@@ -232,9 +232,10 @@ class Session:
         asked with the environment the runner will get; its ``error`` says in
         one line why it cannot run the runner."""
         from verifier_tui.engine.environment import child_environment
-        from verifier_tui.engine.interpreter import probe_interpreter
+        from verifier_tui.engine.interpreter import PROBE_TIMEOUT_S, probe_interpreter
 
-        return probe_interpreter(self.options.python, child_environment(self.task.config.env, self.options.env).values)
+        env = child_environment(self.task.config.env, self.options.env).values
+        return probe_interpreter(self.options.python, env, min(PROBE_TIMEOUT_S, self.timeout_s))
 
     def notices(self) -> list[str]:
         out = self.task.notices()
