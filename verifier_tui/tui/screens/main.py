@@ -55,7 +55,7 @@ from verifier_tui.tui.screens.response_editor import ResponseEditorScreen
 from verifier_tui.tui.widgets.cases_list import CasesList
 from verifier_tui.tui.widgets.choices_panel import ChoicesPanel
 from verifier_tui.tui.widgets.header_line import HeaderLine
-from verifier_tui.tui.widgets.history_list import HistoryList
+from verifier_tui.tui.widgets.history_list import HistoryList, summary_text, without_output
 from verifier_tui.tui.widgets.output_panel import OutputPanel
 from verifier_tui.tui.widgets.resolution_panel import ResolutionPanel
 from verifier_tui.tui.widgets.reward_panel import RewardPanel
@@ -193,7 +193,9 @@ class MainScreen(Screen[None]):
     def on_run_finished(self, message: RunFinished) -> None:
         result = message.result
         if result.case is not None:
-            self.last_by_case[result.case] = result
+            # Only the status and the reward are needed there: a case list of
+            # whole results would grow with what every case prints.
+            self.last_by_case[result.case] = without_output(result)
         if self.vt.controller.running_case is None:
             self.running_case = None
         self.query_one(HistoryList).add(result)
@@ -254,7 +256,11 @@ class MainScreen(Screen[None]):
             return
         self.viewing = result
         banner = f" run #{result.sequence} from the history · {result.case or 'no case'} · esc: back to the latest "
-        self._show_result(result, banner)
+        if message.full:
+            self._show_result(result, banner)
+            return
+        self.query_one(RewardPanel).show_message(f"{banner}\n\n{summary_text(result, self.vt.fmt.duration(result.duration_s))}")
+        self.query_one(OutputPanel).show_text(f"(the output of run #{result.sequence} is no longer kept)")
 
     def action_latest(self) -> None:
         if self.viewing is None or self.latest is None:

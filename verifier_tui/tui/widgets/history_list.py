@@ -1,20 +1,65 @@
 """This session's runs, newest first: trigger, outcome, reward and its change
-from the previous run of the same case. Enter shows that run's reward files
-and output."""
+from the previous run of the same case. Enter shows that run.
+
+Memory stays bounded however long the session runs and whatever each run
+prints (issue 11): the latest :data:`KEEP_FULL` runs keep their whole result
+(output, reward files, the runner's explanation); older ones keep the result
+without those (:func:`without_output`: a status, a reward, the command, about
+a kilobyte), and at most :data:`MAX_RUNS` are listed. Keeping every whole
+result cost +17.6 MB over 1,000 re-runs of a trivial verifier and +210 MB over
+500 runs printing 600 KB each.
+"""
 
 from __future__ import annotations
+
+import json
 
 from textual.content import Content
 from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from verifier_tui.engine.model import RunResult
+from verifier_tui.engine.model import CapturedText, RunResult
+from verifier_tui.engine.record import replace
 from verifier_tui.tui.widgets.status_style import status_of
 from verifier_tui.words import short_reward
 
-#: Runs kept in the list (each keeps its bounded output; a day of saves is fine).
+#: Runs whose whole result is kept, so that selecting one shows everything:
+#: the few a user compares with the latest while editing.
+KEEP_FULL = 5
+#: Runs listed at all (older than KEEP_FULL, each without its output).
 MAX_RUNS = 500
+
+
+def without_output(result: RunResult) -> RunResult:
+    """``result`` without what makes a result big: its output, the runner's
+    explanation and the reward files' text. What is left (outcome, verdict,
+    expectation, command, trigger) gives a status mark, a reward and a summary."""
+    return replace(
+        result,
+        stdout=CapturedText(total_bytes=result.stdout.total_bytes),
+        stderr=CapturedText(total_bytes=result.stderr.total_bytes),
+        explain=None,
+        reward_files=[replace(f, text=None) for f in result.reward_files],
+    )
+
+
+def summary_text(result: RunResult, duration: str) -> str:
+    """What a run older than the latest KEEP_FULL shows when picked."""
+    symbol, word, _style = status_of(result)
+    lines = [f"{symbol} {word}  run #{result.sequence} · {result.case or 'no case'}",
+             f"after {result.trigger}",
+             f"{result.outcome_words} · {duration}"]
+    if result.verdict.rewards is not None:
+        lines.append(f"Harbor's verdict: {json.dumps(result.verdict.rewards)}")
+    else:
+        lines.append(f"Harbor's verdict: none (Harbor would raise {result.verdict.error})")
+    if result.expected_matched is not None:
+        lines.append("matches the case's expected.json" if result.expected_matched
+                     else "does not match the case's expected.json")
+    lines += ["", f"Its output, reward files and resolution are no longer kept: the history keeps them for "
+                  f"the latest {KEEP_FULL} runs and a summary of older ones."]
+    return "\n".join(lines)
 
 
 def reward_change(result: RunResult, previous: RunResult | None) -> tuple[str, str]:
@@ -36,20 +81,26 @@ def reward_change(result: RunResult, previous: RunResult | None) -> tuple[str, s
 
 class HistoryList(OptionList):
     class RunChosen(Message):
-        def __init__(self, result: RunResult, latest: bool) -> None:
+        """A run picked in the list; ``full`` is False when only its summary is
+        kept (``result`` is then without its output: see :func:`without_output`)."""
+
+        def __init__(self, result: RunResult, latest: bool, full: bool = True) -> None:
             super().__init__()
             self.result = result
             self.latest = latest
+            self.full = full
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self.results: list[RunResult] = []
-        """Every shown run, oldest first."""
+        """Every listed run, oldest first: the latest KEEP_FULL whole, the others without their output."""
 
     def add(self, result: RunResult) -> None:
         previous = next((r for r in reversed(self.results) if r.case == result.case), None)
         self.results.append(result)
         del self.results[:-MAX_RUNS]
+        if len(self.results) > KEEP_FULL:
+            self.results[-1 - KEEP_FULL] = without_output(self.results[-1 - KEEP_FULL])
         option = Option(self._prompt(result, previous))
         highlighted = self.highlighted
         self.set_options([option, *list(self.options)[: MAX_RUNS - 1]])
@@ -75,4 +126,4 @@ class HistoryList(OptionList):
         event.stop()
         index = event.option_index
         if 0 <= index < len(self.results):
-            self.post_message(self.RunChosen(self.results[-1 - index], latest=index == 0))
+            self.post_message(self.RunChosen(self.results[-1 - index], latest=index == 0, full=index < KEEP_FULL))

@@ -1,0 +1,88 @@
+"""The history keeps whole results only for the latest runs (issue 11: memory
+bounded whatever the run count and output size); older runs show a summary."""
+
+from __future__ import annotations
+
+from textual.widgets import OptionList
+
+from tests.helpers import make_task
+from tests.tui.app_under_test import SIZE, make_app, widget_text
+from verifier_tui.tui.widgets.history_list import KEEP_FULL, HistoryList
+
+LOUD = """
+import sys
+
+def verify(workspace):
+    sys.stdout.write("line of output\\n" * 20000)
+    sys.stderr.write("LOUD-STDERR-MARK\\n")
+    return 0.25
+"""
+
+
+async def _runs(app, pilot, count: int) -> None:
+    await app.wait_for_runs(1)
+    for number in range(2, count + 1):
+        await pilot.press("r")
+        await app.wait_for_runs(number)
+    await pilot.pause()
+
+
+async def test_only_the_latest_runs_keep_their_output(tmp_path):
+    root = make_task(tmp_path / "tasks" / "loud", LOUD, cases={"only": {"a.txt": "a"}})
+    runs = KEEP_FULL + 3
+    app = make_app(root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await _runs(app, pilot, runs)
+        history = app.main.query_one(HistoryList)
+        assert history.option_count == runs
+        kept = [r.sequence for r in history.results if r.stdout.text]
+        assert kept == list(range(runs - KEEP_FULL + 1, runs + 1))
+        # What an older run still says: its status, reward and trigger, in the list.
+        assert all(r.verdict.reward == 0.25 for r in history.results)
+        oldest = str(history.get_option_at_index(runs - 1).prompt)
+        assert "#1" in oldest and "only 0.25" in oldest and "after start" in oldest
+
+
+async def test_an_old_history_entry_shows_its_summary_and_says_the_output_is_gone(tmp_path):
+    root = make_task(tmp_path / "tasks" / "loud", LOUD, cases={"only": {"a.txt": "a"}})
+    runs = KEEP_FULL + 2
+    app = make_app(root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await _runs(app, pilot, runs)
+        history = app.main.query_one("#history", OptionList)
+        history.focus()
+        # The newest run that still keeps everything: its output is shown.
+        await pilot.press(*["down"] * (KEEP_FULL - 1), "enter")
+        await pilot.pause()
+        assert f"run #{runs - KEEP_FULL + 1} from the history" in widget_text(app, "#reward-body")
+        assert "LOUD-STDERR-MARK" in app.main.query_one("#output").text("stderr")
+        # One further down: only its summary is left, and the screen says so.
+        await pilot.press("down", "enter")
+        await pilot.pause()
+        reward = widget_text(app, "#reward-body")
+        assert f"run #{runs - KEEP_FULL} from the history" in reward
+        assert "reward written" in reward and '{"reward": 0.25}' in reward
+        assert "no longer kept" in reward and f"latest {KEEP_FULL} runs" in reward
+        stderr = app.main.query_one("#output").text("stderr")
+        assert "LOUD-STDERR-MARK" not in stderr and "no longer kept" in stderr
+        # c still copies that run's command, and esc goes back to the latest.
+        assert app.main.shown_result.sequence == runs - KEEP_FULL
+        await pilot.press("escape")
+        await pilot.pause()
+        assert "from the history" not in widget_text(app, "#reward-body")
+        assert "LOUD-STDERR-MARK" in app.main.query_one("#output").text("stderr")
+
+
+async def test_the_cases_list_keeps_no_output(example):
+    app = make_app(example("hello-file"), watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("a")
+        await app.wait_for_runs(5)
+        await pilot.pause()
+        last = app.main.last_by_case
+        assert sorted(last) == ["correct", "missing-file", "wrong-case", "wrong-text"]
+        assert all(r.expected_matched for r in last.values())  # the marks still judge each case
+        assert last["missing-file"].stderr.text == "" and last["missing-file"].explain is None
+        # The whole result of the latest run is still on screen.
+        assert app.main.latest.explain is not None
