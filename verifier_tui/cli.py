@@ -27,7 +27,7 @@ A terminal debugger for Python verifiers of Harbor tasks.
                                or a Harbor trial or job folder (sandbox beside a local replay)
   verifier-tui run PATH        run once as the sandbox would; exit status is the runner's
   verifier-tui explain PATH    show sys.path, where nemo_gym resolves, and verify's bindings
-  verifier-tui test PATH       run every case that has an expected.json; exit 0 when all match
+  verifier-tui test PATH...    run every case that has an expected.json; exit 0 when all match
   verifier-tui watch PATH      re-run on every relevant change, one line per run
 
 Run `verifier-tui COMMAND --help` for a command's options.
@@ -106,6 +106,9 @@ OPTIONS: list[tuple[tuple[str, ...], tuple[str, ...], bool, dict]] = [
         "test": "print the results as JSON",
         "watch": "one JSON document per run, one per line",
     })),
+    (("--case",), ("test",), False, dict(metavar="NAME", action="append", dest="case_patterns", help=(
+        "only the cases NAME names: a case name or a glob (wrong-*), or TASK::CASE (both may be globs); "
+        "may be repeated"))),
     (("--junit",), ("test",), False, dict(metavar="FILE", type=Path, help="also write a JUnit XML report")),
     (("--jobs", "-j"), ("test",), False,
      dict(metavar="N", type=int, help="cases run at once (default: the number of CPUs)")),
@@ -124,7 +127,12 @@ OPTIONS: list[tuple[tuple[str, ...], tuple[str, ...], bool, dict]] = [
 
 
 def _add_options(parser: argparse.ArgumentParser, command: str) -> None:
-    parser.add_argument("path", metavar="PATH", help=f"{EXPECTED_PATHS}; or a Harbor trial or job folder")
+    if command == "test":
+        parser.add_argument("paths", metavar="PATH", nargs="+", type=Path,
+                            help=f"{EXPECTED_PATHS}, or a folder to search for tasks with cases (several may be "
+                                 "given); or a Harbor job or trial folder, alone")
+    else:
+        parser.add_argument("path", metavar="PATH", help=f"{EXPECTED_PATHS}; or a Harbor trial or job folder")
     groups: dict = {}
     for flags, commands, _engine, keywords in OPTIONS:
         if command not in commands:
@@ -235,7 +243,8 @@ def _dispatch(args: argparse.Namespace) -> int:
         terminal.error(str(exc))
         return 2
     except OSError as exc:
-        terminal.error(f"{exc.filename or args.path}: {exc.strerror or exc}")
+        where = exc.filename or getattr(args, "path", None) or " ".join(map(str, args.paths))
+        terminal.error(f"{where}: {exc.strerror or exc}")
         return 2
 
 

@@ -265,78 +265,111 @@ def environment_lines(environment: dict[str, Any] | None) -> list[str]:
 
 
 def test_command(args) -> int:
-    """``verifier-tui test``."""
-    status = _harbor(args, "test")
+    """``verifier-tui test``: every case with an expected.json of every task
+    the paths name or hold (see :mod:`verifier_tui.engine.suite`), by task; a
+    Harbor job or trial folder, alone, goes to the trial commands."""
+    status = _harbor_test(args)
     if status is not None:
         return status
     import asyncio
 
-    session = Session(args.path, args.options)
-    with session:
-        cases = [c for c in session.task.cases if c.expected is not None]
-        # A case whose expected.json cannot be read is a broken test, not one to
-        # leave out quietly: it is reported and the command fails.
-        invalid = [(c.name, next((p for p in c.problems if "expected.json" in p), "expected.json is unusable"))
-                   for c in session.task.cases if c.expected is None and (c.folder / "expected.json").is_file()]
-        if not cases:
-            where = session.task.root / "cases"
-            unusable = "".join(f"; case {name}: {problem}" for name, problem in invalid)
-            terminal.error(f"no case with a usable expected.json under {where}{unusable}")
-            return 2
-        if session.verifier is None:
-            from verifier_tui.engine.discovery import no_verifier_message
+    from verifier_tui.engine.session import cpu_count
+    from verifier_tui.engine.suite import CollectionError, arun_groups, collect
 
-            terminal.error(no_verifier_message(session.task))
+    try:
+        collection = collect(args.paths, args.options, args.case_patterns or ())
+    except CollectionError as exc:
+        terminal.error(str(exc))
+        return 2
+    with collection:
+        groups = collection.groups
+        runnable = collection.runnable
+        if not runnable:  # nothing at all to run: why, one line per task
+            for group in groups:
+                terminal.error(f"{'' if len(groups) == 1 else group.name + ': '}{group.error}")
             return 2
-        problem = _interpreter_problem(session)
+        problem = _interpreter_problem(runnable[0].session)  # one --python for every task
         if problem:
             terminal.error(problem)
             return 2
-        from verifier_tui.engine.session import cpu_count
-
-        jobs = args.jobs or cpu_count()
         started = time.perf_counter()
-        results = asyncio.run(_run_cases(session, cases, jobs))
+        results = dict(zip(map(id, runnable), asyncio.run(arun_groups(runnable, args.jobs or cpu_count()))))
         wall = time.perf_counter() - started
-        passed = sum(1 for r in results if r.expected_matched)
+        ran = [(group, results.get(id(group), [])) for group in groups]
+        every = [r for _group, rs in ran for r in rs]
+        passed = sum(1 for r in every if r.expected_matched)
+        invalid = sum(len(group.invalid) for group in groups)
+        errors = [group for group in groups if group.error is not None]
+        refused = [group for group in groups if _refused(group)]
         if args.junit:
-            write_junit(args.junit, session, results, wall, invalid)
-        refused = session.task.config.refused
+            write_junit(args.junit, ran, wall)
         if args.json:
-            _out_json({
-                "task": str(session.task.root),
-                "task_name": session.task.name,
-                "verifier": str(session.verifier),
-                "passed": passed,
-                "failed": len(results) - passed,
-                "invalid": [{"case": name, "problem": problem} for name, problem in invalid],
-                "duration_s": round(wall, 3),
-                "harbor_refuses_task": refused,
-                "cases": [result_json(session, r) for r in results],
-            })
+            _out_json(test_json(ran, wall))
         else:
-            print_table(session, results)
-            for name, problem in invalid:
-                _out(f"!  {name}: not run: {problem}")
-            summary = f"{passed} passed, {len(results) - passed} failed"
-            _out(summary + (f", {len(invalid)} with an unusable expected.json" if invalid else ""))
-            if refused:
-                _out(f"Harbor would refuse this task: {refused}")
+            for group, group_results in ran:
+                print_group(group, group_results)
+            summary = f"{passed} passed, {len(every) - passed} failed"
+            if invalid:
+                summary += f", {invalid} with an unusable expected.json"
+            if errors:
+                summary += f", {len(errors)} task{'s' if len(errors) > 1 else ''} not tested"
+            _out(summary + (f" ({len(groups)} tasks)" if len(groups) > 1 else ""))
         if refused:
-            return 2  # whatever the cases did, Harbor would not run any of them
-        return 0 if passed == len(results) and not invalid else 1
+            return 2  # whatever the cases did, Harbor would not run any of that task's
+        return 0 if passed == len(every) and not invalid and not errors else 1
 
 
-async def _run_cases(session, cases, jobs: int) -> list[RunResult]:
-    import asyncio
+def _harbor_test(args) -> int | None:
+    """``test JOB`` (or ``test TRIAL``) replays the trials (``headless_harbor``);
+    None when the paths are tasks and folders of tasks."""
+    if len(args.paths) == 1:
+        args.path = args.paths[0]
+        return _harbor(args, "test")
+    from verifier_tui.engine.harbor.folders import find_harbor_folder
 
-    gate = asyncio.Semaphore(max(1, jobs))
+    harbor = next((p for p in args.paths if find_harbor_folder(p) is not None), None)
+    if harbor is not None:
+        terminal.error(f"{harbor} is a Harbor folder: test it alone (verifier-tui test {harbor})")
+        return 2
+    if getattr(args, "task", None) is not None:
+        terminal.error("--task: only for a Harbor trial or job folder")
+        return 2
+    return None
 
-    async def one(case):
-        async with gate:
-            return await session.arun(session.spec_for_case(case), trigger="test")
 
-    return list(await asyncio.gather(*(one(c) for c in cases)))
+def _refused(group) -> str | None:
+    """Why Harbor would refuse the task's task.toml; None when it would load it."""
+    return group.session.task.config.refused if group.session is not None else None
+
+
+def test_json(ran: list, wall: float) -> dict[str, Any]:
+    """The test document (docs/json-output.md)."""
+    single = ran[0][0] if len(ran) == 1 else None
+    cases = []
+    for group, results in ran:
+        for result in results:
+            data = result_json(group.session, result)
+            data["id"] = group.item_name(result.case or "-")
+            cases.append(data)
+    passed = sum(1 for case in cases if case["expected_matched"])
+    return {
+        "task": str(single.folder) if single else None,
+        "task_name": single.name if single else None,
+        "verifier": str(single.session.verifier) if single and single.session and single.session.verifier else None,
+        "passed": passed,
+        "failed": len(cases) - passed,
+        "invalid": [{"task": g.name, "case": name, "problem": problem} for g, _rs in ran for name, problem in g.invalid],
+        "errors": [{"task": g.name, "folder": str(g.folder), "problem": g.error} for g, _rs in ran if g.error],
+        "tasks": [{"name": g.name, "folder": str(g.folder),
+                   "verifier": str(g.session.verifier) if g.session and g.session.verifier else None,
+                   "passed": sum(1 for r in rs if r.expected_matched),
+                   "failed": sum(1 for r in rs if not r.expected_matched), "invalid": len(g.invalid),
+                   "harbor_refuses_task": _refused(g)}
+                  for g, rs in ran],
+        "duration_s": round(wall, 3),
+        "harbor_refuses_task": _refused(single) if single else None,
+        "cases": cases,
+    }
 
 
 def _expected_text(result: RunResult) -> str:
@@ -354,51 +387,63 @@ def _actual_text(result: RunResult) -> str:
     return f"exit {result.exit_code} · {result.outcome.value}" if result.exit_code is not None else result.outcome_words
 
 
-def print_table(session, results: list[RunResult]) -> None:
-    rows = [("", "case", "expected", "actual", "time")]
-    for result in results:
-        symbol, _ = case_status(result)
-        rows.append((symbol, result.case or "-", _expected_text(result), _actual_text(result),
-                     duration_text(result.duration_s)))
-    widths = [max(len(r[i]) for r in rows) for i in range(5)]
-    _out(f"task {session.task.name} · verifier {short_path(session.verifier, session.task.root)}")
-    for row in rows:
-        _out("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip())
+def print_group(group, results: list[RunResult]) -> None:
+    """One task's part of ``test``: a table of its cases, the stderr of each
+    that failed, and the cases or the task that could not be run."""
+    session = group.session
+    verifier = f" · verifier {short_path(session.verifier, session.task.root)}" if session and session.verifier else ""
+    _out(f"task {group.name}{verifier}")
+    if group.error is not None:
+        _out(f"!  not tested: {group.error}")
+    if results:
+        rows = [("", "case", "expected", "actual", "time")]
+        for result in results:
+            symbol, _ = case_status(result)
+            rows.append((symbol, result.case or "-", _expected_text(result), _actual_text(result),
+                         duration_text(result.duration_s)))
+        widths = [max(len(r[i]) for r in rows) for i in range(5)]
+        for row in rows:
+            _out("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip())
+    for name, problem in group.invalid:
+        _out(f"!  {name}: not run: {problem}")
     for result in results:
         if not result.expected_matched and result.stderr.text.strip():
             _out(_rule(f"{result.case}: stderr", 30))
             _out(result.stderr.tail[-2000:].rstrip() if result.stderr.truncated else result.stderr.text[-2000:].rstrip())
+    refused = _refused(group)
+    if refused:
+        _out(f"Harbor would refuse this task: {refused}")
 
 
-def write_junit(path: Path, session, results: list[RunResult], wall: float,
-                invalid: list[tuple[str, str]] = ()) -> None:
+def write_junit(path: Path, ran: list, wall: float) -> None:
+    """A JUnit XML report: one testsuite, a testcase per case whose
+    ``classname`` is its task; errors for what could not be run."""
     from xml.etree import ElementTree as ET
 
     x = terminal.xml_text
-    task_name = x(session.task.name)
+    results = [r for _g, rs in ran for r in rs]
+    invalid = [(g, name, problem) for g, _rs in ran for name, problem in g.invalid]
+    errors = [(g, "(task)", g.error) for g, _rs in ran if g.error is not None]
+    errors += [(g, "task.toml", f"Harbor would refuse this task: {_refused(g)}") for g, _rs in ran if _refused(g)]
     failures = sum(1 for r in results if not r.expected_matched)
-    suite = ET.Element("testsuite", name=f"verifier-tui {task_name}", tests=str(len(results) + len(invalid)),
-                       failures=str(failures), errors=str(len(invalid)), time=f"{wall:.3f}")
-    refused = session.task.config.refused
-    if refused:
-        case = ET.SubElement(suite, "testcase", classname=task_name, name="task.toml", time="0")
-        ET.SubElement(case, "error", message=x(f"Harbor would refuse this task: {refused}"))
-        suite.set("tests", str(len(results) + len(invalid) + 1))
-        suite.set("errors", str(len(invalid) + 1))
-    for name, problem in invalid:
-        case = ET.SubElement(suite, "testcase", classname=task_name, name=x(name), time="0")
+    name = f"verifier-tui {x(ran[0][0].name)}" if len(ran) == 1 else "verifier-tui"
+    suite = ET.Element("testsuite", name=name, tests=str(len(results) + len(invalid) + len(errors)),
+                       failures=str(failures), errors=str(len(invalid) + len(errors)), time=f"{wall:.3f}")
+    for group, case_name, problem in errors + invalid:
+        case = ET.SubElement(suite, "testcase", classname=x(group.name), name=x(case_name), time="0")
         ET.SubElement(case, "error", message=x(problem))
-    for result in results:
-        case = ET.SubElement(suite, "testcase", classname=task_name, name=x(result.case or "-"),
-                             time=f"{result.duration_s:.3f}")
-        if not result.expected_matched:
-            failure = ET.SubElement(case, "failure",
-                                    message=x(f"expected {_expected_text(result)}, got {_actual_text(result)}"))
-            failure.text = x(result.stderr.text[-4000:])
-        if result.stdout.text:
-            ET.SubElement(case, "system-out").text = x(result.stdout.text[-4000:])
-        if result.stderr.text:
-            ET.SubElement(case, "system-err").text = x(result.stderr.text[-4000:])
+    for group, group_results in ran:
+        for result in group_results:
+            case = ET.SubElement(suite, "testcase", classname=x(group.name), name=x(result.case or "-"),
+                                 time=f"{result.duration_s:.3f}")
+            if not result.expected_matched:
+                failure = ET.SubElement(case, "failure",
+                                        message=x(f"expected {_expected_text(result)}, got {_actual_text(result)}"))
+                failure.text = x(result.stderr.text[-4000:])
+            if result.stdout.text:
+                ET.SubElement(case, "system-out").text = x(result.stdout.text[-4000:])
+            if result.stderr.text:
+                ET.SubElement(case, "system-err").text = x(result.stderr.text[-4000:])
     ET.ElementTree(suite).write(path, encoding="utf-8", xml_declaration=True)
 
 

@@ -583,7 +583,6 @@ def test_bad_input_gives_one_clear_line(env, example, tmp_path, args, words):
     (["run", "{task}", "--timeout", "soon"], "--timeout"),
     (["run"], "PATH"),
     (["run", "{task}", "--response", "x.json", "--no-response"], "not allowed with"),
-    (["test", "{task}", "--case", "correct"], "unrecognized arguments"),
     (["run", "{task}", "--frobnicate"], "unrecognized arguments"),
 ])
 def test_bad_arguments_are_argparse_errors(env, example, args, words):

@@ -42,6 +42,7 @@ from verifier_tui.engine.task_rows import choose_row, looks_like_rows, no_row_ch
 
 TYPE_CHECKING = False  # typing is not imported at run time: start-up is measured
 if TYPE_CHECKING:
+    import asyncio
     from typing import Any, Callable
 
 
@@ -82,6 +83,7 @@ class Session:
         self.scratch: Scratch | None = None
         self._stages: dict[tuple, list[Stage]] = {}
         self._busy: set[int] = set()  # id() of the stages a run is using right now
+        self.recycle_stages = False  # test: each case runs once, so any idle layout serves the next
         self.sequence = 0
         self.verifier: Path | None = None
         self.case: Case | None = None
@@ -318,6 +320,12 @@ class Session:
         for stage in pool:
             if id(stage) not in self._busy:
                 return stage
+        idle = [(others, st) for key, others in self._stages.items() if key[1] == spec.explain_only
+                for st in others if id(st) not in self._busy] if self.recycle_stages else []
+        if idle:  # its prepare() puts this spec's workspace in place
+            idle[0][0].remove(idle[0][1])
+            pool.append(idle[0][1])
+            return idle[0][1]
         stage = self.scratch.new_stage(namespace=self.isolation.kind == NAMESPACE)
         stage.follow(self._live)
         pool.append(stage)
@@ -361,13 +369,16 @@ class Session:
         trigger: str = "start",
         on_output: Callable[[str, str], None] | None = None,
         on_explain: Callable[[dict[str, Any]], None] | None = None,
+        gate: asyncio.Semaphore | None = None,
     ) -> RunResult:
         """One run from asyncio (the TUI, ``watch``, ``test``). ``on_output``
         gets live output and ``on_explain`` the runner's explanation as soon
-        as it is written, both on the event loop. Cancelling the awaiting task
+        as it is written, both on the event loop. ``gate`` (``test``) is held
+        only while the runner runs. Cancelling the awaiting task
         ends the child and everything it started before the cancellation
         propagates (see :func:`verifier_tui.engine.process.arun_process`)."""
         import asyncio
+        from contextlib import nullcontext
 
         from verifier_tui.engine.process import arun_process
 
@@ -389,8 +400,10 @@ class Session:
                 on_output(stream, map_paths(text, prepared.path_map))
 
             try:
-                done = await arun_process(prepared.argv, cwd=prepared.cwd, env=prepared.env, timeout_s=spec.timeout_s,
-                                          on_output=live if on_output is not None else None, marker=prepared.marker)
+                async with gate if gate is not None else nullcontext():
+                    done = await arun_process(prepared.argv, cwd=prepared.cwd, env=prepared.env,
+                                              timeout_s=spec.timeout_s, on_output=live if on_output is not None else None,
+                                              marker=prepared.marker)
             finally:
                 if watcher is not None:
                     watcher.cancel()

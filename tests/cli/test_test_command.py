@@ -1,0 +1,163 @@
+"""``verifier-tui test`` on several paths and folders of tasks, with --case
+(issue 10), and the layouts it reuses between cases (issue 11)."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from tests.helpers import PY, copy_example, make_task, no_traceback, run_tool
+
+
+def _tasks(tmp_path: Path, *names: str) -> Path:
+    """``tmp_path/tasks`` holding private copies of bundled examples."""
+    folder = tmp_path / "tasks"
+    for name in names:
+        copy_example(name, folder / name)
+    return folder
+
+
+def _table_rows(stdout: str) -> dict[str, list[str]]:
+    """The readable output's rows by task: {task: [row, ...]}."""
+    rows: dict[str, list[str]] = {}
+    current = None
+    for line in stdout.splitlines():
+        if line.startswith("task "):
+            current = line.split()[1]
+            rows[current] = []
+        elif current is not None and line[:1] in "✓✗!":
+            rows[current].append(line)
+    return rows
+
+
+def test_a_folder_of_tasks_runs_every_task_with_cases(env, tmp_path):
+    folder = _tasks(tmp_path, "hello-file", "sum-column", "plain-test-sh")
+    done = run_tool(env, "test", folder, "--python", PY)
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = _table_rows(done.stdout)
+    # plain-test-sh has no cases: it is not part of the run, and nothing is said against it.
+    assert list(rows) == ["hello-file", "sum-column"]
+    assert [r.split()[1] for r in rows["hello-file"]] == ["correct", "missing-file", "wrong-case", "wrong-text"]
+    assert [r.split()[1] for r in rows["sum-column"]] == ["correct", "quantity-variant", "wrong-total"]
+    assert all(r.startswith("✓") for task_rows in rows.values() for r in task_rows)
+    assert done.stdout.splitlines()[-1] == "7 passed, 0 failed (2 tasks)"
+
+
+def test_several_paths_json_and_junit_carry_each_cases_task(env, tmp_path):
+    folder = _tasks(tmp_path, "hello-file", "fizzbuzz-module")
+    (folder / "fizzbuzz-module" / "cases" / "partial" / "expected.json").write_text('{"rewards": {"reward": 0.5}}')
+    junit = tmp_path / "report.xml"
+    done = run_tool(env, "test", "--json", folder / "hello-file", folder / "fizzbuzz-module", "--junit", junit,
+                    "--python", PY)
+    assert done.returncode == 1  # one case of one task did not match
+    data = json.loads(done.stdout)
+    assert data["task"] is None and data["verifier"] is None  # several tasks: see "tasks"
+    assert data["passed"] == 5 and data["failed"] == 1
+    assert [(t["name"], t["passed"], t["failed"]) for t in data["tasks"]] == [("hello-file", 4, 0),
+                                                                             ("fizzbuzz-module", 1, 1)]
+    ids = [case["id"] for case in data["cases"]]
+    assert ids == ["hello-file::correct", "hello-file::missing-file", "hello-file::wrong-case",
+                   "hello-file::wrong-text", "fizzbuzz-module::clean", "fizzbuzz-module::partial"]
+    partial = data["cases"][-1]
+    assert partial["task_name"] == "fizzbuzz-module" and partial["task"] == str(folder / "fizzbuzz-module")
+    assert partial["expected_matched"] is False
+    suite = ET.parse(junit).getroot()
+    assert suite.get("tests") == "6" and suite.get("failures") == "1"
+    cases = {(c.get("classname"), c.get("name")): c for c in suite.iter("testcase")}
+    assert ("hello-file", "wrong-case") in cases
+    assert cases[("fizzbuzz-module", "partial")].find("failure") is not None
+
+
+def test_case_filters_names_globs_and_task_case(env, tmp_path):
+    folder = _tasks(tmp_path, "hello-file", "sum-column")
+
+    def ran(*patterns: str) -> list[str]:
+        args = [a for p in patterns for a in ("--case", p)]
+        done = run_tool(env, "test", "--json", folder, *args, "--python", PY)
+        assert done.returncode == 0, done.stderr
+        return [case["id"] for case in json.loads(done.stdout)["cases"]]
+
+    assert ran("correct") == ["hello-file::correct", "sum-column::correct"]
+    assert ran("wrong-*") == ["hello-file::wrong-case", "hello-file::wrong-text", "sum-column::wrong-total"]
+    assert ran("sum-column::correct") == ["sum-column::correct"]
+    assert ran("hello-file::*", "wrong-total") == ["hello-file::correct", "hello-file::missing-file",
+                                                  "hello-file::wrong-case", "hello-file::wrong-text",
+                                                  "sum-column::wrong-total"]
+    # Readable output names only the tasks that ran.
+    done = run_tool(env, "test", folder, "--case", "quantity-*", "--python", PY)
+    assert list(_table_rows(done.stdout)) == ["sum-column"]
+
+
+def test_a_pattern_that_matches_nothing_is_one_clear_line(env, tmp_path):
+    folder = _tasks(tmp_path, "hello-file")
+    done = run_tool(env, "test", folder, "--case", "corect", "--python", PY)
+    assert done.returncode == 2 and done.stdout == ""
+    no_traceback(done)
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("verifier-tui: --case corect matches no case")
+    assert "hello-file::correct" in lines[0]
+
+
+def test_a_folder_that_is_no_task_and_holds_none_says_so(env, tmp_path):
+    empty = tmp_path / "notes"
+    (empty / "drafts").mkdir(parents=True)
+    (empty / "drafts" / "readme.md").write_text("nothing to test\n")
+    done = run_tool(env, "test", empty, "--python", PY)
+    assert done.returncode == 2 and done.stdout == ""
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1
+    assert "is not a task" in lines[0] and "holds no task with cases" in lines[0]
+    assert list(Path(env["TMPDIR"]).iterdir()) == []
+
+
+def test_a_case_folder_tests_that_case_only(env, tmp_path):
+    folder = _tasks(tmp_path, "hello-file")
+    done = run_tool(env, "test", "--json", folder / "hello-file" / "cases" / "wrong-text", "--python", PY)
+    assert done.returncode == 0, done.stderr
+    assert [case["id"] for case in json.loads(done.stdout)["cases"]] == ["hello-file::wrong-text"]
+
+
+def test_a_task_below_that_cannot_be_tested_fails_the_run_and_the_others_still_run(env, tmp_path):
+    folder = _tasks(tmp_path, "sum-column")
+    broken = make_task(folder / "no-verifier", verifier=None, cases={"one": {"a.txt": "a"}})
+    (broken / "cases" / "one" / "expected.json").write_text('{"rewards": {"reward": 1.0}}')
+    done = run_tool(env, "test", folder, "--python", PY)
+    assert done.returncode == 1
+    no_traceback(done)
+    assert "!  not tested: no verifier found for no-verifier" in done.stdout
+    assert "3 passed, 0 failed, 1 task not tested (2 tasks)" in done.stdout
+    data = json.loads(run_tool(env, "test", "--json", folder, "--python", PY).stdout)
+    assert [e["task"] for e in data["errors"]] == ["no-verifier"] and data["passed"] == 3
+
+
+def test_two_tasks_of_the_same_name_are_told_apart(env, tmp_path):
+    for group in ("a", "b"):
+        task = make_task(tmp_path / "suite" / group / "same", cases={"one": {"x.txt": "x"}})
+        (task / "cases" / "one" / "expected.json").write_text('{"rewards": {"reward": 1.0}}')
+    done = run_tool(env, "test", "--json", "suite", "--python", PY, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert [c["id"] for c in json.loads(done.stdout)["cases"]] == ["suite/a/same::one", "suite/b/same::one"]
+
+
+def test_cases_share_layouts_without_sharing_what_a_run_left(env, tmp_path):
+    """``test`` hands a layout on from case to case: each case still sees its
+    own workspace alone, whatever the case before it wrote there."""
+    task = make_task(tmp_path / "tasks" / "own", """
+        import os
+
+        def verify(workspace):
+            seen = sorted(os.listdir(workspace))
+            (workspace / "left-behind.txt").write_text("x")
+            return 1.0 if seen == ["id.txt"] else 0.0
+        """)
+    for index in range(12):
+        case = task / "cases" / f"c{index:02d}"
+        (case / "workspace").mkdir(parents=True)
+        (case / "workspace" / "id.txt").write_text(str(index))
+        (case / "expected.json").write_text('{"rewards": {"reward": 1.0}}')
+    done = run_tool(env, "test", task, "--jobs", "2", "--python", PY)
+    assert done.returncode == 0, done.stdout
+    assert "12 passed, 0 failed" in done.stdout
+    for index in range(12):  # the user's workspaces are untouched
+        assert sorted(p.name for p in (task / "cases" / f"c{index:02d}" / "workspace").iterdir()) == ["id.txt"]

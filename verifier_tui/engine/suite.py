@@ -1,0 +1,261 @@
+"""What ``verifier-tui test`` and the pytest plugin run, and how: one
+collection and one way of running it, so the two cannot disagree.
+
+:func:`collect` turns paths into :class:`TaskCases` groups: a path that is a
+task (or its tests folder, a verifier, a case folder) is that task; any other
+folder is searched for tasks that have cases with an ``expected.json``
+(``<task>/cases/<case>/expected.json``). ``--case`` patterns narrow the cases.
+Each group holds one :class:`~verifier_tui.engine.session.Session`; a case is
+run through it (:meth:`TaskCases.run` blocking, :meth:`TaskCases.arun` for
+asyncio) and judged by the one comparison with ``expected.json``,
+``RunResult.expected_matched``.
+
+A group is anything with ``name``, ``folder``, ``cases`` (items with a
+``name``), ``invalid``, ``error``, ``run``, ``arun`` and ``close``: Harbor job
+folders (their trials replayed) plug in as one more kind of group, recognised
+in :func:`_groups_for`.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from pathlib import Path
+
+from verifier_tui.engine.discovery import DiscoveryError, no_verifier_message
+from verifier_tui.engine.record import field, record
+from verifier_tui.engine.session import Options, SelectionError, Session
+
+TYPE_CHECKING = False  # typing is not imported at run time: start-up is measured
+if TYPE_CHECKING:
+    import asyncio
+
+    from verifier_tui.engine.cases import Case
+    from verifier_tui.engine.model import RunResult
+
+#: Between a task's name and a case's in an item's name (pytest's own separator).
+SEPARATOR = "::"
+#: Folders never searched for tasks: nothing in them is a task of the user's.
+_SKIP_DIRS = {"__pycache__", ".git", ".hg", ".svn", ".venv", "venv", "node_modules", ".tox", ".nox",
+              ".mypy_cache", ".pytest_cache", ".ruff_cache", "site-packages"}
+
+
+class CollectionError(Exception):
+    """The paths or the ``--case`` patterns name nothing that can be tested:
+    the message says why in one line."""
+
+
+@record
+class TaskCases:
+    """One task's cases to test: those with a usable ``expected.json`` that
+    the patterns select (``cases``), those whose ``expected.json`` cannot be
+    used (``invalid``: (case, problem)), or why none can run (``error``)."""
+
+    name: str  # the task's name as shown, unique in the collection
+    folder: Path
+    session: Session | None
+    cases: list = field(default_factory=list)
+    invalid: list = field(default_factory=list)
+    error: str | None = None
+
+    def item_name(self, case: str) -> str:
+        return f"{self.name}{SEPARATOR}{case}"
+
+    def run(self, case: Case, trigger: str = "test") -> RunResult:
+        """Run one case, blocking (the pytest plugin)."""
+        return self.session.run(self.session.spec_for_case(case), trigger=trigger)
+
+    async def arun(self, case: Case, gate: asyncio.Semaphore | None = None, trigger: str = "test") -> RunResult:
+        """Run one case from asyncio; ``gate`` bounds the runners running at
+        once (staging and reading the verdict are not held by it)."""
+        return await self.session.arun(self.session.spec_for_case(case), trigger=trigger, gate=gate)
+
+    def close(self) -> None:
+        if self.session is not None:
+            self.session.close()
+
+
+@record
+class Collection:
+    groups: list
+
+    @property
+    def runnable(self) -> list:
+        return [g for g in self.groups if g.error is None and g.cases]
+
+    def close(self) -> None:
+        for group in self.groups:
+            group.close()
+
+    def __enter__(self) -> Collection:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def collect(paths: list[Path | str], options: Options | None = None, patterns: list[str] | tuple[str, ...] = ()) -> Collection:
+    """The groups to test under ``paths``, narrowed by ``patterns`` (see
+    :func:`matches`). Raises :class:`CollectionError` for a path that names
+    nothing testable and for a pattern that matches no case."""
+    options = options or Options()
+    groups: list = []
+    try:
+        for path in paths:
+            groups += _groups_for(Path(path).expanduser(), options)
+        _unique_names(groups)
+        if patterns:
+            _narrow(groups, list(patterns))
+    except BaseException:
+        for group in groups:
+            group.close()
+        raise
+    return Collection(groups)
+
+
+def matches(pattern: str, task: str, case: str) -> bool:
+    """A ``--case`` pattern: a shell-style glob on the case's name
+    (``wrong-*``), or on ``<task>::<case>`` when it holds ``::``
+    (``hello-file::wrong-*``, ``*::correct``)."""
+    if SEPARATOR in pattern:
+        return fnmatch.fnmatchcase(f"{task}{SEPARATOR}{case}", pattern)
+    return fnmatch.fnmatchcase(case, pattern)
+
+
+def _groups_for(path: Path, options: Options) -> list:
+    if not path.exists():
+        raise CollectionError(f"{path} does not exist")
+    path = path.absolute()
+    # (Harbor job folders, whose trials are replayed, plug in here.)
+    if _is_task(path):
+        return [_task_group(path, options, named=True)]
+    found = tasks_below(path)
+    if not found:
+        raise CollectionError(f"{path} is not a task (no task.toml, tests/ or cases/) and holds no task with "
+                              "cases to test (<task>/cases/<case>/expected.json)")
+    return [_task_group(folder, options, named=False) for folder in found]
+
+
+def _is_task(path: Path) -> bool:
+    """What ``discovery.resolve`` takes as one task: a file (a verifier), a
+    task folder, its tests folder, or a case folder."""
+    if path.is_file():
+        return True
+    return any((path / name).exists() for name in ("task.toml", "tests", "cases")) or path.name == "tests" or (
+        path.parent.name == "cases" and any((path / n).exists() for n in ("workspace", "expected.json"))
+    )
+
+
+def tasks_below(folder: Path) -> list[Path]:
+    """Every task below ``folder`` that has a case with an ``expected.json``,
+    in path order. A task's own folders are not searched further, nor are
+    caches, virtual environments and version control."""
+    found: list[Path] = []
+    for current, dirs, _files in os.walk(folder):
+        here = Path(current)
+        if "cases" in dirs and _has_expected(here / "cases"):
+            found.append(here)
+            dirs[:] = []
+            continue
+        if "task.toml" in _files or "tests" in dirs:
+            dirs[:] = []  # a task without cases to test: nothing below it is a task
+            continue
+        dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS and not d.startswith(".")
+                         and not os.path.islink(os.path.join(current, d)))
+    return sorted(found)
+
+
+def _has_expected(cases: Path) -> bool:
+    try:
+        return any((entry / "expected.json").is_file() for entry in cases.iterdir() if entry.is_dir())
+    except OSError:
+        return False
+
+
+def _task_group(folder: Path, options: Options, named: bool) -> TaskCases:
+    """The group of the task at ``folder``. ``named``: the user gave this
+    path, so a task with nothing to test says why; a task found below a
+    folder always has cases with an expected.json."""
+    try:
+        session = Session(folder, options)
+    except (DiscoveryError, SelectionError) as exc:
+        if named:
+            raise CollectionError(str(exc)) from None
+        return TaskCases(name=folder.name, folder=folder, session=None, error=str(exc))
+    task = session.task
+    group = TaskCases(name=task.name, folder=task.root, session=session)
+    wanted = task.initial_case  # a case folder was named: that case only
+    for case in task.cases:
+        if wanted is not None and case.name != wanted:
+            continue
+        if case.expected is not None:
+            group.cases.append(case)
+        elif (case.folder / "expected.json").is_file():
+            # A broken test, not one to leave out quietly: reported, and the command fails.
+            problem = next((p for p in case.problems if "expected.json" in p), "expected.json is unusable")
+            group.invalid.append((case.name, problem))
+    if session.verifier is None:
+        group.error = no_verifier_message(task)
+    elif not group.cases:
+        unusable = "".join(f"; case {name}: {problem}" for name, problem in group.invalid)
+        where = task.root / "cases" / wanted if wanted else task.root / "cases"
+        group.error = f"no case with a usable expected.json under {where}{unusable}"
+    return group
+
+
+def _unique_names(groups: list) -> None:
+    """Two tasks of the same name (``task.toml``'s name, or the folder's) are
+    told apart by their folder's path."""
+    counts: dict[str, int] = {}
+    for group in groups:
+        counts[group.name] = counts.get(group.name, 0) + 1
+    here = Path.cwd()
+    for group in groups:
+        if counts[group.name] > 1:
+            group.name = os.path.relpath(group.folder, here) if group.folder.is_relative_to(here) else str(group.folder)
+
+
+def _narrow(groups: list, patterns: list[str]) -> None:
+    used: set[str] = set()
+    every: list[str] = []
+    for group in groups:
+        def keep(name: str) -> bool:
+            hits = {p for p in patterns if matches(p, group.name, name)}
+            used.update(hits)
+            return bool(hits)
+
+        every += [group.item_name(c.name) for c in group.cases] + [group.item_name(n) for n, _p in group.invalid]
+        group.cases = [c for c in group.cases if keep(c.name)]
+        group.invalid = [(n, p) for n, p in group.invalid if keep(n)]
+    unused = [p for p in patterns if p not in used]
+    if unused:
+        known = ", ".join(every[:20]) + (f", ... ({len(every)} in all)" if len(every) > 20 else "") if every else "none"
+        raise CollectionError(f"--case {unused[0]} matches no case (cases: {known})")
+    # A task none of whose cases was asked for is not part of this run.
+    groups[:] = [g for g in groups if g.cases or g.invalid]
+
+
+async def arun_groups(groups: list, jobs: int) -> list[list[RunResult]]:
+    """Every case of ``groups``, at most ``jobs`` runners at once across all
+    of them; each group's results in its cases' order.
+
+    Only the runner holds one of the ``jobs`` places: the next cases are
+    staged, and the last ones' verdicts read, while the runners run (at most
+    ``jobs`` more cases are in hand at once, so staging never runs far ahead)."""
+    import asyncio
+
+    running = asyncio.Semaphore(max(1, jobs))
+    in_hand = asyncio.Semaphore(2 * max(1, jobs))
+    for group in groups:
+        if group.session is not None:
+            # Each case runs once: a layout is worth more to the next case than kept.
+            group.session.recycle_stages = True
+
+    async def one(group, case) -> RunResult:
+        async with in_hand:
+            return await group.arun(case, gate=running)
+
+    async def whole(group) -> list[RunResult]:
+        return list(await asyncio.gather(*(one(group, case) for case in group.cases)))
+
+    return list(await asyncio.gather(*(whole(group) for group in groups)))
