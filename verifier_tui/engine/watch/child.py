@@ -7,8 +7,8 @@ thread instead does not help: ``RustNotify()`` holds the GIL for the whole walk
 thread). So the watching runs in a small child process (:func:`main`), which
 prints each finished :class:`~.changes.Change` as a JSON line; the parent's
 loop only reads lines. Rebuilding after a root is re-created happens there
-too, and so do the watcher's 100 wake-ups a second (one per step). Cost:
-~50 ms more to become ready, ~23 MB, 0.4% of a core when idle.
+too, and so do the watcher's 200 wake-ups a second (one per step). Cost:
+~50 ms more to become ready, ~23 MB, about 1% of a core when idle.
 """
 
 from __future__ import annotations
