@@ -66,14 +66,18 @@ def _interpreter_problem(session) -> str | None:
     return None if error is None else f"--python {error}"
 
 
-def _header(session) -> str:
+def _header(session, result: RunResult | None = None) -> str:
+    """The task, verifier, case, interpreter and mode: of ``result`` when
+    given (``test`` runs other cases than the session's own)."""
     task = session.task
     parts = [f"task {task.name}", f"verifier {short_path(session.verifier, task.root)}"]
-    parts.append(f"case {session.case.name}" if session.case else "no case")
-    if session.task_id is not None:
-        parts.append(f"task row {session.task_id}")
+    case = result.case if result is not None else (session.case.name if session.case else None)
+    parts.append(f"case {case}" if case else "no case")
+    task_id = result.task_id if result is not None else session.task_id
+    if task_id is not None:
+        parts.append(f"task row {task_id}")
     parts.append(session.options.python)
-    parts.append(mode_text(session.mode))
+    parts.append(mode_text(result.mode if result is not None else session.mode))
     runner = runner_words(session)
     if runner:
         parts.append(runner)
@@ -81,8 +85,13 @@ def _header(session) -> str:
 
 
 def _notices(session, result: RunResult | None = None) -> list[str]:
+    own = session.notices()
+    if result is not None and session.case is not None and result.case != session.case.name:
+        # Another case than the session's (``test``): that case's problems, not the session's case's.
+        case = session.task.case(result.case) if result.case else None
+        own = session.task.notices() + [f"case {case.name}: {p}" for p in (case.problems if case else ())]
     seen: list[str] = []
-    for notice in session.notices() + (result.notices if result else []):
+    for notice in own + (result.notices if result else []):
         if notice not in seen:
             seen.append(notice)
     return seen
@@ -96,35 +105,36 @@ def result_json(session, result: RunResult) -> dict[str, Any]:
     return data
 
 
-def print_result(session, result: RunResult) -> None:
-    _out(_header(session))
-    _out(session.isolation.words)
-    for notice in _notices(session, result):
-        _out(f"note: {notice}")
+def result_lines(session, result: RunResult) -> list[str]:
+    """What ``run`` prints about a run: the verdict, against expected.json
+    when there is one, the reward files, the exit code in words, stdout and
+    the mapped traceback. The pytest plugin reports a failed case with it."""
+    lines = [_header(session, result), session.isolation.words]
+    lines += [f"note: {notice}" for notice in _notices(session, result)]
     hint = missing_nemo_gym_hint(result)
     if hint:
-        _out(f"note: {hint}")
-    for shadow in shadow_lines(result.explain, session.task.root):
-        _out(f"note: {shadow}")
-    _out(f"{result.outcome_words} · {duration_text(result.duration_s)}")
-    _out(f"verdict: {verdict_line(result)}")
-    for warning in result.verdict.warnings:
-        _out(f"warning: {warning}")
+        lines.append(f"note: {hint}")
+    lines += [f"note: {shadow}" for shadow in shadow_lines(result.explain, session.task.root)]
+    lines.append(f"{result.outcome_words} · {duration_text(result.duration_s)}")
+    lines.append(f"verdict: {verdict_line(result)}")
+    lines += [f"warning: {warning}" for warning in result.verdict.warnings]
     line = expected_line(result)
     if line:
-        _out(line)
+        lines.append(line)
     for reward_file in result.reward_files:
         text = reward_file.text if reward_file.text is not None else f"<{reward_file.kind}>"
-        _out(f"{reward_file.name}: {text.strip()}")
-    problems = (result.explain or {}).get("problems") or []
-    for problem in problems:
-        _out(f"contract: {problem}")
+        lines.append(f"{reward_file.name}: {text.strip()}")
+    lines += [f"contract: {problem}" for problem in (result.explain or {}).get("problems") or []]
     if result.stdout.text.strip():
-        _out(_rule("stdout", 40))
-        _out(result.stdout.text.rstrip("\n"))
+        lines += [_rule("stdout", 40), result.stdout.text.rstrip("\n")]
     if result.stderr.text.strip():
-        _out(_rule("stderr", 40))
-        _out(result.stderr.text.rstrip("\n"))
+        lines += [_rule("stderr", 40), result.stderr.text.rstrip("\n")]
+    return lines
+
+
+def print_result(session, result: RunResult) -> None:
+    for line in result_lines(session, result):
+        _out(line)
 
 
 def _harbor(args, command: str) -> int | None:

@@ -1,0 +1,156 @@
+"""The pytest plugin (issue 12), driven by pytest's own ``pytester``: each
+inner pytest is a real process, as a user starts it, with the package's
+``pytest11`` entry point loading the plugin."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from tests.helpers import PY, copy_example, run_tool
+
+pytest_plugins = ["pytester"]
+
+PYTHON_OPTION = "--verifier-python=" + PY
+
+
+@pytest.fixture
+def tasks(pytester):
+    """``tasks/`` in the inner run's folder: two examples with cases (one
+    case made to fail) and one task without cases."""
+    folder = pytester.path / "tasks"
+    for name in ("hello-file", "sum-column", "plain-test-sh"):
+        copy_example(name, folder / name)
+    (folder / "sum-column" / "cases" / "wrong-total" / "expected.json").write_text('{"rewards": {"reward": 0.5}}')
+    return folder
+
+
+def run(pytester, *args):
+    return pytester.runpytest_subprocess(PYTHON_OPTION, "-p", "no:cacheprovider", *args, timeout=300)
+
+
+def test_each_case_is_an_item_named_task_case(pytester, tasks):
+    done = run(pytester, "--verifier-cases", "tasks", "-v")
+    done.assert_outcomes(passed=6, failed=1)
+    done.stdout.fnmatch_lines(["hello-file::correct PASSED*", "hello-file::wrong-text PASSED*",
+                               "sum-column::wrong-total FAILED*"])
+    # plain-test-sh has no cases: no item, no error.
+    assert "plain-test-sh" not in done.stdout.str()
+    # The failure says what `verifier-tui run` would: the verdict against expected.json, the reward file,
+    # the exit code in words.
+    done.stdout.fnmatch_lines([
+        "*sum-column::wrong-total: the run did not match the case's expected.json",
+        "task sum-column * case wrong-total *",
+        "exit 0 · reward written · *",
+        'verdict: {"reward": 0.0}*',
+        'expected {"rewards": {"reward": 0.5}}: DID NOT MATCH',
+        "reward.txt: 0.0",
+    ])
+    assert done.ret == 1
+
+
+def test_a_raising_verifier_reports_the_traceback_on_the_users_files(pytester, tasks):
+    (tasks / "hello-file" / "cases" / "missing-file" / "expected.json").write_text('{"rewards": {"reward": 1.0}}')
+    done = run(pytester, "--verifier-cases", "tasks/hello-file", "-k", "missing")
+    done.assert_outcomes(failed=1, deselected=3)
+    text = done.stdout.str()
+    assert "exit 1 · verifier raised" in text and "Traceback (most recent call last)" in text
+    assert f'File "{tasks / "hello-file" / "tests" / "verifier.py"}"' in text  # the user's file, not the scratch copy
+    assert "FileNotFoundError" in text and "/stage-" not in text  # no scratch path is left in it
+
+
+def test_k_x_lf_and_junitxml_work_on_cases(pytester, tasks):
+    done = pytester.runpytest_subprocess(PYTHON_OPTION, "--verifier-cases", "tasks", "-k", "hello-file and wrong")
+    done.assert_outcomes(passed=2, deselected=5)
+    done = pytester.runpytest_subprocess(PYTHON_OPTION, "--verifier-cases", "tasks", "-x", "-k", "wrong-total or correct")
+    done.assert_outcomes(passed=2, failed=1, deselected=4)
+    # --lf: only the case that failed last time.
+    done = pytester.runpytest_subprocess(PYTHON_OPTION, "--verifier-cases", "tasks", "--lf", "-v")
+    done.assert_outcomes(failed=1, deselected=6)
+    done.stdout.fnmatch_lines(["sum-column::wrong-total FAILED*"])
+    report = pytester.path / "report.xml"
+    run(pytester, "--verifier-cases", "tasks", f"--junitxml={report}")
+    cases = {(c.get("classname"), c.get("name")): c for c in ET.parse(report).getroot().iter("testcase")}
+    assert len(cases) == 7
+    assert cases[("sum-column", "wrong-total")].find("failure") is not None
+    assert cases[("hello-file", "correct")].find("failure") is None
+
+
+def test_under_xdist(pytester, tasks):
+    pytest.importorskip("xdist")
+    report = pytester.path / "report.xml"
+    done = run(pytester, "--verifier-cases", "tasks", "-n", "2", f"--junitxml={report}")
+    done.assert_outcomes(passed=6, failed=1)
+    done.stdout.fnmatch_lines(["*2 workers*", "*FAILED sum-column::wrong-total*"])
+    assert len(list(ET.parse(report).getroot().iter("testcase"))) == 7
+
+
+def test_the_plugin_and_verifier_tui_test_agree(pytester, tasks, env):
+    report = pytester.path / "report.xml"
+    run(pytester, "--verifier-cases", "tasks", f"--junitxml={report}")
+    by_pytest = {f"{c.get('classname')}::{c.get('name')}": c.find("failure") is None
+                 for c in ET.parse(report).getroot().iter("testcase")}
+    done = run_tool(env, "test", "--json", tasks, "--python", PY)
+    by_test = {case["id"]: case["expected_matched"] for case in json.loads(done.stdout)["cases"]}
+    assert by_pytest == by_test and list(by_test.values()).count(False) == 1
+
+
+def test_cases_and_the_users_own_tests_together(pytester, tasks):
+    pytester.makepyfile(test_mine="def test_mine():\n    assert True\n")
+    done = run(pytester, "--verifier-cases", "tasks/hello-file", "test_mine.py")
+    done.assert_outcomes(passed=5)
+    # Without test paths on the command line, only the cases are collected.
+    done = run(pytester, "--verifier-cases", "tasks/hello-file", "--co", "-q")
+    assert "test_mine" not in done.stdout.str() and "4 tests collected" in done.stdout.str()
+
+
+def test_bad_paths_are_usage_errors_and_an_untestable_task_a_collection_error(pytester, tasks):
+    done = run(pytester, "--verifier-cases", "nowhere")
+    assert done.ret == pytest.ExitCode.USAGE_ERROR
+    done.stderr.fnmatch_lines(["ERROR: --verifier-cases: */nowhere does not exist"])
+    done = run(pytester, "--verifier-cases", "tasks/plain-test-sh")
+    assert done.ret == pytest.ExitCode.INTERRUPTED  # a collection error stops the run, as for any test file
+    done.stdout.fnmatch_lines(["*plain-test-sh: no case with a usable expected.json under *"])
+    assert "Traceback" not in done.stdout.str()
+
+
+def test_an_unusable_expected_json_is_a_failing_item(pytester, tasks):
+    (tasks / "hello-file" / "cases" / "wrong-case" / "expected.json").write_text("{oops")
+    done = run(pytester, "--verifier-cases", "tasks/hello-file")
+    done.assert_outcomes(passed=3, failed=1)
+    done.stdout.fnmatch_lines(["*hello-file::wrong-case: not run: expected.json is not valid JSON*"])
+
+
+def test_without_the_option_the_plugin_does_nothing(pytester, monkeypatch):
+    """No option's side effect, no import of Textual or of the engine, no
+    item. The run loads this plugin alone (other installed plugins, such as
+    pytest-textual-snapshot, import Textual themselves)."""
+    pytester.makepyfile(test_alone="""
+        import sys
+
+        def test_alone(request):
+            loaded = [m for m in sys.modules if m == "textual" or m.startswith(("textual.", "verifier_tui.engine",
+                                                                               "verifier_tui.headless"))]
+            assert loaded == []
+            assert "verifier_tui.pytest_plugin" in sys.modules  # loaded, but off
+            assert request.config.pluginmanager.get_plugin("verifier-tui-cases") is None
+            assert request.config.args == ["test_alone.py"]
+        """)
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    done = pytester.runpytest_subprocess("-p", "verifier_tui.pytest_plugin", "test_alone.py")
+    done.assert_outcomes(passed=1)
+    monkeypatch.delenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD")
+    # With every installed plugin: the same items with and without this one.
+    copy_example("hello-file", pytester.path / "tasks" / "hello-file")
+    collected = [pytester.runpytest_subprocess("--co", "-q", *more).stdout.lines for more in ([], ["-p", "no:verifier_tui"])]
+    with_plugin, without_plugin = ([line for line in lines if "::" in line] for lines in collected)
+    assert with_plugin == without_plugin == ["test_alone.py::test_alone"]
+
+
+def test_the_package_declares_the_plugin_to_pytest():
+    from importlib.metadata import entry_points
+
+    declared = {ep.name: ep.value for ep in entry_points(group="pytest11")}
+    assert declared.get("verifier_tui") == "verifier_tui.pytest_plugin"

@@ -1,0 +1,148 @@
+"""A pytest plugin (issue 12): the cases of verifier-tui as test items.
+
+    pytest --verifier-cases tasks/            every case with an expected.json, of every task below
+    pytest --verifier-cases tasks/ -n 4       the same, with pytest-xdist
+
+Installed with the package (the ``pytest11`` entry point in pyproject.toml),
+it is off until ``--verifier-cases`` is given: without it, this module adds
+the options below and does nothing else (it imports nothing of verifier-tui's
+engine, never Textual, and collects nothing). With it, each case is one item
+named ``<task>::<case>``, collected by :func:`verifier_tui.engine.suite.collect`
+and run through the same engine as ``verifier-tui test`` (so ``-k``, ``--lf``,
+``--junitxml``, ``-x`` and xdist's ``-n`` work on cases as on any test); a
+case fails when its run does not match its ``expected.json``, and the report
+is what ``verifier-tui run`` prints about that run. When ``--verifier-cases``
+is given and the command line names no test paths, only the cases are
+collected (not ``testpaths`` or the current folder).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from verifier_tui.engine.model import RunResult
+    from verifier_tui.engine.suite import Collection, TaskCases
+
+PLUGIN_NAME = "verifier-tui-cases"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("verifier-tui", "verifier-tui: the cases of verifier tasks as tests")
+    group.addoption("--verifier-cases", action="append", default=[], metavar="PATH", dest="verifier_cases",
+                    help="collect every case with an expected.json of the task PATH, or of every task below the "
+                         "folder PATH, as items named <task>::<case> (may be repeated)")
+    group.addoption("--verifier-python", default="python3", metavar="EXE", dest="verifier_python",
+                    help="the interpreter that runs the verifiers' runner (default: python3 on PATH, as test.sh "
+                         "would)")
+    group.addoption("--verifier-timeout", type=float, default=None, metavar="SECONDS", dest="verifier_timeout",
+                    help="overrides each task.toml's [verifier] timeout_sec")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    paths = config.getoption("verifier_cases")
+    if not paths:
+        return
+    if config.args_source is not pytest.Config.ArgsSource.ARGS:
+        config.args = []  # only the cases were asked for: not testpaths, not the current folder
+    config.pluginmanager.register(VerifierCases(config, paths), PLUGIN_NAME)
+
+
+class VerifierCases:
+    """The collection of one pytest run, registered only when asked for."""
+
+    def __init__(self, config: pytest.Config, paths: list[str]) -> None:
+        from verifier_tui.engine.session import Options
+        from verifier_tui.engine.suite import CollectionError, collect
+
+        base = config.invocation_params.dir
+        options = Options(python=config.getoption("verifier_python"), timeout=config.getoption("verifier_timeout"))
+        try:
+            self.collection: Collection = collect([base / Path(p) for p in paths], options)
+        except CollectionError as exc:
+            raise pytest.UsageError(f"--verifier-cases: {exc}") from None
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_make_collect_report(self, collector: pytest.Collector) -> Any:
+        report = yield
+        if isinstance(collector, pytest.Session) and report.passed:
+            report.result.extend(VerifierTask.from_parent(collector, name=group.name, nodeid=group.name,
+                                                          path=group.folder, group=group)
+                                 for group in self.collection.groups)
+        return report
+
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        self.collection.close()
+
+
+class VerifierTask(pytest.Collector):
+    """One task: its cases, each an item."""
+
+    def __init__(self, *, group: TaskCases, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.group = group
+
+    def collect(self) -> list[pytest.Item]:
+        group = self.group
+        if group.error is not None and not group.cases and not group.invalid:
+            raise self.CollectError(f"{group.name}: {group.error}")
+        items = [VerifierCase.from_parent(self, name=case.name, case=case) for case in group.cases]
+        items += [VerifierCase.from_parent(self, name=name, problem=problem) for name, problem in group.invalid]
+        return sorted(items, key=lambda item: item.name)
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> str:  # type: ignore[override]
+        if isinstance(excinfo.value, self.CollectError):
+            return str(excinfo.value.args[0])
+        return super().repr_failure(excinfo)
+
+
+class CaseMismatch(Exception):
+    """A case's run did not match its expected.json."""
+
+    def __init__(self, result: RunResult) -> None:
+        super().__init__(result.case)
+        self.result = result
+
+
+class CaseNotRun(Exception):
+    """A case that cannot be run: its expected.json, or its task, is unusable."""
+
+
+class VerifierCase(pytest.Item):
+    """One case of a task: runs the verifier on it and compares with its expected.json."""
+
+    def __init__(self, *, case: Any = None, problem: str | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.case = case
+        self.problem = problem
+
+    @property
+    def group(self) -> TaskCases:
+        return self.parent.group  # type: ignore[union-attr]
+
+    def runtest(self) -> None:
+        if self.problem is not None:
+            raise CaseNotRun(f"not run: {self.problem}")
+        if self.group.error is not None:
+            raise CaseNotRun(f"not run: {self.group.error}")
+        result = self.group.run(self.case, trigger="pytest")
+        if not result.expected_matched:
+            raise CaseMismatch(result)
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> str:  # type: ignore[override]
+        error = excinfo.value
+        if isinstance(error, CaseNotRun):
+            return f"{self.nodeid}: {error}"
+        if isinstance(error, CaseMismatch):
+            from verifier_tui.headless import result_lines
+
+            lines = result_lines(self.group.session, error.result)
+            return "\n".join([f"{self.nodeid}: the run did not match the case's expected.json", *lines])
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        folder = self.case.folder if self.case is not None else self.group.folder / "cases" / self.name
+        return folder, None, self.nodeid
