@@ -128,7 +128,7 @@ OPTIONS: list[tuple[tuple[str, ...], tuple[str, ...], bool, dict]] = [
 
 def _add_options(parser: argparse.ArgumentParser, command: str) -> None:
     if command == "test":
-        parser.add_argument("paths", metavar="PATH", nargs="+", type=Path,
+        parser.add_argument("paths", metavar="PATH", nargs="+",
                             help=f"{EXPECTED_PATHS}, or a folder to search for tasks with cases (several may be "
                                  "given); or a Harbor job or trial folder, alone")
     else:

@@ -278,8 +278,8 @@ def test_command(args) -> int:
     import asyncio
 
     from verifier_tui.engine.harbor.folders import Job
-    from verifier_tui.engine.harbor.trial_session import TrialSession
     from verifier_tui.engine.session import cpu_count
+    from verifier_tui.engine.suite import trial_sessions
 
     opened = _open(args)
     if isinstance(opened, int):
@@ -288,14 +288,8 @@ def test_command(args) -> int:
     trials = found.trials if isinstance(found, Job) else [found]
     if not trials:
         return _fail(f"{found.path}: " + "; ".join(found.problems or ["no trial folders"]))
-    options = args.options
-    sessions = []
-    for trial in trials:
-        steps = [step_in_path] if step_in_path else [view.name for view in trial.steps]
-        for step in steps:
-            sessions.append(TrialSession(trial, step, task_dir=args.task, workspace=options.workspace,
-                                         timeout=options.timeout, python=options.python, nemo_gym=options.nemo_gym,
-                                         runner=options.runner, env=options.env))
+    # The same trials, opened the same way, as the pytest plugin's (engine/suite.py).
+    sessions = trial_sessions(found, step_in_path, args.options, args.task)
     started = time.perf_counter()
     try:
         replays = asyncio.run(_replay_all(sessions, args.jobs or cpu_count()))

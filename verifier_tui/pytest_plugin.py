@@ -2,6 +2,7 @@
 
     pytest --verifier-cases tasks/            every case with an expected.json, of every task below
     pytest --verifier-cases tasks/ -n 4       the same, with pytest-xdist
+    pytest --verifier-cases jobs/<job>/       every trial of a Harbor job, replayed: <job>::<trial>
 
 Installed with the package (the ``pytest11`` entry point in pyproject.toml),
 it is off until ``--verifier-cases`` is given: without it, this module adds
@@ -11,7 +12,9 @@ named ``<task>::<case>``, collected by :func:`verifier_tui.engine.suite.collect`
 and run through the same engine as ``verifier-tui test`` (so ``-k``, ``--lf``,
 ``--junitxml``, ``-x`` and xdist's ``-n`` work on cases as on any test); a
 case fails when its run does not match its ``expected.json``, and the report
-is what ``verifier-tui run`` prints about that run. When ``--verifier-cases``
+is what ``verifier-tui run`` prints about that run. A trial of a Harbor job
+passes when its replay ends as its sandbox did, as ``verifier-tui test JOB``
+has it. When ``--verifier-cases``
 is given and the command line names no test paths, only the cases are
 collected (not ``testpaths`` or the current folder).
 """
@@ -24,7 +27,6 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
-    from verifier_tui.engine.model import RunResult
     from verifier_tui.engine.suite import Collection, TaskCases
 
 PLUGIN_NAME = "verifier-tui-cases"
@@ -100,11 +102,25 @@ class VerifierTask(pytest.Collector):
 
 
 class CaseMismatch(Exception):
-    """A case's run did not match its expected.json."""
+    """A case's run did not match its expected.json (a trial's replay did not
+    end as its sandbox did): ``result`` is the RunResult (the Replayed)."""
 
-    def __init__(self, result: RunResult) -> None:
-        super().__init__(result.case)
+    def __init__(self, result: Any) -> None:
+        super().__init__()
         self.result = result
+
+
+def trial_report(session: Any, replayed: Any) -> str:
+    """What ``verifier-tui run TRIAL`` prints about this replay."""
+    import io
+    from contextlib import redirect_stdout
+
+    from verifier_tui.headless_harbor import print_walkthrough
+
+    text = io.StringIO()
+    with redirect_stdout(text):
+        print_walkthrough(session, replayed)
+    return text.getvalue().rstrip("\n")
 
 
 class CaseNotRun(Exception):
@@ -128,15 +144,18 @@ class VerifierCase(pytest.Item):
             raise CaseNotRun(f"not run: {self.problem}")
         if self.group.error is not None:
             raise CaseNotRun(f"not run: {self.group.error}")
-        result = self.group.run(self.case, trigger="pytest")
-        if not result.expected_matched:
-            raise CaseMismatch(result)
+        outcome = self.group.run(self.case, trigger="pytest")
+        if not self.group.passed(outcome):
+            raise CaseMismatch(outcome)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> str:  # type: ignore[override]
         error = excinfo.value
         if isinstance(error, CaseNotRun):
             return f"{self.nodeid}: {error}"
         if isinstance(error, CaseMismatch):
+            if self.group.session is None:  # a trial of a Harbor job: what `run TRIAL` prints
+                return "\n".join([f"{self.nodeid}: the replay did not end as the sandbox's run did",
+                                  trial_report(self.case.session, error.result)])
             from verifier_tui.headless import result_lines
 
             lines = result_lines(self.group.session, error.result)
@@ -144,5 +163,5 @@ class VerifierCase(pytest.Item):
         return super().repr_failure(excinfo)
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
-        folder = self.case.folder if self.case is not None else self.group.folder / "cases" / self.name
+        folder = getattr(self.case, "folder", None) or self.group.folder
         return folder, None, self.nodeid

@@ -107,8 +107,18 @@ def test_a_folder_that_is_no_task_and_holds_none_says_so(env, tmp_path):
     assert done.returncode == 2 and done.stdout == ""
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1
-    assert "is not a task" in lines[0] and "holds no task with cases" in lines[0]
+    assert "is not a task" in lines[0] and "nor was a task with cases to test" in lines[0]
     assert list(Path(env["TMPDIR"]).iterdir()) == []
+
+
+def test_a_folder_whose_tasks_have_no_cases_says_so(env, tmp_path):
+    folder = _tasks(tmp_path, "plain-test-sh")
+    make_task(folder / "bare")
+    done = run_tool(env, "test", folder, "--python", PY)
+    assert done.returncode == 2 and done.stdout == ""
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1
+    assert "holds 2 task(s) (bare, plain-test-sh) and none has a case to test" in lines[0]
 
 
 def test_a_case_folder_tests_that_case_only(env, tmp_path):

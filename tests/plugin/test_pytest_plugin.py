@@ -9,7 +9,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from tests.helpers import PY, copy_example, run_tool
+from tests.helpers import PY, copy_example, make_task, run_tool, sandbox_trial
 
 pytest_plugins = ["pytester"]
 
@@ -154,3 +154,24 @@ def test_the_package_declares_the_plugin_to_pytest():
 
     declared = {ep.name: ep.value for ep in entry_points(group="pytest11")}
     assert declared.get("verifier_tui") == "verifier_tui.pytest_plugin"
+
+
+READS_HELLO = "def verify(workspace):\n    return 1.0 if (workspace / 'hello.txt').read_text() == 'hi' else 0.0\n"
+SEPARATE = 'version = "1.0"\nartifacts = ["/app"]\n\n[verifier]\nenvironment_mode = "separate"\n'
+
+
+def test_a_harbor_jobs_trials_are_items_that_pass_when_the_replay_agrees(pytester, env, tmp_path):
+    """``pytest --verifier-cases jobs/<job>/``: each trial replayed, as ``verifier-tui test JOB`` does."""
+    demo = make_task(pytester.path / "tasks" / "demo", READS_HELLO, toml=SEPARATE)
+    job = pytester.path / "jobs" / "several"
+    for name, workspace in (("agrees__aaaaaaa", {"hello.txt": "hi"}), ("differs__bbbbbbb", {"hello.txt": "no"})):
+        sandbox_trial(job, demo, tmp_path, workspace=workspace, mode="separate", capture=True, name=name)
+    # The second trial's captured /app changed after the run: its replay now scores 1.0, the sandbox had 0.0.
+    (job / "differs__bbbbbbb" / "artifacts" / "app" / "hello.txt").write_text("hi")
+    done = run(pytester, "--verifier-cases", "jobs/several", "-v")
+    done.assert_outcomes(passed=1, failed=1)
+    done.stdout.fnmatch_lines(["several::agrees__aaaaaaa PASSED*", "several::differs__bbbbbbb FAILED*",
+                               "*several::differs__bbbbbbb: the replay did not end as the sandbox's run did"])
+    by_tool = json.loads(run_tool(env, "test", "--json", job, "--python", PY).stdout)
+    assert {t["trial"]["name"]: t["same"] for t in by_tool["trials"]} == {"agrees__aaaaaaa": True,
+                                                                         "differs__bbbbbbb": False}

@@ -22,19 +22,24 @@ import fnmatch
 import os
 from pathlib import Path
 
-from verifier_tui.engine.discovery import DiscoveryError, no_verifier_message
+from verifier_tui.engine.discovery import EXPECTED_PATHS, DiscoveryError, no_verifier_message
 from verifier_tui.engine.record import field, record
 from verifier_tui.engine.session import Options, SelectionError, Session
+from verifier_tui.engine.task_kinds import MAX_ENTRIES_SCANNED, is_tests_folder_of_a_task, looks_like_task, some_names
 
 TYPE_CHECKING = False  # typing is not imported at run time: start-up is measured
 if TYPE_CHECKING:
     import asyncio
+    from typing import Any
 
     from verifier_tui.engine.cases import Case
     from verifier_tui.engine.model import RunResult
 
 #: Between a task's name and a case's in an item's name (pytest's own separator).
 SEPARATOR = "::"
+#: How many levels below a folder tasks are looked for: ``tasks/<task>``,
+#: ``datasets/<dataset>/<task>``, ``<checkout>/datasets/<dataset>/<task>``.
+SEARCH_DEPTH = 3
 #: Folders never searched for tasks: nothing in them is a task of the user's.
 _SKIP_DIRS = {"__pycache__", ".git", ".hg", ".svn", ".venv", "venv", "node_modules", ".tox", ".nox",
               ".mypy_cache", ".pytest_cache", ".ruff_cache", "site-packages"}
@@ -70,9 +75,56 @@ class TaskCases:
         once (staging and reading the verdict are not held by it)."""
         return await self.session.arun(self.session.spec_for_case(case), trigger=trigger, gate=gate)
 
+    @staticmethod
+    def passed(result: RunResult) -> bool:
+        """The one comparison with expected.json (``RunResult.expected_matched``)."""
+        return bool(result.expected_matched)
+
     def close(self) -> None:
         if self.session is not None:
             self.session.close()
+
+
+@record
+class TrialItem:
+    """One trial of a job (one step of a multi-step trial), opened for replay."""
+
+    name: str  # the trial's name, with ``[step]`` for a step
+    session: Any  # a verifier_tui.engine.harbor.trial_session.TrialSession
+
+
+@record
+class JobTrials:
+    """A Harbor job (or one trial) folder: each trial replayed on what it
+    captured, passing when the replay ends as its sandbox did (the agreement
+    ``test JOB`` reports)."""
+
+    name: str
+    folder: Path
+    cases: list = field(default_factory=list)  # TrialItems
+    invalid: list = field(default_factory=list)
+    error: str | None = None
+    session: None = None
+
+    def item_name(self, case: str) -> str:
+        return f"{self.name}{SEPARATOR}{case}"
+
+    def run(self, item: TrialItem, trigger: str = "test") -> Any:
+        return item.session.run(trigger=trigger)
+
+    async def arun(self, item: TrialItem, gate: asyncio.Semaphore | None = None, trigger: str = "test") -> Any:
+        from contextlib import nullcontext
+
+        async with gate if gate is not None else nullcontext():
+            return await item.session.arun(trigger=trigger)
+
+    @staticmethod
+    def passed(replayed: Any) -> bool:
+        return replayed.agreement.same is True
+
+    def close(self) -> None:
+        for item in self.cases:
+            item.session.close()
 
 
 @record
@@ -94,15 +146,19 @@ class Collection:
         self.close()
 
 
-def collect(paths: list[Path | str], options: Options | None = None, patterns: list[str] | tuple[str, ...] = ()) -> Collection:
+def collect(paths: list[Path | str], options: Options | None = None, patterns: list[str] | tuple[str, ...] = (),
+            task_dir: Path | None = None) -> Collection:
     """The groups to test under ``paths``, narrowed by ``patterns`` (see
-    :func:`matches`). Raises :class:`CollectionError` for a path that names
+    :func:`matches`). ``task_dir``: a Harbor job's task, when it is not where
+    the trials say. Raises :class:`CollectionError` for a path that names
     nothing testable and for a pattern that matches no case."""
     options = options or Options()
     groups: list = []
     try:
         for path in paths:
-            groups += _groups_for(Path(path).expanduser(), options)
+            if not str(path).strip():
+                raise CollectionError(f"an empty path: give {EXPECTED_PATHS}")
+            groups += _groups_for(Path(path).expanduser(), options, task_dir)
         _unique_names(groups)
         if patterns:
             _narrow(groups, list(patterns))
@@ -122,47 +178,86 @@ def matches(pattern: str, task: str, case: str) -> bool:
     return fnmatch.fnmatchcase(case, pattern)
 
 
-def _groups_for(path: Path, options: Options) -> list:
+def _groups_for(path: Path, options: Options, task_dir: Path | None) -> list:
     if not path.exists():
         raise CollectionError(f"{path} does not exist")
     path = path.absolute()
-    # (Harbor job folders, whose trials are replayed, plug in here.)
-    if _is_task(path):
+    from verifier_tui.engine.harbor.folders import find_harbor_folder
+
+    if find_harbor_folder(path) is not None:
+        return [_job_group(path, options, task_dir)]
+    if is_one_task(path):
         return [_task_group(path, options, named=True)]
-    found = tasks_below(path)
-    if not found:
-        raise CollectionError(f"{path} is not a task (no task.toml, tests/ or cases/) and holds no task with "
-                              "cases to test (<task>/cases/<case>/expected.json)")
-    return [_task_group(folder, options, named=False) for folder in found]
+    found, without_cases = tasks_below(path)
+    if found:
+        return [_task_group(folder, options, named=False) for folder in found]
+    if without_cases:
+        names = some_names(sorted(p.name for p in without_cases))
+        raise CollectionError(f"{path} holds {len(without_cases)} task(s) ({names}) and none has a case to test "
+                              "(<task>/cases/<case>/ with an expected.json)")
+    # Neither a task nor a folder of tasks: discovery says what it is in one line
+    # (or takes it as a bare folder of verifiers, which has no cases to test).
+    try:
+        return [_task_group(path, options, named=True)]
+    except CollectionError as exc:
+        if not searched(path):
+            raise
+        raise CollectionError(f"{exc}; nor was a task with cases to test (<task>/cases/<case>/expected.json) "
+                              f"found below it") from None
 
 
-def _is_task(path: Path) -> bool:
-    """What ``discovery.resolve`` takes as one task: a file (a verifier), a
-    task folder, its tests folder, or a case folder."""
-    if path.is_file():
-        return True
-    return any((path / name).exists() for name in ("task.toml", "tests", "cases")) or path.name == "tests" or (
-        path.parent.name == "cases" and any((path / n).exists() for n in ("workspace", "expected.json"))
-    )
+def searched(folder: Path) -> bool:
+    """Whether :func:`tasks_below` looks below ``folder`` at all: never below
+    the file system's root or the home folder (a path typed by mistake gets
+    its one line at once)."""
+    return folder not in (Path(folder.anchor), Path.home())
 
 
-def tasks_below(folder: Path) -> list[Path]:
-    """Every task below ``folder`` that has a case with an ``expected.json``,
-    in path order. A task's own folders are not searched further, nor are
-    caches, virtual environments and version control."""
+def is_one_task(path: Path) -> bool:
+    """What ``discovery.resolve`` opens as one task, by the layout alone: a
+    file (a verifier), a case folder, a task's tests folder, a task."""
+    return (path.is_file() or (path.parent.name == "cases" and looks_like_task(path.parent.parent))
+            or is_tests_folder_of_a_task(path) or looks_like_task(path))
+
+
+def tasks_below(folder: Path, depth: int = SEARCH_DEPTH) -> tuple[list[Path], list[Path]]:
+    """The tasks below ``folder`` (at most ``depth`` levels down): those with
+    a case to test (a ``cases/<case>/expected.json``), and the others. A
+    task's own folders are not searched, nor are hidden folders, caches and
+    virtual environments; at most MAX_ENTRIES_SCANNED entries are looked at
+    (see :func:`searched` for the folders never searched)."""
     found: list[Path] = []
-    for current, dirs, _files in os.walk(folder):
-        here = Path(current)
-        if "cases" in dirs and _has_expected(here / "cases"):
-            found.append(here)
-            dirs[:] = []
-            continue
-        if "task.toml" in _files or "tests" in dirs:
-            dirs[:] = []  # a task without cases to test: nothing below it is a task
-            continue
-        dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS and not d.startswith(".")
-                         and not os.path.islink(os.path.join(current, d)))
-    return sorted(found)
+    others: list[Path] = []
+    if not searched(folder):
+        return found, others
+    budget = MAX_ENTRIES_SCANNED
+    level = [folder]
+    for _ in range(depth):
+        below: list[Path] = []
+        for current in level:
+            try:
+                with os.scandir(current) as scan:
+                    entries = sorted(scan, key=lambda entry: entry.name)
+            except OSError:
+                continue
+            for entry in entries:
+                budget -= 1
+                if budget < 0:
+                    return sorted(found), others
+                if entry.name.startswith(".") or entry.name in _SKIP_DIRS:
+                    continue
+                try:
+                    if not entry.is_dir(follow_symlinks=False):
+                        continue
+                except OSError:
+                    continue
+                sub = Path(entry.path)
+                if looks_like_task(sub):
+                    (found if _has_expected(sub / "cases") else others).append(sub)
+                else:
+                    below.append(sub)
+        level = below
+    return sorted(found), others
 
 
 def _has_expected(cases: Path) -> bool:
@@ -170,6 +265,44 @@ def _has_expected(cases: Path) -> bool:
         return any((entry / "expected.json").is_file() for entry in cases.iterdir() if entry.is_dir())
     except OSError:
         return False
+
+
+def trial_sessions(found: Any, step_in_path: str | None, options: Options, task_dir: Path | None = None) -> list:
+    """Every trial of a job (each step of a multi-step one), or the one trial
+    (its step, when the path named one), opened for replay: what ``test JOB``
+    and the pytest plugin replay."""
+    from verifier_tui.engine.harbor.folders import Job
+    from verifier_tui.engine.harbor.trial_session import TrialSession
+
+    trials = found.trials if isinstance(found, Job) else [found]
+    sessions = []
+    try:
+        for trial in trials:
+            steps = [step_in_path] if step_in_path else [view.name for view in trial.steps]
+            for step in steps:
+                sessions.append(TrialSession(trial, step, task_dir=task_dir, workspace=options.workspace,
+                                             timeout=options.timeout, python=options.python,
+                                             nemo_gym=options.nemo_gym, runner=options.runner, env=options.env))
+    except BaseException:
+        for session in sessions:
+            session.close()
+        raise
+    return sessions
+
+
+def _job_group(path: Path, options: Options, task_dir: Path | None) -> JobTrials:
+    from verifier_tui.engine.harbor.folders import HarborFolderError, open_harbor
+
+    try:
+        found, step_in_path = open_harbor(path)
+    except HarborFolderError as exc:
+        raise CollectionError(str(exc)) from None
+    group = JobTrials(name=found.name, folder=found.path)
+    sessions = trial_sessions(found, step_in_path, options, task_dir)
+    group.cases = [TrialItem(s.trial.name + (f"[{s.step}]" if s.step else ""), s) for s in sessions]
+    if not group.cases:
+        group.error = "; ".join(getattr(found, "problems", None) or ["no trial folders"])
+    return group
 
 
 def _task_group(folder: Path, options: Options, named: bool) -> TaskCases:
