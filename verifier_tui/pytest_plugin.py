@@ -66,6 +66,11 @@ class VerifierCases:
             self.collection: Collection = collect([base / Path(p) for p in paths], options)
         except CollectionError as exc:
             raise pytest.UsageError(f"--verifier-cases: {exc}") from None
+        session = next((g.session for g in self.collection.groups if g.session is not None and g.cases), None)
+        error = session.interpreter().error if session is not None else None
+        if error is not None:  # one --verifier-python for every task: said once, nothing run
+            self.collection.close()
+            raise pytest.UsageError(f"--verifier-python {error}")
 
     @pytest.hookimpl(wrapper=True)
     def pytest_make_collect_report(self, collector: pytest.Collector) -> Any:
@@ -144,6 +149,9 @@ class VerifierCase(pytest.Item):
             raise CaseNotRun(f"not run: {self.problem}")
         if self.group.error is not None:
             raise CaseNotRun(f"not run: {self.group.error}")
+        refused = self.group.session.task.config.refused if self.group.session is not None else None
+        if refused:  # as `verifier-tui test`: whatever the case does, Harbor would not run it
+            raise CaseNotRun(f"Harbor would refuse this task: {refused}")
         outcome = self.group.run(self.case, trigger="pytest")
         if not self.group.passed(outcome):
             raise CaseMismatch(outcome)
@@ -157,9 +165,10 @@ class VerifierCase(pytest.Item):
                 return "\n".join([f"{self.nodeid}: the replay did not end as the sandbox's run did",
                                   trial_report(self.case.session, error.result)])
             from verifier_tui.headless import result_lines
+            from verifier_tui.terminal import plain_text
 
             lines = result_lines(self.group.session, error.result)
-            return "\n".join([f"{self.nodeid}: the run did not match the case's expected.json", *lines])
+            return plain_text("\n".join([f"{self.nodeid}: the run did not match the case's expected.json", *lines]))
         return super().repr_failure(excinfo)
 
     def reportinfo(self) -> tuple[Path, int | None, str]:

@@ -106,10 +106,13 @@ def test_cases_and_the_users_own_tests_together(pytester, tasks):
     assert "test_mine" not in done.stdout.str() and "4 tests collected" in done.stdout.str()
 
 
-def test_bad_paths_are_usage_errors_and_an_untestable_task_a_collection_error(pytester, tasks):
+def test_bad_paths_and_interpreters_are_usage_errors_and_an_untestable_task_a_collection_error(pytester, tasks):
     done = run(pytester, "--verifier-cases", "nowhere")
     assert done.ret == pytest.ExitCode.USAGE_ERROR
     done.stderr.fnmatch_lines(["ERROR: --verifier-cases: */nowhere does not exist"])
+    done = pytester.runpytest_subprocess("--verifier-cases", "tasks", "--verifier-python", "/nonexistent/python3")
+    assert done.ret == pytest.ExitCode.USAGE_ERROR
+    done.stderr.fnmatch_lines(["ERROR: --verifier-python */nonexistent/python3*"])
     done = run(pytester, "--verifier-cases", "tasks/plain-test-sh")
     assert done.ret == pytest.ExitCode.INTERRUPTED  # a collection error stops the run, as for any test file
     done.stdout.fnmatch_lines(["*plain-test-sh: no case with a usable expected.json under *"])
