@@ -30,6 +30,7 @@ from verifier_tui.words import (
     runner_words,
     shadow_lines,
     short_path,
+    stuck_line,
     verdict_line,
 )
 
@@ -116,6 +117,9 @@ def result_lines(session, result: RunResult) -> list[str]:
         lines.append(f"note: {hint}")
     lines += [f"note: {shadow}" for shadow in shadow_lines(result.explain, session.task.root)]
     lines.append(f"{result.outcome_words} · {duration_text(result.duration_s)}")
+    stuck = _stuck(session, result)
+    if stuck:
+        lines.append(stuck)
     lines.append(f"verdict: {verdict_line(result)}")
     lines += [f"warning: {warning}" for warning in result.verdict.warnings]
     line = expected_line(result)
@@ -129,7 +133,14 @@ def result_lines(session, result: RunResult) -> list[str]:
         lines += [_rule("stdout", 40), result.stdout.text.rstrip("\n")]
     if result.stderr.text.strip():
         lines += [_rule("stderr", 40), result.stderr.text.rstrip("\n")]
+    if result.stack is not None and result.stack.text:
+        lines += [_rule("stack at the timeout", 40), result.stack.text]
     return lines
+
+
+def _stuck(session, result: RunResult) -> str | None:
+    """Where a run that timed out was stuck (words.stuck_line), paths as the header shows them."""
+    return stuck_line(result.stack, lambda path: short_path(path, session.task.root))
 
 
 def print_result(session, result: RunResult) -> None:
@@ -417,6 +428,10 @@ def print_group(group, results: list[RunResult]) -> None:
     for name, problem in group.invalid:
         _out(f"!  {name}: not run: {problem}")
     for result in results:
+        stuck = _stuck(session, result) if not result.expected_matched else None
+        if stuck:
+            _out(f"{result.case}: {stuck}")
+    for result in results:
         if not result.expected_matched and result.stderr.text.strip():
             _out(_rule(f"{result.case}: stderr", 30))
             _out(result.stderr.tail[-2000:].rstrip() if result.stderr.truncated else result.stderr.text[-2000:].rstrip())
@@ -516,7 +531,10 @@ async def _watch(session, args) -> None:
             _out_json(result_json(session, result), indent=None)
         else:
             _out(watch_line(result, trigger))
-            if result.outcome.slug != "reward_written" and result.stderr.text.strip():
+            stuck = _stuck(session, result)
+            if stuck:
+                _out(f"      {stuck}")
+            elif result.outcome.slug != "reward_written" and result.stderr.text.strip():
                 last = terminal.plain_text(result.stderr.text).strip().splitlines()[-1:] or [""]
                 _out(f"      {last[0][:150]}")
         terminal.flush()

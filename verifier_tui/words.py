@@ -13,7 +13,9 @@ from verifier_tui.engine.model import Outcome, RunResult
 
 TYPE_CHECKING = False  # typing is not imported at run time: start-up is measured
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Callable
+
+    from verifier_tui.engine.model import Stack
 
 
 def short_path(path: Path | str | None, root: Path | None) -> str:
@@ -167,3 +169,22 @@ def shadow_lines(explain: dict[str, Any] | None, root: Path | None) -> list[str]
     from verifier_tui.engine.diagnosis import shadow_text, stdlib_shadows
 
     return [shadow_text(s, short_path(s["path"], root)) for s in stdlib_shadows(explain)]
+
+
+def stuck_line(stack: Stack | None, show_path: Callable[[str], str]) -> str | None:
+    """Where a run that timed out was stuck, in a line: the innermost frame of
+    the runner's stack dump in the verifier's own files (``show_path`` shows
+    a path as the face does). None for a run that did not time out."""
+    if stack is None:
+        return None
+    at = stack.stuck_at
+    if at is not None:
+        where = f"{show_path(at.path)}:{at.line}"
+        if at.function == "<module>":
+            return f"stuck at {where}, in top-level code: importing it never finished"
+        return f"stuck at {where} in {at.function}"
+    if stack.text:
+        top = stack.frames[0] if stack.frames else None
+        return "stuck outside the verifier's files" + (
+            f", at {show_path(top.path)}:{top.line} in {top.function}" if top is not None else "")
+    return f"where it was stuck is unknown: {stack.unavailable}"

@@ -83,6 +83,17 @@ class Prepared:
     guard: Any = None
     """Without namespaces: what the user's files looked like before the run
     (:class:`~verifier_tui.engine.user_files.Snapshot`), to report what it wrote."""
+    stack_signal: bool = False
+    """The runner was given ``--stack-signal``: at a timeout it is asked for its stacks."""
+
+    def before_kill(self, leader: int) -> bool:
+        """The process core's hook at a timeout: ask the runner for every
+        thread's stack (:mod:`verifier_tui.engine.stacks`); True when asked."""
+        if not self.stack_signal:
+            return False
+        from verifier_tui.engine.stacks import ask
+
+        return ask(leader, str(self.stage.ng_dir / "run_verifier.py"))
 
 
 def child_env(task_env: dict[str, str], extra: tuple[str, ...] = ()) -> dict[str, str]:
@@ -156,6 +167,11 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
         phases_file.unlink()  # the runner appends: a stale file would tell of another run
     if spec.phases and not spec.explain_only and (runner is None or runner.knows_phases_to):
         argv += ["--phases-to", str(phases_file)]
+    stack_signal = not spec.explain_only and (runner is None or runner.knows_stack_signal)
+    if stack_signal:  # where it was stuck, should it time out (engine/stacks.py)
+        from verifier_tui.engine.stacks import SIGNAL
+
+        argv += ["--stack-signal", SIGNAL]
 
     path_map = [
         (str(stage.ng_dir), str(spec.task.tests_dir / ".ng") + " (staged runner)"),
@@ -203,6 +219,7 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
         start_error=start_error,
         shim_refusal=refusal,
         environment=environment,
+        stack_signal=stack_signal,
     )
     if start_error is None and refusal is None:
         from verifier_tui.engine.containment import contain
@@ -442,12 +459,17 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
         stdout, stderr = done.stdout, done.stderr
         strays, written = settled.strays, settled.written
     spec = prepared.spec
+    stack = None
     reward_dir = prepared.stage.reward_dir
     reward_files = read_reward_files(reward_dir)
     verdict = harbor_verdict(reward_dir)
     pm = prepared.path_map
     stdout = CapturedText(map_paths(stdout.head, pm), map_paths(stdout.tail, pm), stdout.dropped_bytes, stdout.total_bytes)
     stderr = CapturedText(map_paths(stderr.head, pm), map_paths(stderr.tail, pm), stderr.dropped_bytes, stderr.total_bytes)
+    if timed_out and done is not None:
+        from verifier_tui.engine.stacks import take_stack
+
+        stderr, stack = take_stack(prepared, stderr, done.asked_before_kill)
     if verdict.message:
         verdict = Verdict(verdict.rewards, verdict.error, map_paths(verdict.message, pm), verdict.source, verdict.warnings)
     unawaited = never_awaited(stdout.text, stderr.text)
@@ -499,4 +521,5 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
         sandbox="namespace" if prepared.stage.namespace else "copy",
         strays=[map_paths(c, pm) for c in strays],
         user_files_written=written,
+        stack=stack,
     )

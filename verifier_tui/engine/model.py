@@ -126,6 +126,34 @@ class Expectation:
 
 
 @record(frozen=True)
+class StackFrame:
+    """One frame of a stack dump: the user's path, the line, the function
+    (``<module>``: a module's top-level code, the verifier's while it is imported)."""
+
+    path: str
+    line: int
+    function: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"path": self.path, "line": self.line, "function": self.function}
+
+
+@record(frozen=True)
+class Stack:
+    """Where a run was when it timed out: the runner's stack dump (``--stack-signal``,
+    :mod:`verifier_tui.engine.stacks`), or why there is none."""
+
+    text: str = ""
+    """The dump as the runner wrote it (every thread), paths mapped to the user's."""
+    frames: tuple[StackFrame, ...] = ()
+    """The frames of the thread that ran ``verify``, innermost first."""
+    stuck_at: StackFrame | None = None
+    """The innermost of those in the verifier's own files (the verifier, its helpers)."""
+    unavailable: str | None = None
+    """Why there is no dump (the task's own runner has no ``--stack-signal``, ...)."""
+
+
+@record(frozen=True)
 class ResponseSource:
     """Where a run's ``response`` comes from: a Responses API JSON file, a plain
     text file (wrapped into a minimal response), or text typed in the TUI."""
@@ -175,6 +203,7 @@ class RunResult:
     sandbox: str = ""  # "namespace" or "copy": how the run was kept apart from the user's files
     strays: list[str] = field(default_factory=list)  # command lines of processes the run left running (all ended)
     user_files_written: list[str] = field(default_factory=list)  # the user's files the run wrote (copy sandbox)
+    stack: Stack | None = None  # a run that timed out: where it was stuck
 
     @property
     def mode(self) -> str:
@@ -270,6 +299,9 @@ class RunResult:
             "sandbox": self.sandbox,
             "strays": list(self.strays),
             "user_files_written": list(self.user_files_written),
+            "stuck_at": self.stack.stuck_at.to_json() if self.stack and self.stack.stuck_at else None,
+            "stack": (self.stack.text or None) if self.stack else None,
+            "stack_unavailable": self.stack.unavailable if self.stack else None,
         }
 
 

@@ -15,7 +15,11 @@ keeps a bounded head and tail and counts what it dropped between them
 fixed amount of memory.
 
 When the time is up, or the run is cancelled, the whole group gets SIGTERM,
-then SIGKILL after a grace period, and the leader is reaped. When the leader
+then SIGKILL after a grace period, and the leader is reaped. At a timeout a
+``before_kill`` hook may first ask the child for something (the runner's
+stack dump, :mod:`verifier_tui.engine.stacks`): output is read on for
+:data:`BEFORE_KILL_WAIT_S` at most, until stderr goes quiet, before the group
+is ended. When the leader
 exits on its own, whatever it left running in its group is SIGKILLed. A process
 that left the group (``setsid``, a daemonising double fork) is beyond
 ``killpg``; if it still holds a pipe we stop reading after
@@ -54,6 +58,14 @@ INTERRUPT_GRACE_S = 0.2
 """The same, when the user stopped the tool (Ctrl+C, SIGTERM to ``run``):
 they asked for it to end now."""
 
+BEFORE_KILL_WAIT_S = 0.2
+"""At a timeout, after ``before_kill`` asked the child for something: how
+long to read on for it at most before the group is ended. faulthandler writes
+a stack dump from its signal handler in one go, so it takes milliseconds."""
+
+_QUIET_S = 0.02
+"""...and once stderr has received something, this long without more ends the wait."""
+
 _CHUNK = 64 * 1024
 _NO_PIDFD_POLL_S = 0.05  # without a pidfd, how often the leader's exit is checked
 
@@ -87,6 +99,9 @@ class ProcessResult:
     strays: tuple = ()
     """The command lines of the processes found still running once the leader
     was over (by ``marker``, see :mod:`verifier_tui.engine.strays`); all were ended."""
+    asked_before_kill: bool = False
+    """At the timeout, ``before_kill`` said it asked the child for something
+    (and output was read on for it, :data:`BEFORE_KILL_WAIT_S` at most)."""
 
 
 class ProcessCancelled(Exception):
@@ -132,6 +147,7 @@ def run_process(
     on_output: Callable[[str, str], None] | None = None,
     cancel: CancelSignal | None = None,
     marker: str | None = None,
+    before_kill: Callable[[int], bool] | None = None,
 ) -> ProcessResult:
     """Run ``argv`` in its own process group to its end and capture its output, bounded.
 
@@ -149,6 +165,12 @@ def run_process(
     ``marker``: the token of :data:`verifier_tui.engine.strays.MARKER` in
     ``env``; once the leader is over, every process that carries it (those
     that left the group too) is ended, and listed in ``strays``.
+
+    ``before_kill(pid)``: called with the leader's pid when the timeout
+    passes, before the group is ended (not on cancellation). When it returns
+    True it asked the child to write something (a stack dump): output is read
+    on until stderr has been quiet for a moment, :data:`BEFORE_KILL_WAIT_S` at
+    most. Its exceptions are ignored.
     """
     started = time.perf_counter()
     if not argv:
@@ -158,7 +180,7 @@ def run_process(
                                 stderr=subprocess.PIPE, start_new_session=True)
     except (OSError, ValueError, subprocess.SubprocessError) as exc:
         return _not_started(_start_error_text(argv, exc), started)
-    child = _Child(proc, cap_bytes, on_output, cancel, marker)
+    child = _Child(proc, cap_bytes, on_output, cancel, marker, before_kill)
     try:
         deadline = None if timeout_s is None else started + timeout_s
         try:
@@ -183,6 +205,7 @@ def run_process(
         killed_leftovers=child.killed_leftovers,
         output_cut_short=child.output_cut_short,
         strays=tuple(child.strays),
+        asked_before_kill=child.asked_before_kill,
     )
 
 
@@ -196,6 +219,7 @@ async def arun_process(
     grace_s: float = DEFAULT_GRACE_S,
     on_output: Callable[[str, str], None] | None = None,
     marker: str | None = None,
+    before_kill: Callable[[int], bool] | None = None,
 ) -> ProcessResult:
     """:func:`run_process` from asyncio, in a thread of its own.
 
@@ -220,7 +244,7 @@ async def arun_process(
         try:
             outcome = (run_process(argv, cwd=cwd, env=env, timeout_s=timeout_s, cap_bytes=cap_bytes, grace_s=grace_s,
                                    on_output=on_loop if on_output is not None else None, cancel=cancel,
-                                   marker=marker), None)
+                                   marker=marker, before_kill=before_kill), None)
         except BaseException as exc:  # noqa: BLE001 - handed to the awaiting task
             outcome = (None, exc)
         try:
@@ -272,8 +296,10 @@ class _Child:
     """A started child and everything the core watches about it."""
 
     def __init__(self, proc: subprocess.Popen, cap_bytes: int, on_output, cancel: CancelSignal | None,
-                 marker: str | None = None) -> None:
+                 marker: str | None = None, before_kill: Callable[[int], bool] | None = None) -> None:
         self.proc = proc
+        self.before_kill = before_kill
+        self.asked_before_kill = False
         self.marker = marker
         self.strays: list[str] = []
         self.pipes = [proc.stdout.fileno(), proc.stderr.fileno()]  # type: ignore[union-attr]
@@ -313,9 +339,31 @@ class _Child:
                 raise ProcessCancelled
             if deadline is not None and time.perf_counter() >= deadline:
                 self.timed_out = True
+                self._ask_before_kill()
                 self.end_group(grace_s)
                 return
             self._step(deadline)
+
+    def _ask_before_kill(self) -> None:
+        """The timeout's ``before_kill``, then output read on until stderr is
+        quiet again (or the leader exits), :data:`BEFORE_KILL_WAIT_S` at most."""
+        if self.before_kill is None:
+            return
+        try:
+            self.asked_before_kill = bool(self.before_kill(self.proc.pid))
+        except Exception:  # noqa: BLE001 - a hook must not keep the group from being ended
+            self.asked_before_kill = False
+        if not self.asked_before_kill:
+            return
+        stderr = self.captures[1]
+        until = time.perf_counter() + BEFORE_KILL_WAIT_S
+        seen, last_data = stderr.total, None
+        while not self.has_exited and time.perf_counter() < until:
+            self._step(until if last_data is None else min(until, last_data + _QUIET_S))
+            if stderr.total != seen:
+                seen, last_data = stderr.total, time.perf_counter()
+            elif last_data is not None and time.perf_counter() - last_data >= _QUIET_S:
+                return
 
     def end_group(self, grace_s: float) -> None:
         """SIGTERM the group, read on while the leader has ``grace_s`` to exit,

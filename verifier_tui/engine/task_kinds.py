@@ -199,6 +199,7 @@ class OwnRunner:
     knows_explain: bool  # --explain: print the plan, call nothing
     knows_explain_to: bool  # --explain-to FILE: the same, written just before verify is called
     knows_phases_to: bool = False  # --phases-to FILE: one line per phase (the trial replay's steps)
+    knows_stack_signal: bool = False  # --stack-signal NAME: every thread's stack on that signal (at a timeout)
 
 
 def task_runner(tests_dir: Path, ours: Callable[[], Path]) -> OwnRunner | None:
@@ -215,7 +216,8 @@ def task_runner(tests_dir: Path, ours: Callable[[], Path]) -> OwnRunner | None:
         mine = ours().read_bytes()
     except OSError:
         mine = b""
-    return OwnRunner(path, theirs == mine, b"--explain" in theirs, b"--explain-to" in theirs, b"--phases-to" in theirs)
+    return OwnRunner(path, theirs == mine, b"--explain" in theirs, b"--explain-to" in theirs, b"--phases-to" in theirs,
+                     b"--stack-signal" in theirs)
 
 
 def runner_notices(own: OwnRunner | None, runner: str) -> list[str]:

@@ -36,7 +36,11 @@ def failing_location(result: RunResult, task_root: Path) -> tuple[Path, int] | N
     (the verifier or a helper), else in the user's inputs (a module in the
     workspace, the response or task data file). Nothing else: the file name
     comes from the verifier's stderr, which the verifier writes, and it goes
-    to the user's editor (see :func:`editor_command`)."""
+    to the user's editor (see :func:`editor_command`). A run that timed out:
+    where it was stuck (its stack dump's innermost frame in the task's files)."""
+    stuck = result.stack.stuck_at if result.stack is not None else None
+    if stuck is not None:
+        return Path(stuck.path), stuck.line
     frames = traceback_frames(result.stderr.text)
     folders = [task_root]
     if result.verifier is not None:

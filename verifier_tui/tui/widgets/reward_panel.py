@@ -15,6 +15,7 @@ from textual.widgets import Static
 from verifier_tui.engine.model import Outcome, RunResult
 from verifier_tui.tui.external import failing_location
 from verifier_tui.tui.widgets.status_style import status_of
+from verifier_tui.words import stuck_line
 
 if TYPE_CHECKING:
     from verifier_tui.tui.display import Display
@@ -54,6 +55,7 @@ def reward_content(result: RunResult, fmt: "Display", banner: str | None = None)
     why = _why(result, fmt)
     if why:
         parts.append((f"  {why}\n", _MUTED))
+    parts += _stuck(result, fmt)
 
     verdict = result.verdict
     parts.append(("\nHarbor's verdict\n", _HEAD))
@@ -91,6 +93,24 @@ def pretty(name: str, text: str) -> str:
         except ValueError:
             pass
     return text if text.strip() else "(empty)"
+
+
+#: Under a timeout, how many frames of the stuck thread are shown (innermost first).
+_STACK_LINES = 8
+
+
+def _stuck(result: RunResult, fmt: "Display") -> list[tuple[str, str]]:
+    """A run that timed out: where it was stuck, and the frames of the
+    thread that ran verify (not the runner's own, not importlib's)."""
+    line = stuck_line(result.stack, fmt.in_task)
+    if line is None:
+        return []
+    opens = " (e opens the line)" if result.stack is not None and result.stack.stuck_at is not None else ""
+    parts = [(f"  {fmt.text(line)}", "bold $warning"), (f"{opens}\n", _MUTED)]
+    frames = [f for f in result.stack.frames if not f.path.endswith("run_verifier.py") and not f.path.startswith("<")]
+    for frame in frames[:_STACK_LINES]:
+        parts.append((fmt.text(f"    {fmt.in_task(frame.path)}:{frame.line} in {frame.function}") + "\n", _MUTED))
+    return parts
 
 
 def _why(result: RunResult, fmt: "Display") -> str | None:

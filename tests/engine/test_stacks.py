@@ -1,0 +1,131 @@
+"""A run that times out says where the verifier was stuck (issue 10): the
+engine sends the runner --stack-signal's signal before it ends the run, cuts
+the dump out of stderr and names the innermost frame in the task's own files.
+Real runners in real subprocesses, in each sandbox."""
+
+from __future__ import annotations
+
+from verifier_tui.engine.model import Outcome
+from verifier_tui.engine.session import Options, Session
+
+from tests.helpers import PY, make_task, write
+
+HELPER = """\
+import time
+
+
+def wait_for_file(path):
+    while not path.exists():
+        time.sleep(0.5)
+"""
+
+SLEEPS_IN_A_HELPER = """\
+import sys
+from helpers import wait_for_file
+
+
+def verify(workspace):
+    print("looking for done.txt", file=sys.stderr, flush=True)
+    wait_for_file(workspace / "done.txt")
+    return 1.0
+"""
+
+
+def run_once(task_dir, **options):
+    with Session(task_dir, Options(python=PY, timeout=1, **options)) as session:
+        return session.run()
+
+
+def test_a_verifier_asleep_in_a_helper_is_stuck_at_the_helpers_line(tmp_path, sandbox):
+    task_dir = make_task(tmp_path / "t", SLEEPS_IN_A_HELPER, files={"helpers.py": HELPER})
+    result = run_once(task_dir)
+    assert result.outcome is Outcome.TIMED_OUT
+    stuck = result.stack.stuck_at
+    assert (stuck.path, stuck.line, stuck.function) == (str(task_dir / "tests" / "helpers.py"), 6, "wait_for_file")
+    # The dump names the user's files, and the chain of calls that got there.
+    assert f'File "{task_dir / "tests" / "verifier.py"}", line 7 in verify' in result.stack.text
+    assert [f.function for f in result.stack.frames[:2]] == ["wait_for_file", "verify"]
+    # stderr is what the verifier wrote, as the sandbox would record it: the dump is not in it.
+    assert result.stderr.text == "looking for done.txt\n"
+    assert result.to_json()["stuck_at"] == {"path": str(task_dir / "tests" / "helpers.py"), "line": 6,
+                                            "function": "wait_for_file"}
+
+
+def test_a_busy_loop_is_stuck_at_its_line(tmp_path, sandbox):
+    task_dir = make_task(tmp_path / "t", """\
+        def verify(workspace):
+            count = 0
+            while True:
+                count += 1
+    """)
+    result = run_once(task_dir)
+    stuck = result.stack.stuck_at
+    assert stuck.path == str(task_dir / "tests" / "verifier.py") and stuck.function == "verify"
+    assert stuck.line in (3, 4)
+    assert result.stderr.text == ""
+
+
+def test_a_verifier_whose_import_hangs_is_stuck_in_its_top_level_code(tmp_path, sandbox):
+    task_dir = make_task(tmp_path / "t", """\
+        import time
+
+        time.sleep(300)
+
+
+        def verify(workspace):
+            return 1.0
+    """)
+    result = run_once(task_dir)
+    stuck = result.stack.stuck_at
+    assert (stuck.path, stuck.line, stuck.function) == (str(task_dir / "tests" / "verifier.py"), 3, "<module>")
+
+
+def test_a_thread_of_the_verifiers_own_does_not_hide_where_verify_is(tmp_path):
+    task_dir = make_task(tmp_path / "t", """\
+        import threading
+        import time
+
+
+        def spin():
+            while True:
+                time.sleep(0.1)
+
+
+        def verify(workspace):
+            threading.Thread(target=spin, daemon=True).start()
+            time.sleep(300)
+    """)
+    result = run_once(task_dir)
+    assert (result.stack.stuck_at.line, result.stack.stuck_at.function) == (12, "verify")
+    assert result.stack.text.count("(most recent call first)") == 2  # both threads are in the dump
+
+
+def test_a_run_that_does_not_time_out_has_no_stack(tmp_path):
+    result = run_once(make_task(tmp_path / "t"))
+    assert result.outcome is Outcome.REWARD_WRITTEN and result.stack is None
+    data = result.to_json()
+    assert (data["stuck_at"], data["stack"], data["stack_unavailable"]) == (None, None, None)
+
+
+def test_the_tasks_own_runner_without_the_flag_says_the_stack_is_unavailable(tmp_path):
+    task_dir = make_task(tmp_path / "t")
+    write(task_dir / "tests" / ".ng" / "run_verifier.py", "import time\ntime.sleep(300)\n")
+    result = run_once(task_dir, runner="task")
+    assert result.outcome is Outcome.TIMED_OUT
+    assert result.stack.stuck_at is None and result.stack.text == ""
+    assert "has no --stack-signal" in result.stack.unavailable
+
+
+def test_a_verifier_that_takes_the_signal_over_says_no_stack_came(tmp_path):
+    task_dir = make_task(tmp_path / "t", """\
+        import signal
+        import time
+
+
+        def verify(workspace):
+            signal.signal(signal.SIGUSR1, lambda *_: None)
+            time.sleep(300)
+    """)
+    result = run_once(task_dir)
+    assert result.stack.stuck_at is None
+    assert "wrote no stack" in result.stack.unavailable

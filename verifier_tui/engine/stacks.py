@@ -1,0 +1,205 @@
+"""Where a run was stuck when it timed out.
+
+Our runner takes ``--stack-signal NAME`` (``runner/run_verifier.py``): it
+registers faulthandler on that signal before it imports the verifier, so on
+the signal every thread's stack is written to its stderr, from inside the
+signal handler (a verifier stuck in C code or in its module's top-level code
+shows too), and the run goes on. When a run times out, the process core
+(:mod:`verifier_tui.engine.process`) calls :func:`ask` before it ends the
+group: the signal goes to the runner itself, never to the namespace
+sandbox's leader (``unshare``) or its init (``sh``), which would dump nothing
+(and ``sh`` would die of it). The core reads on for the dump, 200 ms at most.
+
+:func:`take_stack` then cuts the dump out of stderr, so ``stderr`` stays what
+the verifier wrote (what the sandbox's ``test-stdout.txt`` would hold), and
+finds the innermost frame in the task's own files: where it was stuck.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal as signals
+from pathlib import Path
+
+from verifier_tui.engine.model import CapturedText, Stack, StackFrame
+
+TYPE_CHECKING = False  # typing is not imported at run time: start-up is measured
+if TYPE_CHECKING:
+    from verifier_tui.engine.invocation import Prepared
+
+SIGNAL = "USR1"
+"""The signal the runner is asked to dump its stacks on (``--stack-signal USR1``)."""
+_SIGNAL_NUMBER = signals.SIGUSR1
+
+# faulthandler's format (CPython 3.8 to 3.13, Python/traceback.c): a header
+# per thread, "  File "PATH", line N in FUNCTION" per frame, innermost first,
+# "  ..." past 100 frames, a blank line between threads.
+_HEADER = re.compile(r"^(?:(?P<current>Current thread)|Thread) 0x[0-9a-fA-F]+.*\(most recent call first\):$"
+                     r"|^Stack \(most recent call first\):$")
+_FRAME = re.compile(r'^  File "(?P<path>.*)", line (?P<line>\d+|\?\?\?) in (?P<function>.*)$')
+_ELLIPSIS = re.compile(r"^  (?:\.\.\.|<.*>)$")
+
+
+# -- asking the runner ----------------------------------------------------------
+
+
+def ask(leader: int, script: str) -> bool:
+    """Send :data:`SIGNAL` to the runner (``script`` is the staged runner's
+    path) in the group ``leader`` leads; True when it was sent. Not sent to a
+    runner that does not catch the signal yet (still starting: its default
+    action would end it, with no dump)."""
+    pid = runner_pid(leader, script)
+    if pid is None or not _catches(pid, _SIGNAL_NUMBER):
+        return False
+    try:
+        os.kill(pid, _SIGNAL_NUMBER)
+    except OSError:  # gone meanwhile
+        return False
+    return True
+
+
+def runner_pid(leader: int, script: str) -> int | None:
+    """The runner's pid, as this process sees it: among the processes of the
+    leader's group (``start_new_session`` makes its pgid the leader's pid; the
+    namespace's init and the runner stay in it), the outermost one that runs
+    ``script``: an interpreter, its options, the script (the namespace's
+    ``unshare`` and ``sh`` carry the runner's command line as arguments). The
+    leader itself where there is no ``/proc`` (the copy sandbox runs the
+    runner as the leader)."""
+    if not os.path.isdir("/proc"):
+        return leader
+    parents: dict[int, int] = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as handle:
+                fields = handle.read().rsplit(b")", 1)[1].split()
+            if int(fields[2]) != leader:
+                continue
+            with open(f"/proc/{name}/cmdline", "rb") as handle:
+                words = handle.read().split(b"\0")
+        except (OSError, IndexError, ValueError):
+            continue
+        if _runs(words, os.fsencode(script)):
+            parents[int(name)] = int(fields[1])
+    outermost = [pid for pid, parent in parents.items() if parent not in parents]
+    return min(outermost) if outermost else None
+
+
+def _runs(words: list[bytes], script: bytes) -> bool:
+    """Whether a command line is ``INTERPRETER [-OPTION ...] SCRIPT ...``."""
+    if script not in words[1:]:
+        return False
+    return all(word.startswith(b"-") for word in words[1:words.index(script, 1)])
+
+
+def _catches(pid: int, number: int) -> bool:
+    """Whether ``pid`` has a handler for signal ``number`` (``SigCgt`` in
+    ``/proc/PID/status``); True where that cannot be read."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as handle:
+            for line in handle:
+                if line.startswith("SigCgt:"):
+                    return bool(int(line.split()[1], 16) >> (number - 1) & 1)
+    except (OSError, ValueError, IndexError):
+        pass
+    return True
+
+
+# -- reading the dump -----------------------------------------------------------
+
+
+def take_stack(prepared: Prepared, stderr: CapturedText, asked: bool) -> tuple[CapturedText, Stack]:
+    """After a timeout: ``stderr`` (paths already mapped to the user's) without
+    the runner's dump, and the :class:`Stack` it held, or why there is none."""
+    if not prepared.stack_signal:
+        own = prepared.spec.runner
+        where = own.path.name if own is not None else "the runner"
+        return stderr, Stack(unavailable=f"the task's own runner ({where}) has no --stack-signal, so where it was "
+                                         "stuck is unknown (verifier-tui's runner, without --runner task, shows it)")
+    text = stderr.tail if stderr.truncated else stderr.text
+    start, end = _dump_span(text)
+    if start is None:
+        why = ("the runner wrote no stack within 200 ms of SIG" + SIGNAL + " (does the verifier handle that signal?)"
+               if asked else "the runner was not listening for SIG" + SIGNAL + " yet (it was still starting)")
+        return stderr, Stack(unavailable=why)
+    lines = text.split("\n")
+    dump = "\n".join(lines[start:end])
+    rest = "\n".join(lines[:start] + lines[end:])
+    stderr = (CapturedText(stderr.head, rest, stderr.dropped_bytes, stderr.total_bytes) if stderr.truncated
+              else CapturedText(rest, "", 0, stderr.total_bytes))
+    threads = _threads(lines[start:end])
+    frames = _stuck_thread(threads, prepared)
+    return stderr, Stack(text=dump, frames=tuple(frames), stuck_at=next(
+        (frame for frame in frames if _own(frame.path, prepared)), None))
+
+
+def _dump_span(text: str) -> tuple[int | None, int]:
+    """The lines [start, end) of the last stack dump in ``text``: every
+    thread's block, from the first header to the last frame."""
+    lines = text.split("\n")
+    last = next((i for i in range(len(lines) - 1, -1, -1) if _HEADER.match(lines[i])), None)
+    if last is None:
+        return None, 0
+    end = last + 1
+    while end < len(lines) and (_FRAME.match(lines[end]) or _ELLIPSIS.match(lines[end])):
+        end += 1
+    start = last
+    while start >= 2 and lines[start - 1] == "":  # the thread before, a blank line between
+        above = start - 2
+        while above >= 0 and (_FRAME.match(lines[above]) or _ELLIPSIS.match(lines[above])):
+            above -= 1
+        if above < 0 or not _HEADER.match(lines[above]):
+            break
+        start = above
+    return start, end
+
+
+def _threads(lines: list[str]) -> list[tuple[bool, list[StackFrame]]]:
+    """(is the current thread, its frames innermost first) for each thread of a dump."""
+    threads: list[tuple[bool, list[StackFrame]]] = []
+    for line in lines:
+        header = _HEADER.match(line)
+        if header:
+            threads.append((header["current"] is not None, []))
+            continue
+        frame = _FRAME.match(line)
+        if frame and threads:
+            number = int(frame["line"]) if frame["line"].isdigit() else 0
+            threads[-1][1].append(StackFrame(frame["path"], number, frame["function"]))
+    return threads
+
+
+def _stuck_thread(threads: list[tuple[bool, list[StackFrame]]], prepared: Prepared) -> list[StackFrame]:
+    """The frames of the thread that ran ``verify``: the one the runner's own
+    code is on (its outermost frames); else the first with a frame in the
+    task's files; else the current thread's."""
+    runner = str(prepared.spec.runner.path) if prepared.spec.runner is not None else "run_verifier.py"
+    main = [frames for _current, frames in threads if any(f.path.endswith(runner) for f in frames)]
+    if main and any(_own(f.path, prepared) for f in main[0]):
+        return main[0]
+    for _current, frames in threads:
+        if any(_own(f.path, prepared) for f in frames):
+            return frames
+    if main:
+        return main[0]
+    return next((frames for current, frames in threads if current), threads[0][1] if threads else [])
+
+
+def _own(path: str, prepared: Prepared) -> bool:
+    """A file of the verifier's own: the verifier, or a file under the tests
+    folder or beside the verifier (a helper), not the runner or what is
+    vendored beside it (``tests/.ng``). Paths are the user's (mapped)."""
+    spec = prepared.spec
+    candidate = Path(path)
+    if not candidate.is_absolute():
+        return False
+    if candidate == spec.verifier:
+        return True
+    vendored = spec.task.tests_dir / ".ng"
+    for root in (spec.task.tests_dir, spec.verifier.parent):
+        if candidate.is_relative_to(root) and not candidate.is_relative_to(vendored):
+            return candidate.is_file()
+    return False
