@@ -52,10 +52,10 @@ def reward_content(result: RunResult, fmt: "Display", banner: str | None = None)
         parts.append((f"note: {fmt.text(notice)}\n", "$warning"))
 
     parts += [(fmt.text(result.outcome_words), "bold"), (f" · {fmt.duration(result.duration_s)}\n", "")]
+    parts += _stuck(result, fmt)
     why = _why(result, fmt)
     if why:
         parts.append((f"  {why}\n", _MUTED))
-    parts += _stuck(result, fmt)
 
     verdict = result.verdict
     parts.append(("\nHarbor's verdict\n", _HEAD))
@@ -101,14 +101,15 @@ _STACK_LINES = 8
 
 def _stuck(result: RunResult, fmt: "Display") -> list[tuple[str, str]]:
     """A run that timed out: where it was stuck, and the frames of the
-    thread that ran verify (not the runner's own, not importlib's)."""
+    thread that ran verify (not the runner's own, not importlib's) when
+    there is more than the one named."""
     line = stuck_line(result.stack, fmt.in_task)
     if line is None:
         return []
     opens = " (e opens the line)" if result.stack is not None and result.stack.stuck_at is not None else ""
     parts = [(f"  {fmt.text(line)}", "bold $warning"), (f"{opens}\n", _MUTED)]
     frames = [f for f in result.stack.frames if not f.path.endswith("run_verifier.py") and not f.path.startswith("<")]
-    for frame in frames[:_STACK_LINES]:
+    for frame in frames[:_STACK_LINES] if len(frames) > 1 else ():
         parts.append((fmt.text(f"    {fmt.in_task(frame.path)}:{frame.line} in {frame.function}") + "\n", _MUTED))
     return parts
 
