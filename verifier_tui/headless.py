@@ -27,6 +27,7 @@ from verifier_tui.words import (
     headline_reward,
     missing_nemo_gym_hint,
     mode_text,
+    near_miss_line,
     runner_words,
     shadow_lines,
     short_path,
@@ -125,6 +126,9 @@ def result_lines(session, result: RunResult) -> list[str]:
     line = expected_line(result)
     if line:
         lines.append(line)
+    near = near_miss_line(result)
+    if near:
+        lines.append(f"note: {near}")
     for reward_file in result.reward_files:
         text = reward_file.text if reward_file.text is not None else f"<{reward_file.kind}>"
         lines.append(f"{reward_file.name}: {text.strip()}")
@@ -398,7 +402,8 @@ def _expected_text(result: RunResult) -> str:
     if expected is None:
         return "-"
     if expected.rewards is not None:
-        return json.dumps(expected.rewards)
+        within = f" ± {expected.tolerance:g}" if expected.tolerance is not None else ""
+        return json.dumps(expected.rewards) + within
     return f"exit {expected.exit_code}"
 
 
@@ -428,9 +433,9 @@ def print_group(group, results: list[RunResult]) -> None:
     for name, problem in group.invalid:
         _out(f"!  {name}: not run: {problem}")
     for result in results:
-        stuck = _stuck(session, result) if not result.expected_matched else None
-        if stuck:
-            _out(f"{result.case}: {stuck}")
+        for said in (_stuck(session, result), near_miss_line(result)) if not result.expected_matched else ():
+            if said:
+                _out(f"{result.case}: {said}")
     for result in results:
         if not result.expected_matched and result.stderr.text.strip():
             _out(_rule(f"{result.case}: stderr", 30))

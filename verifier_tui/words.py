@@ -111,6 +111,17 @@ def expected_line(result: RunResult) -> str | None:
     return f"expected {want}: {'matched' if result.expected_matched else 'DID NOT MATCH'}"
 
 
+def near_miss_line(result: RunResult) -> str | None:
+    """When the rewards missed ``expected.json`` only by float rounding: by
+    how much, and the tolerance that would accept it (exact is the default)."""
+    misses = result.near_misses()
+    if not misses:
+        return None
+    shown = ", ".join(f"{key} {got!r} vs {want!r} (off by {abs(got - want):.2g})" for key, (got, want) in misses.items())
+    return (f"only float rounding: {shown}; expected.json compares exactly unless it gives a tolerance, "
+            'such as "tolerance": 1e-9')
+
+
 def duration_text(seconds: float) -> str:
     return f"{seconds * 1000:.0f} ms" if seconds < 10 else f"{seconds:.1f} s"
 

@@ -178,3 +178,14 @@ def test_a_harbor_jobs_trials_are_items_that_pass_when_the_replay_agrees(pyteste
     by_tool = json.loads(run_tool(env, "test", "--json", job, "--python", PY).stdout)
     assert {t["trial"]["name"]: t["same"] for t in by_tool["trials"]} == {"agrees__aaaaaaa": True,
                                                                          "differs__bbbbbbb": False}
+
+
+def test_a_tolerance_in_expected_json_is_the_plugins_too(pytester):
+    """The plugin judges with the comparison test uses: "tolerance" accepts float rounding."""
+    task_dir = make_task(pytester.path / "tasks" / "sum", "def verify(workspace):\n    return 0.1 + 0.2\n",
+                         cases={"exact": {}, "within": {}})
+    (task_dir / "cases" / "exact" / "expected.json").write_text('{"rewards": {"reward": 0.3}}')
+    (task_dir / "cases" / "within" / "expected.json").write_text('{"rewards": {"reward": 0.3}, "tolerance": 1e-9}')
+    done = run(pytester, "--verifier-cases", "tasks", "-v")
+    done.assert_outcomes(passed=1, failed=1)
+    done.stdout.fnmatch_lines(["sum::exact FAILED*", "sum::within PASSED*", "note: only float rounding: *"])

@@ -6,6 +6,7 @@ task data may be one of its rows (:mod:`verifier_tui.engine.task_rows`)."""
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 from verifier_tui.engine.model import Expectation, ResponseSource
@@ -114,7 +115,8 @@ def load_case(folder: Path, task_data_fallbacks: Any = (), rows: TaskRows | None
 
 def read_expected(path: Path) -> tuple[Expectation | None, str | None]:
     """``expected.json``: ``{"rewards": {...}}`` or ``{"exit_code": 1|2}``
-    (both may be given). Returns (expectation, problem)."""
+    (both may be given); with rewards, ``"tolerance"``: how far each reward
+    may be from its number. Returns (expectation, problem)."""
     if not path.is_file():
         return None, None
     try:
@@ -133,7 +135,15 @@ def read_expected(path: Path) -> tuple[Expectation | None, str | None]:
         return None, f"{path.name}: \"exit_code\" must be an integer"
     if rewards is None and exit_code is None:
         return None, f"{path.name} names neither \"rewards\" nor \"exit_code\""
-    return Expectation(rewards=rewards, exit_code=exit_code, source=path), None
+    tolerance = data.get("tolerance")
+    if tolerance is not None:
+        if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or not 0 <= tolerance < math.inf:
+            return None, (f"{path.name}: \"tolerance\" must be a number, 0 or more and finite, such as 1e-9 "
+                          f"(not {json.dumps(tolerance)})")
+        if rewards is None:
+            return None, f"{path.name}: \"tolerance\" applies to \"rewards\", and there are none"
+    return Expectation(rewards=rewards, exit_code=exit_code, source=path,
+                       tolerance=float(tolerance) if tolerance is not None else None), None
 
 
 def wrap_text_response(text: str) -> dict[str, Any]:

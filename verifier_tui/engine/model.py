@@ -115,11 +115,15 @@ class Expectation:
     rewards: dict[str, Any] | None = None
     exit_code: int | None = None
     source: Path | None = None
+    tolerance: float | None = None
+    """How far each reward may be from the expected number (absolute); None: exactly equal."""
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
         if self.rewards is not None:
             out["rewards"] = self.rewards
+        if self.tolerance is not None:
+            out["tolerance"] = self.tolerance
         if self.exit_code is not None:
             out["exit_code"] = self.exit_code
         return out
@@ -234,8 +238,21 @@ class RunResult:
         if self.expected.exit_code == 0 and self.outcome is Outcome.NO_REWARD:
             return False  # exit 0 promises a reward file; Harbor would score none
         if self.expected.rewards is not None:
-            return self.verdict.rewards is not None and _same_rewards(self.verdict.rewards, self.expected.rewards)
+            return self.verdict.rewards is not None and _same_rewards(self.verdict.rewards, self.expected.rewards,
+                                                                      self.expected.tolerance)
         return True
+
+    def near_misses(self) -> dict[str, tuple[float, float]]:
+        """When the rewards failed ``expected.json`` only by float rounding
+        (each differs by less than :data:`NEAR_MISS` and there is no
+        tolerance): each such key's (got, expected). Empty otherwise."""
+        expected = self.expected
+        actual = self.verdict.rewards
+        if (expected is None or expected.rewards is None or expected.tolerance is not None or actual is None
+                or self.expected_matched is not False or not _same_rewards(actual, expected.rewards, NEAR_MISS)):
+            return {}
+        return {key: (float(actual[key]), float(value)) for key, value in expected.rewards.items()
+                if float(actual[key]) != float(value)}
 
     @property
     def exit_status(self) -> int:
@@ -305,15 +322,24 @@ class RunResult:
         }
 
 
-def _same_rewards(actual: dict[str, Any], expected: dict[str, Any]) -> bool:
-    """Rewards compare as Harbor's numbers: 1 == 1.0, keys must match exactly."""
+NEAR_MISS = 1e-9
+"""Rewards this close to ``expected.json``'s that are not equal: float
+rounding (``0.1 + 0.2``), said with a hint to give a tolerance."""
+
+
+def _same_rewards(actual: dict[str, Any], expected: dict[str, Any], tolerance: float | None = None) -> bool:
+    """Rewards compare as Harbor's numbers: 1 == 1.0, keys must match exactly;
+    each number exactly equal, or within ``tolerance`` (absolute) when
+    ``expected.json`` gives one. Harbor itself compares nothing: exact is the
+    default, so a test says what it means."""
     if set(actual) != set(expected):
         return False
     for key, value in expected.items():
         got = actual[key]
         try:
-            if float(got) != float(value):
-                return False
+            difference = abs(float(got) - float(value))
         except (TypeError, ValueError):
+            return False
+        if not (difference <= tolerance if tolerance is not None else float(got) == float(value)):
             return False
     return True

@@ -15,7 +15,7 @@ from textual.widgets import Static
 from verifier_tui.engine.model import Outcome, RunResult
 from verifier_tui.tui.external import failing_location
 from verifier_tui.tui.widgets.status_style import status_of
-from verifier_tui.words import stuck_line
+from verifier_tui.words import near_miss_line, stuck_line
 
 if TYPE_CHECKING:
     from verifier_tui.tui.display import Display
@@ -48,6 +48,9 @@ def reward_content(result: RunResult, fmt: "Display", banner: str | None = None)
         else:
             want = json.dumps(result.expected.to_json())
             parts.append((f"does not match the case's expected.json: {want}\n", "$error"))
+            near = near_miss_line(result)
+            if near:
+                parts.append((f"  {near}\n", _MUTED))
     for notice in result.notices:
         parts.append((f"note: {fmt.text(notice)}\n", "$warning"))
 

@@ -1,0 +1,39 @@
+"""test and run with expected.json's "tolerance" (issue 10)."""
+
+from __future__ import annotations
+
+from tests.helpers import PY, make_task, run_tool, write
+
+ROUNDED = "def verify(workspace):\n    return 0.1 + 0.2\n"
+
+
+def rounded_task(root, expected: str):
+    task_dir = make_task(root, ROUNDED, cases={"a": {"x.txt": "x\n"}})
+    write(task_dir / "cases" / "a" / "expected.json", expected)
+    return task_dir
+
+
+def test_test_says_a_near_miss_is_float_rounding_and_passes_with_a_tolerance(env, tmp_path):
+    task_dir = rounded_task(tmp_path / "tasks" / "sum", '{"rewards": {"reward": 0.3}}')
+    done = run_tool(env, "test", task_dir, "--python", PY)
+    assert done.returncode == 1
+    assert ('a: only float rounding: reward 0.30000000000000004 vs 0.3 (off by 5.6e-17); expected.json compares '
+            'exactly unless it gives a tolerance, such as "tolerance": 1e-9') in done.stdout.splitlines()
+    write(task_dir / "cases" / "a" / "expected.json", '{"rewards": {"reward": 0.3}, "tolerance": 1e-9}')
+    done = run_tool(env, "test", task_dir, "--python", PY)
+    assert done.returncode == 0, done.stdout
+    assert '{"reward": 0.3} ± 1e-09' in done.stdout and "1 passed, 0 failed" in done.stdout
+
+
+def test_run_notes_the_near_miss(env, tmp_path):
+    task_dir = rounded_task(tmp_path / "tasks" / "sum", '{"rewards": {"reward": 0.3}}')
+    lines = run_tool(env, "run", task_dir, "--case", "a", "--python", PY).stdout.splitlines()
+    at = lines.index('expected {"rewards": {"reward": 0.3}}: DID NOT MATCH')
+    assert lines[at + 1].startswith("note: only float rounding: reward 0.30000000000000004 vs 0.3")
+
+
+def test_an_unusable_tolerance_is_one_clear_line(env, tmp_path):
+    task_dir = rounded_task(tmp_path / "tasks" / "sum", '{"rewards": {"reward": 0.3}, "tolerance": -1}')
+    done = run_tool(env, "test", task_dir, "--python", PY)
+    assert done.returncode == 2
+    assert 'expected.json: "tolerance" must be a number, 0 or more and finite, such as 1e-9 (not -1)' in done.stderr

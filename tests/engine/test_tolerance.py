@@ -1,0 +1,71 @@
+"""expected.json's "tolerance" (issue 10): the one comparison test, the TUI's
+case marks and the pytest plugin share accepts rewards within it; exact when
+there is none, with a word when the only difference is float rounding."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from verifier_tui.engine.cases import read_expected
+from verifier_tui.engine.session import Options, Session
+
+from tests.helpers import PY, make_task, write
+
+ROUNDED = "def verify(workspace):\n    return {'reward': 0.1 + 0.2, 'format': 1.0}\n"
+
+
+def task_expecting(tmp_path, expected: str, verifier: str = ROUNDED):
+    task_dir = make_task(tmp_path / "t", verifier, cases={"a": {"x.txt": "x\n"}})
+    write(task_dir / "cases" / "a" / "expected.json", expected)
+    return task_dir
+
+
+def run_case(task_dir):
+    with Session(task_dir, Options(python=PY, case="a")) as session:
+        return session.run()
+
+
+def test_exact_by_default_and_a_near_miss_is_named(tmp_path):
+    result = run_case(task_expecting(tmp_path, '{"rewards": {"reward": 0.3, "format": 1}}'))
+    assert result.expected_matched is False
+    assert result.near_misses() == {"reward": (0.30000000000000004, 0.3)}
+
+
+def test_a_tolerance_accepts_float_rounding(tmp_path):
+    result = run_case(task_expecting(tmp_path, '{"rewards": {"reward": 0.3, "format": 1}, "tolerance": 1e-9}'))
+    assert result.expected_matched is True
+    assert result.to_json()["expected"] == {"rewards": {"reward": 0.3, "format": 1}, "tolerance": 1e-9}
+
+
+def test_a_tolerance_is_absolute_and_bounds_every_reward(tmp_path):
+    result = run_case(task_expecting(tmp_path, '{"rewards": {"reward": 0.25, "format": 1}, "tolerance": 0.01}'))
+    assert result.expected_matched is False
+    assert result.near_misses() == {}  # a tolerance was given: nothing to suggest
+
+
+def test_a_real_difference_is_no_near_miss(tmp_path):
+    result = run_case(task_expecting(tmp_path, '{"rewards": {"reward": 0.3, "format": 0.5}}'))
+    assert result.expected_matched is False
+    assert result.near_misses() == {}  # a tolerance would not make it match
+
+
+@pytest.mark.parametrize("value, words", [
+    ("-1e-9", "0 or more"),
+    ("NaN", "finite"),
+    ("Infinity", "finite"),
+    ('"1e-9"', "must be a number"),
+    ("true", "must be a number"),
+])
+def test_an_unusable_tolerance_is_said_clearly(tmp_path, value, words):
+    path = write(tmp_path / "expected.json", f'{{"rewards": {{"reward": 0.3}}, "tolerance": {value}}}')
+    expectation, problem = read_expected(path)
+    assert expectation is None
+    assert problem.startswith('expected.json: "tolerance" must be a number, 0 or more and finite, such as 1e-9')
+    assert words in problem and json.dumps(json.loads(value)) in problem
+
+
+def test_a_tolerance_without_rewards_is_said(tmp_path):
+    path = write(tmp_path / "expected.json", '{"exit_code": 1, "tolerance": 0.1}')
+    assert read_expected(path) == (None, 'expected.json: "tolerance" applies to "rewards", and there are none')
