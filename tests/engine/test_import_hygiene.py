@@ -146,7 +146,7 @@ def test_records_behave_like_dataclasses():
     with pytest.raises(TypeError):
         Verdict({}, rewards={})
     with pytest.raises(TypeError):
-        Expectation(None, None, None, "too many")
+        Expectation(None, None, None, None, "too many")
     # a default factory gives every instance its own value
     fields = dict(outcome=None, exit_code=0, signal=None, duration_s=0.0, reward_files=[], verdict=verdict,
                   stdout=CapturedText(), stderr=CapturedText(), explain=None, case=None, verifier=None,
