@@ -351,7 +351,6 @@ def _json_verdict(path: Path, st: os.stat_result) -> Verdict:
     # Harbor checks the object's values, or the lone value when it is no object.
     items = list(parsed.items()) if isinstance(parsed, dict) else [(None, parsed)]
     for key, value in items:
-        where = f"{name}: {json.dumps(key)} is" if key is not None else f"{name} holds"
         if not isinstance(value, (int, float)):
             hint = ""
             if key is None:
@@ -359,13 +358,13 @@ def _json_verdict(path: Path, st: os.stat_result) -> Verdict:
             return _error(
                 name,
                 "VerifierOutputParseError",
-                f"{where} {_describe_json(value)}, not a number{hint}",
+                f"{_where(name, key)} {_describe_json(value)}, not a number{hint}",
             )
         if isinstance(value, float) and not math.isfinite(value):
             return _error(
                 name,
                 "VerifierOutputParseError",
-                f"{where} {_json_number(value)}, not a finite number "
+                f"{_where(name, key)} {_json_number(value)}, not a finite number "
                 "(NaN, Infinity, or a number too large for a float such as 1e309)",
             )
 
@@ -390,6 +389,12 @@ def _json_verdict(path: Path, st: os.stat_result) -> Verdict:
     if "reward" not in rewards:
         warnings.append("Harbor aggregates on 'reward'; this dict has none")
     return Verdict(rewards=rewards, source=name, warnings=tuple(warnings))
+
+
+def _where(name: str, key: str | None) -> str:
+    """The value a message is about. Made only for a message: made for every
+    key, it cost 0.7 s of a 100,000-key reward.json."""
+    return f"{name}: {json.dumps(key)} is" if key is not None else f"{name} holds"
 
 
 def _txt_verdict(path: Path, st: os.stat_result) -> Verdict:
