@@ -601,3 +601,16 @@ def sandbox_trial(job: Path, task: Path, scratch: Path, *, workspace: dict | Pat
     make_job(Path(job), {name: dict(task=task, mode=mode, verifier_files=run.files,
                                     app=workspace if capture else None, **kwargs)})
     return open_harbor(Path(job) / name)[0]
+
+
+def interpreter_with_long_sys_path(root: Path, entries: int) -> Path:
+    """A virtual environment (no pip) whose ``sys.path`` holds ``entries``
+    more folders, from a ``.pth`` file as an editable install writes one; its
+    interpreter."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root)], check=True, timeout=HANG_GUARD_S)
+    folders = [root / "extra" / f"folder{i:05d}" for i in range(entries)]
+    for folder in folders:
+        folder.mkdir(parents=True)
+    (site_packages,) = root.glob("lib/python3*/site-packages")
+    (site_packages / "many.pth").write_text("".join(f"{folder}\n" for folder in folders), encoding="utf-8")
+    return root / "bin" / "python"

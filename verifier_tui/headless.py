@@ -20,6 +20,7 @@ from verifier_tui import terminal
 from verifier_tui.engine.model import RunResult
 from verifier_tui.engine.session import Session
 from verifier_tui.words import (
+    LISTED,
     binding_text,
     case_status,
     duration_text,
@@ -27,11 +28,14 @@ from verifier_tui.words import (
     headline_reward,
     missing_nemo_gym_hint,
     mode_text,
+    more_text,
     near_miss_line,
+    rewards_json,
     runner_words,
     shadow_lines,
     short_path,
     stuck_line,
+    text_head,
     verdict_line,
 )
 
@@ -122,7 +126,10 @@ def result_lines(session, result: RunResult) -> list[str]:
     if stuck:
         lines.append(stuck)
     lines.append(f"verdict: {verdict_line(result)}")
-    lines += [f"warning: {warning}" for warning in result.verdict.warnings]
+    warnings = list(result.verdict.warnings)
+    lines += [f"warning: {warning}" for warning in warnings[:LISTED]]
+    if len(warnings) > LISTED:
+        lines.append(f"warning: {more_text(len(warnings) - LISTED, 'warnings')}")
     line = expected_line(result)
     if line:
         lines.append(line)
@@ -131,8 +138,14 @@ def result_lines(session, result: RunResult) -> list[str]:
         lines.append(f"note: {near}")
     for reward_file in result.reward_files:
         text = reward_file.text if reward_file.text is not None else f"<{reward_file.kind}>"
-        lines.append(f"{reward_file.name}: {text.strip()}")
-    lines += [f"contract: {problem}" for problem in (result.explain or {}).get("problems") or []]
+        head, more = text_head(text.strip())
+        lines.append(f"{reward_file.name}: {head}")
+        if more:
+            lines.append(f"  … {more} of {reward_file.name} (--json has them)")
+    problems = (result.explain or {}).get("problems") or []
+    lines += [f"contract: {problem}" for problem in problems[:LISTED]]
+    if len(problems) > LISTED:
+        lines.append(f"contract: {more_text(len(problems) - LISTED, 'problems')}")
     if result.stdout.text.strip():
         lines += [_rule("stdout", 40), result.stdout.text.rstrip("\n")]
     if result.stderr.text.strip():
@@ -226,11 +239,14 @@ def print_explain(session, data: dict[str, Any]) -> None:
     _out(f"python {python.get('version')} ({python.get('executable')})")
     _out("")
     _out("sys.path (in order):")
-    width = max((len(str(row["path"])) for row in data.get("sys_path", [])), default=10)
-    for row in data.get("sys_path", []):
+    width = max((len(str(row["path"])) for row in data.get("sys_path", [])[:LISTED]), default=10)
+    rows = data.get("sys_path", [])
+    for row in rows[:LISTED]:
         roles = " + ".join(row.get("roles") or [row.get("role")])
         missing = "" if row.get("exists", True) else "  (missing)"
         _out(f"  {row['index']:>2}  {str(row['path']):<{width}}  {roles}{missing}")
+    if len(rows) > LISTED:
+        _out(f"  {more_text(len(rows) - LISTED, 'entries')}")
     for shadow in shadow_lines(data, session.task.root):
         _out(f"  ⚠ {shadow}")
     _out("")
@@ -403,13 +419,13 @@ def _expected_text(result: RunResult) -> str:
         return "-"
     if expected.rewards is not None:
         within = f" ± {expected.tolerance:g}" if expected.tolerance is not None else ""
-        return json.dumps(expected.rewards) + within
+        return rewards_json(expected.rewards)[0] + within
     return f"exit {expected.exit_code}"
 
 
 def _actual_text(result: RunResult) -> str:
     if result.verdict.rewards is not None:
-        return json.dumps(result.verdict.rewards)
+        return rewards_json(result.verdict.rewards)[0]
     return f"exit {result.exit_code} · {result.outcome.value}" if result.exit_code is not None else result.outcome_words
 
 

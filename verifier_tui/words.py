@@ -95,7 +95,9 @@ def case_status(result: RunResult) -> tuple[str, str]:
 def verdict_line(result: RunResult) -> str:
     verdict = result.verdict
     if verdict.rewards is not None:
-        line = f"{json.dumps(verdict.rewards)}  (from {verdict.source})"
+        shown, left_out = rewards_json(verdict.rewards)
+        more = f"; {left_out:,} more keys: {IN_JSON}" if left_out else ""
+        line = f"{shown}  (from {verdict.source}{more})"
     else:
         line = f"no verdict: Harbor would raise {verdict.error}: {verdict.message}"
     if result.task_refused is not None:
@@ -107,7 +109,7 @@ def verdict_line(result: RunResult) -> str:
 def expected_line(result: RunResult) -> str | None:
     if result.expected is None:
         return None
-    want = json.dumps(result.expected.to_json())
+    want = expectation_json(result.expected)
     return f"expected {want}: {'matched' if result.expected_matched else 'DID NOT MATCH'}"
 
 
@@ -199,3 +201,63 @@ def stuck_line(stack: Stack | None, show_path: Callable[[str], str]) -> str | No
         return "stuck outside the verifier's files" + (
             f", at {show_path(top.path)}:{top.line} in {top.function}" if top is not None else "")
     return f"where it was stuck is unknown: {stack.unavailable}"
+
+
+# -- Long things, cut where they are shown ------------------------------------------------
+# A reward of 100,000 keys froze the TUI for seconds and printed a 2 MB line; a
+# huge sys.path or warning list did the same on a smaller scale. The screen
+# and the text output show the start and say how much more there is; --json
+# keeps everything.
+
+#: Rows of a list (sys.path, warnings, verify's parameters) shown before a "N more" line.
+LISTED = 50
+#: Keys of a reward dict written out in a verdict line ("reward" is always among them).
+REWARD_KEYS = 20
+#: Lines and characters of a file's text (a reward file) shown before a "N more" line.
+TEXT_LINES = 40
+TEXT_CHARS = 2000
+#: Where the headless text output points for the whole.
+IN_JSON = "--json lists them all"
+
+
+def more_text(count: int, noun: str, where: str = IN_JSON) -> str:
+    """The line that ends a cut list: ``… 99,981 more keys (--json lists them all)``."""
+    return f"… {count:,} more {noun} ({where})"
+
+
+def rewards_json(rewards: dict[str, Any]) -> tuple[str, int]:
+    """The rewards as one line of JSON with at most REWARD_KEYS keys, "reward"
+    always among them (Harbor aggregates on it), ``…`` where keys were left
+    out; and how many were."""
+    if len(rewards) <= REWARD_KEYS:
+        return json.dumps(rewards), 0
+    keys = [key for key, _ in zip(rewards, range(REWARD_KEYS))]
+    last = ""
+    if "reward" in rewards and "reward" not in keys:
+        keys.pop()
+        last = ", " + json.dumps({"reward": rewards["reward"]})[1:-1]  # after the "…"
+    shown = json.dumps({key: rewards[key] for key in keys})[:-1] + ", …" + last + "}"
+    return shown, len(rewards) - len(keys) - (1 if last else 0)
+
+
+def text_head(text: str, lines: int = TEXT_LINES, chars: int = TEXT_CHARS) -> tuple[str, str | None]:
+    """The start of a long text (at most ``lines`` lines and ``chars``
+    characters) and what is left out in words ("12 more lines", "3,000 more
+    characters"); None when nothing is."""
+    head = "\n".join(text[:chars].split("\n")[:lines])
+    rest = text[len(head):]
+    if not rest.strip():
+        return text, None
+    if "\n" in rest:
+        return head, f"{len(rest.strip(chr(10)).split(chr(10))):,} more lines"
+    return head, f"{len(rest):,} more characters"
+
+
+def expectation_json(expected: Any) -> str:
+    """A case's expected.json in one line, its rewards cut as :func:`rewards_json` cuts them."""
+    data = expected.to_json()
+    if expected.rewards is None:
+        return json.dumps(data)
+    rewards, _left_out = rewards_json(expected.rewards)
+    rest = json.dumps({k: v for k, v in data.items() if k != "rewards"})[1:-1]
+    return f'{{"rewards": {rewards}{", " + rest if rest else ""}}}'

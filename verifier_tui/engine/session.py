@@ -45,6 +45,9 @@ if TYPE_CHECKING:
     import asyncio
     from typing import Any, Callable
 
+#: How much of ``explain``'s stdout (the runner's document, indented) is kept.
+EXPLAIN_CAP_BYTES = 16 * 1024 * 1024
+
 
 class SelectionError(Exception):
     """A choice that cannot be honoured (no such case, a file that is missing)."""
@@ -418,8 +421,10 @@ class Session:
         prepared = self.prepare(spec)
         if prepared.start_error or prepared.shim_refusal:
             return {"error": prepared.start_error or prepared.shim_refusal}
+        # The document comes on stdout, which is captured whole up to this size:
+        # cut at the usual 256 KiB, a sys.path of 3,000 entries gave no explanation.
         done = run_process(prepared.argv, cwd=prepared.cwd, env=prepared.env, timeout_s=spec.timeout_s,
-                           marker=prepared.marker)
+                           cap_bytes=EXPLAIN_CAP_BYTES, marker=prepared.marker)
         data = read_explain(prepared, done.stdout.text)
         if data is None:
             return no_explanation(prepared, done)

@@ -12,8 +12,6 @@ result cost +17.6 MB over 1,000 re-runs of a trivial verifier and +210 MB over
 
 from __future__ import annotations
 
-import json
-
 from textual.content import Content
 from textual.message import Message
 from textual.widgets import OptionList
@@ -22,7 +20,7 @@ from textual.widgets.option_list import Option
 from verifier_tui.engine.model import CapturedText, RunResult
 from verifier_tui.engine.record import replace
 from verifier_tui.tui.widgets.status_style import status_of
-from verifier_tui.words import short_reward
+from verifier_tui.words import rewards_json, short_reward
 
 #: Runs whose whole result is kept, so that selecting one shows everything:
 #: the few a user compares with the latest while editing.
@@ -51,7 +49,7 @@ def summary_text(result: RunResult, duration: str) -> str:
              f"after {result.trigger}",
              f"{result.outcome_words} · {duration}"]
     if result.verdict.rewards is not None:
-        lines.append(f"Harbor's verdict: {json.dumps(result.verdict.rewards)}")
+        lines.append(f"Harbor's verdict: {rewards_json(result.verdict.rewards)[0]}")
     else:
         lines.append(f"Harbor's verdict: none (Harbor would raise {result.verdict.error})")
     if result.expected_matched is not None:

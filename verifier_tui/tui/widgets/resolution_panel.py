@@ -13,7 +13,8 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from verifier_tui.words import binding_text, shadow_lines
+from verifier_tui.tui.widgets.reward_panel import IN_COMMAND
+from verifier_tui.words import LISTED, binding_text, more_text, shadow_lines
 
 if TYPE_CHECKING:
     from verifier_tui.tui.display import Display
@@ -58,11 +59,14 @@ def resolution_content(explain: dict[str, Any], mode: str, fmt: "Display", notic
 
 def _problems(explain: dict[str, Any], mode: str, fmt: "Display") -> list[Any]:
     parts: list[Any] = []
-    for problem in explain.get("problems") or []:
+    problems = explain.get("problems") or []
+    for problem in problems[:LISTED]:
         parts += [("✗ contract problem: ", _PROBLEM), (fmt.text(str(problem)), _PROBLEM), "\n"]
         hint = _hint(str(problem), mode)
         if hint:
             parts.append((f"  {hint}\n", ""))
+    if len(problems) > LISTED:
+        parts.append((f"✗ {more_text(len(problems) - LISTED, 'contract problems', IN_COMMAND)}\n", _PROBLEM))
     return parts
 
 
@@ -79,7 +83,8 @@ def _verify(explain: dict[str, Any], mode: str, fmt: "Display") -> list[Any]:
         if verify.get("is_async"):
             parts.append(("  async: run to completion with asyncio.run", _MUTED))
         parts.append("\n")
-    params = [p for p in explain.get("parameters") or [] if isinstance(p, dict)]
+    every = [p for p in explain.get("parameters") or [] if isinstance(p, dict)]
+    params = every[:LISTED]
     if params:
         name_width = max(len(str(p.get("name"))) for p in params) + 2
         kind_width = max(len(str(p.get("kind"))) for p in params) + 2
@@ -89,6 +94,8 @@ def _verify(explain: dict[str, Any], mode: str, fmt: "Display") -> list[Any]:
             parts += [(f"  {str(row.get('name')):<{name_width}}", _PROBLEM if missing else "bold"),
                       (f"{str(row.get('kind')):<{kind_width}}", _MUTED),
                       (fmt.text(text), _PROBLEM if missing else ""), "\n"]
+    if len(every) > LISTED:
+        parts.append((f"  {more_text(len(every) - LISTED, 'parameters', IN_COMMAND)}\n", _MUTED))
     return parts
 
 
@@ -124,7 +131,8 @@ def _interpreter(explain: dict[str, Any], fmt: "Display") -> list[Any]:
 
 
 def _sys_path(explain: dict[str, Any], fmt: "Display") -> list[Any]:
-    rows = [r for r in explain.get("sys_path") or [] if isinstance(r, dict)]
+    every = [r for r in explain.get("sys_path") or [] if isinstance(r, dict)]
+    rows = every[:LISTED]
     roles = [" + ".join(r.get("roles") or [r.get("role") or ""]) for r in rows]
     width = max([len(r) for r in roles] + [4])
     parts: list[Any] = [("sys.path", _HEAD), ("  in the order the runner placed it\n", _MUTED)]
@@ -134,6 +142,8 @@ def _sys_path(explain: dict[str, Any], fmt: "Display") -> list[Any]:
         role_style = _MUTED if row.get("role") == "interpreter" else "bold"
         parts += [(f" {row.get('index', ''):>2}  ", _MUTED), (f"{role:<{width}}  ", role_style), path,
                   (missing, _MUTED), "\n"]
+    if len(every) > LISTED:
+        parts.append((f"  {more_text(len(every) - LISTED, 'entries', IN_COMMAND)}\n", _MUTED))
     for shadow in shadow_lines(explain, fmt.task_root):
         parts.append((f"  ⚠ {fmt.text(shadow)}\n", _WARN))
     return parts

@@ -15,10 +15,15 @@ from textual.widgets import Static
 from verifier_tui.engine.model import Outcome, RunResult
 from verifier_tui.tui.external import failing_location
 from verifier_tui.tui.widgets.status_style import status_of
-from verifier_tui.words import near_miss_line, stuck_line
+from verifier_tui.words import LISTED, expectation_json, more_text, near_miss_line, rewards_json, stuck_line, text_head
 
 if TYPE_CHECKING:
     from verifier_tui.tui.display import Display
+
+#: The largest reward file pretty-printed.
+PRETTY_CHARS = 64 * 1024
+#: Where the TUI points for what a panel leaves out: the whole is in the run's --json.
+IN_COMMAND = "c copies this run's command: its --json has them all"
 
 _HEAD = "bold $text-primary"
 _MUTED = "$text-muted"
@@ -46,7 +51,7 @@ def reward_content(result: RunResult, fmt: "Display", banner: str | None = None)
         if result.expected_matched:
             parts.append(("matches the case's expected.json\n", _MUTED))
         else:
-            want = json.dumps(result.expected.to_json())
+            want = expectation_json(result.expected)
             parts.append((f"does not match the case's expected.json: {want}\n", "$error"))
             near = near_miss_line(result)
             if near:
@@ -67,12 +72,17 @@ def reward_content(result: RunResult, fmt: "Display", banner: str | None = None)
                   (f"  {fmt.text(result.task_refused)}\n", _MUTED),
                   ("  the reward folder, read as Harbor would once task.toml loads:\n", _MUTED)]
     if verdict.rewards is not None:
-        parts += [(f"  {json.dumps(verdict.rewards)}", "bold"), (f"  from {verdict.source}\n", _MUTED)]
+        shown, left_out = rewards_json(verdict.rewards)
+        parts += [(f"  {shown}", "bold"), (f"  from {verdict.source}\n", _MUTED)]
+        if left_out:
+            parts.append((f"  {more_text(left_out, 'keys', IN_COMMAND)}\n", _MUTED))
     else:
         parts += [("  none: ", "bold $error"), (f"Harbor would raise {verdict.error}\n", "bold"),
                   (f"  {fmt.text(verdict.message or '')}\n", _MUTED)]
-    for warning in verdict.warnings:
+    for warning in verdict.warnings[:LISTED]:
         parts.append((f"  ⚠ {fmt.text(warning)}\n", "bold $warning"))
+    if len(verdict.warnings) > LISTED:
+        parts.append((f"  ⚠ {more_text(len(verdict.warnings) - LISTED, 'warnings', IN_COMMAND)}\n", "$warning"))
 
 
     if not result.reward_files:
@@ -84,13 +94,18 @@ def reward_content(result: RunResult, fmt: "Display", banner: str | None = None)
             continue
         parts.append((f"  {reward_file.size} bytes{'' if reward_file.is_utf8 else ', not UTF-8'}"
                       f"{', cut short' if reward_file.truncated else ''}\n", _MUTED))
-        parts.append(pretty(reward_file.name, reward_file.text or "") + "\n")
+        head, more = text_head(pretty(reward_file.name, reward_file.text or ""))
+        parts.append(head + "\n")
+        if more:
+            parts.append((f"… {more} of {reward_file.name} ({IN_COMMAND})\n", _MUTED))
     return Content.assemble(*parts)
 
 
 def pretty(name: str, text: str) -> str:
-    """JSON pretty-printed (as parsed: what Harbor reads); anything else as it is."""
-    if name.endswith(".json"):
+    """JSON pretty-printed (as parsed: what Harbor reads); anything else as it
+    is. A big file is shown as it is: parsing 2 MB of JSON again here took 80 ms
+    of the screen's time (the verdict above is Harbor's reading of it)."""
+    if name.endswith(".json") and len(text) <= PRETTY_CHARS:
         try:
             return json.dumps(json.loads(text), indent=2, ensure_ascii=False)
         except ValueError:
