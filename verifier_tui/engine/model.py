@@ -50,12 +50,17 @@ class CapturedText:
     def text(self) -> str:
         if not self.dropped_bytes:
             return self.head + self.tail
-        marker = f"\n[... {self.dropped_bytes:,} bytes of output dropped here by verifier-tui ...]\n"
-        return self.head + marker + self.tail
+        return f"{self.head}\n{dropped_marker(self.dropped_bytes, 'bytes')}\n{self.tail}"
 
     @property
     def truncated(self) -> bool:
         return self.dropped_bytes > 0
+
+
+def dropped_marker(count: int, unit: str) -> str:
+    """The line that stands where output was cut: bytes in a capture (what
+    ``run`` prints), lines in the TUI's output panel; the same words in both."""
+    return f"[... {count:,} {unit} of output dropped here by verifier-tui ...]"
 
 
 @record(frozen=True)

@@ -4,7 +4,8 @@ The engine calls ``feed`` for every decoded chunk (up to 64 KiB, many lines);
 the output panel takes whole lines about 20 times a second and writes them in
 one ``Log.write_lines`` call. Writing line by line costs 12.5 s for 50k lines
 (measured, engineering.md); batched, about 0.1 s. Only the last ``keep_lines``
-lines of a batch are kept: the Log would prune the rest anyway.
+lines of a batch are kept, and the panel is told how many were not (it shows
+a marker where they were).
 """
 
 from __future__ import annotations
@@ -54,6 +55,11 @@ class OutputBuffer:
         out = list(lines)
         lines.clear()
         return out
+
+    def take_dropped(self, stream: str) -> int:
+        """How many lines were dropped (a batch over ``keep_lines``) since the last call."""
+        dropped, self.dropped[stream] = self.dropped[stream], 0
+        return dropped
 
     def pending(self, stream: str) -> bool:
         return bool(self._lines[stream])

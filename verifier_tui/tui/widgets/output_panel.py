@@ -6,6 +6,10 @@ about 20 times a second in one ``write_lines`` each; when the run ends the
 bounded capture, with paths mapped to the user's files, replaces them. Long
 lines are wrapped to the panel's width (a traceback's last line is the one
 that matters, and a Log would otherwise cut it at the edge).
+
+The panel keeps the newest :data:`MAX_LINES` lines of each stream. Where it
+drops older ones, a first line says how many, in the words ``run`` uses where
+its capture was cut (:func:`~verifier_tui.engine.model.dropped_marker`).
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from textual.containers import Vertical
 from textual.events import Resize
 from textual.widgets import ContentSwitcher, Log
 
-from verifier_tui.engine.model import CapturedText, RunResult
+from verifier_tui.engine.model import CapturedText, RunResult, dropped_marker
 
 if TYPE_CHECKING:
     from verifier_tui.tui.display import Display
@@ -27,7 +31,8 @@ if TYPE_CHECKING:
 #: 20 Hz: fast enough to feel live, slow enough that a flood costs a few
 #: batched writes a second instead of one per line.
 FLUSH_S = 0.05
-#: Lines a Log keeps (the capture itself is bounded by the engine).
+#: Lines a panel shows, a dropped-lines marker included (the capture itself is
+#: bounded by the engine). While a run streams, past this the older half goes.
 MAX_LINES = 5000
 STREAMS = ("stderr", "stdout")
 _CARETS = re.compile(r"^\s*[\^~]+\s*$")
@@ -61,12 +66,14 @@ class OutputPanel(Vertical):
         self.streaming = False
         self._clear_on_output = False
         self._shown: dict[str, list[str]] = {stream: [] for stream in STREAMS}
-        """The finished run's lines, unwrapped, kept to wrap again on resize."""
+        """The lines shown, unwrapped, kept to wrap again on resize."""
+        self._dropped: dict[str, int] = {stream: 0 for stream in STREAMS}
+        """How many earlier lines are not in ``_shown``."""
 
     def compose(self) -> ComposeResult:
         with ContentSwitcher(initial="stderr"):
             for stream in STREAMS:
-                yield Log(id=stream, max_lines=MAX_LINES, auto_scroll=True)
+                yield Log(id=stream, auto_scroll=True)  # bounded here, so that the cut gets its marker
 
     def on_mount(self) -> None:
         self.set_interval(FLUSH_S, self.flush)
@@ -80,8 +87,7 @@ class OutputPanel(Vertical):
         switcher = self.query_one(ContentSwitcher)
         switcher.current = "stdout" if switcher.current == "stderr" else "stderr"
         self._title()
-        if not self.streaming:
-            self._write(switcher.current)
+        self._write(switcher.current)
         return switcher.current
 
     def _title(self) -> None:
@@ -94,8 +100,12 @@ class OutputPanel(Vertical):
         return max(0, log.scrollable_content_region.width - 1)
 
     def text(self, stream: str) -> str:
-        """A finished run's output as shown, before wrapping (for tests and copying)."""
-        return "\n".join(self._shown[stream])
+        """The output as shown, before wrapping (for tests and copying)."""
+        return "\n".join(self._marker(stream) + self._shown[stream])
+
+    def _marker(self, stream: str) -> list[str]:
+        dropped = self._dropped[stream]
+        return [dropped_marker(dropped, "lines")] if dropped else []
 
     def start_streaming(self, buffer: "OutputBuffer") -> None:
         """A run started: its output replaces the last run's as soon as some
@@ -108,50 +118,90 @@ class OutputPanel(Vertical):
         if not self.streaming or self.buffer is None:
             return
         batches = {stream: self.buffer.take(stream) for stream in STREAMS}
+        dropped = {stream: self.buffer.take_dropped(stream) for stream in STREAMS}
         if not any(batches.values()):
             return
         if self._clear_on_output:
             self._clear_on_output = False
+            self._shown = {stream: [] for stream in STREAMS}
+            self._dropped = {stream: 0 for stream in STREAMS}
             for log in self.query(Log):
                 log.clear()
-        width = self._width()
         for stream, lines in batches.items():
             if lines:
-                shown = wrap_lines([self.fmt.text(line) for line in lines], width)
-                self.query_one(f"#{stream}", Log).write_lines(shown[-MAX_LINES:])
+                self._append(stream, [self.fmt.text(line) for line in lines], dropped[stream])
+
+    def _append(self, stream: str, lines: list[str], dropped: int) -> None:
+        """Streamed lines after those shown; ``dropped`` lines came before them
+        that the buffer did not keep: everything earlier goes under the marker."""
+        shown = self._shown[stream]
+        if dropped:
+            self._dropped[stream] += len(shown) + dropped
+            shown.clear()
+        shown.extend(lines)
+        if dropped or len(shown) >= MAX_LINES:
+            excess = max(0, len(shown) - MAX_LINES // 2)
+            self._dropped[stream] += excess
+            del shown[:excess]
+            if stream == self.showing:
+                self._write(stream)
+        elif stream == self.showing:
+            self.query_one(f"#{stream}", Log).write_lines(wrap_lines(lines, self._width()))
 
     def show(self, result: RunResult) -> None:
         self.streaming = False
         if self.buffer is not None:
             for stream in STREAMS:
                 self.buffer.take(stream)
-        self._shown["stderr"] = self._lines(result.stderr, "(nothing on stderr)")
-        self._shown["stdout"] = self._lines(result.stdout, "(nothing on stdout)")
-        for stream in STREAMS:
-            self._write(stream)
+                self.buffer.take_dropped(stream)
+        for stream, captured, other in (("stderr", result.stderr, result.stdout),
+                                        ("stdout", result.stdout, result.stderr)):
+            lines = self._lines(captured, stream, other)
+            self._dropped[stream] = max(0, len(lines) - MAX_LINES)
+            self._shown[stream] = lines[self._dropped[stream]:]
+        self._write(self.showing)
 
     def show_text(self, text: str) -> None:
         self.streaming = False
         self._shown = {"stderr": text.splitlines(), "stdout": []}
-        for stream in STREAMS:
-            self._write(stream)
+        self._dropped = {stream: 0 for stream in STREAMS}
+        self._write(self.showing)
 
     def on_resize(self, event: Resize) -> None:
-        if not self.streaming:
-            self._write(self.showing)
+        self._write(self.showing)
 
-    def _lines(self, captured: CapturedText, empty: str) -> list[str]:
+    def _lines(self, captured: CapturedText, stream: str, other: CapturedText) -> list[str]:
         text = captured.text
-        lines = self.fmt.text(text).splitlines() if text.strip() else [empty]
-        if len(lines) > MAX_LINES:
-            lines = [f"[... {len(lines) - MAX_LINES:,} earlier lines not shown here ...]", *lines[-MAX_LINES:]]
-        return lines
+        if text.strip():
+            return self.fmt.text(text).splitlines()
+        other_name = "stdout" if stream == "stderr" else "stderr"
+        count = len(other.text.splitlines()) if other.text.strip() else 0
+        if not count:
+            return [f"(nothing on {stream})"]
+        return [f"(nothing on {stream}; {other_name} has {count:,} line{'s' if count != 1 else ''}: "
+                f"o shows {'them' if count != 1 else 'it'})"]
 
     def _write(self, stream: str) -> None:
+        """The stream's Log made anew: its lines wrapped to the panel, the
+        newest that fit in MAX_LINES rows, and the marker first when any were
+        dropped. Only the stream on screen is written (the other is written
+        when ``o`` shows it)."""
         log = self.query_one(f"#{stream}", Log)
         log.clear()
-        width = self._width() if stream == self.showing else 0
-        lines = wrap_lines(self._shown[stream], width) if width else self._shown[stream]
-        log.write_lines(lines[-MAX_LINES:])
+        width = self._width()
+        shown = self._shown[stream]
+        rows: list[list[str]] = []
+        room = MAX_LINES - 1  # the marker's row
+        for line in reversed(shown):
+            wrapped = wrap_lines([line], width) if width else [line]
+            if len(wrapped) > room:
+                break
+            rows.append(wrapped)
+            room -= len(wrapped)
+        if len(rows) < len(shown):
+            # Too long once wrapped: the oldest go under the marker too.
+            self._dropped[stream] += len(shown) - len(rows)
+            del shown[: len(shown) - len(rows)]
+        log.write_lines(self._marker(stream) + [row for wrapped in reversed(rows) for row in wrapped])
         # A traceback is read from its end: keep the newest line in view.
         log.scroll_end(animate=False)

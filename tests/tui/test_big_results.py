@@ -1,0 +1,127 @@
+"""Issue 9, "the screen never freezes", and issue 10's output-panel edges, as
+a user sees them: a huge reward, a long sys.path and a flood of output show
+their start (or their end) with a line saying how much is left out; the
+output panel says where it dropped lines, in the words ``run`` uses; an empty
+stderr says when stdout has something. (How long an update takes is measured
+by benchmarks/tui_latency.py, not here.)"""
+
+from __future__ import annotations
+
+import asyncio
+
+from textual.widgets import Log
+
+from tests.helpers import interpreter_with_long_sys_path, make_task
+from tests.tui.app_under_test import SIZE, make_app, widget_text
+
+BIG_REWARD = """
+def verify(workspace):
+    rewards = {f"key_{i:06d}": 0.5 for i in range(100000)}
+    rewards["reward"] = 1.0
+    return rewards
+"""
+
+
+async def test_a_100000_key_reward_shows_its_start_and_how_many_more(tmp_path):
+    app = make_app(make_task(tmp_path / "tasks" / "big", BIG_REWARD), watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        result = await app.wait_for_runs(1, timeout=60)
+        await pilot.pause()
+        assert len(result.verdict.rewards) == 100_001  # the engine keeps it whole (run --json prints it)
+        body = widget_text(app, "#reward-body")
+        assert '"key_000000": 0.5' in body and '…, "reward": 1.0}' in body
+        assert "… 99,981 more keys (c copies this run's command: its --json has them all)" in body
+        assert "more characters of reward.json (c copies this run's command" in body
+        assert len(body.splitlines()) < 40
+
+
+async def test_a_long_sys_path_shows_50_entries_and_how_many_more(tmp_path):
+    python = interpreter_with_long_sys_path(tmp_path / "venv", 300)
+    app = make_app(make_task(tmp_path / "tasks" / "t"), watch=False, python=str(python))
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1, timeout=60)
+        await pilot.pause()
+        body = widget_text(app, "#resolution-body")
+        assert 0 < body.count("folder0") < 50
+        more = len(app.main.explain["sys_path"]) - 50
+        assert f"… {more:,} more entries (c copies this run's command: its --json has them all)" in body
+
+
+LONG_LINES = """
+import sys
+def verify(workspace):
+    for i in range(600):
+        sys.stderr.write(f"line {i} " + "x" * 400 + "\\n")
+    raise ValueError("the end")
+"""
+
+
+async def test_lines_too_many_to_show_once_wrapped_leave_a_marker_where_they_were(tmp_path):
+    app = make_app(make_task(tmp_path / "tasks" / "t", LONG_LINES), watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.pause()
+        log = app.main.query_one("#stderr", Log)
+        # 600 lines of 400 characters wrap to more rows than the panel keeps:
+        # the oldest go, and the first row says how many, as `run` says a cut.
+        first = log.lines[0]
+        assert first.startswith("[... ") and first.endswith(" lines of output dropped here by verifier-tui ...]")
+        dropped = int(first.split()[1].replace(",", ""))
+        assert 0 < dropped < 600
+        assert log.lines[1].startswith(f"line {dropped} ")
+        assert log.lines[-1] == "ValueError: the end"
+        assert app.main.query_one("#output").text("stderr").splitlines()[0] == first
+
+
+FLOOD_THEN_WAIT = """
+import sys, time
+from pathlib import Path
+def verify(workspace):
+    for i in range(12000):
+        sys.stderr.write(f"line {{i}}\\n")
+    sys.stderr.flush()
+    while not Path({stop!r}).exists():
+        time.sleep(0.05)
+    return 1.0
+"""
+
+
+async def test_a_streaming_run_marks_the_lines_it_dropped(tmp_path):
+    stop = tmp_path / "stop"
+    app = make_app(make_task(tmp_path / "tasks" / "t", FLOOD_THEN_WAIT.format(stop=str(stop))), watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        log = app.main.query_one("#stderr", Log)
+
+        async def streamed_to_the_end() -> None:
+            while not (log.line_count and log.lines[-1] == "line 11999"):
+                await pilot.pause(0.05)
+
+        try:
+            await asyncio.wait_for(streamed_to_the_end(), 30)
+            assert app.main.query_one("#output").streaming
+            first = log.lines[0]
+            assert first.startswith("[... ") and first.endswith(" lines of output dropped here by verifier-tui ...]")
+            dropped = int(first.split()[1].replace(",", ""))
+            assert log.lines[1] == f"line {dropped}" and log.line_count <= 5001
+        finally:
+            stop.touch()
+        await app.wait_for_runs(1)
+
+
+async def test_an_empty_stderr_says_stdout_has_lines_and_o_shows_them(tmp_path):
+    root = make_task(tmp_path / "tasks" / "t", """
+        def verify(workspace):
+            print("one")
+            print("two")
+            print("three")
+            return 1.0
+    """)
+    app = make_app(root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.pause()
+        panel = app.main.query_one("#output")
+        assert panel.text("stderr") == "(nothing on stderr; stdout has 3 lines: o shows them)"
+        await pilot.press("o")
+        await pilot.pause()
+        assert "three" in widget_text(app, "#stdout")
