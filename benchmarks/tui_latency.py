@@ -12,6 +12,13 @@ issue (not in issue 7's or 11's tables):
                    verifier. Goal: adds at most 80 ms to the runner.
   launch           ``verifier-tui TASK`` started in a fresh pseudo-terminal,
                    until the first verdict is drawn; then q. Goal: at most 1 s.
+  big reward       A verifier returns a reward of 100,000 keys (issue 9: the
+                   screen froze 4 to 6 s per run); the app runs under the pilot
+                   inside the venv, and the row is the time from the app's
+                   RunFinished message to the screen updated (the messages
+                   handled and the screen's refresh done), the median of a
+                   few runs; the anchor, the same after a one-key reward.
+                   Goal: at most 100 ms.
   flood            A verifier prints 50,000 lines; the app runs under Textual's
                    pilot inside the venv, and a 10 ms timer records the longest
                    gap between its ticks while the lines stream in: how long
@@ -40,6 +47,7 @@ from terminal import TerminalApp
 
 NAME = "tui"
 FLOOD_LINES = 50_000
+BIG_REWARD_KEYS = 100_000
 
 
 def verifier_returning(value: str) -> str:
@@ -85,6 +93,7 @@ def measure(bench: Bench) -> list[Row]:
     rows.append(Row("tui-launch", "earlier", "launch -> first verdict on screen, TUI (pty)",
                     values=ms(launches(bench, task, bench.rounds(10, 3))), goal=Goal.at_most(1000, "ms")))
     rows.append(flood(bench, where))
+    rows.append(big_reward(bench, where, bench.rounds(5, 2)))
     return rows
 
 
@@ -153,7 +162,72 @@ async def flood_inside(root: Path, lines: int) -> dict:
     return {"stall_ms": 1000 * stall, "run_ms": 1000 * results[0].duration_s}
 
 
+def big_reward(bench: Bench, where: Path, runs: int) -> Row:
+    """Inside the venv, as the flood (this file, with --big-reward-inside);
+    the anchor is the same app after a one-key reward."""
+    found = {}
+    for keys in (BIG_REWARD_KEYS, 1):
+        done = subprocess.run([bench.venv_python, __file__, "--big-reward-inside", str(where / f"reward-{keys}"),
+                               str(keys), str(runs)],
+                              env=bench.tool_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        if done.returncode != 0:
+            raise BenchmarkError(f"the big reward benchmark failed: {done.stderr.strip()[-800:]}")
+        found[keys] = json.loads(done.stdout)
+    big = found[BIG_REWARD_KEYS]
+    return Row("tui-big-reward", "9", f"TUI update after a {BIG_REWARD_KEYS:,}-key reward", anchor="after a 1-key reward",
+               values=big["update_ms"], anchor_values=found[1]["update_ms"], goal=Goal.at_most(100, "ms"),
+               notes=[f"longest screen freeze after the run: {max(big['stall_ms']):.0f} ms"])
+
+
+BIG_REWARD_VERIFIER = """\
+def verify(workspace):
+    rewards = {{f"key_{{i:06d}}": 0.5 for i in range({keys} - 1)}}
+    rewards["reward"] = 1.0
+    return rewards
+"""
+
+
+async def big_reward_inside(root: Path, keys: int, runs: int) -> dict:
+    """Under the pilot: the app, ``runs`` runs (r between them); for each, the
+    time from RunFinished to the end of ``pilot.pause()`` (which handles every
+    pending message and then refreshes the screen), and the longest gap of a
+    10 ms timer in that time."""
+    from verifier_tui.engine.session import Session
+    from verifier_tui.tui.app import VerifierApp
+
+    (root / "tests").mkdir(parents=True)
+    (root / "tests" / "verifier.py").write_text(BIG_REWARD_VERIFIER.format(keys=keys), encoding="utf-8")
+    finished = asyncio.Event()
+    stamps: list[float] = []
+
+    def hook(message) -> None:
+        if type(message).__name__ == "RunFinished" and not finished.is_set():
+            stamps.append(time.perf_counter())
+            finished.set()
+
+    updates, stalls = [], []
+    app = VerifierApp(Session(root), watch=False)
+    async with app.run_test(size=(120, 40), message_hook=hook) as pilot:
+        for index in range(runs):
+            if index:
+                finished.clear()
+                await pilot.press("r")
+            ticks = [time.perf_counter()]
+            timer = app.set_interval(0.01, lambda: ticks.append(time.perf_counter()))
+            await asyncio.wait_for(finished.wait(), 120)
+            await pilot.pause()
+            updates.append(1000 * (time.perf_counter() - stamps[-1]))
+            timer.stop()
+            gaps = [b - max(a, stamps[-1]) for a, b in zip(ticks, ticks[1:]) if b > stamps[-1]]
+            stalls.append(1000 * max(gaps, default=0.0))
+    return {"update_ms": updates, "stall_ms": stalls}
+
+
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["--big-reward-inside"]:
+        found = asyncio.run(big_reward_inside(Path(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])))
+        print(json.dumps(found))
+        sys.exit(0)
     if sys.argv[1:2] == ["--flood-inside"]:
         found = asyncio.run(flood_inside(Path(sys.argv[2]), int(sys.argv[3])))
         print(json.dumps(found))
