@@ -12,7 +12,6 @@ status.
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 
