@@ -347,9 +347,12 @@ async def test_bytecode_and_editor_noise_is_silent(tmp_path: Path) -> None:
         change = await rec.next()
         assert change.paths == {tests / "sentinel.py"}
         assert await rec.rest() == []
-        # reported all the same, as quiet: the copy sandbox's mirror follows them
-        assert {tests / ".git" / "objects" / "x", tests / ".verifier.py.swp", tests / ".#verifier.py",
-                tests / "helpers.pyc"} <= rec.quiet
+        # reported all the same, as quiet: the copy sandbox's mirror follows them. A file
+        # made at once inside a new folder may reach inotify only as that folder's
+        # creation (the watch on it comes too late); the mirror syncs a folder whole.
+        for noise in (tests / ".git" / "objects" / "x", tests / ".verifier.py.swp", tests / ".#verifier.py",
+                      tests / "helpers.pyc"):
+            assert {noise, *noise.parents} & rec.quiet, noise
         assert not rec.quiet & change.paths
 
 
