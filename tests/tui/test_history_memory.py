@@ -86,3 +86,28 @@ async def test_the_cases_list_keeps_no_output(example):
         assert last["missing-file"].stderr.text == "" and last["missing-file"].explain is None
         # The whole result of the latest run is still on screen.
         assert app.main.latest.explain is not None
+
+
+BIG = """
+def verify(workspace):
+    rewards = {f"key_{i:05}": 0.5 for i in range(5000)}
+    rewards["reward"] = 1.0
+    return rewards
+"""
+
+
+async def test_an_old_entry_keeps_a_few_of_a_big_rewards_dict_and_says_how_many(tmp_path):
+    root = make_task(tmp_path / "tasks" / "big", BIG, cases={"only": {"a.txt": "a"}})
+    runs = KEEP_FULL + 1
+    app = make_app(root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await _runs(app, pilot, runs)
+        history = app.main.query_one(HistoryList)
+        oldest, newest = history.results[0], history.results[-1]
+        assert len(newest.verdict.rewards) == 5001
+        # 5,001 keys held by every old entry would be what bounded memory forbids
+        assert len(oldest.verdict.rewards) <= 21 and oldest.verdict.reward == 1.0
+        history.focus()
+        await pilot.press(*["down"] * KEEP_FULL, "enter")
+        await pilot.pause()
+        assert "5,001 keys in all" in widget_text(app, "#reward-body")

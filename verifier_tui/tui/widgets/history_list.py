@@ -20,7 +20,7 @@ from textual.widgets.option_list import Option
 from verifier_tui.engine.model import CapturedText, RunResult
 from verifier_tui.engine.record import replace
 from verifier_tui.tui.widgets.status_style import status_of
-from verifier_tui.words import rewards_json, short_reward
+from verifier_tui.words import REWARD_KEYS, rewards_json, short_reward
 
 #: Runs whose whole result is kept, so that selecting one shows everything:
 #: the few a user compares with the latest while editing.
@@ -31,10 +31,19 @@ MAX_RUNS = 500
 
 def without_output(result: RunResult) -> RunResult:
     """``result`` without what makes a result big: its output, the runner's
-    explanation and the reward files' text. What is left (outcome, verdict,
+    explanation, the reward files' text and all but REWARD_KEYS of the rewards
+    (a 100,000-key reward is megabytes). What is left (outcome, verdict,
     expectation, command, trigger) gives a status mark, a reward and a summary."""
+    verdict = result.verdict
+    if verdict.rewards is not None and len(verdict.rewards) > REWARD_KEYS:
+        kept = dict(list(verdict.rewards.items())[:REWARD_KEYS])
+        if "reward" in verdict.rewards:
+            kept["reward"] = verdict.rewards["reward"]
+        verdict = replace(verdict, rewards=kept,
+                          message=f"{len(verdict.rewards):,} keys in all; the history kept {len(kept)}")
     return replace(
         result,
+        verdict=verdict,
         stdout=CapturedText(total_bytes=result.stdout.total_bytes),
         stderr=CapturedText(total_bytes=result.stderr.total_bytes),
         explain=None,
@@ -50,6 +59,8 @@ def summary_text(result: RunResult, duration: str) -> str:
              f"{result.outcome_words} · {duration}"]
     if result.verdict.rewards is not None:
         lines.append(f"Harbor's verdict: {rewards_json(result.verdict.rewards)[0]}")
+        if result.verdict.message:
+            lines.append(f"({result.verdict.message})")
     else:
         lines.append(f"Harbor's verdict: none (Harbor would raise {result.verdict.error})")
     if result.expected_matched is not None:
