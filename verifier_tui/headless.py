@@ -18,6 +18,7 @@ from pathlib import Path
 from verifier_tui import terminal
 from verifier_tui.engine.model import RunResult
 from verifier_tui.engine.session import Session
+from verifier_tui.engine.verdict import rewards_json
 from verifier_tui.words import (
     LISTED,
     binding_text,
@@ -29,7 +30,6 @@ from verifier_tui.words import (
     mode_text,
     more_text,
     near_miss_line,
-    rewards_json,
     runner_words,
     shadow_lines,
     short_path,

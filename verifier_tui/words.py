@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 
 from verifier_tui.engine.model import Outcome, RunResult
+from verifier_tui.engine.verdict import rewards_json
 
 TYPE_CHECKING = False  # typing is not imported at run time: start-up is measured
 if TYPE_CHECKING:
@@ -211,8 +212,6 @@ def stuck_line(stack: Stack | None, show_path: Callable[[str], str]) -> str | No
 
 #: Rows of a list (sys.path, warnings, verify's parameters) shown before a "N more" line.
 LISTED = 50
-#: Keys of a reward dict written out in a verdict line ("reward" is always among them).
-REWARD_KEYS = 20
 #: Lines and characters of a file's text (a reward file) shown before a "N more" line.
 TEXT_LINES = 40
 TEXT_CHARS = 2000
@@ -223,21 +222,6 @@ IN_JSON = "--json lists them all"
 def more_text(count: int, noun: str, where: str = IN_JSON) -> str:
     """The line that ends a cut list: ``… 99,981 more keys (--json lists them all)``."""
     return f"… {count:,} more {noun} ({where})"
-
-
-def rewards_json(rewards: dict[str, Any]) -> tuple[str, int]:
-    """The rewards as one line of JSON with at most REWARD_KEYS keys, "reward"
-    always among them (Harbor aggregates on it), ``…`` where keys were left
-    out; and how many were."""
-    if len(rewards) <= REWARD_KEYS:
-        return json.dumps(rewards), 0
-    keys = [key for key, _ in zip(rewards, range(REWARD_KEYS))]
-    last = ""
-    if "reward" in rewards and "reward" not in keys:
-        keys.pop()
-        last = ", " + json.dumps({"reward": rewards["reward"]})[1:-1]  # after the "…"
-    shown = json.dumps({key: rewards[key] for key in keys})[:-1] + ", …" + last + "}"
-    return shown, len(rewards) - len(keys) - (1 if last else 0)
 
 
 def text_head(text: str, lines: int = TEXT_LINES, chars: int = TEXT_CHARS) -> tuple[str, str | None]:

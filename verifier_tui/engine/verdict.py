@@ -46,6 +46,8 @@ import math
 import os
 import stat
 from pathlib import Path
+from typing import Any
+
 from verifier_tui.engine.model import RewardFile, Verdict
 
 HARBOR_RULES = "Harbor 0.26.0, harbor/verifier/verifier.py"
@@ -70,6 +72,27 @@ _MISSING_ERRNOS = (errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP)
 
 # --------------------------------------------------------------------------
 # The reward files as found, for display.
+
+
+#: Keys of a reward dict written out in one line (a verdict, a phase); "reward"
+#: is always among them. A 100,000-key reward froze the screens and printed a
+#: 2 MB line; --json keeps every key.
+REWARD_KEYS = 20
+
+
+def rewards_json(rewards: dict[str, Any]) -> tuple[str, int]:
+    """The rewards as one line of JSON with at most REWARD_KEYS keys, "reward"
+    always among them (Harbor aggregates on it), ``…`` where keys were left
+    out; and how many were."""
+    if len(rewards) <= REWARD_KEYS:
+        return json.dumps(rewards), 0
+    keys = [key for key, _ in zip(rewards, range(REWARD_KEYS))]
+    last = ""
+    if "reward" in rewards and "reward" not in keys:
+        keys.pop()
+        last = ", " + json.dumps({"reward": rewards["reward"]})[1:-1]  # after the "…"
+    shown = json.dumps({key: rewards[key] for key in keys})[:-1] + ", …" + last + "}"
+    return shown, len(rewards) - len(keys) - (1 if last else 0)
 
 
 def read_reward_files(reward_dir: Path, cap_bytes: int = 1_000_000) -> list[RewardFile]:

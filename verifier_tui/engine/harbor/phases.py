@@ -17,10 +17,10 @@ Harbor (``explanation``) and what to try next (``advice``).
 
 from __future__ import annotations
 
-import json
 import re
 
 from verifier_tui.engine.record import record, replace
+from verifier_tui.engine.verdict import rewards_json
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -312,7 +312,7 @@ def _local_phases(result: RunResult, where: str | None) -> PhaseReport:
         if lines:
             written = next((p for p in phases if p.name == "reward_written" and p.status == DONE), None)
             verdict = result.verdict
-            scored = (f"Harbor would score {json.dumps(verdict.rewards)}" if verdict.rewards is not None
+            scored = (f"Harbor would score {rewards_json(verdict.rewards)[0]}" if verdict.rewards is not None
                       else f"Harbor would raise {verdict.error}")
             explanation = f"the runner wrote {written.detail}; {scored}" if written else scored
         else:
@@ -375,7 +375,7 @@ def sandbox_phases(output: RunnerOutput, verdict: Verdict | None, *, timed_out: 
         return _report(phase, DONE, message, explanation, advice)
     wrote = verdict is not None and verdict.source is not None
     if wrote and verdict.ok:
-        rewards = json.dumps(verdict.rewards)
+        rewards = rewards_json(verdict.rewards)[0]
         shown = rewards if verdict.source == "reward.json" else repr(float(verdict.rewards.get("reward", 0.0)))
         return _report(None, DONE, "", f"the runner wrote {verdict.source}; Harbor read {rewards}",
                        written=f"{verdict.source}: {shown}")
