@@ -148,3 +148,32 @@ def test_closing_the_terminal_ends_the_run_and_removes_the_scratch(tmp_path, env
         os.kill(stray, 9)
     assert left == [], "the runner outlived the app"
     assert list(Path(env["TMPDIR"]).iterdir()) == []  # the scratch folder is gone
+
+
+
+@pytest.mark.parametrize("terminal", ["neither", "stdin only", "stdout only"])
+def test_without_a_terminal_it_says_to_use_run_or_watch(example, env, tmp_path, terminal):
+    """``verifier-tui TASK </dev/null >out`` drew the app's escape codes into
+    ``out`` and waited for keys that never come; without a terminal on both
+    stdin and stdout it now says in one line what to use instead, exit 2."""
+    import subprocess
+
+    from tests.helpers import HANG_GUARD_S
+
+    controller, terminal_end = pty.openpty()
+    out = open(tmp_path / "out", "w")
+    stdin = terminal_end if terminal == "stdin only" else subprocess.DEVNULL
+    stdout = terminal_end if terminal == "stdout only" else out
+    try:
+        done = subprocess.run([*TOOL, str(example("hello-file"))], env=env, stdin=stdin, stdout=stdout,
+                              stderr=subprocess.PIPE, text=True, timeout=HANG_GUARD_S)
+    finally:
+        out.close()
+        os.close(terminal_end)
+        os.close(controller)
+    assert done.returncode == 2
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1, done.stderr
+    assert lines[0].startswith("verifier-tui: ") and "needs a terminal" in lines[0]
+    assert "verifier-tui run " in lines[0] and "verifier-tui watch " in lines[0]
+    assert (tmp_path / "out").read_text() == ""  # no escape codes written into the file

@@ -12,6 +12,8 @@ def launch(args) -> int:
     from verifier_tui.engine.harbor.folders import find_harbor_folder
 
     if find_harbor_folder(args.path) is not None:
+        if not _has_terminal(args.path):
+            return 2
         from verifier_tui.tui.trial_app import launch_trial  # Textual: only now that the TUI really starts
 
         return launch_trial(args)
@@ -25,6 +27,8 @@ def launch(args) -> int:
     session = Session(args.path, args.options)
     try:
         session.isolation  # noqa: B018 - a sandbox asked for and impossible is one line (IsolationError), not a screen
+        if not _has_terminal(args.path):
+            return 2
         from verifier_tui.tui.app import VerifierApp  # Textual: only now that the TUI really starts
 
         app = VerifierApp(session, watch=not args.no_watch, poll=args.poll)
@@ -32,3 +36,24 @@ def launch(args) -> int:
         return app.return_code or 0
     finally:
         session.close()
+
+
+def _has_terminal(path: str) -> bool:
+    """Whether stdin and stdout are a terminal, which the app needs; when not
+    (``verifier-tui TASK </dev/null >out``, a CI step), one line says what to
+    use instead. Textual would draw its escape codes into the file and wait
+    for keys that never come. Checked after the path, so that a path that
+    cannot be debugged is still what is said first."""
+    import shlex
+    import sys
+
+    from verifier_tui import terminal
+
+    if sys.stdin.isatty() and sys.stdout.isatty():
+        return True
+    where = " and ".join(name for name, stream in (("stdin", sys.stdin), ("stdout", sys.stdout))
+                         if not stream.isatty())
+    quoted = shlex.quote(path)
+    terminal.error(f"the TUI needs a terminal, and {where} is not one: use `verifier-tui run {quoted}` "
+                   f"for one run, or `verifier-tui watch {quoted}` to run on every change")
+    return False
