@@ -911,3 +911,19 @@ def test_live_output_shows_the_users_paths_not_the_scratch_copy(example):
     assert str(task_dir / "tests" / "verifier.py") in live
     assert scratch not in live
     assert result.outcome is Outcome.VERIFIER_RAISED
+
+
+def test_a_verifier_opened_outside_tests_keeps_its_folder_as_tests_after_a_reload(tmp_path):
+    """A change to task.toml re-reads the task; it was re-read from the task
+    folder, which stages tests/ as /tests instead of the verifier's own
+    folder: ``import helper`` beside it stopped working mid-session."""
+    root = make_task(tmp_path / "tasks" / "elsewhere")
+    (root / "checks").mkdir()
+    (root / "checks" / "check.py").write_text("import helper\n\ndef verify(workspace):\n    return helper.VALUE\n")
+    (root / "checks" / "helper.py").write_text("VALUE = 0.25\n")
+    with Session(root / "checks" / "check.py") as session:
+        assert session.run().verdict.rewards == {"reward": 0.25}
+        session.reload_task()
+        again = session.run()
+        assert again.verdict.rewards == {"reward": 0.25}, again.stderr.text
+        assert session.task.tests_dir == root / "checks"

@@ -6,7 +6,6 @@ path mapped back to the user's own files."""
 from __future__ import annotations
 
 import json
-import shlex
 from pathlib import Path
 
 from verifier_tui.engine.cases import wrap_text_response
@@ -201,7 +200,7 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
         notices.append("no case and no workspace chosen: the verifier runs on an empty scratch workspace")
     if notices_vendor and spec.nemo_gym is not None:
         notices.append(notices_vendor)
-    reproduce = reproduce_command(spec, vendored)
+    reproduce = reproduce_command(spec)
     refusal = shim_refusal(interpreter) if start_error is None else None
     if refusal is not None:
         notices.append(f"{spec.python} is Python {interpreter.version}: the sandbox's test.sh refuses an interpreter "
@@ -269,33 +268,62 @@ def _stage_response(response: ResponseSource, stage: Stage) -> Path:
     return target
 
 
-def reproduce_command(spec: RunSpec, vendored: Path | None) -> list[str]:
-    """A shell command that reproduces this run outside the tool, on the
-    user's own folders (with a throwaway reward folder)."""
-    runner = "verifier-tui run"
-    parts = [runner, shlex.quote(str(spec.task.root))]
-    parts += ["--verifier", shlex.quote(str(spec.verifier))]
+def reproduce_command(spec: RunSpec) -> list[str]:
+    """The words of a command that reproduces this run outside the tool, on
+    the user's own folders (with a throwaway reward folder): one word each,
+    unquoted, paths absolute (:func:`verifier_tui.words.command_line` makes
+    the line a user types). The task is named by the path it was opened
+    from when that path decides the layout: a verifier file outside the
+    task's ``tests/`` is staged with its own folder as ``/tests``
+    (:func:`~verifier_tui.engine.discovery.resolve`), which naming the task
+    folder would not do."""
+    task = spec.task
+    opened = task.initial_verifier if task.initial_verifier is not None else task.root
+    words = [*tool_words(), "run", str(opened), "--verifier", str(spec.verifier)]
     if spec.case and spec.workspace is not None and spec.workspace.parent.name == spec.case:
-        parts += ["--case", shlex.quote(spec.case)]
+        words += ["--case", spec.case]
     elif spec.workspace is not None:
-        parts += ["--workspace", shlex.quote(str(spec.workspace))]
+        words += ["--workspace", str(spec.workspace)]
     if spec.response is None:
-        parts.append("--no-response")
+        words.append("--no-response")
     elif spec.response.path is not None:
-        parts += ["--response", shlex.quote(str(spec.response.path))]
+        words += ["--response", str(spec.response.path)]
     if spec.task_data is not None:
-        parts += ["--task-data", shlex.quote(str(spec.task_data))]
+        words += ["--task-data", str(spec.task_data)]
     if spec.task_id is not None:
-        parts += ["--task-id", shlex.quote(spec.task_id)]
+        words += ["--task-id", spec.task_id]
     if spec.runner is not None:
-        parts += ["--runner", "task"]
+        words += ["--runner", "task"]
+    if spec.timeout_s != (task.config.timeout_sec or DEFAULT_TIMEOUT_S):
+        words += ["--timeout", format(spec.timeout_s, "g")]
     if spec.python != "python3":
-        parts += ["--python", shlex.quote(spec.python)]
+        words += ["--python", spec.python]
     if spec.nemo_gym is not None:
-        parts += ["--nemo-gym", shlex.quote(str(spec.nemo_gym))]
+        words += ["--nemo-gym", str(spec.nemo_gym)]
     for word in spec.env:  # as the user gave it: a bare NAME is read from their environment again
-        parts += ["--env", shlex.quote(word)]
-    return parts
+        words += ["--env", word]
+    return words
+
+
+def tool_words() -> list[str]:
+    """How a shell starts this same verifier-tui: ``verifier-tui`` when that
+    name on PATH is this installation's console script; else the script's
+    absolute path (a venv made but not activated, as the README sets it up);
+    else this interpreter with ``-m verifier_tui``."""
+    import os
+    import shutil
+    import sys
+
+    script = Path(sys.executable).parent / "verifier-tui"
+    if not script.is_file():
+        return [sys.executable, "-m", "verifier_tui"]
+    found = shutil.which("verifier-tui")
+    try:
+        if found is not None and os.path.samefile(found, script):
+            return ["verifier-tui"]
+    except OSError:
+        pass
+    return [str(script)]
 
 
 def map_paths(text: str, path_map: list[tuple[str, str]]) -> str:

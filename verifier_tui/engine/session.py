@@ -479,7 +479,12 @@ class Session:
         case_name = self.case.name if self.case else None
         verifier = self.verifier
         workspace, response, task_data = self.workspace, self.response, self.task_data
-        self.task = resolve(self.task.root if self.task.root.is_dir() else self.task.tests_dir)
+        # Re-read from the verifier file the task was opened as, when it was: that
+        # file decides which folder is staged as /tests (discovery.resolve).
+        opened = self.task.initial_verifier
+        if opened is None or not opened.is_file():
+            opened = self.task.root if self.task.root.is_dir() else self.task.tests_dir
+        self.task = resolve(opened)
         if verifier is not None and verifier in self.task.verifiers:
             self.verifier = verifier
         elif self.task.verifiers:
