@@ -35,6 +35,39 @@ def short_path(path: Path | str | None, root: Path | None) -> str:
     return str(path)
 
 
+def path_from(path: Path | str, cwd: Path) -> str:
+    """``path`` as it resolves from ``cwd``, the folder the user started the
+    tool in: relative to it when inside it (``.`` for itself), else absolute."""
+    path = Path(path)
+    try:
+        rel = path.relative_to(cwd).as_posix()
+    except ValueError:
+        return str(path)
+    if rel == ".":
+        return rel
+    return f"./{rel}" if rel.startswith("-") else rel  # never read as an option
+
+
+#: The reproduce command's options whose value is a path (engine/invocation.py's reproduce_command).
+_PATH_OPTIONS = ("--verifier", "--workspace", "--response", "--task-data", "--nemo-gym", "--python")
+
+
+def command_words(command: list[str], cwd: Path) -> list[str]:
+    """The reproduce command's words (``RunResult.command``) as typed in a
+    shell in ``cwd``: each quoted for the shell, each path relative to
+    ``cwd`` when inside it, else absolute; the words that start the tool
+    stay as they are (absolute, or a name on PATH)."""
+    import shlex
+
+    start = command.index("run") + 1 if "run" in command else len(command)
+    out = list(command[:start])
+    for index in range(start, len(command)):
+        word = command[index]
+        is_path = index == start or command[index - 1] in _PATH_OPTIONS
+        out.append(path_from(word, cwd) if is_path and Path(word).is_absolute() else word)
+    return [shlex.quote(word) for word in out]
+
+
 def format_number(value: Any) -> str:
     if isinstance(value, bool):
         return str(value).lower()

@@ -23,8 +23,13 @@ def without_the_tool_on_path(env: dict[str, str]) -> dict[str, str]:
 
 
 def run_in_shell(command: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess:
-    """``command`` typed into a shell in ``cwd``, with ``--json`` added."""
-    return subprocess.run(shlex.join(command) + " --json", shell=True, env=env, cwd=cwd, capture_output=True,
+    """The words of ``command`` typed into a shell in ``cwd``, with ``--json`` added."""
+    return run_in_shell_text(shlex.join(command), env, cwd)
+
+
+def run_in_shell_text(typed: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess:
+    """``typed`` (one line, or lines continued with a backslash) run by a shell in ``cwd``, with ``--json`` added."""
+    return subprocess.run(typed + " --json", shell=True, env=env, cwd=cwd, capture_output=True,
                           text=True, timeout=HANG_GUARD_S, stdin=subprocess.DEVNULL)
 
 

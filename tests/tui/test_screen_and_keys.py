@@ -3,8 +3,9 @@ that suspend the app (which must degrade cleanly where it cannot suspend)."""
 
 from __future__ import annotations
 
+import json
 import subprocess
-import sys
+from pathlib import Path
 
 from textual.command import CommandPalette
 
@@ -54,25 +55,34 @@ async def test_every_builtin_theme_renders(example):
             app.export_screenshot()
 
 
-async def test_copy_command_copies_and_shows_it(example):
+async def test_copy_says_where_the_command_went_and_it_runs_from_where_the_user_is(example, env):
+    """``c`` said "copied to the clipboard" whether or not anything was (OSC 52
+    cannot be confirmed: tmux without set-clipboard on drops it), and the
+    command began with a bare ``verifier-tui``, not on PATH after the README's
+    set-up. Now it says where the command was sent, shows it to copy by hand,
+    and the command (paths relative to where the user is) reproduces the run
+    as clipboard text and as shown, broken into lines."""
+    from tests.cli.test_reproduce import run_in_shell_text, without_the_tool_on_path
+
     app = make_app(example("hello-file"), watch=False)
     async with app.run_test(size=SIZE) as pilot:
         result = await app.wait_for_runs(1)
         await pilot.press("c")
-        expected = " ".join(result.command)
-        assert app.clipboard == expected
-        assert expected.startswith("verifier-tui run ")
-        assert any(expected in n for n in app.notices)
-        # The command really reproduces the run.
-        done = subprocess.run([sys.executable, "-m", "verifier_tui", "run", *_args(result.command)],
-                              capture_output=True, text=True, timeout=60)
+        await pilot.pause()
+        text = screen_text(app)
+        shown = app.screen.query_one("#command-text").content.plain
+    assert "copied to the clipboard" not in text and not any("copied" in n for n in app.notices)
+    assert "Sent to the terminal's clipboard (OSC 52)" in text and "select the command above by hand" in text
+    command = app.clipboard
+    assert command.split()[1:3] == ["run", "hello-file"]  # relative to the folder the tool was started in
+    assert " \\\n" in shown and "/tmp" not in shown.split(" ", 1)[1]
+    assert command.split()[0] == shown.split()[0] and command.split()[0].startswith("/")  # the tool, by a path that runs
+    env = without_the_tool_on_path(env)
+    for typed in (command, shown):
+        done = run_in_shell_text(typed, env, Path.cwd())
         assert done.returncode == 0, done.stderr
-
-
-def _args(command: list[str]) -> list[str]:
-    import shlex
-
-    return shlex.split(" ".join(command[1:]))
+        again = json.loads(done.stdout)
+        assert (again["rewards"], again["case"]) == (result.verdict.rewards, result.case)
 
 
 async def test_copy_before_any_run_says_so(tmp_path):

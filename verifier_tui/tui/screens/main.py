@@ -49,6 +49,7 @@ from verifier_tui.tui.messages import (
 )
 from verifier_tui.tui.real_terminal import run_suspended
 from verifier_tui.tui.screens.choose_list import ChooseListScreen
+from verifier_tui.tui.screens.command import CommandScreen
 from verifier_tui.tui.screens.file_picker import FilePickerScreen
 from verifier_tui.tui.screens.folder_picker import FolderPickerScreen
 from verifier_tui.tui.screens.response_editor import ResponseEditorScreen
@@ -61,6 +62,7 @@ from verifier_tui.tui.widgets.resolution_panel import ResolutionPanel
 from verifier_tui.tui.widgets.reward_panel import RewardPanel
 from verifier_tui.tui.widgets.status_line import StatusLine
 from verifier_tui.tui.widgets.too_small import MIN_HEIGHT, MIN_WIDTH, TooSmall
+from verifier_tui.words import command_words
 
 if TYPE_CHECKING:
     from verifier_tui.tui.app import VerifierApp
@@ -459,12 +461,12 @@ class MainScreen(Screen[None]):
         if result is None:
             self.notify("nothing has run yet: r runs", severity="warning", markup=False)
             return
-        command = " ".join(result.command)
-        self.app.copy_to_clipboard(command)
-        note = ""
+        words = command_words(result.command, Path.cwd())  # it runs where the user started the tool
+        self.app.copy_to_clipboard(" ".join(words))
+        note = None
         if result.response is not None and result.response.path is None:
-            note = "\n(the typed response is not in it: save it to a file and pass --response FILE)"
-        self.notify(f"{command}{note}", title="copied to the clipboard", markup=False, timeout=8)
+            note = "The typed response is not in it: save it to a file and pass --response FILE."
+        self.app.push_screen(CommandScreen(words, note))
 
     def action_edit(self) -> None:
         session = self.vt.session
