@@ -36,6 +36,7 @@ from tests.helpers import (
     processes_with,
     run_tool,
     wait_none_with,
+    write,
 )
 
 RUN_JSON_FIELDS = {
@@ -643,3 +644,21 @@ def test_a_verifier_needing_nemo_gym_gets_a_hint_and_runs_with_a_named_copy(env,
     data = json.loads(vendored.stdout)
     assert data["rewards"] == {"reward": 0.75}
     assert data["modules"]["nemo_gym.verifiers"]["resolved"].startswith(str(copy))
+
+
+def test_json_paths_are_paths_and_roles_are_beside_them(env, example, tmp_path):
+    """``sys_path``'s first entry read ``.../tests/.ng (staged runner)`` and a
+    vendored nemo_gym ``.../verifiers (vendored)/__init__.py``: paths that
+    resolve nowhere. Each path is now a path; what it is for is its ``role``."""
+    task_dir = example("hello-file")
+    copy = write(tmp_path / "gym" / "nemo_gym" / "verifiers" / "__init__.py", "")
+    write(tmp_path / "gym" / "nemo_gym" / "__init__.py", "")
+    done = run_tool(env, "run", task_dir, "--nemo-gym", copy.parent, "--json")
+    data = json.loads(done.stdout)
+    assert data["sys_path"][0]["path"] == str(task_dir / "tests" / ".ng")
+    assert data["sys_path"][0]["role"] == "vendored helpers"
+    verifiers = data["modules"]["nemo_gym.verifiers"]
+    assert verifiers["resolved"] == str(copy)  # the copy that was vendored, a file that exists
+    assert verifiers["role"] == "vendored helpers"
+    for row in data["sys_path"]:
+        assert "(" not in row["path"], row

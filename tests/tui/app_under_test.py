@@ -3,8 +3,9 @@ and what it shows. Nothing here is in the product; the app does not know it
 is being tested.
 
 Tasks come from the root ``example`` fixture or ``tests.helpers.make_task`` at
-``tmp_path/tasks/<name>``: the app shows paths relative to the task's parent
-folder, so no tmp name ever reaches the screen.
+``tmp_path/tasks/<name>``, and every TUI test starts in ``tmp_path/tasks``
+(``tests/tui/conftest.py``): the app shows paths relative to the folder it was
+started in, so no tmp name ever reaches the screen.
 """
 
 from __future__ import annotations

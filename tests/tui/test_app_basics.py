@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from textual.widgets import Log
 
 from tests.helpers import make_task
@@ -75,7 +76,7 @@ async def test_verify_raised_shows_traceback_and_failing_line(example):
         await pilot.pause()
         assert result.outcome is Outcome.VERIFIER_RAISED
         reward = widget_text(app, "#reward-body")
-        assert "raised FileNotFoundError at tests/verifier.py:28" in reward
+        assert "raised FileNotFoundError at hello-file/tests/verifier.py:28" in reward
         assert "RewardFileNotFoundError" in reward
         stderr = app.main.query_one("#output").text("stderr")
         assert "Traceback" in stderr and "FileNotFoundError" in stderr
@@ -128,7 +129,7 @@ async def test_sum_column_helper_import_and_task_data(example):
         result = await app.wait_for_runs(1)
         await pilot.pause()
         assert result.outcome is Outcome.REWARD_WRITTEN, result.stderr.text
-        assert "task data task_data.json" in widget_text(app, "#choices")
+        assert "task data sum-column/task_data.json" in widget_text(app, "#choices")
         assert "task_data" in widget_text(app, "#resolution-body")
 
 
@@ -188,7 +189,8 @@ async def test_the_header_names_the_sandbox_in_force(example, sandbox):
         await pilot.pause()
         assert result.sandbox == sandbox
         header = app.screen.query_one("#header")
-        assert widget_text(app, "#header").rstrip().endswith(f"· sandbox: {sandbox}")
+        # last, after the choices or on a line of its own when they fill the width
+        assert widget_text(app, "#header").rstrip().endswith((f"· sandbox: {sandbox}", f"\nsandbox: {sandbox}"))
         assert str(header.tooltip).startswith(f"sandbox: {sandbox} (")  # the headless line, on hover
 
 
@@ -206,3 +208,30 @@ async def test_the_header_says_when_a_copy_is_all_this_machine_allows(example, m
         assert result.sandbox == "copy"
         assert "sandbox: copy (no namespaces)" in widget_text(app, "#header")
         assert "Operation not permitted" in str(app.screen.query_one("#header").tooltip)
+
+
+@pytest.mark.parametrize("started_in", ["the task", "elsewhere"])
+async def test_paths_on_screen_resolve_from_where_the_tool_was_started(example, tmp_path, monkeypatch, started_in):
+    """Paths were shown relative to the task's parent folder (and ``tests/``
+    relative to the task) whatever folder the user was in, and the staged
+    runner's folder read ``tests/.ng (staged runner)``: paths to type nowhere.
+    Now each resolves from where the tool was started, its role beside it."""
+    task = example("hello-file")
+    cwd = task if started_in == "the task" else tmp_path / "elsewhere"
+    cwd.mkdir(exist_ok=True)
+    monkeypatch.chdir(cwd)
+    app = make_app(task, watch=False, deterministic=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.pause()
+        header = widget_text(app, "#header")
+        choices = widget_text(app, "#choices")
+        resolution = widget_text(app, "#resolution-body")
+    tests = "tests" if started_in == "the task" else str(task / "tests")
+    assert f"verifier {tests}/verifier.py" in header
+    workspace = "cases/correct/workspace" if started_in == "the task" else str(task / "cases/correct/workspace")
+    assert f"workspace {workspace}" in choices
+    assert "(staged runner)" not in resolution
+    rows = [line.split() for line in resolution.splitlines() if line.strip().startswith(("0 ", "1 "))]
+    assert rows[0][1:] == ["vendored", "helpers", f"{tests}/.ng"]
+    assert rows[1][-1] == tests

@@ -28,7 +28,7 @@ async def test_t_offers_each_row_of_tasks_jsonl(example):
         first = await app.wait_for_runs(1)
         assert (first.task_id, first.verdict.rewards) == ("ada", {"reward": 1.0})
         await pilot.pause()
-        assert "row ada of tasks.jsonl" in widget_text(app, "#choices")
+        assert "row ada of greeting-rows/tasks.jsonl" in widget_text(app, "#choices")
         await pilot.press("t")
         assert isinstance(app.screen, ChooseListScreen)
         await pilot.press("down", "enter")  # the case's row -> "a row of tasks.jsonl (3 task rows)…"
@@ -41,7 +41,7 @@ async def test_t_offers_each_row_of_tasks_jsonl(example):
         assert (result.task_id, result.trigger) == ("grace", "task row chosen")
         assert result.verdict.rewards == {"reward": 0.0}  # the workspace greets Ada, the row Grace
         await pilot.pause()
-        assert "row grace of tasks.jsonl" in widget_text(app, "#choices")
+        assert "row grace of greeting-rows/tasks.jsonl" in widget_text(app, "#choices")
         assert "(inputs changed)" in widget_text(app, "#header")
 
 

@@ -1,7 +1,8 @@
 """Pictures of the main states (pytest-textual-snapshot).
 
-Deterministic: each task is copied to ``tmp_path/tasks/<name>`` (paths on
-screen are relative to the task's parent folder), the app runs with
+Deterministic: each task is copied to ``tmp_path/tasks/<name>`` and the test
+starts in ``tmp_path/tasks`` (paths on screen are relative to the folder the
+tool was started in: ``tests/tui/conftest.py``), the app runs with
 ``deterministic=True`` (durations read ``-- ms``, the interpreter's folders
 ``<python>``, home ``~``), the copy sandbox is forced (every machine has it;
 the header names it), and each picture is taken once the first run ended

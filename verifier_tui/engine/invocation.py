@@ -173,7 +173,9 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
         argv += ["--stack-signal", SIGNAL]
 
     path_map = [
-        (str(stage.ng_dir), str(spec.task.tests_dir / ".ng") + " (staged runner)"),
+        # The sandbox's /tests/.ng: the staged runner's folder (its role is the explain
+        # document's "vendored helpers", beside the path, never glued into it).
+        (str(stage.ng_dir), str(spec.task.tests_dir / ".ng")),
         (str(stage.tests_dir), str(spec.task.tests_dir)),
         (str(stage.app_dir), str(spec.workspace) if spec.workspace else "<empty scratch workspace>"),
         (str(stage.reward_dir), "<reward folder>"),
@@ -192,7 +194,7 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
         path_map.insert(0, (str(stage.ng_dir / "run_verifier.py"), str(spec.runner.path)))
     if stage.vendored_from is not None and not task_vendors:
         notices_vendor = f"nemo_gym/verifiers vendored from {stage.vendored_from}"
-        path_map.insert(0, (str(stage.ng_dir / "nemo_gym" / "verifiers"), str(stage.vendored_from) + " (vendored)"))
+        path_map.insert(0, (str(stage.ng_dir / "nemo_gym" / "verifiers"), str(stage.vendored_from)))
     else:
         notices_vendor = None
     path_map.append((str(stage.root), "<scratch>"))
@@ -366,7 +368,7 @@ def read_explain(prepared: Prepared, stdout_text: str | None = None) -> dict[str
         return None
     if data is None:
         return None
-    data = map_json(data, prepared.path_map)
+    data = map_json(with_module_roles(data), prepared.path_map)
     if prepared.environment is not None:
         data["environment"] = prepared.environment.to_json()
     return data
@@ -415,9 +417,26 @@ def contract_explanation(prepared: Prepared) -> dict[str, Any] | None:
         "parameters": [],
         "problems": [],
     }
-    document = map_json(document, prepared.path_map)
+    document = map_json(with_module_roles(document), prepared.path_map)
     if prepared.environment is not None:
         document["environment"] = prepared.environment.to_json()
+    return document
+
+
+def with_module_roles(document: dict[str, Any]) -> dict[str, Any]:
+    """Each module in ``modules`` given a ``role``: the role of the sys.path
+    entry it resolves under (``"vendored helpers"`` for the copy staged beside
+    the runner), None when it does not resolve. Worked out on the staged
+    paths, before they are mapped to the user's: a vendored copy maps back to
+    the folder it was copied from, outside every sys.path entry."""
+    rows = [r for r in document.get("sys_path") or [] if isinstance(r, dict) and isinstance(r.get("path"), str)]
+    for info in (document.get("modules") or {}).values():
+        if not isinstance(info, dict):
+            continue
+        resolved = info.get("resolved")
+        holders = [r for r in rows if isinstance(resolved, str) and r["path"]
+                   and (resolved == r["path"] or resolved.startswith(r["path"].rstrip("/") + "/"))]
+        info["role"] = max(holders, key=lambda r: len(r["path"]))["role"] if holders else None
     return document
 
 

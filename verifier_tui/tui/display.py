@@ -9,11 +9,19 @@ an SVG of the same state is byte-for-byte the same every time.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from verifier_tui.terminal import plain_text
-from verifier_tui.words import duration_text, short_path
+from verifier_tui.words import duration_text, path_from
+
+def started_in() -> Path:
+    """The folder the user started the tool in (``/`` if it was removed since)."""
+    try:
+        return Path.cwd()
+    except OSError:
+        return Path("/")
+
 
 @dataclass
 class Display:
@@ -24,6 +32,8 @@ class Display:
     python_prefixes: tuple[str, ...] = ()
     """In deterministic mode, the interpreter's install folders, shown as
     ``<python>`` (they differ from machine to machine)."""
+    cwd: Path = field(default_factory=lambda: started_in())
+    """The folder the user started the tool in: paths are shown as they resolve from it."""
 
     def learn_interpreter(self, explain: dict | None) -> None:
         """Note where the run's interpreter lives, from its explain document."""
@@ -37,22 +47,13 @@ class Display:
         self.python_prefixes = tuple(sorted(prefixes, key=len, reverse=True))
 
     def path(self, path: Path | str | None) -> str:
-        """A path relative to the task's parent folder when inside it
-        (``hello-file/tests/verifier.py``), the home folder as ``~``."""
+        """A path as it resolves from the folder the tool was started in:
+        relative to it when inside it (``tests/verifier.py`` started in the
+        task, ``hello-file/tests/verifier.py`` in its parent), else absolute,
+        the home folder as ``~``."""
         if path is None:
             return "(none)"
-        text = short_path(path, self.task_root)
-        return self._home(text)
-
-    def in_task(self, path: Path | str | None) -> str:
-        """A path relative to the task folder when inside it (the header names
-        the task already): ``tests/verifier.py``, ``cases/good/workspace``."""
-        if path is None:
-            return "(none)"
-        try:
-            return Path(path).relative_to(self.task_root).as_posix() or "."
-        except ValueError:
-            return self.path(path)
+        return self._home(path_from(path, self.cwd))
 
     def duration(self, seconds: float | None) -> str:
         if self.deterministic or seconds is None:
@@ -67,12 +68,12 @@ class Display:
 
     def text(self, text: str) -> str:
         """Verifier output made readable: escapes removed, and absolute paths
-        under the task's parent folder shown relative to it, as everywhere else
-        on screen (the files are still the user's own)."""
+        under the folder the tool was started in shown relative to it, as
+        everywhere else on screen (the files are still the user's own)."""
         text = plain_text(text)
-        parent = str(self.task_root.parent)
-        if parent not in ("/", "") and parent in text:
-            text = text.replace(parent + os.sep, "")
+        cwd = str(self.cwd)
+        if cwd not in ("/", "") and cwd in text:
+            text = text.replace(cwd + os.sep, "")
         return self._home(text)
 
     def _home(self, text: str) -> str:

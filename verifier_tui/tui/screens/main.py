@@ -461,7 +461,7 @@ class MainScreen(Screen[None]):
         if result is None:
             self.notify("nothing has run yet: r runs", severity="warning", markup=False)
             return
-        words = command_words(result.command, Path.cwd())  # it runs where the user started the tool
+        words = command_words(result.command, self.vt.fmt.cwd)  # it runs where the user started the tool
         self.app.copy_to_clipboard(" ".join(words))
         note = None
         if result.response is not None and result.response.path is None:

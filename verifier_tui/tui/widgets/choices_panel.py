@@ -18,15 +18,15 @@ if TYPE_CHECKING:
 class ChoicesPanel(Static):
     def show(self, session: "Session", fmt: "Display", explain: dict[str, Any] | None = None) -> None:
         python = session.options.python  # its version and path: in the resolution panel
-        workspace = fmt.in_task(session.workspace) if session.workspace else "(an empty scratch folder)"
+        workspace = fmt.path(session.workspace) if session.workspace else "(an empty scratch folder)"
         response = session.response
         if response is None:
             response_text, response_style = "none", "$text-muted"
         elif response.path is None:
             response_text, response_style = f"typed {'JSON' if response.kind == 'json' else 'text'}", "$accent"
         else:
-            response_text, response_style = fmt.in_task(response.path), ""
-        task_data = fmt.in_task(session.task_data) if session.task_data else "none"
+            response_text, response_style = fmt.path(response.path), ""
+        task_data = fmt.path(session.task_data) if session.task_data else "none"
         if session.task_id is not None:
             task_data = f"row {session.task_id} of {task_data}"
         self.update(

@@ -23,6 +23,16 @@ SEP = (" · ", "$text-muted")
 MODE_WORDS = {"harbor": "Harbor mode (no response)", "server": "server mode (response)"}
 
 
+def names_the_task(session: "Session", fmt: "Display") -> bool:
+    """Whether the header starts with the task's name: not when the verifier's
+    path, shown from where the tool was started, already begins with the task
+    folder of that name (``hello-file/tests/verifier.py``): the line must fit
+    100 columns."""
+    task, verifier = session.task, session.verifier
+    return (verifier is None or task.name != task.root.name or not verifier.is_relative_to(task.root)
+            or fmt.cwd.is_relative_to(task.root))
+
+
 class HeaderLine(Static):
     """``foo · verifier tests/verifier.py v · case good s · Harbor mode (no response) m · sandbox: namespace``."""
 
@@ -30,11 +40,11 @@ class HeaderLine(Static):
     _sandbox: Content | None = None
 
     def show(self, session: "Session", fmt: "Display", explain: dict[str, Any] | None) -> None:
-        verifier = fmt.in_task(session.verifier) if session.verifier else "none found"
+        verifier = fmt.path(session.verifier) if session.verifier else "none found"
         case = session.case.name if session.case else "none"
         mode_style = "bold $accent" if session.mode == "server" else "bold $primary"
-        parts: list[Any] = [
-            (session.task.name, "bold"), SEP,
+        parts: list[Any] = [(session.task.name, "bold"), SEP] if names_the_task(session, fmt) else []
+        parts += [
             ("verifier ", LABEL), (verifier, "bold" if session.verifier else "bold $error"), (" v", KEY), SEP,
             ("case ", LABEL), (case, "bold"), (" (inputs changed)" if session.expectation_note() else "", "$warning"),
             (" s", KEY), SEP,

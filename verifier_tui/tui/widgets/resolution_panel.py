@@ -13,8 +13,9 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
+from verifier_tui.engine.diagnosis import shadow_text, stdlib_shadows
 from verifier_tui.tui.widgets.reward_panel import IN_COMMAND
-from verifier_tui.words import LISTED, binding_text, more_text, shadow_lines
+from verifier_tui.words import LISTED, binding_text, more_text
 
 if TYPE_CHECKING:
     from verifier_tui.tui.display import Display
@@ -106,7 +107,10 @@ def _nemo_gym(explain: dict[str, Any], fmt: "Display") -> list[Any]:
     resolved = info.get("resolved")
     parts.append(("nemo_gym.verifiers ", _HEAD))
     if resolved:
-        parts += ["resolves to ", (fmt.path(resolved), "bold"), "\n"]
+        parts += ["resolves to ", (fmt.path(resolved), "bold")]
+        if info.get("role"):  # the sys.path entry it was found under, beside the path
+            parts.append((f"  role: {info['role']}", _MUTED))
+        parts.append("\n")
     else:
         top = (modules.get("nemo_gym") or {}).get("resolved")
         why = "nemo_gym has no verifiers package" if top else "nemo_gym is not installed for this interpreter"
@@ -144,8 +148,8 @@ def _sys_path(explain: dict[str, Any], fmt: "Display") -> list[Any]:
                   (missing, _MUTED), "\n"]
     if len(every) > LISTED:
         parts.append((f"  {more_text(len(every) - LISTED, 'entries', IN_COMMAND)}\n", _MUTED))
-    for shadow in shadow_lines(explain, fmt.task_root):
-        parts.append((f"  ⚠ {fmt.text(shadow)}\n", _WARN))
+    for shadow in stdlib_shadows(explain):
+        parts.append((f"  ⚠ {fmt.text(shadow_text(shadow, fmt.path(shadow['path'])))}\n", _WARN))
     return parts
 
 

@@ -141,7 +141,7 @@ def _why(result: RunResult, fmt: "Display") -> str | None:
         error = lines[-1].split(":", 1)[0].strip() if lines else ""
         error = error if error.replace(".", "").replace("_", "").isalnum() else "an exception"
         location = failing_location(result, fmt.task_root)
-        where = f" at {fmt.in_task(location[0])}:{location[1]}" if location else ""
+        where = f" at {fmt.path(location[0])}:{location[1]}" if location else ""
         return f"raised {error}{where}\n  (the traceback is in stderr: e opens the line, d debugs it in pdb)"
     if outcome is Outcome.CONTRACT_ERROR:
         lines = [line for line in result.stderr.text.strip().splitlines() if line.strip()]
