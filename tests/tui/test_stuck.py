@@ -32,8 +32,8 @@ async def test_a_timeout_shows_where_it_was_stuck_and_e_opens_that_line(tmp_path
         await app.wait_for_runs(1, timeout=30)
         await pilot.pause()
         reward = widget_text(app, "#reward-body")
-        assert "stuck at tests/helpers.py:6 in wait_for_file (e opens the line)" in reward
-        assert "tests/verifier.py:5 in verify" in reward  # the calls that led there
+        assert "stuck at slow/tests/helpers.py:6 in wait_for_file (e opens the line)" in reward
+        assert "slow/tests/verifier.py:5 in verify" in reward  # the calls that led there
         await pilot.press("e")
         await pilot.pause()
         assert any("set $EDITOR" in n and "slow/tests/helpers.py:6" in n for n in app.notices), app.notices
