@@ -273,8 +273,8 @@ def _stage_response(response: ResponseSource, stage: Stage) -> Path:
 def reproduce_command(spec: RunSpec) -> list[str]:
     """The words of a command that reproduces this run outside the tool, on
     the user's own folders (with a throwaway reward folder): one word each,
-    unquoted, paths absolute (:func:`verifier_tui.words.command_line` makes
-    the line a user types). The task is named by the path it was opened
+    unquoted, paths absolute (:func:`verifier_tui.words.command_words` makes
+    the words a user types). The task is named by the path it was opened
     from when that path decides the layout: a verifier file outside the
     task's ``tests/`` is staged with its own folder as ``/tests``
     (:func:`~verifier_tui.engine.discovery.resolve`), which naming the task

@@ -15,6 +15,7 @@ from pathlib import Path
 from verifier_tui.terminal import plain_text
 from verifier_tui.words import duration_text, path_from
 
+
 def started_in() -> Path:
     """The folder the user started the tool in (``/`` if it was removed since)."""
     try:
@@ -32,7 +33,7 @@ class Display:
     python_prefixes: tuple[str, ...] = ()
     """In deterministic mode, the interpreter's install folders, shown as
     ``<python>`` (they differ from machine to machine)."""
-    cwd: Path = field(default_factory=lambda: started_in())
+    cwd: Path = field(default_factory=started_in)
     """The folder the user started the tool in: paths are shown as they resolve from it."""
 
     def learn_interpreter(self, explain: dict | None) -> None:
