@@ -26,7 +26,7 @@ def test_both_sides_use_the_runners_own_phase_names(task, runs, tmp_path):
     assert details["reward_files_cleared"] == "none was there"
     assert details["verifier_found"] == "tests/verifier.py"  # said relative to the task
     assert details["inputs_read"] == "available: workspace, task_data, state (no response: Harbor mode)"
-    assert details["sys_path_placed"] == "first tests/.ng (staged runner), tests"
+    assert details["sys_path_placed"] == "first tests/.ng, tests"  # the sandbox's /tests/.ng, no role glued in
     assert details["arguments_bound"] == "workspace: workspace (keyword); task_data: task_data (keyword)"
     assert details["verify_called"] == "returned a float"
     assert details["reward_written"] == "reward.txt: 0.5"
