@@ -150,18 +150,20 @@ async def test_toggle_watch_off_and_on(example):
         (root / "tests" / "verifier.py").write_text("def verify(workspace):\n    return 0.5\n")
         await asyncio.sleep(0.8)
         assert len(app.finished) == 1  # no re-run while off
-        await pilot.press("w")
+        await pilot.press("w")  # on again: what changed meanwhile runs
+        result = await app.wait_for_runs(2)
+        assert result.verdict.rewards == {"reward": 0.5} and result.trigger == "tests/verifier.py"
         await asyncio.wait_for(app.controller.watch_ready.wait(), 10)
         await pilot.pause(0.1)
         assert "● watching" in widget_text(app, "#status")
         (root / "tests" / "verifier.py").write_text("def verify(workspace):\n    return 0.25\n")
-        result = await app.wait_for_runs(2)
+        result = await app.wait_for_runs(3)
         assert result.verdict.rewards == {"reward": 0.25}
 
 
 async def test_a_reported_change_reruns_and_names_it(example):
     root = example("hello-file")
-    app = make_app(root, watch=False)
+    app = make_app(root)
     async with app.run_test(size=SIZE):
         await app.wait_for_runs(1)
         report_change(app, [root / "cases" / "correct" / "workspace" / "hello.txt"])

@@ -52,6 +52,17 @@ def find_cases(task_root: Path, tests_dir: Path | None = None, rows: TaskRows | 
     return cases
 
 
+def defines_a_case(cases_folder: Path, path: Path) -> bool:
+    """Whether a change to ``path`` may change what :func:`find_cases` reads:
+    a case folder itself, its workspace folder appearing or going, or a file
+    beside it (expected.json, the response, task_data.json, task_id.txt).
+    What lies inside a case's workspace is that case's input, not its definition."""
+    if not (path == cases_folder or path.is_relative_to(cases_folder)):
+        return False
+    parts = path.relative_to(cases_folder).parts
+    return len(parts) <= 2 or parts[1] != "workspace"
+
+
 def default_task_data(task_root: Path, tests_dir: Path | None) -> Path | None:
     """The task-wide task data: ``task_data.json`` at the task root, else in tests/."""
     for candidate in (task_root / "task_data.json", (tests_dir / "task_data.json") if tests_dir else None):

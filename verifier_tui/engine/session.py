@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from verifier_tui.engine.cases import Case, default_task_data
+from verifier_tui.engine.cases import Case, default_task_data, defines_a_case
 from verifier_tui.engine.discovery import (
     DiscoveryError,
     Task,
@@ -264,18 +264,24 @@ class Session:
         case = self.case
         if case is None or case.expected is None:
             return None
-        changed = []
-        if self.workspace != case.workspace:
-            changed.append("workspace")
-        if not _same_response(self.response, case.response):
-            changed.append("response")
-        if self.task_data != case.task_data or self.task_id != case.task_id:
-            changed.append("task data")
+        changed = _inputs_changed(case, case.response, self.workspace, self.response, self.task_data, self.task_id)
         if not changed:
             return None
         what = " and ".join(changed)
         verb = "is" if len(changed) == 1 else "are"
         return f"the case's expected.json is not applied: its {what} {verb} not in use"
+
+    def ran_case_inputs(self, result: RunResult) -> bool:
+        """Whether ``result`` ran its case with the case's own inputs (as
+        choosing the case, or running all cases, gives them): only such a run
+        says how the case goes. A run of the case with another workspace, a
+        typed response or other task data says nothing about the case."""
+        case = self.task.case(result.case) if result.case is not None else None
+        if case is None:
+            return False
+        own_response = None if self.options.no_response else case.response
+        return not _inputs_changed(case, own_response, result.workspace, result.response, result.task_data,
+                                   result.task_id)
 
     # -- runs --------------------------------------------------------------
 
@@ -455,6 +461,30 @@ class Session:
         return [stage for pool in self._stages.values() for stage in pool]
 
     def watch_targets(self) -> list[Any]:
+        """What the watcher watches: what a run reads (:meth:`run_inputs`), and
+        the task's cases folder, whose case folders, expected.json files and
+        responses the case list follows (``LiveRuns.on_change``)."""
+        from verifier_tui.engine.watch.changes import WatchTarget
+
+        targets = self.run_inputs()
+        if self.task.root != self.task.tests_dir:  # a bare folder of verifiers has no cases
+            targets.append(WatchTarget(self.cases_folder, "cases", folder=True))
+        return _dedupe(targets)
+
+    @property
+    def cases_folder(self) -> Path:
+        return self.task.root / "cases"
+
+    def feeds_a_run(self, paths: Any) -> bool:
+        """Whether a change to any of ``paths`` changes what a run of the current choices reads."""
+        inputs = [target.path for target in self.run_inputs()]
+        return any(path == folder or path.is_relative_to(folder) for path in paths for folder in inputs)
+
+    def defines_cases(self, paths: Any) -> bool:
+        """Whether a change to any of ``paths`` may change the task's cases (:func:`defines_a_case`)."""
+        return any(defines_a_case(self.cases_folder, path) for path in paths)
+
+    def run_inputs(self) -> list[Any]:
         """What a change to re-runs on: the tests folder, the workspace, the
         response and task data files, task.toml (and a dataset verifier)."""
         from verifier_tui.engine.watch.changes import WatchTarget
@@ -521,6 +551,20 @@ class Session:
         if self.scratch is None:
             self.scratch = Scratch()
         return self.scratch.root
+
+
+def _inputs_changed(case: Case, case_response: ResponseSource | None, workspace: Path | None,
+                    response: ResponseSource | None, task_data: Path | None, task_id: str | None) -> list[str]:
+    """Which of ``case``'s inputs (its response being ``case_response``) these
+    are not: "workspace", "response", "task data"."""
+    changed = []
+    if workspace != case.workspace:
+        changed.append("workspace")
+    if not _same_response(response, case_response):
+        changed.append("response")
+    if task_data != case.task_data or task_id != case.task_id:
+        changed.append("task data")
+    return changed
 
 
 def _same_response(a: ResponseSource | None, b: ResponseSource | None) -> bool:

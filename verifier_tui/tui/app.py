@@ -77,13 +77,11 @@ class VerifierApp(App[int]):
 
     def toggle_watch(self) -> None:
         self.watching = not self.watching
+        self.controller.set_live_reload(self.watching)
         if self.watching:
-            self.controller.start_watching()
             self.notify("live reload on: every relevant save re-runs", markup=False)
         else:
-            self.controller.stop_watching()
-            self.main.post_message(WatchStateChanged("off"))
-            self.notify("live reload off: r runs", markup=False)
+            self.notify("live reload off: r runs; a save marks the verdict stale", markup=False)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state is WorkerState.ERROR:

@@ -73,3 +73,13 @@ class WatchStateChanged(Message):
         super().__init__()
         self.state = state  # "starting", "watching", "off", "failed"
         self.detail = detail
+
+
+class VerdictStale(Message):
+    """With live reload off, a file the current choices read changed: the
+    verdict on screen no longer says how they go. ``what`` names the change
+    ("tests/verifier.py +2 more")."""
+
+    def __init__(self, what: str) -> None:
+        super().__init__()
+        self.what = what

@@ -26,6 +26,7 @@ from verifier_tui.tui.messages import (
     RunFinished,
     RunNotPossible,
     RunStarted,
+    VerdictStale,
     WatchStateChanged,
 )
 from verifier_tui.tui.output_buffer import OutputBuffer
@@ -49,8 +50,10 @@ class RunController:
             on_error=self._on_error,
             on_task_error=lambda reason: self._post(RunNotPossible(reason)),
             on_task_reloaded=lambda: self.app.choices_changed(),
-            on_watching=lambda: self._post(WatchStateChanged("watching")),
+            on_watching=lambda: self._post(WatchStateChanged("watching" if self.app.watching else "off")),
+            on_stale=lambda change: self._post(VerdictStale(change.describe())),
         )
+        self.live.live_reload = app.watching
         self.output = OutputBuffer()
         """Live output of the run in flight, flushed to the screen ~20 times a second."""
         self._ids = itertools.count(1)
@@ -157,14 +160,28 @@ class RunController:
 
     # -- watching ----------------------------------------------------------------
 
-    def start_watching(self) -> None:
-        """Watch the session's current targets (from a worker of its own group)."""
+    def start_watching(self, run_first: bool = False) -> None:
+        """Watch the session's current targets (from a worker of its own group);
+        with ``run_first``, run once the watcher is in place."""
         self._post(WatchStateChanged("starting"))
-        self.app.run_worker(self.live.watch(), name="watcher", group="watch", exclusive=True, exit_on_error=False)
+        self.app.run_worker(self.live.watch(run_first=run_first, first_trigger="live reload on"), name="watcher",
+                            group="watch", exclusive=True, exit_on_error=False)
+
+    def set_live_reload(self, on: bool) -> None:
+        """Live reload on or off. Off, the watcher stays: a change is held and
+        the verdict marked stale; on again, what changed meanwhile runs. When
+        nothing was watching (started with --no-watch, or the watcher failed),
+        nobody knows what changed: turned on, it runs once."""
+        self.live.set_live_reload(on)
+        watching = self.live.targets is not None
+        if on and not watching:
+            self.start_watching(run_first=True)
+        else:
+            self._post(WatchStateChanged("watching" if on else "off"))
 
     def restart_watching_if_needed(self) -> None:
-        if self.app.watching:
-            self.live.restart_watch_if_needed()
+        """New choices, new targets: also with live reload off, whose watcher marks the verdict stale."""
+        self.live.restart_watch_if_needed()
 
     def stop_watching(self) -> None:
         self.live.stop_watching()

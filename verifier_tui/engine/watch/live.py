@@ -10,6 +10,11 @@ into a run request through a :class:`~.scheduler.RunScheduler`:
   watcher is restarted on the new ones;
 * while paused (the TUI suspended for the editor or pdb), changes and requests
   are held and merged, and run once on resume;
+* with live reload off (the TUI's ``w``), the watcher goes on: changes re-read
+  the task and are held as ``stale`` (the verdict on screen is out of date),
+  and turning live reload on again runs them;
+* a change to another case (its workspace, its expected.json) runs nothing;
+  the task's cases are re-read when a case folder or a file beside one changes;
 * with ``supersede`` (the TUI), a request during a run cancels the run in
   flight; without (``watch``), it waits as the single pending run.
 
@@ -46,13 +51,15 @@ class LiveRuns:
         on_task_error: Callable[[str], Any] | None = None,
         on_task_reloaded: Callable[[], Any] | None = None,
         on_watching: Callable[[], Any] | None = None,
+        on_stale: Callable[[Change], Any] | None = None,
     ) -> None:
         """``run(trigger, change)`` performs one run for the face and returns
         what ``on_result(change, result)`` receives; ``trigger`` says in words
         what asked for it ("start", "r key", "tests/verifier.py +2 more").
         ``on_task_error(message)`` is told when the task could not be re-read
         (no run follows), ``on_task_reloaded()`` after it was, ``on_watching()``
-        each time a watcher is in place."""
+        each time a watcher is in place, ``on_stale(change)`` when a change is
+        held because live reload is off (the last run is stale)."""
         self.session = session
         self.force_polling = force_polling
         self.scheduler = RunScheduler(self._run, supersede=supersede, on_error=on_error, on_result=on_result)
@@ -60,6 +67,12 @@ class LiveRuns:
         self._on_task_error = on_task_error
         self._on_task_reloaded = on_task_reloaded
         self._on_watching = on_watching
+        self._on_stale = on_stale
+        self.live_reload = True
+        """False: a change re-reads the task but runs nothing; it is held in
+        :attr:`stale` until a run starts or live reload is turned on again."""
+        self.stale: Change | None = None
+        """What changed that the current choices read since the last run started (live reload off)."""
         self._trigger: str | None = None
         self.paused = False
         """While paused, requests are held (merged), and run on :meth:`resume`."""
@@ -85,13 +98,17 @@ class LiveRuns:
         self.scheduler.request(change)
 
     def on_change(self, change: Change) -> None:
-        """A relevant file changed: re-read the task when its shape may have
-        changed (task.toml, anything in tests/), then run."""
+        """A watched file changed: re-read the task when its shape may have
+        changed (task.toml, anything in tests/, a case folder, an expected.json),
+        then run if what the current choices read changed (with live reload
+        off, hold it: :attr:`stale`)."""
         session = self.session
         session.note_change(change)  # for the copy sandbox's mirror: copy what changed, not the whole tree
         if not change.paths:
             return  # only caches, VCS internals, editors' temporary files: the mirror follows, nothing runs
-        if any(p.name == "task.toml" or p.is_relative_to(session.task.tests_dir) for p in change.paths):
+        task_changed = any(p.name == "task.toml" or p.is_relative_to(session.task.tests_dir) for p in change.paths)
+        case_before = session.case
+        if task_changed or session.defines_cases(change.paths):
             try:
                 session.reload_task()
             except (DiscoveryError, OSError) as exc:
@@ -101,7 +118,23 @@ class LiveRuns:
             if self._on_task_reloaded is not None:
                 self._on_task_reloaded()
             self.restart_watch_if_needed()
+        # A run follows a change to what it reads, and to the current case's
+        # definition (its expected.json: the verdict is judged anew).
+        if not (task_changed or session.case != case_before or session.feeds_a_run(change.paths)):
+            return  # another case added, removed or redefined, or its workspace edited: nothing to run
+        if not self.live_reload:
+            self.stale = Change.combine(self.stale, change)
+            if self._on_stale is not None:
+                self._on_stale(self.stale)
+            return
         self.request(change.describe(), change)
+
+    def set_live_reload(self, on: bool) -> None:
+        """Live reload on (changes run) or off (changes are held as :attr:`stale`,
+        requests still run). Turned on, it runs what changed meanwhile."""
+        self.live_reload = on
+        if on and self.stale is not None:
+            self.request(self.stale.describe(), self.stale)
 
     def pause(self) -> None:
         self.paused = True
@@ -116,16 +149,17 @@ class LiveRuns:
                 self.scheduler.request(None)
 
     async def _run(self, change: Change | None) -> Any:
+        self.stale = None  # this run reads the files as they are now
         trigger = change.describe() if change is not None else (self._trigger or "start")
         self._trigger = None
         return await self._face_run(trigger, change)
 
     # -- watching -----------------------------------------------------------------
 
-    async def watch(self, *, run_first: bool = False) -> None:
+    async def watch(self, *, run_first: bool = False, first_trigger: str = "start") -> None:
         """Watch the session's targets until :meth:`stop_watching` or
         cancellation, on new targets whenever they change. With ``run_first``,
-        one run ("start") is requested as soon as the first watcher is in place:
+        one run (``first_trigger``) is requested as soon as the first watcher is in place:
         nothing reports the state that was there before it. A watcher that
         fails raises :class:`~.channel.WatchError` here."""
         self._watching = True
@@ -143,7 +177,7 @@ class LiveRuns:
                         self._on_watching()
                     if run_first:
                         run_first = False
-                        self.request("start")
+                        self.request(first_trigger)
                     async for change in watcher.changes():
                         self.on_change(change)
                 finally:

@@ -45,6 +45,7 @@ from verifier_tui.tui.messages import (
     RunFinished,
     RunNotPossible,
     RunStarted,
+    VerdictStale,
     WatchStateChanged,
 )
 from verifier_tui.tui.real_terminal import run_suspended
@@ -171,6 +172,7 @@ class MainScreen(Screen[None]):
         self.running_case = message.case
         self._refresh_cases()
         self.query_one(StatusLine).set_running(message.case, message.trigger)
+        self._show_stale(None)  # this run reads the files as they are now
         if message.primary:
             self.query_one(OutputPanel).start_streaming(self.vt.controller.output)
             if self.latest is None:
@@ -240,6 +242,15 @@ class MainScreen(Screen[None]):
         self.query_one(StatusLine).set_note(text, "$error")
         self.query_one(RewardPanel).show_message(text, "bold $error")
         self.notify(text, title="run failed", severity="error", markup=False)
+
+    def on_verdict_stale(self, message: VerdictStale) -> None:
+        self._show_stale(message.what)
+
+    def _show_stale(self, what: str | None) -> None:
+        """Mark the verdict out of date (``what`` changed since its run,
+        live reload being off), or not (None)."""
+        self.query_one(StatusLine).set_stale(what)
+        self.query_one("#reward").border_title = "Reward" if what is None else "Reward · stale"
 
     def on_watch_state_changed(self, message: WatchStateChanged) -> None:
         self.query_one(StatusLine).set_watch(message.state, message.detail)

@@ -28,6 +28,8 @@ class StatusLine(Static):
         self.running: tuple[str, str, float] | None = None  # (case, trigger, started)
         self.last: Content | None = None
         self.note: Content | None = None
+        self.stale: str | None = None
+        """What changed since the shown run, live reload being off (None: nothing)."""
         self._timer = None
 
     def on_mount(self) -> None:
@@ -76,12 +78,18 @@ class StatusLine(Static):
         self.note = Content.assemble((text, style))
         self._draw()
 
+    def set_stale(self, what: str | None) -> None:
+        self.stale = what
+        self._draw()
+
     def _tick(self) -> None:
         self._draw()
 
     def _draw(self) -> None:
         text, style = self.watch_words
         parts: list = [(text, style), ("   ", "")]
+        if self.stale is not None and self.running is None:  # first, where a narrow screen does not cut it
+            parts += [(f"stale: {self.stale} changed since this run", "bold $warning"), ("   ", "")]
         if self.running is not None:
             case, trigger, started = self.running
             elapsed = self.fmt.elapsed(time.monotonic() - started)

@@ -1,0 +1,127 @@
+"""Live reload follows the disk: the cases and their expected.json as they
+are now, and a verdict that says when it is out of date (issue 10)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+
+from textual.widgets import OptionList
+
+from tests.tui.app_under_test import SIZE, make_app, screen_text, widget_text
+from verifier_tui.tui.screens.choose_list import ChooseListScreen
+
+
+async def wait_for(condition, what: str, timeout: float = 20.0) -> None:
+    async def poll() -> None:
+        while not condition():
+            await asyncio.sleep(0.02)
+
+    try:
+        await asyncio.wait_for(poll(), timeout)
+    except asyncio.TimeoutError:
+        raise AssertionError(f"timed out waiting for {what}") from None
+
+
+def listed(app) -> list[str]:
+    """The names in the cases list, top to bottom."""
+    cases = app.main.query_one("#cases", OptionList)
+    return [cases.get_option_at_index(i).id for i in range(cases.option_count)]
+
+
+async def test_a_changed_or_deleted_expected_json_judges_the_next_verdict(example):
+    root = example("hello-file")
+    expected = root / "cases" / "correct" / "expected.json"
+    app = make_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        first = await app.wait_for_runs(1)
+        assert first.expected_matched is True
+        await asyncio.wait_for(app.controller.watch_ready.wait(), 10)
+        expected.write_text(json.dumps({"rewards": {"reward": 0.5}}))
+        result = await app.wait_for_runs(2)  # the verdict is compared with the expected.json on disk
+        assert result.trigger == "cases/correct/expected.json"
+        assert result.expected.rewards == {"reward": 0.5} and result.expected_matched is False
+        await pilot.pause()
+        assert "does not match the case's expected.json" in widget_text(app, "#reward-body")
+        expected.unlink()
+        result = await app.wait_for_runs(3)
+        assert result.expected is None and result.expected_matched is None
+        await pilot.pause()
+        assert "expected.json" not in widget_text(app, "#reward-body")
+
+
+async def test_a_case_added_on_disk_appears_in_the_list_and_the_chooser(example):
+    root = example("hello-file")
+    app = make_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await asyncio.wait_for(app.controller.watch_ready.wait(), 10)
+        new = root / "cases" / "zz-added"
+        shutil.copytree(root / "cases" / "wrong-text", new)
+        await wait_for(lambda: "zz-added" in listed(app), "the new case in the cases list")
+        assert app.session.case.name == "correct"  # the current choice stays
+        await pilot.press("s")
+        assert isinstance(app.screen, ChooseListScreen)
+        assert "zz-added" in screen_text(app)
+        await pilot.press("end", "up", "enter")  # the last case, above "no case"
+        result = await app.wait_for_runs(2)
+        assert result.case == "zz-added" and result.expected_matched is True
+        # A case folder removed leaves the list too.
+        await pilot.press("s")
+        await pilot.press("home", "enter")  # back to "correct"
+        await app.wait_for_runs(3)
+        shutil.rmtree(new)
+        await wait_for(lambda: "zz-added" not in listed(app), "the removed case gone from the list")
+
+
+async def test_live_reload_off_marks_the_verdict_stale_and_on_runs_what_changed(example):
+    root = example("hello-file")
+    app = make_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await asyncio.wait_for(app.controller.watch_ready.wait(), 10)
+        await pilot.press("w")
+        await pilot.pause()
+        assert "stale" not in widget_text(app, "#status")
+        (root / "cases" / "correct" / "workspace" / "hello.txt").write_text("goodbye\n")
+        await wait_for(lambda: "stale" in widget_text(app, "#status"), "the verdict marked stale")
+        assert "workspace/hello.txt" in widget_text(app, "#status")
+        assert "Reward · stale" in screen_text(app)
+        assert len(app.finished) == 1  # nothing ran
+        await pilot.press("w")  # on again: what changed while it was off runs now
+        result = await app.wait_for_runs(2)
+        assert result.trigger.startswith("workspace/hello.txt") and result.verdict.rewards == {"reward": 0.0}
+        await pilot.pause()
+        assert "stale" not in widget_text(app, "#status") and "Reward · stale" not in screen_text(app)
+
+
+async def test_r_with_live_reload_off_clears_the_stale_mark(example):
+    root = example("hello-file")
+    app = make_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await asyncio.wait_for(app.controller.watch_ready.wait(), 10)
+        await pilot.press("w")
+        (root / "tests" / "verifier.py").write_text("def verify(workspace):\n    return 0.5\n")
+        await wait_for(lambda: "stale" in widget_text(app, "#status"), "the verdict marked stale")
+        await pilot.press("r")
+        result = await app.wait_for_runs(2)
+        assert result.verdict.rewards == {"reward": 0.5}
+        await pilot.pause()
+        assert "stale" not in widget_text(app, "#status")
+        await pilot.press("w")  # nothing changed since that run: turning it on runs nothing
+        await pilot.press("r")
+        assert (await app.wait_for_runs(3)).trigger == "r key"
+
+
+async def test_live_reload_turned_on_after_starting_without_it_runs(example):
+    """Started with --no-watch nothing saw what changed meanwhile: turned on, it runs once."""
+    root = example("hello-file")
+    app = make_app(root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        (root / "tests" / "verifier.py").write_text("def verify(workspace):\n    return 0.25\n")
+        await pilot.press("w")
+        result = await app.wait_for_runs(2)
+        assert result.verdict.rewards == {"reward": 0.25} and result.trigger == "live reload on"
