@@ -196,9 +196,11 @@ class MainScreen(Screen[None]):
 
     def on_run_finished(self, message: RunFinished) -> None:
         result = message.result
-        if result.case is not None:
-            # Only the status and the reward are needed there: a case list of
-            # whole results would grow with what every case prints.
+        if self.vt.session.ran_case_inputs(result):
+            # A case's mark says how its own inputs go: a run with another
+            # workspace or a typed response leaves it alone. Only the status
+            # and the reward are needed there: a case list of whole results
+            # would grow with what every case prints.
             self.last_by_case[result.case] = without_output(result)
         if self.vt.controller.running_case is None:
             self.running_case = None

@@ -1,0 +1,110 @@
+"""What the user types and picks (issue 10): typed JSON runs once it parses,
+a picker's box takes the keys and paths from where the tool started, and a
+case's mark comes from its own inputs only."""
+
+from __future__ import annotations
+
+import json
+
+from textual.widgets import Input, OptionList, TextArea
+
+from tests.tui.app_under_test import SIZE, make_app, screen_text
+from verifier_tui.engine.cases import wrap_text_response
+from verifier_tui.tui.screens.choose_list import ChooseListScreen
+from verifier_tui.tui.screens.file_picker import FilePickerScreen
+from verifier_tui.tui.screens.folder_picker import FolderPickerScreen
+from verifier_tui.tui.screens.response_editor import EDIT_PAUSE_S, ResponseEditorScreen
+
+
+def case_line(app, name: str) -> str:
+    """The cases list's line for ``name``, as shown."""
+    cases = app.main.query_one("#cases", OptionList)
+    index = next(i for i in range(cases.option_count) if cases.get_option_at_index(i).id == name)
+    return str(cases.get_option_at_index(index).prompt).strip()
+
+
+async def test_typed_json_runs_only_once_it_parses(example):
+    app = make_app(example("count-errors"), case="harbor-mode", watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("p", "down", "down", "enter")  # "type Responses API JSON"
+        assert isinstance(app.screen, ResponseEditorScreen)
+        await pilot.press(*'{"output": [')
+        await pilot.pause(EDIT_PAUSE_S * 3)  # past the pause after which a response runs
+        state = str(app.screen.query_one("#editor-state").content)
+        assert "not valid JSON yet (line 1, column 13" in state and "not run until it parses" in state
+        # Completed, it runs: the first run since the editor opened is of the JSON that parses.
+        text_area = app.screen.query_one(TextArea)
+        valid = json.dumps(wrap_text_response("3"), indent=2)
+        text_area.replace(valid, (0, 0), text_area.document.end)
+        result = await app.wait_for_runs(2)
+        assert result.trigger == "response edited" and json.loads(result.response.text)["output"]
+        assert result.verdict.rewards == {"reward": 1.0}
+        assert app.finished[1:] == [result]
+        await pilot.press("escape")
+
+
+async def test_typing_in_the_file_picker_goes_to_the_box_relative_to_where_the_tool_started(
+        example, tmp_path, monkeypatch):
+    root = example("count-errors")
+    started_in = tmp_path / "my-answers"
+    started_in.mkdir()
+    (started_in / "answer.json").write_text(json.dumps(wrap_text_response("3")))
+    monkeypatch.chdir(started_in)
+    app = make_app(root, case="harbor-mode", watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("p", "enter")  # "a file…"
+        assert isinstance(app.screen, FilePickerScreen)
+        await pilot.press(*"answer.json", "enter")  # typed at once, no click on the box
+        result = await app.wait_for_runs(2)
+        assert result.response.path == started_in / "answer.json"
+        assert result.verdict.rewards == {"reward": 1.0}
+
+
+async def test_typing_in_the_folder_picker_goes_to_the_box_relative_to_where_the_tool_started(
+        example, monkeypatch):
+    root = example("hello-file")
+    monkeypatch.chdir(root / "cases")
+    app = make_app(root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("f")
+        assert isinstance(app.screen, FolderPickerScreen)
+        await pilot.pause()  # the tree has loaded: its first highlight must not replace what is typed
+        await pilot.press(*"wrong-text/workspace")
+        await pilot.pause()
+        assert app.screen.query_one("#path", Input).value == "wrong-text/workspace"
+        await pilot.press("enter")
+        result = await app.wait_for_runs(2)
+        assert result.workspace == root / "cases" / "wrong-text" / "workspace"
+
+
+async def test_a_run_with_other_inputs_leaves_the_case_mark_alone(example):
+    root = example("hello-file")
+    app = make_app(root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.pause()
+        assert case_line(app, "correct") == "✓ correct  1"
+        # The correct case with another case's workspace: reward 0, and no word about "correct".
+        await pilot.press("f")
+        box = app.screen.query_one("#path", Input)
+        box.value = str(root / "cases" / "wrong-text" / "workspace")
+        await pilot.press("enter")
+        result = await app.wait_for_runs(2)
+        assert result.case == "correct" and result.verdict.rewards == {"reward": 0.0}
+        await pilot.pause()
+        assert case_line(app, "correct") == "✓ correct  1"
+        await pilot.press("s")
+        assert isinstance(app.screen, ChooseListScreen)
+        assert "✓ correct" in screen_text(app)
+        await pilot.press("escape")
+        # The case chosen again runs its own inputs: its mark follows that run.
+        (root / "cases" / "correct" / "workspace" / "hello.txt").write_text("goodbye\n")
+        app.main.query_one("#cases", OptionList).focus()
+        await pilot.press("home", "enter")
+        result = await app.wait_for_runs(3)
+        assert result.workspace == root / "cases" / "correct" / "workspace" and result.expected_matched is False
+        await pilot.pause()
+        assert case_line(app, "correct").startswith("✗ correct")
