@@ -359,7 +359,7 @@ class MainScreen(Screen[None]):
 
     def _open_response_editor(self, kind: str) -> None:
         """The editor runs what is typed after each pause (and once as it
-        opens); it stays open, over the top half, until esc."""
+        opens), JSON only once it parses; it stays open, over the top half, until esc."""
         session = self.vt.session
         text, kind = editor_start(session, kind)
 
@@ -368,7 +368,6 @@ class MainScreen(Screen[None]):
             self._changed("response edited")
 
         self.app.push_screen(ResponseEditorScreen(text, kind, edited))
-        edited(text, kind)
 
     @work(name="choose task data", group="choose", exit_on_error=False)
     async def action_choose_task_data(self) -> None:

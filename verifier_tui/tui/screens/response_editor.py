@@ -1,7 +1,8 @@
 """Type the agent's response: plain text (wrapped into a minimal Responses API
 response, as the tool does for response.txt) or the Responses API JSON itself.
 
-Each pause in typing re-runs, like saving a file. The editor covers the top of
+Each pause in typing re-runs, like saving a file; typed JSON only once it
+parses (a run of half-typed JSON would only fail). The editor covers the top of
 the screen only, so the verdict and stderr stay in view below it."""
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ class ResponseEditorScreen(ModalScreen[None]):
     def on_mount(self) -> None:
         self._describe()
         self.query_one(TextArea).focus()
+        self._apply()  # what the editor opens with runs at once
 
     @on(TextArea.Changed)
     def _changed(self, event: TextArea.Changed) -> None:
@@ -60,6 +62,8 @@ class ResponseEditorScreen(ModalScreen[None]):
 
     def _apply(self) -> None:
         self._timer = None
+        if self.kind == "json" and json_error(self.text) is not None:
+            return  # the state line says where it does not parse; the last run stays on screen
         self.on_edit(self.text, self.kind)
 
     def action_toggle_kind(self) -> None:
@@ -84,14 +88,25 @@ class ResponseEditorScreen(ModalScreen[None]):
         self.query_one("#editor-state", Label).update(Content.assemble((state, style)))
 
 
+def json_error(text: str) -> str | None:
+    """Where and why ``text`` does not parse as JSON, or None when it does."""
+    if not text.strip():
+        return "empty"
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as exc:
+        return f"line {exc.lineno}, column {exc.colno}: {exc.msg}"
+    except ValueError as exc:  # e.g. a number too long to convert
+        return str(exc)
+    return None
+
+
 def json_state(text: str) -> tuple[str, str]:
     """A line on whether ``text`` is what the runner accepts as a response."""
-    if not text.strip():
-        return "empty: the runner will refuse it (not valid JSON)", "$warning"
-    try:
-        value = json.loads(text)
-    except ValueError as exc:
-        return f"not valid JSON yet: {exc}", "$warning"
+    error = json_error(text)
+    if error is not None:
+        return f"not valid JSON yet ({error}): not run until it parses", "$warning"
+    value = json.loads(text)
     if not isinstance(value, dict):
         return f"a JSON {type(value).__name__}, not an object: the runner will refuse it", "$warning"
     return "a JSON object ✓", "$success"
