@@ -52,13 +52,16 @@ class FilePickerScreen(ModalScreen[Path | None]):
             yield Label(Content(self.title_text), classes="dialog-title")
             yield Input(str(self.start or ""), id="path", placeholder="a file path (enter uses it)")
             yield FileTree(self.root, self.suffixes, id="tree")
-            yield Label(Content("tree: enter on a file uses it · box: type a path, enter uses it · esc cancels"),
+            yield Label(Content("box: type a path (relative: from where verifier-tui started), enter uses it · "
+                                "tab: the tree, enter on a file uses it · esc cancels"),
                         classes="dialog-hint")
             yield Label("", id="picker-error", classes="dialog-error")
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
-        self.query_one(FileTree).focus()
+        # Typing goes to the box as soon as the picker opens (tab reaches the
+        # tree); the box's text is selected, so what is typed replaces it.
+        self.query_one("#path", Input).focus()
 
     @on(DirectoryTree.FileSelected)
     def _selected(self, event: DirectoryTree.FileSelected) -> None:
@@ -69,13 +72,17 @@ class FilePickerScreen(ModalScreen[Path | None]):
     def _submitted(self, event: Input.Submitted) -> None:
         event.stop()
         text = event.value.strip()
-        path = Path(text).expanduser()
-        if not path.is_absolute():
-            path = self.root / path
+        path = typed_path(text)
         if not path.is_file():
             self.query_one("#picker-error", Label).update(Content(f"{text or '(empty)'} is not a file"))
             return
-        self.dismiss(path.absolute())
+        self.dismiss(path)
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+def typed_path(text: str) -> Path:
+    """A path typed into a picker's box, as a shell would take it: ``~``
+    expanded, a relative path from the folder the tool was started in."""
+    return Path(text).expanduser().absolute()

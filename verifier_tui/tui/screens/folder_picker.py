@@ -13,6 +13,8 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import DirectoryTree, Footer, Input, Label
 
+from verifier_tui.tui.screens.file_picker import typed_path
+
 
 class FolderTree(DirectoryTree):
     """Folders only; caches and VCS folders left out."""
@@ -43,13 +45,16 @@ class FolderPickerScreen(ModalScreen[Path | None]):
             yield Label(Content(self.title_text), classes="dialog-title")
             yield Input(str(self.start), id="path", placeholder="a folder path")
             yield FolderTree(self.root, id="tree")
-            yield Label(Content("tree: enter opens a folder and fills the box · box: enter uses it · "
-                                "ctrl+u uses it · esc cancels"), classes="dialog-hint")
+            yield Label(Content("box: type a path (relative: from where verifier-tui started), enter uses it · "
+                                "tab: the tree, enter opens a folder and fills the box · ctrl+u uses it · "
+                                "esc cancels"), classes="dialog-hint")
             yield Label("", id="picker-error", classes="dialog-error")
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
-        self.query_one(FolderTree).focus()
+        # Typing goes to the box as soon as the picker opens (tab reaches the
+        # tree); the box's text is selected, so what is typed replaces it.
+        self.query_one("#path", Input).focus()
 
     @on(DirectoryTree.DirectorySelected)
     def _selected(self, event: DirectoryTree.DirectorySelected) -> None:
@@ -59,7 +64,9 @@ class FolderPickerScreen(ModalScreen[Path | None]):
     @on(DirectoryTree.NodeHighlighted)
     def _highlighted(self, event: DirectoryTree.NodeHighlighted) -> None:
         data = event.node.data
-        if data is not None:
+        # Only while the user browses the tree: its first highlight, as it
+        # loads, must not replace what is being typed in the box.
+        if data is not None and event.control.has_focus:
             self.query_one("#path", Input).value = str(data.path)
 
     @on(Input.Submitted, "#path")
@@ -69,13 +76,11 @@ class FolderPickerScreen(ModalScreen[Path | None]):
 
     def action_use(self) -> None:
         text = self.query_one("#path", Input).value.strip()
-        path = Path(text).expanduser()
-        if not path.is_absolute():
-            path = self.root / path
+        path = typed_path(text)
         if not path.is_dir():
             self.query_one("#picker-error", Label).update(Content(f"{text or '(empty)'} is not a folder"))
             return
-        self.dismiss(path.absolute())
+        self.dismiss(path)
 
     def action_cancel(self) -> None:
         self.dismiss(None)
