@@ -23,8 +23,10 @@ from verifier_tui.words import (
     LISTED,
     binding_text,
     case_status,
+    cut_words,
     duration_text,
     expected_line,
+    expected_words,
     headline_reward,
     missing_nemo_gym_hint,
     mode_text,
@@ -497,10 +499,15 @@ def write_junit(path: Path, ran: list, wall: float) -> None:
 
 
 def watch_line(result: RunResult, trigger: str) -> str:
+    """``#3   12:00:01  tests/verifier.py changed  verifier raised  412 ms  differs from expected``:
+    how the run ended, its reward when it wrote one, its time, and whether it
+    matched the case's expected.json when there is one."""
     stamp = time.strftime("%H:%M:%S")
-    reward = headline_reward(result)
-    return (f"#{result.sequence:<3} {stamp}  {trigger:<24.24}  {result.outcome.value:<16}  reward {reward:<8}"
-            f"  {result.duration_s * 1000:6.0f} ms")
+    reward = f"reward {headline_reward(result)}" if result.verdict.rewards is not None else ""
+    line = (f"#{result.sequence:<3} {stamp}  {cut_words(trigger, 28):<28}  "
+            f"{result.outcome.value:<15}  {reward:<12}  {duration_text(result.duration_s):>7}")
+    expected = expected_words(result)
+    return f"{line}  {expected}" if expected else line
 
 
 def watch_command(args) -> int:
@@ -556,7 +563,7 @@ async def _watch(session, args) -> None:
                 _out(f"      {stuck}")
             elif result.outcome.slug != "reward_written" and result.stderr.text.strip():
                 last = terminal.plain_text(result.stderr.text).strip().splitlines()[-1:] or [""]
-                _out(f"      {last[0][:150]}")
+                _out(f"      {cut_words(last[0], 150)}")
         terminal.flush()
         if terminal.reader_gone():
             # Nobody reads the stream any more (| head -1 exited): stop, as

@@ -385,11 +385,12 @@ def write_junit(path, found, sessions: list[TrialSession], replays: list[Replaye
 
 def watch_line(sequence: int, trigger: str, replayed: Replayed) -> str:
     from verifier_tui.trial_words import agreement_words, replay_words
+    from verifier_tui.words import cut_words
 
     word, sentence = agreement_words(replayed.agreement, replayed.skipped)
     stamp = time.strftime("%H:%M:%S")
     detail = replay_words(replayed) if replayed.local is not None else sentence
-    line = f"#{sequence:<3} {stamp}  {trigger:<24.24}  {word:<9}  replay {detail}"
+    line = f"#{sequence:<3} {stamp}  {cut_words(trigger, 28):<28}  {word:<9}  replay {detail}"
     if replayed.agreement.same is False:
         line += f"\n      {sentence}"
         if replayed.parting is not None:
@@ -464,7 +465,7 @@ def both_modes_command(args) -> int:
     """``run PATH --both-modes``: the case with its response and without."""
     from verifier_tui.engine.both_modes import run_both_modes, works
     from verifier_tui.engine.session import Session
-    from verifier_tui.words import verdict_line
+    from verifier_tui.words import mode_text, verdict_line
 
     if args.options.no_response:
         return _fail("--both-modes runs the case with its response and without: drop --no-response")
@@ -477,8 +478,7 @@ def both_modes_command(args) -> int:
             _out_json(data)
             return both.exit_status
         _out(f"task {session.task.name} · case {session.case.name if session.case else 'none'} · both modes")
-        for label, result in (("environment server (with the response)", both.server),
-                              ("Harbor (no response)", both.harbor)):
+        for label, result in ((mode_text("server"), both.server), (mode_text("harbor"), both.harbor)):
             mark = {True: "✓", False: "✗", None: "-"}[works(result)]
             if result is None:
                 _out(f"{mark} {label}: not run: {both.server_skipped}")

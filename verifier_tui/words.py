@@ -1,6 +1,7 @@
 """The words the headless commands and the TUI share for what the engine found
-(no Textual here): short paths, numbers, a verdict in a line, a case's status,
-a parameter's binding. The TUI keeps only what is screen-specific
+(no Textual here): short paths, numbers, durations, the two modes' names, a
+verdict in a line, a case's status and the one legend of its marks, a
+parameter's binding, the hints a run's output calls for. The TUI keeps only what is screen-specific
 (:mod:`verifier_tui.tui.display`: deterministic paths and durations for
 snapshots; :mod:`verifier_tui.tui.widgets.status_style`: theme styles)."""
 
@@ -9,8 +10,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from verifier_tui.engine.model import Outcome, RunResult
+# One formatter for every duration and timeout, and one name per mode: the
+# engine's, which its own words use too.
+from verifier_tui.engine.model import MODE_NAMES, Outcome, RunResult, duration_text
 from verifier_tui.engine.verdict import rewards_json
+
+__all__ = ["MODE_NAMES", "duration_text"]
 
 TYPE_CHECKING = False  # typing is not imported at run time: start-up is measured
 if TYPE_CHECKING:
@@ -68,6 +73,18 @@ def command_words(command: list[str], cwd: Path) -> list[str]:
     return [shlex.quote(word) for word in out]
 
 
+def cut_words(text: str, width: int, ellipsis: str = "…") -> str:
+    """``text`` in at most ``width`` characters: cut at a word boundary, with
+    ``ellipsis`` where the rest was (a single word longer than that is cut
+    inside it)."""
+    text = " ".join(text.split())
+    if len(text) <= width:
+        return text
+    room = width - len(ellipsis)
+    cut = text[:room + 1].rfind(" ")
+    return (text[:cut] if cut > 0 else text[:room]).rstrip(" ,;:·") + ellipsis
+
+
 def format_number(value: Any) -> str:
     if isinstance(value, bool):
         return str(value).lower()
@@ -107,23 +124,54 @@ def short_reward(result: RunResult) -> str:
     return headline_reward(result)
 
 
+# The marks of the cases list and the history, each defined once. LEGEND says
+# what each means, in the app's help (?) and in the README's legend (a test
+# holds the README to it).
+PASSED, FAILED = "✓", "✗"  # judged against the case's expected.json
+WRITTEN, NO_REWARD, TIMED_OUT = "•", "!", "⏱"  # a case without expected.json
+NOT_RUN, RUNNING = "·", "▶"
+UP, DOWN, SAME, CHANGED = "▲", "▼", "=", "≠"  # the history: a run against the case's run before it
+
+LEGEND: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
+    ("cases and history", (
+        (PASSED, "passed: the run matches the case's expected.json"),
+        (FAILED, "failed: the run differs from the case's expected.json, however it ended"),
+        (WRITTEN, "reward written (the case has no expected.json)"),
+        (NO_REWARD, "no reward: verifier raised, contract error, or another failure (no expected.json)"),
+        (TIMED_OUT, "timed out (no expected.json)"),
+        (NOT_RUN, "not run yet"),
+        (RUNNING, "running"),
+    )),
+    ("history, after the reward", (
+        (UP, "reward up from the case's run before"),
+        (DOWN, "reward down from the case's run before"),
+        (SAME, "the same reward (or no reward both times, for the same reason)"),
+        (CHANGED, "one of the two has no reward, or neither has and they ended differently"),
+    )),
+)
+
+
 def case_status(result: RunResult) -> tuple[str, str]:
-    """(symbol, word) for a case's last run: passed / failed / raised /
-    contract error / timed out, judged against expected.json when there is one."""
+    """(mark, word) for a case's last run: judged against expected.json when
+    the case has one (passed / failed, however the run ended), else by how it
+    ended. The marks are LEGEND's."""
     matched = result.expected_matched
     if matched is True:
-        return "✓", "passed"
+        return PASSED, "passed"
     if matched is False:
-        return "✗", "failed"
+        return FAILED, "failed"
     if result.outcome is Outcome.REWARD_WRITTEN:
-        return "•", "reward written"
-    if result.outcome is Outcome.VERIFIER_RAISED:
-        return "!", "verifier raised"
-    if result.outcome is Outcome.CONTRACT_ERROR:
-        return "!", "contract error"
+        return WRITTEN, "reward written"
     if result.outcome is Outcome.TIMED_OUT:
-        return "⏱", "timed out"
-    return "!", result.outcome.value
+        return TIMED_OUT, "timed out"
+    return NO_REWARD, result.outcome.value
+
+
+def expected_words(result: RunResult) -> str | None:
+    """Whether a run matched its case's expected.json, in two words; None without one."""
+    if result.expected is None:
+        return None
+    return "matches expected" if result.expected_matched else "differs from expected"
 
 
 def verdict_line(result: RunResult) -> str:
@@ -133,7 +181,7 @@ def verdict_line(result: RunResult) -> str:
         more = f"; {left_out:,} more keys: {IN_JSON}" if left_out else ""
         line = f"{shown}  (from {verdict.source}{more})"
     else:
-        line = f"no verdict: Harbor would raise {verdict.error}: {verdict.message}"
+        line = f"none: Harbor would raise {verdict.error}: {verdict.message}"
     if result.task_refused is not None:
         # Harbor would not get as far as the reward folder: the task does not load.
         return f"none: Harbor would refuse to run this task: {result.task_refused}. The reward folder gives: {line}"
@@ -158,12 +206,9 @@ def near_miss_line(result: RunResult) -> str | None:
             'such as "tolerance": 1e-9')
 
 
-def duration_text(seconds: float) -> str:
-    return f"{seconds * 1000:.0f} ms" if seconds < 10 else f"{seconds:.1f} s"
-
-
 def mode_text(mode: str) -> str:
-    return "environment server (with a response)" if mode == "server" else "Harbor mode (no response)"
+    """The mode's name and what it means for ``response``."""
+    return f"{MODE_NAMES[mode]} ({'with a response' if mode == 'server' else 'no response'})"
 
 
 def binding_text(row: dict[str, Any], result_mode: str) -> str:
@@ -175,7 +220,7 @@ def binding_text(row: dict[str, Any], result_mode: str) -> str:
             return "receives " + (", ".join(source) if source else "nothing")
         return f"bound to {source} ({row.get('passed')})"
     if binding == "default":
-        why = "not available (Harbor mode: no response)" if row.get("name") == "response" and result_mode == "harbor" else (
+        why = f"not available ({MODE_NAMES['harbor']}: no response)" if row.get("name") == "response" and result_mode == "harbor" else (
             "not an argument the runner knows" if row.get("name") not in ("workspace", "task_data", "response", "state")
             else "not available in this run")
         return f"default {row.get('default')}: {why}"
@@ -184,6 +229,28 @@ def binding_text(row: dict[str, Any], result_mode: str) -> str:
     if binding == "missing":
         return "MISSING: required, and nothing can fill it"
     return str(binding)
+
+
+#: What the engine and the runner say that names a command-line flag, as the
+#: TUI says it: the key or chooser that does the same, since the TUI's user
+#: never typed the flag (the headless commands keep it). Where the TUI has no
+#: key for it (the interpreter), the flag stays, as what to start it with.
+TUI_PHRASES = (
+    ("but no --response was given", "but this run has no response"),  # the runner's contract error
+    ("; give --response FILE", "; choose one with p"),  # engine/both_modes.py
+    ("choose one with --task-id ID (t in the TUI; task ids:", "choose one with t (task ids:"),  # engine/task_rows.py
+    ("choose a row with --task-id ID", "choose a row with t"),  # engine/task_rows.py
+    ("open the task in the TUI (verifier-tui TASK) and press d", "press d"),  # engine/diagnosis.py
+    ("Run with an interpreter that has it: --python EXE", "Start verifier-tui again with an interpreter that has "
+     "it (--python EXE)"),  # engine/diagnosis.py
+)
+
+
+def tui_words(text: str) -> str:
+    """``text`` (a notice, a contract problem, a summary) as the TUI says it: see TUI_PHRASES."""
+    for flag_words, key_words in TUI_PHRASES:
+        text = text.replace(flag_words, key_words)
+    return text
 
 
 def missing_nemo_gym_hint(result: RunResult) -> str | None:

@@ -373,8 +373,8 @@ def test_both_modes_makes_a_required_response_obvious(example, env, elsewhere):
     task_dir = example("count-errors")
     done = tool(env, "run", task_dir, "--case", "response-json", "--both-modes", cwd=elsewhere)
     assert done.returncode == 2  # Harbor mode's status: what every published run faces
-    assert "✓ environment server (with the response): exit 0 · reward written" in done.stdout
-    assert "✗ Harbor (no response): exit 2 · contract error" in done.stdout
+    assert "✓ environment-server mode (with a response): exit 0 · reward written" in done.stdout
+    assert "✗ Harbor mode (no response): exit 2 · contract error" in done.stdout
     assert "every published Harbor run of this task would score RewardFileNotFoundError" in done.stdout
     data = as_json(tool(env, "run", task_dir, "--case", "response-json", "--both-modes", "--json", cwd=elsewhere))
     assert data["works"] == {"server": True, "harbor": False}

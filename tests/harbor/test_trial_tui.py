@@ -280,7 +280,7 @@ async def test_b_runs_both_modes_and_says_how_each_went(example):
             if "both modes:" in widget_text(app, "#reward-body"):
                 break
         verdict = widget_text(app, "#reward-body")
-        assert "both modes: environment server ✓ 1.0 · Harbor ✗ contract error" in verdict
+        assert "both modes: environment-server mode ✓ 1.0 · Harbor mode ✗ contract error" in verdict
         assert "every published Harbor run of this task would score RewardFileNotFoundError" in verdict
         history = [r.mode for r in app.main.query_one("#history").results[-2:]]
         assert history == ["server", "harbor"]

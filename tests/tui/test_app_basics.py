@@ -30,7 +30,7 @@ async def test_first_run_shows_verdict_resolution_and_history(example):
         assert "vendored helpers" in resolution and "hello-file/tests" in resolution
         assert "bound to workspace" in resolution
         header = widget_text(app, "#header")
-        assert "hello-file" in header and "case correct" in header and "Harbor mode (no response)" in header
+        assert "hello-file" in header and "case correct" in header and "Harbor mode m" in header
         assert "#1  ✓ correct 1" in screen_text(app)
     assert len(recorded(messages, RunStarted)) == 1
     assert recorded(messages, RunFinished)[0].result is result

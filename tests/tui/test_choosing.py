@@ -159,7 +159,7 @@ async def test_choose_a_response_file_switches_to_server_mode(example, monkeypat
         assert result.mode == "server"
         assert result.verdict.rewards == {"reward": 1.0}
         await pilot.pause()
-        assert "server mode (response)" in widget_text(app, "#header")
+        assert "environment-server mode m" in widget_text(app, "#header")
 
 
 async def test_typed_text_response_runs_after_a_pause(example):

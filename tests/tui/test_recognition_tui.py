@@ -69,7 +69,7 @@ async def test_r_shift_runs_the_tasks_own_runner_and_back(tmp_path):
         assert second.verdict.rewards == {"reward": 0.25}
         await pilot.pause()
         assert "task's own runner R" in widget_text(app, "#header")
-        assert "offers no --explain-to" in widget_text(app, "#resolution-body")
+        assert "does not report its resolution (R runs ours" in widget_text(app, "#resolution-body")
         await pilot.press("R")
         third = await app.wait_for_runs(3)
         assert third.verdict.rewards == {"reward": 1.0}

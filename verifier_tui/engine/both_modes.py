@@ -9,7 +9,7 @@ makes that plain for any case, not only for trials.
 
 from __future__ import annotations
 
-from verifier_tui.engine.model import Outcome, RunResult
+from verifier_tui.engine.model import MODE_NAMES, Outcome, RunResult
 from verifier_tui.engine.record import record, replace
 
 TYPE_CHECKING = False
@@ -20,7 +20,8 @@ if TYPE_CHECKING:
     from verifier_tui.engine.model import ResponseSource
     from verifier_tui.engine.session import Session
 
-NO_RESPONSE = ("no response to run the environment-server mode with: the case has none (cases/<name>/response.json "
+SERVER, HARBOR = MODE_NAMES["server"], MODE_NAMES["harbor"]
+NO_RESPONSE = (f"no response to run the {SERVER} with: the case has none (cases/<name>/response.json "
                "or response.txt); give --response FILE")
 
 
@@ -51,20 +52,20 @@ class BothModes:
         harbor_fails = _failure(self.harbor)
         if server is None:
             how = "works" if harbor else f"fails ({harbor_fails})"
-            return f"in Harbor mode the verifier {how}; the environment-server mode was not run: {self.server_skipped}"
+            return f"in {HARBOR} the verifier {how}; the {SERVER} was not run: {self.server_skipped}"
         if harbor and server:
             return "the verifier works in both modes"
         if server and not harbor:
-            return (f"the verifier works with a response (environment server) but fails in Harbor mode: every "
+            return (f"the verifier works in {SERVER} (with a response) but fails in {HARBOR}: every "
                     f"published Harbor run of this task would score {_harbor_score(self.harbor)} ({harbor_fails})")
         if harbor and not server:
-            return f"the verifier works in Harbor mode but fails with the response ({_failure(self.server)})"
-        return f"the verifier fails in both modes: Harbor ({harbor_fails}), environment server ({_failure(self.server)})"
+            return f"the verifier works in {HARBOR} but fails in {SERVER} ({_failure(self.server)})"
+        return f"the verifier fails in both modes: {HARBOR} ({harbor_fails}), {SERVER} ({_failure(self.server)})"
 
     def line(self) -> str:
-        """Both modes in a line: ``server ✓ 1.0 · Harbor ✗ contract error``."""
+        """Both modes in a line: ``environment-server mode ✓ 1.0 · Harbor mode ✗ contract error``."""
         parts = []
-        for label, result in (("environment server", self.server), ("Harbor", self.harbor)):
+        for label, result in ((SERVER, self.server), (HARBOR, self.harbor)):
             if result is None:
                 parts.append(f"{label} - not run")
             elif works(result):

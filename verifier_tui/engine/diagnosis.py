@@ -7,7 +7,10 @@ the tool's checks, each a sentence the user can act on.
 - a module in a folder the runner puts ahead of the standard library
   (``tests/statistics.py``) that shadows a standard-library module;
 - a coroutine that was never awaited: a verifier that forgets an ``await``
-  scores a coroutine object or a default instead of its check.
+  scores a coroutine object or a default instead of its check;
+- ``breakpoint()`` (or ``pdb.set_trace()``) in the verifier: the runner's
+  stdin is not a terminal (Harbor's test.sh gives it none either), so pdb
+  reads end-of-file, quits, and the run ends in ``bdb.BdbQuit``.
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ if TYPE_CHECKING:
     from typing import Any
 
 _MISSING = re.compile(r"ModuleNotFoundError: No module named '([^']+)'")
+#: The last line of a traceback that pdb's quitting ended: ``bdb.BdbQuit``.
+_DEBUGGER_QUIT = re.compile(r"^bdb\.BdbQuit\s*$", re.M)
 _NEVER_AWAITED = re.compile(r"RuntimeWarning: coroutine '([^']+)' was never awaited")
 #: Import names whose package on PyPI is called otherwise: a Dockerfile
 #: installs ``PyYAML``, the verifier imports ``yaml``.
@@ -118,6 +123,18 @@ def missing_module_notice(output: str, task_root: Path, local_folders: list[Path
     return (f"the verifier imports {module}, which {python} does not have (ModuleNotFoundError); {where}. "
             f"Run with an interpreter that has it: --python EXE (for example a virtual environment's "
             f"bin/python where you installed it)")
+
+
+def debugger_notice(output: str) -> str | None:
+    """A sentence for a verifier that stopped in pdb with no terminal to
+    talk to (``breakpoint()``): what happened, and how to debug it for real.
+    None when the output shows no ``bdb.BdbQuit``. The TUI names its key
+    instead of the command (verifier_tui.words.TUI_PHRASES)."""
+    if not _DEBUGGER_QUIT.search(output or ""):
+        return None
+    return ("the verifier stopped in pdb (breakpoint() or pdb.set_trace()) and pdb quit at once, raising "
+            "bdb.BdbQuit: the run's stdin is not a terminal, as in the sandbox. To step through it, open the task "
+            "in the TUI (verifier-tui TASK) and press d: it runs the verifier under pdb in your terminal")
 
 
 def never_awaited(*outputs: str) -> list[str]:

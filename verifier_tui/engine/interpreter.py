@@ -19,6 +19,7 @@ import threading
 from pathlib import Path
 
 from verifier_tui.engine import cache
+from verifier_tui.engine.model import duration_text
 from verifier_tui.engine.record import record
 
 # Written to run on any Python, 2.7 included, so that an old one answers with
@@ -105,7 +106,7 @@ def _ask(exe: str, python: str, env: dict[str, str] | None,
         if proc.poll() is None or stdout is None:
             proc.communicate()  # reaped and its pipes closed
     if stdout is None:
-        return None, f"{python} did not answer within {timeout_s:g} s (is it a Python interpreter?)"
+        return None, f"{python} did not answer within {duration_text(timeout_s)} (is it a Python interpreter?)"
     done = subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr)
     if done.returncode != 0:
         last = (done.stderr.strip().splitlines() or ["no output"])[-1]

@@ -486,7 +486,12 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
     """Turn what the child did into a RunResult (verdict read from the staged
     reward folder, paths mapped back to the user's files). ``done`` is what the
     process driver returned; ``None`` when the run could not start."""
-    from verifier_tui.engine.diagnosis import missing_module_notice, never_awaited, never_awaited_warning
+    from verifier_tui.engine.diagnosis import (
+        debugger_notice,
+        missing_module_notice,
+        never_awaited,
+        never_awaited_warning,
+    )
     from verifier_tui.engine.verdict import harbor_verdict, read_reward_files
 
     if done is None:
@@ -528,6 +533,9 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
                                     spec.python)
     if missing is not None:
         notices.append(missing)
+    quit_pdb = debugger_notice(stderr.text)
+    if quit_pdb is not None:
+        notices.append(quit_pdb)
     outcome = outcome_of(returncode, signal, timed_out, start_error, verdict)
     if done is None and returncode == SHIM_REFUSAL_EXIT:
         outcome = Outcome.REFUSED_BY_SHIM

@@ -177,6 +177,23 @@ class ResponseSource:
         return "(typed in the editor)"
 
 
+#: The two modes, one name each, wherever a mode is named in words: as a
+#: published Harbor task runs (test.sh, never a response) and as NeMo Gym's
+#: environment server runs it (with the agent's response). ``--json`` says
+#: ``"harbor"`` and ``"server"`` (:attr:`RunResult.mode`).
+MODE_NAMES = {"harbor": "Harbor mode", "server": "environment-server mode"}
+
+
+def duration_text(seconds: float) -> str:
+    """Every duration and timeout the user reads, in one style: milliseconds
+    under a second (``142 ms``), else seconds to three figures (``6 s``,
+    ``6.05 s``, ``12.3 s``, ``1800 s``). The engine's own words use it, and
+    the faces through :mod:`verifier_tui.words`."""
+    if round(seconds * 1000) < 1000:
+        return f"{seconds * 1000:.0f} ms"
+    return f"{seconds:.3g} s" if seconds < 99.95 else f"{seconds:.0f} s"
+
+
 @record
 class RunResult:
     """Everything one run produced, with every path already mapped back to the
@@ -222,7 +239,7 @@ class RunResult:
     def outcome_words(self) -> str:
         """The exit code in words, as the user reads it."""
         if self.outcome is Outcome.TIMED_OUT:
-            return f"timed out after {self.timeout_s:g} s"
+            return f"timed out after {duration_text(self.timeout_s)}"
         if self.outcome is Outcome.KILLED:
             return f"killed by signal {self.signal}"
         if self.outcome is Outcome.COULD_NOT_START:

@@ -14,7 +14,7 @@ from textual.worker import Worker, WorkerState
 
 from verifier_tui.engine.session import Session
 from verifier_tui.tui.display import Display
-from verifier_tui.tui.keys import KEYS
+from verifier_tui.tui.keys import KEYS, shown_key
 from verifier_tui.tui.messages import WatchStateChanged
 from verifier_tui.tui.run_controller import RunController
 from verifier_tui.tui.screens.main import MainScreen
@@ -105,5 +105,5 @@ class VerifierApp(App[int]):
                 if action == "toggle_runner" and self.session.task.own_runner is None:
                     continue  # only a task that ships its own runner has another to run
                 if action != "app.quit":  # Textual's own Quit is listed already
-                    yield SystemCommand(f"{title}  ({key})", help_text, partial(screen.run_action, action))
+                    yield SystemCommand(f"{title}  ({shown_key(key)})", help_text, partial(screen.run_action, action))
         yield from super().get_system_commands(screen)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from verifier_tui.terminal import plain_text
-from verifier_tui.words import duration_text, path_from
+from verifier_tui.words import duration_text, path_from, tui_words
 
 
 def started_in() -> Path:
@@ -65,7 +65,7 @@ class Display:
         """A running run's elapsed time (hidden in deterministic mode)."""
         if self.deterministic:
             return ""
-        return f"{seconds:.1f} s"
+        return duration_text(seconds)
 
     def text(self, text: str) -> str:
         """Verifier output made readable: escapes removed, and absolute paths
@@ -76,6 +76,12 @@ class Display:
         if cwd not in ("/", "") and cwd in text:
             text = text.replace(cwd + os.sep, "")
         return self._home(text)
+
+    def words(self, text: str) -> str:
+        """The tool's own words (a notice, a contract problem) as the TUI says
+        them: made readable as :meth:`text` does, and naming the TUI's keys
+        where the engine names a command-line flag (words.TUI_PHRASES)."""
+        return tui_words(self.text(text))
 
     def _home(self, text: str) -> str:
         for prefix in self.python_prefixes:

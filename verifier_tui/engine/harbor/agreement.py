@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from verifier_tui.engine.harbor.sandbox import HarborVerdict, SandboxSide, same_rewards
-from verifier_tui.engine.model import Outcome, RunResult
+from verifier_tui.engine.model import Outcome, RunResult, duration_text
 from verifier_tui.engine.record import record
 
 TYPE_CHECKING = False
@@ -33,7 +33,7 @@ def local_verdict(result: RunResult) -> HarborVerdict | None:
     if result.outcome is Outcome.COULD_NOT_START:
         return None
     if result.outcome is Outcome.TIMED_OUT:
-        return HarborVerdict(None, "VerifierTimeoutError", f"timed out after {result.timeout_s:g} s", "replay")
+        return HarborVerdict(None, "VerifierTimeoutError", f"timed out after {duration_text(result.timeout_s)}", "replay")
     verdict = result.verdict
     return HarborVerdict(dict(verdict.rewards) if verdict.rewards is not None else None, verdict.error,
                          verdict.message or "", "replay")
@@ -96,11 +96,11 @@ def compare(side: SandboxSide, facts: TrialFacts, local: RunResult | None, *, dr
     if sandbox_timeout and not local_timeout:
         limit = facts.timeout.for_replay
         reasons.append(f"the sandbox timed out{_after(limit)} and the replay did not (it took "
-                       f"{local.duration_s:.2f} s)")
+                       f"{duration_text(local.duration_s)})")
     elif local_timeout and not sandbox_timeout:
         took = facts.verifier_duration_s
-        ran = f" (its verifier phase took {took:.2f} s)" if took is not None else ""
-        reasons.append(f"the replay timed out after {local.timeout_s:g} s and the sandbox did not{ran}")
+        ran = f" (its verifier phase took {duration_text(took)})" if took is not None else ""
+        reasons.append(f"the replay timed out after {duration_text(local.timeout_s)} and the sandbox did not{ran}")
     theirs_python = side.runner.python_version
     mine_python = local_python_version(local)
     if theirs_python and mine_python and theirs_python != mine_python:
@@ -115,7 +115,7 @@ def compare(side: SandboxSide, facts: TrialFacts, local: RunResult | None, *, dr
 
 
 def _after(seconds: float | None) -> str:
-    return f" after {seconds:g} s" if seconds is not None else ""
+    return f" after {duration_text(seconds)}" if seconds is not None else ""
 
 
 def _nemo_gym_reasons(side: SandboxSide, local: RunResult) -> list[str]:

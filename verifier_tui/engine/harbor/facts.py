@@ -30,6 +30,7 @@ import re
 from verifier_tui.engine.harbor.folders import StepView, Trial
 from verifier_tui.engine.harbor.reading import ExceptionRecord
 from verifier_tui.engine.harbor.harbor_task import HARBOR_DEFAULT_VERIFIER_TIMEOUT_S, SEPARATE, HarborTask
+from verifier_tui.engine.model import duration_text
 from verifier_tui.engine.record import record
 
 VERDICT_ERRORS = ("RewardFileNotFoundError", "RewardFileEmptyError", "VerifierOutputParseError", "ValidationError")
@@ -84,7 +85,7 @@ class TrialFacts:
             out.append(f"verifier mode: {self.verifier_mode} ({how}; from {self.mode_source})")
         out.append(f"effective verifier timeout: {self.timeout.words}")
         if self.verifier_duration_s is not None:
-            out.append(f"the verifier phase took {self.verifier_duration_s:.2f} s")
+            out.append(f"the verifier phase took {duration_text(self.verifier_duration_s)}")
         if self.verifier_disabled:
             out.append("the verifier was disabled for this job (verifier.disable)")
         elif self.verifier_ran is False:
@@ -140,16 +141,16 @@ def effective_timeout(trial: Trial, step: StepView, task: HarborTask | None) -> 
     else:
         words = "unknown: the task was not found"
         if recorded is not None:
-            words += f"; the sandbox reported {recorded:g} s"
+            words += f"; the sandbox reported {duration_text(recorded)}"
         return Timeout(None, words, recorded)
     seconds = min(base, maximum if maximum else float("inf")) * multiplier
     parts = [base_words]
     if maximum and maximum < base:
         parts.append(f"capped by max_timeout_sec {maximum:g}")
     parts.append(f"× {multiplier_name} {multiplier:g}")
-    words = f"{seconds:g} s ({', '.join(parts)})"
+    words = f"{duration_text(seconds)} ({', '.join(parts)})"
     if recorded is not None and abs(recorded - seconds) > 1e-6:
-        words += f"; the sandbox reported {recorded:g} s (the task or job changed since?)"
+        words += f"; the sandbox reported {duration_text(recorded)} (the task or job changed since?)"
     return Timeout(seconds, words, recorded)
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 
+from verifier_tui.engine.model import duration_text
 from verifier_tui.engine.record import record, replace
 from verifier_tui.engine.verdict import rewards_json
 
@@ -386,7 +387,7 @@ def sandbox_phases(output: RunnerOutput, verdict: Verdict | None, *, timed_out: 
                        "let verify return the reward and the runner write it; nothing else should write to "
                        "/logs/verifier", stopped_at=None)
     if timed_out:
-        limit = f" after {timeout_s:g} s" if timeout_s is not None else ""
+        limit = f" after {duration_text(timeout_s)}" if timeout_s is not None else ""
         return _report(None, UNKNOWN, "", f"Harbor stopped the verifier{limit} and scored VerifierTimeoutError: "
                        "the runner prints nothing until it fails, so how far it got is not in the output",
                        "the replay shows where a run spends its time: make verify faster, or raise "

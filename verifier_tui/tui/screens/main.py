@@ -433,7 +433,8 @@ class MainScreen(Screen[None]):
                 history.add(result)
         shown = both.server if session.mode == "server" and both.server is not None else both.harbor
         self.viewing = shown
-        self._show_result(shown, f" both modes: {both.line()} · esc: back to the latest \n{both.summary()}")
+        self._show_result(shown, f" both modes: {both.line()} · esc: back to the latest \n"
+                                  f"{self.vt.fmt.words(both.summary())}")
 
     def action_toggle_mode(self) -> None:
         session = self.vt.session
@@ -452,6 +453,11 @@ class MainScreen(Screen[None]):
 
     def action_toggle_output(self) -> None:
         self.query_one(OutputPanel).toggle()
+
+    def action_help(self) -> None:
+        from verifier_tui.tui.screens.help import HelpScreen
+
+        self.app.push_screen(HelpScreen())
 
     def action_toggle_runner(self) -> None:
         """verifier-tui's runner (the default) or the one the task ships."""

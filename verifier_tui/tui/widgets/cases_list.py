@@ -11,7 +11,7 @@ from textual.widgets.option_list import Option
 from verifier_tui.engine.cases import Case
 from verifier_tui.engine.model import RunResult
 from verifier_tui.tui.widgets.status_style import status_of
-from verifier_tui.words import short_reward
+from verifier_tui.words import NOT_RUN, RUNNING, short_reward
 
 NO_CASES = "__none__"
 
@@ -48,10 +48,10 @@ class CasesList(OptionList):
 
     @staticmethod
     def _prompt(case: Case, current: bool, result: RunResult | None, running: bool) -> Content:
-        marker = ("▶ ", "bold $accent") if running else ("  ", "")
+        marker = (f"{RUNNING} ", "bold $accent") if running else ("  ", "")
         name_style = "bold underline" if current else ""
         if result is None:
-            return Content.assemble(marker, ("·", "$text-muted"), " ", (case.name, name_style))
+            return Content.assemble(marker, (NOT_RUN, "$text-muted"), " ", (case.name, name_style))
         symbol, _word, style = status_of(result)
         reward = short_reward(result)
         return Content.assemble(

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from textual.content import Content
 from textual.widgets import Static
 
-from verifier_tui.words import runner_words
+from verifier_tui.words import MODE_NAMES, runner_words
 
 
 if TYPE_CHECKING:
@@ -18,9 +18,6 @@ if TYPE_CHECKING:
 LABEL = "$text-muted"
 KEY = "$text-muted italic"
 SEP = (" · ", "$text-muted")
-#: The mode in few words (the header must fit 100 columns): Harbor runs
-#: test.sh with no response; the environment server passes the agent's.
-MODE_WORDS = {"harbor": "Harbor mode (no response)", "server": "server mode (response)"}
 
 
 def names_the_task(session: "Session", fmt: "Display") -> bool:
@@ -34,7 +31,8 @@ def names_the_task(session: "Session", fmt: "Display") -> bool:
 
 
 class HeaderLine(Static):
-    """``foo · verifier tests/verifier.py v · case good s · Harbor mode (no response) m · sandbox: namespace``."""
+    """``foo · verifier tests/verifier.py v · case good s · Harbor mode m · sandbox: namespace``: the
+    mode by its name alone (the header must fit 100 columns; the line below says the response)."""
 
     _choices: Content | None = None
     _sandbox: Content | None = None
@@ -48,7 +46,7 @@ class HeaderLine(Static):
             ("verifier ", LABEL), (verifier, "bold" if session.verifier else "bold $error"), (" v", KEY), SEP,
             ("case ", LABEL), (case, "bold"), (" (inputs changed)" if session.expectation_note() else "", "$warning"),
             (" s", KEY), SEP,
-            (MODE_WORDS[session.mode], mode_style), (" m", KEY),
+            (MODE_NAMES[session.mode], mode_style), (" m", KEY),
         ]
         runner = runner_words(session)
         if runner is not None:  # only when the task ships its own runner

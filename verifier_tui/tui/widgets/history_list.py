@@ -19,9 +19,9 @@ from textual.widgets.option_list import Option
 
 from verifier_tui.engine.model import CapturedText, RunResult
 from verifier_tui.engine.record import replace
-from verifier_tui.tui.widgets.status_style import status_of
 from verifier_tui.engine.verdict import REWARD_KEYS, rewards_json
-from verifier_tui.words import short_reward
+from verifier_tui.tui.widgets.status_style import status_of
+from verifier_tui.words import CHANGED, DOWN, SAME, UP, short_reward
 
 #: Runs whose whole result is kept, so that selecting one shows everything:
 #: the few a user compares with the latest while editing.
@@ -74,19 +74,19 @@ def summary_text(result: RunResult, duration: str) -> str:
 
 def reward_change(result: RunResult, previous: RunResult | None) -> tuple[str, str]:
     """(mark, style) comparing two runs' rewards: ▲ up, ▼ down, = same, ≠ when
-    one of them has no reward."""
+    one of them has no reward (the marks and their meaning: words.LEGEND)."""
     if previous is None:
         return "", ""
     now, before = result.verdict.reward, previous.verdict.reward
     if now is None and before is None:
-        return ("=", "$text-muted") if result.outcome == previous.outcome else ("≠", "$warning")
+        return (SAME, "$text-muted") if result.outcome == previous.outcome else (CHANGED, "$warning")
     if now is None or before is None:
-        return "≠", "$warning"
+        return CHANGED, "$warning"
     if now > before:
-        return "▲", "bold $success"
+        return UP, "bold $success"
     if now < before:
-        return "▼", "bold $error"
-    return "=", "$text-muted"
+        return DOWN, "bold $error"
+    return SAME, "$text-muted"
 
 
 class HistoryList(OptionList):

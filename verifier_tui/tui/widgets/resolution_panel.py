@@ -15,7 +15,7 @@ from textual.widgets import Static
 
 from verifier_tui.engine.diagnosis import shadow_text, stdlib_shadows
 from verifier_tui.tui.widgets.reward_panel import IN_COMMAND
-from verifier_tui.words import LISTED, binding_text, more_text
+from verifier_tui.words import LISTED, MODE_NAMES, binding_text, more_text, tui_words
 
 if TYPE_CHECKING:
     from verifier_tui.tui.display import Display
@@ -31,7 +31,7 @@ class ResolutionPanel(VerticalScroll):
         yield Static(Content("Resolution appears as soon as the runner starts."), id="resolution-body")
 
     def show_message(self, text: str, notices: list[str] = (), style: str = _MUTED) -> None:
-        parts: list[Any] = [(f"⚠ {n}\n", _WARN) for n in notices]
+        parts: list[Any] = [(f"⚠ {tui_words(n)}\n", _WARN) for n in notices]
         parts.append((text, style))
         self.query_one("#resolution-body", Static).update(Content.assemble(*parts))
 
@@ -42,13 +42,14 @@ class ResolutionPanel(VerticalScroll):
 def resolution_content(explain: dict[str, Any], mode: str, fmt: "Display", notices: list[str] = ()) -> Content:
     """Most telling first: contract problems, then how verify is called, where
     nemo_gym.verifiers resolves, and sys.path in full."""
-    parts: list[Any] = [(f"⚠ {fmt.text(n)}\n", _WARN) for n in notices]
+    parts: list[Any] = [(f"⚠ {fmt.words(n)}\n", _WARN) for n in notices]
     if explain.get("error"):
         parts.append((f"The runner could not explain this run: {fmt.text(str(explain['error']))}\n", _PROBLEM))
         return Content.assemble(*parts)
     if explain.get("from_contract"):
-        parts.append(("The task's own runner offers no --explain-to: below is what the runner contract places, "
-                      "not what the runner reported; verify's signature and bindings are unknown.\n", _WARN))
+        parts.append(("The task's own runner does not report its resolution (R runs ours, which does): below is "
+                      "what the runner contract places, not what the runner reported; verify's signature and "
+                      "bindings are unknown.\n", _WARN))
     parts += _problems(explain, mode, fmt)
     parts += _verify(explain, mode, fmt)
     parts += _nemo_gym(explain, fmt)
@@ -62,7 +63,7 @@ def _problems(explain: dict[str, Any], mode: str, fmt: "Display") -> list[Any]:
     parts: list[Any] = []
     problems = explain.get("problems") or []
     for problem in problems[:LISTED]:
-        parts += [("✗ contract problem: ", _PROBLEM), (fmt.text(str(problem)), _PROBLEM), "\n"]
+        parts += [("✗ contract problem: ", _PROBLEM), (fmt.words(str(problem)), _PROBLEM), "\n"]
         hint = _hint(str(problem), mode)
         if hint:
             parts.append((f"  {hint}\n", ""))
@@ -175,7 +176,8 @@ def _environment(explain: dict[str, Any], fmt: "Display") -> list[Any]:
     if held and not fmt.deterministic:
         switches = interpreter_switches(held)
         among = f", among them {', '.join(switches)}" if switches else ""
-        parts.append((f"  held back: {len(held)} more of your environment{among}; --env NAME passes one\n", _MUTED))
+        parts.append((f"  held back: {len(held)} more of your environment{among}; start verifier-tui with --env NAME "
+                      "to pass one\n", _MUTED))
     return parts
 
 
@@ -183,7 +185,7 @@ def _hint(problem: str, mode: str) -> str | None:
     """What to do about a contract problem, in words."""
     if "'response'" in problem and mode == "harbor":
         return ("Harbor never passes a response. Give the parameter a default (response=None) so the task "
-                "also runs under Harbor, or press m to run with a response (environment server mode).")
+                f"also runs under Harbor, or press m to run with a response ({MODE_NAMES['server']}).")
     if "no callable verify" in problem or "not callable" in problem:
         return "The runner calls a top-level callable named verify; define it at module level."
     return None

@@ -58,7 +58,7 @@ def reward_content(result: RunResult, fmt: "Display", banner: str | None = None)
             if near:
                 parts.append((f"  {near}\n", _MUTED))
     for notice in result.notices:
-        parts.append((f"note: {fmt.text(notice)}\n", "$warning"))
+        parts.append((f"note: {fmt.words(notice)}\n", "$warning"))
 
     parts += [(fmt.text(result.outcome_words), "bold"), (f" · {fmt.duration(result.duration_s)}\n", "")]
     parts += _stuck(result, fmt)
@@ -144,10 +144,12 @@ def _why(result: RunResult, fmt: "Display") -> str | None:
         where = f" at {fmt.path(location[0])}:{location[1]}" if location else ""
         return f"raised {error}{where}\n  (the traceback is in stderr: e opens the line, d debugs it in pdb)"
     if outcome is Outcome.CONTRACT_ERROR:
+        if (result.explain or {}).get("problems"):
+            return "the runner refused to call verify: the contract problem is under Resolution"  # said once
         lines = [line for line in result.stderr.text.strip().splitlines() if line.strip()]
         return f"why: {fmt.text(lines[-1]).removeprefix('run_verifier: error: ')}" if lines else "the runner refused to call verify (see the resolution above)"
     if outcome is Outcome.TIMED_OUT:
-        return "the runner and everything it started were stopped (task.toml's timeout_sec or --timeout)"
+        return "the runner and everything it started were stopped when the timeout ran out"
     if outcome is Outcome.KILLED:
         return "something outside the runner ended it"
     if outcome is Outcome.NO_REWARD:

@@ -1,0 +1,92 @@
+"""Words of the headless commands and the README (issue 10): the verdict in
+a line without a stutter, one unit style, one name per mode, the ``watch``
+line, ``breakpoint()``, and a README that documents the legend, every option
+and the types ``verify`` gets."""
+
+from __future__ import annotations
+
+import re
+
+from tests.cli.test_headless import start_watch, stop
+from tests.helpers import PY, REPO, make_task, run_tool
+from verifier_tui.cli import OPTIONS
+
+README = (REPO / "README.md").read_text(encoding="utf-8")
+
+
+def test_the_verdict_line_says_none_once(env, example):
+    done = run_tool(env, "run", example("hello-file"), "--case", "missing-file")
+    assert "verdict: none: Harbor would raise RewardFileNotFoundError: No reward file" in done.stdout
+    assert "no verdict" not in done.stdout
+
+
+def test_a_timeout_and_the_run_s_time_are_in_one_unit_style(env, tmp_path):
+    task_dir = make_task(tmp_path / "t", "import time\ndef verify(workspace):\n    time.sleep(30)\n", timeout=1)
+    done = run_tool(env, "run", task_dir, "--python", PY)
+    assert done.returncode == 124
+    line = next(line for line in done.stdout.splitlines() if line.startswith("timed out"))
+    assert re.fullmatch(r"timed out after 1 s · 1(\.\d+)? s", line), line
+
+
+def test_both_modes_are_named_as_everywhere_else(env, example):
+    done = run_tool(env, "run", example("count-errors"), "--case", "response-json", "--both-modes")
+    assert "✓ environment-server mode (with a response): exit 0" in done.stdout
+    assert "✗ Harbor mode (no response): exit 2" in done.stdout
+    assert f"works in environment-server mode (with a response) but fails in Harbor mode" in done.stdout
+    assert "environment server (with" not in done.stdout
+
+
+def test_breakpoint_in_the_verifier_says_what_happened_and_points_to_the_tui(env, tmp_path):
+    task_dir = make_task(tmp_path / "t", "def verify(workspace):\n    breakpoint()\n    return 1.0\n")
+    done = run_tool(env, "run", task_dir, "--python", PY)
+    assert done.returncode == 1
+    note = next(line for line in done.stdout.splitlines() if "bdb.BdbQuit" in line and line.startswith("note: "))
+    assert "stdin is not a terminal" in note
+    assert "open the task in the TUI (verifier-tui TASK) and press d" in note
+
+
+def test_watch_lines_say_how_each_run_went_against_expected_json(env, example):
+    task_dir = example("hello-file")
+    workspace = task_dir / "cases" / "wrong-text" / "workspace"
+    proc, reader = start_watch(env, task_dir, "--case", "wrong-text", "--python", PY)
+    try:
+        first = reader.next_run()
+        assert "reward written" in first and "reward 0" in first and first.endswith("matches expected")
+        (workspace / "hello.txt").write_text("hello world\n")
+        second = reader.next_run()
+        assert "reward 1" in second and second.endswith("differs from expected")
+        (workspace / "hello.txt").unlink()
+        third = reader.next_run()
+        assert "verifier raised" in third and third.endswith("differs from expected")
+        assert "reward raised" not in third and "raised  reward" not in third
+        # A trigger too long for its column is cut between words, and says so.
+        name = "notes about the greeting written in full.txt"
+        (workspace / name).write_text("x")
+        fourth = reader.next_run()
+        shown = re.search(r"(\S+ about[^…]*)…", fourth).group(1)  # e.g. "workspace/notes about the"
+        assert f"{shown} " in f"workspace/{name}" and len(shown) < len(f"workspace/{name}")
+    finally:
+        code, stderr = stop(proc)
+    assert code == 0 and "Traceback" not in stderr
+
+
+def test_the_readme_documents_the_legend_the_app_shows():
+    from verifier_tui.words import LEGEND
+
+    for _title, marks in LEGEND:
+        for mark, meaning in marks:
+            assert f"| {mark} | {meaning} |" in README, mark
+    assert "| `?` | help: every key, and the marks below |" in README
+
+
+def test_the_readme_documents_every_option_and_verify_s_argument_types():
+    for flags, _commands, _engine, _keywords in OPTIONS:
+        assert any(re.search(rf"(?<![\w-]){re.escape(flag)}(?![\w-])", README) for flag in flags), flags
+    for flag in ("--nemo-gym DIR", "--jobs N", "--poll", "--no-watch"):
+        assert f"- `{flag}" in README, flag
+    for name, kind in (("workspace", "pathlib.Path"), ("task_data", "dict"), ("response", "dict"), ("state", "dict")):
+        assert f"| `{name}` | `{kind}` |" in README, name
+    # The opening two commands stay as they are.
+    assert ("python3 -m venv .venv && .venv/bin/pip install . && .venv/bin/verifier-tui examples/tasks/hello-file"
+            in README)
+    assert "python3 -m venv .venv && .venv/bin/pip install '.[test]' && .venv/bin/python -m pytest" in README

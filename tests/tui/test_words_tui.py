@@ -1,0 +1,117 @@
+"""Words on the screen (issue 10): one legend for the marks, shown by ``?``;
+one unit style; one name per mode; the contract problem said once; the keys
+the TUI user has, never a command-line flag they never typed; and what a
+``breakpoint()`` in the verifier needs."""
+
+from __future__ import annotations
+
+import re
+
+from tests.helpers import make_task
+from tests.tui.app_under_test import SIZE, make_app, screen_text, widget_text
+from verifier_tui.engine.model import Outcome
+
+CONTRACT = "verify requires 'response' without a default"
+
+
+async def test_question_mark_shows_every_mark_of_the_legend_and_every_key(example):
+    from verifier_tui.tui.screens.help import HelpScreen
+    from verifier_tui.words import LEGEND
+
+    app = make_app(example("hello-file"), watch=False)
+    async with app.run_test(size=(120, 60)) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        text = screen_text(app)
+        for _title, marks in LEGEND:
+            for mark, meaning in marks:
+                assert re.search(rf"{re.escape(mark)}\s+{re.escape(meaning)}", text), (mark, meaning)
+        everything = app.screen.query_one("#help-text").content.plain  # scrolled: the keys come after the marks
+        for key in ("r", "w", "m", "b", "a", "s", "v", "f", "p", "t", "e", "d", "c", "o", "?", "q", "esc", "ctrl+p"):
+            assert re.search(rf"^  {re.escape(key)} +[A-Z]", everything, re.M), key
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, HelpScreen)
+        assert "Help: keys and marks  (?)" in [c.title for c in app.get_system_commands(app.main)]
+
+
+async def test_a_raising_case_with_expected_json_is_marked_by_it_as_the_legend_says(example):
+    """missing-file raises, as its expected.json says it should: ✓ (passed), not ! (no reward)."""
+    app = make_app(example("hello-file"), case="missing-file", watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        result = await app.wait_for_runs(1)
+        await pilot.pause()
+        assert result.outcome is Outcome.VERIFIER_RAISED
+        assert re.search(r"✓ missing-file", screen_text(app))
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert "✓  passed: the run matches the case's expected.json" in screen_text(app)
+
+
+async def test_durations_and_timeouts_are_in_one_unit_style(tmp_path):
+    slow = "import time\ndef verify(workspace):\n    time.sleep(30)\n    return 1.0\n"
+    root = make_task(tmp_path / "tasks" / "sleepy", slow, timeout=1)
+    app = make_app(root, watch=False, deterministic=False)
+    async with app.run_test(size=SIZE) as pilot:
+        result = await app.wait_for_runs(1, timeout=30)
+        await pilot.pause()
+        assert result.outcome is Outcome.TIMED_OUT
+        reward = widget_text(app, "#reward-body")
+        # "timed out after 1 s · 1.02 s", never "· 1020 ms" beside a timeout in seconds
+        assert re.search(r"timed out after 1 s · 1(\.\d+)? s\n", reward), reward
+        assert re.search(r"timed out · 1(\.\d+)? s ·", widget_text(app, "#status"))
+
+
+async def test_each_mode_has_one_name_everywhere_on_screen(example):
+    app = make_app(example("count-errors"), case="response-json", watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.pause()
+        assert "environment-server mode m" in widget_text(app, "#header")
+        palette = {c.title: c.help for c in app.get_system_commands(app.main)}
+        assert "Harbor mode" in palette["Toggle mode  (m)"]
+        assert "environment-server mode" in palette["Toggle mode  (m)"]
+        await pilot.press("m")
+        await app.wait_for_runs(2)
+        await pilot.pause()
+        assert "Harbor mode m" in widget_text(app, "#header")
+        assert "(environment-server mode)" in widget_text(app, "#resolution-body")
+        await pilot.press("b")
+        for _ in range(200):  # both runs end on screen as one verdict, not as RunFinished messages
+            await pilot.pause(0.1)
+            if "both modes:" in widget_text(app, "#reward-body"):
+                break
+        verdict = widget_text(app, "#reward-body")
+        assert "environment-server mode ✓" in verdict and "Harbor mode ✗" in verdict
+        for other in ("server mode (response)", "environment server (with", "(environment server)"):
+            assert other not in screen_text(app)
+
+
+async def test_the_contract_problem_is_said_once_and_names_keys_not_flags(example):
+    app = make_app(example("count-errors"), case="harbor-mode", watch=False)
+    async with app.run_test(size=(160, 50)) as pilot:
+        result = await app.wait_for_runs(1)
+        await pilot.pause()
+        assert result.outcome is Outcome.CONTRACT_ERROR
+        resolution = widget_text(app, "#resolution-body")
+        reward = widget_text(app, "#reward-body")
+        # The tool's own words: once, under Resolution (stderr shows what the runner printed).
+        assert resolution.count(CONTRACT) == 1
+        assert CONTRACT not in reward and "the contract problem is under Resolution" in reward
+        # The TUI user never typed --response: the screen names the mode key instead.
+        assert "--response" not in resolution and "--response" not in reward
+        assert "this run has no response" in resolution and "press m" in resolution
+
+
+async def test_breakpoint_in_the_verifier_points_to_d(tmp_path):
+    root = make_task(tmp_path / "tasks" / "stops", "def verify(workspace):\n    breakpoint()\n    return 1.0\n")
+    app = make_app(root, watch=False)
+    async with app.run_test(size=(160, 50)) as pilot:
+        result = await app.wait_for_runs(1)
+        await pilot.pause()
+        assert result.outcome is Outcome.VERIFIER_RAISED
+        reward = " ".join(widget_text(app, "#reward-body").split())
+        assert "bdb.BdbQuit" in reward and "press d: it runs the verifier under pdb in your terminal" in reward
+        assert "verifier-tui TASK" not in reward

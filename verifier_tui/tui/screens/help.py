@@ -1,0 +1,54 @@
+"""The help screen (``?``): every key of the main screen, from the one key
+table (:mod:`verifier_tui.tui.keys`), and the legend of the marks in the
+cases list and the history, from the one legend (:data:`verifier_tui.words.LEGEND`,
+which the README documents)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Label, Static
+
+from verifier_tui.tui.keys import KEYS, shown_key
+from verifier_tui.words import LEGEND
+
+_HEAD = "bold $text-primary"
+
+
+def help_content() -> Content:
+    """The marks first (what the screen shows), then the keys."""
+    parts: list[Any] = []
+    for title, marks in LEGEND:
+        parts.append((f"Marks: {title}\n", _HEAD))
+        for mark, meaning in marks:
+            parts += [(f"  {mark}  ", "bold"), f"{meaning}\n"]
+        parts.append("\n")
+    parts.append(("Keys\n", _HEAD))
+    rows = [(shown_key(key), title, help_text) for key, _a, _w, title, help_text in KEYS]
+    rows += [("esc", "Back to the latest run", "after picking a run in the history"),
+             ("ctrl+p", "Command palette", "every action above, by name")]
+    for key, title, help_text in rows:
+        parts += [(f"  {key:<7}", "bold"), title, (f": {help_text}\n", "$text-muted")]
+    return Content.assemble(*parts)
+
+
+class HelpScreen(ModalScreen[None]):
+    """Dismissed by esc, ? or q."""
+
+    BINDINGS = [Binding("escape", "close", "close"), Binding("question_mark", "close", "close", show=False),
+                Binding("q", "close", "close", show=False)]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="help", classes="dialog"):
+            yield Label(Content("verifier-tui: keys and marks"), classes="dialog-title")
+            with VerticalScroll(id="help-body"):
+                yield Static(help_content(), id="help-text")
+            yield Label(Content("esc, ? or q closes"), classes="dialog-hint")
+
+    def action_close(self) -> None:
+        self.dismiss(None)
