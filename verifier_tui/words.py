@@ -241,6 +241,7 @@ TUI_PHRASES = (
     ("choose one with --task-id ID (t in the TUI; task ids:", "choose one with t (task ids:"),  # engine/task_rows.py
     ("choose a row with --task-id ID", "choose a row with t"),  # engine/task_rows.py
     ("open the task in the TUI (verifier-tui TASK) and press d", "press d"),  # engine/diagnosis.py
+    ("--runner task (R in the TUI) runs the task's own", "R runs the task's own"),  # engine/task_kinds.py
     ("Run with an interpreter that has it: --python EXE", "Start verifier-tui again with an interpreter that has "
      "it (--python EXE)"),  # engine/diagnosis.py
 )

@@ -62,6 +62,8 @@ async def test_r_shift_runs_the_tasks_own_runner_and_back(tmp_path):
         assert first.verdict.rewards == {"reward": 1.0}
         await pilot.pause()
         assert "our runner (the task's differs) R" in widget_text(app, "#header")
+        resolution = widget_text(app, "#resolution-body")
+        assert "R runs the task's own" in resolution and "--runner" not in resolution  # the key, not the flag
         assert "R runner" in screen_text(app).splitlines()[-1]  # offered in the footer
         assert "Toggle runner  (R)" in [c.title for c in app.get_system_commands(app.main)]
         await pilot.press("R")
