@@ -155,7 +155,7 @@ async def test_command_palette_lists_and_runs_our_commands(example):
 
 
 async def test_every_key_is_in_the_footer_and_the_palette(example):
-    from verifier_tui.tui.keys import KEYS
+    from verifier_tui.tui.keys import KEYS, shown_key
 
     app = make_app(example("hello-file"), watch=False)
     async with app.run_test(size=(160, 45)) as pilot:
@@ -166,9 +166,10 @@ async def test_every_key_is_in_the_footer_and_the_palette(example):
         for key, action, word, title, _help in KEYS:
             if action == "toggle_runner":
                 continue  # only for a task that ships its own runner (tests/tui/test_recognition_tui.py)
-            assert f"{key} " in footer, key
+            if action != "help":  # ? is left out of the footer, which must fit 100 columns
+                assert f"{key} " in footer, key
             if action != "app.quit":
-                assert f"{title}  ({key})" in titles
+                assert f"{title}  ({shown_key(key)})" in titles
         assert "choose" in footer and "^p palette" in footer
 
 
