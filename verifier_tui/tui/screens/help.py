@@ -50,5 +50,8 @@ class HelpScreen(ModalScreen[None]):
                 yield Static(help_content(), id="help-text")
             yield Label(Content("esc, ? or q closes"), classes="dialog-hint")
 
+    def on_mount(self) -> None:
+        self.query_one("#help-body").focus()  # the arrows and page keys scroll it
+
     def action_close(self) -> None:
         self.dismiss(None)
