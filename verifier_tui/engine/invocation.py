@@ -18,6 +18,7 @@ from verifier_tui.engine.model import (
     ResponseSource,
     RunResult,
     Verdict,
+    duration_text,
 )
 from verifier_tui.engine.record import field, record
 from verifier_tui.engine.interpreter import PROBE_TIMEOUT_S, SHIM_REFUSAL_EXIT, probe_interpreter, shim_refusal
@@ -378,7 +379,7 @@ def no_explanation(prepared: Prepared, done: ProcessResult) -> dict[str, Any]:
     """The explain document when the runner wrote none: why, in words."""
     if done.timed_out:
         # Explaining imports the verifier module, so its top-level code runs: it never finished.
-        why = (f"the runner did not finish explaining: it timed out after {prepared.spec.timeout_s:g} s while "
+        why = (f"the runner did not finish explaining: it timed out after {duration_text(prepared.spec.timeout_s)} while "
                "importing the verifier (its top-level code runs on import)")
     elif done.signal is not None:
         why = f"the runner was killed by signal {done.signal} before it could explain"
