@@ -16,6 +16,7 @@ from verifier_tui.engine.harbor.folders import (
     open_harbor,
     select_trial,
 )
+from verifier_tui.engine.harbor.reading import read_json
 from verifier_tui.engine.harbor.walkthrough import job_listing, walk_trial
 
 PASSED = {"rewards": {"reward": 1.0}, "verifier_files": {"test-stdout.txt": "", "reward.txt": "1.0"}}
@@ -166,6 +167,19 @@ def test_a_job_with_several_trials_lists_each_with_its_sandbox_verdict(task, run
     assert opened.trial("demo__bbbbbbb").name == "demo__bbbbbbb"
     with pytest.raises(HarborFolderError, match="no trial 'x'.*demo__aaaaaaa"):
         opened.trial("x")
+
+
+def test_result_json_cut_at_any_byte_is_truncated_not_invalid(task, runs):
+    # Harbor stopped mid-write leaves a prefix of its own JSON: a cut inside
+    # `true`, `null` or a number must read as cut short, never as a bad file.
+    trial = make_trial(runs / "jobs" / "j" / "demo__aaaaaaa", task=task(), **PASSED)
+    data = json.loads((trial / "result.json").read_text(encoding="utf-8"))
+    data["task_name"] = "café-∑"  # Harbor writes UTF-8 as is: a cut may split a character
+    whole = json.dumps(data, indent=4, ensure_ascii=False).encode("utf-8")
+    for end in range(1, len(whole.rstrip()) - 1):
+        (trial / "result.json").write_bytes(whole[:end])
+        state = read_json(trial / "result.json")
+        assert state.state == "truncated", (whole[max(0, end - 20):end], state.problem)
 
 
 def test_an_unreadable_or_odd_config_is_named_not_raised(task, runs):

@@ -86,12 +86,20 @@ def read_json(path: Path) -> JsonFile:
     if not raw.strip():
         return JsonFile(path, "truncated", problem=f"{path.name} is empty: Harbor was stopped while writing it")
     try:
-        data = json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if exc.reason == "unexpected end of data":  # a character cut in half at the end
+            return JsonFile(path, "truncated",
+                            problem=f"{path.name} is cut short: Harbor was stopped while writing it")
         return JsonFile(path, "invalid", problem=f"{path.name} is not UTF-8 text")
+    try:
+        data = json.loads(text)
     except ValueError as exc:
-        # A prefix of Harbor's output fails at its very end, or inside a string it cut.
-        cut = getattr(exc, "pos", 0) >= len(raw.rstrip()) - 1 or str(exc).startswith("Unterminated string")
+        # A prefix of Harbor's output fails in its last token (a cut `true`,
+        # `nul`, number or nothing at all), or inside a string it cut; a bad
+        # file fails with JSON's punctuation still after the error.
+        rest = text[getattr(exc, "pos", 0):].rstrip()
+        cut = not any(c in '{}[],:"' for c in rest) or str(exc).startswith("Unterminated string")
         if cut:
             return JsonFile(path, "truncated",
                             problem=f"{path.name} is cut short: Harbor was stopped while writing it")
