@@ -22,8 +22,6 @@ from verifier_tui.engine.harbor.folders import find_harbor_folder
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
-
     from verifier_tui.engine.harbor.folders import Job, Trial
     from verifier_tui.engine.harbor.trial_session import Replayed, TrialSession
 
@@ -38,30 +36,16 @@ NOT_FOR_TRIALS = {
 }
 
 
-def _out(text: str = "") -> None:
-    # Through verifier_tui.terminal, as every headless line: escape codes from
-    # the verifier shown harmlessly, any encoding, a closed pipe no crash.
-    terminal.line(terminal.plain_text(text))
-
-
 def _say(text: str = "") -> None:
     """A line of the tool's own words (paths shortened; the outputs are printed as they are)."""
     from verifier_tui.trial_words import shown
 
-    _out(shown(text))
+    terminal.out(shown(text))
 
 
 def _fail(message: str) -> int:
     terminal.error(message)
     return 2
-
-
-def dump_json(data: Any, indent: int | None = 2) -> str:
-    return terminal.json_text(data, indent=indent)
-
-
-def _out_json(data: Any, indent: int | None = 2) -> None:
-    terminal.line(dump_json(data, indent))
 
 
 def dispatch(args, command: str) -> int | None:
@@ -123,7 +107,7 @@ def run_command(args) -> int:
     with opened:
         replayed = opened.run(trigger="command line")
         if args.json:
-            _out_json(opened.to_json(replayed))
+            terminal.out_json(opened.to_json(replayed))
         else:
             print_walkthrough(opened, replayed)
     return replayed.local.exit_status if replayed.local is not None else 2
@@ -175,12 +159,12 @@ def print_walkthrough(opened: TrialSession, replayed: Replayed) -> None:
     for note in [*walk.notes, *walk.trial.absent, *(replayed.local.notices if replayed.local else [])]:
         _say(f"  note: {note}")
     _say(f"── sandbox: verifier/test-stdout.txt {'─' * 30}")
-    _out(side.mapped_output.rstrip("\n") or "(empty)")
+    terminal.out(side.mapped_output.rstrip("\n") or "(empty)")
     if replayed.local is not None:
         for name, captured in (("stdout", replayed.local.stdout), ("stderr", replayed.local.stderr)):
             if captured.text.strip():
                 _say(f"── replay: {name} {'─' * 40}")
-                _out(captured.text.rstrip("\n"))
+                terminal.out(captured.text.rstrip("\n"))
 
 
 def print_phases(opened: TrialSession, replayed: Replayed) -> None:
@@ -233,7 +217,7 @@ def explain_command(args) -> int:
         data["local_skipped"] = opened.skipped or "explain does not call verify"
         data["explain"] = explain
         if args.json:
-            _out_json(data)
+            terminal.out_json(data)
             return 0 if explain is not None and "error" not in explain else 2
         from verifier_tui.trial_words import PHASE_MARKS, agreement_words, task_words, trial_header, verdict_words
 
@@ -301,11 +285,11 @@ def test_command(args) -> int:
         if args.junit:
             write_junit(args.junit, found, sessions, replays, wall)
         if args.json:
-            _out_json({"path": str(found.path), "name": found.name, "agree": agree, "differ": differ,
+            terminal.out_json({"path": str(found.path), "name": found.name, "agree": agree, "differ": differ,
                        "not_compared": unknown, "duration_s": round(wall, 3), "trials": summaries})
         else:
             print_job_table(found, sessions, replays)
-            _out(f"{agree} agree, {differ} differ, {unknown} not compared")
+            terminal.out(f"{agree} agree, {differ} differ, {unknown} not compared")
     finally:
         for session in sessions:
             session.close()
@@ -410,9 +394,9 @@ def watch_command(args) -> int:
         if not args.json:
             from verifier_tui.trial_words import trial_header, verdict_words
 
-            _out(trial_header(opened.walk))
-            _out(f"sandbox: {verdict_words(opened.walk.sandbox.verdict)} (as recorded; it does not change)")
-            _out("watching the task for changes; each replay is compared with the sandbox; Ctrl+C stops")
+            terminal.out(trial_header(opened.walk))
+            terminal.out(f"sandbox: {verdict_words(opened.walk.sandbox.verdict)} (as recorded; it does not change)")
+            terminal.out("watching the task for changes; each replay is compared with the sandbox; Ctrl+C stops")
         from verifier_tui.engine.watch.channel import WatchError
 
         replays: list[Replayed] = []
@@ -424,7 +408,7 @@ def watch_command(args) -> int:
             hint = "" if args.poll else " (--poll watches without OS events)"
             return _fail(f"{exc}{hint}")
         if not args.json:
-            _out(f"stopped after {len(replays)} replay(s)")
+            terminal.out(f"stopped after {len(replays)} replay(s)")
         return 0
 
 
@@ -437,9 +421,9 @@ async def _watch(opened: TrialSession, args, replays: list[Replayed]) -> None:
         replayed = await opened.arun(trigger=trigger)
         replays.append(replayed)
         if args.json:
-            _out_json(opened.to_json(replayed), indent=None)
+            terminal.out_json(opened.to_json(replayed), indent=None)
         else:
-            _out(watch_line(len(replays), trigger, replayed))
+            terminal.out(watch_line(len(replays), trigger, replayed))
         terminal.flush()
         if terminal.reader_gone():
             live.stop_watching()  # nobody reads any more: stop, as watch does on a task
@@ -475,17 +459,17 @@ def both_modes_command(args) -> int:
             data = both.to_json()
             data = {"task": str(session.task.root), "case": session.case.name if session.case else None,
                     "verifier": str(session.verifier), **data}
-            _out_json(data)
+            terminal.out_json(data)
             return both.exit_status
-        _out(f"task {session.task.name} · case {session.case.name if session.case else 'none'} · both modes")
+        terminal.out(f"task {session.task.name} · case {session.case.name if session.case else 'none'} · both modes")
         for label, result in ((mode_text("server"), both.server), (mode_text("harbor"), both.harbor)):
             mark = {True: "✓", False: "✗", None: "-"}[works(result)]
             if result is None:
-                _out(f"{mark} {label}: not run: {both.server_skipped}")
+                terminal.out(f"{mark} {label}: not run: {both.server_skipped}")
                 continue
-            _out(f"{mark} {label}: {result.outcome_words} · {verdict_line(result)}")
+            terminal.out(f"{mark} {label}: {result.outcome_words} · {verdict_line(result)}")
             problems = (result.explain or {}).get("problems") or []
             for problem in problems:
-                _out(f"    contract: {problem}")
-        _out(both.summary())
+                terminal.out(f"    contract: {problem}")
+        terminal.out(both.summary())
         return both.exit_status

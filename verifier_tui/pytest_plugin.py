@@ -164,7 +164,7 @@ class VerifierCase(pytest.Item):
             if self.group.session is None:  # a trial of a Harbor job: what `run TRIAL` prints
                 return "\n".join([f"{self.nodeid}: the replay did not end as the sandbox's run did",
                                   trial_report(self.case.session, error.result)])
-            from verifier_tui.headless import result_lines
+            from verifier_tui.report import result_lines
             from verifier_tui.terminal import plain_text
 
             lines = result_lines(self.group.session, error.result)

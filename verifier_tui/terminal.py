@@ -98,6 +98,17 @@ def line(text: str = "", stream: str = "stdout") -> None:
     write(text + "\n", stream)
 
 
+def out(text: str = "") -> None:
+    """One line of a headless command's readable output: the verifier's text
+    in it made harmless (escape codes shown, any encoding, a closed pipe)."""
+    line(plain_text(text))
+
+
+def out_json(data: Any, indent: int | None = 2) -> None:
+    """One ``--json`` document (docs/json-output.md) on stdout."""
+    line(json_text(data, indent=indent))
+
+
 def error(text: str) -> None:
     """``verifier-tui: <text>`` on stderr, on one line: bad input gets one
     clear line, whatever the text held (newlines, escape codes)."""
