@@ -4,6 +4,13 @@ The TUI and the headless commands both drive a :class:`Session`. It owns the
 scratch folder (removed on :meth:`close`), keeps one staged layout per
 selection so re-runs only copy what changed, and builds a :class:`RunSpec`
 from the current choices.
+
+Over 500 lines on purpose: it is the one object both faces drive, and its
+methods read best together (a choice, the spec it makes, a run of it, and
+which file changes feed it). What a run does lives elsewhere
+(:mod:`~verifier_tui.engine.invocation`, :mod:`~verifier_tui.engine.results`,
+:mod:`~verifier_tui.engine.process`); split further, the class would need
+mixins, which is what the code shape work removed.
 """
 
 from __future__ import annotations
@@ -22,16 +29,8 @@ from verifier_tui.engine.discovery import (
 )
 from verifier_tui.engine.model import ResponseSource, RunResult
 from verifier_tui.engine.record import record, replace
-from verifier_tui.engine.invocation import (
-    DEFAULT_TIMEOUT_S,
-    Prepared,
-    RunSpec,
-    collect,
-    map_paths,
-    no_explanation,
-    prepare,
-    read_explain,
-)
+from verifier_tui.engine.invocation import DEFAULT_TIMEOUT_S, EXPLAIN_FILE, Prepared, RunSpec, prepare
+from verifier_tui.engine.results import collect, map_paths, no_explanation, read_explain
 from verifier_tui.engine.isolation import NAMESPACE, Isolation
 from verifier_tui.engine.isolation import choose as choose_isolation
 from verifier_tui.engine.isolation import requested as requested_isolation
@@ -609,7 +608,7 @@ async def _wait_for_explain(prepared: Prepared, on_explain: Callable[[dict[str, 
     slow verifier is still running)."""
     import asyncio
 
-    path = prepared.stage.inputs_dir / "explain.json"
+    path = prepared.stage.inputs_dir / EXPLAIN_FILE
     while True:
         if path.exists():
             data = read_explain(prepared)

@@ -12,6 +12,9 @@ Harbor itself tells them apart by ``job.log`` against ``trial.log``.
 Every file may be missing, cut short or malformed (Harbor killed mid-write, a
 hand-edited folder, an older Harbor): that is recorded as a state with words,
 never raised. Only "this is neither a trial nor a job" raises.
+
+About 500 lines: one reader per Harbor file of a trial or job, kept together
+so the layout they mirror can be checked against Harbor's in one place.
 """
 
 from __future__ import annotations

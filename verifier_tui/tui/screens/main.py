@@ -6,6 +6,12 @@ Each chooser is one flow: a worker that pushes the chooser, awaits the choice
 and applies it (what a chooser offers is built in
 :mod:`~verifier_tui.tui.chooser_options`). Every action that can fail says why
 on screen; none raises.
+
+Over 500 lines on purpose: one action (and, for a chooser, one flow) per
+key of the one screen that has the keys, each a few lines. The keys
+(:mod:`~verifier_tui.tui.keys`), the widgets, the chooser options and the
+runs (:mod:`~verifier_tui.tui.run_controller`) live in their own modules;
+what remains here is what each key does.
 """
 
 from __future__ import annotations

@@ -1,0 +1,271 @@
+"""What a finished run left, read back: :func:`collect` turns the process
+driver's result and the staged reward folder into a
+:class:`~verifier_tui.engine.model.RunResult` (Harbor's verdict, the
+outcome in words, the runner's explanation and phases), every scratch path
+mapped back to the user's own files."""
+
+from __future__ import annotations
+
+import json
+
+from verifier_tui.engine.interpreter import SHIM_REFUSAL_EXIT
+from verifier_tui.engine.invocation import EXPLAIN_FILE, PHASES_FILE, Prepared
+from verifier_tui.engine.model import CapturedText, Outcome, RunResult, Verdict, duration_text
+
+TYPE_CHECKING = False  # typing is not imported at run time: start-up is measured
+if TYPE_CHECKING:
+    from typing import Any
+
+    from verifier_tui.engine.process import ProcessResult
+
+
+def map_paths(text: str, path_map: list[tuple[str, str]]) -> str:
+    """Scratch paths in ``text`` replaced by the user's own (longest first)."""
+    if not text:
+        return text
+    for scratch, user in path_map:
+        if scratch in text:
+            text = text.replace(scratch, user)
+    return text
+
+
+def map_json(value: Any, path_map: list[tuple[str, str]]) -> Any:
+    if isinstance(value, str):
+        return map_paths(value, path_map)
+    if isinstance(value, list):
+        return [map_json(v, path_map) for v in value]
+    if isinstance(value, dict):
+        return {k: map_json(v, path_map) for k, v in value.items()}
+    return value
+
+
+def read_explain(prepared: Prepared, stdout_text: str | None = None) -> dict[str, Any] | None:
+    """The runner's explain document, with paths mapped to the user's, cut to
+    the shape the runner writes (the verifier can reach the file: see
+    :mod:`verifier_tui.engine.readback`), plus the environment the runner got
+    (``environment``: see :class:`~verifier_tui.engine.environment.ChildEnvironment`)."""
+    from verifier_tui.engine.readback import EXPLAIN_SHAPE, checked_document
+
+    if stdout_text is not None:
+        raw = stdout_text
+    else:
+        try:
+            raw = (prepared.stage.inputs_dir / EXPLAIN_FILE).read_text(encoding="utf-8")
+        except (OSError, ValueError):  # gone, or not UTF-8 (UnicodeDecodeError)
+            return None
+    try:
+        data = checked_document(json.loads(raw), EXPLAIN_SHAPE)
+    except (ValueError, RecursionError):
+        return None
+    if data is None:
+        return None
+    data = map_json(with_module_roles(data), prepared.path_map)
+    if prepared.environment is not None:
+        data["environment"] = prepared.environment.to_json()
+    return data
+
+
+def no_explanation(prepared: Prepared, done: ProcessResult) -> dict[str, Any]:
+    """The explain document when the runner wrote none: why, in words."""
+    if done.timed_out:
+        # Explaining imports the verifier module, so its top-level code runs: it never finished.
+        why = (f"the runner did not finish explaining: it timed out after {duration_text(prepared.spec.timeout_s)} while "
+               "importing the verifier (its top-level code runs on import)")
+    elif done.signal is not None:
+        why = f"the runner was killed by signal {done.signal} before it could explain"
+    else:
+        why = "the runner gave no explanation"
+    return {"error": why, "stderr": map_paths(done.stderr.text, prepared.path_map), "exit_code": done.returncode,
+            "timed_out": bool(done.timed_out)}
+
+
+def contract_explanation(prepared: Prepared) -> dict[str, Any] | None:
+    """What can be known of a run by the task's own runner when it offers no
+    --explain-to: the import path the runner contract places (its .ng folder,
+    the verifier's folder, the tests folder) and where nemo_gym.verifiers is
+    vendored, in the shape of the explain document, marked ``from_contract``.
+    Not the runner's report: the signature and bindings stay unknown."""
+    spec = prepared.spec
+    if spec.runner is None or spec.runner.knows_explain_to or spec.explain_only:
+        return None
+    stage = prepared.stage
+    staged_verifier = stage.tests_dir / spec.task.staged_name(spec.verifier)
+    rows: list[dict[str, Any]] = []
+    for folder, role in ((stage.ng_dir, "vendored helpers"), (staged_verifier.parent, "verifier's folder"),
+                         (stage.tests_dir, "tests folder")):
+        same = next((r for r in rows if r["path"] == str(folder)), None)
+        if same is not None:
+            same["roles"].append(role)
+            continue
+        rows.append({"index": len(rows), "path": str(folder), "role": role, "roles": [role], "exists": folder.is_dir()})
+    vendored = stage.ng_dir / "nemo_gym" / "verifiers"
+    resolved = str(vendored) if (vendored / "__init__.py").is_file() else None
+    document = {
+        "from_contract": True,
+        "sys_path": rows,
+        "modules": {"nemo_gym.verifiers": {"resolved": resolved, "shadowed": []}},
+        "verify": None,
+        "parameters": [],
+        "problems": [],
+    }
+    document = map_json(with_module_roles(document), prepared.path_map)
+    if prepared.environment is not None:
+        document["environment"] = prepared.environment.to_json()
+    return document
+
+
+def with_module_roles(document: dict[str, Any]) -> dict[str, Any]:
+    """Each module in ``modules`` given a ``role``: the role of the sys.path
+    entry it resolves under (``"vendored helpers"`` for the copy staged beside
+    the runner), None when it does not resolve. Worked out on the staged
+    paths, before they are mapped to the user's: a vendored copy maps back to
+    the folder it was copied from, outside every sys.path entry."""
+    rows = [r for r in document.get("sys_path") or [] if isinstance(r, dict) and isinstance(r.get("path"), str)]
+    for info in (document.get("modules") or {}).values():
+        if not isinstance(info, dict):
+            continue
+        resolved = info.get("resolved")
+        holders = [r for r in rows if isinstance(resolved, str) and r["path"]
+                   and (resolved == r["path"] or resolved.startswith(r["path"].rstrip("/") + "/"))]
+        info["role"] = max(holders, key=lambda r: len(r["path"]))["role"] if holders else None
+    return document
+
+
+def read_phases(prepared: Prepared) -> list[dict[str, Any]] | None:
+    """The runner's ``--phases-to`` lines (paths mapped), None when not asked
+    for. A line cut short by a kill is left out: each whole line was on disk
+    before the run went on."""
+    spec = prepared.spec
+    if not spec.phases or spec.explain_only or (spec.runner is not None and not spec.runner.knows_phases_to):
+        return None
+    try:
+        raw = (prepared.stage.inputs_dir / PHASES_FILE).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return []
+    lines = []
+    for text in raw.splitlines():
+        try:
+            line = json.loads(text)
+        except ValueError:
+            continue
+        if isinstance(line, dict):
+            lines.append(map_json(line, prepared.path_map))
+    return lines
+
+
+def outcome_of(returncode: int | None, signal: int | None, timed_out: bool, start_error: str | None,
+               verdict: Verdict | None = None) -> Outcome:
+    """What happened, from the runner's exit and the reward folder. Exit 0
+    means "a reward file was written" only when the folder agrees: a verifier
+    that ends the interpreter itself (``os._exit(0)``) exits 0 with nothing
+    written, and Harbor would score RewardFileNotFoundError (or fail on
+    whatever file is there): that is :attr:`Outcome.NO_REWARD`."""
+    if start_error is not None:
+        return Outcome.COULD_NOT_START
+    if timed_out:
+        return Outcome.TIMED_OUT
+    if signal is not None:
+        return Outcome.KILLED
+    if returncode == 0 and verdict is not None and not verdict.ok:
+        return Outcome.NO_REWARD
+    return {0: Outcome.REWARD_WRITTEN, 1: Outcome.VERIFIER_RAISED, 2: Outcome.CONTRACT_ERROR}.get(
+        returncode, Outcome.UNEXPECTED_EXIT
+    )
+
+
+def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, sequence: int) -> RunResult:
+    """Turn what the child did into a RunResult (verdict read from the staged
+    reward folder, paths mapped back to the user's files). ``done`` is what the
+    process driver returned; ``None`` when the run could not start."""
+    from verifier_tui.engine.diagnosis import (
+        debugger_notice,
+        missing_module_notice,
+        never_awaited,
+        never_awaited_warning,
+    )
+    from verifier_tui.engine.verdict import harbor_verdict, read_reward_files
+
+    if done is None:
+        returncode = signal = None
+        timed_out, start_error, duration_s, pipe_wait_s = False, prepared.start_error, 0.0, 0.0
+        stdout = stderr = CapturedText()
+        if prepared.shim_refusal is not None and start_error is None:
+            returncode = SHIM_REFUSAL_EXIT  # what test.sh exits with: the runner never ran
+            stderr = CapturedText(prepared.shim_refusal + "\n", total_bytes=len(prepared.shim_refusal) + 1)
+        strays, written = [], []
+    else:
+        from verifier_tui.engine.containment import settle
+
+        settled = settle(prepared, done)
+        returncode, signal, timed_out = settled.returncode, settled.signal, done.timed_out
+        start_error, duration_s, pipe_wait_s = settled.start_error, done.duration_s, done.pipe_wait_s
+        stdout, stderr = done.stdout, done.stderr
+        strays, written = settled.strays, settled.written
+    spec = prepared.spec
+    stack = None
+    reward_dir = prepared.stage.reward_dir
+    reward_files = read_reward_files(reward_dir)
+    verdict = harbor_verdict(reward_dir)
+    pm = prepared.path_map
+    stdout = CapturedText(map_paths(stdout.head, pm), map_paths(stdout.tail, pm), stdout.dropped_bytes, stdout.total_bytes)
+    stderr = CapturedText(map_paths(stderr.head, pm), map_paths(stderr.tail, pm), stderr.dropped_bytes, stderr.total_bytes)
+    if timed_out and done is not None:
+        from verifier_tui.engine.stacks import take_stack
+
+        stderr, stack = take_stack(prepared, stderr, done.asked_before_kill)
+    if verdict.message:
+        verdict = Verdict(verdict.rewards, verdict.error, map_paths(verdict.message, pm), verdict.source, verdict.warnings)
+    unawaited = never_awaited(stdout.text, stderr.text)
+    if unawaited:  # beside the verdict: it is about whether the score can be trusted
+        verdict = Verdict(verdict.rewards, verdict.error, verdict.message, verdict.source,
+                          (*verdict.warnings, never_awaited_warning(unawaited)))
+    notices = list(prepared.notices)
+    missing = missing_module_notice(stderr.text, spec.task.root, [spec.task.tests_dir, spec.verifier.parent],
+                                    spec.python)
+    if missing is not None:
+        notices.append(missing)
+    quit_pdb = debugger_notice(stderr.text)
+    if quit_pdb is not None:
+        notices.append(quit_pdb)
+    outcome = outcome_of(returncode, signal, timed_out, start_error, verdict)
+    if done is None and returncode == SHIM_REFUSAL_EXIT:
+        outcome = Outcome.REFUSED_BY_SHIM
+    if strays:
+        shown = "; ".join(c[:120] for c in strays[:3]) + (f"; +{len(strays) - 3} more" if len(strays) > 3 else "")
+        notices.append(f"the run left {len(strays)} process(es) running, ended when it was over: {shown}")
+    if written:
+        shown = ", ".join(written[:5]) + (f" +{len(written) - 5} more" if len(written) > 5 else "")
+        notices.append(f"the run wrote your own files (outside its scratch folder): {shown}")
+    return RunResult(
+        outcome=outcome,
+        exit_code=returncode if signal is None and not timed_out else None,
+        signal=signal,
+        duration_s=duration_s,
+        pipe_wait_s=pipe_wait_s,
+        reward_files=reward_files,
+        verdict=verdict,
+        stdout=stdout,
+        stderr=stderr,
+        explain=read_explain(prepared) or (contract_explanation(prepared) if done is not None else None),
+        phases=read_phases(prepared),
+        case=spec.case,
+        verifier=spec.verifier,
+        workspace=spec.workspace,
+        response=spec.response,
+        task_data=spec.task_data,
+        expected=spec.expected,
+        python=spec.python,
+        timeout_s=spec.timeout_s,
+        command=prepared.reproduce,
+        trigger=trigger,
+        notices=notices,
+        start_error=map_paths(start_error, pm) if start_error else None,
+        sequence=sequence,
+        task_id=spec.task_id,
+        task_refused=spec.task.config.refused,
+        environment=prepared.environment.to_json() if prepared.environment is not None else None,
+        sandbox="namespace" if prepared.stage.namespace else "copy",
+        strays=[map_paths(c, pm) for c in strays],
+        user_files_written=written,
+        stack=stack,
+    )
