@@ -16,11 +16,11 @@ folder (:func:`dispatch`); only that check is imported on every command.
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 from verifier_tui import terminal
 from verifier_tui.engine.harbor.folders import find_harbor_folder
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from verifier_tui.engine.harbor.folders import Job, Trial
     from verifier_tui.engine.harbor.trial_session import Replayed, TrialSession

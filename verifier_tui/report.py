@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from verifier_tui import terminal
 from verifier_tui.engine.model import RunResult
@@ -36,7 +37,6 @@ from verifier_tui.words import (
     verdict_line,
 )
 
-TYPE_CHECKING = False  # typing is not imported at run time: start-up is measured
 if TYPE_CHECKING:
     from typing import Any
 

@@ -29,8 +29,8 @@ import math
 import os
 import re
 import sys
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False  # typing is not imported at run time: start-up is measured
 if TYPE_CHECKING:
     from typing import Any, TextIO
 

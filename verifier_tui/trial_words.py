@@ -5,11 +5,11 @@ the screen's styles stay in the TUI."""
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from verifier_tui.engine.harbor.phases import DONE, FAILED, NOT_REACHED, STOPPED, UNKNOWN
 from verifier_tui.words import duration_text, format_number
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 # One formatter for every duration and timeout, and one name per mode: the
 # engine's, which its own words use too.
@@ -17,7 +18,6 @@ from verifier_tui.engine.verdict import rewards_json
 
 __all__ = ["MODE_NAMES", "duration_text"]
 
-TYPE_CHECKING = False  # typing is not imported at run time: start-up is measured
 if TYPE_CHECKING:
     from typing import Any, Callable
 

@@ -9,10 +9,11 @@ makes that plain for any case, not only for trials.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from verifier_tui.engine.model import MODE_NAMES, Outcome, RunResult
 from verifier_tui.engine.record import record, replace
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

@@ -18,8 +18,8 @@ from __future__ import annotations
 import json
 import os
 import stat
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False  # typing is not imported at run time: start-up is measured
 if TYPE_CHECKING:
     from typing import Any, Callable
 

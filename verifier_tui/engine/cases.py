@@ -8,12 +8,12 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from verifier_tui.engine.model import Expectation, ResponseSource
 from verifier_tui.engine.record import field, record
 from verifier_tui.engine.task_rows import CASE_TASK_ID_FILE, TaskRows, case_task_id, no_such_row
 
-TYPE_CHECKING = False  # typing is not imported at run time: start-up is measured
 if TYPE_CHECKING:
     from typing import Any
 

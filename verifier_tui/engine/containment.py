@@ -11,10 +11,11 @@ before and after the run (:mod:`.user_files`) to report what it wrote.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from verifier_tui.engine import isolation, strays, user_files
 from verifier_tui.engine.record import record
 
-TYPE_CHECKING = False  # typing is not imported at run time: start-up is measured
 if TYPE_CHECKING:
     from verifier_tui.engine.invocation import Prepared
     from verifier_tui.engine.process import ProcessResult

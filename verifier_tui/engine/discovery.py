@@ -14,6 +14,7 @@ import os
 import re
 import stat
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from verifier_tui.engine import cache
 from verifier_tui.engine.cases import Case, find_cases, load_case
@@ -35,7 +36,6 @@ from verifier_tui.engine.task_rows import TaskRows, read_task_rows, tasks_file
 from verifier_tui.runner_source import runner_path
 from verifier_tui.engine.task_config import TaskConfig, parse_task_config
 
-TYPE_CHECKING = False  # typing is not imported at run time: start-up is measured
 if TYPE_CHECKING:
     from typing import Any
 

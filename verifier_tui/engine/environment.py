@@ -24,10 +24,10 @@ from __future__ import annotations
 
 import os
 import re
+from typing import TYPE_CHECKING
 
 from verifier_tui.engine.record import field, record
 
-TYPE_CHECKING = False  # typing is not imported at run time: start-up is measured
 if TYPE_CHECKING:
     from typing import Any, Iterable, Mapping
 

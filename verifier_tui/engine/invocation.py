@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from verifier_tui.engine.cases import wrap_text_response
 from verifier_tui.engine.discovery import Task
@@ -19,7 +20,6 @@ from verifier_tui.engine.stage import Stage, StagingError
 from verifier_tui.engine.task_kinds import OwnRunner, verifiers_folder
 from verifier_tui.engine.task_rows import staged_row_text
 
-TYPE_CHECKING = False  # typing is not imported at run time: start-up is measured
 if TYPE_CHECKING:
     from typing import Any
 

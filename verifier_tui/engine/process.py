@@ -34,12 +34,12 @@ import selectors
 import signal
 import subprocess
 import time
+from typing import TYPE_CHECKING
 
 from verifier_tui.engine.capture import DEFAULT_CAP_BYTES, BoundedCapture
 from verifier_tui.engine.model import CapturedText
 from verifier_tui.engine.record import record
 
-TYPE_CHECKING = False  # typing is not imported at run time: start-up is measured
 if TYPE_CHECKING:
     from pathlib import Path
     from typing import Callable

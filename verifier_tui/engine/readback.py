@@ -13,7 +13,8 @@ and their owners' checks.
 
 from __future__ import annotations
 
-TYPE_CHECKING = False  # typing is not imported at run time: start-up is measured
+from typing import TYPE_CHECKING
+
 if TYPE_CHECKING:
     from typing import Any
 

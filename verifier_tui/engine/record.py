@@ -12,7 +12,8 @@ some fields changed. Type checkers see ``@dataclass`` itself.
 
 from __future__ import annotations
 
-TYPE_CHECKING = False
+from typing import TYPE_CHECKING
+
 if TYPE_CHECKING:
     from dataclasses import dataclass as record
     from dataclasses import field

@@ -7,12 +7,12 @@ mapped back to the user's own files."""
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 from verifier_tui.engine.interpreter import SHIM_REFUSAL_EXIT
 from verifier_tui.engine.invocation import EXPLAIN_FILE, PHASES_FILE, Prepared
 from verifier_tui.engine.model import CapturedText, Outcome, RunResult, Verdict, duration_text
 
-TYPE_CHECKING = False  # typing is not imported at run time: start-up is measured
 if TYPE_CHECKING:
     from typing import Any
 

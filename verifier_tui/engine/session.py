@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from verifier_tui.engine.cases import Case, default_task_data, defines_a_case
 from verifier_tui.engine.discovery import (
@@ -39,7 +40,6 @@ from verifier_tui.engine.stage import Scratch, Stage
 from verifier_tui.engine.task_kinds import runner_notices
 from verifier_tui.engine.task_rows import choose_row, looks_like_rows, no_row_chosen
 
-TYPE_CHECKING = False  # typing is not imported at run time: start-up is measured
 if TYPE_CHECKING:
     import asyncio
     from typing import Any, Callable

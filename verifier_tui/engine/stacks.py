@@ -21,10 +21,10 @@ import os
 import re
 import signal as signals
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from verifier_tui.engine.model import CapturedText, Stack, StackFrame
 
-TYPE_CHECKING = False  # typing is not imported at run time: start-up is measured
 if TYPE_CHECKING:
     from verifier_tui.engine.invocation import Prepared
 

@@ -21,13 +21,13 @@ from __future__ import annotations
 import fnmatch
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from verifier_tui.engine.discovery import EXPECTED_PATHS, DiscoveryError, no_verifier_message
 from verifier_tui.engine.record import field, record
 from verifier_tui.engine.session import Options, SelectionError, Session
 from verifier_tui.engine.task_kinds import MAX_ENTRIES_SCANNED, is_tests_folder_of_a_task, looks_like_task, some_names
 
-TYPE_CHECKING = False  # typing is not imported at run time: start-up is measured
 if TYPE_CHECKING:
     import asyncio
     from typing import Any

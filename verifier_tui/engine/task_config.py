@@ -29,10 +29,10 @@ from __future__ import annotations
 
 import math
 import re
+from typing import TYPE_CHECKING
 
 from verifier_tui.engine.record import field, record
 
-TYPE_CHECKING = False  # typing is not imported at run time: start-up is measured
 if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any

@@ -16,10 +16,10 @@ lies beyond the limit is not checked.
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from verifier_tui.engine.record import record
 
-TYPE_CHECKING = False  # typing is not imported at run time: start-up is measured
 if TYPE_CHECKING:
     from pathlib import Path
 

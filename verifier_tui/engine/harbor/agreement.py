@@ -9,12 +9,12 @@ or the same exception type. A local run that timed out counts as
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from verifier_tui.engine.harbor.sandbox import HarborVerdict, SandboxSide, same_rewards
 from verifier_tui.engine.model import Outcome, RunResult, duration_text
 from verifier_tui.engine.record import record
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from verifier_tui.engine.harbor.digest import TaskDrift
     from verifier_tui.engine.harbor.facts import TrialFacts

@@ -23,11 +23,11 @@ import hashlib
 import os
 import subprocess
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from verifier_tui.engine.harbor.ignore_rules import IgnoreRules
 from verifier_tui.engine.record import field, record
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from datetime import datetime
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from verifier_tui.engine.harbor.reading import (
     ExceptionRecord,
@@ -35,7 +36,6 @@ from verifier_tui.engine.harbor.reading import (
 )
 from verifier_tui.engine.record import field, record
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from datetime import datetime
     from typing import Any

@@ -18,10 +18,10 @@ only a Harbor trial needs, and reports problems instead of raising.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from verifier_tui.engine.record import field, record
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

@@ -19,8 +19,8 @@ translation below follows ``pathspec/patterns/gitignore/basic.py`` and
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Iterable
 

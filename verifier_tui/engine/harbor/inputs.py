@@ -31,12 +31,12 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from verifier_tui.engine.harbor.folders import StepView, Trial
 from verifier_tui.engine.harbor.harbor_task import SEPARATE, HarborTask
 from verifier_tui.engine.record import record
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Mapping
 

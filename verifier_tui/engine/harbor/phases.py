@@ -18,12 +18,12 @@ Harbor (``explanation``) and what to try next (``advice``).
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from verifier_tui.engine.model import duration_text
 from verifier_tui.engine.record import record, replace
 from verifier_tui.engine.verdict import rewards_json
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any

@@ -12,10 +12,10 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from verifier_tui.engine.record import record
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from datetime import datetime
     from typing import Any

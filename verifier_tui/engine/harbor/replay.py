@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from verifier_tui.engine.record import field, record
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from verifier_tui.engine.harbor.walkthrough import TrialWalkthrough
 

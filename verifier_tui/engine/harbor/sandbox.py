@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from verifier_tui.engine.harbor.facts import VERDICT_ERRORS, TrialFacts
 from verifier_tui.engine.harbor.folders import TEST_STDERR, TEST_STDOUT, StepView, Trial
@@ -20,7 +21,6 @@ from verifier_tui.engine.harbor.runner_output import RunnerOutput, parse_runner_
 from verifier_tui.engine.model import CapturedText, RewardFile, Verdict
 from verifier_tui.engine.record import record
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

@@ -15,6 +15,7 @@ This is the one place that drives a Session for a trial.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from verifier_tui.engine.harbor.agreement import Agreement
 from verifier_tui.engine.harbor.folders import Trial
@@ -24,7 +25,6 @@ from verifier_tui.engine.harbor.walkthrough import TrialWalkthrough, agreement_o
 from verifier_tui.engine.model import RunResult
 from verifier_tui.engine.record import record, replace
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Callable, Mapping
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from verifier_tui.engine.harbor.agreement import Agreement, compare
 from verifier_tui.engine.harbor.digest import TaskDigest, TaskDrift, compare_task
@@ -25,7 +26,6 @@ from verifier_tui.engine.harbor.sandbox import HarborVerdict, SandboxSide, read_
 from verifier_tui.engine.model import RunResult
 from verifier_tui.engine.record import field, record
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Mapping
 
