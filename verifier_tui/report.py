@@ -31,7 +31,7 @@ from verifier_tui.words import (
     near_miss_line,
     runner_words,
     shadow_lines,
-    short_path,
+    path_from,
     stuck_line,
     text_head,
     verdict_line,
@@ -39,6 +39,11 @@ from verifier_tui.words import (
 
 if TYPE_CHECKING:
     from typing import Any
+
+
+def here(path: Path | str) -> str:
+    """A path as it resolves from where the tool was started (as the TUI shows it)."""
+    return path_from(path, Path.cwd())
 
 
 def rule(title: str, width: int) -> str:
@@ -51,7 +56,7 @@ def header(session, result: RunResult | None = None) -> str:
     """The task, verifier, case, interpreter and mode: of ``result`` when
     given (``test`` runs other cases than the session's own)."""
     task = session.task
-    parts = [f"task {task.name}", f"verifier {short_path(session.verifier, task.root)}"]
+    parts = [f"task {task.name}", f"verifier {here(session.verifier)}"]
     case = result.case if result is not None else (session.case.name if session.case else None)
     parts.append(f"case {case}" if case else "no case")
     task_id = result.task_id if result is not None else session.task_id
@@ -95,7 +100,7 @@ def result_lines(session, result: RunResult) -> list[str]:
     hint = missing_nemo_gym_hint(result)
     if hint:
         lines.append(f"note: {hint}")
-    lines += [f"note: {shadow}" for shadow in shadow_lines(result.explain, session.task.root)]
+    lines += [f"note: {shadow}" for shadow in shadow_lines(result.explain, here)]
     lines.append(f"{result.outcome_words} · {duration_text(result.duration_s)}")
     stuck = stuck_at(session, result)
     if stuck:
@@ -132,7 +137,7 @@ def result_lines(session, result: RunResult) -> list[str]:
 
 def stuck_at(session, result: RunResult) -> str | None:
     """Where a run that timed out was stuck (words.stuck_line), paths as the header shows them."""
-    return stuck_line(result.stack, lambda path: short_path(path, session.task.root))
+    return stuck_line(result.stack, here)
 
 
 def explain_lines(session, data: dict[str, Any]) -> list[str]:
@@ -152,7 +157,7 @@ def explain_lines(session, data: dict[str, Any]) -> list[str]:
         out.append(f"  {row['index']:>2}  {str(row['path']):<{width}}  {roles}{missing}")
     if len(rows) > LISTED:
         out.append(f"  {more_text(len(rows) - LISTED, 'entries')}")
-    for shadow in shadow_lines(data, session.task.root):
+    for shadow in shadow_lines(data, here):
         out.append(f"  ⚠ {shadow}")
     out.append("")
     for name, info in (data.get("modules") or {}).items():
@@ -263,7 +268,7 @@ def group_lines(group, results: list[RunResult]) -> list[str]:
     that failed, and the cases or the task that could not be run."""
     out: list[str] = []
     session = group.session
-    verifier = f" · verifier {short_path(session.verifier, session.task.root)}" if session and session.verifier else ""
+    verifier = f" · verifier {here(session.verifier)}" if session and session.verifier else ""
     out.append(f"task {group.name}{verifier}")
     if group.error is not None:
         out.append(f"!  not tested: {group.error}")

@@ -24,22 +24,6 @@ if TYPE_CHECKING:
     from verifier_tui.engine.model import Stack
 
 
-def short_path(path: Path | str | None, root: Path | None) -> str:
-    """``path`` relative to the task's parent folder when it is inside it
-    (``foo/tests/verifier.py``), else as given."""
-    if path is None:
-        return "(none)"
-    path = Path(path)
-    if root is not None:
-        for base in (root, root.parent):
-            try:
-                rel = path.relative_to(base)
-                return rel.as_posix() if base == root.parent else f"{root.name}/{rel.as_posix()}"
-            except ValueError:
-                continue
-    return str(path)
-
-
 def path_from(path: Path | str, cwd: Path) -> str:
     """``path`` as it resolves from ``cwd``, the folder the user started the
     tool in: relative to it when inside it (``.`` for itself), else absolute."""
@@ -242,6 +226,7 @@ TUI_PHRASES = (
     ("choose a row with --task-id ID", "choose a row with t"),  # engine/task_rows.py
     ("open the task in the TUI (verifier-tui TASK) and press d", "press d"),  # engine/diagnosis.py
     ("--runner task (R in the TUI) runs the task's own", "R runs the task's own"),  # engine/task_kinds.py
+    ("(verifier-tui's runner, without --runner task, shows it)", "(R back to verifier-tui's runner shows it)"),  # stacks.py
     ("Run with an interpreter that has it: --python EXE", "Start verifier-tui again with an interpreter that has "
      "it (--python EXE)"),  # engine/diagnosis.py
 )
@@ -279,11 +264,11 @@ def runner_words(session: Any) -> str | None:
     return "our runner (= the task's)" if own.same_as_ours else "our runner (the task's differs)"
 
 
-def shadow_lines(explain: dict[str, Any] | None, root: Path | None) -> list[str]:
+def shadow_lines(explain: dict[str, Any] | None, show_path: Callable[[str], str]) -> list[str]:
     """The standard-library modules shadowed by the task's own files, as sentences."""
     from verifier_tui.engine.diagnosis import shadow_text, stdlib_shadows
 
-    return [shadow_text(s, short_path(s["path"], root)) for s in stdlib_shadows(explain)]
+    return [shadow_text(s, show_path(s["path"])) for s in stdlib_shadows(explain)]
 
 
 def stuck_line(stack: Stack | None, show_path: Callable[[str], str]) -> str | None:

@@ -166,7 +166,7 @@ def test_run_exit_status_on_timeout_is_124(env, tmp_path):
 
 def test_run_readable_output(env, example):
     task_dir = example("hello-file")
-    done = run_tool(env, "run", task_dir, "--case", "missing-file", "--python", PY)
+    done = run_tool(env, "run", task_dir, "--case", "missing-file", "--python", PY, cwd=task_dir.parent)
     lines = done.stdout.splitlines()
     assert lines[0].startswith("task hello-file · verifier hello-file/tests/verifier.py · case missing-file")
     assert "Harbor mode" in lines[0]
@@ -180,6 +180,21 @@ def test_run_readable_output(env, example):
     done = run_tool(env, "run", task_dir, "--python", PY)
     assert 'verdict: {"reward": 1.0}  (from reward.txt)' in done.stdout
     assert "reward.txt: 1.0" in done.stdout
+
+
+def test_run_paths_resolve_from_where_the_tool_was_started(env, example, tmp_path):
+    """Started beside the task, in the task, or elsewhere: the verifier path in the header is one the
+    user can open from there (relative when inside that folder, else absolute), as in the TUI."""
+    task_dir = example("hello-file")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    for cwd, shown in ((task_dir, "tests/verifier.py"), (task_dir.parent, "hello-file/tests/verifier.py"),
+                       (elsewhere, str(task_dir / "tests" / "verifier.py"))):
+        done = run_tool(env, "run", task_dir, "--python", PY, cwd=cwd)
+        assert done.returncode == 0, done.stderr
+        header = done.stdout.splitlines()[0]
+        assert f" · verifier {shown} · " in header
+        assert (cwd / shown).is_file()
 
 
 def test_run_with_a_text_response(env, example, tmp_path):
@@ -417,9 +432,9 @@ class LineReader:
                 return line
 
 
-def start_watch(env, *args) -> tuple[subprocess.Popen, LineReader]:
+def start_watch(env, *args, cwd: Path | None = None) -> tuple[subprocess.Popen, LineReader]:
     proc = subprocess.Popen(TOOL + ["watch", *map(str, args)], env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
+                            stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True, cwd=cwd)
     return proc, LineReader(proc.stdout)
 
 

@@ -37,7 +37,7 @@ def stuck_task(root):
 def test_run_says_where_it_was_stuck_and_shows_the_stack(env, tmp_path, sandbox):
     env = dict(env, **{VARIABLE: sandbox})
     task_dir = stuck_task(tmp_path / "tasks" / "slow")
-    done = run_tool(env, "run", task_dir, "--timeout", "1", "--python", PY)
+    done = run_tool(env, "run", task_dir, "--timeout", "1", "--python", PY, cwd=task_dir.parent)
     assert done.returncode == 124
     lines = done.stdout.splitlines()
     at = next(i for i, line in enumerate(lines) if line.startswith("timed out after 1 s · "))
@@ -60,14 +60,14 @@ def test_run_json_has_stuck_at_and_the_stack(env, tmp_path, sandbox):
 
 def test_test_says_where_a_timed_out_case_was_stuck(env, tmp_path):
     task_dir = stuck_task(tmp_path / "tasks" / "slow")
-    done = run_tool(env, "test", task_dir, "--timeout", "1", "--python", PY)
+    done = run_tool(env, "test", task_dir, "--timeout", "1", "--python", PY, cwd=task_dir.parent)
     assert done.returncode == 1
     assert "only: stuck at slow/tests/helpers.py:6 in wait_for_file" in done.stdout.splitlines()
 
 
 def test_watch_says_where_a_timed_out_run_was_stuck(env, tmp_path):
     task_dir = stuck_task(tmp_path / "tasks" / "slow")
-    proc, reader = start_watch(env, task_dir, "--timeout", "1", "--python", PY)
+    proc, reader = start_watch(env, task_dir, "--timeout", "1", "--python", PY, cwd=task_dir.parent)
     try:
         first = reader.next_run()
         assert "timed out" in first
@@ -79,5 +79,5 @@ def test_watch_says_where_a_timed_out_run_was_stuck(env, tmp_path):
 def test_a_hung_import_says_so(env, tmp_path):
     task_dir = make_task(tmp_path / "tasks" / "hangs", "import time\ntime.sleep(300)\n\ndef verify(workspace):\n"
                                                        "    return 1.0\n")
-    done = run_tool(env, "run", task_dir, "--timeout", "1", "--python", PY)
+    done = run_tool(env, "run", task_dir, "--timeout", "1", "--python", PY, cwd=task_dir.parent)
     assert "stuck at hangs/tests/verifier.py:2, in top-level code: importing it never finished" in done.stdout

@@ -22,6 +22,7 @@ from verifier_tui.engine.discovery import (
 from verifier_tui.engine.model import Outcome
 from verifier_tui.engine.session import Options, SelectionError, Session
 from verifier_tui.runner_source import runner_path
+from verifier_tui.words import runner_words
 
 # NeMo Gym's hello_world task as published: the verifier, and a pytest module
 # beside it that borrows the verifier's verify at top level to test it.
@@ -300,6 +301,7 @@ def test_a_runner_identical_to_ours_is_recognised_as_the_same(tmp_path):
     assert task.own_runner is not None and task.own_runner.same_as_ours
     with Session(task_dir, Options(python=PY)) as session:
         assert not any("differs" in n for n in session.notices())
+        assert runner_words(session) == "our runner (= the task's)"  # what the header says
 
 
 def test_a_different_runner_is_said_and_ours_runs_by_default(tmp_path):

@@ -146,3 +146,12 @@ async def test_a_plain_harbor_task_without_a_verifier_says_what_it_is(tmp_path):
         assert "pytest-task is a plain Harbor task: Harbor runs its tests/test.sh" in text
         assert "replace tests/test.sh with the runner's shim" in text
         assert "no verifier found" not in text
+
+
+async def test_the_header_names_the_task_by_its_task_toml_name(tmp_path):
+    root = make_task(tmp_path / "tasks" / "folder-name", toml='version = "1.0"\n[task]\nname = "acme/scorer"\n')
+    app = make_app(root, watch=False)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.pause()
+        assert "acme/scorer" in widget_text(app, "#header")

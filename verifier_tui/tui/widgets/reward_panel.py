@@ -126,7 +126,7 @@ def _stuck(result: RunResult, fmt: "Display") -> list[tuple[str, str]]:
     if line is None:
         return []
     opens = " (e opens the line)" if result.stack is not None and result.stack.stuck_at is not None else ""
-    parts = [(f"  {fmt.text(line)}", "bold $warning"), (f"{opens}\n", _MUTED)]
+    parts = [(f"  {fmt.words(line)}", "bold $warning"), (f"{opens}\n", _MUTED)]
     frames = [f for f in result.stack.frames if not f.path.endswith("run_verifier.py") and not f.path.startswith("<")]
     for frame in frames[:_STACK_LINES] if len(frames) > 1 else ():
         parts.append((fmt.text(f"    {fmt.path(frame.path)}:{frame.line} in {frame.function}") + "\n", _MUTED))
