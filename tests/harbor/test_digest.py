@@ -132,6 +132,24 @@ def test_a_change_outside_tests_says_tests_did_not_change(task, runs):
     assert "tests/ did not change" in " ".join(drift.sentences())
 
 
+def test_a_task_copied_since_the_run_names_no_file_and_does_not_blame_tests(task, runs):
+    """Every file newer than the trial (a copy or checkout made since, without the times, as the
+    bundled harbor-0.26 tasks are): the times name nothing, so no file and no "tests/ changed"."""
+    demo = task(files={"helper.py": "X = 1\n"})
+    trial = _job_for(demo, runs)
+    later = time.time() + 5
+    (demo / "task.toml").write_text('version = "1.1"\n')  # the one real change, outside tests/
+    for path in demo.rglob("*"):
+        if path.is_file():
+            os.utime(path, (later, later))
+    drift = walk_trial(trial).drift
+    assert drift.same is False
+    assert drift.modified_since == () and drift.tests_changed is None
+    words = " ".join(drift.sentences())
+    assert "which files changed cannot be told from their times" in words
+    assert "tests/ changed" not in words
+
+
 def test_a_removed_file_shows_as_a_change_nothing_can_name(task, runs):
     demo = task(files={"helper.py": "X = 1\n"})
     trial = _job_for(demo, runs)

@@ -213,6 +213,7 @@ class TaskDrift:
     tests_changed: bool | None = None
     problems: tuple[str, ...] = field(default_factory=tuple)
     exact: bool = False  # modified_since compares each file's content with a copy known to be the run's
+    all_newer: bool = False  # every file is newer than the trial: the times tell nothing (a copy made since)
 
     def sentences(self) -> list[str]:
         if self.same is None:
@@ -224,12 +225,15 @@ class TaskDrift:
             shown = ", ".join(self.modified_since[:8]) + (" ..." if len(self.modified_since) > 8 else "")
             out.append(f"changed since the run: {shown}" if self.exact
                        else f"modified after the trial started: {shown}")
+        if self.all_newer:
+            out.append("every file of the task is newer than the trial (the task was copied or checked out since, "
+                       "without its times): which files changed cannot be told from their times")
         out.extend(self.git)
         if self.tests_changed:
             out.append("tests/ changed: the verifier replayed here is not the one the sandbox ran")
         elif self.tests_changed is False:
             out.append("tests/ did not change, as far as modification times and Git tell")
-        elif self.tests_changed is None and not self.modified_since and not self.git:
+        elif self.tests_changed is None and not self.modified_since and not self.git and not self.all_newer:
             out.append("which files changed cannot be known (none was modified after the trial started: "
                        "a file may have been removed, or copied with its old time)")
         return out
@@ -262,10 +266,16 @@ def compare_task(task_dir: Path, recorded: str | None, since: datetime | None,
                     modified.append(rel)
             except OSError:
                 continue
+    # A task copied (or checked out) after the run without its times has every
+    # file newer than the trial: that names nothing, and says nothing of tests/.
+    all_newer = len(local.files) > 1 and len(modified) == len(local.files)
+    if all_newer:
+        modified = []
     git_lines, git_paths = _git_changes(Path(task_dir), since)
     touched = list(modified) + git_paths
     tests_changed = any(_is_test_path(p) for p in touched) if touched else None
-    return TaskDrift(recorded, local.digest, False, tuple(modified), tuple(git_lines), tests_changed, local.problems)
+    return TaskDrift(recorded, local.digest, False, tuple(modified), tuple(git_lines), tests_changed, local.problems,
+                     all_newer=all_newer)
 
 
 def _is_test_path(relative: str) -> bool:
