@@ -12,7 +12,9 @@ def launch(args) -> int:
     from verifier_tui.engine.harbor.folders import find_harbor_folder
 
     if find_harbor_folder(args.path) is not None:
-        if not _has_terminal(args.path):
+        chosen = [word for name in ("trial", "step", "task") if getattr(args, name, None) is not None
+                  for word in (f"--{name}", str(getattr(args, name)))]
+        if not _has_terminal(args.path, chosen):
             return 2
         from verifier_tui.tui.trial_app import launch_trial  # Textual: only now that the TUI really starts
 
@@ -38,12 +40,13 @@ def launch(args) -> int:
         session.close()
 
 
-def _has_terminal(path: str) -> bool:
+def _has_terminal(path: str, chosen: list[str] = ()) -> bool:
     """Whether stdin and stdout are a terminal, which the app needs; when not
     (``verifier-tui TASK </dev/null >out``, a CI step), one line says what to
     use instead. Textual would draw its escape codes into the file and wait
     for keys that never come. Checked after the path, so that a path that
-    cannot be debugged is still what is said first."""
+    cannot be debugged is still what is said first. ``chosen``: the options
+    that pick what is opened (``--trial NAME``), kept in the suggested commands."""
     import shlex
     import sys
 
@@ -53,7 +56,7 @@ def _has_terminal(path: str) -> bool:
         return True
     where = " and ".join(name for name, stream in (("stdin", sys.stdin), ("stdout", sys.stdout))
                          if not stream.isatty())
-    quoted = shlex.quote(path)
+    quoted = shlex.join([path, *chosen])
     terminal.error(f"the TUI needs a terminal, and {where} is not one: use `verifier-tui run {quoted}` "
                    f"for one run, or `verifier-tui watch {quoted}` to run on every change")
     return False

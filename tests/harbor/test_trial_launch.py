@@ -1,0 +1,52 @@
+"""``verifier-tui JOB`` and ``verifier-tui TRIAL`` for real: the installed entry
+point in a pseudo-terminal, as a user starts them (issue 8's "Opening")."""
+
+from __future__ import annotations
+
+from tests.helpers import no_traceback, run_tool, sandbox_trial
+from tests.tui.test_launch import run_in_terminal
+
+READS_HELLO = "def verify(workspace):\n    return 1.0 if (workspace / 'hello.txt').read_text() == 'hi' else 0.0\n"
+SEPARATE = 'version = "1.0"\nartifacts = ["/app"]\n\n[verifier]\nenvironment_mode = "separate"\n'
+
+
+def _job(task, runs, tmp_path):
+    passing = task("passing", verifier=READS_HELLO, toml=SEPARATE)
+    job = runs / "jobs" / "several"
+    sandbox_trial(job, passing, tmp_path, workspace={"hello.txt": "hi"}, mode="separate", capture=True,
+                  name="passing__aaaaaaa")
+    sandbox_trial(job, passing, tmp_path, workspace={}, mode="separate", capture=True, name="passing__bbbbbbb")
+    return job
+
+
+def test_a_job_opens_on_its_list_of_trials(task, runs, tmp_path, env):
+    job = _job(task, runs, tmp_path)
+    seen, status = run_in_terminal(env, [str(job)], until=b"passing__bbbbbbb")
+    assert b"passing__aaaaaaa" in seen and b"passing__bbbbbbb" in seen
+    assert b"RewardFileNotFoundError" in seen  # the sandbox verdict beside the trial
+    assert status == 0
+    assert b"Traceback" not in seen
+
+
+def test_a_job_with_trial_named_opens_that_trial_and_replays_it(task, runs, tmp_path, env):
+    job = _job(task, runs, tmp_path)
+    seen, status = run_in_terminal(env, [str(job), "--trial", "passing__bbbbbbb"], until=b"same")
+    assert b"passing__bbbbbbb" in seen
+    assert b"same" in seen  # the replay ran and agrees with the sandbox
+    assert b"FileNotFoundError" in seen  # the verifier's own traceback (no hello.txt), on both sides
+    assert status == 0
+
+
+def test_a_trial_folder_opens_on_its_walkthrough(task, runs, tmp_path, env):
+    job = _job(task, runs, tmp_path)
+    seen, status = run_in_terminal(env, [str(job / "passing__aaaaaaa")], until=b"same")
+    assert b"passing__aaaaaaa" in seen and b"same" in seen
+    assert status == 0
+
+
+def test_without_a_terminal_the_suggested_command_keeps_the_trial_chosen(task, runs, tmp_path, env):
+    job = _job(task, runs, tmp_path)
+    done = run_tool(env, job, "--trial", "passing__bbbbbbb")  # stdin and stdout are pipes here
+    assert done.returncode == 2
+    assert f"verifier-tui run {job} --trial passing__bbbbbbb" in done.stderr
+    no_traceback(done)
