@@ -84,6 +84,19 @@ def test_a_stand_in_workspace_replays_and_is_named_when_the_verdicts_differ(task
     assert replay(trial, workspace=mine)[3]["same"] is True
 
 
+def test_a_shared_mode_snapshot_is_named_when_the_verdicts_differ(task, runs, tmp_path):
+    """Shared mode: the /app artifact was collected in the agent's container, so it need not be what
+    the verifier saw; when the replay on it ends otherwise, that is given as a likely reason."""
+    demo = task(verifier=READS_HELLO)
+    trial = trial_from_sandbox(runs, tmp_path, demo, workspace={"hello.txt": "hi"}, mode="shared", capture=True)
+    walk, plan, _, out = replay(trial)
+    assert plan.workspace_origin == "snapshot" and out["same"] is True
+    (plan.workspace / "hello.txt").write_text("changed after the verifier ran")
+    _, _, local, out = replay(trial)
+    assert local.verdict.rewards == {"reward": 0.0} and out["same"] is False
+    assert any(d.startswith("the workspace is the shared-mode snapshot") for d in out["differences"])
+
+
 def test_a_task_changed_since_the_run_is_the_first_reason_given(task, runs, tmp_path):
     demo = task(verifier=READS_HELLO, toml=SEPARATE)
     trial = trial_from_sandbox(runs, tmp_path, demo, workspace={"hello.txt": "hi"}, mode="separate", capture=True)

@@ -277,6 +277,39 @@ def test_a_job_with_several_trials(task, runs, tmp_path, env, elsewhere):
     assert tool(env, "test", job, cwd=elsewhere).returncode == 0  # every replay agrees
 
 
+# Two replays that can only pass together: each marks its arrival in a shared folder (named in
+# tests/meet.txt, written only after the sandbox runs were built) and waits for the other's mark.
+MEET = """\
+import pathlib, time
+def verify(workspace):
+    named = pathlib.Path(__file__).with_name("meet.txt")
+    if not named.exists():
+        return 1.0
+    folder = pathlib.Path(named.read_text().strip())
+    (folder / (workspace / "who.txt").read_text().strip()).write_text("")
+    deadline = time.monotonic() + 3
+    while time.monotonic() < deadline:
+        if len(list(folder.iterdir())) >= 2:
+            return 1.0
+        time.sleep(0.02)
+    return 0.0
+"""
+
+
+def test_test_job_replays_its_trials_at_the_same_time(task, runs, tmp_path, env, elsewhere):
+    meeting = task("meeting", verifier=MEET, toml=SEPARATE)
+    job = runs / "jobs" / "pair"
+    for who in ("a", "b"):
+        sandbox_trial(job, meeting, tmp_path, workspace={"who.txt": who}, mode="separate", capture=True,
+                      name=f"meeting__{who * 7}")
+    for jobs, agree in (("2", "2 agree, 0 differ"), ("1", "1 agree, 1 differ")):
+        folder = tmp_path / f"meet-{jobs}"
+        folder.mkdir()
+        (meeting / "tests" / "meet.txt").write_text(str(folder))
+        done = tool(env, "test", job, "-j", jobs, cwd=elsewhere)
+        assert agree in done.stdout, done.stdout  # one at a time, the first waits in vain
+
+
 def test_a_trial_without_a_replay_fails_the_job_test_and_says_why(task, runs, tmp_path, env, elsewhere):
     demo = task(verifier=READS_HELLO)
     sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={"hello.txt": "hi"})
