@@ -26,8 +26,10 @@ from verifier_tui.words import CHANGED, DOWN, SAME, UP, short_reward
 #: Runs whose whole result is kept, so that selecting one shows everything:
 #: the few a user compares with the latest while editing.
 KEEP_FULL = 5
-#: Runs listed at all (older than KEEP_FULL, each without its output).
-MAX_RUNS = 500
+#: Runs listed at all (older than KEEP_FULL, each without its output). Each
+#: listed run costs about 12 KB (its summary, its line and the list's render
+#: of it: 500 listed runs measured +7.1 MB, 200 +3.6 MB, benchmarks/tui_memory.py).
+MAX_RUNS = 200
 
 
 def without_output(result: RunResult) -> RunResult:
