@@ -197,7 +197,7 @@ def test_coroutine_warning_beside_the_verdict_and_shadowing_in_explain(env, tmp_
     lines = run_tool(env, "run", task_dir, "--python", PY).stdout.splitlines()
     verdict = next(i for i, line in enumerate(lines) if line.startswith("verdict: "))
     assert "coroutine 'check' was never awaited" in lines[verdict + 1] and lines[verdict + 1].startswith("warning:")
-    explained = run_tool(env, "explain", task_dir, "--python", PY).stdout
+    explained = run_tool(env, "explain", task_dir, "--python", PY, cwd=tmp_path).stdout  # paths from where it started
     assert "⚠ t/tests/statistics.py shadows the standard library's statistics" in explained
     data = json.loads(run_tool(env, "explain", "--json", task_dir, "--python", PY).stdout)
     assert [s["module"] for s in data["shadowing"]] == ["statistics"]
