@@ -169,7 +169,7 @@ def print_walkthrough(opened: TrialSession, replayed: Replayed) -> None:
 
 def print_phases(opened: TrialSession, replayed: Replayed) -> None:
     """The phases in two columns, the first wrong step of each side explained."""
-    from verifier_tui.trial_words import PHASE_MARKS
+    from verifier_tui.trial_words import PHASE_MARKS, step_detail
 
     sandbox = opened.walk.sandbox.phases
     local = replayed.phases
@@ -196,6 +196,8 @@ def print_phases(opened: TrialSession, replayed: Replayed) -> None:
             _say(f"  try: {report.advice}")
     if replayed.parting is not None:
         _say(replayed.parting.words)
+    for line in step_detail(sandbox, local, replayed.parting):
+        _say(line)
 
 
 def _cut(text: str, width: int) -> str:

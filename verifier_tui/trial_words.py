@@ -108,3 +108,29 @@ def workspace_words(opened: TrialSession) -> str:
         what = f"case {plan.case}" if plan.case else "an empty /app" if opened.empty_stand_in else str(plan.workspace)
         return f"your stand-in: {what} (the trial did not capture /app)"
     return opened.walk.workspace.words
+
+
+#: Lines of one side's detail shown under the phases (the whole is in --json).
+DETAIL_LINES = 8
+
+
+def step_detail(sandbox: Any, local: Any, parting: Any) -> list[str]:
+    """The detail of the step where the sandbox and the replay part: each
+    side's lines (the ``sys.path`` in order, the argument table, the reward
+    files), which the one-line cells of the phase table cut. A traceback's
+    lines are not repeated here: each side's output shows it whole. Empty when
+    the two do not part or neither side has more to say."""
+    if parting is None or parting.phase in ("module_imported", "verify_called"):
+        return []
+    out: list[str] = []
+    for who, report in (("sandbox", sandbox), ("replay", local)):
+        phase = next((p for p in report.phases if p.name == parting.phase), None) if report is not None else None
+        if phase is None or not phase.lines:
+            continue
+        if not out:
+            out.append(f"at {phase.label}:")
+        out.append(f"  {who}:")
+        out += [f"    {line}" for line in phase.lines[:DETAIL_LINES]]
+        if len(phase.lines) > DETAIL_LINES:
+            out.append(f"    ... {len(phase.lines) - DETAIL_LINES} more (--json has them all)")
+    return out

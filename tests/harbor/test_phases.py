@@ -7,6 +7,7 @@ from __future__ import annotations
 from tests.helpers import sandbox_trial
 from verifier_tui.engine.harbor.phases import PHASE_NAMES
 from verifier_tui.engine.harbor.trial_session import replay_trial
+from verifier_tui.trial_words import step_detail
 
 SEPARATE = 'version = "1.0"\nartifacts = ["/app"]\n\n[verifier]\nenvironment_mode = "separate"\n'
 
@@ -63,6 +64,9 @@ def test_a_verifier_fixed_since_the_run_parts_at_the_step_that_failed(task, runs
     assert differences[0] == "the sandbox ended with RewardFileNotFoundError, the replay with 1.0"
     assert differences[1].startswith("they part at 'arguments bound': the sandbox failed (verify requires 'response'")
     assert any("changed since the run" in d for d in differences[2:])
+    detail = step_detail(sandbox, replayed.phases, replayed.parting)  # what the one-line cells cut
+    assert detail[0] == "at arguments bound:"
+    assert detail[1:] == ["  replay:", "    workspace: workspace (keyword)", "    response: keeps its default None"]
 
 
 def test_a_replay_killed_by_its_timeout_shows_the_step_it_was_in(task, runs, tmp_path):

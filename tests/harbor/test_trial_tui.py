@@ -300,3 +300,21 @@ async def test_an_old_layout_trial_opens_with_what_it_lacks_named(task, runs, tm
         sandbox = text_of(app, "#sandbox-side .side-body")
         assert "note: lock.json (written from Harbor 0.17.0)" in sandbox
         assert "from task.toml" in sandbox  # the mode, with no verifier_environment_mode to read
+
+
+async def test_the_step_where_they_part_is_shown_in_full_under_the_phases(task, runs, tmp_path):
+    """The sandbox failed to bind a required response; the verifier since gave it a default: the
+    screen shows the replay's whole argument table at the step where the two part."""
+    demo = task(verifier="def verify(workspace, response):\n    return 1.0\n",
+                toml='version = "1.0"\nartifacts = ["/app"]\n\n[verifier]\nenvironment_mode = "separate"\n')
+    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True)
+    (demo / "tests" / "verifier.py").write_text("def verify(workspace, response=None):\n    return 1.0\n")
+    app = make_trial_app(trial.path)
+    async with app.run_test(size=SIZE) as pilot:
+        replayed = await app.wait_for_replays(1)
+        await pilot.pause()
+        assert replayed.parting.phase == "arguments_bound"
+        words = text_of(app, "#phase-words").splitlines()
+        at = words.index("at arguments bound:")
+        assert words[at + 1:at + 4] == ["  replay:", "    workspace: workspace (keyword)",
+                                        "    response: keeps its default None"]

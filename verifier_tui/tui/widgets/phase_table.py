@@ -13,7 +13,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from verifier_tui.engine.harbor.phases import DONE, FAILED, NOT_REACHED, PHASES, STOPPED, UNKNOWN
-from verifier_tui.trial_words import PHASE_MARKS
+from verifier_tui.trial_words import PHASE_MARKS, step_detail
 
 if TYPE_CHECKING:
     from verifier_tui.engine.harbor.phases import Parting, PhaseReport
@@ -79,4 +79,6 @@ def _words(sandbox: PhaseReport, local: PhaseReport | None, parting: Parting | N
             parts += ["\n", ("  try: ", "bold $accent"), fmt.text(report.advice)]
     if local is None:
         parts += ["\n" if parts else "", ("replay: ", "bold"), (fmt.text(local_missing), "$text-muted")]
+    for line in step_detail(sandbox, local, parting):
+        parts += ["\n" if parts else "", (fmt.text(line), "$text-muted")]
     return Content.assemble(*parts)
