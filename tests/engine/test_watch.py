@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Callable
@@ -662,3 +663,26 @@ async def test_new_choices_are_watched_at_once(tmp_path: Path) -> None:
         (workspace / "out.txt").write_text("x")
         await wait_until(lambda: len(runs.started) == 2, "a run for the new workspace's change")
         assert runs.started[1] is not None and runs.started[1].paths == {workspace / "out.txt"}
+
+
+async def test_an_overflowed_event_queue_reports_the_root_for_a_full_rescan(tmp_path: Path) -> None:
+    """The watcher stopped while a burst overflows the kernel's inotify queue (more than
+    fs.inotify.max_queued_events), then a file changed last: its event is lost and watchfiles says
+    nothing of the overflow. The batch that does arrive is big, and it asks for a re-scan of the
+    whole root, so the copy sandbox walks its mirror instead of missing the change."""
+    if sys.platform != "linux":
+        pytest.skip("the inotify queue is Linux's")
+    workspace = folder(tmp_path / "workspace")
+    (workspace / "a.txt").write_text("before")
+    async with watching([WatchTarget(workspace, "workspace", folder=True)], isolate=True) as rec:
+        child = rec.watcher._proc
+        assert child is not None, "the watcher runs in its own process here"
+        os.kill(child.pid, signal.SIGSTOP)
+        try:
+            for index in range(12_000):  # create + modify + close: about 36,000 events
+                (workspace / f"f{index}").write_bytes(b"x")
+            (workspace / "a.txt").write_text("after")
+        finally:
+            os.kill(child.pid, signal.SIGCONT)
+        change = await rec.until(lambda c: workspace in c.recreated, timeout=30)
+        assert "workspace re-created" in change.describe()

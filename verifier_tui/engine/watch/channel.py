@@ -97,6 +97,17 @@ _SETTLE_STEPS = 3
 #: Give up on a watch that keeps failing after this many rebuilds in a row.
 _MAX_REBUILDS_AFTER_ERRORS = 3
 
+#: A batch of this many events is taken for one in which events were lost.
+#: When the kernel's inotify queue overflows (a burst of more than
+#: fs.inotify.max_queued_events, 16,384 by default, while the watcher was not
+#: reading), notify turns the overflow into a rescan event that names no path,
+#: and watchfiles drops events without a path: what arrives is only the part of
+#: the burst queued before the overflow, never a word that the rest is missing.
+#: So a batch this big reports every root as re-created (re-scan it whole):
+#: the copy sandbox then walks its mirror instead of trusting the paths named,
+#: which for this many paths costs about what copying them one by one would.
+_RESCAN_AT = 1000
+
 
 class Channel:
     """One RustNotify (recursive or not) over some roots, driven in one thread."""
@@ -214,7 +225,11 @@ class Channel:
                 more_appeared, more_vanished = self._check_roots(extra)
                 if more_appeared:
                     self._rebuild(raw)
-                change = w._make_change(self, raw, appeared + more_appeared, vanished | more_vanished)
+                appeared += more_appeared
+                vanished |= more_vanished
+                change = w._make_change(self, raw, appeared, vanished)
+            if change is not None and len(raw) >= _RESCAN_AT:
+                change = w._make_change(self, raw, appeared + [r for r in self.roots if not r.missing], vanished)
             if change is not None:
                 w._post(change)
 
