@@ -76,6 +76,12 @@ def test_k_x_lf_and_junitxml_work_on_cases(pytester, tasks):
     assert len(cases) == 7
     assert cases[("sum-column", "wrong-total")].find("failure") is not None
     assert cases[("hello-file", "correct")].find("failure") is None
+    # -x stops at the first failure: hello-file::correct, made to fail, is collected first.
+    correct = tasks / "hello-file" / "cases" / "correct" / "expected.json"
+    correct.write_text('{"rewards": {"reward": 0.5}}')
+    done = pytester.runpytest_subprocess(PYTHON_OPTION, "--verifier-cases", "tasks/hello-file", "-x")
+    done.assert_outcomes(failed=1)  # the other three cases never ran
+    correct.write_text('{"rewards": {"reward": 1.0}}')
 
 
 def test_under_xdist(pytester, tasks):
@@ -175,6 +181,7 @@ def test_a_harbor_jobs_trials_are_items_that_pass_when_the_replay_agrees(pyteste
     done.assert_outcomes(passed=1, failed=1)
     done.stdout.fnmatch_lines(["several::agrees__aaaaaaa PASSED*", "several::differs__bbbbbbb FAILED*",
                                "*several::differs__bbbbbbb: the replay did not end as the sandbox's run did"])
+    done.stdout.fnmatch_lines(["sandbox   0.0 *", "replay    1.0 *", "agreement differ*"])  # what run TRIAL prints
     by_tool = json.loads(run_tool(env, "test", "--json", job, "--python", PY).stdout)
     assert {t["trial"]["name"]: t["same"] for t in by_tool["trials"]} == {"agrees__aaaaaaa": True,
                                                                          "differs__bbbbbbb": False}
