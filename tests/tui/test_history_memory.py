@@ -7,7 +7,8 @@ from textual.widgets import OptionList
 
 from tests.helpers import make_task
 from tests.tui.app_under_test import SIZE, make_app, widget_text
-from verifier_tui.tui.widgets.history_list import KEEP_FULL, HistoryList
+from verifier_tui.engine.record import replace
+from verifier_tui.tui.widgets.history_list import KEEP_FULL, MAX_RUNS, HistoryList
 
 LOUD = """
 import sys
@@ -111,3 +112,20 @@ async def test_an_old_entry_keeps_a_few_of_a_big_rewards_dict_and_says_how_many(
         await pilot.press(*["down"] * KEEP_FULL, "enter")
         await pilot.pause()
         assert "5,001 keys in all" in widget_text(app, "#reward-body")
+
+
+async def test_the_history_lists_at_most_max_runs_and_keeps_no_more(tmp_path):
+    """However long the session: the list and what it keeps stop at MAX_RUNS, the newest first."""
+    root = make_task(tmp_path / "tasks" / "quiet", cases={"only": {"a.txt": "a"}})
+    app = make_app(root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        first = await app.wait_for_runs(1)
+        history = app.main.query_one(HistoryList)
+        for number in range(2, MAX_RUNS + 11):
+            history.add(replace(first, sequence=number))
+        await pilot.pause()
+        assert history.option_count == MAX_RUNS == len(history.results)
+        assert [r.sequence for r in history.results[:2]] == [11, 12]  # the ten oldest are gone
+        assert "#210" in str(history.get_option_at_index(0).prompt)
+        old = history.results[0]
+        assert old.stdout.text == "" and old.explain is None and old.environment is None and old.phases is None

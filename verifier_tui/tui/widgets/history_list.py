@@ -34,7 +34,8 @@ MAX_RUNS = 200
 
 def without_output(result: RunResult) -> RunResult:
     """``result`` without what makes a result big: its output, the runner's
-    explanation, the reward files' text and all but REWARD_KEYS of the rewards
+    explanation and phases, its environment, the stack of a timeout, the reward
+    files' text and all but REWARD_KEYS of the rewards
     (a 100,000-key reward is megabytes). What is left (outcome, verdict,
     expectation, command, trigger) gives a status mark, a reward and a summary."""
     verdict = result.verdict
@@ -51,6 +52,9 @@ def without_output(result: RunResult) -> RunResult:
         stderr=CapturedText(total_bytes=result.stderr.total_bytes),
         explain=None,
         reward_files=[replace(f, text=None) for f in result.reward_files],
+        phases=None,
+        environment=None,
+        stack=None,
     )
 
 
