@@ -171,3 +171,31 @@ def test_cases_share_layouts_without_sharing_what_a_run_left(env, tmp_path):
     assert "12 passed, 0 failed" in done.stdout
     for index in range(12):  # the user's workspaces are untouched
         assert sorted(p.name for p in (task / "cases" / f"c{index:02d}" / "workspace").iterdir()) == ["id.txt"]
+
+
+# Two cases that can only pass together: each marks its arrival in a shared folder (named in the
+# task's tests/meet.txt) and waits up to 3 s for the other's mark.
+MEET = """\
+import pathlib, time
+def verify(workspace):
+    folder = pathlib.Path(pathlib.Path(__file__).with_name("meet.txt").read_text().strip())
+    (folder / (workspace / "who.txt").read_text().strip()).write_text("")
+    deadline = time.monotonic() + 3
+    while time.monotonic() < deadline:
+        if len(list(folder.iterdir())) >= 2:
+            return 1.0
+        time.sleep(0.02)
+    return 0.0
+"""
+
+
+def test_jobs_runs_that_many_cases_at_the_same_time(env, tmp_path):
+    task_dir = make_task(tmp_path / "tasks" / "meeting", MEET, cases={"a": {"who.txt": "a"}, "b": {"who.txt": "b"}})
+    for case in ("a", "b"):
+        (task_dir / "cases" / case / "expected.json").write_text('{"rewards": {"reward": 1.0}}')
+    for jobs, passed in (("2", 2), ("1", 1)):  # one at a time, the first case waits in vain
+        folder = tmp_path / f"meet-{jobs}"
+        folder.mkdir()
+        (task_dir / "tests" / "meet.txt").write_text(str(folder))
+        data = json.loads(run_tool(env, "test", "--json", "-j", jobs, task_dir, "--python", PY).stdout)
+        assert data["passed"] == passed, data
