@@ -239,6 +239,23 @@ def test_an_interpreter_that_hangs_is_bounded_and_ended(env, tmp_path):
     assert wait_none_with(token) == [], "the interpreter or its child outlived the probe"
 
 
+def test_an_interpreter_whose_child_leaves_its_session_holding_the_output_is_ended(env, tmp_path):
+    """The probe's child calls setsid and keeps the probe's stdout open: the tool still answers in
+    about --timeout, and that child is ended too (found by the mark in its environment)."""
+    token = f"vtui-setsid-{os.getpid()}-{time.monotonic_ns()}"
+    fake = tmp_path / "python-whose-child-escapes"
+    escaper = f"{PY} -c 'import os, time; os.setsid(); time.sleep(300)' {token}"
+    fake.write_text(f"#!/bin/sh\n{escaper} &\nexit 0\n")  # stdout stays open in the escaped child
+    fake.chmod(0o755)
+    task_dir = make_task(tmp_path / "t")
+    started = time.monotonic()
+    done = run_tool(env, "run", task_dir, "--python", fake, "--timeout", "1")
+    assert time.monotonic() - started < 20, "the probe waited for output a process out of its reach held"
+    assert done.returncode == 2
+    assert f"{fake} did not answer within 1 s" in done.stderr and done.stderr.count("\n") == 1
+    assert wait_none_with(token) == [], "the escaped child outlived the probe"
+
+
 # ---------------------------------------------------------------------------
 # What a verifier notices of the sandbox (README "Sandbox", docs/faults.md)
 

@@ -88,10 +88,15 @@ def _ask(exe: str, python: str, env: dict[str, str] | None,
     import signal
     import subprocess
 
+    from verifier_tui.engine import strays
+
+    # In a session of its own, so that what it started can be ended with it, and
+    # marked, so that what left that session (setsid, a double fork) is found too.
+    token = strays.new_token()
+    marked = dict(os.environ if env is None else env, **{strays.MARKER: token})
     try:
-        # In a session of its own, so that what it started can be ended with it.
         proc = subprocess.Popen([exe, "-c", _PROBE], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                env=env, stdin=subprocess.DEVNULL, start_new_session=True)
+                                env=marked, stdin=subprocess.DEVNULL, start_new_session=True)
     except (OSError, ValueError) as exc:
         return None, f"{python}: {exc}"
     try:
@@ -103,8 +108,13 @@ def _ask(exe: str, python: str, env: dict[str, str] | None,
             os.killpg(proc.pid, signal.SIGKILL)  # whatever it left in its group, or all of it on a timeout
         except (ProcessLookupError, PermissionError):
             pass
-        if proc.poll() is None or stdout is None:
-            proc.communicate()  # reaped and its pipes closed
+        strays.end(token)  # and what escaped the group, which may hold the pipes open
+        for stream in (proc.stdout, proc.stderr):
+            stream.close()  # never wait for the end of output a process out of reach still holds
+        try:
+            proc.wait(timeout=1)
+        except subprocess.TimeoutExpired:
+            pass
     if stdout is None:
         return None, f"{python} did not answer within {duration_text(timeout_s)} (is it a Python interpreter?)"
     done = subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr)
