@@ -112,3 +112,26 @@ def test_a_bad_return_value_fails_the_reward_step(task, runs, tmp_path):
         assert report.stopped_at == "reward_written"
         assert dict(statuses(report))["verify_called"] == "done"
         assert report.advice.startswith("return a finite number")
+
+
+HOSTILE = '''\
+import sys
+
+def verify(workspace):
+    if "--phases-to" in sys.argv:  # the runner's phases file is in reach of the verifier
+        with open(sys.argv[sys.argv.index("--phases-to") + 1], "a") as handle:
+            handle.write('{"phase": "sys_path_placed", "status": "ok", "front": 5}\\n')
+            handle.write('[1, 2]\\n{"no": "phase"}\\n')
+    return 0.5
+'''
+
+
+def test_a_phases_file_the_verifier_wrote_into_is_read_to_its_shape(task, runs, tmp_path):
+    """Values of another type than the runner writes are dropped, as for explain.json: the replay
+    still has its phases and its verdict, and no traceback comes from the tool."""
+    demo = task(verifier=HOSTILE, toml=SEPARATE)
+    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True)
+    _, replayed = replay_trial(trial)
+    assert replayed.local.verdict.rewards == {"reward": 0.5}
+    assert dict(statuses(replayed.phases))["reward_written"] == "done"
+    assert all(isinstance(line.get("front", []), list) for line in replayed.local.phases)

@@ -48,6 +48,28 @@ EXPLAIN_SHAPE: dict[str, Any] = {
     "notices": [str],
 }
 
+#: One line of the runner's ``--phases-to`` file (runner/run_verifier.py,
+#: ``_write_phase`` and ``_stop``): the keys of every phase together, each
+#: with the type the runner writes.
+PHASE_LINE_SHAPE: dict[str, Any] = {
+    "phase": str,
+    "status": str,
+    "removed": [{"name": str, "kind": str}],
+    "file": _TEXT,
+    "available": [str],
+    "front": [str],
+    "sys_path": [str],
+    "module": str,
+    "plan": [_ROW_PARAMETER],
+    "awaited": bool,
+    "result_type": str,
+    "text": str,
+    "exit": int,
+    "problem": str,
+    "problems": [str],
+    "error": {"type": str, "message": str},
+}
+
 _MISSING = object()
 
 

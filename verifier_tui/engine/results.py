@@ -142,13 +142,15 @@ def read_phases(prepared: Prepared) -> list[dict[str, Any]] | None:
         raw = (prepared.stage.inputs_dir / PHASES_FILE).read_text(encoding="utf-8", errors="replace")
     except OSError:
         return []
+    from verifier_tui.engine.readback import PHASE_LINE_SHAPE, checked_document
+
     lines = []
     for text in raw.splitlines():
         try:
-            line = json.loads(text)
+            line = checked_document(json.loads(text), PHASE_LINE_SHAPE)  # the verifier can write this file too
         except ValueError:
             continue
-        if isinstance(line, dict):
+        if line is not None and "phase" in line and "status" in line:
             lines.append(map_json(line, prepared.path_map))
     return lines
 
