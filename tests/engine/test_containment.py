@@ -73,6 +73,19 @@ def test_an_escaped_process_is_ended_when_the_run_times_out(tmp_path, sandbox):
     assert any(token in command for command in result.strays)
 
 
+def test_an_escaped_process_is_listed_when_the_timed_out_verifier_ignores_sigterm(tmp_path, sandbox):
+    """The runner must be SIGKILLed: with namespaces, the rest of the group goes first and the
+    namespace's init lists what was still running before it ends; in the copy, the mark finds it."""
+    token = f"vtui-ignores-{os.getpid()}-{time.monotonic_ns()}"
+    then = "import signal\n    signal.signal(signal.SIGTERM, signal.SIG_IGN)\n    time.sleep(300)"
+    task_dir = escaping_task(tmp_path, token, "double fork + setsid", then=then)
+    with Session(task_dir, Options(python=PY, timeout=1)) as session:
+        result = session.run()
+    assert result.outcome is Outcome.TIMED_OUT
+    assert wait_none_with(token) == []
+    assert any(token in command for command in result.strays), result.strays
+
+
 def test_an_escaped_process_holding_the_pipes_is_not_waited_for(tmp_path, sandbox):
     """The escaped process keeps stdout and stderr open: the run's output is
     all there, the process is ended, and the run's duration is the runner's

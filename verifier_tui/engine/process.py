@@ -63,6 +63,11 @@ BEFORE_KILL_WAIT_S = 0.2
 long to read on for it at most before the group is ended. faulthandler writes
 a stack dump from its signal handler in one go, so it takes milliseconds."""
 
+INIT_LIST_WAIT_S = 1.0
+"""A namespace run whose runner ignored SIGTERM: after the rest of its group
+was killed, how long its init has to list the strays and exit (milliseconds
+as a rule)."""
+
 _QUIET_S = 0.02
 """...and once stderr has received something, this long without more ends the wait."""
 
@@ -148,6 +153,7 @@ def run_process(
     cancel: CancelSignal | None = None,
     marker: str | None = None,
     before_kill: Callable[[int], bool] | None = None,
+    init_lists_strays: bool = False,
 ) -> ProcessResult:
     """Run ``argv`` in its own process group to its end and capture its output, bounded.
 
@@ -171,6 +177,12 @@ def run_process(
     True it asked the child to write something (a stack dump): output is read
     on until stderr has been quiet for a moment, :data:`BEFORE_KILL_WAIT_S` at
     most. Its exceptions are ignored.
+
+    ``init_lists_strays``: the leader starts a PID namespace whose init (the
+    leader's child) lists what is still running once the runner is gone
+    (:mod:`verifier_tui.engine.isolation`). When the group must be killed,
+    the rest of it goes first, and the init gets a moment to write that list
+    before it is killed too (killing it ends the namespace unlisted).
     """
     started = time.perf_counter()
     if not argv:
@@ -180,7 +192,7 @@ def run_process(
                                 stderr=subprocess.PIPE, start_new_session=True)
     except (OSError, ValueError, subprocess.SubprocessError) as exc:
         return _not_started(_start_error_text(argv, exc), started)
-    child = _Child(proc, cap_bytes, on_output, cancel, marker, before_kill)
+    child = _Child(proc, cap_bytes, on_output, cancel, marker, before_kill, init_lists_strays)
     try:
         deadline = None if timeout_s is None else started + timeout_s
         try:
@@ -220,6 +232,7 @@ async def arun_process(
     on_output: Callable[[str, str], None] | None = None,
     marker: str | None = None,
     before_kill: Callable[[int], bool] | None = None,
+    init_lists_strays: bool = False,
 ) -> ProcessResult:
     """:func:`run_process` from asyncio, in a thread of its own.
 
@@ -244,7 +257,8 @@ async def arun_process(
         try:
             outcome = (run_process(argv, cwd=cwd, env=env, timeout_s=timeout_s, cap_bytes=cap_bytes, grace_s=grace_s,
                                    on_output=on_loop if on_output is not None else None, cancel=cancel,
-                                   marker=marker, before_kill=before_kill), None)
+                                   marker=marker, before_kill=before_kill,
+                                   init_lists_strays=init_lists_strays), None)
         except BaseException as exc:  # noqa: BLE001 - handed to the awaiting task
             outcome = (None, exc)
         try:
@@ -296,8 +310,10 @@ class _Child:
     """A started child and everything the core watches about it."""
 
     def __init__(self, proc: subprocess.Popen, cap_bytes: int, on_output, cancel: CancelSignal | None,
-                 marker: str | None = None, before_kill: Callable[[int], bool] | None = None) -> None:
+                 marker: str | None = None, before_kill: Callable[[int], bool] | None = None,
+                 init_lists_strays: bool = False) -> None:
         self.proc = proc
+        self.init_lists_strays = init_lists_strays
         self.before_kill = before_kill
         self.asked_before_kill = False
         self.marker = marker
@@ -371,6 +387,18 @@ class _Child:
         if not self.has_exited:
             _signal_group(self.proc.pid, signal.SIGTERM)
             until = time.perf_counter() + grace_s
+            while not self.has_exited and time.perf_counter() < until:
+                self._step(until)
+        if not self.has_exited and self.init_lists_strays:
+            # The runner ignored SIGTERM: kill the group but the leader and the
+            # namespace's init, which then lists the strays and exits.
+            spared = {self.proc.pid, *_children(self.proc.pid)}
+            for pid in _group_members(self.proc.pid) - spared:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+            until = time.perf_counter() + INIT_LIST_WAIT_S
             while not self.has_exited and time.perf_counter() < until:
                 self._step(until)
         _signal_group(self.proc.pid, signal.SIGKILL)
@@ -452,6 +480,42 @@ class _Child:
                 self.on_output(("stdout", "stderr")[index], text)
             except Exception:  # noqa: BLE001 - a display callback must not end the capture
                 pass
+
+
+def _group_members(pgid: int) -> set[int]:
+    """The processes of group ``pgid``, from ``/proc`` (empty where there is none)."""
+    found: set[int] = set()
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return found
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as handle:
+                fields = handle.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if len(fields) > 2 and fields[2] == str(pgid).encode():
+            found.add(int(name))
+    return found
+
+
+def _children(pid: int) -> set[int]:
+    """The direct children of ``pid`` (Linux's ``/proc/PID/task/*/children``)."""
+    found: set[int] = set()
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return found
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/children", encoding="ascii") as handle:
+                found.update(int(child) for child in handle.read().split())
+        except (OSError, ValueError):
+            continue
+    return found
 
 
 def _signal_group(pgid: int, sig: int) -> bool:

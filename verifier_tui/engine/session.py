@@ -365,7 +365,8 @@ class Session:
             if prepared.start_error or prepared.shim_refusal:
                 return self._not_started(prepared, trigger, sequence)
             done = run_process(prepared.argv, cwd=prepared.cwd, env=prepared.env, timeout_s=spec.timeout_s,
-                               marker=prepared.marker, before_kill=prepared.before_kill)
+                               marker=prepared.marker, before_kill=prepared.before_kill,
+                               init_lists_strays=prepared.stage.namespace)
             return collect(prepared, done, trigger=trigger, sequence=sequence)
         finally:
             self._release(stage)
@@ -411,7 +412,8 @@ class Session:
                 async with gate if gate is not None else nullcontext():
                     done = await arun_process(prepared.argv, cwd=prepared.cwd, env=prepared.env,
                                               timeout_s=spec.timeout_s, on_output=live if on_output is not None else None,
-                                              marker=prepared.marker, before_kill=prepared.before_kill)
+                                              marker=prepared.marker, before_kill=prepared.before_kill,
+                                              init_lists_strays=prepared.stage.namespace)
             finally:
                 if watcher is not None:
                     watcher.cancel()
