@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from tests.helpers import PY, make_task, run_tool, wait_none_with
+from tests.helpers import PY, make_task, processes_with, run_tool, wait_none_with
 from verifier_tui.engine import isolation
 from verifier_tui.engine.model import Outcome
 from verifier_tui.engine.session import Options, Session
@@ -106,6 +106,32 @@ def test_an_escaped_process_holding_the_pipes_is_not_waited_for(tmp_path, sandbo
     assert wait_none_with(token) == []
     assert any(token in command for command in result.strays)
     assert result.duration_s + result.pipe_wait_s < 300
+
+
+def test_output_held_open_by_an_unmarked_process_is_said_to_be_cut_short(tmp_path, monkeypatch):
+    """In the copy sandbox, a process started with an empty environment carries no mark and keeps
+    the output open: the run stops reading a second after the runner's exit and says so, apart
+    from the run's own time."""
+    monkeypatch.setenv(isolation.VARIABLE, "copy")
+    token = f"vtui-unmarked-{os.getpid()}-{time.monotonic_ns()}"
+    task_dir = make_task(tmp_path / "t", f"""\
+        import subprocess, sys
+
+        def verify(workspace):
+            subprocess.Popen([sys.executable, "-c", "import time; time.sleep(5)", {token!r}],
+                             start_new_session=True, env={{}})
+            return 1.0
+    """)
+    with Session(task_dir, Options(python=PY)) as session:
+        result = session.run()
+    try:
+        assert result.outcome is Outcome.REWARD_WRITTEN
+        assert result.pipe_wait_s >= 0.9 and result.duration_s < 5
+        assert any(n.startswith("output cut short: a process the run started held its output open") for n in
+                   result.notices), result.notices
+    finally:
+        for pid in processes_with(token):
+            os.kill(pid, 9)
 
 
 # ---------------------------------------------------------------------------
