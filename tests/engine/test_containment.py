@@ -8,6 +8,7 @@ line (a pid read inside a PID namespace means nothing outside it).
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import sys
@@ -84,6 +85,24 @@ def test_an_escaped_process_is_listed_when_the_timed_out_verifier_ignores_sigter
     assert result.outcome is Outcome.TIMED_OUT
     assert wait_none_with(token) == []
     assert any(token in command for command in result.strays), result.strays
+
+
+@pytest.mark.parametrize("escape", list(ESCAPES))
+async def test_an_escaped_process_is_ended_when_its_run_is_superseded(tmp_path, sandbox, escape):
+    """A save while the verifier still runs cancels that run (watch, the TUI): what it started
+    outside its group goes with it."""
+    token = f"vtui-superseded-{os.getpid()}-{time.monotonic_ns()}"
+    task_dir = escaping_task(tmp_path, token, escape, then="time.sleep(300)")
+    with Session(task_dir, Options(python=PY)) as session:
+        running = asyncio.create_task(session.arun())
+        deadline = time.monotonic() + 30
+        while not processes_with(token):  # the escaped process has started
+            assert time.monotonic() < deadline, "the verifier never started its process"
+            await asyncio.sleep(0.05)
+        running.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await running
+    assert wait_none_with(token) == [], "the superseded run's escaped process outlived it"
 
 
 def test_an_escaped_process_holding_the_pipes_is_not_waited_for(tmp_path, sandbox):
