@@ -125,3 +125,41 @@ async def test_an_empty_stderr_says_stdout_has_lines_and_o_shows_them(tmp_path):
         await pilot.press("o")
         await pilot.pause()
         assert "three" in widget_text(app, "#stdout")
+
+
+HUGE_MESSAGE = """
+def verify(workspace):
+    raise ValueError("x" * 2_000_000)
+"""
+
+
+async def test_a_huge_line_is_shown_up_to_a_bound_with_how_much_more_it_holds(tmp_path):
+    """A two-megabyte exception message (cut by the capture to its head and tail) is shown up to
+    MAX_LINE_CHARS characters, then a line saying how many more there are: a bounded number of
+    rows, not thousands, and the screen stays responsive."""
+    from verifier_tui.tui.widgets.output_panel import MAX_LINE_CHARS
+
+    app = make_app(make_task(tmp_path / "tasks" / "t", HUGE_MESSAGE), watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.pause()
+        log = app.main.query_one("#stderr", Log)
+        marks = [line for line in log.lines if "more characters on this line" in line]
+        assert 1 <= len(marks) <= 2, marks  # the capture keeps the message's head and its tail
+        width = max(len(line) for line in log.lines if "more characters" not in line)
+        assert len(log.lines) < 2 * (MAX_LINE_CHARS // (width // 2)) + 50  # what the bound makes, at most
+
+
+def test_wrapping_cuts_at_spaces_and_indents_continuations():
+    from verifier_tui.tui.widgets.output_panel import MAX_LINE_CHARS, wrap_lines
+
+    text = " ".join(f"word{i}" for i in range(40))
+    rows = wrap_lines([text, "short", "    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^"], 30)
+    assert all(len(row) <= 30 for row in rows)
+    body = rows[:-2]
+    assert all(row.startswith("  ") for row in body[1:]) and not body[0].startswith(" ")
+    assert " ".join(row.strip() for row in body) == text  # nothing lost, cut between words
+    assert rows[-2:] == ["short", "    ^^^^^^^^^^^^^^^^^^^^^^^^^^"]  # caret marks are cut, never wrapped
+    huge = wrap_lines(["y" * (MAX_LINE_CHARS + 1234)], 100)
+    assert huge[-1].endswith(f"... 1,234 more characters on this line (`verifier-tui run` and --json show it whole)")
+    assert sum(len(row.strip()) for row in huge[:-1]) == MAX_LINE_CHARS

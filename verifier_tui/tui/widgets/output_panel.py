@@ -34,13 +34,18 @@ FLUSH_S = 0.05
 #: Lines a panel shows, a dropped-lines marker included (the capture itself is
 #: bounded by the engine). While a run streams, past this the older half goes.
 MAX_LINES = 5000
+#: Characters of one line shown (the rest is counted): see :func:`wrap_lines`.
+MAX_LINE_CHARS = 5_000
 STREAMS = ("stderr", "stdout")
 _CARETS = re.compile(r"^\s*[\^~]+\s*$")
 
 
 def wrap_lines(lines: list[str], width: int) -> list[str]:
     """Each line cut to ``width`` columns, at a space when there is one in the
-    second half; continuations are indented two spaces."""
+    second half; continuations are indented two spaces. A line longer than
+    :data:`MAX_LINE_CHARS` is shown up to there, with how much more it holds:
+    a verifier that prints a megabyte on one line (a huge exception message)
+    would otherwise make hundreds of rows and hold the screen still."""
     if width < 12:
         return lines
     out: list[str] = []
@@ -48,13 +53,22 @@ def wrap_lines(lines: list[str], width: int) -> list[str]:
         if len(line) > width and _CARETS.match(line):
             out.append(line[:width])  # a traceback's ^^^ marks: wrapped, they would point nowhere
             continue
-        while len(line) > width:
-            cut = line.rfind(" ", width // 2, width)
-            if cut <= 0:
-                cut = width
-            out.append(line[:cut])
-            line = "  " + line[cut:].lstrip(" ")
-        out.append(line)
+        more = len(line) - MAX_LINE_CHARS
+        if more > 0:
+            line = line[:MAX_LINE_CHARS]
+        start, indent = 0, ""
+        while len(line) - start + len(indent) > width:
+            room = width - len(indent)
+            cut = line.rfind(" ", start + width // 2 - len(indent), start + room)
+            if cut <= start:
+                cut = start + room
+            out.append(indent + line[start:cut])
+            start, indent = cut, "  "
+            while start < len(line) and line[start] == " ":
+                start += 1
+        out.append(indent + line[start:])
+        if more > 0:
+            out.append(f"  ... {more:,} more characters on this line (`verifier-tui run` and --json show it whole)")
     return out
 
 
