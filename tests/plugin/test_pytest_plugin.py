@@ -196,3 +196,13 @@ def test_a_tolerance_in_expected_json_is_the_plugins_too(pytester):
     done = run(pytester, "--verifier-cases", "tasks", "-v")
     done.assert_outcomes(passed=1, failed=1)
     done.stdout.fnmatch_lines(["sum::exact FAILED*", "sum::within PASSED*", "note: only float rounding: *"])
+
+
+def test_a_task_harbor_would_refuse_fails_its_cases_and_says_why(pytester):
+    """As `verifier-tui test` (exit 2 there): a task.toml Harbor cannot load fails every case, whatever
+    the verifier scores, with Harbor's reason."""
+    task_dir = make_task(pytester.path / "tasks" / "refused", toml="version = 1\n", cases={"only": {}})
+    (task_dir / "cases" / "only" / "expected.json").write_text('{"rewards": {"reward": 1.0}}')
+    done = run(pytester, "--verifier-cases", "tasks", "-v")
+    done.assert_outcomes(failed=1)
+    done.stdout.fnmatch_lines(["*Harbor would refuse this task: *version = 1 is not a string*"])
