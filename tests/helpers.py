@@ -614,3 +614,24 @@ def interpreter_with_long_sys_path(root: Path, entries: int) -> Path:
     (site_packages,) = root.glob("lib/python3*/site-packages")
     (site_packages / "many.pth").write_text("".join(f"{folder}\n" for folder in folders), encoding="utf-8")
     return root / "bin" / "python"
+
+
+#: A verifier for tests of parallel runs: two runs that can only pass together. Each marks its
+#: arrival (its workspace's who.txt) in the folder that the task's tests/meet.txt names, and waits
+#: up to 3 s for the other's mark (1.0 when they met, else 0.0). Without meet.txt it scores 1.0 at
+#: once (a sandbox run built before the meeting is set up).
+MEET_VERIFIER = """\
+import pathlib, time
+def verify(workspace):
+    named = pathlib.Path(__file__).with_name("meet.txt")
+    if not named.exists():
+        return 1.0
+    folder = pathlib.Path(named.read_text().strip())
+    (folder / (workspace / "who.txt").read_text().strip()).write_text("")
+    deadline = time.monotonic() + 3
+    while time.monotonic() < deadline:
+        if len(list(folder.iterdir())) >= 2:
+            return 1.0
+        time.sleep(0.02)
+    return 0.0
+"""

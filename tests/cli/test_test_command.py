@@ -7,7 +7,7 @@ import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from tests.helpers import PY, copy_example, make_task, no_traceback, run_tool
+from tests.helpers import MEET_VERIFIER, PY, copy_example, make_task, no_traceback, run_tool
 
 
 def _tasks(tmp_path: Path, *names: str) -> Path:
@@ -173,24 +173,9 @@ def test_cases_share_layouts_without_sharing_what_a_run_left(env, tmp_path):
         assert sorted(p.name for p in (task / "cases" / f"c{index:02d}" / "workspace").iterdir()) == ["id.txt"]
 
 
-# Two cases that can only pass together: each marks its arrival in a shared folder (named in the
-# task's tests/meet.txt) and waits up to 3 s for the other's mark.
-MEET = """\
-import pathlib, time
-def verify(workspace):
-    folder = pathlib.Path(pathlib.Path(__file__).with_name("meet.txt").read_text().strip())
-    (folder / (workspace / "who.txt").read_text().strip()).write_text("")
-    deadline = time.monotonic() + 3
-    while time.monotonic() < deadline:
-        if len(list(folder.iterdir())) >= 2:
-            return 1.0
-        time.sleep(0.02)
-    return 0.0
-"""
-
-
 def test_jobs_runs_that_many_cases_at_the_same_time(env, tmp_path):
-    task_dir = make_task(tmp_path / "tasks" / "meeting", MEET, cases={"a": {"who.txt": "a"}, "b": {"who.txt": "b"}})
+    cases = {"a": {"who.txt": "a"}, "b": {"who.txt": "b"}}
+    task_dir = make_task(tmp_path / "tasks" / "meeting", MEET_VERIFIER, cases=cases)
     for case in ("a", "b"):
         (task_dir / "cases" / case / "expected.json").write_text('{"rewards": {"reward": 1.0}}')
     for jobs, passed in (("2", 2), ("1", 1)):  # one at a time, the first case waits in vain

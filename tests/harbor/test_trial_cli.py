@@ -16,6 +16,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from tests.helpers import (
+    MEET_VERIFIER,
     PY,
     TOOL,
     documented_fields,
@@ -277,27 +278,8 @@ def test_a_job_with_several_trials(task, runs, tmp_path, env, elsewhere):
     assert tool(env, "test", job, cwd=elsewhere).returncode == 0  # every replay agrees
 
 
-# Two replays that can only pass together: each marks its arrival in a shared folder (named in
-# tests/meet.txt, written only after the sandbox runs were built) and waits for the other's mark.
-MEET = """\
-import pathlib, time
-def verify(workspace):
-    named = pathlib.Path(__file__).with_name("meet.txt")
-    if not named.exists():
-        return 1.0
-    folder = pathlib.Path(named.read_text().strip())
-    (folder / (workspace / "who.txt").read_text().strip()).write_text("")
-    deadline = time.monotonic() + 3
-    while time.monotonic() < deadline:
-        if len(list(folder.iterdir())) >= 2:
-            return 1.0
-        time.sleep(0.02)
-    return 0.0
-"""
-
-
 def test_test_job_replays_its_trials_at_the_same_time(task, runs, tmp_path, env, elsewhere):
-    meeting = task("meeting", verifier=MEET, toml=SEPARATE)
+    meeting = task("meeting", verifier=MEET_VERIFIER, toml=SEPARATE)
     job = runs / "jobs" / "pair"
     for who in ("a", "b"):
         sandbox_trial(job, meeting, tmp_path, workspace={"who.txt": who}, mode="separate", capture=True,
