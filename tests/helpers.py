@@ -619,19 +619,20 @@ def interpreter_with_long_sys_path(root: Path, entries: int) -> Path:
 #: A verifier for tests of parallel runs: two runs that can only pass together. Each marks its
 #: arrival (its workspace's who.txt) in the folder that the task's tests/meet.txt names, and waits
 #: up to 3 s for the other's mark (1.0 when they met, else 0.0). Without meet.txt it scores 1.0 at
-#: once (a sandbox run built before the meeting is set up).
+#: once (a sandbox run built before the meeting is set up). Indented, as make_task dedents it: a
+#: top-level ``def verify`` in this file would make the repository look like a task.
 MEET_VERIFIER = """\
-import pathlib, time
-def verify(workspace):
-    named = pathlib.Path(__file__).with_name("meet.txt")
-    if not named.exists():
-        return 1.0
-    folder = pathlib.Path(named.read_text().strip())
-    (folder / (workspace / "who.txt").read_text().strip()).write_text("")
-    deadline = time.monotonic() + 3
-    while time.monotonic() < deadline:
-        if len(list(folder.iterdir())) >= 2:
+    import pathlib, time
+    def verify(workspace):
+        named = pathlib.Path(__file__).with_name("meet.txt")
+        if not named.exists():
             return 1.0
-        time.sleep(0.02)
-    return 0.0
+        folder = pathlib.Path(named.read_text().strip())
+        (folder / (workspace / "who.txt").read_text().strip()).write_text("")
+        deadline = time.monotonic() + 3
+        while time.monotonic() < deadline:
+            if len(list(folder.iterdir())) >= 2:
+                return 1.0
+            time.sleep(0.02)
+        return 0.0
 """
