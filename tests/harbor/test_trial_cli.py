@@ -234,6 +234,35 @@ def test_a_multi_step_trial(task, runs, tmp_path, env, elsewhere):
     assert "1 agree, 1 differ, 0 not compared" in done.stdout
 
 
+def test_a_step_with_its_own_tests_is_replayed_on_harbors_merged_tests(task, runs, tmp_path, env, elsewhere):
+    """Harbor 0.26 uploads tests/ and then steps/<name>/tests/ into /tests: the second step's own
+    weights.py replaces the task's for that step, and a traceback in it points at the step's file."""
+    demo = task(verifier="from weights import WEIGHT\n\ndef verify(workspace):\n    return WEIGHT\n",
+                files={"weights.py": "WEIGHT = 1.0\n"})
+    (demo / "task.toml").write_text('version = "1.0"\n\n[[steps]]\nname = "first"\n\n[[steps]]\nname = "second"\n')
+    (demo / "steps" / "second" / "tests").mkdir(parents=True)
+    (demo / "steps" / "second" / "tests" / "weights.py").write_text("WEIGHT = 0.25\n")
+    run = sandbox_run(demo, tmp_path / "sandbox")
+    make_job(runs / "jobs" / "j", {"demo__aaaaaaa": dict(task=demo, mode=None, steps=[
+        {"name": "first", "rewards": {"reward": 1.0}, "verifier_files": run.files, "app": {}},
+        {"name": "second", "rewards": {"reward": 0.25}, "verifier_files": run.files, "app": {}},
+    ])})
+    job = runs / "jobs" / "j"
+    first = as_json(tool(env, "run", job, "--step", "first", "--json", cwd=elsewhere))
+    second = as_json(tool(env, "run", job, "--step", "second", "--json", cwd=elsewhere))
+    assert first["local"]["rewards"] == {"reward": 1.0} and first["same"] is True
+    assert second["local"]["rewards"] == {"reward": 0.25} and second["same"] is True, second["differences"]
+    assert (demo / "tests" / "weights.py").read_text() == "WEIGHT = 1.0\n"  # the user's files as they were
+    (demo / "steps" / "second" / "tests" / "weights.py").write_text("raise ValueError('step weights')\n")
+    broken = as_json(tool(env, "run", job, "--step", "second", "--json", cwd=elsewhere))
+    assert f'File "{demo / "steps" / "second" / "tests" / "weights.py"}", line 1' in broken["local"]["stderr"]
+    # A step that ships its own verifier.py: that one is what the sandbox ran for the step.
+    (demo / "steps" / "second" / "tests" / "verifier.py").write_text("def verify(workspace):\n    return 0.25\n")
+    (demo / "steps" / "second" / "tests" / "weights.py").unlink()
+    own = as_json(tool(env, "run", job, "--step", "second", "--json", cwd=elsewhere))
+    assert own["local"]["rewards"] == {"reward": 0.25}, own["local"]["stderr"]
+
+
 def several(runs, tmp_path, task):
     """A job of three trials: two replay as they ran, one differs."""
     passing = task("passing", verifier=READS_HELLO, toml=SEPARATE)

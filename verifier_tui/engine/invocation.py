@@ -50,6 +50,7 @@ class RunSpec:
     runner: OwnRunner | None = None  # the task's own runner (None: ours)
     phases: bool = False  # ask the runner for its phases (--phases-to): the trial replay shows them
     env: tuple[str, ...] = ()  # --env words, as given: NAME or NAME=VALUE
+    extra_tests: Path | None = None  # a trial step's own steps/<name>/tests, over tests/ in /tests as Harbor does
 
 
 @record
@@ -105,10 +106,12 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
     try:
         notices += stage.prepare(spec.task.tests_dir, spec.workspace, vendored,
                                  runner=spec.runner.path if spec.runner is not None else None,
-                                 task_vendors_nemo_gym=task_vendors)
+                                 task_vendors_nemo_gym=task_vendors, extra_tests=spec.extra_tests)
     except StagingError as exc:
         start_error = str(exc)
     staged_rel = spec.task.staged_name(spec.verifier)
+    if spec.extra_tests is not None and spec.verifier.is_relative_to(spec.extra_tests):
+        staged_rel = spec.verifier.relative_to(spec.extra_tests).as_posix()  # overlaid into the staged tests
     if staged_rel == ".ng/verifier.py":
         stage.place_dataset_verifier(spec.verifier)
     staged_verifier = stage.tests_dir / staged_rel
@@ -174,6 +177,8 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
     ]
     if staged_rel == ".ng/verifier.py":
         path_map.insert(0, (str(stage.ng_dir / "verifier.py"), str(spec.verifier)))
+    if spec.extra_tests is not None:  # the step's own files are theirs, not tests/'s
+        path_map[:0] = [(str(stage.tests_dir / rel), str(spec.extra_tests / rel)) for rel in stage.overlaid]
     if spec.response is not None and response_arg is not None and spec.response.path is not None:
         path_map.insert(0, (response_arg, str(spec.response.path)))
     if staged_row is not None:

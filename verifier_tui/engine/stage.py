@@ -47,6 +47,8 @@ class Stage:
     namespace: bool = False
     """Runs of this stage get a namespace: the workspace is an overlay, not a copy."""
     tests: Mirror | None = None
+    overlaid: list = field(default_factory=list)
+    """Files of a step's own tests folder copied over ``tests`` this run (relative paths)."""
     workspace: Mirror | None = None
     overlay_lower: Path | None = None
     """With namespaces, the user's workspace the overlay shows at ``app``
@@ -108,8 +110,14 @@ class Stage:
         return target
 
     def prepare(self, tests_source: Path, workspace: Path | None, nemo_gym_verifiers: Path | None,
-                runner: Path | None = None, task_vendors_nemo_gym: bool = False) -> list[str]:
+                runner: Path | None = None, task_vendors_nemo_gym: bool = False,
+                extra_tests: Path | None = None) -> list[str]:
         """Bring the layout up to date for a run; returns notes for the user.
+
+        ``extra_tests``: a step's own ``steps/<name>/tests``, copied over the
+        mirrored tests folder as Harbor 0.26 uploads it over ``tests/`` into
+        ``/tests`` (harbor/verifier/verifier.py, ``_resolve_tests``). The
+        mirror's walk at the next prepare puts the overlaid files back.
 
         ``runner`` is the runner script to place (default: ours). When the
         task vendors its own ``tests/.ng/nemo_gym`` (a published task), that
@@ -135,6 +143,7 @@ class Stage:
             self.vendored_from = None
         self.tests.sync()
         notes += [f"tests: {n}" for n in self.tests.notes]
+        self.overlaid = _overlay(extra_tests, self.tests_dir) if extra_tests is not None else []
         make_real_dir(self.ng_dir)
         self._place_runner(runner or runner_path())
         if not task_vendors_nemo_gym:
@@ -289,3 +298,20 @@ class Scratch:
         for stage in self.stages:
             stage.close()
         remove_tree(self.root)
+
+
+def _overlay(source: Path, target: Path) -> list[str]:
+    """Copy the files under ``source`` over ``target`` (links as links);
+    returns their relative paths."""
+    copied: list[str] = []
+    for folder, dirs, files in os.walk(source):
+        rel_folder = Path(folder).relative_to(source)
+        make_real_dir(target / rel_folder)
+        for name in sorted(files) + sorted(d for d in dirs if os.path.islink(os.path.join(folder, d))):
+            rel = (rel_folder / name).as_posix()
+            dst = target / rel
+            if os.path.lexists(dst):
+                remove_path(dst)
+            shutil.copy2(os.path.join(folder, name), dst, follow_symlinks=False)
+            copied.append(rel)
+    return copied

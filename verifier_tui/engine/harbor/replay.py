@@ -39,6 +39,7 @@ class ReplayPlan:
     timeout_s: float | None
     task_data: Path | None
     skipped: str | None = None
+    extra_tests: Path | None = None  # the step's own steps/<name>/tests: Harbor uploads it over tests/
     notices: list[str] = field(default_factory=list)
     reasons: list[str] = field(default_factory=list)  # what may make the replay differ, said when it does
 
@@ -139,9 +140,7 @@ def plan_replay(walk: TrialWalkthrough, *, workspace: Path | str | None = None, 
         plan.notices += list(walk.env.missing)
         plan.reasons += list(walk.env.missing)
     if step is not None and (task_dir / "steps" / step / "tests").is_dir():
-        plan.notices.append(f"steps/{step}/tests exists: Harbor merged it over tests/ in /tests; the replay "
-                            "stages tests/ only")
-        plan.reasons.append(f"the replay staged tests/ without steps/{step}/tests, which the sandbox had too")
+        plan.extra_tests = task_dir / "steps" / step / "tests"  # staged over tests/, as Harbor uploads it
     runner_note = _runner_difference(task_dir) if runner == "ours" else None
     if runner_note:
         plan.notices.append(runner_note)

@@ -155,7 +155,7 @@ class TrialSession:
         task = replace(spec.task, config=replace(spec.task.config, env=dict(plan.env)))
         timeout = plan.timeout_s if plan.timeout_s is not None else spec.timeout_s
         return replace(spec, task=task, response=None, expected=None, task_data=plan.task_data, phases=True,
-                       timeout_s=timeout)
+                       timeout_s=timeout, extra_tests=plan.extra_tests)
 
     def explain(self) -> dict[str, Any] | None:
         """The runner's ``--explain`` for the replay (verify is not called); None without one."""
