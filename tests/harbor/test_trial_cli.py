@@ -214,15 +214,21 @@ def test_a_task_that_cannot_be_found(task, runs, tmp_path, env, elsewhere):
     assert done.returncode == 0 and "agreement same" in done.stdout
 
 
-def test_a_multi_step_trial(task, runs, tmp_path, env, elsewhere):
-    demo = task(verifier="def verify(workspace):\n    return 1.0\n")
+def two_step_job(demo, runs, tmp_path, *, second: float):
+    """Job ``j`` with one trial of ``demo`` in two steps, "first" (recorded 1.0) and "second"
+    (recorded ``second``); the task.toml names both steps."""
     (demo / "task.toml").write_text('version = "1.0"\n\n[[steps]]\nname = "first"\n\n[[steps]]\nname = "second"\n')
     run = sandbox_run(demo, tmp_path / "sandbox")
     make_job(runs / "jobs" / "j", {"demo__aaaaaaa": dict(task=demo, mode=None, steps=[
         {"name": "first", "rewards": {"reward": 1.0}, "verifier_files": run.files, "app": {}},
-        {"name": "second", "rewards": {"reward": 0.0}, "verifier_files": run.files, "app": {}},
+        {"name": "second", "rewards": {"reward": second}, "verifier_files": run.files, "app": {}},
     ])})
-    job = runs / "jobs" / "j"
+    return runs / "jobs" / "j"
+
+
+def test_a_multi_step_trial(task, runs, tmp_path, env, elsewhere):
+    demo = task(verifier="def verify(workspace):\n    return 1.0\n")
+    job = two_step_job(demo, runs, tmp_path, second=0.0)
     data = as_json(tool(env, "run", job, "--step", "second", "--json", cwd=elsewhere))
     assert data["trial"]["step"] == "second" and data["trial"]["steps"] == ["first", "second"]
     assert data["same"] is False  # the recorded 0.0 against the replay's 1.0
@@ -239,15 +245,9 @@ def test_a_step_with_its_own_tests_is_replayed_on_harbors_merged_tests(task, run
     weights.py replaces the task's for that step, and a traceback in it points at the step's file."""
     demo = task(verifier="from weights import WEIGHT\n\ndef verify(workspace):\n    return WEIGHT\n",
                 files={"weights.py": "WEIGHT = 1.0\n"})
-    (demo / "task.toml").write_text('version = "1.0"\n\n[[steps]]\nname = "first"\n\n[[steps]]\nname = "second"\n')
     (demo / "steps" / "second" / "tests").mkdir(parents=True)
     (demo / "steps" / "second" / "tests" / "weights.py").write_text("WEIGHT = 0.25\n")
-    run = sandbox_run(demo, tmp_path / "sandbox")
-    make_job(runs / "jobs" / "j", {"demo__aaaaaaa": dict(task=demo, mode=None, steps=[
-        {"name": "first", "rewards": {"reward": 1.0}, "verifier_files": run.files, "app": {}},
-        {"name": "second", "rewards": {"reward": 0.25}, "verifier_files": run.files, "app": {}},
-    ])})
-    job = runs / "jobs" / "j"
+    job = two_step_job(demo, runs, tmp_path, second=0.25)
     first = as_json(tool(env, "run", job, "--step", "first", "--json", cwd=elsewhere))
     second = as_json(tool(env, "run", job, "--step", "second", "--json", cwd=elsewhere))
     assert first["local"]["rewards"] == {"reward": 1.0} and first["same"] is True
