@@ -143,7 +143,10 @@ class Stage:
             self.vendored_from = None
         self.tests.sync()
         notes += [f"tests: {n}" for n in self.tests.notes]
-        self.overlaid = _overlay(extra_tests, self.tests_dir) if extra_tests is not None else []
+        try:
+            self.overlaid = _overlay(extra_tests, self.tests_dir) if extra_tests is not None else []
+        except OSError as exc:
+            raise StagingError(f"cannot stage the step's own tests folder {extra_tests}: {exc}") from None
         make_real_dir(self.ng_dir)
         self._place_runner(runner or runner_path())
         if not task_vendors_nemo_gym:
