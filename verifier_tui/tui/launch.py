@@ -12,8 +12,8 @@ def launch(args) -> int:
     from verifier_tui.engine.harbor.folders import find_harbor_folder
 
     if find_harbor_folder(args.path) is not None:
-        chosen = [word for name in ("trial", "step", "task") if getattr(args, name, None) is not None
-                  for word in (f"--{name}", str(getattr(args, name)))]
+        chosen = tuple(word for name in ("trial", "step", "task") if getattr(args, name, None) is not None
+                       for word in (f"--{name}", str(getattr(args, name))))
         if not _has_terminal(args.path, chosen):
             return 2
         from verifier_tui.tui.trial_app import launch_trial  # Textual: only now that the TUI really starts
@@ -40,7 +40,7 @@ def launch(args) -> int:
         session.close()
 
 
-def _has_terminal(path: str, chosen: list[str] = ()) -> bool:
+def _has_terminal(path: str, chosen: tuple[str, ...] = ()) -> bool:
     """Whether stdin and stdout are a terminal, which the app needs; when not
     (``verifier-tui TASK </dev/null >out``, a CI step), one line says what to
     use instead. Textual would draw its escape codes into the file and wait
