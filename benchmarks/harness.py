@@ -342,6 +342,17 @@ class Bench:
         path.mkdir(parents=True, exist_ok=True)
         return path
 
+    def settle(self, within_s: float = 120.0) -> None:
+        """Wait (untimed) until the tool's scratch folders are gone from its
+        TMPDIR: a big copy is removed in the background after the command
+        returned (engine/stage.py), and that removal must not run into the
+        next sample."""
+        deadline = time.monotonic() + within_s
+        while any(p.name.startswith("verifier-tui-") for p in self.folder("tmp").iterdir()):
+            if time.monotonic() > deadline:
+                raise BenchmarkError(f"the tool's scratch in {self.folder('tmp')} was not removed in {within_s:.0f} s")
+            time.sleep(0.02)
+
     def tool_env(self, sandbox: str | None = None) -> dict[str, str]:
         """The tool's environment: a private cache and TMPDIR under the scratch
         root (so its staging lands on the same file system as the workspaces

@@ -19,6 +19,7 @@ import shutil
 import stat
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -846,6 +847,52 @@ def test_close_removes_the_scratch_folder(tmp_path, run):
     session.close()
     assert not root.exists()
     assert session.scratch_root is None
+
+
+LOCKING_VERIFIER = """\
+    import os
+
+    def verify(workspace):
+        (workspace / "locked").mkdir()
+        (workspace / "locked" / "f.txt").write_text("x")
+        os.chmod(workspace / "locked", 0)
+        return 1.0
+"""
+
+
+def big_workspace_session(tmp_path, monkeypatch) -> tuple[Session, Path]:
+    """A copy-staged session on a 6,000-file workspace whose verifier leaves an
+    unreadable folder in the copy, run once."""
+    from verifier_tui.engine.isolation import VARIABLE
+
+    monkeypatch.setenv(VARIABLE, "copy")
+    task_dir = make_task(tmp_path / "t", LOCKING_VERIFIER)
+    workspace = tmp_path / "big"
+    for folder in range(60):
+        (workspace / f"d{folder}").mkdir(parents=True)
+        for number in range(100):
+            (workspace / f"d{folder}" / f"f{number}.txt").write_text("x")
+    session = session_for(task_dir, workspace=workspace)
+    assert session.run().verdict.rewards == {"reward": 1.0}
+    return session, session.scratch_root
+
+
+def test_a_big_copy_is_removed_after_close_returns(tmp_path, monkeypatch):
+    session, root = big_workspace_session(tmp_path, monkeypatch)
+    session.close()
+    assert session.scratch_root is None
+    deadline = time.monotonic() + HANG_GUARD_S
+    while root.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not root.exists()
+    assert len(list((tmp_path / "big").rglob("*.txt"))) == 6000
+
+
+def test_a_big_copy_is_removed_before_close_returns_when_no_remover_can_start(tmp_path, monkeypatch):
+    session, root = big_workspace_session(tmp_path, monkeypatch)
+    monkeypatch.setenv("PATH", str(tmp_path / "no-programs-here"))
+    session.close()
+    assert not root.exists()
 
 
 def test_no_scratch_left_after_the_command_line_exits(tmp_path):

@@ -26,9 +26,6 @@ from verifier_tui.engine.file_copy import Copier, copy_file, copy_sig, source_si
 
 # Names never copied into a mirror: bytecode caches would only be stale.
 _SKIP_NAMES = {"__pycache__"}
-# Entries in a copy past which removing it is shared with an ``rm`` process:
-# 100,000 files take 0.8 s to remove on tmpfs, about as long as copying them.
-_SHARED_REMOVAL_AFTER = 5000
 
 
 # What we know of one mirrored entry: its kind ("file", "dir", "link"), the
@@ -130,17 +127,6 @@ class Mirror:
         if self._tracker is not None:
             self._tracker.close()
             self._tracker = None
-
-    def remove(self) -> None:
-        """Remove the copy (the session is over): a big one on two cores."""
-        self.close()
-        if not _real_dir(self.target):  # a link a verifier put there goes as a link
-            remove_path(self.target)
-        elif len(self.index) >= _SHARED_REMOVAL_AFTER:
-            remove_big_tree(self.target)
-        else:
-            remove_tree(self.target)
-        self.index.clear()
 
     def _kept(self, rel: str) -> bool:
         return rel in self.keep or any(k.startswith(rel + "/") for k in self.keep)
@@ -356,58 +342,6 @@ def remove_tree(path: Path) -> None:
                 except OSError:
                     pass
     shutil.rmtree(path, ignore_errors=True)
-
-
-def remove_big_tree(path: Path) -> None:
-    """:func:`remove_tree` on two cores: half of the folder's entries are
-    removed by ``rm -rf`` in a child process, half here, then whatever either
-    left (a folder a verifier made unreadable) by :func:`remove_tree`."""
-    import subprocess
-
-    entries = _removal_shares(str(path))
-    if len(entries) < 2:
-        remove_tree(path)
-        return
-    try:
-        remover = subprocess.Popen(["xargs", "-0", "rm", "-rf", "--"], stdin=subprocess.PIPE,
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    except OSError:
-        remove_tree(path)
-        return
-    try:
-        try:
-            remover.stdin.write(b"\0".join(os.fsencode(e) for e in entries[::2]))  # type: ignore[union-attr]
-            remover.stdin.close()  # type: ignore[union-attr]
-        except OSError:
-            pass  # it ended early: what it did not remove is removed below
-        for entry in entries[1::2]:
-            remove_path(Path(entry))
-    finally:
-        remover.wait()
-    remove_tree(path)
-
-
-def _removal_shares(root: str) -> list[str]:
-    """Entries of ``root`` to share out: its own, or those one level down when
-    it holds only a few folders (a workspace that is all ``src/``)."""
-    try:
-        with os.scandir(root) as listing:
-            entries = [(e.path, e.is_dir(follow_symlinks=False)) for e in listing]
-    except OSError:
-        return []
-    if len(entries) >= 8:
-        return [p for p, _ in entries]
-    out = []
-    for entry, folder in entries:
-        if folder:
-            try:
-                with os.scandir(entry) as listing:
-                    out += [e.path for e in listing]
-            except OSError:
-                out.append(entry)
-        else:
-            out.append(entry)
-    return out
 
 
 def make_real_dir(path: Path) -> None:
