@@ -57,8 +57,8 @@ WORDS = {
 
 #: The PID namespace's init. Arguments: the fstab of the mounts to make, the
 #: control folder, the uid and gid the runner keeps, the folder it starts in
-#: (entered again once the overlay is mounted over it), "--", the runner's
-#: command line. The init's own messages never reach the runner's stderr (fd
+#: (entered again once the overlay is mounted over it), the full paths of
+#: ``mount`` and ``unshare``, "--", the runner's command line. The init's own messages never reach the runner's stderr (fd
 #: 3 carries that one to the runner): while it sets up, they go to
 #: ``setup-error``; afterwards nowhere. (dash writes "Terminated" when a
 #: foreground command is ended by a signal, to that command's stderr: hence the
@@ -68,14 +68,14 @@ WORDS = {
 #: line (NUL-separated) of a process still running once the runner had
 #: exited; zombies are skipped (they are over).
 _INIT = r"""
-fstab=$1 ctl=$2 uid=$3 gid=$4 cwd=$5
-shift 6
+fstab=$1 ctl=$2 uid=$3 gid=$4 cwd=$5 mount=$6 unshare=$7
+shift 8
 exec 3>&2 2>"$ctl/setup-error"
-MOUNT -a --fstab "$fstab" || exit 125
+"$mount" -a --fstab "$fstab" || exit 125
 cd "$cwd" || exit 125
 : >"$ctl/started"
 exec 2>/dev/null
-(exec UNSHARE --user --mount --map-user="$uid" --map-group="$gid" -- "$@" 2>&3 3>&-)
+(exec "$unshare" --user --mount --map-user="$uid" --map-group="$gid" -- "$@" 2>&3 3>&-)
 rc=$?
 echo "$rc" >"$ctl/status"
 for d in /proc/[0-9]*; do
@@ -228,14 +228,11 @@ def _setup_problem(ctl: str, stderr: str) -> str | None:
 
 
 def _outer(fstab: str, ctl: str, cwd: str = "/") -> list[str]:
-    import shlex
-
+    # the tools by their full paths: the task's [verifier] env may set another PATH
     unshare = _tool("unshare") or "unshare"
-    # by their full paths: the task's [verifier] env may set another PATH
-    script = _INIT.replace("MOUNT", shlex.quote(_tool("mount") or "mount")).replace("UNSHARE", shlex.quote(unshare))
     return [unshare, "--user", "--map-root-user", "--mount", "--pid", "--fork", "--kill-child", "--mount-proc",
-            _tool("sh") or "sh", "-c", script, "verifier-tui-init", fstab, ctl, str(os.getuid()), str(os.getgid()),
-            cwd, "--"]
+            _tool("sh") or "sh", "-c", _INIT, "verifier-tui-init", fstab, ctl, str(os.getuid()), str(os.getgid()),
+            cwd, _tool("mount") or "mount", unshare, "--"]
 
 
 def _escape(path: str) -> str:
