@@ -24,6 +24,11 @@ exits on its own, whatever it left running in its group is SIGKILLed. A process
 that left the group (``setsid``, a daemonising double fork) is beyond
 ``killpg``; if it still holds a pipe we stop reading after
 :data:`DRAIN_AFTER_EXIT_S` and say so in ``ProcessResult.output_cut_short``.
+
+Over 500 lines on purpose: the one driver both faces share, and the code
+that ends a child's group is only right read beside the loop that reads its
+pipes (the drain, the grace period and the strays all depend on when the
+leader exited); split, each half would hold half of one state machine.
 """
 
 from __future__ import annotations
