@@ -23,9 +23,9 @@ copy's removal to a background ``rm`` (the sample is what the user waits
 for); each sample waits, untimed, for that removal to end before the next one
 starts, as ``cp -a``'s copy is removed untimed. Goals: with namespaces, the
 big workspace adds at most 20 ms over the small task (a mount does not depend
-on the number of files: that is the point of it); without, at most 1.0x ``cp -a`` (+ runner): a copy that
-walks the tree once, with one ``stat`` per entry and the kernel copying the
-bytes, can match ``cp -a`` but not beat it.
+on the number of files: that is the point of it); without, at most 1.0x
+``cp -a`` (+ runner): a copy that walks the tree once, with one ``stat`` per
+entry and the kernel copying the bytes, can match ``cp -a`` but not beat it.
 
 Re-run after 5 files changed: ``watch --json`` on the big workspace and, side
 by side, on the small task; each round rewrites 5 files of one and times from

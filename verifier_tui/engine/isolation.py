@@ -58,15 +58,16 @@ WORDS = {
 #: The PID namespace's init. Arguments: the fstab of the mounts to make, the
 #: control folder, the uid and gid the runner keeps, the folder it starts in
 #: (entered again once the overlay is mounted over it), the full paths of
-#: ``mount`` and ``unshare``, "--", the runner's command line. The init's own messages never reach the runner's stderr (fd
-#: 3 carries that one to the runner): while it sets up, they go to
-#: ``setup-error``; afterwards nowhere. (dash writes "Terminated" when a
-#: foreground command is ended by a signal, to that command's stderr: hence the
-#: subshell, whose redirections are its own.) ``started`` tells the tool the namespace was set up (no
-#: file: ``setup-error`` or unshare's stderr says why not); ``status`` is the
+#: ``mount`` and ``unshare``, "--", the runner's command line. The init's own
+#: messages never reach the runner's stderr (fd 3 carries that one to the
+#: runner): while it sets up, they go to ``setup-error``; afterwards nowhere.
+#: (dash writes "Terminated" when a foreground command is ended by a signal, to
+#: that command's stderr: hence the subshell, whose redirections are its own.)
+#: ``started`` tells the tool the namespace was set up (no file:
+#: ``setup-error`` or unshare's stderr says why not); ``status`` is the
 #: runner's exit status as sh saw it; each ``stray-<pid>`` holds the command
-#: line (NUL-separated) of a process still running once the runner had
-#: exited; zombies are skipped (they are over).
+#: line (NUL-separated) of a process still running once the runner had exited;
+#: zombies are skipped (they are over).
 _INIT = r"""
 fstab=$1 ctl=$2 uid=$3 gid=$4 cwd=$5 mount=$6 unshare=$7
 shift 8

@@ -320,9 +320,10 @@ _REMOVE_DETACHED_AFTER = 5000
 
 def _remove_detached(root: Path) -> bool:
     """Hand ``root`` to an ``rm`` in its own session that outlives us (the
-    ``sh`` started here returns at once, leaving it to the system's init);
-    folders a verifier made unreadable get their permissions back first.
-    False when no such process can be started: then the caller removes it."""
+    ``sh`` started here returns at once, leaving it to the system's init).
+    Should ``rm`` fail on a folder a verifier made unreadable, the tree gets
+    its permissions back and ``rm`` goes again. False when no such process
+    can be started: then the caller removes the tree itself."""
     script = 'rm -rf -- "$1" 2>/dev/null || { chmod -R u+rwx -- "$1"; rm -rf -- "$1"; }'
     try:
         subprocess.run(["sh", "-c", f"{{ {script}; }} >/dev/null 2>&1 &", "verifier-tui-remove", str(root)],
