@@ -11,10 +11,14 @@ before and after the run (:mod:`.user_files`) to report what it wrote.
 
 from __future__ import annotations
 
+import os
+import shutil
+import sys
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine import isolation, strays, user_files
 from verifier_tui.engine.record import record
+from verifier_tui.engine.sandbox_view import sandbox_path_lines
 
 if TYPE_CHECKING:
     from verifier_tui.engine.invocation import Prepared
@@ -32,31 +36,114 @@ class Settled:
     written: list
 
 
+NAMESPACE_FAILED = "could not set up the run's namespace: "
+
+
+def namespace_failure(start_error: str | None) -> str | None:
+    """Why a run's namespace did not set up, from its start error (None: it did)."""
+    if start_error and start_error.startswith(NAMESPACE_FAILED):
+        return start_error[len(NAMESPACE_FAILED):]
+    return None
+
+
 def contain(prepared: Prepared) -> None:
-    """Wrap ``prepared``'s command line in the stage's isolation."""
+    """Wrap ``prepared``'s command line in the stage's isolation and the task's limits."""
     stage, spec = prepared.stage, prepared.spec
-    response = spec.response.path if spec.response is not None else None
-    inputs = [spec.task.root, spec.task.tests_dir, spec.verifier, spec.workspace, response, spec.task_data]
+    limits = prepared.limits
+    prefix: list[str] = []
+    if limits is not None and limits.cpu_list:
+        taskset = shutil.which("taskset") or shutil.which("taskset", path="/usr/bin:/bin")
+        if taskset is not None:  # Docker's cpus as affinity to as many CPUs (engine/sandbox_view.py)
+            prefix = [taskset, "--cpu-list", ",".join(map(str, limits.cpu_list))]
+        else:
+            prepared.notices.append(f"cpus = {limits.cpus} is not applied: taskset is not on PATH")
+    if limits is not None and limits.memory_mb is not None:
+        prepared.memory_limit = limits.memory_mb << 20
     if stage.namespace:
-        user_paths = [str(p) for p in inputs if p is not None]
-        read_only, writable = isolation.read_only_paths(user_paths, str(stage.root.parent))
-        plan = isolation.NamespacePlan(
-            read_only=read_only,
-            writable=writable,
-            workspace=str(stage.overlay_lower) if stage.overlay_lower is not None else None,
-            upper=str(stage.upper_dir),
-            work=str(stage.work_dir),
-            app=str(stage.app_dir),
+        workdir = _workdir(prepared)
+        overlay = None
+        if stage.overlay_lower is not None:
+            overlay = (str(stage.overlay_lower), str(stage.upper_dir), str(stage.work_dir))
+        plan = isolation.ViewPlan(
+            view=str(stage.view_dir),
             ctl=str(stage.ctl_dir),
+            tests=str(stage.tests_dir),
+            reward=str(stage.reward_dir),
+            inputs=str(stage.inputs_dir),
+            app_copy=None if overlay is not None else str(stage.app_dir),
+            overlay=overlay,
+            workdir=workdir,
+            app_at=stage.app_at,
+            network=limits is None or limits.network != "no-network",
+            hide=str(stage.root.parent),
+            expose=_hidden_interpreter(prepared.argv[0]),
         )
-        prepared.argv = isolation.namespace_argv(plan, prepared.argv, str(prepared.cwd))
+        try:
+            prepared.argv = prefix + isolation.namespace_argv(plan, prepared.argv)
+        except OSError as exc:
+            prepared.start_error = f"cannot build the run's view in {stage.view_dir}: {exc.strerror or exc}"
+        prepared.cwd = stage.root
         return
+    if limits is not None and limits.network == "no-network":
+        prepared.notices.append('network_mode = "no-network" is not applied: the copy sandbox has no network '
+                                "namespace, so the verifier reaches the network the sandbox would refuse it")
+    named = sandbox_path_lines(spec.task.tests_dir, spec.verifier)
+    if named:
+        shown = ", ".join(named[:3]) + (f" +{len(named) - 3} more" if len(named) > 3 else "")
+        prepared.notices.append("the copy sandbox has no /app, /tests or /logs/verifier (the run gets the scratch "
+                                f"folder's paths), and the verifier names them by absolute path: {shown}")
     token = strays.new_token()
     prepared.marker = token
     prepared.env = dict(prepared.env, **{strays.MARKER: token})
+    response = spec.response.path if spec.response is not None else None
     order = [spec.task.tests_dir, spec.task.root / "task.toml", spec.verifier, response, spec.task_data,
              spec.task.root, spec.workspace]
     prepared.guard = user_files.take(order)
+    setpriv = shutil.which("setpriv") or shutil.which("setpriv", path="/usr/bin:/bin")
+    # Should the tool be SIGKILLed, the runner goes with it (its own children
+    # are found by the run's mark at the next end of a run, not then).
+    guard = [setpriv, "--pdeathsig", "KILL"] if setpriv is not None and sys.platform.startswith("linux") else []
+    prepared.argv = prefix + guard + prepared.argv
+
+
+def _hidden_interpreter(executable: str) -> tuple:
+    """The folders of the chosen interpreter that the view would hide (a
+    virtual environment in /tmp, say): each is shown in the view read-only,
+    at its own path. In the sandbox the interpreter is the image's; here it is
+    the one the user chose, and it must be there to run."""
+    out: list[str] = []
+    for path in dict.fromkeys((executable, os.path.realpath(executable))):
+        if not os.path.isabs(path) or not isolation.hidden_by_view(path):
+            continue
+        folder = os.path.dirname(os.path.dirname(path))  # .../bin/python: its prefix
+        probe = os.path.dirname(path)
+        while probe not in ("/", ""):
+            if os.path.isfile(os.path.join(probe, "pyvenv.cfg")):
+                folder = probe
+                break
+            probe = os.path.dirname(probe)
+        if folder not in ("/", "") and folder not in out:
+            out.append(folder)
+    return tuple(out)
+
+
+def _workdir(prepared: Prepared) -> str:
+    """The runner's working directory in the view: the sandbox's (the task's
+    workdir, the image's WORKDIR), where this machine's view has it."""
+    limits, spec, stage = prepared.limits, prepared.spec, prepared.stage
+    wanted = limits.workdir if limits is not None else "/"
+    app = stage.app_at
+    if wanted == app or wanted.startswith(app.rstrip("/") + "/"):
+        rel = wanted[len(app):].strip("/")
+        if not rel or (spec.workspace is not None and (spec.workspace / rel).is_dir()):
+            return wanted
+        prepared.notices.append(f"the working directory {wanted} is not in this workspace: the run starts in {app}")
+        return app
+    top = wanted.strip("/").split("/")[0]
+    if not top or top in ("tmp", "tests", "logs") or os.path.isdir(wanted) or not os.path.lexists("/" + top):
+        return wanted  # in the view (made there when it is a top folder this machine lacks)
+    prepared.notices.append(f"the working directory {wanted} does not exist on this machine: the run starts in /")
+    return "/"
 
 
 def settle(prepared: Prepared, done: ProcessResult) -> Settled:
@@ -71,7 +158,7 @@ def settle(prepared: Prepared, done: ProcessResult) -> Settled:
         problem = isolation.setup_problem(ctl, done.stderr.text)
         if problem is not None and not done.timed_out and signal is None:
             isolation.forget()  # a probe said yes, yet this failed: ask again next time
-            start_error = f"could not set up the run's namespace: {problem}"
+            start_error = NAMESPACE_FAILED + problem
         found += [c for c in isolation.strays(ctl) if c not in found]
         status = isolation.runner_status(ctl)
         if status is not None:

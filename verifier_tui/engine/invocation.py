@@ -16,6 +16,8 @@ from verifier_tui.engine.environment import ChildEnvironment, child_environment
 from verifier_tui.engine.model import Expectation, ResponseSource
 from verifier_tui.engine.record import field, record
 from verifier_tui.engine.interpreter import PROBE_TIMEOUT_S, SHIM_REFUSAL_EXIT, probe_interpreter, shim_refusal
+from verifier_tui.engine.isolation import TESTS
+from verifier_tui.engine.sandbox_view import Limits, limits_for, workspace_path
 from verifier_tui.engine.stage import Stage, StagingError
 from verifier_tui.engine.task_kinds import OwnRunner, verifiers_folder
 from verifier_tui.engine.task_rows import staged_row_text
@@ -77,6 +79,12 @@ class Prepared:
     (:class:`~verifier_tui.engine.user_files.Snapshot`), to report what it wrote."""
     stack_signal: bool = False
     """The runner was given ``--stack-signal``: at a timeout it is asked for its stacks."""
+    runner_script: str = ""
+    """The runner's path on its command line (``/tests/.ng/run_verifier.py`` in the view)."""
+    limits: Limits | None = None
+    """The task's limits and the sandbox's paths, as this run gets them."""
+    memory_limit: int | None = None
+    """Bytes the run's processes may hold together before the biggest is killed, as the kernel's OOM killer would."""
 
     def before_kill(self, leader: int) -> bool:
         """The process core's hook at a timeout: ask the runner for every
@@ -85,7 +93,7 @@ class Prepared:
             return False
         from verifier_tui.engine.stacks import ask
 
-        return ask(leader, str(self.stage.ng_dir / "run_verifier.py"))
+        return ask(leader, self.runner_script)
 
 
 def child_env(task_env: dict[str, str], extra: tuple[str, ...] = ()) -> dict[str, str]:
@@ -115,20 +123,27 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
     if staged_rel == ".ng/verifier.py":
         stage.place_dataset_verifier(spec.verifier)
     staged_verifier = stage.tests_dir / staged_rel
+    # With namespaces the runner sees the sandbox's own paths (/tests, /app,
+    # /logs/verifier), as the shim's command line names them; in the copy
+    # sandbox, the stage's folders themselves.
+    limits = limits_for(spec.task, workspace_path(spec.task.tests_dir) if stage.namespace else str(stage.app_dir))
+    stage.app_at = limits.app
+    seen = stage.seen
+    runner_script = seen(stage.ng_dir / "run_verifier.py")
     argv = [
         interpreter.executable or spec.python,
         "-B",
         "-u",
-        str(stage.ng_dir / "run_verifier.py"),
+        runner_script,
         "--verifier",
-        str(staged_verifier),
+        seen(staged_verifier),
         "--workspace",
-        str(stage.app_dir),
+        seen(stage.app_dir),
     ]
     response_arg: str | None = None
     if spec.response is not None:
         response_arg = str(_stage_response(spec.response, stage))
-        argv += ["--response", response_arg]
+        argv += ["--response", seen(Path(response_arg))]
     staged_row: Path | None = None
     if spec.task_data is not None and spec.task_id is not None:
         # A row of a tasks.jsonl: its fields as the rendered task's task_data.json would hold them.
@@ -138,11 +153,14 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
             start_error = start_error or problem
         elif start_error is None:
             staged_row.write_text(text, encoding="utf-8")
-        argv += ["--task-data", str(staged_row)]
+        argv += ["--task-data", seen(staged_row)]
     task_data_arg: str | None = None
     if spec.task_data is not None and spec.task_id is None:
         task_data_arg = str(stage.stage_input(spec.task_data, "task_data.json"))
-        argv += ["--task-data", task_data_arg]
+        if stage.namespace and spec.task_data.parent == spec.task.tests_dir and spec.extra_tests is None:
+            argv += ["--task-data", TESTS + "/" + spec.task_data.name]  # where the shim finds it
+        else:
+            argv += ["--task-data", seen(Path(task_data_arg))]
     explain_file = stage.inputs_dir / EXPLAIN_FILE
     if explain_file.exists():
         explain_file.unlink()
@@ -153,14 +171,14 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
                                           "explain needs verifier-tui's runner (leave out --runner task)")
         argv.append("--explain")
     else:
-        argv += ["--reward-dir", str(stage.reward_dir)]
+        argv += ["--reward-dir", seen(stage.reward_dir)]
         if runner is None or runner.knows_explain_to:
-            argv += ["--explain-to", str(explain_file)]
+            argv += ["--explain-to", seen(explain_file)]
     phases_file = stage.inputs_dir / PHASES_FILE
     if phases_file.exists():
         phases_file.unlink()  # the runner appends: a stale file would tell of another run
     if spec.phases and not spec.explain_only and (runner is None or runner.knows_phases_to):
-        argv += ["--phases-to", str(phases_file)]
+        argv += ["--phases-to", seen(phases_file)]
     stack_signal = not spec.explain_only and (runner is None or runner.knows_stack_signal)
     if stack_signal:  # where it was stuck, should it time out (engine/stacks.py); about 1.5 ms of the runner's start
         from verifier_tui.engine.stacks import SIGNAL
@@ -194,6 +212,10 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
         path_map.insert(0, (str(stage.ng_dir / "nemo_gym" / "verifiers"), str(stage.vendored_from)))
     else:
         notices_vendor = None
+    if stage.namespace:  # the same places as the runner saw them
+        path_map += [(seen(Path(scratch)), user) for scratch, user in path_map if seen(Path(scratch)) != scratch]
+        if task_data_arg is not None and spec.task_data is not None:
+            path_map.append((TESTS + "/" + spec.task_data.name, str(spec.task_data)))
     path_map.append((str(stage.root), "<scratch>"))
     if spec.workspace is None:
         notices.append("no case and no workspace chosen: the verifier runs on an empty scratch workspace")
@@ -218,6 +240,8 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
         shim_refusal=refusal,
         environment=environment,
         stack_signal=stack_signal,
+        runner_script=runner_script,
+        limits=limits,
     )
     if start_error is None and refusal is None:
         from verifier_tui.engine.containment import contain

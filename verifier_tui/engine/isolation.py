@@ -1,43 +1,58 @@
-"""How a run is kept apart from the user's files: a namespace, or a copy.
+"""How a run is kept apart from the user's machine: the sandbox's own view, or a copy.
 
-Where the kernel lets an unprivileged user make a user, mount and PID
-namespace (Linux 5.11 and later, with ``unshare`` and ``mount`` from
-util-linux), every run starts in namespaces of its own
-(:func:`namespace_argv`):
+Where the kernel lets an unprivileged user make user, mount and PID
+namespaces (Linux 5.11 and later, with ``unshare``, ``mount`` and
+``pivot_root`` from util-linux), every run sees the file system a Harbor
+sandbox shows its verifier (:func:`namespace_argv`):
 
-* the workspace the runner sees (``<stage>/app``) is an overlay: the user's
-  workspace is its read-only lower layer, a scratch folder its upper layer.
-  The verifier sees and may change a whole workspace, its writes land in the
-  scratch layer, and staging costs one mount however many files the
-  workspace holds (the upper layer is emptied before the next run);
-* the user's own files (the task folder, the workspace, the response and
-  task-data files, and the home folder unless the scratch folder is inside
-  it) are bound read-only over themselves;
-* a nested user and mount namespace then locks those mounts (the kernel does
-  this when a mount namespace passes to a less privileged owner), so the
-  verifier, which runs as the user's own uid there, can neither unmount nor
-  remount them;
-* a minimal ``sh`` is the PID namespace's init: it starts the runner, waits
-  for it, lists what is still running (the strays, with their command lines)
-  into the stage's ``ctl`` folder, and exits, at which the kernel ends every
-  process left in the namespace, ``setsid`` and double forks included.
+* ``/app`` is the workspace (writable; what the run changes stays private to
+  it: a copy for a small workspace, an overlay over the user's for a big one),
+  ``/tests`` the task's tests as staged, read-only, with
+  ``.ng/run_verifier.py``, and ``/logs/verifier`` the reward folder;
+* everything else is this machine, read-only whatever the user's uid (root
+  included): each top folder of ``/`` is bound into a new root and every
+  mount in it remounted read-only (``remount,bind,ro`` covers one mount, so
+  each submount gets its own line); ``/tmp`` and ``/dev/shm`` are fresh
+  and private, ``/dev`` holds the few devices a container has, ``/proc`` is
+  the run's own;
+* the namespace's init ``pivot_root``\\ s into that root and detaches the old
+  one, so no process of the run (not even through ``/proc/1/root``) can reach
+  the machine's writable tree; a nested user and mount namespace then locks
+  the read-only mounts (the kernel does this when a mount namespace passes
+  to a less privileged owner), so a verifier running as root there cannot
+  remount them writable;
+* the init starts the runner as the shim would, in Harbor's working
+  directory, waits for it, writes its status and lists what is still running
+  (the strays), then exits, at which the kernel ends every process left in
+  the PID namespace;
+* ``network_mode = "no-network"`` adds an empty network namespace (loopback
+  only), as Docker's ``network_mode: none`` gives the container.
+
+The run's processes are bound to the tool's life: the namespace's first
+process gets a parent-death signal (``setpriv --pdeathsig KILL``), and
+``unshare --kill-child`` takes the init (and with it the whole PID
+namespace) along.
 
 Elsewhere (macOS, kernels that refuse unprivileged namespaces), or when
-``VERIFIER_TUI_SANDBOX=copy`` says so, the run gets a private copy
-(:mod:`verifier_tui.engine.mirror`) and the escape checks of
-:mod:`verifier_tui.engine.strays` instead.
+``VERIFIER_TUI_SANDBOX=copy`` says so, the run gets a private copy of the
+workspace in the tool's scratch folder (:mod:`verifier_tui.engine.mirror`),
+is handed the scratch paths instead of ``/app`` and ``/tests``, and the
+escape checks of :mod:`verifier_tui.engine.strays` apply.
 
-``VERIFIER_TUI_SANDBOX`` is ``auto`` (the default), ``namespace`` (an error
-where namespaces are impossible) or ``copy``. Whether namespaces work is
-asked once per machine (one probe run, about 15 ms) and remembered in the
-tool's cache, keyed by the kernel and the user.
+``VERIFIER_TUI_SANDBOX`` is ``auto`` (the default), ``namespace`` (probed
+now; an error where namespaces are impossible) or ``copy``. Whether
+namespaces work is asked once per machine (one probe run, about 20 ms) and
+remembered in the tool's cache, keyed by the kernel and the user; a "no" is
+asked again after :data:`RETRY_NEGATIVE_S`.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import stat
 import sys
+import time
 
 from verifier_tui.engine import cache
 from verifier_tui.engine.record import record
@@ -48,45 +63,70 @@ COPY = "copy"
 _CHOICES = ("auto", NAMESPACE, COPY)
 _CACHE_FILE = "isolation.json"
 
+RETRY_NEGATIVE_S = 60.0
+"""A probe that said "no namespaces" is believed this long, then asked again:
+the cause (a sysctl, a missing tool) may have been fixed meanwhile."""
+
+# Where the sandbox puts things (harbor-trials.md: the shim's command line,
+# Harbor's reward folder). The tool's own inputs and outputs (a case's task
+# data and response, the runner's explanation) are at INPUTS, which no
+# Harbor sandbox has: it is named so no task would use it.
+APP = "/app"
+TESTS = "/tests"
+REWARD = "/logs/verifier"
+INPUTS = "/.verifier-tui"
+
 # What the headless header says about each (the TUI's header has room for
 # ``Isolation.short``, and shows these on hover).
 WORDS = {
-    NAMESPACE: "sandbox: namespace (overlay workspace, your files read-only)",
-    COPY: "sandbox: copy (a private copy of the workspace)",
+    NAMESPACE: "sandbox: namespace (the sandbox's view: /app, /tests, /logs/verifier; this machine read-only)",
+    COPY: "sandbox: copy (a private copy of the workspace; the verifier runs on this machine as you)",
 }
 
-#: The PID namespace's init. Arguments: the fstab of the mounts to make, the
-#: control folder, the uid and gid the runner keeps, the folder it starts in
-#: (entered again once the overlay is mounted over it), the full paths of
-#: ``mount`` and ``unshare``, "--", the runner's command line. The init's own
-#: messages never reach the runner's stderr (fd 3 carries that one to the
-#: runner): while it sets up, they go to ``setup-error``; afterwards nowhere.
-#: (dash writes "Terminated" when a foreground command is ended by a signal, to
-#: that command's stderr: hence the subshell, whose redirections are its own.)
-#: ``started`` tells the tool the namespace was set up (no file:
-#: ``setup-error`` or unshare's stderr says why not); ``status`` is the
-#: runner's exit status as sh saw it; each ``stray-<pid>`` holds the command
-#: line (NUL-separated) of a process still running once the runner had exited;
-#: zombies are skipped (they are over).
+#: The PID namespace's init (``sh``). Arguments: the fstab of the mounts that
+#: make the view, the control folder, the uid and gid the runner keeps, the
+#: view's root, the working directory inside it, ``ip`` (empty: none), "--",
+#: the runner's command line.
+#:
+#: The control files are opened before the root changes (fd 4: ``started``,
+#: then the runner's ``exit N``; fd 5: one line per stray); after
+#: ``pivot_root`` the machine's own paths are gone, and so are the tool's
+#: scratch folders. Its own messages never reach the runner's stderr (fd 3
+#: carries that one): while it sets up, they go to ``setup-error``;
+#: afterwards nowhere. (dash writes "Terminated" when a foreground command is
+#: ended by a signal, to that command's stderr: hence the subshell, whose
+#: redirections are its own.) Zombies are not strays (they are over).
 _INIT = r"""
-fstab=$1 ctl=$2 uid=$3 gid=$4 cwd=$5 mount=$6 unshare=$7
+fstab=$1 ctl=$2 uid=$3 gid=$4 view=$5 wd=$6 ip=$7
 shift 8
-exec 3>&2 2>"$ctl/setup-error"
-"$mount" -a --fstab "$fstab" || exit 125
-cd "$cwd" || exit 125
-: >"$ctl/started"
+exec 3>&2 2>"$ctl/setup-error" 4>"$ctl/status" 5>"$ctl/strays"
+mount -a --fstab "$fstab" || exit 125
+if [ -n "$ip" ]; then "$ip" link set lo up || exit 125; fi
+cd "$view" && pivot_root . . && umount -l . && cd / || exit 125
+echo started >&4
 exec 2>/dev/null
-(exec "$unshare" --user --mount --map-user="$uid" --map-group="$gid" -- "$@" 2>&3 3>&-)
+(exec unshare --user --mount --map-user="$uid" --map-group="$gid" --wd="$wd" -- "$@" 2>&3 3>&- 4>&- 5>&-)
 rc=$?
-echo "$rc" >"$ctl/status"
+echo "exit $rc" >&4
 for d in /proc/[0-9]*; do
   [ "$d" = /proc/1 ] && continue
   read -r st <"$d/stat" || continue
   case "${st##*) }" in Z*|X*) continue ;; esac
-  cat "$d/cmdline" >"$ctl/stray-${d#/proc/}"
+  line=$(tr '\0\n' '  ' <"$d/cmdline") && echo "${d#/proc/} $line" >&5
 done
 exit $rc
 """
+
+# The top folders of / that the view makes itself rather than binding the machine's.
+_OWN_TOP = {"proc", "dev", "tmp", "app", "tests", "logs", INPUTS.strip("/")}
+# The devices a container gets (Docker's defaults, less the terminal ones it
+# sets up per container); each bound from the machine's /dev.
+_DEVICES = ("null", "zero", "full", "random", "urandom", "tty")
+_DEV_LINKS = {"fd": "/proc/self/fd", "stdin": "/proc/self/fd/0", "stdout": "/proc/self/fd/1",
+              "stderr": "/proc/self/fd/2", "ptmx": "pts/ptmx"}
+# A mount's flags that an unprivileged remount must keep (the kernel refuses
+# to drop a flag the mount was locked with), as mountinfo spells them.
+_KEPT_FLAGS = ("nosuid", "nodev", "noexec", "noatime", "nodiratime", "relatime")
 
 # Characters an overlay's options or an fstab line cannot carry plainly.
 _UNSAFE = (",", ":", "\n", "\\", '"')
@@ -126,11 +166,12 @@ def requested() -> str:
 
 
 def choose() -> Isolation:
-    """The isolation for this process's runs, by ``VERIFIER_TUI_SANDBOX``."""
+    """The isolation for this process's runs, by ``VERIFIER_TUI_SANDBOX``.
+    Asked for by name, namespaces are probed now, whatever the cache says."""
     wanted = requested()
     if wanted == COPY:
         return Isolation(COPY, f"{VARIABLE}=copy")
-    problem = namespace_problem()
+    problem = namespace_problem(fresh=wanted == NAMESPACE)
     if problem is None:
         return Isolation(NAMESPACE)
     if wanted == NAMESPACE:
@@ -138,38 +179,53 @@ def choose() -> Isolation:
     return Isolation(COPY, f"no namespaces here ({problem})", fallback=True)
 
 
-def namespace_problem() -> str | None:
+def fallback(problem: str) -> Isolation:
+    """The copy sandbox, after a namespace that a probe promised failed to set up."""
+    return Isolation(COPY, f"the run's namespace could not be set up ({problem})", fallback=True)
+
+
+def namespace_problem(fresh: bool = False) -> str | None:
     """Why runs cannot get namespaces here, or None when they can. Asked
-    once per machine and user, then remembered."""
+    once per machine and user, then remembered (a "no" for
+    :data:`RETRY_NEGATIVE_S` only); ``fresh`` asks again now."""
     if not sys.platform.startswith("linux"):
         return "not Linux"
-    for tool in ("unshare", "mount", "sh"):
+    for tool in ("unshare", "mount", "umount", "pivot_root", "sh"):
         if _tool(tool) is None:
             return f"{tool} is not on PATH"
-    key = f"{os.uname().release} uid {os.getuid()} {_tool('unshare')}"
-    known = cache.load(_CACHE_FILE, _valid_entry).get(key)
-    if known is not None:
+    key = _cache_key()
+    known = None if fresh else cache.load(_CACHE_FILE, _valid_entry).get(key)
+    if known is not None and (known["problem"] is None or time.time() - known.get("at", 0) < RETRY_NEGATIVE_S):
         return known["problem"]
     problem = _probe()
     remembered = cache.load(_CACHE_FILE, _valid_entry)
-    remembered[key] = {"problem": problem}
+    remembered[key] = {"problem": problem, "at": time.time()}
     cache.store(_CACHE_FILE, remembered, keep=20)
     return problem
 
 
+def _cache_key() -> str:
+    return f"{os.uname().release} uid {os.getuid()} {_tool('unshare')} view 2"
+
+
 def forget() -> None:
     """Ask again next time (a namespace that failed to start after a probe said yes)."""
-    cache.store(_CACHE_FILE, {})
+    remembered = cache.load(_CACHE_FILE, _valid_entry)
+    remembered.pop(_cache_key(), None)
+    cache.store(_CACHE_FILE, remembered)
 
 
 def _valid_entry(entry: object) -> bool:
-    return isinstance(entry, dict) and (entry.get("problem") is None or isinstance(entry.get("problem"), str))
+    if not isinstance(entry, dict):
+        return False
+    problem, at = entry.get("problem"), entry.get("at", 0)
+    return (problem is None or isinstance(problem, str)) and isinstance(at, (int, float)) and not isinstance(at, bool)
 
 
 def _tool(name: str) -> str | None:
-    # The namespace tools live in /usr/bin or /bin; a PATH without them
-    # (a stripped environment) should not decide for the machine. Looked up
-    # once per process: three lookups cost about 1 ms on every run.
+    # The namespace tools live in /usr/bin, /bin or /usr/sbin; a PATH without
+    # them (a stripped environment) should not decide for the machine. Looked
+    # up once per process: five lookups cost about 1 ms on every run.
     if name not in _tools:
         _tools[name] = shutil.which(name) or shutil.which(name, path="/usr/bin:/bin:/usr/sbin:/sbin")
     return _tools[name]
@@ -179,20 +235,21 @@ _tools: dict[str, str | None] = {}
 
 
 def _probe() -> str | None:
-    """Set up, once, everything a run's namespace needs, on throwaway folders."""
+    """Set up, once, everything a run's view needs, on throwaway folders."""
     import subprocess
     import tempfile
 
     with tempfile.TemporaryDirectory(prefix="verifier-tui-probe-") as where:
-        lower, upper, work, merged, ctl = (os.path.join(where, n) for n in ("lower", "upper", "work", "merged", "ctl"))
-        for folder in (lower, upper, work, merged, ctl):
+        names = ("lower", "upper", "work", "view", "ctl", "tests", "reward", "inputs")
+        lower, upper, work, view, ctl, tests, reward, inputs = (os.path.join(where, n) for n in names)
+        for folder in (lower, upper, work, view, ctl, tests, reward, inputs):
             os.mkdir(folder)
         with open(os.path.join(lower, "seen"), "w", encoding="utf-8") as handle:
             handle.write("yes")
-        fstab = os.path.join(ctl, "fstab")
-        with open(fstab, "w", encoding="utf-8") as handle:
-            handle.write(_overlay_line(lower, upper, work, merged) + _bind_line(lower))
-        argv = _outer(fstab, ctl) + ["cat", os.path.join(merged, "seen")]
+        plan = ViewPlan(view=view, ctl=ctl, tests=tests, reward=reward, inputs=inputs, app_copy=None,
+                        overlay=(lower, upper, work), workdir=APP, network=True, hide=where)
+        # The probe's own command: the workspace seen at /app, and / refused to writes.
+        argv = namespace_argv(plan, ["sh", "-c", "cat /app/seen && ! (: >/probe-write) 2>/dev/null"])
         try:
             done = subprocess.run(argv, capture_output=True, timeout=10, stdin=subprocess.DEVNULL)
         except (OSError, subprocess.SubprocessError) as exc:
@@ -216,11 +273,11 @@ def _take_back(where: str) -> None:
 
 def _setup_problem(ctl: str, stderr: str) -> str | None:
     """Why the namespace was not set up, or None when it was."""
-    if os.path.exists(os.path.join(ctl, "started")):
+    if _status_lines(ctl)[:1] == ["started"]:
         return None
     try:
         with open(os.path.join(ctl, "setup-error"), encoding="utf-8", errors="replace") as handle:
-            text = handle.read().strip()
+            text = handle.read(4096).strip()
     except OSError:
         text = ""
     text = text or stderr.strip()
@@ -228,12 +285,12 @@ def _setup_problem(ctl: str, stderr: str) -> str | None:
     return lines[0].strip() if lines else None
 
 
-def _outer(fstab: str, ctl: str, cwd: str = "/") -> list[str]:
-    # the tools by their full paths: the task's [verifier] env may set another PATH
-    unshare = _tool("unshare") or "unshare"
-    return [unshare, "--user", "--map-root-user", "--mount", "--pid", "--fork", "--kill-child", "--mount-proc",
-            _tool("sh") or "sh", "-c", _INIT, "verifier-tui-init", fstab, ctl, str(os.getuid()), str(os.getgid()),
-            cwd, _tool("mount") or "mount", unshare, "--"]
+def _status_lines(ctl: str) -> list[str]:
+    try:
+        with open(os.path.join(ctl, "status"), encoding="ascii", errors="replace") as handle:
+            return handle.read(256).split("\n")
+    except OSError:
+        return []
 
 
 def _escape(path: str) -> str:
@@ -241,15 +298,8 @@ def _escape(path: str) -> str:
     return path.replace("\\", "\\134").replace(" ", "\\040").replace("\t", "\\011").replace("\n", "\\012")
 
 
-def _bind_line(path: str) -> str:
-    return f"{_escape(path)} {_escape(path)} none bind,ro 0 0\n"
-
-
-def _overlay_line(lower: str, upper: str, work: str, target: str) -> str:
-    # userxattr: the overlay keeps its bookkeeping (opaque folders, redirects)
-    # in user.* attributes, which an unprivileged mount may write (5.11+)
-    options = f"lowerdir={lower},upperdir={upper},workdir={work},userxattr"
-    return f"overlay {_escape(target)} overlay {options} 0 0\n"
+def _line(source: str, target: str, kind: str, options: str) -> str:
+    return f"{_escape(source)} {_escape(target)} {kind} {options} 0 0\n"
 
 
 def overlay_can_take(path: str) -> bool:
@@ -259,86 +309,227 @@ def overlay_can_take(path: str) -> bool:
 
 
 @record(frozen=True)
-class NamespacePlan:
-    """The mounts of one run's namespace."""
+class ViewPlan:
+    """What one run's view is made of: the tool's folders (host paths) that
+    become ``/app``, ``/tests``, ``/logs/verifier`` and :data:`INPUTS`."""
 
-    read_only: list[str]  # the user's files and folders, bound read-only over themselves
-    writable: list[str]  # the tool's scratch folders inside a read-only one, bound writable again
-    workspace: str | None  # the overlay's lower layer (None: no overlay)
-    upper: str
-    work: str
-    app: str  # where the overlay is mounted: the stage's app folder
-    ctl: str  # the control folder (fstab, started, setup-error, stray-*)
+    view: str  # an empty folder of the stage's: the new root is built on it
+    ctl: str  # the control folder (fstab, status, strays, setup-error)
+    tests: str  # bound read-only at /tests
+    reward: str  # bound at /logs/verifier
+    inputs: str  # bound at INPUTS
+    app_copy: str | None  # the workspace's private copy, bound at /app (None: the overlay)
+    overlay: tuple | None  # (lower, upper, work): the overlay mounted at /app
+    workdir: str = APP  # the runner's working directory, inside the view
+    app_at: str = APP  # where the workspace is (a task's test.sh may pass another path)
+    network: bool = True  # False: an empty network namespace
+    hide: str | None = None  # the tool's scratch folder: covered where a bound folder holds it
+    expose: tuple = ()  # folders of this machine the view's own folders would hide: shown read-only
+    mounts: str = "/proc/self/mountinfo"
 
 
-def namespace_argv(plan: NamespacePlan, argv: list[str], cwd: str) -> list[str]:
-    """The command line that runs ``argv`` in a namespace set up by ``plan``
-    (the fstab is written into ``plan.ctl``)."""
-    lines = []
-    for path in _outermost(plan.read_only):
-        lines.append(_bind_line(path))
-    for path in plan.writable:
-        lines.append(f"{_escape(path)} {_escape(path)} none bind,rw 0 0\n")
-        lines.append(f"{_escape(path)} {_escape(path)} none remount,bind,rw 0 0\n")
-    if plan.workspace is not None:
-        lines.append(_overlay_line(plan.workspace, plan.upper, plan.work, plan.app))
+def namespace_argv(plan: ViewPlan, argv: list[str]) -> list[str]:
+    """The command line that runs ``argv`` (with the view's paths) in the
+    view ``plan`` describes (its skeleton is made in ``plan.view``, the
+    fstab written into ``plan.ctl``)."""
     fstab = os.path.join(plan.ctl, "fstab")
     with open(fstab, "w", encoding="utf-8") as handle:
-        handle.write("".join(lines))
-    return _outer(fstab, plan.ctl, cwd) + list(argv)
+        handle.write("".join(view_mounts(plan)))
+    unshare = _tool("unshare") or "unshare"
+    outer = [unshare, "--user", "--map-root-user", "--mount", "--pid", "--fork", "--kill-child", "--mount-proc"]
+    if not plan.network:
+        outer.append("--net")
+    ip = (_tool("ip") or "") if not plan.network else ""
+    setpriv = _tool("setpriv")
+    # The tool may be SIGKILLed: unshare then gets SIGKILL too, and
+    # --kill-child passes it to the init, whose death ends the namespace.
+    # (prctl's parent-death signal follows the thread that started the child:
+    # run_process starts it from the thread that waits for it, to its end.)
+    guard = [setpriv, "--pdeathsig", "KILL"] if setpriv is not None else []
+    return [*guard, *outer, _tool("sh") or "sh", "-c", _INIT, "verifier-tui-init", fstab, plan.ctl,
+            str(os.getuid()), str(os.getgid()), plan.view, plan.workdir, ip, "--", *argv]
 
 
-def read_only_paths(candidates: list[str | None], scratch: str) -> tuple[list[str], list[str]]:
-    """Which of the user's paths to bind read-only (existing ones, the first
-    being the task folder; with them the folder that holds the task and the
-    home folder, each unless the temporary folder is inside it), and which of
-    the tool's folders must be bound writable again inside them."""
-    import tempfile
+def view_mounts(plan: ViewPlan) -> list[str]:
+    """The fstab lines that make the view on ``plan.view``, after making its
+    skeleton there (the mount points, the links of ``/``)."""
+    view = plan.view
+    mounts = read_mounts(plan.mounts)
+    tops = _skeleton(view, plan)
+    lines: list[str] = []
+    read_only: list[tuple[str, str]] = []  # (target in the view, the flags its mount must keep)
+    for name, kind in tops:
+        source, target = "/" + name, os.path.join(view, name)
+        if kind == "dir":
+            lines.append(_line(source, target, "none", "rbind"))
+            read_only.append((target, _flags_at(mounts, source)))
+            read_only += [(view + m, flags) for m, flags in mounts if _inside(m, source) and m != source]
+        else:
+            lines.append(_line(source, target, "none", "bind"))
+            read_only.append((target, _flags_at(mounts, source)))
+    dev = os.path.join(view, "dev")
+    for name in _DEVICES:
+        if os.path.exists("/dev/" + name):
+            lines.append(_line("/dev/" + name, os.path.join(dev, name), "none", "bind"))
+    lines.append(_line("devpts", os.path.join(dev, "pts"), "devpts", "newinstance,ptmxmode=0666,mode=0620"))
+    lines.append(_line("tmpfs", os.path.join(dev, "shm"), "tmpfs", "mode=1777,nosuid,nodev"))
+    lines.append(_line("proc", os.path.join(view, "proc"), "proc", "nosuid,nodev,noexec"))
+    lines.append(_line("tmpfs", os.path.join(view, "tmp"), "tmpfs", "mode=1777,nosuid,nodev"))
+    app = view + plan.app_at
+    if plan.overlay is not None:
+        lower, upper, work = plan.overlay
+        # userxattr: the overlay keeps its bookkeeping (opaque folders, redirects)
+        # in user.* attributes, which an unprivileged mount may write (5.11+)
+        lines.append(_line("overlay", app, "overlay", f"lowerdir={lower},upperdir={upper},workdir={work},userxattr"))
+    elif plan.app_copy is not None:
+        lines.append(_line(plan.app_copy, app, "none", "bind"))
+    for folder in plan.expose:  # made in the view's own /tmp (tmpfs), hence X-mount.mkdir
+        lines.append(_line(folder, view + folder, "none", "bind,ro,X-mount.mkdir"))
+    lines.append(_line(plan.tests, view + TESTS, "none", "bind"))
+    read_only.append((view + TESTS, ""))
+    lines.append(_line(plan.reward, view + REWARD, "none", "bind"))
+    lines.append(_line(plan.inputs, view + INPUTS, "none", "bind"))
+    if plan.hide is not None:
+        # The tool's scratch folder, where a bound folder of the machine holds
+        # it (TMPDIR under /var/tmp, say): covered, so the stage's other
+        # folders are not seen beside the ones the view binds.
+        hidden = [view + m for m, _flags in _under_tops(plan.hide, tops)]
+        lines += [_line("tmpfs", h, "tmpfs", "ro,size=4k,mode=0555") for h in hidden]
+    # The root last, recursively, so it carries every mount above; then each
+    # mount that must be read-only is remounted so (its top: the root's copy).
+    lines.append(_line(view, view, "none", "rbind"))
+    lines.append(_line(view, view, "none", "remount,bind,ro"))
+    for target, flags in read_only:
+        lines.append(_line(target, target, "none", "remount,bind,ro" + (f",{flags}" if flags else "")))
+    return lines
 
-    out: list[str] = []
-    home = os.path.expanduser("~")
-    temporary = os.path.realpath(tempfile.gettempdir())
-    for path in [home] + list(candidates) + _dataset_folders(candidates[:1]):
-        if not path or not os.path.exists(path):
+
+def hidden_by_view(path: str) -> bool:
+    """Whether the view shows something else than this machine at ``path``
+    (its own /tmp, /dev, /proc, /app, /tests, /logs)."""
+    parts = [p for p in path.split("/") if p]
+    return bool(parts) and parts[0] in _OWN_TOP
+
+
+def _under_tops(path: str, tops: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    real = os.path.realpath(path)
+    return [(real, "")] if any(kind == "dir" and _inside(real, "/" + name) for name, kind in tops) else []
+
+
+def _skeleton(view: str, plan: ViewPlan) -> list[tuple[str, str]]:
+    """Make the view's own folders, files and links in ``view`` (idempotent);
+    returns the machine's top entries to bind: (name, "dir" or "file")."""
+    from verifier_tui.engine.mirror import make_real_dir, remove_path
+    from pathlib import Path
+
+    tops: list[tuple[str, str]] = []
+    wanted: dict[str, str] = {}  # name in view: "dir", "file", or "link:<target>"
+    with os.scandir("/") as entries:
+        for entry in entries:
+            name = entry.name
+            if name in _OWN_TOP or "\n" in name:
+                continue
+            try:
+                if entry.is_symlink():
+                    wanted[name] = "link:" + os.readlink(entry.path)
+                elif entry.is_dir():
+                    wanted[name] = "dir"
+                    tops.append((name, "dir"))
+                elif entry.is_file():
+                    wanted[name] = "file"
+                    tops.append((name, "file"))
+            except OSError:
+                continue
+    for name in ("proc", "dev", "tmp", "tests", "logs", INPUTS.strip("/")):
+        wanted[name] = "dir"
+    make_real_dir(Path(view))
+    for name, kind in wanted.items():
+        _ensure(os.path.join(view, name), kind, remove_path)
+    # The workspace's mount point, and the working directory unless it is in
+    # a folder of the machine (bound as it is: see ``missing_workdir``).
+    for extra in {plan.app_at, plan.workdir}:
+        parts = [p for p in extra.split("/") if p]
+        if not parts or parts[0] in wanted and parts[0] not in _OWN_TOP:
             continue
-        real = os.path.realpath(path)
-        if path not in candidates and (_inside(scratch, real) or _inside(temporary, real)):
-            continue  # the home folder or the dataset's holds the temporary folder: the run writes there
-        if _inside(real, scratch):
-            continue  # a folder of the tool's own, chosen as an input
-        out.append(real)
-    writable = [scratch] if any(_inside(scratch, p) for p in out) else []
-    return out, writable
+        folder = view
+        for part in parts:
+            folder = os.path.join(folder, part)
+            _ensure(folder, "dir", remove_path)
+    dev = os.path.join(view, "dev")
+    for name in _DEVICES:
+        _ensure(os.path.join(dev, name), "file", remove_path)
+    for name in ("pts", "shm"):
+        _ensure(os.path.join(dev, name), "dir", remove_path)
+    for name, target in _DEV_LINKS.items():
+        _ensure(os.path.join(dev, name), "link:" + target, remove_path)
+    _ensure(os.path.join(view, "logs", "verifier"), "dir", remove_path)
+    return tops
 
 
-def _dataset_folders(task_roots: list[str | None]) -> list[str]:
-    """The folder that holds the task: its dataset (the sibling tasks, a
-    dataset-wide verifier.py), unless it is the file system's root or the
-    temporary folder, which the run needs to write."""
-    import tempfile
+def _ensure(path: str, kind: str, remove_path) -> None:
+    """``path`` is a folder, an empty file or a link to the given target, as
+    the view's skeleton needs it; whatever else is there is replaced."""
+    from pathlib import Path
 
-    out = []
-    for root in task_roots:
-        if not root:
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        st = None
+    if st is not None:
+        if kind == "dir" and stat.S_ISDIR(st.st_mode):
+            return
+        if kind == "file" and stat.S_ISREG(st.st_mode):
+            return
+        if kind.startswith("link:") and stat.S_ISLNK(st.st_mode) and os.readlink(path) == kind[5:]:
+            return
+        remove_path(Path(path))
+    if kind == "dir":
+        os.mkdir(path)
+    elif kind == "file":
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644))
+    else:
+        os.symlink(kind[5:], path)
+
+
+def read_mounts(path: str = "/proc/self/mountinfo") -> list[tuple[str, str]]:
+    """This machine's mounts, outermost first: (mount point, the flags a
+    remount must keep, comma-separated)."""
+    out: list[tuple[str, str]] = []
+    try:
+        with open(path, encoding="utf-8", errors="surrogateescape") as handle:
+            text = handle.read()
+    except OSError:
+        return out
+    for line in text.splitlines():
+        fields = line.split(" ")
+        if len(fields) < 6:
             continue
-        parent = os.path.dirname(os.path.realpath(root))
-        if parent not in (os.sep, os.path.realpath(tempfile.gettempdir())):
-            out.append(parent)
+        point = _unescape(fields[4])
+        kept = [f for f in fields[5].split(",") if f in _KEPT_FLAGS]
+        out.append((point, ",".join(kept)))
     return out
 
 
-def _outermost(paths: list[str]) -> list[str]:
-    """Each path once, and none inside another already listed (a bind of a
-    folder covers what is in it)."""
-    kept: list[str] = []
-    for path in sorted(set(paths), key=len):
-        if not any(_inside(path, k) for k in kept):
-            kept.append(path)
-    return kept
+def _unescape(field: str) -> str:
+    """mountinfo's octal escapes (``\\040`` for a space) undone."""
+    if "\\" not in field:
+        return field
+    import re
+
+    return re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), field)
+
+
+def _flags_at(mounts: list[tuple[str, str]], path: str) -> str:
+    """The flags of the mount that holds ``path`` (the last, innermost, listed)."""
+    best, flags = "", ""
+    for point, kept in mounts:
+        if _inside(path, point) and len(point) >= len(best):
+            best, flags = point, kept
+    return flags
 
 
 def _inside(path: str, folder: str) -> bool:
-    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+    return path == folder or folder == "/" or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
 def setup_problem(ctl: str, stderr: str) -> str | None:
@@ -350,28 +541,23 @@ def runner_status(ctl: str) -> int | None:
     """The runner's exit status as the init's ``sh`` saw it (0 to 255; a
     runner ended by signal N is 128 + N there), or None when the init did not
     get to write it (it was killed first, or never started the runner)."""
-    try:
-        with open(os.path.join(ctl, "status"), encoding="ascii") as handle:
-            text = handle.read().strip()
-    except (OSError, UnicodeDecodeError):
-        return None
-    return int(text) if text.isdigit() and int(text) <= 255 else None
+    for line in _status_lines(ctl):
+        if line.startswith("exit "):
+            text = line[5:].strip()
+            return int(text) if text.isdigit() and int(text) <= 255 else None
+    return None
 
 
 def strays(ctl: str) -> list[str]:
     """The command lines of the processes the init found still running once
     the runner had exited (they were ended with the namespace)."""
-    out = []
     try:
-        names = sorted(n for n in os.listdir(ctl) if n.startswith("stray-"))
+        with open(os.path.join(ctl, "strays"), "rb") as handle:
+            raw = handle.read(64 * 1024)
     except OSError:
-        return out
-    for name in names:
-        try:
-            with open(os.path.join(ctl, name), "rb") as handle:
-                raw = handle.read(4096)
-        except OSError:
-            continue
-        words = [w.decode(errors="replace") for w in raw.split(b"\0") if w]
-        out.append(" ".join(words) or f"pid {name[6:]}")
+        return []
+    out = []
+    for line in raw.decode(errors="replace").splitlines():
+        pid, _, words = line.partition(" ")
+        out.append(words.strip() or f"pid {pid}")
     return out

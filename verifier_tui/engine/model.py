@@ -230,6 +230,8 @@ class RunResult:
     strays: list[str] = field(default_factory=list)  # command lines of processes the run left running (all ended)
     user_files_written: list[str] = field(default_factory=list)  # the user's files the run wrote (copy sandbox)
     stack: Stack | None = None  # a run that timed out: where it was stuck
+    limits: dict[str, Any] | None = None  # the task's limits and the sandbox's paths as the run got them
+    out_of_memory: list[str] = field(default_factory=list)  # processes killed past memory_mb, as the OOM killer would
 
     @property
     def mode(self) -> str:
@@ -341,6 +343,8 @@ class RunResult:
             "stuck_at": self.stack.stuck_at.to_json() if self.stack and self.stack.stuck_at else None,
             "stack": (self.stack.text or None) if self.stack else None,
             "stack_unavailable": self.stack.unavailable if self.stack else None,
+            "limits": self.limits,
+            "out_of_memory": list(self.out_of_memory),
         }
 
 

@@ -76,6 +76,10 @@ as a rule)."""
 _QUIET_S = 0.02
 """...and once stderr has received something, this long without more ends the wait."""
 
+MEMORY_CHECK_S = 0.02
+"""How often a run with a memory limit is measured: a verifier allocating
+1 GB a second passes the limit by about 20 MB before it is caught."""
+
 _CHUNK = 64 * 1024
 _NO_PIDFD_POLL_S = 0.05  # without a pidfd, how often the leader's exit is checked
 
@@ -112,6 +116,9 @@ class ProcessResult:
     asked_before_kill: bool = False
     """At the timeout, ``before_kill`` said it asked the child for something
     (and output was read on for it, :data:`BEFORE_KILL_WAIT_S` at most)."""
+    oom_killed: tuple = ()
+    """(command line, resident bytes of the run then) of each process killed
+    for passing ``memory_limit``."""
 
 
 class ProcessCancelled(Exception):
@@ -159,6 +166,7 @@ def run_process(
     marker: str | None = None,
     before_kill: Callable[[int], bool] | None = None,
     init_lists_strays: bool = False,
+    memory_limit: int | None = None,
 ) -> ProcessResult:
     """Run ``argv`` in its own process group to its end and capture its output, bounded.
 
@@ -188,6 +196,12 @@ def run_process(
     (:mod:`verifier_tui.engine.isolation`). When the group must be killed,
     the rest of it goes first, and the init gets a moment to write that list
     before it is killed too (killing it ends the namespace unlisted).
+
+    ``memory_limit``: bytes the leader and its descendants may hold together
+    (resident); past it the biggest of them is SIGKILLed, as the kernel's OOM
+    killer does in a container over its ``memory_mb`` (a cgroup would count
+    the page cache too: this is the part a verifier controls). Checked every
+    :data:`MEMORY_CHECK_S`; what was killed is in ``oom_killed``.
     """
     started = time.perf_counter()
     if not argv:
@@ -197,7 +211,7 @@ def run_process(
                                 stderr=subprocess.PIPE, start_new_session=True)
     except (OSError, ValueError, subprocess.SubprocessError) as exc:
         return _not_started(_start_error_text(argv, exc), started)
-    child = _Child(proc, cap_bytes, on_output, cancel, marker, before_kill, init_lists_strays)
+    child = _Child(proc, cap_bytes, on_output, cancel, marker, before_kill, init_lists_strays, memory_limit)
     try:
         deadline = None if timeout_s is None else started + timeout_s
         try:
@@ -223,6 +237,7 @@ def run_process(
         output_cut_short=child.output_cut_short,
         strays=tuple(child.strays),
         asked_before_kill=child.asked_before_kill,
+        oom_killed=tuple(child.oom_killed),
     )
 
 
@@ -238,6 +253,7 @@ async def arun_process(
     marker: str | None = None,
     before_kill: Callable[[int], bool] | None = None,
     init_lists_strays: bool = False,
+    memory_limit: int | None = None,
 ) -> ProcessResult:
     """:func:`run_process` from asyncio, in a thread of its own.
 
@@ -263,7 +279,7 @@ async def arun_process(
             outcome = (run_process(argv, cwd=cwd, env=env, timeout_s=timeout_s, cap_bytes=cap_bytes, grace_s=grace_s,
                                    on_output=on_loop if on_output is not None else None, cancel=cancel,
                                    marker=marker, before_kill=before_kill,
-                                   init_lists_strays=init_lists_strays), None)
+                                   init_lists_strays=init_lists_strays, memory_limit=memory_limit), None)
         except BaseException as exc:  # noqa: BLE001 - handed to the awaiting task
             outcome = (None, exc)
         try:
@@ -316,8 +332,11 @@ class _Child:
 
     def __init__(self, proc: subprocess.Popen, cap_bytes: int, on_output, cancel: CancelSignal | None,
                  marker: str | None = None, before_kill: Callable[[int], bool] | None = None,
-                 init_lists_strays: bool = False) -> None:
+                 init_lists_strays: bool = False, memory_limit: int | None = None) -> None:
         self.proc = proc
+        self.memory_limit = memory_limit
+        self.oom_killed: list[tuple[str, int]] = []
+        self.next_memory_check = 0.0
         self.init_lists_strays = init_lists_strays
         self.before_kill = before_kill
         self.asked_before_kill = False
@@ -449,6 +468,12 @@ class _Child:
         timeout = None if until is None else min(max(0.0, until - time.perf_counter()), 3600.0)
         if self.pidfd is None and not self.has_exited:
             timeout = _NO_PIDFD_POLL_S if timeout is None else min(timeout, _NO_PIDFD_POLL_S)
+        if self.memory_limit is not None and not self.has_exited:
+            timeout = MEMORY_CHECK_S if timeout is None else min(timeout, MEMORY_CHECK_S)
+            now = time.perf_counter()
+            if now >= self.next_memory_check:
+                self.next_memory_check = now + MEMORY_CHECK_S
+                self._check_memory()
         for key, _events in self.selector.select(timeout):
             fd = key.fd
             if fd in self.open:
@@ -460,6 +485,21 @@ class _Child:
                 self.cancelled = True
         if not self.has_exited and self.proc.poll() is not None:
             self._exited()
+
+    def _check_memory(self) -> None:
+        """Past the limit, SIGKILL the biggest process of the run (the
+        kernel's OOM killer picks by size too)."""
+        sizes = _resident(_descendants(self.proc.pid))
+        total = sum(sizes.values())
+        if not sizes or total <= (self.memory_limit or 0):
+            return
+        pid = max(sizes, key=lambda p: sizes[p])
+        command = _command_line(pid)
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            return
+        self.oom_killed.append((command, total))
 
     def _exited(self) -> None:
         self.has_exited = True
@@ -521,6 +561,45 @@ def _children(pid: int) -> set[int]:
         except (OSError, ValueError):
             continue
     return found
+
+
+def _descendants(pid: int) -> set[int]:
+    """``pid``'s descendants, through ``/proc/PID/task/*/children`` (a process
+    whose parent died is found under its new parent: the PID namespace's
+    init, with namespaces)."""
+    found: set[int] = set()
+    todo = [pid]
+    while todo:
+        for child in _children(todo.pop()):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
+
+
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
+def _resident(pids: set[int]) -> dict[int, int]:
+    """Each process's resident bytes, less what it shares with files (``statm``'s second and third fields)."""
+    out: dict[int, int] = {}
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/statm", "rb") as handle:
+                fields = handle.read().split()
+            out[pid] = (int(fields[1]) - int(fields[2])) * _PAGE
+        except (OSError, IndexError, ValueError):
+            continue
+    return out
+
+
+def _command_line(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as handle:
+            raw = handle.read(4096)
+    except OSError:
+        return f"pid {pid}"
+    return " ".join(w.decode(errors="replace") for w in raw.split(b"\0") if w) or f"pid {pid}"
 
 
 def _signal_group(pgid: int, sig: int) -> bool:

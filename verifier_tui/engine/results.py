@@ -6,7 +6,9 @@ mapped back to the user's own files."""
 
 from __future__ import annotations
 
+import functools
 import json
+import re
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine.interpreter import SHIM_REFUSAL_EXIT
@@ -20,13 +22,23 @@ if TYPE_CHECKING:
 
 
 def map_paths(text: str, path_map: list[tuple[str, str]]) -> str:
-    """Scratch paths in ``text`` replaced by the user's own (longest first)."""
-    if not text:
+    """Scratch paths in ``text`` (the stage's, and the view's ``/tests``,
+    ``/app``...) replaced by the user's own, each only where it is a whole
+    path or starts one: ``/app`` in ``/application`` or ``/x/tests`` stays."""
+    if not text or not path_map:
         return text
+    pattern, users = _path_pattern(tuple(path_map))
+    return pattern.sub(lambda found: users[found.group(0)], text)
+
+
+@functools.lru_cache(maxsize=64)
+def _path_pattern(path_map: tuple[tuple[str, str], ...]) -> tuple[re.Pattern[str], dict[str, str]]:
+    users: dict[str, str] = {}
     for scratch, user in path_map:
-        if scratch in text:
-            text = text.replace(scratch, user)
-    return text
+        users.setdefault(scratch, user)  # the first listed wins, as it did
+    # Longest first: a file of a folder before the folder.
+    alternatives = "|".join(re.escape(s) for s in sorted(users, key=len, reverse=True))
+    return re.compile(rf"(?<![\w.~/-])(?:{alternatives})(?![\w.~-])"), users
 
 
 def map_json(value: Any, path_map: list[tuple[str, str]]) -> Any:
@@ -187,6 +199,8 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
     )
     from verifier_tui.engine.verdict import harbor_verdict, read_reward_files
 
+    out_of_memory: list[str] = []
+    notices = list(prepared.notices)
     if done is None:
         returncode = signal = None
         timed_out, start_error, duration_s, pipe_wait_s = False, prepared.start_error, 0.0, 0.0
@@ -203,6 +217,15 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
         start_error, duration_s, pipe_wait_s = settled.start_error, done.duration_s, done.pipe_wait_s
         stdout, stderr = done.stdout, done.stderr
         strays, written = settled.strays, settled.written
+        limit = prepared.limits.memory_mb if prepared.limits is not None else None
+        for command, held in done.oom_killed:
+            out_of_memory.append(map_paths(command, prepared.path_map))
+            # Docker's OOM killer ends the biggest process of the container;
+            # when that is the runner, no reward is written and Harbor records
+            # RewardFileNotFoundError (test.sh's exit code is discarded).
+            notices.append(f"out of memory: the run held {held >> 20} MB, over task.toml's memory_mb = {limit}; "
+                           f"its biggest process was killed, as the sandbox's OOM killer would: "
+                           f"{map_paths(command, prepared.path_map)[:160]}")
     spec = prepared.spec
     stack = None
     reward_dir = prepared.stage.reward_dir
@@ -221,7 +244,6 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
     if unawaited:  # beside the verdict: it is about whether the score can be trusted
         verdict = Verdict(verdict.rewards, verdict.error, verdict.message, verdict.source,
                           (*verdict.warnings, never_awaited_warning(unawaited)))
-    notices = list(prepared.notices)
     missing = missing_module_notice(stderr.text, spec.task.root, [spec.task.tests_dir, spec.verifier.parent],
                                     spec.python)
     if missing is not None:
@@ -275,4 +297,6 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
         strays=[map_paths(c, pm) for c in strays],
         user_files_written=written,
         stack=stack,
+        limits=prepared.limits.to_json() if prepared.limits is not None else None,
+        out_of_memory=out_of_memory,
     )

@@ -34,7 +34,9 @@ from verifier_tui.engine.invocation import DEFAULT_TIMEOUT_S, EXPLAIN_FILE, Prep
 from verifier_tui.engine.results import collect, map_paths, no_explanation, read_explain
 from verifier_tui.engine.isolation import NAMESPACE, Isolation
 from verifier_tui.engine.isolation import choose as choose_isolation
+from verifier_tui.engine.isolation import fallback as isolation_fallback
 from verifier_tui.engine.isolation import requested as requested_isolation
+from verifier_tui.engine.containment import namespace_failure
 from verifier_tui.engine.process import run_process
 from verifier_tui.engine.stage import Scratch, Stage
 from verifier_tui.engine.task_kinds import runner_notices
@@ -96,6 +98,7 @@ class Session:
         self.runner = "ours"  # or "task": the task's own tests/.ng/run_verifier.py
         requested_isolation()  # a bad VERIFIER_TUI_SANDBOX is one line now, not at the first run
         self._isolation: Isolation | None = None
+        self._fallback_from = ""
         self._live = False  # a watcher reports every change to the user's files (note_change)
         self._apply_options(self.options)
 
@@ -357,6 +360,29 @@ class Session:
 
     def run(self, spec: RunSpec | None = None, *, trigger: str = "start") -> RunResult:
         """One run, blocking (the headless ``run``: no asyncio needed)."""
+        result = self._run(spec, trigger)
+        if self._fall_back(result):
+            result = self._with_fallback_note(self._run(spec, trigger))
+        return result
+
+    def _fall_back(self, result: RunResult) -> bool:
+        """A namespace the probe (or its cached answer) promised did not set
+        up: unless namespaces were asked for by name, this session's runs use
+        the copy sandbox from now on, this one included."""
+        problem = namespace_failure(result.start_error)
+        if problem is None or requested_isolation() == NAMESPACE:
+            return False
+        self._isolation = isolation_fallback(problem)
+        self._fallback_from = result.start_error
+        for pool in self._stages.values():  # the namespace's stages are not the copy's
+            pool[:] = [stage for stage in pool if id(stage) in self._busy]
+        return True
+
+    def _with_fallback_note(self, result: RunResult) -> RunResult:
+        result.notices.insert(0, f"{self._fallback_from}; this run and the next use the copy sandbox")
+        return result
+
+    def _run(self, spec: RunSpec | None, trigger: str) -> RunResult:
         spec = spec or self.spec()
         sequence = self.next_sequence()
         stage = self._claim(spec)
@@ -366,7 +392,7 @@ class Session:
                 return self._not_started(prepared, trigger, sequence)
             done = run_process(prepared.argv, cwd=prepared.cwd, env=prepared.env, timeout_s=spec.timeout_s,
                                marker=prepared.marker, before_kill=prepared.before_kill,
-                               init_lists_strays=prepared.stage.namespace)
+                               init_lists_strays=prepared.stage.namespace, memory_limit=prepared.memory_limit)
             return collect(prepared, done, trigger=trigger, sequence=sequence)
         finally:
             self._release(stage)
@@ -386,6 +412,12 @@ class Session:
         only while the runner runs. Cancelling the awaiting task
         ends the child and everything it started before the cancellation
         propagates (see :func:`verifier_tui.engine.process.arun_process`)."""
+        result = await self._arun(spec, trigger, on_output, on_explain, gate)
+        if self._fall_back(result):
+            result = self._with_fallback_note(await self._arun(spec, trigger, on_output, on_explain, gate))
+        return result
+
+    async def _arun(self, spec, trigger, on_output, on_explain, gate) -> RunResult:
         import asyncio
         from contextlib import nullcontext
 
@@ -413,7 +445,8 @@ class Session:
                     done = await arun_process(prepared.argv, cwd=prepared.cwd, env=prepared.env,
                                               timeout_s=spec.timeout_s, on_output=live if on_output is not None else None,
                                               marker=prepared.marker, before_kill=prepared.before_kill,
-                                              init_lists_strays=prepared.stage.namespace)
+                                              init_lists_strays=prepared.stage.namespace,
+                                              memory_limit=prepared.memory_limit)
             finally:
                 if watcher is not None:
                     watcher.cancel()

@@ -12,7 +12,13 @@
                                emptied before every run
 <stage>/ctl/                   with namespaces: the mounts to make, and what the
                                namespace's init reports (see engine/isolation.py)
+<stage>/view/                  with namespaces: the skeleton of the run's root (its
+                               mount points), on which the sandbox's view is built
 ```
+
+With namespaces the runner sees these folders where the sandbox has them:
+``tests`` at ``/tests`` (read-only), ``app`` at ``/app``, ``logs/verifier`` at
+``/logs/verifier`` and ``inputs`` at ``/.verifier-tui``.
 
 A session keeps one stage per selection in its scratch folder (see
 :class:`Scratch`), so re-runs only copy what changed (see
@@ -28,7 +34,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-from verifier_tui.engine.isolation import overlay_can_take
+from verifier_tui.engine.isolation import APP, INPUTS, REWARD, TESTS, overlay_can_take
 from verifier_tui.engine.mirror import Mirror, make_real_dir, remove_path, remove_tree
 from verifier_tui.engine.record import field, record
 from verifier_tui.runner_source import runner_path
@@ -37,7 +43,7 @@ from verifier_tui.runner_source import runner_path
 _pending_lock = threading.Lock()
 
 # What a stage holds; anything else in it was left there by a verifier.
-_STAGE_FOLDERS = {"tests", "app", "logs", "inputs", "overlay", "ctl"}
+_STAGE_FOLDERS = {"tests", "app", "logs", "inputs", "overlay", "ctl", "view"}
 
 
 @record
@@ -52,8 +58,11 @@ class Stage:
     """Files of a step's own tests folder copied over ``tests`` this run (relative paths)."""
     workspace: Mirror | None = None
     overlay_lower: Path | None = None
-    """With namespaces, the user's workspace the overlay shows at ``app``
-    (None: no overlay this run)."""
+    """With namespaces, the user's workspace the overlay shows at ``/app``
+    (None: no overlay this run; the workspace is the copy in ``app``)."""
+    overlay_for: Path | None = None
+    """The workspace whose size chose between the copy and the overlay (asked once)."""
+    overlay_big: bool = False
     vendored_from: Path | None = None
     runner_from: Path | None = None  # the runner script placed in .ng/ (ours or the task's own)
     notes: list[str] = field(default_factory=list)
@@ -63,6 +72,21 @@ class Stage:
     pending: set | None = None
     """The workspace's paths (relative) changed since the last staging;
     None: not known, walk it all."""
+
+    app_at: str = APP
+    """Where the runner sees the workspace in the view (the task's test.sh may say another path)."""
+
+    def seen(self, path: Path) -> str:
+        """``path``, one of this stage's, as the runner sees it: in the view
+        with namespaces (``/tests/...``), else the path itself."""
+        if not self.namespace:
+            return str(path)
+        for folder, there in ((self.tests_dir, TESTS), (self.app_dir, self.app_at), (self.reward_dir, REWARD),
+                              (self.inputs_dir, INPUTS)):
+            if path == folder or path.is_relative_to(folder):
+                rel = path.relative_to(folder).as_posix()
+                return there if rel == "." else f"{there.rstrip('/')}/{rel}"
+        return str(path)
 
     @property
     def tests_dir(self) -> Path:
@@ -95,6 +119,10 @@ class Stage:
     @property
     def ctl_dir(self) -> Path:
         return self.root / "ctl"
+
+    @property
+    def view_dir(self) -> Path:
+        return self.root / "view"
 
     def stage_input(self, source: Path, name: str) -> Path:
         """A copy of one of the user's input files (response, task data) for
@@ -152,7 +180,11 @@ class Stage:
         self._place_runner(runner or runner_path())
         if not task_vendors_nemo_gym:
             self._vendor(nemo_gym_verifiers)
-        overlay = self.namespace and workspace is not None and overlay_can_take(str(workspace))
+        overlay = self.namespace and workspace is not None and overlay_can_take(str(workspace)) and self._big(workspace)
+        if overlay and self.overlay_lower != workspace:
+            notes.append(f"the workspace holds more than {COPY_UP_TO_ENTRIES:,} entries or {COPY_UP_TO_BYTES >> 20} MB: "
+                         "it is an overlay over yours, not a copy, so renaming a folder that came with it fails "
+                         "with EXDEV (in the sandbox it works)")
         self.overlay_lower = workspace if overlay else None
         if workspace is None:
             self.workspace = None
@@ -180,13 +212,17 @@ class Stage:
                 changed, self.pending = self.pending, (set() if self.live else None)
             self.workspace.sync(changed)
             notes += [f"workspace: {n}" for n in self.workspace.notes]
-            if self.namespace:
-                notes.append("the workspace's path holds a character an overlay cannot take (, : \\ \"): "
-                             "staged as a copy")
         make_real_dir(self.inputs_dir)
         if self.namespace:
             _empty(self.ctl_dir)
         return notes
+
+    def _big(self, workspace: Path) -> bool:
+        """Whether ``workspace`` is past what a run copies (asked once per
+        workspace, by a walk that stops at the bound)."""
+        if self.overlay_for != workspace:
+            self.overlay_for, self.overlay_big = workspace, not _within(workspace, COPY_UP_TO_ENTRIES, COPY_UP_TO_BYTES)
+        return self.overlay_big
 
     def note(self, paths, recreated) -> None:
         """The watcher saw ``paths`` change (absolute, the user's); a folder
@@ -264,6 +300,41 @@ class Stage:
         self.vendored_from = verifiers
 
 
+# With namespaces, a workspace up to this size is copied into the run's view
+# (a rename of its folders then works as in the sandbox, where the agent's
+# files are in the container's writable layer); a bigger one is an overlay,
+# whose staging costs one mount however big it is. Copying 1,000 small files
+# costs about 40 ms once (later runs copy only what changed).
+COPY_UP_TO_ENTRIES = 1000
+COPY_UP_TO_BYTES = 32 << 20
+
+
+def _within(folder: Path, entries: int, size: int) -> bool:
+    """Whether ``folder`` holds at most ``entries`` entries and ``size`` bytes
+    (links not followed; stops as soon as it is past either)."""
+    seen = total = 0
+    stack = [str(folder)]
+    while stack:
+        try:
+            with os.scandir(stack.pop()) as found:
+                for entry in found:
+                    seen += 1
+                    if seen > entries:
+                        return False
+                    try:
+                        if entry.is_dir(follow_symlinks=False):
+                            stack.append(entry.path)
+                        elif entry.is_file(follow_symlinks=False):
+                            total += entry.stat(follow_symlinks=False).st_size
+                            if total > size:
+                                return False
+                    except OSError:
+                        continue
+        except OSError:
+            continue
+    return True
+
+
 def _empty(folder: Path) -> None:
     """Make ``folder`` a real, empty folder of ours. What is in it goes, the
     folder itself stays: removing and making a folder on every run costs
@@ -292,7 +363,11 @@ class Scratch:
     """The tool's private scratch folder: one per session, removed on close."""
 
     def __init__(self) -> None:
-        self.root = Path(tempfile.mkdtemp(prefix="verifier-tui-"))
+        sweep_dead_scratch()
+        self.root = Path(tempfile.mkdtemp(prefix=_PREFIX))
+        # Who owns it: a scratch folder whose owner is gone (SIGKILLed) is swept by the next start.
+        with open(self.root / _OWNER, "w", encoding="ascii") as handle:
+            handle.write(f"{os.getpid()} {_started(os.getpid())}\n")
         self._count = 0
         self.stages: list[Stage] = []
 
@@ -310,6 +385,53 @@ class Scratch:
         if sum(stage.entries for stage in self.stages) >= _REMOVE_DETACHED_AFTER and _remove_detached(self.root):
             return
         remove_tree(self.root)
+
+
+_PREFIX = "verifier-tui-"
+_OWNER = "owner"
+
+
+def _started(pid: int) -> str:
+    """When ``pid`` started (``/proc/PID/stat``'s 22nd field, in clock ticks
+    since boot), which tells a live owner from a new process given its
+    number; empty where it cannot be read."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return handle.read().rsplit(b")", 1)[1].split()[19].decode()
+    except (OSError, IndexError):
+        return ""
+
+
+def sweep_dead_scratch() -> list[Path]:
+    """Remove the scratch folders of this user's verifier-tui processes that
+    died without cleaning up (SIGKILL, a crash); returns them. A folder is
+    swept only when its owner file names a process that is gone, or one
+    that started at another time (its number was reused)."""
+    swept: list[Path] = []
+    base = Path(tempfile.gettempdir())
+    try:
+        entries = [e for e in os.scandir(base) if e.name.startswith(_PREFIX)]
+    except OSError:
+        return swept
+    for entry in entries:
+        try:
+            if not entry.is_dir(follow_symlinks=False) or entry.stat(follow_symlinks=False).st_uid != os.getuid():
+                continue
+            fd = os.open(os.path.join(entry.path, _OWNER), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+            try:
+                words = os.read(fd, 64).decode("ascii", errors="replace").split()
+            finally:
+                os.close(fd)
+        except OSError:
+            continue  # no owner file: not ours to judge (being made, or another version's)
+        if len(words) != 2 or not words[0].isdigit():
+            continue
+        pid = int(words[0])
+        if pid != os.getpid() and _started(pid) != words[1]:
+            if not _remove_detached(Path(entry.path)):
+                remove_tree(Path(entry.path))
+            swept.append(Path(entry.path))
+    return swept
 
 
 # Copies past this many entries are removed after the command has returned:

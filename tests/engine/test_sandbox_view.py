@@ -1,0 +1,459 @@
+"""The sandbox's own view (issue 21): a run sees /app, /tests and
+/logs/verifier where Harbor's sandbox has them, in a machine it cannot write,
+in Harbor's working directory, under the task's limits; and nothing it
+starts outlives the tool."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import PY, make_task, run_tool, write
+from verifier_tui.engine import isolation
+from verifier_tui.engine.session import Options, Session
+
+
+def needs_namespaces() -> None:
+    problem = isolation.namespace_problem()
+    if problem is not None:
+        pytest.skip(f"no namespaces on this machine: {problem}")
+
+
+@pytest.fixture
+def namespace(monkeypatch):
+    needs_namespaces()
+    monkeypatch.setenv(isolation.VARIABLE, "namespace")
+
+
+def run_json(env, *args) -> dict:
+    done = run_tool(env, "run", "--json", *args, "--python", PY)
+    assert done.stdout, done.stderr
+    return json.loads(done.stdout)
+
+
+# ---------------------------------------------------------------------------
+# 1. /app, /tests and /logs/verifier by absolute path
+
+
+def test_a_verifier_that_names_app_and_tests_by_absolute_path_scores_as_in_harbor(tmp_path, namespace):
+    """Harbor tasks read /app and /tests by name (the workspace *is* /app);
+    the shim's command line names them too."""
+    task_dir = make_task(tmp_path / "t", """\
+        import sys
+        from pathlib import Path
+
+        def verify(workspace):
+            print(sys.argv[1:7], workspace)
+            answer = Path("/app/answer.txt").read_text()
+            expected = Path("/tests/expected.txt").read_text()
+            return 1.0 if answer == expected else 0.0
+    """, files={"expected.txt": "42\n"}, cases={"good": {"answer.txt": "42\n"}, "bad": {"answer.txt": "41\n"}})
+    with Session(task_dir, Options(python=PY)) as session:
+        session.select_case_named("good")
+        good = session.run()
+        session.select_case_named("bad")
+        bad = session.run()
+    assert good.verdict.rewards == {"reward": 1.0}, good.stderr.text
+    assert bad.verdict.rewards == {"reward": 0.0}
+    # What the runner was handed is the shim's own command line; shown with the user's paths.
+    ws = task_dir / "cases" / "good" / "workspace"
+    assert good.stdout.text == (f"['--verifier', '{task_dir}/tests/verifier.py', '--workspace', '{ws}', "
+                                f"'--reward-dir', '<reward folder>'] {ws}\n")
+
+
+def test_a_traceback_through_app_points_at_the_users_files(tmp_path, namespace):
+    task_dir = make_task(tmp_path / "t", """\
+        from pathlib import Path
+
+        def verify(workspace):
+            return float(Path("/app/missing.txt").read_text())
+    """, cases={"only": {"a.txt": "a"}})
+    with Session(task_dir, Options(python=PY)) as session:
+        result = session.run()
+    ws = task_dir / "cases" / "only" / "workspace"
+    assert f'File "{task_dir}/tests/verifier.py", line 4, in verify' in result.stderr.text
+    assert f"No such file or directory: '{ws}/missing.txt'" in result.stderr.text
+    assert "/app" not in result.stderr.text
+
+
+def test_the_copy_sandbox_names_the_lines_that_use_the_sandboxs_paths(tmp_path, monkeypatch):
+    monkeypatch.setenv(isolation.VARIABLE, "copy")
+    task_dir = make_task(tmp_path / "t", """\
+        from pathlib import Path
+        from helper import EXPECTED
+
+        def verify(workspace):
+            # "/app" in a comment is not a use
+            return float(Path("/app/answer.txt").read_text() == EXPECTED)
+    """, files={"helper.py": "EXPECTED = open('/tests/expected.txt').read()\n"}, cases={"only": {}})
+    with Session(task_dir, Options(python=PY)) as session:
+        result = session.run()
+    note = next(n for n in result.notices if "copy sandbox has no /app" in n)
+    assert f"{task_dir / 'tests' / 'verifier.py'}:6 /app" in note
+    assert f"{task_dir / 'tests' / 'helper.py'}:1 /tests" in note
+    assert ":5" not in note
+
+
+def test_a_path_that_only_starts_like_app_is_left_alone(tmp_path, namespace):
+    task_dir = make_task(tmp_path / "t", """\
+        def verify(workspace):
+            print("/application /apps /x/app /app")
+            return 1.0
+    """, cases={"only": {}})
+    with Session(task_dir, Options(python=PY)) as session:
+        result = session.run()
+    ws = task_dir / "cases" / "only" / "workspace"
+    assert result.stdout.text == f"/application /apps /x/app {ws}\n"
+
+
+# ---------------------------------------------------------------------------
+# 8. The machine is read-only to the run, whatever the user's uid
+
+
+def test_the_machine_is_read_only_even_to_root_and_tmp_is_private(tmp_path, namespace):
+    home = Path(os.path.expanduser("~"))
+    marker = f"vtui-{os.getpid()}-{time.monotonic_ns()}"
+    targets = ["/etc", "/usr/local/bin", "/var/tmp", str(home), str(tmp_path), "/"]
+    task_dir = make_task(tmp_path / "t", f"""\
+        import os, subprocess
+
+        def verify(workspace):
+            for folder in {targets!r}:
+                try:
+                    open(os.path.join(folder, {marker!r}), "w").close()
+                    print("WROTE", folder)
+                except OSError as exc:
+                    print("refused", folder, exc.strerror)
+            remount = subprocess.run(["mount", "-o", "remount,bind,rw", "/etc"], capture_output=True)
+            print("remount exit", remount.returncode != 0)
+            open("/tmp/" + {marker!r}, "w").close()
+            (workspace / "x").write_text("x")
+            print(sorted(os.listdir("/tmp")), os.getcwd())
+            return 1.0
+    """, cases={"only": {}})
+    with Session(task_dir, Options(python=PY)) as session:
+        result = session.run()
+    assert result.verdict.rewards == {"reward": 1.0}, result.stderr.text
+    assert "WROTE" not in result.stdout.text
+    for folder in targets:
+        assert not os.path.exists(os.path.join(folder, marker))
+    assert "remount exit True" in result.stdout.text
+    assert f"['{marker}']" in result.stdout.text  # a /tmp of its own, empty but for what it wrote
+    assert not os.path.exists("/tmp/" + marker)
+
+
+# ---------------------------------------------------------------------------
+# 6. Renaming a folder of the workspace
+
+
+def test_renaming_a_folder_of_the_workspace_works_as_in_the_sandbox(tmp_path, sandbox):
+    task_dir = make_task(tmp_path / "t", """\
+        import os
+
+        def verify(workspace):
+            os.rename(workspace / "src", workspace / "moved")
+            return float(sorted(os.listdir(workspace / "moved")) == ["a.py"])
+    """, cases={"only": {"src/a.py": "a"}})
+    with Session(task_dir, Options(python=PY)) as session:
+        first, second = session.run(), session.run()
+    assert first.verdict.rewards == {"reward": 1.0}, first.stderr.text
+    assert second.verdict.rewards == {"reward": 1.0}, second.stderr.text
+    assert (task_dir / "cases" / "only" / "workspace" / "src" / "a.py").read_text() == "a"
+
+
+def test_a_big_workspace_is_an_overlay_and_says_a_rename_gets_exdev(tmp_path, namespace):
+    task_dir = make_task(tmp_path / "t", """\
+        import os
+
+        def verify(workspace):
+            try:
+                os.rename(workspace / "src", workspace / "moved")
+            except OSError as exc:
+                print(exc.strerror)
+            return 1.0
+    """, cases={"only": {"src/a.py": "a"}})
+    ws = task_dir / "cases" / "only" / "workspace"
+    for index in range(1100):
+        (ws / f"f{index}.txt").write_text("x")
+    with Session(task_dir, Options(python=PY)) as session:
+        first, second = session.run(), session.run()
+    assert first.stdout.text == "Invalid cross-device link\n"
+    assert sum("EXDEV" in n for n in first.notices) == 1
+    assert not any("EXDEV" in n for n in second.notices)  # said once
+
+
+# ---------------------------------------------------------------------------
+# 4 and 5. The task's limits, network and working directory
+
+
+def test_memory_mb_ends_the_biggest_process_as_the_oom_killer_would(tmp_path, env, sandbox):
+    task_dir = make_task(tmp_path / "t", """\
+        def verify(workspace):
+            blob = bytearray(400 << 20)
+            return 1.0
+    """, toml='version = "1.0"\n[environment]\nmemory_mb = 128\n', cases={"only": {}})
+    data = run_json(dict(env, VERIFIER_TUI_SANDBOX=sandbox), task_dir)
+    assert data["rewards"] is None and data["verdict_error"] == "RewardFileNotFoundError"
+    assert data["signal"] == signal.SIGKILL
+    assert data["limits"]["memory_mb"] == 128
+    assert len(data["out_of_memory"]) == 1 and "run_verifier.py" in data["out_of_memory"][0]
+    assert any("out of memory" in n and "memory_mb = 128" in n for n in data["notices"])
+
+
+def test_past_memory_mb_a_child_is_killed_and_the_verifier_goes_on(tmp_path, env, sandbox):
+    """The OOM killer ends the biggest process, not the whole container: a
+    verifier whose helper process is killed can still write its reward."""
+    task_dir = make_task(tmp_path / "t", """\
+        import subprocess, sys
+
+        def verify(workspace):
+            child = subprocess.run([sys.executable, "-c", "b = bytearray(400 << 20); import time; time.sleep(5)"])
+            return 0.5 if child.returncode == -9 else 1.0
+    """, toml='version = "1.0"\n[environment]\nmemory_mb = 128\n', cases={"only": {}})
+    data = run_json(dict(env, VERIFIER_TUI_SANDBOX=sandbox), task_dir)
+    assert data["rewards"] == {"reward": 0.5}, data["stderr"]
+    assert "bytearray" in data["out_of_memory"][0]
+
+
+def test_cpus_binds_the_run_to_as_many_cpus(tmp_path, env, sandbox):
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("this machine has one CPU")
+    task_dir = make_task(tmp_path / "t", """\
+        import os
+
+        def verify(workspace):
+            return float(len(os.sched_getaffinity(0)))
+    """, toml='version = "1.0"\n[environment]\ncpus = 1\n', cases={"only": {}})
+    data = run_json(dict(env, VERIFIER_TUI_SANDBOX=sandbox), task_dir)
+    assert data["rewards"] == {"reward": 1.0}
+    assert data["limits"]["cpus"] == 1 and len(data["limits"]["cpu_list"]) == 1
+
+
+@pytest.fixture
+def listener():
+    """A TCP server on this machine's loopback that answers every connection."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(8)
+    stop = threading.Event()
+
+    def serve():
+        server.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+                conn.sendall(b"hello")
+                conn.close()
+            except OSError:
+                continue
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    yield server.getsockname()[1]
+    stop.set()
+    thread.join()
+    server.close()
+
+
+@pytest.mark.parametrize("where", ["verifier", "environment"])
+def test_no_network_is_an_empty_network(tmp_path, env, namespace, listener, where):
+    source = f"""\
+        import socket
+
+        def verify(workspace):
+            try:
+                with socket.create_connection(("127.0.0.1", {listener}), timeout=2) as conn:
+                    print(conn.recv(5).decode())
+            except OSError as exc:
+                print("no network:", type(exc).__name__)
+            return 1.0
+    """
+    public = make_task(tmp_path / "public", source, cases={"only": {}})
+    closed = make_task(tmp_path / "closed", source, toml=f'version = "1.0"\n[{where}]\nnetwork_mode = "no-network"\n',
+                       cases={"only": {}})
+    assert run_json(env, public)["stdout"] == "hello\n"
+    data = run_json(env, closed)
+    assert data["stdout"] == "no network: ConnectionRefusedError\n"
+    assert data["limits"]["network"] == "no-network"
+
+
+def test_no_network_in_the_copy_sandbox_is_said_not_applied(tmp_path, env):
+    task_dir = make_task(tmp_path / "t", toml='version = "1.0"\n[verifier]\nnetwork_mode = "no-network"\n')
+    data = run_json(dict(env, VERIFIER_TUI_SANDBOX="copy"), task_dir)
+    assert any('"no-network" is not applied' in n for n in data["notices"])
+
+
+@pytest.mark.parametrize(("toml", "dockerfile", "expected"), [
+    ('[environment]\nworkdir = "/app"\n', "FROM python:3.12\nWORKDIR /srv\n", "/app"),
+    ("", "FROM python:3.12\nWORKDIR /opt\nworkdir sub\n", "/opt/sub"),
+    ("", "FROM python:3.12\nWORKDIR /app\n", "/app"),
+    ("", None, "/"),
+])
+def test_the_run_starts_in_harbors_working_directory(tmp_path, env, namespace, toml, dockerfile, expected):
+    task_dir = make_task(tmp_path / "t", """\
+        import os
+
+        def verify(workspace):
+            print(os.getcwd())
+            return 1.0
+    """, toml='version = "1.0"\n' + toml, cases={"only": {}})
+    if dockerfile is not None:
+        write(task_dir / "environment" / "Dockerfile", dockerfile)
+    data = run_json(env, task_dir)
+    assert data["limits"]["workdir"] == expected
+    if expected == "/opt/sub" and not os.path.isdir("/opt/sub"):
+        assert data["stdout"] == "/\n"  # not on this machine: said, and the run starts in /
+        assert any("/opt/sub does not exist on this machine" in n for n in data["notices"])
+    else:
+        ws = task_dir / "cases" / "only" / "workspace"
+        assert data["stdout"] == (f"{ws}\n" if expected == "/app" else f"{expected}\n")
+
+
+def test_a_test_sh_that_passes_another_workspace_path_is_followed(tmp_path, env, namespace):
+    task_dir = make_task(tmp_path / "t", """\
+        from pathlib import Path
+
+        def verify(workspace):
+            print(workspace == Path("/workspace"), Path("/workspace/a.txt").read_text())
+            return 1.0
+    """, cases={"only": {"a.txt": "here"}})
+    shim = (task_dir / "tests" / "test.sh").read_text().replace("--workspace /app", "--workspace /workspace")
+    (task_dir / "tests" / "test.sh").write_text(shim)
+    data = run_json(env, task_dir)
+    assert data["stdout"] == "True here\n", data["stderr"]
+    assert data["limits"]["workspace"] == "/workspace"
+
+
+# ---------------------------------------------------------------------------
+# 10. The probe
+
+
+def _machine_without_namespaces(argv: list[str], env: dict[str, str]) -> subprocess.CompletedProcess:
+    """``argv`` run where no user namespace can be made (a user namespace of
+    its own whose limit of further ones is 0): a machine without them."""
+    script = 'echo 0 >/proc/sys/user/max_user_namespaces && exec "$@"'
+    return subprocess.run(["unshare", "--user", "--map-root-user", "sh", "-c", script, "sh", *argv],
+                          capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL, timeout=120)
+
+
+def test_a_forced_namespace_is_probed_now_not_taken_from_the_cache(tmp_path, env, private_cache):
+    needs_namespaces()
+    from verifier_tui.engine import cache
+
+    os.environ["XDG_CACHE_HOME"] = str(private_cache)
+    cache.store("isolation.json", {isolation._cache_key(): {"problem": "stale: said long ago", "at": time.time()}})
+    task_dir = make_task(tmp_path / "t")
+    forced = run_json(dict(env, VERIFIER_TUI_SANDBOX="namespace"), task_dir)
+    assert forced["sandbox"] == "namespace"
+    # ...and the fresh answer is remembered: auto now uses it.
+    assert run_json(env, task_dir)["sandbox"] == "namespace"
+
+
+def test_a_negative_probe_is_asked_again_after_a_minute(tmp_path, env, private_cache):
+    needs_namespaces()
+    from verifier_tui.engine import cache
+
+    os.environ["XDG_CACHE_HOME"] = str(private_cache)
+    task_dir = make_task(tmp_path / "t")
+    cache.store("isolation.json", {isolation._cache_key(): {"problem": "said just now", "at": time.time()}})
+    assert run_json(env, task_dir)["sandbox"] == "copy"
+    cache.store("isolation.json", {isolation._cache_key(): {"problem": "said long ago", "at": time.time() - 61}})
+    assert run_json(env, task_dir)["sandbox"] == "namespace"
+
+
+def test_a_machine_without_namespaces_refuses_a_forced_one_in_one_line(tmp_path, env):
+    needs_namespaces()  # to make a machine without them, this one must have them
+    task_dir = make_task(tmp_path / "t")
+    tool = [sys.executable, "-m", "verifier_tui"]
+    done = _machine_without_namespaces([*tool, "run", str(task_dir), "--python", PY],
+                                       dict(env, VERIFIER_TUI_SANDBOX="namespace"))
+    assert done.returncode == 2
+    assert done.stderr.startswith("verifier-tui: VERIFIER_TUI_SANDBOX=namespace, but this machine cannot: unshare")
+    assert len(done.stderr.splitlines()) == 1
+
+
+def test_a_cached_yes_that_fails_falls_back_to_the_copy_in_the_same_run(tmp_path, env, private_cache):
+    needs_namespaces()
+    from verifier_tui.engine import cache
+
+    os.environ["XDG_CACHE_HOME"] = str(private_cache)
+    # The answer of a machine that had namespaces, kept in the cache; now it has none.
+    done = _machine_without_namespaces(
+        [sys.executable, "-c", "from verifier_tui.engine import cache, isolation; "
+         "cache.store('isolation.json', {isolation._cache_key(): {'problem': None, 'at': 0}})"], env)
+    assert done.returncode == 0, done.stderr
+    task_dir = make_task(tmp_path / "t", cases={"only": {}})
+    tool = [sys.executable, "-m", "verifier_tui"]
+    done = _machine_without_namespaces([*tool, "run", "--json", str(task_dir), "--python", PY], env)
+    data = json.loads(done.stdout)
+    assert done.returncode == 0, done.stderr
+    assert data["sandbox"] == "copy" and data["rewards"] == {"reward": 1.0}
+    assert data["notices"][0].startswith("could not set up the run's namespace: unshare")
+    assert data["notices"][0].endswith("this run and the next use the copy sandbox")
+
+
+# ---------------------------------------------------------------------------
+# 11. SIGKILL to the tool
+
+
+@pytest.mark.parametrize("command", ["run", "watch"])
+def test_sigkill_to_the_tool_ends_the_run_and_the_next_start_sweeps_its_scratch(tmp_path, env, namespace, command):
+    token = f"vtui-orphan-{os.getpid()}-{time.monotonic_ns()}"
+    task_dir = make_task(tmp_path / "t", f"""\
+        import subprocess, sys, time
+
+        def verify(workspace):
+            subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)", {token!r}], start_new_session=True)
+            print("started", flush=True)
+            time.sleep(300)
+    """, cases={"only": {}})
+    tool = subprocess.Popen([sys.executable, "-m", "verifier_tui", command, str(task_dir), "--python", PY],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while not _pids_with(token) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert _pids_with(token), "the verifier's child never started"
+        scratch = [p for p in Path(env["TMPDIR"]).iterdir() if p.name.startswith("verifier-tui-")]
+        assert len(scratch) == 1
+        tool.send_signal(signal.SIGKILL)
+        tool.wait()
+        deadline = time.monotonic() + 5
+        while _pids_with(token) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _pids_with(token), "the run outlived the tool"
+        assert scratch[0].exists()  # nobody removed it...
+        run_tool(env, "explain", task_dir, "--python", PY)
+        deadline = time.monotonic() + 10
+        while scratch[0].exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not scratch[0].exists()  # ...until the next start swept it
+    finally:
+        tool.kill()
+        for pid in _pids_with(token):
+            os.kill(pid, signal.SIGKILL)
+
+
+def _pids_with(text: str) -> list[int]:
+    from tests.helpers import processes_with
+
+    return processes_with(text)
+
+
+def test_a_live_sessions_scratch_is_not_swept(tmp_path, env):
+    task_dir = make_task(tmp_path / "t", cases={"only": {}})
+    with Session(task_dir, Options(python=PY)) as session:
+        session.run()
+        root = session.scratch_root
+        run_tool(env | {"TMPDIR": str(root.parent)}, "explain", task_dir, "--python", PY)
+        assert root.exists()
+    assert not root.exists()

@@ -1,0 +1,154 @@
+"""What the sandbox shows a task's verifier, read from the task: where the
+workspace is, the working directory, and the limits of ``task.toml``.
+
+Each mirrors a piece of Harbor 0.26.0:
+
+* the workspace is ``/app``: the shim passes ``--workspace /app``; a task's
+  own ``tests/test.sh`` that passes another absolute path there is followed;
+* the working directory is ``[environment] workdir`` when set, else the
+  image's ``WORKDIR`` (harbor/environments/docker/docker.py, ``exec``: the
+  command runs where ``docker exec`` starts it), else ``/``, Docker's own
+  default;
+* ``[environment] memory_mb`` and ``cpus`` become the container's limits,
+  and the verifier's ``network_mode`` (``[verifier]`` over
+  ``[environment]``, harbor/models/task/config.py) is the container's
+  network.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from verifier_tui.engine.record import record
+
+APP = "/app"
+DOCKER_DEFAULT_WORKDIR = "/"
+_READ_AT_MOST = 256 * 1024  # a test.sh or Dockerfile is a few KB; a bigger file is read this far
+
+# The workspace argument of the runner in a test.sh: --workspace /x or --workspace=/x.
+_WORKSPACE_ARG = re.compile(r"""--workspace(?:=|[ \t]+)["']?(/[^\s"';|&)]*)""")
+# A Dockerfile's WORKDIR instruction (case-insensitive, as Docker reads it).
+_WORKDIR = re.compile(r"^[ \t]*WORKDIR[ \t]+(.+?)[ \t]*$", re.IGNORECASE | re.MULTILINE)
+
+
+@record(frozen=True)
+class Limits:
+    """The task's limits, as the run gets them."""
+
+    memory_mb: int | None = None
+    cpus: int | None = None
+    network: str = "public"  # public, no-network, allowlist
+    workdir: str = DOCKER_DEFAULT_WORKDIR
+    app: str = APP
+    cpu_list: tuple = ()  # the CPUs the run is bound to (empty: all of this machine's)
+
+    def to_json(self) -> dict:
+        return {"memory_mb": self.memory_mb, "cpus": self.cpus, "cpu_list": list(self.cpu_list),
+                "network": self.network, "workdir": self.workdir, "workspace": self.app}
+
+
+def _read_text(path: Path) -> str | None:
+    """A file of the task's, as text: a regular file only (a FIFO is never
+    opened for reading: it would block), at most :data:`_READ_AT_MOST` bytes."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
+    except OSError:
+        return None
+    try:
+        if not _regular(fd):
+            return None
+        return os.read(fd, _READ_AT_MOST).decode("utf-8", errors="replace")
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _regular(fd: int) -> bool:
+    import stat
+
+    return stat.S_ISREG(os.fstat(fd).st_mode)
+
+
+def workspace_path(tests_dir: Path) -> str:
+    """Where the task's ``tests/test.sh`` tells the runner the workspace is:
+    ``/app`` for the shim (and when it says nothing plain)."""
+    text = _read_text(tests_dir / "test.sh")
+    if not text:
+        return APP
+    for line in text.splitlines():
+        if line.lstrip().startswith("#"):
+            continue
+        found = _WORKSPACE_ARG.search(line)
+        if found:
+            path = os.path.normpath(found.group(1))
+            if path != "/" and "$" not in path:
+                return path
+    return APP
+
+
+def image_workdir(task_root: Path) -> str:
+    """The ``WORKDIR`` that ``environment/Dockerfile`` leaves in force (the
+    last one; a relative one continues the one before), else Docker's ``/``."""
+    text = _read_text(task_root / "environment" / "Dockerfile")
+    workdir = DOCKER_DEFAULT_WORKDIR
+    for found in _WORKDIR.finditer(text or ""):
+        value = found.group(1).strip().strip("\"'")
+        if not value or "$" in value:
+            continue  # a build variable: not known here
+        workdir = os.path.normpath(os.path.join(workdir, value))
+    return workdir
+
+
+def limits_for(task, app: str) -> Limits:
+    """The limits of ``task`` (its ``task.toml`` as Harbor reads it)."""
+    config = task.config
+    workdir = getattr(config, "workdir", None) or image_workdir(task.root)
+    cpus = getattr(config, "cpus", None)
+    memory = getattr(config, "memory_mb", None)
+    network = getattr(config, "verifier_network_mode", None) or "public"
+    return Limits(memory_mb=memory, cpus=cpus, network=network, workdir=workdir, app=app,
+                  cpu_list=cpu_list(cpus))
+
+
+def cpu_list(cpus: int | float | None) -> tuple:
+    """The first ``cpus`` CPUs this process may use (Docker's ``cpus`` is a
+    share of time; affinity to as many CPUs is the nearest a run without
+    cgroups gets); empty when the task sets none or this machine has no more."""
+    if cpus is None or not hasattr(os, "sched_getaffinity"):
+        return ()
+    allowed = sorted(os.sched_getaffinity(0))
+    wanted = max(1, int(-(-float(cpus) // 1)))  # a fraction of a CPU still needs one
+    return tuple(allowed[:wanted]) if wanted < len(allowed) else ()
+
+
+# A string literal that starts with one of the sandbox's own paths.
+_SANDBOX_LITERAL = re.compile(r"""(?<![\w.])[rRbBuU]?["'](/app|/tests|/logs/verifier)(?=["'/])""")
+_SOURCES_AT_MOST = 64  # the task's own .py files looked at, at most
+
+
+def sandbox_path_lines(tests_dir: Path, verifier: Path) -> list[str]:
+    """Where the verifier and its helpers name ``/app``, ``/tests`` or
+    ``/logs/verifier`` by absolute path (``verifier.py:8 /app``): what the
+    copy sandbox, which has none of them, cannot run as the sandbox would."""
+    files = [verifier]
+    try:
+        for path in sorted(tests_dir.rglob("*.py")):
+            if len(files) >= _SOURCES_AT_MOST:
+                break
+            if path != verifier and ".ng" not in path.relative_to(tests_dir).parts:
+                files.append(path)
+    except OSError:
+        pass
+    found: list[str] = []
+    for path in files:
+        text = _read_text(path) or ""
+        for number, line in enumerate(text.splitlines(), 1):
+            if line.lstrip().startswith("#"):
+                continue
+            hit = _SANDBOX_LITERAL.search(line)
+            if hit:
+                found.append(f"{path}:{number} {hit.group(1)}")
+    return found
