@@ -25,6 +25,7 @@ from verifier_tui.words import (
     expected_line,
     expected_words,
     headline_reward,
+    limits_words,
     missing_nemo_gym_hint,
     mode_text,
     more_text,
@@ -96,6 +97,9 @@ def result_lines(session, result: RunResult) -> list[str]:
     when there is one, the reward files, the exit code in words, stdout and
     the mapped traceback. The pytest plugin reports a failed case with it."""
     lines = [header(session, result), session.isolation.words]
+    limits = limits_words(session.limits(), namespace=result.sandbox == "namespace")
+    if limits:
+        lines.append(limits)
     lines += [f"note: {notice}" for notice in notices(session, result)]
     hint = missing_nemo_gym_hint(result)
     if hint:

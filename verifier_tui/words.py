@@ -331,3 +331,26 @@ def expectation_json(expected: Any) -> str:
     rewards, _left_out = rewards_json(expected.rewards)
     rest = json.dumps({k: v for k, v in data.items() if k != "rewards"})[1:-1]
     return f'{{"rewards": {rewards}{", " + rest if rest else ""}}}'
+
+
+def limits_words(limits: Any, *, namespace: bool, short: bool = False) -> str | None:
+    """The task's limits as the run gets them (``engine/sandbox_view.py``):
+    ``1024 MB · 1 CPU · no network`` (``short``: the TUI's header, only what
+    the task sets), or the whole line the headless commands print."""
+    if limits is None:
+        return None
+    parts = []
+    if limits.memory_mb is not None:
+        parts.append(f"{limits.memory_mb} MB")
+    if limits.cpus is not None:
+        parts.append(f"{format_number(limits.cpus)} CPU" + ("" if limits.cpus == 1 else "s"))
+    if limits.network != "public":
+        network = "no network" if limits.network == "no-network" else f"network {limits.network}"
+        parts.append(network if namespace or limits.network != "no-network" else "no-network not applied")
+    if short:
+        return " · ".join(parts) or None
+    if namespace:
+        parts.append(f"starts in {limits.workdir}")
+        if limits.app != "/app":
+            parts.append(f"workspace at {limits.app}")
+    return "limits: " + " · ".join(parts) if parts else None

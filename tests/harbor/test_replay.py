@@ -242,3 +242,30 @@ def test_compare_without_a_local_run_is_null(task, runs, tmp_path):
     walk = walk_trial(trial)
     assert compare(walk.sandbox, walk.facts, None).same is None
     assert json.dumps(trial_json(walk))  # the object is JSON as it is
+
+
+def test_a_test_sh_that_dies_before_the_runner_replays_as_the_sandbox_ran_it(task, runs, tmp_path, monkeypatch):
+    """Issue 21, point 7: the verdict comes from the task's own test.sh, run
+    as Harbor ran it (in the sandbox's view), not from the runner started
+    directly; the runner beside it explains, and the disagreement is said."""
+    from verifier_tui.engine import isolation
+
+    if isolation.namespace_problem() is not None:
+        pytest.skip("the task's test.sh names /tests and /app: it runs only in the namespace's view")
+    monkeypatch.setenv(isolation.VARIABLE, "namespace")
+    missing = f"/opt/verifier-tui-no-such-runtime-{os.getpid()}"
+    demo = task(verifier=READS_HELLO, toml=SEPARATE)
+    (demo / "tests" / "test.sh").write_text(SHIM.replace("\nexec ", f'\ncd {missing} || exit 1\nexec ', 1))
+    said = f"/tests/test.sh: line 47: cd: {missing}: No such file or directory\n"
+    make_job(runs / "jobs" / "j", {"demo__aaaaaaa": dict(
+        task=demo, mode="separate", app={"hello.txt": "hi"}, verifier_files={"test-stdout.txt": said},
+        exception=harbor_exception(NOT_FOUND, "No reward file found at /logs/verifier/reward.txt"))})
+    trial = open_harbor(runs / "jobs" / "j" / "demo__aaaaaaa")[0]
+    walk, plan, local, out = replay(trial)
+    assert local.verdict.error == NOT_FOUND and local.verdict_by == "test.sh"
+    assert f"cd: {missing}: No such file or directory" in local.stderr.text
+    assert out["same"] is True
+    assert local.runner_verdict == {"outcome": "reward_written", "exit_code": 0, "rewards": {"reward": 1.0},
+                                    "verdict_error": None, "agrees": False}
+    assert any("ended otherwise (exit 0 · reward written: {'reward': 1.0})" in n for n in local.notices)
+    assert local.phases  # the runner's phases still explain

@@ -7,6 +7,7 @@ driver (:mod:`verifier_tui.engine.process`) runs it, and
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -53,6 +54,7 @@ class RunSpec:
     phases: bool = False  # ask the runner for its phases (--phases-to): the trial replay shows them
     env: tuple[str, ...] = ()  # --env words, as given: NAME or NAME=VALUE
     extra_tests: Path | None = None  # a trial step's own steps/<name>/tests, over tests/ in /tests as Harbor does
+    via_test_sh: bool = False  # run the task's tests/test.sh as Harbor does (in the view), not the runner itself
 
 
 @record
@@ -112,8 +114,9 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
     if isinstance(vendored, str):
         start_error, vendored = start_error or vendored, None
     try:
+        own = spec.runner or (spec.task.own_runner if spec.via_test_sh else None)  # test.sh runs what the task ships
         notices += stage.prepare(spec.task.tests_dir, spec.workspace, vendored,
-                                 runner=spec.runner.path if spec.runner is not None else None,
+                                 runner=own.path if own is not None else None,
                                  task_vendors_nemo_gym=task_vendors, extra_tests=spec.extra_tests)
     except StagingError as exc:
         start_error = str(exc)
@@ -184,6 +187,14 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
         from verifier_tui.engine.stacks import SIGNAL
 
         argv += ["--stack-signal", SIGNAL]
+    if spec.via_test_sh:
+        # What Harbor 0.26 runs (harbor/verifier/verifier.py, ``verify``): the
+        # task's /tests/test.sh, made executable first, so its own first line
+        # picks the shell; it starts whatever runner it names, as it names it.
+        argv, stack_signal = test_sh_argv(stage.tests_dir / "test.sh", seen(stage.tests_dir / "test.sh")), False
+        # The script finds its Python on PATH (python3, python): the one chosen here comes first.
+        bin_dir = _python_on_path(stage, interpreter.executable or spec.python)
+        env = dict(env, PATH=seen(bin_dir) + os.pathsep + env.get("PATH", os.defpath))
 
     path_map = [
         # The sandbox's /tests/.ng: the staged runner's folder (its role is the explain
@@ -248,6 +259,42 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
 
         contain(prepared)
     return prepared
+
+
+def _python_on_path(stage: Stage, executable: str) -> Path:
+    """A folder of the stage's inputs holding ``python3`` and ``python``,
+    each a script that starts ``executable`` (a script, not a link: a virtual
+    environment's interpreter knows itself by the path it is started from)."""
+    import shlex
+
+    from verifier_tui.engine.mirror import make_real_dir, remove_path
+
+    folder = stage.inputs_dir / "bin"
+    make_real_dir(folder)
+    for name in ("python3", "python"):
+        target = folder / name
+        if os.path.lexists(target):
+            remove_path(target)
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o755)
+        with open(fd, "w", encoding="utf-8") as handle:
+            handle.write(f'#!/bin/sh\nexec {shlex.quote(executable)} "$@"\n')
+    return folder
+
+
+def test_sh_argv(staged: Path, seen_as: str) -> list[str]:
+    """How the kernel would start ``test.sh`` once executable: through its
+    ``#!`` line (``/usr/bin/env bash``), else ``sh`` (a shell's own fallback
+    for a script without one)."""
+    try:
+        with open(staged, "rb") as handle:
+            first = handle.readline(256)
+    except OSError:
+        first = b""
+    if first.startswith(b"#!"):
+        words = first[2:].decode(errors="replace").strip().split(None, 1)
+        if words:
+            return [*words, seen_as]
+    return ["/bin/sh", seen_as]
 
 
 def _nemo_gym_to_vendor(spec: RunSpec, interpreters: Path | None, notices: list[str]) -> tuple[Path | str | None, bool]:

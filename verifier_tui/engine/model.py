@@ -232,6 +232,8 @@ class RunResult:
     stack: Stack | None = None  # a run that timed out: where it was stuck
     limits: dict[str, Any] | None = None  # the task's limits and the sandbox's paths as the run got them
     out_of_memory: list[str] = field(default_factory=list)  # processes killed past memory_mb, as the OOM killer would
+    verdict_by: str = "runner"  # "test.sh": a trial replay that ran the task's test.sh, as the sandbox did
+    runner_verdict: dict[str, Any] | None = None  # then: how verifier-tui's runner, run beside it, ended
 
     @property
     def mode(self) -> str:
@@ -345,6 +347,8 @@ class RunResult:
             "stack_unavailable": self.stack.unavailable if self.stack else None,
             "limits": self.limits,
             "out_of_memory": list(self.out_of_memory),
+            "verdict_by": self.verdict_by,
+            "runner_verdict": self.runner_verdict,
         }
 
 

@@ -222,6 +222,13 @@ class Session:
             self._isolation = choose_isolation()
         return self._isolation
 
+    def limits(self) -> Any:
+        """The task's limits and the sandbox's paths, as its runs get them
+        (:class:`~verifier_tui.engine.sandbox_view.Limits`)."""
+        from verifier_tui.engine.sandbox_view import limits_for, workspace_path
+
+        return limits_for(self.task, workspace_path(self.task.tests_dir))
+
     @property
     def mode(self) -> str:
         return "server" if self.response is not None else "harbor"

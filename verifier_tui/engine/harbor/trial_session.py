@@ -173,11 +173,25 @@ class TrialSession:
         from verifier_tui.engine.session import SelectionError
 
         try:
-            result = self.session.run(self.spec(), trigger=trigger)
+            spec = self.spec()
+            result = self.session.run(spec, trigger=trigger)
+            if self._runs_test_sh():
+                script = self.session.run(replace(spec, via_test_sh=True, phases=False), trigger=trigger)
+                result = with_test_sh_verdict(script, result)
         except (DiscoveryError, SelectionError) as exc:
             self.session_problem = str(exc)
             return self._compare(None)
         return self._compare(result)
+
+    def _runs_test_sh(self) -> bool:
+        """Whether the replay's verdict comes from the task's own test.sh, run
+        as Harbor ran it: where the run sees the sandbox's view (the script
+        names /tests and /app), and the task has one."""
+        from verifier_tui.engine.isolation import NAMESPACE
+
+        session = self.session
+        return (session is not None and session.isolation.kind == NAMESPACE
+                and (session.task.tests_dir / "test.sh").is_file())
 
     async def arun(self, trigger: str = "trial replay", *,
                    on_output: Callable[[str, str], None] | None = None) -> Replayed:
@@ -188,7 +202,11 @@ class TrialSession:
         from verifier_tui.engine.session import SelectionError
 
         try:
-            result = await self.session.arun(self.spec(), trigger=trigger, on_output=on_output)
+            spec = self.spec()
+            result = await self.session.arun(spec, trigger=trigger, on_output=on_output)
+            if self._runs_test_sh():
+                script = await self.session.arun(replace(spec, via_test_sh=True, phases=False), trigger=trigger)
+                result = with_test_sh_verdict(script, result)
         except (DiscoveryError, SelectionError) as exc:
             self.session_problem = str(exc)
             return self._compare(None)
@@ -234,6 +252,27 @@ class TrialSession:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def with_test_sh_verdict(script: RunResult, runner: RunResult) -> RunResult:
+    """The replay as the sandbox ran it: ``script`` (the task's test.sh) gives
+    the verdict and the output, ``runner`` (verifier-tui's runner on the same
+    inputs) the explanation and the phases; a disagreement between the two is
+    said, and kept in ``runner_verdict``."""
+    same = (script.verdict.rewards, script.verdict.error) == (runner.verdict.rewards, runner.verdict.error)
+    said = runner.verdict.rewards if runner.verdict.rewards is not None else runner.verdict.error
+    notices = list(script.notices)
+    if same:
+        notices.append("the verdict is the task's test.sh's, run as the sandbox ran it; verifier-tui's runner, "
+                       "run beside it on the same inputs, agrees and explains it")
+    else:
+        notices.append(f"the task's test.sh (what the sandbox ran) gives the verdict; verifier-tui's runner, run "
+                       f"directly on the same inputs, ended otherwise ({runner.outcome_words}: {said}), so the "
+                       "phases below are its, not the script's")
+    runner_verdict = {"outcome": runner.outcome.slug, "exit_code": runner.exit_code, "rewards": runner.verdict.rewards,
+                      "verdict_error": runner.verdict.error, "agrees": same}
+    return replace(script, explain=runner.explain, phases=runner.phases, notices=notices, verdict_by="test.sh",
+                   runner_verdict=runner_verdict, stack=script.stack or runner.stack)
 
 
 def replay_trial(trial: Trial, step: str | None = None, **kwargs: Any) -> tuple[TrialSession, Replayed]:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from textual.content import Content
 from textual.widgets import Static
 
-from verifier_tui.words import MODE_NAMES, runner_words
+from verifier_tui.words import MODE_NAMES, limits_words, runner_words
 
 
 if TYPE_CHECKING:
@@ -56,8 +56,13 @@ class HeaderLine(Static):
         # How runs are kept apart from the user's files (engine/isolation.py):
         # the kind here, the whole sentence (and why a copy) on hover.
         isolation = session.isolation
-        self._sandbox = Content.assemble((isolation.short, "$warning" if isolation.fallback else LABEL))
-        self.tooltip = isolation.words
+        namespace = isolation.kind == "namespace"
+        limits = session.limits()
+        short = limits_words(limits, namespace=namespace, short=True)
+        self._sandbox = Content.assemble((isolation.short, "$warning" if isolation.fallback else LABEL),
+                                         *((SEP, (short, LABEL)) if short else ()))
+        whole = limits_words(limits, namespace=namespace)
+        self.tooltip = isolation.words + (f"\n{whole}" if whole else "")
         self._draw()
 
     def on_resize(self) -> None:
