@@ -182,8 +182,8 @@ def hung_words(what: str, limit: str, *, sandbox: bool = False) -> tuple[str, st
     timeout (``limit``: " after 1 s" or ""). Harbor waits for test.sh, not for
     the reward file, and gives up before reading the folder
     (``Trial._verify_with_timeout``, harbor/trial/trial.py)."""
-    scores = "scored" if sandbox else "scores"
-    return (f"{what}, but the process was still running when the timeout{limit} hit: Harbor stops it and {scores} "
+    did = "stopped it and scored" if sandbox else "stops it and scores"
+    return (f"{what}, but the process was still running when the timeout{limit} hit: Harbor {did} "
             f"{VERIFIER_TIMEOUT} without reading the reward folder",
             "something the verifier started keeps the interpreter from exiting once verify is over (a thread that "
             "is not a daemon, an atexit handler, a child process it waits for): end it before verify returns")
