@@ -96,3 +96,9 @@ def test_run_trial_says_both_ended_with_the_timeout(real, tmp_path, env):
     replay = next(line for line in lines if line.startswith("replay "))
     assert "VerifierTimeoutError · timed out after 1 s" in replay and "1.0" not in replay.split("·")[0]
     assert "RewardFileNotFoundError" not in done.stdout
+    # The steps: each side got to the end and wrote reward.txt, which Harbor never read.
+    assert any(line.startswith("sandbox: the runner wrote reward.txt, but the process was still running when the "
+                               "timeout (1 s) hit: Harbor stopped it and scored VerifierTimeoutError") for line in lines)
+    assert any(line.startswith("replay: the runner wrote reward.txt: 1.0, but the process was still running")
+               for line in lines)
+    assert "Harbor read" not in done.stdout
