@@ -179,7 +179,7 @@ def stopped_words(phase: str, how: str) -> tuple[str, str]:
 def hung_words(what: str, limit: str, *, sandbox: bool = False) -> tuple[str, str]:
     """A run whose runner reached its end (``what`` it did: wrote a reward,
     reported a failure) and whose process still did not exit before the
-    timeout (``limit``: " after 1 s" or ""). Harbor waits for test.sh, not for
+    timeout (``limit``: " (1 s)" or ""). Harbor waits for test.sh, not for
     the reward file, and gives up before reading the folder
     (``Trial._verify_with_timeout``, harbor/trial/trial.py)."""
     did = "stopped it and scored" if sandbox else "stops it and scores"
