@@ -24,6 +24,7 @@ from verifier_tui.words import (
     duration_text,
     expected_line,
     expected_words,
+    harbor_error,
     headline_reward,
     limits_words,
     missing_nemo_gym_hint,
@@ -262,9 +263,13 @@ def expected_text(result: RunResult) -> str:
 
 
 def actual_text(result: RunResult) -> str:
+    """What a case got: its rewards, else how the run ended and what Harbor
+    would raise for it (``timed out after 1 s · VerifierTimeoutError``)."""
     if result.verdict.rewards is not None:
         return rewards_json(result.verdict.rewards)[0]
-    return f"exit {result.exit_code} · {result.outcome.value}" if result.exit_code is not None else result.outcome_words
+    how = f"exit {result.exit_code} · {result.outcome.value}" if result.exit_code is not None else result.outcome_words
+    harbor = harbor_error(result)
+    return f"{how} · {harbor}" if harbor else how
 
 
 def group_lines(group, results: list[RunResult]) -> list[str]:
@@ -338,8 +343,8 @@ def watch_line(result: RunResult, trigger: str) -> str:
     how the run ended, its reward when it wrote one, its time, and whether it
     matched the case's expected.json when there is one."""
     stamp = time.strftime("%H:%M:%S")
-    reward = f"reward {headline_reward(result)}" if result.verdict.rewards is not None else ""
+    reward = f"reward {headline_reward(result)}" if result.verdict.rewards is not None else harbor_error(result)
     line = (f"#{result.sequence:<3} {stamp}  {cut_words(trigger, 28):<28}  "
-            f"{result.outcome.value:<15}  {reward:<12}  {duration_text(result.duration_s):>7}")
+            f"{result.outcome.value:<15}  {reward:<24}  {duration_text(result.duration_s):>7}")
     expected = expected_words(result)
     return f"{line}  {expected}" if expected else line

@@ -100,6 +100,16 @@ def headline_reward(result: RunResult) -> str:
     }.get(result.outcome, "missing")
 
 
+def harbor_error(result: RunResult) -> str:
+    """The exception Harbor would raise for a run that scored nothing, by its
+    own name (``VerifierTimeoutError`` for a run stopped at its timeout); ""
+    when the run has rewards, or never started (the tool's failure, not one
+    the sandbox would have)."""
+    if result.verdict.rewards is not None or result.outcome is Outcome.COULD_NOT_START:
+        return ""
+    return result.verdict.error or ""
+
+
 def short_reward(result: RunResult) -> str:
     """The reward Harbor aggregates on, when there is one; else nothing (the
     status symbol, and the reward panel, say why there is none)."""

@@ -121,7 +121,36 @@ def test_timed_out(tmp_path, run):
     assert result.exit_code is None
     assert result.exit_status == 124
     assert result.outcome_words == "timed out after 1 s"
-    assert result.verdict.error == "RewardFileNotFoundError"
+    # Harbor records a timeout as such, in its own words (harbor/trial/trial.py), not as a missing file
+    assert result.verdict.error == "VerifierTimeoutError"
+    assert result.verdict.message == "Verifier execution timed out after 1.0 seconds"
+
+
+HANGS_AFTER_ITS_REWARD = """\
+import threading
+import time
+
+
+def verify(workspace):
+    # A thread that is not a daemon: the interpreter waits for it at exit, after the runner wrote the reward.
+    threading.Thread(target=time.sleep, args=(120,)).start()
+    return 1.0
+"""
+
+
+def test_a_reward_written_before_a_hang_is_not_a_score(tmp_path, run):
+    """Harbor cancels the verifier at its timeout before it reads the reward folder: the
+    reward.txt the runner wrote is listed, but the verdict is VerifierTimeoutError and a case
+    expecting that reward fails."""
+    task_dir = make_task(tmp_path / "t", HANGS_AFTER_ITS_REWARD, cases={"one": {}})
+    (task_dir / "cases" / "one" / "expected.json").write_text('{"rewards": {"reward": 1.0}}')
+    with session_for(task_dir, timeout=1) as session:
+        result = run(session)
+    assert result.outcome is Outcome.TIMED_OUT
+    assert [(f.name, f.text) for f in result.reward_files] == [("reward.txt", "1.0")]
+    assert result.verdict.rewards is None and result.verdict.error == "VerifierTimeoutError"
+    assert any("reward.txt was written before the timeout" in w for w in result.verdict.warnings)
+    assert result.expected_matched is False
 
 
 def test_killed_by_a_signal(tmp_path, run):

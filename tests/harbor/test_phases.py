@@ -135,3 +135,30 @@ def test_a_phases_file_the_verifier_wrote_into_is_read_to_its_shape(task, runs, 
     assert replayed.local.verdict.rewards == {"reward": 0.5}
     assert dict(statuses(replayed.phases))["reward_written"] == "done"
     assert all(isinstance(line.get("front", []), list) for line in replayed.local.phases)
+
+
+RAISES_THEN_HANGS = """\
+import threading
+import time
+
+
+def verify(workspace):
+    threading.Thread(target=time.sleep, args=(30,)).start()  # not a daemon: exit waits for it
+    raise ValueError("no answer")
+"""
+
+
+def test_a_verify_that_raised_and_then_hung_is_a_timeout_on_both_sides(task, runs, tmp_path):
+    """The runner reports the failure, then the interpreter waits for the thread until the
+    timeout: Harbor scores VerifierTimeoutError, not the RewardFileNotFoundError of the failure."""
+    demo = task(verifier=RAISES_THEN_HANGS, toml=SEPARATE + "timeout_sec = 1.0\n")
+    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True,
+                          timeout_s=1.0)
+    opened, replayed = replay_trial(trial)
+    assert replayed.local.verdict.error == "VerifierTimeoutError"
+    for report in (opened.walk.sandbox.phases, replayed.phases):
+        assert dict(statuses(report))["verify_called"] == "failed"
+        assert "'verify called and awaited' failed" in report.explanation
+        assert "VerifierTimeoutError without reading the reward folder" in report.explanation
+        assert "RewardFileNotFoundError" not in report.explanation
+    assert replayed.agreement.same is True

@@ -91,7 +91,9 @@ class Verdict:
 
     Exactly one of ``rewards`` and ``error`` is set. ``error`` is the name of
     Harbor's exception (``RewardFileNotFoundError``, ``RewardFileEmptyError``,
-    ``VerifierOutputParseError``, ``ValidationError``); ``message`` says why in words.
+    ``VerifierOutputParseError``, ``ValidationError``, or ``VerifierTimeoutError``
+    for a run stopped at its timeout; the names are
+    :mod:`verifier_tui.engine.verdict`'s); ``message`` says why in words.
     """
 
     rewards: dict[str, Any] | None

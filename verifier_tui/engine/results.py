@@ -197,7 +197,7 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
         never_awaited,
         never_awaited_warning,
     )
-    from verifier_tui.engine.verdict import harbor_verdict, read_reward_files
+    from verifier_tui.engine.verdict import harbor_verdict, read_reward_files, timeout_verdict
 
     out_of_memory: list[str] = []
     notices = list(prepared.notices)
@@ -230,7 +230,10 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
     stack = None
     reward_dir = prepared.stage.reward_dir
     reward_files = read_reward_files(reward_dir)
-    verdict = harbor_verdict(reward_dir)
+    # A run stopped at its timeout is VerifierTimeoutError whatever it wrote: Harbor's
+    # Trial._verify_with_timeout (harbor/trial/trial.py) cancels Verifier.verify before
+    # that reads the reward folder. The files are still listed, for the user.
+    verdict = timeout_verdict(spec.timeout_s, reward_files) if timed_out else harbor_verdict(reward_dir)
     pm = prepared.path_map
     stdout = CapturedText(map_paths(stdout.head, pm), map_paths(stdout.tail, pm), stdout.dropped_bytes, stdout.total_bytes)
     stderr = CapturedText(map_paths(stderr.head, pm), map_paths(stderr.tail, pm), stderr.dropped_bytes, stderr.total_bytes)

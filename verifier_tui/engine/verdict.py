@@ -35,6 +35,14 @@ named by :data:`HARBOR_RULES` (read from the published 0.26.0 wheel):
   are fine), and a non-finite result (``nan``, ``inf``, ``1e309``) raises
   ``VerifierOutputParseError``. Rewards are ``{"reward": value}``.
 * Neither file: ``RewardFileNotFoundError``.
+
+A run that outlives its timeout never gets that far: :func:`timeout_verdict`
+mirrors ``Trial._verify_with_timeout`` in ``harbor/trial/trial.py``, which
+wraps the whole ``Verifier.verify`` in ``asyncio.wait_for``. At the timeout
+``verify`` is cancelled while it still waits on ``test.sh``, before the lines
+above read the reward folder, and Harbor raises ``VerifierTimeoutError``
+("Verifier execution timed out after N seconds", N the float it waited).
+So a reward file the verifier wrote before it hung counts for nothing.
 """
 
 from __future__ import annotations
@@ -44,6 +52,7 @@ import errno
 import json
 import math
 import os
+import re
 import stat
 from pathlib import Path
 from typing import Any
@@ -52,6 +61,15 @@ from verifier_tui.engine.model import RewardFile, Verdict
 
 HARBOR_RULES = "Harbor 0.26.0, harbor/verifier/verifier.py"
 """The Harbor release and file whose reward parsing this module mirrors."""
+
+# Harbor 0.26.0's exceptions for a verifier pass, by the bare class name that
+# result.json's exception_type records. The faces, the trial readers and the
+# agreement all name them through these, so a rename in Harbor is one edit.
+REWARD_FILE_NOT_FOUND = "RewardFileNotFoundError"  # harbor/verifier/verifier.py
+REWARD_FILE_EMPTY = "RewardFileEmptyError"  # harbor/verifier/verifier.py
+OUTPUT_PARSE_ERROR = "VerifierOutputParseError"  # harbor/verifier/verifier.py
+VALIDATION_ERROR = "ValidationError"  # pydantic, when VerifierResult is built from a lone number
+VERIFIER_TIMEOUT = "VerifierTimeoutError"  # harbor/trial/errors.py, raised by harbor/trial/trial.py
 
 REWARD_JSON = "reward.json"
 REWARD_TXT = "reward.txt"
@@ -235,7 +253,7 @@ def harbor_verdict(reward_dir: Path) -> Verdict:
         )
     return Verdict(
         rewards=None,
-        error="RewardFileNotFoundError",
+        error=REWARD_FILE_NOT_FOUND,
         message=(
             f"No reward file: the verifier wrote neither {REWARD_JSON} nor {REWARD_TXT} "
             "in the reward folder (Harbor deletes both before it runs test.sh)"
@@ -243,6 +261,32 @@ def harbor_verdict(reward_dir: Path) -> Verdict:
         source=None,
         warnings=tuple(warnings),
     )
+
+
+def timeout_message(seconds: float) -> str:
+    """``VerifierTimeoutError``'s message in Harbor's own words
+    (``Trial._verify_with_timeout``): the timeout as Python prints the float
+    Harbor computed, ``1.0``, ``600.0``."""
+    return f"Verifier execution timed out after {float(seconds)} seconds"
+
+
+TIMEOUT_MESSAGE = re.compile(r"Verifier execution timed out after ([0-9.eE+-]+|None) seconds")
+""":func:`timeout_message` read back from a trial (``None``: Harbor ran with no timeout)."""
+
+
+def timeout_verdict(seconds: float, reward_files: list[RewardFile] = ()) -> Verdict:
+    """What Harbor records for a run still going at its timeout:
+    ``VerifierTimeoutError``, whatever the reward folder holds, because
+    Harbor gives up before it reads the folder (the module docstring).
+    ``reward_files``: what the run left there, named in a warning so a
+    reward written before a hang is not taken for a score."""
+    left = [f.name for f in reward_files]
+    warnings: tuple[str, ...] = ()
+    if left:
+        warnings = (f"{' and '.join(left)} {'was' if len(left) == 1 else 'were'} written before the timeout, but "
+                    "Harbor never reads the reward folder of a run it stopped: it scores no reward",)
+    return Verdict(rewards=None, error=VERIFIER_TIMEOUT, message=timeout_message(seconds), source=None,
+                   warnings=warnings)
 
 
 def _harbor_exists(path: Path) -> os.stat_result | OSError | None:
@@ -290,7 +334,7 @@ def _read_text_as_harbor(path: Path, st: os.stat_result) -> str | Verdict:
         what = "" if stat.S_ISREG(st.st_mode) else f" (it is {_describe_mode(st.st_mode)})"
         return _error(
             name,
-            "RewardFileEmptyError",
+            REWARD_FILE_EMPTY,
             f"{name} is empty (0 bytes){what}",
         )
     if stat.S_ISDIR(st.st_mode):
@@ -334,14 +378,14 @@ def _read_text_as_harbor(path: Path, st: os.stat_result) -> str | Verdict:
         )
     if len(data) == 0:
         # Emptied between the stat and the read: as Harbor would find it now.
-        return _error(name, "RewardFileEmptyError", f"{name} is empty (0 bytes)")
+        return _error(name, REWARD_FILE_EMPTY, f"{name} is empty (0 bytes)")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         bad = data[exc.start : exc.end]
         return _error(
             name,
-            "VerifierOutputParseError",
+            OUTPUT_PARSE_ERROR,
             f"{name} is not valid UTF-8 (byte {bad[:1].hex(' ')} at offset {exc.start}, "
             f"{exc.reason}): Harbor reads it as text and fails",
         )
@@ -359,11 +403,11 @@ def _json_verdict(path: Path, st: os.stat_result) -> Verdict:
     except json.JSONDecodeError as exc:
         return _error(
             name,
-            "VerifierOutputParseError",
+            OUTPUT_PARSE_ERROR,
             f"{name} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
         )
     except ValueError as exc:  # e.g. an integer over Python's digit limit
-        return _error(name, "VerifierOutputParseError", f"{name} is not valid JSON: {exc}")
+        return _error(name, OUTPUT_PARSE_ERROR, f"{name} is not valid JSON: {exc}")
     except RecursionError:
         return _error(
             name,
@@ -380,13 +424,13 @@ def _json_verdict(path: Path, st: os.stat_result) -> Verdict:
                 hint = '; Harbor wants an object of numbers, e.g. {"reward": 1.0}'
             return _error(
                 name,
-                "VerifierOutputParseError",
+                OUTPUT_PARSE_ERROR,
                 f"{_where(name, key)} {_describe_json(value)}, not a number{hint}",
             )
         if isinstance(value, float) and not math.isfinite(value):
             return _error(
                 name,
-                "VerifierOutputParseError",
+                OUTPUT_PARSE_ERROR,
                 f"{_where(name, key)} {_json_number(value)}, not a finite number "
                 "(NaN, Infinity, or a number too large for a float such as 1e309)",
             )
@@ -394,7 +438,7 @@ def _json_verdict(path: Path, st: os.stat_result) -> Verdict:
     if not isinstance(parsed, dict):
         return _error(
             name,
-            "ValidationError",
+            VALIDATION_ERROR,
             f"{name} holds a lone {_describe_json(parsed)}, not an object: Harbor accepts it "
             "while parsing but fails building its result (rewards must be a dictionary); "
             f'write e.g. {{"reward": {json.dumps(parsed)}}}',
@@ -435,11 +479,11 @@ def _txt_verdict(path: Path, st: os.stat_result) -> Verdict:
             )
         else:
             why = f"float() cannot read {_snippet(text)}"
-        return _error(name, "VerifierOutputParseError", f"{name} does not hold a number: {why}")
+        return _error(name, OUTPUT_PARSE_ERROR, f"{name} does not hold a number: {why}")
     if not math.isfinite(value):
         return _error(
             name,
-            "VerifierOutputParseError",
+            OUTPUT_PARSE_ERROR,
             f"{name} holds {_snippet(text)}, which is {value!r}, not a finite number",
         )
     return Verdict(rewards={"reward": value}, source=name)

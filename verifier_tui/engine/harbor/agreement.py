@@ -2,8 +2,9 @@
 the reasons that can be known, in words.
 
 "The same way" is Harbor's verdict: the same rewards (as numbers: 1 == 1.0),
-or the same exception type. A local run that timed out counts as
-``VerifierTimeoutError``, which is what Harbor records for it.
+or the same exception type. A local run that timed out already carries
+``VerifierTimeoutError`` as its verdict (:func:`verifier_tui.engine.verdict.timeout_verdict`),
+which is what Harbor records for it.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING
 from verifier_tui.engine.harbor.sandbox import HarborVerdict, SandboxSide, same_rewards
 from verifier_tui.engine.model import Outcome, RunResult, duration_text
 from verifier_tui.engine.record import record
+from verifier_tui.engine.verdict import VERIFIER_TIMEOUT
 
 if TYPE_CHECKING:
     from verifier_tui.engine.harbor.digest import TaskDrift
@@ -32,8 +34,6 @@ def local_verdict(result: RunResult) -> HarborVerdict | None:
     """What Harbor would have recorded for the local run; None when it did not start."""
     if result.outcome is Outcome.COULD_NOT_START:
         return None
-    if result.outcome is Outcome.TIMED_OUT:
-        return HarborVerdict(None, "VerifierTimeoutError", f"timed out after {duration_text(result.timeout_s)}", "replay")
     verdict = result.verdict
     return HarborVerdict(dict(verdict.rewards) if verdict.rewards is not None else None, verdict.error,
                          verdict.message or "", "replay")
@@ -91,8 +91,8 @@ def compare(side: SandboxSide, facts: TrialFacts, local: RunResult | None, *, dr
         shown = f" ({workspace_path})" if workspace_path else ""
         reasons.append(f"the workspace is your stand-in{shown}, not what the verifier saw (the trial did not "
                        "capture /app)")
-    sandbox_timeout = theirs.error == "VerifierTimeoutError"
-    local_timeout = mine.error == "VerifierTimeoutError"
+    sandbox_timeout = theirs.error == VERIFIER_TIMEOUT
+    local_timeout = mine.error == VERIFIER_TIMEOUT
     if sandbox_timeout and not local_timeout:
         limit = facts.timeout.for_replay
         reasons.append(f"the sandbox timed out{_after(limit)} and the replay did not (it took "

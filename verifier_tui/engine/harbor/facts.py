@@ -25,19 +25,25 @@ Mirrors Harbor 0.26.0 ``harbor/trial/trial.py``:
 
 from __future__ import annotations
 
-import re
-
 from verifier_tui.engine.harbor.folders import StepView, Trial
 from verifier_tui.engine.harbor.reading import ExceptionRecord
 from verifier_tui.engine.harbor.harbor_task import HARBOR_DEFAULT_VERIFIER_TIMEOUT_S, SEPARATE, HarborTask
 from verifier_tui.engine.model import duration_text
 from verifier_tui.engine.record import record
+from verifier_tui.engine.verdict import (
+    OUTPUT_PARSE_ERROR,
+    REWARD_FILE_EMPTY,
+    REWARD_FILE_NOT_FOUND,
+    TIMEOUT_MESSAGE,
+    VALIDATION_ERROR,
+    VERIFIER_TIMEOUT,
+)
 
-VERDICT_ERRORS = ("RewardFileNotFoundError", "RewardFileEmptyError", "VerifierOutputParseError", "ValidationError")
+VERDICT_ERRORS = (REWARD_FILE_NOT_FOUND, REWARD_FILE_EMPTY, OUTPUT_PARSE_ERROR, VALIDATION_ERROR)
 """What Harbor raises reading the reward files (``harbor/verifier/verifier.py``)."""
-VERIFIER_ERRORS = VERDICT_ERRORS + ("VerifierTimeoutError", "AddTestsDirError", "DownloadVerifierDirError")
-"""Exceptions of the verifier phase itself; any other recorded one is the agent's or the environment's."""
-_TIMEOUT_MESSAGE = re.compile(r"Verifier execution timed out after ([0-9.eE+-]+|None) seconds")
+VERIFIER_ERRORS = VERDICT_ERRORS + (VERIFIER_TIMEOUT, "AddTestsDirError", "DownloadVerifierDirError")
+"""Exceptions of the verifier phase itself; any other recorded one is the agent's or the environment's.
+(The last two are the sandbox's own: copying tests/ in, the reward folder out; a local run has neither.)"""
 _SKIP_LINE = "Skipping exception record because trial already has exception_info"
 
 
@@ -161,9 +167,9 @@ def _number(value: object) -> float | None:
 
 
 def _recorded_timeout(exception: ExceptionRecord | None) -> float | None:
-    if exception is None or exception.type != "VerifierTimeoutError":
+    if exception is None or exception.type != VERIFIER_TIMEOUT:
         return None
-    match = _TIMEOUT_MESSAGE.search(exception.message)
+    match = TIMEOUT_MESSAGE.search(exception.message)
     if match is None or match.group(1) == "None":
         return None
     try:
@@ -229,7 +235,7 @@ def trial_facts(trial: Trial, step: StepView, task: HarborTask | None) -> TrialF
         ran = (step.verifier_dir / "test-stdout.txt").exists() or None
     else:
         ran = step.verifier is not None
-    timed_out = verifier_exception is not None and verifier_exception.type == "VerifierTimeoutError"
+    timed_out = verifier_exception is not None and verifier_exception.type == VERIFIER_TIMEOUT
     return TrialFacts(
         verifier_mode=mode,
         mode_source=source,

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from verifier_tui.engine.model import duration_text
 from verifier_tui.engine.record import record, replace
-from verifier_tui.engine.verdict import rewards_json
+from verifier_tui.engine.verdict import REWARD_FILE_NOT_FOUND, VERIFIER_TIMEOUT, rewards_json
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -48,8 +48,8 @@ LABELS = dict(PHASES)
 DONE, FAILED, STOPPED, NOT_REACHED, UNKNOWN = "done", "failed", "stopped", "not reached", "unknown"
 """``stopped``: the run ended while in this phase (killed, timed out); ``unknown``: nothing tells."""
 
-NO_REWARD = {False: "no reward file: Harbor scores that RewardFileNotFoundError",
-             True: "no reward file: Harbor scored this trial with RewardFileNotFoundError"}
+NO_REWARD = {False: f"no reward file: Harbor scores that {REWARD_FILE_NOT_FOUND}",
+             True: f"no reward file: Harbor scored this trial with {REWARD_FILE_NOT_FOUND}"}
 """Keyed by whether the sentence is about the sandbox (what happened) or the replay (what would)."""
 
 
@@ -170,10 +170,23 @@ def stopped_words(phase: str, how: str) -> tuple[str, str]:
     if how.startswith("timeout"):
         seconds = how.split(" ", 1)[1] if " " in how else ""
         return (f"the run was still in '{label}' when the timeout ({seconds} s) hit: Harbor scores that "
-                "VerifierTimeoutError",
+                f"{VERIFIER_TIMEOUT}",
                 "find what is slow or stuck there, or raise [verifier] timeout_sec in task.toml")
     return (f"the run ended while in '{label}' ({how}): {NO_REWARD[False]}",
             "something in the verifier ended the process (os._exit, a crash of the interpreter, a signal)")
+
+
+def hung_words(what: str, limit: str, *, sandbox: bool = False) -> tuple[str, str]:
+    """A run whose runner reached its end (``what`` it did: wrote a reward,
+    reported a failure) and whose process still did not exit before the
+    timeout (``limit``: " (1 s)" or ""). Harbor waits for test.sh, not for
+    the reward file, and gives up before reading the folder
+    (``Trial._verify_with_timeout``, harbor/trial/trial.py)."""
+    did = "stopped it and scored" if sandbox else "stops it and scores"
+    return (f"{what}, but the process was still running when the timeout{limit} hit: Harbor {did} "
+            f"{VERIFIER_TIMEOUT} without reading the reward folder",
+            "something the verifier started keeps the interpreter from exiting once verify is over (a thread that "
+            "is not a daemon, an atexit handler, a child process it waits for): end it before verify returns")
 
 
 # --------------------------------------------------------------------------
@@ -309,6 +322,14 @@ def _local_phases(result: RunResult, where: str | None) -> PhaseReport:
             continue
         # A normal exit with no line: the file was not written (an older runner, a full disk).
         phases.append(Phase(name, label, UNKNOWN))
+    if result.outcome is Outcome.TIMED_OUT and (stopped_at is None or any(p.status == FAILED for p in phases)):
+        # Every step had ended (or one failed and said so), yet the process ran on to the timeout.
+        written = next((p for p in phases if p.name == "reward_written" and p.status == DONE), None)
+        what = (f"the runner wrote {written.detail}" if written is not None and stopped_at is None
+                else f"'{LABELS.get(stopped_at, stopped_at)}' failed" if stopped_at is not None
+                else "every step ended")
+        explanation, advice = hung_words(what, f" ({duration_text(result.timeout_s)})")
+        return PhaseReport(tuple(phases), stopped_at or "timeout", explanation, advice)
     if stopped_at is None:
         if lines:
             written = next((p for p in phases if p.name == "reward_written" and p.status == DONE), None)
@@ -358,19 +379,26 @@ def sandbox_phases(output: RunnerOutput, verdict: Verdict | None, *, timed_out: 
                        "the environment)", stopped_at="not_run")
     if output.kind == "shim_no_python":
         return _report(None, NOT_REACHED, "", f"{output.shim_message}: test.sh exited 127 before the runner "
-                       f"started, so no reward was written and Harbor scored RewardFileNotFoundError",
+                       f"started, so no reward was written and Harbor scored {REWARD_FILE_NOT_FOUND}",
                        "install Python 3.8 or newer in the image the verifier runs in (environment/Dockerfile)",
                        stopped_at="python_check")
+    # A timeout outranks whatever the output and the reward folder say: Harbor gives up
+    # before it reads the folder (Trial._verify_with_timeout, harbor/trial/trial.py).
+    limit = f" ({duration_text(timeout_s)})" if timeout_s is not None else ""
     if output.kind == "traceback":
         tb = output.traceback
         error = f"{tb.bare_type}: {tb.exception_message}".rstrip(": ")
         phase = "module_imported" if tb.while_importing else "verify_called"
         explanation, advice = failure_words(phase, error=error, where=where, sandbox=sandbox)
+        if timed_out:  # the runner reported the failure, then did not exit
+            explanation, advice = hung_words(f"'{LABELS[phase]}' failed ({error})", limit, sandbox=sandbox)
         return _report(phase, DONE, error, explanation, advice, lines=tail)
     if output.kind == "contract_error":
         message = output.contract_message or ""
         phase = contract_phase(message)
         explanation, advice = failure_words(phase or "", problem=message, sandbox=sandbox)
+        if timed_out:
+            explanation, advice = hung_words(f"the runner refused to call verify ({message})", limit, sandbox=sandbox)
         if phase is None:
             return _report(None, UNKNOWN, "", explanation, advice, stopped_at="command_line")
         return _report(phase, DONE, message, explanation, advice)
@@ -378,20 +406,26 @@ def sandbox_phases(output: RunnerOutput, verdict: Verdict | None, *, timed_out: 
     if wrote and verdict.ok:
         rewards = rewards_json(verdict.rewards)[0]
         shown = rewards if verdict.source == "reward.json" else repr(float(verdict.rewards.get("reward", 0.0)))
+        if timed_out:
+            explanation, advice = hung_words(f"the runner wrote {verdict.source}", limit, sandbox=sandbox)
+            return _report(None, DONE, "", explanation, advice, stopped_at="timeout",
+                           written=f"{verdict.source}: {shown}")
         return _report(None, DONE, "", f"the runner wrote {verdict.source}; Harbor read {rewards}",
                        written=f"{verdict.source}: {shown}")
+    if timed_out:
+        scored = "scored" if sandbox else "would score"
+        after = f" after {duration_text(timeout_s)}" if timeout_s is not None else ""
+        return _report(None, UNKNOWN, "", f"Harbor stopped the verifier{after} and {scored} "
+                       f"{VERIFIER_TIMEOUT}: the runner prints nothing until it fails, so how far it got is not in "
+                       "the output",
+                       "the replay shows where a run spends its time: make verify faster, or raise "
+                       "[verifier] timeout_sec in task.toml", stopped_at="timeout")
     if wrote:
         return _report(None, UNKNOWN, "",
                        f"{verdict.source} is there but Harbor could not use it ({verdict.error}); the runner "
                        "writes only valid reward files, so test.sh is not the shim or something else wrote it",
                        "let verify return the reward and the runner write it; nothing else should write to "
                        "/logs/verifier", stopped_at=None)
-    if timed_out:
-        limit = f" after {duration_text(timeout_s)}" if timeout_s is not None else ""
-        return _report(None, UNKNOWN, "", f"Harbor stopped the verifier{limit} and scored VerifierTimeoutError: "
-                       "the runner prints nothing until it fails, so how far it got is not in the output",
-                       "the replay shows where a run spends its time: make verify faster, or raise "
-                       "[verifier] timeout_sec in task.toml", stopped_at="timeout")
     if output.kind == "other":
         return _report(None, UNKNOWN, "", "test-stdout.txt holds no report of the runner (last line: "
                        f"{output.last_line!r}): test.sh may not be the runner's shim",

@@ -20,6 +20,7 @@ from verifier_tui.engine.harbor.phases import PhaseReport, sandbox_phases
 from verifier_tui.engine.harbor.runner_output import RunnerOutput, parse_runner_output
 from verifier_tui.engine.model import CapturedText, RewardFile, Verdict
 from verifier_tui.engine.record import record
+from verifier_tui.engine.verdict import REWARD_FILE_NOT_FOUND, VERIFIER_TIMEOUT
 
 if TYPE_CHECKING:
     from typing import Any
@@ -268,10 +269,10 @@ def _disagreement(step: StepView, facts: TrialFacts, computed: Verdict | None, h
         return (f"{where} recorded {_describe(step.rewards, recorded_error)}, but the trial has no verifier/ "
                 "folder to check it against")
     files_say = _describe(computed.rewards, computed.error)
-    if recorded_error == "VerifierTimeoutError":
-        if computed.error == "RewardFileNotFoundError":
+    if recorded_error == VERIFIER_TIMEOUT:
+        if computed.error == REWARD_FILE_NOT_FOUND:
             return None  # nothing was written before Harbor gave up: no contradiction
-        return (f"Harbor timed out (VerifierTimeoutError) and never read the reward files; what verifier/ "
+        return (f"Harbor timed out ({VERIFIER_TIMEOUT}) and never read the reward files; what verifier/ "
                 f"holds now gives {files_say}")
     if step.rewards is not None and recorded_error is None:
         if computed.ok and same_rewards(computed.rewards, step.rewards):
