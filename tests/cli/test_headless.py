@@ -513,12 +513,13 @@ def test_watch_rereads_task_toml(env, example):
 @pytest.mark.parametrize("command", [["run"], ["run", "--json"], ["test"], ["watch"], ["watch", "--json"]])
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP], ids=["SIGTERM", "SIGINT", "SIGHUP"])
 def test_a_signal_ends_the_run_and_removes_the_scratch(env, tmp_path, command, sig):
-    pid_file = tmp_path / "runner.pid"
+    # The verifier says it started in its reward folder, the one folder of the
+    # tool's that it can write in both sandboxes (the namespace hides this /tmp).
     task_dir = make_task(tmp_path / "slow", (
-        "import os, time\n\n"
+        "import os, sys, time\n\n"
         "def verify(workspace):\n"
-        f"    open({str(pid_file)!r} + '.tmp', 'w').write(str(os.getpid()))\n"
-        f"    os.replace({str(pid_file)!r} + '.tmp', {str(pid_file)!r})\n"
+        "    rewards = sys.argv[sys.argv.index('--reward-dir') + 1]\n"
+        "    open(os.path.join(rewards, 'started'), 'w').close()\n"
         "    time.sleep(300)\n"))
     (task_dir / "cases" / "only" / "workspace").mkdir(parents=True)
     (task_dir / "cases" / "only" / "expected.json").write_text('{"exit_code": 0}')
@@ -526,7 +527,7 @@ def test_a_signal_ends_the_run_and_removes_the_scratch(env, tmp_path, command, s
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 60
-        while not pid_file.exists():
+        while not list(Path(env["TMPDIR"]).glob("verifier-tui-*/stage-*/logs/verifier/started")):
             assert proc.poll() is None, proc.communicate()
             assert time.monotonic() < deadline, "the verifier never started"
             time.sleep(0.05)
