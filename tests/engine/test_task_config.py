@@ -23,7 +23,7 @@ def config(tmp_path, toml: str):
     ("[verifier]\nenv = { A = 1, B = true }\n", "[verifier] env.B = True is not a string"),
     ('[verifier]\nenv = "A=1"\n', "[verifier] env = 'A=1' is not a table"),
     ('[verifier]\nenvironment_mode = "both"\n', "is not one of 'shared', 'separate'"),
-    ("[environment]\ncpus = 1.5\n", "[environment] cpus = 1.5 is not a whole number"),
+    ("[environment]\nmemory_mb = 1.5\n", "[environment] memory_mb = 1.5 is not a whole number"),
     ("[task]\ndescription = \"x\"\n", "[task] name is missing"),
     ('[task]\nname = "no-slash"\n', "not in org/name form"),
     ('[[steps]]\nagent = {}\n', "[[steps]] 1: name is missing"),

@@ -6,8 +6,6 @@ One job per module, each mirroring a named piece of Harbor 0.26.0:
 - ``folders``: recognise a trial or job folder and read its files
   (``harbor/models/trial/paths.py``, ``result.py``, ``config.py``).
 - ``reading``: Harbor's JSON, logs, times and exception records, read without trust.
-- ``harbor_task``: the fields of ``task.toml`` that shape a verifier run
-  (``harbor/models/task/config.py``, ``verifier_mode.py``).
 - ``ignore_rules``: gitignore patterns as the ``pathspec`` library Harbor
   uses matches them (for the digest).
 - ``digest``: the task's content digest (``harbor/publisher/packager.py``) and
