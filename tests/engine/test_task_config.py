@@ -23,7 +23,7 @@ def config(tmp_path, toml: str):
     ("[verifier]\nenv = { A = 1, B = true }\n", "[verifier] env.B = True is not a string"),
     ('[verifier]\nenv = "A=1"\n', "[verifier] env = 'A=1' is not a table"),
     ('[verifier]\nenvironment_mode = "both"\n', "is not one of 'shared', 'separate'"),
-    ("[environment]\ncpus = 1.5\n", "[environment] cpus = 1.5 is not a whole number"),
+    ("[environment]\nmemory_mb = 1.5\n", "[environment] memory_mb = 1.5 is not a whole number"),
     ("[task]\ndescription = \"x\"\n", "[task] name is missing"),
     ('[task]\nname = "no-slash"\n', "not in org/name form"),
     ('[[steps]]\nagent = {}\n', "[[steps]] 1: name is missing"),
@@ -60,3 +60,100 @@ def test_the_remembered_answer_keeps_the_refusal(tmp_path):
     first = read_task_config(task)
     again = read_task_config(task)  # from the cache this time
     assert again == first and again.refused is not None
+
+
+# -- issue 21: the one reader; each value as Harbor 0.26.0's pydantic models take it -----------------
+
+
+@pytest.mark.parametrize("toml, timeout", [
+    ('[verifier]\ntimeout_sec = "30"\n', 30.0),
+    ("[verifier]\ntimeout_sec = true\n", 1.0),  # lax mode: a boolean is 1.0 to a float field
+    ('[verifier]\ntimeout_sec = "1_000"\n', 1000.0),
+    ('[verifier]\ntimeout_sec = "1e2"\n', 100.0),
+])
+def test_a_timeout_harbor_coerces_is_coerced_the_same_way(tmp_path, toml, timeout):
+    found = config(tmp_path, toml)
+    assert found.refused is None and found.timeout_sec == timeout and found.verifier.timeout_sec == timeout
+
+
+@pytest.mark.parametrize("toml, refusal", [
+    ('[verifier]\ntimeout_sec = "0x10"\n', "[verifier] timeout_sec = '0x10' is not a number"),
+    ('[verifier]\ntimeout_sec = "true"\n', "[verifier] timeout_sec = 'true' is not a number"),
+    ('[environment]\nenv = ["A=1"]\n', "[environment] env = ['A=1'] is not a table"),  # no list form in 0.26.0
+    ('[environment]\ncpus = nan\n', "[environment] cpus = nan is not a finite number"),
+    ('[environment]\nmemory_mb = "1e3"\n', "is not a whole number"),
+    ('[environment]\nmemory = "2G"\nmemory_mb = 100\n', "conflicts with memory_mb = 100"),
+    ('[environment]\nnetwork_mode = "NO-NETWORK"\n', "is not one of 'public', 'no-network', 'allowlist'"),
+    ('[environment]\nallowed_hosts = ["example.com"]\n', "only valid with network_mode = 'allowlist'"),
+    ('[verifier]\nenvironment_mode = "shared"\n[verifier.environment]\ncpus = 1\n', "has its own environment"),
+    ('[[steps]]\nname = "a"\n[[steps]]\nname = "A"\n', "[[steps]] 2: name = 'A' repeats"),
+    ('[[steps]]\nname = "a/b"\n', "is not a portable folder name"),
+    ('artifacts = ["../x"]\n', "has a '..' component"),
+])
+def test_what_harbor_0_26_refuses_more(tmp_path, toml, refusal):
+    found = config(tmp_path, toml)
+    assert found.refused is not None and refusal in found.refused
+    assert len(found.refused.splitlines()) == 1
+
+
+@pytest.mark.parametrize("toml, cpus, memory_mb", [
+    ("[environment]\ncpus = 1.5\nmemory_mb = 2048\n", 1.5, 2048),  # cpus is int | float in Harbor
+    ('[environment]\ncpus = 2.0\nmemory_mb = "2048.0"\n', 2, 2048),  # normalize_cpus; an int field takes "2048.0"
+    ('[environment]\ncpus = "3"\nmemory_mb = 4.0\n', 3, 4),
+    ('[environment]\nmemory = "1.5G"\n', None, 1536),  # the deprecated size string
+    ("[environment]\ncpus = -1\nmemory_mb = 0\n", None, None),  # Harbor takes them; no limit can be that
+])
+def test_the_limits_harbor_takes(tmp_path, toml, cpus, memory_mb):
+    found = config(tmp_path, toml)
+    assert found.refused is None
+    assert found.cpus == cpus and type(found.cpus) is type(cpus)
+    assert found.memory_mb == memory_mb
+
+
+@pytest.mark.parametrize("toml, mode", [
+    ("", "public"),  # BaselineNetworkPolicyConfig's default
+    ('[environment]\nnetwork_mode = "no-network"\n', "no-network"),
+    ("[environment]\nallow_internet = false\n", "no-network"),  # the deprecated flag, applied by TaskConfig
+    ('[environment]\nallow_internet = false\nnetwork_mode = "public"\n', "public"),  # written wins
+    ('[environment]\nnetwork_mode = "no-network"\n[verifier]\nnetwork_mode = "public"\n', "public"),  # override
+    # separate mode with its own environment: that environment's baseline (public by default), not [environment]'s
+    ('[environment]\nnetwork_mode = "no-network"\n[verifier.environment]\ncpus = 1\n', "public"),
+    ('[environment]\nnetwork_mode = "no-network"\n[verifier]\nenvironment_mode = "separate"\n', "no-network"),
+])
+def test_the_verifiers_network_mode(tmp_path, toml, mode):
+    found = config(tmp_path, toml)
+    assert found.refused is None, found.refused
+    assert found.verifier_network_mode == mode
+
+
+def test_workdir_and_a_steps_own_verifier(tmp_path):
+    found = config(tmp_path, '[environment]\nworkdir = "/srv"\n[verifier]\ntimeout_sec = 30\n'
+                             'network_mode = "no-network"\n\n[[steps]]\nname = "one"\n\n[[steps]]\nname = "two"\n'
+                             'artifacts = ["/out"]\n[steps.verifier]\ntimeout_sec = "5"\nnetwork_mode = "public"\n'
+                             'environment_mode = "separate"\n')
+    assert found.refused is None and found.workdir == "/srv"
+    one, two = found.steps
+    assert one.verifier.timeout_sec == 600.0 and not one.verifier.timeout_given  # StepConfig's own default
+    assert two.verifier.timeout_sec == 5.0 and two.artifacts == ("/out",)
+    assert found.verifier_network_mode_of("one") == "no-network"  # the task's [verifier] override
+    assert found.verifier_network_mode_of("two") == "public"  # the step's own
+    assert found.verifier_mode("one") == "shared" and found.verifier_mode("two") == "separate"
+    assert found.declares_artifact("/out/", "two") and not found.declares_artifact("/out", "one")
+
+
+def test_the_runs_env_is_the_environment_env_under_the_verifier_env(tmp_path):
+    found = config(tmp_path, '[environment]\nenv = { A = "e", B = "e" }\n[verifier]\nenv = { B = "v", C = "v" }\n')
+    assert found.env == {"A": "e", "B": "v", "C": "v"}
+    # In separate mode the verifier's container is its own environment's.
+    found = config(tmp_path, '[environment]\nenv = { A = "e" }\n[verifier.environment]\nenv = { D = "d" }\n'
+                             '[verifier]\nenv = { C = "v" }\n')
+    assert found.env == {"D": "d", "C": "v"}
+
+
+def test_the_remembered_document_gives_the_same_config(tmp_path):
+    toml = ('[environment]\ncpus = 1.5\nmemory = "2G"\nenv = { A = "x" }\n[verifier]\ntimeout_sec = "30"\n'
+            '[[steps]]\nname = "s"\n')
+    task = make_task(tmp_path / "t", toml=toml)
+    first = read_task_config(task)
+    again = read_task_config(task)  # from the cache this time
+    assert again == first and again.cpus == 1.5 and again.memory_mb == 2048 and again.timeout_sec == 30.0

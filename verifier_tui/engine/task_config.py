@@ -1,34 +1,45 @@
-"""``task.toml`` as Harbor 0.26.0 would load it: what the tool honours, and
-whether Harbor would refuse the task.
+"""``task.toml`` as Harbor 0.26.0 loads it: the one reader of that file.
+
+Every command goes through here: ``run``/``test``/``watch`` and the TUI on a
+task (through ``discovery.read_task_config``, which remembers the parsed
+TOML), and a trial's walkthrough and replay (``engine/harbor/``). So a value
+reads the same way in a run and in a replay, and a refusal is the same line.
 
 Harbor loads a task with ``TaskConfig.model_validate_toml``
-(``harbor/models/task/task.py``, ``Task.__init__``; the models are in
-``harbor/models/task/config.py``): ``tomllib.loads``, then pydantic's
-validation in its default, lax mode. So Harbor
+(``harbor/models/task/task.py``; the models are in
+``harbor/models/task/config.py``): ``tomllib.loads``, then pydantic v2's
+validation in its default, lax mode. The coercions below were checked against
+that model with pydantic 2.14 (not guessed):
 
-* refuses a file that is not TOML (``TOMLDecodeError``) or cannot be read;
-* ignores keys it does not know (pydantic's default ``extra="ignore"``);
-* refuses a value of the wrong type (``ValidationError``): a ``str`` field
-  takes only a string (``version = 1`` is refused), a ``float`` field takes an
-  integer, a float, a boolean or a string holding a number (``"600"``), and
-  ``nan`` and ``inf`` too; an ``int`` field a whole number; ``dict[str, str]``
-  (``[verifier] env``) only strings as values; an enum only its words.
+* a ``float`` field (``[verifier] timeout_sec``) takes an integer, a float, a
+  boolean (``true`` is 1.0) or a string holding a number (``"30"``, ``" 30 "``,
+  ``"1e3"``, ``"1_000"``, ``"inf"``, ``"nan"``); ``nan`` and ``inf`` too;
+* an ``int`` field (``memory_mb``) takes a whole number, a boolean, a float
+  with no fraction (``2.0``) and a string of digits (``"2048"``, ``"2048.0"``),
+  never ``2.5`` or ``"1e3"``;
+* ``cpus`` is ``int | float`` (``1.5`` is fine; ``2.0`` becomes 2; ``nan`` and
+  ``inf`` are refused by ``normalize_cpus``);
+* a ``str`` field takes only a string (``version = 1`` is refused), a
+  ``dict[str, str]`` (``env``) only strings as values, an enum only its words;
+* keys it does not know are ignored (pydantic's default ``extra="ignore"``).
 
 The tool goes on running a task Harbor would refuse (it is useful while the
-file is being edited), and says so: :attr:`TaskConfig.refused`, shown as the
-verdict, and ``run`` and ``test`` exit 2. Only the fields below are checked
-(the ones the tool reads, and the common ones of ``[task]``, ``[metadata]``,
-``[agent]``, ``[environment]``, ``[solution]``, ``[[steps]]``); the rest of
-Harbor's schema (network policies, healthchecks, MCP servers, ...) is not.
+file is being edited), and says so: :attr:`TaskConfig.refused`, one line,
+shown as the verdict of ``run`` and beside a replay; ``run`` and ``test`` exit
+2. The checked part of Harbor's schema is every model of ``config.py`` except
+the inside of ``mcp_servers`` headers and ``allowed_hosts`` host syntax (kinds
+only) and artifact collisions (Harbor reports those, it does not refuse).
 
-A timeout Harbor accepts but no run can honour (``nan``, ``inf``, zero or
-less) is reported and replaced by the default, the same in every command.
+A value Harbor takes but no run can honour (a timeout of ``nan``, ``inf``,
+zero or less; ``cpus`` or ``memory_mb`` of zero or less) is reported and
+replaced by the default (600 s; no limit), the same in every command.
 """
 
 from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine.record import field, record
@@ -37,175 +48,784 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
+HARBOR_DEFAULT_VERIFIER_TIMEOUT_S = 600.0
+"""``VerifierConfig.timeout_sec``'s default in Harbor 0.26.0."""
+
+SHARED = "shared"
+SEPARATE = "separate"
+PUBLIC = "public"
+NETWORK_MODES = ("public", "no-network", "allowlist")  # config.py NetworkMode
+
+
+@record(frozen=True)
+class VerifierSettings:
+    """One ``[verifier]`` table (the task's, or one step's): ``VerifierConfig``."""
+
+    timeout_sec: float = HARBOR_DEFAULT_VERIFIER_TIMEOUT_S
+    timeout_given: bool = False  # False: Harbor's default applies (absent, or a value no run can honour)
+    env: dict[str, str] = field(default_factory=dict)
+    environment_mode: str | None = None
+    environment_env: dict[str, str] | None = None  # [verifier.environment] env, when that table exists
+    network_mode: str | None = None  # the explicit phase override (PhaseNetworkPolicyConfig); None: not set
+    environment_network_mode: str | None = None  # [verifier.environment]'s baseline, when that table exists
+
+    @property
+    def own_mode(self) -> str | None:
+        """verifier_mode.py ``_resolve_mode``: the explicit mode, else
+        "separate" when an environment is defined, else None (not said here)."""
+        if self.environment_mode in (SHARED, SEPARATE):
+            return self.environment_mode
+        if self.environment_env is not None:
+            return SEPARATE
+        return None
+
+
+@record(frozen=True)
+class StepSettings:
+    """One ``[[steps]]`` item (``StepConfig``): its name, its own verifier, its artifacts."""
+
+    name: str
+    verifier: VerifierSettings
+    artifacts: tuple[str, ...] = ()
+
 
 @record(frozen=True)
 class TaskConfig:
-    """What the tool honours from ``task.toml``."""
+    """``task.toml`` as Harbor takes it, and what the tool honours of it."""
 
     timeout_sec: float | None = None
+    """``[verifier] timeout_sec`` as the tool honours it; None: Harbor's default."""
     env: dict[str, str] = field(default_factory=dict)
+    """The verifier's variables for a local run: the container's env
+    (:meth:`container_env`) overlaid by ``[verifier] env``, as
+    ``verifier/verifier.py`` and ``environments/base.py`` merge them."""
     name: str | None = None
     problems: tuple[str, ...] = ()
     refused: str | None = None
-    """Why Harbor would refuse to load this task at all (None: it would load it)."""
+    """Why Harbor would refuse to load this task at all, in one line (None: it would load it)."""
+    verifier: VerifierSettings = field(default_factory=VerifierSettings)
+    environment_env: dict[str, str] = field(default_factory=dict)
+    steps: tuple[StepSettings, ...] = ()
+    artifacts: tuple[str, ...] = ()
+    cpus: int | float | None = None
+    """``[environment] cpus``: ``int | float | None`` in Harbor (1.5 is allowed), None: no limit."""
+    memory_mb: int | None = None
+    """``[environment] memory_mb`` (or the deprecated ``memory = "2G"``), None: no limit."""
+    workdir: str | None = None
+    """``[environment] workdir``, None: the image's WORKDIR."""
+    network_mode: str = PUBLIC
+    """``[environment] network_mode`` (after the deprecated ``allow_internet``)."""
+    verifier_network_mode: str = PUBLIC
+    """The network the task's verifier has (:meth:`verifier_network_mode_of` with no step)."""
 
+    def step(self, name: str | None) -> StepSettings | None:
+        if name is None:
+            return None
+        return next((s for s in self.steps if s.name == name), None)
 
-# harbor/constants.py ORG_NAME_PATTERN, for [task] name.
-_ORG_NAME = re.compile(r"^[a-zA-Z0-9][a-zA-Z0-9._-]*/[a-zA-Z0-9][a-zA-Z0-9._-]*$")
+    def verifier_mode(self, step_name: str | None = None) -> str:
+        """verifier_mode.py ``resolve_task_verifier_mode`` /
+        ``resolve_step_verifier_mode``: the step's own mode, else the task's, else shared."""
+        step = self.step(step_name)
+        if step is not None and step.verifier.own_mode is not None:
+            return step.verifier.own_mode
+        return self.verifier.own_mode or SHARED
 
-# The checked part of Harbor's schema: dotted path -> kind. "float", "int",
-# "str", "table", "env" (a table of strings), "list", "choice:a|b", and a
-# trailing "!" for a required field. A path segment "[]" is every item of an
-# array of tables.
-_SCHEMA = {
-    "version": "str", "schema_version": "str", "source": "str", "metadata": "table",
-    "task": "table", "task.name": "str!", "task.version": "str", "task.description": "str",
-    "task.keywords": "list", "task.authors": "list",
-    "verifier": "table", "verifier.timeout_sec": "float", "verifier.env": "env", "verifier.user": "user",
-    "verifier.environment_mode": "choice:shared|separate", "verifier.environment": "table",
-    "agent": "table", "agent.timeout_sec": "float", "agent.user": "user",
-    "environment": "table", "environment.build_timeout_sec": "float", "environment.cpus": "int",
-    "environment.memory_mb": "int", "environment.storage_mb": "int", "environment.gpus": "int",
-    "environment.docker_image": "str", "environment.os": "choice:linux|windows", "environment.env": "env",
-    "solution": "table", "solution.env": "env",
-    "multi_step_reward_strategy": "choice:mean|final",
-    "steps": "list", "steps.[]": "table", "steps.[].name": "str!", "steps.[].verifier": "table",
-    "steps.[].verifier.timeout_sec": "float", "steps.[].verifier.env": "env", "steps.[].agent": "table",
-    "steps.[].agent.timeout_sec": "float", "artifacts": "list",
-}
+    def container_env(self, step_name: str | None = None) -> dict[str, str]:
+        """The env of the container the verifier runs in: ``[environment] env``
+        in shared mode; in separate mode the verifier environment's own
+        (``resolve_effective_verifier_env_config``: the step's, else the
+        task's ``[verifier.environment]``, else a copy of ``[environment]``)."""
+        if self.verifier_mode(step_name) != SEPARATE:
+            return dict(self.environment_env)
+        step = self.step(step_name)
+        if step is not None and step.verifier.environment_env is not None:
+            return dict(step.verifier.environment_env)
+        if self.verifier.environment_env is not None:
+            return dict(self.verifier.environment_env)
+        return dict(self.environment_env)
+
+    def verifier_network_mode_of(self, step_name: str | None = None) -> str:
+        """trial/network_policy.py ``resolve_verifier_phase_policy``: the
+        step's ``[steps.verifier] network_mode``, else ``[verifier]
+        network_mode``, else the baseline of the container the verifier runs
+        in: ``[environment]``'s in shared mode; in separate mode the verifier
+        environment's (the step's, else the task's ``[verifier.environment]``,
+        whose own default is public, else a copy of ``[environment]``)."""
+        step = self.step(step_name)
+        if step is not None and step.verifier.network_mode is not None:
+            return step.verifier.network_mode
+        if self.verifier.network_mode is not None:
+            return self.verifier.network_mode
+        if self.verifier_mode(step_name) == SEPARATE:
+            if step is not None and step.verifier.environment_network_mode is not None:
+                return step.verifier.environment_network_mode
+            if self.verifier.environment_network_mode is not None:
+                return self.verifier.environment_network_mode
+        return self.network_mode
+
+    def declares_artifact(self, source: str, step_name: str | None = None) -> bool:
+        wanted = source.rstrip("/")
+        step = self.step(step_name)
+        declared = list(self.artifacts) + (list(step.artifacts) if step else [])
+        return any(a.rstrip("/") == wanted for a in declared)
 
 
 def parse_task_config(path: Path) -> TaskConfig:
     """``path`` read as Harbor would (module docstring), never raising."""
+    data, unreadable = load_toml(path)
+    if unreadable is not None:
+        return unreadable
+    return config_from_toml(data)
+
+
+def load_toml(path: Path) -> tuple[dict[str, Any], TaskConfig | None]:
+    """``tomllib``'s document of ``path``, or the config of a file Harbor
+    could not load (a refusal)."""
     try:
         import tomllib  # type: ignore[import-not-found]
     except ModuleNotFoundError:  # Python 3.10
         import tomli as tomllib  # type: ignore[no-redef]
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        why = f"task.toml could not be read ({exc})"
-        return TaskConfig(problems=(f"{why}; the run uses the defaults",),
-                          refused=f"{why} (Harbor would refuse to load the task: {type(exc).__name__})")
-    refusals = _refusals(data)
-    problems: list[str] = []
-    verifier = data.get("verifier") if isinstance(data.get("verifier"), dict) else {}
-    timeout = _as_float(verifier.get("timeout_sec"))
-    if timeout is not None and not (math.isfinite(timeout) and timeout > 0):
-        problems.append(f"task.toml: [verifier] timeout_sec = {verifier['timeout_sec']!r} is not a finite number "
-                        "of seconds more than 0; the run uses the default")
-        timeout = None
-    raw_env = verifier.get("env")
-    env = {str(k): v for k, v in raw_env.items() if isinstance(v, str)} if isinstance(raw_env, dict) else {}
-    # Harbor's package name is [task] name ("org/name", harbor/models/task/config.py's
-    # PackageInfo); older tasks put a name at the top or under [metadata].
+        return tomllib.loads(path.read_text(encoding="utf-8")), None
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError, ValueError) as exc:
+        why = _one_line(f"task.toml could not be read ({exc})")
+        return {}, TaskConfig(problems=(f"{why}; the run uses the defaults",),
+                              refused=f"{why} (Harbor would refuse to load the task: {type(exc).__name__})")
+
+
+def config_from_toml(data: dict[str, Any]) -> TaskConfig:
+    """The config of an already parsed ``task.toml`` (any document ``tomllib``
+    can give, or its JSON round trip from the cache), never raising."""
+    check = _Check()
+    try:
+        return _config(data if isinstance(data, dict) else {}, check)
+    except RecursionError:  # a document nested past Python's limit: tomllib would not have given it
+        check.refuse([], "task.toml is nested too deeply")
+        return TaskConfig(problems=(f"Harbor would refuse this task: {check.refused()}",), refused=check.refused())
+
+
+# -- reading ----------------------------------------------------------------------------------------
+
+
+class _Refused(Exception):
+    """A value a field's type refuses; the message says why, after the value."""
+
+
+class _Check:
+    """The refusals met while reading, in the order met, and the notes."""
+
+    def __init__(self) -> None:
+        self.reasons: list[str] = []
+        self.notes: list[str] = []
+
+    def refuse(self, where: list[str], why: str, value: Any = None, show_value: bool = False,
+               suffix: str | None = None) -> None:
+        label = _label(where) + (f".{_key(suffix)}" if suffix is not None else "")
+        text = f"{label} = {_short(value)} {why}" if show_value else (f"{label} {why}" if label else why)
+        self.reasons.append(_one_line(text))
+
+    def refused(self) -> str | None:
+        if not self.reasons:
+            return None
+        return "; ".join(self.reasons) + " (Harbor would refuse to load the task: pydantic ValidationError)"
+
+    def get(self, table: dict[str, Any], key: str, kind: Any, where: list[str], default: Any = None) -> Any:
+        """``table[key]`` coerced by ``kind`` (a function raising ``_Refused``),
+        else ``default`` (absent, or refused and recorded)."""
+        if key not in table:
+            return default
+        try:
+            return kind(table[key])
+        except _Refused as exc:
+            self.refuse([*where, key], str(exc), table[key], show_value=True)
+            return default
+
+    def env(self, table: dict[str, Any], key: str, where: list[str]) -> dict[str, str]:
+        """A ``dict[str, str]`` field: its strings (the run keeps them), each
+        other value refused by name."""
+        found = self.get(table, key, _env, where, {})
+        if isinstance(table.get(key), dict):
+            for name, item in table[key].items():
+                if not isinstance(item, str):
+                    self.refuse([*where, key], f"is not a string (write it in quotes)", item, show_value=True,
+                                suffix=name)
+        return found
+
+    def table(self, parent: dict[str, Any], key: str, where: list[str]) -> dict[str, Any] | None:
+        """A sub-table (a pydantic sub-model); None when absent or not a table (refused)."""
+        if key not in parent:
+            return None
+        value = parent[key]
+        if not isinstance(value, dict):
+            self.refuse([*where, key], "is not a table", value, show_value=True)
+            return None
+        return value
+
+
+def _config(data: dict[str, Any], check: _Check) -> TaskConfig:
+    # TaskConfig.handle_version_rename: `version` is the old name of schema_version.
+    version_key = "schema_version" if "schema_version" in data else "version"
+    check.get(data, version_key, _str, [])
+    check.get(data, "source", _str, [])
+    check.get(data, "multi_step_reward_strategy", _choice("mean", "final"), [])
+    check.table(data, "metadata", [])
+    _package(check.table(data, "task", []), check)
+    solution = check.table(data, "solution", [])
+    if solution is not None:
+        check.env(solution, "env", ["solution"])
+    agent = check.table(data, "agent", [])
+    if agent is not None:
+        _agent(agent, ["agent"], check)
+    environment = _environment(check.table(data, "environment", []), ["environment"], check)
+    verifier = _verifier(check.table(data, "verifier", []), ["verifier"], check)
+    steps = _steps(data, check)
+    artifacts = _artifacts(data.get("artifacts"), ["artifacts"], check) if "artifacts" in data else ()
+
+    # Harbor's package name is [task] name ("org/name", PackageInfo); older
+    # tasks put a name at the top or under [metadata].
     task_table = data.get("task") if isinstance(data.get("task"), dict) else {}
     metadata = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
     name = next((n for n in (task_table.get("name"), data.get("name"), metadata.get("name"))
                  if isinstance(n, str) and n.strip()), None)
-    refused = None
-    if refusals:
-        refused = "; ".join(refusals) + " (Harbor would refuse to load the task: pydantic ValidationError)"
+
+    cpus, memory_mb = environment["cpus"], environment["memory_mb"]
+    if cpus is not None and cpus <= 0:
+        check.notes.append(f"task.toml: [environment] cpus = {cpus!r} is not more than 0; no CPU limit is applied")
+        cpus = None
+    if memory_mb is not None and memory_mb <= 0:
+        check.notes.append(f"task.toml: [environment] memory_mb = {memory_mb!r} is not more than 0; "
+                           "no memory limit is applied")
+        memory_mb = None
+    refused = check.refused()
+    problems = list(check.notes)
+    if refused is not None:
         problems.insert(0, f"Harbor would refuse this task: {refused}")
-    return TaskConfig(timeout_sec=timeout, env=env, name=name if isinstance(name, str) else None,
-                      problems=tuple(problems), refused=refused)
+    config = TaskConfig(
+        timeout_sec=verifier.timeout_sec if verifier.timeout_given else None,
+        name=name,
+        problems=tuple(problems),
+        refused=refused,
+        verifier=verifier,
+        environment_env=environment["env"],
+        steps=steps,
+        artifacts=artifacts,
+        cpus=cpus,
+        memory_mb=memory_mb,
+        workdir=environment["workdir"],
+        network_mode=environment["network_mode"],
+    )
+    # The run's variables: the container's (shared mode: [environment] env),
+    # then [verifier] env over them (verifier.py merges the verifier's env into exec's,
+    # and environments/base.py puts the container's persistent env under it).
+    return _with(config, env={**config.container_env(None), **verifier.env},
+                 verifier_network_mode=config.verifier_network_mode_of(None))
 
 
-def _as_float(value: Any) -> float | None:
-    """A float field's value as pydantic's lax mode reads it, or None when
-    absent or not a number."""
-    if isinstance(value, (int, float)):  # bool too: True is 1.0 to pydantic
-        return float(value)
-    if isinstance(value, str):
-        try:
-            return float(value.strip())
-        except ValueError:
-            return None
-    return None
+def _with(config: TaskConfig, **changes: Any) -> TaskConfig:
+    from verifier_tui.engine.record import replace
+
+    return replace(config, **changes)
 
 
-def _refusals(data: dict[str, Any]) -> list[str]:
-    """Every checked field whose value Harbor's validation would refuse."""
-    out: list[str] = []
-    for path, kind in _SCHEMA.items():
-        required = kind.endswith("!")
-        kind = kind.rstrip("!")
-        for where, value in _values_at(data, path.split("."), []):
-            if value is _ABSENT:
-                if required:
-                    out.append(f"{_label(where, kind)} is missing")
-            elif kind == "env" and isinstance(value, dict):
-                out += [f"{_label(where, kind)}.{key} = {_short(item)} is not a string (write it in quotes)"
-                        for key, item in value.items() if not isinstance(item, str)]
-            else:
-                why = _wrong(kind, value)
-                if why is not None:
-                    out.append(f"{_label(where, kind)} = {_short(value)} {why}")
-    name = (data.get("task") or {}).get("name") if isinstance(data.get("task"), dict) else None
-    if isinstance(name, str) and (not _ORG_NAME.match(name) or ".." in name):
-        out.append(f"[task] name = {name!r} is not in org/name form")
+# harbor/constants.py ORG_NAME_PATTERN, for [task] name.
+_ORG_NAME = re.compile(r"^[a-zA-Z0-9][a-zA-Z0-9._-]*/[a-zA-Z0-9][a-zA-Z0-9._-]*$")
+
+
+def _package(table: dict[str, Any] | None, check: _Check) -> None:
+    """``PackageInfo``: ``[task]``."""
+    if table is None:
+        return
+    where = ["task"]
+    if "name" not in table:
+        check.refuse([*where, "name"], "is missing")
+    else:
+        name = check.get(table, "name", _str, where)
+        if name is not None and (not _ORG_NAME.match(name) or ".." in name):
+            check.refuse([*where, "name"], "is not in org/name form", name, show_value=True)
+    if check.get(table, "version", _str, where) == "":
+        check.refuse([*where, "version"], "is empty (it must be at least one character)")
+    check.get(table, "description", _str, where)
+    check.get(table, "keywords", _str_list, where)
+    authors = check.get(table, "authors", _list, where, [])
+    for index, author in enumerate(authors):
+        at = [*where, "authors", str(index)]
+        if not isinstance(author, dict):
+            check.refuse(at, "is not a table", author, show_value=True)
+            continue
+        if "name" not in author:
+            check.refuse([*at, "name"], "is missing")
+        check.get(author, "name", _str, at)
+        check.get(author, "email", _str, at)
+
+
+def _network(table: dict[str, Any], where: list[str], check: _Check, *, baseline: bool) -> str | None:
+    """``PhaseNetworkPolicyConfig`` (``[agent]``, ``[verifier]``: None when not
+    set) or ``BaselineNetworkPolicyConfig`` (an environment: public by default),
+    with ``_validate_network_policy_fields``."""
+    mode = check.get(table, "network_mode", _choice(*NETWORK_MODES), where)
+    hosts = check.get(table, "allowed_hosts", _host_list, where)
+    if "network_mode" in table and mode is None:
+        return PUBLIC if baseline else None  # refused above
+    effective = mode if mode is not None else (PUBLIC if baseline else None)
+    if hosts is not None and effective is None:
+        check.refuse([*where, "allowed_hosts"], "is only valid with network_mode = 'allowlist'")
+    elif hosts and effective != "allowlist":
+        check.refuse([*where, "allowed_hosts"], "is only valid with network_mode = 'allowlist'")
+    return effective
+
+
+def _agent(table: dict[str, Any], where: list[str], check: _Check) -> None:
+    """``AgentConfig``."""
+    check.get(table, "timeout_sec", _float, where)
+    check.get(table, "user", _user, where)
+    _network(table, where, check, baseline=False)
+
+
+_SIZE = re.compile(r"^(.*)([GMK])$", re.DOTALL)
+
+
+def _environment(table: dict[str, Any] | None, where: list[str], check: _Check) -> dict[str, Any]:
+    """``EnvironmentConfig`` (``[environment]``, ``[verifier.environment]``):
+    the fields the tool uses, the rest checked."""
+    out: dict[str, Any] = {"env": {}, "cpus": None, "memory_mb": None, "workdir": None, "network_mode": PUBLIC}
+    if table is None:
+        return out
+    table = dict(table)
+    # _migrate_legacy_resource_fields (mode="before"): `memory`/`storage` as
+    # "2G", "512M", "1024K" become memory_mb/storage_mb; a value that is no
+    # string is dropped; a conflicting *_mb refuses the whole table.
+    for legacy, modern in (("memory", "memory_mb"), ("storage", "storage_mb")):
+        if legacy not in table:
+            continue
+        value = table.pop(legacy)
+        if not isinstance(value, str):
+            continue
+        size = _size_to_mb(value)
+        if size is None:
+            check.refuse([*where, legacy], "is not a size such as '1G', '512M'", value, show_value=True)
+            return out
+        if modern in table and table[modern] != size:
+            check.refuse([*where, legacy], f"({size} MB) conflicts with {modern} = {_short(table[modern])}",
+                         value, show_value=True)
+            return out
+        table.setdefault(modern, size)
+    check.get(table, "build_timeout_sec", _float, where)
+    check.get(table, "docker_image", _str, where)
+    # normalize_os: a string is lowered first.
+    check.get(table, "os", lambda v: _choice("linux", "windows")(v.lower() if isinstance(v, str) else v), where)
+    out["cpus"] = check.get(table, "cpus", _cpus, where)
+    out["memory_mb"] = check.get(table, "memory_mb", _int, where)
+    check.get(table, "storage_mb", _int, where)
+    check.get(table, "gpus", _int, where)
+    check.get(table, "gpu_types", _str_list, where)
+    tpu = check.table(table, "tpu", where)
+    if tpu is not None:
+        if "type" not in tpu or check.get(tpu, "type", _str, [*where, "tpu"]) == "":
+            check.refuse([*where, "tpu", "type"], "is missing or empty")
+        if "topology" not in tpu:
+            check.refuse([*where, "tpu", "topology"], "is missing")
+        else:
+            topology = check.get(tpu, "topology", _str, [*where, "tpu"])
+            if topology is not None and not re.fullmatch(r"[1-9][0-9]*(x[1-9][0-9]*)+", topology.strip()):
+                check.refuse([*where, "tpu", "topology"], "is not NxM or NxMxK", topology, show_value=True)
+    for index, server in enumerate(check.get(table, "mcp_servers", _list, where, [])):
+        _mcp_server(server, [*where, "mcp_servers", str(index)], check)
+    out["env"] = check.env(table, "env", where)
+    check.get(table, "skills_dir", _str, where)
+    healthcheck = check.table(table, "healthcheck", where)
+    if healthcheck is not None:
+        _healthcheck(healthcheck, [*where, "healthcheck"], check)
+    out["workdir"] = check.get(table, "workdir", _str, where)
+    allow_internet = check.get(table, "allow_internet", _bool, where)
+    out["network_mode"] = _network(table, where, check, baseline=True)
+    # TaskConfig._apply_legacy_allow_internet: the deprecated flag decides only
+    # when network_mode was not written and allowed_hosts is not set.
+    if allow_internet is not None and "network_mode" not in table and "allowed_hosts" not in table:
+        out["network_mode"] = PUBLIC if allow_internet else "no-network"
     return out
 
 
-def _label(where: list[str], kind: str) -> str:
-    """A field's place as task.toml writes it: ``[verifier] timeout_sec``,
-    ``version``, ``[[steps]] 1: name``."""
+def _size_to_mb(text: str) -> int | None:
+    """``EnvironmentConfig._parse_size_to_mb`` (Python's own float, not pydantic's), or None where it raises."""
+    match = _SIZE.match(text.strip().upper())
+    if match is None:
+        return None
+    try:
+        number = float(match.group(1))
+        factor = {"G": 1024.0, "M": 1.0, "K": 1 / 1024}[match.group(2)]
+        return int(number * factor) if match.group(2) != "K" else int(number / 1024)
+    except (ValueError, OverflowError):
+        return None
+
+
+def _healthcheck(table: dict[str, Any], where: list[str], check: _Check) -> None:
+    """``HealthcheckConfig``."""
+    if "command" not in table:
+        check.refuse([*where, "command"], "is missing")
+    check.get(table, "command", _str, where)
+    for key in ("interval_sec", "timeout_sec", "start_period_sec", "start_interval_sec"):
+        check.get(table, key, _float, where)
+    check.get(table, "retries", _int, where)
+
+
+def _mcp_server(server: Any, where: list[str], check: _Check) -> None:
+    """``MCPServerConfig``: the kinds and the transport's needs (not the header rules)."""
+    if not isinstance(server, dict):
+        check.refuse(where, "is not a table", server, show_value=True)
+        return
+    if "name" not in server:
+        check.refuse([*where, "name"], "is missing")
+    check.get(server, "name", _str, where)
+    raw = server.get("transport", "sse")
+    transport = check.get({"transport": "streamable-http" if raw == "http" else raw}, "transport",
+                          _choice("stdio", "sse", "streamable-http"), where)
+    url = check.get(server, "url", _str, where)
+    command = check.get(server, "command", _str, where)
+    check.get(server, "args", _str_list, where)
+    headers = check.env(server, "headers", where)
+    if transport in ("sse", "streamable-http") and not url:
+        check.refuse([*where, "url"], f"is needed for transport {transport!r}")
+    if transport == "stdio" and not command:
+        check.refuse([*where, "command"], "is needed for transport 'stdio'")
+    if transport == "stdio" and headers:
+        check.refuse([*where, "headers"], "are only for HTTP transports")
+
+
+_SERVICE = re.compile(r"^[a-zA-Z0-9][a-zA-Z0-9_.-]*$")  # config.py _COMPOSE_SERVICE_NAME_PATTERN
+
+
+def _service(value: Any) -> str:
+    """``_validate_compose_service_name``: stripped, then the pattern."""
+    text = _str(value).strip()
+    if not _SERVICE.match(text):
+        raise _Refused("is not a Docker Compose service name")
+    return text
+
+
+def _verifier(table: dict[str, Any] | None, where: list[str], check: _Check) -> VerifierSettings:
+    """``VerifierConfig``."""
+    if table is None:
+        return VerifierSettings()
+    timeout = check.get(table, "timeout_sec", _float, where)
+    given = timeout is not None
+    if given and not (math.isfinite(timeout) and timeout > 0):
+        check.notes.append(_one_line(
+            f"task.toml: {_label([*where, 'timeout_sec'])} = {_short(table['timeout_sec'])} is not a finite "
+            "number of seconds more than 0; the run uses the default"))
+        given = False
+    env = check.env(table, "env", where)
+    check.get(table, "user", _user, where)
+    mode = check.get(table, "environment_mode", _choice(SHARED, SEPARATE), where)
+    environment = check.table(table, "environment", where)
+    settings = _environment(environment, [*where, "environment"], check) if environment is not None else None
+    if mode == SHARED and environment is not None:  # _validate_mode_env_consistency
+        check.refuse([*where, "environment_mode"], "is 'shared' but the verifier has its own environment table")
+    for index, hook in enumerate(check.get(table, "collect", _list, where, [])):
+        at = [*where, "collect", str(index)]
+        if not isinstance(hook, dict):
+            check.refuse(at, "is not a table", hook, show_value=True)
+            continue
+        if "command" not in hook:  # VerifierCollectConfig
+            check.refuse([*at, "command"], "is missing")
+        check.get(hook, "command", _str, at)
+        check.get(hook, "service", _service, at)
+        check.get(hook, "timeout_sec", _float, at)
+        check.get(hook, "user", _user, at)
+    network_mode = _network(table, where, check, baseline=False)
+    return VerifierSettings(
+        timeout_sec=float(timeout) if given else HARBOR_DEFAULT_VERIFIER_TIMEOUT_S,
+        timeout_given=given,
+        env=env,
+        environment_mode=mode,
+        environment_env=settings["env"] if settings is not None else None,
+        network_mode=network_mode,
+        environment_network_mode=settings["network_mode"] if settings is not None else None,
+    )
+
+
+# step_name.py validate_step_name: one portable directory name.
+_STEP_BAD = re.compile(r'[<>:"/\\|?*\x00-\x1f\x7f]')
+_STEP_DEVICE = re.compile(r"^(CON|PRN|AUX|NUL|CONIN\$|CONOUT\$|(?:COM|LPT)[1-9¹²³])$", re.IGNORECASE)
+
+
+def _step_name(value: Any) -> str:
+    name = _str(value)
+    if (not name.strip() or name in (".", "..") or name.endswith((".", " ")) or _STEP_BAD.search(name)
+            or _STEP_DEVICE.fullmatch(name.partition(".")[0].rstrip(" "))):
+        raise _Refused("is not a portable folder name")
+    if len(name.encode("utf-8", "surrogatepass")) > 255:
+        raise _Refused("is longer than 255 bytes")
+    return name
+
+
+def _steps(data: dict[str, Any], check: _Check) -> tuple[StepSettings, ...]:
+    """``TaskConfig.steps``: ``list[StepConfig]``, names unique (``step_name_key``)."""
+    if "steps" not in data:
+        return ()
+    items = check.get(data, "steps", _list, [], [])
+    steps: list[StepSettings] = []
+    seen: set[str] = set()
+    for index, item in enumerate(items):
+        where = ["steps", str(index)]
+        if not isinstance(item, dict):
+            check.refuse(where, "is not a table", item, show_value=True)
+            continue
+        if "name" not in item:
+            check.refuse([*where, "name"], "is missing")
+        name = check.get(item, "name", _step_name, where)
+        agent = check.table(item, "agent", where)
+        if agent is not None:
+            _agent(agent, [*where, "agent"], check)
+        verifier = _verifier(check.table(item, "verifier", where), [*where, "verifier"], check)
+        if "min_reward" in item:
+            value = item["min_reward"]
+            if isinstance(value, dict):
+                for key in value:
+                    check.get(value, key, _float, [*where, "min_reward"])
+            else:
+                check.get(item, "min_reward", _float, where)
+        healthcheck = check.table(item, "healthcheck", where)
+        if healthcheck is not None:
+            _healthcheck(healthcheck, [*where, "healthcheck"], check)
+        artifacts = _artifacts(item.get("artifacts"), [*where, "artifacts"], check) if "artifacts" in item else ()
+        if name is None:
+            continue
+        key = unicodedata.normalize("NFC", name).casefold()
+        if key in seen:
+            check.refuse([*where, "name"], "repeats an earlier step's name (case and Unicode forms count)",
+                         name, show_value=True)
+        seen.add(key)
+        steps.append(StepSettings(name=name, verifier=verifier, artifacts=artifacts))
+    return tuple(steps)
+
+
+def _artifacts(value: Any, where: list[str], check: _Check) -> tuple[str, ...]:
+    """``list[str | ArtifactConfig]``: each source (the check is ArtifactConfig's validators)."""
+    if not isinstance(value, list):
+        check.refuse(where, "is not an array", value, show_value=True)
+        return ()
+    out = []
+    for index, item in enumerate(value):
+        at = [*where, str(index)]
+        if isinstance(item, str):
+            source = item
+        elif isinstance(item, dict):
+            if "source" not in item:
+                check.refuse([*at, "source"], "is missing")
+                continue
+            source = check.get(item, "source", _str, at)
+            destination = check.get(item, "destination", _str, at)
+            if destination:
+                why = _bad_destination(destination)
+                if why:
+                    check.refuse([*at, "destination"], why, destination, show_value=True)
+            check.get(item, "exclude", _str_list, at)
+            service = check.get(item, "service", _service, at)
+            if (source is not None and service is not None and service != "main"
+                    and not (source.startswith("/") or re.match(r"^[A-Za-z]:[/\\]", source))):
+                check.refuse([*at, "source"], "is not an absolute path, which a service's artifact needs",
+                             source, show_value=True)
+            if source is None:
+                continue
+        else:
+            check.refuse(at, "is neither a path nor a table", item, show_value=True)
+            continue
+        if ".." in source.split("/"):  # ArtifactConfig._validate_source (PurePosixPath parts)
+            check.refuse(at, "has a '..' component", source, show_value=True)
+            continue
+        out.append(source)
+    return tuple(out)
+
+
+def _bad_destination(value: str) -> str | None:
+    """``ArtifactConfig._validate_destination``."""
+    if "\\" in value:
+        return "uses backslashes"
+    if value.startswith("/"):
+        return "is not a relative path"
+    parts = [p for p in value.split("/") if p not in ("", ".")]
+    if not parts:
+        return "names no file or folder"
+    if ".." in parts:
+        return "has a '..' component"
+    if value.rstrip("/") == "manifest.json":
+        return "is the manifest's own name"
+    return None
+
+
+# -- pydantic v2's lax coercions, one per field type ------------------------------------------------
+
+# Rust's str::trim (what pydantic-core strips around a number): Unicode
+# White_Space, which is not Python's str.isspace (that adds \x1c-\x1f).
+_RUST_SPACE = "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009" \
+              "\u200a\u2028\u2029\u202f\u205f\u3000"
+# Rust's f64 grammar (pydantic-core parses a float's text with it): ASCII digits only.
+_RUST_FLOAT = re.compile(r"[+-]?(?:inf|infinity|nan|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)",
+                         re.IGNORECASE)
+# pydantic-core's integer text: digits, single underscores between digits, and a fraction of zeros.
+_INT_TEXT = re.compile(r"([+-]?[0-9]+(?:_[0-9]+)*)(?:\.0+)?")
+_TRUE = {"1", "on", "t", "true", "y", "yes"}
+_FALSE = {"0", "off", "f", "false", "n", "no"}
+_I64 = 2 ** 63
+
+
+def _float_text(text: str) -> float | None:
+    """pydantic-core ``str_as_float``: the trimmed text as Rust reads a float;
+    failing that, the untrimmed text with its single inner underscores removed."""
+    trimmed = text.strip(_RUST_SPACE)
+    if _RUST_FLOAT.fullmatch(trimmed):
+        return float(trimmed)
+    if text.startswith("_") or text.endswith("_") or "__" in text:
+        return None
+    bare = text.replace("_", "")
+    return float(bare) if _RUST_FLOAT.fullmatch(bare) else None
+
+
+def _int_text(text: str) -> int | None:
+    """pydantic-core ``str_as_int``: trimmed, at most 4300 characters, digits
+    with single underscores, a fraction only of zeros."""
+    trimmed = text.strip(_RUST_SPACE)
+    match = _INT_TEXT.fullmatch(trimmed) if len(trimmed) <= 4300 else None
+    return int(match.group(1)) if match else None
+
+
+def _float(value: Any) -> float:
+    if isinstance(value, (bool, int, float)):  # bool too: true is 1.0 in lax mode
+        return float(value)
+    if isinstance(value, str):
+        number = _float_text(value)
+        if number is not None:
+            return number
+    raise _Refused("is not a number")
+
+
+def _int(value: Any) -> int:
+    if isinstance(value, (bool, int)):
+        return int(value)
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer() and -_I64 < value < _I64:
+        return int(value)
+    if isinstance(value, str):
+        number = _int_text(value)
+        if number is not None:
+            return number
+    raise _Refused("is not a whole number")
+
+
+def _cpus(value: Any) -> int | float:
+    """``int | float`` (smart union: a string is tried as an int first), then
+    ``normalize_cpus``: finite, and a whole float becomes an int."""
+    number: int | float
+    if isinstance(value, (bool, int)):
+        number = int(value)
+    elif isinstance(value, float):
+        number = value
+    elif isinstance(value, str):
+        as_int = _int_text(value)
+        number = as_int if as_int is not None else _float(value)
+    else:
+        raise _Refused("is not a number")
+    if isinstance(number, float):
+        if not math.isfinite(number):
+            raise _Refused("is not a finite number")
+        if number.is_integer():
+            return int(number)
+    return number
+
+
+def _bool(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, (int, float)) and value in (0, 1):
+        return bool(value)
+    if isinstance(value, str) and value.lower() in _TRUE | _FALSE:
+        return value.lower() in _TRUE
+    raise _Refused("is not a boolean")
+
+
+def _str(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    raise _Refused("is not a string")
+
+
+def _user(value: Any) -> str | int:
+    """``str | int | None``: a name, or a uid as an int field takes it."""
+    if isinstance(value, str):
+        return value
+    try:
+        return _int(value)
+    except _Refused:
+        raise _Refused("is neither a user name nor a uid") from None
+
+
+def _list(value: Any) -> list[Any]:
+    if isinstance(value, list):
+        return value
+    raise _Refused("is not an array")
+
+
+def _str_list(value: Any) -> list[str]:
+    items = _list(value)
+    if not all(isinstance(item, str) for item in items):
+        raise _Refused("is not an array of strings")
+    return items
+
+
+def _host_list(value: Any) -> list[str]:
+    """``allowed_hosts``: strings that are not empty once stripped of spaces
+    and a final dot (the host syntax itself is not checked here)."""
+    hosts = _str_list(value)
+    if any(not host.strip().lower().rstrip(".") for host in hosts):
+        raise _Refused("holds an empty host")
+    return hosts
+
+
+def _env(value: Any) -> dict[str, str]:
+    """``dict[str, str]`` (``env``, ``headers``): a table of strings; a value
+    that is no string is refused, each named by :meth:`_Check.env`."""
+    if not isinstance(value, dict):
+        raise _Refused("is not a table")
+    return {key: item for key, item in value.items() if isinstance(item, str)}
+
+
+def _choice(*words: str) -> Any:
+    def pick(value: Any) -> str:
+        if isinstance(value, str) and value in words:
+            return value
+        raise _Refused(f"is not one of {', '.join(repr(w) for w in words)}")
+
+    return pick
+
+
+# -- words ------------------------------------------------------------------------------------------
+
+
+def _label(where: list[str]) -> str:
+    """A field's place as task.toml writes it: ``version``, ``[verifier]
+    timeout_sec``, ``[[steps]] 1: verifier.timeout_sec``."""
+    if not where:
+        return ""
+    index = max((i for i, part in enumerate(where) if part.isdigit()), default=None)
+    if index is not None and index > 0:
+        head = f"[[{'.'.join(_key(p) for p in where[:index])}]] {int(where[index]) + 1}"
+        rest = ".".join(_key(p) for p in where[index + 1:])
+        return f"{head}: {rest}" if rest else head
     *tables, last = where
     if not tables:
-        return last
-    if tables[-1].isdigit():  # an item of an array of tables
-        return f"[[{'.'.join(tables[:-1])}]] {int(tables[-1]) + 1}: {last}"
-    if last.isdigit():
-        return f"[[{'.'.join(tables)}]] {int(last) + 1}"
-    return f"[{'.'.join(tables)}] {last}"
+        return _key(last)
+    return f"[{'.'.join(_key(t) for t in tables)}] {_key(last)}"
 
 
-_ABSENT = object()
-
-
-def _values_at(data: Any, parts: list[str], where: list[str]) -> list[tuple[list[str], Any]]:
-    """(where, value) at the dotted ``parts`` under ``data``; a missing value
-    is ``_ABSENT`` only where its table exists (a missing table is no field)."""
-    if not parts:
-        return [(where, data)]
-    head, rest = parts[0], parts[1:]
-    if head == "[]":
-        if not isinstance(data, list):
-            return []
-        found = []
-        for index, item in enumerate(data):
-            found += _values_at(item, rest, [*where, str(index)])
-        return found
-    if not isinstance(data, dict):
-        return []
-    if head not in data:
-        return [([*where, head], _ABSENT)] if not rest else []
-    return _values_at(data[head], rest, [*where, head])
-
-
-def _wrong(kind: str, value: Any) -> str | None:
-    """Why pydantic (lax mode) would refuse ``value`` for a field of ``kind``."""
-    if kind == "str":
-        return None if isinstance(value, str) else "is not a string"
-    if kind == "float":
-        return None if _as_float(value) is not None else "is not a number"
-    if kind == "int":
-        whole = isinstance(value, int) or (isinstance(value, float) and value.is_integer())
-        return None if whole else "is not a whole number"
-    if kind == "table":
-        return None if isinstance(value, dict) else "is not a table"
-    if kind == "list":
-        return None if isinstance(value, list) else "is not an array"
-    if kind == "user":
-        return None if isinstance(value, (str, int)) else "is neither a user name nor a uid"
-    if kind == "env":
-        return None if isinstance(value, dict) else "is not a table"
-    if kind.startswith("choice:"):
-        words = kind.split(":", 1)[1].split("|")
-        return None if value in words else f"is not one of {', '.join(repr(w) for w in words)}"
-    return None
+def _key(key: str) -> str:
+    """A key as TOML would write it bare, else quoted (never a line break)."""
+    return key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else _short(key)
 
 
 def _short(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())

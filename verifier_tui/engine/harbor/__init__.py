@@ -6,8 +6,6 @@ One job per module, each mirroring a named piece of Harbor 0.26.0:
 - ``folders``: recognise a trial or job folder and read its files
   (``harbor/models/trial/paths.py``, ``result.py``, ``config.py``).
 - ``reading``: Harbor's JSON, logs, times and exception records, read without trust.
-- ``harbor_task``: the fields of ``task.toml`` that shape a verifier run
-  (``harbor/models/task/config.py``, ``verifier_mode.py``).
 - ``ignore_rules``: gitignore patterns as the ``pathspec`` library Harbor
   uses matches them (for the digest).
 - ``digest``: the task's content digest (``harbor/publisher/packager.py``) and
@@ -29,6 +27,9 @@ One job per module, each mirroring a named piece of Harbor 0.26.0:
 - ``replay``: the local run's plan: workspace, verifier, environment, timeout.
 - ``trial_session``: a trial opened for replays, through one
   :class:`~verifier_tui.engine.session.Session` kept open (live reload).
+
+``task.toml`` is read by the one reader, ``engine/task_config.py`` (through
+``discovery.read_task_config``), as every other command reads it.
 
 Nothing here imports Textual or the command line. This module imports none
 of them either, so ``folders.harbor_kind`` stays cheap for the CLI's dispatch.

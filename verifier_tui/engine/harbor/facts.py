@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from verifier_tui.engine.harbor.folders import StepView, Trial
 from verifier_tui.engine.harbor.reading import ExceptionRecord
-from verifier_tui.engine.harbor.harbor_task import HARBOR_DEFAULT_VERIFIER_TIMEOUT_S, SEPARATE, HarborTask
+from verifier_tui.engine.task_config import HARBOR_DEFAULT_VERIFIER_TIMEOUT_S, SEPARATE, TaskConfig
 from verifier_tui.engine.model import duration_text
 from verifier_tui.engine.record import record
 from verifier_tui.engine.verdict import (
@@ -106,7 +106,7 @@ class TrialFacts:
         return out
 
 
-def verifier_mode(trial: Trial, step: StepView, task: HarborTask | None) -> tuple[str | None, str]:
+def verifier_mode(trial: Trial, step: StepView, task: TaskConfig | None) -> tuple[str | None, str]:
     """The mode the verifier ran in, and where that was read."""
     if step.name is None and isinstance(trial.result.get("verifier_environment_mode"), str):
         return trial.result.get("verifier_environment_mode"), "result.json"
@@ -119,7 +119,7 @@ def verifier_mode(trial: Trial, step: StepView, task: HarborTask | None) -> tupl
     return None, "unknown (task not found)"
 
 
-def effective_timeout(trial: Trial, step: StepView, task: HarborTask | None) -> Timeout:
+def effective_timeout(trial: Trial, step: StepView, task: TaskConfig | None) -> Timeout:
     """The verifier's timeout by Harbor's formula (module docstring)."""
     verifier = trial.config.get("verifier") if isinstance(trial.config.get("verifier"), dict) else {}
     override = _number(verifier.get("override_timeout_sec"))
@@ -212,7 +212,7 @@ def _first_traceback(block: str) -> str:
     return "\n".join(out)
 
 
-def trial_facts(trial: Trial, step: StepView, task: HarborTask | None) -> TrialFacts:
+def trial_facts(trial: Trial, step: StepView, task: TaskConfig | None) -> TrialFacts:
     mode, source = verifier_mode(trial, step, task)
     timeout = effective_timeout(trial, step, task)
     verifier_cfg = trial.config.get("verifier") if isinstance(trial.config.get("verifier"), dict) else {}

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine.harbor.folders import StepView, Trial
-from verifier_tui.engine.harbor.harbor_task import SEPARATE, HarborTask
+from verifier_tui.engine.task_config import SEPARATE, TaskConfig
 from verifier_tui.engine.record import record
 
 if TYPE_CHECKING:
@@ -111,7 +111,7 @@ def resolve_template(value: str, environ: Mapping[str, str]) -> tuple[str | None
     return None, name
 
 
-def verifier_env(trial: Trial, step_name: str | None, task: HarborTask | None,
+def verifier_env(trial: Trial, step_name: str | None, task: TaskConfig | None,
                  environ: Mapping[str, str] | None = None) -> VerifierEnv:
     """The verifier's environment as Harbor built it (module docstring)."""
     environ = os.environ if environ is None else environ

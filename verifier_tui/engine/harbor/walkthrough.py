@@ -18,13 +18,13 @@ from verifier_tui.engine.harbor.agreement import Agreement, compare
 from verifier_tui.engine.harbor.digest import TaskDigest, TaskDrift, compare_task
 from verifier_tui.engine.harbor.facts import TrialFacts, trial_facts
 from verifier_tui.engine.harbor.folders import Job, StepView, Trial
-from verifier_tui.engine.harbor.harbor_task import HarborTask, read_harbor_task
 from verifier_tui.engine.harbor.inputs import VerifierEnv, WorkspaceInput, trial_workspace, verifier_env
 from verifier_tui.engine.harbor.locate import TaskLocation, locate_task
 from verifier_tui.engine.harbor.phases import Parting, PhaseReport, local_phases, where_they_part
 from verifier_tui.engine.harbor.sandbox import HarborVerdict, SandboxSide, read_sandbox
 from verifier_tui.engine.model import RunResult
 from verifier_tui.engine.record import field, record
+from verifier_tui.engine.task_config import TaskConfig
 
 if TYPE_CHECKING:
     from typing import Any, Mapping
@@ -37,7 +37,7 @@ class TrialWalkthrough:
     trial: Trial
     step: StepView
     location: TaskLocation
-    task: HarborTask | None
+    task: TaskConfig | None  # task.toml by the one reader (engine/task_config.py)
     drift: TaskDrift | None
     facts: TrialFacts
     sandbox: SandboxSide
@@ -59,9 +59,11 @@ def walk_trial(trial: Trial, step: str | None = None, *, task_dir: Path | str | 
     ``cache``: Harbor's cache folder (default ``~/.cache/harbor``).
     ``baseline``: the task's digest when it was last the run's (see :func:`compare_task`).
     """
+    from verifier_tui.engine.discovery import read_task_config
+
     view = trial.step(step)
     location = locate_task(trial, task_dir, cache)
-    task = read_harbor_task(location.path) if location.path is not None else None
+    task = read_task_config(location.path) if location.path is not None else None
     drift = (compare_task(location.path, trial.recorded_digest, trial.started_at, baseline)
              if location.path else None)
     facts = trial_facts(trial, view, task)
@@ -69,6 +71,8 @@ def walk_trial(trial: Trial, step: str | None = None, *, task_dir: Path | str | 
     side = read_sandbox(trial, view, facts, task_root=location.path, workspace=workspace.path)
     notes = list(trial.notes)
     if task is not None:
+        if not (location.path / "task.toml").is_file():
+            notes.append("task.toml is missing: Harbor's defaults are assumed")
         notes += [f"{p}" for p in task.problems]
     return TrialWalkthrough(
         trial=trial,
