@@ -83,7 +83,16 @@ def copy_file(src: str, dst: str, replace: bool) -> tuple[tuple, tuple]:
         mode = stat.S_IMODE(sst.st_mode) | stat.S_IRUSR | stat.S_IWUSR
         # made with its mode when the umask leaves it whole (one system call
         # fewer per file), else given it afterwards
-        fd_out = os.open(target, _CREATE, mode if mode & _umask() == 0 else 0o600)
+        try:
+            fd_out = os.open(target, _CREATE, mode if mode & _umask() == 0 else 0o600)
+        except FileExistsError:
+            if not replace:
+                raise
+            # The temporary name is taken: an earlier copy's leftover, or
+            # something a verifier put there. It is ours to remove (a link as
+            # a link), and O_EXCL still refuses whatever comes back.
+            os.unlink(target)
+            fd_out = os.open(target, _CREATE, mode if mode & _umask() == 0 else 0o600)
         try:
             try:
                 _copy_contents(fd_in, fd_out, sst)

@@ -155,7 +155,7 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
         if text is None:
             start_error = start_error or problem
         elif start_error is None:
-            staged_row.write_text(text, encoding="utf-8")
+            stage.write_input("task_data.json", text)
         argv += ["--task-data", seen(staged_row)]
     task_data_arg: str | None = None
     if spec.task_data is not None and spec.task_id is None:
@@ -164,9 +164,7 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
             argv += ["--task-data", TESTS + "/" + spec.task_data.name]  # where the shim finds it
         else:
             argv += ["--task-data", seen(Path(task_data_arg))]
-    explain_file = stage.inputs_dir / EXPLAIN_FILE
-    if explain_file.exists():
-        explain_file.unlink()
+    explain_file = stage.inputs_dir / EXPLAIN_FILE  # inputs/ was emptied by the staging: no stale file
     runner = spec.runner
     if spec.explain_only:
         if runner is not None and not runner.knows_explain:
@@ -177,9 +175,7 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
         argv += ["--reward-dir", seen(stage.reward_dir)]
         if runner is None or runner.knows_explain_to:
             argv += ["--explain-to", seen(explain_file)]
-    phases_file = stage.inputs_dir / PHASES_FILE
-    if phases_file.exists():
-        phases_file.unlink()  # the runner appends: a stale file would tell of another run
+    phases_file = stage.inputs_dir / PHASES_FILE  # the runner appends: inputs/ was emptied, as it must be
     if spec.phases and not spec.explain_only and (runner is None or runner.knows_phases_to):
         argv += ["--phases-to", seen(phases_file)]
     stack_signal = not spec.explain_only and (runner is None or runner.knows_stack_signal)
@@ -233,6 +229,7 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
     if notices_vendor and spec.nemo_gym is not None:
         notices.append(notices_vendor)
     reproduce = reproduce_command(spec)
+    start_error = start_error or stage.problem  # an input the stage could not take: this run does not start
     refusal = shim_refusal(interpreter) if start_error is None else None
     if refusal is not None:
         notices.append(f"{spec.python} is Python {interpreter.version}: the sandbox's test.sh refuses an interpreter "
@@ -330,12 +327,9 @@ def _stage_response(response: ResponseSource, stage: Stage) -> Path:
             return response.path  # gone or unreadable: the runner names the file and the problem
     else:
         text = response.text or ""
-    target = stage.inputs_dir / "response.json"
     if response.kind == "json":  # typed JSON: passed exactly as typed
-        target.write_text(text, encoding="utf-8")
-    else:
-        target.write_text(json.dumps(wrap_text_response(text), indent=2), encoding="utf-8")
-    return target
+        return stage.write_input("response.json", text)
+    return stage.write_input("response.json", json.dumps(wrap_text_response(text), indent=2))
 
 
 def reproduce_command(spec: RunSpec) -> list[str]:

@@ -23,17 +23,31 @@ With namespaces the runner sees these folders where the sandbox has them:
 A session keeps one stage per selection in its scratch folder (see
 :class:`Scratch`), so re-runs only copy what changed (see
 :mod:`verifier_tui.engine.mirror`), or, with namespaces, copy nothing.
+
+A stage is handed from run to run, and the last run's verifier could reach
+all of it (in the copy sandbox ``Path(workspace).parent`` is the stage): any
+name in it may now be a link to the user's files, a folder where a file was,
+or a file rewritten with its size and times put back. So nothing here writes,
+copies or deletes through a name without first making sure what it is: the
+stage's folders are made real folders again (``lstat``, a link removed as a
+link), what the tool writes is made anew under a folder opened one step at a
+time without following links (``O_NOFOLLOW``, ``dir_fd``, ``O_EXCL``), the
+runner is compared by its bytes, never its size and time, and a stage that
+cannot be put right fails its one run with a one-line start error
+(:class:`StagingError`, :attr:`Stage.problem`).
 """
 
 from __future__ import annotations
 
+import errno
 import os
-import shutil
+import stat
 import subprocess
 import tempfile
 import threading
 from pathlib import Path
 
+from verifier_tui.engine.file_copy import copy_file
 from verifier_tui.engine.isolation import APP, INPUTS, REWARD, TESTS, overlay_can_take
 from verifier_tui.engine.mirror import Mirror, make_real_dir, remove_path, remove_tree
 from verifier_tui.engine.record import field, record
@@ -44,6 +58,13 @@ _pending_lock = threading.Lock()
 
 # What a stage holds; anything else in it was left there by a verifier.
 _STAGE_FOLDERS = {"tests", "app", "logs", "inputs", "overlay", "ctl", "view"}
+
+# A folder of the stage, opened without following a link; a file of ours,
+# made new where nothing is (never through a link left in its place).
+_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+# A file of ours read back to compare: never a FIFO's open that blocks.
+_READ_OWN = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
 
 @record
@@ -64,7 +85,11 @@ class Stage:
     """The workspace whose size chose between the copy and the overlay (asked once)."""
     overlay_big: bool = False
     vendored_from: Path | None = None
-    runner_from: Path | None = None  # the runner script placed in .ng/ (ours or the task's own)
+    vendor: Mirror | None = None
+    """The copy of nemo_gym/verifiers in ``.ng/nemo_gym`` (a mirror: what a
+    run changed in it is put back, as in the tests folder)."""
+    problem: str | None = None
+    """Why this run's inputs could not be staged (a start error); None: they were."""
     notes: list[str] = field(default_factory=list)
     live: bool = False
     """A watcher reports every change to the user's workspace (see
@@ -131,12 +156,28 @@ class Stage:
         is: the runner then names it and the problem."""
         target = self.inputs_dir / name
         try:
-            if os.path.lexists(target):
-                remove_path(target)
-            shutil.copyfile(source, target)
+            # the user's own link is theirs to have: its file is what is copied
+            real = os.path.realpath(source)
         except OSError:
             return source
+        try:
+            self._clear("inputs", name)
+        except OSError as exc:
+            self._fail(target, exc)
+            return target
+        try:
+            copy_file(real, str(target), replace=False)
+        except OSError as exc:
+            if os.path.lexists(target):  # the copy could not be made (O_EXCL): never hand over the user's file
+                self._fail(target, exc)
+                return target
+            return source
         return target
+
+    def write_input(self, name: str, text: str) -> Path:
+        """Write ``inputs/<name>`` anew (a response, a row's task data) for the runner."""
+        self._write_own("inputs", name, text.encode("utf-8"))
+        return self.inputs_dir / name
 
     def prepare(self, tests_source: Path, workspace: Path | None, nemo_gym_verifiers: Path | None,
                 runner: Path | None = None, task_vendors_nemo_gym: bool = False,
@@ -155,13 +196,42 @@ class Stage:
 
         The last run's verifier could reach this whole layout (``workspace.parent``
         is the stage): whatever it renamed, replaced by a link or left beside
-        the four folders is put right first, and no link is ever followed."""
+        the four folders is put right first, and no link is ever followed.
+        Anything that will not be put right (a name that cannot be removed)
+        is a :class:`StagingError`: this run does not start, the next is
+        staged again."""
+        self.problem = None
+        try:
+            return self._prepare(tests_source, workspace, nemo_gym_verifiers, runner, task_vendors_nemo_gym,
+                                 extra_tests)
+        except OSError as exc:
+            said = _said(exc, self.root)
+            self._move_on()
+            raise StagingError(f"could not stage the run: {said}") from None
+
+    def _move_on(self) -> None:
+        """Leave a folder that could not be put right (a name that will not
+        go) for a new one beside it: this run fails, the next one is staged
+        from nothing rather than failing the same way. The old folder goes
+        with the scratch folder, as far as it can."""
+        for mirror in (self.tests, self.workspace, self.vendor):
+            if mirror is not None:
+                mirror.close()
+        self.tests = self.workspace = self.vendor = None
+        self.vendored_from = self.pending = None
+        self.root = Path(tempfile.mkdtemp(prefix=f"{self.root.name}-", dir=self.root.parent))
+
+    def _prepare(self, tests_source: Path, workspace: Path | None, nemo_gym_verifiers: Path | None,
+                 runner: Path | None, task_vendors_nemo_gym: bool, extra_tests: Path | None) -> list[str]:
         notes: list[str] = []
         self._tidy_root()
         # The reward folder first: whatever happens next, no verdict of an
         # earlier run can be read as this one's.
         make_real_dir(self.reward_dir.parent)
         _empty(self.reward_dir)
+        # The inputs too (response, task data, explanation, phases): each is
+        # made anew in an empty folder of ours, never written over.
+        _empty(self.inputs_dir)
         if workspace is not None and not workspace.is_dir():
             raise StagingError(f"the workspace {workspace} is not there any more (deleted or moved?)")
         keep = {".ng/run_verifier.py", ".ng/verifier.py"} | (set() if task_vendors_nemo_gym else {".ng/nemo_gym"})
@@ -195,10 +265,11 @@ class Stage:
         elif overlay:
             # The overlay is mounted over an empty folder; the last run's
             # writes are in the upper layer: clearing it is the whole staging.
+            # (``overlay`` itself is a real folder: _tidy_root saw to it.)
             self.workspace = None
             make_real_dir(self.app_dir)
             _empty(self.upper_dir)
-            make_real_dir(self.work_dir)
+            _empty(self.work_dir)
         else:
             if self.workspace is None or self.workspace.source != workspace:
                 if os.path.lexists(self.app_dir):
@@ -212,7 +283,6 @@ class Stage:
                 changed, self.pending = self.pending, (set() if self.live else None)
             self.workspace.sync(changed)
             notes += [f"workspace: {n}" for n in self.workspace.notes]
-        make_real_dir(self.inputs_dir)
         if self.namespace:
             _empty(self.ctl_dir)
         return notes
@@ -254,7 +324,7 @@ class Stage:
     def close(self) -> None:
         """The session is over: the mirrors stop following their sources (the
         files go with the scratch folder)."""
-        for mirror in (self.tests, self.workspace):
+        for mirror in (self.tests, self.workspace, self.vendor):
             if mirror is not None:
                 mirror.close()
 
@@ -264,40 +334,140 @@ class Stage:
         return sum(len(mirror.index) for mirror in (self.tests, self.workspace) if mirror is not None)
 
     def _tidy_root(self) -> None:
+        """The stage's own folders real folders (or absent), nothing else
+        beside them: every path below is then looked up from real folders of
+        ours (a link left as ``overlay`` would make ``overlay/upper`` a
+        folder of the user's, emptied before the next run)."""
         make_real_dir(self.root)
-        for entry in os.scandir(self.root):
-            if entry.name not in _STAGE_FOLDERS:
-                remove_path(Path(entry.path))
+        with os.scandir(self.root) as entries:
+            for entry in entries:
+                if entry.name not in _STAGE_FOLDERS or not entry.is_dir(follow_symlinks=False):
+                    remove_path(Path(entry.path))
 
     def place_dataset_verifier(self, verifier: Path) -> None:
-        shutil.copyfile(verifier, self.ng_dir / "verifier.py")
+        try:
+            self._place("tests/.ng", "verifier.py", verifier.read_bytes())
+        except OSError as exc:
+            self._fail(self.ng_dir / "verifier.py", exc)
 
     def _place_runner(self, source: Path) -> None:
-        target = self.ng_dir / "run_verifier.py"
-        try:
-            sst, tst = source.stat(), target.stat()
-            if self.runner_from == source and sst.st_size == tst.st_size and sst.st_mtime_ns == tst.st_mtime_ns:
-                return
-        except OSError:
-            pass
-        shutil.copy2(source, target)
-        self.runner_from = source
+        """The runner, checked by its bytes before every run: a verifier that
+        rewrote it keeping its size and times (or left a link in its place)
+        must not be what runs the next case."""
+        self._place("tests/.ng", "run_verifier.py", source.read_bytes(), stat.S_IMODE(source.stat().st_mode))
 
     def _vendor(self, verifiers: Path | None) -> None:
         """Vendor nemo_gym/verifiers beside the runner, as the shim does."""
         package = self.ng_dir / "nemo_gym"
-        if verifiers is None:
-            if package.exists():
-                shutil.rmtree(package, ignore_errors=True)
-            self.vendored_from = None
-            return
-        if self.vendored_from == verifiers and package.is_dir():
-            return
-        shutil.rmtree(package, ignore_errors=True)
-        package.mkdir(parents=True)
-        (package / "__init__.py").write_text("", encoding="utf-8")
-        shutil.copytree(verifiers, package / "verifiers", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        if verifiers is None or self.vendor is None or self.vendor.source != verifiers:
+            if self.vendor is not None:
+                self.vendor.close()
+            self.vendor = None
+            if os.path.lexists(package):
+                remove_path(package)
         self.vendored_from = verifiers
+        if verifiers is None:
+            return
+        make_real_dir(package)
+        self._place("tests/.ng/nemo_gym", "__init__.py", b"")
+        if self.vendor is None:
+            self.vendor = Mirror(verifiers, package / "verifiers")
+        self.vendor.sync()
+
+    # -- the files the tool itself writes into the stage --------------------
+
+    def _place(self, folder: str, name: str, data: bytes, mode: int = 0o644) -> None:
+        """``folder/name`` (relative to the stage) holding ``data`` with
+        ``mode``: left alone when it is a regular file holding exactly that
+        (read, not judged by size and time), else made anew."""
+        mode |= stat.S_IRUSR | stat.S_IWUSR
+        dfd = _open_beneath(self.root, folder)
+        try:
+            try:
+                fd = os.open(name, _READ_OWN, dir_fd=dfd)
+            except OSError:
+                fd = None
+            if fd is not None:
+                with os.fdopen(fd, "rb") as handle:
+                    st = os.fstat(handle.fileno())
+                    if (stat.S_ISREG(st.st_mode) and stat.S_IMODE(st.st_mode) == mode and st.st_size == len(data)
+                            and handle.read(len(data) + 1) == data):
+                        return
+            _write_new(dfd, name, data, mode, self.root / folder / name)
+        finally:
+            os.close(dfd)
+
+    def _write_own(self, folder: str, name: str, data: bytes, mode: int = 0o644) -> None:
+        """``folder/name`` made anew holding ``data`` (what was there goes);
+        a failure is this run's :attr:`problem`."""
+        try:
+            dfd = _open_beneath(self.root, folder)
+            try:
+                _write_new(dfd, name, data, mode, self.root / folder / name)
+            finally:
+                os.close(dfd)
+        except OSError as exc:
+            self._fail(self.root / folder / name, exc)
+
+    def _clear(self, folder: str, name: str) -> None:
+        dfd = _open_beneath(self.root, folder)
+        try:
+            _remove_name(dfd, name, self.root / folder / name)
+        finally:
+            os.close(dfd)
+
+    def _fail(self, path: Path, exc: OSError) -> None:
+        if self.problem is None:
+            self.problem = f"could not stage {path.relative_to(self.root)} for the run: {exc.strerror or exc}"
+
+
+def _open_beneath(root: Path, rel: str) -> int:
+    """A descriptor of the folder ``root/rel``, each step below ``root``
+    opened without following a link: a folder a verifier replaced by a link
+    is an error (``ELOOP``, ``ENOTDIR``), never the way to the user's files."""
+    fd = os.open(root, _DIR)
+    try:
+        for part in Path(rel).parts:
+            inner = os.open(part, _DIR, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _remove_name(dfd: int, name: str, path: Path) -> None:
+    """Remove ``name`` from the folder ``dfd`` whatever it is (a link as a
+    link); ``path`` is the same name, for a folder's tree."""
+    try:
+        st = os.lstat(name, dir_fd=dfd)
+    except FileNotFoundError:
+        return
+    if stat.S_ISDIR(st.st_mode):
+        remove_tree(path)
+    else:
+        os.unlink(name, dir_fd=dfd)
+
+
+def _write_new(dfd: int, name: str, data: bytes, mode: int, path: Path) -> None:
+    """``name`` in the folder ``dfd`` made anew (``O_EXCL``: should anything
+    still be there, or come back, this fails rather than write through it)."""
+    _remove_name(dfd, name, path)
+    fd = os.open(name, _NEW_FILE, mode, dir_fd=dfd)
+    with os.fdopen(fd, "wb") as handle:
+        os.fchmod(fd, mode)  # the mode whole, whatever the umask took from it
+        handle.write(data)
+
+
+def _said(exc: OSError, root: Path | None = None) -> str:
+    """An OSError in one line: where (in the stage: relative to it) and what."""
+    if not exc.filename:
+        return str(exc.strerror or exc)
+    where = Path(os.fsdecode(exc.filename))
+    if root is not None and where.is_relative_to(root):
+        where = where.relative_to(root)
+    return f"{where}: {exc.strerror or exc}"
 
 
 # With namespaces, a workspace up to this size is copied into the run's view
@@ -351,6 +521,10 @@ def _empty(folder: Path) -> None:
     except OSError:
         pass
     remove_path(folder)  # something would not go: the folder goes with it, or this raises
+    if os.path.lexists(folder):
+        left = next((os.path.join(where, name) for where, dirs, files in os.walk(folder) for name in files + dirs),
+                    str(folder))
+        raise OSError(errno.EPERM, "it cannot be removed", left)
     folder.mkdir(parents=True)
 
 
@@ -468,6 +642,10 @@ def _overlay(source: Path, target: Path) -> list[str]:
             dst = target / rel
             if os.path.lexists(dst):
                 remove_path(dst)
-            shutil.copy2(os.path.join(folder, name), dst, follow_symlinks=False)
+            src = os.path.join(folder, name)
+            if os.path.islink(src):
+                os.symlink(os.readlink(src), dst)
+            else:  # made new at its name (O_EXCL, O_NOFOLLOW): never through a link left there
+                copy_file(src, str(dst), replace=False)
             copied.append(rel)
     return copied

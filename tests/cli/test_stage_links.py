@@ -1,0 +1,265 @@
+"""A verifier turns its own stage against the user (issue 21, point 9).
+
+In the copy sandbox a verifier reaches the whole stage (``Path(workspace).parent``
+is the stage): it can leave a link, or a rewritten file, wherever the tool
+writes, copies or deletes when it stages the *next* run (``test``'s next case,
+``watch``'s next save, ``run --both-modes``' second mode). Each test here is a
+verifier doing that in one case, through the real command line, the real
+runner and real subprocesses; the next case must neither write nor delete
+the user's files, nor run a runner the verifier changed, nor stop the command.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.cli.test_headless import start_watch, stop
+from tests.helpers import PY, make_task, run_tool
+
+#: The verifier of every case below. A case's ``plant.json`` lists
+#: ``[path in the stage, link target]``: each path is replaced by a link to its
+#: target after the case has been judged. Where the stage cannot be reached (a
+#: namespace that shows the verifier only its own folders) or written, it says
+#: so and goes on: what is tested is what happens to the user's files.
+PLANTER = """
+import json, os, shutil
+from pathlib import Path
+
+def verify(workspace):
+    ws = Path(workspace)
+    stage = ws.parent
+    plan = ws / "plant.json"
+    if plan.exists():
+        for rel, target in json.loads(plan.read_text()):
+            where = stage / rel
+            try:
+                if where.is_dir() and not where.is_symlink():
+                    shutil.rmtree(where)
+                elif os.path.lexists(where):
+                    where.unlink()
+                where.parent.mkdir(parents=True, exist_ok=True)
+                os.symlink(target, where)
+            except OSError as exc:
+                print("could not plant", rel, exc)
+    if (ws / "raise.txt").exists():
+        raise RuntimeError("this case's verifier raises")
+    return 1.0
+"""
+
+PASS = '{"rewards": {"reward": 1.0}}'
+
+
+def _case(task: Path, name: str, files: dict[str, str], expected: str = PASS, **beside: str) -> Path:
+    workspace = task / "cases" / name / "workspace"
+    workspace.mkdir(parents=True)
+    for rel, text in files.items():
+        (workspace / rel).write_text(text)
+    (task / "cases" / name / "expected.json").write_text(expected)
+    for name_beside, text in beside.items():
+        (task / "cases" / name / name_beside.replace("_", ".", 1)).write_text(text)
+    return workspace
+
+
+def _rows(stdout: str) -> dict[str, str]:
+    """The table's rows by case: {case: mark}."""
+    return {line.split()[1]: line[0] for line in stdout.splitlines() if line[:1] in "✓✗!" and len(line.split()) > 1}
+
+
+def _test(env, task: Path) -> tuple[int, str, dict[str, str]]:
+    # one job: the cases take turns in two stages (the next is staged while one runs)
+    done = run_tool(env, "test", task, "-j", "1", "--python", PY)
+    assert "Traceback" not in done.stderr, done.stderr
+    return done.returncode, done.stdout + done.stderr, _rows(done.stdout)
+
+
+@pytest.fixture
+def env(env, sandbox):
+    """The user's environment with the sandbox under test chosen (``env``
+    copies the environment before ``sandbox`` may have set it)."""
+    env["VERIFIER_TUI_SANDBOX"] = sandbox
+    return env
+
+
+@pytest.fixture
+def home(tmp_path, env):
+    """A home folder of the test's own, with a ``.bashrc`` to stand for the user's."""
+    folder = tmp_path / "home"
+    folder.mkdir()
+    (folder / ".bashrc").write_text("export PS1='mine'\n")
+    env["HOME"] = str(folder)
+    return folder
+
+
+def test_the_runner_replaced_by_a_link_to_bashrc_writes_nothing_there(env, sandbox, home, tmp_path):
+    task = make_task(tmp_path / "tasks" / "t", PLANTER)
+    bashrc = home / ".bashrc"
+    _case(task, "a-plant", {"plant.json": json.dumps([["tests/.ng/run_verifier.py", str(bashrc)]])})
+    for name in ("b-next", "c-next", "d-next"):  # staged while the one before runs: two stages take turns
+        _case(task, name, {"x.txt": "x"})
+    code, out, rows = _test(env, task)
+    assert bashrc.read_text() == "export PS1='mine'\n"
+    assert rows == {"a-plant": "✓", "b-next": "✓", "c-next": "✓", "d-next": "✓"}, out
+    assert code == 0, out
+
+
+@pytest.mark.parametrize("link", ["inputs/response.json", "inputs/task_data.json"])
+def test_inputs_replaced_by_links_to_the_users_files_write_nothing_there(env, sandbox, tmp_path, link):
+    """The staged response and task data: links to another case's workspace
+    file, to task.toml and to tasks.jsonl, each left for the next case."""
+    task = make_task(tmp_path / "tasks" / "t", PLANTER)
+    (task / "tasks.jsonl").write_text('{"task_id": "b-next", "task_data": {"n": 1}}\n'
+                                      '{"task_id": "c-next", "task_data": {"n": 2}}\n'
+                                      '{"task_id": "d-next", "task_data": {"n": 3}}\n')
+    other = _case(task, "z-other", {"keep.txt": "the other case's file\n"})
+    targets = [other / "keep.txt", task / "task.toml", task / "tasks.jsonl"]
+    before = {path: path.read_bytes() for path in targets}
+    for index, (name, target) in enumerate(zip(["a-plant", "b-next", "c-next"], targets)):
+        _case(task, name, {"plant.json": json.dumps([[link, str(target)]])}, response_txt=f"answer {index}")
+    _case(task, "d-next", {"x.txt": "x"}, response_txt="last")
+    code, out, rows = _test(env, task)
+    assert {path: path.read_bytes() for path in targets} == before
+    assert set(rows.values()) == {"✓"} and len(rows) == 5, out
+    assert code == 0, out
+
+
+def test_the_overlay_replaced_by_a_link_to_a_read_only_folder_deletes_nothing_there(env, sandbox, tmp_path):
+    """``overlay`` (whose ``upper`` is emptied before a namespace's run) and
+    ``inputs`` made links to a folder of the user's the verifier could only
+    read: the tool, which may write there, must not empty it for the next run."""
+    if sandbox == "copy":
+        pytest.skip("the copy sandbox has no overlay; its mirror: tests/engine/test_stage_links.py")
+    task = make_task(tmp_path / "tasks" / "t", PLANTER)
+    mine = tmp_path / "mine"
+    for name in ("upper", "work"):
+        (mine / name).mkdir(parents=True)
+        (mine / name / "precious.txt").write_text("keep me\n")
+    (mine / "precious.txt").write_text("keep me\n")
+    _case(task, "a-plant", {"plant.json": json.dumps([["overlay", str(mine)], ["inputs", str(mine)]])},
+          response_txt="r")
+    for name in ("b-next", "c-next", "d-next"):
+        _case(task, name, {"x.txt": "x"}, response_txt="r")
+    folders = (mine, mine / "upper", mine / "work")
+    for folder in folders:
+        os.chmod(folder, 0o555)
+    try:
+        code, out, rows = _test(env, task)
+    finally:
+        for folder in folders:
+            os.chmod(folder, 0o755)
+    assert sorted(p.relative_to(mine).as_posix() for p in mine.rglob("*")) == [
+        "precious.txt", "upper", "upper/precious.txt", "work", "work/precious.txt"]
+    assert set(rows.values()) == {"✓"} and len(rows) == 4, out
+    assert code == 0, out
+
+
+FAKE_RUNNER = (
+    "import os, sys\n"
+    "d = sys.argv[sys.argv.index('--reward-dir') + 1]\n"
+    "open(os.path.join(d, 'reward.txt'), 'w').write('1')\n"
+    "os._exit(0)\n"
+)
+
+REWRITER = PLANTER.replace('    if (ws / "raise.txt")', '''\
+    runner = stage / "tests" / ".ng" / "run_verifier.py"
+    if (ws / "rewrite.txt").exists():
+        st = runner.stat()
+        fake = FAKE.encode()
+        fake += b"#" * (st.st_size - len(fake))
+        with open(runner, "r+b") as handle:
+            handle.write(fake)
+        os.utime(runner, ns=(st.st_atime_ns, st.st_mtime_ns))
+    if (ws / "raise.txt")''').replace("import json, os, shutil", f"import json, os, shutil\nFAKE = {FAKE_RUNNER!r}")
+
+
+def test_a_runner_rewritten_in_place_keeping_size_and_time_never_runs_again(env, sandbox, tmp_path):
+    task = make_task(tmp_path / "tasks" / "t", REWRITER)
+    _case(task, "a-rewrite", {"rewrite.txt": ""})
+    for name in ("b-raises", "c-raises", "d-raises"):
+        _case(task, name, {"raise.txt": ""})
+    code, out, rows = _test(env, task)
+    assert rows == {"a-rewrite": "✓", "b-raises": "✗", "c-raises": "✗", "d-raises": "✗"}, out
+    assert "this case's verifier raises" in out
+    assert code == 1
+
+
+@pytest.mark.parametrize("where", ["tests/.ng/run_verifier.py", "inputs/response.json"])
+def test_a_dangling_link_left_in_the_stage_fails_no_case(env, sandbox, tmp_path, where):
+    task = make_task(tmp_path / "tasks" / "t", PLANTER)
+    nowhere = tmp_path / "no-such-folder" / "no-such-file"
+    _case(task, "a-plant", {"plant.json": json.dumps([[where, str(nowhere)]])}, response_txt="r")
+    for name in ("b-next", "c-next", "d-next"):
+        _case(task, name, {"x.txt": "x"}, response_txt="r")
+    code, out, rows = _test(env, task)
+    assert rows == {"a-plant": "✓", "b-next": "✓", "c-next": "✓", "d-next": "✓"}, out
+    assert code == 0, out
+    assert not nowhere.parent.exists()
+
+
+IMMUTABLE = PLANTER.replace('    if (ws / "raise.txt")', '''\
+    if (ws / "stuck.txt").exists():
+        stuck = stage / "inputs" / "stuck"
+        stuck.write_text("")
+        import subprocess
+        subprocess.run(["chattr", "+i", str(stuck)], check=True)
+    if (ws / "raise.txt")''')
+
+
+def test_a_stage_the_tool_cannot_put_right_fails_one_case_in_one_line(env, sandbox, tmp_path):
+    """A file made immutable (``chattr +i``, as root) in the stage: that stage
+    cannot be emptied. The case staged there next fails to start, saying why
+    in one line; the stage is left for a new one and every other case runs."""
+    if sandbox == "namespace":
+        pytest.skip("in a namespace the verifier is no root of the stage's file system: it cannot chattr")
+    if os.geteuid() != 0 or shutil.which("chattr") is None:
+        pytest.skip("needs root and chattr to make a file the tool cannot remove")
+    task = make_task(tmp_path / "tasks" / "t", IMMUTABLE)
+    _case(task, "a-stuck", {"stuck.txt": ""})
+    for name in ("b-next", "c-next", "d-next", "e-next"):
+        _case(task, name, {"x.txt": "x"})
+    try:
+        code, out, rows = _test(env, task)
+    finally:
+        subprocess.run(["chattr", "-R", "-i", env["TMPDIR"]], capture_output=True)
+    failed = [name for name, mark in rows.items() if mark != "✓"]
+    assert len(rows) == 5 and len(failed) == 1 and failed[0] != "a-stuck", out
+    said = [line for line in out.splitlines() if "could not stage the run" in line]
+    assert len(said) == 1 and "could not stage the run: inputs/stuck: it cannot be removed" in said[0], out
+    assert code == 1
+
+
+def test_watch_goes_on_after_a_run_left_a_dangling_link(env, sandbox, tmp_path):
+    task = make_task(tmp_path / "tasks" / "t", PLANTER)
+    nowhere = tmp_path / "no-such-folder" / "no-such-file"
+    plant = [["tests/.ng/run_verifier.py", str(nowhere)], ["inputs", str(nowhere)]]
+    workspace = _case(task, "only", {"plant.json": json.dumps(plant)})
+    proc, reader = start_watch(env, task, "--case", "only", "--python", PY)
+    try:
+        assert "reward 1" in reader.next_run()
+        (workspace / "x.txt").write_text("a save")
+        second = reader.next_run()
+        assert second.startswith("#2") and "reward 1" in second, second
+        (workspace / "x.txt").write_text("another save")
+        assert "reward 1" in reader.next_run()
+    finally:
+        code, stderr = stop(proc)
+    assert code == 0 and "Traceback" not in stderr, stderr
+    assert not nowhere.parent.exists()
+
+
+def test_both_modes_second_mode_writes_nothing_through_the_first_ones_links(env, sandbox, home, tmp_path):
+    task = make_task(tmp_path / "tasks" / "t", PLANTER)
+    bashrc = home / ".bashrc"
+    plant = [["tests/.ng/run_verifier.py", str(bashrc)], ["inputs/response.json", str(task / "task.toml")]]
+    _case(task, "only", {"plant.json": json.dumps(plant)}, response_json='{"output": []}')
+    toml = (task / "task.toml").read_bytes()
+    done = run_tool(env, "run", task, "--case", "only", "--both-modes", "--python", PY)
+    assert "Traceback" not in done.stderr, done.stderr
+    assert bashrc.read_text() == "export PS1='mine'\n"
+    assert (task / "task.toml").read_bytes() == toml
+    assert done.stdout.count("exit 0") == 2, done.stdout
