@@ -617,22 +617,41 @@ def interpreter_with_long_sys_path(root: Path, entries: int) -> Path:
 
 
 #: A verifier for tests of parallel runs: two runs that can only pass together. Each marks its
-#: arrival (its workspace's who.txt) in the folder that the task's tests/meet.txt names, and waits
-#: up to 3 s for the other's mark (1.0 when they met, else 0.0). Without meet.txt it scores 1.0 at
+#: arrival (its workspace's who.txt) with an abstract Unix socket named after the place the task's
+#: tests/meet.txt names, and waits up to 3 s for the other's mark (1.0 when they met, else 0.0; a
+#: mark lasts as long as its run, so runs one after the other never meet):
+#: abstract sockets belong to the network namespace, which runs share (each namespace run has a
+#: /tmp of its own, so a folder is no meeting place). Without meet.txt it scores 1.0 at
 #: once (a sandbox run built before the meeting is set up). Indented, as make_task dedents it: a
 #: top-level ``def verify`` in this file would make the repository look like a task.
 MEET_VERIFIER = """\
-    import pathlib, time
+    import hashlib, pathlib, socket, time
     def verify(workspace):
         named = pathlib.Path(__file__).with_name("meet.txt")
         if not named.exists():
             return 1.0
-        folder = pathlib.Path(named.read_text().strip())
-        (folder / (workspace / "who.txt").read_text().strip()).write_text("")
+        place = hashlib.sha256(named.read_text().strip().encode()).hexdigest()[:32]  # names end at 107 bytes
+        mark = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        mark.bind("\\0" + place + "/" + (workspace / "who.txt").read_text().strip())
         deadline = time.monotonic() + 3
         while time.monotonic() < deadline:
-            if len(list(folder.iterdir())) >= 2:
-                return 1.0
+            with open("/proc/net/unix") as table:
+                if sum(("@" + place + "/") in line for line in table) >= 2:
+                    time.sleep(0.2)  # the mark stays while the other looks for it again
+                    return 1.0
             time.sleep(0.02)
         return 0.0
 """
+
+
+#: Verifier code that says it has started: an empty ``started`` file in its
+#: reward folder, the one folder of the tool's that a run can write in both
+#: sandboxes (the namespace's view hides the test's /tmp). ``has_started``
+#: finds it from outside.
+SAY_STARTED = ("import os as _os, sys as _sys\n"
+               "open(_os.path.join(_sys.argv[_sys.argv.index('--reward-dir') + 1], 'started'), 'w').close()\n")
+
+
+def has_started(tmpdir: str | Path) -> bool:
+    """Whether a run under ``tmpdir`` (the tool's TMPDIR) ran :data:`SAY_STARTED`."""
+    return bool(list(Path(tmpdir).glob("verifier-tui-*/stage-*/logs/verifier/started")))

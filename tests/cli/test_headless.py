@@ -16,6 +16,7 @@ import queue
 import signal
 import subprocess
 import sys
+import textwrap
 import threading
 import time
 import xml.etree.ElementTree as ET
@@ -28,9 +29,11 @@ from tests.helpers import (
     EXAMPLES,
     MODULE,
     PY,
+    SAY_STARTED,
     TASKS_WITH_CASES,
     TOOL,
     documented_fields,
+    has_started,
     make_task,
     no_traceback,
     processes_with,
@@ -513,13 +516,10 @@ def test_watch_rereads_task_toml(env, example):
 @pytest.mark.parametrize("command", [["run"], ["run", "--json"], ["test"], ["watch"], ["watch", "--json"]])
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP], ids=["SIGTERM", "SIGINT", "SIGHUP"])
 def test_a_signal_ends_the_run_and_removes_the_scratch(env, tmp_path, command, sig):
-    # The verifier says it started in its reward folder, the one folder of the
-    # tool's that it can write in both sandboxes (the namespace hides this /tmp).
     task_dir = make_task(tmp_path / "slow", (
-        "import os, sys, time\n\n"
+        "import time\n\n"
         "def verify(workspace):\n"
-        "    rewards = sys.argv[sys.argv.index('--reward-dir') + 1]\n"
-        "    open(os.path.join(rewards, 'started'), 'w').close()\n"
+        + textwrap.indent(SAY_STARTED, "    ") +
         "    time.sleep(300)\n"))
     (task_dir / "cases" / "only" / "workspace").mkdir(parents=True)
     (task_dir / "cases" / "only" / "expected.json").write_text('{"exit_code": 0}')
@@ -527,7 +527,7 @@ def test_a_signal_ends_the_run_and_removes_the_scratch(env, tmp_path, command, s
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 60
-        while not list(Path(env["TMPDIR"]).glob("verifier-tui-*/stage-*/logs/verifier/started")):
+        while not has_started(env["TMPDIR"]):
             assert proc.poll() is None, proc.communicate()
             assert time.monotonic() < deadline, "the verifier never started"
             time.sleep(0.05)

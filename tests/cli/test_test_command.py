@@ -178,7 +178,7 @@ def test_jobs_runs_that_many_cases_at_the_same_time(env, tmp_path):
     task_dir = make_task(tmp_path / "tasks" / "meeting", MEET_VERIFIER, cases=cases)
     for case in ("a", "b"):
         (task_dir / "cases" / case / "expected.json").write_text('{"rewards": {"reward": 1.0}}')
-    for jobs, passed in (("2", 2), ("1", 1)):  # one at a time, the first case waits in vain
+    for jobs, passed in (("2", 2), ("1", 0)):  # one at a time, each waits in vain
         folder = tmp_path / f"meet-{jobs}"
         folder.mkdir()
         (task_dir / "tests" / "meet.txt").write_text(str(folder))

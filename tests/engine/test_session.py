@@ -597,12 +597,9 @@ def test_the_users_workspace_stays_byte_identical(tmp_path, run, sandbox):
     seen = eval(first.stdout.text.splitlines()[0])  # the verifier's own view of its workspace
     assert ("hello.txt", "hello world\n") in seen
     assert ("data/nested/deep.txt", "deep\n") in seen
-    if sandbox == "copy":
-        assert ("outside-link.txt", "the user's other file\n") in seen  # copied, not linked
-        assert not any(rel == "victim-link" for rel, *_ in seen)  # a link to an outside folder is skipped
-    else:  # the workspace as it is, its links too: what they lead to is read-only
-        assert ("outside-link.txt", "->", str(outside)) in seen
-        assert ("victim-link", "->", str(victim)) in seen
+    # A small workspace is a copy in both sandboxes (with namespaces, inside the view).
+    assert ("outside-link.txt", "the user's other file\n") in seen  # copied, not linked
+    assert not any(rel == "victim-link" for rel, *_ in seen)  # a link to an outside folder is skipped
     assert first.sandbox == sandbox
 
 
@@ -684,7 +681,9 @@ def test_a_rerun_sees_changes_to_the_users_workspace(tmp_path, run):
     assert result.stdout.text == "['added.txt', 'score.txt']\n"
 
 
-def test_the_tests_folder_is_repaired_too(tmp_path, run):
+def test_the_tests_folder_is_repaired_too(tmp_path, run, sandbox):
+    """In the copy sandbox a verifier may rewrite its staged copy, which the
+    next run puts right; with namespaces /tests is read-only."""
     task_dir = make_task(tmp_path / "t", """\
         from pathlib import Path
 
@@ -696,8 +695,12 @@ def test_the_tests_folder_is_repaired_too(tmp_path, run):
     """)
     before = (task_dir / "tests" / "verifier.py").read_bytes()
     with session_for(task_dir) as session:
-        assert run(session).verdict.rewards == {"reward": 1.0}
-        assert run(session).verdict.rewards == {"reward": 1.0}
+        first, second = run(session), run(session)
+    if sandbox == "copy":
+        assert first.verdict.rewards == second.verdict.rewards == {"reward": 1.0}
+    else:
+        assert "OSError: [Errno 30] Read-only file system" in first.stderr.text
+        assert "OSError: [Errno 30] Read-only file system" in second.stderr.text
     assert (task_dir / "tests" / "verifier.py").read_bytes() == before
 
 

@@ -73,22 +73,24 @@ async def test_lines_too_many_to_show_once_wrapped_leave_a_marker_where_they_wer
         assert app.main.query_one("#output").text("stderr").splitlines()[0] == first
 
 
+# Waits for a file "stop" beside its staged copy: the test puts it in the
+# stage's tests folder, which the run sees live in both sandboxes (the
+# namespace's view hides the test's own /tmp).
 FLOOD_THEN_WAIT = """
 import sys, time
 from pathlib import Path
 def verify(workspace):
     for i in range(12000):
-        sys.stderr.write(f"line {{i}}\\n")
+        sys.stderr.write(f"line {i}\\n")
     sys.stderr.flush()
-    while not Path({stop!r}).exists():
+    while not Path(__file__).with_name("stop").exists():
         time.sleep(0.05)
     return 1.0
 """
 
 
 async def test_a_streaming_run_marks_the_lines_it_dropped(tmp_path):
-    stop = tmp_path / "stop"
-    app = make_app(make_task(tmp_path / "tasks" / "t", FLOOD_THEN_WAIT.format(stop=str(stop))), watch=False)
+    app = make_app(make_task(tmp_path / "tasks" / "t", FLOOD_THEN_WAIT), watch=False)
     async with app.run_test(size=SIZE) as pilot:
         log = app.main.query_one("#stderr", Log)
 
@@ -104,7 +106,8 @@ async def test_a_streaming_run_marks_the_lines_it_dropped(tmp_path):
             dropped = int(first.split()[1].replace(",", ""))
             assert log.lines[1] == f"line {dropped}" and log.line_count <= 5001
         finally:
-            stop.touch()
+            for tests in app.session.scratch_root.glob("stage-*/tests"):
+                (tests / "stop").touch()
         await app.wait_for_runs(1)
 
 

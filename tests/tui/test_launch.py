@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import os
 import select
+import textwrap
 import time
 from pathlib import Path
 
 import pytest
 
-from tests.helpers import TOOL, make_task, no_traceback, processes_with, run_tool, wait_none_with
+from tests.helpers import SAY_STARTED, TOOL, has_started, make_task, no_traceback, processes_with, run_tool, wait_none_with
 
 pty = pytest.importorskip("pty")
 
@@ -101,24 +102,18 @@ def test_closing_the_terminal_ends_the_run_and_removes_the_scratch(tmp_path, env
     it: the app must end it (and its children) and remove its scratch folder."""
     import signal
 
-    started = tmp_path / "verifier.started"
-    root = make_task(tmp_path / "tasks" / "slow", f"""
-        import time
-        def verify(workspace):
-            open({str(started)!r}, "w").write("started")
-            time.sleep(120)
-            return 1.0
-    """)
+    root = make_task(tmp_path / "tasks" / "slow", "import time\ndef verify(workspace):\n"
+                     + textwrap.indent(SAY_STARTED, "    ") + "    time.sleep(120)\n    return 1.0\n")
     pid, fd = start_in_terminal(env, [str(root), "--no-watch"])
     try:
         deadline = time.monotonic() + 30
-        while not started.exists() and time.monotonic() < deadline:
+        while not has_started(env["TMPDIR"]) and time.monotonic() < deadline:
             if select.select([fd], [], [], 0.05)[0]:
                 try:
                     os.read(fd, 65536)
                 except OSError:
                     break
-        assert started.exists(), "the verifier never started"
+        assert has_started(env["TMPDIR"]), "the verifier never started"
         # The runner (and, with namespaces, the init around it), by the scratch
         # folder on their command lines: the pid the verifier sees is its
         # namespace's, which means nothing out here.

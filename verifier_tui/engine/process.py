@@ -489,7 +489,7 @@ class _Child:
     def _check_memory(self) -> None:
         """Past the limit, SIGKILL the biggest process of the run (the
         kernel's OOM killer picks by size too)."""
-        sizes = _resident(_descendants(self.proc.pid))
+        sizes = _resident({self.proc.pid} | _descendants(self.proc.pid))
         total = sum(sizes.values())
         if not sizes or total <= (self.memory_limit or 0):
             return
