@@ -189,9 +189,12 @@ async def test_the_header_names_the_sandbox_in_force(example, sandbox):
         await pilot.pause()
         assert result.sandbox == sandbox
         header = app.screen.query_one("#header")
-        # last, after the choices or on a line of its own when they fill the width
-        assert widget_text(app, "#header").rstrip().endswith((f"· sandbox: {sandbox}", f"\nsandbox: {sandbox}"))
-        assert str(header.tooltip).startswith(f"sandbox: {sandbox} (")  # the headless line, on hover
+        # last, after the choices or on a line of its own when they fill the width, with the task's limits
+        ending = f"sandbox: {sandbox} · 1024 MB · 1 CPU"
+        assert widget_text(app, "#header").rstrip().endswith((f"· {ending}", f"\n{ending}"))
+        tooltip = str(header.tooltip)
+        assert tooltip.startswith(f"sandbox: {sandbox} (")  # the headless lines, on hover
+        assert tooltip.endswith("limits: 1024 MB · 1 CPU" + (" · starts in /app" if sandbox == "namespace" else ""))
 
 
 async def test_the_header_says_when_a_copy_is_all_this_machine_allows(example, monkeypatch, private_cache):
@@ -199,8 +202,10 @@ async def test_the_header_says_when_a_copy_is_all_this_machine_allows(example, m
     from verifier_tui.engine import cache, isolation
 
     monkeypatch.setenv("VERIFIER_TUI_SANDBOX", "auto")
-    key = f"{isolation.os.uname().release} uid {isolation.os.getuid()} {isolation._tool('unshare')}"
-    cache.store("isolation.json", {key: {"problem": "unshare: unshare failed: Operation not permitted"}})
+    import time
+
+    cache.store("isolation.json", {isolation._cache_key(): {"problem": "unshare: unshare failed: Operation not "
+                                                                      "permitted", "at": time.time()}})
     app = make_app(example("hello-file"))
     async with app.run_test(size=SIZE) as pilot:
         result = await app.wait_for_runs(1)
