@@ -393,8 +393,9 @@ def view_mounts(plan: ViewPlan) -> list[str]:
         # The tool's scratch folder, where a bound folder of the machine holds
         # it (TMPDIR under /var/tmp, say): covered, so the stage's other
         # folders are not seen beside the ones the view binds.
-        hidden = [view + m for m, _flags in _under_tops(plan.hide, tops)]
-        lines += [_line("tmpfs", h, "tmpfs", "ro,size=4k,mode=0555") for h in hidden]
+        real = os.path.realpath(plan.hide)
+        if any(kind == "dir" and _inside(real, "/" + name) for name, kind in tops):
+            lines.append(_line("tmpfs", view + real, "tmpfs", "ro,size=4k,mode=0555"))
     # The root last, recursively, so it carries every mount above; then each
     # mount that must be read-only is remounted so (its top: the root's copy).
     lines.append(_line(view, view, "none", "rbind"))
@@ -411,16 +412,12 @@ def hidden_by_view(path: str) -> bool:
     return bool(parts) and parts[0] in _OWN_TOP
 
 
-def _under_tops(path: str, tops: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    real = os.path.realpath(path)
-    return [(real, "")] if any(kind == "dir" and _inside(real, "/" + name) for name, kind in tops) else []
-
-
 def _skeleton(view: str, plan: ViewPlan) -> list[tuple[str, str]]:
     """Make the view's own folders, files and links in ``view`` (idempotent);
     returns the machine's top entries to bind: (name, "dir" or "file")."""
-    from verifier_tui.engine.mirror import make_real_dir, remove_path
     from pathlib import Path
+
+    from verifier_tui.engine.mirror import make_real_dir, remove_path
 
     tops: list[tuple[str, str]] = []
     wanted: dict[str, str] = {}  # name in view: "dir", "file", or "link:<target>"

@@ -536,9 +536,10 @@ class MainScreen(Screen[None]):
                             markup=False)
                 return
             stage = prepared.stage
+            seen = stage.seen  # the sandbox's own paths with namespaces, the stage's without
             banner = (f"verify under pdb ({session.case.name if session.case else 'no case'}), in the staged sandbox "
-                      f"layout:\n  {stage.tests_dir} is a copy of {session.task.tests_dir}\n  {stage.app_dir} is a "
-                      f"copy of the workspace {session.workspace or '(empty)'}")
+                      f"layout:\n  {seen(stage.tests_dir)} is a copy of {session.task.tests_dir}\n  "
+                      f"{seen(stage.app_dir)} is the workspace {session.workspace or '(empty)'}, as the run sees it")
             self._outside(pdb_command(prepared.argv), "the run under pdb", what="pdb", banner=banner,
                           cwd=prepared.cwd, env=prepared.env, wait_for_enter=True)
         finally:
