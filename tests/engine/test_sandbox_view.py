@@ -82,7 +82,9 @@ def test_a_traceback_through_app_points_at_the_users_files(tmp_path, namespace):
     ws = task_dir / "cases" / "only" / "workspace"
     assert f'File "{task_dir}/tests/verifier.py", line 4, in verify' in result.stderr.text
     assert f"No such file or directory: '{ws}/missing.txt'" in result.stderr.text
-    assert "/app" not in result.stderr.text
+    # /app stays only in the quoted source line (the code as the user wrote it)
+    assert [line for line in result.stderr.text.splitlines() if "/app" in line] == [
+        '    return float(Path("/app/missing.txt").read_text())']
 
 
 def test_the_copy_sandbox_names_the_lines_that_use_the_sandboxs_paths(tmp_path, monkeypatch):
@@ -457,3 +459,18 @@ def test_a_live_sessions_scratch_is_not_swept(tmp_path, env):
         run_tool(env | {"TMPDIR": str(root.parent)}, "explain", task_dir, "--python", PY)
         assert root.exists()
     assert not root.exists()
+
+
+def test_a_tracebacks_source_lines_are_the_users_code_as_written(tmp_path, namespace):
+    task_dir = make_task(tmp_path / "t", """\
+        from pathlib import Path
+
+        def verify(workspace):
+            return float(Path("/app/missing.txt").read_text())
+    """, cases={"only": {}})
+    with Session(task_dir, Options(python=PY)) as session:
+        result = session.run()
+    lines = result.stderr.text.splitlines()
+    frame = lines.index(f'  File "{task_dir}/tests/verifier.py", line 4, in verify')
+    assert lines[frame + 1] == '    return float(Path("/app/missing.txt").read_text())'  # the code as written
+    assert lines[-1].endswith(f"'{task_dir}/cases/only/workspace/missing.txt'")  # the path it meant

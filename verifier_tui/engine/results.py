@@ -28,7 +28,18 @@ def map_paths(text: str, path_map: list[tuple[str, str]]) -> str:
     if not text or not path_map:
         return text
     pattern, users = _path_pattern(tuple(path_map))
-    return pattern.sub(lambda found: users[found.group(0)], text)
+    if '  File "' not in text:
+        return pattern.sub(lambda found: users[found.group(0)], text)
+    # A traceback quotes the verifier's source under each frame: that line
+    # is the user's code as written (``Path("/app/x")``), never rewritten.
+    # (A stack dump of faulthandler's has File lines only, no source.)
+    lines = text.split("\n")
+    after_frame = False
+    for index, line in enumerate(lines):
+        if not (after_frame and line.startswith("    ")):
+            lines[index] = pattern.sub(lambda found: users[found.group(0)], line)
+        after_frame = line.startswith('  File "') and ", line " in line
+    return "\n".join(lines)
 
 
 @functools.lru_cache(maxsize=64)
