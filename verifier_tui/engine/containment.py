@@ -16,7 +16,7 @@ import shutil
 import sys
 from typing import TYPE_CHECKING
 
-from verifier_tui.engine import isolation, strays, user_files
+from verifier_tui.engine import cache, isolation, strays, user_files
 from verifier_tui.engine.record import record
 from verifier_tui.engine.sandbox_view import sandbox_path_lines
 
@@ -76,6 +76,7 @@ def contain(prepared: Prepared) -> None:
             app_at=stage.app_at,
             network=limits is None or limits.network != "no-network",
             hide=str(stage.root.parent),
+            skeletons=os.path.join(cache.folder(), "views"),
             expose=_hidden_interpreter(prepared.argv[0]),
         )
         try:

@@ -324,6 +324,7 @@ class ViewPlan:
     app_at: str = APP  # where the workspace is (a task's test.sh may pass another path)
     network: bool = True  # False: an empty network namespace
     hide: str | None = None  # the tool's scratch folder: covered where a bound folder holds it
+    skeletons: str | None = None  # where view skeletons are kept and shared (None: made in ``view``)
     expose: tuple = ()  # folders of this machine the view's own folders would hide: shown read-only
     mounts: str = "/proc/self/mountinfo"
 
@@ -333,8 +334,9 @@ def namespace_argv(plan: ViewPlan, argv: list[str]) -> list[str]:
     view ``plan`` describes (its skeleton is made in ``plan.view``, the
     fstab written into ``plan.ctl``)."""
     fstab = os.path.join(plan.ctl, "fstab")
+    view, lines = view_mounts(plan)
     with open(fstab, "w", encoding="utf-8") as handle:
-        handle.write("".join(view_mounts(plan)))
+        handle.write("".join(lines))
     unshare = _tool("unshare") or "unshare"
     outer = [unshare, "--user", "--map-root-user", "--mount", "--pid", "--fork", "--kill-child", "--mount-proc"]
     if not plan.network:
@@ -347,17 +349,20 @@ def namespace_argv(plan: ViewPlan, argv: list[str]) -> list[str]:
     # run_process starts it from the thread that waits for it, to its end.)
     guard = [setpriv, "--pdeathsig", "KILL"] if setpriv is not None else []
     return [*guard, *outer, _tool("sh") or "sh", "-c", _INIT, "verifier-tui-init", fstab, plan.ctl,
-            str(os.getuid()), str(os.getgid()), plan.view, plan.workdir, ip, "--", *argv]
+            str(os.getuid()), str(os.getgid()), view, plan.workdir, ip, "--", *argv]
 
 
-def view_mounts(plan: ViewPlan) -> list[str]:
-    """The fstab lines that make the view on ``plan.view``, after making its
-    skeleton there (the mount points, the links of ``/``)."""
-    view = plan.view
+def view_mounts(plan: ViewPlan) -> tuple[str, list[str]]:
+    """The folder the view is built on (its skeleton: the mount points, the
+    links of ``/``) and the fstab lines that make the view there."""
+    view, tops = _skeleton(plan)
     mounts = read_mounts(plan.mounts)
-    tops = _skeleton(view, plan)
     lines: list[str] = []
     read_only: list[tuple[str, str]] = []  # (target in the view, the flags its mount must keep)
+    # A folder of the machine that holds the view itself is bound first: bound
+    # later, it would carry a copy of every mount made in the view until then,
+    # before they were made read-only. (Its copy of the view is covered below.)
+    tops = sorted(tops, key=lambda top: not _inside(os.path.realpath(view), "/" + top[0]))
     for name, kind in tops:
         source, target = "/" + name, os.path.join(view, name)
         if kind == "dir":
@@ -389,12 +394,15 @@ def view_mounts(plan: ViewPlan) -> list[str]:
     read_only.append((view + TESTS, ""))
     lines.append(_line(plan.reward, view + REWARD, "none", "bind"))
     lines.append(_line(plan.inputs, view + INPUTS, "none", "bind"))
-    if plan.hide is not None:
-        # The tool's scratch folder, where a bound folder of the machine holds
-        # it (TMPDIR under /var/tmp, say): covered, so the stage's other
-        # folders are not seen beside the ones the view binds.
-        real = os.path.realpath(plan.hide)
-        if any(kind == "dir" and _inside(real, "/" + name) for name, kind in tops):
+    for hidden in (plan.hide, plan.skeletons):
+        # The tool's scratch folder and its skeletons, where a bound folder of
+        # the machine holds them (TMPDIR under /var/tmp, the cache in the home
+        # folder): covered, so the stage's other folders are not seen beside
+        # the ones the view binds.
+        if hidden is None:
+            continue
+        real = os.path.realpath(hidden)
+        if os.path.isdir(real) and any(kind == "dir" and _inside(real, "/" + name) for name, kind in tops):
             lines.append(_line("tmpfs", view + real, "tmpfs", "ro,size=4k,mode=0555"))
     # The root last, recursively, so it carries every mount above; then each
     # mount that must be read-only is remounted so (its top: the root's copy).
@@ -402,7 +410,7 @@ def view_mounts(plan: ViewPlan) -> list[str]:
     lines.append(_line(view, view, "none", "remount,bind,ro"))
     for target, flags in read_only:
         lines.append(_line(target, target, "none", "remount,bind,ro" + (f",{flags}" if flags else "")))
-    return lines
+    return view, lines
 
 
 def hidden_by_view(path: str) -> bool:
@@ -412,15 +420,17 @@ def hidden_by_view(path: str) -> bool:
     return bool(parts) and parts[0] in _OWN_TOP
 
 
-def _skeleton(view: str, plan: ViewPlan) -> list[tuple[str, str]]:
-    """Make the view's own folders, files and links in ``view`` (idempotent);
-    returns the machine's top entries to bind: (name, "dir" or "file")."""
-    from pathlib import Path
-
-    from verifier_tui.engine.mirror import make_real_dir, remove_path
+def _skeleton(plan: ViewPlan) -> tuple[str, list[tuple[str, str]]]:
+    """The folder the view is built on, and the machine's top entries to bind
+    ((name, "dir" or "file")). A skeleton (its mount points and the links of
+    ``/``) is made once for what it holds and kept in the tool's cache,
+    shared by every run that needs the same: making one costs about 5 ms,
+    and removing it again as much; falling back to ``plan.view`` (the stage's)
+    where the cache cannot be written."""
+    import hashlib
 
     tops: list[tuple[str, str]] = []
-    wanted: dict[str, str] = {}  # name in view: "dir", "file", or "link:<target>"
+    wanted: dict[str, str] = {}  # path in the view: "dir", "file", or "link:<target>"
     with os.scandir("/") as entries:
         for entry in entries:
             name = entry.name
@@ -437,30 +447,64 @@ def _skeleton(view: str, plan: ViewPlan) -> list[tuple[str, str]]:
                     tops.append((name, "file"))
             except OSError:
                 continue
-    for name in ("proc", "dev", "tmp", "tests", "logs", INPUTS.strip("/")):
+    for name in ("proc", "dev", "tmp", "tests", "logs", "logs/verifier", INPUTS.strip("/"), "dev/pts", "dev/shm"):
         wanted[name] = "dir"
-    make_real_dir(Path(view))
-    for name, kind in wanted.items():
-        _ensure(os.path.join(view, name), kind, remove_path)
+    wanted.update({f"dev/{name}": "file" for name in _DEVICES})
+    wanted.update({f"dev/{name}": "link:" + target for name, target in _DEV_LINKS.items()})
     # The workspace's mount point, and the working directory unless it is in
-    # a folder of the machine (bound as it is: see ``missing_workdir``).
-    for extra in {plan.app_at, plan.workdir}:
+    # a folder of the machine (bound as it is).
+    for extra in (plan.app_at, plan.workdir):
         parts = [p for p in extra.split("/") if p]
         if not parts or parts[0] in wanted and parts[0] not in _OWN_TOP:
             continue
-        folder = view
-        for part in parts:
-            folder = os.path.join(folder, part)
-            _ensure(folder, "dir", remove_path)
-    dev = os.path.join(view, "dev")
-    for name in _DEVICES:
-        _ensure(os.path.join(dev, name), "file", remove_path)
-    for name in ("pts", "shm"):
-        _ensure(os.path.join(dev, name), "dir", remove_path)
-    for name, target in _DEV_LINKS.items():
-        _ensure(os.path.join(dev, name), "link:" + target, remove_path)
-    _ensure(os.path.join(view, "logs", "verifier"), "dir", remove_path)
-    return tops
+        for depth in range(1, len(parts) + 1):
+            wanted.setdefault("/".join(parts[:depth]), "dir")
+    # Folders before what is in them.
+    spec = sorted(wanted.items(), key=lambda item: (item[0].count("/"), item[0]))
+    key = hashlib.sha256(repr(spec).encode()).hexdigest()[:24]
+    base = plan.skeletons
+    if base is not None:
+        try:
+            return _built(spec, base, key), tops
+        except OSError:
+            pass  # a cache we cannot write: the stage's own folder, made for this run
+    _make_skeleton(plan.view, spec)
+    return plan.view, tops
+
+
+def _built(spec: list[tuple[str, str]], base: str, key: str) -> str:
+    """``base/<key>/root``, made (atomically, by renaming a finished one into
+    place) unless another run already did."""
+    import tempfile
+
+    done = os.path.join(base, key)
+    if os.path.isfile(os.path.join(done, "complete")):
+        return os.path.join(done, "root")
+    os.makedirs(base, mode=0o700, exist_ok=True)
+    building = tempfile.mkdtemp(prefix=".building-", dir=base)
+    _make_skeleton(os.path.join(building, "root"), spec)
+    open(os.path.join(building, "complete"), "w").close()
+    try:
+        os.rename(building, done)
+    except OSError:  # made meanwhile by another run: that one serves
+        from pathlib import Path
+
+        from verifier_tui.engine.mirror import remove_tree
+
+        remove_tree(Path(building))
+        if not os.path.isfile(os.path.join(done, "complete")):
+            raise
+    return os.path.join(done, "root")
+
+
+def _make_skeleton(root: str, spec: list[tuple[str, str]]) -> None:
+    from pathlib import Path
+
+    from verifier_tui.engine.mirror import make_real_dir, remove_path
+
+    make_real_dir(Path(root))
+    for rel, kind in spec:
+        _ensure(os.path.join(root, rel), kind, remove_path)
 
 
 def _ensure(path: str, kind: str, remove_path) -> None:
