@@ -187,15 +187,18 @@ def fallback(problem: str) -> Isolation:
 def namespace_problem(fresh: bool = False) -> str | None:
     """Why runs cannot get namespaces here, or None when they can. Asked
     once per machine and user, then remembered (a "no" for
-    :data:`RETRY_NEGATIVE_S` only); ``fresh`` asks again now."""
+    :data:`RETRY_NEGATIVE_S` only); ``fresh``: a remembered "no" is asked
+    again now (a remembered "yes" stands: the run itself tells, and a
+    failed one is forgotten)."""
     if not sys.platform.startswith("linux"):
         return "not Linux"
     for tool in ("unshare", "mount", "umount", "pivot_root", "sh"):
         if _tool(tool) is None:
             return f"{tool} is not on PATH"
     key = _cache_key()
-    known = None if fresh else cache.load(_CACHE_FILE, _valid_entry).get(key)
-    if known is not None and (known["problem"] is None or time.time() - known.get("at", 0) < RETRY_NEGATIVE_S):
+    known = cache.load(_CACHE_FILE, _valid_entry).get(key)
+    if known is not None and (known["problem"] is None
+                              or not fresh and time.time() - known.get("at", 0) < RETRY_NEGATIVE_S):
         return known["problem"]
     problem = _probe()
     remembered = cache.load(_CACHE_FILE, _valid_entry)
@@ -427,7 +430,7 @@ def _skeleton(plan: ViewPlan) -> tuple[str, list[tuple[str, str]]]:
     shared by every run that needs the same: making one costs about 5 ms,
     and removing it again as much; falling back to ``plan.view`` (the stage's)
     where the cache cannot be written."""
-    import hashlib
+    import zlib
 
     tops: list[tuple[str, str]] = []
     wanted: dict[str, str] = {}  # path in the view: "dir", "file", or "link:<target>"
@@ -461,7 +464,8 @@ def _skeleton(plan: ViewPlan) -> tuple[str, list[tuple[str, str]]]:
             wanted.setdefault("/".join(parts[:depth]), "dir")
     # Folders before what is in them.
     spec = sorted(wanted.items(), key=lambda item: (item[0].count("/"), item[0]))
-    key = hashlib.sha256(repr(spec).encode()).hexdigest()[:24]
+    text = repr(spec).encode()
+    key = f"{zlib.crc32(text):08x}-{len(text)}"  # (hashlib's import alone costs 2.5 ms)
     base = plan.skeletons
     if base is not None:
         try:
