@@ -19,11 +19,14 @@ and ``mount``) and with the copy staging forced (``VERIFIER_TUI_SANDBOX=copy``,
 what the goal was first set against), so the table shows what the
 containment costs apart from what the tool costs.
 
-Why the goal is "adds at most 40 ms": the tool's work around the runner is
-one Python start-up with its imports plus a staging that, on a small task,
-copies a handful of files; 40 ms keeps a `run` in a script or a CI loop
-indistinguishable from the runner by feel, and it is a number in
-milliseconds, not a ratio that moves with the interpreter's own start-up.
+Why the goal is "adds at most 70 ms": this row is a guard, not a target.
+The tool's work around the runner is one Python start-up with its imports,
+a staging that on a small task copies a handful of files, and the
+containment: with namespaces, the sandbox's own view (issue 21: a new root
+of read-only binds, pivot_root, a nested user namespace; about 15 ms of
+this row). That cost of containment and of plain idioms is accepted; the
+guard catches a change that would make a `run` in a script or a CI loop
+feel slow.
 """
 
 from __future__ import annotations
@@ -73,7 +76,7 @@ def measure(bench: Bench) -> list[Row]:
         notes = [f"runner inside the tool {median(seen[staging]['durations']):.1f} ms",
                  f"sandbox: {seen[staging]['sandbox']}"]
         rows.append(Row("run", "7", what, anchor="bare runner", values=ms(samples[key]),
-                        anchor_values=ms(samples["bare"]), goal=Goal.adds(40), notes=notes))
+                        anchor_values=ms(samples["bare"]), goal=Goal.adds(70), notes=notes))
     return rows
 
 

@@ -32,7 +32,7 @@ from verifier_tui.engine.model import ResponseSource, RunResult
 from verifier_tui.engine.record import record, replace
 from verifier_tui.engine.invocation import DEFAULT_TIMEOUT_S, EXPLAIN_FILE, Prepared, RunSpec, prepare
 from verifier_tui.engine.results import collect, map_paths, no_explanation, read_explain
-from verifier_tui.engine.isolation import NAMESPACE, Isolation
+from verifier_tui.engine.isolation import NAMESPACE, Isolation, IsolationError
 from verifier_tui.engine.isolation import choose as choose_isolation
 from verifier_tui.engine.isolation import fallback as isolation_fallback
 from verifier_tui.engine.isolation import requested as requested_isolation
@@ -377,8 +377,10 @@ class Session:
         up: unless namespaces were asked for by name, this session's runs use
         the copy sandbox from now on, this one included."""
         problem = namespace_failure(result.start_error)
-        if problem is None or requested_isolation() == NAMESPACE:
+        if problem is None:
             return False
+        if requested_isolation() == NAMESPACE:  # asked for by name: no copy instead
+            raise IsolationError(f"VERIFIER_TUI_SANDBOX=namespace, but this machine cannot: {problem}")
         self._isolation = isolation_fallback(problem)
         self._fallback_from = result.start_error
         for pool in self._stages.values():  # the namespace's stages are not the copy's
