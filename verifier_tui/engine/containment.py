@@ -140,10 +140,13 @@ def _workdir(prepared: Prepared) -> str:
             return wanted
         prepared.notices.append(f"the working directory {wanted} is not in this workspace: the run starts in {app}")
         return app
-    top = wanted.strip("/").split("/")[0]
-    if not top or top in ("tmp", "tests", "logs") or os.path.isdir(wanted) or not os.path.lexists("/" + top):
-        return wanted  # in the view (made there when it is a top folder this machine lacks)
-    prepared.notices.append(f"the working directory {wanted} does not exist on this machine: the run starts in /")
+    parts = [p for p in wanted.split("/") if p]
+    if not parts or parts in (["tmp"], ["tests"], ["logs"], ["logs", "verifier"]):
+        return wanted  # a folder the view has
+    if parts[0] not in ("tmp", "tests", "logs", "proc", "dev") and (os.path.isdir(wanted)
+                                                                    or not os.path.lexists("/" + parts[0])):
+        return wanted  # this machine's, or made in the view when it is a top folder this machine lacks
+    prepared.notices.append(f"the working directory {wanted} is not in this machine's view: the run starts in /")
     return "/"
 
 

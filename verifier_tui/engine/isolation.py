@@ -334,8 +334,7 @@ class ViewPlan:
 
 def namespace_argv(plan: ViewPlan, argv: list[str]) -> list[str]:
     """The command line that runs ``argv`` (with the view's paths) in the
-    view ``plan`` describes (its skeleton is made in ``plan.view``, the
-    fstab written into ``plan.ctl``)."""
+    view ``plan`` describes (the fstab is written into ``plan.ctl``)."""
     fstab = os.path.join(plan.ctl, "fstab")
     view, lines = view_mounts(plan)
     with open(fstab, "w", encoding="utf-8") as handle:

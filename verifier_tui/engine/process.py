@@ -493,8 +493,10 @@ class _Child:
         total = sum(sizes.values())
         if not sizes or total <= (self.memory_limit or 0):
             return
+        from verifier_tui.engine.strays import command_line
+
         pid = max(sizes, key=lambda p: sizes[p])
-        command = _command_line(pid)
+        command = command_line(pid)
         try:
             os.kill(pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
@@ -591,15 +593,6 @@ def _resident(pids: set[int]) -> dict[int, int]:
         except (OSError, IndexError, ValueError):
             continue
     return out
-
-
-def _command_line(pid: int) -> str:
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as handle:
-            raw = handle.read(4096)
-    except OSError:
-        return f"pid {pid}"
-    return " ".join(w.decode(errors="replace") for w in raw.split(b"\0") if w) or f"pid {pid}"
 
 
 def _signal_group(pgid: int, sig: int) -> bool:

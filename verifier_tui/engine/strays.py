@@ -49,7 +49,7 @@ def find(token: str) -> dict[int, str]:
             continue
         if _is_zombie(pid):
             continue
-        out[pid] = _command(pid)
+        out[pid] = command_line(pid)
     return out
 
 
@@ -93,7 +93,8 @@ def _is_zombie(pid: int) -> bool:
     return state in (b"Z", b"X")
 
 
-def _command(pid: int) -> str:
+def command_line(pid: int) -> str:
+    """A process's command line, its words joined by spaces (``pid N`` when it cannot be read)."""
     try:
         with open(f"/proc/{pid}/cmdline", "rb") as handle:
             raw = handle.read(4096)
