@@ -100,7 +100,8 @@ _INIT = r"""
 fstab=$1 ctl=$2 uid=$3 gid=$4 view=$5 wd=$6 ip=$7
 shift 8
 exec 3>&2 2>"$ctl/setup-error" 4>"$ctl/status" 5>"$ctl/strays"
-mount -a --fstab "$fstab" || exit 125
+# -c: the paths are the tool's, absolute and resolved already (saves 2 ms)
+mount -a -c --fstab "$fstab" || exit 125
 if [ -n "$ip" ]; then "$ip" link set lo up || exit 125; fi
 cd "$view" && pivot_root . . && umount -l . && cd / || exit 125
 echo started >&4
@@ -358,13 +359,14 @@ def view_mounts(plan: ViewPlan) -> tuple[str, list[str]]:
     """The folder the view is built on (its skeleton: the mount points, the
     links of ``/``) and the fstab lines that make the view there."""
     view, tops = _skeleton(plan)
+    view = os.path.realpath(view)
     mounts = read_mounts(plan.mounts)
     lines: list[str] = []
     read_only: list[tuple[str, str]] = []  # (target in the view, the flags its mount must keep)
     # A folder of the machine that holds the view itself is bound first: bound
     # later, it would carry a copy of every mount made in the view until then,
     # before they were made read-only. (Its copy of the view is covered below.)
-    tops = sorted(tops, key=lambda top: not _inside(os.path.realpath(view), "/" + top[0]))
+    tops = sorted(tops, key=lambda top: not _inside(view, "/" + top[0]))
     for name, kind in tops:
         source, target = "/" + name, os.path.join(view, name)
         if kind == "dir":
