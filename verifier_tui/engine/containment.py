@@ -101,8 +101,9 @@ def contain(prepared: Prepared) -> None:
              spec.task.root, spec.workspace]
     prepared.guard = user_files.take(order)
     setpriv = shutil.which("setpriv") or shutil.which("setpriv", path="/usr/bin:/bin")
-    # Should the tool be SIGKILLed, the runner goes with it (its own children
-    # are found by the run's mark at the next end of a run, not then).
+    # Should the tool be SIGKILLed, the runner goes with it. What the runner
+    # started does not: without a PID namespace nothing ends those then (the
+    # README says so).
     guard = [setpriv, "--pdeathsig", "KILL"] if setpriv is not None and sys.platform.startswith("linux") else []
     prepared.argv = prefix + guard + prepared.argv
 
