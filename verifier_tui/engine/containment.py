@@ -77,7 +77,7 @@ def contain(prepared: Prepared) -> None:
             network=limits is None or limits.network != "no-network",
             hide=str(stage.root.parent),
             skeletons=os.path.join(cache.folder(), "views"),
-            expose=_hidden_interpreter(prepared.argv[0]),
+            expose=_hidden_interpreter(prepared.python or prepared.argv[0]),
         )
         try:
             prepared.argv = prefix + isolation.namespace_argv(plan, prepared.argv)

@@ -85,6 +85,8 @@ class Prepared:
     """The runner's path on its command line (``/tests/.ng/run_verifier.py`` in the view)."""
     limits: Limits | None = None
     """The task's limits and the sandbox's paths, as this run gets them."""
+    python: str = ""
+    """The interpreter that runs the runner (through test.sh too): the view must show it."""
     memory_limit: int | None = None
     """Bytes the run's processes may hold together before the biggest is killed, as the kernel's OOM killer would."""
 
@@ -250,6 +252,7 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
         stack_signal=stack_signal,
         runner_script=runner_script,
         limits=limits,
+        python=interpreter.executable or spec.python,
     )
     if start_error is None and refusal is None:
         from verifier_tui.engine.containment import contain
