@@ -269,3 +269,25 @@ def test_a_test_sh_that_dies_before_the_runner_replays_as_the_sandbox_ran_it(tas
                                     "verdict_error": None, "agrees": False}
     assert any("ended otherwise (exit 0 · reward written: {'reward': 1.0})" in n for n in local.notices)
     assert local.phases  # the runner's phases still explain
+
+
+def test_a_verdict_from_test_sh_names_no_runner_difference_as_a_reason(task, runs, tmp_path, monkeypatch):
+    """The task vendors its own runner: when the replay's verdict comes from
+    its test.sh (which runs that runner, as the sandbox did), the runners'
+    difference is still said of the phases, but never given as a reason the
+    verdicts differ."""
+    from tests.helpers import RUNNER
+    from verifier_tui.engine import isolation
+
+    if isolation.namespace_problem() is not None:
+        pytest.skip("the task's test.sh runs only in the namespace's view")
+    monkeypatch.setenv(isolation.VARIABLE, "namespace")
+    demo = task(verifier=READS_HELLO, cases={"bad": {"hello.txt": "nope"}})
+    (demo / "tests" / ".ng").mkdir()
+    (demo / "tests" / ".ng" / "run_verifier.py").write_text(RUNNER.read_text() + "\n# the task's own copy\n")
+    trial = trial_from_sandbox(runs, tmp_path, demo, workspace={"hello.txt": "hi"})
+    _, _, local, out = replay(trial, case="bad")
+    assert local.verdict_by == "test.sh" and out["same"] is False
+    runners = "differs from the runner verifier-tui replays with"
+    assert any(runners in n for n in local.notices)
+    assert not any(runners in d for d in out["differences"])

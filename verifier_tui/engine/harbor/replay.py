@@ -42,6 +42,20 @@ class ReplayPlan:
     extra_tests: Path | None = None  # the step's own steps/<name>/tests: Harbor uploads it over tests/
     notices: list[str] = field(default_factory=list)
     reasons: list[str] = field(default_factory=list)  # what may make the replay differ, said when it does
+    runner_note: str | None = None
+    """The sandbox ran the task's own runner, the replay runs ours: a notice
+    (the phases shown are ours) and a reason the verdicts may differ, unless
+    the verdict comes from the task's test.sh, which runs the task's runner
+    as the sandbox did."""
+
+    def verdict_by_test_sh(self) -> ReplayPlan:
+        """This plan when the task's test.sh gave the verdict: the runners'
+        difference is no reason the verdicts differ."""
+        if self.runner_note is None:
+            return self
+        from verifier_tui.engine.record import replace
+
+        return replace(self, reasons=[r for r in self.reasons if r != self.runner_note])
 
     def to_json(self) -> dict:
         return {
@@ -145,6 +159,7 @@ def plan_replay(walk: TrialWalkthrough, *, workspace: Path | str | None = None, 
     if runner_note:
         plan.notices.append(runner_note)
         plan.reasons.append(runner_note)
+        plan.runner_note = runner_note
     return plan
 
 

@@ -213,9 +213,12 @@ class TrialSession:
         return self._compare(result)
 
     def _compare(self, result: RunResult | None) -> Replayed:
+        plan = self.plan
+        if result is not None and result.verdict_by == "test.sh":
+            plan = plan.verdict_by_test_sh()  # the script ran the task's own runner
         if result is not None:
-            result.notices.extend(n for n in self.plan.notices if n not in result.notices)
-        plan = None if self.skipped and result is None else self.plan
+            result.notices.extend(n for n in plan.notices if n not in result.notices)
+        plan = None if self.skipped and result is None else plan
         phases, parting, failure = replay_view(self.walk, result)
         agreement = agreement_of(self.walk, plan, result, parting)
         self.last = Replayed(result, None if result is not None else self.skipped, agreement, phases, parting,
@@ -225,7 +228,10 @@ class TrialSession:
     def to_json(self, replayed: Replayed | None = None) -> dict[str, Any]:
         """The object ``run TRIAL --json`` prints (docs/json-output.md)."""
         replayed = replayed or self.last or self._compare(None)
-        return trial_json(self.walk, plan=self.plan, local=replayed.local, local_skipped=replayed.skipped,
+        plan = self.plan
+        if replayed.local is not None and replayed.local.verdict_by == "test.sh":
+            plan = plan.verdict_by_test_sh()
+        return trial_json(self.walk, plan=plan, local=replayed.local, local_skipped=replayed.skipped,
                           view=(replayed.phases, replayed.parting, replayed.failure))
 
     # -- live reload -----------------------------------------------------------------------
