@@ -166,3 +166,46 @@ def test_wrapping_cuts_at_spaces_and_indents_continuations():
     huge = wrap_lines(["y" * (MAX_LINE_CHARS + 1234)], 100)
     assert huge[-1].endswith(f"... 1,234 more characters on this line (`verifier-tui run` and --json show it whole)")
     assert sum(len(row.strip()) for row in huge[:-1]) == MAX_LINE_CHARS
+
+
+# 128 MB on stderr with no newline until the end: the line being written was
+# joined again with every 64 KiB chunk (64 MB took 33 s here, 128 MB about
+# four times that, and q could not end the app meanwhile); now each chunk
+# costs its own length, and the run is over in a few seconds.
+ONE_HUGE_LINE = """
+import sys
+def verify(workspace):
+    chunk = "x" * (1 << 20)
+    for _ in range(128):
+        sys.stderr.write(chunk)
+    sys.stderr.write("\\nthe end\\n")
+    return 1.0
+"""
+
+
+async def test_a_128_mb_line_streams_through_the_panel_and_the_app_still_answers(tmp_path):
+    app = make_app(make_task(tmp_path / "tasks" / "t", ONE_HUGE_LINE), watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        result = await app.wait_for_runs(1, timeout=90)
+        await pilot.pause()
+        assert result.verdict.rewards == {"reward": 1.0}
+        assert result.stderr.total_bytes == 128 * (1 << 20) + len("\nthe end\n")
+        text = widget_text(app, "#stderr")
+        assert "more characters on this line (`verifier-tui run` and --json show it whole)" in text
+        assert "the end" in text
+        await pilot.press("q")
+        await pilot.pause()
+    assert app.return_code in (0, None)
+
+
+def test_a_line_being_written_keeps_its_first_characters_and_counts_the_rest():
+    from verifier_tui.tui.output_buffer import LINE_CHARS, OutputBuffer, more_characters
+
+    buffer = OutputBuffer()
+    buffer.reset(1)
+    for _ in range(100):
+        buffer.feed(1, "stderr", "x" * 65536)
+    buffer.feed(1, "stderr", "y\nnext\npartial")
+    assert buffer.take("stderr") == ["x" * LINE_CHARS, more_characters(100 * 65536 + 1 - LINE_CHARS), "next"]
+    buffer.feed(1, "stderr", " line\n")
+    assert buffer.take("stderr") == ["partial line"]

@@ -23,6 +23,7 @@ from textual.events import Resize
 from textual.widgets import ContentSwitcher, Log
 
 from verifier_tui.engine.model import CapturedText, RunResult, dropped_marker
+from verifier_tui.tui.output_buffer import LINE_CHARS, more_characters
 
 if TYPE_CHECKING:
     from verifier_tui.tui.display import Display
@@ -35,7 +36,7 @@ FLUSH_S = 0.05
 #: bounded by the engine). While a run streams, past this the older half goes.
 MAX_LINES = 5000
 #: Characters of one line shown (the rest is counted): see :func:`wrap_lines`.
-MAX_LINE_CHARS = 5_000
+MAX_LINE_CHARS = LINE_CHARS
 STREAMS = ("stderr", "stdout")
 _CARETS = re.compile(r"^\s*[\^~]+\s*$")
 
@@ -68,7 +69,7 @@ def wrap_lines(lines: list[str], width: int) -> list[str]:
                 start += 1
         out.append(indent + line[start:])
         if more > 0:
-            out.append(f"  ... {more:,} more characters on this line (`verifier-tui run` and --json show it whole)")
+            out.append(more_characters(more))
     return out
 
 
