@@ -557,6 +557,8 @@ BAD_INPUT = [
     (["run", "{examples}/../README.md"], "not a Python file"),
     (["run", "{task}", "--case", "nosuch"], "no such case"),
     (["run", "{task}", "--workspace", "{tmp}/nosuch"], "is not a folder"),
+    (["run", "{task}", "--workspace", "/"], "a system folder, not an agent's workspace"),
+    (["test", "{task}", "--workspace", "/usr"], "a system folder, not an agent's workspace"),
     (["run", "{task}", "--response", "{tmp}/missing.json"], "is not a file"),
     (["run", "{task}", "--task-data", "{tmp}/missing.json"], "is not a file"),
     (["run", "{task}", "--verifier", "nosuch"], "no such verifier"),

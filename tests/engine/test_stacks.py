@@ -129,3 +129,19 @@ def test_a_verifier_that_takes_the_signal_over_says_no_stack_came(tmp_path):
     result = run_once(task_dir)
     assert result.stack.stuck_at is None
     assert "wrote no stack" in result.stack.unavailable
+
+
+def test_a_verifier_that_ignores_the_signal_is_said_to_ignore_it(tmp_path, sandbox):
+    """Issue 23: after seconds of running, a verifier that set SIGUSR1 to
+    SIG_IGN was said to have "not been listening yet (still starting)"."""
+    task_dir = make_task(tmp_path / "t", """\
+        import signal, time
+
+        def verify(workspace):
+            signal.signal(signal.SIGUSR1, signal.SIG_IGN)
+            time.sleep(300)
+    """)
+    result = run_once(task_dir)
+    assert result.stack.stuck_at is None
+    assert result.stack.unavailable == ("the verifier set SIGUSR1 to be ignored, so the runner could not be asked "
+                                        "for its stack (its --stack-signal needs that signal)")

@@ -81,6 +81,8 @@ class Prepared:
     (:class:`~verifier_tui.engine.user_files.Snapshot`), to report what it wrote."""
     stack_signal: bool = False
     """The runner was given ``--stack-signal``: at a timeout it is asked for its stacks."""
+    stack_answer: str = ""
+    """At a timeout, how asking for the stack went (:func:`verifier_tui.engine.stacks.ask`)."""
     runner_script: str = ""
     """The runner's path on its command line (``/tests/.ng/run_verifier.py`` in the view)."""
     limits: Limits | None = None
@@ -95,9 +97,10 @@ class Prepared:
         thread's stack (:mod:`verifier_tui.engine.stacks`); True when asked."""
         if not self.stack_signal:
             return False
-        from verifier_tui.engine.stacks import ask
+        from verifier_tui.engine.stacks import ASKED, ask
 
-        return ask(leader, self.runner_script)
+        self.stack_answer = ask(leader, self.runner_script)
+        return self.stack_answer == ASKED
 
 
 def child_env(task_env: dict[str, str], extra: tuple[str, ...] = ()) -> dict[str, str]:

@@ -72,6 +72,22 @@ class Options:
     env: tuple[str, ...] = ()  # --env words: NAME (from the user's environment) or NAME=VALUE
 
 
+# The machine's own top folders: none is an agent's workspace, and staging
+# one would copy (or overlay) a whole system (issue 23).
+_SYSTEM_FOLDERS = frozenset({"/", "/bin", "/boot", "/dev", "/etc", "/lib", "/lib32", "/lib64", "/libx32", "/proc",
+                             "/run", "/sbin", "/sys", "/usr", "/var"})
+
+
+def system_folder(folder: Path) -> str | None:
+    """Why ``folder`` cannot be a workspace (one line), or None: the file
+    system's root and the system's own top folders are refused."""
+    real = os.path.realpath(folder)
+    if real in _SYSTEM_FOLDERS:
+        return (f"workspace {folder}: a system folder, not an agent's workspace (a run would stage all of it); "
+                "give the folder the agent worked in")
+    return None
+
+
 def response_source(path: Path) -> ResponseSource:
     """A response file: JSON when it parses as a JSON object by name
     (``.json``), plain text otherwise (wrapped by the tool)."""
@@ -158,6 +174,9 @@ class Session:
         folder = Path(folder).expanduser().absolute()
         if not folder.is_dir():
             raise SelectionError(f"workspace {folder} is not a folder")
+        problem = system_folder(folder)
+        if problem is not None:
+            raise SelectionError(problem)
         self.workspace = folder
 
     def choose_response(self, path: Path | None) -> None:

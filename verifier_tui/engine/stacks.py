@@ -44,19 +44,26 @@ _ELLIPSIS = re.compile(r"^  (?:\.\.\.|<.*>)$")
 # -- asking the runner ----------------------------------------------------------
 
 
-def ask(leader: int, script: str) -> bool:
-    """Send :data:`SIGNAL` to the runner (``script`` is the staged runner's
-    path) in the group ``leader`` leads; True when it was sent. Not sent to a
-    runner that does not catch the signal yet (still starting: its default
-    action would end it, with no dump)."""
+ASKED, IGNORED, NOT_YET = "asked", "ignored", "not yet"
+
+
+def ask(leader: int, script: str) -> str:
+    """Send :data:`SIGNAL` to the runner (``script`` is the runner's path on
+    its command line) in the group ``leader`` leads: :data:`ASKED` when it was
+    sent; :data:`IGNORED` when the verifier set the signal to be ignored
+    (the dump can never come); :data:`NOT_YET` when the runner does not catch
+    it yet (still starting: the default action would end it, with no dump),
+    or is gone."""
     pid = runner_pid(leader, script)
-    if pid is None or not _catches(pid, _SIGNAL_NUMBER):
-        return False
+    if pid is None:
+        return NOT_YET
+    if not _has(pid, "SigCgt:", _SIGNAL_NUMBER):
+        return IGNORED if _has(pid, "SigIgn:", _SIGNAL_NUMBER, default=False) else NOT_YET
     try:
         os.kill(pid, _SIGNAL_NUMBER)
     except OSError:  # gone meanwhile
-        return False
-    return True
+        return NOT_YET
+    return ASKED
 
 
 def runner_pid(leader: int, script: str) -> int | None:
@@ -95,17 +102,17 @@ def _runs(words: list[bytes], script: bytes) -> bool:
     return all(word.startswith(b"-") for word in words[1:words.index(script, 1)])
 
 
-def _catches(pid: int, number: int) -> bool:
-    """Whether ``pid`` has a handler for signal ``number`` (``SigCgt`` in
-    ``/proc/PID/status``); True where that cannot be read."""
+def _has(pid: int, field: str, number: int, default: bool = True) -> bool:
+    """Whether signal ``number`` is in ``/proc/PID/status``'s mask ``field``
+    (``SigCgt:`` caught, ``SigIgn:`` ignored); ``default`` where it cannot be read."""
     try:
         with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as handle:
             for line in handle:
-                if line.startswith("SigCgt:"):
+                if line.startswith(field):
                     return bool(int(line.split()[1], 16) >> (number - 1) & 1)
     except (OSError, ValueError, IndexError):
         pass
-    return True
+    return default
 
 
 # -- reading the dump -----------------------------------------------------------
@@ -122,8 +129,13 @@ def take_stack(prepared: Prepared, stderr: CapturedText, asked: bool) -> tuple[C
     text = stderr.tail if stderr.truncated else stderr.text
     start, end = _dump_span(text)
     if start is None:
-        why = ("the runner wrote no stack within 200 ms of SIG" + SIGNAL + " (does the verifier handle that signal?)"
-               if asked else "the runner was not listening for SIG" + SIGNAL + " yet (it was still starting)")
+        if asked:
+            why = "the runner wrote no stack within 200 ms of SIG" + SIGNAL + " (does the verifier handle that signal?)"
+        elif prepared.stack_answer == IGNORED:
+            why = ("the verifier set SIG" + SIGNAL + " to be ignored, so the runner could not be asked for its stack "
+                   "(its --stack-signal needs that signal)")
+        else:
+            why = "the runner was not listening for SIG" + SIGNAL + " yet (it was still starting)"
         return stderr, Stack(unavailable=why)
     lines = text.split("\n")
     dump = "\n".join(lines[start:end])
