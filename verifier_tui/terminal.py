@@ -40,6 +40,13 @@ _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\
 #: (U+0080 to U+009F: U+009B is a one-character CSI on some terminals). A stray
 #: \r or \b from a progress bar would garble the line it lands on.
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+#: The characters that reorder text around them (bidi controls: a
+#: right-to-left override makes ``txt.exe`` read as ``exe.txt``): shown as
+#: what they are, ``<U+202E>``, never obeyed.
+_BIDI = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+#: What --json writes as \u escapes although JSON allows them raw: DEL, the C1
+#: controls and the bidi controls (json.dumps escapes the C0 ones already).
+_JSON_RAW = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 _gone: set[str] = set()  # "stdout", "stderr": streams whose reader went away
 
@@ -50,6 +57,7 @@ def plain_text(text: str) -> str:
     if "\x1b" in text:
         text = _ANSI.sub("", text)
     text = _CONTROL.sub("", text)
+    text = _BIDI.sub(lambda found: f"<U+{ord(found.group()):04X}>", text)
     return text.expandtabs(4) if "\t" in text else text
 
 
@@ -158,7 +166,8 @@ def json_text(data: Any, *, indent: int | None = 2, stream: str = "stdout") -> s
         data = _finite(data)
         text = json.dumps(data, indent=indent, default=str, ensure_ascii=False, allow_nan=False)
     if can_show(text, stream):
-        return text
+        # (Only inside strings can these be: escaping them keeps the JSON the same.)
+        return _JSON_RAW.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
     return json.dumps(data, indent=indent, default=str, ensure_ascii=True, allow_nan=False)
 
 

@@ -475,3 +475,20 @@ def test_an_unset_template_in_the_task_env_is_named(env, tmp_path):
     data = strict_json(done.stdout)
     assert "KEY" not in json.loads(data["stdout"])
     assert any("NOT_SET_VTUI is not set" in notice for notice in data["notices"])
+
+
+def test_bidi_and_c1_controls_are_escaped_in_json_and_shown_in_text(env, tmp_path):
+    """Issue 23: --json passed U+009B (a one-character CSI) and U+202E (a
+    right-to-left override, which makes ``txt.exe`` read ``exe.txt``) raw,
+    and the text output passed U+202E."""
+    task_dir = with_case(make_task(tmp_path / "t", """\
+        def verify(workspace):
+            print("report\\u202etxt.exe \\x9b31m done")
+            return 1.0
+    """))
+    done = run_tool(env, "run", "--json", task_dir, "--python", PY)
+    assert "\u202e" not in done.stdout and "\x9b" not in done.stdout
+    assert "\\u202e" in done.stdout and "\\u009b" in done.stdout
+    assert strict_json(done.stdout)["stdout"] == "report\u202etxt.exe \x9b31m done\n"  # the same text, escaped
+    text = run_tool(env, "run", task_dir, "--python", PY).stdout
+    assert "\u202e" not in text and "report<U+202E>txt.exe 31m done" in text
