@@ -69,8 +69,10 @@ class ExceptionRecord:
     occurred_at: datetime | None = None
 
 
-def read_json(path: Path) -> JsonFile:
-    """A JSON file, never raising: see :class:`JsonFile` for the states."""
+def read_json(path: Path, shape: type | tuple = dict) -> JsonFile:
+    """A JSON file, never raising: see :class:`JsonFile` for the states. A
+    document that is not of ``shape`` (Harbor writes objects, and a list in
+    ``manifest.json``) is ``invalid``."""
     found = untrusted.read_bytes(path, JSON_LIMIT_BYTES)
     if found.state == "missing":
         return JsonFile(path, "missing", problem=found.problem)
@@ -103,6 +105,10 @@ def read_json(path: Path) -> JsonFile:
             return JsonFile(path, "truncated",
                             problem=f"{path.name} is cut short: Harbor was stopped while writing it")
         return JsonFile(path, "invalid", problem=f"{path.name} is not valid JSON ({exc})")
+    if not isinstance(data, shape):
+        what = "an object" if shape is dict else "a list"
+        return JsonFile(path, "invalid", problem=f"{path.name} holds {type(data).__name__}, not {what}: "
+                                                 "not a file Harbor writes")
     return JsonFile(path, "ok", data)
 
 
