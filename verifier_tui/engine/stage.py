@@ -367,7 +367,10 @@ class Stage:
         """The runner, checked by its bytes before every run: a verifier that
         rewrote it keeping its size and times (or left a link in its place)
         must not be what runs the next case."""
-        self._place("tests/.ng", "run_verifier.py", source.read_bytes(), stat.S_IMODE(source.stat().st_mode))
+        found = untrusted.read_bytes(source, untrusted.SCRIPT_LIMIT)  # ours, or the task's own
+        if found.data is None:
+            raise OSError(found.problem)
+        self._place("tests/.ng", "run_verifier.py", found.data, stat.S_IMODE(source.stat().st_mode))
 
     def _vendor(self, verifiers: Path | None) -> None:
         """Vendor nemo_gym/verifiers beside the runner, as the shim does."""
