@@ -35,6 +35,10 @@ FLUSH_S = 0.05
 #: Lines a panel shows, a dropped-lines marker included (the capture itself is
 #: bounded by the engine). While a run streams, past this the older half goes.
 MAX_LINES = 5000
+#: Characters a panel holds while a run streams (lines of up to
+#: MAX_LINE_CHARS each would otherwise make 25 million); past this too the
+#: older half goes.
+MAX_CHARS = 500_000
 #: Characters of one line shown (the rest is counted): see :func:`wrap_lines`.
 MAX_LINE_CHARS = LINE_CHARS
 STREAMS = ("stderr", "stdout")
@@ -154,8 +158,14 @@ class OutputPanel(Vertical):
             self._dropped[stream] += len(shown) + dropped
             shown.clear()
         shown.extend(lines)
-        if dropped or len(shown) >= MAX_LINES:
-            excess = max(0, len(shown) - MAX_LINES // 2)
+        if dropped or len(shown) >= MAX_LINES or sum(map(len, shown)) >= MAX_CHARS:
+            keep, chars = 0, 0
+            for line in reversed(shown):
+                chars += len(line)
+                if keep >= MAX_LINES // 2 or chars > MAX_CHARS // 2:
+                    break
+                keep += 1
+            excess = len(shown) - max(keep, 1)
             self._dropped[stream] += excess
             del shown[:excess]
             if stream == self.showing:
