@@ -159,3 +159,25 @@ def test_a_stray_flooding_after_the_runner_exited_ends_with_the_app(tmp_path, sa
     assert peak < RSS_BOUND_MB, f"the app held {peak:.0f} MB"
     nothing_left(env)
     assert wait_none_with(stray, within_s=10) == [], "the stray outlived the app"
+
+
+def test_what_waits_for_the_screen_is_the_newest_output_bounded_and_counted():
+    """Between two screen updates a flood leaves only its newest lines, within
+    the bounds, and the count of those it dropped: the panel's marker adds up."""
+    from verifier_tui.tui.output_buffer import KEEP_CHARS, KEEP_LINES, LINE_CHARS, OutputBuffer
+
+    buffer = OutputBuffer()
+    buffer.reset(1)
+    short = "".join(f"line {i}\n" for i in range(5000))
+    for _ in range(200):
+        buffer.feed(1, "stdout", short, str.upper)
+    lines, dropped = buffer.take("stdout")
+    assert len(lines) == KEEP_LINES and lines[-1] == "LINE 4999"
+    assert dropped + len(lines) == 200 * 5000
+    for i in range(200):
+        buffer.feed(1, "stderr", f"{i} " + "z" * 60_000 + "\n")
+    lines, dropped = buffer.take("stderr")
+    assert sum(map(len, lines)) <= KEEP_CHARS and lines[-2].startswith("199 ") and len(lines[-2]) == LINE_CHARS
+    assert "more characters on this line" in lines[-1]
+    assert dropped + len(lines) == 2 * 200
+    assert buffer.take("stderr") == ([], 0)

@@ -126,22 +126,15 @@ class OutputBuffer:
         self._partial[stream], self._partial_chars[stream] = [], 0
         return [line] if total <= LINE_CHARS else [line, more_characters(total - LINE_CHARS)]
 
-    def take(self, stream: str) -> list[str]:
-        """Whole lines gathered since the last call (within the bounds), with the user's paths."""
+    def take(self, stream: str) -> tuple[list[str], int]:
+        """The whole lines gathered since the last call (within the bounds,
+        with the user's paths), and how many lines before them were dropped."""
         with self._lock:
-            lines = self._lines[stream]
-            if not lines:
-                return []
+            lines, dropped = self._lines[stream], self.dropped[stream]
             out = list(lines)
             lines.clear()
-            self._chars[stream] = 0
+            self._chars[stream] = self.dropped[stream] = 0
             user_paths = self._user_paths
-        if user_paths is None:
-            return out
-        return user_paths("\n".join(out)).split("\n")
-
-    def take_dropped(self, stream: str) -> int:
-        """How many lines were dropped (past the bounds) since the last call."""
-        with self._lock:
-            dropped, self.dropped[stream] = self.dropped[stream], 0
-        return dropped
+        if user_paths is not None and out:
+            out = user_paths("\n".join(out)).split("\n")
+        return out, dropped

@@ -136,9 +136,8 @@ class OutputPanel(Vertical):
     def flush(self) -> None:
         if not self.streaming or self.buffer is None:
             return
-        batches = {stream: self.buffer.take(stream) for stream in STREAMS}
-        dropped = {stream: self.buffer.take_dropped(stream) for stream in STREAMS}
-        if not any(batches.values()):
+        taken = {stream: self.buffer.take(stream) for stream in STREAMS}
+        if not any(lines for lines, _dropped in taken.values()):
             return
         if self._clear_on_output:
             self._clear_on_output = False
@@ -146,9 +145,9 @@ class OutputPanel(Vertical):
             self._dropped = {stream: 0 for stream in STREAMS}
             for log in self.query(Log):
                 log.clear()
-        for stream, lines in batches.items():
+        for stream, (lines, dropped) in taken.items():
             if lines:
-                self._append(stream, [self.fmt.text(line) for line in lines], dropped[stream])
+                self._append(stream, [self.fmt.text(line) for line in lines], dropped)
 
     def _append(self, stream: str, lines: list[str], dropped: int) -> None:
         """Streamed lines after those shown; ``dropped`` lines came before them
@@ -178,7 +177,6 @@ class OutputPanel(Vertical):
         if self.buffer is not None:
             for stream in STREAMS:
                 self.buffer.take(stream)
-                self.buffer.take_dropped(stream)
         for stream, captured, other in (("stderr", result.stderr, result.stdout),
                                         ("stdout", result.stdout, result.stderr)):
             lines = self._lines(captured, stream, other)
