@@ -983,7 +983,8 @@ def test_live_output_shows_the_users_paths_not_the_scratch_copy(example):
     chunks = []
     session = session_for(task_dir, case="missing-file")
     with session:
-        result = asyncio.run(asyncio.wait_for(session.arun(on_output=lambda stream, text: chunks.append(text)), 120))
+        result = asyncio.run(asyncio.wait_for(
+            session.arun(on_output=lambda stream, text, user_paths: chunks.append(user_paths(text))), 120))
         scratch = str(session.scratch_root)
     live = "".join(chunks)
     assert "FileNotFoundError" in live

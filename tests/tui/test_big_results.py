@@ -206,6 +206,6 @@ def test_a_line_being_written_keeps_its_first_characters_and_counts_the_rest():
     for _ in range(100):
         buffer.feed(1, "stderr", "x" * 65536)
     buffer.feed(1, "stderr", "y\nnext\npartial")
-    assert buffer.take("stderr") == ["x" * LINE_CHARS, more_characters(100 * 65536 + 1 - LINE_CHARS), "next"]
+    assert buffer.take("stderr") == (["x" * LINE_CHARS, more_characters(100 * 65536 + 1 - LINE_CHARS), "next"], 0)
     buffer.feed(1, "stderr", " line\n")
-    assert buffer.take("stderr") == ["partial line"]
+    assert buffer.take("stderr") == (["partial line"], 0)

@@ -257,10 +257,15 @@ async def arun_process(
 ) -> ProcessResult:
     """:func:`run_process` from asyncio, in a thread of its own.
 
-    ``on_output`` is called on the event loop. If the awaiting task is
-    cancelled, the core is told at once; the process group is ended (SIGTERM,
-    ``grace_s``, SIGKILL) and the leader reaped, and only then does the
-    cancellation propagate (a second cancellation meanwhile changes nothing).
+    ``on_output`` is called in the run's own thread, as :func:`run_process`
+    calls it: it must be quick and thread-safe. Not on the event loop: a
+    flood arrives faster than a loop takes callbacks, and the queue of chunks
+    would grow without bound, with every key waiting behind it.
+
+    If the awaiting task is cancelled, the core is told at once; the process
+    group is ended (SIGTERM, ``grace_s``, SIGKILL) and the leader reaped, and
+    only then does the cancellation propagate (a second cancellation
+    meanwhile changes nothing).
     """
     import asyncio
     import threading
@@ -268,16 +273,11 @@ async def arun_process(
     loop = asyncio.get_running_loop()
     done = loop.create_future()
     cancel = CancelSignal()
-    def on_loop(stream: str, text: str) -> None:
-        try:
-            loop.call_soon_threadsafe(_call_quietly, on_output, stream, text)
-        except RuntimeError:  # the loop closed meanwhile: nobody is watching
-            pass
 
     def work() -> None:
         try:
             outcome = (run_process(argv, cwd=cwd, env=env, timeout_s=timeout_s, cap_bytes=cap_bytes, grace_s=grace_s,
-                                   on_output=on_loop if on_output is not None else None, cancel=cancel,
+                                   on_output=on_output, cancel=cancel,
                                    marker=marker, before_kill=before_kill,
                                    init_lists_strays=init_lists_strays, memory_limit=memory_limit), None)
         except BaseException as exc:  # noqa: BLE001 - handed to the awaiting task
@@ -318,13 +318,6 @@ def _settle(future, outcome) -> None:
         future.set_result(result)
     else:
         future.set_exception(error)
-
-
-def _call_quietly(callback: Callable[[str, str], None], stream: str, text: str) -> None:
-    try:
-        callback(stream, text)
-    except Exception:  # noqa: BLE001 - a display callback must not end the capture
-        pass
 
 
 class _Child:

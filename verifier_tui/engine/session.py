@@ -430,13 +430,18 @@ class Session:
         spec: RunSpec | None = None,
         *,
         trigger: str = "start",
-        on_output: Callable[[str, str], None] | None = None,
+        on_output: Callable[[str, str, Callable[[str], str]], None] | None = None,
         on_explain: Callable[[dict[str, Any]], None] | None = None,
         gate: asyncio.Semaphore | None = None,
     ) -> RunResult:
-        """One run from asyncio (the TUI, ``watch``, ``test``). ``on_output``
-        gets live output and ``on_explain`` the runner's explanation as soon
-        as it is written, both on the event loop. ``gate`` (``test``) is held
+        """One run from asyncio (the TUI, ``watch``, ``test``).
+        ``on_output(stream, text, user_paths)`` gets live output as written, in
+        the run's own thread (quick and thread-safe, see
+        :func:`~verifier_tui.engine.process.arun_process`); ``user_paths(text)``
+        shows the user's paths for the scratch copy's, to be called only on
+        what is shown (on a flood it costs more than reading).
+        ``on_explain`` gets the runner's explanation as soon as it is written,
+        on the event loop. ``gate`` (``test``) is held
         only while the runner runs. Cancelling the awaiting task
         ends the child and everything it started before the cancellation
         propagates (see :func:`verifier_tui.engine.process.arun_process`)."""
@@ -448,6 +453,7 @@ class Session:
     async def _arun(self, spec, trigger, on_output, on_explain, gate) -> RunResult:
         import asyncio
         from contextlib import nullcontext
+        from functools import partial
 
         from verifier_tui.engine.process import arun_process
 
@@ -463,10 +469,10 @@ class Session:
             watcher = None
             if on_explain is not None:
                 watcher = asyncio.ensure_future(_wait_for_explain(prepared, on_explain))
+            user_paths = partial(map_paths, path_map=prepared.path_map)
+
             def live(stream: str, text: str) -> None:
-                # Live text shows the user's paths too (a path split across
-                # two chunks stays unmapped until the final capture, which is).
-                on_output(stream, map_paths(text, prepared.path_map))
+                on_output(stream, text, user_paths)
 
             try:
                 async with gate if gate is not None else nullcontext():

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from verifier_tui.engine.discovery import no_verifier_message
 from verifier_tui.engine.model import RunResult
@@ -55,7 +55,7 @@ class RunController:
         )
         self.live.live_reload = app.watching
         self.output = OutputBuffer()
-        """Live output of the run in flight, flushed to the screen ~20 times a second."""
+        """Live output of the run in flight: fed by the run's thread, flushed to the screen ~20 times a second."""
         self._ids = itertools.count(1)
         self.current_run_id = 0
         self.running_case: str | None = None
@@ -128,8 +128,8 @@ class RunController:
         self.output.reset(run_id if primary else -1)
         self._post(RunStarted(run_id, spec.case, trigger, primary))
 
-        def on_output(stream: str, text: str) -> None:
-            self.output.feed(run_id, stream, text)
+        def on_output(stream: str, text: str, user_paths: Callable[[str], str]) -> None:  # in the run's thread
+            self.output.feed(run_id, stream, text, user_paths)
 
         def on_explain(explain: dict[str, Any]) -> None:
             if primary:

@@ -35,6 +35,10 @@ FLUSH_S = 0.05
 #: Lines a panel shows, a dropped-lines marker included (the capture itself is
 #: bounded by the engine). While a run streams, past this the older half goes.
 MAX_LINES = 5000
+#: Characters a panel holds while a run streams (lines of up to
+#: MAX_LINE_CHARS each would otherwise make 25 million); past this too the
+#: older half goes.
+MAX_CHARS = 500_000
 #: Characters of one line shown (the rest is counted): see :func:`wrap_lines`.
 MAX_LINE_CHARS = LINE_CHARS
 STREAMS = ("stderr", "stdout")
@@ -132,9 +136,8 @@ class OutputPanel(Vertical):
     def flush(self) -> None:
         if not self.streaming or self.buffer is None:
             return
-        batches = {stream: self.buffer.take(stream) for stream in STREAMS}
-        dropped = {stream: self.buffer.take_dropped(stream) for stream in STREAMS}
-        if not any(batches.values()):
+        taken = {stream: self.buffer.take(stream) for stream in STREAMS}
+        if not any(lines for lines, _dropped in taken.values()):
             return
         if self._clear_on_output:
             self._clear_on_output = False
@@ -142,9 +145,9 @@ class OutputPanel(Vertical):
             self._dropped = {stream: 0 for stream in STREAMS}
             for log in self.query(Log):
                 log.clear()
-        for stream, lines in batches.items():
+        for stream, (lines, dropped) in taken.items():
             if lines:
-                self._append(stream, [self.fmt.text(line) for line in lines], dropped[stream])
+                self._append(stream, [self.fmt.text(line) for line in lines], dropped)
 
     def _append(self, stream: str, lines: list[str], dropped: int) -> None:
         """Streamed lines after those shown; ``dropped`` lines came before them
@@ -154,8 +157,14 @@ class OutputPanel(Vertical):
             self._dropped[stream] += len(shown) + dropped
             shown.clear()
         shown.extend(lines)
-        if dropped or len(shown) >= MAX_LINES:
-            excess = max(0, len(shown) - MAX_LINES // 2)
+        if dropped or len(shown) >= MAX_LINES or sum(map(len, shown)) >= MAX_CHARS:
+            keep, chars = 0, 0
+            for line in reversed(shown):
+                chars += len(line)
+                if keep >= MAX_LINES // 2 or chars > MAX_CHARS // 2:
+                    break
+                keep += 1
+            excess = len(shown) - max(keep, 1)
             self._dropped[stream] += excess
             del shown[:excess]
             if stream == self.showing:
@@ -168,7 +177,6 @@ class OutputPanel(Vertical):
         if self.buffer is not None:
             for stream in STREAMS:
                 self.buffer.take(stream)
-                self.buffer.take_dropped(stream)
         for stream, captured, other in (("stderr", result.stderr, result.stdout),
                                         ("stdout", result.stdout, result.stderr)):
             lines = self._lines(captured, stream, other)
