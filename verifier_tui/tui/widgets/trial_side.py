@@ -12,6 +12,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from verifier_tui.trial_words import verdict_words, workspace_words
+from verifier_tui.words import stuck_line
 from verifier_tui.tui.widgets.reward_panel import pretty
 
 if TYPE_CHECKING:
@@ -59,7 +60,7 @@ class SidePanel(VerticalScroll):
         parts += _reward_files(side.reward_files, "verifier/ holds no reward file")
         parts.append(("\nverifier/test-stdout.txt", HEAD))
         parts.append((" (stdout and stderr merged; /tests and /app as local paths)\n", MUTED))
-        parts.append(fmt.text(side.mapped_output).rstrip("\n") or ("(empty)", MUTED))
+        parts.append(fmt.text(side.mapped_output).rstrip("\n") or (side.output_words, MUTED))
         parts.append(("\n\nfacts\n", HEAD))
         for fact in walk.facts.sentences():
             parts.append(f"  {fmt.text(fact)}\n")
@@ -83,7 +84,11 @@ class SidePanel(VerticalScroll):
         parts: list[Any] = [("Harbor would score ", MUTED), (verdict_words(verdict), style),
                             (f"  {fmt.text(local.outcome_words)} · {fmt.duration(local.duration_s)}\n", MUTED),
                             ("workspace: ", MUTED), (fmt.text(workspace_words(opened)) + "\n", "")]
-        if replayed.failure is not None:
+        stuck = stuck_line(local.stack, fmt.path)
+        if stuck is not None:
+            opens = " (e opens it)" if replayed.failure is not None else ""
+            parts += [(fmt.text(stuck), "bold $warning"), (f"{opens}\n", MUTED)]
+        elif replayed.failure is not None:
             path, line = replayed.failure
             parts += [("failed at ", MUTED), (f"{fmt.path(path)}:{line}", "bold"), (" (e opens it)\n", MUTED)]
         parts += _reward_files(local.reward_files, "no reward file was written")
