@@ -68,7 +68,8 @@ class SidePanel(VerticalScroll):
             parts.append((f"  note: {fmt.text(note)}\n", "$warning"))
         self._update(parts)
 
-    def show_local(self, opened: TrialSession, replayed: Replayed, fmt: TrialDisplay) -> None:
+    def show_local(self, opened: TrialSession, replayed: Replayed, fmt: TrialDisplay, stream: str = "stderr") -> None:
+        """``stream``: the output shown, ``stderr`` or ``stdout`` (the other is one key away: o)."""
         local = replayed.local
         self.failing = replayed.failure
         if local is None:
@@ -94,9 +95,12 @@ class SidePanel(VerticalScroll):
         parts += _reward_files(local.reward_files, "no reward file was written")
         for notice in local.notices:
             parts.append((f"note: {fmt.text(notice)}\n", "$warning"))
-        for name, captured in (("stderr", local.stderr), ("stdout", local.stdout)):
-            parts.append((f"\n{name}\n", HEAD))
-            parts.append(fmt.text(captured.text).rstrip("\n") or ("(empty)", MUTED))
+        other = "stdout" if stream == "stderr" else "stderr"
+        captured = local.stderr if stream == "stderr" else local.stdout
+        hidden = local.stdout if stream == "stderr" else local.stderr
+        size = f"{hidden.total_bytes:,} bytes" if hidden.total_bytes else "empty"
+        parts += [(f"\n{stream}", HEAD), (f"  (o shows {other}: {size})\n", MUTED)]
+        parts.append(fmt.text(captured.text).rstrip("\n") or ("(empty)", MUTED))
         self._update(parts)
 
     def show_message(self, text: str, style: str = MUTED) -> None:
