@@ -33,7 +33,7 @@ def trial_help(from_job: bool) -> Content:
     for title, marks in MARKS:
         parts.append((f"Marks: {title}\n", _HEAD))
         for mark, meaning in marks:
-            parts += [(f"  {mark:<8}", "bold"), f"{meaning}\n"]
+            parts += [(f"  {mark:<9}", "bold"), f"{meaning}\n"]
         parts.append("\n")
     rows = [(shown_key(key), title, help_text) for key, _a, _w, title, help_text in TRIAL_KEYS]
     rows.append(("tab", "Move between the sandbox and the replay", "e opens the failing line of the side in focus"))
