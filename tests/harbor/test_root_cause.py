@@ -78,7 +78,9 @@ def test_the_verifiers_own_failure_is_the_root_cause_of_a_genuine_trial(real, en
     trial = real / "jobs" / "nop-fail" / "hello-file__C4SunEc"
     lines = lines_of(tool(env, "run", trial, cwd=real))
     cause = next(line for line in lines if line.startswith("root cause"))
-    assert cause.startswith("root cause  RewardFileNotFoundError (in the verifier): verify raised FileNotFoundError")
+    assert cause == ("root cause  RewardFileNotFoundError (in the verifier): 'verify called and awaited' failed: "
+                     "FileNotFoundError: [Errno 2] No such file or directory: '/app/hello.txt' at "
+                     "tasks/hello-file/tests/verifier.py:28")
     passed = lines_of(tool(env, "run", real / "jobs" / "oracle-pass", cwd=real))
     assert "root cause  none: Harbor scored 1.0" in passed
 

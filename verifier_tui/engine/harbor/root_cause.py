@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from verifier_tui.engine.harbor.facts import VERIFIER_ERRORS
+from verifier_tui.engine.harbor.phases import FAILED
 from verifier_tui.engine.harbor.reading import time_span
 from verifier_tui.engine.record import record
 
@@ -121,13 +121,23 @@ def root_cause(trial: Trial, step: StepView, facts: TrialFacts, side: SandboxSid
         return RootCause(AGENT, f"exit code {facts.agent_exit_code}", message, "agent/exit-code.txt", advice,
                          _verifier_part(facts, side))
     if verdict.error is not None:
-        return RootCause(VERIFIER, verdict.error, side.phases.explanation or verdict.message, verdict.source,
-                         side.phases.advice)
+        return RootCause(VERIFIER, verdict.error, _verifier_words(side), verdict.source, side.phases.advice)
     if facts.verifier_disabled:
         return RootCause(None, None, "none: the verifier was disabled for this job", None, "")
     if verdict.rewards is not None:
         return RootCause(None, None, f"none: Harbor scored {verdict.label()}", None, "")
     return RootCause(None, None, f"none recorded: {verdict.message}", None, "")
+
+
+def _verifier_words(side: SandboxSide) -> str:
+    """The verifier's failure in a line: the runner's step that failed and
+    where, else what the sandbox's steps say happened."""
+    wrong = side.phases.first_wrong
+    if wrong is None or wrong.status != FAILED or not wrong.detail:
+        return side.phases.explanation or side.verdict.message
+    failure = side.failure
+    where = f" at {failure.local_path or failure.sandbox_path}:{failure.line}" if failure is not None else ""
+    return f"'{wrong.label}' failed: {wrong.detail}{where}"
 
 
 def _verifier_part(facts: TrialFacts, side: SandboxSide) -> str:
