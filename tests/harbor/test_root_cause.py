@@ -111,3 +111,18 @@ def test_a_timed_out_replay_says_where_it_was_stuck(task, runs, tmp_path, env):
     assert done.returncode == 124
     replay = done.stdout.split("\nreplay    ", 1)[1].splitlines()
     assert replay[2].strip() == "stuck at tasks/demo/tests/verifier.py:6 in wait"
+
+
+def test_test_on_a_job_names_the_earlier_failure_before_the_verifiers_verdict(task, runs, tmp_path, env):
+    demo = task(verifier=READS_HELLO, toml=SEPARATE)
+    job = runs / "jobs" / "j"
+    sandbox_trial(job, demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate", capture=True,
+                  name="demo__passed1")
+    sandbox_trial(job, demo, tmp_path, workspace={"hello.txt": "h"}, mode="separate", capture=True,
+                  name="demo__timeout", trial_kwargs=dict(
+                      agent="claude-code", exception=harbor_exception("AgentTimeoutError",
+                                                                      "Agent execution timed out after 60.0 seconds")))
+    lines = lines_of(tool(env, "test", job, cwd=tmp_path))
+    row = next(line for line in lines if "demo__timeout" in line)
+    assert "AgentTimeoutError → 0.0" in row
+    assert "AgentTimeoutError" not in next(line for line in lines if "demo__passed1" in line)

@@ -140,6 +140,24 @@ async def test_a_missing_file_says_so_and_a_big_log_is_read_from_its_end(real):
         assert "the last line of the log" in screen_text(app)  # opened at its end
 
 
+async def test_a_trajectory_cut_short_or_not_atif_says_so(task, runs, tmp_path):
+    _, trial = timed_out_agent(task, runs, tmp_path)
+    trajectory = trial.path / "agent" / "trajectory.json"
+    app = make_trial_app(trial.path)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await app.wait_for_replays(1)
+        for content, words in ((json.dumps(TRAJECTORY)[:300], "trajectory.json is cut short"),
+                               ('{"steps": "none"}', "not an ATIF trajectory: no steps list"),
+                               ("[" * 100_000, "trajectory.json")):
+            trajectory.write_text(content)
+            await pilot.press("j")
+            await pilot.pause()
+            assert words in text_of(app, "#file-text"), content[:20]
+            await pilot.press("escape")
+            await pilot.pause()
+            assert isinstance(app.screen, TrialScreen)
+
+
 async def test_question_mark_lists_the_keys_of_the_trial_screen(task, runs, tmp_path):
     from verifier_tui.tui.trial_keys import TRIAL_KEYS
 

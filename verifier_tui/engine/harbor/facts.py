@@ -26,7 +26,7 @@ Mirrors Harbor 0.26.0 ``harbor/trial/trial.py``:
 from __future__ import annotations
 
 from verifier_tui.engine.harbor.folders import StepView, Trial
-from verifier_tui.engine.harbor.reading import ExceptionRecord, read_text_tail, time_span
+from verifier_tui.engine.harbor.reading import ExceptionRecord, read_text_tail
 from verifier_tui.engine.task_config import HARBOR_DEFAULT_VERIFIER_TIMEOUT_S, SEPARATE, TaskConfig
 from verifier_tui.engine.model import duration_text
 from verifier_tui.engine.record import record
@@ -257,7 +257,8 @@ def trial_facts(trial: Trial, step: StepView, task: TaskConfig | None) -> TrialF
 def agent_exit_code(step: StepView) -> int | None:
     """A non-zero ``agent/exit-code.txt``: Harbor 0.26.0's ``OracleAgent.run``
     writes it when ``solve.sh`` exits non-zero, and raises nothing."""
-    text = read_text_tail(step.agent_dir / "exit-code.txt", 64)
+    path = step.agent_dir / "exit-code.txt"
+    text = read_text_tail(path, 64) if path.is_file() else None  # a regular file: never a FIFO's wait
     try:
         code = int((text or "").strip())
     except ValueError:

@@ -35,6 +35,8 @@ AGENT_FILES = 40
 """The agent's folder: at most this many files listed, each shown from its last 16 KiB."""
 MESSAGE_CHARS = 4000
 """A trajectory's message, tool call or observation beyond this is cut (the file has it whole)."""
+CONVERSATION_LINES = 20_000
+"""A trajectory shown stops after this many lines, saying how many steps are left."""
 TRAJECTORY = "trajectory.json"
 
 
@@ -187,7 +189,10 @@ def conversation(data: Any) -> list[tuple[str, str]]:
     steps = data["steps"]
     about.append(f"{len(steps)} step{'s' if len(steps) != 1 else ''}")
     out.append(("muted", " · ".join(about)))
-    for step in steps:
+    for index, step in enumerate(steps):
+        if len(out) > CONVERSATION_LINES:
+            out += [("text", ""), ("warn", f"… {len(steps) - index} more steps (the file has them all)")]
+            break
         if not isinstance(step, dict):
             continue
         role = str(step.get("source") or "?")
@@ -220,7 +225,10 @@ def conversation(data: Any) -> list[tuple[str, str]]:
 
 def _trajectory(walk: TrialWalkthrough) -> tuple[Path, list[tuple[str, str]]]:
     path = walk.step.agent_dir / TRAJECTORY
-    found = read_json(path)
+    try:
+        found = read_json(path)
+    except RecursionError:  # json's own limit: a reader bounding the nesting says so itself
+        return path, [("warn", "agent/trajectory.json is nested too deeply: not a trajectory an agent wrote")]
     if found.state == "missing":
         return path, [("warn", "agent/trajectory.json is not there: only agents that record their run in ATIF "
                                "write one (the oracle and nop agents do not)")]

@@ -220,7 +220,12 @@ class TrialScreen(Screen[None]):
         from verifier_tui.engine.harbor.trial_files import file_view
         from verifier_tui.tui.screens.trial_file import TrialFileScreen
 
-        self.app.push_screen(TrialFileScreen(file_view(self.opened.walk, key), self.fmt))
+        try:
+            view = file_view(self.opened.walk, key)
+        except Exception as exc:  # noqa: BLE001 - a boundary: shown, never a crash
+            self.notify(f"cannot show it: {type(exc).__name__}: {exc}", severity="error", markup=False)
+            return
+        self.app.push_screen(TrialFileScreen(view, self.fmt))
 
     def action_help(self) -> None:
         from verifier_tui.tui.screens.help import HelpScreen
