@@ -1,12 +1,9 @@
 """The keys of a trial's screen and of a job's list: one table each feeds
-the bindings (and so the footer), the command palette and the ``?`` help."""
+the bindings (and so the footer) and the command palette (and a trial's ``?`` help)."""
 
 from __future__ import annotations
 
 from textual.binding import Binding
-
-#: The six keys that show one of the trial's Harbor files share one footer entry ("l x a j i m files").
-FILES = Binding.Group("files")
 
 #: (key, action, footer word, palette title, palette help).
 TRIAL_KEYS: list[tuple[str, str, str, str, str]] = [
@@ -35,11 +32,19 @@ TRIAL_KEYS: list[tuple[str, str, str, str, str]] = [
     ("q", "app.quit", "quit", "Quit", "Quit verifier-tui"),
 ]
 
+#: The six keys that show one of the trial's Harbor files share one footer entry ("l x a j i m files").
+FILES = Binding.Group("files")
+
+
+def trial_bindings() -> list[Binding]:
+    return [Binding(key, action, word, group=FILES if action.startswith("show_file") else None)
+            for key, action, word, _title, _help in TRIAL_KEYS]
+
+
 JOB_KEYS: list[tuple[str, str, str, str, str]] = [
     ("q", "app.quit", "quit", "Quit", "Quit verifier-tui"),
 ]
 
 
 def bindings(table: list[tuple[str, str, str, str, str]]) -> list[Binding]:
-    return [Binding(key, action, word, group=FILES if action.startswith("show_file") else None)
-            for key, action, word, _title, _help in table]
+    return [Binding(key, action, word) for key, action, word, _title, _help in table]

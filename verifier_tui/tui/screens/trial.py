@@ -34,7 +34,7 @@ from verifier_tui.tui.screens.choose_list import ChooseListScreen
 from verifier_tui.tui.screens.folder_picker import FolderPickerScreen
 from verifier_tui.tui.trial_controller import ReplayController
 from verifier_tui.tui.trial_display import TrialDisplay, common_base
-from verifier_tui.tui.trial_keys import TRIAL_KEYS, bindings
+from verifier_tui.tui.trial_keys import trial_bindings
 from verifier_tui.tui.trial_messages import ReplayFailed, ReplayFinished, ReplayStarted
 from verifier_tui.tui.widgets.agreement_panel import AgreementPanel
 from verifier_tui.tui.widgets.phase_table import PhaseTable
@@ -52,7 +52,7 @@ EMPTY = "__empty__"
 
 
 class TrialScreen(Screen[None]):
-    BINDINGS = [*bindings(TRIAL_KEYS), Binding("escape", "back", "trials")]
+    BINDINGS = [*trial_bindings(), Binding("escape", "back", "trials")]
 
     def __init__(self, opened: TrialSession, *, watch: bool = True, poll: bool = False, from_job: bool = False,
                  deterministic: bool = False) -> None:
