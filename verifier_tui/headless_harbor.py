@@ -352,8 +352,6 @@ def print_job_table(found, sessions: list[TrialSession], replays: list[Replayed]
         if replayed.agreement.same is not True:
             word, sentence = agreement_words(replayed.agreement, replayed.skipped)
             _say(f"── {_entry_name(session)}: {word}")
-            if session.walk.cause.failed and session.walk.cause.phase != "verifier":
-                _say(f"  root cause: {session.walk.cause.headline()}")
             _say(f"  {sentence}")
             for difference in replayed.agreement.differences[1:]:
                 _say(f"  - {difference}")
