@@ -229,7 +229,7 @@ class TrialScreen(Screen[None]):
 
     def action_help(self) -> None:
         from verifier_tui.tui.screens.help import HelpScreen
-        from verifier_tui.tui.trial_help import trial_help
+        from verifier_tui.tui.screens.trial_help import trial_help
 
         self.app.push_screen(HelpScreen(trial_help(self.from_job), "verifier-tui: a trial's keys and marks"))
 
