@@ -102,7 +102,9 @@ SEPARATE = 'version = "1.0"\nartifacts = ["/app"]\n\n[verifier]\nenvironment_mod
 READS_REPORT = ("import json\n\n\ndef verify(workspace):\n"
                 "    report = json.loads((workspace / 'report.json').read_text())\n"
                 "    return float(report['score'])\n")
-TRIAL_SHOTS = {"trial-verify-raised": (120, 42), "job-list": (120, 20)}
+TRIAL_SHOTS = {"trial-verify-raised": (120, 42), "trial-root-cause": (160, 45), "job-list": (120, 20)}
+#: The trial each trial's picture opens (the others open the job).
+TRIAL_OF = {"trial-verify-raised": "report__x7QmK2p", "trial-root-cause": "report__Zk8Wn1c"}
 
 
 def build_job(runs: Path) -> Path:
@@ -137,11 +139,11 @@ async def take_trial(name: str, job: Path, out: Path) -> Path:
         def on_replay_finished(self, _message: ReplayFinished) -> None:
             self.replayed.set()
 
-    path = job / "report__x7QmK2p" if name == "trial-verify-raised" else job
+    path = job / TRIAL_OF[name] if name in TRIAL_OF else job
     found, step = open_harbor(path)
     app = ReplayingApp(found, step, options=Options())
     async with app.run_test(size=TRIAL_SHOTS[name]) as pilot:
-        if name == "trial-verify-raised":
+        if name in TRIAL_OF:
             await asyncio.wait_for(app.replayed.wait(), 20)
             await asyncio.wait_for(app.screen.controller.live.watch_ready.wait(), 10)
         await pilot.pause()

@@ -119,12 +119,15 @@ def print_walkthrough(opened: TrialSession, replayed: Replayed) -> None:
     facts, and the two outputs."""
     from verifier_tui.trial_words import (
         agreement_words,
+        cause_lines,
         replay_words,
+        shown,
         task_words,
         trial_header,
         verdict_words,
         workspace_words,
     )
+    from verifier_tui.words import stuck_line
 
     walk = opened.walk
     side = walk.sandbox
@@ -132,6 +135,8 @@ def print_walkthrough(opened: TrialSession, replayed: Replayed) -> None:
     for line in task_words(walk):
         _say(f"  {line}")
     _say("")
+    for line in cause_lines(walk):
+        _say(line)
     where = f" (from {side.verdict.source})" if side.verdict.source not in ("none", None) else ""
     _say(f"sandbox   {verdict_words(side.verdict)}{where}")
     if side.disagreement:
@@ -144,7 +149,10 @@ def print_walkthrough(opened: TrialSession, replayed: Replayed) -> None:
     else:
         _say(f"replay    {replay_words(replayed)}")
         _say(f"          workspace: {workspace_words(opened)}")
-        if replayed.failure is not None:
+        stuck = stuck_line(replayed.local.stack, shown)
+        if stuck is not None:
+            _say(f"          {stuck}")
+        elif replayed.failure is not None:
             _say(f"          failed at {replayed.failure[0]}:{replayed.failure[1]}")
         word, sentence = agreement_words(replayed.agreement, replayed.skipped)
         _say(f"agreement {word}: {sentence}")
@@ -159,7 +167,7 @@ def print_walkthrough(opened: TrialSession, replayed: Replayed) -> None:
     for note in [*walk.notes, *walk.trial.absent, *(replayed.local.notices if replayed.local else [])]:
         _say(f"  note: {note}")
     _say(f"── sandbox: verifier/test-stdout.txt {'─' * 30}")
-    terminal.out(side.mapped_output.rstrip("\n") or "(empty)")
+    terminal.out(side.output_shown)
     if replayed.local is not None:
         for name, captured in (("stdout", replayed.local.stdout), ("stderr", replayed.local.stderr)):
             if captured.text.strip():
@@ -221,12 +229,21 @@ def explain_command(args) -> int:
         if args.json:
             terminal.out_json(data)
             return 0 if explain is not None and "error" not in explain else 2
-        from verifier_tui.trial_words import PHASE_MARKS, agreement_words, task_words, trial_header, verdict_words
+        from verifier_tui.trial_words import (
+            PHASE_MARKS,
+            agreement_words,
+            cause_lines,
+            task_words,
+            trial_header,
+            verdict_words,
+        )
 
         walk = opened.walk
         _say(trial_header(walk))
         for line in task_words(walk):
             _say(f"  {line}")
+        for line in cause_lines(walk):
+            _say(line)
         _say(f"sandbox   {verdict_words(walk.sandbox.verdict)}")
         for phase in walk.sandbox.phases.phases:
             _say(f"  {PHASE_MARKS[phase.status]} {phase.label:<28}{phase.detail}")
@@ -315,7 +332,7 @@ def _entry_name(session: TrialSession) -> str:
 
 
 def print_job_table(found, sessions: list[TrialSession], replays: list[Replayed]) -> None:
-    from verifier_tui.trial_words import agreement_mark, agreement_words, verdict_words
+    from verifier_tui.trial_words import agreement_mark, agreement_words, cause_label, verdict_words
 
     from verifier_tui.engine.harbor.agreement import local_verdict
 
@@ -325,7 +342,7 @@ def print_job_table(found, sessions: list[TrialSession], replays: list[Replayed]
         word, sentence = agreement_words(replayed.agreement, replayed.skipped)
         mine = verdict_words(local) if local is not None else "-"
         rows.append((agreement_mark(replayed.agreement), _entry_name(session),
-                     verdict_words(session.walk.sandbox.verdict), mine, word))
+                     cause_label(session.walk), mine, word))
     widths = [max(len(row[i]) for row in rows) for i in range(5)]
     _say(f"job {found.name} · {len(sessions)} replay(s)" + (f" · Harbor {found.harbor_version}"
                                                             if getattr(found, "harbor_version", None) else ""))

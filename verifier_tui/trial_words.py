@@ -74,6 +74,27 @@ def agreement_mark(agreement: Agreement) -> str:
     return {True: "✓", False: "✗"}.get(agreement.same, "?")
 
 
+def cause_lines(walk: TrialWalkthrough) -> list[str]:
+    """The root cause first (the command line's words): the headline, what
+    to try, and the verifier's part when the cause came before it."""
+    cause = walk.cause
+    out = [f"root cause  {cause.headline()}"]
+    if cause.then:
+        out.append(f"            {cause.then}")
+    if cause.advice:
+        out.append(f"            try: {cause.advice}")
+    return out
+
+
+def cause_label(walk: TrialWalkthrough) -> str:
+    """A listing's few words: the sandbox's verdict, after the earlier
+    failure that came first (``AgentTimeoutError → RewardFileNotFoundError``)."""
+    cause, verdict = walk.cause, verdict_words(walk.sandbox.verdict)
+    if cause.phase is None or cause.phase == "verifier":
+        return verdict
+    return f"{cause.what} → {verdict}"
+
+
 def trial_header(walk: TrialWalkthrough) -> str:
     """``trial X · task T · agent A · verifier mode M`` (and the step)."""
     trial = walk.trial

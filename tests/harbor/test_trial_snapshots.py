@@ -11,7 +11,7 @@ Update with ``--snapshot-update``.
 from __future__ import annotations
 
 from tests.harbor.trial_app_under_test import SIZE, make_trial_app
-from tests.helpers import harbor_exception, sandbox_trial
+from tests.helpers import harbor_exception, harbor_masked_failure_log, sandbox_trial
 
 SEPARATE = 'version = "1.0"\nartifacts = ["/app"]\n\n[verifier]\nenvironment_mode = "separate"\n'
 READS_REPORT = ("import json\n\n\ndef verify(workspace):\n"
@@ -43,6 +43,21 @@ def test_a_trial_that_needs_a_response_harbor_never_gives(snap_compare, task, ru
                           capture=True, name="graded__Lq4Tz9w")
     app = make_trial_app(trial.path)
     assert snap_compare(app, terminal_size=SIZE, run_before=replayed())
+
+
+def test_a_trial_whose_agent_timed_out_shows_that_first(snap_compare, task, runs, tmp_path):
+    """The root cause at the top: the agent's timeout, then the verifier's part
+    (recorded only in trial.log), before the verifier's own detail."""
+    demo = task("report", verifier=READS_REPORT, toml=SEPARATE)
+    name = "report__Zk8Wn1c"
+    trial = sandbox_trial(runs / "jobs" / "2026-12-01__03-36-17", demo, tmp_path, workspace={}, mode="separate",
+                          capture=True, name=name, trial_kwargs=dict(
+                              agent="claude-code",
+                              log=harbor_masked_failure_log(name, "RewardFileNotFoundError", "No reward file found"),
+                              exception=harbor_exception("AgentTimeoutError",
+                                                         "Agent execution timed out after 120.0 seconds")))
+    app = make_trial_app(trial.path)
+    assert snap_compare(app, terminal_size=(160, 45), run_before=replayed())
 
 
 def test_a_job_list(snap_compare, task, runs, tmp_path):

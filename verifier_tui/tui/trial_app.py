@@ -16,6 +16,7 @@ from verifier_tui.engine.harbor.folders import Job, Trial
 from verifier_tui.engine.harbor.trial_session import TrialSession
 from verifier_tui.tui.screens.job import JobScreen
 from verifier_tui.tui.screens.trial import TrialScreen
+from verifier_tui.tui.keys import shown_key
 from verifier_tui.tui.trial_keys import JOB_KEYS, TRIAL_KEYS
 
 if TYPE_CHECKING:
@@ -96,7 +97,7 @@ class TrialApp(App[int]):
         table = TRIAL_KEYS if isinstance(screen, TrialScreen) else JOB_KEYS if isinstance(screen, JobScreen) else []
         for key, action, _word, title, help_text in table:
             if action != "app.quit":
-                yield SystemCommand(f"{title}  ({key})", help_text, partial(screen.run_action, action))
+                yield SystemCommand(f"{title}  ({shown_key(key)})", help_text, partial(screen.run_action, action))
         yield from super().get_system_commands(screen)
 
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from verifier_tui.engine.harbor.trial_session import Replayed, TrialSession
 from verifier_tui.engine.watch.changes import Change
 from verifier_tui.engine.watch.live import LiveRuns
-from verifier_tui.tui.messages import WatchStateChanged
+from verifier_tui.tui.messages import VerdictStale, WatchStateChanged
 from verifier_tui.tui.trial_messages import ReplayFailed, ReplayFinished, ReplayStarted
 
 if TYPE_CHECKING:
@@ -25,7 +25,7 @@ class ReplayController:
     """Replays of ``opened`` for ``screen``; without a replay to run, requests
     report the reason at once."""
 
-    def __init__(self, screen: Screen, opened: TrialSession, *, poll: bool = False) -> None:
+    def __init__(self, screen: Screen, opened: TrialSession, *, poll: bool = False, live_reload: bool = True) -> None:
         self.screen = screen
         self.opened = opened
         self.live: LiveRuns | None = None
@@ -33,7 +33,10 @@ class ReplayController:
             self.live = LiveRuns(opened.session, self._run, supersede=True, force_polling=poll,
                                  on_result=self._on_result, on_error=lambda e: screen.post_message(ReplayFailed(e)),
                                  on_task_error=lambda reason: screen.post_message(ReplayFailed(RuntimeError(reason))),
-                                 on_watching=lambda: screen.post_message(WatchStateChanged("watching")))
+                                 on_watching=lambda: screen.post_message(
+                                     WatchStateChanged("watching" if self.live.live_reload else "off")),
+                                 on_stale=lambda change: screen.post_message(VerdictStale(change.describe())))
+            self.live.live_reload = live_reload
 
     @property
     def paused(self) -> bool:
@@ -51,10 +54,11 @@ class ReplayController:
             self.live.on_change(change)
 
     async def _run(self, trigger: str, change: Change | None) -> tuple[str, Replayed]:
-        if change is not None:
+        if change is not None or trigger not in ("start", "stand-in chosen"):
             import asyncio
 
-            # The task changed: its drift since the run (a digest of its files), its settings.
+            # The task may have changed (a save, or one held while live reload
+            # was off): its drift since the run (a digest of its files), its settings.
             await asyncio.to_thread(self.opened.refresh)
         self.screen.post_message(ReplayStarted(trigger))
         return trigger, await self.opened.arun(trigger)
@@ -77,6 +81,20 @@ class ReplayController:
             return
         self.screen.post_message(WatchStateChanged("starting"))
         self.screen.run_worker(self.live.watch(), name="watcher", group="watch", exclusive=True, exit_on_error=False)
+
+    def set_live_reload(self, on: bool) -> None:
+        """As on the task's screen: off, saves mark the replay stale and run
+        nothing; on, what changed meanwhile replays (a watcher is started
+        when none runs)."""
+        if self.live is None:
+            self.screen.post_message(WatchStateChanged("idle"))
+            return
+        self.live.set_live_reload(on)
+        if on and self.live.targets is None:
+            self.start_watching()
+            self.request("live reload on")  # nothing saw the saves made meanwhile
+        else:
+            self.screen.post_message(WatchStateChanged("watching" if on else "off"))
 
     def stop_watching(self) -> None:
         if self.live is not None:

@@ -19,6 +19,11 @@ One job per module, each mirroring a named piece of Harbor 0.26.0:
 - ``facts``: mode, effective timeout (``harbor/trial/trial.py``), durations,
   failures hidden in ``trial.log``.
 - ``sandbox``: the sandbox side of one trial or step.
+- ``root_cause``: the first thing that went wrong in a trial, in Harbor's
+  order (environment, agent, verifier; ``harbor/trial/trial.py``).
+- ``trial_files``: a trial's Harbor files for reading (``trial.log``,
+  ``exception.txt``, the agent's logs, the ATIF trajectory as a
+  conversation, the instruction, the artifacts manifest).
 - ``inputs``: the replay's workspace and verifier environment
   (``harbor/utils/env.py``, ``harbor/environments/base.py``).
 - ``agreement``: sandbox against a local run.

@@ -26,7 +26,7 @@ Mirrors Harbor 0.26.0 ``harbor/trial/trial.py``:
 from __future__ import annotations
 
 from verifier_tui.engine.harbor.folders import StepView, Trial
-from verifier_tui.engine.harbor.reading import ExceptionRecord
+from verifier_tui.engine.harbor.reading import ExceptionRecord, read_text_tail
 from verifier_tui.engine.task_config import HARBOR_DEFAULT_VERIFIER_TIMEOUT_S, SEPARATE, TaskConfig
 from verifier_tui.engine.model import duration_text
 from verifier_tui.engine.record import record
@@ -82,6 +82,7 @@ class TrialFacts:
     verifier_exception: ExceptionRecord | LoggedFailure | None  # the verifier's own failure, wherever found
     verifier_exception_source: str | None  # "result.json", "exception.txt" (no result.json) or "trial.log"
     timed_out: bool
+    agent_exit_code: int | None = None  # agent/exit-code.txt: the oracle's solve.sh failed (no exception recorded)
 
     def sentences(self) -> list[str]:
         out = []
@@ -96,6 +97,8 @@ class TrialFacts:
             out.append("the verifier was disabled for this job (verifier.disable)")
         elif self.verifier_ran is False:
             out.append("the verifier never ran")
+        if self.agent_exit_code is not None:
+            out.append(f"the agent exited {self.agent_exit_code} (agent/exit-code.txt); Harbor recorded no error for it")
         if self.agent_failure is not None:
             out.append(f"the agent failed first: {self.agent_failure.type}: {self.agent_failure.message}")
         if self.verifier_exception is not None and self.verifier_exception_source == "trial.log":
@@ -247,4 +250,18 @@ def trial_facts(trial: Trial, step: StepView, task: TaskConfig | None) -> TrialF
         verifier_exception=verifier_exception,
         verifier_exception_source=exception_source,
         timed_out=timed_out,
+        agent_exit_code=agent_exit_code(step),
     )
+
+
+def agent_exit_code(step: StepView) -> int | None:
+    """A non-zero ``agent/exit-code.txt``: Harbor 0.26.0's ``OracleAgent.run``
+    writes it when ``solve.sh`` exits non-zero, and raises nothing."""
+    path = step.agent_dir / "exit-code.txt"
+    text = read_text_tail(path, 64) if path.is_file() else None  # a regular file: never a FIFO's wait
+    try:
+        code = int((text or "").strip())
+    except ValueError:
+        return None
+    return code or None
+

@@ -366,12 +366,13 @@ def _report(failed: str | None, before: str, detail: str, explanation: str, advi
 def sandbox_phases(output: RunnerOutput, verdict: Verdict | None, *, timed_out: bool = False,
                    timeout_s: float | None = None, verifier_ran: bool | None = True,
                    where: str | None = None, not_run_because: str | None = None,
-                   tail: tuple[str, ...] = (), sandbox: bool = True) -> PhaseReport:
+                   tail: tuple[str, ...] = (), sandbox: bool = True, downloaded: bool = True) -> PhaseReport:
     """The runner's phases in the sandbox, from its output and the reward
     folder's verdict (``verdict`` None: the trial has no ``verifier/``).
     ``where``: the failing line mapped to the local task; ``tail``: the last
     lines of the traceback to show with the failed phase. ``sandbox`` False:
-    a replay whose runner reports no phases, inferred the same way."""
+    a replay whose runner reports no phases, inferred the same way.
+    ``downloaded`` False: Harbor never fetched the sandbox's reward folder (a timeout)."""
     if verifier_ran is False:
         why = f" ({not_run_because})" if not_run_because else ""
         return _report(None, NOT_REACHED, "", f"the verifier never ran in the sandbox{why}",
@@ -415,9 +416,11 @@ def sandbox_phases(output: RunnerOutput, verdict: Verdict | None, *, timed_out: 
     if timed_out:
         scored = "scored" if sandbox else "would score"
         after = f" after {duration_text(timeout_s)}" if timeout_s is not None else ""
+        why = ("the runner prints nothing until it fails, so how far it got is not in the output" if downloaded
+               else "Harbor downloads the verifier's output only once test.sh has ended, so none was downloaded "
+               "and how far the runner got is not known")
         return _report(None, UNKNOWN, "", f"Harbor stopped the verifier{after} and {scored} "
-                       f"{VERIFIER_TIMEOUT}: the runner prints nothing until it fails, so how far it got is not in "
-                       "the output",
+                       f"{VERIFIER_TIMEOUT}: {why}",
                        "the replay shows where a run spends its time: make verify faster, or raise "
                        "[verifier] timeout_sec in task.toml", stopped_at="timeout")
     if wrote:

@@ -99,6 +99,36 @@ class SandboxSide:
     frames: tuple[MappedFrame, ...]
     failure: MappedFrame | None  # the innermost frame of the task's own code (or the workspace's)
     mapped_output: str
+    output_state: str = "present"  # "present", "empty", or why test-stdout.txt is not there (OUTPUT_ABSENT)
+    output_words: str = ""  # the state in a sentence, shown where the output would be
+
+    @property
+    def output_shown(self) -> str:
+        """The output as a face shows it: the text, or what its absence means."""
+        return self.mapped_output.rstrip("\n") or self.output_words
+
+
+def output_state(output: CapturedText | None, has_dir: bool, facts: TrialFacts) -> tuple[str, str]:
+    """``(state, words)`` of ``test-stdout.txt``. Harbor's shell redirect
+    creates it as test.sh starts, in the sandbox's ``/logs/verifier``, which
+    Harbor 0.26.0 downloads only after test.sh ended (``Verifier.verify``,
+    unless that folder is mounted): a timeout, or a failed download, leaves
+    nothing in the trial, which is not the same as empty output."""
+    if output is not None:
+        return ("present", "") if output.total_bytes else ("empty", "(empty: test.sh printed nothing)")
+    failure = facts.verifier_exception.type if facts.verifier_exception is not None else None
+    if failure == VERIFIER_TIMEOUT:
+        return "not downloaded", ("(not downloaded: Harbor fetches /logs/verifier only once test.sh has ended, and "
+                                  "it stopped waiting at the timeout, so what the verifier printed never reached "
+                                  "the trial; a sandbox with mounted log folders keeps it)")
+    if failure == "DownloadVerifierDirError":
+        return "not downloaded", "(not downloaded: Harbor failed to download /logs/verifier, DownloadVerifierDirError)"
+    if failure == "AddTestsDirError":
+        return "not written", "(not written: copying tests/ into the sandbox failed, so test.sh never ran)"
+    if facts.verifier_disabled or facts.verifier_ran is False:
+        return "not written", "(not written: the verifier never ran)"
+    where = "verifier/ holds no test-stdout.txt" if has_dir else "the trial has no verifier/ folder"
+    return "missing", f"(missing: {where}; Harbor writes one whenever test.sh runs)"
 
 
 def read_bounded(path: Path) -> CapturedText | None:
@@ -188,7 +218,9 @@ def read_sandbox(trial: Trial, step: StepView, facts: TrialFacts, *, task_root: 
     computed = harbor_verdict(step.verifier_dir) if has_dir else None
     reward_files = read_reward_files(step.verifier_dir) if has_dir else []
     recorded_exception = step.exception if step.name is not None else (step.exception or trial.exception)
-    output = read_bounded(step.verifier_dir / TEST_STDOUT) or CapturedText()
+    found = read_bounded(step.verifier_dir / TEST_STDOUT)
+    state, state_words = output_state(found, has_dir, facts)
+    output = found or CapturedText()
     old_stderr = read_bounded(step.verifier_dir / TEST_STDERR)
     if old_stderr is not None and old_stderr.text:
         # Harbor 0.1.42 and older kept stderr apart: the runner's report is there.
@@ -215,7 +247,8 @@ def read_sandbox(trial: Trial, step: StepView, facts: TrialFacts, *, task_root: 
                                                                      else None)
     phases = sandbox_phases(runner, computed, timed_out=facts.timed_out, timeout_s=facts.timeout.for_replay,
                             verifier_ran=False if facts.verifier_ran is False and not text else True,
-                            where=where, not_run_because=why_not, tail=tail)
+                            where=where, not_run_because=why_not, tail=tail,
+                            downloaded=state != "not downloaded")
     verdict = _harbor_verdict(trial, step, facts, computed)
     return SandboxSide(
         step=step,
@@ -231,6 +264,8 @@ def read_sandbox(trial: Trial, step: StepView, facts: TrialFacts, *, task_root: 
         frames=frames,
         failure=failure,
         mapped_output=mapper.text(text),
+        output_state=state,
+        output_words=state_words,
     )
 
 

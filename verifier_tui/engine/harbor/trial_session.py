@@ -278,7 +278,14 @@ def with_test_sh_verdict(script: RunResult, runner: RunResult) -> RunResult:
     runner_verdict = {"outcome": runner.outcome.slug, "exit_code": runner.exit_code, "rewards": runner.verdict.rewards,
                       "verdict_error": runner.verdict.error, "agrees": same}
     return replace(script, explain=runner.explain, phases=runner.phases, notices=notices, verdict_by="test.sh",
-                   runner_verdict=runner_verdict, stack=script.stack or runner.stack)
+                   runner_verdict=runner_verdict, stack=_knowing(script.stack, runner.stack))
+
+
+def _knowing(*stacks: Any) -> Any:
+    """The first stack dump that names where the run was stuck (the task's
+    own runner may have none to give), else the first there is."""
+    return next((s for s in stacks if s is not None and s.stuck_at is not None),
+                next((s for s in stacks if s is not None), None))
 
 
 def replay_trial(trial: Trial, step: str | None = None, **kwargs: Any) -> tuple[TrialSession, Replayed]:

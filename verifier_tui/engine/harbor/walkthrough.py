@@ -21,6 +21,7 @@ from verifier_tui.engine.harbor.folders import Job, StepView, Trial
 from verifier_tui.engine.harbor.inputs import VerifierEnv, WorkspaceInput, trial_workspace, verifier_env
 from verifier_tui.engine.harbor.locate import TaskLocation, locate_task
 from verifier_tui.engine.harbor.phases import Parting, PhaseReport, local_phases, where_they_part
+from verifier_tui.engine.harbor.root_cause import RootCause, root_cause
 from verifier_tui.engine.harbor.sandbox import HarborVerdict, SandboxSide, read_sandbox
 from verifier_tui.engine.model import RunResult
 from verifier_tui.engine.record import field, record
@@ -43,6 +44,7 @@ class TrialWalkthrough:
     sandbox: SandboxSide
     workspace: WorkspaceInput
     env: VerifierEnv | None
+    cause: RootCause
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -84,6 +86,7 @@ def walk_trial(trial: Trial, step: str | None = None, *, task_dir: Path | str | 
         sandbox=side,
         workspace=workspace,
         env=verifier_env(trial, view.name, task, environ),
+        cause=root_cause(trial, view, facts, side),
         notes=notes,
     )
 
@@ -106,9 +109,13 @@ def agreement_of(walk: TrialWalkthrough, plan: ReplayPlan | None, local: RunResu
 
 def local_failure(result: RunResult, task_root: Path | None) -> tuple[Path, int] | None:
     """The innermost frame of the replay's traceback that is one of the
-    task's files (the verifier, a helper), else None."""
+    task's files (the verifier, a helper); for a replay that timed out, where
+    it was stuck (as a task's run says it); else None."""
     from verifier_tui.engine.harbor.runner_output import parse_runner_output
 
+    stuck = result.stack.stuck_at if result.stack is not None else None
+    if stuck is not None and Path(stuck.path).is_file():
+        return Path(stuck.path), stuck.line
     parsed = parse_runner_output(result.stderr.text)
     if parsed.traceback is None:
         return None
@@ -182,6 +189,7 @@ def trial_json(walk: TrialWalkthrough, *, plan: ReplayPlan | None = None, local:
             "notes": list(walk.notes),
         },
         "sandbox": {
+            "root_cause": walk.cause.to_json(),
             "rewards": side.recorded_rewards,
             "verdict": _verdict_json(side.computed),
             "harbor_verdict": side.verdict.to_json(),
@@ -203,6 +211,7 @@ def trial_json(walk: TrialWalkthrough, *, plan: ReplayPlan | None = None, local:
             "python": side.runner.python_version,
             "reward_files": [f.to_json() for f in side.reward_files],
             "test_stdout": side.output.text,
+            "test_stdout_state": side.output_state,
             "test_stdout_dropped_bytes": side.output.dropped_bytes,
             "timeout_s": facts.timeout.for_replay,
             "timeout": facts.timeout.words,

@@ -28,26 +28,36 @@ def help_content() -> Content:
         for mark, meaning in marks:
             parts += [(f"  {mark}  ", "bold"), f"{meaning}\n"]
         parts.append("\n")
-    parts.append(("Keys\n", _HEAD))
     rows = [(shown_key(key), title, help_text) for key, _a, _w, title, help_text in KEYS]
     rows += [("esc", "Back to the latest run", "after picking a run in the history"),
              ("ctrl+p", "Command palette", "every action above, by name")]
+    return Content.assemble(*parts, *keys_content(rows))
+
+
+def keys_content(rows: list[tuple[str, str, str]]) -> list[Any]:
+    """``(key, title, help)`` rows as the help shows them."""
+    parts: list[Any] = [("Keys\n", _HEAD)]
     for key, title, help_text in rows:
         parts += [(f"  {key:<7}", "bold"), title, (f": {help_text}\n", "$text-muted")]
-    return Content.assemble(*parts)
+    return parts
 
 
 class HelpScreen(ModalScreen[None]):
-    """Dismissed by esc, ? or q."""
+    """Dismissed by esc, ? or q. ``content``: another screen's help (the main screen's by default)."""
 
     BINDINGS = [Binding("escape", "close", "close"), Binding("question_mark", "close", "close", show=False),
                 Binding("q", "close", "close", show=False)]
 
+    def __init__(self, content: Content | None = None, title: str = "verifier-tui: keys and marks") -> None:
+        super().__init__()
+        self.shown = content
+        self.heading = title
+
     def compose(self) -> ComposeResult:
         with Vertical(id="help", classes="dialog"):
-            yield Label(Content("verifier-tui: keys and marks"), classes="dialog-title")
+            yield Label(Content(self.heading), classes="dialog-title")
             with VerticalScroll(id="help-body"):
-                yield Static(help_content(), id="help-text")
+                yield Static(self.shown or help_content(), id="help-text")
             yield Label(Content("esc, ? or q closes"), classes="dialog-hint")
 
     def on_mount(self) -> None:

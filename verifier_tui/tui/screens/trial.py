@@ -2,11 +2,13 @@
 locally, step by step.
 
 Top to bottom: the header (trial, task, agent, verifier mode; the task said
-plainly when it changed or was not found), a status line, the agreement
+plainly when it changed or was not found), the root cause (the first thing
+that went wrong in the whole trial), a status line, the agreement
 (where the eye lands first: same or differ, where the two part, why), the
 runner's phases side by side with the first wrong step explained, then the
 two sides in full (verdict, reward files, output). The sandbox side never
 changes; the replay runs again on every save to the task (live reload).
+Every Harbor file of the trial is one key away (``l x a j i m``).
 """
 
 from __future__ import annotations
@@ -26,17 +28,18 @@ from textual.worker import Worker, WorkerState
 from verifier_tui.engine.harbor.trial_session import TrialSession
 from verifier_tui.trial_words import verdict_words
 from verifier_tui.tui.external import editor_command, verify_line
-from verifier_tui.tui.messages import WatchStateChanged
+from verifier_tui.tui.messages import VerdictStale, WatchStateChanged
 from verifier_tui.tui.real_terminal import run_suspended
 from verifier_tui.tui.screens.choose_list import ChooseListScreen
 from verifier_tui.tui.screens.folder_picker import FolderPickerScreen
 from verifier_tui.tui.trial_controller import ReplayController
 from verifier_tui.tui.trial_display import TrialDisplay, common_base
-from verifier_tui.tui.trial_keys import TRIAL_KEYS, bindings
+from verifier_tui.tui.trial_keys import trial_bindings
 from verifier_tui.tui.trial_messages import ReplayFailed, ReplayFinished, ReplayStarted
 from verifier_tui.tui.widgets.agreement_panel import AgreementPanel
 from verifier_tui.tui.widgets.phase_table import PhaseTable
 from verifier_tui.tui.widgets.replay_status import ReplayStatus
+from verifier_tui.tui.widgets.root_cause import RootCausePanel
 from verifier_tui.tui.widgets.too_small import MIN_HEIGHT, MIN_WIDTH, TooSmall
 from verifier_tui.tui.widgets.trial_header import TrialHeader
 from verifier_tui.tui.widgets.trial_side import SidePanel
@@ -49,7 +52,7 @@ EMPTY = "__empty__"
 
 
 class TrialScreen(Screen[None]):
-    BINDINGS = [*bindings(TRIAL_KEYS), Binding("escape", "back", "trials")]
+    BINDINGS = [*trial_bindings(), Binding("escape", "back", "trials")]
 
     def __init__(self, opened: TrialSession, *, watch: bool = True, poll: bool = False, from_job: bool = False,
                  deterministic: bool = False) -> None:
@@ -61,14 +64,16 @@ class TrialScreen(Screen[None]):
         walk = opened.walk
         root = walk.location.path or walk.trial.path
         self.fmt = TrialDisplay(root, deterministic, base=common_base(walk.location.path, walk.trial.path))
-        self.controller = ReplayController(self, opened, poll=poll)
+        self.controller = ReplayController(self, opened, poll=poll, live_reload=watch)
         self.replayed: Replayed | None = None
+        self.stream = "stderr"  # the replay's output the local side shows (o toggles)
         self._shut = False
 
     # -- layout -------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
         yield TrialHeader(id="trial-header")
+        yield RootCausePanel(id="root-cause")
         yield ReplayStatus(id="trial-status")
         yield AgreementPanel(id="agreement")
         yield PhaseTable(id="phases")
@@ -82,7 +87,7 @@ class TrialScreen(Screen[None]):
         self.query_one("#agreement").border_title = "Sandbox against the local replay"
         self.query_one("#phases").border_title = "The runner's steps"
         self.query_one("#sandbox-side").border_title = "Sandbox · as Harbor recorded it"
-        self.query_one("#local-side").border_title = "Local replay · Harbor mode"
+        self._show_stale(None)
         self._show_trial()
         self.query_one("#sandbox-side").focus()
         self.controller.request("start")
@@ -95,6 +100,7 @@ class TrialScreen(Screen[None]):
         """Everything that does not wait for the replay."""
         opened, fmt = self.opened, self.fmt
         self.query_one(TrialHeader).show(opened.walk, fmt)
+        self.query_one(RootCausePanel).show(opened.walk.cause, fmt)
         self.query_one("#sandbox-side", SidePanel).show_sandbox(opened, fmt)
         sandbox = opened.walk.sandbox
         self.query_one(PhaseTable).show(sandbox.phases, None, None, fmt, "replaying…")
@@ -133,6 +139,15 @@ class TrialScreen(Screen[None]):
 
     def on_replay_started(self, message: ReplayStarted) -> None:
         self.query_one(ReplayStatus).set_running(message.trigger)
+        self._show_stale(None)  # this replay reads the task as it is now
+
+    def on_verdict_stale(self, message: VerdictStale) -> None:
+        self._show_stale(self.fmt.text(message.what))
+
+    def _show_stale(self, what: str | None) -> None:
+        """Mark the replay out of date (live reload off, ``what`` saved since), or not (None)."""
+        self.query_one(ReplayStatus).set_stale(what)
+        self.query_one("#local-side").border_title = "Local replay · Harbor mode" + (" · stale" if what else "")
 
     def on_replay_finished(self, message: ReplayFinished) -> None:
         replayed = message.replayed
@@ -142,12 +157,14 @@ class TrialScreen(Screen[None]):
         if replayed.local is not None:
             fmt.learn_interpreter(replayed.local.explain)
         self.query_one(TrialHeader).show(opened.walk, fmt)  # the task may have changed since the run
+        self.query_one(RootCausePanel).show(opened.walk.cause, fmt)
         self.query_one("#sandbox-side", SidePanel).show_sandbox(opened, fmt)  # the same, with the paths learned
         self.query_one(AgreementPanel).show(replayed, fmt, verdict_words(sandbox.verdict))
         self.query_one(PhaseTable).show(sandbox.phases, replayed.phases, replayed.parting, fmt,
                                         "none yet (the agreement above says why)")
-        self.query_one("#local-side", SidePanel).show_local(opened, replayed, fmt)
+        self.query_one("#local-side", SidePanel).show_local(opened, replayed, fmt, self.stream)
         self.query_one(ReplayStatus).set_finished(replayed, message.trigger)
+        self.refresh_bindings()  # c and o apply once there is a replay
 
     def on_replay_failed(self, message: ReplayFailed) -> None:
         error = message.error
@@ -165,17 +182,56 @@ class TrialScreen(Screen[None]):
 
     def action_toggle_watch(self) -> None:
         self.watching = not self.watching
+        self.controller.set_live_reload(self.watching)
         if self.watching:
-            self.controller.start_watching()
             self.notify("live reload on: every save to the task replays", markup=False)
         else:
-            self.controller.stop_watching()
-            self.query_one(ReplayStatus).set_watch("off")
-            self.notify("live reload off: r replays", markup=False)
+            self.notify("live reload off: a save marks the replay stale, r replays", markup=False)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """esc goes back to the job's list only when there is one."""
-        return self.from_job if action == "back" else True
+        """esc goes back to the job's list only when there is one; c and o
+        need a replay to copy or show."""
+        if action == "back":
+            return self.from_job
+        if action in ("copy_command", "toggle_output"):
+            return self.replayed is not None and self.replayed.local is not None
+        return True
+
+    def action_toggle_output(self) -> None:
+        replayed = self.replayed
+        if replayed is None or replayed.local is None:
+            return
+        self.stream = "stdout" if self.stream == "stderr" else "stderr"
+        self.query_one("#local-side", SidePanel).show_local(self.opened, replayed, self.fmt, self.stream)
+
+    def action_copy_command(self) -> None:
+        from verifier_tui.tui.screens.command import CommandScreen
+        from verifier_tui.words import command_words
+
+        local = self.replayed.local if self.replayed is not None else None
+        if local is None or not local.command:
+            self.notify("no replay to copy yet", severity="warning", markup=False)
+            return
+        words = command_words(local.command, self.fmt.cwd)  # it runs where the user started the tool
+        self.app.copy_to_clipboard(" ".join(words))
+        self.app.push_screen(CommandScreen(words))
+
+    def action_show_file(self, key: str) -> None:
+        from verifier_tui.engine.harbor.trial_files import file_view
+        from verifier_tui.tui.screens.trial_file import TrialFileScreen
+
+        try:
+            view = file_view(self.opened.walk, key)
+        except Exception as exc:  # noqa: BLE001 - a boundary: shown, never a crash
+            self.notify(f"cannot show it: {type(exc).__name__}: {exc}", severity="error", markup=False)
+            return
+        self.app.push_screen(TrialFileScreen(view, self.fmt))
+
+    def action_help(self) -> None:
+        from verifier_tui.tui.screens.help import HelpScreen
+        from verifier_tui.tui.screens.trial_help import trial_help
+
+        self.app.push_screen(HelpScreen(trial_help(self.from_job), "verifier-tui: a trial's keys and marks"))
 
     def action_back(self) -> None:
         if self.from_job:
@@ -220,7 +276,7 @@ class TrialScreen(Screen[None]):
         try:
             self.opened.choose_stand_in(workspace=workspace, case=case, empty=empty)
         finally:
-            self.controller = ReplayController(self, self.opened, poll=self.poll)
+            self.controller = ReplayController(self, self.opened, poll=self.poll, live_reload=self.watching)
         self._show_trial()
         self.controller.request("stand-in chosen")
         if self.watching:

@@ -28,6 +28,7 @@ class ReplayStatus(Static):
         self.watch_words = WATCH_WORDS["starting"]
         self.state: Content = Content.assemble(("no replay yet", "$text-muted"))
         self.count = 0
+        self.stale: str | None = None
 
     def on_mount(self) -> None:
         self._draw()
@@ -51,10 +52,17 @@ class ReplayStatus(Static):
             self.state = Content.assemble((word, "bold $warning"), (": see the agreement above", "$text-muted"))
         self._draw()
 
+    def set_stale(self, what: str | None) -> None:
+        """Live reload off and ``what`` changed since the replay shown (None: not stale)."""
+        self.stale = what
+        self._draw()
+
     def set_note(self, text: str, style: str = "$error") -> None:
         self.state = Content.assemble((text, style))
         self._draw()
 
     def _draw(self) -> None:
         text, style = self.watch_words
-        self.update(Content.assemble((text, style), "   ", self.state))
+        stale = (("   ⚠ stale: ", "bold $warning"), (f"{self.stale} changed since this replay (r replays)", "$warning")) \
+            if self.stale else ()
+        self.update(Content.assemble((text, style), "   ", self.state, *stale))

@@ -12,6 +12,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from verifier_tui.trial_words import verdict_words, workspace_words
+from verifier_tui.words import stuck_line
 from verifier_tui.tui.widgets.reward_panel import pretty
 
 if TYPE_CHECKING:
@@ -59,7 +60,7 @@ class SidePanel(VerticalScroll):
         parts += _reward_files(side.reward_files, "verifier/ holds no reward file")
         parts.append(("\nverifier/test-stdout.txt", HEAD))
         parts.append((" (stdout and stderr merged; /tests and /app as local paths)\n", MUTED))
-        parts.append(fmt.text(side.mapped_output).rstrip("\n") or ("(empty)", MUTED))
+        parts.append(fmt.text(side.mapped_output).rstrip("\n") or (side.output_words, MUTED))
         parts.append(("\n\nfacts\n", HEAD))
         for fact in walk.facts.sentences():
             parts.append(f"  {fmt.text(fact)}\n")
@@ -67,7 +68,8 @@ class SidePanel(VerticalScroll):
             parts.append((f"  note: {fmt.text(note)}\n", "$warning"))
         self._update(parts)
 
-    def show_local(self, opened: TrialSession, replayed: Replayed, fmt: TrialDisplay) -> None:
+    def show_local(self, opened: TrialSession, replayed: Replayed, fmt: TrialDisplay, stream: str = "stderr") -> None:
+        """``stream``: the output shown, ``stderr`` or ``stdout`` (the other is one key away: o)."""
         local = replayed.local
         self.failing = replayed.failure
         if local is None:
@@ -83,15 +85,22 @@ class SidePanel(VerticalScroll):
         parts: list[Any] = [("Harbor would score ", MUTED), (verdict_words(verdict), style),
                             (f"  {fmt.text(local.outcome_words)} · {fmt.duration(local.duration_s)}\n", MUTED),
                             ("workspace: ", MUTED), (fmt.text(workspace_words(opened)) + "\n", "")]
-        if replayed.failure is not None:
+        stuck = stuck_line(local.stack, fmt.path)
+        if stuck is not None:
+            opens = " (e opens it)" if replayed.failure is not None else ""
+            parts += [(fmt.text(stuck), "bold $warning"), (f"{opens}\n", MUTED)]
+        elif replayed.failure is not None:
             path, line = replayed.failure
             parts += [("failed at ", MUTED), (f"{fmt.path(path)}:{line}", "bold"), (" (e opens it)\n", MUTED)]
         parts += _reward_files(local.reward_files, "no reward file was written")
         for notice in local.notices:
             parts.append((f"note: {fmt.text(notice)}\n", "$warning"))
-        for name, captured in (("stderr", local.stderr), ("stdout", local.stdout)):
-            parts.append((f"\n{name}\n", HEAD))
-            parts.append(fmt.text(captured.text).rstrip("\n") or ("(empty)", MUTED))
+        other = "stdout" if stream == "stderr" else "stderr"
+        captured = local.stderr if stream == "stderr" else local.stdout
+        hidden = local.stdout if stream == "stderr" else local.stderr
+        size = f"{hidden.total_bytes:,} bytes" if hidden.total_bytes else "empty"
+        parts += [(f"\n{stream}", HEAD), (f"  (o shows {other}: {size})\n", MUTED)]
+        parts.append(fmt.text(captured.text).rstrip("\n") or ("(empty)", MUTED))
         self._update(parts)
 
     def show_message(self, text: str, style: str = MUTED) -> None:

@@ -1,0 +1,250 @@
+"""A trial's screen in the real app (Textual's pilot): the root cause at the
+top at any size, every Harbor file of the trial one key away (trial.log,
+exception.txt, the agent's logs, the ATIF trajectory as a conversation, the
+task's instruction, the artifacts manifest), ``?`` help, ``c`` and ``o``,
+stale marks with live reload off, "stuck at" for a replay that timed out, and
+output Harbor never downloaded said so."""
+
+from __future__ import annotations
+
+import json
+
+from tests.harbor.trial_app_under_test import make_trial_app, text_of
+from tests.helpers import harbor_exception, harbor_masked_failure_log, sandbox_trial
+from tests.tui.app_under_test import screen_text
+from verifier_tui.engine.watch.changes import Change
+from verifier_tui.tui.screens.command import CommandScreen
+from verifier_tui.tui.screens.help import HelpScreen
+from verifier_tui.tui.screens.trial import TrialScreen
+from verifier_tui.tui.screens.trial_file import TrialFileScreen
+
+SEPARATE = 'version = "1.0"\nartifacts = ["/app"]\n\n[verifier]\nenvironment_mode = "separate"\n'
+READS_HELLO = ("def verify(workspace):\n    print('looking at', sorted(p.name for p in workspace.iterdir()))\n"
+               "    return 1.0 if (workspace / 'hello.txt').read_text() == 'hi' else 0.0\n")
+WAITS = ("import time\n\n\ndef wait(path):\n    while not path.exists():\n        time.sleep(0.2)\n\n\n"
+         "def verify(workspace):\n    wait(workspace / 'done.txt')\n    return 1.0\n")
+TRAJECTORY = {
+    "schema_version": "ATIF-v1.6", "session_id": "s-1",
+    "agent": {"name": "claude-code", "version": "2.0.1", "model_name": "claude-sonnet-4"},
+    "steps": [
+        {"step_id": 1, "source": "user", "message": "Create /app/hello.txt containing hi."},
+        {"step_id": 2, "source": "agent", "message": "I will write the file.", "reasoning_content": "Simple.",
+         "tool_calls": [{"tool_call_id": "call_1", "function_name": "bash",
+                         "arguments": {"command": "printf hi > /app/hallo.txt"}}],
+         "observation": {"results": [{"source_call_id": "call_1", "content": "(no output)"}]},
+         "metrics": {"prompt_tokens": 120, "completion_tokens": 30}},
+        {"step_id": 3, "source": "agent", "message": [{"type": "text", "text": "Done: the file is written."}]},
+    ],
+    "final_metrics": {"total_prompt_tokens": 120, "total_completion_tokens": 30, "total_steps": 3},
+}
+
+
+def timed_out_agent(task, runs, tmp_path, **kwargs):
+    """A claude-code trial whose agent timed out; the verifier then found no
+    hello.txt (only in trial.log); agent/ holds its log and its trajectory."""
+    demo = task(verifier=READS_HELLO, toml=SEPARATE)
+    message = "No reward file found at jobs/j/demo__aaaaaaa/verifier/reward.txt or ..."
+    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={"hallo.txt": "hi"}, mode="separate",
+                          capture=True, trial_kwargs=dict(
+                              agent="claude-code",
+                              log=harbor_masked_failure_log("demo__aaaaaaa", "RewardFileNotFoundError", message),
+                              exception=harbor_exception("AgentTimeoutError",
+                                                         "Agent execution timed out after 120.0 seconds")),
+                          **kwargs)
+    (trial.path / "agent" / "claude-code.txt").write_text("starting claude\nwrote /app/hallo.txt\n")
+    (trial.path / "agent" / "trajectory.json").write_text(json.dumps(TRAJECTORY))
+    return demo, trial
+
+
+def top_lines(app, count: int) -> str:
+    return "\n".join(screen_text(app).splitlines()[:count])
+
+
+async def test_the_root_cause_is_at_the_top_at_160x45_and_80x24(task, runs, tmp_path):
+    _, trial = timed_out_agent(task, runs, tmp_path)
+    for size in ((160, 45), (80, 24)):
+        app = make_trial_app(trial.path)
+        async with app.run_test(size=size) as pilot:
+            await app.wait_for_replays(1)
+            await pilot.pause()
+            cause = text_of(app, "#root-cause")
+            assert cause.startswith("✗ root cause  AgentTimeoutError (in the agent): Agent execution timed out")
+            assert "then the verifier: RewardFileNotFoundError, recorded only in trial.log" in cause
+            assert "try: the agent ran out of time" in cause
+            # Seen without scrolling, right under the header (two lines at 160 columns, four at 80).
+            top = " ".join(top_lines(app, 6).split())
+            assert "✗ root cause AgentTimeoutError (in the agent)" in top, size
+
+
+async def test_a_passing_genuine_trial_says_nothing_went_wrong(real):
+    app = make_trial_app(real / "jobs" / "separate-mode", task=real / "tasks" / "separate-mode")
+    async with app.run_test(size=(160, 45)) as pilot:
+        await app.wait_for_replays(1)
+        await pilot.pause()
+        assert text_of(app, "#root-cause") == "✓ root cause  none: Harbor scored 1.0"
+
+
+async def test_every_harbor_file_of_the_trial_is_one_key_away(task, runs, tmp_path):
+    demo, trial = timed_out_agent(task, runs, tmp_path)
+    (demo / "instruction.md").write_text("# Hello\n\nCreate /app/hello.txt containing `hi`.\n")
+    expected = {
+        "j": ["the trajectory", "ATIF-v1.6 · agent claude-code 2.0.1 · model claude-sonnet-4 · 3 steps",
+              "#1 user", "Create /app/hello.txt containing hi.", "#2 agent", "(reasoning)",
+              '→ bash({"command": "printf hi > /app/hallo.txt"})', "← call_1", "(no output)",
+              "(prompt tokens 120, completion tokens 30)", "#3 agent", "Done: the file is written.",
+              "final metrics"],
+        "l": ["trial.log", "Skipping exception record because trial already has exception_info"],
+        "x": ["exception.txt", "harbor.trial.errors.AgentTimeoutError: Agent execution timed out after 120.0"],
+        "a": ["the agent's logs", "2 files in agent/", "── claude-code.txt", "wrote /app/hallo.txt",
+              "(j shows it as a conversation)"],
+        "i": ["the task's instruction", "Create /app/hello.txt containing `hi`."],
+        "m": ["the artifacts manifest", "/app → artifacts/app  (directory, there)"],
+    }
+    app = make_trial_app(trial.path)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await app.wait_for_replays(1)
+        await pilot.pause()
+        for key, wanted in expected.items():
+            await pilot.press(key)
+            await pilot.pause()
+            assert isinstance(app.screen, TrialFileScreen), key
+            shown = screen_text(app) + text_of(app, "#file-text")
+            for words in wanted:
+                assert words in shown, (key, words)
+            await pilot.press("escape")
+            await pilot.pause()
+            assert isinstance(app.screen, TrialScreen)
+
+
+async def test_a_missing_file_says_so_and_a_big_log_is_read_from_its_end(real):
+    trial = real / "jobs" / "nop-fail" / "hello-file__C4SunEc"
+    with open(trial / "trial.log", "a") as log:
+        for index in range(40_000):
+            log.write(f"agent line {index}: {'x' * 20}\n")
+        log.write("the last line of the log\n")
+    app = make_trial_app(trial)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await app.wait_for_replays(1)
+        for key, words in (("j", "agent/trajectory.json is not there: only agents that record their run in ATIF"),
+                           ("a", "agent/ is not there: the agent wrote no logs (the nop agent writes nothing)")):
+            await pilot.press(key)
+            await pilot.pause()
+            assert words in text_of(app, "#file-text")
+            await pilot.press("escape")
+            await pilot.pause()
+        await pilot.press("l")
+        await pilot.pause()
+        text = text_of(app, "#file-text")
+        assert text.startswith("(the last 256 KiB of ") and "agent line 0:" not in text
+        await pilot.pause(0.2)
+        assert "the last line of the log" in screen_text(app)  # opened at its end
+
+
+async def test_a_trajectory_cut_short_or_not_atif_says_so(task, runs, tmp_path):
+    _, trial = timed_out_agent(task, runs, tmp_path)
+    trajectory = trial.path / "agent" / "trajectory.json"
+    app = make_trial_app(trial.path)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await app.wait_for_replays(1)
+        for content, words in ((json.dumps(TRAJECTORY)[:300], "trajectory.json is cut short"),
+                               ('{"steps": "none"}', "not an ATIF trajectory: no steps list"),
+                               ("[" * 100_000, "trajectory.json")):
+            trajectory.write_text(content)
+            await pilot.press("j")
+            await pilot.pause()
+            assert words in text_of(app, "#file-text"), content[:20]
+            await pilot.press("escape")
+            await pilot.pause()
+            assert isinstance(app.screen, TrialScreen)
+
+
+async def test_question_mark_lists_the_keys_of_the_trial_screen(task, runs, tmp_path):
+    from verifier_tui.tui.trial_keys import TRIAL_KEYS
+
+    _, trial = timed_out_agent(task, runs, tmp_path)
+    app = make_trial_app(trial.path)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await app.wait_for_replays(1)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        text = text_of(app, "#help-text")
+        for key, _action, _word, title, _help in TRIAL_KEYS:
+            assert f"{'?' if key == 'question_mark' else key}" in text and title in text, key
+        assert "Marks: root cause" in text
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, TrialScreen)
+
+
+async def test_o_shows_the_replays_stdout_and_c_its_command(task, runs, tmp_path):
+    _, trial = timed_out_agent(task, runs, tmp_path)
+    app = make_trial_app(trial.path)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await app.wait_for_replays(1)
+        await pilot.pause()
+        local = text_of(app, "#local-side .side-body")
+        assert "stderr  (o shows stdout:" in local and "looking at" not in local
+        await pilot.press("o")
+        await pilot.pause()
+        local = text_of(app, "#local-side .side-body")
+        assert "stdout  (o shows stderr:" in local and "looking at ['hallo.txt']" in local
+        await pilot.press("c")
+        await pilot.pause()
+        assert isinstance(app.screen, CommandScreen)
+        assert any("verifier.py" in word for word in app.screen.words)
+
+
+async def test_c_and_o_are_not_offered_without_a_replay(real):
+    app = make_trial_app(real / "jobs" / "nop-fail")
+    async with app.run_test(size=(160, 45)) as pilot:
+        assert (await app.wait_for_replays(1)).local is None
+        footer = ""
+        for _ in range(100):  # the footer is drawn after the replay's message, later on a busy machine
+            await pilot.pause(0.05)
+            footer = screen_text(app).splitlines()[-1]
+            if "? help" in footer:
+                break
+        assert "c copy" not in footer and "o stdout" not in footer and "? help" in footer
+
+
+async def test_with_live_reload_off_a_save_marks_the_replay_stale_and_r_keeps_the_changed_task_note(
+        task, runs, tmp_path):
+    demo, trial = timed_out_agent(task, runs, tmp_path)
+    app = make_trial_app(trial.path)  # live reload off
+    async with app.run_test(size=(160, 45)) as pilot:
+        await app.wait_for_replays(1)
+        await pilot.pause()
+        verifier = demo / "tests" / "verifier.py"
+        verifier.write_text("def verify(workspace):\n    return 0.5\n")
+        app.screen.controller.on_change(Change(paths=frozenset([verifier])))  # as the watcher reports it
+        await pilot.pause(0.3)
+        assert len(app.replays) == 1  # nothing replayed
+        assert "⚠ stale: verifier.py changed since this replay (r replays)" in text_of(app, "#trial-status")
+        assert app.screen.query_one("#local-side").border_title.endswith("· stale")
+        await pilot.press("r")
+        replayed = await app.wait_for_replays(2)
+        await pilot.pause()
+        assert replayed.local.verdict.rewards == {"reward": 0.5}
+        assert "changed since the run: tests/verifier.py" in text_of(app, "#trial-header")
+        assert "stale" not in text_of(app, "#trial-status")
+        await pilot.press("r")  # again: the note stays while the task differs from the run's
+        await app.wait_for_replays(3)
+        await pilot.pause()
+        assert "changed since the run: tests/verifier.py" in text_of(app, "#trial-header")
+
+
+async def test_a_timed_out_replay_says_where_it_was_stuck_and_output_never_downloaded(task, runs, tmp_path):
+    demo = task(verifier=WAITS, toml=SEPARATE + "timeout_sec = 1.0\n")
+    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True,
+                          timeout_s=1.0, keep_output_on_timeout=False)
+    app = make_trial_app(trial.path)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await app.wait_for_replays(1)
+        await pilot.pause()
+        local = text_of(app, "#local-side .side-body")
+        assert "stuck at tasks/demo/tests/verifier.py:6 in wait (e opens it)" in local
+        sandbox = text_of(app, "#sandbox-side .side-body")
+        assert "(not downloaded: Harbor fetches /logs/verifier only once test.sh has ended" in sandbox
+        assert "(empty" not in sandbox
+        assert text_of(app, "#root-cause").startswith("✗ root cause  VerifierTimeoutError (in the verifier)")

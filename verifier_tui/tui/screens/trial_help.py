@@ -1,0 +1,43 @@
+"""The ``?`` help of a trial's screen: what its marks mean, then every key,
+from the one key table (:data:`verifier_tui.tui.trial_keys.TRIAL_KEYS`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.content import Content
+
+from verifier_tui.engine.harbor.phases import DONE, FAILED, NOT_REACHED, STOPPED, UNKNOWN
+from verifier_tui.trial_words import PHASE_MARKS
+from verifier_tui.tui.keys import shown_key
+from verifier_tui.tui.screens.help import keys_content
+from verifier_tui.tui.trial_keys import TRIAL_KEYS
+
+_HEAD = "bold $text-primary"
+MARKS = [
+    ("root cause", [("✗", "the first thing that went wrong in the trial, in Harbor's order: the environment, "
+                          "the agent, the verifier (the verifier's part follows an earlier failure)"),
+                    ("✓", "nothing went wrong: what Harbor scored")]),
+    ("the runner's steps", [(PHASE_MARKS[DONE], "done"), (PHASE_MARKS[FAILED], "failed: explained below the table"),
+                            (PHASE_MARKS[STOPPED], "still running when the run ended (a timeout)"),
+                            (PHASE_MARKS[NOT_REACHED], "not reached"),
+                            (PHASE_MARKS[UNKNOWN], "unknown: the sandbox's output does not tell"),
+                            ("◀▶", "where the sandbox and the replay part")]),
+    ("the agreement", [("✓ same", "the replay ended as the sandbox did"), ("✗ differ", "it did not: why follows"),
+                       ("⚠ stale", "live reload is off and the task changed since this replay: r replays")]),
+]
+
+
+def trial_help(from_job: bool) -> Content:
+    parts: list[Any] = []
+    for title, marks in MARKS:
+        parts.append((f"Marks: {title}\n", _HEAD))
+        for mark, meaning in marks:
+            parts += [(f"  {mark:<9}", "bold"), f"{meaning}\n"]
+        parts.append("\n")
+    rows = [(shown_key(key), title, help_text) for key, _a, _w, title, help_text in TRIAL_KEYS]
+    rows.append(("tab", "Move between the sandbox and the replay", "e opens the failing line of the side in focus"))
+    if from_job:
+        rows.append(("esc", "Back to the job's trials", "the list this trial was opened from"))
+    rows.append(("ctrl+p", "Command palette", "every action above, by name"))
+    return Content.assemble(*parts, *keys_content(rows))

@@ -1,0 +1,27 @@
+"""The first line under a trial's header: the first thing that went wrong
+in the whole trial, in Harbor's order (the environment, the agent, the
+verifier), what to try, and the verifier's part after an earlier failure."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from textual.content import Content
+from textual.widgets import Static
+
+if TYPE_CHECKING:
+    from verifier_tui.engine.harbor.root_cause import RootCause
+    from verifier_tui.tui.trial_display import TrialDisplay
+
+
+class RootCausePanel(Static):
+    def show(self, cause: RootCause, fmt: TrialDisplay) -> None:
+        if not cause.failed:
+            self.update(Content.assemble(("✓ root cause  ", "bold $success"), fmt.text(cause.headline())))
+            return
+        parts: list[Any] = [("✗ root cause  ", "bold $error"), (fmt.text(cause.headline()), "bold")]
+        if cause.then:
+            parts += ["\n", ("  " + fmt.text(cause.then), "$text-muted")]
+        if cause.advice:
+            parts += ["\n", ("  try: ", "bold $accent"), fmt.text(cause.advice)]
+        self.update(Content.assemble(*parts))
