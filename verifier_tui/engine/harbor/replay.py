@@ -66,7 +66,7 @@ class ReplayPlan:
             "verifier": str(self.verifier) if self.verifier else None,
             "workspace": str(self.workspace) if self.workspace else None,
             "workspace_origin": self.workspace_origin,
-            "stand_in_used": self.workspace_origin == "stand-in",
+            "stand_in_unused": self.stand_in_unused,
             "case": self.case,
             "env": sorted(self.env),
             "timeout_s": self.timeout_s,
