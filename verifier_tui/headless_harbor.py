@@ -321,8 +321,9 @@ def test_command(args) -> int:
         replays.close()
         return _fail(f"{found.path}: " + "; ".join(getattr(found, "problems", None) or ["no trial folders"]))
     started = time.perf_counter()
+    stream = _TrialsStream(found) if args.json else None
     try:
-        rows = asyncio.run(_replay_all(replays, args.jobs or cpu_count(), args.json, bool(args.junit)))
+        rows = asyncio.run(_replay_all(replays, args.jobs or cpu_count(), stream, bool(args.junit)))
     finally:
         replays.close()
     wall = time.perf_counter() - started
@@ -333,11 +334,9 @@ def test_command(args) -> int:
     unused = [r.name for r in rows if r.stand_in == "unused"]
     if args.junit:
         write_junit(args.junit, found, rows, wall)
-    if args.json:
-        terminal.out_json({"path": str(found.path), "name": found.name, "agree": agree, "differ": differ,
-                           "not_compared": unknown, "duration_s": round(wall, 3),
-                           "stand_in": {"given": args.stand_in_chosen.words, "used_for": used, "not_used_for": unused},
-                           "trials": [r.summary for r in rows]})
+    if stream is not None:
+        stream.end({"agree": agree, "differ": differ, "not_compared": unknown, "duration_s": round(wall, 3),
+                    "stand_in": {"given": args.stand_in_chosen.words, "used_for": used, "not_used_for": unused}})
     else:
         print_job_table(found, rows)
         for line in stand_in_lines(args.stand_in_chosen, used, unused):
@@ -361,11 +360,39 @@ class JobRow:
     differences: tuple[str, ...]
     duration_s: float
     stand_in: str | None  # "used", "unused" or None
-    summary: dict | None = None  # run TRIAL --json's object, with --json
     stderr_tail: str = ""  # for --junit
 
 
-def job_row(session: TrialSession, replayed: Replayed, *, summary: bool, stderr: bool) -> JobRow:
+class _TrialsStream:
+    """``test JOB --json``'s document, written as the replays end: each
+    trial's object is printed once every trial before it was, so a job of
+    thousands is never held whole (neither the objects nor their text);
+    the counts follow the trials."""
+
+    def __init__(self, found) -> None:
+        head = terminal.json_text({"path": str(found.path), "name": found.name}, indent=2)
+        terminal.out(head[: head.rindex("}")].rstrip() + ',\n  "trials": [')
+        self._next = 0
+        self._waiting: dict[int, str] = {}
+        self._last: str | None = None  # printed with its comma once another follows
+
+    def put(self, index: int, trial: dict) -> None:
+        text = terminal.json_text(trial, indent=2)
+        self._waiting[index] = "\n".join("    " + line for line in text.split("\n"))
+        while self._next in self._waiting:
+            if self._last is not None:
+                terminal.out(self._last + ",")
+            self._last = self._waiting.pop(self._next)
+            self._next += 1
+
+    def end(self, tail: dict) -> None:
+        if self._last is not None:
+            terminal.out(self._last)
+        text = terminal.json_text(tail, indent=2)
+        terminal.out("  ]," + text[text.index("{") + 1:])
+
+
+def job_row(session: TrialSession, replayed: Replayed, *, stderr: bool) -> JobRow:
     from verifier_tui.engine.harbor.agreement import local_verdict
     from verifier_tui.trial_words import agreement_mark, agreement_words, verdict_words
 
@@ -376,11 +403,10 @@ def job_row(session: TrialSession, replayed: Replayed, *, summary: bool, stderr:
     return JobRow(_entry_name(session), agreement_mark(replayed.agreement), verdict_words(session.walk.sandbox.verdict),
                   verdict_words(local) if local is not None else "-", replayed.agreement.same, word, sentence,
                   tuple(replayed.agreement.differences), replayed.local.duration_s if replayed.local else 0.0,
-                  stand_in, session.to_json(replayed) if summary else None,
-                  replayed.local.stderr.text[-4000:] if stderr and replayed.local is not None else "")
+                  stand_in, replayed.local.stderr.text[-4000:] if stderr and replayed.local is not None else "")
 
 
-async def _replay_all(replays, jobs: int, summary: bool, stderr: bool) -> list[JobRow]:
+async def _replay_all(replays, jobs: int, stream: _TrialsStream | None, stderr: bool) -> list[JobRow]:
     """Each trial opened when its turn comes, replayed, kept as its row and
     closed: at most ``jobs`` runners run at once, and only a few more trials
     are in hand (read, staged) meanwhile."""
@@ -389,16 +415,18 @@ async def _replay_all(replays, jobs: int, summary: bool, stderr: bool) -> list[J
     running = asyncio.Semaphore(max(1, jobs))
     in_hand = asyncio.Semaphore(2 * max(1, jobs))
 
-    async def one(trial, step) -> JobRow:
+    async def one(index: int, trial, step) -> JobRow:
         async with in_hand:
             session = replays.open(trial, step)
             try:
                 replayed = await session.arun(trigger="test", gate=running, script_when_differs=True)
-                return job_row(session, replayed, summary=summary, stderr=stderr)
+                if stream is not None:
+                    stream.put(index, session.to_json(replayed))
+                return job_row(session, replayed, stderr=stderr)
             finally:
                 session.close()
 
-    return list(await asyncio.gather(*(one(trial, step) for trial, step in replays.entries)))
+    return list(await asyncio.gather(*(one(i, trial, step) for i, (trial, step) in enumerate(replays.entries))))
 
 
 def _entry_name(session: TrialSession) -> str:

@@ -247,7 +247,11 @@ class TrialSession:
         try:
             spec = self.spec()
             result = await self.session.arun(spec, trigger=trigger, on_output=on_output, gate=gate)
-            if self._runs_test_sh() and not (script_when_differs and self._compare(result).agreement.same):
+            if script_when_differs:
+                replayed = self._compare(result)
+                if replayed.agreement.same or not self._runs_test_sh():
+                    return replayed
+            if self._runs_test_sh():
                 script = await self.session.arun(replace(spec, via_test_sh=True, phases=False), trigger=trigger,
                                                  gate=gate)
                 result = with_test_sh_verdict(script, result)
