@@ -171,7 +171,8 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-_remembered: dict[Path, TaskDigest] | None = None
+_remembered: dict[Path, TaskDigest] = {}
+_remembering = 0  # how many digests_remembered() are open (they may close in any order)
 
 
 @contextmanager
@@ -179,18 +180,20 @@ def digests_remembered() -> Iterator[None]:
     """Within it, each task folder's digest is computed once: a job's
     thousands of trials of one task read the task once, not three times per
     trial (the task is taken as it was when first read)."""
-    global _remembered
-    outer, _remembered = _remembered, ({} if _remembered is None else _remembered)
+    global _remembering
+    _remembering += 1
     try:
         yield
     finally:
-        _remembered = outer
+        _remembering -= 1
+        if not _remembering:
+            _remembered.clear()
 
 
 def task_digest(task_dir: Path) -> TaskDigest:
     """``"sha256:" + Packager.compute_content_hash(task_dir)[0]``."""
     task_dir = Path(task_dir).resolve()
-    if _remembered is not None:
+    if _remembering:
         if task_dir not in _remembered:
             _remembered[task_dir] = _task_digest(task_dir)
         return _remembered[task_dir]

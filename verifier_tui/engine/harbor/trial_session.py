@@ -188,8 +188,8 @@ class TrialSession:
         with no workspace at all when the trial has none (how verify is
         imported and called does not depend on one); None when there is
         nothing to explain."""
-        passing = self.session is None and self.plan.no_workspace and self.session_problem is None
-        if passing:
+        transient = self.session is None and self.plan.no_workspace and self.session_problem is None
+        if transient:
             self._open_session(explaining=True)
         elif self.skipped is not None:
             return None
@@ -198,7 +198,7 @@ class TrialSession:
                 return None
             return self.session.explain(replace(self.spec(), explain_only=True, phases=False))
         finally:
-            if passing:
+            if transient:
                 self._close_session()
 
     # -- running -------------------------------------------------------------------------
