@@ -90,13 +90,17 @@ class TrialSession:
     def _plan(self) -> ReplayPlan:
         workspace, case = self.stand_in
         if self.empty_stand_in and (self._over_capture or self.walk.workspace.path is None):
-            if self._empty is None:
-                import tempfile
-
-                self._empty = Path(tempfile.mkdtemp(prefix="verifier-tui-empty-app-"))
-            workspace = self._empty
+            workspace = self._empty_folder()
         return plan_replay(self.walk, workspace=workspace, case=case, empty=self.empty_stand_in,
                            over_capture=self._over_capture, timeout=self.timeout, runner=self.runner)
+
+    def _empty_folder(self) -> Path:
+        """The empty folder that stands in for /app (made once, removed by close)."""
+        if self._empty is None:
+            import tempfile
+
+            self._empty = Path(tempfile.mkdtemp(prefix="verifier-tui-empty-app-"))
+        return self._empty
 
     def _open_session(self, explaining: bool = False) -> None:
         """A session on the task for this plan (None when there is nothing to
@@ -142,6 +146,8 @@ class TrialSession:
         what the trial captured."""
         self.empty_stand_in = empty
         self._over_capture = bool(workspace or case or empty)
+        if empty:
+            workspace = self._empty_folder()
         self.stand_in = (Path(workspace).expanduser().absolute() if workspace else None, case)
         self.plan = self._plan()
         self._open_session()
