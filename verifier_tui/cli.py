@@ -79,7 +79,8 @@ OPTIONS: list[tuple[tuple[str, ...], tuple[str, ...], bool, dict]] = [
     (("--case",), (TUI, "run", "explain", "watch"), True,
      dict(metavar="NAME", help="a case under the task's cases/ folder (or a case folder)")),
     (("--workspace",), EVERY, True,
-     dict(metavar="DIR", type=Path, help="the workspace folder (overrides the case's)")),
+     dict(metavar="DIR", type=Path, help="the workspace folder (overrides the case's); for a Harbor trial or "
+          "job, it stands in for /app where a trial did not capture it")),
     (("--response",), EVERY, True, dict(metavar="FILE", type=Path, group="response",
      help="the agent's final response: a Responses API JSON object (.json) or plain text (wrapped)")),
     (("--no-response",), EVERY, True,
@@ -108,7 +109,11 @@ OPTIONS: list[tuple[tuple[str, ...], tuple[str, ...], bool, dict]] = [
     })),
     (("--case",), ("test",), False, dict(metavar="NAME", action="append", dest="case_patterns", help=(
         "only the cases NAME names: a case name or a glob (wrong-*), or TASK::CASE (both may be globs); "
-        "may be repeated"))),
+        "may be repeated. For a Harbor job or trial: the task's case NAME stands in for /app where a trial "
+        "did not capture it"))),
+    (("--stand-in",), ("run", "explain", "test", "watch"), False, dict(choices=("empty",), help=(
+        "a Harbor trial or job: an empty /app (what an agent that wrote nothing leaves) where a trial did not "
+        "capture /app"))),
     (("--junit",), ("test",), False, dict(metavar="FILE", type=Path, help="also write a JUnit XML report")),
     (("--jobs", "-j"), ("test",), False,
      dict(metavar="N", type=int, help="cases run at once (default: the number of CPUs)")),

@@ -20,12 +20,13 @@ from typing import TYPE_CHECKING
 
 from verifier_tui import terminal
 from verifier_tui.engine.harbor.folders import find_harbor_folder
+from verifier_tui.engine.record import record
 
 if TYPE_CHECKING:
     from verifier_tui.engine.harbor.folders import Job, Trial
     from verifier_tui.engine.harbor.trial_session import Replayed, TrialSession
 
-TRIAL_ONLY = ("trial", "step", "task")
+TRIAL_ONLY = ("trial", "step", "task", "stand_in")
 """Options that mean something only for a trial or a job folder."""
 NOT_FOR_TRIALS = {
     "response": "a trial replays in Harbor mode, and Harbor never passes a response",
@@ -59,8 +60,50 @@ def dispatch(args, command: str) -> int | None:
     for name, why in NOT_FOR_TRIALS.items():
         if why is not None and getattr(args, name, None) not in (None, False):
             return _fail(f"--{name.replace('_', '-')}: {why}")
+    stand_in = stand_in_of(args)
+    if isinstance(stand_in, int):
+        return stand_in
+    args.stand_in_chosen = stand_in
     return {"run": run_command, "explain": explain_command, "test": test_command,
             "watch": watch_command}[command](args)
+
+
+def stand_in_of(args):
+    """The stand-in for an uncaptured /app the command line gives (``--workspace
+    DIR``, ``--case NAME``, ``--stand-in empty``), or the exit status after one
+    line: at most one may be given. ``test`` reads its ``--case`` here."""
+    from verifier_tui.engine.harbor.replay import StandIn
+
+    case = args.options.case
+    patterns = getattr(args, "case_patterns", None) or []
+    if len(patterns) > 1:
+        return _fail(f"--case: a Harbor job takes one case of its task, the stand-in for /app where a trial did "
+                     f"not capture it (given: {', '.join(patterns)})")
+    if patterns:
+        case = patterns[0]
+    stand_in = StandIn(workspace=args.options.workspace, case=case, empty=getattr(args, "stand_in", None) == "empty")
+    given = [flag for flag, value in (("--workspace", stand_in.workspace), ("--case", stand_in.case),
+                                      ("--stand-in empty", stand_in.empty)) if value]
+    if len(given) > 1:
+        return _fail(f"{' and '.join(given)}: give one stand-in for /app")
+    return stand_in
+
+
+def stand_in_lines(stand_in, used: list[str], unused: list[str]) -> list[str]:
+    """Which trials the stand-in served (those that did not capture /app) and
+    which it did not, names cut to a few and a count."""
+    from verifier_tui.engine.task_kinds import some_names
+
+    if stand_in is None or stand_in.words is None:
+        return []
+    out = []
+    if used:
+        out.append(f"stand-in {stand_in.words} used for {len(used)} trial(s) that did not capture /app: "
+                   f"{some_names(used)}")
+    if unused:
+        out.append(f"stand-in {stand_in.words} not used for {len(unused)} trial(s) that captured /app: "
+                   f"{some_names(unused)}")
+    return out
 
 
 # ---------------------------------------------------------------------------
@@ -90,10 +133,10 @@ def open_trial_session(args) -> TrialSession | int:
         trial, step = select_trial(found, getattr(args, "trial", None), getattr(args, "step", None) or step_in_path)
     except HarborFolderError as exc:
         return _fail(str(exc))
-    options = args.options
-    return TrialSession(trial, step, task_dir=args.task, workspace=options.workspace, case=options.case,
-                        timeout=options.timeout, python=options.python, nemo_gym=options.nemo_gym,
-                        runner=options.runner, env=options.env)
+    options, stand_in = args.options, args.stand_in_chosen
+    return TrialSession(trial, step, task_dir=args.task, workspace=stand_in.workspace, case=stand_in.case,
+                        empty=stand_in.empty, timeout=options.timeout, python=options.python,
+                        nemo_gym=options.nemo_gym, runner=options.runner, env=options.env)
 
 
 # ---------------------------------------------------------------------------
@@ -222,7 +265,7 @@ def explain_command(args) -> int:
     if isinstance(opened, int):
         return opened
     with opened:
-        explain = opened.explain() if opened.skipped is None else None
+        explain = opened.explain()  # needs no workspace: verify is not called
         data = opened.to_json()
         data["local_skipped"] = opened.skipped or "explain does not call verify"
         data["explain"] = explain
@@ -257,6 +300,8 @@ def explain_command(args) -> int:
             _say(f"replay    the runner gave no explanation: {explain['error']}")
             return 2
         _say("replay (Harbor mode, verify not called):")
+        if opened.plan.no_workspace:
+            _say(f"  no workspace: {opened.walk.workspace.words}")
         for row in explain.get("sys_path") or []:
             _say(f"  sys.path {row.get('index'):>2}  {row.get('path')}  {' + '.join(row.get('roles') or [])}")
         verify = explain.get("verify") or {}
@@ -280,105 +325,163 @@ def test_command(args) -> int:
     """Every trial of a job (every step of each), replayed in parallel."""
     import asyncio
 
-    from verifier_tui.engine.harbor.folders import Job
     from verifier_tui.engine.session import cpu_count
-    from verifier_tui.engine.suite import trial_sessions
+    from verifier_tui.engine.suite import JobReplays
 
     opened = _open(args)
     if isinstance(opened, int):
         return opened
     found, step_in_path = opened
-    trials = found.trials if isinstance(found, Job) else [found]
-    if not trials:
-        return _fail(f"{found.path}: " + "; ".join(found.problems or ["no trial folders"]))
     # The same trials, opened the same way, as the pytest plugin's (engine/suite.py).
-    sessions = trial_sessions(found, step_in_path, args.options, args.task)
+    replays = JobReplays(found, step_in_path, args.options, args.task, args.stand_in_chosen)
+    if not replays.entries:
+        replays.close()
+        return _fail(f"{found.path}: " + "; ".join(getattr(found, "problems", None) or ["no trial folders"]))
     started = time.perf_counter()
+    stream = _TrialsStream(found) if args.json else None
     try:
-        replays = asyncio.run(_replay_all(sessions, args.jobs or cpu_count()))
-        wall = time.perf_counter() - started
-        summaries = [s.to_json(r) for s, r in zip(sessions, replays)]
-        agree = sum(1 for r in replays if r.agreement.same is True)
-        differ = sum(1 for r in replays if r.agreement.same is False)
-        unknown = len(replays) - agree - differ
-        if args.junit:
-            write_junit(args.junit, found, sessions, replays, wall)
-        if args.json:
-            terminal.out_json({"path": str(found.path), "name": found.name, "agree": agree, "differ": differ,
-                       "not_compared": unknown, "duration_s": round(wall, 3), "trials": summaries})
-        else:
-            print_job_table(found, sessions, replays)
-            terminal.out(f"{agree} agree, {differ} differ, {unknown} not compared")
+        rows = asyncio.run(_replay_all(replays, args.jobs or cpu_count(), stream, bool(args.junit)))
     finally:
-        for session in sessions:
-            session.close()
-    return 0 if agree == len(replays) else 1
+        replays.close()
+    wall = time.perf_counter() - started
+    agree = sum(1 for r in rows if r.same is True)
+    differ = sum(1 for r in rows if r.same is False)
+    unknown = len(rows) - agree - differ
+    used = [r.name for r in rows if r.stand_in == "used"]
+    unused = [r.name for r in rows if r.stand_in == "unused"]
+    if args.junit:
+        write_junit(args.junit, found, rows, wall)
+    if stream is not None:
+        stream.end({"agree": agree, "differ": differ, "not_compared": unknown, "duration_s": round(wall, 3),
+                    "stand_in": {"given": args.stand_in_chosen.words, "used_for": used, "not_used_for": unused}})
+    else:
+        print_job_table(found, rows)
+        for line in stand_in_lines(args.stand_in_chosen, used, unused):
+            _say(line)
+        terminal.out(f"{agree} agree, {differ} differ, {unknown} not compared")
+    return 0 if agree == len(rows) else 1
 
 
-async def _replay_all(sessions: list[TrialSession], jobs: int) -> list[Replayed]:
+@record
+class JobRow:
+    """What ``test JOB`` keeps of one replay once it is over: the words of
+    its row and report, never the run itself (a job may hold thousands)."""
+
+    name: str
+    mark: str
+    sandbox: str
+    replay: str
+    same: bool | None
+    word: str
+    sentence: str
+    differences: tuple[str, ...]
+    duration_s: float
+    stand_in: str | None  # "used", "unused" or None
+    stderr_tail: str = ""  # for --junit
+
+
+class _TrialsStream:
+    """``test JOB --json``'s document, written as the replays end: each
+    trial's object is printed once every trial before it was, so a job of
+    thousands is never held whole (neither the objects nor their text);
+    the counts follow the trials."""
+
+    def __init__(self, found) -> None:
+        head = terminal.json_text({"path": str(found.path), "name": found.name}, indent=2)
+        terminal.out(head[: head.rindex("}")].rstrip() + ',\n  "trials": [')
+        self._next = 0
+        self._waiting: dict[int, str] = {}
+        self._last: str | None = None  # printed with its comma once another follows
+
+    def put(self, index: int, trial: dict) -> None:
+        text = terminal.json_text(trial, indent=2)
+        self._waiting[index] = "\n".join("    " + line for line in text.split("\n"))
+        while self._next in self._waiting:
+            if self._last is not None:
+                terminal.out(self._last + ",")
+            self._last = self._waiting.pop(self._next)
+            self._next += 1
+
+    def end(self, tail: dict) -> None:
+        if self._last is not None:
+            terminal.out(self._last)
+        text = terminal.json_text(tail, indent=2)
+        terminal.out("  ]," + text[text.index("{") + 1:])
+
+
+def job_row(session: TrialSession, replayed: Replayed, *, stderr: bool) -> JobRow:
+    from verifier_tui.engine.harbor.agreement import local_verdict
+    from verifier_tui.trial_words import agreement_mark, agreement_words, cause_label, verdict_words
+
+    local = local_verdict(replayed.local) if replayed.local is not None else None
+    word, sentence = agreement_words(replayed.agreement, replayed.skipped)
+    plan = session.plan
+    stand_in = "used" if plan.workspace_origin == "stand-in" else "unused" if plan.stand_in_unused else None
+    return JobRow(_entry_name(session), agreement_mark(replayed.agreement), cause_label(session.walk),
+                  verdict_words(local) if local is not None else "-", replayed.agreement.same, word, sentence,
+                  tuple(replayed.agreement.differences), replayed.local.duration_s if replayed.local else 0.0,
+                  stand_in, replayed.local.stderr.text[-4000:] if stderr and replayed.local is not None else "")
+
+
+async def _replay_all(replays, jobs: int, stream: _TrialsStream | None, stderr: bool) -> list[JobRow]:
+    """Each trial opened when its turn comes, replayed, kept as its row and
+    closed: at most ``jobs`` runners run at once, and only a few more trials
+    are in hand (read, staged) meanwhile."""
     import asyncio
 
-    gate = asyncio.Semaphore(max(1, jobs))
+    running = asyncio.Semaphore(max(1, jobs))
+    in_hand = asyncio.Semaphore(2 * max(1, jobs))
 
-    async def one(session: TrialSession) -> Replayed:
-        async with gate:
-            return await session.arun(trigger="test")
+    async def one(index: int, trial, step) -> JobRow:
+        async with in_hand:
+            session = replays.open(trial, step)
+            try:
+                replayed = await session.arun(trigger="test", gate=running, script_when_differs=True)
+                if stream is not None:
+                    stream.put(index, session.to_json(replayed))
+                return job_row(session, replayed, stderr=stderr)
+            finally:
+                session.close()
 
-    return list(await asyncio.gather(*(one(s) for s in sessions)))
+    return list(await asyncio.gather(*(one(i, trial, step) for i, (trial, step) in enumerate(replays.entries))))
 
 
 def _entry_name(session: TrialSession) -> str:
     return session.trial.name + (f" / {session.step}" if session.step else "")
 
 
-def print_job_table(found, sessions: list[TrialSession], replays: list[Replayed]) -> None:
-    from verifier_tui.trial_words import agreement_mark, agreement_words, cause_label, verdict_words
-
-    from verifier_tui.engine.harbor.agreement import local_verdict
-
-    rows = [("", "trial", "sandbox", "replay", "")]
-    for session, replayed in zip(sessions, replays):
-        local = local_verdict(replayed.local) if replayed.local is not None else None
-        word, sentence = agreement_words(replayed.agreement, replayed.skipped)
-        mine = verdict_words(local) if local is not None else "-"
-        rows.append((agreement_mark(replayed.agreement), _entry_name(session),
-                     cause_label(session.walk), mine, word))
-    widths = [max(len(row[i]) for row in rows) for i in range(5)]
-    _say(f"job {found.name} · {len(sessions)} replay(s)" + (f" · Harbor {found.harbor_version}"
-                                                            if getattr(found, "harbor_version", None) else ""))
-    for row in rows:
+def print_job_table(found, rows: list[JobRow]) -> None:
+    table = [("", "trial", "sandbox", "replay", "")] + [(r.mark, r.name, r.sandbox, r.replay, r.word) for r in rows]
+    widths = [max(len(row[i]) for row in table) for i in range(5)]
+    _say(f"job {found.name} · {len(rows)} replay(s)" + (f" · Harbor {found.harbor_version}"
+                                                        if getattr(found, "harbor_version", None) else ""))
+    for row in table:
         _say("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip())
-    for session, replayed in zip(sessions, replays):
-        if replayed.agreement.same is not True:
-            word, sentence = agreement_words(replayed.agreement, replayed.skipped)
-            _say(f"── {_entry_name(session)}: {word}")
-            _say(f"  {sentence}")
-            for difference in replayed.agreement.differences[1:]:
+    for row in rows:
+        if row.same is not True:
+            _say(f"── {row.name}: {row.word}")
+            _say(f"  {row.sentence}")
+            for difference in row.differences[1:]:
                 _say(f"  - {difference}")
 
 
-def write_junit(path, found, sessions: list[TrialSession], replays: list[Replayed], wall: float) -> None:
+def write_junit(path, found, rows: list[JobRow], wall: float) -> None:
     from xml.etree import ElementTree as ET
 
-    from verifier_tui.trial_words import agreement_words
-
-    differ = sum(1 for r in replays if r.agreement.same is False)
-    unknown = sum(1 for r in replays if r.agreement.same is None)
+    differ = sum(1 for r in rows if r.same is False)
+    unknown = sum(1 for r in rows if r.same is None)
     x = terminal.xml_text  # what XML 1.0 cannot hold, as a visible escape: the file stays well-formed
-    suite = ET.Element("testsuite", name=x(f"verifier-tui job {found.name}"), tests=str(len(replays)),
+    suite = ET.Element("testsuite", name=x(f"verifier-tui job {found.name}"), tests=str(len(rows)),
                        failures=str(differ), errors=str(unknown), time=f"{wall:.3f}")
-    for session, replayed in zip(sessions, replays):
-        duration = replayed.local.duration_s if replayed.local is not None else 0.0
-        case = ET.SubElement(suite, "testcase", classname=x(found.name), name=x(_entry_name(session)),
-                             time=f"{duration:.3f}")
-        word, sentence = agreement_words(replayed.agreement, replayed.skipped)
-        if replayed.agreement.same is False:
-            failure = ET.SubElement(case, "failure", message=x(sentence))
-            failure.text = x("\n".join(replayed.agreement.differences))
-        elif replayed.agreement.same is None:
-            ET.SubElement(case, "error", message=x(f"{word}: {sentence}"))
-        if replayed.local is not None and replayed.local.stderr.text:
-            ET.SubElement(case, "system-err").text = x(replayed.local.stderr.text[-4000:])
+    for row in rows:
+        case = ET.SubElement(suite, "testcase", classname=x(found.name), name=x(row.name), time=f"{row.duration_s:.3f}")
+        if row.same is False:
+            failure = ET.SubElement(case, "failure", message=x(row.sentence))
+            failure.text = x("\n".join(row.differences))
+        elif row.same is None:
+            ET.SubElement(case, "error", message=x(f"{row.word}: {row.sentence}"))
+        if row.stderr_tail:
+            ET.SubElement(case, "system-err").text = x(row.stderr_tail)
     ET.ElementTree(suite).write(path, encoding="utf-8", xml_declaration=True)
 
 

@@ -3,6 +3,9 @@
     pytest --verifier-cases tasks/            every case with an expected.json, of every task below
     pytest --verifier-cases tasks/ -n 4       the same, with pytest-xdist
     pytest --verifier-cases jobs/<job>/       every trial of a Harbor job, replayed: <job>::<trial>
+    pytest --verifier-cases jobs/<job>/ --verifier-stand-in empty
+                                              the same, with an empty /app where a trial captured none
+                                              (or --verifier-workspace DIR, --verifier-case NAME)
 
 Installed with the package (the ``pytest11`` entry point in pyproject.toml),
 it is off until ``--verifier-cases`` is given: without it, this module adds
@@ -30,6 +33,8 @@ if TYPE_CHECKING:
     from verifier_tui.engine.suite import Collection, TaskCases
 
 PLUGIN_NAME = "verifier-tui-cases"
+#: The command line's hint for a stand-in, in this plugin's options.
+PLUGIN_STAND_IN_HINT = "give --verifier-workspace DIR, --verifier-case NAME or --verifier-stand-in empty"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -42,6 +47,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "would)")
     group.addoption("--verifier-timeout", type=float, default=None, metavar="SECONDS", dest="verifier_timeout",
                     help="overrides each task.toml's [verifier] timeout_sec")
+    group.addoption("--verifier-workspace", default=None, metavar="DIR", dest="verifier_workspace",
+                    help="a Harbor job or trial: this folder stands in for /app where a trial did not capture it")
+    group.addoption("--verifier-case", default=None, metavar="NAME", dest="verifier_case",
+                    help="a Harbor job or trial: the task's case NAME stands in for /app where a trial did not "
+                         "capture it")
+    group.addoption("--verifier-stand-in", choices=("empty",), default=None, dest="verifier_stand_in",
+                    help="a Harbor job or trial: an empty /app (an agent that wrote nothing) where a trial did not "
+                         "capture it")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -62,10 +75,15 @@ class VerifierCases:
 
         base = config.invocation_params.dir
         options = Options(python=config.getoption("verifier_python"), timeout=config.getoption("verifier_timeout"))
+        stand_in = _stand_in(config, base)
         try:
-            self.collection: Collection = collect([base / Path(p) for p in paths], options)
+            self.collection: Collection = collect([base / Path(p) for p in paths], options, stand_in=stand_in)
         except CollectionError as exc:
             raise pytest.UsageError(f"--verifier-cases: {exc}") from None
+        if stand_in.words is not None and all(g.session is not None for g in self.collection.groups):
+            self.collection.close()
+            raise pytest.UsageError("--verifier-workspace, --verifier-case and --verifier-stand-in stand in for "
+                                    "/app in Harbor trials, and --verifier-cases names no Harbor job or trial")
         session = next((g.session for g in self.collection.groups if g.session is not None and g.cases), None)
         error = session.interpreter().error if session is not None else None
         if error is not None:  # one --verifier-python for every task: said once, nothing run
@@ -83,6 +101,23 @@ class VerifierCases:
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         self.collection.close()
+
+
+def _stand_in(config: pytest.Config, base: Path) -> Any:
+    """The stand-in for an uncaptured /app (at most one), as ``test JOB`` takes it."""
+    from verifier_tui.engine.harbor.replay import StandIn
+
+    workspace = config.getoption("verifier_workspace")
+    stand_in = StandIn(workspace=(base / Path(workspace).expanduser()) if workspace else None,
+                       case=config.getoption("verifier_case"),
+                       empty=config.getoption("verifier_stand_in") == "empty")
+    given = [flag for flag, value in (("--verifier-workspace", stand_in.workspace), ("--verifier-case", stand_in.case),
+                                      ("--verifier-stand-in", stand_in.empty)) if value]
+    if len(given) > 1:
+        raise pytest.UsageError(f"{' and '.join(given)}: give one stand-in for /app")
+    if stand_in.workspace is not None and not stand_in.workspace.is_dir():
+        raise pytest.UsageError(f"--verifier-workspace {workspace}: not a folder")
+    return stand_in
 
 
 class VerifierTask(pytest.Collector):
@@ -162,8 +197,17 @@ class VerifierCase(pytest.Item):
             return f"{self.nodeid}: {error}"
         if isinstance(error, CaseMismatch):
             if self.group.session is None:  # a trial of a Harbor job: what `run TRIAL` prints
-                return "\n".join([f"{self.nodeid}: the replay did not end as the sandbox's run did",
-                                  trial_report(self.case.session, error.result)])
+                replayed = error.result
+                if replayed.local is None:
+                    from verifier_tui.engine.harbor.inputs import STAND_IN_HINT
+
+                    why = (replayed.skipped or "").replace(STAND_IN_HINT, PLUGIN_STAND_IN_HINT)
+                    head = f"{self.nodeid}: not replayed: {why}"
+                elif replayed.agreement.same is None:
+                    head = f"{self.nodeid}: replayed, but not compared: {replayed.agreement.differences[0]}"
+                else:
+                    head = f"{self.nodeid}: the replay did not end as the sandbox's run did"
+                return "\n".join([head, trial_report(self.case.opened, replayed)])
             from verifier_tui.report import result_lines
             from verifier_tui.terminal import plain_text
 

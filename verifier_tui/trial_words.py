@@ -125,10 +125,7 @@ def workspace_words(opened: TrialSession) -> str:
     plan = opened.plan
     if plan.skipped:
         return plan.skipped
-    if plan.workspace_origin == "stand-in":
-        what = f"case {plan.case}" if plan.case else "an empty /app" if opened.empty_stand_in else str(plan.workspace)
-        return f"your stand-in: {what} (the trial did not capture /app)"
-    return opened.walk.workspace.words
+    return plan.workspace_words or opened.walk.workspace.words
 
 
 #: Lines of one side's detail shown under the phases (the whole is in --json).

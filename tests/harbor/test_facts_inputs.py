@@ -110,7 +110,7 @@ def test_shared_mode_with_app_captured_is_a_snapshot(task, runs):
 def test_shared_mode_without_app_has_no_workspace_and_says_what_to_give(task, runs):
     w = walk(runs, task())
     assert w.workspace.path is None
-    assert "did not capture /app" in w.workspace.words and "--workspace DIR or --case NAME" in w.workspace.words
+    assert "did not capture /app" in w.workspace.words and "--workspace DIR, --case NAME or --stand-in empty" in w.workspace.words
 
 
 def test_the_verifier_env_is_built_as_harbor_builds_it(task, runs):

@@ -66,7 +66,7 @@ def test_shared_mode_without_app_gives_no_replay_and_says_what_to_give(task, run
     _, plan, local, out = replay(trial)
     assert local is None and out["local"] is None and out["same"] is None and out["differences"] == []
     assert out["local_skipped"].startswith("no workspace to replay on: the trial did not capture /app")
-    assert "--workspace DIR or --case NAME" in out["local_skipped"]
+    assert "--workspace DIR, --case NAME or --stand-in empty" in out["local_skipped"]
 
 
 def test_a_stand_in_workspace_replays_and_is_named_when_the_verdicts_differ(task, runs, tmp_path):

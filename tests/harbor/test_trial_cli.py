@@ -163,7 +163,7 @@ def test_shared_mode_without_app_says_what_to_give_then_replays_on_a_case(task, 
     done = tool(env, "run", trial.path, cwd=elsewhere)
     assert done.returncode == 2
     assert "replay    none: no workspace to replay on: the trial did not capture /app" in done.stdout
-    assert "give --workspace DIR or --case NAME" in done.stdout
+    assert "give --workspace DIR, --case NAME or --stand-in empty" in done.stdout
     data = as_json(tool(env, "run", trial.path, "--json", cwd=elsewhere))
     assert data["local"] is None and data["same"] is None and "--workspace DIR" in data["local_skipped"]
     done = tool(env, "run", trial.path, "--case", "good", cwd=elsewhere)

@@ -88,20 +88,24 @@ class TaskCases:
 
 @record
 class TrialItem:
-    """One trial of a job (one step of a multi-step trial), opened for replay."""
+    """One trial of a job (one step of a multi-step trial), opened for its
+    replay only when it runs (``opened``: the TrialSession, kept for the report)."""
 
     name: str  # the trial's name, with ``[step]`` for a step
-    session: Any  # a verifier_tui.engine.harbor.trial_session.TrialSession
+    trial: Any
+    step: str | None
+    opened: Any = None
 
 
 @record
 class JobTrials:
     """A Harbor job (or one trial) folder: each trial replayed on what it
-    captured, passing when the replay ends as its sandbox did (the agreement
-    ``test JOB`` reports)."""
+    captured (or the stand-in, where it captured nothing), passing when the
+    replay ends as its sandbox did (the agreement ``test JOB`` reports)."""
 
     name: str
     folder: Path
+    replays: Any  # a JobReplays
     cases: list = field(default_factory=list)  # TrialItems
     invalid: list = field(default_factory=list)
     error: str | None = None
@@ -111,21 +115,59 @@ class JobTrials:
         return f"{self.name}{SEPARATOR}{case}"
 
     def run(self, item: TrialItem, trigger: str = "test") -> Any:
-        return item.session.run(trigger=trigger)
-
-    async def arun(self, item: TrialItem, gate: asyncio.Semaphore | None = None, trigger: str = "test") -> Any:
-        from contextlib import nullcontext
-
-        async with gate if gate is not None else nullcontext():
-            return await item.session.arun(trigger=trigger)
+        item.opened = self.replays.open(item.trial, item.step)
+        try:
+            return item.opened.run(trigger=trigger)
+        finally:
+            item.opened.close()
 
     @staticmethod
     def passed(replayed: Any) -> bool:
         return replayed.agreement.same is True
 
     def close(self) -> None:
-        for item in self.cases:
-            item.session.close()
+        self.replays.close()
+
+
+class JobReplays:
+    """The trials of a job (each step of a multi-step one), or the one trial
+    (its step, when the path named one), to replay: what ``test JOB`` and the
+    pytest plugin replay. Each is opened only when its turn comes
+    (:meth:`open`) and closed after, so a job of thousands of trials holds
+    only the few in hand; their replays share one session per task and read
+    each task's digest once."""
+
+    def __init__(self, found: Any, step_in_path: str | None, options: Options, task_dir: Path | None = None,
+                 stand_in: Any = None) -> None:
+        from contextlib import ExitStack
+
+        from verifier_tui.engine.harbor.digest import digests_remembered
+        from verifier_tui.engine.harbor.folders import Job
+        from verifier_tui.engine.harbor.replay import StandIn
+        from verifier_tui.engine.harbor.trial_session import SessionPool
+
+        trials = found.trials if isinstance(found, Job) else [found]
+        self.entries: list[tuple[Any, str | None]] = [
+            (trial, step) for trial in trials
+            for step in ([step_in_path] if step_in_path else [view.name for view in trial.steps])]
+        self.options = options
+        self.task_dir = task_dir
+        self.stand_in = stand_in or StandIn(workspace=options.workspace, case=options.case)
+        self._pool = SessionPool()
+        self._memo = ExitStack()
+        self._memo.enter_context(digests_remembered())
+
+    def open(self, trial: Any, step: str | None) -> Any:
+        from verifier_tui.engine.harbor.trial_session import TrialSession
+
+        options, stand_in = self.options, self.stand_in
+        return TrialSession(trial, step, task_dir=self.task_dir, workspace=stand_in.workspace, case=stand_in.case,
+                            empty=stand_in.empty, timeout=options.timeout, python=options.python,
+                            nemo_gym=options.nemo_gym, runner=options.runner, env=options.env, pool=self._pool)
+
+    def close(self) -> None:
+        self._pool.close()
+        self._memo.close()
 
 
 @record
@@ -148,10 +190,11 @@ class Collection:
 
 
 def collect(paths: list[Path | str], options: Options | None = None, patterns: list[str] | tuple[str, ...] = (),
-            task_dir: Path | None = None) -> Collection:
+            task_dir: Path | None = None, stand_in: Any = None) -> Collection:
     """The groups to test under ``paths``, narrowed by ``patterns`` (see
     :func:`matches`). ``task_dir``: a Harbor job's task, when it is not where
-    the trials say. Raises :class:`CollectionError` for a path that names
+    the trials say; ``stand_in``: a job's stand-in for an uncaptured /app
+    (a :class:`~verifier_tui.engine.harbor.replay.StandIn`). Raises :class:`CollectionError` for a path that names
     nothing testable and for a pattern that matches no case."""
     options = options or Options()
     groups: list = []
@@ -159,7 +202,7 @@ def collect(paths: list[Path | str], options: Options | None = None, patterns: l
         for path in paths:
             if not str(path).strip():
                 raise CollectionError(f"an empty path: give {EXPECTED_PATHS}")
-            groups += _groups_for(Path(path).expanduser(), options, task_dir)
+            groups += _groups_for(Path(path).expanduser(), options, task_dir, stand_in)
         _unique_names(groups)
         if patterns:
             _narrow(groups, list(patterns))
@@ -179,14 +222,14 @@ def matches(pattern: str, task: str, case: str) -> bool:
     return fnmatch.fnmatchcase(case, pattern)
 
 
-def _groups_for(path: Path, options: Options, task_dir: Path | None) -> list:
+def _groups_for(path: Path, options: Options, task_dir: Path | None, stand_in: Any) -> list:
     if not path.exists():
         raise CollectionError(f"{path} does not exist")
     path = path.absolute()
     from verifier_tui.engine.harbor.folders import find_harbor_folder
 
     if find_harbor_folder(path) is not None:
-        return [_job_group(path, options, task_dir)]
+        return [_job_group(path, options, task_dir, stand_in)]
     if is_one_task(path):
         return [_task_group(path, options, named=True)]
     found, without_cases = tasks_below(path)
@@ -268,39 +311,17 @@ def _has_expected(cases: Path) -> bool:
         return False
 
 
-def trial_sessions(found: Any, step_in_path: str | None, options: Options, task_dir: Path | None = None) -> list:
-    """Every trial of a job (each step of a multi-step one), or the one trial
-    (its step, when the path named one), opened for replay: what ``test JOB``
-    and the pytest plugin replay."""
-    from verifier_tui.engine.harbor.folders import Job
-    from verifier_tui.engine.harbor.trial_session import TrialSession
-
-    trials = found.trials if isinstance(found, Job) else [found]
-    sessions = []
-    try:
-        for trial in trials:
-            steps = [step_in_path] if step_in_path else [view.name for view in trial.steps]
-            for step in steps:
-                sessions.append(TrialSession(trial, step, task_dir=task_dir, workspace=options.workspace,
-                                             timeout=options.timeout, python=options.python,
-                                             nemo_gym=options.nemo_gym, runner=options.runner, env=options.env))
-    except BaseException:
-        for session in sessions:
-            session.close()
-        raise
-    return sessions
-
-
-def _job_group(path: Path, options: Options, task_dir: Path | None) -> JobTrials:
+def _job_group(path: Path, options: Options, task_dir: Path | None, stand_in: Any = None) -> JobTrials:
     from verifier_tui.engine.harbor.folders import HarborFolderError, open_harbor
 
     try:
         found, step_in_path = open_harbor(path)
     except HarborFolderError as exc:
         raise CollectionError(str(exc)) from None
-    group = JobTrials(name=found.name, folder=found.path)
-    sessions = trial_sessions(found, step_in_path, options, task_dir)
-    group.cases = [TrialItem(s.trial.name + (f"[{s.step}]" if s.step else ""), s) for s in sessions]
+    replays = JobReplays(found, step_in_path, options, task_dir, stand_in)
+    group = JobTrials(name=found.name, folder=found.path, replays=replays)
+    group.cases = [TrialItem(trial.name + (f"[{step}]" if step else ""), trial, step)
+                   for trial, step in replays.entries]
     if not group.cases:
         group.error = "; ".join(getattr(found, "problems", None) or ["no trial folders"])
     return group

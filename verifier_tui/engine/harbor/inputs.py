@@ -45,6 +45,16 @@ _TEMPLATE = re.compile(r"\$\{([^}:]+)(?::-(.*))?\}")  # harbor.utils.env._TEMPLA
 _SENSITIVE_KEY = re.compile(r"(KEY|SECRET|TOKEN(?!S)|PASSWORD|CREDENTIAL|AUTH)", re.IGNORECASE)
 _REDACTED = re.compile(r"^(?:\*\*\*\*|.{4}\*\*\*\*.{3})$")
 
+#: How Harbor 0.26.0 is told to download /app after the agent: the task's
+#: ``artifacts`` (``TaskConfig.artifacts``, a top-level key of task.toml, so it
+#: must come before the first table), the job's (``JobConfig.artifacts``), or
+#: ``harbor run --artifact`` (harbor/cli/jobs.py, which fills the job's list).
+CAPTURE_SETTING = (f"Harbor 0.26.0 captures it next time with artifacts = [\"{SANDBOX_WORKSPACE}\"] at the top of "
+                   f"task.toml, before its first [table]; or artifacts: [\"{SANDBOX_WORKSPACE}\"] in the job's config "
+                   f"file; or harbor run --artifact {SANDBOX_WORKSPACE}")
+#: What stands in for an uncaptured /app, on the command line.
+STAND_IN_HINT = "give --workspace DIR, --case NAME or --stand-in empty"
+
 
 @record(frozen=True)
 class WorkspaceInput:
@@ -75,8 +85,7 @@ def trial_workspace(trial: Trial, step: StepView, mode: str | None) -> Workspace
     if entry is not None:
         if entry.status not in ("ok", "empty") or entry.path is None or not entry.path.is_dir():
             return WorkspaceInput(None, None, f"Harbor did not collect {SANDBOX_WORKSPACE} (manifest status "
-                                  f"{entry.status!r}, destination {entry.destination!r}); give --workspace DIR "
-                                  "or --case NAME")
+                                  f"{entry.status!r}, destination {entry.destination!r}); {STAND_IN_HINT}")
         path = entry.path
         how = f"artifact {entry.destination}"
         if entry.exclude:
@@ -86,9 +95,8 @@ def trial_workspace(trial: Trial, step: StepView, mode: str | None) -> Workspace
         path = step.artifacts_dir / "app"
         how = "artifacts/app (no manifest: the older layout's artifacts/<name>)"
     if path is None:
-        return WorkspaceInput(None, None, f"the trial did not capture {SANDBOX_WORKSPACE} (only when the task or "
-                              f"job declares artifacts = [\"{SANDBOX_WORKSPACE}\"]); give --workspace DIR or "
-                              "--case NAME")
+        return WorkspaceInput(None, None, f"the trial did not capture {SANDBOX_WORKSPACE} ({CAPTURE_SETTING}); "
+                              f"{STAND_IN_HINT}")
     if mode == SEPARATE:
         return WorkspaceInput(path, True, f"{how}: exactly what the verifier saw (separate mode)")
     if mode is None:

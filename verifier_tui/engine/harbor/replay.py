@@ -5,9 +5,9 @@ timeout Harbor gave it.
 What the sandbox ran is read from the task's shim (``tests/test.sh``): the
 verifier it names with ``--verifier /tests/...``, and ``--task-data
 /tests/task_data.json`` only when that file exists. The workspace is the
-trial's captured ``/app`` unless the caller gives a stand-in (``--workspace
-DIR``, ``--case NAME``); without any there is no replay, and ``skipped`` says
-what to give.
+trial's captured ``/app``; where it was not captured, the caller's stand-in
+(``--workspace DIR``, ``--case NAME``, ``--stand-in empty``); without either
+there is no replay, and ``skipped`` says what to give.
 
 :class:`~verifier_tui.engine.harbor.trial_session.TrialSession` runs the plan.
 """
@@ -40,6 +40,9 @@ class ReplayPlan:
     timeout_s: float | None
     task_data: Path | None
     skipped: str | None = None
+    no_workspace: bool = False  # skipped only for want of a workspace: the rest of the plan stands (explain)
+    workspace_words: str = ""  # where the replay's workspace comes from, in words
+    stand_in_unused: str | None = None  # a stand-in was given, and the captured /app served instead
     extra_tests: Path | None = None  # the step's own steps/<name>/tests: Harbor uploads it over tests/
     notices: list[str] = field(default_factory=list)
     reasons: list[str] = field(default_factory=list)  # what may make the replay differ, said when it does
@@ -64,6 +67,7 @@ class ReplayPlan:
             "verifier": str(self.verifier) if self.verifier else None,
             "workspace": str(self.workspace) if self.workspace else None,
             "workspace_origin": self.workspace_origin,
+            "stand_in_unused": self.stand_in_unused,
             "case": self.case,
             "env": sorted(self.env),
             "timeout_s": self.timeout_s,
@@ -109,11 +113,39 @@ def _plain_test_sh(task_dir: Path, step: str | None) -> str | None:
     return None
 
 
+@record(frozen=True)
+class StandIn:
+    """What stands in for /app where a trial did not capture it: a folder, a
+    case of the task, or an empty folder; at most one."""
+
+    workspace: Path | None = None
+    case: str | None = None
+    empty: bool = False
+
+    @property
+    def words(self) -> str | None:
+        return stand_in_words(self.workspace, self.case, self.empty)
+
+
+def stand_in_words(workspace: Path | str | None, case: str | None, empty: bool) -> str | None:
+    """The stand-in for /app as the user gave it, in words (None: none given)."""
+    if empty:
+        return "an empty /app"
+    if workspace is not None:
+        return str(workspace)
+    return f"case {case}" if case is not None else None
+
+
 def plan_replay(walk: TrialWalkthrough, *, workspace: Path | str | None = None, case: str | None = None,
-                timeout: float | None = None, runner: str = "ours") -> ReplayPlan:
+                empty: bool = False, over_capture: bool = False, timeout: float | None = None,
+                runner: str = "ours") -> ReplayPlan:
     """The replay's inputs for one trial (or step), or why it cannot run.
     ``runner``: ``ours`` (verifier-tui's, which reports its phases) or
-    ``task`` (the one the task ships in tests/.ng/: what the sandbox ran)."""
+    ``task`` (the one the task ships in tests/.ng/: what the sandbox ran).
+
+    A stand-in (``workspace``, ``case``, or ``empty`` with ``workspace`` the
+    empty folder) serves only where the trial did not capture /app, unless
+    ``over_capture`` (the user chose it for this one trial on screen)."""
     location = walk.location
     plan = ReplayPlan(task_dir=location.path, verifier=None, workspace=None, workspace_origin=None, case=None,
                       env=dict(walk.env.values) if walk.env else {}, timeout_s=None, task_data=None)
@@ -127,20 +159,30 @@ def plan_replay(walk: TrialWalkthrough, *, workspace: Path | str | None = None, 
         plan.skipped = (f"{plain} is the task's own script, not the runner's shim: the sandbox ran it, not a Python "
                         "verifier through the runner, so there is nothing to replay")
         return plan
-    if workspace is not None:
-        folder = Path(workspace).expanduser().absolute()
-        if not folder.is_dir():
-            plan.skipped = f"--workspace {workspace}: not a folder"
-            return plan
-        plan.workspace, plan.workspace_origin = folder, "stand-in"
-    elif case is not None:
-        plan.case, plan.workspace_origin = case, "stand-in"
-    elif walk.workspace.path is not None:
-        plan.workspace = walk.workspace.path
+    given = stand_in_words(workspace, case, empty)
+    captured = walk.workspace.path
+    if captured is not None and not (given and over_capture):
+        plan.workspace = captured
         plan.workspace_origin = "exact" if walk.workspace.exact else "snapshot"
+        plan.workspace_words = walk.workspace.words
+        if given:
+            plan.stand_in_unused = f"your stand-in ({given}) was not used: the trial captured /app"
+            plan.notices.append(plan.stand_in_unused)
+    elif given:
+        if workspace is not None:
+            folder = Path(workspace).expanduser().absolute()
+            if not folder.is_dir():
+                plan.skipped = f"--workspace {workspace}: not a folder"
+                return plan
+            plan.workspace = folder
+        else:
+            plan.case = case
+        plan.workspace_origin = "stand-in"
+        plan.workspace_words = (f"your stand-in: {given}, instead of the /app the trial captured" if captured
+                                else f"your stand-in: {given} (the trial did not capture /app)")
     else:
         plan.skipped = f"no workspace to replay on: {walk.workspace.words}"
-        return plan
+        plan.no_workspace = True
     plan.verifier = shim_verifier(task_dir, step)
     for tests in _tests_dirs(task_dir, step):
         if (tests / "task_data.json").is_file():

@@ -26,6 +26,7 @@ from verifier_tui.engine.model import RunResult
 from verifier_tui.engine.record import record, replace
 
 if TYPE_CHECKING:
+    import asyncio
     from typing import Any, Callable, Mapping
 
     from verifier_tui.engine.invocation import RunSpec
@@ -48,10 +49,13 @@ class TrialSession:
     """A trial's walkthrough and its local replay, run as often as asked."""
 
     def __init__(self, trial: Trial, step: str | None = None, *, task_dir: Path | str | None = None,
-                 workspace: Path | str | None = None, case: str | None = None, timeout: float | None = None,
+                 workspace: Path | str | None = None, case: str | None = None, empty: bool = False,
+                 timeout: float | None = None,
                  python: str = "python3", nemo_gym: Path | None = None, cache: Path | None = None,
-                 environ: Mapping[str, str] | None = None, runner: str = "ours", env: tuple[str, ...] = ()) -> None:
+                 environ: Mapping[str, str] | None = None, runner: str = "ours", env: tuple[str, ...] = (),
+                 pool: SessionPool | None = None) -> None:
         self.trial = trial
+        self._pool = pool  # many trials replayed in a row share a session per task (the pool closes them)
         self.env = env  # --env words: added to the environment Harbor gave the verifier
         self.step = step
         self.runner = runner  # "ours", or "task": the runner the task ships, as the sandbox ran it
@@ -61,8 +65,11 @@ class TrialSession:
         self._task_dir = task_dir
         self._cache = cache
         self._environ = environ
+        # A stand-in serves where the trial did not capture /app; one chosen on
+        # screen for this trial (choose_stand_in) serves even over a captured one.
         self.stand_in: tuple[Path | None, str | None] = (Path(workspace) if workspace else None, case)
-        self.empty_stand_in = False
+        self.empty_stand_in = empty
+        self._over_capture = False
         self._empty: Path | None = None  # the empty folder made for that stand-in
         self.walk: TrialWalkthrough = walk_trial(trial, step, task_dir=task_dir, cache=cache, environ=environ)
         self._baseline = None
@@ -82,14 +89,26 @@ class TrialSession:
 
     def _plan(self) -> ReplayPlan:
         workspace, case = self.stand_in
-        return plan_replay(self.walk, workspace=workspace, case=case, timeout=self.timeout, runner=self.runner)
+        if self.empty_stand_in and (self._over_capture or self.walk.workspace.path is None):
+            workspace = self._empty_folder()
+        return plan_replay(self.walk, workspace=workspace, case=case, empty=self.empty_stand_in,
+                           over_capture=self._over_capture, timeout=self.timeout, runner=self.runner)
 
-    def _open_session(self) -> None:
-        """A session on the task for this plan (None when there is nothing to replay)."""
+    def _empty_folder(self) -> Path:
+        """The empty folder that stands in for /app (made once, removed by close)."""
+        if self._empty is None:
+            import tempfile
+
+            self._empty = Path(tempfile.mkdtemp(prefix="verifier-tui-empty-app-"))
+        return self._empty
+
+    def _open_session(self, explaining: bool = False) -> None:
+        """A session on the task for this plan (None when there is nothing to
+        replay); ``explaining``: one without a workspace, for explain only."""
         self._close_session()
         self.session_problem = None
         plan = self.plan
-        if plan.skipped is not None or plan.task_dir is None:
+        if plan.task_dir is None or (plan.skipped is not None and not (explaining and plan.no_workspace)):
             return
         from verifier_tui.engine.discovery import DiscoveryError
         from verifier_tui.engine.session import Options, SelectionError, Session
@@ -106,7 +125,12 @@ class TrialSession:
             env=self.env,
         )
         try:
+            if self._pool is not None and not explaining:
+                self.session = self._pool.session(plan.task_dir, options)
+                return
             self.session = Session(plan.task_dir, options)
+            if explaining:
+                self.session.select_case(None)  # not the task's first case: no workspace at all
         except (DiscoveryError, SelectionError, OSError) as exc:
             self.session_problem = str(exc)
 
@@ -121,12 +145,9 @@ class TrialSession:
         folder (what an agent that did nothing leaves); none of them: back to
         what the trial captured."""
         self.empty_stand_in = empty
+        self._over_capture = bool(workspace or case or empty)
         if empty:
-            if self._empty is None:
-                import tempfile
-
-                self._empty = Path(tempfile.mkdtemp(prefix="verifier-tui-empty-app-"))
-            workspace = self._empty
+            workspace = self._empty_folder()
         self.stand_in = (Path(workspace).expanduser().absolute() if workspace else None, case)
         self.plan = self._plan()
         self._open_session()
@@ -152,16 +173,39 @@ class TrialSession:
         the runner's phases asked for."""
         plan, session = self.plan, self.session
         spec = session.spec()
+        if self._pool is not None:  # the shared session's own choices are not this trial's
+            if plan.case is not None:
+                found = session.task.case(plan.case)
+                if found is None:
+                    from verifier_tui.engine.session import SelectionError
+
+                    names = ", ".join(c.name for c in session.task.cases) or "none"
+                    raise SelectionError(f"--case {plan.case}: no such case in {session.task.name} (cases: {names})")
+                spec = session.spec_for_case(found)
+            else:
+                spec = replace(spec, case=None, workspace=plan.workspace, expected=None)
         task = replace(spec.task, config=replace(spec.task.config, env=dict(plan.env)))
         timeout = plan.timeout_s if plan.timeout_s is not None else spec.timeout_s
         return replace(spec, task=task, response=None, expected=None, task_data=plan.task_data, phases=True,
                        timeout_s=timeout, extra_tests=plan.extra_tests)
 
     def explain(self) -> dict[str, Any] | None:
-        """The runner's ``--explain`` for the replay (verify is not called); None without one."""
-        if self.session is None or self.skipped is not None:
+        """The runner's ``--explain`` for the replay (verify is not called),
+        with no workspace at all when the trial has none (how verify is
+        imported and called does not depend on one); None when there is
+        nothing to explain."""
+        transient = self.session is None and self.plan.no_workspace and self.session_problem is None
+        if transient:
+            self._open_session(explaining=True)
+        elif self.skipped is not None:
             return None
-        return self.session.explain(replace(self.spec(), explain_only=True, phases=False))
+        try:
+            if self.session is None:
+                return None
+            return self.session.explain(replace(self.spec(), explain_only=True, phases=False))
+        finally:
+            if transient:
+                self._close_session()
 
     # -- running -------------------------------------------------------------------------
 
@@ -193,9 +237,14 @@ class TrialSession:
         return (session is not None and session.isolation.kind == NAMESPACE
                 and (session.task.tests_dir / "test.sh").is_file())
 
-    async def arun(self, trigger: str = "trial replay", *,
-                   on_output: Callable[[str, str], None] | None = None) -> Replayed:
-        """One replay from asyncio (the TUI, ``watch``, ``test``); cancelling it ends the runner."""
+    async def arun(self, trigger: str = "trial replay", *, on_output: Callable[[str, str], None] | None = None,
+                   gate: asyncio.Semaphore | None = None, script_when_differs: bool = False) -> Replayed:
+        """One replay from asyncio (the TUI, ``watch``, ``test``); cancelling
+        it ends the runner. ``gate`` is held only while a runner runs.
+        ``script_when_differs`` (a whole job): the task's test.sh runs only
+        when verifier-tui's runner did not end as the sandbox did; it costs
+        as much again as the runner (bash, a Python to check the version,
+        then the runner), and where the runner agrees it would only confirm."""
         if self.skipped is not None or self.session is None:
             return self._compare(None)
         from verifier_tui.engine.discovery import DiscoveryError
@@ -203,9 +252,14 @@ class TrialSession:
 
         try:
             spec = self.spec()
-            result = await self.session.arun(spec, trigger=trigger, on_output=on_output)
+            result = await self.session.arun(spec, trigger=trigger, on_output=on_output, gate=gate)
+            if script_when_differs:
+                replayed = self._compare(result)
+                if replayed.agreement.same or not self._runs_test_sh():
+                    return replayed
             if self._runs_test_sh():
-                script = await self.session.arun(replace(spec, via_test_sh=True, phases=False), trigger=trigger)
+                script = await self.session.arun(replace(spec, via_test_sh=True, phases=False), trigger=trigger,
+                                                 gate=gate)
                 result = with_test_sh_verdict(script, result)
         except (DiscoveryError, SelectionError) as exc:
             self.session_problem = str(exc)
@@ -241,7 +295,8 @@ class TrialSession:
 
     def _close_session(self) -> None:
         if self.session is not None:
-            self.session.close()
+            if self._pool is None:
+                self.session.close()
             self.session = None
 
     def close(self) -> None:
@@ -258,6 +313,32 @@ class TrialSession:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class SessionPool:
+    """One :class:`~verifier_tui.engine.session.Session` per task (and
+    choices) for the trials of a job replayed in a row: the task is resolved,
+    and its tests staged, once; each trial's run takes an idle layout and puts
+    its own workspace in place."""
+
+    def __init__(self) -> None:
+        self._sessions: dict[tuple, Session] = {}
+
+    def session(self, task_dir: Path, options: Any) -> Session:
+        from verifier_tui.engine.session import Session
+
+        key = (task_dir, options.verifier, options.timeout, options.python, options.nemo_gym, options.runner,
+               options.env)
+        if key not in self._sessions:
+            opened = Session(task_dir, replace(options, workspace=None, case=None))
+            opened.recycle_stages = True  # each trial runs once: a layout serves the next
+            self._sessions[key] = opened
+        return self._sessions[key]
+
+    def close(self) -> None:
+        for opened in self._sessions.values():
+            opened.close()
+        self._sessions.clear()
 
 
 def with_test_sh_verdict(script: RunResult, runner: RunResult) -> RunResult:

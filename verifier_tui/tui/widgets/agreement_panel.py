@@ -22,7 +22,7 @@ STYLES = {True: "bold $success", False: "bold $error", None: "bold $warning"}
 NO_REPLAY_KEYS = ("f chooses a folder to replay on (your stand-in for /app), s a case of the task or an empty "
                   "/app")
 #: The command line's way to give a stand-in, which the keys above replace on screen.
-_COMMAND_LINE_HINT = re.compile(r";? ?give --workspace DIR or\s+--case NAME")
+_COMMAND_LINE_HINT = re.compile(r";? ?give --workspace DIR,\s+--case NAME or\s+--stand-in empty")
 
 
 def on_screen(sentence: str) -> str:
