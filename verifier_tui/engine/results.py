@@ -208,6 +208,7 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
         never_awaited,
         never_awaited_warning,
     )
+    from verifier_tui.engine.strays import strays_notice
     from verifier_tui.engine.verdict import harbor_verdict, read_reward_files, timeout_verdict
 
     out_of_memory: list[str] = []
@@ -268,9 +269,9 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
     outcome = outcome_of(returncode, signal, timed_out, start_error, verdict)
     if done is None and returncode == SHIM_REFUSAL_EXIT:
         outcome = Outcome.REFUSED_BY_SHIM
+    strays = sorted(map_paths(c, pm) for c in strays)  # in each sandbox's order alike
     if strays:
-        shown = "; ".join(c[:120] for c in strays[:3]) + (f"; +{len(strays) - 3} more" if len(strays) > 3 else "")
-        notices.append(f"the run left {len(strays)} process(es) running, ended when it was over: {shown}")
+        notices.append(strays_notice(strays))
     if done is not None and done.output_cut_short:
         # (A shorter wait is in --json's pipe_wait_s only: on a loaded machine even a clean exit
         # can take a few hundred ms to close its pipes, and the strays notice names any holder.)
@@ -308,7 +309,7 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
         task_refused=spec.task.config.refused,
         environment=prepared.environment.to_json() if prepared.environment is not None else None,
         sandbox="namespace" if prepared.stage.namespace else "copy",
-        strays=[map_paths(c, pm) for c in strays],
+        strays=strays,
         user_files_written=written,
         stack=stack,
         limits=prepared.limits.to_json() if prepared.limits is not None else None,
