@@ -208,7 +208,7 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
         never_awaited,
         never_awaited_warning,
     )
-    from verifier_tui.engine.strays import strays_notice
+    from verifier_tui.engine.strays import cut, strays_notice
     from verifier_tui.engine.verdict import harbor_verdict, read_reward_files, timeout_verdict
 
     out_of_memory: list[str] = []
@@ -237,7 +237,7 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
             # RewardFileNotFoundError (test.sh's exit code is discarded).
             notices.append(f"out of memory: the run held {held >> 20} MB, over task.toml's memory_mb = {limit}; "
                            f"its biggest process was killed, as the sandbox's OOM killer would: "
-                           f"{map_paths(command, prepared.path_map)[:160]}")
+                           f"{cut(map_paths(command, prepared.path_map))}")
     spec = prepared.spec
     stack = None
     reward_dir = prepared.stage.reward_dir
@@ -269,7 +269,7 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
     outcome = outcome_of(returncode, signal, timed_out, start_error, verdict)
     if done is None and returncode == SHIM_REFUSAL_EXIT:
         outcome = Outcome.REFUSED_BY_SHIM
-    strays = sorted(map_paths(c, pm) for c in strays)  # in each sandbox's order alike
+    strays = sorted(cut(map_paths(c, pm)) for c in strays)  # in each sandbox's order alike
     if strays:
         notices.append(strays_notice(strays))
     if done is not None and done.output_cut_short:

@@ -99,7 +99,7 @@ CMDLINE_BYTES = 1024
 (the namespace's init reads as much, engine/isolation.py)."""
 
 SHOWN_CHARS = 160
-"""A command line is shown cut to this many characters."""
+"""A command line is shown cut to this many characters (:func:`cut`)."""
 
 
 def command_line(pid: int) -> str:
@@ -117,16 +117,19 @@ def shown_command(raw: bytes, pid: int) -> str:
     one line, as a shell would take it back: a word with spaces or quotes
     quoted, one with newlines, other control characters, bidi controls or
     bytes that are not UTF-8 written as ``$'...'`` with visible escapes
-    (``python3 -c $'import os\\nwhile 1: ...'``); cut to
-    :data:`SHOWN_CHARS`. ``pid N`` for an empty one (a kernel thread, a
-    process gone meanwhile)."""
+    (``python3 -c $'import os\\nwhile 1: ...'``). ``pid N`` for an empty
+    one (a kernel thread, a process gone meanwhile)."""
     words = raw.split(b"\0")
     if words and not words[-1]:
         words.pop()  # the NUL that ends the last word
     if not words:
         return f"pid {pid}"
-    text = " ".join(_word(word) for word in words)
-    return text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 1] + "…"
+    return " ".join(_word(word) for word in words)
+
+
+def cut(command: str) -> str:
+    """A command line cut to :data:`SHOWN_CHARS` (once its paths are the user's)."""
+    return command if len(command) <= SHOWN_CHARS else command[: SHOWN_CHARS - 1] + "…"
 
 
 _PLAIN = re.compile(r"[\w@%+=:,./-]+")
