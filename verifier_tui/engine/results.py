@@ -304,6 +304,7 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
         trigger=trigger,
         notices=notices,
         start_error=map_paths(start_error, pm) if start_error else None,
+        not_staged=done is None and prepared.not_staged,
         sequence=sequence,
         task_id=spec.task_id,
         task_refused=spec.task.config.refused,
