@@ -9,7 +9,11 @@ timed out or superseded) every process of ours whose environment holds that
 token is one of its descendants still running. This is how CI servers find a
 build's strays (Jenkins' ``BUILD_ID``). A process that starts another with a
 cleaned environment escapes it; with namespaces (:mod:`.isolation`) nothing
-escapes, and this is not used.
+escapes, and the namespace's init lists what outlived the runner instead.
+
+Either way a stray is one process, however many run the same command, and
+its command line is shown by :func:`shown_command` (one line, escaped), so
+both sandboxes count and name the same processes in the same words.
 
 Where ``/proc`` is missing (macOS), nothing is found: the run's process
 group is still ended, and escaped processes are not reported.
