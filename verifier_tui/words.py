@@ -169,13 +169,13 @@ def expected_words(result: RunResult) -> str | None:
 
 
 #: The verdict of a run refused before its verifier was called (the line above it says why).
-NOT_RUN = "none: the verifier was not run"
+VERIFIER_NOT_CALLED = "none: the verifier was not run"
 
 
 def verdict_line(result: RunResult) -> str:
     verdict = result.verdict
     if result.not_staged:
-        return NOT_RUN
+        return VERIFIER_NOT_CALLED
     if verdict.rewards is not None:
         shown, left_out = rewards_json(verdict.rewards)
         more = f"; {left_out:,} more keys: {IN_JSON}" if left_out else ""
