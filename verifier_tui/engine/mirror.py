@@ -65,11 +65,12 @@ class Mirror:
         the whole tree is walked. Either way, what the last run wrote in the
         copy is put right: only that, when the copy is tracked and the
         tracker saw it all, else by the walk."""
+        incomplete = bool(self.failed)  # what the last sync could not copy is in no change set: walk for it
         self.notes = []
         self.failed = []
         self.files_copied = 0
         written = self._tracker.take() if self._tracker is not None and changed is not None else None
-        if changed is None or written is None or not self.index:
+        if changed is None or written is None or not self.index or incomplete:
             self._full_sync()
         else:
             self.walked = False
