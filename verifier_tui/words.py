@@ -168,8 +168,14 @@ def expected_words(result: RunResult) -> str | None:
     return "matches expected" if result.expected_matched else "differs from expected"
 
 
+#: The verdict of a run refused before its verifier was called (the line above it says why).
+VERIFIER_NOT_CALLED = "none: the verifier was not run"
+
+
 def verdict_line(result: RunResult) -> str:
     verdict = result.verdict
+    if result.not_staged:
+        return VERIFIER_NOT_CALLED
     if verdict.rewards is not None:
         shown, left_out = rewards_json(verdict.rewards)
         more = f"; {left_out:,} more keys: {IN_JSON}" if left_out else ""

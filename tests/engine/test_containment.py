@@ -87,6 +87,52 @@ def test_an_escaped_process_is_listed_when_the_timed_out_verifier_ignores_sigter
     assert any(token in command for command in result.strays), result.strays
 
 
+FORK_BOMB = """\
+import os, shutil, subprocess, sys
+
+SLEEP = shutil.which("sleep")
+
+def verify(workspace):
+    for i in range(200):
+        started, child_end = os.pipe()  # closed in the child by its exec (not inheritable)
+        if os.fork() == 0:
+            try:
+                if i % 2:
+                    os.setsid()  # half of them leave the runner's process group
+                os.execv(SLEEP, ["sleep", {seconds!r}])
+            finally:
+                os._exit(1)
+        os.close(child_end)
+        os.read(started, 1)  # until the child is sleep, not a copy of the runner
+        os.close(started)
+    subprocess.Popen([sys.executable, "-c", "import time\\nwhile True: time.sleep(1)", {token!r}])
+    return 1.0
+"""
+
+
+def test_a_fork_bomb_is_counted_the_same_in_each_sandbox(tmp_path, env, sandbox):
+    """200 processes alike and one more outlive the runner: each is one stray, in the namespace
+    (its init lists them) as in the copy (its mark finds them), in --json and in the note that
+    the text output prints; the -c command line, which holds a newline, shows on one line."""
+    token = f"vtui-bomb-{os.getpid()}-{time.monotonic_ns()}"
+    seconds = f"3000.{time.monotonic_ns() % 10**6:06d}"  # sleep's one argument, unique to this test
+    task_dir = make_task(tmp_path / "t", FORK_BOMB.format(seconds=seconds, token=token))
+    run_env = dict(env, VERIFIER_TUI_SANDBOX=sandbox)
+    try:
+        done = run_tool(run_env, "run", task_dir, "--python", PY, "--json")
+        text = run_tool(run_env, "run", task_dir, "--python", PY)
+    finally:
+        assert wait_none_with(seconds) == [] and wait_none_with(token) == [], "a process outlived the run"
+    data = json.loads(done.stdout)
+    assert data["outcome"] == "reward_written" and data["sandbox"] == sandbox, done.stderr
+    python_line = f"{PY} -c $'import time\\nwhile True: time.sleep(1)' {token}"
+    assert sorted(data["strays"]) == sorted([f"sleep {seconds}"] * 200 + [python_line])
+    said = ("the run left 201 process(es) running, ended when it was over: "
+            f"sleep {seconds} (×200); {python_line}")
+    assert said in data["notices"]
+    assert text.returncode == 0 and f"note: {said}\n" in text.stdout, text.stdout
+
+
 @pytest.mark.parametrize("escape", list(ESCAPES))
 async def test_an_escaped_process_is_ended_when_its_run_is_superseded(tmp_path, sandbox, escape):
     """A save while the verifier still runs cancels that run (watch, the TUI): what it started

@@ -330,3 +330,31 @@ def test_a_big_copy_replaced_by_a_link_is_removed_as_a_link(quick_disk):
     assert not os.path.lexists(app)
     assert (victim / "inner" / "keep.txt").read_text() == "keep"
     assert [stat.S_IMODE(os.stat(f).st_mode) for f in (victim, victim / "inner")] == [0o755, 0o755]
+
+
+def test_a_copy_refused_for_want_of_room_is_walked_whole_next_time(tmp_path):
+    """A 2 MB file could not be copied (a 1 MB file size limit: EFBIG): that run is refused. With
+    room again and nothing changed since, the next run walks the workspace rather than trusting
+    the watcher's (empty) changes, and the verifier sees the whole file."""
+    import resource
+
+    task_dir = make_task(tmp_path / "t", """\
+        import os
+
+        def verify(workspace):
+            print(os.path.getsize(os.path.join(workspace, "big.bin")))
+            return 1.0
+    """, cases={"only": {"small.txt": "x", "big.bin": "x" * (2 << 20)}})
+    session, spec = live_session(task_dir)
+    with session:
+        soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 20, hard))
+        try:
+            refused = session.run(spec)
+        finally:
+            resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+        again = session.run(spec)
+    assert refused.outcome is Outcome.COULD_NOT_START and refused.exit_status == 2
+    assert "the workspace could not be copied whole: big.bin: " in refused.start_error
+    assert again.outcome is Outcome.REWARD_WRITTEN, again.stderr.text
+    assert again.stdout.text == f"{2 << 20}\n"

@@ -173,3 +173,27 @@ def test_a_trial_replays_failing_line_stays_inside_the_task(tmp_path):
         result = session.run()
     assert "outside.py" in result.stderr.text
     assert local_failure(result, root) is None
+
+
+async def test_a_workspace_that_could_not_be_copied_whole_is_an_error_not_a_verdict(tmp_path, sandbox):
+    """Copying the case's 2 MB file fails against a 1 MB file size limit (EFBIG, what a full
+    scratch disk gives as ENOSPC): the verifier is not called on what was copied, and the
+    verdict area says why in place of a verdict."""
+    import resource
+
+    root = make_task(tmp_path / "tasks" / "full", "def verify(workspace):\n    print('verify ran')\n    return 1.0\n",
+                     cases={"big": {"small.txt": "x", "big.bin": "x" * (2 << 20)}})
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 20, hard))
+    try:
+        app = make_app(root, watch=False)
+        async with app.run_test(size=SIZE) as pilot:
+            result = await app.wait_for_runs(1)
+            await pilot.pause()
+            text = " ".join(widget_text(app, "#reward-body").split())
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+    assert result.exit_status == 2 and result.stdout.text == ""
+    assert "the workspace could not be copied whole: big.bin: the file is bigger than" in text
+    assert "Harbor's verdict none: the verifier was not run" in text, text
+    assert "reward written" not in text and "RewardFileNotFoundError" not in text

@@ -204,12 +204,12 @@ async def test_an_engine_failure_becomes_a_message(example, monkeypatch):
 
 async def test_a_process_the_run_left_is_named_on_screen(tmp_path, sandbox):
     """An escaped process is ended with the run, and the reward panel says so
-    with its command line."""
+    with its command line, on one line: the newline in its -c shown as \\n."""
     token = f"vtui-tui-stray-{os.getpid()}-{time.monotonic_ns()}"
     root = make_task(tmp_path / "tasks" / "leaves", f"""
         import subprocess, sys
         def verify(workspace):
-            subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)", {token!r}], start_new_session=True)
+            subprocess.Popen([sys.executable, "-c", "import time\\ntime.sleep(300)", {token!r}], start_new_session=True)
             return 1.0
     """)
     app = make_app(root, watch=False)
@@ -219,5 +219,5 @@ async def test_a_process_the_run_left_is_named_on_screen(tmp_path, sandbox):
         assert wait_none_with(token) == []
         reward = " ".join(widget_text(app, "#reward-body").split())
         assert "note: the run left 1 process(es) running, ended when it was over" in reward
-        assert token in reward
+        assert f"-c $'import time\\ntime.sleep(300)' {token}" in reward
         assert result.sandbox == sandbox

@@ -164,7 +164,7 @@ def settle(prepared: Prepared, done: ProcessResult) -> Settled:
         if problem is not None and not done.timed_out and signal is None:
             isolation.forget()  # a probe said yes, yet this failed: ask again next time
             start_error = NAMESPACE_FAILED + problem
-        found += [c for c in isolation.strays(ctl) if c not in found]
+        found += isolation.strays(ctl)  # one per process, as the copy sandbox's mark finds them
         status = isolation.runner_status(ctl)
         if status is not None:
             # The runner's status as the init saw it. sh reports a runner

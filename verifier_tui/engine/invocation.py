@@ -73,6 +73,7 @@ class Prepared:
     notices: list[str] = field(default_factory=list)
     reproduce: list[str] = field(default_factory=list)
     start_error: str | None = None
+    not_staged: bool = False  # the start error is the stage's: the run's files could not be staged (whole)
     shim_refusal: str | None = None  # the shim would not start the runner (Python too old): its message
     environment: ChildEnvironment | None = None  # how ``env`` was made, for the user
     marker: str | None = None
@@ -118,6 +119,7 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
     interpreter = probe_interpreter(spec.python, env, min(PROBE_TIMEOUT_S, spec.timeout_s))
     start_error = interpreter.error
     vendored, task_vendors = _nemo_gym_to_vendor(spec, interpreter.nemo_gym_verifiers, notices)
+    not_staged = False
     if isinstance(vendored, str):
         start_error, vendored = start_error or vendored, None
     try:
@@ -126,7 +128,7 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
                                  runner=own.path if own is not None else None,
                                  task_vendors_nemo_gym=task_vendors, extra_tests=spec.extra_tests)
     except StagingError as exc:
-        start_error = str(exc)
+        start_error, not_staged = str(exc), True
     staged_rel = spec.task.staged_name(spec.verifier)
     if spec.extra_tests is not None and spec.verifier.is_relative_to(spec.extra_tests):
         staged_rel = spec.verifier.relative_to(spec.extra_tests).as_posix()  # overlaid into the staged tests
@@ -236,7 +238,8 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
     if notices_vendor and spec.nemo_gym is not None:
         notices.append(notices_vendor)
     reproduce = reproduce_command(spec)
-    start_error = start_error or stage.problem  # an input the stage could not take: this run does not start
+    if start_error is None and stage.problem is not None:  # an input the stage could not take: this run does not start
+        start_error, not_staged = stage.problem, True
     refusal = shim_refusal(interpreter) if start_error is None else None
     if refusal is not None:
         notices.append(f"{spec.python} is Python {interpreter.version}: the sandbox's test.sh refuses an interpreter "
@@ -252,6 +255,7 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
         notices=notices,
         reproduce=reproduce,
         start_error=start_error,
+        not_staged=not_staged,
         shim_refusal=refusal,
         environment=environment,
         stack_signal=stack_signal,

@@ -56,6 +56,7 @@ import time
 
 from verifier_tui.engine import cache
 from verifier_tui.engine.record import record
+from verifier_tui.engine.strays import CMDLINE_BYTES, shown_command
 
 VARIABLE = "VERIFIER_TUI_SANDBOX"
 NAMESPACE = "namespace"
@@ -85,11 +86,12 @@ WORDS = {
 
 #: The PID namespace's init (``sh``). Arguments: the fstab of the mounts that
 #: make the view, the control folder, the uid and gid the runner keeps, the
-#: view's root, the working directory inside it, ``ip`` (empty: none), "--",
-#: the runner's command line.
+#: view's root, the working directory inside it, ``ip`` (empty: none), how
+#: many bytes of a stray's command line to list, "--", the runner's command line.
 #:
 #: The control files are opened before the root changes (fd 4: ``started``,
-#: then the runner's ``exit N``; fd 5: one line per stray); after
+#: then the runner's ``exit N``; fd 5: each stray's pid on a line, then its
+#: command line's bytes in hex, as ``od`` writes them, whatever they hold); after
 #: ``pivot_root`` the machine's own paths are gone, and so are the tool's
 #: scratch folders. Its own messages never reach the runner's stderr (fd 3
 #: carries that one): while it sets up, they go to ``setup-error``;
@@ -97,8 +99,8 @@ WORDS = {
 #: ended by a signal, to that command's stderr: hence the subshell, whose
 #: redirections are its own.) Zombies are not strays (they are over).
 _INIT = r"""
-fstab=$1 ctl=$2 uid=$3 gid=$4 view=$5 wd=$6 ip=$7
-shift 8
+fstab=$1 ctl=$2 uid=$3 gid=$4 view=$5 wd=$6 ip=$7 cmdline_bytes=$8
+shift 9
 exec 3>&2 2>"$ctl/setup-error" 4>"$ctl/status" 5>"$ctl/strays"
 # -c: the paths are the tool's, absolute and resolved already (saves 2 ms)
 mount -a -c --fstab "$fstab" || exit 125
@@ -113,7 +115,8 @@ for d in /proc/[0-9]*; do
   [ "$d" = /proc/1 ] && continue
   read -r st <"$d/stat" || continue
   case "${st##*) }" in Z*|X*) continue ;; esac
-  line=$(tr '\0\n' '  ' <"$d/cmdline") && echo "${d#/proc/} $line" >&5
+  echo "${d#/proc/}" >&5
+  od -An -v -tx1 -N "$cmdline_bytes" "$d/cmdline" >&5
 done
 exit $rc
 """
@@ -352,7 +355,7 @@ def namespace_argv(plan: ViewPlan, argv: list[str]) -> list[str]:
     # run_process starts it from the thread that waits for it, to its end.)
     guard = [setpriv, "--pdeathsig", "KILL"] if setpriv is not None else []
     return [*guard, *outer, _tool("sh") or "sh", "-c", _INIT, "verifier-tui-init", fstab, plan.ctl,
-            str(os.getuid()), str(os.getgid()), view, plan.workdir, ip, "--", *argv]
+            str(os.getuid()), str(os.getgid()), view, plan.workdir, ip, str(CMDLINE_BYTES), "--", *argv]
 
 
 def view_mounts(plan: ViewPlan) -> tuple[str, list[str]]:
@@ -596,14 +599,19 @@ def runner_status(ctl: str) -> int | None:
 
 def strays(ctl: str) -> list[str]:
     """The command lines of the processes the init found still running once
-    the runner had exited (they were ended with the namespace)."""
+    the runner had exited (they were ended with the namespace), one per
+    process, shown as the copy sandbox shows its own (:func:`.strays.shown_command`)."""
+    found: list[tuple[int, bytearray]] = []
     try:
         with open(os.path.join(ctl, "strays"), "rb") as handle:
-            raw = handle.read(64 * 1024)
+            for line in handle:
+                try:
+                    if line[:1].isdigit():
+                        found.append((int(line), bytearray()))
+                    elif found:
+                        found[-1][1].extend(bytes.fromhex(line.decode("ascii")))
+                except ValueError:  # a line cut short (the init was killed): its process still counts
+                    continue
     except OSError:
-        return []
-    out = []
-    for line in raw.decode(errors="replace").splitlines():
-        pid, _, words = line.partition(" ")
-        out.append(words.strip() or f"pid {pid}")
-    return out
+        pass
+    return [shown_command(bytes(raw), pid) for pid, raw in found]

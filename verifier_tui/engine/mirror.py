@@ -16,13 +16,14 @@ user's disk.
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import stat
 from collections import namedtuple
 from pathlib import Path
 
-from verifier_tui.engine.file_copy import Copier, copy_file, copy_sig, source_sig
+from verifier_tui.engine.file_copy import Copier, NotAFile, copy_file, copy_sig, source_sig
 
 # Names never copied into a mirror: bytecode caches would only be stale.
 _SKIP_NAMES = {"__pycache__"}
@@ -44,6 +45,8 @@ class Mirror:
         self.keep = keep  # relative paths in the target that belong to the stager, not the source
         self.index: dict[str, _Copied] = {}
         self.notes: list[str] = []
+        self.failed: list[tuple[str, OSError]] = []
+        """The files the last sync could not copy (relative path, why): the copy is not whole."""
         self.files_copied = 0
         self.track = track
         """Watch the copy for what each run writes (see write_tracker), so a
@@ -62,10 +65,12 @@ class Mirror:
         the whole tree is walked. Either way, what the last run wrote in the
         copy is put right: only that, when the copy is tracked and the
         tracker saw it all, else by the walk."""
+        incomplete = bool(self.failed)  # what the last sync could not copy is in no change set: walk for it
         self.notes = []
+        self.failed = []
         self.files_copied = 0
         written = self._tracker.take() if self._tracker is not None and changed is not None else None
-        if changed is None or written is None or not self.index:
+        if changed is None or written is None or not self.index or incomplete:
             self._full_sync()
         else:
             self.walked = False
@@ -225,8 +230,12 @@ class Mirror:
     def _copied(self, rel: str, outcome) -> None:
         """A copy's outcome: the index learns both sides, or the user why not."""
         if isinstance(outcome, OSError):
-            self.notes.append(f"could not copy {rel}: {outcome.strerror or outcome}")
             self.index.pop(rel, None)
+            if isinstance(outcome, NotAFile) or outcome.errno in (errno.ENOENT, errno.ELOOP):
+                # gone, or no longer a file, since it was listed: as if listed a moment later
+                self.notes.append(f"skipped {rel}: {outcome.strerror or outcome}")
+            else:
+                self.failed.append((rel, outcome))
             return
         self.files_copied += 1
         self.index[rel] = _Copied("file", *outcome)

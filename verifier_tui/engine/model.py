@@ -222,6 +222,7 @@ class RunResult:
     trigger: str = "start"
     notices: list[str] = field(default_factory=list)
     start_error: str | None = None
+    not_staged: bool = False  # refused before the runner started: its files could not be staged (whole)
     sequence: int = 0  # this session's run number
     pipe_wait_s: float = 0.0  # after the runner exited, waiting for its output pipes (held by an escaped process)
     task_id: str | None = None  # the row of task_data (a tasks.jsonl) the verifier got
@@ -287,7 +288,8 @@ class RunResult:
         """The status the headless ``run`` command exits with (README and
         docs/json-output.md): the runner's exit code, except where the reward
         folder or the task tells another story. A task Harbor would refuse to
-        load gives 2 (bad input, whatever the run did). Exit 0 without a usable
+        load gives 2 (bad input, whatever the run did), and so does a run refused
+        because its files could not be staged whole. Exit 0 without a usable
         reward file gives 1: the verifier ended the run itself, which is what
         the runner reports with 1 when it can (``sys.exit`` inside ``verify``)."""
         if self.task_refused is not None:
@@ -297,7 +299,7 @@ class RunResult:
         if self.outcome is Outcome.TIMED_OUT:
             return 124
         if self.outcome is Outcome.COULD_NOT_START:
-            return 127
+            return 2 if self.not_staged else 127
         if self.signal is not None:
             return 128 + self.signal
         return self.exit_code if self.exit_code is not None else 2

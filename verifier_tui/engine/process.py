@@ -235,7 +235,7 @@ def run_process(
         pid=proc.pid,
         killed_leftovers=child.killed_leftovers,
         output_cut_short=child.output_cut_short,
-        strays=tuple(child.strays),
+        strays=tuple(child.strays.values()),
         asked_before_kill=child.asked_before_kill,
         oom_killed=tuple(child.oom_killed),
     )
@@ -334,7 +334,7 @@ class _Child:
         self.before_kill = before_kill
         self.asked_before_kill = False
         self.marker = marker
-        self.strays: list[str] = []
+        self.strays: dict[int, str] = {}  # pid: command line (one per process, however alike)
         self.pipes = [proc.stdout.fileno(), proc.stderr.fileno()]  # type: ignore[union-attr]
         self.captures = [BoundedCapture(cap_bytes), BoundedCapture(cap_bytes)]
         self.on_output = on_output
@@ -406,7 +406,11 @@ class _Child:
             until = time.perf_counter() + grace_s
             while not self.has_exited and time.perf_counter() < until:
                 self._step(until)
-        if not self.has_exited and self.init_lists_strays:
+        if self.has_exited:
+            # What outlived the runner is a stray, in its group or not: the
+            # same ones the namespace's init lists once the runner is gone.
+            self._end_strays()
+        elif self.init_lists_strays:
             # The runner ignored SIGTERM: kill the group but the leader and the
             # namespace's init, which then lists the strays and exits.
             spared = {self.proc.pid, *_children(self.proc.pid)}
@@ -425,13 +429,12 @@ class _Child:
         self._end_strays()
 
     def _end_strays(self) -> None:
-        """End the leader's descendants that left its group (found by the marker)."""
+        """End the leader's descendants still running, those that left its group too (found by the marker)."""
         if self.marker is not None:
             from verifier_tui.engine.strays import end
 
-            for command in end(self.marker):
-                if command not in self.strays:
-                    self.strays.append(command)
+            for pid, command in end(self.marker).items():
+                self.strays.setdefault(pid, command)
 
     def drain(self) -> None:
         """After the leader's exit: kill what it left in its group, then read

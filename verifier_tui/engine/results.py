@@ -199,6 +199,7 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
         never_awaited,
         never_awaited_warning,
     )
+    from verifier_tui.engine.strays import cut, strays_notice
     from verifier_tui.engine.verdict import harbor_verdict, read_reward_files, timeout_verdict
 
     out_of_memory: list[str] = []
@@ -227,7 +228,7 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
             # RewardFileNotFoundError (test.sh's exit code is discarded).
             notices.append(f"out of memory: the run held {held >> 20} MB, over task.toml's memory_mb = {limit}; "
                            f"its biggest process was killed, as the sandbox's OOM killer would: "
-                           f"{map_paths(command, prepared.path_map)[:160]}")
+                           f"{cut(map_paths(command, prepared.path_map))}")
     spec = prepared.spec
     stack = None
     reward_dir = prepared.stage.reward_dir
@@ -259,9 +260,9 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
     outcome = outcome_of(returncode, signal, timed_out, start_error, verdict)
     if done is None and returncode == SHIM_REFUSAL_EXIT:
         outcome = Outcome.REFUSED_BY_SHIM
+    strays = sorted(cut(map_paths(c, pm)) for c in strays)  # in each sandbox's order alike
     if strays:
-        shown = "; ".join(c[:120] for c in strays[:3]) + (f"; +{len(strays) - 3} more" if len(strays) > 3 else "")
-        notices.append(f"the run left {len(strays)} process(es) running, ended when it was over: {shown}")
+        notices.append(strays_notice(strays))
     if done is not None and done.output_cut_short:
         # (A shorter wait is in --json's pipe_wait_s only: on a loaded machine even a clean exit
         # can take a few hundred ms to close its pipes, and the strays notice names any holder.)
@@ -294,12 +295,13 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
         trigger=trigger,
         notices=notices,
         start_error=map_paths(start_error, pm) if start_error else None,
+        not_staged=done is None and prepared.not_staged,
         sequence=sequence,
         task_id=spec.task_id,
         task_refused=spec.task.config.refused,
         environment=prepared.environment.to_json() if prepared.environment is not None else None,
         sandbox="namespace" if prepared.stage.namespace else "copy",
-        strays=[map_paths(c, pm) for c in strays],
+        strays=strays,
         user_files_written=written,
         stack=stack,
         limits=prepared.limits.to_json() if prepared.limits is not None else None,

@@ -215,7 +215,8 @@ class Stage:
                                  extra_tests)
         except OSError as exc:
             said = _said(exc, self.root)
-            self._move_on()
+            if exc.errno not in _NO_ROOM:  # (a full disk is not this folder's fault: it stays)
+                self._move_on()
             raise StagingError(f"could not stage the run: {said}") from None
 
     def _move_on(self) -> None:
@@ -250,6 +251,7 @@ class Stage:
             self.tests = Mirror(tests_source, self.tests_dir, keep=frozenset(keep))
             self.vendored_from = None
         self.tests.sync()
+        _whole(self.tests, "the tests folder")
         notes += [f"tests: {n}" for n in self.tests.notes]
         try:
             self.overlaid = _overlay(extra_tests, self.tests_dir) if extra_tests is not None else []
@@ -291,6 +293,7 @@ class Stage:
             with _pending_lock:
                 changed, self.pending = self.pending, (set() if self.live else None)
             self.workspace.sync(changed)
+            _whole(self.workspace, "the workspace")
             notes += [f"workspace: {n}" for n in self.workspace.notes]
         if self.namespace:
             _empty(self.ctl_dir)
@@ -389,6 +392,7 @@ class Stage:
         if self.vendor is None:
             self.vendor = Mirror(verifiers, package / "verifiers")
         self.vendor.sync()
+        _whole(self.vendor, "nemo_gym/verifiers")
 
     # -- the files the tool itself writes into the stage --------------------
 
@@ -434,7 +438,7 @@ class Stage:
 
     def _fail(self, path: Path, exc: OSError) -> None:
         if self.problem is None:
-            self.problem = f"could not stage {path.relative_to(self.root)} for the run: {exc.strerror or exc}"
+            self.problem = f"could not stage {path.relative_to(self.root)} for the run: {_why(exc)}"
 
 
 def _open_beneath(root: Path, rel: str) -> int:
@@ -479,11 +483,39 @@ def _write_new(dfd: int, name: str, data: bytes, mode: int, path: Path) -> None:
 def _said(exc: OSError, root: Path | None = None) -> str:
     """An OSError in one line: where (in the stage: relative to it) and what."""
     if not exc.filename:
-        return str(exc.strerror or exc)
+        return _why(exc)
     where = Path(os.fsdecode(exc.filename))
     if root is not None and where.is_relative_to(root):
         where = where.relative_to(root)
-    return f"{where}: {exc.strerror or exc}"
+    return f"{where}: {_why(exc)}"
+
+
+# What a write to the scratch folder fails with when the file system (or the
+# user's share of it, or the file size limit) has no room for it.
+_NO_ROOM = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}
+
+
+def _why(exc: OSError) -> str:
+    """Why a copy into the scratch folder failed, in words; for want of
+    room, where the scratch folder is and how to put it elsewhere."""
+    if exc.errno not in _NO_ROOM:
+        return str(exc.strerror or exc)
+    what = {errno.ENOSPC: "no space left on the scratch file system",
+            errno.EDQUOT: "the disk quota on the scratch file system is used up",
+            errno.EFBIG: "the file is bigger than the scratch file system or the file size limit (ulimit -f) allows"}
+    return (f"{what[exc.errno]} (verifier-tui copies into {tempfile.gettempdir()}; "
+            "set TMPDIR to a folder with more room)")
+
+
+def _whole(mirror: Mirror, what: str) -> None:
+    """Refuse the run when ``mirror``'s last sync could not copy a file: a
+    verifier run on part of its workspace (or of its tests) gives a verdict
+    the sandbox would not."""
+    if not mirror.failed:
+        return
+    rel, exc = mirror.failed[0]
+    more = f" (and {len(mirror.failed) - 1:,} more files)" if len(mirror.failed) > 1 else ""
+    raise StagingError(f"{what} could not be copied whole: {rel}{more}: {_why(exc)}")
 
 
 # With namespaces, a workspace up to this size is copied into the run's view

@@ -9,7 +9,11 @@ timed out or superseded) every process of ours whose environment holds that
 token is one of its descendants still running. This is how CI servers find a
 build's strays (Jenkins' ``BUILD_ID``). A process that starts another with a
 cleaned environment escapes it; with namespaces (:mod:`.isolation`) nothing
-escapes, and this is not used.
+escapes, and the namespace's init lists what outlived the runner instead.
+
+Either way a stray is one process, however many run the same command, and
+its command line is shown by :func:`shown_command` (one line, escaped), so
+both sandboxes count and name the same processes in the same words.
 
 Where ``/proc`` is missing (macOS), nothing is found: the run's process
 group is still ended, and escaped processes are not reported.
@@ -18,6 +22,7 @@ group is still ended, and escaped processes are not reported.
 from __future__ import annotations
 
 import os
+import re
 import signal
 import time
 
@@ -53,9 +58,9 @@ def find(token: str) -> dict[int, str]:
     return out
 
 
-def end(token: str, rounds: int = 5) -> list[str]:
+def end(token: str, rounds: int = 5) -> dict[int, str]:
     """SIGKILL every process marked with ``token`` (again, for those started
-    meanwhile); their command lines, for the run's result."""
+    meanwhile); each one's command line by its pid, for the run's result."""
     commands: dict[int, str] = {}
     for _ in range(rounds):
         found = find(token)
@@ -68,7 +73,7 @@ def end(token: str, rounds: int = 5) -> list[str]:
             except (ProcessLookupError, PermissionError):
                 pass
         _wait_gone(found, 1.0)
-    return list(commands.values())
+    return commands
 
 
 def _wait_gone(pids, within_s: float) -> None:
@@ -93,12 +98,82 @@ def _is_zombie(pid: int) -> bool:
     return state in (b"Z", b"X")
 
 
+CMDLINE_BYTES = 1024
+"""How much of a command line is read: enough for :data:`SHOWN_CHARS`
+(the namespace's init reads as much, engine/isolation.py)."""
+
+SHOWN_CHARS = 160
+"""A command line is shown cut to this many characters (:func:`cut`)."""
+
+
 def command_line(pid: int) -> str:
-    """A process's command line, its words joined by spaces (``pid N`` when it cannot be read)."""
+    """A process's command line as :func:`shown_command` shows it (``pid N`` when it cannot be read)."""
     try:
         with open(f"/proc/{pid}/cmdline", "rb") as handle:
-            raw = handle.read(4096)
+            raw = handle.read(CMDLINE_BYTES)
     except OSError:
+        raw = b""
+    return shown_command(raw, pid)
+
+
+def shown_command(raw: bytes, pid: int) -> str:
+    """A command line (``/proc/PID/cmdline``'s bytes: words ended by NUL) on
+    one line, as a shell would take it back: a word with spaces or quotes
+    quoted, one with newlines, other control characters, bidi controls or
+    bytes that are not UTF-8 written as ``$'...'`` with visible escapes
+    (``python3 -c $'import os\\nwhile 1: ...'``). ``pid N`` for an empty
+    one (a kernel thread, a process gone meanwhile)."""
+    words = raw.split(b"\0")
+    if words and not words[-1]:
+        words.pop()  # the NUL that ends the last word
+    if not words:
         return f"pid {pid}"
-    words = [w.decode(errors="replace") for w in raw.split(b"\0") if w]
-    return " ".join(words) or f"pid {pid}"
+    return " ".join(_word(word) for word in words)
+
+
+def cut(command: str) -> str:
+    """A command line cut to :data:`SHOWN_CHARS` (once its paths are the user's)."""
+    return command if len(command) <= SHOWN_CHARS else command[: SHOWN_CHARS - 1] + "…"
+
+
+_PLAIN = re.compile(r"[\w@%+=:,./-]+")
+# C0 and C1 controls, DEL, the bidi controls (they reorder what surrounds
+# them), and the bytes that were not UTF-8 (as surrogateescape keeps them).
+_ESCAPED = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\udc80-\udcff]")
+_NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r", "\\": "\\\\", "'": "\\'"}
+
+
+def _word(raw: bytes) -> str:
+    text = raw.decode("utf-8", errors="surrogateescape")
+    if _PLAIN.fullmatch(text):
+        return text
+    if not _ESCAPED.search(text):
+        return "'" + text.replace("'", "'\\''") + "'"
+    return "$'" + "".join(_NAMED.get(ch) or (_escape(ch) if _ESCAPED.match(ch) else ch) for ch in text) + "'"
+
+
+def _escape(ch: str) -> str:
+    code = ord(ch)
+    if 0xDC80 <= code <= 0xDCFF:  # a byte that was not UTF-8
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\x{code:02x}" if code < 0x80 else f"\\u{code:04x}"
+
+
+NOTICE_COMMANDS = 3
+"""How many different command lines the note about strays names."""
+
+
+def strays_notice(commands: list[str]) -> str:
+    """The note about a run's strays (one command line per process): how
+    many, and the first few different command lines, each with how many
+    processes ran it."""
+    counts: dict[str, int] = {}
+    for command in commands:
+        counts[command] = counts.get(command, 0) + 1
+    # the most run first, then by their words: the same note whatever order the processes were found in
+    named = sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:NOTICE_COMMANDS]
+    shown = "; ".join(command if n == 1 else f"{command} (×{n})" for command, n in named)
+    rest = len(commands) - sum(n for _, n in named)
+    if rest:
+        shown += f"; +{rest} more"
+    return f"the run left {len(commands)} process(es) running, ended when it was over: {shown}"

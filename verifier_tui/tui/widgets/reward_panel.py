@@ -17,7 +17,7 @@ from verifier_tui.engine.model import Outcome, RunResult
 from verifier_tui.engine.verdict import rewards_json
 from verifier_tui.tui.external import failing_location
 from verifier_tui.tui.widgets.status_style import status_of
-from verifier_tui.words import LISTED, expectation_json, more_text, near_miss_line, stuck_line, text_head
+from verifier_tui.words import LISTED, VERIFIER_NOT_CALLED, expectation_json, more_text, near_miss_line, stuck_line, text_head
 
 if TYPE_CHECKING:
     from verifier_tui.tui.display import Display
@@ -60,6 +60,10 @@ def reward_content(result: RunResult, fmt: "Display", banner: str | None = None)
                 parts.append((f"  {near}\n", _MUTED))
     for notice in result.notices:
         parts.append((f"note: {fmt.words(notice)}\n", "$warning"))
+    if result.not_staged:  # refused before the verifier was called: why, where a verdict would be
+        return Content.assemble(*parts, ("\nHarbor's verdict\n", _HEAD), ("  none: ", "bold $error"),
+                                (f"{VERIFIER_NOT_CALLED.removeprefix('none: ')}\n", "bold"),
+                                (f"  {fmt.text(result.start_error or '')}\n", "$error"))
 
     parts += [(fmt.text(result.outcome_words), "bold"), (f" · {fmt.duration(result.duration_s)}\n", "")]
     parts += _stuck(result, fmt)
