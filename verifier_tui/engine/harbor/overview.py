@@ -385,8 +385,13 @@ class JobOverview:
             with_zeros = mean_of([r or {"reward": 0} for r in all_rows]) if not several else {}
             counted_as_zero = (f"; counting them as 0 the mean would be {with_zeros['mean']:.3f}"
                                if with_zeros else "")
+            why: dict[str, int] = {}
+            for row in self.rows:
+                if not row.reward_valid:
+                    why[row.outcome_words] = why.get(row.outcome_words, 0) + 1
+            reasons = ", ".join(f"{n} {outcome}" for outcome, n in sorted(why.items(), key=lambda i: (-i[1], i[0])))
             lines.append(f"Harbor's mean leaves out {self.left_out} trial{'s' * (self.left_out != 1)} with no "
-                         f"valid reward (an exception, no reward file, not finished){counted_as_zero}")
+                         f"valid reward ({reasons}){counted_as_zero}")
         return lines
 
     def token_words(self) -> str | None:
@@ -399,7 +404,7 @@ class JobOverview:
         if n_out is not None:
             parts.append(f"{n_out:,} output tokens")
         if cost is not None:
-            parts.append(f"${cost:.2f}")
+            parts.append(f"${cost:.2f}" if cost >= 1 else f"${cost:.4f}")
         return ", ".join(parts)
 
     def agents(self) -> list[str]:
