@@ -135,7 +135,7 @@ def print_jobs(folder, as_json: bool) -> None:
         terminal.out_json({"jobs_folder": str(folder), "jobs": [job.to_json() for job in jobs],
                            "choose": "verifier-tui run JOBS/JOB --trial NAME"})
         return
-    _say(f"jobs folder {folder.name} · {len(jobs)} job{'s' * (len(jobs) != 1)} (newest first)")
+    _say(f"jobs folder {folder.name} · {len(jobs)} job{'s' * (len(jobs) != 1)} (latest started first)")
     rows = [("job", "started", "agent (model)", "trials", "Harbor's mean", "how they ended")]
     for job in jobs:
         rows.append((job.name, job.started_at.strftime("%Y-%m-%d %H:%M") if job.started_at else "-",
@@ -187,7 +187,7 @@ def print_overview(folder, as_json: bool) -> None:
     _say(f"{'trials that did not pass' if failures else 'trials'} ({len(shown)} of {overview.total}):")
     rows = [("trial", "task", "ended", "reward", "duration")]
     for row in shown[:TRIALS_LISTED]:
-        rows.append((row.name, row.task, row.outcome_words, row.reward_text,
+        rows.append((row.name, row.task, f"{row.mark} {row.outcome_words}", row.reward_text,
                      "-" if row.duration_s is None else f"{row.duration_s:.1f} s"))
     _table(rows)
     if len(shown) > TRIALS_LISTED:

@@ -27,6 +27,9 @@ def copy_trial(real: Path, job_dir: Path, name: str, *, source: str = "oracle-pa
     if edit is not None:
         edit(result)
     (target / "result.json").write_text(json.dumps(result, indent=4))
+    config = json.loads((target / "config.json").read_text())
+    config["trial_name"] = name
+    (target / "config.json").write_text(json.dumps(config, indent=4))
     return target
 
 

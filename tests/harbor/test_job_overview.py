@@ -16,11 +16,11 @@ from verifier_tui.engine.harbor.overview import read_jobs, read_overview, select
 PASSED = {"rewards": {"reward": 1.0}, "verifier_files": {"test-stdout.txt": "", "reward.txt": "1.0"}}
 
 
-def test_the_genuine_jobs_folder_is_recognised_and_listed_newest_name_first(real):
+def test_the_genuine_jobs_folder_is_recognised_and_listed_latest_started_first(real):
     jobs = real / "jobs"
     assert find_harbor_folder(jobs)[0] == "jobs"
     listed = read_jobs(jobs)
-    assert [j.name for j in listed] == ["separate-mode", "oracle-pass", "nop-fail", "multi-step"]
+    assert [j.name for j in listed] == ["multi-step", "separate-mode", "nop-fail", "oracle-pass"]
     by_name = {j.name: j for j in listed}
     assert by_name["nop-fail"].ended_words == "1 RewardFileNotFoundError"
     assert by_name["nop-fail"].mean_words == "-"  # Harbor recorded no metric: no trial had a valid reward
@@ -93,12 +93,12 @@ def test_run_on_the_jobs_folder_lists_the_jobs(real, env, tmp_path):
     no_traceback(done)
     assert done.returncode == 2  # nothing replayed
     lines = done.stdout.splitlines()
-    assert lines[0] == "jobs folder jobs · 4 jobs (newest first)"
-    assert [line.split()[0] for line in lines[2:6]] == ["separate-mode", "oracle-pass", "nop-fail", "multi-step"]
+    assert lines[0] == "jobs folder jobs · 4 jobs (latest started first)"
+    assert [line.split()[0] for line in lines[2:6]] == ["multi-step", "separate-mode", "nop-fail", "oracle-pass"]
     nop = next(line for line in lines if line.startswith("nop-fail"))
     assert "nop" in nop and "1 RewardFileNotFoundError" in nop
     data = json.loads(run_tool(env, "run", "--json", real / "jobs", cwd=tmp_path).stdout)
-    assert [job["name"] for job in data["jobs"]] == ["separate-mode", "oracle-pass", "nop-fail", "multi-step"]
+    assert [job["name"] for job in data["jobs"]] == ["multi-step", "separate-mode", "nop-fail", "oracle-pass"]
 
 
 def test_run_on_a_job_shows_its_overview_and_how_to_choose_a_trial(real, env, tmp_path):
@@ -111,7 +111,7 @@ def test_run_on_a_job_shows_its_overview_and_how_to_choose_a_trial(real, env, tm
            "1 not finished" in out
     assert "Harbor's mean leaves out 2 trials" in out
     assert "hello-file  7       2       0.500  2" in out
-    assert "hello-file__exit006  hello-file  agent exited 3" in out
+    assert "hello-file__exit006  hello-file  ✗ agent exited 3" in out
     data = json.loads(run_tool(env, "run", "--json", job, cwd=tmp_path).stdout)["job"]
     assert data["outcomes"]["not finished"] == 1 and data["means"] == {"oracle__adhoc": {"mean": 0.5}}
     assert len(data["trial_rows"]) == 7

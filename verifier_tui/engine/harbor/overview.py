@@ -87,6 +87,11 @@ class TrialRow:
             return f"agent exited {self.agent_exit_code}"
         return self.outcome
 
+    @property
+    def mark(self) -> str:
+        """✓ passed, · scored below 1 or not finished, ✗ an exception or a failed agent."""
+        return "✓" if self.outcome == PASSED else "·" if self.outcome in (BELOW_ONE, NOT_FINISHED) else "✗"
+
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "path": str(self.path), "task": self.task, "outcome": self.outcome,
                 "rewards": self.rewards, "reward_valid": self.reward_valid,
@@ -568,5 +573,9 @@ def read_job_summary(folder: Path) -> JobSummary:
 
 
 def read_jobs(folder: Path) -> list[JobSummary]:
-    """Every job of a jobs folder, newest name first."""
-    return [read_job_summary(job) for job in job_paths(folder)]
+    """Every job of a jobs folder, the latest started first."""
+    from datetime import datetime, timezone
+
+    jobs = [read_job_summary(job) for job in job_paths(folder)]
+    oldest = datetime.min.replace(tzinfo=timezone.utc)
+    return sorted(jobs, key=lambda job: (job.started_at or oldest, job.name), reverse=True)

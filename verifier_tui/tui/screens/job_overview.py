@@ -177,9 +177,7 @@ class JobOverviewScreen(Screen[None]):
     def _cells(self, row: TrialRow) -> tuple:
         tokens = "-" if row.n_input_tokens is None and row.n_output_tokens is None else \
             f"{row.n_input_tokens or 0:,}/{row.n_output_tokens or 0:,}"
-        ended = Content.styled(row.outcome_words, "$success" if row.outcome == PASSED else
-                               "$warning" if row.outcome == "reward below 1" else "$error")
-        return (row.name, row.task, ended, row.reward_text, row.agent or "-", row.model or "-",
+        return (row.name, row.task, f"{row.mark} {row.outcome_words}", row.reward_text, row.agent or "-", row.model or "-",
                 _seconds(row.duration_s), tokens, "-" if row.cost_usd is None else f"${row.cost_usd:.4f}")
 
     def _append(self, rows: list[TrialRow]) -> None:

@@ -14,7 +14,7 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
-from verifier_tui.engine.harbor.overview import JobSummary, read_job_summary
+from verifier_tui.engine.harbor.overview import JobSummary, read_jobs
 from verifier_tui.tui.screens.keys_help import KeysHelp, keys_content
 from verifier_tui.tui.trial_keys import JOBS_KEYS, bindings
 
@@ -29,11 +29,12 @@ class JobsScreen(Screen[None]):
         super().__init__()
         self.path = path
         self.jobs: list[JobSummary] = []
+        self.done = False  # every job read
 
     def compose(self) -> ComposeResult:
         yield Static(id="job-header")
         table = DataTable(id="jobs-table", cursor_type="row", zebra_stripes=True)
-        table.border_title = "Jobs (newest first)"
+        table.border_title = "Jobs (latest started first)"
         yield table
         yield Footer(compact=True)
 
@@ -45,7 +46,8 @@ class JobsScreen(Screen[None]):
         self._header()
         self._read()
 
-    def _header(self, done: bool = False) -> None:
+    def _header(self) -> None:
+        done = self.done
         count = f"{len(self.jobs)} job{'s' * (len(self.jobs) != 1)}" + ("" if done else " (reading)")
         hint = ("enter opens a job: how its trials ended, rewards, tasks, trials · ? keys" if self.jobs or not done
                 else "no job folders here (each holds job.log, config.json and one folder per trial)")
@@ -55,25 +57,21 @@ class JobsScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="jobs-read", exit_on_error=False)
     def _read(self) -> None:
+        """Each job's own two files: hundreds of jobs read in a blink, posted at once."""
         from textual.worker import get_current_worker
 
-        from verifier_tui.engine.harbor.folders import job_paths
+        jobs = read_jobs(self.path)
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self._show, jobs)
 
-        worker = get_current_worker()
-        for path in job_paths(self.path):
-            summary = read_job_summary(path)
-            if worker.is_cancelled:
-                return
-            self.app.call_from_thread(self._add, summary)
-        self.app.call_from_thread(self._header, True)
-
-    def _add(self, job: JobSummary) -> None:
-        self.jobs.append(job)
-        started = job.started_at.strftime("%Y-%m-%d %H:%M") if job.started_at else "-"
-        trials = "-" if job.n_total is None else str(job.n_total)
-        ended = Content.styled(job.ended_words, "$error" if job.exceptions or job.problem else "")
-        self.query_one(DataTable).add_row(job.name, started, ", ".join(job.agents) or "-", trials, ended,
-                                          job.mean_words)
+    def _show(self, jobs: list[JobSummary]) -> None:
+        self.jobs, self.done = jobs, True
+        rows = []
+        for job in jobs:
+            started = job.started_at.strftime("%Y-%m-%d %H:%M") if job.started_at else "-"
+            trials = "-" if job.n_total is None else str(job.n_total)
+            rows.append((job.name, started, ", ".join(job.agents) or "-", trials, job.ended_words, job.mean_words))
+        self.query_one(DataTable).add_rows(rows)
         self._header()
 
     def action_help(self) -> None:
