@@ -86,3 +86,22 @@ def mixed_job(real: Path, job_dir: Path) -> Path:
     (oracle / "agent" / "exit-code.txt").write_text("3\n")
     copy_trial(real, job_dir, "hello-file__stop007", edit=unfinished)
     return job_dir
+
+
+def hostile_jobs(real, root):
+    """A folder of jobs whose files hold what Harbor never writes: a trial
+    named with markup and escape codes, result.json cut short, a list, a
+    wrong type everywhere; the job's own result.json malformed."""
+    job = copy_job_files(real, root / "jobs" / "odd")
+    copy_trial(real, job, "odd__aaaaaaa", edit=lambda r: r.update(
+        trial_name="[/bold]\x1b[2Jodd__aaaaaaa", task_name="[red]task\x07", agent_info={"name": ["x"], "model_info": "gpt"},
+        verifier_result={"rewards": {"reward": "high", "[b]": None}}, started_at=3, finished_at="yesterday",
+        agent_result={"n_input_tokens": "many", "cost_usd": True}))
+    (copy_trial(real, job, "cut__bbbbbbb") / "result.json").write_text('{"trial_name": "cut__bbbbbbb", "verifier_re')
+    (copy_trial(real, job, "list__ccccccc") / "result.json").write_text("[1, 2, 3]")
+    (copy_trial(real, job, "steps__ddddddd") / "result.json").write_text(json.dumps(
+        {"finished_at": "2026-12-01T03:36:18Z", "step_results": [7, {"exception_info": {"exception_type": 5}}]}))
+    (job / "result.json").write_text(json.dumps({"stats": {"evals": {"x": {"exception_stats": ["a"],
+                                                                         "metrics": ["mean"],
+                                                                         "reward_stats": [1]}}}}))
+    return job

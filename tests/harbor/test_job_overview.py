@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import shutil
 
-from tests.harbor.job_copies import copy_job_files, copy_trial, mixed_job, rewarded
+from tests.harbor.job_copies import copy_job_files, copy_trial, hostile_jobs, mixed_job, rewarded
 from tests.helpers import PY, make_job, no_traceback, run_tool
 from verifier_tui.engine.harbor.folders import find_harbor_folder, open_harbor
 from verifier_tui.engine.harbor.locate import locate_task
@@ -173,3 +173,14 @@ def test_when_two_copies_of_the_task_qualify_the_one_taken_and_why_are_said(task
     assert location.path == demo
     assert f"chosen over {stale} (task.path from an ancestor of the job folder)" in location.found_by
     assert "its digest is the one lock.json recorded, the other's is not" in location.found_by
+
+
+def test_a_job_of_files_harbor_never_writes_is_shown_without_a_traceback(real, env, tmp_path):
+    job = hostile_jobs(real, tmp_path)
+    overview = read_overview(job)
+    assert dict(overview.counts()) == {"reward below 1": 1, "not finished": 3}
+    for path in (job, job.parent):
+        for extra in ((), ("--json",)):
+            done = run_tool(env, "run", *extra, path, cwd=tmp_path)
+            no_traceback(done)
+            assert done.returncode == 2 and "\x1b" not in done.stdout and "\x07" not in done.stdout

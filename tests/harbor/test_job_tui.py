@@ -8,7 +8,7 @@ import asyncio
 
 from textual.widgets import DataTable
 
-from tests.harbor.job_copies import copy_job_files, copy_trial, mixed_job
+from tests.harbor.job_copies import copy_job_files, copy_trial, hostile_jobs, mixed_job
 from tests.harbor.trial_app_under_test import SIZE, TrialAppUnderTest, text_of
 from verifier_tui.engine.session import Options
 from verifier_tui.tui.screens.help import HelpScreen
@@ -107,3 +107,18 @@ async def test_a_big_job_is_two_tables_not_a_widget_per_trial(real, tmp_path):
         assert len(trial_names(app)) == 600
         assert "600 trials" in text_of(app, "#job-header")
         assert len(list(app.screen.query("*"))) < 30
+
+
+async def test_files_harbor_never_writes_are_shown_as_they_are_never_obeyed(real, tmp_path):
+    job = hostile_jobs(real, tmp_path)
+    app = job_app(job.parent)
+    async with app.run_test(size=SIZE) as pilot:
+        await read_all(app)
+        await pilot.press("enter")
+        await read_all(app)
+        assert isinstance(app.screen, JobOverviewScreen)
+        names = trial_names(app)
+        assert "[/bold]odd__aaaaaaa" in names  # markup shown as text, the escape sequence dropped
+        assert len(names) == 4
+        await pilot.press("f", "x", "s", "t")
+        assert app.is_running

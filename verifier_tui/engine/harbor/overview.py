@@ -536,7 +536,8 @@ def read_job_summary(folder: Path) -> JobSummary:
                 except (TypeError, ValueError):
                     continue
                 passed, below = (passed + count, below) if is_one else (passed, below + count)
-        for kind, trials in (group.get("exception_stats") or {}).items():
+        by_type = group.get("exception_stats")
+        for kind, trials in (by_type.items() if isinstance(by_type, dict) else ()):
             exceptions[kind] = exceptions.get(kind, 0) + (len(trials) if isinstance(trials, list) else 0)
         metrics = group.get("metrics")
         first = metrics[0] if isinstance(metrics, list) and metrics and isinstance(metrics[0], dict) else {}

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -26,6 +27,7 @@ from verifier_tui.engine.harbor.overview import (
     iter_rows,
     select_rows,
 )
+from verifier_tui.terminal import plain_text
 from verifier_tui.tui.screens.keys_help import KeysHelp, keys_content
 from verifier_tui.tui.trial_keys import OVERVIEW_KEYS, bindings
 
@@ -35,6 +37,17 @@ if TYPE_CHECKING:
 #: Trials read between two updates of the screen: about 20 updates a second
 #: on a big job, each a cheap append to the tables.
 BATCH = 250
+
+
+def shown(text: str) -> str:
+    """Text from Harbor's files (names, exception types, reward keys) made
+    harmless: no escape sequence, control character or line break."""
+    return plain_text(" ".join(str(text).splitlines()))
+
+
+def cell(text: str) -> Text:
+    """A DataTable cell that shows ``text`` as it is (a plain ``str`` cell would be read as markup)."""
+    return Text(shown(text), end="")
 
 
 def _seconds(value: float | None) -> str:
@@ -132,22 +145,22 @@ class JobOverviewScreen(Screen[None]):
         count = (f"{read} trial{'s' * (read != 1)}" if self.done
                  else f"{read} of {self.expected or '?'} folders read")
         agents = ", ".join(overview.agents()) or "-"
-        lines: list = [("job ", "$text-muted"), (self.job_name, "bold"),
-                       (f" · {count} · {agents}" + (f" · Harbor {self.harbor_version}" if self.harbor_version else ""),
-                        "$text-muted"), "\n"]
+        version = f" · Harbor {self.harbor_version}" if self.harbor_version else ""
+        lines: list = [("job ", "$text-muted"), (shown(self.job_name), "bold"),
+                       (shown(f" · {count} · {agents}{version}"), "$text-muted"), "\n"]
         counts = overview.counts()
         if counts:
             lines.append(("ended  ", "$text-muted"))
             for index, (outcome, number) in enumerate(counts):
                 style = "$success" if outcome == PASSED else "$warning" if outcome == "reward below 1" else "$error"
-                lines += [(", " if index else "", "$text-muted"), (f"{number} ", "bold"), (outcome, style)]
+                lines += [(", " if index else "", "$text-muted"), (f"{number} ", "bold"), (shown(outcome), style)]
             lines.append("\n")
         for index, line in enumerate(overview.reward_lines()):
-            lines += [("reward " if index == 0 else "       ", "$text-muted"), line, "\n"]
+            lines += [("reward " if index == 0 else "       ", "$text-muted"), shown(line), "\n"]
         tokens = overview.token_words()
         if tokens:
             lines += [("agent  ", "$text-muted"), tokens, "\n"]
-        lines.append((self._filter_words(), "$text-muted"))
+        lines.append((shown(self._filter_words()), "$text-muted"))
         if self.done and read == 0:
             lines.append(("\nno trial folders here (each holds trial.log, config.json, result.json)", "$error"))
         self.query_one("#job-header", Static).update(Content.assemble(*lines))
@@ -172,13 +185,14 @@ class JobOverviewScreen(Screen[None]):
                 for key, value in zip(("trials", "passed", "mean", "errors"), cells):
                     table.update_cell(name, key, value)
             else:
-                table.add_row(name, *cells, key=name)
+                table.add_row(cell(name), *cells, key=name)
 
     def _cells(self, row: TrialRow) -> tuple:
         tokens = "-" if row.n_input_tokens is None and row.n_output_tokens is None else \
             f"{row.n_input_tokens or 0:,}/{row.n_output_tokens or 0:,}"
-        return (row.name, row.task, f"{row.mark} {row.outcome_words}", row.reward_text, row.agent or "-", row.model or "-",
-                _seconds(row.duration_s), tokens, "-" if row.cost_usd is None else f"${row.cost_usd:.4f}")
+        return (cell(row.name), cell(row.task), cell(f"{row.mark} {row.outcome_words}"), cell(row.reward_text),
+                cell(row.agent or "-"), cell(row.model or "-"), _seconds(row.duration_s), tokens,
+                "-" if row.cost_usd is None else f"${row.cost_usd:.4f}")
 
     def _append(self, rows: list[TrialRow]) -> None:
         table = self.query_one("#job-trials", DataTable)

@@ -15,6 +15,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
 from verifier_tui.engine.harbor.overview import JobSummary, read_jobs
+from verifier_tui.tui.screens.job_overview import cell, shown
 from verifier_tui.tui.screens.keys_help import KeysHelp, keys_content
 from verifier_tui.tui.trial_keys import JOBS_KEYS, bindings
 
@@ -52,7 +53,7 @@ class JobsScreen(Screen[None]):
         hint = ("enter opens a job: how its trials ended, rewards, tasks, trials · ? keys" if self.jobs or not done
                 else "no job folders here (each holds job.log, config.json and one folder per trial)")
         self.query_one("#job-header", Static).update(Content.assemble(
-            ("jobs folder ", "$text-muted"), (self.path.name, "bold"), (f" · {count}\n", "$text-muted"),
+            ("jobs folder ", "$text-muted"), (shown(self.path.name), "bold"), (f" · {count}\n", "$text-muted"),
             (hint, "$text-muted")))
 
     @work(thread=True, exclusive=True, group="jobs-read", exit_on_error=False)
@@ -70,7 +71,8 @@ class JobsScreen(Screen[None]):
         for job in jobs:
             started = job.started_at.strftime("%Y-%m-%d %H:%M") if job.started_at else "-"
             trials = "-" if job.n_total is None else str(job.n_total)
-            rows.append((job.name, started, ", ".join(job.agents) or "-", trials, job.ended_words, job.mean_words))
+            rows.append((cell(job.name), started, cell(", ".join(job.agents) or "-"), trials, cell(job.ended_words),
+                         job.mean_words))
         self.query_one(DataTable).add_rows(rows)
         self._header()
 
