@@ -184,3 +184,14 @@ def test_a_job_of_files_harbor_never_writes_is_shown_without_a_traceback(real, e
             done = run_tool(env, "run", *extra, path, cwd=tmp_path)
             no_traceback(done)
             assert done.returncode == 2 and "\x1b" not in done.stdout and "\x07" not in done.stdout
+
+
+def test_the_overview_documents_are_documented(real, env, tmp_path):
+    from tests.helpers import documented_fields
+
+    data = json.loads(run_tool(env, "run", "--json", mixed_job(real, tmp_path / "jobs" / "mixed"),
+                               cwd=tmp_path).stdout)
+    assert documented_fields("## The job overview document", "`job`:") == set(data)
+    assert documented_fields("`job`:", "## The jobs folder document") == set(data["job"])
+    listed = json.loads(run_tool(env, "run", "--json", real / "jobs", cwd=tmp_path).stdout)
+    assert documented_fields("## The jobs folder document", "\n## The end") == set(listed)
