@@ -241,7 +241,7 @@ def trial_folders(folder: Path) -> list[Path]:
 
 def child_folders(folder: Path) -> list[Path]:
     """Every sub-folder, in name order, without a stat each (the trials
-    among them are told in :func:`iter_rows`, as they are read)."""
+    among them are told in :func:`trial_rows`, as they are read)."""
     try:
         with os.scandir(folder) as scan:
             return [Path(p) for p in sorted(e.path for e in scan if e.is_dir(follow_symlinks=False))]
@@ -265,20 +265,12 @@ def first_trials(folder: Path, enough: int = 2) -> list[Path]:
     return found
 
 
-def iter_rows(folders: Iterable[Path], batch: int = 200, first: int = 40) -> Iterator[list[TrialRow]]:
-    """The rows of the trial folders among ``folders``, in batches (the
-    first one small, so a screen fills in at once)."""
-    rows: list[TrialRow] = []
-    size = first
+def trial_rows(folders: Iterable[Path]) -> Iterator[TrialRow]:
+    """The rows of the trial folders among ``folders``, one at a time (a
+    screen reads them between its frames)."""
     for folder in folders:
-        if harbor_kind(folder) != "trial":
-            continue
-        rows.append(read_trial_row(folder))
-        if len(rows) >= size:
-            yield rows
-            rows, size = [], batch
-    if rows:
-        yield rows
+        if harbor_kind(folder) == "trial":
+            yield read_trial_row(folder)
 
 
 # --------------------------------------------------------------------------
@@ -426,8 +418,7 @@ class JobOverview:
 
 def read_overview(folder: Path) -> JobOverview:
     overview = JobOverview()
-    for rows in iter_rows(child_folders(folder)):
-        overview.add(rows)
+    overview.add(trial_rows(child_folders(folder)))
     return overview
 
 
