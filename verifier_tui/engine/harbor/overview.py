@@ -234,11 +234,6 @@ def _eval_key(agent: str, model: Any, source: Any) -> str:
 # Folders.
 
 
-def trial_folders(folder: Path) -> list[Path]:
-    """The trial folders of a job (or of a folder of trials), in name order."""
-    return [path for path in child_folders(folder) if harbor_kind(path) == "trial"]
-
-
 def child_folders(folder: Path) -> list[Path]:
     """Every sub-folder, in name order, without a stat each (the trials
     among them are told in :func:`trial_rows`, as they are read)."""
