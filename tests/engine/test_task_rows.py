@@ -60,7 +60,7 @@ def test_bad_lines_are_one_problem_and_the_good_rows_stay(tmp_path):
     rows = read_task_rows(path)
     assert rows.ids == ["ok"]
     (problem,) = rows.problems
-    assert "line 2 is not JSON" in problem and "line 3 has no task_id" in problem
+    assert "line 2 is not valid JSON" in problem and "line 3 has no task_id" in problem
     assert "line 4 repeats task_id 'ok'" in problem and "and 1 more" in problem
 
 

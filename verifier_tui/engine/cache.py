@@ -20,8 +20,13 @@ import os
 import stat
 from typing import TYPE_CHECKING
 
+from verifier_tui.engine import untrusted
+
 if TYPE_CHECKING:
     from typing import Any, Callable
+
+LIMIT = 16 * untrusted.MB
+"""What a cache file holds is kilobytes; a bigger one is not ours."""
 
 
 def folder() -> str:
@@ -36,17 +41,21 @@ def folder() -> str:
 def load(name: str, valid: Callable[[Any], bool]) -> dict[str, Any]:
     """The entries of cache file ``name`` that ``valid`` accepts; {} when the
     file is missing, unreadable, not ours or not a JSON object."""
+    # Not following a link: one planted in place of the file is refused
+    # (ELOOP), whatever it points to.
+    handle, _ = untrusted.open_regular(os.path.join(folder(), name), follow=False)
+    if handle is None:
+        return {}
     try:
-        # O_NOFOLLOW: a link planted in place of the file is refused (ELOOP),
-        # whatever it points to; O_NONBLOCK: a FIFO in its place never hangs the open.
-        fd = os.open(os.path.join(folder(), name), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-        with open(fd, encoding="utf-8") as handle:
+        with handle:
             st = os.fstat(handle.fileno())
-            if (not stat.S_ISREG(st.st_mode) or st.st_uid != os.getuid()
-                    or st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)):
+            if st.st_uid != os.getuid() or st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
                 return {}
-            data = json.load(handle)
-    except (OSError, ValueError, RecursionError):
+            raw = handle.read(LIMIT + 1)
+    except OSError:
+        return {}
+    data, problem = untrusted.parse_json(raw, name) if len(raw) <= LIMIT else (None, "too big")
+    if problem is not None:
         return {}
     if not isinstance(data, dict):
         return {}

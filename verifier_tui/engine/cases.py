@@ -10,9 +10,12 @@ import math
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from verifier_tui.engine import untrusted
 from verifier_tui.engine.model import Expectation, ResponseSource
 from verifier_tui.engine.record import field, record
 from verifier_tui.engine.task_rows import CASE_TASK_ID_FILE, TaskRows, case_task_id, no_such_row
+
+EXPECTED_LIMIT = untrusted.MB  # an expected.json is a few lines
 
 if TYPE_CHECKING:
     from typing import Any
@@ -66,7 +69,7 @@ def defines_a_case(cases_folder: Path, path: Path) -> bool:
 def default_task_data(task_root: Path, tests_dir: Path | None) -> Path | None:
     """The task-wide task data: ``task_data.json`` at the task root, else in tests/."""
     for candidate in (task_root / "task_data.json", (tests_dir / "task_data.json") if tests_dir else None):
-        if candidate is not None and candidate.is_file():
+        if candidate is not None and untrusted.present(candidate):  # a FIFO too: the run then says what it is
             return candidate
     return None
 
@@ -80,15 +83,17 @@ def load_case(folder: Path, task_data_fallbacks: Any = (), rows: TaskRows | None
     json_response = folder / "response.json"
     text_response = folder / "response.txt"
     response: ResponseSource | None = None
-    if json_response.is_file():
+    # Present, not is_file(): a response that is a FIFO or a folder is the
+    # case's response all the same, and the run refuses it in words.
+    if untrusted.present(json_response):
         response = ResponseSource(json_response, "json")
-        if text_response.is_file():
+        if untrusted.present(text_response):
             problems.append("both response.json and response.txt exist; using response.json")
-    elif text_response.is_file():
+    elif untrusted.present(text_response):
         response = ResponseSource(text_response, "text")
     task_data: Path | None = folder / "task_data.json"
     task_id: str | None = None
-    if not task_data.is_file():
+    if not untrusted.present(task_data):
         task_data = None
         named = case_task_id(folder)
         if rows is not None and named is not None:
@@ -103,7 +108,7 @@ def load_case(folder: Path, task_data_fallbacks: Any = (), rows: TaskRows | None
         if task_id is not None and rows is not None:
             task_data = rows.path
         else:
-            task_data = next((p for p in task_data_fallbacks if p.is_file()), None)
+            task_data = next((p for p in task_data_fallbacks if untrusted.present(p)), None)
         if task_data is None and rows is not None and rows.rows and not problems:
             problems.append(
                 f"no task data: the task is parameterized ({rows.path.name}, {len(rows.rows)} rows) but the case "
@@ -128,12 +133,11 @@ def read_expected(path: Path) -> tuple[Expectation | None, str | None]:
     """``expected.json``: ``{"rewards": {...}}`` or ``{"exit_code": 1|2}``
     (both may be given); with rewards, ``"tolerance"``: how far each reward
     may be from its number. Returns (expectation, problem)."""
-    if not path.is_file():
+    if not untrusted.present(path):
         return None, None
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        return None, f"{path.name} is not valid JSON ({exc}); the case has no expectation"
+    data, problem = untrusted.read_json(path, EXPECTED_LIMIT)
+    if problem is not None:
+        return None, f"{problem}; the case has no expectation"
     if not isinstance(data, dict):
         return None, f"{path.name} must be a JSON object like {{\"rewards\": {{\"reward\": 1.0}}}} or {{\"exit_code\": 1}}"
     rewards = data.get("rewards")

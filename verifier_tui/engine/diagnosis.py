@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from verifier_tui.engine import untrusted
 from verifier_tui.engine.record import record
 
 if TYPE_CHECKING:
@@ -79,11 +80,8 @@ def install_lines(files: list[Path], module: str) -> list[InstallLine]:
     pattern = re.compile(r"(?<![\w.-])(?:" + "|".join(re.escape(n) for n in names) + r")(?![\w-])", re.I)
     found = []
     for path in files:
-        try:
-            if path.stat().st_size > _MAX_INSTALL_FILE_BYTES:
-                continue
-            text = path.read_text(encoding="utf-8", errors="replace")
-        except OSError:
+        text, _ = untrusted.read_text(path, _MAX_INSTALL_FILE_BYTES)
+        if text is None:
             continue
         for number, line in enumerate(text.splitlines(), start=1):
             if pattern.search(line) and not line.lstrip().startswith("#"):

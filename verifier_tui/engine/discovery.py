@@ -15,7 +15,7 @@ import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from verifier_tui.engine import cache
+from verifier_tui.engine import cache, untrusted
 from verifier_tui.engine.cases import Case, find_cases, load_case
 from verifier_tui.engine.record import field, record
 from verifier_tui.engine.task_kinds import (
@@ -125,13 +125,8 @@ def plain_test_sh_notice(task: Task) -> str:
 
 def has_top_level_verify(path: Path) -> bool:
     """Whether ``path``'s source defines ``verify`` at module level."""
-    try:
-        if path.stat().st_size > _MAX_SCAN_BYTES:
-            return False
-        data = path.read_bytes()
-    except OSError:
-        return False
-    return _VERIFY_AT_TOP.search(data) is not None
+    data = untrusted.read_bytes(path, _MAX_SCAN_BYTES).data
+    return data is not None and _VERIFY_AT_TOP.search(data) is not None
 
 
 def find_verifiers(tests_dir: Path) -> list[Path]:
@@ -182,9 +177,10 @@ def read_task_config(task_root: Path) -> TaskConfig:
     try:
         st = os.stat(path)
     except OSError:
-        return TaskConfig()
+        # nothing there: the defaults; a link to nothing is said by the reader
+        return TaskConfig() if not untrusted.present(path) else load_toml(path)[1] or TaskConfig()
     if not stat.S_ISREG(st.st_mode):
-        return TaskConfig()
+        return load_toml(path)[1] or TaskConfig()  # a FIFO or a folder: said, never waited on
     key = os.path.abspath(path)
     stamp = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev]
     remembered = cache.load(_CONFIG_CACHE_FILE, _valid_config_entry)
@@ -223,7 +219,7 @@ def _is_case_dir(path: Path) -> bool:
 
 def _task_root_above(path: Path, levels: int = 4) -> Path | None:
     for candidate in [path, *list(path.parents)[:levels]]:
-        if (candidate / "task.toml").is_file():
+        if untrusted.present(candidate / "task.toml"):
             return candidate
     return None
 
@@ -327,10 +323,8 @@ def resolve(path: Path | str) -> Task:
     test_sh = tests_dir / "test.sh"
     plain = False
     if test_sh.is_file():
-        try:
-            plain = SHIM_MARKER not in test_sh.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            plain = False
+        script = untrusted.read_bytes(test_sh, _MAX_SCAN_BYTES).data
+        plain = script is not None and SHIM_MARKER.encode() not in script
     rows_path = tasks_file(root)
     rows = read_task_rows(rows_path) if rows_path is not None else None
     cases = find_cases(root, tests_dir, rows)

@@ -16,6 +16,7 @@ from verifier_tui.engine.discovery import Task
 from verifier_tui.engine.environment import ChildEnvironment, child_environment
 from verifier_tui.engine.model import Expectation, ResponseSource
 from verifier_tui.engine.record import field, record
+from verifier_tui.engine import untrusted
 from verifier_tui.engine.interpreter import PROBE_TIMEOUT_S, SHIM_REFUSAL_EXIT, probe_interpreter, shim_refusal
 from verifier_tui.engine.isolation import TESTS
 from verifier_tui.engine.sandbox_view import Limits, limits_for, workspace_path
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
 DEFAULT_TIMEOUT_S = 600.0
 EXPLAIN_FILE = "explain.json"
 PHASES_FILE = "phases.jsonl"
+RESPONSE_TEXT_LIMIT = 64 * untrusted.MB  # a response.txt, wrapped into a response
 
 
 @record(frozen=True)
@@ -288,11 +290,8 @@ def test_sh_argv(staged: Path, seen_as: str) -> list[str]:
     """How the kernel would start ``test.sh`` once executable: through its
     ``#!`` line (``/usr/bin/env bash``), else ``sh`` (a shell's own fallback
     for a script without one)."""
-    try:
-        with open(staged, "rb") as handle:
-            first = handle.readline(256)
-    except OSError:
-        first = b""
+    head = untrusted.read_bytes(staged, 256, keep="head").data or b""
+    first = head.split(b"\n", 1)[0]
     if first.startswith(b"#!"):
         words = first[2:].decode(errors="replace").strip().split(None, 1)
         if words:
@@ -327,9 +326,11 @@ def _stage_response(response: ResponseSource, stage: Stage) -> Path:
     if response.kind == "json" and response.path is not None:
         return stage.stage_input(response.path, "response.json")
     if response.path is not None:
-        try:
-            text = response.path.read_text(encoding="utf-8", errors="replace")
-        except OSError:
+        found = untrusted.read_bytes(response.path, RESPONSE_TEXT_LIMIT)
+        if found.state in ("not-a-file", "too-big"):  # a FIFO would hold the run for ever: it does not start
+            stage.problem = stage.problem or f"{found.problem}: the run cannot read it"
+        text = found.text()
+        if text is None:
             return response.path  # gone or unreadable: the runner names the file and the problem
     else:
         text = response.text or ""

@@ -7,10 +7,10 @@ mapped back to the user's own files."""
 from __future__ import annotations
 
 import functools
-import json
 import re
 from typing import TYPE_CHECKING
 
+from verifier_tui.engine import untrusted
 from verifier_tui.engine.interpreter import SHIM_REFUSAL_EXIT
 from verifier_tui.engine.invocation import EXPLAIN_FILE, PHASES_FILE, Prepared
 from verifier_tui.engine.model import CapturedText, Outcome, RunResult, Verdict, duration_text
@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 
     from verifier_tui.engine.process import ProcessResult
 
+RUNNER_FILE_LIMIT = 16 * untrusted.MB
+"""The runner's explain document and phase lines: kilobytes, unless a verifier wrote them."""
 
 def map_paths(text: str, path_map: list[tuple[str, str]]) -> str:
     """Scratch paths in ``text`` (the stage's, and the view's ``/tests``,
@@ -70,16 +72,10 @@ def read_explain(prepared: Prepared, stdout_text: str | None = None) -> dict[str
     from verifier_tui.engine.readback import EXPLAIN_SHAPE, checked_document
 
     if stdout_text is not None:
-        raw = stdout_text
+        document, problem = untrusted.parse_json(stdout_text, EXPLAIN_FILE)
     else:
-        try:
-            raw = (prepared.stage.inputs_dir / EXPLAIN_FILE).read_text(encoding="utf-8")
-        except (OSError, ValueError):  # gone, or not UTF-8 (UnicodeDecodeError)
-            return None
-    try:
-        data = checked_document(json.loads(raw), EXPLAIN_SHAPE)
-    except (ValueError, RecursionError):
-        return None
+        document, problem = untrusted.read_json(prepared.stage.inputs_dir / EXPLAIN_FILE, RUNNER_FILE_LIMIT)
+    data = checked_document(document, EXPLAIN_SHAPE) if problem is None else None
     if data is None:
         return None
     data = map_json(with_module_roles(data), prepared.path_map)
@@ -161,18 +157,13 @@ def read_phases(prepared: Prepared) -> list[dict[str, Any]] | None:
     spec = prepared.spec
     if not spec.phases or spec.explain_only or (spec.runner is not None and not spec.runner.knows_phases_to):
         return None
-    try:
-        raw = (prepared.stage.inputs_dir / PHASES_FILE).read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return []
+    raw = untrusted.read_bytes(prepared.stage.inputs_dir / PHASES_FILE, RUNNER_FILE_LIMIT).text()
     from verifier_tui.engine.readback import PHASE_LINE_SHAPE, checked_document
 
     lines = []
-    for text in raw.splitlines():
-        try:
-            line = checked_document(json.loads(text), PHASE_LINE_SHAPE)  # the verifier can write this file too
-        except ValueError:
-            continue
+    for text in (raw or "").splitlines():
+        document, problem = untrusted.parse_json(text, PHASES_FILE)  # the verifier can write this file too
+        line = checked_document(document, PHASE_LINE_SHAPE) if problem is None else None
         if line is not None and "phase" in line and "status" in line:
             lines.append(map_json(line, prepared.path_map))
     return lines

@@ -21,6 +21,7 @@ import os
 import re
 from pathlib import Path
 
+from verifier_tui.engine import untrusted
 from verifier_tui.engine.record import record
 
 APP = "/app"
@@ -50,26 +51,8 @@ class Limits:
 
 
 def _read_text(path: Path) -> str | None:
-    """A file of the task's, as text: a regular file only (a FIFO is never
-    opened for reading: it would block), at most :data:`_READ_AT_MOST` bytes."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
-    except OSError:
-        return None
-    try:
-        if not _regular(fd):
-            return None
-        return os.read(fd, _READ_AT_MOST).decode("utf-8", errors="replace")
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-
-
-def _regular(fd: int) -> bool:
-    import stat
-
-    return stat.S_ISREG(os.fstat(fd).st_mode)
+    """A file of the task's, as text: its first :data:`_READ_AT_MOST` bytes."""
+    return untrusted.read_bytes(path, _READ_AT_MOST, keep="head").text()
 
 
 def workspace_path(tests_dir: Path) -> str:

@@ -47,6 +47,7 @@ import tempfile
 import threading
 from pathlib import Path
 
+from verifier_tui.engine import untrusted
 from verifier_tui.engine.file_copy import copy_file
 from verifier_tui.engine.isolation import APP, INPUTS, REWARD, TESTS, overlay_can_take
 from verifier_tui.engine.mirror import Mirror, make_real_dir, remove_path, remove_tree
@@ -65,6 +66,7 @@ _DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 # A file of ours read back to compare: never a FIFO's open that blocks.
 _READ_OWN = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+VERIFIER_LIMIT = 16 * untrusted.MB  # a dataset's one verifier.py, copied whole
 
 
 @record
@@ -155,6 +157,13 @@ class Stage:
         it writes the copy. A file that cannot be read is handed over as it
         is: the runner then names it and the problem."""
         target = self.inputs_dir / name
+        handle, refused = untrusted.open_regular(source)
+        if handle is None:
+            assert refused is not None
+            if refused.state == "not-a-file":  # a FIFO would hold the runner for ever: this run does not start
+                self.problem = self.problem or f"{refused.problem}: the run cannot read it"
+            return source
+        handle.close()
         try:
             # the user's own link is theirs to have: its file is what is copied
             real = os.path.realpath(source)
@@ -345,8 +354,12 @@ class Stage:
                     remove_path(Path(entry.path))
 
     def place_dataset_verifier(self, verifier: Path) -> None:
+        found = untrusted.read_bytes(verifier, VERIFIER_LIMIT)
+        if found.data is None:
+            self.problem = self.problem or f"could not stage {verifier}: {found.problem}"
+            return
         try:
-            self._place("tests/.ng", "verifier.py", verifier.read_bytes())
+            self._place("tests/.ng", "verifier.py", found.data)
         except OSError as exc:
             self._fail(self.ng_dir / "verifier.py", exc)
 
@@ -354,7 +367,10 @@ class Stage:
         """The runner, checked by its bytes before every run: a verifier that
         rewrote it keeping its size and times (or left a link in its place)
         must not be what runs the next case."""
-        self._place("tests/.ng", "run_verifier.py", source.read_bytes(), stat.S_IMODE(source.stat().st_mode))
+        found = untrusted.read_bytes(source, untrusted.SCRIPT_LIMIT)  # ours, or the task's own
+        if found.data is None:
+            raise OSError(found.problem)
+        self._place("tests/.ng", "run_verifier.py", found.data, stat.S_IMODE(source.stat().st_mode))
 
     def _vendor(self, verifiers: Path | None) -> None:
         """Vendor nemo_gym/verifiers beside the runner, as the shim does."""

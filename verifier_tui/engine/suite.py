@@ -23,6 +23,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from verifier_tui.engine import untrusted
 from verifier_tui.engine.discovery import EXPECTED_PATHS, DiscoveryError, no_verifier_message
 from verifier_tui.engine.record import field, record
 from verifier_tui.engine.session import Options, SelectionError, Session
@@ -262,7 +263,7 @@ def tasks_below(folder: Path, depth: int = SEARCH_DEPTH) -> tuple[list[Path], li
 
 def _has_expected(cases: Path) -> bool:
     try:
-        return any((entry / "expected.json").is_file() for entry in cases.iterdir() if entry.is_dir())
+        return any(untrusted.present(entry / "expected.json") for entry in cases.iterdir() if entry.is_dir())
     except OSError:
         return False
 
@@ -323,7 +324,7 @@ def _task_group(folder: Path, options: Options, named: bool) -> TaskCases:
             continue
         if case.expected is not None:
             group.cases.append(case)
-        elif (case.folder / "expected.json").is_file():
+        elif untrusted.present(case.folder / "expected.json"):
             # A broken test, not one to leave out quietly: reported, and the command fails.
             problem = next((p for p in case.problems if "expected.json" in p), "expected.json is unusable")
             group.invalid.append((case.name, problem))

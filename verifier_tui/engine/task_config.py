@@ -42,6 +42,7 @@ import re
 import unicodedata
 from typing import TYPE_CHECKING
 
+from verifier_tui.engine import untrusted
 from verifier_tui.engine.record import field, record
 
 if TYPE_CHECKING:
@@ -49,6 +50,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 HARBOR_DEFAULT_VERIFIER_TIMEOUT_S = 600.0
+TOML_LIMIT = 4 * untrusted.MB  # a task.toml is a few KB
 """``VerifierConfig.timeout_sec``'s default in Harbor 0.26.0."""
 
 SHARED = "shared"
@@ -186,8 +188,13 @@ def load_toml(path: Path) -> tuple[dict[str, Any], TaskConfig | None]:
         import tomllib  # type: ignore[import-not-found]
     except ModuleNotFoundError:  # Python 3.10
         import tomli as tomllib  # type: ignore[no-redef]
+    found = untrusted.read_bytes(path, TOML_LIMIT, name="task.toml")
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8")), None
+        if found.data is None:
+            raise OSError(found.problem)
+        # read_text()'s universal newlines, as Harbor reads it
+        text = found.data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
+        return tomllib.loads(text), None
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError, ValueError) as exc:
         why = _one_line(f"task.toml could not be read ({exc})")
         return {}, TaskConfig(problems=(f"{why}; the run uses the defaults",),

@@ -24,6 +24,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from verifier_tui.engine import untrusted
 from verifier_tui.engine.record import field, record
 
 if TYPE_CHECKING:
@@ -39,6 +40,7 @@ _ENVIRONMENT_LEVELS = 3
 _MANIFEST_NAMES = ("environment.yaml", "environment.yml")
 #: Only this much of a manifest is read (they are a few hundred bytes).
 _MAX_MANIFEST_BYTES = 1_000_000
+_MAX_RUNNER_BYTES = 4 * 1024 * 1024  # ours is about 60 KB
 _TASKSETS = re.compile(rb"^tasksets[ \t]*:", re.M)
 _IMPLEMENTATION = re.compile(rb"^[ \t-]*implementation[ \t]*:[ \t]*['\"]?([^'\"#\r\n]+?)['\"]?[ \t]*(?:#.*)?$", re.M)
 # verify's parameter list as written at the top level (a best effort: it only
@@ -52,7 +54,7 @@ def looks_like_task(folder: Path) -> bool:
     ``tests/verifier.py``. A ``tests/`` folder alone is not enough: every
     Python checkout has one (this tool's own does)."""
     return (
-        (folder / "task.toml").is_file()
+        untrusted.present(folder / "task.toml")
         or (folder / "tests" / "test.sh").is_file()
         or (folder / "tests" / "verifier.py").is_file()
     )
@@ -178,11 +180,7 @@ def episode_api_notice(verifier_name: str) -> str:
 
 
 def _read_small(path: Path) -> bytes | None:
-    try:
-        with open(path, "rb") as handle:
-            return handle.read(_MAX_MANIFEST_BYTES)
-    except OSError:
-        return None
+    return untrusted.read_bytes(path, _MAX_MANIFEST_BYTES, keep="head").data
 
 
 # ---------------------------------------------------------------------------
@@ -206,14 +204,13 @@ def task_runner(tests_dir: Path, ours: Callable[[], Path]) -> OwnRunner | None:
     """The task's own runner, compared with ours (``ours()`` is where it is,
     asked only when the task ships one); None when it ships none."""
     path = tests_dir / ".ng" / "run_verifier.py"
-    try:
-        if path.is_symlink() or not path.is_file():
-            return None
-        theirs = path.read_bytes()
-    except OSError:
+    if path.is_symlink() or not path.is_file():
+        return None
+    theirs = untrusted.read_bytes(path, _MAX_RUNNER_BYTES).data
+    if theirs is None:
         return None
     try:
-        mine = ours().read_bytes()
+        mine = ours().read_bytes()  # the tool's own file
     except OSError:
         mine = b""
     return OwnRunner(path, theirs == mine, b"--explain" in theirs, b"--explain-to" in theirs, b"--phases-to" in theirs,

@@ -20,6 +20,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from verifier_tui.engine import untrusted
 from verifier_tui.engine.record import field, record
 
 if TYPE_CHECKING:
@@ -63,7 +64,7 @@ class TaskRows:
 def tasks_file(task_root: Path) -> Path | None:
     """The task's ``tasks.jsonl``, when it is a parameterized task."""
     path = task_root / TASKS_FILE
-    return path if path.is_file() else None
+    return path if untrusted.present(path) else None  # a FIFO too: reading it says what it is
 
 
 def row_task_data(row: dict[str, Any]) -> dict | None:
@@ -82,19 +83,16 @@ def read_task_rows(path: Path) -> TaskRows:
     rows: list[TaskRow] = []
     bad: list[str] = []
     seen: dict[str, int] = {}
-    try:
-        if path.stat().st_size > MAX_BYTES:
-            return TaskRows(path, [], (f"larger than {MAX_BYTES // (1024 * 1024)} MB: not read",))
-        lines = path.read_bytes().split(b"\n")
-    except OSError as exc:
-        return TaskRows(path, [], (f"cannot be read ({exc.strerror or exc})",))
+    found = untrusted.read_bytes(path, MAX_BYTES)
+    if found.data is None:
+        return TaskRows(path, [], (found.problem or "cannot be read",))
+    lines = found.data.split(b"\n")
     for number, raw in enumerate(lines, start=1):
         if not raw.strip():
             continue
-        try:
-            row = json.loads(raw)
-        except ValueError as exc:
-            bad.append(f"line {number} is not JSON ({exc})")
+        row, problem = untrusted.parse_json(raw, f"line {number}")
+        if problem is not None:
+            bad.append(problem)
             continue
         if not isinstance(row, dict) or isinstance(row.get("task_id"), bool) \
                 or not isinstance(row.get("task_id"), (str, int)):
@@ -159,11 +157,8 @@ def looks_like_rows(path: Path) -> bool:
 
 def case_task_id(folder: Path) -> str | None:
     """The row a case names in its ``task_id.txt``, if it has one."""
-    try:
-        text = (folder / CASE_TASK_ID_FILE).read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
-    return text.strip() or None
+    text = untrusted.read_bytes(folder / CASE_TASK_ID_FILE, 64 * 1024, keep="head").text()
+    return (text or "").strip() or None
 
 
 def staged_row_text(path: Path, task_id: str) -> tuple[str | None, str | None]:

@@ -57,6 +57,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
+from verifier_tui.engine import untrusted
 from verifier_tui.engine.model import RewardFile, Verdict
 
 HARBOR_RULES = "Harbor 0.26.0, harbor/verifier/verifier.py"
@@ -152,7 +153,7 @@ def read_reward_files(reward_dir: Path, cap_bytes: int = 1_000_000) -> list[Rewa
         is_utf8 = True
         truncated = False
         if stat.S_ISREG(target.st_mode):
-            data = _read_regular(path, cap_bytes + 1)
+            data = untrusted.read_bytes(path, cap_bytes + 1, keep="head").data
             if data is not None:
                 truncated = len(data) > cap_bytes
                 text, is_utf8 = _decode_for_display(data[:cap_bytes], complete=not truncated)
@@ -167,34 +168,6 @@ def read_reward_files(reward_dir: Path, cap_bytes: int = 1_000_000) -> list[Rewa
             )
         )
     return found
-
-
-def _read_regular(path: Path, limit: int) -> bytes | None:
-    """Up to ``limit`` bytes of a regular file, or None when it cannot be read.
-
-    Opened non-blocking and checked again with ``fstat``: if the name was
-    swapped for a FIFO after we looked, we must not wait on it forever.
-    """
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except OSError:
-        return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        chunks: list[bytes] = []
-        remaining = limit
-        while remaining > 0:
-            chunk = os.read(fd, min(remaining, 1 << 20))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            remaining -= len(chunk)
-        return b"".join(chunks)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
 
 
 def _decode_for_display(data: bytes, *, complete: bool) -> tuple[str, bool]:
@@ -359,23 +332,12 @@ def _read_text_as_harbor(path: Path, st: os.stat_result) -> str | Verdict:
             f"{name} is {st.st_size:,} bytes: Harbor would read it whole; verifier-tui "
             f"does not parse reward files over {PARSE_LIMIT_BYTES:,} bytes",
         )
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except OSError as exc:
-        return _error(
-            name,
-            type(exc).__name__,
-            f"{name} cannot be read ({exc.strerror or exc}): {RAISED_UNCAUGHT}",
-        )
-    try:
-        with os.fdopen(fd, "rb") as handle:
-            data = handle.read(PARSE_LIMIT_BYTES + 1)
-    except OSError as exc:
-        return _error(
-            name,
-            type(exc).__name__,
-            f"{name} cannot be read ({exc.strerror or exc}): {RAISED_UNCAUGHT}",
-        )
+    # Opened without blocking and checked again: a name swapped for a FIFO
+    # after the stat above is never waited on.
+    found = untrusted.read_bytes(path, PARSE_LIMIT_BYTES + 1, keep="head")
+    if found.data is None:
+        return _error(name, found.error or "OSError", f"{found.problem}: {RAISED_UNCAUGHT}")
+    data = found.data
     if len(data) == 0:
         # Emptied between the stat and the read: as Harbor would find it now.
         return _error(name, REWARD_FILE_EMPTY, f"{name} is empty (0 bytes)")

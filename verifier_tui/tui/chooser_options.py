@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from textual.content import Content
 
+from verifier_tui.engine import untrusted
 from verifier_tui.engine.cases import default_task_data
 from verifier_tui.words import rewards_text
 from verifier_tui.tui.widgets.status_style import status_of
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
     from verifier_tui.tui.display import Display
 
 #: Option ids that are not a case name or a path (a NUL never is either).
+EDITOR_LIMIT = 16 * untrusted.MB  # more than anyone edits in a text area
 NO_CASE = "\0none"
 OTHER_FILE = "\0other"
 
@@ -106,10 +108,8 @@ def editor_start(session: Session, kind: str) -> tuple[str, str]:
     if current is not None and current.path is None:
         return current.text or "", kind
     if current is not None and current.path is not None and current.kind == kind:
-        try:
-            return current.path.read_text(encoding="utf-8", errors="replace"), kind
-        except OSError:
-            return "", kind
+        text, _ = untrusted.read_text(current.path, EDITOR_LIMIT)
+        return text or "", kind
     return "", kind
 
 

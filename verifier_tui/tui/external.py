@@ -10,6 +10,7 @@ import shlex
 from pathlib import Path
 from typing import Mapping
 
+from verifier_tui.engine import untrusted
 from verifier_tui.engine.model import RunResult
 
 _FRAME = re.compile(r'^\s*File "(?P<path>[^"]+)", line (?P<line>\d+)', re.M)
@@ -59,9 +60,8 @@ def failing_location(result: RunResult, task_root: Path) -> tuple[Path, int] | N
 
 def verify_line(verifier: Path) -> int:
     """The line where ``verify`` is defined (1 when it cannot be found)."""
-    try:
-        text = verifier.read_text(encoding="utf-8", errors="replace")
-    except OSError:
+    text, _ = untrusted.read_text(verifier, untrusted.SCRIPT_LIMIT)
+    if text is None:
         return 1
     match = _DEF_VERIFY.search(text)
     return text.count("\n", 0, match.start()) + 1 if match else 1

@@ -25,6 +25,7 @@ import subprocess
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from verifier_tui.engine import untrusted
 from verifier_tui.engine.harbor.ignore_rules import IgnoreRules
 from verifier_tui.engine.record import field, record
 
@@ -38,6 +39,7 @@ FOLDERS = ("environment", "tests", "solution", "steps")
 HARBORIGNORE = ".harborignore"
 _IGNORE_SCOPES = IgnoreRules(["/tests/", "/solution/", "/steps/*/tests/", "/steps/*/solution/"], git_flavour=True)
 GIT_TIMEOUT_S = 5.0
+IGNORE_FILE_LIMIT = untrusted.MB
 
 
 @record(frozen=True)
@@ -64,10 +66,7 @@ class _HarborIgnore:
             rel = folder.relative_to(self.task_dir).as_posix()
             rules = None
             if self._in_scope(rel + "/"):
-                try:
-                    lines = (folder / HARBORIGNORE).read_text(encoding="utf-8").splitlines()
-                except OSError:
-                    lines = []
+                lines = _lines(folder / HARBORIGNORE)
                 rules = IgnoreRules(lines, git_flavour=True)
             self._rules[folder] = rules
         return self._rules[folder]
@@ -124,16 +123,22 @@ def collect_files(task_dir: Path) -> list[Path]:
                 files.append(path)
     gitignore = task_dir / ".gitignore"
     if gitignore.exists():
-        try:
-            lines = gitignore.read_text(encoding="utf-8").splitlines()
-        except (OSError, UnicodeDecodeError):
-            lines = []
+        lines = _lines(gitignore)
         ignore = IgnoreRules(lines)
     else:
         ignore = IgnoreRules(DEFAULT_IGNORES)
     files = [f for f in files if not ignore.ignores(f.relative_to(task_dir).as_posix())]
     files.sort(key=lambda p: p.relative_to(task_dir).as_posix())
     return files
+
+
+def _lines(path: Path) -> list[str]:
+    """An ignore file's lines; none when it cannot be read as UTF-8 text."""
+    found = untrusted.read_bytes(path, IGNORE_FILE_LIMIT)
+    try:
+        return found.data.decode("utf-8").splitlines() if found.data is not None else []
+    except UnicodeDecodeError:
+        return []
 
 
 def _select(source: Path, excludes) -> list[Path]:
@@ -163,7 +168,11 @@ def _select(source: Path, excludes) -> list[Path]:
 def file_sha256(path: Path) -> str:
     """``Packager.compute_file_hash``."""
     digest = hashlib.sha256()
-    with open(path, "rb") as handle:
+    handle, refused = untrusted.open_regular(path)
+    if handle is None:
+        assert refused is not None
+        raise OSError(refused.problem)  # a FIFO would block Harbor's own read for ever
+    with handle:
         for chunk in iter(lambda: handle.read(1024 * 1024), b""):
             digest.update(chunk)
     return digest.hexdigest()

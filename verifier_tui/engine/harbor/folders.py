@@ -376,7 +376,7 @@ def read_manifest(folder: Path) -> tuple[JsonFile, tuple[ManifestEntry, ...]]:
     ``destination`` is relative to that folder (Harbor writes
     ``artifacts/<...>``); a destination relative to ``artifacts/`` is
     accepted too."""
-    manifest = read_json(folder / "artifacts" / MANIFEST)
+    manifest = read_json(folder / "artifacts" / MANIFEST, (list, dict))
     entries: list[ManifestEntry] = []
     data = manifest.data if isinstance(manifest.data, list) else (manifest.get("entries") or [])
     for item in data if isinstance(data, list) else []:

@@ -10,10 +10,10 @@ Shapes mirrored from Harbor 0.26.0 ``harbor/models/trial/result.py``
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from verifier_tui.engine import untrusted
 from verifier_tui.engine.record import record
 
 if TYPE_CHECKING:
@@ -69,20 +69,18 @@ class ExceptionRecord:
     occurred_at: datetime | None = None
 
 
-def read_json(path: Path) -> JsonFile:
-    """A JSON file, never raising: see :class:`JsonFile` for the states."""
-    try:
-        size = os.stat(path).st_size
-    except FileNotFoundError:
-        return JsonFile(path, "missing", problem=f"{path.name} is missing")
-    except OSError as exc:
-        return JsonFile(path, "unreadable", problem=f"{path.name} cannot be read ({exc.strerror or exc})")
-    if size > JSON_LIMIT_BYTES:
-        return JsonFile(path, "invalid", problem=f"{path.name} is {size:,} bytes: not a file Harbor writes")
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        return JsonFile(path, "unreadable", problem=f"{path.name} cannot be read ({exc.strerror or exc})")
+def read_json(path: Path, shape: type | tuple = dict) -> JsonFile:
+    """A JSON file, never raising: see :class:`JsonFile` for the states. A
+    document that is not of ``shape`` (Harbor writes objects, and a list in
+    ``manifest.json``) is ``invalid``."""
+    found = untrusted.read_bytes(path, JSON_LIMIT_BYTES)
+    if found.state == "missing":
+        return JsonFile(path, "missing", problem=found.problem)
+    if found.state == "too-big":
+        return JsonFile(path, "invalid", problem=f"{found.problem}: not a file Harbor writes")
+    if found.data is None:
+        return JsonFile(path, "unreadable", problem=found.problem)
+    raw = found.data
     if not raw.strip():
         return JsonFile(path, "truncated", problem=f"{path.name} is empty: Harbor was stopped while writing it")
     try:
@@ -92,6 +90,9 @@ def read_json(path: Path) -> JsonFile:
             return JsonFile(path, "truncated",
                             problem=f"{path.name} is cut short: Harbor was stopped while writing it")
         return JsonFile(path, "invalid", problem=f"{path.name} is not UTF-8 text")
+    if untrusted.too_deep(text):
+        return JsonFile(path, "invalid", problem=f"{path.name} nests more than {untrusted.MAX_DEPTH} levels deep: "
+                                                 "not a file Harbor writes")
     try:
         data = json.loads(text)
     except ValueError as exc:
@@ -104,21 +105,19 @@ def read_json(path: Path) -> JsonFile:
             return JsonFile(path, "truncated",
                             problem=f"{path.name} is cut short: Harbor was stopped while writing it")
         return JsonFile(path, "invalid", problem=f"{path.name} is not valid JSON ({exc})")
+    if not isinstance(data, shape):
+        what = "an object" if shape is dict else "a list"
+        return JsonFile(path, "invalid", problem=f"{path.name} holds {type(data).__name__}, not {what}: "
+                                                 "not a file Harbor writes")
     return JsonFile(path, "ok", data)
 
 
 def read_text_tail(path: Path, limit: int = LOG_TAIL_BYTES) -> str | None:
-    """The last ``limit`` bytes of a text file (replacement-decoded), or None."""
-    try:
-        with open(path, "rb") as handle:
-            handle.seek(0, os.SEEK_END)
-            size = handle.tell()
-            handle.seek(max(0, size - limit))
-            data = handle.read(limit)
-    except OSError:
-        return None
-    text = data.decode("utf-8", errors="replace")
-    if size > limit:
+    """The last ``limit`` bytes of a text file (replacement-decoded), or None
+    when there is no regular file to read."""
+    found = untrusted.read_bytes(path, limit, keep="tail")
+    text = found.text()
+    if text is not None and found.cut:
         text = text.split("\n", 1)[-1]  # drop the partial first line
     return text
 

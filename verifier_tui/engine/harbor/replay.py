@@ -18,6 +18,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from verifier_tui.engine import untrusted
 from verifier_tui.engine.record import field, record
 
 if TYPE_CHECKING:
@@ -82,9 +83,8 @@ def _tests_dirs(task_dir: Path, step: str | None) -> list[Path]:
 def shim_verifier(task_dir: Path, step: str | None = None) -> Path | None:
     """The verifier the task's test.sh hands to the runner, as a local file."""
     for tests in _tests_dirs(task_dir, step):
-        try:
-            text = (tests / "test.sh").read_text(encoding="utf-8", errors="replace")
-        except OSError:
+        text, _ = untrusted.read_text(tests / "test.sh", untrusted.SCRIPT_LIMIT)
+        if text is None:
             continue
         match = _VERIFIER_ARG.search(text)
         if match is None:
@@ -102,9 +102,8 @@ def _plain_test_sh(task_dir: Path, step: str | None) -> str | None:
 
     for tests in _tests_dirs(task_dir, step):
         script = tests / "test.sh"
-        try:
-            text = script.read_text(encoding="utf-8", errors="replace")
-        except OSError:
+        text, _ = untrusted.read_text(script, untrusted.SCRIPT_LIMIT)
+        if text is None:
             continue
         return None if SHIM_MARKER in text else script.relative_to(task_dir).as_posix()
     return None
@@ -169,10 +168,8 @@ def _runner_difference(task_dir: Path) -> str | None:
     from verifier_tui.runner_source import runner_path
 
     vendored = task_dir / "tests" / ".ng" / "run_verifier.py"
-    try:
-        if vendored.read_bytes() != runner_path().read_bytes():
-            return ("the task's tests/.ng/run_verifier.py (what the sandbox ran) differs from the runner "
-                    "verifier-tui replays with (--runner task replays with the task's)")
-    except OSError:
-        return None
+    theirs = untrusted.read_bytes(vendored, untrusted.SCRIPT_LIMIT).data
+    if theirs is not None and theirs != runner_path().read_bytes():
+        return ("the task's tests/.ng/run_verifier.py (what the sandbox ran) differs from the runner "
+                "verifier-tui replays with (--runner task replays with the task's)")
     return None

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from verifier_tui.engine.harbor.facts import VERDICT_ERRORS, TrialFacts
 from verifier_tui.engine.harbor.folders import TEST_STDERR, TEST_STDOUT, StepView, Trial
 from verifier_tui.engine.harbor.reading import ExceptionRecord
+from verifier_tui.engine.untrusted import open_regular
 from verifier_tui.engine.harbor.phases import PhaseReport, sandbox_phases
 from verifier_tui.engine.harbor.runner_output import RunnerOutput, parse_runner_output
 from verifier_tui.engine.model import CapturedText, RewardFile, Verdict
@@ -101,9 +102,13 @@ class SandboxSide:
 
 
 def read_bounded(path: Path) -> CapturedText | None:
-    """A text file's head and tail (decoded with replacement), or None when absent."""
+    """A text file's head and tail (decoded with replacement), or None when
+    there is no regular file to read."""
+    opened, _ = open_regular(path)
+    if opened is None:
+        return None
     try:
-        with open(path, "rb") as handle:
+        with opened as handle:
             head = handle.read(OUTPUT_HEAD_BYTES + OUTPUT_TAIL_BYTES + 1)
             if len(head) <= OUTPUT_HEAD_BYTES + OUTPUT_TAIL_BYTES:
                 return CapturedText(head=head.decode("utf-8", errors="replace"), total_bytes=len(head))

@@ -98,6 +98,8 @@ def json_error(text: str) -> str | None:
         return f"line {exc.lineno}, column {exc.colno}: {exc.msg}"
     except ValueError as exc:  # e.g. a number too long to convert
         return str(exc)
+    except RecursionError:  # ten thousand [ typed or pasted
+        return "nested too deeply for Python's json module"
     return None
 
 

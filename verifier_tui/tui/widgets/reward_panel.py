@@ -12,6 +12,7 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
+from verifier_tui.engine import untrusted
 from verifier_tui.engine.model import Outcome, RunResult
 from verifier_tui.engine.verdict import rewards_json
 from verifier_tui.tui.external import failing_location
@@ -107,10 +108,9 @@ def pretty(name: str, text: str) -> str:
     is. A big file is shown as it is: parsing 2 MB of JSON again here took 80 ms
     of the screen's time (the verdict above is Harbor's reading of it)."""
     if name.endswith(".json") and len(text) <= PRETTY_CHARS:
-        try:
-            return json.dumps(json.loads(text), indent=2, ensure_ascii=False)
-        except ValueError:
-            pass
+        value, problem = untrusted.parse_json(text, name)  # a verifier wrote it: nested past any bound, say
+        if problem is None:
+            return json.dumps(value, indent=2, ensure_ascii=False)
     return text if text.strip() else "(empty)"
 
 

@@ -1,0 +1,77 @@
+"""A task from someone else, with a FIFO (a named pipe) where a file should
+be: said in one line and refused, never waited on for ever, never taken for
+"no such file" (which would run with defaults and lose the case's
+expectation)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+
+import pytest
+
+from tests.helpers import PY, TOOL, make_task, no_traceback
+
+BOUND_S = 60  # a FIFO opened for reading waits for ever: a bound far above any run here
+VERIFIER = ("import json\n"
+            "def verify(workspace, task_data, response=None):\n"
+            "    return 1.0 if (workspace / 'hello.txt').read_text() == 'hi' else 0.0\n")
+FIFO_WORDS = "is a FIFO (a named pipe), not a regular file"
+
+
+def command(env, *args, cwd):
+    done = subprocess.run([*TOOL, *map(str, args), "--python", PY], env=env, cwd=cwd, capture_output=True,
+                          text=True, timeout=BOUND_S, stdin=subprocess.DEVNULL)
+    no_traceback(done)
+    return done
+
+
+@pytest.fixture
+def task(tmp_path):
+    root = make_task(tmp_path / "demo", VERIFIER, cases={"good": {"hello.txt": "hi"}})
+    (root / "cases" / "good" / "expected.json").write_text(json.dumps({"rewards": {"reward": 1.0}}))
+    (root / "cases" / "good" / "task_data.json").write_text("{}")
+    (root / "cases" / "good" / "response.json").write_text('{"output": []}')
+    return root
+
+
+def fifo(path):
+    path.unlink(missing_ok=True)
+    os.mkfifo(path)
+
+
+def test_a_fifo_task_toml_is_said_and_the_run_is_not_harbors(task, env, tmp_path):
+    fifo(task / "task.toml")
+    done = command(env, "run", task, cwd=tmp_path)
+    assert f"task.toml {FIFO_WORDS}" in done.stdout
+    assert done.returncode == 2  # Harbor would not load this task: no verdict to give
+
+
+@pytest.mark.parametrize("name", ["response.json", "task_data.json"])
+def test_a_fifo_input_of_a_case_refuses_the_run_in_one_line(name, task, env, tmp_path):
+    fifo(task / "cases" / "good" / name)
+    done = command(env, "run", task, "--case", "good", cwd=tmp_path)
+    assert f"{name} {FIFO_WORDS}: the run cannot read it" in done.stdout
+    assert done.returncode != 0
+    assert "reward" not in done.stdout.split("could not start", 1)[-1].splitlines()[0]
+
+
+def test_a_fifo_expected_json_fails_test_instead_of_vanishing(task, env, tmp_path):
+    fifo(task / "cases" / "good" / "expected.json")
+    done = command(env, "test", task, cwd=tmp_path)
+    assert f"expected.json {FIFO_WORDS}" in done.stdout + done.stderr
+    assert done.returncode != 0  # a case whose expectation cannot be read is a broken test, not a pass
+
+
+def test_a_fifo_among_the_tests_files_does_not_hang_discovery(task, env, tmp_path):
+    os.mkfifo(task / "tests" / "helper.py")
+    done = command(env, "run", task, "--case", "good", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "reward.txt: 1.0" in done.stdout
+
+
+def test_a_fifo_tasks_jsonl_is_said(task, env, tmp_path):
+    fifo(task / "tasks.jsonl")
+    done = command(env, "explain", task, cwd=tmp_path)
+    assert f"tasks.jsonl {FIFO_WORDS}" in done.stdout + done.stderr

@@ -1,0 +1,170 @@
+"""Every reader of a file the tool did not write, on anything at all in that
+file's place: any bytes (a prefix of the real file, JSON of any shape, deep
+nesting, broken UTF-8) or another kind of file (a FIFO, a folder, a link to
+nothing, a device). Each gives a value, or a problem in one line; none
+raises, and none waits (each example is bounded by Hypothesis' deadline)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import threading
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.helpers import make_task, make_trial
+from verifier_tui.engine.cases import read_expected
+from verifier_tui.engine.harbor.folders import HarborFolderError, open_harbor, select_trial
+from verifier_tui.engine.harbor.walkthrough import trial_json, walk_trial
+from verifier_tui.engine.task_config import parse_task_config
+from verifier_tui.engine.task_rows import read_task_rows
+from verifier_tui.engine.verdict import harbor_verdict, read_reward_files
+
+WAIT_S = 10
+SETTINGS = settings(max_examples=100, deadline=2000, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                            HealthCheck.too_slow])
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+def _deep(depth: int) -> bytes:
+    return b"[" * depth + b"]" * depth
+
+
+def contents(real: bytes = b"") -> st.SearchStrategy:
+    """What may be found where a file should be: ("bytes", data) or (kind, None)."""
+    data = st.one_of(
+        st.binary(max_size=300),
+        JSON_VALUES.map(lambda v: json.dumps(v).encode()),
+        st.integers(0, len(real)).map(lambda n: real[:n]),  # the real file cut short
+        st.sampled_from([_deep(10_000), _deep(201), b'{"a":' * 3000, b"\xff\xfe{}", b"\x00" * 64, b"{}\n" * 3]),
+    )
+    kinds = st.sampled_from(["fifo", "folder", "dangling", "device", "missing"])
+    return st.one_of(data.map(lambda d: ("bytes", d)), kinds.map(lambda k: (k, None)))
+
+
+def put(path: Path, found: tuple) -> None:
+    """Make ``path`` be what ``found`` says, whatever it was before."""
+    kind, data = found
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+    elif os.path.lexists(path):
+        path.unlink()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if kind == "bytes":
+        path.write_bytes(data)
+    elif kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "folder":
+        path.mkdir()
+    elif kind == "dangling":
+        path.symlink_to(path.parent / "nothing-here")
+    elif kind == "device":
+        path.symlink_to("/dev/zero")  # endless: a reader that reads to the end never returns
+
+
+def bounded(read, *args, **kwargs):
+    """``read(*args)``'s value, failing the test when it has not returned within
+    :data:`WAIT_S` (a reader blocked on a FIFO would hold the suite for ever)."""
+    done: list = []
+
+    def work() -> None:
+        try:
+            done.append(("value", read(*args, **kwargs)))
+        except BaseException as exc:  # noqa: BLE001 - handed back to the test below
+            done.append(("raised", exc))
+
+    thread = threading.Thread(target=work, daemon=True)
+    thread.start()
+    thread.join(WAIT_S)
+    assert done, f"{read.__name__} did not return within {WAIT_S} s"
+    how, value = done[0]
+    if how == "raised":
+        raise value
+    return value
+
+
+def one_line(problem: str | None) -> None:
+    assert problem is None or (problem and "\n" not in problem), problem
+
+
+@pytest.fixture(scope="module")
+def trial_folder(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("runs")
+    task = make_task(root / "tasks" / "demo", "def verify(workspace):\n    return 1.0\n")
+    return make_trial(root / "jobs" / "j" / "demo__aaaaaaa", task=task, rewards={"reward": 1.0},
+                      verifier_files={"reward.txt": "1.0\n", "test-stdout.txt": "ran\n"}, app={"hello.txt": "hi"})
+
+
+TRIAL_FILES = ["result.json", "config.json", "lock.json", "trial.log", "exception.txt", "artifacts/manifest.json",
+               "verifier/test-stdout.txt", "verifier/reward.txt", "verifier/reward.json", "agent/exit-code.txt"]
+
+
+@SETTINGS
+@given(data=st.data())
+def test_a_trial_with_anything_in_place_of_one_file_reads_without_raising(data, trial_folder, tmp_path_factory):
+    trial_path = tmp_path_factory.mktemp("trial") / "demo__aaaaaaa"
+    shutil.copytree(trial_folder, trial_path, symlinks=True)
+    name = data.draw(st.sampled_from(TRIAL_FILES))
+    real = (trial_folder / name).read_bytes() if (trial_folder / name).is_file() else b""
+    put(trial_path / name, data.draw(contents(real)))
+    try:
+        opened, step = bounded(open_harbor, trial_path)
+        trial, step = select_trial(opened, None, step)
+    except HarborFolderError as exc:  # "this is not a trial": one line for the user
+        one_line(str(exc))
+        return
+    for note in trial.notes:
+        one_line(note)
+    walk = bounded(walk_trial, trial, step, task_dir=trial_folder.parent.parent.parent / "tasks" / "demo")
+    json.dumps(trial_json(walk))  # what --json prints
+
+
+@SETTINGS
+@given(found=contents(b'{"reward": 1.0}'), which=st.sampled_from(["reward.json", "reward.txt"]))
+def test_reward_files_give_harbors_verdict_whatever_they_hold(found, which, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("rewards")
+    put(folder / which, found)
+    verdict = bounded(harbor_verdict, folder)
+    assert (verdict.rewards is None) != (verdict.error is None)
+    bounded(read_reward_files, folder)
+
+
+@SETTINGS
+@given(found=contents(b'version = "1.0"\n[verifier]\ntimeout_sec = 30\n'))
+def test_task_toml_gives_a_config_or_a_refusal(found, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("task")
+    put(folder / "task.toml", found)
+    config = bounded(parse_task_config, folder / "task.toml")
+    for problem in config.problems:
+        one_line(problem)
+
+
+@SETTINGS
+@given(found=contents(b'{"rewards": {"reward": 1.0}, "tolerance": 0.01}'))
+def test_expected_json_gives_an_expectation_or_a_problem(found, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("case")
+    put(folder / "expected.json", found)
+    expectation, problem = bounded(read_expected, folder / "expected.json")
+    one_line(problem)
+    if found[0] not in ("bytes", "missing"):
+        assert expectation is None and problem, "a FIFO, folder or device is said, never taken for no file"
+
+
+@SETTINGS
+@given(found=contents(b'{"task_id": "a", "task_data": {"x": 1}}\n{"task_id": "b"}\n'))
+def test_tasks_jsonl_gives_rows_or_problems(found, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("rows")
+    put(folder / "tasks.jsonl", found)
+    rows = bounded(read_task_rows, folder / "tasks.jsonl")
+    for problem in rows.problems:
+        one_line(problem)
+    assert all(isinstance(row.task_id, str) for row in rows.rows)

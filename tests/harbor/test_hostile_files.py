@@ -1,0 +1,88 @@
+"""Trial and task folders from elsewhere, with a FIFO or a file nested ten
+thousand levels deep where Harbor writes a JSON file or a log: every command
+finishes, with one clear line, and no traceback of the tool's own."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tests.harbor.trial_app_under_test import make_trial_app
+from tests.helpers import TOOL, make_task, no_traceback, sandbox_trial
+from tests.tui.app_under_test import screen_text
+
+PY = sys.executable
+#: A FIFO waits for a writer for ever: a command that opens one never ends.
+#: Far more than any of these commands takes here; far less than for ever.
+BOUND_S = 60
+READS_HELLO = "def verify(workspace):\n    return 1.0 if (workspace / 'hello.txt').read_text() == 'hi' else 0.0\n"
+DEEP = "[" * 10_000 + "]" * 10_000
+
+
+def command(env, *args, cwd):
+    done = subprocess.run([*TOOL, *map(str, args)], env=env, cwd=cwd, capture_output=True, text=True,
+                          timeout=BOUND_S, stdin=subprocess.DEVNULL)
+    no_traceback(done)
+    assert "RecursionError" not in done.stdout + done.stderr
+    return done
+
+
+@pytest.fixture
+def trial(runs, tmp_path):
+    demo = make_task(runs / "tasks" / "demo", READS_HELLO, toml='version = "1.0"\nartifacts = ["/app"]\n')
+    return sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={"hello.txt": "hi"}, capture=True)
+
+
+def replace(path, how):
+    if path.exists():
+        path.unlink()
+    if how == "fifo":
+        os.mkfifo(path)
+    else:
+        path.write_text(DEEP)
+
+
+@pytest.mark.parametrize("name", ["result.json", "config.json", "lock.json", "trial.log",
+                                  "artifacts/manifest.json", "verifier/test-stdout.txt"])
+def test_a_fifo_in_a_trial_never_hangs_a_command(name, trial, env, tmp_path):
+    replace(trial.path / name, "fifo")
+    for args in (["run", trial.path], ["explain", trial.path], ["test", trial.path]):
+        done = command(env, *args, "--python", PY, cwd=tmp_path)
+        assert done.returncode in (0, 1, 2), (args, done.stdout, done.stderr)
+    if name in ("result.json", "config.json"):
+        said = command(env, "run", trial.path, "--python", PY, cwd=tmp_path)
+        assert f"{name.split('/')[-1]} is a FIFO (a named pipe), not a regular file" in said.stdout + said.stderr
+
+
+@pytest.mark.parametrize("name", ["result.json", "config.json"])
+def test_a_trial_file_nested_ten_thousand_deep_is_one_line(name, trial, env, tmp_path):
+    replace(trial.path / name, "deep")
+    for args in (["run", trial.path], ["explain", trial.path], ["test", trial.path], ["run", trial.path, "--json"]):
+        done = command(env, *args, "--python", PY, cwd=tmp_path)
+        assert done.returncode in (0, 1, 2), (args, done.stdout, done.stderr)
+    said = command(env, "run", trial.path, "--python", PY, cwd=tmp_path)
+    assert f"{name} nests more than 200 levels deep" in said.stdout + said.stderr
+
+
+@pytest.mark.parametrize("how", ["fifo", "deep"])
+def test_the_pytest_plugin_on_a_hostile_trial_reports_instead_of_crashing(how, trial, env, tmp_path):
+    replace(trial.path / "result.json", how)
+    done = subprocess.run([PY, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--verifier-cases", str(trial.path),
+                           "--rootdir", str(tmp_path)], env=env, cwd=tmp_path, capture_output=True, text=True,
+                          timeout=BOUND_S, stdin=subprocess.DEVNULL)
+    assert "INTERNALERROR" not in done.stdout + done.stderr
+    assert "RecursionError" not in done.stdout + done.stderr
+    assert done.returncode in (0, 1), done.stdout + done.stderr
+
+
+async def test_the_trial_screen_opens_on_a_result_nested_ten_thousand_deep(trial):
+    replace(trial.path / "result.json", "deep")
+    app = make_trial_app(trial.path, python=PY)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await app.wait_for_replays(1)
+        await pilot.pause()
+        assert app.is_running
+        assert "result.json nests more than 200 levels deep" in screen_text(app)

@@ -1,0 +1,198 @@
+"""Every file the tool did not write is read through here.
+
+Trial folders come from other machines, tasks from other people, and the
+runner's outputs from a verifier that may be hostile. So a read here:
+
+* opens regular files only, without blocking: a FIFO in a file's place would
+  block ``open()`` for ever, a device would stream for ever;
+* reads at most a bound (the head, or the tail of a log);
+* parses JSON only when its nesting is within a bound (``json`` recurses,
+  and a file of ten thousand ``[`` ends in ``RecursionError``, here or in
+  whatever walks the value afterwards);
+* never raises for what it finds: every outcome is a :class:`Read` whose
+  ``problem`` is one sentence naming the file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+from itertools import accumulate
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from verifier_tui.engine.record import record
+
+MAX_DEPTH = 200
+"""Nesting bound for JSON: no file Harbor, a task or the runner writes comes near."""
+
+MB = 1024 * 1024
+SCRIPT_LIMIT = 4 * MB
+"""A task's scripts (test.sh, a vendored runner): kilobytes."""
+
+_OPEN = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+
+
+@record(frozen=True)
+class Read:
+    """What was found at ``path``. ``state``: ``ok``, ``missing``,
+    ``not-a-file`` (a folder, FIFO, socket or device), ``too-big`` (more
+    than the bound, read whole) or ``unreadable``. ``data`` is the bytes read
+    when ``ok`` (for a tail read, the last bytes; ``cut`` says earlier ones
+    were left out); ``problem`` says what went wrong, naming the file."""
+
+    path: Path
+    state: str
+    data: bytes | None = None
+    problem: str | None = None
+    size: int = 0
+    cut: bool = False
+    error: str | None = None  # the exception's name, when reading raised one
+
+    @property
+    def ok(self) -> bool:
+        return self.state == "ok"
+
+    def text(self) -> str | None:
+        """The bytes as text (UTF-8, undecodable bytes replaced), when read."""
+        return None if self.data is None else self.data.decode("utf-8", errors="replace")
+
+
+def kind(mode: int) -> str:
+    """What a file of this ``st_mode`` is, in words."""
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (a named pipe)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a regular file"
+
+
+def present(path: Path | str) -> bool:
+    """Whether anything at all is at ``path`` (a FIFO or a broken link too):
+    what decides that a file the user meant to give exists. ``is_file()``
+    says no for a FIFO, and a file given as a FIFO must be said, not skipped."""
+    return os.path.lexists(path)
+
+
+def open_regular(path: Path | str, name: str | None = None, *,
+                 follow: bool = True) -> tuple[BinaryIO | None, Read | None]:
+    """``path`` opened for reading when it is a regular file, else the
+    :class:`Read` saying what is there instead. Opening never blocks, even on
+    a FIFO. Links are followed, as a reader of the task would, unless
+    ``follow`` is false (a file of the tool's own, where a link is planted)."""
+    path = Path(path)
+    label = name or path.name
+    try:
+        fd = os.open(path, _OPEN if follow else _OPEN | os.O_NOFOLLOW)
+    except FileNotFoundError:
+        if os.path.islink(path):
+            return None, Read(path, "missing", problem=f"{label} is a link to nothing ({os.readlink(path)})")
+        return None, Read(path, "missing", problem=f"{label} is missing")
+    except OSError as exc:
+        return None, _unreadable(path, label, exc)
+    try:
+        mode = os.fstat(fd).st_mode
+    except OSError as exc:
+        os.close(fd)
+        return None, _unreadable(path, label, exc)
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        return None, Read(path, "not-a-file", problem=f"{label} is {kind(mode)}, not a regular file")
+    return os.fdopen(fd, "rb"), None
+
+
+def read_bytes(path: Path | str, limit: int, *, keep: str = "all", name: str | None = None) -> Read:
+    """``path``'s bytes, at most ``limit`` of them. ``keep``: ``all`` (a
+    larger file is ``too-big``), ``head`` (its first bytes) or ``tail`` (its
+    last bytes); ``cut`` says when some were left out."""
+    path = Path(path)
+    label = name or path.name
+    handle, refused = open_regular(path, label)
+    if handle is None:
+        assert refused is not None
+        return refused
+    with handle:
+        try:
+            size = os.fstat(handle.fileno()).st_size
+            if size > limit and keep == "all":
+                return Read(path, "too-big", size=size,
+                            problem=f"{label} is {_amount(size)}: more than the {_amount(limit)} this tool reads")
+            start = max(0, size - limit) if keep == "tail" else 0
+            handle.seek(start)
+            data = handle.read(limit + 1)  # one more: a file that grew past the bound while read is caught
+        except OSError as exc:
+            return _unreadable(path, label, exc)
+    cut = start > 0
+    if len(data) > limit:
+        if keep == "all":
+            return Read(path, "too-big", size=len(data),
+                        problem=f"{label} is more than the {_amount(limit)} this tool reads")
+        data, cut = (data[:limit] if keep == "head" else data[-limit:]), True
+    return Read(path, "ok", data, size=max(size, start + len(data)), cut=cut)
+
+
+def _unreadable(path: Path, label: str, exc: OSError) -> Read:
+    return Read(path, "unreadable", problem=f"{label} cannot be read ({exc.strerror or exc})", error=type(exc).__name__)
+
+
+def read_text(path: Path | str, limit: int, *, name: str | None = None) -> tuple[str | None, str | None]:
+    """``path`` as text (UTF-8, undecodable bytes replaced) and None, or None
+    and the problem. A missing file is a problem too: ask :func:`present` first
+    where a missing file is fine."""
+    found = read_bytes(path, limit, name=name)
+    return found.text(), found.problem
+
+
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+
+
+def too_deep(text: str | bytes, bound: int = MAX_DEPTH) -> bool:
+    """Whether JSON ``text`` nests arrays and objects more than ``bound`` deep
+    (brackets inside strings do not count). Linear, and nearly free for
+    ordinary files: only a text with more brackets than the bound is scanned."""
+    if isinstance(text, bytes):
+        if text.count(b"[") + text.count(b"{") <= bound:
+            return False
+        text = text.decode("utf-8", errors="replace")
+    elif text.count("[") + text.count("{") <= bound:
+        return False
+    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
+    return max(accumulate(map(_STEP.__getitem__, brackets)), default=0) > bound
+
+
+def parse_json(text: str | bytes, name: str, bound: int = MAX_DEPTH) -> tuple[Any, str | None]:
+    """The value of JSON ``text`` and None, or None and the problem (invalid,
+    or nested past ``bound``). ``json.loads``'s own rules otherwise: ``NaN``
+    and ``Infinity`` are accepted, as Harbor's and the runner's readers do."""
+    if too_deep(text, bound):
+        return None, f"{name} nests more than {bound} levels deep: not a file this tool reads"
+    try:
+        return json.loads(text), None
+    except RecursionError:  # the bound is far below the interpreter's; only a tiny stack gets here
+        return None, f"{name} nests too deeply to read"
+    except ValueError as exc:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+        return None, f"{name} is not valid JSON ({exc})"
+
+
+def read_json(path: Path | str, limit: int, *, name: str | None = None) -> tuple[Any, str | None]:
+    """The value of the JSON file at ``path`` and None, or None and the problem."""
+    found = read_bytes(path, limit, name=name)
+    if found.data is None:
+        return None, found.problem
+    return parse_json(found.data, name or Path(path).name)
+
+
+def _amount(size: int) -> str:
+    if size >= MB:
+        return f"{size / MB:,.0f} MB" if size % MB == 0 or size >= 10 * MB else f"{size / MB:,.1f} MB"
+    if size >= 1024:
+        return f"{size / 1024:,.0f} KB"
+    return f"{size:,} bytes"
