@@ -33,7 +33,7 @@ import harness  # noqa: E402
 from harness import BenchmarkError, Row, skipped  # noqa: E402
 
 MODULES = ("runner_overhead", "run_overhead", "watch_latency", "tui_latency", "big_workspace", "tui_memory",
-           "cases_parallel", "job_replay")
+           "cases_parallel", "job_replay", "job_overview")
 
 
 def load(names: list[str]) -> list:

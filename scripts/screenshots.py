@@ -7,10 +7,13 @@ Each picture is taken once the runs it shows have ended on screen and live
 reload is in place. Durations are real, so pictures made again differ in
 those digits.
 
-The Harbor pictures (a failing trial, a job's list) are of folders built in
-a temporary folder by the test suite's builders, which write what Harbor
-0.26.0 writes (tests/harbor/test_builders.py checks them against genuine
-job folders), with the sandbox's output produced by the real runner.
+The Harbor pictures (a failing trial, a job's overview, a folder of jobs)
+are of folders built in a temporary folder by the test suite's builders,
+which write what Harbor 0.26.0 writes (tests/harbor/test_builders.py checks
+them against genuine job folders), with the sandbox's output produced by the
+real runner; the job's overview is of copies of genuine Harbor 0.26.0 trials
+(``../shared/harbor-0.26``) edited to end in every way the overview counts,
+beside which the genuine jobs are copied for the folder of jobs.
 """
 
 from __future__ import annotations
@@ -102,8 +105,9 @@ SEPARATE = 'version = "1.0"\nartifacts = ["/app"]\n\n[verifier]\nenvironment_mod
 READS_REPORT = ("import json\n\n\ndef verify(workspace):\n"
                 "    report = json.loads((workspace / 'report.json').read_text())\n"
                 "    return float(report['score'])\n")
-TRIAL_SHOTS = {"trial-verify-raised": (120, 42), "trial-root-cause": (160, 45), "job-list": (120, 20)}
-#: The trial each trial's picture opens (the others open the job).
+TRIAL_SHOTS = {"trial-verify-raised": (120, 42), "trial-root-cause": (160, 45), "job-overview": (120, 26),
+               "jobs-folder": (120, 14)}
+#: The trial each trial's picture opens (the others open a genuine job or the jobs folder).
 TRIAL_OF = {"trial-verify-raised": "report__x7QmK2p", "trial-root-cause": "report__Zk8Wn1c"}
 
 
@@ -126,6 +130,21 @@ def build_job(runs: Path) -> Path:
     return job
 
 
+def genuine_jobs(root: Path) -> tuple[Path, Path]:
+    """``root/jobs``: the genuine Harbor 0.26.0 jobs, copied; and
+    ``root/built/mixed``: a job of their trials edited to end every way the
+    overview counts."""
+    import shutil
+
+    from tests.harbor.job_copies import mixed_job
+    from tests.helpers import HARBOR_REAL
+
+    if HARBOR_REAL is None:
+        raise SystemExit("scripts/screenshots.py: ../shared/harbor-0.26 is not here: no genuine trials to copy")
+    shutil.copytree(HARBOR_REAL / "jobs", root / "jobs")
+    return root / "jobs", mixed_job(HARBOR_REAL, root / "built" / "mixed")
+
+
 async def take_trial(name: str, job: Path, out: Path) -> Path:
     from verifier_tui.engine.harbor.folders import open_harbor
     from verifier_tui.tui.trial_app import TrialApp
@@ -139,13 +158,17 @@ async def take_trial(name: str, job: Path, out: Path) -> Path:
         def on_replay_finished(self, _message: ReplayFinished) -> None:
             self.replayed.set()
 
-    path = job / TRIAL_OF[name] if name in TRIAL_OF else job
-    found, step = open_harbor(path)
+    if name in TRIAL_OF:
+        found, step = open_harbor(job / TRIAL_OF[name])
+    else:  # as `verifier-tui JOB` starts: the trials are read on screen
+        found, step = job, None
     app = ReplayingApp(found, step, options=Options())
     async with app.run_test(size=TRIAL_SHOTS[name]) as pilot:
         if name in TRIAL_OF:
             await asyncio.wait_for(app.replayed.wait(), 20)
             await asyncio.wait_for(app.screen.controller.live.watch_ready.wait(), 10)
+        while not getattr(app.screen, "done", True):  # a job's or a folder's worker still reading
+            await pilot.pause(0.02)
         await pilot.pause()
         await pilot.pause(0.1)
         saved = app.save_screenshot(f"{name}.svg", str(out))
@@ -175,7 +198,12 @@ def main(argv: list[str] | None = None) -> int:
         with tempfile.TemporaryDirectory() as scratch:
             # Paths on screen are relative to the folder holding the task and the job.
             job = build_job(Path(scratch) / "runs")
-            saved += [asyncio.run(take_trial(name, job, args.out)) for name in wanted]
+            saved += [asyncio.run(take_trial(name, job, args.out)) for name in wanted if name in TRIAL_OF]
+            others = [name for name in wanted if name not in TRIAL_OF]
+            if others:
+                jobs, mixed = genuine_jobs(Path(scratch) / "genuine")
+                saved += [asyncio.run(take_trial(name, mixed if name == "job-overview" else jobs, args.out))
+                          for name in others]
     for path in saved:
         print(path.relative_to(REPO) if path.is_relative_to(REPO) else path)
     return 0

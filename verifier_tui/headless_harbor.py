@@ -125,6 +125,9 @@ def open_trial_session(args) -> TrialSession | int:
     from verifier_tui.engine.harbor.folders import HarborFolderError, select_trial
     from verifier_tui.engine.harbor.trial_session import TrialSession
 
+    shown = show_job_without_trial(args)
+    if shown is not None:
+        return shown
     opened = _open(args)
     if isinstance(opened, int):
         return opened
@@ -137,6 +140,109 @@ def open_trial_session(args) -> TrialSession | int:
     return TrialSession(trial, step, task_dir=args.task, workspace=stand_in.workspace, case=stand_in.case,
                         empty=stand_in.empty, timeout=options.timeout, python=options.python,
                         nemo_gym=options.nemo_gym, runner=options.runner, env=options.env)
+
+
+# ---------------------------------------------------------------------------
+# A job or a folder of jobs, no trial chosen: shown, as the TUI shows it
+
+
+#: Trials listed by name in the text overview; --json lists them all.
+TRIALS_LISTED = 20
+
+
+def show_job_without_trial(args) -> int | None:
+    """``run|explain|watch JOB`` with no ``--trial`` on a job of several
+    trials (or on a folder of jobs): the overview, and how to choose one;
+    exit 2, nothing was replayed. None when there is one trial to open."""
+    from verifier_tui.engine.harbor.folders import find_harbor_folder
+    from verifier_tui.engine.harbor.overview import first_trials
+
+    located = find_harbor_folder(args.path)
+    if located is None or located[0] not in ("job", "jobs") or getattr(args, "trial", None) is not None:
+        return None
+    kind, folder, _step = located
+    if kind == "job" and len(first_trials(folder)) == 1:
+        return None
+    if kind == "jobs":
+        print_jobs(folder, args.json)
+    else:
+        print_overview(folder, args.json)
+    return 2
+
+
+def print_jobs(folder, as_json: bool) -> None:
+    from verifier_tui.engine.harbor.overview import read_jobs
+
+    jobs = read_jobs(folder)
+    if as_json:
+        terminal.out_json({"jobs_folder": str(folder), "jobs": [job.to_json() for job in jobs],
+                           "choose": "verifier-tui run JOBS/JOB --trial NAME"})
+        return
+    _say(f"jobs folder {folder.name} · {len(jobs)} job{'s' * (len(jobs) != 1)} (latest started first)")
+    rows = [("job", "started", "agent (model)", "trials", "Harbor's mean", "how they ended")]
+    for job in jobs:
+        rows.append((job.name, job.started_at.strftime("%Y-%m-%d %H:%M") if job.started_at else "-",
+                     ", ".join(job.agents) or "-", "-" if job.n_total is None else str(job.n_total),
+                     job.mean_words, job.ended_words))
+    _table(rows)
+    if not jobs:
+        _say("no job folders here (each holds job.log, config.json and one folder per trial)")
+    else:
+        _say(f"see one job: verifier-tui run {folder / jobs[0].name}")
+
+
+def print_overview(folder, as_json: bool) -> None:
+    from verifier_tui.engine.harbor.folders import CONFIG, LOCK
+    from verifier_tui.engine.harbor.overview import read_overview, select_rows
+    from verifier_tui.engine.harbor.reading import read_json
+    from verifier_tui.engine.task_kinds import some_names
+
+    overview = read_overview(folder)
+    name = read_json(folder / CONFIG).get("job_name") or folder.name
+    harbor = read_json(folder / LOCK).get("harbor")
+    version = harbor.get("version") if isinstance(harbor, dict) else None
+    names = [row.name for row in overview.rows]
+    choose = f"verifier-tui run {folder} --trial NAME"
+    if as_json:
+        terminal.out_json({"job": {"path": str(folder), "name": name, "harbor_version": version,
+                                   **overview.to_json()}, "choose": choose})
+        return
+    _say(f"job {name} · {overview.total} trial{'s' * (overview.total != 1)} · {', '.join(overview.agents()) or '-'}"
+         + (f" · Harbor {version}" if version else ""))
+    _say("ended   " + (", ".join(f"{n} {outcome}" for outcome, n in overview.counts()) or "no trial folders"))
+    for index, line in enumerate(overview.reward_lines()):
+        _say(("reward  " if index == 0 else "        ") + line)
+    tokens = overview.token_words()
+    if tokens:
+        _say(f"agent   {tokens}")
+    _say("")
+    rows = [("task", "trials", "passed", "mean", "errors")]
+    tasks = list(overview.tasks.values())
+    for task in tasks[:TRIALS_LISTED]:
+        rows.append((task.task, str(task.trials), str(task.passed), "-" if task.mean is None else f"{task.mean:.3f}",
+                     str(task.errors)))
+    _table(rows)
+    if len(tasks) > TRIALS_LISTED:
+        _say(f"... and {len(tasks) - TRIALS_LISTED} more tasks (--json lists them all)")
+    _say("")
+    failures = select_rows(overview.rows, failures=True, sort="outcome")
+    shown = failures or overview.rows
+    _say(f"{'trials that did not pass' if failures else 'trials'} ({len(shown)} of {overview.total}):")
+    rows = [("trial", "task", "ended", "reward", "duration")]
+    for row in shown[:TRIALS_LISTED]:
+        rows.append((row.name, row.task, f"{row.mark} {row.outcome_words}", row.reward_text,
+                     "-" if row.duration_s is None else f"{row.duration_s:.1f} s"))
+    _table(rows)
+    if len(shown) > TRIALS_LISTED:
+        _say(f"... and {len(shown) - TRIALS_LISTED} more (--json lists them all)")
+    if names:
+        _say(f"replay one: {choose} ({some_names(names)})")
+
+
+def _table(rows: list[tuple[str, ...]]) -> None:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    for row in rows:
+        _say("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip())
 
 
 # ---------------------------------------------------------------------------

@@ -282,8 +282,8 @@ def test_a_job_with_several_trials(task, runs, tmp_path, env, elsewhere):
     job = several(runs, tmp_path, task)
     done = tool(env, "run", job, cwd=elsewhere)
     assert done.returncode == 2
-    assert "job several has 3 trials: choose one with --trial NAME" in done.stderr
-    assert "passing__aaaaaaa" in done.stderr
+    assert done.stdout.startswith("job several · 3 trials")  # the job's overview, and how to choose
+    assert "--trial NAME (passing__aaaaaaa, passing__ccccccc, raising__bbbbbbb)" in done.stdout
     assert tool(env, "run", job, "--trial", "raising__bbbbbbb", cwd=elsewhere).returncode == 1
     done = tool(env, "test", job, "-j", "2", cwd=elsewhere)
     assert done.returncode == 1

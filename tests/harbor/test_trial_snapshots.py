@@ -73,7 +73,8 @@ def test_a_job_list(snap_compare, task, runs, tmp_path):
     app = make_trial_app(job)
 
     async def listed(pilot) -> None:
-        await pilot.pause()
+        while not getattr(pilot.app.screen, "done", False):  # the job's overview reads its trials in a worker
+            await pilot.pause(0.02)
         await pilot.pause(0.1)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=listed)

@@ -14,6 +14,7 @@ from tests.helpers import harbor_exception, make_job, sandbox_run, sandbox_trial
 from tests.tui.app_under_test import screen_text
 from verifier_tui.engine.watch.changes import Change
 from verifier_tui.tui.screens.job import JobScreen
+from verifier_tui.tui.screens.job_overview import JobOverviewScreen
 from verifier_tui.tui.screens.trial import TrialScreen
 
 SEPARATE = 'version = "1.0"\nartifacts = ["/app"]\n\n[verifier]\nenvironment_mode = "separate"\n'
@@ -55,7 +56,7 @@ async def test_a_failing_trial_shows_both_sides_step_by_step(task, runs, tmp_pat
         assert "workspace: artifact artifacts/app: exactly what the verifier saw (separate mode)" in local
 
 
-async def test_a_job_lists_its_trials_with_the_sandbox_verdicts_and_opens_one(task, runs, tmp_path):
+async def test_a_job_shows_its_overview_and_opens_a_trial(task, runs, tmp_path):
     passing = task("passing", verifier=READS_HELLO, toml=SEPARATE)
     job = runs / "jobs" / "several"
     sandbox_trial(job, passing, tmp_path, workspace={"hello.txt": "hi"}, mode="separate", capture=True,
@@ -66,20 +67,19 @@ async def test_a_job_lists_its_trials_with_the_sandbox_verdicts_and_opens_one(ta
                       exception=harbor_exception("AgentTimeoutError", "Agent execution timed out after 60 seconds")))
     app = make_trial_app(job)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        assert isinstance(app.screen, JobScreen)
+        while not getattr(app.screen, "done", False):
+            await pilot.pause(0.02)
+        assert isinstance(app.screen, JobOverviewScreen)
         text = screen_text(app)
-        assert "job several · 3 trials · Harbor 0.26.0 · 2 of 3 scored" in text
-        assert "✓ passing__aaaaaaa  1.0" in text
-        assert "✗ passing__bbbbbbb  RewardFileNotFoundError" in text
-        assert "✓ passing__ccccccc  1.0  (Harbor recorded AgentTimeoutError)" in text
+        assert "job several · 3 trials · oracle · Harbor 0.26.0" in text
+        assert "ended  1 passed, 1 AgentTimeoutError, 1 RewardFileNotFoundError" in text
         await pilot.press("down", "enter")
         replayed = await app.wait_for_replays(1)
         assert isinstance(app.screen, TrialScreen) and app.screen.opened.trial.name == "passing__bbbbbbb"
         assert replayed.agreement.same is True
         await pilot.press("escape")
         await pilot.pause()
-        assert isinstance(app.screen, JobScreen)
+        assert isinstance(app.screen, JobOverviewScreen)
         await pilot.press("q")
         await pilot.pause()
         assert not app.is_running

@@ -15,9 +15,11 @@ from textual.screen import Screen
 from verifier_tui.engine.harbor.folders import Job, Trial
 from verifier_tui.engine.harbor.trial_session import TrialSession
 from verifier_tui.tui.screens.job import JobScreen
+from verifier_tui.tui.screens.job_overview import JobOverviewScreen
+from verifier_tui.tui.screens.jobs import JobsScreen
 from verifier_tui.tui.screens.trial import TrialScreen
 from verifier_tui.tui.keys import shown_key
-from verifier_tui.tui.trial_keys import JOB_KEYS, TRIAL_KEYS
+from verifier_tui.tui.trial_keys import JOB_KEYS, JOBS_KEYS, OVERVIEW_KEYS, TRIAL_KEYS
 
 if TYPE_CHECKING:
     from verifier_tui.engine.session import Options
@@ -27,7 +29,7 @@ class TrialApp(App[int]):
     CSS_PATH = Path(__file__).with_name("app.tcss")
     TITLE = "verifier-tui"
 
-    def __init__(self, found: Trial | Job, step: str | None = None, *, options: Options,
+    def __init__(self, found: Trial | Job | Path, step: str | None = None, *, options: Options,
                  task_dir: Path | None = None, watch: bool = True, poll: bool = False,
                  deterministic: bool = False) -> None:
         super().__init__()
@@ -41,16 +43,59 @@ class TrialApp(App[int]):
         self.trial_screens: list[TrialScreen] = []
 
     def on_mount(self) -> None:
-        """A job, or a multi-step trial with no step chosen, opens its list;
-        a single trial (or step) opens at once."""
+        """A folder of jobs opens its list; a job its overview (a job of one
+        trial, that trial); a multi-step trial with no step chosen its steps;
+        a single trial (or step) opens at once. ``found`` as a path: a job or
+        a folder of jobs whose trials are read on screen, in a worker."""
+        from verifier_tui.engine.harbor.folders import find_harbor_folder, open_trial
+        from verifier_tui.engine.harbor.overview import first_trials
+
         found = self.found
-        if isinstance(found, Job) and len(found.trials) == 1 and not found.trials[0].multi_step:
+        self._exit_on_hangup()
+        if isinstance(found, Job) and found.jobs is not None or isinstance(found, Path) and \
+                (find_harbor_folder(found) or ("",))[0] == "jobs":
+            self.push_screen(JobsScreen(found if isinstance(found, Path) else found.path))
+            return
+        if isinstance(found, Path):
+            only = first_trials(found)
+            if len(only) != 1:
+                self.open_job(found)
+                return
+            found = open_trial(only[0])
+        if isinstance(found, Job):
+            if len(found.trials) != 1:
+                self.open_job(found.path)
+                return
             found = found.trials[0]
-        if isinstance(found, Job) or (found.multi_step and self.step is None):
+        if found.multi_step and self.step is None:
             self.push_screen(JobScreen(found))
         else:
             self.open_trial(found, self.step, from_job=False)
-        self._exit_on_hangup()
+
+    def open_job(self, path: Path, *, from_jobs: bool = False) -> None:
+        """A job's overview (its name and Harbor's version from its own files)."""
+        from verifier_tui.engine.harbor.folders import CONFIG, LOCK
+        from verifier_tui.engine.harbor.reading import read_json
+
+        name = read_json(path / CONFIG).get("job_name")
+        harbor = read_json(path / LOCK).get("harbor")
+        version = harbor.get("version") if isinstance(harbor, dict) else None
+        self.push_screen(JobOverviewScreen(path, name if isinstance(name, str) else None, from_jobs=from_jobs,
+                                           harbor_version=version if isinstance(version, str) else None))
+
+    def open_trial_folder(self, path: Path) -> None:
+        """A trial chosen in a job's overview: its steps, or the trial itself."""
+        from verifier_tui.engine.harbor.folders import open_trial
+
+        try:
+            trial = open_trial(path)
+        except OSError as exc:  # gone or unreadable since the overview read it
+            self.notify(f"cannot open {path.name}: {exc.strerror or exc}", severity="error", markup=False)
+            return
+        if trial.multi_step:
+            self.push_screen(JobScreen(trial))
+        else:
+            self.open_trial(trial, None, from_job=True)
 
     def _exit_on_hangup(self) -> None:
         """SIGTERM and SIGHUP quit as q does (see VerifierApp): the replay's
@@ -94,9 +139,10 @@ class TrialApp(App[int]):
             await screen.shutdown()
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        table = TRIAL_KEYS if isinstance(screen, TrialScreen) else JOB_KEYS if isinstance(screen, JobScreen) else []
+        tables = {TrialScreen: TRIAL_KEYS, JobScreen: JOB_KEYS, JobOverviewScreen: OVERVIEW_KEYS, JobsScreen: JOBS_KEYS}
+        table = tables.get(type(screen), [])
         for key, action, _word, title, help_text in table:
-            if action != "app.quit":
+            if action not in ("app.quit", "open"):
                 yield SystemCommand(f"{title}  ({shown_key(key)})", help_text, partial(screen.run_action, action))
         yield from super().get_system_commands(screen)
 
@@ -105,7 +151,7 @@ def launch_trial(args) -> int:
     """``verifier-tui TRIAL|JOB``: the app on a Harbor folder; bad input is one line and exit 2."""
     import sys
 
-    from verifier_tui.engine.harbor.folders import HarborFolderError, open_harbor, select_trial
+    from verifier_tui.engine.harbor.folders import HarborFolderError, find_harbor_folder, open_harbor, select_trial
 
     def fail(message: str) -> int:
         sys.stderr.write(f"verifier-tui: {message}\n")
@@ -116,6 +162,12 @@ def launch_trial(args) -> int:
                       ("task_data", "a trial replays with the task data the sandbox had")):
         if getattr(args, flag, None) is not None:
             return fail(f"--{flag.replace('_', '-')}: {why}")
+    located = find_harbor_folder(args.path)
+    if located is not None and located[0] in ("job", "jobs") and args.trial is None and args.step is None:
+        # Read on screen: the overview shows at once and fills in as trials are read.
+        app = TrialApp(located[1], options=args.options, task_dir=args.task, watch=not args.no_watch, poll=args.poll)
+        app.run()
+        return app.return_code or 0
     try:
         found, step = open_harbor(args.path)
         step = args.step or step

@@ -45,6 +45,28 @@ JOB_KEYS: list[tuple[str, str, str, str, str]] = [
     ("q", "app.quit", "quit", "Quit", "Quit verifier-tui"),
 ]
 
+#: A job's overview (screens/job_overview.py).
+OVERVIEW_KEYS: list[tuple[str, str, str, str, str]] = [
+    ("enter", "open", "open", "Open the trial (or show the task's trials)",
+     "On a trial: the sandbox beside a local replay; on a task: only its trials"),
+    ("f", "failures", "failures", "Failures only", "Show only the trials that did not pass (again: all)"),
+    ("x", "next_exception", "exception", "Filter by exception type",
+     "Each press shows the trials of the next exception type Harbor recorded, then all again"),
+    ("t", "task", "task", "Filter by task", "Only the trials of the task under the cursor in the tasks table "
+     "(again: every task)"),
+    ("s", "sort", "sort", "Sort the trials", "By name, how they ended, reward, duration (longest first), task"),
+    ("question_mark", "help", "help", "Keys", "This list"),
+    ("q", "app.quit", "quit", "Quit", "Quit verifier-tui"),
+]
+
+#: A folder of jobs (screens/jobs.py).
+JOBS_KEYS: list[tuple[str, str, str, str, str]] = [
+    ("enter", "open", "open", "Open the job", "Its overview: how its trials ended, rewards, tasks, trials"),
+    ("question_mark", "help", "help", "Keys", "This list"),
+    ("q", "app.quit", "quit", "Quit", "Quit verifier-tui"),
+]
+
 
 def bindings(table: list[tuple[str, str, str, str, str]]) -> list[Binding]:
-    return [Binding(key, action, word) for key, action, word, _title, _help in table]
+    # enter belongs to the table in focus (DataTable selects on it): not bound twice.
+    return [Binding(key, action, word) for key, action, word, _title, _help in table if key != "enter"]

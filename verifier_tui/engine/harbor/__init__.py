@@ -28,7 +28,9 @@ One job per module, each mirroring a named piece of Harbor 0.26.0:
   (``harbor/utils/env.py``, ``harbor/environments/base.py``).
 - ``agreement``: sandbox against a local run.
 - ``walkthrough``: everything about one trial or step, assembled; the JSON
-  object of ``run TRIAL --json`` and the job listing.
+  object of ``run TRIAL --json`` and a multi-step trial's steps.
+- ``overview``: a job at a glance and a folder of jobs as a list, counted and
+  averaged as Harbor does (``harbor/models/job/result.py``, ``harbor/metrics/``).
 - ``replay``: the local run's plan: workspace, verifier, environment, timeout.
 - ``trial_session``: a trial opened for replays, through one
   :class:`~verifier_tui.engine.session.Session` kept open (live reload).

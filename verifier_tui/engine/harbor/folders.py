@@ -197,7 +197,7 @@ class Trial:
         for step in self.steps:
             if step.name == name:
                 return step
-        names = ", ".join(s.label for s in self.steps)
+        names = _some_names([s.label for s in self.steps])
         raise HarborFolderError(f"trial {self.name} has no step {name!r} (steps: {names})")
 
 
@@ -212,6 +212,11 @@ class Job:
     lock: JsonFile
     trials: list[Trial]
     problems: list[str] = field(default_factory=list)
+    jobs: list[Path] | None = None  # a folder of jobs read as one: its job folders
+
+    @property
+    def what(self) -> str:
+        return "job" if self.jobs is None else "jobs folder"
 
     @property
     def harbor_version(self) -> str | None:
@@ -221,10 +226,17 @@ class Job:
 
     def trial(self, name: str) -> Trial:
         for trial in self.trials:
-            if trial.name == name or trial.path.name == name:
+            if name in (trial.name, trial.path.name, f"{trial.path.parent.name}/{trial.path.name}"):
                 return trial
-        names = ", ".join(t.name for t in self.trials) or "none"
-        raise HarborFolderError(f"job {self.name} has no trial {name!r} (trials: {names})")
+        raise HarborFolderError(f"{self.what} {self.name} has no trial {name!r} "
+                                f"(trials: {_some_names([t.name for t in self.trials])})")
+
+
+def _some_names(names: list[str]) -> str:
+    """A list of names cut to a few and a count: never a line of thousands."""
+    from verifier_tui.engine.task_kinds import some_names
+
+    return some_names(names) if names else "none"
 
 
 # --------------------------------------------------------------------------
@@ -270,6 +282,37 @@ def find_harbor_folder(path: Path | str) -> tuple[str, Path, str | None] | None:
         if harbor_kind(probe) == "trial":
             step = inner[1] if inner[0] == "steps" and len(inner) > 1 else None
             return "trial", probe, step
+    held = folder_of(start)
+    if held is not None:  # a folder of trials without job files reads as a job
+        return ("jobs" if held == "jobs" else "job"), start, None
+    return None
+
+
+#: How many entries of a folder are looked at to tell a folder of jobs (or
+#: of trials): enough to meet a real jobs folder's first job, cheap on any other folder.
+_PROBE_ENTRIES = 256
+
+
+def folder_of(folder: Path) -> str | None:
+    """``"jobs"`` for a folder holding job folders (Harbor's ``jobs/``, what
+    ``harbor view`` opens), ``"trials"`` for one holding trial folders without
+    job files (``harbor trial start`` writes into ``./trials``), else None."""
+    try:
+        with os.scandir(folder) as scan:
+            for count, entry in enumerate(scan):
+                if count >= _PROBE_ENTRIES:
+                    break
+                try:
+                    if not entry.is_dir(follow_symlinks=False):
+                        continue
+                except OSError:
+                    continue
+                if os.path.isfile(os.path.join(entry.path, JOB_LOG)):
+                    return "jobs"
+                if os.path.isfile(os.path.join(entry.path, TRIAL_LOG)):
+                    return "trials"
+    except OSError:
+        return None
     return None
 
 
@@ -287,6 +330,8 @@ def open_harbor(path: Path | str) -> tuple[Trial | Job, str | None]:
             "config.json and result.json; a job folder holds job.log, config.json and one folder per trial"
         )
     kind, folder, step = found
+    if kind == "jobs":
+        return open_jobs_folder(folder), None
     if kind == "job":
         return open_job(folder), None
     return open_trial(folder), step
@@ -299,8 +344,8 @@ def select_trial(opened: Trial | Job, trial: str | None = None, step: str | None
     if isinstance(opened, Job):
         if trial is None:
             if len(opened.trials) != 1:
-                names = ", ".join(t.name for t in opened.trials) or "none"
-                raise HarborFolderError(f"job {opened.name} has {len(opened.trials)} trials: choose one with "
+                names = _some_names([t.name for t in opened.trials])
+                raise HarborFolderError(f"{opened.what} {opened.name} has {len(opened.trials)} trials: choose one with "
                                         f"--trial NAME ({names})")
             chosen = opened.trials[0]
         else:
@@ -517,3 +562,29 @@ def open_job(path: Path | str) -> Job:
         trials=trials,
         problems=problems,
     )
+
+
+def job_paths(folder: Path) -> list[Path]:
+    """The job folders of a folder of jobs, newest name first (as ``harbor view`` lists them)."""
+    try:
+        children = [p for p in folder.iterdir() if p.is_dir()]
+    except OSError:
+        return []
+    return sorted((p for p in children if (p / JOB_LOG).is_file()), key=lambda p: p.name, reverse=True)
+
+
+def open_jobs_folder(path: Path | str) -> Job:
+    """A folder of jobs read as one job whose trials are every job's: what
+    ``test`` and the pytest plugin replay, and ``run --trial JOB/TRIAL`` opens."""
+    folder = Path(os.path.normpath(Path(path).expanduser().absolute()))
+    trials: list[Trial] = []
+    problems: list[str] = []
+    jobs = job_paths(folder)
+    for job_path in jobs:
+        job = open_job(job_path)
+        trials += job.trials
+        problems += [f"{job.name}: {problem}" for problem in job.problems]
+    missing = JsonFile(folder / CONFIG, "missing", problem="a folder of jobs has no config.json of its own")
+    return Job(path=folder, name=folder.name, config=missing, result=missing, lock=missing, trials=trials,
+               problems=problems or ([] if trials else ["no job folders here (each holds job.log)"]), jobs=jobs)
+

@@ -17,7 +17,7 @@
 
 A folder given by the caller (``--task DIR``) comes first. When several
 places hold a task, the first whose digest is the recorded one wins, else the
-first found.
+first found; ``found_by`` then names the others and why this one was taken.
 """
 
 from __future__ import annotations
@@ -172,7 +172,7 @@ def locate_task(trial: Trial, given: Path | str | None = None, cache: Path | Non
         candidates += _local_candidates(trial, path_text)
 
     tried: list[tuple[str, str]] = []
-    first: tuple[Path, str] | None = None
+    qualified: list[tuple[Path, str, bool | None]] = []  # (folder, why, digest is the recorded one)
     seen: set[str] = set()
     for folder, why in candidates:
         key = os.path.normpath(str(folder))
@@ -184,21 +184,43 @@ def locate_task(trial: Trial, given: Path | str | None = None, cache: Path | Non
             if why.startswith("given"):  # the caller's folder is no task: say so, do not look elsewhere
                 return TaskLocation(None, None, kind, ((str(folder), "given with --task: no task.toml or tests/ there"),))
             continue
-        if why.startswith("given") or recorded is None:
+        if why.startswith("given"):
             return TaskLocation(folder, why, kind, tuple(tried))
-        if task_digest(folder).digest == recorded:
-            return TaskLocation(folder, why, kind, tuple(tried), True)
-        if first is None:
-            first = (folder, why)
-    if kind == "git" and path_text:
+        same = None if recorded is None else task_digest(folder).digest == recorded
+        qualified.append((folder, why, same))
+        if len(qualified) >= _COPIES_COMPARED:
+            break
+    if kind == "git" and path_text and not any(same for _f, _w, same in qualified):
         match = _scan_git_cache(PurePosixPath(path_text).name, recorded, cache)
         if match is not None:
             return TaskLocation(match, "Harbor's cache (same task name and digest)", kind, tuple(tried), True)
         tried.append((str((cache or harbor_cache_dir()) / "tasks" / "*" / PurePosixPath(path_text).name),
                       "any cached copy with the recorded digest"))
-    if first is not None:
-        return TaskLocation(first[0], first[1], kind, tuple(tried), False)
-    return TaskLocation(None, None, kind, tuple(tried))
+    if not qualified:
+        return TaskLocation(None, None, kind, tuple(tried))
+    chosen = next((q for q in qualified if q[2]), qualified[0])
+    return TaskLocation(chosen[0], chosen[1] + _why_this_copy(chosen, qualified), kind, tuple(tried), chosen[2])
+
+
+#: At most this many copies of the task are found and compared with the recorded digest.
+_COPIES_COMPARED = 4
+
+
+def _why_this_copy(chosen: tuple[Path, str, bool | None], qualified: list[tuple[Path, str, bool | None]]) -> str:
+    """When several folders hold the task: which others there were, and why this one."""
+    others = [q for q in qualified if q is not chosen]
+    if not others:
+        return ""
+    if chosen[2]:
+        reason = "its digest is the one lock.json recorded" + (
+            "" if any(same for _f, _w, same in others) else ", the other's is not")
+    elif chosen[2] is False:
+        reason = "none has the recorded digest, and it is tried first"
+    else:
+        reason = "it is tried first (lock.json records no digest to tell them apart)"
+    listed = "; ".join(f"{folder} ({why})" for folder, why, _same in others[:2])
+    more = f" and {len(others) - 2} more" if len(others) > 2 else ""
+    return f"; chosen over {listed}{more}: {reason}"
 
 
 def _local_candidates(trial: Trial, path_text: str) -> list[tuple[Path, str]]:

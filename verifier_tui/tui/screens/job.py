@@ -1,6 +1,6 @@
-"""A Harbor job's trials (one line per step of a multi-step trial), or a
-multi-step trial's steps, with what the sandbox scored. Enter opens one in a
-trial's screen; esc there comes back here."""
+"""A multi-step trial's steps, with what the sandbox scored for each. Enter
+opens one in a trial's screen; esc there comes back here. (A job's trials
+are in :mod:`verifier_tui.tui.screens.job_overview`.)"""
 
 from __future__ import annotations
 
@@ -8,12 +8,12 @@ from typing import TYPE_CHECKING
 
 from textual import on
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from verifier_tui.engine.harbor.folders import Job
-from verifier_tui.engine.harbor.walkthrough import job_listing, trial_entries
+from verifier_tui.engine.harbor.walkthrough import trial_entries
 from verifier_tui.tui.trial_keys import JOB_KEYS, bindings
 from verifier_tui.tui.widgets.job_list import JobList
 
@@ -23,9 +23,9 @@ if TYPE_CHECKING:
 
 
 class JobScreen(Screen[None]):
-    BINDINGS = bindings(JOB_KEYS)
+    BINDINGS = [*bindings(JOB_KEYS), Binding("escape", "back", "back", show=False)]
 
-    def __init__(self, found: Job | Trial) -> None:
+    def __init__(self, found: Trial) -> None:
         super().__init__()
         self.found = found
 
@@ -37,18 +37,12 @@ class JobScreen(Screen[None]):
 
     def on_mount(self) -> None:
         found = self.found
-        if isinstance(found, Job):
-            entries = job_listing(found)
-            count = f"{len(found.trials)} trial{'s' if len(found.trials) != 1 else ''}"
-            what, problems = "job ", [f"note: {p}" for p in found.problems]
-            version = found.harbor_version
-        else:
-            entries = trial_entries(found)
-            count = f"{len(entries)} steps"
-            what, problems, version = "trial ", [], found.harbor_version
+        entries = trial_entries(found)
         scored = sum(1 for e in entries if e.verdict.rewards is not None)
-        header = Content.assemble((what, "$text-muted"), (found.name, "bold"),
-                                  (f" · {count}" + (f" · Harbor {version}" if version else ""), "$text-muted"),
+        version = found.harbor_version
+        header = Content.assemble(("trial ", "$text-muted"), (found.name, "bold"),
+                                  (f" · {len(entries)} steps" + (f" · Harbor {version}" if version else ""),
+                                   "$text-muted"),
                                   (f" · {scored} of {len(entries)} scored", "$text-muted"))
         self.query_one("#job-header", Static).update(header)
         listing = self.query_one(JobList)
@@ -56,11 +50,14 @@ class JobScreen(Screen[None]):
         listing.show(entries)
         listing.focus()
         hint = "enter opens one: the sandbox beside a local replay, step by step"
-        self.query_one("#job-hint", Static).update(Content.assemble(("\n".join([*problems, hint]), "$text-muted")))
+        self.query_one("#job-hint", Static).update(Content.assemble((hint, "$text-muted")))
+
+    def action_back(self) -> None:
+        """Back to the job's overview, when the trial was opened from it."""
+        if len(self.app.screen_stack) > 2:
+            self.dismiss(None)
 
     @on(JobList.EntryChosen)
     def _open(self, message: JobList.EntryChosen) -> None:
         app: TrialApp = self.app  # type: ignore[assignment]
-        trials = self.found.trials if isinstance(self.found, Job) else [self.found]
-        trial = next(t for t in trials if t.name == message.entry.trial)
-        app.open_trial(trial, message.entry.step, from_job=True)
+        app.open_trial(self.found, message.entry.step, from_job=True)

@@ -1,0 +1,197 @@
+"""A folder of jobs and a job at a glance, on genuine Harbor 0.26.0 folders
+and on jobs built from their trials: what the engine reads, what the real
+command prints, and what ``test`` and the pytest plugin collect."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+from tests.harbor.job_copies import copy_job_files, copy_trial, hostile_jobs, mixed_job, rewarded
+from tests.helpers import PY, make_job, no_traceback, run_tool
+from verifier_tui.engine.harbor.folders import find_harbor_folder, open_harbor
+from verifier_tui.engine.harbor.locate import locate_task
+from verifier_tui.engine.harbor.overview import read_jobs, read_overview, select_rows
+
+PASSED = {"rewards": {"reward": 1.0}, "verifier_files": {"test-stdout.txt": "", "reward.txt": "1.0"}}
+
+
+def test_the_genuine_jobs_folder_is_recognised_and_listed_latest_started_first(real):
+    jobs = real / "jobs"
+    assert find_harbor_folder(jobs)[0] == "jobs"
+    listed = read_jobs(jobs)
+    assert [j.name for j in listed] == ["multi-step", "separate-mode", "nop-fail", "oracle-pass"]
+    by_name = {j.name: j for j in listed}
+    assert by_name["nop-fail"].ended_words == "1 RewardFileNotFoundError"
+    assert by_name["nop-fail"].mean_words == "-"  # Harbor recorded no metric: no trial had a valid reward
+    assert by_name["oracle-pass"].ended_words == "1 passed"
+    assert by_name["oracle-pass"].mean_words == "1.000"
+    assert by_name["oracle-pass"].agents == ("oracle",)
+    assert by_name["oracle-pass"].started_at.isoformat().startswith("2026-12-01T03:35:37")
+
+
+def test_our_mean_is_the_one_harbor_wrote_for_each_genuine_job(real):
+    for job in (real / "jobs").iterdir():
+        harbor = json.loads((job / "result.json").read_text())["stats"]["evals"]
+        written = {key: group["metrics"][0] for key, group in harbor.items() if group["metrics"]}
+        assert read_overview(job).means() == written, job.name
+
+
+def test_a_job_counts_every_way_a_trial_ended_and_says_what_harbors_mean_leaves_out(real, tmp_path):
+    overview = read_overview(mixed_job(real, tmp_path / "jobs" / "mixed"))
+    assert overview.counts() == [("passed", 2), ("reward below 1", 1), ("AgentTimeoutError", 1),
+                                 ("RewardFileNotFoundError", 1), ("agent failed", 1), ("not finished", 1)]
+    # Harbor keeps the agent timeout's reward (its policy) and drops the two without a valid reward.
+    assert overview.means() == {"oracle__adhoc": {"mean": 0.5}}
+    lines = overview.reward_lines()
+    assert lines[0] == "oracle__adhoc: mean 0.500 over 5 trials with a valid reward"
+    assert lines[1] == ("Harbor's mean leaves out 2 trials with no valid reward (1 RewardFileNotFoundError, "
+                        "1 not finished); counting them as 0 the mean would be 0.357")
+    assert overview.token_words() == "2,000 input tokens, 500 output tokens, $0.0200"
+    [task] = overview.tasks.values()
+    assert (task.task, task.trials, task.passed, task.mean, task.errors) == ("hello-file", 7, 2, 0.5, 2)
+    exit_row = next(r for r in overview.rows if r.name == "hello-file__exit006")
+    assert exit_row.outcome_words == "agent exited 3"
+
+
+def test_with_several_reward_keys_a_missing_key_counts_as_zero_as_in_harbor(real, tmp_path):
+    job = copy_job_files(real, tmp_path / "keys")
+    copy_trial(real, job, "t__a", edit=rewarded({"accuracy": 1.0, "style": 0.5}))
+    copy_trial(real, job, "t__b", edit=rewarded({"accuracy": 0.0}))
+    overview = read_overview(job)
+    assert overview.means() == {"oracle__adhoc": {"accuracy": 0.5, "style": 0.25}}
+    assert "a key a trial lacks counts as 0" in " ".join(overview.reward_lines())
+
+
+def test_the_trials_filter_by_failure_exception_and_task_and_sort(real, tmp_path):
+    job = mixed_job(real, tmp_path / "jobs" / "mixed")
+    copy_trial(real, job, "other__pass008", edit=lambda r: r.update(task_name="other"))
+    rows = read_overview(job).rows
+    assert [r.name for r in select_rows(rows, failures=True)] == [
+        "hello-file__exit006", "hello-file__half003", "hello-file__nop0005", "hello-file__slow004",
+        "hello-file__stop007"]
+    assert [r.name for r in select_rows(rows, outcome="AgentTimeoutError")] == ["hello-file__slow004"]
+    assert [r.name for r in select_rows(rows, task="other")] == ["other__pass008"]
+    assert select_rows(rows, sort="reward")[0].rewards is None  # no reward first, then the lowest
+    assert select_rows(rows, sort="reward")[-1].rewards == {"reward": 1.0}
+
+
+def test_a_folder_of_trials_without_job_files_reads_as_a_job(real, tmp_path):
+    trials = tmp_path / "trials"
+    copy_trial(real, trials, "hello-file__one")
+    copy_trial(real, trials, "hello-file__two", edit=rewarded({"reward": 0.0}))
+    assert find_harbor_folder(trials)[0] == "job"
+    assert read_overview(trials).counts() == [("passed", 1), ("reward below 1", 1)]
+
+
+# --------------------------------------------------------------------------
+# The real command.
+
+
+def test_run_on_the_jobs_folder_lists_the_jobs(real, env, tmp_path):
+    done = run_tool(env, "run", real / "jobs", cwd=tmp_path)
+    no_traceback(done)
+    assert done.returncode == 2  # nothing replayed
+    lines = done.stdout.splitlines()
+    assert lines[0] == "jobs folder jobs · 4 jobs (latest started first)"
+    assert [line.split()[0] for line in lines[2:6]] == ["multi-step", "separate-mode", "nop-fail", "oracle-pass"]
+    nop = next(line for line in lines if line.startswith("nop-fail"))
+    assert "nop" in nop and "1 RewardFileNotFoundError" in nop
+    data = json.loads(run_tool(env, "run", "--json", real / "jobs", cwd=tmp_path).stdout)
+    assert [job["name"] for job in data["jobs"]] == ["multi-step", "separate-mode", "nop-fail", "oracle-pass"]
+
+
+def test_run_on_a_job_shows_its_overview_and_how_to_choose_a_trial(real, env, tmp_path):
+    job = mixed_job(real, tmp_path / "jobs" / "mixed")
+    done = run_tool(env, "run", job, cwd=tmp_path)
+    no_traceback(done)
+    assert done.returncode == 2
+    out = done.stdout
+    assert "ended   2 passed, 1 reward below 1, 1 AgentTimeoutError, 1 RewardFileNotFoundError, 1 agent failed, " \
+           "1 not finished" in out
+    assert "Harbor's mean leaves out 2 trials" in out
+    assert "hello-file  7       2       0.500  2" in out
+    assert "hello-file__exit006  hello-file  ✗ agent exited 3" in out
+    data = json.loads(run_tool(env, "run", "--json", job, cwd=tmp_path).stdout)["job"]
+    assert data["outcomes"]["not finished"] == 1 and data["means"] == {"oracle__adhoc": {"mean": 0.5}}
+    assert len(data["trial_rows"]) == 7
+
+
+def test_a_list_of_names_is_cut_to_a_few_and_a_count(real, env, tmp_path):
+    job = copy_job_files(real, tmp_path / "jobs" / "many")
+    for index in range(40):
+        copy_trial(real, job, f"hello-file__{index:07d}")
+    done = run_tool(env, "run", job, cwd=tmp_path)
+    assert "(hello-file__0000000, hello-file__0000001, hello-file__0000002, hello-file__0000003, " \
+           "hello-file__0000004 and 35 more)" in done.stdout
+    assert "... and 20 more (--json lists them all)" in done.stdout
+    assert max(len(line) for line in done.stdout.splitlines()) < 250
+    done = run_tool(env, "run", job, "--trial", "nope", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "and 35 more" in done.stderr and len(done.stderr) < 400
+
+
+def test_test_on_the_jobs_folder_takes_every_jobs_trials(real, env, tmp_path):
+    done = run_tool(env, "test", "--json", real / "jobs", "--python", PY, cwd=tmp_path)
+    no_traceback(done)
+    names = sorted(t["trial"]["name"] for t in json.loads(done.stdout)["trials"])
+    assert names == ["hello-file__C4SunEc", "hello-file__g3LxX6i", "multi-step__2qiWQiH", "multi-step__2qiWQiH",
+                     "separate-mode__aFJNu4u"]  # the multi-step trial once per step
+
+
+def test_the_pytest_plugin_collects_every_jobs_trials(real, env, tmp_path):
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--co", "-q",
+                           "--verifier-cases", str(real / "jobs")], cwd=tmp_path, env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    items = [line for line in done.stdout.splitlines() if "::" in line]
+    assert sorted(items) == ["jobs::hello-file__C4SunEc", "jobs::hello-file__g3LxX6i",
+                             "jobs::multi-step__2qiWQiH[first]", "jobs::multi-step__2qiWQiH[second]",
+                             "jobs::separate-mode__aFJNu4u"]
+
+
+# --------------------------------------------------------------------------
+# Which copy of the task.
+
+
+def test_when_two_copies_of_the_task_qualify_the_one_taken_and_why_are_said(task, runs, tmp_path):
+    demo = task()
+    make_job(runs / "jobs" / "j", {"demo__aaaaaaa": dict(task=demo, **PASSED)})
+    # A second copy where the job folder's ancestors lead (task.path "tasks/demo" from runs/jobs), edited since.
+    stale = runs / "jobs" / "tasks" / "demo"
+    shutil.copytree(demo, stale)
+    (stale / "tests" / "verifier.py").write_text("def verify(workspace):\n    return 0.0\n")
+    # Harbor ran elsewhere: trial_uri's folder is gone, so both copies are found from where the job is now.
+    result = runs / "jobs" / "j" / "demo__aaaaaaa" / "result.json"
+    data = json.loads(result.read_text())
+    data["trial_uri"] = "file:///gone/harbor-runs/jobs/j/demo__aaaaaaa"
+    result.write_text(json.dumps(data))
+    location = locate_task(open_harbor(runs / "jobs" / "j" / "demo__aaaaaaa")[0])
+    assert location.path == demo
+    assert f"chosen over {stale} (task.path from an ancestor of the job folder)" in location.found_by
+    assert "its digest is the one lock.json recorded, the other's is not" in location.found_by
+
+
+def test_a_job_of_files_harbor_never_writes_is_shown_without_a_traceback(real, env, tmp_path):
+    job = hostile_jobs(real, tmp_path)
+    overview = read_overview(job)
+    assert dict(overview.counts()) == {"reward below 1": 1, "not finished": 3}
+    for path in (job, job.parent):
+        for extra in ((), ("--json",)):
+            done = run_tool(env, "run", *extra, path, cwd=tmp_path)
+            no_traceback(done)
+            assert done.returncode == 2 and "\x1b" not in done.stdout and "\x07" not in done.stdout
+
+
+def test_the_overview_documents_are_documented(real, env, tmp_path):
+    from tests.helpers import documented_fields
+
+    data = json.loads(run_tool(env, "run", "--json", mixed_job(real, tmp_path / "jobs" / "mixed"),
+                               cwd=tmp_path).stdout)
+    assert documented_fields("## The job overview document", "`job`:") == set(data)
+    assert documented_fields("`job`:", "## The jobs folder document") == set(data["job"])
+    listed = json.loads(run_tool(env, "run", "--json", real / "jobs", cwd=tmp_path).stdout)
+    assert documented_fields("## The jobs folder document", "\n## The end") == set(listed)

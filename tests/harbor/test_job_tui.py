@@ -1,0 +1,124 @@
+"""The TUI on a folder of jobs and on a job, driven by Textual's pilot: the
+list of jobs, a job's overview (counts, Harbor's mean, tasks, trials), its
+filters and order, `?` help, and a trial opened from it and left again."""
+
+from __future__ import annotations
+
+import asyncio
+
+from textual.widgets import DataTable
+
+from tests.harbor.job_copies import copy_job_files, copy_trial, hostile_jobs, mixed_job
+from tests.harbor.trial_app_under_test import SIZE, TrialAppUnderTest, text_of
+from verifier_tui.engine.session import Options
+from verifier_tui.tui.screens.help import HelpScreen
+from verifier_tui.tui.screens.job_overview import JobOverviewScreen
+from verifier_tui.tui.screens.jobs import JobsScreen
+from verifier_tui.tui.screens.trial import TrialScreen
+
+
+def job_app(path) -> TrialAppUnderTest:
+    """The app as ``verifier-tui PATH`` starts it on a job or a folder of jobs: nothing read before it shows."""
+    return TrialAppUnderTest(path, options=Options(), watch=False, deterministic=True)
+
+
+async def read_all(app, timeout: float = 60.0) -> None:
+    """Until the screen on top has read every job or trial."""
+    async def done() -> None:
+        while not getattr(app.screen, "done", False):
+            await asyncio.sleep(0.02)
+
+    await asyncio.wait_for(done(), timeout)
+
+
+def trial_names(app) -> list[str]:
+    table = app.screen.query_one("#job-trials", DataTable)
+    return [str(table.get_row_at(i)[0]) for i in range(table.row_count)]
+
+
+async def test_the_jobs_folder_lists_its_jobs_and_opens_one(real):
+    app = job_app(real / "jobs")
+    async with app.run_test(size=SIZE) as pilot:
+        await read_all(app)
+        assert isinstance(app.screen, JobsScreen)
+        table = app.screen.query_one(DataTable)
+        rows = [[str(cell) for cell in table.get_row_at(i)] for i in range(table.row_count)]
+        assert [row[0] for row in rows] == ["multi-step", "separate-mode", "nop-fail", "oracle-pass"]
+        assert rows[2][2:] == ["nop", "1", "1 RewardFileNotFoundError", "-"]
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        assert "Open the job" in str(app.screen.query_one("#help-text").content)
+        await pilot.press("escape", "down", "down", "enter")
+        await read_all(app)
+        assert isinstance(app.screen, JobOverviewScreen) and app.screen.job_name == "nop-fail"
+        assert "1 RewardFileNotFoundError" in text_of(app, "#job-header")
+        await pilot.press("escape")
+        assert isinstance(app.screen, JobsScreen)
+
+
+async def test_a_jobs_overview_filters_sorts_and_opens_a_trial(real, tmp_path):
+    job = mixed_job(real, tmp_path / "jobs" / "mixed")
+    app = job_app(job)
+    async with app.run_test(size=SIZE) as pilot:
+        await read_all(app)
+        assert isinstance(app.screen, JobOverviewScreen)
+        header = text_of(app, "#job-header")
+        assert ("ended  2 passed, 1 reward below 1, 1 AgentTimeoutError, 1 RewardFileNotFoundError, "
+                "1 agent failed, 1 not finished") in header
+        assert "Harbor's mean leaves out 2 trials with no valid reward" in header
+        assert "2,000 input tokens, 500 output tokens, $0.0200" in header
+        tasks = app.screen.query_one("#job-tasks", DataTable)
+        assert [str(c) for c in tasks.get_row_at(0)] == ["hello-file", "7", "2", "0.500", "2"]
+        assert len(trial_names(app)) == 7
+        await pilot.press("f")
+        assert "hello-file__pass001" not in trial_names(app) and len(trial_names(app)) == 5
+        assert "showing failures only" in text_of(app, "#job-header")
+        await pilot.press("f", "x")
+        assert trial_names(app) == ["hello-file__slow004"]  # the first exception type: AgentTimeoutError
+        await pilot.press("x")
+        assert trial_names(app) == ["hello-file__nop0005"]
+        await pilot.press("x", "s")
+        assert len(trial_names(app)) == 7 and "sorted by outcome" in text_of(app, "#job-header")
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        help_text = str(app.screen.query_one("#help-text").content)
+        assert "Failures only" in help_text and "Filter by exception type" in help_text
+        await pilot.press("q")
+        assert isinstance(app.screen, JobOverviewScreen)
+        await pilot.press("t")
+        assert all("hello-file" in name for name in trial_names(app))
+        assert "task hello-file" in text_of(app, "#job-header")
+        await pilot.press("t", "s", "s", "s", "s")  # back to sorted by name
+        await pilot.press("enter")  # the first trial: hello-file__exit006
+        await pilot.pause()
+        assert isinstance(app.screen, TrialScreen) and app.screen.opened.trial.name == "hello-file__exit006"
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, JobOverviewScreen)
+
+
+async def test_a_big_job_is_two_tables_not_a_widget_per_trial(real, tmp_path):
+    job = copy_job_files(real, tmp_path / "jobs" / "big")
+    for index in range(600):
+        copy_trial(real, job, f"hello-file__{index:07d}")
+    app = job_app(job)
+    async with app.run_test(size=SIZE):
+        await read_all(app)
+        assert len(trial_names(app)) == 600
+        assert "600 trials" in text_of(app, "#job-header")
+        assert len(list(app.screen.query("*"))) < 30
+
+
+async def test_files_harbor_never_writes_are_shown_as_they_are_never_obeyed(real, tmp_path):
+    job = hostile_jobs(real, tmp_path)
+    app = job_app(job.parent)
+    async with app.run_test(size=SIZE) as pilot:
+        await read_all(app)
+        await pilot.press("enter")
+        await read_all(app)
+        assert isinstance(app.screen, JobOverviewScreen)
+        names = trial_names(app)
+        assert "[/bold]odd__aaaaaaa" in names  # markup shown as text, the escape sequence dropped
+        assert len(names) == 4
+        await pilot.press("f", "x", "s", "t")
+        assert app.is_running

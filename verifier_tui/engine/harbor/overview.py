@@ -1,0 +1,568 @@
+"""A job at a glance, and a folder of jobs as a list: what each trial
+recorded, counted and averaged as Harbor 0.26.0 does.
+
+A trial is read for its overview from ``result.json`` alone (and
+``config.json`` when there is no result yet, ``agent/exit-code.txt`` for an
+agent that failed without an exception): no task is looked for, no log is
+read, so thousands of trials read in a fraction of a second each batch.
+
+Harbor's own figures mirrored here:
+
+- ``TrialResult.recorded_exceptions`` / ``reward_valid``
+  (harbor/models/trial/result.py): a trial's rewards count only when every
+  recorded exception's policy says the reward is valid;
+- ``JobStats.increment`` (harbor/models/job/result.py): trials grouped by
+  ``<agent>__<model>__<dataset>`` (dataset ``adhoc`` without a source);
+- ``Job._refresh_metrics_for_eval`` (harbor/job.py) with ``Mean``
+  (harbor/metrics/mean.py, ``aggregate_reward_dicts``): the mean is taken
+  over the trials with a valid reward only; with several reward keys a key a
+  trial lacks counts as 0;
+- ``compute_token_cost_totals``: tokens and cost from ``agent_result`` (or
+  each step's).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from verifier_tui.engine.harbor.folders import CONFIG, RESULT, harbor_kind, job_paths
+from verifier_tui.engine.harbor.reading import parse_time, read_json, read_text_tail
+from verifier_tui.engine.record import field, record
+
+if TYPE_CHECKING:
+    from datetime import datetime
+    from typing import Any, Iterable, Iterator
+
+PASSED = "passed"
+BELOW_ONE = "reward below 1"
+AGENT_FAILED = "agent failed"
+NOT_FINISHED = "not finished"
+#: The outcomes that are not an exception, in the order they are counted.
+PLAIN_OUTCOMES = (PASSED, BELOW_ONE, AGENT_FAILED, NOT_FINISHED)
+# --------------------------------------------------------------------------
+# One trial.
+
+
+@record(frozen=True)
+class TrialRow:
+    """One trial as the overview shows it."""
+
+    name: str
+    path: Path
+    task: str
+    outcome: str  # PASSED, BELOW_ONE, AGENT_FAILED, NOT_FINISHED or Harbor's exception type
+    rewards: dict[str, Any] | None
+    reward_valid: bool
+    exception_types: tuple[str, ...]
+    eval_key: str  # Harbor's <agent>__<model>__<dataset>
+    agent: str | None
+    model: str | None
+    started_at: datetime | None
+    duration_s: float | None
+    n_input_tokens: int | None = None
+    n_cache_tokens: int | None = None
+    n_output_tokens: int | None = None
+    cost_usd: float | None = None
+    agent_exit_code: int | None = None
+    steps: int = 0
+    problem: str | None = None  # why result.json could not be read
+
+    @property
+    def failed(self) -> bool:
+        return self.outcome != PASSED
+
+    @property
+    def reward_text(self) -> str:
+        if not self.rewards:
+            return "-"
+        if len(self.rewards) == 1:
+            return _number(next(iter(self.rewards.values())))
+        return " ".join(f"{k}={_number(v)}" for k, v in self.rewards.items())
+
+    @property
+    def outcome_words(self) -> str:
+        if self.outcome == AGENT_FAILED and self.agent_exit_code is not None:
+            return f"agent exited {self.agent_exit_code}"
+        return self.outcome
+
+    @property
+    def mark(self) -> str:
+        """✓ passed, · scored below 1 or not finished, ✗ an exception or a failed agent."""
+        return "✓" if self.outcome == PASSED else "·" if self.outcome in (BELOW_ONE, NOT_FINISHED) else "✗"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "path": str(self.path), "task": self.task, "outcome": self.outcome,
+                "rewards": self.rewards, "reward_valid": self.reward_valid,
+                "exception_types": list(self.exception_types), "agent": self.agent, "model": self.model,
+                "started_at": self.started_at.isoformat() if self.started_at else None,
+                "duration_s": self.duration_s, "n_input_tokens": self.n_input_tokens,
+                "n_cache_tokens": self.n_cache_tokens, "n_output_tokens": self.n_output_tokens,
+                "cost_usd": self.cost_usd, "agent_exit_code": self.agent_exit_code, "steps": self.steps,
+                "problem": self.problem}
+
+
+def _number(value: Any) -> str:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return str(value)
+    if isinstance(value, float):
+        return f"{value:.1f}" if value.is_integer() else f"{value:.4g}"
+    return str(value)
+
+
+def _rewards(verifier_result: Any) -> dict[str, Any] | None:
+    rewards = verifier_result.get("rewards") if isinstance(verifier_result, dict) else None
+    return rewards if isinstance(rewards, dict) else None
+
+
+def _exceptions(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """``recorded_exceptions``: the trial's own first, then each step's."""
+    found = [result.get("exception_info")]
+    steps = result.get("step_results")
+    found += [s.get("exception_info") for s in steps if isinstance(s, dict)] if isinstance(steps, list) else []
+    return [e for e in found if isinstance(e, dict) and isinstance(e.get("exception_type"), str)]
+
+
+def _valid_by_policy(exception: dict[str, Any]) -> bool:
+    """The policy Harbor 0.26.0 wrote beside the exception; without one (an
+    older Harbor) the unknown-type default, which keeps the reward."""
+    policy = exception.get("policy")
+    value = policy.get("has_valid_reward") if isinstance(policy, dict) else None
+    return value if isinstance(value, bool) else True
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _tokens(result: dict[str, Any]) -> tuple[int | None, int | None, int | None, float | None]:
+    """``compute_token_cost_totals``: the trial's ``agent_result``, else every step's."""
+    contexts = [result.get("agent_result")]
+    if not isinstance(contexts[0], dict):
+        steps = result.get("step_results")
+        contexts = [s.get("agent_result") for s in steps if isinstance(s, dict)] if isinstance(steps, list) else []
+    totals: list[Any] = [None, None, None, None]
+    for context in contexts:
+        if not isinstance(context, dict):
+            continue
+        for index, key in enumerate(("n_input_tokens", "n_cache_tokens", "n_output_tokens", "cost_usd")):
+            value = context.get(key)
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                totals[index] = (totals[index] or 0) + value
+    return totals[0], totals[1], totals[2], totals[3]
+
+
+def _agent_exit_code(folder: Path) -> int | None:
+    """``agent/exit-code.txt``: the oracle's ``solve.sh`` exit code when it
+    failed, which Harbor records nowhere else (agents/oracle.py)."""
+    text = read_text_tail(folder / "agent" / "exit-code.txt", 64)
+    try:
+        return int(text.strip()) if text is not None else None
+    except ValueError:
+        return None
+
+
+def read_trial_row(folder: Path) -> TrialRow:
+    """One trial folder, read for the overview; never raises for what the folder holds."""
+    result = read_json(folder / RESULT)
+    data = result.data if result.ok and isinstance(result.data, dict) else {}
+    config = data.get("config")
+    if not isinstance(config, dict):
+        loaded = read_json(folder / CONFIG)
+        config = loaded.data if loaded.ok and isinstance(loaded.data, dict) else {}
+    task = config.get("task") if isinstance(config.get("task"), dict) else {}
+    task_name = data.get("task_name") or task.get("name") or (Path(task["path"]).name
+                                                              if isinstance(task.get("path"), str) else None)
+    info = data.get("agent_info") if isinstance(data.get("agent_info"), dict) else {}
+    agent_config = config.get("agent") if isinstance(config.get("agent"), dict) else {}
+    agent = info.get("name") or agent_config.get("name")
+    model_info = info.get("model_info") if isinstance(info.get("model_info"), dict) else {}
+    model = model_info.get("name") or agent_config.get("model_name")
+    rewards = _rewards(data.get("verifier_result"))
+    exceptions = _exceptions(data)
+    # reward_valid: rewards recorded and every exception's policy keeps them.
+    valid = bool(rewards) and all(_valid_by_policy(e) for e in exceptions)
+    steps = data.get("step_results")
+    if isinstance(steps, list) and steps and rewards is None:
+        # A multi-step trial scores each step; its own verifier_result stays null.
+        step_rewards = [_rewards(s.get("verifier_result")) for s in steps if isinstance(s, dict)]
+        rewards = step_rewards[-1] if step_rewards and step_rewards[-1] else None
+    started = parse_time(data.get("started_at"))
+    finished = parse_time(data.get("finished_at"))
+    exit_code = _agent_exit_code(folder)
+    types = tuple(dict.fromkeys(e["exception_type"] for e in exceptions))
+    if not result.ok or finished is None:
+        outcome = NOT_FINISHED
+    elif types:
+        outcome = types[0]
+    elif exit_code not in (None, 0):
+        outcome = AGENT_FAILED
+    elif rewards and all(isinstance(v, (int, float)) and v >= 1 for v in rewards.values()):
+        outcome = PASSED
+    else:
+        outcome = BELOW_ONE
+    tokens = _tokens(data)
+    return TrialRow(
+        name=str(data.get("trial_name") or config.get("trial_name") or folder.name),
+        path=folder,
+        task=str(task_name or "?"),
+        outcome=outcome,
+        rewards=rewards,
+        reward_valid=valid,
+        exception_types=types,
+        eval_key=_eval_key(str(agent or "?"), model, data.get("source")),
+        agent=agent if isinstance(agent, str) else None,
+        model=model if isinstance(model, str) else None,
+        started_at=started,
+        duration_s=(finished - started).total_seconds() if started and finished else None,
+        n_input_tokens=_int(tokens[0]), n_cache_tokens=_int(tokens[1]), n_output_tokens=_int(tokens[2]),
+        cost_usd=tokens[3],
+        agent_exit_code=exit_code,
+        steps=len(steps) if isinstance(steps, list) else 0,
+        problem=None if result.ok else result.problem,
+    )
+
+
+def _eval_key(agent: str, model: Any, source: Any) -> str:
+    """``JobStats.format_agent_evals_key``."""
+    dataset = source if isinstance(source, str) and source else "adhoc"
+    return f"{agent}__{model}__{dataset}" if isinstance(model, str) and model else f"{agent}__{dataset}"
+
+
+# --------------------------------------------------------------------------
+# Folders.
+
+
+def child_folders(folder: Path) -> list[Path]:
+    """Every sub-folder, in name order, without a stat each (the trials
+    among them are told in :func:`trial_rows`, as they are read)."""
+    try:
+        with os.scandir(folder) as scan:
+            return [Path(p) for p in sorted(e.path for e in scan if e.is_dir(follow_symlinks=False))]
+    except OSError:
+        return []
+
+
+def first_trials(folder: Path, enough: int = 2) -> list[Path]:
+    """Up to ``enough`` trial folders of ``folder``, found without listing
+    the rest: whether a job has one trial is known at once on any job."""
+    found: list[Path] = []
+    try:
+        with os.scandir(folder) as scan:
+            for entry in scan:
+                if entry.is_dir(follow_symlinks=False) and harbor_kind(entry.path) == "trial":
+                    found.append(Path(entry.path))
+                    if len(found) >= enough:
+                        break
+    except OSError:
+        return found
+    return found
+
+
+def trial_rows(folders: Iterable[Path]) -> Iterator[TrialRow]:
+    """The rows of the trial folders among ``folders``, one at a time (a
+    screen reads them between its frames)."""
+    for folder in folders:
+        if harbor_kind(folder) == "trial":
+            yield read_trial_row(folder)
+
+
+# --------------------------------------------------------------------------
+# A job's figures.
+
+
+@record
+class TaskRow:
+    """One task of a job: its trials, how many passed, Harbor's mean, errors."""
+
+    task: str
+    trials: int = 0
+    passed: int = 0
+    errors: int = 0
+    rewards: list = field(default_factory=list)  # the valid rewards, for the mean
+
+    @property
+    def mean(self) -> float | None:
+        """Harbor's mean of the task's valid rewards (its first key's, with several)."""
+        means = mean_of(self.rewards)
+        return next(iter(means.values()), None)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"task": self.task, "trials": self.trials, "passed": self.passed, "mean": self.mean,
+                "errors": self.errors}
+
+
+def mean_of(rewards: list[dict[str, Any]]) -> dict[str, float]:
+    """Harbor's ``Mean`` over these reward dicts (``aggregate_reward_dicts``):
+    one key gives ``{"mean": x}``; several give each key's mean, a key a trial
+    lacks counted as 0. Nothing to average: ``{}`` (Harbor records no metric)."""
+    if not rewards:
+        return {}
+    keys = sorted({key for reward in rewards for key in reward})
+
+    def number(value: Any) -> float:
+        return float(value) if isinstance(value, (int, float)) else 0.0
+
+    if len(keys) <= 1:
+        values = [number(next(iter(r.values()), 0)) for r in rewards]
+        return {"mean": sum(values) / len(values)}
+    return {key: sum(number(r.get(key, 0)) for r in rewards) / len(rewards) for key in keys}
+
+
+@record
+class JobOverview:
+    """Counts, Harbor's means and per-task rows of a job, built as its trials are read."""
+
+    rows: list = field(default_factory=list)
+    outcomes: dict = field(default_factory=dict)  # outcome -> count
+    tasks: dict = field(default_factory=dict)  # task -> TaskRow
+    evals: dict = field(default_factory=dict)  # eval key -> [valid reward dicts]
+    left_out: int = 0  # trials Harbor's mean leaves out (no valid reward)
+    tokens: list = field(default_factory=lambda: [None, None, None, None])
+
+    def add(self, rows: Iterable[TrialRow]) -> None:
+        for row in rows:
+            self.rows.append(row)
+            self.outcomes[row.outcome] = self.outcomes.get(row.outcome, 0) + 1
+            task = self.tasks.get(row.task)
+            if task is None:
+                task = self.tasks[row.task] = TaskRow(row.task)
+            task.trials += 1
+            task.passed += row.outcome == PASSED
+            task.errors += bool(row.exception_types)
+            if row.reward_valid:
+                self.evals.setdefault(row.eval_key, []).append(row.rewards)
+                task.rewards.append(row.rewards)
+            else:
+                self.left_out += 1
+            for index, value in enumerate((row.n_input_tokens, row.n_cache_tokens, row.n_output_tokens,
+                                           row.cost_usd)):
+                if value is not None:
+                    self.tokens[index] = (self.tokens[index] or 0) + value
+
+    @property
+    def total(self) -> int:
+        return len(self.rows)
+
+    def counts(self) -> list[tuple[str, int]]:
+        """How trials ended: passed, below 1, each exception type (most first), agent failures, not finished."""
+        plain = [(o, self.outcomes[o]) for o in (PASSED, BELOW_ONE) if self.outcomes.get(o)]
+        errors = sorted(((o, n) for o, n in self.outcomes.items() if o not in PLAIN_OUTCOMES),
+                        key=lambda item: (-item[1], item[0]))
+        rest = [(o, self.outcomes[o]) for o in (AGENT_FAILED, NOT_FINISHED) if self.outcomes.get(o)]
+        return plain + errors + rest
+
+    def exception_types(self) -> list[str]:
+        return [o for o, _n in self.counts() if o not in PLAIN_OUTCOMES]
+
+    def means(self) -> dict[str, dict[str, float]]:
+        """Harbor's mean per evals group, per key."""
+        return {key: mean_of(rewards) for key, rewards in sorted(self.evals.items())}
+
+    def reward_lines(self) -> list[str]:
+        """Each evals group's mean as Harbor records it, then what Harbor leaves out, in words."""
+        lines = []
+        for key, means in self.means().items():
+            counted = len(self.evals[key])
+            values = ", ".join(f"{k} {v:.3f}" for k, v in means.items())
+            lines.append(f"{key}: {values} over {counted} trial{'s' * (counted != 1)} with a valid reward")
+        if not self.evals and self.rows:
+            lines.append("no trial has a valid reward: Harbor records no mean")
+        several = any(len(m) > 1 for m in self.means().values())
+        if several:
+            lines.append("with several reward keys, a key a trial lacks counts as 0 in Harbor's mean")
+        if self.left_out:
+            all_rows = [r.rewards if r.reward_valid else {} for r in self.rows]
+            with_zeros = mean_of([r or {"reward": 0} for r in all_rows]) if not several else {}
+            counted_as_zero = (f"; counting them as 0 the mean would be {with_zeros['mean']:.3f}"
+                               if with_zeros else "")
+            why: dict[str, int] = {}
+            for row in self.rows:
+                if not row.reward_valid:
+                    why[row.outcome_words] = why.get(row.outcome_words, 0) + 1
+            reasons = ", ".join(f"{n} {outcome}" for outcome, n in sorted(why.items(), key=lambda i: (-i[1], i[0])))
+            lines.append(f"Harbor's mean leaves out {self.left_out} trial{'s' * (self.left_out != 1)} with no "
+                         f"valid reward ({reasons}){counted_as_zero}")
+        return lines
+
+    def token_words(self) -> str | None:
+        n_in, n_cache, n_out, cost = self.tokens
+        if n_in is None and n_out is None and cost is None:
+            return None
+        parts = []
+        if n_in is not None:
+            parts.append(f"{n_in:,} input tokens" + (f" ({n_cache:,} cached)" if n_cache else ""))
+        if n_out is not None:
+            parts.append(f"{n_out:,} output tokens")
+        if cost is not None:
+            parts.append(f"${cost:.2f}" if cost >= 1 else f"${cost:.4f}")
+        return ", ".join(parts)
+
+    def agents(self) -> list[str]:
+        return list(dict.fromkeys(f"{r.agent or '?'}" + (f" ({r.model})" if r.model else "") for r in self.rows))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"trials": self.total, "outcomes": dict(self.counts()), "means": self.means(),
+                "left_out_of_mean": self.left_out, "reward_notes": self.reward_lines(),
+                "n_input_tokens": self.tokens[0], "n_cache_tokens": self.tokens[1],
+                "n_output_tokens": self.tokens[2], "cost_usd": self.tokens[3],
+                "agents": self.agents(), "tasks": [t.to_json() for t in self.tasks.values()],
+                "trial_rows": [r.to_json() for r in self.rows]}
+
+
+def read_overview(folder: Path) -> JobOverview:
+    overview = JobOverview()
+    overview.add(trial_rows(child_folders(folder)))
+    return overview
+
+
+# --------------------------------------------------------------------------
+# Filters and order of the trials.
+
+SORTS = ("name", "outcome", "reward", "duration", "task")
+
+
+def select_rows(rows: list[TrialRow], *, failures: bool = False, outcome: str | None = None,
+                task: str | None = None, sort: str = "name") -> list[TrialRow]:
+    """The trials to show: only the failures, one outcome (an exception
+    type), one task; in one of :data:`SORTS`."""
+    chosen = [r for r in rows if (not failures or r.failed) and (outcome is None or outcome in
+              (r.outcome, *r.exception_types)) and (task is None or r.task == task)]
+    keys = {
+        "name": lambda r: r.name,
+        "outcome": lambda r: (r.outcome == PASSED, r.outcome, r.name),
+        "reward": lambda r: (r.rewards is not None, _first(r.rewards), r.name),
+        "duration": lambda r: (-(r.duration_s or 0.0), r.name),
+        "task": lambda r: (r.task, r.name),
+    }
+    return sorted(chosen, key=keys[sort])
+
+
+def _first(rewards: dict[str, Any] | None) -> float:
+    value = next(iter(rewards.values()), 0) if rewards else 0
+    return float(value) if isinstance(value, (int, float)) else 0.0
+
+
+# --------------------------------------------------------------------------
+# A folder of jobs.
+
+
+@record(frozen=True)
+class JobSummary:
+    """One job of a jobs folder, from its own ``config.json`` and ``result.json``
+    (``JobResult``: totals Harbor kept as it ran), not from its trials."""
+
+    name: str
+    path: Path
+    started_at: datetime | None
+    agents: tuple[str, ...]
+    n_total: int | None
+    n_completed: int | None
+    n_errored: int | None
+    exceptions: dict[str, int]
+    means: dict[str, dict[str, float]]  # evals key -> Harbor's metric
+    passed: int | None = None  # from reward_stats, when every group has one reward key
+    below_one: int | None = None
+    problem: str | None = None
+
+    @property
+    def ended_words(self) -> str:
+        if self.problem:
+            return self.problem
+        parts = []
+        if self.passed is not None:
+            parts += [f"{self.passed} {PASSED}"] * bool(self.passed) + [f"{self.below_one} {BELOW_ONE}"] * bool(
+                self.below_one)
+        parts += [f"{n} {kind}" for kind, n in sorted(self.exceptions.items(), key=lambda i: (-i[1], i[0]))]
+        if self.n_completed is not None and self.n_total is not None and self.n_completed < self.n_total:
+            parts.append(f"{self.n_total - self.n_completed} {NOT_FINISHED}")
+        return ", ".join(parts) or "-"
+
+    @property
+    def mean_words(self) -> str:
+        values = [f"{v:.3f}" for means in self.means.values() for v in means.values()]
+        return " / ".join(values) if values else "-"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "path": str(self.path),
+                "started_at": self.started_at.isoformat() if self.started_at else None,
+                "agents": list(self.agents), "n_total_trials": self.n_total,
+                "n_completed_trials": self.n_completed, "n_errored_trials": self.n_errored,
+                "exceptions": self.exceptions, "means": self.means, "passed": self.passed,
+                "below_one": self.below_one, "problem": self.problem}
+
+
+def read_job_summary(folder: Path) -> JobSummary:
+    config = read_json(folder / CONFIG)
+    result = read_json(folder / RESULT)
+    agents = config.get("agents") if config.ok else None
+    names = tuple(f"{a.get('name') or a.get('import_path') or '?'}" + (f" ({a['model_name']})"
+                  if a.get("model_name") else "") for a in agents if isinstance(a, dict)) \
+        if isinstance(agents, list) else ()
+    stats = result.get("stats") if result.ok else None
+    stats = stats if isinstance(stats, dict) else {}
+    evals = stats.get("evals") if isinstance(stats.get("evals"), dict) else {}
+    exceptions: dict[str, int] = {}
+    means: dict[str, dict[str, float]] = {}
+    passed: int | None = 0
+    below = 0
+    for key, group in evals.items():
+        if not isinstance(group, dict):
+            continue
+        # reward_stats: key -> {value: [trial names]}; JSON made the values strings.
+        stats_by_key = group.get("reward_stats") if isinstance(group.get("reward_stats"), dict) else {}
+        if len(stats_by_key) > 1:
+            passed = None
+        elif passed is not None:
+            for value, trials in next(iter(stats_by_key.values()), {}).items():
+                count = len(trials) if isinstance(trials, list) else 0
+                try:
+                    is_one = float(value) >= 1
+                except (TypeError, ValueError):
+                    continue
+                passed, below = (passed + count, below) if is_one else (passed, below + count)
+        by_type = group.get("exception_stats")
+        for kind, trials in (by_type.items() if isinstance(by_type, dict) else ()):
+            exceptions[kind] = exceptions.get(kind, 0) + (len(trials) if isinstance(trials, list) else 0)
+        metrics = group.get("metrics")
+        first = metrics[0] if isinstance(metrics, list) and metrics and isinstance(metrics[0], dict) else {}
+        numbers = {k: float(v) for k, v in first.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+        if numbers:
+            means[str(key)] = numbers
+    problem = None
+    if result.state == "missing":
+        problem = "no result.json: the job is running, or was stopped"
+    elif not result.ok:
+        problem = result.problem
+    started = parse_time(result.get("started_at")) if result.ok else None
+    if started is None:
+        from datetime import datetime, timezone
+
+        try:
+            started = datetime.fromtimestamp(os.stat(folder).st_mtime, timezone.utc)
+        except OSError:
+            started = None
+    return JobSummary(
+        name=str(config.get("job_name") or folder.name) if config.ok else folder.name,
+        path=folder,
+        started_at=started,
+        agents=names,
+        n_total=_int(result.get("n_total_trials")) if result.ok else None,
+        n_completed=_int(stats.get("n_completed_trials")),
+        n_errored=_int(stats.get("n_errored_trials")),
+        exceptions=exceptions,
+        means=means,
+        passed=passed,
+        below_one=below if passed is not None else None,
+        problem=problem,
+    )
+
+
+def read_jobs(folder: Path) -> list[JobSummary]:
+    """Every job of a jobs folder, the latest started first."""
+    from datetime import datetime, timezone
+
+    jobs = [read_job_summary(job) for job in job_paths(folder)]
+    oldest = datetime.min.replace(tzinfo=timezone.utc)
+    return sorted(jobs, key=lambda job: (job.started_at or oldest, job.name), reverse=True)

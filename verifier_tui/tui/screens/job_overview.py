@@ -1,0 +1,280 @@
+"""A Harbor job at a glance: how its trials ended, the rewards as Harbor
+averages them (and what it leaves out), one row per task, then the trials,
+with filters and an order. Trials are read in a worker and posted in
+batches, so the screen shows at once and fills in; two DataTables hold every
+row (a widget per trial would cost seconds on a big job). Enter on a trial
+opens it beside a local replay; esc there comes back here."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static
+
+from verifier_tui.engine.harbor.overview import (
+    PASSED,
+    SORTS,
+    JobOverview,
+    TrialRow,
+    child_folders,
+    select_rows,
+    trial_rows,
+)
+from verifier_tui.terminal import plain_text
+from verifier_tui.tui.screens.keys_help import KeysHelp, keys_content
+from verifier_tui.tui.trial_keys import OVERVIEW_KEYS, bindings
+
+if TYPE_CHECKING:
+    from verifier_tui.tui.trial_app import TrialApp
+
+#: Reading yields to the screen after this long: keys and frames wait at most
+#: that. Drawing the first rows takes a dozen hops through the event loop
+#: (layout, the tables' column widths when idle): with 20 ms slices they
+#: showed 300 ms later on a 5,000-trial job than on a small one; with 5 ms, not later.
+SLICE_S = 0.005
+#: Rows read are posted to the tables this often (the first ones at once).
+POST_S = 1.0
+
+
+def shown(text: str) -> str:
+    """Text from Harbor's files (names, exception types, reward keys) made
+    harmless: no escape sequence, control character or line break."""
+    return plain_text(" ".join(str(text).splitlines()))
+
+
+def cell(text: str) -> Text:
+    """A DataTable cell that shows ``text`` as it is (a plain ``str`` cell would be read as markup)."""
+    return Text(shown(text), end="")
+
+
+def _seconds(value: float | None) -> str:
+    if value is None:
+        return "-"
+    return f"{value:.1f} s" if value < 600 else f"{value / 60:.0f} min"
+
+
+def _mean(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+class JobOverviewScreen(Screen[None]):
+    BINDINGS = [*bindings(OVERVIEW_KEYS), Binding("escape", "back", "jobs", show=False)]
+
+    def __init__(self, path: Path, name: str | None = None, *, from_jobs: bool = False,
+                 harbor_version: str | None = None) -> None:
+        super().__init__()
+        self.path = path
+        self.job_name = name or path.name
+        self.from_jobs = from_jobs
+        self.harbor_version = harbor_version
+        self.overview = JobOverview()
+        self.expected: int | None = None
+        self.done = False
+        self.failures_only = False
+        self.outcome: str | None = None
+        self.task_filter: str | None = None
+        self.sort = "name"
+        self.shown_rows: list[TrialRow] = []  # the trials table's rows, in its order
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="job-header")
+        tasks = DataTable(id="job-tasks", cursor_type="row", zebra_stripes=True)
+        tasks.border_title = "Tasks"
+        yield tasks
+        trials = DataTable(id="job-trials", cursor_type="row", zebra_stripes=True)
+        trials.border_title = "Trials"
+        yield trials
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        tasks = self.query_one("#job-tasks", DataTable)
+        for label, key in (("task", "task"), ("trials", "trials"), ("passed", "passed"), ("mean", "mean"),
+                           ("errors", "errors")):
+            tasks.add_column(label, key=key)
+        trials = self.query_one("#job-trials", DataTable)
+        for label in ("trial", "task", "ended", "reward", "agent", "model", "duration", "tokens in/out", "cost"):
+            trials.add_column(label)
+        trials.focus()
+        self._show_header()
+        self._read()
+
+    # -- reading ---------------------------------------------------------
+
+    @work(exclusive=True, group="job-read", exit_on_error=False)
+    async def _read(self) -> None:
+        """List the trial folders, then read them on the event loop in short
+        slices, posting what was read a few times a second. (A thread would
+        wait for the interpreter lock at each of its many small reads while
+        the screen draws: 18 s instead of 2 for 5,000 trials, measured.)"""
+        import asyncio
+        from time import perf_counter
+
+        folders = child_folders(self.path)
+        self._set_expected(len(folders))
+        rows: list[TrialRow] = []
+        sliced = posted = perf_counter()
+        for row in trial_rows(folders):
+            rows.append(row)
+            now = perf_counter()
+            if now - sliced >= SLICE_S:
+                if now - posted >= POST_S or len(self.overview.rows) == 0:
+                    self._add(rows)
+                    rows, posted = [], now
+                await asyncio.sleep(0)
+                sliced = perf_counter()
+        if rows:
+            self._add(rows)
+        self._finish()
+
+    def _set_expected(self, count: int) -> None:
+        """At most this many trials (the job's sub-folders): "N of M read" meanwhile."""
+        self.expected = count
+        self._show_header()
+
+    def _add(self, rows: list[TrialRow]) -> None:
+        self.overview.add(rows)
+        self._update_tasks(rows)
+        if self.sort == "name" and not self.done:
+            # Folders are read in name order: the new rows go at the end.
+            self._append(select_rows(rows, failures=self.failures_only, outcome=self.outcome, task=self.task_filter))
+        else:
+            self._fill_trials()
+        self._show_header()
+
+    def _finish(self) -> None:
+        self.done = True
+        self._show_header()
+
+    # -- showing ---------------------------------------------------------
+
+    def _show_header(self) -> None:
+        overview = self.overview
+        read = overview.total
+        count = (f"{read} trial{'s' * (read != 1)}" if self.done
+                 else f"{read} of {self.expected or '?'} folders read")
+        agents = ", ".join(overview.agents()) or "-"
+        version = f" · Harbor {self.harbor_version}" if self.harbor_version else ""
+        lines: list = [("job ", "$text-muted"), (shown(self.job_name), "bold"),
+                       (shown(f" · {count} · {agents}{version}"), "$text-muted"), "\n"]
+        counts = overview.counts()
+        if counts:
+            lines.append(("ended  ", "$text-muted"))
+            for index, (outcome, number) in enumerate(counts):
+                style = "$success" if outcome == PASSED else "$warning" if outcome == "reward below 1" else "$error"
+                lines += [(", " if index else "", "$text-muted"), (f"{number} ", "bold"), (shown(outcome), style)]
+            lines.append("\n")
+        for index, line in enumerate(overview.reward_lines()):
+            lines += [("reward " if index == 0 else "       ", "$text-muted"), shown(line), "\n"]
+        tokens = overview.token_words()
+        if tokens:
+            lines += [("agent  ", "$text-muted"), tokens, "\n"]
+        lines.append((shown(self._filter_words()), "$text-muted"))
+        if self.done and read == 0:
+            lines.append(("\nno trial folders here (each holds trial.log, config.json, result.json)", "$error"))
+        self.query_one("#job-header", Static).update(Content.assemble(*lines))
+
+    def _filter_words(self) -> str:
+        shown = []
+        if self.failures_only:
+            shown.append("failures only")
+        if self.outcome:
+            shown.append(f"ended {self.outcome}")
+        if self.task_filter:
+            shown.append(f"task {self.task_filter}")
+        what = "showing " + (", ".join(shown) if shown else "every trial")
+        return f"{what} · sorted by {self.sort} · f failures  x exception  t task  s sort  ? keys"
+
+    def _update_tasks(self, rows: list[TrialRow]) -> None:
+        table = self.query_one("#job-tasks", DataTable)
+        for name in dict.fromkeys(row.task for row in rows):
+            task = self.overview.tasks[name]
+            cells = (task.trials, task.passed, _mean(task.mean), task.errors)
+            if name in table.rows:
+                for key, value in zip(("trials", "passed", "mean", "errors"), cells):
+                    table.update_cell(name, key, value)
+            else:
+                table.add_row(cell(name), *cells, key=name)
+
+    def _cells(self, row: TrialRow) -> tuple:
+        tokens = "-" if row.n_input_tokens is None and row.n_output_tokens is None else \
+            f"{row.n_input_tokens or 0:,}/{row.n_output_tokens or 0:,}"
+        return (cell(row.name), cell(row.task), cell(f"{row.mark} {row.outcome_words}"), cell(row.reward_text),
+                cell(row.agent or "-"), cell(row.model or "-"), _seconds(row.duration_s), tokens,
+                "-" if row.cost_usd is None else f"${row.cost_usd:.4f}")
+
+    def _append(self, rows: list[TrialRow]) -> None:
+        table = self.query_one("#job-trials", DataTable)
+        table.add_rows([self._cells(row) for row in rows])
+        self.shown_rows.extend(rows)
+
+    def _fill_trials(self) -> None:
+        table = self.query_one("#job-trials", DataTable)
+        table.clear()
+        self.shown_rows = []
+        self._append(select_rows(self.overview.rows, failures=self.failures_only, outcome=self.outcome,
+                                 task=self.task_filter, sort=self.sort))
+
+    # -- keys ------------------------------------------------------------
+
+    def _refilter(self) -> None:
+        self._fill_trials()
+        self._show_header()
+
+    def action_failures(self) -> None:
+        self.failures_only = not self.failures_only
+        self._refilter()
+
+    def action_next_exception(self) -> None:
+        types = self.overview.exception_types()
+        if not types:
+            self.notify("no trial recorded an exception", markup=False)
+            self.outcome = None
+        else:
+            index = types.index(self.outcome) + 1 if self.outcome in types else 0
+            self.outcome = types[index] if index < len(types) else None
+        self._refilter()
+
+    def action_task(self) -> None:
+        if self.task_filter is not None:
+            self.task_filter = None
+        else:
+            tasks = self.query_one("#job-tasks", DataTable)
+            if not tasks.row_count:
+                return
+            self.task_filter = str(tasks.coordinate_to_cell_key(tasks.cursor_coordinate).row_key.value)
+        self._refilter()
+
+    def action_sort(self) -> None:
+        self.sort = SORTS[(SORTS.index(self.sort) + 1) % len(SORTS)]
+        self._refilter()
+
+    def action_help(self) -> None:
+        self.app.push_screen(KeysHelp("verifier-tui: a job's keys", keys_content(
+            OVERVIEW_KEYS, [("tab", "Next table", "between the tasks and the trials"),
+                            ("esc", "Back", "to the list of jobs, when the job was opened from it")])))
+
+    def action_back(self) -> None:
+        if self.from_jobs:
+            self.workers.cancel_group(self, "job-read")
+            self.dismiss(None)
+
+    @on(DataTable.RowSelected, "#job-tasks")
+    def _task_chosen(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.task_filter = str(event.row_key.value)
+        self._refilter()
+        self.query_one("#job-trials", DataTable).focus()
+
+    @on(DataTable.RowSelected, "#job-trials")
+    def _trial_chosen(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        if 0 <= event.cursor_row < len(self.shown_rows):
+            app: TrialApp = self.app  # type: ignore[assignment]
+            app.open_trial_folder(self.shown_rows[event.cursor_row].path)

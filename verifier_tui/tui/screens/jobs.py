@@ -1,0 +1,88 @@
+"""A folder of Harbor jobs (what ``harbor view`` opens): one row per job
+with when it started, its agents and models, its trials, how they ended and
+Harbor's mean, all from each job's own ``config.json`` and ``result.json``.
+Enter opens the job's overview; esc there comes back here."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static
+
+from verifier_tui.engine.harbor.overview import JobSummary, read_jobs
+from verifier_tui.tui.screens.job_overview import cell, shown
+from verifier_tui.tui.screens.keys_help import KeysHelp, keys_content
+from verifier_tui.tui.trial_keys import JOBS_KEYS, bindings
+
+if TYPE_CHECKING:
+    from verifier_tui.tui.trial_app import TrialApp
+
+
+class JobsScreen(Screen[None]):
+    BINDINGS = bindings(JOBS_KEYS)
+
+    def __init__(self, path: Path) -> None:
+        super().__init__()
+        self.path = path
+        self.jobs: list[JobSummary] = []
+        self.done = False  # every job read
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="job-header")
+        table = DataTable(id="jobs-table", cursor_type="row", zebra_stripes=True)
+        table.border_title = "Jobs (latest started first)"
+        yield table
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        for label in ("job", "started", "agent (model)", "trials", "how they ended", "Harbor's mean"):
+            table.add_column(label)
+        table.focus()
+        self._header()
+        self._read()
+
+    def _header(self) -> None:
+        done = self.done
+        count = f"{len(self.jobs)} job{'s' * (len(self.jobs) != 1)}" + ("" if done else " (reading)")
+        hint = ("enter opens a job: how its trials ended, rewards, tasks, trials · ? keys" if self.jobs or not done
+                else "no job folders here (each holds job.log, config.json and one folder per trial)")
+        self.query_one("#job-header", Static).update(Content.assemble(
+            ("jobs folder ", "$text-muted"), (shown(self.path.name), "bold"), (f" · {count}\n", "$text-muted"),
+            (hint, "$text-muted")))
+
+    @work(thread=True, exclusive=True, group="jobs-read", exit_on_error=False)
+    def _read(self) -> None:
+        """Each job's own two files: hundreds of jobs read in a blink, posted at once."""
+        from textual.worker import get_current_worker
+
+        jobs = read_jobs(self.path)
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self._show, jobs)
+
+    def _show(self, jobs: list[JobSummary]) -> None:
+        self.jobs, self.done = jobs, True
+        rows = []
+        for job in jobs:
+            started = job.started_at.strftime("%Y-%m-%d %H:%M") if job.started_at else "-"
+            trials = "-" if job.n_total is None else str(job.n_total)
+            rows.append((cell(job.name), started, cell(", ".join(job.agents) or "-"), trials, cell(job.ended_words),
+                         job.mean_words))
+        self.query_one(DataTable).add_rows(rows)
+        self._header()
+
+    def action_help(self) -> None:
+        self.app.push_screen(KeysHelp("verifier-tui: a folder of jobs", keys_content(
+            JOBS_KEYS, [("esc", "Back", "from a job's overview to this list")])))
+
+    @on(DataTable.RowSelected)
+    def _open(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        if 0 <= event.cursor_row < len(self.jobs):
+            app: TrialApp = self.app  # type: ignore[assignment]
+            app.open_job(self.jobs[event.cursor_row].path, from_jobs=True)
