@@ -465,6 +465,10 @@ def test_command(args) -> int:
         for line in stand_in_lines(args.stand_in_chosen, used, unused):
             _say(line)
         terminal.out(f"{agree} agree, {differ} differ, {unknown} not compared")
+        if agree:
+            # Said because it is a shortcut: run TRIAL and the TUI always judge through test.sh.
+            _say("a trial that agrees is judged by verifier-tui's runner; the task's test.sh, as Harbor runs it, "
+                 "is run only for those that differ (run TRIAL runs it for one)")
     return 0 if agree == len(rows) else 1
 
 

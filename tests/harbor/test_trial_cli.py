@@ -238,6 +238,7 @@ def test_a_multi_step_trial(task, runs, tmp_path, env, elsewhere):
     assert done.returncode == 1
     assert "demo__aaaaaaa / first" in done.stdout and "demo__aaaaaaa / second" in done.stdout
     assert "1 agree, 1 differ, 0 not compared" in done.stdout
+    assert "the task's test.sh, as Harbor runs it, is run only for those that differ" in done.stdout
 
 
 def test_a_step_with_its_own_tests_is_replayed_on_harbors_merged_tests(task, runs, tmp_path, env, elsewhere):
