@@ -151,3 +151,23 @@ def test_test_job_reads_a_task_once_for_all_its_trials(real, monkeypatch, tmp_pa
     assert main(["test", str(job), "--python", PY, "-j", "2"]) == 0
     assert "6 agree, 0 differ, 0 not compared" in capsys.readouterr().out
     assert read == [(real / "tasks" / "separate-mode").resolve()]
+
+
+def test_an_empty_stand_in_chosen_over_a_captured_app_is_not_said_to_replace_a_missing_one(mixed):
+    """On screen (f, s) a stand-in may replace a captured /app on purpose:
+    the replay then differs, and the reason must not claim /app was not captured."""
+    from verifier_tui.engine.harbor.folders import open_harbor
+    from verifier_tui.engine.harbor.trial_session import TrialSession
+
+    trial, step = open_harbor(mixed / "hello-file__Captur1")
+    session = TrialSession(trial, step, python=PY)
+    try:
+        session.choose_stand_in(empty=True)
+        assert session.plan.workspace_words.startswith("your stand-in: an empty /app, instead of the /app")
+        replayed = session.run()
+        assert replayed.agreement.same is False
+        reasons = " ".join(replayed.agreement.differences)
+        assert "the workspace is your stand-in" in reasons
+        assert "did not capture /app" not in reasons
+    finally:
+        session.close()

@@ -89,8 +89,8 @@ def compare(side: SandboxSide, facts: TrialFacts, local: RunResult | None, *, dr
                        "container as the agent: not necessarily what the verifier saw")
     elif workspace == "stand-in":
         shown = f" ({workspace_path})" if workspace_path else ""
-        reasons.append(f"the workspace is your stand-in{shown}, not what the verifier saw (the trial did not "
-                       "capture /app)")
+        # Not "because the trial did not capture /app": one chosen on screen may replace a captured one.
+        reasons.append(f"the workspace is your stand-in{shown}, not what the verifier saw")
     sandbox_timeout = theirs.error == VERIFIER_TIMEOUT
     local_timeout = mine.error == VERIFIER_TIMEOUT
     if sandbox_timeout and not local_timeout:
