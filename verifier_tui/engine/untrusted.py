@@ -92,7 +92,8 @@ def open_regular(path: Path | str, name: str | None = None, *,
         fd = os.open(path, _OPEN if follow else _OPEN | os.O_NOFOLLOW)
     except FileNotFoundError:
         if os.path.islink(path):
-            return None, Read(path, "missing", problem=f"{label} is a link to nothing ({os.readlink(path)})")
+            # not its target: a name from elsewhere may hold a newline or a terminal's escape codes
+            return None, Read(path, "missing", problem=f"{label} is a link to nothing")
         return None, Read(path, "missing", problem=f"{label} is missing")
     except OSError as exc:
         return None, _unreadable(path, label, exc)
