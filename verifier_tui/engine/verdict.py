@@ -304,7 +304,7 @@ def _read_text_as_harbor(path: Path, st: os.stat_result) -> str | Verdict:
     to get it (empty, a folder, unreadable, not UTF-8)."""
     name = path.name
     if st.st_size == 0:
-        what = "" if stat.S_ISREG(st.st_mode) else f" (it is {_describe_mode(st.st_mode)})"
+        what = "" if stat.S_ISREG(st.st_mode) else f" (it is {untrusted.kind(st.st_mode)})"
         return _error(
             name,
             REWARD_FILE_EMPTY,
@@ -322,7 +322,7 @@ def _read_text_as_harbor(path: Path, st: os.stat_result) -> str | Verdict:
         return _error(
             name,
             "OSError",
-            f"{name} is {_describe_mode(st.st_mode)}, not a regular file: Harbor would try "
+            f"{name} is {untrusted.kind(st.st_mode)}, not a regular file: Harbor would try "
             "to read it and fail or hang; verifier-tui does not read it",
         )
     if st.st_size > PARSE_LIMIT_BYTES:
@@ -486,17 +486,3 @@ def _clip(text: str, limit: int = 60) -> str:
 
 def _snippet(text: str, limit: int = 60) -> str:
     return repr(_clip(text, limit))
-
-
-def _describe_mode(mode: int) -> str:
-    if stat.S_ISDIR(mode):
-        return "a folder"
-    if stat.S_ISFIFO(mode):
-        return "a FIFO"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    if stat.S_ISCHR(mode):
-        return "a character device"
-    if stat.S_ISBLK(mode):
-        return "a block device"
-    return "not a regular file"

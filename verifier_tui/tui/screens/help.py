@@ -5,7 +5,7 @@ which the README documents)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -22,22 +22,29 @@ _HEAD = "bold $text-primary"
 
 def help_content() -> Content:
     """The marks first (what the screen shows), then the keys."""
+    return Content.assemble(*marks_content(LEGEND), *keys_content(
+        KEYS, [("esc", "Back to the latest run", "after picking a run in the history")]))
+
+
+def marks_content(legend: list, width: int | None = None) -> list[Any]:
+    """``(title, [(mark, meaning)])`` groups as the help shows them: each
+    mark padded to ``width``, or followed by two spaces."""
     parts: list[Any] = []
-    for title, marks in LEGEND:
+    for title, marks in legend:
         parts.append((f"Marks: {title}\n", _HEAD))
         for mark, meaning in marks:
-            parts += [(f"  {mark}  ", "bold"), f"{meaning}\n"]
+            parts += [(f"  {mark}  " if width is None else f"  {mark:<{width}}", "bold"), f"{meaning}\n"]
         parts.append("\n")
-    rows = [(shown_key(key), title, help_text) for key, _a, _w, title, help_text in KEYS]
-    rows += [("esc", "Back to the latest run", "after picking a run in the history"),
-             ("ctrl+p", "Command palette", "every action above, by name")]
-    return Content.assemble(*parts, *keys_content(rows))
+    return parts
 
 
-def keys_content(rows: list[tuple[str, str, str]]) -> list[Any]:
-    """``(key, title, help)`` rows as the help shows them."""
+def keys_content(table: Sequence[tuple[str, str, str, str, str]], extra: Sequence[tuple[str, str, str]] = ()
+                 ) -> list[Any]:
+    """A screen's key table, then ``(key, title, help)`` rows of keys it has
+    no binding row for, then the palette, as the help shows them."""
     parts: list[Any] = [("Keys\n", _HEAD)]
-    for key, title, help_text in rows:
+    rows = [(shown_key(key), title, help_text) for key, _a, _w, title, help_text in table]
+    for key, title, help_text in [*rows, *extra, ("ctrl+p", "Command palette", "every action above, by name")]:
         parts += [(f"  {key:<7}", "bold"), title, (f": {help_text}\n", "$text-muted")]
     return parts
 

@@ -28,7 +28,7 @@ from verifier_tui.engine.harbor.overview import (
     trial_rows,
 )
 from verifier_tui.terminal import plain_text
-from verifier_tui.tui.screens.keys_help import KeysHelp, keys_content
+from verifier_tui.tui.screens.help import HelpScreen, keys_content
 from verifier_tui.tui.trial_keys import OVERVIEW_KEYS, bindings
 
 if TYPE_CHECKING:
@@ -256,9 +256,10 @@ class JobOverviewScreen(Screen[None]):
         self._refilter()
 
     def action_help(self) -> None:
-        self.app.push_screen(KeysHelp("verifier-tui: a job's keys", keys_content(
+        self.app.push_screen(HelpScreen(Content.assemble(*keys_content(
             OVERVIEW_KEYS, [("tab", "Next table", "between the tasks and the trials"),
-                            ("esc", "Back", "to the list of jobs, when the job was opened from it")])))
+                            ("esc", "Back", "to the list of jobs, when the job was opened from it")])),
+            "verifier-tui: a job's keys"))
 
     def action_back(self) -> None:
         if self.from_jobs:

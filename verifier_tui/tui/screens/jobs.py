@@ -16,7 +16,7 @@ from textual.widgets import DataTable, Footer, Static
 
 from verifier_tui.engine.harbor.overview import JobSummary, read_jobs
 from verifier_tui.tui.screens.job_overview import cell, shown
-from verifier_tui.tui.screens.keys_help import KeysHelp, keys_content
+from verifier_tui.tui.screens.help import HelpScreen, keys_content
 from verifier_tui.tui.trial_keys import JOBS_KEYS, bindings
 
 if TYPE_CHECKING:
@@ -77,8 +77,8 @@ class JobsScreen(Screen[None]):
         self._header()
 
     def action_help(self) -> None:
-        self.app.push_screen(KeysHelp("verifier-tui: a folder of jobs", keys_content(
-            JOBS_KEYS, [("esc", "Back", "from a job's overview to this list")])))
+        self.app.push_screen(HelpScreen(Content.assemble(*keys_content(
+            JOBS_KEYS, [("esc", "Back", "from a job's overview to this list")])), "verifier-tui: a folder of jobs"))
 
     @on(DataTable.RowSelected)
     def _open(self, event: DataTable.RowSelected) -> None:

@@ -3,17 +3,13 @@ from the one key table (:data:`verifier_tui.tui.trial_keys.TRIAL_KEYS`)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from textual.content import Content
 
 from verifier_tui.engine.harbor.phases import DONE, FAILED, NOT_REACHED, STOPPED, UNKNOWN
 from verifier_tui.trial_words import PHASE_MARKS
-from verifier_tui.tui.keys import shown_key
-from verifier_tui.tui.screens.help import keys_content
+from verifier_tui.tui.screens.help import keys_content, marks_content
 from verifier_tui.tui.trial_keys import TRIAL_KEYS
 
-_HEAD = "bold $text-primary"
 MARKS = [
     ("root cause", [("✗", "the first thing that went wrong in the trial, in Harbor's order: the environment, "
                           "the agent, the verifier (the verifier's part follows an earlier failure)"),
@@ -29,15 +25,7 @@ MARKS = [
 
 
 def trial_help(from_job: bool) -> Content:
-    parts: list[Any] = []
-    for title, marks in MARKS:
-        parts.append((f"Marks: {title}\n", _HEAD))
-        for mark, meaning in marks:
-            parts += [(f"  {mark:<9}", "bold"), f"{meaning}\n"]
-        parts.append("\n")
-    rows = [(shown_key(key), title, help_text) for key, _a, _w, title, help_text in TRIAL_KEYS]
-    rows.append(("tab", "Move between the sandbox and the replay", "e opens the failing line of the side in focus"))
+    extra = [("tab", "Move between the sandbox and the replay", "e opens the failing line of the side in focus")]
     if from_job:
-        rows.append(("esc", "Back to the job's trials", "the list this trial was opened from"))
-    rows.append(("ctrl+p", "Command palette", "every action above, by name"))
-    return Content.assemble(*parts, *keys_content(rows))
+        extra.append(("esc", "Back to the job's trials", "the list this trial was opened from"))
+    return Content.assemble(*marks_content(MARKS, width=9), *keys_content(TRIAL_KEYS, extra))
