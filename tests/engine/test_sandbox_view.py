@@ -244,6 +244,27 @@ def test_cpus_binds_the_run_to_as_many_cpus(tmp_path, env, sandbox):
     assert data["limits"]["cpus"] == 1 and len(data["limits"]["cpu_list"]) == 1
 
 
+def test_runs_side_by_side_are_bound_to_cpus_of_their_own(tmp_path, env, sandbox):
+    """``test -j 2`` on a task with ``cpus = 1``: each sandbox has a CPU's
+    worth of its own, so the two runs must not both be bound to the first CPU."""
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("this machine has one CPU")
+    task_dir = make_task(tmp_path / "t", """\
+        import os, time
+
+        def verify(workspace):
+            time.sleep(0.5)  # long enough for the other run to start meanwhile
+            return float(min(os.sched_getaffinity(0)))
+    """, toml='version = "1.0"\n[environment]\ncpus = 1\n', cases={"one": {}, "two": {}})
+    for case in ("one", "two"):
+        (task_dir / "cases" / case / "expected.json").write_text('{"exit_code": 0}')
+    done = run_tool(dict(env, VERIFIER_TUI_SANDBOX=sandbox), "test", "--json", "-j", "2", task_dir, "--python", PY)
+    cases = json.loads(done.stdout)["cases"]
+    bound = [case["limits"]["cpu_list"] for case in cases]
+    assert [len(cpus) for cpus in bound] == [1, 1] and bound[0] != bound[1], done.stdout
+    assert sorted(case["rewards"]["reward"] for case in cases) == sorted(float(cpus[0]) for cpus in bound)
+
+
 @pytest.fixture
 def listener():
     """A TCP server on this machine's loopback that answers every connection."""

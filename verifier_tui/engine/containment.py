@@ -14,11 +14,13 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine import cache, isolation, strays, user_files
-from verifier_tui.engine.record import record
-from verifier_tui.engine.sandbox_view import sandbox_path_lines
+from verifier_tui.engine.record import record, replace
+from verifier_tui.engine.sandbox_view import cpu_lease, cpus_to_bind, sandbox_path_lines
 
 if TYPE_CHECKING:
     from verifier_tui.engine.invocation import Prepared
@@ -50,12 +52,10 @@ def contain(prepared: Prepared) -> None:
     """Wrap ``prepared``'s command line in the stage's isolation and the task's limits."""
     stage, spec = prepared.stage, prepared.spec
     limits = prepared.limits
-    prefix: list[str] = []
-    if limits is not None and limits.cpu_list:
-        taskset = shutil.which("taskset") or shutil.which("taskset", path="/usr/bin:/bin")
-        if taskset is not None:  # Docker's cpus as affinity to as many CPUs (engine/sandbox_view.py)
-            prefix = [taskset, "--cpu-list", ",".join(map(str, limits.cpu_list))]
-        else:
+    if limits is not None and cpus_to_bind(limits.cpus):
+        # Docker's cpus as affinity to as many CPUs: which ones, when the run starts (:func:`bound_argv`)
+        prepared.taskset = shutil.which("taskset") or shutil.which("taskset", path="/usr/bin:/bin") or ""
+        if not prepared.taskset:
             prepared.notices.append(f"cpus = {limits.cpus} is not applied: taskset is not on PATH")
     if limits is not None and limits.memory_mb is not None:
         prepared.memory_limit = limits.memory_mb << 20
@@ -80,7 +80,7 @@ def contain(prepared: Prepared) -> None:
             expose=_hidden_interpreter(prepared.python or prepared.argv[0]),
         )
         try:
-            prepared.argv = prefix + isolation.namespace_argv(plan, prepared.argv)
+            prepared.argv = isolation.namespace_argv(plan, prepared.argv)
         except OSError as exc:
             prepared.start_error = f"cannot build the run's view in {stage.view_dir}: {exc.strerror or exc}"
         prepared.cwd = stage.root
@@ -105,7 +105,21 @@ def contain(prepared: Prepared) -> None:
     # started does not: without a PID namespace nothing ends those then (the
     # README says so).
     guard = [setpriv, "--pdeathsig", "KILL"] if setpriv is not None and sys.platform.startswith("linux") else []
-    prepared.argv = prefix + guard + prepared.argv
+    prepared.argv = guard + prepared.argv
+
+
+@contextmanager
+def bound_argv(prepared: Prepared) -> Iterator[list[str]]:
+    """``prepared``'s command line, bound (while the block runs) to the task's
+    ``cpus`` worth of the CPUs this process's other runs use least; the CPUs
+    are then in ``prepared.limits.cpu_list``."""
+    limits = prepared.limits
+    if limits is None or not prepared.taskset:
+        yield prepared.argv
+        return
+    with cpu_lease(cpus_to_bind(limits.cpus)) as cpus:
+        prepared.limits = replace(limits, cpu_list=cpus)
+        yield [prepared.taskset, "--cpu-list", ",".join(map(str, cpus)), *prepared.argv]
 
 
 def _hidden_interpreter(executable: str) -> tuple:

@@ -92,6 +92,8 @@ class Prepared:
     """The task's limits and the sandbox's paths, as this run gets them."""
     python: str = ""
     """The interpreter that runs the runner (through test.sh too): the view must show it."""
+    taskset: str = ""
+    """``taskset``, when the run is to be bound to the task's ``cpus`` (:func:`~.containment.bound_argv`)."""
     memory_limit: int | None = None
     """Bytes the run's processes may hold together before the biggest is killed, as the kernel's OOM killer would."""
 

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import os
 import re
+import threading
+from contextlib import contextmanager
 from pathlib import Path
 
 from verifier_tui.engine import untrusted
@@ -43,7 +45,7 @@ class Limits:
     network: str = "public"  # public, no-network, allowlist
     workdir: str = DOCKER_DEFAULT_WORKDIR
     app: str = APP
-    cpu_list: tuple = ()  # the CPUs the run is bound to (empty: all of this machine's)
+    cpu_list: tuple = ()  # the CPUs the run was bound to (empty: all of this machine's; set by cpu_lease)
 
     def to_json(self) -> dict:
         return {"memory_mb": self.memory_mb, "cpus": self.cpus, "cpu_list": list(self.cpu_list),
@@ -92,19 +94,41 @@ def limits_for(task, app: str) -> Limits:
     cpus = getattr(config, "cpus", None)
     memory = getattr(config, "memory_mb", None)
     network = getattr(config, "verifier_network_mode", None) or "public"
-    return Limits(memory_mb=memory, cpus=cpus, network=network, workdir=workdir, app=app,
-                  cpu_list=cpu_list(cpus))
+    return Limits(memory_mb=memory, cpus=cpus, network=network, workdir=workdir, app=app)
 
 
-def cpu_list(cpus: int | float | None) -> tuple:
-    """The first ``cpus`` CPUs this process may use (Docker's ``cpus`` is a
-    share of time; affinity to as many CPUs is the nearest a run without
-    cgroups gets); empty when the task sets none or this machine has no more."""
+def cpus_to_bind(cpus: int | float | None) -> int:
+    """How many CPUs a run of a task with ``cpus`` is bound to (Docker's
+    ``cpus`` is a share of time; affinity to as many CPUs is the nearest a run
+    without cgroups gets); 0 when the task sets none or this machine has no more."""
     if cpus is None or not hasattr(os, "sched_getaffinity"):
-        return ()
-    allowed = sorted(os.sched_getaffinity(0))
+        return 0
     wanted = max(1, int(-(-float(cpus) // 1)))  # a fraction of a CPU still needs one
-    return tuple(allowed[:wanted]) if wanted < len(allowed) else ()
+    return wanted if wanted < len(os.sched_getaffinity(0)) else 0
+
+
+# How many of this process's runs are bound to each CPU right now.
+_bound: dict[int, int] = {}
+_bound_lock = threading.Lock()
+
+
+@contextmanager
+def cpu_lease(wanted: int):
+    """The ``wanted`` CPUs this process may use that its other runs are bound
+    to least, held for the block. Runs side by side (``test -j 2``) each get
+    their own: bound to the same first CPU, they would share it while the
+    others idle, which no sandbox of its own does."""
+    with _bound_lock:
+        allowed = sorted(os.sched_getaffinity(0))
+        chosen = tuple(sorted(sorted(allowed, key=lambda cpu: _bound.get(cpu, 0))[:wanted]))
+        for cpu in chosen:
+            _bound[cpu] = _bound.get(cpu, 0) + 1
+    try:
+        yield chosen
+    finally:
+        with _bound_lock:
+            for cpu in chosen:
+                _bound[cpu] -= 1
 
 
 # A string literal that starts with one of the sandbox's own paths.

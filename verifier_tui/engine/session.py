@@ -36,7 +36,7 @@ from verifier_tui.engine.isolation import NAMESPACE, Isolation, IsolationError
 from verifier_tui.engine.isolation import choose as choose_isolation
 from verifier_tui.engine.isolation import fallback as isolation_fallback
 from verifier_tui.engine.isolation import requested as requested_isolation
-from verifier_tui.engine.containment import namespace_failure
+from verifier_tui.engine.containment import bound_argv, namespace_failure
 from verifier_tui.engine.process import run_process
 from verifier_tui.engine.stage import Scratch, Stage
 from verifier_tui.engine.task_kinds import runner_notices
@@ -418,9 +418,10 @@ class Session:
             prepared = prepare(spec, stage)
             if prepared.start_error or prepared.shim_refusal:
                 return self._not_started(prepared, trigger, sequence)
-            done = run_process(prepared.argv, cwd=prepared.cwd, env=prepared.env, timeout_s=spec.timeout_s,
-                               marker=prepared.marker, before_kill=prepared.before_kill,
-                               init_lists_strays=prepared.stage.namespace, memory_limit=prepared.memory_limit)
+            with bound_argv(prepared) as argv:
+                done = run_process(argv, cwd=prepared.cwd, env=prepared.env, timeout_s=spec.timeout_s,
+                                   marker=prepared.marker, before_kill=prepared.before_kill,
+                                   init_lists_strays=prepared.stage.namespace, memory_limit=prepared.memory_limit)
             return collect(prepared, done, trigger=trigger, sequence=sequence)
         finally:
             self._release(stage)
@@ -476,11 +477,12 @@ class Session:
 
             try:
                 async with gate if gate is not None else nullcontext():
-                    done = await arun_process(prepared.argv, cwd=prepared.cwd, env=prepared.env,
-                                              timeout_s=spec.timeout_s, on_output=live if on_output is not None else None,
-                                              marker=prepared.marker, before_kill=prepared.before_kill,
-                                              init_lists_strays=prepared.stage.namespace,
-                                              memory_limit=prepared.memory_limit)
+                    with bound_argv(prepared) as argv:
+                        done = await arun_process(argv, cwd=prepared.cwd, env=prepared.env, timeout_s=spec.timeout_s,
+                                                  on_output=live if on_output is not None else None,
+                                                  marker=prepared.marker, before_kill=prepared.before_kill,
+                                                  init_lists_strays=prepared.stage.namespace,
+                                                  memory_limit=prepared.memory_limit)
             finally:
                 if watcher is not None:
                     watcher.cancel()
@@ -497,8 +499,9 @@ class Session:
             return {"error": prepared.start_error or prepared.shim_refusal}
         # The document comes on stdout, which is captured whole up to this size:
         # cut at the usual 256 KiB, a sys.path of 3,000 entries gave no explanation.
-        done = run_process(prepared.argv, cwd=prepared.cwd, env=prepared.env, timeout_s=spec.timeout_s,
-                           cap_bytes=EXPLAIN_CAP_BYTES, marker=prepared.marker)
+        with bound_argv(prepared) as argv:
+            done = run_process(argv, cwd=prepared.cwd, env=prepared.env, timeout_s=spec.timeout_s,
+                               cap_bytes=EXPLAIN_CAP_BYTES, marker=prepared.marker)
         data = read_explain(prepared, done.stdout.text)
         if data is None:
             return no_explanation(prepared, done)

@@ -28,6 +28,7 @@ from textual.screen import Screen
 from textual.widgets import Footer
 from textual.worker import Worker, WorkerState
 
+from verifier_tui.engine.containment import bound_argv
 from verifier_tui.engine.discovery import DiscoveryError, no_verifier_help, no_verifier_message
 from verifier_tui.engine.model import RunResult
 from verifier_tui.engine.session import SelectionError
@@ -540,8 +541,9 @@ class MainScreen(Screen[None]):
             banner = (f"verify under pdb ({session.case.name if session.case else 'no case'}), in the staged sandbox "
                       f"layout:\n  {seen(stage.tests_dir)} is a copy of {session.task.tests_dir}\n  "
                       f"{seen(stage.app_dir)} is the workspace {session.workspace or '(empty)'}, as the run sees it")
-            self._outside(pdb_command(prepared.argv), "the run under pdb", what="pdb", banner=banner,
-                          cwd=prepared.cwd, env=prepared.env, wait_for_enter=True)
+            with bound_argv(prepared) as argv:
+                self._outside(pdb_command(argv), "the run under pdb", what="pdb", banner=banner,
+                              cwd=prepared.cwd, env=prepared.env, wait_for_enter=True)
         finally:
             controller.resume()
 
