@@ -345,7 +345,7 @@ class Bench:
     def settle(self, within_s: float = 120.0) -> None:
         """Wait (untimed) until the tool's scratch folders are gone from its
         TMPDIR: a big copy is removed in the background after the command
-        returned (engine/stage.py), and that removal must not run into the
+        returned (engine/sandbox/stage.py), and that removal must not run into the
         next sample."""
         deadline = time.monotonic() + within_s
         while any(p.name.startswith("verifier-tui-") for p in self.folder("tmp").iterdir()):

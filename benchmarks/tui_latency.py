@@ -5,7 +5,7 @@ Issue 7's third row (the TUI), plus two measures kept from the TUI's first
 issue (not in issue 7's or 11's tables):
 
   save -> verdict  The venv's ``verifier-tui TASK`` runs in a pseudo-terminal
-                   of 120x40 (see terminal.py), live reload on. Each round
+                   of 120x40 (see commands/terminal.py), live reload on. Each round
                    writes the verifier so that it returns a new number, and
                    times from just after the write to the moment the app draws
                    that number. Interleaved with it, the bare runner on the same

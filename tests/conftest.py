@@ -46,7 +46,7 @@ def sandbox(request, monkeypatch):
     """Each isolation in turn (``VERIFIER_TUI_SANDBOX``): the namespace where
     this machine has one (skipped, saying why, where it has not), and the
     copy, which every machine can do."""
-    from verifier_tui.engine.isolation import VARIABLE, namespace_problem
+    from verifier_tui.engine.sandbox.isolation import VARIABLE, namespace_problem
 
     if request.param == "namespace":
         problem = namespace_problem()

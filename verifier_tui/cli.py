@@ -3,7 +3,7 @@
 
 Every option is written once, in :data:`OPTIONS`; the argparse parsers are
 built from it, and the engine's options (:class:`~verifier_tui.engine.session.Options`)
-are read from the parsed command line by name. The faces (:mod:`verifier_tui.headless`,
+are read from the parsed command line by name. The faces (:mod:`verifier_tui.commands.headless`,
 :mod:`verifier_tui.tui.launch`) get the parsed command line with those
 options as ``args.options``. Textual is imported only when the TUI is really
 started.
@@ -15,9 +15,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from verifier_tui import __version__, terminal
-from verifier_tui.engine.discovery import EXPECTED_PATHS, DiscoveryError
-from verifier_tui.engine.isolation import IsolationError
+from verifier_tui import __version__
+from verifier_tui.commands import terminal
+from verifier_tui.engine.task.discovery import EXPECTED_PATHS, DiscoveryError
+from verifier_tui.engine.sandbox.isolation import IsolationError
 from verifier_tui.engine.session import Options, SelectionError
 
 DESCRIPTION = """\
@@ -46,7 +47,7 @@ EVERY = (TUI, *COMMANDS)
 
 def _positive_float(text: str) -> float:
     """A number of seconds: finite and more than 0 (``nan``, ``inf``, ``0`` and
-    ``-1`` are refused here, as task.toml's are in engine/task_config.py)."""
+    ``-1`` are refused here, as task.toml's are in engine/task/config.py)."""
     import math
 
     try:
@@ -61,8 +62,8 @@ def _positive_float(text: str) -> float:
 def _env_word(text: str) -> str:
     """``--env NAME`` or ``--env NAME=VALUE``, checked now (a bare NAME must be
     set in the user's environment) and kept as given: the engine reads it
-    (verifier_tui.engine.environment)."""
-    from verifier_tui.engine.environment import parse_assignment
+    (verifier_tui.engine.sandbox.environment)."""
+    from verifier_tui.engine.sandbox.environment import parse_assignment
 
     try:
         parse_assignment(text)
@@ -232,13 +233,13 @@ def _dispatch(args: argparse.Namespace) -> int:
             from verifier_tui.tui.launch import launch
 
             return launch(args)
-        from verifier_tui import headless
+        from verifier_tui.commands import headless
 
         return getattr(headless, f"{args.command}_command")(args)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
-        # Every write of a headless command goes through verifier_tui.terminal,
+        # Every write of a headless command goes through verifier_tui.commands.terminal,
         # which survives a closed pipe and keeps the run's status; reaching
         # here means one did not, and its status is unknown: not 0.
         return 141  # 128 + SIGPIPE, what a shell reports for a command killed by it

@@ -155,7 +155,7 @@ def trial_report(session: Any, replayed: Any) -> str:
     import io
     from contextlib import redirect_stdout
 
-    from verifier_tui.headless_harbor import print_walkthrough
+    from verifier_tui.commands.harbor import print_walkthrough
 
     text = io.StringIO()
     with redirect_stdout(text):
@@ -208,8 +208,8 @@ class VerifierCase(pytest.Item):
                 else:
                     head = f"{self.nodeid}: the replay did not end as the sandbox's run did"
                 return "\n".join([head, trial_report(self.case.opened, replayed)])
-            from verifier_tui.report import result_lines
-            from verifier_tui.terminal import plain_text
+            from verifier_tui.commands.report import result_lines
+            from verifier_tui.words.text import plain_text
 
             lines = result_lines(self.group.session, error.result)
             return plain_text("\n".join([f"{self.nodeid}: the run did not match the case's expected.json", *lines]))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from verifier_tui.engine.isolation import VARIABLE
+from verifier_tui.engine.sandbox.isolation import VARIABLE
 
 from tests.cli.test_headless import start_watch, stop
 from tests.helpers import PY, make_task, no_traceback, run_tool, write

@@ -1,4 +1,4 @@
-"""verifier_tui.terminal: the one place the headless commands write through."""
+"""verifier_tui.commands.terminal: the one place the headless commands write through."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from verifier_tui import terminal
+from verifier_tui.commands import terminal
 
 
 @pytest.mark.parametrize("raw, shown", [

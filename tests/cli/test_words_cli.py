@@ -71,7 +71,7 @@ def test_watch_lines_say_how_each_run_went_against_expected_json(env, example):
 
 
 def test_the_readme_documents_the_legend_the_app_shows():
-    from verifier_tui.words import LEGEND
+    from verifier_tui.words.run import LEGEND
 
     for _title, marks in LEGEND:
         for mark, meaning in marks:

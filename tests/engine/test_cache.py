@@ -13,7 +13,7 @@ import pytest
 
 from tests.helpers import make_task
 from verifier_tui.engine import cache
-from verifier_tui.engine.discovery import read_task_config
+from verifier_tui.engine.task.discovery import read_task_config
 from verifier_tui.engine import interpreter
 from verifier_tui.engine.interpreter import probe_interpreter
 

@@ -17,7 +17,7 @@ import time
 import pytest
 
 from tests.helpers import PY, make_task, processes_with, run_tool, wait_none_with
-from verifier_tui.engine import isolation
+from verifier_tui.engine.sandbox import isolation
 from verifier_tui.engine.model import Outcome
 from verifier_tui.engine.session import Options, Session
 

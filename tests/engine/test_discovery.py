@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import make_task, write
-from verifier_tui.engine.cases import find_cases, load_case
-from verifier_tui.engine.discovery import (
+from verifier_tui.engine.task.cases import find_cases, load_case
+from verifier_tui.engine.task.discovery import (
     DiscoveryError,
     choose_verifier,
     find_verifiers,

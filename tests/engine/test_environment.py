@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from verifier_tui.engine.environment import (
+from verifier_tui.engine.sandbox.environment import (
     FROM_OPTION,
     FROM_TASK,
     FROM_TOOL,

@@ -1,4 +1,4 @@
-"""The copy sandbox's file copy (engine/file_copy.py), by both of its ways: the
+"""The copy sandbox's file copy (engine/sandbox/file_copy.py), by both of its ways: the
 kernel's ``copy_file_range`` and the plain reads and writes that a system
 without it (macOS) or a file system that refuses it gets (issue 11)."""
 
@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from verifier_tui.engine import file_copy
+from verifier_tui.engine.sandbox import file_copy
 
 
 @pytest.fixture(params=["kernel", "reads and writes"])

@@ -24,8 +24,8 @@ import verifier_tui.engine
 ENGINE_MODULES = sorted(
     info.name for info in pkgutil.walk_packages(verifier_tui.engine.__path__, "verifier_tui.engine.")
 )
-HEADLESS_MODULES = ["verifier_tui", "verifier_tui.cli", "verifier_tui.headless", "verifier_tui.report",
-                    "verifier_tui.words", "verifier_tui.runner_source", "verifier_tui.engine"]
+HEADLESS_MODULES = ["verifier_tui", "verifier_tui.cli", "verifier_tui.commands.headless", "verifier_tui.commands.report",
+                    "verifier_tui.words.run", "verifier_tui.runner_source", "verifier_tui.engine"]
 
 
 def fresh(code: str, tmp_path: Path) -> dict:

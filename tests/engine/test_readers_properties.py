@@ -17,11 +17,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.helpers import make_task, make_trial
-from verifier_tui.engine.cases import read_expected
+from verifier_tui.engine.task.cases import read_expected
 from verifier_tui.engine.harbor.folders import HarborFolderError, open_harbor, select_trial
 from verifier_tui.engine.harbor.walkthrough import trial_json, walk_trial
-from verifier_tui.engine.task_config import parse_task_config
-from verifier_tui.engine.task_rows import read_task_rows
+from verifier_tui.engine.task.config import parse_task_config
+from verifier_tui.engine.task.rows import read_task_rows
 from verifier_tui.engine.verdict import harbor_verdict, read_reward_files
 
 WAIT_S = 10

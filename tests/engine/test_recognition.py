@@ -12,7 +12,7 @@ import time
 import pytest
 
 from tests.helpers import PY, REPO, SHIM, make_task, write
-from verifier_tui.engine.discovery import (
+from verifier_tui.engine.task.discovery import (
     DiscoveryError,
     choose_verifier,
     find_verifiers,
@@ -22,7 +22,7 @@ from verifier_tui.engine.discovery import (
 from verifier_tui.engine.model import Outcome
 from verifier_tui.engine.session import Options, SelectionError, Session
 from verifier_tui.runner_source import runner_path
-from verifier_tui.words import runner_words
+from verifier_tui.words.run import runner_words
 
 # NeMo Gym's hello_world task as published: the verifier, and a pytest module
 # beside it that borrows the verifier's verify at top level to test it.

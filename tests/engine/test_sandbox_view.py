@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import PY, make_task, run_tool, write
-from verifier_tui.engine import isolation
+from verifier_tui.engine.sandbox import isolation
 from verifier_tui.engine.session import Options, Session
 
 

@@ -10,8 +10,8 @@ import os
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from verifier_tui.engine.isolation import read_mounts
-from verifier_tui.engine.sandbox_view import image_workdir, sandbox_path_lines, workspace_path
+from verifier_tui.engine.sandbox.isolation import read_mounts
+from verifier_tui.engine.sandbox.view import image_workdir, sandbox_path_lines, workspace_path
 
 ANY_TEXT = st.one_of(st.binary(max_size=2000), st.text(max_size=2000).map(lambda t: t.encode("utf-8", "surrogatepass")))
 

@@ -895,7 +895,7 @@ LOCKING_VERIFIER = """\
 def big_workspace_session(tmp_path, monkeypatch) -> tuple[Session, Path]:
     """A copy-staged session on a 6,000-file workspace whose verifier leaves an
     unreadable folder in the copy, run once."""
-    from verifier_tui.engine.isolation import VARIABLE
+    from verifier_tui.engine.sandbox.isolation import VARIABLE
 
     monkeypatch.setenv(VARIABLE, "copy")
     task_dir = make_task(tmp_path / "t", LOCKING_VERIFIER)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tests.helpers import make_task
-from verifier_tui.engine.discovery import read_task_config
+from verifier_tui.engine.task.discovery import read_task_config
 
 
 def config(tmp_path, toml: str):

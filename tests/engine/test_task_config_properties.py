@@ -17,7 +17,7 @@ import math
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from verifier_tui.engine.task_config import (
+from verifier_tui.engine.task.config import (
     HARBOR_DEFAULT_VERIFIER_TIMEOUT_S,
     NETWORK_MODES,
     TaskConfig,

@@ -10,10 +10,10 @@ import json
 import pytest
 
 from tests.helpers import PY, make_task, write
-from verifier_tui.engine.discovery import resolve
+from verifier_tui.engine.task.discovery import resolve
 from verifier_tui.engine.model import Outcome
 from verifier_tui.engine.session import Options, SelectionError, Session
-from verifier_tui.engine.task_rows import read_task_rows
+from verifier_tui.engine.task.rows import read_task_rows
 
 # The verifier hands back what it got, so each test reads task_data from the reward.
 ECHO = """\

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from verifier_tui.engine.cases import read_expected
+from verifier_tui.engine.task.cases import read_expected
 from verifier_tui.engine.session import Options, Session
 
 from tests.helpers import PY, make_task, write

@@ -7,7 +7,7 @@ import pytest
 
 from tests.helpers import harbor_trial_config, make_job
 from verifier_tui.engine.harbor.folders import open_harbor
-from verifier_tui.engine.discovery import read_task_config
+from verifier_tui.engine.task.discovery import read_task_config
 from verifier_tui.engine.harbor.walkthrough import walk_trial
 
 PASSED = {"rewards": {"reward": 1.0}, "verifier_files": {"test-stdout.txt": "", "reward.txt": "1.0"}}
@@ -141,7 +141,7 @@ def test_a_redacted_secret_is_taken_from_the_users_environment_or_named(task, ru
 def test_a_broken_task_toml_is_named_and_harbors_defaults_assumed(task, runs):
     demo = task(toml="[verifier\n")
     w = walk(runs, demo)
-    # The same line as `run` says of that task (one reader: engine/task_config.py).
+    # The same line as `run` says of that task (one reader: engine/task/config.py).
     assert read_task_config(demo).problems[0] in w.notes
     assert any("task.toml could not be read" in note for note in w.notes)
     assert w.facts.timeout.seconds == 600.0

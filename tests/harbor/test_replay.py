@@ -248,7 +248,7 @@ def test_a_test_sh_that_dies_before_the_runner_replays_as_the_sandbox_ran_it(tas
     """Issue 21, point 7: the verdict comes from the task's own test.sh, run
     as Harbor ran it (in the sandbox's view), not from the runner started
     directly; the runner beside it explains, and the disagreement is said."""
-    from verifier_tui.engine import isolation
+    from verifier_tui.engine.sandbox import isolation
 
     if isolation.namespace_problem() is not None:
         pytest.skip("the task's test.sh names /tests and /app: it runs only in the namespace's view")
@@ -277,7 +277,7 @@ def test_a_verdict_from_test_sh_names_no_runner_difference_as_a_reason(task, run
     difference is still said of the phases, but never given as a reason the
     verdicts differ."""
     from tests.helpers import RUNNER
-    from verifier_tui.engine import isolation
+    from verifier_tui.engine.sandbox import isolation
 
     if isolation.namespace_problem() is not None:
         pytest.skip("the task's test.sh runs only in the namespace's view")

@@ -141,7 +141,7 @@ def test_without_the_option_the_plugin_does_nothing(pytester, monkeypatch):
 
         def test_alone(request):
             loaded = [m for m in sys.modules if m == "textual" or m.startswith(("textual.", "verifier_tui.engine",
-                                                                               "verifier_tui.headless"))]
+                                                                               "verifier_tui.commands.headless"))]
             assert loaded == []
             assert "verifier_tui.pytest_plugin" in sys.modules  # loaded, but off
             assert request.config.pluginmanager.get_plugin("verifier-tui-cases") is None

@@ -199,7 +199,8 @@ async def test_the_header_names_the_sandbox_in_force(example, sandbox):
 
 async def test_the_header_says_when_a_copy_is_all_this_machine_allows(example, monkeypatch, private_cache):
     """A machine without namespaces, as the tool remembers its probe."""
-    from verifier_tui.engine import cache, isolation
+    from verifier_tui.engine import cache
+    from verifier_tui.engine.sandbox import isolation
 
     monkeypatch.setenv("VERIFIER_TUI_SANDBOX", "auto")
     import time

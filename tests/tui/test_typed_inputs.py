@@ -9,7 +9,7 @@ import json
 from textual.widgets import Input, OptionList, TextArea
 
 from tests.tui.app_under_test import SIZE, make_app, screen_text
-from verifier_tui.engine.cases import wrap_text_response
+from verifier_tui.engine.task.cases import wrap_text_response
 from verifier_tui.tui.screens.choose_list import ChooseListScreen
 from verifier_tui.tui.screens.file_picker import FilePickerScreen
 from verifier_tui.tui.screens.folder_picker import FolderPickerScreen

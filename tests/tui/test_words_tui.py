@@ -16,7 +16,7 @@ CONTRACT = "verify requires 'response' without a default"
 
 async def test_question_mark_shows_every_mark_of_the_legend_and_every_key(example):
     from verifier_tui.tui.screens.help import HelpScreen
-    from verifier_tui.words import LEGEND
+    from verifier_tui.words.run import LEGEND
 
     app = make_app(example("hello-file"), watch=False)
     async with app.run_test(size=(120, 60)) as pilot:

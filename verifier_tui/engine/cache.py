@@ -3,7 +3,7 @@
 Two answers are remembered between runs because learning them again is felt
 at every start of ``verifier-tui run``: what an interpreter says about itself
 (a child Python, about 18 ms: :mod:`verifier_tui.engine.interpreter`) and what a
-``task.toml`` says (importing tomllib, about 6 ms: :mod:`verifier_tui.engine.discovery`).
+``task.toml`` says (importing tomllib, about 6 ms: :mod:`verifier_tui.engine.task.discovery`).
 
 Written privately: the folder is made 0700 and each file is written 0600 to a
 temporary name beside it, then renamed over the old one, so a reader never

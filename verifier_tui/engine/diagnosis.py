@@ -127,7 +127,7 @@ def debugger_notice(output: str) -> str | None:
     """A sentence for a verifier that stopped in pdb with no terminal to
     talk to (``breakpoint()``): what happened, and how to debug it for real.
     None when the output shows no ``bdb.BdbQuit``. The TUI names its key
-    instead of the command (verifier_tui.words.TUI_PHRASES)."""
+    instead of the command (verifier_tui.words.run.TUI_PHRASES)."""
     if not _DEBUGGER_QUIT.search(output or ""):
         return None
     return ("the verifier stopped in pdb (breakpoint() or pdb.set_trace()) and pdb quit at once, raising "

@@ -88,7 +88,7 @@ def _ask(exe: str, python: str, env: dict[str, str] | None,
     import signal
     import subprocess
 
-    from verifier_tui.engine import strays
+    from verifier_tui.engine.sandbox import strays
 
     # In a session of its own, so that what it started can be ended with it, and
     # marked, so that what left that session (setsid, a double fork) is found too.

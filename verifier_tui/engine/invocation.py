@@ -11,18 +11,18 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from verifier_tui.engine.cases import wrap_text_response
-from verifier_tui.engine.discovery import Task
-from verifier_tui.engine.environment import ChildEnvironment, child_environment
+from verifier_tui.engine.task.cases import wrap_text_response
+from verifier_tui.engine.task.discovery import Task
+from verifier_tui.engine.sandbox.environment import ChildEnvironment, child_environment
 from verifier_tui.engine.model import Expectation, ResponseSource
 from verifier_tui.engine.record import field, record
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.interpreter import PROBE_TIMEOUT_S, SHIM_REFUSAL_EXIT, probe_interpreter, shim_refusal
-from verifier_tui.engine.isolation import TESTS
-from verifier_tui.engine.sandbox_view import Limits, limits_for, workspace_path
-from verifier_tui.engine.stage import Stage, StagingError
-from verifier_tui.engine.task_kinds import OwnRunner, verifiers_folder
-from verifier_tui.engine.task_rows import staged_row_text
+from verifier_tui.engine.sandbox.isolation import TESTS
+from verifier_tui.engine.sandbox.view import Limits, limits_for, workspace_path
+from verifier_tui.engine.sandbox.stage import Stage, StagingError
+from verifier_tui.engine.task.kinds import OwnRunner, verifiers_folder
+from verifier_tui.engine.task.rows import staged_row_text
 
 if TYPE_CHECKING:
     from typing import Any
@@ -77,11 +77,11 @@ class Prepared:
     shim_refusal: str | None = None  # the shim would not start the runner (Python too old): its message
     environment: ChildEnvironment | None = None  # how ``env`` was made, for the user
     marker: str | None = None
-    """Without namespaces: the value of :data:`~verifier_tui.engine.strays.MARKER`
+    """Without namespaces: the value of :data:`~verifier_tui.engine.sandbox.strays.MARKER`
     in the runner's environment, by which its escaped descendants are found."""
     guard: Any = None
     """Without namespaces: what the user's files looked like before the run
-    (:class:`~verifier_tui.engine.user_files.Snapshot`), to report what it wrote."""
+    (:class:`~verifier_tui.engine.sandbox.user_files.Snapshot`), to report what it wrote."""
     stack_signal: bool = False
     """The runner was given ``--stack-signal``: at a timeout it is asked for its stacks."""
     stack_answer: str = ""
@@ -109,7 +109,7 @@ class Prepared:
 
 
 def child_env(task_env: dict[str, str], extra: tuple[str, ...] = ()) -> dict[str, str]:
-    """The runner's environment (:mod:`verifier_tui.engine.environment`)."""
+    """The runner's environment (:mod:`verifier_tui.engine.sandbox.environment`)."""
     return child_environment(task_env, extra).values
 
 
@@ -266,7 +266,7 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
         python=interpreter.executable or spec.python,
     )
     if start_error is None and refusal is None:
-        from verifier_tui.engine.containment import contain
+        from verifier_tui.engine.sandbox.containment import contain
 
         contain(prepared)
     return prepared
@@ -278,7 +278,7 @@ def _python_on_path(stage: Stage, executable: str) -> Path:
     environment's interpreter knows itself by the path it is started from)."""
     import shlex
 
-    from verifier_tui.engine.mirror import make_real_dir, remove_path
+    from verifier_tui.engine.sandbox.mirror import make_real_dir, remove_path
 
     folder = stage.inputs_dir / "bin"
     make_real_dir(folder)
@@ -348,11 +348,11 @@ def _stage_response(response: ResponseSource, stage: Stage) -> Path:
 def reproduce_command(spec: RunSpec) -> list[str]:
     """The words of a command that reproduces this run outside the tool, on
     the user's own folders (with a throwaway reward folder): one word each,
-    unquoted, paths absolute (:func:`verifier_tui.words.command_words` makes
+    unquoted, paths absolute (:func:`verifier_tui.words.run.command_words` makes
     the words a user types). The task is named by the path it was opened
     from when that path decides the layout: a verifier file outside the
     task's ``tests/`` is staged with its own folder as ``/tests``
-    (:func:`~verifier_tui.engine.discovery.resolve`), which naming the task
+    (:func:`~verifier_tui.engine.task.discovery.resolve`), which naming the task
     folder would not do."""
     task = spec.task
     opened = task.initial_verifier if task.initial_verifier is not None else task.root

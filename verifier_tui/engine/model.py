@@ -190,7 +190,7 @@ def duration_text(seconds: float) -> str:
     """Every duration and timeout the user reads, in one style: milliseconds
     under a second (``142 ms``), else seconds to three figures (``6 s``,
     ``6.05 s``, ``12.3 s``, ``1800 s``). The engine's own words use it, and
-    the faces through :mod:`verifier_tui.words`."""
+    the faces through :mod:`verifier_tui.words.run`."""
     if round(seconds * 1000) < 1000:
         return f"{seconds * 1000:.0f} ms"
     return f"{seconds:.3g} s" if seconds < 99.95 else f"{seconds:.0f} s"

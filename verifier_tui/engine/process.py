@@ -112,7 +112,7 @@ class ProcessResult:
     outside the group); we stopped reading it after :data:`DRAIN_AFTER_EXIT_S`."""
     strays: tuple = ()
     """The command lines of the processes found still running once the leader
-    was over (by ``marker``, see :mod:`verifier_tui.engine.strays`); all were ended."""
+    was over (by ``marker``, see :mod:`verifier_tui.engine.sandbox.strays`); all were ended."""
     asked_before_kill: bool = False
     """At the timeout, ``before_kill`` said it asked the child for something
     (and output was read on for it, :data:`BEFORE_KILL_WAIT_S` at most)."""
@@ -181,7 +181,7 @@ def run_process(
     leader reaped, and then :class:`ProcessCancelled` is raised. An exception
     in this thread (Ctrl+C) ends the group the same way before it propagates.
 
-    ``marker``: the token of :data:`verifier_tui.engine.strays.MARKER` in
+    ``marker``: the token of :data:`verifier_tui.engine.sandbox.strays.MARKER` in
     ``env``; once the leader is over, every process that carries it (those
     that left the group too) is ended, and listed in ``strays``.
 
@@ -193,7 +193,7 @@ def run_process(
 
     ``init_lists_strays``: the leader starts a PID namespace whose init (the
     leader's child) lists what is still running once the runner is gone
-    (:mod:`verifier_tui.engine.isolation`). When the group must be killed,
+    (:mod:`verifier_tui.engine.sandbox.isolation`). When the group must be killed,
     the rest of it goes first, and the init gets a moment to write that list
     before it is killed too (killing it ends the namespace unlisted).
 
@@ -431,7 +431,7 @@ class _Child:
     def _end_strays(self) -> None:
         """End the leader's descendants still running, those that left its group too (found by the marker)."""
         if self.marker is not None:
-            from verifier_tui.engine.strays import end
+            from verifier_tui.engine.sandbox.strays import end
 
             for pid, command in end(self.marker).items():
                 self.strays.setdefault(pid, command)
@@ -489,7 +489,7 @@ class _Child:
         total = sum(sizes.values())
         if not sizes or total <= (self.memory_limit or 0):
             return
-        from verifier_tui.engine.strays import command_line
+        from verifier_tui.engine.sandbox.strays import command_line
 
         pid = max(sizes, key=lambda p: sizes[p])
         command = command_line(pid)

@@ -68,7 +68,7 @@ def read_explain(prepared: Prepared, stdout_text: str | None = None) -> dict[str
     """The runner's explain document, with paths mapped to the user's, cut to
     the shape the runner writes (the verifier can reach the file: see
     :mod:`verifier_tui.engine.readback`), plus the environment the runner got
-    (``environment``: see :class:`~verifier_tui.engine.environment.ChildEnvironment`)."""
+    (``environment``: see :class:`~verifier_tui.engine.sandbox.environment.ChildEnvironment`)."""
     from verifier_tui.engine.readback import EXPLAIN_SHAPE, checked_document
 
     if stdout_text is not None:
@@ -199,7 +199,7 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
         never_awaited,
         never_awaited_warning,
     )
-    from verifier_tui.engine.strays import cut, strays_notice
+    from verifier_tui.engine.sandbox.strays import cut, strays_notice
     from verifier_tui.engine.verdict import harbor_verdict, read_reward_files, timeout_verdict
 
     out_of_memory: list[str] = []
@@ -213,7 +213,7 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
             stderr = CapturedText(prepared.shim_refusal + "\n", total_bytes=len(prepared.shim_refusal) + 1)
         strays, written = [], []
     else:
-        from verifier_tui.engine.containment import settle
+        from verifier_tui.engine.sandbox.containment import settle
 
         settled = settle(prepared, done)
         returncode, signal, timed_out = settled.returncode, settled.signal, done.timed_out

@@ -19,8 +19,8 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from verifier_tui.engine.cases import Case, default_task_data, defines_a_case
-from verifier_tui.engine.discovery import (
+from verifier_tui.engine.task.cases import Case, default_task_data, defines_a_case
+from verifier_tui.engine.task.discovery import (
     DiscoveryError,
     Task,
     choose_verifier,
@@ -32,15 +32,15 @@ from verifier_tui.engine.model import ResponseSource, RunResult
 from verifier_tui.engine.record import record, replace
 from verifier_tui.engine.invocation import DEFAULT_TIMEOUT_S, EXPLAIN_FILE, Prepared, RunSpec, prepare
 from verifier_tui.engine.results import collect, map_paths, no_explanation, read_explain
-from verifier_tui.engine.isolation import NAMESPACE, Isolation, IsolationError
-from verifier_tui.engine.isolation import choose as choose_isolation
-from verifier_tui.engine.isolation import fallback as isolation_fallback
-from verifier_tui.engine.isolation import requested as requested_isolation
-from verifier_tui.engine.containment import bound_argv, namespace_failure
+from verifier_tui.engine.sandbox.isolation import NAMESPACE, Isolation, IsolationError
+from verifier_tui.engine.sandbox.isolation import choose as choose_isolation
+from verifier_tui.engine.sandbox.isolation import fallback as isolation_fallback
+from verifier_tui.engine.sandbox.isolation import requested as requested_isolation
+from verifier_tui.engine.sandbox.containment import bound_argv, namespace_failure
 from verifier_tui.engine.process import run_process
-from verifier_tui.engine.stage import Scratch, Stage
-from verifier_tui.engine.task_kinds import runner_notices
-from verifier_tui.engine.task_rows import choose_row, looks_like_rows, no_row_chosen
+from verifier_tui.engine.sandbox.stage import Scratch, Stage
+from verifier_tui.engine.task.kinds import runner_notices
+from verifier_tui.engine.task.rows import choose_row, looks_like_rows, no_row_chosen
 
 if TYPE_CHECKING:
     import asyncio
@@ -234,7 +234,7 @@ class Session:
     @property
     def isolation(self) -> Isolation:
         """How this session's runs are kept apart from the user's files
-        (namespaces where the machine allows them; see engine/isolation.py).
+        (namespaces where the machine allows them; see engine/sandbox/isolation.py).
         Raises :class:`IsolationError` when ``VERIFIER_TUI_SANDBOX`` asks for
         what cannot be had."""
         if self._isolation is None:
@@ -243,8 +243,8 @@ class Session:
 
     def limits(self) -> Any:
         """The task's limits and the sandbox's paths, as its runs get them
-        (:class:`~verifier_tui.engine.sandbox_view.Limits`)."""
-        from verifier_tui.engine.sandbox_view import limits_for, workspace_path
+        (:class:`~verifier_tui.engine.sandbox.view.Limits`)."""
+        from verifier_tui.engine.sandbox.view import limits_for, workspace_path
 
         return limits_for(self.task, workspace_path(self.task.tests_dir))
 
@@ -255,7 +255,7 @@ class Session:
     @property
     def timeout_s(self) -> float:
         """--timeout, else task.toml's (both checked to be finite and more than
-        0 where they are read: cli.py, engine/task_config.py), else the default."""
+        0 where they are read: cli.py, engine/task/config.py), else the default."""
         if self.options.timeout is not None:
             return self.options.timeout
         return self.task.config.timeout_sec or DEFAULT_TIMEOUT_S
@@ -264,7 +264,7 @@ class Session:
         """What ``--python`` is (:func:`~verifier_tui.engine.interpreter.probe_interpreter`),
         asked with the environment the runner will get; its ``error`` says in
         one line why it cannot run the runner."""
-        from verifier_tui.engine.environment import child_environment
+        from verifier_tui.engine.sandbox.environment import child_environment
         from verifier_tui.engine.interpreter import PROBE_TIMEOUT_S, probe_interpreter
 
         env = child_environment(self.task.config.env, self.options.env).values
@@ -315,7 +315,7 @@ class Session:
 
     def spec(self, explain_only: bool = False) -> RunSpec:
         if self.verifier is None:
-            from verifier_tui.engine.discovery import no_verifier_message
+            from verifier_tui.engine.task.discovery import no_verifier_message
 
             raise DiscoveryError(no_verifier_message(self.task))
         return RunSpec(

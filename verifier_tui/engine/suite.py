@@ -24,16 +24,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine import untrusted
-from verifier_tui.engine.discovery import EXPECTED_PATHS, DiscoveryError, no_verifier_message
+from verifier_tui.engine.task.discovery import EXPECTED_PATHS, DiscoveryError, no_verifier_message
 from verifier_tui.engine.record import field, record
 from verifier_tui.engine.session import Options, SelectionError, Session
-from verifier_tui.engine.task_kinds import MAX_ENTRIES_SCANNED, is_tests_folder_of_a_task, looks_like_task, some_names
+from verifier_tui.engine.task.kinds import MAX_ENTRIES_SCANNED, is_tests_folder_of_a_task, looks_like_task, some_names
 
 if TYPE_CHECKING:
     import asyncio
     from typing import Any
 
-    from verifier_tui.engine.cases import Case
+    from verifier_tui.engine.task.cases import Case
     from verifier_tui.engine.model import RunResult
 
 #: Between a task's name and a case's in an item's name (pytest's own separator).

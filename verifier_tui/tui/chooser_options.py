@@ -11,12 +11,12 @@ from typing import TYPE_CHECKING
 from textual.content import Content
 
 from verifier_tui.engine import untrusted
-from verifier_tui.engine.cases import default_task_data
-from verifier_tui.words import rewards_text
+from verifier_tui.engine.task.cases import default_task_data
+from verifier_tui.words.run import rewards_text
 from verifier_tui.tui.widgets.status_style import status_of
 
 if TYPE_CHECKING:
-    from verifier_tui.engine.cases import Case
+    from verifier_tui.engine.task.cases import Case
     from verifier_tui.engine.model import RunResult
     from verifier_tui.engine.session import Session
     from verifier_tui.tui.display import Display

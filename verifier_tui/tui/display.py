@@ -12,8 +12,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from verifier_tui.terminal import plain_text
-from verifier_tui.words import duration_text, path_from, tui_words
+from verifier_tui.words.text import plain_text
+from verifier_tui.words.run import duration_text, path_from, tui_words
 
 
 def started_in() -> Path:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from textual.binding import Binding
 
-from verifier_tui.words import mode_text
+from verifier_tui.words.run import mode_text
 
 #: The five choosers share one footer entry ("s v f p t choose"): each key is
 #: also shown next to what it changes in the header.

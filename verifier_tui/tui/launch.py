@@ -50,7 +50,7 @@ def _has_terminal(path: str, chosen: tuple[str, ...] = ()) -> bool:
     import shlex
     import sys
 
-    from verifier_tui import terminal
+    from verifier_tui.commands import terminal
 
     if sys.stdin.isatty() and sys.stdout.isatty():
         return True

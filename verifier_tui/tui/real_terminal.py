@@ -9,7 +9,7 @@ from pathlib import Path
 
 from textual.app import App, SuspendNotSupported
 
-from verifier_tui.terminal import plain_text
+from verifier_tui.words.text import plain_text
 
 
 def run_suspended(app: App, command: list[str], *, banner: str, cwd: Path | None = None,

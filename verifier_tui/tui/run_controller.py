@@ -16,7 +16,7 @@ import asyncio
 import itertools
 from typing import TYPE_CHECKING, Any, Callable
 
-from verifier_tui.engine.discovery import no_verifier_message
+from verifier_tui.engine.task.discovery import no_verifier_message
 from verifier_tui.engine.model import RunResult
 from verifier_tui.engine.watch.changes import Change
 from verifier_tui.engine.watch.live import LiveRuns

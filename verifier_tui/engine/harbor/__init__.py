@@ -35,7 +35,7 @@ One job per module, each mirroring a named piece of Harbor 0.26.0:
 - ``trial_session``: a trial opened for replays, through one
   :class:`~verifier_tui.engine.session.Session` kept open (live reload).
 
-``task.toml`` is read by the one reader, ``engine/task_config.py`` (through
+``task.toml`` is read by the one reader, ``engine/task/config.py`` (through
 ``discovery.read_task_config``), as every other command reads it.
 
 Nothing here imports Textual or the command line. This module imports none

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from verifier_tui.engine.harbor.folders import StepView, Trial
 from verifier_tui.engine.harbor.reading import ExceptionRecord, read_text_tail
-from verifier_tui.engine.task_config import HARBOR_DEFAULT_VERIFIER_TIMEOUT_S, SEPARATE, TaskConfig
+from verifier_tui.engine.task.config import HARBOR_DEFAULT_VERIFIER_TIMEOUT_S, SEPARATE, TaskConfig
 from verifier_tui.engine.model import duration_text
 from verifier_tui.engine.record import record
 from verifier_tui.engine.verdict import (

@@ -234,7 +234,7 @@ class Job:
 
 def _some_names(names: list[str]) -> str:
     """A list of names cut to a few and a count: never a line of thousands."""
-    from verifier_tui.engine.task_kinds import some_names
+    from verifier_tui.engine.task.kinds import some_names
 
     return some_names(names) if names else "none"
 

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine.harbor.folders import StepView, Trial
-from verifier_tui.engine.task_config import SEPARATE, TaskConfig
+from verifier_tui.engine.task.config import SEPARATE, TaskConfig
 from verifier_tui.engine.record import record
 
 if TYPE_CHECKING:

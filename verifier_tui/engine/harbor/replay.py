@@ -102,7 +102,7 @@ def shim_verifier(task_dir: Path, step: str | None = None) -> Path | None:
 
 def _plain_test_sh(task_dir: Path, step: str | None) -> str | None:
     """The test script Harbor ran, when it is not the runner's shim (a plain test.sh task)."""
-    from verifier_tui.engine.discovery import SHIM_MARKER
+    from verifier_tui.engine.task.discovery import SHIM_MARKER
 
     for tests in _tests_dirs(task_dir, step):
         script = tests / "test.sh"

@@ -110,7 +110,7 @@ class TrialSession:
         plan = self.plan
         if plan.task_dir is None or (plan.skipped is not None and not (explaining and plan.no_workspace)):
             return
-        from verifier_tui.engine.discovery import DiscoveryError
+        from verifier_tui.engine.task.discovery import DiscoveryError
         from verifier_tui.engine.session import Options, SelectionError, Session
 
         options = Options(
@@ -160,7 +160,7 @@ class TrialSession:
         self.plan = self._plan()
         # The session stays (the watch loop holds it); only the verifier the shim names may move.
         if self.session is not None and self.plan.verifier is not None and self.plan.verifier != self.session.verifier:
-            from verifier_tui.engine.discovery import DiscoveryError
+            from verifier_tui.engine.task.discovery import DiscoveryError
 
             try:
                 self.session.choose_verifier(self.plan.verifier)
@@ -213,7 +213,7 @@ class TrialSession:
         """One replay, blocking."""
         if self.skipped is not None or self.session is None:
             return self._compare(None)
-        from verifier_tui.engine.discovery import DiscoveryError
+        from verifier_tui.engine.task.discovery import DiscoveryError
         from verifier_tui.engine.session import SelectionError
 
         try:
@@ -231,7 +231,7 @@ class TrialSession:
         """Whether the replay's verdict comes from the task's own test.sh, run
         as Harbor ran it: where the run sees the sandbox's view (the script
         names /tests and /app), and the task has one."""
-        from verifier_tui.engine.isolation import NAMESPACE
+        from verifier_tui.engine.sandbox.isolation import NAMESPACE
 
         session = self.session
         return (session is not None and session.isolation.kind == NAMESPACE
@@ -247,7 +247,7 @@ class TrialSession:
         then the runner), and where the runner agrees it would only confirm."""
         if self.skipped is not None or self.session is None:
             return self._compare(None)
-        from verifier_tui.engine.discovery import DiscoveryError
+        from verifier_tui.engine.task.discovery import DiscoveryError
         from verifier_tui.engine.session import SelectionError
 
         try:

@@ -25,7 +25,7 @@ from verifier_tui.engine.harbor.root_cause import RootCause, root_cause
 from verifier_tui.engine.harbor.sandbox import HarborVerdict, SandboxSide, read_sandbox
 from verifier_tui.engine.model import RunResult
 from verifier_tui.engine.record import field, record
-from verifier_tui.engine.task_config import TaskConfig
+from verifier_tui.engine.task.config import TaskConfig
 
 if TYPE_CHECKING:
     from typing import Any, Mapping
@@ -38,7 +38,7 @@ class TrialWalkthrough:
     trial: Trial
     step: StepView
     location: TaskLocation
-    task: TaskConfig | None  # task.toml by the one reader (engine/task_config.py)
+    task: TaskConfig | None  # task.toml by the one reader (engine/task/config.py)
     drift: TaskDrift | None
     facts: TrialFacts
     sandbox: SandboxSide
@@ -61,7 +61,7 @@ def walk_trial(trial: Trial, step: str | None = None, *, task_dir: Path | str | 
     ``cache``: Harbor's cache folder (default ``~/.cache/harbor``).
     ``baseline``: the task's digest when it was last the run's (see :func:`compare_task`).
     """
-    from verifier_tui.engine.discovery import read_task_config
+    from verifier_tui.engine.task.discovery import read_task_config
 
     view = trial.step(step)
     location = locate_task(trial, task_dir, cache)

@@ -27,7 +27,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from verifier_tui.engine.discovery import DiscoveryError
+from verifier_tui.engine.task.discovery import DiscoveryError
 from verifier_tui.engine.watch.changes import Change
 from verifier_tui.engine.watch.scheduler import RunScheduler
 from verifier_tui.engine.watch.watcher import Watcher

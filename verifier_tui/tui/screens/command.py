@@ -26,7 +26,7 @@ class CommandScreen(ModalScreen[None]):
 
     def __init__(self, words: list[str], note: str | None = None) -> None:
         """``words``: the command's words, each already quoted for the shell
-        (:func:`verifier_tui.words.command_words`)."""
+        (:func:`verifier_tui.words.run.command_words`)."""
         super().__init__()
         self.words = words
         self.note = note

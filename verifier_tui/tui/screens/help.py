@@ -1,6 +1,6 @@
 """The help screen (``?``): every key of the main screen, from the one key
 table (:mod:`verifier_tui.tui.keys`), and the legend of the marks in the
-cases list and the history, from the one legend (:data:`verifier_tui.words.LEGEND`,
+cases list and the history, from the one legend (:data:`verifier_tui.words.run.LEGEND`,
 which the README documents)."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
 from verifier_tui.tui.keys import KEYS, shown_key
-from verifier_tui.words import LEGEND
+from verifier_tui.words.run import LEGEND
 
 _HEAD = "bold $text-primary"
 

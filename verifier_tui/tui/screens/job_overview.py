@@ -27,7 +27,7 @@ from verifier_tui.engine.harbor.overview import (
     select_rows,
     trial_rows,
 )
-from verifier_tui.terminal import plain_text
+from verifier_tui.words.text import plain_text
 from verifier_tui.tui.screens.help import HelpScreen, keys_content
 from verifier_tui.tui.trial_keys import OVERVIEW_KEYS, bindings
 

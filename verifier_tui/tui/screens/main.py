@@ -28,8 +28,8 @@ from textual.screen import Screen
 from textual.widgets import Footer
 from textual.worker import Worker, WorkerState
 
-from verifier_tui.engine.containment import bound_argv
-from verifier_tui.engine.discovery import DiscoveryError, no_verifier_help, no_verifier_message
+from verifier_tui.engine.sandbox.containment import bound_argv
+from verifier_tui.engine.task.discovery import DiscoveryError, no_verifier_help, no_verifier_message
 from verifier_tui.engine.model import RunResult
 from verifier_tui.engine.session import SelectionError
 from verifier_tui.tui.chooser_options import (
@@ -70,7 +70,7 @@ from verifier_tui.tui.widgets.resolution_panel import ResolutionPanel
 from verifier_tui.tui.widgets.reward_panel import RewardPanel
 from verifier_tui.tui.widgets.status_line import StatusLine
 from verifier_tui.tui.widgets.too_small import MIN_HEIGHT, MIN_WIDTH, TooSmall
-from verifier_tui.words import command_words
+from verifier_tui.words.run import command_words
 
 if TYPE_CHECKING:
     from verifier_tui.tui.app import VerifierApp

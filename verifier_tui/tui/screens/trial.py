@@ -26,7 +26,7 @@ from textual.widgets import Footer
 from textual.worker import Worker, WorkerState
 
 from verifier_tui.engine.harbor.trial_session import TrialSession
-from verifier_tui.trial_words import verdict_words
+from verifier_tui.words.trial import verdict_words
 from verifier_tui.tui.external import editor_command, verify_line
 from verifier_tui.tui.messages import VerdictStale, WatchStateChanged
 from verifier_tui.tui.real_terminal import run_suspended
@@ -206,7 +206,7 @@ class TrialScreen(Screen[None]):
 
     def action_copy_command(self) -> None:
         from verifier_tui.tui.screens.command import CommandScreen
-        from verifier_tui.words import command_words
+        from verifier_tui.words.run import command_words
 
         local = self.replayed.local if self.replayed is not None else None
         if local is None or not local.command:
@@ -298,7 +298,7 @@ class TrialScreen(Screen[None]):
             self.notify("the task was not found, so it has no cases to offer: start with --task DIR",
                         severity="warning", markup=False)
             return
-        from verifier_tui.engine.discovery import DiscoveryError, resolve
+        from verifier_tui.engine.task.discovery import DiscoveryError, resolve
 
         try:
             cases = resolve(task_dir).cases

@@ -6,7 +6,7 @@ from __future__ import annotations
 from textual.content import Content
 
 from verifier_tui.engine.harbor.phases import DONE, FAILED, NOT_REACHED, STOPPED, UNKNOWN
-from verifier_tui.trial_words import PHASE_MARKS
+from verifier_tui.words.trial import PHASE_MARKS
 from verifier_tui.tui.screens.help import keys_content, marks_content
 from verifier_tui.tui.trial_keys import TRIAL_KEYS
 

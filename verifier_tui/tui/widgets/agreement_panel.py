@@ -12,7 +12,7 @@ import re
 from textual.content import Content
 from textual.widgets import Static
 
-from verifier_tui.trial_words import agreement_mark, agreement_words, verdict_words
+from verifier_tui.words.trial import agreement_mark, agreement_words, verdict_words
 
 if TYPE_CHECKING:
     from verifier_tui.engine.harbor.trial_session import Replayed

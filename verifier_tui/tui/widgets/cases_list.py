@@ -8,10 +8,10 @@ from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from verifier_tui.engine.cases import Case
+from verifier_tui.engine.task.cases import Case
 from verifier_tui.engine.model import RunResult
 from verifier_tui.tui.widgets.status_style import status_of
-from verifier_tui.words import NOT_RUN, RUNNING, short_reward
+from verifier_tui.words.run import NOT_RUN, RUNNING, short_reward
 
 NO_CASES = "__none__"
 

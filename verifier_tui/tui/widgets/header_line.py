@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from textual.content import Content
 from textual.widgets import Static
 
-from verifier_tui.words import MODE_NAMES, limits_words, runner_words
+from verifier_tui.words.run import MODE_NAMES, limits_words, runner_words
 
 
 if TYPE_CHECKING:
@@ -53,7 +53,7 @@ class HeaderLine(Static):
             differs = session.task.own_runner is not None and not session.task.own_runner.same_as_ours
             parts += [SEP, (runner, "bold $warning" if differs else "bold"), (" R", KEY)]
         self._choices = Content.assemble(*parts)
-        # How runs are kept apart from the user's files (engine/isolation.py):
+        # How runs are kept apart from the user's files (engine/sandbox/isolation.py):
         # the kind here, the whole sentence (and why a copy) on hover.
         isolation = session.isolation
         namespace = isolation.kind == "namespace"

@@ -21,7 +21,7 @@ from verifier_tui.engine.model import CapturedText, RunResult
 from verifier_tui.engine.record import replace
 from verifier_tui.engine.verdict import REWARD_KEYS, rewards_json
 from verifier_tui.tui.widgets.status_style import status_of
-from verifier_tui.words import CHANGED, DOWN, SAME, UP, short_reward
+from verifier_tui.words.run import CHANGED, DOWN, SAME, UP, short_reward
 
 #: Runs whose whole result is kept, so that selecting one shows everything:
 #: the few a user compares with the latest while editing.

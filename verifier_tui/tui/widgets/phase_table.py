@@ -13,7 +13,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from verifier_tui.engine.harbor.phases import DONE, FAILED, NOT_REACHED, PHASES, STOPPED, UNKNOWN
-from verifier_tui.trial_words import PHASE_MARKS, step_detail
+from verifier_tui.words.trial import PHASE_MARKS, step_detail
 
 if TYPE_CHECKING:
     from verifier_tui.engine.harbor.phases import Parting, PhaseReport

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from textual.content import Content
 from textual.widgets import Static
 
-from verifier_tui.trial_words import agreement_words
+from verifier_tui.words.trial import agreement_words
 
 if TYPE_CHECKING:
     from verifier_tui.engine.harbor.trial_session import Replayed

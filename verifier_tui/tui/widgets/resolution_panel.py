@@ -15,7 +15,7 @@ from textual.widgets import Static
 
 from verifier_tui.engine.diagnosis import shadow_text, stdlib_shadows
 from verifier_tui.tui.widgets.reward_panel import IN_COMMAND
-from verifier_tui.words import LISTED, MODE_NAMES, binding_text, more_text, tui_words
+from verifier_tui.words.run import LISTED, MODE_NAMES, binding_text, more_text, tui_words
 
 if TYPE_CHECKING:
     from verifier_tui.tui.display import Display
@@ -155,10 +155,10 @@ def _sys_path(explain: dict[str, Any], fmt: "Display") -> list[Any]:
 
 
 def _environment(explain: dict[str, Any], fmt: "Display") -> list[Any]:
-    """What the runner's environment held (verifier_tui.engine.environment):
+    """What the runner's environment held (verifier_tui.engine.sandbox.environment):
     names by where they came from, values only for verifier-tui's own and the
     task's; what was held back, by count, naming the interpreter switches."""
-    from verifier_tui.engine.environment import FROM_USER, interpreter_switches
+    from verifier_tui.engine.sandbox.environment import FROM_USER, interpreter_switches
 
     environment = explain.get("environment")
     if not isinstance(environment, dict):

@@ -17,7 +17,7 @@ from verifier_tui.engine.model import Outcome, RunResult
 from verifier_tui.engine.verdict import rewards_json
 from verifier_tui.tui.external import failing_location
 from verifier_tui.tui.widgets.status_style import status_of
-from verifier_tui.words import LISTED, VERIFIER_NOT_CALLED, expectation_json, more_text, near_miss_line, stuck_line, text_head
+from verifier_tui.words.run import LISTED, VERIFIER_NOT_CALLED, expectation_json, more_text, near_miss_line, stuck_line, text_head
 
 if TYPE_CHECKING:
     from verifier_tui.tui.display import Display

@@ -11,7 +11,7 @@ from textual.widgets import Static
 
 from verifier_tui.engine.model import RunResult
 from verifier_tui.tui.widgets.status_style import status_of
-from verifier_tui.words import short_reward
+from verifier_tui.words.run import short_reward
 
 if TYPE_CHECKING:
     from verifier_tui.tui.display import Display

@@ -1,11 +1,11 @@
 """Theme styles for a run's status (theme variables only: every built-in theme
 keeps working, and no colour is written in Python). The words themselves are
-:mod:`verifier_tui.words`'s, shared with the headless commands."""
+:mod:`verifier_tui.words.run`'s, shared with the headless commands."""
 
 from __future__ import annotations
 
 from verifier_tui.engine.model import RunResult
-from verifier_tui.words import case_status
+from verifier_tui.words.run import case_status
 
 STATUS_STYLES = {
     "passed": "bold $success",

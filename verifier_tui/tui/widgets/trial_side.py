@@ -11,8 +11,8 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from verifier_tui.trial_words import verdict_words, workspace_words
-from verifier_tui.words import stuck_line
+from verifier_tui.words.trial import verdict_words, workspace_words
+from verifier_tui.words.run import stuck_line
 from verifier_tui.tui.widgets.reward_panel import pretty
 
 if TYPE_CHECKING:

@@ -35,9 +35,9 @@ namespace) along.
 
 Elsewhere (macOS, kernels that refuse unprivileged namespaces), or when
 ``VERIFIER_TUI_SANDBOX=copy`` says so, the run gets a private copy of the
-workspace in the tool's scratch folder (:mod:`verifier_tui.engine.mirror`),
+workspace in the tool's scratch folder (:mod:`verifier_tui.engine.sandbox.mirror`),
 is handed the scratch paths instead of ``/app`` and ``/tests``, and the
-escape checks of :mod:`verifier_tui.engine.strays` apply.
+escape checks of :mod:`verifier_tui.engine.sandbox.strays` apply.
 
 ``VERIFIER_TUI_SANDBOX`` is ``auto`` (the default), ``namespace`` (probed
 now; an error where namespaces are impossible) or ``copy``. Whether
@@ -56,7 +56,7 @@ import time
 
 from verifier_tui.engine import cache
 from verifier_tui.engine.record import record
-from verifier_tui.engine.strays import CMDLINE_BYTES, shown_command
+from verifier_tui.engine.sandbox.strays import CMDLINE_BYTES, shown_command
 
 VARIABLE = "VERIFIER_TUI_SANDBOX"
 NAMESPACE = "namespace"
@@ -497,7 +497,7 @@ def _built(spec: list[tuple[str, str]], base: str, key: str) -> str:
     except OSError:  # made meanwhile by another run: that one serves
         from pathlib import Path
 
-        from verifier_tui.engine.mirror import remove_tree
+        from verifier_tui.engine.sandbox.mirror import remove_tree
 
         remove_tree(Path(building))
         if not os.path.isfile(os.path.join(done, "complete")):
@@ -508,7 +508,7 @@ def _built(spec: list[tuple[str, str]], base: str, key: str) -> str:
 def _make_skeleton(root: str, spec: list[tuple[str, str]]) -> None:
     from pathlib import Path
 
-    from verifier_tui.engine.mirror import make_real_dir, remove_path
+    from verifier_tui.engine.sandbox.mirror import make_real_dir, remove_path
 
     make_real_dir(Path(root))
     for rel, kind in spec:

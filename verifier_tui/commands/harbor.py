@@ -9,7 +9,7 @@ did. ``explain TRIAL`` shows the sandbox side and how the replay would import
 and call ``verify``. ``watch TRIAL`` replays on every change to the task, one
 line per replay with the agreement. ``--json`` documents: docs/json-output.md.
 
-:mod:`verifier_tui.headless` hands a path over here when it is a trial or job
+:mod:`verifier_tui.commands.headless` hands a path over here when it is a trial or job
 folder (:func:`dispatch`); only that check is imported on every command.
 """
 
@@ -18,7 +18,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-from verifier_tui import terminal
+from verifier_tui.commands import terminal
 from verifier_tui.engine.harbor.folders import find_harbor_folder
 from verifier_tui.engine.record import record
 
@@ -39,7 +39,7 @@ NOT_FOR_TRIALS = {
 
 def _say(text: str = "") -> None:
     """A line of the tool's own words (paths shortened; the outputs are printed as they are)."""
-    from verifier_tui.trial_words import shown
+    from verifier_tui.words.trial import shown
 
     terminal.out(shown(text))
 
@@ -92,7 +92,7 @@ def stand_in_of(args):
 def stand_in_lines(stand_in, used: list[str], unused: list[str]) -> list[str]:
     """Which trials the stand-in served (those that did not capture /app) and
     which it did not, names cut to a few and a count."""
-    from verifier_tui.engine.task_kinds import some_names
+    from verifier_tui.engine.task.kinds import some_names
 
     if stand_in is None or stand_in.words is None:
         return []
@@ -195,7 +195,7 @@ def print_overview(folder, as_json: bool) -> None:
     from verifier_tui.engine.harbor.folders import CONFIG, LOCK
     from verifier_tui.engine.harbor.overview import read_overview, select_rows
     from verifier_tui.engine.harbor.reading import read_json
-    from verifier_tui.engine.task_kinds import some_names
+    from verifier_tui.engine.task.kinds import some_names
 
     overview = read_overview(folder)
     name = read_json(folder / CONFIG).get("job_name") or folder.name
@@ -266,7 +266,7 @@ def print_walkthrough(opened: TrialSession, replayed: Replayed) -> None:
     """``run TRIAL``'s readable output: the verdicts and the agreement first,
     then the phases side by side, what went wrong and what to try, the
     facts, and the two outputs."""
-    from verifier_tui.trial_words import (
+    from verifier_tui.words.trial import (
         agreement_words,
         cause_lines,
         replay_words,
@@ -276,7 +276,7 @@ def print_walkthrough(opened: TrialSession, replayed: Replayed) -> None:
         verdict_words,
         workspace_words,
     )
-    from verifier_tui.words import stuck_line
+    from verifier_tui.words.run import stuck_line
 
     walk = opened.walk
     side = walk.sandbox
@@ -326,7 +326,7 @@ def print_walkthrough(opened: TrialSession, replayed: Replayed) -> None:
 
 def print_phases(opened: TrialSession, replayed: Replayed) -> None:
     """The phases in two columns, the first wrong step of each side explained."""
-    from verifier_tui.trial_words import PHASE_MARKS, step_detail
+    from verifier_tui.words.trial import PHASE_MARKS, step_detail
 
     sandbox = opened.walk.sandbox.phases
     local = replayed.phases
@@ -378,7 +378,7 @@ def explain_command(args) -> int:
         if args.json:
             terminal.out_json(data)
             return 0 if explain is not None and "error" not in explain else 2
-        from verifier_tui.trial_words import (
+        from verifier_tui.words.trial import (
             PHASE_MARKS,
             agreement_words,
             cause_lines,
@@ -521,7 +521,7 @@ class _TrialsStream:
 
 def job_row(session: TrialSession, replayed: Replayed, *, stderr: bool) -> JobRow:
     from verifier_tui.engine.harbor.agreement import local_verdict
-    from verifier_tui.trial_words import agreement_mark, agreement_words, cause_label, verdict_words
+    from verifier_tui.words.trial import agreement_mark, agreement_words, cause_label, verdict_words
 
     local = local_verdict(replayed.local) if replayed.local is not None else None
     word, sentence = agreement_words(replayed.agreement, replayed.skipped)
@@ -600,8 +600,8 @@ def write_junit(path, found, rows: list[JobRow], wall: float) -> None:
 
 
 def watch_line(sequence: int, trigger: str, replayed: Replayed) -> str:
-    from verifier_tui.trial_words import agreement_words, replay_words
-    from verifier_tui.words import cut_words
+    from verifier_tui.words.trial import agreement_words, replay_words
+    from verifier_tui.words.run import cut_words
 
     word, sentence = agreement_words(replayed.agreement, replayed.skipped)
     stamp = time.strftime("%H:%M:%S")
@@ -624,7 +624,7 @@ def watch_command(args) -> int:
         if opened.session is None:
             return _fail(f"nothing to replay, so nothing to watch: {opened.skipped}")
         if not args.json:
-            from verifier_tui.trial_words import trial_header, verdict_words
+            from verifier_tui.words.trial import trial_header, verdict_words
 
             terminal.out(trial_header(opened.walk))
             terminal.out(f"sandbox: {verdict_words(opened.walk.sandbox.verdict)} (as recorded; it does not change)")
@@ -681,7 +681,7 @@ def both_modes_command(args) -> int:
     """``run PATH --both-modes``: the case with its response and without."""
     from verifier_tui.engine.both_modes import run_both_modes, works
     from verifier_tui.engine.session import Session
-    from verifier_tui.words import mode_text, verdict_line
+    from verifier_tui.words.run import mode_text, verdict_line
 
     if args.options.no_response:
         return _fail("--both-modes runs the case with its response and without: drop --no-response")

@@ -4,7 +4,7 @@ Readable output by default, ``--json`` for machines (documented in the README),
 and exit statuses that mean something: ``run`` exits with the runner's code
 (124 on timeout), ``test`` with 0 only when every case matched.
 
-Everything is written through :mod:`verifier_tui.terminal`: the verifier's
+Everything is written through :mod:`verifier_tui.commands.terminal`: the verifier's
 escape codes are shown harmlessly, a terminal that cannot take a character
 gets an escape, and a reader that goes away (``| head -1``) changes no exit
 status.
@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import time
 
-from verifier_tui import report, terminal
+from verifier_tui.commands import report, terminal
 from verifier_tui.engine.model import RunResult
 from verifier_tui.engine.session import Session
-from verifier_tui.words import cut_words
+from verifier_tui.words.run import cut_words
 
 def _interpreter_problem(session) -> str | None:
     """Why ``--python`` cannot run the runner (not found, does not start, too
@@ -35,7 +35,7 @@ def print_result(session, result: RunResult) -> None:
 def _harbor(args, command: str) -> int | None:
     """A Harbor trial or job folder goes to the trial commands (and
     ``run --both-modes`` to its own); None: this module's command goes on."""
-    from verifier_tui import headless_harbor
+    from verifier_tui.commands import harbor as headless_harbor
 
     status = headless_harbor.dispatch(args, command)
     if status is None and getattr(args, "both_modes", False):
@@ -191,7 +191,7 @@ def watch_command(args) -> int:
     session = Session(args.path, args.options)
     with session:
         if session.verifier is None:
-            from verifier_tui.engine.discovery import no_verifier_message
+            from verifier_tui.engine.task.discovery import no_verifier_message
 
             terminal.error(no_verifier_message(session.task))
             return 2

@@ -18,9 +18,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
-from verifier_tui.engine import cache, isolation, strays, user_files
+from verifier_tui.engine import cache
+from verifier_tui.engine.sandbox import isolation, strays, user_files
 from verifier_tui.engine.record import record, replace
-from verifier_tui.engine.sandbox_view import cpu_lease, cpus_to_bind, sandbox_path_lines
+from verifier_tui.engine.sandbox.view import cpu_lease, cpus_to_bind, sandbox_path_lines
 
 if TYPE_CHECKING:
     from verifier_tui.engine.invocation import Prepared

@@ -1,7 +1,7 @@
 """Cases on disk: ``<task>/cases/<name>/`` with a workspace, an optional
 response and task data, and an optional expected verdict (the README's "Tasks and
 cases" shows the layout). In a parameterized task (``tasks.jsonl``) a case's
-task data may be one of its rows (:mod:`verifier_tui.engine.task_rows`)."""
+task data may be one of its rows (:mod:`verifier_tui.engine.task.rows`)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.model import Expectation, ResponseSource
 from verifier_tui.engine.record import field, record
-from verifier_tui.engine.task_rows import CASE_TASK_ID_FILE, TaskRows, case_task_id, no_such_row
+from verifier_tui.engine.task.rows import CASE_TASK_ID_FILE, TaskRows, case_task_id, no_such_row
 
 EXPECTED_LIMIT = untrusted.MB  # an expected.json is a few lines
 

@@ -6,9 +6,9 @@ links: a write through a link would change the original). It is updated
 incrementally: files whose size and mtime match what was copied last time are
 left alone, so a re-run on an unchanged 10k-file workspace costs a walk of
 stats, not a copy; with a watcher's changes and the run's own writes known
-(engine/write_tracker.py), not even that. After each run the mirror is checked
+(engine/sandbox/write_tracker.py), not even that. After each run the mirror is checked
 again and anything the verifier changed, added or deleted is repaired on the
-next sync. The copying itself is engine/file_copy.py's. Links that
+next sync. The copying itself is engine/sandbox/file_copy.py's. Links that
 lead outside the source, FIFOs, sockets and sparse files are handled so that
 copying neither hangs, explodes nor lets the verifier write through to the
 user's disk.
@@ -23,7 +23,7 @@ import stat
 from collections import namedtuple
 from pathlib import Path
 
-from verifier_tui.engine.file_copy import Copier, NotAFile, copy_file, copy_sig, source_sig
+from verifier_tui.engine.sandbox.file_copy import Copier, NotAFile, copy_file, copy_sig, source_sig
 
 # Names never copied into a mirror: bytecode caches would only be stale.
 _SKIP_NAMES = {"__pycache__"}
@@ -85,7 +85,7 @@ class Mirror:
             self._tracker.close()
             self._tracker = None
         if self.track:
-            from verifier_tui.engine.write_tracker import tracker
+            from verifier_tui.engine.sandbox.write_tracker import tracker
 
             self._tracker = tracker()
         # A verifier may have replaced its workspace (or the tests folder) by a

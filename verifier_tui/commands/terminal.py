@@ -5,8 +5,8 @@ once for every command:
 
 * **Escape codes from the verifier.** A verifier's output may hold a screen
   clear, an OSC 8 link, a bell, a stray ``\\r``. Printed raw they act on the
-  user's terminal. :func:`plain_text` removes them; the TUI shows verifier
-  text through the same function (:mod:`verifier_tui.tui.display`).
+  user's terminal. :func:`~verifier_tui.words.text.plain_text` removes them;
+  the TUI shows verifier text through the same function.
 * **A terminal that cannot take every character.** With
   ``PYTHONIOENCODING=ascii`` or ``LANG=C`` Python's streams refuse ``·`` and
   ``✓``. :func:`prepare_streams` makes them write a backslash escape instead
@@ -31,34 +31,16 @@ import re
 import sys
 from typing import TYPE_CHECKING
 
+from verifier_tui.words.text import plain_text
+
 if TYPE_CHECKING:
     from typing import Any, TextIO
 
-#: ANSI escape sequences (CSI, OSC ended by BEL or ST, and two-byte escapes).
-_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
-#: C0 control characters other than tab and newline, DEL, and the C1 controls
-#: (U+0080 to U+009F: U+009B is a one-character CSI on some terminals). A stray
-#: \r or \b from a progress bar would garble the line it lands on.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-#: The characters that reorder text around them (bidi controls: a
-#: right-to-left override makes ``txt.exe`` read as ``exe.txt``): shown as
-#: what they are, ``<U+202E>``, never obeyed.
-_BIDI = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 #: What --json writes as \u escapes although JSON allows them raw: DEL, the C1
 #: controls and the bidi controls (json.dumps escapes the C0 ones already).
 _JSON_RAW = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 _gone: set[str] = set()  # "stdout", "stderr": streams whose reader went away
-
-
-def plain_text(text: str) -> str:
-    """``text`` with terminal escape sequences and control characters removed,
-    tabs expanded: verifier output made harmless to show."""
-    if "\x1b" in text:
-        text = _ANSI.sub("", text)
-    text = _CONTROL.sub("", text)
-    text = _BIDI.sub(lambda found: f"<U+{ord(found.group()):04X}>", text)
-    return text.expandtabs(4) if "\t" in text else text
 
 
 def prepare_streams() -> None:

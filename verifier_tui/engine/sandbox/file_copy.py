@@ -1,4 +1,4 @@
-"""Copying files for the copy sandbox's mirror (engine/mirror.py): with the
+"""Copying files for the copy sandbox's mirror (engine/sandbox/mirror.py): with the
 kernel's help, and on every core.
 
 One file is copied by :func:`copy_file`: the source opened without following

@@ -8,7 +8,7 @@ import os
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine.harbor.phases import DONE, FAILED, NOT_REACHED, STOPPED, UNKNOWN
-from verifier_tui.words import duration_text, format_number
+from verifier_tui.words.run import duration_text, format_number
 
 if TYPE_CHECKING:
     from typing import Any

@@ -238,10 +238,10 @@ def binding_text(row: dict[str, Any], result_mode: str) -> str:
 TUI_PHRASES = (
     ("but no --response was given", "but this run has no response"),  # the runner's contract error
     ("; give --response FILE", "; choose one with p"),  # engine/both_modes.py
-    ("choose one with --task-id ID (t in the TUI; task ids:", "choose one with t (task ids:"),  # engine/task_rows.py
-    ("choose a row with --task-id ID", "choose a row with t"),  # engine/task_rows.py
+    ("choose one with --task-id ID (t in the TUI; task ids:", "choose one with t (task ids:"),  # engine/task/rows.py
+    ("choose a row with --task-id ID", "choose a row with t"),  # engine/task/rows.py
     ("open the task in the TUI (verifier-tui TASK) and press d", "press d"),  # engine/diagnosis.py
-    ("--runner task (R in the TUI) runs the task's own", "R runs the task's own"),  # engine/task_kinds.py
+    ("--runner task (R in the TUI) runs the task's own", "R runs the task's own"),  # engine/task/kinds.py
     ("(verifier-tui's runner, without --runner task, shows it)", "(R back to verifier-tui's runner shows it)"),  # stacks.py
     ("Run with an interpreter that has it: --python EXE", "Start verifier-tui again with an interpreter that has "
      "it (--python EXE)"),  # engine/diagnosis.py
@@ -350,7 +350,7 @@ def expectation_json(expected: Any) -> str:
 
 
 def limits_words(limits: Any, *, namespace: bool, short: bool = False) -> str | None:
-    """The task's limits as the run gets them (``engine/sandbox_view.py``):
+    """The task's limits as the run gets them (``engine/sandbox/view.py``):
     ``1024 MB · 1 CPU · no network`` (``short``: the TUI's header, only what
     the task sets), or the whole line the headless commands print."""
     if limits is None:

@@ -1,9 +1,9 @@
 """What the headless commands say: a run, an explanation, a test and a watch
 line, as lines for a reader and as ``--json`` documents (docs/json-output.md).
 
-The commands (:mod:`verifier_tui.headless`) decide what runs and what they
+The commands (:mod:`verifier_tui.commands.headless`) decide what runs and what they
 exit with; this module only puts what the engine found into words, with the
-words the TUI shares (:mod:`verifier_tui.words`). The pytest plugin reports a
+words the TUI shares (:mod:`verifier_tui.words.run`). The pytest plugin reports a
 failed case with :func:`result_lines`, as ``run`` prints it.
 """
 
@@ -13,10 +13,10 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from verifier_tui import terminal
+from verifier_tui.commands import terminal
 from verifier_tui.engine.model import RunResult
 from verifier_tui.engine.verdict import rewards_json
-from verifier_tui.words import (
+from verifier_tui.words.run import (
     LISTED,
     binding_text,
     case_status,
@@ -200,7 +200,7 @@ def environment_lines(environment: dict[str, Any] | None) -> list[str]:
     values only for verifier-tui's own and the task's (as task.toml writes them)."""
     if not environment:
         return []
-    from verifier_tui.engine.environment import interpreter_switches
+    from verifier_tui.engine.sandbox.environment import interpreter_switches
 
     lines = ["", "environment (what the runner gets):"]
     by_source: dict[str, list[str]] = {}

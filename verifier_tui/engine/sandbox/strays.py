@@ -100,7 +100,7 @@ def _is_zombie(pid: int) -> bool:
 
 CMDLINE_BYTES = 1024
 """How much of a command line is read: enough for :data:`SHOWN_CHARS`
-(the namespace's init reads as much, engine/isolation.py)."""
+(the namespace's init reads as much, engine/sandbox/isolation.py)."""
 
 SHOWN_CHARS = 160
 """A command line is shown cut to this many characters (:func:`cut`)."""

@@ -11,7 +11,7 @@
 <stage>/overlay/{upper,work}   with namespaces: the overlay's scratch layer,
                                emptied before every run
 <stage>/ctl/                   with namespaces: the mounts to make, and what the
-                               namespace's init reports (see engine/isolation.py)
+                               namespace's init reports (see engine/sandbox/isolation.py)
 <stage>/view/                  with namespaces: the skeleton of the run's root (its
                                mount points), on which the sandbox's view is built
 ```
@@ -22,7 +22,7 @@ With namespaces the runner sees these folders where the sandbox has them:
 
 A session keeps one stage per selection in its scratch folder (see
 :class:`Scratch`), so re-runs only copy what changed (see
-:mod:`verifier_tui.engine.mirror`), or, with namespaces, copy nothing.
+:mod:`verifier_tui.engine.sandbox.mirror`), or, with namespaces, copy nothing.
 
 A stage is handed from run to run, and the last run's verifier could reach
 all of it (in the copy sandbox ``Path(workspace).parent`` is the stage): any
@@ -48,9 +48,9 @@ import threading
 from pathlib import Path
 
 from verifier_tui.engine import untrusted
-from verifier_tui.engine.file_copy import copy_file
-from verifier_tui.engine.isolation import APP, INPUTS, REWARD, TESTS, overlay_can_take
-from verifier_tui.engine.mirror import Mirror, make_real_dir, remove_path, remove_tree
+from verifier_tui.engine.sandbox.file_copy import copy_file
+from verifier_tui.engine.sandbox.isolation import APP, INPUTS, REWARD, TESTS, overlay_can_take
+from verifier_tui.engine.sandbox.mirror import Mirror, make_real_dir, remove_path, remove_tree
 from verifier_tui.engine.record import field, record
 from verifier_tui.runner_source import runner_path
 

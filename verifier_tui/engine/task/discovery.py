@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine import cache, untrusted
-from verifier_tui.engine.cases import Case, find_cases, load_case
+from verifier_tui.engine.task.cases import Case, find_cases, load_case
 from verifier_tui.engine.record import field, record
-from verifier_tui.engine.task_kinds import (
+from verifier_tui.engine.task.kinds import (
     OwnRunner,
     episode_api_message,
     episode_api_notice,
@@ -31,9 +31,9 @@ from verifier_tui.engine.task_kinds import (
     tasks_in,
     uses_episode_api,
 )
-from verifier_tui.engine.task_rows import TaskRows, read_task_rows, tasks_file
+from verifier_tui.engine.task.rows import TaskRows, read_task_rows, tasks_file
 from verifier_tui.runner_source import runner_path
-from verifier_tui.engine.task_config import TaskConfig, config_from_toml, load_toml
+from verifier_tui.engine.task.config import TaskConfig, config_from_toml, load_toml
 
 if TYPE_CHECKING:
     from typing import Any
@@ -160,7 +160,7 @@ def find_verifiers(tests_dir: Path) -> list[Path]:
 
 
 def read_task_config(task_root: Path) -> TaskConfig:
-    """``task.toml`` read by Harbor's rules (:mod:`verifier_tui.engine.task_config`,
+    """``task.toml`` read by Harbor's rules (:mod:`verifier_tui.engine.task.config`,
     the one reader); problems are reported, never raised (a broken task.toml
     must not stop debugging). No task.toml: the defaults, without a word.
 

@@ -1,0 +1,1 @@
+"""The headless faces: the commands that print, and their words on a terminal."""

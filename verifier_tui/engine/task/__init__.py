@@ -1,0 +1,1 @@
+"""What a task is: found from a path, its kinds, task.toml, rows and cases."""

@@ -1,0 +1,1 @@
+"""The words both faces (the TUI and the headless commands) use."""

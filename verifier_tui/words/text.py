@@ -1,0 +1,27 @@
+"""Verifier text made harmless to show, in either face: what a verifier
+prints may hold escape codes that would act on the user's terminal."""
+
+from __future__ import annotations
+
+import re
+
+#: ANSI escape sequences (CSI, OSC ended by BEL or ST, and two-byte escapes).
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
+#: C0 control characters other than tab and newline, DEL, and the C1 controls
+#: (U+0080 to U+009F: U+009B is a one-character CSI on some terminals). A stray
+#: \r or \b from a progress bar would garble the line it lands on.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+#: The characters that reorder text around them (bidi controls: a
+#: right-to-left override makes ``txt.exe`` read as ``exe.txt``): shown as
+#: what they are, ``<U+202E>``, never obeyed.
+_BIDI = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def plain_text(text: str) -> str:
+    """``text`` with terminal escape sequences and control characters removed,
+    tabs expanded: verifier output made harmless to show."""
+    if "\x1b" in text:
+        text = _ANSI.sub("", text)
+    text = _CONTROL.sub("", text)
+    text = _BIDI.sub(lambda found: f"<U+{ord(found.group()):04X}>", text)
+    return text.expandtabs(4) if "\t" in text else text
