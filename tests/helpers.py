@@ -8,15 +8,22 @@ repository root is on ``sys.path`` through pytest's ``pythonpath`` setting).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
+import queue
+import select
 import shutil
+import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 import uuid
 from pathlib import Path
+
+import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "examples" / "tasks"
@@ -82,6 +89,39 @@ def make_task(
         for rel, text in workspace_files.items():
             write(workspace / rel, text)
     return root
+
+
+@functools.lru_cache(maxsize=None)
+def other_python(version: str) -> str | None:
+    """A working CPython ``version`` ("3.8", "2.7") on this machine, else None:
+    ``pythonX.Y`` on PATH (a pyenv shim there may refuse to run), then pyenv's
+    versions folder. The path is the interpreter's own, never a shim's."""
+    pyenv = Path(os.environ.get("PYENV_ROOT") or Path.home() / ".pyenv") / "versions"
+    candidates = [shutil.which(f"python{version}"), *sorted(map(str, pyenv.glob(f"{version}.*/bin/python{version}")))]
+    env = {key: value for key, value in os.environ.items() if not key.startswith("PYTHON")}
+    for candidate in filter(None, candidates):
+        try:
+            done = subprocess.run([candidate, "-c", "import sys; print('%d.%d' % sys.version_info[:2]); "
+                                   "print(sys.executable)"], capture_output=True, text=True, timeout=30, env=env)
+        except (OSError, subprocess.SubprocessError):
+            continue
+        lines = done.stdout.split()
+        if done.returncode == 0 and len(lines) == 2 and lines[0] == version:
+            return lines[1]
+    return None
+
+
+def no_python(version: str) -> str:
+    """Why a test that needs :func:`other_python` ``(version)`` is skipped."""
+    return f"no Python {version} on this machine (python{version} on PATH, or pyenv's versions folder)"
+
+
+def python_or_skip(version: str) -> str:
+    """:func:`other_python`, or the test is skipped, saying why."""
+    found = other_python(version)
+    if found is None:
+        pytest.skip(no_python(version))
+    return found
 
 
 def copy_example(name: str, target: Path) -> Path:
@@ -167,6 +207,155 @@ def documented_fields(heading: str, until: str) -> set[str]:
 def no_traceback(done: subprocess.CompletedProcess) -> None:
     """The tool printed no Python traceback of its own."""
     assert "Traceback (most recent call last)" not in done.stderr, done.stderr
+
+
+def without_the_tool_on_path(env: dict[str, str]) -> dict[str, str]:
+    """The README's set-up: the venv made, not activated, so ``verifier-tui``
+    is not on PATH."""
+    folders = [p for p in env.get("PATH", "").split(os.pathsep) if p and Path(p) != CONSOLE_SCRIPT.parent]
+    return {**env, "PATH": os.pathsep.join(folders)}
+
+
+def run_in_shell_text(typed: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess:
+    """``typed`` (one line, or lines continued with a backslash) run by a shell in ``cwd``, with ``--json`` added."""
+    return subprocess.run(typed + " --json", shell=True, env=env, cwd=cwd, capture_output=True,
+                          text=True, timeout=HANG_GUARD_S, stdin=subprocess.DEVNULL)
+
+
+# --------------------------------------------------------------------------
+# Commands that go on until stopped: ``watch``, and the TUI in a terminal.
+
+
+class LineReader:
+    """Reads a child's stdout lines in a thread, so waits can be bounded."""
+
+    def __init__(self, stream) -> None:
+        self.lines: queue.Queue[str | None] = queue.Queue()
+        self.thread = threading.Thread(target=self._pump, args=(stream,), daemon=True)
+        self.thread.start()
+
+    def _pump(self, stream) -> None:
+        for line in stream:
+            self.lines.put(line.rstrip("\n"))
+        self.lines.put(None)
+
+    def next(self, within_s: float = 30.0) -> str:
+        line = self.lines.get(timeout=within_s)
+        assert line is not None, "the command ended early"
+        return line
+
+    def next_run(self, within_s: float = 30.0, prefix: str = "#") -> str:
+        deadline = time.monotonic() + within_s
+        while True:
+            line = self.next(max(0.1, deadline - time.monotonic()))
+            if line.startswith(prefix):
+                return line
+
+
+def start_watch(env, *args, cwd: Path | None = None) -> tuple[subprocess.Popen, LineReader]:
+    """``verifier-tui watch ARGS`` started, with a reader of its output lines."""
+    proc = subprocess.Popen(TOOL + ["watch", *map(str, args)], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True, cwd=cwd)
+    return proc, LineReader(proc.stdout)
+
+
+def stop(proc: subprocess.Popen) -> tuple[int, str]:
+    """A ``watch`` started by :func:`start_watch` ended as Ctrl-C ends it: its status and stderr."""
+    proc.send_signal(signal.SIGINT)
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        pytest.fail("watch did not stop on SIGINT")
+    return proc.returncode, proc.stderr.read()
+
+
+def start_in_terminal(env: dict[str, str], args: list[str]) -> tuple[int, int]:
+    """Start ``verifier-tui ARGS`` in a new 120x40 pseudo-terminal: (pid, the
+    terminal's file descriptor). Callers skip where there is no ``pty``."""
+    import fcntl
+    import pty
+    import struct
+    import termios
+
+    pid, fd = pty.fork()
+    if pid == 0:  # the size is set before the app starts, so it never sees 80x24
+        fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+        # COLUMNS/LINES (set at C level under pytest) would override the terminal's own size.
+        child_env = {k: v for k, v in env.items() if k not in ("COLUMNS", "LINES")}
+        child_env["TERM"] = "xterm-256color"
+        os.execve(TOOL[0], [*TOOL, *args], child_env)
+    return pid, fd
+
+
+def run_in_terminal(env: dict[str, str], args: list[str], until: bytes, keys: bytes = b"q",
+                    timeout: float = 20.0) -> tuple[bytes, int]:
+    """Start ``verifier-tui ARGS`` in a 120x40 terminal, read until ``until``
+    is drawn, press ``keys``; return what was drawn and the exit status."""
+    pid, fd = start_in_terminal(env, args)
+    seen = b""
+    deadline = time.monotonic() + timeout
+    try:
+        while until not in seen and time.monotonic() < deadline:
+            if select.select([fd], [], [], 0.05)[0]:
+                try:
+                    chunk = os.read(fd, 65536)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                seen += chunk
+        os.write(fd, keys)
+        end = time.monotonic() + 10
+        while time.monotonic() < end:
+            if select.select([fd], [], [], 0.05)[0]:
+                try:
+                    chunk = os.read(fd, 65536)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                seen += chunk
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                return seen, os.waitstatus_to_exitcode(status)
+        os.kill(pid, 9)
+        _, status = os.waitpid(pid, 0)
+        return seen, os.waitstatus_to_exitcode(status)
+    finally:
+        os.close(fd)
+
+
+# --------------------------------------------------------------------------
+# A verifier that never finishes: it waits in a helper of its own for a file
+# nobody writes, so a run of it times out "stuck at" helpers.py:6 (in
+# wait_for_file), called from verifier.py:7 (in verify).
+
+STUCK_HELPER = """\
+import time
+
+
+def wait_for_file(path):
+    while not path.exists():
+        time.sleep(0.5)
+"""
+
+STUCK_VERIFIER = """\
+import sys
+from helpers import wait_for_file
+
+
+def verify(workspace):
+    print("looking for done.txt", file=sys.stderr, flush=True)
+    wait_for_file(workspace / "done.txt")
+    return 1.0
+"""
+
+
+def stuck_task(root: Path, **options) -> Path:
+    """A task at ``root`` whose verifier is :data:`STUCK_VERIFIER` (``options`` as for :func:`make_task`)."""
+    return make_task(root, STUCK_VERIFIER, files={"helpers.py": STUCK_HELPER}, **options)
 
 
 # --------------------------------------------------------------------------

@@ -12,12 +12,10 @@ blocking the suite.
 from __future__ import annotations
 
 import json
-import queue
 import signal
 import subprocess
 import sys
 import textwrap
-import threading
 import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -38,6 +36,8 @@ from tests.helpers import (
     no_traceback,
     processes_with,
     run_tool,
+    start_watch,
+    stop,
     wait_none_with,
     write,
 )
@@ -407,49 +407,6 @@ def test_test_runs_cases_one_at_a_time_too(env, example):
 
 # ---------------------------------------------------------------------------
 # watch
-
-
-class LineReader:
-    """Reads a child's stdout lines in a thread, so waits can be bounded."""
-
-    def __init__(self, stream) -> None:
-        self.lines: queue.Queue[str | None] = queue.Queue()
-        self.thread = threading.Thread(target=self._pump, args=(stream,), daemon=True)
-        self.thread.start()
-
-    def _pump(self, stream) -> None:
-        for line in stream:
-            self.lines.put(line.rstrip("\n"))
-        self.lines.put(None)
-
-    def next(self, within_s: float = 30.0) -> str:
-        line = self.lines.get(timeout=within_s)
-        assert line is not None, "the command ended early"
-        return line
-
-    def next_run(self, within_s: float = 30.0, prefix: str = "#") -> str:
-        deadline = time.monotonic() + within_s
-        while True:
-            line = self.next(max(0.1, deadline - time.monotonic()))
-            if line.startswith(prefix):
-                return line
-
-
-def start_watch(env, *args, cwd: Path | None = None) -> tuple[subprocess.Popen, LineReader]:
-    proc = subprocess.Popen(TOOL + ["watch", *map(str, args)], env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True, cwd=cwd)
-    return proc, LineReader(proc.stdout)
-
-
-def stop(proc: subprocess.Popen) -> tuple[int, str]:
-    proc.send_signal(signal.SIGINT)
-    try:
-        proc.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-        pytest.fail("watch did not stop on SIGINT")
-    return proc.returncode, proc.stderr.read()
 
 
 def test_watch_reruns_on_a_change_and_stops_cleanly(env, example):

@@ -7,13 +7,10 @@ from __future__ import annotations
 
 import json
 import shutil
-from pathlib import Path
 
 import pytest
 
-from tests.helpers import PY, REPO, make_task, no_traceback, run_tool, write
-
-PYENV = Path("/root/.pyenv/versions")
+from tests.helpers import PY, REPO, make_task, no_traceback, python_or_skip, run_tool, write
 
 
 def one_line_refusal(done, *words):
@@ -158,10 +155,7 @@ def test_runner_task_on_a_task_without_one(env, example):
 
 
 def test_an_old_python_is_refused_as_the_shim_refuses_it(env, tmp_path):
-    found = sorted(PYENV.glob("3.7.*/bin/python3.7"))
-    if not found:
-        pytest.skip("no Python 3.7 on this machine")
-    done = run_tool(env, "run", make_task(tmp_path / "t"), "--python", found[0])
+    done = run_tool(env, "run", make_task(tmp_path / "t"), "--python", python_or_skip("3.7"))
     assert done.returncode == 127
     assert "exit 127 · refused by test.sh" in done.stdout
     assert "Harbor would raise RewardFileNotFoundError" in done.stdout

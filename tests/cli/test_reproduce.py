@@ -5,32 +5,18 @@ same layout and gives the same verdict."""
 from __future__ import annotations
 
 import json
-import os
 import shlex
 import subprocess
 from pathlib import Path
 
-from tests.helpers import CONSOLE_SCRIPT, HANG_GUARD_S, make_task, run_tool, write
+from tests.helpers import make_task, run_in_shell_text, run_tool, without_the_tool_on_path, write
 
 HELPER_VERIFIER = "import helper\n\ndef verify(workspace):\n    return helper.VALUE\n"
-
-
-def without_the_tool_on_path(env: dict[str, str]) -> dict[str, str]:
-    """The README's set-up: the venv made, not activated, so ``verifier-tui``
-    is not on PATH."""
-    folders = [p for p in env.get("PATH", "").split(os.pathsep) if p and Path(p) != CONSOLE_SCRIPT.parent]
-    return {**env, "PATH": os.pathsep.join(folders)}
 
 
 def run_in_shell(command: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess:
     """The words of ``command`` typed into a shell in ``cwd``, with ``--json`` added."""
     return run_in_shell_text(shlex.join(command), env, cwd)
-
-
-def run_in_shell_text(typed: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess:
-    """``typed`` (one line, or lines continued with a backslash) run by a shell in ``cwd``, with ``--json`` added."""
-    return subprocess.run(typed + " --json", shell=True, env=env, cwd=cwd, capture_output=True,
-                          text=True, timeout=HANG_GUARD_S, stdin=subprocess.DEVNULL)
 
 
 def a_task_with_a_verifier_outside_tests(tmp_path: Path) -> Path:

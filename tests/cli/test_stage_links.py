@@ -19,8 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.test_headless import start_watch, stop
-from tests.helpers import PY, make_task, run_tool
+from tests.helpers import PY, make_task, run_tool, start_watch, stop
 
 #: The verifier of every case below. A case's ``plant.json`` lists
 #: ``[path in the stage, link target]``: each path is replaced by a link to its

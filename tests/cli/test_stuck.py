@@ -6,37 +6,19 @@ import json
 
 from verifier_tui.engine.sandbox.isolation import VARIABLE
 
-from tests.cli.test_headless import start_watch, stop
-from tests.helpers import PY, make_task, no_traceback, run_tool, write
-
-HELPER = """\
-import time
+from tests.helpers import PY, make_task, no_traceback, run_tool, start_watch, stop, stuck_task, write
 
 
-def wait_for_file(path):
-    while not path.exists():
-        time.sleep(0.5)
-"""
-
-VERIFIER = """\
-from helpers import wait_for_file
-
-
-def verify(workspace):
-    wait_for_file(workspace / "done.txt")
-    return 1.0
-"""
-
-
-def stuck_task(root):
-    task_dir = make_task(root, VERIFIER, files={"helpers.py": HELPER}, cases={"only": {"a.txt": "a\n"}})
+def stuck_task_with_a_case(root):
+    """The stuck verifier with one case, which expects it to pass."""
+    task_dir = stuck_task(root, cases={"only": {"a.txt": "a\n"}})
     write(task_dir / "cases" / "only" / "expected.json", '{"rewards": {"reward": 1.0}}')
     return task_dir
 
 
 def test_run_says_where_it_was_stuck_and_shows_the_stack(env, tmp_path, sandbox):
     env = dict(env, **{VARIABLE: sandbox})
-    task_dir = stuck_task(tmp_path / "tasks" / "slow")
+    task_dir = stuck_task_with_a_case(tmp_path / "tasks" / "slow")
     done = run_tool(env, "run", task_dir, "--timeout", "1", "--python", PY, cwd=task_dir.parent)
     assert done.returncode == 124
     lines = done.stdout.splitlines()
@@ -49,24 +31,24 @@ def test_run_says_where_it_was_stuck_and_shows_the_stack(env, tmp_path, sandbox)
 
 def test_run_json_has_stuck_at_and_the_stack(env, tmp_path, sandbox):
     env = dict(env, **{VARIABLE: sandbox})
-    task_dir = stuck_task(tmp_path / "tasks" / "slow")
+    task_dir = stuck_task_with_a_case(tmp_path / "tasks" / "slow")
     data = json.loads(run_tool(env, "run", "--json", task_dir, "--timeout", "1", "--python", PY).stdout)
     helpers = str(task_dir / "tests" / "helpers.py")
     assert data["stuck_at"] == {"path": helpers, "line": 6, "function": "wait_for_file"}
-    assert f'File "{task_dir / "tests" / "verifier.py"}", line 5 in verify' in data["stack"]
+    assert f'File "{task_dir / "tests" / "verifier.py"}", line 7 in verify' in data["stack"]
     assert data["stack_unavailable"] is None
     assert "most recent call first" not in data["stderr"]
 
 
 def test_test_says_where_a_timed_out_case_was_stuck(env, tmp_path):
-    task_dir = stuck_task(tmp_path / "tasks" / "slow")
+    task_dir = stuck_task_with_a_case(tmp_path / "tasks" / "slow")
     done = run_tool(env, "test", task_dir, "--timeout", "1", "--python", PY, cwd=task_dir.parent)
     assert done.returncode == 1
     assert "only: stuck at slow/tests/helpers.py:6 in wait_for_file" in done.stdout.splitlines()
 
 
 def test_watch_says_where_a_timed_out_run_was_stuck(env, tmp_path):
-    task_dir = stuck_task(tmp_path / "tasks" / "slow")
+    task_dir = stuck_task_with_a_case(tmp_path / "tasks" / "slow")
     proc, reader = start_watch(env, task_dir, "--timeout", "1", "--python", PY, cwd=task_dir.parent)
     try:
         first = reader.next_run()

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import json
 
-from tests.cli.test_headless import start_watch, stop
-from tests.helpers import PY, make_task, run_tool, write
+from tests.helpers import PY, make_task, run_tool, start_watch, stop, write
 
 SLEEPS = "import time\n\n\ndef verify(workspace):\n    time.sleep(120)\n    return 1.0\n"
 

@@ -19,10 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.test_headless import LineReader
-from tests.helpers import HANG_GUARD_S, PY, TOOL, make_task, no_traceback, run_tool
+from tests.helpers import HANG_GUARD_S, PY, TOOL, LineReader, make_task, no_python, no_traceback, other_python, run_tool
 
-PY27 = Path("/root/.pyenv/versions/2.7.18/bin/python2.7")
+PY27 = other_python("2.7")
 
 
 def strict_json(text: str):
@@ -366,8 +365,8 @@ def test_escape_codes_in_watch_lines_are_shown_harmlessly(env, tmp_path):
     ("{py27}", "Python 2.7 is too old: the runner needs 3.8 or newer"),
 ], ids=["missing", "not-on-path", "broken", "python2.7"])
 def test_a_python_that_cannot_run_the_runner_is_bad_input(env, tmp_path, command, python, words):
-    if "{py27}" in python and not PY27.exists():
-        pytest.skip(f"no Python 2.7 on this machine ({PY27})")
+    if "{py27}" in python and PY27 is None:
+        pytest.skip(no_python("2.7"))
     broken = tmp_path / "broken-python"
     broken.write_text("#!/bin/sh\necho 'ImportError: this interpreter is broken' >&2\nexit 3\n")
     broken.chmod(0o755)

@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import re
 
-from tests.cli.test_headless import start_watch, stop
-from tests.helpers import PY, REPO, make_task, run_tool
+from tests.helpers import PY, REPO, make_task, run_tool, start_watch, stop
 from verifier_tui.cli import OPTIONS
 
 README = (REPO / "README.md").read_text(encoding="utf-8")

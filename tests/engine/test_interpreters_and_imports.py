@@ -4,23 +4,12 @@ that shadows the standard library. Real interpreters, the real runner."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from tests.helpers import PY, make_task, write
+from tests.helpers import PY, make_task, python_or_skip, write
 from verifier_tui.engine.diagnosis import install_lines, missing_module, stdlib_shadows
 from verifier_tui.engine.model import Outcome
 from verifier_tui.engine.session import Options, Session
-
-PYENV = Path("/root/.pyenv/versions")
-
-
-def old_python(version: str) -> str:
-    found = sorted(PYENV.glob(f"{version}.*/bin/python{version}"))
-    if not found:
-        pytest.skip(f"no Python {version} on this machine")
-    return str(found[0])
 
 
 def run(task_dir, **options):
@@ -88,7 +77,7 @@ def test_nemo_gym_and_the_tasks_own_modules_get_no_install_hint(tmp_path):
 
 @pytest.mark.parametrize("version", ["3.7", "3.6"])
 def test_an_interpreter_the_shim_refuses_never_starts_the_runner(tmp_path, version):
-    python = old_python(version)
+    python = python_or_skip(version)
     marker = tmp_path / "ran"
     task_dir = make_task(tmp_path / "t", f"open({str(marker)!r}, 'w').close()\n\ndef verify(workspace):\n    return 1.0\n")
     result = run(task_dir, python=python)
@@ -102,7 +91,7 @@ def test_an_interpreter_the_shim_refuses_never_starts_the_runner(tmp_path, versi
 
 
 def test_python_3_8_is_run(tmp_path):
-    result = run(make_task(tmp_path / "t"), python=old_python("3.8"))
+    result = run(make_task(tmp_path / "t"), python=python_or_skip("3.8"))
     assert result.outcome is Outcome.REWARD_WRITTEN, result.stderr.text
 
 

@@ -8,27 +8,7 @@ from __future__ import annotations
 from verifier_tui.engine.model import Outcome
 from verifier_tui.engine.session import Options, Session
 
-from tests.helpers import PY, make_task, write
-
-HELPER = """\
-import time
-
-
-def wait_for_file(path):
-    while not path.exists():
-        time.sleep(0.5)
-"""
-
-SLEEPS_IN_A_HELPER = """\
-import sys
-from helpers import wait_for_file
-
-
-def verify(workspace):
-    print("looking for done.txt", file=sys.stderr, flush=True)
-    wait_for_file(workspace / "done.txt")
-    return 1.0
-"""
+from tests.helpers import PY, make_task, stuck_task, write
 
 
 def run_once(task_dir, **options):
@@ -37,7 +17,7 @@ def run_once(task_dir, **options):
 
 
 def test_a_verifier_asleep_in_a_helper_is_stuck_at_the_helpers_line(tmp_path, sandbox):
-    task_dir = make_task(tmp_path / "t", SLEEPS_IN_A_HELPER, files={"helpers.py": HELPER})
+    task_dir = stuck_task(tmp_path / "t")
     result = run_once(task_dir)
     assert result.outcome is Outcome.TIMED_OUT
     stuck = result.stack.stuck_at

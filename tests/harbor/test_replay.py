@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import HARBOR_REAL, SHIM, harbor_exception, make_job, sandbox_trial
+from tests.helpers import HARBOR_REAL, SHIM, harbor_exception, make_job, no_python, other_python, sandbox_trial
 from verifier_tui.engine.harbor.agreement import compare
 from verifier_tui.engine.harbor.folders import open_harbor
 from verifier_tui.engine.harbor.replay import shim_verifier
@@ -141,13 +141,13 @@ def test_the_replay_timed_out_and_the_sandbox_did_not(task, runs, tmp_path):
     assert any(d.startswith("the replay timed out after 1 s and the sandbox did not") for d in out["differences"])
 
 
-PY38 = Path("/root/.pyenv/versions/3.8.18/bin/python3.8")
+PY38 = other_python("3.8")
 
 
-@pytest.mark.skipif(not PY38.exists(), reason="no Python 3.8 here")
+@pytest.mark.skipif(PY38 is None, reason=no_python("3.8"))
 def test_a_different_python_seen_in_the_sandbox_traceback_is_a_reason(task, runs, tmp_path):
     demo = task(verifier="def verify(workspace):\n    return float((workspace / 'n.txt').read_text())\n")
-    trial = trial_from_sandbox(runs, tmp_path, demo, workspace={}, python=str(PY38))
+    trial = trial_from_sandbox(runs, tmp_path, demo, workspace={}, python=PY38)
     stand_in = tmp_path / "stand-in"
     stand_in.mkdir()
     (stand_in / "n.txt").write_text("0.5")
@@ -184,6 +184,20 @@ def test_the_replay_runs_with_harbors_verifier_env(task, runs, tmp_path, monkeyp
     monkeypatch.setenv("W", "0.25")  # the user's environment stands for Harbor's host
     _, _, local, out = replay(trial)
     assert local.verdict.rewards == {"reward": 0.25} and out["same"] is False
+
+
+def test_a_replay_gets_what_env_adds_and_nothing_else_of_the_shell(task, runs, tmp_path, monkeypatch):
+    shows = ("import os\n\n"
+             "def verify(workspace):\n"
+             "    print(os.environ.get('VTUI_TOKEN'), os.environ.get('VTUI_TYPED'))\n"
+             "    return 1.0\n")
+    monkeypatch.setenv("VTUI_TOKEN", "from the shell")
+    trial = trial_from_sandbox(runs, tmp_path, task(verifier=shows, toml=SEPARATE), workspace={}, mode="separate",
+                               capture=True)
+    _, _, plain, _ = replay(trial)
+    assert plain.stdout.text == "None None\n"
+    _, _, added, _ = replay(trial, env=("VTUI_TOKEN", "VTUI_TYPED=typed"))
+    assert added.stdout.text == "from the shell typed\n"
 
 
 def test_a_missing_variable_is_named_among_the_reasons(task, runs, tmp_path, monkeypatch):

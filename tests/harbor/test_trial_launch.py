@@ -3,8 +3,11 @@ point in a pseudo-terminal, as a user starts them (issue 8's "Opening")."""
 
 from __future__ import annotations
 
-from tests.helpers import no_traceback, run_tool, sandbox_trial
-from tests.tui.test_launch import run_in_terminal
+import pytest
+
+from tests.helpers import no_traceback, run_in_terminal, run_tool, sandbox_trial
+
+pytest.importorskip("pty")
 
 READS_HELLO = "def verify(workspace):\n    return 1.0 if (workspace / 'hello.txt').read_text() == 'hi' else 0.0\n"
 SEPARATE = 'version = "1.0"\nartifacts = ["/app"]\n\n[verifier]\nenvironment_mode = "separate"\n'

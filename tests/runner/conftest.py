@@ -12,7 +12,6 @@ Fixtures, not importable helpers: the tests reach the runner through them.
 Helpers every test folder shares are in ``tests/helpers.py``.
 """
 
-import glob
 import json
 import os
 import shutil
@@ -23,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import RUNNER, write
+from tests.helpers import RUNNER, no_python, other_python, write
 
 # The runner under test; RUNNER_UNDER_TEST points the suite at another copy
 # (the wheel's, or a deliberately broken one to check that the tests bite).
@@ -42,30 +41,8 @@ def clean_env(pythonpath=None, extra=None):
     return env
 
 
-def _find_python38():
-    """A working CPython 3.8: ``python3.8`` on PATH first (a pyenv shim may be
-    there and refuse to run), then pyenv's versions folder."""
-    candidates = []
-    found = shutil.which("python3.8")
-    if found:
-        candidates.append(found)
-    candidates += sorted(glob.glob("/root/.pyenv/versions/3.8*/bin/python3.8"))
-    for candidate in candidates:
-        try:
-            done = subprocess.run(
-                [candidate, "-c", "import sys; print(sys.version_info[:2] == (3, 8)); print(sys.executable)"],
-                capture_output=True, text=True, timeout=30, env=clean_env(),
-            )
-        except (OSError, subprocess.SubprocessError):
-            continue
-        lines = done.stdout.split()
-        if done.returncode == 0 and len(lines) == 2 and lines[0] == "True":
-            return lines[1]
-    return None
-
-
-PYTHON38 = _find_python38()
-NO_PYTHON38 = "no CPython 3.8 found (python3.8 on PATH or /root/.pyenv/versions/3.8*/bin/python3.8)"
+PYTHON38 = other_python("3.8")
+NO_PYTHON38 = no_python("3.8")
 PYTHONS = [
     pytest.param(sys.executable, id="py-current"),
     pytest.param(PYTHON38, id="py3.8", marks=pytest.mark.skipif(PYTHON38 is None, reason=NO_PYTHON38)),

@@ -17,11 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import SAY_STARTED, has_started, make_task, wait_none_with
+from tests.helpers import SAY_STARTED, has_started, make_task, start_in_terminal, wait_none_with
 
-pty = pytest.importorskip("pty")
-
-from tests.tui.test_launch import start_in_terminal  # noqa: E402 - after the skip without pty
+pytest.importorskip("pty")
 
 #: Seconds the flood goes on before the app is told to end.
 FLOOD_S = 3.0

@@ -10,64 +10,20 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import SAY_STARTED, TOOL, has_started, make_task, no_traceback, processes_with, run_tool, wait_none_with
+from tests.helpers import (
+    SAY_STARTED,
+    TOOL,
+    has_started,
+    make_task,
+    no_traceback,
+    processes_with,
+    run_in_terminal,
+    run_tool,
+    start_in_terminal,
+    wait_none_with,
+)
 
 pty = pytest.importorskip("pty")
-
-
-def start_in_terminal(env: dict[str, str], args: list[str]) -> tuple[int, int]:
-    """Start ``verifier-tui ARGS`` in a new 120x40 pseudo-terminal: (pid, the
-    terminal's file descriptor)."""
-    import fcntl
-    import struct
-    import termios
-
-    pid, fd = pty.fork()
-    if pid == 0:  # the size is set before the app starts, so it never sees 80x24
-        fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
-        # COLUMNS/LINES (set at C level under pytest) would override the terminal's own size.
-        child_env = {k: v for k, v in env.items() if k not in ("COLUMNS", "LINES")}
-        child_env["TERM"] = "xterm-256color"
-        os.execve(TOOL[0], [*TOOL, *args], child_env)
-    return pid, fd
-
-
-def run_in_terminal(env: dict[str, str], args: list[str], until: bytes, keys: bytes = b"q",
-                    timeout: float = 20.0) -> tuple[bytes, int]:
-    """Start ``verifier-tui ARGS`` in a 120x40 terminal, read until ``until``
-    is drawn, press ``keys``; return what was drawn and the exit status."""
-    pid, fd = start_in_terminal(env, args)
-    seen = b""
-    deadline = time.monotonic() + timeout
-    try:
-        while until not in seen and time.monotonic() < deadline:
-            if select.select([fd], [], [], 0.05)[0]:
-                try:
-                    chunk = os.read(fd, 65536)
-                except OSError:
-                    break
-                if not chunk:
-                    break
-                seen += chunk
-        os.write(fd, keys)
-        end = time.monotonic() + 10
-        while time.monotonic() < end:
-            if select.select([fd], [], [], 0.05)[0]:
-                try:
-                    chunk = os.read(fd, 65536)
-                except OSError:
-                    break
-                if not chunk:
-                    break
-                seen += chunk
-            done, status = os.waitpid(pid, os.WNOHANG)
-            if done:
-                return seen, os.waitstatus_to_exitcode(status)
-        os.kill(pid, 9)
-        _, status = os.waitpid(pid, 0)
-        return seen, os.waitstatus_to_exitcode(status)
-    finally:
-        os.close(fd)
 
 
 def test_opens_runs_and_quits_in_a_real_terminal(example, env):

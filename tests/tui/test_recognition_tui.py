@@ -6,11 +6,7 @@ watched through its messages and what it shows."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-
-from tests.helpers import make_task, write
+from tests.helpers import make_task, python_or_skip, write
 from tests.tui.app_under_test import SIZE, make_app, screen_text, widget_text
 from verifier_tui.engine.model import Outcome
 from verifier_tui.tui.screens.choose_list import ChooseListScreen
@@ -122,10 +118,7 @@ async def test_a_coroutine_never_awaited_and_a_missing_module_in_the_reward_pane
 
 
 async def test_an_interpreter_the_shim_refuses(tmp_path):
-    found = sorted(Path("/root/.pyenv/versions").glob("3.7.*/bin/python3.7"))
-    if not found:
-        pytest.skip("no Python 3.7 on this machine")
-    app = make_app(make_task(tmp_path / "tasks" / "old"), watch=False, python=str(found[0]))
+    app = make_app(make_task(tmp_path / "tasks" / "old"), watch=False, python=python_or_skip("3.7"))
     async with app.run_test(size=SIZE) as pilot:
         result = await app.wait_for_runs(1)
         assert result.outcome is Outcome.REFUSED_BY_SHIM

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from textual.command import CommandPalette
 
-from tests.helpers import make_task
+from tests.helpers import make_task, run_in_shell_text, without_the_tool_on_path
 from tests.tui.app_under_test import SIZE, make_app, screen_text
 from verifier_tui.engine.session import Session
 from verifier_tui.tui.external import editor_command, failing_location, pdb_command, verify_line
@@ -62,8 +62,6 @@ async def test_copy_says_where_the_command_went_and_it_runs_from_where_the_user_
     set-up. Now it says where the command was sent, shows it to copy by hand,
     and the command (paths relative to where the user is) reproduces the run
     as clipboard text and as shown, broken into lines."""
-    from tests.cli.test_reproduce import run_in_shell_text, without_the_tool_on_path
-
     app = make_app(example("hello-file"), watch=False)
     async with app.run_test(size=SIZE) as pilot:
         result = await app.wait_for_runs(1)

@@ -2,38 +2,20 @@
 
 from __future__ import annotations
 
-from tests.helpers import make_task
+from tests.helpers import stuck_task
 from tests.tui.app_under_test import SIZE, make_app, widget_text
-
-HELPER = """\
-import time
-
-
-def wait_for_file(path):
-    while not path.exists():
-        time.sleep(0.5)
-"""
-
-VERIFIER = """\
-from helpers import wait_for_file
-
-
-def verify(workspace):
-    wait_for_file(workspace / "done.txt")
-    return 1.0
-"""
 
 
 async def test_a_timeout_shows_where_it_was_stuck_and_e_opens_that_line(tmp_path, monkeypatch):
     monkeypatch.delenv("EDITOR", raising=False)
-    root = make_task(tmp_path / "tasks" / "slow", VERIFIER, files={"helpers.py": HELPER}, timeout=1)
+    root = stuck_task(tmp_path / "tasks" / "slow", timeout=1)
     app = make_app(root, watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_runs(1, timeout=30)
         await pilot.pause()
         reward = widget_text(app, "#reward-body")
         assert "stuck at slow/tests/helpers.py:6 in wait_for_file (e opens the line)" in reward
-        assert "slow/tests/verifier.py:5 in verify" in reward  # the calls that led there
+        assert "slow/tests/verifier.py:7 in verify" in reward  # the calls that led there
         await pilot.press("e")
         await pilot.pause()
         assert any("set $EDITOR" in n and "slow/tests/helpers.py:6" in n for n in app.notices), app.notices
@@ -42,7 +24,7 @@ async def test_a_timeout_shows_where_it_was_stuck_and_e_opens_that_line(tmp_path
 async def test_a_timeout_under_the_tasks_own_runner_names_the_key_not_the_flag(tmp_path):
     """The task's own runner has no --stack-signal: the TUI says R brings back the runner that
     shows where a run was stuck, never the command-line flag the TUI user did not type."""
-    root = make_task(tmp_path / "tasks" / "slow", VERIFIER, files={"helpers.py": HELPER}, timeout=1)
+    root = stuck_task(tmp_path / "tasks" / "slow", timeout=1)
     (root / "tests" / ".ng").mkdir(parents=True)
     (root / "tests" / ".ng" / "run_verifier.py").write_text("import time\ntime.sleep(60)\n")
     app = make_app(root, watch=False, runner="task")
