@@ -32,8 +32,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import harness  # noqa: E402
 from harness import BenchmarkError, Row, skipped  # noqa: E402
 
-MODULES = ("runner_overhead", "run_overhead", "watch_latency", "tui_latency", "big_workspace", "tui_memory",
-           "cases_parallel", "job_replay", "job_overview")
+MODULES = ("runner_overhead", "run_overhead", "watch_latency", "tui_latency", "big_workspace", "mirror_update",
+           "tui_memory", "cases_parallel", "job_replay", "job_overview")
 
 
 def load(names: list[str]) -> list:

@@ -1,7 +1,7 @@
 """The copy sandbox's mirror follows the watcher's changes and the run's own
 writes instead of walking the whole workspace (issue 11), and stays exact:
 a change the events missed, a verifier that damages the copy, a re-created
-workspace, 100,000 files with 5 changed.
+workspace, 2,000 files with 5 changed.
 
 Real runs of the real runner with ``VERIFIER_TUI_SANDBOX=copy``; the watcher's
 reports are handed to the session as ``LiveRuns`` hands them
@@ -74,9 +74,9 @@ def changed(*paths: Path, recreated: tuple[Path, ...] = ()) -> Change:
 @pytest.fixture
 def quick_disk(tmp_path, monkeypatch):
     """A folder on tmpfs when this machine has one (else ``tmp_path``), which
-    the session's scratch folder uses too: 100,000 files cost 27 s to write
-    on this project's ext4 and 1 s on tmpfs, and the point (a re-run costs
-    what changed) does not depend on the disk."""
+    the session's scratch folder uses too: thousands of files cost seconds to
+    write on this project's ext4 and a fraction of that on tmpfs, and what
+    is checked does not depend on the disk."""
     import tempfile
 
     shm = Path("/dev/shm")
@@ -109,10 +109,11 @@ def identities(root: Path) -> dict[str, tuple]:
     return out
 
 
-def test_only_what_changed_is_copied_and_the_copy_stays_exact_at_100k_files(quick_disk):
+def test_only_what_changed_is_copied_and_the_copy_stays_exact(quick_disk):
+    # 2,000 files: the 100,000 of the README's rows are benchmarks/mirror_update.py's, which checks the same.
     task_dir = make_task(quick_disk / "t", "def verify(workspace):\n    return 1.0\n", cases={"only": {}})
     ws = task_dir / "cases" / "only" / "workspace"
-    for folder in range(1000):
+    for folder in range(20):
         os.mkdir(ws / f"d{folder}")
         for index in range(100):
             fd = os.open(ws / f"d{folder}" / f"f{index}.txt", os.O_WRONLY | os.O_CREAT, 0o644)
@@ -122,11 +123,11 @@ def test_only_what_changed_is_copied_and_the_copy_stays_exact_at_100k_files(quic
     with session:
         session.run(spec)
         mirror = session.stage_for(spec).workspace
-        assert mirror.walked and mirror.files_copied == 100_000
+        assert mirror.walked and mirror.files_copied == 2_000
         before = identities(mirror.target)
         assert {rel: ident[-2:] for rel, ident in before.items()} == {
             rel: ident[-2:] for rel, ident in identities(ws).items()}  # every entry there, files of the same size and time
-        edits = [ws / f"d{n * 199}" / f"f{n}.txt" for n in range(5)]
+        edits = [ws / f"d{n * 4}" / f"f{n}.txt" for n in range(5)]
         for path in edits:
             path.write_text("changed by the user")
         session.note_change(changed(*edits))
