@@ -44,15 +44,27 @@ async def test_smallest_supported_size_shows_every_panel(example):
             assert word in text, word
 
 
-async def test_every_builtin_theme_renders(example):
+async def test_each_kind_of_builtin_theme_renders(example):
+    """Built-in themes of one kind (dark or light, full colour or the
+    terminal's ANSI colours) differ only in their colours' values, never in
+    which variables they define, so one theme of each kind is rendered: a
+    restyle costs about a second, and there are 21 themes."""
     app = make_app(example("count-errors"), case="harbor-mode", watch=False)
+    defaults = app.get_theme_variable_defaults()  # what a theme leaves out, as App.get_css_variables fills it
+    kinds: dict[tuple[bool, bool], set[frozenset[str]]] = {}
+    for name, theme in app.available_themes.items():
+        variables = frozenset({**defaults, **theme.to_color_system().generate(), **theme.variables})
+        kinds.setdefault((theme.dark, name.startswith("ansi-")), set()).add(variables)
+    assert all(len(defined) == 1 for defined in kinds.values()), kinds
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_runs(1)
-        for theme in sorted(app.available_themes):
+        for theme in ("textual-dark", "textual-light", "ansi-dark", "ansi-light"):
+            kinds.pop((app.available_themes[theme].dark, theme.startswith("ansi-")))
             app.theme = theme
             await pilot.pause()
             assert "contract problem" in screen_text(app), theme
             app.export_screenshot()
+    assert not kinds  # every kind was rendered
 
 
 async def test_copy_says_where_the_command_went_and_it_runs_from_where_the_user_is(example, env):
