@@ -634,7 +634,7 @@ def test_odd_workspace_entries_are_skipped_with_a_note(tmp_path, run, sandbox):
 
 
 def test_reruns_copy_only_what_changed(tmp_path, monkeypatch):
-    """10,000 files are copied once; later runs copy what the user or the
+    """1,000 files are copied once; later runs copy what the user or the
     verifier changed, nothing else (the copy sandbox: with namespaces
     nothing is copied at all)."""
     monkeypatch.setenv("VERIFIER_TUI_SANDBOX", "copy")
@@ -644,22 +644,22 @@ def test_reruns_copy_only_what_changed(tmp_path, monkeypatch):
             return 1.0
     """, cases={"only": {}})
     ws = task_dir / "cases" / "only" / "workspace"
-    for folder in range(100):
+    for folder in range(20):
         (ws / f"d{folder}").mkdir()
-        for index in range(100):
+        for index in range(50):
             (ws / f"d{folder}" / f"f{index}.txt").write_text(f"{folder}/{index}")
     with session_for(task_dir) as session:
         spec = session.spec()
         first = session.run(spec)
         stage = session.stage_for(spec)
-        assert stage.workspace.files_copied == 10_000
+        assert stage.workspace.files_copied == 1_000
         session.run(spec)
         assert stage.workspace.files_copied == 1  # only the file the verifier wrote, repaired
-        (ws / "d50" / "f50.txt").write_text("changed by the user")
+        (ws / "d15" / "f25.txt").write_text("changed by the user")
         (ws / "new.txt").write_text("new")
         session.run(spec)
         assert stage.workspace.files_copied == 3
-        assert (stage.app_dir / "d50" / "f50.txt").read_text() == "changed by the user"
+        assert (stage.app_dir / "d15" / "f25.txt").read_text() == "changed by the user"
     assert first.outcome is Outcome.REWARD_WRITTEN
     assert (ws / "d3" / "f7.txt").read_text() == "3/7"
 
@@ -893,14 +893,18 @@ LOCKING_VERIFIER = """\
 
 
 def big_workspace_session(tmp_path, monkeypatch) -> tuple[Session, Path]:
-    """A copy-staged session on a 6,000-file workspace whose verifier leaves an
-    unreadable folder in the copy, run once."""
+    """A copy-staged session on a workspace bigger than what is removed
+    before close returns (600 files, that bound lowered to 500 from 5,000:
+    the files cost seconds to write), whose verifier leaves an unreadable
+    folder in the copy, run once."""
+    from verifier_tui.engine.sandbox import stage
     from verifier_tui.engine.sandbox.isolation import VARIABLE
 
     monkeypatch.setenv(VARIABLE, "copy")
+    monkeypatch.setattr(stage, "_REMOVE_DETACHED_AFTER", 500)
     task_dir = make_task(tmp_path / "t", LOCKING_VERIFIER)
     workspace = tmp_path / "big"
-    for folder in range(60):
+    for folder in range(6):
         (workspace / f"d{folder}").mkdir(parents=True)
         for number in range(100):
             (workspace / f"d{folder}" / f"f{number}.txt").write_text("x")
@@ -917,7 +921,7 @@ def test_a_big_copy_is_removed_after_close_returns(tmp_path, monkeypatch):
     while root.exists() and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not root.exists()
-    assert len(list((tmp_path / "big").rglob("*.txt"))) == 6000
+    assert len(list((tmp_path / "big").rglob("*.txt"))) == 600
 
 
 def test_a_big_copy_is_removed_before_close_returns_when_no_remover_can_start(tmp_path, monkeypatch):
