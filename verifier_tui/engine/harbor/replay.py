@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine import untrusted
+from verifier_tui.engine.advice import Advice
 from verifier_tui.engine.record import field, record
 
 if TYPE_CHECKING:
@@ -181,7 +182,7 @@ def plan_replay(walk: TrialWalkthrough, *, workspace: Path | str | None = None, 
         plan.workspace_words = (f"your stand-in: {given}, instead of the /app the trial captured" if captured
                                 else f"your stand-in: {given} (the trial did not capture /app)")
     else:
-        plan.skipped = f"no workspace to replay on: {walk.workspace.words}"
+        plan.skipped = Advice("no workspace to replay on: ", walk.workspace.words)
         plan.no_workspace = True
     plan.verifier = shim_verifier(task_dir, step)
     for tests in _tests_dirs(task_dir, step):
