@@ -265,7 +265,7 @@ def shadow_lines(explain: dict[str, Any] | None, show_path: Callable[[str], str]
     return [shadow_text(s, show_path(s["path"])) for s in stdlib_shadows(explain)]
 
 
-def stuck_line(stack: Stack | None, show_path: Callable[[str], str]) -> str | Advice | None:
+def stuck_line(stack: Stack | None, show_path: Callable[[str], str]) -> str | None:
     """Where a run that timed out was stuck, in a line: the innermost frame of
     the runner's stack dump in the verifier's own files (``show_path`` shows
     a path as the face does). None for a run that did not time out."""
