@@ -6,6 +6,7 @@ Enter opens the job's overview; esc there comes back here."""
 from __future__ import annotations
 
 from pathlib import Path
+
 from textual import on, work
 from textual.app import ComposeResult
 from textual.content import Content
@@ -19,15 +20,15 @@ from verifier_tui.tui.screens.help import HelpScreen, keys_content
 from verifier_tui.tui.trial_keys import JOBS_KEYS, bindings
 
 
-
 class JobsScreen(Screen[None]):
+    BINDINGS = bindings(JOBS_KEYS)
+
     class JobChosen(Message):
         """A job to open (the app opens its overview)."""
 
         def __init__(self, path: Path) -> None:
             super().__init__()
             self.path = path
-    BINDINGS = bindings(JOBS_KEYS)
 
     def __init__(self, path: Path) -> None:
         super().__init__()
