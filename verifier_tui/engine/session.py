@@ -213,7 +213,7 @@ class Session:
         try:
             self.task_id = choose_row(path, task_id, self.task.rows)
         except ValueError as exc:
-            raise SelectionError(str(exc)) from None
+            raise SelectionError(*exc.args) from None
         self.task_data = path
 
     def choose_task_row(self, task_id: str, path: Path | None = None) -> None:

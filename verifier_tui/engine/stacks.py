@@ -23,6 +23,7 @@ import signal as signals
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from verifier_tui.engine.advice import OUR_RUNNER, Advice
 from verifier_tui.engine.model import CapturedText, Stack, StackFrame
 
 if TYPE_CHECKING:
@@ -124,8 +125,8 @@ def take_stack(prepared: Prepared, stderr: CapturedText, asked: bool) -> tuple[C
     if not prepared.stack_signal:
         own = prepared.spec.runner
         where = own.path.name if own is not None else "the runner"
-        return stderr, Stack(unavailable=f"the task's own runner ({where}) has no --stack-signal, so where it was "
-                                         "stuck is unknown (verifier-tui's runner, without --runner task, shows it)")
+        return stderr, Stack(unavailable=Advice(f"the task's own runner ({where}) has no --stack-signal, so where it "
+                                                "was stuck is unknown ", OUR_RUNNER))
     text = stderr.tail if stderr.truncated else stderr.text
     start, end = _dump_span(text)
     if start is None:

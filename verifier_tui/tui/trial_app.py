@@ -9,6 +9,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
+from textual import on
 from textual.app import App, SystemCommand
 from textual.screen import Screen
 
@@ -71,6 +72,18 @@ class TrialApp(App[int]):
             self.push_screen(JobScreen(found))
         else:
             self.open_trial(found, self.step, from_job=False)
+
+    @on(JobsScreen.JobChosen)
+    def _job_chosen(self, message: JobsScreen.JobChosen) -> None:
+        self.open_job(message.path, from_jobs=True)
+
+    @on(JobOverviewScreen.TrialChosen)
+    def _trial_chosen(self, message: JobOverviewScreen.TrialChosen) -> None:
+        self.open_trial_folder(message.path)
+
+    @on(JobScreen.StepChosen)
+    def _step_chosen(self, message: JobScreen.StepChosen) -> None:
+        self.open_trial(message.trial, message.step, from_job=True)
 
     def open_job(self, path: Path, *, from_jobs: bool = False) -> None:
         """A job's overview (its name and Harbor's version from its own files)."""

@@ -33,6 +33,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from verifier_tui.engine.advice import STAND_IN, Advice
 from verifier_tui.engine.harbor.folders import StepView, Trial
 from verifier_tui.engine.task.config import SEPARATE, TaskConfig
 from verifier_tui.engine.record import record
@@ -52,8 +53,6 @@ _REDACTED = re.compile(r"^(?:\*\*\*\*|.{4}\*\*\*\*.{3})$")
 CAPTURE_SETTING = (f"Harbor 0.26.0 captures it next time with artifacts = [\"{SANDBOX_WORKSPACE}\"] at the top of "
                    f"task.toml, before its first [table]; or artifacts: [\"{SANDBOX_WORKSPACE}\"] in the job's config "
                    f"file; or harbor run --artifact {SANDBOX_WORKSPACE}")
-#: What stands in for an uncaptured /app, on the command line.
-STAND_IN_HINT = "give --workspace DIR, --case NAME or --stand-in empty"
 
 
 @record(frozen=True)
@@ -84,8 +83,8 @@ def trial_workspace(trial: Trial, step: StepView, mode: str | None) -> Workspace
     how = ""
     if entry is not None:
         if entry.status not in ("ok", "empty") or entry.path is None or not entry.path.is_dir():
-            return WorkspaceInput(None, None, f"Harbor did not collect {SANDBOX_WORKSPACE} (manifest status "
-                                  f"{entry.status!r}, destination {entry.destination!r}); {STAND_IN_HINT}")
+            return WorkspaceInput(None, None, Advice(f"Harbor did not collect {SANDBOX_WORKSPACE} (manifest status "
+                                                     f"{entry.status!r}, destination {entry.destination!r})", STAND_IN))
         path = entry.path
         how = f"artifact {entry.destination}"
         if entry.exclude:
@@ -95,8 +94,8 @@ def trial_workspace(trial: Trial, step: StepView, mode: str | None) -> Workspace
         path = step.artifacts_dir / "app"
         how = "artifacts/app (no manifest: the older layout's artifacts/<name>)"
     if path is None:
-        return WorkspaceInput(None, None, f"the trial did not capture {SANDBOX_WORKSPACE} ({CAPTURE_SETTING}); "
-                              f"{STAND_IN_HINT}")
+        return WorkspaceInput(None, None, Advice(f"the trial did not capture {SANDBOX_WORKSPACE} ({CAPTURE_SETTING})",
+                                                 STAND_IN))
     if mode == SEPARATE:
         return WorkspaceInput(path, True, f"{how}: exactly what the verifier saw (separate mode)")
     if mode is None:

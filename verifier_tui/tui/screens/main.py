@@ -28,6 +28,7 @@ from textual.screen import Screen
 from textual.widgets import Footer
 from textual.worker import Worker, WorkerState
 
+from verifier_tui.engine.advice import worded
 from verifier_tui.engine.sandbox.containment import bound_argv
 from verifier_tui.engine.task.discovery import DiscoveryError, no_verifier_help, no_verifier_message
 from verifier_tui.engine.model import RunResult
@@ -304,7 +305,8 @@ class MainScreen(Screen[None]):
         try:
             choose(*args)
         except REFUSED as exc:
-            self.notify(str(exc), title="cannot use that", severity="warning", markup=False)
+            said = exc.args[0] if isinstance(exc, SelectionError) and exc.args else str(exc)
+            self.notify(worded(said, self.vt.fmt.action), title="cannot use that", severity="warning", markup=False)
             return False
         self._changed(trigger)
         return True
