@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import tempfile
 
 import pytest
 from textual.widgets import Log
@@ -36,11 +37,19 @@ async def test_first_run_shows_verdict_resolution_and_history(example):
     assert recorded(messages, RunFinished)[0].result is result
 
 
-async def test_resolution_is_shown_while_verify_still_runs(tmp_path):
+async def test_resolution_is_shown_while_verify_still_runs(tmp_path, monkeypatch):
+    # verify waits for a "go" file in its reward folder (the one folder of the tool's that a run
+    # sees in both sandboxes), written once the screen was read.
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
     root = make_task(tmp_path / "tasks" / "slow", """
-        import time
+        import os, sys, time
         def verify(workspace, task_data=None):
-            time.sleep(3)
+            go = os.path.join(sys.argv[sys.argv.index("--reward-dir") + 1], "go")
+            deadline = time.monotonic() + 60
+            while not os.path.exists(go) and time.monotonic() < deadline:
+                time.sleep(0.02)
             return 1.0
     """)
     messages = []
@@ -55,6 +64,9 @@ async def test_resolution_is_shown_while_verify_still_runs(tmp_path):
         resolution = widget_text(app, "#resolution-body")
         assert "verify(workspace, task_data=None)" in resolution
         assert "running" in widget_text(app, "#status")
+        folders = list(scratch.glob("verifier-tui-*/stage-*/logs/verifier"))
+        assert len(folders) == 1, folders
+        (folders[0] / "go").touch()
         await app.wait_for_runs(1)
 
 
