@@ -353,6 +353,22 @@ def verify(workspace):
 """
 
 
+#: The same in one file, as a replayed trial's verifier: stuck at verifier.py:6 (in wait).
+STUCK_IN_ONE_FILE = """\
+import time
+
+
+def wait(path):
+    while not path.exists():
+        time.sleep(0.2)
+
+
+def verify(workspace):
+    wait(workspace / "done.txt")
+    return 1.0
+"""
+
+
 def stuck_task(root: Path, **options) -> Path:
     """A task at ``root`` whose verifier is :data:`STUCK_VERIFIER` (``options`` as for :func:`make_task`)."""
     return make_task(root, STUCK_VERIFIER, files={"helpers.py": STUCK_HELPER}, **options)

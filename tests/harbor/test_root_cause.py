@@ -8,12 +8,18 @@ from __future__ import annotations
 
 import json
 
-from tests.helpers import PY, harbor_exception, harbor_masked_failure_log, no_traceback, run_tool, sandbox_trial
+from tests.helpers import (
+    PY,
+    STUCK_IN_ONE_FILE,
+    harbor_exception,
+    harbor_masked_failure_log,
+    no_traceback,
+    run_tool,
+    sandbox_trial,
+)
 
 SEPARATE = 'version = "1.0"\nartifacts = ["/app"]\n\n[verifier]\nenvironment_mode = "separate"\n'
 READS_HELLO = "def verify(workspace):\n    return 1.0 if (workspace / 'hello.txt').read_text() == 'hi' else 0.0\n"
-WAITS = ("import time\n\n\ndef wait(path):\n    while not path.exists():\n        time.sleep(0.2)\n\n\n"
-         "def verify(workspace):\n    wait(workspace / 'done.txt')\n    return 1.0\n")
 
 
 def tool(env, *args, cwd):
@@ -86,7 +92,7 @@ def test_the_verifiers_own_failure_is_the_root_cause_of_a_genuine_trial(real, en
 
 
 def test_output_never_downloaded_after_a_verifier_timeout_is_not_called_empty(task, runs, tmp_path, env):
-    demo = task(verifier=WAITS, toml=SEPARATE + "timeout_sec = 1.0\n")
+    demo = task(verifier=STUCK_IN_ONE_FILE, toml=SEPARATE + "timeout_sec = 1.0\n")
     trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True,
                           timeout_s=1.0, keep_output_on_timeout=False)
     assert not (trial.path / "verifier" / "test-stdout.txt").exists()
@@ -104,7 +110,7 @@ def test_output_never_downloaded_after_a_verifier_timeout_is_not_called_empty(ta
 
 
 def test_a_timed_out_replay_says_where_it_was_stuck(task, runs, tmp_path, env):
-    demo = task(verifier=WAITS, toml=SEPARATE + "timeout_sec = 1.0\n")
+    demo = task(verifier=STUCK_IN_ONE_FILE, toml=SEPARATE + "timeout_sec = 1.0\n")
     trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True,
                           timeout_s=1.0)
     done = tool(env, "run", trial.path, cwd=runs)

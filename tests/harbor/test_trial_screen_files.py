@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 
 from tests.harbor.trial_app_under_test import make_trial_app, text_of
-from tests.helpers import harbor_exception, harbor_masked_failure_log, sandbox_trial
+from tests.helpers import STUCK_IN_ONE_FILE, harbor_exception, harbor_masked_failure_log, sandbox_trial
 from tests.tui.app_under_test import screen_text
 from verifier_tui.engine.watch.changes import Change
 from verifier_tui.tui.screens.command import CommandScreen
@@ -21,8 +21,6 @@ from verifier_tui.tui.screens.trial_file import TrialFileScreen
 SEPARATE = 'version = "1.0"\nartifacts = ["/app"]\n\n[verifier]\nenvironment_mode = "separate"\n'
 READS_HELLO = ("def verify(workspace):\n    print('looking at', sorted(p.name for p in workspace.iterdir()))\n"
                "    return 1.0 if (workspace / 'hello.txt').read_text() == 'hi' else 0.0\n")
-WAITS = ("import time\n\n\ndef wait(path):\n    while not path.exists():\n        time.sleep(0.2)\n\n\n"
-         "def verify(workspace):\n    wait(workspace / 'done.txt')\n    return 1.0\n")
 TRAJECTORY = {
     "schema_version": "ATIF-v1.6", "session_id": "s-1",
     "agent": {"name": "claude-code", "version": "2.0.1", "model_name": "claude-sonnet-4"},
@@ -235,7 +233,7 @@ async def test_with_live_reload_off_a_save_marks_the_replay_stale_and_r_keeps_th
 
 
 async def test_a_timed_out_replay_says_where_it_was_stuck_and_output_never_downloaded(task, runs, tmp_path):
-    demo = task(verifier=WAITS, toml=SEPARATE + "timeout_sec = 1.0\n")
+    demo = task(verifier=STUCK_IN_ONE_FILE, toml=SEPARATE + "timeout_sec = 1.0\n")
     trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True,
                           timeout_s=1.0, keep_output_on_timeout=False)
     app = make_trial_app(trial.path)
