@@ -1,9 +1,12 @@
 """Helpers shared by every test folder: building tasks, copying the bundled
-examples, and watching processes vanish.
+examples, watching processes vanish, driving the tool (watch, a terminal),
+the stuck verifiers, Harbor's trial and job folders.
 
 Plain functions and constants; the fixtures that use them live in the root
 ``tests/conftest.py``. Import as ``from tests.helpers import ...`` (the
 repository root is on ``sys.path`` through pytest's ``pythonpath`` setting).
+Over 500 lines because it is the one place test modules share code (no test
+module imports another); its sections are marked.
 """
 
 from __future__ import annotations
