@@ -14,8 +14,8 @@ SHIM_SOURCE = REPO / "runner" / "test.sh"
 RUNNER_SOURCE = REPO / "runner" / "run_verifier.py"
 NEW_FILES = {
     "task.toml", "instruction.md", "environment/Dockerfile", "solution/solve.sh", "tests/test.sh",
-    "tests/.ng/run_verifier.py", "tests/verifier.py", "cases/passing/expected.json",
-    "cases/passing/workspace/answer.txt", "cases/failing/expected.json", "cases/failing/workspace/answer.txt",
+    "tests/.ng/run_verifier.py", "tests/verifier.py", "cases/correct/expected.json",
+    "cases/correct/workspace/answer.txt", "cases/wrong/expected.json", "cases/wrong/workspace/answer.txt",
 }
 
 
@@ -40,8 +40,8 @@ def test_new_writes_a_task_whose_cases_pass_under_test(tmp_path, env):
     tested = run_tool(env, "test", task, "--json")
     assert tested.returncode == 0, tested.stdout + tested.stderr
     cases = {c["case"]: c for c in json.loads(tested.stdout)["cases"]}
-    assert set(cases) == {"passing", "failing"}
-    assert cases["passing"]["rewards"] == {"reward": 1.0} and cases["failing"]["rewards"] == {"reward": 0.0}
+    assert set(cases) == {"correct", "wrong"}
+    assert cases["correct"]["rewards"] == {"reward": 1.0} and cases["wrong"]["rewards"] == {"reward": 0.0}
 
 
 def test_the_new_tasks_oracle_earns_the_full_reward(tmp_path, env):

@@ -99,10 +99,10 @@ _FILES = {
     "solution/solve.sh": _SOLVE,
     "tests/verifier.py": _VERIFIER,
     # Each case is a workspace (the sandbox's /app) and the verdict it must get.
-    "cases/passing/workspace/answer.txt": "hello, world\n",
-    "cases/passing/expected.json": '{"rewards": {"reward": 1.0}}\n',
-    "cases/failing/workspace/answer.txt": "goodbye, world\n",
-    "cases/failing/expected.json": '{"rewards": {"reward": 0.0}}\n',
+    "cases/correct/workspace/answer.txt": "hello, world\n",
+    "cases/correct/expected.json": '{"rewards": {"reward": 1.0}}\n',
+    "cases/wrong/workspace/answer.txt": "goodbye, world\n",
+    "cases/wrong/expected.json": '{"rewards": {"reward": 0.0}}\n',
 }
 
 
