@@ -145,3 +145,16 @@ def test_vendor_refuses_a_folder_that_is_no_task(tmp_path, env):
     done = run_tool(env, "vendor", tmp_path / "notes")
     assert done.returncode == 2 and "is not a task" in done.stderr and done.stderr.count("\n") == 1
     assert tree(tmp_path / "notes") == {"a.txt": b"x"}
+
+
+def test_the_readmes_say_how_to_start_a_task_and_link_to_what_exists():
+    import re
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Write your first task", 1)[1].split("\n## ", 1)[0]
+    for words in ("verifier-tui new ", "verifier-tui test ", "verifier-tui vendor ", "tests/.ng/run_verifier.py",
+                  "cases/", "Publishing"):
+        assert words in section, words
+    examples = EXAMPLES.parent / "README.md"
+    links = re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", examples.read_text(encoding="utf-8"))
+    assert links and all((examples.parent / link).exists() for link in links), links

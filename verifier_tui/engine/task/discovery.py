@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -371,7 +372,8 @@ def no_verifier_help(task: Task) -> str:
     """What to do next, when a task has no verifier to run."""
     if task.plain_test_sh:
         return ("To debug it here, move the checks into tests/verifier.py (def verify(workspace): ... returning "
-                "the reward) and replace tests/test.sh with the runner's shim.")
+                f"the reward) and replace tests/test.sh with the runner's shim: verifier-tui vendor {shlex.quote(str(task.root))} "
+                "does that (it keeps your script as tests/test.sh.old).")
     return ("Write one (tests/verifier.py with a top-level def verify(workspace): ...): live reload picks it up "
             "and runs it. v chooses another file.")
 
