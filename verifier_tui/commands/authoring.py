@@ -34,8 +34,9 @@ def new_command(args) -> int:
     width = max(map(len, _ROLES))
     for rel, role in _ROLES.items():
         terminal.out(f"  {rel:<{width}}  {role}")
-    terminal.out(f"next: verifier-tui test {shown}   every case against its expected.json")
-    terminal.out(f"      verifier-tui {shown}        the TUI: edit tests/verifier.py, every save runs it again")
+    test, tui = f"verifier-tui test {shown}", f"verifier-tui {shown}"
+    terminal.out(f"next: {test}  # every case against its expected.json")
+    terminal.out(f"      {tui:<{len(test)}}  # the TUI: edit tests/verifier.py, and every save runs it again")
     return 0
 
 

@@ -116,9 +116,9 @@ def default_name(folder: Path) -> str:
     return f"{DEFAULT_ORG}/{short}"
 
 
-def new_task(folder: Path, name: str | None = None) -> list[str]:
-    """Write a starter task into ``folder`` (absent or empty); the files
-    written, relative to it. Refuses a folder that holds anything."""
+def new_task(folder: Path, name: str | None = None) -> None:
+    """Write a starter task into ``folder`` (absent or empty). Refuses a
+    folder that holds anything, and a name Harbor would refuse."""
     name = name if name is not None else default_name(folder)
     if not ORG_NAME.match(name) or ".." in name:
         raise AuthoringError(f"--name {name!r}: Harbor wants org/name (letters, digits, '.', '_' and '-', "
@@ -128,17 +128,13 @@ def new_task(folder: Path, name: str | None = None) -> list[str]:
             raise AuthoringError(f"{folder} exists and is not a folder")
         if any(folder.iterdir()):
             raise AuthoringError(f"{folder} is not empty: new writes a task only into a new or empty folder")
-    written = []
     for rel, text in _FILES.items():
         target = folder / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text.format(name=name) if rel == "task.toml" else text, encoding="utf-8")
-        written.append(rel)
     os.chmod(folder / "solution" / "solve.sh", _EXECUTABLE)
     for rel, source in ((SHIM, shim_path()), (RUNNER, runner_path())):
         _place(folder / rel, source)
-        written.append(rel)
-    return written
 
 
 def vendor(task: Path) -> list[str]:
