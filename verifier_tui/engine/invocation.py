@@ -23,6 +23,7 @@ from verifier_tui.engine.sandbox.view import Limits, limits_for, workspace_path
 from verifier_tui.engine.sandbox.stage import Stage, StagingError
 from verifier_tui.engine.task.kinds import OwnRunner, verifiers_folder
 from verifier_tui.engine.task.rows import staged_row_text
+from verifier_tui.runner_source import runner_path
 
 if TYPE_CHECKING:
     from typing import Any
@@ -223,8 +224,9 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
         path_map.insert(0, (task_data_arg, str(spec.task_data)))
     if task_vendors and spec.task.own_nemo_gym is not None:  # the task's own copy: the user's file
         path_map.insert(0, (str(stage.ng_dir / "nemo_gym"), str(spec.task.own_nemo_gym)))
-    if spec.runner is not None:
-        path_map.insert(0, (str(stage.ng_dir / "run_verifier.py"), str(spec.runner.path)))
+    # The runner's own lines (a warning raised at verify's call) name the file that ran:
+    # the task's runner, or verifier-tui's, which the task may not ship or ships another of.
+    path_map.insert(0, (str(stage.ng_dir / "run_verifier.py"), str(spec.runner.path if spec.runner else runner_path())))
     if stage.vendored_from is not None and not task_vendors:
         notices_vendor = f"nemo_gym/verifiers vendored from {stage.vendored_from}"
         path_map.insert(0, (str(stage.ng_dir / "nemo_gym" / "verifiers"), str(stage.vendored_from)))

@@ -278,7 +278,9 @@ class Session:
         if self.case is None and self.task_data is None and rows is not None and rows.rows:
             out.append(no_row_chosen(rows))
         if self.case is not None:
-            out += [f"case {self.case.name}: {p}" for p in self.case.problems]
+            # That the case names no row is beside the point once other task data is chosen.
+            own_data = self.task_data == self.case.task_data and self.task_id == self.case.task_id
+            out += [f"case {self.case.name}: {p}" for p in self.case.problems if own_data or p != self.case.names_no_row]
         note = self.expectation_note()
         if note is not None:
             out.append(note)
@@ -297,7 +299,17 @@ class Session:
             return None
         what = " and ".join(changed)
         verb = "is" if len(changed) == 1 else "are"
-        return f"the case's expected.json is not applied: its {what} {verb} not in use"
+        note = f"the case's expected.json is not applied: its {what} {verb} not in use"
+        if "task data" in changed:
+            note += f"; verify gets {self._task_data_words()}"
+        return note
+
+    def _task_data_words(self) -> str:
+        if self.task_data is None:
+            return "task_data = {}"
+        if self.task_id is not None:
+            return f"the row {self.task_id!r} of {self.task_data.name}"
+        return f"{self.task_data.name} as task_data"
 
     def ran_case_inputs(self, result: RunResult) -> bool:
         """Whether ``result`` ran its case with the case's own inputs (as
@@ -586,8 +598,8 @@ class Session:
         if opened is None or not opened.is_file():
             opened = self.task.root if self.task.root.is_dir() else self.task.tests_dir
         self.task = resolve(opened)
-        if verifier is not None and verifier in self.task.verifiers:
-            self.verifier = verifier
+        if verifier is not None and (verifier in self.task.verifiers or verifier.is_file()):
+            self.verifier = verifier  # the user's choice, even with verify gone: the runner says what is wrong
         elif self.task.verifiers:
             self.verifier = choose_verifier(self.task, None) if len(self.task.verifiers) == 1 else self.task.verifiers[0]
         else:

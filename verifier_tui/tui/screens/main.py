@@ -167,9 +167,7 @@ class MainScreen(Screen[None]):
 
     def _no_verifier(self) -> None:
         session = self.vt.session
-        text = no_verifier_message(session.task)
-        text = self.vt.fmt.text(text)
-        help_text = f"{text}\n\n{no_verifier_help(session.task)}"
+        help_text = self.vt.fmt.text(f"{no_verifier_message(session.task)}\n\n{no_verifier_help(session.task)}")
         self.query_one(ResolutionPanel).show_message(help_text, session.notices(), style="bold $warning")
         self.query_one(RewardPanel).show_message("Nothing to run yet: this task has no verifier.", "$warning")
         self.query_one(StatusLine).set_note("no verifier found (see the resolution panel)")
