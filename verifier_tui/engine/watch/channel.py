@@ -161,6 +161,7 @@ class Channel:
         self._post = post
         self._make_change = make_change
         self._batches: Batches | None = None
+        self._failures = 0  # errors of the OS watcher in a row
         self.thread = threading.Thread(
             target=self._main,
             name=f"verifier-tui-watch-{'tree' if recursive else 'files'}",
@@ -169,18 +170,18 @@ class Channel:
 
     # -- building ---------------------------------------------------------
 
-    def _open(self) -> tuple[Batches | None, Batch]:
-        """A new ``watch`` over the roots that exist now, and the events it
-        caught in its first wait. Its first step walks the roots' trees to
-        build the OS watch, holding the GIL all along (see :mod:`.child`)."""
+    def _open(self) -> Batch:
+        """Start a new ``watch`` over the roots that exist now and return what
+        it caught in its first wait. Its first step builds the OS watch,
+        walking the roots' trees and holding the GIL all along (see
+        :mod:`.child`); what building raises is raised here."""
         import watchfiles
 
         identities = [_dir_identity(root.path) for root in self.roots]
         present = [r.path for r, i in zip(self.roots, identities, strict=True) if i is not None]
-        batches = None
-        first: Batch = set()
+        self._batches = None
         if present:
-            batches = watchfiles.watch(
+            self._batches = watchfiles.watch(
                 *present,
                 watch_filter=None,  # filtered here, on paths relative to each root
                 debounce=DEBOUNCE_MS,
@@ -193,29 +194,27 @@ class Channel:
                 recursive=self.recursive,
                 ignore_permission_denied=True,
             )
-            first = self._next(batches)
+        first = self._next()
         # Recorded only once the new watch is in place, so a failed build is
         # simply retried at the next check.
         for root, identity in zip(self.roots, identities, strict=True):
             root.identity = identity
             root.missing = identity is None
-        return batches, first
+        return first
 
     def _rebuild(self, raw: Batch) -> None:
         """Replace the ``watch`` after a root changed, losing no event on the
-        other roots: build the new one first, then collect what the old one
+        other roots: start the new one first, then collect what the old one
         caught meanwhile."""
+        old = self._batches
         try:
-            new, caught = self._open()
+            raw |= self._open()
         except FileNotFoundError:
             # A root vanished again while we walked it: try at the next check.
+            self._batches = old
             return
-        old, self._batches = self._batches, new
-        raw |= caught
         if old is not None:
-            # An error from the old one no longer matters; after an error it
-            # has ended already, and next() gives nothing.
-            with suppress(RuntimeError):
+            with suppress(RuntimeError):  # an error of the old watch no longer matters
                 raw |= next(old, set())
             old.close()
 
@@ -223,7 +222,7 @@ class Channel:
 
     def _main(self) -> None:
         try:
-            self._batches, raw = self._open()
+            raw = self._open()
         except _Stop:
             self._post(READY)
             self._post(END)
@@ -249,17 +248,13 @@ class Channel:
         return ", ".join(str(r.path) for r in self.roots)
 
     def _loop(self, raw: Batch) -> None:
-        failures = 0
         while True:
             appeared, vanished = self._check_roots(raw)
             if appeared:
                 self._rebuild(raw)
             change = self._change(raw, appeared, vanished)
             if change is not None and self._unsettled(raw, change, vanished):
-                try:
-                    extra = self._next(self._batches)
-                except RuntimeError:
-                    extra = set()  # handled (rebuilt) at the next wait
+                extra = self._wait()
                 raw |= extra
                 more_appeared, more_vanished = self._check_roots(extra)
                 if more_appeared:
@@ -271,30 +266,37 @@ class Channel:
                 change = self._change(raw, appeared + [r for r in self.roots if not r.missing], vanished)
             if change is not None:
                 self._post(change)
-            try:
-                raw = self._next(self._batches)
-                failures = 0
-            except RuntimeError:  # watchfiles' WatchfilesRustInternalError
-                # The OS watcher reported an error (a watch could not be
-                # added...): events may have been lost, and the ``watch`` has
-                # ended. Start over, and report every root as re-created (re-scan).
-                failures += 1
-                if failures > _MAX_REBUILDS_AFTER_ERRORS:
-                    raise
-                logger.warning("file watcher error; re-creating it", exc_info=True)
-                for root in self.roots:
-                    root.identity = None
-                raw = set()
+            raw = self._wait()
 
-    def _next(self, batches: Batches | None) -> Batch:
-        """The next batch: empty after ``_WAKE_MS`` with no event."""
-        if batches is None:  # no root exists: only wait for one to appear
+    def _next(self) -> Batch:
+        """The next batch of the current ``watch``: empty after ``_WAKE_MS``
+        with no event."""
+        if self._batches is None:  # no root exists: only wait for one to appear
             if self._stop.wait(_WAKE_MS / 1000):
                 raise _Stop
             return set()
-        batch = next(batches, None)
+        batch = next(self._batches, None)
         if batch is None:  # ``watch`` returns once ``stop`` is set
             raise _Stop
+        return batch
+
+    def _wait(self) -> Batch:
+        """:meth:`_next`, surviving an error of the OS watcher (a watch that
+        could not be added...): events may have been lost, and that ``watch``
+        has ended. Then every root is taken as re-created, so the next check
+        starts a new ``watch`` and reports them re-created (re-scan them)."""
+        try:
+            batch = self._next()
+        except RuntimeError:  # watchfiles' WatchfilesRustInternalError
+            self._failures += 1
+            if self._failures > _MAX_REBUILDS_AFTER_ERRORS:
+                raise
+            logger.warning("file watcher error; re-creating it", exc_info=True)
+            self._batches = None
+            for root in self.roots:
+                root.identity = None
+            return set()
+        self._failures = 0
         return batch
 
     def _change(self, raw: Batch, appeared: list[Root], vanished: frozenset[Path]) -> Change | None:
