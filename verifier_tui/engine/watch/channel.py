@@ -2,9 +2,12 @@
 
 ``watch`` is iterated with ``yield_on_timeout``, so control comes back at
 least every ``_WAKE_MS`` even when nothing happens; the thread then filters
-and ``stat``-s what arrived. Between batches it checks its roots: one deleted
-is reported, one re-created (or replaced by a rename) gets a new ``watch``
-without losing the other roots' events.
+and ``stat``-s what arrived. What ``watch`` cannot do is done here: it goes
+on watching a root's old inode once the root is deleted or replaced by a
+rename (so the roots are checked between batches, and a new ``watch`` is
+started without losing the other roots' events), it never says that the
+kernel dropped events (``_RESCAN_AT``), and it has no "ready" signal (its
+first wait stands for one).
 """
 
 from __future__ import annotations
