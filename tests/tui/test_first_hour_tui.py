@@ -48,3 +48,35 @@ async def test_the_history_tells_a_syntax_error_from_a_value_error(tmp_path):
         text = screen_text(app)
         assert "#2  ! only ≠" in text  # SyntaxError, then ValueError: not the same ending
         assert "#3  ! only =" in text  # ValueError both times
+
+
+def cases_shown(app) -> str:
+    """The cases list as it reads, one case a line."""
+    return "\n".join(option.prompt.plain for option in app.main.query_one("#cases").options)
+
+
+async def test_the_other_cases_marks_say_they_are_out_of_date_after_the_verifier_changed(tmp_path):
+    """Only the current case re-runs on a save: the others' ✓ came from the
+    verifier before it, so they are marked out of date until they run again."""
+    root = make_task(tmp_path / "tasks" / "two", "def verify(workspace):\n    return 1.0\n",
+                     cases={"first": {"a.txt": "a"}, "second": {"a.txt": "a"}})
+    for case in ("first", "second"):
+        write(root / "cases" / case / "expected.json", '{"rewards": {"reward": 1.0}}')
+    app = make_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await app.controller.watch_ready.wait()
+        await pilot.press("a")  # every case, so both marks are ✓
+        await app.wait_for_runs(3)
+        await pilot.pause()
+        assert "✓ second" in cases_shown(app)
+        write(root / "tests" / "verifier.py", "def verifyx(workspace):\n    return 1.0\n")
+        await app.wait_for_runs(4)
+        await pilot.pause()
+        cases = cases_shown(app)
+        assert "✓ second" not in cases and "? second" in cases and "was ✓" in cases
+        await pilot.press("a")  # run again, both cases get their verdict of now
+        await app.wait_for_runs(6)
+        await pilot.pause()
+        cases = cases_shown(app)
+        assert "?" not in cases and "✗ first" in cases and "✗ second" in cases

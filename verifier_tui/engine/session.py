@@ -563,6 +563,15 @@ class Session:
         inputs = [target.path for target in self.run_inputs()]
         return any(path == folder or path.is_relative_to(folder) for path in paths for folder in inputs)
 
+    def changes_every_case(self, paths: Any) -> bool:
+        """Whether a change to any of ``paths`` changes what every case's run
+        reads (the tests folder, the verifier, task.toml), so that no case's
+        last verdict says how it goes now."""
+        shared = [self.task.tests_dir, self.task.root / "task.toml"]
+        if self.verifier is not None:
+            shared.append(self.verifier)
+        return any(path == folder or path.is_relative_to(folder) for path in paths for folder in shared)
+
     def defines_cases(self, paths: Any) -> bool:
         """Whether a change to any of ``paths`` may change the task's cases (:func:`defines_a_case`)."""
         return any(defines_a_case(self.cases_folder, path) for path in paths)

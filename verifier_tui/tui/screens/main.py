@@ -47,6 +47,7 @@ from verifier_tui.tui.chooser_options import (
 from verifier_tui.tui.external import editor_command, failing_location, pdb_command, verify_line
 from verifier_tui.tui.keys import key_bindings
 from verifier_tui.tui.messages import (
+    CasesOutdated,
     ChoicesChanged,
     ExplainReady,
     RunFailed,
@@ -91,6 +92,7 @@ class MainScreen(Screen[None]):
         self.viewing: RunResult | None = None
         """A run picked in the history (None: showing the latest)."""
         self.last_by_case: dict[str, RunResult] = {}
+        self.outdated_through = 0  # runs up to this number read the task's shared files before their last change
         self.running_case: str | None = None
         self.explain: dict[str, Any] | None = None
         self._last_response = None  # the response put aside by "toggle mode"
@@ -159,7 +161,8 @@ class MainScreen(Screen[None]):
     def _refresh_cases(self) -> None:
         session = self.vt.session
         self.query_one(CasesList).show(
-            session.task.cases, session.case.name if session.case else None, self.last_by_case, self.running_case
+            session.task.cases, session.case.name if session.case else None, self.last_by_case, self.running_case,
+            self.outdated_through,
         )
 
     def on_choices_changed(self, _message: ChoicesChanged) -> None:
@@ -250,6 +253,10 @@ class MainScreen(Screen[None]):
         self.query_one(StatusLine).set_note(text, "$error")
         self.query_one(RewardPanel).show_message(text, "bold $error")
         self.notify(text, title="run failed", severity="error", markup=False)
+
+    def on_cases_outdated(self, message: CasesOutdated) -> None:
+        self.outdated_through = max(self.outdated_through, message.through)
+        self._refresh_cases()
 
     def on_verdict_stale(self, message: VerdictStale) -> None:
         self._show_stale(message.what)
