@@ -457,6 +457,7 @@ class Session:
         from functools import partial
 
         from verifier_tui.engine.process import arun_process
+        from verifier_tui.engine.to_the_end import to_the_end
 
         spec = spec or self.spec()
         sequence = self.next_sequence()
@@ -464,7 +465,7 @@ class Session:
         try:
             # Staging goes on in its thread if we are cancelled: the stage is
             # handed back only once it is done (never to a run staging into it too).
-            prepared = await _finish_in_thread(prepare, spec, stage)
+            prepared = await to_the_end(asyncio.to_thread(prepare, spec, stage))
             if prepared.start_error or prepared.shim_refusal:
                 return self._not_started(prepared, trigger, sequence)
             watcher = None
@@ -486,7 +487,7 @@ class Session:
             finally:
                 if watcher is not None:
                     watcher.cancel()
-            return await _finish_in_thread(collect, prepared, done, trigger=trigger, sequence=sequence)
+            return await to_the_end(asyncio.to_thread(collect, prepared, done, trigger=trigger, sequence=sequence))
         finally:
             self._release(stage)
 
@@ -651,27 +652,6 @@ def _dedupe(targets: list[Any]) -> list[Any]:
             continue
         out.append(target)
     return out
-
-
-async def _finish_in_thread(function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-    """``function`` in a worker thread. If the awaiting task is cancelled, the
-    thread still runs to its end (a thread cannot be stopped), and the
-    cancellation propagates only then: nothing it uses is released early."""
-    import asyncio
-
-    work = asyncio.ensure_future(asyncio.to_thread(function, *args, **kwargs))
-    cancelled = False
-    while True:
-        try:
-            result = await asyncio.shield(work)
-            break
-        except asyncio.CancelledError:
-            if work.done():
-                raise
-            cancelled = True
-    if cancelled:
-        raise asyncio.CancelledError
-    return result
 
 
 async def _wait_for_explain(prepared: Prepared, on_explain: Callable[[dict[str, Any]], None]) -> None:

@@ -23,6 +23,7 @@ import signal as signals
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from verifier_tui.engine import procfs
 from verifier_tui.engine.model import CapturedText, Stack, StackFrame
 
 if TYPE_CHECKING:
@@ -57,8 +58,8 @@ def ask(leader: int, script: str) -> str:
     pid = runner_pid(leader, script)
     if pid is None:
         return NOT_YET
-    if not _has(pid, "SigCgt:", _SIGNAL_NUMBER):
-        return IGNORED if _has(pid, "SigIgn:", _SIGNAL_NUMBER, default=False) else NOT_YET
+    if not _has(pid, "SigCgt", _SIGNAL_NUMBER):
+        return IGNORED if _has(pid, "SigIgn", _SIGNAL_NUMBER, default=False) else NOT_YET
     try:
         os.kill(pid, _SIGNAL_NUMBER)
     except OSError:  # gone meanwhile
@@ -77,20 +78,10 @@ def runner_pid(leader: int, script: str) -> int | None:
     if not os.path.isdir("/proc"):
         return leader
     parents: dict[int, int] = {}
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as handle:
-                fields = handle.read().rsplit(b")", 1)[1].split()
-            if int(fields[2]) != leader:
-                continue
-            with open(f"/proc/{name}/cmdline", "rb") as handle:
-                words = handle.read().split(b"\0")
-        except (OSError, IndexError, ValueError):
-            continue
+    for pid, fields in procfs.group_members(leader).items():
+        words = (procfs.read(pid, "cmdline", procfs.ARGS_BYTES) or b"").split(b"\0")
         if _runs(words, os.fsencode(script)):
-            parents[int(name)] = int(fields[1])
+            parents[pid] = int(fields[1])
     outermost = [pid for pid, parent in parents.items() if parent not in parents]
     return min(outermost) if outermost else None
 
@@ -104,15 +95,11 @@ def _runs(words: list[bytes], script: bytes) -> bool:
 
 def _has(pid: int, field: str, number: int, default: bool = True) -> bool:
     """Whether signal ``number`` is in ``/proc/PID/status``'s mask ``field``
-    (``SigCgt:`` caught, ``SigIgn:`` ignored); ``default`` where it cannot be read."""
+    (``SigCgt`` caught, ``SigIgn`` ignored); ``default`` where it cannot be read."""
     try:
-        with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as handle:
-            for line in handle:
-                if line.startswith(field):
-                    return bool(int(line.split()[1], 16) >> (number - 1) & 1)
-    except (OSError, ValueError, IndexError):
-        pass
-    return default
+        return bool(int(procfs.status_field(pid, field) or "", 16) >> (number - 1) & 1)
+    except ValueError:
+        return default
 
 
 # -- reading the dump -----------------------------------------------------------
