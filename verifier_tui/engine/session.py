@@ -30,13 +30,13 @@ from verifier_tui.engine.task.discovery import (
 )
 from verifier_tui.engine.model import ResponseSource, RunResult
 from verifier_tui.engine.record import record, replace
-from verifier_tui.engine.invocation import DEFAULT_TIMEOUT_S, EXPLAIN_FILE, Prepared, RunSpec, prepare
+from verifier_tui.engine.invocation import DEFAULT_TIMEOUT_S, EXPLAIN_FILE, Prepared, RunSpec, bound_argv, prepare
 from verifier_tui.engine.results import collect, map_paths, no_explanation, read_explain
 from verifier_tui.engine.sandbox.isolation import NAMESPACE, Isolation, IsolationError
 from verifier_tui.engine.sandbox.isolation import choose as choose_isolation
 from verifier_tui.engine.sandbox.isolation import fallback as isolation_fallback
 from verifier_tui.engine.sandbox.isolation import requested as requested_isolation
-from verifier_tui.engine.sandbox.containment import bound_argv, namespace_failure
+from verifier_tui.engine.sandbox.containment import namespace_failure
 from verifier_tui.engine.process import run_process
 from verifier_tui.engine.sandbox.stage import Scratch, Stage
 from verifier_tui.engine.task.kinds import runner_notices

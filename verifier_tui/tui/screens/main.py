@@ -28,7 +28,7 @@ from textual.screen import Screen
 from textual.widgets import Footer
 from textual.worker import Worker, WorkerState
 
-from verifier_tui.engine.sandbox.containment import bound_argv
+from verifier_tui.engine.invocation import bound_argv
 from verifier_tui.engine.task.discovery import DiscoveryError, no_verifier_help, no_verifier_message
 from verifier_tui.engine.model import RunResult
 from verifier_tui.engine.session import SelectionError
