@@ -110,11 +110,6 @@ class Prepared:
         return self.stack_answer == ASKED
 
 
-def child_env(task_env: dict[str, str], extra: tuple[str, ...] = ()) -> dict[str, str]:
-    """The runner's environment (:mod:`verifier_tui.engine.sandbox.environment`)."""
-    return child_environment(task_env, extra).values
-
-
 def prepare(spec: RunSpec, stage: Stage) -> Prepared:
     """Stage the layout for ``spec`` and build the runner's command line."""
     environment = child_environment(spec.task.config.env, spec.env)

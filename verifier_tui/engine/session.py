@@ -613,10 +613,6 @@ class Session:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    @property
-    def scratch_root(self) -> Path | None:
-        return self.scratch.root if self.scratch else None
-
     def scratch_folder(self) -> Path:
         """The session's private scratch folder, made on first use (a watcher
         ignores it: every run writes there)."""
