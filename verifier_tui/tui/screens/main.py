@@ -23,8 +23,6 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.events import Resize
-from textual.screen import Screen
 from textual.widgets import Footer
 from textual.worker import Worker, WorkerState
 
@@ -69,7 +67,8 @@ from verifier_tui.tui.widgets.output_panel import OutputPanel
 from verifier_tui.tui.widgets.resolution_panel import ResolutionPanel
 from verifier_tui.tui.widgets.reward_panel import RewardPanel
 from verifier_tui.tui.widgets.status_line import StatusLine
-from verifier_tui.tui.widgets.too_small import MIN_HEIGHT, MIN_WIDTH, TooSmall
+from verifier_tui.tui.base import SizedScreen
+from verifier_tui.tui.widgets.too_small import TooSmall
 from verifier_tui.words.run import command_words
 
 if TYPE_CHECKING:
@@ -80,7 +79,7 @@ if TYPE_CHECKING:
 REFUSED = (SelectionError, DiscoveryError, OSError)
 
 
-class MainScreen(Screen[None]):
+class MainScreen(SizedScreen):
     BINDINGS = [*key_bindings(), Binding("escape", "latest", "latest run", show=False)]
 
     def __init__(self) -> None:
@@ -134,13 +133,6 @@ class MainScreen(Screen[None]):
         if notices:
             self.query_one(ResolutionPanel).show_message("Resolution appears as soon as the runner starts.", notices)
         self.vt.start()
-
-    def on_resize(self, event: Resize) -> None:
-        width, height = event.size
-        small = width < MIN_WIDTH or height < MIN_HEIGHT
-        self.set_class(small, "-too-small")
-        if small:
-            self.query_one(TooSmall).show_size(width, height)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """A flow of this screen that raised: shown, never a crash."""
