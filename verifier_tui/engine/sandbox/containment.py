@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from verifier_tui.engine import cache
-from verifier_tui.engine.sandbox import isolation, strays, user_files
 from verifier_tui.engine.record import field, record
+from verifier_tui.engine.sandbox import isolation, strays, user_files
 from verifier_tui.engine.sandbox.view import cpus_to_bind, sandbox_path_lines
 
 if TYPE_CHECKING:
