@@ -878,7 +878,7 @@ def test_close_removes_the_scratch_folder(tmp_path, run):
     assert stat.S_IMODE(root.stat().st_mode) == 0o700
     session.close()
     assert not root.exists()
-    assert session.scratch.root is None
+    assert session.scratch is None
 
 
 LOCKING_VERIFIER = """\
@@ -912,7 +912,7 @@ def big_workspace_session(tmp_path, monkeypatch) -> tuple[Session, Path]:
 def test_a_big_copy_is_removed_after_close_returns(tmp_path, monkeypatch):
     session, root = big_workspace_session(tmp_path, monkeypatch)
     session.close()
-    assert session.scratch.root is None
+    assert session.scratch is None
     deadline = time.monotonic() + HANG_GUARD_S
     while root.exists() and time.monotonic() < deadline:
         time.sleep(0.05)
