@@ -30,13 +30,13 @@ from verifier_tui.engine.task.discovery import (
 )
 from verifier_tui.engine.model import ResponseSource, RunResult
 from verifier_tui.engine.record import record, replace
-from verifier_tui.engine.invocation import DEFAULT_TIMEOUT_S, EXPLAIN_FILE, Prepared, RunSpec, prepare
+from verifier_tui.engine.invocation import DEFAULT_TIMEOUT_S, EXPLAIN_FILE, Prepared, RunSpec, bound_argv, prepare
 from verifier_tui.engine.results import collect, map_paths, no_explanation, read_explain
 from verifier_tui.engine.sandbox.isolation import NAMESPACE, Isolation, IsolationError
 from verifier_tui.engine.sandbox.isolation import choose as choose_isolation
 from verifier_tui.engine.sandbox.isolation import fallback as isolation_fallback
 from verifier_tui.engine.sandbox.isolation import requested as requested_isolation
-from verifier_tui.engine.sandbox.containment import bound_argv, namespace_failure
+from verifier_tui.engine.sandbox.containment import namespace_failure
 from verifier_tui.engine.process import run_process
 from verifier_tui.engine.sandbox.stage import Scratch, Stage
 from verifier_tui.engine.task.kinds import runner_notices
@@ -469,6 +469,7 @@ class Session:
         from functools import partial
 
         from verifier_tui.engine.process import arun_process
+        from verifier_tui.engine.to_the_end import to_the_end
 
         spec = spec or self.spec()
         sequence = self.next_sequence()
@@ -476,7 +477,7 @@ class Session:
         try:
             # Staging goes on in its thread if we are cancelled: the stage is
             # handed back only once it is done (never to a run staging into it too).
-            prepared = await _finish_in_thread(prepare, spec, stage)
+            prepared = await to_the_end(asyncio.to_thread(prepare, spec, stage))
             if prepared.start_error or prepared.shim_refusal:
                 return self._not_started(prepared, trigger, sequence)
             watcher = None
@@ -498,7 +499,7 @@ class Session:
             finally:
                 if watcher is not None:
                     watcher.cancel()
-            return await _finish_in_thread(collect, prepared, done, trigger=trigger, sequence=sequence)
+            return await to_the_end(asyncio.to_thread(collect, prepared, done, trigger=trigger, sequence=sequence))
         finally:
             self._release(stage)
 
@@ -633,10 +634,6 @@ class Session:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    @property
-    def scratch_root(self) -> Path | None:
-        return self.scratch.root if self.scratch else None
-
     def scratch_folder(self) -> Path:
         """The session's private scratch folder, made on first use (a watcher
         ignores it: every run writes there)."""
@@ -672,27 +669,6 @@ def _dedupe(targets: list[Any]) -> list[Any]:
             continue
         out.append(target)
     return out
-
-
-async def _finish_in_thread(function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-    """``function`` in a worker thread. If the awaiting task is cancelled, the
-    thread still runs to its end (a thread cannot be stopped), and the
-    cancellation propagates only then: nothing it uses is released early."""
-    import asyncio
-
-    work = asyncio.ensure_future(asyncio.to_thread(function, *args, **kwargs))
-    cancelled = False
-    while True:
-        try:
-            result = await asyncio.shield(work)
-            break
-        except asyncio.CancelledError:
-            if work.done():
-                raise
-            cancelled = True
-    if cancelled:
-        raise asyncio.CancelledError
-    return result
 
 
 async def _wait_for_explain(prepared: Prepared, on_explain: Callable[[dict[str, Any]], None]) -> None:

@@ -19,12 +19,13 @@ import logging
 import os
 import sys
 import threading
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from verifier_tui.engine.to_the_end import to_the_end
 from verifier_tui.engine.watch.changes import Change, WatchTarget
 from verifier_tui.engine.watch.channel import (
     END,
@@ -184,7 +185,7 @@ class Watcher:
         the event loop, and its pipes are closed by the garbage collector after
         the loop is gone ("Event loop is closed")."""
         self.stop()
-        await _to_the_end(self._wait_stopped())
+        await to_the_end(self._wait_stopped())
 
     async def changes(self) -> AsyncIterator[Change]:
         """Coalesced relevant changes until :meth:`stop`. A failure of the OS
@@ -403,18 +404,3 @@ class Watcher:
             names=tuple(sorted(names.items())),
             quiet=frozenset(quiet),
         )
-
-
-async def _to_the_end(clean_up: Awaitable[None]) -> None:
-    """Await ``clean_up`` to its end even if we are cancelled (again) meanwhile;
-    a cancellation that arrived is raised once it is done."""
-    task = asyncio.ensure_future(clean_up)
-    cancelled = False
-    while not task.done():
-        try:
-            await asyncio.shield(task)
-        except asyncio.CancelledError:
-            cancelled = True
-    task.result()
-    if cancelled:
-        raise asyncio.CancelledError

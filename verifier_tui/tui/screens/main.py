@@ -23,13 +23,11 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.events import Resize
-from textual.screen import Screen
 from textual.widgets import Footer
 from textual.worker import Worker, WorkerState
 
 from verifier_tui.engine.advice import worded
-from verifier_tui.engine.sandbox.containment import bound_argv
+from verifier_tui.engine.invocation import bound_argv
 from verifier_tui.engine.task.discovery import DiscoveryError, no_verifier_help, no_verifier_message
 from verifier_tui.engine.model import RunResult
 from verifier_tui.engine.session import SelectionError
@@ -71,7 +69,8 @@ from verifier_tui.tui.widgets.output_panel import OutputPanel
 from verifier_tui.tui.widgets.resolution_panel import ResolutionPanel
 from verifier_tui.tui.widgets.reward_panel import RewardPanel
 from verifier_tui.tui.widgets.status_line import StatusLine
-from verifier_tui.tui.widgets.too_small import MIN_HEIGHT, MIN_WIDTH, TooSmall
+from verifier_tui.tui.base import SizedScreen
+from verifier_tui.tui.widgets.too_small import TooSmall
 from verifier_tui.words.run import command_words
 
 if TYPE_CHECKING:
@@ -82,7 +81,7 @@ if TYPE_CHECKING:
 REFUSED = (SelectionError, DiscoveryError, OSError)
 
 
-class MainScreen(Screen[None]):
+class MainScreen(SizedScreen):
     BINDINGS = [*key_bindings(), Binding("escape", "latest", "latest run", show=False)]
 
     def __init__(self) -> None:
@@ -137,13 +136,6 @@ class MainScreen(Screen[None]):
         if notices:
             self.query_one(ResolutionPanel).show_message("Resolution appears as soon as the runner starts.", notices)
         self.vt.start()
-
-    def on_resize(self, event: Resize) -> None:
-        width, height = event.size
-        small = width < MIN_WIDTH or height < MIN_HEIGHT
-        self.set_class(small, "-too-small")
-        if small:
-            self.query_one(TooSmall).show_size(width, height)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """A flow of this screen that raised: shown, never a crash."""
