@@ -18,10 +18,10 @@ import stat
 import threading
 from collections.abc import Callable
 from contextlib import suppress
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from verifier_tui.engine.record import record
 from verifier_tui.engine.watch.changes import Change
 
 if TYPE_CHECKING:
@@ -119,7 +119,7 @@ def _is_empty_file(path: Path) -> bool:
     return stat.S_ISREG(st.st_mode) and st.st_size == 0
 
 
-@dataclass
+@record
 class Root:
     """A folder handed to ``watch``."""
 

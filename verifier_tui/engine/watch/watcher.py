@@ -21,10 +21,10 @@ import sys
 import threading
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import suppress
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from verifier_tui.engine.record import record
 from verifier_tui.engine.to_the_end import to_the_end
 from verifier_tui.engine.watch.changes import Change, WatchTarget
 from verifier_tui.engine.watch.channel import (
@@ -39,7 +39,7 @@ from verifier_tui.engine.watch.filters import is_noise
 
 logger = logging.getLogger(__name__)
 
-@dataclass
+@record
 class _Target:
     path: Path  # absolute, not resolved
     label: str
