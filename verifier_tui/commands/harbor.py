@@ -11,6 +11,9 @@ line per replay with the agreement. ``--json`` documents: docs/json-output.md.
 
 :mod:`verifier_tui.commands.headless` hands a path over here when it names a trial or
 job folder (:func:`dispatch`, on the command line's ``args.target``).
+
+Over 500 lines: the four commands print one TrialSession each in their own
+shape (a walkthrough, a table, a stream), and they share its words here.
 """
 
 from __future__ import annotations
