@@ -5,8 +5,9 @@ Every option is written once, in :data:`OPTIONS`; the argparse parsers are
 built from it, and the engine's options (:class:`~verifier_tui.engine.session.Options`)
 are read from the parsed command line by name. The faces (:mod:`verifier_tui.commands.headless`,
 :mod:`verifier_tui.tui.launch`) get the parsed command line with those
-options as ``args.options``. Textual is imported only when the TUI is really
-started.
+options as ``args.options``, and what its path names as ``args.target``
+(``args.targets`` for ``test``: :func:`verifier_tui.engine.task.target.classify`).
+Textual is imported only when the TUI is really started.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from pathlib import Path
 
 from verifier_tui import __version__
 from verifier_tui.commands import terminal
-from verifier_tui.engine.task.discovery import EXPECTED_PATHS, DiscoveryError
+from verifier_tui.engine.task.discovery import DiscoveryError
+from verifier_tui.engine.task.target import EXPECTED_PATHS, classify
 from verifier_tui.engine.sandbox.isolation import IsolationError
 from verifier_tui.engine.session import Options, SelectionError
 
@@ -245,14 +247,19 @@ def _exit_now(code: int) -> None:
 
 def _dispatch(args: argparse.Namespace) -> int:
     try:
-        if args.command is None:
-            from verifier_tui.tui.launch import launch
-
-            return launch(args)
         if args.command in AUTHORING:
             from verifier_tui.commands import authoring
 
             return getattr(authoring, f"{args.command}_command")(args)
+        # What each path names, decided once: every face dispatches on it.
+        if args.command == "test":
+            args.targets = [classify(path) for path in args.paths]
+        else:
+            args.target = classify(args.path)
+        if args.command is None:
+            from verifier_tui.tui.launch import launch
+
+            return launch(args)
         from verifier_tui.commands import headless
 
         return getattr(headless, f"{args.command}_command")(args)

@@ -46,6 +46,8 @@ if TYPE_CHECKING:
     import asyncio
     from typing import Any, Callable
 
+    from verifier_tui.engine.task.target import Target
+
 #: How much of ``explain``'s stdout (the runner's document, indented) is kept.
 EXPLAIN_CAP_BYTES = 16 * 1024 * 1024
 
@@ -97,7 +99,7 @@ def response_source(path: Path) -> ResponseSource:
 class Session:
     """The current task, choices and staged layouts of one user session."""
 
-    def __init__(self, path: Path | str, options: Options | None = None) -> None:
+    def __init__(self, path: Path | str | Target, options: Options | None = None) -> None:
         self.options = options or Options()
         self.task: Task = resolve(path)
         self.scratch: Scratch | None = None

@@ -14,6 +14,7 @@ from textual.screen import Screen
 
 from verifier_tui.engine.harbor.folders import Job, Trial
 from verifier_tui.engine.harbor.trial_session import TrialSession
+from verifier_tui.engine.task.target import Target, classify
 from verifier_tui.tui.base import BaseApp
 from verifier_tui.tui.screens.job import JobScreen
 from verifier_tui.tui.screens.job_overview import JobOverviewScreen
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
 
 
 class TrialApp(BaseApp):
-    def __init__(self, found: Trial | Job | Path, step: str | None = None, *, options: Options,
+    def __init__(self, found: Trial | Job | Target | Path, step: str | None = None, *, options: Options,
                  task_dir: Path | None = None, watch: bool = True, poll: bool = False,
                  deterministic: bool = False) -> None:
         super().__init__()
@@ -43,17 +44,19 @@ class TrialApp(BaseApp):
     def on_mount(self) -> None:
         """A folder of jobs opens its list; a job its overview (a job of one
         trial, that trial); a multi-step trial with no step chosen its steps;
-        a single trial (or step) opens at once. ``found`` as a path: a job or
-        a folder of jobs whose trials are read on screen, in a worker."""
-        from verifier_tui.engine.harbor.folders import find_harbor_folder, open_trial
+        a single trial (or step) opens at once. ``found`` as a target (or a
+        path): a job or a folder of jobs whose trials are read on screen, in a worker."""
+        from verifier_tui.engine.harbor.folders import open_trial
         from verifier_tui.engine.harbor.overview import first_trials
 
         found = self.found
-        if isinstance(found, Job) and found.jobs is not None or isinstance(found, Path) and \
-                (find_harbor_folder(found) or ("",))[0] == "jobs":
-            self.push_screen(JobsScreen(found if isinstance(found, Path) else found.path))
-            return
         if isinstance(found, Path):
+            found = classify(found)
+        if isinstance(found, Job) and found.jobs is not None or isinstance(found, Target) and found.kind == "jobs":
+            self.push_screen(JobsScreen(found.root if isinstance(found, Target) else found.path))
+            return
+        if isinstance(found, Target):
+            found = found.root
             only = first_trials(found)
             if len(only) != 1:
                 self.open_job(found)
@@ -147,7 +150,7 @@ def launch_trial(args) -> int:
     """``verifier-tui TRIAL|JOB``: the app on a Harbor folder; bad input is one line and exit 2."""
     import sys
 
-    from verifier_tui.engine.harbor.folders import HarborFolderError, find_harbor_folder, open_harbor, select_trial
+    from verifier_tui.engine.harbor.folders import HarborFolderError, open_harbor, select_trial
 
     def fail(message: str) -> int:
         sys.stderr.write(f"verifier-tui: {message}\n")
@@ -158,14 +161,14 @@ def launch_trial(args) -> int:
                       ("task_data", "a trial replays with the task data the sandbox had")):
         if getattr(args, flag, None) is not None:
             return fail(f"--{flag.replace('_', '-')}: {why}")
-    located = find_harbor_folder(args.path)
-    if located is not None and located[0] in ("job", "jobs") and args.trial is None and args.step is None:
+    target = args.target
+    if target.kind in ("job", "jobs") and args.trial is None and args.step is None:
         # Read on screen: the overview shows at once and fills in as trials are read.
-        app = TrialApp(located[1], options=args.options, task_dir=args.task, watch=not args.no_watch, poll=args.poll)
+        app = TrialApp(target, options=args.options, task_dir=args.task, watch=not args.no_watch, poll=args.poll)
         app.run()
         return app.return_code or 0
     try:
-        found, step = open_harbor(args.path)
+        found, step = open_harbor(target)
         step = args.step or step
         if args.trial is not None or (step is not None and isinstance(found, Job) and len(found.trials) == 1):
             found, _ = select_trial(found, args.trial, step)

@@ -166,12 +166,6 @@ class TaskConfig:
                 return self.verifier.environment_network_mode
         return self.network_mode
 
-    def declares_artifact(self, source: str, step_name: str | None = None) -> bool:
-        wanted = source.rstrip("/")
-        step = self.step(step_name)
-        declared = list(self.artifacts) + (list(step.artifacts) if step else [])
-        return any(a.rstrip("/") == wanted for a in declared)
-
 
 def parse_task_config(path: Path) -> TaskConfig:
     """``path`` read as Harbor would (module docstring), never raising."""
