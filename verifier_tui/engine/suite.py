@@ -150,14 +150,14 @@ class JobReplays:
         from contextlib import ExitStack
 
         from verifier_tui.engine.harbor.digest import digests_remembered
-        from verifier_tui.engine.harbor.folders import Job
+        from verifier_tui.engine.harbor.folders import Job, TrialRef
         from verifier_tui.engine.harbor.replay import StandIn
         from verifier_tui.engine.harbor.trial_session import SessionPool
 
-        trials = found.trials if isinstance(found, Job) else [found]
-        self.entries: list[tuple[Any, str | None]] = [
-            (trial, step) for trial in trials
-            for step in ([step_in_path] if step_in_path else [view.name for view in trial.steps])]
+        trials = [trial if isinstance(trial, TrialRef) else TrialRef.of(trial)
+                  for trial in (found.trials if isinstance(found, Job) else [found])]
+        self.entries: list[tuple[TrialRef, str | None]] = [
+            (trial, step) for trial in trials for step in ([step_in_path] if step_in_path else trial.step_names)]
         self.options = options
         self.task_dir = task_dir
         self.stand_in = stand_in or StandIn(workspace=options.workspace, case=options.case)
@@ -166,10 +166,13 @@ class JobReplays:
         self._memo.enter_context(digests_remembered())
 
     def open(self, trial: Any, step: str | None) -> Any:
+        """The session replaying ``trial`` (a :class:`TrialRef`: read now, as
+        it is now) at ``step``."""
+        from verifier_tui.engine.harbor.folders import open_trial
         from verifier_tui.engine.harbor.trial_session import TrialSession
 
         options, stand_in = self.options, self.stand_in
-        return TrialSession(trial, step, task_dir=self.task_dir, workspace=stand_in.workspace, case=stand_in.case,
+        return TrialSession(open_trial(trial.path), step, task_dir=self.task_dir, workspace=stand_in.workspace, case=stand_in.case,
                             empty=stand_in.empty, timeout=options.timeout, python=options.python,
                             nemo_gym=options.nemo_gym, runner=options.runner, env=options.env, pool=self._pool)
 
@@ -315,7 +318,7 @@ def _job_group(target: Target, options: Options, task_dir: Path | None, stand_in
     from verifier_tui.engine.harbor.folders import HarborFolderError, open_harbor
 
     try:
-        found, step_in_path = open_harbor(target)
+        found, step_in_path = open_harbor(target, refs=True)  # each trial is read again at its turn
     except HarborFolderError as exc:
         raise CollectionError(str(exc)) from None
     replays = JobReplays(found, step_in_path, options, task_dir, stand_in)

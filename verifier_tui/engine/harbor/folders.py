@@ -197,9 +197,26 @@ class Trial:
         raise HarborFolderError(f"trial {self.name} has no step {name!r} (steps: {names})")
 
 
+@record(frozen=True)
+class TrialRef:
+    """A trial known by its folder, name and step names only: what testing a
+    job keeps of each trial until its turn, when it is read again. A job of
+    thousands of trials, each held whole, would grow the tool by tens of KB
+    a trial (the parsed result.json, config.json, the log's tail)."""
+
+    path: Path
+    name: str
+    step_names: tuple
+
+    @classmethod
+    def of(cls, trial: Trial) -> TrialRef:
+        return cls(trial.path, trial.name, tuple(view.name for view in trial.steps))
+
+
 @record
 class Job:
-    """A job folder, read: its trials in name order."""
+    """A job folder, read: its trials in name order (each a :class:`TrialRef`
+    when it was opened for testing only)."""
 
     path: Path
     name: str
@@ -239,10 +256,11 @@ def _some_names(names: list[str]) -> str:
 # Opening (what a path names is decided by engine/task/target.py).
 
 
-def open_harbor(path: Path | str | Target) -> tuple[Trial | Job, str | None]:
+def open_harbor(path: Path | str | Target, refs: bool = False) -> tuple[Trial | Job, str | None]:
     """The trial or job at ``path`` (relative paths against the current
     folder; a :class:`Target` already classified), and the step a path
-    inside ``steps/<name>/`` named. Raises HarborFolderError with what was expected."""
+    inside ``steps/<name>/`` named (``refs``: a job's trials as
+    :class:`TrialRef`). Raises HarborFolderError with what was expected."""
     target = path if isinstance(path, Target) else classify(path)
     if target.kind == "missing":
         raise HarborFolderError(f"{target.path} does not exist")
@@ -252,9 +270,9 @@ def open_harbor(path: Path | str | Target) -> tuple[Trial | Job, str | None]:
             "config.json and result.json; a job folder holds job.log, config.json and one folder per trial"
         )
     if target.kind == "jobs":
-        return open_jobs_folder(target.root), None
+        return open_jobs_folder(target.root, refs), None
     if target.kind == "job":
-        return open_job(target.root), None
+        return open_job(target.root, refs), None
     return open_trial(target.root), target.step
 
 
@@ -455,8 +473,9 @@ def _read_steps(folder: Path, result: JsonFile, exception_text: str | None = Non
     return views
 
 
-def open_job(path: Path | str) -> Job:
-    """Read a job folder and every trial in it."""
+def open_job(path: Path | str, refs: bool = False) -> Job:
+    """Read a job folder and every trial in it (``refs``: keep each trial as
+    a :class:`TrialRef` once read)."""
     folder = Path(os.path.normpath(Path(path).expanduser().absolute()))
     config = read_json(folder / CONFIG)
     trials: list[Trial] = []
@@ -469,7 +488,8 @@ def open_job(path: Path | str) -> Job:
         if harbor_kind(child) != "trial":
             continue
         try:
-            trials.append(open_trial(child))
+            trial = open_trial(child)
+            trials.append(TrialRef.of(trial) if refs else trial)
         except OSError as exc:  # a folder that vanished or became unreadable meanwhile
             problems.append(f"{child.name}: cannot be read ({exc.strerror or exc})")
     if not trials:
@@ -494,7 +514,7 @@ def job_paths(folder: Path) -> list[Path]:
     return sorted((p for p in children if (p / JOB_LOG).is_file()), key=lambda p: p.name, reverse=True)
 
 
-def open_jobs_folder(path: Path | str) -> Job:
+def open_jobs_folder(path: Path | str, refs: bool = False) -> Job:
     """A folder of jobs read as one job whose trials are every job's: what
     ``test`` and the pytest plugin replay, and ``run --trial JOB/TRIAL`` opens."""
     folder = Path(os.path.normpath(Path(path).expanduser().absolute()))
@@ -502,7 +522,7 @@ def open_jobs_folder(path: Path | str) -> Job:
     problems: list[str] = []
     jobs = job_paths(folder)
     for job_path in jobs:
-        job = open_job(job_path)
+        job = open_job(job_path, refs)
         trials += job.trials
         problems += [f"{job.name}: {problem}" for problem in job.problems]
     missing = JsonFile(folder / CONFIG, "missing", problem="a folder of jobs has no config.json of its own")
