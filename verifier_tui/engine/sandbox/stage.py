@@ -102,6 +102,9 @@ class Stage:
 
     app_at: str = APP
     """Where the runner sees the workspace in the view (the task's test.sh may say another path)."""
+    keep_ctl: bool = False
+    """A run started ahead (:mod:`verifier_tui.engine.warm`) waits in this
+    stage's namespace, whose init holds ``ctl``'s files open: staging leaves them be."""
 
     def seen(self, path: Path) -> str:
         """``path``, one of this stage's, as the runner sees it: in the view
@@ -295,7 +298,7 @@ class Stage:
             self.workspace.sync(changed)
             _whole(self.workspace, "the workspace")
             notes += [f"workspace: {n}" for n in self.workspace.notes]
-        if self.namespace:
+        if self.namespace and not self.keep_ctl:
             _empty(self.ctl_dir)
         return notes
 
