@@ -354,6 +354,8 @@ class Held:
         self._go: int | None = write
         self.over = False
         """Told to go, or discarded: no longer held."""
+        self.went = False
+        """Told to go (not discarded)."""
 
     @property
     def waiting(self) -> bool:
@@ -361,7 +363,7 @@ class Held:
         return not self.over and self.proc.poll() is None
 
     def go(self) -> subprocess.Popen:
-        self.over = True
+        self.over = self.went = True
         fd, self._go = self._go, None
         if fd is not None:
             try:

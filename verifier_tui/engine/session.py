@@ -116,7 +116,8 @@ class Session:
         self._isolation: Isolation | None = None
         self._fallback_from = ""
         self._live = False  # a watcher reports every change to the user's files (note_change)
-        self._warm: Any = None  # the runs started ahead (keep_warm), or None: every run starts cold
+        self.warm: Any = None
+        """The runs started ahead (:meth:`keep_warm`, a :class:`~verifier_tui.engine.warm.WarmRuns`), or None."""
         self._apply_options(self.options)
 
     # -- choices -----------------------------------------------------------
@@ -396,10 +397,10 @@ class Session:
         """From now on, after each :meth:`arun` the next run of its stage is
         started ahead and waits (:mod:`verifier_tui.engine.warm`): for the
         faces that re-run on every save (``watch``, the TUI)."""
-        if self._warm is None:
+        if self.warm is None:
             from verifier_tui.engine.warm import WarmRuns
 
-            self._warm = WarmRuns(self._claim, self._release, _finish_in_thread)
+            self.warm = WarmRuns(self._claim, self._release, _finish_in_thread)
 
     def _fall_back(self, result: RunResult) -> bool:
         """A namespace the probe (or its cached answer) promised did not set
@@ -412,8 +413,8 @@ class Session:
             raise IsolationError(f"VERIFIER_TUI_SANDBOX=namespace, but this machine cannot: {problem}")
         self._isolation = isolation_fallback(problem)
         self._fallback_from = result.start_error
-        if self._warm is not None:
-            self._warm.discard()
+        if self.warm is not None:
+            self.warm.discard()
         for pool in self._stages.values():  # the namespace's stages are not the copy's
             pool[:] = [stage for stage in pool if id(stage) in self._busy]
         return True
@@ -472,12 +473,12 @@ class Session:
         from verifier_tui.engine.warm import bound, prepare_held
 
         spec = spec or self.spec()
-        if self._warm is not None:
-            await self._warm.settle()
+        if self.warm is not None:
+            await self.warm.settle()
         sequence = self.next_sequence()
         stage = self._claim(spec)
         held = None
-        waiting = self._warm.take(stage) if self._warm is not None else None
+        waiting = self.warm.take(stage) if self.warm is not None else None
         try:
             # Staging goes on in its thread if we are cancelled: the stage is
             # handed back only once it is done (never to a run staging into it too).
@@ -510,8 +511,8 @@ class Session:
                 stage.keep_ctl = False
                 waiting.held.discard()
             self._release(stage)
-        if self._warm is not None and namespace_failure(result.start_error) is None:
-            self._warm.after(spec)
+        if self.warm is not None and namespace_failure(result.start_error) is None:
+            self.warm.after(spec)
         return result
 
     def explain(self, spec: RunSpec | None = None) -> dict[str, Any]:
@@ -624,8 +625,8 @@ class Session:
             self.runner = "ours"  # the task stopped shipping one
 
     def close(self) -> None:
-        if self._warm is not None:
-            self._warm.close()
+        if self.warm is not None:
+            self.warm.close()
         if self.scratch is not None:
             self.scratch.close()
             self.scratch = None

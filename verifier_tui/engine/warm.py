@@ -79,7 +79,7 @@ def fingerprint(prepared: Prepared) -> tuple:
                stage.ctl_dir)
     fstab = _read(stage.ctl_dir / "fstab") if stage.namespace else None  # the view the init mounted
     return (prepared.argv, env, str(prepared.cwd), prepared.limits, prepared.memory_limit, prepared.taskset,
-            stage.namespace, tuple(_stamp(str(folder)) for folder in folders),
+            stage.namespace, tuple(_stamp(str(folder))[:2] for folder in folders),
             _read(stage.ng_dir / "run_verifier.py"), fstab, _interpreter(prepared.python, env.get("HOME")))
 
 
@@ -91,11 +91,11 @@ def _read(path: Any) -> bytes | None:
         return None
 
 
-def _stamp(path: str) -> tuple | None:
+def _stamp(path: str) -> tuple:
     try:
         st = os.stat(path)
     except OSError:
-        return None
+        return (None,) * 4
     return st.st_dev, st.st_ino, st.st_mtime_ns, st.st_size
 
 

@@ -272,10 +272,9 @@ class Stage:
         self.overlay_lower = workspace if overlay else None
         if workspace is None:
             self.workspace = None
-            # An empty scratch workspace, emptied again if a verifier wrote into it.
-            if os.path.lexists(self.app_dir):
-                remove_path(self.app_dir)
-            self.app_dir.mkdir()
+            # An empty scratch workspace, emptied again if a verifier wrote into
+            # it (the folder itself kept: a held run's view has it bound).
+            _empty(self.app_dir)
         elif overlay:
             # The overlay is mounted over an empty folder; the last run's
             # writes are in the upper layer: clearing it is the whole staging.
