@@ -12,7 +12,7 @@ that stage prepares again (staging what changed since, the namespace's
 command line, environment, working folder and limits, the same stage
 folders (which the view has bound), the same runner bytes (the waiting
 interpreter has compiled them), the same interpreter and site folders (it
-has read its ``.pth`` files) -> the held child is told to go. Anything else
+has read its ``.pth`` files), the same task.toml -> the held child is told to go. Anything else
 (a case, a response, task.toml's env or timeout, ``--python``, the runner,
 an overlay instead of a copy) -> it is discarded and the run starts cold.
 
@@ -80,7 +80,8 @@ def fingerprint(prepared: Prepared) -> tuple:
     fstab = _read(stage.ctl_dir / "fstab") if stage.namespace else None  # the view the init mounted
     return (prepared.argv, env, str(prepared.cwd), prepared.limits, prepared.memory_limit, prepared.taskset,
             stage.namespace, tuple(_stamp(str(folder))[:2] for folder in folders),
-            _read(stage.ng_dir / "run_verifier.py"), fstab, _interpreter(prepared.python, env.get("HOME")))
+            _read(stage.ng_dir / "run_verifier.py"), fstab, _interpreter(prepared.python, env.get("HOME")),
+            _read(prepared.spec.task.root / "task.toml"))
 
 
 def _read(path: Any) -> bytes | None:
