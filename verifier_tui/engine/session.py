@@ -356,9 +356,11 @@ class Session:
         a workspace (or have none)."""
         self.scratch_folder()
         pool = self._stages.setdefault((spec.workspace, spec.explain_only), [])
-        for stage in pool:
-            if id(stage) not in self._busy:
-                return stage
+        free = [stage for stage in pool if id(stage) not in self._busy]
+        if self.warm is not None:  # the stage whose held run is this one
+            free = self.warm.order(spec, free, room=len(pool) < 2)
+        if free:
+            return free[0]
         idle = [(others, st) for key, others in self._stages.items() if key[1] == spec.explain_only
                 for st in others if id(st) not in self._busy] if self.recycle_stages else []
         if idle:  # its prepare() puts this spec's workspace in place

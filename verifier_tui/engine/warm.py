@@ -175,6 +175,21 @@ class WarmRuns:
         self._timers: dict[int, asyncio.TimerHandle] = {}
         self.closed = False
 
+    def order(self, spec: RunSpec, stages: list[Stage], room: bool) -> list[Stage]:
+        """``stages`` (free, of one workspace) in the order a run of ``spec``
+        should take them: the one whose held run is ``spec``'s, then one
+        holding none. None of these and ``room``: no stage (a new one is
+        made), so that runs that alternate (both modes: with the response,
+        then without) each keep their own held run."""
+        def rank(stage: Stage) -> int:
+            waiting = self.waiting.get(id(stage))
+            return 1 if waiting is None else 0 if waiting.prepared.spec == spec else 2
+
+        ranked = sorted(stages, key=rank)
+        if room and (not ranked or rank(ranked[0]) == 2):
+            return []
+        return ranked
+
     def take(self, stage: Stage) -> Waiting | None:
         """The held run of ``stage``, now the caller's (to run or discard)."""
         timer = self._timers.pop(id(stage), None)

@@ -29,6 +29,7 @@ class VerifierApp(App[int]):
     def __init__(self, session: Session, *, watch: bool = True, poll: bool = False, deterministic: bool = False) -> None:
         super().__init__()
         self.session = session
+        session.keep_warm()  # saves and keys re-run: the next run waits, started, for them
         self.fmt = Display(session.task.root, deterministic)
         """Paths, durations and verifier text as shown (deterministic for snapshots)."""
         self.watching = watch

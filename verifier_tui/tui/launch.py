@@ -33,7 +33,6 @@ def launch(args) -> int:
             return 2
         from verifier_tui.tui.app import VerifierApp  # Textual: only now that the TUI really starts
 
-        session.keep_warm()  # saves and keys re-run: the next run waits, started, for them
         app = VerifierApp(session, watch=not args.no_watch, poll=args.poll)
         app.run()
         return app.return_code or 0
