@@ -206,3 +206,25 @@ def _tree(pid: int) -> set[int]:
                     found.add(child)
                     todo.append(child)
     return found
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="binding to 1 CPU needs 2")
+def test_a_held_run_is_bound_to_the_tasks_cpus_as_a_cold_one(tmp_path, sandbox):
+    task_dir = make_task(tmp_path / "t", """\
+        import os, subprocess, sys
+
+        def verify(workspace):
+            child = subprocess.run([sys.executable, "-c", "import os; print(len(os.sched_getaffinity(0)))"],
+                                   capture_output=True, text=True).stdout.strip()
+            print(len(os.sched_getaffinity(0)), child)
+            return 1.0
+    """, toml='version = "1.0"\n[environment]\ncpus = 1\n')
+
+    async def scenario():
+        with Session(task_dir, Options(python=PY)) as session:
+            return await _held_then_run(session, session.spec())
+
+    held, result = _run(scenario())
+    assert held.went
+    assert result.stdout.text == "1 1\n"
+    assert len(result.limits["cpu_list"]) == 1

@@ -67,6 +67,7 @@ class VerifierApp(App[int]):
     async def on_unmount(self) -> None:
         await self.controller.stop_watching_and_wait()
         await self.controller.close()
+        await self.session.warm.settle()  # a run being started ahead stages into the scratch folder
         self.session.close()
 
     # -- what the screen and the controller call -----------------------------------------
