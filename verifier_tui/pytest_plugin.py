@@ -33,8 +33,8 @@ if TYPE_CHECKING:
     from verifier_tui.engine.suite import Collection, TaskCases
 
 PLUGIN_NAME = "verifier-tui-cases"
-#: The command line's hint for a stand-in, in this plugin's options.
-PLUGIN_STAND_IN_HINT = "give --verifier-workspace DIR, --verifier-case NAME or --verifier-stand-in empty"
+#: How to give a stand-in for /app, in this plugin's options.
+PLUGIN_STAND_IN_HINT = "; give --verifier-workspace DIR, --verifier-case NAME or --verifier-stand-in empty"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -199,9 +199,9 @@ class VerifierCase(pytest.Item):
             if self.group.session is None:  # a trial of a Harbor job: what `run TRIAL` prints
                 replayed = error.result
                 if replayed.local is None:
-                    from verifier_tui.engine.harbor.inputs import STAND_IN_HINT
+                    from verifier_tui.engine.advice import STAND_IN, worded
 
-                    why = (replayed.skipped or "").replace(STAND_IN_HINT, PLUGIN_STAND_IN_HINT)
+                    why = worded(replayed.skipped or "", lambda a: PLUGIN_STAND_IN_HINT if a == STAND_IN else a.flag)
                     head = f"{self.nodeid}: not replayed: {why}"
                 elif replayed.agreement.same is None:
                     head = f"{self.nodeid}: replayed, but not compared: {replayed.agreement.differences[0]}"

@@ -41,6 +41,7 @@ import subprocess
 import time
 from typing import TYPE_CHECKING
 
+from verifier_tui.engine import procfs
 from verifier_tui.engine.capture import DEFAULT_CAP_BYTES, BoundedCapture
 from verifier_tui.engine.model import CapturedText
 from verifier_tui.engine.record import record
@@ -279,6 +280,8 @@ async def arun_process(
     import asyncio
     import threading
 
+    from verifier_tui.engine.to_the_end import to_the_end
+
     loop = asyncio.get_running_loop()
     done = loop.create_future()
     cancel = CancelSignal()
@@ -302,21 +305,8 @@ async def arun_process(
     # group to be ended before it exits.
     threading.Thread(target=work, name="verifier-tui-run", daemon=False).start()
     try:
-        try:
-            return await asyncio.shield(done)
-        except asyncio.CancelledError:
-            cancel.set()
-            while not done.done():
-                try:
-                    await asyncio.shield(done)
-                except asyncio.CancelledError:
-                    continue
-                except Exception:  # noqa: BLE001 - ProcessCancelled, as asked
-                    break
-            raise
+        return await to_the_end(done, on_cancel=cancel.set)
     finally:
-        if done.done() and not done.cancelled():
-            done.exception()  # retrieved: a cancelled run's ProcessCancelled is expected
         cancel.close()
 
 
@@ -490,8 +480,8 @@ class _Child:
         elif self.init_lists_strays:
             # The runner ignored SIGTERM: kill the group but the leader and the
             # namespace's init, which then lists the strays and exits.
-            spared = {self.proc.pid, *_children(self.proc.pid)}
-            for pid in _group_members(self.proc.pid) - spared:
+            spared = {self.proc.pid, *procfs.children(self.proc.pid)}
+            for pid in procfs.group_members(self.proc.pid).keys() - spared:
                 try:
                     os.kill(pid, signal.SIGKILL)
                 except (ProcessLookupError, PermissionError):
@@ -562,7 +552,7 @@ class _Child:
     def _check_memory(self) -> None:
         """Past the limit, SIGKILL the biggest process of the run (the
         kernel's OOM killer picks by size too)."""
-        sizes = _resident({self.proc.pid} | _descendants(self.proc.pid))
+        sizes = procfs.resident_bytes({self.proc.pid} | procfs.descendants(self.proc.pid))
         total = sum(sizes.values())
         if not sizes or total <= (self.memory_limit or 0):
             return
@@ -600,72 +590,6 @@ class _Child:
                 self.on_output(("stdout", "stderr")[index], text)
             except Exception:  # noqa: BLE001 - a display callback must not end the capture
                 pass
-
-
-def _group_members(pgid: int) -> set[int]:
-    """The processes of group ``pgid``, from ``/proc`` (empty where there is none)."""
-    found: set[int] = set()
-    try:
-        names = os.listdir("/proc")
-    except OSError:
-        return found
-    for name in names:
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as handle:
-                fields = handle.read().rsplit(b")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if len(fields) > 2 and fields[2] == str(pgid).encode():
-            found.add(int(name))
-    return found
-
-
-def _children(pid: int) -> set[int]:
-    """The direct children of ``pid`` (Linux's ``/proc/PID/task/*/children``)."""
-    found: set[int] = set()
-    try:
-        tasks = os.listdir(f"/proc/{pid}/task")
-    except OSError:
-        return found
-    for task in tasks:
-        try:
-            with open(f"/proc/{pid}/task/{task}/children", encoding="ascii") as handle:
-                found.update(int(child) for child in handle.read().split())
-        except (OSError, ValueError):
-            continue
-    return found
-
-
-def _descendants(pid: int) -> set[int]:
-    """``pid``'s descendants, through ``/proc/PID/task/*/children`` (a process
-    whose parent died is found under its new parent: the PID namespace's
-    init, with namespaces)."""
-    found: set[int] = set()
-    todo = [pid]
-    while todo:
-        for child in _children(todo.pop()):
-            if child not in found:
-                found.add(child)
-                todo.append(child)
-    return found
-
-
-_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
-
-
-def _resident(pids: set[int]) -> dict[int, int]:
-    """Each process's resident bytes, less what it shares with files (``statm``'s second and third fields)."""
-    out: dict[int, int] = {}
-    for pid in pids:
-        try:
-            with open(f"/proc/{pid}/statm", "rb") as handle:
-                fields = handle.read().split()
-            out[pid] = (int(fields[1]) - int(fields[2])) * _PAGE
-        except (OSError, IndexError, ValueError):
-            continue
-    return out
 
 
 def _signal_group(pgid: int, sig: int) -> bool:

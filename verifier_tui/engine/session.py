@@ -30,13 +30,13 @@ from verifier_tui.engine.task.discovery import (
 )
 from verifier_tui.engine.model import ResponseSource, RunResult
 from verifier_tui.engine.record import record, replace
-from verifier_tui.engine.invocation import DEFAULT_TIMEOUT_S, EXPLAIN_FILE, Prepared, RunSpec, prepare
+from verifier_tui.engine.invocation import DEFAULT_TIMEOUT_S, EXPLAIN_FILE, Prepared, RunSpec, bound_argv, prepare
 from verifier_tui.engine.results import collect, map_paths, no_explanation, read_explain
 from verifier_tui.engine.sandbox.isolation import NAMESPACE, Isolation, IsolationError
 from verifier_tui.engine.sandbox.isolation import choose as choose_isolation
 from verifier_tui.engine.sandbox.isolation import fallback as isolation_fallback
 from verifier_tui.engine.sandbox.isolation import requested as requested_isolation
-from verifier_tui.engine.sandbox.containment import bound_argv, namespace_failure
+from verifier_tui.engine.sandbox.containment import namespace_failure
 from verifier_tui.engine.process import run_process
 from verifier_tui.engine.sandbox.stage import Scratch, Stage
 from verifier_tui.engine.task.kinds import runner_notices
@@ -215,7 +215,7 @@ class Session:
         try:
             self.task_id = choose_row(path, task_id, self.task.rows)
         except ValueError as exc:
-            raise SelectionError(str(exc)) from None
+            raise SelectionError(*exc.args) from None
         self.task_data = path
 
     def choose_task_row(self, task_id: str, path: Path | None = None) -> None:
@@ -280,7 +280,9 @@ class Session:
         if self.case is None and self.task_data is None and rows is not None and rows.rows:
             out.append(no_row_chosen(rows))
         if self.case is not None:
-            out += [f"case {self.case.name}: {p}" for p in self.case.problems]
+            # That the case names no row is beside the point once other task data is chosen.
+            own_data = self.task_data == self.case.task_data and self.task_id == self.case.task_id
+            out += [f"case {self.case.name}: {p}" for p in self.case.problems if own_data or p != self.case.names_no_row]
         note = self.expectation_note()
         if note is not None:
             out.append(note)
@@ -299,7 +301,17 @@ class Session:
             return None
         what = " and ".join(changed)
         verb = "is" if len(changed) == 1 else "are"
-        return f"the case's expected.json is not applied: its {what} {verb} not in use"
+        note = f"the case's expected.json is not applied: its {what} {verb} not in use"
+        if "task data" in changed:
+            note += f"; verify gets {self._task_data_words()}"
+        return note
+
+    def _task_data_words(self) -> str:
+        if self.task_data is None:
+            return "task_data = {}"
+        if self.task_id is not None:
+            return f"the row {self.task_id!r} of {self.task_data.name}"
+        return f"{self.task_data.name} as task_data"
 
     def ran_case_inputs(self, result: RunResult) -> bool:
         """Whether ``result`` ran its case with the case's own inputs (as
@@ -402,7 +414,7 @@ class Session:
         if self.warm is None:
             from verifier_tui.engine.warm import WarmRuns
 
-            self.warm = WarmRuns(self._claim, self._release, _finish_in_thread)
+            self.warm = WarmRuns(self._claim, self._release)
 
     def _fall_back(self, result: RunResult) -> bool:
         """A namespace the probe (or its cached answer) promised did not set
@@ -472,6 +484,7 @@ class Session:
         from functools import partial
 
         from verifier_tui.engine.process import arun_process
+        from verifier_tui.engine.to_the_end import to_the_end
         from verifier_tui.engine.warm import bound, prepare_held
 
         spec = spec or self.spec()
@@ -484,7 +497,7 @@ class Session:
         try:
             # Staging goes on in its thread if we are cancelled: the stage is
             # handed back only once it is done (never to a run staging into it too).
-            prepared, held = await _finish_in_thread(prepare_held, spec, stage, waiting)
+            prepared, held = await to_the_end(asyncio.to_thread(prepare_held, spec, stage, waiting))
             if prepared.start_error or prepared.shim_refusal:
                 return self._not_started(prepared, trigger, sequence)
             watcher = None
@@ -507,7 +520,7 @@ class Session:
             finally:
                 if watcher is not None:
                     watcher.cancel()
-            result = await _finish_in_thread(collect, prepared, done, trigger=trigger, sequence=sequence)
+            result = await to_the_end(asyncio.to_thread(collect, prepared, done, trigger=trigger, sequence=sequence))
         finally:
             if waiting is not None and not waiting.held.over:  # cancelled before it could go
                 stage.keep_ctl = False
@@ -578,6 +591,15 @@ class Session:
         inputs = [target.path for target in self.run_inputs()]
         return any(path == folder or path.is_relative_to(folder) for path in paths for folder in inputs)
 
+    def changes_every_case(self, paths: Any) -> bool:
+        """Whether a change to any of ``paths`` changes what every case's run
+        reads (the tests folder, the verifier, task.toml), so that no case's
+        last verdict says how it goes now."""
+        shared = [self.task.tests_dir, self.task.root / "task.toml"]
+        if self.verifier is not None:
+            shared.append(self.verifier)
+        return any(path == folder or path.is_relative_to(folder) for path in paths for folder in shared)
+
     def defines_cases(self, paths: Any) -> bool:
         """Whether a change to any of ``paths`` may change the task's cases (:func:`defines_a_case`)."""
         return any(defines_a_case(self.cases_folder, path) for path in paths)
@@ -613,8 +635,8 @@ class Session:
         if opened is None or not opened.is_file():
             opened = self.task.root if self.task.root.is_dir() else self.task.tests_dir
         self.task = resolve(opened)
-        if verifier is not None and verifier in self.task.verifiers:
-            self.verifier = verifier
+        if verifier is not None and (verifier in self.task.verifiers or verifier.is_file()):
+            self.verifier = verifier  # the user's choice, even with verify gone: the runner says what is wrong
         elif self.task.verifiers:
             self.verifier = choose_verifier(self.task, None) if len(self.task.verifiers) == 1 else self.task.verifiers[0]
         else:
@@ -640,10 +662,6 @@ class Session:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-    @property
-    def scratch_root(self) -> Path | None:
-        return self.scratch.root if self.scratch else None
 
     def scratch_folder(self) -> Path:
         """The session's private scratch folder, made on first use (a watcher
@@ -680,27 +698,6 @@ def _dedupe(targets: list[Any]) -> list[Any]:
             continue
         out.append(target)
     return out
-
-
-async def _finish_in_thread(function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-    """``function`` in a worker thread. If the awaiting task is cancelled, the
-    thread still runs to its end (a thread cannot be stopped), and the
-    cancellation propagates only then: nothing it uses is released early."""
-    import asyncio
-
-    work = asyncio.ensure_future(asyncio.to_thread(function, *args, **kwargs))
-    cancelled = False
-    while True:
-        try:
-            result = await asyncio.shield(work)
-            break
-        except asyncio.CancelledError:
-            if work.done():
-                raise
-            cancelled = True
-    if cancelled:
-        raise asyncio.CancelledError
-    return result
 
 
 async def _wait_for_explain(prepared: Prepared, on_explain: Callable[[dict[str, Any]], None]) -> None:

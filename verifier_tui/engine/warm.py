@@ -31,9 +31,11 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine.invocation import prepare
-from verifier_tui.engine.process import Held, _descendants
+from verifier_tui.engine import procfs
+from verifier_tui.engine.process import Held
 from verifier_tui.engine.record import record, replace
 from verifier_tui.engine.sandbox.strays import MARKER
+from verifier_tui.engine.to_the_end import to_the_end
 
 if TYPE_CHECKING:
     import asyncio
@@ -135,7 +137,7 @@ def prepare_held(spec: RunSpec, stage: Stage, waiting: Waiting | None) -> tuple[
 @contextmanager
 def bound(prepared: Prepared, held: Held) -> Iterator[list[str]]:
     """What ``taskset`` does for a cold run, for a held one: its processes
-    bound (while the block runs) to the CPUs :func:`~.containment.bound_argv`
+    bound (while the block runs) to the CPUs :func:`~.invocation.bound_argv`
     would lease; the processes it starts inherit the binding."""
     from verifier_tui.engine.sandbox.view import cpu_lease, cpus_to_bind
 
@@ -145,7 +147,7 @@ def bound(prepared: Prepared, held: Held) -> Iterator[list[str]]:
         return
     with cpu_lease(cpus_to_bind(limits.cpus)) as cpus:
         prepared.limits = replace(limits, cpu_list=cpus)
-        for pid in {held.proc.pid} | _descendants(held.proc.pid):
+        for pid in {held.proc.pid} | procfs.descendants(held.proc.pid):
             try:
                 threads = os.listdir(f"/proc/{pid}/task")
             except OSError:
@@ -162,14 +164,11 @@ class WarmRuns:
     """A session's held runs, one per stage, started after each run.
 
     ``claim(spec)`` and ``release(stage)`` are the session's: a stage being
-    staged for a held run is busy like one being run. ``in_thread(function,
-    *args)`` awaits ``function`` in a thread, to its end even if cancelled."""
+    staged for a held run is busy like one being run."""
 
-    def __init__(self, claim: Callable[[RunSpec], Stage], release: Callable[[Stage], None],
-                 in_thread: Callable[..., Any]) -> None:
+    def __init__(self, claim: Callable[[RunSpec], Stage], release: Callable[[Stage], None]) -> None:
         self._claim = claim
         self._release = release
-        self._in_thread = in_thread
         self.waiting: dict[int, Waiting] = {}  # id(stage): its held run
         self._starting: set[asyncio.Future] = set()
         self._timers: dict[int, asyncio.TimerHandle] = {}
@@ -223,10 +222,10 @@ class WarmRuns:
             if old is not None:  # too old: this one replaces it
                 stage.keep_ctl = False
                 old.held.discard()
-            prepared = await self._in_thread(prepare, spec, stage)
+            prepared = await to_the_end(asyncio.to_thread(prepare, spec, stage))
             if self.closed or not eligible(prepared):
                 return
-            printed = await self._in_thread(fingerprint, prepared)
+            printed = await to_the_end(asyncio.to_thread(fingerprint, prepared))
             if self.closed:
                 return
             # Started here, on the loop's thread, which lives as long as the

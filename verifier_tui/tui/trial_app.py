@@ -4,16 +4,17 @@ keys and words as the app on a task (:mod:`verifier_tui.tui.app`)."""
 
 from __future__ import annotations
 
-import asyncio
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
-from textual.app import App, SystemCommand
+from textual import on
+from textual.app import SystemCommand
 from textual.screen import Screen
 
 from verifier_tui.engine.harbor.folders import Job, Trial
 from verifier_tui.engine.harbor.trial_session import TrialSession
+from verifier_tui.tui.base import BaseApp
 from verifier_tui.tui.screens.job import JobScreen
 from verifier_tui.tui.screens.job_overview import JobOverviewScreen
 from verifier_tui.tui.screens.jobs import JobsScreen
@@ -25,10 +26,7 @@ if TYPE_CHECKING:
     from verifier_tui.engine.session import Options
 
 
-class TrialApp(App[int]):
-    CSS_PATH = Path(__file__).with_name("app.tcss")
-    TITLE = "verifier-tui"
-
+class TrialApp(BaseApp):
     def __init__(self, found: Trial | Job | Path, step: str | None = None, *, options: Options,
                  task_dir: Path | None = None, watch: bool = True, poll: bool = False,
                  deterministic: bool = False) -> None:
@@ -51,7 +49,6 @@ class TrialApp(App[int]):
         from verifier_tui.engine.harbor.overview import first_trials
 
         found = self.found
-        self._exit_on_hangup()
         if isinstance(found, Job) and found.jobs is not None or isinstance(found, Path) and \
                 (find_harbor_folder(found) or ("",))[0] == "jobs":
             self.push_screen(JobsScreen(found if isinstance(found, Path) else found.path))
@@ -71,6 +68,18 @@ class TrialApp(App[int]):
             self.push_screen(JobScreen(found))
         else:
             self.open_trial(found, self.step, from_job=False)
+
+    @on(JobsScreen.JobChosen)
+    def _job_chosen(self, message: JobsScreen.JobChosen) -> None:
+        self.open_job(message.path, from_jobs=True)
+
+    @on(JobOverviewScreen.TrialChosen)
+    def _trial_chosen(self, message: JobOverviewScreen.TrialChosen) -> None:
+        self.open_trial_folder(message.path)
+
+    @on(JobScreen.StepChosen)
+    def _step_chosen(self, message: JobScreen.StepChosen) -> None:
+        self.open_trial(message.trial, message.step, from_job=True)
 
     def open_job(self, path: Path, *, from_jobs: bool = False) -> None:
         """A job's overview (its name and Harbor's version from its own files)."""
@@ -96,19 +105,6 @@ class TrialApp(App[int]):
             self.push_screen(JobScreen(trial))
         else:
             self.open_trial(trial, None, from_job=True)
-
-    def _exit_on_hangup(self) -> None:
-        """SIGTERM and SIGHUP quit as q does (see VerifierApp): the replay's
-        process group ends and the scratch folders go."""
-        import signal
-
-        loop = asyncio.get_running_loop()
-        for signum in (signal.SIGTERM, signal.SIGHUP):
-            try:
-                if signal.getsignal(signum) is signal.SIG_DFL:
-                    loop.add_signal_handler(signum, self.exit)
-            except (ValueError, RuntimeError, NotImplementedError):
-                pass
 
     def open_trial(self, trial: Trial, step: str | None, *, from_job: bool) -> TrialScreen | None:
         """Walk the trial (finding its task, reading the sandbox side) and show it.

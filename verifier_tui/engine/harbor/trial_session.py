@@ -91,8 +91,11 @@ class TrialSession:
         workspace, case = self.stand_in
         if self.empty_stand_in and (self._over_capture or self.walk.workspace.path is None):
             workspace = self._empty_folder()
-        return plan_replay(self.walk, workspace=workspace, case=case, empty=self.empty_stand_in,
-                           over_capture=self._over_capture, timeout=self.timeout, runner=self.runner)
+        walk = self.walk
+        timeout = self.timeout if self.timeout is not None else walk.facts.timeout.for_replay
+        return plan_replay(walk.location, walk.workspace, walk.env, walk.step.name, workspace=workspace, case=case,
+                           empty=self.empty_stand_in, over_capture=self._over_capture, timeout=timeout,
+                           runner=self.runner)
 
     def _empty_folder(self) -> Path:
         """The empty folder that stands in for /app (made once, removed by close)."""

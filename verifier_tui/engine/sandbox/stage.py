@@ -47,7 +47,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-from verifier_tui.engine import untrusted
+from verifier_tui.engine import procfs, untrusted
 from verifier_tui.engine.sandbox.file_copy import copy_file
 from verifier_tui.engine.sandbox.isolation import APP, INPUTS, REWARD, TESTS, overlay_can_take
 from verifier_tui.engine.sandbox.mirror import Mirror, make_real_dir, remove_path, remove_tree
@@ -619,11 +619,8 @@ def _started(pid: int) -> str:
     """When ``pid`` started (``/proc/PID/stat``'s 22nd field, in clock ticks
     since boot), which tells a live owner from a new process given its
     number; empty where it cannot be read."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as handle:
-            return handle.read().rsplit(b")", 1)[1].split()[19].decode()
-    except (OSError, IndexError):
-        return ""
+    fields = procfs.stat(pid) or []
+    return fields[19].decode() if len(fields) > 19 else ""
 
 
 def sweep_dead_scratch() -> list[Path]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -325,6 +326,12 @@ def resolve(path: Path | str) -> Task:
     if test_sh.is_file():
         script = untrusted.read_bytes(test_sh, _MAX_SCAN_BYTES).data
         plain = script is not None and SHIM_MARKER.encode() not in script
+    shims_file = tests_dir / "verifier.py"
+    if not verifiers and not plain and shims_file.is_file() and not shims_file.is_symlink():
+        # The shim runs tests/verifier.py whatever it holds: with no top-level
+        # verify in sight (renamed, or imported from a helper) the runner
+        # decides, and says what is wrong as it would in the sandbox.
+        verifiers.append(shims_file)
     rows_path = tasks_file(root)
     rows = read_task_rows(rows_path) if rows_path is not None else None
     cases = find_cases(root, tests_dir, rows)
@@ -365,7 +372,8 @@ def no_verifier_help(task: Task) -> str:
     """What to do next, when a task has no verifier to run."""
     if task.plain_test_sh:
         return ("To debug it here, move the checks into tests/verifier.py (def verify(workspace): ... returning "
-                "the reward) and replace tests/test.sh with the runner's shim.")
+                f"the reward) and replace tests/test.sh with the runner's shim: verifier-tui vendor {shlex.quote(str(task.root))} "
+                "does that (it keeps your script as tests/test.sh.old).")
     return ("Write one (tests/verifier.py with a top-level def verify(workspace): ...): live reload picks it up "
             "and runs it. v chooses another file.")
 

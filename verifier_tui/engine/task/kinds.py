@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine import untrusted
+from verifier_tui.engine.advice import TASK_RUNNER, Advice
 from verifier_tui.engine.record import field, record
 
 if TYPE_CHECKING:
@@ -231,9 +232,8 @@ def runner_notices(own: OwnRunner | None, runner: str) -> list[str]:
         return [f"running the task's own runner ({where}), as the sandbox would: {known}"]
     if own.same_as_ours:
         return []
-    return [f"the task ships its own runner ({where}) and it differs from verifier-tui's: the sandbox runs the "
-            "task's; this run uses verifier-tui's (for the resolution panel and the phases). --runner task (R in "
-            "the TUI) runs the task's own"]
+    return [Advice(f"the task ships its own runner ({where}) and it differs from verifier-tui's: the sandbox runs "
+                   "the task's; this run uses verifier-tui's (for the resolution panel and the phases). ", TASK_RUNNER)]
 
 
 def task_nemo_gym(tests_dir: Path) -> Path | None:
