@@ -30,8 +30,8 @@ import time
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
-from verifier_tui.engine.invocation import prepare
 from verifier_tui.engine import procfs
+from verifier_tui.engine.invocation import prepare
 from verifier_tui.engine.process import Held
 from verifier_tui.engine.record import record, replace
 from verifier_tui.engine.sandbox.strays import MARKER
