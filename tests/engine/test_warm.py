@@ -228,3 +228,19 @@ def test_a_held_run_is_bound_to_the_tasks_cpus_as_a_cold_one(tmp_path, sandbox):
     assert held.went
     assert result.stdout.text == "1 1\n"
     assert len(result.limits["cpu_list"]) == 1
+
+
+def test_a_tasks_own_runner_stays_cold(tmp_path, sandbox):
+    """It knows nothing of the wait: started ahead, it would run at once."""
+    task_dir = make_task(tmp_path / "t", files={".ng/run_verifier.py": RUNNER.read_text(encoding="utf-8")})
+
+    async def scenario():
+        with Session(task_dir, Options(python=PY, runner="task")) as session:
+            session.keep_warm()
+            first = await session.arun()
+            await session.warm.settle()
+            return first, dict(session.warm.waiting), await session.arun()
+
+    first, waiting, second = _run(scenario())
+    assert waiting == {}
+    assert first.verdict.rewards == second.verdict.rewards == {"reward": 1.0}

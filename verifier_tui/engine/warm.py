@@ -200,8 +200,8 @@ class WarmRuns:
         """A run of ``spec`` is over: start the next one ahead (on the running loop)."""
         import asyncio
 
-        if self.closed:
-            return
+        if self.closed or spec.runner is not None or spec.via_test_sh or spec.explain_only:
+            return  # never held (eligible): not worth staging to find out
         task = asyncio.ensure_future(self._start(spec))
         self._starting.add(task)
         task.add_done_callback(self._starting.discard)
