@@ -33,17 +33,33 @@ CLI = [sys.executable, "-m", "verifier_tui"]
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="checks processes through /proc")
 
 
-@pytest.fixture(params=["sync", "async"])
+@pytest.fixture(params=["sync", "async", "warm"])
 def run(request):
-    """run(session, spec=None) -> RunResult, through Session.run or Session.arun."""
+    """run(session, spec=None) -> RunResult, through Session.run or
+    Session.arun; "warm": the session keeps the next run started ahead
+    (keep_warm), and the result is the second run's, which that held run
+    must have been (when both started; an overlaid workspace is never held)."""
 
     def go(session, spec=None):
         if request.param == "sync":
             return session.run(spec)
-        return asyncio.run(asyncio.wait_for(session.arun(spec), HANG_GUARD_S))
+        if request.param == "async":
+            return asyncio.run(asyncio.wait_for(session.arun(spec), HANG_GUARD_S))
+        return asyncio.run(asyncio.wait_for(_warm_run(session, spec), HANG_GUARD_S))
 
     go.driver = request.param
     return go
+
+
+async def _warm_run(session: Session, spec=None):
+    session.keep_warm()
+    first = await session.arun(spec)
+    await session.warm.settle()
+    held = [waiting.held for waiting in session.warm.waiting.values()]
+    second = await session.arun(spec)
+    if first.start_error is None and second.start_error is None:
+        assert all(h.went for h in held), "the second run was not the one started ahead"
+    return second
 
 
 def session_for(task_dir: Path, **options) -> Session:

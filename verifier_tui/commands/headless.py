@@ -222,6 +222,8 @@ def watch_command(args) -> int:
 async def _watch(session, args) -> None:
     from verifier_tui.engine.watch.live import LiveRuns
 
+    session.keep_warm()  # every save re-runs: the next run waits, started, for it
+
     async def run(trigger: str, change) -> None:
         result = await session.arun(trigger=trigger)
         if args.json:

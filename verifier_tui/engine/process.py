@@ -168,6 +168,7 @@ def run_process(
     before_kill: Callable[[int], bool] | None = None,
     init_lists_strays: bool = False,
     memory_limit: int | None = None,
+    held: Held | None = None,
 ) -> ProcessResult:
     """Run ``argv`` in its own process group to its end and capture its output, bounded.
 
@@ -203,15 +204,22 @@ def run_process(
     killer does in a container over its ``memory_mb`` (a cgroup would count
     the page cache too: this is the part a verifier controls). Checked every
     :data:`MEMORY_CHECK_S`; what was killed is in ``oom_killed``.
+
+    ``held``: the child, started ahead with this same ``argv``, ``cwd`` and
+    ``env`` (:class:`Held`), is told to go instead of a new one being
+    started; the timeout counts from then.
     """
     started = time.perf_counter()
     if not argv:
         return _not_started("empty command", started)
-    try:
-        proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, start_new_session=True)
-    except (OSError, ValueError, subprocess.SubprocessError) as exc:
-        return _not_started(_start_error_text(argv, exc), started)
+    if held is not None:
+        proc = held.go()
+        started = time.perf_counter()
+    else:
+        try:
+            proc = _start(argv, cwd, env)
+        except (OSError, ValueError, subprocess.SubprocessError) as exc:
+            return _not_started(_start_error_text(argv, exc), started)
     child = _Child(proc, cap_bytes, on_output, cancel, marker, before_kill, init_lists_strays, memory_limit)
     try:
         deadline = None if timeout_s is None else started + timeout_s
@@ -255,6 +263,7 @@ async def arun_process(
     before_kill: Callable[[int], bool] | None = None,
     init_lists_strays: bool = False,
     memory_limit: int | None = None,
+    held: Held | None = None,
 ) -> ProcessResult:
     """:func:`run_process` from asyncio, in a thread of its own.
 
@@ -282,7 +291,8 @@ async def arun_process(
             outcome = (run_process(argv, cwd=cwd, env=env, timeout_s=timeout_s, cap_bytes=cap_bytes, grace_s=grace_s,
                                    on_output=on_output, cancel=cancel,
                                    marker=marker, before_kill=before_kill,
-                                   init_lists_strays=init_lists_strays, memory_limit=memory_limit), None)
+                                   init_lists_strays=init_lists_strays, memory_limit=memory_limit,
+                                   held=held), None)
         except BaseException as exc:  # noqa: BLE001 - handed to the awaiting task
             outcome = (None, exc)
         try:
@@ -298,6 +308,73 @@ async def arun_process(
         return await to_the_end(done, on_cancel=cancel.set)
     finally:
         cancel.close()
+
+
+def _start(argv: list[str], cwd: Path, env: dict[str, str], pass_fds: tuple = ()) -> subprocess.Popen:
+    return subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, start_new_session=True, pass_fds=pass_fds)
+
+
+class Held:
+    """A child started ahead of its run, as :func:`run_process` starts one,
+    that waits before doing anything: the runner reads one byte from a pipe
+    of its own, whose number is in ``env[variable]`` (the runner removes the
+    variable; the pipe is at 10 or above, clear of the fds the namespace's
+    init uses). :func:`run_process` with ``held=`` says go; :meth:`discard`
+    ends it unrun.
+
+    Start it from a thread that outlives it: the parent-death signal that
+    ends it should the tool be SIGKILLed follows the thread that started it."""
+
+    def __init__(self, argv: list[str], *, cwd: Path, env: dict[str, str], variable: str) -> None:
+        import fcntl
+
+        read, write = os.pipe()
+        try:
+            high = fcntl.fcntl(read, fcntl.F_DUPFD_CLOEXEC, 10)
+        finally:
+            os.close(read)
+        try:
+            self.proc = _start(argv, cwd, dict(env, **{variable: str(high)}), pass_fds=(high,))
+        except BaseException:
+            os.close(write)
+            raise
+        finally:
+            os.close(high)
+        self._go: int | None = write
+        self.over = False
+        """Told to go, or discarded: no longer held."""
+        self.went = False
+        """Told to go (not discarded)."""
+
+    @property
+    def waiting(self) -> bool:
+        """Still held and alive (a namespace that failed to set up has exited)."""
+        return not self.over and self.proc.poll() is None
+
+    def go(self) -> subprocess.Popen:
+        self.over = self.went = True
+        fd, self._go = self._go, None
+        if fd is not None:
+            try:
+                os.write(fd, b"g")
+            except OSError:  # it died meanwhile: the run reports how
+                pass
+            os.close(fd)
+        return self.proc
+
+    def discard(self) -> None:
+        """End it unrun: SIGKILL its group (with namespaces, the PID namespace
+        goes with its init), reap it, close its pipes. Once over, nothing."""
+        if self.over:
+            return
+        self.over = True
+        os.close(self._go)  # type: ignore[arg-type]
+        self._go = None
+        _signal_group(self.proc.pid, signal.SIGKILL)
+        self.proc.wait()
+        self.proc.stdout.close()  # type: ignore[union-attr]
+        self.proc.stderr.close()  # type: ignore[union-attr]
 
 
 def _settle(future, outcome) -> None:

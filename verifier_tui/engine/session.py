@@ -118,6 +118,8 @@ class Session:
         self._isolation: Isolation | None = None
         self._fallback_from = ""
         self._live = False  # a watcher reports every change to the user's files (note_change)
+        self.warm: Any = None
+        """The runs started ahead (:meth:`keep_warm`, a :class:`~verifier_tui.engine.warm.WarmRuns`), or None."""
         self._apply_options(self.options)
 
     # -- choices -----------------------------------------------------------
@@ -368,9 +370,11 @@ class Session:
         a workspace (or have none)."""
         self.scratch_folder()
         pool = self._stages.setdefault((spec.workspace, spec.explain_only), [])
-        for stage in pool:
-            if id(stage) not in self._busy:
-                return stage
+        free = [stage for stage in pool if id(stage) not in self._busy]
+        if self.warm is not None:  # the stage whose held run is this one
+            free = self.warm.order(spec, free, room=len(pool) < 2)
+        if free:
+            return free[0]
         idle = [(others, st) for key, others in self._stages.items() if key[1] == spec.explain_only
                 for st in others if id(st) not in self._busy] if self.recycle_stages else []
         if idle:  # its prepare() puts this spec's workspace in place
@@ -405,6 +409,15 @@ class Session:
             result = self._with_fallback_note(self._run(spec, trigger))
         return result
 
+    def keep_warm(self) -> None:
+        """From now on, after each :meth:`arun` the next run of its stage is
+        started ahead and waits (:mod:`verifier_tui.engine.warm`): for the
+        faces that re-run on every save (``watch``, the TUI)."""
+        if self.warm is None:
+            from verifier_tui.engine.warm import WarmRuns
+
+            self.warm = WarmRuns(self._claim, self._release)
+
     def _fall_back(self, result: RunResult) -> bool:
         """A namespace the probe (or its cached answer) promised did not set
         up: unless namespaces were asked for by name, this session's runs use
@@ -416,6 +429,8 @@ class Session:
             raise IsolationError(f"VERIFIER_TUI_SANDBOX=namespace, but this machine cannot: {problem}")
         self._isolation = isolation_fallback(problem)
         self._fallback_from = result.start_error
+        if self.warm is not None:
+            self.warm.discard()
         for pool in self._stages.values():  # the namespace's stages are not the copy's
             pool[:] = [stage for stage in pool if id(stage) in self._busy]
         return True
@@ -472,14 +487,19 @@ class Session:
 
         from verifier_tui.engine.process import arun_process
         from verifier_tui.engine.to_the_end import to_the_end
+        from verifier_tui.engine.warm import bound, prepare_held
 
         spec = spec or self.spec()
+        if self.warm is not None:
+            await self.warm.settle()
         sequence = self.next_sequence()
         stage = self._claim(spec)
+        held = None
+        waiting = self.warm.take(stage) if self.warm is not None else None
         try:
             # Staging goes on in its thread if we are cancelled: the stage is
             # handed back only once it is done (never to a run staging into it too).
-            prepared = await to_the_end(asyncio.to_thread(prepare, spec, stage))
+            prepared, held = await to_the_end(asyncio.to_thread(prepare_held, spec, stage, waiting))
             if prepared.start_error or prepared.shim_refusal:
                 return self._not_started(prepared, trigger, sequence)
             watcher = None
@@ -492,18 +512,25 @@ class Session:
 
             try:
                 async with gate if gate is not None else nullcontext():
-                    with bound_argv(prepared) as argv:
-                        done = await arun_process(argv, cwd=prepared.cwd, env=prepared.env, timeout_s=spec.timeout_s,
+                    with bound_argv(prepared) if held is None else bound(prepared, held) as argv:
+                        done = await arun_process(argv, cwd=prepared.cwd, env=prepared.env,
+                                                  timeout_s=spec.timeout_s,
                                                   on_output=live if on_output is not None else None,
                                                   marker=prepared.marker, before_kill=prepared.before_kill,
                                                   init_lists_strays=prepared.stage.namespace,
-                                                  memory_limit=prepared.memory_limit)
+                                                  memory_limit=prepared.memory_limit, held=held)
             finally:
                 if watcher is not None:
                     watcher.cancel()
-            return await to_the_end(asyncio.to_thread(collect, prepared, done, trigger=trigger, sequence=sequence))
+            result = await to_the_end(asyncio.to_thread(collect, prepared, done, trigger=trigger, sequence=sequence))
         finally:
+            if waiting is not None and not waiting.held.over:  # cancelled before it could go
+                stage.keep_ctl = False
+                waiting.held.discard()
             self._release(stage)
+        if self.warm is not None and namespace_failure(result.start_error) is None:
+            self.warm.after(spec)
+        return result
 
     def explain(self, spec: RunSpec | None = None) -> dict[str, Any]:
         """The runner's ``--explain`` for the current choices, or for ``spec``
@@ -624,6 +651,8 @@ class Session:
             self.runner = "ours"  # the task stopped shipping one
 
     def close(self) -> None:
+        if self.warm is not None:
+            self.warm.close()
         if self.scratch is not None:
             self.scratch.close()
             self.scratch = None

@@ -23,6 +23,7 @@ class VerifierApp(BaseApp):
     def __init__(self, session: Session, *, watch: bool = True, poll: bool = False, deterministic: bool = False) -> None:
         super().__init__()
         self.session = session
+        session.keep_warm()  # saves and keys re-run: the next run waits, started, for them
         self.fmt = Display(session.task.root, deterministic)
         """Paths, durations and verifier text as shown (deterministic for snapshots)."""
         self.watching = watch
@@ -44,6 +45,7 @@ class VerifierApp(BaseApp):
     async def on_unmount(self) -> None:
         await self.controller.stop_watching_and_wait()
         await self.controller.close()
+        await self.session.warm.settle()  # a run being started ahead stages into the scratch folder
         self.session.close()
 
     # -- what the screen and the controller call -----------------------------------------
