@@ -143,7 +143,8 @@ class VerifierTask(pytest.Collector):
 
 class CaseMismatch(Exception):
     """A case's run did not match its expected.json (a trial's replay did not
-    end as its sandbox did): ``result`` is the RunResult (the Replayed)."""
+    end as its sandbox did): ``result`` is the RunResult (the trial's session,
+    its replay as ``last``)."""
 
     def __init__(self, result: Any) -> None:
         super().__init__()
@@ -197,7 +198,8 @@ class VerifierCase(pytest.Item):
             return f"{self.nodeid}: {error}"
         if isinstance(error, CaseMismatch):
             if self.group.session is None:  # a trial of a Harbor job: what `run TRIAL` prints
-                replayed = error.result
+                opened = error.result
+                replayed = opened.last
                 if replayed.local is None:
                     from verifier_tui.engine.advice import STAND_IN, worded
 
@@ -207,7 +209,7 @@ class VerifierCase(pytest.Item):
                     head = f"{self.nodeid}: replayed, but not compared: {replayed.agreement.differences[0]}"
                 else:
                     head = f"{self.nodeid}: the replay did not end as the sandbox's run did"
-                return "\n".join([head, trial_report(self.case.opened, replayed)])
+                return "\n".join([head, trial_report(opened, replayed)])
             from verifier_tui.commands.report import result_lines
             from verifier_tui.words.text import plain_text
 

@@ -9,9 +9,9 @@ an SVG of the same state is byte-for-byte the same every time.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 
+from verifier_tui.engine.record import field, record
 from verifier_tui.words.text import plain_text
 from verifier_tui.engine.advice import (
     ANOTHER_PYTHON,
@@ -53,7 +53,7 @@ def started_in() -> Path:
         return Path("/")
 
 
-@dataclass
+@record
 class Display:
     """Paths and durations in the words of this session."""
 

@@ -7,10 +7,10 @@ main screen's :class:`~verifier_tui.tui.display.Display`."""
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 from verifier_tui.engine.advice import STAND_IN, Action
+from verifier_tui.engine.record import record
 from verifier_tui.tui.display import Display, plain_text
 
 
@@ -23,7 +23,7 @@ def common_base(*paths: Path | None) -> Path:
     return base
 
 
-@dataclass
+@record
 class TrialDisplay(Display):
     """``task_root`` is the task (or the trial when the task was not found);
     ``base`` the folder paths are shown relative to."""

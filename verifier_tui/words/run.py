@@ -126,6 +126,7 @@ def short_reward(result: RunResult) -> str:
 PASSED, FAILED = "✓", "✗"  # judged against the case's expected.json
 WRITTEN, NO_REWARD, TIMED_OUT = "•", "!", "⏱"  # a case without expected.json
 NOT_RUN, RUNNING = "·", "▶"
+OUTDATED = "?"  # the case's last run read the task's files as they were before a change
 UP, DOWN, SAME, CHANGED = "▲", "▼", "=", "≠"  # the history: a run against the case's run before it
 
 LEGEND: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
@@ -136,6 +137,7 @@ LEGEND: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
         (NO_REWARD, "no reward: verifier raised, contract error, or another failure (no expected.json)"),
         (TIMED_OUT, "timed out (no expected.json)"),
         (NOT_RUN, "not run yet"),
+        (OUTDATED, "out of date: the tests, the verifier or task.toml changed since the case ran (a runs every case)"),
         (RUNNING, "running"),
     )),
     ("history, after the reward", (

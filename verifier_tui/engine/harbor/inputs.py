@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING
 
 from verifier_tui.engine.advice import STAND_IN, Advice
 from verifier_tui.engine.harbor.folders import StepView, Trial
+from verifier_tui.engine.sandbox.environment import resolve_template
 from verifier_tui.engine.task.config import SEPARATE, TaskConfig
 from verifier_tui.engine.record import record
 
@@ -42,7 +43,6 @@ if TYPE_CHECKING:
     from typing import Mapping
 
 SANDBOX_WORKSPACE = "/app"
-_TEMPLATE = re.compile(r"\$\{([^}:]+)(?::-(.*))?\}")  # harbor.utils.env._TEMPLATE_PATTERN
 _SENSITIVE_KEY = re.compile(r"(KEY|SECRET|TOKEN(?!S)|PASSWORD|CREDENTIAL|AUTH)", re.IGNORECASE)
 _REDACTED = re.compile(r"^(?:\*\*\*\*|.{4}\*\*\*\*.{3})$")
 
@@ -103,19 +103,6 @@ def trial_workspace(trial: Trial, step: StepView, mode: str | None) -> Workspace
                               "this (separate mode) or changed it first (shared mode) is not known")
     return WorkspaceInput(path, False, f"{how}: a snapshot taken after the agent, before the verifier ran in "
                           "the same container (shared mode)")
-
-
-def resolve_template(value: str, environ: Mapping[str, str]) -> tuple[str | None, str | None]:
-    """``resolve_env_vars`` for one value: ``(resolved, missing variable)``."""
-    match = _TEMPLATE.fullmatch(value)
-    if match is None:
-        return value, None
-    name, default = match.group(1), match.group(2)
-    if name in environ:
-        return environ[name], None
-    if default is not None:
-        return default, None
-    return None, name
 
 
 def verifier_env(trial: Trial, step_name: str | None, task: TaskConfig | None,

@@ -370,9 +370,3 @@ def _knowing(*stacks: Any) -> Any:
     own runner may have none to give), else the first there is."""
     return next((s for s in stacks if s is not None and s.stuck_at is not None),
                 next((s for s in stacks if s is not None), None))
-
-
-def replay_trial(trial: Trial, step: str | None = None, **kwargs: Any) -> tuple[TrialSession, Replayed]:
-    """Open ``trial`` and replay it once (the session is closed again)."""
-    with TrialSession(trial, step, **kwargs) as opened:
-        return opened, opened.run()

@@ -48,6 +48,25 @@ _IMPLEMENTATION = re.compile(rb"^[ \t-]*implementation[ \t]*:[ \t]*['\"]?([^'\"#
 # chooses the words of a notice).
 _VERIFY_PARAMS = re.compile(rb"^(?:async[ \t]+)?def[ \t]+verify[ \t]*\(([^)]*)\)", re.M)
 _EPISODE_PARAMS = {"attempt", "verifier_input"}
+# A top-level definition or assignment of `verify` (column 0 means module level).
+_VERIFY_AT_TOP = re.compile(rb"^(?:async[ \t]+def[ \t]+verify[ \t]*\(|def[ \t]+verify[ \t]*\(|verify[ \t]*(?::[^=\n]*)?=(?!=))", re.M)
+#: A verifier file (or test.sh) larger than this is not scanned: it is data, not code.
+MAX_SCAN_BYTES = 2_000_000
+
+
+def is_pytest_file(path: Path) -> bool:
+    """pytest's own files (``test_*.py``, ``*_test.py``, ``conftest.py``) are
+    never verifiers, whatever they define: NeMo Gym's ``hello_world`` task keeps
+    ``tests/test_hello_world_verifier.py``, whose top-level
+    ``verify = run_path(...)["verify"]`` borrows the real verifier to test it."""
+    name = path.name
+    return name.endswith(".py") and (name == "conftest.py" or name.startswith("test_") or name.endswith("_test.py"))
+
+
+def has_top_level_verify(path: Path) -> bool:
+    """Whether ``path``'s source defines ``verify`` at module level (read, never imported)."""
+    data = untrusted.read_bytes(path, MAX_SCAN_BYTES).data
+    return data is not None and _VERIFY_AT_TOP.search(data) is not None
 
 
 def looks_like_task(folder: Path) -> bool:
