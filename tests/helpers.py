@@ -334,6 +334,8 @@ def run_in_terminal(env: dict[str, str], args: list[str], until: bytes, keys: by
 # A verifier that never finishes: it waits in a helper of its own for a file
 # nobody writes, so a run of it times out "stuck at" helpers.py:6 (in
 # wait_for_file), called from verifier.py:7 (in verify).
+# Indented, as make_task dedents them: a top-level ``def verify`` in this file
+# would make the repository's tests/ folder look like a task.
 
 STUCK_HELPER = """\
 import time
@@ -345,30 +347,30 @@ def wait_for_file(path):
 """
 
 STUCK_VERIFIER = """\
-import sys
-from helpers import wait_for_file
+    import sys
+    from helpers import wait_for_file
 
 
-def verify(workspace):
-    print("looking for done.txt", file=sys.stderr, flush=True)
-    wait_for_file(workspace / "done.txt")
-    return 1.0
+    def verify(workspace):
+        print("looking for done.txt", file=sys.stderr, flush=True)
+        wait_for_file(workspace / "done.txt")
+        return 1.0
 """
 
 
 #: The same in one file, as a replayed trial's verifier: stuck at verifier.py:6 (in wait).
 STUCK_IN_ONE_FILE = """\
-import time
+    import time
 
 
-def wait(path):
-    while not path.exists():
-        time.sleep(0.2)
+    def wait(path):
+        while not path.exists():
+            time.sleep(0.2)
 
 
-def verify(workspace):
-    wait(workspace / "done.txt")
-    return 1.0
+    def verify(workspace):
+        wait(workspace / "done.txt")
+        return 1.0
 """
 
 
