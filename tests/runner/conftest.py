@@ -219,8 +219,7 @@ class Sandbox(object):
         command = [str(python)] + flags + [str(runner)] + [str(arg) for arg in args]
         completed = subprocess.run(
             command, cwd=str(cwd), env=env, timeout=TIMEOUT,
-            input=stdin_bytes if stdin_bytes is not None else b"",
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            input=stdin_bytes if stdin_bytes is not None else b"", capture_output=True,
         )
         completed.stdout = completed.stdout.decode("utf-8", "replace")
         completed.stderr = completed.stderr.decode("utf-8", "replace")

@@ -132,7 +132,8 @@ def test_command(args) -> int:
             terminal.error(problem)
             return 2
         started = time.perf_counter()
-        results = dict(zip(map(id, runnable), asyncio.run(arun_groups(runnable, args.jobs or cpu_count()))))
+        ran_groups = asyncio.run(arun_groups(runnable, args.jobs or cpu_count()))
+        results = dict(zip(map(id, runnable), ran_groups, strict=True))
         wall = time.perf_counter() - started
         ran = [(group, results.get(id(group), [])) for group in groups]
         every = [r for _group, rs in ran for r in rs]

@@ -374,8 +374,8 @@ def _narrow(groups: list, patterns: list[str]) -> None:
     used: set[str] = set()
     every: list[str] = []
     for group in groups:
-        def keep(name: str) -> bool:
-            hits = {p for p in patterns if matches(p, group.name, name)}
+        def keep(name: str, task: str = group.name) -> bool:
+            hits = {p for p in patterns if matches(p, task, name)}
             used.update(hits)
             return bool(hits)
 

@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import codecs
 import errno
+import itertools
 import json
 import math
 import os
@@ -105,7 +106,7 @@ def rewards_json(rewards: dict[str, Any]) -> tuple[str, int]:
     out; and how many were."""
     if len(rewards) <= REWARD_KEYS:
         return json.dumps(rewards), 0
-    keys = [key for key, _ in zip(rewards, range(REWARD_KEYS))]
+    keys = list(itertools.islice(rewards, REWARD_KEYS))
     last = ""
     if "reward" in rewards and "reward" not in keys:
         keys.pop()

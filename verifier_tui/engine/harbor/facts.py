@@ -234,10 +234,7 @@ def trial_facts(trial: Trial, step: StepView, task: TaskConfig | None) -> TrialF
         logged = logged_verifier_failure(trial.log_text)
         if logged is not None:
             verifier_exception, exception_source = logged, "trial.log"
-    if not step.recorded:
-        ran = (step.verifier_dir / "test-stdout.txt").exists() or None
-    else:
-        ran = step.verifier is not None
+    ran = step.verifier is not None if step.recorded else (step.verifier_dir / "test-stdout.txt").exists() or None
     timed_out = verifier_exception is not None and verifier_exception.type == VERIFIER_TIMEOUT
     return TrialFacts(
         verifier_mode=mode,

@@ -281,7 +281,7 @@ def _local_phases(result: RunResult, where: str | None) -> PhaseReport:
     from verifier_tui.engine.model import Outcome
 
     if result.outcome is Outcome.COULD_NOT_START:
-        return PhaseReport(tuple(Phase(n, l, NOT_REACHED) for n, l in PHASES), "start",
+        return PhaseReport(tuple(Phase(name, label, NOT_REACHED) for name, label in PHASES), "start",
                            f"the replay could not start: {result.start_error}",
                            "check the interpreter (--python) and the task's tests/ folder")
     lines = [line for line in (result.phases or []) if isinstance(line, dict)]

@@ -312,7 +312,7 @@ class _Helper:
 
     def send(self, batch: list[tuple]) -> None:
         parts = []
-        for key, src, dst, replace in batch:
+        for _key, src, dst, replace in batch:
             parts += [os.fsencode(src), os.fsencode(dst), b"r" if replace else b"n"]
         self.keys += [job[0] for job in batch]
         try:
@@ -330,7 +330,7 @@ class _Helper:
         self._reader.join()
         out = []
         answers = list(_RECORD.iter_unpack(bytes(self._answers[: len(self._answers) // _RECORD.size * _RECORD.size])))
-        for key, answer in zip(self.keys, answers):
+        for key, answer in zip(self.keys, answers, strict=False):  # answers stop where the process did
             code = answer[0]
             if code == 0:
                 out.append((key, (answer[1:4], answer[4:9])))

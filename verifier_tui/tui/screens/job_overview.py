@@ -197,7 +197,7 @@ class JobOverviewScreen(Screen[None]):
             task = self.overview.tasks[name]
             cells = (task.trials, task.passed, _mean(task.mean), task.errors)
             if name in table.rows:
-                for key, value in zip(("trials", "passed", "mean", "errors"), cells):
+                for key, value in zip(("trials", "passed", "mean", "errors"), cells, strict=True):
                     table.update_cell(name, key, value)
             else:
                 table.add_row(cell(name), *cells, key=name)

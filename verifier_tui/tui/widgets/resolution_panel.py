@@ -141,7 +141,7 @@ def _sys_path(explain: dict[str, Any], fmt: "Display") -> list[Any]:
     roles = [" + ".join(r.get("roles") or [r.get("role") or ""]) for r in rows]
     width = max([len(r) for r in roles] + [4])
     parts: list[Any] = [("sys.path", _HEAD), ("  in the order the runner placed it\n", _MUTED)]
-    for row, role in zip(rows, roles):
+    for row, role in zip(rows, roles, strict=True):
         path = fmt.path(row.get("path")) if row.get("path") else "(the current folder)"
         missing = "" if row.get("exists", True) else "  (missing)"
         role_style = _MUTED if row.get("role") == "interpreter" else "bold"
