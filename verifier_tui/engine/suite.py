@@ -69,12 +69,18 @@ class TaskCases:
 
     def run(self, case: Case, trigger: str = "test") -> RunResult:
         """Run one case, blocking (the pytest plugin)."""
-        return self.session.run(self.session.spec_for_case(case), trigger=trigger)
+        session = self._session()
+        return session.run(session.spec_for_case(case), trigger=trigger)
 
     async def arun(self, case: Case, gate: asyncio.Semaphore | None = None, trigger: str = "test") -> RunResult:
         """Run one case from asyncio; ``gate`` bounds the runners running at
         once (staging and reading the verdict are not held by it)."""
-        return await self.session.arun(self.session.spec_for_case(case), trigger=trigger, gate=gate)
+        session = self._session()
+        return await session.arun(session.spec_for_case(case), trigger=trigger, gate=gate)
+
+    def _session(self) -> Session:
+        assert self.session is not None, "a task that could not be read has no case to run"
+        return self.session
 
     @staticmethod
     def passed(result: RunResult) -> bool:
@@ -149,7 +155,7 @@ class JobReplays:
         trials = found.trials if isinstance(found, Job) else [found]
         self.entries: list[tuple[Any, str | None]] = [
             (trial, step) for trial in trials
-            for step in ([step_in_path] if step_in_path else [view.name for view in trial.steps])]
+            for step in ([view.name for view in trial.steps] if not step_in_path else [step_in_path])]
         self.options = options
         self.task_dir = task_dir
         self.stand_in = stand_in or StandIn(workspace=options.workspace, case=options.case)

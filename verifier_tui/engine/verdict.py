@@ -55,6 +55,7 @@ import math
 import os
 import re
 import stat
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -248,7 +249,7 @@ TIMEOUT_MESSAGE = re.compile(r"Verifier execution timed out after ([0-9.eE+-]+|N
 """:func:`timeout_message` read back from a trial (``None``: Harbor ran with no timeout)."""
 
 
-def timeout_verdict(seconds: float, reward_files: list[RewardFile] = ()) -> Verdict:
+def timeout_verdict(seconds: float, reward_files: Iterable[RewardFile] = ()) -> Verdict:
     """What Harbor records for a run still going at its timeout:
     ``VerifierTimeoutError``, whatever the reward folder holds, because
     Harbor gives up before it reads the folder (the module docstring).

@@ -273,7 +273,8 @@ def find_harbor_folder(path: Path | str) -> tuple[str, Path, str | None] | None:
     if kind is not None:
         return kind, start, None
     # Inside a trial: at most steps/<name>/<sub>/ deep.
-    probe, inner = start, []
+    probe = start
+    inner: list[str] = []
     for _ in range(3):
         inner.insert(0, probe.name)
         probe = probe.parent

@@ -149,10 +149,10 @@ def plan_replay(walk: TrialWalkthrough, *, workspace: Path | str | None = None, 
     location = walk.location
     plan = ReplayPlan(task_dir=location.path, verifier=None, workspace=None, workspace_origin=None, case=None,
                       env=dict(walk.env.values) if walk.env else {}, timeout_s=None, task_data=None)
-    if not location.found:
+    task_dir = location.path
+    if task_dir is None:
         plan.skipped = location.message()
         return plan
-    task_dir = location.path
     step = walk.step.name
     plain = _plain_test_sh(task_dir, step)
     if plain is not None:

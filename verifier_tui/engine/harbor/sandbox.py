@@ -286,7 +286,7 @@ def _harbor_verdict(trial: Trial, step: StepView, facts: TrialFacts, computed: V
         return HarborVerdict(None, None, f"the verifier never ran ({why})", "none")
     if computed is not None:
         where = "result.json is not readable" if not trial.result.ok else "result.json records no verdict for it"
-        if computed.ok:
+        if computed.rewards is not None:
             return HarborVerdict(dict(computed.rewards), None, f"from the reward files ({where})", "reward files")
         return HarborVerdict(None, computed.error, f"{computed.message} (from the reward files; {where})",
                              "reward files")

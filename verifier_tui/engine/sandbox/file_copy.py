@@ -263,6 +263,7 @@ class Copier:
 
     def _copy_here(self, batch: list[tuple]) -> None:
         for key, src, dst, replace in batch:
+            outcome: tuple | OSError
             try:
                 outcome = copy_file(src, dst, replace)
             except OSError as exc:
@@ -328,7 +329,7 @@ class _Helper:
             pass
         self.proc.wait()
         self._reader.join()
-        out = []
+        out: list[tuple[object, tuple | OSError]] = []
         answers = list(_RECORD.iter_unpack(bytes(self._answers[: len(self._answers) // _RECORD.size * _RECORD.size])))
         for key, answer in zip(self.keys, answers, strict=False):  # answers stop where the process did
             code = answer[0]

@@ -8,7 +8,7 @@ opens it beside a local replay; esc there comes back here."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import on, work
@@ -85,10 +85,10 @@ class JobOverviewScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static(id="job-header")
-        tasks = DataTable(id="job-tasks", cursor_type="row", zebra_stripes=True)
+        tasks: DataTable[Any] = DataTable(id="job-tasks", cursor_type="row", zebra_stripes=True)
         tasks.border_title = "Tasks"
         yield tasks
-        trials = DataTable(id="job-trials", cursor_type="row", zebra_stripes=True)
+        trials: DataTable[Any] = DataTable(id="job-trials", cursor_type="row", zebra_stripes=True)
         trials.border_title = "Trials"
         yield trials
         yield Footer(compact=True)

@@ -18,6 +18,8 @@ from verifier_tui.tui.widgets.reward_panel import IN_COMMAND
 from verifier_tui.words.run import LISTED, MODE_NAMES, binding_text, more_text, tui_words
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from verifier_tui.tui.display import Display
 
 _HEAD = "bold $text-primary"
@@ -30,16 +32,16 @@ class ResolutionPanel(VerticalScroll):
     def compose(self) -> ComposeResult:
         yield Static(Content("Resolution appears as soon as the runner starts."), id="resolution-body")
 
-    def show_message(self, text: str, notices: list[str] = (), style: str = _MUTED) -> None:
+    def show_message(self, text: str, notices: Sequence[str] = (), style: str = _MUTED) -> None:
         parts: list[Any] = [(f"⚠ {tui_words(n)}\n", _WARN) for n in notices]
         parts.append((text, style))
         self.query_one("#resolution-body", Static).update(Content.assemble(*parts))
 
-    def show(self, explain: dict[str, Any], mode: str, fmt: "Display", notices: list[str] = ()) -> None:
+    def show(self, explain: dict[str, Any], mode: str, fmt: "Display", notices: Sequence[str] = ()) -> None:
         self.query_one("#resolution-body", Static).update(resolution_content(explain, mode, fmt, notices))
 
 
-def resolution_content(explain: dict[str, Any], mode: str, fmt: "Display", notices: list[str] = ()) -> Content:
+def resolution_content(explain: dict[str, Any], mode: str, fmt: "Display", notices: Sequence[str] = ()) -> Content:
     """Most telling first: contract problems, then how verify is called, where
     nemo_gym.verifiers resolves, and sys.path in full."""
     parts: list[Any] = [(f"⚠ {fmt.words(n)}\n", _WARN) for n in notices]
