@@ -416,7 +416,7 @@ def test_a_cached_yes_that_fails_falls_back_to_the_copy_in_the_same_run(tmp_path
     os.environ["XDG_CACHE_HOME"] = str(private_cache)
     # The answer of a machine that had namespaces, kept in the cache; now it has none.
     done = _machine_without_namespaces(
-        [sys.executable, "-c", "from verifier_tui.engine import cache, isolation; "
+        [sys.executable, "-c", "from verifier_tui.engine import cache; from verifier_tui.engine.sandbox import isolation; "
          "cache.store('isolation.json', {isolation._cache_key(): {'problem': None, 'at': 0}})"], env)
     assert done.returncode == 0, done.stderr
     task_dir = make_task(tmp_path / "t", cases={"only": {}})

@@ -125,7 +125,7 @@ def verifier_mode(trial: Trial, step: StepView, task: TaskConfig | None) -> tupl
 
 def effective_timeout(trial: Trial, step: StepView, task: TaskConfig | None) -> Timeout:
     """The verifier's timeout by Harbor's formula (module docstring)."""
-    verifier = untrusted.table(trial.config, "verifier")
+    verifier = untrusted.table(trial.config.data, "verifier")
     override = _number(verifier.get("override_timeout_sec"))
     maximum = _number(verifier.get("max_timeout_sec"))
     multiplier = _number(trial.config.get("verifier_timeout_multiplier"))
@@ -219,7 +219,7 @@ def _first_traceback(block: str) -> str:
 def trial_facts(trial: Trial, step: StepView, task: TaskConfig | None) -> TrialFacts:
     mode, source = verifier_mode(trial, step, task)
     timeout = effective_timeout(trial, step, task)
-    verifier_cfg = untrusted.table(trial.config, "verifier")
+    verifier_cfg = untrusted.table(trial.config.data, "verifier")
     disabled = bool(verifier_cfg.get("disable"))
     # A failure before this pass: the step's own, or (single step) the trial's.
     recorded = step.exception if step.name is not None else (step.exception or trial.exception)
