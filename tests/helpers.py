@@ -655,3 +655,12 @@ SAY_STARTED = ("import os as _os, sys as _sys\n"
 def has_started(tmpdir: str | Path) -> bool:
     """Whether a run under ``tmpdir`` (the tool's TMPDIR) ran :data:`SAY_STARTED`."""
     return bool(list(Path(tmpdir).glob("verifier-tui-*/stage-*/logs/verifier/started")))
+
+
+def replay_trial(trial, step: str | None = None, **kwargs):
+    """Open ``trial`` and replay it once, as ``run TRIAL`` does: the session
+    (closed again) and its replay."""
+    from verifier_tui.engine.harbor.trial_session import TrialSession
+
+    with TrialSession(trial, step, **kwargs) as opened:
+        return opened, opened.run()

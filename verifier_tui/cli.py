@@ -5,8 +5,9 @@ Every option is written once, in :data:`OPTIONS`; the argparse parsers are
 built from it, and the engine's options (:class:`~verifier_tui.engine.session.Options`)
 are read from the parsed command line by name. The faces (:mod:`verifier_tui.commands.headless`,
 :mod:`verifier_tui.tui.launch`) get the parsed command line with those
-options as ``args.options``. Textual is imported only when the TUI is really
-started.
+options as ``args.options``, and what its path names as ``args.target``
+(``args.targets`` for ``test``: :func:`verifier_tui.engine.task.target.classify`).
+Textual is imported only when the TUI is really started.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from pathlib import Path
 
 from verifier_tui import __version__
 from verifier_tui.commands import terminal
-from verifier_tui.engine.task.discovery import EXPECTED_PATHS, DiscoveryError
+from verifier_tui.engine.task.discovery import DiscoveryError
+from verifier_tui.engine.task.target import EXPECTED_PATHS, classify
 from verifier_tui.engine.sandbox.isolation import IsolationError
 from verifier_tui.engine.session import Options, SelectionError
 
@@ -30,6 +32,8 @@ A terminal debugger for Python verifiers of Harbor tasks.
   verifier-tui explain PATH    show sys.path, where nemo_gym resolves, and verify's bindings
   verifier-tui test PATH...    run every case that has an expected.json; exit 0 when all match
   verifier-tui watch PATH      re-run on every relevant change, one line per run
+  verifier-tui new PATH        write a new task with a Python verifier and two cases, then open it
+  verifier-tui vendor TASK     place or refresh the shim (tests/test.sh) and the runner (tests/.ng/)
 
 Run `verifier-tui COMMAND --help` for a command's options.
 """
@@ -40,9 +44,13 @@ COMMANDS = {
     "explain": "sys.path, nemo_gym and verify's bindings, without calling verify",
     "test": "every case with an expected.json; exit 0 when all match",
     "watch": "re-run on every relevant change, one line per run",
+    "new": "write a new task with a Python verifier and two cases, then open it in the TUI",
+    "vendor": "place or refresh a task's tests/test.sh shim and tests/.ng/run_verifier.py",
 }
+#: The commands that write a task's files; they take none of the run options.
+AUTHORING = ("new", "vendor")
 TUI = "tui"  # the TUI's own parser: `verifier-tui PATH`
-EVERY = (TUI, *COMMANDS)
+EVERY = (TUI, *(command for command in COMMANDS if command not in AUTHORING))  # the commands that run a task
 
 
 def _positive_float(text: str) -> float:
@@ -102,7 +110,7 @@ OPTIONS: list[tuple[tuple[str, ...], tuple[str, ...], bool, dict]] = [
      help="give the runner this variable (repeatable): its value from your environment, or VALUE. "
           "Otherwise the runner gets only PATH, HOME, USER, the locale, TERM, TMPDIR and the task's "
           "[verifier] env, as in Harbor's sandbox")),
-    (("--json",), tuple(COMMANDS), False, dict(action="store_true", help={
+    (("--json",), EVERY[1:], False, dict(action="store_true", help={
         "run": "print the result as one JSON document",
         "explain": "print the runner's explanation as JSON",
         "test": "print the results as JSON",
@@ -129,11 +137,18 @@ OPTIONS: list[tuple[tuple[str, ...], tuple[str, ...], bool, dict]] = [
     (("--no-watch",), (TUI,), False, dict(action="store_true", help="start with live reload off")),
     (("--poll",), (TUI, "watch"), False,
      dict(action="store_true", help="poll for changes (network, container and WSL mounts)")),
+    (("--name",), ("new",), False, dict(metavar="ORG/NAME",
+     help="the task's [task] name, as Harbor publishes it (default: local/<the folder's name>)")),
+    (("--no-open",), ("new",), False, dict(action="store_true", help="do not open the TUI on the new task")),
 ]
 
 
 def _add_options(parser: argparse.ArgumentParser, command: str) -> None:
-    if command == "test":
+    if command == "new":
+        parser.add_argument("path", metavar="PATH", help="the folder to write the task in (new, or empty)")
+    elif command == "vendor":
+        parser.add_argument("path", metavar="TASK", help="the task folder")
+    elif command == "test":
         parser.add_argument("paths", metavar="PATH", nargs="+",
                             help=f"{EXPECTED_PATHS}, or a folder to search for tasks with cases (several may be "
                                  "given); or a Harbor job or trial folder, alone")
@@ -204,6 +219,9 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if restore is not None:
             restore()
+    if args.command == "new" and code == 0 and not args.no_open and sys.stdin.isatty() and sys.stdout.isatty():
+        args = parse([args.path])  # the TUI on the task just written, as `verifier-tui PATH` opens it
+        code = _dispatch(args)
     if argv is None and args.command is not None:
         _exit_now(code)
     return code
@@ -229,6 +247,15 @@ def _exit_now(code: int) -> None:
 
 def _dispatch(args: argparse.Namespace) -> int:
     try:
+        if args.command in AUTHORING:
+            from verifier_tui.commands import authoring
+
+            return getattr(authoring, f"{args.command}_command")(args)
+        # What each path names, decided once: every face dispatches on it.
+        if args.command == "test":
+            args.targets = [classify(path) for path in args.paths]
+        else:
+            args.target = classify(args.path)
         if args.command is None:
             from verifier_tui.tui.launch import launch
 

@@ -35,8 +35,8 @@ if TYPE_CHECKING:
     from verifier_tui.engine.suite import Collection, TaskCases
 
 PLUGIN_NAME = "verifier-tui-cases"
-#: The command line's hint for a stand-in, in this plugin's options.
-PLUGIN_STAND_IN_HINT = "give --verifier-workspace DIR, --verifier-case NAME or --verifier-stand-in empty"
+#: How to give a stand-in for /app, in this plugin's options.
+PLUGIN_STAND_IN_HINT = "; give --verifier-workspace DIR, --verifier-case NAME or --verifier-stand-in empty"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -145,7 +145,8 @@ class VerifierTask(pytest.Collector):
 
 class CaseMismatch(Exception):
     """A case's run did not match its expected.json (a trial's replay did not
-    end as its sandbox did): ``result`` is the RunResult (the Replayed)."""
+    end as its sandbox did): ``result`` is the RunResult (the trial's session,
+    its replay as ``last``)."""
 
     def __init__(self, result: Any) -> None:
         super().__init__()
@@ -199,17 +200,18 @@ class VerifierCase(pytest.Item):
             return f"{self.nodeid}: {error}"
         if isinstance(error, CaseMismatch):
             if self.group.session is None:  # a trial of a Harbor job: what `run TRIAL` prints
-                replayed = error.result
+                opened = error.result
+                replayed = opened.last
                 if replayed.local is None:
-                    from verifier_tui.engine.harbor.inputs import STAND_IN_HINT
+                    from verifier_tui.engine.advice import STAND_IN, worded
 
-                    why = (replayed.skipped or "").replace(STAND_IN_HINT, PLUGIN_STAND_IN_HINT)
+                    why = worded(replayed.skipped or "", lambda a: PLUGIN_STAND_IN_HINT if a == STAND_IN else a.flag)
                     head = f"{self.nodeid}: not replayed: {why}"
                 elif replayed.agreement.same is None:
                     head = f"{self.nodeid}: replayed, but not compared: {replayed.agreement.differences[0]}"
                 else:
                     head = f"{self.nodeid}: the replay did not end as the sandbox's run did"
-                return "\n".join([head, trial_report(self.case.opened, replayed)])
+                return "\n".join([head, trial_report(opened, replayed)])
             from verifier_tui.commands.report import result_lines
             from verifier_tui.words.text import plain_text
 

@@ -548,6 +548,29 @@ def test_a_signal_ends_the_run_and_removes_the_scratch(env, tmp_path, command, s
     assert list(Path(env["TMPDIR"]).iterdir()) == []
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="checks processes through /proc")
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP], ids=["SIGTERM", "SIGINT", "SIGHUP"])
+def test_a_signal_ends_the_run_watch_started_ahead(env, example, sig):
+    """watch keeps the next run started and waiting for a save: it goes too."""
+    proc, reader = start_watch(env, "--json", example("hello-file"), "--python", PY)
+    scratch = env["TMPDIR"]
+    try:
+        assert json.loads(reader.next_run(prefix="{"))["rewards"] == {"reward": 1.0}
+        deadline = time.monotonic() + 60
+        while not processes_with(scratch):  # the run after it, started, waiting
+            assert time.monotonic() < deadline, "no run was started ahead"
+            time.sleep(0.05)
+        proc.send_signal(sig)
+        _out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode in (0, 128 + sig) and "Traceback" not in err, (proc.returncode, err)
+    assert wait_none_with(scratch) == [], "the run started ahead outlived the command"
+    assert list(Path(scratch).iterdir()) == []
+
+
 # ---------------------------------------------------------------------------
 # Bad input: one clear line, exit 2, never a traceback
 

@@ -255,13 +255,20 @@ def test_shapes_that_do_not_define_verify_at_top_level(tmp_path, source):
 
 
 def test_a_nested_verify_is_not_a_verifier(tmp_path):
+    """Not found as one by its source; but tests/verifier.py is what the shim
+    runs whatever it holds, so it is what a run of the task runs (and the
+    runner says there is no verify at top level, as in the sandbox)."""
     task_dir = make_task(tmp_path / "t", None, files={
         "verifier.py": "class Checker:\n    def verify(self, workspace):\n        return 1.0\n",
+        "checks.py": "class Other:\n    def verify(self, workspace):\n        return 1.0\n",
     })
     task = resolve(task_dir)
-    assert task.verifiers == []
+    assert task.verifiers == [task_dir / "tests" / "verifier.py"]
     with pytest.raises(DiscoveryError):
         resolve(task_dir / "tests" / "verifier.py")
+    with Session(task_dir) as session:
+        result = session.run()
+    assert result.exit_code == 2 and "defines no verify at top level" in result.stderr.text
 
 
 # ---------------------------------------------------------------------------

@@ -481,7 +481,7 @@ def test_a_live_sessions_scratch_is_not_swept(tmp_path, env):
     task_dir = make_task(tmp_path / "t", cases={"only": {}})
     with Session(task_dir, Options(python=PY)) as session:
         session.run()
-        root = session.scratch_root
+        root = session.scratch.root
         run_tool(env | {"TMPDIR": str(root.parent)}, "explain", task_dir, "--python", PY)
         assert root.exists()
     assert not root.exists()

@@ -33,17 +33,33 @@ CLI = [sys.executable, "-m", "verifier_tui"]
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="checks processes through /proc")
 
 
-@pytest.fixture(params=["sync", "async"])
+@pytest.fixture(params=["sync", "async", "warm"])
 def run(request):
-    """run(session, spec=None) -> RunResult, through Session.run or Session.arun."""
+    """run(session, spec=None) -> RunResult, through Session.run or
+    Session.arun; "warm": the session keeps the next run started ahead
+    (keep_warm), and the result is the second run's, which that held run
+    must have been (when both started; an overlaid workspace is never held)."""
 
     def go(session, spec=None):
         if request.param == "sync":
             return session.run(spec)
-        return asyncio.run(asyncio.wait_for(session.arun(spec), HANG_GUARD_S))
+        if request.param == "async":
+            return asyncio.run(asyncio.wait_for(session.arun(spec), HANG_GUARD_S))
+        return asyncio.run(asyncio.wait_for(_warm_run(session, spec), HANG_GUARD_S))
 
     go.driver = request.param
     return go
+
+
+async def _warm_run(session: Session, spec=None):
+    session.keep_warm()
+    first = await session.arun(spec)
+    await session.warm.settle()
+    held = [waiting.held for waiting in session.warm.waiting.values()]
+    second = await session.arun(spec)
+    if first.start_error is None and second.start_error is None:
+        assert all(h.went for h in held), "the second run was not the one started ahead"
+    return second
 
 
 def session_for(task_dir: Path, **options) -> Session:
@@ -328,7 +344,7 @@ def test_tracebacks_show_the_users_files_not_the_scratch_folder(tmp_path, run):
         "def check(workspace):\n    (workspace / 'missing.txt').read_text()\n", encoding="utf-8")
     with session_for(task_dir) as session:
         result = run(session)
-        scratch = str(session.scratch_root)
+        scratch = str(session.scratch.root)
     assert result.outcome is Outcome.VERIFIER_RAISED
     user_verifier = str(task_dir / "tests" / "verifier.py")
     user_helper = str(task_dir / "tests" / "helper.py")
@@ -346,7 +362,7 @@ def test_syntax_error_points_at_the_users_file(tmp_path, run):
     task_dir = make_task(tmp_path / "t", "def verify(workspace):\n    return 1.0 +\n")
     with session_for(task_dir) as session:
         result = run(session)
-        scratch = str(session.scratch_root)
+        scratch = str(session.scratch.root)
     assert result.outcome is Outcome.VERIFIER_RAISED
     assert f'File "{task_dir / "tests" / "verifier.py"}", line 2' in result.stderr.text
     assert "SyntaxError" in result.stderr.text
@@ -357,7 +373,7 @@ def test_explain_data_is_in_the_result(example, run):
     task_dir = example("summary-keywords")
     with Session(task_dir, Options(python=PY)) as session:
         result = run(session)
-        scratch = str(session.scratch_root)
+        scratch = str(session.scratch.root)
     explain = result.explain
     assert explain is not None
     assert explain["verify"]["signature"] == "verify(workspace, /, task_data, *, threshold=0.5)"
@@ -380,7 +396,7 @@ def test_explain_without_running(example):
     task_dir = example("count-errors")
     with Session(task_dir, Options(python=PY, case="harbor-mode")) as session:
         data = session.explain()
-        scratch = str(session.scratch_root)
+        scratch = str(session.scratch.root)
     assert data["would_call_verify"] is False
     assert any("response" in p for p in data["problems"])
     assert scratch not in json.dumps(data)
@@ -619,7 +635,7 @@ def test_odd_workspace_entries_are_skipped_with_a_note(tmp_path, run, sandbox):
         handle.truncate(4 * 1024 ** 3)
     with session_for(task_dir) as session:
         result = run(session)
-        scratch = session.scratch_root
+        scratch = session.scratch.root
         used = sum(os.lstat(os.path.join(folder, name)).st_blocks * 512
                    for folder, _dirs, files in os.walk(scratch) for name in files)
     assert result.outcome is Outcome.REWARD_WRITTEN, result.stderr.text
@@ -873,12 +889,12 @@ def test_close_removes_the_scratch_folder(tmp_path, run):
     """)
     session = session_for(task_dir)
     run(session)
-    root = session.scratch_root
+    root = session.scratch.root
     assert root is not None and root.is_dir()
     assert stat.S_IMODE(root.stat().st_mode) == 0o700
     session.close()
     assert not root.exists()
-    assert session.scratch_root is None
+    assert session.scratch is None
 
 
 LOCKING_VERIFIER = """\
@@ -906,13 +922,13 @@ def big_workspace_session(tmp_path, monkeypatch) -> tuple[Session, Path]:
             (workspace / f"d{folder}" / f"f{number}.txt").write_text("x")
     session = session_for(task_dir, workspace=workspace)
     assert session.run().verdict.rewards == {"reward": 1.0}
-    return session, session.scratch_root
+    return session, session.scratch.root
 
 
 def test_a_big_copy_is_removed_after_close_returns(tmp_path, monkeypatch):
     session, root = big_workspace_session(tmp_path, monkeypatch)
     session.close()
-    assert session.scratch_root is None
+    assert session.scratch is None
     deadline = time.monotonic() + HANG_GUARD_S
     while root.exists() and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -985,7 +1001,7 @@ def test_live_output_shows_the_users_paths_not_the_scratch_copy(example):
     with session:
         result = asyncio.run(asyncio.wait_for(
             session.arun(on_output=lambda stream, text, user_paths: chunks.append(user_paths(text))), 120))
-        scratch = str(session.scratch_root)
+        scratch = str(session.scratch.root)
     live = "".join(chunks)
     assert "FileNotFoundError" in live
     assert str(task_dir / "tests" / "verifier.py") in live

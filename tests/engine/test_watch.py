@@ -309,6 +309,22 @@ async def test_missing_root_at_start_is_watched_once_created(tmp_path: Path) -> 
         await rec.until(lambda c: workspace / "a.txt" in c.paths)
 
 
+@both_modes
+async def test_a_file_name_that_is_not_utf8_does_not_end_the_watch(tmp_path: Path, isolate: bool) -> None:
+    """watchfiles cannot decode such a name and its watch fails: the watcher
+    starts a new one, reports the root re-created (events may have been lost
+    meanwhile, so it is re-scanned whole) and goes on seeing saves."""
+    workspace = folder(tmp_path / "workspace")
+    async with watching([WatchTarget(workspace, "workspace")], isolate=isolate) as rec:
+        try:
+            os.close(os.open(os.fsencode(workspace) + b"/bad\xff", os.O_CREAT | os.O_WRONLY))
+        except OSError:
+            pytest.skip("this file system refuses names that are not UTF-8")
+        await rec.until(lambda c: workspace in c.recreated)
+        (workspace / "after.txt").write_text("x")
+        await rec.until(lambda c: workspace / "after.txt" in c.paths)
+
+
 @pytest.mark.parametrize("parent", [".tox", ".git", "__pycache__"])
 async def test_workspace_under_a_noisy_folder_name_is_watched(tmp_path: Path, parent: str) -> None:
     workspace = folder(tmp_path / parent / "py311" / "workspace")

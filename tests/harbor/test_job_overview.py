@@ -9,7 +9,8 @@ import shutil
 
 from tests.harbor.job_copies import copy_job_files, copy_trial, hostile_jobs, mixed_job, rewarded
 from tests.helpers import PY, make_job, no_traceback, run_tool
-from verifier_tui.engine.harbor.folders import find_harbor_folder, open_harbor
+from verifier_tui.engine.harbor.folders import open_harbor
+from verifier_tui.engine.task.target import find_harbor_folder
 from verifier_tui.engine.harbor.locate import locate_task
 from verifier_tui.engine.harbor.overview import read_jobs, read_overview, select_rows
 

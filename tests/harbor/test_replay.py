@@ -10,11 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import HARBOR_REAL, SHIM, harbor_exception, make_job, sandbox_trial
+from tests.helpers import HARBOR_REAL, SHIM, harbor_exception, make_job, replay_trial, sandbox_trial
 from verifier_tui.engine.harbor.agreement import compare
 from verifier_tui.engine.harbor.folders import open_harbor
 from verifier_tui.engine.harbor.replay import shim_verifier
-from verifier_tui.engine.harbor.trial_session import replay_trial
 from verifier_tui.engine.harbor.walkthrough import trial_json, walk_trial
 
 NOT_FOUND = "RewardFileNotFoundError"

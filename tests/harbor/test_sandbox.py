@@ -151,7 +151,7 @@ def test_an_unparseable_reward_txt(task, runs):
     assert "could not use it" in side.phases.explanation and "not the shim" in side.phases.explanation
     from verifier_tui.engine.harbor.replay import plan_replay
 
-    assert plan_replay(walk).skipped.startswith("tests/test.sh is the task's own script, not the runner's shim")
+    assert plan_replay(walk.location, walk.workspace, walk.env, walk.step.name).skipped.startswith("tests/test.sh is the task's own script, not the runner's shim")
 
 
 def test_a_bare_number_in_reward_json(task, runs):

@@ -13,9 +13,8 @@ from __future__ import annotations
 
 import json
 
-from tests.helpers import PY, no_traceback, run_tool
+from tests.helpers import PY, no_traceback, replay_trial, run_tool
 from verifier_tui.engine.harbor.folders import open_harbor
-from verifier_tui.engine.harbor.trial_session import replay_trial
 
 HANGS_AFTER_ITS_REWARD = """\
 import threading

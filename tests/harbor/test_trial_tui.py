@@ -183,6 +183,11 @@ async def test_no_workspace_says_what_to_give_and_a_case_replays(task, runs, tmp
         agreement = text_of(app, "#agreement")
         assert agreement.startswith("? no replay  no workspace to replay on: the trial did not capture /app")
         assert "f chooses a folder to replay on (your stand-in for /app), s a case of the task" in agreement
+        local = text_of(app, "#local-side .side-body")
+        assert "no replay yet: no workspace to replay on: the trial did not capture /app" in local
+        assert "f chooses a folder" in local
+        # The keys stand where the command line names its options: none of them on screen.
+        assert "--workspace" not in agreement + local and "--stand-in" not in agreement + local
         await pilot.press("s")
         await pilot.pause()
         await pilot.press("enter")  # the only case: good

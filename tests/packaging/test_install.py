@@ -1,4 +1,4 @@
-"""The runner ships inside the wheel, byte-identical to its one source."""
+"""The runner and its shim ship inside the wheel, byte-identical to their one source."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ import pytest
 from tests.helpers import REPO, RUNNER
 
 WHEEL_PATH = "verifier_tui/_runner/run_verifier.py"
+SHIM = REPO / "runner" / "test.sh"
 
 
 def _editable() -> bool:
@@ -61,6 +62,16 @@ def test_wheel_carries_the_runner(tmp_path):
     wheel = next(tmp_path.glob("verifier_tui-*.whl"))
     with zipfile.ZipFile(wheel) as archive:
         assert archive.read(WHEEL_PATH) == RUNNER.read_bytes()
+        assert archive.read("verifier_tui/_runner/test.sh") == SHIM.read_bytes()
         names = archive.namelist()
     assert "verifier_tui/cli.py" in names
     assert any(n.endswith("entry_points.txt") for n in names)
+
+
+def test_every_example_carries_the_one_shim():
+    """The examples' shims are what `new` and `vendor` place: runner/test.sh."""
+    from tests.helpers import EXAMPLES
+
+    shims = [p for p in EXAMPLES.glob("*/tests/test.sh") if p.parent.parent.name != "plain-test-sh"]
+    assert len(shims) >= 6
+    assert [p for p in shims if p.read_bytes() != SHIM.read_bytes()] == []

@@ -8,10 +8,15 @@ a task's ``tests/test.sh`` shim lays it out::
     <tmp>/app                         the workspace
     <tmp>/logs/verifier               the reward folder (--reward-dir)
 
+Each test runs twice: the runner started cold, and warm (as verifier-tui
+starts it ahead of a run: held on a pipe of its own before it reads anything,
+then told to go), which must make no difference to anything a test sees.
+
 Fixtures, not importable helpers: the tests reach the runner through them.
 Helpers every test folder shares are in ``tests/helpers.py``.
 """
 
+import fcntl
 import glob
 import json
 import os
@@ -19,6 +24,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -146,11 +152,47 @@ class Result(object):
             self.returncode, self.args, self.stdout, self.stderr, self.rewards)
 
 
-class Sandbox(object):
-    """A staged sandbox under ``root`` and a way to run the runner in it."""
+WARM_VARIABLE = "VERIFIER_TUI_WARM"
+START_MODES = ["cold", "warm"]
 
-    def __init__(self, root, python=None):
+
+def _start(command, warm, **popen):
+    """Popen ``command``; ``warm``: held on a pipe at fd 10 or above (named by
+    VERIFIER_TUI_WARM), told to go once it waits on that pipe."""
+    if not warm:
+        return subprocess.Popen(command, **popen)
+    read, go = os.pipe()
+    high = fcntl.fcntl(read, fcntl.F_DUPFD_CLOEXEC, 10)
+    os.close(read)
+    popen["env"] = dict(popen["env"], **{WARM_VARIABLE: str(high)})
+    try:
+        proc = subprocess.Popen(command, pass_fds=(high,), **popen)
+    finally:
+        os.close(high)
+    deadline = time.monotonic() + TIMEOUT
+    while proc.poll() is None and time.monotonic() < deadline:
+        try:
+            with open("/proc/%d/wchan" % proc.pid) as handle:
+                if handle.read().endswith("pipe_read"):
+                    break
+        except OSError:
+            break
+        time.sleep(0.005)
+    try:
+        os.write(go, b"g")
+    except OSError:
+        pass
+    os.close(go)
+    return proc
+
+
+class Sandbox(object):
+    """A staged sandbox under ``root`` and a way to run the runner in it
+    (``start``: "cold" or "warm", see the module's docstring)."""
+
+    def __init__(self, root, python=None, start="cold"):
         self.root = root
+        self.warm = start == "warm"
         self.python = python or sys.executable
         self.tests = root / "tests"
         self.ng = self.tests / ".ng"
@@ -201,9 +243,8 @@ class Sandbox(object):
         (stdout and stderr piped as bytes, stdin closed) without waiting."""
         args = ["--verifier", str(self.verifier_path), "--workspace", str(self.app),
                 "--reward-dir", str(self.reward_dir)] + [str(arg) for arg in extra]
-        return subprocess.Popen([str(self.python), str(self.runner)] + args, cwd=str(self.root),
-                                env=clean_env(), stdin=subprocess.DEVNULL,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        return _start([str(self.python), str(self.runner)] + args, self.warm, cwd=str(self.root), env=clean_env(),
+                      stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
     def run_raw(self, *args, **kw):
         """Run ``python *flags runner *args`` exactly; clean environment."""
@@ -217,12 +258,15 @@ class Sandbox(object):
         if kw:
             raise TypeError("unknown keyword(s): %s" % ", ".join(kw))
         command = [str(python)] + flags + [str(runner)] + [str(arg) for arg in args]
-        completed = subprocess.run(
-            command, cwd=str(cwd), env=env, timeout=TIMEOUT,
-            input=stdin_bytes if stdin_bytes is not None else b"", capture_output=True,
-        )
-        completed.stdout = completed.stdout.decode("utf-8", "replace")
-        completed.stderr = completed.stderr.decode("utf-8", "replace")
+        proc = _start(command, self.warm, cwd=str(cwd), env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                      stderr=subprocess.PIPE)
+        try:
+            stdout, stderr = proc.communicate(stdin_bytes if stdin_bytes is not None else b"", timeout=TIMEOUT)
+        finally:
+            proc.kill()
+            proc.wait()
+        completed = subprocess.CompletedProcess(command, proc.returncode, stdout.decode("utf-8", "replace"),
+                                                stderr.decode("utf-8", "replace"))
         return Result(completed, Path(reward_dir) if reward_dir else self.reward_dir)
 
 
@@ -240,13 +284,18 @@ def runner_source():
     return RUNNER_SOURCE
 
 
-@pytest.fixture
-def sandbox(tmp_path):
-    """A staged sandbox run by the interpreter running the tests."""
-    return Sandbox(tmp_path)
+@pytest.fixture(params=START_MODES)
+def sandbox(request, tmp_path):
+    """A staged sandbox run by the interpreter running the tests, started cold and warm."""
+    return Sandbox(tmp_path, start=request.param)
 
 
 @pytest.fixture(params=PYTHONS)
-def any_sandbox(request, tmp_path):
+def any_sandbox(request, tmp_path, start_mode):
     """The same, once per interpreter: the current one and CPython 3.8."""
-    return Sandbox(tmp_path, python=request.param)
+    return Sandbox(tmp_path, python=request.param, start=start_mode)
+
+
+@pytest.fixture(params=START_MODES)
+def start_mode(request):
+    return request.param

@@ -159,7 +159,7 @@ def test_required_response_without_flag_is_a_contract_error(any_sandbox):
             return 1.0
     """)
     result = any_sandbox.run()
-    result.assert_contract_error("response", "--response")
+    result.assert_contract_error("response", "this run has no response")
 
 
 @pytest.mark.parametrize("signature", ["response, /", "*, response"])

@@ -106,7 +106,7 @@ async def test_a_streaming_run_marks_the_lines_it_dropped(tmp_path):
             dropped = int(first.split()[1].replace(",", ""))
             assert log.lines[1] == f"line {dropped}" and log.line_count <= 5001
         finally:
-            for tests in app.session.scratch_root.glob("stage-*/tests"):
+            for tests in app.session.scratch.root.glob("stage-*/tests"):
                 (tests / "stop").touch()
         await app.wait_for_runs(1)
 

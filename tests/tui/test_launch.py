@@ -84,6 +84,14 @@ def test_a_task_without_a_verifier_opens_and_says_so(tmp_path, env):
     assert status == 0
 
 
+def test_new_in_a_terminal_opens_the_tui_on_the_task_it_wrote(tmp_path, env):
+    task = tmp_path / "first-task"
+    seen, status = run_in_terminal(env, ["new", str(task)], until=b"passed")
+    assert status == 0
+    assert b"wrote a new task" in seen and b"local/first-task" in seen  # the list, then the TUI's header
+    assert (task / "tests" / "verifier.py").is_file()
+
+
 def test_no_watch_starts_with_live_reload_off(example, env):
     seen, status = run_in_terminal(env, [str(example("hello-file")), "--no-watch"], until=b"not watching")
     assert b"not watching" in seen and status == 0

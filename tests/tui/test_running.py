@@ -221,3 +221,27 @@ async def test_a_process_the_run_left_is_named_on_screen(tmp_path, sandbox):
         assert "note: the run left 1 process(es) running, ended when it was over" in reward
         assert f"-c $'import time\\ntime.sleep(300)' {token}" in reward
         assert result.sandbox == sandbox
+
+
+async def test_r_a_and_b_take_the_runs_started_ahead_for_them(example):
+    """Each key's runs, asked for again, are the ones started ahead (warm)
+    after its last press: a run per case for a, one per mode for b."""
+    app = make_app(example("count-errors"), case="response-json", watch=False)
+
+    async def press_and_wait(key: str, runs: int) -> None:
+        sequence = app.session.sequence
+        await pilot.press(key)
+        for _ in range(400):  # (b's runs end as one verdict, not as RunFinished messages)
+            await pilot.pause(0.05)
+            if (app.session.sequence >= sequence + runs and not app.controller.scheduler.busy
+                    and not any(worker.is_running for worker in app.workers)):
+                break
+        await app.session.warm.settle()
+
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        for key, runs in (("r", 1), ("a", len(app.session.task.cases)), ("b", 2)):
+            await press_and_wait(key, runs)
+            held = [waiting.held for waiting in app.session.warm.waiting.values()]
+            await press_and_wait(key, runs)
+            assert sum(h.went for h in held) == runs, key

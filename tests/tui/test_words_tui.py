@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from tests.helpers import make_task
+from tests.helpers import PY, make_task, run_tool
 from tests.tui.app_under_test import SIZE, make_app, screen_text, widget_text
 from verifier_tui.engine.model import Outcome
 
@@ -115,3 +115,22 @@ async def test_breakpoint_in_the_verifier_points_to_d(tmp_path):
         reward = " ".join(widget_text(app, "#reward-body").split())
         assert "bdb.BdbQuit" in reward and "press d: it runs the verifier under pdb in your terminal" in reward
         assert "verifier-tui TASK" not in reward
+
+
+async def test_an_action_is_the_option_on_the_command_line_and_the_key_on_screen(env, tmp_path):
+    """One run's advice in both faces: ``run`` names the option to give, the
+    TUI the key that does the same (its user typed no option)."""
+    root = make_task(tmp_path / "tasks" / "rows", "def verify(workspace):\n    breakpoint()\n    return 1.0\n")
+    (root / "tasks.jsonl").write_text('{"task_id": "ada"}\n{"task_id": "lin"}\n', encoding="utf-8")
+    done = run_tool(env, "run", root, "--python", PY)
+    assert "so verify gets task_data = {}; choose one with --task-id ID (t in the TUI; task ids: ada, lin)" in done.stdout
+    assert "To step through it, open the task in the TUI (verifier-tui TASK) and press d: it runs" in done.stdout
+    app = make_app(root, watch=False)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.pause()
+        resolution = " ".join(widget_text(app, "#resolution-body").split())
+        reward = " ".join(widget_text(app, "#reward-body").split())
+    assert "so verify gets task_data = {}; choose one with t (task ids: ada, lin)" in resolution
+    assert "To step through it, press d: it runs" in reward
+    assert "--task-id" not in resolution + reward and "verifier-tui TASK" not in resolution + reward

@@ -9,8 +9,11 @@ did. ``explain TRIAL`` shows the sandbox side and how the replay would import
 and call ``verify``. ``watch TRIAL`` replays on every change to the task, one
 line per replay with the agreement. ``--json`` documents: docs/json-output.md.
 
-:mod:`verifier_tui.commands.headless` hands a path over here when it is a trial or job
-folder (:func:`dispatch`); only that check is imported on every command.
+:mod:`verifier_tui.commands.headless` hands a path over here when it names a trial or
+job folder (:func:`dispatch`, on the command line's ``args.target``).
+
+Over 500 lines: the four commands print one TrialSession each in their own
+shape (a walkthrough, a table, a stream), and they share its words here.
 """
 
 from __future__ import annotations
@@ -19,12 +22,12 @@ import time
 from typing import TYPE_CHECKING
 
 from verifier_tui.commands import terminal
-from verifier_tui.engine.harbor.folders import find_harbor_folder
 from verifier_tui.engine.record import record
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from verifier_tui.commands.report import JunitCase
     from verifier_tui.engine.harbor.folders import Job, Trial
     from verifier_tui.engine.harbor.trial_session import Replayed, TrialSession
 
@@ -52,9 +55,9 @@ def _fail(message: str) -> int:
 
 
 def dispatch(args, command: str) -> int | None:
-    """The command's exit status when ``args.path`` is a trial or job folder;
+    """The command's exit status when ``args.target`` is a trial or job folder;
     None for any other path (after refusing the trial-only options)."""
-    if find_harbor_folder(args.path) is None:
+    if not args.target.harbor:
         given = [f"--{name.replace('_', '-')}" for name in TRIAL_ONLY if getattr(args, name, None) is not None]
         if given:
             return _fail(f"{' and '.join(given)}: only for a Harbor trial or job folder, and {args.path} is neither")
@@ -116,7 +119,7 @@ def _open(args) -> tuple[Trial | Job, str | None] | int:
     from verifier_tui.engine.harbor.folders import HarborFolderError, open_harbor
 
     try:
-        return open_harbor(args.path)
+        return open_harbor(args.target)
     except HarborFolderError as exc:
         return _fail(str(exc))
 
@@ -156,13 +159,11 @@ def show_job_without_trial(args) -> int | None:
     """``run|explain|watch JOB`` with no ``--trial`` on a job of several
     trials (or on a folder of jobs): the overview, and how to choose one;
     exit 2, nothing was replayed. None when there is one trial to open."""
-    from verifier_tui.engine.harbor.folders import find_harbor_folder
     from verifier_tui.engine.harbor.overview import first_trials
 
-    located = find_harbor_folder(args.path)
-    if located is None or located[0] not in ("job", "jobs") or getattr(args, "trial", None) is not None:
+    kind, folder = args.target.kind, args.target.root
+    if kind not in ("job", "jobs") or getattr(args, "trial", None) is not None:
         return None
-    kind, folder, _step = located
     if kind == "job" and len(first_trials(folder)) == 1:
         return None
     if kind == "jobs":
@@ -431,27 +432,32 @@ def explain_command(args) -> int:
 
 
 def test_command(args) -> int:
-    """Every trial of a job (every step of each), replayed in parallel."""
+    """Every trial of a job (every step of each), replayed in parallel through
+    the pipeline ``test`` runs cases with (:func:`verifier_tui.engine.suite.arun_groups`)."""
     import asyncio
 
     from verifier_tui.engine.session import cpu_count
-    from verifier_tui.engine.suite import JobReplays
+    from verifier_tui.engine.suite import CollectionError, arun_groups, collect
 
-    opened = _open(args)
-    if isinstance(opened, int):
-        return opened
-    found, step_in_path = opened
-    # The same trials, opened the same way, as the pytest plugin's (engine/suite.py).
-    replays = JobReplays(found, step_in_path, args.options, args.task, args.stand_in_chosen)
-    if not replays.entries:
-        replays.close()
-        return _fail(f"{found.path}: " + "; ".join(getattr(found, "problems", None) or ["no trial folders"]))
-    started = time.perf_counter()
-    stream = _TrialsStream(found) if args.json else None
     try:
-        rows = asyncio.run(_replay_all(replays, args.jobs or cpu_count(), stream, bool(args.junit)))
-    finally:
-        replays.close()
+        collection = collect([args.target], args.options, task_dir=args.task, stand_in=args.stand_in_chosen)
+    except CollectionError as exc:
+        return _fail(str(exc))
+    with collection:
+        group = collection.groups[0]
+        if group.error is not None:
+            return _fail(f"{group.folder}: {group.error}")
+        started = time.perf_counter()
+        stream = _TrialsStream(group) if args.json else None
+
+        def keep(_group, index: int, opened: TrialSession) -> JobRow:
+            """A trial's row, its session closed: only the words are kept."""
+            if stream is not None:
+                stream.put(index, opened.to_json(opened.last))
+            assert opened.last is not None  # the replay just ran
+            return job_row(opened, opened.last, stderr=bool(args.junit))
+
+        rows = asyncio.run(arun_groups([group], args.jobs or cpu_count(), keep))[0]
     wall = time.perf_counter() - started
     agree = sum(1 for r in rows if r.same is True)
     differ = sum(1 for r in rows if r.same is False)
@@ -459,12 +465,14 @@ def test_command(args) -> int:
     used = [r.name for r in rows if r.stand_in == "used"]
     unused = [r.name for r in rows if r.stand_in == "unused"]
     if args.junit:
-        write_junit(args.junit, found, rows, wall)
+        from verifier_tui.commands.report import write_junit
+
+        write_junit(args.junit, f"verifier-tui job {group.name}", [junit_case(group.name, r) for r in rows], wall)
     if stream is not None:
         stream.end({"agree": agree, "differ": differ, "not_compared": unknown, "duration_s": round(wall, 3),
                     "stand_in": {"given": args.stand_in_chosen.words, "used_for": used, "not_used_for": unused}})
     else:
-        print_job_table(found, rows)
+        print_job_table(group, rows)
         for line in stand_in_lines(args.stand_in_chosen, used, unused):
             _say(line)
         terminal.out(f"{agree} agree, {differ} differ, {unknown} not compared")
@@ -499,8 +507,8 @@ class _TrialsStream:
     thousands is never held whole (neither the objects nor their text);
     the counts follow the trials."""
 
-    def __init__(self, found) -> None:
-        head = terminal.json_text({"path": str(found.path), "name": found.name}, indent=2)
+    def __init__(self, group) -> None:
+        head = terminal.json_text({"path": str(group.folder), "name": group.name}, indent=2)
         terminal.out(head[: head.rindex("}")].rstrip() + ',\n  "trials": [')
         self._next = 0
         self._waiting: dict[int, str] = {}
@@ -536,38 +544,15 @@ def job_row(session: TrialSession, replayed: Replayed, *, stderr: bool) -> JobRo
                   stand_in, replayed.local.stderr.text[-4000:] if stderr and replayed.local is not None else "")
 
 
-async def _replay_all(replays, jobs: int, stream: _TrialsStream | None, stderr: bool) -> list[JobRow]:
-    """Each trial opened when its turn comes, replayed, kept as its row and
-    closed: at most ``jobs`` runners run at once, and only a few more trials
-    are in hand (read, staged) meanwhile."""
-    import asyncio
-
-    running = asyncio.Semaphore(max(1, jobs))
-    in_hand = asyncio.Semaphore(2 * max(1, jobs))
-
-    async def one(index: int, trial, step) -> JobRow:
-        async with in_hand:
-            session = replays.open(trial, step)
-            try:
-                replayed = await session.arun(trigger="test", gate=running, script_when_differs=True)
-                if stream is not None:
-                    stream.put(index, session.to_json(replayed))
-                return job_row(session, replayed, stderr=stderr)
-            finally:
-                session.close()
-
-    return list(await asyncio.gather(*(one(i, trial, step) for i, (trial, step) in enumerate(replays.entries))))
-
-
 def _entry_name(session: TrialSession) -> str:
     return session.trial.name + (f" / {session.step}" if session.step else "")
 
 
-def print_job_table(found, rows: list[JobRow]) -> None:
+def print_job_table(group, rows: list[JobRow]) -> None:
     table = [("", "trial", "sandbox", "replay", "")] + [(r.mark, r.name, r.sandbox, r.replay, r.word) for r in rows]
     widths = [max(len(cells[i]) for cells in table) for i in range(5)]
-    _say(f"job {found.name} · {len(rows)} replay(s)" + (f" · Harbor {found.harbor_version}"
-                                                        if getattr(found, "harbor_version", None) else ""))
+    version = getattr(group.found, "harbor_version", None)
+    _say(f"job {group.name} · {len(rows)} replay(s)" + (f" · Harbor {version}" if version else ""))
     for cells in table:
         _say("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(cells)).rstrip())
     for row in rows:
@@ -578,24 +563,13 @@ def print_job_table(found, rows: list[JobRow]) -> None:
                 _say(f"  - {difference}")
 
 
-def write_junit(path, found, rows: list[JobRow], wall: float) -> None:
-    from xml.etree import ElementTree as ET
+def junit_case(job: str, row: JobRow) -> JunitCase:
+    """A trial's row as a JUnit test case: a failure when it differs, an error when not compared."""
+    from verifier_tui.commands.report import JunitCase
 
-    differ = sum(1 for r in rows if r.same is False)
-    unknown = sum(1 for r in rows if r.same is None)
-    x = terminal.xml_text  # what XML 1.0 cannot hold, as a visible escape: the file stays well-formed
-    suite = ET.Element("testsuite", name=x(f"verifier-tui job {found.name}"), tests=str(len(rows)),
-                       failures=str(differ), errors=str(unknown), time=f"{wall:.3f}")
-    for row in rows:
-        case = ET.SubElement(suite, "testcase", classname=x(found.name), name=x(row.name), time=f"{row.duration_s:.3f}")
-        if row.same is False:
-            failure = ET.SubElement(case, "failure", message=x(row.sentence))
-            failure.text = x("\n".join(row.differences))
-        elif row.same is None:
-            ET.SubElement(case, "error", message=x(f"{row.word}: {row.sentence}"))
-        if row.stderr_tail:
-            ET.SubElement(case, "system-err").text = x(row.stderr_tail)
-    ET.ElementTree(suite).write(path, encoding="utf-8", xml_declaration=True)
+    failure = (row.sentence, "\n".join(row.differences)) if row.same is False else None
+    error = f"{row.word}: {row.sentence}" if row.same is None else None
+    return JunitCase(job, row.name, f"{row.duration_s:.3f}", failure, error, stderr=row.stderr_tail)
 
 
 # ---------------------------------------------------------------------------
@@ -689,7 +663,7 @@ def both_modes_command(args) -> int:
 
     if args.options.no_response:
         return _fail("--both-modes runs the case with its response and without: drop --no-response")
-    with Session(args.path, args.options) as session:
+    with Session(args.target, args.options) as session:
         both = run_both_modes(session, trigger="command line")
         if args.json:
             data = both.to_json()

@@ -48,7 +48,7 @@ def run_command(args) -> int:
     status = _harbor(args, "run")
     if status is not None:
         return status
-    session = Session(args.path, args.options)
+    session = Session(args.target, args.options)
     with session:
         session.spec()  # no verifier: one line (cli), before the interpreter is asked
         problem = _interpreter_problem(session)
@@ -72,7 +72,7 @@ def explain_command(args) -> int:
     status = _harbor(args, "explain")
     if status is not None:
         return status
-    session = Session(args.path, args.options)
+    session = Session(args.target, args.options)
     with session:
         session.spec()
         problem = _interpreter_problem(session)
@@ -116,7 +116,7 @@ def test_command(args) -> int:
     from verifier_tui.engine.suite import CollectionError, arun_groups, collect
 
     try:
-        collection = collect(args.paths, args.options, args.case_patterns or ())
+        collection = collect(args.targets, args.options, args.case_patterns or ())
     except CollectionError as exc:
         terminal.error(str(exc))
         return 2
@@ -142,7 +142,8 @@ def test_command(args) -> int:
         errors = [group for group in groups if group.error is not None]
         refused = [group for group in groups if report.refused(group)]
         if args.junit:
-            report.write_junit(args.junit, ran, wall)
+            name = f"verifier-tui {ran[0][0].name}" if len(ran) == 1 else "verifier-tui"
+            report.write_junit(args.junit, name, report.junit_cases(ran), wall)
         if args.json:
             terminal.out_json(report.test_json(ran, wall))
         else:
@@ -164,11 +165,9 @@ def _harbor_test(args) -> int | None:
     """``test JOB`` (or ``test TRIAL``) replays the trials (``headless_harbor``);
     None when the paths are tasks and folders of tasks."""
     if len(args.paths) == 1:
-        args.path = args.paths[0]
+        args.path, args.target = args.paths[0], args.targets[0]
         return _harbor(args, "test")
-    from verifier_tui.engine.harbor.folders import find_harbor_folder
-
-    harbor = next((p for p in args.paths if find_harbor_folder(p) is not None), None)
+    harbor = next((path for path, target in zip(args.paths, args.targets, strict=True) if target.harbor), None)
     if harbor is not None:
         terminal.error(f"{harbor} is a Harbor folder: test it alone (verifier-tui test {harbor})")
         return 2
@@ -189,7 +188,7 @@ def watch_command(args) -> int:
         return status
     import asyncio
 
-    session = Session(args.path, args.options)
+    session = Session(args.target, args.options)
     with session:
         if session.verifier is None:
             from verifier_tui.engine.task.discovery import no_verifier_message
@@ -223,6 +222,8 @@ def watch_command(args) -> int:
 
 async def _watch(session, args) -> None:
     from verifier_tui.engine.watch.live import LiveRuns
+
+    session.keep_warm()  # every save re-runs: the next run waits, started, for it
 
     async def run(trigger: str, change) -> None:
         result = await session.arun(trigger=trigger)

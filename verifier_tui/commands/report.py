@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from verifier_tui.commands import terminal
 from verifier_tui.engine.model import RunResult
+from verifier_tui.engine.record import record
 from verifier_tui.engine.verdict import rewards_json
 from verifier_tui.words.run import (
     LISTED,
@@ -306,35 +307,53 @@ def group_lines(group, results: list[RunResult]) -> list[str]:
     return out
 
 
-def write_junit(path: Path, ran: list, wall: float) -> None:
-    """A JUnit XML report: one testsuite, a testcase per case whose
-    ``classname`` is its task; errors for what could not be run."""
+@record(frozen=True)
+class JunitCase:
+    """One ``testcase`` of a JUnit report: a task's case, or a job's trial."""
+
+    classname: str
+    name: str
+    time: str
+    failure: tuple[str, str] | None = None  # (message, text)
+    error: str | None = None
+    stdout: str = ""
+    stderr: str = ""
+
+
+def junit_cases(ran: list) -> list[JunitCase]:
+    """``test``'s cases as JUnit test cases, each with its task as ``classname``;
+    errors first, for what could not be run."""
+    out = [JunitCase(g.name, "(task)", "0", error=g.error) for g, _rs in ran if g.error is not None]
+    out += [JunitCase(g.name, "task.toml", "0", error=f"Harbor would refuse this task: {refused(g)}")
+            for g, _rs in ran if refused(g)]
+    out += [JunitCase(g.name, name, "0", error=problem) for g, _rs in ran for name, problem in g.invalid]
+    for group, results in ran:
+        for result in results:
+            failure = None if result.expected_matched else (
+                f"expected {expected_text(result)}, got {actual_text(result)}", result.stderr.text[-4000:])
+            out.append(JunitCase(group.name, result.case or "-", f"{result.duration_s:.3f}", failure,
+                                 stdout=result.stdout.text[-4000:], stderr=result.stderr.text[-4000:]))
+    return out
+
+
+def write_junit(path: Path, name: str, cases: list[JunitCase], wall: float) -> None:
+    """A JUnit XML report: one testsuite called ``name``, a testcase for each of ``cases``."""
     from xml.etree import ElementTree as ET
 
-    x = terminal.xml_text
-    results = [r for _g, rs in ran for r in rs]
-    invalid = [(g, name, problem) for g, _rs in ran for name, problem in g.invalid]
-    errors = [(g, "(task)", g.error) for g, _rs in ran if g.error is not None]
-    errors += [(g, "task.toml", f"Harbor would refuse this task: {refused(g)}") for g, _rs in ran if refused(g)]
-    failures = sum(1 for r in results if not r.expected_matched)
-    name = f"verifier-tui {x(ran[0][0].name)}" if len(ran) == 1 else "verifier-tui"
-    suite = ET.Element("testsuite", name=name, tests=str(len(results) + len(invalid) + len(errors)),
-                       failures=str(failures), errors=str(len(invalid) + len(errors)), time=f"{wall:.3f}")
-    for group, case_name, problem in errors + invalid:
-        case = ET.SubElement(suite, "testcase", classname=x(group.name), name=x(case_name), time="0")
-        ET.SubElement(case, "error", message=x(problem))
-    for group, group_results in ran:
-        for result in group_results:
-            case = ET.SubElement(suite, "testcase", classname=x(group.name), name=x(result.case or "-"),
-                                 time=f"{result.duration_s:.3f}")
-            if not result.expected_matched:
-                failure = ET.SubElement(case, "failure",
-                                        message=x(f"expected {expected_text(result)}, got {actual_text(result)}"))
-                failure.text = x(result.stderr.text[-4000:])
-            if result.stdout.text:
-                ET.SubElement(case, "system-out").text = x(result.stdout.text[-4000:])
-            if result.stderr.text:
-                ET.SubElement(case, "system-err").text = x(result.stderr.text[-4000:])
+    x = terminal.xml_text  # what XML 1.0 cannot hold, as a visible escape: the file stays well-formed
+    suite = ET.Element("testsuite", name=x(name), tests=str(len(cases)),
+                       failures=str(sum(1 for c in cases if c.failure is not None)),
+                       errors=str(sum(1 for c in cases if c.error is not None)), time=f"{wall:.3f}")
+    for each in cases:
+        case = ET.SubElement(suite, "testcase", classname=x(each.classname), name=x(each.name), time=each.time)
+        if each.failure is not None:
+            ET.SubElement(case, "failure", message=x(each.failure[0])).text = x(each.failure[1])
+        if each.error is not None:
+            ET.SubElement(case, "error", message=x(each.error))
+        if each.stdout:
+            ET.SubElement(case, "system-out").text = x(each.stdout)
+        if each.stderr:
+            ET.SubElement(case, "system-err").text = x(each.stderr)
     ET.ElementTree(suite).write(path, encoding="utf-8", xml_declaration=True)
 
 

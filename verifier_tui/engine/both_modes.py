@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from verifier_tui.engine.advice import GIVE_RESPONSE, Advice
 from verifier_tui.engine.model import MODE_NAMES, Outcome, RunResult
 from verifier_tui.engine.record import record, replace
 
@@ -22,8 +23,8 @@ if TYPE_CHECKING:
     from verifier_tui.engine.session import Session
 
 SERVER, HARBOR = MODE_NAMES["server"], MODE_NAMES["harbor"]
-NO_RESPONSE = (f"no response to run the {SERVER} with: the case has none (cases/<name>/response.json "
-               "or response.txt); give --response FILE")
+NO_RESPONSE = Advice(f"no response to run the {SERVER} with: the case has none (cases/<name>/response.json "
+                     "or response.txt); ", GIVE_RESPONSE)
 
 
 def works(result: RunResult | None) -> bool | None:
@@ -53,7 +54,7 @@ class BothModes:
         harbor_fails = _failure(self.harbor)
         if self.server is None:
             how = "works" if harbor else f"fails ({harbor_fails})"
-            return f"in {HARBOR} the verifier {how}; the {SERVER} was not run: {self.server_skipped}"
+            return Advice(f"in {HARBOR} the verifier {how}; the {SERVER} was not run: ", self.server_skipped or "")
         if harbor and server:
             return "the verifier works in both modes"
         if server and not harbor:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine import untrusted
+from verifier_tui.engine.advice import ANOTHER_PYTHON, DEBUG_UNDER_PDB, Advice
 from verifier_tui.engine.record import record
 
 if TYPE_CHECKING:
@@ -89,7 +90,7 @@ def install_lines(files: list[Path], module: str) -> list[InstallLine]:
     return found
 
 
-def missing_module_notice(output: str, task_root: Path, local_folders: list[Path], python: str) -> str | None:
+def missing_module_notice(output: str, task_root: Path, local_folders: list[Path], python: str) -> Advice | None:
     """A sentence for a verifier that imports a module ``python`` lacks: the
     module, the task's lines that install it in the sandbox, and what to do.
     None when nothing is missing, when it is ``nemo_gym`` (it has a hint of its
@@ -118,21 +119,19 @@ def missing_module_notice(output: str, task_root: Path, local_folders: list[Path
         where = f"none of the task's install files mentions it ({', '.join(rel(f) for f in files)})"
     else:
         where = "the task has no Dockerfile or requirements file that would install it"
-    return (f"the verifier imports {module}, which {python} does not have (ModuleNotFoundError); {where}. "
-            f"Run with an interpreter that has it: --python EXE (for example a virtual environment's "
-            f"bin/python where you installed it)")
+    return Advice(f"the verifier imports {module}, which {python} does not have (ModuleNotFoundError); {where}. ",
+                  ANOTHER_PYTHON, " (for example a virtual environment's bin/python where you installed it)")
 
 
-def debugger_notice(output: str) -> str | None:
+def debugger_notice(output: str) -> Advice | None:
     """A sentence for a verifier that stopped in pdb with no terminal to
     talk to (``breakpoint()``): what happened, and how to debug it for real.
-    None when the output shows no ``bdb.BdbQuit``. The TUI names its key
-    instead of the command (verifier_tui.words.run.TUI_PHRASES)."""
+    None when the output shows no ``bdb.BdbQuit``."""
     if not _DEBUGGER_QUIT.search(output or ""):
         return None
-    return ("the verifier stopped in pdb (breakpoint() or pdb.set_trace()) and pdb quit at once, raising "
-            "bdb.BdbQuit: the run's stdin is not a terminal, as in the sandbox. To step through it, open the task "
-            "in the TUI (verifier-tui TASK) and press d: it runs the verifier under pdb in your terminal")
+    return Advice("the verifier stopped in pdb (breakpoint() or pdb.set_trace()) and pdb quit at once, raising "
+                  "bdb.BdbQuit: the run's stdin is not a terminal, as in the sandbox. To step through it, ",
+                  DEBUG_UNDER_PDB, ": it runs the verifier under pdb in your terminal")
 
 
 def never_awaited(*outputs: str) -> list[str]:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -15,14 +17,15 @@ from verifier_tui.engine.task.cases import wrap_text_response
 from verifier_tui.engine.task.discovery import Task
 from verifier_tui.engine.sandbox.environment import ChildEnvironment, child_environment
 from verifier_tui.engine.model import Expectation, ResponseSource
-from verifier_tui.engine.record import field, record
+from verifier_tui.engine.record import field, record, replace
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.interpreter import PROBE_TIMEOUT_S, SHIM_REFUSAL_EXIT, probe_interpreter, shim_refusal
 from verifier_tui.engine.sandbox.isolation import TESTS
-from verifier_tui.engine.sandbox.view import Limits, limits_for, workspace_path
+from verifier_tui.engine.sandbox.view import Limits, cpu_lease, cpus_to_bind, limits_for, workspace_path
 from verifier_tui.engine.sandbox.stage import Stage, StagingError
 from verifier_tui.engine.task.kinds import OwnRunner, verifiers_folder
 from verifier_tui.engine.task.rows import staged_row_text
+from verifier_tui.runner_source import runner_path
 
 if TYPE_CHECKING:
     from typing import Any
@@ -93,7 +96,7 @@ class Prepared:
     python: str = ""
     """The interpreter that runs the runner (through test.sh too): the view must show it."""
     taskset: str = ""
-    """``taskset``, when the run is to be bound to the task's ``cpus`` (:func:`~.containment.bound_argv`)."""
+    """``taskset``, when the run is to be bound to the task's ``cpus`` (:func:`bound_argv`)."""
     memory_limit: int | None = None
     """Bytes the run's processes may hold together before the biggest is killed, as the kernel's OOM killer would."""
 
@@ -106,11 +109,6 @@ class Prepared:
 
         self.stack_answer = ask(leader, self.runner_script)
         return self.stack_answer == ASKED
-
-
-def child_env(task_env: dict[str, str], extra: tuple[str, ...] = ()) -> dict[str, str]:
-    """The runner's environment (:mod:`verifier_tui.engine.sandbox.environment`)."""
-    return child_environment(task_env, extra).values
 
 
 def prepare(spec: RunSpec, stage: Stage) -> Prepared:
@@ -223,8 +221,9 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
         path_map.insert(0, (task_data_arg, str(spec.task_data)))
     if task_vendors and spec.task.own_nemo_gym is not None:  # the task's own copy: the user's file
         path_map.insert(0, (str(stage.ng_dir / "nemo_gym"), str(spec.task.own_nemo_gym)))
-    if spec.runner is not None:
-        path_map.insert(0, (str(stage.ng_dir / "run_verifier.py"), str(spec.runner.path)))
+    # The runner's own lines (a warning raised at verify's call) name the file that ran:
+    # the task's runner, or verifier-tui's, which the task may not ship or ships another of.
+    path_map.insert(0, (str(stage.ng_dir / "run_verifier.py"), str(spec.runner.path if spec.runner else runner_path())))
     if stage.vendored_from is not None and not task_vendors:
         notices_vendor = f"nemo_gym/verifiers vendored from {stage.vendored_from}"
         path_map.insert(0, (str(stage.ng_dir / "nemo_gym" / "verifiers"), str(stage.vendored_from)))
@@ -268,8 +267,31 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
     if start_error is None and refusal is None:
         from verifier_tui.engine.sandbox.containment import contain
 
-        contain(prepared)
+        response = spec.response.path if spec.response is not None else None
+        contained = contain(argv, env, stage=stage, limits=limits, python=prepared.python, workspace=spec.workspace,
+                            tests_dir=spec.task.tests_dir, verifier=spec.verifier,
+                            user_paths=[spec.task.tests_dir, spec.task.root / "task.toml", spec.verifier, response,
+                                        spec.task_data, spec.task.root, spec.workspace])
+        prepared.argv, prepared.env, prepared.start_error = contained.argv, contained.env, contained.start_error
+        prepared.cwd = contained.cwd or prepared.cwd
+        prepared.notices += contained.notices
+        prepared.marker, prepared.guard = contained.marker, contained.guard
+        prepared.taskset, prepared.memory_limit = contained.taskset, contained.memory_limit
     return prepared
+
+
+@contextmanager
+def bound_argv(prepared: Prepared) -> Iterator[list[str]]:
+    """``prepared``'s command line, bound (while the block runs) to the task's
+    ``cpus`` worth of the CPUs this process's other runs use least; the CPUs
+    are then in ``prepared.limits.cpu_list``."""
+    limits = prepared.limits
+    if limits is None or not prepared.taskset:
+        yield prepared.argv
+        return
+    with cpu_lease(cpus_to_bind(limits.cpus)) as cpus:
+        prepared.limits = replace(limits, cpu_list=cpus)
+        yield [prepared.taskset, "--cpu-list", ",".join(map(str, cpus)), *prepared.argv]
 
 
 def _python_on_path(stage: Stage, executable: str) -> Path:

@@ -41,6 +41,7 @@ import subprocess
 import time
 from typing import TYPE_CHECKING
 
+from verifier_tui.engine import procfs
 from verifier_tui.engine.capture import DEFAULT_CAP_BYTES, BoundedCapture
 from verifier_tui.engine.model import CapturedText
 from verifier_tui.engine.record import record
@@ -167,6 +168,7 @@ def run_process(
     before_kill: Callable[[int], bool] | None = None,
     init_lists_strays: bool = False,
     memory_limit: int | None = None,
+    held: Held | None = None,
 ) -> ProcessResult:
     """Run ``argv`` in its own process group to its end and capture its output, bounded.
 
@@ -202,15 +204,22 @@ def run_process(
     killer does in a container over its ``memory_mb`` (a cgroup would count
     the page cache too: this is the part a verifier controls). Checked every
     :data:`MEMORY_CHECK_S`; what was killed is in ``oom_killed``.
+
+    ``held``: the child, started ahead with this same ``argv``, ``cwd`` and
+    ``env`` (:class:`Held`), is told to go instead of a new one being
+    started; the timeout counts from then.
     """
     started = time.perf_counter()
     if not argv:
         return _not_started("empty command", started)
-    try:
-        proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, start_new_session=True)
-    except (OSError, ValueError, subprocess.SubprocessError) as exc:
-        return _not_started(_start_error_text(argv, exc), started)
+    if held is not None:
+        proc = held.go()
+        started = time.perf_counter()
+    else:
+        try:
+            proc = _start(argv, cwd, env)
+        except (OSError, ValueError, subprocess.SubprocessError) as exc:
+            return _not_started(_start_error_text(argv, exc), started)
     child = _Child(proc, cap_bytes, on_output, cancel, marker, before_kill, init_lists_strays, memory_limit)
     try:
         deadline = None if timeout_s is None else started + timeout_s
@@ -254,6 +263,7 @@ async def arun_process(
     before_kill: Callable[[int], bool] | None = None,
     init_lists_strays: bool = False,
     memory_limit: int | None = None,
+    held: Held | None = None,
 ) -> ProcessResult:
     """:func:`run_process` from asyncio, in a thread of its own.
 
@@ -270,6 +280,8 @@ async def arun_process(
     import asyncio
     import threading
 
+    from verifier_tui.engine.to_the_end import to_the_end
+
     loop = asyncio.get_running_loop()
     done = loop.create_future()
     cancel = CancelSignal()
@@ -280,7 +292,8 @@ async def arun_process(
             outcome = (run_process(argv, cwd=cwd, env=env, timeout_s=timeout_s, cap_bytes=cap_bytes, grace_s=grace_s,
                                    on_output=on_output, cancel=cancel,
                                    marker=marker, before_kill=before_kill,
-                                   init_lists_strays=init_lists_strays, memory_limit=memory_limit), None)
+                                   init_lists_strays=init_lists_strays, memory_limit=memory_limit,
+                                   held=held), None)
         except BaseException as exc:  # noqa: BLE001 - handed to the awaiting task
             outcome = (None, exc)
         try:
@@ -293,22 +306,76 @@ async def arun_process(
     # group to be ended before it exits.
     threading.Thread(target=work, name="verifier-tui-run", daemon=False).start()
     try:
-        try:
-            return await asyncio.shield(done)
-        except asyncio.CancelledError:
-            cancel.set()
-            while not done.done():
-                try:
-                    await asyncio.shield(done)
-                except asyncio.CancelledError:
-                    continue
-                except Exception:  # noqa: BLE001 - ProcessCancelled, as asked
-                    break
-            raise
+        return await to_the_end(done, on_cancel=cancel.set)
     finally:
-        if done.done() and not done.cancelled():
-            done.exception()  # retrieved: a cancelled run's ProcessCancelled is expected
         cancel.close()
+
+
+def _start(argv: list[str], cwd: Path, env: dict[str, str], pass_fds: tuple = ()) -> subprocess.Popen:
+    return subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, start_new_session=True, pass_fds=pass_fds)
+
+
+class Held:
+    """A child started ahead of its run, as :func:`run_process` starts one,
+    that waits before doing anything: the runner reads one byte from a pipe
+    of its own, whose number is in ``env[variable]`` (the runner removes the
+    variable; the pipe is at 10 or above, clear of the fds the namespace's
+    init uses). :func:`run_process` with ``held=`` says go; :meth:`discard`
+    ends it unrun.
+
+    Start it from a thread that outlives it: the parent-death signal that
+    ends it should the tool be SIGKILLed follows the thread that started it."""
+
+    def __init__(self, argv: list[str], *, cwd: Path, env: dict[str, str], variable: str) -> None:
+        import fcntl
+
+        read, write = os.pipe()
+        try:
+            high = fcntl.fcntl(read, fcntl.F_DUPFD_CLOEXEC, 10)
+        finally:
+            os.close(read)
+        try:
+            self.proc = _start(argv, cwd, dict(env, **{variable: str(high)}), pass_fds=(high,))
+        except BaseException:
+            os.close(write)
+            raise
+        finally:
+            os.close(high)
+        self._go: int | None = write
+        self.over = False
+        """Told to go, or discarded: no longer held."""
+        self.went = False
+        """Told to go (not discarded)."""
+
+    @property
+    def waiting(self) -> bool:
+        """Still held and alive (a namespace that failed to set up has exited)."""
+        return not self.over and self.proc.poll() is None
+
+    def go(self) -> subprocess.Popen:
+        self.over = self.went = True
+        fd, self._go = self._go, None
+        if fd is not None:
+            try:
+                os.write(fd, b"g")
+            except OSError:  # it died meanwhile: the run reports how
+                pass
+            os.close(fd)
+        return self.proc
+
+    def discard(self) -> None:
+        """End it unrun: SIGKILL its group (with namespaces, the PID namespace
+        goes with its init), reap it, close its pipes. Once over, nothing."""
+        if self.over:
+            return
+        self.over = True
+        os.close(self._go)  # type: ignore[arg-type]
+        self._go = None
+        _signal_group(self.proc.pid, signal.SIGKILL)
+        self.proc.wait()
+        self.proc.stdout.close()  # type: ignore[union-attr]
+        self.proc.stderr.close()  # type: ignore[union-attr]
 
 
 def _settle(future, outcome) -> None:
@@ -414,8 +481,8 @@ class _Child:
         elif self.init_lists_strays:
             # The runner ignored SIGTERM: kill the group but the leader and the
             # namespace's init, which then lists the strays and exits.
-            spared = {self.proc.pid, *_children(self.proc.pid)}
-            for pid in _group_members(self.proc.pid) - spared:
+            spared = {self.proc.pid, *procfs.children(self.proc.pid)}
+            for pid in procfs.group_members(self.proc.pid).keys() - spared:
                 try:
                     os.kill(pid, signal.SIGKILL)
                 except (ProcessLookupError, PermissionError):
@@ -486,7 +553,7 @@ class _Child:
     def _check_memory(self) -> None:
         """Past the limit, SIGKILL the biggest process of the run (the
         kernel's OOM killer picks by size too)."""
-        sizes = _resident({self.proc.pid} | _descendants(self.proc.pid))
+        sizes = procfs.resident_bytes({self.proc.pid} | procfs.descendants(self.proc.pid))
         total = sum(sizes.values())
         if not sizes or total <= (self.memory_limit or 0):
             return
@@ -524,72 +591,6 @@ class _Child:
                 self.on_output(("stdout", "stderr")[index], text)
             except Exception:  # noqa: BLE001 - a display callback must not end the capture
                 pass
-
-
-def _group_members(pgid: int) -> set[int]:
-    """The processes of group ``pgid``, from ``/proc`` (empty where there is none)."""
-    found: set[int] = set()
-    try:
-        names = os.listdir("/proc")
-    except OSError:
-        return found
-    for name in names:
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as handle:
-                fields = handle.read().rsplit(b")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if len(fields) > 2 and fields[2] == str(pgid).encode():
-            found.add(int(name))
-    return found
-
-
-def _children(pid: int) -> set[int]:
-    """The direct children of ``pid`` (Linux's ``/proc/PID/task/*/children``)."""
-    found: set[int] = set()
-    try:
-        tasks = os.listdir(f"/proc/{pid}/task")
-    except OSError:
-        return found
-    for task in tasks:
-        try:
-            with open(f"/proc/{pid}/task/{task}/children", encoding="ascii") as handle:
-                found.update(int(child) for child in handle.read().split())
-        except (OSError, ValueError):
-            continue
-    return found
-
-
-def _descendants(pid: int) -> set[int]:
-    """``pid``'s descendants, through ``/proc/PID/task/*/children`` (a process
-    whose parent died is found under its new parent: the PID namespace's
-    init, with namespaces)."""
-    found: set[int] = set()
-    todo = [pid]
-    while todo:
-        for child in _children(todo.pop()):
-            if child not in found:
-                found.add(child)
-                todo.append(child)
-    return found
-
-
-_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
-
-
-def _resident(pids: set[int]) -> dict[int, int]:
-    """Each process's resident bytes, less what it shares with files (``statm``'s second and third fields)."""
-    out: dict[int, int] = {}
-    for pid in pids:
-        try:
-            with open(f"/proc/{pid}/statm", "rb") as handle:
-                fields = handle.read().split()
-            out[pid] = (int(fields[1]) - int(fields[2])) * _PAGE
-        except (OSError, IndexError, ValueError):
-            continue
-    return out
 
 
 def _signal_group(pgid: int, sig: int) -> bool:

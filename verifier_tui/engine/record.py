@@ -5,8 +5,8 @@ Kept because it pays its way: importing ``dataclasses`` brings ``inspect`` and
 ``verifier-tui run --json`` may add to the bare runner (measured in a clean
 venv, issue 7). What a record gets: ``__init__`` taking the fields in order,
 positionally or by name, with their defaults (``field(default_factory=...)``
-for a fresh list or dict per instance); ``__repr__``; ``__eq__``; and when
-``frozen``, no assignment and a ``__hash__``. :func:`replace` copies one with
+for a fresh list or dict per instance), a subclass's after its base's;
+``__repr__``; ``__eq__``; and when ``frozen``, no assignment and a ``__hash__``. :func:`replace` copies one with
 some fields changed. Type checkers see ``@dataclass`` itself.
 """
 
@@ -37,11 +37,14 @@ else:
         """A class decorator: see the module's docstring."""
 
         def wrap(cls):
-            names = tuple(cls.__dict__.get("__annotations__", {}))
-            defaults = {n: cls.__dict__[n] for n in names if n in cls.__dict__}
-            for name, value in defaults.items():
+            own = tuple(cls.__dict__.get("__annotations__", {}))
+            own_defaults = {n: cls.__dict__[n] for n in own if n in cls.__dict__}
+            for name, value in own_defaults.items():
                 if isinstance(value, _Factory):
                     delattr(cls, name)
+            # a record's subclass: the base's fields first, as a dataclass's
+            names = tuple(n for n in getattr(cls, "__record_fields__", ()) if n not in own) + own
+            defaults = {**getattr(cls, "__record_defaults__", {}), **own_defaults}
             qualname = cls.__qualname__
 
             def __init__(self, *args, **kwargs):
@@ -76,6 +79,7 @@ else:
             cls.__repr__ = __repr__
             cls.__eq__ = __eq__
             cls.__record_fields__ = names
+            cls.__record_defaults__ = defaults
             if frozen:
 
                 def __setattr__(self, name, value):

@@ -214,7 +214,7 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
     else:
         from verifier_tui.engine.sandbox.containment import settle
 
-        settled = settle(prepared, done)
+        settled = settle(prepared.stage, prepared.guard, done)
         returncode, signal, timed_out = settled.returncode, settled.signal, done.timed_out
         start_error, duration_s, pipe_wait_s = settled.start_error, done.duration_s, done.pipe_wait_s
         stdout, stderr = done.stdout, done.stderr
@@ -242,7 +242,10 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
     if timed_out and done is not None:
         from verifier_tui.engine.stacks import take_stack
 
-        stderr, stack = take_stack(prepared, stderr, done.asked_before_kill)
+        own = spec.runner.path if spec.runner is not None else None
+        stderr, stack = take_stack(stderr, done.asked_before_kill, stack_signal=prepared.stack_signal,
+                                   stack_answer=prepared.stack_answer, runner=own, verifier=spec.verifier,
+                                   tests_dir=spec.task.tests_dir)
     if verdict.message:
         verdict = Verdict(verdict.rewards, verdict.error, map_paths(verdict.message, pm), verdict.source, verdict.warnings)
     unawaited = never_awaited(stdout.text, stderr.text)

@@ -30,13 +30,13 @@ from verifier_tui.engine.task.discovery import (
 )
 from verifier_tui.engine.model import ResponseSource, RunResult
 from verifier_tui.engine.record import record, replace
-from verifier_tui.engine.invocation import DEFAULT_TIMEOUT_S, EXPLAIN_FILE, Prepared, RunSpec, prepare
+from verifier_tui.engine.invocation import DEFAULT_TIMEOUT_S, EXPLAIN_FILE, Prepared, RunSpec, bound_argv, prepare
 from verifier_tui.engine.results import collect, map_paths, no_explanation, read_explain
 from verifier_tui.engine.sandbox.isolation import NAMESPACE, Isolation, IsolationError
 from verifier_tui.engine.sandbox.isolation import choose as choose_isolation
 from verifier_tui.engine.sandbox.isolation import fallback as isolation_fallback
 from verifier_tui.engine.sandbox.isolation import requested as requested_isolation
-from verifier_tui.engine.sandbox.containment import bound_argv, namespace_failure
+from verifier_tui.engine.sandbox.containment import namespace_failure
 from verifier_tui.engine.process import run_process
 from verifier_tui.engine.sandbox.stage import Scratch, Stage
 from verifier_tui.engine.task.kinds import runner_notices
@@ -45,6 +45,8 @@ from verifier_tui.engine.task.rows import choose_row, looks_like_rows, no_row_ch
 if TYPE_CHECKING:
     import asyncio
     from typing import Any, Callable
+
+    from verifier_tui.engine.task.target import Target
 
 #: How much of ``explain``'s stdout (the runner's document, indented) is kept.
 EXPLAIN_CAP_BYTES = 16 * 1024 * 1024
@@ -97,7 +99,7 @@ def response_source(path: Path) -> ResponseSource:
 class Session:
     """The current task, choices and staged layouts of one user session."""
 
-    def __init__(self, path: Path | str, options: Options | None = None) -> None:
+    def __init__(self, path: Path | str | Target, options: Options | None = None) -> None:
         self.options = options or Options()
         self.task: Task = resolve(path)
         self.scratch: Scratch | None = None
@@ -116,6 +118,8 @@ class Session:
         self._isolation: Isolation | None = None
         self._fallback_from = ""
         self._live = False  # a watcher reports every change to the user's files (note_change)
+        self.warm: Any = None
+        """The runs started ahead (:meth:`keep_warm`, a :class:`~verifier_tui.engine.warm.WarmRuns`), or None."""
         self._apply_options(self.options)
 
     # -- choices -----------------------------------------------------------
@@ -213,7 +217,7 @@ class Session:
         try:
             self.task_id = choose_row(path, task_id, self.task.rows)
         except ValueError as exc:
-            raise SelectionError(str(exc)) from None
+            raise SelectionError(*exc.args) from None
         self.task_data = path
 
     def choose_task_row(self, task_id: str, path: Path | None = None) -> None:
@@ -278,7 +282,9 @@ class Session:
         if self.case is None and self.task_data is None and rows is not None and rows.rows:
             out.append(no_row_chosen(rows))
         if self.case is not None:
-            out += [f"case {self.case.name}: {p}" for p in self.case.problems]
+            # That the case names no row is beside the point once other task data is chosen.
+            own_data = self.task_data == self.case.task_data and self.task_id == self.case.task_id
+            out += [f"case {self.case.name}: {p}" for p in self.case.problems if own_data or p != self.case.names_no_row]
         note = self.expectation_note()
         if note is not None:
             out.append(note)
@@ -297,7 +303,17 @@ class Session:
             return None
         what = " and ".join(changed)
         verb = "is" if len(changed) == 1 else "are"
-        return f"the case's expected.json is not applied: its {what} {verb} not in use"
+        note = f"the case's expected.json is not applied: its {what} {verb} not in use"
+        if "task data" in changed:
+            note += f"; verify gets {self._task_data_words()}"
+        return note
+
+    def _task_data_words(self) -> str:
+        if self.task_data is None:
+            return "task_data = {}"
+        if self.task_id is not None:
+            return f"the row {self.task_id!r} of {self.task_data.name}"
+        return f"{self.task_data.name} as task_data"
 
     def ran_case_inputs(self, result: RunResult) -> bool:
         """Whether ``result`` ran its case with the case's own inputs (as
@@ -354,9 +370,11 @@ class Session:
         a workspace (or have none)."""
         scratch = self._scratch()
         pool = self._stages.setdefault((spec.workspace, spec.explain_only), [])
-        for stage in pool:
-            if id(stage) not in self._busy:
-                return stage
+        free = [stage for stage in pool if id(stage) not in self._busy]
+        if self.warm is not None:  # the stage whose held run is this one
+            free = self.warm.order(spec, free, room=len(pool) < 2)
+        if free:
+            return free[0]
         idle = [(others, st) for key, others in self._stages.items() if key[1] == spec.explain_only
                 for st in others if id(st) not in self._busy] if self.recycle_stages else []
         if idle:  # its prepare() puts this spec's workspace in place
@@ -391,6 +409,15 @@ class Session:
             result = self._with_fallback_note(self._run(spec, trigger))
         return result
 
+    def keep_warm(self) -> None:
+        """From now on, after each :meth:`arun` the next run of its stage is
+        started ahead and waits (:mod:`verifier_tui.engine.warm`): for the
+        faces that re-run on every save (``watch``, the TUI)."""
+        if self.warm is None:
+            from verifier_tui.engine.warm import WarmRuns
+
+            self.warm = WarmRuns(self._claim, self._release)
+
     def _fall_back(self, result: RunResult) -> bool:
         """A namespace the probe (or its cached answer) promised did not set
         up: unless namespaces were asked for by name, this session's runs use
@@ -402,6 +429,8 @@ class Session:
             raise IsolationError(f"VERIFIER_TUI_SANDBOX=namespace, but this machine cannot: {problem}")
         self._isolation = isolation_fallback(problem)
         self._fallback_from = result.start_error or ""
+        if self.warm is not None:
+            self.warm.discard()
         for pool in self._stages.values():  # the namespace's stages are not the copy's
             pool[:] = [stage for stage in pool if id(stage) in self._busy]
         return True
@@ -457,14 +486,20 @@ class Session:
         from functools import partial
 
         from verifier_tui.engine.process import arun_process
+        from verifier_tui.engine.to_the_end import to_the_end
+        from verifier_tui.engine.warm import bound, prepare_held
 
         spec = spec or self.spec()
+        if self.warm is not None:
+            await self.warm.settle()
         sequence = self.next_sequence()
         stage = self._claim(spec)
+        held = None
+        waiting = self.warm.take(stage) if self.warm is not None else None
         try:
             # Staging goes on in its thread if we are cancelled: the stage is
             # handed back only once it is done (never to a run staging into it too).
-            prepared = await _finish_in_thread(prepare, spec, stage)
+            prepared, held = await to_the_end(asyncio.to_thread(prepare_held, spec, stage, waiting))
             if prepared.start_error or prepared.shim_refusal:
                 return self._not_started(prepared, trigger, sequence)
             watcher = None
@@ -477,18 +512,25 @@ class Session:
 
             try:
                 async with gate if gate is not None else nullcontext():
-                    with bound_argv(prepared) as argv:
-                        done = await arun_process(argv, cwd=prepared.cwd, env=prepared.env, timeout_s=spec.timeout_s,
+                    with bound_argv(prepared) if held is None else bound(prepared, held) as argv:
+                        done = await arun_process(argv, cwd=prepared.cwd, env=prepared.env,
+                                                  timeout_s=spec.timeout_s,
                                                   on_output=live if on_output is not None else None,
                                                   marker=prepared.marker, before_kill=prepared.before_kill,
                                                   init_lists_strays=prepared.stage.namespace,
-                                                  memory_limit=prepared.memory_limit)
+                                                  memory_limit=prepared.memory_limit, held=held)
             finally:
                 if watcher is not None:
                     watcher.cancel()
-            return await _finish_in_thread(collect, prepared, done, trigger=trigger, sequence=sequence)
+            result = await to_the_end(asyncio.to_thread(collect, prepared, done, trigger=trigger, sequence=sequence))
         finally:
+            if waiting is not None and not waiting.held.over:  # cancelled before it could go
+                stage.keep_ctl = False
+                waiting.held.discard()
             self._release(stage)
+        if self.warm is not None and namespace_failure(result.start_error) is None:
+            self.warm.after(spec)
+        return result
 
     def explain(self, spec: RunSpec | None = None) -> dict[str, Any]:
         """The runner's ``--explain`` for the current choices, or for ``spec``
@@ -551,6 +593,15 @@ class Session:
         inputs = [target.path for target in self.run_inputs()]
         return any(path == folder or path.is_relative_to(folder) for path in paths for folder in inputs)
 
+    def changes_every_case(self, paths: Any) -> bool:
+        """Whether a change to any of ``paths`` changes what every case's run
+        reads (the tests folder, the verifier, task.toml), so that no case's
+        last verdict says how it goes now."""
+        shared = [self.task.tests_dir, self.task.root / "task.toml"]
+        if self.verifier is not None:
+            shared.append(self.verifier)
+        return any(path == folder or path.is_relative_to(folder) for path in paths for folder in shared)
+
     def defines_cases(self, paths: Any) -> bool:
         """Whether a change to any of ``paths`` may change the task's cases (:func:`defines_a_case`)."""
         return any(defines_a_case(self.cases_folder, path) for path in paths)
@@ -586,8 +637,8 @@ class Session:
         if opened is None or not opened.is_file():
             opened = self.task.root if self.task.root.is_dir() else self.task.tests_dir
         self.task = resolve(opened)
-        if verifier is not None and verifier in self.task.verifiers:
-            self.verifier = verifier
+        if verifier is not None and (verifier in self.task.verifiers or verifier.is_file()):
+            self.verifier = verifier  # the user's choice, even with verify gone: the runner says what is wrong
         elif self.task.verifiers:
             self.verifier = choose_verifier(self.task, None) if len(self.task.verifiers) == 1 else self.task.verifiers[0]
         else:
@@ -600,6 +651,8 @@ class Session:
             self.runner = "ours"  # the task stopped shipping one
 
     def close(self) -> None:
+        if self.warm is not None:
+            self.warm.close()
         if self.scratch is not None:
             self.scratch.close()
             self.scratch = None
@@ -611,10 +664,6 @@ class Session:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-    @property
-    def scratch_root(self) -> Path | None:
-        return self.scratch.root if self.scratch else None
 
     def scratch_folder(self) -> Path:
         """The session's private scratch folder, made on first use (a watcher
@@ -654,27 +703,6 @@ def _dedupe(targets: list[Any]) -> list[Any]:
             continue
         out.append(target)
     return out
-
-
-async def _finish_in_thread(function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-    """``function`` in a worker thread. If the awaiting task is cancelled, the
-    thread still runs to its end (a thread cannot be stopped), and the
-    cancellation propagates only then: nothing it uses is released early."""
-    import asyncio
-
-    work = asyncio.ensure_future(asyncio.to_thread(function, *args, **kwargs))
-    cancelled = False
-    while True:
-        try:
-            result = await asyncio.shield(work)
-            break
-        except asyncio.CancelledError:
-            if work.done():
-                raise
-            cancelled = True
-    if cancelled:
-        raise asyncio.CancelledError
-    return result
 
 
 async def _wait_for_explain(prepared: Prepared, on_explain: Callable[[dict[str, Any]], None]) -> None:

@@ -20,13 +20,12 @@ from __future__ import annotations
 import os
 import re
 import signal as signals
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from verifier_tui.engine import procfs
+from verifier_tui.engine.advice import OUR_RUNNER, Advice
 from verifier_tui.engine.model import CapturedText, Stack, StackFrame
-
-if TYPE_CHECKING:
-    from verifier_tui.engine.invocation import Prepared
 
 SIGNAL = "USR1"
 """The signal the runner is asked to dump its stacks on (``--stack-signal USR1``)."""
@@ -57,8 +56,8 @@ def ask(leader: int, script: str) -> str:
     pid = runner_pid(leader, script)
     if pid is None:
         return NOT_YET
-    if not _has(pid, "SigCgt:", _SIGNAL_NUMBER):
-        return IGNORED if _has(pid, "SigIgn:", _SIGNAL_NUMBER, default=False) else NOT_YET
+    if not _has(pid, "SigCgt", _SIGNAL_NUMBER):
+        return IGNORED if _has(pid, "SigIgn", _SIGNAL_NUMBER, default=False) else NOT_YET
     try:
         os.kill(pid, _SIGNAL_NUMBER)
     except OSError:  # gone meanwhile
@@ -77,20 +76,10 @@ def runner_pid(leader: int, script: str) -> int | None:
     if not os.path.isdir("/proc"):
         return leader
     parents: dict[int, int] = {}
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as handle:
-                fields = handle.read().rsplit(b")", 1)[1].split()
-            if int(fields[2]) != leader:
-                continue
-            with open(f"/proc/{name}/cmdline", "rb") as handle:
-                words = handle.read().split(b"\0")
-        except (OSError, IndexError, ValueError):
-            continue
+    for pid, fields in procfs.group_members(leader).items():
+        words = (procfs.read(pid, "cmdline", procfs.ARGS_BYTES) or b"").split(b"\0")
         if _runs(words, os.fsencode(script)):
-            parents[int(name)] = int(fields[1])
+            parents[pid] = int(fields[1])
     outermost = [pid for pid, parent in parents.items() if parent not in parents]
     return min(outermost) if outermost else None
 
@@ -104,34 +93,31 @@ def _runs(words: list[bytes], script: bytes) -> bool:
 
 def _has(pid: int, field: str, number: int, default: bool = True) -> bool:
     """Whether signal ``number`` is in ``/proc/PID/status``'s mask ``field``
-    (``SigCgt:`` caught, ``SigIgn:`` ignored); ``default`` where it cannot be read."""
+    (``SigCgt`` caught, ``SigIgn`` ignored); ``default`` where it cannot be read."""
     try:
-        with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as handle:
-            for line in handle:
-                if line.startswith(field):
-                    return bool(int(line.split()[1], 16) >> (number - 1) & 1)
-    except (OSError, ValueError, IndexError):
-        pass
-    return default
+        return bool(int(procfs.status_field(pid, field) or "", 16) >> (number - 1) & 1)
+    except ValueError:
+        return default
 
 
 # -- reading the dump -----------------------------------------------------------
 
 
-def take_stack(prepared: Prepared, stderr: CapturedText, asked: bool) -> tuple[CapturedText, Stack]:
+def take_stack(stderr: CapturedText, asked: bool, *, stack_signal: bool, stack_answer: str, runner: Path | None,
+               verifier: Path, tests_dir: Path) -> tuple[CapturedText, Stack]:
     """After a timeout: ``stderr`` (paths already mapped to the user's) without
-    the runner's dump, and the :class:`Stack` it held, or why there is none."""
-    if not prepared.stack_signal:
-        own = prepared.spec.runner
-        where = own.path.name if own is not None else "the runner"
-        return stderr, Stack(unavailable=f"the task's own runner ({where}) has no --stack-signal, so where it was "
-                                         "stuck is unknown (verifier-tui's runner, without --runner task, shows it)")
+    the runner's dump, and the :class:`Stack` it held, or why there is none.
+    ``runner``: the task's own runner (None: verifier-tui's)."""
+    if not stack_signal:
+        where = runner.name if runner is not None else "the runner"
+        return stderr, Stack(unavailable=Advice(f"the task's own runner ({where}) has no --stack-signal, so where it "
+                                                "was stuck is unknown ", OUR_RUNNER))
     text = stderr.tail if stderr.truncated else stderr.text
     start, end = _dump_span(text)
     if start is None:
         if asked:
             why = "the runner wrote no stack within 200 ms of SIG" + SIGNAL + " (does the verifier handle that signal?)"
-        elif prepared.stack_answer == IGNORED:
+        elif stack_answer == IGNORED:
             why = ("the verifier set SIG" + SIGNAL + " to be ignored, so the runner could not be asked for its stack "
                    "(its --stack-signal needs that signal)")
         else:
@@ -143,9 +129,13 @@ def take_stack(prepared: Prepared, stderr: CapturedText, asked: bool) -> tuple[C
     stderr = (CapturedText(stderr.head, rest, stderr.dropped_bytes, stderr.total_bytes) if stderr.truncated
               else CapturedText(rest, "", 0, stderr.total_bytes))
     threads = _threads(lines[start:end])
-    frames = _stuck_thread(threads, prepared)
+
+    def own(path: str) -> bool:
+        return _own(path, verifier, tests_dir)
+
+    frames = _stuck_thread(threads, str(runner) if runner is not None else "run_verifier.py", own)
     return stderr, Stack(text=dump, frames=tuple(frames), stuck_at=next(
-        (frame for frame in frames if _own(frame.path, prepared)), None))
+        (frame for frame in frames if own(frame.path)), None))
 
 
 def _dump_span(text: str) -> tuple[int | None, int]:
@@ -184,34 +174,33 @@ def _threads(lines: list[str]) -> list[tuple[bool, list[StackFrame]]]:
     return threads
 
 
-def _stuck_thread(threads: list[tuple[bool, list[StackFrame]]], prepared: Prepared) -> list[StackFrame]:
+def _stuck_thread(threads: list[tuple[bool, list[StackFrame]]], runner: str,
+                  own: Callable[[str], bool]) -> list[StackFrame]:
     """The frames of the thread that ran ``verify``: the one the runner's own
     code is on (its outermost frames); else the first with a frame in the
     task's files; else the current thread's."""
-    runner = str(prepared.spec.runner.path) if prepared.spec.runner is not None else "run_verifier.py"
     main = [frames for _current, frames in threads if any(f.path.endswith(runner) for f in frames)]
-    if main and any(_own(f.path, prepared) for f in main[0]):
+    if main and any(own(f.path) for f in main[0]):
         return main[0]
     for _current, frames in threads:
-        if any(_own(f.path, prepared) for f in frames):
+        if any(own(f.path) for f in frames):
             return frames
     if main:
         return main[0]
     return next((frames for current, frames in threads if current), threads[0][1] if threads else [])
 
 
-def _own(path: str, prepared: Prepared) -> bool:
+def _own(path: str, verifier: Path, tests_dir: Path) -> bool:
     """A file of the verifier's own: the verifier, or a file under the tests
     folder or beside the verifier (a helper), not the runner or what is
     vendored beside it (``tests/.ng``). Paths are the user's (mapped)."""
-    spec = prepared.spec
     candidate = Path(path)
     if not candidate.is_absolute():
         return False
-    if candidate == spec.verifier:
+    if candidate == verifier:
         return True
-    vendored = spec.task.tests_dir / ".ng"
-    for root in (spec.task.tests_dir, spec.verifier.parent):
+    vendored = tests_dir / ".ng"
+    for root in (tests_dir, verifier.parent):
         if candidate.is_relative_to(root) and not candidate.is_relative_to(vendored):
             return candidate.is_file()
     return False

@@ -24,14 +24,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine import untrusted
-from verifier_tui.engine.task.discovery import EXPECTED_PATHS, DiscoveryError, no_verifier_message
+from verifier_tui.engine.task.discovery import DiscoveryError, no_verifier_message
 from verifier_tui.engine.record import field, record
 from verifier_tui.engine.session import Options, SelectionError, Session
-from verifier_tui.engine.task.kinds import MAX_ENTRIES_SCANNED, is_tests_folder_of_a_task, looks_like_task, some_names
+from verifier_tui.engine.task.kinds import MAX_ENTRIES_SCANNED, looks_like_task, some_names
+from verifier_tui.engine.task.target import Target, classify
 
 if TYPE_CHECKING:
     import asyncio
-    from typing import Any
+    from typing import Any, Callable
 
     from verifier_tui.engine.task.cases import Case
     from verifier_tui.engine.model import RunResult
@@ -95,23 +96,24 @@ class TaskCases:
 @record
 class TrialItem:
     """One trial of a job (one step of a multi-step trial), opened for its
-    replay only when it runs (``opened``: the TrialSession, kept for the report)."""
+    replay only when it runs."""
 
     name: str  # the trial's name, with ``[step]`` for a step
     trial: Any
     step: str | None
-    opened: Any = None
 
 
 @record
 class JobTrials:
     """A Harbor job (or one trial) folder: each trial replayed on what it
     captured (or the stand-in, where it captured nothing), passing when the
-    replay ends as its sandbox did (the agreement ``test JOB`` reports)."""
+    replay ends as its sandbox did (the agreement ``test JOB`` reports). A
+    trial's outcome is its TrialSession, closed, its replay as ``last``."""
 
     name: str
     folder: Path
     replays: Any  # a JobReplays
+    found: Any = None  # the Job (or Trial) read
     cases: list = field(default_factory=list)  # TrialItems
     invalid: list = field(default_factory=list)
     error: str | None = None
@@ -121,15 +123,21 @@ class JobTrials:
         return f"{self.name}{SEPARATOR}{case}"
 
     def run(self, item: TrialItem, trigger: str = "test") -> Any:
-        item.opened = self.replays.open(item.trial, item.step)
-        try:
-            return item.opened.run(trigger=trigger)
-        finally:
-            item.opened.close()
+        """Replay one trial, blocking (the pytest plugin)."""
+        with self.replays.open(item.trial, item.step) as opened:
+            opened.run(trigger=trigger)
+        return opened
+
+    async def arun(self, item: TrialItem, gate: asyncio.Semaphore | None = None, trigger: str = "test") -> Any:
+        """Replay one trial from asyncio; the task's own test.sh judges a replay
+        that differs (as ``run TRIAL`` always does)."""
+        with self.replays.open(item.trial, item.step) as opened:
+            await opened.arun(trigger=trigger, gate=gate, script_when_differs=True)
+        return opened
 
     @staticmethod
-    def passed(replayed: Any) -> bool:
-        return replayed.agreement.same is True
+    def passed(opened: Any) -> bool:
+        return opened.last.agreement.same is True
 
     def close(self) -> None:
         self.replays.close()
@@ -148,14 +156,14 @@ class JobReplays:
         from contextlib import ExitStack
 
         from verifier_tui.engine.harbor.digest import digests_remembered
-        from verifier_tui.engine.harbor.folders import Job
+        from verifier_tui.engine.harbor.folders import Job, TrialRef
         from verifier_tui.engine.harbor.replay import StandIn
         from verifier_tui.engine.harbor.trial_session import SessionPool
 
-        trials = found.trials if isinstance(found, Job) else [found]
-        self.entries: list[tuple[Any, str | None]] = [
-            (trial, step) for trial in trials
-            for step in ([view.name for view in trial.steps] if not step_in_path else [step_in_path])]
+        trials = [trial if isinstance(trial, TrialRef) else TrialRef.of(trial)
+                  for trial in (found.trials if isinstance(found, Job) else [found])]
+        self.entries: list[tuple[TrialRef, str | None]] = [
+            (trial, step) for trial in trials for step in ([step_in_path] if step_in_path else trial.step_names)]
         self.options = options
         self.task_dir = task_dir
         self.stand_in = stand_in or StandIn(workspace=options.workspace, case=options.case)
@@ -164,10 +172,13 @@ class JobReplays:
         self._memo.enter_context(digests_remembered())
 
     def open(self, trial: Any, step: str | None) -> Any:
+        """The session replaying ``trial`` (a :class:`TrialRef`: read now, as
+        it is now) at ``step``."""
+        from verifier_tui.engine.harbor.folders import open_trial
         from verifier_tui.engine.harbor.trial_session import TrialSession
 
         options, stand_in = self.options, self.stand_in
-        return TrialSession(trial, step, task_dir=self.task_dir, workspace=stand_in.workspace, case=stand_in.case,
+        return TrialSession(open_trial(trial.path), step, task_dir=self.task_dir, workspace=stand_in.workspace, case=stand_in.case,
                             empty=stand_in.empty, timeout=options.timeout, python=options.python,
                             nemo_gym=options.nemo_gym, runner=options.runner, env=options.env, pool=self._pool)
 
@@ -195,9 +206,11 @@ class Collection:
         self.close()
 
 
-def collect(paths: list[Path | str], options: Options | None = None, patterns: list[str] | tuple[str, ...] = (),
-            task_dir: Path | None = None, stand_in: Any = None) -> Collection:
-    """The groups to test under ``paths``, narrowed by ``patterns`` (see
+def collect(paths: list[Path | str | Target], options: Options | None = None,
+            patterns: list[str] | tuple[str, ...] = (), task_dir: Path | None = None,
+            stand_in: Any = None) -> Collection:
+    """The groups to test under ``paths`` (or the targets the command line
+    classified), narrowed by ``patterns`` (see
     :func:`matches`). ``task_dir``: a Harbor job's task, when it is not where
     the trials say; ``stand_in``: a job's stand-in for an uncaptured /app
     (a :class:`~verifier_tui.engine.harbor.replay.StandIn`). Raises :class:`CollectionError` for a path that names
@@ -206,9 +219,8 @@ def collect(paths: list[Path | str], options: Options | None = None, patterns: l
     groups: list = []
     try:
         for path in paths:
-            if not str(path).strip():
-                raise CollectionError(f"an empty path: give {EXPECTED_PATHS}")
-            groups += _groups_for(Path(path).expanduser(), options, task_dir, stand_in)
+            target = path if isinstance(path, Target) else classify(path)
+            groups += _groups_for(target, options, task_dir, stand_in)
         _unique_names(groups)
         if patterns:
             _narrow(groups, list(patterns))
@@ -228,16 +240,14 @@ def matches(pattern: str, task: str, case: str) -> bool:
     return fnmatch.fnmatchcase(case, pattern)
 
 
-def _groups_for(path: Path, options: Options, task_dir: Path | None, stand_in: Any) -> list:
-    if not path.exists():
-        raise CollectionError(f"{path} does not exist")
-    path = path.absolute()
-    from verifier_tui.engine.harbor.folders import find_harbor_folder
-
-    if find_harbor_folder(path) is not None:
-        return [_job_group(path, options, task_dir, stand_in)]
-    if is_one_task(path):
-        return [_task_group(path, options, named=True)]
+def _groups_for(target: Target, options: Options, task_dir: Path | None, stand_in: Any) -> list:
+    if target.kind == "missing":
+        raise CollectionError(target.why)
+    path = target.path
+    if target.harbor:
+        return [_job_group(target, options, task_dir, stand_in)]
+    if target.kind in ("task", "tests", "verifier", "case") or path.is_file():
+        return [_task_group(target, options, named=True)]
     found, without_cases = tasks_below(path)
     if found:
         return [_task_group(folder, options, named=False) for folder in found]
@@ -248,7 +258,7 @@ def _groups_for(path: Path, options: Options, task_dir: Path | None, stand_in: A
     # Neither a task nor a folder of tasks: discovery says what it is in one line
     # (or takes it as a bare folder of verifiers, which has no cases to test).
     try:
-        return [_task_group(path, options, named=True)]
+        return [_task_group(target, options, named=True)]
     except CollectionError as exc:
         if not searched(path):
             raise
@@ -261,13 +271,6 @@ def searched(folder: Path) -> bool:
     the file system's root or the home folder (a path typed by mistake gets
     its one line at once)."""
     return folder not in (Path(folder.anchor), Path.home())
-
-
-def is_one_task(path: Path) -> bool:
-    """What ``discovery.resolve`` opens as one task, by the layout alone: a
-    file (a verifier), a case folder, a task's tests folder, a task."""
-    return (path.is_file() or (path.parent.name == "cases" and looks_like_task(path.parent.parent))
-            or is_tests_folder_of_a_task(path) or looks_like_task(path))
 
 
 def tasks_below(folder: Path, depth: int = SEARCH_DEPTH) -> tuple[list[Path], list[Path]]:
@@ -317,15 +320,15 @@ def _has_expected(cases: Path) -> bool:
         return False
 
 
-def _job_group(path: Path, options: Options, task_dir: Path | None, stand_in: Any = None) -> JobTrials:
+def _job_group(target: Target, options: Options, task_dir: Path | None, stand_in: Any = None) -> JobTrials:
     from verifier_tui.engine.harbor.folders import HarborFolderError, open_harbor
 
     try:
-        found, step_in_path = open_harbor(path)
+        found, step_in_path = open_harbor(target, refs=True)  # each trial is read again at its turn
     except HarborFolderError as exc:
         raise CollectionError(str(exc)) from None
     replays = JobReplays(found, step_in_path, options, task_dir, stand_in)
-    group = JobTrials(name=found.name, folder=found.path, replays=replays)
+    group = JobTrials(name=found.name, folder=found.path, replays=replays, found=found)
     group.cases = [TrialItem(trial.name + (f"[{step}]" if step else ""), trial, step)
                    for trial, step in replays.entries]
     if not group.cases:
@@ -333,8 +336,8 @@ def _job_group(path: Path, options: Options, task_dir: Path | None, stand_in: An
     return group
 
 
-def _task_group(folder: Path, options: Options, named: bool) -> TaskCases:
-    """The group of the task at ``folder``. ``named``: the user gave this
+def _task_group(folder: Path | Target, options: Options, named: bool) -> TaskCases:
+    """The group of the task at ``folder`` (or that a target names). ``named``: the user gave this
     path, so a task with nothing to test says why; a task found below a
     folder always has cases with an expected.json."""
     try:
@@ -342,7 +345,8 @@ def _task_group(folder: Path, options: Options, named: bool) -> TaskCases:
     except (DiscoveryError, SelectionError) as exc:
         if named:
             raise CollectionError(str(exc)) from None
-        return TaskCases(name=folder.name, folder=folder, session=None, error=str(exc))
+        where = folder.path if isinstance(folder, Target) else folder
+        return TaskCases(name=where.name, folder=where, session=None, error=str(exc))
     task = session.task
     group = TaskCases(name=task.name, folder=task.root, session=session)
     wanted = task.initial_case  # a case folder was named: that case only
@@ -396,9 +400,11 @@ def _narrow(groups: list, patterns: list[str]) -> None:
     groups[:] = [g for g in groups if g.cases or g.invalid]
 
 
-async def arun_groups(groups: list, jobs: int) -> list[list[RunResult]]:
-    """Every case of ``groups``, at most ``jobs`` runners at once across all
-    of them; each group's results in its cases' order.
+async def arun_groups(groups: list, jobs: int, keep: Callable[[Any, int, Any], Any] | None = None) -> list[list]:
+    """Every case of ``groups`` (a task's cases, a job's trials), at most
+    ``jobs`` runners at once across all of them; each group's outcomes in its
+    cases' order, or what ``keep(group, index, outcome)`` makes of each
+    (a job of thousands of trials keeps a summary of each, not its replay).
 
     Only the runner holds one of the ``jobs`` places: the next cases are
     staged, and the last ones' verdicts read, while the runners run (at most
@@ -412,11 +418,12 @@ async def arun_groups(groups: list, jobs: int) -> list[list[RunResult]]:
             # Each case runs once: a layout is worth more to the next case than kept.
             group.session.recycle_stages = True
 
-    async def one(group, case) -> RunResult:
+    async def one(group, index: int, case) -> Any:
         async with in_hand:
-            return await group.arun(case, gate=running)
+            outcome = await group.arun(case, gate=running)
+            return outcome if keep is None else keep(group, index, outcome)
 
-    async def whole(group) -> list[RunResult]:
-        return list(await asyncio.gather(*(one(group, case) for case in group.cases)))
+    async def whole(group) -> list:
+        return list(await asyncio.gather(*(one(group, index, case) for index, case in enumerate(group.cases))))
 
     return list(await asyncio.gather(*(whole(group) for group in groups)))

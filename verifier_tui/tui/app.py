@@ -3,16 +3,15 @@ controller; the main screen does the showing."""
 
 from __future__ import annotations
 
-import asyncio
 from functools import partial
-from pathlib import Path
 from typing import Iterable
 
-from textual.app import App, SystemCommand
+from textual.app import SystemCommand
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 from verifier_tui.engine.session import Session
+from verifier_tui.tui.base import BaseApp
 from verifier_tui.tui.display import Display
 from verifier_tui.tui.keys import KEYS, shown_key
 from verifier_tui.tui.messages import WatchStateChanged
@@ -20,15 +19,11 @@ from verifier_tui.tui.run_controller import RunController
 from verifier_tui.tui.screens.main import MainScreen
 
 
-class VerifierApp(App[int]):
-    #: Absolute, so the app keeps its stylesheet when subclassed in another
-    #: folder (Textual reads a relative CSS_PATH beside the subclass's module).
-    CSS_PATH = Path(__file__).with_name("app.tcss")
-    TITLE = "verifier-tui"
-
+class VerifierApp(BaseApp):
     def __init__(self, session: Session, *, watch: bool = True, poll: bool = False, deterministic: bool = False) -> None:
         super().__init__()
         self.session = session
+        session.keep_warm()  # saves and keys re-run: the next run waits, started, for them
         self.fmt = Display(session.task.root, deterministic)
         """Paths, durations and verifier text as shown (deterministic for snapshots)."""
         self.watching = watch
@@ -38,22 +33,6 @@ class VerifierApp(App[int]):
 
     def on_mount(self) -> None:
         self.push_screen(self.main)
-        self._exit_on_hangup()
-
-    def _exit_on_hangup(self) -> None:
-        """SIGTERM, and SIGHUP when the terminal closes, quit as q does: the run
-        in flight ends its whole process group (it lives in its own session,
-        so the terminal's hangup never reaches it) and the scratch folder goes.
-        Python's default would die at once and leave both behind."""
-        import signal
-
-        loop = asyncio.get_running_loop()
-        for signum in (signal.SIGTERM, signal.SIGHUP):
-            try:
-                if signal.getsignal(signum) is signal.SIG_DFL:
-                    loop.add_signal_handler(signum, self.exit)
-            except (ValueError, RuntimeError, NotImplementedError):
-                pass  # not the main thread, or no signals here: nothing to take over
 
     def start(self) -> None:
         """Called by the main screen once it is mounted: the first run, then live reload."""
@@ -66,6 +45,7 @@ class VerifierApp(App[int]):
     async def on_unmount(self) -> None:
         await self.controller.stop_watching_and_wait()
         await self.controller.close()
+        await self.session.warm.settle()  # a run being started ahead stages into the scratch folder
         self.session.close()
 
     # -- what the screen and the controller call -----------------------------------------

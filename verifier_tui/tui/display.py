@@ -9,11 +9,40 @@ an SVG of the same state is byte-for-byte the same every time.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 
+from verifier_tui.engine.record import field, record
 from verifier_tui.words.text import plain_text
-from verifier_tui.words.run import duration_text, path_from, tui_words
+from verifier_tui.engine.advice import (
+    ANOTHER_PYTHON,
+    CHOOSE_ROW,
+    CHOOSE_ROW_OR_NONE,
+    DEBUG_UNDER_PDB,
+    GIVE_RESPONSE,
+    OUR_RUNNER,
+    TASK_RUNNER,
+    Action,
+    worded,
+)
+from verifier_tui.words.run import duration_text, path_from
+
+#: The engine's actions as the main screen says them: its keys, since its
+#: user never typed a flag; where it has no key (the interpreter), the flag
+#: to start it again with. An action not listed keeps the command line's words.
+KEY_WORDS = {
+    ANOTHER_PYTHON.kind: "Start verifier-tui again with an interpreter that has it (--python EXE)",
+    DEBUG_UNDER_PDB.kind: "press d",
+    CHOOSE_ROW.kind: "choose a row with t",
+    CHOOSE_ROW_OR_NONE.kind: "choose one with t (",
+    TASK_RUNNER.kind: "R runs the task's own",
+    OUR_RUNNER.kind: "(R back to verifier-tui's runner shows it)",
+    GIVE_RESPONSE.kind: "choose one with p",
+}
+
+
+def key_words(action: Action) -> str:
+    """``action`` as the main screen says it (:data:`KEY_WORDS`)."""
+    return KEY_WORDS.get(action.kind, action.flag)
 
 
 def started_in() -> Path:
@@ -24,7 +53,7 @@ def started_in() -> Path:
         return Path("/")
 
 
-@dataclass
+@record
 class Display:
     """Paths and durations in the words of this session."""
 
@@ -79,9 +108,14 @@ class Display:
 
     def words(self, text: str) -> str:
         """The tool's own words (a notice, a contract problem) as the TUI says
-        them: made readable as :meth:`text` does, and naming the TUI's keys
-        where the engine names a command-line flag (words.TUI_PHRASES)."""
-        return tui_words(self.text(text))
+        them: made readable as :meth:`text` does, each action the engine
+        suggests (:class:`~verifier_tui.engine.advice.Advice`) worded by
+        :meth:`action`."""
+        return worded(text, self.action, self.text)
+
+    def action(self, action: Action) -> str:
+        """How this screen says an action the engine suggests."""
+        return key_words(action)
 
     def _home(self, text: str) -> str:
         for prefix in self.python_prefixes:

@@ -6,12 +6,11 @@ from verifier_tui.engine.session import Session
 
 
 def launch(args) -> int:
-    """Run the app on ``args.path`` with ``args.options`` (see verifier_tui.cli);
-    a path that cannot be debugged raises before anything is drawn. A Harbor
-    trial or job folder opens the trial's app."""
-    from verifier_tui.engine.harbor.folders import find_harbor_folder
-
-    if find_harbor_folder(args.path) is not None:
+    """Run the app on ``args.target`` (what ``args.path`` names) with
+    ``args.options`` (see verifier_tui.cli); a path that cannot be debugged
+    raises before anything is drawn. A Harbor trial or job folder opens the
+    trial's app."""
+    if args.target.harbor:
         chosen = tuple(word for name in ("trial", "step", "task") if getattr(args, name, None) is not None
                        for word in (f"--{name}", str(getattr(args, name))))
         if not _has_terminal(args.path, chosen):
@@ -26,7 +25,7 @@ def launch(args) -> int:
         sys.stderr.write(f"verifier-tui: {' and '.join(given)}: only for a Harbor trial or job folder, and "
                          f"{args.path} is neither\n")
         return 2
-    session = Session(args.path, args.options)
+    session = Session(args.target, args.options)
     try:
         session.isolation  # noqa: B018 - a sandbox asked for and impossible is one line (IsolationError), not a screen
         if not _has_terminal(args.path):

@@ -75,6 +75,16 @@ class WatchStateChanged(Message):
         self.detail = detail
 
 
+class CasesOutdated(Message):
+    """The task's tests, verifier or task.toml changed: every case's mark
+    from a run numbered ``through`` or lower (the session's runs so far) is
+    out of date until the case runs again."""
+
+    def __init__(self, through: int) -> None:
+        super().__init__()
+        self.through = through
+
+
 class VerdictStale(Message):
     """With live reload off, a file the current choices read changed: the
     verdict on screen no longer says how they go. ``what`` names the change

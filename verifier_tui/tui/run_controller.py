@@ -21,6 +21,7 @@ from verifier_tui.engine.model import RunResult
 from verifier_tui.engine.watch.changes import Change
 from verifier_tui.engine.watch.live import LiveRuns
 from verifier_tui.tui.messages import (
+    CasesOutdated,
     ExplainReady,
     RunFailed,
     RunFinished,
@@ -52,6 +53,7 @@ class RunController:
             on_task_reloaded=lambda: self.app.choices_changed(),
             on_watching=lambda: self._post(WatchStateChanged("watching" if self.app.watching else "off")),
             on_stale=lambda change: self._post(VerdictStale(change.describe())),
+            on_outdated=lambda: self._post(CasesOutdated(app.session.sequence)),
         )
         self.live.live_reload = app.watching
         self.output = OutputBuffer()

@@ -4,16 +4,18 @@ keys and words as the app on a task (:mod:`verifier_tui.tui.app`)."""
 
 from __future__ import annotations
 
-import asyncio
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
-from textual.app import App, SystemCommand
+from textual import on
+from textual.app import SystemCommand
 from textual.screen import Screen
 
 from verifier_tui.engine.harbor.folders import Job, Trial
 from verifier_tui.engine.harbor.trial_session import TrialSession
+from verifier_tui.engine.task.target import Target, classify
+from verifier_tui.tui.base import BaseApp
 from verifier_tui.tui.screens.job import JobScreen
 from verifier_tui.tui.screens.job_overview import JobOverviewScreen
 from verifier_tui.tui.screens.jobs import JobsScreen
@@ -25,11 +27,8 @@ if TYPE_CHECKING:
     from verifier_tui.engine.session import Options
 
 
-class TrialApp(App[int]):
-    CSS_PATH = Path(__file__).with_name("app.tcss")
-    TITLE = "verifier-tui"
-
-    def __init__(self, found: Trial | Job | Path, step: str | None = None, *, options: Options,
+class TrialApp(BaseApp):
+    def __init__(self, found: Trial | Job | Target | Path, step: str | None = None, *, options: Options,
                  task_dir: Path | None = None, watch: bool = True, poll: bool = False,
                  deterministic: bool = False) -> None:
         super().__init__()
@@ -45,21 +44,25 @@ class TrialApp(App[int]):
     def on_mount(self) -> None:
         """A folder of jobs opens its list; a job its overview (a job of one
         trial, that trial); a multi-step trial with no step chosen its steps;
-        a single trial (or step) opens at once. ``found`` as a path: a job or
-        a folder of jobs whose trials are read on screen, in a worker."""
-        from verifier_tui.engine.harbor.folders import find_harbor_folder, open_trial
+        a single trial (or step) opens at once. ``found`` as a target (or a
+        path): a job or a folder of jobs whose trials are read on screen, in a worker."""
+        from verifier_tui.engine.harbor.folders import open_trial
         from verifier_tui.engine.harbor.overview import first_trials
 
         found = self.found
-        self._exit_on_hangup()
-        if isinstance(found, Job) and found.jobs is not None or isinstance(found, Path) and \
-                (find_harbor_folder(found) or ("",))[0] == "jobs":
-            self.push_screen(JobsScreen(found if isinstance(found, Path) else found.path))
-            return
         if isinstance(found, Path):
-            only = first_trials(found)
+            found = classify(found)
+        if isinstance(found, Job) and found.jobs is not None:
+            self.push_screen(JobsScreen(found.path))
+            return
+        if isinstance(found, Target):
+            folder = found.root or found.path  # a Harbor folder's target has its root
+            if found.kind == "jobs":
+                self.push_screen(JobsScreen(folder))
+                return
+            only = first_trials(folder)
             if len(only) != 1:
-                self.open_job(found)
+                self.open_job(folder)
                 return
             found = open_trial(only[0])
         if isinstance(found, Job):
@@ -71,6 +74,18 @@ class TrialApp(App[int]):
             self.push_screen(JobScreen(found))
         else:
             self.open_trial(found, self.step, from_job=False)
+
+    @on(JobsScreen.JobChosen)
+    def _job_chosen(self, message: JobsScreen.JobChosen) -> None:
+        self.open_job(message.path, from_jobs=True)
+
+    @on(JobOverviewScreen.TrialChosen)
+    def _trial_chosen(self, message: JobOverviewScreen.TrialChosen) -> None:
+        self.open_trial_folder(message.path)
+
+    @on(JobScreen.StepChosen)
+    def _step_chosen(self, message: JobScreen.StepChosen) -> None:
+        self.open_trial(message.trial, message.step, from_job=True)
 
     def open_job(self, path: Path, *, from_jobs: bool = False) -> None:
         """A job's overview (its name and Harbor's version from its own files)."""
@@ -96,19 +111,6 @@ class TrialApp(App[int]):
             self.push_screen(JobScreen(trial))
         else:
             self.open_trial(trial, None, from_job=True)
-
-    def _exit_on_hangup(self) -> None:
-        """SIGTERM and SIGHUP quit as q does (see VerifierApp): the replay's
-        process group ends and the scratch folders go."""
-        import signal
-
-        loop = asyncio.get_running_loop()
-        for signum in (signal.SIGTERM, signal.SIGHUP):
-            try:
-                if signal.getsignal(signum) is signal.SIG_DFL:
-                    loop.add_signal_handler(signum, self.exit)
-            except (ValueError, RuntimeError, NotImplementedError):
-                pass
 
     def open_trial(self, trial: Trial, step: str | None, *, from_job: bool) -> TrialScreen | None:
         """Walk the trial (finding its task, reading the sandbox side) and show it.
@@ -151,7 +153,7 @@ def launch_trial(args) -> int:
     """``verifier-tui TRIAL|JOB``: the app on a Harbor folder; bad input is one line and exit 2."""
     import sys
 
-    from verifier_tui.engine.harbor.folders import HarborFolderError, find_harbor_folder, open_harbor, select_trial
+    from verifier_tui.engine.harbor.folders import HarborFolderError, open_harbor, select_trial
 
     def fail(message: str) -> int:
         sys.stderr.write(f"verifier-tui: {message}\n")
@@ -162,14 +164,14 @@ def launch_trial(args) -> int:
                       ("task_data", "a trial replays with the task data the sandbox had")):
         if getattr(args, flag, None) is not None:
             return fail(f"--{flag.replace('_', '-')}: {why}")
-    located = find_harbor_folder(args.path)
-    if located is not None and located[0] in ("job", "jobs") and args.trial is None and args.step is None:
+    target = args.target
+    if target.kind in ("job", "jobs") and args.trial is None and args.step is None:
         # Read on screen: the overview shows at once and fills in as trials are read.
-        app = TrialApp(located[1], options=args.options, task_dir=args.task, watch=not args.no_watch, poll=args.poll)
+        app = TrialApp(target, options=args.options, task_dir=args.task, watch=not args.no_watch, poll=args.poll)
         app.run()
         return app.return_code or 0
     try:
-        found, step = open_harbor(args.path)
+        found, step = open_harbor(target)
         step = args.step or step
         if args.trial is not None or (step is not None and isinstance(found, Job) and len(found.trials) == 1):
             found, _ = select_trial(found, args.trial, step)

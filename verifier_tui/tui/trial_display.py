@@ -7,9 +7,10 @@ main screen's :class:`~verifier_tui.tui.display.Display`."""
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
+from verifier_tui.engine.advice import STAND_IN, Action
+from verifier_tui.engine.record import record
 from verifier_tui.tui.display import Display, plain_text
 
 
@@ -22,7 +23,7 @@ def common_base(*paths: Path | None) -> Path:
     return base
 
 
-@dataclass
+@record
 class TrialDisplay(Display):
     """``task_root`` is the task (or the trial when the task was not found);
     ``base`` the folder paths are shown relative to."""
@@ -36,6 +37,11 @@ class TrialDisplay(Display):
             return Path(path).relative_to(self.base).as_posix() or "."
         except ValueError:
             return self._home(str(path))
+
+    def action(self, action: Action) -> str:
+        # The trial screen's keys for a stand-in are a line of their own
+        # (agreement_panel.NO_REPLAY_KEYS); it has no key for the others.
+        return "" if action == STAND_IN else action.flag
 
     def text(self, text: str) -> str:
         text = plain_text(text)

@@ -11,6 +11,8 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from verifier_tui.engine.advice import Advice
+
 # One formatter for every duration and timeout, and one name per mode: the
 # engine's, which its own words use too.
 from verifier_tui.engine.model import MODE_NAMES, Outcome, RunResult, duration_text
@@ -124,6 +126,7 @@ def short_reward(result: RunResult) -> str:
 PASSED, FAILED = "✓", "✗"  # judged against the case's expected.json
 WRITTEN, NO_REWARD, TIMED_OUT = "•", "!", "⏱"  # a case without expected.json
 NOT_RUN, RUNNING = "·", "▶"
+OUTDATED = "?"  # the case's last run read the task's files as they were before a change
 UP, DOWN, SAME, CHANGED = "▲", "▼", "=", "≠"  # the history: a run against the case's run before it
 
 LEGEND: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
@@ -134,6 +137,7 @@ LEGEND: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
         (NO_REWARD, "no reward: verifier raised, contract error, or another failure (no expected.json)"),
         (TIMED_OUT, "timed out (no expected.json)"),
         (NOT_RUN, "not run yet"),
+        (OUTDATED, "out of date: the tests, the verifier or task.toml changed since the case ran (a runs every case)"),
         (RUNNING, "running"),
     )),
     ("history, after the reward", (
@@ -231,30 +235,6 @@ def binding_text(row: dict[str, Any], result_mode: str) -> str:
     return str(binding)
 
 
-#: What the engine and the runner say that names a command-line flag, as the
-#: TUI says it: the key or chooser that does the same, since the TUI's user
-#: never typed the flag (the headless commands keep it). Where the TUI has no
-#: key for it (the interpreter), the flag stays, as what to start it with.
-TUI_PHRASES = (
-    ("but no --response was given", "but this run has no response"),  # the runner's contract error
-    ("; give --response FILE", "; choose one with p"),  # engine/both_modes.py
-    ("choose one with --task-id ID (t in the TUI; task ids:", "choose one with t (task ids:"),  # engine/task/rows.py
-    ("choose a row with --task-id ID", "choose a row with t"),  # engine/task/rows.py
-    ("open the task in the TUI (verifier-tui TASK) and press d", "press d"),  # engine/diagnosis.py
-    ("--runner task (R in the TUI) runs the task's own", "R runs the task's own"),  # engine/task/kinds.py
-    ("(verifier-tui's runner, without --runner task, shows it)", "(R back to verifier-tui's runner shows it)"),  # stacks.py
-    ("Run with an interpreter that has it: --python EXE", "Start verifier-tui again with an interpreter that has "
-     "it (--python EXE)"),  # engine/diagnosis.py
-)
-
-
-def tui_words(text: str) -> str:
-    """``text`` (a notice, a contract problem, a summary) as the TUI says it: see TUI_PHRASES."""
-    for flag_words, key_words in TUI_PHRASES:
-        text = text.replace(flag_words, key_words)
-    return text
-
-
 def missing_nemo_gym_hint(result: RunResult) -> str | None:
     """When the verifier failed on ``import nemo_gym`` and no copy was vendored:
     where to get one (the sandbox's shim vendors it from NeMo Gym)."""
@@ -303,7 +283,7 @@ def stuck_line(stack: Stack | None, show_path: Callable[[str], str]) -> str | No
         top = stack.frames[0] if stack.frames else None
         return "stuck outside the verifier's files" + (
             f", at {show_path(top.path)}:{top.line} in {top.function}" if top is not None else "")
-    return f"where it was stuck is unknown: {stack.unavailable}"
+    return Advice("where it was stuck is unknown: ", stack.unavailable or "")
 
 
 # -- Long things, cut where they are shown ------------------------------------------------

@@ -8,7 +8,7 @@ import os
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine.harbor.phases import DONE, FAILED, NOT_REACHED, STOPPED, UNKNOWN
-from verifier_tui.words.run import duration_text, format_number
+from verifier_tui.words.run import duration_text
 
 if TYPE_CHECKING:
     from typing import Any
@@ -32,13 +32,6 @@ def shown(text: str, cwd: str | None = None) -> str:
     if home not in ("/", "~", "") and home + os.sep in text:
         text = text.replace(home + os.sep, "~" + os.sep)
     return text
-
-
-def rewards_label(rewards: dict[str, Any]) -> str:
-    """``1.0``, or ``reward 1.0, speed 0.5`` when there is more than the reward."""
-    if set(rewards) == {"reward"}:
-        return format_number(rewards["reward"])
-    return ", ".join(f"{key} {format_number(value)}" for key, value in rewards.items())
 
 
 def verdict_words(verdict: HarborVerdict | None) -> str:

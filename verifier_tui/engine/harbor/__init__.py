@@ -3,8 +3,9 @@ Harbor wrote, and the inputs to replay it locally.
 
 One job per module, each mirroring a named piece of Harbor 0.26.0:
 
-- ``folders``: recognise a trial or job folder and read its files
-  (``harbor/models/trial/paths.py``, ``result.py``, ``config.py``).
+- ``folders``: read a trial or job folder's files (``harbor/models/trial/paths.py``,
+  ``result.py``, ``config.py``); telling one by its files is
+  ``engine/task/target.py``'s, with every other kind of path.
 - ``reading``: Harbor's JSON, logs, times and exception records, read without trust.
 - ``ignore_rules``: gitignore patterns as the ``pathspec`` library Harbor
   uses matches them (for the digest).
@@ -38,6 +39,5 @@ One job per module, each mirroring a named piece of Harbor 0.26.0:
 ``task.toml`` is read by the one reader, ``engine/task/config.py`` (through
 ``discovery.read_task_config``), as every other command reads it.
 
-Nothing here imports Textual or the command line. This module imports none
-of them either, so ``folders.harbor_kind`` stays cheap for the CLI's dispatch.
+Nothing here imports Textual or the command line.
 """

@@ -35,22 +35,18 @@ from verifier_tui.engine.harbor.reading import (
     time_span,
 )
 from verifier_tui.engine.record import field, record
+from verifier_tui.engine.task.target import CONFIG, JOB_LOG, TRIAL_LOG, Target, classify, harbor_kind
 
 if TYPE_CHECKING:
     from datetime import datetime
     from typing import Any
 
-CONFIG = "config.json"
 RESULT = "result.json"
 LOCK = "lock.json"
-TRIAL_LOG = "trial.log"
-JOB_LOG = "job.log"
 EXCEPTION_TXT = "exception.txt"
 MANIFEST = "manifest.json"
 TEST_STDOUT = "test-stdout.txt"
 TEST_STDERR = "test-stderr.txt"  # Harbor 0.1.42 and older only
-
-_TRIAL_SUBFOLDERS = ("agent", "verifier", "artifacts", "steps", "user-agent")
 
 
 class HarborFolderError(Exception):
@@ -201,9 +197,26 @@ class Trial:
         raise HarborFolderError(f"trial {self.name} has no step {name!r} (steps: {names})")
 
 
+@record(frozen=True)
+class TrialRef:
+    """A trial known by its folder, name and step names only: what testing a
+    job keeps of each trial until its turn, when it is read again. A job of
+    thousands of trials, each held whole, would grow the tool by tens of KB
+    a trial (the parsed result.json, config.json, the log's tail)."""
+
+    path: Path
+    name: str
+    step_names: tuple
+
+    @classmethod
+    def of(cls, trial: Trial) -> TrialRef:
+        return cls(trial.path, trial.name, tuple(view.name for view in trial.steps))
+
+
 @record
 class Job:
-    """A job folder, read: its trials in name order."""
+    """A job folder, read: its trials in name order (each a :class:`TrialRef`
+    when it was opened for testing only)."""
 
     path: Path
     name: str
@@ -240,102 +253,27 @@ def _some_names(names: list[str]) -> str:
 
 
 # --------------------------------------------------------------------------
-# Recognising.
+# Opening (what a path names is decided by engine/task/target.py).
 
 
-def harbor_kind(path: Path | str) -> str | None:
-    """``"trial"``, ``"job"`` or None for a folder, by its files alone
-    (``trial.log`` / ``job.log``, else ``config.json`` with ``result.json``
-    and the config's own keys). Cheap: the CLI asks it of every path."""
-    folder = Path(path)
-    if (folder / JOB_LOG).is_file():
-        return "job"
-    if (folder / TRIAL_LOG).is_file():
-        return "trial"
-    if not (folder / CONFIG).is_file():
-        return None
-    config = read_json(folder / CONFIG)
-    if "trial_name" in (config.data or {}) and "task" in (config.data or {}):
-        return "trial"
-    if "job_name" in (config.data or {}):
-        return "job"
-    return None
-
-
-def find_harbor_folder(path: Path | str) -> tuple[str, Path, str | None] | None:
-    """``(kind, folder, step)`` for ``path`` or a place inside a trial
-    (``result.json``, ``verifier/``, ``steps/<name>/``...): the trial is
-    opened on that step. None when nothing Harbor is there."""
-    start = Path(os.path.normpath(Path(path).expanduser().absolute()))  # no "..", links kept
-    if start.is_file():
-        start = start.parent
-    kind = harbor_kind(start)
-    if kind is not None:
-        return kind, start, None
-    # Inside a trial: at most steps/<name>/<sub>/ deep.
-    probe = start
-    inner: list[str] = []
-    for _ in range(3):
-        inner.insert(0, probe.name)
-        probe = probe.parent
-        if inner[0] not in _TRIAL_SUBFOLDERS:
-            continue
-        if harbor_kind(probe) == "trial":
-            step = inner[1] if inner[0] == "steps" and len(inner) > 1 else None
-            return "trial", probe, step
-    held = folder_of(start)
-    if held is not None:  # a folder of trials without job files reads as a job
-        return ("jobs" if held == "jobs" else "job"), start, None
-    return None
-
-
-#: How many entries of a folder are looked at to tell a folder of jobs (or
-#: of trials): enough to meet a real jobs folder's first job, cheap on any other folder.
-_PROBE_ENTRIES = 256
-
-
-def folder_of(folder: Path) -> str | None:
-    """``"jobs"`` for a folder holding job folders (Harbor's ``jobs/``, what
-    ``harbor view`` opens), ``"trials"`` for one holding trial folders without
-    job files (``harbor trial start`` writes into ``./trials``), else None."""
-    try:
-        with os.scandir(folder) as scan:
-            for count, entry in enumerate(scan):
-                if count >= _PROBE_ENTRIES:
-                    break
-                try:
-                    if not entry.is_dir(follow_symlinks=False):
-                        continue
-                except OSError:
-                    continue
-                if os.path.isfile(os.path.join(entry.path, JOB_LOG)):
-                    return "jobs"
-                if os.path.isfile(os.path.join(entry.path, TRIAL_LOG)):
-                    return "trials"
-    except OSError:
-        return None
-    return None
-
-
-def open_harbor(path: Path | str) -> tuple[Trial | Job, str | None]:
+def open_harbor(path: Path | str | Target, refs: bool = False) -> tuple[Trial | Job, str | None]:
     """The trial or job at ``path`` (relative paths against the current
-    folder), and the step a path inside ``steps/<name>/`` named.
-    Raises HarborFolderError with what was expected."""
-    shown = Path(path).expanduser()
-    if not shown.exists():
-        raise HarborFolderError(f"{shown} does not exist")
-    found = find_harbor_folder(shown)
-    if found is None:
+    folder; a :class:`Target` already classified), and the step a path
+    inside ``steps/<name>/`` named (``refs``: a job's trials as
+    :class:`TrialRef`). Raises HarborFolderError with what was expected."""
+    target = path if isinstance(path, Target) else classify(path)
+    if target.kind == "missing":
+        raise HarborFolderError(f"{target.path} does not exist")
+    if not target.harbor or target.root is None:  # a Harbor folder has its root
         raise HarborFolderError(
-            f"{shown.absolute()} is not a Harbor trial or job folder: a trial folder holds trial.log, "
+            f"{target.path} is not a Harbor trial or job folder: a trial folder holds trial.log, "
             "config.json and result.json; a job folder holds job.log, config.json and one folder per trial"
         )
-    kind, folder, step = found
-    if kind == "jobs":
-        return open_jobs_folder(folder), None
-    if kind == "job":
-        return open_job(folder), None
-    return open_trial(folder), step
+    if target.kind == "jobs":
+        return open_jobs_folder(target.root, refs), None
+    if target.kind == "job":
+        return open_job(target.root, refs), None
+    return open_trial(target.root), target.step
 
 
 def select_trial(opened: Trial | Job, trial: str | None = None, step: str | None = None) -> tuple[Trial, str | None]:
@@ -535,11 +473,12 @@ def _read_steps(folder: Path, result: JsonFile, exception_text: str | None = Non
     return views
 
 
-def open_job(path: Path | str) -> Job:
-    """Read a job folder and every trial in it."""
+def open_job(path: Path | str, refs: bool = False) -> Job:
+    """Read a job folder and every trial in it (``refs``: keep each trial as
+    a :class:`TrialRef` once read)."""
     folder = Path(os.path.normpath(Path(path).expanduser().absolute()))
     config = read_json(folder / CONFIG)
-    trials: list[Trial] = []
+    trials: list[Any] = []  # Trials, or TrialRefs
     problems: list[str] = []
     try:
         children = sorted(p for p in folder.iterdir() if p.is_dir())
@@ -549,7 +488,8 @@ def open_job(path: Path | str) -> Job:
         if harbor_kind(child) != "trial":
             continue
         try:
-            trials.append(open_trial(child))
+            trial = open_trial(child)
+            trials.append(TrialRef.of(trial) if refs else trial)
         except OSError as exc:  # a folder that vanished or became unreadable meanwhile
             problems.append(f"{child.name}: cannot be read ({exc.strerror or exc})")
     if not trials:
@@ -574,7 +514,7 @@ def job_paths(folder: Path) -> list[Path]:
     return sorted((p for p in children if (p / JOB_LOG).is_file()), key=lambda p: p.name, reverse=True)
 
 
-def open_jobs_folder(path: Path | str) -> Job:
+def open_jobs_folder(path: Path | str, refs: bool = False) -> Job:
     """A folder of jobs read as one job whose trials are every job's: what
     ``test`` and the pytest plugin replay, and ``run --trial JOB/TRIAL`` opens."""
     folder = Path(os.path.normpath(Path(path).expanduser().absolute()))
@@ -582,7 +522,7 @@ def open_jobs_folder(path: Path | str) -> Job:
     problems: list[str] = []
     jobs = job_paths(folder)
     for job_path in jobs:
-        job = open_job(job_path)
+        job = open_job(job_path, refs)
         trials += job.trials
         problems += [f"{job.name}: {problem}" for problem in job.problems]
     missing = JsonFile(folder / CONFIG, "missing", problem="a folder of jobs has no config.json of its own")

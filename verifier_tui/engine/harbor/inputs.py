@@ -33,7 +33,9 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from verifier_tui.engine.advice import STAND_IN, Advice
 from verifier_tui.engine.harbor.folders import StepView, Trial
+from verifier_tui.engine.sandbox.environment import resolve_template
 from verifier_tui.engine.task.config import SEPARATE, TaskConfig
 from verifier_tui.engine.record import record
 
@@ -41,7 +43,6 @@ if TYPE_CHECKING:
     from typing import Mapping
 
 SANDBOX_WORKSPACE = "/app"
-_TEMPLATE = re.compile(r"\$\{([^}:]+)(?::-(.*))?\}")  # harbor.utils.env._TEMPLATE_PATTERN
 _SENSITIVE_KEY = re.compile(r"(KEY|SECRET|TOKEN(?!S)|PASSWORD|CREDENTIAL|AUTH)", re.IGNORECASE)
 _REDACTED = re.compile(r"^(?:\*\*\*\*|.{4}\*\*\*\*.{3})$")
 
@@ -52,8 +53,6 @@ _REDACTED = re.compile(r"^(?:\*\*\*\*|.{4}\*\*\*\*.{3})$")
 CAPTURE_SETTING = (f"Harbor 0.26.0 captures it next time with artifacts = [\"{SANDBOX_WORKSPACE}\"] at the top of "
                    f"task.toml, before its first [table]; or artifacts: [\"{SANDBOX_WORKSPACE}\"] in the job's config "
                    f"file; or harbor run --artifact {SANDBOX_WORKSPACE}")
-#: What stands in for an uncaptured /app, on the command line.
-STAND_IN_HINT = "give --workspace DIR, --case NAME or --stand-in empty"
 
 
 @record(frozen=True)
@@ -84,8 +83,8 @@ def trial_workspace(trial: Trial, step: StepView, mode: str | None) -> Workspace
     how = ""
     if entry is not None:
         if entry.status not in ("ok", "empty") or entry.path is None or not entry.path.is_dir():
-            return WorkspaceInput(None, None, f"Harbor did not collect {SANDBOX_WORKSPACE} (manifest status "
-                                  f"{entry.status!r}, destination {entry.destination!r}); {STAND_IN_HINT}")
+            return WorkspaceInput(None, None, Advice(f"Harbor did not collect {SANDBOX_WORKSPACE} (manifest status "
+                                                     f"{entry.status!r}, destination {entry.destination!r})", STAND_IN))
         path = entry.path
         how = f"artifact {entry.destination}"
         if entry.exclude:
@@ -95,8 +94,8 @@ def trial_workspace(trial: Trial, step: StepView, mode: str | None) -> Workspace
         path = step.artifacts_dir / "app"
         how = "artifacts/app (no manifest: the older layout's artifacts/<name>)"
     if path is None:
-        return WorkspaceInput(None, None, f"the trial did not capture {SANDBOX_WORKSPACE} ({CAPTURE_SETTING}); "
-                              f"{STAND_IN_HINT}")
+        return WorkspaceInput(None, None, Advice(f"the trial did not capture {SANDBOX_WORKSPACE} ({CAPTURE_SETTING})",
+                                                 STAND_IN))
     if mode == SEPARATE:
         return WorkspaceInput(path, True, f"{how}: exactly what the verifier saw (separate mode)")
     if mode is None:
@@ -104,19 +103,6 @@ def trial_workspace(trial: Trial, step: StepView, mode: str | None) -> Workspace
                               "this (separate mode) or changed it first (shared mode) is not known")
     return WorkspaceInput(path, False, f"{how}: a snapshot taken after the agent, before the verifier ran in "
                           "the same container (shared mode)")
-
-
-def resolve_template(value: str, environ: Mapping[str, str]) -> tuple[str | None, str | None]:
-    """``resolve_env_vars`` for one value: ``(resolved, missing variable)``."""
-    match = _TEMPLATE.fullmatch(value)
-    if match is None:
-        return value, None
-    name, default = match.group(1), match.group(2)
-    if name in environ:
-        return environ[name], None
-    if default is not None:
-        return default, None
-    return None, name
 
 
 def verifier_env(trial: Trial, step_name: str | None, task: TaskConfig | None,

@@ -27,7 +27,8 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from verifier_tui.engine.harbor.folders import CONFIG, RESULT, harbor_kind, job_paths
+from verifier_tui.engine.harbor.folders import CONFIG, RESULT, job_paths
+from verifier_tui.engine.task.target import harbor_kind
 from verifier_tui.engine.harbor.reading import parse_time, read_json, read_text_tail
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.record import field, record

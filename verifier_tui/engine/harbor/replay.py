@@ -19,10 +19,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine import untrusted
+from verifier_tui.engine.advice import Advice
 from verifier_tui.engine.record import field, record
 
 if TYPE_CHECKING:
-    from verifier_tui.engine.harbor.walkthrough import TrialWalkthrough
+    from verifier_tui.engine.harbor.inputs import VerifierEnv, WorkspaceInput
+    from verifier_tui.engine.harbor.locate import TaskLocation
 
 _VERIFIER_ARG = re.compile(r"--verifier\s+[\"']?/tests/([^\s\"']+)")
 
@@ -136,35 +138,34 @@ def stand_in_words(workspace: Path | str | None, case: str | None, empty: bool) 
     return f"case {case}" if case is not None else None
 
 
-def plan_replay(walk: TrialWalkthrough, *, workspace: Path | str | None = None, case: str | None = None,
-                empty: bool = False, over_capture: bool = False, timeout: float | None = None,
-                runner: str = "ours") -> ReplayPlan:
-    """The replay's inputs for one trial (or step), or why it cannot run.
+def plan_replay(location: TaskLocation, captured: WorkspaceInput, env: VerifierEnv | None, step: str | None, *,
+                workspace: Path | str | None = None, case: str | None = None, empty: bool = False,
+                over_capture: bool = False, timeout: float | None = None, runner: str = "ours") -> ReplayPlan:
+    """The replay's inputs for one trial (or ``step``), or why it cannot run:
+    the task's ``location``, the /app the trial ``captured``, the verifier's
+    ``env`` and ``timeout`` (None: not known) as the sandbox had them.
     ``runner``: ``ours`` (verifier-tui's, which reports its phases) or
     ``task`` (the one the task ships in tests/.ng/: what the sandbox ran).
 
     A stand-in (``workspace``, ``case``, or ``empty`` with ``workspace`` the
     empty folder) serves only where the trial did not capture /app, unless
     ``over_capture`` (the user chose it for this one trial on screen)."""
-    location = walk.location
     plan = ReplayPlan(task_dir=location.path, verifier=None, workspace=None, workspace_origin=None, case=None,
-                      env=dict(walk.env.values) if walk.env else {}, timeout_s=None, task_data=None)
+                      env=dict(env.values) if env else {}, timeout_s=None, task_data=None)
     task_dir = location.path
     if task_dir is None:
         plan.skipped = location.message()
         return plan
-    step = walk.step.name
     plain = _plain_test_sh(task_dir, step)
     if plain is not None:
         plan.skipped = (f"{plain} is the task's own script, not the runner's shim: the sandbox ran it, not a Python "
                         "verifier through the runner, so there is nothing to replay")
         return plan
     given = stand_in_words(workspace, case, empty)
-    captured = walk.workspace.path
-    if captured is not None and not (given and over_capture):
-        plan.workspace = captured
-        plan.workspace_origin = "exact" if walk.workspace.exact else "snapshot"
-        plan.workspace_words = walk.workspace.words
+    if captured.path is not None and not (given and over_capture):
+        plan.workspace = captured.path
+        plan.workspace_origin = "exact" if captured.exact else "snapshot"
+        plan.workspace_words = captured.words
         if given:
             plan.stand_in_unused = f"your stand-in ({given}) was not used: the trial captured /app"
             plan.notices.append(plan.stand_in_unused)
@@ -178,22 +179,22 @@ def plan_replay(walk: TrialWalkthrough, *, workspace: Path | str | None = None, 
         else:
             plan.case = case
         plan.workspace_origin = "stand-in"
-        plan.workspace_words = (f"your stand-in: {given}, instead of the /app the trial captured" if captured
+        plan.workspace_words = (f"your stand-in: {given}, instead of the /app the trial captured" if captured.path
                                 else f"your stand-in: {given} (the trial did not capture /app)")
     else:
-        plan.skipped = f"no workspace to replay on: {walk.workspace.words}"
+        plan.skipped = Advice("no workspace to replay on: ", captured.words)
         plan.no_workspace = True
     plan.verifier = shim_verifier(task_dir, step)
     for tests in _tests_dirs(task_dir, step):
         if (tests / "task_data.json").is_file():
             plan.task_data = tests / "task_data.json"
             break
-    plan.timeout_s = timeout if timeout is not None else walk.facts.timeout.for_replay
+    plan.timeout_s = timeout
     if plan.timeout_s is None:
         plan.notices.append("the sandbox's verifier timeout is not known: the replay uses the task's")
-    if walk.env is not None:
-        plan.notices += list(walk.env.missing)
-        plan.reasons += list(walk.env.missing)
+    if env is not None:
+        plan.notices += list(env.missing)
+        plan.reasons += list(env.missing)
     if step is not None and (task_dir / "steps" / step / "tests").is_dir():
         plan.extra_tests = task_dir / "steps" / step / "tests"  # staged over tests/, as Harbor uploads it
     runner_note = _runner_difference(task_dir) if runner == "ours" else None

@@ -32,7 +32,6 @@ OUTPUT_TAIL_BYTES = 192 * 1024
 prints) and a larger tail (the runner's report is always last)."""
 SANDBOX_TESTS = "/tests"
 SANDBOX_WORKSPACE = "/app"
-SANDBOX_REWARDS = "/logs/verifier"
 _RUNNER_FILES = ("/tests/.ng/run_verifier.py",)
 
 

@@ -92,8 +92,11 @@ class TrialSession:
         workspace, case = self.stand_in
         if self.empty_stand_in and (self._over_capture or self.walk.workspace.path is None):
             workspace = self._empty_folder()
-        return plan_replay(self.walk, workspace=workspace, case=case, empty=self.empty_stand_in,
-                           over_capture=self._over_capture, timeout=self.timeout, runner=self.runner)
+        walk = self.walk
+        timeout = self.timeout if self.timeout is not None else walk.facts.timeout.for_replay
+        return plan_replay(walk.location, walk.workspace, walk.env, walk.step.name, workspace=workspace, case=case,
+                           empty=self.empty_stand_in, over_capture=self._over_capture, timeout=timeout,
+                           runner=self.runner)
 
     def _empty_folder(self) -> Path:
         """The empty folder that stands in for /app (made once, removed by close)."""
@@ -368,9 +371,3 @@ def _knowing(*stacks: Any) -> Any:
     own runner may have none to give), else the first there is."""
     return next((s for s in stacks if s is not None and s.stuck_at is not None),
                 next((s for s in stacks if s is not None), None))
-
-
-def replay_trial(trial: Trial, step: str | None = None, **kwargs: Any) -> tuple[TrialSession, Replayed]:
-    """Open ``trial`` and replay it once (the session is closed again)."""
-    with TrialSession(trial, step, **kwargs) as opened:
-        return opened, opened.run()

@@ -14,18 +14,18 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from verifier_tui.engine import cache
+from verifier_tui.engine.record import field, record
 from verifier_tui.engine.sandbox import isolation, strays, user_files
-from verifier_tui.engine.record import record, replace
-from verifier_tui.engine.sandbox.view import cpu_lease, cpus_to_bind, sandbox_path_lines
+from verifier_tui.engine.sandbox.view import cpus_to_bind, sandbox_path_lines
 
 if TYPE_CHECKING:
-    from verifier_tui.engine.invocation import Prepared
     from verifier_tui.engine.process import ProcessResult
+    from verifier_tui.engine.sandbox.stage import Stage
+    from verifier_tui.engine.sandbox.view import Limits
 
 
 @record
@@ -49,19 +49,43 @@ def namespace_failure(start_error: str | None) -> str | None:
     return None
 
 
-def contain(prepared: Prepared) -> None:
-    """Wrap ``prepared``'s command line in the stage's isolation and the task's limits."""
-    stage, spec = prepared.stage, prepared.spec
-    limits = prepared.limits
+@record
+class Contained:
+    """A run's command line as :func:`contain` wraps it, and what else it sets."""
+
+    argv: list[str]
+    env: dict[str, str]
+    cwd: Path | None = None
+    """Where the run starts (None: where it would have)."""
+    notices: list[str] = field(default_factory=list)
+    start_error: str | None = None
+    marker: str | None = None
+    """Without namespaces: the value of :data:`~.strays.MARKER` in the runner's
+    environment, by which its escaped descendants are found."""
+    guard: Any = None
+    """Without namespaces: what the user's files looked like before the run
+    (:class:`~.user_files.Snapshot`), to report what it wrote."""
+    taskset: str = ""
+    """``taskset``, when the run is to be bound to the task's ``cpus``."""
+    memory_limit: int | None = None
+    """Bytes the run's processes may hold together before the biggest is killed."""
+
+
+def contain(argv: list[str], env: dict[str, str], *, stage: Stage, limits: Limits | None, python: str,
+            workspace: Path | None, tests_dir: Path, verifier: Path, user_paths: list[Path | None]) -> Contained:
+    """Wrap a run's command line in the stage's isolation and the task's
+    limits. ``user_paths``: the user's files and folders the run uses, the
+    ones to look at before and after it without namespaces."""
+    out = Contained(argv, env)
     if limits is not None and cpus_to_bind(limits.cpus):
-        # Docker's cpus as affinity to as many CPUs: which ones, when the run starts (:func:`bound_argv`)
-        prepared.taskset = shutil.which("taskset") or shutil.which("taskset", path="/usr/bin:/bin") or ""
-        if not prepared.taskset:
-            prepared.notices.append(f"cpus = {limits.cpus} is not applied: taskset is not on PATH")
+        # Docker's cpus as affinity to as many CPUs: which ones, when the run starts (invocation.bound_argv)
+        out.taskset = shutil.which("taskset") or shutil.which("taskset", path="/usr/bin:/bin") or ""
+        if not out.taskset:
+            out.notices.append(f"cpus = {limits.cpus} is not applied: taskset is not on PATH")
     if limits is not None and limits.memory_mb is not None:
-        prepared.memory_limit = limits.memory_mb << 20
+        out.memory_limit = limits.memory_mb << 20
     if stage.namespace:
-        workdir = _workdir(prepared)
+        workdir = _workdir(limits, workspace, stage, out.notices)
         overlay = None
         if stage.overlay_lower is not None:
             overlay = (str(stage.overlay_lower), str(stage.upper_dir), str(stage.work_dir))
@@ -78,49 +102,33 @@ def contain(prepared: Prepared) -> None:
             network=limits is None or limits.network != "no-network",
             hide=str(stage.root.parent),
             skeletons=os.path.join(cache.folder(), "views"),
-            expose=_hidden_interpreter(prepared.python or prepared.argv[0]),
+            expose=_hidden_interpreter(python or argv[0]),
         )
         try:
-            prepared.argv = isolation.namespace_argv(plan, prepared.argv)
+            out.argv = isolation.namespace_argv(plan, argv)
         except OSError as exc:
-            prepared.start_error = f"cannot build the run's view in {stage.view_dir}: {exc.strerror or exc}"
-        prepared.cwd = stage.root
-        return
+            out.start_error = f"cannot build the run's view in {stage.view_dir}: {exc.strerror or exc}"
+        out.cwd = stage.root
+        return out
     if limits is not None and limits.network == "no-network":
-        prepared.notices.append('network_mode = "no-network" is not applied: the copy sandbox has no network '
-                                "namespace, so the verifier reaches the network the sandbox would refuse it")
-    named = sandbox_path_lines(spec.task.tests_dir, spec.verifier)
+        out.notices.append('network_mode = "no-network" is not applied: the copy sandbox has no network '
+                           "namespace, so the verifier reaches the network the sandbox would refuse it")
+    named = sandbox_path_lines(tests_dir, verifier)
     if named:
         shown = ", ".join(named[:3]) + (f" +{len(named) - 3} more" if len(named) > 3 else "")
-        prepared.notices.append("the copy sandbox has no /app, /tests or /logs/verifier (the run gets the scratch "
-                                f"folder's paths), and the verifier names them by absolute path: {shown}")
+        out.notices.append("the copy sandbox has no /app, /tests or /logs/verifier (the run gets the scratch "
+                           f"folder's paths), and the verifier names them by absolute path: {shown}")
     token = strays.new_token()
-    prepared.marker = token
-    prepared.env = dict(prepared.env, **{strays.MARKER: token})
-    response = spec.response.path if spec.response is not None else None
-    order = [spec.task.tests_dir, spec.task.root / "task.toml", spec.verifier, response, spec.task_data,
-             spec.task.root, spec.workspace]
-    prepared.guard = user_files.take(order)
+    out.marker = token
+    out.env = dict(env, **{strays.MARKER: token})
+    out.guard = user_files.take(user_paths)
     setpriv = shutil.which("setpriv") or shutil.which("setpriv", path="/usr/bin:/bin")
     # Should the tool be SIGKILLed, the runner goes with it. What the runner
     # started does not: without a PID namespace nothing ends those then (the
     # README says so).
     guard = [setpriv, "--pdeathsig", "KILL"] if setpriv is not None and sys.platform.startswith("linux") else []
-    prepared.argv = guard + prepared.argv
-
-
-@contextmanager
-def bound_argv(prepared: Prepared) -> Iterator[list[str]]:
-    """``prepared``'s command line, bound (while the block runs) to the task's
-    ``cpus`` worth of the CPUs this process's other runs use least; the CPUs
-    are then in ``prepared.limits.cpu_list``."""
-    limits = prepared.limits
-    if limits is None or not prepared.taskset:
-        yield prepared.argv
-        return
-    with cpu_lease(cpus_to_bind(limits.cpus)) as cpus:
-        prepared.limits = replace(limits, cpu_list=cpus)
-        yield [prepared.taskset, "--cpu-list", ",".join(map(str, cpus)), *prepared.argv]
+    out.argv = guard + argv
+    return out
 
 
 def _hidden_interpreter(executable: str) -> tuple:
@@ -144,17 +152,16 @@ def _hidden_interpreter(executable: str) -> tuple:
     return tuple(out)
 
 
-def _workdir(prepared: Prepared) -> str:
+def _workdir(limits: Limits | None, workspace: Path | None, stage: Stage, notices: list[str]) -> str:
     """The runner's working directory in the view: the sandbox's (the task's
     workdir, the image's WORKDIR), where this machine's view has it."""
-    limits, spec, stage = prepared.limits, prepared.spec, prepared.stage
     wanted = limits.workdir if limits is not None else "/"
     app = stage.app_at
     if wanted == app or wanted.startswith(app.rstrip("/") + "/"):
         rel = wanted[len(app):].strip("/")
-        if not rel or (spec.workspace is not None and (spec.workspace / rel).is_dir()):
+        if not rel or (workspace is not None and (workspace / rel).is_dir()):
             return wanted
-        prepared.notices.append(f"the working directory {wanted} is not in this workspace: the run starts in {app}")
+        notices.append(f"the working directory {wanted} is not in this workspace: the run starts in {app}")
         return app
     parts = [p for p in wanted.split("/") if p]
     if not parts or parts in (["tmp"], ["tests"], ["logs"], ["logs", "verifier"]):
@@ -162,17 +169,17 @@ def _workdir(prepared: Prepared) -> str:
     if parts[0] not in ("tmp", "tests", "logs", "proc", "dev") and (os.path.isdir(wanted)
                                                                     or not os.path.lexists("/" + parts[0])):
         return wanted  # this machine's, or made in the view when it is a top folder this machine lacks
-    prepared.notices.append(f"the working directory {wanted} is not in this machine's view: the run starts in /")
+    notices.append(f"the working directory {wanted} is not in this machine's view: the run starts in /")
     return "/"
 
 
-def settle(prepared: Prepared, done: ProcessResult) -> Settled:
+def settle(stage: Stage, guard: Any, done: ProcessResult) -> Settled:
     """The run's exit as the runner's (not the namespace init's), the
-    processes it left behind, and what it wrote to the user's files."""
+    processes it left behind, and what it wrote to the user's files
+    (``guard``: :attr:`Contained.guard`)."""
     returncode, signal, start_error = done.returncode, done.signal, done.start_error
     found = list(done.strays)
     written: list = []
-    stage = prepared.stage
     if stage.namespace and start_error is None:
         ctl = str(stage.ctl_dir)
         problem = isolation.setup_problem(ctl, done.stderr.text)
@@ -190,6 +197,6 @@ def settle(prepared: Prepared, done: ProcessResult) -> Settled:
             returncode, signal = status, None
             if 128 < status <= 128 + 64:
                 signal, returncode = status - 128, -(status - 128)
-    if prepared.guard is not None:
-        written = user_files.written(prepared.guard)
+    if guard is not None:
+        written = user_files.written(guard)
     return Settled(returncode, signal, start_error, found, written)

@@ -341,8 +341,10 @@ def namespace_argv(plan: ViewPlan, argv: list[str]) -> list[str]:
     view ``plan`` describes (the fstab is written into ``plan.ctl``)."""
     fstab = os.path.join(plan.ctl, "fstab")
     view, lines = view_mounts(plan)
-    with open(fstab, "w", encoding="utf-8") as handle:
+    # Written beside and renamed: a run started ahead may be reading the last one.
+    with open(fstab + ".new", "w", encoding="utf-8") as handle:
         handle.write("".join(lines))
+    os.replace(fstab + ".new", fstab)
     unshare = _tool("unshare") or "unshare"
     outer = [unshare, "--user", "--map-root-user", "--mount", "--pid", "--fork", "--kill-child", "--mount-proc"]
     if not plan.network:

@@ -47,7 +47,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-from verifier_tui.engine import untrusted
+from verifier_tui.engine import procfs, untrusted
 from verifier_tui.engine.sandbox.file_copy import copy_file
 from verifier_tui.engine.sandbox.isolation import APP, INPUTS, REWARD, TESTS, overlay_can_take
 from verifier_tui.engine.sandbox.mirror import Mirror, make_real_dir, remove_path, remove_tree
@@ -102,6 +102,9 @@ class Stage:
 
     app_at: str = APP
     """Where the runner sees the workspace in the view (the task's test.sh may say another path)."""
+    keep_ctl: bool = False
+    """A run started ahead (:mod:`verifier_tui.engine.warm`) waits in this
+    stage's namespace, whose init holds ``ctl``'s files open: staging leaves them be."""
 
     def seen(self, path: Path) -> str:
         """``path``, one of this stage's, as the runner sees it: in the view
@@ -269,10 +272,9 @@ class Stage:
         self.overlay_lower = workspace if overlay else None
         if workspace is None:
             self.workspace = None
-            # An empty scratch workspace, emptied again if a verifier wrote into it.
-            if os.path.lexists(self.app_dir):
-                remove_path(self.app_dir)
-            self.app_dir.mkdir()
+            # An empty scratch workspace, emptied again if a verifier wrote into
+            # it (the folder itself kept: a held run's view has it bound).
+            _empty(self.app_dir)
         elif overlay:
             # The overlay is mounted over an empty folder; the last run's
             # writes are in the upper layer: clearing it is the whole staging.
@@ -295,7 +297,7 @@ class Stage:
             self.workspace.sync(changed)
             _whole(self.workspace, "the workspace")
             notes += [f"workspace: {n}" for n in self.workspace.notes]
-        if self.namespace:
+        if self.namespace and not self.keep_ctl:
             _empty(self.ctl_dir)
         return notes
 
@@ -617,11 +619,8 @@ def _started(pid: int) -> str:
     """When ``pid`` started (``/proc/PID/stat``'s 22nd field, in clock ticks
     since boot), which tells a live owner from a new process given its
     number; empty where it cannot be read."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as handle:
-            return handle.read().rsplit(b")", 1)[1].split()[19].decode()
-    except (OSError, IndexError):
-        return ""
+    fields = procfs.stat(pid) or []
+    return fields[19].decode() if len(fields) > 19 else ""
 
 
 def sweep_dead_scratch() -> list[Path]:

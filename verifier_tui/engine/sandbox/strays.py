@@ -26,6 +26,8 @@ import re
 import signal
 import time
 
+from verifier_tui.engine import procfs
+
 MARKER = "VERIFIER_TUI_RUN"
 
 
@@ -38,21 +40,13 @@ def find(token: str) -> dict[int, str]:
     needle = f"{MARKER}={token}".encode()
     out: dict[int, str] = {}
     me = os.getpid()
-    try:
-        pids = [int(name) for name in os.listdir("/proc") if name.isdigit()]
-    except OSError:
-        return out
-    for pid in pids:
+    for pid in procfs.pids():
         if pid == me:
             continue
-        try:
-            with open(f"/proc/{pid}/environ", "rb") as handle:
-                environ = handle.read()
-        except OSError:  # gone, or not ours
+        environ = procfs.read(pid, "environ", procfs.ARGS_BYTES)
+        if environ is None or needle not in environ.split(b"\0"):  # gone, not ours, or not of the run
             continue
-        if needle not in environ.split(b"\0"):
-            continue
-        if _is_zombie(pid):
+        if procfs.is_over(pid):
             continue
         out[pid] = command_line(pid)
     return out
@@ -84,18 +78,9 @@ def _wait_gone(pids, within_s: float) -> None:
                 os.kill(pid, 0)
             except ProcessLookupError:
                 break
-            if _is_zombie(pid):
+            if procfs.is_over(pid):
                 break
             time.sleep(0.005)
-
-
-def _is_zombie(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as handle:
-            state = handle.read().rsplit(b")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return True
-    return state in (b"Z", b"X")
 
 
 CMDLINE_BYTES = 1024
@@ -108,12 +93,7 @@ SHOWN_CHARS = 160
 
 def command_line(pid: int) -> str:
     """A process's command line as :func:`shown_command` shows it (``pid N`` when it cannot be read)."""
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as handle:
-            raw = handle.read(CMDLINE_BYTES)
-    except OSError:
-        raw = b""
-    return shown_command(raw, pid)
+    return shown_command(procfs.read(pid, "cmdline", CMDLINE_BYTES) or b"", pid)
 
 
 def shown_command(raw: bytes, pid: int) -> str:

@@ -35,6 +35,7 @@ class Case:
     expected: Expectation | None
     problems: tuple[str, ...] = field(default_factory=tuple)
     task_id: str | None = None  # the row of a parameterized task's tasks.jsonl this case uses
+    names_no_row: str | None = None  # the one of ``problems`` that says so: true only of the case's own task data
 
 
 def find_cases(task_root: Path, tests_dir: Path | None = None, rows: TaskRows | None = None) -> list[Case]:
@@ -94,6 +95,7 @@ def load_case(folder: Path, task_data_fallbacks: Any = (), rows: TaskRows | None
     own_data = folder / "task_data.json"
     task_data: Path | None = own_data if untrusted.present(own_data) else None
     task_id: str | None = None
+    names_no_row: str | None = None
     if task_data is None:
         named = case_task_id(folder)
         if rows is not None and named is not None:
@@ -110,10 +112,11 @@ def load_case(folder: Path, task_data_fallbacks: Any = (), rows: TaskRows | None
         else:
             task_data = next((p for p in task_data_fallbacks if untrusted.present(p)), None)
         if task_data is None and rows is not None and rows.rows and not problems:
-            problems.append(
+            names_no_row = (
                 f"no task data: the task is parameterized ({rows.path.name}, {len(rows.rows)} rows) but the case "
                 f"names no row, so verify gets task_data = {{}}; put the row's task_id in the case's "
                 f"{CASE_TASK_ID_FILE}, or name the case folder after it")
+            problems.append(names_no_row)
     expected, problem = read_expected(folder / "expected.json")
     if problem:
         problems.append(problem)
@@ -126,6 +129,7 @@ def load_case(folder: Path, task_data_fallbacks: Any = (), rows: TaskRows | None
         expected=expected,
         problems=tuple(problems),
         task_id=task_id,
+        names_no_row=names_no_row,
     )
 
 

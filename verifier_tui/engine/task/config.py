@@ -167,12 +167,6 @@ class TaskConfig:
                 return self.verifier.environment_network_mode
         return self.network_mode
 
-    def declares_artifact(self, source: str, step_name: str | None = None) -> bool:
-        wanted = source.rstrip("/")
-        step = self.step(step_name)
-        declared = list(self.artifacts) + (list(step.artifacts) if step else [])
-        return any(a.rstrip("/") == wanted for a in declared)
-
 
 def parse_task_config(path: Path) -> TaskConfig:
     """``path`` read as Harbor would (module docstring), never raising."""
@@ -337,7 +331,7 @@ def _with(config: TaskConfig, **changes: Any) -> TaskConfig:
 
 
 # harbor/constants.py ORG_NAME_PATTERN, for [task] name.
-_ORG_NAME = re.compile(r"^[a-zA-Z0-9][a-zA-Z0-9._-]*/[a-zA-Z0-9][a-zA-Z0-9._-]*$")
+ORG_NAME = re.compile(r"^[a-zA-Z0-9][a-zA-Z0-9._-]*/[a-zA-Z0-9][a-zA-Z0-9._-]*$")
 
 
 def _package(table: dict[str, Any] | None, check: _Check) -> None:
@@ -349,7 +343,7 @@ def _package(table: dict[str, Any] | None, check: _Check) -> None:
         check.refuse([*where, "name"], "is missing")
     else:
         name = check.get(table, "name", _str, where)
-        if name is not None and (not _ORG_NAME.match(name) or ".." in name):
+        if name is not None and (not ORG_NAME.match(name) or ".." in name):
             check.refuse([*where, "name"], "is not in org/name form", name, show_value=True)
     if check.get(table, "version", _str, where) == "":
         check.refuse([*where, "version"], "is empty (it must be at least one character)")

@@ -1,7 +1,8 @@
-"""Find what to run from a path the user typed, without importing anything.
+"""Find what to run in the task a path names, without importing anything.
 
-A path may be a task folder, its ``tests/`` folder, a verifier file or a case
-folder. Verifiers are recognised by a top-level ``def verify``, ``async def
+What the path is (a task folder, its ``tests/`` folder, a verifier file or a
+case folder) is decided by :mod:`verifier_tui.engine.task.target`; this
+module reads the task it names. Verifiers are recognised by a top-level ``def verify``, ``async def
 verify`` or ``verify = ...`` in the source text: importing a module would run
 its code, and a verifier's top level may be slow or broken (that is what the
 user is here to debug).
@@ -10,7 +11,7 @@ user is here to debug).
 from __future__ import annotations
 
 import os
-import re
+import shlex
 import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,18 +20,16 @@ from verifier_tui.engine import cache, untrusted
 from verifier_tui.engine.task.cases import Case, find_cases, load_case
 from verifier_tui.engine.record import field, record
 from verifier_tui.engine.task.kinds import (
+    MAX_SCAN_BYTES,
     OwnRunner,
-    episode_api_message,
     episode_api_notice,
-    is_tests_folder_of_a_task,
-    looks_like_task,
-    nemo_gym_environment,
-    not_a_task_message,
+    has_top_level_verify,
+    is_pytest_file,
     task_nemo_gym,
     task_runner,
-    tasks_in,
     uses_episode_api,
 )
+from verifier_tui.engine.task.target import TASK_KINDS, Target, classify_task
 from verifier_tui.engine.task.rows import TaskRows, read_task_rows, tasks_file
 from verifier_tui.runner_source import runner_path
 from verifier_tui.engine.task.config import TaskConfig, config_from_toml, load_toml
@@ -38,28 +37,11 @@ from verifier_tui.engine.task.config import TaskConfig, config_from_toml, load_t
 if TYPE_CHECKING:
     from typing import Any
 
-# A top-level definition or assignment of `verify` (column 0 means module level).
-_VERIFY_AT_TOP = re.compile(rb"^(?:async[ \t]+def[ \t]+verify[ \t]*\(|def[ \t]+verify[ \t]*\(|verify[ \t]*(?::[^=\n]*)?=(?!=))", re.M)
 # How the tool tells the runner's shim from a task's own test.sh.
 SHIM_MARKER = "run_verifier.py"
 # Folders never searched for verifiers: caches, VCS, and the vendored helpers.
 _SKIP_DIRS = {"__pycache__", ".git", ".hg", ".svn", ".venv", "venv", "node_modules", ".mypy_cache",
               ".pytest_cache", ".ruff_cache", "nemo_gym"}
-# A verifier file larger than this is not scanned (it is data, not code).
-_MAX_SCAN_BYTES = 2_000_000
-# What the tool says a path may be, in every "cannot open this" line.
-EXPECTED_PATHS = "a task folder, its tests/ folder, a verifier .py file or a case folder"
-
-
-def is_pytest_file(path: Path) -> bool:
-    """pytest's own files (``test_*.py``, ``*_test.py``, ``conftest.py``) are
-    never verifiers, whatever they define: NeMo Gym's ``hello_world`` task keeps
-    ``tests/test_hello_world_verifier.py``, whose top-level
-    ``verify = run_path(...)["verify"]`` borrows the real verifier to test it."""
-    name = path.name
-    return name.endswith(".py") and (name == "conftest.py" or name.startswith("test_") or name.endswith("_test.py"))
-
-
 class DiscoveryError(Exception):
     """The path cannot be debugged; the message says why and where we looked."""
 
@@ -121,12 +103,6 @@ def plain_test_sh_notice(task: Task) -> str:
         "script, not the runner's shim, and Harbor runs that script (NeMo Gym's rule: tests/test.sh wins over a "
         "verifier.py, which is then a helper). verifier-tui runs the verifier through the runner anyway, to debug it"
     )
-
-
-def has_top_level_verify(path: Path) -> bool:
-    """Whether ``path``'s source defines ``verify`` at module level."""
-    data = untrusted.read_bytes(path, _MAX_SCAN_BYTES).data
-    return data is not None and _VERIFY_AT_TOP.search(data) is not None
 
 
 def find_verifiers(tests_dir: Path) -> list[Path]:
@@ -209,30 +185,6 @@ def _valid_config_entry(entry: Any) -> bool:
             and isinstance(entry["toml"], dict))
 
 
-def _is_case_dir(path: Path) -> bool:
-    return path.parent.name == "cases" and (
-        (path / "workspace").is_dir()
-        or any((path / n).exists() for n in ("expected.json", "response.json", "response.txt", "task_data.json",
-                                             "task_id.txt"))
-    )
-
-
-def _task_root_above(path: Path, levels: int = 4) -> Path | None:
-    for candidate in [path, *list(path.parents)[:levels]]:
-        if untrusted.present(candidate / "task.toml"):
-            return candidate
-    return None
-
-
-def _task_root_of_file(path: Path) -> Path | None:
-    """The task a verifier file belongs to: the nearest task.toml above it, or
-    the task around a tests/ folder that has no task.toml."""
-    root = _task_root_above(path.parent)
-    if root is None and path.parent.name == "tests" and looks_like_task(path.parent.parent):
-        root = path.parent.parent
-    return root
-
-
 def _dataset_verifier(task_root: Path) -> Path | None:
     """A dataset may keep one verifier.py beside its dataset.toml for every task."""
     parent = task_root.parent
@@ -242,75 +194,16 @@ def _dataset_verifier(task_root: Path) -> Path | None:
     return None
 
 
-def _verifiers_held(folder: Path) -> bool:
-    """A folder that directly holds a verifier (no task around it): looked at
-    one level deep only, so that a path typed by mistake costs nothing."""
-    try:
-        with os.scandir(folder) as entries:
-            for count, entry in enumerate(entries):
-                if count >= 1000:
-                    return False
-                if (entry.name.endswith(".py") and entry.name != "run_verifier.py"
-                        and not is_pytest_file(Path(entry.name)) and entry.is_file(follow_symlinks=False)
-                        and has_top_level_verify(Path(entry.path))):
-                    return True
-    except OSError:
-        return False
-    return False
-
-
-def resolve(path: Path | str) -> Task:
-    """The task around ``path`` (a task folder, its tests folder, a verifier
-    file or a case folder). Anything else raises DiscoveryError with one line
-    saying what was expected and what the path is (a folder of tasks lists
-    them), found from the layout alone, without walking the folder."""
-    if not str(path).strip():
-        raise DiscoveryError(f"an empty path: give {EXPECTED_PATHS}")
-    path = Path(path).expanduser()
-    if not path.exists():
-        raise DiscoveryError(f"{path} does not exist")
-    path = path.absolute()
-    initial_case: str | None = None
-    initial_verifier: Path | None = None
-    if path.is_file():
-        if path.suffix != ".py":
-            raise DiscoveryError(f"{path} is not a Python file: give {EXPECTED_PATHS}")
-        if not has_top_level_verify(path):
-            raise DiscoveryError(f"{path} defines no top-level verify (looked for `def verify`, `async def verify`, `verify = ...`)")
-        initial_verifier = path
-        task_root = _task_root_of_file(path)
-        if task_root is None:
-            environment = nemo_gym_environment(path.parent)
-            if environment is not None:
-                raise DiscoveryError(episode_api_message(environment, path))
-        root = task_root or path.parent
-        tests_dir = root / "tests" if (root / "tests").is_dir() and path.is_relative_to(root / "tests") else path.parent
-    elif (path / "config.json").is_file() and (path / "result.json").is_file():
-        raise DiscoveryError(
-            f"{path} looks like a Harbor trial folder (config.json, result.json), but not one Harbor 0.26 writes: "
-            "a trial folder holds trial.log and a config.json with trial_name and task; open the task folder instead"
-        )
-    elif _is_case_dir(path):
-        initial_case = path.name
-        root = path.parent.parent
-        tests_dir = root / "tests"
-    elif is_tests_folder_of_a_task(path):
-        root = path.parent
-        tests_dir = path
-    elif looks_like_task(path):
-        root = path
-        tests_dir = path / "tests"
-    else:
-        environment = nemo_gym_environment(path)
-        if environment is not None:
-            raise DiscoveryError(episode_api_message(environment, path))
-        # A dataset keeps a verifier.py beside its tasks: still a folder of tasks.
-        found = tasks_in(path)
-        if found.names or not _verifiers_held(path):
-            raise DiscoveryError(not_a_task_message(path, found))
-        root = path  # a bare folder of verifier modules: it is its own tests folder
-        tests_dir = path
-
+def resolve(path: Path | str | Target) -> Task:
+    """The task a path names (a task folder, its tests folder, a verifier
+    file or a case folder), or the task of a :class:`Target` already
+    classified (:mod:`verifier_tui.engine.task.target`). Anything else raises
+    DiscoveryError with the one line the target carries."""
+    target = path if isinstance(path, Target) else classify_task(path)
+    root, tests_dir = target.root, target.tests_dir
+    if target.kind not in TASK_KINDS or root is None or tests_dir is None:  # a task's kind has both
+        raise DiscoveryError(target.why or f"{target.path} is a Harbor {target.kind} folder, not a task: "
+                                           "open the task folder it ran instead")
     config = read_task_config(root)
     looked_in = [tests_dir]
     verifiers = find_verifiers(tests_dir)
@@ -318,13 +211,19 @@ def resolve(path: Path | str) -> Task:
     if dataset is not None:
         looked_in.append(dataset.parent)
         verifiers.append(dataset)
-    if initial_verifier is not None and initial_verifier not in verifiers:
-        verifiers.insert(0, initial_verifier)
+    if target.verifier is not None and target.verifier not in verifiers:
+        verifiers.insert(0, target.verifier)
     test_sh = tests_dir / "test.sh"
     plain = False
     if test_sh.is_file():
-        script = untrusted.read_bytes(test_sh, _MAX_SCAN_BYTES).data
+        script = untrusted.read_bytes(test_sh, MAX_SCAN_BYTES).data
         plain = script is not None and SHIM_MARKER.encode() not in script
+    shims_file = tests_dir / "verifier.py"
+    if not verifiers and not plain and shims_file.is_file() and not shims_file.is_symlink():
+        # The shim runs tests/verifier.py whatever it holds: with no top-level
+        # verify in sight (renamed, or imported from a helper) the runner
+        # decides, and says what is wrong as it would in the sandbox.
+        verifiers.append(shims_file)
     rows_path = tasks_file(root)
     rows = read_task_rows(rows_path) if rows_path is not None else None
     cases = find_cases(root, tests_dir, rows)
@@ -337,8 +236,8 @@ def resolve(path: Path | str) -> Task:
         test_sh=test_sh if test_sh.is_file() else None,
         plain_test_sh=plain,
         dataset_verifier=dataset,
-        initial_case=initial_case,
-        initial_verifier=initial_verifier,
+        initial_case=target.case,
+        initial_verifier=target.verifier,
         looked_in=looked_in,
         own_runner=task_runner(tests_dir, runner_path),
         own_nemo_gym=task_nemo_gym(tests_dir),
@@ -365,7 +264,8 @@ def no_verifier_help(task: Task) -> str:
     """What to do next, when a task has no verifier to run."""
     if task.plain_test_sh:
         return ("To debug it here, move the checks into tests/verifier.py (def verify(workspace): ... returning "
-                "the reward) and replace tests/test.sh with the runner's shim.")
+                f"the reward) and replace tests/test.sh with the runner's shim: verifier-tui vendor {shlex.quote(str(task.root))} "
+                "does that (it keeps your script as tests/test.sh.old).")
     return ("Write one (tests/verifier.py with a top-level def verify(workspace): ...): live reload picks it up "
             "and runs it. v chooses another file.")
 

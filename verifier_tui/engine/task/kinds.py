@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine import untrusted
+from verifier_tui.engine.advice import TASK_RUNNER, Advice
 from verifier_tui.engine.record import field, record
 
 if TYPE_CHECKING:
@@ -47,6 +48,25 @@ _IMPLEMENTATION = re.compile(rb"^[ \t-]*implementation[ \t]*:[ \t]*['\"]?([^'\"#
 # chooses the words of a notice).
 _VERIFY_PARAMS = re.compile(rb"^(?:async[ \t]+)?def[ \t]+verify[ \t]*\(([^)]*)\)", re.M)
 _EPISODE_PARAMS = {"attempt", "verifier_input"}
+# A top-level definition or assignment of `verify` (column 0 means module level).
+_VERIFY_AT_TOP = re.compile(rb"^(?:async[ \t]+def[ \t]+verify[ \t]*\(|def[ \t]+verify[ \t]*\(|verify[ \t]*(?::[^=\n]*)?=(?!=))", re.M)
+#: A verifier file (or test.sh) larger than this is not scanned: it is data, not code.
+MAX_SCAN_BYTES = 2_000_000
+
+
+def is_pytest_file(path: Path) -> bool:
+    """pytest's own files (``test_*.py``, ``*_test.py``, ``conftest.py``) are
+    never verifiers, whatever they define: NeMo Gym's ``hello_world`` task keeps
+    ``tests/test_hello_world_verifier.py``, whose top-level
+    ``verify = run_path(...)["verify"]`` borrows the real verifier to test it."""
+    name = path.name
+    return name.endswith(".py") and (name == "conftest.py" or name.startswith("test_") or name.endswith("_test.py"))
+
+
+def has_top_level_verify(path: Path) -> bool:
+    """Whether ``path``'s source defines ``verify`` at module level (read, never imported)."""
+    data = untrusted.read_bytes(path, MAX_SCAN_BYTES).data
+    return data is not None and _VERIFY_AT_TOP.search(data) is not None
 
 
 def looks_like_task(folder: Path) -> bool:
@@ -231,9 +251,8 @@ def runner_notices(own: OwnRunner | None, runner: str) -> list[str]:
         return [f"running the task's own runner ({where}), as the sandbox would: {known}"]
     if own.same_as_ours:
         return []
-    return [f"the task ships its own runner ({where}) and it differs from verifier-tui's: the sandbox runs the "
-            "task's; this run uses verifier-tui's (for the resolution panel and the phases). --runner task (R in "
-            "the TUI) runs the task's own"]
+    return [Advice(f"the task ships its own runner ({where}) and it differs from verifier-tui's: the sandbox runs "
+                   "the task's; this run uses verifier-tui's (for the resolution panel and the phases). ", TASK_RUNNER)]
 
 
 def task_nemo_gym(tests_dir: Path) -> Path | None:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine import untrusted
+from verifier_tui.engine.advice import CHOOSE_ROW, CHOOSE_ROW_OR_NONE, Advice
 from verifier_tui.engine.record import field, record
 
 if TYPE_CHECKING:
@@ -135,19 +136,18 @@ def choose_row(path: Path, task_id: str | None, known: TaskRows | None = None) -
     rows = known if known is not None and known.path == path else read_task_rows(path)
     if task_id is None:
         if len(rows.rows) != 1:
-            raise ValueError(f"task data {path.name} is JSON Lines with {len(rows.rows)} task rows, not one JSON "
-                             f"object: choose a row with --task-id ID (task ids: {some_ids(rows)})")
+            raise ValueError(Advice(f"task data {path.name} is JSON Lines with {len(rows.rows)} task rows, not one "
+                                    "JSON object: ", CHOOSE_ROW, f" (task ids: {some_ids(rows)})"))
         return rows.rows[0].task_id
     if rows.row(task_id) is None:
         raise ValueError(f"--task-id {task_id}: {no_such_row(rows, task_id)}")
     return task_id
 
 
-def no_row_chosen(rows: TaskRows) -> str:
+def no_row_chosen(rows: TaskRows) -> Advice:
     """Said when a parameterized task runs with no case and no row."""
-    return (f"no task data: the task is parameterized ({rows.path.name}, {len(rows.rows)} rows) and no row is "
-            f"chosen, so verify gets task_data = {{}}; choose one with --task-id ID (t in the TUI; task ids: "
-            f"{some_ids(rows)})")
+    return Advice(f"no task data: the task is parameterized ({rows.path.name}, {len(rows.rows)} rows) and no row is "
+                  "chosen, so verify gets task_data = {}; ", CHOOSE_ROW_OR_NONE, f"task ids: {some_ids(rows)})")
 
 
 def looks_like_rows(path: Path) -> bool:

@@ -4,8 +4,8 @@
 * :mod:`.filters`: which paths no run depends on (caches, VCS, editors' temporary files).
 * :mod:`.changes`: what is watched (:class:`~.changes.WatchTarget`) and what
   changed (:class:`~.changes.Change`).
-* :mod:`.channel`: one ``RustNotify`` driven in a thread, roots re-created
-  watched again, a save's event burst settled into one change.
+* :mod:`.channel`: one ``watchfiles.watch`` iterated in a thread, roots
+  re-created watched again, a save's event burst settled into one change.
 * :mod:`.watcher`: :class:`~.watcher.Watcher`, the channels in a child process
   (:mod:`.child`) or in threads, turning events into changes.
 * :mod:`.scheduler`: one run at a time, at most one pending, nothing dropped.

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from verifier_tui.engine.record import record
 
-@dataclass(frozen=True)
+
+@record(frozen=True)
 class WatchTarget:
     """A path the user cares about.
 
@@ -26,7 +27,7 @@ class WatchTarget:
     watcher starts (a path that does not exist yet is taken as a file)."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Change:
     """A coalesced set of relevant changes: the trigger of a run.
 
@@ -41,7 +42,7 @@ class Change:
     """The subset of ``paths`` that did not exist once the batch was over."""
     recreated: frozenset[Path] = frozenset()
     """Watched folders that came (back) into existence: re-scan them whole."""
-    names: tuple[tuple[Path, str], ...] = field(default=(), compare=False, repr=False)
+    names: tuple[tuple[Path, str], ...] = ()
     """Short display names ("tests/verifier.py", "response.json") by path."""
     quiet: frozenset[Path] = frozenset()
     """Paths under a watched folder that changed but start no run (caches,

@@ -1,10 +1,13 @@
-"""One ``RustNotify`` (recursive or not) over some roots, driven in one thread.
+"""One ``watchfiles.watch`` (recursive or not) over some roots, iterated in one thread.
 
-Each channel builds its own ``RustNotify`` and calls its blocking
-``watch(debounce, step, timeout, stop_event)`` in a loop, as ``awatch`` does
-internally, then filters and ``stat``-s in that thread. Between waits it
-checks its roots: one deleted is reported, one re-created (or replaced by a
-rename) gets a new ``RustNotify`` without losing the other roots' events.
+``watch`` is iterated with ``yield_on_timeout``, so control comes back at
+least every ``_WAKE_MS`` even when nothing happens; the thread then filters
+and ``stat``-s what arrived. What ``watch`` cannot do is done here: it goes
+on watching a root's old inode once the root is deleted or replaced by a
+rename (so the roots are checked between batches, and a new ``watch`` is
+started without losing the other roots' events), it never says that the
+kernel dropped events (``_RESCAN_AT``), and it has no "ready" signal (its
+first wait stands for one).
 """
 
 from __future__ import annotations
@@ -13,27 +16,80 @@ import logging
 import os
 import stat
 import threading
-from dataclasses import dataclass
+from collections.abc import Callable
+from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from verifier_tui.engine.record import record
 from verifier_tui.engine.watch.changes import Change
 
 if TYPE_CHECKING:
-    from watchfiles._rust_notify import RustNotify
+    from collections.abc import Generator
 
-    from verifier_tui.engine.watch.watcher import Watcher
+    from watchfiles.main import FileChange
+
+    Batch = set[FileChange]
+    """Raw events: (watchfiles' change kind, absolute path as the OS reported it)."""
+    Batches = Generator[Batch, None, None]
+    MakeChange = Callable[[set[Path], list[Path], frozenset[Path]], Change | None]
+    """Turns (changed paths, roots that appeared, roots that vanished), all on
+    the user's side, into the :class:`Change` to report, or None if none concerns us."""
 
 logger = logging.getLogger(__name__)
 
-#: How long RustNotify may sleep with no event before control returns to us to
-#: check the watched roots (deleted, re-created, replaced by a rename). This
-#: bounds how late a re-created root is noticed when no event at all tells us.
-_ROOT_CHECK_MS = 250
+#: How long ``watch`` sleeps between looks at its event set (its ``step``).
+#: A lone save is seen at the first step boundary after it lands, then one
+#: quiet step closes the batch: latency is 1-2 steps. Measured on a 2-core
+#: box, write to Change yielded, 30 writes at random phase: step 10: median
+#: 16 ms, max 21; step 20: median 31, max 41; watchfiles' default 50: median
+#: 86, max 100; step 5: median 8.6 ms, for no measurable idle cost (the watcher
+#: process: 0.95% of a core at 5 ms, 0.85% at 10). An editor's save that lands
+#: across two steps is held together by settling (``Channel._unsettled``).
+STEP_MS = 5
 
-#: While a watched root is missing, check for it this often: a tool that
-#: re-creates the workspace is then picked up within ~50 ms.
-_MISSING_ROOT_CHECK_MS = 50
+#: The most a batch is held open while events keep arriving for *new* paths.
+#: A single save never waits for it (the batch closes after one quiet step);
+#: only a stream of changes to ever more paths (``git checkout``, a build
+#: writing a tree, ``rsync`` into the workspace) reaches it. 300 ms, the top of
+#: the 150-300 ms range usually advised for editors' saves, lets such a stream
+#: arrive in a few large batches instead of starting a run on a half-written
+#: tree every 150 ms.
+DEBOUNCE_MS = 300
+
+#: How long ``watch`` may wait with no event before handing control back (its
+#: ``rust_timeout``). This bounds how late a re-created root is noticed when no
+#: event tells us, how long a batch that looks like half a save is held for the
+#: rest (``Channel._unsettled``), and how long after the watch is built it is
+#: said to be ready (a new ``watch`` builds its OS watch in its first step and
+#: hands nothing back before its first wait ends). 20 ms: 50 idle wake-ups a
+#: second, against the 200 of the steps themselves.
+_WAKE_MS = 20
+
+#: watchfiles' codes for an added and a deleted path (``watchfiles.Change``,
+#: an IntEnum, imported only when watching starts).
+_ADDED = 1
+_DELETED = 3
+
+#: Give up on a watch that keeps failing after this many rebuilds in a row.
+_MAX_REBUILDS_AFTER_ERRORS = 3
+
+#: A batch of this many events is taken for one in which events were lost.
+#: When the kernel's inotify queue overflows (a burst of more than
+#: fs.inotify.max_queued_events, 16,384 by default, while the watcher was not
+#: reading), notify turns the overflow into a rescan event that names no path,
+#: and watchfiles drops events without a path: what arrives is only the part of
+#: the burst queued before the overflow, never a word that the rest is missing.
+#: The public API cannot say so either, hence this guess: a batch this big
+#: reports every root as re-created (re-scan it whole), and the copy sandbox
+#: then walks its mirror instead of trusting the paths named, which for this
+#: many paths costs about what copying them one by one would.
+_RESCAN_AT = 1000
+
+#: Sent through ``post`` once the channel's OS watch is in place (or failed),
+#: and once the channel has ended.
+READY = object()
+END = object()
 
 
 def is_under(path: Path, folder: Path) -> bool:
@@ -63,15 +119,14 @@ def _is_empty_file(path: Path) -> bool:
     return stat.S_ISREG(st.st_mode) and st.st_size == 0
 
 
-
-@dataclass
+@record
 class Root:
-    """A folder handed to RustNotify."""
+    """A folder handed to ``watch``."""
 
     path: Path
     forms: tuple[Path, ...]
     identity: tuple[int, int] | None = None
-    """(st_dev, st_ino) when the current RustNotify was built; None: absent."""
+    """(st_dev, st_ino) when the current ``watch`` was built; None: absent."""
     missing: bool = False
     """Absent at the last check (already reported as deleted)."""
 
@@ -85,38 +140,31 @@ class WatchError(RuntimeError):
     ``force_polling`` or raise ``fs.inotify.max_user_watches``)."""
 
 
-END = object()
-
-#: watchfiles' codes for an added and a deleted path (``watchfiles.Change``).
-_ADDED = 1
-_DELETED = 3
-
-#: How many steps an unsettled batch (see ``Channel._unsettled``) is held.
-_SETTLE_STEPS = 3
-
-#: Give up on a watch that keeps failing after this many rebuilds in a row.
-_MAX_REBUILDS_AFTER_ERRORS = 3
-
-#: A batch of this many events is taken for one in which events were lost.
-#: When the kernel's inotify queue overflows (a burst of more than
-#: fs.inotify.max_queued_events, 16,384 by default, while the watcher was not
-#: reading), notify turns the overflow into a rescan event that names no path,
-#: and watchfiles drops events without a path: what arrives is only the part of
-#: the burst queued before the overflow, never a word that the rest is missing.
-#: So a batch this big reports every root as re-created (re-scan it whole):
-#: the copy sandbox then walks its mirror instead of trusting the paths named,
-#: which for this many paths costs about what copying them one by one would.
-_RESCAN_AT = 1000
-
-
 class Channel:
-    """One RustNotify (recursive or not) over some roots, driven in one thread."""
+    """One ``watch`` (recursive or not) over some roots, iterated in one thread.
 
-    def __init__(self, watcher: Watcher, roots: list[Path], recursive: bool) -> None:
-        self.watcher = watcher
+    What it finds goes to ``post``: a :class:`Change`, a :class:`WatchError`,
+    :data:`READY` once, :data:`END` last. ``stop`` ends it within a step.
+    """
+
+    def __init__(
+        self,
+        roots: list[Path],
+        recursive: bool,
+        *,
+        force_polling: bool,
+        stop: threading.Event,
+        post: Callable[[object], None],
+        make_change: MakeChange,
+    ) -> None:
         self.recursive = recursive
+        self.force_polling = force_polling
         self.roots = [Root(path=p, forms=forms(p)) for p in roots]
-        self.notify: RustNotify | None = None
+        self._stop = stop
+        self._post = post
+        self._make_change = make_change
+        self._batches: Batches | None = None
+        self._failures = 0  # errors of the OS watcher in a row
         self.thread = threading.Thread(
             target=self._main,
             name=f"verifier-tui-watch-{'tree' if recursive else 'files'}",
@@ -125,146 +173,166 @@ class Channel:
 
     # -- building ---------------------------------------------------------
 
-    def _build(self) -> RustNotify | None:
-        """A new RustNotify over the roots that exist now. This walks their
-        trees, holding the GIL all along (see the module docstring)."""
-        from watchfiles._rust_notify import RustNotify
+    def _open(self) -> Batch:
+        """Start a new ``watch`` over the roots that exist now and return what
+        it caught in its first wait. Its first step builds the OS watch,
+        walking the roots' trees and holding the GIL all along (see
+        :mod:`.child`); what building raises is raised here."""
+        import watchfiles
 
         identities = [_dir_identity(root.path) for root in self.roots]
-        present = [str(r.path) for r, i in zip(self.roots, identities, strict=True) if i is not None]
-        w = self.watcher
-        notify = (
-            RustNotify(present, False, w.force_polling, w.poll_delay_ms, self.recursive, True)
-            if present
-            else None
-        )
+        present = [r.path for r, i in zip(self.roots, identities, strict=True) if i is not None]
+        self._batches = None
+        if present:
+            self._batches = watchfiles.watch(
+                *present,
+                watch_filter=None,  # filtered here, on paths relative to each root
+                debounce=DEBOUNCE_MS,
+                step=STEP_MS,
+                stop_event=self._stop,
+                rust_timeout=_WAKE_MS,
+                yield_on_timeout=True,
+                debug=False,
+                force_polling=self.force_polling,
+                recursive=self.recursive,
+                ignore_permission_denied=True,
+            )
+        first = self._next()
         # Recorded only once the new watch is in place, so a failed build is
         # simply retried at the next check.
         for root, identity in zip(self.roots, identities, strict=True):
             root.identity = identity
             root.missing = identity is None
-        return notify
+        return first
 
-    def _rebuild(self, raw: set[tuple[int, str]]) -> None:
-        """Replace the RustNotify after a root changed, losing no event on the
-        other roots: build the new one first, then collect what the old one
+    def _rebuild(self, raw: Batch) -> None:
+        """Replace the ``watch`` after a root changed, losing no event on the
+        other roots: start the new one first, then collect what the old one
         caught meanwhile."""
-        from watchfiles._rust_notify import WatchfilesRustInternalError
-
+        old = self._batches
         try:
-            new = self._build()
+            raw |= self._open()
         except FileNotFoundError:
             # A root vanished again while we walked it: try at the next check.
+            self._batches = old
             return
-        old, self.notify = self.notify, new
         if old is not None:
-            try:
-                leftover = old.watch(self.watcher.debounce_ms, self.watcher.step_ms, 1, None)
-            except WatchfilesRustInternalError:
-                leftover = None  # the very error we are rebuilding after
-            if isinstance(leftover, set):
-                raw |= leftover
+            with suppress(RuntimeError):  # an error of the old watch no longer matters
+                raw |= next(old, set())
             old.close()
 
     # -- the loop ---------------------------------------------------------
 
     def _main(self) -> None:
-        w = self.watcher
         try:
-            self.notify = self._build()
-        except BaseException as exc:  # noqa: BLE001 - handed to the consumer
-            w._post(WatchError(f"could not watch {self._describe_roots()}: {exc}"))
-            w._channel_ready()
-            w._post(END)
+            raw = self._open()
+        except _Stop:
+            self._post(READY)
+            self._post(END)
             return
-        w._channel_ready()
+        except BaseException as exc:  # noqa: BLE001 - handed to the consumer
+            self._post(WatchError(f"could not watch {self._describe_roots()}: {exc}"))
+            self._post(READY)
+            self._post(END)
+            return
+        self._post(READY)
         try:
-            self._loop()
+            self._loop(raw)
         except _Stop:
             pass
         except BaseException as exc:  # noqa: BLE001 - handed to the consumer
-            w._post(WatchError(f"watching {self._describe_roots()} failed: {exc}"))
+            self._post(WatchError(f"watching {self._describe_roots()} failed: {exc}"))
         finally:
-            if self.notify is not None:
-                self.notify.close()
-            w._post(END)
+            if self._batches is not None:
+                self._batches.close()
+            self._post(END)
 
     def _describe_roots(self) -> str:
         return ", ".join(str(r.path) for r in self.roots)
 
-    def _loop(self) -> None:
-        from watchfiles._rust_notify import WatchfilesRustInternalError
-
-        w = self.watcher
-        failures = 0
-        while not w._stop.is_set():
-            try:
-                raw = self._wait(_MISSING_ROOT_CHECK_MS if self._any_missing() else _ROOT_CHECK_MS)
-                failures = 0
-            except WatchfilesRustInternalError:
-                # The OS watcher reported an error (its event queue overflowed,
-                # a watch could not be added...): events may have been lost.
-                # Start over, and report every root as re-created (re-scan).
-                failures += 1
-                if failures > _MAX_REBUILDS_AFTER_ERRORS:
-                    raise
-                logger.warning("file watcher error; re-creating it", exc_info=True)
-                for root in self.roots:
-                    root.identity = None
-                raw = set()
+    def _loop(self, raw: Batch) -> None:
+        while True:
             appeared, vanished = self._check_roots(raw)
             if appeared:
                 self._rebuild(raw)
-            change = w._make_change(self, raw, appeared, vanished)
+            change = self._change(raw, appeared, vanished)
             if change is not None and self._unsettled(raw, change, vanished):
-                try:
-                    extra = self._wait(_SETTLE_STEPS * w.step_ms)
-                except WatchfilesRustInternalError:
-                    extra = set()  # handled (rebuilt) at the next wait
+                extra = self._wait()
                 raw |= extra
                 more_appeared, more_vanished = self._check_roots(extra)
                 if more_appeared:
                     self._rebuild(raw)
                 appeared += more_appeared
                 vanished |= more_vanished
-                change = w._make_change(self, raw, appeared, vanished)
+                change = self._change(raw, appeared, vanished)
             if change is not None and len(raw) >= _RESCAN_AT:
-                change = w._make_change(self, raw, appeared + [r for r in self.roots if not r.missing], vanished)
+                change = self._change(raw, appeared + [r for r in self.roots if not r.missing], vanished)
             if change is not None:
-                w._post(change)
+                self._post(change)
+            raw = self._wait()
 
-    def _unsettled(self, raw: set[tuple[int, str]], change: Change, vanished: frozenset[Path]) -> bool:
+    def _next(self) -> Batch:
+        """The next batch of the current ``watch``: empty after ``_WAKE_MS``
+        with no event."""
+        if self._batches is None:  # no root exists: only wait for one to appear
+            if self._stop.wait(_WAKE_MS / 1000):
+                raise _Stop
+            return set()
+        batch = next(self._batches, None)
+        if batch is None:  # ``watch`` returns once ``stop`` is set
+            raise _Stop
+        return batch
+
+    def _wait(self) -> Batch:
+        """:meth:`_next`, surviving an error of the OS watcher (a watch that
+        could not be added...): events may have been lost, and that ``watch``
+        has ended. Then every root is taken as re-created, so the next check
+        starts a new ``watch`` and reports them re-created (re-scan them)."""
+        try:
+            batch = self._next()
+        except RuntimeError:  # watchfiles' WatchfilesRustInternalError
+            self._failures += 1
+            if self._failures > _MAX_REBUILDS_AFTER_ERRORS:
+                raise
+            logger.warning("file watcher error; re-creating it", exc_info=True)
+            self._batches = None
+            for root in self.roots:
+                root.identity = None
+            return set()
+        self._failures = 0
+        return batch
+
+    def _change(self, raw: Batch, appeared: list[Root], vanished: frozenset[Path]) -> Change | None:
+        paths = {p for _kind, raw_path in raw if (p := self._user_path(raw_path)) is not None}
+        return self._make_change(paths, [root.path for root in appeared], vanished)
+
+    def _user_path(self, raw_path: str) -> Path | None:
+        """The event's path on the user's side (under the root as named)."""
+        path = Path(raw_path)
+        for root in self.roots:
+            for form in root.forms:
+                if is_under(path, form):
+                    return root.path / path.relative_to(form)
+        return None
+
+    def _unsettled(self, raw: Batch, change: Change, vanished: frozenset[Path]) -> bool:
         """Whether the batch looks like the middle of a save that a loaded
         machine paused for more than a step: a file deleted (an atomic save
         between "rename x away" and "write new x"), or a file just created and
-        still empty (between open() and write()). Such a batch is held a few
-        steps more so the save is one Change, not two, and no run reads an
+        still empty (between open() and write()). Such a batch is held for one
+        more wait so the save is one Change, not two, and no run reads an
         empty file. Cost: a real deletion or an empty new file is reported
-        ~30 ms later; a normal save, nothing."""
+        up to ``_WAKE_MS`` later; a normal save, nothing."""
         if change.deleted - vanished:
             return True
         for kind, raw_path in raw:
             if kind == _ADDED:
-                path = self.watcher._user_path(self, raw_path)
-                if path in change.paths and _is_empty_file(path):
+                path = self._user_path(raw_path)
+                if path is not None and path in change.paths and _is_empty_file(path):
                     return True
         return False
 
-    def _any_missing(self) -> bool:
-        return any(r.missing for r in self.roots)
-
-    def _wait(self, timeout_ms: int) -> set[tuple[int, str]]:
-        w = self.watcher
-        if self.notify is None:
-            if w._stop.wait(timeout_ms / 1000):
-                raise _Stop
-            return set()
-        result = self.notify.watch(w.debounce_ms, w.step_ms, timeout_ms, w._stop)
-        if result == "stop":
-            raise _Stop
-        return result if isinstance(result, set) else set()
-
-    def _check_roots(self, raw: set[tuple[int, str]]) -> tuple[list[Root], frozenset[Path]]:
+    def _check_roots(self, raw: Batch) -> tuple[list[Root], frozenset[Path]]:
         """Roots that appeared or were replaced (their watch is dead: the OS
         watch follows the old inode, which now lies elsewhere or nowhere), and
         roots that vanished since the last check."""
@@ -285,4 +353,3 @@ class Channel:
             elif identity != root.identity or any(str(f) in dead for f in root.forms):
                 appeared.append(root)
         return appeared, frozenset(vanished)
-

@@ -1,12 +1,12 @@
 """The watcher process: where :class:`~.watcher.Watcher` watches from by default.
 
-``watchfiles.awatch`` builds its ``RustNotify`` on the event-loop thread, and
-building it walks the whole tree (272 ms for 20k folders). Building it in a
-thread instead does not help: ``RustNotify()`` holds the GIL for the whole walk
-(measured: the loop froze for the full 253 ms of a 20k-folder build done in a
-thread). So the watching runs in a small child process (:func:`main`), which
-prints each finished :class:`~.changes.Change` as a JSON line; the parent's
-loop only reads lines. Rebuilding after a root is re-created happens there
+watchfiles' ``watch`` and ``awatch`` build their OS watch as they start, and
+building it walks the whole tree (272 ms for 20k folders). ``awatch`` builds
+it on the event-loop thread; building it in a thread instead does not help:
+watchfiles holds the GIL for the whole walk (measured: the loop froze for the
+full 253 ms of a 20k-folder build done in a thread). So the watching runs in a
+small child process (:func:`main`), which prints each finished
+:class:`~.changes.Change` as a JSON line; the parent's loop only reads lines. Rebuilding after a root is re-created happens there
 too, and so do the watcher's 200 wake-ups a second (one per step). Cost:
 ~50 ms more to become ready, ~23 MB, about 1% of a core when idle.
 """

@@ -52,6 +52,7 @@ class LiveRuns:
         on_task_reloaded: Callable[[], Any] | None = None,
         on_watching: Callable[[], Any] | None = None,
         on_stale: Callable[[Change], Any] | None = None,
+        on_outdated: Callable[[], Any] | None = None,
     ) -> None:
         """``run(trigger, change)`` performs one run for the face and returns
         what ``on_result(change, result)`` receives; ``trigger`` says in words
@@ -59,7 +60,9 @@ class LiveRuns:
         ``on_task_error(message)`` is told when the task could not be re-read
         (no run follows), ``on_task_reloaded()`` after it was, ``on_watching()``
         each time a watcher is in place, ``on_stale(change)`` when a change is
-        held because live reload is off (the last run is stale)."""
+        held because live reload is off (the last run is stale),
+        ``on_outdated()`` when what every case's run reads changed (the tests,
+        the verifier, task.toml): no case's last verdict is of the files now."""
         self.session = session
         self.force_polling = force_polling
         self.scheduler = RunScheduler(self._run, supersede=supersede, on_error=on_error, on_result=on_result)
@@ -68,6 +71,7 @@ class LiveRuns:
         self._on_task_reloaded = on_task_reloaded
         self._on_watching = on_watching
         self._on_stale = on_stale
+        self._on_outdated = on_outdated
         self.live_reload = True
         """False: a change re-reads the task but runs nothing; it is held in
         :attr:`stale` until a run starts or live reload is turned on again."""
@@ -106,6 +110,8 @@ class LiveRuns:
         session.note_change(change)  # for the copy sandbox's mirror: copy what changed, not the whole tree
         if not change.paths:
             return  # only caches, VCS internals, editors' temporary files: the mirror follows, nothing runs
+        if self._on_outdated is not None and session.changes_every_case(change.paths):
+            self._on_outdated()
         task_changed = any(p.name == "task.toml" or p.is_relative_to(session.task.tests_dir) for p in change.paths)
         case_before = session.case
         if task_changed or session.defines_cases(change.paths):

@@ -60,8 +60,6 @@ class RunScheduler:
         """Runs cancelled by :meth:`close`."""
         self.latest_result: Any = None
         """The result of the last run that finished without being superseded."""
-        self.latest_change: Change | None = None
-        """The change that triggered the run ``latest_result`` came from."""
 
     @property
     def busy(self) -> bool:
@@ -138,7 +136,6 @@ class RunScheduler:
         else:
             self.runs_finished += 1
             self.latest_result = task.result()
-            self.latest_change = change
             if self._on_result is not None:
                 self._call(self._on_result, change, self.latest_result, what="on_result")
         if self._has_pending and not self._closed:

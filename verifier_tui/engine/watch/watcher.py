@@ -19,41 +19,27 @@ import logging
 import os
 import sys
 import threading
-from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable
+from collections.abc import AsyncGenerator, Callable, Iterable
 from contextlib import suppress
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from verifier_tui.engine.record import record
+from verifier_tui.engine.to_the_end import to_the_end
 from verifier_tui.engine.watch.changes import Change, WatchTarget
-from verifier_tui.engine.watch.channel import END, Channel, Root, WatchError, forms, is_under
+from verifier_tui.engine.watch.channel import (
+    END,
+    READY,
+    Channel,
+    WatchError,
+    forms,
+    is_under,
+)
 from verifier_tui.engine.watch.filters import is_noise
 
 logger = logging.getLogger(__name__)
 
-#: How long RustNotify sleeps between looks at its event set (its ``step``).
-#: A lone save is seen at the first step boundary after it lands, then one
-#: quiet step closes the batch: latency is 1-2 steps. Measured on the
-#: project's 2-core box, write to Change yielded, 30 writes at random phase:
-#: step 10: median 16 ms, max 21; step 20: median 31, max 41; watchfiles'
-#: default 50: median 86, max 100. Issue 11 asks save -> ``watch`` line to be
-#: at most 0.65x entr + runner: 5 ms halves the wait (median 8.6 ms against
-#: 15.5 ms at 10, same machine, same run of 30 saves) for no measurable idle
-#: cost (the watcher process at 5 ms: 0.95% of a core over 20 s, at 10 ms:
-#: 0.85%; most of it is not the steps). An editor's save that lands across two
-#: steps is held together by the channel's settling (``Channel._unsettled``).
-DEFAULT_STEP_MS = 5
-
-#: The most a batch is held open while events keep arriving for *new* paths.
-#: A single save never waits for it (the batch closes after one quiet step);
-#: only a stream of changes to ever more paths (``git checkout``, a build
-#: writing a tree, ``rsync`` into the workspace) reaches it. 300 ms, the top of
-#: the 150-300 ms range usually advised for editors' saves, lets such a stream arrive in a few
-#: large batches instead of starting a run on a half-written tree every 150 ms.
-DEFAULT_DEBOUNCE_MS = 300
-
-
-@dataclass
+@record
 class _Target:
     path: Path  # absolute, not resolved
     label: str
@@ -95,20 +81,14 @@ class Watcher:
         targets: list[WatchTarget],
         *,
         ignore: Iterable[Path] = (),
-        debounce_ms: int = DEFAULT_DEBOUNCE_MS,
-        step_ms: int = DEFAULT_STEP_MS,
         force_polling: bool = False,
-        poll_delay_ms: int = 300,
         isolate: bool = True,
     ) -> None:
         if not targets:
             raise ValueError("nothing to watch")
-        self.debounce_ms = debounce_ms
-        self.step_ms = step_ms
         self.force_polling = force_polling
         """Poll instead of using OS events: network, container and WSL mounts
         deliver no events."""
-        self.poll_delay_ms = poll_delay_ms
         self.isolate = isolate and bool(sys.executable) and not getattr(sys, "frozen", False)
         """Watch from a child process (see the module docstring); False: from
         threads of this process. Falls back to threads if the child cannot start."""
@@ -147,12 +127,13 @@ class Watcher:
 
         self._files = {t.path: t for t in self._targets if not t.folder}
         self._folders = sorted((t for t in self._targets if t.folder), key=lambda t: -len(t.path.parts))
+        self._stop = threading.Event()
         self._channels = [
-            Channel(self, roots, recursive)
+            Channel(roots, recursive, force_polling=self.force_polling, stop=self._stop,
+                    post=self._post, make_change=self._make_change)
             for roots, recursive in ((tree_roots, True), (file_roots, False))
             if roots
         ]
-        self._stop = threading.Event()
         self._ready = asyncio.Event()
         self._failure: BaseException | None = None
         self._producers = 0  # threads or child reader still feeding the queue
@@ -185,10 +166,6 @@ class Watcher:
         if self._failure is not None:
             raise self._failure
 
-    @property
-    def is_ready(self) -> bool:
-        return self._ready.is_set()
-
     def stop(self) -> None:
         """End ``changes()`` within a step or two. Safe from any thread, twice."""
         self._stop.set()
@@ -208,7 +185,7 @@ class Watcher:
         the event loop, and its pipes are closed by the garbage collector after
         the loop is gone ("Event loop is closed")."""
         self.stop()
-        await _to_the_end(self._wait_stopped())
+        await to_the_end(self._wait_stopped())
 
     async def changes(self) -> AsyncGenerator[Change, None]:
         """Coalesced relevant changes until :meth:`stop`. A failure of the OS
@@ -251,18 +228,15 @@ class Watcher:
         except RuntimeError:  # loop closed: nobody is listening any more
             self._stop.set()
 
-    def _channel_ready(self) -> None:
-        self._call_in_loop(self._count_down_ready)
-
-    def _count_down_ready(self) -> None:
-        self._pending_ready -= 1
-        if self._pending_ready <= 0:
-            self._ready.set()
-
-    def _post(self, item: Any) -> None:
+    def _post(self, item: object) -> None:
         self._call_in_loop(self._deliver, item)
 
-    def _deliver(self, item: Any) -> None:
+    def _deliver(self, item: object) -> None:
+        if item is READY:
+            self._pending_ready -= 1
+            if self._pending_ready <= 0:
+                self._ready.set()
+            return
         if isinstance(item, BaseException) and self._failure is None:
             self._failure = item
         self._queue.put_nowait(item)
@@ -275,10 +249,7 @@ class Watcher:
         options = {
             "targets": [[str(t.path), t.label, t.folder] for t in self._targets],
             "ignore": [str(p) for p in self._ignore],
-            "debounce_ms": self.debounce_ms,
-            "step_ms": self.step_ms,
             "force_polling": self.force_polling,
-            "poll_delay_ms": self.poll_delay_ms,
         }
         try:
             proc = await asyncio.create_subprocess_exec(
@@ -386,15 +357,6 @@ class Watcher:
 
     # -- turning raw events into a Change (in the watching threads) ---------------
 
-    def _user_path(self, channel: Channel, raw_path: str) -> Path | None:
-        """The event's path on the user's side (under the root as named)."""
-        path = Path(raw_path)
-        for root in channel.roots:
-            for form in root.forms:
-                if is_under(path, form):
-                    return root.path / path.relative_to(form)
-        return None
-
     def _classify(self, path: Path) -> str | None:
         """The display name of a relevant path, "" for a quiet one (noise
         under a watched folder: see ``Change.quiet``), None for one that is
@@ -411,20 +373,14 @@ class Watcher:
                 return "/".join((target.label, *relative))
         return None  # e.g. a sibling of a single-file target
 
-    def _make_change(
-        self,
-        channel: Channel,
-        raw: set[tuple[int, str]],
-        appeared: list[Root],
-        vanished: frozenset[Path],
-    ) -> Change | None:
+    def _make_change(self, paths: set[Path], appeared: list[Path], vanished: frozenset[Path]) -> Change | None:
+        """The change to report for a channel's batch: ``paths`` changed,
+        ``appeared`` roots came (back), ``vanished`` roots went; all as the
+        user named them."""
         names: dict[Path, str] = {}
         quiet: set[Path] = set()
         recreated: set[Path] = set()
-        for _kind, raw_path in raw:
-            path = self._user_path(channel, raw_path)
-            if path is None or path in names:
-                continue
+        for path in paths:
             name = self._classify(path)
             if name:
                 names[path] = name
@@ -432,10 +388,10 @@ class Watcher:
                 quiet.add(path)
         for root in appeared:
             for target in self._targets:
-                if target.folder and target.path == root.path:
-                    names[root.path] = target.label
-                    recreated.add(root.path)
-                elif not target.folder and target.path.parent == root.path and os.path.lexists(target.path):
+                if target.folder and target.path == root:
+                    names[root] = target.label
+                    recreated.add(root)
+                elif not target.folder and target.path.parent == root and os.path.lexists(target.path):
                     names[target.path] = target.path.name  # a single file in it
         for path in vanished:
             name = self._classify(path)
@@ -453,18 +409,3 @@ class Watcher:
             names=tuple(sorted(names.items())),
             quiet=frozenset(quiet),
         )
-
-
-async def _to_the_end(clean_up: Awaitable[None]) -> None:
-    """Await ``clean_up`` to its end even if we are cancelled (again) meanwhile;
-    a cancellation that arrived is raised once it is done."""
-    task = asyncio.ensure_future(clean_up)
-    cancelled = False
-    while not task.done():
-        try:
-            await asyncio.shield(task)
-        except asyncio.CancelledError:
-            cancelled = True
-    task.result()
-    if cancelled:
-        raise asyncio.CancelledError

@@ -10,6 +10,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.content import Content
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
@@ -19,11 +20,18 @@ from verifier_tui.tui.widgets.job_list import JobList
 
 if TYPE_CHECKING:
     from verifier_tui.engine.harbor.folders import Trial
-    from verifier_tui.tui.trial_app import TrialApp
 
 
 class JobScreen(Screen[None]):
     BINDINGS = [*bindings(JOB_KEYS), Binding("escape", "back", "back", show=False)]
+
+    class StepChosen(Message):
+        """A step of ``trial`` to open (the app opens its screen)."""
+
+        def __init__(self, trial: Trial, step: str | None) -> None:
+            super().__init__()
+            self.trial = trial
+            self.step = step
 
     def __init__(self, found: Trial) -> None:
         super().__init__()
@@ -59,5 +67,4 @@ class JobScreen(Screen[None]):
 
     @on(JobList.EntryChosen)
     def _open(self, message: JobList.EntryChosen) -> None:
-        app: TrialApp = self.app  # type: ignore[assignment]
-        app.open_trial(self.found, message.entry.step, from_job=True)
+        self.post_message(self.StepChosen(self.found, message.entry.step))

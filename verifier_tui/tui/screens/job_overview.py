@@ -8,13 +8,14 @@ opens it beside a local replay; esc there comes back here."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.content import Content
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
@@ -30,9 +31,6 @@ from verifier_tui.engine.harbor.overview import (
 from verifier_tui.words.text import plain_text
 from verifier_tui.tui.screens.help import HelpScreen, keys_content
 from verifier_tui.tui.trial_keys import OVERVIEW_KEYS, bindings
-
-if TYPE_CHECKING:
-    from verifier_tui.tui.trial_app import TrialApp
 
 #: Reading yields to the screen after this long: keys and frames wait at most
 #: that. Drawing the first rows takes a dozen hops through the event loop
@@ -66,6 +64,13 @@ def _mean(value: float | None) -> str:
 
 class JobOverviewScreen(Screen[None]):
     BINDINGS = [*bindings(OVERVIEW_KEYS), Binding("escape", "back", "jobs", show=False)]
+
+    class TrialChosen(Message):
+        """A trial's folder to open (the app opens its steps or its screen)."""
+
+        def __init__(self, path: Path) -> None:
+            super().__init__()
+            self.path = path
 
     def __init__(self, path: Path, name: str | None = None, *, from_jobs: bool = False,
                  harbor_version: str | None = None) -> None:
@@ -277,5 +282,4 @@ class JobOverviewScreen(Screen[None]):
     def _trial_chosen(self, event: DataTable.RowSelected) -> None:
         event.stop()
         if 0 <= event.cursor_row < len(self.shown_rows):
-            app: TrialApp = self.app  # type: ignore[assignment]
-            app.open_trial_folder(self.shown_rows[event.cursor_row].path)
+            self.post_message(self.TrialChosen(self.shown_rows[event.cursor_row].path))

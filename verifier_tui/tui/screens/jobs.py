@@ -6,11 +6,12 @@ Enter opens the job's overview; esc there comes back here."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from textual import on, work
 from textual.app import ComposeResult
 from textual.content import Content
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
@@ -19,12 +20,16 @@ from verifier_tui.tui.screens.job_overview import cell, shown
 from verifier_tui.tui.screens.help import HelpScreen, keys_content
 from verifier_tui.tui.trial_keys import JOBS_KEYS, bindings
 
-if TYPE_CHECKING:
-    from verifier_tui.tui.trial_app import TrialApp
-
 
 class JobsScreen(Screen[None]):
     BINDINGS = bindings(JOBS_KEYS)
+
+    class JobChosen(Message):
+        """A job to open (the app opens its overview)."""
+
+        def __init__(self, path: Path) -> None:
+            super().__init__()
+            self.path = path
 
     def __init__(self, path: Path) -> None:
         super().__init__()
@@ -84,5 +89,4 @@ class JobsScreen(Screen[None]):
     def _open(self, event: DataTable.RowSelected) -> None:
         event.stop()
         if 0 <= event.cursor_row < len(self.jobs):
-            app: TrialApp = self.app  # type: ignore[assignment]
-            app.open_job(self.jobs[event.cursor_row].path, from_jobs=True)
+            self.post_message(self.JobChosen(self.jobs[event.cursor_row].path))

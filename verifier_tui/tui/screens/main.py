@@ -23,12 +23,11 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.events import Resize
-from textual.screen import Screen
 from textual.widgets import Footer
 from textual.worker import Worker, WorkerState
 
-from verifier_tui.engine.sandbox.containment import bound_argv
+from verifier_tui.engine.advice import worded
+from verifier_tui.engine.invocation import bound_argv
 from verifier_tui.engine.task.discovery import DiscoveryError, no_verifier_help, no_verifier_message
 from verifier_tui.engine.model import RunResult
 from verifier_tui.engine.session import SelectionError
@@ -46,6 +45,7 @@ from verifier_tui.tui.chooser_options import (
 from verifier_tui.tui.external import editor_command, failing_location, pdb_command, verify_line
 from verifier_tui.tui.keys import key_bindings
 from verifier_tui.tui.messages import (
+    CasesOutdated,
     ChoicesChanged,
     ExplainReady,
     RunFailed,
@@ -69,7 +69,8 @@ from verifier_tui.tui.widgets.output_panel import OutputPanel
 from verifier_tui.tui.widgets.resolution_panel import ResolutionPanel
 from verifier_tui.tui.widgets.reward_panel import RewardPanel
 from verifier_tui.tui.widgets.status_line import StatusLine
-from verifier_tui.tui.widgets.too_small import MIN_HEIGHT, MIN_WIDTH, TooSmall
+from verifier_tui.tui.base import SizedScreen
+from verifier_tui.tui.widgets.too_small import TooSmall
 from verifier_tui.words.run import command_words
 
 if TYPE_CHECKING:
@@ -81,7 +82,7 @@ if TYPE_CHECKING:
 REFUSED = (SelectionError, DiscoveryError, OSError)
 
 
-class MainScreen(Screen[None]):
+class MainScreen(SizedScreen):
     BINDINGS = [*key_bindings(), Binding("escape", "latest", "latest run", show=False)]
 
     def __init__(self) -> None:
@@ -91,6 +92,7 @@ class MainScreen(Screen[None]):
         self.viewing: RunResult | None = None
         """A run picked in the history (None: showing the latest)."""
         self.last_by_case: dict[str, RunResult] = {}
+        self.outdated_through = 0  # runs up to this number read the task's shared files before their last change
         self.running_case: str | None = None
         self.explain: dict[str, Any] | None = None
         self._last_response: ResponseSource | None = None  # the response put aside by "toggle mode"
@@ -136,13 +138,6 @@ class MainScreen(Screen[None]):
             self.query_one(ResolutionPanel).show_message("Resolution appears as soon as the runner starts.", notices)
         self.vt.start()
 
-    def on_resize(self, event: Resize) -> None:
-        width, height = event.size
-        small = width < MIN_WIDTH or height < MIN_HEIGHT
-        self.set_class(small, "-too-small")
-        if small:
-            self.query_one(TooSmall).show_size(width, height)
-
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """A flow of this screen that raised: shown, never a crash."""
         if event.state is WorkerState.ERROR:
@@ -159,7 +154,8 @@ class MainScreen(Screen[None]):
     def _refresh_cases(self) -> None:
         session = self.vt.session
         self.query_one(CasesList).show(
-            session.task.cases, session.case.name if session.case else None, self.last_by_case, self.running_case
+            session.task.cases, session.case.name if session.case else None, self.last_by_case, self.running_case,
+            self.outdated_through,
         )
 
     def on_choices_changed(self, _message: ChoicesChanged) -> None:
@@ -167,9 +163,7 @@ class MainScreen(Screen[None]):
 
     def _no_verifier(self) -> None:
         session = self.vt.session
-        text = no_verifier_message(session.task)
-        text = self.vt.fmt.text(text)
-        help_text = f"{text}\n\n{no_verifier_help(session.task)}"
+        help_text = self.vt.fmt.text(f"{no_verifier_message(session.task)}\n\n{no_verifier_help(session.task)}")
         self.query_one(ResolutionPanel).show_message(help_text, session.notices(), style="bold $warning")
         self.query_one(RewardPanel).show_message("Nothing to run yet: this task has no verifier.", "$warning")
         self.query_one(StatusLine).set_note("no verifier found (see the resolution panel)")
@@ -253,6 +247,10 @@ class MainScreen(Screen[None]):
         self.query_one(RewardPanel).show_message(text, "bold $error")
         self.notify(text, title="run failed", severity="error", markup=False)
 
+    def on_cases_outdated(self, message: CasesOutdated) -> None:
+        self.outdated_through = max(self.outdated_through, message.through)
+        self._refresh_cases()
+
     def on_verdict_stale(self, message: VerdictStale) -> None:
         self._show_stale(message.what)
 
@@ -305,7 +303,8 @@ class MainScreen(Screen[None]):
         try:
             choose(*args)
         except REFUSED as exc:
-            self.notify(str(exc), title="cannot use that", severity="warning", markup=False)
+            said = exc.args[0] if isinstance(exc, SelectionError) and exc.args else str(exc)
+            self.notify(worded(said, self.vt.fmt.action), title="cannot use that", severity="warning", markup=False)
             return False
         self._changed(trigger)
         return True

@@ -20,8 +20,6 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.events import Resize
-from textual.screen import Screen
 from textual.widgets import Footer
 from textual.worker import Worker, WorkerState
 
@@ -40,7 +38,8 @@ from verifier_tui.tui.widgets.agreement_panel import AgreementPanel
 from verifier_tui.tui.widgets.phase_table import PhaseTable
 from verifier_tui.tui.widgets.replay_status import ReplayStatus
 from verifier_tui.tui.widgets.root_cause import RootCausePanel
-from verifier_tui.tui.widgets.too_small import MIN_HEIGHT, MIN_WIDTH, TooSmall
+from verifier_tui.tui.base import SizedScreen
+from verifier_tui.tui.widgets.too_small import TooSmall
 from verifier_tui.tui.widgets.trial_header import TrialHeader
 from verifier_tui.tui.widgets.trial_side import SidePanel
 
@@ -54,7 +53,7 @@ CAPTURED = "__captured__"
 EMPTY = "__empty__"
 
 
-class TrialScreen(Screen[None]):
+class TrialScreen(SizedScreen):
     BINDINGS = [*trial_bindings(), Binding("escape", "back", "trials")]
 
     def __init__(self, opened: TrialSession, *, watch: bool = True, poll: bool = False, from_job: bool = False,
@@ -109,13 +108,6 @@ class TrialScreen(Screen[None]):
         self.query_one(PhaseTable).show(sandbox.phases, None, None, fmt, "replaying…")
         self.query_one(AgreementPanel).show_waiting(sandbox.verdict)
         self.query_one("#local-side", SidePanel).show_message("replaying…")
-
-    def on_resize(self, event: Resize) -> None:
-        width, height = event.size
-        small = width < MIN_WIDTH or height < MIN_HEIGHT
-        self.set_class(small, "-too-small")
-        if small:
-            self.query_one(TooSmall).show_size(width, height)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state is WorkerState.ERROR:

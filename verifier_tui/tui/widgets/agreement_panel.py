@@ -7,11 +7,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import re
-
 from textual.content import Content
 from textual.widgets import Static
 
+from verifier_tui.engine.advice import STAND_IN, Advice
 from verifier_tui.words.trial import agreement_mark, agreement_words, verdict_words
 
 if TYPE_CHECKING:
@@ -21,13 +20,11 @@ if TYPE_CHECKING:
 STYLES = {True: "bold $success", False: "bold $error", None: "bold $warning"}
 NO_REPLAY_KEYS = ("f chooses a folder to replay on (your stand-in for /app), s a case of the task or an empty "
                   "/app")
-#: The command line's way to give a stand-in, which the keys above replace on screen.
-_COMMAND_LINE_HINT = re.compile(r";? ?give --workspace DIR,\s+--case NAME or\s+--stand-in empty")
 
 
-def on_screen(sentence: str) -> str:
-    """A reason for no replay as the screen says it: the keys, not the options."""
-    return _COMMAND_LINE_HINT.sub("", sentence)
+def asks_for_stand_in(skipped: str | None) -> bool:
+    """Whether the reason for no replay is a missing /app (the keys above give one)."""
+    return isinstance(skipped, Advice) and STAND_IN in skipped.actions
 
 
 class AgreementPanel(Static):
@@ -39,10 +36,10 @@ class AgreementPanel(Static):
         if agreement.same is True:
             parts.append(f"the replay ended as the sandbox did: {sandbox_label}")
         else:
-            parts.append(fmt.text(on_screen(sentence)))
+            parts.append(fmt.words(sentence))
         for difference in agreement.differences[1:]:
             parts += ["\n", ("  • ", "$text-muted"), fmt.text(difference)]
-        if replayed.local is None and replayed.skipped and _COMMAND_LINE_HINT.search(replayed.skipped):
+        if replayed.local is None and asks_for_stand_in(replayed.skipped):
             parts += ["\n", ("  ", ""), (NO_REPLAY_KEYS, "bold $accent")]
         self.update(Content.assemble(*parts))
 

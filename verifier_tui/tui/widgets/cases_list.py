@@ -11,7 +11,7 @@ from textual.widgets.option_list import Option
 from verifier_tui.engine.task.cases import Case
 from verifier_tui.engine.model import RunResult
 from verifier_tui.tui.widgets.status_style import status_of
-from verifier_tui.words.run import NOT_RUN, RUNNING, short_reward
+from verifier_tui.words.run import NOT_RUN, OUTDATED, RUNNING, short_reward
 
 NO_CASES = "__none__"
 
@@ -30,14 +30,18 @@ class CasesList(OptionList):
         current: str | None,
         last: dict[str, RunResult],
         running: str | None,
+        outdated_through: int = 0,
     ) -> None:
+        """``outdated_through``: a run of this sequence number or lower read
+        the task's shared files before they changed (its mark is out of date)."""
         ids = [c.name for c in cases] or [NO_CASES]
         same = [o.id for o in self.options] == ids
         if not cases:
             if not same:
                 self.set_options([Option(Content("(no cases)"), id=NO_CASES, disabled=True)])
             return
-        prompts = [self._prompt(c, c.name == current, last.get(c.name), c.name == running) for c in cases]
+        prompts = [self._prompt(c, c.name == current, last.get(c.name), c.name == running, outdated_through)
+                   for c in cases]
         if same:
             for index, prompt in enumerate(prompts):
                 self.replace_option_prompt_at_index(index, prompt)
@@ -47,13 +51,15 @@ class CasesList(OptionList):
             self.highlighted = highlighted
 
     @staticmethod
-    def _prompt(case: Case, current: bool, result: RunResult | None, running: bool) -> Content:
+    def _prompt(case: Case, current: bool, result: RunResult | None, running: bool, outdated_through: int) -> Content:
         marker = (f"{RUNNING} ", "bold $accent") if running else ("  ", "")
         name_style = "bold underline" if current else ""
         if result is None:
             return Content.assemble(marker, (NOT_RUN, "$text-muted"), " ", (case.name, name_style))
         symbol, _word, style = status_of(result)
         reward = short_reward(result)
+        if result.sequence <= outdated_through:  # its verdict was the files' before the change: not shown as current
+            symbol, style, reward = OUTDATED, "bold $warning", f"was {symbol} {reward}".rstrip()
         return Content.assemble(
             marker, (symbol, style), " ", (case.name, name_style), (f"  {reward}" if reward else "", "$text-muted")
         )

@@ -17,6 +17,7 @@ from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from verifier_tui.engine.harbor.runner_output import parse_runner_output
 from verifier_tui.engine.model import CapturedText, RunResult
 from verifier_tui.engine.record import replace
 from verifier_tui.engine.verdict import REWARD_KEYS, rewards_json
@@ -79,14 +80,26 @@ def summary_text(result: RunResult, duration: str) -> str:
     return "\n".join(lines)
 
 
-def reward_change(result: RunResult, previous: RunResult | None) -> tuple[str, str]:
+def ending(result: RunResult) -> str | None:
+    """What ended a run, beyond its outcome: the type of the exception the
+    verifier raised, or the runner's contract problem (None: neither)."""
+    output = parse_runner_output(result.stderr.text)
+    if output.traceback is not None:
+        return output.traceback.bare_type
+    return output.contract_message
+
+
+def reward_change(result: RunResult, previous: RunResult | None,
+                  endings: tuple[str | None, str | None]) -> tuple[str, str]:
     """(mark, style) comparing two runs' rewards: ▲ up, ▼ down, = same, ≠ when
-    one of them has no reward (the marks and their meaning: words.LEGEND)."""
+    one of them has no reward, or neither has and they ended differently
+    (``endings``: :func:`ending` of each; the marks and their meaning: words.LEGEND)."""
     if previous is None:
         return "", ""
     now, before = result.verdict.reward, previous.verdict.reward
     if now is None and before is None:
-        return (SAME, "$text-muted") if result.outcome == previous.outcome else (CHANGED, "$warning")
+        same = result.outcome == previous.outcome and endings[0] == endings[1]
+        return (SAME, "$text-muted") if same else (CHANGED, "$warning")
     if now is None or before is None:
         return CHANGED, "$warning"
     if now > before:
@@ -111,24 +124,30 @@ class HistoryList(OptionList):
         super().__init__(**kwargs)
         self.results: list[RunResult] = []
         """Every listed run, oldest first: the latest KEEP_FULL whole, the others without their output."""
+        self.endings: dict[int, str | None] = {}
+        """Each listed run's :func:`ending`, by sequence: read while its output is still kept."""
 
     def add(self, result: RunResult) -> None:
         previous = next((r for r in reversed(self.results) if r.case == result.case), None)
+        self.endings[result.sequence] = ending(result)
         self.results.append(result)
+        for gone in self.results[:-MAX_RUNS]:
+            self.endings.pop(gone.sequence, None)
         del self.results[:-MAX_RUNS]
         if len(self.results) > KEEP_FULL:
             self.results[-1 - KEEP_FULL] = without_output(self.results[-1 - KEEP_FULL])
-        option = Option(self._prompt(result, previous))
+        endings = (self.endings[result.sequence], self.endings.get(previous.sequence) if previous else None)
+        option = Option(self._prompt(result, previous, endings))
         highlighted = self.highlighted
         self.set_options([option, *list(self.options)[: MAX_RUNS - 1]])
         # Stay on the run the user was looking at; follow the newest otherwise.
         self.highlighted = min(highlighted + 1, self.option_count - 1) if highlighted else 0
 
     @staticmethod
-    def _prompt(result: RunResult, previous: RunResult | None) -> Content:
+    def _prompt(result: RunResult, previous: RunResult | None, endings: tuple[str | None, str | None]) -> Content:
         """Two lines: ``#7 ✓ good 1 ▲`` and, under it, what triggered the run."""
         symbol, _word, style = status_of(result)
-        mark, mark_style = reward_change(result, previous)
+        mark, mark_style = reward_change(result, previous, endings)
         reward = short_reward(result)
         return Content.assemble(
             (f"#{result.sequence:<3}", "$text-muted"),

@@ -13,9 +13,11 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
+from verifier_tui.engine.advice import worded
 from verifier_tui.engine.diagnosis import shadow_text, stdlib_shadows
+from verifier_tui.tui.display import key_words
 from verifier_tui.tui.widgets.reward_panel import IN_COMMAND
-from verifier_tui.words.run import LISTED, MODE_NAMES, binding_text, more_text, tui_words
+from verifier_tui.words.run import LISTED, MODE_NAMES, binding_text, more_text
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -33,7 +35,7 @@ class ResolutionPanel(VerticalScroll):
         yield Static(Content("Resolution appears as soon as the runner starts."), id="resolution-body")
 
     def show_message(self, text: str, notices: Sequence[str] = (), style: str = _MUTED) -> None:
-        parts: list[Any] = [(f"⚠ {tui_words(n)}\n", _WARN) for n in notices]
+        parts: list[Any] = [(f"⚠ {worded(n, key_words)}\n", _WARN) for n in notices]
         parts.append((text, style))
         self.query_one("#resolution-body", Static).update(Content.assemble(*parts))
 

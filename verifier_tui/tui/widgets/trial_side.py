@@ -73,10 +73,10 @@ class SidePanel(VerticalScroll):
         local = replayed.local
         self.failing = replayed.failure
         if local is None:
-            from verifier_tui.tui.widgets.agreement_panel import NO_REPLAY_KEYS, on_screen
+            from verifier_tui.tui.widgets.agreement_panel import NO_REPLAY_KEYS
 
             keys = [("\n\n" + NO_REPLAY_KEYS, "bold $accent")] if opened.walk.location.found else []
-            self._update([("no replay yet: ", "bold $warning"), fmt.text(on_screen(replayed.skipped or "")), *keys])
+            self._update([("no replay yet: ", "bold $warning"), fmt.words(replayed.skipped or ""), *keys])
             return
         from verifier_tui.engine.harbor.agreement import local_verdict
 

@@ -1,0 +1,160 @@
+"""``verifier-tui new`` and ``verifier-tui vendor`` as an author runs them: the
+real console script on real folders, and what it leaves on disk."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+from tests.helpers import EXAMPLES, REPO, no_traceback, run_tool, write
+
+SHIM_SOURCE = REPO / "runner" / "test.sh"
+RUNNER_SOURCE = REPO / "runner" / "run_verifier.py"
+NEW_FILES = {
+    "task.toml", "instruction.md", "environment/Dockerfile", "solution/solve.sh", "tests/test.sh",
+    "tests/.ng/run_verifier.py", "tests/verifier.py", "cases/correct/expected.json",
+    "cases/correct/workspace/answer.txt", "cases/wrong/expected.json", "cases/wrong/workspace/answer.txt",
+}
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    """Every file under ``root`` and its bytes."""
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+
+def test_new_writes_a_task_whose_cases_pass_under_test(tmp_path, env):
+    task = tmp_path / "my-task"
+    done = run_tool(env, "new", task)
+    assert done.returncode == 0, done.stderr
+    assert f"verifier-tui test {task}" in done.stdout  # the next step, said
+    assert set(tree(task)) == NEW_FILES
+    assert (task / "tests" / "test.sh").read_bytes() == SHIM_SOURCE.read_bytes()
+    assert (task / "tests" / ".ng" / "run_verifier.py").read_bytes() == RUNNER_SOURCE.read_bytes()
+    for program in ("tests/test.sh", "solution/solve.sh"):
+        assert os.access(task / program, os.X_OK), program
+    dockerfile = (task / "environment" / "Dockerfile").read_text()
+    assert "WORKDIR /app" in dockerfile and "python" in dockerfile.lower()
+
+    tested = run_tool(env, "test", task, "--json")
+    assert tested.returncode == 0, tested.stdout + tested.stderr
+    cases = {c["case"]: c for c in json.loads(tested.stdout)["cases"]}
+    assert set(cases) == {"correct", "wrong"}
+    assert cases["correct"]["rewards"] == {"reward": 1.0} and cases["wrong"]["rewards"] == {"reward": 0.0}
+
+
+def test_the_new_tasks_oracle_earns_the_full_reward(tmp_path, env):
+    """solution/solve.sh, run on an empty /app, leaves what the verifier gives 1.0."""
+    task = tmp_path / "oracle"
+    assert run_tool(env, "new", task).returncode == 0
+    app = tmp_path / "app"
+    app.mkdir()
+    solve = (task / "solution" / "solve.sh").read_text().replace("/app", str(app))
+    subprocess.run(["bash", "-c", solve], check=True, timeout=60)
+    done = run_tool(env, "run", task, "--workspace", app, "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["rewards"] == {"reward": 1.0}
+
+
+def test_the_new_task_toml_is_one_harbor_loads(tmp_path, env):
+    """Read by the tool's Harbor 0.26.0 rules: nothing refused, the name given,
+    a verifier timeout of its own, /app collected after every trial."""
+    from verifier_tui.engine.task.config import parse_task_config
+
+    task = tmp_path / "named"
+    assert run_tool(env, "new", task, "--name", "acme/hello-world").returncode == 0
+    config = parse_task_config(task / "task.toml")
+    assert config.refused is None and config.problems == ()
+    assert config.name == "acme/hello-world"
+    assert config.verifier.timeout_given and config.timeout_sec == 60.0
+    assert "/app" in [artifact.rstrip("/") for artifact in config.artifacts]
+
+
+def test_new_without_a_name_takes_the_folders(tmp_path, env):
+    from verifier_tui.engine.task.config import parse_task_config
+
+    task = tmp_path / "Sum Numbers!"
+    assert run_tool(env, "new", task).returncode == 0
+    config = parse_task_config(task / "task.toml")
+    assert config.refused is None and config.name == "local/Sum-Numbers"
+
+
+def test_new_refuses_a_folder_that_is_not_empty(tmp_path, env):
+    task = write(tmp_path / "busy" / "notes.txt", "mine\n").parent
+    done = run_tool(env, "new", task)
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and "is not empty" in done.stderr
+    no_traceback(done)
+    assert tree(task) == {"notes.txt": b"mine\n"}
+
+
+def test_new_refuses_a_name_harbor_would_refuse(tmp_path, env):
+    done = run_tool(env, "new", tmp_path / "t", "--name", "no-org")
+    assert done.returncode == 2 and "org/name" in done.stderr and done.stderr.count("\n") == 1
+    assert not (tmp_path / "t").exists()
+
+
+def test_new_into_an_empty_folder(tmp_path, env):
+    (tmp_path / "empty").mkdir()
+    assert run_tool(env, "new", tmp_path / "empty", "--no-open").returncode == 0
+    assert set(tree(tmp_path / "empty")) == NEW_FILES
+
+
+def test_vendor_turns_a_plain_task_into_a_runner_task_and_keeps_its_script(tmp_path, env):
+    import shutil
+
+    task = shutil.copytree(EXAMPLES / "plain-test-sh", tmp_path / "plain")
+    before = tree(task)
+    done = run_tool(env, "vendor", task)
+    assert done.returncode == 0, done.stderr
+    after = tree(task)
+    assert after["tests/test.sh"] == SHIM_SOURCE.read_bytes()
+    assert after["tests/test.sh.old"] == before["tests/test.sh"]  # the task's own script, kept
+    assert after["tests/.ng/run_verifier.py"] == RUNNER_SOURCE.read_bytes()
+    assert {k: v for k, v in after.items() if k not in ("tests/test.sh", "tests/test.sh.old",
+                                                        "tests/.ng/run_verifier.py")} == {
+        k: v for k, v in before.items() if k != "tests/test.sh"}
+    assert "tests/test.sh.old" in done.stdout and "tests/.ng/run_verifier.py: written" in done.stdout
+    assert os.access(task / "tests" / "test.sh", os.X_OK)
+
+    again = run_tool(env, "vendor", task)
+    assert again.returncode == 0 and tree(task) == after
+    assert again.stdout.count("left as it is") == 2
+
+
+def test_vendor_replaces_a_different_runner_and_keeps_it_beside(tmp_path, env):
+    task = tmp_path / "published"
+    write(task / "task.toml", 'schema_version = "1.4"\n')
+    write(task / "tests" / "verifier.py", "def verify(workspace):\n    return 1.0\n")
+    write(task / "tests" / ".ng" / "run_verifier.py", "# an older runner\n")
+    write(task / "tests" / ".ng" / "run_verifier.py.old", "# kept by an earlier vendor\n")
+    done = run_tool(env, "vendor", task)
+    assert done.returncode == 0, done.stderr
+    ng = task / "tests" / ".ng"
+    assert (ng / "run_verifier.py").read_bytes() == RUNNER_SOURCE.read_bytes()
+    assert (ng / "run_verifier.py.old").read_text() == "# kept by an earlier vendor\n"  # never overwritten
+    assert (ng / "run_verifier.py.old.2").read_text() == "# an older runner\n"
+    assert "tests/.ng/run_verifier.py: replaced" in done.stdout and "run_verifier.py.old.2" in done.stdout
+    assert "tests/test.sh: written" in done.stdout
+    assert run_tool(env, "run", task).returncode == 0
+
+
+def test_vendor_refuses_a_folder_that_is_no_task(tmp_path, env):
+    write(tmp_path / "notes" / "a.txt", "x")
+    done = run_tool(env, "vendor", tmp_path / "notes")
+    assert done.returncode == 2 and "is not a task" in done.stderr and done.stderr.count("\n") == 1
+    assert tree(tmp_path / "notes") == {"a.txt": b"x"}
+
+
+def test_the_readmes_say_how_to_start_a_task_and_link_to_what_exists():
+    import re
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Write your first task", 1)[1].split("\n## ", 1)[0]
+    for words in ("verifier-tui new ", "verifier-tui test ", "verifier-tui vendor ", "tests/.ng/run_verifier.py",
+                  "cases/", "Publishing"):
+        assert words in section, words
+    examples = EXAMPLES.parent / "README.md"
+    links = re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", examples.read_text(encoding="utf-8"))
+    assert links and all((examples.parent / link).exists() for link in links), links

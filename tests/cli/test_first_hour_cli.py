@@ -1,0 +1,67 @@
+"""What a new author meets in the first hour of writing a verifier, headless:
+a renamed verify, a row chosen over a case's, a warning raised at verify's call."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from tests.helpers import REPO, make_task, run_tool, write
+
+WARNS = "import warnings\n\ndef verify(workspace):\n    warnings.warn('read as text', stacklevel=2)\n    return 1.0\n"
+
+
+def test_a_renamed_verify_is_run_and_the_runner_says_why(tmp_path, env):
+    """As in the sandbox: the shim runs tests/verifier.py, and the runner exits 2."""
+    root = make_task(tmp_path / "renamed", "def verifyx(workspace):\n    return 1.0\n", cases={"one": {"a": "a"}})
+    write(root / "cases" / "one" / "expected.json", '{"rewards": {"reward": 1.0}}')
+    done = run_tool(env, "run", root)
+    assert done.returncode == 2
+    assert "no verifier found" not in done.stderr + done.stdout
+    assert "contract error" in done.stdout and "defines no verify" in done.stdout
+    tested = run_tool(env, "test", root)
+    assert tested.returncode == 1 and "✗  one" in tested.stdout
+
+
+def test_a_row_chosen_over_a_case_is_said_once_plainly(tmp_path, env, example):
+    """The case names no row, but --task-id gives verify a row: no word of the
+    case's {} task data, one line saying what verify gets instead."""
+    task = example("greeting-rows")
+    done = run_tool(env, "run", task, "--case", "no-row", "--task-id", "grace", "--json")
+    notices = json.loads(done.stdout)["notices"]
+    assert not any("names no row" in n for n in notices), notices
+    about = [n for n in notices if "expected.json is not applied" in n]
+    assert len(about) == 1 and "the row 'grace' of tasks.jsonl" in about[0]
+    # Without --task-id the case's own missing row is still said.
+    own = json.loads(run_tool(env, "run", task, "--case", "no-row", "--json").stdout)["notices"]
+    assert any("names no row" in n for n in own)
+
+
+def _warning_at(stderr: str) -> tuple[Path, int]:
+    found = re.search(r"^(\S+):(\d+): UserWarning: read as text$", stderr, re.M)
+    assert found, stderr
+    return Path(found.group(1)), int(found.group(2))
+
+
+def test_a_warning_at_verifys_call_names_the_runner_that_ran(tmp_path, env):
+    root = make_task(tmp_path / "warns", WARNS)
+    done = run_tool(env, "run", root, "--json")
+    where, line = _warning_at(json.loads(done.stdout)["stderr"])
+    assert where.is_file(), f"{where} does not exist"  # the task ships no runner: verifier-tui's ran
+    assert where.read_bytes() == (REPO / "runner" / "run_verifier.py").read_bytes()
+    assert "verify(" in where.read_text().splitlines()[line - 1]
+
+
+def test_a_warning_from_the_tasks_own_runner_names_it(tmp_path, env):
+    root = make_task(tmp_path / "own", WARNS)
+    ours = (REPO / "runner" / "run_verifier.py").read_text()
+    own = write(root / "tests" / ".ng" / "run_verifier.py", "# the task's own copy, one line longer\n" + ours)
+    for runner, expected in (("task", own), ("ours", None)):
+        done = run_tool(env, "run", root, "--runner", runner, "--json")
+        where, line = _warning_at(json.loads(done.stdout)["stderr"])
+        if expected is not None:
+            assert where == expected
+        else:
+            assert where != own and where.read_text() == ours
+        assert "verify(" in where.read_text().splitlines()[line - 1]

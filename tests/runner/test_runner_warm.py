@@ -1,0 +1,58 @@
+"""The runner started warm: held before it reads anything, and then exactly a cold start."""
+
+import fcntl
+import os
+import subprocess
+import time
+
+from tests.runner.conftest import WARM_VARIABLE, clean_env
+
+SEES = """
+    import os, sys
+    def verify(workspace):
+        open_fds = sorted(int(fd) for fd in os.listdir("/proc/self/fd"))
+        print(%r in os.environ, open_fds[:3], max(open_fds) < 10 or open_fds, sys.stdin.seekable())
+        return 1.0
+"""
+
+
+def _held(sandbox):
+    """The runner started warm and not yet told to go: (process, go pipe)."""
+    read, go = os.pipe()
+    high = fcntl.fcntl(read, fcntl.F_DUPFD_CLOEXEC, 10)
+    os.close(read)
+    args = ["--verifier", str(sandbox.verifier_path), "--workspace", str(sandbox.app),
+            "--reward-dir", str(sandbox.reward_dir)]
+    proc = subprocess.Popen([str(sandbox.python), str(sandbox.runner)] + args, cwd=str(sandbox.root),
+                            env=clean_env(extra={WARM_VARIABLE: str(high)}), pass_fds=(high,),
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    os.close(high)
+    return proc, go
+
+
+def test_a_held_runner_does_nothing_until_go_and_then_runs_as_cold(any_sandbox):
+    any_sandbox.verifier((SEES % WARM_VARIABLE).replace("return 1.0", "return 0.5"))
+    proc, go = _held(any_sandbox)
+    time.sleep(0.5)  # time enough to have run, had it not waited
+    assert proc.poll() is None
+    assert list(any_sandbox.reward_dir.iterdir()) == []
+    os.write(go, b"g")
+    os.close(go)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 0, stderr
+    # The variable and the go pipe are gone; stdin is a cold start's /dev/null.
+    assert stdout.decode() == "False [0, 1, 2] True True\n"
+    assert (any_sandbox.reward_dir / "reward.txt").read_text() == "0.5"
+
+
+def test_a_held_runner_discarded_without_go_runs_nothing(sandbox):
+    sandbox.verifier("""
+        def verify(workspace):
+            print("ran")
+            return 1.0
+    """)
+    proc, go = _held(sandbox)
+    os.close(go)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert (proc.returncode, stdout, stderr) == (0, b"", b"")
+    assert list(sandbox.reward_dir.iterdir()) == []

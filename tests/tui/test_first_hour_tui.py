@@ -1,0 +1,82 @@
+"""What a new author meets in the first hour of writing a verifier, in the TUI:
+a renamed verify, and two runs that failed for different reasons."""
+
+from __future__ import annotations
+
+from tests.helpers import make_task, write
+from tests.tui.app_under_test import SIZE, make_app, screen_text, widget_text
+from verifier_tui.engine.model import Outcome
+
+
+async def test_a_renamed_verify_runs_and_shows_the_runners_contract_error(tmp_path):
+    """The sandbox's runner still runs tests/verifier.py and exits 2: so does
+    the TUI, and the case that passed is marked failed, not left at ✓."""
+    root = make_task(tmp_path / "tasks" / "renamed", "def verify(workspace):\n    return 1.0\n",
+                     cases={"correct": {"a.txt": "a"}})
+    write(root / "cases" / "correct" / "expected.json", '{"rewards": {"reward": 1.0}}')
+    app = make_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        first = await app.wait_for_runs(1)
+        assert first.expected_matched is True
+        await app.controller.watch_ready.wait()
+        write(root / "tests" / "verifier.py", "def verifyx(workspace):\n    return 1.0\n")
+        result = await app.wait_for_runs(2)
+        await pilot.pause()
+        assert result is not None and result.outcome is Outcome.CONTRACT_ERROR and result.exit_code == 2
+        assert result.expected_matched is False
+        text = screen_text(app)
+        assert "no verifier found" not in text
+        assert "defines no verify" in widget_text(app, "#reward-body") + text
+        assert "#2  ✗ correct" in text
+        # The cases list marks the case failed; only the history's first run still says ✓.
+        assert [line for line in text.splitlines() if "✓ correct" in line and "#1  ✓ correct" not in line] == []
+
+
+async def test_the_history_tells_a_syntax_error_from_a_value_error(tmp_path):
+    root = make_task(tmp_path / "tasks" / "raising", "def verify(workspace):\n    return (\n",
+                     cases={"only": {"a.txt": "a"}})
+    app = make_app(root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        write(root / "tests" / "verifier.py", "def verify(workspace):\n    raise ValueError('one')\n")
+        await pilot.press("r")
+        await app.wait_for_runs(2)
+        write(root / "tests" / "verifier.py", "def verify(workspace):\n    raise ValueError('two')\n")
+        await pilot.press("r")
+        await app.wait_for_runs(3)
+        await pilot.pause()
+        text = screen_text(app)
+        assert "#2  ! only ≠" in text  # SyntaxError, then ValueError: not the same ending
+        assert "#3  ! only =" in text  # ValueError both times
+
+
+def cases_shown(app) -> str:
+    """The cases list as it reads, one case a line."""
+    return "\n".join(option.prompt.plain for option in app.main.query_one("#cases").options)
+
+
+async def test_the_other_cases_marks_say_they_are_out_of_date_after_the_verifier_changed(tmp_path):
+    """Only the current case re-runs on a save: the others' ✓ came from the
+    verifier before it, so they are marked out of date until they run again."""
+    root = make_task(tmp_path / "tasks" / "two", "def verify(workspace):\n    return 1.0\n",
+                     cases={"first": {"a.txt": "a"}, "second": {"a.txt": "a"}})
+    for case in ("first", "second"):
+        write(root / "cases" / case / "expected.json", '{"rewards": {"reward": 1.0}}')
+    app = make_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await app.controller.watch_ready.wait()
+        await pilot.press("a")  # every case, so both marks are ✓
+        await app.wait_for_runs(3)
+        await pilot.pause()
+        assert "✓ second" in cases_shown(app)
+        write(root / "tests" / "verifier.py", "def verifyx(workspace):\n    return 1.0\n")
+        await app.wait_for_runs(4)
+        await pilot.pause()
+        cases = cases_shown(app)
+        assert "✓ second" not in cases and "? second" in cases and "was ✓" in cases
+        await pilot.press("a")  # run again, both cases get their verdict of now
+        await app.wait_for_runs(6)
+        await pilot.pause()
+        cases = cases_shown(app)
+        assert "?" not in cases and "✗ first" in cases and "✗ second" in cases

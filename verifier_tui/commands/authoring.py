@@ -1,0 +1,52 @@
+"""``new`` and ``vendor``: the commands that write a task's files."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+from verifier_tui.commands import terminal
+from verifier_tui.engine.task.authoring import AuthoringError, new_task, vendor
+
+# What each file of a new task is for, in the order they are listed.
+_ROLES = {
+    "task.toml": "Harbor's settings: [task] name, the verifier's timeout, /app kept as an artifact",
+    "instruction.md": "what the agent is asked to do",
+    "environment/Dockerfile": "the agent's container: WORKDIR /app, a Python for the verifier",
+    "solution/solve.sh": "the reference solution (Harbor's oracle agent runs it)",
+    "tests/verifier.py": "verify(workspace): returns the reward",
+    "tests/test.sh": "the shim Harbor runs: it finds a Python and starts the runner",
+    "tests/.ng/run_verifier.py": "the runner: imports verifier.py, calls verify, writes the reward file",
+    "cases/": "correct/ and wrong/: a workspace each and the verdict it must get (never published)",
+}
+
+
+def new_command(args) -> int:
+    """``verifier-tui new PATH [--name ORG/NAME]``."""
+    folder = Path(args.path)
+    try:
+        new_task(folder, args.name)
+    except (AuthoringError, OSError) as exc:
+        terminal.error(str(exc))
+        return 2
+    shown = shlex.quote(args.path)
+    terminal.out(f"wrote a new task in {args.path}:")
+    width = max(map(len, _ROLES))
+    for rel, role in _ROLES.items():
+        terminal.out(f"  {rel:<{width}}  {role}")
+    test, tui = f"verifier-tui test {shown}", f"verifier-tui {shown}"
+    terminal.out(f"next: {test}  # every case against its expected.json")
+    terminal.out(f"      {tui:<{len(test)}}  # the TUI: edit tests/verifier.py, and every save runs it again")
+    return 0
+
+
+def vendor_command(args) -> int:
+    """``verifier-tui vendor TASK``."""
+    try:
+        said = vendor(Path(args.path))
+    except (AuthoringError, OSError) as exc:
+        terminal.error(str(exc))
+        return 2
+    for sentence in said:
+        terminal.out(sentence)
+    return 0

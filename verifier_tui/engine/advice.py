@@ -1,0 +1,70 @@
+"""Advice as data: the engine's sentences keep what they suggest doing apart
+from their words, so that each face names the action its own way (the
+headless commands the option, the TUI its key) and none rewrites another's
+sentence.
+
+An :class:`Advice` is a ``str`` (the headless commands', the JSON's and the
+pytest plugin's words, unchanged wherever it is printed, stored or compared)
+that also keeps its ``parts``: plain text and :class:`Action` values, which a
+face words with :meth:`Advice.worded`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from verifier_tui.engine.record import record
+
+if TYPE_CHECKING:
+    from typing import Callable
+
+
+@record(frozen=True)
+class Action:
+    """Something the user can do: ``kind`` says what (the faces key their
+    words on it), ``flag`` how the command line does it, as a phrase."""
+
+    kind: str
+    flag: str
+
+
+Part = str | Action
+
+ANOTHER_PYTHON = Action("another interpreter", "Run with an interpreter that has it: --python EXE")
+DEBUG_UNDER_PDB = Action("debug under pdb", "open the task in the TUI (verifier-tui TASK) and press d")
+CHOOSE_ROW = Action("choose a row", "choose a row with --task-id ID")
+#: Its phrase opens the parenthesis that the list of task ids closes.
+CHOOSE_ROW_OR_NONE = Action("choose a row, or none", "choose one with --task-id ID (t in the TUI; ")
+TASK_RUNNER = Action("the task's runner", "--runner task (R in the TUI) runs the task's own")
+OUR_RUNNER = Action("verifier-tui's runner", "(verifier-tui's runner, without --runner task, shows it)")
+GIVE_RESPONSE = Action("give a response", "give --response FILE")
+#: Said after a sentence, so its phrase starts with the semicolon that joins them.
+STAND_IN = Action("a stand-in for /app", "; give --workspace DIR, --case NAME or --stand-in empty")
+
+
+class Advice(str):
+    """A sentence made of text and actions; as a ``str``, its command-line words."""
+
+    parts: tuple[Part, ...]
+
+    def __new__(cls, *parts: Part) -> Advice:
+        flat: list[Part] = []
+        for part in parts:
+            flat.extend(part.parts if isinstance(part, Advice) else (part,))
+        self = super().__new__(cls, "".join(p if isinstance(p, str) else p.flag for p in flat))
+        self.parts = tuple(flat)
+        return self
+
+    @property
+    def actions(self) -> tuple[Action, ...]:
+        return tuple(p for p in self.parts if isinstance(p, Action))
+
+    def worded(self, action: Callable[[Action], str], text: Callable[[str], str] = str) -> str:
+        """The sentence in a face's words: ``action`` words each action,
+        ``text`` each piece of plain text (a face's paths, say)."""
+        return "".join(text(p) if isinstance(p, str) else action(p) for p in self.parts)
+
+
+def worded(sentence: str, action: Callable[[Action], str], text: Callable[[str], str] = str) -> str:
+    """``sentence`` in a face's words when it is :class:`Advice`, else through ``text``."""
+    return sentence.worded(action, text) if isinstance(sentence, Advice) else text(sentence)

@@ -1,0 +1,115 @@
+"""Linux's ``/proc``, read the one way the engine reads it: every read is
+bounded, and a process that is gone (or not ours) is an empty answer, never
+an error. Where there is no ``/proc`` (macOS) every answer is empty.
+
+(The namespace's init lists its strays itself, in ``sh``: see
+engine/sandbox/isolation.py.)
+"""
+
+from __future__ import annotations
+
+import os
+
+ARGS_BYTES = 1 << 23
+"""How much of a command line or an environment is read: more than the
+kernel lets them hold under the usual 8 MiB stack limit (a quarter of it)."""
+
+_SMALL = 1 << 16  # stat, status, a task's children: a few hundred bytes
+
+
+def pids() -> list[int]:
+    """The processes this process can see."""
+    try:
+        return [int(name) for name in os.listdir("/proc") if name.isdigit()]
+    except OSError:
+        return []
+
+
+def read(pid: int | str, name: str, limit: int = _SMALL) -> bytes | None:
+    """At most ``limit`` bytes of ``/proc/PID/NAME``; None where it cannot be read."""
+    try:
+        with open(f"/proc/{pid}/{name}", "rb") as handle:
+            return handle.read(limit)
+    except OSError:
+        return None
+
+
+def stat(pid: int | str) -> list[bytes] | None:
+    """``/proc/PID/stat``'s fields after the command name (whose parentheses
+    may hold anything): the state first, then the parent, the group, ... so
+    ``stat(pid)[1]`` is the parent's pid. None where it cannot be read."""
+    raw = read(pid, "stat")
+    if raw is None or b")" not in raw:
+        return None
+    return raw.rsplit(b")", 1)[1].split()
+
+
+def status_field(pid: int | str, field: str) -> str | None:
+    """The value of ``/proc/PID/status``'s line ``FIELD:`` (``Umask``, ``SigCgt``...)."""
+    raw = read(pid, "status")
+    for line in (raw or b"").decode("ascii", errors="replace").splitlines():
+        name, _, value = line.partition(":")
+        if name == field:
+            return value.strip()
+    return None
+
+
+def is_over(pid: int) -> bool:
+    """Whether ``pid`` is gone or a zombie (over, not yet reaped)."""
+    fields = stat(pid)
+    return not fields or fields[0] in (b"Z", b"X")
+
+
+def children(pid: int) -> set[int]:
+    """The direct children of ``pid`` (``/proc/PID/task/*/children``)."""
+    found: set[int] = set()
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return found
+    for task in tasks:
+        raw = read(pid, f"task/{task}/children", 1 << 20)  # over 100,000 pids
+        try:
+            found.update(int(child) for child in (raw or b"").split())
+        except ValueError:
+            continue
+    return found
+
+
+def descendants(pid: int) -> set[int]:
+    """``pid``'s descendants (a process whose parent died is found under its
+    new parent: the PID namespace's init, with namespaces)."""
+    found: set[int] = set()
+    todo = [pid]
+    while todo:
+        for child in children(todo.pop()):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
+
+
+def group_members(pgid: int) -> dict[int, list[bytes]]:
+    """The processes of group ``pgid``, each with its :func:`stat` fields."""
+    found: dict[int, list[bytes]] = {}
+    wanted = str(pgid).encode()
+    for pid in pids():
+        fields = stat(pid)
+        if fields is not None and len(fields) > 2 and fields[2] == wanted:
+            found[pid] = fields
+    return found
+
+
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
+def resident_bytes(pids: set[int]) -> dict[int, int]:
+    """Each process's resident bytes, less what it shares with files (``statm``'s second and third fields)."""
+    out: dict[int, int] = {}
+    for pid in pids:
+        try:
+            fields = (read(pid, "statm") or b"").split()
+            out[pid] = (int(fields[1]) - int(fields[2])) * _PAGE
+        except (IndexError, ValueError):
+            continue
+    return out

@@ -1,0 +1,180 @@
+"""Writing a task: ``new`` (a whole starter task) and ``vendor`` (the shim and
+the runner placed in a task that exists).
+
+A new task is what Harbor 0.26.0 loads and runs as it is, written with the
+runner contract's files: ``tests/test.sh`` is the shim, ``tests/.ng/`` holds
+this tool's runner (what NeMo Gym's publish step would place there), and
+``cases/`` sits beside ``tests/`` (Harbor copies ``tests/`` into the sandbox,
+so cases kept there would ship with the task).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from pathlib import Path
+
+from verifier_tui.engine.task.config import ORG_NAME
+from verifier_tui.engine.task.kinds import looks_like_task, not_a_task_message
+from verifier_tui.runner_source import runner_path, shim_path
+
+SHIM = "tests/test.sh"
+RUNNER = "tests/.ng/run_verifier.py"
+_EXECUTABLE = 0o755
+
+# An organisation for a task whose author named none; to be changed before publishing.
+DEFAULT_ORG = "local"
+
+_TASK_TOML = """\
+schema_version = "1.4"
+# /app is collected after every trial (Harbor puts it in the trial's
+# artifacts/app/), so `verifier-tui TRIAL` can replay the verifier on exactly
+# what the agent left.
+artifacts = ["/app"]
+
+[task]
+# org/name: the name Harbor publishes the task under.
+name = "{name}"
+description = "Write hello, world to /app/answer.txt."
+
+[verifier]
+# How long tests/test.sh (the runner, and so verify) may take.
+timeout_sec = 60.0
+
+[agent]
+timeout_sec = 600.0
+
+[environment]
+build_timeout_sec = 600.0
+"""
+
+_INSTRUCTION = """\
+Write the text `hello, world` to the file `/app/answer.txt`.
+"""
+
+_DOCKERFILE = """\
+# The verifier runs in this image after the agent (Harbor's shared mode):
+# tests/test.sh needs a Python 3.8 or newer on PATH.
+FROM python:3.12-slim
+# The agent starts here, and the verifier's `workspace` is this folder.
+WORKDIR /app
+"""
+
+_SOLVE = """\
+#!/bin/bash
+# The reference solution: Harbor's oracle agent runs it, and the verifier must
+# give it the full reward.
+set -eu
+printf 'hello, world\\n' > /app/answer.txt
+"""
+
+_VERIFIER = '''\
+"""The task's verifier. Harbor runs tests/test.sh, which hands over to
+tests/.ng/run_verifier.py; that runner imports this file and calls verify().
+
+verify returns the reward: a number (written to reward.txt) or a dict of
+numbers with a "reward" key (written to reward.json). An exception is no
+reward at all (Harbor reports the trial as failed), so score what you can.
+"""
+
+
+def verify(workspace):
+    # workspace: a pathlib.Path, the folder the agent worked in (the sandbox's /app).
+    # Declare any of these too, by name, and the runner passes them:
+    #   task_data: a dict of the task's fields (tests/task_data.json); {} when there is none.
+    #   response:  a dict, the agent's final Responses API response. Only NeMo Gym's
+    #              environment server passes it, never Harbor: give it a default.
+    #   state:     {"workspace": the same Path}.
+    answer = workspace / "answer.txt"
+    if not answer.is_file():
+        return 0.0
+    return 1.0 if answer.read_text(encoding="utf-8").strip() == "hello, world" else 0.0
+'''
+
+_FILES = {
+    "task.toml": _TASK_TOML,
+    "instruction.md": _INSTRUCTION,
+    "environment/Dockerfile": _DOCKERFILE,
+    "solution/solve.sh": _SOLVE,
+    "tests/verifier.py": _VERIFIER,
+    # Each case is a workspace (the sandbox's /app) and the verdict it must get.
+    "cases/correct/workspace/answer.txt": "hello, world\n",
+    "cases/correct/expected.json": '{"rewards": {"reward": 1.0}}\n',
+    "cases/wrong/workspace/answer.txt": "goodbye, world\n",
+    "cases/wrong/expected.json": '{"rewards": {"reward": 0.0}}\n',
+}
+
+
+class AuthoringError(Exception):
+    """A task cannot be written or vendored here; the message is one line."""
+
+
+def default_name(folder: Path) -> str:
+    """``local/<folder name>``, with what Harbor's name pattern refuses made ``-``."""
+    short = re.sub(r"[^a-zA-Z0-9._-]+", "-", folder.resolve().name).strip("-.") or "task"
+    return f"{DEFAULT_ORG}/{short}"
+
+
+def new_task(folder: Path, name: str | None = None) -> None:
+    """Write a starter task into ``folder`` (absent or empty). Refuses a
+    folder that holds anything, and a name Harbor would refuse."""
+    name = name if name is not None else default_name(folder)
+    if not ORG_NAME.match(name) or ".." in name:
+        raise AuthoringError(f"--name {name!r}: Harbor wants org/name (letters, digits, '.', '_' and '-', "
+                             "each part starting with a letter or digit)")
+    if folder.exists() or folder.is_symlink():
+        if not folder.is_dir():
+            raise AuthoringError(f"{folder} exists and is not a folder")
+        if any(folder.iterdir()):
+            raise AuthoringError(f"{folder} is not empty: new writes a task only into a new or empty folder")
+    for rel, text in _FILES.items():
+        target = folder / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text.format(name=name) if rel == "task.toml" else text, encoding="utf-8")
+    os.chmod(folder / "solution" / "solve.sh", _EXECUTABLE)
+    for rel, source in ((SHIM, shim_path()), (RUNNER, runner_path())):
+        _place(folder / rel, source)
+
+
+def vendor(task: Path) -> list[str]:
+    """Place or refresh the shim and the runner in ``task``; one sentence per
+    file saying what was done. A file of the task's own that differs is kept
+    beside the new one (``<name>.old``); nothing else is touched."""
+    if not task.is_dir() or not looks_like_task(task):
+        raise AuthoringError(not_a_task_message(task))
+    said = []
+    for rel, source, what in ((SHIM, shim_path(), "the runner's shim"), (RUNNER, runner_path(), "verifier-tui's runner")):
+        target = task / rel
+        wanted = source.read_bytes()
+        if target.is_symlink() or target.exists():
+            if not target.is_symlink() and target.is_file() and target.read_bytes() == wanted:
+                said.append(f"{rel}: already {what}, left as it is")
+                continue
+            kept = _free_name(target)
+            os.replace(target, kept)
+            _place(target, source)
+            said.append(f"{rel}: replaced by {what}; the task's own is kept as {kept.relative_to(task)}")
+        else:
+            _place(target, source)
+            said.append(f"{rel}: written ({what})")
+    if not (task / "tests" / "verifier.py").is_file():
+        said.append("tests/verifier.py does not exist yet: the shim runs it (write a def verify(workspace) there)")
+    return said
+
+
+def _place(target: Path, source: Path) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(source, target)
+    if target.name == "test.sh":
+        os.chmod(target, _EXECUTABLE)  # Harbor runs it as a program
+
+
+def _free_name(target: Path) -> Path:
+    """``<name>.old``, or ``<name>.old.2`` and on when that is taken: an earlier keep is never overwritten."""
+    kept = target.with_name(target.name + ".old")
+    number = 2
+    while kept.exists() or kept.is_symlink():
+        kept = target.with_name(f"{target.name}.old.{number}")
+        number += 1
+    return kept

@@ -1,0 +1,243 @@
+"""What the user named, decided once: :func:`classify` turns a path into a
+:class:`Target`, and every command and face dispatches on its ``kind``.
+
+A path is a task (the folder, its ``tests/`` folder, a verifier file or a
+case folder, or a bare folder of verifier modules), a Harbor trial, job or
+folder of jobs, or something the tool cannot open (with the one line that
+says why). It is told from the layout alone, never by walking a tree; Harbor
+folders are asked first, as a file inside a trial names that trial.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from verifier_tui.engine import untrusted
+from verifier_tui.engine.record import record
+from verifier_tui.engine.task.kinds import (
+    episode_api_message,
+    has_top_level_verify,
+    is_pytest_file,
+    is_tests_folder_of_a_task,
+    looks_like_task,
+    nemo_gym_environment,
+    not_a_task_message,
+    tasks_in,
+)
+
+# What the tool says a path may be, in every "cannot open this" line.
+EXPECTED_PATHS = "a task folder, its tests/ folder, a verifier .py file or a case folder"
+
+#: Kinds opened as a task (``discovery.resolve``).
+TASK_KINDS = ("task", "tests", "verifier", "case", "verifiers")
+#: Kinds opened as Harbor folders (``engine/harbor``).
+HARBOR_KINDS = ("trial", "job", "jobs")
+
+CONFIG = "config.json"
+TRIAL_LOG = "trial.log"
+JOB_LOG = "job.log"
+_TRIAL_SUBFOLDERS = ("agent", "verifier", "artifacts", "steps", "user-agent")
+#: How many entries of a folder are looked at to tell a folder of jobs (or
+#: of trials): enough to meet a real jobs folder's first job, cheap on any other folder.
+_PROBE_ENTRIES = 256
+_CONFIG_LIMIT = 16 * 1024 * 1024
+
+
+@record(frozen=True)
+class Target:
+    """A path as the tool understood it.
+
+    ``kind``: one of :data:`TASK_KINDS` or :data:`HARBOR_KINDS`, or what the
+    tool cannot open: ``missing``, ``tasks`` (a folder of tasks),
+    ``environment`` (a NeMo Gym environment) or ``other``, each with ``why``.
+    """
+
+    kind: str
+    path: Path  # as named: expanded, absolute once it exists
+    root: Path | None = None  # the task folder, or the trial, job or jobs folder
+    tests_dir: Path | None = None  # the folder staged as /tests
+    case: str | None = None  # the case folder named
+    verifier: Path | None = None  # the verifier file named
+    step: str | None = None  # a trial's steps/<name>/ (or a place inside it) named
+    why: str | None = None  # why it cannot be opened, in one line
+
+    @property
+    def harbor(self) -> bool:
+        return self.kind in HARBOR_KINDS
+
+
+def classify(path: Path | str) -> Target:
+    """What ``path`` names (see the module docstring)."""
+    named = _existing(path)
+    if isinstance(named, Target):
+        return named
+    harbor = find_harbor_folder(named)
+    if harbor is not None:
+        kind, folder, step = harbor
+        return Target(kind, named.absolute(), root=folder, step=step)
+    return _task_target(named.absolute())
+
+
+def classify_task(path: Path | str) -> Target:
+    """What ``path`` names as a task, Harbor folders not asked about (a task's
+    own folder, read again after a change, is known not to be one)."""
+    named = _existing(path)
+    return named if isinstance(named, Target) else _task_target(named.absolute())
+
+
+def _existing(path: Path | str) -> Path | Target:
+    if not str(path).strip():
+        return Target("missing", Path(str(path)), why=f"an empty path: give {EXPECTED_PATHS}")
+    named = Path(path).expanduser()
+    if not named.exists():
+        return Target("missing", named, why=f"{named} does not exist")
+    return named
+
+
+def _task_target(path: Path) -> Target:
+    if path.is_file():
+        if path.suffix != ".py":
+            return Target("other", path, why=f"{path} is not a Python file: give {EXPECTED_PATHS}")
+        if not has_top_level_verify(path):
+            return Target("other", path, why=f"{path} defines no top-level verify (looked for `def verify`, "
+                                             "`async def verify`, `verify = ...`)")
+        root = _task_root_of_file(path)
+        if root is None:
+            environment = nemo_gym_environment(path.parent)
+            if environment is not None:
+                return Target("environment", path, why=episode_api_message(environment, path))
+            root = path.parent
+        tests = root / "tests"
+        tests_dir = tests if tests.is_dir() and path.is_relative_to(tests) else path.parent
+        return Target("verifier", path, root, tests_dir, verifier=path)
+    if (path / CONFIG).is_file() and (path / "result.json").is_file():
+        return Target("other", path, why=(
+            f"{path} looks like a Harbor trial folder (config.json, result.json), but not one Harbor 0.26 writes: "
+            "a trial folder holds trial.log and a config.json with trial_name and task; open the task folder instead"))
+    if _is_case_dir(path):
+        return Target("case", path, path.parent.parent, path.parent.parent / "tests", case=path.name)
+    if is_tests_folder_of_a_task(path):
+        return Target("tests", path, path.parent, path)
+    if looks_like_task(path):
+        return Target("task", path, path, path / "tests")
+    environment = nemo_gym_environment(path)
+    if environment is not None:
+        return Target("environment", path, why=episode_api_message(environment, path))
+    # A dataset keeps a verifier.py beside its tasks: still a folder of tasks.
+    found = tasks_in(path)
+    if found.names:
+        return Target("tasks", path, why=not_a_task_message(path, found))
+    if not _verifiers_held(path):
+        return Target("other", path, why=not_a_task_message(path, found))
+    return Target("verifiers", path, path, path)  # a bare folder of verifier modules: its own tests folder
+
+
+def _is_case_dir(path: Path) -> bool:
+    return path.parent.name == "cases" and (
+        (path / "workspace").is_dir()
+        or any((path / n).exists() for n in ("expected.json", "response.json", "response.txt", "task_data.json",
+                                             "task_id.txt"))
+    )
+
+
+def _task_root_of_file(path: Path) -> Path | None:
+    """The task a verifier file belongs to: the nearest task.toml above it
+    (at most four folders up), or the task around a tests/ folder that has no task.toml."""
+    for candidate in [path.parent, *list(path.parent.parents)[:4]]:
+        if untrusted.present(candidate / "task.toml"):
+            return candidate
+    if path.parent.name == "tests" and looks_like_task(path.parent.parent):
+        return path.parent.parent
+    return None
+
+
+def _verifiers_held(folder: Path) -> bool:
+    """A folder that directly holds a verifier (no task around it): looked at
+    one level deep only, so that a path typed by mistake costs nothing."""
+    try:
+        with os.scandir(folder) as entries:
+            for count, entry in enumerate(entries):
+                if count >= 1000:
+                    return False
+                if (entry.name.endswith(".py") and entry.name != "run_verifier.py"
+                        and not is_pytest_file(Path(entry.name)) and entry.is_file(follow_symlinks=False)
+                        and has_top_level_verify(Path(entry.path))):
+                    return True
+    except OSError:
+        return False
+    return False
+
+
+# ---------------------------------------------------------------------------
+# Harbor's folders, by their files (Harbor 0.26.0 ``harbor/models/trial/paths.py``)
+
+
+def harbor_kind(path: Path | str) -> str | None:
+    """``"trial"``, ``"job"`` or None for a folder, by its files alone
+    (``trial.log`` / ``job.log``, else ``config.json`` with the config's own
+    keys). Harbor itself tells them apart by ``job.log`` against ``trial.log``."""
+    folder = Path(path)
+    if (folder / JOB_LOG).is_file():
+        return "job"
+    if (folder / TRIAL_LOG).is_file():
+        return "trial"
+    if not (folder / CONFIG).is_file():
+        return None
+    config, _problem = untrusted.read_json(folder / CONFIG, _CONFIG_LIMIT)
+    config = config if isinstance(config, dict) else {}
+    if "trial_name" in config and "task" in config:
+        return "trial"
+    if "job_name" in config:
+        return "job"
+    return None
+
+
+def find_harbor_folder(path: Path | str) -> tuple[str, Path, str | None] | None:
+    """``(kind, folder, step)`` for ``path`` or a place inside a trial
+    (``result.json``, ``verifier/``, ``steps/<name>/``...): the trial is
+    opened on that step. None when nothing Harbor is there."""
+    start = Path(os.path.normpath(Path(path).expanduser().absolute()))  # no "..", links kept
+    if start.is_file():
+        start = start.parent
+    kind = harbor_kind(start)
+    if kind is not None:
+        return kind, start, None
+    # Inside a trial: at most steps/<name>/<sub>/ deep.
+    probe = start
+    inner: list[str] = []
+    for _ in range(3):
+        inner.insert(0, probe.name)
+        probe = probe.parent
+        if inner[0] not in _TRIAL_SUBFOLDERS:
+            continue
+        if harbor_kind(probe) == "trial":
+            step = inner[1] if inner[0] == "steps" and len(inner) > 1 else None
+            return "trial", probe, step
+    held = folder_of(start)
+    if held is not None:  # a folder of trials without job files reads as a job
+        return ("jobs" if held == "jobs" else "job"), start, None
+    return None
+
+
+def folder_of(folder: Path) -> str | None:
+    """``"jobs"`` for a folder holding job folders (Harbor's ``jobs/``, what
+    ``harbor view`` opens), ``"trials"`` for one holding trial folders without
+    job files (``harbor trial start`` writes into ``./trials``), else None."""
+    try:
+        with os.scandir(folder) as scan:
+            for count, entry in enumerate(scan):
+                if count >= _PROBE_ENTRIES:
+                    break
+                try:
+                    if not entry.is_dir(follow_symlinks=False):
+                        continue
+                except OSError:
+                    continue
+                if os.path.isfile(os.path.join(entry.path, JOB_LOG)):
+                    return "jobs"
+                if os.path.isfile(os.path.join(entry.path, TRIAL_LOG)):
+                    return "trials"
+    except OSError:
+        return None
+    return None

@@ -1,0 +1,31 @@
+"""Awaiting work that must finish even when the one awaiting it is cancelled."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable
+
+
+async def to_the_end(work: Awaitable[Any], on_cancel: Callable[[], None] | None = None) -> Any:
+    """``work``'s result, awaited to its end even if we are cancelled (any
+    number of times) meanwhile: what it holds (a stage, a process, a thread
+    that cannot be stopped) is never released early. ``on_cancel`` is called
+    at the first cancellation (to ask the work to stop sooner). A cancellation
+    that arrived is raised once the work is over, in place of its outcome (an
+    error the work ended with is its cause)."""
+    import asyncio
+
+    task = asyncio.ensure_future(work)
+    cancelled = False
+    while not task.done():
+        try:
+            await asyncio.wait([task])  # cancelling the wait leaves the task alone
+        except asyncio.CancelledError:
+            if not cancelled and on_cancel is not None:
+                on_cancel()
+            cancelled = True
+    if cancelled:
+        raise asyncio.CancelledError from (None if task.cancelled() else task.exception())
+    return task.result()

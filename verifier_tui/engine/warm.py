@@ -1,0 +1,268 @@
+"""Warm runs: the next run of a stage started ahead, waiting, so that a save
+costs what the verifier costs rather than what starting Python and the
+sandbox cost.
+
+Once a run is over, its spec is prepared again and its runner started held
+(:class:`~verifier_tui.engine.process.Held`): with namespaces, the namespace
+and its view set up; the interpreter started with a cold start's command
+line, environment and working folder, the runner blocked before it reads its
+arguments, having imported only ``os``, ``stat`` and ``sys``. The next run of
+that stage prepares again (staging what changed since, the namespace's
+``ctl`` files left to the init that holds them) and compares: the same
+command line, environment, working folder and limits, the same stage
+folders (which the view has bound), the same runner bytes (the waiting
+interpreter has compiled them), the same interpreter and site folders (it
+has read its ``.pth`` files), the same task.toml -> the held child is told to go. Anything else
+(a case, a response, task.toml's env or timeout, ``--python``, the runner,
+an overlay instead of a copy) -> it is discarded and the run starts cold.
+
+Runs stay cold where a held child cannot be the cold one: a task's own
+runner and test.sh (they know nothing of the wait), ``explain``, and a
+workspace staged as an overlay (its lower layer, the user's folder, may
+not change under a mounted overlay).
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import time
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+from verifier_tui.engine import procfs
+from verifier_tui.engine.invocation import prepare
+from verifier_tui.engine.process import Held
+from verifier_tui.engine.record import record, replace
+from verifier_tui.engine.sandbox.strays import MARKER
+from verifier_tui.engine.to_the_end import to_the_end
+
+if TYPE_CHECKING:
+    import asyncio
+    from collections.abc import Iterator
+    from typing import Any, Callable
+
+    from verifier_tui.engine.invocation import Prepared, RunSpec
+    from verifier_tui.engine.sandbox.stage import Stage
+
+VARIABLE = "VERIFIER_TUI_WARM"
+"""Set (to the go pipe's fd) only in a held runner's environment; the runner removes it first thing."""
+
+MAX_AGE_S = 180.0
+"""A held run older than this is started anew: what it read at its start
+(the system's files, the clock's zone) should not be older than a few minutes."""
+
+MAX_WAITING = 8
+"""Held runs kept at most (one per stage: running all cases warms each case's)."""
+
+
+@record
+class Waiting:
+    """A run started ahead and held, and what it was started with."""
+
+    held: Held
+    prepared: Prepared
+    fingerprint: tuple
+    born: float
+
+
+def eligible(prepared: Prepared) -> bool:
+    """Whether ``prepared`` may be started ahead (see the module's last paragraph)."""
+    spec = prepared.spec
+    return (prepared.start_error is None and prepared.shim_refusal is None and spec.runner is None
+            and not spec.via_test_sh and not spec.explain_only and prepared.stage.overlay_lower is None)
+
+
+def fingerprint(prepared: Prepared) -> tuple:
+    """Everything a held run already holds of ``prepared``: equal fingerprints, the same run."""
+    stage = prepared.stage
+    env = {name: value for name, value in prepared.env.items() if name != MARKER}  # a new mark per run
+    folders = (stage.root, stage.tests_dir, stage.ng_dir, stage.app_dir, stage.reward_dir, stage.inputs_dir,
+               stage.ctl_dir)
+    fstab = _read(stage.ctl_dir / "fstab") if stage.namespace else None  # the view the init mounted
+    return (prepared.argv, env, str(prepared.cwd), prepared.limits, prepared.memory_limit, prepared.taskset,
+            stage.namespace, tuple(_stamp(str(folder))[:2] for folder in folders),
+            _read(stage.ng_dir / "run_verifier.py"), fstab, _interpreter(prepared.python, env.get("HOME")),
+            _read(prepared.spec.task.root / "task.toml"))
+
+
+def _read(path: Any) -> bytes | None:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except OSError:
+        return None
+
+
+def _stamp(path: str) -> tuple:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return (None,) * 4
+    return st.st_dev, st.st_ino, st.st_mtime_ns, st.st_size
+
+
+def _interpreter(python: str, home: str | None) -> tuple:
+    """The interpreter and the folders its ``site`` reads at start-up: a
+    package installed or removed changes a folder's time."""
+    places: list[str] = []
+    for path in dict.fromkeys((python, os.path.realpath(python))):
+        prefix = os.path.dirname(os.path.dirname(path))
+        places += [path, os.path.join(prefix, "pyvenv.cfg")]
+        places += glob.glob(os.path.join(glob.escape(prefix), "lib", "python3*", "*-packages"))
+    if home:
+        places += glob.glob(os.path.join(glob.escape(home), ".local", "lib", "python3*", "site-packages"))
+    return tuple((place, _stamp(place)) for place in places)
+
+
+def prepare_held(spec: RunSpec, stage: Stage, waiting: Waiting | None) -> tuple[Prepared, Held | None]:
+    """Stage ``spec`` for a run; the held run of this stage to tell go, when
+    it is the same run (it is discarded otherwise)."""
+    if waiting is None:
+        return prepare(spec, stage), None
+    try:
+        prepared = prepare(spec, stage)
+    finally:
+        stage.keep_ctl = False
+    if (eligible(prepared) and waiting.held.waiting and time.monotonic() - waiting.born < MAX_AGE_S
+            and fingerprint(prepared) == waiting.fingerprint):
+        if waiting.prepared.marker is not None:  # the held runner's mark finds its strays
+            prepared.marker = waiting.prepared.marker
+            prepared.env = dict(prepared.env, **{MARKER: prepared.marker})
+        return prepared, waiting.held
+    waiting.held.discard()
+    return prepare(spec, stage), None  # the namespace's ctl emptied, for a cold one
+
+
+@contextmanager
+def bound(prepared: Prepared, held: Held) -> Iterator[list[str]]:
+    """What ``taskset`` does for a cold run, for a held one: its processes
+    bound (while the block runs) to the CPUs :func:`~.invocation.bound_argv`
+    would lease; the processes it starts inherit the binding."""
+    from verifier_tui.engine.sandbox.view import cpu_lease, cpus_to_bind
+
+    limits = prepared.limits
+    if limits is None or not prepared.taskset:
+        yield prepared.argv
+        return
+    with cpu_lease(cpus_to_bind(limits.cpus)) as cpus:
+        prepared.limits = replace(limits, cpu_list=cpus)
+        for pid in {held.proc.pid} | procfs.descendants(held.proc.pid):
+            try:
+                threads = os.listdir(f"/proc/{pid}/task")
+            except OSError:
+                continue
+            for thread in threads:
+                try:
+                    os.sched_setaffinity(int(thread), cpus)
+                except OSError:
+                    pass
+        yield prepared.argv
+
+
+class WarmRuns:
+    """A session's held runs, one per stage, started after each run.
+
+    ``claim(spec)`` and ``release(stage)`` are the session's: a stage being
+    staged for a held run is busy like one being run."""
+
+    def __init__(self, claim: Callable[[RunSpec], Stage], release: Callable[[Stage], None]) -> None:
+        self._claim = claim
+        self._release = release
+        self.waiting: dict[int, Waiting] = {}  # id(stage): its held run
+        self._starting: set[asyncio.Future] = set()
+        self._timers: dict[int, asyncio.TimerHandle] = {}
+        self.closed = False
+
+    def order(self, spec: RunSpec, stages: list[Stage], room: bool) -> list[Stage]:
+        """``stages`` (free, of one workspace) in the order a run of ``spec``
+        should take them: the one whose held run is ``spec``'s, then one
+        holding none. None of these and ``room``: no stage (a new one is
+        made), so that runs that alternate (both modes: with the response,
+        then without) each keep their own held run."""
+        def rank(stage: Stage) -> int:
+            waiting = self.waiting.get(id(stage))
+            return 1 if waiting is None else 0 if waiting.prepared.spec == spec else 2
+
+        ranked = sorted(stages, key=rank)
+        if room and (not ranked or rank(ranked[0]) == 2):
+            return []
+        return ranked
+
+    def take(self, stage: Stage) -> Waiting | None:
+        """The held run of ``stage``, now the caller's (to run or discard)."""
+        timer = self._timers.pop(id(stage), None)
+        if timer is not None:
+            timer.cancel()
+        return self.waiting.pop(id(stage), None)
+
+    def after(self, spec: RunSpec) -> None:
+        """A run of ``spec`` is over: start the next one ahead (on the running loop)."""
+        import asyncio
+
+        if self.closed or spec.runner is not None or spec.via_test_sh or spec.explain_only:
+            return  # never held (eligible): not worth staging to find out
+        task = asyncio.ensure_future(self._start(spec))
+        self._starting.add(task)
+        task.add_done_callback(self._starting.discard)
+
+    async def settle(self) -> None:
+        """Wait for the held runs being started: a run then finds its stage's."""
+        import asyncio
+
+        while self._starting:
+            await asyncio.wait(list(self._starting))
+
+    async def _start(self, spec: RunSpec) -> None:
+        import asyncio
+
+        stage = self._claim(spec)
+        try:
+            old = self.take(stage)
+            if old is not None:  # too old: this one replaces it
+                stage.keep_ctl = False
+                old.held.discard()
+            prepared = await to_the_end(asyncio.to_thread(prepare, spec, stage))
+            if self.closed or not eligible(prepared):
+                return
+            printed = await to_the_end(asyncio.to_thread(fingerprint, prepared))
+            if self.closed:
+                return
+            # Started here, on the loop's thread, which lives as long as the
+            # tool: the parent-death signal follows the thread that started it.
+            try:
+                held = Held(prepared.argv, cwd=prepared.cwd, env=prepared.env, variable=VARIABLE)
+            except OSError:
+                return  # the run itself will say why it cannot start
+            stage.keep_ctl = True
+            self.waiting[id(stage)] = Waiting(held, prepared, printed, time.monotonic())
+            self._timers[id(stage)] = asyncio.get_running_loop().call_later(MAX_AGE_S, self._expire, stage, spec)
+            if len(self.waiting) > MAX_WAITING:
+                oldest = min(self.waiting.values(), key=lambda w: w.born)
+                self.take(oldest.prepared.stage)
+                oldest.prepared.stage.keep_ctl = False
+                oldest.held.discard()
+        finally:
+            self._release(stage)
+
+    def _expire(self, stage: Stage, spec: RunSpec) -> None:
+        self._timers.pop(id(stage), None)
+        if id(stage) in self.waiting:
+            self.after(spec)  # discards it and starts another
+
+    def discard(self) -> None:
+        """End every held run (the stages' ctl folders are emptied by their next staging)."""
+        for timer in self._timers.values():
+            timer.cancel()
+        self._timers.clear()
+        for waiting in self.waiting.values():
+            waiting.prepared.stage.keep_ctl = False
+            waiting.held.discard()
+        self.waiting.clear()
+
+    def close(self) -> None:
+        """The session is over: nothing held is left running, nothing more is started."""
+        self.closed = True
+        for task in self._starting:
+            task.cancel()
+        self.discard()

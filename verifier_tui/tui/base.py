@@ -1,0 +1,49 @@
+"""What the two apps (on a task, on a Harbor trial or job) share: the
+stylesheet, SIGTERM and SIGHUP quitting as q does, and screens that say when
+the terminal is too small for them."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from textual.app import App
+from textual.events import Resize
+from textual.screen import Screen
+
+from verifier_tui.tui.widgets.too_small import MIN_HEIGHT, MIN_WIDTH, TooSmall
+
+
+class BaseApp(App[int]):
+    #: Absolute, so the app keeps its stylesheet when subclassed in another
+    #: folder (Textual reads a relative CSS_PATH beside the subclass's module).
+    CSS_PATH = Path(__file__).with_name("app.tcss")
+    TITLE = "verifier-tui"
+
+    def on_mount(self) -> None:
+        """SIGTERM, and SIGHUP when the terminal closes, quit as q does: the run
+        in flight ends its whole process group (it lives in its own session,
+        so the terminal's hangup never reaches it) and the scratch folders go.
+        Python's default would die at once and leave both behind. (Textual
+        calls this after the subclass's own ``on_mount``.)"""
+        import signal
+
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGTERM, signal.SIGHUP):
+            try:
+                if signal.getsignal(signum) is signal.SIG_DFL:
+                    loop.add_signal_handler(signum, self.exit)
+            except (ValueError, RuntimeError, NotImplementedError):
+                pass  # not the main thread, or no signals here: nothing to take over
+
+
+class SizedScreen(Screen[None]):
+    """A screen that shows its :class:`TooSmall` (which it composes) instead
+    of itself while the terminal is smaller than the layout needs."""
+
+    def on_resize(self, event: Resize) -> None:
+        width, height = event.size
+        small = width < MIN_WIDTH or height < MIN_HEIGHT
+        self.set_class(small, "-too-small")
+        if small:
+            self.query_one(TooSmall).show_size(width, height)
