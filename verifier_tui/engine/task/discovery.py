@@ -264,7 +264,8 @@ def no_verifier_help(task: Task) -> str:
     """What to do next, when a task has no verifier to run."""
     if task.plain_test_sh:
         return ("To debug it here, move the checks into tests/verifier.py (def verify(workspace): ... returning "
-                f"the reward) and replace tests/test.sh with the runner's shim: verifier-tui vendor {shlex.quote(str(task.root))} "
+                "the reward) and replace tests/test.sh with the runner's shim: "
+                f"verifier-tui vendor {shlex.quote(str(task.root))} "
                 "does that (it keeps your script as tests/test.sh.old).")
     return ("Write one (tests/verifier.py with a top-level def verify(workspace): ...): live reload picks it up "
             "and runs it. v chooses another file.")
