@@ -167,8 +167,7 @@ def timed_run(argv: Sequence[str], *, cwd: Path | str | None = None, env: dict[s
     would feel it. ``check`` returns a complaint when the command did not do
     its job; the benchmark then stops with it (a wrong result is no timing)."""
     start = time.perf_counter()
-    done = subprocess.run(list(argv), cwd=cwd, env=env, stdin=subprocess.DEVNULL,
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    done = subprocess.run(list(argv), cwd=cwd, env=env, stdin=subprocess.DEVNULL, capture_output=True)
     elapsed = time.perf_counter() - start
     if check is not None:
         problem = check(done)

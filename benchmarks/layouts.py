@@ -94,7 +94,7 @@ def bare_layout(root: Path, verifier: str = TRIVIAL_VERIFIER, workspace: Path | 
 
 def run_bare(bare: Bare, python: str) -> subprocess.CompletedProcess:
     return subprocess.run(bare.command(python), cwd=bare.app, env=child_env(), stdin=subprocess.DEVNULL,
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                          capture_output=True)
 
 
 def wrote_reward(bare: Bare, expected: str = "1.0"):

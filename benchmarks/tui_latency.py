@@ -35,6 +35,7 @@ panels are re-laid out on each verdict, so it is given 30 ms more than ``watch``
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import subprocess
 import sys
@@ -115,8 +116,7 @@ def launches(bench: Bench, task: Path, count: int) -> list[float]:
 def flood(bench: Bench, where: Path) -> Row:
     """The flood runs inside the venv (this file, with --flood-inside)."""
     done = subprocess.run([bench.venv_python, __file__, "--flood-inside", str(where / "flood"), str(FLOOD_LINES)],
-                          env=bench.tool_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                          text=True)
+                          env=bench.tool_env(), capture_output=True, text=True)
     if done.returncode != 0:
         raise BenchmarkError(f"the flood benchmark failed: {done.stderr.strip()[-800:]}")
     found = json.loads(done.stdout)
@@ -158,7 +158,7 @@ async def flood_inside(root: Path, lines: int) -> dict:
         await asyncio.wait_for(finished.wait(), 120)
         timer.stop()
         await pilot.pause()
-    stall = max(b - a for a, b in zip(ticks, ticks[1:]))
+    stall = max(b - a for a, b in itertools.pairwise(ticks))
     return {"stall_ms": 1000 * stall, "run_ms": 1000 * results[0].duration_s}
 
 
@@ -169,7 +169,7 @@ def big_reward(bench: Bench, where: Path, runs: int) -> Row:
     for keys in (BIG_REWARD_KEYS, 1):
         done = subprocess.run([bench.venv_python, __file__, "--big-reward-inside", str(where / f"reward-{keys}"),
                                str(keys), str(runs)],
-                              env=bench.tool_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                              env=bench.tool_env(), capture_output=True, text=True)
         if done.returncode != 0:
             raise BenchmarkError(f"the big reward benchmark failed: {done.stderr.strip()[-800:]}")
         found[keys] = json.loads(done.stdout)
@@ -213,12 +213,12 @@ async def big_reward_inside(root: Path, keys: int, runs: int) -> dict:
                 finished.clear()
                 await pilot.press("r")
             ticks = [time.perf_counter()]
-            timer = app.set_interval(0.01, lambda: ticks.append(time.perf_counter()))
+            timer = app.set_interval(0.01, lambda ticks=ticks: ticks.append(time.perf_counter()))
             await asyncio.wait_for(finished.wait(), 120)
             await pilot.pause()
             updates.append(1000 * (time.perf_counter() - stamps[-1]))
             timer.stop()
-            gaps = [b - max(a, stamps[-1]) for a, b in zip(ticks, ticks[1:]) if b > stamps[-1]]
+            gaps = [b - max(a, stamps[-1]) for a, b in itertools.pairwise(ticks) if b > stamps[-1]]
             stalls.append(1000 * max(gaps, default=0.0))
     return {"update_ms": updates, "stall_ms": stalls}
 

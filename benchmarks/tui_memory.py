@@ -73,7 +73,8 @@ def watch_growth(bench: Bench, task: Path, runs: int, flood: bool) -> tuple[floa
         before = 0.0
         for number in range(1, WARMUP_RUNS + runs + 1):
             source.write_text(verifier(number, flood), encoding="utf-8")
-            watch.next(timeout=60, match=lambda line, value=reward_text(number): value in line)
+            expected = reward_text(number)
+            watch.next(timeout=60, match=lambda line, expected=expected: expected in line)
             time.sleep(0.02)
             if number == WARMUP_RUNS:
                 before = rss_mb(watch.proc.pid)

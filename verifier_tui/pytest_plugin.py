@@ -30,6 +30,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
+    from _pytest._code.code import TerminalRepr
+
     from verifier_tui.engine.suite import Collection, TaskCases
 
 PLUGIN_NAME = "verifier-tui-cases"
@@ -135,7 +137,7 @@ class VerifierTask(pytest.Collector):
         items += [VerifierCase.from_parent(self, name=name, problem=problem) for name, problem in group.invalid]
         return sorted(items, key=lambda item: item.name)
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> str:  # type: ignore[override]
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> str | TerminalRepr:  # type: ignore[override]
         if isinstance(excinfo.value, self.CollectError):
             return str(excinfo.value.args[0])
         return super().repr_failure(excinfo)
@@ -192,7 +194,7 @@ class VerifierCase(pytest.Item):
         if not self.group.passed(outcome):
             raise CaseMismatch(outcome)
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> str:  # type: ignore[override]
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> str | TerminalRepr:  # type: ignore[override]
         error = excinfo.value
         if isinstance(error, CaseNotRun):
             return f"{self.nodeid}: {error}"

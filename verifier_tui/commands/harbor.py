@@ -25,6 +25,8 @@ from verifier_tui.commands import terminal
 from verifier_tui.engine.record import record
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from verifier_tui.commands.report import JunitCase
     from verifier_tui.engine.harbor.folders import Job, Trial
     from verifier_tui.engine.harbor.trial_session import Replayed, TrialSession
@@ -240,7 +242,7 @@ def print_overview(folder, as_json: bool) -> None:
         _say(f"replay one: {choose} ({some_names(names)})")
 
 
-def _table(rows: list[tuple[str, ...]]) -> None:
+def _table(rows: Sequence[tuple[str, ...]]) -> None:
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for row in rows:
         _say("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip())
@@ -401,6 +403,7 @@ def explain_command(args) -> int:
         if walk.sandbox.phases.advice:
             _say(f"  try: {walk.sandbox.phases.advice}")
         if explain is None:
+            assert opened.last is not None  # to_json() compared the sides
             _say(f"replay    {agreement_words(opened.last.agreement, opened.skipped)[1]}")
             return 2
         if "error" in explain:
@@ -451,6 +454,7 @@ def test_command(args) -> int:
             """A trial's row, its session closed: only the words are kept."""
             if stream is not None:
                 stream.put(index, opened.to_json(opened.last))
+            assert opened.last is not None  # the replay just ran
             return job_row(opened, opened.last, stderr=bool(args.junit))
 
         rows = asyncio.run(arun_groups([group], args.jobs or cpu_count(), keep))[0]
@@ -546,11 +550,11 @@ def _entry_name(session: TrialSession) -> str:
 
 def print_job_table(group, rows: list[JobRow]) -> None:
     table = [("", "trial", "sandbox", "replay", "")] + [(r.mark, r.name, r.sandbox, r.replay, r.word) for r in rows]
-    widths = [max(len(row[i]) for row in table) for i in range(5)]
+    widths = [max(len(cells[i]) for cells in table) for i in range(5)]
     version = getattr(group.found, "harbor_version", None)
     _say(f"job {group.name} · {len(rows)} replay(s)" + (f" · Harbor {version}" if version else ""))
-    for row in table:
-        _say("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip())
+    for cells in table:
+        _say("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(cells)).rstrip())
     for row in rows:
         if row.same is not True:
             _say(f"── {row.name}: {row.word}")
@@ -639,6 +643,7 @@ async def _watch(opened: TrialSession, args, replays: list[Replayed]) -> None:
     def on_task_error(message: str) -> None:
         terminal.error(message)
 
+    assert opened.session is not None  # watch_command checked
     live = LiveRuns(opened.session, replay, force_polling=args.poll, on_error=on_error, on_task_error=on_task_error)
     try:
         await live.watch(run_first=True)

@@ -132,7 +132,8 @@ def test_command(args) -> int:
             terminal.error(problem)
             return 2
         started = time.perf_counter()
-        results = dict(zip(map(id, runnable), asyncio.run(arun_groups(runnable, args.jobs or cpu_count()))))
+        ran_groups = asyncio.run(arun_groups(runnable, args.jobs or cpu_count()))
+        results = dict(zip(map(id, runnable), ran_groups, strict=True))
         wall = time.perf_counter() - started
         ran = [(group, results.get(id(group), [])) for group in groups]
         every = [r for _group, rs in ran for r in rs]
@@ -166,7 +167,7 @@ def _harbor_test(args) -> int | None:
     if len(args.paths) == 1:
         args.path, args.target = args.paths[0], args.targets[0]
         return _harbor(args, "test")
-    harbor = next((path for path, target in zip(args.paths, args.targets) if target.harbor), None)
+    harbor = next((path for path, target in zip(args.paths, args.targets, strict=True) if target.harbor), None)
     if harbor is not None:
         terminal.error(f"{harbor} is a Harbor folder: test it alone (verifier-tui test {harbor})")
         return 2

@@ -52,7 +52,7 @@ class BothModes:
         """The finding in one sentence."""
         harbor, server = works(self.harbor), works(self.server)
         harbor_fails = _failure(self.harbor)
-        if server is None:
+        if self.server is None:
             how = "works" if harbor else f"fails ({harbor_fails})"
             return Advice(f"in {HARBOR} the verifier {how}; the {SERVER} was not run: ", self.server_skipped or "")
         if harbor and server:

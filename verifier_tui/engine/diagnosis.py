@@ -157,7 +157,6 @@ def stdlib_shadows(explain: dict[str, Any] | None) -> list[dict[str, Any]]:
     Modules built into the interpreter cannot be shadowed and are left out."""
     if not explain:
         return []
-    stdlib = getattr(sys, "stdlib_module_names", frozenset())
     found: list[dict[str, Any]] = []
     for row in explain.get("sys_path") or []:
         if not isinstance(row, dict) or row.get("role") in (None, "interpreter"):
@@ -169,7 +168,7 @@ def stdlib_shadows(explain: dict[str, Any] | None) -> list[dict[str, Any]]:
             continue
         for entry in names:
             module = entry.stem if entry.suffix == ".py" else entry.name if (entry / "__init__.py").is_file() else None
-            if (module is None or module not in stdlib or module in sys.builtin_module_names
+            if (module is None or module not in sys.stdlib_module_names or module in sys.builtin_module_names
                     or module.startswith("__")):
                 continue
             if any(f["module"] == module for f in found):

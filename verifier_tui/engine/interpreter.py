@@ -99,6 +99,8 @@ def _ask(exe: str, python: str, env: dict[str, str] | None,
                                 env=marked, stdin=subprocess.DEVNULL, start_new_session=True)
     except (OSError, ValueError) as exc:
         return None, f"{python}: {exc}"
+    stdout: str | None
+    stderr: str | None
     try:
         stdout, stderr = proc.communicate(timeout=timeout_s)
     except subprocess.TimeoutExpired:
@@ -109,7 +111,7 @@ def _ask(exe: str, python: str, env: dict[str, str] | None,
         except (ProcessLookupError, PermissionError):
             pass
         strays.end(token)  # and what escaped the group, which may hold the pipes open
-        for stream in (proc.stdout, proc.stderr):
+        for stream in filter(None, (proc.stdout, proc.stderr)):  # both piped
             stream.close()  # never wait for the end of output a process out of reach still holds
         try:
             proc.wait(timeout=1)
@@ -146,7 +148,7 @@ def _valid_answer(entry: object) -> bool:
 
 
 def _path_stamp(paths: list[str]) -> list:
-    out = []
+    out: list[int | None] = []
     for entry in paths:
         try:
             out.append(os.stat(entry).st_mtime_ns)

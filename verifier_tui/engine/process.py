@@ -287,6 +287,7 @@ async def arun_process(
     cancel = CancelSignal()
 
     def work() -> None:
+        outcome: tuple[ProcessResult | None, BaseException | None]
         try:
             outcome = (run_process(argv, cwd=cwd, env=env, timeout_s=timeout_s, cap_bytes=cap_bytes, grace_s=grace_s,
                                    on_output=on_output, cancel=cancel,

@@ -99,9 +99,9 @@ def conform(value: Any, shape: Any) -> Any:
             return _MISSING
         kept = [conform(item, shape[0]) for item in value]
         return [item for item in kept if item is not _MISSING]
-    if shape is int or (isinstance(shape, tuple) and int in shape):
-        if isinstance(value, bool) and bool not in (shape if isinstance(shape, tuple) else (shape,)):
-            return _MISSING  # True is an int to Python, not a line number or an exit code
+    int_shape = shape is int or (isinstance(shape, tuple) and int in shape)
+    if int_shape and isinstance(value, bool) and bool not in (shape if isinstance(shape, tuple) else (shape,)):
+        return _MISSING  # True is an int to Python, not a line number or an exit code
     return value if isinstance(value, shape) else _MISSING
 
 

@@ -184,9 +184,8 @@ def outcome_of(returncode: int | None, signal: int | None, timed_out: bool, star
         return Outcome.KILLED
     if returncode == 0 and verdict is not None and not verdict.ok:
         return Outcome.NO_REWARD
-    return {0: Outcome.REWARD_WRITTEN, 1: Outcome.VERIFIER_RAISED, 2: Outcome.CONTRACT_ERROR}.get(
-        returncode, Outcome.UNEXPECTED_EXIT
-    )
+    exits: dict[int | None, Outcome] = {0: Outcome.REWARD_WRITTEN, 1: Outcome.VERIFIER_RAISED, 2: Outcome.CONTRACT_ERROR}
+    return exits.get(returncode, Outcome.UNEXPECTED_EXIT)
 
 
 def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, sequence: int) -> RunResult:

@@ -368,7 +368,7 @@ class Session:
         A layout that a run is using right now is never handed out again: runs
         of cases in parallel (``test``) each get their own, even when they share
         a workspace (or have none)."""
-        self.scratch_folder()
+        scratch = self._scratch()
         pool = self._stages.setdefault((spec.workspace, spec.explain_only), [])
         free = [stage for stage in pool if id(stage) not in self._busy]
         if self.warm is not None:  # the stage whose held run is this one
@@ -381,7 +381,7 @@ class Session:
             idle[0][0].remove(idle[0][1])
             pool.append(idle[0][1])
             return idle[0][1]
-        stage = self.scratch.new_stage(namespace=self.isolation.kind == NAMESPACE)
+        stage = scratch.new_stage(namespace=self.isolation.kind == NAMESPACE)
         stage.follow(self._live)
         pool.append(stage)
         return stage
@@ -428,7 +428,7 @@ class Session:
         if requested_isolation() == NAMESPACE:  # asked for by name: no copy instead
             raise IsolationError(f"VERIFIER_TUI_SANDBOX=namespace, but this machine cannot: {problem}")
         self._isolation = isolation_fallback(problem)
-        self._fallback_from = result.start_error
+        self._fallback_from = result.start_error or ""
         if self.warm is not None:
             self.warm.discard()
         for pool in self._stages.values():  # the namespace's stages are not the copy's
@@ -668,9 +668,12 @@ class Session:
     def scratch_folder(self) -> Path:
         """The session's private scratch folder, made on first use (a watcher
         ignores it: every run writes there)."""
+        return self._scratch().root
+
+    def _scratch(self) -> Scratch:
         if self.scratch is None:
             self.scratch = Scratch()
-        return self.scratch.root
+        return self.scratch
 
 
 def _inputs_changed(case: Case, case_response: ResponseSource | None, workspace: Path | None,
@@ -694,7 +697,7 @@ def _same_response(a: ResponseSource | None, b: ResponseSource | None) -> bool:
 
 
 def _dedupe(targets: list[Any]) -> list[Any]:
-    out = []
+    out: list[Any] = []
     for target in targets:
         if any(target.path.is_relative_to(other.path) and other.path.is_dir() for other in out):
             continue

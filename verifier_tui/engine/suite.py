@@ -70,12 +70,18 @@ class TaskCases:
 
     def run(self, case: Case, trigger: str = "test") -> RunResult:
         """Run one case, blocking (the pytest plugin)."""
-        return self.session.run(self.session.spec_for_case(case), trigger=trigger)
+        session = self._session()
+        return session.run(session.spec_for_case(case), trigger=trigger)
 
     async def arun(self, case: Case, gate: asyncio.Semaphore | None = None, trigger: str = "test") -> RunResult:
         """Run one case from asyncio; ``gate`` bounds the runners running at
         once (staging and reading the verdict are not held by it)."""
-        return await self.session.arun(self.session.spec_for_case(case), trigger=trigger, gate=gate)
+        session = self._session()
+        return await session.arun(session.spec_for_case(case), trigger=trigger, gate=gate)
+
+    def _session(self) -> Session:
+        assert self.session is not None, "a task that could not be read has no case to run"
+        return self.session
 
     @staticmethod
     def passed(result: RunResult) -> bool:
@@ -339,7 +345,8 @@ def _task_group(folder: Path | Target, options: Options, named: bool) -> TaskCas
     except (DiscoveryError, SelectionError) as exc:
         if named:
             raise CollectionError(str(exc)) from None
-        return TaskCases(name=folder.name, folder=folder, session=None, error=str(exc))
+        where = folder.path if isinstance(folder, Target) else folder
+        return TaskCases(name=where.name, folder=where, session=None, error=str(exc))
     task = session.task
     group = TaskCases(name=task.name, folder=task.root, session=session)
     wanted = task.initial_case  # a case folder was named: that case only
@@ -377,8 +384,8 @@ def _narrow(groups: list, patterns: list[str]) -> None:
     used: set[str] = set()
     every: list[str] = []
     for group in groups:
-        def keep(name: str) -> bool:
-            hits = {p for p in patterns if matches(p, group.name, name)}
+        def keep(name: str, task: str = group.name) -> bool:
+            hits = {p for p in patterns if matches(p, task, name)}
             used.update(hits)
             return bool(hits)
 

@@ -191,6 +191,13 @@ def read_json(path: Path | str, limit: int, *, name: str | None = None) -> tuple
     return parse_json(found.data, name or Path(path).name)
 
 
+def table(document: Any, key: str) -> dict[str, Any]:
+    """``document[key]`` when both are objects (JSON) or tables (TOML), else
+    ``{}``: a file from elsewhere may hold anything under a key."""
+    value = document.get(key) if isinstance(document, dict) else None
+    return value if isinstance(value, dict) else {}
+
+
 def _amount(size: int) -> str:
     if size >= MB:
         return f"{size / MB:,.0f} MB" if size % MB == 0 or size >= 10 * MB else f"{size / MB:,.1f} MB"

@@ -49,11 +49,13 @@ from __future__ import annotations
 
 import codecs
 import errno
+import itertools
 import json
 import math
 import os
 import re
 import stat
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -105,7 +107,7 @@ def rewards_json(rewards: dict[str, Any]) -> tuple[str, int]:
     out; and how many were."""
     if len(rewards) <= REWARD_KEYS:
         return json.dumps(rewards), 0
-    keys = [key for key, _ in zip(rewards, range(REWARD_KEYS))]
+    keys = list(itertools.islice(rewards, REWARD_KEYS))
     last = ""
     if "reward" in rewards and "reward" not in keys:
         keys.pop()
@@ -247,7 +249,7 @@ TIMEOUT_MESSAGE = re.compile(r"Verifier execution timed out after ([0-9.eE+-]+|N
 """:func:`timeout_message` read back from a trial (``None``: Harbor ran with no timeout)."""
 
 
-def timeout_verdict(seconds: float, reward_files: list[RewardFile] = ()) -> Verdict:
+def timeout_verdict(seconds: float, reward_files: Iterable[RewardFile] = ()) -> Verdict:
     """What Harbor records for a run still going at its timeout:
     ``VerifierTimeoutError``, whatever the reward folder holds, because
     Harbor gives up before it reads the folder (the module docstring).

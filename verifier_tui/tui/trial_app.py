@@ -52,14 +52,17 @@ class TrialApp(BaseApp):
         found = self.found
         if isinstance(found, Path):
             found = classify(found)
-        if isinstance(found, Job) and found.jobs is not None or isinstance(found, Target) and found.kind == "jobs":
-            self.push_screen(JobsScreen(found.root if isinstance(found, Target) else found.path))
+        if isinstance(found, Job) and found.jobs is not None:
+            self.push_screen(JobsScreen(found.path))
             return
         if isinstance(found, Target):
-            found = found.root
-            only = first_trials(found)
+            folder = found.root or found.path  # a Harbor folder's target has its root
+            if found.kind == "jobs":
+                self.push_screen(JobsScreen(folder))
+                return
+            only = first_trials(folder)
             if len(only) != 1:
-                self.open_job(found)
+                self.open_job(folder)
                 return
             found = open_trial(only[0])
         if isinstance(found, Job):

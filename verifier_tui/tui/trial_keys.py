@@ -3,7 +3,7 @@ the bindings (and so the footer) and the command palette (and a trial's ``?`` he
 
 from __future__ import annotations
 
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 
 #: (key, action, footer word, palette title, palette help).
 TRIAL_KEYS: list[tuple[str, str, str, str, str]] = [
@@ -67,6 +67,6 @@ JOBS_KEYS: list[tuple[str, str, str, str, str]] = [
 ]
 
 
-def bindings(table: list[tuple[str, str, str, str, str]]) -> list[Binding]:
+def bindings(table: list[tuple[str, str, str, str, str]]) -> list[BindingType]:
     # enter belongs to the table in focus (DataTable selects on it): not bound twice.
     return [Binding(key, action, word) for key, action, word, _title, _help in table if key != "enter"]

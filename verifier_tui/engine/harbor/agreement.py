@@ -127,8 +127,8 @@ def _nemo_gym_reasons(side: SandboxSide, local: RunResult) -> list[str]:
     tb = side.runner.traceback
     modules = (local.explain or {}).get("modules") or {}
     resolved_here = (modules.get("nemo_gym") or {}).get("resolved") if isinstance(modules, dict) else None
-    if tb is not None and tb.bare_type in ("ModuleNotFoundError", "ImportError") and "nemo_gym" in tb.exception_message:
-        if resolved_here:
-            out.append(f"the sandbox could not import nemo_gym (nothing vendored in tests/.ng), while the replay "
-                       f"found it at {resolved_here}")
+    if (tb is not None and tb.bare_type in ("ModuleNotFoundError", "ImportError")
+            and "nemo_gym" in tb.exception_message and resolved_here):
+        out.append(f"the sandbox could not import nemo_gym (nothing vendored in tests/.ng), while the replay "
+                   f"found it at {resolved_here}")
     return out

@@ -290,8 +290,8 @@ def compare_task(task_dir: Path, recorded: str | None, since: datetime | None,
     if local.digest == recorded:
         return TaskDrift(recorded, local.digest, True, problems=local.problems)
     if baseline is not None and baseline.digest == recorded:
-        before = dict(zip(baseline.files, baseline.hashes))
-        now = dict(zip(local.files, local.hashes))
+        before = dict(zip(baseline.files, baseline.hashes, strict=True))
+        now = dict(zip(local.files, local.hashes, strict=True))
         changed = sorted(name for name in set(before) | set(now) if before.get(name) != now.get(name))
         return TaskDrift(recorded, local.digest, False, tuple(changed), (),
                          any(_is_test_path(p) for p in changed), local.problems, exact=True)

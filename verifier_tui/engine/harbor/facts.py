@@ -29,6 +29,7 @@ from verifier_tui.engine.harbor.folders import StepView, Trial
 from verifier_tui.engine.harbor.reading import ExceptionRecord, read_text_tail
 from verifier_tui.engine.task.config import HARBOR_DEFAULT_VERIFIER_TIMEOUT_S, SEPARATE, TaskConfig
 from verifier_tui.engine.model import duration_text
+from verifier_tui.engine import untrusted
 from verifier_tui.engine.record import record
 from verifier_tui.engine.verdict import (
     OUTPUT_PARSE_ERROR,
@@ -124,7 +125,7 @@ def verifier_mode(trial: Trial, step: StepView, task: TaskConfig | None) -> tupl
 
 def effective_timeout(trial: Trial, step: StepView, task: TaskConfig | None) -> Timeout:
     """The verifier's timeout by Harbor's formula (module docstring)."""
-    verifier = trial.config.get("verifier") if isinstance(trial.config.get("verifier"), dict) else {}
+    verifier = untrusted.table(trial.config.data, "verifier")
     override = _number(verifier.get("override_timeout_sec"))
     maximum = _number(verifier.get("max_timeout_sec"))
     multiplier = _number(trial.config.get("verifier_timeout_multiplier"))
@@ -218,7 +219,7 @@ def _first_traceback(block: str) -> str:
 def trial_facts(trial: Trial, step: StepView, task: TaskConfig | None) -> TrialFacts:
     mode, source = verifier_mode(trial, step, task)
     timeout = effective_timeout(trial, step, task)
-    verifier_cfg = trial.config.get("verifier") if isinstance(trial.config.get("verifier"), dict) else {}
+    verifier_cfg = untrusted.table(trial.config.data, "verifier")
     disabled = bool(verifier_cfg.get("disable"))
     # A failure before this pass: the step's own, or (single step) the trial's.
     recorded = step.exception if step.name is not None else (step.exception or trial.exception)
@@ -234,10 +235,7 @@ def trial_facts(trial: Trial, step: StepView, task: TaskConfig | None) -> TrialF
         logged = logged_verifier_failure(trial.log_text)
         if logged is not None:
             verifier_exception, exception_source = logged, "trial.log"
-    if not step.recorded:
-        ran = (step.verifier_dir / "test-stdout.txt").exists() or None
-    else:
-        ran = step.verifier is not None
+    ran = step.verifier is not None if step.recorded else (step.verifier_dir / "test-stdout.txt").exists() or None
     timed_out = verifier_exception is not None and verifier_exception.type == VERIFIER_TIMEOUT
     return TrialFacts(
         verifier_mode=mode,

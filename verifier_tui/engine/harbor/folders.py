@@ -264,7 +264,7 @@ def open_harbor(path: Path | str | Target, refs: bool = False) -> tuple[Trial | 
     target = path if isinstance(path, Target) else classify(path)
     if target.kind == "missing":
         raise HarborFolderError(f"{target.path} does not exist")
-    if not target.harbor:
+    if not target.harbor or target.root is None:  # a Harbor folder has its root
         raise HarborFolderError(
             f"{target.path} is not a Harbor trial or job folder: a trial folder holds trial.log, "
             "config.json and result.json; a job folder holds job.log, config.json and one folder per trial"
@@ -478,7 +478,7 @@ def open_job(path: Path | str, refs: bool = False) -> Job:
     a :class:`TrialRef` once read)."""
     folder = Path(os.path.normpath(Path(path).expanduser().absolute()))
     config = read_json(folder / CONFIG)
-    trials: list[Trial] = []
+    trials: list[Any] = []  # Trials, or TrialRefs
     problems: list[str] = []
     try:
         children = sorted(p for p in folder.iterdir() if p.is_dir())

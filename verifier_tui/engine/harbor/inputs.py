@@ -138,7 +138,7 @@ def verifier_env(trial: Trial, step_name: str | None, task: TaskConfig | None,
                                    "your environment: the replay runs without it")
                     values.pop(key, None)
                     continue
-            if absent is not None:
+            if text is None:  # ``absent`` names what is missing
                 missing.append(f"{absent} is not set in your environment ({key} = {value!r} in {where}): "
                                f"the replay runs without {key}")
                 values.pop(key, None)

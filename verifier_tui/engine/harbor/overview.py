@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 from verifier_tui.engine.harbor.folders import CONFIG, RESULT, job_paths
 from verifier_tui.engine.task.target import harbor_kind
 from verifier_tui.engine.harbor.reading import parse_time, read_json, read_text_tail
+from verifier_tui.engine import untrusted
 from verifier_tui.engine.record import field, record
 
 if TYPE_CHECKING:
@@ -172,13 +173,13 @@ def read_trial_row(folder: Path) -> TrialRow:
     if not isinstance(config, dict):
         loaded = read_json(folder / CONFIG)
         config = loaded.data if loaded.ok and isinstance(loaded.data, dict) else {}
-    task = config.get("task") if isinstance(config.get("task"), dict) else {}
+    task = untrusted.table(config, "task")
     task_name = data.get("task_name") or task.get("name") or (Path(task["path"]).name
                                                               if isinstance(task.get("path"), str) else None)
-    info = data.get("agent_info") if isinstance(data.get("agent_info"), dict) else {}
-    agent_config = config.get("agent") if isinstance(config.get("agent"), dict) else {}
+    info = untrusted.table(data, "agent_info")
+    agent_config = untrusted.table(config, "agent")
     agent = info.get("name") or agent_config.get("name")
-    model_info = info.get("model_info") if isinstance(info.get("model_info"), dict) else {}
+    model_info = untrusted.table(info, "model_info")
     model = model_info.get("name") or agent_config.get("model_name")
     rewards = _rewards(data.get("verifier_result"))
     exceptions = _exceptions(data)
@@ -503,7 +504,7 @@ def read_job_summary(folder: Path) -> JobSummary:
         if isinstance(agents, list) else ()
     stats = result.get("stats") if result.ok else None
     stats = stats if isinstance(stats, dict) else {}
-    evals = stats.get("evals") if isinstance(stats.get("evals"), dict) else {}
+    evals = untrusted.table(stats, "evals")
     exceptions: dict[str, int] = {}
     means: dict[str, dict[str, float]] = {}
     passed: int | None = 0
@@ -512,7 +513,7 @@ def read_job_summary(folder: Path) -> JobSummary:
         if not isinstance(group, dict):
             continue
         # reward_stats: key -> {value: [trial names]}; JSON made the values strings.
-        stats_by_key = group.get("reward_stats") if isinstance(group.get("reward_stats"), dict) else {}
+        stats_by_key = untrusted.table(group, "reward_stats")
         if len(stats_by_key) > 1:
             passed = None
         elif passed is not None:

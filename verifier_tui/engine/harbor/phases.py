@@ -281,7 +281,7 @@ def _local_phases(result: RunResult, where: str | None) -> PhaseReport:
     from verifier_tui.engine.model import Outcome
 
     if result.outcome is Outcome.COULD_NOT_START:
-        return PhaseReport(tuple(Phase(n, l, NOT_REACHED) for n, l in PHASES), "start",
+        return PhaseReport(tuple(Phase(name, label, NOT_REACHED) for name, label in PHASES), "start",
                            f"the replay could not start: {result.start_error}",
                            "check the interpreter (--python) and the task's tests/ folder")
     lines = [line for line in (result.phases or []) if isinstance(line, dict)]
@@ -386,7 +386,7 @@ def sandbox_phases(output: RunnerOutput, verdict: Verdict | None, *, timed_out: 
     # A timeout outranks whatever the output and the reward folder say: Harbor gives up
     # before it reads the folder (Trial._verify_with_timeout, harbor/trial/trial.py).
     limit = f" ({duration_text(timeout_s)})" if timeout_s is not None else ""
-    if output.kind == "traceback":
+    if output.traceback is not None:  # the output's kind is "traceback"
         tb = output.traceback
         error = f"{tb.bare_type}: {tb.exception_message}".rstrip(": ")
         phase = "module_imported" if tb.while_importing else "verify_called"
@@ -396,23 +396,23 @@ def sandbox_phases(output: RunnerOutput, verdict: Verdict | None, *, timed_out: 
         return _report(phase, DONE, error, explanation, advice, lines=tail)
     if output.kind == "contract_error":
         message = output.contract_message or ""
-        phase = contract_phase(message)
-        explanation, advice = failure_words(phase or "", problem=message, sandbox=sandbox)
+        refused_at = contract_phase(message)
+        explanation, advice = failure_words(refused_at or "", problem=message, sandbox=sandbox)
         if timed_out:
             explanation, advice = hung_words(f"the runner refused to call verify ({message})", limit, sandbox=sandbox)
-        if phase is None:
+        if refused_at is None:
             return _report(None, UNKNOWN, "", explanation, advice, stopped_at="command_line")
-        return _report(phase, DONE, message, explanation, advice)
-    wrote = verdict is not None and verdict.source is not None
-    if wrote and verdict.ok:
-        rewards = rewards_json(verdict.rewards)[0]
-        shown = rewards if verdict.source == "reward.json" else repr(float(verdict.rewards.get("reward", 0.0)))
+        return _report(refused_at, DONE, message, explanation, advice)
+    wrote = verdict if verdict is not None and verdict.source is not None else None
+    if wrote is not None and wrote.rewards is not None:
+        rewards = rewards_json(wrote.rewards)[0]
+        shown = rewards if wrote.source == "reward.json" else repr(float(wrote.rewards.get("reward", 0.0)))
         if timed_out:
-            explanation, advice = hung_words(f"the runner wrote {verdict.source}", limit, sandbox=sandbox)
+            explanation, advice = hung_words(f"the runner wrote {wrote.source}", limit, sandbox=sandbox)
             return _report(None, DONE, "", explanation, advice, stopped_at="timeout",
-                           written=f"{verdict.source}: {shown}")
-        return _report(None, DONE, "", f"the runner wrote {verdict.source}; Harbor read {rewards}",
-                       written=f"{verdict.source}: {shown}")
+                           written=f"{wrote.source}: {shown}")
+        return _report(None, DONE, "", f"the runner wrote {wrote.source}; Harbor read {rewards}",
+                       written=f"{wrote.source}: {shown}")
     if timed_out:
         scored = "scored" if sandbox else "would score"
         after = f" after {duration_text(timeout_s)}" if timeout_s is not None else ""
@@ -423,9 +423,9 @@ def sandbox_phases(output: RunnerOutput, verdict: Verdict | None, *, timed_out: 
                        f"{VERIFIER_TIMEOUT}: {why}",
                        "the replay shows where a run spends its time: make verify faster, or raise "
                        "[verifier] timeout_sec in task.toml", stopped_at="timeout")
-    if wrote:
+    if wrote is not None:
         return _report(None, UNKNOWN, "",
-                       f"{verdict.source} is there but Harbor could not use it ({verdict.error}); the runner "
+                       f"{wrote.source} is there but Harbor could not use it ({wrote.error}); the runner "
                        "writes only valid reward files, so test.sh is not the shim or something else wrote it",
                        "let verify return the reward and the runner write it; nothing else should write to "
                        "/logs/verifier", stopped_at=None)

@@ -152,10 +152,10 @@ def plan_replay(location: TaskLocation, captured: WorkspaceInput, env: VerifierE
     ``over_capture`` (the user chose it for this one trial on screen)."""
     plan = ReplayPlan(task_dir=location.path, verifier=None, workspace=None, workspace_origin=None, case=None,
                       env=dict(env.values) if env else {}, timeout_s=None, task_data=None)
-    if not location.found:
+    task_dir = location.path
+    if task_dir is None:
         plan.skipped = location.message()
         return plan
-    task_dir = location.path
     plain = _plain_test_sh(task_dir, step)
     if plain is not None:
         plan.skipped = (f"{plain} is the task's own script, not the runner's shim: the sandbox ran it, not a Python "

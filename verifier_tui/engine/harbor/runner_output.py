@@ -93,13 +93,12 @@ def parse_runner_output(text: str) -> RunnerOutput:
                                           (traceback_at, "traceback")) if at is not None]
     if not found:
         return RunnerOutput("other", last_line=last_line)
-    _, kind = max(found)
+    at, kind = max(found)
     if kind == "contract_error":
-        return RunnerOutput(kind, contract_message=lines[contract_at][len(CONTRACT_PREFIX):].strip(),
-                            last_line=last_line)
+        return RunnerOutput(kind, contract_message=lines[at][len(CONTRACT_PREFIX):].strip(), last_line=last_line)
     if kind == "shim_no_python":
-        return RunnerOutput(kind, shim_message=lines[shim_at].strip(), last_line=last_line)
-    tb = _read_traceback(lines, traceback_at)
+        return RunnerOutput(kind, shim_message=lines[at].strip(), last_line=last_line)
+    tb = _read_traceback(lines, at)
     version = None
     for frame in tb.frames:
         match = _PYTHON_IN_PATH.search(frame.file)

@@ -245,7 +245,7 @@ def read_sandbox(trial: Trial, step: StepView, facts: TrialFacts, *, task_root: 
     why_not = facts.agent_failure.type if facts.agent_failure else ("verifier disabled" if facts.verifier_disabled
                                                                      else None)
     phases = sandbox_phases(runner, computed, timed_out=facts.timed_out, timeout_s=facts.timeout.for_replay,
-                            verifier_ran=False if facts.verifier_ran is False and not text else True,
+                            verifier_ran=not (facts.verifier_ran is False and not text),
                             where=where, not_run_because=why_not, tail=tail,
                             downloaded=state != "not downloaded")
     verdict = _harbor_verdict(trial, step, facts, computed)
@@ -285,7 +285,7 @@ def _harbor_verdict(trial: Trial, step: StepView, facts: TrialFacts, computed: V
         return HarborVerdict(None, None, f"the verifier never ran ({why})", "none")
     if computed is not None:
         where = "result.json is not readable" if not trial.result.ok else "result.json records no verdict for it"
-        if computed.ok:
+        if computed.rewards is not None:
             return HarborVerdict(dict(computed.rewards), None, f"from the reward files ({where})", "reward files")
         return HarborVerdict(None, computed.error, f"{computed.message} (from the reward files; {where})",
                              "reward files")

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from verifier_tui.engine.harbor.folders import EXCEPTION_TXT, MANIFEST, TRIAL_LOG
 from verifier_tui.engine.harbor.reading import read_json, read_text_tail
+from verifier_tui.engine import untrusted
 from verifier_tui.engine.record import record
 
 if TYPE_CHECKING:
@@ -160,7 +161,7 @@ def _content(value: Any) -> str:
             if isinstance(part, dict) and part.get("type") == "text":
                 parts.append(str(part.get("text") or ""))
             elif isinstance(part, dict):
-                source = part.get("source") if isinstance(part.get("source"), dict) else {}
+                source = untrusted.table(part, "source")
                 parts.append(f"[{part.get('type')}: {source.get('path') or '?'}]")
         return "\n".join(parts)
     return "" if value is None else json.dumps(value)
@@ -180,7 +181,7 @@ def conversation(data: Any) -> list[tuple[str, str]]:
     if not isinstance(data, dict) or not isinstance(data.get("steps"), list):
         return [("warn", "not an ATIF trajectory: no steps list")]
     out: list[tuple[str, str]] = []
-    agent = data.get("agent") if isinstance(data.get("agent"), dict) else {}
+    agent = untrusted.table(data, "agent")
     about = [str(data.get("schema_version") or "ATIF")]
     if agent.get("name"):
         about.append(f"agent {agent.get('name')} {agent.get('version') or ''}".rstrip())
@@ -207,7 +208,7 @@ def conversation(data: Any) -> list[tuple[str, str]]:
             if isinstance(call, dict):
                 arguments = json.dumps(call.get("arguments"), ensure_ascii=False)
                 out.append(("warn", f"  → {call.get('function_name')}({_cut(arguments)})"))
-        observation = step.get("observation") if isinstance(step.get("observation"), dict) else {}
+        observation = untrusted.table(step, "observation")
         for result in observation.get("results") or []:
             if not isinstance(result, dict):
                 continue

@@ -27,7 +27,7 @@ from verifier_tui.engine.record import record, replace
 
 if TYPE_CHECKING:
     import asyncio
-    from typing import Any, Callable, Mapping
+    from typing import Any, Mapping
 
     from verifier_tui.engine.invocation import RunSpec
     from verifier_tui.engine.session import Session
@@ -73,12 +73,13 @@ class TrialSession:
         self._empty: Path | None = None  # the empty folder made for that stand-in
         self.walk: TrialWalkthrough = walk_trial(trial, step, task_dir=task_dir, cache=cache, environ=environ)
         self._baseline = None
-        if self.walk.drift is not None and self.walk.drift.same:
+        found = self.walk.location.path
+        if found is not None and self.walk.drift is not None and self.walk.drift.same:
             # The task is the run's now: keep each file's hash, so that an edit
             # later is named exactly (copies of the task have new file times).
             from verifier_tui.engine.harbor.digest import task_digest
 
-            self._baseline = task_digest(self.walk.location.path)
+            self._baseline = task_digest(found)
         self.plan: ReplayPlan = self._plan()
         self.session: Session | None = None
         self.last: Replayed | None = None
@@ -175,6 +176,7 @@ class TrialSession:
         data, no response, no expectation (the trial is the reference) and
         the runner's phases asked for."""
         plan, session = self.plan, self.session
+        assert session is not None, "a spec is asked for only once a session is open"
         spec = session.spec()
         if self._pool is not None:  # the shared session's own choices are not this trial's
             if plan.case is not None:
@@ -240,8 +242,8 @@ class TrialSession:
         return (session is not None and session.isolation.kind == NAMESPACE
                 and (session.task.tests_dir / "test.sh").is_file())
 
-    async def arun(self, trigger: str = "trial replay", *, on_output: Callable[[str, str], None] | None = None,
-                   gate: asyncio.Semaphore | None = None, script_when_differs: bool = False) -> Replayed:
+    async def arun(self, trigger: str = "trial replay", *, gate: asyncio.Semaphore | None = None,
+                   script_when_differs: bool = False) -> Replayed:
         """One replay from asyncio (the TUI, ``watch``, ``test``); cancelling
         it ends the runner. ``gate`` is held only while a runner runs.
         ``script_when_differs`` (a whole job): the task's test.sh runs only
@@ -255,7 +257,7 @@ class TrialSession:
 
         try:
             spec = self.spec()
-            result = await self.session.arun(spec, trigger=trigger, on_output=on_output, gate=gate)
+            result = await self.session.arun(spec, trigger=trigger, gate=gate)
             if script_when_differs:
                 replayed = self._compare(result)
                 if replayed.agreement.same or not self._runs_test_sh():
@@ -275,9 +277,8 @@ class TrialSession:
             plan = plan.verdict_by_test_sh()  # the script ran the task's own runner
         if result is not None:
             result.notices.extend(n for n in plan.notices if n not in result.notices)
-        plan = None if self.skipped and result is None else plan
         phases, parting, failure = replay_view(self.walk, result)
-        agreement = agreement_of(self.walk, plan, result, parting)
+        agreement = agreement_of(self.walk, None if self.skipped and result is None else plan, result, parting)
         self.last = Replayed(result, None if result is not None else self.skipped, agreement, phases, parting,
                              failure)
         return self.last

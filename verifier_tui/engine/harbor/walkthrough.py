@@ -72,7 +72,7 @@ def walk_trial(trial: Trial, step: str | None = None, *, task_dir: Path | str | 
     workspace = trial_workspace(trial, view, facts.verifier_mode)
     side = read_sandbox(trial, view, facts, task_root=location.path, workspace=workspace.path)
     notes = list(trial.notes)
-    if task is not None:
+    if task is not None and location.path is not None:  # one is there when the other is
         if not (location.path / "task.toml").is_file():
             notes.append("task.toml is missing: Harbor's defaults are assumed")
         notes += [f"{p}" for p in task.problems]

@@ -133,15 +133,15 @@ def child_environment(task_env: Mapping[str, str], extra: Iterable[str] = (),
         values[name] = value
         sources[name] = Passed(name, FROM_TOOL, value)
     for name, raw in task_env.items():
-        value, missing = resolve_template(raw, environ)
-        if missing is not None:
+        resolved, missing = resolve_template(raw, environ)
+        if resolved is None:
             problems.append(f"task.toml: [verifier] env.{name} = {raw!r}, but {missing} is not set in your "
                             f"environment (Harbor would stop with ValueError and not run the verifier): "
                             f"the runner gets no {name}")
             values.pop(name, None)
             sources.pop(name, None)
             continue
-        values[name] = value
+        values[name] = resolved
         sources[name] = Passed(name, FROM_TASK, raw)
     for word in extra:
         try:

@@ -18,6 +18,10 @@ from __future__ import annotations
 
 import os
 import struct
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import ctypes
 
 _MODIFY, _ATTRIB, _CLOSE_WRITE = 0x2, 0x4, 0x8
 _MOVED_FROM, _MOVED_TO, _CREATE, _DELETE = 0x40, 0x80, 0x100, 0x200
@@ -43,20 +47,21 @@ def tracker() -> WriteTracker | None:
         fd = _libc.inotify_init1(_NONBLOCK | _CLOEXEC)
     except (OSError, AttributeError):
         return None
-    return WriteTracker(fd) if fd >= 0 else None
+    return WriteTracker(fd, _libc) if fd >= 0 else None
 
 
 class WriteTracker:
     """The folders of one mirror, watched for writes."""
 
-    def __init__(self, fd: int) -> None:
+    def __init__(self, fd: int, libc: ctypes.CDLL) -> None:
         self.fd = fd
+        self._libc = libc
         self.folders: dict[int, str] = {}  # watch descriptor: the folder's path relative to the mirror
         self.lost = False
 
     def watch(self, path: str, rel: str) -> None:
         """Watch the folder ``path`` (``rel`` in the mirror: "" for its root)."""
-        wd = _libc.inotify_add_watch(self.fd, os.fsencode(path), _MASK)
+        wd = self._libc.inotify_add_watch(self.fd, os.fsencode(path), _MASK)
         if wd < 0:
             self.lost = True  # e.g. fs.inotify.max_user_watches reached: walk instead
         else:

@@ -92,11 +92,11 @@ def load_case(folder: Path, task_data_fallbacks: Any = (), rows: TaskRows | None
             problems.append("both response.json and response.txt exist; using response.json")
     elif untrusted.present(text_response):
         response = ResponseSource(text_response, "text")
-    task_data: Path | None = folder / "task_data.json"
+    own_data = folder / "task_data.json"
+    task_data: Path | None = own_data if untrusted.present(own_data) else None
     task_id: str | None = None
     names_no_row: str | None = None
-    if not untrusted.present(task_data):
-        task_data = None
+    if task_data is None:
         named = case_task_id(folder)
         if rows is not None and named is not None:
             if rows.row(named) is not None:

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 import unicodedata
 from typing import TYPE_CHECKING
 
@@ -178,10 +179,10 @@ def parse_task_config(path: Path) -> TaskConfig:
 def load_toml(path: Path) -> tuple[dict[str, Any], TaskConfig | None]:
     """``tomllib``'s document of ``path``, or the config of a file Harbor
     could not load (a refusal)."""
-    try:
-        import tomllib  # type: ignore[import-not-found]
-    except ModuleNotFoundError:  # Python 3.10
-        import tomli as tomllib  # type: ignore[no-redef]
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:
+        import tomli as tomllib
     found = untrusted.read_bytes(path, TOML_LIMIT, name="task.toml")
     try:
         if found.data is None:
@@ -285,8 +286,8 @@ def _config(data: dict[str, Any], check: _Check) -> TaskConfig:
 
     # Harbor's package name is [task] name ("org/name", PackageInfo); older
     # tasks put a name at the top or under [metadata].
-    task_table = data.get("task") if isinstance(data.get("task"), dict) else {}
-    metadata = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
+    task_table = untrusted.table(data, "task")
+    metadata = untrusted.table(data, "metadata")
     name = next((n for n in (task_table.get("name"), data.get("name"), metadata.get("name"))
                  if isinstance(n, str) and n.strip()), None)
 

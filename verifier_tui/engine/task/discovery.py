@@ -200,10 +200,10 @@ def resolve(path: Path | str | Target) -> Task:
     classified (:mod:`verifier_tui.engine.task.target`). Anything else raises
     DiscoveryError with the one line the target carries."""
     target = path if isinstance(path, Target) else classify_task(path)
-    if target.kind not in TASK_KINDS:
+    root, tests_dir = target.root, target.tests_dir
+    if target.kind not in TASK_KINDS or root is None or tests_dir is None:  # a task's kind has both
         raise DiscoveryError(target.why or f"{target.path} is a Harbor {target.kind} folder, not a task: "
                                            "open the task folder it ran instead")
-    root, tests_dir = target.root, target.tests_dir
     config = read_task_config(root)
     looked_in = [tests_dir]
     verifiers = find_verifiers(tests_dir)
@@ -264,7 +264,8 @@ def no_verifier_help(task: Task) -> str:
     """What to do next, when a task has no verifier to run."""
     if task.plain_test_sh:
         return ("To debug it here, move the checks into tests/verifier.py (def verify(workspace): ... returning "
-                f"the reward) and replace tests/test.sh with the runner's shim: verifier-tui vendor {shlex.quote(str(task.root))} "
+                "the reward) and replace tests/test.sh with the runner's shim: "
+                f"verifier-tui vendor {shlex.quote(str(task.root))} "
                 "does that (it keeps your script as tests/test.sh.old).")
     return ("Write one (tests/verifier.py with a top-level def verify(workspace): ...): live reload picks it up "
             "and runs it. v chooses another file.")

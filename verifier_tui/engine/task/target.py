@@ -114,7 +114,8 @@ def _task_target(path: Path) -> Target:
     if (path / CONFIG).is_file() and (path / "result.json").is_file():
         return Target("other", path, why=(
             f"{path} looks like a Harbor trial folder (config.json, result.json), but not one Harbor 0.26 writes: "
-            "a trial folder holds trial.log and a config.json with trial_name and task; open the task folder instead"))
+            "a trial folder holds trial.log and a config.json with trial_name and task; "
+            "open the task folder instead"))
     if _is_case_dir(path):
         return Target("case", path, path.parent.parent, path.parent.parent / "tests", case=path.name)
     if is_tests_folder_of_a_task(path):
@@ -204,7 +205,8 @@ def find_harbor_folder(path: Path | str) -> tuple[str, Path, str | None] | None:
     if kind is not None:
         return kind, start, None
     # Inside a trial: at most steps/<name>/<sub>/ deep.
-    probe, inner = start, []
+    probe = start
+    inner: list[str] = []
     for _ in range(3):
         inner.insert(0, probe.name)
         probe = probe.parent

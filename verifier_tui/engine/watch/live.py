@@ -129,7 +129,7 @@ class LiveRuns:
         if not (task_changed or session.case != case_before or session.feeds_a_run(change.paths)):
             return  # another case added, removed or redefined, or its workspace edited: nothing to run
         if not self.live_reload:
-            self.stale = Change.combine(self.stale, change)
+            self.stale = change if self.stale is None else self.stale.merge(change)
             if self._on_stale is not None:
                 self._on_stale(self.stale)
             return

@@ -19,7 +19,7 @@ import logging
 import os
 import sys
 import threading
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncGenerator, Callable, Iterable
 from contextlib import suppress
 from pathlib import Path
 from typing import Any
@@ -187,7 +187,7 @@ class Watcher:
         self.stop()
         await to_the_end(self._wait_stopped())
 
-    async def changes(self) -> AsyncIterator[Change]:
+    async def changes(self) -> AsyncGenerator[Change, None]:
         """Coalesced relevant changes until :meth:`stop`. A failure of the OS
         watcher is raised here as :class:`WatchError`."""
         if self._iterating:
@@ -347,8 +347,13 @@ class Watcher:
             if transport is not None:
                 transport.close()
         threads = [c.thread for c in self._channels if c.thread.is_alive()]
+
+        def join() -> None:
+            for thread in threads:
+                thread.join(5)
+
         if threads:
-            await asyncio.to_thread(lambda: [t.join(5) for t in threads])
+            await asyncio.to_thread(join)
 
     # -- turning raw events into a Change (in the watching threads) ---------------
 

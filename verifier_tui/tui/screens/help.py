@@ -26,7 +26,7 @@ def help_content() -> Content:
         KEYS, [("esc", "Back to the latest run", "after picking a run in the history")]))
 
 
-def marks_content(legend: list, width: int | None = None) -> list[Any]:
+def marks_content(legend: Sequence, width: int | None = None) -> list[Any]:
     """``(title, [(mark, meaning)])`` groups as the help shows them: each
     mark padded to ``width``, or followed by two spaces."""
     parts: list[Any] = []

@@ -8,6 +8,7 @@ opens it beside a local replay; esc there comes back here."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from rich.text import Text
 from textual import on, work
@@ -89,10 +90,10 @@ class JobOverviewScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static(id="job-header")
-        tasks = DataTable(id="job-tasks", cursor_type="row", zebra_stripes=True)
+        tasks: DataTable[Any] = DataTable(id="job-tasks", cursor_type="row", zebra_stripes=True)
         tasks.border_title = "Tasks"
         yield tasks
-        trials = DataTable(id="job-trials", cursor_type="row", zebra_stripes=True)
+        trials: DataTable[Any] = DataTable(id="job-trials", cursor_type="row", zebra_stripes=True)
         trials.border_title = "Trials"
         yield trials
         yield Footer(compact=True)
@@ -201,7 +202,7 @@ class JobOverviewScreen(Screen[None]):
             task = self.overview.tasks[name]
             cells = (task.trials, task.passed, _mean(task.mean), task.errors)
             if name in table.rows:
-                for key, value in zip(("trials", "passed", "mean", "errors"), cells):
+                for key, value in zip(("trials", "passed", "mean", "errors"), cells, strict=True):
                     table.update_cell(name, key, value)
             else:
                 table.add_row(cell(name), *cells, key=name)

@@ -6,6 +6,7 @@ Enter opens the job's overview; esc there comes back here."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -38,7 +39,7 @@ class JobsScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static(id="job-header")
-        table = DataTable(id="jobs-table", cursor_type="row", zebra_stripes=True)
+        table: DataTable[Any] = DataTable(id="jobs-table", cursor_type="row", zebra_stripes=True)
         table.border_title = "Jobs (latest started first)"
         yield table
         yield Footer(compact=True)

@@ -74,6 +74,7 @@ from verifier_tui.tui.widgets.too_small import TooSmall
 from verifier_tui.words.run import command_words
 
 if TYPE_CHECKING:
+    from verifier_tui.engine.model import ResponseSource
     from verifier_tui.tui.app import VerifierApp
 
 #: A refused choice (a file that is not a verifier, a folder that vanished) is
@@ -94,7 +95,7 @@ class MainScreen(SizedScreen):
         self.outdated_through = 0  # runs up to this number read the task's shared files before their last change
         self.running_case: str | None = None
         self.explain: dict[str, Any] | None = None
-        self._last_response = None  # the response put aside by "toggle mode"
+        self._last_response: ResponseSource | None = None  # the response put aside by "toggle mode"
 
     @property
     def vt(self) -> VerifierApp:
@@ -197,7 +198,7 @@ class MainScreen(SizedScreen):
 
     def on_run_finished(self, message: RunFinished) -> None:
         result = message.result
-        if self.vt.session.ran_case_inputs(result):
+        if result.case is not None and self.vt.session.ran_case_inputs(result):
             # A case's mark says how its own inputs go: a run with another
             # workspace or a typed response leaves it alone. Only the status
             # and the reward are needed there: a case list of whole results

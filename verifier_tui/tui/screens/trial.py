@@ -44,6 +44,9 @@ from verifier_tui.tui.widgets.trial_header import TrialHeader
 from verifier_tui.tui.widgets.trial_side import SidePanel
 
 if TYPE_CHECKING:
+    from textual.content import Content
+    from textual.dom import DOMNode
+
     from verifier_tui.engine.harbor.trial_session import Replayed
 
 CAPTURED = "__captured__"
@@ -230,7 +233,7 @@ class TrialScreen(SizedScreen):
             self.app.pop_screen()
 
     def _side_in_focus(self) -> SidePanel | None:
-        node = self.focused
+        node: DOMNode | None = self.focused
         while node is not None and not isinstance(node, SidePanel):
             node = node.parent
         return node
@@ -297,7 +300,7 @@ class TrialScreen(SizedScreen):
         except (DiscoveryError, OSError) as exc:
             self.notify(f"cannot read the task's cases: {exc}", severity="warning", markup=False)
             return
-        options = [(case.name, f"case {case.name}") for case in cases]
+        options: list[tuple[str, Content | str]] = [(case.name, f"case {case.name}") for case in cases]
         options.append((EMPTY, "an empty /app (what an agent that did nothing leaves)"))
         if self.opened.walk.workspace.path is not None:
             options.insert(0, (CAPTURED, "the trial's own /app (what it captured)"))

@@ -47,7 +47,7 @@ class CasesList(OptionList):
                 self.replace_option_prompt_at_index(index, prompt)
         else:
             highlighted = next((i for i, c in enumerate(cases) if c.name == current), 0)
-            self.set_options([Option(p, id=c.name) for p, c in zip(prompts, cases)])
+            self.set_options([Option(p, id=c.name) for p, c in zip(prompts, cases, strict=True)])
             self.highlighted = highlighted
 
     @staticmethod

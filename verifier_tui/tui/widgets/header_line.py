@@ -69,7 +69,7 @@ class HeaderLine(Static):
         self._draw()
 
     def _draw(self) -> None:
-        if self._choices is None:
+        if self._choices is None or self._sandbox is None:
             return
         line = Content.assemble(self._choices, SEP, self._sandbox)
         width = self.content_size.width

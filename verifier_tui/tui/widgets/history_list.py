@@ -141,7 +141,7 @@ class HistoryList(OptionList):
         highlighted = self.highlighted
         self.set_options([option, *list(self.options)[: MAX_RUNS - 1]])
         # Stay on the run the user was looking at; follow the newest otherwise.
-        self.highlighted = 0 if highlighted in (None, 0) else min(highlighted + 1, self.option_count - 1)
+        self.highlighted = min(highlighted + 1, self.option_count - 1) if highlighted else 0
 
     @staticmethod
     def _prompt(result: RunResult, previous: RunResult | None, endings: tuple[str | None, str | None]) -> Content:

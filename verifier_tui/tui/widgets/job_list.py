@@ -49,4 +49,5 @@ class JobList(OptionList):
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
-        self.post_message(self.EntryChosen(self.job_entries[int(event.option.id)]))
+        if event.option.id is not None:  # a trial's heading has none, and is never chosen
+            self.post_message(self.EntryChosen(self.job_entries[int(event.option.id)]))

@@ -20,6 +20,8 @@ from verifier_tui.tui.widgets.reward_panel import IN_COMMAND
 from verifier_tui.words.run import LISTED, MODE_NAMES, binding_text, more_text
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from verifier_tui.tui.display import Display
 
 _HEAD = "bold $text-primary"
@@ -32,16 +34,16 @@ class ResolutionPanel(VerticalScroll):
     def compose(self) -> ComposeResult:
         yield Static(Content("Resolution appears as soon as the runner starts."), id="resolution-body")
 
-    def show_message(self, text: str, notices: list[str] = (), style: str = _MUTED) -> None:
+    def show_message(self, text: str, notices: Sequence[str] = (), style: str = _MUTED) -> None:
         parts: list[Any] = [(f"⚠ {worded(n, key_words)}\n", _WARN) for n in notices]
         parts.append((text, style))
         self.query_one("#resolution-body", Static).update(Content.assemble(*parts))
 
-    def show(self, explain: dict[str, Any], mode: str, fmt: "Display", notices: list[str] = ()) -> None:
+    def show(self, explain: dict[str, Any], mode: str, fmt: "Display", notices: Sequence[str] = ()) -> None:
         self.query_one("#resolution-body", Static).update(resolution_content(explain, mode, fmt, notices))
 
 
-def resolution_content(explain: dict[str, Any], mode: str, fmt: "Display", notices: list[str] = ()) -> Content:
+def resolution_content(explain: dict[str, Any], mode: str, fmt: "Display", notices: Sequence[str] = ()) -> Content:
     """Most telling first: contract problems, then how verify is called, where
     nemo_gym.verifiers resolves, and sys.path in full."""
     parts: list[Any] = [(f"⚠ {fmt.words(n)}\n", _WARN) for n in notices]
@@ -143,7 +145,7 @@ def _sys_path(explain: dict[str, Any], fmt: "Display") -> list[Any]:
     roles = [" + ".join(r.get("roles") or [r.get("role") or ""]) for r in rows]
     width = max([len(r) for r in roles] + [4])
     parts: list[Any] = [("sys.path", _HEAD), ("  in the order the runner placed it\n", _MUTED)]
-    for row, role in zip(rows, roles):
+    for row, role in zip(rows, roles, strict=True):
         path = fmt.path(row.get("path")) if row.get("path") else "(the current folder)"
         missing = "" if row.get("exists", True) else "  (missing)"
         role_style = _MUTED if row.get("role") == "interpreter" else "bold"

@@ -126,12 +126,13 @@ def _stuck(result: RunResult, fmt: "Display") -> list[tuple[str, str]]:
     """A run that timed out: where it was stuck, and the frames of the
     thread that ran verify (not the runner's own, not importlib's) when
     there is more than the one named."""
-    line = stuck_line(result.stack, fmt.path)
-    if line is None:
+    stack = result.stack
+    line = stuck_line(stack, fmt.path)
+    if stack is None or line is None:
         return []
-    opens = " (e opens the line)" if result.stack is not None and result.stack.stuck_at is not None else ""
+    opens = " (e opens the line)" if stack.stuck_at is not None else ""
     parts = [(f"  {fmt.words(line)}", "bold $warning"), (f"{opens}\n", _MUTED)]
-    frames = [f for f in result.stack.frames if not f.path.endswith("run_verifier.py") and not f.path.startswith("<")]
+    frames = [f for f in stack.frames if not f.path.endswith("run_verifier.py") and not f.path.startswith("<")]
     for frame in frames[:_STACK_LINES] if len(frames) > 1 else ():
         parts.append((fmt.text(f"    {fmt.path(frame.path)}:{frame.line} in {frame.function}") + "\n", _MUTED))
     return parts
