@@ -19,6 +19,7 @@ from verifier_tui.engine.model import RunResult
 from verifier_tui.engine.session import Session
 from verifier_tui.words.run import cut_words
 
+
 def _interpreter_problem(session) -> str | None:
     """Why ``--python`` cannot run the runner (not found, does not start, too
     old, does not answer), in one line; None when it can. Bad input: the

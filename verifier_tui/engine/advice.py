@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from verifier_tui.engine.record import record
 
 if TYPE_CHECKING:
-    from typing import Callable
+    from collections.abc import Callable
 
 
 @record(frozen=True)

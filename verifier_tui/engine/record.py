@@ -16,8 +16,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from dataclasses import dataclass as record
-    from dataclasses import field
-    from dataclasses import replace
+    from dataclasses import field, replace
 else:
 
     class FrozenInstanceError(AttributeError):

@@ -22,7 +22,7 @@ import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from typing import Iterable
+    from collections.abc import Iterable
 
 _DIR_MARK = "ps_d"
 _DIR_MARK_GROUP = f"(?P<{_DIR_MARK}>/)"

@@ -375,4 +375,3 @@ def remove_path(path: Path) -> None:
             path.unlink()
         except OSError:
             pass
-

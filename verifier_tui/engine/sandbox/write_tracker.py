@@ -27,8 +27,20 @@ _MODIFY, _ATTRIB, _CLOSE_WRITE = 0x2, 0x4, 0x8
 _MOVED_FROM, _MOVED_TO, _CREATE, _DELETE = 0x40, 0x80, 0x100, 0x200
 _DELETE_SELF, _MOVE_SELF, _OVERFLOW, _IGNORED = 0x400, 0x800, 0x4000, 0x8000
 _ONLYDIR, _DONT_FOLLOW, _EXCL_UNLINK = 0x01000000, 0x02000000, 0x04000000
-_MASK = (_MODIFY | _ATTRIB | _CLOSE_WRITE | _MOVED_FROM | _MOVED_TO | _CREATE | _DELETE | _DELETE_SELF
-         | _MOVE_SELF | _ONLYDIR | _DONT_FOLLOW | _EXCL_UNLINK)
+_MASK = (
+    _MODIFY
+    | _ATTRIB
+    | _CLOSE_WRITE
+    | _MOVED_FROM
+    | _MOVED_TO
+    | _CREATE
+    | _DELETE
+    | _DELETE_SELF
+    | _MOVE_SELF
+    | _ONLYDIR
+    | _DONT_FOLLOW
+    | _EXCL_UNLINK
+)
 _NONBLOCK, _CLOEXEC = os.O_NONBLOCK, 0o2000000
 _HEADER = struct.Struct("iIII")
 
@@ -84,7 +96,7 @@ class WriteTracker:
             offset = 0
             while offset < len(data):
                 wd, mask, _cookie, size = _HEADER.unpack_from(data, offset)
-                name = data[offset + _HEADER.size: offset + _HEADER.size + size].rstrip(b"\0")
+                name = data[offset + _HEADER.size : offset + _HEADER.size + size].rstrip(b"\0")
                 offset += _HEADER.size + size
                 if mask & _OVERFLOW:
                     self.lost = True

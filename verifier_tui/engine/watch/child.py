@@ -61,4 +61,3 @@ def main(options_json: str) -> None:
         with suppress(OSError):  # the parent may be gone
             emit({"error": str(exc) if isinstance(exc, WatchError) else f"{type(exc).__name__}: {exc}"})
         raise SystemExit(1) from None
-

@@ -172,8 +172,9 @@ class LiveRuns:
         try:
             while self._watching:
                 self.targets = self.session.watch_targets()
-                watcher = Watcher(self.targets, ignore=[self.session.scratch_folder()],
-                                  force_polling=self.force_polling)
+                watcher = Watcher(
+                    self.targets, ignore=[self.session.scratch_folder()], force_polling=self.force_polling
+                )
                 self._watcher = watcher
                 try:
                     await watcher.start()

@@ -39,13 +39,13 @@ from verifier_tui.engine.watch.filters import is_noise
 
 logger = logging.getLogger(__name__)
 
+
 @record
 class _Target:
     path: Path  # absolute, not resolved
     label: str
     folder: bool
     ignore: tuple[Path, ...]  # ignored paths strictly inside this folder target
-
 
 
 def _child_import_path() -> list[str]:
@@ -129,8 +129,14 @@ class Watcher:
         self._folders = sorted((t for t in self._targets if t.folder), key=lambda t: -len(t.path.parts))
         self._stop = threading.Event()
         self._channels = [
-            Channel(roots, recursive, force_polling=self.force_polling, stop=self._stop,
-                    post=self._post, make_change=self._make_change)
+            Channel(
+                roots,
+                recursive,
+                force_polling=self.force_polling,
+                stop=self._stop,
+                post=self._post,
+                make_change=self._make_change,
+            )
             for roots, recursive in ((tree_roots, True), (file_roots, False))
             if roots
         ]

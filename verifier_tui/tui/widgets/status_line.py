@@ -23,7 +23,7 @@ TICK_S = 0.1
 
 
 class StatusLine(Static):
-    def __init__(self, fmt: "Display", **kwargs) -> None:
+    def __init__(self, fmt: Display, **kwargs) -> None:
         super().__init__(**kwargs)
         self.fmt = fmt
         self.watch_words = ("live reload: starting", "$text-muted")
