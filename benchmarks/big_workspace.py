@@ -79,8 +79,14 @@ def measure(bench: Bench) -> list[Row]:
             try:
                 rows.append(rerun(bench, big, size, mode))
             except BenchmarkError as error:
-                rows.append(skipped(f"rerun-{size.name}-{mode}", "11", f"re-run after 5 files changed, "
-                                    f"{size.label}, VERIFIER_TUI_SANDBOX={mode}", f"failed: {error}"))
+                rows.append(
+                    skipped(
+                        f"rerun-{size.name}-{mode}",
+                        "11",
+                        f"re-run after 5 files changed, {size.label}, VERIFIER_TUI_SANDBOX={mode}",
+                        f"failed: {error}",
+                    )
+                )
     return rows
 
 
@@ -117,8 +123,13 @@ def first_staging(bench: Bench, big: Path, size: Size) -> list[Row]:
         started = time.perf_counter()
         subprocess.run(["cp", "-a", str(big), str(copy)], check=True)
         if with_runner:
-            subprocess.run(Bare(bare.root, bare.tests, copy, bare.reward_dir).command(bench.python), cwd=copy,
-                           env=child_env(), check=True, stdout=subprocess.DEVNULL)
+            subprocess.run(
+                Bare(bare.root, bare.tests, copy, bare.reward_dir).command(bench.python),
+                cwd=copy,
+                env=child_env(),
+                check=True,
+                stdout=subprocess.DEVNULL,
+            )
         elapsed = time.perf_counter() - started
         shutil.rmtree(copy)
         return elapsed
@@ -130,12 +141,26 @@ def first_staging(bench: Bench, big: Path, size: Size) -> list[Row]:
     anchor = "cp -a + bare runner" if with_runner else "cp -a"
     what = f"first staging, {size.label}"
     return [
-        Row(f"staging-{size.name}-namespace", "11", f"{what}, with namespaces (run --json)",
-            anchor="run --json, small task", values=ms(samples["namespace"]), anchor_values=ms(samples["small"]),
-            goal=Goal.adds(20), notes=[f"sandbox: {sandboxes.get('namespace')}"]),
-        Row(f"staging-{size.name}-copy", "11", f"{what}, without namespaces (run --json)", anchor=anchor,
-            values=ms(samples["copy"]), anchor_values=ms(samples["cp"]), goal=Goal.ratio(1.0),
-            notes=[f"sandbox: {sandboxes.get('copy')}"]),
+        Row(
+            f"staging-{size.name}-namespace",
+            "11",
+            f"{what}, with namespaces (run --json)",
+            anchor="run --json, small task",
+            values=ms(samples["namespace"]),
+            anchor_values=ms(samples["small"]),
+            goal=Goal.adds(20),
+            notes=[f"sandbox: {sandboxes.get('namespace')}"],
+        ),
+        Row(
+            f"staging-{size.name}-copy",
+            "11",
+            f"{what}, without namespaces (run --json)",
+            anchor=anchor,
+            values=ms(samples["copy"]),
+            anchor_values=ms(samples["cp"]),
+            goal=Goal.ratio(1.0),
+            notes=[f"sandbox: {sandboxes.get('copy')}"],
+        ),
     ]
 
 
@@ -169,20 +194,30 @@ def rerun(bench: Bench, big: Path, size: Size, mode: str) -> Row:
             for index in range(SMALL_FILES):
                 (small_workspace / f"file{index}.txt").write_text(f"round {number}\n", encoding="utf-8")
 
-        samples = interleave({
-            "big": lambda: changed(big_watch, lambda number: change_files(big, size, 5, number)),
-            "small": lambda: changed(small_watch, change_small),
-        }, rounds=bench.rounds(20, 5), warmup=1)
+        samples = interleave(
+            {
+                "big": lambda: changed(big_watch, lambda number: change_files(big, size, 5, number)),
+                "small": lambda: changed(small_watch, change_small),
+            },
+            rounds=bench.rounds(20, 5),
+            warmup=1,
+        )
     finally:
         for child in children:
             child.stop()
         bench.settle()
     if not seen or any(document.get("rewards") != {"reward": 1.0} for document in seen):
         raise BenchmarkError(f"a re-run did not score 1.0: {[d.get('outcome') for d in seen][:5]}")
-    return Row(f"rerun-{size.name}-{mode}", "11", f"re-run after 5 files changed, {size.label}, "
-               f"VERIFIER_TUI_SANDBOX={mode} (watch)", anchor="the same on the small task",
-               values=ms(samples["big"]), anchor_values=ms(samples["small"]),
-               goal=Goal.adds(RERUN_GOAL_MS[size.name]), notes=[f"sandbox: {sandbox_of(seen[-1])}"])
+    return Row(
+        f"rerun-{size.name}-{mode}",
+        "11",
+        f"re-run after 5 files changed, {size.label}, VERIFIER_TUI_SANDBOX={mode} (watch)",
+        anchor="the same on the small task",
+        values=ms(samples["big"]),
+        anchor_values=ms(samples["small"]),
+        goal=Goal.adds(RERUN_GOAL_MS[size.name]),
+        notes=[f"sandbox: {sandbox_of(seen[-1])}"],
+    )
 
 
 if __name__ == "__main__":

@@ -38,8 +38,7 @@ def measure(bench: Bench) -> list[Row]:
     where = bench.folder("cases-parallel")
     task = small_task(where, cases=CASES, expected=True)
     first = bare_layout(where / "bare" / "c000")
-    layouts = [first] + [bare_layout(where / "bare" / f"c{index:03d}", tests=first.tests)
-                         for index in range(1, CASES)]
+    layouts = [first] + [bare_layout(where / "bare" / f"c{index:03d}", tests=first.tests) for index in range(1, CASES)]
 
     def check(done: subprocess.CompletedProcess) -> str | None:
         try:
@@ -58,9 +57,14 @@ def measure(bench: Bench) -> list[Row]:
 
         def one(layout) -> int:
             (layout.reward_dir / "reward.txt").unlink(missing_ok=True)
-            return subprocess.run(layout.command(bench.python), cwd=layout.app, env=env,
-                                  stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.DEVNULL).returncode
+            return subprocess.run(
+                layout.command(bench.python),
+                cwd=layout.app,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            ).returncode
 
         started = time.perf_counter()
         with ThreadPoolExecutor(JOBS) as pool:
@@ -71,8 +75,17 @@ def measure(bench: Bench) -> list[Row]:
         return elapsed
 
     samples = interleave({"tool": tool, "bare": bare}, rounds=bench.rounds(5, 2), warmup=1)
-    return [Row("test", "11", f"test over {CASES} cases, -j {JOBS}", anchor=f"bare runner, {JOBS} at a time",
-                values=ms(samples["tool"]), anchor_values=ms(samples["bare"]), goal=Goal.ratio(1.3))]
+    return [
+        Row(
+            "test",
+            "11",
+            f"test over {CASES} cases, -j {JOBS}",
+            anchor=f"bare runner, {JOBS} at a time",
+            values=ms(samples["tool"]),
+            anchor_values=ms(samples["bare"]),
+            goal=Goal.ratio(1.3),
+        )
+    ]
 
 
 if __name__ == "__main__":

@@ -38,9 +38,9 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
 
 REPO = Path(__file__).resolve().parents[1]
 RUNNER = REPO / "runner" / "run_verifier.py"
@@ -56,6 +56,7 @@ NOT_REPORTED = "not reported"
 
 # -- statistics -----------------------------------------------------------------------------
 
+
 def median(values: Sequence[float]) -> float:
     return statistics.median(values)
 
@@ -69,6 +70,7 @@ def p90(values: Sequence[float]) -> float:
 
 # -- goals and rows ---------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Goal:
     """An issue's goal for a row: ``adds`` (median minus the anchor's median
@@ -80,15 +82,15 @@ class Goal:
     text: str
 
     @classmethod
-    def adds(cls, limit: float, unit: str = "ms") -> "Goal":
+    def adds(cls, limit: float, unit: str = "ms") -> Goal:
         return cls("adds", limit, f"adds <= {limit:g} {unit}")
 
     @classmethod
-    def ratio(cls, limit: float) -> "Goal":
+    def ratio(cls, limit: float) -> Goal:
         return cls("ratio", limit, f"<= {limit:g}x")
 
     @classmethod
-    def at_most(cls, limit: float, unit: str) -> "Goal":
+    def at_most(cls, limit: float, unit: str) -> Goal:
         return cls("at_most", limit, f"<= {limit:g} {unit}")
 
 
@@ -146,6 +148,7 @@ def skipped(key: str, issue: str, what: str, reason: str, anchor: str = "", goal
 
 # -- timing -----------------------------------------------------------------------------------
 
+
 def interleave(actions: dict[str, Callable[[], float]], rounds: int, warmup: int = 1) -> dict[str, list[float]]:
     """Run each action once per round, ``warmup`` untimed rounds first; each
     action returns its own measurement (seconds, or whatever unit it times).
@@ -161,22 +164,28 @@ def interleave(actions: dict[str, Callable[[], float]], rounds: int, warmup: int
     return samples
 
 
-def timed_run(argv: Sequence[str], *, cwd: Path | str | None = None, env: dict[str, str] | None = None,
-              check: Callable[[subprocess.CompletedProcess], str | None] | None = None) -> float:
+def timed_run(
+    argv: Sequence[str],
+    *,
+    cwd: Path | str | None = None,
+    env: dict[str, str] | None = None,
+    check: Callable[[subprocess.CompletedProcess], str | None] | None = None,
+) -> float:
     """Wall time of one command, in seconds, measured from outside as a user
     would feel it. ``check`` returns a complaint when the command did not do
     its job; the benchmark then stops with it (a wrong result is no timing)."""
     start = time.perf_counter()
-    done = subprocess.run(list(argv), cwd=cwd, env=env, stdin=subprocess.DEVNULL,
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    done = subprocess.run(list(argv), cwd=cwd, env=env, stdin=subprocess.DEVNULL, capture_output=True)
     elapsed = time.perf_counter() - start
     if check is not None:
         problem = check(done)
         if problem:
             raise BenchmarkError(f"{argv[0]} did not do its job: {problem}")
     elif done.returncode != 0:
-        raise BenchmarkError(f"{' '.join(map(str, argv))} exited {done.returncode}: "
-                             f"{done.stderr.decode(errors='replace').strip()[-500:]}")
+        raise BenchmarkError(
+            f"{' '.join(map(str, argv))} exited {done.returncode}: "
+            f"{done.stderr.decode(errors='replace').strip()[-500:]}"
+        )
     return elapsed
 
 
@@ -190,16 +199,29 @@ class BenchmarkError(Exception):
 
 # -- a child's lines, stamped --------------------------------------------------------------
 
+
 class Lines:
     """A child process whose stdout is read on a thread, line by line, each
     line stamped with ``time.perf_counter()`` the moment it was read."""
 
-    def __init__(self, argv: Sequence[str], *, cwd: Path | str | None = None, env: dict[str, str] | None = None,
-                 stdin_text: str | None = None) -> None:
+    def __init__(
+        self,
+        argv: Sequence[str],
+        *,
+        cwd: Path | str | None = None,
+        env: dict[str, str] | None = None,
+        stdin_text: str | None = None,
+    ) -> None:
         self.argv = list(argv)
-        self.proc = subprocess.Popen(self.argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     stdin=subprocess.PIPE if stdin_text is not None else subprocess.DEVNULL,
-                                     start_new_session=True)
+        self.proc = subprocess.Popen(
+            self.argv,
+            cwd=cwd,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            stdin=subprocess.PIPE if stdin_text is not None else subprocess.DEVNULL,
+            start_new_session=True,
+        )
         if stdin_text is not None:
             assert self.proc.stdin is not None
             self.proc.stdin.write(stdin_text.encode())
@@ -227,8 +249,9 @@ class Lines:
             try:
                 stamp, line = self._lines.get(timeout=max(0.0, deadline - time.monotonic()))
             except queue.Empty:
-                raise BenchmarkError(f"{Path(self.argv[0]).name} printed no expected line in {timeout:g} s"
-                                     f"{self._tail()}") from None
+                raise BenchmarkError(
+                    f"{Path(self.argv[0]).name} printed no expected line in {timeout:g} s{self._tail()}"
+                ) from None
             if line is None:
                 raise BenchmarkError(f"{Path(self.argv[0]).name} ended early{self._tail()}")
             if match is None or match(line):
@@ -270,6 +293,7 @@ def stop_group(proc: subprocess.Popen, grace: float = 10.0) -> None:
 
 # -- the environment -------------------------------------------------------------------------
 
+
 def tmpfs_root() -> Path | None:
     """/dev/shm when it is a writable tmpfs (it is on most Linux machines)."""
     shm = Path("/dev/shm")
@@ -301,8 +325,17 @@ def child_env(extra: dict[str, str] | None = None) -> dict[str, str]:
     """The environment the tool gives the runner (verifier_tui/engine/run.py's
     child_env): ours without what changes the import path or start-up, with
     unbuffered UTF-8 output and no bytecode writing."""
-    dropped = {"PYTHONPATH", "PYTHONSTARTUP", "PYTHONHOME", "PYTHONSAFEPATH", "PYTHONUSERBASE",
-               "PYTHONINSPECT", "PYTHONBREAKPOINT", "PYTHONNOUSERSITE", "PYTHONWARNINGS"}
+    dropped = {
+        "PYTHONPATH",
+        "PYTHONSTARTUP",
+        "PYTHONHOME",
+        "PYTHONSAFEPATH",
+        "PYTHONUSERBASE",
+        "PYTHONINSPECT",
+        "PYTHONBREAKPOINT",
+        "PYTHONNOUSERSITE",
+        "PYTHONWARNINGS",
+    }
     env = {k: v for k, v in os.environ.items() if k not in dropped and not k.startswith("TEXTUAL")}
     env.update(PYTHONDONTWRITEBYTECODE="1", PYTHONUNBUFFERED="1", PYTHONIOENCODING="utf-8")
     env.update(extra or {})
@@ -365,8 +398,14 @@ class Bench:
         return env
 
 
-def make_bench(*, quick: bool, venv: Path | None = None, tmp: Path | None = None,
-               python: str = sys.executable, log: Callable[[str], None] = print) -> Bench:
+def make_bench(
+    *,
+    quick: bool,
+    venv: Path | None = None,
+    tmp: Path | None = None,
+    python: str = sys.executable,
+    log: Callable[[str], None] = print,
+) -> Bench:
     """The scratch root and a clean venv with the project installed into it,
     non-editable, from this checkout (the dependencies come from whatever
     index pip is configured with). ``venv`` reuses (or makes) one at that path
@@ -386,15 +425,23 @@ def make_bench(*, quick: bool, venv: Path | None = None, tmp: Path | None = None
         subprocess.run(pip + [str(REPO)], check=True)
     else:
         subprocess.run(pip + ["--force-reinstall", "--no-deps", str(REPO)], check=True)
-    real = subprocess.run([str(venv / "bin" / "python"), "-c", "import sys; print(sys._base_executable)"],
-                          check=True, stdout=subprocess.PIPE, text=True).stdout.strip()
+    real = subprocess.run(
+        [str(venv / "bin" / "python"), "-c", "import sys; print(sys._base_executable)"],
+        check=True,
+        stdout=subprocess.PIPE,
+        text=True,
+    ).stdout.strip()
     return Bench(root=root, venv=venv, python=os.path.realpath(real), quick=quick)
 
 
 def pip_install(bench: Bench, *packages: str) -> str | None:
     """Install ``packages`` into the benchmark's venv; a reason when it failed."""
-    done = subprocess.run([bench.venv_python, "-m", "pip", "install", "-q", "--disable-pip-version-check",
-                           *packages], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    done = subprocess.run(
+        [bench.venv_python, "-m", "pip", "install", "-q", "--disable-pip-version-check", *packages],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     if done.returncode != 0:
         return f"pip install {' '.join(packages)} failed: {done.stdout.strip().splitlines()[-1:]}"
     return None
@@ -422,14 +469,19 @@ def find_entr(install: bool) -> tuple[str | None, str]:
 
 
 def machine_facts(bench: Bench) -> dict[str, str]:
-    version = subprocess.run([bench.python, "-c", "import platform; print(platform.python_version())"],
-                             stdout=subprocess.PIPE, text=True).stdout.strip()
+    version = subprocess.run(
+        [bench.python, "-c", "import platform; print(platform.python_version())"], stdout=subprocess.PIPE, text=True
+    ).stdout.strip()
     try:
         usable = len(os.sched_getaffinity(0))
     except AttributeError:
         usable = os.cpu_count() or 0
-    commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, text=True).stdout.strip()
+    commit = subprocess.run(
+        ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    ).stdout.strip()
     kind = filesystem_type(bench.root)
     return {
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
@@ -466,8 +518,17 @@ def row_cells(row: Row) -> list[str]:
     """The table's cells for one row, in the order of :data:`COLUMNS`."""
     what = row.what + "".join(f"; {note}" for note in row.notes)
     if row.skipped:
-        return [row.issue, what, "skipped", row.anchor or "-", "-", "-", "-",
-                row.goal.text if row.goal else "-", f"- ({row.skipped})"]
+        return [
+            row.issue,
+            what,
+            "skipped",
+            row.anchor or "-",
+            "-",
+            "-",
+            "-",
+            row.goal.text if row.goal else "-",
+            f"- ({row.skipped})",
+        ]
     difference = row.difference
     return [
         row.issue,
@@ -492,9 +553,11 @@ def table(rows: Sequence[Row]) -> str:
 
 def report(rows: Sequence[Row], facts: dict[str, str], command: str) -> str:
     head = "\n".join(f"- {name}: {value}" for name, value in facts.items())
-    return (f"Measured with `{command}`:\n\n{head}\n\n{table(rows)}\n\n"
-            "Medians of interleaved rounds (p90 in brackets); the difference and the ratio compare medians. "
-            "Each benchmark's docstring in `benchmarks/` says what it times and why its goal is what it is.")
+    return (
+        f"Measured with `{command}`:\n\n{head}\n\n{table(rows)}\n\n"
+        "Medians of interleaved rounds (p90 in brackets); the difference and the ratio compare medians. "
+        "Each benchmark's docstring in `benchmarks/` says what it times and why its goal is what it is."
+    )
 
 
 def replace_section(text: str, body: str) -> str:
@@ -502,7 +565,7 @@ def replace_section(text: str, body: str) -> str:
     start, end = text.find(README_BEGIN), text.find(README_END)
     if start < 0 or end < start:
         raise BenchmarkError(f"the README has no {README_BEGIN} ... {README_END} section")
-    return text[:start + len(README_BEGIN)] + "\n" + body.strip() + "\n" + text[end:]
+    return text[: start + len(README_BEGIN)] + "\n" + body.strip() + "\n" + text[end:]
 
 
 def write_readme(body: str, readme: Path = REPO / "README.md") -> None:

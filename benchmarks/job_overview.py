@@ -72,9 +72,18 @@ def measure(bench: Bench) -> list[Row]:
                     read.append(app.wait(120) - started)
             finally:
                 app.close()
-    return [Row("tui-job", "22", f"launch -> overview on screen, a {TRIALS:,}-trial job, TUI (pty)",
-                anchor="a job of 2 trials", values=ms(shown["big"]), anchor_values=ms(shown["small"]),
-                goal=Goal.at_most(1000, "ms"), notes=[f"every trial read after {1000 * median(read):.0f} ms"])]
+    return [
+        Row(
+            "tui-job",
+            "22",
+            f"launch -> overview on screen, a {TRIALS:,}-trial job, TUI (pty)",
+            anchor="a job of 2 trials",
+            values=ms(shown["big"]),
+            anchor_values=ms(shown["small"]),
+            goal=Goal.at_most(1000, "ms"),
+            notes=[f"every trial read after {1000 * median(read):.0f} ms"],
+        )
+    ]
 
 
 if __name__ == "__main__":

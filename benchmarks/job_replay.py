@@ -85,8 +85,9 @@ def measure(bench: Bench) -> list[Row]:
         out_file, err_file = where / "tool.out", where / "tool.err"
         with open(out_file, "wb") as out, open(err_file, "wb") as err:
             started = time.perf_counter()
-            proc = subprocess.Popen(command, cwd=where, env=bench.tool_env(), stdin=subprocess.DEVNULL,
-                                    stdout=out, stderr=err)
+            proc = subprocess.Popen(
+                command, cwd=where, env=bench.tool_env(), stdin=subprocess.DEVNULL, stdout=out, stderr=err
+            )
             # wait4: the rusage of this child (on Linux its peak is the largest of the tree it reaped: the tool)
             _pid, status, usage = os.wait4(proc.pid, 0)
             elapsed = time.perf_counter() - started
@@ -106,10 +107,25 @@ def measure(bench: Bench) -> list[Row]:
 
         def one(index: int) -> int:
             (rewards[index] / "reward.txt").unlink(missing_ok=True)
-            return subprocess.run([bench.python, "-B", "-u", str(RUNNER), "--verifier", str(tests / "verifier.py"),
-                                   "--workspace", str(apps[index]), "--reward-dir", str(rewards[index])],
-                                  cwd=apps[index], env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.DEVNULL).returncode
+            return subprocess.run(
+                [
+                    bench.python,
+                    "-B",
+                    "-u",
+                    str(RUNNER),
+                    "--verifier",
+                    str(tests / "verifier.py"),
+                    "--workspace",
+                    str(apps[index]),
+                    "--reward-dir",
+                    str(rewards[index]),
+                ],
+                cwd=apps[index],
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            ).returncode
 
         started = time.perf_counter()
         with ThreadPoolExecutor(JOBS) as pool:
@@ -121,8 +137,15 @@ def measure(bench: Bench) -> list[Row]:
 
     samples = interleave({"tool": tool, "bare": bare}, rounds=bench.rounds(3, 1), warmup=0)
     return [
-        Row("test-job", "22", what, anchor=f"bare runner, {JOBS} at a time", values=ms(samples["tool"]),
-            anchor_values=ms(samples["bare"]), goal=Goal.ratio(1.6)),
+        Row(
+            "test-job",
+            "22",
+            what,
+            anchor=f"bare runner, {JOBS} at a time",
+            values=ms(samples["tool"]),
+            anchor_values=ms(samples["bare"]),
+            goal=Goal.ratio(1.6),
+        ),
         Row("test-job-rss", "22", "peak RSS of that test JOB", unit="MB", values=peaks, goal=Goal.at_most(200, "MB")),
     ]
 

@@ -23,8 +23,9 @@ SMALL_FILES = 5
 """Files in the small task's workspace: as many as the big-workspace rows change."""
 
 
-def small_task(parent: Path, name: str = "small", verifier: str = TRIVIAL_VERIFIER, cases: int = 1,
-               expected: bool = False) -> Path:
+def small_task(
+    parent: Path, name: str = "small", verifier: str = TRIVIAL_VERIFIER, cases: int = 1, expected: bool = False
+) -> Path:
     """A task folder: tests/verifier.py, task.toml, and ``cases`` cases whose
     workspace holds a few small files (with expected.json when asked)."""
     task = parent / name
@@ -64,16 +65,27 @@ class Bare:
         return self.tests / ".ng" / "run_verifier.py"
 
     def command(self, python: str) -> list[str]:
-        return [python, "-B", "-u", str(self.runner), "--verifier", str(self.verifier),
-                "--workspace", str(self.app), "--reward-dir", str(self.reward_dir)]
+        return [
+            python,
+            "-B",
+            "-u",
+            str(self.runner),
+            "--verifier",
+            str(self.verifier),
+            "--workspace",
+            str(self.app),
+            "--reward-dir",
+            str(self.reward_dir),
+        ]
 
     def reward(self) -> str | None:
         path = self.reward_dir / "reward.txt"
         return path.read_text(encoding="utf-8") if path.is_file() else None
 
 
-def bare_layout(root: Path, verifier: str = TRIVIAL_VERIFIER, workspace: Path | None = None,
-                tests: Path | None = None) -> Bare:
+def bare_layout(
+    root: Path, verifier: str = TRIVIAL_VERIFIER, workspace: Path | None = None, tests: Path | None = None
+) -> Bare:
     """Stage ``root`` by hand. ``tests`` shares an already staged tests folder
     (read-only for the runner) instead of making one."""
     root.mkdir(parents=True, exist_ok=True)
@@ -93,8 +105,9 @@ def bare_layout(root: Path, verifier: str = TRIVIAL_VERIFIER, workspace: Path | 
 
 
 def run_bare(bare: Bare, python: str) -> subprocess.CompletedProcess:
-    return subprocess.run(bare.command(python), cwd=bare.app, env=child_env(), stdin=subprocess.DEVNULL,
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return subprocess.run(
+        bare.command(python), cwd=bare.app, env=child_env(), stdin=subprocess.DEVNULL, capture_output=True
+    )
 
 
 def wrote_reward(bare: Bare, expected: str = "1.0"):
@@ -132,6 +145,7 @@ def sandbox_of(document: dict) -> str:
 
 
 # -- big workspaces ----------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Size:

@@ -34,18 +34,32 @@ def measure(bench: Bench) -> list[Row]:
     big = build_workspace(bench.folder("workspaces") / HUNDRED_K.name, HUNDRED_K)
     where = bench.folder("mirror")
     rounds = bench.rounds(20, 3)
-    done = subprocess.run([bench.venv_python, __file__, "--child", bench.python, str(where), str(big),
-                           str(rounds)], env=bench.tool_env("copy"), capture_output=True, text=True, timeout=1800)
+    done = subprocess.run(
+        [bench.venv_python, __file__, "--child", bench.python, str(where), str(big), str(rounds)],
+        env=bench.tool_env("copy"),
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
     if done.returncode != 0:
         raise BenchmarkError((done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1])
     samples = json.loads(done.stdout)
-    return [Row("mirror-100k", "11", f"run after {CHANGED} of {HUNDRED_K.label} changed, the copy sandbox's "
-                "mirror (Session.note_change)", anchor="the same on the small task",
-                values=samples["big"], anchor_values=samples["small"], goal=Goal.adds(60),
-                notes=[f"first run walked and copied {samples['first_copied']:,} files"])]
+    return [
+        Row(
+            "mirror-100k",
+            "11",
+            f"run after {CHANGED} of {HUNDRED_K.label} changed, the copy sandbox's mirror (Session.note_change)",
+            anchor="the same on the small task",
+            values=samples["big"],
+            anchor_values=samples["small"],
+            goal=Goal.adds(60),
+            notes=[f"first run walked and copied {samples['first_copied']:,} files"],
+        )
+    ]
 
 
 # -- the child, on the venv's interpreter ----------------------------------------------------------------
+
 
 def identities(root: Path) -> dict[str, tuple]:
     """Every file's inode, change time, size and modification time: what any write to it changes."""
@@ -53,8 +67,12 @@ def identities(root: Path) -> dict[str, tuple]:
     for folder, _, files in os.walk(root):
         for name in files:
             st = os.lstat(os.path.join(folder, name))
-            out[os.path.relpath(os.path.join(folder, name), root)] = (st.st_ino, st.st_ctime_ns, st.st_size,
-                                                                     st.st_mtime_ns)
+            out[os.path.relpath(os.path.join(folder, name), root)] = (
+                st.st_ino,
+                st.st_ctime_ns,
+                st.st_size,
+                st.st_mtime_ns,
+            )
     return out
 
 
@@ -74,8 +92,10 @@ def child(python: str, where: Path, big: Path, rounds: int) -> dict:
             path.write_text(f"round {number}\n", encoding="utf-8")
         return paths
 
-    sides = {"big": (small_task(where, "for-big"), big, lambda number: change_files(big, HUNDRED_K, CHANGED, number)),
-             "small": (small, small_workspace, change_small)}
+    sides = {
+        "big": (small_task(where, "for-big"), big, lambda number: change_files(big, HUNDRED_K, CHANGED, number)),
+        "small": (small, small_workspace, change_small),
+    }
     sessions, samples, edited, first_copied = {}, {"big": [], "small": []}, set(), 0
     for side, (task, workspace, _) in sides.items():
         session = Session(task, Options(python=python, case="only", workspace=workspace))
@@ -90,7 +110,7 @@ def child(python: str, where: Path, big: Path, rounds: int) -> dict:
         sessions[side] = (session, spec, mirror)
     try:
         for number in range(rounds + 1):  # round 0 warms up
-            for side in (("big", "small") if number % 2 else ("small", "big")):
+            for side in ("big", "small") if number % 2 else ("small", "big"):
                 session, spec, mirror = sessions[side]
                 paths = sides[side][2](number)
                 if side == "big":
@@ -100,8 +120,10 @@ def child(python: str, where: Path, big: Path, rounds: int) -> dict:
                 result = session.run(spec)
                 took = (time.perf_counter() - started) * 1000
                 if result.outcome is not Outcome.REWARD_WRITTEN or mirror.walked or mirror.files_copied != len(paths):
-                    raise SystemExit(f"round {number} on the {side} workspace: {result.outcome.slug}, walked "
-                                     f"{mirror.walked}, copied {mirror.files_copied} files for {len(paths)} changed")
+                    raise SystemExit(
+                        f"round {number} on the {side} workspace: {result.outcome.slug}, walked "
+                        f"{mirror.walked}, copied {mirror.files_copied} files for {len(paths)} changed"
+                    )
                 if number:
                     samples[side].append(took)
         big_mirror = sessions["big"][2]

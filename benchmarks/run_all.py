@@ -32,8 +32,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import harness  # noqa: E402
 from harness import BenchmarkError, Row, skipped  # noqa: E402
 
-MODULES = ("runner_overhead", "run_overhead", "watch_latency", "tui_latency", "big_workspace", "mirror_update",
-           "tui_memory", "cases_parallel", "job_replay", "job_overview")
+MODULES = (
+    "runner_overhead",
+    "run_overhead",
+    "watch_latency",
+    "tui_latency",
+    "big_workspace",
+    "mirror_update",
+    "tui_memory",
+    "cases_parallel",
+    "job_replay",
+    "job_overview",
+)
 
 
 def load(names: list[str]) -> list:
@@ -42,24 +52,37 @@ def load(names: list[str]) -> list:
         return modules
     unknown = set(names) - {module.NAME for module in modules}
     if unknown:
-        raise SystemExit(f"run_all: no benchmark named {', '.join(sorted(unknown))} "
-                         f"(known: {', '.join(module.NAME for module in modules)})")
+        raise SystemExit(
+            f"run_all: no benchmark named {', '.join(sorted(unknown))} "
+            f"(known: {', '.join(module.NAME for module in modules)})"
+        )
     return [module for module in modules if module.NAME in names]
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer rounds and runs: shows it works, not figures")
-    parser.add_argument("--only", action="append", default=[], metavar="NAME[,NAME]",
-                        help="run only these benchmarks (see --list); may be repeated")
+    parser.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        metavar="NAME[,NAME]",
+        help="run only these benchmarks (see --list); may be repeated",
+    )
     parser.add_argument("--list", action="store_true", help="list the benchmarks and exit")
-    parser.add_argument("--write-readme", action="store_true",
-                        help="put the table into README.md's performance section")
-    parser.add_argument("--install-anchors", action="store_true",
-                        help="when entr is not on PATH, try apt-get install -y entr")
+    parser.add_argument(
+        "--write-readme", action="store_true", help="put the table into README.md's performance section"
+    )
+    parser.add_argument(
+        "--install-anchors", action="store_true", help="when entr is not on PATH, try apt-get install -y entr"
+    )
     parser.add_argument("--venv", type=Path, help="reuse (or make) the benchmark venv here and keep it")
-    parser.add_argument("--tmp", type=Path, help="scratch folder for tasks and workspaces (default: /dev/shm "
-                                                 "when it is tmpfs, else the system's temporary folder)")
+    parser.add_argument(
+        "--tmp",
+        type=Path,
+        help="scratch folder for tasks and workspaces (default: /dev/shm "
+        "when it is tmpfs, else the system's temporary folder)",
+    )
     parser.add_argument("--json", type=Path, metavar="FILE", help="also write every sample to FILE")
     parser.add_argument("--python", default=sys.executable, help="the interpreter the venv is made with")
     return parser.parse_args(argv)
@@ -105,8 +128,13 @@ def main(argv: list[str] | None = None) -> int:
             harness.write_readme(body)
             print(f"written into {harness.REPO / 'README.md'}")
         if args.json:
-            args.json.write_text(json.dumps({"facts": facts, "rows": [vars(row) | {"goal": row.goal and
-                                 row.goal.text} for row in rows]}, indent=2), encoding="utf-8")
+            args.json.write_text(
+                json.dumps(
+                    {"facts": facts, "rows": [vars(row) | {"goal": row.goal and row.goal.text} for row in rows]},
+                    indent=2,
+                ),
+                encoding="utf-8",
+            )
     finally:
         shutil.rmtree(bench.root, ignore_errors=True)
         if args.venv is None:

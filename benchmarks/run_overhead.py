@@ -56,6 +56,7 @@ def measure(bench: Bench) -> list[Row]:
                 seen[staging]["sandbox"] = sandbox_of(document)
                 seen[staging]["durations"].append(1000 * document["duration_s"])  # type: ignore[union-attr]
             return problem
+
         return check_tool
 
     def run_tool() -> float:
@@ -68,15 +69,30 @@ def measure(bench: Bench) -> list[Row]:
         (bare.reward_dir / "reward.txt").unlink(missing_ok=True)
         return timed_run(bare.command(bench.python), cwd=bare.app, env=child_env(), check=wrote_reward(bare))
 
-    samples = interleave({"tool": run_tool, "copy": run_tool_copy, "bare": run_runner},
-                         rounds=bench.rounds(30, 10), warmup=3)
+    samples = interleave(
+        {"tool": run_tool, "copy": run_tool_copy, "bare": run_runner}, rounds=bench.rounds(30, 10), warmup=3
+    )
     rows = []
-    for staging, key, what in (("auto", "tool", "run --json, trivial task"),
-                               ("copy", "copy", "run --json, trivial task, copy staging forced")):
-        notes = [f"runner inside the tool {median(seen[staging]['durations']):.1f} ms",
-                 f"sandbox: {seen[staging]['sandbox']}"]
-        rows.append(Row("run", "7", what, anchor="bare runner", values=ms(samples[key]),
-                        anchor_values=ms(samples["bare"]), goal=Goal.adds(70), notes=notes))
+    for staging, key, what in (
+        ("auto", "tool", "run --json, trivial task"),
+        ("copy", "copy", "run --json, trivial task, copy staging forced"),
+    ):
+        notes = [
+            f"runner inside the tool {median(seen[staging]['durations']):.1f} ms",
+            f"sandbox: {seen[staging]['sandbox']}",
+        ]
+        rows.append(
+            Row(
+                "run",
+                "7",
+                what,
+                anchor="bare runner",
+                values=ms(samples[key]),
+                anchor_values=ms(samples["bare"]),
+                goal=Goal.adds(70),
+                notes=notes,
+            )
+        )
     return rows
 
 

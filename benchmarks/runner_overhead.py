@@ -57,8 +57,17 @@ def measure(bench: Bench) -> list[Row]:
         return timed_run(command, cwd=bare.root, env=child_env(), check=check)
 
     samples = interleave({"floor": floor, "runner": runner}, rounds=bench.rounds(40, 12), warmup=3)
-    return [Row("runner", "7", "runner, trivial verifier", anchor="floor (python -c, what the contract forces)",
-                values=ms(samples["runner"]), anchor_values=ms(samples["floor"]), goal=Goal.adds(6))]
+    return [
+        Row(
+            "runner",
+            "7",
+            "runner, trivial verifier",
+            anchor="floor (python -c, what the contract forces)",
+            values=ms(samples["runner"]),
+            anchor_values=ms(samples["floor"]),
+            goal=Goal.adds(6),
+        )
+    ]
 
 
 if __name__ == "__main__":

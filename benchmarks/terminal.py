@@ -16,8 +16,8 @@ import struct
 import termios
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from harness import BenchmarkError
 

@@ -35,6 +35,7 @@ panels are re-laid out on each verdict, so it is given 30 ms more than ``watch``
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import subprocess
 import sys
@@ -88,10 +89,26 @@ def measure(bench: Bench) -> list[Row]:
         samples = interleave({"tui": save, "runner": runner}, rounds=bench.rounds(30, 8), warmup=2)
     finally:
         app.close()
-    rows = [Row("tui", "26", "save -> verdict on screen, TUI (pty)", anchor="bare runner", values=ms(samples["tui"]),
-                anchor_values=ms(samples["runner"]), goal=Goal.adds(40))]
-    rows.append(Row("tui-launch", "earlier", "launch -> first verdict on screen, TUI (pty)",
-                    values=ms(launches(bench, task, bench.rounds(10, 3))), goal=Goal.at_most(1000, "ms")))
+    rows = [
+        Row(
+            "tui",
+            "26",
+            "save -> verdict on screen, TUI (pty)",
+            anchor="bare runner",
+            values=ms(samples["tui"]),
+            anchor_values=ms(samples["runner"]),
+            goal=Goal.adds(40),
+        )
+    ]
+    rows.append(
+        Row(
+            "tui-launch",
+            "earlier",
+            "launch -> first verdict on screen, TUI (pty)",
+            values=ms(launches(bench, task, bench.rounds(10, 3))),
+            goal=Goal.at_most(1000, "ms"),
+        )
+    )
     rows.append(flood(bench, where))
     rows.append(big_reward(bench, where, bench.rounds(5, 2)))
     return rows
@@ -102,8 +119,9 @@ def launches(bench: Bench, task: Path, count: int) -> list[float]:
     times = []
     for _ in range(count):
         started = time.perf_counter()
-        app = TerminalApp([bench.tool, str(task), "--case", "only", "--python", bench.python], bench.tool_env(),
-                          task.parent)
+        app = TerminalApp(
+            [bench.tool, str(task), "--case", "only", "--python", bench.python], bench.tool_env(), task.parent
+        )
         try:
             app.expect(reward_text(99999))
             times.append(app.wait(60) - started)
@@ -114,15 +132,23 @@ def launches(bench: Bench, task: Path, count: int) -> list[float]:
 
 def flood(bench: Bench, where: Path) -> Row:
     """The flood runs inside the venv (this file, with --flood-inside)."""
-    done = subprocess.run([bench.venv_python, __file__, "--flood-inside", str(where / "flood"), str(FLOOD_LINES)],
-                          env=bench.tool_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                          text=True)
+    done = subprocess.run(
+        [bench.venv_python, __file__, "--flood-inside", str(where / "flood"), str(FLOOD_LINES)],
+        env=bench.tool_env(),
+        capture_output=True,
+        text=True,
+    )
     if done.returncode != 0:
         raise BenchmarkError(f"the flood benchmark failed: {done.stderr.strip()[-800:]}")
     found = json.loads(done.stdout)
-    return Row("tui-flood", "earlier", f"longest screen freeze, verifier printing {FLOOD_LINES:,} lines",
-               values=[found["stall_ms"]], goal=Goal.at_most(100, "ms"),
-               notes=[f"the run took {found['run_ms']:.0f} ms"])
+    return Row(
+        "tui-flood",
+        "earlier",
+        f"longest screen freeze, verifier printing {FLOOD_LINES:,} lines",
+        values=[found["stall_ms"]],
+        goal=Goal.at_most(100, "ms"),
+        notes=[f"the run took {found['run_ms']:.0f} ms"],
+    )
 
 
 FLOOD_VERIFIER = """\
@@ -158,7 +184,7 @@ async def flood_inside(root: Path, lines: int) -> dict:
         await asyncio.wait_for(finished.wait(), 120)
         timer.stop()
         await pilot.pause()
-    stall = max(b - a for a, b in zip(ticks, ticks[1:]))
+    stall = max(b - a for a, b in itertools.pairwise(ticks))
     return {"stall_ms": 1000 * stall, "run_ms": 1000 * results[0].duration_s}
 
 
@@ -167,16 +193,26 @@ def big_reward(bench: Bench, where: Path, runs: int) -> Row:
     the anchor is the same app after a one-key reward."""
     found = {}
     for keys in (BIG_REWARD_KEYS, 1):
-        done = subprocess.run([bench.venv_python, __file__, "--big-reward-inside", str(where / f"reward-{keys}"),
-                               str(keys), str(runs)],
-                              env=bench.tool_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        done = subprocess.run(
+            [bench.venv_python, __file__, "--big-reward-inside", str(where / f"reward-{keys}"), str(keys), str(runs)],
+            env=bench.tool_env(),
+            capture_output=True,
+            text=True,
+        )
         if done.returncode != 0:
             raise BenchmarkError(f"the big reward benchmark failed: {done.stderr.strip()[-800:]}")
         found[keys] = json.loads(done.stdout)
     big = found[BIG_REWARD_KEYS]
-    return Row("tui-big-reward", "9", f"TUI update after a {BIG_REWARD_KEYS:,}-key reward", anchor="after a 1-key reward",
-               values=big["update_ms"], anchor_values=found[1]["update_ms"], goal=Goal.at_most(100, "ms"),
-               notes=[f"longest screen freeze after the run: {max(big['stall_ms']):.0f} ms"])
+    return Row(
+        "tui-big-reward",
+        "9",
+        f"TUI update after a {BIG_REWARD_KEYS:,}-key reward",
+        anchor="after a 1-key reward",
+        values=big["update_ms"],
+        anchor_values=found[1]["update_ms"],
+        goal=Goal.at_most(100, "ms"),
+        notes=[f"longest screen freeze after the run: {max(big['stall_ms']):.0f} ms"],
+    )
 
 
 BIG_REWARD_VERIFIER = """\
@@ -213,12 +249,12 @@ async def big_reward_inside(root: Path, keys: int, runs: int) -> dict:
                 finished.clear()
                 await pilot.press("r")
             ticks = [time.perf_counter()]
-            timer = app.set_interval(0.01, lambda: ticks.append(time.perf_counter()))
+            timer = app.set_interval(0.01, lambda ticks=ticks: ticks.append(time.perf_counter()))
             await asyncio.wait_for(finished.wait(), 120)
             await pilot.pause()
             updates.append(1000 * (time.perf_counter() - stamps[-1]))
             timer.stop()
-            gaps = [b - max(a, stamps[-1]) for a, b in zip(ticks, ticks[1:]) if b > stamps[-1]]
+            gaps = [b - max(a, stamps[-1]) for a, b in itertools.pairwise(ticks) if b > stamps[-1]]
             stalls.append(1000 * max(gaps, default=0.0))
     return {"update_ms": updates, "stall_ms": stalls}
 

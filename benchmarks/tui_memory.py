@@ -45,8 +45,9 @@ def verifier(number: int, flood: bool) -> str:
 def tui_growth(bench: Bench, task: Path, runs: int, flood: bool) -> tuple[float, float]:
     """(RSS after the warm-up, RSS after ``runs`` more), in MB."""
     source = task / "tests" / "verifier.py"
-    app = TerminalApp([bench.tool, str(task), "--case", "only", "--python", bench.python], bench.tool_env(),
-                      task.parent)
+    app = TerminalApp(
+        [bench.tool, str(task), "--case", "only", "--python", bench.python], bench.tool_env(), task.parent
+    )
     try:
         app.expect(reward_text(0))
         app.wait(60)
@@ -66,14 +67,18 @@ def tui_growth(bench: Bench, task: Path, runs: int, flood: bool) -> tuple[float,
 
 def watch_growth(bench: Bench, task: Path, runs: int, flood: bool) -> tuple[float, float]:
     source = task / "tests" / "verifier.py"
-    watch = Lines([bench.tool, "watch", "--json", str(task), "--case", "only", "--python", bench.python],
-                  cwd=task.parent, env=bench.tool_env())
+    watch = Lines(
+        [bench.tool, "watch", "--json", str(task), "--case", "only", "--python", bench.python],
+        cwd=task.parent,
+        env=bench.tool_env(),
+    )
     try:
         watch.next(timeout=60)
         before = 0.0
         for number in range(1, WARMUP_RUNS + runs + 1):
             source.write_text(verifier(number, flood), encoding="utf-8")
-            watch.next(timeout=60, match=lambda line, value=reward_text(number): value in line)
+            expected = reward_text(number)
+            watch.next(timeout=60, match=lambda line, expected=expected: expected in line)
             time.sleep(0.02)
             if number == WARMUP_RUNS:
                 before = rss_mb(watch.proc.pid)
@@ -91,19 +96,31 @@ def rss_mb(pid: int) -> float:
 
 def measure(bench: Bench) -> list[Row]:
     rows = []
-    for key, flood, runs in (("tui-memory", False, bench.rounds(1000, 100)),
-                             ("tui-memory-flood", True, bench.rounds(500, 50))):
+    for key, flood, runs in (
+        ("tui-memory", False, bench.rounds(1000, 100)),
+        ("tui-memory-flood", True, bench.rounds(500, 50)),
+    ):
         where = bench.folder(key)
         task = small_task(where, verifier=verifier(0, flood))
         tui_before, tui_after = tui_growth(bench, task, runs, flood)
         (task / "tests" / "verifier.py").write_text(verifier(0, flood), encoding="utf-8")
         watch_before, watch_after = watch_growth(bench, task, runs, flood)
         what = f"TUI memory growth over {runs:,} live re-runs" + (" printing 600 KB each" if flood else "")
-        rows.append(Row(key, "11", what, anchor=f"watch over the same {runs:,} runs", unit="MB",
-                        values=[tui_after - tui_before], anchor_values=[watch_after - watch_before],
-                        goal=Goal.at_most(5, "MB"),
-                        notes=[f"RSS {tui_before:.0f} -> {tui_after:.0f} MB (watch {watch_before:.0f} -> "
-                               f"{watch_after:.0f} MB)"]))
+        rows.append(
+            Row(
+                key,
+                "11",
+                what,
+                anchor=f"watch over the same {runs:,} runs",
+                unit="MB",
+                values=[tui_after - tui_before],
+                anchor_values=[watch_after - watch_before],
+                goal=Goal.at_most(5, "MB"),
+                notes=[
+                    f"RSS {tui_before:.0f} -> {tui_after:.0f} MB (watch {watch_before:.0f} -> {watch_after:.0f} MB)"
+                ],
+            )
+        )
     return rows
 
 

@@ -53,8 +53,10 @@ plus a run, so a second run that one save may cause is over first."""
 def anchor_script(bare: Bare, python: str) -> Path:
     """The bare runner, then one line: what entr and pytest-watcher re-run."""
     script = bare.root / "anchor.sh"
-    script.write_text(f"#!/bin/sh\ncd {shlex.quote(str(bare.app))} && {shlex.join(bare.command(python))}\n"
-                      f"echo {MARKER}\n", encoding="utf-8")
+    script.write_text(
+        f"#!/bin/sh\ncd {shlex.quote(str(bare.app))} && {shlex.join(bare.command(python))}\necho {MARKER}\n",
+        encoding="utf-8",
+    )
     script.chmod(0o755)
     return script
 
@@ -99,22 +101,32 @@ def measure(bench: Bench) -> list[Row]:
 
     started: list[Lines] = []
     try:
-        watch = Lines([bench.tool, "watch", "--json", str(task), "--case", "only", "--python", bench.python],
-                      cwd=where, env=bench.tool_env())
+        watch = Lines(
+            [bench.tool, "watch", "--json", str(task), "--case", "only", "--python", bench.python],
+            cwd=where,
+            env=bench.tool_env(),
+        )
         started.append(watch)
         watch.next(timeout=60)  # the first run, right after the watcher is in place
         actions = {"watch": Saver(watch, task / "tests" / "verifier.py", watch_line), "runner": run_runner}
         marker = lambda line: line.strip() == MARKER  # noqa: E731
         if bench.entr:
             entr_bare = bare_layout(where / "entr")
-            entr = Lines([bench.entr, "-n", "-p", str(anchor_script(entr_bare, bench.python))], cwd=entr_bare.root,
-                         env=child_env(), stdin_text=f"{entr_bare.verifier}\n")
+            entr = Lines(
+                [bench.entr, "-n", "-p", str(anchor_script(entr_bare, bench.python))],
+                cwd=entr_bare.root,
+                env=child_env(),
+                stdin_text=f"{entr_bare.verifier}\n",
+            )
             started.append(entr)
             actions["entr"] = Saver(entr, entr_bare.verifier, marker)
         if bench.ptw:
             ptw_bare = bare_layout(where / "ptw")
-            ptw = Lines([bench.ptw, "--runner", str(anchor_script(ptw_bare, bench.python)), str(ptw_bare.tests)],
-                        cwd=ptw_bare.root, env=child_env())
+            ptw = Lines(
+                [bench.ptw, "--runner", str(anchor_script(ptw_bare, bench.python)), str(ptw_bare.tests)],
+                cwd=ptw_bare.root,
+                env=child_env(),
+            )
             started.append(ptw)
             actions["ptw"] = Saver(ptw, ptw_bare.verifier, marker)
         time.sleep(1.0)  # entr and pytest-watcher give no sign that they are watching
@@ -127,18 +139,45 @@ def measure(bench: Bench) -> list[Row]:
     watch_ms = ms(samples["watch"])
     durations = [1000 * document["duration_s"] for document in lines_seen]
     notes = [f"runner inside watch {median(durations):.1f} ms", f"sandbox: {sandbox_of(lines_seen[-1])}"]
-    rows = [Row("watch", "26", what, anchor="bare runner", values=watch_ms, anchor_values=ms(samples["runner"]),
-                goal=goals["runner"], notes=notes)]
+    rows = [
+        Row(
+            "watch",
+            "26",
+            what,
+            anchor="bare runner",
+            values=watch_ms,
+            anchor_values=ms(samples["runner"]),
+            goal=goals["runner"],
+            notes=notes,
+        )
+    ]
     for name, anchor in (("entr", "entr + bare runner"), ("ptw", "pytest-watcher + bare runner")):
         if name in samples:
-            rows.append(Row(f"watch-{name}", "26", what, anchor=anchor, values=watch_ms,
-                            anchor_values=ms(samples[name]), goal=goals[name]))
+            rows.append(
+                Row(
+                    f"watch-{name}",
+                    "26",
+                    what,
+                    anchor=anchor,
+                    values=watch_ms,
+                    anchor_values=ms(samples[name]),
+                    goal=goals[name],
+                )
+            )
         else:
             reason = "entr not found" if name == "entr" else "pytest-watcher could not be installed"
             rows.append(skipped(f"watch-{name}", "26", what, reason, anchor=anchor, goal=goals[name]))
     rss, cpu, count, seconds = idle
-    rows.append(Row("watch-idle", "26", "idle watch: the run started ahead, waiting (resident memory)", unit="MB",
-                    values=[rss], notes=[f"{count} processes", f"CPU {cpu:.2f}% of one core over {seconds:g} s"]))
+    rows.append(
+        Row(
+            "watch-idle",
+            "26",
+            "idle watch: the run started ahead, waiting (resident memory)",
+            unit="MB",
+            values=[rss],
+            notes=[f"{count} processes", f"CPU {cpu:.2f}% of one core over {seconds:g} s"],
+        )
+    )
     return rows
 
 
@@ -146,6 +185,7 @@ def idle_cost(watch_pid: int, seconds: float) -> tuple[float, float, int, float]
     """The processes ``watch`` keeps waiting for the next save (those started
     with VERIFIER_TUI_WARM, and what they started): their resident MB, the
     share of a core they use over ``seconds``, and how many there are."""
+
     def tree(pid: int) -> set[int]:
         found, todo = set(), [pid]
         while todo:
@@ -171,8 +211,12 @@ def idle_cost(watch_pid: int, seconds: float) -> tuple[float, float, int, float]
     before = ticks()
     time.sleep(seconds)
     cpu = 100 * (ticks() - before) / os.sysconf("SC_CLK_TCK") / seconds
-    rss_kb = sum(int(line.split()[1]) for pid in held for line in _read(f"/proc/{pid}/status").splitlines()
-                 if line.startswith("VmRSS:"))
+    rss_kb = sum(
+        int(line.split()[1])
+        for pid in held
+        for line in _read(f"/proc/{pid}/status").splitlines()
+        if line.startswith("VmRSS:")
+    )
     return rss_kb / 1024, cpu, len(held), seconds
 
 

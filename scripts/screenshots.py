@@ -102,11 +102,17 @@ async def take(shot: Shot, out: Path) -> Path:
 # -- Harbor trials and jobs ------------------------------------------------------------------
 
 SEPARATE = 'version = "1.0"\nartifacts = ["/app"]\n\n[verifier]\nenvironment_mode = "separate"\n'
-READS_REPORT = ("import json\n\n\ndef verify(workspace):\n"
-                "    report = json.loads((workspace / 'report.json').read_text())\n"
-                "    return float(report['score'])\n")
-TRIAL_SHOTS = {"trial-verify-raised": (120, 42), "trial-root-cause": (160, 45), "job-overview": (120, 26),
-               "jobs-folder": (120, 14)}
+READS_REPORT = (
+    "import json\n\n\ndef verify(workspace):\n"
+    "    report = json.loads((workspace / 'report.json').read_text())\n"
+    "    return float(report['score'])\n"
+)
+TRIAL_SHOTS = {
+    "trial-verify-raised": (120, 42),
+    "trial-root-cause": (160, 45),
+    "job-overview": (120, 26),
+    "jobs-folder": (120, 14),
+}
 #: The trial each trial's picture opens (the others open a genuine job or the jobs folder).
 TRIAL_OF = {"trial-verify-raised": "report__x7QmK2p", "trial-root-cause": "report__Zk8Wn1c"}
 
@@ -122,11 +128,22 @@ def build_job(runs: Path) -> Path:
     for name, report, extra in (
         ("report__aB3dE5f", '{"score": 1}', {}),
         ("report__x7QmK2p", '{"points": 3}', {}),
-        ("report__Zk8Wn1c", '{"score": 0.5}', {"exception": harbor_exception(
-            "AgentTimeoutError", "Agent execution timed out after 120.0 seconds")}),
+        (
+            "report__Zk8Wn1c",
+            '{"score": 0.5}',
+            {"exception": harbor_exception("AgentTimeoutError", "Agent execution timed out after 120.0 seconds")},
+        ),
     ):
-        sandbox_trial(job, task, runs.parent / "scratch", workspace={"report.json": report}, mode="separate",
-                      capture=True, name=name, trial_kwargs=extra)
+        sandbox_trial(
+            job,
+            task,
+            runs.parent / "scratch",
+            workspace={"report.json": report},
+            mode="separate",
+            capture=True,
+            name=name,
+            trial_kwargs=extra,
+        )
     return job
 
 
@@ -176,8 +193,9 @@ async def take_trial(name: str, job: Path, out: Path) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="scripts/screenshots.py", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="scripts/screenshots.py", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--out", type=Path, default=REPO / "screenshots", help="folder for the SVGs")
     parser.add_argument("only", nargs="*", help="names of the shots to make (default: all)")
     args = parser.parse_args(argv)
@@ -202,8 +220,10 @@ def main(argv: list[str] | None = None) -> int:
             others = [name for name in wanted if name not in TRIAL_OF]
             if others:
                 jobs, mixed = genuine_jobs(Path(scratch) / "genuine")
-                saved += [asyncio.run(take_trial(name, mixed if name == "job-overview" else jobs, args.out))
-                          for name in others]
+                saved += [
+                    asyncio.run(take_trial(name, mixed if name == "job-overview" else jobs, args.out))
+                    for name in others
+                ]
     for path in saved:
         print(path.relative_to(REPO) if path.is_relative_to(REPO) else path)
     return 0

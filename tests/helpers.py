@@ -94,7 +94,7 @@ def make_task(
     return root
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def other_python(version: str) -> str | None:
     """A working CPython ``version`` ("3.8", "2.7") on this machine, else None:
     ``pythonX.Y`` on PATH (a pyenv shim there may refuse to run), then pyenv's

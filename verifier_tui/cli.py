@@ -18,10 +18,10 @@ from pathlib import Path
 
 from verifier_tui import __version__
 from verifier_tui.commands import terminal
-from verifier_tui.engine.task.discovery import DiscoveryError
-from verifier_tui.engine.task.target import EXPECTED_PATHS, classify
 from verifier_tui.engine.sandbox.isolation import IsolationError
 from verifier_tui.engine.session import Options, SelectionError
+from verifier_tui.engine.task.discovery import DiscoveryError
+from verifier_tui.engine.task.target import EXPECTED_PATHS, classify
 
 DESCRIPTION = """\
 A terminal debugger for Python verifiers of Harbor tasks.
@@ -85,60 +85,196 @@ def _env_word(text: str) -> str:
 #: command; ``group`` puts options in one mutually exclusive group.
 OPTIONS: list[tuple[tuple[str, ...], tuple[str, ...], bool, dict]] = [
     (("--verifier",), EVERY, True, dict(metavar="FILE", help="which verifier, when the task has several")),
-    (("--case",), (TUI, "run", "explain", "watch"), True,
-     dict(metavar="NAME", help="a case under the task's cases/ folder (or a case folder)")),
-    (("--workspace",), EVERY, True,
-     dict(metavar="DIR", type=Path, help="the workspace folder (overrides the case's); for a Harbor trial or "
-          "job, it stands in for /app where a trial did not capture it")),
-    (("--response",), EVERY, True, dict(metavar="FILE", type=Path, group="response",
-     help="the agent's final response: a Responses API JSON object (.json) or plain text (wrapped)")),
-    (("--no-response",), EVERY, True,
-     dict(action="store_true", group="response", help="Harbor mode: no response, even if the case has one")),
-    (("--task-data",), EVERY, True, dict(metavar="FILE", type=Path,
-     help="the task's fields as a JSON object (or a .jsonl of task rows, with --task-id)")),
-    (("--task-id",), EVERY, True, dict(metavar="ID",
-     help="a parameterized task's row: the tasks.jsonl row with this task_id is the task data")),
-    (("--runner",), EVERY, True, dict(choices=("ours", "task"), default="ours",
-     help="ours (default) or task: the runner the task ships in tests/.ng/, as the sandbox would run it")),
-    (("--timeout",), EVERY, True, dict(metavar="SECONDS", type=_positive_float,
-     help="overrides task.toml's [verifier] timeout_sec")),
-    (("--python",), EVERY, True, dict(metavar="EXE", default="python3",
-     help="the interpreter that runs the runner (default: python3 on PATH, as test.sh would)")),
-    (("--nemo-gym",), EVERY, True, dict(metavar="DIR", type=Path,
-     help="a nemo_gym/verifiers folder to vendor instead of the interpreter's own")),
-    (("--env",), EVERY, True, dict(metavar="NAME[=VALUE]", type=_env_word, action="append",
-     help="give the runner this variable (repeatable): its value from your environment, or VALUE. "
-          "Otherwise the runner gets only PATH, HOME, USER, the locale, TERM, TMPDIR and the task's "
-          "[verifier] env, as in Harbor's sandbox")),
-    (("--json",), EVERY[1:], False, dict(action="store_true", help={
-        "run": "print the result as one JSON document",
-        "explain": "print the runner's explanation as JSON",
-        "test": "print the results as JSON",
-        "watch": "one JSON document per run, one per line",
-    })),
-    (("--case",), ("test",), False, dict(metavar="NAME", action="append", dest="case_patterns", help=(
-        "only the cases NAME names: a case name or a glob (wrong-*), or TASK::CASE (both may be globs); "
-        "may be repeated. For a Harbor job or trial: the task's case NAME stands in for /app where a trial "
-        "did not capture it"))),
-    (("--stand-in",), ("run", "explain", "test", "watch"), False, dict(choices=("empty",), help=(
-        "a Harbor trial or job: an empty /app (what an agent that wrote nothing leaves) where a trial did not "
-        "capture /app"))),
+    (
+        ("--case",),
+        (TUI, "run", "explain", "watch"),
+        True,
+        dict(metavar="NAME", help="a case under the task's cases/ folder (or a case folder)"),
+    ),
+    (
+        ("--workspace",),
+        EVERY,
+        True,
+        dict(
+            metavar="DIR",
+            type=Path,
+            help="the workspace folder (overrides the case's); for a Harbor trial or "
+            "job, it stands in for /app where a trial did not capture it",
+        ),
+    ),
+    (
+        ("--response",),
+        EVERY,
+        True,
+        dict(
+            metavar="FILE",
+            type=Path,
+            group="response",
+            help="the agent's final response: a Responses API JSON object (.json) or plain text (wrapped)",
+        ),
+    ),
+    (
+        ("--no-response",),
+        EVERY,
+        True,
+        dict(action="store_true", group="response", help="Harbor mode: no response, even if the case has one"),
+    ),
+    (
+        ("--task-data",),
+        EVERY,
+        True,
+        dict(
+            metavar="FILE",
+            type=Path,
+            help="the task's fields as a JSON object (or a .jsonl of task rows, with --task-id)",
+        ),
+    ),
+    (
+        ("--task-id",),
+        EVERY,
+        True,
+        dict(metavar="ID", help="a parameterized task's row: the tasks.jsonl row with this task_id is the task data"),
+    ),
+    (
+        ("--runner",),
+        EVERY,
+        True,
+        dict(
+            choices=("ours", "task"),
+            default="ours",
+            help="ours (default) or task: the runner the task ships in tests/.ng/, as the sandbox would run it",
+        ),
+    ),
+    (
+        ("--timeout",),
+        EVERY,
+        True,
+        dict(metavar="SECONDS", type=_positive_float, help="overrides task.toml's [verifier] timeout_sec"),
+    ),
+    (
+        ("--python",),
+        EVERY,
+        True,
+        dict(
+            metavar="EXE",
+            default="python3",
+            help="the interpreter that runs the runner (default: python3 on PATH, as test.sh would)",
+        ),
+    ),
+    (
+        ("--nemo-gym",),
+        EVERY,
+        True,
+        dict(metavar="DIR", type=Path, help="a nemo_gym/verifiers folder to vendor instead of the interpreter's own"),
+    ),
+    (
+        ("--env",),
+        EVERY,
+        True,
+        dict(
+            metavar="NAME[=VALUE]",
+            type=_env_word,
+            action="append",
+            help="give the runner this variable (repeatable): its value from your environment, or VALUE. "
+            "Otherwise the runner gets only PATH, HOME, USER, the locale, TERM, TMPDIR and the task's "
+            "[verifier] env, as in Harbor's sandbox",
+        ),
+    ),
+    (
+        ("--json",),
+        EVERY[1:],
+        False,
+        dict(
+            action="store_true",
+            help={
+                "run": "print the result as one JSON document",
+                "explain": "print the runner's explanation as JSON",
+                "test": "print the results as JSON",
+                "watch": "one JSON document per run, one per line",
+            },
+        ),
+    ),
+    (
+        ("--case",),
+        ("test",),
+        False,
+        dict(
+            metavar="NAME",
+            action="append",
+            dest="case_patterns",
+            help=(
+                "only the cases NAME names: a case name or a glob (wrong-*), or TASK::CASE (both may be globs); "
+                "may be repeated. For a Harbor job or trial: the task's case NAME stands in for /app where a trial "
+                "did not capture it"
+            ),
+        ),
+    ),
+    (
+        ("--stand-in",),
+        ("run", "explain", "test", "watch"),
+        False,
+        dict(
+            choices=("empty",),
+            help=(
+                "a Harbor trial or job: an empty /app (what an agent that wrote nothing leaves) where a trial did not "
+                "capture /app"
+            ),
+        ),
+    ),
     (("--junit",), ("test",), False, dict(metavar="FILE", type=Path, help="also write a JUnit XML report")),
-    (("--jobs", "-j"), ("test",), False,
-     dict(metavar="N", type=int, help="cases run at once (default: the number of CPUs)")),
-    (("--trial",), (TUI, "run", "explain", "watch"), False,
-     dict(metavar="NAME", help="a Harbor job folder: which of its trials")),
-    (("--step",), (TUI, "run", "explain", "watch"), False,
-     dict(metavar="NAME", help="a multi-step Harbor trial: which step (default: the first)")),
-    (("--task",), EVERY, False, dict(metavar="DIR", type=Path,
-     help="a Harbor trial or job: the task it ran, when it is not found where the trial says")),
-    (("--both-modes",), ("run",), False, dict(action="store_true",
-     help="run the case in environment-server mode (with its response) and in Harbor mode (none)")),
+    (
+        ("--jobs", "-j"),
+        ("test",),
+        False,
+        dict(metavar="N", type=int, help="cases run at once (default: the number of CPUs)"),
+    ),
+    (
+        ("--trial",),
+        (TUI, "run", "explain", "watch"),
+        False,
+        dict(metavar="NAME", help="a Harbor job folder: which of its trials"),
+    ),
+    (
+        ("--step",),
+        (TUI, "run", "explain", "watch"),
+        False,
+        dict(metavar="NAME", help="a multi-step Harbor trial: which step (default: the first)"),
+    ),
+    (
+        ("--task",),
+        EVERY,
+        False,
+        dict(
+            metavar="DIR",
+            type=Path,
+            help="a Harbor trial or job: the task it ran, when it is not found where the trial says",
+        ),
+    ),
+    (
+        ("--both-modes",),
+        ("run",),
+        False,
+        dict(
+            action="store_true",
+            help="run the case in environment-server mode (with its response) and in Harbor mode (none)",
+        ),
+    ),
     (("--no-watch",), (TUI,), False, dict(action="store_true", help="start with live reload off")),
-    (("--poll",), (TUI, "watch"), False,
-     dict(action="store_true", help="poll for changes (network, container and WSL mounts)")),
-    (("--name",), ("new",), False, dict(metavar="ORG/NAME",
-     help="the task's [task] name, as Harbor publishes it (default: local/<the folder's name>)")),
+    (
+        ("--poll",),
+        (TUI, "watch"),
+        False,
+        dict(action="store_true", help="poll for changes (network, container and WSL mounts)"),
+    ),
+    (
+        ("--name",),
+        ("new",),
+        False,
+        dict(
+            metavar="ORG/NAME",
+            help="the task's [task] name, as Harbor publishes it (default: local/<the folder's name>)",
+        ),
+    ),
     (("--no-open",), ("new",), False, dict(action="store_true", help="do not open the TUI on the new task")),
 ]
 
@@ -149,9 +285,13 @@ def _add_options(parser: argparse.ArgumentParser, command: str) -> None:
     elif command == "vendor":
         parser.add_argument("path", metavar="TASK", help="the task folder")
     elif command == "test":
-        parser.add_argument("paths", metavar="PATH", nargs="+",
-                            help=f"{EXPECTED_PATHS}, or a folder to search for tasks with cases (several may be "
-                                 "given); or a Harbor job or trial folder, alone")
+        parser.add_argument(
+            "paths",
+            metavar="PATH",
+            nargs="+",
+            help=f"{EXPECTED_PATHS}, or a folder to search for tasks with cases (several may be "
+            "given); or a Harbor job or trial folder, alone",
+        )
     else:
         parser.add_argument("path", metavar="PATH", help=f"{EXPECTED_PATHS}; or a Harbor trial or job folder")
     groups: dict = {}
@@ -169,8 +309,9 @@ def _add_options(parser: argparse.ArgumentParser, command: str) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """The headless commands' parser (``verifier-tui COMMAND ...``)."""
-    parser = argparse.ArgumentParser(prog="verifier-tui", description=DESCRIPTION,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="verifier-tui", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--version", action="version", version=f"verifier-tui {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for command, help_text in COMMANDS.items():
@@ -180,8 +321,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def build_tui_parser() -> argparse.ArgumentParser:
     """The TUI's parser (``verifier-tui PATH ...``)."""
-    parser = argparse.ArgumentParser(prog="verifier-tui", description=DESCRIPTION,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="verifier-tui", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--version", action="version", version=f"verifier-tui {__version__}")
     _add_options(parser, TUI)
     return parser

@@ -30,6 +30,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
+    from _pytest._code.code import TerminalRepr
+
     from verifier_tui.engine.suite import Collection, TaskCases
 
 PLUGIN_NAME = "verifier-tui-cases"
@@ -39,22 +41,51 @@ PLUGIN_STAND_IN_HINT = "; give --verifier-workspace DIR, --verifier-case NAME or
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("verifier-tui", "verifier-tui: the cases of verifier tasks as tests")
-    group.addoption("--verifier-cases", action="append", default=[], metavar="PATH", dest="verifier_cases",
-                    help="collect every case with an expected.json of the task PATH, or of every task below the "
-                         "folder PATH, as items named <task>::<case> (may be repeated)")
-    group.addoption("--verifier-python", default="python3", metavar="EXE", dest="verifier_python",
-                    help="the interpreter that runs the verifiers' runner (default: python3 on PATH, as test.sh "
-                         "would)")
-    group.addoption("--verifier-timeout", type=float, default=None, metavar="SECONDS", dest="verifier_timeout",
-                    help="overrides each task.toml's [verifier] timeout_sec")
-    group.addoption("--verifier-workspace", default=None, metavar="DIR", dest="verifier_workspace",
-                    help="a Harbor job or trial: this folder stands in for /app where a trial did not capture it")
-    group.addoption("--verifier-case", default=None, metavar="NAME", dest="verifier_case",
-                    help="a Harbor job or trial: the task's case NAME stands in for /app where a trial did not "
-                         "capture it")
-    group.addoption("--verifier-stand-in", choices=("empty",), default=None, dest="verifier_stand_in",
-                    help="a Harbor job or trial: an empty /app (an agent that wrote nothing) where a trial did not "
-                         "capture it")
+    group.addoption(
+        "--verifier-cases",
+        action="append",
+        default=[],
+        metavar="PATH",
+        dest="verifier_cases",
+        help="collect every case with an expected.json of the task PATH, or of every task below the "
+        "folder PATH, as items named <task>::<case> (may be repeated)",
+    )
+    group.addoption(
+        "--verifier-python",
+        default="python3",
+        metavar="EXE",
+        dest="verifier_python",
+        help="the interpreter that runs the verifiers' runner (default: python3 on PATH, as test.sh would)",
+    )
+    group.addoption(
+        "--verifier-timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        dest="verifier_timeout",
+        help="overrides each task.toml's [verifier] timeout_sec",
+    )
+    group.addoption(
+        "--verifier-workspace",
+        default=None,
+        metavar="DIR",
+        dest="verifier_workspace",
+        help="a Harbor job or trial: this folder stands in for /app where a trial did not capture it",
+    )
+    group.addoption(
+        "--verifier-case",
+        default=None,
+        metavar="NAME",
+        dest="verifier_case",
+        help="a Harbor job or trial: the task's case NAME stands in for /app where a trial did not capture it",
+    )
+    group.addoption(
+        "--verifier-stand-in",
+        choices=("empty",),
+        default=None,
+        dest="verifier_stand_in",
+        help="a Harbor job or trial: an empty /app (an agent that wrote nothing) where a trial did not capture it",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -82,8 +113,10 @@ class VerifierCases:
             raise pytest.UsageError(f"--verifier-cases: {exc}") from None
         if stand_in.words is not None and all(g.session is not None for g in self.collection.groups):
             self.collection.close()
-            raise pytest.UsageError("--verifier-workspace, --verifier-case and --verifier-stand-in stand in for "
-                                    "/app in Harbor trials, and --verifier-cases names no Harbor job or trial")
+            raise pytest.UsageError(
+                "--verifier-workspace, --verifier-case and --verifier-stand-in stand in for "
+                "/app in Harbor trials, and --verifier-cases names no Harbor job or trial"
+            )
         session = next((g.session for g in self.collection.groups if g.session is not None and g.cases), None)
         error = session.interpreter().error if session is not None else None
         if error is not None:  # one --verifier-python for every task: said once, nothing run
@@ -94,9 +127,10 @@ class VerifierCases:
     def pytest_make_collect_report(self, collector: pytest.Collector) -> Any:
         report = yield
         if isinstance(collector, pytest.Session) and report.passed:
-            report.result.extend(VerifierTask.from_parent(collector, name=group.name, nodeid=group.name,
-                                                          path=group.folder, group=group)
-                                 for group in self.collection.groups)
+            report.result.extend(
+                VerifierTask.from_parent(collector, name=group.name, nodeid=group.name, path=group.folder, group=group)
+                for group in self.collection.groups
+            )
         return report
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
@@ -108,11 +142,20 @@ def _stand_in(config: pytest.Config, base: Path) -> Any:
     from verifier_tui.engine.harbor.replay import StandIn
 
     workspace = config.getoption("verifier_workspace")
-    stand_in = StandIn(workspace=(base / Path(workspace).expanduser()) if workspace else None,
-                       case=config.getoption("verifier_case"),
-                       empty=config.getoption("verifier_stand_in") == "empty")
-    given = [flag for flag, value in (("--verifier-workspace", stand_in.workspace), ("--verifier-case", stand_in.case),
-                                      ("--verifier-stand-in", stand_in.empty)) if value]
+    stand_in = StandIn(
+        workspace=(base / Path(workspace).expanduser()) if workspace else None,
+        case=config.getoption("verifier_case"),
+        empty=config.getoption("verifier_stand_in") == "empty",
+    )
+    given = [
+        flag
+        for flag, value in (
+            ("--verifier-workspace", stand_in.workspace),
+            ("--verifier-case", stand_in.case),
+            ("--verifier-stand-in", stand_in.empty),
+        )
+        if value
+    ]
     if len(given) > 1:
         raise pytest.UsageError(f"{' and '.join(given)}: give one stand-in for /app")
     if stand_in.workspace is not None and not stand_in.workspace.is_dir():
@@ -135,7 +178,7 @@ class VerifierTask(pytest.Collector):
         items += [VerifierCase.from_parent(self, name=name, problem=problem) for name, problem in group.invalid]
         return sorted(items, key=lambda item: item.name)
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> str:  # type: ignore[override]
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> str | TerminalRepr:  # type: ignore[override]
         if isinstance(excinfo.value, self.CollectError):
             return str(excinfo.value.args[0])
         return super().repr_failure(excinfo)
@@ -192,7 +235,7 @@ class VerifierCase(pytest.Item):
         if not self.group.passed(outcome):
             raise CaseMismatch(outcome)
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> str:  # type: ignore[override]
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> str | TerminalRepr:  # type: ignore[override]
         error = excinfo.value
         if isinstance(error, CaseNotRun):
             return f"{self.nodeid}: {error}"

@@ -118,7 +118,7 @@ def test_inputs_replaced_by_links_to_the_users_files_write_nothing_there(env, sa
     other = _case(task, "z-other", {"keep.txt": "the other case's file\n"})
     targets = [other / "keep.txt", task / "task.toml", task / "tasks.jsonl"]
     before = {path: path.read_bytes() for path in targets}
-    for index, (name, target) in enumerate(zip(["a-plant", "b-next", "c-next"], targets)):
+    for index, (name, target) in enumerate(zip(["a-plant", "b-next", "c-next"], targets, strict=True)):
         _case(task, name, {"plant.json": json.dumps([[link, str(target)]])}, response_txt=f"answer {index}")
     _case(task, "d-next", {"x.txt": "x"}, response_txt="last")
     code, out, rows = _test(env, task)

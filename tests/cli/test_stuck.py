@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import json
 
-from verifier_tui.engine.sandbox.isolation import VARIABLE
-
 from tests.helpers import PY, make_task, no_traceback, run_tool, start_watch, stop, stuck_task, write
+from verifier_tui.engine.sandbox.isolation import VARIABLE
 
 
 def stuck_task_with_a_case(root):

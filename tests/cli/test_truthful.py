@@ -10,7 +10,6 @@ and fails on the tool as it was before issue 9 was fixed.
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import time
@@ -297,7 +296,8 @@ def test_an_explanation_rewritten_by_the_verifier_is_checked(env, tmp_path):
         "def verify(workspace):\n"
         "    target = sys.argv[sys.argv.index('--explain-to') + 1]\n"
         "    with open(target, 'w') as f:\n"
-        "        json.dump({'sys_path': 'nope', 'parameters': [1, None, {'name': 7}], 'problems': [3, 'real one'],\n"
+        "        json.dump({'sys_path': 'nope', 'parameters': [1, None, {'name': 7}],"
+        " 'problems': [3, 'real one'],\n"
         "                   'modules': [], 'verify': 'x', 'python': {'flags': [1]}, 'injected': True}, f)\n"
         "    return 1.0\n"))
     ran = run_tool(env, "run", "--json", task_dir, "--python", PY)
@@ -317,7 +317,8 @@ def test_an_explanation_rewritten_by_the_verifier_is_checked(env, tmp_path):
 
 NOISY = ("import sys\n\n"
          "def verify(workspace):\n"
-         "    print('\\x1b[2J\\x1b[Hcleared \\x1b]8;;http://evil.example\\x1b\\\\link\\x1b]8;;\\x1b\\\\ \\x07bell \\x9b31m')\n"
+         "    print('\\x1b[2J\\x1b[Hcleared \\x1b]8;;http://evil.example\\x1b\\\\link"
+         "\\x1b]8;;\\x1b\\\\ \\x07bell \\x9b31m')\n"
          "    sys.stderr.write('\\x1b]0;new title\\x07\\x1b[31mred\\n')\n"
          "    raise ValueError('\\x1b[2Jboom')\n")
 

@@ -25,7 +25,8 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="ch
 
 ESCAPES = {
     # a child in a process group of its own
-    "process_group=0": "subprocess.Popen(SLEEPER, process_group=0, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)",
+    "process_group=0": ("subprocess.Popen(SLEEPER, process_group=0, stdout=subprocess.DEVNULL, "
+                        "stderr=subprocess.DEVNULL)"),
     # the daemon's double fork: a new session, the middle process gone
     "double fork + setsid": (
         "pid = os.fork()\n"

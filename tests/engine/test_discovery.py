@@ -233,7 +233,8 @@ def test_verifier_is_found_without_importing_it(tmp_path, top_level):
     "async def verify(workspace):\n    return 1.0\n",
     "async  def  verify (workspace):\n    return 1.0\n",
     "def _impl(workspace):\n    return 1.0\n\nverify = _impl\n",
-    "from functools import partial\n\ndef score(workspace, weight):\n    return weight\n\nverify = partial(score, weight=1.0)\n",
+    "from functools import partial\n\ndef score(workspace, weight):\n    return weight\n\n"
+    "verify = partial(score, weight=1.0)\n",
     "import typing\nverify: typing.Callable = lambda workspace: 1.0\n",
 ])
 def test_shapes_that_define_verify_at_top_level(tmp_path, source):

@@ -161,6 +161,7 @@ def test_a_verifier_that_damages_the_copy_is_repaired_without_a_walk(tmp_path):
         assert first.stdout.text == second.stdout.text == third.stdout.text
         assert not mirror.walked  # the tracker told what the run wrote: nothing else was looked at
         assert "('a.txt', 'a')" in third.stdout.text and "planted" not in third.stdout.text
+    assert (ws / "a.txt").read_text() == "a" and not (ws / "planted.txt").exists()  # the user's files untouched
 
 
 def test_a_change_the_events_missed_is_caught(tmp_path):

@@ -5,10 +5,9 @@ Real runners in real subprocesses, in each sandbox."""
 
 from __future__ import annotations
 
+from tests.helpers import PY, make_task, stuck_task, write
 from verifier_tui.engine.model import Outcome
 from verifier_tui.engine.session import Options, Session
-
-from tests.helpers import PY, make_task, stuck_task, write
 
 
 def run_once(task_dir, **options):

@@ -100,10 +100,7 @@ def test_a_timeout_is_taken_as_a_float_field_takes_it_or_refused(value):
         assert config.refused.startswith("[verifier] timeout_sec = ") and "is not a number" in config.refused
         assert not isinstance(value, (bool, int, float))  # Harbor takes every number, and booleans
         return
-    if isinstance(value, (bool, int, float)):
-        taken = float(value)
-    else:
-        taken = float(value.strip().replace("_", ""))
+    taken = float(value) if isinstance(value, (bool, int, float)) else float(value.strip().replace("_", ""))
     if math.isfinite(taken) and taken > 0:
         assert config.timeout_sec == taken and config.verifier.timeout_given
     else:

@@ -198,7 +198,8 @@ def _tree(pid: int) -> set[int]:
             continue
         for task in tasks:
             try:
-                children = open(f"/proc/{parent}/task/{task}/children").read().split()
+                with open(f"/proc/{parent}/task/{task}/children") as listing:
+                    children = listing.read().split()
             except OSError:
                 continue
             for child in map(int, children):

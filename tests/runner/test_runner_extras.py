@@ -74,10 +74,13 @@ def test_stack_signal_prints_where_the_verifier_is_stuck_and_the_run_goes_on(any
     stderr = stderr.decode()
     assert process.returncode == 0, stderr
     assert (any_sandbox.reward_dir / "reward.txt").read_text(encoding="utf-8") == "1.0"
-    frames = [line.strip() for line in stderr.splitlines() if line.strip().startswith("File ")]
-    # Innermost first: the verifier's waiting helper, called from where it was stuck.
-    assert frames[0].startswith('File "%s"' % any_sandbox.verifier_path) and frames[0].endswith(" in wait_for")
-    assert frames[1].endswith(" in verify" if where == "verify" else " in <module>")
+    # Innermost first: the verifier's waiting helper, called from where it was stuck. (The
+    # signal may land inside os.path.exists, a Python function on 3.8: the stack then starts
+    # there, so the verifier's own frames are looked for.)
+    ours = [line.strip() for line in stderr.splitlines()
+            if line.strip().startswith('File "%s"' % any_sandbox.verifier_path)]
+    assert ours[0].endswith(" in wait_for"), stderr
+    assert ours[1].endswith(" in verify" if where == "verify" else " in <module>")
     assert "thread" in stderr.lower()
 
 

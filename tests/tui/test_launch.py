@@ -120,14 +120,13 @@ def test_without_a_terminal_it_says_to_use_run_or_watch(example, env, tmp_path, 
     from tests.helpers import HANG_GUARD_S
 
     controller, terminal_end = pty.openpty()
-    out = open(tmp_path / "out", "w")
     stdin = terminal_end if terminal == "stdin only" else subprocess.DEVNULL
-    stdout = terminal_end if terminal == "stdout only" else out
     try:
-        done = subprocess.run([*TOOL, str(example("hello-file"))], env=env, stdin=stdin, stdout=stdout,
-                              stderr=subprocess.PIPE, text=True, timeout=HANG_GUARD_S)
+        with open(tmp_path / "out", "w") as out:
+            stdout = terminal_end if terminal == "stdout only" else out
+            done = subprocess.run([*TOOL, str(example("hello-file"))], env=env, stdin=stdin, stdout=stdout,
+                                  stderr=subprocess.PIPE, text=True, timeout=HANG_GUARD_S)
     finally:
-        out.close()
         os.close(terminal_end)
         os.close(controller)
     assert done.returncode == 2

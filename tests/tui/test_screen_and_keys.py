@@ -173,7 +173,7 @@ async def test_every_key_is_in_the_footer_and_the_palette(example):
         await pilot.pause()
         footer = screen_text(app).splitlines()[-1]
         titles = [c.title for c in app.get_system_commands(app.main)]
-        for key, action, word, title, _help in KEYS:
+        for key, action, _word, title, _help in KEYS:
             if action == "toggle_runner":
                 continue  # only for a task that ships its own runner (tests/tui/test_recognition_tui.py)
             if action != "help":  # ? is left out of the footer, which must fit 100 columns

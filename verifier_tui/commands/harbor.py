@@ -25,6 +25,8 @@ from verifier_tui.commands import terminal
 from verifier_tui.engine.record import record
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from verifier_tui.commands.report import JunitCase
     from verifier_tui.engine.harbor.folders import Job, Trial
     from verifier_tui.engine.harbor.trial_session import Replayed, TrialSession
@@ -67,8 +69,7 @@ def dispatch(args, command: str) -> int | None:
     if isinstance(stand_in, int):
         return stand_in
     args.stand_in_chosen = stand_in
-    return {"run": run_command, "explain": explain_command, "test": test_command,
-            "watch": watch_command}[command](args)
+    return {"run": run_command, "explain": explain_command, "test": test_command, "watch": watch_command}[command](args)
 
 
 def stand_in_of(args):
@@ -80,13 +81,22 @@ def stand_in_of(args):
     case = args.options.case
     patterns = getattr(args, "case_patterns", None) or []
     if len(patterns) > 1:
-        return _fail(f"--case: a Harbor job takes one case of its task, the stand-in for /app where a trial did "
-                     f"not capture it (given: {', '.join(patterns)})")
+        return _fail(
+            f"--case: a Harbor job takes one case of its task, the stand-in for /app where a trial did "
+            f"not capture it (given: {', '.join(patterns)})"
+        )
     if patterns:
         case = patterns[0]
     stand_in = StandIn(workspace=args.options.workspace, case=case, empty=getattr(args, "stand_in", None) == "empty")
-    given = [flag for flag, value in (("--workspace", stand_in.workspace), ("--case", stand_in.case),
-                                      ("--stand-in empty", stand_in.empty)) if value]
+    given = [
+        flag
+        for flag, value in (
+            ("--workspace", stand_in.workspace),
+            ("--case", stand_in.case),
+            ("--stand-in empty", stand_in.empty),
+        )
+        if value
+    ]
     if len(given) > 1:
         return _fail(f"{' and '.join(given)}: give one stand-in for /app")
     return stand_in
@@ -101,11 +111,13 @@ def stand_in_lines(stand_in, used: list[str], unused: list[str]) -> list[str]:
         return []
     out = []
     if used:
-        out.append(f"stand-in {stand_in.words} used for {len(used)} trial(s) that did not capture /app: "
-                   f"{some_names(used)}")
+        out.append(
+            f"stand-in {stand_in.words} used for {len(used)} trial(s) that did not capture /app: {some_names(used)}"
+        )
     if unused:
-        out.append(f"stand-in {stand_in.words} not used for {len(unused)} trial(s) that captured /app: "
-                   f"{some_names(unused)}")
+        out.append(
+            f"stand-in {stand_in.words} not used for {len(unused)} trial(s) that captured /app: {some_names(unused)}"
+        )
     return out
 
 
@@ -140,9 +152,19 @@ def open_trial_session(args) -> TrialSession | int:
     except HarborFolderError as exc:
         return _fail(str(exc))
     options, stand_in = args.options, args.stand_in_chosen
-    return TrialSession(trial, step, task_dir=args.task, workspace=stand_in.workspace, case=stand_in.case,
-                        empty=stand_in.empty, timeout=options.timeout, python=options.python,
-                        nemo_gym=options.nemo_gym, runner=options.runner, env=options.env)
+    return TrialSession(
+        trial,
+        step,
+        task_dir=args.task,
+        workspace=stand_in.workspace,
+        case=stand_in.case,
+        empty=stand_in.empty,
+        timeout=options.timeout,
+        python=options.python,
+        nemo_gym=options.nemo_gym,
+        runner=options.runner,
+        env=options.env,
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -176,15 +198,27 @@ def print_jobs(folder, as_json: bool) -> None:
 
     jobs = read_jobs(folder)
     if as_json:
-        terminal.out_json({"jobs_folder": str(folder), "jobs": [job.to_json() for job in jobs],
-                           "choose": "verifier-tui run JOBS/JOB --trial NAME"})
+        terminal.out_json(
+            {
+                "jobs_folder": str(folder),
+                "jobs": [job.to_json() for job in jobs],
+                "choose": "verifier-tui run JOBS/JOB --trial NAME",
+            }
+        )
         return
     _say(f"jobs folder {folder.name} · {len(jobs)} job{'s' * (len(jobs) != 1)} (latest started first)")
     rows = [("job", "started", "agent (model)", "trials", "Harbor's mean", "how they ended")]
     for job in jobs:
-        rows.append((job.name, job.started_at.strftime("%Y-%m-%d %H:%M") if job.started_at else "-",
-                     ", ".join(job.agents) or "-", "-" if job.n_total is None else str(job.n_total),
-                     job.mean_words, job.ended_words))
+        rows.append(
+            (
+                job.name,
+                job.started_at.strftime("%Y-%m-%d %H:%M") if job.started_at else "-",
+                ", ".join(job.agents) or "-",
+                "-" if job.n_total is None else str(job.n_total),
+                job.mean_words,
+                job.ended_words,
+            )
+        )
     _table(rows)
     if not jobs:
         _say("no job folders here (each holds job.log, config.json and one folder per trial)")
@@ -205,11 +239,17 @@ def print_overview(folder, as_json: bool) -> None:
     names = [row.name for row in overview.rows]
     choose = f"verifier-tui run {folder} --trial NAME"
     if as_json:
-        terminal.out_json({"job": {"path": str(folder), "name": name, "harbor_version": version,
-                                   **overview.to_json()}, "choose": choose})
+        terminal.out_json(
+            {
+                "job": {"path": str(folder), "name": name, "harbor_version": version, **overview.to_json()},
+                "choose": choose,
+            }
+        )
         return
-    _say(f"job {name} · {overview.total} trial{'s' * (overview.total != 1)} · {', '.join(overview.agents()) or '-'}"
-         + (f" · Harbor {version}" if version else ""))
+    _say(
+        f"job {name} · {overview.total} trial{'s' * (overview.total != 1)} · {', '.join(overview.agents()) or '-'}"
+        + (f" · Harbor {version}" if version else "")
+    )
     _say("ended   " + (", ".join(f"{n} {outcome}" for outcome, n in overview.counts()) or "no trial folders"))
     for index, line in enumerate(overview.reward_lines()):
         _say(("reward  " if index == 0 else "        ") + line)
@@ -220,8 +260,15 @@ def print_overview(folder, as_json: bool) -> None:
     rows = [("task", "trials", "passed", "mean", "errors")]
     tasks = list(overview.tasks.values())
     for task in tasks[:TRIALS_LISTED]:
-        rows.append((task.task, str(task.trials), str(task.passed), "-" if task.mean is None else f"{task.mean:.3f}",
-                     str(task.errors)))
+        rows.append(
+            (
+                task.task,
+                str(task.trials),
+                str(task.passed),
+                "-" if task.mean is None else f"{task.mean:.3f}",
+                str(task.errors),
+            )
+        )
     _table(rows)
     if len(tasks) > TRIALS_LISTED:
         _say(f"... and {len(tasks) - TRIALS_LISTED} more tasks (--json lists them all)")
@@ -231,8 +278,15 @@ def print_overview(folder, as_json: bool) -> None:
     _say(f"{'trials that did not pass' if failures else 'trials'} ({len(shown)} of {overview.total}):")
     rows = [("trial", "task", "ended", "reward", "duration")]
     for row in shown[:TRIALS_LISTED]:
-        rows.append((row.name, row.task, f"{row.mark} {row.outcome_words}", row.reward_text,
-                     "-" if row.duration_s is None else f"{row.duration_s:.1f} s"))
+        rows.append(
+            (
+                row.name,
+                row.task,
+                f"{row.mark} {row.outcome_words}",
+                row.reward_text,
+                "-" if row.duration_s is None else f"{row.duration_s:.1f} s",
+            )
+        )
     _table(rows)
     if len(shown) > TRIALS_LISTED:
         _say(f"... and {len(shown) - TRIALS_LISTED} more (--json lists them all)")
@@ -240,7 +294,7 @@ def print_overview(folder, as_json: bool) -> None:
         _say(f"replay one: {choose} ({some_names(names)})")
 
 
-def _table(rows: list[tuple[str, ...]]) -> None:
+def _table(rows: Sequence[tuple[str, ...]]) -> None:
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for row in rows:
         _say("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip())
@@ -267,6 +321,7 @@ def print_walkthrough(opened: TrialSession, replayed: Replayed) -> None:
     """``run TRIAL``'s readable output: the verdicts and the agreement first,
     then the phases side by side, what went wrong and what to try, the
     facts, and the two outputs."""
+    from verifier_tui.words.run import stuck_line
     from verifier_tui.words.trial import (
         agreement_words,
         cause_lines,
@@ -277,7 +332,6 @@ def print_walkthrough(opened: TrialSession, replayed: Replayed) -> None:
         verdict_words,
         workspace_words,
     )
-    from verifier_tui.words.run import stuck_line
 
     walk = opened.walk
     side = walk.sandbox
@@ -401,6 +455,7 @@ def explain_command(args) -> int:
         if walk.sandbox.phases.advice:
             _say(f"  try: {walk.sandbox.phases.advice}")
         if explain is None:
+            assert opened.last is not None  # to_json() compared the sides
             _say(f"replay    {agreement_words(opened.last.agreement, opened.skipped)[1]}")
             return 2
         if "error" in explain:
@@ -451,6 +506,7 @@ def test_command(args) -> int:
             """A trial's row, its session closed: only the words are kept."""
             if stream is not None:
                 stream.put(index, opened.to_json(opened.last))
+            assert opened.last is not None  # the replay just ran
             return job_row(opened, opened.last, stderr=bool(args.junit))
 
         rows = asyncio.run(arun_groups([group], args.jobs or cpu_count(), keep))[0]
@@ -465,8 +521,15 @@ def test_command(args) -> int:
 
         write_junit(args.junit, f"verifier-tui job {group.name}", [junit_case(group.name, r) for r in rows], wall)
     if stream is not None:
-        stream.end({"agree": agree, "differ": differ, "not_compared": unknown, "duration_s": round(wall, 3),
-                    "stand_in": {"given": args.stand_in_chosen.words, "used_for": used, "not_used_for": unused}})
+        stream.end(
+            {
+                "agree": agree,
+                "differ": differ,
+                "not_compared": unknown,
+                "duration_s": round(wall, 3),
+                "stand_in": {"given": args.stand_in_chosen.words, "used_for": used, "not_used_for": unused},
+            }
+        )
     else:
         print_job_table(group, rows)
         for line in stand_in_lines(args.stand_in_chosen, used, unused):
@@ -474,8 +537,10 @@ def test_command(args) -> int:
         terminal.out(f"{agree} agree, {differ} differ, {unknown} not compared")
         if agree:
             # Said because it is a shortcut: run TRIAL and the TUI always judge through test.sh.
-            _say("a trial that agrees is judged by verifier-tui's runner; the task's test.sh, as Harbor runs it, "
-                 "is run only for those that differ (run TRIAL runs it for one)")
+            _say(
+                "a trial that agrees is judged by verifier-tui's runner; the task's test.sh, as Harbor runs it, "
+                "is run only for those that differ (run TRIAL runs it for one)"
+            )
     return 0 if agree == len(rows) else 1
 
 
@@ -523,7 +588,7 @@ class _TrialsStream:
         if self._last is not None:
             terminal.out(self._last)
         text = terminal.json_text(tail, indent=2)
-        terminal.out("  ]," + text[text.index("{") + 1:])
+        terminal.out("  ]," + text[text.index("{") + 1 :])
 
 
 def job_row(session: TrialSession, replayed: Replayed, *, stderr: bool) -> JobRow:
@@ -534,10 +599,19 @@ def job_row(session: TrialSession, replayed: Replayed, *, stderr: bool) -> JobRo
     word, sentence = agreement_words(replayed.agreement, replayed.skipped)
     plan = session.plan
     stand_in = "used" if plan.workspace_origin == "stand-in" else "unused" if plan.stand_in_unused else None
-    return JobRow(_entry_name(session), agreement_mark(replayed.agreement), cause_label(session.walk),
-                  verdict_words(local) if local is not None else "-", replayed.agreement.same, word, sentence,
-                  tuple(replayed.agreement.differences), replayed.local.duration_s if replayed.local else 0.0,
-                  stand_in, replayed.local.stderr.text[-4000:] if stderr and replayed.local is not None else "")
+    return JobRow(
+        _entry_name(session),
+        agreement_mark(replayed.agreement),
+        cause_label(session.walk),
+        verdict_words(local) if local is not None else "-",
+        replayed.agreement.same,
+        word,
+        sentence,
+        tuple(replayed.agreement.differences),
+        replayed.local.duration_s if replayed.local else 0.0,
+        stand_in,
+        replayed.local.stderr.text[-4000:] if stderr and replayed.local is not None else "",
+    )
 
 
 def _entry_name(session: TrialSession) -> str:
@@ -546,11 +620,11 @@ def _entry_name(session: TrialSession) -> str:
 
 def print_job_table(group, rows: list[JobRow]) -> None:
     table = [("", "trial", "sandbox", "replay", "")] + [(r.mark, r.name, r.sandbox, r.replay, r.word) for r in rows]
-    widths = [max(len(row[i]) for row in table) for i in range(5)]
+    widths = [max(len(cells[i]) for cells in table) for i in range(5)]
     version = getattr(group.found, "harbor_version", None)
     _say(f"job {group.name} · {len(rows)} replay(s)" + (f" · Harbor {version}" if version else ""))
-    for row in table:
-        _say("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip())
+    for cells in table:
+        _say("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(cells)).rstrip())
     for row in rows:
         if row.same is not True:
             _say(f"── {row.name}: {row.word}")
@@ -573,8 +647,8 @@ def junit_case(job: str, row: JobRow) -> JunitCase:
 
 
 def watch_line(sequence: int, trigger: str, replayed: Replayed) -> str:
-    from verifier_tui.words.trial import agreement_words, replay_words
     from verifier_tui.words.run import cut_words
+    from verifier_tui.words.trial import agreement_words, replay_words
 
     word, sentence = agreement_words(replayed.agreement, replayed.skipped)
     stamp = time.strftime("%H:%M:%S")
@@ -639,6 +713,7 @@ async def _watch(opened: TrialSession, args, replays: list[Replayed]) -> None:
     def on_task_error(message: str) -> None:
         terminal.error(message)
 
+    assert opened.session is not None  # watch_command checked
     live = LiveRuns(opened.session, replay, force_polling=args.poll, on_error=on_error, on_task_error=on_task_error)
     try:
         await live.watch(run_first=True)
@@ -662,8 +737,12 @@ def both_modes_command(args) -> int:
         both = run_both_modes(session, trigger="command line")
         if args.json:
             data = both.to_json()
-            data = {"task": str(session.task.root), "case": session.case.name if session.case else None,
-                    "verifier": str(session.verifier), **data}
+            data = {
+                "task": str(session.task.root),
+                "case": session.case.name if session.case else None,
+                "verifier": str(session.verifier),
+                **data,
+            }
             terminal.out_json(data)
             return both.exit_status
         terminal.out(f"task {session.task.name} · case {session.case.name if session.case else 'none'} · both modes")

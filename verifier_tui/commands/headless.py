@@ -19,6 +19,7 @@ from verifier_tui.engine.model import RunResult
 from verifier_tui.engine.session import Session
 from verifier_tui.words.run import cut_words
 
+
 def _interpreter_problem(session) -> str | None:
     """Why ``--python`` cannot run the runner (not found, does not start, too
     old, does not answer), in one line; None when it can. Bad input: the
@@ -132,7 +133,8 @@ def test_command(args) -> int:
             terminal.error(problem)
             return 2
         started = time.perf_counter()
-        results = dict(zip(map(id, runnable), asyncio.run(arun_groups(runnable, args.jobs or cpu_count()))))
+        ran_groups = asyncio.run(arun_groups(runnable, args.jobs or cpu_count()))
+        results = dict(zip(map(id, runnable), ran_groups, strict=True))
         wall = time.perf_counter() - started
         ran = [(group, results.get(id(group), [])) for group in groups]
         every = [r for _group, rs in ran for r in rs]
@@ -166,7 +168,7 @@ def _harbor_test(args) -> int | None:
     if len(args.paths) == 1:
         args.path, args.target = args.paths[0], args.targets[0]
         return _harbor(args, "test")
-    harbor = next((path for path, target in zip(args.paths, args.targets) if target.harbor), None)
+    harbor = next((path for path, target in zip(args.paths, args.targets, strict=True) if target.harbor), None)
     if harbor is not None:
         terminal.error(f"{harbor} is a Harbor folder: test it alone (verifier-tui test {harbor})")
         return 2

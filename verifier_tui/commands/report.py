@@ -32,9 +32,9 @@ from verifier_tui.words.run import (
     mode_text,
     more_text,
     near_miss_line,
+    path_from,
     runner_words,
     shadow_lines,
-    path_from,
     stuck_line,
     text_head,
     verdict_line,
@@ -78,7 +78,7 @@ def notices(session, result: RunResult | None = None) -> list[str]:
     if result is not None and session.case is not None and result.case != session.case.name:
         # Another case than the session's (``test``): that case's problems, not the session's case's.
         case = session.task.case(result.case) if result.case else None
-        own = session.task.notices() + [f"case {case.name}: {p}" for p in (case.problems if case else ())]
+        own = session.task.notices() + ([f"case {case.name}: {p}" for p in case.problems] if case else [])
     seen: list[str] = []
     for notice in own + (result.notices if result else []):
         if notice not in seen:
@@ -172,7 +172,9 @@ def explain_lines(session, data: dict[str, Any]) -> list[str]:
         for shadowed in info.get("shadowed") or []:
             out.append(f"  shadowed: {shadowed}")
     if data.get("preloaded_nemo_gym"):
-        out.append(f"note: nemo_gym was already imported at start-up from {data['preloaded_nemo_gym']}; the runner forgot it")
+        out.append(
+            f"note: nemo_gym was already imported at start-up from {data['preloaded_nemo_gym']}; the runner forgot it"
+        )
     out.append("")
     verify = data.get("verify")
     if verify:
@@ -239,14 +241,22 @@ def test_json(ran: list, wall: float) -> dict[str, Any]:
         "verifier": str(single.session.verifier) if single and single.session and single.session.verifier else None,
         "passed": passed,
         "failed": len(cases) - passed,
-        "invalid": [{"task": g.name, "case": name, "problem": problem} for g, _rs in ran for name, problem in g.invalid],
+        "invalid": [
+            {"task": g.name, "case": name, "problem": problem} for g, _rs in ran for name, problem in g.invalid
+        ],
         "errors": [{"task": g.name, "folder": str(g.folder), "problem": g.error} for g, _rs in ran if g.error],
-        "tasks": [{"name": g.name, "folder": str(g.folder),
-                   "verifier": str(g.session.verifier) if g.session and g.session.verifier else None,
-                   "passed": sum(1 for r in rs if r.expected_matched),
-                   "failed": sum(1 for r in rs if not r.expected_matched), "invalid": len(g.invalid),
-                   "harbor_refuses_task": refused(g)}
-                  for g, rs in ran],
+        "tasks": [
+            {
+                "name": g.name,
+                "folder": str(g.folder),
+                "verifier": str(g.session.verifier) if g.session and g.session.verifier else None,
+                "passed": sum(1 for r in rs if r.expected_matched),
+                "failed": sum(1 for r in rs if not r.expected_matched),
+                "invalid": len(g.invalid),
+                "harbor_refuses_task": refused(g),
+            }
+            for g, rs in ran
+        ],
         "duration_s": round(wall, 3),
         "harbor_refuses_task": refused(single) if single else None,
         "cases": cases,
@@ -286,8 +296,15 @@ def group_lines(group, results: list[RunResult]) -> list[str]:
         rows = [("", "case", "expected", "actual", "time")]
         for result in results:
             symbol, _ = case_status(result)
-            rows.append((symbol, result.case or "-", expected_text(result), actual_text(result),
-                         duration_text(result.duration_s)))
+            rows.append(
+                (
+                    symbol,
+                    result.case or "-",
+                    expected_text(result),
+                    actual_text(result),
+                    duration_text(result.duration_s),
+                )
+            )
         widths = [max(len(r[i]) for r in rows) for i in range(5)]
         for row in rows:
             out.append("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip())
@@ -300,7 +317,9 @@ def group_lines(group, results: list[RunResult]) -> list[str]:
     for result in results:
         if not result.expected_matched and result.stderr.text.strip():
             out.append(rule(f"{result.case}: stderr", 30))
-            out.append(result.stderr.tail[-2000:].rstrip() if result.stderr.truncated else result.stderr.text[-2000:].rstrip())
+            out.append(
+                result.stderr.tail[-2000:].rstrip() if result.stderr.truncated else result.stderr.text[-2000:].rstrip()
+            )
     why = refused(group)
     if why:
         out.append(f"Harbor would refuse this task: {why}")
@@ -324,15 +343,29 @@ def junit_cases(ran: list) -> list[JunitCase]:
     """``test``'s cases as JUnit test cases, each with its task as ``classname``;
     errors first, for what could not be run."""
     out = [JunitCase(g.name, "(task)", "0", error=g.error) for g, _rs in ran if g.error is not None]
-    out += [JunitCase(g.name, "task.toml", "0", error=f"Harbor would refuse this task: {refused(g)}")
-            for g, _rs in ran if refused(g)]
+    out += [
+        JunitCase(g.name, "task.toml", "0", error=f"Harbor would refuse this task: {refused(g)}")
+        for g, _rs in ran
+        if refused(g)
+    ]
     out += [JunitCase(g.name, name, "0", error=problem) for g, _rs in ran for name, problem in g.invalid]
     for group, results in ran:
         for result in results:
-            failure = None if result.expected_matched else (
-                f"expected {expected_text(result)}, got {actual_text(result)}", result.stderr.text[-4000:])
-            out.append(JunitCase(group.name, result.case or "-", f"{result.duration_s:.3f}", failure,
-                                 stdout=result.stdout.text[-4000:], stderr=result.stderr.text[-4000:]))
+            failure = (
+                None
+                if result.expected_matched
+                else (f"expected {expected_text(result)}, got {actual_text(result)}", result.stderr.text[-4000:])
+            )
+            out.append(
+                JunitCase(
+                    group.name,
+                    result.case or "-",
+                    f"{result.duration_s:.3f}",
+                    failure,
+                    stdout=result.stdout.text[-4000:],
+                    stderr=result.stderr.text[-4000:],
+                )
+            )
     return out
 
 
@@ -341,9 +374,14 @@ def write_junit(path: Path, name: str, cases: list[JunitCase], wall: float) -> N
     from xml.etree import ElementTree as ET
 
     x = terminal.xml_text  # what XML 1.0 cannot hold, as a visible escape: the file stays well-formed
-    suite = ET.Element("testsuite", name=x(name), tests=str(len(cases)),
-                       failures=str(sum(1 for c in cases if c.failure is not None)),
-                       errors=str(sum(1 for c in cases if c.error is not None)), time=f"{wall:.3f}")
+    suite = ET.Element(
+        "testsuite",
+        name=x(name),
+        tests=str(len(cases)),
+        failures=str(sum(1 for c in cases if c.failure is not None)),
+        errors=str(sum(1 for c in cases if c.error is not None)),
+        time=f"{wall:.3f}",
+    )
     for each in cases:
         case = ET.SubElement(suite, "testcase", classname=x(each.classname), name=x(each.name), time=each.time)
         if each.failure is not None:
@@ -363,7 +401,9 @@ def watch_line(result: RunResult, trigger: str) -> str:
     matched the case's expected.json when there is one."""
     stamp = time.strftime("%H:%M:%S")
     reward = f"reward {headline_reward(result)}" if result.verdict.rewards is not None else harbor_error(result)
-    line = (f"#{result.sequence:<3} {stamp}  {cut_words(trigger, 28):<28}  "
-            f"{result.outcome.value:<15}  {reward:<24}  {duration_text(result.duration_s):>7}")
+    line = (
+        f"#{result.sequence:<3} {stamp}  {cut_words(trigger, 28):<28}  "
+        f"{result.outcome.value:<15}  {reward:<24}  {duration_text(result.duration_s):>7}"
+    )
     expected = expected_words(result)
     return f"{line}  {expected}" if expected else line

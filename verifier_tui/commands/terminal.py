@@ -173,5 +173,7 @@ def xml_text(text: str) -> str:
     """``text`` with what XML 1.0 cannot hold written as a visible escape
     (``\\x1b``): ElementTree writes such characters as they are, and a JUnit
     reader then refuses the whole file."""
-    return _NOT_XML.sub(lambda match: f"\\x{ord(match.group()):02x}" if ord(match.group()) < 0x100
-                        else f"\\u{ord(match.group()):04x}", text)
+    return _NOT_XML.sub(
+        lambda match: f"\\x{ord(match.group()):02x}" if ord(match.group()) < 0x100 else f"\\u{ord(match.group()):04x}",
+        text,
+    )

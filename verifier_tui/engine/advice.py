@@ -16,9 +16,7 @@ from typing import TYPE_CHECKING
 from verifier_tui.engine.record import record
 
 if TYPE_CHECKING:
-    from typing import Callable, Union
-
-    Part = Union[str, "Action"]
+    from collections.abc import Callable
 
 
 @record(frozen=True)
@@ -29,6 +27,8 @@ class Action:
     kind: str
     flag: str
 
+
+Part = str | Action
 
 ANOTHER_PYTHON = Action("another interpreter", "Run with an interpreter that has it: --python EXE")
 DEBUG_UNDER_PDB = Action("debug under pdb", "open the task in the TUI (verifier-tui TASK) and press d")

@@ -23,8 +23,10 @@ if TYPE_CHECKING:
     from verifier_tui.engine.session import Session
 
 SERVER, HARBOR = MODE_NAMES["server"], MODE_NAMES["harbor"]
-NO_RESPONSE = Advice(f"no response to run the {SERVER} with: the case has none (cases/<name>/response.json "
-                     "or response.txt); ", GIVE_RESPONSE)
+NO_RESPONSE = Advice(
+    f"no response to run the {SERVER} with: the case has none (cases/<name>/response.json or response.txt); ",
+    GIVE_RESPONSE,
+)
 
 
 def works(result: RunResult | None) -> bool | None:
@@ -52,14 +54,16 @@ class BothModes:
         """The finding in one sentence."""
         harbor, server = works(self.harbor), works(self.server)
         harbor_fails = _failure(self.harbor)
-        if server is None:
+        if self.server is None:
             how = "works" if harbor else f"fails ({harbor_fails})"
             return Advice(f"in {HARBOR} the verifier {how}; the {SERVER} was not run: ", self.server_skipped or "")
         if harbor and server:
             return "the verifier works in both modes"
         if server and not harbor:
-            return (f"the verifier works in {SERVER} (with a response) but fails in {HARBOR}: every "
-                    f"published Harbor run of this task would score {_harbor_score(self.harbor)} ({harbor_fails})")
+            return (
+                f"the verifier works in {SERVER} (with a response) but fails in {HARBOR}: every "
+                f"published Harbor run of this task would score {_harbor_score(self.harbor)} ({harbor_fails})"
+            )
         if harbor and not server:
             return f"the verifier works in {HARBOR} but fails in {SERVER} ({_failure(self.server)})"
         return f"the verifier fails in both modes: {HARBOR} ({harbor_fails}), {SERVER} ({_failure(self.server)})"
@@ -116,8 +120,9 @@ def mode_specs(session: Session, response: ResponseSource | None = None) -> tupl
     return harbor, replace(base, response=response, expected=expected), None
 
 
-def run_both_modes(session: Session, response: ResponseSource | None = None, *,
-                   trigger: str = "both modes") -> BothModes:
+def run_both_modes(
+    session: Session, response: ResponseSource | None = None, *, trigger: str = "both modes"
+) -> BothModes:
     """Both runs, one after the other, blocking (the headless ``run --both-modes``)."""
     harbor_spec, server_spec, skipped = mode_specs(session, response)
     server = session.run(server_spec, trigger=trigger) if server_spec is not None else None
@@ -125,8 +130,9 @@ def run_both_modes(session: Session, response: ResponseSource | None = None, *,
     return BothModes(harbor, server, skipped)
 
 
-async def arun_both_modes(session: Session, response: ResponseSource | None = None, *,
-                          trigger: str = "both modes") -> BothModes:
+async def arun_both_modes(
+    session: Session, response: ResponseSource | None = None, *, trigger: str = "both modes"
+) -> BothModes:
     """The same from asyncio (the TUI); cancelling it ends the run in flight."""
     harbor_spec, server_spec, skipped = mode_specs(session, response)
     server = await session.arun(server_spec, trigger=trigger) if server_spec is not None else None

@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING
 from verifier_tui.engine import untrusted
 
 if TYPE_CHECKING:
-    from typing import Any, Callable
+    from collections.abc import Callable
+    from typing import Any
 
 LIMIT = 16 * untrusted.MB
 """What a cache file holds is kilobytes; a bigger one is not ours."""

@@ -16,8 +16,6 @@ from verifier_tui.engine.model import CapturedText
 DEFAULT_CAP_BYTES = 256 * 1024
 
 
-
-
 def _is_continuation(byte: int) -> bool:
     return byte & 0xC0 == 0x80
 

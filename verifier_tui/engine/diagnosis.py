@@ -34,10 +34,19 @@ _NEVER_AWAITED = re.compile(r"RuntimeWarning: coroutine '([^']+)' was never awai
 #: Import names whose package on PyPI is called otherwise: a Dockerfile
 #: installs ``PyYAML``, the verifier imports ``yaml``.
 _DISTRIBUTIONS = {
-    "yaml": ("pyyaml",), "sklearn": ("scikit-learn",), "cv2": ("opencv-python", "opencv"),
-    "PIL": ("pillow",), "bs4": ("beautifulsoup4",), "dateutil": ("python-dateutil",),
-    "dotenv": ("python-dotenv",), "docx": ("python-docx",), "Crypto": ("pycryptodome",),
-    "jwt": ("pyjwt",), "attr": ("attrs",), "serial": ("pyserial",), "skimage": ("scikit-image",),
+    "yaml": ("pyyaml",),
+    "sklearn": ("scikit-learn",),
+    "cv2": ("opencv-python", "opencv"),
+    "PIL": ("pillow",),
+    "bs4": ("beautifulsoup4",),
+    "dateutil": ("python-dateutil",),
+    "dotenv": ("python-dotenv",),
+    "docx": ("python-docx",),
+    "Crypto": ("pycryptodome",),
+    "jwt": ("pyjwt",),
+    "attr": ("attrs",),
+    "serial": ("pyserial",),
+    "skimage": ("scikit-image",),
 }
 #: Files of a task that install what its sandbox has, relative to the task.
 _INSTALL_FILES = ("environment/Dockerfile", "tests/Dockerfile", "Dockerfile")
@@ -119,8 +128,11 @@ def missing_module_notice(output: str, task_root: Path, local_folders: list[Path
         where = f"none of the task's install files mentions it ({', '.join(rel(f) for f in files)})"
     else:
         where = "the task has no Dockerfile or requirements file that would install it"
-    return Advice(f"the verifier imports {module}, which {python} does not have (ModuleNotFoundError); {where}. ",
-                  ANOTHER_PYTHON, " (for example a virtual environment's bin/python where you installed it)")
+    return Advice(
+        f"the verifier imports {module}, which {python} does not have (ModuleNotFoundError); {where}. ",
+        ANOTHER_PYTHON,
+        " (for example a virtual environment's bin/python where you installed it)",
+    )
 
 
 def debugger_notice(output: str) -> Advice | None:
@@ -129,9 +141,12 @@ def debugger_notice(output: str) -> Advice | None:
     None when the output shows no ``bdb.BdbQuit``."""
     if not _DEBUGGER_QUIT.search(output or ""):
         return None
-    return Advice("the verifier stopped in pdb (breakpoint() or pdb.set_trace()) and pdb quit at once, raising "
-                  "bdb.BdbQuit: the run's stdin is not a terminal, as in the sandbox. To step through it, ",
-                  DEBUG_UNDER_PDB, ": it runs the verifier under pdb in your terminal")
+    return Advice(
+        "the verifier stopped in pdb (breakpoint() or pdb.set_trace()) and pdb quit at once, raising "
+        "bdb.BdbQuit: the run's stdin is not a terminal, as in the sandbox. To step through it, ",
+        DEBUG_UNDER_PDB,
+        ": it runs the verifier under pdb in your terminal",
+    )
 
 
 def never_awaited(*outputs: str) -> list[str]:
@@ -146,8 +161,10 @@ def never_awaited(*outputs: str) -> list[str]:
 
 def never_awaited_warning(names: list[str]) -> str:
     listed = ", ".join(f"'{n}'" for n in names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
-    return (f"coroutine {listed} was never awaited (a RuntimeWarning in the output): a missing await, which "
-            "almost always makes the score wrong (the check never ran, or a coroutine object was scored)")
+    return (
+        f"coroutine {listed} was never awaited (a RuntimeWarning in the output): a missing await, which "
+        "almost always makes the score wrong (the check never ran, or a coroutine object was scored)"
+    )
 
 
 def stdlib_shadows(explain: dict[str, Any] | None) -> list[dict[str, Any]]:
@@ -157,7 +174,6 @@ def stdlib_shadows(explain: dict[str, Any] | None) -> list[dict[str, Any]]:
     Modules built into the interpreter cannot be shadowed and are left out."""
     if not explain:
         return []
-    stdlib = getattr(sys, "stdlib_module_names", frozenset())
     found: list[dict[str, Any]] = []
     for row in explain.get("sys_path") or []:
         if not isinstance(row, dict) or row.get("role") in (None, "interpreter"):
@@ -169,8 +185,12 @@ def stdlib_shadows(explain: dict[str, Any] | None) -> list[dict[str, Any]]:
             continue
         for entry in names:
             module = entry.stem if entry.suffix == ".py" else entry.name if (entry / "__init__.py").is_file() else None
-            if (module is None or module not in stdlib or module in sys.builtin_module_names
-                    or module.startswith("__")):
+            if (
+                module is None
+                or module not in sys.stdlib_module_names
+                or module in sys.builtin_module_names
+                or module.startswith("__")
+            ):
                 continue
             if any(f["module"] == module for f in found):
                 continue  # only the first copy on the path is imported
@@ -180,6 +200,8 @@ def stdlib_shadows(explain: dict[str, Any] | None) -> list[dict[str, Any]]:
 
 def shadow_text(shadow: dict[str, Any], shown_path: str) -> str:
     module = shadow["module"]
-    return (f"{shown_path} shadows the standard library's {module}: the runner puts this folder ahead of the "
-            f"standard library, so `import {module}` (in the verifier or any library it uses) gets this file; "
-            "rename it")
+    return (
+        f"{shown_path} shadows the standard library's {module}: the runner puts this folder ahead of the "
+        f"standard library, so `import {module}` (in the verifier or any library it uses) gets this file; "
+        "rename it"
+    )

@@ -56,8 +56,9 @@ class Interpreter:
     error: str | None = None
 
 
-def probe_interpreter(python: str, env: dict[str, str] | None = None,
-                      timeout_s: float = PROBE_TIMEOUT_S) -> Interpreter:
+def probe_interpreter(
+    python: str, env: dict[str, str] | None = None, timeout_s: float = PROBE_TIMEOUT_S
+) -> Interpreter:
     """Ask ``python`` where its ``nemo_gym/verifiers`` is (without importing
     nemo_gym), or take the remembered answer while its import path is unchanged."""
     exe = shutil.which(python) if os.sep not in python else python
@@ -83,8 +84,9 @@ def probe_interpreter(python: str, env: dict[str, str] | None = None,
         return _interpreter_from(python, answer)
 
 
-def _ask(exe: str, python: str, env: dict[str, str] | None,
-         timeout_s: float = PROBE_TIMEOUT_S) -> tuple[dict | None, str | None]:
+def _ask(
+    exe: str, python: str, env: dict[str, str] | None, timeout_s: float = PROBE_TIMEOUT_S
+) -> tuple[dict | None, str | None]:
     import signal
     import subprocess
 
@@ -95,10 +97,19 @@ def _ask(exe: str, python: str, env: dict[str, str] | None,
     token = strays.new_token()
     marked = dict(os.environ if env is None else env, **{strays.MARKER: token})
     try:
-        proc = subprocess.Popen([exe, "-c", _PROBE], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                env=marked, stdin=subprocess.DEVNULL, start_new_session=True)
+        proc = subprocess.Popen(
+            [exe, "-c", _PROBE],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=marked,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
     except (OSError, ValueError) as exc:
         return None, f"{python}: {exc}"
+    stdout: str | None
+    stderr: str | None
     try:
         stdout, stderr = proc.communicate(timeout=timeout_s)
     except subprocess.TimeoutExpired:
@@ -109,7 +120,7 @@ def _ask(exe: str, python: str, env: dict[str, str] | None,
         except (ProcessLookupError, PermissionError):
             pass
         strays.end(token)  # and what escaped the group, which may hold the pipes open
-        for stream in (proc.stdout, proc.stderr):
+        for stream in filter(None, (proc.stdout, proc.stderr)):  # both piped
             stream.close()  # never wait for the end of output a process out of reach still holds
         try:
             proc.wait(timeout=1)
@@ -146,7 +157,7 @@ def _valid_answer(entry: object) -> bool:
 
 
 def _path_stamp(paths: list[str]) -> list:
-    out = []
+    out: list[int | None] = []
     for entry in paths:
         try:
             out.append(os.stat(entry).st_mtime_ns)
@@ -158,8 +169,13 @@ def _path_stamp(paths: list[str]) -> list:
 def _interpreter_from(python: str, answer: dict) -> Interpreter:
     verifiers = answer["verifiers"]
     old = not_python_3(answer["version"])
-    return Interpreter(python, answer["executable"], answer["version"], Path(verifiers) if verifiers else None,
-                       error=f"{python}: {old}" if old else None)
+    return Interpreter(
+        python,
+        answer["executable"],
+        answer["version"],
+        Path(verifiers) if verifiers else None,
+        error=f"{python}: {old}" if old else None,
+    )
 
 
 def not_python_3(version: str) -> str | None:
@@ -170,8 +186,10 @@ def not_python_3(version: str) -> str | None:
     found = version_tuple(version)
     if not found or found >= (3,):
         return None
-    return (f"Python {'.'.join(map(str, found[:2]))} is too old: the runner needs "
-            f"{SHIM_MIN_VERSION[0]}.{SHIM_MIN_VERSION[1]} or newer")
+    return (
+        f"Python {'.'.join(map(str, found[:2]))} is too old: the runner needs "
+        f"{SHIM_MIN_VERSION[0]}.{SHIM_MIN_VERSION[1]} or newer"
+    )
 
 
 #: The oldest Python the shim's test.sh accepts: it refuses anything older with
@@ -195,5 +213,7 @@ def shim_refusal(interpreter: Interpreter) -> str | None:
     found = version_tuple(interpreter.version)
     if found is None or not found or found >= SHIM_MIN_VERSION:
         return None
-    return (f"test.sh: the verifier needs Python 3.8 or newer; found only an older one: "
-            f"{interpreter.command} (Python {interpreter.version})")
+    return (
+        f"test.sh: the verifier needs Python 3.8 or newer; found only an older one: "
+        f"{interpreter.command} (Python {interpreter.version})"
+    )

@@ -13,16 +13,16 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from verifier_tui.engine.task.cases import wrap_text_response
-from verifier_tui.engine.task.discovery import Task
-from verifier_tui.engine.sandbox.environment import ChildEnvironment, child_environment
-from verifier_tui.engine.model import Expectation, ResponseSource
-from verifier_tui.engine.record import field, record, replace
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.interpreter import PROBE_TIMEOUT_S, SHIM_REFUSAL_EXIT, probe_interpreter, shim_refusal
+from verifier_tui.engine.model import Expectation, ResponseSource
+from verifier_tui.engine.record import field, record, replace
+from verifier_tui.engine.sandbox.environment import ChildEnvironment, child_environment
 from verifier_tui.engine.sandbox.isolation import TESTS
-from verifier_tui.engine.sandbox.view import Limits, cpu_lease, cpus_to_bind, limits_for, workspace_path
 from verifier_tui.engine.sandbox.stage import Stage, StagingError
+from verifier_tui.engine.sandbox.view import Limits, cpu_lease, cpus_to_bind, limits_for, workspace_path
+from verifier_tui.engine.task.cases import wrap_text_response
+from verifier_tui.engine.task.discovery import Task
 from verifier_tui.engine.task.kinds import OwnRunner, verifiers_folder
 from verifier_tui.engine.task.rows import staged_row_text
 from verifier_tui.runner_source import runner_path
@@ -124,9 +124,14 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
         start_error, vendored = start_error or vendored, None
     try:
         own = spec.runner or (spec.task.own_runner if spec.via_test_sh else None)  # test.sh runs what the task ships
-        notices += stage.prepare(spec.task.tests_dir, spec.workspace, vendored,
-                                 runner=own.path if own is not None else None,
-                                 task_vendors_nemo_gym=task_vendors, extra_tests=spec.extra_tests)
+        notices += stage.prepare(
+            spec.task.tests_dir,
+            spec.workspace,
+            vendored,
+            runner=own.path if own is not None else None,
+            task_vendors_nemo_gym=task_vendors,
+            extra_tests=spec.extra_tests,
+        )
     except StagingError as exc:
         start_error, not_staged = str(exc), True
     staged_rel = spec.task.staged_name(spec.verifier)
@@ -177,8 +182,10 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
     runner = spec.runner
     if spec.explain_only:
         if runner is not None and not runner.knows_explain:
-            start_error = start_error or ("the task's own runner (tests/.ng/run_verifier.py) has no --explain: "
-                                          "explain needs verifier-tui's runner (leave out --runner task)")
+            start_error = start_error or (
+                "the task's own runner (tests/.ng/run_verifier.py) has no --explain: "
+                "explain needs verifier-tui's runner (leave out --runner task)"
+            )
         argv.append("--explain")
     else:
         argv += ["--reward-dir", seen(stage.reward_dir)]
@@ -243,9 +250,11 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
         start_error, not_staged = stage.problem, True
     refusal = shim_refusal(interpreter) if start_error is None else None
     if refusal is not None:
-        notices.append(f"{spec.python} is Python {interpreter.version}: the sandbox's test.sh refuses an interpreter "
-                       f"older than 3.8 (exit {SHIM_REFUSAL_EXIT}, no reward file) and never starts the runner; "
-                       "verifier-tui does the same. Choose a newer one with --python EXE")
+        notices.append(
+            f"{spec.python} is Python {interpreter.version}: the sandbox's test.sh refuses an interpreter "
+            f"older than 3.8 (exit {SHIM_REFUSAL_EXIT}, no reward file) and never starts the runner; "
+            "verifier-tui does the same. Choose a newer one with --python EXE"
+        )
     prepared = Prepared(
         spec=spec,
         stage=stage,
@@ -268,10 +277,25 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
         from verifier_tui.engine.sandbox.containment import contain
 
         response = spec.response.path if spec.response is not None else None
-        contained = contain(argv, env, stage=stage, limits=limits, python=prepared.python, workspace=spec.workspace,
-                            tests_dir=spec.task.tests_dir, verifier=spec.verifier,
-                            user_paths=[spec.task.tests_dir, spec.task.root / "task.toml", spec.verifier, response,
-                                        spec.task_data, spec.task.root, spec.workspace])
+        contained = contain(
+            argv,
+            env,
+            stage=stage,
+            limits=limits,
+            python=prepared.python,
+            workspace=spec.workspace,
+            tests_dir=spec.task.tests_dir,
+            verifier=spec.verifier,
+            user_paths=[
+                spec.task.tests_dir,
+                spec.task.root / "task.toml",
+                spec.verifier,
+                response,
+                spec.task_data,
+                spec.task.root,
+                spec.workspace,
+            ],
+        )
         prepared.argv, prepared.env, prepared.start_error = contained.argv, contained.env, contained.start_error
         prepared.cwd = contained.cwd or prepared.cwd
         prepared.notices += contained.notices
@@ -336,8 +360,10 @@ def _nemo_gym_to_vendor(spec: RunSpec, interpreters: Path | None, notices: list[
     own = spec.task.own_nemo_gym
     if own is not None:
         if spec.nemo_gym is not None:
-            notices.append(f"--nemo-gym {spec.nemo_gym} is not used: the task vendors its own nemo_gym "
-                           "(tests/.ng/nemo_gym), which is what the sandbox imports")
+            notices.append(
+                f"--nemo-gym {spec.nemo_gym} is not used: the task vendors its own nemo_gym "
+                "(tests/.ng/nemo_gym), which is what the sandbox imports"
+            )
         return None, True
     if spec.nemo_gym is None:
         return interpreters, False

@@ -267,8 +267,9 @@ class RunResult:
         if self.expected.exit_code == 0 and self.outcome is Outcome.NO_REWARD:
             return False  # exit 0 promises a reward file; Harbor would score none
         if self.expected.rewards is not None:
-            return self.verdict.rewards is not None and _same_rewards(self.verdict.rewards, self.expected.rewards,
-                                                                      self.expected.tolerance)
+            return self.verdict.rewards is not None and _same_rewards(
+                self.verdict.rewards, self.expected.rewards, self.expected.tolerance
+            )
         return True
 
     def near_misses(self) -> dict[str, tuple[float, float]]:
@@ -277,11 +278,20 @@ class RunResult:
         tolerance): each such key's (got, expected). Empty otherwise."""
         expected = self.expected
         actual = self.verdict.rewards
-        if (expected is None or expected.rewards is None or expected.tolerance is not None or actual is None
-                or self.expected_matched is not False or not _same_rewards(actual, expected.rewards, NEAR_MISS)):
+        if (
+            expected is None
+            or expected.rewards is None
+            or expected.tolerance is not None
+            or actual is None
+            or self.expected_matched is not False
+            or not _same_rewards(actual, expected.rewards, NEAR_MISS)
+        ):
             return {}
-        return {key: (float(actual[key]), float(value)) for key, value in expected.rewards.items()
-                if float(actual[key]) != float(value)}
+        return {
+            key: (float(actual[key]), float(value))
+            for key, value in expected.rewards.items()
+            if float(actual[key]) != float(value)
+        }
 
     @property
     def exit_status(self) -> int:

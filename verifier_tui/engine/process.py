@@ -47,8 +47,8 @@ from verifier_tui.engine.model import CapturedText
 from verifier_tui.engine.record import record
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
-    from typing import Callable
 
 DRAIN_AFTER_EXIT_S = 1.0
 """How long to keep reading after the leader exited and its group was killed.
@@ -287,12 +287,26 @@ async def arun_process(
     cancel = CancelSignal()
 
     def work() -> None:
+        outcome: tuple[ProcessResult | None, BaseException | None]
         try:
-            outcome = (run_process(argv, cwd=cwd, env=env, timeout_s=timeout_s, cap_bytes=cap_bytes, grace_s=grace_s,
-                                   on_output=on_output, cancel=cancel,
-                                   marker=marker, before_kill=before_kill,
-                                   init_lists_strays=init_lists_strays, memory_limit=memory_limit,
-                                   held=held), None)
+            outcome = (
+                run_process(
+                    argv,
+                    cwd=cwd,
+                    env=env,
+                    timeout_s=timeout_s,
+                    cap_bytes=cap_bytes,
+                    grace_s=grace_s,
+                    on_output=on_output,
+                    cancel=cancel,
+                    marker=marker,
+                    before_kill=before_kill,
+                    init_lists_strays=init_lists_strays,
+                    memory_limit=memory_limit,
+                    held=held,
+                ),
+                None,
+            )
         except BaseException as exc:  # noqa: BLE001 - handed to the awaiting task
             outcome = (None, exc)
         try:
@@ -311,8 +325,16 @@ async def arun_process(
 
 
 def _start(argv: list[str], cwd: Path, env: dict[str, str], pass_fds: tuple = ()) -> subprocess.Popen:
-    return subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, start_new_session=True, pass_fds=pass_fds)
+    return subprocess.Popen(
+        argv,
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+        pass_fds=pass_fds,
+    )
 
 
 class Held:
@@ -390,9 +412,17 @@ def _settle(future, outcome) -> None:
 class _Child:
     """A started child and everything the core watches about it."""
 
-    def __init__(self, proc: subprocess.Popen, cap_bytes: int, on_output, cancel: CancelSignal | None,
-                 marker: str | None = None, before_kill: Callable[[int], bool] | None = None,
-                 init_lists_strays: bool = False, memory_limit: int | None = None) -> None:
+    def __init__(
+        self,
+        proc: subprocess.Popen,
+        cap_bytes: int,
+        on_output,
+        cancel: CancelSignal | None,
+        marker: str | None = None,
+        before_kill: Callable[[int], bool] | None = None,
+        init_lists_strays: bool = False,
+        memory_limit: int | None = None,
+    ) -> None:
         self.proc = proc
         self.memory_limit = memory_limit
         self.oom_killed: list[tuple[str, int]] = []

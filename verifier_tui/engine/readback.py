@@ -24,8 +24,15 @@ _TEXT = (str, _NONE)
 # A shape is a type or tuple of types (a plain value), a dict (an object with
 # those keys; "*" stands for any key), or a one-item list (a list of that shape).
 _ROW_SYS_PATH = {"index": int, "path": str, "role": str, "roles": [str], "exists": bool}
-_ROW_PARAMETER = {"name": str, "kind": str, "default": _TEXT, "has_default": bool, "binding": str,
-                  "source": (str, [str], _NONE), "passed": _TEXT}
+_ROW_PARAMETER = {
+    "name": str,
+    "kind": str,
+    "default": _TEXT,
+    "has_default": bool,
+    "binding": str,
+    "source": (str, [str], _NONE),
+    "passed": _TEXT,
+}
 #: The runner's explain document (runner/run_verifier.py, ``_explain_document``),
 #: with the ``notices`` the runner adds in explain mode.
 EXPLAIN_SHAPE: dict[str, Any] = {
@@ -99,9 +106,9 @@ def conform(value: Any, shape: Any) -> Any:
             return _MISSING
         kept = [conform(item, shape[0]) for item in value]
         return [item for item in kept if item is not _MISSING]
-    if shape is int or (isinstance(shape, tuple) and int in shape):
-        if isinstance(value, bool) and bool not in (shape if isinstance(shape, tuple) else (shape,)):
-            return _MISSING  # True is an int to Python, not a line number or an exit code
+    int_shape = shape is int or (isinstance(shape, tuple) and int in shape)
+    if int_shape and isinstance(value, bool) and bool not in (shape if isinstance(shape, tuple) else (shape,)):
+        return _MISSING  # True is an int to Python, not a line number or an exit code
     return value if isinstance(value, shape) else _MISSING
 
 

@@ -16,8 +16,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from dataclasses import dataclass as record
-    from dataclasses import field
-    from dataclasses import replace
+    from dataclasses import field, replace
 else:
 
     class FrozenInstanceError(AttributeError):
@@ -50,7 +49,7 @@ else:
             def __init__(self, *args, **kwargs):
                 if len(args) > len(names):
                     raise TypeError(f"{qualname}() takes {len(names)} arguments but {len(args)} were given")
-                values = dict(zip(names, args))
+                values = dict(zip(names, args, strict=False))  # the rest come by keyword or default
                 for key, value in kwargs.items():
                     if key not in names:
                         raise TypeError(f"{qualname}() got an unexpected keyword argument {key!r}")

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 RUNNER_FILE_LIMIT = 16 * untrusted.MB
 """The runner's explain document and phase lines: kilobytes, unless a verifier wrote them."""
 
+
 def map_paths(text: str, path_map: list[tuple[str, str]]) -> str:
     """Scratch paths in ``text`` (the stage's, and the view's ``/tests``,
     ``/app``...) replaced by the user's own, each only where it is a whole
@@ -88,14 +89,20 @@ def no_explanation(prepared: Prepared, done: ProcessResult) -> dict[str, Any]:
     """The explain document when the runner wrote none: why, in words."""
     if done.timed_out:
         # Explaining imports the verifier module, so its top-level code runs: it never finished.
-        why = (f"the runner did not finish explaining: it timed out after {duration_text(prepared.spec.timeout_s)} while "
-               "importing the verifier (its top-level code runs on import)")
+        why = (
+            f"the runner did not finish explaining: it timed out after {duration_text(prepared.spec.timeout_s)} while "
+            "importing the verifier (its top-level code runs on import)"
+        )
     elif done.signal is not None:
         why = f"the runner was killed by signal {done.signal} before it could explain"
     else:
         why = "the runner gave no explanation"
-    return {"error": why, "stderr": map_paths(done.stderr.text, prepared.path_map), "exit_code": done.returncode,
-            "timed_out": bool(done.timed_out)}
+    return {
+        "error": why,
+        "stderr": map_paths(done.stderr.text, prepared.path_map),
+        "exit_code": done.returncode,
+        "timed_out": bool(done.timed_out),
+    }
 
 
 def contract_explanation(prepared: Prepared) -> dict[str, Any] | None:
@@ -110,8 +117,11 @@ def contract_explanation(prepared: Prepared) -> dict[str, Any] | None:
     stage = prepared.stage
     staged_verifier = stage.tests_dir / spec.task.staged_name(spec.verifier)
     rows: list[dict[str, Any]] = []
-    for folder, role in ((stage.ng_dir, "vendored helpers"), (staged_verifier.parent, "verifier's folder"),
-                         (stage.tests_dir, "tests folder")):
+    for folder, role in (
+        (stage.ng_dir, "vendored helpers"),
+        (staged_verifier.parent, "verifier's folder"),
+        (stage.tests_dir, "tests folder"),
+    ):
         same = next((r for r in rows if r["path"] == str(folder)), None)
         if same is not None:
             same["roles"].append(role)
@@ -144,8 +154,13 @@ def with_module_roles(document: dict[str, Any]) -> dict[str, Any]:
         if not isinstance(info, dict):
             continue
         resolved = info.get("resolved")
-        holders = [r for r in rows if isinstance(resolved, str) and r["path"]
-                   and (resolved == r["path"] or resolved.startswith(r["path"].rstrip("/") + "/"))]
+        holders = [
+            r
+            for r in rows
+            if isinstance(resolved, str)
+            and r["path"]
+            and (resolved == r["path"] or resolved.startswith(r["path"].rstrip("/") + "/"))
+        ]
         info["role"] = max(holders, key=lambda r: len(r["path"]))["role"] if holders else None
     return document
 
@@ -169,8 +184,9 @@ def read_phases(prepared: Prepared) -> list[dict[str, Any]] | None:
     return lines
 
 
-def outcome_of(returncode: int | None, signal: int | None, timed_out: bool, start_error: str | None,
-               verdict: Verdict | None = None) -> Outcome:
+def outcome_of(
+    returncode: int | None, signal: int | None, timed_out: bool, start_error: str | None, verdict: Verdict | None = None
+) -> Outcome:
     """What happened, from the runner's exit and the reward folder. Exit 0
     means "a reward file was written" only when the folder agrees: a verifier
     that ends the interpreter itself (``os._exit(0)``) exits 0 with nothing
@@ -184,9 +200,12 @@ def outcome_of(returncode: int | None, signal: int | None, timed_out: bool, star
         return Outcome.KILLED
     if returncode == 0 and verdict is not None and not verdict.ok:
         return Outcome.NO_REWARD
-    return {0: Outcome.REWARD_WRITTEN, 1: Outcome.VERIFIER_RAISED, 2: Outcome.CONTRACT_ERROR}.get(
-        returncode, Outcome.UNEXPECTED_EXIT
-    )
+    exits: dict[int | None, Outcome] = {
+        0: Outcome.REWARD_WRITTEN,
+        1: Outcome.VERIFIER_RAISED,
+        2: Outcome.CONTRACT_ERROR,
+    }
+    return exits.get(returncode, Outcome.UNEXPECTED_EXIT)
 
 
 def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, sequence: int) -> RunResult:
@@ -226,9 +245,11 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
             # Docker's OOM killer ends the biggest process of the container;
             # when that is the runner, no reward is written and Harbor records
             # RewardFileNotFoundError (test.sh's exit code is discarded).
-            notices.append(f"out of memory: the run held {held >> 20} MB, over task.toml's memory_mb = {limit}; "
-                           f"its biggest process was killed, as the sandbox's OOM killer would: "
-                           f"{cut(map_paths(command, prepared.path_map))}")
+            notices.append(
+                f"out of memory: the run held {held >> 20} MB, over task.toml's memory_mb = {limit}; "
+                f"its biggest process was killed, as the sandbox's OOM killer would: "
+                f"{cut(map_paths(command, prepared.path_map))}"
+            )
     spec = prepared.spec
     stack = None
     reward_dir = prepared.stage.reward_dir
@@ -238,23 +259,41 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
     # that reads the reward folder. The files are still listed, for the user.
     verdict = timeout_verdict(spec.timeout_s, reward_files) if timed_out else harbor_verdict(reward_dir)
     pm = prepared.path_map
-    stdout = CapturedText(map_paths(stdout.head, pm), map_paths(stdout.tail, pm), stdout.dropped_bytes, stdout.total_bytes)
-    stderr = CapturedText(map_paths(stderr.head, pm), map_paths(stderr.tail, pm), stderr.dropped_bytes, stderr.total_bytes)
+    stdout = CapturedText(
+        map_paths(stdout.head, pm), map_paths(stdout.tail, pm), stdout.dropped_bytes, stdout.total_bytes
+    )
+    stderr = CapturedText(
+        map_paths(stderr.head, pm), map_paths(stderr.tail, pm), stderr.dropped_bytes, stderr.total_bytes
+    )
     if timed_out and done is not None:
         from verifier_tui.engine.stacks import take_stack
 
         own = spec.runner.path if spec.runner is not None else None
-        stderr, stack = take_stack(stderr, done.asked_before_kill, stack_signal=prepared.stack_signal,
-                                   stack_answer=prepared.stack_answer, runner=own, verifier=spec.verifier,
-                                   tests_dir=spec.task.tests_dir)
+        stderr, stack = take_stack(
+            stderr,
+            done.asked_before_kill,
+            stack_signal=prepared.stack_signal,
+            stack_answer=prepared.stack_answer,
+            runner=own,
+            verifier=spec.verifier,
+            tests_dir=spec.task.tests_dir,
+        )
     if verdict.message:
-        verdict = Verdict(verdict.rewards, verdict.error, map_paths(verdict.message, pm), verdict.source, verdict.warnings)
+        verdict = Verdict(
+            verdict.rewards, verdict.error, map_paths(verdict.message, pm), verdict.source, verdict.warnings
+        )
     unawaited = never_awaited(stdout.text, stderr.text)
     if unawaited:  # beside the verdict: it is about whether the score can be trusted
-        verdict = Verdict(verdict.rewards, verdict.error, verdict.message, verdict.source,
-                          (*verdict.warnings, never_awaited_warning(unawaited)))
-    missing = missing_module_notice(stderr.text, spec.task.root, [spec.task.tests_dir, spec.verifier.parent],
-                                    spec.python)
+        verdict = Verdict(
+            verdict.rewards,
+            verdict.error,
+            verdict.message,
+            verdict.source,
+            (*verdict.warnings, never_awaited_warning(unawaited)),
+        )
+    missing = missing_module_notice(
+        stderr.text, spec.task.root, [spec.task.tests_dir, spec.verifier.parent], spec.python
+    )
     if missing is not None:
         notices.append(missing)
     quit_pdb = debugger_notice(stderr.text)
@@ -269,8 +308,10 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
     if done is not None and done.output_cut_short:
         # (A shorter wait is in --json's pipe_wait_s only: on a loaded machine even a clean exit
         # can take a few hundred ms to close its pipes, and the strays notice names any holder.)
-        notices.append(f"output cut short: a process the run started held its output open {duration_text(pipe_wait_s)} "
-                       "after the runner exited, and what it wrote later is not shown")
+        notices.append(
+            f"output cut short: a process the run started held its output open {duration_text(pipe_wait_s)} "
+            "after the runner exited, and what it wrote later is not shown"
+        )
     if written:
         shown = ", ".join(written[:5]) + (f" +{len(written) - 5} more" if len(written) > 5 else "")
         notices.append(f"the run wrote your own files (outside its scratch folder): {shown}")

@@ -19,6 +19,17 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from verifier_tui.engine.invocation import DEFAULT_TIMEOUT_S, EXPLAIN_FILE, Prepared, RunSpec, bound_argv, prepare
+from verifier_tui.engine.model import ResponseSource, RunResult
+from verifier_tui.engine.process import run_process
+from verifier_tui.engine.record import record, replace
+from verifier_tui.engine.results import collect, map_paths, no_explanation, read_explain
+from verifier_tui.engine.sandbox.containment import namespace_failure
+from verifier_tui.engine.sandbox.isolation import NAMESPACE, Isolation, IsolationError
+from verifier_tui.engine.sandbox.isolation import choose as choose_isolation
+from verifier_tui.engine.sandbox.isolation import fallback as isolation_fallback
+from verifier_tui.engine.sandbox.isolation import requested as requested_isolation
+from verifier_tui.engine.sandbox.stage import Scratch, Stage
 from verifier_tui.engine.task.cases import Case, default_task_data, defines_a_case
 from verifier_tui.engine.task.discovery import (
     DiscoveryError,
@@ -28,23 +39,13 @@ from verifier_tui.engine.task.discovery import (
     resolve,
     verifier_notices,
 )
-from verifier_tui.engine.model import ResponseSource, RunResult
-from verifier_tui.engine.record import record, replace
-from verifier_tui.engine.invocation import DEFAULT_TIMEOUT_S, EXPLAIN_FILE, Prepared, RunSpec, bound_argv, prepare
-from verifier_tui.engine.results import collect, map_paths, no_explanation, read_explain
-from verifier_tui.engine.sandbox.isolation import NAMESPACE, Isolation, IsolationError
-from verifier_tui.engine.sandbox.isolation import choose as choose_isolation
-from verifier_tui.engine.sandbox.isolation import fallback as isolation_fallback
-from verifier_tui.engine.sandbox.isolation import requested as requested_isolation
-from verifier_tui.engine.sandbox.containment import namespace_failure
-from verifier_tui.engine.process import run_process
-from verifier_tui.engine.sandbox.stage import Scratch, Stage
 from verifier_tui.engine.task.kinds import runner_notices
 from verifier_tui.engine.task.rows import choose_row, looks_like_rows, no_row_chosen
 
 if TYPE_CHECKING:
     import asyncio
-    from typing import Any, Callable
+    from collections.abc import Callable
+    from typing import Any
 
     from verifier_tui.engine.task.target import Target
 
@@ -76,8 +77,25 @@ class Options:
 
 # The machine's own top folders: none is an agent's workspace, and staging
 # one would copy (or overlay) a whole system (issue 23).
-_SYSTEM_FOLDERS = frozenset({"/", "/bin", "/boot", "/dev", "/etc", "/lib", "/lib32", "/lib64", "/libx32", "/proc",
-                             "/run", "/sbin", "/sys", "/usr", "/var"})
+_SYSTEM_FOLDERS = frozenset(
+    {
+        "/",
+        "/bin",
+        "/boot",
+        "/dev",
+        "/etc",
+        "/lib",
+        "/lib32",
+        "/lib64",
+        "/libx32",
+        "/proc",
+        "/run",
+        "/sbin",
+        "/sys",
+        "/usr",
+        "/var",
+    }
+)
 
 
 def system_folder(folder: Path) -> str | None:
@@ -85,8 +103,10 @@ def system_folder(folder: Path) -> str | None:
     system's root and the system's own top folders are refused."""
     real = os.path.realpath(folder)
     if real in _SYSTEM_FOLDERS:
-        return (f"workspace {folder}: a system folder, not an agent's workspace (a run would stage all of it); "
-                "give the folder the agent worked in")
+        return (
+            f"workspace {folder}: a system folder, not an agent's workspace (a run would stage all of it); "
+            "give the folder the agent worked in"
+        )
     return None
 
 
@@ -205,8 +225,10 @@ class Session:
             return
         if path is None:
             if self.task.rows is None:
-                raise SelectionError(f"--task-id {task_id}: {self.task.name} has no tasks.jsonl (it is not a "
-                                     "parameterized task); --task-data FILE.jsonl names another file of rows")
+                raise SelectionError(
+                    f"--task-id {task_id}: {self.task.name} has no tasks.jsonl (it is not a "
+                    "parameterized task); --task-data FILE.jsonl names another file of rows"
+                )
             path = self.task.rows.path
         path = Path(path).expanduser().absolute()
         if not path.is_file():
@@ -229,8 +251,9 @@ class Session:
         extras) or ``task``: the runner the task ships in tests/.ng/, which
         is what the sandbox would run."""
         if which == "task" and self.task.own_runner is None:
-            raise SelectionError(f"--runner task: {self.task.name} ships no runner of its own "
-                                 "(no tests/.ng/run_verifier.py)")
+            raise SelectionError(
+                f"--runner task: {self.task.name} ships no runner of its own (no tests/.ng/run_verifier.py)"
+            )
         if which not in ("ours", "task"):
             raise SelectionError(f"--runner {which}: ours or task")
         self.runner = which
@@ -268,8 +291,8 @@ class Session:
         """What ``--python`` is (:func:`~verifier_tui.engine.interpreter.probe_interpreter`),
         asked with the environment the runner will get; its ``error`` says in
         one line why it cannot run the runner."""
-        from verifier_tui.engine.sandbox.environment import child_environment
         from verifier_tui.engine.interpreter import PROBE_TIMEOUT_S, probe_interpreter
+        from verifier_tui.engine.sandbox.environment import child_environment
 
         env = child_environment(self.task.config.env, self.options.env).values
         return probe_interpreter(self.options.python, env, min(PROBE_TIMEOUT_S, self.timeout_s))
@@ -284,7 +307,9 @@ class Session:
         if self.case is not None:
             # That the case names no row is beside the point once other task data is chosen.
             own_data = self.task_data == self.case.task_data and self.task_id == self.case.task_id
-            out += [f"case {self.case.name}: {p}" for p in self.case.problems if own_data or p != self.case.names_no_row]
+            out += [
+                f"case {self.case.name}: {p}" for p in self.case.problems if own_data or p != self.case.names_no_row
+            ]
         note = self.expectation_note()
         if note is not None:
             out.append(note)
@@ -324,8 +349,9 @@ class Session:
         if case is None:
             return False
         own_response = None if self.options.no_response else case.response
-        return not _inputs_changed(case, own_response, result.workspace, result.response, result.task_data,
-                                   result.task_id)
+        return not _inputs_changed(
+            case, own_response, result.workspace, result.response, result.task_data, result.task_id
+        )
 
     # -- runs --------------------------------------------------------------
 
@@ -368,20 +394,29 @@ class Session:
         A layout that a run is using right now is never handed out again: runs
         of cases in parallel (``test``) each get their own, even when they share
         a workspace (or have none)."""
-        self.scratch_folder()
+        scratch = self._scratch()
         pool = self._stages.setdefault((spec.workspace, spec.explain_only), [])
         free = [stage for stage in pool if id(stage) not in self._busy]
         if self.warm is not None:  # the stage whose held run is this one
             free = self.warm.order(spec, free, room=len(pool) < 2)
         if free:
             return free[0]
-        idle = [(others, st) for key, others in self._stages.items() if key[1] == spec.explain_only
-                for st in others if id(st) not in self._busy] if self.recycle_stages else []
+        idle = (
+            [
+                (others, st)
+                for key, others in self._stages.items()
+                if key[1] == spec.explain_only
+                for st in others
+                if id(st) not in self._busy
+            ]
+            if self.recycle_stages
+            else []
+        )
         if idle:  # its prepare() puts this spec's workspace in place
             idle[0][0].remove(idle[0][1])
             pool.append(idle[0][1])
             return idle[0][1]
-        stage = self.scratch.new_stage(namespace=self.isolation.kind == NAMESPACE)
+        stage = scratch.new_stage(namespace=self.isolation.kind == NAMESPACE)
         stage.follow(self._live)
         pool.append(stage)
         return stage
@@ -428,7 +463,7 @@ class Session:
         if requested_isolation() == NAMESPACE:  # asked for by name: no copy instead
             raise IsolationError(f"VERIFIER_TUI_SANDBOX=namespace, but this machine cannot: {problem}")
         self._isolation = isolation_fallback(problem)
-        self._fallback_from = result.start_error
+        self._fallback_from = result.start_error or ""
         if self.warm is not None:
             self.warm.discard()
         for pool in self._stages.values():  # the namespace's stages are not the copy's
@@ -448,9 +483,16 @@ class Session:
             if prepared.start_error or prepared.shim_refusal:
                 return self._not_started(prepared, trigger, sequence)
             with bound_argv(prepared) as argv:
-                done = run_process(argv, cwd=prepared.cwd, env=prepared.env, timeout_s=spec.timeout_s,
-                                   marker=prepared.marker, before_kill=prepared.before_kill,
-                                   init_lists_strays=prepared.stage.namespace, memory_limit=prepared.memory_limit)
+                done = run_process(
+                    argv,
+                    cwd=prepared.cwd,
+                    env=prepared.env,
+                    timeout_s=spec.timeout_s,
+                    marker=prepared.marker,
+                    before_kill=prepared.before_kill,
+                    init_lists_strays=prepared.stage.namespace,
+                    memory_limit=prepared.memory_limit,
+                )
             return collect(prepared, done, trigger=trigger, sequence=sequence)
         finally:
             self._release(stage)
@@ -513,12 +555,18 @@ class Session:
             try:
                 async with gate if gate is not None else nullcontext():
                     with bound_argv(prepared) if held is None else bound(prepared, held) as argv:
-                        done = await arun_process(argv, cwd=prepared.cwd, env=prepared.env,
-                                                  timeout_s=spec.timeout_s,
-                                                  on_output=live if on_output is not None else None,
-                                                  marker=prepared.marker, before_kill=prepared.before_kill,
-                                                  init_lists_strays=prepared.stage.namespace,
-                                                  memory_limit=prepared.memory_limit, held=held)
+                        done = await arun_process(
+                            argv,
+                            cwd=prepared.cwd,
+                            env=prepared.env,
+                            timeout_s=spec.timeout_s,
+                            on_output=live if on_output is not None else None,
+                            marker=prepared.marker,
+                            before_kill=prepared.before_kill,
+                            init_lists_strays=prepared.stage.namespace,
+                            memory_limit=prepared.memory_limit,
+                            held=held,
+                        )
             finally:
                 if watcher is not None:
                     watcher.cancel()
@@ -542,8 +590,14 @@ class Session:
         # The document comes on stdout, which is captured whole up to this size:
         # cut at the usual 256 KiB, a sys.path of 3,000 entries gave no explanation.
         with bound_argv(prepared) as argv:
-            done = run_process(argv, cwd=prepared.cwd, env=prepared.env, timeout_s=spec.timeout_s,
-                               cap_bytes=EXPLAIN_CAP_BYTES, marker=prepared.marker)
+            done = run_process(
+                argv,
+                cwd=prepared.cwd,
+                env=prepared.env,
+                timeout_s=spec.timeout_s,
+                cap_bytes=EXPLAIN_CAP_BYTES,
+                marker=prepared.marker,
+            )
         data = read_explain(prepared, done.stdout.text)
         if data is None:
             return no_explanation(prepared, done)
@@ -640,7 +694,9 @@ class Session:
         if verifier is not None and (verifier in self.task.verifiers or verifier.is_file()):
             self.verifier = verifier  # the user's choice, even with verify gone: the runner says what is wrong
         elif self.task.verifiers:
-            self.verifier = choose_verifier(self.task, None) if len(self.task.verifiers) == 1 else self.task.verifiers[0]
+            self.verifier = (
+                choose_verifier(self.task, None) if len(self.task.verifiers) == 1 else self.task.verifiers[0]
+            )
         else:
             self.verifier = None
         if case_name is not None:
@@ -659,7 +715,7 @@ class Session:
         self._stages.clear()
         self._busy.clear()
 
-    def __enter__(self) -> "Session":
+    def __enter__(self) -> Session:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -668,13 +724,22 @@ class Session:
     def scratch_folder(self) -> Path:
         """The session's private scratch folder, made on first use (a watcher
         ignores it: every run writes there)."""
+        return self._scratch().root
+
+    def _scratch(self) -> Scratch:
         if self.scratch is None:
             self.scratch = Scratch()
-        return self.scratch.root
+        return self.scratch
 
 
-def _inputs_changed(case: Case, case_response: ResponseSource | None, workspace: Path | None,
-                    response: ResponseSource | None, task_data: Path | None, task_id: str | None) -> list[str]:
+def _inputs_changed(
+    case: Case,
+    case_response: ResponseSource | None,
+    workspace: Path | None,
+    response: ResponseSource | None,
+    task_data: Path | None,
+    task_id: str | None,
+) -> list[str]:
     """Which of ``case``'s inputs (its response being ``case_response``) these
     are not: "workspace", "response", "task data"."""
     changed = []
@@ -694,7 +759,7 @@ def _same_response(a: ResponseSource | None, b: ResponseSource | None) -> bool:
 
 
 def _dedupe(targets: list[Any]) -> list[Any]:
-    out = []
+    out: list[Any] = []
     for target in targets:
         if any(target.path.is_relative_to(other.path) and other.path.is_dir() for other in out):
             continue

@@ -34,8 +34,10 @@ _SIGNAL_NUMBER = signals.SIGUSR1
 # faulthandler's format (CPython 3.8 to 3.13, Python/traceback.c): a header
 # per thread, "  File "PATH", line N in FUNCTION" per frame, innermost first,
 # "  ..." past 100 frames, a blank line between threads.
-_HEADER = re.compile(r"^(?:(?P<current>Current thread)|Thread) 0x[0-9a-fA-F]+.*\(most recent call first\):$"
-                     r"|^Stack \(most recent call first\):$")
+_HEADER = re.compile(
+    r"^(?:(?P<current>Current thread)|Thread) 0x[0-9a-fA-F]+.*\(most recent call first\):$"
+    r"|^Stack \(most recent call first\):$"
+)
 _FRAME = re.compile(r'^  File "(?P<path>.*)", line (?P<line>\d+|\?\?\?) in (?P<function>.*)$')
 _ELLIPSIS = re.compile(r"^  (?:\.\.\.|<.*>)$")
 
@@ -88,7 +90,7 @@ def _runs(words: list[bytes], script: bytes) -> bool:
     """Whether a command line is ``INTERPRETER [-OPTION ...] SCRIPT ...``."""
     if script not in words[1:]:
         return False
-    return all(word.startswith(b"-") for word in words[1:words.index(script, 1)])
+    return all(word.startswith(b"-") for word in words[1 : words.index(script, 1)])
 
 
 def _has(pid: int, field: str, number: int, default: bool = True) -> bool:
@@ -103,39 +105,56 @@ def _has(pid: int, field: str, number: int, default: bool = True) -> bool:
 # -- reading the dump -----------------------------------------------------------
 
 
-def take_stack(stderr: CapturedText, asked: bool, *, stack_signal: bool, stack_answer: str, runner: Path | None,
-               verifier: Path, tests_dir: Path) -> tuple[CapturedText, Stack]:
+def take_stack(
+    stderr: CapturedText,
+    asked: bool,
+    *,
+    stack_signal: bool,
+    stack_answer: str,
+    runner: Path | None,
+    verifier: Path,
+    tests_dir: Path,
+) -> tuple[CapturedText, Stack]:
     """After a timeout: ``stderr`` (paths already mapped to the user's) without
     the runner's dump, and the :class:`Stack` it held, or why there is none.
     ``runner``: the task's own runner (None: verifier-tui's)."""
     if not stack_signal:
         where = runner.name if runner is not None else "the runner"
-        return stderr, Stack(unavailable=Advice(f"the task's own runner ({where}) has no --stack-signal, so where it "
-                                                "was stuck is unknown ", OUR_RUNNER))
+        return stderr, Stack(
+            unavailable=Advice(
+                f"the task's own runner ({where}) has no --stack-signal, so where it was stuck is unknown ", OUR_RUNNER
+            )
+        )
     text = stderr.tail if stderr.truncated else stderr.text
     start, end = _dump_span(text)
     if start is None:
         if asked:
             why = "the runner wrote no stack within 200 ms of SIG" + SIGNAL + " (does the verifier handle that signal?)"
         elif stack_answer == IGNORED:
-            why = ("the verifier set SIG" + SIGNAL + " to be ignored, so the runner could not be asked for its stack "
-                   "(its --stack-signal needs that signal)")
+            why = (
+                "the verifier set SIG" + SIGNAL + " to be ignored, so the runner could not be asked for its stack "
+                "(its --stack-signal needs that signal)"
+            )
         else:
             why = "the runner was not listening for SIG" + SIGNAL + " yet (it was still starting)"
         return stderr, Stack(unavailable=why)
     lines = text.split("\n")
     dump = "\n".join(lines[start:end])
     rest = "\n".join(lines[:start] + lines[end:])
-    stderr = (CapturedText(stderr.head, rest, stderr.dropped_bytes, stderr.total_bytes) if stderr.truncated
-              else CapturedText(rest, "", 0, stderr.total_bytes))
+    stderr = (
+        CapturedText(stderr.head, rest, stderr.dropped_bytes, stderr.total_bytes)
+        if stderr.truncated
+        else CapturedText(rest, "", 0, stderr.total_bytes)
+    )
     threads = _threads(lines[start:end])
 
     def own(path: str) -> bool:
         return _own(path, verifier, tests_dir)
 
     frames = _stuck_thread(threads, str(runner) if runner is not None else "run_verifier.py", own)
-    return stderr, Stack(text=dump, frames=tuple(frames), stuck_at=next(
-        (frame for frame in frames if own(frame.path)), None))
+    return stderr, Stack(
+        text=dump, frames=tuple(frames), stuck_at=next((frame for frame in frames if own(frame.path)), None)
+    )
 
 
 def _dump_span(text: str) -> tuple[int | None, int]:
@@ -174,8 +193,9 @@ def _threads(lines: list[str]) -> list[tuple[bool, list[StackFrame]]]:
     return threads
 
 
-def _stuck_thread(threads: list[tuple[bool, list[StackFrame]]], runner: str,
-                  own: Callable[[str], bool]) -> list[StackFrame]:
+def _stuck_thread(
+    threads: list[tuple[bool, list[StackFrame]]], runner: str, own: Callable[[str], bool]
+) -> list[StackFrame]:
     """The frames of the thread that ran ``verify``: the one the runner's own
     code is on (its outermost frames); else the first with a frame in the
     task's files; else the current thread's."""

@@ -24,18 +24,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine import untrusted
-from verifier_tui.engine.task.discovery import DiscoveryError, no_verifier_message
 from verifier_tui.engine.record import field, record
 from verifier_tui.engine.session import Options, SelectionError, Session
+from verifier_tui.engine.task.discovery import DiscoveryError, no_verifier_message
 from verifier_tui.engine.task.kinds import MAX_ENTRIES_SCANNED, looks_like_task, some_names
 from verifier_tui.engine.task.target import Target, classify
 
 if TYPE_CHECKING:
     import asyncio
-    from typing import Any, Callable
+    from collections.abc import Callable
+    from typing import Any
 
-    from verifier_tui.engine.task.cases import Case
     from verifier_tui.engine.model import RunResult
+    from verifier_tui.engine.task.cases import Case
 
 #: Between a task's name and a case's in an item's name (pytest's own separator).
 SEPARATOR = "::"
@@ -43,8 +44,21 @@ SEPARATOR = "::"
 #: ``datasets/<dataset>/<task>``, ``<checkout>/datasets/<dataset>/<task>``.
 SEARCH_DEPTH = 3
 #: Folders never searched for tasks: nothing in them is a task of the user's.
-_SKIP_DIRS = {"__pycache__", ".git", ".hg", ".svn", ".venv", "venv", "node_modules", ".tox", ".nox",
-              ".mypy_cache", ".pytest_cache", ".ruff_cache", "site-packages"}
+_SKIP_DIRS = {
+    "__pycache__",
+    ".git",
+    ".hg",
+    ".svn",
+    ".venv",
+    "venv",
+    "node_modules",
+    ".tox",
+    ".nox",
+    ".mypy_cache",
+    ".pytest_cache",
+    ".ruff_cache",
+    "site-packages",
+}
 
 
 class CollectionError(Exception):
@@ -70,12 +84,18 @@ class TaskCases:
 
     def run(self, case: Case, trigger: str = "test") -> RunResult:
         """Run one case, blocking (the pytest plugin)."""
-        return self.session.run(self.session.spec_for_case(case), trigger=trigger)
+        session = self._session()
+        return session.run(session.spec_for_case(case), trigger=trigger)
 
     async def arun(self, case: Case, gate: asyncio.Semaphore | None = None, trigger: str = "test") -> RunResult:
         """Run one case from asyncio; ``gate`` bounds the runners running at
         once (staging and reading the verdict are not held by it)."""
-        return await self.session.arun(self.session.spec_for_case(case), trigger=trigger, gate=gate)
+        session = self._session()
+        return await session.arun(session.spec_for_case(case), trigger=trigger, gate=gate)
+
+    def _session(self) -> Session:
+        assert self.session is not None, "a task that could not be read has no case to run"
+        return self.session
 
     @staticmethod
     def passed(result: RunResult) -> bool:
@@ -145,8 +165,9 @@ class JobReplays:
     only the few in hand; their replays share one session per task and read
     each task's digest once."""
 
-    def __init__(self, found: Any, step_in_path: str | None, options: Options, task_dir: Path | None = None,
-                 stand_in: Any = None) -> None:
+    def __init__(
+        self, found: Any, step_in_path: str | None, options: Options, task_dir: Path | None = None, stand_in: Any = None
+    ) -> None:
         from contextlib import ExitStack
 
         from verifier_tui.engine.harbor.digest import digests_remembered
@@ -154,10 +175,13 @@ class JobReplays:
         from verifier_tui.engine.harbor.replay import StandIn
         from verifier_tui.engine.harbor.trial_session import SessionPool
 
-        trials = [trial if isinstance(trial, TrialRef) else TrialRef.of(trial)
-                  for trial in (found.trials if isinstance(found, Job) else [found])]
+        trials = [
+            trial if isinstance(trial, TrialRef) else TrialRef.of(trial)
+            for trial in (found.trials if isinstance(found, Job) else [found])
+        ]
         self.entries: list[tuple[TrialRef, str | None]] = [
-            (trial, step) for trial in trials for step in ([step_in_path] if step_in_path else trial.step_names)]
+            (trial, step) for trial in trials for step in ([step_in_path] if step_in_path else trial.step_names)
+        ]
         self.options = options
         self.task_dir = task_dir
         self.stand_in = stand_in or StandIn(workspace=options.workspace, case=options.case)
@@ -172,9 +196,20 @@ class JobReplays:
         from verifier_tui.engine.harbor.trial_session import TrialSession
 
         options, stand_in = self.options, self.stand_in
-        return TrialSession(open_trial(trial.path), step, task_dir=self.task_dir, workspace=stand_in.workspace, case=stand_in.case,
-                            empty=stand_in.empty, timeout=options.timeout, python=options.python,
-                            nemo_gym=options.nemo_gym, runner=options.runner, env=options.env, pool=self._pool)
+        return TrialSession(
+            open_trial(trial.path),
+            step,
+            task_dir=self.task_dir,
+            workspace=stand_in.workspace,
+            case=stand_in.case,
+            empty=stand_in.empty,
+            timeout=options.timeout,
+            python=options.python,
+            nemo_gym=options.nemo_gym,
+            runner=options.runner,
+            env=options.env,
+            pool=self._pool,
+        )
 
     def close(self) -> None:
         self._pool.close()
@@ -200,9 +235,13 @@ class Collection:
         self.close()
 
 
-def collect(paths: list[Path | str | Target], options: Options | None = None,
-            patterns: list[str] | tuple[str, ...] = (), task_dir: Path | None = None,
-            stand_in: Any = None) -> Collection:
+def collect(
+    paths: list[Path | str | Target],
+    options: Options | None = None,
+    patterns: list[str] | tuple[str, ...] = (),
+    task_dir: Path | None = None,
+    stand_in: Any = None,
+) -> Collection:
     """The groups to test under ``paths`` (or the targets the command line
     classified), narrowed by ``patterns`` (see
     :func:`matches`). ``task_dir``: a Harbor job's task, when it is not where
@@ -247,8 +286,10 @@ def _groups_for(target: Target, options: Options, task_dir: Path | None, stand_i
         return [_task_group(folder, options, named=False) for folder in found]
     if without_cases:
         names = some_names(sorted(p.name for p in without_cases))
-        raise CollectionError(f"{path} holds {len(without_cases)} task(s) ({names}) and none has a case to test "
-                              "(<task>/cases/<case>/ with an expected.json)")
+        raise CollectionError(
+            f"{path} holds {len(without_cases)} task(s) ({names}) and none has a case to test "
+            "(<task>/cases/<case>/ with an expected.json)"
+        )
     # Neither a task nor a folder of tasks: discovery says what it is in one line
     # (or takes it as a bare folder of verifiers, which has no cases to test).
     try:
@@ -256,8 +297,9 @@ def _groups_for(target: Target, options: Options, task_dir: Path | None, stand_i
     except CollectionError as exc:
         if not searched(path):
             raise
-        raise CollectionError(f"{exc}; nor was a task with cases to test (<task>/cases/<case>/expected.json) "
-                              f"found below it") from None
+        raise CollectionError(
+            f"{exc}; nor was a task with cases to test (<task>/cases/<case>/expected.json) found below it"
+        ) from None
 
 
 def searched(folder: Path) -> bool:
@@ -323,8 +365,9 @@ def _job_group(target: Target, options: Options, task_dir: Path | None, stand_in
         raise CollectionError(str(exc)) from None
     replays = JobReplays(found, step_in_path, options, task_dir, stand_in)
     group = JobTrials(name=found.name, folder=found.path, replays=replays, found=found)
-    group.cases = [TrialItem(trial.name + (f"[{step}]" if step else ""), trial, step)
-                   for trial, step in replays.entries]
+    group.cases = [
+        TrialItem(trial.name + (f"[{step}]" if step else ""), trial, step) for trial, step in replays.entries
+    ]
     if not group.cases:
         group.error = "; ".join(getattr(found, "problems", None) or ["no trial folders"])
     return group
@@ -339,7 +382,8 @@ def _task_group(folder: Path | Target, options: Options, named: bool) -> TaskCas
     except (DiscoveryError, SelectionError) as exc:
         if named:
             raise CollectionError(str(exc)) from None
-        return TaskCases(name=folder.name, folder=folder, session=None, error=str(exc))
+        where = folder.path if isinstance(folder, Target) else folder
+        return TaskCases(name=where.name, folder=where, session=None, error=str(exc))
     task = session.task
     group = TaskCases(name=task.name, folder=task.root, session=session)
     wanted = task.initial_case  # a case folder was named: that case only
@@ -377,8 +421,9 @@ def _narrow(groups: list, patterns: list[str]) -> None:
     used: set[str] = set()
     every: list[str] = []
     for group in groups:
-        def keep(name: str) -> bool:
-            hits = {p for p in patterns if matches(p, group.name, name)}
+
+        def keep(name: str, task: str = group.name) -> bool:
+            hits = {p for p in patterns if matches(p, task, name)}
             used.update(hits)
             return bool(hits)
 

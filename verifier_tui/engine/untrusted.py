@@ -80,8 +80,9 @@ def present(path: Path | str) -> bool:
     return os.path.lexists(path)
 
 
-def open_regular(path: Path | str, name: str | None = None, *,
-                 follow: bool = True) -> tuple[BinaryIO | None, Read | None]:
+def open_regular(
+    path: Path | str, name: str | None = None, *, follow: bool = True
+) -> tuple[BinaryIO | None, Read | None]:
     """``path`` opened for reading when it is a regular file, else the
     :class:`Read` saying what is there instead. Opening never blocks, even on
     a FIFO. Links are followed, as a reader of the task would, unless
@@ -122,8 +123,12 @@ def read_bytes(path: Path | str, limit: int, *, keep: str = "all", name: str | N
         try:
             size = os.fstat(handle.fileno()).st_size
             if size > limit and keep == "all":
-                return Read(path, "too-big", size=size,
-                            problem=f"{label} is {_amount(size)}: more than the {_amount(limit)} this tool reads")
+                return Read(
+                    path,
+                    "too-big",
+                    size=size,
+                    problem=f"{label} is {_amount(size)}: more than the {_amount(limit)} this tool reads",
+                )
             start = max(0, size - limit) if keep == "tail" else 0
             handle.seek(start)
             data = handle.read(limit + 1)  # one more: a file that grew past the bound while read is caught
@@ -132,8 +137,9 @@ def read_bytes(path: Path | str, limit: int, *, keep: str = "all", name: str | N
     cut = start > 0
     if len(data) > limit:
         if keep == "all":
-            return Read(path, "too-big", size=len(data),
-                        problem=f"{label} is more than the {_amount(limit)} this tool reads")
+            return Read(
+                path, "too-big", size=len(data), problem=f"{label} is more than the {_amount(limit)} this tool reads"
+            )
         data, cut = (data[:limit] if keep == "head" else data[-limit:]), True
     return Read(path, "ok", data, size=max(size, start + len(data)), cut=cut)
 
@@ -189,6 +195,13 @@ def read_json(path: Path | str, limit: int, *, name: str | None = None) -> tuple
     if found.data is None:
         return None, found.problem
     return parse_json(found.data, name or Path(path).name)
+
+
+def table(document: Any, key: str) -> dict[str, Any]:
+    """``document[key]`` when both are objects (JSON) or tables (TOML), else
+    ``{}``: a file from elsewhere may hold anything under a key."""
+    value = document.get(key) if isinstance(document, dict) else None
+    return value if isinstance(value, dict) else {}
 
 
 def _amount(size: int) -> str:

@@ -49,11 +49,13 @@ from __future__ import annotations
 
 import codecs
 import errno
+import itertools
 import json
 import math
 import os
 import re
 import stat
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -105,7 +107,7 @@ def rewards_json(rewards: dict[str, Any]) -> tuple[str, int]:
     out; and how many were."""
     if len(rewards) <= REWARD_KEYS:
         return json.dumps(rewards), 0
-    keys = [key for key, _ in zip(rewards, range(REWARD_KEYS))]
+    keys = list(itertools.islice(rewards, REWARD_KEYS))
     last = ""
     if "reward" in rewards and "reward" not in keys:
         keys.pop()
@@ -200,17 +202,12 @@ def harbor_verdict(reward_dir: Path) -> Verdict:
     if isinstance(json_stat, OSError):
         return _stat_failed(REWARD_JSON, json_stat)
     if json_stat is None and os.path.islink(json_path):
-        warnings.append(
-            f"{REWARD_JSON} is a link to nothing: Harbor's exists() follows links, "
-            "so it counts as missing"
-        )
+        warnings.append(f"{REWARD_JSON} is a link to nothing: Harbor's exists() follows links, so it counts as missing")
 
     if json_stat is not None:
         txt_present = _harbor_exists(txt_path)
         if txt_present is not None and not isinstance(txt_present, OSError):
-            warnings.append(
-                f"{REWARD_TXT} is ignored: Harbor reads {REWARD_JSON} whenever it exists"
-            )
+            warnings.append(f"{REWARD_TXT} is ignored: Harbor reads {REWARD_JSON} whenever it exists")
         return _with_warnings(_json_verdict(json_path, json_stat), warnings)
 
     txt_stat = _harbor_exists(txt_path)
@@ -220,10 +217,7 @@ def harbor_verdict(reward_dir: Path) -> Verdict:
         return _with_warnings(_txt_verdict(txt_path, txt_stat), warnings)
 
     if os.path.islink(txt_path):
-        warnings.append(
-            f"{REWARD_TXT} is a link to nothing: Harbor's exists() follows links, "
-            "so it counts as missing"
-        )
+        warnings.append(f"{REWARD_TXT} is a link to nothing: Harbor's exists() follows links, so it counts as missing")
     return Verdict(
         rewards=None,
         error=REWARD_FILE_NOT_FOUND,
@@ -247,7 +241,7 @@ TIMEOUT_MESSAGE = re.compile(r"Verifier execution timed out after ([0-9.eE+-]+|N
 """:func:`timeout_message` read back from a trial (``None``: Harbor ran with no timeout)."""
 
 
-def timeout_verdict(seconds: float, reward_files: list[RewardFile] = ()) -> Verdict:
+def timeout_verdict(seconds: float, reward_files: Iterable[RewardFile] = ()) -> Verdict:
     """What Harbor records for a run still going at its timeout:
     ``VerifierTimeoutError``, whatever the reward folder holds, because
     Harbor gives up before it reads the folder (the module docstring).
@@ -256,10 +250,13 @@ def timeout_verdict(seconds: float, reward_files: list[RewardFile] = ()) -> Verd
     left = [f.name for f in reward_files]
     warnings: tuple[str, ...] = ()
     if left:
-        warnings = (f"{' and '.join(left)} {'was' if len(left) == 1 else 'were'} written before the timeout, but "
-                    "Harbor never reads the reward folder of a run it stopped: it scores no reward",)
-    return Verdict(rewards=None, error=VERIFIER_TIMEOUT, message=timeout_message(seconds), source=None,
-                   warnings=warnings)
+        warnings = (
+            f"{' and '.join(left)} {'was' if len(left) == 1 else 'were'} written before the timeout, but "
+            "Harbor never reads the reward folder of a run it stopped: it scores no reward",
+        )
+    return Verdict(
+        rewards=None, error=VERIFIER_TIMEOUT, message=timeout_message(seconds), source=None, warnings=warnings
+    )
 
 
 def _harbor_exists(path: Path) -> os.stat_result | OSError | None:
@@ -314,8 +311,7 @@ def _read_text_as_harbor(path: Path, st: os.stat_result) -> str | Verdict:
         return _error(
             name,
             "IsADirectoryError",
-            f"{name} is a folder, not a file: Harbor fails reading it "
-            f"(IsADirectoryError); {RAISED_UNCAUGHT}",
+            f"{name} is a folder, not a file: Harbor fails reading it (IsADirectoryError); {RAISED_UNCAUGHT}",
         )
     if not stat.S_ISREG(st.st_mode):
         # Never open a FIFO, socket or device here: it could block forever.
@@ -410,9 +406,7 @@ def _json_verdict(path: Path, st: os.stat_result) -> Verdict:
     rewards: dict[str, object] = {}
     for key, value in parsed.items():
         if isinstance(value, bool):
-            warnings.append(
-                f"{json.dumps(key)} is {json.dumps(value)}: Harbor records it as {float(value)}"
-            )
+            warnings.append(f"{json.dumps(key)} is {json.dumps(value)}: Harbor records it as {float(value)}")
             value = float(value)
         rewards[key] = value
     if "reward" not in rewards:
@@ -435,10 +429,7 @@ def _txt_verdict(path: Path, st: os.stat_result) -> Verdict:
         value = float(text)
     except ValueError:
         if not text.strip():
-            why = (
-                "it holds only whitespace (Harbor calls a file empty only at 0 bytes, "
-                "so this is a parse error)"
-            )
+            why = "it holds only whitespace (Harbor calls a file empty only at 0 bytes, so this is a parse error)"
         else:
             why = f"float() cannot read {_snippet(text)}"
         return _error(name, OUTPUT_PARSE_ERROR, f"{name} does not hold a number: {why}")

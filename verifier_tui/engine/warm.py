@@ -39,8 +39,8 @@ from verifier_tui.engine.to_the_end import to_the_end
 
 if TYPE_CHECKING:
     import asyncio
-    from collections.abc import Iterator
-    from typing import Any, Callable
+    from collections.abc import Callable, Iterator
+    from typing import Any
 
     from verifier_tui.engine.invocation import Prepared, RunSpec
     from verifier_tui.engine.sandbox.stage import Stage
@@ -69,21 +69,44 @@ class Waiting:
 def eligible(prepared: Prepared) -> bool:
     """Whether ``prepared`` may be started ahead (see the module's last paragraph)."""
     spec = prepared.spec
-    return (prepared.start_error is None and prepared.shim_refusal is None and spec.runner is None
-            and not spec.via_test_sh and not spec.explain_only and prepared.stage.overlay_lower is None)
+    return (
+        prepared.start_error is None
+        and prepared.shim_refusal is None
+        and spec.runner is None
+        and not spec.via_test_sh
+        and not spec.explain_only
+        and prepared.stage.overlay_lower is None
+    )
 
 
 def fingerprint(prepared: Prepared) -> tuple:
     """Everything a held run already holds of ``prepared``: equal fingerprints, the same run."""
     stage = prepared.stage
     env = {name: value for name, value in prepared.env.items() if name != MARKER}  # a new mark per run
-    folders = (stage.root, stage.tests_dir, stage.ng_dir, stage.app_dir, stage.reward_dir, stage.inputs_dir,
-               stage.ctl_dir)
+    folders = (
+        stage.root,
+        stage.tests_dir,
+        stage.ng_dir,
+        stage.app_dir,
+        stage.reward_dir,
+        stage.inputs_dir,
+        stage.ctl_dir,
+    )
     fstab = _read(stage.ctl_dir / "fstab") if stage.namespace else None  # the view the init mounted
-    return (prepared.argv, env, str(prepared.cwd), prepared.limits, prepared.memory_limit, prepared.taskset,
-            stage.namespace, tuple(_stamp(str(folder))[:2] for folder in folders),
-            _read(stage.ng_dir / "run_verifier.py"), fstab, _interpreter(prepared.python, env.get("HOME")),
-            _read(prepared.spec.task.root / "task.toml"))
+    return (
+        prepared.argv,
+        env,
+        str(prepared.cwd),
+        prepared.limits,
+        prepared.memory_limit,
+        prepared.taskset,
+        stage.namespace,
+        tuple(_stamp(str(folder))[:2] for folder in folders),
+        _read(stage.ng_dir / "run_verifier.py"),
+        fstab,
+        _interpreter(prepared.python, env.get("HOME")),
+        _read(prepared.spec.task.root / "task.toml"),
+    )
 
 
 def _read(path: Any) -> bytes | None:
@@ -124,8 +147,12 @@ def prepare_held(spec: RunSpec, stage: Stage, waiting: Waiting | None) -> tuple[
         prepared = prepare(spec, stage)
     finally:
         stage.keep_ctl = False
-    if (eligible(prepared) and waiting.held.waiting and time.monotonic() - waiting.born < MAX_AGE_S
-            and fingerprint(prepared) == waiting.fingerprint):
+    if (
+        eligible(prepared)
+        and waiting.held.waiting
+        and time.monotonic() - waiting.born < MAX_AGE_S
+        and fingerprint(prepared) == waiting.fingerprint
+    ):
         if waiting.prepared.marker is not None:  # the held runner's mark finds its strays
             prepared.marker = waiting.prepared.marker
             prepared.env = dict(prepared.env, **{MARKER: prepared.marker})
@@ -180,6 +207,7 @@ class WarmRuns:
         holding none. None of these and ``room``: no stage (a new one is
         made), so that runs that alternate (both modes: with the response,
         then without) each keep their own held run."""
+
         def rank(stage: Stage) -> int:
             waiting = self.waiting.get(id(stage))
             return 1 if waiting is None else 0 if waiting.prepared.spec == spec else 2

@@ -3,8 +3,8 @@ controller; the main screen does the showing."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import partial
-from typing import Iterable
 
 from textual.app import SystemCommand
 from textual.screen import Screen
@@ -20,7 +20,9 @@ from verifier_tui.tui.screens.main import MainScreen
 
 
 class VerifierApp(BaseApp):
-    def __init__(self, session: Session, *, watch: bool = True, poll: bool = False, deterministic: bool = False) -> None:
+    def __init__(
+        self, session: Session, *, watch: bool = True, poll: bool = False, deterministic: bool = False
+    ) -> None:
         super().__init__()
         self.session = session
         session.keep_warm()  # saves and keys re-run: the next run waits, started, for them
@@ -74,8 +76,12 @@ class VerifierApp(BaseApp):
         if worker.group == "watch":
             self.main.post_message(WatchStateChanged("failed", f"{type(error).__name__}: {error}"))
         else:
-            self.notify(f"{worker.name}: {type(error).__name__}: {error}", title="something went wrong",
-                        severity="error", markup=False)
+            self.notify(
+                f"{worker.name}: {type(error).__name__}: {error}",
+                title="something went wrong",
+                severity="error",
+                markup=False,
+            )
 
     # -- command palette -----------------------------------------------------------------------
 

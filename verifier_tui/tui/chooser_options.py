@@ -12,13 +12,13 @@ from textual.content import Content
 
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.task.cases import default_task_data
-from verifier_tui.words.run import rewards_text
 from verifier_tui.tui.widgets.status_style import status_of
+from verifier_tui.words.run import rewards_text
 
 if TYPE_CHECKING:
-    from verifier_tui.engine.task.cases import Case
     from verifier_tui.engine.model import RunResult
     from verifier_tui.engine.session import Session
+    from verifier_tui.engine.task.cases import Case
     from verifier_tui.tui.display import Display
 
 #: Option ids that are not a case name or a path (a NUL never is either).
@@ -77,8 +77,9 @@ def task_data_options(session: Session, fmt: Display) -> Rows:
     options: Rows = []
     if default is not None:
         row = session.case.task_id if session.case else None
-        options.append(("default", f"the case's: row {row} of {fmt.path(default)}" if row else
-                        f"the default: {fmt.path(default)}"))
+        options.append(
+            ("default", f"the case's: row {row} of {fmt.path(default)}" if row else f"the default: {fmt.path(default)}")
+        )
     rows = session.task.rows
     if rows is not None and rows.rows:
         options.append(("rows", f"a row of {rows.path.name} ({len(rows.rows)} task rows)…"))

@@ -11,8 +11,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from verifier_tui.engine.record import field, record
-from verifier_tui.words.text import plain_text
 from verifier_tui.engine.advice import (
     ANOTHER_PYTHON,
     CHOOSE_ROW,
@@ -24,7 +22,9 @@ from verifier_tui.engine.advice import (
     Action,
     worded,
 )
+from verifier_tui.engine.record import field, record
 from verifier_tui.words.run import duration_text, path_from
+from verifier_tui.words.text import plain_text
 
 #: The engine's actions as the main screen says them: its keys, since its
 #: user never typed a flag; where it has no key (the interpreter), the flag

@@ -7,8 +7,8 @@ from __future__ import annotations
 import os
 import re
 import shlex
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Mapping
 
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.model import RunResult
@@ -111,10 +111,8 @@ def pdb_command(argv: list[str]) -> list[str]:
     runner_at = next((i for i, word in enumerate(argv) if word.endswith("run_verifier.py")), None)
     if runner_at is None:
         raise ValueError("not a runner command")
-    args = list(argv[runner_at + 1:])
+    args = list(argv[runner_at + 1 :])
     if "--explain-to" in args:  # informative only; not wanted in the terminal
         at = args.index("--explain-to")
-        del args[at:at + 2]
-    return [*argv[:runner_at + 1], *args, "--pdb"]
-
-
+        del args[at : at + 2]
+    return [*argv[: runner_at + 1], *args, "--pdb"]

@@ -11,8 +11,12 @@ def launch(args) -> int:
     raises before anything is drawn. A Harbor trial or job folder opens the
     trial's app."""
     if args.target.harbor:
-        chosen = tuple(word for name in ("trial", "step", "task") if getattr(args, name, None) is not None
-                       for word in (f"--{name}", str(getattr(args, name))))
+        chosen = tuple(
+            word
+            for name in ("trial", "step", "task")
+            if getattr(args, name, None) is not None
+            for word in (f"--{name}", str(getattr(args, name)))
+        )
         if not _has_terminal(args.path, chosen):
             return 2
         from verifier_tui.tui.trial_app import launch_trial  # Textual: only now that the TUI really starts
@@ -22,8 +26,9 @@ def launch(args) -> int:
     if given:
         import sys
 
-        sys.stderr.write(f"verifier-tui: {' and '.join(given)}: only for a Harbor trial or job folder, and "
-                         f"{args.path} is neither\n")
+        sys.stderr.write(
+            f"verifier-tui: {' and '.join(given)}: only for a Harbor trial or job folder, and {args.path} is neither\n"
+        )
         return 2
     session = Session(args.target, args.options)
     try:
@@ -53,9 +58,10 @@ def _has_terminal(path: str, chosen: tuple[str, ...] = ()) -> bool:
 
     if sys.stdin.isatty() and sys.stdout.isatty():
         return True
-    where = " and ".join(name for name, stream in (("stdin", sys.stdin), ("stdout", sys.stdout))
-                         if not stream.isatty())
+    where = " and ".join(name for name, stream in (("stdin", sys.stdin), ("stdout", sys.stdout)) if not stream.isatty())
     quoted = shlex.join([path, *chosen])
-    terminal.error(f"the TUI needs a terminal, and {where} is not one: use `verifier-tui run {quoted}` "
-                   f"for one run, or `verifier-tui watch {quoted}` to run on every change")
+    terminal.error(
+        f"the TUI needs a terminal, and {where} is not one: use `verifier-tui run {quoted}` "
+        f"for one run, or `verifier-tui watch {quoted}` to run on every change"
+    )
     return False

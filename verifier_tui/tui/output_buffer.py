@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import threading
 from collections import deque
-from typing import Callable
+from collections.abc import Callable
 
 #: Lines that wait for the next update (the full, bounded capture replaces
 #: them when the run ends).
@@ -98,7 +98,7 @@ class OutputBuffer:
         lines = self._lines[stream]
         if len(parts) >= self.keep_lines:  # all that waited goes, and some of these: no line by line
             self.dropped[stream] += len(lines) + len(parts) - self.keep_lines
-            parts = parts[-self.keep_lines:]
+            parts = parts[-self.keep_lines :]
             lines.clear()
             self._chars[stream] = 0
         lines.extend(parts)
@@ -112,7 +112,7 @@ class OutputBuffer:
         """More of the line being written: kept up to :data:`LINE_CHARS`, counted past it."""
         held = self._partial_chars[stream]
         if held < LINE_CHARS and piece:
-            self._partial[stream].append(piece[:LINE_CHARS - held])
+            self._partial[stream].append(piece[: LINE_CHARS - held])
         self._partial_chars[stream] = held + len(piece)
 
     def _finish(self, stream: str, piece: str) -> list[str]:

@@ -12,8 +12,15 @@ from textual.app import App, SuspendNotSupported
 from verifier_tui.words.text import plain_text
 
 
-def run_suspended(app: App, command: list[str], *, banner: str, cwd: Path | None = None,
-                  env: dict[str, str] | None = None, wait_for_enter: bool = False) -> bool:
+def run_suspended(
+    app: App,
+    command: list[str],
+    *,
+    banner: str,
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+    wait_for_enter: bool = False,
+) -> bool:
     """Run ``command`` in the real terminal while ``app`` is suspended, after
     a line saying what runs (``banner``). With ``wait_for_enter`` (or when the
     command cannot start) the terminal waits for Enter before the app returns,
@@ -27,8 +34,10 @@ def run_suspended(app: App, command: list[str], *, banner: str, cwd: Path | None
             try:
                 subprocess.run(command, cwd=cwd, env=env)
             except OSError as exc:
-                print(f"verifier-tui: could not start {plain_text(shlex.quote(command[0]))}: "
-                      f"{plain_text(str(exc.strerror or exc))}")
+                print(
+                    f"verifier-tui: could not start {plain_text(shlex.quote(command[0]))}: "
+                    f"{plain_text(str(exc.strerror or exc))}"
+                )
                 wait_for_enter = True
             if wait_for_enter:
                 try:

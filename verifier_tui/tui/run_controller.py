@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
-from verifier_tui.engine.task.discovery import no_verifier_message
 from verifier_tui.engine.model import RunResult
+from verifier_tui.engine.task.discovery import no_verifier_message
 from verifier_tui.engine.watch.changes import Change
 from verifier_tui.engine.watch.live import LiveRuns
 from verifier_tui.tui.messages import (
@@ -40,7 +41,7 @@ if TYPE_CHECKING:
 class RunController:
     """Starts runs for the app's session and reports them as messages."""
 
-    def __init__(self, app: "VerifierApp") -> None:
+    def __init__(self, app: VerifierApp) -> None:
         self.app = app
         self.live = LiveRuns(
             app.session,
@@ -166,8 +167,13 @@ class RunController:
         """Watch the session's current targets (from a worker of its own group);
         with ``run_first``, run once the watcher is in place."""
         self._post(WatchStateChanged("starting"))
-        self.app.run_worker(self.live.watch(run_first=run_first, first_trigger="live reload on"), name="watcher",
-                            group="watch", exclusive=True, exit_on_error=False)
+        self.app.run_worker(
+            self.live.watch(run_first=run_first, first_trigger="live reload on"),
+            name="watcher",
+            group="watch",
+            exclusive=True,
+            exit_on_error=False,
+        )
 
     def set_live_reload(self, on: bool) -> None:
         """Live reload on or off. Off, the watcher stays: a change is held and

@@ -4,9 +4,10 @@ keys and words as the app on a task (:mod:`verifier_tui.tui.app`)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING
 
 from textual import on
 from textual.app import SystemCommand
@@ -16,11 +17,11 @@ from verifier_tui.engine.harbor.folders import Job, Trial
 from verifier_tui.engine.harbor.trial_session import TrialSession
 from verifier_tui.engine.task.target import Target, classify
 from verifier_tui.tui.base import BaseApp
+from verifier_tui.tui.keys import shown_key
 from verifier_tui.tui.screens.job import JobScreen
 from verifier_tui.tui.screens.job_overview import JobOverviewScreen
 from verifier_tui.tui.screens.jobs import JobsScreen
 from verifier_tui.tui.screens.trial import TrialScreen
-from verifier_tui.tui.keys import shown_key
 from verifier_tui.tui.trial_keys import JOB_KEYS, JOBS_KEYS, OVERVIEW_KEYS, TRIAL_KEYS
 
 if TYPE_CHECKING:
@@ -28,9 +29,17 @@ if TYPE_CHECKING:
 
 
 class TrialApp(BaseApp):
-    def __init__(self, found: Trial | Job | Target | Path, step: str | None = None, *, options: Options,
-                 task_dir: Path | None = None, watch: bool = True, poll: bool = False,
-                 deterministic: bool = False) -> None:
+    def __init__(
+        self,
+        found: Trial | Job | Target | Path,
+        step: str | None = None,
+        *,
+        options: Options,
+        task_dir: Path | None = None,
+        watch: bool = True,
+        poll: bool = False,
+        deterministic: bool = False,
+    ) -> None:
         super().__init__()
         self.found = found
         self.step = step
@@ -52,14 +61,17 @@ class TrialApp(BaseApp):
         found = self.found
         if isinstance(found, Path):
             found = classify(found)
-        if isinstance(found, Job) and found.jobs is not None or isinstance(found, Target) and found.kind == "jobs":
-            self.push_screen(JobsScreen(found.root if isinstance(found, Target) else found.path))
+        if isinstance(found, Job) and found.jobs is not None:
+            self.push_screen(JobsScreen(found.path))
             return
         if isinstance(found, Target):
-            found = found.root
-            only = first_trials(found)
+            folder = found.root or found.path  # a Harbor folder's target has its root
+            if found.kind == "jobs":
+                self.push_screen(JobsScreen(folder))
+                return
+            only = first_trials(folder)
             if len(only) != 1:
-                self.open_job(found)
+                self.open_job(folder)
                 return
             found = open_trial(only[0])
         if isinstance(found, Job):
@@ -92,8 +104,14 @@ class TrialApp(BaseApp):
         name = read_json(path / CONFIG).get("job_name")
         harbor = read_json(path / LOCK).get("harbor")
         version = harbor.get("version") if isinstance(harbor, dict) else None
-        self.push_screen(JobOverviewScreen(path, name if isinstance(name, str) else None, from_jobs=from_jobs,
-                                           harbor_version=version if isinstance(version, str) else None))
+        self.push_screen(
+            JobOverviewScreen(
+                path,
+                name if isinstance(name, str) else None,
+                from_jobs=from_jobs,
+                harbor_version=version if isinstance(version, str) else None,
+            )
+        )
 
     def open_trial_folder(self, path: Path) -> None:
         """A trial chosen in a job's overview: its steps, or the trial itself."""
@@ -116,10 +134,18 @@ class TrialApp(BaseApp):
         show, ends with the reason)."""
         options = self.options
         try:
-            opened = TrialSession(trial, step or (trial.steps[0].name if trial.multi_step else None),
-                                  task_dir=self.task_dir, workspace=options.workspace, case=options.case,
-                                  timeout=options.timeout, python=options.python, nemo_gym=options.nemo_gym,
-                                  runner=options.runner, env=options.env)
+            opened = TrialSession(
+                trial,
+                step or (trial.steps[0].name if trial.multi_step else None),
+                task_dir=self.task_dir,
+                workspace=options.workspace,
+                case=options.case,
+                timeout=options.timeout,
+                python=options.python,
+                nemo_gym=options.nemo_gym,
+                runner=options.runner,
+                env=options.env,
+            )
         except Exception as exc:  # noqa: BLE001 - a boundary: shown, never a crash
             message = f"cannot open {trial.name}: {type(exc).__name__}: {exc}"
             if from_job:
@@ -127,8 +153,9 @@ class TrialApp(BaseApp):
             else:
                 self.exit(return_code=2, message=message)
             return None
-        screen = TrialScreen(opened, watch=self.watching, poll=self.poll, from_job=from_job,
-                             deterministic=self.deterministic)
+        screen = TrialScreen(
+            opened, watch=self.watching, poll=self.poll, from_job=from_job, deterministic=self.deterministic
+        )
         self.trial_screens.append(screen)
         self.push_screen(screen)
         return screen
@@ -156,9 +183,11 @@ def launch_trial(args) -> int:
         sys.stderr.write(f"verifier-tui: {message}\n")
         return 2
 
-    for flag, why in (("response", "a trial replays in Harbor mode, and Harbor never passes a response"),
-                      ("verifier", "a trial replays the verifier its task's tests/test.sh names"),
-                      ("task_data", "a trial replays with the task data the sandbox had")):
+    for flag, why in (
+        ("response", "a trial replays in Harbor mode, and Harbor never passes a response"),
+        ("verifier", "a trial replays the verifier its task's tests/test.sh names"),
+        ("task_data", "a trial replays with the task data the sandbox had"),
+    ):
         if getattr(args, flag, None) is not None:
             return fail(f"--{flag.replace('_', '-')}: {why}")
     target = args.target

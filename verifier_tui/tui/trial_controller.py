@@ -30,13 +30,19 @@ class ReplayController:
         self.opened = opened
         self.live: LiveRuns | None = None
         if opened.session is not None:
-            self.live = LiveRuns(opened.session, self._run, supersede=True, force_polling=poll,
-                                 on_result=self._on_result, on_error=lambda e: screen.post_message(ReplayFailed(e)),
-                                 on_task_error=lambda reason: screen.post_message(ReplayFailed(RuntimeError(reason))),
-                                 on_watching=lambda: screen.post_message(
-                                     WatchStateChanged("watching" if self.live.live_reload else "off")),
-                                 on_stale=lambda change: screen.post_message(VerdictStale(change.describe())))
-            self.live.live_reload = live_reload
+            live = LiveRuns(
+                opened.session,
+                self._run,
+                supersede=True,
+                force_polling=poll,
+                on_result=self._on_result,
+                on_error=lambda e: screen.post_message(ReplayFailed(e)),
+                on_task_error=lambda reason: screen.post_message(ReplayFailed(RuntimeError(reason))),
+                on_watching=lambda: screen.post_message(WatchStateChanged("watching" if live.live_reload else "off")),
+                on_stale=lambda change: screen.post_message(VerdictStale(change.describe())),
+            )
+            live.live_reload = live_reload
+            self.live = live
 
     @property
     def paused(self) -> bool:

@@ -21,7 +21,8 @@ from verifier_tui.engine.verdict import rewards_json
 __all__ = ["MODE_NAMES", "duration_text"]
 
 if TYPE_CHECKING:
-    from typing import Any, Callable
+    from collections.abc import Callable
+    from typing import Any
 
     from verifier_tui.engine.model import Stack
 
@@ -67,7 +68,7 @@ def cut_words(text: str, width: int, ellipsis: str = "…") -> str:
     if len(text) <= width:
         return text
     room = width - len(ellipsis)
-    cut = text[:room + 1].rfind(" ")
+    cut = text[: room + 1].rfind(" ")
     return (text[:cut] if cut > 0 else text[:room]).rstrip(" ,;:·") + ellipsis
 
 
@@ -130,22 +131,31 @@ OUTDATED = "?"  # the case's last run read the task's files as they were before 
 UP, DOWN, SAME, CHANGED = "▲", "▼", "=", "≠"  # the history: a run against the case's run before it
 
 LEGEND: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
-    ("cases and history", (
-        (PASSED, "passed: the run matches the case's expected.json"),
-        (FAILED, "failed: the run differs from the case's expected.json, however it ended"),
-        (WRITTEN, "reward written (the case has no expected.json)"),
-        (NO_REWARD, "no reward: verifier raised, contract error, or another failure (no expected.json)"),
-        (TIMED_OUT, "timed out (no expected.json)"),
-        (NOT_RUN, "not run yet"),
-        (OUTDATED, "out of date: the tests, the verifier or task.toml changed since the case ran (a runs every case)"),
-        (RUNNING, "running"),
-    )),
-    ("history, after the reward", (
-        (UP, "reward up from the case's run before"),
-        (DOWN, "reward down from the case's run before"),
-        (SAME, "the same reward (or no reward both times, for the same reason)"),
-        (CHANGED, "one of the two has no reward, or neither has and they ended differently"),
-    )),
+    (
+        "cases and history",
+        (
+            (PASSED, "passed: the run matches the case's expected.json"),
+            (FAILED, "failed: the run differs from the case's expected.json, however it ended"),
+            (WRITTEN, "reward written (the case has no expected.json)"),
+            (NO_REWARD, "no reward: verifier raised, contract error, or another failure (no expected.json)"),
+            (TIMED_OUT, "timed out (no expected.json)"),
+            (NOT_RUN, "not run yet"),
+            (
+                OUTDATED,
+                "out of date: the tests, the verifier or task.toml changed since the case ran (a runs every case)",
+            ),
+            (RUNNING, "running"),
+        ),
+    ),
+    (
+        "history, after the reward",
+        (
+            (UP, "reward up from the case's run before"),
+            (DOWN, "reward down from the case's run before"),
+            (SAME, "the same reward (or no reward both times, for the same reason)"),
+            (CHANGED, "one of the two has no reward, or neither has and they ended differently"),
+        ),
+    ),
 )
 
 
@@ -205,9 +215,13 @@ def near_miss_line(result: RunResult) -> str | None:
     misses = result.near_misses()
     if not misses:
         return None
-    shown = ", ".join(f"{key} {got!r} vs {want!r} (off by {abs(got - want):.2g})" for key, (got, want) in misses.items())
-    return (f"only float rounding: {shown}; expected.json compares exactly unless it gives a tolerance, "
-            'such as "tolerance": 1e-9')
+    shown = ", ".join(
+        f"{key} {got!r} vs {want!r} (off by {abs(got - want):.2g})" for key, (got, want) in misses.items()
+    )
+    return (
+        f"only float rounding: {shown}; expected.json compares exactly unless it gives a tolerance, "
+        'such as "tolerance": 1e-9'
+    )
 
 
 def mode_text(mode: str) -> str:
@@ -224,9 +238,15 @@ def binding_text(row: dict[str, Any], result_mode: str) -> str:
             return "receives " + (", ".join(source) if source else "nothing")
         return f"bound to {source} ({row.get('passed')})"
     if binding == "default":
-        why = f"not available ({MODE_NAMES['harbor']}: no response)" if row.get("name") == "response" and result_mode == "harbor" else (
-            "not an argument the runner knows" if row.get("name") not in ("workspace", "task_data", "response", "state")
-            else "not available in this run")
+        why = (
+            f"not available ({MODE_NAMES['harbor']}: no response)"
+            if row.get("name") == "response" and result_mode == "harbor"
+            else (
+                "not an argument the runner knows"
+                if row.get("name") not in ("workspace", "task_data", "response", "state")
+                else "not available in this run"
+            )
+        )
         return f"default {row.get('default')}: {why}"
     if binding == "nothing":
         return "receives nothing"
@@ -243,9 +263,11 @@ def missing_nemo_gym_hint(result: RunResult) -> str | None:
     modules = (result.explain or {}).get("modules") or {}
     if (modules.get("nemo_gym.verifiers") or {}).get("resolved"):
         return None
-    return (f"nemo_gym is not installed for {result.python}, so nothing was vendored beside the runner: "
-            "install NeMo Gym for that interpreter, choose another with --python, or name a copy of "
-            "nemo_gym/verifiers with --nemo-gym DIR")
+    return (
+        f"nemo_gym is not installed for {result.python}, so nothing was vendored beside the runner: "
+        "install NeMo Gym for that interpreter, choose another with --python, or name a copy of "
+        "nemo_gym/verifiers with --nemo-gym DIR"
+    )
 
 
 def runner_words(session: Any) -> str | None:
@@ -282,7 +304,8 @@ def stuck_line(stack: Stack | None, show_path: Callable[[str], str]) -> str | No
     if stack.text:
         top = stack.frames[0] if stack.frames else None
         return "stuck outside the verifier's files" + (
-            f", at {show_path(top.path)}:{top.line} in {top.function}" if top is not None else "")
+            f", at {show_path(top.path)}:{top.line} in {top.function}" if top is not None else ""
+        )
     return Advice("where it was stuck is unknown: ", stack.unavailable or "")
 
 
@@ -311,7 +334,7 @@ def text_head(text: str, lines: int = TEXT_LINES, chars: int = TEXT_CHARS) -> tu
     characters) and what is left out in words ("12 more lines", "3,000 more
     characters"); None when nothing is."""
     head = "\n".join(text[:chars].split("\n")[:lines])
-    rest = text[len(head):]
+    rest = text[len(head) :]
     if not rest.strip():
         return text, None
     if "\n" in rest:

@@ -64,7 +64,7 @@ def agreement_words(agreement: Agreement, skipped: str | None = None) -> tuple[s
 
 
 def agreement_mark(agreement: Agreement) -> str:
-    return {True: "✓", False: "✗"}.get(agreement.same, "?")
+    return "?" if agreement.same is None else "✓" if agreement.same else "✗"
 
 
 def cause_lines(walk: TrialWalkthrough) -> list[str]:

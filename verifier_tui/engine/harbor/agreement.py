@@ -35,8 +35,9 @@ def local_verdict(result: RunResult) -> HarborVerdict | None:
     if result.outcome is Outcome.COULD_NOT_START:
         return None
     verdict = result.verdict
-    return HarborVerdict(dict(verdict.rewards) if verdict.rewards is not None else None, verdict.error,
-                         verdict.message or "", "replay")
+    return HarborVerdict(
+        dict(verdict.rewards) if verdict.rewards is not None else None, verdict.error, verdict.message or "", "replay"
+    )
 
 
 def same_verdict(a: HarborVerdict, b: HarborVerdict) -> bool:
@@ -58,9 +59,17 @@ def local_python_version(result: RunResult) -> str | None:
     return None
 
 
-def compare(side: SandboxSide, facts: TrialFacts, local: RunResult | None, *, drift: TaskDrift | None = None,
-            workspace: str | None = None, workspace_path: str | None = None,
-            other_reasons: tuple[str, ...] = (), parting: str | None = None) -> Agreement:
+def compare(
+    side: SandboxSide,
+    facts: TrialFacts,
+    local: RunResult | None,
+    *,
+    drift: TaskDrift | None = None,
+    workspace: str | None = None,
+    workspace_path: str | None = None,
+    other_reasons: tuple[str, ...] = (),
+    parting: str | None = None,
+) -> Agreement:
     """``workspace``: where the replay's workspace came from: ``exact`` (the
     artifact, separate mode), ``snapshot`` (the artifact, shared mode),
     ``stand-in`` (the user's folder or a case) or None. ``other_reasons``:
@@ -85,8 +94,10 @@ def compare(side: SandboxSide, facts: TrialFacts, local: RunResult | None, *, dr
     if drift is not None and drift.same is False:
         reasons += drift.sentences()
     if workspace == "snapshot":
-        reasons.append("the workspace is the shared-mode snapshot taken before the verifier ran, in the same "
-                       "container as the agent: not necessarily what the verifier saw")
+        reasons.append(
+            "the workspace is the shared-mode snapshot taken before the verifier ran, in the same "
+            "container as the agent: not necessarily what the verifier saw"
+        )
     elif workspace == "stand-in":
         shown = f" ({workspace_path})" if workspace_path else ""
         # Not "because the trial did not capture /app": one chosen on screen may replace a captured one.
@@ -95,8 +106,9 @@ def compare(side: SandboxSide, facts: TrialFacts, local: RunResult | None, *, dr
     local_timeout = mine.error == VERIFIER_TIMEOUT
     if sandbox_timeout and not local_timeout:
         limit = facts.timeout.for_replay
-        reasons.append(f"the sandbox timed out{_after(limit)} and the replay did not (it took "
-                       f"{duration_text(local.duration_s)})")
+        reasons.append(
+            f"the sandbox timed out{_after(limit)} and the replay did not (it took {duration_text(local.duration_s)})"
+        )
     elif local_timeout and not sandbox_timeout:
         took = facts.verifier_duration_s
         ran = f" (its verifier phase took {duration_text(took)})" if took is not None else ""
@@ -104,13 +116,17 @@ def compare(side: SandboxSide, facts: TrialFacts, local: RunResult | None, *, dr
     theirs_python = side.runner.python_version
     mine_python = local_python_version(local)
     if theirs_python and mine_python and theirs_python != mine_python:
-        reasons.append(f"a different Python: the sandbox ran {theirs_python} (seen in its traceback's paths), "
-                       f"the replay {mine_python}")
+        reasons.append(
+            f"a different Python: the sandbox ran {theirs_python} (seen in its traceback's paths), "
+            f"the replay {mine_python}"
+        )
     reasons += _nemo_gym_reasons(side, local)
     reasons += list(other_reasons)
     if not reasons:
-        reasons.append("none of the known causes applies (task, workspace, timeout, Python, nemo_gym, "
-                       "environment): compare the two outputs")
+        reasons.append(
+            "none of the known causes applies (task, workspace, timeout, Python, nemo_gym, "
+            "environment): compare the two outputs"
+        )
     return Agreement(False, tuple(headline + reasons))
 
 
@@ -120,15 +136,22 @@ def _after(seconds: float | None) -> str:
 
 def _nemo_gym_reasons(side: SandboxSide, local: RunResult) -> list[str]:
     out = []
-    elsewhere = sorted({f.split("/nemo_gym/")[0] for f in side.runner.nemo_gym_files
-                        if not f.startswith("/tests/.ng/nemo_gym/")})
+    elsewhere = sorted(
+        {f.split("/nemo_gym/")[0] for f in side.runner.nemo_gym_files if not f.startswith("/tests/.ng/nemo_gym/")}
+    )
     if elsewhere:
         out.append(f"in the sandbox, nemo_gym resolved outside the vendored tests/.ng copy ({', '.join(elsewhere)})")
     tb = side.runner.traceback
     modules = (local.explain or {}).get("modules") or {}
     resolved_here = (modules.get("nemo_gym") or {}).get("resolved") if isinstance(modules, dict) else None
-    if tb is not None and tb.bare_type in ("ModuleNotFoundError", "ImportError") and "nemo_gym" in tb.exception_message:
-        if resolved_here:
-            out.append(f"the sandbox could not import nemo_gym (nothing vendored in tests/.ng), while the replay "
-                       f"found it at {resolved_here}")
+    if (
+        tb is not None
+        and tb.bare_type in ("ModuleNotFoundError", "ImportError")
+        and "nemo_gym" in tb.exception_message
+        and resolved_here
+    ):
+        out.append(
+            f"the sandbox could not import nemo_gym (nothing vendored in tests/.ng), while the replay "
+            f"found it at {resolved_here}"
+        )
     return out

@@ -31,8 +31,8 @@ from verifier_tui.engine.harbor.ignore_rules import IgnoreRules
 from verifier_tui.engine.record import field, record
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from datetime import datetime
-    from typing import Iterator
 
 DEFAULT_IGNORES = ("__pycache__/", "*.pyc", ".DS_Store", "*.swp", "*.swo", "*~")
 """``harbor.publisher.packager.DEFAULT_IGNORES``: used only when the task has no ``.gitignore``."""
@@ -261,24 +261,30 @@ class TaskDrift:
         out = ["the task changed since the run: its content digest is not the one lock.json recorded"]
         if self.modified_since:
             shown = ", ".join(self.modified_since[:8]) + (" ..." if len(self.modified_since) > 8 else "")
-            out.append(f"changed since the run: {shown}" if self.exact
-                       else f"modified after the trial started: {shown}")
+            out.append(
+                f"changed since the run: {shown}" if self.exact else f"modified after the trial started: {shown}"
+            )
         if self.all_newer:
-            out.append("every file of the task is newer than the trial (the task was copied or checked out since, "
-                       "without its times): which files changed cannot be told from their times")
+            out.append(
+                "every file of the task is newer than the trial (the task was copied or checked out since, "
+                "without its times): which files changed cannot be told from their times"
+            )
         out.extend(self.git)
         if self.tests_changed:
             out.append("tests/ changed: the verifier replayed here is not the one the sandbox ran")
         elif self.tests_changed is False:
             out.append("tests/ did not change, as far as modification times and Git tell")
         elif self.tests_changed is None and not self.modified_since and not self.git and not self.all_newer:
-            out.append("which files changed cannot be known (none was modified after the trial started: "
-                       "a file may have been removed, or copied with its old time)")
+            out.append(
+                "which files changed cannot be known (none was modified after the trial started: "
+                "a file may have been removed, or copied with its old time)"
+            )
         return out
 
 
-def compare_task(task_dir: Path, recorded: str | None, since: datetime | None,
-                 baseline: TaskDigest | None = None) -> TaskDrift:
+def compare_task(
+    task_dir: Path, recorded: str | None, since: datetime | None, baseline: TaskDigest | None = None
+) -> TaskDrift:
     """The local task's digest against ``recorded`` (``lock.json`` → ``task.digest``).
 
     ``baseline``: the same task's digest taken earlier, when it was still the
@@ -290,11 +296,19 @@ def compare_task(task_dir: Path, recorded: str | None, since: datetime | None,
     if local.digest == recorded:
         return TaskDrift(recorded, local.digest, True, problems=local.problems)
     if baseline is not None and baseline.digest == recorded:
-        before = dict(zip(baseline.files, baseline.hashes))
-        now = dict(zip(local.files, local.hashes))
+        before = dict(zip(baseline.files, baseline.hashes, strict=True))
+        now = dict(zip(local.files, local.hashes, strict=True))
         changed = sorted(name for name in set(before) | set(now) if before.get(name) != now.get(name))
-        return TaskDrift(recorded, local.digest, False, tuple(changed), (),
-                         any(_is_test_path(p) for p in changed), local.problems, exact=True)
+        return TaskDrift(
+            recorded,
+            local.digest,
+            False,
+            tuple(changed),
+            (),
+            any(_is_test_path(p) for p in changed),
+            local.problems,
+            exact=True,
+        )
     modified: list[str] = []
     if since is not None:
         limit = since.timestamp()
@@ -312,8 +326,16 @@ def compare_task(task_dir: Path, recorded: str | None, since: datetime | None,
     git_lines, git_paths = _git_changes(Path(task_dir), since)
     touched = list(modified) + git_paths
     tests_changed = any(_is_test_path(p) for p in touched) if touched else None
-    return TaskDrift(recorded, local.digest, False, tuple(modified), tuple(git_lines), tests_changed, local.problems,
-                     all_newer=all_newer)
+    return TaskDrift(
+        recorded,
+        local.digest,
+        False,
+        tuple(modified),
+        tuple(git_lines),
+        tests_changed,
+        local.problems,
+        all_newer=all_newer,
+    )
 
 
 def _is_test_path(relative: str) -> bool:
@@ -329,9 +351,14 @@ def _git_changes(task_dir: Path, since: datetime | None) -> tuple[list[str], lis
 
     def git(*args: str) -> str | None:
         try:
-            done = subprocess.run(["git", "-C", str(task_dir), *args], capture_output=True, text=True,
-                                  timeout=GIT_TIMEOUT_S, stdin=subprocess.DEVNULL,
-                                  env={**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"})
+            done = subprocess.run(
+                ["git", "-C", str(task_dir), *args],
+                capture_output=True,
+                text=True,
+                timeout=GIT_TIMEOUT_S,
+                stdin=subprocess.DEVNULL,
+                env={**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"},
+            )
         except (OSError, subprocess.SubprocessError):
             return None
         return done.stdout if done.returncode == 0 else None
@@ -344,8 +371,10 @@ def _git_changes(task_dir: Path, since: datetime | None) -> tuple[list[str], lis
     paths: list[str] = []
     # Porcelain paths are relative to the repository's root, whatever the folder.
     status = git("status", "--porcelain", "--untracked-files=all", "--", ".") or ""
-    uncommitted = [p[len(prefix):] if p.startswith(prefix) else p
-                   for p in (line[3:].strip().strip('"') for line in status.splitlines() if len(line) > 3)]
+    uncommitted = [
+        p[len(prefix) :] if p.startswith(prefix) else p
+        for p in (line[3:].strip().strip('"') for line in status.splitlines() if len(line) > 3)
+    ]
     if uncommitted:
         paths += uncommitted
         shown = ", ".join(uncommitted[:8]) + (" ..." if len(uncommitted) > 8 else "")
@@ -354,7 +383,9 @@ def _git_changes(task_dir: Path, since: datetime | None) -> tuple[list[str], lis
         log = git("log", f"--since={since.isoformat()}", "--format=%h %s", "--", ".") or ""
         commits = [c for c in log.splitlines() if c.strip()]
         if commits:
-            names = git("log", f"--since={since.isoformat()}", "--format=", "--name-only", "--relative", "--", ".") or ""
+            names = (
+                git("log", f"--since={since.isoformat()}", "--format=", "--name-only", "--relative", "--", ".") or ""
+            )
             paths += [n for n in names.splitlines() if n.strip()]
             shown = "; ".join(commits[:3]) + (" ..." if len(commits) > 3 else "")
             lines.append(f"git: {len(commits)} commit(s) to the task since the trial started: {shown}")

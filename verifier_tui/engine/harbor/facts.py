@@ -25,11 +25,12 @@ Mirrors Harbor 0.26.0 ``harbor/trial/trial.py``:
 
 from __future__ import annotations
 
+from verifier_tui.engine import untrusted
 from verifier_tui.engine.harbor.folders import StepView, Trial
 from verifier_tui.engine.harbor.reading import ExceptionRecord, read_text_tail
-from verifier_tui.engine.task.config import HARBOR_DEFAULT_VERIFIER_TIMEOUT_S, SEPARATE, TaskConfig
 from verifier_tui.engine.model import duration_text
 from verifier_tui.engine.record import record
+from verifier_tui.engine.task.config import HARBOR_DEFAULT_VERIFIER_TIMEOUT_S, SEPARATE, TaskConfig
 from verifier_tui.engine.verdict import (
     OUTPUT_PARSE_ERROR,
     REWARD_FILE_EMPTY,
@@ -87,8 +88,11 @@ class TrialFacts:
     def sentences(self) -> list[str]:
         out = []
         if self.verifier_mode is not None:
-            how = ("a fresh container given only the collected artifacts" if self.verifier_mode == SEPARATE
-                   else "the agent's container, after the agent")
+            how = (
+                "a fresh container given only the collected artifacts"
+                if self.verifier_mode == SEPARATE
+                else "the agent's container, after the agent"
+            )
             out.append(f"verifier mode: {self.verifier_mode} ({how}; from {self.mode_source})")
         out.append(f"effective verifier timeout: {self.timeout.words}")
         if self.verifier_duration_s is not None:
@@ -98,12 +102,16 @@ class TrialFacts:
         elif self.verifier_ran is False:
             out.append("the verifier never ran")
         if self.agent_exit_code is not None:
-            out.append(f"the agent exited {self.agent_exit_code} (agent/exit-code.txt); Harbor recorded no error for it")
+            out.append(
+                f"the agent exited {self.agent_exit_code} (agent/exit-code.txt); Harbor recorded no error for it"
+            )
         if self.agent_failure is not None:
             out.append(f"the agent failed first: {self.agent_failure.type}: {self.agent_failure.message}")
         if self.verifier_exception is not None and self.verifier_exception_source == "trial.log":
-            out.append(f"the verifier then failed too, recorded only in trial.log: "
-                       f"{self.verifier_exception.type}: {self.verifier_exception.message}")
+            out.append(
+                f"the verifier then failed too, recorded only in trial.log: "
+                f"{self.verifier_exception.type}: {self.verifier_exception.message}"
+            )
         if self.timed_out:
             out.append("the verifier timed out: Harbor stopped waiting and read no reward file")
         return out
@@ -124,7 +132,7 @@ def verifier_mode(trial: Trial, step: StepView, task: TaskConfig | None) -> tupl
 
 def effective_timeout(trial: Trial, step: StepView, task: TaskConfig | None) -> Timeout:
     """The verifier's timeout by Harbor's formula (module docstring)."""
-    verifier = trial.config.get("verifier") if isinstance(trial.config.get("verifier"), dict) else {}
+    verifier = untrusted.table(trial.config.data, "verifier")
     override = _number(verifier.get("override_timeout_sec"))
     maximum = _number(verifier.get("max_timeout_sec"))
     multiplier = _number(trial.config.get("verifier_timeout_multiplier"))
@@ -189,7 +197,7 @@ def logged_verifier_failure(log_text: str) -> LoggedFailure | None:
         return None
     from verifier_tui.engine.harbor.runner_output import parse_runner_output
 
-    block = log_text[at + len(_SKIP_LINE):]
+    block = log_text[at + len(_SKIP_LINE) :]
     # The next Harbor log line starts without indentation after the traceback's
     # final line; parse only the traceback itself.
     output = parse_runner_output(_first_traceback(block))
@@ -208,9 +216,13 @@ def _first_traceback(block: str) -> str:
         out.append(line)
         if line and not line[0].isspace() and not line.startswith(("Traceback", "The above", "During handling")):
             # An exception line; the chain goes on only after a blank line and a link sentence.
-            following = lines[len(out):len(out) + 2]
-            if not following or following[0].strip() or len(following) < 2 or not following[1].startswith(
-                    ("The above", "During handling")):
+            following = lines[len(out) : len(out) + 2]
+            if (
+                not following
+                or following[0].strip()
+                or len(following) < 2
+                or not following[1].startswith(("The above", "During handling"))
+            ):
                 break
     return "\n".join(out)
 
@@ -218,7 +230,7 @@ def _first_traceback(block: str) -> str:
 def trial_facts(trial: Trial, step: StepView, task: TaskConfig | None) -> TrialFacts:
     mode, source = verifier_mode(trial, step, task)
     timeout = effective_timeout(trial, step, task)
-    verifier_cfg = trial.config.get("verifier") if isinstance(trial.config.get("verifier"), dict) else {}
+    verifier_cfg = untrusted.table(trial.config.data, "verifier")
     disabled = bool(verifier_cfg.get("disable"))
     # A failure before this pass: the step's own, or (single step) the trial's.
     recorded = step.exception if step.name is not None else (step.exception or trial.exception)
@@ -234,10 +246,7 @@ def trial_facts(trial: Trial, step: StepView, task: TaskConfig | None) -> TrialF
         logged = logged_verifier_failure(trial.log_text)
         if logged is not None:
             verifier_exception, exception_source = logged, "trial.log"
-    if not step.recorded:
-        ran = (step.verifier_dir / "test-stdout.txt").exists() or None
-    else:
-        ran = step.verifier is not None
+    ran = step.verifier is not None if step.recorded else (step.verifier_dir / "test-stdout.txt").exists() or None
     timed_out = verifier_exception is not None and verifier_exception.type == VERIFIER_TIMEOUT
     return TrialFacts(
         verifier_mode=mode,
@@ -264,4 +273,3 @@ def agent_exit_code(step: StepView) -> int | None:
     except ValueError:
         return None
     return code or None
-

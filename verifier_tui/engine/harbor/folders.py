@@ -241,8 +241,9 @@ class Job:
         for trial in self.trials:
             if name in (trial.name, trial.path.name, f"{trial.path.parent.name}/{trial.path.name}"):
                 return trial
-        raise HarborFolderError(f"{self.what} {self.name} has no trial {name!r} "
-                                f"(trials: {_some_names([t.name for t in self.trials])})")
+        raise HarborFolderError(
+            f"{self.what} {self.name} has no trial {name!r} (trials: {_some_names([t.name for t in self.trials])})"
+        )
 
 
 def _some_names(names: list[str]) -> str:
@@ -264,7 +265,7 @@ def open_harbor(path: Path | str | Target, refs: bool = False) -> tuple[Trial | 
     target = path if isinstance(path, Target) else classify(path)
     if target.kind == "missing":
         raise HarborFolderError(f"{target.path} does not exist")
-    if not target.harbor:
+    if not target.harbor or target.root is None:  # a Harbor folder has its root
         raise HarborFolderError(
             f"{target.path} is not a Harbor trial or job folder: a trial folder holds trial.log, "
             "config.json and result.json; a job folder holds job.log, config.json and one folder per trial"
@@ -284,8 +285,10 @@ def select_trial(opened: Trial | Job, trial: str | None = None, step: str | None
         if trial is None:
             if len(opened.trials) != 1:
                 names = _some_names([t.name for t in opened.trials])
-                raise HarborFolderError(f"{opened.what} {opened.name} has {len(opened.trials)} trials: choose one with "
-                                        f"--trial NAME ({names})")
+                raise HarborFolderError(
+                    f"{opened.what} {opened.name} has {len(opened.trials)} trials: choose one with "
+                    f"--trial NAME ({names})"
+                )
             chosen = opened.trials[0]
         else:
             chosen = opened.trial(trial)
@@ -329,14 +332,16 @@ def read_manifest(folder: Path) -> tuple[JsonFile, tuple[ManifestEntry, ...]]:
                 path = candidate
                 break
         exclude = item.get("exclude")
-        entries.append(ManifestEntry(
-            source=item["source"],
-            destination=destination,
-            type=str(item.get("type") or ""),
-            status=str(item.get("status") or ""),
-            exclude=tuple(str(e) for e in exclude) if isinstance(exclude, list) else None,
-            path=path,
-        ))
+        entries.append(
+            ManifestEntry(
+                source=item["source"],
+                destination=destination,
+                type=str(item.get("type") or ""),
+                status=str(item.get("status") or ""),
+                exclude=tuple(str(e) for e in exclude) if isinstance(exclude, list) else None,
+                path=path,
+            )
+        )
     return manifest, tuple(entries)
 
 
@@ -360,21 +365,27 @@ def open_trial(path: Path | str) -> Trial:
     if not config.ok:
         notes.append(config.problem or "config.json cannot be read")
     if result.state == "missing":
-        notes.append("result.json is missing: Harbor was stopped (or is still running) before the trial ended; "
-                      "what the sandbox did is read from verifier/ and trial.log alone")
+        notes.append(
+            "result.json is missing: Harbor was stopped (or is still running) before the trial ended; "
+            "what the sandbox did is read from verifier/ and trial.log alone"
+        )
     elif not result.ok:
         notes.append(f"{result.problem}; what the sandbox did is read from verifier/ and trial.log alone")
     if lock.state == "missing":
-        absent.append("lock.json (written from Harbor 0.17.0): the task's digest at the run is not known, "
-                      "so whether the task changed since cannot be told")
+        absent.append(
+            "lock.json (written from Harbor 0.17.0): the task's digest at the run is not known, "
+            "so whether the task changed since cannot be told"
+        )
     elif not lock.ok:
         notes.append(lock.problem or "lock.json cannot be read")
     if result.ok:
         if "schema_version" not in result.data:
             absent.append("schema_version and reward_valid in result.json (written from Harbor 0.26.0)")
         if "verifier_environment_mode" not in result.data:
-            absent.append("verifier_environment_mode in result.json (written from Harbor 0.21.0): "
-                          "the verifier mode comes from task.toml")
+            absent.append(
+                "verifier_environment_mode in result.json (written from Harbor 0.21.0): "
+                "the verifier mode comes from task.toml"
+            )
     log_text = read_text_tail(folder / TRIAL_LOG)
     if log_text is None:
         absent.append("trial.log")
@@ -382,11 +393,15 @@ def open_trial(path: Path | str) -> Trial:
     steps = _read_steps(folder, result, exception_text)
     for step in steps:
         if step.manifest.state == "missing" and step.artifacts_dir.is_dir():
-            absent.append(f"{_rel(step.artifacts_dir, folder)}/manifest.json: collected files are found "
-                          "by the older layout (artifacts/<name of the source>)")
+            absent.append(
+                f"{_rel(step.artifacts_dir, folder)}/manifest.json: collected files are found "
+                "by the older layout (artifacts/<name of the source>)"
+            )
         if (step.verifier_dir / TEST_STDERR).exists():
-            notes.append(f"{_rel(step.verifier_dir, folder)}/{TEST_STDERR}: Harbor 0.1.42 or older kept stderr "
-                         "apart; both files are read")
+            notes.append(
+                f"{_rel(step.verifier_dir, folder)}/{TEST_STDERR}: Harbor 0.1.42 or older kept stderr "
+                "apart; both files are read"
+            )
     job_path, version = _job_of(folder)
     return Trial(
         path=folder,
@@ -433,18 +448,21 @@ def _read_steps(folder: Path, result: JsonFile, exception_text: str | None = Non
         on_disk = []
     if not step_results and not on_disk:
         manifest, entries = read_manifest(folder)
-        return [StepView(
-            name=None,
-            folder=folder,
-            rewards=_rewards(result.get("verifier_result")),
-            exception=exception_record(result.get("exception_info")) if result.ok
-            else exception_from_text(exception_text),
-            agent_execution=time_span(result.get("agent_execution")),
-            verifier=time_span(result.get("verifier")),
-            manifest=manifest,
-            artifacts=entries,
-            recorded=result.ok,
-        )]
+        return [
+            StepView(
+                name=None,
+                folder=folder,
+                rewards=_rewards(result.get("verifier_result")),
+                exception=exception_record(result.get("exception_info"))
+                if result.ok
+                else exception_from_text(exception_text),
+                agent_execution=time_span(result.get("agent_execution")),
+                verifier=time_span(result.get("verifier")),
+                manifest=manifest,
+                artifacts=entries,
+                recorded=result.ok,
+            )
+        ]
     views: list[StepView] = []
     seen: set[str] = set()
     for item in step_results if isinstance(step_results, list) else []:
@@ -454,16 +472,18 @@ def _read_steps(folder: Path, result: JsonFile, exception_text: str | None = Non
         seen.add(name)
         step_folder = steps_dir / name
         manifest, entries = read_manifest(step_folder)
-        views.append(StepView(
-            name=name,
-            folder=step_folder,
-            rewards=_rewards(item.get("verifier_result")),
-            exception=exception_record(item.get("exception_info")),
-            agent_execution=time_span(item.get("agent_execution")),
-            verifier=time_span(item.get("verifier")),
-            manifest=manifest,
-            artifacts=entries,
-        ))
+        views.append(
+            StepView(
+                name=name,
+                folder=step_folder,
+                rewards=_rewards(item.get("verifier_result")),
+                exception=exception_record(item.get("exception_info")),
+                agent_execution=time_span(item.get("agent_execution")),
+                verifier=time_span(item.get("verifier")),
+                manifest=manifest,
+                artifacts=entries,
+            )
+        )
     for name in on_disk:
         if name in seen:
             continue
@@ -478,7 +498,7 @@ def open_job(path: Path | str, refs: bool = False) -> Job:
     a :class:`TrialRef` once read)."""
     folder = Path(os.path.normpath(Path(path).expanduser().absolute()))
     config = read_json(folder / CONFIG)
-    trials: list[Trial] = []
+    trials: list[Any] = []  # Trials, or TrialRefs
     problems: list[str] = []
     try:
         children = sorted(p for p in folder.iterdir() if p.is_dir())
@@ -526,6 +546,13 @@ def open_jobs_folder(path: Path | str, refs: bool = False) -> Job:
         trials += job.trials
         problems += [f"{job.name}: {problem}" for problem in job.problems]
     missing = JsonFile(folder / CONFIG, "missing", problem="a folder of jobs has no config.json of its own")
-    return Job(path=folder, name=folder.name, config=missing, result=missing, lock=missing, trials=trials,
-               problems=problems or ([] if trials else ["no job folders here (each holds job.log)"]), jobs=jobs)
-
+    return Job(
+        path=folder,
+        name=folder.name,
+        config=missing,
+        result=missing,
+        lock=missing,
+        trials=trials,
+        problems=problems or ([] if trials else ["no job folders here (each holds job.log)"]),
+        jobs=jobs,
+    )

@@ -22,7 +22,7 @@ import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from typing import Iterable
+    from collections.abc import Iterable
 
 _DIR_MARK = "ps_d"
 _DIR_MARK_GROUP = f"(?P<{_DIR_MARK}>/)"
@@ -100,9 +100,8 @@ def pattern_regex(pattern: str, *, git_flavour: bool) -> tuple[str | None, bool 
     # Normalise: a leading slash anchors; a single segment floats ("**/name").
     if not segments[0]:
         del segments[0]
-    elif len(segments) == 1 or (len(segments) == 2 and not segments[1]):
-        if segments[0] != "**":
-            segments.insert(0, "**")
+    elif (len(segments) == 1 or (len(segments) == 2 and not segments[1])) and segments[0] != "**":
+        segments.insert(0, "**")
     if not segments:
         raise ValueError(f"the pattern {pattern!r} normalises to nothing")
     if not segments[-1]:

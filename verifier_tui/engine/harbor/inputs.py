@@ -35,12 +35,12 @@ from typing import TYPE_CHECKING
 
 from verifier_tui.engine.advice import STAND_IN, Advice
 from verifier_tui.engine.harbor.folders import StepView, Trial
+from verifier_tui.engine.record import record
 from verifier_tui.engine.sandbox.environment import resolve_template
 from verifier_tui.engine.task.config import SEPARATE, TaskConfig
-from verifier_tui.engine.record import record
 
 if TYPE_CHECKING:
-    from typing import Mapping
+    from collections.abc import Mapping
 
 SANDBOX_WORKSPACE = "/app"
 _SENSITIVE_KEY = re.compile(r"(KEY|SECRET|TOKEN(?!S)|PASSWORD|CREDENTIAL|AUTH)", re.IGNORECASE)
@@ -50,9 +50,11 @@ _REDACTED = re.compile(r"^(?:\*\*\*\*|.{4}\*\*\*\*.{3})$")
 #: ``artifacts`` (``TaskConfig.artifacts``, a top-level key of task.toml, so it
 #: must come before the first table), the job's (``JobConfig.artifacts``), or
 #: ``harbor run --artifact`` (harbor/cli/jobs.py, which fills the job's list).
-CAPTURE_SETTING = (f"Harbor 0.26.0 captures it next time with artifacts = [\"{SANDBOX_WORKSPACE}\"] at the top of "
-                   f"task.toml, before its first [table]; or artifacts: [\"{SANDBOX_WORKSPACE}\"] in the job's config "
-                   f"file; or harbor run --artifact {SANDBOX_WORKSPACE}")
+CAPTURE_SETTING = (
+    f'Harbor 0.26.0 captures it next time with artifacts = ["{SANDBOX_WORKSPACE}"] at the top of '
+    f'task.toml, before its first [table]; or artifacts: ["{SANDBOX_WORKSPACE}"] in the job\'s config '
+    f"file; or harbor run --artifact {SANDBOX_WORKSPACE}"
+)
 
 
 @record(frozen=True)
@@ -83,8 +85,15 @@ def trial_workspace(trial: Trial, step: StepView, mode: str | None) -> Workspace
     how = ""
     if entry is not None:
         if entry.status not in ("ok", "empty") or entry.path is None or not entry.path.is_dir():
-            return WorkspaceInput(None, None, Advice(f"Harbor did not collect {SANDBOX_WORKSPACE} (manifest status "
-                                                     f"{entry.status!r}, destination {entry.destination!r})", STAND_IN))
+            return WorkspaceInput(
+                None,
+                None,
+                Advice(
+                    f"Harbor did not collect {SANDBOX_WORKSPACE} (manifest status "
+                    f"{entry.status!r}, destination {entry.destination!r})",
+                    STAND_IN,
+                ),
+            )
         path = entry.path
         how = f"artifact {entry.destination}"
         if entry.exclude:
@@ -94,26 +103,38 @@ def trial_workspace(trial: Trial, step: StepView, mode: str | None) -> Workspace
         path = step.artifacts_dir / "app"
         how = "artifacts/app (no manifest: the older layout's artifacts/<name>)"
     if path is None:
-        return WorkspaceInput(None, None, Advice(f"the trial did not capture {SANDBOX_WORKSPACE} ({CAPTURE_SETTING})",
-                                                 STAND_IN))
+        return WorkspaceInput(
+            None, None, Advice(f"the trial did not capture {SANDBOX_WORKSPACE} ({CAPTURE_SETTING})", STAND_IN)
+        )
     if mode == SEPARATE:
         return WorkspaceInput(path, True, f"{how}: exactly what the verifier saw (separate mode)")
     if mode is None:
-        return WorkspaceInput(path, False, f"{how}: collected after the agent; whether the verifier saw exactly "
-                              "this (separate mode) or changed it first (shared mode) is not known")
-    return WorkspaceInput(path, False, f"{how}: a snapshot taken after the agent, before the verifier ran in "
-                          "the same container (shared mode)")
+        return WorkspaceInput(
+            path,
+            False,
+            f"{how}: collected after the agent; whether the verifier saw exactly "
+            "this (separate mode) or changed it first (shared mode) is not known",
+        )
+    return WorkspaceInput(
+        path,
+        False,
+        f"{how}: a snapshot taken after the agent, before the verifier ran in the same container (shared mode)",
+    )
 
 
-def verifier_env(trial: Trial, step_name: str | None, task: TaskConfig | None,
-                 environ: Mapping[str, str] | None = None) -> VerifierEnv:
+def verifier_env(
+    trial: Trial, step_name: str | None, task: TaskConfig | None, environ: Mapping[str, str] | None = None
+) -> VerifierEnv:
     """The verifier's environment as Harbor built it (module docstring)."""
     environ = os.environ if environ is None else environ
     layers: list[tuple[str, dict[str, str]]] = []
     if task is not None:
         container = task.container_env(step_name)
-        label = ("task.toml [verifier.environment] env" if task.verifier_mode(step_name) == SEPARATE
-                 and task.verifier.environment_env is not None else "task.toml [environment] env")
+        label = (
+            "task.toml [verifier.environment] env"
+            if task.verifier_mode(step_name) == SEPARATE and task.verifier.environment_env is not None
+            else "task.toml [environment] env"
+        )
         layers.append((label, container))
     job_environment = _config_env(trial, "environment")
     layers.append(("config.json environment.env (the job's)", job_environment))
@@ -134,13 +155,17 @@ def verifier_env(trial: Trial, step_name: str | None, task: TaskConfig | None,
             if absent is None and where.startswith("config.json") and _is_redacted(key, value):
                 text, absent = (environ[key], None) if key in environ else (None, key)
                 if absent:
-                    missing.append(f"{key} ({where}) was redacted by Harbor in config.json and is not set in "
-                                   "your environment: the replay runs without it")
+                    missing.append(
+                        f"{key} ({where}) was redacted by Harbor in config.json and is not set in "
+                        "your environment: the replay runs without it"
+                    )
                     values.pop(key, None)
                     continue
-            if absent is not None:
-                missing.append(f"{absent} is not set in your environment ({key} = {value!r} in {where}): "
-                               f"the replay runs without {key}")
+            if text is None:  # ``absent`` names what is missing
+                missing.append(
+                    f"{absent} is not set in your environment ({key} = {value!r} in {where}): "
+                    f"the replay runs without {key}"
+                )
                 values.pop(key, None)
                 continue
             values[key] = text

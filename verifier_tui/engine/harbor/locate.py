@@ -139,7 +139,7 @@ def _strip_tail(path: PurePosixPath, tail: PurePosixPath) -> Path | None:
     tail_parts = [p for p in tail.parts if p not in (".", "")]
     if ".." in tail_parts or len(path.parts) <= len(tail_parts):
         return None
-    if list(path.parts[-len(tail_parts):]) != tail_parts:
+    if list(path.parts[-len(tail_parts) :]) != tail_parts:
         return None
     return Path(*path.parts[: -len(tail_parts)])
 
@@ -158,15 +158,23 @@ def locate_task(trial: Trial, given: Path | str | None = None, cache: Path | Non
     if task.get("git_url"):
         kind = "git"
         if path_text:
-            candidates.append((git_task_cache_dir(task["git_url"], task.get("git_commit_id"), path_text, cache),
-                               "Harbor's cache for this git task"))
+            candidates.append(
+                (
+                    git_task_cache_dir(task["git_url"], task.get("git_commit_id"), path_text, cache),
+                    "Harbor's cache for this git task",
+                )
+            )
     elif isinstance(task.get("name"), str) and "/" in task["name"] and not path_text:
         kind = "package"
         org, name = task["name"].split("/", 1)
         digest = recorded or (task.get("ref") if str(task.get("ref") or "").startswith("sha256:") else None)
         if digest:
-            candidates.append(((cache or harbor_cache_dir()) / "tasks" / "packages" / org / name
-                               / digest.removeprefix("sha256:"), "Harbor's cache for this package"))
+            candidates.append(
+                (
+                    (cache or harbor_cache_dir()) / "tasks" / "packages" / org / name / digest.removeprefix("sha256:"),
+                    "Harbor's cache for this package",
+                )
+            )
     elif path_text:
         kind = "local"
         candidates += _local_candidates(trial, path_text)
@@ -182,7 +190,9 @@ def locate_task(trial: Trial, given: Path | str | None = None, cache: Path | Non
         tried.append((str(folder), why))
         if not looks_like_task(folder):
             if why.startswith("given"):  # the caller's folder is no task: say so, do not look elsewhere
-                return TaskLocation(None, None, kind, ((str(folder), "given with --task: no task.toml or tests/ there"),))
+                return TaskLocation(
+                    None, None, kind, ((str(folder), "given with --task: no task.toml or tests/ there"),)
+                )
             continue
         if why.startswith("given"):
             return TaskLocation(folder, why, kind, tuple(tried))
@@ -194,8 +204,12 @@ def locate_task(trial: Trial, given: Path | str | None = None, cache: Path | Non
         match = _scan_git_cache(PurePosixPath(path_text).name, recorded, cache)
         if match is not None:
             return TaskLocation(match, "Harbor's cache (same task name and digest)", kind, tuple(tried), True)
-        tried.append((str((cache or harbor_cache_dir()) / "tasks" / "*" / PurePosixPath(path_text).name),
-                      "any cached copy with the recorded digest"))
+        tried.append(
+            (
+                str((cache or harbor_cache_dir()) / "tasks" / "*" / PurePosixPath(path_text).name),
+                "any cached copy with the recorded digest",
+            )
+        )
     if not qualified:
         return TaskLocation(None, None, kind, tuple(tried))
     chosen = next((q for q in qualified if q[2]), qualified[0])
@@ -213,7 +227,8 @@ def _why_this_copy(chosen: tuple[Path, str, bool | None], qualified: list[tuple[
         return ""
     if chosen[2]:
         reason = "its digest is the one lock.json recorded" + (
-            "" if any(same for _f, _w, same in others) else ", the other's is not")
+            "" if any(same for _f, _w, same in others) else ", the other's is not"
+        )
     elif chosen[2] is False:
         reason = "none has the recorded digest, and it is tried first"
     else:

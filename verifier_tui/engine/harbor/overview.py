@@ -27,14 +27,16 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from verifier_tui.engine import untrusted
 from verifier_tui.engine.harbor.folders import CONFIG, RESULT, job_paths
-from verifier_tui.engine.task.target import harbor_kind
 from verifier_tui.engine.harbor.reading import parse_time, read_json, read_text_tail
 from verifier_tui.engine.record import field, record
+from verifier_tui.engine.task.target import harbor_kind
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
     from datetime import datetime
-    from typing import Any, Iterable, Iterator
+    from typing import Any
 
 PASSED = "passed"
 BELOW_ONE = "reward below 1"
@@ -94,14 +96,26 @@ class TrialRow:
         return "✓" if self.outcome == PASSED else "·" if self.outcome in (BELOW_ONE, NOT_FINISHED) else "✗"
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "path": str(self.path), "task": self.task, "outcome": self.outcome,
-                "rewards": self.rewards, "reward_valid": self.reward_valid,
-                "exception_types": list(self.exception_types), "agent": self.agent, "model": self.model,
-                "started_at": self.started_at.isoformat() if self.started_at else None,
-                "duration_s": self.duration_s, "n_input_tokens": self.n_input_tokens,
-                "n_cache_tokens": self.n_cache_tokens, "n_output_tokens": self.n_output_tokens,
-                "cost_usd": self.cost_usd, "agent_exit_code": self.agent_exit_code, "steps": self.steps,
-                "problem": self.problem}
+        return {
+            "name": self.name,
+            "path": str(self.path),
+            "task": self.task,
+            "outcome": self.outcome,
+            "rewards": self.rewards,
+            "reward_valid": self.reward_valid,
+            "exception_types": list(self.exception_types),
+            "agent": self.agent,
+            "model": self.model,
+            "started_at": self.started_at.isoformat() if self.started_at else None,
+            "duration_s": self.duration_s,
+            "n_input_tokens": self.n_input_tokens,
+            "n_cache_tokens": self.n_cache_tokens,
+            "n_output_tokens": self.n_output_tokens,
+            "cost_usd": self.cost_usd,
+            "agent_exit_code": self.agent_exit_code,
+            "steps": self.steps,
+            "problem": self.problem,
+        }
 
 
 def _number(value: Any) -> str:
@@ -172,13 +186,16 @@ def read_trial_row(folder: Path) -> TrialRow:
     if not isinstance(config, dict):
         loaded = read_json(folder / CONFIG)
         config = loaded.data if loaded.ok and isinstance(loaded.data, dict) else {}
-    task = config.get("task") if isinstance(config.get("task"), dict) else {}
-    task_name = data.get("task_name") or task.get("name") or (Path(task["path"]).name
-                                                              if isinstance(task.get("path"), str) else None)
-    info = data.get("agent_info") if isinstance(data.get("agent_info"), dict) else {}
-    agent_config = config.get("agent") if isinstance(config.get("agent"), dict) else {}
+    task = untrusted.table(config, "task")
+    task_name = (
+        data.get("task_name")
+        or task.get("name")
+        or (Path(task["path"]).name if isinstance(task.get("path"), str) else None)
+    )
+    info = untrusted.table(data, "agent_info")
+    agent_config = untrusted.table(config, "agent")
     agent = info.get("name") or agent_config.get("name")
-    model_info = info.get("model_info") if isinstance(info.get("model_info"), dict) else {}
+    model_info = untrusted.table(info, "model_info")
     model = model_info.get("name") or agent_config.get("model_name")
     rewards = _rewards(data.get("verifier_result"))
     exceptions = _exceptions(data)
@@ -217,7 +234,9 @@ def read_trial_row(folder: Path) -> TrialRow:
         model=model if isinstance(model, str) else None,
         started_at=started,
         duration_s=(finished - started).total_seconds() if started and finished else None,
-        n_input_tokens=_int(tokens[0]), n_cache_tokens=_int(tokens[1]), n_output_tokens=_int(tokens[2]),
+        n_input_tokens=_int(tokens[0]),
+        n_cache_tokens=_int(tokens[1]),
+        n_output_tokens=_int(tokens[2]),
         cost_usd=tokens[3],
         agent_exit_code=exit_code,
         steps=len(steps) if isinstance(steps, list) else 0,
@@ -290,8 +309,13 @@ class TaskRow:
         return next(iter(means.values()), None)
 
     def to_json(self) -> dict[str, Any]:
-        return {"task": self.task, "trials": self.trials, "passed": self.passed, "mean": self.mean,
-                "errors": self.errors}
+        return {
+            "task": self.task,
+            "trials": self.trials,
+            "passed": self.passed,
+            "mean": self.mean,
+            "errors": self.errors,
+        }
 
 
 def mean_of(rewards: list[dict[str, Any]]) -> dict[str, float]:
@@ -337,8 +361,7 @@ class JobOverview:
                 task.rewards.append(row.rewards)
             else:
                 self.left_out += 1
-            for index, value in enumerate((row.n_input_tokens, row.n_cache_tokens, row.n_output_tokens,
-                                           row.cost_usd)):
+            for index, value in enumerate((row.n_input_tokens, row.n_cache_tokens, row.n_output_tokens, row.cost_usd)):
                 if value is not None:
                     self.tokens[index] = (self.tokens[index] or 0) + value
 
@@ -349,8 +372,9 @@ class JobOverview:
     def counts(self) -> list[tuple[str, int]]:
         """How trials ended: passed, below 1, each exception type (most first), agent failures, not finished."""
         plain = [(o, self.outcomes[o]) for o in (PASSED, BELOW_ONE) if self.outcomes.get(o)]
-        errors = sorted(((o, n) for o, n in self.outcomes.items() if o not in PLAIN_OUTCOMES),
-                        key=lambda item: (-item[1], item[0]))
+        errors = sorted(
+            ((o, n) for o, n in self.outcomes.items() if o not in PLAIN_OUTCOMES), key=lambda item: (-item[1], item[0])
+        )
         rest = [(o, self.outcomes[o]) for o in (AGENT_FAILED, NOT_FINISHED) if self.outcomes.get(o)]
         return plain + errors + rest
 
@@ -376,15 +400,16 @@ class JobOverview:
         if self.left_out:
             all_rows = [r.rewards if r.reward_valid else {} for r in self.rows]
             with_zeros = mean_of([r or {"reward": 0} for r in all_rows]) if not several else {}
-            counted_as_zero = (f"; counting them as 0 the mean would be {with_zeros['mean']:.3f}"
-                               if with_zeros else "")
+            counted_as_zero = f"; counting them as 0 the mean would be {with_zeros['mean']:.3f}" if with_zeros else ""
             why: dict[str, int] = {}
             for row in self.rows:
                 if not row.reward_valid:
                     why[row.outcome_words] = why.get(row.outcome_words, 0) + 1
             reasons = ", ".join(f"{n} {outcome}" for outcome, n in sorted(why.items(), key=lambda i: (-i[1], i[0])))
-            lines.append(f"Harbor's mean leaves out {self.left_out} trial{'s' * (self.left_out != 1)} with no "
-                         f"valid reward ({reasons}){counted_as_zero}")
+            lines.append(
+                f"Harbor's mean leaves out {self.left_out} trial{'s' * (self.left_out != 1)} with no "
+                f"valid reward ({reasons}){counted_as_zero}"
+            )
         return lines
 
     def token_words(self) -> str | None:
@@ -404,12 +429,20 @@ class JobOverview:
         return list(dict.fromkeys(f"{r.agent or '?'}" + (f" ({r.model})" if r.model else "") for r in self.rows))
 
     def to_json(self) -> dict[str, Any]:
-        return {"trials": self.total, "outcomes": dict(self.counts()), "means": self.means(),
-                "left_out_of_mean": self.left_out, "reward_notes": self.reward_lines(),
-                "n_input_tokens": self.tokens[0], "n_cache_tokens": self.tokens[1],
-                "n_output_tokens": self.tokens[2], "cost_usd": self.tokens[3],
-                "agents": self.agents(), "tasks": [t.to_json() for t in self.tasks.values()],
-                "trial_rows": [r.to_json() for r in self.rows]}
+        return {
+            "trials": self.total,
+            "outcomes": dict(self.counts()),
+            "means": self.means(),
+            "left_out_of_mean": self.left_out,
+            "reward_notes": self.reward_lines(),
+            "n_input_tokens": self.tokens[0],
+            "n_cache_tokens": self.tokens[1],
+            "n_output_tokens": self.tokens[2],
+            "cost_usd": self.tokens[3],
+            "agents": self.agents(),
+            "tasks": [t.to_json() for t in self.tasks.values()],
+            "trial_rows": [r.to_json() for r in self.rows],
+        }
 
 
 def read_overview(folder: Path) -> JobOverview:
@@ -424,12 +457,23 @@ def read_overview(folder: Path) -> JobOverview:
 SORTS = ("name", "outcome", "reward", "duration", "task")
 
 
-def select_rows(rows: list[TrialRow], *, failures: bool = False, outcome: str | None = None,
-                task: str | None = None, sort: str = "name") -> list[TrialRow]:
+def select_rows(
+    rows: list[TrialRow],
+    *,
+    failures: bool = False,
+    outcome: str | None = None,
+    task: str | None = None,
+    sort: str = "name",
+) -> list[TrialRow]:
     """The trials to show: only the failures, one outcome (an exception
     type), one task; in one of :data:`SORTS`."""
-    chosen = [r for r in rows if (not failures or r.failed) and (outcome is None or outcome in
-              (r.outcome, *r.exception_types)) and (task is None or r.task == task)]
+    chosen = [
+        r
+        for r in rows
+        if (not failures or r.failed)
+        and (outcome is None or outcome in (r.outcome, *r.exception_types))
+        and (task is None or r.task == task)
+    ]
     keys = {
         "name": lambda r: r.name,
         "outcome": lambda r: (r.outcome == PASSED, r.outcome, r.name),
@@ -474,7 +518,8 @@ class JobSummary:
         parts = []
         if self.passed is not None:
             parts += [f"{self.passed} {PASSED}"] * bool(self.passed) + [f"{self.below_one} {BELOW_ONE}"] * bool(
-                self.below_one)
+                self.below_one
+            )
         parts += [f"{n} {kind}" for kind, n in sorted(self.exceptions.items(), key=lambda i: (-i[1], i[0]))]
         if self.n_completed is not None and self.n_total is not None and self.n_completed < self.n_total:
             parts.append(f"{self.n_total - self.n_completed} {NOT_FINISHED}")
@@ -486,24 +531,38 @@ class JobSummary:
         return " / ".join(values) if values else "-"
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "path": str(self.path),
-                "started_at": self.started_at.isoformat() if self.started_at else None,
-                "agents": list(self.agents), "n_total_trials": self.n_total,
-                "n_completed_trials": self.n_completed, "n_errored_trials": self.n_errored,
-                "exceptions": self.exceptions, "means": self.means, "passed": self.passed,
-                "below_one": self.below_one, "problem": self.problem}
+        return {
+            "name": self.name,
+            "path": str(self.path),
+            "started_at": self.started_at.isoformat() if self.started_at else None,
+            "agents": list(self.agents),
+            "n_total_trials": self.n_total,
+            "n_completed_trials": self.n_completed,
+            "n_errored_trials": self.n_errored,
+            "exceptions": self.exceptions,
+            "means": self.means,
+            "passed": self.passed,
+            "below_one": self.below_one,
+            "problem": self.problem,
+        }
 
 
 def read_job_summary(folder: Path) -> JobSummary:
     config = read_json(folder / CONFIG)
     result = read_json(folder / RESULT)
     agents = config.get("agents") if config.ok else None
-    names = tuple(f"{a.get('name') or a.get('import_path') or '?'}" + (f" ({a['model_name']})"
-                  if a.get("model_name") else "") for a in agents if isinstance(a, dict)) \
-        if isinstance(agents, list) else ()
+    names = (
+        tuple(
+            f"{a.get('name') or a.get('import_path') or '?'}" + (f" ({a['model_name']})" if a.get("model_name") else "")
+            for a in agents
+            if isinstance(a, dict)
+        )
+        if isinstance(agents, list)
+        else ()
+    )
     stats = result.get("stats") if result.ok else None
     stats = stats if isinstance(stats, dict) else {}
-    evals = stats.get("evals") if isinstance(stats.get("evals"), dict) else {}
+    evals = untrusted.table(stats, "evals")
     exceptions: dict[str, int] = {}
     means: dict[str, dict[str, float]] = {}
     passed: int | None = 0
@@ -512,7 +571,7 @@ def read_job_summary(folder: Path) -> JobSummary:
         if not isinstance(group, dict):
             continue
         # reward_stats: key -> {value: [trial names]}; JSON made the values strings.
-        stats_by_key = group.get("reward_stats") if isinstance(group.get("reward_stats"), dict) else {}
+        stats_by_key = untrusted.table(group, "reward_stats")
         if len(stats_by_key) > 1:
             passed = None
         elif passed is not None:
@@ -524,7 +583,7 @@ def read_job_summary(folder: Path) -> JobSummary:
                     continue
                 passed, below = (passed + count, below) if is_one else (passed, below + count)
         by_type = group.get("exception_stats")
-        for kind, trials in (by_type.items() if isinstance(by_type, dict) else ()):
+        for kind, trials in by_type.items() if isinstance(by_type, dict) else ():
             exceptions[kind] = exceptions.get(kind, 0) + (len(trials) if isinstance(trials, list) else 0)
         metrics = group.get("metrics")
         first = metrics[0] if isinstance(metrics, list) and metrics and isinstance(metrics[0], dict) else {}

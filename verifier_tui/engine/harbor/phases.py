@@ -48,8 +48,10 @@ LABELS = dict(PHASES)
 DONE, FAILED, STOPPED, NOT_REACHED, UNKNOWN = "done", "failed", "stopped", "not reached", "unknown"
 """``stopped``: the run ended while in this phase (killed, timed out); ``unknown``: nothing tells."""
 
-NO_REWARD = {False: f"no reward file: Harbor scores that {REWARD_FILE_NOT_FOUND}",
-             True: f"no reward file: Harbor scored this trial with {REWARD_FILE_NOT_FOUND}"}
+NO_REWARD = {
+    False: f"no reward file: Harbor scores that {REWARD_FILE_NOT_FOUND}",
+    True: f"no reward file: Harbor scored this trial with {REWARD_FILE_NOT_FOUND}",
+}
 """Keyed by whether the sentence is about the sandbox (what happened) or the replay (what would)."""
 
 
@@ -63,8 +65,14 @@ class Phase:
     data: dict | None = None  # the runner's own line for this phase (the replay only)
 
     def to_json(self) -> dict:
-        return {"name": self.name, "label": self.label, "status": self.status, "detail": self.detail,
-                "lines": list(self.lines), "data": self.data}
+        return {
+            "name": self.name,
+            "label": self.label,
+            "status": self.status,
+            "detail": self.detail,
+            "lines": list(self.lines),
+            "data": self.data,
+        }
 
 
 @record(frozen=True)
@@ -88,8 +96,12 @@ class PhaseReport:
         return next((p.status for p in self.phases if p.name == name), UNKNOWN)
 
     def to_json(self) -> dict:
-        return {"stopped_at": self.stopped_at, "explanation": self.explanation, "advice": self.advice,
-                "phases": [p.to_json() for p in self.phases]}
+        return {
+            "stopped_at": self.stopped_at,
+            "explanation": self.explanation,
+            "advice": self.advice,
+            "phases": [p.to_json() for p in self.phases],
+        }
 
 
 # --------------------------------------------------------------------------
@@ -104,16 +116,18 @@ def contract_phase(message: str) -> str | None:
         return "verifier_found"
     if message.startswith(("--task-data file", "--response file")):
         return "inputs_read"
-    if "defines no verify" in message or message.startswith(("verify in ", "cannot read the signature",
-                                                             "verify requires")):
+    if "defines no verify" in message or message.startswith(
+        ("verify in ", "cannot read the signature", "verify requires")
+    ):
         return "arguments_bound"
     if message.startswith(("verify returned", "cannot write")):
         return "reward_written"
     return None
 
 
-def failure_words(phase: str, *, error: str | None = None, problem: str | None = None,
-                  where: str | None = None, sandbox: bool = False) -> tuple[str, str]:
+def failure_words(
+    phase: str, *, error: str | None = None, problem: str | None = None, where: str | None = None, sandbox: bool = False
+) -> tuple[str, str]:
     """``(explanation, advice)`` for a run that failed in ``phase`` with an
     exception ``error`` ("Type: message", exit 1) or a contract ``problem``
     (exit 2). ``where`` is the failing line (``tests/verifier.py:12``);
@@ -125,34 +139,43 @@ def failure_words(phase: str, *, error: str | None = None, problem: str | None =
         if phase == "module_imported":
             explanation = f"importing the verifier raised {error}: the runner exited 1 without a reward; {no_reward}"
             if kind in ("ModuleNotFoundError", "ImportError"):
-                advice = ("a module the verifier imports is not there: put a helper beside the verifier in tests/ "
-                          "(that folder is on sys.path), or install the package in environment/Dockerfile")
+                advice = (
+                    "a module the verifier imports is not there: put a helper beside the verifier in tests/ "
+                    "(that folder is on sys.path), or install the package in environment/Dockerfile"
+                )
             elif kind in ("SyntaxError", "IndentationError", "TabError"):
                 advice = f"fix the syntax{at} (e opens it)"
             else:
-                advice = (f"fix the top-level code{at} (e opens it): it runs when the runner imports the module; "
-                          "keep work that needs the workspace inside verify")
+                advice = (
+                    f"fix the top-level code{at} (e opens it): it runs when the runner imports the module; "
+                    "keep work that needs the workspace inside verify"
+                )
             return explanation, advice
         explanation = f"verify raised {error}: the runner exited 1 without a reward; {no_reward}"
         if kind in ("FileNotFoundError", "KeyError", "IndexError", "JSONDecodeError", "ValueError"):
-            advice = (f"a verify that raises scores nothing: check for what the agent may not have produced{at} "
-                      "(e opens it) and return 0.0 instead of raising")
+            advice = (
+                f"a verify that raises scores nothing: check for what the agent may not have produced{at} "
+                "(e opens it) and return 0.0 instead of raising"
+            )
         else:
             advice = f"fix the error{at} (e opens it), or catch it and return 0.0: a verify that raises scores nothing"
         return explanation, advice
     problem = problem or "no details"
     explanation = f"contract error ({problem}): the runner exited 2 without a reward; {no_reward}"
     if phase == "arguments_bound" and "'response'" in problem:
-        advice = ("Harbor never passes a response: give response a default (def verify(workspace, "
-                  "response=None)) and score from the workspace, or drop the parameter")
+        advice = (
+            "Harbor never passes a response: give response a default (def verify(workspace, "
+            "response=None)) and score from the workspace, or drop the parameter"
+        )
     elif phase == "arguments_bound" and "defines no verify" in problem:
         advice = "define verify at the top level of the verifier module"
     elif phase == "arguments_bound":
-        advice = ("verify may declare workspace, task_data, response and state; give any other parameter a "
-                  "default")
+        advice = "verify may declare workspace, task_data, response and state; give any other parameter a default"
     elif phase == "reward_written":
-        advice = ("return a finite number (written to reward.txt) or a dict of numbers with a 'reward' key "
-                  "(reward.json); not a bool, None, a string or NaN")
+        advice = (
+            "return a finite number (written to reward.txt) or a dict of numbers with a 'reward' key "
+            "(reward.json); not a bool, None, a string or NaN"
+        )
     elif phase == "inputs_read":
         advice = "tests/task_data.json must hold one JSON object: fix it or remove it"
     elif phase == "verifier_found":
@@ -169,11 +192,14 @@ def stopped_words(phase: str, how: str) -> tuple[str, str]:
     label = LABELS.get(phase, phase)
     if how.startswith("timeout"):
         seconds = how.split(" ", 1)[1] if " " in how else ""
-        return (f"the run was still in '{label}' when the timeout ({seconds} s) hit: Harbor scores that "
-                f"{VERIFIER_TIMEOUT}",
-                "find what is slow or stuck there, or raise [verifier] timeout_sec in task.toml")
-    return (f"the run ended while in '{label}' ({how}): {NO_REWARD[False]}",
-            "something in the verifier ended the process (os._exit, a crash of the interpreter, a signal)")
+        return (
+            f"the run was still in '{label}' when the timeout ({seconds} s) hit: Harbor scores that {VERIFIER_TIMEOUT}",
+            "find what is slow or stuck there, or raise [verifier] timeout_sec in task.toml",
+        )
+    return (
+        f"the run ended while in '{label}' ({how}): {NO_REWARD[False]}",
+        "something in the verifier ended the process (os._exit, a crash of the interpreter, a signal)",
+    )
 
 
 def hung_words(what: str, limit: str, *, sandbox: bool = False) -> tuple[str, str]:
@@ -183,10 +209,12 @@ def hung_words(what: str, limit: str, *, sandbox: bool = False) -> tuple[str, st
     the reward file, and gives up before reading the folder
     (``Trial._verify_with_timeout``, harbor/trial/trial.py)."""
     did = "stopped it and scored" if sandbox else "stops it and scores"
-    return (f"{what}, but the process was still running when the timeout{limit} hit: Harbor {did} "
-            f"{VERIFIER_TIMEOUT} without reading the reward folder",
-            "something the verifier started keeps the interpreter from exiting once verify is over (a thread that "
-            "is not a daemon, an atexit handler, a child process it waits for): end it before verify returns")
+    return (
+        f"{what}, but the process was still running when the timeout{limit} hit: Harbor {did} "
+        f"{VERIFIER_TIMEOUT} without reading the reward folder",
+        "something the verifier started keeps the interpreter from exiting once verify is over (a thread that "
+        "is not a daemon, an atexit handler, a child process it waits for): end it before verify returns",
+    )
 
 
 # --------------------------------------------------------------------------
@@ -203,7 +231,9 @@ def _detail(name: str, line: dict[str, Any]) -> tuple[str, tuple[str, ...]]:
         removed = line.get("removed") or []
         if not removed:
             return "none was there", ()
-        return "removed " + ", ".join(f"{r.get('name')} (a {r.get('kind')})" for r in removed if isinstance(r, dict)), ()
+        return "removed " + ", ".join(
+            f"{r.get('name')} (a {r.get('kind')})" for r in removed if isinstance(r, dict)
+        ), ()
     if name == "verifier_found":
         return str(line.get("file") or ""), ()
     if name == "inputs_read":
@@ -226,8 +256,15 @@ def _detail(name: str, line: dict[str, Any]) -> tuple[str, tuple[str, ...]]:
     if name == "reward_written":
         file = str(line.get("file") or "").rsplit("/", 1)[-1]
         removed = line.get("removed") or []
-        replaced = (" (replacing " + ", ".join(str(r.get("name")) for r in removed if isinstance(r, dict))
-                    + " verify wrote itself)") if removed else ""
+        replaced = (
+            (
+                " (replacing "
+                + ", ".join(str(r.get("name")) for r in removed if isinstance(r, dict))
+                + " verify wrote itself)"
+            )
+            if removed
+            else ""
+        )
         return f"{file}: {line.get('text')}{replaced}", ()
     return "", ()
 
@@ -272,18 +309,26 @@ def local_phases(result: RunResult, *, where: str | None = None, task_root: Path
     def short(text: str) -> str:
         return text.replace(prefix, "")
 
-    return replace(report, explanation=short(report.explanation), advice=short(report.advice),
-                   phases=tuple(replace(p, detail=short(p.detail), lines=tuple(short(line) for line in p.lines))
-                                for p in report.phases))
+    return replace(
+        report,
+        explanation=short(report.explanation),
+        advice=short(report.advice),
+        phases=tuple(
+            replace(p, detail=short(p.detail), lines=tuple(short(line) for line in p.lines)) for p in report.phases
+        ),
+    )
 
 
 def _local_phases(result: RunResult, where: str | None) -> PhaseReport:
     from verifier_tui.engine.model import Outcome
 
     if result.outcome is Outcome.COULD_NOT_START:
-        return PhaseReport(tuple(Phase(n, l, NOT_REACHED) for n, l in PHASES), "start",
-                           f"the replay could not start: {result.start_error}",
-                           "check the interpreter (--python) and the task's tests/ folder")
+        return PhaseReport(
+            tuple(Phase(name, label, NOT_REACHED) for name, label in PHASES),
+            "start",
+            f"the replay could not start: {result.start_error}",
+            "check the interpreter (--python) and the task's tests/ folder",
+        )
     lines = [line for line in (result.phases or []) if isinstance(line, dict)]
     by_phase: dict[str, list[dict[str, Any]]] = {}
     for line in lines:
@@ -313,10 +358,17 @@ def _local_phases(result: RunResult, where: str | None) -> PhaseReport:
             continue
         if not ended_normally:
             # The run was here when it ended (a started line, or no line at all).
-            how = (f"timeout {result.timeout_s:g}" if result.outcome is Outcome.TIMED_OUT
-                   else result.outcome_words)
-            phases.append(Phase(name, label, STOPPED, f"still running when the run ended ({result.outcome_words})",
-                                (), seen[-1] if seen else None))
+            how = f"timeout {result.timeout_s:g}" if result.outcome is Outcome.TIMED_OUT else result.outcome_words
+            phases.append(
+                Phase(
+                    name,
+                    label,
+                    STOPPED,
+                    f"still running when the run ended ({result.outcome_words})",
+                    (),
+                    seen[-1] if seen else None,
+                )
+            )
             stopped_at = name
             explanation, advice = stopped_words(name, how)
             continue
@@ -325,17 +377,24 @@ def _local_phases(result: RunResult, where: str | None) -> PhaseReport:
     if result.outcome is Outcome.TIMED_OUT and (stopped_at is None or any(p.status == FAILED for p in phases)):
         # Every step had ended (or one failed and said so), yet the process ran on to the timeout.
         written = next((p for p in phases if p.name == "reward_written" and p.status == DONE), None)
-        what = (f"the runner wrote {written.detail}" if written is not None and stopped_at is None
-                else f"'{LABELS.get(stopped_at, stopped_at)}' failed" if stopped_at is not None
-                else "every step ended")
+        what = (
+            f"the runner wrote {written.detail}"
+            if written is not None and stopped_at is None
+            else f"'{LABELS.get(stopped_at, stopped_at)}' failed"
+            if stopped_at is not None
+            else "every step ended"
+        )
         explanation, advice = hung_words(what, f" ({duration_text(result.timeout_s)})")
         return PhaseReport(tuple(phases), stopped_at or "timeout", explanation, advice)
     if stopped_at is None:
         if lines:
             written = next((p for p in phases if p.name == "reward_written" and p.status == DONE), None)
             verdict = result.verdict
-            scored = (f"Harbor would score {rewards_json(verdict.rewards)[0]}" if verdict.rewards is not None
-                      else f"Harbor would raise {verdict.error}")
+            scored = (
+                f"Harbor would score {rewards_json(verdict.rewards)[0]}"
+                if verdict.rewards is not None
+                else f"Harbor would raise {verdict.error}"
+            )
             explanation = f"the runner wrote {written.detail}; {scored}" if written else scored
         else:
             explanation = "the runner reported no phases for this run"
@@ -346,8 +405,17 @@ def _local_phases(result: RunResult, where: str | None) -> PhaseReport:
 # The sandbox: inferred from test-stdout.txt and the reward folder.
 
 
-def _report(failed: str | None, before: str, detail: str, explanation: str, advice: str = "", *,
-            stopped_at: str | None = None, written: str = "", lines: tuple[str, ...] = ()) -> PhaseReport:
+def _report(
+    failed: str | None,
+    before: str,
+    detail: str,
+    explanation: str,
+    advice: str = "",
+    *,
+    stopped_at: str | None = None,
+    written: str = "",
+    lines: tuple[str, ...] = (),
+) -> PhaseReport:
     """Phases before ``failed`` get ``before`` (all of them when nothing
     failed), ``failed`` its detail and lines, the rest "not reached"."""
     phases = []
@@ -363,10 +431,19 @@ def _report(failed: str | None, before: str, detail: str, explanation: str, advi
     return PhaseReport(tuple(phases), stopped_at or failed, explanation, advice)
 
 
-def sandbox_phases(output: RunnerOutput, verdict: Verdict | None, *, timed_out: bool = False,
-                   timeout_s: float | None = None, verifier_ran: bool | None = True,
-                   where: str | None = None, not_run_because: str | None = None,
-                   tail: tuple[str, ...] = (), sandbox: bool = True, downloaded: bool = True) -> PhaseReport:
+def sandbox_phases(
+    output: RunnerOutput,
+    verdict: Verdict | None,
+    *,
+    timed_out: bool = False,
+    timeout_s: float | None = None,
+    verifier_ran: bool | None = True,
+    where: str | None = None,
+    not_run_because: str | None = None,
+    tail: tuple[str, ...] = (),
+    sandbox: bool = True,
+    downloaded: bool = True,
+) -> PhaseReport:
     """The runner's phases in the sandbox, from its output and the reward
     folder's verdict (``verdict`` None: the trial has no ``verifier/``).
     ``where``: the failing line mapped to the local task; ``tail``: the last
@@ -375,18 +452,28 @@ def sandbox_phases(output: RunnerOutput, verdict: Verdict | None, *, timed_out: 
     ``downloaded`` False: Harbor never fetched the sandbox's reward folder (a timeout)."""
     if verifier_ran is False:
         why = f" ({not_run_because})" if not_run_because else ""
-        return _report(None, NOT_REACHED, "", f"the verifier never ran in the sandbox{why}",
-                       "nothing in the verifier to fix for this trial: the failure came before it (the agent or "
-                       "the environment)", stopped_at="not_run")
+        return _report(
+            None,
+            NOT_REACHED,
+            "",
+            f"the verifier never ran in the sandbox{why}",
+            "nothing in the verifier to fix for this trial: the failure came before it (the agent or the environment)",
+            stopped_at="not_run",
+        )
     if output.kind == "shim_no_python":
-        return _report(None, NOT_REACHED, "", f"{output.shim_message}: test.sh exited 127 before the runner "
-                       f"started, so no reward was written and Harbor scored {REWARD_FILE_NOT_FOUND}",
-                       "install Python 3.8 or newer in the image the verifier runs in (environment/Dockerfile)",
-                       stopped_at="python_check")
+        return _report(
+            None,
+            NOT_REACHED,
+            "",
+            f"{output.shim_message}: test.sh exited 127 before the runner "
+            f"started, so no reward was written and Harbor scored {REWARD_FILE_NOT_FOUND}",
+            "install Python 3.8 or newer in the image the verifier runs in (environment/Dockerfile)",
+            stopped_at="python_check",
+        )
     # A timeout outranks whatever the output and the reward folder say: Harbor gives up
     # before it reads the folder (Trial._verify_with_timeout, harbor/trial/trial.py).
     limit = f" ({duration_text(timeout_s)})" if timeout_s is not None else ""
-    if output.kind == "traceback":
+    if output.traceback is not None:  # the output's kind is "traceback"
         tb = output.traceback
         error = f"{tb.bare_type}: {tb.exception_message}".rstrip(": ")
         phase = "module_imported" if tb.while_importing else "verify_called"
@@ -396,46 +483,74 @@ def sandbox_phases(output: RunnerOutput, verdict: Verdict | None, *, timed_out: 
         return _report(phase, DONE, error, explanation, advice, lines=tail)
     if output.kind == "contract_error":
         message = output.contract_message or ""
-        phase = contract_phase(message)
-        explanation, advice = failure_words(phase or "", problem=message, sandbox=sandbox)
+        refused_at = contract_phase(message)
+        explanation, advice = failure_words(refused_at or "", problem=message, sandbox=sandbox)
         if timed_out:
             explanation, advice = hung_words(f"the runner refused to call verify ({message})", limit, sandbox=sandbox)
-        if phase is None:
+        if refused_at is None:
             return _report(None, UNKNOWN, "", explanation, advice, stopped_at="command_line")
-        return _report(phase, DONE, message, explanation, advice)
-    wrote = verdict is not None and verdict.source is not None
-    if wrote and verdict.ok:
-        rewards = rewards_json(verdict.rewards)[0]
-        shown = rewards if verdict.source == "reward.json" else repr(float(verdict.rewards.get("reward", 0.0)))
+        return _report(refused_at, DONE, message, explanation, advice)
+    wrote = verdict if verdict is not None and verdict.source is not None else None
+    if wrote is not None and wrote.rewards is not None:
+        rewards = rewards_json(wrote.rewards)[0]
+        shown = rewards if wrote.source == "reward.json" else repr(float(wrote.rewards.get("reward", 0.0)))
         if timed_out:
-            explanation, advice = hung_words(f"the runner wrote {verdict.source}", limit, sandbox=sandbox)
-            return _report(None, DONE, "", explanation, advice, stopped_at="timeout",
-                           written=f"{verdict.source}: {shown}")
-        return _report(None, DONE, "", f"the runner wrote {verdict.source}; Harbor read {rewards}",
-                       written=f"{verdict.source}: {shown}")
+            explanation, advice = hung_words(f"the runner wrote {wrote.source}", limit, sandbox=sandbox)
+            return _report(
+                None, DONE, "", explanation, advice, stopped_at="timeout", written=f"{wrote.source}: {shown}"
+            )
+        return _report(
+            None,
+            DONE,
+            "",
+            f"the runner wrote {wrote.source}; Harbor read {rewards}",
+            written=f"{wrote.source}: {shown}",
+        )
     if timed_out:
         scored = "scored" if sandbox else "would score"
         after = f" after {duration_text(timeout_s)}" if timeout_s is not None else ""
-        why = ("the runner prints nothing until it fails, so how far it got is not in the output" if downloaded
-               else "Harbor downloads the verifier's output only once test.sh has ended, so none was downloaded "
-               "and how far the runner got is not known")
-        return _report(None, UNKNOWN, "", f"Harbor stopped the verifier{after} and {scored} "
-                       f"{VERIFIER_TIMEOUT}: {why}",
-                       "the replay shows where a run spends its time: make verify faster, or raise "
-                       "[verifier] timeout_sec in task.toml", stopped_at="timeout")
-    if wrote:
-        return _report(None, UNKNOWN, "",
-                       f"{verdict.source} is there but Harbor could not use it ({verdict.error}); the runner "
-                       "writes only valid reward files, so test.sh is not the shim or something else wrote it",
-                       "let verify return the reward and the runner write it; nothing else should write to "
-                       "/logs/verifier", stopped_at=None)
+        why = (
+            "the runner prints nothing until it fails, so how far it got is not in the output"
+            if downloaded
+            else "Harbor downloads the verifier's output only once test.sh has ended, so none was downloaded "
+            "and how far the runner got is not known"
+        )
+        return _report(
+            None,
+            UNKNOWN,
+            "",
+            f"Harbor stopped the verifier{after} and {scored} {VERIFIER_TIMEOUT}: {why}",
+            "the replay shows where a run spends its time: make verify faster, or raise "
+            "[verifier] timeout_sec in task.toml",
+            stopped_at="timeout",
+        )
+    if wrote is not None:
+        return _report(
+            None,
+            UNKNOWN,
+            "",
+            f"{wrote.source} is there but Harbor could not use it ({wrote.error}); the runner "
+            "writes only valid reward files, so test.sh is not the shim or something else wrote it",
+            "let verify return the reward and the runner write it; nothing else should write to /logs/verifier",
+            stopped_at=None,
+        )
     if output.kind == "other":
-        return _report(None, UNKNOWN, "", "test-stdout.txt holds no report of the runner (last line: "
-                       f"{output.last_line!r}): test.sh may not be the runner's shim",
-                       "check that tests/test.sh is NeMo Gym's shim")
-    return _report(None, UNKNOWN, "", "test-stdout.txt is empty and no reward file was written: the runner "
-                   "always reports a failure, so it did not run to the end (killed, or test.sh never started it)",
-                   "look at trial.log for what stopped the verifier phase")
+        return _report(
+            None,
+            UNKNOWN,
+            "",
+            "test-stdout.txt holds no report of the runner (last line: "
+            f"{output.last_line!r}): test.sh may not be the runner's shim",
+            "check that tests/test.sh is NeMo Gym's shim",
+        )
+    return _report(
+        None,
+        UNKNOWN,
+        "",
+        "test-stdout.txt is empty and no reward file was written: the runner "
+        "always reports a failure, so it did not run to the end (killed, or test.sh never started it)",
+        "look at trial.log for what stopped the verifier phase",
+    )
 
 
 def inferred_phases(result: RunResult, *, where: str | None = None) -> PhaseReport:
@@ -447,9 +562,14 @@ def inferred_phases(result: RunResult, *, where: str | None = None) -> PhaseRepo
 
     if result.outcome is Outcome.COULD_NOT_START:
         return _local_phases(result, where)
-    report = sandbox_phases(parse_runner_output(result.stderr.text), result.verdict,
-                            timed_out=result.outcome is Outcome.TIMED_OUT, timeout_s=result.timeout_s, where=where,
-                            sandbox=False)
+    report = sandbox_phases(
+        parse_runner_output(result.stderr.text),
+        result.verdict,
+        timed_out=result.outcome is Outcome.TIMED_OUT,
+        timeout_s=result.timeout_s,
+        where=where,
+        sandbox=False,
+    )
     note = " (inferred from its output: the task's own runner reports no phases)"
     return replace(report, explanation=report.explanation + note)
 
@@ -469,8 +589,13 @@ class Parting:
     words: str
 
     def to_json(self) -> dict:
-        return {"phase": self.phase, "label": self.label, "sandbox": self.sandbox, "local": self.local,
-                "words": self.words}
+        return {
+            "phase": self.phase,
+            "label": self.label,
+            "sandbox": self.sandbox,
+            "local": self.local,
+            "words": self.words,
+        }
 
 
 _VERBS = {DONE: "got through it", FAILED: "failed", STOPPED: "was stopped there", NOT_REACHED: "never got there"}

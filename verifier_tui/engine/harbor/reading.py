@@ -87,28 +87,30 @@ def read_json(path: Path, shape: type | tuple = dict) -> JsonFile:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         if exc.reason == "unexpected end of data":  # a character cut in half at the end
-            return JsonFile(path, "truncated",
-                            problem=f"{path.name} is cut short: Harbor was stopped while writing it")
+            return JsonFile(path, "truncated", problem=f"{path.name} is cut short: Harbor was stopped while writing it")
         return JsonFile(path, "invalid", problem=f"{path.name} is not UTF-8 text")
     if untrusted.too_deep(text):
-        return JsonFile(path, "invalid", problem=f"{path.name} nests more than {untrusted.MAX_DEPTH} levels deep: "
-                                                 "not a file Harbor writes")
+        return JsonFile(
+            path,
+            "invalid",
+            problem=f"{path.name} nests more than {untrusted.MAX_DEPTH} levels deep: not a file Harbor writes",
+        )
     try:
         data = json.loads(text)
     except ValueError as exc:
         # A prefix of Harbor's output fails in its last token (a cut `true`,
         # `nul`, number or nothing at all), or inside a string it cut; a bad
         # file fails with JSON's punctuation still after the error.
-        rest = text[getattr(exc, "pos", 0):].rstrip()
+        rest = text[getattr(exc, "pos", 0) :].rstrip()
         cut = not any(c in '{}[],:"' for c in rest) or str(exc).startswith("Unterminated string")
         if cut:
-            return JsonFile(path, "truncated",
-                            problem=f"{path.name} is cut short: Harbor was stopped while writing it")
+            return JsonFile(path, "truncated", problem=f"{path.name} is cut short: Harbor was stopped while writing it")
         return JsonFile(path, "invalid", problem=f"{path.name} is not valid JSON ({exc})")
     if not isinstance(data, shape):
         what = "an object" if shape is dict else "a list"
-        return JsonFile(path, "invalid", problem=f"{path.name} holds {type(data).__name__}, not {what}: "
-                                                 "not a file Harbor writes")
+        return JsonFile(
+            path, "invalid", problem=f"{path.name} holds {type(data).__name__}, not {what}: not a file Harbor writes"
+        )
     return JsonFile(path, "ok", data)
 
 

@@ -138,9 +138,19 @@ def stand_in_words(workspace: Path | str | None, case: str | None, empty: bool) 
     return f"case {case}" if case is not None else None
 
 
-def plan_replay(location: TaskLocation, captured: WorkspaceInput, env: VerifierEnv | None, step: str | None, *,
-                workspace: Path | str | None = None, case: str | None = None, empty: bool = False,
-                over_capture: bool = False, timeout: float | None = None, runner: str = "ours") -> ReplayPlan:
+def plan_replay(
+    location: TaskLocation,
+    captured: WorkspaceInput,
+    env: VerifierEnv | None,
+    step: str | None,
+    *,
+    workspace: Path | str | None = None,
+    case: str | None = None,
+    empty: bool = False,
+    over_capture: bool = False,
+    timeout: float | None = None,
+    runner: str = "ours",
+) -> ReplayPlan:
     """The replay's inputs for one trial (or ``step``), or why it cannot run:
     the task's ``location``, the /app the trial ``captured``, the verifier's
     ``env`` and ``timeout`` (None: not known) as the sandbox had them.
@@ -150,16 +160,26 @@ def plan_replay(location: TaskLocation, captured: WorkspaceInput, env: VerifierE
     A stand-in (``workspace``, ``case``, or ``empty`` with ``workspace`` the
     empty folder) serves only where the trial did not capture /app, unless
     ``over_capture`` (the user chose it for this one trial on screen)."""
-    plan = ReplayPlan(task_dir=location.path, verifier=None, workspace=None, workspace_origin=None, case=None,
-                      env=dict(env.values) if env else {}, timeout_s=None, task_data=None)
-    if not location.found:
+    plan = ReplayPlan(
+        task_dir=location.path,
+        verifier=None,
+        workspace=None,
+        workspace_origin=None,
+        case=None,
+        env=dict(env.values) if env else {},
+        timeout_s=None,
+        task_data=None,
+    )
+    task_dir = location.path
+    if task_dir is None:
         plan.skipped = location.message()
         return plan
-    task_dir = location.path
     plain = _plain_test_sh(task_dir, step)
     if plain is not None:
-        plan.skipped = (f"{plain} is the task's own script, not the runner's shim: the sandbox ran it, not a Python "
-                        "verifier through the runner, so there is nothing to replay")
+        plan.skipped = (
+            f"{plain} is the task's own script, not the runner's shim: the sandbox ran it, not a Python "
+            "verifier through the runner, so there is nothing to replay"
+        )
         return plan
     given = stand_in_words(workspace, case, empty)
     if captured.path is not None and not (given and over_capture):
@@ -179,8 +199,11 @@ def plan_replay(location: TaskLocation, captured: WorkspaceInput, env: VerifierE
         else:
             plan.case = case
         plan.workspace_origin = "stand-in"
-        plan.workspace_words = (f"your stand-in: {given}, instead of the /app the trial captured" if captured.path
-                                else f"your stand-in: {given} (the trial did not capture /app)")
+        plan.workspace_words = (
+            f"your stand-in: {given}, instead of the /app the trial captured"
+            if captured.path
+            else f"your stand-in: {given} (the trial did not capture /app)"
+        )
     else:
         plan.skipped = Advice("no workspace to replay on: ", captured.words)
         plan.no_workspace = True
@@ -213,6 +236,8 @@ def _runner_difference(task_dir: Path) -> str | None:
     vendored = task_dir / "tests" / ".ng" / "run_verifier.py"
     theirs = untrusted.read_bytes(vendored, untrusted.SCRIPT_LIMIT).data
     if theirs is not None and theirs != runner_path().read_bytes():
-        return ("the task's tests/.ng/run_verifier.py (what the sandbox ran) differs from the runner "
-                "verifier-tui replays with (--runner task replays with the task's)")
+        return (
+            "the task's tests/.ng/run_verifier.py (what the sandbox ran) differs from the runner "
+            "verifier-tui replays with (--runner task replays with the task's)"
+        )
     return None

@@ -28,20 +28,37 @@ if TYPE_CHECKING:
     from verifier_tui.engine.harbor.sandbox import SandboxSide
 
 ENVIRONMENT, AGENT_SETUP, AGENT, VERIFIER, CANCELLED, BEFORE = (
-    "environment", "agent setup", "agent", "verifier", "cancelled", "before the environment")
+    "environment",
+    "agent setup",
+    "agent",
+    "verifier",
+    "cancelled",
+    "before the environment",
+)
 
 #: Exception types whose phase their name says (harbor/trial/errors.py, agents/installed/base.py).
-_KNOWN = {"EnvironmentStartTimeoutError": ENVIRONMENT, "AgentSetupTimeoutError": AGENT_SETUP,
-          "AgentTimeoutError": AGENT, "NonZeroAgentExitCodeError": AGENT, "CancelledError": CANCELLED}
+_KNOWN = {
+    "EnvironmentStartTimeoutError": ENVIRONMENT,
+    "AgentSetupTimeoutError": AGENT_SETUP,
+    "AgentTimeoutError": AGENT,
+    "NonZeroAgentExitCodeError": AGENT,
+    "CancelledError": CANCELLED,
+}
 
 _ADVICE = {
-    "AgentTimeoutError": ("the agent ran out of time and the verifier scored what it left: raise [agent] "
-                          "timeout_sec in task.toml (or harbor run --agent-timeout-multiplier), or see in the "
-                          "agent's logs and trajectory where its time went"),
-    "AgentSetupTimeoutError": ("installing the agent took too long, so nothing ran: see trial.log, or raise "
-                               "harbor run --agent-setup-timeout-multiplier"),
-    "EnvironmentStartTimeoutError": ("the container did not start in time: check environment/Dockerfile, or raise "
-                                     "[environment] build_timeout_sec (--environment-build-timeout-multiplier)"),
+    "AgentTimeoutError": (
+        "the agent ran out of time and the verifier scored what it left: raise [agent] "
+        "timeout_sec in task.toml (or harbor run --agent-timeout-multiplier), or see in the "
+        "agent's logs and trajectory where its time went"
+    ),
+    "AgentSetupTimeoutError": (
+        "installing the agent took too long, so nothing ran: see trial.log, or raise "
+        "harbor run --agent-setup-timeout-multiplier"
+    ),
+    "EnvironmentStartTimeoutError": (
+        "the container did not start in time: check environment/Dockerfile, or raise "
+        "[environment] build_timeout_sec (--environment-build-timeout-multiplier)"
+    ),
     "NonZeroAgentExitCodeError": "the agent's own command failed: its logs (agent/) say why",
     "CancelledError": "Harbor was stopped (Ctrl+C, or the job was cancelled) while this trial ran: run it again",
 }
@@ -74,22 +91,32 @@ class RootCause:
         if self.phase is None:
             return self.message
         where = {CANCELLED: "Harbor was stopped", BEFORE: "before the environment started"}.get(
-            self.phase, f"in the {self.phase}")
+            self.phase, f"in the {self.phase}"
+        )
         message = f": {self.message}" if self.message else ""
         return f"{self.what} ({where}){message}"
 
     def to_json(self) -> dict[str, Any]:
-        return {"phase": self.phase, "what": self.what, "message": self.message, "source": self.source,
-                "advice": self.advice, "then": self.then, "headline": self.headline()}
+        return {
+            "phase": self.phase,
+            "what": self.what,
+            "message": self.message,
+            "source": self.source,
+            "advice": self.advice,
+            "then": self.then,
+            "headline": self.headline(),
+        }
 
 
 def _phase_by_time(trial: Trial, step: StepView, occurred: Any) -> str:
     """The last phase that had started when the exception occurred (the
     last one started at all when that time is unknown)."""
-    spans = [(ENVIRONMENT, time_span(trial.result.get("environment_setup"))),
-             (AGENT_SETUP, time_span(trial.result.get("agent_setup"))),
-             (AGENT, step.agent_execution or time_span(trial.result.get("agent_execution"))),
-             (VERIFIER, step.verifier)]
+    spans = [
+        (ENVIRONMENT, time_span(trial.result.get("environment_setup"))),
+        (AGENT_SETUP, time_span(trial.result.get("agent_setup"))),
+        (AGENT, step.agent_execution or time_span(trial.result.get("agent_execution"))),
+        (VERIFIER, step.verifier),
+    ]
     phase = BEFORE
     for name, span in spans:
         if span is None or span.started_at is None:
@@ -114,12 +141,24 @@ def root_cause(trial: Trial, step: StepView, facts: TrialFacts, side: SandboxSid
         return RootCause(phase, recorded.type, recorded.message, source, advice, _verifier_part(facts, side))
     if facts.agent_exit_code is not None:
         oracle = trial.agent_name == "oracle"
-        message = (f"the oracle's solution/solve.sh exited {facts.agent_exit_code}; Harbor records no error for it"
-                   if oracle else f"the agent exited {facts.agent_exit_code}; Harbor records no error for it")
-        advice = ("fix solution/solve.sh: agent/oracle.txt holds its output" if oracle
-                  else "the agent's logs (agent/) say why it failed")
-        return RootCause(AGENT, f"exit code {facts.agent_exit_code}", message, "agent/exit-code.txt", advice,
-                         _verifier_part(facts, side))
+        message = (
+            f"the oracle's solution/solve.sh exited {facts.agent_exit_code}; Harbor records no error for it"
+            if oracle
+            else f"the agent exited {facts.agent_exit_code}; Harbor records no error for it"
+        )
+        advice = (
+            "fix solution/solve.sh: agent/oracle.txt holds its output"
+            if oracle
+            else "the agent's logs (agent/) say why it failed"
+        )
+        return RootCause(
+            AGENT,
+            f"exit code {facts.agent_exit_code}",
+            message,
+            "agent/exit-code.txt",
+            advice,
+            _verifier_part(facts, side),
+        )
     if verdict.error is not None:
         return RootCause(VERIFIER, verdict.error, _verifier_words(side), verdict.source, side.phases.advice)
     if facts.verifier_disabled:

@@ -35,6 +35,7 @@ _EXCEPTION_LINE = re.compile(r"^(?P<type>[A-Za-z_][\w.]*)(?::\s?(?P<message>.*))
 _SYNTAX_TYPES = ("SyntaxError", "IndentationError", "TabError")
 _PYTHON_IN_PATH = re.compile(r"/python(\d+\.\d+)/")
 
+
 @record(frozen=True)
 class Frame:
     file: str
@@ -89,17 +90,19 @@ def parse_runner_output(text: str) -> RunnerOutput:
     contract_at = _last_index(lines, lambda line: line.startswith(CONTRACT_PREFIX))
     shim_at = _last_index(lines, lambda line: line.startswith(SHIM_PREFIX))
     traceback_at = _traceback_end(lines)
-    found = [(at, kind) for at, kind in ((contract_at, "contract_error"), (shim_at, "shim_no_python"),
-                                          (traceback_at, "traceback")) if at is not None]
+    found = [
+        (at, kind)
+        for at, kind in ((contract_at, "contract_error"), (shim_at, "shim_no_python"), (traceback_at, "traceback"))
+        if at is not None
+    ]
     if not found:
         return RunnerOutput("other", last_line=last_line)
-    _, kind = max(found)
+    at, kind = max(found)
     if kind == "contract_error":
-        return RunnerOutput(kind, contract_message=lines[contract_at][len(CONTRACT_PREFIX):].strip(),
-                            last_line=last_line)
+        return RunnerOutput(kind, contract_message=lines[at][len(CONTRACT_PREFIX) :].strip(), last_line=last_line)
     if kind == "shim_no_python":
-        return RunnerOutput(kind, shim_message=lines[shim_at].strip(), last_line=last_line)
-    tb = _read_traceback(lines, traceback_at)
+        return RunnerOutput(kind, shim_message=lines[at].strip(), last_line=last_line)
+    tb = _read_traceback(lines, at)
     version = None
     for frame in tb.frames:
         match = _PYTHON_IN_PATH.search(frame.file)
@@ -168,5 +171,5 @@ def _read_traceback(lines: list[str], end: int) -> RunnerTraceback:
         frames=tuple(frames),
         exception_type=exception.group("type") if exception else lines[end],
         exception_message=(exception.group("message") or "") if exception else "",
-        text="\n".join(lines[chain_start:end + 1]),
+        text="\n".join(lines[chain_start : end + 1]),
     )

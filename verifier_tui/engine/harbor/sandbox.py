@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING
 
 from verifier_tui.engine.harbor.facts import VERDICT_ERRORS, TrialFacts
 from verifier_tui.engine.harbor.folders import TEST_STDERR, TEST_STDOUT, StepView, Trial
-from verifier_tui.engine.harbor.reading import ExceptionRecord
-from verifier_tui.engine.untrusted import open_regular
 from verifier_tui.engine.harbor.phases import PhaseReport, sandbox_phases
+from verifier_tui.engine.harbor.reading import ExceptionRecord
 from verifier_tui.engine.harbor.runner_output import RunnerOutput, parse_runner_output
 from verifier_tui.engine.model import CapturedText, RewardFile, Verdict
 from verifier_tui.engine.record import record
+from verifier_tui.engine.untrusted import open_regular
 from verifier_tui.engine.verdict import REWARD_FILE_NOT_FOUND, VERIFIER_TIMEOUT
 
 if TYPE_CHECKING:
@@ -79,8 +79,12 @@ class MappedFrame:
     local_path: Path | None  # None: not a file of the task or the captured workspace
 
     def to_json(self) -> dict[str, Any]:
-        return {"sandbox_path": self.sandbox_path, "path": str(self.local_path) if self.local_path else None,
-                "line": self.line, "function": self.function}
+        return {
+            "sandbox_path": self.sandbox_path,
+            "path": str(self.local_path) if self.local_path else None,
+            "line": self.line,
+            "function": self.function,
+        }
 
 
 @record
@@ -117,9 +121,11 @@ def output_state(output: CapturedText | None, has_dir: bool, facts: TrialFacts) 
         return ("present", "") if output.total_bytes else ("empty", "(empty: test.sh printed nothing)")
     failure = facts.verifier_exception.type if facts.verifier_exception is not None else None
     if failure == VERIFIER_TIMEOUT:
-        return "not downloaded", ("(not downloaded: Harbor fetches /logs/verifier only once test.sh has ended, and "
-                                  "it stopped waiting at the timeout, so what the verifier printed never reached "
-                                  "the trial; a sandbox with mounted log folders keeps it)")
+        return "not downloaded", (
+            "(not downloaded: Harbor fetches /logs/verifier only once test.sh has ended, and "
+            "it stopped waiting at the timeout, so what the verifier printed never reached "
+            "the trial; a sandbox with mounted log folders keeps it)"
+        )
     if failure == "DownloadVerifierDirError":
         return "not downloaded", "(not downloaded: Harbor failed to download /logs/verifier, DownloadVerifierDirError)"
     if failure == "AddTestsDirError":
@@ -181,7 +187,7 @@ class PathMapper:
     def local(self, sandbox_path: str) -> Path | None:
         for prefix, bases in ((SANDBOX_TESTS, self.tests_dirs), (SANDBOX_WORKSPACE, [self.workspace])):
             if sandbox_path.startswith(prefix + "/"):
-                rel = sandbox_path[len(prefix) + 1:]
+                rel = sandbox_path[len(prefix) + 1 :]
                 for base in bases:
                     if base is not None and (base / rel).is_file():
                         return base / rel
@@ -194,7 +200,7 @@ class PathMapper:
 
             def tests(match: re.Match[str]) -> str:
                 local = self.local(match.group(0))
-                return str(local) if local is not None else str(main) + match.group(0)[len(SANDBOX_TESTS):]
+                return str(local) if local is not None else str(main) + match.group(0)[len(SANDBOX_TESTS) :]
 
             text = re.sub(r"(?<![\w./-])/tests(?:/[^\s\"':,)]*)?", tests, text)
         if self.workspace is not None:
@@ -208,8 +214,9 @@ def _own_code(path: str) -> bool:
     return path.startswith((SANDBOX_TESTS + "/", SANDBOX_WORKSPACE + "/"))
 
 
-def read_sandbox(trial: Trial, step: StepView, facts: TrialFacts, *, task_root: Path | None,
-                 workspace: Path | None) -> SandboxSide:
+def read_sandbox(
+    trial: Trial, step: StepView, facts: TrialFacts, *, task_root: Path | None, workspace: Path | None
+) -> SandboxSide:
     """Everything the sandbox left for this verifier pass (see the module docstring)."""
     from verifier_tui.engine.verdict import harbor_verdict, read_reward_files
 
@@ -226,14 +233,19 @@ def read_sandbox(trial: Trial, step: StepView, facts: TrialFacts, *, task_root: 
         # It follows stdout's tail (its own cut, if any, is marked inside its text).
         joined = output.head + output.tail
         separator = "\n" if joined and not joined.endswith("\n") else ""
-        output = CapturedText(head=output.head, tail=output.tail + separator + old_stderr.text,
-                              dropped_bytes=output.dropped_bytes,
-                              total_bytes=output.total_bytes + old_stderr.total_bytes)
+        output = CapturedText(
+            head=output.head,
+            tail=output.tail + separator + old_stderr.text,
+            dropped_bytes=output.dropped_bytes,
+            total_bytes=output.total_bytes + old_stderr.total_bytes,
+        )
     text = output.text
     runner = parse_runner_output(text)
     mapper = PathMapper(task_root, step.name, workspace)
-    frames = tuple(MappedFrame(f.file, f.line, f.function, mapper.local(f.file))
-                   for f in (runner.traceback.frames if runner.traceback else ()))
+    frames = tuple(
+        MappedFrame(f.file, f.line, f.function, mapper.local(f.file))
+        for f in (runner.traceback.frames if runner.traceback else ())
+    )
     failure = next((f for f in reversed(frames) if _own_code(f.sandbox_path)), None)
     where = None
     if failure is not None:
@@ -242,12 +254,20 @@ def read_sandbox(trial: Trial, step: StepView, facts: TrialFacts, *, task_root: 
             local = local.relative_to(task_root)
         where = f"{local or failure.sandbox_path}:{failure.line}"
     tail = tuple(mapper.text(runner.traceback.text).splitlines()[-6:]) if runner.traceback else ()
-    why_not = facts.agent_failure.type if facts.agent_failure else ("verifier disabled" if facts.verifier_disabled
-                                                                     else None)
-    phases = sandbox_phases(runner, computed, timed_out=facts.timed_out, timeout_s=facts.timeout.for_replay,
-                            verifier_ran=False if facts.verifier_ran is False and not text else True,
-                            where=where, not_run_because=why_not, tail=tail,
-                            downloaded=state != "not downloaded")
+    why_not = (
+        facts.agent_failure.type if facts.agent_failure else ("verifier disabled" if facts.verifier_disabled else None)
+    )
+    phases = sandbox_phases(
+        runner,
+        computed,
+        timed_out=facts.timed_out,
+        timeout_s=facts.timeout.for_replay,
+        verifier_ran=not (facts.verifier_ran is False and not text),
+        where=where,
+        not_run_because=why_not,
+        tail=tail,
+        downloaded=state != "not downloaded",
+    )
     verdict = _harbor_verdict(trial, step, facts, computed)
     return SandboxSide(
         step=step,
@@ -285,10 +305,11 @@ def _harbor_verdict(trial: Trial, step: StepView, facts: TrialFacts, computed: V
         return HarborVerdict(None, None, f"the verifier never ran ({why})", "none")
     if computed is not None:
         where = "result.json is not readable" if not trial.result.ok else "result.json records no verdict for it"
-        if computed.ok:
+        if computed.rewards is not None:
             return HarborVerdict(dict(computed.rewards), None, f"from the reward files ({where})", "reward files")
-        return HarborVerdict(None, computed.error, f"{computed.message} (from the reward files; {where})",
-                             "reward files")
+        return HarborVerdict(
+            None, computed.error, f"{computed.message} (from the reward files; {where})", "reward files"
+        )
     return HarborVerdict(None, None, "nothing recorded and no verifier/ folder", "none")
 
 
@@ -305,22 +326,30 @@ def _disagreement(step: StepView, facts: TrialFacts, computed: Verdict | None, h
     if step.rewards is None and recorded_error is None:
         return None
     if computed is None:
-        return (f"{where} recorded {_describe(step.rewards, recorded_error)}, but the trial has no verifier/ "
-                "folder to check it against")
+        return (
+            f"{where} recorded {_describe(step.rewards, recorded_error)}, but the trial has no verifier/ "
+            "folder to check it against"
+        )
     files_say = _describe(computed.rewards, computed.error)
     if recorded_error == VERIFIER_TIMEOUT:
         if computed.error == REWARD_FILE_NOT_FOUND:
             return None  # nothing was written before Harbor gave up: no contradiction
-        return (f"Harbor timed out ({VERIFIER_TIMEOUT}) and never read the reward files; what verifier/ "
-                f"holds now gives {files_say}")
+        return (
+            f"Harbor timed out ({VERIFIER_TIMEOUT}) and never read the reward files; what verifier/ "
+            f"holds now gives {files_say}"
+        )
     if step.rewards is not None and recorded_error is None:
         if computed.ok and same_rewards(computed.rewards, step.rewards):
             return None
-        return (f"the reward files now give {files_say}, but result.json recorded "
-                f"{_describe(step.rewards, None)}: verifier/ changed after the run")
+        return (
+            f"the reward files now give {files_say}, but result.json recorded "
+            f"{_describe(step.rewards, None)}: verifier/ changed after the run"
+        )
     if recorded_error in VERDICT_ERRORS:
         if computed.error == recorded_error:
             return None
-        return (f"{where} recorded {recorded_error}, but the reward files now give {files_say}: "
-                "verifier/ changed after the run")
+        return (
+            f"{where} recorded {recorded_error}, but the reward files now give {files_say}: "
+            "verifier/ changed after the run"
+        )
     return None

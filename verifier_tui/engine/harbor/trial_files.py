@@ -18,6 +18,7 @@ import json
 import os
 from typing import TYPE_CHECKING
 
+from verifier_tui.engine import untrusted
 from verifier_tui.engine.harbor.folders import EXCEPTION_TXT, MANIFEST, TRIAL_LOG
 from verifier_tui.engine.harbor.reading import read_json, read_text_tail
 from verifier_tui.engine.record import record
@@ -55,16 +56,27 @@ class FileView:
 
 
 #: (key, title) of every view, in the order of the trial screen's keys.
-VIEWS = (("trial_log", "trial.log"), ("exception", "exception.txt"), ("agent", "the agent's logs"),
-         ("trajectory", "the trajectory"), ("instruction", "the task's instruction"),
-         ("manifest", "the artifacts manifest"))
+VIEWS = (
+    ("trial_log", "trial.log"),
+    ("exception", "exception.txt"),
+    ("agent", "the agent's logs"),
+    ("trajectory", "the trajectory"),
+    ("instruction", "the task's instruction"),
+    ("manifest", "the artifacts manifest"),
+)
 
 
 def file_view(walk: TrialWalkthrough, key: str) -> FileView:
     """The view ``key`` (one of :data:`VIEWS`) of the walkthrough's trial (its step)."""
     title = dict(VIEWS)[key]
-    make = {"trial_log": _trial_log, "exception": _exception, "agent": _agent, "trajectory": _trajectory,
-            "instruction": _instruction, "manifest": _manifest}[key]
+    make = {
+        "trial_log": _trial_log,
+        "exception": _exception,
+        "agent": _agent,
+        "trajectory": _trajectory,
+        "instruction": _instruction,
+        "manifest": _manifest,
+    }[key]
     path, lines = make(walk)
     return FileView(key, title, path, tuple(lines))
 
@@ -93,14 +105,20 @@ def _tail(path: Path, limit: int, missing: str) -> list[tuple[str, str]]:
 
 def _trial_log(walk: TrialWalkthrough) -> tuple[Path, list[tuple[str, str]]]:
     path = walk.trial.path / TRIAL_LOG
-    return path, _tail(path, VIEW_BYTES, "trial.log is not there: Harbor writes it for every trial, so this folder "
-                                         "was copied without it (or Harbor was stopped before it started)")
+    return path, _tail(
+        path,
+        VIEW_BYTES,
+        "trial.log is not there: Harbor writes it for every trial, so this folder "
+        "was copied without it (or Harbor was stopped before it started)",
+    )
 
 
 def _exception(walk: TrialWalkthrough) -> tuple[Path, list[tuple[str, str]]]:
     path = walk.trial.path / EXCEPTION_TXT
-    missing = ("exception.txt is not there: Harbor writes it only when it records an exception for the trial "
-               "(result.json's exception_info), and it recorded none")
+    missing = (
+        "exception.txt is not there: Harbor writes it only when it records an exception for the trial "
+        "(result.json's exception_info), and it recorded none"
+    )
     if walk.facts.verifier_exception_source == "trial.log":
         missing += "; the verifier's own failure is only in trial.log (l shows it)"
     elif walk.facts.agent_exit_code is not None:
@@ -147,7 +165,11 @@ def _files(folder: Path, at_most: int = 5000) -> list[Path]:
 
 
 def _cut(text: str) -> str:
-    return text if len(text) <= MESSAGE_CHARS else text[:MESSAGE_CHARS] + f" … ({len(text) - MESSAGE_CHARS:,} more characters)"
+    return (
+        text
+        if len(text) <= MESSAGE_CHARS
+        else text[:MESSAGE_CHARS] + f" … ({len(text) - MESSAGE_CHARS:,} more characters)"
+    )
 
 
 def _content(value: Any) -> str:
@@ -160,7 +182,7 @@ def _content(value: Any) -> str:
             if isinstance(part, dict) and part.get("type") == "text":
                 parts.append(str(part.get("text") or ""))
             elif isinstance(part, dict):
-                source = part.get("source") if isinstance(part.get("source"), dict) else {}
+                source = untrusted.table(part, "source")
                 parts.append(f"[{part.get('type')}: {source.get('path') or '?'}]")
         return "\n".join(parts)
     return "" if value is None else json.dumps(value)
@@ -169,9 +191,11 @@ def _content(value: Any) -> str:
 def _metrics(metrics: Any) -> str:
     if not isinstance(metrics, dict):
         return ""
-    return ", ".join(f"{key.replace('_', ' ')} {metrics[key]}"
-                     for key in ("prompt_tokens", "completion_tokens", "cached_tokens", "cost_usd")
-                     if isinstance(metrics.get(key), (int, float)))
+    return ", ".join(
+        f"{key.replace('_', ' ')} {metrics[key]}"
+        for key in ("prompt_tokens", "completion_tokens", "cached_tokens", "cost_usd")
+        if isinstance(metrics.get(key), (int, float))
+    )
 
 
 def conversation(data: Any) -> list[tuple[str, str]]:
@@ -180,7 +204,7 @@ def conversation(data: Any) -> list[tuple[str, str]]:
     if not isinstance(data, dict) or not isinstance(data.get("steps"), list):
         return [("warn", "not an ATIF trajectory: no steps list")]
     out: list[tuple[str, str]] = []
-    agent = data.get("agent") if isinstance(data.get("agent"), dict) else {}
+    agent = untrusted.table(data, "agent")
     about = [str(data.get("schema_version") or "ATIF")]
     if agent.get("name"):
         about.append(f"agent {agent.get('name')} {agent.get('version') or ''}".rstrip())
@@ -207,7 +231,7 @@ def conversation(data: Any) -> list[tuple[str, str]]:
             if isinstance(call, dict):
                 arguments = json.dumps(call.get("arguments"), ensure_ascii=False)
                 out.append(("warn", f"  → {call.get('function_name')}({_cut(arguments)})"))
-        observation = step.get("observation") if isinstance(step.get("observation"), dict) else {}
+        observation = untrusted.table(step, "observation")
         for result in observation.get("results") or []:
             if not isinstance(result, dict):
                 continue
@@ -230,8 +254,13 @@ def _trajectory(walk: TrialWalkthrough) -> tuple[Path, list[tuple[str, str]]]:
     except RecursionError:  # json's own limit: a reader bounding the nesting says so itself
         return path, [("warn", "agent/trajectory.json is nested too deeply: not a trajectory an agent wrote")]
     if found.state == "missing":
-        return path, [("warn", "agent/trajectory.json is not there: only agents that record their run in ATIF "
-                               "write one (the oracle and nop agents do not)")]
+        return path, [
+            (
+                "warn",
+                "agent/trajectory.json is not there: only agents that record their run in ATIF "
+                "write one (the oracle and nop agents do not)",
+            )
+        ]
     if not found.ok:
         return path, [("warn", found.problem or "agent/trajectory.json cannot be read")]
     return path, conversation(found.data)
@@ -254,19 +283,38 @@ def _manifest(walk: TrialWalkthrough) -> tuple[Path, list[tuple[str, str]]]:
     step = walk.step
     path = step.artifacts_dir / MANIFEST
     if step.manifest.state == "missing":
-        return path, [("warn", "artifacts/manifest.json is not there: Harbor 0.14.0 and later write it after "
-                               "collecting artifacts, so this trial ended before that or is older")]
+        return path, [
+            (
+                "warn",
+                "artifacts/manifest.json is not there: Harbor 0.14.0 and later write it after "
+                "collecting artifacts, so this trial ended before that or is older",
+            )
+        ]
     if not step.manifest.ok:
         return path, [("warn", step.manifest.problem or "artifacts/manifest.json cannot be read")]
     entries = step.artifacts
-    out: list[tuple[str, str]] = [("head", f"{len(entries)} entr{'ies' if len(entries) != 1 else 'y'}: "
-                                           "source in the sandbox → where it is in the trial")]
+    out: list[tuple[str, str]] = [
+        (
+            "head",
+            f"{len(entries)} entr{'ies' if len(entries) != 1 else 'y'}: "
+            "source in the sandbox → where it is in the trial",
+        )
+    ]
     for entry in entries:
         where = "there" if entry.path is not None else "not in the trial folder"
         status = "" if entry.status == "ok" else f"  status {entry.status}"
-        out.append(("text" if entry.status == "ok" else "warn",
-                    f"  {entry.source} → {entry.destination or '?'}  ({entry.type or '?'}, {where}){status}"))
+        out.append(
+            (
+                "text" if entry.status == "ok" else "warn",
+                f"  {entry.source} → {entry.destination or '?'}  ({entry.type or '?'}, {where}){status}",
+            )
+        )
     if "/app" not in [e.source for e in entries]:
-        out += [("text", ""), ("muted", "/app was not captured: only when the task or the job declares it an "
-                                        "artifact (artifacts = [\"/app\"])")]
+        out += [
+            ("text", ""),
+            (
+                "muted",
+                '/app was not captured: only when the task or the job declares it an artifact (artifacts = ["/app"])',
+            ),
+        ]
     return path, out

@@ -27,7 +27,8 @@ from verifier_tui.engine.record import record, replace
 
 if TYPE_CHECKING:
     import asyncio
-    from typing import Any, Callable, Mapping
+    from collections.abc import Mapping
+    from typing import Any
 
     from verifier_tui.engine.invocation import RunSpec
     from verifier_tui.engine.session import Session
@@ -48,12 +49,24 @@ class Replayed:
 class TrialSession:
     """A trial's walkthrough and its local replay, run as often as asked."""
 
-    def __init__(self, trial: Trial, step: str | None = None, *, task_dir: Path | str | None = None,
-                 workspace: Path | str | None = None, case: str | None = None, empty: bool = False,
-                 timeout: float | None = None,
-                 python: str = "python3", nemo_gym: Path | None = None, cache: Path | None = None,
-                 environ: Mapping[str, str] | None = None, runner: str = "ours", env: tuple[str, ...] = (),
-                 pool: SessionPool | None = None) -> None:
+    def __init__(
+        self,
+        trial: Trial,
+        step: str | None = None,
+        *,
+        task_dir: Path | str | None = None,
+        workspace: Path | str | None = None,
+        case: str | None = None,
+        empty: bool = False,
+        timeout: float | None = None,
+        python: str = "python3",
+        nemo_gym: Path | None = None,
+        cache: Path | None = None,
+        environ: Mapping[str, str] | None = None,
+        runner: str = "ours",
+        env: tuple[str, ...] = (),
+        pool: SessionPool | None = None,
+    ) -> None:
         self.trial = trial
         self._pool = pool  # many trials replayed in a row share a session per task (the pool closes them)
         self.env = env  # --env words: added to the environment Harbor gave the verifier
@@ -73,12 +86,13 @@ class TrialSession:
         self._empty: Path | None = None  # the empty folder made for that stand-in
         self.walk: TrialWalkthrough = walk_trial(trial, step, task_dir=task_dir, cache=cache, environ=environ)
         self._baseline = None
-        if self.walk.drift is not None and self.walk.drift.same:
+        found = self.walk.location.path
+        if found is not None and self.walk.drift is not None and self.walk.drift.same:
             # The task is the run's now: keep each file's hash, so that an edit
             # later is named exactly (copies of the task have new file times).
             from verifier_tui.engine.harbor.digest import task_digest
 
-            self._baseline = task_digest(self.walk.location.path)
+            self._baseline = task_digest(found)
         self.plan: ReplayPlan = self._plan()
         self.session: Session | None = None
         self.last: Replayed | None = None
@@ -93,9 +107,18 @@ class TrialSession:
             workspace = self._empty_folder()
         walk = self.walk
         timeout = self.timeout if self.timeout is not None else walk.facts.timeout.for_replay
-        return plan_replay(walk.location, walk.workspace, walk.env, walk.step.name, workspace=workspace, case=case,
-                           empty=self.empty_stand_in, over_capture=self._over_capture, timeout=timeout,
-                           runner=self.runner)
+        return plan_replay(
+            walk.location,
+            walk.workspace,
+            walk.env,
+            walk.step.name,
+            workspace=workspace,
+            case=case,
+            empty=self.empty_stand_in,
+            over_capture=self._over_capture,
+            timeout=timeout,
+            runner=self.runner,
+        )
 
     def _empty_folder(self) -> Path:
         """The empty folder that stands in for /app (made once, removed by close)."""
@@ -113,8 +136,8 @@ class TrialSession:
         plan = self.plan
         if plan.task_dir is None or (plan.skipped is not None and not (explaining and plan.no_workspace)):
             return
-        from verifier_tui.engine.task.discovery import DiscoveryError
         from verifier_tui.engine.session import Options, SelectionError, Session
+        from verifier_tui.engine.task.discovery import DiscoveryError
 
         options = Options(
             verifier=str(plan.verifier) if plan.verifier is not None else None,
@@ -142,8 +165,9 @@ class TrialSession:
         """Why there is no replay (None: there is one)."""
         return self.plan.skipped or self.session_problem
 
-    def choose_stand_in(self, *, workspace: Path | str | None = None, case: str | None = None,
-                        empty: bool = False) -> None:
+    def choose_stand_in(
+        self, *, workspace: Path | str | None = None, case: str | None = None, empty: bool = False
+    ) -> None:
         """Replay on another workspace folder, a case of the task, or an empty
         folder (what an agent that did nothing leaves); none of them: back to
         what the trial captured."""
@@ -158,8 +182,14 @@ class TrialSession:
     def refresh(self) -> None:
         """Read the task again (after a change to it): its drift since the run,
         its settings, and so the plan; the sandbox side stays as recorded."""
-        self.walk = walk_trial(self.trial, self.step, task_dir=self._task_dir, cache=self._cache,
-                               environ=self._environ, baseline=self._baseline)
+        self.walk = walk_trial(
+            self.trial,
+            self.step,
+            task_dir=self._task_dir,
+            cache=self._cache,
+            environ=self._environ,
+            baseline=self._baseline,
+        )
         self.plan = self._plan()
         # The session stays (the watch loop holds it); only the verifier the shim names may move.
         if self.session is not None and self.plan.verifier is not None and self.plan.verifier != self.session.verifier:
@@ -175,6 +205,7 @@ class TrialSession:
         data, no response, no expectation (the trial is the reference) and
         the runner's phases asked for."""
         plan, session = self.plan, self.session
+        assert session is not None, "a spec is asked for only once a session is open"
         spec = session.spec()
         if self._pool is not None:  # the shared session's own choices are not this trial's
             if plan.case is not None:
@@ -189,8 +220,16 @@ class TrialSession:
                 spec = replace(spec, case=None, workspace=plan.workspace, expected=None)
         task = replace(spec.task, config=replace(spec.task.config, env=dict(plan.env)))
         timeout = plan.timeout_s if plan.timeout_s is not None else spec.timeout_s
-        return replace(spec, task=task, response=None, expected=None, task_data=plan.task_data, phases=True,
-                       timeout_s=timeout, extra_tests=plan.extra_tests)
+        return replace(
+            spec,
+            task=task,
+            response=None,
+            expected=None,
+            task_data=plan.task_data,
+            phases=True,
+            timeout_s=timeout,
+            extra_tests=plan.extra_tests,
+        )
 
     def explain(self) -> dict[str, Any] | None:
         """The runner's ``--explain`` for the replay (verify is not called),
@@ -216,8 +255,8 @@ class TrialSession:
         """One replay, blocking."""
         if self.skipped is not None or self.session is None:
             return self._compare(None)
-        from verifier_tui.engine.task.discovery import DiscoveryError
         from verifier_tui.engine.session import SelectionError
+        from verifier_tui.engine.task.discovery import DiscoveryError
 
         try:
             spec = self.spec()
@@ -237,11 +276,15 @@ class TrialSession:
         from verifier_tui.engine.sandbox.isolation import NAMESPACE
 
         session = self.session
-        return (session is not None and session.isolation.kind == NAMESPACE
-                and (session.task.tests_dir / "test.sh").is_file())
+        return (
+            session is not None
+            and session.isolation.kind == NAMESPACE
+            and (session.task.tests_dir / "test.sh").is_file()
+        )
 
-    async def arun(self, trigger: str = "trial replay", *, on_output: Callable[[str, str], None] | None = None,
-                   gate: asyncio.Semaphore | None = None, script_when_differs: bool = False) -> Replayed:
+    async def arun(
+        self, trigger: str = "trial replay", *, gate: asyncio.Semaphore | None = None, script_when_differs: bool = False
+    ) -> Replayed:
         """One replay from asyncio (the TUI, ``watch``, ``test``); cancelling
         it ends the runner. ``gate`` is held only while a runner runs.
         ``script_when_differs`` (a whole job): the task's test.sh runs only
@@ -250,19 +293,20 @@ class TrialSession:
         then the runner), and where the runner agrees it would only confirm."""
         if self.skipped is not None or self.session is None:
             return self._compare(None)
-        from verifier_tui.engine.task.discovery import DiscoveryError
         from verifier_tui.engine.session import SelectionError
+        from verifier_tui.engine.task.discovery import DiscoveryError
 
         try:
             spec = self.spec()
-            result = await self.session.arun(spec, trigger=trigger, on_output=on_output, gate=gate)
+            result = await self.session.arun(spec, trigger=trigger, gate=gate)
             if script_when_differs:
                 replayed = self._compare(result)
                 if replayed.agreement.same or not self._runs_test_sh():
                     return replayed
             if self._runs_test_sh():
-                script = await self.session.arun(replace(spec, via_test_sh=True, phases=False), trigger=trigger,
-                                                 gate=gate)
+                script = await self.session.arun(
+                    replace(spec, via_test_sh=True, phases=False), trigger=trigger, gate=gate
+                )
                 result = with_test_sh_verdict(script, result)
         except (DiscoveryError, SelectionError) as exc:
             self.session_problem = str(exc)
@@ -275,11 +319,9 @@ class TrialSession:
             plan = plan.verdict_by_test_sh()  # the script ran the task's own runner
         if result is not None:
             result.notices.extend(n for n in plan.notices if n not in result.notices)
-        plan = None if self.skipped and result is None else plan
         phases, parting, failure = replay_view(self.walk, result)
-        agreement = agreement_of(self.walk, plan, result, parting)
-        self.last = Replayed(result, None if result is not None else self.skipped, agreement, phases, parting,
-                             failure)
+        agreement = agreement_of(self.walk, None if self.skipped and result is None else plan, result, parting)
+        self.last = Replayed(result, None if result is not None else self.skipped, agreement, phases, parting, failure)
         return self.last
 
     def to_json(self, replayed: Replayed | None = None) -> dict[str, Any]:
@@ -288,8 +330,13 @@ class TrialSession:
         plan = self.plan
         if replayed.local is not None and replayed.local.verdict_by == "test.sh":
             plan = plan.verdict_by_test_sh()
-        return trial_json(self.walk, plan=plan, local=replayed.local, local_skipped=replayed.skipped,
-                          view=(replayed.phases, replayed.parting, replayed.failure))
+        return trial_json(
+            self.walk,
+            plan=plan,
+            local=replayed.local,
+            local_skipped=replayed.skipped,
+            view=(replayed.phases, replayed.parting, replayed.failure),
+        )
 
     # -- live reload -----------------------------------------------------------------------
 
@@ -330,8 +377,15 @@ class SessionPool:
     def session(self, task_dir: Path, options: Any) -> Session:
         from verifier_tui.engine.session import Session
 
-        key = (task_dir, options.verifier, options.timeout, options.python, options.nemo_gym, options.runner,
-               options.env)
+        key = (
+            task_dir,
+            options.verifier,
+            options.timeout,
+            options.python,
+            options.nemo_gym,
+            options.runner,
+            options.env,
+        )
         if key not in self._sessions:
             opened = Session(task_dir, replace(options, workspace=None, case=None))
             opened.recycle_stages = True  # each trial runs once: a layout serves the next
@@ -353,20 +407,38 @@ def with_test_sh_verdict(script: RunResult, runner: RunResult) -> RunResult:
     said = runner.verdict.rewards if runner.verdict.rewards is not None else runner.verdict.error
     notices = list(script.notices)
     if same:
-        notices.append("the verdict is the task's test.sh's, run as the sandbox ran it; verifier-tui's runner, "
-                       "run beside it on the same inputs, agrees and explains it")
+        notices.append(
+            "the verdict is the task's test.sh's, run as the sandbox ran it; verifier-tui's runner, "
+            "run beside it on the same inputs, agrees and explains it"
+        )
     else:
-        notices.append(f"the task's test.sh (what the sandbox ran) gives the verdict; verifier-tui's runner, run "
-                       f"directly on the same inputs, ended otherwise ({runner.outcome_words}: {said}), so the "
-                       "phases below are its, not the script's")
-    runner_verdict = {"outcome": runner.outcome.slug, "exit_code": runner.exit_code, "rewards": runner.verdict.rewards,
-                      "verdict_error": runner.verdict.error, "agrees": same}
-    return replace(script, explain=runner.explain, phases=runner.phases, notices=notices, verdict_by="test.sh",
-                   runner_verdict=runner_verdict, stack=_knowing(script.stack, runner.stack))
+        notices.append(
+            f"the task's test.sh (what the sandbox ran) gives the verdict; verifier-tui's runner, run "
+            f"directly on the same inputs, ended otherwise ({runner.outcome_words}: {said}), so the "
+            "phases below are its, not the script's"
+        )
+    runner_verdict = {
+        "outcome": runner.outcome.slug,
+        "exit_code": runner.exit_code,
+        "rewards": runner.verdict.rewards,
+        "verdict_error": runner.verdict.error,
+        "agrees": same,
+    }
+    return replace(
+        script,
+        explain=runner.explain,
+        phases=runner.phases,
+        notices=notices,
+        verdict_by="test.sh",
+        runner_verdict=runner_verdict,
+        stack=_knowing(script.stack, runner.stack),
+    )
 
 
 def _knowing(*stacks: Any) -> Any:
     """The first stack dump that names where the run was stuck (the task's
     own runner may have none to give), else the first there is."""
-    return next((s for s in stacks if s is not None and s.stuck_at is not None),
-                next((s for s in stacks if s is not None), None))
+    return next(
+        (s for s in stacks if s is not None and s.stuck_at is not None),
+        next((s for s in stacks if s is not None), None),
+    )

@@ -28,7 +28,8 @@ from verifier_tui.engine.record import field, record
 from verifier_tui.engine.task.config import TaskConfig
 
 if TYPE_CHECKING:
-    from typing import Any, Mapping
+    from collections.abc import Mapping
+    from typing import Any
 
     from verifier_tui.engine.harbor.replay import ReplayPlan
 
@@ -52,9 +53,15 @@ class TrialWalkthrough:
         return self.location.path
 
 
-def walk_trial(trial: Trial, step: str | None = None, *, task_dir: Path | str | None = None,
-               cache: Path | None = None, environ: Mapping[str, str] | None = None,
-               baseline: TaskDigest | None = None) -> TrialWalkthrough:
+def walk_trial(
+    trial: Trial,
+    step: str | None = None,
+    *,
+    task_dir: Path | str | None = None,
+    cache: Path | None = None,
+    environ: Mapping[str, str] | None = None,
+    baseline: TaskDigest | None = None,
+) -> TrialWalkthrough:
     """Read everything about ``trial`` (its step ``step``; the first when None).
 
     ``task_dir``: the task as the caller gives it (``--task DIR``), tried first.
@@ -66,13 +73,12 @@ def walk_trial(trial: Trial, step: str | None = None, *, task_dir: Path | str | 
     view = trial.step(step)
     location = locate_task(trial, task_dir, cache)
     task = read_task_config(location.path) if location.path is not None else None
-    drift = (compare_task(location.path, trial.recorded_digest, trial.started_at, baseline)
-             if location.path else None)
+    drift = compare_task(location.path, trial.recorded_digest, trial.started_at, baseline) if location.path else None
     facts = trial_facts(trial, view, task)
     workspace = trial_workspace(trial, view, facts.verifier_mode)
     side = read_sandbox(trial, view, facts, task_root=location.path, workspace=workspace.path)
     notes = list(trial.notes)
-    if task is not None:
+    if task is not None and location.path is not None:  # one is there when the other is
         if not (location.path / "task.toml").is_file():
             notes.append("task.toml is missing: Harbor's defaults are assumed")
         notes += [f"{p}" for p in task.problems]
@@ -91,8 +97,9 @@ def walk_trial(trial: Trial, step: str | None = None, *, task_dir: Path | str | 
     )
 
 
-def agreement_of(walk: TrialWalkthrough, plan: ReplayPlan | None, local: RunResult | None,
-                 parting: Parting | None = None) -> Agreement:
+def agreement_of(
+    walk: TrialWalkthrough, plan: ReplayPlan | None, local: RunResult | None, parting: Parting | None = None
+) -> Agreement:
     """The sandbox against the local run of ``plan``; ``parting``: the first
     step where they went differently, said second when they disagree."""
     return compare(
@@ -131,8 +138,9 @@ def local_failure(result: RunResult, task_root: Path | None) -> tuple[Path, int]
     return None
 
 
-def replay_view(walk: TrialWalkthrough, local: RunResult | None
-                ) -> tuple[PhaseReport | None, Parting | None, tuple[Path, int] | None]:
+def replay_view(
+    walk: TrialWalkthrough, local: RunResult | None
+) -> tuple[PhaseReport | None, Parting | None, tuple[Path, int] | None]:
     """The replay's phases, where they part from the sandbox's, and its failing line."""
     if local is None:
         return None, None, None
@@ -144,12 +152,23 @@ def replay_view(walk: TrialWalkthrough, local: RunResult | None
 def _verdict_json(verdict: Any) -> dict[str, Any] | None:
     if verdict is None:
         return None
-    return {"rewards": verdict.rewards, "error": verdict.error, "message": verdict.message,
-            "source": verdict.source, "warnings": list(verdict.warnings)}
+    return {
+        "rewards": verdict.rewards,
+        "error": verdict.error,
+        "message": verdict.message,
+        "source": verdict.source,
+        "warnings": list(verdict.warnings),
+    }
 
 
-def trial_json(walk: TrialWalkthrough, *, plan: ReplayPlan | None = None, local: RunResult | None = None,
-               local_skipped: str | None = None, view: tuple | None = None) -> dict[str, Any]:
+def trial_json(
+    walk: TrialWalkthrough,
+    *,
+    plan: ReplayPlan | None = None,
+    local: RunResult | None = None,
+    local_skipped: str | None = None,
+    view: tuple | None = None,
+) -> dict[str, Any]:
     """The object ``run TRIAL --json`` prints (see docs/json-output.md).
     ``view``: :func:`replay_view`'s answer, when the caller has it already."""
     trial, side, facts = walk.trial, walk.sandbox, walk.facts
@@ -174,9 +193,14 @@ def trial_json(walk: TrialWalkthrough, *, plan: ReplayPlan | None = None, local:
             "task_path": str(walk.location.path) if walk.location.path else None,
             "task_found_by": walk.location.found_by,
             "task_not_found": None if walk.location.found else walk.location.message(),
-            "task_digest": None if drift is None else {
-                "recorded": drift.recorded, "local": drift.local, "same": drift.same,
-                "modified_since": list(drift.modified_since), "tests_changed": drift.tests_changed,
+            "task_digest": None
+            if drift is None
+            else {
+                "recorded": drift.recorded,
+                "local": drift.local,
+                "same": drift.same,
+                "modified_since": list(drift.modified_since),
+                "tests_changed": drift.tests_changed,
                 "changes": drift.sentences(),
             },
             "verifier_mode": facts.verifier_mode,
@@ -195,8 +219,11 @@ def trial_json(walk: TrialWalkthrough, *, plan: ReplayPlan | None = None, local:
             "harbor_verdict": side.verdict.to_json(),
             "exception_type": recorded.type if recorded else None,
             "exception_message": recorded.message if recorded else None,
-            "verifier_exception": None if verifier_exception is None else {
-                "type": verifier_exception.type, "message": verifier_exception.message,
+            "verifier_exception": None
+            if verifier_exception is None
+            else {
+                "type": verifier_exception.type,
+                "message": verifier_exception.message,
                 "source": facts.verifier_exception_source,
             },
             "recorded_disagrees": side.disagreement,
@@ -216,8 +243,9 @@ def trial_json(walk: TrialWalkthrough, *, plan: ReplayPlan | None = None, local:
             "timeout_s": facts.timeout.for_replay,
             "timeout": facts.timeout.words,
             "verifier_duration_s": facts.verifier_duration_s,
-            "agent_failure": None if facts.agent_failure is None else {
-                "type": facts.agent_failure.type, "message": facts.agent_failure.message},
+            "agent_failure": None
+            if facts.agent_failure is None
+            else {"type": facts.agent_failure.type, "message": facts.agent_failure.message},
             "timed_out": facts.timed_out,
             "facts": facts.sentences(),
         },
@@ -251,9 +279,16 @@ class JobEntry:
         return self.verdict.label()
 
     def to_json(self) -> dict[str, Any]:
-        return {"trial": self.trial, "step": self.step, "path": str(self.path), "label": self.label,
-                "rewards": self.verdict.rewards, "error": self.verdict.error, "source": self.verdict.source,
-                "exception_type": self.exception_type}
+        return {
+            "trial": self.trial,
+            "step": self.step,
+            "path": str(self.path),
+            "label": self.label,
+            "rewards": self.verdict.rewards,
+            "error": self.verdict.error,
+            "source": self.verdict.source,
+            "exception_type": self.exception_type,
+        }
 
 
 def trial_entries(trial: Trial) -> list[JobEntry]:

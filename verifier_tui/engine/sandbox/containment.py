@@ -45,7 +45,7 @@ NAMESPACE_FAILED = "could not set up the run's namespace: "
 def namespace_failure(start_error: str | None) -> str | None:
     """Why a run's namespace did not set up, from its start error (None: it did)."""
     if start_error and start_error.startswith(NAMESPACE_FAILED):
-        return start_error[len(NAMESPACE_FAILED):]
+        return start_error[len(NAMESPACE_FAILED) :]
     return None
 
 
@@ -71,8 +71,18 @@ class Contained:
     """Bytes the run's processes may hold together before the biggest is killed."""
 
 
-def contain(argv: list[str], env: dict[str, str], *, stage: Stage, limits: Limits | None, python: str,
-            workspace: Path | None, tests_dir: Path, verifier: Path, user_paths: list[Path | None]) -> Contained:
+def contain(
+    argv: list[str],
+    env: dict[str, str],
+    *,
+    stage: Stage,
+    limits: Limits | None,
+    python: str,
+    workspace: Path | None,
+    tests_dir: Path,
+    verifier: Path,
+    user_paths: list[Path | None],
+) -> Contained:
     """Wrap a run's command line in the stage's isolation and the task's
     limits. ``user_paths``: the user's files and folders the run uses, the
     ones to look at before and after it without namespaces."""
@@ -111,13 +121,17 @@ def contain(argv: list[str], env: dict[str, str], *, stage: Stage, limits: Limit
         out.cwd = stage.root
         return out
     if limits is not None and limits.network == "no-network":
-        out.notices.append('network_mode = "no-network" is not applied: the copy sandbox has no network '
-                           "namespace, so the verifier reaches the network the sandbox would refuse it")
+        out.notices.append(
+            'network_mode = "no-network" is not applied: the copy sandbox has no network '
+            "namespace, so the verifier reaches the network the sandbox would refuse it"
+        )
     named = sandbox_path_lines(tests_dir, verifier)
     if named:
         shown = ", ".join(named[:3]) + (f" +{len(named) - 3} more" if len(named) > 3 else "")
-        out.notices.append("the copy sandbox has no /app, /tests or /logs/verifier (the run gets the scratch "
-                           f"folder's paths), and the verifier names them by absolute path: {shown}")
+        out.notices.append(
+            "the copy sandbox has no /app, /tests or /logs/verifier (the run gets the scratch "
+            f"folder's paths), and the verifier names them by absolute path: {shown}"
+        )
     token = strays.new_token()
     out.marker = token
     out.env = dict(env, **{strays.MARKER: token})
@@ -158,7 +172,7 @@ def _workdir(limits: Limits | None, workspace: Path | None, stage: Stage, notice
     wanted = limits.workdir if limits is not None else "/"
     app = stage.app_at
     if wanted == app or wanted.startswith(app.rstrip("/") + "/"):
-        rel = wanted[len(app):].strip("/")
+        rel = wanted[len(app) :].strip("/")
         if not rel or (workspace is not None and (workspace / rel).is_dir()):
             return wanted
         notices.append(f"the working directory {wanted} is not in this workspace: the run starts in {app}")
@@ -166,8 +180,9 @@ def _workdir(limits: Limits | None, workspace: Path | None, stage: Stage, notice
     parts = [p for p in wanted.split("/") if p]
     if not parts or parts in (["tmp"], ["tests"], ["logs"], ["logs", "verifier"]):
         return wanted  # a folder the view has
-    if parts[0] not in ("tmp", "tests", "logs", "proc", "dev") and (os.path.isdir(wanted)
-                                                                    or not os.path.lexists("/" + parts[0])):
+    if parts[0] not in ("tmp", "tests", "logs", "proc", "dev") and (
+        os.path.isdir(wanted) or not os.path.lexists("/" + parts[0])
+    ):
         return wanted  # this machine's, or made in the view when it is a top folder this machine lacks
     notices.append(f"the working directory {wanted} is not in this machine's view: the run starts in /")
     return "/"

@@ -29,14 +29,32 @@ from typing import TYPE_CHECKING
 from verifier_tui.engine.record import field, record
 
 if TYPE_CHECKING:
-    from typing import Any, Iterable, Mapping
+    from collections.abc import Iterable, Mapping
+    from typing import Any
 
 #: What the runner inherits from the user's environment: what a container's
 #: shell has (PATH, HOME, USER, the locale, TERM, TMPDIR, TZ), pyenv's choice
 #: of interpreter (the ``python3`` a pyenv shim runs depends on it), and what
 #: Python needs to start on Windows.
-PASSED_THROUGH = ("PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TERM", "TMPDIR", "TZ",
-                  "PYENV_ROOT", "PYENV_VERSION", "SYSTEMROOT", "WINDIR", "COMSPEC", "PATHEXT", "TEMP", "TMP")
+PASSED_THROUGH = (
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "LANG",
+    "LANGUAGE",
+    "TERM",
+    "TMPDIR",
+    "TZ",
+    "PYENV_ROOT",
+    "PYENV_VERSION",
+    "SYSTEMROOT",
+    "WINDIR",
+    "COMSPEC",
+    "PATHEXT",
+    "TEMP",
+    "TMP",
+)
 PASSED_THROUGH_PREFIXES = ("LC_",)
 #: verifier-tui's own settings for the runner: output unbuffered (live output
 #: in the TUI), decoded as UTF-8, and no __pycache__ written (the runner is
@@ -117,8 +135,9 @@ def parse_assignment(text: str, environ: Mapping[str, str] | None = None) -> tup
     return name, environ[name]
 
 
-def child_environment(task_env: Mapping[str, str], extra: Iterable[str] = (),
-                      environ: Mapping[str, str] | None = None) -> ChildEnvironment:
+def child_environment(
+    task_env: Mapping[str, str], extra: Iterable[str] = (), environ: Mapping[str, str] | None = None
+) -> ChildEnvironment:
     """The runner's environment (see the module's docstring). ``extra`` holds
     the ``--env`` words as the user gave them."""
     environ = os.environ if environ is None else environ
@@ -133,15 +152,17 @@ def child_environment(task_env: Mapping[str, str], extra: Iterable[str] = (),
         values[name] = value
         sources[name] = Passed(name, FROM_TOOL, value)
     for name, raw in task_env.items():
-        value, missing = resolve_template(raw, environ)
-        if missing is not None:
-            problems.append(f"task.toml: [verifier] env.{name} = {raw!r}, but {missing} is not set in your "
-                            f"environment (Harbor would stop with ValueError and not run the verifier): "
-                            f"the runner gets no {name}")
+        resolved, missing = resolve_template(raw, environ)
+        if resolved is None:
+            problems.append(
+                f"task.toml: [verifier] env.{name} = {raw!r}, but {missing} is not set in your "
+                f"environment (Harbor would stop with ValueError and not run the verifier): "
+                f"the runner gets no {name}"
+            )
             values.pop(name, None)
             sources.pop(name, None)
             continue
-        values[name] = value
+        values[name] = resolved
         sources[name] = Passed(name, FROM_TASK, raw)
     for word in extra:
         try:

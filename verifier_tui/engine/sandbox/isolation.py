@@ -126,8 +126,13 @@ _OWN_TOP = {"proc", "dev", "tmp", "app", "tests", "logs", INPUTS.strip("/")}
 # The devices a container gets (Docker's defaults, less the terminal ones it
 # sets up per container); each bound from the machine's /dev.
 _DEVICES = ("null", "zero", "full", "random", "urandom", "tty")
-_DEV_LINKS = {"fd": "/proc/self/fd", "stdin": "/proc/self/fd/0", "stdout": "/proc/self/fd/1",
-              "stderr": "/proc/self/fd/2", "ptmx": "pts/ptmx"}
+_DEV_LINKS = {
+    "fd": "/proc/self/fd",
+    "stdin": "/proc/self/fd/0",
+    "stdout": "/proc/self/fd/1",
+    "stderr": "/proc/self/fd/2",
+    "ptmx": "pts/ptmx",
+}
 # A mount's flags that an unprivileged remount must keep (the kernel refuses
 # to drop a flag the mount was locked with), as mountinfo spells them.
 _KEPT_FLAGS = ("nosuid", "nodev", "noexec", "noatime", "nodiratime", "relatime")
@@ -201,8 +206,9 @@ def namespace_problem(fresh: bool = False) -> str | None:
             return f"{tool} is not on PATH"
     key = _cache_key()
     known = cache.load(_CACHE_FILE, _valid_entry).get(key)
-    if known is not None and (known["problem"] is None
-                              or not fresh and time.time() - known.get("at", 0) < RETRY_NEGATIVE_S):
+    if known is not None and (
+        known["problem"] is None or not fresh and time.time() - known.get("at", 0) < RETRY_NEGATIVE_S
+    ):
         return known["problem"]
     problem = _probe()
     remembered = cache.load(_CACHE_FILE, _valid_entry)
@@ -253,8 +259,18 @@ def _probe() -> str | None:
             os.mkdir(folder)
         with open(os.path.join(lower, "seen"), "w", encoding="utf-8") as handle:
             handle.write("yes")
-        plan = ViewPlan(view=view, ctl=ctl, tests=tests, reward=reward, inputs=inputs, app_copy=None,
-                        overlay=(lower, upper, work), workdir=APP, network=True, hide=where)
+        plan = ViewPlan(
+            view=view,
+            ctl=ctl,
+            tests=tests,
+            reward=reward,
+            inputs=inputs,
+            app_copy=None,
+            overlay=(lower, upper, work),
+            workdir=APP,
+            network=True,
+            hide=where,
+        )
         # The probe's own command: the workspace seen at /app, and / refused to writes.
         argv = namespace_argv(plan, ["sh", "-c", "cat /app/seen && ! (: >/probe-write) 2>/dev/null"])
         try:
@@ -356,8 +372,24 @@ def namespace_argv(plan: ViewPlan, argv: list[str]) -> list[str]:
     # (prctl's parent-death signal follows the thread that started the child:
     # run_process starts it from the thread that waits for it, to its end.)
     guard = [setpriv, "--pdeathsig", "KILL"] if setpriv is not None else []
-    return [*guard, *outer, _tool("sh") or "sh", "-c", _INIT, "verifier-tui-init", fstab, plan.ctl,
-            str(os.getuid()), str(os.getgid()), view, plan.workdir, ip, str(CMDLINE_BYTES), "--", *argv]
+    return [
+        *guard,
+        *outer,
+        _tool("sh") or "sh",
+        "-c",
+        _INIT,
+        "verifier-tui-init",
+        fstab,
+        plan.ctl,
+        str(os.getuid()),
+        str(os.getgid()),
+        view,
+        plan.workdir,
+        ip,
+        str(CMDLINE_BYTES),
+        "--",
+        *argv,
+    ]
 
 
 def view_mounts(plan: ViewPlan) -> tuple[str, list[str]]:

@@ -22,8 +22,12 @@ import shutil
 import stat
 from collections import namedtuple
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from verifier_tui.engine.sandbox.file_copy import NotAFile, copy_file, copy_sig, source_sig
+
+if TYPE_CHECKING:
+    from verifier_tui.engine.sandbox.write_tracker import WriteTracker
 
 # Names never copied into a mirror: bytecode caches would only be stale.
 _SKIP_NAMES = {"__pycache__"}
@@ -51,7 +55,7 @@ class Mirror:
         self.track = track
         """Watch the copy for what each run writes (see write_tracker), so a
         re-run repairs only that instead of walking the whole copy."""
-        self._tracker = None
+        self._tracker: WriteTracker | None = None
         self.walked = False
         """Whether the last sync walked the whole tree (else: only the paths it was given)."""
 
@@ -208,6 +212,7 @@ class Mirror:
         if replace and _real_dir(Path(dst)):
             remove_tree(Path(dst))
             replace = False
+        outcome: tuple | OSError
         try:
             outcome = copy_file(src, dst, replace)
         except OSError as exc:
@@ -278,7 +283,7 @@ class _Entry:
 
     def __init__(self, path: Path) -> None:
         self.path = str(path)
-        self._st = None
+        self._st: os.stat_result | None = None
 
     def stat(self, follow_symlinks: bool = False) -> os.stat_result:
         if self._st is None:
@@ -370,4 +375,3 @@ def remove_path(path: Path) -> None:
             path.unlink()
         except OSError:
             pass
-

@@ -48,10 +48,10 @@ import threading
 from pathlib import Path
 
 from verifier_tui.engine import procfs, untrusted
+from verifier_tui.engine.record import field, record
 from verifier_tui.engine.sandbox.file_copy import copy_file
 from verifier_tui.engine.sandbox.isolation import APP, INPUTS, REWARD, TESTS, overlay_can_take
 from verifier_tui.engine.sandbox.mirror import Mirror, make_real_dir, remove_path, remove_tree
-from verifier_tui.engine.record import field, record
 from verifier_tui.runner_source import runner_path
 
 # The watcher's changes arrive on the event loop while staging runs in a thread.
@@ -111,8 +111,12 @@ class Stage:
         with namespaces (``/tests/...``), else the path itself."""
         if not self.namespace:
             return str(path)
-        for folder, there in ((self.tests_dir, TESTS), (self.app_dir, self.app_at), (self.reward_dir, REWARD),
-                              (self.inputs_dir, INPUTS)):
+        for folder, there in (
+            (self.tests_dir, TESTS),
+            (self.app_dir, self.app_at),
+            (self.reward_dir, REWARD),
+            (self.inputs_dir, INPUTS),
+        ):
             if path == folder or path.is_relative_to(folder):
                 rel = path.relative_to(folder).as_posix()
                 return there if rel == "." else f"{there.rstrip('/')}/{rel}"
@@ -191,9 +195,15 @@ class Stage:
         self._write_own("inputs", name, text.encode("utf-8"))
         return self.inputs_dir / name
 
-    def prepare(self, tests_source: Path, workspace: Path | None, nemo_gym_verifiers: Path | None,
-                runner: Path | None = None, task_vendors_nemo_gym: bool = False,
-                extra_tests: Path | None = None) -> list[str]:
+    def prepare(
+        self,
+        tests_source: Path,
+        workspace: Path | None,
+        nemo_gym_verifiers: Path | None,
+        runner: Path | None = None,
+        task_vendors_nemo_gym: bool = False,
+        extra_tests: Path | None = None,
+    ) -> list[str]:
         """Bring the layout up to date for a run; returns notes for the user.
 
         ``extra_tests``: a step's own ``steps/<name>/tests``, copied over the
@@ -214,8 +224,9 @@ class Stage:
         staged again."""
         self.problem = None
         try:
-            return self._prepare(tests_source, workspace, nemo_gym_verifiers, runner, task_vendors_nemo_gym,
-                                 extra_tests)
+            return self._prepare(
+                tests_source, workspace, nemo_gym_verifiers, runner, task_vendors_nemo_gym, extra_tests
+            )
         except OSError as exc:
             said = _said(exc, self.root)
             if exc.errno not in _NO_ROOM:  # (a full disk is not this folder's fault: it stays)
@@ -234,8 +245,15 @@ class Stage:
         self.vendored_from = self.pending = None
         self.root = Path(tempfile.mkdtemp(prefix=f"{self.root.name}-", dir=self.root.parent))
 
-    def _prepare(self, tests_source: Path, workspace: Path | None, nemo_gym_verifiers: Path | None,
-                 runner: Path | None, task_vendors_nemo_gym: bool, extra_tests: Path | None) -> list[str]:
+    def _prepare(
+        self,
+        tests_source: Path,
+        workspace: Path | None,
+        nemo_gym_verifiers: Path | None,
+        runner: Path | None,
+        task_vendors_nemo_gym: bool,
+        extra_tests: Path | None,
+    ) -> list[str]:
         notes: list[str] = []
         self._tidy_root()
         # The reward folder first: whatever happens next, no verdict of an
@@ -266,9 +284,11 @@ class Stage:
             self._vendor(nemo_gym_verifiers)
         overlay = self.namespace and workspace is not None and overlay_can_take(str(workspace)) and self._big(workspace)
         if overlay and self.overlay_lower != workspace:
-            notes.append(f"the workspace holds more than {COPY_UP_TO_ENTRIES:,} entries or {COPY_UP_TO_BYTES >> 20} MB: "
-                         "it is an overlay over yours, not a copy, so renaming a folder that came with it fails "
-                         "with EXDEV (in the sandbox it works)")
+            notes.append(
+                f"the workspace holds more than {COPY_UP_TO_ENTRIES:,} entries or {COPY_UP_TO_BYTES >> 20} MB: "
+                "it is an overlay over yours, not a copy, so renaming a folder that came with it fails "
+                "with EXDEV (in the sandbox it works)"
+            )
         self.overlay_lower = workspace if overlay else None
         if workspace is None:
             self.workspace = None
@@ -412,8 +432,12 @@ class Stage:
             if fd is not None:
                 with os.fdopen(fd, "rb") as handle:
                     st = os.fstat(handle.fileno())
-                    if (stat.S_ISREG(st.st_mode) and stat.S_IMODE(st.st_mode) == mode and st.st_size == len(data)
-                            and handle.read(len(data) + 1) == data):
+                    if (
+                        stat.S_ISREG(st.st_mode)
+                        and stat.S_IMODE(st.st_mode) == mode
+                        and st.st_size == len(data)
+                        and handle.read(len(data) + 1) == data
+                    ):
                         return
             _write_new(dfd, name, data, mode, self.root / folder / name)
         finally:
@@ -502,11 +526,14 @@ def _why(exc: OSError) -> str:
     room, where the scratch folder is and how to put it elsewhere."""
     if exc.errno not in _NO_ROOM:
         return str(exc.strerror or exc)
-    what = {errno.ENOSPC: "no space left on the scratch file system",
-            errno.EDQUOT: "the disk quota on the scratch file system is used up",
-            errno.EFBIG: "the file is bigger than the scratch file system or the file size limit (ulimit -f) allows"}
-    return (f"{what[exc.errno]} (verifier-tui copies into {tempfile.gettempdir()}; "
-            "set TMPDIR to a folder with more room)")
+    what = {
+        errno.ENOSPC: "no space left on the scratch file system",
+        errno.EDQUOT: "the disk quota on the scratch file system is used up",
+        errno.EFBIG: "the file is bigger than the scratch file system or the file size limit (ulimit -f) allows",
+    }
+    return (
+        f"{what[exc.errno]} (verifier-tui copies into {tempfile.gettempdir()}; set TMPDIR to a folder with more room)"
+    )
 
 
 def _whole(mirror: Mirror, what: str) -> None:
@@ -572,8 +599,9 @@ def _empty(folder: Path) -> None:
         pass
     remove_path(folder)  # something would not go: the folder goes with it, or this raises
     if os.path.lexists(folder):
-        left = next((os.path.join(where, name) for where, dirs, files in os.walk(folder) for name in files + dirs),
-                    str(folder))
+        left = next(
+            (os.path.join(where, name) for where, dirs, files in os.walk(folder) for name in files + dirs), str(folder)
+        )
         raise OSError(errno.EPERM, "it cannot be removed", left)
     folder.mkdir(parents=True)
 
@@ -669,9 +697,15 @@ def _remove_detached(root: Path) -> bool:
     can be started: then the caller removes the tree itself."""
     script = 'rm -rf -- "$1" 2>/dev/null || { chmod -R u+rwx -- "$1"; rm -rf -- "$1"; }'
     try:
-        subprocess.run(["sh", "-c", f"{{ {script}; }} >/dev/null 2>&1 &", "verifier-tui-remove", str(root)],
-                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                       start_new_session=True, check=True, timeout=10)
+        subprocess.run(
+            ["sh", "-c", f"{{ {script}; }} >/dev/null 2>&1 &", "verifier-tui-remove", str(root)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+            check=True,
+            timeout=10,
+        )
     except (OSError, subprocess.SubprocessError):
         return False
     return True

@@ -16,6 +16,7 @@ lies beyond the limit is not checked.
 from __future__ import annotations
 
 import os
+import stat
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine.record import record
@@ -68,7 +69,7 @@ def _look(roots: list[str], limit: int) -> dict:
             st = os.lstat(root)
         except OSError:
             continue
-        if not os.path.stat.S_ISDIR(st.st_mode):
+        if not stat.S_ISDIR(st.st_mode):
             out[root] = _signature(st)
             continue
         out[root] = ("d",)

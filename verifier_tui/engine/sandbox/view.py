@@ -48,8 +48,14 @@ class Limits:
     cpu_list: tuple = ()  # the CPUs the run was bound to (empty: all of this machine's; set by cpu_lease)
 
     def to_json(self) -> dict:
-        return {"memory_mb": self.memory_mb, "cpus": self.cpus, "cpu_list": list(self.cpu_list),
-                "network": self.network, "workdir": self.workdir, "workspace": self.app}
+        return {
+            "memory_mb": self.memory_mb,
+            "cpus": self.cpus,
+            "cpu_list": list(self.cpu_list),
+            "network": self.network,
+            "workdir": self.workdir,
+            "workspace": self.app,
+        }
 
 
 def _read_text(path: Path) -> str | None:

@@ -18,13 +18,29 @@ from __future__ import annotations
 
 import os
 import struct
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import ctypes
 
 _MODIFY, _ATTRIB, _CLOSE_WRITE = 0x2, 0x4, 0x8
 _MOVED_FROM, _MOVED_TO, _CREATE, _DELETE = 0x40, 0x80, 0x100, 0x200
 _DELETE_SELF, _MOVE_SELF, _OVERFLOW, _IGNORED = 0x400, 0x800, 0x4000, 0x8000
 _ONLYDIR, _DONT_FOLLOW, _EXCL_UNLINK = 0x01000000, 0x02000000, 0x04000000
-_MASK = (_MODIFY | _ATTRIB | _CLOSE_WRITE | _MOVED_FROM | _MOVED_TO | _CREATE | _DELETE | _DELETE_SELF
-         | _MOVE_SELF | _ONLYDIR | _DONT_FOLLOW | _EXCL_UNLINK)
+_MASK = (
+    _MODIFY
+    | _ATTRIB
+    | _CLOSE_WRITE
+    | _MOVED_FROM
+    | _MOVED_TO
+    | _CREATE
+    | _DELETE
+    | _DELETE_SELF
+    | _MOVE_SELF
+    | _ONLYDIR
+    | _DONT_FOLLOW
+    | _EXCL_UNLINK
+)
 _NONBLOCK, _CLOEXEC = os.O_NONBLOCK, 0o2000000
 _HEADER = struct.Struct("iIII")
 
@@ -43,20 +59,21 @@ def tracker() -> WriteTracker | None:
         fd = _libc.inotify_init1(_NONBLOCK | _CLOEXEC)
     except (OSError, AttributeError):
         return None
-    return WriteTracker(fd) if fd >= 0 else None
+    return WriteTracker(fd, _libc) if fd >= 0 else None
 
 
 class WriteTracker:
     """The folders of one mirror, watched for writes."""
 
-    def __init__(self, fd: int) -> None:
+    def __init__(self, fd: int, libc: ctypes.CDLL) -> None:
         self.fd = fd
+        self._libc = libc
         self.folders: dict[int, str] = {}  # watch descriptor: the folder's path relative to the mirror
         self.lost = False
 
     def watch(self, path: str, rel: str) -> None:
         """Watch the folder ``path`` (``rel`` in the mirror: "" for its root)."""
-        wd = _libc.inotify_add_watch(self.fd, os.fsencode(path), _MASK)
+        wd = self._libc.inotify_add_watch(self.fd, os.fsencode(path), _MASK)
         if wd < 0:
             self.lost = True  # e.g. fs.inotify.max_user_watches reached: walk instead
         else:
@@ -79,7 +96,7 @@ class WriteTracker:
             offset = 0
             while offset < len(data):
                 wd, mask, _cookie, size = _HEADER.unpack_from(data, offset)
-                name = data[offset + _HEADER.size: offset + _HEADER.size + size].rstrip(b"\0")
+                name = data[offset + _HEADER.size : offset + _HEADER.size + size].rstrip(b"\0")
                 offset += _HEADER.size + size
                 if mask & _OVERFLOW:
                     self.lost = True

@@ -121,8 +121,10 @@ def new_task(folder: Path, name: str | None = None) -> None:
     folder that holds anything, and a name Harbor would refuse."""
     name = name if name is not None else default_name(folder)
     if not ORG_NAME.match(name) or ".." in name:
-        raise AuthoringError(f"--name {name!r}: Harbor wants org/name (letters, digits, '.', '_' and '-', "
-                             "each part starting with a letter or digit)")
+        raise AuthoringError(
+            f"--name {name!r}: Harbor wants org/name (letters, digits, '.', '_' and '-', "
+            "each part starting with a letter or digit)"
+        )
     if folder.exists() or folder.is_symlink():
         if not folder.is_dir():
             raise AuthoringError(f"{folder} exists and is not a folder")
@@ -144,7 +146,10 @@ def vendor(task: Path) -> list[str]:
     if not task.is_dir() or not looks_like_task(task):
         raise AuthoringError(not_a_task_message(task))
     said = []
-    for rel, source, what in ((SHIM, shim_path(), "the runner's shim"), (RUNNER, runner_path(), "verifier-tui's runner")):
+    for rel, source, what in (
+        (SHIM, shim_path(), "the runner's shim"),
+        (RUNNER, runner_path(), "verifier-tui's runner"),
+    ):
         target = task / rel
         wanted = source.read_bytes()
         if target.is_symlink() or target.exists():

@@ -92,11 +92,11 @@ def load_case(folder: Path, task_data_fallbacks: Any = (), rows: TaskRows | None
             problems.append("both response.json and response.txt exist; using response.json")
     elif untrusted.present(text_response):
         response = ResponseSource(text_response, "text")
-    task_data: Path | None = folder / "task_data.json"
+    own_data = folder / "task_data.json"
+    task_data: Path | None = own_data if untrusted.present(own_data) else None
     task_id: str | None = None
     names_no_row: str | None = None
-    if not untrusted.present(task_data):
-        task_data = None
+    if task_data is None:
         named = case_task_id(folder)
         if rows is not None and named is not None:
             if rows.row(named) is not None:
@@ -115,7 +115,8 @@ def load_case(folder: Path, task_data_fallbacks: Any = (), rows: TaskRows | None
             names_no_row = (
                 f"no task data: the task is parameterized ({rows.path.name}, {len(rows.rows)} rows) but the case "
                 f"names no row, so verify gets task_data = {{}}; put the row's task_id in the case's "
-                f"{CASE_TASK_ID_FILE}, or name the case folder after it")
+                f"{CASE_TASK_ID_FILE}, or name the case folder after it"
+            )
             problems.append(names_no_row)
     expected, problem = read_expected(folder / "expected.json")
     if problem:
@@ -143,26 +144,30 @@ def read_expected(path: Path) -> tuple[Expectation | None, str | None]:
     if problem is not None:
         return None, f"{problem}; the case has no expectation"
     if not isinstance(data, dict):
-        return None, f"{path.name} must be a JSON object like {{\"rewards\": {{\"reward\": 1.0}}}} or {{\"exit_code\": 1}}"
+        return None, f'{path.name} must be a JSON object like {{"rewards": {{"reward": 1.0}}}} or {{"exit_code": 1}}'
     rewards = data.get("rewards")
     exit_code = data.get("exit_code")
     if rewards is not None and not (
-        isinstance(rewards, dict) and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in rewards.values())
+        isinstance(rewards, dict)
+        and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in rewards.values())
     ):
-        return None, f"{path.name}: \"rewards\" must be an object of numbers"
+        return None, f'{path.name}: "rewards" must be an object of numbers'
     if exit_code is not None and (isinstance(exit_code, bool) or not isinstance(exit_code, int)):
-        return None, f"{path.name}: \"exit_code\" must be an integer"
+        return None, f'{path.name}: "exit_code" must be an integer'
     if rewards is None and exit_code is None:
-        return None, f"{path.name} names neither \"rewards\" nor \"exit_code\""
+        return None, f'{path.name} names neither "rewards" nor "exit_code"'
     tolerance = data.get("tolerance")
     if tolerance is not None:
         if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or not 0 <= tolerance < math.inf:
-            return None, (f"{path.name}: \"tolerance\" must be a number, 0 or more and finite, such as 1e-9 "
-                          f"(not {json.dumps(tolerance)})")
+            return None, (
+                f'{path.name}: "tolerance" must be a number, 0 or more and finite, such as 1e-9 '
+                f"(not {json.dumps(tolerance)})"
+            )
         if rewards is None:
-            return None, f"{path.name}: \"tolerance\" applies to \"rewards\", and there are none"
-    return Expectation(rewards=rewards, exit_code=exit_code, source=path,
-                       tolerance=float(tolerance) if tolerance is not None else None), None
+            return None, f'{path.name}: "tolerance" applies to "rewards", and there are none'
+    return Expectation(
+        rewards=rewards, exit_code=exit_code, source=path, tolerance=float(tolerance) if tolerance is not None else None
+    ), None
 
 
 def wrap_text_response(text: str) -> dict[str, Any]:

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 import unicodedata
 from typing import TYPE_CHECKING
 
@@ -178,10 +179,10 @@ def parse_task_config(path: Path) -> TaskConfig:
 def load_toml(path: Path) -> tuple[dict[str, Any], TaskConfig | None]:
     """``tomllib``'s document of ``path``, or the config of a file Harbor
     could not load (a refusal)."""
-    try:
-        import tomllib  # type: ignore[import-not-found]
-    except ModuleNotFoundError:  # Python 3.10
-        import tomli as tomllib  # type: ignore[no-redef]
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:
+        import tomli as tomllib
     found = untrusted.read_bytes(path, TOML_LIMIT, name="task.toml")
     try:
         if found.data is None:
@@ -191,8 +192,10 @@ def load_toml(path: Path) -> tuple[dict[str, Any], TaskConfig | None]:
         return tomllib.loads(text), None
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError, ValueError) as exc:
         why = _one_line(f"task.toml could not be read ({exc})")
-        return {}, TaskConfig(problems=(f"{why}; the run uses the defaults",),
-                              refused=f"{why} (Harbor would refuse to load the task: {type(exc).__name__})")
+        return {}, TaskConfig(
+            problems=(f"{why}; the run uses the defaults",),
+            refused=f"{why} (Harbor would refuse to load the task: {type(exc).__name__})",
+        )
 
 
 def config_from_toml(data: dict[str, Any]) -> TaskConfig:
@@ -220,8 +223,9 @@ class _Check:
         self.reasons: list[str] = []
         self.notes: list[str] = []
 
-    def refuse(self, where: list[str], why: str, value: Any = None, show_value: bool = False,
-               suffix: str | None = None) -> None:
+    def refuse(
+        self, where: list[str], why: str, value: Any = None, show_value: bool = False, suffix: str | None = None
+    ) -> None:
         label = _label(where) + (f".{_key(suffix)}" if suffix is not None else "")
         text = f"{label} = {_short(value)} {why}" if show_value else (f"{label} {why}" if label else why)
         self.reasons.append(_one_line(text))
@@ -249,8 +253,9 @@ class _Check:
         if isinstance(table.get(key), dict):
             for name, item in table[key].items():
                 if not isinstance(item, str):
-                    self.refuse([*where, key], f"is not a string (write it in quotes)", item, show_value=True,
-                                suffix=name)
+                    self.refuse(
+                        [*where, key], "is not a string (write it in quotes)", item, show_value=True, suffix=name
+                    )
         return found
 
     def table(self, parent: dict[str, Any], key: str, where: list[str]) -> dict[str, Any] | None:
@@ -285,18 +290,25 @@ def _config(data: dict[str, Any], check: _Check) -> TaskConfig:
 
     # Harbor's package name is [task] name ("org/name", PackageInfo); older
     # tasks put a name at the top or under [metadata].
-    task_table = data.get("task") if isinstance(data.get("task"), dict) else {}
-    metadata = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
-    name = next((n for n in (task_table.get("name"), data.get("name"), metadata.get("name"))
-                 if isinstance(n, str) and n.strip()), None)
+    task_table = untrusted.table(data, "task")
+    metadata = untrusted.table(data, "metadata")
+    name = next(
+        (
+            n
+            for n in (task_table.get("name"), data.get("name"), metadata.get("name"))
+            if isinstance(n, str) and n.strip()
+        ),
+        None,
+    )
 
     cpus, memory_mb = environment["cpus"], environment["memory_mb"]
     if cpus is not None and cpus <= 0:
         check.notes.append(f"task.toml: [environment] cpus = {cpus!r} is not more than 0; no CPU limit is applied")
         cpus = None
     if memory_mb is not None and memory_mb <= 0:
-        check.notes.append(f"task.toml: [environment] memory_mb = {memory_mb!r} is not more than 0; "
-                           "no memory limit is applied")
+        check.notes.append(
+            f"task.toml: [environment] memory_mb = {memory_mb!r} is not more than 0; no memory limit is applied"
+        )
         memory_mb = None
     refused = check.refused()
     problems = list(check.notes)
@@ -319,8 +331,11 @@ def _config(data: dict[str, Any], check: _Check) -> TaskConfig:
     # The run's variables: the container's (shared mode: [environment] env),
     # then [verifier] env over them (verifier.py merges the verifier's env into exec's,
     # and environments/base.py puts the container's persistent env under it).
-    return _with(config, env={**config.container_env(None), **verifier.env},
-                 verifier_network_mode=config.verifier_network_mode_of(None))
+    return _with(
+        config,
+        env={**config.container_env(None), **verifier.env},
+        verifier_network_mode=config.verifier_network_mode_of(None),
+    )
 
 
 def _with(config: TaskConfig, **changes: Any) -> TaskConfig:
@@ -369,9 +384,7 @@ def _network(table: dict[str, Any], where: list[str], check: _Check, *, baseline
     if "network_mode" in table and mode is None:
         return PUBLIC if baseline else None  # refused above
     effective = mode if mode is not None else (PUBLIC if baseline else None)
-    if hosts is not None and effective is None:
-        check.refuse([*where, "allowed_hosts"], "is only valid with network_mode = 'allowlist'")
-    elif hosts and effective != "allowlist":
+    if hosts is not None and effective is None or hosts and effective != "allowlist":
         check.refuse([*where, "allowed_hosts"], "is only valid with network_mode = 'allowlist'")
     return effective
 
@@ -407,8 +420,12 @@ def _environment(table: dict[str, Any] | None, where: list[str], check: _Check) 
             check.refuse([*where, legacy], "is not a size such as '1G', '512M'", value, show_value=True)
             return out
         if modern in table and table[modern] != size:
-            check.refuse([*where, legacy], f"({size} MB) conflicts with {modern} = {_short(table[modern])}",
-                         value, show_value=True)
+            check.refuse(
+                [*where, legacy],
+                f"({size} MB) conflicts with {modern} = {_short(table[modern])}",
+                value,
+                show_value=True,
+            )
             return out
         table.setdefault(modern, size)
     check.get(table, "build_timeout_sec", _float, where)
@@ -479,8 +496,12 @@ def _mcp_server(server: Any, where: list[str], check: _Check) -> None:
         check.refuse([*where, "name"], "is missing")
     check.get(server, "name", _str, where)
     raw = server.get("transport", "sse")
-    transport = check.get({"transport": "streamable-http" if raw == "http" else raw}, "transport",
-                          _choice("stdio", "sse", "streamable-http"), where)
+    transport = check.get(
+        {"transport": "streamable-http" if raw == "http" else raw},
+        "transport",
+        _choice("stdio", "sse", "streamable-http"),
+        where,
+    )
     url = check.get(server, "url", _str, where)
     command = check.get(server, "command", _str, where)
     check.get(server, "args", _str_list, where)
@@ -511,9 +532,12 @@ def _verifier(table: dict[str, Any] | None, where: list[str], check: _Check) -> 
     timeout = check.get(table, "timeout_sec", _float, where)
     given = timeout is not None
     if given and not (math.isfinite(timeout) and timeout > 0):
-        check.notes.append(_one_line(
-            f"task.toml: {_label([*where, 'timeout_sec'])} = {_short(table['timeout_sec'])} is not a finite "
-            "number of seconds more than 0; the run uses the default"))
+        check.notes.append(
+            _one_line(
+                f"task.toml: {_label([*where, 'timeout_sec'])} = {_short(table['timeout_sec'])} is not a finite "
+                "number of seconds more than 0; the run uses the default"
+            )
+        )
         given = False
     env = check.env(table, "env", where)
     check.get(table, "user", _user, where)
@@ -552,8 +576,13 @@ _STEP_DEVICE = re.compile(r"^(CON|PRN|AUX|NUL|CONIN\$|CONOUT\$|(?:COM|LPT)[1-9¹
 
 def _step_name(value: Any) -> str:
     name = _str(value)
-    if (not name.strip() or name in (".", "..") or name.endswith((".", " ")) or _STEP_BAD.search(name)
-            or _STEP_DEVICE.fullmatch(name.partition(".")[0].rstrip(" "))):
+    if (
+        not name.strip()
+        or name in (".", "..")
+        or name.endswith((".", " "))
+        or _STEP_BAD.search(name)
+        or _STEP_DEVICE.fullmatch(name.partition(".")[0].rstrip(" "))
+    ):
         raise _Refused("is not a portable folder name")
     if len(name.encode("utf-8", "surrogatepass")) > 255:
         raise _Refused("is longer than 255 bytes")
@@ -594,8 +623,9 @@ def _steps(data: dict[str, Any], check: _Check) -> tuple[StepSettings, ...]:
             continue
         key = unicodedata.normalize("NFC", name).casefold()
         if key in seen:
-            check.refuse([*where, "name"], "repeats an earlier step's name (case and Unicode forms count)",
-                         name, show_value=True)
+            check.refuse(
+                [*where, "name"], "repeats an earlier step's name (case and Unicode forms count)", name, show_value=True
+            )
         seen.add(key)
         steps.append(StepSettings(name=name, verifier=verifier, artifacts=artifacts))
     return tuple(steps)
@@ -623,10 +653,18 @@ def _artifacts(value: Any, where: list[str], check: _Check) -> tuple[str, ...]:
                     check.refuse([*at, "destination"], why, destination, show_value=True)
             check.get(item, "exclude", _str_list, at)
             service = check.get(item, "service", _service, at)
-            if (source is not None and service is not None and service != "main"
-                    and not (source.startswith("/") or re.match(r"^[A-Za-z]:[/\\]", source))):
-                check.refuse([*at, "source"], "is not an absolute path, which a service's artifact needs",
-                             source, show_value=True)
+            if (
+                source is not None
+                and service is not None
+                and service != "main"
+                and not (source.startswith("/") or re.match(r"^[A-Za-z]:[/\\]", source))
+            ):
+                check.refuse(
+                    [*at, "source"],
+                    "is not an absolute path, which a service's artifact needs",
+                    source,
+                    show_value=True,
+                )
             if source is None:
                 continue
         else:
@@ -659,16 +697,17 @@ def _bad_destination(value: str) -> str | None:
 
 # Rust's str::trim (what pydantic-core strips around a number): Unicode
 # White_Space, which is not Python's str.isspace (that adds \x1c-\x1f).
-_RUST_SPACE = "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009" \
-              "\u200a\u2028\u2029\u202f\u205f\u3000"
+_RUST_SPACE = (
+    "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
+    "\u200a\u2028\u2029\u202f\u205f\u3000"
+)
 # Rust's f64 grammar (pydantic-core parses a float's text with it): ASCII digits only.
-_RUST_FLOAT = re.compile(r"[+-]?(?:inf|infinity|nan|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)",
-                         re.IGNORECASE)
+_RUST_FLOAT = re.compile(r"[+-]?(?:inf|infinity|nan|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)", re.IGNORECASE)
 # pydantic-core's integer text: digits, single underscores between digits, and a fraction of zeros.
 _INT_TEXT = re.compile(r"([+-]?[0-9]+(?:_[0-9]+)*)(?:\.0+)?")
 _TRUE = {"1", "on", "t", "true", "y", "yes"}
 _FALSE = {"0", "off", "f", "false", "n", "no"}
-_I64 = 2 ** 63
+_I64 = 2**63
 
 
 def _float_text(text: str) -> float | None:
@@ -810,7 +849,7 @@ def _label(where: list[str]) -> str:
     index = max((i for i, part in enumerate(where) if part.isdigit()), default=None)
     if index is not None and index > 0:
         head = f"[[{'.'.join(_key(p) for p in where[:index])}]] {int(where[index]) + 1}"
-        rest = ".".join(_key(p) for p in where[index + 1:])
+        rest = ".".join(_key(p) for p in where[index + 1 :])
         return f"{head}: {rest}" if rest else head
     *tables, last = where
     if not tables:

@@ -17,8 +17,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine import cache, untrusted
-from verifier_tui.engine.task.cases import Case, find_cases, load_case
 from verifier_tui.engine.record import field, record
+from verifier_tui.engine.task.cases import Case, find_cases, load_case
+from verifier_tui.engine.task.config import TaskConfig, config_from_toml, load_toml
 from verifier_tui.engine.task.kinds import (
     MAX_SCAN_BYTES,
     OwnRunner,
@@ -29,10 +30,9 @@ from verifier_tui.engine.task.kinds import (
     task_runner,
     uses_episode_api,
 )
-from verifier_tui.engine.task.target import TASK_KINDS, Target, classify_task
 from verifier_tui.engine.task.rows import TaskRows, read_task_rows, tasks_file
+from verifier_tui.engine.task.target import TASK_KINDS, Target, classify_task
 from verifier_tui.runner_source import runner_path
-from verifier_tui.engine.task.config import TaskConfig, config_from_toml, load_toml
 
 if TYPE_CHECKING:
     from typing import Any
@@ -40,8 +40,21 @@ if TYPE_CHECKING:
 # How the tool tells the runner's shim from a task's own test.sh.
 SHIM_MARKER = "run_verifier.py"
 # Folders never searched for verifiers: caches, VCS, and the vendored helpers.
-_SKIP_DIRS = {"__pycache__", ".git", ".hg", ".svn", ".venv", "venv", "node_modules", ".mypy_cache",
-              ".pytest_cache", ".ruff_cache", "nemo_gym"}
+_SKIP_DIRS = {
+    "__pycache__",
+    ".git",
+    ".hg",
+    ".svn",
+    ".venv",
+    "venv",
+    "node_modules",
+    ".mypy_cache",
+    ".pytest_cache",
+    ".ruff_cache",
+    "nemo_gym",
+}
+
+
 class DiscoveryError(Exception):
     """The path cannot be debugged; the message says why and where we looked."""
 
@@ -124,8 +137,12 @@ def find_verifiers(tests_dir: Path) -> list[Path]:
             if entry.is_dir():
                 if entry.name not in _SKIP_DIRS:
                     stack.append(entry)
-            elif (entry.suffix == ".py" and entry.name != "run_verifier.py" and not is_pytest_file(entry)
-                  and has_top_level_verify(entry)):
+            elif (
+                entry.suffix == ".py"
+                and entry.name != "run_verifier.py"
+                and not is_pytest_file(entry)
+                and has_top_level_verify(entry)
+            ):
                 found.append(entry)
 
     def order(path: Path) -> tuple[int, int, str]:
@@ -181,8 +198,7 @@ _CONFIG_SHAPE = 4  # 4: the TOML document itself (issue 21)
 def _valid_config_entry(entry: Any) -> bool:
     """A remembered task.toml has the shape written above; what the document
     holds needs no check, as the reader takes any document without raising."""
-    return (entry.get("shape") == _CONFIG_SHAPE and isinstance(entry["stamp"], list)
-            and isinstance(entry["toml"], dict))
+    return entry.get("shape") == _CONFIG_SHAPE and isinstance(entry["stamp"], list) and isinstance(entry["toml"], dict)
 
 
 def _dataset_verifier(task_root: Path) -> Path | None:
@@ -200,10 +216,12 @@ def resolve(path: Path | str | Target) -> Task:
     classified (:mod:`verifier_tui.engine.task.target`). Anything else raises
     DiscoveryError with the one line the target carries."""
     target = path if isinstance(path, Target) else classify_task(path)
-    if target.kind not in TASK_KINDS:
-        raise DiscoveryError(target.why or f"{target.path} is a Harbor {target.kind} folder, not a task: "
-                                           "open the task folder it ran instead")
     root, tests_dir = target.root, target.tests_dir
+    if target.kind not in TASK_KINDS or root is None or tests_dir is None:  # a task's kind has both
+        raise DiscoveryError(
+            target.why
+            or f"{target.path} is a Harbor {target.kind} folder, not a task: open the task folder it ran instead"
+        )
     config = read_task_config(root)
     looked_in = [tests_dir]
     verifiers = find_verifiers(tests_dir)
@@ -263,11 +281,16 @@ def no_verifier_message(task: Task) -> str:
 def no_verifier_help(task: Task) -> str:
     """What to do next, when a task has no verifier to run."""
     if task.plain_test_sh:
-        return ("To debug it here, move the checks into tests/verifier.py (def verify(workspace): ... returning "
-                f"the reward) and replace tests/test.sh with the runner's shim: verifier-tui vendor {shlex.quote(str(task.root))} "
-                "does that (it keeps your script as tests/test.sh.old).")
-    return ("Write one (tests/verifier.py with a top-level def verify(workspace): ...): live reload picks it up "
-            "and runs it. v chooses another file.")
+        return (
+            "To debug it here, move the checks into tests/verifier.py (def verify(workspace): ... returning "
+            "the reward) and replace tests/test.sh with the runner's shim: "
+            f"verifier-tui vendor {shlex.quote(str(task.root))} "
+            "does that (it keeps your script as tests/test.sh.old)."
+        )
+    return (
+        "Write one (tests/verifier.py with a top-level def verify(workspace): ...): live reload picks it up "
+        "and runs it. v chooses another file."
+    )
 
 
 def verifier_notices(task: Task, verifier: Path | None) -> list[str]:
@@ -276,8 +299,10 @@ def verifier_notices(task: Task, verifier: Path | None) -> list[str]:
         return []
     out = []
     if is_pytest_file(verifier):
-        out.append(f"{_display(task, verifier)} is a pytest file: NeMo Gym never runs it as the verifier "
-                   "(the shim runs tests/verifier.py)")
+        out.append(
+            f"{_display(task, verifier)} is a pytest file: NeMo Gym never runs it as the verifier "
+            "(the shim runs tests/verifier.py)"
+        )
     if uses_episode_api(verifier):
         out.append(episode_api_notice(_display(task, verifier)))
     return out

@@ -29,7 +29,7 @@ from verifier_tui.engine.advice import TASK_RUNNER, Advice
 from verifier_tui.engine.record import field, record
 
 if TYPE_CHECKING:
-    from typing import Callable
+    from collections.abc import Callable
 
 #: At most this many entries of a folder are looked at to find the tasks it
 #: holds: enough for any dataset a person keeps, bounded for a home folder.
@@ -49,7 +49,9 @@ _IMPLEMENTATION = re.compile(rb"^[ \t-]*implementation[ \t]*:[ \t]*['\"]?([^'\"#
 _VERIFY_PARAMS = re.compile(rb"^(?:async[ \t]+)?def[ \t]+verify[ \t]*\(([^)]*)\)", re.M)
 _EPISODE_PARAMS = {"attempt", "verifier_input"}
 # A top-level definition or assignment of `verify` (column 0 means module level).
-_VERIFY_AT_TOP = re.compile(rb"^(?:async[ \t]+def[ \t]+verify[ \t]*\(|def[ \t]+verify[ \t]*\(|verify[ \t]*(?::[^=\n]*)?=(?!=))", re.M)
+_VERIFY_AT_TOP = re.compile(
+    rb"^(?:async[ \t]+def[ \t]+verify[ \t]*\(|def[ \t]+verify[ \t]*\(|verify[ \t]*(?::[^=\n]*)?=(?!=))", re.M
+)
 #: A verifier file (or test.sh) larger than this is not scanned: it is data, not code.
 MAX_SCAN_BYTES = 2_000_000
 
@@ -130,17 +132,20 @@ def some_names(names: list[str], shown: int = NAMES_SHOWN) -> str:
 def not_a_task_message(path: Path, found: TasksFound | None = None) -> str:
     """One line for a folder that is none of the things the tool opens: what
     was expected, and what it holds when that helps (tasks of its own)."""
-    expected = ("expected a task folder (task.toml, tests/test.sh or tests/verifier.py), its tests/ folder, "
-                "a case folder (cases/<name>/), a .py file with a top-level verify, or a Harbor trial folder")
+    expected = (
+        "expected a task folder (task.toml, tests/test.sh or tests/verifier.py), its tests/ folder, "
+        "a case folder (cases/<name>/), a .py file with a top-level verify, or a Harbor trial folder"
+    )
     found = found if found is not None else tasks_in(path)
     where = str(path)
     if len(found.names) == 1:
-        return (f"{where} is not a task, but it holds one: {found.names[0]} "
-                f"(open {os.path.join(where, found.names[0])})")
+        return f"{where} is not a task, but it holds one: {found.names[0]} (open {os.path.join(where, found.names[0])})"
     if found.names:
         count = f"{len(found.names)}{'+' if found.more_unscanned else ''}"
-        return (f"{where} is a folder of {count} tasks, not a task: {some_names(found.names)}; "
-                f"open one of them (for example {os.path.join(where, found.names[0])})")
+        return (
+            f"{where} is a folder of {count} tasks, not a task: {some_names(found.names)}; "
+            f"open one of them (for example {os.path.join(where, found.names[0])})"
+        )
     return f"{where} is not a task: {expected}"
 
 
@@ -173,10 +178,12 @@ def nemo_gym_environment(start: Path) -> NemoGymEnvironment | None:
 def episode_api_message(environment: NemoGymEnvironment, path: Path) -> str:
     """The one line for a NeMo Gym environment: what it is, and what the tool runs."""
     names = f" (verifier {some_names(environment.implementations, 3)})" if environment.implementations else ""
-    return (f"{path} belongs to a NeMo Gym environment ({environment.manifest.name} with tasksets{names}): "
-            "its verify(attempt, verifier_input) is NeMo Gym's episode API, which NeMo Gym calls in its own "
-            "process, not the sandbox runner's contract that verifier-tui runs. verifier-tui debugs a Harbor task's "
-            "Python verifier: tests/verifier.py with verify(workspace, task_data, response, state)")
+    return (
+        f"{path} belongs to a NeMo Gym environment ({environment.manifest.name} with tasksets{names}): "
+        "its verify(attempt, verifier_input) is NeMo Gym's episode API, which NeMo Gym calls in its own "
+        "process, not the sandbox runner's contract that verifier-tui runs. verifier-tui debugs a Harbor task's "
+        "Python verifier: tests/verifier.py with verify(workspace, task_data, response, state)"
+    )
 
 
 def uses_episode_api(verifier: Path) -> bool:
@@ -188,15 +195,19 @@ def uses_episode_api(verifier: Path) -> bool:
     match = _VERIFY_PARAMS.search(data)
     if match is None:
         return False
-    names = {re.split(rb"[:=]", p, maxsplit=1)[0].strip(b" \t\r\n*/").decode("ascii", "replace")
-             for p in match.group(1).split(b",")}
+    names = {
+        re.split(rb"[:=]", p, maxsplit=1)[0].strip(b" \t\r\n*/").decode("ascii", "replace")
+        for p in match.group(1).split(b",")
+    }
     return bool(names & _EPISODE_PARAMS)
 
 
 def episode_api_notice(verifier_name: str) -> str:
-    return (f"{verifier_name}'s verify takes attempt / verifier_input: that is NeMo Gym's episode API (an "
-            "environment.yaml verifier), not the runner contract, which passes only workspace, task_data, "
-            "response and state; the runner will report the unknown parameters as a contract error")
+    return (
+        f"{verifier_name}'s verify takes attempt / verifier_input: that is NeMo Gym's episode API (an "
+        "environment.yaml verifier), not the runner contract, which passes only workspace, task_data, "
+        "response and state; the runner will report the unknown parameters as a contract error"
+    )
 
 
 def _read_small(path: Path) -> bytes | None:
@@ -233,8 +244,14 @@ def task_runner(tests_dir: Path, ours: Callable[[], Path]) -> OwnRunner | None:
         mine = ours().read_bytes()  # the tool's own file
     except OSError:
         mine = b""
-    return OwnRunner(path, theirs == mine, b"--explain" in theirs, b"--explain-to" in theirs, b"--phases-to" in theirs,
-                     b"--stack-signal" in theirs)
+    return OwnRunner(
+        path,
+        theirs == mine,
+        b"--explain" in theirs,
+        b"--explain-to" in theirs,
+        b"--phases-to" in theirs,
+        b"--stack-signal" in theirs,
+    )
 
 
 def runner_notices(own: OwnRunner | None, runner: str) -> list[str]:
@@ -245,14 +262,22 @@ def runner_notices(own: OwnRunner | None, runner: str) -> list[str]:
         return []
     where = "tests/.ng/run_verifier.py"
     if runner == "task":
-        known = ("it offers --explain-to, so the resolution is its own" if own.knows_explain_to else
-                 "it offers no --explain-to, so the resolution shown is what the runner contract says, "
-                 "not what this runner reported")
+        known = (
+            "it offers --explain-to, so the resolution is its own"
+            if own.knows_explain_to
+            else "it offers no --explain-to, so the resolution shown is what the runner contract says, "
+            "not what this runner reported"
+        )
         return [f"running the task's own runner ({where}), as the sandbox would: {known}"]
     if own.same_as_ours:
         return []
-    return [Advice(f"the task ships its own runner ({where}) and it differs from verifier-tui's: the sandbox runs "
-                   "the task's; this run uses verifier-tui's (for the resolution panel and the phases). ", TASK_RUNNER)]
+    return [
+        Advice(
+            f"the task ships its own runner ({where}) and it differs from verifier-tui's: the sandbox runs "
+            "the task's; this run uses verifier-tui's (for the resolution panel and the phases). ",
+            TASK_RUNNER,
+        )
+    ]
 
 
 def task_nemo_gym(tests_dir: Path) -> Path | None:
@@ -272,10 +297,15 @@ def verifiers_folder(path: Path) -> tuple[Path | None, str | None]:
     if not path.is_dir():
         return None, f"--nemo-gym {path}: not a folder"
     for candidate in (path, path / "verifiers", path / "nemo_gym" / "verifiers"):
-        if candidate.name == "verifiers" and (candidate / "__init__.py").is_file() \
-                and candidate.parent.name == "nemo_gym":
+        if (
+            candidate.name == "verifiers"
+            and (candidate / "__init__.py").is_file()
+            and candidate.parent.name == "nemo_gym"
+        ):
             return candidate, None
     if path.name == "verifiers" and (path / "__init__.py").is_file():
         return path, None  # a copy kept under another name: taken as it is
-    return None, (f"--nemo-gym {path}: neither a nemo_gym/verifiers folder, the nemo_gym package, nor a folder "
-                  "holding nemo_gym/ (looked for verifiers/__init__.py in each)")
+    return None, (
+        f"--nemo-gym {path}: neither a nemo_gym/verifiers folder, the nemo_gym package, nor a folder "
+        "holding nemo_gym/ (looked for verifiers/__init__.py in each)"
+    )

@@ -95,8 +95,11 @@ def read_task_rows(path: Path) -> TaskRows:
         if problem is not None:
             bad.append(problem)
             continue
-        if not isinstance(row, dict) or isinstance(row.get("task_id"), bool) \
-                or not isinstance(row.get("task_id"), (str, int)):
+        if (
+            not isinstance(row, dict)
+            or isinstance(row.get("task_id"), bool)
+            or not isinstance(row.get("task_id"), (str, int))
+        ):
             bad.append(f"line {number} has no task_id (a string)")
             continue
         data = row_task_data(row)
@@ -136,8 +139,13 @@ def choose_row(path: Path, task_id: str | None, known: TaskRows | None = None) -
     rows = known if known is not None and known.path == path else read_task_rows(path)
     if task_id is None:
         if len(rows.rows) != 1:
-            raise ValueError(Advice(f"task data {path.name} is JSON Lines with {len(rows.rows)} task rows, not one "
-                                    "JSON object: ", CHOOSE_ROW, f" (task ids: {some_ids(rows)})"))
+            raise ValueError(
+                Advice(
+                    f"task data {path.name} is JSON Lines with {len(rows.rows)} task rows, not one JSON object: ",
+                    CHOOSE_ROW,
+                    f" (task ids: {some_ids(rows)})",
+                )
+            )
         return rows.rows[0].task_id
     if rows.row(task_id) is None:
         raise ValueError(f"--task-id {task_id}: {no_such_row(rows, task_id)}")
@@ -146,8 +154,12 @@ def choose_row(path: Path, task_id: str | None, known: TaskRows | None = None) -
 
 def no_row_chosen(rows: TaskRows) -> Advice:
     """Said when a parameterized task runs with no case and no row."""
-    return Advice(f"no task data: the task is parameterized ({rows.path.name}, {len(rows.rows)} rows) and no row is "
-                  "chosen, so verify gets task_data = {}; ", CHOOSE_ROW_OR_NONE, f"task ids: {some_ids(rows)})")
+    return Advice(
+        f"no task data: the task is parameterized ({rows.path.name}, {len(rows.rows)} rows) and no row is "
+        "chosen, so verify gets task_data = {}; ",
+        CHOOSE_ROW_OR_NONE,
+        f"task ids: {some_ids(rows)})",
+    )
 
 
 def looks_like_rows(path: Path) -> bool:

@@ -100,8 +100,11 @@ def _task_target(path: Path) -> Target:
         if path.suffix != ".py":
             return Target("other", path, why=f"{path} is not a Python file: give {EXPECTED_PATHS}")
         if not has_top_level_verify(path):
-            return Target("other", path, why=f"{path} defines no top-level verify (looked for `def verify`, "
-                                             "`async def verify`, `verify = ...`)")
+            return Target(
+                "other",
+                path,
+                why=f"{path} defines no top-level verify (looked for `def verify`, `async def verify`, `verify = ...`)",
+            )
         root = _task_root_of_file(path)
         if root is None:
             environment = nemo_gym_environment(path.parent)
@@ -112,9 +115,15 @@ def _task_target(path: Path) -> Target:
         tests_dir = tests if tests.is_dir() and path.is_relative_to(tests) else path.parent
         return Target("verifier", path, root, tests_dir, verifier=path)
     if (path / CONFIG).is_file() and (path / "result.json").is_file():
-        return Target("other", path, why=(
-            f"{path} looks like a Harbor trial folder (config.json, result.json), but not one Harbor 0.26 writes: "
-            "a trial folder holds trial.log and a config.json with trial_name and task; open the task folder instead"))
+        return Target(
+            "other",
+            path,
+            why=(
+                f"{path} looks like a Harbor trial folder (config.json, result.json), but not one Harbor 0.26 writes: "
+                "a trial folder holds trial.log and a config.json with trial_name and task; "
+                "open the task folder instead"
+            ),
+        )
     if _is_case_dir(path):
         return Target("case", path, path.parent.parent, path.parent.parent / "tests", case=path.name)
     if is_tests_folder_of_a_task(path):
@@ -136,8 +145,10 @@ def _task_target(path: Path) -> Target:
 def _is_case_dir(path: Path) -> bool:
     return path.parent.name == "cases" and (
         (path / "workspace").is_dir()
-        or any((path / n).exists() for n in ("expected.json", "response.json", "response.txt", "task_data.json",
-                                             "task_id.txt"))
+        or any(
+            (path / n).exists()
+            for n in ("expected.json", "response.json", "response.txt", "task_data.json", "task_id.txt")
+        )
     )
 
 
@@ -160,9 +171,13 @@ def _verifiers_held(folder: Path) -> bool:
             for count, entry in enumerate(entries):
                 if count >= 1000:
                     return False
-                if (entry.name.endswith(".py") and entry.name != "run_verifier.py"
-                        and not is_pytest_file(Path(entry.name)) and entry.is_file(follow_symlinks=False)
-                        and has_top_level_verify(Path(entry.path))):
+                if (
+                    entry.name.endswith(".py")
+                    and entry.name != "run_verifier.py"
+                    and not is_pytest_file(Path(entry.name))
+                    and entry.is_file(follow_symlinks=False)
+                    and has_top_level_verify(Path(entry.path))
+                ):
                     return True
     except OSError:
         return False
@@ -204,7 +219,8 @@ def find_harbor_folder(path: Path | str) -> tuple[str, Path, str | None] | None:
     if kind is not None:
         return kind, start, None
     # Inside a trial: at most steps/<name>/<sub>/ deep.
-    probe, inner = start, []
+    probe = start
+    inner: list[str] = []
     for _ in range(3):
         inner.insert(0, probe.name)
         probe = probe.parent

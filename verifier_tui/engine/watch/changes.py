@@ -94,7 +94,6 @@ class Change:
             return earlier
         return earlier.merge(later)
 
-
     def to_json(self) -> dict[str, Any]:
         """For the line the watcher process prints (see :mod:`.child`)."""
         return {

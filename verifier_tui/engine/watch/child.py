@@ -6,9 +6,10 @@ it on the event-loop thread; building it in a thread instead does not help:
 watchfiles holds the GIL for the whole walk (measured: the loop froze for the
 full 253 ms of a 20k-folder build done in a thread). So the watching runs in a
 small child process (:func:`main`), which prints each finished
-:class:`~.changes.Change` as a JSON line; the parent's loop only reads lines. Rebuilding after a root is re-created happens there
-too, and so do the watcher's 200 wake-ups a second (one per step). Cost:
-~50 ms more to become ready, ~23 MB, about 1% of a core when idle.
+:class:`~.changes.Change` as a JSON line; the parent's loop only reads lines.
+Rebuilding after a root is re-created happens there too, and so do the
+watcher's 200 wake-ups a second (one per step). Cost: ~50 ms more to become
+ready, ~23 MB, about 1% of a core when idle.
 """
 
 from __future__ import annotations
@@ -60,4 +61,3 @@ def main(options_json: str) -> None:
         with suppress(OSError):  # the parent may be gone
             emit({"error": str(exc) if isinstance(exc, WatchError) else f"{type(exc).__name__}: {exc}"})
         raise SystemExit(1) from None
-

@@ -71,4 +71,3 @@ def is_noise(relative: Iterable[str]) -> bool:
         or (len(name) > 2 and name.startswith("#") and name.endswith("#"))  # emacs auto-save
         or name.startswith(".goutputstream-")  # GIO (gedit) atomic save
     )
-

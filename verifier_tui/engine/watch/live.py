@@ -129,7 +129,7 @@ class LiveRuns:
         if not (task_changed or session.case != case_before or session.feeds_a_run(change.paths)):
             return  # another case added, removed or redefined, or its workspace edited: nothing to run
         if not self.live_reload:
-            self.stale = Change.combine(self.stale, change)
+            self.stale = change if self.stale is None else self.stale.merge(change)
             if self._on_stale is not None:
                 self._on_stale(self.stale)
             return
@@ -172,8 +172,9 @@ class LiveRuns:
         try:
             while self._watching:
                 self.targets = self.session.watch_targets()
-                watcher = Watcher(self.targets, ignore=[self.session.scratch_folder()],
-                                  force_polling=self.force_polling)
+                watcher = Watcher(
+                    self.targets, ignore=[self.session.scratch_folder()], force_polling=self.force_polling
+                )
                 self._watcher = watcher
                 try:
                     await watcher.start()

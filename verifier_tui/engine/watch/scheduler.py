@@ -159,4 +159,3 @@ class RunScheduler:
             callback(*args)
         except Exception:
             logger.exception("RunScheduler %s callback raised", what)
-

@@ -19,7 +19,7 @@ import logging
 import os
 import sys
 import threading
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncGenerator, Callable, Iterable
 from contextlib import suppress
 from pathlib import Path
 from typing import Any
@@ -39,13 +39,13 @@ from verifier_tui.engine.watch.filters import is_noise
 
 logger = logging.getLogger(__name__)
 
+
 @record
 class _Target:
     path: Path  # absolute, not resolved
     label: str
     folder: bool
     ignore: tuple[Path, ...]  # ignored paths strictly inside this folder target
-
 
 
 def _child_import_path() -> list[str]:
@@ -129,8 +129,14 @@ class Watcher:
         self._folders = sorted((t for t in self._targets if t.folder), key=lambda t: -len(t.path.parts))
         self._stop = threading.Event()
         self._channels = [
-            Channel(roots, recursive, force_polling=self.force_polling, stop=self._stop,
-                    post=self._post, make_change=self._make_change)
+            Channel(
+                roots,
+                recursive,
+                force_polling=self.force_polling,
+                stop=self._stop,
+                post=self._post,
+                make_change=self._make_change,
+            )
             for roots, recursive in ((tree_roots, True), (file_roots, False))
             if roots
         ]
@@ -187,7 +193,7 @@ class Watcher:
         self.stop()
         await to_the_end(self._wait_stopped())
 
-    async def changes(self) -> AsyncIterator[Change]:
+    async def changes(self) -> AsyncGenerator[Change, None]:
         """Coalesced relevant changes until :meth:`stop`. A failure of the OS
         watcher is raised here as :class:`WatchError`."""
         if self._iterating:
@@ -347,8 +353,13 @@ class Watcher:
             if transport is not None:
                 transport.close()
         threads = [c.thread for c in self._channels if c.thread.is_alive()]
+
+        def join() -> None:
+            for thread in threads:
+                thread.join(5)
+
         if threads:
-            await asyncio.to_thread(lambda: [t.join(5) for t in threads])
+            await asyncio.to_thread(join)
 
     # -- turning raw events into a Change (in the watching threads) ---------------
 

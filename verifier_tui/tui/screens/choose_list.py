@@ -16,8 +16,13 @@ class ChooseListScreen(ModalScreen[str | None]):
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
-    def __init__(self, title: str, options: list[tuple[str, Content | str]], current: str | None = None,
-                 hint: str = "enter chooses · esc cancels") -> None:
+    def __init__(
+        self,
+        title: str,
+        options: list[tuple[str, Content | str]],
+        current: str | None = None,
+        hint: str = "enter chooses · esc cancels",
+    ) -> None:
         super().__init__()
         self.title_text = title
         self.choices = options
@@ -28,7 +33,10 @@ class ChooseListScreen(ModalScreen[str | None]):
         with Vertical(id="chooser", classes="dialog"):
             yield Label(Content(self.title_text), classes="dialog-title")
             yield OptionList(
-                *[Option(label if isinstance(label, Content) else Content(label), id=key) for key, label in self.choices],
+                *[
+                    Option(label if isinstance(label, Content) else Content(label), id=key)
+                    for key, label in self.choices
+                ],
                 id="options",
             )
             yield Label(Content(self.hint), classes="dialog-hint")

@@ -21,8 +21,11 @@ LINE_WIDTH = 76
 
 
 class CommandScreen(ModalScreen[None]):
-    BINDINGS = [Binding("escape", "close", "Close"), Binding("enter", "close", "Close", show=False),
-                Binding("c", "close", "Close", show=False)]
+    BINDINGS = [
+        Binding("escape", "close", "Close"),
+        Binding("enter", "close", "Close", show=False),
+        Binding("c", "close", "Close", show=False),
+    ]
 
     def __init__(self, words: list[str], note: str | None = None) -> None:
         """``words``: the command's words, each already quoted for the shell
@@ -35,9 +38,11 @@ class CommandScreen(ModalScreen[None]):
         with Vertical(id="command-dialog", classes="dialog"):
             yield Label(Content("The command that reproduces this run"), classes="dialog-title")
             yield Static(Content(continued_lines(self.words, LINE_WIDTH)), id="command-text")
-            hint = ("Sent to the terminal's clipboard (OSC 52). A terminal that ignores OSC 52 (tmux without "
-                    "set-clipboard on, some ssh clients) copies nothing: select the command above by hand. It runs "
-                    "from the folder verifier-tui was started in.")
+            hint = (
+                "Sent to the terminal's clipboard (OSC 52). A terminal that ignores OSC 52 (tmux without "
+                "set-clipboard on, some ssh clients) copies nothing: select the command above by hand. It runs "
+                "from the folder verifier-tui was started in."
+            )
             if self.note:
                 hint += f"\n{self.note}"
             yield Static(Content(hint + "\nesc closes"), classes="dialog-hint")

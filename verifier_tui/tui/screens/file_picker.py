@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 from textual import on
 from textual.app import ComposeResult
@@ -52,9 +52,13 @@ class FilePickerScreen(ModalScreen[Path | None]):
             yield Label(Content(self.title_text), classes="dialog-title")
             yield Input(str(self.start or ""), id="path", placeholder="a file path (enter uses it)")
             yield FileTree(self.root, self.suffixes, id="tree")
-            yield Label(Content("box: type a path (relative: from where verifier-tui started), enter uses it · "
-                                "tab: the tree, enter on a file uses it · esc cancels"),
-                        classes="dialog-hint")
+            yield Label(
+                Content(
+                    "box: type a path (relative: from where verifier-tui started), enter uses it · "
+                    "tab: the tree, enter on a file uses it · esc cancels"
+                ),
+                classes="dialog-hint",
+            )
             yield Label("", id="picker-error", classes="dialog-error")
         yield Footer(compact=True)
 

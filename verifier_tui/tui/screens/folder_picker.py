@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 from textual import on
 from textual.app import ComposeResult
@@ -45,9 +45,14 @@ class FolderPickerScreen(ModalScreen[Path | None]):
             yield Label(Content(self.title_text), classes="dialog-title")
             yield Input(str(self.start), id="path", placeholder="a folder path")
             yield FolderTree(self.root, id="tree")
-            yield Label(Content("box: type a path (relative: from where verifier-tui started), enter uses it · "
-                                "tab: the tree, enter opens a folder and fills the box · ctrl+u uses it · "
-                                "esc cancels"), classes="dialog-hint")
+            yield Label(
+                Content(
+                    "box: type a path (relative: from where verifier-tui started), enter uses it · "
+                    "tab: the tree, enter opens a folder and fills the box · ctrl+u uses it · "
+                    "esc cancels"
+                ),
+                classes="dialog-hint",
+            )
             yield Label("", id="picker-error", classes="dialog-error")
         yield Footer(compact=True)
 

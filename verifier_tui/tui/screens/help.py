@@ -5,7 +5,8 @@ which the README documents)."""
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -22,11 +23,13 @@ _HEAD = "bold $text-primary"
 
 def help_content() -> Content:
     """The marks first (what the screen shows), then the keys."""
-    return Content.assemble(*marks_content(LEGEND), *keys_content(
-        KEYS, [("esc", "Back to the latest run", "after picking a run in the history")]))
+    return Content.assemble(
+        *marks_content(LEGEND),
+        *keys_content(KEYS, [("esc", "Back to the latest run", "after picking a run in the history")]),
+    )
 
 
-def marks_content(legend: list, width: int | None = None) -> list[Any]:
+def marks_content(legend: Sequence, width: int | None = None) -> list[Any]:
     """``(title, [(mark, meaning)])`` groups as the help shows them: each
     mark padded to ``width``, or followed by two spaces."""
     parts: list[Any] = []
@@ -38,8 +41,9 @@ def marks_content(legend: list, width: int | None = None) -> list[Any]:
     return parts
 
 
-def keys_content(table: Sequence[tuple[str, str, str, str, str]], extra: Sequence[tuple[str, str, str]] = ()
-                 ) -> list[Any]:
+def keys_content(
+    table: Sequence[tuple[str, str, str, str, str]], extra: Sequence[tuple[str, str, str]] = ()
+) -> list[Any]:
     """A screen's key table, then ``(key, title, help)`` rows of keys it has
     no binding row for, then the palette, as the help shows them."""
     parts: list[Any] = [("Keys\n", _HEAD)]
@@ -52,8 +56,11 @@ def keys_content(table: Sequence[tuple[str, str, str, str, str]], extra: Sequenc
 class HelpScreen(ModalScreen[None]):
     """Dismissed by esc, ? or q. ``content``: another screen's help (the main screen's by default)."""
 
-    BINDINGS = [Binding("escape", "close", "close"), Binding("question_mark", "close", "close", show=False),
-                Binding("q", "close", "close", show=False)]
+    BINDINGS = [
+        Binding("escape", "close", "close"),
+        Binding("question_mark", "close", "close", show=False),
+        Binding("q", "close", "close", show=False),
+    ]
 
     def __init__(self, content: Content | None = None, title: str = "verifier-tui: keys and marks") -> None:
         super().__init__()

@@ -48,10 +48,12 @@ class JobScreen(Screen[None]):
         entries = trial_entries(found)
         scored = sum(1 for e in entries if e.verdict.rewards is not None)
         version = found.harbor_version
-        header = Content.assemble(("trial ", "$text-muted"), (found.name, "bold"),
-                                  (f" · {len(entries)} steps" + (f" · Harbor {version}" if version else ""),
-                                   "$text-muted"),
-                                  (f" · {scored} of {len(entries)} scored", "$text-muted"))
+        header = Content.assemble(
+            ("trial ", "$text-muted"),
+            (found.name, "bold"),
+            (f" · {len(entries)} steps" + (f" · Harbor {version}" if version else ""), "$text-muted"),
+            (f" · {scored} of {len(entries)} scored", "$text-muted"),
+        )
         self.query_one("#job-header", Static).update(header)
         listing = self.query_one(JobList)
         listing.border_title = "What the sandbox scored"

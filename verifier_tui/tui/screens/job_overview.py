@@ -8,6 +8,7 @@ opens it beside a local replay; esc there comes back here."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from rich.text import Text
 from textual import on, work
@@ -27,9 +28,9 @@ from verifier_tui.engine.harbor.overview import (
     select_rows,
     trial_rows,
 )
-from verifier_tui.words.text import plain_text
 from verifier_tui.tui.screens.help import HelpScreen, keys_content
 from verifier_tui.tui.trial_keys import OVERVIEW_KEYS, bindings
+from verifier_tui.words.text import plain_text
 
 #: Reading yields to the screen after this long: keys and frames wait at most
 #: that. Drawing the first rows takes a dozen hops through the event loop
@@ -71,8 +72,9 @@ class JobOverviewScreen(Screen[None]):
             super().__init__()
             self.path = path
 
-    def __init__(self, path: Path, name: str | None = None, *, from_jobs: bool = False,
-                 harbor_version: str | None = None) -> None:
+    def __init__(
+        self, path: Path, name: str | None = None, *, from_jobs: bool = False, harbor_version: str | None = None
+    ) -> None:
         super().__init__()
         self.path = path
         self.job_name = name or path.name
@@ -89,18 +91,23 @@ class JobOverviewScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static(id="job-header")
-        tasks = DataTable(id="job-tasks", cursor_type="row", zebra_stripes=True)
+        tasks: DataTable[Any] = DataTable(id="job-tasks", cursor_type="row", zebra_stripes=True)
         tasks.border_title = "Tasks"
         yield tasks
-        trials = DataTable(id="job-trials", cursor_type="row", zebra_stripes=True)
+        trials: DataTable[Any] = DataTable(id="job-trials", cursor_type="row", zebra_stripes=True)
         trials.border_title = "Trials"
         yield trials
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
         tasks = self.query_one("#job-tasks", DataTable)
-        for label, key in (("task", "task"), ("trials", "trials"), ("passed", "passed"), ("mean", "mean"),
-                           ("errors", "errors")):
+        for label, key in (
+            ("task", "task"),
+            ("trials", "trials"),
+            ("passed", "passed"),
+            ("mean", "mean"),
+            ("errors", "errors"),
+        ):
             tasks.add_column(label, key=key)
         trials = self.query_one("#job-trials", DataTable)
         for label in ("trial", "task", "ended", "reward", "agent", "model", "duration", "tokens in/out", "cost"):
@@ -161,12 +168,15 @@ class JobOverviewScreen(Screen[None]):
     def _show_header(self) -> None:
         overview = self.overview
         read = overview.total
-        count = (f"{read} trial{'s' * (read != 1)}" if self.done
-                 else f"{read} of {self.expected or '?'} folders read")
+        count = f"{read} trial{'s' * (read != 1)}" if self.done else f"{read} of {self.expected or '?'} folders read"
         agents = ", ".join(overview.agents()) or "-"
         version = f" · Harbor {self.harbor_version}" if self.harbor_version else ""
-        lines: list = [("job ", "$text-muted"), (shown(self.job_name), "bold"),
-                       (shown(f" · {count} · {agents}{version}"), "$text-muted"), "\n"]
+        lines: list = [
+            ("job ", "$text-muted"),
+            (shown(self.job_name), "bold"),
+            (shown(f" · {count} · {agents}{version}"), "$text-muted"),
+            "\n",
+        ]
         counts = overview.counts()
         if counts:
             lines.append(("ended  ", "$text-muted"))
@@ -201,17 +211,28 @@ class JobOverviewScreen(Screen[None]):
             task = self.overview.tasks[name]
             cells = (task.trials, task.passed, _mean(task.mean), task.errors)
             if name in table.rows:
-                for key, value in zip(("trials", "passed", "mean", "errors"), cells):
+                for key, value in zip(("trials", "passed", "mean", "errors"), cells, strict=True):
                     table.update_cell(name, key, value)
             else:
                 table.add_row(cell(name), *cells, key=name)
 
     def _cells(self, row: TrialRow) -> tuple:
-        tokens = "-" if row.n_input_tokens is None and row.n_output_tokens is None else \
-            f"{row.n_input_tokens or 0:,}/{row.n_output_tokens or 0:,}"
-        return (cell(row.name), cell(row.task), cell(f"{row.mark} {row.outcome_words}"), cell(row.reward_text),
-                cell(row.agent or "-"), cell(row.model or "-"), _seconds(row.duration_s), tokens,
-                "-" if row.cost_usd is None else f"${row.cost_usd:.4f}")
+        tokens = (
+            "-"
+            if row.n_input_tokens is None and row.n_output_tokens is None
+            else f"{row.n_input_tokens or 0:,}/{row.n_output_tokens or 0:,}"
+        )
+        return (
+            cell(row.name),
+            cell(row.task),
+            cell(f"{row.mark} {row.outcome_words}"),
+            cell(row.reward_text),
+            cell(row.agent or "-"),
+            cell(row.model or "-"),
+            _seconds(row.duration_s),
+            tokens,
+            "-" if row.cost_usd is None else f"${row.cost_usd:.4f}",
+        )
 
     def _append(self, rows: list[TrialRow]) -> None:
         table = self.query_one("#job-trials", DataTable)
@@ -222,8 +243,15 @@ class JobOverviewScreen(Screen[None]):
         table = self.query_one("#job-trials", DataTable)
         table.clear()
         self.shown_rows = []
-        self._append(select_rows(self.overview.rows, failures=self.failures_only, outcome=self.outcome,
-                                 task=self.task_filter, sort=self.sort))
+        self._append(
+            select_rows(
+                self.overview.rows,
+                failures=self.failures_only,
+                outcome=self.outcome,
+                task=self.task_filter,
+                sort=self.sort,
+            )
+        )
 
     # -- keys ------------------------------------------------------------
 
@@ -260,10 +288,20 @@ class JobOverviewScreen(Screen[None]):
         self._refilter()
 
     def action_help(self) -> None:
-        self.app.push_screen(HelpScreen(Content.assemble(*keys_content(
-            OVERVIEW_KEYS, [("tab", "Next table", "between the tasks and the trials"),
-                            ("esc", "Back", "to the list of jobs, when the job was opened from it")])),
-            "verifier-tui: a job's keys"))
+        self.app.push_screen(
+            HelpScreen(
+                Content.assemble(
+                    *keys_content(
+                        OVERVIEW_KEYS,
+                        [
+                            ("tab", "Next table", "between the tasks and the trials"),
+                            ("esc", "Back", "to the list of jobs, when the job was opened from it"),
+                        ],
+                    )
+                ),
+                "verifier-tui: a job's keys",
+            )
+        )
 
     def action_back(self) -> None:
         if self.from_jobs:

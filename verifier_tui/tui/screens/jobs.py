@@ -6,6 +6,7 @@ Enter opens the job's overview; esc there comes back here."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -15,8 +16,8 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
 from verifier_tui.engine.harbor.overview import JobSummary, read_jobs
-from verifier_tui.tui.screens.job_overview import cell, shown
 from verifier_tui.tui.screens.help import HelpScreen, keys_content
+from verifier_tui.tui.screens.job_overview import cell, shown
 from verifier_tui.tui.trial_keys import JOBS_KEYS, bindings
 
 
@@ -38,7 +39,7 @@ class JobsScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static(id="job-header")
-        table = DataTable(id="jobs-table", cursor_type="row", zebra_stripes=True)
+        table: DataTable[Any] = DataTable(id="jobs-table", cursor_type="row", zebra_stripes=True)
         table.border_title = "Jobs (latest started first)"
         yield table
         yield Footer(compact=True)
@@ -54,11 +55,19 @@ class JobsScreen(Screen[None]):
     def _header(self) -> None:
         done = self.done
         count = f"{len(self.jobs)} job{'s' * (len(self.jobs) != 1)}" + ("" if done else " (reading)")
-        hint = ("enter opens a job: how its trials ended, rewards, tasks, trials · ? keys" if self.jobs or not done
-                else "no job folders here (each holds job.log, config.json and one folder per trial)")
-        self.query_one("#job-header", Static).update(Content.assemble(
-            ("jobs folder ", "$text-muted"), (shown(self.path.name), "bold"), (f" · {count}\n", "$text-muted"),
-            (hint, "$text-muted")))
+        hint = (
+            "enter opens a job: how its trials ended, rewards, tasks, trials · ? keys"
+            if self.jobs or not done
+            else "no job folders here (each holds job.log, config.json and one folder per trial)"
+        )
+        self.query_one("#job-header", Static).update(
+            Content.assemble(
+                ("jobs folder ", "$text-muted"),
+                (shown(self.path.name), "bold"),
+                (f" · {count}\n", "$text-muted"),
+                (hint, "$text-muted"),
+            )
+        )
 
     @work(thread=True, exclusive=True, group="jobs-read", exit_on_error=False)
     def _read(self) -> None:
@@ -75,14 +84,26 @@ class JobsScreen(Screen[None]):
         for job in jobs:
             started = job.started_at.strftime("%Y-%m-%d %H:%M") if job.started_at else "-"
             trials = "-" if job.n_total is None else str(job.n_total)
-            rows.append((cell(job.name), started, cell(", ".join(job.agents) or "-"), trials, cell(job.ended_words),
-                         job.mean_words))
+            rows.append(
+                (
+                    cell(job.name),
+                    started,
+                    cell(", ".join(job.agents) or "-"),
+                    trials,
+                    cell(job.ended_words),
+                    job.mean_words,
+                )
+            )
         self.query_one(DataTable).add_rows(rows)
         self._header()
 
     def action_help(self) -> None:
-        self.app.push_screen(HelpScreen(Content.assemble(*keys_content(
-            JOBS_KEYS, [("esc", "Back", "from a job's overview to this list")])), "verifier-tui: a folder of jobs"))
+        self.app.push_screen(
+            HelpScreen(
+                Content.assemble(*keys_content(JOBS_KEYS, [("esc", "Back", "from a job's overview to this list")])),
+                "verifier-tui: a folder of jobs",
+            )
+        )
 
     @on(DataTable.RowSelected)
     def _open(self, event: DataTable.RowSelected) -> None:

@@ -16,8 +16,9 @@ what remains here is what each key does.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -28,9 +29,10 @@ from textual.worker import Worker, WorkerState
 
 from verifier_tui.engine.advice import worded
 from verifier_tui.engine.invocation import bound_argv
-from verifier_tui.engine.task.discovery import DiscoveryError, no_verifier_help, no_verifier_message
 from verifier_tui.engine.model import RunResult
 from verifier_tui.engine.session import SelectionError
+from verifier_tui.engine.task.discovery import DiscoveryError, no_verifier_help, no_verifier_message
+from verifier_tui.tui.base import SizedScreen
 from verifier_tui.tui.chooser_options import (
     NO_CASE,
     OTHER_FILE,
@@ -69,11 +71,11 @@ from verifier_tui.tui.widgets.output_panel import OutputPanel
 from verifier_tui.tui.widgets.resolution_panel import ResolutionPanel
 from verifier_tui.tui.widgets.reward_panel import RewardPanel
 from verifier_tui.tui.widgets.status_line import StatusLine
-from verifier_tui.tui.base import SizedScreen
 from verifier_tui.tui.widgets.too_small import TooSmall
 from verifier_tui.words.run import command_words
 
 if TYPE_CHECKING:
+    from verifier_tui.engine.model import ResponseSource
     from verifier_tui.tui.app import VerifierApp
 
 #: A refused choice (a file that is not a verifier, a folder that vanished) is
@@ -94,7 +96,7 @@ class MainScreen(SizedScreen):
         self.outdated_through = 0  # runs up to this number read the task's shared files before their last change
         self.running_case: str | None = None
         self.explain: dict[str, Any] | None = None
-        self._last_response = None  # the response put aside by "toggle mode"
+        self._last_response: ResponseSource | None = None  # the response put aside by "toggle mode"
 
     @property
     def vt(self) -> VerifierApp:
@@ -153,7 +155,10 @@ class MainScreen(SizedScreen):
     def _refresh_cases(self) -> None:
         session = self.vt.session
         self.query_one(CasesList).show(
-            session.task.cases, session.case.name if session.case else None, self.last_by_case, self.running_case,
+            session.task.cases,
+            session.case.name if session.case else None,
+            self.last_by_case,
+            self.running_case,
             self.outdated_through,
         )
 
@@ -197,7 +202,7 @@ class MainScreen(SizedScreen):
 
     def on_run_finished(self, message: RunFinished) -> None:
         result = message.result
-        if self.vt.session.ran_case_inputs(result):
+        if result.case is not None and self.vt.session.ran_case_inputs(result):
             # A case's mark says how its own inputs go: a run with another
             # workspace or a typed response leaves it alone. Only the status
             # and the reward are needed there: a case list of whole results
@@ -225,8 +230,9 @@ class MainScreen(SizedScreen):
             self._show_explain(result.explain, result.mode)
             self.refresh_choices()
         elif result.start_error:
-            self.query_one(ResolutionPanel).show_message(f"The runner could not start: {fmt.text(result.start_error)}",
-                                                         style="bold $error")
+            self.query_one(ResolutionPanel).show_message(
+                f"The runner could not start: {fmt.text(result.start_error)}", style="bold $error"
+            )
 
     def on_run_not_possible(self, message: RunNotPossible) -> None:
         self.running_case = None
@@ -279,7 +285,9 @@ class MainScreen(SizedScreen):
         if message.full:
             self._show_result(result, banner)
             return
-        self.query_one(RewardPanel).show_message(f"{banner}\n\n{summary_text(result, self.vt.fmt.duration(result.duration_s))}")
+        self.query_one(RewardPanel).show_message(
+            f"{banner}\n\n{summary_text(result, self.vt.fmt.duration(result.duration_s))}"
+        )
         self.query_one(OutputPanel).show_text(f"(the output of run #{result.sequence} is no longer kept)")
 
     def action_latest(self) -> None:
@@ -326,10 +334,12 @@ class MainScreen(SizedScreen):
         session = self.vt.session
         current = str(session.verifier) if session.verifier else None
         key = await self.app.push_screen_wait(
-            ChooseListScreen("Choose a verifier", verifier_options(session, self.vt.fmt), current))
+            ChooseListScreen("Choose a verifier", verifier_options(session, self.vt.fmt), current)
+        )
         if key == OTHER_FILE:
             path = await self.app.push_screen_wait(
-                FilePickerScreen("Choose a verifier (.py with a top-level verify)", session.task.root, (".py",)))
+                FilePickerScreen("Choose a verifier (.py with a top-level verify)", session.task.root, (".py",))
+            )
         else:
             path = Path(key) if key is not None else None
         if path is not None:
@@ -339,8 +349,12 @@ class MainScreen(SizedScreen):
     async def action_choose_workspace(self) -> None:
         session = self.vt.session
         path = await self.app.push_screen_wait(
-            FolderPickerScreen("Choose the workspace folder (the sandbox's /app)",
-                               session.workspace or session.task.root, session.task.root))
+            FolderPickerScreen(
+                "Choose the workspace folder (the sandbox's /app)",
+                session.workspace or session.task.root,
+                session.task.root,
+            )
+        )
         if path is not None:
             self._choose("workspace chosen", session.choose_workspace, path)
 
@@ -349,13 +363,15 @@ class MainScreen(SizedScreen):
         session = self.vt.session
         case_response = session.case.response if session.case else None
         key = await self.app.push_screen_wait(
-            ChooseListScreen("Where the response comes from", response_options(session, self.vt.fmt)))
+            ChooseListScreen("Where the response comes from", response_options(session, self.vt.fmt))
+        )
         if key == "case" and case_response is not None:
             self._choose("response chosen", session.choose_response, case_response.path)
         elif key == "file":
             start = session.case.folder if session.case else session.task.root
             path = await self.app.push_screen_wait(
-                FilePickerScreen("Choose a response file", session.task.root, (), start))
+                FilePickerScreen("Choose a response file", session.task.root, (), start)
+            )
             if path is not None:
                 self._choose("response chosen", session.choose_response, path)
         elif key in ("text", "json"):
@@ -387,12 +403,15 @@ class MainScreen(SizedScreen):
             self._choose("task data chosen", session.choose_task_data, default)
         elif key == "rows":
             options, current = task_row_options(session)
-            row = await self.app.push_screen_wait(ChooseListScreen("A row of tasks.jsonl as task data", options, current))
+            row = await self.app.push_screen_wait(
+                ChooseListScreen("A row of tasks.jsonl as task data", options, current)
+            )
             if row is not None:
                 self._choose("task row chosen", session.choose_task_row, row)
         elif key == "file":
             path = await self.app.push_screen_wait(
-                FilePickerScreen("Choose task data (a JSON object)", session.task.root, (".json",)))
+                FilePickerScreen("Choose task data (a JSON object)", session.task.root, (".json",))
+            )
             if path is not None:
                 self._choose("task data chosen", session.choose_task_data, path)
         elif key == "none":
@@ -405,8 +424,11 @@ class MainScreen(SizedScreen):
 
     def action_run_all(self) -> None:
         if not self.vt.session.task.cases:
-            self.notify("this task has no cases (cases/<name>/workspace): r runs the current choices",
-                        severity="warning", markup=False)
+            self.notify(
+                "this task has no cases (cases/<name>/workspace): r runs the current choices",
+                severity="warning",
+                markup=False,
+            )
             return
         self.vt.controller.request_all()
 
@@ -439,8 +461,9 @@ class MainScreen(SizedScreen):
                 history.add(result)
         shown = both.server if session.mode == "server" and both.server is not None else both.harbor
         self.viewing = shown
-        self._show_result(shown, f" both modes: {both.line()} · esc: back to the latest \n"
-                                  f"{self.vt.fmt.words(both.summary())}")
+        self._show_result(
+            shown, f" both modes: {both.line()} · esc: back to the latest \n{self.vt.fmt.words(both.summary())}"
+        )
 
     def action_toggle_mode(self) -> None:
         session = self.vt.session
@@ -532,29 +555,50 @@ class MainScreen(SizedScreen):
                 self.notify(f"cannot debug: {exc}", severity="error", markup=False)
                 return
             if prepared.start_error or prepared.shim_refusal:
-                self.notify(f"cannot debug: {prepared.start_error or prepared.shim_refusal}", severity="error",
-                            markup=False)
+                self.notify(
+                    f"cannot debug: {prepared.start_error or prepared.shim_refusal}", severity="error", markup=False
+                )
                 return
             stage = prepared.stage
             seen = stage.seen  # the sandbox's own paths with namespaces, the stage's without
-            banner = (f"verify under pdb ({session.case.name if session.case else 'no case'}), in the staged sandbox "
-                      f"layout:\n  {seen(stage.tests_dir)} is a copy of {session.task.tests_dir}\n  "
-                      f"{seen(stage.app_dir)} is the workspace {session.workspace or '(empty)'}, as the run sees it")
+            banner = (
+                f"verify under pdb ({session.case.name if session.case else 'no case'}), in the staged sandbox "
+                f"layout:\n  {seen(stage.tests_dir)} is a copy of {session.task.tests_dir}\n  "
+                f"{seen(stage.app_dir)} is the workspace {session.workspace or '(empty)'}, as the run sees it"
+            )
             with bound_argv(prepared) as argv:
-                self._outside(pdb_command(argv), "the run under pdb", what="pdb", banner=banner,
-                              cwd=prepared.cwd, env=prepared.env, wait_for_enter=True)
+                self._outside(
+                    pdb_command(argv),
+                    "the run under pdb",
+                    what="pdb",
+                    banner=banner,
+                    cwd=prepared.cwd,
+                    env=prepared.env,
+                    wait_for_enter=True,
+                )
         finally:
             controller.resume()
 
-    def _outside(self, command: list[str], where: str, what: str, banner: str | None = None, cwd: Path | None = None,
-                 env: dict[str, str] | None = None, wait_for_enter: bool = False) -> None:
+    def _outside(
+        self,
+        command: list[str],
+        where: str,
+        what: str,
+        banner: str | None = None,
+        cwd: Path | None = None,
+        env: dict[str, str] | None = None,
+        wait_for_enter: bool = False,
+    ) -> None:
         """Run ``command`` in the real terminal (the caller pauses re-runs);
         where suspending is impossible, say so and how to do it."""
-        if not run_suspended(self.app, command, banner=f"{what}: {banner or where}", cwd=cwd, env=env,
-                             wait_for_enter=wait_for_enter):
+        if not run_suspended(
+            self.app, command, banner=f"{what}: {banner or where}", cwd=cwd, env=env, wait_for_enter=wait_for_enter
+        ):
             self.notify(
                 f"{what} needs the real terminal, and this app cannot suspend here: open {where} yourself"
                 + (" (c copies the command that reproduces the run)" if what == "pdb" else ""),
-                title="cannot suspend", severity="warning", markup=False,
+                title="cannot suspend",
+                severity="warning",
+                markup=False,
             )
         self.refresh_choices()

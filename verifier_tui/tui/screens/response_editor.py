@@ -8,7 +8,7 @@ the screen only, so the verdict and stderr stay in view below it."""
 from __future__ import annotations
 
 import json
-from typing import Callable
+from collections.abc import Callable
 
 from textual import on
 from textual.app import ComposeResult
@@ -43,8 +43,12 @@ class ResponseEditorScreen(ModalScreen[None]):
             yield Label("", id="editor-title", classes="dialog-title")
             yield TextArea(self.text, id="response-text", soft_wrap=True, show_line_numbers=False)
             yield Label("", id="editor-state")
-            yield Label(Content("runs after each pause in typing, like a saved file · "
-                                "esc closes (the typed response stays chosen)"), classes="dialog-hint")
+            yield Label(
+                Content(
+                    "runs after each pause in typing, like a saved file · esc closes (the typed response stays chosen)"
+                ),
+                classes="dialog-hint",
+            )
         yield Footer(compact=True)
 
     def on_mount(self) -> None:

@@ -24,7 +24,7 @@ from textual.widgets import Footer
 from textual.worker import Worker, WorkerState
 
 from verifier_tui.engine.harbor.trial_session import TrialSession
-from verifier_tui.words.trial import verdict_words
+from verifier_tui.tui.base import SizedScreen
 from verifier_tui.tui.external import editor_command, verify_line
 from verifier_tui.tui.messages import VerdictStale, WatchStateChanged
 from verifier_tui.tui.real_terminal import run_suspended
@@ -38,12 +38,15 @@ from verifier_tui.tui.widgets.agreement_panel import AgreementPanel
 from verifier_tui.tui.widgets.phase_table import PhaseTable
 from verifier_tui.tui.widgets.replay_status import ReplayStatus
 from verifier_tui.tui.widgets.root_cause import RootCausePanel
-from verifier_tui.tui.base import SizedScreen
 from verifier_tui.tui.widgets.too_small import TooSmall
 from verifier_tui.tui.widgets.trial_header import TrialHeader
 from verifier_tui.tui.widgets.trial_side import SidePanel
+from verifier_tui.words.trial import verdict_words
 
 if TYPE_CHECKING:
+    from textual.content import Content
+    from textual.dom import DOMNode
+
     from verifier_tui.engine.harbor.trial_session import Replayed
 
 CAPTURED = "__captured__"
@@ -53,8 +56,15 @@ EMPTY = "__empty__"
 class TrialScreen(SizedScreen):
     BINDINGS = [*trial_bindings(), Binding("escape", "back", "trials")]
 
-    def __init__(self, opened: TrialSession, *, watch: bool = True, poll: bool = False, from_job: bool = False,
-                 deterministic: bool = False) -> None:
+    def __init__(
+        self,
+        opened: TrialSession,
+        *,
+        watch: bool = True,
+        poll: bool = False,
+        from_job: bool = False,
+        deterministic: bool = False,
+    ) -> None:
         super().__init__()
         self.opened = opened
         self.watching = watch
@@ -112,8 +122,12 @@ class TrialScreen(SizedScreen):
             if event.worker.group == "watch":
                 self.query_one(ReplayStatus).set_watch("failed", f"{type(error).__name__}: {error}")
             else:
-                self.notify(f"{event.worker.name}: {type(error).__name__}: {error}", title="something went wrong",
-                            severity="error", markup=False)
+                self.notify(
+                    f"{event.worker.name}: {type(error).__name__}: {error}",
+                    title="something went wrong",
+                    severity="error",
+                    markup=False,
+                )
 
     async def on_unmount(self) -> None:
         await self.shutdown()
@@ -152,8 +166,9 @@ class TrialScreen(SizedScreen):
         self.query_one(RootCausePanel).show(opened.walk.cause, fmt)
         self.query_one("#sandbox-side", SidePanel).show_sandbox(opened, fmt)  # the same, with the paths learned
         self.query_one(AgreementPanel).show(replayed, fmt, verdict_words(sandbox.verdict))
-        self.query_one(PhaseTable).show(sandbox.phases, replayed.phases, replayed.parting, fmt,
-                                        "none yet (the agreement above says why)")
+        self.query_one(PhaseTable).show(
+            sandbox.phases, replayed.phases, replayed.parting, fmt, "none yet (the agreement above says why)"
+        )
         self.query_one("#local-side", SidePanel).show_local(opened, replayed, fmt, self.stream)
         self.query_one(ReplayStatus).set_finished(replayed, message.trigger)
         self.refresh_bindings()  # c and o apply once there is a replay
@@ -230,15 +245,18 @@ class TrialScreen(SizedScreen):
             self.app.pop_screen()
 
     def _side_in_focus(self) -> SidePanel | None:
-        node = self.focused
+        node: DOMNode | None = self.focused
         while node is not None and not isinstance(node, SidePanel):
             node = node.parent
         return node
 
     def action_edit(self) -> None:
         side = self._side_in_focus()
-        sides = [side] if side is not None else [self.query_one("#sandbox-side", SidePanel),
-                                                   self.query_one("#local-side", SidePanel)]
+        sides = (
+            [side]
+            if side is not None
+            else [self.query_one("#sandbox-side", SidePanel), self.query_one("#local-side", SidePanel)]
+        )
         location = next((s.failing for s in sides if s.failing is not None), None)
         if location is None:
             verifier = self.opened.plan.verifier or (self.opened.session.verifier if self.opened.session else None)
@@ -255,8 +273,12 @@ class TrialScreen(SizedScreen):
         self.controller.pause()
         try:
             if not run_suspended(self.app, command, banner=f"the editor: {where}"):
-                self.notify(f"the editor needs the real terminal, and this app cannot suspend here: open {where} "
-                            "yourself", title="cannot suspend", severity="warning", markup=False)
+                self.notify(
+                    f"the editor needs the real terminal, and this app cannot suspend here: open {where} yourself",
+                    title="cannot suspend",
+                    severity="warning",
+                    markup=False,
+                )
         finally:
             self.controller.resume()
 
@@ -278,8 +300,11 @@ class TrialScreen(SizedScreen):
     async def action_choose_workspace(self) -> None:
         walk = self.opened.walk
         start = self.opened.stand_in[0] or walk.location.path or walk.trial.path
-        path = await self.app.push_screen_wait(FolderPickerScreen(
-            "Replay on this folder (a stand-in for the sandbox's /app)", start, common_base(start, walk.trial.path)))
+        path = await self.app.push_screen_wait(
+            FolderPickerScreen(
+                "Replay on this folder (a stand-in for the sandbox's /app)", start, common_base(start, walk.trial.path)
+            )
+        )
         if path is not None:
             await self._replay_on(workspace=path)
 
@@ -287,8 +312,11 @@ class TrialScreen(SizedScreen):
     async def action_choose_case(self) -> None:
         task_dir = self.opened.walk.location.path
         if task_dir is None:
-            self.notify("the task was not found, so it has no cases to offer: start with --task DIR",
-                        severity="warning", markup=False)
+            self.notify(
+                "the task was not found, so it has no cases to offer: start with --task DIR",
+                severity="warning",
+                markup=False,
+            )
             return
         from verifier_tui.engine.task.discovery import DiscoveryError, resolve
 
@@ -297,13 +325,19 @@ class TrialScreen(SizedScreen):
         except (DiscoveryError, OSError) as exc:
             self.notify(f"cannot read the task's cases: {exc}", severity="warning", markup=False)
             return
-        options = [(case.name, f"case {case.name}") for case in cases]
+        options: list[tuple[str, Content | str]] = [(case.name, f"case {case.name}") for case in cases]
         options.append((EMPTY, "an empty /app (what an agent that did nothing leaves)"))
         if self.opened.walk.workspace.path is not None:
             options.insert(0, (CAPTURED, "the trial's own /app (what it captured)"))
         current = EMPTY if self.opened.empty_stand_in else self.opened.stand_in[1]
-        key = await self.app.push_screen_wait(ChooseListScreen("Replay on a case of the task", options, current,
-                                                               hint="enter chooses · esc cancels (then f chooses any folder)"))
+        key = await self.app.push_screen_wait(
+            ChooseListScreen(
+                "Replay on a case of the task",
+                options,
+                current,
+                hint="enter chooses · esc cancels (then f chooses any folder)",
+            )
+        )
         if key == CAPTURED:
             await self._replay_on()
         elif key == EMPTY:

@@ -41,8 +41,13 @@ class TrialFileScreen(Screen[None]):
     def on_mount(self) -> None:
         view, fmt = self.view, self.fmt
         where = fmt.path(view.path) if view.path is not None else ""
-        self.query_one("#file-header", Static).update(Content.assemble(
-            (view.title, "bold"), (f"  {where}" if where else "", "$text-muted"), ("  · esc goes back", "$text-muted")))
+        self.query_one("#file-header", Static).update(
+            Content.assemble(
+                (view.title, "bold"),
+                (f"  {where}" if where else "", "$text-muted"),
+                ("  · esc goes back", "$text-muted"),
+            )
+        )
         parts: list[Any] = []
         for kind, text in view.lines:
             parts += [(fmt.text(text), STYLES.get(kind, "")), "\n"]

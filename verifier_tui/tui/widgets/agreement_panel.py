@@ -18,8 +18,7 @@ if TYPE_CHECKING:
     from verifier_tui.tui.trial_display import TrialDisplay
 
 STYLES = {True: "bold $success", False: "bold $error", None: "bold $warning"}
-NO_REPLAY_KEYS = ("f chooses a folder to replay on (your stand-in for /app), s a case of the task or an empty "
-                  "/app")
+NO_REPLAY_KEYS = "f chooses a folder to replay on (your stand-in for /app), s a case of the task or an empty /app"
 
 
 def asks_for_stand_in(skipped: str | None) -> bool:
@@ -44,6 +43,9 @@ class AgreementPanel(Static):
         self.update(Content.assemble(*parts))
 
     def show_waiting(self, sandbox: Any) -> None:
-        self.update(Content.assemble(("▶ replaying  ", "bold $accent"),
-                                     f"the sandbox ended with {verdict_words(sandbox)}; the replay's verdict comes "
-                                     "here"))
+        self.update(
+            Content.assemble(
+                ("▶ replaying  ", "bold $accent"),
+                f"the sandbox ended with {verdict_words(sandbox)}; the replay's verdict comes here",
+            )
+        )

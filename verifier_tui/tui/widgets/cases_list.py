@@ -8,8 +8,8 @@ from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from verifier_tui.engine.task.cases import Case
 from verifier_tui.engine.model import RunResult
+from verifier_tui.engine.task.cases import Case
 from verifier_tui.tui.widgets.status_style import status_of
 from verifier_tui.words.run import NOT_RUN, OUTDATED, RUNNING, short_reward
 
@@ -40,14 +40,15 @@ class CasesList(OptionList):
             if not same:
                 self.set_options([Option(Content("(no cases)"), id=NO_CASES, disabled=True)])
             return
-        prompts = [self._prompt(c, c.name == current, last.get(c.name), c.name == running, outdated_through)
-                   for c in cases]
+        prompts = [
+            self._prompt(c, c.name == current, last.get(c.name), c.name == running, outdated_through) for c in cases
+        ]
         if same:
             for index, prompt in enumerate(prompts):
                 self.replace_option_prompt_at_index(index, prompt)
         else:
             highlighted = next((i for i, c in enumerate(cases) if c.name == current), 0)
-            self.set_options([Option(p, id=c.name) for p, c in zip(prompts, cases)])
+            self.set_options([Option(p, id=c.name) for p, c in zip(prompts, cases, strict=True)])
             self.highlighted = highlighted
 
     @staticmethod

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 
 class ChoicesPanel(Static):
-    def show(self, session: "Session", fmt: "Display", explain: dict[str, Any] | None = None) -> None:
+    def show(self, session: Session, fmt: Display, explain: dict[str, Any] | None = None) -> None:
         python = session.options.python  # its version and path: in the resolution panel
         workspace = fmt.path(session.workspace) if session.workspace else "(an empty scratch folder)"
         response = session.response
@@ -31,9 +31,18 @@ class ChoicesPanel(Static):
             task_data = f"row {session.task_id} of {task_data}"
         self.update(
             Content.assemble(
-                ("workspace ", LABEL), (workspace, "bold"), (" f", KEY), SEP,
-                ("response ", LABEL), (response_text, response_style or "bold"), (" p", KEY), SEP,
-                ("task data ", LABEL), (task_data, "bold" if session.task_data else "$text-muted"), (" t", KEY), SEP,
+                ("workspace ", LABEL),
+                (workspace, "bold"),
+                (" f", KEY),
+                SEP,
+                ("response ", LABEL),
+                (response_text, response_style or "bold"),
+                (" p", KEY),
+                SEP,
+                ("task data ", LABEL),
+                (task_data, "bold" if session.task_data else "$text-muted"),
+                (" t", KEY),
+                SEP,
                 (python, "bold"),
             )
         )

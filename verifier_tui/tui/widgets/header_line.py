@@ -10,7 +10,6 @@ from textual.widgets import Static
 
 from verifier_tui.words.run import MODE_NAMES, limits_words, runner_words
 
-
 if TYPE_CHECKING:
     from verifier_tui.engine.session import Session
     from verifier_tui.tui.display import Display
@@ -20,14 +19,18 @@ KEY = "$text-muted italic"
 SEP = (" · ", "$text-muted")
 
 
-def names_the_task(session: "Session", fmt: "Display") -> bool:
+def names_the_task(session: Session, fmt: Display) -> bool:
     """Whether the header starts with the task's name: not when the verifier's
     path, shown from where the tool was started, already begins with the task
     folder of that name (``hello-file/tests/verifier.py``): the line must fit
     100 columns."""
     task, verifier = session.task, session.verifier
-    return (verifier is None or task.name != task.root.name or not verifier.is_relative_to(task.root)
-            or fmt.cwd.is_relative_to(task.root))
+    return (
+        verifier is None
+        or task.name != task.root.name
+        or not verifier.is_relative_to(task.root)
+        or fmt.cwd.is_relative_to(task.root)
+    )
 
 
 class HeaderLine(Static):
@@ -37,16 +40,23 @@ class HeaderLine(Static):
     _choices: Content | None = None
     _sandbox: Content | None = None
 
-    def show(self, session: "Session", fmt: "Display", explain: dict[str, Any] | None) -> None:
+    def show(self, session: Session, fmt: Display, explain: dict[str, Any] | None) -> None:
         verifier = fmt.path(session.verifier) if session.verifier else "none found"
         case = session.case.name if session.case else "none"
         mode_style = "bold $accent" if session.mode == "server" else "bold $primary"
         parts: list[Any] = [(session.task.name, "bold"), SEP] if names_the_task(session, fmt) else []
         parts += [
-            ("verifier ", LABEL), (verifier, "bold" if session.verifier else "bold $error"), (" v", KEY), SEP,
-            ("case ", LABEL), (case, "bold"), (" (inputs changed)" if session.expectation_note() else "", "$warning"),
-            (" s", KEY), SEP,
-            (MODE_NAMES[session.mode], mode_style), (" m", KEY),
+            ("verifier ", LABEL),
+            (verifier, "bold" if session.verifier else "bold $error"),
+            (" v", KEY),
+            SEP,
+            ("case ", LABEL),
+            (case, "bold"),
+            (" (inputs changed)" if session.expectation_note() else "", "$warning"),
+            (" s", KEY),
+            SEP,
+            (MODE_NAMES[session.mode], mode_style),
+            (" m", KEY),
         ]
         runner = runner_words(session)
         if runner is not None:  # only when the task ships its own runner
@@ -59,8 +69,9 @@ class HeaderLine(Static):
         namespace = isolation.kind == "namespace"
         limits = session.limits()
         short = limits_words(limits, namespace=namespace, short=True)
-        self._sandbox = Content.assemble((isolation.short, "$warning" if isolation.fallback else LABEL),
-                                         *((SEP, (short, LABEL)) if short else ()))
+        self._sandbox = Content.assemble(
+            (isolation.short, "$warning" if isolation.fallback else LABEL), *((SEP, (short, LABEL)) if short else ())
+        )
         whole = limits_words(limits, namespace=namespace)
         self.tooltip = isolation.words + (f"\n{whole}" if whole else "")
         self._draw()
@@ -69,7 +80,7 @@ class HeaderLine(Static):
         self._draw()
 
     def _draw(self) -> None:
-        if self._choices is None:
+        if self._choices is None or self._sandbox is None:
             return
         line = Content.assemble(self._choices, SEP, self._sandbox)
         width = self.content_size.width

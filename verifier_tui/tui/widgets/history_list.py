@@ -45,8 +45,9 @@ def without_output(result: RunResult) -> RunResult:
         kept = dict(list(verdict.rewards.items())[:REWARD_KEYS])
         if "reward" in verdict.rewards:
             kept["reward"] = verdict.rewards["reward"]
-        verdict = replace(verdict, rewards=kept,
-                          message=f"{len(verdict.rewards):,} keys in all; the history kept {len(kept)}")
+        verdict = replace(
+            verdict, rewards=kept, message=f"{len(verdict.rewards):,} keys in all; the history kept {len(kept)}"
+        )
     return replace(
         result,
         verdict=verdict,
@@ -63,9 +64,11 @@ def without_output(result: RunResult) -> RunResult:
 def summary_text(result: RunResult, duration: str) -> str:
     """What a run older than the latest KEEP_FULL shows when picked."""
     symbol, word, _style = status_of(result)
-    lines = [f"{symbol} {word}  run #{result.sequence} · {result.case or 'no case'}",
-             f"after {result.trigger}",
-             f"{result.outcome_words} · {duration}"]
+    lines = [
+        f"{symbol} {word}  run #{result.sequence} · {result.case or 'no case'}",
+        f"after {result.trigger}",
+        f"{result.outcome_words} · {duration}",
+    ]
     if result.verdict.rewards is not None:
         lines.append(f"Harbor's verdict: {rewards_json(result.verdict.rewards)[0]}")
         if result.verdict.message:
@@ -73,10 +76,14 @@ def summary_text(result: RunResult, duration: str) -> str:
     else:
         lines.append(f"Harbor's verdict: none (Harbor would raise {result.verdict.error})")
     if result.expected_matched is not None:
-        lines.append("matches the case's expected.json" if result.expected_matched
-                     else "does not match the case's expected.json")
-    lines += ["", f"Its output, reward files and resolution are no longer kept: the history keeps them for "
-                  f"the latest {KEEP_FULL} runs and a summary of older ones."]
+        lines.append(
+            "matches the case's expected.json" if result.expected_matched else "does not match the case's expected.json"
+        )
+    lines += [
+        "",
+        f"Its output, reward files and resolution are no longer kept: the history keeps them for "
+        f"the latest {KEEP_FULL} runs and a summary of older ones.",
+    ]
     return "\n".join(lines)
 
 
@@ -89,8 +96,9 @@ def ending(result: RunResult) -> str | None:
     return output.contract_message
 
 
-def reward_change(result: RunResult, previous: RunResult | None,
-                  endings: tuple[str | None, str | None]) -> tuple[str, str]:
+def reward_change(
+    result: RunResult, previous: RunResult | None, endings: tuple[str | None, str | None]
+) -> tuple[str, str]:
     """(mark, style) comparing two runs' rewards: ▲ up, ▼ down, = same, ≠ when
     one of them has no reward, or neither has and they ended differently
     (``endings``: :func:`ending` of each; the marks and their meaning: words.LEGEND)."""
@@ -141,7 +149,7 @@ class HistoryList(OptionList):
         highlighted = self.highlighted
         self.set_options([option, *list(self.options)[: MAX_RUNS - 1]])
         # Stay on the run the user was looking at; follow the newest otherwise.
-        self.highlighted = 0 if highlighted in (None, 0) else min(highlighted + 1, self.option_count - 1)
+        self.highlighted = min(highlighted + 1, self.option_count - 1) if highlighted else 0
 
     @staticmethod
     def _prompt(result: RunResult, previous: RunResult | None, endings: tuple[str | None, str | None]) -> Content:

@@ -38,15 +38,24 @@ class JobList(OptionList):
     def _prompt(self, entry: JobEntry, width: int) -> Content:
         verdict = entry.verdict
         scored = verdict.rewards is not None
-        mark, style = ("✓", "bold $success") if scored else ("✗", "bold $error") if verdict.error else ("·", "$text-muted")
+        mark, style = (
+            ("✓", "bold $success") if scored else ("✗", "bold $error") if verdict.error else ("·", "$text-muted")
+        )
         extra = ""
         if entry.exception_type and entry.exception_type != verdict.error:
             extra = f"  (Harbor recorded {entry.exception_type})"
         indent = "  " if entry.step is not None else ""
         name = f"step {entry.step}" if entry.step is not None else entry.trial
-        return Content.assemble(indent, (f"{mark} ", style), (name.ljust(width - len(indent)), "bold"), "  ",
-                                (entry.label, style if not scored else ""), (extra, "$text-muted"))
+        return Content.assemble(
+            indent,
+            (f"{mark} ", style),
+            (name.ljust(width - len(indent)), "bold"),
+            "  ",
+            (entry.label, style if not scored else ""),
+            (extra, "$text-muted"),
+        )
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
-        self.post_message(self.EntryChosen(self.job_entries[int(event.option.id)]))
+        if event.option.id is not None:  # a trial's heading has none, and is never chosen
+            self.post_message(self.EntryChosen(self.job_entries[int(event.option.id)]))

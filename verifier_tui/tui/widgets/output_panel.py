@@ -78,10 +78,10 @@ def wrap_lines(lines: list[str], width: int) -> list[str]:
 
 
 class OutputPanel(Vertical):
-    def __init__(self, fmt: "Display", **kwargs) -> None:
+    def __init__(self, fmt: Display, **kwargs) -> None:
         super().__init__(**kwargs)
         self.fmt = fmt
-        self.buffer: "OutputBuffer | None" = None
+        self.buffer: OutputBuffer | None = None
         self.streaming = False
         self._clear_on_output = False
         self._shown: dict[str, list[str]] = {stream: [] for stream in STREAMS}
@@ -126,7 +126,7 @@ class OutputPanel(Vertical):
         dropped = self._dropped[stream]
         return [dropped_marker(dropped, "lines")] if dropped else []
 
-    def start_streaming(self, buffer: "OutputBuffer") -> None:
+    def start_streaming(self, buffer: OutputBuffer) -> None:
         """A run started: its output replaces the last run's as soon as some
         arrives (a quick run that prints nothing does not blank the panel)."""
         self.buffer = buffer
@@ -177,11 +177,13 @@ class OutputPanel(Vertical):
         if self.buffer is not None:
             for stream in STREAMS:
                 self.buffer.take(stream)
-        for stream, captured, other in (("stderr", result.stderr, result.stdout),
-                                        ("stdout", result.stdout, result.stderr)):
+        for stream, captured, other in (
+            ("stderr", result.stderr, result.stdout),
+            ("stdout", result.stdout, result.stderr),
+        ):
             lines = self._lines(captured, stream, other)
             self._dropped[stream] = max(0, len(lines) - MAX_LINES)
-            self._shown[stream] = lines[self._dropped[stream]:]
+            self._shown[stream] = lines[self._dropped[stream] :]
         self._write(self.showing)
 
     def show_text(self, text: str) -> None:
@@ -201,8 +203,10 @@ class OutputPanel(Vertical):
         count = len(other.text.splitlines()) if other.text.strip() else 0
         if not count:
             return [f"(nothing on {stream})"]
-        return [f"(nothing on {stream}; {other_name} has {count:,} line{'s' if count != 1 else ''}: "
-                f"o shows {'them' if count != 1 else 'it'})"]
+        return [
+            f"(nothing on {stream}; {other_name} has {count:,} line{'s' if count != 1 else ''}: "
+            f"o shows {'them' if count != 1 else 'it'})"
+        ]
 
     def _write(self, stream: str) -> None:
         """The stream's Log made anew: its lines wrapped to the panel, the

@@ -19,8 +19,13 @@ if TYPE_CHECKING:
     from verifier_tui.engine.harbor.phases import Parting, PhaseReport
     from verifier_tui.tui.trial_display import TrialDisplay
 
-MARK_STYLES = {DONE: "$success", FAILED: "bold $error", STOPPED: "bold $warning", NOT_REACHED: "$text-muted",
-               UNKNOWN: "$text-muted"}
+MARK_STYLES = {
+    DONE: "$success",
+    FAILED: "bold $error",
+    STOPPED: "bold $warning",
+    NOT_REACHED: "$text-muted",
+    UNKNOWN: "$text-muted",
+}
 HEAD = "bold $text-primary"
 
 
@@ -32,8 +37,14 @@ class PhaseTable(Vertical):
             yield Static(id="phase-local")
         yield Static(id="phase-words")
 
-    def show(self, sandbox: PhaseReport, local: PhaseReport | None, parting: Parting | None,
-             fmt: TrialDisplay, local_missing: str = "no replay") -> None:
+    def show(
+        self,
+        sandbox: PhaseReport,
+        local: PhaseReport | None,
+        parting: Parting | None,
+        fmt: TrialDisplay,
+        local_missing: str = "no replay",
+    ) -> None:
         labels: list[Any] = [("step", HEAD)]
         theirs: list[Any] = [("sandbox (inferred from its output)", HEAD)]
         mine: list[Any] = [("local replay", HEAD)]
@@ -52,12 +63,15 @@ class PhaseTable(Vertical):
 
 def _cell(phase: Any, fmt: TrialDisplay) -> list[Any]:
     detail = fmt.text(phase.detail) if phase.detail else phase.status
-    return [(PHASE_MARKS[phase.status] + " ", MARK_STYLES[phase.status]),
-            (detail, "bold" if phase.status in (FAILED, STOPPED) else "")]
+    return [
+        (PHASE_MARKS[phase.status] + " ", MARK_STYLES[phase.status]),
+        (detail, "bold" if phase.status in (FAILED, STOPPED) else ""),
+    ]
 
 
-def _words(sandbox: PhaseReport, local: PhaseReport | None, parting: Parting | None, fmt: TrialDisplay,
-           local_missing: str) -> Content:
+def _words(
+    sandbox: PhaseReport, local: PhaseReport | None, parting: Parting | None, fmt: TrialDisplay, local_missing: str
+) -> Content:
     parts: list[Any] = []
     said = None
     for who, report in (("sandbox", sandbox), ("replay", local)):

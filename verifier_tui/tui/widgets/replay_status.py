@@ -45,9 +45,11 @@ class ReplayStatus(Static):
         word, _sentence = agreement_words(replayed.agreement, replayed.skipped)
         if replayed.local is not None:
             self.count += 1
-            self.state = Content.assemble((f"replay #{self.count} ", "$text-muted"),
-                                          (word, AGREEMENT_STYLES.get(word, "bold $warning")),
-                                          (f" with the sandbox · after {trigger}", "$text-muted"))
+            self.state = Content.assemble(
+                (f"replay #{self.count} ", "$text-muted"),
+                (word, AGREEMENT_STYLES.get(word, "bold $warning")),
+                (f" with the sandbox · after {trigger}", "$text-muted"),
+            )
         else:
             self.state = Content.assemble((word, "bold $warning"), (": see the agreement above", "$text-muted"))
         self._draw()
@@ -63,6 +65,9 @@ class ReplayStatus(Static):
 
     def _draw(self) -> None:
         text, style = self.watch_words
-        stale = (("   ⚠ stale: ", "bold $warning"), (f"{self.stale} changed since this replay (r replays)", "$warning")) \
-            if self.stale else ()
+        stale = (
+            (("   ⚠ stale: ", "bold $warning"), (f"{self.stale} changed since this replay (r replays)", "$warning"))
+            if self.stale
+            else ()
+        )
         self.update(Content.assemble((text, style), "   ", self.state, *stale))

@@ -20,6 +20,8 @@ from verifier_tui.tui.widgets.reward_panel import IN_COMMAND
 from verifier_tui.words.run import LISTED, MODE_NAMES, binding_text, more_text
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from verifier_tui.tui.display import Display
 
 _HEAD = "bold $text-primary"
@@ -32,16 +34,16 @@ class ResolutionPanel(VerticalScroll):
     def compose(self) -> ComposeResult:
         yield Static(Content("Resolution appears as soon as the runner starts."), id="resolution-body")
 
-    def show_message(self, text: str, notices: list[str] = (), style: str = _MUTED) -> None:
+    def show_message(self, text: str, notices: Sequence[str] = (), style: str = _MUTED) -> None:
         parts: list[Any] = [(f"⚠ {worded(n, key_words)}\n", _WARN) for n in notices]
         parts.append((text, style))
         self.query_one("#resolution-body", Static).update(Content.assemble(*parts))
 
-    def show(self, explain: dict[str, Any], mode: str, fmt: "Display", notices: list[str] = ()) -> None:
+    def show(self, explain: dict[str, Any], mode: str, fmt: Display, notices: Sequence[str] = ()) -> None:
         self.query_one("#resolution-body", Static).update(resolution_content(explain, mode, fmt, notices))
 
 
-def resolution_content(explain: dict[str, Any], mode: str, fmt: "Display", notices: list[str] = ()) -> Content:
+def resolution_content(explain: dict[str, Any], mode: str, fmt: Display, notices: Sequence[str] = ()) -> Content:
     """Most telling first: contract problems, then how verify is called, where
     nemo_gym.verifiers resolves, and sys.path in full."""
     parts: list[Any] = [(f"⚠ {fmt.words(n)}\n", _WARN) for n in notices]
@@ -49,9 +51,14 @@ def resolution_content(explain: dict[str, Any], mode: str, fmt: "Display", notic
         parts.append((f"The runner could not explain this run: {fmt.text(str(explain['error']))}\n", _PROBLEM))
         return Content.assemble(*parts)
     if explain.get("from_contract"):
-        parts.append(("The task's own runner does not report its resolution (R runs ours, which does): below is "
-                      "what the runner contract places, not what the runner reported; verify's signature and "
-                      "bindings are unknown.\n", _WARN))
+        parts.append(
+            (
+                "The task's own runner does not report its resolution (R runs ours, which does): below is "
+                "what the runner contract places, not what the runner reported; verify's signature and "
+                "bindings are unknown.\n",
+                _WARN,
+            )
+        )
     parts += _problems(explain, mode, fmt)
     parts += _verify(explain, mode, fmt)
     parts += _nemo_gym(explain, fmt)
@@ -61,7 +68,7 @@ def resolution_content(explain: dict[str, Any], mode: str, fmt: "Display", notic
     return Content.assemble(*parts)
 
 
-def _problems(explain: dict[str, Any], mode: str, fmt: "Display") -> list[Any]:
+def _problems(explain: dict[str, Any], mode: str, fmt: Display) -> list[Any]:
     parts: list[Any] = []
     problems = explain.get("problems") or []
     for problem in problems[:LISTED]:
@@ -74,7 +81,7 @@ def _problems(explain: dict[str, Any], mode: str, fmt: "Display") -> list[Any]:
     return parts
 
 
-def _verify(explain: dict[str, Any], mode: str, fmt: "Display") -> list[Any]:
+def _verify(explain: dict[str, Any], mode: str, fmt: Display) -> list[Any]:
     parts: list[Any] = []
     verify = explain.get("verify")
     import_error = explain.get("import_error")
@@ -95,15 +102,18 @@ def _verify(explain: dict[str, Any], mode: str, fmt: "Display") -> list[Any]:
         for row in params:
             missing = row.get("binding") == "missing"
             text = binding_text(row, mode)
-            parts += [(f"  {str(row.get('name')):<{name_width}}", _PROBLEM if missing else "bold"),
-                      (f"{str(row.get('kind')):<{kind_width}}", _MUTED),
-                      (fmt.text(text), _PROBLEM if missing else ""), "\n"]
+            parts += [
+                (f"  {str(row.get('name')):<{name_width}}", _PROBLEM if missing else "bold"),
+                (f"{str(row.get('kind')):<{kind_width}}", _MUTED),
+                (fmt.text(text), _PROBLEM if missing else ""),
+                "\n",
+            ]
     if len(every) > LISTED:
         parts.append((f"  {more_text(len(every) - LISTED, 'parameters', IN_COMMAND)}\n", _MUTED))
     return parts
 
 
-def _nemo_gym(explain: dict[str, Any], fmt: "Display") -> list[Any]:
+def _nemo_gym(explain: dict[str, Any], fmt: Display) -> list[Any]:
     parts: list[Any] = []
     modules = explain.get("modules") or {}
     info = modules.get("nemo_gym.verifiers") or {}
@@ -122,33 +132,48 @@ def _nemo_gym(explain: dict[str, Any], fmt: "Display") -> list[Any]:
         parts.append((f"  ⚠ shadowed: {fmt.path(shadowed)} is further down sys.path and never imported\n", _WARN))
     preloaded = explain.get("preloaded_nemo_gym")
     if preloaded:
-        parts.append((f"  ⚠ nemo_gym was imported before the runner placed sys.path (from {fmt.path(preloaded)}); "
-                      "the runner dropped it so the vendored copy loads\n", _WARN))
+        parts.append(
+            (
+                f"  ⚠ nemo_gym was imported before the runner placed sys.path (from {fmt.path(preloaded)}); "
+                "the runner dropped it so the vendored copy loads\n",
+                _WARN,
+            )
+        )
     return parts
 
 
-def _interpreter(explain: dict[str, Any], fmt: "Display") -> list[Any]:
+def _interpreter(explain: dict[str, Any], fmt: Display) -> list[Any]:
     python = explain.get("python") or {}
     if not python:
         return []
     version = "" if fmt.deterministic else f"{python.get('implementation', 'python')} {python.get('version', '?')} "
     flags = [name for name, on in (python.get("flags") or {}).items() if on and name != "dont_write_bytecode"]
-    return [("interpreter ", _HEAD), version, (f"({fmt.path(python.get('executable'))})", _MUTED),
-            (f"  flags: {', '.join(flags)}" if flags else "", _MUTED), "\n"]
+    return [
+        ("interpreter ", _HEAD),
+        version,
+        (f"({fmt.path(python.get('executable'))})", _MUTED),
+        (f"  flags: {', '.join(flags)}" if flags else "", _MUTED),
+        "\n",
+    ]
 
 
-def _sys_path(explain: dict[str, Any], fmt: "Display") -> list[Any]:
+def _sys_path(explain: dict[str, Any], fmt: Display) -> list[Any]:
     every = [r for r in explain.get("sys_path") or [] if isinstance(r, dict)]
     rows = every[:LISTED]
     roles = [" + ".join(r.get("roles") or [r.get("role") or ""]) for r in rows]
     width = max([len(r) for r in roles] + [4])
     parts: list[Any] = [("sys.path", _HEAD), ("  in the order the runner placed it\n", _MUTED)]
-    for row, role in zip(rows, roles):
+    for row, role in zip(rows, roles, strict=True):
         path = fmt.path(row.get("path")) if row.get("path") else "(the current folder)"
         missing = "" if row.get("exists", True) else "  (missing)"
         role_style = _MUTED if row.get("role") == "interpreter" else "bold"
-        parts += [(f" {row.get('index', ''):>2}  ", _MUTED), (f"{role:<{width}}  ", role_style), path,
-                  (missing, _MUTED), "\n"]
+        parts += [
+            (f" {row.get('index', ''):>2}  ", _MUTED),
+            (f"{role:<{width}}  ", role_style),
+            path,
+            (missing, _MUTED),
+            "\n",
+        ]
     if len(every) > LISTED:
         parts.append((f"  {more_text(len(every) - LISTED, 'entries', IN_COMMAND)}\n", _MUTED))
     for shadow in stdlib_shadows(explain):
@@ -156,7 +181,7 @@ def _sys_path(explain: dict[str, Any], fmt: "Display") -> list[Any]:
     return parts
 
 
-def _environment(explain: dict[str, Any], fmt: "Display") -> list[Any]:
+def _environment(explain: dict[str, Any], fmt: Display) -> list[Any]:
     """What the runner's environment held (verifier_tui.engine.sandbox.environment):
     names by where they came from, values only for verifier-tui's own and the
     task's; what was held back, by count, naming the interpreter switches."""
@@ -178,16 +203,23 @@ def _environment(explain: dict[str, Any], fmt: "Display") -> list[Any]:
     if held and not fmt.deterministic:
         switches = interpreter_switches(held)
         among = f", among them {', '.join(switches)}" if switches else ""
-        parts.append((f"  held back: {len(held)} more of your environment{among}; start verifier-tui with --env NAME "
-                      "to pass one\n", _MUTED))
+        parts.append(
+            (
+                f"  held back: {len(held)} more of your environment{among}; start verifier-tui with --env NAME "
+                "to pass one\n",
+                _MUTED,
+            )
+        )
     return parts
 
 
 def _hint(problem: str, mode: str) -> str | None:
     """What to do about a contract problem, in words."""
     if "'response'" in problem and mode == "harbor":
-        return ("Harbor never passes a response. Give the parameter a default (response=None) so the task "
-                f"also runs under Harbor, or press m to run with a response ({MODE_NAMES['server']}).")
+        return (
+            "Harbor never passes a response. Give the parameter a default (response=None) so the task "
+            f"also runs under Harbor, or press m to run with a response ({MODE_NAMES['server']})."
+        )
     if "no callable verify" in problem or "not callable" in problem:
         return "The runner calls a top-level callable named verify; define it at module level."
     return None

@@ -17,7 +17,15 @@ from verifier_tui.engine.model import Outcome, RunResult
 from verifier_tui.engine.verdict import rewards_json
 from verifier_tui.tui.external import failing_location
 from verifier_tui.tui.widgets.status_style import status_of
-from verifier_tui.words.run import LISTED, VERIFIER_NOT_CALLED, expectation_json, more_text, near_miss_line, stuck_line, text_head
+from verifier_tui.words.run import (
+    LISTED,
+    VERIFIER_NOT_CALLED,
+    expectation_json,
+    more_text,
+    near_miss_line,
+    stuck_line,
+    text_head,
+)
 
 if TYPE_CHECKING:
     from verifier_tui.tui.display import Display
@@ -38,12 +46,12 @@ class RewardPanel(VerticalScroll):
     def show_message(self, text: str, style: str = _MUTED) -> None:
         self.query_one("#reward-body", Static).update(Content.assemble((text, style)))
 
-    def show(self, result: RunResult, fmt: "Display", banner: str | None = None) -> None:
+    def show(self, result: RunResult, fmt: Display, banner: str | None = None) -> None:
         self.query_one("#reward-body", Static).update(reward_content(result, fmt, banner))
         self.scroll_home(animate=False)
 
 
-def reward_content(result: RunResult, fmt: "Display", banner: str | None = None) -> Content:
+def reward_content(result: RunResult, fmt: Display, banner: str | None = None) -> Content:
     parts: list[Any] = []
     if banner:
         parts.append((f"{banner}\n", "reverse $accent"))
@@ -61,9 +69,13 @@ def reward_content(result: RunResult, fmt: "Display", banner: str | None = None)
     for notice in result.notices:
         parts.append((f"note: {fmt.words(notice)}\n", "$warning"))
     if result.not_staged:  # refused before the verifier was called: why, where a verdict would be
-        return Content.assemble(*parts, ("\nHarbor's verdict\n", _HEAD), ("  none: ", "bold $error"),
-                                (f"{VERIFIER_NOT_CALLED.removeprefix('none: ')}\n", "bold"),
-                                (f"  {fmt.text(result.start_error or '')}\n", "$error"))
+        return Content.assemble(
+            *parts,
+            ("\nHarbor's verdict\n", _HEAD),
+            ("  none: ", "bold $error"),
+            (f"{VERIFIER_NOT_CALLED.removeprefix('none: ')}\n", "bold"),
+            (f"  {fmt.text(result.start_error or '')}\n", "$error"),
+        )
 
     parts += [(fmt.text(result.outcome_words), "bold"), (f" · {fmt.duration(result.duration_s)}\n", "")]
     parts += _stuck(result, fmt)
@@ -74,22 +86,27 @@ def reward_content(result: RunResult, fmt: "Display", banner: str | None = None)
     verdict = result.verdict
     parts.append(("\nHarbor's verdict\n", _HEAD))
     if result.task_refused is not None:
-        parts += [("  none: ", "bold $error"), ("Harbor would refuse to run this task\n", "bold"),
-                  (f"  {fmt.text(result.task_refused)}\n", _MUTED),
-                  ("  the reward folder, read as Harbor would once task.toml loads:\n", _MUTED)]
+        parts += [
+            ("  none: ", "bold $error"),
+            ("Harbor would refuse to run this task\n", "bold"),
+            (f"  {fmt.text(result.task_refused)}\n", _MUTED),
+            ("  the reward folder, read as Harbor would once task.toml loads:\n", _MUTED),
+        ]
     if verdict.rewards is not None:
         shown, left_out = rewards_json(verdict.rewards)
         parts += [(f"  {shown}", "bold"), (f"  from {verdict.source}\n", _MUTED)]
         if left_out:
             parts.append((f"  {more_text(left_out, 'keys', IN_COMMAND)}\n", _MUTED))
     else:
-        parts += [("  none: ", "bold $error"), (f"Harbor would raise {verdict.error}\n", "bold"),
-                  (f"  {fmt.text(verdict.message or '')}\n", _MUTED)]
+        parts += [
+            ("  none: ", "bold $error"),
+            (f"Harbor would raise {verdict.error}\n", "bold"),
+            (f"  {fmt.text(verdict.message or '')}\n", _MUTED),
+        ]
     for warning in verdict.warnings[:LISTED]:
         parts.append((f"  ⚠ {fmt.text(warning)}\n", "bold $warning"))
     if len(verdict.warnings) > LISTED:
         parts.append((f"  ⚠ {more_text(len(verdict.warnings) - LISTED, 'warnings', IN_COMMAND)}\n", "$warning"))
-
 
     if not result.reward_files:
         parts.append(("\nno reward file in the reward folder\n", _MUTED))
@@ -98,8 +115,13 @@ def reward_content(result: RunResult, fmt: "Display", banner: str | None = None)
         if reward_file.kind != "file":
             parts.append((f"  a {reward_file.kind}, not a file\n", "$warning"))
             continue
-        parts.append((f"  {reward_file.size} bytes{'' if reward_file.is_utf8 else ', not UTF-8'}"
-                      f"{', cut short' if reward_file.truncated else ''}\n", _MUTED))
+        parts.append(
+            (
+                f"  {reward_file.size} bytes{'' if reward_file.is_utf8 else ', not UTF-8'}"
+                f"{', cut short' if reward_file.truncated else ''}\n",
+                _MUTED,
+            )
+        )
         head, more = text_head(pretty(reward_file.name, reward_file.text or ""))
         parts.append(head + "\n")
         if more:
@@ -122,22 +144,23 @@ def pretty(name: str, text: str) -> str:
 _STACK_LINES = 8
 
 
-def _stuck(result: RunResult, fmt: "Display") -> list[tuple[str, str]]:
+def _stuck(result: RunResult, fmt: Display) -> list[tuple[str, str]]:
     """A run that timed out: where it was stuck, and the frames of the
     thread that ran verify (not the runner's own, not importlib's) when
     there is more than the one named."""
-    line = stuck_line(result.stack, fmt.path)
-    if line is None:
+    stack = result.stack
+    line = stuck_line(stack, fmt.path)
+    if stack is None or line is None:
         return []
-    opens = " (e opens the line)" if result.stack is not None and result.stack.stuck_at is not None else ""
+    opens = " (e opens the line)" if stack.stuck_at is not None else ""
     parts = [(f"  {fmt.words(line)}", "bold $warning"), (f"{opens}\n", _MUTED)]
-    frames = [f for f in result.stack.frames if not f.path.endswith("run_verifier.py") and not f.path.startswith("<")]
+    frames = [f for f in stack.frames if not f.path.endswith("run_verifier.py") and not f.path.startswith("<")]
     for frame in frames[:_STACK_LINES] if len(frames) > 1 else ():
         parts.append((fmt.text(f"    {fmt.path(frame.path)}:{frame.line} in {frame.function}") + "\n", _MUTED))
     return parts
 
 
-def _why(result: RunResult, fmt: "Display") -> str | None:
+def _why(result: RunResult, fmt: Display) -> str | None:
     """The outcome explained in words, with where to look next."""
     outcome = result.outcome
     if outcome is Outcome.VERIFIER_RAISED:
@@ -151,14 +174,20 @@ def _why(result: RunResult, fmt: "Display") -> str | None:
         if (result.explain or {}).get("problems"):
             return "the runner refused to call verify: the contract problem is under Resolution"  # said once
         lines = [line for line in result.stderr.text.strip().splitlines() if line.strip()]
-        return f"why: {fmt.text(lines[-1]).removeprefix('run_verifier: error: ')}" if lines else "the runner refused to call verify (see the resolution above)"
+        return (
+            f"why: {fmt.text(lines[-1]).removeprefix('run_verifier: error: ')}"
+            if lines
+            else "the runner refused to call verify (see the resolution above)"
+        )
     if outcome is Outcome.TIMED_OUT:
         return "the runner and everything it started were stopped when the timeout ran out"
     if outcome is Outcome.KILLED:
         return "something outside the runner ended it"
     if outcome is Outcome.NO_REWARD:
-        return ("the runner exits 0 only after writing a reward file: something in the verifier ended the "
-                "interpreter first (os._exit(0)?), and Harbor would score no reward")
+        return (
+            "the runner exits 0 only after writing a reward file: something in the verifier ended the "
+            "interpreter first (os._exit(0)?), and Harbor would score no reward"
+        )
     if outcome is Outcome.UNEXPECTED_EXIT:
         return "the runner only exits 0, 1 or 2: something in the verifier called os._exit or crashed the interpreter"
     return None

@@ -14,6 +14,8 @@ from verifier_tui.tui.widgets.status_style import status_of
 from verifier_tui.words.run import short_reward
 
 if TYPE_CHECKING:
+    from textual.timer import Timer
+
     from verifier_tui.tui.display import Display
 
 #: How often the elapsed time of a running run is redrawn.
@@ -21,7 +23,7 @@ TICK_S = 0.1
 
 
 class StatusLine(Static):
-    def __init__(self, fmt: "Display", **kwargs) -> None:
+    def __init__(self, fmt: Display, **kwargs) -> None:
         super().__init__(**kwargs)
         self.fmt = fmt
         self.watch_words = ("live reload: starting", "$text-muted")
@@ -30,7 +32,7 @@ class StatusLine(Static):
         self.note: Content | None = None
         self.stale: str | None = None
         """What changed since the shown run, live reload being off (None: nothing)."""
-        self._timer = None
+        self._timer: Timer | None = None
 
     def on_mount(self) -> None:
         self._timer = self.set_interval(TICK_S, self._tick, pause=True)

@@ -23,9 +23,17 @@ class TrialHeader(Static):
         parts: list[Any] = [("trial ", LABEL), (trial.name, "bold")]
         if walk.step.name is not None:
             parts += [SEP, ("step ", LABEL), (walk.step.name, "bold")]
-        parts += [SEP, ("task ", LABEL), (trial.task_name or "?", "bold"),
-                  SEP, ("agent ", LABEL), (trial.agent_name or "?", "bold"),
-                  SEP, ("verifier mode ", LABEL), (mode, "bold $primary")]
+        parts += [
+            SEP,
+            ("task ", LABEL),
+            (trial.task_name or "?", "bold"),
+            SEP,
+            ("agent ", LABEL),
+            (trial.agent_name or "?", "bold"),
+            SEP,
+            ("verifier mode ", LABEL),
+            (mode, "bold $primary"),
+        ]
         parts.append("\n")
         location = walk.location
         if not location.found:
@@ -34,6 +42,5 @@ class TrialHeader(Static):
             parts += [("task at ", LABEL), (fmt.path(location.path), ""), (f"  ({location.found_by})", LABEL)]
             drift = walk.drift
             if drift is not None and drift.same is False:
-                parts += ["\n", ("⚠ ", "bold $warning"),
-                          (fmt.text("; ".join(drift.sentences())), "$warning")]
+                parts += ["\n", ("⚠ ", "bold $warning"), (fmt.text("; ".join(drift.sentences())), "$warning")]
         self.update(Content.assemble(*parts))

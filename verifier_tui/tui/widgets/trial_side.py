@@ -11,9 +11,9 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from verifier_tui.words.trial import verdict_words, workspace_words
-from verifier_tui.words.run import stuck_line
 from verifier_tui.tui.widgets.reward_panel import pretty
+from verifier_tui.words.run import stuck_line
+from verifier_tui.words.trial import verdict_words, workspace_words
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -44,8 +44,11 @@ class SidePanel(VerticalScroll):
         side = walk.sandbox
         verdict = side.verdict
         style = "bold $success" if verdict.rewards is not None else "bold $error"
-        parts: list[Any] = [("Harbor scored ", MUTED), (verdict_words(verdict), style),
-                            (f"  from {verdict.source}\n", MUTED)]
+        parts: list[Any] = [
+            ("Harbor scored ", MUTED),
+            (verdict_words(verdict), style),
+            (f"  from {verdict.source}\n", MUTED),
+        ]
         if verdict.message and verdict.rewards is None:
             parts.append((f"  {fmt.text(verdict.message)}\n", MUTED))
         if side.disagreement:
@@ -53,8 +56,11 @@ class SidePanel(VerticalScroll):
         self.failing = None
         if side.failure is not None:
             shown = fmt.path(side.failure.local_path) if side.failure.local_path else side.failure.sandbox_path
-            parts += [("failed at ", MUTED), (f"{shown}:{side.failure.line}", "bold"),
-                      (" (e opens it)\n" if side.failure.local_path else " (not a file of the task)\n", MUTED)]
+            parts += [
+                ("failed at ", MUTED),
+                (f"{shown}:{side.failure.line}", "bold"),
+                (" (e opens it)\n" if side.failure.local_path else " (not a file of the task)\n", MUTED),
+            ]
             if side.failure.local_path is not None and side.failure.line is not None:
                 self.failing = (side.failure.local_path, side.failure.line)
         parts += _reward_files(side.reward_files, "verifier/ holds no reward file")
@@ -82,9 +88,13 @@ class SidePanel(VerticalScroll):
 
         verdict = local_verdict(local)
         style = "bold $success" if verdict is not None and verdict.rewards is not None else "bold $error"
-        parts: list[Any] = [("Harbor would score ", MUTED), (verdict_words(verdict), style),
-                            (f"  {fmt.text(local.outcome_words)} · {fmt.duration(local.duration_s)}\n", MUTED),
-                            ("workspace: ", MUTED), (fmt.text(workspace_words(opened)) + "\n", "")]
+        parts: list[Any] = [
+            ("Harbor would score ", MUTED),
+            (verdict_words(verdict), style),
+            (f"  {fmt.text(local.outcome_words)} · {fmt.duration(local.duration_s)}\n", MUTED),
+            ("workspace: ", MUTED),
+            (fmt.text(workspace_words(opened)) + "\n", ""),
+        ]
         stuck = stuck_line(local.stack, fmt.path)
         if stuck is not None:
             opens = " (e opens it)" if replayed.failure is not None else ""
