@@ -104,8 +104,13 @@ def other_python(version: str) -> str | None:
     env = {key: value for key, value in os.environ.items() if not key.startswith("PYTHON")}
     for candidate in filter(None, candidates):
         try:
-            done = subprocess.run([candidate, "-c", "import sys; print('%d.%d' % sys.version_info[:2]); "
-                                   "print(sys.executable)"], capture_output=True, text=True, timeout=30, env=env)
+            done = subprocess.run(
+                [candidate, "-c", "import sys; print('%d.%d' % sys.version_info[:2]); print(sys.executable)"],
+                capture_output=True,
+                text=True,
+                timeout=30,
+                env=env,
+            )
         except (OSError, subprocess.SubprocessError):
             continue
         lines = done.stdout.split()
@@ -184,12 +189,20 @@ def wait_none_with(text: str, within_s: float = 15.0) -> list[int]:
     return left
 
 
-def run_tool(env: dict[str, str], *args: object, tool: list[str] | None = None, cwd: Path | None = None,
-             input: str | None = None) -> subprocess.CompletedProcess:
+def run_tool(
+    env: dict[str, str], *args: object, tool: list[str] | None = None, cwd: Path | None = None, input: str | None = None
+) -> subprocess.CompletedProcess:
     """``verifier-tui ARGS`` as a user runs it, bounded by :data:`HANG_GUARD_S`."""
-    return subprocess.run((tool or TOOL) + [str(a) for a in args], env=env, cwd=cwd, capture_output=True,
-                          text=True, timeout=HANG_GUARD_S, input=input,
-                          stdin=None if input is not None else subprocess.DEVNULL)
+    return subprocess.run(
+        (tool or TOOL) + [str(a) for a in args],
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=HANG_GUARD_S,
+        input=input,
+        stdin=None if input is not None else subprocess.DEVNULL,
+    )
 
 
 #: The page that documents every ``--json`` field.
@@ -221,8 +234,16 @@ def without_the_tool_on_path(env: dict[str, str]) -> dict[str, str]:
 
 def run_in_shell_text(typed: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess:
     """``typed`` (one line, or lines continued with a backslash) run by a shell in ``cwd``, with ``--json`` added."""
-    return subprocess.run(typed + " --json", shell=True, env=env, cwd=cwd, capture_output=True,
-                          text=True, timeout=HANG_GUARD_S, stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        typed + " --json",
+        shell=True,
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=HANG_GUARD_S,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 # --------------------------------------------------------------------------
@@ -257,8 +278,15 @@ class LineReader:
 
 def start_watch(env, *args, cwd: Path | None = None) -> tuple[subprocess.Popen, LineReader]:
     """``verifier-tui watch ARGS`` started, with a reader of its output lines."""
-    proc = subprocess.Popen(TOOL + ["watch", *map(str, args)], env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True, cwd=cwd)
+    proc = subprocess.Popen(
+        TOOL + ["watch", *map(str, args)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+        cwd=cwd,
+    )
     return proc, LineReader(proc.stdout)
 
 
@@ -292,8 +320,9 @@ def start_in_terminal(env: dict[str, str], args: list[str]) -> tuple[int, int]:
     return pid, fd
 
 
-def run_in_terminal(env: dict[str, str], args: list[str], until: bytes, keys: bytes = b"q",
-                    timeout: float = 20.0) -> tuple[bytes, int]:
+def run_in_terminal(
+    env: dict[str, str], args: list[str], until: bytes, keys: bytes = b"q", timeout: float = 20.0
+) -> tuple[bytes, int]:
     """Start ``verifier-tui ARGS`` in a 120x40 terminal, read until ``until``
     is drawn, press ``keys``; return what was drawn and the exit status."""
     pid, fd = start_in_terminal(env, args)
@@ -405,8 +434,13 @@ SHARED = _shared_folder()
 HARBOR_REAL = SHARED / "harbor-0.26" if SHARED else None
 
 HARBOR_TIME = "2026-12-01T03:36:18.000000Z"
-_RETRY_EXCLUDED = ["AgentTimeoutError", "RewardFileEmptyError", "RewardFileNotFoundError",
-                   "VerifierOutputParseError", "VerifierTimeoutError"]
+_RETRY_EXCLUDED = [
+    "AgentTimeoutError",
+    "RewardFileEmptyError",
+    "RewardFileNotFoundError",
+    "VerifierOutputParseError",
+    "VerifierTimeoutError",
+]
 #: ErrorPolicy of Harbor 0.26.0 (harbor/models/trial/error_policy.py) for the types the tests use.
 _POLICIES = {
     "AgentTimeoutError": (False, True, True),
@@ -428,45 +462,104 @@ _EXCEPTION_MODULES = {
 
 
 def _agent_config(name: str) -> dict:
-    return {"name": name, "import_path": None, "model_name": None, "base_url": None, "model_api_key_name": None,
-            "model_api_format": None, "skip_model_parsing": False, "n_concurrent": None, "concurrency_group": None,
-            "skills": [], "override_timeout_sec": None, "override_setup_timeout_sec": None, "max_timeout_sec": None,
-            "resume_trajectory": False, "load_trajectory": None, "extra_allowed_hosts": [], "kwargs": {},
-            "mcp_servers": []}
+    return {
+        "name": name,
+        "import_path": None,
+        "model_name": None,
+        "base_url": None,
+        "model_api_key_name": None,
+        "model_api_format": None,
+        "skip_model_parsing": False,
+        "n_concurrent": None,
+        "concurrency_group": None,
+        "skills": [],
+        "override_timeout_sec": None,
+        "override_setup_timeout_sec": None,
+        "max_timeout_sec": None,
+        "resume_trajectory": False,
+        "load_trajectory": None,
+        "extra_allowed_hosts": [],
+        "kwargs": {},
+        "mcp_servers": [],
+    }
 
 
 def _environment_config(env: dict | None = None) -> dict:
-    out = {"type": None, "import_path": "hostenv:HostEnvironment", "force_build": False, "delete": True,
-           "stream": False, "cpu_enforcement_policy": "auto", "memory_enforcement_policy": "auto",
-           "override_cpus": None, "override_memory_mb": None, "override_storage_mb": None, "override_gpus": None,
-           "override_tpu": None, "mounts": None, "extra_docker_compose": [], "kwargs": {}, "extra_allowed_hosts": []}
+    out = {
+        "type": None,
+        "import_path": "hostenv:HostEnvironment",
+        "force_build": False,
+        "delete": True,
+        "stream": False,
+        "cpu_enforcement_policy": "auto",
+        "memory_enforcement_policy": "auto",
+        "override_cpus": None,
+        "override_memory_mb": None,
+        "override_storage_mb": None,
+        "override_gpus": None,
+        "override_tpu": None,
+        "mounts": None,
+        "extra_docker_compose": [],
+        "kwargs": {},
+        "extra_allowed_hosts": [],
+    }
     if env:
         out["env"] = env  # TrialConfig drops an empty env when serialising
     return out
 
 
 def _task_config(path: str) -> dict:
-    return {"path": path, "git_url": None, "git_commit_id": None, "name": None, "ref": None, "overwrite": False,
-            "download_dir": None, "source": None}
+    return {
+        "path": path,
+        "git_url": None,
+        "git_commit_id": None,
+        "name": None,
+        "ref": None,
+        "overwrite": False,
+        "download_dir": None,
+        "source": None,
+    }
 
 
-def harbor_trial_config(*, task_path: str, trial_name: str, trials_dir: str, agent: str = "oracle",
-                        timeout_multiplier: float = 1.0, verifier_timeout_multiplier: float | None = None,
-                        override_timeout_sec: float | None = None, max_timeout_sec: float | None = None,
-                        verifier_env: dict | None = None, environment_env: dict | None = None,
-                        job_id: str | None = None) -> dict:
+def harbor_trial_config(
+    *,
+    task_path: str,
+    trial_name: str,
+    trials_dir: str,
+    agent: str = "oracle",
+    timeout_multiplier: float = 1.0,
+    verifier_timeout_multiplier: float | None = None,
+    override_timeout_sec: float | None = None,
+    max_timeout_sec: float | None = None,
+    verifier_env: dict | None = None,
+    environment_env: dict | None = None,
+    job_id: str | None = None,
+) -> dict:
     """A ``TrialConfig`` as Harbor 0.26.0 writes it to config.json."""
     verifier = {"override_timeout_sec": override_timeout_sec, "max_timeout_sec": max_timeout_sec, "disable": False}
     if verifier_env:
         verifier["env"] = verifier_env
     return {
-        "schema_version": 1, "task": _task_config(task_path), "trial_name": trial_name, "trials_dir": trials_dir,
-        "install_only": False, "timeout_multiplier": timeout_multiplier, "agent_timeout_multiplier": None,
-        "verifier_timeout_multiplier": verifier_timeout_multiplier, "agent_setup_timeout_multiplier": None,
-        "environment_build_timeout_multiplier": None, "agent": _agent_config(agent), "user_agent": None,
-        "environment": _environment_config(environment_env), "verifier": verifier, "override_error_policy": {},
-        "artifacts": [], "extra_instruction_paths": [], "extra_instructions": [],
-        "job_id": job_id or str(uuid.uuid4()), "source_trial": None,
+        "schema_version": 1,
+        "task": _task_config(task_path),
+        "trial_name": trial_name,
+        "trials_dir": trials_dir,
+        "install_only": False,
+        "timeout_multiplier": timeout_multiplier,
+        "agent_timeout_multiplier": None,
+        "verifier_timeout_multiplier": verifier_timeout_multiplier,
+        "agent_setup_timeout_multiplier": None,
+        "environment_build_timeout_multiplier": None,
+        "agent": _agent_config(agent),
+        "user_agent": None,
+        "environment": _environment_config(environment_env),
+        "verifier": verifier,
+        "override_error_policy": {},
+        "artifacts": [],
+        "extra_instruction_paths": [],
+        "extra_instructions": [],
+        "job_id": job_id or str(uuid.uuid4()),
+        "source_trial": None,
     }
 
 
@@ -474,10 +567,17 @@ def harbor_exception(kind: str, message: str, *, at: str = HARBOR_TIME) -> dict:
     """An ``ExceptionInfo`` as result.json holds it (with its computed policy)."""
     retry, grade, valid = _POLICIES.get(kind, (True, True, True))
     module = _EXCEPTION_MODULES.get(kind, "harbor.trial.errors")
-    traceback_text = (f"Traceback (most recent call last):\n  File \"/opt/harbor/site-packages/harbor/trial/trial.py\", "
-                      f"line 616, in run\n    await self._run()\n{module}.{kind}: {message}\n")
-    return {"exception_type": kind, "exception_message": message, "exception_traceback": traceback_text,
-            "occurred_at": at, "policy": {"should_retry": retry, "should_grade": grade, "has_valid_reward": valid}}
+    traceback_text = (
+        f'Traceback (most recent call last):\n  File "/opt/harbor/site-packages/harbor/trial/trial.py", '
+        f"line 616, in run\n    await self._run()\n{module}.{kind}: {message}\n"
+    )
+    return {
+        "exception_type": kind,
+        "exception_message": message,
+        "exception_traceback": traceback_text,
+        "occurred_at": at,
+        "policy": {"should_retry": retry, "should_grade": grade, "has_valid_reward": valid},
+    }
 
 
 def _span(base, start: float, end: float) -> dict:
@@ -491,8 +591,15 @@ def _span(base, start: float, end: float) -> dict:
 
 
 def _agent_result() -> dict:
-    return {"n_input_tokens": None, "n_cache_tokens": None, "n_output_tokens": None, "cost_usd": None,
-            "model_usage": None, "rollout_details": None, "metadata": None}
+    return {
+        "n_input_tokens": None,
+        "n_cache_tokens": None,
+        "n_output_tokens": None,
+        "cost_usd": None,
+        "model_usage": None,
+        "rollout_details": None,
+        "metadata": None,
+    }
 
 
 def _write_json(path: Path, data) -> None:
@@ -511,16 +618,33 @@ def _write_files(folder: Path, files: dict) -> None:
 
 
 def _manifest(app: dict | Path | None) -> list:
-    entries = [{"source": "/logs/artifacts", "destination": "artifacts/logs/artifacts", "type": "directory",
-                "status": "ok", "service": None, "exclude": []}]
+    entries = [
+        {
+            "source": "/logs/artifacts",
+            "destination": "artifacts/logs/artifacts",
+            "type": "directory",
+            "status": "ok",
+            "service": None,
+            "exclude": [],
+        }
+    ]
     if app is not None:
-        entries.append({"source": "/app", "destination": "artifacts/app", "type": "directory", "status": "ok",
-                        "service": None, "exclude": []})
+        entries.append(
+            {
+                "source": "/app",
+                "destination": "artifacts/app",
+                "type": "directory",
+                "status": "ok",
+                "service": None,
+                "exclude": [],
+            }
+        )
     return entries
 
 
-def _write_pass(folder: Path, *, verifier_files: dict | None, app: dict | Path | None, agent: str,
-                manifest: bool = True) -> None:
+def _write_pass(
+    folder: Path, *, verifier_files: dict | None, app: dict | Path | None, agent: str, manifest: bool = True
+) -> None:
     """A pass's agent/, verifier/ and artifacts/ (the trial's own, or one step's)."""
     _write_files(folder / "agent", {"oracle.txt": ""} if agent == "oracle" else {})
     (folder / "agent").mkdir(parents=True, exist_ok=True)
@@ -537,12 +661,26 @@ def _write_pass(folder: Path, *, verifier_files: dict | None, app: dict | Path |
         _write_json(folder / "artifacts" / "manifest.json", _manifest(app))
 
 
-def make_trial(folder: Path, *, task: Path, run_dir: Path | None = None, agent: str = "oracle",
-               rewards: dict | None = None, exception: dict | None = None,
-               verifier_files: dict | None = None, app: dict | Path | None = None, mode: str | None = "shared",
-               steps: list[dict] | None = None, log: str = "Collecting main service artifacts\n",
-               digest: str | None = "auto", verifier_ran: bool = True, verifier_seconds: float = 0.7,
-               config: dict | None = None, result: str = "ok", old_layout: bool = False) -> Path:
+def make_trial(
+    folder: Path,
+    *,
+    task: Path,
+    run_dir: Path | None = None,
+    agent: str = "oracle",
+    rewards: dict | None = None,
+    exception: dict | None = None,
+    verifier_files: dict | None = None,
+    app: dict | Path | None = None,
+    mode: str | None = "shared",
+    steps: list[dict] | None = None,
+    log: str = "Collecting main service artifacts\n",
+    digest: str | None = "auto",
+    verifier_ran: bool = True,
+    verifier_seconds: float = 0.7,
+    config: dict | None = None,
+    result: str = "ok",
+    old_layout: bool = False,
+) -> Path:
     """A trial folder at ``folder`` (its parent plays the job folder) as
     Harbor 0.26.0 writes it.
 
@@ -577,31 +715,54 @@ def make_trial(folder: Path, *, task: Path, run_dir: Path | None = None, agent: 
 
         digest = task_digest(task).digest
     if digest is not None and not old_layout:
-        _write_json(folder / "lock.json", {
-            "schema_version": 2, "task": {"name": Path(task).name, "type": "local", "digest": digest,
-                                          "path": task_path},
-            "install_only": False, "timeout_multiplier": cfg["timeout_multiplier"],
-            "agent": {k: cfg["agent"][k] for k in ("name", "skip_model_parsing", "skills", "resume_trajectory",
-                                                   "extra_allowed_hosts", "kwargs", "mcp_servers")},
-            "bridge_inputs": {}, "skills": [],
-            "environment": {k: v for k, v in cfg["environment"].items() if v is not None and k != "type"},
-            "verifier": {"disable": False, **({"environment_mode": mode} if mode else {})},
-            "artifacts": [], "override_error_policy": {},
-        })
+        _write_json(
+            folder / "lock.json",
+            {
+                "schema_version": 2,
+                "task": {"name": Path(task).name, "type": "local", "digest": digest, "path": task_path},
+                "install_only": False,
+                "timeout_multiplier": cfg["timeout_multiplier"],
+                "agent": {
+                    k: cfg["agent"][k]
+                    for k in (
+                        "name",
+                        "skip_model_parsing",
+                        "skills",
+                        "resume_trajectory",
+                        "extra_allowed_hosts",
+                        "kwargs",
+                        "mcp_servers",
+                    )
+                },
+                "bridge_inputs": {},
+                "skills": [],
+                "environment": {k: v for k, v in cfg["environment"].items() if v is not None and k != "type"},
+                "verifier": {"disable": False, **({"environment_mode": mode} if mode else {})},
+                "artifacts": [],
+                "override_error_policy": {},
+            },
+        )
     step_results = None
     if steps:
         step_results = []
         for index, step in enumerate(steps):
-            _write_pass(folder / "steps" / step["name"], verifier_files=step.get("verifier_files"),
-                        app=step.get("app"), agent=agent)
+            _write_pass(
+                folder / "steps" / step["name"],
+                verifier_files=step.get("verifier_files"),
+                app=step.get("app"),
+                agent=agent,
+            )
             start = 0.1 + index * 1.0
-            step_results.append({
-                "step_name": step["name"], "agent_result": _agent_result(),
-                "verifier_result": {"rewards": step["rewards"]} if step.get("rewards") is not None else None,
-                "exception_info": step.get("exception"),
-                "agent_execution": _span(base, start, start + 0.05),
-                "verifier": _span(base, start + 0.06, start + 0.06 + verifier_seconds),
-            })
+            step_results.append(
+                {
+                    "step_name": step["name"],
+                    "agent_result": _agent_result(),
+                    "verifier_result": {"rewards": step["rewards"]} if step.get("rewards") is not None else None,
+                    "exception_info": step.get("exception"),
+                    "agent_execution": _span(base, start, start + 0.05),
+                    "verifier": _span(base, start + 0.06, start + 0.06 + verifier_seconds),
+                }
+            )
     else:
         _write_pass(folder, verifier_files=verifier_files, app=app, agent=agent, manifest=not old_layout)
     if steps and rewards is None:
@@ -612,16 +773,24 @@ def make_trial(folder: Path, *, task: Path, run_dir: Path | None = None, agent: 
     if exception is not None:
         (folder / "exception.txt").write_text(exception["exception_traceback"], encoding="utf-8")
     data = {
-        "schema_version": 1, "id": str(uuid.uuid4()), "task_name": Path(task).name, "trial_name": name,
+        "schema_version": 1,
+        "id": str(uuid.uuid4()),
+        "task_name": Path(task).name,
+        "trial_name": name,
         "trial_uri": (run_dir / trials_dir / name).as_uri() if run_dir.is_absolute() else f"file:///{name}",
-        "task_id": {"path": task_path}, "source": None, "task_checksum": "0" * 64, "config": cfg,
+        "task_id": {"path": task_path},
+        "source": None,
+        "task_checksum": "0" * 64,
+        "config": cfg,
         "agent_info": {"name": agent, "version": "1.0.0", "model_info": None},
         "agent_result": None if steps else _agent_result(),
         "verifier_result": {"rewards": rewards} if rewards is not None else None,
         "verifier_environment_mode": None if steps else mode,
         "exception_info": exception,
-        "started_at": _span(base, 0, 0)["started_at"], "finished_at": _span(base, 0, 3)["finished_at"],
-        "environment_setup": _span(base, 0.01, 0.02), "agent_setup": _span(base, 0.02, 0.03),
+        "started_at": _span(base, 0, 0)["started_at"],
+        "finished_at": _span(base, 0, 3)["finished_at"],
+        "environment_setup": _span(base, 0.01, 0.02),
+        "agent_setup": _span(base, 0.02, 0.03),
         "agent_execution": None if steps else _span(base, 0.03, 0.08),
         "verifier": _span(base, 0.1, 0.1 + verifier_seconds) if verifier_ran and not steps else None,
         "step_results": step_results,
@@ -647,34 +816,79 @@ def make_job(folder: Path, trials: dict[str, dict]) -> Path:
         make_trial(folder / name, **kwargs)
         tasks.append(json.loads((folder / name / "config.json").read_text())["task"])
     run_dir = folder.parent.parent
-    _write_json(folder / "config.json", {
-        "schema_version": 1, "job_name": folder.name, "jobs_dir": os.path.relpath(folder.parent, run_dir),
-        "n_attempts": 1, "install_only": False, "skip_credential_checks": False, "timeout_multiplier": 1.0,
-        "agent_timeout_multiplier": None, "verifier_timeout_multiplier": None,
-        "agent_setup_timeout_multiplier": None, "environment_build_timeout_multiplier": None, "debug": False,
-        "n_concurrent_trials": 4, "quiet": True,
-        "retry": {"max_retries": 0, "include_exceptions": None, "exclude_exceptions": _RETRY_EXCLUDED,
-                  "wait_multiplier": 1.0, "min_wait_sec": 1.0, "max_wait_sec": 60.0},
-        "override_error_policy": {}, "environment": _environment_config(),
-        "verifier": {"override_timeout_sec": None, "max_timeout_sec": None, "disable": False}, "metrics": [],
-        "agents": [_agent_config("oracle")], "user_agent": None, "datasets": [], "tasks": tasks, "artifacts": [],
-        "extra_instruction_paths": [], "extra_instructions": [], "source_jobs": [],
-    })
-    _write_json(folder / "lock.json", {
-        "schema_version": 3, "created_at": HARBOR_TIME, "harbor": {"version": "0.26.0", "is_editable": False},
-        "n_concurrent_trials": 4,
-        "retry": {"max_retries": 0, "exclude_exceptions": _RETRY_EXCLUDED, "wait_multiplier": 1.0,
-                  "min_wait_sec": 1.0, "max_wait_sec": 60.0},
-        "trials": [json.loads((folder / n / "lock.json").read_text()) for n in trials
-                   if (folder / n / "lock.json").is_file()],
-    })
+    _write_json(
+        folder / "config.json",
+        {
+            "schema_version": 1,
+            "job_name": folder.name,
+            "jobs_dir": os.path.relpath(folder.parent, run_dir),
+            "n_attempts": 1,
+            "install_only": False,
+            "skip_credential_checks": False,
+            "timeout_multiplier": 1.0,
+            "agent_timeout_multiplier": None,
+            "verifier_timeout_multiplier": None,
+            "agent_setup_timeout_multiplier": None,
+            "environment_build_timeout_multiplier": None,
+            "debug": False,
+            "n_concurrent_trials": 4,
+            "quiet": True,
+            "retry": {
+                "max_retries": 0,
+                "include_exceptions": None,
+                "exclude_exceptions": _RETRY_EXCLUDED,
+                "wait_multiplier": 1.0,
+                "min_wait_sec": 1.0,
+                "max_wait_sec": 60.0,
+            },
+            "override_error_policy": {},
+            "environment": _environment_config(),
+            "verifier": {"override_timeout_sec": None, "max_timeout_sec": None, "disable": False},
+            "metrics": [],
+            "agents": [_agent_config("oracle")],
+            "user_agent": None,
+            "datasets": [],
+            "tasks": tasks,
+            "artifacts": [],
+            "extra_instruction_paths": [],
+            "extra_instructions": [],
+            "source_jobs": [],
+        },
+    )
+    _write_json(
+        folder / "lock.json",
+        {
+            "schema_version": 3,
+            "created_at": HARBOR_TIME,
+            "harbor": {"version": "0.26.0", "is_editable": False},
+            "n_concurrent_trials": 4,
+            "retry": {
+                "max_retries": 0,
+                "exclude_exceptions": _RETRY_EXCLUDED,
+                "wait_multiplier": 1.0,
+                "min_wait_sec": 1.0,
+                "max_wait_sec": 60.0,
+            },
+            "trials": [
+                json.loads((folder / n / "lock.json").read_text())
+                for n in trials
+                if (folder / n / "lock.json").is_file()
+            ],
+        },
+    )
     evals: dict = {}
     for name in trials:
-        data = json.loads((folder / name / "result.json").read_text()) if (folder / name / "result.json").is_file() else None
+        data = (
+            json.loads((folder / name / "result.json").read_text())
+            if (folder / name / "result.json").is_file()
+            else None
+        )
         if data is None:
             continue
-        stats = evals.setdefault(f"{data['agent_info']['name']}__adhoc", {
-            "n_trials": 0, "n_errors": 0, "metrics": [], "pass_at_k": {}, "reward_stats": {}, "exception_stats": {}})
+        stats = evals.setdefault(
+            f"{data['agent_info']['name']}__adhoc",
+            {"n_trials": 0, "n_errors": 0, "metrics": [], "pass_at_k": {}, "reward_stats": {}, "exception_stats": {}},
+        )
         error = (data.get("exception_info") or {}).get("exception_type")
         if error:
             stats["n_errors"] += 1
@@ -685,18 +899,37 @@ def make_job(folder: Path, trials: dict[str, dict]) -> Path:
             for key, value in rewards.items():
                 stats["reward_stats"].setdefault(key, {}).setdefault(str(value), []).append(name)
     for stats in evals.values():
-        means = [float(v) for by_value in stats["reward_stats"].get("reward", {}).items()
-                 for v in [by_value[0]] * len(by_value[1])]
+        means = [
+            float(v)
+            for by_value in stats["reward_stats"].get("reward", {}).items()
+            for v in [by_value[0]] * len(by_value[1])
+        ]
         if means:
             stats["metrics"] = [{"mean": sum(means) / len(means)}]
-    _write_json(folder / "result.json", {
-        "schema_version": 1, "id": job_id, "started_at": "2026-12-01T03:36:17.773290",
-        "updated_at": "2026-12-01T03:36:18.904091", "finished_at": "2026-12-01T03:36:18.904091",
-        "n_total_trials": len(trials),
-        "stats": {"n_completed_trials": len(trials), "n_errored_trials": 0, "n_running_trials": 0,
-                  "n_pending_trials": 0, "n_cancelled_trials": 0, "n_retries": 0, "evals": evals,
-                  "n_input_tokens": None, "n_cache_tokens": None, "n_output_tokens": None, "cost_usd": None},
-    })
+    _write_json(
+        folder / "result.json",
+        {
+            "schema_version": 1,
+            "id": job_id,
+            "started_at": "2026-12-01T03:36:17.773290",
+            "updated_at": "2026-12-01T03:36:18.904091",
+            "finished_at": "2026-12-01T03:36:18.904091",
+            "n_total_trials": len(trials),
+            "stats": {
+                "n_completed_trials": len(trials),
+                "n_errored_trials": 0,
+                "n_running_trials": 0,
+                "n_pending_trials": 0,
+                "n_cancelled_trials": 0,
+                "n_retries": 0,
+                "evals": evals,
+                "n_input_tokens": None,
+                "n_cache_tokens": None,
+                "n_output_tokens": None,
+                "cost_usd": None,
+            },
+        },
+    )
     (folder / "job.log").write_text("Collecting main service artifacts\n", encoding="utf-8")
     return folder
 
@@ -709,9 +942,17 @@ class SandboxRun:
         self.timed_out = timed_out
 
 
-def sandbox_run(task: Path, scratch: Path, *, workspace: dict | Path | None = None, planted: dict | None = None,
-                timeout_s: float | None = None, python: str | None = None, env: dict | None = None,
-                keep_output_on_timeout: bool = True) -> SandboxRun:
+def sandbox_run(
+    task: Path,
+    scratch: Path,
+    *,
+    workspace: dict | Path | None = None,
+    planted: dict | None = None,
+    timeout_s: float | None = None,
+    python: str | None = None,
+    env: dict | None = None,
+    keep_output_on_timeout: bool = True,
+) -> SandboxRun:
     """Run ``task``'s verifier with the real runner as the sandbox's shim does
     (``--verifier /tests/verifier.py --workspace /app``, task data when
     ``tests/task_data.json`` exists, stdout and stderr merged as Harbor's
@@ -734,16 +975,30 @@ def sandbox_run(task: Path, scratch: Path, *, workspace: dict | Path | None = No
     rewards = root / "logs" / "verifier"
     rewards.mkdir(parents=True)
     _write_files(rewards, planted or {})
-    argv = [python or PY, str(tests / ".ng" / "run_verifier.py"), "--verifier", str(tests / "verifier.py"),
-            "--workspace", str(app), "--reward-dir", str(rewards)]
+    argv = [
+        python or PY,
+        str(tests / ".ng" / "run_verifier.py"),
+        "--verifier",
+        str(tests / "verifier.py"),
+        "--workspace",
+        str(app),
+        "--reward-dir",
+        str(rewards),
+    ]
     if (tests / "task_data.json").is_file():
         argv += ["--task-data", str(tests / "task_data.json")]
     child_env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
     child_env.update(env or {})
     timed_out = False
     try:
-        done = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=child_env,
-                              timeout=timeout_s or HANG_GUARD_S, stdin=subprocess.DEVNULL)
+        done = subprocess.run(
+            argv,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            env=child_env,
+            timeout=timeout_s or HANG_GUARD_S,
+            stdin=subprocess.DEVNULL,
+        )
         output = done.stdout
     except subprocess.TimeoutExpired as exc:
         timed_out = True
@@ -766,26 +1021,41 @@ def harbor_masked_failure_log(trial_name: str, kind: str, message: str) -> str:
     then ``_record_exception`` logs that it skips recording it, with the
     traceback (Python logging's default format: the message alone)."""
     module = _EXCEPTION_MODULES.get(kind, "harbor.trial.errors")
-    frames = ('  File "/opt/harbor/site-packages/harbor/trial/trial.py", line 616, in run\n'
-              "    await self._run()\n"
-              '  File "/opt/harbor/site-packages/harbor/trial/single_step.py", line 52, in _run\n'
-              "    await self._run_verifier()\n")
+    frames = (
+        '  File "/opt/harbor/site-packages/harbor/trial/trial.py", line 616, in run\n'
+        "    await self._run()\n"
+        '  File "/opt/harbor/site-packages/harbor/trial/single_step.py", line 52, in _run\n'
+        "    await self._run_verifier()\n"
+    )
     chain = ""
     if kind == "VerifierTimeoutError":
-        chain = ("Traceback (most recent call last):\n"
-                 '  File "/usr/lib/python3.12/asyncio/tasks.py", line 520, in wait_for\n'
-                 "    return await fut\n"
-                 "asyncio.exceptions.CancelledError\n\n"
-                 "The above exception was the direct cause of the following exception:\n\n")
-    return (f"Trial {trial_name} failed: {message}\n"
-            "Skipping exception record because trial already has exception_info\n"
-            f"{chain}Traceback (most recent call last):\n{frames}{module}.{kind}: {message}\n"
-            "Collecting main service artifacts\n")
+        chain = (
+            "Traceback (most recent call last):\n"
+            '  File "/usr/lib/python3.12/asyncio/tasks.py", line 520, in wait_for\n'
+            "    return await fut\n"
+            "asyncio.exceptions.CancelledError\n\n"
+            "The above exception was the direct cause of the following exception:\n\n"
+        )
+    return (
+        f"Trial {trial_name} failed: {message}\n"
+        "Skipping exception record because trial already has exception_info\n"
+        f"{chain}Traceback (most recent call last):\n{frames}{module}.{kind}: {message}\n"
+        "Collecting main service artifacts\n"
+    )
 
 
-def sandbox_trial(job: Path, task: Path, scratch: Path, *, workspace: dict | Path | None, mode: str = "shared",
-                  capture: bool = False, name: str = "demo__aaaaaaa", trial_kwargs: dict | None = None,
-                  **run_kwargs):
+def sandbox_trial(
+    job: Path,
+    task: Path,
+    scratch: Path,
+    *,
+    workspace: dict | Path | None,
+    mode: str = "shared",
+    capture: bool = False,
+    name: str = "demo__aaaaaaa",
+    trial_kwargs: dict | None = None,
+    **run_kwargs,
+):
     """Run ``task``'s verifier as the sandbox would (:func:`sandbox_run`) and
     record the trial Harbor would write of it in the job folder ``job``: the
     reward it read, or the exception it raised (``VerifierTimeoutError`` when
@@ -801,15 +1071,20 @@ def sandbox_trial(job: Path, task: Path, scratch: Path, *, workspace: dict | Pat
         (staged / file).write_bytes(content if isinstance(content, bytes) else content.encode())
     verdict = harbor_verdict(staged)
     if run.timed_out:
-        kwargs = dict(exception=harbor_exception("VerifierTimeoutError",
-                                                 f"Verifier execution timed out after {run_kwargs['timeout_s']} seconds"))
+        kwargs = dict(
+            exception=harbor_exception(
+                "VerifierTimeoutError", f"Verifier execution timed out after {run_kwargs['timeout_s']} seconds"
+            )
+        )
     elif verdict.ok:
         kwargs = dict(rewards=verdict.rewards)
     else:
         kwargs = dict(exception=harbor_exception(verdict.error, verdict.message))
     kwargs.update(trial_kwargs or {})
-    make_job(Path(job), {name: dict(task=task, mode=mode, verifier_files=run.files,
-                                    app=workspace if capture else None, **kwargs)})
+    make_job(
+        Path(job),
+        {name: dict(task=task, mode=mode, verifier_files=run.files, app=workspace if capture else None, **kwargs)},
+    )
     return open_harbor(Path(job) / name)[0]
 
 
@@ -858,8 +1133,10 @@ MEET_VERIFIER = """\
 #: reward folder, the one folder of the tool's that a run can write in both
 #: sandboxes (the namespace's view hides the test's /tmp). ``has_started``
 #: finds it from outside.
-SAY_STARTED = ("import os as _os, sys as _sys\n"
-               "open(_os.path.join(_sys.argv[_sys.argv.index('--reward-dir') + 1], 'started'), 'w').close()\n")
+SAY_STARTED = (
+    "import os as _os, sys as _sys\n"
+    "open(_os.path.join(_sys.argv[_sys.argv.index('--reward-dir') + 1], 'started'), 'w').close()\n"
+)
 
 
 def has_started(tmpdir: str | Path) -> bool:

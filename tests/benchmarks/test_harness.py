@@ -30,13 +30,29 @@ def test_median_and_nearest_rank_p90():
 
 
 def test_a_row_compares_medians_against_its_anchor():
-    row = Row("run", "7", "run --json", anchor="bare runner", values=[70.0, 72.0, 90.0],
-              anchor_values=[40.0, 41.0, 39.0], goal=Goal.adds(40))
+    row = Row(
+        "run",
+        "7",
+        "run --json",
+        anchor="bare runner",
+        values=[70.0, 72.0, 90.0],
+        anchor_values=[40.0, 41.0, 39.0],
+        goal=Goal.adds(40),
+    )
     assert row.difference == pytest.approx(32.0)
     assert row.ratio == pytest.approx(1.8)
     assert row.holds is True
-    assert row_cells(row) == ["7", "run --json", "72.0 ms (90.0 ms)", "bare runner", "40.0 ms (41.0 ms)",
-                              "+32.0 ms", "1.80x", "adds <= 40 ms", "yes"]
+    assert row_cells(row) == [
+        "7",
+        "run --json",
+        "72.0 ms (90.0 ms)",
+        "bare runner",
+        "40.0 ms (41.0 ms)",
+        "+32.0 ms",
+        "1.80x",
+        "adds <= 40 ms",
+        "yes",
+    ]
 
 
 def test_each_kind_of_goal_can_fail():

@@ -13,9 +13,17 @@ from tests.helpers import EXAMPLES, REPO, no_traceback, run_tool, write
 SHIM_SOURCE = REPO / "runner" / "test.sh"
 RUNNER_SOURCE = REPO / "runner" / "run_verifier.py"
 NEW_FILES = {
-    "task.toml", "instruction.md", "environment/Dockerfile", "solution/solve.sh", "tests/test.sh",
-    "tests/.ng/run_verifier.py", "tests/verifier.py", "cases/correct/expected.json",
-    "cases/correct/workspace/answer.txt", "cases/wrong/expected.json", "cases/wrong/workspace/answer.txt",
+    "task.toml",
+    "instruction.md",
+    "environment/Dockerfile",
+    "solution/solve.sh",
+    "tests/test.sh",
+    "tests/.ng/run_verifier.py",
+    "tests/verifier.py",
+    "cases/correct/expected.json",
+    "cases/correct/workspace/answer.txt",
+    "cases/wrong/expected.json",
+    "cases/wrong/workspace/answer.txt",
 }
 
 
@@ -112,9 +120,9 @@ def test_vendor_turns_a_plain_task_into_a_runner_task_and_keeps_its_script(tmp_p
     assert after["tests/test.sh"] == SHIM_SOURCE.read_bytes()
     assert after["tests/test.sh.old"] == before["tests/test.sh"]  # the task's own script, kept
     assert after["tests/.ng/run_verifier.py"] == RUNNER_SOURCE.read_bytes()
-    assert {k: v for k, v in after.items() if k not in ("tests/test.sh", "tests/test.sh.old",
-                                                        "tests/.ng/run_verifier.py")} == {
-        k: v for k, v in before.items() if k != "tests/test.sh"}
+    assert {
+        k: v for k, v in after.items() if k not in ("tests/test.sh", "tests/test.sh.old", "tests/.ng/run_verifier.py")
+    } == {k: v for k, v in before.items() if k != "tests/test.sh"}
     assert "tests/test.sh.old" in done.stdout and "tests/.ng/run_verifier.py: written" in done.stdout
     assert os.access(task / "tests" / "test.sh", os.X_OK)
 
@@ -152,8 +160,14 @@ def test_the_readmes_say_how_to_start_a_task_and_link_to_what_exists():
 
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     section = readme.split("## Write your first task", 1)[1].split("\n## ", 1)[0]
-    for words in ("verifier-tui new ", "verifier-tui test ", "verifier-tui vendor ", "tests/.ng/run_verifier.py",
-                  "cases/", "Publishing"):
+    for words in (
+        "verifier-tui new ",
+        "verifier-tui test ",
+        "verifier-tui vendor ",
+        "tests/.ng/run_verifier.py",
+        "cases/",
+        "Publishing",
+    ):
         assert words in section, words
     examples = EXAMPLES.parent / "README.md"
     links = re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", examples.read_text(encoding="utf-8"))

@@ -28,8 +28,9 @@ def test_run_prints_the_start_of_a_100000_key_reward_and_json_keeps_it_whole(tmp
     verdict = next(line for line in lines if line.startswith("verdict: "))
     assert '"key_000000": 0.5' in verdict and '…, "reward": 1.0}' in verdict  # the reward Harbor aggregates on
     assert verdict.endswith("(from reward.json; 99,981 more keys: --json lists them all)")
-    assert any(line.startswith("  … ") and line.endswith("more characters of reward.json (--json has them)")
-               for line in lines)
+    assert any(
+        line.startswith("  … ") and line.endswith("more characters of reward.json (--json has them)") for line in lines
+    )
 
     whole = run_tool(env, "run", task, "--json")
     rewards = json.loads(whole.stdout)["rewards"]

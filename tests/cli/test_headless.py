@@ -43,10 +43,23 @@ from tests.helpers import (
 )
 
 RUN_JSON_FIELDS = {
-    "outcome": str, "exit_code": (int, type(None)), "rewards": (dict, type(None)),
-    "verdict_error": (str, type(None)), "reward_files": list, "stdout": str, "stderr": str,
-    "duration_s": float, "pipe_wait_s": float, "sandbox": str, "strays": list, "user_files_written": list, "sys_path": (list, type(None)), "arguments": (list, type(None)),
-    "case": (str, type(None)), "verifier": str, "workspace": (str, type(None)),
+    "outcome": str,
+    "exit_code": (int, type(None)),
+    "rewards": (dict, type(None)),
+    "verdict_error": (str, type(None)),
+    "reward_files": list,
+    "stdout": str,
+    "stderr": str,
+    "duration_s": float,
+    "pipe_wait_s": float,
+    "sandbox": str,
+    "strays": list,
+    "user_files_written": list,
+    "sys_path": (list, type(None)),
+    "arguments": (list, type(None)),
+    "case": (str, type(None)),
+    "verifier": str,
+    "workspace": (str, type(None)),
 }
 
 
@@ -100,7 +113,8 @@ def test_run_json_fields(env, example, tool):
     assert data["rewards"] == {"reward": 1.0}
     assert data["verdict_error"] is None
     assert data["reward_files"] == [
-        {"name": "reward.txt", "kind": "file", "size": 3, "text": "1.0", "is_utf8": True, "truncated": False}]
+        {"name": "reward.txt", "kind": "file", "size": 3, "text": "1.0", "is_utf8": True, "truncated": False}
+    ]
     assert data["stdout"] == "" and data["stderr"] == ""
     assert data["duration_s"] > 0
     assert data["case"] == "correct"
@@ -134,8 +148,18 @@ def test_run_with_another_workspace_does_not_judge_by_the_cases_expectation(env,
     """expected.json speaks of the case's own inputs: with another workspace,
     'DID NOT MATCH' would be noise, so it is not applied, and the output says why."""
     task_dir = example("hello-file")
-    done = run_tool(env, "run", "--json", task_dir, "--case", "correct",
-               "--workspace", task_dir / "cases" / "wrong-text" / "workspace", "--python", PY)
+    done = run_tool(
+        env,
+        "run",
+        "--json",
+        task_dir,
+        "--case",
+        "correct",
+        "--workspace",
+        task_dir / "cases" / "wrong-text" / "workspace",
+        "--python",
+        PY,
+    )
     data = json.loads(done.stdout)
     assert data["rewards"] == {"reward": 0.0}
     assert data["expected"] is None and data["expected_matched"] is None
@@ -191,8 +215,11 @@ def test_run_paths_resolve_from_where_the_tool_was_started(env, example, tmp_pat
     task_dir = example("hello-file")
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    for cwd, shown in ((task_dir, "tests/verifier.py"), (task_dir.parent, "hello-file/tests/verifier.py"),
-                       (elsewhere, str(task_dir / "tests" / "verifier.py"))):
+    for cwd, shown in (
+        (task_dir, "tests/verifier.py"),
+        (task_dir.parent, "hello-file/tests/verifier.py"),
+        (elsewhere, str(task_dir / "tests" / "verifier.py")),
+    ):
         done = run_tool(env, "run", task_dir, "--python", PY, cwd=cwd)
         assert done.returncode == 0, done.stderr
         header = done.stdout.splitlines()[0]
@@ -242,7 +269,10 @@ def test_explain_json(env, example):
     assert set(data["modules"]) >= {"nemo_gym", "nemo_gym.verifiers"}
     assert data["verify"]["signature"] == "verify(workspace, /, task_data, *, threshold=0.5)"
     assert [(p["name"], p["binding"]) for p in data["parameters"]] == [
-        ("workspace", "argument"), ("task_data", "argument"), ("threshold", "default")]
+        ("workspace", "argument"),
+        ("task_data", "argument"),
+        ("threshold", "default"),
+    ]
     assert data["problems"] == []
     assert data["mode"] == "harbor"
     assert "verifier-tui-" not in done.stdout
@@ -257,7 +287,9 @@ def test_explain_json_reports_contract_problems(env, example):
 
 def test_explain_does_not_call_verify(env, tmp_path):
     marker = tmp_path / "called"
-    task_dir = make_task(tmp_path / "t", f"def verify(workspace):\n    open({str(marker)!r}, 'w').close()\n    return 1.0\n")
+    task_dir = make_task(
+        tmp_path / "t", f"def verify(workspace):\n    open({str(marker)!r}, 'w').close()\n    return 1.0\n"
+    )
     done = run_tool(env, "explain", task_dir, "--python", PY)
     assert done.returncode == 0
     assert not marker.exists()
@@ -383,12 +415,16 @@ def test_test_json(env, example):
 def test_test_cases_in_parallel_never_share_a_staged_layout(env, tmp_path):
     """Cases without a workspace folder (or with the same one) run at once,
     each in a layout of its own: every verdict is its own case's."""
-    task_dir = make_task(tmp_path / "responses", (
-        "import time\n\n"
-        "def verify(workspace, response):\n"
-        "    (workspace / 'mine.txt').write_text(response['output'][0]['content'][0]['text'])\n"
-        "    time.sleep(0.2)\n"
-        "    return float((workspace / 'mine.txt').read_text())\n"))
+    task_dir = make_task(
+        tmp_path / "responses",
+        (
+            "import time\n\n"
+            "def verify(workspace, response):\n"
+            "    (workspace / 'mine.txt').write_text(response['output'][0]['content'][0]['text'])\n"
+            "    time.sleep(0.2)\n"
+            "    return float((workspace / 'mine.txt').read_text())\n"
+        ),
+    )
     for index in range(1, 7):
         case = task_dir / "cases" / f"c{index}"
         case.mkdir(parents=True)
@@ -454,8 +490,11 @@ def test_watch_rereads_task_toml(env, example):
         first = json.loads(reader.next_run(prefix="{"))
         assert first["rewards"] == {"reward": 0.0}  # STRICT=1: "Hello World" fails
         toml = task_dir / "task.toml"
-        toml.write_text(toml.read_text().replace('env = { STRICT = "1" }', 'env = { STRICT = "0" }')
-                        .replace("timeout_sec = 30.0", "timeout_sec = 12.0"))
+        toml.write_text(
+            toml.read_text()
+            .replace('env = { STRICT = "1" }', 'env = { STRICT = "0" }')
+            .replace("timeout_sec = 30.0", "timeout_sec = 12.0")
+        )
         second = json.loads(reader.next_run(prefix="{"))
         assert second["trigger"] == "task.toml"
         assert second["rewards"] == {"reward": 1.0}
@@ -473,15 +512,20 @@ def test_watch_rereads_task_toml(env, example):
 @pytest.mark.parametrize("command", [["run"], ["run", "--json"], ["test"], ["watch"], ["watch", "--json"]])
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP], ids=["SIGTERM", "SIGINT", "SIGHUP"])
 def test_a_signal_ends_the_run_and_removes_the_scratch(env, tmp_path, command, sig):
-    task_dir = make_task(tmp_path / "slow", (
-        "import time\n\n"
-        "def verify(workspace):\n"
-        + textwrap.indent(SAY_STARTED, "    ") +
-        "    time.sleep(300)\n"))
+    task_dir = make_task(
+        tmp_path / "slow",
+        ("import time\n\ndef verify(workspace):\n" + textwrap.indent(SAY_STARTED, "    ") + "    time.sleep(300)\n"),
+    )
     (task_dir / "cases" / "only" / "workspace").mkdir(parents=True)
     (task_dir / "cases" / "only" / "expected.json").write_text('{"exit_code": 0}')
-    proc = subprocess.Popen(TOOL + command + [str(task_dir), "--python", PY], env=env, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        TOOL + command + [str(task_dir), "--python", PY],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         deadline = time.monotonic() + 60
         while not has_started(env["TMPDIR"]):
@@ -576,14 +620,17 @@ def test_bad_input_gives_one_clear_line(env, example, tmp_path, args, words):
     assert list(Path(env["TMPDIR"]).iterdir()) == []
 
 
-@pytest.mark.parametrize("args, words", [
-    (["run", "{task}", "--timeout", "-1"], "--timeout"),
-    (["run", "{task}", "--timeout", "0"], "--timeout"),
-    (["run", "{task}", "--timeout", "soon"], "--timeout"),
-    (["run"], "PATH"),
-    (["run", "{task}", "--response", "x.json", "--no-response"], "not allowed with"),
-    (["run", "{task}", "--frobnicate"], "unrecognized arguments"),
-])
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["run", "{task}", "--timeout", "-1"], "--timeout"),
+        (["run", "{task}", "--timeout", "0"], "--timeout"),
+        (["run", "{task}", "--timeout", "soon"], "--timeout"),
+        (["run"], "PATH"),
+        (["run", "{task}", "--response", "x.json", "--no-response"], "not allowed with"),
+        (["run", "{task}", "--frobnicate"], "unrecognized arguments"),
+    ],
+)
 def test_bad_arguments_are_argparse_errors(env, example, args, words):
     task_dir = example("hello-file")
     done = run_tool(env, *[a.format(task=task_dir) for a in args])
@@ -624,11 +671,10 @@ def test_the_json_documentation_lists_every_test_and_explain_field(env, example)
 
 
 def test_a_verifier_needing_nemo_gym_gets_a_hint_and_runs_with_a_named_copy(env, tmp_path):
-    task_dir = make_task(tmp_path / "needs-gym", (
-        "from nemo_gym.verifiers.helpers import VALUE\n"
-        "def verify(workspace):\n"
-        "    return VALUE\n"
-    ))
+    task_dir = make_task(
+        tmp_path / "needs-gym",
+        ("from nemo_gym.verifiers.helpers import VALUE\ndef verify(workspace):\n    return VALUE\n"),
+    )
     missing = run_tool(env, "run", task_dir, "--python", PY)
     assert missing.returncode == 1
     assert "No module named 'nemo_gym'" in missing.stdout

@@ -14,15 +14,24 @@ import pytest
 from tests.helpers import PY, TOOL, make_task, no_traceback
 
 BOUND_S = 60  # a FIFO opened for reading waits for ever: a bound far above any run here
-VERIFIER = ("import json\n"
-            "def verify(workspace, task_data, response=None):\n"
-            "    return 1.0 if (workspace / 'hello.txt').read_text() == 'hi' else 0.0\n")
+VERIFIER = (
+    "import json\n"
+    "def verify(workspace, task_data, response=None):\n"
+    "    return 1.0 if (workspace / 'hello.txt').read_text() == 'hi' else 0.0\n"
+)
 FIFO_WORDS = "is a FIFO (a named pipe), not a regular file"
 
 
 def command(env, *args, cwd):
-    done = subprocess.run([*TOOL, *map(str, args), "--python", PY], env=env, cwd=cwd, capture_output=True,
-                          text=True, timeout=BOUND_S, stdin=subprocess.DEVNULL)
+    done = subprocess.run(
+        [*TOOL, *map(str, args), "--python", PY],
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=BOUND_S,
+        stdin=subprocess.DEVNULL,
+    )
     no_traceback(done)
     return done
 

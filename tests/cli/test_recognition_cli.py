@@ -43,8 +43,10 @@ def test_this_checkout_is_not_a_task(env):
 def test_a_folder_of_tasks_lists_them(env, tmp_path, example):
     for name in ("count-errors", "hello-file", "sum-column"):
         example(name)
-    one_line_refusal(run_tool(env, "run", tmp_path / "tasks"),
-                     "is a folder of 3 tasks, not a task: count-errors, hello-file, sum-column")
+    one_line_refusal(
+        run_tool(env, "run", tmp_path / "tasks"),
+        "is a folder of 3 tasks, not a task: count-errors, hello-file, sum-column",
+    )
 
 
 def test_the_tui_refuses_a_folder_that_is_not_a_task_before_drawing(env, tmp_path):
@@ -57,11 +59,18 @@ def test_the_tui_refuses_a_folder_that_is_not_a_task_before_drawing(env, tmp_pat
 
 
 def test_a_plain_test_sh_task_without_a_verifier(env, tmp_path):
-    task_dir = make_task(tmp_path / "pytest-task", None, shim=False,
-                         files={"test.sh": "#!/bin/bash\npytest /tests/test_outputs.py\n",
-                                "test_outputs.py": "def verify(workspace):\n    return 1\n"})
-    line = one_line_refusal(run_tool(env, "run", task_dir), "pytest-task is a plain Harbor task",
-                            "Harbor runs its tests/test.sh")
+    task_dir = make_task(
+        tmp_path / "pytest-task",
+        None,
+        shim=False,
+        files={
+            "test.sh": "#!/bin/bash\npytest /tests/test_outputs.py\n",
+            "test_outputs.py": "def verify(workspace):\n    return 1\n",
+        },
+    )
+    line = one_line_refusal(
+        run_tool(env, "run", task_dir), "pytest-task is a plain Harbor task", "Harbor runs its tests/test.sh"
+    )
     assert "as you asked" not in line
 
 
@@ -73,9 +82,13 @@ def test_a_nemo_gym_environment(env, tmp_path):
 
 
 def test_hello_world_runs_its_verifier_not_its_pytest_module(env, tmp_path):
-    task_dir = make_task(tmp_path / "hello_world", "def verify(workspace):\n    return 0.5\n", files={
-        "test_hello_world_verifier.py": ("from runpy import run_path\n"
-                                         "verify = run_path('verifier.py')['verify']\n")})
+    task_dir = make_task(
+        tmp_path / "hello_world",
+        "def verify(workspace):\n    return 0.5\n",
+        files={
+            "test_hello_world_verifier.py": ("from runpy import run_path\nverify = run_path('verifier.py')['verify']\n")
+        },
+    )
     data = json.loads(run_tool(env, "run", "--json", task_dir, "--python", PY).stdout)
     assert data["verifier"] == str(task_dir / "tests" / "verifier.py")
     assert data["rewards"] == {"reward": 0.5}
@@ -109,8 +122,12 @@ def test_task_id_runs_a_row(env, example):
 
 def test_task_data_naming_tasks_jsonl_asks_for_a_row(env, example):
     task_dir = example("greeting-rows")
-    line = one_line_refusal(run_tool(env, "run", task_dir, "--task-data", task_dir / "tasks.jsonl"),
-                            "JSON Lines with 3 task rows", "--task-id ID", "ada, grace, lin")
+    line = one_line_refusal(
+        run_tool(env, "run", task_dir, "--task-data", task_dir / "tasks.jsonl"),
+        "JSON Lines with 3 task rows",
+        "--task-id ID",
+        "ada, grace, lin",
+    )
     assert "invalid JSON" not in line
     one_line_refusal(run_tool(env, "run", task_dir, "--task-id", "nosuch"), "no row with task_id 'nosuch'")
 
@@ -164,8 +181,9 @@ def test_an_old_python_is_refused_as_the_shim_refuses_it(env, tmp_path):
 
 
 def test_nemo_gym_given_the_package_root(env, tmp_path):
-    task_dir = make_task(tmp_path / "t", "from nemo_gym.verifiers.helpers import VALUE\n\n"
-                                        "def verify(workspace):\n    return VALUE\n")
+    task_dir = make_task(
+        tmp_path / "t", "from nemo_gym.verifiers.helpers import VALUE\n\ndef verify(workspace):\n    return VALUE\n"
+    )
     package = tmp_path / "site" / "nemo_gym"
     write(package / "__init__.py", "")
     write(package / "verifiers" / "__init__.py", "")
@@ -177,7 +195,9 @@ def test_nemo_gym_given_the_package_root(env, tmp_path):
 
 
 def test_coroutine_warning_beside_the_verdict_and_shadowing_in_explain(env, tmp_path):
-    task_dir = make_task(tmp_path / "t", """\
+    task_dir = make_task(
+        tmp_path / "t",
+        """\
         import gc, statistics
 
         async def check():
@@ -187,7 +207,9 @@ def test_coroutine_warning_beside_the_verdict_and_shadowing_in_explain(env, tmp_
             check()
             gc.collect()
             return 0.0
-    """, files={"statistics.py": ""})
+    """,
+        files={"statistics.py": ""},
+    )
     lines = run_tool(env, "run", task_dir, "--python", PY).stdout.splitlines()
     verdict = next(i for i, line in enumerate(lines) if line.startswith("verdict: "))
     assert "coroutine 'check' was never awaited" in lines[verdict + 1] and lines[verdict + 1].startswith("warning:")

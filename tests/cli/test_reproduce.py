@@ -48,8 +48,11 @@ def test_the_command_runs_where_the_tool_is_not_on_path(tmp_path, env):
     """After the README's set-up (a venv, not activated) a bare
     ``verifier-tui`` is not found: the command names the tool by a path
     that runs it, and each word is one shell word (a folder with a space)."""
-    root = make_task(tmp_path / "my tasks" / "spaced", "def verify(workspace):\n    return 0.5\n",
-                     cases={"one case": {"a.txt": "x\n"}})
+    root = make_task(
+        tmp_path / "my tasks" / "spaced",
+        "def verify(workspace):\n    return 0.5\n",
+        cases={"one case": {"a.txt": "x\n"}},
+    )
     env = without_the_tool_on_path(env)
     done = run_tool(env, "run", root, "--case", "one case", "--timeout", "30", "--json")
     first = json.loads(done.stdout)

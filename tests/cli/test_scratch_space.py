@@ -26,32 +26,47 @@ def tiny(tmp_path):
     """A folder that becomes a 1 MB tmpfs for the command :func:`on_tiny` starts."""
     folder = tmp_path / "tiny"
     folder.mkdir()
-    if shutil.which("unshare") is None or subprocess.run(
-            ["unshare", "-rm", "sh", "-c", ON_TINY_TMPFS, "sh", str(folder), "true"],
-            capture_output=True).returncode != 0:
+    if (
+        shutil.which("unshare") is None
+        or subprocess.run(
+            ["unshare", "-rm", "sh", "-c", ON_TINY_TMPFS, "sh", str(folder), "true"], capture_output=True
+        ).returncode
+        != 0
+    ):
         pytest.skip("cannot mount a tmpfs in a user namespace here")
     return folder
 
 
 def on_tiny(tiny, env: dict[str, str], *args: object) -> subprocess.CompletedProcess:
     """``verifier-tui ARGS`` with its TMPDIR (where its scratch folder goes) on the tiny tmpfs."""
-    return subprocess.run(["unshare", "-rm", "sh", "-c", ON_TINY_TMPFS, "sh", str(tiny), *TOOL, *map(str, args)],
-                          env=dict(env, TMPDIR=str(tiny)), capture_output=True, text=True, timeout=HANG_GUARD_S,
-                          stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        ["unshare", "-rm", "sh", "-c", ON_TINY_TMPFS, "sh", str(tiny), *TOOL, *map(str, args)],
+        env=dict(env, TMPDIR=str(tiny)),
+        capture_output=True,
+        text=True,
+        timeout=HANG_GUARD_S,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def test_a_workspace_the_scratch_disk_cannot_hold_refuses_the_run(tmp_path, env, sandbox, tiny):
-    task = make_task(tmp_path / "tasks" / "t", "def verify(workspace):\n    print('verify ran')\n    return 1.0\n",
-                     cases={"big": {"small.txt": "x", "big.bin": "x" * (2 << 20)}})
+    task = make_task(
+        tmp_path / "tasks" / "t",
+        "def verify(workspace):\n    print('verify ran')\n    return 1.0\n",
+        cases={"big": {"small.txt": "x", "big.bin": "x" * (2 << 20)}},
+    )
     run_env = dict(env, VERIFIER_TUI_SANDBOX=sandbox)
-    said = (f"the workspace could not be copied whole: big.bin: no space left on the scratch file system "
-            f"(verifier-tui copies into {tiny}; set TMPDIR to a folder with more room)")
+    said = (
+        f"the workspace could not be copied whole: big.bin: no space left on the scratch file system "
+        f"(verifier-tui copies into {tiny}; set TMPDIR to a folder with more room)"
+    )
 
     done = on_tiny(tiny, run_env, "run", task, "--python", PY)
     assert done.returncode == 2, done.stdout + done.stderr
     assert "verify ran" not in done.stdout
     assert [line for line in done.stdout.splitlines() if "copied whole" in line] == [
-        f"could not start: {said} · 0 ms"], done.stdout
+        f"could not start: {said} · 0 ms"
+    ], done.stdout
     assert "verdict: none: the verifier was not run" in done.stdout.splitlines()
 
     data = json.loads(on_tiny(tiny, run_env, "run", task, "--python", PY, "--json").stdout)

@@ -112,9 +112,11 @@ def test_inputs_replaced_by_links_to_the_users_files_write_nothing_there(env, sa
     """The staged response and task data: links to another case's workspace
     file, to task.toml and to tasks.jsonl, each left for the next case."""
     task = make_task(tmp_path / "tasks" / "t", PLANTER)
-    (task / "tasks.jsonl").write_text('{"task_id": "b-next", "task_data": {"n": 1}}\n'
-                                      '{"task_id": "c-next", "task_data": {"n": 2}}\n'
-                                      '{"task_id": "d-next", "task_data": {"n": 3}}\n')
+    (task / "tasks.jsonl").write_text(
+        '{"task_id": "b-next", "task_data": {"n": 1}}\n'
+        '{"task_id": "c-next", "task_data": {"n": 2}}\n'
+        '{"task_id": "d-next", "task_data": {"n": 3}}\n'
+    )
     other = _case(task, "z-other", {"keep.txt": "the other case's file\n"})
     targets = [other / "keep.txt", task / "task.toml", task / "tasks.jsonl"]
     before = {path: path.read_bytes() for path in targets}
@@ -139,8 +141,9 @@ def test_the_overlay_replaced_by_a_link_to_a_read_only_folder_deletes_nothing_th
         (mine / name).mkdir(parents=True)
         (mine / name / "precious.txt").write_text("keep me\n")
     (mine / "precious.txt").write_text("keep me\n")
-    _case(task, "a-plant", {"plant.json": json.dumps([["overlay", str(mine)], ["inputs", str(mine)]])},
-          response_txt="r")
+    _case(
+        task, "a-plant", {"plant.json": json.dumps([["overlay", str(mine)], ["inputs", str(mine)]])}, response_txt="r"
+    )
     for name in ("b-next", "c-next", "d-next"):
         _case(task, name, {"x.txt": "x"}, response_txt="r")
     folders = (mine, mine / "upper", mine / "work")
@@ -152,7 +155,12 @@ def test_the_overlay_replaced_by_a_link_to_a_read_only_folder_deletes_nothing_th
         for folder in folders:
             os.chmod(folder, 0o755)
     assert sorted(p.relative_to(mine).as_posix() for p in mine.rglob("*")) == [
-        "precious.txt", "upper", "upper/precious.txt", "work", "work/precious.txt"]
+        "precious.txt",
+        "upper",
+        "upper/precious.txt",
+        "work",
+        "work/precious.txt",
+    ]
     assert set(rows.values()) == {"✓"} and len(rows) == 4, out
     assert code == 0, out
 
@@ -164,7 +172,9 @@ FAKE_RUNNER = (
     "os._exit(0)\n"
 )
 
-REWRITER = PLANTER.replace('    if (ws / "raise.txt")', '''\
+REWRITER = PLANTER.replace(
+    '    if (ws / "raise.txt")',
+    """\
     runner = stage / "tests" / ".ng" / "run_verifier.py"
     if (ws / "rewrite.txt").exists():
         st = runner.stat()
@@ -173,7 +183,8 @@ REWRITER = PLANTER.replace('    if (ws / "raise.txt")', '''\
         with open(runner, "r+b") as handle:
             handle.write(fake)
         os.utime(runner, ns=(st.st_atime_ns, st.st_mtime_ns))
-    if (ws / "raise.txt")''').replace("import json, os, shutil", f"import json, os, shutil\nFAKE = {FAKE_RUNNER!r}")
+    if (ws / "raise.txt")""",
+).replace("import json, os, shutil", f"import json, os, shutil\nFAKE = {FAKE_RUNNER!r}")
 
 
 def test_a_runner_rewritten_in_place_keeping_size_and_time_never_runs_again(env, sandbox, tmp_path):
@@ -204,13 +215,16 @@ def test_a_dangling_link_left_in_the_stage_fails_no_case(env, sandbox, tmp_path,
     assert not nowhere.parent.exists()
 
 
-IMMUTABLE = PLANTER.replace('    if (ws / "raise.txt")', '''\
+IMMUTABLE = PLANTER.replace(
+    '    if (ws / "raise.txt")',
+    """\
     if (ws / "stuck.txt").exists():
         stuck = stage / "inputs" / "stuck"
         stuck.write_text("")
         import subprocess
         subprocess.run(["chattr", "+i", str(stuck)], check=True)
-    if (ws / "raise.txt")''')
+    if (ws / "raise.txt")""",
+)
 
 
 def test_a_stage_the_tool_cannot_put_right_fails_one_case_in_one_line(env, sandbox, tmp_path):

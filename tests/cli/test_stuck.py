@@ -23,7 +23,7 @@ def test_run_says_where_it_was_stuck_and_shows_the_stack(env, tmp_path, sandbox)
     lines = done.stdout.splitlines()
     at = next(i for i, line in enumerate(lines) if line.startswith("timed out after 1 s · "))
     assert lines[at + 1] == "stuck at slow/tests/helpers.py:6 in wait_for_file"
-    stack = lines[next(i for i, line in enumerate(lines) if "stack at the timeout" in line):]
+    stack = lines[next(i for i, line in enumerate(lines) if "stack at the timeout" in line) :]
     assert f'  File "{task_dir / "tests" / "helpers.py"}", line 6 in wait_for_file' in stack
     no_traceback(done)
 
@@ -58,7 +58,8 @@ def test_watch_says_where_a_timed_out_run_was_stuck(env, tmp_path):
 
 
 def test_a_hung_import_says_so(env, tmp_path):
-    task_dir = make_task(tmp_path / "tasks" / "hangs", "import time\ntime.sleep(300)\n\ndef verify(workspace):\n"
-                                                       "    return 1.0\n")
+    task_dir = make_task(
+        tmp_path / "tasks" / "hangs", "import time\ntime.sleep(300)\n\ndef verify(workspace):\n    return 1.0\n"
+    )
     done = run_tool(env, "run", task_dir, "--timeout", "1", "--python", PY, cwd=task_dir.parent)
     assert "stuck at hangs/tests/verifier.py:2, in top-level code: importing it never finished" in done.stdout

@@ -48,17 +48,26 @@ def test_several_paths_json_and_junit_carry_each_cases_task(env, tmp_path):
     folder = _tasks(tmp_path, "hello-file", "fizzbuzz-module")
     (folder / "fizzbuzz-module" / "cases" / "partial" / "expected.json").write_text('{"rewards": {"reward": 0.5}}')
     junit = tmp_path / "report.xml"
-    done = run_tool(env, "test", "--json", folder / "hello-file", folder / "fizzbuzz-module", "--junit", junit,
-                    "--python", PY)
+    done = run_tool(
+        env, "test", "--json", folder / "hello-file", folder / "fizzbuzz-module", "--junit", junit, "--python", PY
+    )
     assert done.returncode == 1  # one case of one task did not match
     data = json.loads(done.stdout)
     assert data["task"] is None and data["verifier"] is None  # several tasks: see "tasks"
     assert data["passed"] == 5 and data["failed"] == 1
-    assert [(t["name"], t["passed"], t["failed"]) for t in data["tasks"]] == [("hello-file", 4, 0),
-                                                                             ("fizzbuzz-module", 1, 1)]
+    assert [(t["name"], t["passed"], t["failed"]) for t in data["tasks"]] == [
+        ("hello-file", 4, 0),
+        ("fizzbuzz-module", 1, 1),
+    ]
     ids = [case["id"] for case in data["cases"]]
-    assert ids == ["hello-file::correct", "hello-file::missing-file", "hello-file::wrong-case",
-                   "hello-file::wrong-text", "fizzbuzz-module::clean", "fizzbuzz-module::partial"]
+    assert ids == [
+        "hello-file::correct",
+        "hello-file::missing-file",
+        "hello-file::wrong-case",
+        "hello-file::wrong-text",
+        "fizzbuzz-module::clean",
+        "fizzbuzz-module::partial",
+    ]
     partial = data["cases"][-1]
     assert partial["task_name"] == "fizzbuzz-module" and partial["task"] == str(folder / "fizzbuzz-module")
     assert partial["expected_matched"] is False
@@ -81,9 +90,13 @@ def test_case_filters_names_globs_and_task_case(env, tmp_path):
     assert ran("correct") == ["hello-file::correct", "sum-column::correct"]
     assert ran("wrong-*") == ["hello-file::wrong-case", "hello-file::wrong-text", "sum-column::wrong-total"]
     assert ran("sum-column::correct") == ["sum-column::correct"]
-    assert ran("hello-file::*", "wrong-total") == ["hello-file::correct", "hello-file::missing-file",
-                                                  "hello-file::wrong-case", "hello-file::wrong-text",
-                                                  "sum-column::wrong-total"]
+    assert ran("hello-file::*", "wrong-total") == [
+        "hello-file::correct",
+        "hello-file::missing-file",
+        "hello-file::wrong-case",
+        "hello-file::wrong-text",
+        "sum-column::wrong-total",
+    ]
     # Readable output names only the tasks that ran.
     done = run_tool(env, "test", folder, "--case", "quantity-*", "--python", PY)
     assert list(_table_rows(done.stdout)) == ["sum-column"]
@@ -153,14 +166,17 @@ def test_two_tasks_of_the_same_name_are_told_apart(env, tmp_path):
 def test_cases_share_layouts_without_sharing_what_a_run_left(env, tmp_path):
     """``test`` hands a layout on from case to case: each case still sees its
     own workspace alone, whatever the case before it wrote there."""
-    task = make_task(tmp_path / "tasks" / "own", """
+    task = make_task(
+        tmp_path / "tasks" / "own",
+        """
         import os
 
         def verify(workspace):
             seen = sorted(os.listdir(workspace))
             (workspace / "left-behind.txt").write_text("x")
             return 1.0 if seen == ["id.txt"] else 0.0
-        """)
+        """,
+    )
     for index in range(12):
         case = task / "cases" / f"c{index:02d}"
         (case / "workspace").mkdir(parents=True)

@@ -38,8 +38,9 @@ def test_run_names_harbors_timeout_error_in_its_text_and_json(env, tmp_path):
     done = run_tool(env, "run", task_dir, "--timeout", "1", "--python", PY)
     assert done.returncode == 124
     verdict = next(line for line in done.stdout.splitlines() if line.startswith("verdict: "))
-    assert verdict == ("verdict: none: Harbor would raise VerifierTimeoutError: "
-                       "Verifier execution timed out after 1.0 seconds")
+    assert verdict == (
+        "verdict: none: Harbor would raise VerifierTimeoutError: Verifier execution timed out after 1.0 seconds"
+    )
     assert "RewardFileNotFoundError" not in done.stdout
     data = json.loads(run_tool(env, "run", "--json", task_dir, "--timeout", "1", "--python", PY).stdout)
     assert data["outcome"] == "timed_out" and data["rewards"] is None
@@ -52,8 +53,10 @@ def test_a_reward_written_before_a_hang_is_listed_but_not_scored(env, tmp_path):
     done = run_tool(env, "run", task_dir, "--timeout", "1", "--python", PY)
     lines = done.stdout.splitlines()
     assert done.returncode == 124
-    assert "verdict: none: Harbor would raise VerifierTimeoutError: Verifier execution timed out after 1.0 seconds" \
+    assert (
+        "verdict: none: Harbor would raise VerifierTimeoutError: Verifier execution timed out after 1.0 seconds"
         in lines
+    )
     assert any(line.startswith("warning: reward.txt was written before the timeout") for line in lines)
     assert "reward.txt: 1.0" in lines  # what the folder holds is still shown
     assert 'expected {"rewards": {"reward": 1.0}}: DID NOT MATCH' in lines

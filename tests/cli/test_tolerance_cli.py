@@ -17,8 +17,10 @@ def test_test_says_a_near_miss_is_float_rounding_and_passes_with_a_tolerance(env
     task_dir = rounded_task(tmp_path / "tasks" / "sum", '{"rewards": {"reward": 0.3}}')
     done = run_tool(env, "test", task_dir, "--python", PY)
     assert done.returncode == 1
-    assert ('a: only float rounding: reward 0.30000000000000004 vs 0.3 (off by 5.6e-17); expected.json compares '
-            'exactly unless it gives a tolerance, such as "tolerance": 1e-9') in done.stdout.splitlines()
+    assert (
+        "a: only float rounding: reward 0.30000000000000004 vs 0.3 (off by 5.6e-17); expected.json compares "
+        'exactly unless it gives a tolerance, such as "tolerance": 1e-9'
+    ) in done.stdout.splitlines()
     write(task_dir / "cases" / "a" / "expected.json", '{"rewards": {"reward": 0.3}, "tolerance": 1e-9}')
     done = run_tool(env, "test", task_dir, "--python", PY)
     assert done.returncode == 0, done.stdout

@@ -26,6 +26,7 @@ PY27 = other_python("2.7")
 def strict_json(text: str):
     """``text`` parsed as JSON proper: ``NaN`` and ``Infinity`` (which Python's
     json module accepts) are refused, as a strict parser refuses them."""
+
     def refuse(name: str):
         raise ValueError(f"{name} is not JSON")
 
@@ -65,18 +66,21 @@ def test_exit_0_without_a_reward_file_is_its_own_outcome(env, tmp_path):
 # A reader that goes away keeps the exit status
 
 
-LOUD_AND_RAISING = ("import sys\n\n"
-                    "def verify(workspace):\n"
-                    "    print('x\\n' * 200000)\n"
-                    "    sys.stderr.write('e' * 3000 + '\\n')\n"
-                    "    raise ValueError('boom')\n")
+LOUD_AND_RAISING = (
+    "import sys\n\n"
+    "def verify(workspace):\n"
+    "    print('x\\n' * 200000)\n"
+    "    sys.stderr.write('e' * 3000 + '\\n')\n"
+    "    raise ValueError('boom')\n"
+)
 
 
 def first_line_then_close(args: list[str], env: dict, then=None) -> tuple[int, str, str]:
     """``verifier-tui ARGS | head -1``: read one line, close the pipe (then
     call ``then``), and return the tool's exit status, that line and its stderr."""
-    proc = subprocess.Popen(TOOL + args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            stdin=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        TOOL + args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL
+    )
     try:
         first = proc.stdout.readline().decode()
         proc.stdout.close()
@@ -93,17 +97,28 @@ def first_line_then_close(args: list[str], env: dict, then=None) -> tuple[int, s
             proc.wait()
 
 
-@pytest.mark.parametrize("args, status", [
-    (["run"], 1), (["run", "--json"], 1), (["test"], 1), (["test", "--json"], 1),
-], ids=lambda value: " ".join(value) if isinstance(value, list) else str(value))
+@pytest.mark.parametrize(
+    "args, status",
+    [
+        (["run"], 1),
+        (["run", "--json"], 1),
+        (["test"], 1),
+        (["test", "--json"], 1),
+    ],
+    ids=lambda value: " ".join(value) if isinstance(value, list) else str(value),
+)
 def test_a_closed_pipe_does_not_change_the_exit_status(env, tmp_path, args, status):
     task_dir = make_task(tmp_path / "t", LOUD_AND_RAISING)
     # Output well past a pipe's buffer, so the reader is gone while the tool
     # still writes: run prints 400 KB of stdout, test 2 KB of stderr per case.
     for index in range(40):
         with_case(task_dir, f"c{index:02d}")
-    code, first, err = first_line_then_close([*args, str(task_dir), "--python", PY, "--jobs", "2"]
-                                             if args[0] == "test" else [*args, str(task_dir), "--python", PY], env)
+    code, first, err = first_line_then_close(
+        [*args, str(task_dir), "--python", PY, "--jobs", "2"]
+        if args[0] == "test"
+        else [*args, str(task_dir), "--python", PY],
+        env,
+    )
     assert first  # it did write
     assert code == status, err
     assert "Traceback" not in err and "Exception ignored" not in err
@@ -117,8 +132,9 @@ def test_watch_stops_when_its_reader_goes_away(env, tmp_path):
         time.sleep(0.5)
         verifier.write_text(verifier.read_text() + "\n# changed\n")
 
-    code, first, err = first_line_then_close(["watch", "--json", str(task_dir), "--python", PY], env,
-                                             then=change_the_verifier)
+    code, first, err = first_line_then_close(
+        ["watch", "--json", str(task_dir), "--python", PY], env, then=change_the_verifier
+    )
     assert first.startswith("{")
     assert code == 0, err
     assert "Traceback" not in err
@@ -128,19 +144,25 @@ def test_watch_stops_when_its_reader_goes_away(env, tmp_path):
 # A terminal that cannot take every character
 
 
-UNICODE_OUTPUT = ("def verify(workspace):\n"
-                  "    print('h\\u00e9llo \\u2713 \\u2500')\n"
-                  "    raise ValueError('\\u00e9chec \\u2717')\n")
+UNICODE_OUTPUT = (
+    "def verify(workspace):\n    print('h\\u00e9llo \\u2713 \\u2500')\n    raise ValueError('\\u00e9chec \\u2717')\n"
+)
 
 
 @pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
-@pytest.mark.parametrize("args", [["run"], ["run", "--json"], ["explain"], ["explain", "--json"], ["test"],
-                                  ["test", "--json"]], ids=" ".join)
+@pytest.mark.parametrize(
+    "args", [["run"], ["run", "--json"], ["explain"], ["explain", "--json"], ["test"], ["test", "--json"]], ids=" ".join
+)
 def test_a_narrow_encoding_gets_escapes_not_a_traceback(env, tmp_path, encoding, args):
     task_dir = with_case(make_task(tmp_path / "tâche ✓", UNICODE_OUTPUT), expected='{"exit_code": 1}')
     env = dict(env, PYTHONIOENCODING=encoding)
-    done = subprocess.run(TOOL + [*args, str(task_dir), "--python", PY], env=env, capture_output=True,
-                          timeout=HANG_GUARD_S, stdin=subprocess.DEVNULL)
+    done = subprocess.run(
+        TOOL + [*args, str(task_dir), "--python", PY],
+        env=env,
+        capture_output=True,
+        timeout=HANG_GUARD_S,
+        stdin=subprocess.DEVNULL,
+    )
     stdout = done.stdout.decode(encoding)  # everything it wrote is in the terminal's encoding
     stderr = done.stderr.decode(encoding)
     assert "Traceback" not in stderr, stderr
@@ -193,8 +215,11 @@ def test_a_huge_finite_timeout_is_honoured(env, tmp_path):
 def test_every_json_output_is_strict_json(env, tmp_path):
     """NaN and Infinity are not JSON: no --json output may hold them, whatever
     the task, its cases and its reward files hold."""
-    task_dir = make_task(tmp_path / "t", "def verify(workspace):\n    return {'reward': 1.0, 'big': 1e308}\n",
-        toml='version = "1.0"\n[verifier]\ntimeout_sec = nan\n')
+    task_dir = make_task(
+        tmp_path / "t",
+        "def verify(workspace):\n    return {'reward': 1.0, 'big': 1e308}\n",
+        toml='version = "1.0"\n[verifier]\ntimeout_sec = nan\n',
+    )
     with_case(task_dir, "nan-expected", '{"rewards": {"reward": NaN}}')
     with_case(task_dir, "inf-expected", '{"rewards": {"reward": Infinity}}')
     with_case(task_dir, "fine", '{"rewards": {"reward": 1.0, "big": 1e308}}')
@@ -206,8 +231,14 @@ def test_every_json_output_is_strict_json(env, tmp_path):
     ]
     for text in outputs:
         strict_json(text)
-    proc = subprocess.Popen(TOOL + ["watch", "--json", str(task_dir), "--case", "fine", "--python", PY], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
+    proc = subprocess.Popen(
+        TOOL + ["watch", "--json", str(task_dir), "--case", "fine", "--python", PY],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+    )
     try:
         line = LineReader(proc.stdout).next()
     finally:
@@ -220,12 +251,15 @@ def test_every_json_output_is_strict_json(env, tmp_path):
 # A task.toml Harbor would refuse
 
 
-@pytest.mark.parametrize("toml, words", [
-    ('version = "1.0"\n[verifier\n', "could not be read"),
-    ("version = 1\n", "version = 1 is not a string"),
-    ('[verifier]\nenv = { LEVEL = 3 }\n', "LEVEL"),
-    ('[verifier]\ntimeout_sec = "soon"\n', "is not a number"),
-])
+@pytest.mark.parametrize(
+    "toml, words",
+    [
+        ('version = "1.0"\n[verifier\n', "could not be read"),
+        ("version = 1\n", "version = 1 is not a string"),
+        ("[verifier]\nenv = { LEVEL = 3 }\n", "LEVEL"),
+        ('[verifier]\ntimeout_sec = "soon"\n', "is not a number"),
+    ],
+)
 def test_a_task_toml_harbor_would_refuse_still_runs_but_says_so(env, tmp_path, toml, words):
     task_dir = with_case(make_task(tmp_path / "t", toml=toml))
     done = run_tool(env, "run", task_dir, "--python", PY)
@@ -241,8 +275,9 @@ def test_a_task_toml_harbor_would_refuse_still_runs_but_says_so(env, tmp_path, t
 
 
 def test_keys_harbor_does_not_know_are_no_refusal(env, tmp_path):
-    task_dir = make_task(tmp_path / "t", toml='version = "1.0"\nflavour = "mint"\n[verifier]\ncolour = 3\n'
-                                              'timeout_sec = "45"\n')
+    task_dir = make_task(
+        tmp_path / "t", toml='version = "1.0"\nflavour = "mint"\n[verifier]\ncolour = 3\ntimeout_sec = "45"\n'
+    )
     data = strict_json(run_tool(env, "run", "--json", task_dir, "--python", PY).stdout)
     assert data["harbor_refuses_task"] is None and data["timeout_s"] == 45.0  # "45": pydantic reads a number
 
@@ -252,12 +287,16 @@ def test_keys_harbor_does_not_know_are_no_refusal(env, tmp_path):
 
 
 def test_junit_escapes_control_characters(env, tmp_path):
-    task_dir = make_task(tmp_path / "t", (
-        "import sys\n\n"
-        "def verify(workspace):\n"
-        "    print('out \\x1b[31mred\\x1b[0m \\x00 \\x07 \\x0c \\ufffe')\n"
-        "    sys.stderr.write('err \\x1b]8;;http://x\\x1b\\\\ \\x01\\x02\\n')\n"
-        "    return 0.0\n"))
+    task_dir = make_task(
+        tmp_path / "t",
+        (
+            "import sys\n\n"
+            "def verify(workspace):\n"
+            "    print('out \\x1b[31mred\\x1b[0m \\x00 \\x07 \\x0c \\ufffe')\n"
+            "    sys.stderr.write('err \\x1b]8;;http://x\\x1b\\\\ \\x01\\x02\\n')\n"
+            "    return 0.0\n"
+        ),
+    )
     with_case(task_dir, "bell\x07case", '{"rewards": {"reward": 1.0}}')
     report = tmp_path / "junit.xml"
     done = run_tool(env, "test", task_dir, "--junit", report, "--python", PY)
@@ -291,15 +330,19 @@ def test_explain_says_the_top_level_code_timed_out(env, tmp_path):
 
 
 def test_an_explanation_rewritten_by_the_verifier_is_checked(env, tmp_path):
-    task_dir = make_task(tmp_path / "t", (
-        "import json, sys\n\n"
-        "def verify(workspace):\n"
-        "    target = sys.argv[sys.argv.index('--explain-to') + 1]\n"
-        "    with open(target, 'w') as f:\n"
-        "        json.dump({'sys_path': 'nope', 'parameters': [1, None, {'name': 7}],"
-        " 'problems': [3, 'real one'],\n"
-        "                   'modules': [], 'verify': 'x', 'python': {'flags': [1]}, 'injected': True}, f)\n"
-        "    return 1.0\n"))
+    task_dir = make_task(
+        tmp_path / "t",
+        (
+            "import json, sys\n\n"
+            "def verify(workspace):\n"
+            "    target = sys.argv[sys.argv.index('--explain-to') + 1]\n"
+            "    with open(target, 'w') as f:\n"
+            "        json.dump({'sys_path': 'nope', 'parameters': [1, None, {'name': 7}],"
+            " 'problems': [3, 'real one'],\n"
+            "                   'modules': [], 'verify': 'x', 'python': {'flags': [1]}, 'injected': True}, f)\n"
+            "    return 1.0\n"
+        ),
+    )
     ran = run_tool(env, "run", "--json", task_dir, "--python", PY)
     no_traceback(ran)
     data = strict_json(ran.stdout)
@@ -315,12 +358,14 @@ def test_an_explanation_rewritten_by_the_verifier_is_checked(env, tmp_path):
 # Escape codes from the verifier reach no terminal
 
 
-NOISY = ("import sys\n\n"
-         "def verify(workspace):\n"
-         "    print('\\x1b[2J\\x1b[Hcleared \\x1b]8;;http://evil.example\\x1b\\\\link"
-         "\\x1b]8;;\\x1b\\\\ \\x07bell \\x9b31m')\n"
-         "    sys.stderr.write('\\x1b]0;new title\\x07\\x1b[31mred\\n')\n"
-         "    raise ValueError('\\x1b[2Jboom')\n")
+NOISY = (
+    "import sys\n\n"
+    "def verify(workspace):\n"
+    "    print('\\x1b[2J\\x1b[Hcleared \\x1b]8;;http://evil.example\\x1b\\\\link"
+    "\\x1b]8;;\\x1b\\\\ \\x07bell \\x9b31m')\n"
+    "    sys.stderr.write('\\x1b]0;new title\\x07\\x1b[31mred\\n')\n"
+    "    raise ValueError('\\x1b[2Jboom')\n"
+)
 
 
 @pytest.mark.parametrize("args", [["run"], ["test"], ["explain"]], ids=" ".join)
@@ -328,7 +373,8 @@ def test_escape_codes_in_the_verifiers_output_are_shown_harmlessly(env, tmp_path
     task_dir = with_case(make_task(tmp_path / "t", NOISY), expected='{"exit_code": 0}')
     if args == ["explain"]:  # the module's top level raises: explain shows the message and the traceback
         (task_dir / "tests" / "verifier.py").write_text(
-            "raise ValueError('\\x1b[2Jboom\\x07')\n\ndef verify(workspace):\n    return 1.0\n")
+            "raise ValueError('\\x1b[2Jboom\\x07')\n\ndef verify(workspace):\n    return 1.0\n"
+        )
     done = run_tool(env, *args, task_dir, "--python", PY)
     for text in (done.stdout, done.stderr):
         assert "\x1b" not in text and "\x07" not in text and "\x9b" not in text, text
@@ -339,8 +385,14 @@ def test_escape_codes_in_the_verifiers_output_are_shown_harmlessly(env, tmp_path
 
 def test_escape_codes_in_watch_lines_are_shown_harmlessly(env, tmp_path):
     task_dir = make_task(tmp_path / "t", NOISY)
-    proc = subprocess.Popen(TOOL + ["watch", str(task_dir), "--python", PY], env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
+    proc = subprocess.Popen(
+        TOOL + ["watch", str(task_dir), "--python", PY],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+    )
     lines: list[str] = []
     try:
         reader = LineReader(proc.stdout)
@@ -359,12 +411,16 @@ def test_escape_codes_in_watch_lines_are_shown_harmlessly(env, tmp_path):
 
 
 @pytest.mark.parametrize("command", [["run"], ["run", "--json"], ["explain"], ["test"], ["watch"]], ids=" ".join)
-@pytest.mark.parametrize("python, words", [
-    ("/nonexistent/python3", "/nonexistent/python3"),
-    ("no-such-python-here", "not found on PATH"),
-    ("{tmp}/broken-python", "failed to start"),
-    ("{py27}", "Python 2.7 is too old: the runner needs 3.8 or newer"),
-], ids=["missing", "not-on-path", "broken", "python2.7"])
+@pytest.mark.parametrize(
+    "python, words",
+    [
+        ("/nonexistent/python3", "/nonexistent/python3"),
+        ("no-such-python-here", "not found on PATH"),
+        ("{tmp}/broken-python", "failed to start"),
+        ("{py27}", "Python 2.7 is too old: the runner needs 3.8 or newer"),
+    ],
+    ids=["missing", "not-on-path", "broken", "python2.7"],
+)
 def test_a_python_that_cannot_run_the_runner_is_bad_input(env, tmp_path, command, python, words):
     if "{py27}" in python and PY27 is None:
         pytest.skip(no_python("2.7"))
@@ -385,10 +441,7 @@ def test_a_python_that_cannot_run_the_runner_is_bad_input(env, tmp_path, command
 # The runner's environment: Harbor's, not the developer's shell
 
 
-SHOWS_ENV = ("import json, os\n\n"
-             "def verify(workspace):\n"
-             "    print(json.dumps(dict(os.environ)))\n"
-             "    return 1.0\n")
+SHOWS_ENV = "import json, os\n\ndef verify(workspace):\n    print(json.dumps(dict(os.environ)))\n    return 1.0\n"
 
 
 def seen_environment(env, task_dir, *args) -> dict:
@@ -417,11 +470,12 @@ def test_env_option_passes_a_variable_by_name_or_with_a_value(env, tmp_path):
     passed = {row["name"]: row for row in data["environment"]["passed"]}
     assert passed["GITHUB_TOKEN"] == {"name": "GITHUB_TOKEN", "source": "--env", "value": None}  # never its value
     assert "ghp_x" not in json.dumps(data["environment"])
-    assert ["--env", "GITHUB_TOKEN"] == data["command"][-2:]
+    assert data["command"][-2:] == ["--env", "GITHUB_TOKEN"]
 
 
-@pytest.mark.parametrize("word, words", [("NOT_SET_ANYWHERE", "not set in your environment"), ("1BAD=x", "NAME"),
-                                         ("=x", "NAME")])
+@pytest.mark.parametrize(
+    "word, words", [("NOT_SET_ANYWHERE", "not set in your environment"), ("1BAD=x", "NAME"), ("=x", "NAME")]
+)
 def test_a_bad_env_option_is_one_clear_error(env, tmp_path, word, words):
     done = run_tool(env, "run", make_task(tmp_path / "t"), "--env", word)
     assert done.returncode == 2 and done.stdout == ""
@@ -429,11 +483,22 @@ def test_a_bad_env_option_is_one_clear_error(env, tmp_path, word, words):
     assert words in done.stderr.strip().splitlines()[-1]
 
 
-@pytest.mark.parametrize("variable, value", [
-    ("PYTHONOPTIMIZE", "1"), ("PYTHONWARNINGS", "error"), ("PYTHONDEVMODE", "1"), ("PYTHONHASHSEED", "7"),
-    ("PYTHONPYCACHEPREFIX", "/tmp/elsewhere"), ("PYTHONPATH", "/tmp"), ("PYTHONSAFEPATH", "1"),
-    ("PYTHONINSPECT", "1"), ("PYTHONVERBOSE", "1"), ("PYTHONUTF8", "0"), ("PYTHONNOUSERSITE", "1"),
-])
+@pytest.mark.parametrize(
+    "variable, value",
+    [
+        ("PYTHONOPTIMIZE", "1"),
+        ("PYTHONWARNINGS", "error"),
+        ("PYTHONDEVMODE", "1"),
+        ("PYTHONHASHSEED", "7"),
+        ("PYTHONPYCACHEPREFIX", "/tmp/elsewhere"),
+        ("PYTHONPATH", "/tmp"),
+        ("PYTHONSAFEPATH", "1"),
+        ("PYTHONINSPECT", "1"),
+        ("PYTHONVERBOSE", "1"),
+        ("PYTHONUTF8", "0"),
+        ("PYTHONNOUSERSITE", "1"),
+    ],
+)
 def test_interpreter_switches_of_the_shell_do_not_reach_the_runner(env, tmp_path, variable, value):
     task_dir = make_task(tmp_path / "t", SHOWS_ENV)
     seen = seen_environment(dict(env, **{variable: value}), task_dir)
@@ -443,10 +508,10 @@ def test_interpreter_switches_of_the_shell_do_not_reach_the_runner(env, tmp_path
 def test_pythonoptimize_in_the_shell_does_not_skip_the_verifiers_assert(env, tmp_path):
     """With PYTHONOPTIMIZE=1 passed through, the assert below is skipped and
     the verifier scores 1.0 on a workspace that fails it."""
-    task_dir = make_task(tmp_path / "t", (
-        "def verify(workspace):\n"
-        "    assert (workspace / 'answer.txt').is_file(), 'no answer.txt'\n"
-        "    return 1.0\n"))
+    task_dir = make_task(
+        tmp_path / "t",
+        ("def verify(workspace):\n    assert (workspace / 'answer.txt').is_file(), 'no answer.txt'\n    return 1.0\n"),
+    )
     done = run_tool(dict(env, PYTHONOPTIMIZE="1"), "run", "--json", task_dir, "--python", PY)
     data = strict_json(done.stdout)
     assert done.returncode == 1
@@ -481,11 +546,16 @@ def test_bidi_and_c1_controls_are_escaped_in_json_and_shown_in_text(env, tmp_pat
     """Issue 23: --json passed U+009B (a one-character CSI) and U+202E (a
     right-to-left override, which makes ``txt.exe`` read ``exe.txt``) raw,
     and the text output passed U+202E."""
-    task_dir = with_case(make_task(tmp_path / "t", """\
+    task_dir = with_case(
+        make_task(
+            tmp_path / "t",
+            """\
         def verify(workspace):
             print("report\\u202etxt.exe \\x9b31m done")
             return 1.0
-    """))
+    """,
+        )
+    )
     done = run_tool(env, "run", "--json", task_dir, "--python", PY)
     assert "\u202e" not in done.stdout and "\x9b" not in done.stdout
     assert "\\u202e" in done.stdout and "\\u009b" in done.stdout

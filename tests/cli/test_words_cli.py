@@ -31,7 +31,7 @@ def test_both_modes_are_named_as_everywhere_else(env, example):
     done = run_tool(env, "run", example("count-errors"), "--case", "response-json", "--both-modes")
     assert "✓ environment-server mode (with a response): exit 0" in done.stdout
     assert "✗ Harbor mode (no response): exit 2" in done.stdout
-    assert f"works in environment-server mode (with a response) but fails in Harbor mode" in done.stdout
+    assert "works in environment-server mode (with a response) but fails in Harbor mode" in done.stdout
     assert "environment server (with" not in done.stdout
 
 
@@ -86,6 +86,7 @@ def test_the_readme_documents_every_option_and_verify_s_argument_types():
     for name, kind in (("workspace", "pathlib.Path"), ("task_data", "dict"), ("response", "dict"), ("state", "dict")):
         assert f"| `{name}` | `{kind}` |" in README, name
     # The opening two commands stay as they are.
-    assert ("python3 -m venv .venv && .venv/bin/pip install . && .venv/bin/verifier-tui examples/tasks/hello-file"
-            in README)
+    assert (
+        "python3 -m venv .venv && .venv/bin/pip install . && .venv/bin/verifier-tui examples/tasks/hello-file" in README
+    )
     assert "python3 -m venv .venv && .venv/bin/pip install '.[test]' && .venv/bin/python -m pytest" in README

@@ -12,10 +12,9 @@ import sys
 import pytest
 
 from tests.helpers import make_task
-from verifier_tui.engine import cache
-from verifier_tui.engine.task.discovery import read_task_config
-from verifier_tui.engine import interpreter
+from verifier_tui.engine import cache, interpreter
 from verifier_tui.engine.interpreter import probe_interpreter
+from verifier_tui.engine.task.discovery import read_task_config
 
 
 def mode(path) -> int:
@@ -73,8 +72,15 @@ def test_a_relative_xdg_cache_home_is_ignored(monkeypatch, tmp_path):
     assert cache.folder() == str(tmp_path / ".cache" / "verifier-tui")
 
 
-@pytest.mark.parametrize("planted", ["[]", '{"%s": []}', '{"%s": {"path": "x", "stamp": 1}}',
-                                     '{"%s": {"path": [], "stamp": [], "executable": 3, "version": "3"}}'])
+@pytest.mark.parametrize(
+    "planted",
+    [
+        "[]",
+        '{"%s": []}',
+        '{"%s": {"path": "x", "stamp": 1}}',
+        '{"%s": {"path": [], "stamp": [], "executable": 3, "version": "3"}}',
+    ],
+)
 def test_an_interpreter_cache_of_the_wrong_shape_is_asked_again(private_cache, planted, monkeypatch):
     monkeypatch.setattr(interpreter, "_known", {})  # what this test process learnt already
     exe = os.path.abspath(sys.executable)
@@ -88,9 +94,15 @@ def test_an_interpreter_cache_of_the_wrong_shape_is_asked_again(private_cache, p
     assert isinstance(rewritten[exe]["path"], list)
 
 
-@pytest.mark.parametrize("planted", ["[]", '{"%s": []}', '{"%s": {"stamp": "x", "config": {}}}',
-                                     '{"%s": {"stamp": [], "config": {"timeout_sec": "soon", "env": {}, '
-                                     '"name": null, "problems": []}}}'])
+@pytest.mark.parametrize(
+    "planted",
+    [
+        "[]",
+        '{"%s": []}',
+        '{"%s": {"stamp": "x", "config": {}}}',
+        '{"%s": {"stamp": [], "config": {"timeout_sec": "soon", "env": {}, "name": null, "problems": []}}}',
+    ],
+)
 def test_a_task_config_cache_of_the_wrong_shape_is_read_again(private_cache, tmp_path, planted):
     task = make_task(tmp_path / "t", toml="[verifier]\ntimeout_sec = 7\n")
     folder = private_cache / "verifier-tui"
@@ -151,7 +163,15 @@ def test_a_task_config_cache_holding_an_infinite_timeout_is_read_again(private_c
     folder.mkdir(parents=True, mode=0o700)
     st = os.stat(task / "task.toml")
     stamp = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev]
-    (folder / "task-config.json").write_text(json.dumps({str(task / "task.toml"): {"stamp": stamp, "config": {
-        "timeout_sec": float("inf"), "env": {}, "name": None, "problems": [], "refused": None}}}))
+    (folder / "task-config.json").write_text(
+        json.dumps(
+            {
+                str(task / "task.toml"): {
+                    "stamp": stamp,
+                    "config": {"timeout_sec": float("inf"), "env": {}, "name": None, "problems": [], "refused": None},
+                }
+            }
+        )
+    )
     os.chmod(folder / "task-config.json", 0o600)
     assert read_task_config(task).timeout_sec == 7.0

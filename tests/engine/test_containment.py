@@ -17,16 +17,17 @@ import time
 import pytest
 
 from tests.helpers import PY, make_task, processes_with, run_tool, wait_none_with
-from verifier_tui.engine.sandbox import isolation
 from verifier_tui.engine.model import Outcome
+from verifier_tui.engine.sandbox import isolation
 from verifier_tui.engine.session import Options, Session
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="checks processes through /proc")
 
 ESCAPES = {
     # a child in a process group of its own
-    "process_group=0": ("subprocess.Popen(SLEEPER, process_group=0, stdout=subprocess.DEVNULL, "
-                        "stderr=subprocess.DEVNULL)"),
+    "process_group=0": (
+        "subprocess.Popen(SLEEPER, process_group=0, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)"
+    ),
     # the daemon's double fork: a new session, the middle process gone
     "double fork + setsid": (
         "pid = os.fork()\n"
@@ -41,7 +42,9 @@ ESCAPES = {
 
 
 def escaping_task(tmp_path, token: str, escape: str, *, then: str = "return 1.0"):
-    return make_task(tmp_path / "t", f"""\
+    return make_task(
+        tmp_path / "t",
+        f"""\
 import os, subprocess, sys, time
 
 SLEEPER = [sys.executable, "-c", "import time; time.sleep(300)", {token!r}]
@@ -49,7 +52,8 @@ SLEEPER = [sys.executable, "-c", "import time; time.sleep(300)", {token!r}]
 def verify(workspace):
     {ESCAPES[escape]}
     {then}
-""")
+""",
+    )
 
 
 @pytest.mark.parametrize("escape", list(ESCAPES))
@@ -128,8 +132,7 @@ def test_a_fork_bomb_is_counted_the_same_in_each_sandbox(tmp_path, env, sandbox)
     assert data["outcome"] == "reward_written" and data["sandbox"] == sandbox, done.stderr
     python_line = f"{PY} -c $'import time\\nwhile True: time.sleep(1)' {token}"
     assert sorted(data["strays"]) == sorted([f"sleep {seconds}"] * 200 + [python_line])
-    said = ("the run left 201 process(es) running, ended when it was over: "
-            f"sleep {seconds} (×200); {python_line}")
+    said = f"the run left 201 process(es) running, ended when it was over: sleep {seconds} (×200); {python_line}"
     assert said in data["notices"]
     assert text.returncode == 0 and f"note: {said}\n" in text.stdout, text.stdout
 
@@ -157,14 +160,17 @@ def test_an_escaped_process_holding_the_pipes_is_not_waited_for(tmp_path, sandbo
     all there, the process is ended, and the run's duration is the runner's
     own, not the 300 s the escaped process would have taken."""
     token = f"vtui-pipes-{os.getpid()}-{time.monotonic_ns()}"
-    task_dir = make_task(tmp_path / "t", f"""\
+    task_dir = make_task(
+        tmp_path / "t",
+        f"""\
         import os, subprocess, sys
 
         def verify(workspace):
             subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)", {token!r}], start_new_session=True)
             print("the verifier's own output")
             return 1.0
-    """)
+    """,
+    )
     with Session(task_dir, Options(python=PY)) as session:
         result = session.run()
     assert result.outcome is Outcome.REWARD_WRITTEN
@@ -180,21 +186,25 @@ def test_output_held_open_by_an_unmarked_process_is_said_to_be_cut_short(tmp_pat
     from the run's own time."""
     monkeypatch.setenv(isolation.VARIABLE, "copy")
     token = f"vtui-unmarked-{os.getpid()}-{time.monotonic_ns()}"
-    task_dir = make_task(tmp_path / "t", f"""\
+    task_dir = make_task(
+        tmp_path / "t",
+        f"""\
         import subprocess, sys
 
         def verify(workspace):
             subprocess.Popen([sys.executable, "-c", "import time; time.sleep(5)", {token!r}],
                              start_new_session=True, env={{}})
             return 1.0
-    """)
+    """,
+    )
     with Session(task_dir, Options(python=PY)) as session:
         result = session.run()
     try:
         assert result.outcome is Outcome.REWARD_WRITTEN
         assert result.pipe_wait_s >= 0.9 and result.duration_s < 5
-        assert any(n.startswith("output cut short: a process the run started held its output open") for n in
-                   result.notices), result.notices
+        assert any(
+            n.startswith("output cut short: a process the run started held its output open") for n in result.notices
+        ), result.notices
     finally:
         for pid in processes_with(token):
             os.kill(pid, 9)
@@ -207,7 +217,9 @@ def test_output_held_open_by_an_unmarked_process_is_said_to_be_cut_short(tmp_pat
 def test_the_users_task_data_and_response_are_copies(tmp_path, sandbox):
     """A verifier that finds its inputs in sys.argv and writes them writes
     the tool's copies; the paths it shows are still the user's."""
-    task_dir = make_task(tmp_path / "t", """\
+    task_dir = make_task(
+        tmp_path / "t",
+        """\
         import sys
 
         def verify(workspace, task_data, response):
@@ -217,7 +229,8 @@ def test_the_users_task_data_and_response_are_copies(tmp_path, sandbox):
                 with open(path, "w") as handle:
                     handle.write("overwritten by the verifier")
             return 1.0
-    """)
+    """,
+    )
     task_data = tmp_path / "t" / "task_data.json"
     task_data.write_text('{"answer": 42}')
     response = tmp_path / "response.json"
@@ -236,7 +249,9 @@ def test_a_write_through_a_link_to_a_users_file(tmp_path, sandbox):
     the file is untouched. Without, it cannot be stopped, but it is reported
     (result, --json, notices)."""
     victim = tmp_path / "t" / "tests" / "helper.py"
-    task_dir = make_task(tmp_path / "t", f"""\
+    task_dir = make_task(
+        tmp_path / "t",
+        f"""\
         import os
 
         def verify(workspace):
@@ -248,7 +263,10 @@ def test_a_write_through_a_link_to_a_users_file(tmp_path, sandbox):
             except OSError as exc:
                 print("refused:", exc.strerror)
             return 1.0
-    """, files={"helper.py": "# the user's helper\n"}, cases={"only": {"a.txt": "a"}})
+    """,
+        files={"helper.py": "# the user's helper\n"},
+        cases={"only": {"a.txt": "a"}},
+    )
     with Session(task_dir, Options(python=PY)) as session:
         result = session.run()
     assert result.outcome is Outcome.REWARD_WRITTEN, result.stderr.text
@@ -266,7 +284,9 @@ def test_a_write_through_a_link_to_a_users_file(tmp_path, sandbox):
 def test_the_workspace_seen_through_the_overlay_is_whole_and_writable(tmp_path, sandbox):
     """The verifier sees the whole workspace, may change it, and the next run
     sees the user's workspace again; the user's files are never changed."""
-    task_dir = make_task(tmp_path / "t", """\
+    task_dir = make_task(
+        tmp_path / "t",
+        """\
         import shutil
 
         def verify(workspace):
@@ -275,7 +295,9 @@ def test_the_workspace_seen_through_the_overlay_is_whole_and_writable(tmp_path, 
             shutil.rmtree(workspace / "d")
             (workspace / "new.txt").write_text("new")
             return 1.0
-    """, cases={"only": {"a.txt": "a", "d/b.txt": "b", "d/e/c.txt": "c"}})
+    """,
+        cases={"only": {"a.txt": "a", "d/b.txt": "b", "d/e/c.txt": "c"}},
+    )
     ws = task_dir / "cases" / "only" / "workspace"
     with Session(task_dir, Options(python=PY)) as session:
         first = session.run()
@@ -306,7 +328,6 @@ def test_a_bad_sandbox_value_is_one_line(env, tmp_path):
     done = run_tool(dict(env, VERIFIER_TUI_SANDBOX="chroot"), "run", task_dir, "--python", PY)
     assert done.returncode == 2
     assert done.stderr == "verifier-tui: VERIFIER_TUI_SANDBOX='chroot': expected auto, namespace or copy\n"
-
 
 
 # ---------------------------------------------------------------------------
@@ -356,12 +377,13 @@ def namespaces(monkeypatch):
     monkeypatch.setenv(isolation.VARIABLE, "namespace")
 
 
-
 def test_renaming_the_workspace_itself(tmp_path, sandbox):
     """With namespaces the workspace is a mount point in the read-only root:
     renaming it fails (EROFS). In the copy it succeeds, and the next run has
     its workspace back."""
-    task_dir = make_task(tmp_path / "t", """\
+    task_dir = make_task(
+        tmp_path / "t",
+        """\
         import os
 
         def verify(workspace):
@@ -372,7 +394,9 @@ def test_renaming_the_workspace_itself(tmp_path, sandbox):
             except OSError as exc:
                 print("refused:", exc.strerror)
             return 1.0
-    """, cases={"only": {"a.txt": "a"}})
+    """,
+        cases={"only": {"a.txt": "a"}},
+    )
     with Session(task_dir, Options(python=PY)) as session:
         first, second = session.run(), session.run()
     # With namespaces /app is a mount point in the view's read-only root.
@@ -380,22 +404,28 @@ def test_renaming_the_workspace_itself(tmp_path, sandbox):
     assert first.stdout.text == second.stdout.text == f"['a.txt']\n{said}\n", first.stderr.text
 
 
-@pytest.mark.parametrize("ending, exit_code, signal_number", [
-    ("os._exit(3)", 3, None),
-    ("os.kill(os.getpid(), signal.SIGKILL)", None, 9),
-    ("os._exit(130)", "130 in the copy", "2 with namespaces"),
-])
+@pytest.mark.parametrize(
+    "ending, exit_code, signal_number",
+    [
+        ("os._exit(3)", 3, None),
+        ("os.kill(os.getpid(), signal.SIGKILL)", None, 9),
+        ("os._exit(130)", "130 in the copy", "2 with namespaces"),
+    ],
+)
 def test_how_the_runner_ended_is_read_back(tmp_path, sandbox, ending, exit_code, signal_number):
     """An exit status and a signal, in both sandboxes. With namespaces the
     runner's status comes through a shell, which reports a signal N as
     128 + N: a status of 129 to 192 reads as a signal (the runner itself only
     exits 0, 1 or 2; only a verifier's own os._exit(129..192) is misread)."""
-    task_dir = make_task(tmp_path / "t", f"""\
+    task_dir = make_task(
+        tmp_path / "t",
+        f"""\
         import os, signal
 
         def verify(workspace):
             {ending}
-    """)
+    """,
+    )
     with Session(task_dir, Options(python=PY)) as session:
         result = session.run()
     if isinstance(exit_code, str):  # the one case the two sandboxes read differently
@@ -405,13 +435,16 @@ def test_how_the_runner_ended_is_read_back(tmp_path, sandbox, ending, exit_code,
 
 
 def test_a_timeout_leaves_only_the_verifiers_own_stderr(tmp_path, sandbox):
-    task_dir = make_task(tmp_path / "t", """\
+    task_dir = make_task(
+        tmp_path / "t",
+        """\
         import sys, time
 
         def verify(workspace):
             print("waiting", file=sys.stderr, flush=True)
             time.sleep(300)
-    """)
+    """,
+    )
     with Session(task_dir, Options(python=PY, timeout=1)) as session:
         result = session.run()
     assert result.outcome is Outcome.TIMED_OUT
@@ -421,13 +454,16 @@ def test_a_timeout_leaves_only_the_verifiers_own_stderr(tmp_path, sandbox):
 def test_the_run_mark_in_the_verifiers_environment(tmp_path, sandbox):
     """Without namespaces the verifier's environment carries VERIFIER_TUI_RUN
     (how its escaped processes are found); with namespaces nothing is added."""
-    task_dir = make_task(tmp_path / "t", """\
+    task_dir = make_task(
+        tmp_path / "t",
+        """\
         import os
 
         def verify(workspace):
             print(os.environ.get("VERIFIER_TUI_RUN", "absent"))
             return 1.0
-    """)
+    """,
+    )
     with Session(task_dir, Options(python=PY)) as session:
         result = session.run()
     mark = result.stdout.text.strip()

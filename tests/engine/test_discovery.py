@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import make_task, write
+from verifier_tui.engine.session import Options, SelectionError, Session
 from verifier_tui.engine.task.cases import find_cases, load_case
 from verifier_tui.engine.task.discovery import (
     DiscoveryError,
@@ -24,7 +25,6 @@ from verifier_tui.engine.task.discovery import (
     read_task_config,
     resolve,
 )
-from verifier_tui.engine.session import Options, SelectionError, Session
 
 # ---------------------------------------------------------------------------
 # The four kinds of PATH
@@ -152,10 +152,14 @@ def test_task_without_a_verifier_says_where_it_looked(tmp_path):
 
 
 def test_several_verifiers_need_a_choice(tmp_path):
-    task_dir = make_task(tmp_path / "two", None, files={
-        "alpha.py": "def verify(workspace):\n    return 1.0\n",
-        "checks/beta.py": "async def verify(workspace):\n    return 0.0\n",
-    })
+    task_dir = make_task(
+        tmp_path / "two",
+        None,
+        files={
+            "alpha.py": "def verify(workspace):\n    return 1.0\n",
+            "checks/beta.py": "async def verify(workspace):\n    return 0.0\n",
+        },
+    )
     task = resolve(task_dir)
     assert task.verifiers == [task_dir / "tests" / "alpha.py", task_dir / "tests" / "checks" / "beta.py"]
     with pytest.raises(DiscoveryError) as info:
@@ -168,10 +172,14 @@ def test_several_verifiers_need_a_choice(tmp_path):
 
 
 def test_verifier_option_by_name_by_relative_path_and_by_absolute_path(tmp_path):
-    task_dir = make_task(tmp_path / "two", None, files={
-        "alpha.py": "def verify(workspace):\n    return 1.0\n",
-        "checks/beta.py": "def verify(workspace):\n    return 0.0\n",
-    })
+    task_dir = make_task(
+        tmp_path / "two",
+        None,
+        files={
+            "alpha.py": "def verify(workspace):\n    return 1.0\n",
+            "checks/beta.py": "def verify(workspace):\n    return 0.0\n",
+        },
+    )
     task = resolve(task_dir)
     beta = task_dir / "tests" / "checks" / "beta.py"
     assert choose_verifier(task, "beta.py") == beta
@@ -191,10 +199,14 @@ def test_unknown_verifier_option_lists_the_verifiers(tmp_path):
 
 
 def test_verifier_py_is_what_the_shim_runs_when_there_are_several(tmp_path):
-    task_dir = make_task(tmp_path / "t", None, files={
-        "verifier.py": "def verify(workspace):\n    return 1.0\n",
-        "other.py": "def verify(workspace):\n    return 0.0\n",
-    })
+    task_dir = make_task(
+        tmp_path / "t",
+        None,
+        files={
+            "verifier.py": "def verify(workspace):\n    return 1.0\n",
+            "other.py": "def verify(workspace):\n    return 0.0\n",
+        },
+    )
     task = resolve(task_dir)
     assert task.verifiers[0] == task_dir / "tests" / "verifier.py"
     assert choose_verifier(task, None) == task_dir / "tests" / "verifier.py"
@@ -212,44 +224,54 @@ def test_vendored_helpers_and_caches_are_not_searched(tmp_path):
 # Recognising a verifier without importing it
 
 
-@pytest.mark.parametrize("top_level", [
-    "raise RuntimeError('the top level is broken')",
-    "import time\ntime.sleep(600)",
-    "import sys\nsys.exit(3)",
-    "this is not even valid Python (",
-])
+@pytest.mark.parametrize(
+    "top_level",
+    [
+        "raise RuntimeError('the top level is broken')",
+        "import time\ntime.sleep(600)",
+        "import sys\nsys.exit(3)",
+        "this is not even valid Python (",
+    ],
+)
 def test_verifier_is_found_without_importing_it(tmp_path, top_level):
     marker = tmp_path / "imported"
-    source = (f"open({str(marker)!r}, 'w').write('imported')\n" + top_level
-              + "\n\ndef verify(workspace):\n    return 1.0\n")
+    source = (
+        f"open({str(marker)!r}, 'w').write('imported')\n" + top_level + "\n\ndef verify(workspace):\n    return 1.0\n"
+    )
     task_dir = make_task(tmp_path / "t", None, files={"verifier.py": source})
     task = resolve(task_dir)
     assert task.verifiers == [task_dir / "tests" / "verifier.py"]
     assert not marker.exists()
 
 
-@pytest.mark.parametrize("source", [
-    "def verify(workspace):\n    return 1.0\n",
-    "async def verify(workspace):\n    return 1.0\n",
-    "async  def  verify (workspace):\n    return 1.0\n",
-    "def _impl(workspace):\n    return 1.0\n\nverify = _impl\n",
-    "from functools import partial\n\ndef score(workspace, weight):\n    return weight\n\n"
-    "verify = partial(score, weight=1.0)\n",
-    "import typing\nverify: typing.Callable = lambda workspace: 1.0\n",
-])
+@pytest.mark.parametrize(
+    "source",
+    [
+        "def verify(workspace):\n    return 1.0\n",
+        "async def verify(workspace):\n    return 1.0\n",
+        "async  def  verify (workspace):\n    return 1.0\n",
+        "def _impl(workspace):\n    return 1.0\n\nverify = _impl\n",
+        "from functools import partial\n\ndef score(workspace, weight):\n    return weight\n\n"
+        "verify = partial(score, weight=1.0)\n",
+        "import typing\nverify: typing.Callable = lambda workspace: 1.0\n",
+    ],
+)
 def test_shapes_that_define_verify_at_top_level(tmp_path, source):
     assert has_top_level_verify(write(tmp_path / "v.py", source))
 
 
-@pytest.mark.parametrize("source", [
-    "class Checks:\n    def verify(self, workspace):\n        return 1.0\n",
-    "def outer():\n    def verify(workspace):\n        return 1.0\n    return verify\n",
-    "def verify_all(workspace):\n    return 1.0\n",
-    "verifyer = 1\n",
-    "if verify == 1:\n    pass\n",
-    "# def verify(workspace):\n",
-    "",
-])
+@pytest.mark.parametrize(
+    "source",
+    [
+        "class Checks:\n    def verify(self, workspace):\n        return 1.0\n",
+        "def outer():\n    def verify(workspace):\n        return 1.0\n    return verify\n",
+        "def verify_all(workspace):\n    return 1.0\n",
+        "verifyer = 1\n",
+        "if verify == 1:\n    pass\n",
+        "# def verify(workspace):\n",
+        "",
+    ],
+)
 def test_shapes_that_do_not_define_verify_at_top_level(tmp_path, source):
     assert not has_top_level_verify(write(tmp_path / "v.py", source))
 
@@ -258,10 +280,14 @@ def test_a_nested_verify_is_not_a_verifier(tmp_path):
     """Not found as one by its source; but tests/verifier.py is what the shim
     runs whatever it holds, so it is what a run of the task runs (and the
     runner says there is no verify at top level, as in the sandbox)."""
-    task_dir = make_task(tmp_path / "t", None, files={
-        "verifier.py": "class Checker:\n    def verify(self, workspace):\n        return 1.0\n",
-        "checks.py": "class Other:\n    def verify(self, workspace):\n        return 1.0\n",
-    })
+    task_dir = make_task(
+        tmp_path / "t",
+        None,
+        files={
+            "verifier.py": "class Checker:\n    def verify(self, workspace):\n        return 1.0\n",
+            "checks.py": "class Other:\n    def verify(self, workspace):\n        return 1.0\n",
+        },
+    )
     task = resolve(task_dir)
     assert task.verifiers == [task_dir / "tests" / "verifier.py"]
     with pytest.raises(DiscoveryError):
@@ -335,13 +361,16 @@ def test_broken_task_toml_is_a_notice_not_a_crash(tmp_path):
         assert any("task.toml" in n for n in session.notices())
 
 
-@pytest.mark.parametrize("toml, words", [
-    ('[verifier]\ntimeout_sec = "soon"\n', "timeout_sec"),
-    ("[verifier]\ntimeout_sec = -3\n", "timeout_sec"),
-    ('[verifier]\nenv = "STRICT=1"\n', "env"),
-    ("[verifier]\nenv = { LIST = [1, 2] }\n", "env.LIST"),
-    ("verifier = 3\n", "verifier = 3 is not a table"),
-])
+@pytest.mark.parametrize(
+    "toml, words",
+    [
+        ('[verifier]\ntimeout_sec = "soon"\n', "timeout_sec"),
+        ("[verifier]\ntimeout_sec = -3\n", "timeout_sec"),
+        ('[verifier]\nenv = "STRICT=1"\n', "env"),
+        ("[verifier]\nenv = { LIST = [1, 2] }\n", "env.LIST"),
+        ("verifier = 3\n", "verifier = 3 is not a table"),
+    ],
+)
 def test_wrong_values_in_task_toml_are_notices(tmp_path, toml, words):
     task = resolve(make_task(tmp_path / "t", toml=toml))
     notices = " ".join(task.notices())
@@ -350,7 +379,7 @@ def test_wrong_values_in_task_toml_are_notices(tmp_path, toml, words):
 
 def test_task_toml_that_is_not_utf8(tmp_path):
     task_dir = make_task(tmp_path / "t", toml=None)
-    (task_dir / "task.toml").write_bytes(b"[verifier]\nenv = { A = \"\xff\" }\n")
+    (task_dir / "task.toml").write_bytes(b'[verifier]\nenv = { A = "\xff" }\n')
     task = resolve(task_dir)
     assert any("task.toml" in n for n in task.notices())
 
@@ -427,16 +456,19 @@ def test_expected_json_forms(tmp_path):
     assert both.rewards == {"reward": 0.5} and both.exit_code == 0
 
 
-@pytest.mark.parametrize("text", [
-    "{not json",
-    "[1, 2]",
-    '{"rewards": {"reward": "high"}}',
-    '{"rewards": [1.0]}',
-    '{"exit_code": "1"}',
-    '{"exit_code": true}',
-    '{"comment": "nothing useful"}',
-    "",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "{not json",
+        "[1, 2]",
+        '{"rewards": {"reward": "high"}}',
+        '{"rewards": [1.0]}',
+        '{"exit_code": "1"}',
+        '{"exit_code": true}',
+        '{"comment": "nothing useful"}',
+        "",
+    ],
+)
 def test_malformed_expected_json_is_a_problem_not_a_crash(tmp_path, text):
     case = tmp_path / "cases" / "bad"
     (case / "workspace").mkdir(parents=True)

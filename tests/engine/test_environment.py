@@ -18,9 +18,19 @@ from verifier_tui.engine.sandbox.environment import (
 )
 
 SHELL = {
-    "PATH": "/usr/bin", "HOME": "/home/me", "LANG": "en_GB.UTF-8", "LC_CTYPE": "C.UTF-8", "TERM": "xterm",
-    "TMPDIR": "/tmp/me", "USER": "me", "OPENAI_API_KEY": "sk-secret", "PYTHONOPTIMIZE": "1",
-    "PYTHONPATH": "/elsewhere", "PYTHONWARNINGS": "ignore", "VIRTUAL_ENV": "/venv", "TEXTUAL_DRIVER": "x",
+    "PATH": "/usr/bin",
+    "HOME": "/home/me",
+    "LANG": "en_GB.UTF-8",
+    "LC_CTYPE": "C.UTF-8",
+    "TERM": "xterm",
+    "TMPDIR": "/tmp/me",
+    "USER": "me",
+    "OPENAI_API_KEY": "sk-secret",
+    "PYTHONOPTIMIZE": "1",
+    "PYTHONPATH": "/elsewhere",
+    "PYTHONWARNINGS": "ignore",
+    "VIRTUAL_ENV": "/venv",
+    "TEXTUAL_DRIVER": "x",
 }
 
 
@@ -28,15 +38,19 @@ def test_only_the_allowlist_passes_from_the_shell():
     made = child_environment({}, environ=SHELL)
     inherited = {name for name, source in ((p.name, p.source) for p in made.passed) if source == FROM_USER}
     assert inherited == {"PATH", "HOME", "LANG", "LC_CTYPE", "TERM", "TMPDIR", "USER"}
-    assert made.held_back == sorted(["OPENAI_API_KEY", "PYTHONOPTIMIZE", "PYTHONPATH", "PYTHONWARNINGS",
-                                     "VIRTUAL_ENV", "TEXTUAL_DRIVER"])
+    assert made.held_back == sorted(
+        ["OPENAI_API_KEY", "PYTHONOPTIMIZE", "PYTHONPATH", "PYTHONWARNINGS", "VIRTUAL_ENV", "TEXTUAL_DRIVER"]
+    )
     assert made.values["PYTHONIOENCODING"] == "utf-8" and made.values["PYTHONDONTWRITEBYTECODE"] == "1"
     assert "OPENAI_API_KEY" not in made.values and "PYTHONOPTIMIZE" not in made.values
 
 
 def test_the_task_env_and_the_option_come_last():
-    made = child_environment({"MODE": "strict", "PYTHONHASHSEED": "0", "KEY": "${OPENAI_API_KEY}"},
-                             ("OPENAI_API_KEY", "MODE=lenient"), environ=SHELL)
+    made = child_environment(
+        {"MODE": "strict", "PYTHONHASHSEED": "0", "KEY": "${OPENAI_API_KEY}"},
+        ("OPENAI_API_KEY", "MODE=lenient"),
+        environ=SHELL,
+    )
     assert made.values["KEY"] == "sk-secret"  # Harbor's resolve_env_vars, from the user's environment
     assert made.values["MODE"] == "lenient"  # --env wins
     assert made.values["PYTHONHASHSEED"] == "0"  # the task asked for it: Harbor would pass it
@@ -48,13 +62,16 @@ def test_the_task_env_and_the_option_come_last():
     assert "sk-secret" not in str(made.to_json())
 
 
-@pytest.mark.parametrize("value, environ, expected", [
-    ("plain", {}, ("plain", None)),
-    ("${A}", {"A": "1"}, ("1", None)),
-    ("${A:-fallback}", {}, ("fallback", None)),
-    ("${A}", {}, (None, "A")),
-    ("prefix ${A}", {"A": "1"}, ("prefix ${A}", None)),  # only a whole value is a template
-])
+@pytest.mark.parametrize(
+    "value, environ, expected",
+    [
+        ("plain", {}, ("plain", None)),
+        ("${A}", {"A": "1"}, ("1", None)),
+        ("${A:-fallback}", {}, ("fallback", None)),
+        ("${A}", {}, (None, "A")),
+        ("prefix ${A}", {"A": "1"}, ("prefix ${A}", None)),  # only a whole value is a template
+    ],
+)
 def test_templates_as_harbor_resolves_them(value, environ, expected):
     assert resolve_template(value, environ) == expected
 
@@ -65,8 +82,9 @@ def test_an_unset_template_is_a_problem_and_no_variable():
     assert made.problems and "NOT_THERE is not set" in made.problems[0]
 
 
-@pytest.mark.parametrize("word, expected", [("A=1", ("A", "1")), ("A=", ("A", "")), ("A=x=y", ("A", "x=y")),
-                                            ("HOME", ("HOME", "/home/me"))])
+@pytest.mark.parametrize(
+    "word, expected", [("A=1", ("A", "1")), ("A=", ("A", "")), ("A=x=y", ("A", "x=y")), ("HOME", ("HOME", "/home/me"))]
+)
 def test_env_words(word, expected):
     assert parse_assignment(word, {"HOME": "/home/me"}) == expected
 

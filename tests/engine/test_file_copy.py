@@ -38,14 +38,14 @@ def test_a_sparse_file_stays_sparse(tmp_path, way):
     src, dst = tmp_path / "sparse.bin", tmp_path / "copy.bin"
     with open(src, "wb") as handle:
         handle.write(b"start")
-        handle.seek(256 * 1024 ** 2)
+        handle.seek(256 * 1024**2)
         handle.write(b"end")
     if src.stat().st_blocks * 512 >= src.stat().st_size:
         pytest.skip("this file system keeps no holes")
     file_copy.copy_file(str(src), str(dst), replace=False)
     assert dst.stat().st_size == src.stat().st_size
-    assert dst.stat().st_blocks * 512 < 1024 ** 2  # the hole was not written out
+    assert dst.stat().st_blocks * 512 < 1024**2  # the hole was not written out
     with open(dst, "rb") as handle:
         assert handle.read(5) == b"start"
-        handle.seek(256 * 1024 ** 2)
+        handle.seek(256 * 1024**2)
         assert handle.read() == b"end"

@@ -24,8 +24,15 @@ import verifier_tui.engine
 ENGINE_MODULES = sorted(
     info.name for info in pkgutil.walk_packages(verifier_tui.engine.__path__, "verifier_tui.engine.")
 )
-HEADLESS_MODULES = ["verifier_tui", "verifier_tui.cli", "verifier_tui.commands.headless", "verifier_tui.commands.report",
-                    "verifier_tui.words.run", "verifier_tui.runner_source", "verifier_tui.engine"]
+HEADLESS_MODULES = [
+    "verifier_tui",
+    "verifier_tui.cli",
+    "verifier_tui.commands.headless",
+    "verifier_tui.commands.report",
+    "verifier_tui.words.run",
+    "verifier_tui.runner_source",
+    "verifier_tui.engine",
+]
 
 
 def fresh(code: str, tmp_path: Path) -> dict:
@@ -33,8 +40,9 @@ def fresh(code: str, tmp_path: Path) -> dict:
     JSON line, the last on stderr."""
     env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "xdg-cache"), TMPDIR=str(tmp_path))
     source = textwrap.dedent(code) + REPORT
-    done = subprocess.run([sys.executable, "-c", source], capture_output=True, text=True,
-                          env=env, timeout=120, cwd=tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-c", source], capture_output=True, text=True, env=env, timeout=120, cwd=tmp_path
+    )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stderr.strip().splitlines()[-1])
 
@@ -72,17 +80,27 @@ def task(example):
     return example("hello-file")
 
 
-@pytest.mark.parametrize("command", [
-    ["run", "--json"], ["run"], ["run", "--case", "missing-file"], ["explain", "--json"], ["explain"],
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["run", "--json"],
+        ["run"],
+        ["run", "--case", "missing-file"],
+        ["explain", "--json"],
+        ["explain"],
+    ],
+)
 def test_one_shot_commands_import_neither_asyncio_nor_textual(tmp_path, task, command):
     argv = command + [str(task), "--python", sys.executable]
-    seen = fresh(f"""
+    seen = fresh(
+        f"""
         import contextlib, io
         from verifier_tui.cli import main
         with contextlib.redirect_stdout(io.StringIO()):
             code = main({argv!r})
-    """, tmp_path)
+    """,
+        tmp_path,
+    )
     assert seen["asyncio"] is False
     assert seen["textual"] == []
     assert seen["code"] in (0, 1)
@@ -91,12 +109,15 @@ def test_one_shot_commands_import_neither_asyncio_nor_textual(tmp_path, task, co
 @pytest.mark.parametrize("command", [["test"], ["test", "--json"]])
 def test_test_command_does_not_import_textual(tmp_path, task, command):
     argv = command + [str(task), "--python", sys.executable]
-    seen = fresh(f"""
+    seen = fresh(
+        f"""
         import contextlib, io
         from verifier_tui.cli import main
         with contextlib.redirect_stdout(io.StringIO()):
             code = main({argv!r})
-    """, tmp_path)
+    """,
+        tmp_path,
+    )
     assert seen["textual"] == []
     assert seen["code"] == 0
 
@@ -115,8 +136,14 @@ def test_run_starts_without_dataclasses_or_tomllib(tmp_path, task):
     """
     for _ in range(2):
         env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "xdg-cache"), TMPDIR=str(tmp_path))
-        done = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
-                              env=env, timeout=120, cwd=tmp_path)
+        done = subprocess.run(
+            [sys.executable, "-c", textwrap.dedent(code)],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+            cwd=tmp_path,
+        )
         assert done.returncode == 0, done.stderr
     loaded = json.loads(done.stderr.strip().splitlines()[-1])
     assert loaded == {"dataclasses": False, "tomllib": False}
@@ -148,10 +175,26 @@ def test_records_behave_like_dataclasses():
     with pytest.raises(TypeError):
         Expectation(None, None, None, None, "too many")
     # a default factory gives every instance its own value
-    fields = dict(outcome=None, exit_code=0, signal=None, duration_s=0.0, reward_files=[], verdict=verdict,
-                  stdout=CapturedText(), stderr=CapturedText(), explain=None, case=None, verifier=None,
-                  workspace=None, response=None, task_data=None, expected=None, python="python3",
-                  timeout_s=1.0, command=[])
+    fields = dict(
+        outcome=None,
+        exit_code=0,
+        signal=None,
+        duration_s=0.0,
+        reward_files=[],
+        verdict=verdict,
+        stdout=CapturedText(),
+        stderr=CapturedText(),
+        explain=None,
+        case=None,
+        verifier=None,
+        workspace=None,
+        response=None,
+        task_data=None,
+        expected=None,
+        python="python3",
+        timeout_s=1.0,
+        command=[],
+    )
     one, two = RunResult(**fields), RunResult(**fields)
     one.notices.append("only mine")
     assert two.notices == []

@@ -30,8 +30,10 @@ def verify(workspace):
 
 def test_a_missing_module_names_the_tasks_install_lines_and_python(tmp_path):
     task_dir = make_task(tmp_path / "t", NEEDS_PACKAGE)
-    write(task_dir / "environment" / "Dockerfile",
-          "FROM python:3.11-slim\n# vtui_fuzzy_scores is pinned below\nRUN pip install numpy vtui-fuzzy-scores==1.2\n")
+    write(
+        task_dir / "environment" / "Dockerfile",
+        "FROM python:3.11-slim\n# vtui_fuzzy_scores is pinned below\nRUN pip install numpy vtui-fuzzy-scores==1.2\n",
+    )
     write(task_dir / "tests" / "requirements.txt", "requests\nvtui_fuzzy_scores>=1.0\n")
     result = run(task_dir)
     assert result.outcome is Outcome.VERIFIER_RAISED
@@ -64,8 +66,11 @@ def test_nemo_gym_and_the_tasks_own_modules_get_no_install_hint(tmp_path):
     assert missing_module("ModuleNotFoundError: No module named 'nemo_gym.verifiers'") == "nemo_gym"
     task_dir = make_task(tmp_path / "t", "import nemo_gym\n\ndef verify(workspace):\n    return 1.0\n")
     assert not any("does not have" in n for n in run(task_dir).notices)
-    task_dir = make_task(tmp_path / "u", "import helpers_pkg.sub\n\ndef verify(workspace):\n    return 1.0\n",
-                         files={"helpers_pkg/__init__.py": ""})
+    task_dir = make_task(
+        tmp_path / "u",
+        "import helpers_pkg.sub\n\ndef verify(workspace):\n    return 1.0\n",
+        files={"helpers_pkg/__init__.py": ""},
+    )
     result = run(task_dir)
     assert result.outcome is Outcome.VERIFIER_RAISED
     assert not any("does not have" in n for n in result.notices)
@@ -79,7 +84,9 @@ def test_nemo_gym_and_the_tasks_own_modules_get_no_install_hint(tmp_path):
 def test_an_interpreter_the_shim_refuses_never_starts_the_runner(tmp_path, version):
     python = python_or_skip(version)
     marker = tmp_path / "ran"
-    task_dir = make_task(tmp_path / "t", f"open({str(marker)!r}, 'w').close()\n\ndef verify(workspace):\n    return 1.0\n")
+    task_dir = make_task(
+        tmp_path / "t", f"open({str(marker)!r}, 'w').close()\n\ndef verify(workspace):\n    return 1.0\n"
+    )
     result = run(task_dir, python=python)
     assert result.outcome is Outcome.REFUSED_BY_SHIM
     assert result.exit_code == 127 and result.exit_status == 127
@@ -100,7 +107,9 @@ def test_python_3_8_is_run(tmp_path):
 
 
 def test_a_coroutine_never_awaited_is_flagged_beside_the_verdict(tmp_path):
-    task_dir = make_task(tmp_path / "t", """\
+    task_dir = make_task(
+        tmp_path / "t",
+        """\
         import gc
 
         async def check(workspace):
@@ -110,7 +119,8 @@ def test_a_coroutine_never_awaited_is_flagged_beside_the_verdict(tmp_path):
             check(workspace)  # forgot the await: the check never runs
             gc.collect()
             return 0.0
-    """)
+    """,
+    )
     result = run(task_dir)
     assert result.verdict.rewards == {"reward": 0.0}
     (warning,) = [w for w in result.verdict.warnings if "never awaited" in w]
@@ -128,12 +138,16 @@ def test_no_flag_without_the_warning(tmp_path):
 
 
 def test_a_tests_module_shadowing_the_standard_library_is_flagged(tmp_path):
-    task_dir = make_task(tmp_path / "t", """\
+    task_dir = make_task(
+        tmp_path / "t",
+        """\
         import statistics
 
         def verify(workspace):
             return statistics.mean([1.0, 1.0])
-    """, files={"statistics.py": "# the task's own notes on statistics\n", "helpers.py": "X = 1\n"})
+    """,
+        files={"statistics.py": "# the task's own notes on statistics\n", "helpers.py": "X = 1\n"},
+    )
     result = run(task_dir)
     assert result.outcome is Outcome.VERIFIER_RAISED and "AttributeError" in result.stderr.text
     (shadow,) = stdlib_shadows(result.explain)

@@ -54,8 +54,11 @@ def tree(root: Path) -> dict[str, object]:
             path = Path(folder) / name
             rel = path.relative_to(root).as_posix()
             st = os.lstat(path)
-            out[rel] = ("dir", stat.S_IMODE(st.st_mode)) if stat.S_ISDIR(st.st_mode) else (
-                "file", stat.S_IMODE(st.st_mode), path.read_bytes())
+            out[rel] = (
+                ("dir", stat.S_IMODE(st.st_mode))
+                if stat.S_ISDIR(st.st_mode)
+                else ("file", stat.S_IMODE(st.st_mode), path.read_bytes())
+            )
     return out
 
 
@@ -67,8 +70,9 @@ def live_session(task_dir: Path) -> tuple[Session, object]:
 
 
 def changed(*paths: Path, recreated: tuple[Path, ...] = ()) -> Change:
-    return Change(paths=frozenset(paths), deleted=frozenset(p for p in paths if not p.exists()),
-                  recreated=frozenset(recreated))
+    return Change(
+        paths=frozenset(paths), deleted=frozenset(p for p in paths if not p.exists()), recreated=frozenset(recreated)
+    )
 
 
 @pytest.fixture
@@ -99,7 +103,7 @@ def identities(root: Path) -> dict[str, tuple]:
     while pending:
         with os.scandir(pending.pop()) as listing:
             for entry in listing:
-                rel = entry.path[len(str(root)) + 1:]
+                rel = entry.path[len(str(root)) + 1 :]
                 if entry.is_dir(follow_symlinks=False):
                     out[rel] = ("folder",)
                     pending.append(Path(entry.path))
@@ -126,7 +130,8 @@ def test_only_what_changed_is_copied_and_the_copy_stays_exact(quick_disk):
         assert mirror.walked and mirror.files_copied == 2_000
         before = identities(mirror.target)
         assert {rel: ident[-2:] for rel, ident in before.items()} == {
-            rel: ident[-2:] for rel, ident in identities(ws).items()}  # every entry there, files of the same size and time
+            rel: ident[-2:] for rel, ident in identities(ws).items()
+        }  # every entry there, files of the same size and time
         edits = [ws / f"d{n * 4}" / f"f{n}.txt" for n in range(5)]
         for path in edits:
             path.write_text("changed by the user")
@@ -142,14 +147,21 @@ def test_only_what_changed_is_copied_and_the_copy_stays_exact(quick_disk):
 
 
 def test_a_verifier_that_damages_the_copy_is_repaired_without_a_walk(tmp_path):
-    task_dir = make_task(tmp_path / "t", LISTING.replace("    return 1.0", """\
+    task_dir = make_task(
+        tmp_path / "t",
+        LISTING.replace(
+            "    return 1.0",
+            """\
     (workspace / "a.txt").write_text("damaged")
     (workspace / "d" / "e" / "c.txt").unlink()
     os.chmod(workspace / "d", 0o500)
     (workspace / "planted.txt").write_text("planted")
     (workspace / "newdir").mkdir()
     (workspace / "newdir" / "x").write_text("x")
-    return 1.0"""), cases={"only": {"a.txt": "a", "d/b.txt": "b", "d/e/c.txt": "c"}})
+    return 1.0""",
+        ),
+        cases={"only": {"a.txt": "a", "d/b.txt": "b", "d/e/c.txt": "c"}},
+    )
     ws = task_dir / "cases" / "only" / "workspace"
     session, spec = live_session(task_dir)
     with session:
@@ -232,7 +244,7 @@ def test_a_big_first_copy_is_exact_modes_times_and_holes(quick_disk):
         os.utime(path, ns=(1_600_000_000_000_000_000 + index, 1_500_000_000_123_456_789 + index * 1000))
     for index in range(0, 3000, 300):  # sparse files spread over the walk
         with open(ws / f"d{index // 100}" / f"sparse{index}.bin", "wb") as handle:
-            handle.seek(512 * 1024 ** 2)
+            handle.seek(512 * 1024**2)
             handle.write(b"end")
     os.mkfifo(ws / "d7" / "pipe")
     os.symlink("f0.bin", ws / "d0" / "link")
@@ -254,11 +266,13 @@ def test_a_big_first_copy_is_exact_modes_times_and_holes(quick_disk):
                     continue
                 sst, dst_st = src.stat(), dst.stat()
                 assert (stat.S_IMODE(dst_st.st_mode), dst_st.st_mtime_ns) == (
-                    stat.S_IMODE(sst.st_mode) | 0o600, sst.st_mtime_ns), name
+                    stat.S_IMODE(sst.st_mode) | 0o600,
+                    sst.st_mtime_ns,
+                ), name
                 if name.startswith("sparse"):
-                    assert dst_st.st_size == sst.st_size and dst_st.st_blocks * 512 < 1024 ** 2
+                    assert dst_st.st_size == sst.st_size and dst_st.st_blocks * 512 < 1024**2
                     with open(dst, "rb") as handle:
-                        handle.seek(512 * 1024 ** 2)
+                        handle.seek(512 * 1024**2)
                         assert handle.read() == b"end"
                 else:
                     assert dst.read_bytes() == src.read_bytes(), name
@@ -271,11 +285,15 @@ async def test_changes_that_start_no_run_still_reach_the_copy(tmp_path):
     them starts no run. A verifier may read them all the same: the next run
     sees them as they are now, and the copy learnt of them from the events
     (no walk of the workspace)."""
-    task_dir = make_task(tmp_path / "t", """\
+    task_dir = make_task(
+        tmp_path / "t",
+        """\
         def verify(workspace):
             print((workspace / ".git" / "HEAD").read_text(), (workspace / "notes.txt~").read_text())
             return 1.0
-    """, cases={"only": {"a.txt": "a", ".git/HEAD": "ref: main", "notes.txt~": "old backup"}})
+    """,
+        cases={"only": {"a.txt": "a", ".git/HEAD": "ref: main", "notes.txt~": "old backup"}},
+    )
     ws = task_dir / "cases" / "only" / "workspace"
     session = Session(task_dir, Options(python=PY))
     live = LiveRuns(session, lambda trigger, change: session.arun(trigger=trigger))
@@ -313,14 +331,18 @@ def test_a_big_copy_replaced_by_a_link_is_removed_as_a_link(quick_disk):
     (victim / "inner" / "keep.txt").write_text("keep")
     for folder in (victim, victim / "inner"):
         os.chmod(folder, 0o755)
-    task_dir = make_task(quick_disk / "t", f"""\
+    task_dir = make_task(
+        quick_disk / "t",
+        f"""\
         import os, shutil
 
         def verify(workspace):
             shutil.rmtree(workspace)
             os.symlink({str(victim)!r}, workspace)
             return 1.0
-    """, cases={"only": {f"d{n // 100}/f{n}.txt": "x" for n in range(6000)}})
+    """,
+        cases={"only": {f"d{n // 100}/f{n}.txt": "x" for n in range(6000)}},
+    )
     with Session(task_dir, Options(python=PY)) as session:
         result = session.run()
         assert result.outcome is Outcome.REWARD_WRITTEN, result.stderr.text
@@ -340,13 +362,17 @@ def test_a_copy_refused_for_want_of_room_is_walked_whole_next_time(tmp_path):
     the watcher's (empty) changes, and the verifier sees the whole file."""
     import resource
 
-    task_dir = make_task(tmp_path / "t", """\
+    task_dir = make_task(
+        tmp_path / "t",
+        """\
         import os
 
         def verify(workspace):
             print(os.path.getsize(os.path.join(workspace, "big.bin")))
             return 1.0
-    """, cases={"only": {"small.txt": "x", "big.bin": "x" * (2 << 20)}})
+    """,
+        cases={"only": {"small.txt": "x", "big.bin": "x" * (2 << 20)}},
+    )
     session, spec = live_session(task_dir)
     with session:
         soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)

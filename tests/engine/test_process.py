@@ -27,9 +27,7 @@ from tests.helpers import HANG_GUARD_S, PY, process_gone, wait_gone
 from verifier_tui.engine import process
 from verifier_tui.engine.process import CancelSignal, ProcessCancelled, ProcessResult, arun_process, run_process
 
-pytestmark = pytest.mark.skipif(
-    not sys.platform.startswith("linux"), reason="checks processes through /proc"
-)
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="checks processes through /proc")
 
 
 def child_env(**extra: str) -> dict[str, str]:
@@ -51,8 +49,9 @@ def drive(request):
 
 @pytest.fixture
 def run_py(drive):
-    async def go(code: str, *args: str, cwd: Path, timeout_s: float | None = 30.0,
-                 env: dict[str, str] | None = None, **kwargs) -> ProcessResult:
+    async def go(
+        code: str, *args: str, cwd: Path, timeout_s: float | None = 30.0, env: dict[str, str] | None = None, **kwargs
+    ) -> ProcessResult:
         argv = [PY, "-c", textwrap.dedent(code), *args]
         return await drive(argv, cwd=cwd, env=env or child_env(), timeout_s=timeout_s, **kwargs)
 
@@ -120,9 +119,7 @@ async def test_uncaught_exception_goes_to_stderr(run_py, tmp_path: Path) -> None
     assert result.stdout.text == ""
 
 
-async def test_environment_is_exactly_the_one_given(
-    run_py, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+async def test_environment_is_exactly_the_one_given(run_py, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("VERIFIER_TUI_TEST_NOT_INHERITED", "1")
     result = await run_py(
         "import os; print(os.environ.get('ONLY_THIS'), 'VERIFIER_TUI_TEST_NOT_INHERITED' in os.environ)",
@@ -416,9 +413,7 @@ async def test_cancelled_twice_still_cleans_up(tmp_path: Path) -> None:
     pid_file = tmp_path / "pids"
     code = IGNORES_SIGTERM + textwrap.dedent(SPAWNS_GRANDCHILD)
     task = asyncio.create_task(
-        arun_process(
-            [PY, "-c", code, str(pid_file)], cwd=tmp_path, env=child_env(), timeout_s=None, grace_s=0.5
-        )
+        arun_process([PY, "-c", code, str(pid_file)], cwd=tmp_path, env=child_env(), timeout_s=None, grace_s=0.5)
     )
     child, grandchild = read_pids(await wait_for_file(pid_file))
     task.cancel()
@@ -440,8 +435,14 @@ def test_the_blocking_core_is_cancelled_from_another_thread(tmp_path: Path) -> N
     timer.start()
     try:
         with pytest.raises(ProcessCancelled):
-            run_process([PY, "-c", textwrap.dedent(SPAWNS_GRANDCHILD), str(pid_file)], cwd=tmp_path,
-                        env=child_env(), timeout_s=None, grace_s=0.3, cancel=cancel)
+            run_process(
+                [PY, "-c", textwrap.dedent(SPAWNS_GRANDCHILD), str(pid_file)],
+                cwd=tmp_path,
+                env=child_env(),
+                timeout_s=None,
+                grace_s=0.3,
+                cancel=cancel,
+            )
     finally:
         timer.join()
         cancel.close()
@@ -460,8 +461,9 @@ async def test_live_output_of_the_async_face_comes_from_the_runs_own_thread(tmp_
         threads.add(threading.get_ident())
         seen.append(text)
 
-    result = await arun_process([PY, "-c", "for i in range(20000): print(i)"], cwd=tmp_path, env=child_env(),
-                                timeout_s=30, on_output=on_output)
+    result = await arun_process(
+        [PY, "-c", "for i in range(20000): print(i)"], cwd=tmp_path, env=child_env(), timeout_s=30, on_output=on_output
+    )
     assert "".join(seen) == result.stdout.text == "".join(f"{i}\n" for i in range(20000))
     assert threads and threading.get_ident() not in threads
 
@@ -498,9 +500,7 @@ async def test_an_escaped_process_holding_the_pipes_is_waited_for_apart(
 
 
 async def test_missing_executable(drive, tmp_path: Path) -> None:
-    result = await drive(
-        ["definitely-not-a-command-xyz"], cwd=tmp_path, env=child_env(), timeout_s=5
-    )
+    result = await drive(["definitely-not-a-command-xyz"], cwd=tmp_path, env=child_env(), timeout_s=5)
     assert result.start_error == "definitely-not-a-command-xyz: No such file or directory"
     assert result.returncode is None and result.signal is None and result.pid is None
     assert not result.timed_out

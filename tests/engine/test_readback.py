@@ -10,32 +10,85 @@ from verifier_tui.engine.readback import EXPLAIN_SHAPE, checked_document
 def test_the_runners_own_document_passes_unchanged():
     document = {
         "explain_version": 1,
-        "python": {"executable": "/usr/bin/python3", "version": "3.11.7", "implementation": "cpython",
-                   "flags": {"isolated": False, "no_site": False, "dont_write_bytecode": True}},
-        "verifier": "/t/tests/verifier.py", "workspace": "/w", "workspace_exists": True, "reward_dir": "/r",
-        "sys_path": [{"index": 0, "path": "/t/tests/.ng", "role": "vendored helpers", "roles": ["vendored helpers"],
-                      "exists": True}],
+        "python": {
+            "executable": "/usr/bin/python3",
+            "version": "3.11.7",
+            "implementation": "cpython",
+            "flags": {"isolated": False, "no_site": False, "dont_write_bytecode": True},
+        },
+        "verifier": "/t/tests/verifier.py",
+        "workspace": "/w",
+        "workspace_exists": True,
+        "reward_dir": "/r",
+        "sys_path": [
+            {
+                "index": 0,
+                "path": "/t/tests/.ng",
+                "role": "vendored helpers",
+                "roles": ["vendored helpers"],
+                "exists": True,
+            }
+        ],
         "modules": {"nemo_gym": {"resolved": None, "shadowed": []}},
-        "preloaded_nemo_gym": None, "available": ["workspace", "task_data", "state"],
-        "verify": {"signature": "verify(workspace)", "is_async": False, "type": "function",
-                   "defined_in": "/t/tests/verifier.py", "line": 3},
-        "parameters": [{"name": "workspace", "kind": "positional or keyword", "default": None, "has_default": False,
-                        "binding": "argument", "source": "workspace", "passed": "keyword"},
-                       {"name": "kw", "kind": "**kwargs", "default": None, "has_default": False,
-                        "binding": "argument", "source": ["workspace", "state"], "passed": "keyword"}],
-        "problems": [], "import_error": None, "would_exit": None, "would_call_verify": True,
+        "preloaded_nemo_gym": None,
+        "available": ["workspace", "task_data", "state"],
+        "verify": {
+            "signature": "verify(workspace)",
+            "is_async": False,
+            "type": "function",
+            "defined_in": "/t/tests/verifier.py",
+            "line": 3,
+        },
+        "parameters": [
+            {
+                "name": "workspace",
+                "kind": "positional or keyword",
+                "default": None,
+                "has_default": False,
+                "binding": "argument",
+                "source": "workspace",
+                "passed": "keyword",
+            },
+            {
+                "name": "kw",
+                "kind": "**kwargs",
+                "default": None,
+                "has_default": False,
+                "binding": "argument",
+                "source": ["workspace", "state"],
+                "passed": "keyword",
+            },
+        ],
+        "problems": [],
+        "import_error": None,
+        "would_exit": None,
+        "would_call_verify": True,
     }
     assert checked_document(document, EXPLAIN_SHAPE) == document
 
 
 def test_values_of_another_shape_are_left_out():
-    found = checked_document({
-        "sys_path": "nope", "parameters": [1, None, {"name": 7, "kind": "x", "source": [1, "state"]}],
-        "problems": [3, "real one"], "modules": [], "verify": "x", "python": {"flags": [1], "version": "3"},
-        "would_exit": True, "import_error": {"type": "E", "message": 5}, "injected": {"a": 1}, 7: "odd key",
-    }, EXPLAIN_SHAPE)
-    assert found == {"parameters": [{"kind": "x", "source": ["state"]}], "problems": ["real one"],
-                     "python": {"version": "3"}, "import_error": {"type": "E"}}
+    found = checked_document(
+        {
+            "sys_path": "nope",
+            "parameters": [1, None, {"name": 7, "kind": "x", "source": [1, "state"]}],
+            "problems": [3, "real one"],
+            "modules": [],
+            "verify": "x",
+            "python": {"flags": [1], "version": "3"},
+            "would_exit": True,
+            "import_error": {"type": "E", "message": 5},
+            "injected": {"a": 1},
+            7: "odd key",
+        },
+        EXPLAIN_SHAPE,
+    )
+    assert found == {
+        "parameters": [{"kind": "x", "source": ["state"]}],
+        "problems": ["real one"],
+        "python": {"version": "3"},
+        "import_error": {"type": "E"},
+    }
 
 
 def test_a_document_that_is_not_an_object_is_none():

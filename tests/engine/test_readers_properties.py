@@ -17,16 +17,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.helpers import make_task, make_trial
-from verifier_tui.engine.task.cases import read_expected
 from verifier_tui.engine.harbor.folders import HarborFolderError, open_harbor, select_trial
 from verifier_tui.engine.harbor.walkthrough import trial_json, walk_trial
+from verifier_tui.engine.task.cases import read_expected
 from verifier_tui.engine.task.config import parse_task_config
 from verifier_tui.engine.task.rows import read_task_rows
 from verifier_tui.engine.verdict import harbor_verdict, read_reward_files
 
 WAIT_S = 10
-SETTINGS = settings(max_examples=100, deadline=2000, suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                                                            HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=100, deadline=2000, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 
 JSON_VALUES = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
@@ -100,12 +101,27 @@ def one_line(problem: str | None) -> None:
 def trial_folder(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("runs")
     task = make_task(root / "tasks" / "demo", "def verify(workspace):\n    return 1.0\n")
-    return make_trial(root / "jobs" / "j" / "demo__aaaaaaa", task=task, rewards={"reward": 1.0},
-                      verifier_files={"reward.txt": "1.0\n", "test-stdout.txt": "ran\n"}, app={"hello.txt": "hi"})
+    return make_trial(
+        root / "jobs" / "j" / "demo__aaaaaaa",
+        task=task,
+        rewards={"reward": 1.0},
+        verifier_files={"reward.txt": "1.0\n", "test-stdout.txt": "ran\n"},
+        app={"hello.txt": "hi"},
+    )
 
 
-TRIAL_FILES = ["result.json", "config.json", "lock.json", "trial.log", "exception.txt", "artifacts/manifest.json",
-               "verifier/test-stdout.txt", "verifier/reward.txt", "verifier/reward.json", "agent/exit-code.txt"]
+TRIAL_FILES = [
+    "result.json",
+    "config.json",
+    "lock.json",
+    "trial.log",
+    "exception.txt",
+    "artifacts/manifest.json",
+    "verifier/test-stdout.txt",
+    "verifier/reward.txt",
+    "verifier/reward.json",
+    "agent/exit-code.txt",
+]
 
 
 @SETTINGS

@@ -11,7 +11,9 @@ import time
 
 import pytest
 
-from tests.helpers import PY, REPO, SHIM, make_task, write
+from tests.helpers import PY, REPO, make_task, write
+from verifier_tui.engine.model import Outcome
+from verifier_tui.engine.session import Options, SelectionError, Session
 from verifier_tui.engine.task.discovery import (
     DiscoveryError,
     choose_verifier,
@@ -19,8 +21,6 @@ from verifier_tui.engine.task.discovery import (
     no_verifier_message,
     resolve,
 )
-from verifier_tui.engine.model import Outcome
-from verifier_tui.engine.session import Options, SelectionError, Session
 from verifier_tui.runner_source import runner_path
 from verifier_tui.words.run import runner_words
 
@@ -52,8 +52,7 @@ def run(session: Session):
 
 
 def test_a_pytest_module_with_a_top_level_verify_is_not_a_verifier(tmp_path):
-    task_dir = make_task(tmp_path / "hello_world", HELLO_VERIFIER,
-                         files={"test_hello_world_verifier.py": HELLO_PYTEST})
+    task_dir = make_task(tmp_path / "hello_world", HELLO_VERIFIER, files={"test_hello_world_verifier.py": HELLO_PYTEST})
     task = resolve(task_dir)
     assert task.verifiers == [task_dir / "tests" / "verifier.py"]
     with Session(task_dir, Options(python=PY)) as session:
@@ -71,18 +70,21 @@ def test_pytest_file_names_are_never_candidates(tmp_path, name):
 
 
 def test_verifier_py_is_preferred_to_every_other_candidate(tmp_path):
-    task_dir = make_task(tmp_path / "t", "def verify(workspace):\n    return 0.5\n", files={
-        "alpha.py": "def verify(workspace):\n    return 0.0\n",
-        "deep/also.py": "def verify(workspace):\n    return 0.0\n",
-    })
+    task_dir = make_task(
+        tmp_path / "t",
+        "def verify(workspace):\n    return 0.5\n",
+        files={
+            "alpha.py": "def verify(workspace):\n    return 0.0\n",
+            "deep/also.py": "def verify(workspace):\n    return 0.0\n",
+        },
+    )
     with Session(task_dir, Options(python=PY)) as session:
         assert session.verifier == task_dir / "tests" / "verifier.py"
         assert run(session).verdict.rewards == {"reward": 0.5}
 
 
 def test_naming_a_pytest_file_runs_it_and_says_the_shim_would_not(tmp_path):
-    task_dir = make_task(tmp_path / "hello_world", HELLO_VERIFIER,
-                         files={"test_hello_world_verifier.py": HELLO_PYTEST})
+    task_dir = make_task(tmp_path / "hello_world", HELLO_VERIFIER, files={"test_hello_world_verifier.py": HELLO_PYTEST})
     named = task_dir / "tests" / "test_hello_world_verifier.py"
     with Session(named, Options(python=PY)) as session:
         assert session.verifier == named
@@ -94,9 +96,15 @@ def test_naming_a_pytest_file_runs_it_and_says_the_shim_would_not(tmp_path):
 
 
 def test_a_plain_test_sh_task_without_a_verifier_is_named_as_such(tmp_path):
-    task_dir = make_task(tmp_path / "pytest-task", None, shim=False,
-                         files={"test.sh": "#!/bin/bash\npytest /tests/test_outputs.py\n",
-                                "test_outputs.py": "def test_x():\n    assert True\n"})
+    task_dir = make_task(
+        tmp_path / "pytest-task",
+        None,
+        shim=False,
+        files={
+            "test.sh": "#!/bin/bash\npytest /tests/test_outputs.py\n",
+            "test_outputs.py": "def test_x():\n    assert True\n",
+        },
+    )
     task = resolve(task_dir)
     assert task.plain_test_sh and task.verifiers == []
     message = no_verifier_message(task)
@@ -170,8 +178,12 @@ def test_an_episode_api_verify_in_a_harbor_task_gets_a_notice_and_the_runners_ve
 
 
 def test_the_task_tables_name_is_the_tasks_name(tmp_path):
-    task_dir = make_task(tmp_path / "folder-name", None, toml='[task]\nname = "acme/greeter"\n', files={
-        "a.py": "def verify(workspace):\n    return 1.0\n", "b.py": "def verify(workspace):\n    return 0.0\n"})
+    task_dir = make_task(
+        tmp_path / "folder-name",
+        None,
+        toml='[task]\nname = "acme/greeter"\n',
+        files={"a.py": "def verify(workspace):\n    return 1.0\n", "b.py": "def verify(workspace):\n    return 0.0\n"},
+    )
     task = resolve(task_dir)
     assert task.name == "acme/greeter"
     with pytest.raises(DiscoveryError) as info:
@@ -325,7 +337,10 @@ def test_runner_task_runs_the_tasks_own_and_shows_what_the_contract_says(tmp_pat
     assert "the task's own runner ran" in result.stdout.text
     explain = result.explain
     assert explain["from_contract"] is True and explain["verify"] is None
-    assert [row["roles"] for row in explain["sys_path"]] == [["vendored helpers"], ["verifier's folder", "tests folder"]]
+    assert [row["roles"] for row in explain["sys_path"]] == [
+        ["vendored helpers"],
+        ["verifier's folder", "tests folder"],
+    ]
     assert explain["sys_path"][1]["path"] == str(task_dir / "tests")
 
 
@@ -391,6 +406,8 @@ def test_nemo_gym_option_naming_something_else_is_one_line_and_no_run(tmp_path):
     with Session(task_dir, Options(python=PY, nemo_gym=tmp_path / "random")) as session:
         result = run(session)
     assert result.outcome is Outcome.COULD_NOT_START
-    assert "neither a nemo_gym/verifiers folder, the nemo_gym package, nor a folder holding nemo_gym/" in \
-        result.start_error
+    assert (
+        "neither a nemo_gym/verifiers folder, the nemo_gym package, nor a folder holding nemo_gym/"
+        in result.start_error
+    )
     assert not any("vendored from" in n for n in result.notices)

@@ -47,7 +47,9 @@ def run_json(env, *args) -> dict:
 def test_a_verifier_that_names_app_and_tests_by_absolute_path_scores_as_in_harbor(tmp_path, namespace):
     """Harbor tasks read /app and /tests by name (the workspace *is* /app);
     the shim's command line names them too."""
-    task_dir = make_task(tmp_path / "t", """\
+    task_dir = make_task(
+        tmp_path / "t",
+        """\
         import sys
         from pathlib import Path
 
@@ -56,7 +58,10 @@ def test_a_verifier_that_names_app_and_tests_by_absolute_path_scores_as_in_harbo
             answer = Path("/app/answer.txt").read_text()
             expected = Path("/tests/expected.txt").read_text()
             return 1.0 if answer == expected else 0.0
-    """, files={"expected.txt": "42\n"}, cases={"good": {"answer.txt": "42\n"}, "bad": {"answer.txt": "41\n"}})
+    """,
+        files={"expected.txt": "42\n"},
+        cases={"good": {"answer.txt": "42\n"}, "bad": {"answer.txt": "41\n"}},
+    )
     with Session(task_dir, Options(python=PY)) as session:
         session.select_case_named("good")
         good = session.run()
@@ -66,17 +71,23 @@ def test_a_verifier_that_names_app_and_tests_by_absolute_path_scores_as_in_harbo
     assert bad.verdict.rewards == {"reward": 0.0}
     # What the runner was handed is the shim's own command line; shown with the user's paths.
     ws = task_dir / "cases" / "good" / "workspace"
-    assert good.stdout.text == (f"['--verifier', '{task_dir}/tests/verifier.py', '--workspace', '{ws}', "
-                                f"'--reward-dir', '<reward folder>'] {ws}\n")
+    assert good.stdout.text == (
+        f"['--verifier', '{task_dir}/tests/verifier.py', '--workspace', '{ws}', "
+        f"'--reward-dir', '<reward folder>'] {ws}\n"
+    )
 
 
 def test_a_traceback_through_app_points_at_the_users_files(tmp_path, namespace):
-    task_dir = make_task(tmp_path / "t", """\
+    task_dir = make_task(
+        tmp_path / "t",
+        """\
         from pathlib import Path
 
         def verify(workspace):
             return float(Path("/app/missing.txt").read_text())
-    """, cases={"only": {"a.txt": "a"}})
+    """,
+        cases={"only": {"a.txt": "a"}},
+    )
     with Session(task_dir, Options(python=PY)) as session:
         result = session.run()
     ws = task_dir / "cases" / "only" / "workspace"
@@ -84,19 +95,25 @@ def test_a_traceback_through_app_points_at_the_users_files(tmp_path, namespace):
     assert f"No such file or directory: '{ws}/missing.txt'" in result.stderr.text
     # /app stays only in the quoted source line (the code as the user wrote it)
     assert [line for line in result.stderr.text.splitlines() if "/app" in line] == [
-        '    return float(Path("/app/missing.txt").read_text())']
+        '    return float(Path("/app/missing.txt").read_text())'
+    ]
 
 
 def test_the_copy_sandbox_names_the_lines_that_use_the_sandboxs_paths(tmp_path, monkeypatch):
     monkeypatch.setenv(isolation.VARIABLE, "copy")
-    task_dir = make_task(tmp_path / "t", """\
+    task_dir = make_task(
+        tmp_path / "t",
+        """\
         from pathlib import Path
         from helper import EXPECTED
 
         def verify(workspace):
             # "/app" in a comment is not a use
             return float(Path("/app/answer.txt").read_text() == EXPECTED)
-    """, files={"helper.py": "EXPECTED = open('/tests/expected.txt').read()\n"}, cases={"only": {}})
+    """,
+        files={"helper.py": "EXPECTED = open('/tests/expected.txt').read()\n"},
+        cases={"only": {}},
+    )
     with Session(task_dir, Options(python=PY)) as session:
         result = session.run()
     note = next(n for n in result.notices if "copy sandbox has no /app" in n)
@@ -106,11 +123,15 @@ def test_the_copy_sandbox_names_the_lines_that_use_the_sandboxs_paths(tmp_path, 
 
 
 def test_a_path_that_only_starts_like_app_is_left_alone(tmp_path, namespace):
-    task_dir = make_task(tmp_path / "t", """\
+    task_dir = make_task(
+        tmp_path / "t",
+        """\
         def verify(workspace):
             print("/application /apps /x/app /app")
             return 1.0
-    """, cases={"only": {}})
+    """,
+        cases={"only": {}},
+    )
     with Session(task_dir, Options(python=PY)) as session:
         result = session.run()
     ws = task_dir / "cases" / "only" / "workspace"
@@ -125,7 +146,9 @@ def test_the_machine_is_read_only_even_to_root_and_tmp_is_private(tmp_path, name
     home = Path(os.path.expanduser("~"))
     marker = f"vtui-{os.getpid()}-{time.monotonic_ns()}"
     targets = ["/etc", "/usr/local/bin", "/var/tmp", str(home), str(tmp_path), "/"]
-    task_dir = make_task(tmp_path / "t", f"""\
+    task_dir = make_task(
+        tmp_path / "t",
+        f"""\
         import os, subprocess
 
         def verify(workspace):
@@ -141,7 +164,9 @@ def test_the_machine_is_read_only_even_to_root_and_tmp_is_private(tmp_path, name
             (workspace / "x").write_text("x")
             print(sorted(os.listdir("/tmp")), os.getcwd())
             return 1.0
-    """, cases={"only": {}})
+    """,
+        cases={"only": {}},
+    )
     with Session(task_dir, Options(python=PY)) as session:
         result = session.run()
     assert result.verdict.rewards == {"reward": 1.0}, result.stderr.text
@@ -162,13 +187,17 @@ def test_the_machine_is_read_only_even_to_root_and_tmp_is_private(tmp_path, name
 
 
 def test_renaming_a_folder_of_the_workspace_works_as_in_the_sandbox(tmp_path, sandbox):
-    task_dir = make_task(tmp_path / "t", """\
+    task_dir = make_task(
+        tmp_path / "t",
+        """\
         import os
 
         def verify(workspace):
             os.rename(workspace / "src", workspace / "moved")
             return float(sorted(os.listdir(workspace / "moved")) == ["a.py"])
-    """, cases={"only": {"src/a.py": "a"}})
+    """,
+        cases={"only": {"src/a.py": "a"}},
+    )
     with Session(task_dir, Options(python=PY)) as session:
         first, second = session.run(), session.run()
     assert first.verdict.rewards == {"reward": 1.0}, first.stderr.text
@@ -177,7 +206,9 @@ def test_renaming_a_folder_of_the_workspace_works_as_in_the_sandbox(tmp_path, sa
 
 
 def test_a_big_workspace_is_an_overlay_and_says_a_rename_gets_exdev(tmp_path, namespace):
-    task_dir = make_task(tmp_path / "t", """\
+    task_dir = make_task(
+        tmp_path / "t",
+        """\
         import os
 
         def verify(workspace):
@@ -186,7 +217,9 @@ def test_a_big_workspace_is_an_overlay_and_says_a_rename_gets_exdev(tmp_path, na
             except OSError as exc:
                 print(exc.strerror)
             return 1.0
-    """, cases={"only": {"src/a.py": "a"}})
+    """,
+        cases={"only": {"src/a.py": "a"}},
+    )
     ws = task_dir / "cases" / "only" / "workspace"
     for index in range(1100):
         (ws / f"f{index}.txt").write_text("x")
@@ -202,11 +235,16 @@ def test_a_big_workspace_is_an_overlay_and_says_a_rename_gets_exdev(tmp_path, na
 
 
 def test_memory_mb_ends_the_biggest_process_as_the_oom_killer_would(tmp_path, env, sandbox):
-    task_dir = make_task(tmp_path / "t", """\
+    task_dir = make_task(
+        tmp_path / "t",
+        """\
         def verify(workspace):
             blob = bytearray(400 << 20)
             return 1.0
-    """, toml='version = "1.0"\n[environment]\nmemory_mb = 128\n', cases={"only": {}})
+    """,
+        toml='version = "1.0"\n[environment]\nmemory_mb = 128\n',
+        cases={"only": {}},
+    )
     data = run_json(dict(env, VERIFIER_TUI_SANDBOX=sandbox), task_dir)
     assert data["rewards"] is None and data["verdict_error"] == "RewardFileNotFoundError"
     assert data["signal"] == signal.SIGKILL
@@ -218,13 +256,18 @@ def test_memory_mb_ends_the_biggest_process_as_the_oom_killer_would(tmp_path, en
 def test_past_memory_mb_a_child_is_killed_and_the_verifier_goes_on(tmp_path, env, sandbox):
     """The OOM killer ends the biggest process, not the whole container: a
     verifier whose helper process is killed can still write its reward."""
-    task_dir = make_task(tmp_path / "t", """\
+    task_dir = make_task(
+        tmp_path / "t",
+        """\
         import subprocess, sys
 
         def verify(workspace):
             child = subprocess.run([sys.executable, "-c", "b = bytearray(400 << 20); import time; time.sleep(5)"])
             return 0.5 if child.returncode == -9 else 1.0
-    """, toml='version = "1.0"\n[environment]\nmemory_mb = 128\n', cases={"only": {}})
+    """,
+        toml='version = "1.0"\n[environment]\nmemory_mb = 128\n',
+        cases={"only": {}},
+    )
     data = run_json(dict(env, VERIFIER_TUI_SANDBOX=sandbox), task_dir)
     assert data["rewards"] == {"reward": 0.5}, data["stderr"]
     assert "bytearray" in data["out_of_memory"][0]
@@ -233,12 +276,17 @@ def test_past_memory_mb_a_child_is_killed_and_the_verifier_goes_on(tmp_path, env
 def test_cpus_binds_the_run_to_as_many_cpus(tmp_path, env, sandbox):
     if len(os.sched_getaffinity(0)) < 2:
         pytest.skip("this machine has one CPU")
-    task_dir = make_task(tmp_path / "t", """\
+    task_dir = make_task(
+        tmp_path / "t",
+        """\
         import os
 
         def verify(workspace):
             return float(len(os.sched_getaffinity(0)))
-    """, toml='version = "1.0"\n[environment]\ncpus = 1\n', cases={"only": {}})
+    """,
+        toml='version = "1.0"\n[environment]\ncpus = 1\n',
+        cases={"only": {}},
+    )
     data = run_json(dict(env, VERIFIER_TUI_SANDBOX=sandbox), task_dir)
     assert data["rewards"] == {"reward": 1.0}
     assert data["limits"]["cpus"] == 1 and len(data["limits"]["cpu_list"]) == 1
@@ -249,13 +297,18 @@ def test_runs_side_by_side_are_bound_to_cpus_of_their_own(tmp_path, env, sandbox
     worth of its own, so the two runs must not both be bound to the first CPU."""
     if len(os.sched_getaffinity(0)) < 2:
         pytest.skip("this machine has one CPU")
-    task_dir = make_task(tmp_path / "t", """\
+    task_dir = make_task(
+        tmp_path / "t",
+        """\
         import os, time
 
         def verify(workspace):
             time.sleep(0.5)  # long enough for the other run to start meanwhile
             return float(min(os.sched_getaffinity(0)))
-    """, toml='version = "1.0"\n[environment]\ncpus = 1\n', cases={"one": {}, "two": {}})
+    """,
+        toml='version = "1.0"\n[environment]\ncpus = 1\n',
+        cases={"one": {}, "two": {}},
+    )
     for case in ("one", "two"):
         (task_dir / "cases" / case / "expected.json").write_text('{"exit_code": 0}')
     done = run_tool(dict(env, VERIFIER_TUI_SANDBOX=sandbox), "test", "--json", "-j", "2", task_dir, "--python", PY)
@@ -305,8 +358,12 @@ def test_no_network_is_an_empty_network(tmp_path, env, namespace, listener, wher
             return 1.0
     """
     public = make_task(tmp_path / "public", source, cases={"only": {}})
-    closed = make_task(tmp_path / "closed", source, toml=f'version = "1.0"\n[{where}]\nnetwork_mode = "no-network"\n',
-                       cases={"only": {}})
+    closed = make_task(
+        tmp_path / "closed",
+        source,
+        toml=f'version = "1.0"\n[{where}]\nnetwork_mode = "no-network"\n',
+        cases={"only": {}},
+    )
     assert run_json(env, public)["stdout"] == "hello\n"
     data = run_json(env, closed)
     assert data["stdout"] == "no network: ConnectionRefusedError\n"
@@ -319,21 +376,29 @@ def test_no_network_in_the_copy_sandbox_is_said_not_applied(tmp_path, env):
     assert any('"no-network" is not applied' in n for n in data["notices"])
 
 
-@pytest.mark.parametrize(("toml", "dockerfile", "expected"), [
-    ('[environment]\nworkdir = "/app"\n', "FROM python:3.12\nWORKDIR /srv\n", "/app"),
-    ("", "FROM python:3.12\nWORKDIR /opt\nworkdir sub\n", "/opt/sub"),
-    ("", "FROM python:3.12\nWORKDIR /app\n", "/app"),
-    ("", None, "/"),
-    ('[environment]\nworkdir = "/tmp/build"\n', None, "/tmp/build"),
-])
+@pytest.mark.parametrize(
+    ("toml", "dockerfile", "expected"),
+    [
+        ('[environment]\nworkdir = "/app"\n', "FROM python:3.12\nWORKDIR /srv\n", "/app"),
+        ("", "FROM python:3.12\nWORKDIR /opt\nworkdir sub\n", "/opt/sub"),
+        ("", "FROM python:3.12\nWORKDIR /app\n", "/app"),
+        ("", None, "/"),
+        ('[environment]\nworkdir = "/tmp/build"\n', None, "/tmp/build"),
+    ],
+)
 def test_the_run_starts_in_harbors_working_directory(tmp_path, env, namespace, toml, dockerfile, expected):
-    task_dir = make_task(tmp_path / "t", """\
+    task_dir = make_task(
+        tmp_path / "t",
+        """\
         import os
 
         def verify(workspace):
             print(os.getcwd())
             return 1.0
-    """, toml='version = "1.0"\n' + toml, cases={"only": {}})
+    """,
+        toml='version = "1.0"\n' + toml,
+        cases={"only": {}},
+    )
     if dockerfile is not None:
         write(task_dir / "environment" / "Dockerfile", dockerfile)
     data = run_json(env, task_dir)
@@ -347,13 +412,17 @@ def test_the_run_starts_in_harbors_working_directory(tmp_path, env, namespace, t
 
 
 def test_a_test_sh_that_passes_another_workspace_path_is_followed(tmp_path, env, namespace):
-    task_dir = make_task(tmp_path / "t", """\
+    task_dir = make_task(
+        tmp_path / "t",
+        """\
         from pathlib import Path
 
         def verify(workspace):
             print(workspace == Path("/workspace"), Path("/workspace/a.txt").read_text())
             return 1.0
-    """, cases={"only": {"a.txt": "here"}})
+    """,
+        cases={"only": {"a.txt": "here"}},
+    )
     shim = (task_dir / "tests" / "test.sh").read_text().replace("--workspace /app", "--workspace /workspace")
     (task_dir / "tests" / "test.sh").write_text(shim)
     data = run_json(env, task_dir)
@@ -369,8 +438,14 @@ def _machine_without_namespaces(argv: list[str], env: dict[str, str]) -> subproc
     """``argv`` run where no user namespace can be made (a user namespace of
     its own whose limit of further ones is 0): a machine without them."""
     script = 'echo 0 >/proc/sys/user/max_user_namespaces && exec "$@"'
-    return subprocess.run(["unshare", "--user", "--map-root-user", "sh", "-c", script, "sh", *argv],
-                          capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL, timeout=120)
+    return subprocess.run(
+        ["unshare", "--user", "--map-root-user", "sh", "-c", script, "sh", *argv],
+        capture_output=True,
+        text=True,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        timeout=120,
+    )
 
 
 def test_a_forced_namespace_is_probed_now_not_taken_from_the_cache(tmp_path, env, private_cache):
@@ -402,8 +477,9 @@ def test_a_machine_without_namespaces_refuses_a_forced_one_in_one_line(tmp_path,
     needs_namespaces()  # to make a machine without them, this one must have them
     task_dir = make_task(tmp_path / "t")
     tool = [sys.executable, "-m", "verifier_tui"]
-    done = _machine_without_namespaces([*tool, "run", str(task_dir), "--python", PY],
-                                       dict(env, VERIFIER_TUI_SANDBOX="namespace"))
+    done = _machine_without_namespaces(
+        [*tool, "run", str(task_dir), "--python", PY], dict(env, VERIFIER_TUI_SANDBOX="namespace")
+    )
     assert done.returncode == 2
     assert done.stderr.startswith("verifier-tui: VERIFIER_TUI_SANDBOX=namespace, but this machine cannot: unshare")
     assert len(done.stderr.splitlines()) == 1
@@ -411,13 +487,18 @@ def test_a_machine_without_namespaces_refuses_a_forced_one_in_one_line(tmp_path,
 
 def test_a_cached_yes_that_fails_falls_back_to_the_copy_in_the_same_run(tmp_path, env, private_cache):
     needs_namespaces()
-    from verifier_tui.engine import cache
 
     os.environ["XDG_CACHE_HOME"] = str(private_cache)
     # The answer of a machine that had namespaces, kept in the cache; now it has none.
     done = _machine_without_namespaces(
-        [sys.executable, "-c", "from verifier_tui.engine import cache; from verifier_tui.engine.sandbox import isolation; "
-         "cache.store('isolation.json', {isolation._cache_key(): {'problem': None, 'at': 0}})"], env)
+        [
+            sys.executable,
+            "-c",
+            "from verifier_tui.engine import cache; from verifier_tui.engine.sandbox import isolation; "
+            "cache.store('isolation.json', {isolation._cache_key(): {'problem': None, 'at': 0}})",
+        ],
+        env,
+    )
     assert done.returncode == 0, done.stderr
     task_dir = make_task(tmp_path / "t", cases={"only": {}})
     tool = [sys.executable, "-m", "verifier_tui"]
@@ -436,16 +517,25 @@ def test_a_cached_yes_that_fails_falls_back_to_the_copy_in_the_same_run(tmp_path
 @pytest.mark.parametrize("command", ["run", "watch"])
 def test_sigkill_to_the_tool_ends_the_run_and_the_next_start_sweeps_its_scratch(tmp_path, env, namespace, command):
     token = f"vtui-orphan-{os.getpid()}-{time.monotonic_ns()}"
-    task_dir = make_task(tmp_path / "t", f"""\
+    task_dir = make_task(
+        tmp_path / "t",
+        f"""\
         import subprocess, sys, time
 
         def verify(workspace):
             subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)", {token!r}], start_new_session=True)
             print("started", flush=True)
             time.sleep(300)
-    """, cases={"only": {}})
-    tool = subprocess.Popen([sys.executable, "-m", "verifier_tui", command, str(task_dir), "--python", PY],
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+    """,
+        cases={"only": {}},
+    )
+    tool = subprocess.Popen(
+        [sys.executable, "-m", "verifier_tui", command, str(task_dir), "--python", PY],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL,
+    )
     try:
         deadline = time.monotonic() + 30
         while not _pids_with(token) and time.monotonic() < deadline:
@@ -488,12 +578,16 @@ def test_a_live_sessions_scratch_is_not_swept(tmp_path, env):
 
 
 def test_a_tracebacks_source_lines_are_the_users_code_as_written(tmp_path, namespace):
-    task_dir = make_task(tmp_path / "t", """\
+    task_dir = make_task(
+        tmp_path / "t",
+        """\
         from pathlib import Path
 
         def verify(workspace):
             return float(Path("/app/missing.txt").read_text())
-    """, cases={"only": {}})
+    """,
+        cases={"only": {}},
+    )
     with Session(task_dir, Options(python=PY)) as session:
         result = session.run()
     lines = result.stderr.text.splitlines()

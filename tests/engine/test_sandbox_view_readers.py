@@ -51,8 +51,9 @@ def test_any_mount_table_gives_mount_points(tmp_path_factory, data):
     table = tmp_path_factory.mktemp("proc") / "mountinfo"
     table.write_bytes(data)
     for point, flags in read_mounts(str(table)):
-        assert isinstance(point, str) and all(f in ("nosuid", "nodev", "noexec", "noatime", "nodiratime", "relatime")
-                                              for f in flags.split(",") if f)
+        assert isinstance(point, str) and all(
+            f in ("nosuid", "nodev", "noexec", "noatime", "nodiratime", "relatime") for f in flags.split(",") if f
+        )
 
 
 def test_the_readers_on_the_shapes_they_are_for(tmp_path):
@@ -65,6 +66,8 @@ def test_the_readers_on_the_shapes_they_are_for(tmp_path):
     os.symlink(tmp_path / "environment-fifo", tmp_path / "environment" / "Dockerfile")
     assert image_workdir(tmp_path) == "/"  # a link to a FIFO: never opened, Docker's default
     table = tmp_path / "mountinfo"
-    table.write_text("27 1 254:0 / / rw,relatime - ext4 /dev/vda rw\n"
-                     "28 27 0:25 / /mnt/with\\040space ro,nosuid,nodev,relatime - tmpfs x ro\n")
+    table.write_text(
+        "27 1 254:0 / / rw,relatime - ext4 /dev/vda rw\n"
+        "28 27 0:25 / /mnt/with\\040space ro,nosuid,nodev,relatime - tmpfs x ro\n"
+    )
     assert read_mounts(str(table)) == [("/", "relatime"), ("/mnt/with space", "nosuid,nodev,relatime")]

@@ -96,10 +96,13 @@ def test_dict_reward(tmp_path, run):
 
 
 def test_verifier_raised(tmp_path, run):
-    task_dir = make_task(tmp_path / "t", """\
+    task_dir = make_task(
+        tmp_path / "t",
+        """\
         def verify(workspace):
             raise ValueError("no hello.txt here")
-    """)
+    """,
+    )
     with session_for(task_dir) as session:
         result = run(session)
     assert result.outcome is Outcome.VERIFIER_RAISED
@@ -210,7 +213,9 @@ def test_unexpected_exit_code(tmp_path, run):
 
 
 def test_the_default_interpreter_is_python3_on_path(tmp_path):
-    task_dir = make_task(tmp_path / "t", "import sys\n\ndef verify(workspace):\n    print(sys.version_info[0])\n    return 1.0\n")
+    task_dir = make_task(
+        tmp_path / "t", "import sys\n\ndef verify(workspace):\n    print(sys.version_info[0])\n    return 1.0\n"
+    )
     with Session(task_dir) as session:
         assert session.options.python == "python3"
         result = session.run()
@@ -223,7 +228,9 @@ def test_a_virtual_environment_is_its_own_interpreter(tmp_path):
     site-packages: asking one must never answer for the other."""
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
-    task_dir = make_task(tmp_path / "t", "import sys\n\ndef verify(workspace):\n    print(sys.prefix)\n    return 1.0\n")
+    task_dir = make_task(
+        tmp_path / "t", "import sys\n\ndef verify(workspace):\n    print(sys.prefix)\n    return 1.0\n"
+    )
     base = os.path.realpath(sys.executable)
     seen = {}
     for python in (base, str(venv / "bin" / "python"), base):
@@ -261,7 +268,9 @@ HARBOR_ROWS = [
 
 @pytest.mark.parametrize("files, rewards, error", HARBOR_ROWS)
 def test_verdict_as_harbor_computes_it(tmp_path, files, rewards, error):
-    task_dir = make_task(tmp_path / "t", f"""\
+    task_dir = make_task(
+        tmp_path / "t",
+        f"""\
         import os, sys
 
         FILES = {files!r}
@@ -272,7 +281,8 @@ def test_verdict_as_harbor_computes_it(tmp_path, files, rewards, error):
                 with open(os.path.join(reward_dir, name), "w") as handle:
                     handle.write(text)
             os._exit(0)
-    """)
+    """,
+    )
     with session_for(task_dir) as session:
         result = session.run()
     assert result.exit_code == 0
@@ -329,7 +339,9 @@ def test_rewards_compare_as_numbers_with_the_same_keys(example):
 
 
 def test_tracebacks_show_the_users_files_not_the_scratch_folder(tmp_path, run):
-    task_dir = make_task(tmp_path / "t", """\
+    task_dir = make_task(
+        tmp_path / "t",
+        """\
         import os, sys
         import helper
 
@@ -339,9 +351,12 @@ def test_tracebacks_show_the_users_files_not_the_scratch_folder(tmp_path, run):
             print("argv", sys.argv)
             print("path", sys.path[:3])
             helper.check(workspace)
-    """, cases={"only": {"hello.txt": "hi"}})
+    """,
+        cases={"only": {"hello.txt": "hi"}},
+    )
     (task_dir / "tests" / "helper.py").write_text(
-        "def check(workspace):\n    (workspace / 'missing.txt').read_text()\n", encoding="utf-8")
+        "def check(workspace):\n    (workspace / 'missing.txt').read_text()\n", encoding="utf-8"
+    )
     with session_for(task_dir) as session:
         result = run(session)
         scratch = str(session.scratch.root)
@@ -408,7 +423,9 @@ def test_explain_without_running(example):
 
 def test_timeout_ends_grandchildren_too(tmp_path, run):
     token = f"vtui-grandchild-{os.getpid()}-{id(tmp_path)}"
-    task_dir = make_task(tmp_path / "t", f"""\
+    task_dir = make_task(
+        tmp_path / "t",
+        f"""\
         import os, subprocess, sys, time
 
         def verify(workspace):
@@ -418,7 +435,8 @@ def test_timeout_ends_grandchildren_too(tmp_path, run):
             subprocess.Popen(sleeper, start_new_session=False)
             print("started", flush=True)
             time.sleep(300)
-    """)
+    """,
+    )
     with session_for(task_dir, timeout=1) as session:
         result = run(session)
     assert result.outcome is Outcome.TIMED_OUT
@@ -428,13 +446,16 @@ def test_timeout_ends_grandchildren_too(tmp_path, run):
 
 def test_leftover_processes_are_ended_when_the_verifier_returns(tmp_path, run):
     token = f"vtui-leftover-{os.getpid()}-{id(tmp_path)}"
-    task_dir = make_task(tmp_path / "t", f"""\
+    task_dir = make_task(
+        tmp_path / "t",
+        f"""\
         import subprocess, sys
 
         def verify(workspace):
             subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)", {token!r}])
             return 1.0
-    """)
+    """,
+    )
     with session_for(task_dir) as session:
         result = run(session)
     assert result.outcome is Outcome.REWARD_WRITTEN
@@ -443,14 +464,17 @@ def test_leftover_processes_are_ended_when_the_verifier_returns(tmp_path, run):
 
 
 def test_output_over_the_cap_is_bounded(tmp_path, run):
-    task_dir = make_task(tmp_path / "t", """\
+    task_dir = make_task(
+        tmp_path / "t",
+        """\
         import sys
 
         def verify(workspace):
             sys.stdout.write("BEGIN\\n" + "x" * (5 * 1024 * 1024) + "\\nEND\\n")
             sys.stderr.write("e" * (3 * 1024 * 1024) + "\\nLAST\\n")
             return 1.0
-    """)
+    """,
+    )
     with session_for(task_dir) as session:
         result = run(session)
     assert result.outcome is Outcome.REWARD_WRITTEN
@@ -469,13 +493,16 @@ def test_output_over_the_cap_is_bounded(tmp_path, run):
 
 
 def test_output_that_is_not_utf8(tmp_path, run):
-    task_dir = make_task(tmp_path / "t", """\
+    task_dir = make_task(
+        tmp_path / "t",
+        """\
         import sys
 
         def verify(workspace):
             sys.stdout.buffer.write(b"ok \\xff\\xfe caf\\xc3\\xa9\\n")
             return 1.0
-    """)
+    """,
+    )
     with session_for(task_dir) as session:
         result = run(session)
     assert result.stdout.text == "ok \ufffd\ufffd café\n"
@@ -573,12 +600,18 @@ def build_precious_workspace(tmp_path: Path) -> tuple[Path, Path, Path]:
     victim = tmp_path / "victim"
     victim.mkdir()
     (victim / "keep.txt").write_text("keep me\n")
-    task_dir = make_task(tmp_path / "t", VANDAL.format(outside=str(outside), victim=str(victim)), cases={"only": {
-        "hello.txt": "hello world\n",
-        "data/numbers.csv": "a,b\n1,2\n",
-        "data/nested/deep.txt": "deep\n",
-        "empty/.keep": "",
-    }})
+    task_dir = make_task(
+        tmp_path / "t",
+        VANDAL.format(outside=str(outside), victim=str(victim)),
+        cases={
+            "only": {
+                "hello.txt": "hello world\n",
+                "data/numbers.csv": "a,b\n1,2\n",
+                "data/nested/deep.txt": "deep\n",
+                "empty/.keep": "",
+            }
+        },
+    )
     ws = task_dir / "cases" / "only" / "workspace"
     os.chmod(ws / "data" / "numbers.csv", 0o640)
     os.chmod(ws / "hello.txt", 0o444)
@@ -620,30 +653,37 @@ def test_the_users_workspace_stays_byte_identical(tmp_path, run, sandbox):
 
 
 def test_odd_workspace_entries_are_skipped_with_a_note(tmp_path, run, sandbox):
-    task_dir = make_task(tmp_path / "t", """\
+    task_dir = make_task(
+        tmp_path / "t",
+        """\
         import os
 
         def verify(workspace):
             print(sorted(os.listdir(workspace)), os.path.getsize(workspace / "sparse.bin"))
             return 1.0
-    """, cases={"only": {"a.txt": "a"}})
+    """,
+        cases={"only": {"a.txt": "a"}},
+    )
     ws = task_dir / "cases" / "only" / "workspace"
     os.mkfifo(ws / "pipe")  # copying it must not hang on open()
     os.symlink("loop-b", ws / "loop-a")
     os.symlink("loop-a", ws / "loop-b")
     with open(ws / "sparse.bin", "wb") as handle:  # 4 GiB of holes: copying must not read them all
-        handle.truncate(4 * 1024 ** 3)
+        handle.truncate(4 * 1024**3)
     with session_for(task_dir) as session:
         result = run(session)
         scratch = session.scratch.root
-        used = sum(os.lstat(os.path.join(folder, name)).st_blocks * 512
-                   for folder, _dirs, files in os.walk(scratch) for name in files)
+        used = sum(
+            os.lstat(os.path.join(folder, name)).st_blocks * 512
+            for folder, _dirs, files in os.walk(scratch)
+            for name in files
+        )
     assert result.outcome is Outcome.REWARD_WRITTEN, result.stderr.text
-    assert used < 64 * 1024 ** 2  # the holes stayed holes
+    assert used < 64 * 1024**2  # the holes stayed holes
     if sandbox == "namespace":  # nothing is copied: the workspace is shown as it is
-        assert result.stdout.text == f"['a.txt', 'loop-a', 'loop-b', 'pipe', 'sparse.bin'] {4 * 1024 ** 3}\n"
+        assert result.stdout.text == f"['a.txt', 'loop-a', 'loop-b', 'pipe', 'sparse.bin'] {4 * 1024**3}\n"
         return
-    assert result.stdout.text == f"['a.txt', 'sparse.bin'] {4 * 1024 ** 3}\n"
+    assert result.stdout.text == f"['a.txt', 'sparse.bin'] {4 * 1024**3}\n"
     notes = " ".join(result.notices)
     assert "skipped pipe: it is a FIFO" in notes
     assert "skipped loop-a" in notes and "skipped loop-b" in notes
@@ -654,11 +694,15 @@ def test_reruns_copy_only_what_changed(tmp_path, monkeypatch):
     verifier changed, nothing else (the copy sandbox: with namespaces
     nothing is copied at all)."""
     monkeypatch.setenv("VERIFIER_TUI_SANDBOX", "copy")
-    task_dir = make_task(tmp_path / "t", """\
+    task_dir = make_task(
+        tmp_path / "t",
+        """\
         def verify(workspace):
             (workspace / "d3" / "f7.txt").write_text("the verifier wrote here")
             return 1.0
-    """, cases={"only": {}})
+    """,
+        cases={"only": {}},
+    )
     ws = task_dir / "cases" / "only" / "workspace"
     for folder in range(20):
         (ws / f"d{folder}").mkdir()
@@ -681,11 +725,15 @@ def test_reruns_copy_only_what_changed(tmp_path, monkeypatch):
 
 
 def test_a_rerun_sees_changes_to_the_users_workspace(tmp_path, run):
-    task_dir = make_task(tmp_path / "t", """\
+    task_dir = make_task(
+        tmp_path / "t",
+        """\
         def verify(workspace):
             print(sorted(p.name for p in workspace.iterdir()))
             return float((workspace / "score.txt").read_text())
-    """, cases={"only": {"score.txt": "0.25", "gone.txt": "x"}})
+    """,
+        cases={"only": {"score.txt": "0.25", "gone.txt": "x"}},
+    )
     ws = task_dir / "cases" / "only" / "workspace"
     with session_for(task_dir) as session:
         assert run(session).verdict.rewards == {"reward": 0.25}
@@ -700,7 +748,9 @@ def test_a_rerun_sees_changes_to_the_users_workspace(tmp_path, run):
 def test_the_tests_folder_is_repaired_too(tmp_path, run, sandbox):
     """In the copy sandbox a verifier may rewrite its staged copy, which the
     next run puts right; with namespaces /tests is read-only."""
-    task_dir = make_task(tmp_path / "t", """\
+    task_dir = make_task(
+        tmp_path / "t",
+        """\
         from pathlib import Path
 
         def verify(workspace):
@@ -708,7 +758,8 @@ def test_the_tests_folder_is_repaired_too(tmp_path, run, sandbox):
             text = here.read_text()
             here.write_text(text.replace("return 1.0", "return 0.0"))
             return 1.0
-    """)
+    """,
+    )
     before = (task_dir / "tests" / "verifier.py").read_bytes()
     with session_for(task_dir) as session:
         first, second = run(session), run(session)
@@ -721,12 +772,15 @@ def test_the_tests_folder_is_repaired_too(tmp_path, run, sandbox):
 
 
 def test_empty_scratch_workspace_without_a_case(tmp_path, run):
-    task_dir = make_task(tmp_path / "t", """\
+    task_dir = make_task(
+        tmp_path / "t",
+        """\
         def verify(workspace):
             names = sorted(p.name for p in workspace.iterdir())
             (workspace / "left-behind.txt").write_text("x")
             return float(len(names))
-    """)
+    """,
+    )
     with session_for(task_dir) as session:
         first = run(session)
         second = run(session)
@@ -737,7 +791,9 @@ def test_empty_scratch_workspace_without_a_case(tmp_path, run):
 
 
 def test_runs_at_the_same_time_each_get_their_own_layout(tmp_path):
-    task_dir = make_task(tmp_path / "t", """\
+    task_dir = make_task(
+        tmp_path / "t",
+        """\
         import time
 
         def verify(workspace, response):
@@ -745,7 +801,8 @@ def test_runs_at_the_same_time_each_get_their_own_layout(tmp_path):
             (workspace / "mine.txt").write_text(text)
             time.sleep(0.2)
             return float((workspace / "mine.txt").read_text())
-    """)
+    """,
+    )
     answers = []
     for index in range(1, 6):
         answer = tmp_path / f"answer-{index}.txt"
@@ -769,7 +826,9 @@ def test_runs_at_the_same_time_each_get_their_own_layout(tmp_path):
 
 
 def test_text_response_is_wrapped_as_a_responses_api_object(tmp_path, run):
-    task_dir = make_task(tmp_path / "t", """\
+    task_dir = make_task(
+        tmp_path / "t",
+        """\
         def verify(workspace, response):
             assert response["object"] == "response"
             message = response["output"][0]
@@ -777,7 +836,8 @@ def test_text_response_is_wrapped_as_a_responses_api_object(tmp_path, run):
             text = message["content"][0]["text"]
             print(repr(text))
             return 1.0 if text == "forty-two\\n" else 0.0
-    """)
+    """,
+    )
     answer = tmp_path / "answer.txt"
     answer.write_text("forty-two\n")
     with session_for(task_dir, response=answer) as session:
@@ -843,7 +903,9 @@ def test_environment_is_built_on_purpose(tmp_path, run, monkeypatch):
     monkeypatch.setenv("PYTHONSTARTUP", str(sneaky / "sneaky_vtui.py"))
     monkeypatch.setenv("TEXTUAL_DRIVER", "nope")
     monkeypatch.setenv("VTUI_KEPT", "kept")
-    task_dir = make_task(tmp_path / "t", """\
+    task_dir = make_task(
+        tmp_path / "t",
+        """\
         import json, os, sys
 
         def verify(workspace):
@@ -859,15 +921,22 @@ def test_environment_is_built_on_purpose(tmp_path, run, monkeypatch):
                 "dont_write_bytecode": sys.dont_write_bytecode,
             }))
             return 1.0
-    """, toml='[verifier]\nenv = { TASK_VAR = "from task.toml" }\n')
+    """,
+        toml='[verifier]\nenv = { TASK_VAR = "from task.toml" }\n',
+    )
     with session_for(task_dir) as session:
         result = run(session)
     seen = json.loads(result.stdout.text)
     assert seen["imported"] is False
     assert seen["env"] == {
         # VTUI_KEPT: the shell's own variables stay there (Harbor's sandbox has none of them).
-        "PYTHONPATH": None, "PYTHONSTARTUP": None, "TEXTUAL_DRIVER": None, "VTUI_KEPT": None,
-        "TASK_VAR": "from task.toml", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONIOENCODING": "utf-8",
+        "PYTHONPATH": None,
+        "PYTHONSTARTUP": None,
+        "TEXTUAL_DRIVER": None,
+        "VTUI_KEPT": None,
+        "TASK_VAR": "from task.toml",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONIOENCODING": "utf-8",
     }
     assert seen["dont_write_bytecode"] is True
     assert not list((task_dir / "tests").rglob("__pycache__"))
@@ -878,7 +947,9 @@ def test_environment_is_built_on_purpose(tmp_path, run, monkeypatch):
 
 
 def test_close_removes_the_scratch_folder(tmp_path, run):
-    task_dir = make_task(tmp_path / "t", """\
+    task_dir = make_task(
+        tmp_path / "t",
+        """\
         import os
 
         def verify(workspace):
@@ -886,7 +957,8 @@ def test_close_removes_the_scratch_folder(tmp_path, run):
             (workspace / "locked" / "f.txt").write_text("x")
             os.chmod(workspace / "locked", 0)
             return 1.0
-    """)
+    """,
+    )
     session = session_for(task_dir)
     run(session)
     root = session.scratch.root
@@ -950,18 +1022,26 @@ def test_a_big_copy_is_removed_before_close_returns_when_no_remover_can_start(tm
 def test_no_scratch_left_after_the_command_line_exits(tmp_path):
     tmpdir = tmp_path / "private-tmp"
     tmpdir.mkdir()
-    task_dir = make_task(tmp_path / "t", """\
+    task_dir = make_task(
+        tmp_path / "t",
+        """\
         import os
 
         def verify(workspace):
             (workspace / "locked").mkdir()
             os.chmod(workspace / "locked", 0)
             raise RuntimeError("and then it crashed")
-    """, cases={"only": {"a.txt": "a"}})
+    """,
+        cases={"only": {"a.txt": "a"}},
+    )
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
     env.update(TMPDIR=str(tmpdir), XDG_CACHE_HOME=str(tmp_path / "xdg"))
-    for command in (["run", str(task_dir), "--python", PY], ["explain", str(task_dir), "--python", PY],
-                    ["test", str(task_dir), "--python", PY], ["run", str(task_dir), "--python", "/nonexistent"]):
+    for command in (
+        ["run", str(task_dir), "--python", PY],
+        ["explain", str(task_dir), "--python", PY],
+        ["test", str(task_dir), "--python", PY],
+        ["run", str(task_dir), "--python", "/nonexistent"],
+    ):
         done = subprocess.run(CLI + command, env=env, capture_output=True, text=True, timeout=120)
         assert "Traceback" not in done.stderr or "RuntimeError" in done.stderr, done.stderr
         assert sorted(p.name for p in tmpdir.iterdir() if p.name.startswith("verifier-tui-")) == [], command
@@ -1003,8 +1083,11 @@ def test_live_output_shows_the_users_paths_not_the_scratch_copy(example):
     chunks = []
     session = session_for(task_dir, case="missing-file")
     with session:
-        result = asyncio.run(asyncio.wait_for(
-            session.arun(on_output=lambda stream, text, user_paths: chunks.append(user_paths(text))), 120))
+        result = asyncio.run(
+            asyncio.wait_for(
+                session.arun(on_output=lambda stream, text, user_paths: chunks.append(user_paths(text))), 120
+            )
+        )
         scratch = str(session.scratch.root)
     live = "".join(chunks)
     assert "FileNotFoundError" in live

@@ -26,17 +26,23 @@ def test_a_verifier_asleep_in_a_helper_is_stuck_at_the_helpers_line(tmp_path, sa
     assert [f.function for f in result.stack.frames[:2]] == ["wait_for_file", "verify"]
     # stderr is what the verifier wrote, as the sandbox would record it: the dump is not in it.
     assert result.stderr.text == "looking for done.txt\n"
-    assert result.to_json()["stuck_at"] == {"path": str(task_dir / "tests" / "helpers.py"), "line": 6,
-                                            "function": "wait_for_file"}
+    assert result.to_json()["stuck_at"] == {
+        "path": str(task_dir / "tests" / "helpers.py"),
+        "line": 6,
+        "function": "wait_for_file",
+    }
 
 
 def test_a_busy_loop_is_stuck_at_its_line(tmp_path, sandbox):
-    task_dir = make_task(tmp_path / "t", """\
+    task_dir = make_task(
+        tmp_path / "t",
+        """\
         def verify(workspace):
             count = 0
             while True:
                 count += 1
-    """)
+    """,
+    )
     result = run_once(task_dir)
     stuck = result.stack.stuck_at
     assert stuck.path == str(task_dir / "tests" / "verifier.py") and stuck.function == "verify"
@@ -45,7 +51,9 @@ def test_a_busy_loop_is_stuck_at_its_line(tmp_path, sandbox):
 
 
 def test_a_verifier_whose_import_hangs_is_stuck_in_its_top_level_code(tmp_path, sandbox):
-    task_dir = make_task(tmp_path / "t", """\
+    task_dir = make_task(
+        tmp_path / "t",
+        """\
         import time
 
         time.sleep(300)
@@ -53,14 +61,17 @@ def test_a_verifier_whose_import_hangs_is_stuck_in_its_top_level_code(tmp_path, 
 
         def verify(workspace):
             return 1.0
-    """)
+    """,
+    )
     result = run_once(task_dir)
     stuck = result.stack.stuck_at
     assert (stuck.path, stuck.line, stuck.function) == (str(task_dir / "tests" / "verifier.py"), 3, "<module>")
 
 
 def test_a_thread_of_the_verifiers_own_does_not_hide_where_verify_is(tmp_path):
-    task_dir = make_task(tmp_path / "t", """\
+    task_dir = make_task(
+        tmp_path / "t",
+        """\
         import threading
         import time
 
@@ -73,7 +84,8 @@ def test_a_thread_of_the_verifiers_own_does_not_hide_where_verify_is(tmp_path):
         def verify(workspace):
             threading.Thread(target=spin, daemon=True).start()
             time.sleep(300)
-    """)
+    """,
+    )
     result = run_once(task_dir)
     assert (result.stack.stuck_at.line, result.stack.stuck_at.function) == (12, "verify")
     assert result.stack.text.count("(most recent call first)") == 2  # both threads are in the dump
@@ -96,7 +108,9 @@ def test_the_tasks_own_runner_without_the_flag_says_the_stack_is_unavailable(tmp
 
 
 def test_a_verifier_that_takes_the_signal_over_says_no_stack_came(tmp_path):
-    task_dir = make_task(tmp_path / "t", """\
+    task_dir = make_task(
+        tmp_path / "t",
+        """\
         import signal
         import time
 
@@ -104,7 +118,8 @@ def test_a_verifier_that_takes_the_signal_over_says_no_stack_came(tmp_path):
         def verify(workspace):
             signal.signal(signal.SIGUSR1, lambda *_: None)
             time.sleep(300)
-    """)
+    """,
+    )
     result = run_once(task_dir)
     assert result.stack.stuck_at is None
     assert "wrote no stack" in result.stack.unavailable
@@ -113,14 +128,19 @@ def test_a_verifier_that_takes_the_signal_over_says_no_stack_came(tmp_path):
 def test_a_verifier_that_ignores_the_signal_is_said_to_ignore_it(tmp_path, sandbox):
     """Issue 23: after seconds of running, a verifier that set SIGUSR1 to
     SIG_IGN was said to have "not been listening yet (still starting)"."""
-    task_dir = make_task(tmp_path / "t", """\
+    task_dir = make_task(
+        tmp_path / "t",
+        """\
         import signal, time
 
         def verify(workspace):
             signal.signal(signal.SIGUSR1, signal.SIG_IGN)
             time.sleep(300)
-    """)
+    """,
+    )
     result = run_once(task_dir)
     assert result.stack.stuck_at is None
-    assert result.stack.unavailable == ("the verifier set SIGUSR1 to be ignored, so the runner could not be asked "
-                                        "for its stack (its --stack-signal needs that signal)")
+    assert result.stack.unavailable == (
+        "the verifier set SIGUSR1 to be ignored, so the runner could not be asked "
+        "for its stack (its --stack-signal needs that signal)"
+    )

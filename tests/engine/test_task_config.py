@@ -14,33 +14,39 @@ def config(tmp_path, toml: str):
     return read_task_config(make_task(tmp_path / "t", toml=toml))
 
 
-@pytest.mark.parametrize("toml, words", [
-    ("[verifier\n", "could not be read"),
-    ("version = 1\n", "version = 1 is not a string"),
-    ("verifier = 3\n", "verifier = 3 is not a table"),
-    ('[verifier]\ntimeout_sec = "soon"\n', "[verifier] timeout_sec = 'soon' is not a number"),
-    ("[verifier]\ntimeout_sec = [1]\n", "is not a number"),
-    ("[verifier]\nenv = { A = 1, B = true }\n", "[verifier] env.B = True is not a string"),
-    ('[verifier]\nenv = "A=1"\n', "[verifier] env = 'A=1' is not a table"),
-    ('[verifier]\nenvironment_mode = "both"\n', "is not one of 'shared', 'separate'"),
-    ("[environment]\nmemory_mb = 1.5\n", "[environment] memory_mb = 1.5 is not a whole number"),
-    ("[task]\ndescription = \"x\"\n", "[task] name is missing"),
-    ('[task]\nname = "no-slash"\n', "not in org/name form"),
-    ('[[steps]]\nagent = {}\n', "[[steps]] 1: name is missing"),
-    ('metadata = "x"\n', "metadata = 'x' is not a table"),
-])
+@pytest.mark.parametrize(
+    "toml, words",
+    [
+        ("[verifier\n", "could not be read"),
+        ("version = 1\n", "version = 1 is not a string"),
+        ("verifier = 3\n", "verifier = 3 is not a table"),
+        ('[verifier]\ntimeout_sec = "soon"\n', "[verifier] timeout_sec = 'soon' is not a number"),
+        ("[verifier]\ntimeout_sec = [1]\n", "is not a number"),
+        ("[verifier]\nenv = { A = 1, B = true }\n", "[verifier] env.B = True is not a string"),
+        ('[verifier]\nenv = "A=1"\n', "[verifier] env = 'A=1' is not a table"),
+        ('[verifier]\nenvironment_mode = "both"\n', "is not one of 'shared', 'separate'"),
+        ("[environment]\nmemory_mb = 1.5\n", "[environment] memory_mb = 1.5 is not a whole number"),
+        ('[task]\ndescription = "x"\n', "[task] name is missing"),
+        ('[task]\nname = "no-slash"\n', "not in org/name form"),
+        ("[[steps]]\nagent = {}\n", "[[steps]] 1: name is missing"),
+        ('metadata = "x"\n', "metadata = 'x' is not a table"),
+    ],
+)
 def test_what_harbor_would_refuse(tmp_path, toml, words):
     found = config(tmp_path, toml)
     assert found.refused is not None and words in found.refused
     assert any("Harbor would refuse" in p or "could not be read" in p for p in found.problems)
 
 
-@pytest.mark.parametrize("toml, timeout", [
-    ('version = "1.0"\nunknown = 1\n[verifier]\nwhatever = [1, 2]\n', None),  # unknown keys: ignored
-    ('[verifier]\ntimeout_sec = "45"\n', 45.0),  # a string holding a number: pydantic's lax float
-    ("[verifier]\ntimeout_sec = 7\n", 7.0),
-    ('[task]\nname = "org/task"\n[environment]\ncpus = 2.0\n[[steps]]\nname = "one"\n', None),
-])
+@pytest.mark.parametrize(
+    "toml, timeout",
+    [
+        ('version = "1.0"\nunknown = 1\n[verifier]\nwhatever = [1, 2]\n', None),  # unknown keys: ignored
+        ('[verifier]\ntimeout_sec = "45"\n', 45.0),  # a string holding a number: pydantic's lax float
+        ("[verifier]\ntimeout_sec = 7\n", 7.0),
+        ('[task]\nname = "org/task"\n[environment]\ncpus = 2.0\n[[steps]]\nname = "one"\n', None),
+    ],
+)
 def test_what_harbor_accepts(tmp_path, toml, timeout):
     found = config(tmp_path, toml)
     assert found.refused is None, found.refused
@@ -65,44 +71,53 @@ def test_the_remembered_answer_keeps_the_refusal(tmp_path):
 # -- issue 21: the one reader; each value as Harbor 0.26.0's pydantic models take it -----------------
 
 
-@pytest.mark.parametrize("toml, timeout", [
-    ('[verifier]\ntimeout_sec = "30"\n', 30.0),
-    ("[verifier]\ntimeout_sec = true\n", 1.0),  # lax mode: a boolean is 1.0 to a float field
-    ('[verifier]\ntimeout_sec = "1_000"\n', 1000.0),
-    ('[verifier]\ntimeout_sec = "1e2"\n', 100.0),
-])
+@pytest.mark.parametrize(
+    "toml, timeout",
+    [
+        ('[verifier]\ntimeout_sec = "30"\n', 30.0),
+        ("[verifier]\ntimeout_sec = true\n", 1.0),  # lax mode: a boolean is 1.0 to a float field
+        ('[verifier]\ntimeout_sec = "1_000"\n', 1000.0),
+        ('[verifier]\ntimeout_sec = "1e2"\n', 100.0),
+    ],
+)
 def test_a_timeout_harbor_coerces_is_coerced_the_same_way(tmp_path, toml, timeout):
     found = config(tmp_path, toml)
     assert found.refused is None and found.timeout_sec == timeout and found.verifier.timeout_sec == timeout
 
 
-@pytest.mark.parametrize("toml, refusal", [
-    ('[verifier]\ntimeout_sec = "0x10"\n', "[verifier] timeout_sec = '0x10' is not a number"),
-    ('[verifier]\ntimeout_sec = "true"\n', "[verifier] timeout_sec = 'true' is not a number"),
-    ('[environment]\nenv = ["A=1"]\n', "[environment] env = ['A=1'] is not a table"),  # no list form in 0.26.0
-    ('[environment]\ncpus = nan\n', "[environment] cpus = nan is not a finite number"),
-    ('[environment]\nmemory_mb = "1e3"\n', "is not a whole number"),
-    ('[environment]\nmemory = "2G"\nmemory_mb = 100\n', "conflicts with memory_mb = 100"),
-    ('[environment]\nnetwork_mode = "NO-NETWORK"\n', "is not one of 'public', 'no-network', 'allowlist'"),
-    ('[environment]\nallowed_hosts = ["example.com"]\n', "only valid with network_mode = 'allowlist'"),
-    ('[verifier]\nenvironment_mode = "shared"\n[verifier.environment]\ncpus = 1\n', "has its own environment"),
-    ('[[steps]]\nname = "a"\n[[steps]]\nname = "A"\n', "[[steps]] 2: name = 'A' repeats"),
-    ('[[steps]]\nname = "a/b"\n', "is not a portable folder name"),
-    ('artifacts = ["../x"]\n', "has a '..' component"),
-])
+@pytest.mark.parametrize(
+    "toml, refusal",
+    [
+        ('[verifier]\ntimeout_sec = "0x10"\n', "[verifier] timeout_sec = '0x10' is not a number"),
+        ('[verifier]\ntimeout_sec = "true"\n', "[verifier] timeout_sec = 'true' is not a number"),
+        ('[environment]\nenv = ["A=1"]\n', "[environment] env = ['A=1'] is not a table"),  # no list form in 0.26.0
+        ("[environment]\ncpus = nan\n", "[environment] cpus = nan is not a finite number"),
+        ('[environment]\nmemory_mb = "1e3"\n', "is not a whole number"),
+        ('[environment]\nmemory = "2G"\nmemory_mb = 100\n', "conflicts with memory_mb = 100"),
+        ('[environment]\nnetwork_mode = "NO-NETWORK"\n', "is not one of 'public', 'no-network', 'allowlist'"),
+        ('[environment]\nallowed_hosts = ["example.com"]\n', "only valid with network_mode = 'allowlist'"),
+        ('[verifier]\nenvironment_mode = "shared"\n[verifier.environment]\ncpus = 1\n', "has its own environment"),
+        ('[[steps]]\nname = "a"\n[[steps]]\nname = "A"\n', "[[steps]] 2: name = 'A' repeats"),
+        ('[[steps]]\nname = "a/b"\n', "is not a portable folder name"),
+        ('artifacts = ["../x"]\n', "has a '..' component"),
+    ],
+)
 def test_what_harbor_0_26_refuses_more(tmp_path, toml, refusal):
     found = config(tmp_path, toml)
     assert found.refused is not None and refusal in found.refused
     assert len(found.refused.splitlines()) == 1
 
 
-@pytest.mark.parametrize("toml, cpus, memory_mb", [
-    ("[environment]\ncpus = 1.5\nmemory_mb = 2048\n", 1.5, 2048),  # cpus is int | float in Harbor
-    ('[environment]\ncpus = 2.0\nmemory_mb = "2048.0"\n', 2, 2048),  # normalize_cpus; an int field takes "2048.0"
-    ('[environment]\ncpus = "3"\nmemory_mb = 4.0\n', 3, 4),
-    ('[environment]\nmemory = "1.5G"\n', None, 1536),  # the deprecated size string
-    ("[environment]\ncpus = -1\nmemory_mb = 0\n", None, None),  # Harbor takes them; no limit can be that
-])
+@pytest.mark.parametrize(
+    "toml, cpus, memory_mb",
+    [
+        ("[environment]\ncpus = 1.5\nmemory_mb = 2048\n", 1.5, 2048),  # cpus is int | float in Harbor
+        ('[environment]\ncpus = 2.0\nmemory_mb = "2048.0"\n', 2, 2048),  # normalize_cpus; an int field takes "2048.0"
+        ('[environment]\ncpus = "3"\nmemory_mb = 4.0\n', 3, 4),
+        ('[environment]\nmemory = "1.5G"\n', None, 1536),  # the deprecated size string
+        ("[environment]\ncpus = -1\nmemory_mb = 0\n", None, None),  # Harbor takes them; no limit can be that
+    ],
+)
 def test_the_limits_harbor_takes(tmp_path, toml, cpus, memory_mb):
     found = config(tmp_path, toml)
     assert found.refused is None
@@ -110,16 +125,19 @@ def test_the_limits_harbor_takes(tmp_path, toml, cpus, memory_mb):
     assert found.memory_mb == memory_mb
 
 
-@pytest.mark.parametrize("toml, mode", [
-    ("", "public"),  # BaselineNetworkPolicyConfig's default
-    ('[environment]\nnetwork_mode = "no-network"\n', "no-network"),
-    ("[environment]\nallow_internet = false\n", "no-network"),  # the deprecated flag, applied by TaskConfig
-    ('[environment]\nallow_internet = false\nnetwork_mode = "public"\n', "public"),  # written wins
-    ('[environment]\nnetwork_mode = "no-network"\n[verifier]\nnetwork_mode = "public"\n', "public"),  # override
-    # separate mode with its own environment: that environment's baseline (public by default), not [environment]'s
-    ('[environment]\nnetwork_mode = "no-network"\n[verifier.environment]\ncpus = 1\n', "public"),
-    ('[environment]\nnetwork_mode = "no-network"\n[verifier]\nenvironment_mode = "separate"\n', "no-network"),
-])
+@pytest.mark.parametrize(
+    "toml, mode",
+    [
+        ("", "public"),  # BaselineNetworkPolicyConfig's default
+        ('[environment]\nnetwork_mode = "no-network"\n', "no-network"),
+        ("[environment]\nallow_internet = false\n", "no-network"),  # the deprecated flag, applied by TaskConfig
+        ('[environment]\nallow_internet = false\nnetwork_mode = "public"\n', "public"),  # written wins
+        ('[environment]\nnetwork_mode = "no-network"\n[verifier]\nnetwork_mode = "public"\n', "public"),  # override
+        # separate mode with its own environment: that environment's baseline (public by default), not [environment]'s
+        ('[environment]\nnetwork_mode = "no-network"\n[verifier.environment]\ncpus = 1\n', "public"),
+        ('[environment]\nnetwork_mode = "no-network"\n[verifier]\nenvironment_mode = "separate"\n', "no-network"),
+    ],
+)
 def test_the_verifiers_network_mode(tmp_path, toml, mode):
     found = config(tmp_path, toml)
     assert found.refused is None, found.refused
@@ -127,10 +145,13 @@ def test_the_verifiers_network_mode(tmp_path, toml, mode):
 
 
 def test_workdir_and_a_steps_own_verifier(tmp_path):
-    found = config(tmp_path, '[environment]\nworkdir = "/srv"\n[verifier]\ntimeout_sec = 30\n'
-                             'network_mode = "no-network"\n\n[[steps]]\nname = "one"\n\n[[steps]]\nname = "two"\n'
-                             'artifacts = ["/out"]\n[steps.verifier]\ntimeout_sec = "5"\nnetwork_mode = "public"\n'
-                             'environment_mode = "separate"\n')
+    found = config(
+        tmp_path,
+        '[environment]\nworkdir = "/srv"\n[verifier]\ntimeout_sec = 30\n'
+        'network_mode = "no-network"\n\n[[steps]]\nname = "one"\n\n[[steps]]\nname = "two"\n'
+        'artifacts = ["/out"]\n[steps.verifier]\ntimeout_sec = "5"\nnetwork_mode = "public"\n'
+        'environment_mode = "separate"\n',
+    )
     assert found.refused is None and found.workdir == "/srv"
     one, two = found.steps
     assert one.verifier.timeout_sec == 600.0 and not one.verifier.timeout_given  # StepConfig's own default
@@ -145,14 +166,18 @@ def test_the_runs_env_is_the_environment_env_under_the_verifier_env(tmp_path):
     found = config(tmp_path, '[environment]\nenv = { A = "e", B = "e" }\n[verifier]\nenv = { B = "v", C = "v" }\n')
     assert found.env == {"A": "e", "B": "v", "C": "v"}
     # In separate mode the verifier's container is its own environment's.
-    found = config(tmp_path, '[environment]\nenv = { A = "e" }\n[verifier.environment]\nenv = { D = "d" }\n'
-                             '[verifier]\nenv = { C = "v" }\n')
+    found = config(
+        tmp_path,
+        '[environment]\nenv = { A = "e" }\n[verifier.environment]\nenv = { D = "d" }\n[verifier]\nenv = { C = "v" }\n',
+    )
     assert found.env == {"D": "d", "C": "v"}
 
 
 def test_the_remembered_document_gives_the_same_config(tmp_path):
-    toml = ('[environment]\ncpus = 1.5\nmemory = "2G"\nenv = { A = "x" }\n[verifier]\ntimeout_sec = "30"\n'
-            '[[steps]]\nname = "s"\n')
+    toml = (
+        '[environment]\ncpus = 1.5\nmemory = "2G"\nenv = { A = "x" }\n[verifier]\ntimeout_sec = "30"\n'
+        '[[steps]]\nname = "s"\n'
+    )
     task = make_task(tmp_path / "t", toml=toml)
     first = read_task_config(task)
     again = read_task_config(task)  # from the cache this time

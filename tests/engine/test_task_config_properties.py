@@ -26,21 +26,94 @@ from verifier_tui.engine.task.config import (
 
 # What tomllib gives: strings, integers (64 bits), floats (nan and inf too),
 # booleans, dates and times, arrays, tables; with the words Harbor's fields use.
-WORDS = st.sampled_from(["30", " 30 ", "1_000", "1e3", "nan", "inf", "-1", "0", "2.0", "2.5", "2048.0", "true",
-                         "no", "public", "no-network", "allowlist", "shared", "separate", "2G", "512M", "a/b",
-                         "/app", "../x", "example.com", "", "\u00a030", "\x1c30", "1_0.0", "Linux", "stdio"])
-SCALARS = st.one_of(
-    st.booleans(), st.integers(-(2 ** 63), 2 ** 63 - 1), st.integers(-3, 5000), st.floats(), WORDS, st.text(max_size=8),
-    st.datetimes(timezones=st.none() | st.just(datetime.timezone.utc)), st.dates(), st.times(),
+WORDS = st.sampled_from(
+    [
+        "30",
+        " 30 ",
+        "1_000",
+        "1e3",
+        "nan",
+        "inf",
+        "-1",
+        "0",
+        "2.0",
+        "2.5",
+        "2048.0",
+        "true",
+        "no",
+        "public",
+        "no-network",
+        "allowlist",
+        "shared",
+        "separate",
+        "2G",
+        "512M",
+        "a/b",
+        "/app",
+        "../x",
+        "example.com",
+        "",
+        "\u00a030",
+        "\x1c30",
+        "1_0.0",
+        "Linux",
+        "stdio",
+    ]
 )
-KEYS = st.sampled_from([
-    "timeout_sec", "env", "environment_mode", "network_mode", "allowed_hosts", "user", "environment", "cpus",
-    "memory_mb", "memory", "storage", "workdir", "allow_internet", "os", "name", "version", "artifacts", "steps",
-    "verifier", "agent", "task", "metadata", "source", "schema_version", "collect", "healthcheck", "tpu",
-    "mcp_servers", "min_reward", "destination", "service", "command", "transport", "url", "A", "B",
-]) | st.text(max_size=4)
-VALUES = st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(KEYS, inner, max_size=4),
-                      max_leaves=20)
+SCALARS = st.one_of(
+    st.booleans(),
+    st.integers(-(2**63), 2**63 - 1),
+    st.integers(-3, 5000),
+    st.floats(),
+    WORDS,
+    st.text(max_size=8),
+    st.datetimes(timezones=st.none() | st.just(datetime.timezone.utc)),
+    st.dates(),
+    st.times(),
+)
+KEYS = st.sampled_from(
+    [
+        "timeout_sec",
+        "env",
+        "environment_mode",
+        "network_mode",
+        "allowed_hosts",
+        "user",
+        "environment",
+        "cpus",
+        "memory_mb",
+        "memory",
+        "storage",
+        "workdir",
+        "allow_internet",
+        "os",
+        "name",
+        "version",
+        "artifacts",
+        "steps",
+        "verifier",
+        "agent",
+        "task",
+        "metadata",
+        "source",
+        "schema_version",
+        "collect",
+        "healthcheck",
+        "tpu",
+        "mcp_servers",
+        "min_reward",
+        "destination",
+        "service",
+        "command",
+        "transport",
+        "url",
+        "A",
+        "B",
+    ]
+) | st.text(max_size=4)
+VALUES = st.recursive(
+    SCALARS, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(KEYS, inner, max_size=4), max_leaves=20
+)
 DOCUMENTS = st.dictionaries(KEYS, VALUES, max_size=6)
 
 
@@ -57,8 +130,7 @@ def a_refusal_or_harbors_types(config: TaskConfig) -> None:
     if not config.verifier.timeout_given:
         assert config.verifier.timeout_sec == HARBOR_DEFAULT_VERIFIER_TIMEOUT_S
     assert config.memory_mb is None or (type(config.memory_mb) is int and config.memory_mb > 0)
-    assert config.cpus is None or (type(config.cpus) in (int, float) and math.isfinite(config.cpus)
-                                   and config.cpus > 0)
+    assert config.cpus is None or (type(config.cpus) in (int, float) and math.isfinite(config.cpus) and config.cpus > 0)
     if isinstance(config.cpus, float):
         assert not config.cpus.is_integer()  # normalize_cpus: 2.0 is 2
     assert config.workdir is None or isinstance(config.workdir, str)
@@ -79,9 +151,14 @@ def test_any_document_gives_harbors_values_or_a_one_line_refusal(document):
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.dictionaries(st.sampled_from(["verifier", "environment", "agent", "task", "solution"]),
-                       st.dictionaries(KEYS, VALUES, max_size=5), max_size=3),
-       st.lists(st.dictionaries(KEYS, VALUES, max_size=4), max_size=3))
+@given(
+    st.dictionaries(
+        st.sampled_from(["verifier", "environment", "agent", "task", "solution"]),
+        st.dictionaries(KEYS, VALUES, max_size=5),
+        max_size=3,
+    ),
+    st.lists(st.dictionaries(KEYS, VALUES, max_size=4), max_size=3),
+)
 def test_any_tables_and_steps_give_harbors_values_or_a_one_line_refusal(tables, steps):
     """Harbor's own tables, where most of its fields are, reached more often."""
     document = {**tables, "steps": steps}
@@ -89,8 +166,15 @@ def test_any_tables_and_steps_give_harbors_values_or_a_one_line_refusal(tables, 
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.one_of(st.booleans(), st.integers(-(2 ** 63), 2 ** 63 - 1), st.floats(), st.text(max_size=12),
-                 st.from_regex(r"\s?[+-]?[0-9_]{1,5}(\.[0-9_]{0,3})?([eE][+-]?[0-9]{1,3})?\s?", fullmatch=True)))
+@given(
+    st.one_of(
+        st.booleans(),
+        st.integers(-(2**63), 2**63 - 1),
+        st.floats(),
+        st.text(max_size=12),
+        st.from_regex(r"\s?[+-]?[0-9_]{1,5}(\.[0-9_]{0,3})?([eE][+-]?[0-9]{1,3})?\s?", fullmatch=True),
+    )
+)
 def test_a_timeout_is_taken_as_a_float_field_takes_it_or_refused(value):
     """``[verifier] timeout_sec`` (a float field): a number Harbor takes is the
     timeout when it is a finite number of seconds more than 0, else the

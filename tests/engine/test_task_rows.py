@@ -10,9 +10,9 @@ import json
 import pytest
 
 from tests.helpers import PY, make_task, write
-from verifier_tui.engine.task.discovery import resolve
 from verifier_tui.engine.model import Outcome
 from verifier_tui.engine.session import Options, SelectionError, Session
+from verifier_tui.engine.task.discovery import resolve
 from verifier_tui.engine.task.rows import read_task_rows
 
 # The verifier hands back what it got, so each test reads task_data from the reward.
@@ -53,10 +53,19 @@ def test_rows_are_read_in_both_forms(tmp_path):
 
 
 def test_bad_lines_are_one_problem_and_the_good_rows_stay(tmp_path):
-    path = write(tmp_path / "tasks.jsonl", "\n".join([
-        '{"task_id": "ok", "task_data": {"a": 1}}', "not json", '{"no_id": 1}', '{"task_id": "ok"}',
-        '{"task_id": "bad", "task_data": [1]}', "",
-    ]))
+    path = write(
+        tmp_path / "tasks.jsonl",
+        "\n".join(
+            [
+                '{"task_id": "ok", "task_data": {"a": 1}}',
+                "not json",
+                '{"no_id": 1}',
+                '{"task_id": "ok"}',
+                '{"task_id": "bad", "task_data": [1]}',
+                "",
+            ]
+        ),
+    )
     rows = read_task_rows(path)
     assert rows.ids == ["ok"]
     (problem,) = rows.problems
@@ -138,14 +147,17 @@ def test_an_edited_row_is_read_again_and_a_removed_one_is_said(tmp_path):
 def test_the_users_tasks_jsonl_is_never_written(tmp_path):
     task_dir = parameterized(tmp_path)
     before = (task_dir / "tasks.jsonl").read_bytes()
-    write(task_dir / "tests" / "verifier.py", """\
+    write(
+        task_dir / "tests" / "verifier.py",
+        """\
         import sys
 
         def verify(workspace, task_data):
             path = sys.argv[sys.argv.index("--task-data") + 1]
             open(path, "w").write("clobbered")
             return 1.0
-    """)
+    """,
+    )
     rewards_of(task_dir, case="light")
     assert (task_dir / "tasks.jsonl").read_bytes() == before
 
@@ -157,7 +169,9 @@ def test_test_runs_every_case_with_its_row(tmp_path):
     for name, rewards in (("light", {"reward": 0.25, "keys": 1.0}), ("named", {"reward": 0.75, "keys": 2.0})):
         write(task_dir / "cases" / name / "expected.json", json.dumps({"rewards": rewards}))
     with Session(task_dir, Options(python=PY)) as session:
+
         async def both():
             return await asyncio.gather(*(session.arun(session.spec_for_case(c)) for c in session.task.cases))
+
         results = asyncio.run(both())
     assert [r.expected_matched for r in results] == [True, True]

@@ -8,10 +8,9 @@ import json
 
 import pytest
 
-from verifier_tui.engine.task.cases import read_expected
-from verifier_tui.engine.session import Options, Session
-
 from tests.helpers import PY, make_task, write
+from verifier_tui.engine.session import Options, Session
+from verifier_tui.engine.task.cases import read_expected
 
 ROUNDED = "def verify(workspace):\n    return {'reward': 0.1 + 0.2, 'format': 1.0}\n"
 
@@ -51,13 +50,16 @@ def test_a_real_difference_is_no_near_miss(tmp_path):
     assert result.near_misses() == {}  # a tolerance would not make it match
 
 
-@pytest.mark.parametrize("value, words", [
-    ("-1e-9", "0 or more"),
-    ("NaN", "finite"),
-    ("Infinity", "finite"),
-    ('"1e-9"', "must be a number"),
-    ("true", "must be a number"),
-])
+@pytest.mark.parametrize(
+    "value, words",
+    [
+        ("-1e-9", "0 or more"),
+        ("NaN", "finite"),
+        ("Infinity", "finite"),
+        ('"1e-9"', "must be a number"),
+        ("true", "must be a number"),
+    ],
+)
 def test_an_unusable_tolerance_is_said_clearly(tmp_path, value, words):
     path = write(tmp_path / "expected.json", f'{{"rewards": {{"reward": 0.3}}, "tolerance": {value}}}')
     expectation, problem = read_expected(path)

@@ -167,9 +167,7 @@ def test_non_finite_json_values_are_parse_errors(tmp_path: Path, token: str, sho
     ("value", "described"),
     [('"1.0"', "a string"), ("null", "null"), ("[1]", "an array"), ('{"a": 1}', "an object")],
 )
-def test_non_numeric_json_values_are_parse_errors(
-    tmp_path: Path, value: str, described: str
-) -> None:
+def test_non_numeric_json_values_are_parse_errors(tmp_path: Path, value: str, described: str) -> None:
     write(tmp_path, "reward.json", f'{{"reward": {value}}}')
     error, message = error_of(tmp_path)
     assert error == "VerifierOutputParseError"
@@ -186,9 +184,7 @@ def test_first_bad_value_in_order_is_named(tmp_path: Path) -> None:
     ("content", "described"),
     [("[1, 2]", "an array"), ('"1.0"', "a string"), ("null", "null"), ("[]", "an array")],
 )
-def test_json_array_string_null_are_parse_errors(
-    tmp_path: Path, content: str, described: str
-) -> None:
+def test_json_array_string_null_are_parse_errors(tmp_path: Path, content: str, described: str) -> None:
     # Harbor 0.26.0 checks the lone value like an object's values: not a number.
     write(tmp_path, "reward.json", content)
     error, message = error_of(tmp_path)
@@ -439,9 +435,7 @@ def test_deeply_nested_json_is_harbors_recursion_error(tmp_path: Path) -> None:
     assert "nested too deeply" in message
 
 
-def test_reward_file_over_the_parse_limit_is_not_parsed(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_reward_file_over_the_parse_limit_is_not_parsed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import verifier_tui.engine.verdict as verdict_module
 
     monkeypatch.setattr(verdict_module, "PARSE_LIMIT_BYTES", 10)

@@ -74,13 +74,17 @@ def test_a_change_to_what_the_held_run_holds_discards_it(tmp_path, monkeypatch, 
     runner = tmp_path / "runner.py"
     shutil.copyfile(RUNNER, runner)
     monkeypatch.setattr("verifier_tui.engine.sandbox.stage.runner_path", lambda: runner)
-    task_dir = make_task(tmp_path / "t", """\
+    task_dir = make_task(
+        tmp_path / "t",
+        """\
         import os, sys
 
         def verify(workspace):
             print(os.environ.get("COLOUR"), sys.executable, open(sys.argv[0]).read().count("# marked"))
             return 1.0
-    """, toml='version = "1.0"\n[verifier]\ntimeout_sec = 60\n[verifier.env]\nCOLOUR = "red"\n')
+    """,
+        toml='version = "1.0"\n[verifier]\ntimeout_sec = 60\n[verifier.env]\nCOLOUR = "red"\n',
+    )
     venv = tmp_path / "venv"
     subprocess.run([PY, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=HANG_GUARD_S)
     response = tmp_path / "response.json"
@@ -211,7 +215,9 @@ def _tree(pid: int) -> set[int]:
 
 @pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="binding to 1 CPU needs 2")
 def test_a_held_run_is_bound_to_the_tasks_cpus_as_a_cold_one(tmp_path, sandbox):
-    task_dir = make_task(tmp_path / "t", """\
+    task_dir = make_task(
+        tmp_path / "t",
+        """\
         import os, subprocess, sys
 
         def verify(workspace):
@@ -219,7 +225,9 @@ def test_a_held_run_is_bound_to_the_tasks_cpus_as_a_cold_one(tmp_path, sandbox):
                                    capture_output=True, text=True).stdout.strip()
             print(len(os.sched_getaffinity(0)), child)
             return 1.0
-    """, toml='version = "1.0"\n[environment]\ncpus = 1\n')
+    """,
+        toml='version = "1.0"\n[environment]\ncpus = 1\n',
+    )
 
     async def scenario():
         with Session(task_dir, Options(python=PY)) as session:

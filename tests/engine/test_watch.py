@@ -367,8 +367,12 @@ async def test_bytecode_and_editor_noise_is_silent(tmp_path: Path) -> None:
         # reported all the same, as quiet: the copy sandbox's mirror follows them. A file
         # made at once inside a new folder may reach inotify only as that folder's
         # creation (the watch on it comes too late); the mirror syncs a folder whole.
-        for noise in (tests / ".git" / "objects" / "x", tests / ".verifier.py.swp", tests / ".#verifier.py",
-                      tests / "helpers.pyc"):
+        for noise in (
+            tests / ".git" / "objects" / "x",
+            tests / ".verifier.py.swp",
+            tests / ".#verifier.py",
+            tests / "helpers.pyc",
+        ):
             assert {noise, *noise.parents} & rec.quiet, noise
         assert not rec.quiet & change.paths
 
@@ -674,8 +678,14 @@ async def test_new_choices_are_watched_at_once(tmp_path: Path) -> None:
         workspace = folder(tmp_path / "elsewhere")
         live.session.choose_workspace(workspace)
         live.restart_watch_if_needed()
-        await wait_until(lambda: live.targets is not None and any(t.path == workspace for t in live.targets)
-                         and live.watch_ready.is_set(), "a watcher on the new workspace")
+        await wait_until(
+            lambda: (
+                live.targets is not None
+                and any(t.path == workspace for t in live.targets)
+                and live.watch_ready.is_set()
+            ),
+            "a watcher on the new workspace",
+        )
         (workspace / "out.txt").write_text("x")
         await wait_until(lambda: len(runs.started) == 2, "a run for the new workspace's change")
         assert runs.started[1] is not None and runs.started[1].paths == {workspace / "out.txt"}

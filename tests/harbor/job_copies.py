@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from tests.helpers import harbor_exception
 
@@ -16,8 +16,9 @@ def genuine_trial(real: Path, job: str) -> Path:
     return next(p for p in (real / "jobs" / job).iterdir() if p.is_dir())
 
 
-def copy_trial(real: Path, job_dir: Path, name: str, *, source: str = "oracle-pass",
-               edit: Callable[[dict], None] | None = None) -> Path:
+def copy_trial(
+    real: Path, job_dir: Path, name: str, *, source: str = "oracle-pass", edit: Callable[[dict], None] | None = None
+) -> Path:
     """A copy of ``source``'s genuine trial named ``name`` in ``job_dir``, its result.json edited by ``edit``."""
     target = job_dir / name
     shutil.copytree(genuine_trial(real, source), target)
@@ -47,6 +48,7 @@ def copy_job_files(real: Path, job_dir: Path, source: str = "oracle-pass", name:
 def rewarded(value: dict) -> Callable[[dict], None]:
     def edit(result: dict) -> None:
         result["verifier_result"] = {"rewards": value}
+
     return edit
 
 
@@ -62,6 +64,7 @@ def with_usage(n_in: int, n_out: int, cost: float, model: str | None = None) -> 
         result["agent_result"].update(n_input_tokens=n_in, n_cache_tokens=0, n_output_tokens=n_out, cost_usd=cost)
         if model is not None:
             result["agent_info"]["model_info"] = {"name": model, "provider": "openai"}
+
     return edit
 
 
@@ -93,15 +96,28 @@ def hostile_jobs(real, root):
     named with markup and escape codes, result.json cut short, a list, a
     wrong type everywhere; the job's own result.json malformed."""
     job = copy_job_files(real, root / "jobs" / "odd")
-    copy_trial(real, job, "odd__aaaaaaa", edit=lambda r: r.update(
-        trial_name="[/bold]\x1b[2Jodd__aaaaaaa", task_name="[red]task\x07", agent_info={"name": ["x"], "model_info": "gpt"},
-        verifier_result={"rewards": {"reward": "high", "[b]": None}}, started_at=3, finished_at="yesterday",
-        agent_result={"n_input_tokens": "many", "cost_usd": True}))
+    copy_trial(
+        real,
+        job,
+        "odd__aaaaaaa",
+        edit=lambda r: r.update(
+            trial_name="[/bold]\x1b[2Jodd__aaaaaaa",
+            task_name="[red]task\x07",
+            agent_info={"name": ["x"], "model_info": "gpt"},
+            verifier_result={"rewards": {"reward": "high", "[b]": None}},
+            started_at=3,
+            finished_at="yesterday",
+            agent_result={"n_input_tokens": "many", "cost_usd": True},
+        ),
+    )
     (copy_trial(real, job, "cut__bbbbbbb") / "result.json").write_text('{"trial_name": "cut__bbbbbbb", "verifier_re')
     (copy_trial(real, job, "list__ccccccc") / "result.json").write_text("[1, 2, 3]")
-    (copy_trial(real, job, "steps__ddddddd") / "result.json").write_text(json.dumps(
-        {"finished_at": "2026-12-01T03:36:18Z", "step_results": [7, {"exception_info": {"exception_type": 5}}]}))
-    (job / "result.json").write_text(json.dumps({"stats": {"evals": {"x": {"exception_stats": ["a"],
-                                                                         "metrics": ["mean"],
-                                                                         "reward_stats": [1]}}}}))
+    (copy_trial(real, job, "steps__ddddddd") / "result.json").write_text(
+        json.dumps(
+            {"finished_at": "2026-12-01T03:36:18Z", "step_results": [7, {"exception_info": {"exception_type": 5}}]}
+        )
+    )
+    (job / "result.json").write_text(
+        json.dumps({"stats": {"evals": {"x": {"exception_stats": ["a"], "metrics": ["mean"], "reward_stats": [1]}}}})
+    )
     return job

@@ -36,8 +36,11 @@ def build_like(name: str, real: Path, runs: Path) -> Path:
     passed = {"rewards": {"reward": 1.0}, "verifier_files": {"test-stdout.txt": "", "reward.txt": "1.0"}}
     kwargs = {
         "oracle-pass": dict(passed),
-        "nop-fail": dict(agent="nop", exception=harbor_exception("RewardFileNotFoundError", "No reward file found"),
-                         verifier_files={"test-stdout.txt": "Traceback (most recent call last):\n"}),
+        "nop-fail": dict(
+            agent="nop",
+            exception=harbor_exception("RewardFileNotFoundError", "No reward file found"),
+            verifier_files={"test-stdout.txt": "Traceback (most recent call last):\n"},
+        ),
         "separate-mode": dict(passed, mode="separate", app={"hello.txt": "hello world\n"}),
         "multi-step": dict(mode=None, steps=[dict(passed, name="first"), dict(passed, name="second")]),
     }[name]
@@ -61,6 +64,7 @@ def test_a_built_job_reads_as_the_genuine_one_does(name, real, runs):
     built, _ = open_harbor(build_like(name, real, runs))
     genuine, _ = open_harbor(real / "jobs" / name)
     assert [(e.trial, e.step, e.label) for e in job_listing(built)] == [
-        (e.trial, e.step, e.label) for e in job_listing(genuine)]
+        (e.trial, e.step, e.label) for e in job_listing(genuine)
+    ]
     assert built.trials[0].absent == genuine.trials[0].absent == []
     assert built.trials[0].recorded_digest == genuine.trials[0].recorded_digest

@@ -29,15 +29,36 @@ def test_the_real_tasks_reproduce_their_lock_json_digests(real, job):
 
 def test_the_files_hashed_are_harbors_selection(tmp_path):
     task = tmp_path / "t"
-    for rel in ["task.toml", "instruction.md", "README.md", "notes.txt", "tests/test.sh", "tests/verifier.py",
-                "tests/__pycache__/verifier.cpython-311.pyc", "tests/x.pyc", "tests/.DS_Store", "tests/a.swp",
-                "solution/solve.sh", "solution/solve.sh~", "environment/Dockerfile", "environment/.harborignore",
-                "steps/one/instruction.md", "other/data.csv"]:
+    for rel in [
+        "task.toml",
+        "instruction.md",
+        "README.md",
+        "notes.txt",
+        "tests/test.sh",
+        "tests/verifier.py",
+        "tests/__pycache__/verifier.cpython-311.pyc",
+        "tests/x.pyc",
+        "tests/.DS_Store",
+        "tests/a.swp",
+        "solution/solve.sh",
+        "solution/solve.sh~",
+        "environment/Dockerfile",
+        "environment/.harborignore",
+        "steps/one/instruction.md",
+        "other/data.csv",
+    ]:
         (task / rel).parent.mkdir(parents=True, exist_ok=True)
         (task / rel).write_text(rel)
     assert [p.relative_to(task).as_posix() for p in collect_files(task)] == [
-        "README.md", "environment/Dockerfile", "instruction.md", "solution/solve.sh", "steps/one/instruction.md",
-        "task.toml", "tests/test.sh", "tests/verifier.py"]
+        "README.md",
+        "environment/Dockerfile",
+        "instruction.md",
+        "solution/solve.sh",
+        "steps/one/instruction.md",
+        "task.toml",
+        "tests/test.sh",
+        "tests/verifier.py",
+    ]
 
 
 def test_a_gitignore_replaces_harbors_default_ignores(tmp_path):
@@ -51,8 +72,16 @@ def test_a_gitignore_replaces_harbors_default_ignores(tmp_path):
 
 def test_harborignore_rules_apply_below_tests_and_are_inherited(tmp_path):
     task = tmp_path / "t"
-    files = ["tests/verifier.py", "tests/data/big.json", "tests/data/keep.json", "tests/sub/scratch.log",
-             "tests/sub/ok.py", "solution/solve.sh", "solution/out.log", "environment/build.log"]
+    files = [
+        "tests/verifier.py",
+        "tests/data/big.json",
+        "tests/data/keep.json",
+        "tests/sub/scratch.log",
+        "tests/sub/ok.py",
+        "solution/solve.sh",
+        "solution/out.log",
+        "environment/build.log",
+    ]
     for rel in files:
         (task / rel).parent.mkdir(parents=True, exist_ok=True)
         (task / rel).write_text(rel)
@@ -80,28 +109,37 @@ def test_links_count_as_harbor_counts_them(tmp_path):
 
 # Vectors checked against pathspec 1.1.1 (Harbor 0.26.0's dependency):
 # PathSpec.from_lines("gitignore", ...) and GitIgnoreSpec.from_lines(...).
-@pytest.mark.parametrize("lines, path, basic, git", [
-    (["__pycache__/"], "a/__pycache__/y.py", True, True),
-    (["*.md", "!keep.md"], "docs/keep.md", False, False),
-    (["data/", "!data/keep.txt"], "data/keep.txt", False, False),
-    (["data/", "!data/keep.txt", "**/"], "data/keep.txt", True, False),
-    (["!data/keep.txt", "*/"], "data/keep.txt", True, False),
-    (["/build"], "a/build", None, None),
-    (["/build"], "build/x", True, True),
-    (["a/**/b"], "a/x/y/b", True, True),
-    (["foo[.txt"], "foo[.txt", True, None),
-    (["x/*"], "x/y/z", None, True),
-    (["/"], "anything", True, None),
-    (["*", "*/", "!keep/", "docs/*.md"], "keep/x", False, True),
-])
+@pytest.mark.parametrize(
+    "lines, path, basic, git",
+    [
+        (["__pycache__/"], "a/__pycache__/y.py", True, True),
+        (["*.md", "!keep.md"], "docs/keep.md", False, False),
+        (["data/", "!data/keep.txt"], "data/keep.txt", False, False),
+        (["data/", "!data/keep.txt", "**/"], "data/keep.txt", True, False),
+        (["!data/keep.txt", "*/"], "data/keep.txt", True, False),
+        (["/build"], "a/build", None, None),
+        (["/build"], "build/x", True, True),
+        (["a/**/b"], "a/x/y/b", True, True),
+        (["foo[.txt"], "foo[.txt", True, None),
+        (["x/*"], "x/y/z", None, True),
+        (["/"], "anything", True, None),
+        (["*", "*/", "!keep/", "docs/*.md"], "keep/x", False, True),
+    ],
+)
 def test_ignore_rules_match_as_pathspec_does(lines, path, basic, git):
     assert IgnoreRules(lines).check(path) is basic
     assert IgnoreRules(lines, git_flavour=True).check(path) is git
 
 
 def _job_for(task, runs):
-    make_job(runs / "jobs" / "j", {"demo__aaaaaaa": dict(task=task, rewards={"reward": 1.0},
-                                                         verifier_files={"test-stdout.txt": "", "reward.txt": "1.0"})})
+    make_job(
+        runs / "jobs" / "j",
+        {
+            "demo__aaaaaaa": dict(
+                task=task, rewards={"reward": 1.0}, verifier_files={"test-stdout.txt": "", "reward.txt": "1.0"}
+            )
+        },
+    )
     return open_harbor(runs / "jobs" / "j" / "demo__aaaaaaa")[0]
 
 
@@ -165,8 +203,11 @@ def test_git_names_uncommitted_and_committed_changes(task, runs):
     git = ["git", "-C", str(runs), "-c", "user.name=t", "-c", "user.email=t@t"]
     subprocess.run(git[:3] + ["init", "-q"], check=True)
     subprocess.run(git + ["add", "."], check=True)
-    subprocess.run(git + ["commit", "-qm", "task"], check=True,
-                   env={**os.environ, "GIT_AUTHOR_DATE": "2020-01-01T00:00:00", "GIT_COMMITTER_DATE": "2020-01-01T00:00:00"})
+    subprocess.run(
+        git + ["commit", "-qm", "task"],
+        check=True,
+        env={**os.environ, "GIT_AUTHOR_DATE": "2020-01-01T00:00:00", "GIT_COMMITTER_DATE": "2020-01-01T00:00:00"},
+    )
     trial = _job_for(demo, runs)
     (demo / "tests" / "verifier.py").write_text("def verify(workspace):\n    return 0.5\n")
     subprocess.run(git + ["commit", "-qam", "score halves"], check=True)

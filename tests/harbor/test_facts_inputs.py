@@ -7,29 +7,33 @@ import pytest
 
 from tests.helpers import harbor_trial_config, make_job
 from verifier_tui.engine.harbor.folders import open_harbor
-from verifier_tui.engine.task.discovery import read_task_config
 from verifier_tui.engine.harbor.walkthrough import walk_trial
+from verifier_tui.engine.task.discovery import read_task_config
 
 PASSED = {"rewards": {"reward": 1.0}, "verifier_files": {"test-stdout.txt": "", "reward.txt": "1.0"}}
 
 
 def walk(runs, task, step=None, *, config=None, environ=None, **kwargs):
     if config is not None:
-        kwargs["config"] = harbor_trial_config(task_path=f"tasks/{task.name}", trial_name="t__aaaaaaa",
-                                               trials_dir="jobs/j", **config)
+        kwargs["config"] = harbor_trial_config(
+            task_path=f"tasks/{task.name}", trial_name="t__aaaaaaa", trials_dir="jobs/j", **config
+        )
     make_job(runs / "jobs" / "j", {"t__aaaaaaa": dict(task=task, **{**PASSED, **kwargs})})
     return walk_trial(open_harbor(runs / "jobs" / "j" / "t__aaaaaaa")[0], step, environ=environ or {})
 
 
-@pytest.mark.parametrize("toml, config, seconds", [
-    ("", {}, 600.0),  # Harbor's default
-    ("[verifier]\ntimeout_sec = 30.0\n", {}, 30.0),
-    ("[verifier]\ntimeout_sec = 30.0\n", {"timeout_multiplier": 2.0}, 60.0),
-    ("[verifier]\ntimeout_sec = 30.0\n", {"timeout_multiplier": 2.0, "verifier_timeout_multiplier": 0.5}, 15.0),
-    ("[verifier]\ntimeout_sec = 30.0\n", {"override_timeout_sec": 90.0}, 90.0),
-    ("[verifier]\ntimeout_sec = 30.0\n", {"override_timeout_sec": 90.0, "max_timeout_sec": 45.0}, 45.0),
-    ("[verifier]\ntimeout_sec = 30.0\n", {"override_timeout_sec": 0.0}, 30.0),  # Harbor's `or`: 0 falls through
-])
+@pytest.mark.parametrize(
+    "toml, config, seconds",
+    [
+        ("", {}, 600.0),  # Harbor's default
+        ("[verifier]\ntimeout_sec = 30.0\n", {}, 30.0),
+        ("[verifier]\ntimeout_sec = 30.0\n", {"timeout_multiplier": 2.0}, 60.0),
+        ("[verifier]\ntimeout_sec = 30.0\n", {"timeout_multiplier": 2.0, "verifier_timeout_multiplier": 0.5}, 15.0),
+        ("[verifier]\ntimeout_sec = 30.0\n", {"override_timeout_sec": 90.0}, 90.0),
+        ("[verifier]\ntimeout_sec = 30.0\n", {"override_timeout_sec": 90.0, "max_timeout_sec": 45.0}, 45.0),
+        ("[verifier]\ntimeout_sec = 30.0\n", {"override_timeout_sec": 0.0}, 30.0),  # Harbor's `or`: 0 falls through
+    ],
+)
 def test_the_effective_timeout_is_harbors_formula(task, runs, toml, config, seconds):
     facts = walk(runs, task(toml=toml), config=config).facts
     assert facts.timeout.seconds == seconds
@@ -37,14 +41,18 @@ def test_the_effective_timeout_is_harbors_formula(task, runs, toml, config, seco
 
 
 def test_the_words_say_how_the_timeout_was_computed(task, runs):
-    words = walk(runs, task(timeout=30.0), config={"timeout_multiplier": 2.0, "max_timeout_sec": 20.0}).facts.timeout.words
+    words = walk(
+        runs, task(timeout=30.0), config={"timeout_multiplier": 2.0, "max_timeout_sec": 20.0}
+    ).facts.timeout.words
     assert words == "40 s (task.toml [verifier] timeout_sec 30, capped by max_timeout_sec 20, × timeout_multiplier 2)"
 
 
 def test_a_steps_timeout_defaults_to_600_whatever_the_tasks_says(task, runs):
     """Harbor 0.26.0 reads a step's [steps.verifier] timeout_sec, whose model default is 600."""
-    toml = ('[verifier]\ntimeout_sec = 30.0\n\n[[steps]]\nname = "a"\n\n[[steps]]\nname = "b"\n'
-            '[steps.verifier]\ntimeout_sec = 5.0\n')
+    toml = (
+        '[verifier]\ntimeout_sec = 30.0\n\n[[steps]]\nname = "a"\n\n[[steps]]\nname = "b"\n'
+        "[steps.verifier]\ntimeout_sec = 5.0\n"
+    )
     demo = task(toml=toml)
     steps = [dict(PASSED, name="a"), dict(PASSED, name="b")]
     assert walk(runs, demo, "a", mode=None, steps=steps).facts.timeout.seconds == 600.0
@@ -52,12 +60,21 @@ def test_a_steps_timeout_defaults_to_600_whatever_the_tasks_says(task, runs):
 
 
 def test_the_timeout_is_unknown_without_the_task_but_the_sandbox_may_say(task, runs):
-    from tests.helpers import harbor_exception
     import shutil
 
+    from tests.helpers import harbor_exception
+
     demo = task()
-    make_job(runs / "jobs" / "j", {"t__aaaaaaa": dict(task=demo, verifier_files={}, exception=harbor_exception(
-        "VerifierTimeoutError", "Verifier execution timed out after 12.5 seconds"))})
+    make_job(
+        runs / "jobs" / "j",
+        {
+            "t__aaaaaaa": dict(
+                task=demo,
+                verifier_files={},
+                exception=harbor_exception("VerifierTimeoutError", "Verifier execution timed out after 12.5 seconds"),
+            )
+        },
+    )
     shutil.rmtree(demo)
     facts = walk_trial(open_harbor(runs / "jobs" / "j" / "t__aaaaaaa")[0]).facts
     assert facts.timeout.seconds is None and facts.timeout.for_replay == 12.5
@@ -96,8 +113,12 @@ def test_the_verifier_phase_duration_is_read_from_the_timings(task, runs):
 
 
 def test_separate_mode_with_app_captured_is_exactly_what_the_verifier_saw(task, runs):
-    w = walk(runs, task(toml='artifacts = ["/app"]\n[verifier]\nenvironment_mode = "separate"\n'),
-             mode="separate", app={"hello.txt": "hello\n"})
+    w = walk(
+        runs,
+        task(toml='artifacts = ["/app"]\n[verifier]\nenvironment_mode = "separate"\n'),
+        mode="separate",
+        app={"hello.txt": "hello\n"},
+    )
     assert w.workspace.exact is True and (w.workspace.path / "hello.txt").read_text() == "hello\n"
     assert "exactly what the verifier saw" in w.workspace.words
 
@@ -110,13 +131,18 @@ def test_shared_mode_with_app_captured_is_a_snapshot(task, runs):
 def test_shared_mode_without_app_has_no_workspace_and_says_what_to_give(task, runs):
     w = walk(runs, task())
     assert w.workspace.path is None
-    assert "did not capture /app" in w.workspace.words and "--workspace DIR, --case NAME or --stand-in empty" in w.workspace.words
+    assert (
+        "did not capture /app" in w.workspace.words
+        and "--workspace DIR, --case NAME or --stand-in empty" in w.workspace.words
+    )
 
 
 def test_the_verifier_env_is_built_as_harbor_builds_it(task, runs):
-    toml = ('[environment]\nenv = { BASE = "container", SHARED = "from-environment", HOME_DIR = "${HOME}" }\n\n'
-            '[verifier]\nenv = { SHARED = "from-verifier", STRICT = "1", MODEL = "${MODEL_NAME:-small}", '
-            'TOKEN_FILE = "${API_TOKEN}", MIXED = "pre-${HOME}" }\n')
+    toml = (
+        '[environment]\nenv = { BASE = "container", SHARED = "from-environment", HOME_DIR = "${HOME}" }\n\n'
+        '[verifier]\nenv = { SHARED = "from-verifier", STRICT = "1", MODEL = "${MODEL_NAME:-small}", '
+        'TOKEN_FILE = "${API_TOKEN}", MIXED = "pre-${HOME}" }\n'
+    )
     w = walk(runs, task(toml=toml), config={"verifier_env": {"STRICT": "0"}}, environ={"HOME": "/home/me"})
     env = w.env.values
     assert env["BASE"] == "container" and env["HOME_DIR"] == "/home/me"
@@ -125,8 +151,10 @@ def test_the_verifier_env_is_built_as_harbor_builds_it(task, runs):
     assert env["MODEL"] == "small"  # ${VAR:-default}
     assert env["MIXED"] == "pre-${HOME}"  # only a whole-value template is resolved
     assert "TOKEN_FILE" not in env
-    assert w.env.missing == ("API_TOKEN is not set in your environment (TOKEN_FILE = '${API_TOKEN}' in task.toml "
-                             "[verifier] env): the replay runs without TOKEN_FILE",)
+    assert w.env.missing == (
+        "API_TOKEN is not set in your environment (TOKEN_FILE = '${API_TOKEN}' in task.toml "
+        "[verifier] env): the replay runs without TOKEN_FILE",
+    )
 
 
 def test_a_redacted_secret_is_taken_from_the_users_environment_or_named(task, runs):

@@ -74,8 +74,9 @@ def test_a_missing_result_json_is_a_state_and_the_files_still_speak(task, runs):
 
 
 def test_a_truncated_result_json_is_a_state_too(task, runs):
-    trial = make_trial(runs / "jobs" / "j" / "demo__aaaaaaa", task=task(), result="truncated",
-                       verifier_files={"test-stdout.txt": ""})
+    trial = make_trial(
+        runs / "jobs" / "j" / "demo__aaaaaaa", task=task(), result="truncated", verifier_files={"test-stdout.txt": ""}
+    )
     opened, _ = open_harbor(trial)
     assert opened.result.state == "truncated"
     assert "cut short" in opened.result.problem
@@ -85,11 +86,17 @@ def test_a_truncated_result_json_is_a_state_too(task, runs):
 
 
 def test_a_killed_trial_still_names_its_exception_from_exception_txt(task, runs):
-    trial = make_trial(runs / "jobs" / "j" / "demo__aaaaaaa", task=task(), result="missing",
-                       exception=harbor_exception("RewardFileNotFoundError", "No reward file found at x"),
-                       verifier_files={"test-stdout.txt": ""})
+    trial = make_trial(
+        runs / "jobs" / "j" / "demo__aaaaaaa",
+        task=task(),
+        result="missing",
+        exception=harbor_exception("RewardFileNotFoundError", "No reward file found at x"),
+        verifier_files={"test-stdout.txt": ""},
+    )
     opened, _ = open_harbor(trial)
-    assert opened.exception.type == "RewardFileNotFoundError" and opened.exception.message == "No reward file found at x"
+    assert (
+        opened.exception.type == "RewardFileNotFoundError" and opened.exception.message == "No reward file found at x"
+    )
     assert opened.started_at is not None  # when config.json was written
     walk = walk_trial(opened)
     assert (walk.sandbox.verdict.error, walk.sandbox.verdict.source) == ("RewardFileNotFoundError", "exception.txt")
@@ -101,14 +108,20 @@ def test_an_old_layout_trial_opens_with_what_it_lacks_named(task, runs):
     manifest, /app at artifacts/app."""
     verifier = "def verify(workspace):\n    return len((workspace / 'out.txt').read_text())\n"
     trial = make_trial(
-        runs / "jobs" / "old" / "demo__bbbbbbb", task=task(verifier=verifier), old_layout=True, digest=None,
+        runs / "jobs" / "old" / "demo__bbbbbbb",
+        task=task(verifier=verifier),
+        old_layout=True,
+        digest=None,
         exception=harbor_exception("RewardFileNotFoundError", "No reward file found"),
         app={"notes.txt": "x"},
-        verifier_files={"test-stdout.txt": "",
-                        "test-stderr.txt": 'Traceback (most recent call last):\n'
-                                           '  File "/tests/verifier.py", line 2, in verify\n'
-                                           "FileNotFoundError: [Errno 2] No such file or directory: "
-                                           "'/app/out.txt'\n"})
+        verifier_files={
+            "test-stdout.txt": "",
+            "test-stderr.txt": "Traceback (most recent call last):\n"
+            '  File "/tests/verifier.py", line 2, in verify\n'
+            "FileNotFoundError: [Errno 2] No such file or directory: "
+            "'/app/out.txt'\n",
+        },
+    )
     opened, _ = open_harbor(trial)
     absent = " | ".join(opened.absent)
     assert "lock.json" in absent and "schema_version" in absent and "verifier_environment_mode" in absent
@@ -124,10 +137,17 @@ def test_an_old_layout_trial_opens_with_what_it_lacks_named(task, runs):
 
 
 def test_a_multi_step_trial_has_one_entry_per_step(task, runs):
-    steps = [dict(PASSED, name="first"),
-             dict(name="second", exception=harbor_exception("RewardFileNotFoundError", "No reward file found"),
-                  verifier_files={"test-stdout.txt": "run_verifier: error: verify returned None (NoneType); it "
-                                                     "must return a finite number\n"})]
+    steps = [
+        dict(PASSED, name="first"),
+        dict(
+            name="second",
+            exception=harbor_exception("RewardFileNotFoundError", "No reward file found"),
+            verifier_files={
+                "test-stdout.txt": "run_verifier: error: verify returned None (NoneType); it "
+                "must return a finite number\n"
+            },
+        ),
+    ]
     multi = task(toml='[[steps]]\nname = "first"\n\n[[steps]]\nname = "second"\n')
     job_dir = make_job(runs / "jobs" / "j", {"multi__ccccccc": dict(task=multi, mode=None, steps=steps)})
     trial = job_dir / "multi__ccccccc"
@@ -144,20 +164,31 @@ def test_a_multi_step_trial_has_one_entry_per_step(task, runs):
 
 def test_a_job_with_several_trials_lists_each_with_its_sandbox_verdict(task, runs):
     demo = task()
-    job = make_job(runs / "jobs" / "2026-12-01__03-36-17", {
-        "demo__aaaaaaa": dict(task=demo, **PASSED),
-        "demo__bbbbbbb": dict(task=demo, rewards={"reward": 0.0, "lines": 3},
-                              verifier_files={"test-stdout.txt": "", "reward.json": '{"reward": 0.0, "lines": 3}'}),
-        "demo__ccccccc": dict(task=demo, agent="nop",
-                              exception=harbor_exception("VerifierTimeoutError",
-                                                         "Verifier execution timed out after 600.0 seconds"),
-                              verifier_files={}),
-    })
+    job = make_job(
+        runs / "jobs" / "2026-12-01__03-36-17",
+        {
+            "demo__aaaaaaa": dict(task=demo, **PASSED),
+            "demo__bbbbbbb": dict(
+                task=demo,
+                rewards={"reward": 0.0, "lines": 3},
+                verifier_files={"test-stdout.txt": "", "reward.json": '{"reward": 0.0, "lines": 3}'},
+            ),
+            "demo__ccccccc": dict(
+                task=demo,
+                agent="nop",
+                exception=harbor_exception("VerifierTimeoutError", "Verifier execution timed out after 600.0 seconds"),
+                verifier_files={},
+            ),
+        },
+    )
     opened, _ = open_harbor(job)
     assert opened.harbor_version == "0.26.0"
     listing = job_listing(opened)
     assert [(e.trial, e.label) for e in listing] == [
-        ("demo__aaaaaaa", "1.0"), ("demo__bbbbbbb", "reward 0.0, lines 3"), ("demo__ccccccc", "VerifierTimeoutError")]
+        ("demo__aaaaaaa", "1.0"),
+        ("demo__bbbbbbb", "reward 0.0, lines 3"),
+        ("demo__ccccccc", "VerifierTimeoutError"),
+    ]
     assert [e.to_json()["error"] for e in listing] == [None, None, "VerifierTimeoutError"]
     assert opened.trial("demo__bbbbbbb").name == "demo__bbbbbbb"
     with pytest.raises(HarborFolderError, match="no trial 'x'.*demo__aaaaaaa"):
@@ -174,7 +205,7 @@ def test_result_json_cut_at_any_byte_is_truncated_not_invalid(task, runs):
     for end in range(1, len(whole.rstrip()) - 1):
         (trial / "result.json").write_bytes(whole[:end])
         state = read_json(trial / "result.json")
-        assert state.state == "truncated", (whole[max(0, end - 20):end], state.problem)
+        assert state.state == "truncated", (whole[max(0, end - 20) : end], state.problem)
 
 
 def test_an_unreadable_or_odd_config_is_named_not_raised(task, runs):
@@ -194,8 +225,10 @@ def test_an_unreadable_or_odd_config_is_named_not_raised(task, runs):
 
 
 def test_a_job_whose_trials_all_failed_to_write_still_lists(task, runs):
-    job = make_job(runs / "jobs" / "j", {"demo__aaaaaaa": dict(task=task(), result="missing",
-                                                                verifier_files={"test-stdout.txt": ""})})
+    job = make_job(
+        runs / "jobs" / "j",
+        {"demo__aaaaaaa": dict(task=task(), result="missing", verifier_files={"test-stdout.txt": ""})},
+    )
     listing = job_listing(open_harbor(job)[0])
     assert [e.label for e in listing] == ["RewardFileNotFoundError"]
     assert json.loads((job / "config.json").read_text())["job_name"] == "j"
@@ -218,7 +251,10 @@ def test_the_trial_and_step_a_command_means(real):
 
 def test_a_job_of_several_trials_needs_a_trial_named(task, runs):
     demo = task()
-    job = make_job(runs / "jobs" / "j", {"demo__aaaaaaa": dict(task=demo, **PASSED),
-                                         "demo__bbbbbbb": dict(task=demo, **PASSED)})
-    with pytest.raises(HarborFolderError, match="has 2 trials: choose one with --trial NAME \\(demo__aaaaaaa, demo__bbbbbbb\\)"):
+    job = make_job(
+        runs / "jobs" / "j", {"demo__aaaaaaa": dict(task=demo, **PASSED), "demo__bbbbbbb": dict(task=demo, **PASSED)}
+    )
+    with pytest.raises(
+        HarborFolderError, match="has 2 trials: choose one with --trial NAME \\(demo__aaaaaaa, demo__bbbbbbb\\)"
+    ):
         select_trial(open_harbor(job)[0])

@@ -23,8 +23,15 @@ DEEP = "[" * 10_000 + "]" * 10_000
 
 
 def command(env, *args, cwd):
-    done = subprocess.run([*TOOL, *map(str, args)], env=env, cwd=cwd, capture_output=True, text=True,
-                          timeout=BOUND_S, stdin=subprocess.DEVNULL)
+    done = subprocess.run(
+        [*TOOL, *map(str, args)],
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=BOUND_S,
+        stdin=subprocess.DEVNULL,
+    )
     no_traceback(done)
     assert "RecursionError" not in done.stdout + done.stderr
     return done
@@ -45,8 +52,10 @@ def replace(path, how):
         path.write_text(DEEP)
 
 
-@pytest.mark.parametrize("name", ["result.json", "config.json", "lock.json", "trial.log",
-                                  "artifacts/manifest.json", "verifier/test-stdout.txt"])
+@pytest.mark.parametrize(
+    "name",
+    ["result.json", "config.json", "lock.json", "trial.log", "artifacts/manifest.json", "verifier/test-stdout.txt"],
+)
 def test_a_fifo_in_a_trial_never_hangs_a_command(name, trial, env, tmp_path):
     replace(trial.path / name, "fifo")
     for args in (["run", trial.path], ["explain", trial.path], ["test", trial.path]):
@@ -70,9 +79,26 @@ def test_a_trial_file_nested_ten_thousand_deep_is_one_line(name, trial, env, tmp
 @pytest.mark.parametrize("how", ["fifo", "deep"])
 def test_the_pytest_plugin_on_a_hostile_trial_reports_instead_of_crashing(how, trial, env, tmp_path):
     replace(trial.path / "result.json", how)
-    done = subprocess.run([PY, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--verifier-cases", str(trial.path),
-                           "--rootdir", str(tmp_path)], env=env, cwd=tmp_path, capture_output=True, text=True,
-                          timeout=BOUND_S, stdin=subprocess.DEVNULL)
+    done = subprocess.run(
+        [
+            PY,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "-q",
+            "--verifier-cases",
+            str(trial.path),
+            "--rootdir",
+            str(tmp_path),
+        ],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=BOUND_S,
+        stdin=subprocess.DEVNULL,
+    )
     assert "INTERNALERROR" not in done.stdout + done.stderr
     assert "RecursionError" not in done.stdout + done.stderr
     assert done.returncode in (0, 1), done.stdout + done.stderr

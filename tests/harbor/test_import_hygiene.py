@@ -13,7 +13,9 @@ import pytest
 
 import verifier_tui.engine.harbor
 
-MODULES = sorted(f"verifier_tui.engine.harbor.{m.name}" for m in pkgutil.iter_modules(verifier_tui.engine.harbor.__path__))
+MODULES = sorted(
+    f"verifier_tui.engine.harbor.{m.name}" for m in pkgutil.iter_modules(verifier_tui.engine.harbor.__path__)
+)
 
 
 def test_every_module_is_listed():
@@ -22,9 +24,16 @@ def test_every_module_is_listed():
 
 @pytest.mark.parametrize("module", MODULES)
 def test_module_imports_no_textual_no_cli_no_asyncio(module, tmp_path):
-    code = (f"import {module}, sys, json; print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] == "
-            "'textual' or m in ('asyncio', 'verifier_tui.cli', 'verifier_tui.commands.headless', 'argparse'))))")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
-                          env={**os.environ, "XDG_CACHE_HOME": str(tmp_path)})
+    code = (
+        f"import {module}, sys, json; print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] == "
+        "'textual' or m in ('asyncio', 'verifier_tui.cli', 'verifier_tui.commands.headless', 'argparse'))))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "XDG_CACHE_HOME": str(tmp_path)},
+    )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == []

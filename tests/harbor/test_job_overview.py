@@ -10,9 +10,9 @@ import shutil
 from tests.harbor.job_copies import copy_job_files, copy_trial, hostile_jobs, mixed_job, rewarded
 from tests.helpers import PY, make_job, no_traceback, run_tool
 from verifier_tui.engine.harbor.folders import open_harbor
-from verifier_tui.engine.task.target import find_harbor_folder
 from verifier_tui.engine.harbor.locate import locate_task
 from verifier_tui.engine.harbor.overview import read_jobs, read_overview, select_rows
+from verifier_tui.engine.task.target import find_harbor_folder
 
 PASSED = {"rewards": {"reward": 1.0}, "verifier_files": {"test-stdout.txt": "", "reward.txt": "1.0"}}
 
@@ -40,14 +40,22 @@ def test_our_mean_is_the_one_harbor_wrote_for_each_genuine_job(real):
 
 def test_a_job_counts_every_way_a_trial_ended_and_says_what_harbors_mean_leaves_out(real, tmp_path):
     overview = read_overview(mixed_job(real, tmp_path / "jobs" / "mixed"))
-    assert overview.counts() == [("passed", 2), ("reward below 1", 1), ("AgentTimeoutError", 1),
-                                 ("RewardFileNotFoundError", 1), ("agent failed", 1), ("not finished", 1)]
+    assert overview.counts() == [
+        ("passed", 2),
+        ("reward below 1", 1),
+        ("AgentTimeoutError", 1),
+        ("RewardFileNotFoundError", 1),
+        ("agent failed", 1),
+        ("not finished", 1),
+    ]
     # Harbor keeps the agent timeout's reward (its policy) and drops the two without a valid reward.
     assert overview.means() == {"oracle__adhoc": {"mean": 0.5}}
     lines = overview.reward_lines()
     assert lines[0] == "oracle__adhoc: mean 0.500 over 5 trials with a valid reward"
-    assert lines[1] == ("Harbor's mean leaves out 2 trials with no valid reward (1 RewardFileNotFoundError, "
-                        "1 not finished); counting them as 0 the mean would be 0.357")
+    assert lines[1] == (
+        "Harbor's mean leaves out 2 trials with no valid reward (1 RewardFileNotFoundError, "
+        "1 not finished); counting them as 0 the mean would be 0.357"
+    )
     assert overview.token_words() == "2,000 input tokens, 500 output tokens, $0.0200"
     [task] = overview.tasks.values()
     assert (task.task, task.trials, task.passed, task.mean, task.errors) == ("hello-file", 7, 2, 0.5, 2)
@@ -69,8 +77,12 @@ def test_the_trials_filter_by_failure_exception_and_task_and_sort(real, tmp_path
     copy_trial(real, job, "other__pass008", edit=lambda r: r.update(task_name="other"))
     rows = read_overview(job).rows
     assert [r.name for r in select_rows(rows, failures=True)] == [
-        "hello-file__exit006", "hello-file__half003", "hello-file__nop0005", "hello-file__slow004",
-        "hello-file__stop007"]
+        "hello-file__exit006",
+        "hello-file__half003",
+        "hello-file__nop0005",
+        "hello-file__slow004",
+        "hello-file__stop007",
+    ]
     assert [r.name for r in select_rows(rows, outcome="AgentTimeoutError")] == ["hello-file__slow004"]
     assert [r.name for r in select_rows(rows, task="other")] == ["other__pass008"]
     assert select_rows(rows, sort="reward")[0].rewards is None  # no reward first, then the lowest
@@ -108,8 +120,10 @@ def test_run_on_a_job_shows_its_overview_and_how_to_choose_a_trial(real, env, tm
     no_traceback(done)
     assert done.returncode == 2
     out = done.stdout
-    assert "ended   2 passed, 1 reward below 1, 1 AgentTimeoutError, 1 RewardFileNotFoundError, 1 agent failed, " \
-           "1 not finished" in out
+    assert (
+        "ended   2 passed, 1 reward below 1, 1 AgentTimeoutError, 1 RewardFileNotFoundError, 1 agent failed, "
+        "1 not finished" in out
+    )
     assert "Harbor's mean leaves out 2 trials" in out
     assert "hello-file  7       2       0.500  2" in out
     assert "hello-file__exit006  hello-file  ✗ agent exited 3" in out
@@ -123,8 +137,10 @@ def test_a_list_of_names_is_cut_to_a_few_and_a_count(real, env, tmp_path):
     for index in range(40):
         copy_trial(real, job, f"hello-file__{index:07d}")
     done = run_tool(env, "run", job, cwd=tmp_path)
-    assert "(hello-file__0000000, hello-file__0000001, hello-file__0000002, hello-file__0000003, " \
-           "hello-file__0000004 and 35 more)" in done.stdout
+    assert (
+        "(hello-file__0000000, hello-file__0000001, hello-file__0000002, hello-file__0000003, "
+        "hello-file__0000004 and 35 more)" in done.stdout
+    )
     assert "... and 20 more (--json lists them all)" in done.stdout
     assert max(len(line) for line in done.stdout.splitlines()) < 250
     done = run_tool(env, "run", job, "--trial", "nope", cwd=tmp_path)
@@ -136,22 +152,46 @@ def test_test_on_the_jobs_folder_takes_every_jobs_trials(real, env, tmp_path):
     done = run_tool(env, "test", "--json", real / "jobs", "--python", PY, cwd=tmp_path)
     no_traceback(done)
     names = sorted(t["trial"]["name"] for t in json.loads(done.stdout)["trials"])
-    assert names == ["hello-file__C4SunEc", "hello-file__g3LxX6i", "multi-step__2qiWQiH", "multi-step__2qiWQiH",
-                     "separate-mode__aFJNu4u"]  # the multi-step trial once per step
+    assert names == [
+        "hello-file__C4SunEc",
+        "hello-file__g3LxX6i",
+        "multi-step__2qiWQiH",
+        "multi-step__2qiWQiH",
+        "separate-mode__aFJNu4u",
+    ]  # the multi-step trial once per step
 
 
 def test_the_pytest_plugin_collects_every_jobs_trials(real, env, tmp_path):
     import subprocess
     import sys
 
-    done = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--co", "-q",
-                           "--verifier-cases", str(real / "jobs")], cwd=tmp_path, env=env, capture_output=True,
-                          text=True, timeout=120)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "--co",
+            "-q",
+            "--verifier-cases",
+            str(real / "jobs"),
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     items = [line for line in done.stdout.splitlines() if "::" in line]
-    assert sorted(items) == ["jobs::hello-file__C4SunEc", "jobs::hello-file__g3LxX6i",
-                             "jobs::multi-step__2qiWQiH[first]", "jobs::multi-step__2qiWQiH[second]",
-                             "jobs::separate-mode__aFJNu4u"]
+    assert sorted(items) == [
+        "jobs::hello-file__C4SunEc",
+        "jobs::hello-file__g3LxX6i",
+        "jobs::multi-step__2qiWQiH[first]",
+        "jobs::multi-step__2qiWQiH[second]",
+        "jobs::separate-mode__aFJNu4u",
+    ]
 
 
 # --------------------------------------------------------------------------
@@ -190,8 +230,7 @@ def test_a_job_of_files_harbor_never_writes_is_shown_without_a_traceback(real, e
 def test_the_overview_documents_are_documented(real, env, tmp_path):
     from tests.helpers import documented_fields
 
-    data = json.loads(run_tool(env, "run", "--json", mixed_job(real, tmp_path / "jobs" / "mixed"),
-                               cwd=tmp_path).stdout)
+    data = json.loads(run_tool(env, "run", "--json", mixed_job(real, tmp_path / "jobs" / "mixed"), cwd=tmp_path).stdout)
     assert documented_fields("## The job overview document", "`job`:") == set(data)
     assert documented_fields("`job`:", "## The jobs folder document") == set(data["job"])
     listed = json.loads(run_tool(env, "run", "--json", real / "jobs", cwd=tmp_path).stdout)

@@ -30,6 +30,7 @@ def test_a_folder_of_jobs(snap_compare, real):
 
 
 def test_a_jobs_overview(snap_compare, real, tmp_path):
-    app = TrialAppUnderTest(mixed_job(real, tmp_path / "jobs" / "mixed"), options=Options(), watch=False,
-                            deterministic=True)
+    app = TrialAppUnderTest(
+        mixed_job(real, tmp_path / "jobs" / "mixed"), options=Options(), watch=False, deterministic=True
+    )
     assert snap_compare(app, terminal_size=SIZE, run_before=read(app))

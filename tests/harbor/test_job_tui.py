@@ -24,6 +24,7 @@ def job_app(path) -> TrialAppUnderTest:
 
 async def read_all(app, timeout: float = 60.0) -> None:
     """Until the screen on top has read every job or trial."""
+
     async def done() -> None:
         while not getattr(app.screen, "done", False):
             await asyncio.sleep(0.02)
@@ -63,8 +64,10 @@ async def test_a_jobs_overview_filters_sorts_and_opens_a_trial(real, tmp_path):
         await read_all(app)
         assert isinstance(app.screen, JobOverviewScreen)
         header = text_of(app, "#job-header")
-        assert ("ended  2 passed, 1 reward below 1, 1 AgentTimeoutError, 1 RewardFileNotFoundError, "
-                "1 agent failed, 1 not finished") in header
+        assert (
+            "ended  2 passed, 1 reward below 1, 1 AgentTimeoutError, 1 RewardFileNotFoundError, "
+            "1 agent failed, 1 not finished"
+        ) in header
         assert "Harbor's mean leaves out 2 trials with no valid reward" in header
         assert "2,000 input tokens, 500 output tokens, $0.0200" in header
         tasks = app.screen.query_one("#job-tasks", DataTable)

@@ -97,10 +97,14 @@ def test_of_several_copies_the_one_with_the_recorded_digest_wins(task, runs, tmp
 
 def test_shortuuid_and_git_cache_paths_are_harbors(tmp_path):
     # Checked against Harbor 0.26.0's GitTaskId.get_local_path() with shortuuid 1.0.13 and pydantic 2.
-    assert shortuuid_of("git_url='https://github.com/a/b.git' git_commit_id=None path=PosixPath('tasks/x')") == \
-        "ZyDV9Nx4HccWkJ563dF7nW"
-    assert git_task_cache_dir("git@github.com:o/r.git", "abc123", "./t/../y/z", tmp_path) == \
-        tmp_path / "tasks" / "64ir8KfgfyzTjSNphWDSyb" / "z"
+    assert (
+        shortuuid_of("git_url='https://github.com/a/b.git' git_commit_id=None path=PosixPath('tasks/x')")
+        == "ZyDV9Nx4HccWkJ563dF7nW"
+    )
+    assert (
+        git_task_cache_dir("git@github.com:o/r.git", "abc123", "./t/../y/z", tmp_path)
+        == tmp_path / "tasks" / "64ir8KfgfyzTjSNphWDSyb" / "z"
+    )
     assert git_task_cache_dir("HTTP://X", "d", "q", tmp_path) == tmp_path / "tasks" / "ZqTrChmmmJcCJGzzbd28tL" / "q"
 
 

@@ -16,9 +16,11 @@ from tests.helpers import PY, make_job, no_traceback, run_tool
 PASSED = {"rewards": {"reward": 1.0}, "verifier_files": {"test-stdout.txt": "", "reward.txt": "1.0"}}
 SEPARATE = 'version = "1.0"\nartifacts = ["/app"]\n\n[verifier]\nenvironment_mode = "separate"\n'
 # The verifier reports the variables it sees as its reward's keys (1.0 each).
-SHOWS_ENV = ("import json, os\n\ndef verify(workspace):\n"
-             "    return {k: 1.0 for k in ('FROM_ENVIRONMENT', 'FROM_VERIFIER', 'BOTH') if k in os.environ}"
-             " | {'both_is_verifiers': 1.0 if os.environ.get('BOTH') == 'verifier' else 0.0}\n")
+SHOWS_ENV = (
+    "import json, os\n\ndef verify(workspace):\n"
+    "    return {k: 1.0 for k in ('FROM_ENVIRONMENT', 'FROM_VERIFIER', 'BOTH') if k in os.environ}"
+    " | {'both_is_verifiers': 1.0 if os.environ.get('BOTH') == 'verifier' else 0.0}\n"
+)
 
 
 def command(env, *args, cwd):
@@ -28,16 +30,18 @@ def command(env, *args, cwd):
 
 
 def trial_of(runs, task):
-    make_job(runs / "jobs" / "j", {"t__aaaaaaa": dict(task=task, app={"hello.txt": "hi"}, mode="separate",
-                                                      **PASSED)})
+    make_job(runs / "jobs" / "j", {"t__aaaaaaa": dict(task=task, app={"hello.txt": "hi"}, mode="separate", **PASSED)})
     return runs / "jobs" / "j" / "t__aaaaaaa"
 
 
-@pytest.mark.parametrize("value, seconds", [
-    ('"30"', 30.0),  # pydantic's lax float: a string holding a number is that number
-    ("true", 1.0),  # and a boolean is 1.0 or 0.0
-    ('" 45 "', 45.0),  # surrounding spaces are trimmed
-])
+@pytest.mark.parametrize(
+    "value, seconds",
+    [
+        ('"30"', 30.0),  # pydantic's lax float: a string holding a number is that number
+        ("true", 1.0),  # and a boolean is 1.0 or 0.0
+        ('" 45 "', 45.0),  # surrounding spaces are trimmed
+    ],
+)
 def test_run_and_the_replay_take_the_same_timeout_and_neither_refuses(task, runs, env, tmp_path, value, seconds):
     demo = task(toml=SEPARATE + f"timeout_sec = {value}\n")
     ran = command(env, "run", demo, cwd=tmp_path)
@@ -64,8 +68,10 @@ def test_a_value_harbor_refuses_is_refused_in_the_same_words_by_run_and_the_repl
 def test_run_gives_the_verifier_the_environment_env_under_the_verifier_env(task, runs, env, tmp_path):
     """harbor-trials.md: the verifier's environment is the task's [environment]
     env, overlaid by [verifier] env; ``run`` does as the replay does."""
-    toml = ('version = "1.0"\n\n[environment]\nenv = { FROM_ENVIRONMENT = "e", BOTH = "environment" }\n\n'
-            '[verifier]\nenv = { FROM_VERIFIER = "v", BOTH = "verifier" }\n')
+    toml = (
+        'version = "1.0"\n\n[environment]\nenv = { FROM_ENVIRONMENT = "e", BOTH = "environment" }\n\n'
+        '[verifier]\nenv = { FROM_VERIFIER = "v", BOTH = "verifier" }\n'
+    )
     demo = task(verifier=SHOWS_ENV, toml=toml)
     expected = {"FROM_ENVIRONMENT": 1.0, "FROM_VERIFIER": 1.0, "BOTH": 1.0, "both_is_verifiers": 1.0}
     assert command(env, "run", demo, cwd=tmp_path)["rewards"] == expected

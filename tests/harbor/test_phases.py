@@ -35,14 +35,15 @@ def test_both_sides_use_the_runners_own_phase_names(task, runs, tmp_path):
 
 
 def test_a_verify_that_raises_is_marked_where_it_failed_on_both_sides(task, runs, tmp_path):
-    demo = task(verifier="def verify(workspace):\n    return float((workspace / 'n.txt').read_text())\n",
-                toml=SEPARATE)
+    demo = task(verifier="def verify(workspace):\n    return float((workspace / 'n.txt').read_text())\n", toml=SEPARATE)
     trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True)
     opened, replayed = replay_trial(trial)
     for report in (opened.walk.sandbox.phases, replayed.phases):
         assert report.stopped_at == "verify_called"
         assert report.first_wrong.detail.startswith("FileNotFoundError: [Errno 2] No such file or directory")
-        assert report.advice.startswith("a verify that raises scores nothing") and "tests/verifier.py:2" in report.advice
+        assert (
+            report.advice.startswith("a verify that raises scores nothing") and "tests/verifier.py:2" in report.advice
+        )
     assert "Harbor scored this trial with RewardFileNotFoundError" in opened.walk.sandbox.phases.explanation
     assert "Harbor scores that RewardFileNotFoundError" in replayed.phases.explanation
     assert dict(statuses(replayed.phases))["reward_written"] == "not reached"
@@ -71,23 +72,32 @@ def test_a_verifier_fixed_since_the_run_parts_at_the_step_that_failed(task, runs
 def test_a_replay_killed_by_its_timeout_shows_the_step_it_was_in(task, runs, tmp_path):
     slow = "import time\n\ndef verify(workspace):\n    time.sleep(30)\n    return 1.0\n"
     demo = task(verifier=slow, toml=SEPARATE + "timeout_sec = 1.0\n")
-    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True,
-                          timeout_s=1.0)
+    trial = sandbox_trial(
+        runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True, timeout_s=1.0
+    )
     opened, replayed = replay_trial(trial)
     assert replayed.local.outcome.slug == "timed_out"
-    assert dict(statuses(replayed.phases)) == {**{name: "done" for name in PHASE_NAMES[:6]},
-                                               "verify_called": "stopped", "reward_written": "not reached"}
-    assert replayed.phases.explanation.startswith("the run was still in 'verify called and awaited' when the "
-                                                  "timeout (1 s) hit: Harbor scores that VerifierTimeoutError")
+    assert dict(statuses(replayed.phases)) == {
+        **{name: "done" for name in PHASE_NAMES[:6]},
+        "verify_called": "stopped",
+        "reward_written": "not reached",
+    }
+    assert replayed.phases.explanation.startswith(
+        "the run was still in 'verify called and awaited' when the "
+        "timeout (1 s) hit: Harbor scores that VerifierTimeoutError"
+    )
     assert opened.walk.sandbox.phases.stopped_at == "timeout"
     assert replayed.agreement.same is True
 
 
 def test_a_module_that_hangs_at_import_is_stopped_in_the_import(task, runs, tmp_path):
-    demo = task(verifier="import time\ntime.sleep(30)\n\ndef verify(workspace):\n    return 1.0\n",
-                toml=SEPARATE + "timeout_sec = 1.0\n")
-    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True,
-                          timeout_s=1.0)
+    demo = task(
+        verifier="import time\ntime.sleep(30)\n\ndef verify(workspace):\n    return 1.0\n",
+        toml=SEPARATE + "timeout_sec = 1.0\n",
+    )
+    trial = sandbox_trial(
+        runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True, timeout_s=1.0
+    )
     _, replayed = replay_trial(trial)
     assert replayed.phases.stopped_at == "module_imported"
     assert dict(statuses(replayed.phases))["sys_path_placed"] == "done"
@@ -113,7 +123,7 @@ def test_a_bad_return_value_fails_the_reward_step(task, runs, tmp_path):
         assert report.advice.startswith("return a finite number")
 
 
-HOSTILE = '''\
+HOSTILE = """\
 import sys
 
 def verify(workspace):
@@ -122,7 +132,7 @@ def verify(workspace):
             handle.write('{"phase": "sys_path_placed", "status": "ok", "front": 5}\\n')
             handle.write('[1, 2]\\n{"no": "phase"}\\n')
     return 0.5
-'''
+"""
 
 
 def test_a_phases_file_the_verifier_wrote_into_is_read_to_its_shape(task, runs, tmp_path):
@@ -151,8 +161,9 @@ def test_a_verify_that_raised_and_then_hung_is_a_timeout_on_both_sides(task, run
     """The runner reports the failure, then the interpreter waits for the thread until the
     timeout: Harbor scores VerifierTimeoutError, not the RewardFileNotFoundError of the failure."""
     demo = task(verifier=RAISES_THEN_HANGS, toml=SEPARATE + "timeout_sec = 1.0\n")
-    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True,
-                          timeout_s=1.0)
+    trial = sandbox_trial(
+        runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True, timeout_s=1.0
+    )
     opened, replayed = replay_trial(trial)
     assert replayed.local.verdict.error == "VerifierTimeoutError"
     for report in (opened.walk.sandbox.phases, replayed.phases):

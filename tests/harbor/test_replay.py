@@ -162,30 +162,44 @@ def test_a_different_python_seen_in_the_sandbox_traceback_is_a_reason(task, runs
     _, _, local, out = replay(trial, workspace=stand_in)
     assert out["sandbox"]["python"] == "3.8"
     assert out["same"] is False
-    assert any(d.startswith("a different Python: the sandbox ran 3.8 (seen in its traceback's paths), the replay 3.")
-               for d in out["differences"])
+    assert any(
+        d.startswith("a different Python: the sandbox ran 3.8 (seen in its traceback's paths), the replay 3.")
+        for d in out["differences"]
+    )
 
 
 def test_a_nemo_gym_that_resolved_elsewhere_in_the_sandbox_is_a_reason(task, runs, tmp_path):
     demo = task(verifier="def verify(workspace):\n    return 1.0\n", toml=SEPARATE)
-    stdout = ('Traceback (most recent call last):\n'
-              '  File "/tests/verifier.py", line 3, in verify\n'
-              '  File "/usr/local/lib/python3.11/site-packages/nemo_gym/verifiers/helpers.py", line 9, in score\n'
-              "AttributeError: module 'nemo_gym.verifiers' has no attribute 'score_text'\n")
-    make_job(runs / "jobs" / "j", {"demo__aaaaaaa": dict(
-        task=demo, mode="separate", app={}, verifier_files={"test-stdout.txt": stdout},
-        exception=harbor_exception(NOT_FOUND, "No reward file found"))})
+    stdout = (
+        "Traceback (most recent call last):\n"
+        '  File "/tests/verifier.py", line 3, in verify\n'
+        '  File "/usr/local/lib/python3.11/site-packages/nemo_gym/verifiers/helpers.py", line 9, in score\n'
+        "AttributeError: module 'nemo_gym.verifiers' has no attribute 'score_text'\n"
+    )
+    make_job(
+        runs / "jobs" / "j",
+        {
+            "demo__aaaaaaa": dict(
+                task=demo,
+                mode="separate",
+                app={},
+                verifier_files={"test-stdout.txt": stdout},
+                exception=harbor_exception(NOT_FOUND, "No reward file found"),
+            )
+        },
+    )
     _, _, _, out = replay(open_harbor(runs / "jobs" / "j" / "demo__aaaaaaa")[0])
     assert out["same"] is False
-    assert ("in the sandbox, nemo_gym resolved outside the vendored tests/.ng copy "
-            "(/usr/local/lib/python3.11/site-packages)") in out["differences"]
+    assert (
+        "in the sandbox, nemo_gym resolved outside the vendored tests/.ng copy "
+        "(/usr/local/lib/python3.11/site-packages)"
+    ) in out["differences"]
 
 
 def test_the_replay_runs_with_harbors_verifier_env(task, runs, tmp_path, monkeypatch):
     verifier = "import os\n\ndef verify(workspace):\n    return float(os.environ['WEIGHT'])\n"
     demo = task(verifier=verifier, toml=SEPARATE + 'env = { WEIGHT = "${W:-0.5}" }\n')
-    trial = trial_from_sandbox(runs, tmp_path, demo, workspace={}, mode="separate", capture=True,
-                               env={"WEIGHT": "0.5"})
+    trial = trial_from_sandbox(runs, tmp_path, demo, workspace={}, mode="separate", capture=True, env={"WEIGHT": "0.5"})
     monkeypatch.delenv("W", raising=False)
     _, plan, local, out = replay(trial)
     assert plan.env == {"WEIGHT": "0.5"} and local.verdict.rewards == {"reward": 0.5} and out["same"] is True
@@ -195,13 +209,16 @@ def test_the_replay_runs_with_harbors_verifier_env(task, runs, tmp_path, monkeyp
 
 
 def test_a_replay_gets_what_env_adds_and_nothing_else_of_the_shell(task, runs, tmp_path, monkeypatch):
-    shows = ("import os\n\n"
-             "def verify(workspace):\n"
-             "    print(os.environ.get('VTUI_TOKEN'), os.environ.get('VTUI_TYPED'))\n"
-             "    return 1.0\n")
+    shows = (
+        "import os\n\n"
+        "def verify(workspace):\n"
+        "    print(os.environ.get('VTUI_TOKEN'), os.environ.get('VTUI_TYPED'))\n"
+        "    return 1.0\n"
+    )
     monkeypatch.setenv("VTUI_TOKEN", "from the shell")
-    trial = trial_from_sandbox(runs, tmp_path, task(verifier=shows, toml=SEPARATE), workspace={}, mode="separate",
-                               capture=True)
+    trial = trial_from_sandbox(
+        runs, tmp_path, task(verifier=shows, toml=SEPARATE), workspace={}, mode="separate", capture=True
+    )
     _, _, plain, _ = replay(trial)
     assert plain.stdout.text == "None None\n"
     _, _, added, _ = replay(trial, env=("VTUI_TOKEN", "VTUI_TYPED=typed"))
@@ -211,8 +228,7 @@ def test_a_replay_gets_what_env_adds_and_nothing_else_of_the_shell(task, runs, t
 def test_a_missing_variable_is_named_among_the_reasons(task, runs, tmp_path, monkeypatch):
     verifier = "import os\n\ndef verify(workspace):\n    return float(os.environ.get('WEIGHT', '0'))\n"
     demo = task(verifier=verifier, toml=SEPARATE + 'env = { WEIGHT = "${W}" }\n')
-    trial = trial_from_sandbox(runs, tmp_path, demo, workspace={}, mode="separate", capture=True,
-                               env={"WEIGHT": "1"})
+    trial = trial_from_sandbox(runs, tmp_path, demo, workspace={}, mode="separate", capture=True, env={"WEIGHT": "1"})
     monkeypatch.delenv("W", raising=False)
     _, plan, _, out = replay(trial)
     assert out["same"] is False
@@ -221,15 +237,22 @@ def test_a_missing_variable_is_named_among_the_reasons(task, runs, tmp_path, mon
 
 
 def test_the_verifier_the_shim_names_is_the_one_replayed(task):
-    demo = task(verifier=None, files={"checks/main.py": "def verify(workspace):\n    return 1.0\n",
-                                      "checks/other.py": "def verify(workspace):\n    return 0.0\n"}, shim=False)
-    (demo / "tests" / "test.sh").write_text(SHIM.replace("--verifier /tests/verifier.py", "--verifier /tests/checks/main.py"))
+    demo = task(
+        verifier=None,
+        files={
+            "checks/main.py": "def verify(workspace):\n    return 1.0\n",
+            "checks/other.py": "def verify(workspace):\n    return 0.0\n",
+        },
+        shim=False,
+    )
+    (demo / "tests" / "test.sh").write_text(
+        SHIM.replace("--verifier /tests/verifier.py", "--verifier /tests/checks/main.py")
+    )
     assert shim_verifier(demo) == demo / "tests" / "checks" / "main.py"
 
 
 def _snapshot(folder: Path) -> dict:
-    return {p.relative_to(folder).as_posix(): (p.stat().st_mtime_ns, p.stat().st_size)
-            for p in folder.rglob("*")}
+    return {p.relative_to(folder).as_posix(): (p.stat().st_mtime_ns, p.stat().st_size) for p in folder.rglob("*")}
 
 
 @pytest.mark.skipif(HARBOR_REAL is None, reason="../shared/harbor-0.26 is not here")
@@ -246,8 +269,10 @@ def test_the_real_trials_replay_the_same_and_nothing_of_theirs_is_written(tmp_pa
         for step in trial.steps:
             workspace = None if job == "separate-mode" else (empty if job == "nop-fail" else stand_in)
             _, _, _, out = replay(trial, step.name, workspace=workspace)
-            outcomes[(job, step.name)] = (out["same"], out["sandbox"]["harbor_verdict"]["rewards"] or
-                                          out["sandbox"]["harbor_verdict"]["error"])
+            outcomes[(job, step.name)] = (
+                out["same"],
+                out["sandbox"]["harbor_verdict"]["rewards"] or out["sandbox"]["harbor_verdict"]["error"],
+            )
     assert outcomes == {
         ("oracle-pass", None): (True, {"reward": 1.0}),
         ("nop-fail", None): (True, NOT_FOUND),
@@ -277,18 +302,32 @@ def test_a_test_sh_that_dies_before_the_runner_replays_as_the_sandbox_ran_it(tas
     monkeypatch.setenv(isolation.VARIABLE, "namespace")
     missing = f"/opt/verifier-tui-no-such-runtime-{os.getpid()}"
     demo = task(verifier=READS_HELLO, toml=SEPARATE)
-    (demo / "tests" / "test.sh").write_text(SHIM.replace("\nexec ", f'\ncd {missing} || exit 1\nexec ', 1))
+    (demo / "tests" / "test.sh").write_text(SHIM.replace("\nexec ", f"\ncd {missing} || exit 1\nexec ", 1))
     said = f"/tests/test.sh: line 47: cd: {missing}: No such file or directory\n"
-    make_job(runs / "jobs" / "j", {"demo__aaaaaaa": dict(
-        task=demo, mode="separate", app={"hello.txt": "hi"}, verifier_files={"test-stdout.txt": said},
-        exception=harbor_exception(NOT_FOUND, "No reward file found at /logs/verifier/reward.txt"))})
+    make_job(
+        runs / "jobs" / "j",
+        {
+            "demo__aaaaaaa": dict(
+                task=demo,
+                mode="separate",
+                app={"hello.txt": "hi"},
+                verifier_files={"test-stdout.txt": said},
+                exception=harbor_exception(NOT_FOUND, "No reward file found at /logs/verifier/reward.txt"),
+            )
+        },
+    )
     trial = open_harbor(runs / "jobs" / "j" / "demo__aaaaaaa")[0]
     walk, plan, local, out = replay(trial)
     assert local.verdict.error == NOT_FOUND and local.verdict_by == "test.sh"
     assert f"cd: {missing}: No such file or directory" in local.stderr.text
     assert out["same"] is True
-    assert local.runner_verdict == {"outcome": "reward_written", "exit_code": 0, "rewards": {"reward": 1.0},
-                                    "verdict_error": None, "agrees": False}
+    assert local.runner_verdict == {
+        "outcome": "reward_written",
+        "exit_code": 0,
+        "rewards": {"reward": 1.0},
+        "verdict_error": None,
+        "agrees": False,
+    }
     assert any("ended otherwise (exit 0 · reward written: {'reward': 1.0})" in n for n in local.notices)
     assert local.phases  # the runner's phases still explain
 

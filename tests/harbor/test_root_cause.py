@@ -35,20 +35,28 @@ def lines_of(done) -> list[str]:
 def test_after_an_agent_timeout_the_agent_comes_first_with_advice_about_it(task, runs, tmp_path, env):
     demo = task(verifier=READS_HELLO, toml=SEPARATE)
     message = "No reward file found at jobs/j/demo__aaaaaaa/verifier/reward.txt or ..."
-    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True,
-                          trial_kwargs=dict(agent="claude-code",
-                                            log=harbor_masked_failure_log("demo__aaaaaaa", "RewardFileNotFoundError",
-                                                                          message),
-                                            exception=harbor_exception("AgentTimeoutError",
-                                                                       "Agent execution timed out after 120.0 seconds")))
+    trial = sandbox_trial(
+        runs / "jobs" / "j",
+        demo,
+        tmp_path,
+        workspace={},
+        mode="separate",
+        capture=True,
+        trial_kwargs=dict(
+            agent="claude-code",
+            log=harbor_masked_failure_log("demo__aaaaaaa", "RewardFileNotFoundError", message),
+            exception=harbor_exception("AgentTimeoutError", "Agent execution timed out after 120.0 seconds"),
+        ),
+    )
     lines = lines_of(tool(env, "run", trial.path, cwd=tmp_path))
     first = next(i for i, line in enumerate(lines) if line.strip())
     cause = next(i for i, line in enumerate(lines) if line.startswith("root cause"))
     sandbox = next(i for i, line in enumerate(lines) if line.startswith("sandbox "))
     # Right under the header and the task's line, before the verifier's verdict.
     assert first == 0 and cause < sandbox and cause <= 3
-    assert lines[cause] == ("root cause  AgentTimeoutError (in the agent): Agent execution timed out after "
-                            "120.0 seconds")
+    assert lines[cause] == (
+        "root cause  AgentTimeoutError (in the agent): Agent execution timed out after 120.0 seconds"
+    )
     assert lines[cause + 1].strip() == "then the verifier: RewardFileNotFoundError, recorded only in trial.log"
     assert lines[cause + 2].strip().startswith("try: the agent ran out of time")
     assert "[agent] timeout_sec" in lines[cause + 2]
@@ -73,8 +81,10 @@ def test_a_failing_oracle_is_named_though_harbor_recorded_no_error(real, env, tm
     (trial / "exception.txt").unlink()
     lines = lines_of(tool(env, "run", trial, cwd=real))
     cause = next(i for i, line in enumerate(lines) if line.startswith("root cause"))
-    assert lines[cause] == ("root cause  exit code 3 (in the agent): the oracle's solution/solve.sh exited 3; "
-                            "Harbor records no error for it")
+    assert lines[cause] == (
+        "root cause  exit code 3 (in the agent): the oracle's solution/solve.sh exited 3; "
+        "Harbor records no error for it"
+    )
     assert "then the verifier" in lines[cause + 1]
     assert "agent/oracle.txt" in lines[cause + 2]
     assert "the agent exited 3 (agent/exit-code.txt)" in "\n".join(lines)
@@ -84,17 +94,27 @@ def test_the_verifiers_own_failure_is_the_root_cause_of_a_genuine_trial(real, en
     trial = real / "jobs" / "nop-fail" / "hello-file__C4SunEc"
     lines = lines_of(tool(env, "run", trial, cwd=real))
     cause = next(line for line in lines if line.startswith("root cause"))
-    assert cause == ("root cause  RewardFileNotFoundError (in the verifier): 'verify called and awaited' failed: "
-                     "FileNotFoundError: [Errno 2] No such file or directory: '/app/hello.txt' at "
-                     "tasks/hello-file/tests/verifier.py:28")
+    assert cause == (
+        "root cause  RewardFileNotFoundError (in the verifier): 'verify called and awaited' failed: "
+        "FileNotFoundError: [Errno 2] No such file or directory: '/app/hello.txt' at "
+        "tasks/hello-file/tests/verifier.py:28"
+    )
     passed = lines_of(tool(env, "run", real / "jobs" / "oracle-pass", cwd=real))
     assert "root cause  none: Harbor scored 1.0" in passed
 
 
 def test_output_never_downloaded_after_a_verifier_timeout_is_not_called_empty(task, runs, tmp_path, env):
     demo = task(verifier=STUCK_IN_ONE_FILE, toml=SEPARATE + "timeout_sec = 1.0\n")
-    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True,
-                          timeout_s=1.0, keep_output_on_timeout=False)
+    trial = sandbox_trial(
+        runs / "jobs" / "j",
+        demo,
+        tmp_path,
+        workspace={},
+        mode="separate",
+        capture=True,
+        timeout_s=1.0,
+        keep_output_on_timeout=False,
+    )
     assert not (trial.path / "verifier" / "test-stdout.txt").exists()
     done = tool(env, "run", trial.path, cwd=tmp_path)
     output = done.stdout.split("── sandbox: verifier/test-stdout.txt", 1)[1].splitlines()[1]
@@ -111,8 +131,9 @@ def test_output_never_downloaded_after_a_verifier_timeout_is_not_called_empty(ta
 
 def test_a_timed_out_replay_says_where_it_was_stuck(task, runs, tmp_path, env):
     demo = task(verifier=STUCK_IN_ONE_FILE, toml=SEPARATE + "timeout_sec = 1.0\n")
-    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True,
-                          timeout_s=1.0)
+    trial = sandbox_trial(
+        runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True, timeout_s=1.0
+    )
     done = tool(env, "run", trial.path, cwd=runs)
     assert done.returncode == 124
     replay = done.stdout.split("\nreplay    ", 1)[1].splitlines()
@@ -122,12 +143,22 @@ def test_a_timed_out_replay_says_where_it_was_stuck(task, runs, tmp_path, env):
 def test_test_on_a_job_names_the_earlier_failure_before_the_verifiers_verdict(task, runs, tmp_path, env):
     demo = task(verifier=READS_HELLO, toml=SEPARATE)
     job = runs / "jobs" / "j"
-    sandbox_trial(job, demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate", capture=True,
-                  name="demo__passed1")
-    sandbox_trial(job, demo, tmp_path, workspace={"hello.txt": "h"}, mode="separate", capture=True,
-                  name="demo__timeout", trial_kwargs=dict(
-                      agent="claude-code", exception=harbor_exception("AgentTimeoutError",
-                                                                      "Agent execution timed out after 60.0 seconds")))
+    sandbox_trial(
+        job, demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate", capture=True, name="demo__passed1"
+    )
+    sandbox_trial(
+        job,
+        demo,
+        tmp_path,
+        workspace={"hello.txt": "h"},
+        mode="separate",
+        capture=True,
+        name="demo__timeout",
+        trial_kwargs=dict(
+            agent="claude-code",
+            exception=harbor_exception("AgentTimeoutError", "Agent execution timed out after 60.0 seconds"),
+        ),
+    )
     lines = lines_of(tool(env, "test", job, cwd=tmp_path))
     row = next(line for line in lines if "demo__timeout" in line)
     assert "AgentTimeoutError → 0.0" in row

@@ -24,14 +24,23 @@ def statuses(walk):
 
 
 def test_verify_raised_no_reward_with_the_traceback_mapped_to_local_files(task, runs, tmp_path):
-    verifier = ("import json\n\n\ndef verify(workspace):\n"
-                "    data = json.loads((workspace / 'out.json').read_text())\n"
-                "    return float(data['score'])\n")
-    demo = task(verifier=verifier, toml='version = "1.0"\nartifacts = ["/app"]\n\n[verifier]\n'
-                'environment_mode = "separate"\n')
+    verifier = (
+        "import json\n\n\ndef verify(workspace):\n"
+        "    data = json.loads((workspace / 'out.json').read_text())\n"
+        "    return float(data['score'])\n"
+    )
+    demo = task(
+        verifier=verifier, toml='version = "1.0"\nartifacts = ["/app"]\n\n[verifier]\nenvironment_mode = "separate"\n'
+    )
     run = sandbox_run(demo, tmp_path, workspace={"out.json": '{"points": 3}'})
-    trial = trial_of(runs, demo, mode="separate", app={"out.json": '{"points": 3}'},
-                     exception=harbor_exception(NOT_FOUND, "No reward file found"), verifier_files=run.files)
+    trial = trial_of(
+        runs,
+        demo,
+        mode="separate",
+        app={"out.json": '{"points": 3}'},
+        exception=harbor_exception(NOT_FOUND, "No reward file found"),
+        verifier_files=run.files,
+    )
     walk = walk_trial(trial)
     side = walk.sandbox
     assert side.verdict.error == NOT_FOUND and side.verdict.source == "result.json"
@@ -52,14 +61,22 @@ def test_verify_raised_no_reward_with_the_traceback_mapped_to_local_files(task, 
 def test_an_import_failure_and_a_syntax_error_stop_at_the_import(task, runs, tmp_path):
     demo = task(verifier="import helper_that_is_not_there\n\ndef verify(workspace):\n    return 1.0\n")
     run = sandbox_run(demo, tmp_path / "a")
-    walk = walk_trial(trial_of(runs, demo, verifier_files=run.files,
-                               exception=harbor_exception(NOT_FOUND, "No reward file found")))
+    walk = walk_trial(
+        trial_of(runs, demo, verifier_files=run.files, exception=harbor_exception(NOT_FOUND, "No reward file found"))
+    )
     assert walk.sandbox.phases.stopped_at == "module_imported"
     assert walk.sandbox.failure.line == 1
     (demo / "tests" / "verifier.py").write_text("def verify(workspace:\n    return 1.0\n")
     run = sandbox_run(demo, tmp_path / "b")
-    walk = walk_trial(trial_of(runs, demo, name="demo__bbbbbbb", verifier_files=run.files,
-                               exception=harbor_exception(NOT_FOUND, "No reward file found")))
+    walk = walk_trial(
+        trial_of(
+            runs,
+            demo,
+            name="demo__bbbbbbb",
+            verifier_files=run.files,
+            exception=harbor_exception(NOT_FOUND, "No reward file found"),
+        )
+    )
     assert walk.sandbox.runner.traceback.bare_type == "SyntaxError"
     assert walk.sandbox.phases.stopped_at == "module_imported"
 
@@ -67,8 +84,9 @@ def test_an_import_failure_and_a_syntax_error_stop_at_the_import(task, runs, tmp
 def test_a_contract_error_from_a_required_response(task, runs, tmp_path):
     demo = task(verifier="def verify(workspace, response):\n    return 1.0\n")
     run = sandbox_run(demo, tmp_path)
-    walk = walk_trial(trial_of(runs, demo, verifier_files=run.files,
-                               exception=harbor_exception(NOT_FOUND, "No reward file found")))
+    walk = walk_trial(
+        trial_of(runs, demo, verifier_files=run.files, exception=harbor_exception(NOT_FOUND, "No reward file found"))
+    )
     side = walk.sandbox
     assert side.runner.kind == "contract_error"
     assert "requires 'response' without a default" in side.runner.contract_message
@@ -91,8 +109,15 @@ def test_a_reward_planted_before_the_run_is_removed_by_the_runner(task, runs, tm
     (demo / "tests" / "verifier.py").write_text("def verify(workspace):\n    raise RuntimeError('no')\n")
     run = sandbox_run(demo, tmp_path / "b", planted={"reward.txt": "1.0"})
     assert set(run.files) == {"test-stdout.txt"}
-    walk = walk_trial(trial_of(runs, demo, name="demo__bbbbbbb", verifier_files=run.files,
-                               exception=harbor_exception(NOT_FOUND, "No reward file found")))
+    walk = walk_trial(
+        trial_of(
+            runs,
+            demo,
+            name="demo__bbbbbbb",
+            verifier_files=run.files,
+            exception=harbor_exception(NOT_FOUND, "No reward file found"),
+        )
+    )
     assert walk.sandbox.computed.error == NOT_FOUND and statuses(walk)["reward_files_cleared"] == "done"
 
 
@@ -100,9 +125,13 @@ def test_a_verifier_timeout(task, runs, tmp_path):
     demo = task(verifier="import time\n\ndef verify(workspace):\n    time.sleep(60)\n    return 1.0\n", timeout=1.0)
     run = sandbox_run(demo, tmp_path, timeout_s=1.0, keep_output_on_timeout=False)  # a cloud sandbox
     assert run.timed_out and run.files == {}
-    trial = trial_of(runs, demo, verifier_files=run.files, verifier_seconds=1.0,
-                     exception=harbor_exception("VerifierTimeoutError",
-                                                "Verifier execution timed out after 1.0 seconds"))
+    trial = trial_of(
+        runs,
+        demo,
+        verifier_files=run.files,
+        verifier_seconds=1.0,
+        exception=harbor_exception("VerifierTimeoutError", "Verifier execution timed out after 1.0 seconds"),
+    )
     walk = walk_trial(trial)
     assert walk.sandbox.verdict.error == "VerifierTimeoutError"
     assert walk.facts.timed_out and walk.facts.timeout.seconds == 1.0 and walk.facts.timeout.recorded_seconds == 1.0
@@ -116,9 +145,14 @@ def test_an_agent_timeout_then_a_verifier_failure_found_only_in_trial_log(task, 
     demo = task(verifier="def verify(workspace):\n    return (workspace / 'hello.txt').read_text() == 'hi'\n")
     run = sandbox_run(demo, tmp_path)
     message = "No reward file found at jobs/j/demo__aaaaaaa/verifier/reward.txt or ..."
-    trial = trial_of(runs, demo, agent="claude-code", verifier_files=run.files,
-                     exception=harbor_exception("AgentTimeoutError", "Agent execution timed out after 120.0 seconds"),
-                     log=harbor_masked_failure_log("demo__aaaaaaa", NOT_FOUND, message))
+    trial = trial_of(
+        runs,
+        demo,
+        agent="claude-code",
+        verifier_files=run.files,
+        exception=harbor_exception("AgentTimeoutError", "Agent execution timed out after 120.0 seconds"),
+        log=harbor_masked_failure_log("demo__aaaaaaa", NOT_FOUND, message),
+    )
     walk = walk_trial(trial)
     assert walk.facts.agent_failure.type == "AgentTimeoutError"
     assert walk.facts.verifier_exception.type == NOT_FOUND and walk.facts.verifier_exception_source == "trial.log"
@@ -131,19 +165,30 @@ def test_an_agent_timeout_then_a_verifier_failure_found_only_in_trial_log(task, 
 
 
 def test_a_verifier_timeout_after_an_agent_failure_is_read_through_the_chain(task, runs):
-    trial = trial_of(runs, task(), verifier_files={},
-                     exception=harbor_exception("AgentTimeoutError", "Agent execution timed out after 60.0 seconds"),
-                     log=harbor_masked_failure_log("demo__aaaaaaa", "VerifierTimeoutError",
-                                                   "Verifier execution timed out after 30.0 seconds"))
+    trial = trial_of(
+        runs,
+        task(),
+        verifier_files={},
+        exception=harbor_exception("AgentTimeoutError", "Agent execution timed out after 60.0 seconds"),
+        log=harbor_masked_failure_log(
+            "demo__aaaaaaa", "VerifierTimeoutError", "Verifier execution timed out after 30.0 seconds"
+        ),
+    )
     walk = walk_trial(trial)
     assert walk.facts.verifier_exception.type == "VerifierTimeoutError" and walk.facts.timed_out
 
 
 def test_an_unparseable_reward_txt(task, runs):
     """A plain test.sh task wrote a reward.txt that is no number."""
-    demo = task(verifier=None, shim=False, files={"test.sh": "#!/bin/sh\necho 'score: high' > /logs/verifier/reward.txt\n"})
-    trial = trial_of(runs, demo, verifier_files={"test-stdout.txt": "", "reward.txt": "score: high\n"},
-                     exception=harbor_exception("VerifierOutputParseError", "Failed to parse rewards from text file"))
+    demo = task(
+        verifier=None, shim=False, files={"test.sh": "#!/bin/sh\necho 'score: high' > /logs/verifier/reward.txt\n"}
+    )
+    trial = trial_of(
+        runs,
+        demo,
+        verifier_files={"test-stdout.txt": "", "reward.txt": "score: high\n"},
+        exception=harbor_exception("VerifierOutputParseError", "Failed to parse rewards from text file"),
+    )
     walk = walk_trial(trial)
     side = walk.sandbox
     assert side.computed.error == "VerifierOutputParseError" and side.verdict.error == "VerifierOutputParseError"
@@ -151,12 +196,18 @@ def test_an_unparseable_reward_txt(task, runs):
     assert "could not use it" in side.phases.explanation and "not the shim" in side.phases.explanation
     from verifier_tui.engine.harbor.replay import plan_replay
 
-    assert plan_replay(walk.location, walk.workspace, walk.env, walk.step.name).skipped.startswith("tests/test.sh is the task's own script, not the runner's shim")
+    assert plan_replay(walk.location, walk.workspace, walk.env, walk.step.name).skipped.startswith(
+        "tests/test.sh is the task's own script, not the runner's shim"
+    )
 
 
 def test_a_bare_number_in_reward_json(task, runs):
-    trial = trial_of(runs, task(), verifier_files={"test-stdout.txt": "", "reward.json": "0.5"},
-                     exception=harbor_exception("ValidationError", "1 validation error for VerifierResult"))
+    trial = trial_of(
+        runs,
+        task(),
+        verifier_files={"test-stdout.txt": "", "reward.json": "0.5"},
+        exception=harbor_exception("ValidationError", "1 validation error for VerifierResult"),
+    )
     side = walk_trial(trial).sandbox
     assert side.computed.error == "ValidationError" and side.verdict.error == "ValidationError"
     assert side.disagreement is None
@@ -171,8 +222,12 @@ def test_reward_files_that_contradict_result_json_get_a_sentence(task, runs):
 
 def test_the_shims_python_check(task, runs):
     output = "test.sh: the verifier needs Python 3.8 or newer; found only an older one: python3\n"
-    trial = trial_of(runs, task(), verifier_files={"test-stdout.txt": output},
-                     exception=harbor_exception(NOT_FOUND, "No reward file found"))
+    trial = trial_of(
+        runs,
+        task(),
+        verifier_files={"test-stdout.txt": output},
+        exception=harbor_exception(NOT_FOUND, "No reward file found"),
+    )
     side = walk_trial(trial).sandbox
     assert side.runner.kind == "shim_no_python" and side.phases.stopped_at == "python_check"
     assert set(p.status for p in side.phases.phases) == {"not reached"}
@@ -180,9 +235,11 @@ def test_the_shims_python_check(task, runs):
 
 
 def test_the_runner_report_is_found_after_the_verifiers_own_prints(task, runs, tmp_path):
-    demo = task(verifier="import sys\n\ndef verify(workspace):\n    print('checking', file=sys.stderr)\n"
-                         "    print('Traceback (most recent call last): not really')\n"
-                         "    raise ValueError('bad')\n")
+    demo = task(
+        verifier="import sys\n\ndef verify(workspace):\n    print('checking', file=sys.stderr)\n"
+        "    print('Traceback (most recent call last): not really')\n"
+        "    raise ValueError('bad')\n"
+    )
     run = sandbox_run(demo, tmp_path)
     assert "checking" in run.files["test-stdout.txt"]
     parsed = parse_runner_output(run.files["test-stdout.txt"])
@@ -197,15 +254,23 @@ def test_a_python_version_is_seen_in_the_sandbox_traceback(task, runs, tmp_path)
     import sys
 
     assert parsed.python_version == f"{sys.version_info[0]}.{sys.version_info[1]}"
-    assert json.loads(json.dumps(trial_json(walk_trial(trial_of(runs, demo, verifier_files=run.files))),
-                                 default=str))["sandbox"]["python"] == parsed.python_version
+    assert (
+        json.loads(json.dumps(trial_json(walk_trial(trial_of(runs, demo, verifier_files=run.files))), default=str))[
+            "sandbox"
+        ]["python"]
+        == parsed.python_version
+    )
 
 
 def test_a_huge_test_stdout_is_read_bounded(task, runs):
     noise = "x" * 100 + "\n"
     text = noise * 20000 + "run_verifier: error: verify returned None (NoneType); it must return a number\n"
-    trial = trial_of(runs, task(), verifier_files={"test-stdout.txt": text},
-                     exception=harbor_exception(NOT_FOUND, "No reward file found"))
+    trial = trial_of(
+        runs,
+        task(),
+        verifier_files={"test-stdout.txt": text},
+        exception=harbor_exception(NOT_FOUND, "No reward file found"),
+    )
     side = walk_trial(trial).sandbox
     assert side.output.dropped_bytes > 0 and len(side.output.text) < 300_000
     assert side.phases.stopped_at == "reward_written"
@@ -213,8 +278,13 @@ def test_a_huge_test_stdout_is_read_bounded(task, runs):
 
 def test_a_verifier_that_never_ran_has_no_verdict_to_compare(task, runs):
     """AgentSetupTimeoutError's policy does not grade: Harbor skips the verifier."""
-    trial = trial_of(runs, task(), verifier_ran=False, verifier_files=None,
-                     exception=harbor_exception("AgentSetupTimeoutError", "Agent setup timed out after 360.0 seconds"))
+    trial = trial_of(
+        runs,
+        task(),
+        verifier_ran=False,
+        verifier_files=None,
+        exception=harbor_exception("AgentSetupTimeoutError", "Agent setup timed out after 360.0 seconds"),
+    )
     walk = walk_trial(trial)
     assert walk.facts.verifier_ran is False and walk.facts.agent_failure.type == "AgentSetupTimeoutError"
     assert walk.sandbox.verdict.known is False

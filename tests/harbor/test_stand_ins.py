@@ -13,7 +13,7 @@ import shutil
 
 import pytest
 
-from tests.helpers import PY, make_job, run_tool, no_traceback
+from tests.helpers import PY, make_job, no_traceback, run_tool
 
 pytest_plugins = ["pytester"]
 
@@ -32,10 +32,13 @@ def mixed(real):
     /app (an agent that wrote hello.txt) and one that did not, both 1.0."""
     task = real / "tasks" / "hello-file"
     passed = {"rewards": {"reward": 1.0}, "verifier_files": {"test-stdout.txt": "", "reward.txt": "1.0"}}
-    job = make_job(real / "jobs" / "mixed", {
-        "hello-file__Captur1": dict(task=task, app={"hello.txt": "hello world\n"}, **passed),
-        "hello-file__NoApp22": dict(task=task, **passed),
-    })
+    job = make_job(
+        real / "jobs" / "mixed",
+        {
+            "hello-file__Captur1": dict(task=task, app={"hello.txt": "hello world\n"}, **passed),
+            "hello-file__NoApp22": dict(task=task, **passed),
+        },
+    )
     return job
 
 
@@ -61,8 +64,11 @@ def test_test_job_uses_the_stand_in_only_where_app_was_not_captured_and_names_th
     assert "stand-in my-app used for 1 trial(s) that did not capture /app: hello-file__NoApp22" in done.stdout
     assert "stand-in my-app not used for 1 trial(s) that captured /app: hello-file__Captur1" in done.stdout
     data = json.loads(tool(env, "test", mixed, "--workspace", stand_in, "--json", cwd=tmp_path).stdout)
-    assert data["stand_in"] == {"given": str(stand_in), "used_for": ["hello-file__NoApp22"],
-                                "not_used_for": ["hello-file__Captur1"]}
+    assert data["stand_in"] == {
+        "given": str(stand_in),
+        "used_for": ["hello-file__NoApp22"],
+        "not_used_for": ["hello-file__Captur1"],
+    }
     origins = {t["trial"]["name"]: t["replay"]["workspace_origin"] for t in data["trials"]}
     assert origins == {"hello-file__Captur1": "snapshot", "hello-file__NoApp22": "stand-in"}
 
@@ -94,9 +100,11 @@ def test_an_empty_stand_in_replays_an_agent_that_wrote_nothing(real, env, tmp_pa
 
 
 def test_one_stand_in_at_most_and_only_for_trials(real, env, tmp_path):
-    done = tool(env, "run", real / "jobs" / "oracle-pass", "--stand-in", "empty", "--workspace", tmp_path,
-                cwd=tmp_path)
-    assert done.returncode == 2 and done.stderr.strip() == "verifier-tui: --workspace and --stand-in empty: give one stand-in for /app"
+    done = tool(env, "run", real / "jobs" / "oracle-pass", "--stand-in", "empty", "--workspace", tmp_path, cwd=tmp_path)
+    assert (
+        done.returncode == 2
+        and done.stderr.strip() == "verifier-tui: --workspace and --stand-in empty: give one stand-in for /app"
+    )
     done = tool(env, "run", real / "tasks" / "hello-file", "--stand-in", "empty", cwd=tmp_path)
     assert done.returncode == 2 and "--stand-in: only for a Harbor trial or job folder" in done.stderr
 
@@ -105,7 +113,7 @@ def test_an_uncaptured_app_names_the_harbor_setting_that_captures_it(real, env, 
     done = tool(env, "run", real / "jobs" / "oracle-pass", cwd=tmp_path)
     assert done.returncode == 2
     assert "no workspace to replay on: the trial did not capture /app" in done.stdout
-    assert CAPTURE in done.stdout and "artifacts: [\"/app\"] in the job's config file" in done.stdout
+    assert CAPTURE in done.stdout and 'artifacts: ["/app"] in the job\'s config file' in done.stdout
     assert "harbor run --artifact /app" in done.stdout
     assert "give --workspace DIR, --case NAME or --stand-in empty" in done.stdout
 
@@ -130,8 +138,7 @@ def test_the_pytest_plugin_takes_the_same_stand_ins_and_says_when_nothing_was_re
     assert "give --verifier-workspace DIR, --verifier-case NAME or --verifier-stand-in empty" in text
     assert "the replay did not end as the sandbox's run did" not in text
     pytester.runpytest_subprocess(*args, "--verifier-stand-in", "empty", timeout=300).assert_outcomes(passed=1)
-    refused = pytester.runpytest_subprocess(*args, "--verifier-stand-in", "empty", "--verifier-case", "x",
-                                            timeout=300)
+    refused = pytester.runpytest_subprocess(*args, "--verifier-stand-in", "empty", "--verifier-case", "x", timeout=300)
     assert "--verifier-case and --verifier-stand-in: give one stand-in for /app" in refused.stderr.str()
 
 

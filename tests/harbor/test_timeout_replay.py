@@ -47,8 +47,9 @@ def timed_out_trial(real):
     reward file left in verifier/, and the task's verifier."""
     trial = real / "jobs" / "nop-fail" / "hello-file__C4SunEc"
     result = json.loads((trial / "result.json").read_text())
-    result["exception_info"].update(exception_type="VerifierTimeoutError", exception_message=MESSAGE,
-                                    exception_traceback=TRACEBACK)
+    result["exception_info"].update(
+        exception_type="VerifierTimeoutError", exception_message=MESSAGE, exception_traceback=TRACEBACK
+    )
     result["config"]["verifier"]["override_timeout_sec"] = 1.0
     (trial / "result.json").write_text(json.dumps(result, indent=4))
     config = json.loads((trial / "config.json").read_text())
@@ -96,8 +97,14 @@ def test_run_trial_says_both_ended_with_the_timeout(real, tmp_path, env):
     assert "VerifierTimeoutError · timed out after 1 s" in replay and "1.0" not in replay.split("·")[0]
     assert "RewardFileNotFoundError" not in done.stdout
     # The steps: each side got to the end and wrote reward.txt, which Harbor never read.
-    assert any(line.startswith("sandbox: the runner wrote reward.txt, but the process was still running when the "
-                               "timeout (1 s) hit: Harbor stopped it and scored VerifierTimeoutError") for line in lines)
-    assert any(line.startswith("replay: the runner wrote reward.txt: 1.0, but the process was still running")
-               for line in lines)
+    assert any(
+        line.startswith(
+            "sandbox: the runner wrote reward.txt, but the process was still running when the "
+            "timeout (1 s) hit: Harbor stopped it and scored VerifierTimeoutError"
+        )
+        for line in lines
+    )
+    assert any(
+        line.startswith("replay: the runner wrote reward.txt: 1.0, but the process was still running") for line in lines
+    )
     assert "Harbor read" not in done.stdout

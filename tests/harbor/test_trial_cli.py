@@ -32,8 +32,18 @@ from tests.helpers import (
 SEPARATE = 'version = "1.0"\nartifacts = ["/app"]\n\n[verifier]\nenvironment_mode = "separate"\n'
 READS_HELLO = "def verify(workspace):\n    return 1.0 if (workspace / 'hello.txt').read_text() == 'hi' else 0.0\n"
 NOT_FOUND = "RewardFileNotFoundError"
-TRIAL_KEYS = {"trial", "sandbox", "replay", "local", "local_skipped", "local_phases", "local_failure", "parted_at",
-              "same", "differences"}
+TRIAL_KEYS = {
+    "trial",
+    "sandbox",
+    "replay",
+    "local",
+    "local_skipped",
+    "local_phases",
+    "local_failure",
+    "parted_at",
+    "same",
+    "differences",
+}
 
 
 def tool(env, *args, cwd):
@@ -57,8 +67,9 @@ def elsewhere(tmp_path):
 
 def test_verify_raised_no_reward(task, runs, tmp_path, env, elsewhere):
     demo = task(verifier=READS_HELLO, toml=SEPARATE)
-    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={"other.txt": ""}, mode="separate",
-                          capture=True)
+    trial = sandbox_trial(
+        runs / "jobs" / "j", demo, tmp_path, workspace={"other.txt": ""}, mode="separate", capture=True
+    )
     done = tool(env, "run", trial.path, cwd=elsewhere)
     assert done.returncode == 1  # the replay's status: the verifier raised
     out = done.stdout
@@ -70,7 +81,7 @@ def test_verify_raised_no_reward(task, runs, tmp_path, env, elsewhere):
     assert "  try: a verify that raises scores nothing" in out
     assert "replay: the same step went wrong the same way" in out
     data = as_json(tool(env, "run", trial.path, "--json", cwd=elsewhere))
-    assert TRIAL_KEYS <= set(data)
+    assert set(data) >= TRIAL_KEYS
     assert data["same"] is True and data["differences"] == []
     assert data["sandbox"]["phase"] == "verify_called" and data["local_phases"]["stopped_at"] == "verify_called"
     assert data["sandbox"]["failure"]["path"] == str(demo / "tests" / "verifier.py")
@@ -93,8 +104,15 @@ def test_a_contract_error_from_a_required_response(task, runs, tmp_path, env, el
 
 def test_a_reward_planted_before_the_run_is_removed_by_the_runner(task, runs, tmp_path, env, elsewhere):
     demo = task(verifier="def verify(workspace):\n    return 0.25\n", toml=SEPARATE)
-    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True,
-                          planted={"reward.json": '{"reward": 1.0}'})
+    trial = sandbox_trial(
+        runs / "jobs" / "j",
+        demo,
+        tmp_path,
+        workspace={},
+        mode="separate",
+        capture=True,
+        planted={"reward.json": '{"reward": 1.0}'},
+    )
     data = as_json(tool(env, "run", trial.path, "--json", cwd=elsewhere))
     assert data["sandbox"]["harbor_verdict"]["rewards"] == {"reward": 0.25}
     assert [f["name"] for f in data["sandbox"]["reward_files"]] == ["reward.txt"]
@@ -104,8 +122,9 @@ def test_a_reward_planted_before_the_run_is_removed_by_the_runner(task, runs, tm
 def test_a_verifier_timeout(task, runs, tmp_path, env, elsewhere):
     slow = "import time\n\ndef verify(workspace):\n    time.sleep(30)\n    return 1.0\n"
     demo = task(verifier=slow, toml=SEPARATE + "timeout_sec = 1.0\n")
-    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True,
-                          timeout_s=1.0)
+    trial = sandbox_trial(
+        runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True, timeout_s=1.0
+    )
     done = tool(env, "run", trial.path, cwd=elsewhere)
     assert done.returncode == 124
     assert "sandbox   VerifierTimeoutError (from result.json)" in done.stdout
@@ -119,11 +138,19 @@ def test_a_verifier_timeout(task, runs, tmp_path, env, elsewhere):
 def test_an_agent_timeout_followed_by_a_verifier_failure(task, runs, tmp_path, env, elsewhere):
     demo = task(verifier=READS_HELLO, toml=SEPARATE)
     message = "No reward file found at jobs/j/demo__aaaaaaa/verifier/reward.txt or ..."
-    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True,
-                          trial_kwargs=dict(agent="claude-code", log=harbor_masked_failure_log("demo__aaaaaaa",
-                                                                                                NOT_FOUND, message),
-                                            exception=harbor_exception("AgentTimeoutError",
-                                                                       "Agent execution timed out after 120.0 seconds")))
+    trial = sandbox_trial(
+        runs / "jobs" / "j",
+        demo,
+        tmp_path,
+        workspace={},
+        mode="separate",
+        capture=True,
+        trial_kwargs=dict(
+            agent="claude-code",
+            log=harbor_masked_failure_log("demo__aaaaaaa", NOT_FOUND, message),
+            exception=harbor_exception("AgentTimeoutError", "Agent execution timed out after 120.0 seconds"),
+        ),
+    )
     done = tool(env, "run", trial.path, cwd=elsewhere)
     assert "sandbox   RewardFileNotFoundError (from trial.log)" in done.stdout
     assert "the agent failed first: AgentTimeoutError" in done.stdout
@@ -133,9 +160,16 @@ def test_an_agent_timeout_followed_by_a_verifier_failure(task, runs, tmp_path, e
 
 def test_an_unparseable_reward_txt_from_a_plain_test_sh(task, runs, env, elsewhere):
     demo = task(verifier=None, shim=False, files={"test.sh": "#!/bin/sh\necho 'high' > /logs/verifier/reward.txt\n"})
-    make_job(runs / "jobs" / "j", {"demo__aaaaaaa": dict(
-        task=demo, verifier_files={"test-stdout.txt": "", "reward.txt": "high\n"},
-        exception=harbor_exception("VerifierOutputParseError", "Failed to parse rewards from text file"))})
+    make_job(
+        runs / "jobs" / "j",
+        {
+            "demo__aaaaaaa": dict(
+                task=demo,
+                verifier_files={"test-stdout.txt": "", "reward.txt": "high\n"},
+                exception=harbor_exception("VerifierOutputParseError", "Failed to parse rewards from text file"),
+            )
+        },
+    )
     done = tool(env, "run", runs / "jobs" / "j" / "demo__aaaaaaa", cwd=elsewhere)
     assert done.returncode == 2  # no replay
     assert "sandbox   VerifierOutputParseError" in done.stdout
@@ -145,9 +179,16 @@ def test_an_unparseable_reward_txt_from_a_plain_test_sh(task, runs, env, elsewhe
 
 def test_a_bare_number_in_reward_json(task, runs, tmp_path, env, elsewhere):
     demo = task()
-    make_job(runs / "jobs" / "j", {"demo__aaaaaaa": dict(
-        task=demo, verifier_files={"test-stdout.txt": "", "reward.json": "0.5"},
-        exception=harbor_exception("ValidationError", "1 validation error for VerifierResult"))})
+    make_job(
+        runs / "jobs" / "j",
+        {
+            "demo__aaaaaaa": dict(
+                task=demo,
+                verifier_files={"test-stdout.txt": "", "reward.json": "0.5"},
+                exception=harbor_exception("ValidationError", "1 validation error for VerifierResult"),
+            )
+        },
+    )
     stand_in = tmp_path / "stand-in"
     stand_in.mkdir()
     data = as_json(tool(env, "run", runs / "jobs" / "j", "--workspace", stand_in, "--json", cwd=elsewhere))
@@ -186,8 +227,9 @@ def test_a_moved_job_folder_still_finds_its_task(task, runs, tmp_path, env, else
 
 def test_a_task_changed_since_the_run(task, runs, tmp_path, env, elsewhere):
     demo = task(verifier=READS_HELLO, toml=SEPARATE)
-    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate",
-                          capture=True)
+    trial = sandbox_trial(
+        runs / "jobs" / "j", demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate", capture=True
+    )
     later = time.time() + 5
     verifier = demo / "tests" / "verifier.py"
     verifier.write_text(READS_HELLO.replace("'hi'", "'hello'"))
@@ -200,8 +242,9 @@ def test_a_task_changed_since_the_run(task, runs, tmp_path, env, elsewhere):
 
 def test_a_task_that_cannot_be_found(task, runs, tmp_path, env, elsewhere):
     demo = task(verifier=READS_HELLO, toml=SEPARATE)
-    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate",
-                          capture=True)
+    trial = sandbox_trial(
+        runs / "jobs" / "j", demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate", capture=True
+    )
     kept = tmp_path / "kept-elsewhere"
     shutil.move(str(demo), str(kept))
     done = tool(env, "run", trial.path, cwd=elsewhere)
@@ -219,10 +262,19 @@ def two_step_job(demo, runs, tmp_path, *, second: float):
     (recorded ``second``); the task.toml names both steps."""
     (demo / "task.toml").write_text('version = "1.0"\n\n[[steps]]\nname = "first"\n\n[[steps]]\nname = "second"\n')
     run = sandbox_run(demo, tmp_path / "sandbox")
-    make_job(runs / "jobs" / "j", {"demo__aaaaaaa": dict(task=demo, mode=None, steps=[
-        {"name": "first", "rewards": {"reward": 1.0}, "verifier_files": run.files, "app": {}},
-        {"name": "second", "rewards": {"reward": second}, "verifier_files": run.files, "app": {}},
-    ])})
+    make_job(
+        runs / "jobs" / "j",
+        {
+            "demo__aaaaaaa": dict(
+                task=demo,
+                mode=None,
+                steps=[
+                    {"name": "first", "rewards": {"reward": 1.0}, "verifier_files": run.files, "app": {}},
+                    {"name": "second", "rewards": {"reward": second}, "verifier_files": run.files, "app": {}},
+                ],
+            )
+        },
+    )
     return runs / "jobs" / "j"
 
 
@@ -244,8 +296,10 @@ def test_a_multi_step_trial(task, runs, tmp_path, env, elsewhere):
 def test_a_step_with_its_own_tests_is_replayed_on_harbors_merged_tests(task, runs, tmp_path, env, elsewhere):
     """Harbor 0.26 uploads tests/ and then steps/<name>/tests/ into /tests: the second step's own
     weights.py replaces the task's for that step, and a traceback in it points at the step's file."""
-    demo = task(verifier="from weights import WEIGHT\n\ndef verify(workspace):\n    return WEIGHT\n",
-                files={"weights.py": "WEIGHT = 1.0\n"})
+    demo = task(
+        verifier="from weights import WEIGHT\n\ndef verify(workspace):\n    return WEIGHT\n",
+        files={"weights.py": "WEIGHT = 1.0\n"},
+    )
     (demo / "steps" / "second" / "tests").mkdir(parents=True)
     (demo / "steps" / "second" / "tests" / "weights.py").write_text("WEIGHT = 0.25\n")
     job = two_step_job(demo, runs, tmp_path, second=0.25)
@@ -269,11 +323,13 @@ def several(runs, tmp_path, task):
     passing = task("passing", verifier=READS_HELLO, toml=SEPARATE)
     raising = task("raising", verifier=READS_HELLO, toml=SEPARATE)
     job = runs / "jobs" / "several"
-    sandbox_trial(job, passing, tmp_path, workspace={"hello.txt": "hi"}, mode="separate", capture=True,
-                  name="passing__aaaaaaa")
+    sandbox_trial(
+        job, passing, tmp_path, workspace={"hello.txt": "hi"}, mode="separate", capture=True, name="passing__aaaaaaa"
+    )
     sandbox_trial(job, raising, tmp_path, workspace={}, mode="separate", capture=True, name="raising__bbbbbbb")
-    sandbox_trial(job, passing, tmp_path, workspace={"hello.txt": "no"}, mode="separate", capture=True,
-                  name="passing__ccccccc")
+    sandbox_trial(
+        job, passing, tmp_path, workspace={"hello.txt": "no"}, mode="separate", capture=True, name="passing__ccccccc"
+    )
     # The third trial's captured /app changed after the run: the replay now scores 1.0.
     (job / "passing__ccccccc" / "artifacts" / "app" / "hello.txt").write_text("hi")
     return job
@@ -295,9 +351,8 @@ def test_a_job_with_several_trials(task, runs, tmp_path, env, elsewhere):
     assert "2 agree, 1 differ, 0 not compared" in done.stdout
     data = as_json(tool(env, "test", job, "--json", cwd=elsewhere))
     assert (data["agree"], data["differ"], data["not_compared"]) == (2, 1, 0)
-    assert [t["trial"]["name"] for t in data["trials"]] == ["passing__aaaaaaa", "passing__ccccccc",
-                                                             "raising__bbbbbbb"]
-    assert all(TRIAL_KEYS <= set(t) for t in data["trials"])
+    assert [t["trial"]["name"] for t in data["trials"]] == ["passing__aaaaaaa", "passing__ccccccc", "raising__bbbbbbb"]
+    assert all(set(t) >= TRIAL_KEYS for t in data["trials"])
     report = tmp_path / "junit.xml"
     tool(env, "test", job, "--junit", report, cwd=elsewhere)
     suite = ET.parse(report).getroot()
@@ -312,8 +367,15 @@ def test_test_job_replays_its_trials_at_the_same_time(task, runs, tmp_path, env,
     meeting = task("meeting", verifier=MEET_VERIFIER, toml=SEPARATE)
     job = runs / "jobs" / "pair"
     for who in ("a", "b"):
-        sandbox_trial(job, meeting, tmp_path, workspace={"who.txt": who}, mode="separate", capture=True,
-                      name=f"meeting__{who * 7}")
+        sandbox_trial(
+            job,
+            meeting,
+            tmp_path,
+            workspace={"who.txt": who},
+            mode="separate",
+            capture=True,
+            name=f"meeting__{who * 7}",
+        )
     for jobs, agree in (("2", "2 agree, 0 differ"), ("1", "0 agree, 2 differ")):
         folder = tmp_path / f"meet-{jobs}"
         folder.mkdir()
@@ -333,8 +395,14 @@ def test_a_trial_without_a_replay_fails_the_job_test_and_says_why(task, runs, tm
 def test_an_old_layout_trial(task, runs, tmp_path, env, elsewhere):
     demo = task(verifier=READS_HELLO)
     run = sandbox_run(demo, tmp_path / "sandbox", workspace={"hello.txt": "hi"})
-    make_job(runs / "jobs" / "j", {"demo__aaaaaaa": dict(task=demo, rewards={"reward": 1.0}, verifier_files=run.files,
-                                                        old_layout=True, app={"hello.txt": "hi"})})
+    make_job(
+        runs / "jobs" / "j",
+        {
+            "demo__aaaaaaa": dict(
+                task=demo, rewards={"reward": 1.0}, verifier_files=run.files, old_layout=True, app={"hello.txt": "hi"}
+            )
+        },
+    )
     data = as_json(tool(env, "run", runs / "jobs" / "j", "--json", cwd=elsewhere))
     absent = " ".join(data["trial"]["absent"])
     assert "lock.json" in absent and "schema_version" in absent and "verifier_environment_mode" in absent
@@ -346,9 +414,11 @@ def test_an_old_layout_trial(task, runs, tmp_path, env, elsewhere):
 
 
 def test_explain_a_trial_does_not_call_verify(task, runs, tmp_path, env, elsewhere):
-    demo = task(verifier="from pathlib import Path\n\ndef verify(workspace, task_data, threshold=0.5):\n"
-                         "    Path(%r).write_text('called')\n    return 1.0\n" % str(tmp_path / "called"),
-                toml=SEPARATE)
+    demo = task(
+        verifier="from pathlib import Path\n\ndef verify(workspace, task_data, threshold=0.5):\n"
+        "    Path(%r).write_text('called')\n    return 1.0\n" % str(tmp_path / "called"),
+        toml=SEPARATE,
+    )
     (tmp_path / "called").unlink(missing_ok=True)
     trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True)
     (tmp_path / "called").unlink()
@@ -364,10 +434,18 @@ def test_explain_a_trial_does_not_call_verify(task, runs, tmp_path, env, elsewhe
 
 def test_watch_a_trial_prints_one_line_per_replay_with_the_agreement(task, runs, tmp_path, env, elsewhere):
     demo = task(verifier=READS_HELLO, toml=SEPARATE)
-    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate",
-                          capture=True)
-    proc = subprocess.Popen([*TOOL, "watch", str(trial.path), "--python", PY], cwd=elsewhere, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
+    trial = sandbox_trial(
+        runs / "jobs" / "j", demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate", capture=True
+    )
+    proc = subprocess.Popen(
+        [*TOOL, "watch", str(trial.path), "--python", PY],
+        cwd=elsewhere,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        stdin=subprocess.DEVNULL,
+    )
     try:
         lines = []
 
@@ -395,11 +473,14 @@ def test_watch_a_trial_prints_one_line_per_replay_with_the_agreement(task, runs,
     assert "Traceback" not in err
 
 
-@pytest.mark.parametrize("args, words", [
-    (["--response", "{task}/tests/verifier.py"], "--response: a trial replays in Harbor mode"),
-    (["--verifier", "x.py"], "--verifier: a trial replays the verifier its task's tests/test.sh names"),
-    (["--both-modes"], "--both-modes: a trial replays in Harbor mode only"),
-])
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["--response", "{task}/tests/verifier.py"], "--response: a trial replays in Harbor mode"),
+        (["--verifier", "x.py"], "--verifier: a trial replays the verifier its task's tests/test.sh names"),
+        (["--both-modes"], "--both-modes: a trial replays in Harbor mode only"),
+    ],
+)
 def test_options_that_do_not_apply_to_a_trial_say_so(task, runs, tmp_path, env, elsewhere, args, words):
     demo = task()
     trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={})
@@ -431,8 +512,9 @@ def test_both_modes_makes_a_required_response_obvious(example, env, elsewhere):
     assert data["server_skipped"].startswith("no response to run the environment-server mode with")
 
 
-def test_the_json_documentation_lists_every_trial_job_and_both_modes_field(task, runs, tmp_path, env, elsewhere,
-                                                                           example):
+def test_the_json_documentation_lists_every_trial_job_and_both_modes_field(
+    task, runs, tmp_path, env, elsewhere, example
+):
     demo = task(verifier="def verify(workspace):\n    raise ValueError('no')\n", toml=SEPARATE)
     job = runs / "jobs" / "j"
     sandbox_trial(job, demo, tmp_path, workspace={}, mode="separate", capture=True)
@@ -451,8 +533,9 @@ def test_the_json_documentation_lists_every_trial_job_and_both_modes_field(task,
     assert documented_fields("## The job test document", "## Explain and watch") == set(tested)
     explained = as_json(tool(env, "explain", job, "--json", cwd=elsewhere))
     assert set(explained) == set(data) | {"explain"}
-    both = as_json(tool(env, "run", example("count-errors"), "--case", "response-json", "--both-modes", "--json",
-                        cwd=elsewhere))
+    both = as_json(
+        tool(env, "run", example("count-errors"), "--case", "response-json", "--both-modes", "--json", cwd=elsewhere)
+    )
     assert documented_fields("## The both-modes document", "## The trial document") == set(both)
 
 

@@ -16,8 +16,9 @@ SEPARATE = 'version = "1.0"\nartifacts = ["/app"]\n\n[verifier]\nenvironment_mod
 def _job(task, runs, tmp_path):
     passing = task("passing", verifier=READS_HELLO, toml=SEPARATE)
     job = runs / "jobs" / "several"
-    sandbox_trial(job, passing, tmp_path, workspace={"hello.txt": "hi"}, mode="separate", capture=True,
-                  name="passing__aaaaaaa")
+    sandbox_trial(
+        job, passing, tmp_path, workspace={"hello.txt": "hi"}, mode="separate", capture=True, name="passing__aaaaaaa"
+    )
     sandbox_trial(job, passing, tmp_path, workspace={}, mode="separate", capture=True, name="passing__bbbbbbb")
     return job
 

@@ -19,18 +19,31 @@ from verifier_tui.tui.screens.trial import TrialScreen
 from verifier_tui.tui.screens.trial_file import TrialFileScreen
 
 SEPARATE = 'version = "1.0"\nartifacts = ["/app"]\n\n[verifier]\nenvironment_mode = "separate"\n'
-READS_HELLO = ("def verify(workspace):\n    print('looking at', sorted(p.name for p in workspace.iterdir()))\n"
-               "    return 1.0 if (workspace / 'hello.txt').read_text() == 'hi' else 0.0\n")
+READS_HELLO = (
+    "def verify(workspace):\n    print('looking at', sorted(p.name for p in workspace.iterdir()))\n"
+    "    return 1.0 if (workspace / 'hello.txt').read_text() == 'hi' else 0.0\n"
+)
 TRAJECTORY = {
-    "schema_version": "ATIF-v1.6", "session_id": "s-1",
+    "schema_version": "ATIF-v1.6",
+    "session_id": "s-1",
     "agent": {"name": "claude-code", "version": "2.0.1", "model_name": "claude-sonnet-4"},
     "steps": [
         {"step_id": 1, "source": "user", "message": "Create /app/hello.txt containing hi."},
-        {"step_id": 2, "source": "agent", "message": "I will write the file.", "reasoning_content": "Simple.",
-         "tool_calls": [{"tool_call_id": "call_1", "function_name": "bash",
-                         "arguments": {"command": "printf hi > /app/hallo.txt"}}],
-         "observation": {"results": [{"source_call_id": "call_1", "content": "(no output)"}]},
-         "metrics": {"prompt_tokens": 120, "completion_tokens": 30}},
+        {
+            "step_id": 2,
+            "source": "agent",
+            "message": "I will write the file.",
+            "reasoning_content": "Simple.",
+            "tool_calls": [
+                {
+                    "tool_call_id": "call_1",
+                    "function_name": "bash",
+                    "arguments": {"command": "printf hi > /app/hallo.txt"},
+                }
+            ],
+            "observation": {"results": [{"source_call_id": "call_1", "content": "(no output)"}]},
+            "metrics": {"prompt_tokens": 120, "completion_tokens": 30},
+        },
         {"step_id": 3, "source": "agent", "message": [{"type": "text", "text": "Done: the file is written."}]},
     ],
     "final_metrics": {"total_prompt_tokens": 120, "total_completion_tokens": 30, "total_steps": 3},
@@ -42,13 +55,20 @@ def timed_out_agent(task, runs, tmp_path, **kwargs):
     hello.txt (only in trial.log); agent/ holds its log and its trajectory."""
     demo = task(verifier=READS_HELLO, toml=SEPARATE)
     message = "No reward file found at jobs/j/demo__aaaaaaa/verifier/reward.txt or ..."
-    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={"hallo.txt": "hi"}, mode="separate",
-                          capture=True, trial_kwargs=dict(
-                              agent="claude-code",
-                              log=harbor_masked_failure_log("demo__aaaaaaa", "RewardFileNotFoundError", message),
-                              exception=harbor_exception("AgentTimeoutError",
-                                                         "Agent execution timed out after 120.0 seconds")),
-                          **kwargs)
+    trial = sandbox_trial(
+        runs / "jobs" / "j",
+        demo,
+        tmp_path,
+        workspace={"hallo.txt": "hi"},
+        mode="separate",
+        capture=True,
+        trial_kwargs=dict(
+            agent="claude-code",
+            log=harbor_masked_failure_log("demo__aaaaaaa", "RewardFileNotFoundError", message),
+            exception=harbor_exception("AgentTimeoutError", "Agent execution timed out after 120.0 seconds"),
+        ),
+        **kwargs,
+    )
     (trial.path / "agent" / "claude-code.txt").write_text("starting claude\nwrote /app/hallo.txt\n")
     (trial.path / "agent" / "trajectory.json").write_text(json.dumps(TRAJECTORY))
     return demo, trial
@@ -86,15 +106,30 @@ async def test_every_harbor_file_of_the_trial_is_one_key_away(task, runs, tmp_pa
     demo, trial = timed_out_agent(task, runs, tmp_path)
     (demo / "instruction.md").write_text("# Hello\n\nCreate /app/hello.txt containing `hi`.\n")
     expected = {
-        "j": ["the trajectory", "ATIF-v1.6 · agent claude-code 2.0.1 · model claude-sonnet-4 · 3 steps",
-              "#1 user", "Create /app/hello.txt containing hi.", "#2 agent", "(reasoning)",
-              '→ bash({"command": "printf hi > /app/hallo.txt"})', "← call_1", "(no output)",
-              "(prompt tokens 120, completion tokens 30)", "#3 agent", "Done: the file is written.",
-              "final metrics"],
+        "j": [
+            "the trajectory",
+            "ATIF-v1.6 · agent claude-code 2.0.1 · model claude-sonnet-4 · 3 steps",
+            "#1 user",
+            "Create /app/hello.txt containing hi.",
+            "#2 agent",
+            "(reasoning)",
+            '→ bash({"command": "printf hi > /app/hallo.txt"})',
+            "← call_1",
+            "(no output)",
+            "(prompt tokens 120, completion tokens 30)",
+            "#3 agent",
+            "Done: the file is written.",
+            "final metrics",
+        ],
         "l": ["trial.log", "Skipping exception record because trial already has exception_info"],
         "x": ["exception.txt", "harbor.trial.errors.AgentTimeoutError: Agent execution timed out after 120.0"],
-        "a": ["the agent's logs", "2 files in agent/", "── claude-code.txt", "wrote /app/hallo.txt",
-              "(j shows it as a conversation)"],
+        "a": [
+            "the agent's logs",
+            "2 files in agent/",
+            "── claude-code.txt",
+            "wrote /app/hallo.txt",
+            "(j shows it as a conversation)",
+        ],
         "i": ["the task's instruction", "Create /app/hello.txt containing `hi`."],
         "m": ["the artifacts manifest", "/app → artifacts/app  (directory, there)"],
     }
@@ -123,8 +158,10 @@ async def test_a_missing_file_says_so_and_a_big_log_is_read_from_its_end(real):
     app = make_trial_app(trial)
     async with app.run_test(size=(160, 45)) as pilot:
         await app.wait_for_replays(1)
-        for key, words in (("j", "agent/trajectory.json is not there: only agents that record their run in ATIF"),
-                           ("a", "agent/ is not there: the agent wrote no logs (the nop agent writes nothing)")):
+        for key, words in (
+            ("j", "agent/trajectory.json is not there: only agents that record their run in ATIF"),
+            ("a", "agent/ is not there: the agent wrote no logs (the nop agent writes nothing)"),
+        ):
             await pilot.press(key)
             await pilot.pause()
             assert words in text_of(app, "#file-text")
@@ -144,9 +181,11 @@ async def test_a_trajectory_cut_short_or_not_atif_says_so(task, runs, tmp_path):
     app = make_trial_app(trial.path)
     async with app.run_test(size=(160, 45)) as pilot:
         await app.wait_for_replays(1)
-        for content, words in ((json.dumps(TRAJECTORY)[:300], "trajectory.json is cut short"),
-                               ('{"steps": "none"}', "not an ATIF trajectory: no steps list"),
-                               ("[" * 100_000, "trajectory.json")):
+        for content, words in (
+            (json.dumps(TRAJECTORY)[:300], "trajectory.json is cut short"),
+            ('{"steps": "none"}', "not an ATIF trajectory: no steps list"),
+            ("[" * 100_000, "trajectory.json"),
+        ):
             trajectory.write_text(content)
             await pilot.press("j")
             await pilot.pause()
@@ -207,7 +246,8 @@ async def test_c_and_o_are_not_offered_without_a_replay(real):
 
 
 async def test_with_live_reload_off_a_save_marks_the_replay_stale_and_r_keeps_the_changed_task_note(
-        task, runs, tmp_path):
+    task, runs, tmp_path
+):
     demo, trial = timed_out_agent(task, runs, tmp_path)
     app = make_trial_app(trial.path)  # live reload off
     async with app.run_test(size=(160, 45)) as pilot:
@@ -234,8 +274,16 @@ async def test_with_live_reload_off_a_save_marks_the_replay_stale_and_r_keeps_th
 
 async def test_a_timed_out_replay_says_where_it_was_stuck_and_output_never_downloaded(task, runs, tmp_path):
     demo = task(verifier=STUCK_IN_ONE_FILE, toml=SEPARATE + "timeout_sec = 1.0\n")
-    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True,
-                          timeout_s=1.0, keep_output_on_timeout=False)
+    trial = sandbox_trial(
+        runs / "jobs" / "j",
+        demo,
+        tmp_path,
+        workspace={},
+        mode="separate",
+        capture=True,
+        timeout_s=1.0,
+        keep_output_on_timeout=False,
+    )
     app = make_trial_app(trial.path)
     async with app.run_test(size=(160, 45)) as pilot:
         await app.wait_for_replays(1)

@@ -14,9 +14,11 @@ from tests.harbor.trial_app_under_test import SIZE, make_trial_app
 from tests.helpers import harbor_exception, harbor_masked_failure_log, sandbox_trial
 
 SEPARATE = 'version = "1.0"\nartifacts = ["/app"]\n\n[verifier]\nenvironment_mode = "separate"\n'
-READS_REPORT = ("import json\n\n\ndef verify(workspace):\n"
-                "    report = json.loads((workspace / 'report.json').read_text())\n"
-                "    return float(report['score'])\n")
+READS_REPORT = (
+    "import json\n\n\ndef verify(workspace):\n"
+    "    report = json.loads((workspace / 'report.json').read_text())\n"
+    "    return float(report['score'])\n"
+)
 
 
 def replayed(count: int = 1):
@@ -30,17 +32,30 @@ def replayed(count: int = 1):
 
 def test_a_trial_whose_verify_raised(snap_compare, task, runs, tmp_path):
     demo = task("report", verifier=READS_REPORT, toml=SEPARATE)
-    trial = sandbox_trial(runs / "jobs" / "2026-12-01__03-36-17", demo, tmp_path,
-                          workspace={"report.json": '{"points": 3}'}, mode="separate", capture=True,
-                          name="report__x7QmK2p")
+    trial = sandbox_trial(
+        runs / "jobs" / "2026-12-01__03-36-17",
+        demo,
+        tmp_path,
+        workspace={"report.json": '{"points": 3}'},
+        mode="separate",
+        capture=True,
+        name="report__x7QmK2p",
+    )
     app = make_trial_app(trial.path)
     assert snap_compare(app, terminal_size=SIZE, run_before=replayed())
 
 
 def test_a_trial_that_needs_a_response_harbor_never_gives(snap_compare, task, runs, tmp_path):
     demo = task("graded", verifier="def verify(workspace, response):\n    return 1.0\n", toml=SEPARATE)
-    trial = sandbox_trial(runs / "jobs" / "2026-12-01__03-36-17", demo, tmp_path, workspace={}, mode="separate",
-                          capture=True, name="graded__Lq4Tz9w")
+    trial = sandbox_trial(
+        runs / "jobs" / "2026-12-01__03-36-17",
+        demo,
+        tmp_path,
+        workspace={},
+        mode="separate",
+        capture=True,
+        name="graded__Lq4Tz9w",
+    )
     app = make_trial_app(trial.path)
     assert snap_compare(app, terminal_size=SIZE, run_before=replayed())
 
@@ -50,12 +65,20 @@ def test_a_trial_whose_agent_timed_out_shows_that_first(snap_compare, task, runs
     (recorded only in trial.log), before the verifier's own detail."""
     demo = task("report", verifier=READS_REPORT, toml=SEPARATE)
     name = "report__Zk8Wn1c"
-    trial = sandbox_trial(runs / "jobs" / "2026-12-01__03-36-17", demo, tmp_path, workspace={}, mode="separate",
-                          capture=True, name=name, trial_kwargs=dict(
-                              agent="claude-code",
-                              log=harbor_masked_failure_log(name, "RewardFileNotFoundError", "No reward file found"),
-                              exception=harbor_exception("AgentTimeoutError",
-                                                         "Agent execution timed out after 120.0 seconds")))
+    trial = sandbox_trial(
+        runs / "jobs" / "2026-12-01__03-36-17",
+        demo,
+        tmp_path,
+        workspace={},
+        mode="separate",
+        capture=True,
+        name=name,
+        trial_kwargs=dict(
+            agent="claude-code",
+            log=harbor_masked_failure_log(name, "RewardFileNotFoundError", "No reward file found"),
+            exception=harbor_exception("AgentTimeoutError", "Agent execution timed out after 120.0 seconds"),
+        ),
+    )
     app = make_trial_app(trial.path)
     assert snap_compare(app, terminal_size=(160, 45), run_before=replayed())
 
@@ -63,13 +86,36 @@ def test_a_trial_whose_agent_timed_out_shows_that_first(snap_compare, task, runs
 def test_a_job_list(snap_compare, task, runs, tmp_path):
     demo = task("report", verifier=READS_REPORT, toml=SEPARATE)
     job = runs / "jobs" / "2026-12-01__03-36-17"
-    sandbox_trial(job, demo, tmp_path, workspace={"report.json": '{"score": 1}'}, mode="separate", capture=True,
-                  name="report__aB3dE5f")
-    sandbox_trial(job, demo, tmp_path, workspace={"report.json": '{"points": 3}'}, mode="separate", capture=True,
-                  name="report__x7QmK2p")
-    sandbox_trial(job, demo, tmp_path, workspace={"report.json": '{"score": 0.5}'}, mode="separate", capture=True,
-                  name="report__Zk8Wn1c", trial_kwargs=dict(
-                      exception=harbor_exception("AgentTimeoutError", "Agent execution timed out after 120.0 seconds")))
+    sandbox_trial(
+        job,
+        demo,
+        tmp_path,
+        workspace={"report.json": '{"score": 1}'},
+        mode="separate",
+        capture=True,
+        name="report__aB3dE5f",
+    )
+    sandbox_trial(
+        job,
+        demo,
+        tmp_path,
+        workspace={"report.json": '{"points": 3}'},
+        mode="separate",
+        capture=True,
+        name="report__x7QmK2p",
+    )
+    sandbox_trial(
+        job,
+        demo,
+        tmp_path,
+        workspace={"report.json": '{"score": 0.5}'},
+        mode="separate",
+        capture=True,
+        name="report__Zk8Wn1c",
+        trial_kwargs=dict(
+            exception=harbor_exception("AgentTimeoutError", "Agent execution timed out after 120.0 seconds")
+        ),
+    )
     app = make_trial_app(job)
 
     async def listed(pilot) -> None:

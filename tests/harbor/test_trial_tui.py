@@ -13,7 +13,6 @@ from tests.harbor.trial_app_under_test import SIZE, make_trial_app, text_of
 from tests.helpers import harbor_exception, make_job, sandbox_run, sandbox_trial
 from tests.tui.app_under_test import screen_text
 from verifier_tui.engine.watch.changes import Change
-from verifier_tui.tui.screens.job import JobScreen
 from verifier_tui.tui.screens.job_overview import JobOverviewScreen
 from verifier_tui.tui.screens.trial import TrialScreen
 
@@ -23,8 +22,9 @@ READS_HELLO = "def verify(workspace):\n    return 1.0 if (workspace / 'hello.txt
 
 def failing_trial(task, runs, tmp_path, **kwargs):
     demo = task(verifier=READS_HELLO, toml=SEPARATE)
-    return demo, sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={"other.txt": ""}, mode="separate",
-                               capture=True, **kwargs)
+    return demo, sandbox_trial(
+        runs / "jobs" / "j", demo, tmp_path, workspace={"other.txt": ""}, mode="separate", capture=True, **kwargs
+    )
 
 
 async def test_a_failing_trial_shows_both_sides_step_by_step(task, runs, tmp_path):
@@ -38,8 +38,9 @@ async def test_a_failing_trial_shows_both_sides_step_by_step(task, runs, tmp_pat
         header = text_of(app, "#trial-header")
         assert header.startswith("trial demo__aaaaaaa · task demo · agent oracle · verifier mode separate")
         assert "task at tasks/demo" in header
-        assert text_of(app, "#agreement").startswith("✓ same  the replay ended as the sandbox did: "
-                                                     "RewardFileNotFoundError")
+        assert text_of(app, "#agreement").startswith(
+            "✓ same  the replay ended as the sandbox did: RewardFileNotFoundError"
+        )
         assert "verify called and awaited" in text_of(app, "#phase-labels")
         sandbox_column = text_of(app, "#phase-sandbox").splitlines()
         local_column = text_of(app, "#phase-local").splitlines()
@@ -49,7 +50,9 @@ async def test_a_failing_trial_shows_both_sides_step_by_step(task, runs, tmp_pat
         assert "Harbor scored this trial with RewardFileNotFoundError" in words
         assert "try: a verify that raises scores nothing" in words
         sandbox = text_of(app, "#sandbox-side .side-body")
-        assert "Harbor scored RewardFileNotFoundError" in sandbox and "failed at tasks/demo/tests/verifier.py:2" in sandbox
+        assert (
+            "Harbor scored RewardFileNotFoundError" in sandbox and "failed at tasks/demo/tests/verifier.py:2" in sandbox
+        )
         assert "FileNotFoundError" in sandbox.split("verifier/test-stdout.txt", 1)[1]
         local = text_of(app, "#local-side .side-body")
         assert "Harbor would score RewardFileNotFoundError" in local
@@ -59,12 +62,22 @@ async def test_a_failing_trial_shows_both_sides_step_by_step(task, runs, tmp_pat
 async def test_a_job_shows_its_overview_and_opens_a_trial(task, runs, tmp_path):
     passing = task("passing", verifier=READS_HELLO, toml=SEPARATE)
     job = runs / "jobs" / "several"
-    sandbox_trial(job, passing, tmp_path, workspace={"hello.txt": "hi"}, mode="separate", capture=True,
-                  name="passing__aaaaaaa")
+    sandbox_trial(
+        job, passing, tmp_path, workspace={"hello.txt": "hi"}, mode="separate", capture=True, name="passing__aaaaaaa"
+    )
     sandbox_trial(job, passing, tmp_path, workspace={}, mode="separate", capture=True, name="passing__bbbbbbb")
-    sandbox_trial(job, passing, tmp_path, workspace={"hello.txt": "hi"}, mode="separate", capture=True,
-                  name="passing__ccccccc", trial_kwargs=dict(
-                      exception=harbor_exception("AgentTimeoutError", "Agent execution timed out after 60 seconds")))
+    sandbox_trial(
+        job,
+        passing,
+        tmp_path,
+        workspace={"hello.txt": "hi"},
+        mode="separate",
+        capture=True,
+        name="passing__ccccccc",
+        trial_kwargs=dict(
+            exception=harbor_exception("AgentTimeoutError", "Agent execution timed out after 60 seconds")
+        ),
+    )
     app = make_trial_app(job)
     async with app.run_test(size=SIZE) as pilot:
         while not getattr(app.screen, "done", False):
@@ -89,11 +102,24 @@ async def test_a_multi_step_trial_lists_its_steps(task, runs, tmp_path):
     demo = task(verifier="def verify(workspace):\n    return 1.0\n")
     (demo / "task.toml").write_text('version = "1.0"\n\n[[steps]]\nname = "first"\n\n[[steps]]\nname = "second"\n')
     run = sandbox_run(demo, tmp_path / "sandbox")
-    make_job(runs / "jobs" / "j", {"demo__aaaaaaa": dict(task=demo, mode=None, steps=[
-        {"name": "first", "rewards": {"reward": 1.0}, "verifier_files": run.files, "app": {}},
-        {"name": "second", "exception": harbor_exception("RewardFileNotFoundError", "No reward file found"),
-         "verifier_files": {"test-stdout.txt": ""}, "app": {}},
-    ])})
+    make_job(
+        runs / "jobs" / "j",
+        {
+            "demo__aaaaaaa": dict(
+                task=demo,
+                mode=None,
+                steps=[
+                    {"name": "first", "rewards": {"reward": 1.0}, "verifier_files": run.files, "app": {}},
+                    {
+                        "name": "second",
+                        "exception": harbor_exception("RewardFileNotFoundError", "No reward file found"),
+                        "verifier_files": {"test-stdout.txt": ""},
+                        "app": {},
+                    },
+                ],
+            )
+        },
+    )
     app = make_trial_app(runs / "jobs" / "j" / "demo__aaaaaaa")
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -133,8 +159,9 @@ async def test_e_opens_the_failing_line_of_the_side_in_focus(task, runs, tmp_pat
 
 async def test_live_reload_replays_and_updates_the_agreement_while_the_sandbox_stays(task, runs, tmp_path):
     demo = task(verifier=READS_HELLO, toml=SEPARATE)
-    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate",
-                          capture=True)
+    trial = sandbox_trial(
+        runs / "jobs" / "j", demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate", capture=True
+    )
     app = make_trial_app(trial.path, watch=True)
     async with app.run_test(size=SIZE) as pilot:
         assert (await app.wait_for_replays(1)).agreement.same is True
@@ -159,8 +186,9 @@ async def test_live_reload_replays_and_updates_the_agreement_while_the_sandbox_s
 async def test_a_change_reported_to_the_controller_replays(task, runs, tmp_path):
     """The same path without the OS watcher: a change as the watcher reports it."""
     demo = task(verifier=READS_HELLO, toml=SEPARATE)
-    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate",
-                          capture=True)
+    trial = sandbox_trial(
+        runs / "jobs" / "j", demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate", capture=True
+    )
     app = make_trial_app(trial.path)
     async with app.run_test(size=SIZE):
         await app.wait_for_replays(1)
@@ -264,8 +292,10 @@ async def test_an_empty_stand_in_then_a_fix_names_exactly_the_file_that_changed(
         assert empty.is_dir() and not any(empty.iterdir())
         app.screen.controller.live.set_live_reload(True)  # live reload on, with no OS watcher
         verifier = demo / "tests" / "verifier.py"
-        verifier.write_text("def verify(workspace):\n    path = workspace / 'hello.txt'\n"
-                            "    return 1.0 if path.is_file() and path.read_text() == 'hi' else 0.0\n")
+        verifier.write_text(
+            "def verify(workspace):\n    path = workspace / 'hello.txt'\n"
+            "    return 1.0 if path.is_file() and path.read_text() == 'hi' else 0.0\n"
+        )
         app.screen.controller.on_change(Change(paths=frozenset([verifier])))
         replayed = await app.wait_for_replays(3)
         await pilot.pause()
@@ -299,8 +329,14 @@ async def test_b_runs_both_modes_and_says_how_each_went(example):
 async def test_an_old_layout_trial_opens_with_what_it_lacks_named(task, runs, tmp_path):
     demo = task(verifier=READS_HELLO)
     run = sandbox_run(demo, tmp_path / "sandbox", workspace={"hello.txt": "hi"})
-    make_job(runs / "jobs" / "j", {"demo__aaaaaaa": dict(task=demo, rewards={"reward": 1.0}, verifier_files=run.files,
-                                                        old_layout=True, app={"hello.txt": "hi"})})
+    make_job(
+        runs / "jobs" / "j",
+        {
+            "demo__aaaaaaa": dict(
+                task=demo, rewards={"reward": 1.0}, verifier_files=run.files, old_layout=True, app={"hello.txt": "hi"}
+            )
+        },
+    )
     app = make_trial_app(runs / "jobs" / "j")
     async with app.run_test(size=SIZE) as pilot:
         replayed = await app.wait_for_replays(1)
@@ -315,8 +351,10 @@ async def test_an_old_layout_trial_opens_with_what_it_lacks_named(task, runs, tm
 async def test_the_step_where_they_part_is_shown_in_full_under_the_phases(task, runs, tmp_path):
     """The sandbox failed to bind a required response; the verifier since gave it a default: the
     screen shows the replay's whole argument table at the step where the two part."""
-    demo = task(verifier="def verify(workspace, response):\n    return 1.0\n",
-                toml='version = "1.0"\nartifacts = ["/app"]\n\n[verifier]\nenvironment_mode = "separate"\n')
+    demo = task(
+        verifier="def verify(workspace, response):\n    return 1.0\n",
+        toml='version = "1.0"\nartifacts = ["/app"]\n\n[verifier]\nenvironment_mode = "separate"\n',
+    )
     trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True)
     (demo / "tests" / "verifier.py").write_text("def verify(workspace, response=None):\n    return 1.0\n")
     app = make_trial_app(trial.path)
@@ -326,5 +364,8 @@ async def test_the_step_where_they_part_is_shown_in_full_under_the_phases(task, 
         assert replayed.parting.phase == "arguments_bound"
         words = text_of(app, "#phase-words").splitlines()
         at = words.index("at arguments bound:")
-        assert words[at + 1:at + 4] == ["  replay:", "    workspace: workspace (keyword)",
-                                        "    response: keeps its default None"]
+        assert words[at + 1 : at + 4] == [
+            "  replay:",
+            "    workspace: workspace (keyword)",
+            "    response: keeps its default None",
+        ]

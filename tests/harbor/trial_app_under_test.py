@@ -46,13 +46,21 @@ class TrialAppUnderTest(TrialApp):
         return self.replays[count - 1]
 
 
-def make_trial_app(path: Path, *, trial: str | None = None, step: str | None = None, watch: bool = False,
-                   task: Path | None = None, **options) -> TrialAppUnderTest:
+def make_trial_app(
+    path: Path,
+    *,
+    trial: str | None = None,
+    step: str | None = None,
+    watch: bool = False,
+    task: Path | None = None,
+    **options,
+) -> TrialAppUnderTest:
     found, in_path = open_harbor(path)
     if trial is not None:
         found, in_path = select_trial(found, trial, step)
-    return TrialAppUnderTest(found, step or in_path, options=Options(**options), task_dir=task, watch=watch,
-                             deterministic=True)
+    return TrialAppUnderTest(
+        found, step or in_path, options=Options(**options), task_dir=task, watch=watch, deterministic=True
+    )
 
 
 def text_of(app: TrialApp, selector: str) -> str:

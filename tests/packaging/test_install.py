@@ -55,7 +55,8 @@ def test_wheel_carries_the_runner(tmp_path):
     """Build the wheel as pip would and look inside it."""
     done = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(tmp_path), str(REPO)],
-        capture_output=True, text=True,
+        capture_output=True,
+        text=True,
     )
     if done.returncode != 0:
         pytest.skip(f"could not build a wheel here: {done.stderr.strip().splitlines()[-1:]}")

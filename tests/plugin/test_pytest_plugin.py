@@ -34,20 +34,23 @@ def run(pytester, *args):
 def test_each_case_is_an_item_named_task_case(pytester, tasks):
     done = run(pytester, "--verifier-cases", "tasks", "-v")
     done.assert_outcomes(passed=6, failed=1)
-    done.stdout.fnmatch_lines(["hello-file::correct PASSED*", "hello-file::wrong-text PASSED*",
-                               "sum-column::wrong-total FAILED*"])
+    done.stdout.fnmatch_lines(
+        ["hello-file::correct PASSED*", "hello-file::wrong-text PASSED*", "sum-column::wrong-total FAILED*"]
+    )
     # plain-test-sh has no cases: no item, no error.
     assert "plain-test-sh" not in done.stdout.str()
     # The failure says what `verifier-tui run` would: the verdict against expected.json, the reward file,
     # the exit code in words.
-    done.stdout.fnmatch_lines([
-        "*sum-column::wrong-total: the run did not match the case's expected.json",
-        "task sum-column * case wrong-total *",
-        "exit 0 · reward written · *",
-        'verdict: {"reward": 0.0}*',
-        'expected {"rewards": {"reward": 0.5}}: DID NOT MATCH',
-        "reward.txt: 0.0",
-    ])
+    done.stdout.fnmatch_lines(
+        [
+            "*sum-column::wrong-total: the run did not match the case's expected.json",
+            "task sum-column * case wrong-total *",
+            "exit 0 · reward written · *",
+            'verdict: {"reward": 0.0}*',
+            'expected {"rewards": {"reward": 0.5}}: DID NOT MATCH',
+            "reward.txt: 0.0",
+        ]
+    )
     assert done.ret == 1
 
 
@@ -64,7 +67,9 @@ def test_a_raising_verifier_reports_the_traceback_on_the_users_files(pytester, t
 def test_k_x_lf_and_junitxml_work_on_cases(pytester, tasks):
     done = pytester.runpytest_subprocess(PYTHON_OPTION, "--verifier-cases", "tasks", "-k", "hello-file and wrong")
     done.assert_outcomes(passed=2, deselected=5)
-    done = pytester.runpytest_subprocess(PYTHON_OPTION, "--verifier-cases", "tasks", "-x", "-k", "wrong-total or correct")
+    done = pytester.runpytest_subprocess(
+        PYTHON_OPTION, "--verifier-cases", "tasks", "-x", "-k", "wrong-total or correct"
+    )
     done.assert_outcomes(passed=2, failed=1, deselected=4)
     # --lf: only the case that failed last time.
     done = pytester.runpytest_subprocess(PYTHON_OPTION, "--verifier-cases", "tasks", "--lf", "-v")
@@ -96,8 +101,10 @@ def test_under_xdist(pytester, tasks):
 def test_the_plugin_and_verifier_tui_test_agree(pytester, tasks, env):
     report = pytester.path / "report.xml"
     run(pytester, "--verifier-cases", "tasks", f"--junitxml={report}")
-    by_pytest = {f"{c.get('classname')}::{c.get('name')}": c.find("failure") is None
-                 for c in ET.parse(report).getroot().iter("testcase")}
+    by_pytest = {
+        f"{c.get('classname')}::{c.get('name')}": c.find("failure") is None
+        for c in ET.parse(report).getroot().iter("testcase")
+    }
     done = run_tool(env, "test", "--json", tasks, "--python", PY)
     by_test = {case["id"]: case["expected_matched"] for case in json.loads(done.stdout)["cases"]}
     assert by_pytest == by_test and list(by_test.values()).count(False) == 1
@@ -136,7 +143,8 @@ def test_without_the_option_the_plugin_does_nothing(pytester, monkeypatch):
     """No option's side effect, no import of Textual or of the engine, no
     item. The run loads this plugin alone (other installed plugins, such as
     pytest-textual-snapshot, import Textual themselves)."""
-    pytester.makepyfile(test_alone="""
+    pytester.makepyfile(
+        test_alone="""
         import sys
 
         def test_alone(request):
@@ -146,14 +154,17 @@ def test_without_the_option_the_plugin_does_nothing(pytester, monkeypatch):
             assert "verifier_tui.pytest_plugin" in sys.modules  # loaded, but off
             assert request.config.pluginmanager.get_plugin("verifier-tui-cases") is None
             assert request.config.args == ["test_alone.py"]
-        """)
+        """
+    )
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
     done = pytester.runpytest_subprocess("-p", "verifier_tui.pytest_plugin", "test_alone.py")
     done.assert_outcomes(passed=1)
     monkeypatch.delenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD")
     # With every installed plugin: the same items with and without this one.
     copy_example("hello-file", pytester.path / "tasks" / "hello-file")
-    collected = [pytester.runpytest_subprocess("--co", "-q", *more).stdout.lines for more in ([], ["-p", "no:verifier_tui"])]
+    collected = [
+        pytester.runpytest_subprocess("--co", "-q", *more).stdout.lines for more in ([], ["-p", "no:verifier_tui"])
+    ]
     with_plugin, without_plugin = ([line for line in lines if "::" in line] for lines in collected)
     assert with_plugin == without_plugin == ["test_alone.py::test_alone"]
 
@@ -179,18 +190,28 @@ def test_a_harbor_jobs_trials_are_items_that_pass_when_the_replay_agrees(pyteste
     (job / "differs__bbbbbbb" / "artifacts" / "app" / "hello.txt").write_text("hi")
     done = run(pytester, "--verifier-cases", "jobs/several", "-v")
     done.assert_outcomes(passed=1, failed=1)
-    done.stdout.fnmatch_lines(["several::agrees__aaaaaaa PASSED*", "several::differs__bbbbbbb FAILED*",
-                               "*several::differs__bbbbbbb: the replay did not end as the sandbox's run did"])
+    done.stdout.fnmatch_lines(
+        [
+            "several::agrees__aaaaaaa PASSED*",
+            "several::differs__bbbbbbb FAILED*",
+            "*several::differs__bbbbbbb: the replay did not end as the sandbox's run did",
+        ]
+    )
     done.stdout.fnmatch_lines(["sandbox   0.0 *", "replay    1.0 *", "agreement differ*"])  # what run TRIAL prints
     by_tool = json.loads(run_tool(env, "test", "--json", job, "--python", PY).stdout)
-    assert {t["trial"]["name"]: t["same"] for t in by_tool["trials"]} == {"agrees__aaaaaaa": True,
-                                                                         "differs__bbbbbbb": False}
+    assert {t["trial"]["name"]: t["same"] for t in by_tool["trials"]} == {
+        "agrees__aaaaaaa": True,
+        "differs__bbbbbbb": False,
+    }
 
 
 def test_a_tolerance_in_expected_json_is_the_plugins_too(pytester):
     """The plugin judges with the comparison test uses: "tolerance" accepts float rounding."""
-    task_dir = make_task(pytester.path / "tasks" / "sum", "def verify(workspace):\n    return 0.1 + 0.2\n",
-                         cases={"exact": {}, "within": {}})
+    task_dir = make_task(
+        pytester.path / "tasks" / "sum",
+        "def verify(workspace):\n    return 0.1 + 0.2\n",
+        cases={"exact": {}, "within": {}},
+    )
     (task_dir / "cases" / "exact" / "expected.json").write_text('{"rewards": {"reward": 0.3}}')
     (task_dir / "cases" / "within" / "expected.json").write_text('{"rewards": {"reward": 0.3}, "tolerance": 1e-9}')
     done = run(pytester, "--verifier-cases", "tasks", "-v")

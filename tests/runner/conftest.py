@@ -55,7 +55,7 @@ PYTHONS = [
 ]
 
 
-class Result(object):
+class Result:
     """What a user sees after a run: exit code, output, the reward folder."""
 
     def __init__(self, completed, reward_dir):
@@ -116,8 +116,9 @@ class Result(object):
     def assert_verifier_raised(self, verifier, exception_name):
         """Exit 1, a traceback whose first frame is the verifier, no reward."""
         assert self.returncode == 1, self.describe()
-        assert self.stderr.startswith("Traceback (most recent call last):") or exception_name == "SyntaxError", \
+        assert self.stderr.startswith("Traceback (most recent call last):") or exception_name == "SyntaxError", (
             self.describe()
+        )
         files = self.traceback_files()
         assert files, self.describe()
         assert Path(files[0]).resolve() == Path(verifier).resolve(), self.describe()
@@ -126,7 +127,12 @@ class Result(object):
 
     def describe(self):
         return "exit %s\nargs: %s\n--- stdout\n%s--- stderr\n%s--- rewards %r" % (
-            self.returncode, self.args, self.stdout, self.stderr, self.rewards)
+            self.returncode,
+            self.args,
+            self.stdout,
+            self.stderr,
+            self.rewards,
+        )
 
 
 WARM_VARIABLE = "VERIFIER_TUI_WARM"
@@ -163,7 +169,7 @@ def _start(command, warm, **popen):
     return proc
 
 
-class Sandbox(object):
+class Sandbox:
     """A staged sandbox under ``root`` and a way to run the runner in it
     (``start``: "cold" or "warm", see the module's docstring)."""
 
@@ -197,7 +203,8 @@ class Sandbox(object):
         (base / name / "verifiers").mkdir(parents=True, exist_ok=True)
         (base / name / "__init__.py").write_text("ORIGIN = %r\n" % str(base), encoding="utf-8")
         (base / name / "verifiers" / "__init__.py").write_text(
-            "x = %r\nORIGIN = %r\n" % (value, str(base)), encoding="utf-8")
+            "x = %r\nORIGIN = %r\n" % (value, str(base)), encoding="utf-8"
+        )
         return base / name
 
     def run(self, *extra, **kw):
@@ -218,10 +225,23 @@ class Sandbox(object):
     def start(self, *extra):
         """Start the runner like :meth:`run` and return the running process
         (stdout and stderr piped as bytes, stdin closed) without waiting."""
-        args = ["--verifier", str(self.verifier_path), "--workspace", str(self.app),
-                "--reward-dir", str(self.reward_dir)] + [str(arg) for arg in extra]
-        return _start([str(self.python), str(self.runner)] + args, self.warm, cwd=str(self.root), env=clean_env(),
-                      stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        args = [
+            "--verifier",
+            str(self.verifier_path),
+            "--workspace",
+            str(self.app),
+            "--reward-dir",
+            str(self.reward_dir),
+        ] + [str(arg) for arg in extra]
+        return _start(
+            [str(self.python), str(self.runner)] + args,
+            self.warm,
+            cwd=str(self.root),
+            env=clean_env(),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
 
     def run_raw(self, *args, **kw):
         """Run ``python *flags runner *args`` exactly; clean environment."""
@@ -235,15 +255,23 @@ class Sandbox(object):
         if kw:
             raise TypeError("unknown keyword(s): %s" % ", ".join(kw))
         command = [str(python)] + flags + [str(runner)] + [str(arg) for arg in args]
-        proc = _start(command, self.warm, cwd=str(cwd), env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                      stderr=subprocess.PIPE)
+        proc = _start(
+            command,
+            self.warm,
+            cwd=str(cwd),
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         try:
             stdout, stderr = proc.communicate(stdin_bytes if stdin_bytes is not None else b"", timeout=TIMEOUT)
         finally:
             proc.kill()
             proc.wait()
-        completed = subprocess.CompletedProcess(command, proc.returncode, stdout.decode("utf-8", "replace"),
-                                                stderr.decode("utf-8", "replace"))
+        completed = subprocess.CompletedProcess(
+            command, proc.returncode, stdout.decode("utf-8", "replace"), stderr.decode("utf-8", "replace")
+        )
         return Result(completed, Path(reward_dir) if reward_dir else self.reward_dir)
 
 

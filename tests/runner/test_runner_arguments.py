@@ -50,17 +50,23 @@ def test_positional_only_parameters_keep_their_order_and_defaults(sandbox):
 
 
 def test_keyword_only_parameters_get_their_values(sandbox):
-    sandbox.verifier(REPORT + """
+    sandbox.verifier(
+        REPORT
+        + """
     def verify(*, workspace, task_data, state):
         report(workspace=workspace, task_data=task_data, state=state)
         return 1.0
-    """)
+    """
+    )
     result = sandbox.run()
     assert result.returncode == 0, result.describe()
     seen = result.stdout_json()
     app = str(sandbox.app)
-    assert seen == {"workspace": {"Path": app, "absolute": True}, "task_data": {"dict": {}},
-                    "state": {"dict": {"workspace": {"Path": app, "absolute": True}}}}
+    assert seen == {
+        "workspace": {"Path": app, "absolute": True},
+        "task_data": {"dict": {}},
+        "state": {"dict": {"workspace": {"Path": app, "absolute": True}}},
+    }
 
 
 def test_only_declared_arguments_are_passed(sandbox):
@@ -95,10 +101,13 @@ def test_unknown_parameter_with_a_default_keeps_it(sandbox):
 
 @pytest.mark.parametrize("signature", ["workspace, tolerance", "workspace, *, tolerance", "tolerance, /"])
 def test_unknown_parameter_without_a_default_is_a_contract_error(sandbox, signature):
-    sandbox.verifier("""
+    sandbox.verifier(
+        """
         def verify(%s):
             return 1.0
-    """ % signature)
+    """
+        % signature
+    )
     result = sandbox.run()
     result.assert_contract_error("tolerance")
 
@@ -164,10 +173,13 @@ def test_required_response_without_flag_is_a_contract_error(any_sandbox):
 
 @pytest.mark.parametrize("signature", ["response, /", "*, response"])
 def test_required_response_of_any_kind_without_flag_is_a_contract_error(sandbox, signature):
-    sandbox.verifier("""
+    sandbox.verifier(
+        """
         def verify(%s):
             return 1.0
-    """ % signature)
+    """
+        % signature
+    )
     result = sandbox.run()
     result.assert_contract_error("response")
 
@@ -300,12 +312,15 @@ def test_bad_response_file_is_reported_even_if_verify_ignores_response(sandbox):
 
 
 def test_workspace_is_an_absolute_path_even_when_given_relative(sandbox):
-    sandbox.verifier(REPORT + """
+    sandbox.verifier(
+        REPORT
+        + """
     def verify(workspace, state):
         report(workspace=workspace, same=state["workspace"] == workspace, keys=sorted(state),
                state_type=type(state).__name__)
         return 1.0
-    """)
+    """
+    )
     result = sandbox.run(workspace="app", cwd=sandbox.root)
     assert result.returncode == 0, result.describe()
     seen = result.stdout_json()

@@ -18,31 +18,91 @@ def test_plain_run_writes_the_reward(any_sandbox):
     assert result.rewards == {"reward.txt": "1.0"}
 
 
-@pytest.mark.parametrize("args, words", [
-    (["--workspace", "app", "--reward-dir", "logs/verifier"], ["--verifier"]),
-    (["--verifier", "tests/verifier.py", "--reward-dir", "logs/verifier"], ["--workspace"]),
-    (["--reward-dir", "logs/verifier"], ["--verifier", "--workspace"]),
-    (["--verifier", "tests/verifier.py", "--workspace", "app", "--reward-dir", "logs/verifier", "--frobnicate"],
-     ["--frobnicate"]),
-    (["--verifier", "tests/verifier.py", "--workspace", "app", "--reward-dir", "logs/verifier", "extra"],
-     ["extra"]),
-    (["--verifier", "tests/verifier.py", "--workspace", "--reward-dir", "logs/verifier"], ["--workspace"]),
-    (["--verifier", "tests/verifier.py", "--workspace", "app", "--reward-dir", "logs/verifier", "--response"],
-     ["--response"]),
-    (["--verifier", "tests/verifier.py", "--verifier", "tests/verifier.py", "--workspace", "app",
-      "--reward-dir", "logs/verifier"], ["--verifier"]),
-    (["--verifier=", "--workspace", "app", "--reward-dir", "logs/verifier"], ["--verifier"]),
-    (["--verifier", "tests/verifier.py", "--workspace", "app", "--reward-dir", "logs/verifier",
-      "--phases-to", "--pdb"], ["--phases-to", "needs a value"]),
-    (["--verifier", "tests/verifier.py", "--workspace", "app", "--reward-dir", "logs/verifier",
-      "--stack-signal", "USR1", "--stack-signal=USR2"], ["--stack-signal", "more than once"]),
-    (["--verifier", "tests/verifier.py", "--workspace", "app", "--reward-dir", "logs/verifier",
-      "--explain=yes"], ["--explain=yes"]),
-    (["--reward-dir", "logs/verifier", "--frobnicate", "--verifier", "tests/verifier.py", "--workspace"],
-     ["--frobnicate"]),
-], ids=["no-verifier", "no-workspace", "neither", "unknown-flag", "stray-positional", "flag-without-value",
-        "last-flag-without-value", "flag-twice", "empty-value", "phases-to-without-value", "stack-signal-twice",
-        "switch-with-a-value", "first-problem-wins"])
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["--workspace", "app", "--reward-dir", "logs/verifier"], ["--verifier"]),
+        (["--verifier", "tests/verifier.py", "--reward-dir", "logs/verifier"], ["--workspace"]),
+        (["--reward-dir", "logs/verifier"], ["--verifier", "--workspace"]),
+        (
+            ["--verifier", "tests/verifier.py", "--workspace", "app", "--reward-dir", "logs/verifier", "--frobnicate"],
+            ["--frobnicate"],
+        ),
+        (
+            ["--verifier", "tests/verifier.py", "--workspace", "app", "--reward-dir", "logs/verifier", "extra"],
+            ["extra"],
+        ),
+        (["--verifier", "tests/verifier.py", "--workspace", "--reward-dir", "logs/verifier"], ["--workspace"]),
+        (
+            ["--verifier", "tests/verifier.py", "--workspace", "app", "--reward-dir", "logs/verifier", "--response"],
+            ["--response"],
+        ),
+        (
+            [
+                "--verifier",
+                "tests/verifier.py",
+                "--verifier",
+                "tests/verifier.py",
+                "--workspace",
+                "app",
+                "--reward-dir",
+                "logs/verifier",
+            ],
+            ["--verifier"],
+        ),
+        (["--verifier=", "--workspace", "app", "--reward-dir", "logs/verifier"], ["--verifier"]),
+        (
+            [
+                "--verifier",
+                "tests/verifier.py",
+                "--workspace",
+                "app",
+                "--reward-dir",
+                "logs/verifier",
+                "--phases-to",
+                "--pdb",
+            ],
+            ["--phases-to", "needs a value"],
+        ),
+        (
+            [
+                "--verifier",
+                "tests/verifier.py",
+                "--workspace",
+                "app",
+                "--reward-dir",
+                "logs/verifier",
+                "--stack-signal",
+                "USR1",
+                "--stack-signal=USR2",
+            ],
+            ["--stack-signal", "more than once"],
+        ),
+        (
+            ["--verifier", "tests/verifier.py", "--workspace", "app", "--reward-dir", "logs/verifier", "--explain=yes"],
+            ["--explain=yes"],
+        ),
+        (
+            ["--reward-dir", "logs/verifier", "--frobnicate", "--verifier", "tests/verifier.py", "--workspace"],
+            ["--frobnicate"],
+        ),
+    ],
+    ids=[
+        "no-verifier",
+        "no-workspace",
+        "neither",
+        "unknown-flag",
+        "stray-positional",
+        "flag-without-value",
+        "last-flag-without-value",
+        "flag-twice",
+        "empty-value",
+        "phases-to-without-value",
+        "stack-signal-twice",
+        "switch-with-a-value",
+        "first-problem-wins",
+    ],
+)
 def test_bad_command_line_is_a_contract_error(sandbox, args, words):
     sandbox.verifier(SIMPLE)
     (sandbox.reward_dir / "reward.txt").write_text("1.0", encoding="utf-8")
@@ -58,9 +118,15 @@ def test_bad_command_line_on_every_interpreter(any_sandbox):
 
 def test_equals_forms_of_the_flags(sandbox):
     sandbox.verifier(SIMPLE)
-    result = sandbox.run_raw("--verifier=tests/verifier.py", "--workspace=app", "--reward-dir=logs/verifier",
-                             "--task-data=%s" % sandbox.write("d.json", "{}"), "--phases-to=phases.jsonl",
-                             "--explain-to=explain.json", "--stack-signal=USR1")
+    result = sandbox.run_raw(
+        "--verifier=tests/verifier.py",
+        "--workspace=app",
+        "--reward-dir=logs/verifier",
+        "--task-data=%s" % sandbox.write("d.json", "{}"),
+        "--phases-to=phases.jsonl",
+        "--explain-to=explain.json",
+        "--stack-signal=USR1",
+    )
     assert result.returncode == 0, result.describe()
     assert result.rewards == {"reward.txt": "1.0"}
     assert (sandbox.root / "phases.jsonl").read_text(encoding="utf-8").count("\n") == 9
@@ -73,9 +139,20 @@ def test_flags_in_any_order_and_a_dash_value(sandbox):
         def verify(workspace, response):
             return response["score"]
     """)
-    result = sandbox.run_raw("--pdb", "--response", "-", "--reward-dir", "logs/verifier", "--workspace", "app",
-                             "--explain-to", "explain.json", "--verifier", "tests/verifier.py",
-                             input=b'{"score": 0.25}')
+    result = sandbox.run_raw(
+        "--pdb",
+        "--response",
+        "-",
+        "--reward-dir",
+        "logs/verifier",
+        "--workspace",
+        "app",
+        "--explain-to",
+        "explain.json",
+        "--verifier",
+        "tests/verifier.py",
+        input=b'{"score": 0.25}',
+    )
     assert result.returncode == 0, result.describe()
     assert result.rewards == {"reward.txt": "0.25"}
     assert "nothing to debug" in result.stderr
@@ -86,17 +163,30 @@ def test_help(sandbox, flag):
     result = sandbox.run_raw(flag)
     assert result.returncode == 0, result.describe()
     text = " ".join(result.stdout.split())
-    for option in ("--verifier", "--workspace", "--response", "--task-data", "--reward-dir", "--explain",
-                   "--explain-to", "--phases-to", "--stack-signal", "--pdb"):
+    for option in (
+        "--verifier",
+        "--workspace",
+        "--response",
+        "--task-data",
+        "--reward-dir",
+        "--explain",
+        "--explain-to",
+        "--phases-to",
+        "--stack-signal",
+        "--pdb",
+    ):
         assert option in text
     assert "/logs/verifier" in text
-    explain = text[text.index("--explain "):]
+    explain = text[text.index("--explain ") :]
     assert re.search(r"imports the verifier module", explain, re.IGNORECASE), result.stdout
     assert result.rewards == {}
 
 
-@pytest.mark.parametrize("args", [["--help", "--frobnicate"], ["--stack-signal", "NOPE", "-h"],
-                                  ["--verifier", "--help"]], ids=["unknown-flag", "bad-signal", "missing-value"])
+@pytest.mark.parametrize(
+    "args",
+    [["--help", "--frobnicate"], ["--stack-signal", "NOPE", "-h"], ["--verifier", "--help"]],
+    ids=["unknown-flag", "bad-signal", "missing-value"],
+)
 def test_help_wins_over_a_bad_command_line(sandbox, args):
     result = sandbox.run_raw(*args)
     assert result.returncode == 0 and result.stderr == "", result.describe()
@@ -105,12 +195,15 @@ def test_help_wins_over_a_bad_command_line(sandbox, args):
 
 def test_help_wins_over_other_arguments_and_runs_nothing(sandbox):
     marker = sandbox.root / "called"
-    sandbox.verifier("""
+    sandbox.verifier(
+        """
         open(%r, "w").close()
 
         def verify(workspace):
             return 1.0
-    """ % str(marker))
+    """
+        % str(marker)
+    )
     result = sandbox.run("--help")
     assert result.returncode == 0
     assert "--explain" in result.stdout
@@ -148,10 +241,13 @@ def test_verify_not_callable_is_a_contract_error(sandbox, value):
 
 
 def test_verify_imported_from_a_helper_is_used(sandbox):
-    sandbox.write("tests/grading.py", """
+    sandbox.write(
+        "tests/grading.py",
+        """
         def verify(workspace):
             return 0.5
-    """)
+    """,
+    )
     sandbox.verifier("from grading import verify\n")
     result = sandbox.run()
     assert result.returncode == 0, result.describe()
@@ -160,11 +256,14 @@ def test_verify_imported_from_a_helper_is_used(sandbox):
 
 def test_verifier_module_is_importable_under_its_own_name(sandbox):
     # A helper importing the verifier module back gets the same module.
-    sandbox.write("tests/grading.py", """
+    sandbox.write(
+        "tests/grading.py",
+        """
         def score():
             import verifier
             return verifier.SCORE
-    """)
+    """,
+    )
     sandbox.verifier("""
         import grading
 

@@ -45,10 +45,13 @@ def test_import_of_a_missing_module_exits_1(sandbox):
 
 
 def test_error_raised_in_a_helper_shows_the_verifier_frame_first(sandbox):
-    helper = sandbox.write("tests/helper.py", """
+    helper = sandbox.write(
+        "tests/helper.py",
+        """
         def grade():
             raise KeyError("missing field")
-    """)
+    """,
+    )
     verifier = sandbox.verifier("""
         import helper
 
@@ -71,8 +74,9 @@ def test_syntax_error_exits_1_naming_the_verifier(sandbox):
 
 
 @pytest.mark.parametrize("where", ["verify", "import"])
-@pytest.mark.parametrize("statement", ["raise SystemExit(0)", "sys.exit(0)", "sys.exit(3)", "sys.exit('bye')",
-                                       "raise KeyboardInterrupt"])
+@pytest.mark.parametrize(
+    "statement", ["raise SystemExit(0)", "sys.exit(0)", "sys.exit(3)", "sys.exit('bye')", "raise KeyboardInterrupt"]
+)
 def test_verifier_stopping_itself_exits_1_without_reward(sandbox, where, statement):
     if where == "verify":
         source = "import sys\n\ndef verify(workspace):\n    %s\n" % statement
@@ -177,10 +181,13 @@ def test_async_verify_raising_exits_1_with_the_verifiers_traceback(any_sandbox):
 
 @pytest.mark.parametrize("statement", ["raise SystemExit(0)", "raise KeyboardInterrupt"])
 def test_async_verify_stopping_itself_exits_1(sandbox, statement):
-    sandbox.verifier("""
+    sandbox.verifier(
+        """
         async def verify(workspace):
             %s
-    """ % statement)
+    """
+        % statement
+    )
     result = sandbox.run()
     assert result.returncode == 1, result.describe()
     assert result.rewards == {}

@@ -13,12 +13,16 @@ ROLE_TESTS = "tests folder"
 def marked_verifier(sandbox, signature="workspace", where="tests/verifier.py", returns="1.0", top=""):
     """A verifier whose verify leaves a marker file when it is called."""
     marker = sandbox.root / "verify-was-called"
-    sandbox.verifier("""
+    sandbox.verifier(
+        """
         %s
         def verify(%s):
             open(%r, "w").close()
             return %s
-    """ % (top, signature, str(marker), returns), where=where)
+    """
+        % (top, signature, str(marker), returns),
+        where=where,
+    )
     return marker
 
 
@@ -43,7 +47,8 @@ def test_explain_describes_the_placed_path(sandbox):
     rows = doc["sys_path"]
     assert [row["role"] for row in rows[:3]] == [ROLE_HELPERS, ROLE_VERIFIER, ROLE_TESTS]
     assert [os.path.realpath(row["path"]) for row in rows[:3]] == [
-        os.path.realpath(str(p)) for p in (sandbox.ng, sandbox.tests / "checks", sandbox.tests)]
+        os.path.realpath(str(p)) for p in (sandbox.ng, sandbox.tests / "checks", sandbox.tests)
+    ]
     assert [row["index"] for row in rows[:3]] == [0, 1, 2]
     assert all(row["role"] == "interpreter" for row in rows[3:])
     assert doc["import_error"] is None
@@ -77,11 +82,14 @@ def test_explain_shows_where_nemo_gym_resolves_and_what_it_shadows(sandbox, tmp_
 
     assert norm(modules["nemo_gym"]["resolved"]) == norm(str(sandbox.ng / "nemo_gym" / "__init__.py"))
     assert sorted(map(norm, modules["nemo_gym"]["shadowed"])) == sorted(
-        norm(str(base / "nemo_gym" / "__init__.py")) for base in (sandbox.tests, elsewhere))
+        norm(str(base / "nemo_gym" / "__init__.py")) for base in (sandbox.tests, elsewhere)
+    )
     assert norm(modules["nemo_gym.verifiers"]["resolved"]) == norm(
-        str(sandbox.ng / "nemo_gym" / "verifiers" / "__init__.py"))
+        str(sandbox.ng / "nemo_gym" / "verifiers" / "__init__.py")
+    )
     assert sorted(map(norm, modules["nemo_gym.verifiers"]["shadowed"])) == sorted(
-        norm(str(base / "nemo_gym" / "verifiers" / "__init__.py")) for base in (sandbox.tests, elsewhere))
+        norm(str(base / "nemo_gym" / "verifiers" / "__init__.py")) for base in (sandbox.tests, elsewhere)
+    )
     assert not marker.exists()
 
 
@@ -98,8 +106,11 @@ def test_explain_shows_each_parameters_binding(sandbox):
     doc = explain(sandbox.run("--explain"))
     rows = {row["name"]: row for row in doc["parameters"]}
     assert [row["name"] for row in doc["parameters"]] == ["workspace", "task_data", "args", "bonus", "response", "kw"]
-    assert (rows["workspace"]["binding"], rows["workspace"]["source"], rows["workspace"]["passed"]) == \
-        ("argument", "workspace", "positional")
+    assert (rows["workspace"]["binding"], rows["workspace"]["source"], rows["workspace"]["passed"]) == (
+        "argument",
+        "workspace",
+        "positional",
+    )
     assert rows["workspace"]["kind"] == "positional-only"
     assert (rows["task_data"]["binding"], rows["task_data"]["passed"]) == ("argument", "keyword")
     assert rows["args"]["binding"] == "nothing"
@@ -271,8 +282,11 @@ def test_explain_to_is_not_rewritten_after_a_bad_return_value(sandbox):
 
 
 def test_explain_shows_the_path_as_placed_even_if_the_module_changes_it(sandbox):
-    marked_verifier(sandbox, where="tests/checks/verifier.py",
-                    top="import sys; sys.path.insert(0, %r)" % str(sandbox.root / "inserted-by-verifier"))
+    marked_verifier(
+        sandbox,
+        where="tests/checks/verifier.py",
+        top="import sys; sys.path.insert(0, %r)" % str(sandbox.root / "inserted-by-verifier"),
+    )
     doc = explain(sandbox.run("--explain"))
     assert doc["import_error"] is None
     rows = doc["sys_path"]

@@ -8,10 +8,7 @@ import pytest
 
 def test_pdb_flag_opens_post_mortem_in_the_verifiers_frame(any_sandbox):
     any_sandbox.verifier(
-        "import json\n"
-        "def verify(workspace):\n"
-        "    marker = 'inside-verify'\n"
-        "    return json.loads('{not json')\n"
+        "import json\ndef verify(workspace):\n    marker = 'inside-verify'\n    return json.loads('{not json')\n"
     )
     result = any_sandbox.run("--pdb", input=b"p marker\nq\n")
     assert result.returncode == 1
@@ -77,8 +74,9 @@ def test_stack_signal_prints_where_the_verifier_is_stuck_and_the_run_goes_on(any
     # Innermost first: the verifier's waiting helper, called from where it was stuck. (The
     # signal may land inside os.path.exists, a Python function on 3.8: the stack then starts
     # there, so the verifier's own frames are looked for.)
-    ours = [line.strip() for line in stderr.splitlines()
-            if line.strip().startswith('File "%s"' % any_sandbox.verifier_path)]
+    ours = [
+        line.strip() for line in stderr.splitlines() if line.strip().startswith('File "%s"' % any_sandbox.verifier_path)
+    ]
     assert ours[0].endswith(" in wait_for"), stderr
     assert ours[1].endswith(" in verify" if where == "verify" else " in <module>")
     assert "thread" in stderr.lower()
@@ -92,13 +90,16 @@ def test_stack_signal_names_with_or_without_sig(sandbox, name):
     assert result.stderr == "" and result.rewards == {"reward.txt": "1.0"}
 
 
-@pytest.mark.parametrize("name, words", [
-    ("NOPE", ["no signal is named 'NOPE'"]),
-    ("9", ["no signal is named '9'"]),
-    ("KILL", ["SIGKILL"]),
-    ("STOP", ["SIGSTOP"]),
-    ("SEGV", ["SIGSEGV"]),
-])
+@pytest.mark.parametrize(
+    "name, words",
+    [
+        ("NOPE", ["no signal is named 'NOPE'"]),
+        ("9", ["no signal is named '9'"]),
+        ("KILL", ["SIGKILL"]),
+        ("STOP", ["SIGSTOP"]),
+        ("SEGV", ["SIGSEGV"]),
+    ],
+)
 def test_a_signal_that_cannot_serve_is_a_usage_error(any_sandbox, name, words):
     any_sandbox.verifier("def verify(workspace):\n    return 1.0\n")
     (any_sandbox.reward_dir / "reward.txt").write_text("1.0", encoding="utf-8")

@@ -7,8 +7,16 @@ import time
 
 import pytest
 
-PHASES = ["reward_files_cleared", "verifier_found", "inputs_read", "sys_path_placed", "module_imported",
-          "arguments_bound", "verify_called", "reward_written"]
+PHASES = [
+    "reward_files_cleared",
+    "verifier_found",
+    "inputs_read",
+    "sys_path_placed",
+    "module_imported",
+    "arguments_bound",
+    "verify_called",
+    "reward_written",
+]
 
 SIMPLE = """
     def verify(workspace, task_data):
@@ -35,7 +43,10 @@ def test_a_passing_run_writes_every_phase_in_order(any_sandbox):
     assert result.stdout == "" and result.stderr == ""
     lines = read_phases(phases)
     assert steps(lines) == [(name, "ok") for name in PHASES[:6]] + [
-        ("verify_called", "started"), ("verify_called", "ok"), ("reward_written", "ok")]
+        ("verify_called", "started"),
+        ("verify_called", "ok"),
+        ("reward_written", "ok"),
+    ]
     by_phase = {line["phase"]: line for line in lines if line["status"] == "ok"}
     assert by_phase["reward_files_cleared"]["removed"] == []
     assert by_phase["verifier_found"]["file"] == str(any_sandbox.verifier_path)
@@ -45,9 +56,15 @@ def test_a_passing_run_writes_every_phase_in_order(any_sandbox):
     assert placed["sys_path"][:2] == [str(any_sandbox.ng), str(any_sandbox.tests)]
     assert by_phase["module_imported"]["module"] == "verifier"
     assert [(row["name"], row["binding"], row["passed"]) for row in by_phase["arguments_bound"]["plan"]] == [
-        ("workspace", "argument", "keyword"), ("task_data", "argument", "keyword")]
-    assert by_phase["verify_called"] == {"phase": "verify_called", "status": "ok", "awaited": False,
-                                         "result_type": "float"}
+        ("workspace", "argument", "keyword"),
+        ("task_data", "argument", "keyword"),
+    ]
+    assert by_phase["verify_called"] == {
+        "phase": "verify_called",
+        "status": "ok",
+        "awaited": False,
+        "result_type": "float",
+    }
     written = by_phase["reward_written"]
     assert written["file"] == str(any_sandbox.reward_dir / "reward.txt")
     assert written["text"] == "0.5" == result.reward_txt
@@ -76,17 +93,23 @@ def test_planted_rewards_are_listed_with_their_kind(sandbox, tmp_path):
     phases = sandbox.root / "phases.jsonl"
     result = sandbox.run("--phases-to", phases)
     assert result.returncode == 0, result.describe()
-    assert read_phases(phases)[0] == {"phase": "reward_files_cleared", "status": "ok", "removed": [
-        {"name": "reward.json", "kind": "folder"}, {"name": "reward.txt", "kind": "link"}]}
+    assert read_phases(phases)[0] == {
+        "phase": "reward_files_cleared",
+        "status": "ok",
+        "removed": [{"name": "reward.json", "kind": "folder"}, {"name": "reward.txt", "kind": "link"}],
+    }
     assert elsewhere.read_text(encoding="utf-8") == "1.0"
 
 
 def test_a_reward_verify_wrote_itself_is_listed_when_the_verdict_replaces_it(sandbox):
-    sandbox.verifier("""
+    sandbox.verifier(
+        """
         def verify(workspace):
             open(%r, "w").write('{"reward": 1}')
             return 0.0
-    """ % str(sandbox.reward_dir / "reward.json"))
+    """
+        % str(sandbox.reward_dir / "reward.json")
+    )
     phases = sandbox.root / "phases.jsonl"
     result = sandbox.run("--phases-to", phases)
     assert result.rewards == {"reward.txt": "0.0"}
@@ -113,10 +136,14 @@ FAILURES = {
     "bad-task-data": (SIMPLE, ["--task-data", "data.json"], "inputs_read", 2, "problem"),
     "import-raises": ("x = 1 / 0\n", [], "module_imported", 1, "error"),
     "no-verify": ("def check(workspace):\n    return 1.0\n", [], "arguments_bound", 2, "problem"),
-    "needs-response": ("def verify(workspace, response):\n    return 1.0\n", [], "arguments_bound", 2,
-                       "problems"),
-    "verify-raises": ("def verify(workspace):\n    raise ValueError('no file here')\n", [], "verify_called", 1,
-                      "error"),
+    "needs-response": ("def verify(workspace, response):\n    return 1.0\n", [], "arguments_bound", 2, "problems"),
+    "verify-raises": (
+        "def verify(workspace):\n    raise ValueError('no file here')\n",
+        [],
+        "verify_called",
+        1,
+        "error",
+    ),
     "bad-return": ("def verify(workspace):\n    return 'yes'\n", [], "reward_written", 2, "problem"),
 }
 
@@ -143,7 +170,7 @@ def test_a_failing_run_stops_at_its_phase_and_says_why(sandbox, case):
     last = lines[-1]
     assert last["phase"] == phase and last["status"] == "failed" and last["exit"] == exit_code, lines
     # Every phase before it ended well, in order; none after it was written.
-    expected = PHASES[:PHASES.index(phase) + 1]
+    expected = PHASES[: PHASES.index(phase) + 1]
     if "verify_called" in expected:  # its "started" line, then how it ended
         expected.insert(expected.index("verify_called"), "verify_called")
     assert reached == expected
@@ -223,13 +250,16 @@ def test_lines_are_appended_to_what_the_file_holds(sandbox):
 def test_a_relative_phases_file_stays_put_when_the_verifier_changes_folder(sandbox, tmp_path):
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    sandbox.verifier("""
+    sandbox.verifier(
+        """
         import os
         os.chdir(%r)
 
         def verify(workspace):
             return 1.0
-    """ % str(elsewhere))
+    """
+        % str(elsewhere)
+    )
     result = sandbox.run("--phases-to", "phases.jsonl")
     assert result.returncode == 0, result.describe()
     assert len(read_phases(sandbox.root / "phases.jsonl")) == 9

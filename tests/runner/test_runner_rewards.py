@@ -9,24 +9,30 @@ import pytest
 # Good values.
 
 
-@pytest.mark.parametrize("expression, expected", [
-    ("1", 1.0),
-    ("0", 0.0),
-    ("-3", -3.0),
-    ("0.5", 0.5),
-    ("0.1", 0.1),
-    ("1 / 3", 1 / 3),
-    ("1e-300", 1e-300),
-    ("2 ** 0.5", 2 ** 0.5),
-    ("10 ** 20", 1e20),
-    ("5e-324", 5e-324),
-    ("-0.0", -0.0),
-])
+@pytest.mark.parametrize(
+    "expression, expected",
+    [
+        ("1", 1.0),
+        ("0", 0.0),
+        ("-3", -3.0),
+        ("0.5", 0.5),
+        ("0.1", 0.1),
+        ("1 / 3", 1 / 3),
+        ("1e-300", 1e-300),
+        ("2 ** 0.5", 2**0.5),
+        ("10 ** 20", 1e20),
+        ("5e-324", 5e-324),
+        ("-0.0", -0.0),
+    ],
+)
 def test_number_goes_to_reward_txt_and_round_trips(sandbox, expression, expected):
-    sandbox.verifier("""
+    sandbox.verifier(
+        """
         def verify(workspace):
             return %s
-    """ % expression)
+    """
+        % expression
+    )
     result = sandbox.run()
     assert result.returncode == 0, result.describe()
     assert result.stderr == ""
@@ -86,8 +92,15 @@ def test_dict_of_numbers_goes_to_reward_json(any_sandbox):
     result = any_sandbox.run()
     assert result.returncode == 0, result.describe()
     assert set(result.rewards) == {"reward.json"}
-    assert result.reward_json == {"reward": 1, "accuracy": 0.1, "third": 1 / 3, "tiny": 1e-300,
-                                  "count": 4, "score": 0.5, "big": 10 ** 20}
+    assert result.reward_json == {
+        "reward": 1,
+        "accuracy": 0.1,
+        "third": 1 / 3,
+        "tiny": 1e-300,
+        "count": 4,
+        "score": 0.5,
+        "big": 10**20,
+    }
 
 
 def test_dict_without_reward_key_is_still_written(sandbox):
@@ -145,10 +158,13 @@ BAD_VALUES = [
 
 @pytest.mark.parametrize("expression", [value for _, value in BAD_VALUES], ids=[name for name, _ in BAD_VALUES])
 def test_bad_return_value_is_a_contract_error(sandbox, expression):
-    sandbox.verifier("""
+    sandbox.verifier(
+        """
         def verify(workspace):
             return %s
-    """ % expression)
+    """
+        % expression
+    )
     result = sandbox.run()
     result.assert_contract_error("verify returned")
     assert "Traceback" not in result.stderr
@@ -208,8 +224,17 @@ def test_error_line_names_the_bad_value(sandbox):
 # No stale verdict.
 
 
-PLANTS = ["file-json", "file-txt", "folder-json", "folder-txt", "symlink-json-outside", "symlink-txt-outside",
-          "symlink-to-folder", "dangling-symlink", "both-files"]
+PLANTS = [
+    "file-json",
+    "file-txt",
+    "folder-json",
+    "folder-txt",
+    "symlink-json-outside",
+    "symlink-txt-outside",
+    "symlink-to-folder",
+    "dangling-symlink",
+    "both-files",
+]
 
 
 def plant(sandbox, kind, outside):
@@ -321,7 +346,8 @@ def test_planted_verdict_is_removed_when_the_run_fails(sandbox, tmp_path, kind, 
 
 @pytest.mark.parametrize("how, code", [("raise", 1), ("bad", 2), ("exit", 1)])
 def test_reward_written_by_verify_itself_is_not_left_on_failure(sandbox, how, code):
-    sandbox.verifier("""
+    sandbox.verifier(
+        """
         import os, sys
 
         def verify(workspace):
@@ -333,7 +359,9 @@ def test_reward_written_by_verify_itself_is_not_left_on_failure(sandbox, how, co
             if %r == "exit":
                 sys.exit(0)
             return None
-    """ % (str(sandbox.reward_dir), how, how))
+    """
+        % (str(sandbox.reward_dir), how, how)
+    )
     result = sandbox.run()
     assert result.returncode == code, result.describe()
     assert result.rewards == {}

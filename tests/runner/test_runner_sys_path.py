@@ -41,7 +41,7 @@ def assert_placed(result, sandbox, location, cwd=None):
     cwd = cwd or sandbox.root
     resolved = [real(entry, cwd) for entry in path if isinstance(entry, str)]
     front = expected_front(sandbox, location)
-    assert resolved[:len(front)] == front, path
+    assert resolved[: len(front)] == front, path
     for folder in front:
         assert resolved.count(folder) == 1, "%s appears %d times in %s" % (folder, resolved.count(folder), path)
     assert resolved[len(front)] not in front
@@ -69,9 +69,16 @@ def test_relative_runner_verifier_and_workspace(any_sandbox):
     # python3 tests/.ng/run_verifier.py from the folder above: on 3.8 the
     # script's __file__ and sys.path[0] are relative.
     any_sandbox.verifier(PRINT_PATH, where="tests/checks/verifier.py")
-    result = any_sandbox.run_raw("--verifier", "tests/checks/verifier.py", "--workspace", "app",
-                                 "--reward-dir", "logs/verifier", runner="tests/.ng/run_verifier.py",
-                                 cwd=any_sandbox.root)
+    result = any_sandbox.run_raw(
+        "--verifier",
+        "tests/checks/verifier.py",
+        "--workspace",
+        "app",
+        "--reward-dir",
+        "logs/verifier",
+        runner="tests/.ng/run_verifier.py",
+        cwd=any_sandbox.root,
+    )
     assert_placed(result, any_sandbox, "tests/checks/verifier.py")
     assert result.rewards == {"reward.txt": "1.0"}
 
@@ -84,10 +91,10 @@ def test_pythonpath_entries_spelled_differently_are_moved_not_duplicated(sandbox
     alias = sandbox.root / "alias-of-ng"
     os.symlink(str(sandbox.ng), str(alias))
     pythonpath = [
-        str(sandbox.tests) + os.sep,                                  # trailing slash
-        ".",                                                          # the cwd, which is the tests folder
+        str(sandbox.tests) + os.sep,  # trailing slash
+        ".",  # the cwd, which is the tests folder
         str(sandbox.tests / "checks") + os.sep + ".." + os.sep + "checks",  # with '..'
-        str(alias),                                                   # a link to .ng
+        str(alias),  # a link to .ng
         str(sandbox.ng) + os.sep,
     ]
     result = sandbox.run(flags=flags, pythonpath=pythonpath, cwd=sandbox.tests)
@@ -106,12 +113,18 @@ def test_path_entries_from_a_pth_file_are_moved(any_sandbox, tmp_path):
     os.symlink(str(any_sandbox.tests), str(tests_alias))
     os.symlink(str(any_sandbox.ng), str(ng_alias))
     (site_dir / "zz-planted.pth").write_text(
-        "%s\n%s\nimport nemo_gym.verifiers\n" % (tests_alias, ng_alias), encoding="utf-8")
+        "%s\n%s\nimport nemo_gym.verifiers\n" % (tests_alias, ng_alias), encoding="utf-8"
+    )
     hook = tmp_path / "hook"
     hook.mkdir()
-    (hook / "sitecustomize.py").write_text("import site, sys\nsite.addsitedir(%r)\nprint('preloaded', sys.modules['nemo_gym.verifiers'].x)\n" % str(site_dir), encoding="utf-8")
+    (hook / "sitecustomize.py").write_text(
+        "import site, sys\nsite.addsitedir(%r)\nprint('preloaded', sys.modules['nemo_gym.verifiers'].x)\n"
+        % str(site_dir),
+        encoding="utf-8",
+    )
     any_sandbox.package(any_sandbox.ng, 0.25)
-    any_sandbox.verifier("""
+    any_sandbox.verifier(
+        """
         import json
         import sys
         from nemo_gym.verifiers import x
@@ -119,7 +132,9 @@ def test_path_entries_from_a_pth_file_are_moved(any_sandbox, tmp_path):
         def verify(workspace):
             print(json.dumps(sys.path))
             return x
-    """, where="tests/checks/verifier.py")
+    """,
+        where="tests/checks/verifier.py",
+    )
     result = any_sandbox.run(pythonpath=[hook])
     path = assert_placed(result, any_sandbox, "tests/checks/verifier.py")
     assert "preloaded 0.875" in result.stdout  # the .pth did import the site copy first
@@ -198,12 +213,15 @@ def test_runner_itself_imports_no_nemo_gym(sandbox, tmp_path):
 
 def test_helper_beside_a_verifier_in_a_subfolder(sandbox):
     sandbox.write("tests/checks/grading.py", "SCORE = 0.5\n")
-    sandbox.verifier("""
+    sandbox.verifier(
+        """
         from grading import SCORE
 
         def verify(workspace):
             return SCORE
-    """, where="tests/checks/verifier.py")
+    """,
+        where="tests/checks/verifier.py",
+    )
     result = sandbox.run()
     assert result.returncode == 0, result.describe()
     assert result.rewards == {"reward.txt": "0.5"}
@@ -211,12 +229,15 @@ def test_helper_beside_a_verifier_in_a_subfolder(sandbox):
 
 def test_helper_in_tests_for_a_verifier_published_under_ng(any_sandbox):
     any_sandbox.write("tests/grading.py", "SCORE = 0.5\n")
-    any_sandbox.verifier("""
+    any_sandbox.verifier(
+        """
         from grading import SCORE
 
         def verify(workspace):
             return SCORE
-    """, where="tests/.ng/verifier.py")
+    """,
+        where="tests/.ng/verifier.py",
+    )
     result = any_sandbox.run()
     assert result.returncode == 0, result.describe()
     assert result.rewards == {"reward.txt": "0.5"}
@@ -225,12 +246,15 @@ def test_helper_in_tests_for_a_verifier_published_under_ng(any_sandbox):
 @pytest.mark.parametrize("flags", [("-I",), ("-S",)], ids=["-I", "-S"])
 def test_helper_in_tests_for_a_verifier_in_a_subfolder(sandbox, flags):
     sandbox.write("tests/grading.py", "SCORE = 0.5\n")
-    sandbox.verifier("""
+    sandbox.verifier(
+        """
         from grading import SCORE
 
         def verify(workspace):
             return SCORE
-    """, where="tests/checks/verifier.py")
+    """,
+        where="tests/checks/verifier.py",
+    )
     result = sandbox.run(flags=flags)
     assert result.returncode == 0, result.describe()
     assert result.rewards == {"reward.txt": "0.5"}
@@ -243,13 +267,16 @@ def test_search_order_between_the_three_folders(sandbox):
     sandbox.write("tests/first.py", "WHERE = 'tests'\n")
     sandbox.write("tests/checks/second.py", "WHERE = 'checks'\n")
     sandbox.write("tests/second.py", "WHERE = 'tests'\n")
-    sandbox.verifier("""
+    sandbox.verifier(
+        """
         import first, second
 
         def verify(workspace):
             print(first.WHERE, second.WHERE)
             return 1.0
-    """, where="tests/checks/verifier.py")
+    """,
+        where="tests/checks/verifier.py",
+    )
     result = sandbox.run(flags=("-I",))
     assert result.returncode == 0, result.describe()
     assert "ng checks" in result.stdout
@@ -281,26 +308,36 @@ def test_runner_imports_only_the_standard_library(sandbox):
 def test_nothing_outside_the_standard_library_is_loaded_at_run_time(sandbox, returns):
     # Under -I -S nothing from site-packages is imported by the interpreter;
     # whatever is loaded when the run ends was loaded by the runner.
-    sandbox.write("tests/probe.py", """
+    sandbox.write(
+        "tests/probe.py",
+        """
         import atexit, json, sys
 
         @atexit.register
         def dump():
             with open(%r, "w") as handle:
                 json.dump(sorted(sys.modules), handle)
-    """ % str(sandbox.root / "modules.json"))
-    sandbox.verifier("""
+    """
+        % str(sandbox.root / "modules.json"),
+    )
+    sandbox.verifier(
+        """
         import probe
 
         def verify(workspace):
             return %s
-    """ % returns)
+    """
+        % returns
+    )
     result = sandbox.run("--task-data", sandbox.write("data.json", "{}"), flags=("-I", "-S"))
     assert result.returncode in (0, 2), result.describe()
     loaded = json.loads((sandbox.root / "modules.json").read_text(encoding="utf-8"))
-    outside = sorted({name.split(".")[0] for name in loaded}
-                     - set(sys.stdlib_module_names) - set(sys.builtin_module_names)
-                     - {"__main__", "verifier", "probe"})
+    outside = sorted(
+        {name.split(".")[0] for name in loaded}
+        - set(sys.stdlib_module_names)
+        - set(sys.builtin_module_names)
+        - {"__main__", "verifier", "probe"}
+    )
     assert outside == []
 
 

@@ -21,11 +21,23 @@ def _held(sandbox):
     read, go = os.pipe()
     high = fcntl.fcntl(read, fcntl.F_DUPFD_CLOEXEC, 10)
     os.close(read)
-    args = ["--verifier", str(sandbox.verifier_path), "--workspace", str(sandbox.app),
-            "--reward-dir", str(sandbox.reward_dir)]
-    proc = subprocess.Popen([str(sandbox.python), str(sandbox.runner)] + args, cwd=str(sandbox.root),
-                            env=clean_env(extra={WARM_VARIABLE: str(high)}), pass_fds=(high,),
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    args = [
+        "--verifier",
+        str(sandbox.verifier_path),
+        "--workspace",
+        str(sandbox.app),
+        "--reward-dir",
+        str(sandbox.reward_dir),
+    ]
+    proc = subprocess.Popen(
+        [str(sandbox.python), str(sandbox.runner)] + args,
+        cwd=str(sandbox.root),
+        env=clean_env(extra={WARM_VARIABLE: str(high)}),
+        pass_fds=(high,),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     os.close(high)
     return proc, go
 

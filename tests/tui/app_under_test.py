@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import io
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 from rich.console import Console
 from textual.notifications import Notify
@@ -81,18 +81,28 @@ def make_app(path: Path | str, *, watch: bool = True, deterministic: bool = True
 def report_change(app: VerifierApp, paths: Iterable[Path | str]) -> None:
     """Hand the app's run controller a change of ``paths``, as its watcher would."""
     found = frozenset(Path(p).absolute() for p in paths)
-    app.controller.on_change(Change(
-        paths=found,
-        deleted=frozenset(p for p in found if not p.exists()),
-        names=tuple(sorted((p, p.name) for p in found)),
-    ))
+    app.controller.on_change(
+        Change(
+            paths=found,
+            deleted=frozenset(p for p in found if not p.exists()),
+            names=tuple(sorted((p, p.name) for p in found)),
+        )
+    )
 
 
 def screen_text(app: VerifierApp) -> str:
     """The screen as plain text (what a user reads), for assertions."""
     width, height = app.size
-    console = Console(width=width, height=height, file=io.StringIO(), force_terminal=True, color_system=None,
-                      record=True, legacy_windows=False, safe_box=False)
+    console = Console(
+        width=width,
+        height=height,
+        file=io.StringIO(),
+        force_terminal=True,
+        color_system=None,
+        record=True,
+        legacy_windows=False,
+        safe_box=False,
+    )
     console.print(app.screen._compositor.render_update(full=True, screen_stack=app._background_screens))
     return console.export_text()
 

@@ -24,7 +24,7 @@ async def test_first_run_shows_verdict_resolution_and_history(example):
         assert result.verdict.rewards == {"reward": 1.0}
         reward = widget_text(app, "#reward-body")
         assert "✓ passed" in reward
-        assert "{\"reward\": 1.0}  from reward.txt" in reward
+        assert '{"reward": 1.0}  from reward.txt' in reward
         assert "exit 0 · reward written · -- ms" in reward
         resolution = widget_text(app, "#resolution-body")
         assert "verify(workspace)" in resolution
@@ -43,7 +43,9 @@ async def test_resolution_is_shown_while_verify_still_runs(tmp_path, monkeypatch
     scratch = tmp_path / "scratch"
     scratch.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(scratch))
-    root = make_task(tmp_path / "tasks" / "slow", """
+    root = make_task(
+        tmp_path / "tasks" / "slow",
+        """
         import os, sys, time
         def verify(workspace, task_data=None):
             go = os.path.join(sys.argv[sys.argv.index("--reward-dir") + 1], "go")
@@ -51,7 +53,8 @@ async def test_resolution_is_shown_while_verify_still_runs(tmp_path, monkeypatch
             while not os.path.exists(go) and time.monotonic() < deadline:
                 time.sleep(0.02)
             return 1.0
-    """)
+    """,
+    )
     messages = []
     app = make_app(root, watch=False)
     async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
@@ -146,13 +149,16 @@ async def test_sum_column_helper_import_and_task_data(example):
 
 
 async def test_markup_like_output_is_shown_verbatim(tmp_path):
-    root = make_task(tmp_path / "tasks" / "markup", """
+    root = make_task(
+        tmp_path / "tasks" / "markup",
+        """
         import sys
         def verify(workspace):
             print("[bold]x[/] [link=http://e]y[/link] [red]")
             sys.stderr.write("[bold]x[/] \\x1b[31mred\\x1b[0m [/nonsense]\\n")
             raise ValueError("[bold]boom[/]")
-    """)
+    """,
+    )
     app = make_app(root)
     async with app.run_test(size=SIZE) as pilot:
         result = await app.wait_for_runs(1)
@@ -168,14 +174,17 @@ async def test_markup_like_output_is_shown_verbatim(tmp_path):
 
 
 async def test_fifty_thousand_lines_do_not_freeze(tmp_path):
-    root = make_task(tmp_path / "tasks" / "flood", """
+    root = make_task(
+        tmp_path / "tasks" / "flood",
+        """
         import sys
         def verify(workspace):
             for i in range(50000):
                 print(f"line {i} [bold]not markup[/]")
             sys.stdout.flush()
             return 1.0
-    """)
+    """,
+    )
     app = make_app(root, watch=False)
     async with app.run_test(size=SIZE) as pilot:
         # How long the loop may stall is a speed figure, measured by
@@ -217,8 +226,10 @@ async def test_the_header_says_when_a_copy_is_all_this_machine_allows(example, m
     monkeypatch.setenv("VERIFIER_TUI_SANDBOX", "auto")
     import time
 
-    cache.store("isolation.json", {isolation._cache_key(): {"problem": "unshare: unshare failed: Operation not "
-                                                                      "permitted", "at": time.time()}})
+    cache.store(
+        "isolation.json",
+        {isolation._cache_key(): {"problem": "unshare: unshare failed: Operation not permitted", "at": time.time()}},
+    )
     app = make_app(example("hello-file"))
     async with app.run_test(size=SIZE) as pilot:
         result = await app.wait_for_runs(1)

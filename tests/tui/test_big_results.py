@@ -112,13 +112,16 @@ async def test_a_streaming_run_marks_the_lines_it_dropped(tmp_path):
 
 
 async def test_an_empty_stderr_says_stdout_has_lines_and_o_shows_them(tmp_path):
-    root = make_task(tmp_path / "tasks" / "t", """
+    root = make_task(
+        tmp_path / "tasks" / "t",
+        """
         def verify(workspace):
             print("one")
             print("two")
             print("three")
             return 1.0
-    """)
+    """,
+    )
     app = make_app(root, watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_runs(1)
@@ -164,7 +167,7 @@ def test_wrapping_cuts_at_spaces_and_indents_continuations():
     assert " ".join(row.strip() for row in body) == text  # nothing lost, cut between words
     assert rows[-2:] == ["short", "    ^^^^^^^^^^^^^^^^^^^^^^^^^^"]  # caret marks are cut, never wrapped
     huge = wrap_lines(["y" * (MAX_LINE_CHARS + 1234)], 100)
-    assert huge[-1].endswith(f"... 1,234 more characters on this line (`verifier-tui run` and --json show it whole)")
+    assert huge[-1].endswith("... 1,234 more characters on this line (`verifier-tui run` and --json show it whole)")
     assert sum(len(row.strip()) for row in huge[:-1]) == MAX_LINE_CHARS
 
 

@@ -176,13 +176,11 @@ async def test_typed_text_response_runs_after_a_pause(example):
         assert result.verdict.rewards == {"reward": 1.0}, result.stderr.text
         # The verdict is visible beneath the editor.
         await pilot.pause()
-        assert "{\"reward\": 1.0}" in screen_text(app)
+        assert '{"reward": 1.0}' in screen_text(app)
         await pilot.press("escape")
         await pilot.pause()
         assert app.screen is app.main
         assert "typed text" in widget_text(app, "#choices")
-
-
 
 
 async def test_choose_task_data_file(example, monkeypatch):

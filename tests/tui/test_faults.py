@@ -98,12 +98,16 @@ async def test_a_frame_in_the_users_workspace_is_opened(tmp_path):
     workspace = tmp_path / "elsewhere" / "ws"
     workspace.mkdir(parents=True)
     (workspace / "mod.py").write_text("x = 1\ny = 2\n")
-    root = make_task(tmp_path / "tasks" / "ws-frame", (
-        "import os, sys\n\n"
-        "def verify(workspace):\n"
-        "    sys.stderr.write(f'  File \"{workspace}/mod.py\", line 2, in <module>\\n')\n"
-        "    sys.stderr.flush()\n"
-        "    os._exit(1)\n"))
+    root = make_task(
+        tmp_path / "tasks" / "ws-frame",
+        (
+            "import os, sys\n\n"
+            "def verify(workspace):\n"
+            "    sys.stderr.write(f'  File \"{workspace}/mod.py\", line 2, in <module>\\n')\n"
+            "    sys.stderr.flush()\n"
+            "    os._exit(1)\n"
+        ),
+    )
     app = make_app(root, watch=False, workspace=workspace)
     async with app.run_test(size=SIZE):
         result = await app.wait_for_runs(1)
@@ -134,17 +138,26 @@ def test_vim_opens_a_file_named_like_a_command_as_a_file(tmp_path):
     report = tmp_path / "report.txt"
     command = editor_command(hostile, 2, {"EDITOR": "vim -es -u NONE"})
     # -es reads commands from stdin: write what vim has open and on which line, then quit.
-    subprocess.run(command, input=f"call writefile([expand('%:p'), line('.')], '{report}')\nqa!\n", text=True,
-                   cwd=tmp_path, timeout=30, capture_output=True)
+    subprocess.run(
+        command,
+        input=f"call writefile([expand('%:p'), line('.')], '{report}')\nqa!\n",
+        text=True,
+        cwd=tmp_path,
+        timeout=30,
+        capture_output=True,
+    )
     assert report.read_text().splitlines() == [str(hostile), "2"]
     assert not (tmp_path / "pwned").exists()
 
 
 def test_the_sessions_env_option_reaches_the_runner(tmp_path, monkeypatch):
     monkeypatch.setenv("VTUI_FROM_SHELL", "shell")
-    root = make_task(tmp_path / "t", "import os\n\ndef verify(workspace):\n"
-                                     "    print(os.environ.get('VTUI_FROM_SHELL'), os.environ.get('X'))\n"
-                                     "    return 1.0\n")
+    root = make_task(
+        tmp_path / "t",
+        "import os\n\ndef verify(workspace):\n"
+        "    print(os.environ.get('VTUI_FROM_SHELL'), os.environ.get('X'))\n"
+        "    return 1.0\n",
+    )
     from verifier_tui.engine.session import Options
 
     with Session(root, Options(env=("VTUI_FROM_SHELL", "X=typed"))) as session:
@@ -161,14 +174,18 @@ def test_a_trial_replays_failing_line_stays_inside_the_task(tmp_path):
 
     outside = tmp_path / "outside.py"
     outside.write_text("x = 1\n")
-    root = make_task(tmp_path / "t", (
-        "import os, sys\n\n"
-        "def verify(workspace):\n"
-        "    sys.stderr.write('Traceback (most recent call last):\\n'\n"
-        f"                     '  File \"{tmp_path}/t/tests/../../outside.py\", line 1, in <module>\\n'\n"
-        "                     'ValueError: look here\\n')\n"
-        "    sys.stderr.flush()\n"
-        "    os._exit(1)\n"))
+    root = make_task(
+        tmp_path / "t",
+        (
+            "import os, sys\n\n"
+            "def verify(workspace):\n"
+            "    sys.stderr.write('Traceback (most recent call last):\\n'\n"
+            f"                     '  File \"{tmp_path}/t/tests/../../outside.py\", line 1, in <module>\\n'\n"
+            "                     'ValueError: look here\\n')\n"
+            "    sys.stderr.flush()\n"
+            "    os._exit(1)\n"
+        ),
+    )
     with Session(root) as session:
         result = session.run()
     assert "outside.py" in result.stderr.text
@@ -181,8 +198,11 @@ async def test_a_workspace_that_could_not_be_copied_whole_is_an_error_not_a_verd
     verdict area says why in place of a verdict."""
     import resource
 
-    root = make_task(tmp_path / "tasks" / "full", "def verify(workspace):\n    print('verify ran')\n    return 1.0\n",
-                     cases={"big": {"small.txt": "x", "big.bin": "x" * (2 << 20)}})
+    root = make_task(
+        tmp_path / "tasks" / "full",
+        "def verify(workspace):\n    print('verify ran')\n    return 1.0\n",
+        cases={"big": {"small.txt": "x", "big.bin": "x" * (2 << 20)}},
+    )
     soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
     resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 20, hard))
     try:

@@ -11,8 +11,9 @@ from verifier_tui.engine.model import Outcome
 async def test_a_renamed_verify_runs_and_shows_the_runners_contract_error(tmp_path):
     """The sandbox's runner still runs tests/verifier.py and exits 2: so does
     the TUI, and the case that passed is marked failed, not left at ✓."""
-    root = make_task(tmp_path / "tasks" / "renamed", "def verify(workspace):\n    return 1.0\n",
-                     cases={"correct": {"a.txt": "a"}})
+    root = make_task(
+        tmp_path / "tasks" / "renamed", "def verify(workspace):\n    return 1.0\n", cases={"correct": {"a.txt": "a"}}
+    )
     write(root / "cases" / "correct" / "expected.json", '{"rewards": {"reward": 1.0}}')
     app = make_app(root)
     async with app.run_test(size=SIZE) as pilot:
@@ -33,8 +34,9 @@ async def test_a_renamed_verify_runs_and_shows_the_runners_contract_error(tmp_pa
 
 
 async def test_the_history_tells_a_syntax_error_from_a_value_error(tmp_path):
-    root = make_task(tmp_path / "tasks" / "raising", "def verify(workspace):\n    return (\n",
-                     cases={"only": {"a.txt": "a"}})
+    root = make_task(
+        tmp_path / "tasks" / "raising", "def verify(workspace):\n    return (\n", cases={"only": {"a.txt": "a"}}
+    )
     app = make_app(root, watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_runs(1)
@@ -58,8 +60,11 @@ def cases_shown(app) -> str:
 async def test_the_other_cases_marks_say_they_are_out_of_date_after_the_verifier_changed(tmp_path):
     """Only the current case re-runs on a save: the others' ✓ came from the
     verifier before it, so they are marked out of date until they run again."""
-    root = make_task(tmp_path / "tasks" / "two", "def verify(workspace):\n    return 1.0\n",
-                     cases={"first": {"a.txt": "a"}, "second": {"a.txt": "a"}})
+    root = make_task(
+        tmp_path / "tasks" / "two",
+        "def verify(workspace):\n    return 1.0\n",
+        cases={"first": {"a.txt": "a"}, "second": {"a.txt": "a"}},
+    )
     for case in ("first", "second"):
         write(root / "cases" / case / "expected.json", '{"rewards": {"reward": 1.0}}')
     app = make_app(root)

@@ -67,8 +67,12 @@ FLOODS = {
 
 
 def flood_task(root: Path, body: str) -> Path:
-    return make_task(root, "import os, time\ndef verify(workspace):\n" + textwrap.indent(SAY_STARTED, "    ")
-                     + textwrap.indent(textwrap.dedent(body), "    "))
+    return make_task(
+        root,
+        "import os, time\ndef verify(workspace):\n"
+        + textwrap.indent(SAY_STARTED, "    ")
+        + textwrap.indent(textwrap.dedent(body), "    "),
+    )
 
 
 def resident_mb(pid: int) -> float:
@@ -89,6 +93,7 @@ def flood_and_end(env: dict[str, str], root: Path, how: str) -> tuple[float | No
     pid, fd = start_in_terminal(env, [str(root), "--no-watch"])
     peak, reaped = 0.0, False
     try:
+
         def read_for(seconds: float, until=lambda: False) -> None:
             # The terminal is read all along, as a real one is: a full pty would stall the app.
             nonlocal peak

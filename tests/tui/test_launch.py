@@ -66,8 +66,12 @@ def test_closing_the_terminal_ends_the_run_and_removes_the_scratch(tmp_path, env
     it: the app must end it (and its children) and remove its scratch folder."""
     import signal
 
-    root = make_task(tmp_path / "tasks" / "slow", "import time\ndef verify(workspace):\n"
-                     + textwrap.indent(SAY_STARTED, "    ") + "    time.sleep(120)\n    return 1.0\n")
+    root = make_task(
+        tmp_path / "tasks" / "slow",
+        "import time\ndef verify(workspace):\n"
+        + textwrap.indent(SAY_STARTED, "    ")
+        + "    time.sleep(120)\n    return 1.0\n",
+    )
     pid, fd = start_in_terminal(env, [str(root), "--no-watch"])
     try:
         deadline = time.monotonic() + 30
@@ -109,7 +113,6 @@ def test_closing_the_terminal_ends_the_run_and_removes_the_scratch(tmp_path, env
     assert list(Path(env["TMPDIR"]).iterdir()) == []  # the scratch folder is gone
 
 
-
 @pytest.mark.parametrize("terminal", ["neither", "stdin only", "stdout only"])
 def test_without_a_terminal_it_says_to_use_run_or_watch(example, env, tmp_path, terminal):
     """``verifier-tui TASK </dev/null >out`` drew the app's escape codes into
@@ -124,8 +127,15 @@ def test_without_a_terminal_it_says_to_use_run_or_watch(example, env, tmp_path, 
     try:
         with open(tmp_path / "out", "w") as out:
             stdout = terminal_end if terminal == "stdout only" else out
-            done = subprocess.run([*TOOL, str(example("hello-file"))], env=env, stdin=stdin, stdout=stdout,
-                                  stderr=subprocess.PIPE, text=True, timeout=HANG_GUARD_S)
+            done = subprocess.run(
+                [*TOOL, str(example("hello-file"))],
+                env=env,
+                stdin=stdin,
+                stdout=stdout,
+                stderr=subprocess.PIPE,
+                text=True,
+                timeout=HANG_GUARD_S,
+            )
     finally:
         os.close(terminal_end)
         os.close(controller)

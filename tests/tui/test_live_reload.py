@@ -73,8 +73,10 @@ async def test_a_case_added_on_disk_appears_in_the_list_and_the_chooser(example)
         await app.wait_for_runs(3)
         workspace = root / "cases" / "correct" / "workspace"
         live = app.controller.live
-        await wait_for(lambda: live.watch_ready.is_set() and any(t.path == workspace for t in live.targets or ()),
-                       "the watcher on the new choices")
+        await wait_for(
+            lambda: live.watch_ready.is_set() and any(t.path == workspace for t in live.targets or ()),
+            "the watcher on the new choices",
+        )
         shutil.rmtree(new)
         await wait_for(lambda: "zz-added" not in listed(app), "the removed case gone from the list")
 

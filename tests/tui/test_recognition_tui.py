@@ -86,8 +86,11 @@ async def test_r_shift_is_not_offered_without_a_runner_of_the_tasks_own(example)
 
 
 async def test_shadowing_a_standard_library_module_is_flagged_in_the_resolution(tmp_path):
-    root = make_task(tmp_path / "tasks" / "shadow", "import statistics\n\ndef verify(workspace):\n"
-                     "    return statistics.mean([1.0])\n", files={"statistics.py": ""})
+    root = make_task(
+        tmp_path / "tasks" / "shadow",
+        "import statistics\n\ndef verify(workspace):\n    return statistics.mean([1.0])\n",
+        files={"statistics.py": ""},
+    )
     app = make_app(root, watch=False)
     async with app.run_test(size=SIZE) as pilot:
         result = await app.wait_for_runs(1)
@@ -98,16 +101,21 @@ async def test_shadowing_a_standard_library_module_is_flagged_in_the_resolution(
 
 
 async def test_a_coroutine_never_awaited_and_a_missing_module_in_the_reward_panel(tmp_path):
-    root = make_task(tmp_path / "tasks" / "unawaited", (
-        "import gc\n\nasync def check():\n    return 1.0\n\n"
-        "def verify(workspace):\n    check()\n    gc.collect()\n    return 0.0\n"))
+    root = make_task(
+        tmp_path / "tasks" / "unawaited",
+        (
+            "import gc\n\nasync def check():\n    return 1.0\n\n"
+            "def verify(workspace):\n    check()\n    gc.collect()\n    return 0.0\n"
+        ),
+    )
     app = make_app(root, watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_runs(1)
         await pilot.pause()
         assert "⚠ coroutine 'check' was never awaited" in widget_text(app, "#reward-body")
-    root = make_task(tmp_path / "tasks" / "needs-package", "import vtui_absent\n\ndef verify(workspace):\n"
-                     "    return 1.0\n")
+    root = make_task(
+        tmp_path / "tasks" / "needs-package", "import vtui_absent\n\ndef verify(workspace):\n    return 1.0\n"
+    )
     write(root / "tests" / "requirements.txt", "vtui-absent==2\n")
     app = make_app(root, watch=False)
     async with app.run_test(size=SIZE) as pilot:
@@ -128,9 +136,15 @@ async def test_an_interpreter_the_shim_refuses(tmp_path):
 
 
 async def test_a_plain_harbor_task_without_a_verifier_says_what_it_is(tmp_path):
-    root = make_task(tmp_path / "tasks" / "pytest-task", None, shim=False,
-                     files={"test.sh": "#!/bin/bash\npytest /tests/test_outputs.py\n",
-                            "test_outputs.py": "def test_x():\n    assert True\n"})
+    root = make_task(
+        tmp_path / "tasks" / "pytest-task",
+        None,
+        shim=False,
+        files={
+            "test.sh": "#!/bin/bash\npytest /tests/test_outputs.py\n",
+            "test_outputs.py": "def test_x():\n    assert True\n",
+        },
+    )
     app = make_app(root, watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_runs(1)

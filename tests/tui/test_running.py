@@ -112,7 +112,7 @@ async def test_history_selection_shows_that_run(example):
         await pilot.press("down", "enter")  # the older run: correct, reward 1
         await pilot.pause()
         reward = widget_text(app, "#reward-body")
-        assert "run #1 from the history" in reward and "{\"reward\": 1.0}" in reward
+        assert "run #1 from the history" in reward and '{"reward": 1.0}' in reward
         assert "(nothing on stderr)" in app.main.query_one("#output").text("stderr")
         await pilot.press("escape")
         await pilot.pause()
@@ -206,12 +206,15 @@ async def test_a_process_the_run_left_is_named_on_screen(tmp_path, sandbox):
     """An escaped process is ended with the run, and the reward panel says so
     with its command line, on one line: the newline in its -c shown as \\n."""
     token = f"vtui-tui-stray-{os.getpid()}-{time.monotonic_ns()}"
-    root = make_task(tmp_path / "tasks" / "leaves", f"""
+    root = make_task(
+        tmp_path / "tasks" / "leaves",
+        f"""
         import subprocess, sys
         def verify(workspace):
             subprocess.Popen([sys.executable, "-c", "import time\\ntime.sleep(300)", {token!r}], start_new_session=True)
             return 1.0
-    """)
+    """,
+    )
     app = make_app(root, watch=False)
     async with app.run_test(size=SIZE) as pilot:
         result = await app.wait_for_runs(1, timeout=20)
@@ -233,8 +236,11 @@ async def test_r_a_and_b_take_the_runs_started_ahead_for_them(example):
         await pilot.press(key)
         for _ in range(400):  # (b's runs end as one verdict, not as RunFinished messages)
             await pilot.pause(0.05)
-            if (app.session.sequence >= sequence + runs and not app.controller.scheduler.busy
-                    and not any(worker.is_running for worker in app.workers)):
+            if (
+                app.session.sequence >= sequence + runs
+                and not app.controller.scheduler.busy
+                and not any(worker.is_running for worker in app.workers)
+            ):
                 break
         await app.session.warm.settle()
 

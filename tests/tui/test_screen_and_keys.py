@@ -86,7 +86,9 @@ async def test_copy_says_where_the_command_went_and_it_runs_from_where_the_user_
     command = app.clipboard
     assert command.split()[1:3] == ["run", "hello-file"]  # relative to the folder the tool was started in
     assert " \\\n" in shown and "/tmp" not in shown.split(" ", 1)[1]
-    assert command.split()[0] == shown.split()[0] and command.split()[0].startswith("/")  # the tool, by a path that runs
+    assert command.split()[0] == shown.split()[0] and command.split()[0].startswith(
+        "/"
+    )  # the tool, by a path that runs
     env = without_the_tool_on_path(env)
     for typed in (command, shown):
         done = run_in_shell_text(typed, env, Path.cwd())
@@ -220,8 +222,15 @@ def test_pdb_command_stops_post_mortem_in_the_verifier(example):
     try:
         prepared = session.prepare(session.spec())
         command = pdb_command(prepared.argv)
-        done = subprocess.run(command, cwd=prepared.cwd, env=prepared.env, input="p workspace.name\nq\n",
-                              capture_output=True, text=True, timeout=60)
+        done = subprocess.run(
+            command,
+            cwd=prepared.cwd,
+            env=prepared.env,
+            input="p workspace.name\nq\n",
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
     finally:
         session.close()
     assert "pdb post-mortem" in done.stderr
@@ -234,8 +243,15 @@ def test_pdb_command_on_a_passing_run_says_nothing_to_debug(example):
     session = Session(example("hello-file"))
     try:
         prepared = session.prepare(session.spec())
-        done = subprocess.run(pdb_command(prepared.argv), cwd=prepared.cwd, env=prepared.env, input="",
-                              capture_output=True, text=True, timeout=60)
+        done = subprocess.run(
+            pdb_command(prepared.argv),
+            cwd=prepared.cwd,
+            env=prepared.env,
+            input="",
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
     finally:
         session.close()
     assert done.returncode == 0

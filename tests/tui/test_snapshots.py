@@ -58,8 +58,12 @@ def test_contract_error_in_harbor_mode(snap_compare, example):
 
 
 def test_timeout(snap_compare, tmp_path):
-    root = make_task(tmp_path / "tasks" / "sleepy", "import time\n\ndef verify(workspace):\n    time.sleep(30)\n    return 1.0\n",
-                     timeout=1, cases={"only": {}})
+    root = make_task(
+        tmp_path / "tasks" / "sleepy",
+        "import time\n\ndef verify(workspace):\n    time.sleep(30)\n    return 1.0\n",
+        timeout=1,
+        cases={"only": {}},
+    )
     app = make_app(root)
     assert snap_compare(app, terminal_size=SIZE, run_before=settled())
 

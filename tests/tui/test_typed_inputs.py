@@ -45,7 +45,8 @@ async def test_typed_json_runs_only_once_it_parses(example):
 
 
 async def test_typing_in_the_file_picker_goes_to_the_box_relative_to_where_the_tool_started(
-        example, tmp_path, monkeypatch):
+    example, tmp_path, monkeypatch
+):
     root = example("count-errors")
     started_in = tmp_path / "my-answers"
     started_in.mkdir()
@@ -62,8 +63,7 @@ async def test_typing_in_the_file_picker_goes_to_the_box_relative_to_where_the_t
         assert result.verdict.rewards == {"reward": 1.0}
 
 
-async def test_typing_in_the_folder_picker_goes_to_the_box_relative_to_where_the_tool_started(
-        example, monkeypatch):
+async def test_typing_in_the_folder_picker_goes_to_the_box_relative_to_where_the_tool_started(example, monkeypatch):
     root = example("hello-file")
     monkeypatch.chdir(root / "cases")
     app = make_app(root, watch=False)

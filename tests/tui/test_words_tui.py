@@ -123,7 +123,9 @@ async def test_an_action_is_the_option_on_the_command_line_and_the_key_on_screen
     root = make_task(tmp_path / "tasks" / "rows", "def verify(workspace):\n    breakpoint()\n    return 1.0\n")
     (root / "tasks.jsonl").write_text('{"task_id": "ada"}\n{"task_id": "lin"}\n', encoding="utf-8")
     done = run_tool(env, "run", root, "--python", PY)
-    assert "so verify gets task_data = {}; choose one with --task-id ID (t in the TUI; task ids: ada, lin)" in done.stdout
+    assert (
+        "so verify gets task_data = {}; choose one with --task-id ID (t in the TUI; task ids: ada, lin)" in done.stdout
+    )
     assert "To step through it, open the task in the TUI (verifier-tui TASK) and press d: it runs" in done.stdout
     app = make_app(root, watch=False)
     async with app.run_test(size=(160, 50)) as pilot:

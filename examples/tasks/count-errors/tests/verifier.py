@@ -33,8 +33,7 @@ def _final_text(response):
     text = None
     for item in response.get("output") or []:
         if item.get("type") == "message" and item.get("role") == "assistant":
-            parts = [part.get("text", "") for part in item.get("content") or []
-                     if part.get("type") == "output_text"]
+            parts = [part.get("text", "") for part in item.get("content") or [] if part.get("type") == "output_text"]
             text = "".join(parts)
     return text
 

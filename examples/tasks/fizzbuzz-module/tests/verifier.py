@@ -47,7 +47,9 @@ def _tests_passed(module_path):
     try:
         done = subprocess.run(
             [sys.executable, "-I", "-B", "-c", CHILD, str(module_path), json.dumps(list(CASES))],
-            capture_output=True, text=True, timeout=CHILD_TIMEOUT_SEC,
+            capture_output=True,
+            text=True,
+            timeout=CHILD_TIMEOUT_SEC,
             cwd=str(module_path.parent),
         )
         results = json.loads(done.stdout.strip().splitlines()[-1])
@@ -63,10 +65,11 @@ def _style(source):
         tree = ast.parse(source)
     except SyntaxError:
         return 0.0
-    func = next((node for node in tree.body
-                 if isinstance(node, ast.FunctionDef) and node.name == "fizzbuzz"), None)
-    prints = any(isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-                 and node.func.id == "print" for node in ast.walk(tree))
+    func = next((node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name == "fizzbuzz"), None)
+    prints = any(
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print"
+        for node in ast.walk(tree)
+    )
     checks = [
         ast.get_docstring(tree) is not None,
         func is not None and ast.get_docstring(func) is not None,
