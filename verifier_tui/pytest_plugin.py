@@ -1,4 +1,4 @@
-"""A pytest plugin (issue 12): the cases of verifier-tui as test items.
+"""A pytest plugin: the cases of verifier-tui as test items.
 
     pytest --verifier-cases tasks/            every case with an expected.json, of every task below
     pytest --verifier-cases tasks/ -n 4       the same, with pytest-xdist

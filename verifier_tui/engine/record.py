@@ -3,7 +3,7 @@
 Kept because it pays its way: importing ``dataclasses`` brings ``inspect`` and
 ``ast`` along and generates code at import, about 13 ms of the 40 ms that
 ``verifier-tui run --json`` may add to the bare runner (measured in a clean
-venv, issue 7). What a record gets: ``__init__`` taking the fields in order,
+venv). What a record gets: ``__init__`` taking the fields in order,
 positionally or by name, with their defaults (``field(default_factory=...)``
 for a fresh list or dict per instance), a subclass's after its base's;
 ``__repr__``; ``__eq__``; and when ``frozen``, no assignment and a ``__hash__``. :func:`replace` copies one with

@@ -76,7 +76,7 @@ class Options:
 
 
 # The machine's own top folders: none is an agent's workspace, and staging
-# one would copy (or overlay) a whole system (issue 23).
+# one would copy (or overlay) a whole system.
 _SYSTEM_FOLDERS = frozenset(
     {
         "/",

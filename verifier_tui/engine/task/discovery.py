@@ -161,8 +161,8 @@ def read_task_config(task_root: Path) -> TaskConfig:
     afresh each time, so it can never disagree with the reader) is remembered
     in the cache (:mod:`verifier_tui.engine.cache`), keyed by the file's size,
     modification and change times and inode: a remembered document takes
-    0.3 ms, a parse (importing tomllib) about 8 ms of ``run`` (measured in
-    issue 21 on the hello-file example), and task.toml
+    0.3 ms, a parse (importing tomllib) about 8 ms of ``run`` (measured on the
+    hello-file example), and task.toml
     rarely changes between two runs. Any write to the file changes its change
     time, so a stale answer cannot survive. A document JSON cannot hold (a
     date, ``nan``) is simply not remembered."""
@@ -192,7 +192,7 @@ def read_task_config(task_root: Path) -> TaskConfig:
 _CONFIG_CACHE_FILE = "task-config.json"
 # The shape of a remembered answer, written in each entry: entries of an
 # older shape (which held a config made by an older reader) are discarded.
-_CONFIG_SHAPE = 4  # 4: the TOML document itself (issue 21)
+_CONFIG_SHAPE = 4  # 4: the TOML document itself
 
 
 def _valid_config_entry(entry: Any) -> bool:

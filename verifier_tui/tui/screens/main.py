@@ -437,7 +437,7 @@ class MainScreen(SizedScreen):
 
     @work(name="run in both modes", group="outside", exclusive=True, exit_on_error=False)
     async def action_both_modes(self) -> None:
-        """The current choices with the response and without (issue 8): both
+        """The current choices with the response and without: both
         runs go to the history, the verdict area shows the one of the current
         mode under a line saying how each mode went."""
         from verifier_tui.engine.both_modes import arun_both_modes

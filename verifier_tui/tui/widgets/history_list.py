@@ -2,7 +2,7 @@
 from the previous run of the same case. Enter shows that run.
 
 Memory stays bounded however long the session runs and whatever each run
-prints (issue 11): the latest :data:`KEEP_FULL` runs keep their whole result
+prints: the latest :data:`KEEP_FULL` runs keep their whole result
 (output, reward files, the runner's explanation); older ones keep the result
 without those (:func:`without_output`: a status, a reward, the command, about
 a kilobyte), and at most :data:`MAX_RUNS` are listed. Keeping every whole
