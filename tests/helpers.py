@@ -1140,8 +1140,14 @@ SAY_STARTED = (
 
 
 def has_started(tmpdir: str | Path) -> bool:
-    """Whether a run under ``tmpdir`` (the tool's TMPDIR) ran :data:`SAY_STARTED`."""
-    return bool(list(Path(tmpdir).glob("verifier-tui-*/stage-*/logs/verifier/started")))
+    """Whether a run under ``tmpdir`` (the tool's TMPDIR) ran :data:`SAY_STARTED`.
+    (A folder may go while it is looked at, the namespace probe's: asked again.)"""
+    for _ in range(10):
+        try:
+            return bool(list(Path(tmpdir).glob("verifier-tui-*/stage-*/logs/verifier/started")))
+        except FileNotFoundError:
+            continue
+    return False
 
 
 def replay_trial(trial, step: str | None = None, **kwargs):
