@@ -24,7 +24,7 @@ from collections import namedtuple
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from verifier_tui.engine.sandbox.file_copy import NotAFile, copy_file, copy_sig, source_sig
+from verifier_tui.engine.sandbox.file_copy import Copier, NotAFile, copy_file, copy_sig, source_sig
 
 if TYPE_CHECKING:
     from verifier_tui.engine.sandbox.write_tracker import WriteTracker
@@ -56,6 +56,7 @@ class Mirror:
         """Watch the copy for what each run writes (see write_tracker), so a
         re-run repairs only that instead of walking the whole copy."""
         self._tracker: WriteTracker | None = None
+        self._copier: Copier | None = None  # during a walk: its copies, shared with helper processes
         self.walked = False
         """Whether the last sync walked the whole tree (else: only the paths it was given)."""
 
@@ -97,7 +98,15 @@ class Mirror:
         fresh = not os.path.lexists(self.target)
         make_real_dir(self.target)
         seen: set[str] = set()
-        self._sync_dir(str(self.source), str(self.target), "", seen, fresh)
+        copier = self._copier = Copier(self._copied)
+        try:
+            self._sync_dir(str(self.source), str(self.target), "", seen, fresh)
+        except BaseException:
+            copier.abandon()
+            raise
+        finally:
+            self._copier = None
+        copier.finish()
         for rel in [r for r in self.index if r not in seen]:
             del self.index[rel]
 
@@ -208,10 +217,14 @@ class Mirror:
         self._copy_file(sentry.path, dst, rel, replace=dentry is not None)
 
     def _copy_file(self, src: str, dst: str, rel: str, replace: bool) -> None:
-        """Copy ``src`` to ``dst`` (``replace``: something is there now)."""
+        """Copy ``src`` to ``dst`` (``replace``: something is there now): by
+        the walk's copier when a walk is under way, else on the spot."""
         if replace and _real_dir(Path(dst)):
             remove_tree(Path(dst))
             replace = False
+        if self._copier is not None:
+            self._copier.add(rel, src, dst, replace)
+            return
         outcome: tuple | OSError
         try:
             outcome = copy_file(src, dst, replace)
