@@ -151,20 +151,7 @@ def open_trial_session(args) -> TrialSession | int:
         trial, step = select_trial(found, getattr(args, "trial", None), getattr(args, "step", None) or step_in_path)
     except HarborFolderError as exc:
         return _fail(str(exc))
-    options, stand_in = args.options, args.stand_in_chosen
-    return TrialSession(
-        trial,
-        step,
-        task_dir=args.task,
-        workspace=stand_in.workspace,
-        case=stand_in.case,
-        empty=stand_in.empty,
-        timeout=options.timeout,
-        python=options.python,
-        nemo_gym=options.nemo_gym,
-        runner=options.runner,
-        env=options.env,
-    )
+    return TrialSession.chosen(trial, step, args.options, args.stand_in_chosen, task_dir=args.task)
 
 
 # ---------------------------------------------------------------------------

@@ -195,20 +195,8 @@ class JobReplays:
         from verifier_tui.engine.harbor.folders import open_trial
         from verifier_tui.engine.harbor.trial_session import TrialSession
 
-        options, stand_in = self.options, self.stand_in
-        return TrialSession(
-            open_trial(trial.path),
-            step,
-            task_dir=self.task_dir,
-            workspace=stand_in.workspace,
-            case=stand_in.case,
-            empty=stand_in.empty,
-            timeout=options.timeout,
-            python=options.python,
-            nemo_gym=options.nemo_gym,
-            runner=options.runner,
-            env=options.env,
-            pool=self._pool,
+        return TrialSession.chosen(
+            open_trial(trial.path), step, self.options, self.stand_in, task_dir=self.task_dir, pool=self._pool
         )
 
     def close(self) -> None:

@@ -14,6 +14,7 @@ from textual.app import SystemCommand
 from textual.screen import Screen
 
 from verifier_tui.engine.harbor.folders import Job, Trial
+from verifier_tui.engine.harbor.replay import StandIn
 from verifier_tui.engine.harbor.trial_session import TrialSession
 from verifier_tui.engine.task.target import Target, classify
 from verifier_tui.tui.base import BaseApp
@@ -134,17 +135,12 @@ class TrialApp(BaseApp):
         show, ends with the reason)."""
         options = self.options
         try:
-            opened = TrialSession(
+            opened = TrialSession.chosen(
                 trial,
                 step or (trial.steps[0].name if trial.multi_step else None),
+                options,
+                StandIn(workspace=options.workspace, case=options.case),
                 task_dir=self.task_dir,
-                workspace=options.workspace,
-                case=options.case,
-                timeout=options.timeout,
-                python=options.python,
-                nemo_gym=options.nemo_gym,
-                runner=options.runner,
-                env=options.env,
             )
         except Exception as exc:  # noqa: BLE001 - a boundary: shown, never a crash
             message = f"cannot open {trial.name}: {type(exc).__name__}: {exc}"

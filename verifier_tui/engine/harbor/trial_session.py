@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from verifier_tui.engine.harbor.agreement import Agreement
 from verifier_tui.engine.harbor.folders import Trial
 from verifier_tui.engine.harbor.phases import Parting, PhaseReport
-from verifier_tui.engine.harbor.replay import ReplayPlan, plan_replay
+from verifier_tui.engine.harbor.replay import ReplayPlan, StandIn, plan_replay
 from verifier_tui.engine.harbor.walkthrough import TrialWalkthrough, agreement_of, replay_view, trial_json, walk_trial
 from verifier_tui.engine.model import RunResult
 from verifier_tui.engine.record import record, replace
@@ -100,6 +100,33 @@ class TrialSession:
         self._open_session()
 
     # -- the plan and its session ----------------------------------------------------
+
+    @classmethod
+    def chosen(
+        cls,
+        trial: Trial,
+        step: str | None,
+        options: Any,
+        stand_in: StandIn,
+        task_dir: Path | str | None = None,
+        pool: SessionPool | None = None,
+    ) -> TrialSession:
+        """A session with the engine's ``options`` (:class:`~verifier_tui.engine.session.Options`)
+        and ``stand_in`` for an uncaptured /app: what every face opens a trial with."""
+        return cls(
+            trial,
+            step,
+            task_dir=task_dir,
+            workspace=stand_in.workspace,
+            case=stand_in.case,
+            empty=stand_in.empty,
+            timeout=options.timeout,
+            python=options.python,
+            nemo_gym=options.nemo_gym,
+            runner=options.runner,
+            env=options.env,
+            pool=pool,
+        )
 
     def _plan(self) -> ReplayPlan:
         workspace, case = self.stand_in
