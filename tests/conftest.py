@@ -7,7 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import copy_example
+from tests.helpers import copy_example, inner_pytest_options
+
+# Tests of the pytest plugin start pytest in a subprocess, as a user does.
+pytest_plugins = ["pytester"]
 
 
 @pytest.fixture(autouse=True)
@@ -28,6 +31,15 @@ def example(tmp_path):
         return copy_example(name, tmp_path / "tasks" / name)
 
     return copy
+
+
+@pytest.fixture
+def pytester(pytester, monkeypatch):
+    """pytest's own ``pytester``, whose inner runs leave off the plugins this
+    suite installs for itself (:func:`~tests.helpers.inner_pytest_options`).
+    ``pytester`` clears ``PYTEST_ADDOPTS`` when it is made; this sets it after."""
+    monkeypatch.setenv("PYTEST_ADDOPTS", inner_pytest_options())
+    return pytester
 
 
 @pytest.fixture

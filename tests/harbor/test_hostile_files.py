@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from tests.harbor.trial_app_under_test import make_trial_app
-from tests.helpers import TOOL, make_task, no_traceback, sandbox_trial
+from tests.helpers import TOOL, inner_pytest_options, make_task, no_traceback, sandbox_trial
 from tests.tui.app_under_test import screen_text
 
 PY = sys.executable
@@ -92,7 +92,7 @@ def test_the_pytest_plugin_on_a_hostile_trial_reports_instead_of_crashing(how, t
             "--rootdir",
             str(tmp_path),
         ],
-        env=env,
+        env=dict(env, PYTEST_ADDOPTS=inner_pytest_options()),
         cwd=tmp_path,
         capture_output=True,
         text=True,

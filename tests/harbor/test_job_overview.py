@@ -8,7 +8,7 @@ import json
 import shutil
 
 from tests.harbor.job_copies import copy_job_files, copy_trial, hostile_jobs, mixed_job, rewarded
-from tests.helpers import PY, make_job, no_traceback, run_tool
+from tests.helpers import PY, inner_pytest_options, make_job, no_traceback, run_tool
 from verifier_tui.engine.harbor.folders import open_harbor
 from verifier_tui.engine.harbor.locate import locate_task
 from verifier_tui.engine.harbor.overview import read_jobs, read_overview, select_rows
@@ -178,7 +178,7 @@ def test_the_pytest_plugin_collects_every_jobs_trials(real, env, tmp_path):
             str(real / "jobs"),
         ],
         cwd=tmp_path,
-        env=env,
+        env=dict(env, PYTEST_ADDOPTS=inner_pytest_options()),
         capture_output=True,
         text=True,
         timeout=120,

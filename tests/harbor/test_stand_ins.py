@@ -15,8 +15,6 @@ import pytest
 
 from tests.helpers import PY, make_job, no_traceback, run_tool
 
-pytest_plugins = ["pytester"]
-
 CAPTURE = 'artifacts = ["/app"] at the top of task.toml, before its first [table]'
 
 

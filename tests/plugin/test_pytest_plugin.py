@@ -9,9 +9,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from tests.helpers import PY, copy_example, make_task, run_tool, sandbox_trial
-
-pytest_plugins = ["pytester"]
+from tests.helpers import PY, copy_example, inner_pytest_options, make_task, run_tool, sandbox_trial
 
 PYTHON_OPTION = "--verifier-python=" + PY
 
@@ -89,8 +87,9 @@ def test_k_x_lf_and_junitxml_work_on_cases(pytester, tasks):
     correct.write_text('{"rewards": {"reward": 1.0}}')
 
 
-def test_under_xdist(pytester, tasks):
+def test_under_xdist(pytester, tasks, monkeypatch):
     pytest.importorskip("xdist")
+    monkeypatch.setenv("PYTEST_ADDOPTS", inner_pytest_options("xdist", "xdist.looponfail"))
     report = pytester.path / "report.xml"
     done = run(pytester, "--verifier-cases", "tasks", "-n", "2", f"--junitxml={report}")
     done.assert_outcomes(passed=6, failed=1)
@@ -161,6 +160,7 @@ def test_without_the_option_the_plugin_does_nothing(pytester, monkeypatch):
     done.assert_outcomes(passed=1)
     monkeypatch.delenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD")
     # With every installed plugin: the same items with and without this one.
+    monkeypatch.delenv("PYTEST_ADDOPTS")
     copy_example("hello-file", pytester.path / "tasks" / "hello-file")
     collected = [
         pytester.runpytest_subprocess("--co", "-q", *more).stdout.lines for more in ([], ["-p", "no:verifier_tui"])
