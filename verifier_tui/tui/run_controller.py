@@ -17,9 +17,9 @@ import itertools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from verifier_tui.engine.changes import Change
 from verifier_tui.engine.model import RunResult
 from verifier_tui.engine.task.discovery import no_verifier_message
-from verifier_tui.engine.watch.changes import Change
 from verifier_tui.engine.watch.live import LiveRuns
 from verifier_tui.tui.messages import (
     CasesOutdated,
