@@ -1,4 +1,4 @@
-"""The runs and the watcher of one app: requests in, messages out.
+"""The runs and the watcher of the main screen: requests in, messages out.
 
 The engine's :class:`~verifier_tui.engine.watch.live.LiveRuns` does the
 watching and the scheduling, with ``supersede=True``: a request during a run
