@@ -79,9 +79,9 @@ def identities(root: Path) -> dict[str, tuple]:
 def child(python: str, where: Path, big: Path, rounds: int) -> dict:
     import time
 
+    from verifier_tui.engine.changes import Change
     from verifier_tui.engine.model import Outcome
     from verifier_tui.engine.session import Options, Session
-    from verifier_tui.engine.watch.changes import Change
 
     small = small_task(where)
     small_workspace = small / "cases" / "only" / "workspace"

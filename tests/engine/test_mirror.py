@@ -21,9 +21,9 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import HANG_GUARD_S, PY, make_task
+from verifier_tui.engine.changes import Change
 from verifier_tui.engine.model import Outcome
 from verifier_tui.engine.session import Options, Session
-from verifier_tui.engine.watch.changes import Change
 from verifier_tui.engine.watch.live import LiveRuns
 
 LISTING = """\

@@ -22,9 +22,9 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import make_task
+from verifier_tui.engine.changes import Change, WatchTarget
 from verifier_tui.engine.session import Session
 from verifier_tui.engine.watch import watcher as watcher_module
-from verifier_tui.engine.watch.changes import Change, WatchTarget
 from verifier_tui.engine.watch.filters import is_noise
 from verifier_tui.engine.watch.live import LiveRuns
 from verifier_tui.engine.watch.scheduler import RunScheduler

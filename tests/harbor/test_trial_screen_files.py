@@ -12,7 +12,7 @@ import json
 from tests.harbor.trial_app_under_test import make_trial_app, text_of
 from tests.helpers import STUCK_IN_ONE_FILE, harbor_exception, harbor_masked_failure_log, sandbox_trial
 from tests.tui.app_under_test import screen_text
-from verifier_tui.engine.watch.changes import Change
+from verifier_tui.engine.changes import Change
 from verifier_tui.tui.screens.command import CommandScreen
 from verifier_tui.tui.screens.help import HelpScreen
 from verifier_tui.tui.screens.trial import TrialScreen

@@ -12,7 +12,7 @@ import time
 from tests.harbor.trial_app_under_test import SIZE, make_trial_app, text_of
 from tests.helpers import harbor_exception, make_job, sandbox_run, sandbox_trial
 from tests.tui.app_under_test import screen_text
-from verifier_tui.engine.watch.changes import Change
+from verifier_tui.engine.changes import Change
 from verifier_tui.tui.screens.job_overview import JobOverviewScreen
 from verifier_tui.tui.screens.trial import TrialScreen
 

@@ -19,9 +19,9 @@ from rich.console import Console
 from textual.notifications import Notify
 from textual.widgets import Log, Static
 
+from verifier_tui.engine.changes import Change
 from verifier_tui.engine.model import RunResult
 from verifier_tui.engine.session import Options, Session
-from verifier_tui.engine.watch.changes import Change
 from verifier_tui.tui.app import VerifierApp
 from verifier_tui.tui.messages import RunFailed, RunFinished, RunNotPossible
 

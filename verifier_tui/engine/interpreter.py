@@ -90,12 +90,12 @@ def _ask(
     import signal
     import subprocess
 
-    from verifier_tui.engine.sandbox import strays
+    from verifier_tui.engine.process import MARKER, end_marked, new_token
 
     # In a session of its own, so that what it started can be ended with it, and
     # marked, so that what left that session (setsid, a double fork) is found too.
-    token = strays.new_token()
-    marked = dict(os.environ if env is None else env, **{strays.MARKER: token})
+    token = new_token()
+    marked = dict(os.environ if env is None else env, **{MARKER: token})
     try:
         proc = subprocess.Popen(
             [exe, "-c", _PROBE],
@@ -119,7 +119,7 @@ def _ask(
             os.killpg(proc.pid, signal.SIGKILL)  # whatever it left in its group, or all of it on a timeout
         except (ProcessLookupError, PermissionError):
             pass
-        strays.end(token)  # and what escaped the group, which may hold the pipes open
+        end_marked(token)  # and what escaped the group, which may hold the pipes open
         for stream in filter(None, (proc.stdout, proc.stderr)):  # both piped
             stream.close()  # never wait for the end of output a process out of reach still holds
         try:

@@ -80,7 +80,7 @@ class Prepared:
     shim_refusal: str | None = None  # the shim would not start the runner (Python too old): its message
     environment: ChildEnvironment | None = None  # how ``env`` was made, for the user
     marker: str | None = None
-    """Without namespaces: the value of :data:`~verifier_tui.engine.sandbox.strays.MARKER`
+    """Without namespaces: the value of :data:`~verifier_tui.engine.process.MARKER`
     in the runner's environment, by which its escaped descendants are found."""
     guard: Any = None
     """Without namespaces: what the user's files looked like before the run

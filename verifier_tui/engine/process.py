@@ -113,7 +113,7 @@ class ProcessResult:
     outside the group); we stopped reading it after :data:`DRAIN_AFTER_EXIT_S`."""
     strays: tuple = ()
     """The command lines of the processes found still running once the leader
-    was over (by ``marker``, see :mod:`verifier_tui.engine.sandbox.strays`); all were ended."""
+    was over (by ``marker``, see :data:`MARKER`); all were ended."""
     asked_before_kill: bool = False
     """At the timeout, ``before_kill`` said it asked the child for something
     (and output was read on for it, :data:`BEFORE_KILL_WAIT_S` at most)."""
@@ -183,7 +183,7 @@ def run_process(
     leader reaped, and then :class:`ProcessCancelled` is raised. An exception
     in this thread (Ctrl+C) ends the group the same way before it propagates.
 
-    ``marker``: the token of :data:`verifier_tui.engine.sandbox.strays.MARKER` in
+    ``marker``: the token of :data:`MARKER` in
     ``env``; once the leader is over, every process that carries it (those
     that left the group too) is ended, and listed in ``strays``.
 
@@ -528,9 +528,7 @@ class _Child:
     def _end_strays(self) -> None:
         """End the leader's descendants still running, those that left its group too (found by the marker)."""
         if self.marker is not None:
-            from verifier_tui.engine.sandbox.strays import end
-
-            for pid, command in end(self.marker).items():
+            for pid, command in end_marked(self.marker).items():
                 self.strays.setdefault(pid, command)
 
     def drain(self) -> None:
@@ -586,10 +584,8 @@ class _Child:
         total = sum(sizes.values())
         if not sizes or total <= (self.memory_limit or 0):
             return
-        from verifier_tui.engine.sandbox.strays import command_line
-
         pid = max(sizes, key=lambda p: sizes[p])
-        command = command_line(pid)
+        command = procfs.command_line(pid)
         try:
             os.kill(pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
@@ -635,6 +631,70 @@ def _signal_group(pgid: int, sig: int) -> bool:
         return True
     except (ProcessLookupError, PermissionError):  # none left; or one changed its credentials (setuid)
         return False
+
+
+# -- what left the group: found by a mark in its environment ---------------------------
+
+MARKER = "VERIFIER_TUI_RUN"
+"""Without namespaces, the environment variable whose value (:func:`new_token`)
+marks one run's processes. A process that calls ``setsid`` or double-forks
+leaves the group ``killpg`` reaches, but keeps the environment it inherited,
+which ``/proc/<pid>/environ`` shows: once the run is over, every process of
+ours that holds its token is a stray (CI servers find a build's strays so:
+Jenkins' ``BUILD_ID``). One started with a cleaned environment escapes it;
+where there is no ``/proc`` (macOS), none is found."""
+
+
+def new_token() -> str:
+    return f"{os.getpid()}-{time.monotonic_ns()}-{os.urandom(4).hex()}"
+
+
+def end_marked(token: str, rounds: int = 5) -> dict[int, str]:
+    """SIGKILL every process marked with ``token`` (again, for those started
+    meanwhile); each one's command line by its pid, for the run's result."""
+    commands: dict[int, str] = {}
+    for _ in range(rounds):
+        found = _marked(token)
+        if not found:
+            break
+        for pid, command in found.items():
+            commands.setdefault(pid, command)
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        _wait_gone(found, 1.0)
+    return commands
+
+
+def _marked(token: str) -> dict[int, str]:
+    """The processes still running (pid: command line) whose environment holds ``token``."""
+    needle = f"{MARKER}={token}".encode()
+    out: dict[int, str] = {}
+    me = os.getpid()
+    for pid in procfs.pids():
+        if pid == me:
+            continue
+        environ = procfs.read(pid, "environ", procfs.ARGS_BYTES)
+        if environ is None or needle not in environ.split(b"\0"):  # gone, not ours, or not of the run
+            continue
+        if procfs.is_over(pid):
+            continue
+        out[pid] = procfs.command_line(pid)
+    return out
+
+
+def _wait_gone(pids, within_s: float) -> None:
+    until = time.monotonic() + within_s
+    for pid in pids:
+        while time.monotonic() < until:
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                break
+            if procfs.is_over(pid):
+                break
+            time.sleep(0.005)
 
 
 def _not_started(message: str, started: float) -> ProcessResult:

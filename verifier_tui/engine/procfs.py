@@ -1,6 +1,8 @@
 """Linux's ``/proc``, read the one way the engine reads it: every read is
 bounded, and a process that is gone (or not ours) is an empty answer, never
-an error. Where there is no ``/proc`` (macOS) every answer is empty.
+an error. Where there is no ``/proc`` (macOS) every answer is empty. A
+process's command line is shown the one way too (:func:`shown_command`), on
+one line as a shell would take it back.
 
 (The namespace's init lists its strays itself, in ``sh``: see
 engine/sandbox/isolation.py.)
@@ -9,6 +11,7 @@ engine/sandbox/isolation.py.)
 from __future__ import annotations
 
 import os
+import re
 
 ARGS_BYTES = 1 << 23
 """How much of a command line or an environment is read: more than the
@@ -113,3 +116,52 @@ def resident_bytes(pids: set[int]) -> dict[int, int]:
         except (IndexError, ValueError):
             continue
     return out
+
+
+CMDLINE_BYTES = 1024
+"""How much of a command line is read to show it: enough for the line a
+stray is cut to (engine/sandbox/strays.py; the namespace's init reads as
+much, engine/sandbox/isolation.py)."""
+
+
+def command_line(pid: int) -> str:
+    """A process's command line as :func:`shown_command` shows it (``pid N`` when it cannot be read)."""
+    return shown_command(read(pid, "cmdline", CMDLINE_BYTES) or b"", pid)
+
+
+def shown_command(raw: bytes, pid: int) -> str:
+    """A command line (``/proc/PID/cmdline``'s bytes: words ended by NUL) on
+    one line, as a shell would take it back: a word with spaces or quotes
+    quoted, one with newlines, other control characters, bidi controls or
+    bytes that are not UTF-8 written as ``$'...'`` with visible escapes
+    (``python3 -c $'import os\\nwhile 1: ...'``). ``pid N`` for an empty
+    one (a kernel thread, a process gone meanwhile)."""
+    words = raw.split(b"\0")
+    if words and not words[-1]:
+        words.pop()  # the NUL that ends the last word
+    if not words:
+        return f"pid {pid}"
+    return " ".join(_word(word) for word in words)
+
+
+_PLAIN = re.compile(r"[\w@%+=:,./-]+")
+# C0 and C1 controls, DEL, the bidi controls (they reorder what surrounds
+# them), and the bytes that were not UTF-8 (as surrogateescape keeps them).
+_ESCAPED = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\udc80-\udcff]")
+_NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r", "\\": "\\\\", "'": "\\'"}
+
+
+def _word(raw: bytes) -> str:
+    text = raw.decode("utf-8", errors="surrogateescape")
+    if _PLAIN.fullmatch(text):
+        return text
+    if not _ESCAPED.search(text):
+        return "'" + text.replace("'", "'\\''") + "'"
+    return "$'" + "".join(_NAMED.get(ch) or (_escape(ch) if _ESCAPED.match(ch) else ch) for ch in text) + "'"
+
+
+def _escape(ch: str) -> str:
+    code = ord(ch)
+    if 0xDC80 <= code <= 0xDCFF:  # a byte that was not UTF-8
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\x{code:02x}" if code < 0x80 else f"\\u{code:04x}"

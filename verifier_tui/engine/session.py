@@ -619,7 +619,7 @@ class Session:
             stage.follow(live)
 
     def note_change(self, change: Any) -> None:
-        """What the watcher saw (a :class:`~verifier_tui.engine.watch.changes.Change`),
+        """What the watcher saw (a :class:`~verifier_tui.engine.changes.Change`),
         for the copies of the workspace to follow."""
         for stage in self._all_stages():
             stage.note(change.paths | change.quiet, change.recreated)
@@ -631,7 +631,7 @@ class Session:
         """What the watcher watches: what a run reads (:meth:`run_inputs`), and
         the task's cases folder, whose case folders, expected.json files and
         responses the case list follows (``LiveRuns.on_change``)."""
-        from verifier_tui.engine.watch.changes import WatchTarget
+        from verifier_tui.engine.changes import WatchTarget
 
         targets = self.run_inputs()
         if self.task.root != self.task.tests_dir:  # a bare folder of verifiers has no cases
@@ -663,7 +663,7 @@ class Session:
     def run_inputs(self) -> list[Any]:
         """What a change to re-runs on: the tests folder, the workspace, the
         response and task data files, task.toml (and a dataset verifier)."""
-        from verifier_tui.engine.watch.changes import WatchTarget
+        from verifier_tui.engine.changes import WatchTarget
 
         targets = [WatchTarget(self.task.tests_dir, "tests")]
         if self.workspace is not None:

@@ -32,9 +32,8 @@ from typing import TYPE_CHECKING
 
 from verifier_tui.engine import procfs
 from verifier_tui.engine.invocation import prepare
-from verifier_tui.engine.process import Held
+from verifier_tui.engine.process import MARKER, Held
 from verifier_tui.engine.record import record, replace
-from verifier_tui.engine.sandbox.strays import MARKER
 from verifier_tui.engine.to_the_end import to_the_end
 
 if TYPE_CHECKING:

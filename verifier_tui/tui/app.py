@@ -1,5 +1,5 @@
-"""The Textual app: owns the session, the display policy and the run
-controller; the main screen does the showing."""
+"""The Textual app: owns the session and its main screen, which shows the
+runs its controller starts; the app only starts and ends them."""
 
 from __future__ import annotations
 
@@ -11,11 +11,10 @@ from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 from verifier_tui.engine.session import Session
-from verifier_tui.tui.base import BaseApp
+from verifier_tui.tui.base import BaseApp, show_worker_error
 from verifier_tui.tui.display import Display
 from verifier_tui.tui.keys import KEYS, shown_key
 from verifier_tui.tui.messages import WatchStateChanged
-from verifier_tui.tui.run_controller import RunController
 from verifier_tui.tui.screens.main import MainScreen
 
 
@@ -26,23 +25,11 @@ class VerifierApp(BaseApp):
         super().__init__()
         self.session = session
         session.keep_warm()  # saves and keys re-run: the next run waits, started, for them
-        self.fmt = Display(session.task.root, deterministic)
-        """Paths, durations and verifier text as shown (deterministic for snapshots)."""
-        self.watching = watch
-        self.poll = poll
-        self.controller = RunController(self)
-        self.main = MainScreen()
+        self.main = MainScreen(session, Display(session.task.root, deterministic), watch=watch, poll=poll)
+        self.controller = self.main.controller
 
     def on_mount(self) -> None:
         self.push_screen(self.main)
-
-    def start(self) -> None:
-        """Called by the main screen once it is mounted: the first run, then live reload."""
-        self.controller.request("start")
-        if self.watching:
-            self.controller.start_watching()
-        else:
-            self.main.post_message(WatchStateChanged("off"))
 
     async def on_unmount(self) -> None:
         await self.controller.stop_watching_and_wait()
@@ -50,38 +37,16 @@ class VerifierApp(BaseApp):
         await self.session.warm.settle()  # a run being started ahead stages into the scratch folder
         self.session.close()
 
-    # -- what the screen and the controller call -----------------------------------------
-
-    def choices_changed(self, restart_watch: bool = False) -> None:
-        self.main.refresh_choices()
-        if restart_watch:
-            self.controller.restart_watching_if_needed()
-
-    def toggle_watch(self) -> None:
-        self.watching = not self.watching
-        self.controller.set_live_reload(self.watching)
-        if self.watching:
-            self.notify("live reload on: every relevant save re-runs", markup=False)
-        else:
-            self.notify("live reload off: r runs; a save marks the verdict stale", markup=False)
-
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.state is WorkerState.ERROR:
-            self.show_worker_error(event.worker)
-
-    def show_worker_error(self, worker: Worker) -> None:
-        """Where the error of any worker (the app's, or a screen's flow)
-        lands: shown, never a crash."""
-        error = worker.error
-        if worker.group == "watch":
+        """The watcher runs on the app (the screen's flows on the screen): a
+        watcher that failed is said on the status line, never a crash."""
+        if event.state is not WorkerState.ERROR:
+            return
+        error = event.worker.error
+        if event.worker.group == "watch":
             self.main.post_message(WatchStateChanged("failed", f"{type(error).__name__}: {error}"))
         else:
-            self.notify(
-                f"{worker.name}: {type(error).__name__}: {error}",
-                title="something went wrong",
-                severity="error",
-                markup=False,
-            )
+            show_worker_error(self, event.worker)
 
     # -- command palette -----------------------------------------------------------------------
 

@@ -1,6 +1,6 @@
 """What the two apps (on a task, on a Harbor trial or job) share: the
-stylesheet, SIGTERM and SIGHUP quitting as q does, and screens that say when
-the terminal is too small for them."""
+stylesheet, SIGTERM and SIGHUP quitting as q does, screens that say when
+the terminal is too small for them, and a failed worker shown."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ from pathlib import Path
 from textual.app import App
 from textual.events import Resize
 from textual.screen import Screen
+from textual.widget import Widget
+from textual.worker import Worker
 
 from verifier_tui.tui.widgets.too_small import MIN_HEIGHT, MIN_WIDTH, TooSmall
 
@@ -47,3 +49,14 @@ class SizedScreen(Screen[None]):
         self.set_class(small, "-too-small")
         if small:
             self.query_one(TooSmall).show_size(width, height)
+
+
+def show_worker_error(node: App | Widget, worker: Worker) -> None:
+    """A worker (a run's, a chooser's flow) that raised: its error shown, never a crash."""
+    error = worker.error
+    node.notify(
+        f"{worker.name}: {type(error).__name__}: {error}",
+        title="something went wrong",
+        severity="error",
+        markup=False,
+    )

@@ -1,4 +1,4 @@
-"""The runs and the watcher of one app: requests in, messages out.
+"""The runs and the watcher of the main screen: requests in, messages out.
 
 The engine's :class:`~verifier_tui.engine.watch.live.LiveRuns` does the
 watching and the scheduling, with ``supersede=True``: a request during a run
@@ -17,12 +17,13 @@ import itertools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from verifier_tui.engine.changes import Change
 from verifier_tui.engine.model import RunResult
 from verifier_tui.engine.task.discovery import no_verifier_message
-from verifier_tui.engine.watch.changes import Change
 from verifier_tui.engine.watch.live import LiveRuns
 from verifier_tui.tui.messages import (
     CasesOutdated,
+    ChoicesChanged,
     ExplainReady,
     RunFailed,
     RunFinished,
@@ -34,29 +35,32 @@ from verifier_tui.tui.messages import (
 from verifier_tui.tui.output_buffer import OutputBuffer
 
 if TYPE_CHECKING:
+    from textual.screen import Screen
+
+    from verifier_tui.engine.session import Session
     from verifier_tui.engine.watch.scheduler import RunScheduler
-    from verifier_tui.tui.app import VerifierApp
 
 
 class RunController:
-    """Starts runs for the app's session and reports them as messages."""
+    """Starts runs of ``session`` and reports them to ``screen`` as messages."""
 
-    def __init__(self, app: VerifierApp) -> None:
-        self.app = app
+    def __init__(self, session: Session, screen: Screen, *, live_reload: bool = True, poll: bool = False) -> None:
+        self.session = session
+        self.screen = screen
         self.live = LiveRuns(
-            app.session,
+            session,
             self._run,
             supersede=True,
-            force_polling=app.poll,
+            force_polling=poll,
             on_result=self._on_result,
             on_error=self._on_error,
             on_task_error=lambda reason: self._post(RunNotPossible(reason)),
-            on_task_reloaded=lambda: self.app.choices_changed(),
-            on_watching=lambda: self._post(WatchStateChanged("watching" if self.app.watching else "off")),
+            on_task_reloaded=lambda: self._post(ChoicesChanged()),
+            on_watching=lambda: self._post(WatchStateChanged("watching" if self.live.live_reload else "off")),
             on_stale=lambda change: self._post(VerdictStale(change.describe())),
-            on_outdated=lambda: self._post(CasesOutdated(app.session.sequence)),
+            on_outdated=lambda: self._post(CasesOutdated(session.sequence)),
         )
-        self.live.live_reload = app.watching
+        self.live.live_reload = live_reload
         self.output = OutputBuffer()
         """Live output of the run in flight: fed by the run's thread, flushed to the screen ~20 times a second."""
         self._ids = itertools.count(1)
@@ -76,16 +80,29 @@ class RunController:
         return self.live.watch_ready
 
     @property
+    def live_reload(self) -> bool:
+        """Whether a relevant save runs (off: it marks the verdict stale)."""
+        return self.live.live_reload
+
+    @property
     def paused(self) -> bool:
         """While the app is suspended (editor, pdb), changes are held, not run."""
         return self.live.paused
 
     def _post(self, message: Any) -> None:
-        """Run messages go to the main screen, whose widgets show them (it
-        keeps receiving them while a chooser is open on top of it)."""
-        self.app.main.post_message(message)
+        """Run messages go to the screen, whose widgets show them (it keeps
+        receiving them while a chooser is open on top of it)."""
+        self.screen.post_message(message)
 
     # -- requests ---------------------------------------------------------------
+
+    def start(self) -> None:
+        """The first run, then live reload (or the word that it is off)."""
+        self.request("start")
+        if self.live.live_reload:
+            self.start_watching()
+        else:
+            self._post(WatchStateChanged("off"))
 
     def request(self, trigger: str, change: Change | None = None) -> None:
         """Run the current choices now (superseding a run in flight)."""
@@ -108,7 +125,7 @@ class RunController:
     # -- the run itself --------------------------------------------------------------
 
     async def _run(self, trigger: str, change: Change | None) -> tuple[int, RunResult] | None:
-        session = self.app.session
+        session = self.session
         if session.verifier is None:
             self._post(RunNotPossible(no_verifier_message(session.task)))
             return None
@@ -139,13 +156,13 @@ class RunController:
                 self._post(ExplainReady(run_id, explain))
 
         try:
-            result = await self.app.session.arun(spec, trigger=trigger, on_output=on_output, on_explain=on_explain)
+            result = await self.session.arun(spec, trigger=trigger, on_output=on_output, on_explain=on_explain)
         finally:
             self.running_case = None
         return run_id, result
 
     async def _run_all(self, trigger: str) -> None:
-        session = self.app.session
+        session = self.session
         current = session.case.name if session.case else None
         for case in list(session.task.cases):
             spec = session.spec_for_case(case)
@@ -164,10 +181,11 @@ class RunController:
     # -- watching ----------------------------------------------------------------
 
     def start_watching(self, run_first: bool = False) -> None:
-        """Watch the session's current targets (from a worker of its own group);
-        with ``run_first``, run once the watcher is in place."""
+        """Watch the session's current targets (from a worker of its own group,
+        the app's: at exit the app awaits its clean-up once the screens are
+        gone); with ``run_first``, run once the watcher is in place."""
         self._post(WatchStateChanged("starting"))
-        self.app.run_worker(
+        self.screen.app.run_worker(
             self.live.watch(run_first=run_first, first_trigger="live reload on"),
             name="watcher",
             group="watch",
@@ -193,12 +211,13 @@ class RunController:
 
     def stop_watching(self) -> None:
         self.live.stop_watching()
-        self.app.workers.cancel_group(self.app, "watch")
+        app = self.screen.app
+        app.workers.cancel_group(app, "watch")
 
     async def stop_watching_and_wait(self, timeout_s: float = 5.0) -> None:
         """Stop watching and wait until the watcher has cleaned up (at exit:
         nothing of it may outlive the event loop)."""
-        workers = [w for w in self.app.workers if w.group == "watch"]
+        workers = [w for w in self.screen.app.workers if w.group == "watch"]
         self.stop_watching()
         for worker in workers:
             try:

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from verifier_tui.engine.changes import Change
 from verifier_tui.engine.harbor.trial_session import Replayed, TrialSession
-from verifier_tui.engine.watch.changes import Change
 from verifier_tui.engine.watch.live import LiveRuns
 from verifier_tui.tui.messages import VerdictStale, WatchStateChanged
 from verifier_tui.tui.trial_messages import ReplayFailed, ReplayFinished, ReplayStarted

@@ -5,7 +5,7 @@ With namespaces (:mod:`.isolation`), the runner's command line is wrapped so
 it starts in a namespace of its own: the user's files read-only, the
 workspace an overlay, every process it leaves behind listed and ended with
 the namespace. Without, the runner's environment carries a mark its escaped
-descendants are found by (:mod:`.strays`), and the user's files are looked at
+descendants are found by (:data:`~verifier_tui.engine.process.MARKER`), and the user's files are looked at
 before and after the run (:mod:`.user_files`) to report what it wrote.
 """
 
@@ -18,8 +18,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from verifier_tui.engine import cache
+from verifier_tui.engine.process import MARKER, new_token
 from verifier_tui.engine.record import field, record
-from verifier_tui.engine.sandbox import isolation, strays, user_files
+from verifier_tui.engine.sandbox import isolation, user_files
 from verifier_tui.engine.sandbox.view import cpus_to_bind, sandbox_path_lines
 
 if TYPE_CHECKING:
@@ -60,7 +61,7 @@ class Contained:
     notices: list[str] = field(default_factory=list)
     start_error: str | None = None
     marker: str | None = None
-    """Without namespaces: the value of :data:`~.strays.MARKER` in the runner's
+    """Without namespaces: the value of :data:`~verifier_tui.engine.process.MARKER` in the runner's
     environment, by which its escaped descendants are found."""
     guard: Any = None
     """Without namespaces: what the user's files looked like before the run
@@ -132,9 +133,9 @@ def contain(
             "the copy sandbox has no /app, /tests or /logs/verifier (the run gets the scratch "
             f"folder's paths), and the verifier names them by absolute path: {shown}"
         )
-    token = strays.new_token()
+    token = new_token()
     out.marker = token
-    out.env = dict(env, **{strays.MARKER: token})
+    out.env = dict(env, **{MARKER: token})
     out.guard = user_files.take(user_paths)
     setpriv = shutil.which("setpriv") or shutil.which("setpriv", path="/usr/bin:/bin")
     # Should the tool be SIGKILLed, the runner goes with it. What the runner

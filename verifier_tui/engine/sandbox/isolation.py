@@ -37,7 +37,7 @@ Elsewhere (macOS, kernels that refuse unprivileged namespaces), or when
 ``VERIFIER_TUI_SANDBOX=copy`` says so, the run gets a private copy of the
 workspace in the tool's scratch folder (:mod:`verifier_tui.engine.sandbox.mirror`),
 is handed the scratch paths instead of ``/app`` and ``/tests``, and the
-escape checks of :mod:`verifier_tui.engine.sandbox.strays` apply.
+escape checks of :data:`verifier_tui.engine.process.MARKER` apply.
 
 ``VERIFIER_TUI_SANDBOX`` is ``auto`` (the default), ``namespace`` (probed
 now; an error where namespaces are impossible) or ``copy``. Whether
@@ -55,8 +55,8 @@ import sys
 import time
 
 from verifier_tui.engine import cache
+from verifier_tui.engine.procfs import CMDLINE_BYTES, shown_command
 from verifier_tui.engine.record import record
-from verifier_tui.engine.sandbox.strays import CMDLINE_BYTES, shown_command
 
 VARIABLE = "VERIFIER_TUI_SANDBOX"
 NAMESPACE = "namespace"
@@ -634,7 +634,7 @@ def runner_status(ctl: str) -> int | None:
 def strays(ctl: str) -> list[str]:
     """The command lines of the processes the init found still running once
     the runner had exited (they were ended with the namespace), one per
-    process, shown as the copy sandbox shows its own (:func:`.strays.shown_command`)."""
+    process, shown as the copy sandbox shows its own (:func:`~verifier_tui.engine.procfs.shown_command`)."""
     found: list[tuple[int, bytearray]] = []
     try:
         with open(os.path.join(ctl, "strays"), "rb") as handle:

@@ -21,8 +21,8 @@ from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from verifier_tui.engine.changes import Change
 from verifier_tui.engine.record import record
-from verifier_tui.engine.watch.changes import Change
 
 if TYPE_CHECKING:
     from collections.abc import Generator

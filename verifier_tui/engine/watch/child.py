@@ -6,7 +6,7 @@ it on the event-loop thread; building it in a thread instead does not help:
 watchfiles holds the GIL for the whole walk (measured: the loop froze for the
 full 253 ms of a 20k-folder build done in a thread). So the watching runs in a
 small child process (:func:`main`), which prints each finished
-:class:`~.changes.Change` as a JSON line; the parent's loop only reads lines.
+:class:`~verifier_tui.engine.changes.Change` as a JSON line; the parent's loop only reads lines.
 Rebuilding after a root is re-created happens there too, and so do the
 watcher's 200 wake-ups a second (one per step). Cost: ~50 ms more to become
 ready, ~23 MB, about 1% of a core when idle.
@@ -22,7 +22,7 @@ from contextlib import aclosing, suppress
 from pathlib import Path
 from typing import Any
 
-from verifier_tui.engine.watch.changes import WatchTarget
+from verifier_tui.engine.changes import WatchTarget
 from verifier_tui.engine.watch.channel import WatchError
 from verifier_tui.engine.watch.watcher import Watcher
 

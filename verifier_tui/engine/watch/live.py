@@ -27,8 +27,8 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+from verifier_tui.engine.changes import Change
 from verifier_tui.engine.task.discovery import DiscoveryError
-from verifier_tui.engine.watch.changes import Change
 from verifier_tui.engine.watch.scheduler import RunScheduler
 from verifier_tui.engine.watch.watcher import Watcher
 

@@ -7,7 +7,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from verifier_tui.engine.watch.changes import Change
+from verifier_tui.engine.changes import Change
 
 logger = logging.getLogger(__name__)
 

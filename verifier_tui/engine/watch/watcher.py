@@ -1,5 +1,5 @@
 """Watch the user's files: :class:`Watcher` turns raw file-system events into
-:class:`~.changes.Change` records, filtered on paths relative to each watched
+:class:`~verifier_tui.engine.changes.Change` records, filtered on paths relative to each watched
 root, editors' atomic saves collapsed into one modification, a watched folder
 that is deleted and re-created watched again.
 
@@ -24,9 +24,9 @@ from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
+from verifier_tui.engine.changes import Change, WatchTarget
 from verifier_tui.engine.record import record
 from verifier_tui.engine.to_the_end import to_the_end
-from verifier_tui.engine.watch.changes import Change, WatchTarget
 from verifier_tui.engine.watch.channel import (
     END,
     READY,

@@ -2,6 +2,9 @@
 stderr side by side below, the run history bottom left.
 
 Keys live here (not on the app), so they are inactive while a chooser is open.
+The screen is handed the session and the display; it starts its runs through
+its own :class:`~verifier_tui.tui.run_controller.RunController`, whose
+messages it shows.
 Each chooser is one flow: a worker that pushes the chooser, awaits the choice
 and applies it (what a chooser offers is built in
 :mod:`~verifier_tui.tui.chooser_options`). Every action that can fail says why
@@ -32,7 +35,7 @@ from verifier_tui.engine.invocation import bound_argv
 from verifier_tui.engine.model import RunResult
 from verifier_tui.engine.session import SelectionError
 from verifier_tui.engine.task.discovery import DiscoveryError, no_verifier_help, no_verifier_message
-from verifier_tui.tui.base import SizedScreen
+from verifier_tui.tui.base import SizedScreen, show_worker_error
 from verifier_tui.tui.chooser_options import (
     NO_CASE,
     OTHER_FILE,
@@ -58,6 +61,7 @@ from verifier_tui.tui.messages import (
     WatchStateChanged,
 )
 from verifier_tui.tui.real_terminal import run_suspended
+from verifier_tui.tui.run_controller import RunController
 from verifier_tui.tui.screens.choose_list import ChooseListScreen
 from verifier_tui.tui.screens.command import CommandScreen
 from verifier_tui.tui.screens.file_picker import FilePickerScreen
@@ -76,7 +80,8 @@ from verifier_tui.words.run import command_words
 
 if TYPE_CHECKING:
     from verifier_tui.engine.model import ResponseSource
-    from verifier_tui.tui.app import VerifierApp
+    from verifier_tui.engine.session import Session
+    from verifier_tui.tui.display import Display
 
 #: A refused choice (a file that is not a verifier, a folder that vanished) is
 #: one of these; it becomes a message and the choice stays as it was.
@@ -86,8 +91,12 @@ REFUSED = (SelectionError, DiscoveryError, OSError)
 class MainScreen(SizedScreen):
     BINDINGS = [*key_bindings(), Binding("escape", "latest", "latest run", show=False)]
 
-    def __init__(self) -> None:
+    def __init__(self, session: Session, fmt: Display, *, watch: bool = True, poll: bool = False) -> None:
         super().__init__()
+        self.session = session
+        self.fmt = fmt
+        """Paths, durations and verifier text as shown (deterministic for snapshots)."""
+        self.controller = RunController(session, self, live_reload=watch, poll=poll)
         self.latest: RunResult | None = None
         """The newest finished run of the current choices."""
         self.viewing: RunResult | None = None
@@ -99,10 +108,6 @@ class MainScreen(SizedScreen):
         self._last_response: ResponseSource | None = None  # the response put aside by "toggle mode"
 
     @property
-    def vt(self) -> VerifierApp:
-        return self.app  # type: ignore[return-value]
-
-    @property
     def shown_result(self) -> RunResult | None:
         """The run on screen: one picked in the history, else the latest."""
         return self.viewing or self.latest
@@ -110,7 +115,7 @@ class MainScreen(SizedScreen):
     # -- layout -----------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        fmt = self.vt.fmt
+        fmt = self.fmt
         yield HeaderLine(id="header")
         yield ChoicesPanel(id="choices")
         yield StatusLine(fmt, id="status")
@@ -131,29 +136,29 @@ class MainScreen(SizedScreen):
         self.query_one("#reward").border_title = "Reward"
         self.refresh_choices()
         self.query_one(CasesList).focus()
-        session = self.vt.session
+        session = self.session
         if session.verifier is None:
             self._no_verifier()
         notices = session.notices()
         if notices:
             self.query_one(ResolutionPanel).show_message("Resolution appears as soon as the runner starts.", notices)
-        self.vt.start()
+        self.controller.start()
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """A flow of this screen that raised: shown, never a crash."""
         if event.state is WorkerState.ERROR:
-            self.vt.show_worker_error(event.worker)
+            show_worker_error(self, event.worker)
 
     # -- refreshing from the session ---------------------------------------------------------
 
     def refresh_choices(self) -> None:
-        session, fmt = self.vt.session, self.vt.fmt
+        session, fmt = self.session, self.fmt
         self.query_one(HeaderLine).show(session, fmt, self.explain)
         self.query_one(ChoicesPanel).show(session, fmt, self.explain)
         self._refresh_cases()
 
     def _refresh_cases(self) -> None:
-        session = self.vt.session
+        session = self.session
         self.query_one(CasesList).show(
             session.task.cases,
             session.case.name if session.case else None,
@@ -166,8 +171,8 @@ class MainScreen(SizedScreen):
         self.refresh_choices()
 
     def _no_verifier(self) -> None:
-        session = self.vt.session
-        help_text = self.vt.fmt.text(f"{no_verifier_message(session.task)}\n\n{no_verifier_help(session.task)}")
+        session = self.session
+        help_text = self.fmt.text(f"{no_verifier_message(session.task)}\n\n{no_verifier_help(session.task)}")
         self.query_one(ResolutionPanel).show_message(help_text, session.notices(), style="bold $warning")
         self.query_one(RewardPanel).show_message("Nothing to run yet: this task has no verifier.", "$warning")
         self.query_one(StatusLine).set_note("no verifier found (see the resolution panel)")
@@ -180,12 +185,12 @@ class MainScreen(SizedScreen):
         self.query_one(StatusLine).set_running(message.case, message.trigger)
         self._show_stale(None)  # this run reads the files as they are now
         if message.primary:
-            self.query_one(OutputPanel).start_streaming(self.vt.controller.output)
+            self.query_one(OutputPanel).start_streaming(self.controller.output)
             if self.latest is None:
                 self.query_one(RewardPanel).show_message("Running: the verdict appears here when the run ends.")
 
     def on_explain_ready(self, message: ExplainReady) -> None:
-        if message.run_id != self.vt.controller.current_run_id:
+        if message.run_id != self.controller.current_run_id:
             return  # a superseded run's
         self.explain = message.explain
         self._show_explain(message.explain)
@@ -193,22 +198,22 @@ class MainScreen(SizedScreen):
 
     def _show_explain(self, explain: dict[str, Any] | None, mode: str | None = None) -> None:
         panel = self.query_one(ResolutionPanel)
-        notices = self.vt.session.notices()
-        self.vt.fmt.learn_interpreter(explain)
+        notices = self.session.notices()
+        self.fmt.learn_interpreter(explain)
         if explain is None:
             panel.show_message("The runner wrote no explanation for this run (see stderr).", notices)
         else:
-            panel.show(explain, mode or self.vt.session.mode, self.vt.fmt, notices)
+            panel.show(explain, mode or self.session.mode, self.fmt, notices)
 
     def on_run_finished(self, message: RunFinished) -> None:
         result = message.result
-        if result.case is not None and self.vt.session.ran_case_inputs(result):
+        if result.case is not None and self.session.ran_case_inputs(result):
             # A case's mark says how its own inputs go: a run with another
             # workspace or a typed response leaves it alone. Only the status
             # and the reward are needed there: a case list of whole results
             # would grow with what every case prints.
             self.last_by_case[result.case] = without_output(result)
-        if self.vt.controller.running_case is None:
+        if self.controller.running_case is None:
             self.running_case = None
         self.query_one(HistoryList).add(result)
         if message.primary:
@@ -221,7 +226,7 @@ class MainScreen(SizedScreen):
         self._refresh_cases()
 
     def _show_result(self, result: RunResult, banner: str | None = None) -> None:
-        fmt = self.vt.fmt
+        fmt = self.fmt
         fmt.learn_interpreter(result.explain)
         self.query_one(RewardPanel).show(result, fmt, banner)
         self.query_one(OutputPanel).show(result)
@@ -237,7 +242,7 @@ class MainScreen(SizedScreen):
     def on_run_not_possible(self, message: RunNotPossible) -> None:
         self.running_case = None
         self._refresh_cases()
-        if self.vt.session.verifier is None:
+        if self.session.verifier is None:
             self._no_verifier()
         else:
             self.query_one(StatusLine).set_note(message.reason)
@@ -286,7 +291,7 @@ class MainScreen(SizedScreen):
             self._show_result(result, banner)
             return
         self.query_one(RewardPanel).show_message(
-            f"{banner}\n\n{summary_text(result, self.vt.fmt.duration(result.duration_s))}"
+            f"{banner}\n\n{summary_text(result, self.fmt.duration(result.duration_s))}"
         )
         self.query_one(OutputPanel).show_text(f"(the output of run #{result.sequence} is no longer kept)")
 
@@ -301,8 +306,9 @@ class MainScreen(SizedScreen):
 
     def _changed(self, trigger: str) -> None:
         """The choices changed: show them, watch what they name, and run."""
-        self.vt.choices_changed(restart_watch=True)
-        self.vt.controller.request(trigger)
+        self.refresh_choices()
+        self.controller.restart_watching_if_needed()
+        self.controller.request(trigger)
 
     def _choose(self, trigger: str, choose: Callable[..., None], *args: Any) -> bool:
         """Apply a choice through a session method, then run; a refused choice
@@ -311,30 +317,30 @@ class MainScreen(SizedScreen):
             choose(*args)
         except REFUSED as exc:
             said = exc.args[0] if isinstance(exc, SelectionError) and exc.args else str(exc)
-            self.notify(worded(said, self.vt.fmt.action), title="cannot use that", severity="warning", markup=False)
+            self.notify(worded(said, self.fmt.action), title="cannot use that", severity="warning", markup=False)
             return False
         self._changed(trigger)
         return True
 
     def _select_case(self, name: str | None) -> None:
-        session = self.vt.session
+        session = self.session
         select = session.select_case if name is None else session.select_case_named
         if self._choose("case chosen", select, name):
             self._last_response = None
 
     @work(name="choose a case", group="choose", exit_on_error=False)
     async def action_choose_case(self) -> None:
-        options, current = case_options(self.vt.session, self.last_by_case)
+        options, current = case_options(self.session, self.last_by_case)
         key = await self.app.push_screen_wait(ChooseListScreen("Choose a case", options, current))
         if key is not None:
             self._select_case(None if key == NO_CASE else key)
 
     @work(name="choose a verifier", group="choose", exit_on_error=False)
     async def action_choose_verifier(self) -> None:
-        session = self.vt.session
+        session = self.session
         current = str(session.verifier) if session.verifier else None
         key = await self.app.push_screen_wait(
-            ChooseListScreen("Choose a verifier", verifier_options(session, self.vt.fmt), current)
+            ChooseListScreen("Choose a verifier", verifier_options(session, self.fmt), current)
         )
         if key == OTHER_FILE:
             path = await self.app.push_screen_wait(
@@ -347,7 +353,7 @@ class MainScreen(SizedScreen):
 
     @work(name="choose the workspace", group="choose", exit_on_error=False)
     async def action_choose_workspace(self) -> None:
-        session = self.vt.session
+        session = self.session
         path = await self.app.push_screen_wait(
             FolderPickerScreen(
                 "Choose the workspace folder (the sandbox's /app)",
@@ -360,10 +366,10 @@ class MainScreen(SizedScreen):
 
     @work(name="choose a response", group="choose", exit_on_error=False)
     async def action_choose_response(self) -> None:
-        session = self.vt.session
+        session = self.session
         case_response = session.case.response if session.case else None
         key = await self.app.push_screen_wait(
-            ChooseListScreen("Where the response comes from", response_options(session, self.vt.fmt))
+            ChooseListScreen("Where the response comes from", response_options(session, self.fmt))
         )
         if key == "case" and case_response is not None:
             self._choose("response chosen", session.choose_response, case_response.path)
@@ -382,7 +388,7 @@ class MainScreen(SizedScreen):
     def _open_response_editor(self, kind: str) -> None:
         """The editor runs what is typed after each pause (and once as it
         opens), JSON only once it parses; it stays open, over the top half, until esc."""
-        session = self.vt.session
+        session = self.session
         text, kind = editor_start(session, kind)
 
         def edited(new_text: str, new_kind: str) -> None:
@@ -393,9 +399,9 @@ class MainScreen(SizedScreen):
 
     @work(name="choose task data", group="choose", exit_on_error=False)
     async def action_choose_task_data(self) -> None:
-        session = self.vt.session
+        session = self.session
         default = default_task_data_for(session)
-        key = await self.app.push_screen_wait(ChooseListScreen("Task data", task_data_options(session, self.vt.fmt)))
+        key = await self.app.push_screen_wait(ChooseListScreen("Task data", task_data_options(session, self.fmt)))
         case_row = session.case.task_id if session.case else None
         if key == "default" and default is not None and case_row is not None:
             self._choose("task data chosen", session.choose_task_row, case_row, default)
@@ -420,20 +426,25 @@ class MainScreen(SizedScreen):
     # -- running --------------------------------------------------------------------------------
 
     def action_run(self) -> None:
-        self.vt.controller.request("r key")
+        self.controller.request("r key")
 
     def action_run_all(self) -> None:
-        if not self.vt.session.task.cases:
+        if not self.session.task.cases:
             self.notify(
                 "this task has no cases (cases/<name>/workspace): r runs the current choices",
                 severity="warning",
                 markup=False,
             )
             return
-        self.vt.controller.request_all()
+        self.controller.request_all()
 
     def action_toggle_watch(self) -> None:
-        self.vt.toggle_watch()
+        on = not self.controller.live_reload
+        self.controller.set_live_reload(on)
+        if on:
+            self.notify("live reload on: every relevant save re-runs", markup=False)
+        else:
+            self.notify("live reload off: r runs; a save marks the verdict stale", markup=False)
 
     @work(name="run in both modes", group="outside", exclusive=True, exit_on_error=False)
     async def action_both_modes(self) -> None:
@@ -442,7 +453,7 @@ class MainScreen(SizedScreen):
         mode under a line saying how each mode went."""
         from verifier_tui.engine.both_modes import arun_both_modes
 
-        session, controller = self.vt.session, self.vt.controller
+        session, controller = self.session, self.controller
         if session.verifier is None:
             self.notify("no verifier to run", severity="warning", markup=False)
             return
@@ -462,11 +473,11 @@ class MainScreen(SizedScreen):
         shown = both.server if session.mode == "server" and both.server is not None else both.harbor
         self.viewing = shown
         self._show_result(
-            shown, f" both modes: {both.line()} · esc: back to the latest \n{self.vt.fmt.words(both.summary())}"
+            shown, f" both modes: {both.line()} · esc: back to the latest \n{self.fmt.words(both.summary())}"
         )
 
     def action_toggle_mode(self) -> None:
-        session = self.vt.session
+        session = self.session
         if session.response is not None:
             self._last_response = session.response
             self._choose("mode: Harbor", session.choose_response, None)
@@ -490,7 +501,7 @@ class MainScreen(SizedScreen):
 
     def action_toggle_runner(self) -> None:
         """verifier-tui's runner (the default) or the one the task ships."""
-        session = self.vt.session
+        session = self.session
         other = "ours" if session.runner == "task" else "task"
         trigger = "runner: the task's own" if other == "task" else "runner: verifier-tui's"
         self._choose(trigger, session.choose_runner, other)
@@ -498,7 +509,7 @@ class MainScreen(SizedScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """R (the runner) is offered only for a task that ships its own."""
         if action == "toggle_runner":
-            return self.vt.session.task.own_runner is not None
+            return self.session.task.own_runner is not None
         return True
 
     # -- leaving the app: the editor, pdb; copying the command ---------------------------------------
@@ -508,7 +519,7 @@ class MainScreen(SizedScreen):
         if result is None:
             self.notify("nothing has run yet: r runs", severity="warning", markup=False)
             return
-        words = command_words(result.command, self.vt.fmt.cwd)  # it runs where the user started the tool
+        words = command_words(result.command, self.fmt.cwd)  # it runs where the user started the tool
         self.app.copy_to_clipboard(" ".join(words))
         note = None
         if result.response is not None and result.response.path is None:
@@ -516,7 +527,7 @@ class MainScreen(SizedScreen):
         self.app.push_screen(CommandScreen(words, note))
 
     def action_edit(self) -> None:
-        session = self.vt.session
+        session = self.session
         result = self.shown_result
         location = failing_location(result, session.task.root) if result is not None else None
         if location is None:
@@ -526,11 +537,11 @@ class MainScreen(SizedScreen):
             location = (session.verifier, verify_line(session.verifier))
         path, line = location
         command = editor_command(path, line)
-        where = f"{self.vt.fmt.path(path)}:{line}"
+        where = f"{self.fmt.path(path)}:{line}"
         if command is None:
             self.notify(f"set $EDITOR (or $VISUAL) to open {where} from here", severity="warning", markup=False)
             return
-        controller = self.vt.controller
+        controller = self.controller
         controller.pause()
         try:
             self._outside(command, where, what="the editor")
@@ -539,11 +550,11 @@ class MainScreen(SizedScreen):
 
     @work(name="debug under pdb", group="outside", exclusive=True, exit_on_error=False)
     async def action_debug(self) -> None:
-        session = self.vt.session
+        session = self.session
         if session.verifier is None:
             self.notify("no verifier to debug", severity="warning", markup=False)
             return
-        controller = self.vt.controller
+        controller = self.controller
         controller.pause()  # from now on, saves wait for the return from pdb
         try:
             if controller.scheduler.busy:

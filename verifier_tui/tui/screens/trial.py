@@ -24,7 +24,7 @@ from textual.widgets import Footer
 from textual.worker import Worker, WorkerState
 
 from verifier_tui.engine.harbor.trial_session import TrialSession
-from verifier_tui.tui.base import SizedScreen
+from verifier_tui.tui.base import SizedScreen, show_worker_error
 from verifier_tui.tui.external import editor_command, verify_line
 from verifier_tui.tui.messages import VerdictStale, WatchStateChanged
 from verifier_tui.tui.real_terminal import run_suspended
@@ -122,12 +122,7 @@ class TrialScreen(SizedScreen):
             if event.worker.group == "watch":
                 self.query_one(ReplayStatus).set_watch("failed", f"{type(error).__name__}: {error}")
             else:
-                self.notify(
-                    f"{event.worker.name}: {type(error).__name__}: {error}",
-                    title="something went wrong",
-                    severity="error",
-                    markup=False,
-                )
+                show_worker_error(self, event.worker)
 
     async def on_unmount(self) -> None:
         await self.shutdown()

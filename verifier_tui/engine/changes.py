@@ -1,4 +1,5 @@
-"""What is watched and what changed: the records the watcher hands over."""
+"""What is watched and what changed: the records between the session (which
+says what its runs depend on) and the watcher (which reports what changed)."""
 
 from __future__ import annotations
 
