@@ -60,8 +60,8 @@ async def test_durations_and_timeouts_are_in_one_unit_style(tmp_path):
         assert result.outcome is Outcome.TIMED_OUT
         reward = widget_text(app, "#reward-body")
         # "timed out after 1 s · 1.02 s", never "· 1020 ms" beside a timeout in seconds
-        assert re.search(r"timed out after 1 s · 1(\.\d+)? s\n", reward), reward
-        assert re.search(r"timed out · 1(\.\d+)? s ·", widget_text(app, "#status"))
+        assert re.search(r"timed out after 1 s · \d+(\.\d+)? s\n", reward), reward
+        assert re.search(r"timed out · \d+(\.\d+)? s ·", widget_text(app, "#status"))
 
 
 async def test_each_mode_has_one_name_everywhere_on_screen(example):
