@@ -1,10 +1,9 @@
 """Big workspaces: the first staging, and a re-run after 5 files changed.
 
-Issue 11's rows 2 to 5. Two workspaces are written once into the scratch
-folder (tmpfs when the machine has one; the table's facts say which): 20,000
-files of 10 kB (200 MB) in 100 folders, and 100,000 files of 100 bytes in
-1,000 folders. The verifier is the trivial one, so everything that grows with
-the workspace is the tool's.
+Two workspaces are written once into the scratch folder (tmpfs when the
+machine has one; the table's facts say which): 20,000 files of 10 kB (200 MB)
+in 100 folders, and 100,000 files of 100 bytes in 1,000 folders. The verifier
+is the trivial one, so everything that grows with the workspace is the tool's.
 
 First staging (``run --json --workspace BIG``, a fresh process each time, so
 every run stages from nothing), interleaved with:
@@ -12,7 +11,7 @@ every run stages from nothing), interleaved with:
   * the same ``run --json`` on the small task (five files): what a run costs
     when the workspace costs nothing;
   * ``cp -a BIG`` to the same file system, followed for the 20k workspace by
-    the bare runner on the copy (the issue's anchors: "cp -a + runner" and
+    the bare runner on the copy (the anchors: "cp -a + runner" and
     "cp -a").
 
 It runs once with ``VERIFIER_TUI_SANDBOX=namespace`` (the workspace as the
@@ -116,7 +115,7 @@ def first_staging(bench: Bench, big: Path, size: Size) -> list[Row]:
 
         return go
 
-    with_runner = size is TWENTY_K  # the issue's anchors: "cp -a + runner" (20k), "cp -a" (100k)
+    with_runner = size is TWENTY_K  # the anchors: "cp -a + runner" (20k), "cp -a" (100k)
 
     def cp_a() -> float:
         shutil.rmtree(copy, ignore_errors=True)

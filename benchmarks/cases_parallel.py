@@ -1,7 +1,7 @@
 """``verifier-tui test`` over 200 cases on 2 cores, against the bare runner
 run 2 at a time.
 
-Issue 11's last row. A task with 200 cases, each a five-file workspace and an
+One row. A task with 200 cases, each a five-file workspace and an
 ``expected.json`` that the trivial verifier meets. Interleaved:
 
   tool  the venv's ``verifier-tui test --json -j 2 TASK`` (discovery, 200
@@ -10,12 +10,12 @@ Issue 11's last row. A task with 200 cases, each a five-file workspace and an
         timing (one shared tests folder, a workspace and a reward folder per
         case), two at a time from a pool of two threads
 
-Why "at most 1.3x": on 2 cores the runners themselves keep both cores busy,
-so whatever the tool does per case (staging it, judging it, its event loop)
-takes CPU from the runners and shows up one for one in the wall time. When
-the issue was filed that work made ``test`` 1.53x the bare runs (4.9 s against
-3.2 s); 1.3x keeps it under a third of the runner's own cost per case, which
-is what staging a small workspace and reading two reward files should take.
+Why "at most 1.3x": on 2 cores the runners themselves keep both cores busy, so
+whatever the tool does per case (staging it, judging it, its event loop) takes
+CPU from the runners and shows up one for one in the wall time. That work once
+made ``test`` 1.53x the bare runs (4.9 s against 3.2 s); 1.3x keeps it under a
+third of the runner's own cost per case, which is what staging a small
+workspace and reading two reward files should take.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ What it gives a benchmark:
   round and in a rotating order, so that a burst of load from elsewhere on the
   machine falls on every side alike instead of on whichever ran last;
 * :class:`Row`: one line of the results table, with medians, p90, the absolute
-  difference and the ratio against its anchor, and whether the issue's goal
+  difference and the ratio against its anchor, and whether its goal
   holds;
 * :class:`Bench`: the clean virtual environment (made in a temporary folder
   with the project installed into it as the README installs it, ``pip install
@@ -73,7 +73,7 @@ def p90(values: Sequence[float]) -> float:
 
 @dataclass(frozen=True)
 class Goal:
-    """An issue's goal for a row: ``adds`` (median minus the anchor's median
+    """A row's goal: ``adds`` (median minus the anchor's median
     at most ``limit``), ``ratio`` (median over the anchor's at most
     ``limit``) or ``at_most`` (the median itself at most ``limit``)."""
 

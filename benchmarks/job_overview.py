@@ -1,14 +1,14 @@
 """A Harbor job of 5,000 trials in the TUI: launch -> the job's overview on screen.
 
-Issue 22's first measure. The job is built from a genuine Harbor 0.26.0
-trial (``../shared/harbor-0.26/jobs/oracle-pass``): its job files, and its
-one trial copied 5,000 times under new names (each copy's ``trial_name``
-rewritten, as Harbor names trials). The venv's ``verifier-tui JOB`` starts
-in a pseudo-terminal of 120x40; the row is the time until the first trial's
-row is drawn (the overview is on screen and filling in), the note the time
-until every trial was read; the anchor, the same app on a job of two such
-trials (the app's own start). Goal: at most 1 s, the launch goal of the task
-screen. When the issue was filed the list of this job took 4.3 s to show.
+One row. The job is built from a genuine Harbor 0.26.0 trial
+(``../shared/harbor-0.26/jobs/oracle-pass``): its job files, and its one trial
+copied 5,000 times under new names (each copy's ``trial_name`` rewritten, as
+Harbor names trials). The venv's ``verifier-tui JOB`` starts in a
+pseudo-terminal of 120x40; the row is the time until the first trial's row is
+drawn (the overview is on screen and filling in), the note the time until
+every trial was read; the anchor, the same app on a job of two such trials
+(the app's own start). Goal: at most 1 s, the launch goal of the task screen;
+the list of this job once took 4.3 s to show.
 """
 
 from __future__ import annotations

@@ -2,9 +2,9 @@
 trial, against the bare runner run 2 at a time on the same captured
 workspaces; and the tool's peak resident memory meanwhile.
 
-Issue 22's rows. The trial is ``separate-mode`` from ``shared/harbor-0.26``
-(Harbor 0.26.0, ``/app`` captured, reward 1.0), copied 1,500 times (150 with
---quick) into one job folder beside its task. Interleaved:
+Two rows. The trial is ``separate-mode`` from ``shared/harbor-0.26`` (Harbor
+0.26.0, ``/app`` captured, reward 1.0), copied 1,500 times (150 with --quick)
+into one job folder beside its task. Interleaved:
 
   tool  the venv's ``verifier-tui test --json -j 2 JOB``: every trial read,
         its task found and compared, its replay staged and run, compared

@@ -161,9 +161,9 @@ class Size:
 
 
 TWENTY_K = Size("20k", 20_000, 10_000, 200)
-"""The issue's 20,000 files / 200 MB: 100 folders of 200 files of 10 kB."""
+"""The big workspace: 20,000 files / 200 MB: 100 folders of 200 files of 10 kB."""
 HUNDRED_K = Size("100k", 100_000, 100, 100)
-"""The issue's 100,000 small files: 1,000 folders of 100 files of 100 bytes."""
+"""The many-files workspace: 100,000 small files: 1,000 folders of 100 files of 100 bytes."""
 
 
 def build_workspace(path: Path, size: Size) -> Path:

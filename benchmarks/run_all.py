@@ -1,4 +1,4 @@
-"""Run every benchmark and print the table (issues 7 and 11).
+"""Run every benchmark and print the table.
 
     python benchmarks/run_all.py [--quick] [--only NAME,...] [--write-readme]
                                  [--install-anchors] [--venv DIR] [--tmp DIR] [--json FILE]

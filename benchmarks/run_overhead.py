@@ -1,7 +1,7 @@
 """What ``verifier-tui run --json`` adds to the bare runner, on a trivial task.
 
-Issue 7, second row. Interleaved, on the same trivial verifier and a
-five-file workspace, with the same interpreter:
+Interleaved, on the same trivial verifier and a five-file workspace, with
+the same interpreter:
 
   tool  the venv's ``verifier-tui`` console script: ``run --json --python PY
         TASK --case only`` (start-up, discovery, staging in its own scratch
@@ -12,21 +12,20 @@ five-file workspace, with the same interpreter:
 Both are timed from outside, as a user feels them. The tool's own
 ``duration_s`` (the runner inside it) is printed in the row's notes.
 
-The tool is timed twice: with the staging it chooses on this machine (a
-user and mount namespace where the kernel allows one: issue 9's containment
-and issue 11's overlay, which start the runner through ``unshare``, ``sh``
-and ``mount``) and with the copy staging forced (``VERIFIER_TUI_SANDBOX=copy``,
-what the goal was first set against), so the table shows what the
-containment costs apart from what the tool costs.
+The tool is timed twice: with the staging it chooses on this machine (a user
+and mount namespace where the kernel allows one: the containment and the
+overlay, which start the runner through ``unshare``, ``sh`` and ``mount``) and
+with the copy staging forced (``VERIFIER_TUI_SANDBOX=copy``, what the goal was
+first set against), so the table shows what the containment costs apart from
+what the tool costs.
 
-Why the goal is "adds at most 70 ms": this row is a guard, not a target.
-The tool's work around the runner is one Python start-up with its imports,
-a staging that on a small task copies a handful of files, and the
-containment: with namespaces, the sandbox's own view (issue 21: a new root
-of read-only binds, pivot_root, a nested user namespace; about 15 ms of
-this row). That cost of containment and of plain idioms is accepted; the
-guard catches a change that would make a `run` in a script or a CI loop
-feel slow.
+Why the goal is "adds at most 70 ms": this row is a guard, not a target. The
+tool's work around the runner is one Python start-up with its imports, a
+staging that on a small task copies a handful of files, and the containment:
+with namespaces, the sandbox's own view (a new root of read-only binds,
+pivot_root, a nested user namespace; about 15 ms of this row). That cost of
+containment and of plain idioms is accepted; the guard catches a change that
+would make a `run` in a script or a CI loop feel slow.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """The runner on a trivial verifier, against the least any runner must do.
 
-Issue 7, first row. Two commands produce the same reward.txt from the same
-verifier (``def verify(workspace): return 1.0``) on a sandbox layout staged by
-hand, with the same interpreter, flags (``-B -u``) and child environment:
+One row. Two commands produce the same reward.txt from the same verifier
+(``def verify(workspace): return 1.0``) on a sandbox layout staged by hand,
+with the same interpreter, flags (``-B -u``) and child environment:
 
   floor   ``python -c``: ``from pathlib import Path``, read and exec the
           verifier's source, call ``verify(Path('app').absolute())``, write

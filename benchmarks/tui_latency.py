@@ -1,8 +1,7 @@
 """How quickly the TUI answers: save -> verdict on screen, launch -> first
 verdict, and the longest freeze while a verifier floods its output.
 
-Issue 7's third row (the TUI, its goal set by issue 26's warm runs), plus two measures kept from the TUI's first
-issue (not in issue 7's or 11's tables):
+Four rows:
 
   save -> verdict  The venv's ``verifier-tui TASK`` runs in a pseudo-terminal
                    of 120x40 (see commands/terminal.py), live reload on. Each round
@@ -12,7 +11,7 @@ issue (not in issue 7's or 11's tables):
                    verifier. Goal: adds at most 40 ms to the runner.
   launch           ``verifier-tui TASK`` started in a fresh pseudo-terminal,
                    until the first verdict is drawn; then q. Goal: at most 1 s.
-  big reward       A verifier returns a reward of 100,000 keys (issue 9: the
+  big reward       A verifier returns a reward of 100,000 keys (once the
                    screen froze 4 to 6 s per run); the app runs under the pilot
                    inside the venv, and the row is the time from the app's
                    RunFinished message to the screen updated (the messages

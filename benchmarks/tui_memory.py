@@ -1,8 +1,8 @@
 """How much memory the TUI gains over many live re-runs, whatever they print.
 
-Issue 11's sixth row. The venv's ``verifier-tui TASK`` runs in a
-pseudo-terminal (see commands/terminal.py), live reload on; each save makes the
-verifier return a new number and the next save waits until that number is
+One row per verifier. The venv's ``verifier-tui TASK`` runs in a
+pseudo-terminal (see commands/terminal.py), live reload on; each save makes
+the verifier return a new number and the next save waits until that number is
 drawn. The app's resident memory (VmRSS) is read after 20 warm-up runs and
 after the counted runs; the row gives the growth:
 

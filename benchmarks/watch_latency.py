@@ -1,10 +1,9 @@
 """From a saved file to the run's line printed by ``verifier-tui watch --json``.
 
-Issue 7's third row (watch) and issue 11's first row. Four things run side by
-side, each on its own copy of a small task with the trivial verifier, and
-each round saves to each in turn (in a rotating order) and times from just
-after the write returns to the moment the line that reports the new run is
-read from the child's stdout:
+Four things run side by side, each on its own copy of a small task with the
+trivial verifier, and each round saves to each in turn (in a rotating order)
+and times from just after the write returns to the moment the line that
+reports the new run is read from the child's stdout:
 
   watch   the venv's ``verifier-tui watch --json TASK --case only``
   runner  the bare runner started directly (no save, no watcher): the run

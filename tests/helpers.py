@@ -422,7 +422,7 @@ def stuck_task(root: Path, **options) -> Path:
 
 
 # --------------------------------------------------------------------------
-# Harbor trial and job folders (issue 8).
+# Harbor trial and job folders.
 #
 # Builders that write trial and job folders in Harbor 0.26.0's layout and
 # file shapes (harbor/models/trial/{config,result,paths}.py,

@@ -1,4 +1,4 @@
-"""Issue 9, "the screen never freezes", for the headless text output: a
+"""The screen never freezes, for the headless text output too: a
 reward of 100,000 keys, a sys.path of thousands of entries and thousands of
 warnings print their start and one "N more" line, never a 2 MB line; the
 whole stays in ``--json``."""

@@ -1,7 +1,7 @@
 """What the real ``verifier-tui`` command says about real tasks as they are
-found (issue 10) and about paths that are not tasks (issue 9, "Bad paths"):
-one line and exit 2 for what it cannot open, the task's name, the runner, the
-rows of a parameterized task, and the interpreter's shortcomings."""
+found and about paths that are not tasks: one line and exit 2 for what it
+cannot open, the task's name, the runner, the rows of a parameterized task,
+and the interpreter's shortcomings."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """A run whose workspace could not be copied whole into the scratch folder is
-refused (issue 23): a verifier judging part of its workspace gives a verdict
+refused: a verifier judging part of its workspace gives a verdict
 the sandbox never would. The real command runs with its TMPDIR on a 1 MB
 tmpfs (mounted in a user and mount namespace of its own) and a 2 MB file in
 the workspace."""

@@ -1,4 +1,4 @@
-"""A verifier turns its own stage against the user (issue 21, point 9).
+"""A verifier turns its own stage against the user.
 
 In the copy sandbox a verifier reaches the whole stage (``Path(workspace).parent``
 is the stage): it can leave a link, or a rewritten file, wherever the tool

@@ -1,4 +1,4 @@
-"""run, test and watch say where a verifier that timed out was stuck (issue 10)."""
+"""run, test and watch say where a verifier that timed out was stuck."""
 
 from __future__ import annotations
 

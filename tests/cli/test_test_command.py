@@ -1,5 +1,5 @@
-"""``verifier-tui test`` on several paths and folders of tasks, with --case
-(issue 10), and the layouts it reuses between cases (issue 11)."""
+"""``verifier-tui test`` on several paths and folders of tasks, with --case,
+and the layouts it reuses between cases."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 21, point 2: a run stopped at its timeout is what Harbor 0.26.0
+"""A run stopped at its timeout is what Harbor 0.26.0
 records for it, ``VerifierTimeoutError`` ("Verifier execution timed out after
 N seconds"), in every headless command; never ``RewardFileNotFoundError``, and
 never the reward a verifier wrote before it hung (Harbor cancels the verifier

@@ -1,4 +1,4 @@
-"""test and run with expected.json's "tolerance" (issue 10)."""
+"""test and run with expected.json's "tolerance"."""
 
 from __future__ import annotations
 

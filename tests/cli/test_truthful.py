@@ -1,10 +1,10 @@
-"""Issue 9's promises for the headless commands, as a user meets them: every
+"""The promises of the headless commands, as a user meets them: every
 failure reported truthfully with the right exit status, bad input in one
 line, the verifier's output shown harmlessly, and the runner given only the
 environment Harbor's sandbox would give it.
 
 Each test runs the real ``verifier-tui`` console script on a real task folder,
-and fails on the tool as it was before issue 9 was fixed.
+and fails on a tool that breaks the promise it checks.
 """
 
 from __future__ import annotations
@@ -543,9 +543,9 @@ def test_an_unset_template_in_the_task_env_is_named(env, tmp_path):
 
 
 def test_bidi_and_c1_controls_are_escaped_in_json_and_shown_in_text(env, tmp_path):
-    """Issue 23: --json passed U+009B (a one-character CSI) and U+202E (a
-    right-to-left override, which makes ``txt.exe`` read ``exe.txt``) raw,
-    and the text output passed U+202E."""
+    """--json escapes U+009B (a one-character CSI) and U+202E (a right-to-left
+    override, which makes ``txt.exe`` read ``exe.txt``) instead of passing
+    them raw, and the text output shows U+202E instead of obeying it."""
     task_dir = with_case(
         make_task(
             tmp_path / "t",

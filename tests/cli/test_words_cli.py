@@ -1,4 +1,4 @@
-"""Words of the headless commands and the README (issue 10): the verdict in
+"""Words of the headless commands and the README: the verdict in
 a line without a stutter, one unit style, one name per mode, the ``watch``
 line, ``breakpoint()``, and a README that documents the legend, every option
 and the types ``verify`` gets."""

@@ -111,7 +111,7 @@ def test_a_task_config_cache_of_the_wrong_shape_is_read_again(private_cache, tmp
     assert read_task_config(task).timeout_sec == 7.0
 
 
-# -- private, and trusted only after checks (issue 9, "Security") -------------------------------------
+# -- private, and trusted only after checks -----------------------------------------------------------
 
 
 def test_files_are_private_whatever_the_umask(private_cache):

@@ -1,5 +1,5 @@
 """Containment: nothing a run starts outlives it, and the user's files are
-never written (issue 9), in each sandbox this machine has (``sandbox``
+never written, in each sandbox this machine has (``sandbox``
 fixture: the namespace where there is one, the copy everywhere).
 
 Real runs of the real runner; processes are found by a word in their command

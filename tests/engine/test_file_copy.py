@@ -1,6 +1,6 @@
 """The copy sandbox's file copy (engine/sandbox/file_copy.py), by both of its ways: the
 kernel's ``copy_file_range`` and the plain reads and writes that a system
-without it (macOS) or a file system that refuses it gets (issue 11)."""
+without it (macOS) or a file system that refuses it gets."""
 
 from __future__ import annotations
 

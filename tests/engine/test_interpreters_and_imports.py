@@ -1,4 +1,4 @@
-"""Interpreters and dependencies (issue 10): a module the interpreter lacks,
+"""Interpreters and dependencies: a module the interpreter lacks,
 an interpreter the shim refuses, a coroutine never awaited, a tests/ module
 that shadows the standard library. Real interpreters, the real runner."""
 

@@ -1,5 +1,5 @@
 """The copy sandbox's mirror follows the watcher's changes and the run's own
-writes instead of walking the whole workspace (issue 11), and stays exact:
+writes instead of walking the whole workspace, and stays exact:
 a change the events missed, a verifier that damages the copy, a re-created
 workspace, 2,000 files with 5 changed.
 

@@ -1,5 +1,5 @@
-"""Recognising real tasks as they are found (issue 10, "Recognising tasks";
-issue 9, "Bad paths"): pytest files, plain test.sh tasks, NeMo Gym's
+"""Recognising real tasks as they are found, and paths that are not tasks:
+pytest files, plain test.sh tasks, NeMo Gym's
 environment format, a task's own runner and nemo_gym, task.toml's name, and
 folders that are not tasks. Real folders, the real runner, real processes.
 """
@@ -196,7 +196,7 @@ def test_a_task_without_a_name_is_named_after_its_folder(tmp_path):
 
 
 # ---------------------------------------------------------------------------
-# Folders that are not tasks (issue 9, "Bad paths")
+# Folders that are not tasks
 
 
 @pytest.mark.parametrize("path", ["", "  "])

@@ -1,4 +1,4 @@
-"""The sandbox's own view (issue 21): a run sees /app, /tests and
+"""The sandbox's own view: a run sees /app, /tests and
 /logs/verifier where Harbor's sandbox has them, in a machine it cannot write,
 in Harbor's working directory, under the task's limits; and nothing it
 starts outlives the tool."""

@@ -1,4 +1,4 @@
-"""A run that times out says where the verifier was stuck (issue 10): the
+"""A run that times out says where the verifier was stuck: the
 engine sends the runner --stack-signal's signal before it ends the run, cuts
 the dump out of stderr and names the innermost frame in the task's own files.
 Real runners in real subprocesses, in each sandbox."""
@@ -126,8 +126,8 @@ def test_a_verifier_that_takes_the_signal_over_says_no_stack_came(tmp_path):
 
 
 def test_a_verifier_that_ignores_the_signal_is_said_to_ignore_it(tmp_path, sandbox):
-    """Issue 23: after seconds of running, a verifier that set SIGUSR1 to
-    SIG_IGN was said to have "not been listening yet (still starting)"."""
+    """A hung verifier that set SIGUSR1 to SIG_IGN is said to ignore it, not
+    to be "not listening yet (still starting)" after seconds of running."""
     task_dir = make_task(
         tmp_path / "t",
         """\

@@ -68,7 +68,7 @@ def test_the_remembered_answer_keeps_the_refusal(tmp_path):
     assert again == first and again.refused is not None
 
 
-# -- issue 21: the one reader; each value as Harbor 0.26.0's pydantic models take it -----------------
+# -- the one reader; each value as Harbor 0.26.0's pydantic models take it ---------------------------
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""The task.toml reader on documents nobody planned (issue 21): it reads files
+"""The task.toml reader on documents nobody planned: it reads files
 the tool did not write, so whatever ``tomllib`` can give, the reader gives a
 config without raising, and either takes each value as Harbor 0.26.0 would
 (the type of each field as Harbor's pydantic models give it) or says in one

@@ -1,4 +1,4 @@
-"""Parameterized tasks (issue 10): a template task with tasks.jsonl, one row
+"""Parameterized tasks: a template task with tasks.jsonl, one row
 per task. Each row is offered as task data; a case named after a row, or
 naming one in task_id.txt, uses it; a case with none says so. Real folders,
 the real runner."""

@@ -1,4 +1,4 @@
-"""expected.json's "tolerance" (issue 10): the one comparison test, the TUI's
+"""expected.json's "tolerance": the one comparison test, the TUI's
 case marks and the pytest plugin share accepts rewards within it; exact when
 there is none, with a word when the only difference is float rounding."""
 

@@ -1,4 +1,4 @@
-"""``task.toml`` has one reader (issue 21, point 3): ``run`` on the task and
+"""``task.toml`` has one reader: ``run`` on the task and
 ``run TRIAL`` (the replay) take the same values from it, by Harbor 0.26.0's
 rules, and refuse (or not) with the same line. Before, the trial code had a
 reader of its own: ``timeout_sec = "30"`` gave 30 s in ``run`` and 600 s with

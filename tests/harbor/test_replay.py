@@ -292,7 +292,7 @@ def test_compare_without_a_local_run_is_null(task, runs, tmp_path):
 
 
 def test_a_test_sh_that_dies_before_the_runner_replays_as_the_sandbox_ran_it(task, runs, tmp_path, monkeypatch):
-    """Issue 21, point 7: the verdict comes from the task's own test.sh, run
+    """The verdict comes from the task's own test.sh, run
     as Harbor ran it (in the sandbox's view), not from the runner started
     directly; the runner beside it explains, and the disagreement is said."""
     from verifier_tui.engine.sandbox import isolation

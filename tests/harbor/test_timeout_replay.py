@@ -1,7 +1,7 @@
 """A genuine Harbor 0.26.0 trial, edited to record what Harbor writes after a
 verifier timeout (``VerifierTimeoutError``, "Verifier execution timed out
 after 1.0 seconds"), replayed by the real runner until the same timeout stops
-it: both ended the same way (issue 21, point 2).
+it: both ended the same way.
 
 The verifier writes its reward and then hangs (a thread that is not a daemon
 keeps the interpreter alive). Harbor cancels the verifier before it reads

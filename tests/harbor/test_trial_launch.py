@@ -1,5 +1,5 @@
 """``verifier-tui JOB`` and ``verifier-tui TRIAL`` for real: the installed entry
-point in a pseudo-terminal, as a user starts them (issue 8's "Opening")."""
+point in a pseudo-terminal, as a user starts them."""
 
 from __future__ import annotations
 

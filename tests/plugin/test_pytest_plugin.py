@@ -1,4 +1,4 @@
-"""The pytest plugin (issue 12), driven by pytest's own ``pytester``: each
+"""The pytest plugin, driven by pytest's own ``pytester``: each
 inner pytest is a real process, as a user starts it, with the package's
 ``pytest11`` entry point loading the plugin."""
 

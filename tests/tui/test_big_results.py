@@ -1,5 +1,5 @@
-"""Issue 9, "the screen never freezes", and issue 10's output-panel edges, as
-a user sees them: a huge reward, a long sys.path and a flood of output show
+"""The screen never freezes, and the output panel's edges, as a user sees
+them: a huge reward, a long sys.path and a flood of output show
 their start (or their end) with a line saying how much is left out; the
 output panel says where it dropped lines, in the words ``run`` uses; an empty
 stderr says when stdout has something. (How long an update takes is measured

@@ -1,4 +1,4 @@
-"""Issue 9 in the TUI: the runner's environment shown in the resolution panel,
+"""Faults in the TUI: the runner's environment shown in the resolution panel,
 exit 0 without a reward and a task Harbor would refuse said in the reward
 panel, and ``e`` opening only the user's own files, never a name taken from
 the verifier's stderr that an editor could read as an option."""

@@ -1,4 +1,4 @@
-"""The history keeps whole results only for the latest runs (issue 11: memory
+"""The history keeps whole results only for the latest runs (memory
 bounded whatever the run count and output size); older runs show a summary."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Live reload follows the disk: the cases and their expected.json as they
-are now, and a verdict that says when it is out of date (issue 10)."""
+are now, and a verdict that says when it is out of date."""
 
 from __future__ import annotations
 

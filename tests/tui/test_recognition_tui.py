@@ -1,4 +1,4 @@
-"""The TUI on real tasks as they are found (issue 10): a parameterized task's
+"""The TUI on real tasks as they are found: a parameterized task's
 rows in the task-data chooser, R for the task's own runner, and the tool's
 checks (stdlib shadowing, a coroutine never awaited, a missing module, an
 interpreter the shim refuses) where the user looks for them. The real app,

@@ -1,4 +1,4 @@
-"""The TUI says where a verifier that timed out was stuck, and e opens that line (issue 10)."""
+"""The TUI says where a verifier that timed out was stuck, and e opens that line."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
 """The TUI says what Harbor records for a run stopped at its timeout,
-``VerifierTimeoutError``, and does not score a reward written before a hang
-(issue 21, point 2)."""
+``VerifierTimeoutError``, and does not score a reward written before a hang."""
 
 from __future__ import annotations
 

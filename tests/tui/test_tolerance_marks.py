@@ -1,4 +1,4 @@
-"""The TUI's case marks use expected.json's "tolerance", and the verdict names a near miss (issue 10)."""
+"""The TUI's case marks use expected.json's "tolerance", and the verdict names a near miss."""
 
 from __future__ import annotations
 

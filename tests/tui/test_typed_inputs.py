@@ -1,4 +1,4 @@
-"""What the user types and picks (issue 10): typed JSON runs once it parses,
+"""What the user types and picks: typed JSON runs once it parses,
 a picker's box takes the keys and paths from where the tool started, and a
 case's mark comes from its own inputs only."""
 

@@ -1,4 +1,4 @@
-"""Words on the screen (issue 10): one legend for the marks, shown by ``?``;
+"""Words on the screen: one legend for the marks, shown by ``?``;
 one unit style; one name per mode; the contract problem said once; the keys
 the TUI user has, never a command-line flag they never typed; and what a
 ``breakpoint()`` in the verifier needs."""

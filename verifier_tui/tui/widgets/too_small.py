@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.content import Content
 from textual.widgets import Static
 
-#: The smallest terminal every panel fits in (the issue's "usable from 100x30").
+#: The smallest terminal every panel fits in (the README promises 100x30).
 MIN_WIDTH = 100
 MIN_HEIGHT = 30
 
