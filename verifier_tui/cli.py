@@ -371,9 +371,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def _exit_now(code: int) -> None:
     """End the process at once, output flushed. The interpreter's orderly
-    shutdown (tearing down every module) costs ``run --json`` 5 to 6 ms
-    (measured from main's return to the exit, best of 30, against 1 ms with
-    this; a median of 15 ms on the shared 2-core machine). Only the program's
+    shutdown (tearing down every module) costs ``run --json`` 5 to 6 ms,
+    against 1 ms this way. Only the program's
     own entry point does this, only after a headless command is done (its
     scratch folder removed, its child processes ended and reaped, asyncio
     closed), when nothing is left for that shutdown to do."""

@@ -96,8 +96,8 @@ _MISSING_ERRNOS = (errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP)
 
 
 #: Keys of a reward dict written out in one line (a verdict, a phase); "reward"
-#: is always among them. A 100,000-key reward froze the screens and printed a
-#: 2 MB line; --json keeps every key.
+#: is always among them: a 100,000-key reward shown whole would freeze the
+#: screens and print a 2 MB line. --json keeps every key.
 REWARD_KEYS = 20
 
 

@@ -310,8 +310,8 @@ def stuck_line(stack: Stack | None, show_path: Callable[[str], str]) -> str | No
 
 
 # -- Long things, cut where they are shown ------------------------------------------------
-# A reward of 100,000 keys froze the TUI for seconds and printed a 2 MB line; a
-# huge sys.path or warning list did the same on a smaller scale. The screen
+# Shown whole, a reward of 100,000 keys freezes the TUI for seconds and prints a
+# 2 MB line; a huge sys.path or warning list does the same on a smaller scale. The screen
 # and the text output show the start and say how much more there is; --json
 # keeps everything.
 

@@ -161,8 +161,7 @@ def read_task_config(task_root: Path) -> TaskConfig:
     afresh each time, so it can never disagree with the reader) is remembered
     in the cache (:mod:`verifier_tui.engine.cache`), keyed by the file's size,
     modification and change times and inode: a remembered document takes
-    0.3 ms, a parse (importing tomllib) about 8 ms of ``run`` (measured on the
-    hello-file example), and task.toml
+    0.3 ms, a parse (importing tomllib) about 8 ms of ``run``, and task.toml
     rarely changes between two runs. Any write to the file changes its change
     time, so a stale answer cannot survive. A document JSON cannot hold (a
     date, ``nan``) is simply not remembered."""

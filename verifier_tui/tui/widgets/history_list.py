@@ -29,8 +29,8 @@ from verifier_tui.words.run import CHANGED, DOWN, SAME, UP, short_reward
 KEEP_FULL = 5
 #: Runs listed at all (older than KEEP_FULL, each without its output). Each
 #: listed run costs about 12 KB (its summary, its line and the list's render
-#: of it): with 500 the TUI grew 7.1 MB over 500 re-runs, with 200 it grows
-#: 2.8 MB over those and 3.0 MB over 1,000 (benchmarks/tui_memory.py).
+#: of it), so 200 keep the TUI's growth near 3 MB however many runs it makes,
+#: under the 5 MB that benchmarks/tui_memory.py allows.
 MAX_RUNS = 200
 
 
