@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 import os
+import signal
 from pathlib import Path
 
 import pytest
 
 from tests.helpers import copy_example, inner_pytest_options
+
+# A shell without job control starts a command put in the background with
+# SIGINT ignored, and an ignored signal stays ignored across exec: the tools
+# these tests interrupt as Ctrl-C does would never hear it. Handled here, it
+# is back to its default in every process a test starts.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # Tests of the pytest plugin start pytest in a subprocess, as a user does.
 pytest_plugins = ["pytester"]
