@@ -444,14 +444,16 @@ class Session:
             result = self._with_fallback_note(self._run(spec, trigger))
         return result
 
-    def keep_warm(self) -> None:
-        """From now on, after each :meth:`arun` the next run of its stage is
-        started ahead and waits (:mod:`verifier_tui.engine.warm`): for the
-        faces that re-run on every save (``watch``, the TUI)."""
+    def keep_warm(self, again: bool = True) -> None:
+        """From now on runs start held (:mod:`verifier_tui.engine.warm`):
+        with ``again``, after each :meth:`arun` the next run of its stage is
+        started ahead and waits (the faces that re-run on every save:
+        ``watch``, the TUI); and a run given a ``gate`` (``test``) starts held
+        once staged, so that at its turn it only has to go."""
         if self.warm is None:
             from verifier_tui.engine.warm import WarmRuns
 
-            self.warm = WarmRuns(self._claim, self._release)
+            self.warm = WarmRuns(self._claim, self._release, again)
 
     def _fall_back(self, result: RunResult) -> bool:
         """A namespace the probe (or its cached answer) promised did not set
@@ -529,7 +531,7 @@ class Session:
 
         from verifier_tui.engine.process import arun_process
         from verifier_tui.engine.to_the_end import to_the_end
-        from verifier_tui.engine.warm import bound, prepare_held
+        from verifier_tui.engine.warm import at_its_turn, bound, prepare_held
 
         spec = spec or self.spec()
         if self.warm is not None:
@@ -544,6 +546,9 @@ class Session:
             prepared, held = await to_the_end(asyncio.to_thread(prepare_held, spec, stage, waiting))
             if prepared.start_error or prepared.shim_refusal:
                 return self._not_started(prepared, trigger, sequence)
+            early = None
+            if held is None and gate is not None and self.warm is not None:
+                early = waiting = await self.warm.hold(prepared)  # started while it waits for its turn
             watcher = None
             if on_explain is not None:
                 watcher = asyncio.ensure_future(_wait_for_explain(prepared, on_explain))
@@ -554,6 +559,11 @@ class Session:
 
             try:
                 async with gate if gate is not None else nullcontext():
+                    if early is not None:
+                        self.warm.take(stage)
+                        prepared, held = await to_the_end(asyncio.to_thread(at_its_turn, early, spec))
+                        if prepared.start_error or prepared.shim_refusal:
+                            return self._not_started(prepared, trigger, sequence)
                     with bound_argv(prepared) if held is None else bound(prepared, held) as argv:
                         done = await arun_process(
                             argv,
@@ -573,6 +583,8 @@ class Session:
             result = await to_the_end(asyncio.to_thread(collect, prepared, done, trigger=trigger, sequence=sequence))
         finally:
             if waiting is not None and not waiting.held.over:  # cancelled before it could go
+                if self.warm is not None:
+                    self.warm.take(stage)
                 stage.keep_ctl = False
                 waiting.held.discard()
             self._release(stage)

@@ -40,6 +40,9 @@ if TYPE_CHECKING:
 
 #: Between a task's name and a case's in an item's name (pytest's own separator).
 SEPARATOR = "::"
+COLD = "VERIFIER_TUI_COLD"
+"""Set to 1: a task's cases start cold when their turn comes, none held
+(a comparison with warm runs, or a suspicion about them)."""
 #: How many levels below a folder tasks are looked for: ``tasks/<task>``,
 #: ``datasets/<dataset>/<task>``, ``<checkout>/datasets/<dataset>/<task>``.
 SEARCH_DEPTH = 3
@@ -443,6 +446,9 @@ async def arun_groups(groups: list, jobs: int, keep: Callable[[Any, int, Any], A
         if group.session is not None:
             # Each case runs once: a layout is worth more to the next case than kept.
             group.session.recycle_stages = True
+            if os.environ.get(COLD) != "1":
+                # A case staged waits for its turn with its runner started, held.
+                group.session.keep_warm(again=False)
 
     async def one(group, index: int, case) -> Any:
         async with in_hand:
