@@ -122,6 +122,17 @@ class VerifierCases:
         if error is not None:  # one --verifier-python for every task: said once, nothing run
             self.collection.close()
             raise pytest.UsageError(f"--verifier-python {error}")
+        from verifier_tui.engine.suite import warm_up
+
+        for group in self.collection.groups:
+            warm_up(group)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> None:
+        """As a case is about to run, the next one (of the same task) is
+        started held: its interpreter starts while this one runs."""
+        if isinstance(nextitem, VerifierCase) and isinstance(item, VerifierCase) and nextitem.group is item.group:
+            nextitem.start_ahead()
 
     @pytest.hookimpl(wrapper=True)
     def pytest_make_collect_report(self, collector: pytest.Collector) -> Any:
@@ -222,6 +233,17 @@ class VerifierCase(pytest.Item):
     @property
     def group(self) -> TaskCases:
         return self.parent.group  # type: ignore[union-attr]
+
+    def start_ahead(self) -> None:
+        group = self.group
+        if self.problem is not None or group.error is not None or group.session is None:
+            return  # not run, or a trial (replays stay cold)
+        if group.session.task.config.refused:
+            return  # not run either (runtest)
+        try:
+            group.start_ahead(self.case)
+        except OSError:
+            pass  # its own run will say why it cannot be staged
 
     def runtest(self) -> None:
         if self.problem is not None:

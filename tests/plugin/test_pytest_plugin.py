@@ -227,3 +227,20 @@ def test_a_task_harbor_would_refuse_fails_its_cases_and_says_why(pytester):
     done = run(pytester, "--verifier-cases", "tasks", "-v")
     done.assert_outcomes(failed=1)
     done.stdout.fnmatch_lines(["*Harbor would refuse this task: *version = 1 is not a string*"])
+
+
+def test_each_case_after_the_first_of_a_task_runs_from_a_held_start(pytester, sandbox):
+    """As a case runs, the next is started held (engine/warm.py): its
+    verifier sees, in the environment its process started with, the variable
+    a held runner waits on, and scores 1.0 for it; the first case started cold."""
+    from verifier_tui.engine.warm import VARIABLE
+
+    verifier = f"""\
+        def verify(workspace):
+            with open("/proc/self/environ", "rb") as environ:
+                return 1.0 if b"{VARIABLE}=" in environ.read() else 0.0
+    """
+    task_dir = make_task(pytester.path / "tasks" / "warmth", verifier, cases={"a": {}, "b": {}, "c": {}})
+    for case, reward in (("a", 0.0), ("b", 1.0), ("c", 1.0)):
+        (task_dir / "cases" / case / "expected.json").write_text(f'{{"rewards": {{"reward": {reward}}}}}')
+    run(pytester, "--verifier-cases", "tasks", "-v").assert_outcomes(passed=3)

@@ -477,14 +477,17 @@ class Session:
         return result
 
     def _run(self, spec: RunSpec | None, trigger: str) -> RunResult:
+        from verifier_tui.engine.warm import bound, prepare_held
+
         spec = spec or self.spec()
         sequence = self.next_sequence()
         stage = self._claim(spec)
+        waiting = self.warm.take(stage) if self.warm is not None else None
         try:
-            prepared = prepare(spec, stage)
+            prepared, held = prepare_held(spec, stage, waiting)
             if prepared.start_error or prepared.shim_refusal:
                 return self._not_started(prepared, trigger, sequence)
-            with bound_argv(prepared) as argv:
+            with bound_argv(prepared) if held is None else bound(prepared, held) as argv:
                 done = run_process(
                     argv,
                     cwd=prepared.cwd,
@@ -494,9 +497,13 @@ class Session:
                     before_kill=prepared.before_kill,
                     init_lists_strays=prepared.stage.namespace,
                     memory_limit=prepared.memory_limit,
+                    held=held,
                 )
             return collect(prepared, done, trigger=trigger, sequence=sequence)
         finally:
+            if waiting is not None and not waiting.held.over:  # not the same run, or it failed to stage
+                stage.keep_ctl = False
+                waiting.held.discard()
             self._release(stage)
 
     async def arun(

@@ -85,6 +85,13 @@ class TaskCases:
     def item_name(self, case: str) -> str:
         return f"{self.name}{SEPARATOR}{case}"
 
+    def start_ahead(self, case: Case) -> None:
+        """Start ``case``'s run now, held, for a blocking :meth:`run` to come
+        (the pytest plugin: the case before it is about to run)."""
+        session = self._session()
+        if session.warm is not None:
+            session.warm.start(session.spec_for_case(case))
+
     def run(self, case: Case, trigger: str = "test") -> RunResult:
         """Run one case, blocking (the pytest plugin)."""
         session = self._session()
@@ -429,6 +436,14 @@ def _narrow(groups: list, patterns: list[str]) -> None:
     groups[:] = [g for g in groups if g.cases or g.invalid]
 
 
+def warm_up(group: Any) -> None:
+    """A task's cases start held ahead of their turn (engine/warm.py), unless
+    :data:`COLD` says otherwise. A job's trials (``group.session`` None) stay
+    cold: their replays, and the stand-ins they use, are the trials' own sessions."""
+    if group.session is not None and os.environ.get(COLD) != "1":
+        group.session.keep_warm(again=False)
+
+
 async def arun_groups(groups: list, jobs: int, keep: Callable[[Any, int, Any], Any] | None = None) -> list[list]:
     """Every case of ``groups`` (a task's cases, a job's trials), at most
     ``jobs`` runners at once across all of them; each group's outcomes in its
@@ -446,9 +461,7 @@ async def arun_groups(groups: list, jobs: int, keep: Callable[[Any, int, Any], A
         if group.session is not None:
             # Each case runs once: a layout is worth more to the next case than kept.
             group.session.recycle_stages = True
-            if os.environ.get(COLD) != "1":
-                # A case staged waits for its turn with its runner started, held.
-                group.session.keep_warm(again=False)
+            warm_up(group)
 
     async def one(group, index: int, case) -> Any:
         async with in_hand:

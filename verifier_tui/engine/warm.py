@@ -300,10 +300,29 @@ class WarmRuns:
         if self.closed or not eligible(prepared):
             return None
         printed = await to_the_end(asyncio.to_thread(fingerprint, prepared))
-        if self.closed:
-            return None
         # Started here, on the loop's thread, which lives as long as the
         # tool: the parent-death signal follows the thread that started it.
+        return self._held(prepared, printed)
+
+    def start(self, spec: RunSpec) -> None:
+        """Start a run of ``spec`` now, held, from a blocking caller on the
+        thread that runs its runs (the pytest plugin, as the case before it
+        is about to run); :meth:`Session.run` finds it as :meth:`after`'s."""
+        stage = self._claim(spec)
+        try:
+            old = self.take(stage)
+            if old is not None:
+                stage.keep_ctl = False
+                old.held.discard()
+            prepared = prepare(spec, stage)
+            if eligible(prepared):
+                self._held(prepared, fingerprint(prepared))
+        finally:
+            self._release(stage)
+
+    def _held(self, prepared: Prepared, printed: tuple) -> Waiting | None:
+        if self.closed:
+            return None
         try:
             held = Held(prepared.argv, cwd=prepared.cwd, env=prepared.env, variable=VARIABLE)
         except OSError:
