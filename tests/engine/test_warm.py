@@ -431,3 +431,25 @@ def test_a_case_that_went_warm_and_timed_out_leaves_nothing(tmp_path, sandbox, r
     assert len(recorded) == 2 and all(held.went for held in recorded)
     assert all(wait_gone(held.proc.pid) for held in recorded)
     assert wait_none_with(str(tmp_path / "slow")) == []
+
+
+def test_preload_imports_the_modules_in_the_runs_started_ahead_and_says_so(env, tmp_path):
+    """``test --preload``: every case starts held, so every verifier finds the module imported."""
+    verifier = """\
+        import sys
+
+        def verify(workspace):
+            return 1.0 if "colorsys" in sys.modules else 0.0
+    """
+    task_dir = make_task(tmp_path / "preloaded", verifier, cases={"a": {}, "b": {}})
+    for case in ("a", "b"):
+        (task_dir / "cases" / case / "expected.json").write_text('{"rewards": {"reward": 1.0}}')
+    table = run_tool(env, "test", "-j", "1", task_dir, "--preload", "colorsys", "--python", PY)
+    document = run_tool(env, "test", "--json", task_dir, "--preload", "colorsys", "--python", PY)
+    assert table.returncode == document.returncode == 0, table.stdout + document.stdout
+    assert table.stdout.splitlines()[0].endswith(" · preloads colorsys")
+    assert "2 passed, 0 failed" in table.stdout
+    assert [case["preload"] for case in json.loads(document.stdout)["cases"]] == [["colorsys"], ["colorsys"]]
+    plain = run_tool(env, "test", "--json", task_dir, "--python", PY)
+    assert plain.returncode == 1  # no module preloaded: the verifiers score 0.0
+    assert ["preload" in case for case in json.loads(plain.stdout)["cases"]] == [False, False]

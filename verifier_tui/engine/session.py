@@ -73,6 +73,7 @@ class Options:
     task_id: str | None = None  # a row of the task's tasks.jsonl (or of --task-data's .jsonl)
     runner: str = "ours"  # "task": the runner the task ships in tests/.ng/
     env: tuple[str, ...] = ()  # --env words: NAME (from the user's environment) or NAME=VALUE
+    preload: tuple[str, ...] = ()  # --preload: modules a run started ahead imports while it waits
 
 
 # The machine's own top folders: none is an agent's workspace, and staging
@@ -453,7 +454,7 @@ class Session:
         if self.warm is None:
             from verifier_tui.engine.warm import WarmRuns
 
-            self.warm = WarmRuns(self._claim, self._release, again)
+            self.warm = WarmRuns(self._claim, self._release, again, self.options.preload)
 
     def _fall_back(self, result: RunResult) -> bool:
         """A namespace the probe (or its cached answer) promised did not set

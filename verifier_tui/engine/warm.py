@@ -55,6 +55,10 @@ if TYPE_CHECKING:
 VARIABLE = "VERIFIER_TUI_WARM"
 """Set (to the go pipe's fd) only in a held runner's environment; the runner removes it first thing."""
 
+PRELOAD = "VERIFIER_TUI_PRELOAD"
+"""``--preload``'s modules, comma-separated, in a held runner's environment:
+it imports them before it waits (and removes the variable first thing)."""
+
 MAX_AGE_S = 180.0
 """A held run older than this is started anew: what it read at its start
 (the system's files, the clock's zone) should not be older than a few minutes."""
@@ -218,12 +222,20 @@ class WarmRuns:
     ``claim(spec)`` and ``release(stage)`` are the session's: a stage being
     staged for a held run is busy like one being run."""
 
-    def __init__(self, claim: Callable[[RunSpec], Stage], release: Callable[[Stage], None], again: bool = True) -> None:
+    def __init__(
+        self,
+        claim: Callable[[RunSpec], Stage],
+        release: Callable[[Stage], None],
+        again: bool = True,
+        preload: tuple[str, ...] = (),
+    ) -> None:
         self._claim = claim
         self._release = release
         self.again = again
         """After a run, start its next one ahead (re-runs: watch, the TUI); not
         for ``test``, whose cases each run once."""
+        self.preload = preload
+        """Modules a held runner imports before it waits (``--preload``)."""
         self.waiting: dict[int, Waiting] = {}  # id(stage): its held run
         self._starting: set[asyncio.Future] = set()
         self._timers: dict[int, asyncio.TimerHandle] = {}
@@ -323,8 +335,9 @@ class WarmRuns:
     def _held(self, prepared: Prepared, printed: tuple) -> Waiting | None:
         if self.closed:
             return None
+        env = dict(prepared.env, **{PRELOAD: ",".join(self.preload)}) if self.preload else prepared.env
         try:
-            held = Held(prepared.argv, cwd=prepared.cwd, env=prepared.env, variable=VARIABLE)
+            held = Held(prepared.argv, cwd=prepared.cwd, env=env, variable=VARIABLE)
         except OSError:
             return None  # the run itself will say why it cannot start
         prepared.stage.keep_ctl = True
