@@ -20,8 +20,10 @@ an overlay instead of a copy) -> it is discarded and the run starts cold.
 it is staged, while the cases before it hold every runner slot (``-j N``),
 and at its turn it goes if still the same (:func:`at_its_turn`), so that
 its interpreter and namespace start on what CPU the running verifiers
-leave rather than in a slot. A Harbor job's replays (``test JOB``, and the
-stand-ins they use) stay cold: their sessions are the trials' own.
+leave rather than in a slot. The pytest plugin, which runs cases one at a
+time, starts the next case held as one is about to run (:meth:`WarmRuns.start`).
+A Harbor job's replays (``test JOB``, and the stand-ins they use) stay cold:
+their sessions are the trials' own.
 
 Runs stay cold where a held child cannot be the cold one: a task's own
 runner and test.sh (they know nothing of the wait), ``explain``, and a
