@@ -24,6 +24,7 @@ collected (not ``testpaths`` or the current folder).
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -124,8 +125,9 @@ class VerifierCases:
             raise pytest.UsageError(f"--verifier-python {error}")
         from verifier_tui.engine.suite import warm_up
 
+        workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))  # each runs its cases one at a time
         for group in self.collection.groups:
-            warm_up(group)
+            warm_up(group, workers)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> None:

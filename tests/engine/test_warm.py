@@ -40,7 +40,7 @@ from tests.helpers import (
 )
 from verifier_tui.engine import warm
 from verifier_tui.engine.record import replace
-from verifier_tui.engine.session import Options, Session
+from verifier_tui.engine.session import Options, Session, cpu_count
 from verifier_tui.engine.suite import COLD, arun_groups, collect
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="checks processes through /proc")
@@ -281,7 +281,10 @@ def test_a_tasks_own_runner_stays_cold(tmp_path, sandbox):
 
 
 # ---------------------------------------------------------------------------
-# test: a case's run is started held once staged, and goes at its turn
+# test: a case's run is started held once staged, and goes at its turn, where
+# -j leaves a CPU idle (-j 1 here)
+
+IDLE_CPU = pytest.mark.skipif(cpu_count() < 2, reason="test holds its cases only where a CPU is idle: -j 1 needs 2")
 
 
 @pytest.fixture
@@ -320,22 +323,30 @@ def _without_the_switch(data):
     return data
 
 
+@IDLE_CPU
 def test_every_example_case_of_test_goes_warm_and_as_cold(tmp_path, sandbox, recorded, monkeypatch):
     folder = tmp_path / "tasks"
     for name in TASKS_WITH_CASES:
         copy_example(name, folder / name)
     options = Options(python=PY)
     monkeypatch.setenv(COLD, "1")
-    cold = _test_cases(folder, options, jobs=2)
+    cold = _test_cases(folder, options, jobs=1)
     assert recorded == []
     monkeypatch.delenv(COLD)
-    hot = _test_cases(folder, options, jobs=2)
+    hot = _test_cases(folder, options, jobs=1)
     assert len(hot) > len(TASKS_WITH_CASES)
     assert len(recorded) == len(hot) and all(held.went for held in recorded)
     assert all(process_gone(held.proc.pid) for held in recorded)
     for name, result in hot.items():
         assert _without_the_switch(_comparable(result)) == _without_the_switch(_comparable(cold[name])), name
         assert result.expected_matched is cold[name].expected_matched is not None, name
+
+
+def test_with_every_cpu_running_a_case_test_holds_none(example, sandbox, recorded):
+    """A held start would only compete with the running verifiers."""
+    results = _test_cases(example("hello-file"), Options(python=PY), jobs=cpu_count())
+    assert len(results) == 4 and all(result.expected_matched for result in results.values())
+    assert recorded == []
 
 
 def _no_timings(text: str) -> str:
@@ -349,15 +360,16 @@ def _no_timings(text: str) -> str:
     return re.sub(r' time="[\d.]+"', "", text)
 
 
+@IDLE_CPU
 def test_test_reports_the_same_warm_and_cold(env, example, tmp_path, sandbox):
-    """``test -j 2``: the table, --json and JUnit as with every case started cold."""
+    """``test -j 1``: the table, --json and JUnit as with every case started cold."""
     env["VERIFIER_TUI_SANDBOX"] = sandbox
     task_dir = example("hello-file")
     said = {}
     for mode, switch in (("warm", {}), ("cold", {COLD: "1"})):
         junit = tmp_path / f"{mode}.xml"
-        table = run_tool(dict(env, **switch), "test", "-j", "2", task_dir, "--junit", junit, "--python", PY)
-        document = run_tool(dict(env, **switch), "test", "-j", "2", "--json", task_dir, "--python", PY)
+        table = run_tool(dict(env, **switch), "test", "-j", "1", task_dir, "--junit", junit, "--python", PY)
+        document = run_tool(dict(env, **switch), "test", "-j", "1", "--json", task_dir, "--python", PY)
         assert table.returncode == document.returncode == 0, table.stderr + document.stderr
         data = _without_the_switch(json.loads(document.stdout))
         said[mode] = (table.stdout, _no_timings(json.dumps(data, indent=1)), junit.read_text(encoding="utf-8"))
@@ -392,6 +404,7 @@ def _held_stages(scratch: str) -> set[str]:
     return stages
 
 
+@IDLE_CPU
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_nothing_held_outlives_test_stopped_mid_run(env, tmp_path, sandbox, sig):
     env["VERIFIER_TUI_SANDBOX"] = sandbox
@@ -423,6 +436,7 @@ def test_nothing_held_outlives_test_stopped_mid_run(env, tmp_path, sandbox, sig)
     assert list(Path(scratch).iterdir()) == []
 
 
+@IDLE_CPU
 def test_a_case_that_went_warm_and_timed_out_leaves_nothing(tmp_path, sandbox, recorded):
     task_dir = _slow_task(tmp_path / "slow")
     shutil.rmtree(task_dir / "cases" / "three")
@@ -433,6 +447,7 @@ def test_a_case_that_went_warm_and_timed_out_leaves_nothing(tmp_path, sandbox, r
     assert wait_none_with(str(tmp_path / "slow")) == []
 
 
+@IDLE_CPU
 def test_preload_imports_the_modules_in_the_runs_started_ahead_and_says_so(env, tmp_path):
     """``test --preload``: every case starts held, so every verifier finds the module imported."""
     verifier = """\
@@ -445,11 +460,12 @@ def test_preload_imports_the_modules_in_the_runs_started_ahead_and_says_so(env, 
     for case in ("a", "b"):
         (task_dir / "cases" / case / "expected.json").write_text('{"rewards": {"reward": 1.0}}')
     table = run_tool(env, "test", "-j", "1", task_dir, "--preload", "colorsys", "--python", PY)
-    document = run_tool(env, "test", "--json", task_dir, "--preload", "colorsys", "--python", PY)
+    document = run_tool(env, "test", "-j", "1", "--json", task_dir, "--preload", "colorsys", "--python", PY)
     assert table.returncode == document.returncode == 0, table.stdout + document.stdout
     assert table.stdout.splitlines()[0].endswith(" · preloads colorsys")
     assert "2 passed, 0 failed" in table.stdout
     assert [case["preload"] for case in json.loads(document.stdout)["cases"]] == [["colorsys"], ["colorsys"]]
-    plain = run_tool(env, "test", "--json", task_dir, "--python", PY)
-    assert plain.returncode == 1  # no module preloaded: the verifiers score 0.0
-    assert ["preload" in case for case in json.loads(plain.stdout)["cases"]] == [False, False]
+    # With every CPU running a case, none is started ahead: nothing is preloaded, nor said to be.
+    busy = run_tool(env, "test", "-j", str(cpu_count()), "--json", task_dir, "--preload", "colorsys", "--python", PY)
+    assert busy.returncode == 1  # the verifiers score 0.0
+    assert ["preload" in case for case in json.loads(busy.stdout)["cases"]] == [False, False]

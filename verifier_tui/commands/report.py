@@ -95,7 +95,7 @@ def result_json(session, result: RunResult) -> dict[str, Any]:
     data["task"] = str(session.task.root)
     data["task_name"] = session.task.name
     data["notices"] = notices(session, result)
-    if session.options.preload:
+    if session.options.preload and session.warm is not None:  # only runs started ahead preload
         data["preload"] = list(session.options.preload)
     return data
 
@@ -295,7 +295,7 @@ def group_lines(group, results: list[RunResult]) -> list[str]:
     out: list[str] = []
     session = group.session
     verifier = f" · verifier {here(session.verifier)}" if session and session.verifier else ""
-    preload = preload_words(session) if session else None
+    preload = preload_words(session) if session and session.warm is not None else None  # held runs only
     out.append(f"task {group.name}{verifier}" + (f" · {preload}" if preload else ""))
     if group.error is not None:
         out.append(f"!  not tested: {group.error}")

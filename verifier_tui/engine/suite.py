@@ -436,11 +436,17 @@ def _narrow(groups: list, patterns: list[str]) -> None:
     groups[:] = [g for g in groups if g.cases or g.invalid]
 
 
-def warm_up(group: Any) -> None:
-    """A task's cases start held ahead of their turn (engine/warm.py), unless
-    :data:`COLD` says otherwise. A job's trials (``group.session`` None) stay
+def warm_up(group: Any, runners: int) -> None:
+    """A task's cases start held ahead of their turn (engine/warm.py) where
+    ``runners`` at once leave a CPU idle for them to start on, unless
+    :data:`COLD` says otherwise. With every CPU running a verifier, a held
+    start only competes with them: 200 trivial cases at ``-j 2`` on 2 CPUs
+    took 25% more CPU held than cold and no less time, where at ``-j 1`` they
+    took 8.3 s against 13.1 s. A job's trials (``group.session`` None) stay
     cold: their replays, and the stand-ins they use, are the trials' own sessions."""
-    if group.session is not None and os.environ.get(COLD) != "1":
+    from verifier_tui.engine.session import cpu_count
+
+    if group.session is not None and runners < cpu_count() and os.environ.get(COLD) != "1":
         group.session.keep_warm(again=False)
 
 
@@ -461,7 +467,7 @@ async def arun_groups(groups: list, jobs: int, keep: Callable[[Any, int, Any], A
         if group.session is not None:
             # Each case runs once: a layout is worth more to the next case than kept.
             group.session.recycle_stages = True
-            warm_up(group)
+            warm_up(group, jobs)
 
     async def one(group, index: int, case) -> Any:
         async with in_hand:

@@ -16,12 +16,12 @@ has read its ``.pth`` files), the same task.toml -> the held child is told to go
 (a case, a response, task.toml's env or timeout, ``--python``, the runner,
 an overlay instead of a copy) -> it is discarded and the run starts cold.
 
-``test`` runs each case once: there a case's run is started held as soon as
-it is staged, while the cases before it hold every runner slot (``-j N``),
-and at its turn it goes if still the same (:func:`at_its_turn`), so that
-its interpreter and namespace start on what CPU the running verifiers
-leave rather than in a slot. The pytest plugin, which runs cases one at a
-time, starts the next case held as one is about to run (:meth:`WarmRuns.start`).
+``test`` runs each case once: where ``-j N`` leaves a CPU idle, a case's run
+is started held as soon as it is staged, while the cases before it hold
+the N runner slots, and at its turn it goes if still the same
+(:func:`at_its_turn`), so that its interpreter and namespace start on the
+idle CPU rather than in a slot. The pytest plugin, which runs cases one at
+a time, starts the next case held as one is about to run (:meth:`WarmRuns.start`).
 A Harbor job's replays (``test JOB``, and the stand-ins they use) stay cold:
 their sessions are the trials' own.
 
