@@ -80,6 +80,15 @@ def _env_word(text: str) -> str:
     return text
 
 
+def _module_names(text: str) -> tuple[str, ...]:
+    """``--preload numpy,pandas``: dotted module names, comma-separated."""
+    names = tuple(name.strip() for name in text.split(",") if name.strip())
+    bad = [name for name in names if not all(part.isidentifier() for part in name.split("."))]
+    if bad or not names:
+        raise argparse.ArgumentTypeError(f"{text!r}: give module names, comma-separated (numpy,pandas)")
+    return names
+
+
 #: Every option, once: (flags, the commands that take it, whether it is one of
 #: the engine's Options, argparse's keywords). ``help`` may name a text per
 #: command; ``group`` puts options in one mutually exclusive group.
@@ -257,6 +266,18 @@ OPTIONS: list[tuple[tuple[str, ...], tuple[str, ...], bool, dict]] = [
         dict(
             action="store_true",
             help="run the case in environment-server mode (with its response) and in Harbor mode (none)",
+        ),
+    ),
+    (
+        ("--preload",),
+        (TUI, "watch", "test"),
+        True,
+        dict(
+            metavar="MODULES",
+            type=_module_names,
+            default=(),
+            help="a run started ahead imports these modules (comma-separated) while it waits, before the "
+            "task's files are read (off by default; see the README's warm runs)",
         ),
     ),
     (("--no-watch",), (TUI,), False, dict(action="store_true", help="start with live reload off")),

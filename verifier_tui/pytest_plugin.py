@@ -24,6 +24,7 @@ collected (not ``testpaths`` or the current folder).
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -122,6 +123,18 @@ class VerifierCases:
         if error is not None:  # one --verifier-python for every task: said once, nothing run
             self.collection.close()
             raise pytest.UsageError(f"--verifier-python {error}")
+        from verifier_tui.engine.suite import warm_up
+
+        workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))  # each runs its cases one at a time
+        for group in self.collection.groups:
+            warm_up(group, workers)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> None:
+        """As a case is about to run, the next one (of the same task) is
+        started held: its interpreter starts while this one runs."""
+        if isinstance(nextitem, VerifierCase) and isinstance(item, VerifierCase) and nextitem.group is item.group:
+            nextitem.start_ahead()
 
     @pytest.hookimpl(wrapper=True)
     def pytest_make_collect_report(self, collector: pytest.Collector) -> Any:
@@ -222,6 +235,17 @@ class VerifierCase(pytest.Item):
     @property
     def group(self) -> TaskCases:
         return self.parent.group  # type: ignore[union-attr]
+
+    def start_ahead(self) -> None:
+        group = self.group
+        if self.problem is not None or group.error is not None or group.session is None:
+            return  # not run, or a trial (replays stay cold)
+        if group.session.task.config.refused:
+            return  # not run either (runtest)
+        try:
+            group.start_ahead(self.case)
+        except OSError:
+            pass  # its own run will say why it cannot be staged
 
     def runtest(self) -> None:
         if self.problem is not None:

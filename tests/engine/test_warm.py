@@ -9,17 +9,39 @@ that went (``Held.went``), never by timing.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
+import re
 import shutil
+import signal
 import subprocess
 import sys
+import textwrap
+import time
+from pathlib import Path
 
 import pytest
 
-from tests.helpers import HANG_GUARD_S, PY, RUNNER, TASKS_WITH_CASES, make_task, process_gone, wait_gone
+from tests.helpers import (
+    HANG_GUARD_S,
+    PY,
+    RUNNER,
+    SAY_STARTED,
+    TASKS_WITH_CASES,
+    TOOL,
+    copy_example,
+    has_started,
+    make_task,
+    process_gone,
+    processes_with,
+    run_tool,
+    wait_gone,
+    wait_none_with,
+)
 from verifier_tui.engine import warm
 from verifier_tui.engine.record import replace
-from verifier_tui.engine.session import Options, Session
+from verifier_tui.engine.session import Options, Session, cpu_count
+from verifier_tui.engine.suite import COLD, arun_groups, collect
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="checks processes through /proc")
 
@@ -256,3 +278,194 @@ def test_a_tasks_own_runner_stays_cold(tmp_path, sandbox):
     first, waiting, second = _run(scenario())
     assert waiting == {}
     assert first.verdict.rewards == second.verdict.rewards == {"reward": 1.0}
+
+
+# ---------------------------------------------------------------------------
+# test: a case's run is started held once staged, and goes at its turn, where
+# -j leaves a CPU idle (-j 1 here)
+
+IDLE_CPU = pytest.mark.skipif(cpu_count() < 2, reason="test holds its cases only where a CPU is idle: -j 1 needs 2")
+
+
+@pytest.fixture
+def recorded(monkeypatch) -> list:
+    """Every held run started, in order."""
+    made: list = []
+
+    class Recorded(warm.Held):
+        def __init__(self, *args, **kwargs) -> None:
+            super().__init__(*args, **kwargs)
+            made.append(self)
+
+    monkeypatch.setattr(warm, "Held", Recorded)
+    return made
+
+
+def _test_cases(folder, options: Options, jobs: int) -> dict:
+    """``test -j jobs`` over ``folder`` through the engine: each case's result by ``task::case``."""
+    with collect([folder], options) as collection:
+        groups = collection.runnable
+        ran = asyncio.run(asyncio.wait_for(arun_groups(groups, jobs), HANG_GUARD_S))
+        return {
+            group.item_name(case.name): result
+            for group, results in zip(groups, ran, strict=True)
+            for case, result in zip(group.cases, results, strict=True)
+        }
+
+
+def _without_the_switch(data):
+    """``data`` less the name of the switch that turns warm runs off (a
+    variable of the user's, which the report lists as not passed)."""
+    if isinstance(data, dict):
+        return {key: _without_the_switch(value) for key, value in data.items()}
+    if isinstance(data, list):
+        return [_without_the_switch(item) for item in data if item != COLD]
+    return data
+
+
+@IDLE_CPU
+def test_every_example_case_of_test_goes_warm_and_as_cold(tmp_path, sandbox, recorded, monkeypatch):
+    folder = tmp_path / "tasks"
+    for name in TASKS_WITH_CASES:
+        copy_example(name, folder / name)
+    options = Options(python=PY)
+    monkeypatch.setenv(COLD, "1")
+    cold = _test_cases(folder, options, jobs=1)
+    assert recorded == []
+    monkeypatch.delenv(COLD)
+    hot = _test_cases(folder, options, jobs=1)
+    assert len(hot) > len(TASKS_WITH_CASES)
+    assert len(recorded) == len(hot) and all(held.went for held in recorded)
+    assert all(process_gone(held.proc.pid) for held in recorded)
+    for name, result in hot.items():
+        assert _without_the_switch(_comparable(result)) == _without_the_switch(_comparable(cold[name])), name
+        assert result.expected_matched is cold[name].expected_matched is not None, name
+
+
+def test_with_every_cpu_running_a_case_test_holds_none(example, sandbox, recorded):
+    """A held start would only compete with the running verifiers."""
+    results = _test_cases(example("hello-file"), Options(python=PY), jobs=cpu_count())
+    assert len(results) == 4 and all(result.expected_matched for result in results.values())
+    assert recorded == []
+
+
+def _no_timings(text: str) -> str:
+    """The tool's output less its durations (the table's time column, JSON's ``*_s``, JUnit's ``time``),
+    the CPU a limited run was bound to (whichever was free) and the scratch
+    folder's name (the copy sandbox's workspace is in it)."""
+    text = re.sub(r"verifier-tui-\w+/stage-\d+", "SCRATCH/STAGE", text)
+    text = re.sub(r"\s+\d+(\.\d+)? m?s$", "", text, flags=re.M)
+    text = re.sub(r'"\w+_s": [\d.e-]+', '"_s": 0', text)
+    text = re.sub(r'"cpu_list": \[[\d,\s]*\]', '"cpu_list": []', text)
+    return re.sub(r' time="[\d.]+"', "", text)
+
+
+@IDLE_CPU
+def test_test_reports_the_same_warm_and_cold(env, example, tmp_path, sandbox):
+    """``test -j 1``: the table, --json and JUnit as with every case started cold."""
+    env["VERIFIER_TUI_SANDBOX"] = sandbox
+    task_dir = example("hello-file")
+    said = {}
+    for mode, switch in (("warm", {}), ("cold", {COLD: "1"})):
+        junit = tmp_path / f"{mode}.xml"
+        table = run_tool(dict(env, **switch), "test", "-j", "1", task_dir, "--junit", junit, "--python", PY)
+        document = run_tool(dict(env, **switch), "test", "-j", "1", "--json", task_dir, "--python", PY)
+        assert table.returncode == document.returncode == 0, table.stderr + document.stderr
+        data = _without_the_switch(json.loads(document.stdout))
+        said[mode] = (table.stdout, _no_timings(json.dumps(data, indent=1)), junit.read_text(encoding="utf-8"))
+    assert len(json.loads(said["warm"][1])["cases"]) == 4
+    assert [_no_timings(text) for text in said["warm"]] == [_no_timings(text) for text in said["cold"]]
+
+
+def _slow_task(root: Path) -> Path:
+    """A task of three cases whose verifier says it started, then sleeps."""
+    task_dir = make_task(
+        root,
+        "import time\n\ndef verify(workspace):\n" + textwrap.indent(SAY_STARTED, "    ") + "    time.sleep(300)\n",
+    )
+    for case in ("one", "two", "three"):
+        (task_dir / "cases" / case / "workspace").mkdir(parents=True)
+        (task_dir / "cases" / case / "expected.json").write_text('{"exit_code": 0}')
+    return task_dir
+
+
+def _held_stages(scratch: str) -> set[str]:
+    """The stages whose runs were started held and still run (found by their
+    command lines, which name the stage, and their environment)."""
+    stages = set()
+    for pid in processes_with(scratch):
+        try:
+            environ = Path(f"/proc/{pid}/environ").read_bytes()
+            command = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+        except OSError:
+            continue
+        if f"{warm.VARIABLE}=".encode() in environ:
+            stages.update(re.findall(r"/(stage-[^/\x00]+)", command))
+    return stages
+
+
+@IDLE_CPU
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_nothing_held_outlives_test_stopped_mid_run(env, tmp_path, sandbox, sig):
+    env["VERIFIER_TUI_SANDBOX"] = sandbox
+    task_dir = _slow_task(tmp_path / "slow")
+    scratch = env["TMPDIR"]
+    proc = subprocess.Popen(
+        TOOL + ["test", "-j", "1", str(task_dir), "--python", PY],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        # One case runs; the next, staged, waits for the one slot with its runner started.
+        while not (has_started(scratch) and len(_held_stages(scratch)) >= 2):
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline, "no case started, or none waits held"
+            time.sleep(0.05)
+        proc.send_signal(sig)
+        _out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 128 + sig and "Traceback" not in err, (proc.returncode, err)
+    assert wait_none_with(scratch) == [], "a run, or one held, outlived the command"
+    assert list(Path(scratch).iterdir()) == []
+
+
+@IDLE_CPU
+def test_a_case_that_went_warm_and_timed_out_leaves_nothing(tmp_path, sandbox, recorded):
+    task_dir = _slow_task(tmp_path / "slow")
+    shutil.rmtree(task_dir / "cases" / "three")
+    results = _test_cases(task_dir, Options(python=PY, timeout=1), jobs=1)
+    assert [result.outcome.slug for result in results.values()] == ["timed_out", "timed_out"]
+    assert len(recorded) == 2 and all(held.went for held in recorded)
+    assert all(wait_gone(held.proc.pid) for held in recorded)
+    assert wait_none_with(str(tmp_path / "slow")) == []
+
+
+@IDLE_CPU
+def test_preload_imports_the_modules_in_the_runs_started_ahead_and_says_so(env, tmp_path):
+    """``test --preload``: every case starts held, so every verifier finds the module imported."""
+    verifier = """\
+        import sys
+
+        def verify(workspace):
+            return 1.0 if "colorsys" in sys.modules else 0.0
+    """
+    task_dir = make_task(tmp_path / "preloaded", verifier, cases={"a": {}, "b": {}})
+    for case in ("a", "b"):
+        (task_dir / "cases" / case / "expected.json").write_text('{"rewards": {"reward": 1.0}}')
+    table = run_tool(env, "test", "-j", "1", task_dir, "--preload", "colorsys", "--python", PY)
+    document = run_tool(env, "test", "-j", "1", "--json", task_dir, "--preload", "colorsys", "--python", PY)
+    assert table.returncode == document.returncode == 0, table.stdout + document.stdout
+    assert table.stdout.splitlines()[0].endswith(" · preloads colorsys")
+    assert "2 passed, 0 failed" in table.stdout
+    assert [case["preload"] for case in json.loads(document.stdout)["cases"]] == [["colorsys"], ["colorsys"]]
+    # With every CPU running a case, none is started ahead: nothing is preloaded, nor said to be.
+    busy = run_tool(env, "test", "-j", str(cpu_count()), "--json", task_dir, "--preload", "colorsys", "--python", PY)
+    assert busy.returncode == 1  # the verifiers score 0.0
+    assert ["preload" in case for case in json.loads(busy.stdout)["cases"]] == [False, False]

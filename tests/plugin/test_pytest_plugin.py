@@ -10,6 +10,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from tests.helpers import PY, copy_example, inner_pytest_options, make_task, run_tool, sandbox_trial
+from verifier_tui.engine.session import cpu_count
 
 PYTHON_OPTION = "--verifier-python=" + PY
 
@@ -227,3 +228,23 @@ def test_a_task_harbor_would_refuse_fails_its_cases_and_says_why(pytester):
     done = run(pytester, "--verifier-cases", "tasks", "-v")
     done.assert_outcomes(failed=1)
     done.stdout.fnmatch_lines(["*Harbor would refuse this task: *version = 1 is not a string*"])
+
+
+@pytest.mark.skipif(cpu_count() < 2, reason="the next case is held only where a CPU is idle for it")
+def test_each_case_after_the_first_of_a_task_runs_from_a_held_start(pytester, sandbox, monkeypatch):
+    """As a case runs, the next is started held (engine/warm.py): its
+    verifier sees, in the environment its process started with, the variable
+    a held runner waits on, and scores 1.0 for it; the first case started cold."""
+    from verifier_tui.engine.warm import VARIABLE
+
+    monkeypatch.delenv("PYTEST_XDIST_WORKER_COUNT", raising=False)  # the inner pytest has no workers
+
+    verifier = f"""\
+        def verify(workspace):
+            with open("/proc/self/environ", "rb") as environ:
+                return 1.0 if b"{VARIABLE}=" in environ.read() else 0.0
+    """
+    task_dir = make_task(pytester.path / "tasks" / "warmth", verifier, cases={"a": {}, "b": {}, "c": {}})
+    for case, reward in (("a", 0.0), ("b", 1.0), ("c", 1.0)):
+        (task_dir / "cases" / case / "expected.json").write_text(f'{{"rewards": {{"reward": {reward}}}}}')
+    run(pytester, "--verifier-cases", "tasks", "-v").assert_outcomes(passed=3)

@@ -16,8 +16,9 @@ SEES = """
 """
 
 
-def _held(sandbox):
-    """The runner started warm and not yet told to go: (process, go pipe)."""
+def _held(sandbox, extra=None):
+    """The runner started warm (its environment also holding ``extra``) and
+    not yet told to go: (process, go pipe)."""
     read, go = os.pipe()
     high = fcntl.fcntl(read, fcntl.F_DUPFD_CLOEXEC, 10)
     os.close(read)
@@ -32,7 +33,7 @@ def _held(sandbox):
     proc = subprocess.Popen(
         [str(sandbox.python), str(sandbox.runner)] + args,
         cwd=str(sandbox.root),
-        env=clean_env(extra={WARM_VARIABLE: str(high)}),
+        env=clean_env(extra=dict(extra or {}, **{WARM_VARIABLE: str(high)})),
         pass_fds=(high,),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
@@ -68,3 +69,20 @@ def test_a_held_runner_discarded_without_go_runs_nothing(sandbox):
     stdout, stderr = proc.communicate(timeout=60)
     assert (proc.returncode, stdout, stderr) == (0, b"", b"")
     assert list(sandbox.reward_dir.iterdir()) == []
+
+
+def test_a_held_runner_imports_the_modules_to_preload_before_its_go(any_sandbox):
+    """verifier-tui's --preload: the names (one that does not import is
+    passed over) imported before the wait; the variable gone, as the go pipe's."""
+    any_sandbox.verifier("""
+        import os, sys
+        def verify(workspace):
+            print("colorsys" in sys.modules, "VERIFIER_TUI_PRELOAD" in os.environ)
+            return 1.0
+    """)
+    proc, go = _held(any_sandbox, {"VERIFIER_TUI_PRELOAD": "no_such_module_here,colorsys"})
+    os.write(go, b"g")
+    os.close(go)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 0, stderr
+    assert stdout.decode() == "True False\n"

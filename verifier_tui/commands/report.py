@@ -33,6 +33,7 @@ from verifier_tui.words.run import (
     more_text,
     near_miss_line,
     path_from,
+    preload_words,
     runner_words,
     shadow_lines,
     stuck_line,
@@ -70,6 +71,9 @@ def header(session, result: RunResult | None = None) -> str:
     runner = runner_words(session)
     if runner:
         parts.append(runner)
+    preload = preload_words(session)
+    if preload:
+        parts.append(preload)
     return " · ".join(parts)
 
 
@@ -91,6 +95,8 @@ def result_json(session, result: RunResult) -> dict[str, Any]:
     data["task"] = str(session.task.root)
     data["task_name"] = session.task.name
     data["notices"] = notices(session, result)
+    if session.options.preload and session.warm is not None:  # only runs started ahead preload
+        data["preload"] = list(session.options.preload)
     return data
 
 
@@ -289,7 +295,8 @@ def group_lines(group, results: list[RunResult]) -> list[str]:
     out: list[str] = []
     session = group.session
     verifier = f" · verifier {here(session.verifier)}" if session and session.verifier else ""
-    out.append(f"task {group.name}{verifier}")
+    preload = preload_words(session) if session and session.warm is not None else None  # held runs only
+    out.append(f"task {group.name}{verifier}" + (f" · {preload}" if preload else ""))
     if group.error is not None:
         out.append(f"!  not tested: {group.error}")
     if results:

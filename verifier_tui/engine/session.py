@@ -73,6 +73,7 @@ class Options:
     task_id: str | None = None  # a row of the task's tasks.jsonl (or of --task-data's .jsonl)
     runner: str = "ours"  # "task": the runner the task ships in tests/.ng/
     env: tuple[str, ...] = ()  # --env words: NAME (from the user's environment) or NAME=VALUE
+    preload: tuple[str, ...] = ()  # --preload: modules a run started ahead imports while it waits
 
 
 # The machine's own top folders: none is an agent's workspace, and staging
@@ -444,14 +445,16 @@ class Session:
             result = self._with_fallback_note(self._run(spec, trigger))
         return result
 
-    def keep_warm(self) -> None:
-        """From now on, after each :meth:`arun` the next run of its stage is
-        started ahead and waits (:mod:`verifier_tui.engine.warm`): for the
-        faces that re-run on every save (``watch``, the TUI)."""
+    def keep_warm(self, again: bool = True) -> None:
+        """From now on runs start held (:mod:`verifier_tui.engine.warm`):
+        with ``again``, after each :meth:`arun` the next run of its stage is
+        started ahead and waits (the faces that re-run on every save:
+        ``watch``, the TUI); and a run given a ``gate`` (``test``) starts held
+        once staged, so that at its turn it only has to go."""
         if self.warm is None:
             from verifier_tui.engine.warm import WarmRuns
 
-            self.warm = WarmRuns(self._claim, self._release)
+            self.warm = WarmRuns(self._claim, self._release, again, self.options.preload)
 
     def _fall_back(self, result: RunResult) -> bool:
         """A namespace the probe (or its cached answer) promised did not set
@@ -475,14 +478,17 @@ class Session:
         return result
 
     def _run(self, spec: RunSpec | None, trigger: str) -> RunResult:
+        from verifier_tui.engine.warm import bound, prepare_held
+
         spec = spec or self.spec()
         sequence = self.next_sequence()
         stage = self._claim(spec)
+        waiting = self.warm.take(stage) if self.warm is not None else None
         try:
-            prepared = prepare(spec, stage)
+            prepared, held = prepare_held(spec, stage, waiting)
             if prepared.start_error or prepared.shim_refusal:
                 return self._not_started(prepared, trigger, sequence)
-            with bound_argv(prepared) as argv:
+            with bound_argv(prepared) if held is None else bound(prepared, held) as argv:
                 done = run_process(
                     argv,
                     cwd=prepared.cwd,
@@ -492,9 +498,13 @@ class Session:
                     before_kill=prepared.before_kill,
                     init_lists_strays=prepared.stage.namespace,
                     memory_limit=prepared.memory_limit,
+                    held=held,
                 )
             return collect(prepared, done, trigger=trigger, sequence=sequence)
         finally:
+            if waiting is not None and not waiting.held.over:  # not the same run, or it failed to stage
+                stage.keep_ctl = False
+                waiting.held.discard()
             self._release(stage)
 
     async def arun(
@@ -529,7 +539,7 @@ class Session:
 
         from verifier_tui.engine.process import arun_process
         from verifier_tui.engine.to_the_end import to_the_end
-        from verifier_tui.engine.warm import bound, prepare_held
+        from verifier_tui.engine.warm import at_its_turn, bound, prepare_held
 
         spec = spec or self.spec()
         if self.warm is not None:
@@ -544,6 +554,9 @@ class Session:
             prepared, held = await to_the_end(asyncio.to_thread(prepare_held, spec, stage, waiting))
             if prepared.start_error or prepared.shim_refusal:
                 return self._not_started(prepared, trigger, sequence)
+            early = None
+            if held is None and gate is not None and self.warm is not None:
+                early = waiting = await self.warm.hold(prepared)  # started while it waits for its turn
             watcher = None
             if on_explain is not None:
                 watcher = asyncio.ensure_future(_wait_for_explain(prepared, on_explain))
@@ -554,6 +567,11 @@ class Session:
 
             try:
                 async with gate if gate is not None else nullcontext():
+                    if early is not None:
+                        self.warm.take(stage)
+                        prepared, held = await to_the_end(asyncio.to_thread(at_its_turn, early, spec))
+                        if prepared.start_error or prepared.shim_refusal:
+                            return self._not_started(prepared, trigger, sequence)
                     with bound_argv(prepared) if held is None else bound(prepared, held) as argv:
                         done = await arun_process(
                             argv,
@@ -573,6 +591,8 @@ class Session:
             result = await to_the_end(asyncio.to_thread(collect, prepared, done, trigger=trigger, sequence=sequence))
         finally:
             if waiting is not None and not waiting.held.over:  # cancelled before it could go
+                if self.warm is not None:
+                    self.warm.take(stage)
                 stage.keep_ctl = False
                 waiting.held.discard()
             self._release(stage)

@@ -16,6 +16,15 @@ has read its ``.pth`` files), the same task.toml -> the held child is told to go
 (a case, a response, task.toml's env or timeout, ``--python``, the runner,
 an overlay instead of a copy) -> it is discarded and the run starts cold.
 
+``test`` runs each case once: where ``-j N`` leaves a CPU idle, a case's run
+is started held as soon as it is staged, while the cases before it hold
+the N runner slots, and at its turn it goes if still the same
+(:func:`at_its_turn`), so that its interpreter and namespace start on the
+idle CPU rather than in a slot. The pytest plugin, which runs cases one at
+a time, starts the next case held as one is about to run (:meth:`WarmRuns.start`).
+A Harbor job's replays (``test JOB``, and the stand-ins they use) stay cold:
+their sessions are the trials' own.
+
 Runs stay cold where a held child cannot be the cold one: a task's own
 runner and test.sh (they know nothing of the wait), ``explain``, and a
 workspace staged as an overlay (its lower layer, the user's folder, may
@@ -46,6 +55,10 @@ if TYPE_CHECKING:
 
 VARIABLE = "VERIFIER_TUI_WARM"
 """Set (to the go pipe's fd) only in a held runner's environment; the runner removes it first thing."""
+
+PRELOAD = "VERIFIER_TUI_PRELOAD"
+"""``--preload``'s modules, comma-separated, in a held runner's environment:
+it imports them before it waits (and removes the variable first thing)."""
 
 MAX_AGE_S = 180.0
 """A held run older than this is started anew: what it read at its start
@@ -146,18 +159,35 @@ def prepare_held(spec: RunSpec, stage: Stage, waiting: Waiting | None) -> tuple[
         prepared = prepare(spec, stage)
     finally:
         stage.keep_ctl = False
-    if (
-        eligible(prepared)
-        and waiting.held.waiting
-        and time.monotonic() - waiting.born < MAX_AGE_S
-        and fingerprint(prepared) == waiting.fingerprint
-    ):
+    if still_the_same(waiting, prepared):
         if waiting.prepared.marker is not None:  # the held runner's mark finds its strays
             prepared.marker = waiting.prepared.marker
             prepared.env = dict(prepared.env, **{MARKER: prepared.marker})
         return prepared, waiting.held
     waiting.held.discard()
     return prepare(spec, stage), None  # the namespace's ctl emptied, for a cold one
+
+
+def at_its_turn(waiting: Waiting, spec: RunSpec) -> tuple[Prepared, Held | None]:
+    """A run held while it waited for its turn (:meth:`WarmRuns.hold`), now
+    taken: it goes if :func:`still_the_same`; else it is discarded and its
+    stage staged again, for a cold run."""
+    stage = waiting.prepared.stage
+    stage.keep_ctl = False
+    if still_the_same(waiting, waiting.prepared):
+        return waiting.prepared, waiting.held
+    waiting.held.discard()
+    return prepare(spec, stage), None
+
+
+def still_the_same(waiting: Waiting, prepared: Prepared) -> bool:
+    """Whether ``waiting`` (alive, young enough) is the run ``prepared`` would start now."""
+    return (
+        eligible(prepared)
+        and waiting.held.waiting
+        and time.monotonic() - waiting.born < MAX_AGE_S
+        and fingerprint(prepared) == waiting.fingerprint
+    )
 
 
 @contextmanager
@@ -187,14 +217,26 @@ def bound(prepared: Prepared, held: Held) -> Iterator[list[str]]:
 
 
 class WarmRuns:
-    """A session's held runs, one per stage, started after each run.
+    """A session's held runs, one per stage, started after each run
+    (``again``), and runs held while they wait for their turn (:meth:`hold`).
 
     ``claim(spec)`` and ``release(stage)`` are the session's: a stage being
     staged for a held run is busy like one being run."""
 
-    def __init__(self, claim: Callable[[RunSpec], Stage], release: Callable[[Stage], None]) -> None:
+    def __init__(
+        self,
+        claim: Callable[[RunSpec], Stage],
+        release: Callable[[Stage], None],
+        again: bool = True,
+        preload: tuple[str, ...] = (),
+    ) -> None:
         self._claim = claim
         self._release = release
+        self.again = again
+        """After a run, start its next one ahead (re-runs: watch, the TUI); not
+        for ``test``, whose cases each run once."""
+        self.preload = preload
+        """Modules a held runner imports before it waits (``--preload``)."""
         self.waiting: dict[int, Waiting] = {}  # id(stage): its held run
         self._starting: set[asyncio.Future] = set()
         self._timers: dict[int, asyncio.TimerHandle] = {}
@@ -227,7 +269,7 @@ class WarmRuns:
         """A run of ``spec`` is over: start the next one ahead (on the running loop)."""
         import asyncio
 
-        if self.closed or spec.runner is not None or spec.via_test_sh or spec.explain_only:
+        if not self.again or self.closed or spec.runner is not None or spec.via_test_sh or spec.explain_only:
             return  # never held (eligible): not worth staging to find out
         task = asyncio.ensure_future(self._start(spec))
         self._starting.add(task)
@@ -250,19 +292,8 @@ class WarmRuns:
                 stage.keep_ctl = False
                 old.held.discard()
             prepared = await to_the_end(asyncio.to_thread(prepare, spec, stage))
-            if self.closed or not eligible(prepared):
+            if await self.hold(prepared) is None:
                 return
-            printed = await to_the_end(asyncio.to_thread(fingerprint, prepared))
-            if self.closed:
-                return
-            # Started here, on the loop's thread, which lives as long as the
-            # tool: the parent-death signal follows the thread that started it.
-            try:
-                held = Held(prepared.argv, cwd=prepared.cwd, env=prepared.env, variable=VARIABLE)
-            except OSError:
-                return  # the run itself will say why it cannot start
-            stage.keep_ctl = True
-            self.waiting[id(stage)] = Waiting(held, prepared, printed, time.monotonic())
             self._timers[id(stage)] = asyncio.get_running_loop().call_later(MAX_AGE_S, self._expire, stage, spec)
             if len(self.waiting) > MAX_WAITING:
                 oldest = min(self.waiting.values(), key=lambda w: w.born)
@@ -271,6 +302,48 @@ class WarmRuns:
                 oldest.held.discard()
         finally:
             self._release(stage)
+
+    async def hold(self, prepared: Prepared) -> Waiting | None:
+        """Start ``prepared`` (staged, its stage the caller's) now, held; None
+        when it may not be (:func:`eligible`). A run that waits for its turn
+        (``test``'s next cases, while every runner slot is taken) is held
+        meanwhile, then goes if :func:`still_the_same`."""
+        import asyncio
+
+        if self.closed or not eligible(prepared):
+            return None
+        printed = await to_the_end(asyncio.to_thread(fingerprint, prepared))
+        # Started here, on the loop's thread, which lives as long as the
+        # tool: the parent-death signal follows the thread that started it.
+        return self._held(prepared, printed)
+
+    def start(self, spec: RunSpec) -> None:
+        """Start a run of ``spec`` now, held, from a blocking caller on the
+        thread that runs its runs (the pytest plugin, as the case before it
+        is about to run); :meth:`Session.run` finds it as :meth:`after`'s."""
+        stage = self._claim(spec)
+        try:
+            old = self.take(stage)
+            if old is not None:
+                stage.keep_ctl = False
+                old.held.discard()
+            prepared = prepare(spec, stage)
+            if eligible(prepared):
+                self._held(prepared, fingerprint(prepared))
+        finally:
+            self._release(stage)
+
+    def _held(self, prepared: Prepared, printed: tuple) -> Waiting | None:
+        if self.closed:
+            return None
+        env = dict(prepared.env, **{PRELOAD: ",".join(self.preload)}) if self.preload else prepared.env
+        try:
+            held = Held(prepared.argv, cwd=prepared.cwd, env=env, variable=VARIABLE)
+        except OSError:
+            return None  # the run itself will say why it cannot start
+        prepared.stage.keep_ctl = True
+        waiting = self.waiting[id(prepared.stage)] = Waiting(held, prepared, printed, time.monotonic())
+        return waiting
 
     def _expire(self, stage: Stage, spec: RunSpec) -> None:
         self._timers.pop(id(stage), None)

@@ -282,6 +282,12 @@ def runner_words(session: Any) -> str | None:
     return "our runner (= the task's)" if own.same_as_ours else "our runner (the task's differs)"
 
 
+def preload_words(session: Any) -> str | None:
+    """The header's word on ``--preload`` (None when off)."""
+    preload = session.options.preload
+    return f"preloads {', '.join(preload)}" if preload else None
+
+
 def shadow_lines(explain: dict[str, Any] | None, show_path: Callable[[str], str]) -> list[str]:
     """The standard-library modules shadowed by the task's own files, as sentences."""
     from verifier_tui.engine.diagnosis import shadow_text, stdlib_shadows

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from textual.content import Content
 from textual.widgets import Static
 
-from verifier_tui.words.run import MODE_NAMES, limits_words, runner_words
+from verifier_tui.words.run import MODE_NAMES, limits_words, preload_words, runner_words
 
 if TYPE_CHECKING:
     from verifier_tui.engine.session import Session
@@ -62,6 +62,9 @@ class HeaderLine(Static):
         if runner is not None:  # only when the task ships its own runner
             differs = session.task.own_runner is not None and not session.task.own_runner.same_as_ours
             parts += [SEP, (runner, "bold $warning" if differs else "bold"), (" R", KEY)]
+        preload = preload_words(session)
+        if preload is not None:
+            parts += [SEP, (preload, LABEL)]
         self._choices = Content.assemble(*parts)
         # How runs are kept apart from the user's files (engine/sandbox/isolation.py):
         # the kind here, the whole sentence (and why a copy) on hover.

@@ -1,0 +1,27 @@
+"""``--preload`` in the TUI: said in the header, and imported by the runs
+started ahead (every run after the first), never by the first, which starts
+cold. The real app and the real runner."""
+
+from __future__ import annotations
+
+from tests.helpers import make_task
+from tests.tui.app_under_test import make_app, widget_text
+
+SEES_COLORSYS = """\
+    import sys
+
+    def verify(workspace):
+        return 1.0 if "colorsys" in sys.modules else 0.0
+"""
+
+
+async def test_the_runs_started_ahead_import_the_modules_to_preload(tmp_path):
+    app = make_app(make_task(tmp_path / "tasks" / "preloaded", SEES_COLORSYS), watch=False, preload=("colorsys",))
+    async with app.run_test(size=(160, 40)) as pilot:
+        first = await app.wait_for_runs(1)
+        await pilot.pause()
+        assert "preloads colorsys" in widget_text(app, "#header")
+        await pilot.press("r")
+        second = await app.wait_for_runs(2)
+    assert first.verdict.rewards == {"reward": 0.0}  # started cold: nothing preloaded
+    assert second.verdict.rewards == {"reward": 1.0}
