@@ -468,4 +468,4 @@ def test_preload_imports_the_modules_in_the_runs_started_ahead_and_says_so(env, 
     # With every CPU running a case, none is started ahead: nothing is preloaded, nor said to be.
     busy = run_tool(env, "test", "-j", str(cpu_count()), "--json", task_dir, "--preload", "colorsys", "--python", PY)
     assert busy.returncode == 1  # the verifiers score 0.0
-    assert ["preload" in case for case in json.loads(busy.stdout)["cases"]] == [False, False]
+    assert [case["preload"] for case in json.loads(busy.stdout)["cases"]] == [[], []]

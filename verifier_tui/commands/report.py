@@ -95,8 +95,8 @@ def result_json(session, result: RunResult) -> dict[str, Any]:
     data["task"] = str(session.task.root)
     data["task_name"] = session.task.name
     data["notices"] = notices(session, result)
-    if session.options.preload and session.warm is not None:  # only runs started ahead preload
-        data["preload"] = list(session.options.preload)
+    # only runs started ahead preload; the key is always there, as every other is
+    data["preload"] = list(session.options.preload) if session.warm is not None else []
     return data
 
 
