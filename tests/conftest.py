@@ -21,10 +21,26 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
 pytest_plugins = ["pytester"]
 
 
+@pytest.fixture(scope="session")
+def shared_cache(tmp_path_factory):
+    return tmp_path_factory.mktemp("xdg-cache")
+
+
+@pytest.fixture
+def private_cache(tmp_path):
+    """A cache folder of this test's own, empty at its start: for the tests
+    about the cache, or about what the tool does before it has one."""
+    return tmp_path / "xdg-cache"
+
+
 @pytest.fixture(autouse=True)
-def private_cache(tmp_path, monkeypatch):
-    """The tool's caches go to ``tmp_path``, never to the user's ~/.cache."""
-    cache = tmp_path / "xdg-cache"
+def tool_cache(request, shared_cache, monkeypatch):
+    """``XDG_CACHE_HOME`` for the test and all it starts: never the user's
+    ~/.cache. One folder per worker, shared by its tests as a user's runs
+    share theirs, so the interpreter and namespace probes and the view's
+    skeletons are made once rather than in every test (a tenth of the
+    suite's CPU); :func:`private_cache` where a test asks for it."""
+    cache = request.getfixturevalue("private_cache") if "private_cache" in request.fixturenames else shared_cache
     monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
     return cache
 
@@ -51,13 +67,13 @@ def pytester(pytester, monkeypatch):
 
 
 @pytest.fixture
-def env(tmp_path, private_cache):
+def env(tmp_path, tool_cache):
     """The user's environment for a command a test starts, with the tool's
     caches and scratch folders kept in ``tmp_path``."""
     tmpdir = tmp_path / "tmpdir"
     tmpdir.mkdir()
     out = dict(os.environ)
-    out.update(XDG_CACHE_HOME=str(private_cache), TMPDIR=str(tmpdir))
+    out.update(XDG_CACHE_HOME=str(tool_cache), TMPDIR=str(tmpdir))
     return out
 
 
