@@ -9,6 +9,7 @@ that went (``Held.went``), never by timing.
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import os
 import re
@@ -469,3 +470,32 @@ def test_preload_imports_the_modules_in_the_runs_started_ahead_and_says_so(env, 
     busy = run_tool(env, "test", "-j", str(cpu_count()), "--json", task_dir, "--preload", "colorsys", "--python", PY)
     assert busy.returncode == 1  # the verifiers score 0.0
     assert [case["preload"] for case in json.loads(busy.stdout)["cases"]] == [[], []]
+
+
+def test_a_start_ahead_that_fails_costs_only_its_warmth(example, monkeypatch, caplog):
+    """Its error is neither raised nor printed when the tool ends ("Task
+    exception was never retrieved", with a traceback, on the user's
+    terminal); the next run starts cold and ends as it should."""
+    real_prepare = warm.prepare
+    calls = []
+
+    def prepare_then_fail(*args, **kwargs):
+        calls.append(args)
+        if len(calls) == 2:  # the first is the run's own; the second, the start ahead after it
+            raise OSError("no room left to stage")
+        return real_prepare(*args, **kwargs)
+
+    monkeypatch.setattr(warm, "prepare", prepare_then_fail)
+
+    async def scenario():
+        with Session(example("hello-file"), Options(python=PY, case="correct")) as session:
+            session.keep_warm()
+            first = await session.arun()
+            await session.warm.settle()
+            assert not session.warm.waiting  # nothing was held
+            return first, await session.arun()
+
+    first, second = _run(scenario())
+    gc.collect()  # an unretrieved task's error is logged when the task is collected
+    assert first.verdict.rewards == second.verdict.rewards == {"reward": 1.0}
+    assert "never retrieved" not in caplog.text

@@ -273,7 +273,17 @@ class WarmRuns:
             return  # never held (eligible): not worth staging to find out
         task = asyncio.ensure_future(self._start(spec))
         self._starting.add(task)
-        task.add_done_callback(self._starting.discard)
+        task.add_done_callback(self._started)
+
+    def _started(self, task: asyncio.Task) -> None:
+        self._starting.discard(task)
+        if not task.cancelled():
+            # A start ahead that failed costs only its warmth: the run itself
+            # starts cold and says what is wrong. Retrieved, its error is not
+            # printed as "never retrieved" when the tool ends, nor is the
+            # SystemExit that a SIGTERM or SIGHUP raised while it ran (that
+            # one still ends the loop).
+            task.exception()
 
     async def settle(self) -> None:
         """Wait for the held runs being started: a run then finds its stage's."""
