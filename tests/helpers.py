@@ -289,6 +289,33 @@ class LineReader:
                 return line
 
 
+def interrupted(env, args, ready, sig: int, never_ready: str) -> tuple[int, str]:
+    """``verifier-tui ARGS`` started, and ``sig`` sent to it once ``ready()``
+    holds (within 60 s, else the test fails saying ``never_ready``): its exit
+    status and stderr. A tool still running after that is killed."""
+    proc = subprocess.Popen(
+        TOOL + [str(arg) for arg in args],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not ready():
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline, never_ready
+            time.sleep(0.05)
+        proc.send_signal(sig)
+        _out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    return proc.returncode, err
+
+
 def start_watch(env, *args, cwd: Path | None = None) -> tuple[subprocess.Popen, LineReader]:
     """``verifier-tui watch ARGS`` started, with a reader of its output lines."""
     proc = subprocess.Popen(

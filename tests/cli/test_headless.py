@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import signal
-import subprocess
 import sys
 import textwrap
 import time
@@ -32,6 +31,7 @@ from tests.helpers import (
     TOOL,
     documented_fields,
     has_started,
+    interrupted,
     make_task,
     no_traceback,
     processes_with,
@@ -518,32 +518,19 @@ def test_a_signal_ends_the_run_and_removes_the_scratch(env, tmp_path, command, s
     )
     (task_dir / "cases" / "only" / "workspace").mkdir(parents=True)
     (task_dir / "cases" / "only" / "expected.json").write_text('{"exit_code": 0}')
-    proc = subprocess.Popen(
-        TOOL + command + [str(task_dir), "--python", PY],
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        deadline = time.monotonic() + 60
-        while not has_started(env["TMPDIR"]):
-            assert proc.poll() is None, proc.communicate()
-            assert time.monotonic() < deadline, "the verifier never started"
-            time.sleep(0.05)
+    scratch = env["TMPDIR"]
+
+    def ready() -> bool:
+        if not has_started(scratch):
+            return False
         # The runner (and, with namespaces, the init around it), by the scratch
         # folder on their command lines: a pid read inside a namespace means
         # nothing outside it.
-        scratch = env["TMPDIR"]
         assert processes_with(scratch), "the runner is not to be seen"
-        proc.send_signal(sig)
-        _out, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    assert proc.returncode == 128 + sig or (command[0] == "watch" and proc.returncode == 0), (proc.returncode, err)
+        return True
+
+    code, err = interrupted(env, [*command, task_dir, "--python", PY], ready, sig, "the verifier never started")
+    assert code == 128 + sig or (command[0] == "watch" and code == 0), (code, err)
     assert "Traceback" not in err
     assert wait_none_with(scratch) == [], "the runner outlived the command"
     assert list(Path(env["TMPDIR"]).iterdir()) == []

@@ -18,7 +18,18 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import HANG_GUARD_S, PY, TOOL, LineReader, make_task, no_python, no_traceback, other_python, run_tool
+from tests.helpers import (
+    HANG_GUARD_S,
+    PY,
+    TOOL,
+    LineReader,
+    make_task,
+    no_python,
+    no_traceback,
+    other_python,
+    run_tool,
+    start_watch,
+)
 
 PY27 = other_python("2.7")
 
@@ -234,16 +245,9 @@ def test_every_json_output_is_strict_json(env, tmp_path):
     ]
     for text in outputs:
         strict_json(text)
-    proc = subprocess.Popen(
-        TOOL + ["watch", "--json", str(task_dir), "--case", "fine", "--python", PY],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        stdin=subprocess.DEVNULL,
-        text=True,
-    )
+    proc, reader = start_watch(env, "--json", task_dir, "--case", "fine", "--python", PY)
     try:
-        line = LineReader(proc.stdout).next()
+        line = reader.next()
     finally:
         proc.send_signal(signal.SIGINT)
         proc.wait(timeout=HANG_GUARD_S)

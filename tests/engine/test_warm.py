@@ -18,7 +18,6 @@ import signal
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import pytest
@@ -29,9 +28,9 @@ from tests.helpers import (
     RUNNER,
     SAY_STARTED,
     TASKS_WITH_CASES,
-    TOOL,
     copy_example,
     has_started,
+    interrupted,
     make_task,
     process_gone,
     processes_with,
@@ -411,28 +410,15 @@ def test_nothing_held_outlives_test_stopped_mid_run(env, tmp_path, sandbox, sig)
     env["VERIFIER_TUI_SANDBOX"] = sandbox
     task_dir = _slow_task(tmp_path / "slow")
     scratch = env["TMPDIR"]
-    proc = subprocess.Popen(
-        TOOL + ["test", "-j", "1", str(task_dir), "--python", PY],
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        deadline = time.monotonic() + 60
+    code, err = interrupted(
+        env,
+        ["test", "-j", "1", task_dir, "--python", PY],
         # One case runs; the next, staged, waits for the one slot with its runner started.
-        while not (has_started(scratch) and len(_held_stages(scratch)) >= 2):
-            assert proc.poll() is None, proc.communicate()
-            assert time.monotonic() < deadline, "no case started, or none waits held"
-            time.sleep(0.05)
-        proc.send_signal(sig)
-        _out, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    assert proc.returncode == 128 + sig and "Traceback" not in err, (proc.returncode, err)
+        lambda: has_started(scratch) and len(_held_stages(scratch)) >= 2,
+        sig,
+        "no case started, or none waits held",
+    )
+    assert code == 128 + sig and "Traceback" not in err, (code, err)
     assert wait_none_with(scratch) == [], "a run, or one held, outlived the command"
     assert list(Path(scratch).iterdir()) == []
 
