@@ -458,6 +458,25 @@ def test_preload_imports_the_modules_in_the_runs_started_ahead_and_says_so(env, 
     assert [case["preload"] for case in json.loads(busy.stdout)["cases"]] == [[], []]
 
 
+def test_a_module_to_preload_that_does_not_import_is_named_in_the_runs_notices(example):
+    """The run started ahead goes on without it, and says so; the cold run
+    before it preloaded nothing, so it has nothing to say."""
+
+    async def scenario():
+        options = Options(python=PY, case="correct", preload=("no_such_module_here", "colorsys"))
+        with Session(example("hello-file"), options) as session:
+            return await _held_then_run(session, session.spec_for_case(session.task.cases[0]))
+
+    held, result = _run(scenario())
+    assert held.went
+    said = [notice for notice in result.notices if "--preload" in notice]
+    assert said == [
+        "--preload: no_such_module_here (ModuleNotFoundError: No module named 'no_such_module_here') "
+        "did not import; the run went on without it"
+    ]
+    assert result.verdict.rewards == {"reward": 1.0}
+
+
 def test_a_start_ahead_that_fails_costs_only_its_warmth(example, monkeypatch, caplog):
     """Its error is neither raised nor printed when the tool ends ("Task
     exception was never retrieved", with a traceback, on the user's

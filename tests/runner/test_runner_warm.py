@@ -1,6 +1,7 @@
 """The runner started warm: held before it reads anything, and then exactly a cold start."""
 
 import fcntl
+import json
 import os
 import subprocess
 import time
@@ -16,7 +17,7 @@ SEES = """
 """
 
 
-def _held(sandbox, extra=None):
+def _held(sandbox, extra=None, more_args=()):
     """The runner started warm (its environment also holding ``extra``) and
     not yet told to go: (process, go pipe)."""
     read, go = os.pipe()
@@ -29,6 +30,7 @@ def _held(sandbox, extra=None):
         str(sandbox.app),
         "--reward-dir",
         str(sandbox.reward_dir),
+        *more_args,
     ]
     proc = subprocess.Popen(
         [str(sandbox.python), str(sandbox.runner)] + args,
@@ -80,9 +82,16 @@ def test_a_held_runner_imports_the_modules_to_preload_before_its_go(any_sandbox)
             print("colorsys" in sys.modules, "VERIFIER_TUI_PRELOAD" in os.environ)
             return 1.0
     """)
-    proc, go = _held(any_sandbox, {"VERIFIER_TUI_PRELOAD": "no_such_module_here,colorsys"})
+    explain = any_sandbox.root / "explain.json"
+    proc, go = _held(
+        any_sandbox, {"VERIFIER_TUI_PRELOAD": "no_such_module_here,colorsys"}, ["--explain-to", str(explain)]
+    )
     os.write(go, b"g")
     os.close(go)
     stdout, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 0, stderr
     assert stdout.decode() == "True False\n"
+    # The one passed over is named, with why, for the tool to say.
+    assert json.loads(explain.read_text())["preload_failed"] == [
+        "no_such_module_here (ModuleNotFoundError: No module named 'no_such_module_here')"
+    ]

@@ -45,6 +45,7 @@ EXPLAIN_SHAPE: dict[str, Any] = {
     "sys_path": [_ROW_SYS_PATH],
     "modules": {"*": {"resolved": _TEXT, "shadowed": [str]}},
     "preloaded_nemo_gym": _TEXT,
+    "preload_failed": [str],
     "available": [str],
     "verify": ({"signature": str, "is_async": bool, "type": str, "defined_in": _TEXT, "line": (int, _NONE)}, _NONE),
     "parameters": [_ROW_PARAMETER],

@@ -315,6 +315,9 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
     if written:
         shown = ", ".join(written[:5]) + (f" +{len(written) - 5} more" if len(written) > 5 else "")
         notices.append(f"the run wrote your own files (outside its scratch folder): {shown}")
+    explain = read_explain(prepared) or (contract_explanation(prepared) if done is not None else None)
+    for failed in (explain or {}).get("preload_failed") or ():
+        notices.append(f"--preload: {failed} did not import; the run went on without it")
     return RunResult(
         outcome=outcome,
         exit_code=returncode if signal is None and not timed_out else None,
@@ -325,7 +328,7 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
         verdict=verdict,
         stdout=stdout,
         stderr=stderr,
-        explain=read_explain(prepared) or (contract_explanation(prepared) if done is not None else None),
+        explain=explain,
         phases=read_phases(prepared),
         case=spec.case,
         verifier=spec.verifier,
