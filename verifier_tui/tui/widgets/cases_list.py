@@ -10,6 +10,7 @@ from textual.widgets.option_list import Option
 
 from verifier_tui.engine.model import RunResult
 from verifier_tui.engine.task.cases import Case
+from verifier_tui.tui.widgets import redraw
 from verifier_tui.tui.widgets.status_style import status_of
 from verifier_tui.words.run import NOT_RUN, OUTDATED, RUNNING, short_reward
 
@@ -45,7 +46,7 @@ class CasesList(OptionList):
         ]
         if same:
             for index, prompt in enumerate(prompts):
-                self.replace_option_prompt_at_index(index, prompt)
+                redraw.replace_prompt(self, index, prompt)
         else:
             highlighted = next((i for i, c in enumerate(cases) if c.name == current), 0)
             self.set_options([Option(p, id=c.name) for p, c in zip(prompts, cases, strict=True)])

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from textual.content import Content
 from textual.widgets import Static
 
+from verifier_tui.tui.widgets import redraw
 from verifier_tui.tui.widgets.header_line import KEY, LABEL, SEP
 
 if TYPE_CHECKING:
@@ -29,7 +30,8 @@ class ChoicesPanel(Static):
         task_data = fmt.path(session.task_data) if session.task_data else "none"
         if session.task_id is not None:
             task_data = f"row {session.task_id} of {task_data}"
-        self.update(
+        redraw.update(
+            self,
             Content.assemble(
                 ("workspace ", LABEL),
                 (workspace, "bold"),
@@ -44,5 +46,5 @@ class ChoicesPanel(Static):
                 (" t", KEY),
                 SEP,
                 (python, "bold"),
-            )
+            ),
         )

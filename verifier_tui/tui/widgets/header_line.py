@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from textual.content import Content
 from textual.widgets import Static
 
+from verifier_tui.tui.widgets import redraw
 from verifier_tui.words.run import MODE_NAMES, limits_words, preload_words, runner_words
 
 if TYPE_CHECKING:
@@ -90,4 +91,4 @@ class HeaderLine(Static):
         if width and line.cell_length > width:
             # on a line of its own rather than cut after a dangling separator
             line = Content.assemble(self._choices, "\n", self._sandbox)
-        self.update(line)
+        redraw.update(self, line)

@@ -16,6 +16,7 @@ from textual.widgets import Static
 from verifier_tui.engine.advice import worded
 from verifier_tui.engine.diagnosis import shadow_text, stdlib_shadows
 from verifier_tui.tui.display import key_words
+from verifier_tui.tui.widgets import redraw
 from verifier_tui.tui.widgets.reward_panel import IN_COMMAND
 from verifier_tui.words.run import LISTED, MODE_NAMES, binding_text, more_text
 
@@ -37,10 +38,10 @@ class ResolutionPanel(VerticalScroll):
     def show_message(self, text: str, notices: Sequence[str] = (), style: str = _MUTED) -> None:
         parts: list[Any] = [(f"⚠ {worded(n, key_words)}\n", _WARN) for n in notices]
         parts.append((text, style))
-        self.query_one("#resolution-body", Static).update(Content.assemble(*parts))
+        redraw.update(self.query_one("#resolution-body", Static), Content.assemble(*parts))
 
     def show(self, explain: dict[str, Any], mode: str, fmt: Display, notices: Sequence[str] = ()) -> None:
-        self.query_one("#resolution-body", Static).update(resolution_content(explain, mode, fmt, notices))
+        redraw.update(self.query_one("#resolution-body", Static), resolution_content(explain, mode, fmt, notices))
 
 
 def resolution_content(explain: dict[str, Any], mode: str, fmt: Display, notices: Sequence[str] = ()) -> Content:

@@ -16,6 +16,7 @@ from verifier_tui.engine import untrusted
 from verifier_tui.engine.model import Outcome, RunResult
 from verifier_tui.engine.verdict import rewards_json
 from verifier_tui.tui.external import failing_location
+from verifier_tui.tui.widgets import redraw
 from verifier_tui.tui.widgets.status_style import status_of
 from verifier_tui.words.run import (
     LISTED,
@@ -44,10 +45,10 @@ class RewardPanel(VerticalScroll):
         yield Static(Content("No run yet."), id="reward-body")
 
     def show_message(self, text: str, style: str = _MUTED) -> None:
-        self.query_one("#reward-body", Static).update(Content.assemble((text, style)))
+        redraw.update(self.query_one("#reward-body", Static), Content.assemble((text, style)))
 
     def show(self, result: RunResult, fmt: Display, banner: str | None = None) -> None:
-        self.query_one("#reward-body", Static).update(reward_content(result, fmt, banner))
+        redraw.update(self.query_one("#reward-body", Static), reward_content(result, fmt, banner))
         self.scroll_home(animate=False)
 
 

@@ -10,6 +10,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from verifier_tui.engine.model import RunResult
+from verifier_tui.tui.widgets import redraw
 from verifier_tui.tui.widgets.status_style import status_of
 from verifier_tui.words.run import short_reward
 
@@ -104,4 +105,4 @@ class StatusLine(Static):
             parts.append(self.last)
         else:
             parts.append(("no run yet (r runs)", "$text-muted"))
-        self.update(Content.assemble(*parts))
+        redraw.update(self, Content.assemble(*parts))
