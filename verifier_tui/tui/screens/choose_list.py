@@ -7,8 +7,10 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Label, OptionList
+from textual.widgets import Label, OptionList
 from textual.widgets.option_list import Option
+
+from verifier_tui.tui.widgets.key_footer import KeyFooter
 
 
 class ChooseListScreen(ModalScreen[str | None]):
@@ -40,7 +42,7 @@ class ChooseListScreen(ModalScreen[str | None]):
                 id="options",
             )
             yield Label(Content(self.hint), classes="dialog-hint")
-        yield Footer(compact=True)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         options = self.query_one(OptionList)

@@ -14,7 +14,9 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Label, Static
+from textual.widgets import Label, Static
+
+from verifier_tui.tui.widgets.key_footer import KeyFooter
 
 #: Characters per line, `` \\`` included: the dialog's inner width in the smallest terminal the app takes (100 columns).
 LINE_WIDTH = 76
@@ -46,7 +48,7 @@ class CommandScreen(ModalScreen[None]):
             if self.note:
                 hint += f"\n{self.note}"
             yield Static(Content(hint + "\nesc closes"), classes="dialog-hint")
-        yield Footer(compact=True)
+        yield KeyFooter()
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -11,7 +11,9 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import DirectoryTree, Footer, Input, Label
+from textual.widgets import DirectoryTree, Input, Label
+
+from verifier_tui.tui.widgets.key_footer import KeyFooter
 
 _SKIP = ("__pycache__", ".git", ".venv", "node_modules")
 
@@ -60,7 +62,7 @@ class FilePickerScreen(ModalScreen[Path | None]):
                 classes="dialog-hint",
             )
             yield Label("", id="picker-error", classes="dialog-error")
-        yield Footer(compact=True)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         # Typing goes to the box as soon as the picker opens (tab reaches the

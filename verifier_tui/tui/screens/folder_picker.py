@@ -11,9 +11,10 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import DirectoryTree, Footer, Input, Label
+from textual.widgets import DirectoryTree, Input, Label
 
 from verifier_tui.tui.screens.file_picker import typed_path
+from verifier_tui.tui.widgets.key_footer import KeyFooter
 
 
 class FolderTree(DirectoryTree):
@@ -54,7 +55,7 @@ class FolderPickerScreen(ModalScreen[Path | None]):
                 classes="dialog-hint",
             )
             yield Label("", id="picker-error", classes="dialog-error")
-        yield Footer(compact=True)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         # Typing goes to the box as soon as the picker opens (tab reaches the

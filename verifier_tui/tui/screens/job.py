@@ -12,11 +12,12 @@ from textual.binding import Binding
 from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from verifier_tui.engine.harbor.walkthrough import trial_entries
 from verifier_tui.tui.trial_keys import JOB_KEYS, bindings
 from verifier_tui.tui.widgets.job_list import JobList
+from verifier_tui.tui.widgets.key_footer import KeyFooter
 
 if TYPE_CHECKING:
     from verifier_tui.engine.harbor.folders import Trial
@@ -41,7 +42,7 @@ class JobScreen(Screen[None]):
         yield Static(id="job-header")
         yield JobList(id="job-list")
         yield Static(id="job-hint")
-        yield Footer(compact=True)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         found = self.found

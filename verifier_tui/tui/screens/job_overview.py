@@ -17,7 +17,7 @@ from textual.binding import Binding
 from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from verifier_tui.engine.harbor.overview import (
     PASSED,
@@ -30,6 +30,7 @@ from verifier_tui.engine.harbor.overview import (
 )
 from verifier_tui.tui.screens.help import HelpScreen, keys_content
 from verifier_tui.tui.trial_keys import OVERVIEW_KEYS, bindings
+from verifier_tui.tui.widgets.key_footer import KeyFooter
 from verifier_tui.words.text import plain_text
 
 #: Reading yields to the screen after this long: keys and frames wait at most
@@ -97,7 +98,7 @@ class JobOverviewScreen(Screen[None]):
         trials: DataTable[Any] = DataTable(id="job-trials", cursor_type="row", zebra_stripes=True)
         trials.border_title = "Trials"
         yield trials
-        yield Footer(compact=True)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         tasks = self.query_one("#job-tasks", DataTable)

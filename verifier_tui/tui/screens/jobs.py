@@ -13,12 +13,13 @@ from textual.app import ComposeResult
 from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from verifier_tui.engine.harbor.overview import JobSummary, read_jobs
 from verifier_tui.tui.screens.help import HelpScreen, keys_content
 from verifier_tui.tui.screens.job_overview import cell, shown
 from verifier_tui.tui.trial_keys import JOBS_KEYS, bindings
+from verifier_tui.tui.widgets.key_footer import KeyFooter
 
 
 class JobsScreen(Screen[None]):
@@ -42,7 +43,7 @@ class JobsScreen(Screen[None]):
         table: DataTable[Any] = DataTable(id="jobs-table", cursor_type="row", zebra_stripes=True)
         table.border_title = "Jobs (latest started first)"
         yield table
-        yield Footer(compact=True)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)

@@ -27,7 +27,6 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.widgets import Footer
 from textual.worker import Worker, WorkerState
 
 from verifier_tui.engine.advice import worded
@@ -71,6 +70,7 @@ from verifier_tui.tui.widgets.cases_list import CasesList
 from verifier_tui.tui.widgets.choices_panel import ChoicesPanel
 from verifier_tui.tui.widgets.header_line import HeaderLine
 from verifier_tui.tui.widgets.history_list import HistoryList, summary_text, without_output
+from verifier_tui.tui.widgets.key_footer import KeyFooter
 from verifier_tui.tui.widgets.output_panel import OutputPanel
 from verifier_tui.tui.widgets.resolution_panel import ResolutionPanel
 from verifier_tui.tui.widgets.reward_panel import RewardPanel
@@ -127,7 +127,7 @@ class MainScreen(SizedScreen):
             yield RewardPanel(id="reward")
             yield OutputPanel(fmt, id="output")
         yield TooSmall(id="too-small")
-        yield Footer(compact=True)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#cases").border_title = "Cases · s"

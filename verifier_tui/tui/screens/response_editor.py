@@ -17,7 +17,9 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.timer import Timer
-from textual.widgets import Footer, Label, TextArea
+from textual.widgets import Label, TextArea
+
+from verifier_tui.tui.widgets.key_footer import KeyFooter
 
 #: Pause after the last key before the typed response is run. 400 ms: people
 #: type 3-6 keys a second, so a run does not start between two keys of a word,
@@ -49,7 +51,7 @@ class ResponseEditorScreen(ModalScreen[None]):
                 ),
                 classes="dialog-hint",
             )
-        yield Footer(compact=True)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self._describe()

@@ -20,7 +20,6 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.widgets import Footer
 from textual.worker import Worker, WorkerState
 
 from verifier_tui.engine.harbor.trial_session import TrialSession
@@ -35,6 +34,7 @@ from verifier_tui.tui.trial_display import TrialDisplay, common_base
 from verifier_tui.tui.trial_keys import trial_bindings
 from verifier_tui.tui.trial_messages import ReplayFailed, ReplayFinished, ReplayStarted
 from verifier_tui.tui.widgets.agreement_panel import AgreementPanel
+from verifier_tui.tui.widgets.key_footer import KeyFooter
 from verifier_tui.tui.widgets.phase_table import PhaseTable
 from verifier_tui.tui.widgets.replay_status import ReplayStatus
 from verifier_tui.tui.widgets.root_cause import RootCausePanel
@@ -90,7 +90,7 @@ class TrialScreen(SizedScreen):
             yield SidePanel(id="sandbox-side")
             yield SidePanel(id="local-side")
         yield TooSmall(id="too-small")
-        yield Footer(compact=True)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#agreement").border_title = "Sandbox against the local replay"

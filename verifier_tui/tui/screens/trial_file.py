@@ -13,7 +13,9 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
+
+from verifier_tui.tui.widgets.key_footer import KeyFooter
 
 if TYPE_CHECKING:
     from verifier_tui.engine.harbor.trial_files import FileView
@@ -36,7 +38,7 @@ class TrialFileScreen(Screen[None]):
         yield Static(id="file-header")
         with VerticalScroll(id="file-body"):
             yield Static(id="file-text")
-        yield Footer(compact=True)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         view, fmt = self.view, self.fmt
