@@ -88,6 +88,8 @@ class OutputPanel(Vertical):
         """The lines shown, unwrapped, kept to wrap again on resize."""
         self._dropped: dict[str, int] = {stream: 0 for stream in STREAMS}
         """How many earlier lines are not in ``_shown``."""
+        self._in_log: dict[str, list[str]] = {}
+        """The rows :meth:`_write` last put in each Log, while nothing else was written to it."""
 
     def compose(self) -> ComposeResult:
         with ContentSwitcher(initial="stderr"):
@@ -143,6 +145,7 @@ class OutputPanel(Vertical):
             self._clear_on_output = False
             self._shown = {stream: [] for stream in STREAMS}
             self._dropped = {stream: 0 for stream in STREAMS}
+            self._in_log.clear()
             for log in self.query(Log):
                 log.clear()
         for stream, (lines, dropped) in taken.items():
@@ -170,6 +173,7 @@ class OutputPanel(Vertical):
             if stream == self.showing:
                 self._write(stream)
         elif stream == self.showing:
+            self._in_log.pop(stream, None)
             self.query_one(f"#{stream}", Log).write_lines(wrap_lines(lines, self._width()))
 
     def show(self, result: RunResult) -> None:
@@ -214,7 +218,6 @@ class OutputPanel(Vertical):
         dropped. Only the stream on screen is written (the other is written
         when ``o`` shows it)."""
         log = self.query_one(f"#{stream}", Log)
-        log.clear()
         width = self._width()
         shown = self._shown[stream]
         rows: list[list[str]] = []
@@ -229,6 +232,13 @@ class OutputPanel(Vertical):
             # Too long once wrapped: the oldest go under the marker too.
             self._dropped[stream] += len(shown) - len(rows)
             del shown[: len(shown) - len(rows)]
-        log.write_lines(self._marker(stream) + [row for wrapped in reversed(rows) for row in wrapped])
+        written = self._marker(stream) + [row for wrapped in reversed(rows) for row in wrapped]
+        # The same rows again (a re-run that printed what the last one did, a
+        # resize that wraps nothing differently) are left as they are: made
+        # anew, the Log and its scroll bars repaint whole.
+        if self._in_log.get(stream) != written:
+            log.clear()
+            log.write_lines(written)
+            self._in_log[stream] = written
         # A traceback is read from its end: keep the newest line in view.
         log.scroll_end(animate=False)
