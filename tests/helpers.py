@@ -290,9 +290,7 @@ class LineReader:
 
 
 def interrupted(env, args, ready, sig: int, never_ready: str) -> tuple[int, str]:
-    """``verifier-tui ARGS`` started, and ``sig`` sent to it once ``ready()``
-    holds (within 60 s, else the test fails saying ``never_ready``): its exit
-    status and stderr. A tool still running after that is killed."""
+    """``verifier-tui ARGS`` started, then :func:`signal_when` ``ready()``."""
     proc = subprocess.Popen(
         TOOL + [str(arg) for arg in args],
         env=env,
@@ -301,6 +299,13 @@ def interrupted(env, args, ready, sig: int, never_ready: str) -> tuple[int, str]
         stderr=subprocess.PIPE,
         text=True,
     )
+    return signal_when(proc, ready, sig, never_ready)
+
+
+def signal_when(proc: subprocess.Popen, ready, sig: int, never_ready: str) -> tuple[int, str]:
+    """``sig`` sent to the tool ``proc`` once ``ready()`` holds (within 60 s,
+    else the test fails saying ``never_ready``): its exit status and stderr
+    (text). A tool still running after that, or after ``ready`` raised, is killed."""
     try:
         deadline = time.monotonic() + 60
         while not ready():

@@ -15,7 +15,6 @@ import json
 import signal
 import sys
 import textwrap
-import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -36,6 +35,7 @@ from tests.helpers import (
     no_traceback,
     processes_with,
     run_tool,
+    signal_when,
     start_watch,
     stop,
     wait_none_with,
@@ -542,19 +542,16 @@ def test_a_signal_ends_the_run_watch_started_ahead(env, example, sig):
     """watch keeps the next run started and waiting for a save: it goes too."""
     proc, reader = start_watch(env, "--json", example("hello-file"), "--python", PY)
     scratch = env["TMPDIR"]
-    try:
-        assert json.loads(reader.next_run(prefix="{"))["rewards"] == {"reward": 1.0}
-        deadline = time.monotonic() + 60
-        while not processes_with(scratch):  # the run after it, started, waiting
-            assert time.monotonic() < deadline, "no run was started ahead"
-            time.sleep(0.05)
-        proc.send_signal(sig)
-        _out, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    assert proc.returncode in (0, 128 + sig) and "Traceback" not in err, (proc.returncode, err)
+    first: list[dict] = []
+
+    def ready() -> bool:
+        if not first:
+            first.append(json.loads(reader.next_run(prefix="{")))
+        return bool(processes_with(scratch))  # the run after it, started, waiting
+
+    code, err = signal_when(proc, ready, sig, "no run was started ahead")
+    assert first[0]["rewards"] == {"reward": 1.0}
+    assert code in (0, 128 + sig) and "Traceback" not in err, (code, err)
     assert wait_none_with(scratch) == [], "the run started ahead outlived the command"
     assert list(Path(scratch).iterdir()) == []
 
