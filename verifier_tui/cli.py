@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 from verifier_tui import __version__
-from verifier_tui.commands import terminal
+from verifier_tui.commands import stopping, terminal
 from verifier_tui.engine.sandbox.isolation import IsolationError
 from verifier_tui.engine.session import Options, SelectionError
 from verifier_tui.engine.task.discovery import DiscoveryError
@@ -376,7 +376,7 @@ def main(argv: list[str] | None = None) -> int:
     (see :func:`_exit_now`)."""
     terminal.prepare_streams()  # a terminal that cannot take "·" gets "\xb7", never a traceback
     args = parse(sys.argv[1:] if argv is None else list(argv))
-    restore = _stop_cleanly_on_sigterm() if args.command is not None else None
+    restore = stopping.stop_cleanly_on_sigterm() if args.command is not None else None
     try:
         code = _dispatch(args)
     finally:
@@ -441,39 +441,3 @@ def _dispatch(args: argparse.Namespace) -> int:
         where = exc.filename or getattr(args, "path", None) or " ".join(map(str, args.paths))
         terminal.error(f"{where}: {exc.strerror or exc}")
         return 2
-
-
-def _stop_cleanly_on_sigterm():
-    """SIGTERM (``kill``, a CI job's timeout) and SIGHUP (the terminal closed,
-    an ssh session dropped) end a headless command the way Ctrl+C does: the
-    run's process group is ended and the scratch folder removed. Python's
-    default would die on the spot and leave both behind (the runner lives in
-    its own session, so nothing else would end it). A second such signal is
-    ignored while that clean-up runs. Returns what puts the previous handlers
-    back; a signal that had another handler already is left alone."""
-    import signal
-
-    def stop(signum: int, _frame: object) -> None:
-        for ours in taken:
-            signal.signal(ours, signal.SIG_IGN)
-        raise SystemExit(128 + signum)
-
-    taken = []
-    for signum in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
-        if signum is None:
-            continue
-        try:
-            if signal.getsignal(signum) is not signal.SIG_DFL:
-                continue  # someone (a test harness, an embedding program, nohup) decided already
-            signal.signal(signum, stop)
-        except ValueError:  # not the main thread: signals are not ours to handle
-            return None
-        taken.append(signum)
-    if not taken:
-        return None
-
-    def restore() -> None:
-        for signum in taken:
-            signal.signal(signum, signal.SIG_DFL)
-
-    return restore

@@ -21,7 +21,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-from verifier_tui.commands import terminal
+from verifier_tui.commands import stopping, terminal
 from verifier_tui.engine.record import record
 
 if TYPE_CHECKING:
@@ -473,8 +473,6 @@ def explain_command(args) -> int:
 def test_command(args) -> int:
     """Every trial of a job (every step of each), replayed in parallel through
     the pipeline ``test`` runs cases with (:func:`verifier_tui.engine.suite.arun_groups`)."""
-    import asyncio
-
     from verifier_tui.engine.session import cpu_count
     from verifier_tui.engine.suite import CollectionError, arun_groups, collect
 
@@ -496,7 +494,7 @@ def test_command(args) -> int:
             assert opened.last is not None  # the replay just ran
             return job_row(opened, opened.last, stderr=bool(args.junit))
 
-        rows = asyncio.run(arun_groups([group], args.jobs or cpu_count(), keep))[0]
+        rows = stopping.run(arun_groups([group], args.jobs or cpu_count(), keep))[0]
     wall = time.perf_counter() - started
     agree = sum(1 for r in rows if r.same is True)
     differ = sum(1 for r in rows if r.same is False)
@@ -649,8 +647,6 @@ def watch_line(sequence: int, trigger: str, replayed: Replayed) -> str:
 
 
 def watch_command(args) -> int:
-    import asyncio
-
     opened = open_trial_session(args)
     if isinstance(opened, int):
         return opened
@@ -667,7 +663,7 @@ def watch_command(args) -> int:
 
         replays: list[Replayed] = []
         try:
-            asyncio.run(_watch(opened, args, replays))
+            stopping.run(_watch(opened, args, replays))
         except KeyboardInterrupt:
             pass
         except WatchError as exc:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 
-from verifier_tui.commands import report, terminal
+from verifier_tui.commands import report, stopping, terminal
 from verifier_tui.engine.model import RunResult
 from verifier_tui.engine.session import Session
 from verifier_tui.words.run import cut_words
@@ -111,8 +111,6 @@ def test_command(args) -> int:
     status = _harbor_test(args)
     if status is not None:
         return status
-    import asyncio
-
     from verifier_tui.engine.session import cpu_count
     from verifier_tui.engine.suite import CollectionError, arun_groups, collect
 
@@ -133,7 +131,7 @@ def test_command(args) -> int:
             terminal.error(problem)
             return 2
         started = time.perf_counter()
-        ran_groups = asyncio.run(arun_groups(runnable, args.jobs or cpu_count()))
+        ran_groups = stopping.run(arun_groups(runnable, args.jobs or cpu_count()))
         results = dict(zip(map(id, runnable), ran_groups, strict=True))
         wall = time.perf_counter() - started
         ran = [(group, results.get(id(group), [])) for group in groups]
@@ -187,8 +185,6 @@ def watch_command(args) -> int:
     status = _harbor(args, "watch")
     if status is not None:
         return status
-    import asyncio
-
     session = Session(args.target, args.options)
     with session:
         if session.verifier is None:
@@ -209,7 +205,7 @@ def watch_command(args) -> int:
         from verifier_tui.engine.watch.channel import WatchError
 
         try:
-            asyncio.run(_watch(session, args))
+            stopping.run(_watch(session, args))
         except KeyboardInterrupt:
             pass
         except WatchError as exc:  # e.g. the inotify watch limit: one line, and what to try
