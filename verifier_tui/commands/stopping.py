@@ -10,7 +10,8 @@ Outside an event loop the handler raises ``SystemExit``, as Ctrl+C raises
 what asyncio's runner does for Ctrl+C: it cancels the command's main task from
 the loop itself. An exception raised at whatever line the loop happened to be
 on can land inside asyncio's own bookkeeping, and a task then waits for a
-wake-up that never comes: once, ``watch`` outlived SIGTERM that way.
+wake-up that never comes (the likely cause of a ``watch`` that once outlived
+SIGTERM by a minute).
 """
 
 from __future__ import annotations
