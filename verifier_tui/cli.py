@@ -378,7 +378,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parse(sys.argv[1:] if argv is None else list(argv))
     restore = stopping.stop_cleanly_on_sigterm() if args.command is not None else None
     try:
-        code = _dispatch(args)
+        code = stopping.status(_dispatch(args))
     finally:
         if restore is not None:
             restore()

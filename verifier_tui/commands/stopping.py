@@ -11,13 +11,17 @@ what asyncio's runner does for Ctrl+C: it cancels the command's main task from
 the loop itself. An exception raised at whatever line the loop happened to be
 on can land inside asyncio's own bookkeeping, and a task then waits for a
 wake-up that never comes (the likely cause of a ``watch`` that once outlived
-SIGTERM by a minute).
+SIGTERM by a minute). During a clean-up (a session's, a scratch folder's:
+:func:`~verifier_tui.engine.to_the_end.uninterrupted`) it raises nothing: raised
+there, it left the rest of the scratch folders behind.
 """
 
 from __future__ import annotations
 
 import signal
 from typing import TYPE_CHECKING, Any
+
+from verifier_tui.engine.to_the_end import cleaning_up
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Coroutine
@@ -43,6 +47,8 @@ def stop_cleanly_on_sigterm() -> Callable[[], None] | None:
             except RuntimeError:  # the loop is closed already: run() raises once it returns
                 pass
             return
+        if cleaning_up():
+            return  # the clean-up finishes; then the command ends with status(), below
         raise SystemExit(128 + signum)
 
     for signum in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
@@ -64,6 +70,12 @@ def stop_cleanly_on_sigterm() -> Callable[[], None] | None:
         _received.clear()
 
     return restore
+
+
+def status(code: int) -> int:
+    """The command's exit status: ``128 + signal`` when one asked it to stop
+    while it was cleaning up (it finished instead of raising there)."""
+    return 128 + _received[0] if _received else code
 
 
 def run(work: Coroutine[Any, Any, Any]) -> Any:

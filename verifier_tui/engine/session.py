@@ -41,6 +41,7 @@ from verifier_tui.engine.task.discovery import (
 )
 from verifier_tui.engine.task.kinds import runner_notices
 from verifier_tui.engine.task.rows import choose_row, looks_like_rows, no_row_chosen
+from verifier_tui.engine.to_the_end import uninterrupted
 
 if TYPE_CHECKING:
     import asyncio
@@ -726,6 +727,7 @@ class Session:
         if self.task.own_runner is None:
             self.runner = "ours"  # the task stopped shipping one
 
+    @uninterrupted
     def close(self) -> None:
         if self.warm is not None:
             self.warm.close()

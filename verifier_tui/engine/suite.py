@@ -29,6 +29,7 @@ from verifier_tui.engine.session import Options, SelectionError, Session
 from verifier_tui.engine.task.discovery import DiscoveryError, no_verifier_message
 from verifier_tui.engine.task.kinds import MAX_ENTRIES_SCANNED, looks_like_task, some_names
 from verifier_tui.engine.task.target import Target, classify
+from verifier_tui.engine.to_the_end import uninterrupted
 
 if TYPE_CHECKING:
     import asyncio
@@ -209,6 +210,7 @@ class JobReplays:
             open_trial(trial.path), step, self.options, self.stand_in, task_dir=self.task_dir, pool=self._pool
         )
 
+    @uninterrupted
     def close(self) -> None:
         self._pool.close()
         self._memo.close()
@@ -222,6 +224,7 @@ class Collection:
     def runnable(self) -> list:
         return [g for g in self.groups if g.error is None and g.cases]
 
+    @uninterrupted
     def close(self) -> None:
         for group in self.groups:
             group.close()

@@ -1,4 +1,5 @@
-"""Awaiting work that must finish even when the one awaiting it is cancelled."""
+"""Work that must finish: awaited to its end even when the one awaiting it
+is cancelled, and clean-up that a terminating signal does not cut short."""
 
 from __future__ import annotations
 
@@ -29,3 +30,28 @@ async def to_the_end(work: Awaitable[Any], on_cancel: Callable[[], None] | None 
     if cancelled:
         raise asyncio.CancelledError from (None if task.cancelled() else task.exception())
     return task.result()
+
+
+_cleaning = [0]  # how many clean-ups marked uninterrupted are running
+
+
+def uninterrupted(close: Callable[..., Any]) -> Callable[..., Any]:
+    """For a clean-up method (a session's, a scratch folder's): while it runs,
+    :func:`cleaning_up` is true, and the headless commands' SIGTERM and SIGHUP
+    handler lets it finish before the command ends, rather than raising in
+    the middle of it and leaving what it was removing half there."""
+    import functools
+
+    @functools.wraps(close)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        _cleaning[0] += 1
+        try:
+            return close(*args, **kwargs)
+        finally:
+            _cleaning[0] -= 1
+
+    return wrapper
+
+
+def cleaning_up() -> bool:
+    return _cleaning[0] > 0

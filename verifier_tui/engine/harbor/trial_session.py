@@ -24,6 +24,7 @@ from verifier_tui.engine.harbor.replay import ReplayPlan, StandIn, plan_replay
 from verifier_tui.engine.harbor.walkthrough import TrialWalkthrough, agreement_of, replay_view, trial_json, walk_trial
 from verifier_tui.engine.model import RunResult
 from verifier_tui.engine.record import record, replace
+from verifier_tui.engine.to_the_end import uninterrupted
 
 if TYPE_CHECKING:
     import asyncio
@@ -376,6 +377,7 @@ class TrialSession:
                 self.session.close()
             self.session = None
 
+    @uninterrupted
     def close(self) -> None:
         """End the replays: the session's scratch folder and the empty stand-in go."""
         self._close_session()
@@ -419,6 +421,7 @@ class SessionPool:
             self._sessions[key] = opened
         return self._sessions[key]
 
+    @uninterrupted
     def close(self) -> None:
         for opened in self._sessions.values():
             opened.close()

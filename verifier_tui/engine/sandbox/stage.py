@@ -52,6 +52,7 @@ from verifier_tui.engine.record import field, record
 from verifier_tui.engine.sandbox.file_copy import copy_file
 from verifier_tui.engine.sandbox.isolation import APP, INPUTS, REWARD, TESTS, overlay_can_take
 from verifier_tui.engine.sandbox.mirror import Mirror, make_real_dir, remove_path, remove_tree
+from verifier_tui.engine.to_the_end import uninterrupted
 from verifier_tui.runner_source import runner_path
 
 # The watcher's changes arrive on the event loop while staging runs in a thread.
@@ -631,6 +632,7 @@ class Scratch:
         self.stages.append(stage)
         return stage
 
+    @uninterrupted
     def close(self) -> None:
         for stage in self.stages:
             stage.close()
