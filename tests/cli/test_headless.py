@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import signal
+import subprocess
 import sys
 import textwrap
 import xml.etree.ElementTree as ET
@@ -23,11 +24,13 @@ import pytest
 from tests.helpers import (
     CONSOLE_SCRIPT,
     EXAMPLES,
+    HANG_GUARD_S,
     MODULE,
     PY,
     SAY_STARTED,
     TASKS_WITH_CASES,
     TOOL,
+    copy_example,
     documented_fields,
     has_started,
     interrupted,
@@ -533,6 +536,41 @@ def test_a_signal_ends_the_run_and_removes_the_scratch(env, tmp_path, command, s
     assert code == 128 + sig or (command[0] == "watch" and code == 0), (code, err)
     assert "Traceback" not in err
     assert wait_none_with(scratch) == [], "the runner outlived the command"
+    assert list(Path(env["TMPDIR"]).iterdir()) == []
+
+
+# The tool, its first scratch folder's removal signalling it with SIGTERM: a
+# signal that lands in the clean-up at the end of a command, as a CI job's
+# timeout can (that window is a few milliseconds wide; here it is hit every time).
+SIGNALLED_WHILE_CLEANING_UP = """
+import os, signal, sys
+from verifier_tui.engine.sandbox import stage
+from verifier_tui.engine.to_the_end import uninterrupted
+removal = stage.Scratch.close.__wrapped__
+
+def close(self):
+    os.kill(os.getpid(), signal.SIGTERM)
+    removal(self)
+
+stage.Scratch.close = uninterrupted(close)
+from verifier_tui.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_a_signal_during_the_clean_up_lets_it_remove_every_scratch_folder(env, tmp_path):
+    folder = tmp_path / "tasks"
+    for name in ("hello-file", "count-errors", "sum-column"):
+        copy_example(name, folder / name)
+    done = subprocess.run(
+        [PY, "-c", SIGNALLED_WHILE_CLEANING_UP, "test", str(folder), "--python", PY],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=HANG_GUARD_S,
+    )
+    assert done.returncode == 128 + signal.SIGTERM, done.stderr
+    assert "Traceback" not in done.stderr
     assert list(Path(env["TMPDIR"]).iterdir()) == []
 
 
