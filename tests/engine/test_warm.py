@@ -64,14 +64,15 @@ def _comparable(result) -> dict:
 
 
 async def _held_then_run(session: Session, spec) -> tuple:
-    """Run ``spec`` once (cold), then again from the run that was started
-    ahead meanwhile: (the held run, the second result)."""
+    """Run ``spec`` once (cold: nothing is held yet), then again from the run
+    that was started ahead meanwhile: (the held run, the cold result, the warm one)."""
     session.keep_warm()
-    await session.arun(spec)
+    assert not session.warm.waiting
+    cold = await session.arun(spec)
     await session.warm.settle()
     held = [waiting.held for waiting in session.warm.waiting.values()]
     assert len(held) == 1, "no run was started ahead"
-    return held[0], await session.arun(spec)
+    return held[0], cold, await session.arun(spec)
 
 
 def _run(coroutine):
@@ -81,11 +82,12 @@ def _run(coroutine):
 @pytest.mark.parametrize("name", TASKS_WITH_CASES)
 def test_every_example_case_gives_the_same_result_warm_and_cold(example, name, sandbox):
     task_dir = example(name)
-    with Session(task_dir, Options(python=PY)) as cold, Session(task_dir, Options(python=PY)) as hot:
-        for case in cold.task.cases:
-            spec = replace(cold.spec_for_case(case), phases=True)
-            expected = cold.run(spec)
-            held, result = _run(_held_then_run(hot, replace(hot.spec_for_case(case), phases=True)))
+    with Session(task_dir, Options(python=PY)) as listing:
+        count = len(listing.task.cases)
+    for index in range(count):
+        with Session(task_dir, Options(python=PY)) as session:  # a new one: nothing held, its first run cold
+            case = session.task.cases[index]
+            held, expected, result = _run(_held_then_run(session, replace(session.spec_for_case(case), phases=True)))
             assert held.went, case.name
             assert _comparable(result) == _comparable(expected), case.name
             assert result.expected_matched is expected.expected_matched is not None, case.name
@@ -258,7 +260,7 @@ def test_a_held_run_is_bound_to_the_tasks_cpus_as_a_cold_one(tmp_path, sandbox):
         with Session(task_dir, Options(python=PY)) as session:
             return await _held_then_run(session, session.spec())
 
-    held, result = _run(scenario())
+    held, _cold, result = _run(scenario())
     assert held.went
     assert result.stdout.text == "1 1\n"
     assert len(result.limits["cpu_list"]) == 1
@@ -467,7 +469,7 @@ def test_a_module_to_preload_that_does_not_import_is_named_in_the_runs_notices(e
         with Session(example("hello-file"), options) as session:
             return await _held_then_run(session, session.spec_for_case(session.task.cases[0]))
 
-    held, result = _run(scenario())
+    held, _cold, result = _run(scenario())
     assert held.went
     said = [notice for notice in result.notices if "--preload" in notice]
     assert said == [
