@@ -223,8 +223,18 @@ def test_a_task_timeout_that_is_not_a_finite_positive_number_is_the_default_ever
     assert readable.returncode == 0 and "timeout_sec" in readable.stdout
 
 
-@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "0", "-1", "soon"])
-@pytest.mark.parametrize("command", ["run", "explain", "test", "watch"])
+# Each refused value with two commands, each command with two to four: one
+# check of the option, shared by every command, refuses them all (all 24
+# pairs would start the tool 24 times to run the same lines).
+TIMEOUT_COMMANDS = ["run", "explain", "test", "watch"]
+REFUSED_TIMEOUTS = [
+    (value, TIMEOUT_COMMANDS[(index + shift) % len(TIMEOUT_COMMANDS)])
+    for index, value in enumerate(["nan", "inf", "-inf", "0", "-1", "soon"])
+    for shift in (0, 1)
+]
+
+
+@pytest.mark.parametrize("value, command", REFUSED_TIMEOUTS)
 def test_a_timeout_option_that_is_not_a_finite_positive_number_is_refused(env, tmp_path, value, command):
     task_dir = with_case(make_task(tmp_path / "t"))
     done = run_tool(env, command, task_dir, "--timeout", value, "--python", PY)
@@ -432,17 +442,24 @@ def test_escape_codes_in_watch_lines_are_shown_harmlessly(env, tmp_path):
 # --python that cannot run the runner: bad input, one line
 
 
-@pytest.mark.parametrize("command", [["run"], ["run", "--json"], ["explain"], ["test"], ["watch"]], ids=" ".join)
-@pytest.mark.parametrize(
-    "python, words",
-    [
-        ("/nonexistent/python3", "/nonexistent/python3"),
-        ("no-such-python-here", "not found on PATH"),
-        ("{tmp}/broken-python", "failed to start"),
-        ("{py27}", "Python 2.7 is too old: the runner needs 3.8 or newer"),
-    ],
-    ids=["missing", "not-on-path", "broken", "python2.7"],
-)
+UNUSABLE_PYTHONS = {
+    "missing": ("/nonexistent/python3", "/nonexistent/python3"),
+    "not-on-path": ("no-such-python-here", "not found on PATH"),
+    "broken": ("{tmp}/broken-python", "failed to start"),
+    "python2.7": ("{py27}", "Python 2.7 is too old: the runner needs 3.8 or newer"),
+}
+PYTHON_COMMANDS = [["run"], ["run", "--json"], ["explain"], ["test"], ["watch"]]
+# Each unusable interpreter with two commands, every command with one or two:
+# the interpreter is judged once for all of them (all 20 pairs would start
+# the tool 20 times to run the same lines).
+UNUSABLE_PYTHON_RUNS = [
+    pytest.param(command, *python, id=f"{name}-{' '.join(command)}")
+    for index, (name, python) in enumerate(UNUSABLE_PYTHONS.items())
+    for command in (PYTHON_COMMANDS[(2 * index + shift) % len(PYTHON_COMMANDS)] for shift in (0, 1))
+]
+
+
+@pytest.mark.parametrize("command, python, words", UNUSABLE_PYTHON_RUNS)
 def test_a_python_that_cannot_run_the_runner_is_bad_input(env, tmp_path, command, python, words):
     if "{py27}" in python and PY27 is None:
         pytest.skip(no_python("2.7"))
