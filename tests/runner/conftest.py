@@ -8,9 +8,14 @@ a task's ``tests/test.sh`` shim lays it out::
     <tmp>/app                         the workspace
     <tmp>/logs/verifier               the reward folder (--reward-dir)
 
-Each test runs twice: the runner started cold, and warm (as verifier-tui
-starts it ahead of a run: held on a pipe of its own before it reads anything,
-then told to go), which must make no difference to anything a test sees.
+The runner is started cold. The tests of ``sys.path`` (``WARM_TOO`` in their
+module) run twice, cold and warm (as verifier-tui starts it ahead of a run:
+held on a pipe of its own before it reads anything, then told to go), which
+must make no difference to anything a test sees: the path is the one thing a
+held runner has already made when it is told to go. From the go on, a warm
+runner runs the lines a cold one runs, from the same arguments and files;
+``test_runner_warm.py`` checks the hold and the go themselves, and the
+engine's warm tests compare every example case warm and cold.
 
 Fixtures, not importable helpers: the tests reach the runner through them.
 Helpers every test folder shares are in ``tests/helpers.py``.
@@ -289,18 +294,19 @@ def runner_source():
     return RUNNER_SOURCE
 
 
-@pytest.fixture(params=START_MODES)
-def sandbox(request, tmp_path):
-    """A staged sandbox run by the interpreter running the tests, started cold and warm."""
-    return Sandbox(tmp_path, start=request.param)
+def pytest_generate_tests(metafunc):
+    """``start_mode``: cold, and warm too in a module that sets ``WARM_TOO``."""
+    if "start_mode" in metafunc.fixturenames:
+        metafunc.parametrize("start_mode", START_MODES if getattr(metafunc.module, "WARM_TOO", False) else ["cold"])
+
+
+@pytest.fixture
+def sandbox(tmp_path, start_mode):
+    """A staged sandbox run by the interpreter running the tests."""
+    return Sandbox(tmp_path, start=start_mode)
 
 
 @pytest.fixture(params=PYTHONS)
 def any_sandbox(request, tmp_path, start_mode):
     """The same, once per interpreter: the current one and CPython 3.8."""
     return Sandbox(tmp_path, python=request.param, start=start_mode)
-
-
-@pytest.fixture(params=START_MODES)
-def start_mode(request):
-    return request.param

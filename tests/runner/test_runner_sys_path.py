@@ -7,6 +7,10 @@ import sys
 
 import pytest
 
+# The path is what a held runner has already made when it is told to go:
+# these tests start the runner warm as well as cold (conftest.py).
+WARM_TOO = True
+
 FLAG_SETS = [(), ("-I",), ("-S",), ("-B",), ("-I", "-S", "-B")]
 FLAG_IDS = ["plain", "-I", "-S", "-B", "-I-S-B"]
 LOCATIONS = ["tests/verifier.py", "tests/checks/verifier.py", "tests/.ng/verifier.py"]
