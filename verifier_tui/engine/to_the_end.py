@@ -3,6 +3,7 @@ is cancelled, and clean-up that a terminating signal does not cut short."""
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -40,7 +41,6 @@ def uninterrupted(close: Callable[..., Any]) -> Callable[..., Any]:
     :func:`cleaning_up` is true, and the headless commands' SIGTERM and SIGHUP
     handler lets it finish before the command ends, rather than raising in
     the middle of it and leaving what it was removing half there."""
-    import functools
 
     @functools.wraps(close)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
