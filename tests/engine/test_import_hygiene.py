@@ -131,6 +131,34 @@ def test_test_command_does_not_import_textual(tmp_path, task, command):
     assert seen["code"] == 0
 
 
+def test_the_watcher_process_watches_without_asyncio(tmp_path):
+    """The watcher process, started with every TUI and ``watch`` session, has
+    no event loop: it reports a change as the watcher starts it, and leaves
+    asyncio unloaded (about 25 ms of every start)."""
+    from verifier_tui.engine.watch.watcher import _CHILD_CODE, _child_import_path
+
+    folder = tmp_path / "workspace"
+    folder.mkdir()
+    options = {"targets": [[str(folder), "workspace", True]], "ignore": [], "force_polling": False}
+    proc = subprocess.Popen(
+        [sys.executable, "-I", "-c", _CHILD_CODE + REPORT, json.dumps(_child_import_path()), json.dumps(options)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert json.loads(proc.stdout.readline()) == {"ready": True}
+        (folder / "answer.txt").write_text("42")
+        change = json.loads(proc.stdout.readline())["change"]
+        _, err = proc.communicate(timeout=30)  # closes its stdin: the watcher ends
+    finally:
+        proc.kill()
+    assert "workspace/answer.txt" in json.dumps(change)
+    assert proc.returncode == 0, err
+    assert json.loads(err.strip().splitlines()[-1])["asyncio"] is False
+
+
 def test_run_starts_without_dataclasses_or_tomllib(tmp_path, task):
     """The two start-up measures kept for `run` (each saves more than 5 ms):
     records instead of dataclasses, and task.toml's answer remembered so that

@@ -432,7 +432,7 @@ async def test_cancelled_twice_the_watcher_still_cleans_up(tmp_path: Path, isola
         await asyncio.wait_for(recorder.task, TIMEOUT)
     child = watcher._proc  # private, but nothing else says the process is gone
     assert child is None or child.returncode == 0
-    assert not any(channel.thread.is_alive() for channel in watcher._channels)
+    assert not any(channel.thread.is_alive() for channel in watcher._threads.channels)
 
 
 async def test_a_watcher_process_that_cannot_start_falls_back_to_threads(

@@ -6,8 +6,9 @@ session says the one, and takes the other, without importing the watcher.
 * :mod:`.filters`: which paths no run depends on (caches, VCS, editors' temporary files).
 * :mod:`.channel`: one ``watchfiles.watch`` iterated in a thread, roots
   re-created watched again, a save's event burst settled into one change.
-* :mod:`.watcher`: :class:`~.watcher.Watcher`, the channels in a child process
-  (:mod:`.child`) or in threads, turning events into changes.
+* :mod:`.threads`: the targets split into channels, their events turned into changes.
+* :mod:`.watcher`: :class:`~.watcher.Watcher`, those threads in a child process
+  (:mod:`.child`, which imports no asyncio) or in this one.
 * :mod:`.scheduler`: one run at a time, at most one pending, nothing dropped.
 * :mod:`.live`: the loop the faces share: watch the session's targets and
   request runs (re-reading the task, restarting the watch, holding changes

@@ -8,32 +8,36 @@ full 253 ms of a 20k-folder build done in a thread). So the watching runs in a
 small child process (:func:`main`), which prints each finished
 :class:`~verifier_tui.engine.changes.Change` as a JSON line; the parent's loop only reads lines.
 Rebuilding after a root is re-created happens there too, and so do the
-watcher's 200 wake-ups a second (one per step). Cost: ~50 ms more to become
+watcher's 200 wake-ups a second (one per step). Cost: under 50 ms more to become
 ready, ~23 MB, about 1% of a core when idle.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
+import queue
 import sys
 import threading
-from contextlib import aclosing, suppress
+from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
-from verifier_tui.engine.changes import WatchTarget
-from verifier_tui.engine.watch.channel import WatchError
-from verifier_tui.engine.watch.watcher import Watcher
+from verifier_tui.engine.changes import Change, WatchTarget
+from verifier_tui.engine.watch.channel import END, READY, WatchError
+from verifier_tui.engine.watch.threads import WatchThreads
 
 
 def main(options_json: str) -> None:
     """The watcher process: watch from threads, print each Change as a JSON
-    line, end when stdin closes (the parent stopped us, or died)."""
+    line, end when stdin closes (the parent stopped us, or died). The same
+    protocol as :class:`~.watcher.Watcher` keeps with its own threads: the
+    first line once every channel is ready (or the error that stopped one
+    getting there), what is queued together sent as one change."""
     options = json.loads(options_json)
     targets = [WatchTarget(Path(p), label, folder) for p, label, folder in options.pop("targets")]
     ignore = [Path(p) for p in options.pop("ignore")]
-    watcher = Watcher(targets, ignore=ignore, isolate=False, **options)
+    items: queue.SimpleQueue[object] = queue.SimpleQueue()
+    threads = WatchThreads(targets, ignore=ignore, post=items.put, **options)
     out = sys.stdout.buffer
 
     def emit(message: dict[str, Any]) -> None:
@@ -44,19 +48,31 @@ def main(options_json: str) -> None:
         try:
             sys.stdin.buffer.read()
         finally:
-            watcher.stop()
+            threads.stop.set()
 
     threading.Thread(target=wait_for_parent, name="verifier-tui-watch-stdin", daemon=True).start()
-
-    async def main() -> None:
-        async with aclosing(watcher.changes()) as changes:
-            await watcher.start()
-            emit({"ready": True})
-            async for change in changes:
-                emit({"change": change.to_json()})
-
     try:
-        asyncio.run(main())
+        threads.start()
+        unready = running = len(threads.channels)
+        while running:
+            batch = [items.get()]
+            with suppress(queue.Empty):
+                while True:
+                    batch.append(items.get_nowait())
+            change: Change | None = None
+            for item in batch:
+                if item is READY:
+                    unready -= 1
+                    if not unready:
+                        emit({"ready": True})
+                elif item is END:
+                    running -= 1
+                elif isinstance(item, BaseException):
+                    raise item
+                elif isinstance(item, Change):
+                    change = Change.combine(change, item)
+            if change is not None and not threads.stop.is_set():
+                emit({"change": change.to_json()})
     except BaseException as exc:  # noqa: BLE001 - reported to the parent
         with suppress(OSError):  # the parent may be gone
             emit({"error": str(exc) if isinstance(exc, WatchError) else f"{type(exc).__name__}: {exc}"})

@@ -16,36 +16,18 @@ import asyncio
 import importlib.util
 import json
 import logging
-import os
 import sys
-import threading
 from collections.abc import AsyncGenerator, Callable, Iterable
 from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
 from verifier_tui.engine.changes import Change, WatchTarget
-from verifier_tui.engine.record import record
 from verifier_tui.engine.to_the_end import to_the_end
-from verifier_tui.engine.watch.channel import (
-    END,
-    READY,
-    Channel,
-    WatchError,
-    forms,
-    is_under,
-)
-from verifier_tui.engine.watch.filters import is_noise
+from verifier_tui.engine.watch.channel import END, READY, WatchError
+from verifier_tui.engine.watch.threads import WatchThreads
 
 logger = logging.getLogger(__name__)
-
-
-@record
-class _Target:
-    path: Path  # absolute, not resolved
-    label: str
-    folder: bool
-    ignore: tuple[Path, ...]  # ignored paths strictly inside this folder target
 
 
 def _child_import_path() -> list[str]:
@@ -84,62 +66,14 @@ class Watcher:
         force_polling: bool = False,
         isolate: bool = True,
     ) -> None:
-        if not targets:
-            raise ValueError("nothing to watch")
         self.force_polling = force_polling
         """Poll instead of using OS events: network, container and WSL mounts
         deliver no events."""
         self.isolate = isolate and bool(sys.executable) and not getattr(sys, "frozen", False)
         """Watch from a child process (see the module docstring); False: from
         threads of this process. Falls back to threads if the child cannot start."""
-        self._ignore = [Path(os.path.abspath(p)) for p in ignore]
-        ignored_forms = [form for p in self._ignore for form in forms(p)]
-
-        self._targets: list[_Target] = []
-        for target in targets:
-            path = Path(os.path.abspath(target.path))
-            folder = path.is_dir() if target.folder is None else target.folder
-            # An ignored path applies inside the target only: one that contains
-            # the target would silence it entirely, which nobody means.
-            inside = tuple(
-                {
-                    path / ignored.relative_to(form)  # in the target's own spelling
-                    for form in forms(path)
-                    for ignored in ignored_forms
-                    if folder and ignored != form and is_under(ignored, form)
-                }
-            )
-            self._targets.append(_Target(path, target.label, folder, inside))
-
-        # Recursive roots: folder targets not inside another folder target.
-        folders = sorted({t.path for t in self._targets if t.folder}, key=lambda p: len(p.parts))
-        tree_roots: list[Path] = []
-        for path in folders:
-            if not any(is_under(path, r) for r in tree_roots):
-                tree_roots.append(path)
-        # Non-recursive roots: parents of single files not covered above.
-        file_roots: list[Path] = []
-        for t in self._targets:
-            parent = t.path.parent
-            covered = parent in file_roots or any(is_under(parent, r) for r in tree_roots)
-            if not t.folder and not covered:
-                file_roots.append(parent)
-
-        self._files = {t.path: t for t in self._targets if not t.folder}
-        self._folders = sorted((t for t in self._targets if t.folder), key=lambda t: -len(t.path.parts))
-        self._stop = threading.Event()
-        self._channels = [
-            Channel(
-                roots,
-                recursive,
-                force_polling=self.force_polling,
-                stop=self._stop,
-                post=self._post,
-                make_change=self._make_change,
-            )
-            for roots, recursive in ((tree_roots, True), (file_roots, False))
-            if roots
-        ]
+        self._threads = WatchThreads(targets, ignore=ignore, force_polling=force_polling, post=self._post)
+        self._stop = self._threads.stop
         self._ready = asyncio.Event()
         self._failure: BaseException | None = None
         self._producers = 0  # threads or child reader still feeding the queue
@@ -223,9 +157,8 @@ class Watcher:
     # -- watching from threads of this process ------------------------------
 
     def _start_threads(self) -> None:
-        self._producers = self._pending_ready = len(self._channels)
-        for channel in self._channels:
-            channel.thread.start()
+        self._producers = self._pending_ready = len(self._threads.channels)
+        self._threads.start()
 
     def _call_in_loop(self, fn: Callable[..., Any], *args: Any) -> None:
         assert self._loop is not None
@@ -253,8 +186,8 @@ class Watcher:
         """Start the watcher process and wait for it to be ready. False (after
         a warning) if it could not start, so threads take over."""
         options = {
-            "targets": [[str(t.path), t.label, t.folder] for t in self._targets],
-            "ignore": [str(p) for p in self._ignore],
+            "targets": [[str(t.path), t.label, t.folder] for t in self._threads.targets],
+            "ignore": [str(p) for p in self._threads.ignore],
             "force_polling": self.force_polling,
         }
         try:
@@ -352,66 +285,5 @@ class Watcher:
             transport = getattr(proc, "_transport", None)
             if transport is not None:
                 transport.close()
-        threads = [c.thread for c in self._channels if c.thread.is_alive()]
-
-        def join() -> None:
-            for thread in threads:
-                thread.join(5)
-
-        if threads:
-            await asyncio.to_thread(join)
-
-    # -- turning raw events into a Change (in the watching threads) ---------------
-
-    def _classify(self, path: Path) -> str | None:
-        """The display name of a relevant path, "" for a quiet one (noise
-        under a watched folder: see ``Change.quiet``), None for one that is
-        not ours at all."""
-        if path in self._files:
-            return path.name  # chosen by name: no noise rule applies
-        for target in self._folders:
-            if is_under(path, target.path):
-                if any(is_under(path, ignored) for ignored in target.ignore):
-                    return None
-                relative = path.relative_to(target.path).parts
-                if is_noise(relative):
-                    return ""
-                return "/".join((target.label, *relative))
-        return None  # e.g. a sibling of a single-file target
-
-    def _make_change(self, paths: set[Path], appeared: list[Path], vanished: frozenset[Path]) -> Change | None:
-        """The change to report for a channel's batch: ``paths`` changed,
-        ``appeared`` roots came (back), ``vanished`` roots went; all as the
-        user named them."""
-        names: dict[Path, str] = {}
-        quiet: set[Path] = set()
-        recreated: set[Path] = set()
-        for path in paths:
-            name = self._classify(path)
-            if name:
-                names[path] = name
-            elif name == "":
-                quiet.add(path)
-        for root in appeared:
-            for target in self._targets:
-                if target.folder and target.path == root:
-                    names[root] = target.label
-                    recreated.add(root)
-                elif not target.folder and target.path.parent == root and os.path.lexists(target.path):
-                    names[target.path] = target.path.name  # a single file in it
-        for path in vanished:
-            name = self._classify(path)
-            if name:
-                names[path] = name
-        if not names and not quiet:
-            return None
-        # Stat after the batch: what matters is the state now, not the order
-        # of an unordered event set.
-        deleted = frozenset(p for p in names if not os.path.lexists(p))
-        return Change(
-            paths=frozenset(names),
-            deleted=deleted,
-            recreated=frozenset(recreated - deleted),
-            names=tuple(sorted(names.items())),
-            quiet=frozenset(quiet),
-        )
+        if any(c.thread.is_alive() for c in self._threads.channels):
+            await asyncio.to_thread(self._threads.join, 5)

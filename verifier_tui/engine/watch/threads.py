@@ -1,0 +1,156 @@
+"""The watching threads: the targets split into channels (:mod:`.channel`),
+and each channel's raw events turned into a
+:class:`~verifier_tui.engine.changes.Change` on the user's paths.
+
+No event loop here: the watcher process (:mod:`.child`) runs these threads
+and nothing else, and importing asyncio would add about 25 ms of CPU to its
+start, once per TUI and ``watch`` session. :class:`~.watcher.Watcher` runs
+them in its own process when the child cannot start (or is not wanted).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from verifier_tui.engine.changes import Change, WatchTarget
+from verifier_tui.engine.record import record
+from verifier_tui.engine.watch.channel import Channel, forms, is_under
+from verifier_tui.engine.watch.filters import is_noise
+
+
+@record
+class Target:
+    path: Path  # absolute, not resolved
+    label: str
+    folder: bool
+    ignore: tuple[Path, ...]  # ignored paths strictly inside this folder target
+
+
+class WatchThreads:
+    """One channel for the folder targets (watched recursively) and one for
+    the parents of single-file targets (non-recursively), as needed. What they
+    find goes to ``post`` (see :class:`~.channel.Channel`); ``stop`` ends them."""
+
+    def __init__(
+        self,
+        targets: list[WatchTarget],
+        *,
+        ignore: Iterable[Path] = (),
+        force_polling: bool = False,
+        post: Callable[[object], None],
+    ) -> None:
+        if not targets:
+            raise ValueError("nothing to watch")
+        self.ignore = [Path(os.path.abspath(p)) for p in ignore]
+        ignored_forms = [form for p in self.ignore for form in forms(p)]
+
+        self.targets: list[Target] = []
+        for target in targets:
+            path = Path(os.path.abspath(target.path))
+            folder = path.is_dir() if target.folder is None else target.folder
+            # An ignored path applies inside the target only: one that contains
+            # the target would silence it entirely, which nobody means.
+            inside = tuple(
+                {
+                    path / ignored.relative_to(form)  # in the target's own spelling
+                    for form in forms(path)
+                    for ignored in ignored_forms
+                    if folder and ignored != form and is_under(ignored, form)
+                }
+            )
+            self.targets.append(Target(path, target.label, folder, inside))
+
+        # Recursive roots: folder targets not inside another folder target.
+        folders = sorted({t.path for t in self.targets if t.folder}, key=lambda p: len(p.parts))
+        tree_roots: list[Path] = []
+        for path in folders:
+            if not any(is_under(path, r) for r in tree_roots):
+                tree_roots.append(path)
+        # Non-recursive roots: parents of single files not covered above.
+        file_roots: list[Path] = []
+        for t in self.targets:
+            parent = t.path.parent
+            covered = parent in file_roots or any(is_under(parent, r) for r in tree_roots)
+            if not t.folder and not covered:
+                file_roots.append(parent)
+
+        self._files = {t.path: t for t in self.targets if not t.folder}
+        self._folders = sorted((t for t in self.targets if t.folder), key=lambda t: -len(t.path.parts))
+        self.stop = threading.Event()
+        self.channels = [
+            Channel(
+                roots,
+                recursive,
+                force_polling=force_polling,
+                stop=self.stop,
+                post=post,
+                make_change=self._make_change,
+            )
+            for roots, recursive in ((tree_roots, True), (file_roots, False))
+            if roots
+        ]
+
+    def start(self) -> None:
+        for channel in self.channels:
+            channel.thread.start()
+
+    def join(self, timeout: float) -> None:
+        for channel in self.channels:
+            if channel.thread.is_alive():
+                channel.thread.join(timeout)
+
+    def _classify(self, path: Path) -> str | None:
+        """The display name of a relevant path, "" for a quiet one (noise
+        under a watched folder: see ``Change.quiet``), None for one that is
+        not ours at all."""
+        if path in self._files:
+            return path.name  # chosen by name: no noise rule applies
+        for target in self._folders:
+            if is_under(path, target.path):
+                if any(is_under(path, ignored) for ignored in target.ignore):
+                    return None
+                relative = path.relative_to(target.path).parts
+                if is_noise(relative):
+                    return ""
+                return "/".join((target.label, *relative))
+        return None  # e.g. a sibling of a single-file target
+
+    def _make_change(self, paths: set[Path], appeared: list[Path], vanished: frozenset[Path]) -> Change | None:
+        """The change to report for a channel's batch: ``paths`` changed,
+        ``appeared`` roots came (back), ``vanished`` roots went; all as the
+        user named them. (Called in the channels' threads.)"""
+        names: dict[Path, str] = {}
+        quiet: set[Path] = set()
+        recreated: set[Path] = set()
+        for path in paths:
+            name = self._classify(path)
+            if name:
+                names[path] = name
+            elif name == "":
+                quiet.add(path)
+        for root in appeared:
+            for target in self.targets:
+                if target.folder and target.path == root:
+                    names[root] = target.label
+                    recreated.add(root)
+                elif not target.folder and target.path.parent == root and os.path.lexists(target.path):
+                    names[target.path] = target.path.name  # a single file in it
+        for path in vanished:
+            name = self._classify(path)
+            if name:
+                names[path] = name
+        if not names and not quiet:
+            return None
+        # Stat after the batch: what matters is the state now, not the order
+        # of an unordered event set.
+        deleted = frozenset(p for p in names if not os.path.lexists(p))
+        return Change(
+            paths=frozenset(names),
+            deleted=deleted,
+            recreated=frozenset(recreated - deleted),
+            names=tuple(sorted(names.items())),
+            quiet=frozenset(quiet),
+        )
