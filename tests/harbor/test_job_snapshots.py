@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 
 from tests.harbor.job_copies import mixed_job
-from tests.harbor.trial_app_under_test import SIZE, TrialAppUnderTest
+from tests.harbor.trial_app_under_test import SNAPSHOT_SIZE, TrialAppUnderTest
 from verifier_tui.engine.session import Options
 
 
@@ -26,11 +26,11 @@ def read(app: TrialAppUnderTest):
 
 def test_a_folder_of_jobs(snap_compare, real):
     app = TrialAppUnderTest(real / "jobs", options=Options(), watch=False, deterministic=True)
-    assert snap_compare(app, terminal_size=SIZE, run_before=read(app))
+    assert snap_compare(app, terminal_size=SNAPSHOT_SIZE, run_before=read(app))
 
 
 def test_a_jobs_overview(snap_compare, real, tmp_path):
     app = TrialAppUnderTest(
         mixed_job(real, tmp_path / "jobs" / "mixed"), options=Options(), watch=False, deterministic=True
     )
-    assert snap_compare(app, terminal_size=SIZE, run_before=read(app))
+    assert snap_compare(app, terminal_size=SNAPSHOT_SIZE, run_before=read(app))

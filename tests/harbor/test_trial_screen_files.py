@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from tests.harbor.trial_app_under_test import make_trial_app, text_of
+from tests.harbor.trial_app_under_test import SIZE, make_trial_app, text_of
 from tests.helpers import STUCK_IN_ONE_FILE, harbor_exception, harbor_masked_failure_log, sandbox_trial
 from tests.tui.app_under_test import screen_text
 from verifier_tui.engine.changes import Change
@@ -96,7 +96,7 @@ async def test_the_root_cause_is_at_the_top_at_160x45_and_80x24(task, runs, tmp_
 
 async def test_a_passing_genuine_trial_says_nothing_went_wrong(real):
     app = make_trial_app(real / "jobs" / "separate-mode", task=real / "tasks" / "separate-mode")
-    async with app.run_test(size=(160, 45)) as pilot:
+    async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_replays(1)
         await pilot.pause()
         assert text_of(app, "#root-cause") == "✓ root cause  none: Harbor scored 1.0"
@@ -134,7 +134,7 @@ async def test_every_harbor_file_of_the_trial_is_one_key_away(task, runs, tmp_pa
         "m": ["the artifacts manifest", "/app → artifacts/app  (directory, there)"],
     }
     app = make_trial_app(trial.path)
-    async with app.run_test(size=(160, 45)) as pilot:
+    async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_replays(1)
         await pilot.pause()
         for key, wanted in expected.items():
@@ -156,7 +156,7 @@ async def test_a_missing_file_says_so_and_a_big_log_is_read_from_its_end(real):
             log.write(f"agent line {index}: {'x' * 20}\n")
         log.write("the last line of the log\n")
     app = make_trial_app(trial)
-    async with app.run_test(size=(160, 45)) as pilot:
+    async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_replays(1)
         for key, words in (
             ("j", "agent/trajectory.json is not there: only agents that record their run in ATIF"),
@@ -179,7 +179,7 @@ async def test_a_trajectory_cut_short_or_not_atif_says_so(task, runs, tmp_path):
     _, trial = timed_out_agent(task, runs, tmp_path)
     trajectory = trial.path / "agent" / "trajectory.json"
     app = make_trial_app(trial.path)
-    async with app.run_test(size=(160, 45)) as pilot:
+    async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_replays(1)
         for content, words in (
             (json.dumps(TRAJECTORY)[:300], "trajectory.json is cut short"),
@@ -200,7 +200,7 @@ async def test_question_mark_lists_the_keys_of_the_trial_screen(task, runs, tmp_
 
     _, trial = timed_out_agent(task, runs, tmp_path)
     app = make_trial_app(trial.path)
-    async with app.run_test(size=(160, 45)) as pilot:
+    async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_replays(1)
         await pilot.press("question_mark")
         await pilot.pause()
@@ -217,7 +217,7 @@ async def test_question_mark_lists_the_keys_of_the_trial_screen(task, runs, tmp_
 async def test_o_shows_the_replays_stdout_and_c_its_command(task, runs, tmp_path):
     _, trial = timed_out_agent(task, runs, tmp_path)
     app = make_trial_app(trial.path)
-    async with app.run_test(size=(160, 45)) as pilot:
+    async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_replays(1)
         await pilot.pause()
         local = text_of(app, "#local-side .side-body")
@@ -234,7 +234,7 @@ async def test_o_shows_the_replays_stdout_and_c_its_command(task, runs, tmp_path
 
 async def test_c_and_o_are_not_offered_without_a_replay(real):
     app = make_trial_app(real / "jobs" / "nop-fail")
-    async with app.run_test(size=(160, 45)) as pilot:
+    async with app.run_test(size=SIZE) as pilot:
         assert (await app.wait_for_replays(1)).local is None
         footer = ""
         for _ in range(100):  # the footer is drawn after the replay's message, later on a busy machine
@@ -250,7 +250,7 @@ async def test_with_live_reload_off_a_save_marks_the_replay_stale_and_r_keeps_th
 ):
     demo, trial = timed_out_agent(task, runs, tmp_path)
     app = make_trial_app(trial.path)  # live reload off
-    async with app.run_test(size=(160, 45)) as pilot:
+    async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_replays(1)
         await pilot.pause()
         verifier = demo / "tests" / "verifier.py"
@@ -285,7 +285,7 @@ async def test_a_timed_out_replay_says_where_it_was_stuck_and_output_never_downl
         keep_output_on_timeout=False,
     )
     app = make_trial_app(trial.path)
-    async with app.run_test(size=(160, 45)) as pilot:
+    async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_replays(1)
         await pilot.pause()
         local = text_of(app, "#local-side .side-body")

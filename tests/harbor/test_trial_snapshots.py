@@ -10,7 +10,7 @@ Update with ``--snapshot-update``.
 
 from __future__ import annotations
 
-from tests.harbor.trial_app_under_test import SIZE, make_trial_app
+from tests.harbor.trial_app_under_test import SNAPSHOT_SIZE, make_trial_app
 from tests.helpers import harbor_exception, harbor_masked_failure_log, sandbox_trial
 
 SEPARATE = 'version = "1.0"\nartifacts = ["/app"]\n\n[verifier]\nenvironment_mode = "separate"\n'
@@ -42,7 +42,7 @@ def test_a_trial_whose_verify_raised(snap_compare, task, runs, tmp_path):
         name="report__x7QmK2p",
     )
     app = make_trial_app(trial.path)
-    assert snap_compare(app, terminal_size=SIZE, run_before=replayed())
+    assert snap_compare(app, terminal_size=SNAPSHOT_SIZE, run_before=replayed())
 
 
 def test_a_trial_that_needs_a_response_harbor_never_gives(snap_compare, task, runs, tmp_path):
@@ -57,7 +57,7 @@ def test_a_trial_that_needs_a_response_harbor_never_gives(snap_compare, task, ru
         name="graded__Lq4Tz9w",
     )
     app = make_trial_app(trial.path)
-    assert snap_compare(app, terminal_size=SIZE, run_before=replayed())
+    assert snap_compare(app, terminal_size=SNAPSHOT_SIZE, run_before=replayed())
 
 
 def test_a_trial_whose_agent_timed_out_shows_that_first(snap_compare, task, runs, tmp_path):
@@ -123,4 +123,4 @@ def test_a_job_list(snap_compare, task, runs, tmp_path):
             await pilot.pause(0.02)
         await pilot.pause(0.1)
 
-    assert snap_compare(app, terminal_size=SIZE, run_before=listed)
+    assert snap_compare(app, terminal_size=SNAPSHOT_SIZE, run_before=listed)

@@ -15,8 +15,13 @@ from verifier_tui.engine.harbor.trial_session import Replayed
 from verifier_tui.engine.session import Options
 from verifier_tui.tui.trial_app import TrialApp
 from verifier_tui.tui.trial_messages import ReplayFinished
+from verifier_tui.tui.widgets.too_small import MIN_HEIGHT, MIN_WIDTH
 
-SIZE = (130, 44)
+#: The terminal the tests drive the app in: the smallest it accepts (as
+#: tests/tui/app_under_test.py says why).
+SIZE = (MIN_WIDTH, MIN_HEIGHT)
+#: The snapshots' terminal.
+SNAPSHOT_SIZE = (130, 44)
 
 
 class TrialAppUnderTest(TrialApp):

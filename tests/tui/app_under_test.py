@@ -24,8 +24,13 @@ from verifier_tui.engine.model import RunResult
 from verifier_tui.engine.session import Options, Session
 from verifier_tui.tui.app import VerifierApp
 from verifier_tui.tui.messages import RunFailed, RunFinished, RunNotPossible
+from verifier_tui.tui.widgets.too_small import MIN_HEIGHT, MIN_WIDTH
 
-SIZE = (120, 40)
+#: The terminal the tests drive the app in: the smallest it accepts. What a
+#: user needs to see must fit there, and a smaller screen is cheaper to draw.
+SIZE = (MIN_WIDTH, MIN_HEIGHT)
+#: The snapshots' terminal: the app as most terminals show it.
+SNAPSHOT_SIZE = (120, 40)
 
 
 class AppUnderTest(VerifierApp):

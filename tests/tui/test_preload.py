@@ -5,7 +5,7 @@ cold. The real app and the real runner."""
 from __future__ import annotations
 
 from tests.helpers import make_task
-from tests.tui.app_under_test import make_app, widget_text
+from tests.tui.app_under_test import SIZE, make_app, widget_text
 
 SEES_COLORSYS = """\
     import sys
@@ -17,7 +17,7 @@ SEES_COLORSYS = """\
 
 async def test_the_runs_started_ahead_import_the_modules_to_preload(tmp_path):
     app = make_app(make_task(tmp_path / "tasks" / "preloaded", SEES_COLORSYS), watch=False, preload=("colorsys",))
-    async with app.run_test(size=(160, 40)) as pilot:
+    async with app.run_test(size=SIZE) as pilot:
         first = await app.wait_for_runs(1)
         await pilot.pause()
         assert "preloads colorsys" in widget_text(app, "#header")

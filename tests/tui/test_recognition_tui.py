@@ -53,7 +53,7 @@ async def test_r_shift_runs_the_tasks_own_runner_and_back(tmp_path):
     root = make_task(tmp_path / "tasks" / "published")
     write(root / "tests" / ".ng" / "run_verifier.py", OWN_RUNNER)
     app = make_app(root, watch=False)
-    async with app.run_test(size=(160, 40)) as pilot:
+    async with app.run_test(size=SIZE) as pilot:
         first = await app.wait_for_runs(1)
         assert first.verdict.rewards == {"reward": 1.0}
         await pilot.pause()
@@ -75,7 +75,7 @@ async def test_r_shift_runs_the_tasks_own_runner_and_back(tmp_path):
 
 async def test_r_shift_is_not_offered_without_a_runner_of_the_tasks_own(example):
     app = make_app(example("hello-file"), watch=False)
-    async with app.run_test(size=(160, 40)) as pilot:
+    async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_runs(1)
         await pilot.press("R")
         await pilot.pause()
@@ -158,7 +158,7 @@ async def test_a_plain_harbor_task_without_a_verifier_says_what_it_is(tmp_path):
 async def test_the_header_names_the_task_by_its_task_toml_name(tmp_path):
     root = make_task(tmp_path / "tasks" / "folder-name", toml='version = "1.0"\n[task]\nname = "acme/scorer"\n')
     app = make_app(root, watch=False)
-    async with app.run_test(size=(160, 40)) as pilot:
+    async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_runs(1)
         await pilot.pause()
         assert "acme/scorer" in widget_text(app, "#header")

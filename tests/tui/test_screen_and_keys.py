@@ -81,8 +81,10 @@ async def test_copy_says_where_the_command_went_and_it_runs_from_where_the_user_
         await pilot.pause()
         text = screen_text(app)
         shown = app.screen.query_one("#command-text").content.plain
+        hint = app.screen.query_one(".dialog-hint").content.plain  # on screen, wrapped to the dialog's width
     assert "copied to the clipboard" not in text and not any("copied" in n for n in app.notices)
-    assert "Sent to the terminal's clipboard (OSC 52)" in text and "select the command above by hand" in text
+    assert "Sent to the terminal's clipboard (OSC 52)" in text and "select the command above by hand" in hint
+    assert hint.splitlines()[-1] == "esc closes" and "│ esc closes" in text  # the hint is shown to its end
     command = app.clipboard
     assert command.split()[1:3] == ["run", "hello-file"]  # relative to the folder the tool was started in
     assert " \\\n" in shown and "/tmp" not in shown.split(" ", 1)[1]

@@ -16,7 +16,7 @@ import asyncio
 import pytest
 
 from tests.helpers import make_task
-from tests.tui.app_under_test import SIZE, make_app
+from tests.tui.app_under_test import SNAPSHOT_SIZE, make_app
 
 
 @pytest.fixture(autouse=True)
@@ -39,22 +39,22 @@ def settled(runs: int = 1, watch: bool = True):
 
 def test_passing_run(snap_compare, example):
     app = make_app(example("hello-file"))
-    assert snap_compare(app, terminal_size=SIZE, run_before=settled())
+    assert snap_compare(app, terminal_size=SNAPSHOT_SIZE, run_before=settled())
 
 
 def test_dict_reward(snap_compare, example):
     app = make_app(example("fizzbuzz-module"), case="partial")
-    assert snap_compare(app, terminal_size=SIZE, run_before=settled())
+    assert snap_compare(app, terminal_size=SNAPSHOT_SIZE, run_before=settled())
 
 
 def test_verify_raised(snap_compare, example):
     app = make_app(example("hello-file"), case="missing-file")
-    assert snap_compare(app, terminal_size=SIZE, run_before=settled())
+    assert snap_compare(app, terminal_size=SNAPSHOT_SIZE, run_before=settled())
 
 
 def test_contract_error_in_harbor_mode(snap_compare, example):
     app = make_app(example("count-errors"), case="harbor-mode")
-    assert snap_compare(app, terminal_size=SIZE, run_before=settled())
+    assert snap_compare(app, terminal_size=SNAPSHOT_SIZE, run_before=settled())
 
 
 def test_timeout(snap_compare, tmp_path):
@@ -65,13 +65,13 @@ def test_timeout(snap_compare, tmp_path):
         cases={"only": {}},
     )
     app = make_app(root)
-    assert snap_compare(app, terminal_size=SIZE, run_before=settled())
+    assert snap_compare(app, terminal_size=SNAPSHOT_SIZE, run_before=settled())
 
 
 def test_task_without_a_verifier(snap_compare, tmp_path):
     root = make_task(tmp_path / "tasks" / "no-verifier-yet", None, cases={"first": {"answer.txt": "42\n"}})
     app = make_app(root)
-    assert snap_compare(app, terminal_size=SIZE, run_before=settled())
+    assert snap_compare(app, terminal_size=SNAPSHOT_SIZE, run_before=settled())
 
 
 def test_narrow_terminal(snap_compare, example):
