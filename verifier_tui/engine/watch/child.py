@@ -54,12 +54,12 @@ def main(options_json: str) -> None:
     try:
         threads.start()
         unready = running = len(threads.channels)
+        change: Change | None = None  # held until every channel is ready: "ready" comes first
         while running:
             batch = [items.get()]
             with suppress(queue.Empty):
                 while True:
                     batch.append(items.get_nowait())
-            change: Change | None = None
             for item in batch:
                 if item is READY:
                     unready -= 1
@@ -71,8 +71,9 @@ def main(options_json: str) -> None:
                     raise item
                 elif isinstance(item, Change):
                     change = Change.combine(change, item)
-            if change is not None and not threads.stop.is_set():
+            if change is not None and not unready and not threads.stop.is_set():
                 emit({"change": change.to_json()})
+                change = None
     except BaseException as exc:  # noqa: BLE001 - reported to the parent
         with suppress(OSError):  # the parent may be gone
             emit({"error": str(exc) if isinstance(exc, WatchError) else f"{type(exc).__name__}: {exc}"})
