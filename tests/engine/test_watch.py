@@ -10,11 +10,13 @@ write that must arrive alone.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import shutil
 import signal
 import subprocess
 import sys
+import threading
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -732,3 +734,46 @@ async def test_an_overflowed_event_queue_reports_the_root_for_a_full_rescan(tmp_
             os.kill(child.pid, signal.SIGCONT)
         change = await rec.until(lambda c: workspace in c.recreated, timeout=30)
         assert "workspace re-created" in change.describe()
+
+
+def test_the_watcher_process_says_ready_before_any_change(tmp_path: Path) -> None:
+    """A file target's channel is ready long before a big tree's is built; a
+    change it sees meanwhile must come after the ready line, which the
+    watcher takes as the only sign the process started (anything else first
+    and it watches from threads instead, with a warning)."""
+    tree = folder(tmp_path / "tree")
+    for i in range(3000):
+        (tree / f"d{i}").mkdir()
+    answer = folder(tmp_path / "single") / "answer.txt"
+    answer.write_text("0")
+    options = {
+        "targets": [[str(tree), "tree", True], [str(answer), "answer.txt", False]],
+        "ignore": [],
+        "force_polling": False,
+    }
+    code = watcher_module._CHILD_CODE
+    proc = subprocess.Popen(
+        [sys.executable, "-I", "-c", code, json.dumps(watcher_module._child_import_path()), json.dumps(options)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    ready = threading.Event()
+
+    def save_until_ready() -> None:  # saves all along while the tree is being watched
+        count = 0
+        while not ready.wait(0.002):
+            count += 1
+            answer.write_text(str(count))
+
+    saver = threading.Thread(target=save_until_ready)
+    saver.start()
+    try:
+        assert proc.stdout is not None
+        first = json.loads(proc.stdout.readline())
+    finally:
+        ready.set()
+        saver.join()
+        proc.kill()
+        proc.wait()
+    assert first == {"ready": True}
