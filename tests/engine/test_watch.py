@@ -742,7 +742,7 @@ def test_the_watcher_process_says_ready_before_any_change(tmp_path: Path) -> Non
     watcher takes as the only sign the process started (anything else first
     and it watches from threads instead, with a warning)."""
     tree = folder(tmp_path / "tree")
-    for i in range(3000):
+    for i in range(1000):
         (tree / f"d{i}").mkdir()
     answer = folder(tmp_path / "single") / "answer.txt"
     answer.write_text("0")
