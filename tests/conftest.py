@@ -45,6 +45,13 @@ def pytest_configure(config):
     gc.set_threshold(50_000, 20, 100)
     if os.environ.get("PYTEST_XDIST_WORKER"):
         return
+    # The machines CI runs on set PYTHONDONTWRITEBYTECODE. The processes the
+    # tests start (``python -m verifier_tui``, the watcher process, inner
+    # pytest runs, xdist's workers) import this source tree, and without its
+    # bytecode each compiled it again: 150 ms of CPU a start, a tenth of the
+    # suite. Runs of the tool set their own (``OWN`` in sandbox/environment.py),
+    # so what a verifier run writes is the same either way.
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     folder = Path(tempfile.mkdtemp(prefix="verifier-tui-tests-python-"))
     venv.create(folder, with_pip=False, symlinks=True)
     _bare_python.append(folder)
