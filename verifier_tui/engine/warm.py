@@ -194,7 +194,12 @@ def still_the_same(waiting: Waiting, prepared: Prepared) -> bool:
 def bound(prepared: Prepared, held: Held) -> Iterator[list[str]]:
     """What ``taskset`` does for a cold run, for a held one: its processes
     bound (while the block runs) to the CPUs :func:`~.invocation.bound_argv`
-    would lease; the processes it starts inherit the binding."""
+    would lease; the processes it starts inherit the binding.
+
+    A held run may still be making its sandbox (the namespace's ``sh`` forks
+    as it goes): a child forked after the scan but before its parent was
+    bound keeps the old CPUs. So the tree is scanned again until a scan finds
+    no process not bound yet; from then on, every fork inherits the binding."""
     from verifier_tui.engine.sandbox.view import cpu_lease, cpus_to_bind
 
     limits = prepared.limits
@@ -203,16 +208,22 @@ def bound(prepared: Prepared, held: Held) -> Iterator[list[str]]:
         return
     with cpu_lease(cpus_to_bind(limits.cpus)) as cpus:
         prepared.limits = replace(limits, cpu_list=cpus)
-        for pid in {held.proc.pid} | procfs.descendants(held.proc.pid):
-            try:
-                threads = os.listdir(f"/proc/{pid}/task")
-            except OSError:
-                continue
-            for thread in threads:
+        done: set[int] = set()
+        for _ in range(10):  # bounded: before the go, only the sandbox's set-up forks
+            todo = ({held.proc.pid} | procfs.descendants(held.proc.pid)) - done
+            if not todo:
+                break
+            for pid in todo:
                 try:
-                    os.sched_setaffinity(int(thread), cpus)
+                    threads = os.listdir(f"/proc/{pid}/task")
                 except OSError:
-                    pass
+                    continue
+                for thread in threads:
+                    try:
+                        os.sched_setaffinity(int(thread), cpus)
+                    except OSError:
+                        pass
+            done |= todo
         yield prepared.argv
 
 
