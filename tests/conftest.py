@@ -20,6 +20,26 @@ from tests.helpers import copy_example, inner_pytest_options
 # is back to its default in every process a test starts.
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
+# Under nohup, SIGHUP is ignored the same way, and the tests that close a
+# terminal would wait for a hangup that never comes. A handler that does
+# nothing keeps this run (and xdist's workers, told so below) alive through a
+# hangup, as nohup wants, and is reset to the default in every program a test
+# starts (exec resets caught signals, not ignored ones).
+_HANGUP_IGNORED = signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
+
+
+def _outlive_hangups() -> None:
+    signal.signal(signal.SIGHUP, lambda signum, frame: None)
+
+
+if _HANGUP_IGNORED:
+    _outlive_hangups()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node):
+    node.workerinput["hangup_ignored"] = _HANGUP_IGNORED
+
 
 # Tests of the pytest plugin start pytest in a subprocess, as a user does.
 pytest_plugins = ["pytester"]
@@ -44,6 +64,8 @@ def pytest_configure(config):
     # under 200 MB; tests that need a collection make it themselves).
     gc.set_threshold(50_000, 20, 100)
     if os.environ.get("PYTEST_XDIST_WORKER"):
+        if config.workerinput.get("hangup_ignored"):
+            _outlive_hangups()
         return
     # The machines CI runs on set PYTHONDONTWRITEBYTECODE. The processes the
     # tests start (``python -m verifier_tui``, the watcher process, inner
