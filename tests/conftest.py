@@ -70,9 +70,9 @@ def pytest_configure(config):
     # The machines CI runs on set PYTHONDONTWRITEBYTECODE. The processes the
     # tests start (``python -m verifier_tui``, the watcher process, inner
     # pytest runs, xdist's workers) import this source tree, and without its
-    # bytecode each compiled it again: 150 ms of CPU a start, a tenth of the
-    # suite. Runs of the tool set their own (``OWN`` in sandbox/environment.py),
-    # so what a verifier run writes is the same either way.
+    # bytecode each compiled it again (150 ms of CPU a start). Runs of the
+    # tool set their own (``OWN`` in sandbox/environment.py), so what a
+    # verifier run writes is the same either way.
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     folder = Path(tempfile.mkdtemp(prefix="verifier-tui-tests-python-"))
     venv.create(folder, with_pip=False, symlinks=True)
@@ -82,11 +82,10 @@ def pytest_configure(config):
 
 def pytest_collection_modifyitems(items):
     """Each folder's modules spread evenly over the run, each module's tests
-    kept together. xdist hands tests out in about this order, and in
-    collection's order every worker reached ``tests/tui`` at the end at once:
-    apps waiting on timers and runs left the cores a third idle for the last
-    tenth of the run. Blended with the process-heavy folders, that wait is
-    filled."""
+    kept together. xdist hands tests out in about this order; in collection's
+    order every worker reached ``tests/tui`` at the same time, and apps that
+    wait on timers and runs left the cores idle. Blended with the folders
+    that keep processes busy, that wait is filled."""
     modules: dict[Path, list[pytest.Item]] = {}
     for item in items:
         modules.setdefault(item.path, []).append(item)
