@@ -214,17 +214,22 @@ def bound(prepared: Prepared, held: Held) -> Iterator[list[str]]:
             if not todo:
                 break
             for pid in todo:
-                try:
-                    threads = os.listdir(f"/proc/{pid}/task")
-                except OSError:
-                    continue
-                for thread in threads:
-                    try:
-                        os.sched_setaffinity(int(thread), cpus)
-                    except OSError:
-                        pass
+                _bind(pid, cpus)
             done |= todo
         yield prepared.argv
+
+
+def _bind(pid: int, cpus: tuple[int, ...]) -> None:
+    """Every thread of ``pid`` bound to ``cpus`` (a process gone meanwhile is skipped)."""
+    try:
+        threads = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return
+    for thread in threads:
+        try:
+            os.sched_setaffinity(int(thread), cpus)
+        except OSError:
+            pass
 
 
 class WarmRuns:
