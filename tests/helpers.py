@@ -11,13 +11,16 @@ module imports another); its sections are marked.
 
 from __future__ import annotations
 
+import atexit
 import functools
 import json
 import os
 import queue
 import select
+import selectors
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import textwrap
@@ -203,19 +206,128 @@ def wait_none_with(text: str, within_s: float = 15.0) -> list[int]:
 
 
 def run_tool(
-    env: dict[str, str], *args: object, tool: list[str] | None = None, cwd: Path | None = None, input: str | None = None
+    env: dict[str, str],
+    *args: object,
+    tool: list[str] | None = None,
+    cwd: Path | None = None,
+    input: str | None = None,
+    timeout_s: float = HANG_GUARD_S,
 ) -> subprocess.CompletedProcess:
-    """``verifier-tui ARGS`` as a user runs it, bounded by :data:`HANG_GUARD_S`."""
+    """``verifier-tui ARGS`` as a user runs it, bounded by ``timeout_s``.
+    Without ``tool``, a child of the warm tool (``tests/tool_server.py``) where
+    the interpreter's start would be the same, else the console script."""
+    argv = [str(a) for a in args]
+    if tool is None and _WarmTool.serves(env):
+        return _WarmTool.get().run(argv, env, cwd, input, timeout_s)
     return subprocess.run(
-        (tool or TOOL) + [str(a) for a in args],
+        (tool or TOOL) + argv,
         env=env,
         cwd=cwd,
         capture_output=True,
         text=True,
-        timeout=HANG_GUARD_S,
+        timeout=timeout_s,
         input=input,
         stdin=None if input is not None else subprocess.DEVNULL,
     )
+
+
+class _WarmTool:
+    """The client of ``tests/tool_server.py`` (one server per test process,
+    started at its first use; it ends when this process closes the socket)."""
+
+    _one: _WarmTool | None = None
+    #: What the interpreter reads at its start: the variables a child may not change.
+    STARTUP = ("PYTHON", "LC_", "LANG", "HOME")
+
+    @classmethod
+    def serves(cls, env: dict[str, str]) -> bool:
+        started = cls._one.env if cls._one is not None else os.environ
+        return CONSOLE_SCRIPT.exists() and cls._startup(env) == cls._startup(started)
+
+    @classmethod
+    def _startup(cls, env) -> dict[str, str]:
+        return {k: v for k, v in env.items() if k.startswith(cls.STARTUP)}
+
+    @classmethod
+    def get(cls) -> _WarmTool:
+        if cls._one is None:
+            cls._one = cls()
+        return cls._one
+
+    def __init__(self) -> None:
+        self.env = dict(os.environ)
+        self.channel, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        with theirs:
+            self.server = subprocess.Popen(
+                [sys.executable, str(Path(__file__).with_name("tool_server.py")), str(theirs.fileno())],
+                pass_fds=[theirs.fileno()],
+                env={**self.env, "VERIFIER_TUI_TESTS_SCRIPT": str(CONSOLE_SCRIPT)},
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+            )
+        self.lock = threading.Lock()
+        atexit.register(self.close)
+
+    def close(self) -> None:
+        """End the server (it ends when its socket closes) and reap it."""
+        self.channel.close()
+        self.server.wait(HANG_GUARD_S)
+
+    def run(
+        self, argv: list[str], env: dict[str, str], cwd: Path | None, input: str | None, timeout_s: float
+    ) -> subprocess.CompletedProcess:
+        args = TOOL + argv
+        with self.lock:
+            stdin, feed = os.pipe() if input is not None else (os.open(os.devnull, os.O_RDONLY), None)
+            out, out_w = os.pipe()
+            err, err_w = os.pipe()
+            request = json.dumps({"args": argv, "env": env, "cwd": str(cwd or os.getcwd())}).encode()
+            try:
+                socket.send_fds(self.channel, [request], [stdin, out_w, err_w])
+            finally:
+                for fd in (stdin, out_w, err_w):
+                    os.close(fd)
+            pid = int(self.channel.recv(64))
+            data = (input or "").encode()
+            streams = _drain(out, err, feed, data, time.monotonic() + timeout_s)
+            if streams is None:
+                os.kill(pid, signal.SIGKILL)
+            status = int(self.channel.recv(64))
+        if streams is None:
+            raise subprocess.TimeoutExpired(args, timeout_s)
+        stdout, stderr = (b.decode().replace("\r\n", "\n").replace("\r", "\n") for b in streams)
+        return subprocess.CompletedProcess(args, os.waitstatus_to_exitcode(status), stdout, stderr)
+
+
+def _drain(out: int, err: int, feed: int | None, data: bytes, deadline: float) -> tuple[bytes, bytes] | None:
+    """Write ``data`` to ``feed`` and read ``out`` and ``err`` to their ends, as
+    ``communicate`` does, then close all three. None when ``deadline`` came first."""
+    read = {out: bytearray(), err: bytearray()}
+    with selectors.DefaultSelector() as selector:
+        for fd in read:
+            selector.register(fd, selectors.EVENT_READ)
+        if feed is not None:
+            selector.register(feed, selectors.EVENT_WRITE)
+        while selector.get_map() and time.monotonic() < deadline:
+            for key, _events in selector.select(deadline - time.monotonic()):
+                if key.fd == feed:
+                    try:
+                        data = data[os.write(feed, data[:65536]) :]
+                    except BrokenPipeError:
+                        data = b""
+                    if not data:
+                        selector.unregister(feed)
+                        os.close(feed)
+                elif chunk := os.read(key.fd, 65536):
+                    read[key.fd] += chunk
+                else:
+                    selector.unregister(key.fd)
+        finished = not selector.get_map()
+        if feed is not None and feed in selector.get_map():
+            os.close(feed)
+    for fd in read:
+        os.close(fd)
+    return (bytes(read[out]), bytes(read[err])) if finished else None
 
 
 #: The page that documents every ``--json`` field.

@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 
 import pytest
 
-from tests.helpers import PY, TOOL, make_task, no_traceback
+from tests.helpers import PY, make_task, no_traceback, run_tool
 
 BOUND_S = 60  # a FIFO opened for reading waits for ever: a bound far above any run here
 VERIFIER = (
@@ -23,15 +22,7 @@ FIFO_WORDS = "is a FIFO (a named pipe), not a regular file"
 
 
 def command(env, *args, cwd):
-    done = subprocess.run(
-        [*TOOL, *map(str, args), "--python", PY],
-        env=env,
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=BOUND_S,
-        stdin=subprocess.DEVNULL,
-    )
+    done = run_tool(env, *args, "--python", PY, cwd=cwd, timeout_s=BOUND_S)
     no_traceback(done)
     return done
 

@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from tests.harbor.trial_app_under_test import make_trial_app
-from tests.helpers import TOOL, inner_pytest_options, make_task, no_traceback, sandbox_trial
+from tests.helpers import inner_pytest_options, make_task, no_traceback, run_tool, sandbox_trial
 from tests.tui.app_under_test import screen_text
 
 PY = sys.executable
@@ -23,15 +23,7 @@ DEEP = "[" * 10_000 + "]" * 10_000
 
 
 def command(env, *args, cwd):
-    done = subprocess.run(
-        [*TOOL, *map(str, args)],
-        env=env,
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=BOUND_S,
-        stdin=subprocess.DEVNULL,
-    )
+    done = run_tool(env, *args, cwd=cwd, timeout_s=BOUND_S)
     no_traceback(done)
     assert "RecursionError" not in done.stdout + done.stderr
     return done
