@@ -51,26 +51,21 @@ class Change:
     A change may hold only these: the copy sandbox's mirror follows them all
     (a verifier may read ``.git/``), runs are started by ``paths`` alone."""
 
-    def name_of(self, path: Path) -> str:
-        for known, name in self.names:
-            if known == path:
-                return name
-        return path.name
-
     def describe(self) -> str:
         """A short summary for a run's trigger line: "tests/verifier.py",
-        "tests/verifier.py +2 more", "workspace/out.txt deleted"."""
+        "tests/verifier.py +2 more", "workspace/out.txt deleted". Linear in
+        the paths: a burst of thousands of files is described at once."""
         if not self.paths:
             return "nothing"
-        by_name = sorted(self.paths, key=lambda p: (p in self.deleted, self.name_of(p)))
-        first = by_name[0]
-        text = self.name_of(first)
+        names = dict(self.names)
+        first = min(self.paths, key=lambda p: (p in self.deleted, names.get(p, p.name)))
+        text = names.get(first, first.name)
         if first in self.recreated:
             text += " re-created"
         elif first in self.deleted:
             text += " deleted"
-        if len(by_name) > 1:
-            text += f" +{len(by_name) - 1} more"
+        if len(self.paths) > 1:
+            text += f" +{len(self.paths) - 1} more"
         return text
 
     def merge(self, later: Change) -> Change:
