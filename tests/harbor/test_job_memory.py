@@ -12,7 +12,7 @@ from verifier_tui.engine.harbor.folders import Trial, TrialRef
 from verifier_tui.engine.session import Options
 from verifier_tui.engine.suite import arun_groups, collect
 
-COPIES = 12
+COPIES = 8
 JOBS = 2
 
 
