@@ -91,7 +91,7 @@ def _temporary_files_in_memory() -> None:
     there, as it does in /tmp."""
     if "TMPDIR" in os.environ or not os.path.isdir("/dev/shm"):
         return
-    folder = f"/dev/shm/verifier-tui-tests-{os.getuid()}"
+    folder = f"/dev/shm/vt-tests-{os.getuid()}"  # no "verifier-tui-": tests look for that name
     try:
         os.makedirs(folder, mode=0o700, exist_ok=True)
         owned = os.lstat(folder)
