@@ -210,15 +210,14 @@ def run_tool(
     *args: object,
     tool: list[str] | None = None,
     cwd: Path | None = None,
-    input: str | None = None,
     timeout_s: float = HANG_GUARD_S,
 ) -> subprocess.CompletedProcess:
     """``verifier-tui ARGS`` as a user runs it, bounded by ``timeout_s``.
     Without ``tool``, a child of the warm tool (``tests/tool_server.py``) where
     the interpreter's start would be the same, else the console script."""
     argv = [str(a) for a in args]
-    if tool is None and _WarmTool.serves(env):
-        return _WarmTool.get().run(argv, env, cwd, input, timeout_s)
+    if tool is None and WarmTool.serves(env):
+        return WarmTool.get().run(argv, env, cwd, timeout_s)
     return subprocess.run(
         (tool or TOOL) + argv,
         env=env,
@@ -226,16 +225,15 @@ def run_tool(
         capture_output=True,
         text=True,
         timeout=timeout_s,
-        input=input,
-        stdin=None if input is not None else subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL,
     )
 
 
-class _WarmTool:
+class WarmTool:
     """The client of ``tests/tool_server.py`` (one server per test process,
     started at its first use; it ends when this process closes the socket)."""
 
-    _one: _WarmTool | None = None
+    _one: WarmTool | None = None
     #: What the interpreter reads at its start: the variables a child may not change.
     STARTUP = ("PYTHON", "LC_", "LANG", "HOME")
 
@@ -249,7 +247,7 @@ class _WarmTool:
         return {k: v for k, v in env.items() if k.startswith(cls.STARTUP)}
 
     @classmethod
-    def get(cls) -> _WarmTool:
+    def get(cls) -> WarmTool:
         if cls._one is None:
             cls._one = cls()
         return cls._one
@@ -274,11 +272,11 @@ class _WarmTool:
         self.server.wait(HANG_GUARD_S)
 
     def run(
-        self, argv: list[str], env: dict[str, str], cwd: Path | None, input: str | None, timeout_s: float
+        self, argv: list[str], env: dict[str, str], cwd: Path | None, timeout_s: float
     ) -> subprocess.CompletedProcess:
         args = TOOL + argv
         with self.lock:
-            stdin, feed = os.pipe() if input is not None else (os.open(os.devnull, os.O_RDONLY), None)
+            stdin = os.open(os.devnull, os.O_RDONLY)
             out, out_w = os.pipe()
             err, err_w = os.pipe()
             request = json.dumps({"args": argv, "env": env, "cwd": str(cwd or os.getcwd())}).encode()
@@ -288,8 +286,7 @@ class _WarmTool:
                 for fd in (stdin, out_w, err_w):
                     os.close(fd)
             pid = int(self.channel.recv(64))
-            data = (input or "").encode()
-            streams = _drain(out, err, feed, data, time.monotonic() + timeout_s)
+            streams = _drain(out, err, time.monotonic() + timeout_s)
             if streams is None:
                 os.kill(pid, signal.SIGKILL)
             status = int(self.channel.recv(64))
@@ -299,32 +296,20 @@ class _WarmTool:
         return subprocess.CompletedProcess(args, os.waitstatus_to_exitcode(status), stdout, stderr)
 
 
-def _drain(out: int, err: int, feed: int | None, data: bytes, deadline: float) -> tuple[bytes, bytes] | None:
-    """Write ``data`` to ``feed`` and read ``out`` and ``err`` to their ends, as
-    ``communicate`` does, then close all three. None when ``deadline`` came first."""
+def _drain(out: int, err: int, deadline: float) -> tuple[bytes, bytes] | None:
+    """Read ``out`` and ``err`` to their ends, as ``communicate`` does, and
+    close them. None when ``deadline`` came first."""
     read = {out: bytearray(), err: bytearray()}
     with selectors.DefaultSelector() as selector:
         for fd in read:
             selector.register(fd, selectors.EVENT_READ)
-        if feed is not None:
-            selector.register(feed, selectors.EVENT_WRITE)
         while selector.get_map() and time.monotonic() < deadline:
             for key, _events in selector.select(deadline - time.monotonic()):
-                if key.fd == feed:
-                    try:
-                        data = data[os.write(feed, data[:65536]) :]
-                    except BrokenPipeError:
-                        data = b""
-                    if not data:
-                        selector.unregister(feed)
-                        os.close(feed)
-                elif chunk := os.read(key.fd, 65536):
+                if chunk := os.read(key.fd, 65536):
                     read[key.fd] += chunk
                 else:
                     selector.unregister(key.fd)
         finished = not selector.get_map()
-        if feed is not None and feed in selector.get_map():
-            os.close(feed)
     for fd in read:
         os.close(fd)
     return (bytes(read[out]), bytes(read[err])) if finished else None

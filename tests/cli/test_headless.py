@@ -12,6 +12,7 @@ blocking the suite.
 from __future__ import annotations
 
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -30,6 +31,7 @@ from tests.helpers import (
     SAY_STARTED,
     TASKS_WITH_CASES,
     TOOL,
+    WarmTool,
     copy_example,
     documented_fields,
     has_started,
@@ -96,6 +98,35 @@ def test_command_help(env, command):
 
 def test_console_script_is_installed():
     assert CONSOLE_SCRIPT.exists(), "the project is not installed in this environment"
+
+
+def _steady(text: str) -> str:
+    """Output less what differs from one run to the next: durations."""
+    text = re.sub(r'"\w+_s": [\d.e-]+', '"_s": 0', text)
+    return re.sub(r"\d+(\.\d+)? m?s\b", "T", text)
+
+
+def test_the_warm_tool_the_tests_use_answers_as_the_console_script(env, example, tmp_path):
+    """Most tests run the tool through ``tests/tool_server.py`` (``run_tool``
+    without ``tool``): its answers are the console script's, word for word."""
+    task_dir = example("hello-file")
+    assert WarmTool.serves(env)
+    for args in (
+        ["--version"],
+        ["run", task_dir, "--python", PY, "--case", "wrong-text"],
+        ["run", "--json", task_dir, "--python", PY],
+        ["explain", "--json", task_dir, "--python", PY],
+        ["test", task_dir, "--python", PY],
+        ["run", tmp_path / "nowhere"],
+        ["run", "--no-such-option"],
+    ):
+        warm, cold = run_tool(env, *args), run_tool(env, *args, tool=TOOL)
+        assert (warm.returncode, _steady(warm.stdout), _steady(warm.stderr)) == (
+            cold.returncode,
+            _steady(cold.stdout),
+            _steady(cold.stderr),
+        ), args
+    assert WarmTool._one is not None, "every command above started the console script"
 
 
 # ---------------------------------------------------------------------------
