@@ -64,6 +64,8 @@ class Display:
     ``<python>`` (they differ from machine to machine)."""
     cwd: Path = field(default_factory=started_in)
     """The folder the user started the tool in: paths are shown as they resolve from it."""
+    home: str = field(default_factory=lambda: os.path.expanduser("~"))
+    """The user's home folder, shown as ``~`` (read once: :meth:`text` runs on every output line)."""
 
     def learn_interpreter(self, explain: dict | None) -> None:
         """Note where the run's interpreter lives, from its explain document."""
@@ -121,7 +123,6 @@ class Display:
         for prefix in self.python_prefixes:
             if prefix and prefix in text:
                 text = text.replace(prefix, "<python>")
-        home = os.path.expanduser("~")
-        if home not in ("/", "~", "") and home + os.sep in text:
-            text = text.replace(home + os.sep, "~" + os.sep)
+        if self.home not in ("/", "~", "") and self.home + os.sep in text:
+            text = text.replace(self.home + os.sep, "~" + os.sep)
         return text
