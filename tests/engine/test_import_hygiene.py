@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import pkgutil
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -20,6 +21,8 @@ from pathlib import Path
 import pytest
 
 import verifier_tui.engine
+
+NO_CACHE = shutil.ignore_patterns("__pycache__")
 
 ENGINE_MODULES = sorted(
     info.name for info in pkgutil.walk_packages(verifier_tui.engine.__path__, "verifier_tui.engine.")
@@ -157,6 +160,43 @@ def test_the_watcher_process_watches_without_asyncio(tmp_path):
     assert "workspace/answer.txt" in json.dumps(change)
     assert proc.returncode == 0, err
     assert json.loads(err.strip().splitlines()[-1])["asyncio"] is False
+
+
+def test_the_watcher_process_finds_the_tool_where_its_parent_did(tmp_path):
+    """Started from a source tree on PYTHONPATH, which the watcher process's
+    ``-I`` ignores, it finds the tool and watchfiles through the import path
+    its parent gives it; else it fails to start and watching falls back to
+    threads. Here an interpreter that has neither installed finds the tool
+    and watchfiles (with what it needs) each in a folder of its own."""
+    import watchfiles
+
+    src, lib = tmp_path / "src", tmp_path / "lib"
+    shutil.copytree(Path(verifier_tui.engine.__file__).parents[1], src / "verifier_tui", ignore=NO_CACHE)
+    lib.mkdir()
+    for entry in Path(watchfiles.__file__).parents[1].iterdir():  # watchfiles and what it imports
+        if "verifier_tui" not in entry.name:
+            (lib / entry.name).symlink_to(entry)
+    bare = shutil.which("python3")  # the suite's bare virtual environment (tests/conftest.py)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(src), str(lib)]))
+    asked = "import json\nfrom verifier_tui.engine.watch.watcher import _CHILD_CODE, _child_import_path as p\n"
+    asked += "print(json.dumps([_CHILD_CODE, p()]))"
+    code, path = json.loads(subprocess.run([bare, "-c", asked], env=env, capture_output=True, check=True).stdout)
+    folder = tmp_path / "workspace"
+    folder.mkdir()
+    options = {"targets": [[str(folder), "workspace", True]], "ignore": [], "force_polling": False}
+    proc = subprocess.Popen(
+        [bare, "-I", "-c", code, json.dumps(path), json.dumps(options)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        ready = proc.stdout.readline()
+        _, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert json.loads(ready or "null") == {"ready": True}, err
 
 
 def test_run_starts_without_dataclasses_or_tomllib(tmp_path, task):

@@ -35,7 +35,7 @@ def _child_import_path() -> list[str]:
     be an editable install (an import hook, not a path) or on a PYTHONPATH
     that ``-I`` ignores. Nothing else: the child's own stdlib and site come
     from the same interpreter."""
-    paths = [str(Path(__file__).resolve().parents[2])]
+    paths = [str(Path(__file__).resolve().parents[3])]  # the folder holding verifier_tui/engine/watch/
     spec = importlib.util.find_spec("watchfiles")
     if spec is not None and spec.submodule_search_locations:
         paths.append(str(Path(next(iter(spec.submodule_search_locations))).parent))
