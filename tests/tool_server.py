@@ -5,7 +5,7 @@ Each child is a process of its own, as the console script is: the request's
 arguments, environment, working folder and stdin/stdout/stderr, the tool's
 own ``main()`` and its exit path, and real runner subprocesses. What it
 shares is what every start of the console script does the same: the
-interpreter's start and the tool's imports (about 85 ms of CPU each, on
+interpreter's start and the tool's imports (about 70 ms of CPU each, on
 hundreds of commands). So the client sends here only what those cannot
 depend on; anything else (another interpreter, ``python -m``, a different
 locale or ``PYTHON*`` variable) is started for real.
@@ -16,8 +16,8 @@ look for processes by their command line would find it). FD is a
 ``SOCK_SEQPACKET`` socket. Each request is one JSON message (argv, env, cwd)
 carrying three descriptors (stdin, stdout, stderr); the answers are the
 child's pid, then its wait status. The server ends when the socket closes.
-Standard library only, and nothing imported before ``sys.path`` is the
-console script's.
+Standard library only, and nothing but ``os`` and ``sys`` imported before
+``sys.path`` is the console script's.
 """
 
 import os
