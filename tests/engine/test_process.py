@@ -13,6 +13,7 @@ is given a moment to vanish (a SIGKILL is delivered asynchronously).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import sys
@@ -110,6 +111,29 @@ async def test_exit_codes(run_py, tmp_path: Path, code: int) -> None:
     result = await run_py(f"import sys; sys.exit({code})", cwd=tmp_path)
     assert result.returncode == code
     assert result.signal is None
+
+
+async def test_past_the_memory_limit_a_process_killed_already_is_waited_for(
+    run_py, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The kernel's OOM killer lets its victim free its memory before it picks
+    again. Here each SIGKILL lands 0.3 s late, as for a big process slow to
+    exit on a loaded machine: it is killed, and listed, once."""
+    kill = os.kill
+
+    def kill_if_there(pid: int, sig: int) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            kill(pid, sig)
+
+    def late(pid: int, sig: int) -> None:
+        if sig != signal.SIGKILL:
+            return kill(pid, sig)
+        threading.Timer(0.3, kill_if_there, (pid, sig)).start()
+
+    monkeypatch.setattr(os, "kill", late)
+    result = await run_py("b = bytearray(200 << 20)\nimport time\ntime.sleep(30)", cwd=tmp_path, memory_limit=64 << 20)
+    assert result.signal == signal.SIGKILL
+    assert len(result.oom_killed) == 1, result.oom_killed
 
 
 async def test_uncaught_exception_goes_to_stderr(run_py, tmp_path: Path) -> None:

@@ -426,6 +426,7 @@ class _Child:
         self.proc = proc
         self.memory_limit = memory_limit
         self.oom_killed: list[tuple[str, int]] = []
+        self.oom_victims: set[int] = set()
         self.next_memory_check = 0.0
         self.init_lists_strays = init_lists_strays
         self.before_kill = before_kill
@@ -584,12 +585,15 @@ class _Child:
         total = sum(sizes.values())
         if not sizes or total <= (self.memory_limit or 0):
             return
+        if any(sizes.get(victim) for victim in self.oom_victims):
+            return  # a process killed already still frees its memory: the kernel waits for it too
         pid = max(sizes, key=lambda p: sizes[p])
         command = procfs.command_line(pid)
         try:
             os.kill(pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             return
+        self.oom_victims.add(pid)
         self.oom_killed.append((command, total))
 
     def _exited(self) -> None:
