@@ -28,8 +28,10 @@ class VerifierApp(BaseApp):
         self.main = MainScreen(session, Display(session.task.root, deterministic), watch=watch, poll=poll)
         self.controller = self.main.controller
 
-    def on_mount(self) -> None:
-        self.push_screen(self.main)
+    def get_default_screen(self) -> Screen:
+        """The main screen is the app's first, not pushed over an empty one
+        (which was laid out, and resized, for nothing at every start)."""
+        return self.main
 
     async def on_unmount(self) -> None:
         await self.controller.stop_watching_and_wait()
