@@ -87,8 +87,8 @@ def _temporary_files_in_memory() -> None:
     ``tmp_path``, the tool's scratch) go to a folder of this user's own in
     /dev/shm, a tmpfs, where there is one. The suite makes tens of thousands
     of files; on the disks CI runs on, each file made costs far more CPU than
-    in memory (the engine and Harbor tests took 6% less CPU in all). pytest keeps its last three runs
-    there, as it does in /tmp."""
+    in memory (the engine and Harbor tests took 6% less CPU in all). pytest
+    keeps its last three runs there, as it does in /tmp."""
     if "TMPDIR" in os.environ or not os.path.isdir("/dev/shm"):
         return
     folder = f"/dev/shm/vt-tests-{os.getuid()}"  # no "verifier-tui-": tests look for that name
