@@ -28,15 +28,21 @@ ESCAPES = {
     "process_group=0": (
         "subprocess.Popen(SLEEPER, process_group=0, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)"
     ),
-    # the daemon's double fork: a new session, the middle process gone
+    # the daemon's double fork: a new session, the middle process gone. The
+    # verifier returns once the sleeper has exec'd (the pipe's write end is
+    # close-on-exec): a stray caught between fork and exec still carries the
+    # runner's command line, not the token.
     "double fork + setsid": (
-        "pid = os.fork()\n"
+        "ready, done = os.pipe()\n"
+        "    pid = os.fork()\n"
         "    if pid == 0:\n"
         "        os.setsid()\n"
         "        if os.fork() == 0:\n"
         "            os.execv(SLEEPER[0], SLEEPER)\n"
         "        os._exit(0)\n"
-        "    os.waitpid(pid, 0)"
+        "    os.close(done)\n"
+        "    os.waitpid(pid, 0)\n"
+        "    os.read(ready, 1)"
     ),
 }
 
