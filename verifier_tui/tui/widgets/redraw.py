@@ -16,11 +16,11 @@ from textual.content import Content
 from textual.widgets import OptionList, Static
 
 
-def update(widget: Static, content: Content) -> None:
+def update(widget: Static, content: Content, *, layout: bool = True) -> None:
     """``widget.update(content)``, unless it shows exactly that already (text and styles)."""
     shown = widget.content
     if not (isinstance(shown, Content) and shown.is_same(content)):
-        widget.update(content)
+        widget.update(content, layout=layout)
 
 
 def replace_prompt(options: OptionList, index: int, prompt: Content) -> None:
