@@ -113,10 +113,15 @@ def make_task(
 @functools.cache
 def other_python(version: str) -> str | None:
     """A working CPython ``version`` ("3.8", "2.7") on this machine, else None:
-    ``pythonX.Y`` on PATH (a pyenv shim there may refuse to run), then pyenv's
-    versions folder. The path is the interpreter's own, never a shim's."""
-    pyenv = Path(os.environ.get("PYENV_ROOT") or Path.home() / ".pyenv") / "versions"
-    candidates = [shutil.which(f"python{version}"), *sorted(map(str, pyenv.glob(f"{version}.*/bin/python{version}")))]
+    ``pythonX.Y`` on PATH, then pyenv's versions folder. The path is the
+    interpreter's own, never a shim's: a pyenv shim on PATH is passed over (it
+    runs one from that same folder, after 0.2 s of CPU in pyenv's scripts, or
+    refuses to run)."""
+    root = Path(os.environ.get("PYENV_ROOT") or Path.home() / ".pyenv")
+    on_path = shutil.which(f"python{version}")
+    if on_path is not None and Path(on_path).parent == root / "shims":
+        on_path = None
+    candidates = [on_path, *sorted(map(str, (root / "versions").glob(f"{version}.*/bin/python{version}")))]
     env = {key: value for key, value in os.environ.items() if not key.startswith("PYTHON")}
     for candidate in filter(None, candidates):
         try:
