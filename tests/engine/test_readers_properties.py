@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.helpers import make_task, make_trial
+from tests.strategies import utf8_text
 from verifier_tui.engine.harbor.folders import HarborFolderError, open_harbor, select_trial
 from verifier_tui.engine.harbor.walkthrough import trial_json, walk_trial
 from verifier_tui.engine.task.cases import read_expected
@@ -30,8 +31,8 @@ SETTINGS = settings(
 )
 
 JSON_VALUES = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner, max_size=4),
+    st.none() | st.booleans() | st.integers() | st.floats() | utf8_text(max_size=20),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(utf8_text(max_size=12), inner, max_size=4),
     max_leaves=20,
 )
 

@@ -10,10 +10,11 @@ import os
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.strategies import utf8_text
 from verifier_tui.engine.sandbox.isolation import read_mounts
 from verifier_tui.engine.sandbox.view import image_workdir, sandbox_path_lines, workspace_path
 
-ANY_TEXT = st.one_of(st.binary(max_size=2000), st.text(max_size=2000).map(lambda t: t.encode("utf-8", "surrogatepass")))
+ANY_TEXT = st.one_of(st.binary(max_size=2000), utf8_text(max_size=2000).map(str.encode))
 
 
 @settings(max_examples=150, deadline=None)

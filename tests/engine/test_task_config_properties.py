@@ -17,6 +17,7 @@ import math
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.strategies import UTF8_CHARACTERS, utf8_text
 from verifier_tui.engine.task.config import (
     HARBOR_DEFAULT_VERIFIER_TIMEOUT_S,
     NETWORK_MODES,
@@ -66,7 +67,7 @@ SCALARS = st.one_of(
     st.integers(-3, 5000),
     st.floats(),
     WORDS,
-    st.text(max_size=8),
+    utf8_text(max_size=8),
     st.datetimes(timezones=st.none() | st.just(datetime.timezone.utc)),
     st.dates(),
     st.times(),
@@ -110,7 +111,7 @@ KEYS = st.sampled_from(
         "A",
         "B",
     ]
-) | st.text(max_size=4)
+) | utf8_text(max_size=4)
 VALUES = st.recursive(
     SCALARS, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(KEYS, inner, max_size=4), max_leaves=20
 )
@@ -171,8 +172,10 @@ def test_any_tables_and_steps_give_harbors_values_or_a_one_line_refusal(tables, 
         st.booleans(),
         st.integers(-(2**63), 2**63 - 1),
         st.floats(),
-        st.text(max_size=12),
-        st.from_regex(r"\s?[+-]?[0-9_]{1,5}(\.[0-9_]{0,3})?([eE][+-]?[0-9]{1,3})?\s?", fullmatch=True),
+        utf8_text(max_size=12),
+        st.from_regex(
+            r"\s?[+-]?[0-9_]{1,5}(\.[0-9_]{0,3})?([eE][+-]?[0-9]{1,3})?\s?", fullmatch=True, alphabet=UTF8_CHARACTERS
+        ),
     )
 )
 def test_a_timeout_is_taken_as_a_float_field_takes_it_or_refused(value):
