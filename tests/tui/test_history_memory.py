@@ -3,11 +3,15 @@ bounded whatever the run count and output size); older runs show a summary."""
 
 from __future__ import annotations
 
+import gc
+import weakref
+
 from textual.widgets import OptionList
 
 from tests.helpers import make_task
 from tests.tui.app_under_test import SIZE, make_app, widget_text
 from verifier_tui.engine.record import replace
+from verifier_tui.tui.screens.choose_list import ChooseListScreen
 from verifier_tui.tui.widgets.history_list import KEEP_FULL, MAX_RUNS, HistoryList
 
 LOUD = """
@@ -129,3 +133,25 @@ async def test_the_history_lists_at_most_max_runs_and_keeps_no_more(tmp_path):
         assert "#210" in str(history.get_option_at_index(0).prompt)
         old = history.results[0]
         assert old.stdout.text == "" and old.explain is None and old.environment is None and old.phases is None
+
+
+async def test_choosers_opened_and_closed_all_day_do_not_pile_up_in_memory(example):
+    """A session stays open all day and opens a chooser at every turn: what
+    the closed ones drew is let go of (Textual's cache of backgrounds kept the
+    rendered lines of every widget it saw: base.py). Textual itself may still
+    hold the last screen it showed, so one chooser's worth may stay."""
+    app = make_app(example("hello-file"), watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        closed: list[list[weakref.ref]] = []
+        for _ in range(5):
+            await pilot.press("s")
+            await pilot.pause()
+            assert isinstance(app.screen, ChooseListScreen)
+            closed.append([weakref.ref(node._styles_cache) for node in app.screen.walk_children(with_self=True)])
+            await pilot.press("escape")
+            await pilot.pause()
+            assert app.screen is app.main
+        gc.collect()
+        kept = [sum(ref() is not None for ref in refs) for refs in closed]
+        assert sum(kept) <= max(len(refs) for refs in closed), kept

@@ -1,12 +1,15 @@
 """What the two apps (on a task, on a Harbor trial or job) share: the
 stylesheet, SIGTERM and SIGHUP quitting as q does, screens that say when
-the terminal is too small for them, and a failed worker shown."""
+the terminal is too small for them, and a failed worker shown; and the
+style caches of widgets that are gone let go of."""
 
 from __future__ import annotations
 
 import asyncio
+import functools
 from pathlib import Path
 
+from textual._styles_cache import StylesCache
 from textual.app import App
 from textual.events import Resize
 from textual.screen import Screen
@@ -14,6 +17,29 @@ from textual.widget import Widget
 from textual.worker import Worker
 
 from verifier_tui.tui.widgets.too_small import MIN_HEIGHT, MIN_WIDTH, TooSmall
+
+
+def _release_style_caches() -> None:
+    """Textual (8.2.8, Textualize/textual#6665) wraps
+    ``StylesCache.get_inner_outer`` in ``functools.lru_cache`` as a plain
+    method, so the cache's keys hold the ``StylesCache`` of every widget that
+    drew a background, with all the lines it rendered, long after the widget is
+    gone: up to 1,024 of them. A session kept open all day mounts new widgets
+    with each chooser, history entry and trial it opens. The same cache,
+    keyed by the two colours alone (the method reads nothing else)."""
+    cached = StylesCache.__dict__.get("get_inner_outer")
+    compute = getattr(cached, "__wrapped__", None)
+    if compute is None or not hasattr(cached, "cache_info"):
+        return  # Textual no longer caches it that way
+
+    @functools.lru_cache(1024)
+    def get_inner_outer(base_background, background):
+        return compute(StylesCache, base_background, background)
+
+    StylesCache.get_inner_outer = staticmethod(get_inner_outer)  # type: ignore[method-assign,assignment]
+
+
+_release_style_caches()
 
 
 class BaseApp(App[int]):
