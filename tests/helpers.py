@@ -1250,10 +1250,10 @@ def interpreter_with_long_sys_path(root: Path, entries: int) -> Path:
 
 #: A verifier for tests of parallel runs: two runs that can only pass together. Each marks its
 #: arrival (its workspace's who.txt) with an abstract Unix socket named after the place the task's
-#: tests/meet.txt names, and waits up to 3 s for the other's mark (1.0 when they met, else 0.0; a
-#: mark lasts as long as its run, so runs one after the other never meet):
-#: abstract sockets belong to the network namespace, which runs share (each namespace run has a
-#: /tmp of its own, so a folder is no meeting place). Without meet.txt it scores 1.0 at
+#: tests/meet.txt names (:func:`set_meeting`), and waits for the other's mark as long as that file
+#: says (1.0 when they met, else 0.0; a mark lasts as long as its run, so runs one after the other
+#: never meet): abstract sockets belong to the network namespace, which runs share (each namespace
+#: run has a /tmp of its own, so a folder is no meeting place). Without meet.txt it scores 1.0 at
 #: once (a sandbox run built before the meeting is set up). Indented, as make_task dedents it: a
 #: top-level ``def verify`` in this file would make the repository look like a task.
 MEET_VERIFIER = """\
@@ -1262,10 +1262,11 @@ MEET_VERIFIER = """\
         named = pathlib.Path(__file__).with_name("meet.txt")
         if not named.exists():
             return 1.0
-        place = hashlib.sha256(named.read_text().strip().encode()).hexdigest()[:32]  # names end at 107 bytes
+        place, wait_s = named.read_text().splitlines()
+        place = hashlib.sha256(place.encode()).hexdigest()[:32]  # names end at 107 bytes
         mark = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         mark.bind("\\0" + place + "/" + (workspace / "who.txt").read_text().strip())
-        deadline = time.monotonic() + 3
+        deadline = time.monotonic() + float(wait_s)
         while time.monotonic() < deadline:
             with open("/proc/net/unix") as table:
                 if sum(("@" + place + "/") in line for line in table) >= 2:
@@ -1274,6 +1275,15 @@ MEET_VERIFIER = """\
             time.sleep(0.02)
         return 0.0
 """
+
+
+def set_meeting(tests: Path, place: Path, wait_s: float) -> None:
+    """Where :data:`MEET_VERIFIER`'s runs meet (a new folder: no earlier run's
+    mark is there) and how long each waits for the other. Runs that should meet
+    start together and need the time only when the machine is slow; runs that
+    should not meet each wait all of it."""
+    place.mkdir()
+    (tests / "meet.txt").write_text(f"{place}\n{wait_s}\n")
 
 
 #: Verifier code that says it has started: an empty ``started`` file in its

@@ -27,6 +27,7 @@ from tests.helpers import (
     run_tool,
     sandbox_run,
     sandbox_trial,
+    set_meeting,
 )
 
 SEPARATE = 'version = "1.0"\nartifacts = ["/app"]\n\n[verifier]\nenvironment_mode = "separate"\n'
@@ -376,12 +377,11 @@ def test_test_job_replays_its_trials_at_the_same_time(task, runs, tmp_path, env,
             capture=True,
             name=f"meeting__{who * 7}",
         )
-    for jobs, agree in (("2", "2 agree, 0 differ"), ("1", "0 agree, 2 differ")):
-        folder = tmp_path / f"meet-{jobs}"
-        folder.mkdir()
-        (meeting / "tests" / "meet.txt").write_text(str(folder))
+    # One at a time, each waits in vain (the replays, and the test.sh runs of the two that differ).
+    for jobs, agree, wait_s in (("2", "2 agree, 0 differ", 3), ("1", "0 agree, 2 differ", 1)):
+        set_meeting(meeting / "tests", tmp_path / f"meet-{jobs}", wait_s)
         done = tool(env, "test", job, "-j", jobs, cwd=elsewhere)
-        assert agree in done.stdout, done.stdout  # one at a time, each waits in vain
+        assert agree in done.stdout, done.stdout
 
 
 def test_a_trial_without_a_replay_fails_the_job_test_and_says_why(task, runs, tmp_path, env, elsewhere):
