@@ -381,9 +381,13 @@ class Bench:
         returned (engine/sandbox/stage.py), and that removal must not run into the
         next sample."""
         deadline = time.monotonic() + within_s
-        while any(p.name.startswith("verifier-tui-") for p in self.folder("tmp").iterdir()):
+        while left := sorted(p.name for p in self.folder("tmp").iterdir() if p.name.startswith("verifier-tui-")):
             if time.monotonic() > deadline:
-                raise BenchmarkError(f"the tool's scratch in {self.folder('tmp')} was not removed in {within_s:.0f} s")
+                inside = sorted(q.name for q in (self.folder("tmp") / left[0]).iterdir())[:10]
+                raise BenchmarkError(
+                    f"the tool's scratch in {self.folder('tmp')} was not removed in {within_s:.0f} s: "
+                    f"{', '.join(left)} (the first holds {', '.join(inside) or 'nothing'})"
+                )
             time.sleep(0.02)
 
     def tool_env(self, sandbox: str | None = None) -> dict[str, str]:
