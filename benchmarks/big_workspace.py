@@ -201,10 +201,17 @@ def rerun(bench: Bench, big: Path, size: Size, mode: str) -> Row:
             rounds=bench.rounds(20, 5),
             warmup=1,
         )
-    finally:
+    except BaseException as error:
         for child in children:
             child.stop()
-        bench.settle()
+        try:
+            bench.settle()
+        except BenchmarkError as leftover:  # said with, not instead of, what went wrong first
+            raise BenchmarkError(f"{error}; then {leftover}") from error
+        raise
+    for child in children:
+        child.stop()
+    bench.settle()
     if not seen or any(document.get("rewards") != {"reward": 1.0} for document in seen):
         raise BenchmarkError(f"a re-run did not score 1.0: {[d.get('outcome') for d in seen][:5]}")
     return Row(

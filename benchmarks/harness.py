@@ -283,7 +283,9 @@ def stop_group(proc: subprocess.Popen, grace: float = 10.0) -> None:
         try:
             os.killpg(proc.pid, signal.SIGINT)
             proc.wait(timeout=grace)
-        except (ProcessLookupError, subprocess.TimeoutExpired):
+        except (ProcessLookupError, subprocess.TimeoutExpired) as error:
+            if isinstance(error, subprocess.TimeoutExpired):
+                print(f"   {proc.args!r} did not end within {grace:g} s of SIGINT: SIGKILLed", flush=True)
             try:
                 os.killpg(proc.pid, signal.SIGKILL)
             except ProcessLookupError:

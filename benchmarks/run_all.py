@@ -21,6 +21,7 @@ import argparse
 import importlib
 import json
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -98,6 +99,12 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     command = " ".join(["python benchmarks/run_all.py"] + (argv if argv is not None else sys.argv[1:]))
     started = time.monotonic()
+    # The watchers timed here are stopped as Ctrl+C stops them (SIGINT). A shell
+    # starts a background job with SIGINT ignored, children inherit that, and a
+    # Python started so never installs its KeyboardInterrupt: every watcher
+    # then ran out the harness's grace and was SIGKILLed, its scratch left.
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     bench = harness.make_bench(quick=args.quick, venv=args.venv, tmp=args.tmp, python=args.python)
     try:
         if any(getattr(module, "ANCHORS", False) for module in modules):
