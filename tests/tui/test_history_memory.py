@@ -138,8 +138,9 @@ async def test_the_history_lists_at_most_max_runs_and_keeps_no_more(tmp_path):
 async def test_choosers_opened_and_closed_all_day_do_not_pile_up_in_memory(example):
     """A session stays open all day and opens a chooser at every turn: what
     the closed ones drew is let go of (Textual's cache of backgrounds kept the
-    rendered lines of every widget it saw: base.py). Textual itself may still
-    hold the last screen it showed, so one chooser's worth may stay."""
+    rendered lines of every widget it saw: base.py). Textual itself keeps one
+    of the screens it showed alive a while longer (the first, in 8.2.8), so one
+    chooser's worth may stay."""
     app = make_app(example("hello-file"), watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_runs(1)
