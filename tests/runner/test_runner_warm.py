@@ -95,3 +95,28 @@ def test_a_held_runner_imports_the_modules_to_preload_before_its_go(any_sandbox)
     assert json.loads(explain.read_text())["preload_failed"] == [
         "no_such_module_here (ModuleNotFoundError: No module named 'no_such_module_here')"
     ]
+
+
+def test_a_held_runner_told_cpus_with_its_go_binds_every_thread_and_child_to_them(any_sandbox):
+    """What taskset does for a cold run: the go may name CPUs, and every
+    thread the runner has by then (here one a preloaded module started) and
+    every process the verifier starts runs on those only."""
+    cpu = max(os.sched_getaffinity(0))
+    (any_sandbox.root / "starts_a_thread.py").write_text(
+        "import threading\nthreading.Thread(target=threading.Event().wait, daemon=True).start()\n"
+    )
+    any_sandbox.verifier("""
+        import os, subprocess, sys
+        def verify(workspace):
+            threads = sorted(os.listdir("/proc/self/task"))
+            child = subprocess.run([sys.executable, "-c", "import os; print(sorted(os.sched_getaffinity(0)))"],
+                                   capture_output=True, text=True).stdout.strip()
+            print(len(threads), {str(sorted(os.sched_getaffinity(int(t)))) for t in threads}, child)
+            return 1.0
+    """)
+    proc, go = _held(any_sandbox, {"VERIFIER_TUI_PRELOAD": "starts_a_thread", "PYTHONPATH": str(any_sandbox.root)})
+    os.write(go, b"g%d" % cpu)
+    os.close(go)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 0, stderr
+    assert stdout.decode() == "2 {'[%d]'} [%d]\n" % (cpu, cpu)

@@ -368,6 +368,8 @@ class Held:
         """Told to go, or discarded: no longer held."""
         self.went = False
         """Told to go (not discarded)."""
+        self.cpus: tuple[int, ...] = ()
+        """The CPUs the runner binds itself to when told to go (none: as it is)."""
 
     @property
     def waiting(self) -> bool:
@@ -379,7 +381,7 @@ class Held:
         fd, self._go = self._go, None
         if fd is not None:
             try:
-                os.write(fd, b"g")
+                os.write(fd, b"g" + ",".join(map(str, self.cpus)).encode())
             except OSError:  # it died meanwhile: the run reports how
                 pass
             os.close(fd)

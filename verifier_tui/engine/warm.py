@@ -39,7 +39,6 @@ import time
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
-from verifier_tui.engine import procfs
 from verifier_tui.engine.invocation import prepare
 from verifier_tui.engine.process import MARKER, Held
 from verifier_tui.engine.record import record, replace
@@ -192,14 +191,10 @@ def still_the_same(waiting: Waiting, prepared: Prepared) -> bool:
 
 @contextmanager
 def bound(prepared: Prepared, held: Held) -> Iterator[list[str]]:
-    """What ``taskset`` does for a cold run, for a held one: its processes
-    bound (while the block runs) to the CPUs :func:`~.invocation.bound_argv`
-    would lease; the processes it starts inherit the binding.
-
-    A held run may still be making its sandbox (the namespace's ``sh`` forks
-    as it goes): a child forked after the scan but before its parent was
-    bound keeps the old CPUs. So the tree is scanned again until a scan finds
-    no process not bound yet; from then on, every fork inherits the binding."""
+    """What ``taskset`` does for a cold run, for a held one: the CPUs
+    :func:`~.invocation.bound_argv` would lease, leased for the block and
+    sent with the go; the runner binds itself to them before the verifier
+    runs (``_wait_for_go``)."""
     from verifier_tui.engine.sandbox.view import cpu_lease, cpus_to_bind
 
     limits = prepared.limits
@@ -208,28 +203,8 @@ def bound(prepared: Prepared, held: Held) -> Iterator[list[str]]:
         return
     with cpu_lease(cpus_to_bind(limits.cpus)) as cpus:
         prepared.limits = replace(limits, cpu_list=cpus)
-        done: set[int] = set()
-        for _ in range(10):  # bounded: before the go, only the sandbox's set-up forks
-            todo = ({held.proc.pid} | procfs.descendants(held.proc.pid)) - done
-            if not todo:
-                break
-            for pid in todo:
-                _bind(pid, cpus)
-            done |= todo
+        held.cpus = cpus
         yield prepared.argv
-
-
-def _bind(pid: int, cpus: tuple[int, ...]) -> None:
-    """Every thread of ``pid`` bound to ``cpus`` (a process gone meanwhile is skipped)."""
-    try:
-        threads = os.listdir(f"/proc/{pid}/task")
-    except OSError:
-        return
-    for thread in threads:
-        try:
-            os.sched_setaffinity(int(thread), cpus)
-        except OSError:
-            pass
 
 
 class WarmRuns:
