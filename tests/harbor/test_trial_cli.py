@@ -131,9 +131,12 @@ def test_a_verifier_timeout(task, runs, tmp_path, env, elsewhere):
     assert "sandbox   VerifierTimeoutError (from result.json)" in done.stdout
     assert "verify called and awaited  ? unknown" in done.stdout
     assert "⏱ still running when the run ended (timed out after 1 s)" in done.stdout
+    # One timeout, not two: test.sh would run a runner under the same timeout again.
+    assert "test.sh was not run after verifier-tui's runner: that ran out the task's timeout" in done.stdout
     data = as_json(tool(env, "run", trial.path, "--json", cwd=elsewhere))
     assert data["sandbox"]["phase"] == "timeout" and data["local_phases"]["stopped_at"] == "verify_called"
     assert data["same"] is True
+    assert data["local"]["verdict_by"] == "runner" and any("test.sh was not run" in n for n in data["local"]["notices"])
 
 
 def test_an_agent_timeout_followed_by_a_verifier_failure(task, runs, tmp_path, env, elsewhere):

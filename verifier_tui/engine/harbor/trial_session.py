@@ -22,7 +22,7 @@ from verifier_tui.engine.harbor.folders import Trial
 from verifier_tui.engine.harbor.phases import Parting, PhaseReport
 from verifier_tui.engine.harbor.replay import ReplayPlan, StandIn, plan_replay
 from verifier_tui.engine.harbor.walkthrough import TrialWalkthrough, agreement_of, replay_view, trial_json, walk_trial
-from verifier_tui.engine.model import RunResult
+from verifier_tui.engine.model import Outcome, RunResult
 from verifier_tui.engine.record import record, replace
 from verifier_tui.engine.to_the_end import uninterrupted
 
@@ -289,13 +289,37 @@ class TrialSession:
         try:
             spec = self.spec()
             result = self.session.run(spec, trigger=trigger)
-            if self._runs_test_sh():
+            replayed = self._compare(result)
+            if self._then_test_sh(replayed, only_when_differs=False):
                 script = self.session.run(replace(spec, via_test_sh=True, phases=False), trigger=trigger)
-                result = with_test_sh_verdict(script, result)
+                replayed = self._compare(with_test_sh_verdict(script, result))
         except (DiscoveryError, SelectionError) as exc:
             self.session_problem = str(exc)
             return self._compare(None)
-        return self._compare(result)
+        return replayed
+
+    def _then_test_sh(self, replayed: Replayed, *, only_when_differs: bool) -> bool:
+        """Whether the task's test.sh runs after verifier-tui's runner gave
+        ``replayed``: where it can (:meth:`_runs_test_sh`) and, when the
+        runner ended as the sandbox did, only for a single trial (not
+        ``only_when_differs``) and a runner that did not time out: the script
+        runs a runner under the same timeout, so after one that ran it all
+        out, as Harbor's did, it would wait as long again to the same end."""
+        result = replayed.local
+        if result is None or not self._runs_test_sh():
+            return False
+        if not replayed.agreement.same:
+            return True
+        if only_when_differs:
+            return False
+        if result.outcome is not Outcome.TIMED_OUT:
+            return True
+        result.notices.append(
+            "the task's test.sh was not run after verifier-tui's runner: that ran out the task's "
+            "timeout as the sandbox did, and the script, which runs a runner under the same "
+            "timeout, would wait as long again"
+        )
+        return False
 
     def _runs_test_sh(self) -> bool:
         """Whether the replay's verdict comes from the task's own test.sh, run
@@ -327,19 +351,16 @@ class TrialSession:
         try:
             spec = self.spec()
             result = await self.session.arun(spec, trigger=trigger, gate=gate)
-            if script_when_differs:
-                replayed = self._compare(result)
-                if replayed.agreement.same or not self._runs_test_sh():
-                    return replayed
-            if self._runs_test_sh():
+            replayed = self._compare(result)
+            if self._then_test_sh(replayed, only_when_differs=script_when_differs):
                 script = await self.session.arun(
                     replace(spec, via_test_sh=True, phases=False), trigger=trigger, gate=gate
                 )
-                result = with_test_sh_verdict(script, result)
+                replayed = self._compare(with_test_sh_verdict(script, result))
         except (DiscoveryError, SelectionError) as exc:
             self.session_problem = str(exc)
             return self._compare(None)
-        return self._compare(result)
+        return replayed
 
     def _compare(self, result: RunResult | None) -> Replayed:
         plan = self.plan
