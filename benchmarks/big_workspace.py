@@ -171,6 +171,7 @@ def rerun(bench: Bench, big: Path, size: Size, mode: str) -> Row:
     watch = [bench.tool, "watch", "--json", "--python", bench.python]
     seen: list[dict] = []
     children: list[Lines] = []
+    error: BaseException | None = None
     try:
         big_watch = Lines(watch + [str(big_task), "--case", "only", "--workspace", str(big)], cwd=where, env=env)
         children.append(big_watch)
@@ -201,17 +202,19 @@ def rerun(bench: Bench, big: Path, size: Size, mode: str) -> Row:
             rounds=bench.rounds(20, 5),
             warmup=1,
         )
-    except BaseException as error:
+    except BaseException as exc:
+        error = exc
+        raise
+    finally:
         for child in children:
             child.stop()
         try:
             bench.settle()
-        except BenchmarkError as leftover:  # said with, not instead of, what went wrong first
+        except BenchmarkError as leftover:
+            if error is None:
+                raise
+            # said with, not instead of, what went wrong first
             raise BenchmarkError(f"{error}; then {leftover}") from error
-        raise
-    for child in children:
-        child.stop()
-    bench.settle()
     if not seen or any(document.get("rewards") != {"reward": 1.0} for document in seen):
         raise BenchmarkError(f"a re-run did not score 1.0: {[d.get('outcome') for d in seen][:5]}")
     return Row(
