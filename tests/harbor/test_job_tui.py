@@ -125,3 +125,31 @@ async def test_files_harbor_never_writes_are_shown_as_they_are_never_obeyed(real
         assert len(names) == 4
         await pilot.press("f", "x", "s", "t")
         assert app.is_running
+
+
+async def test_a_row_drawn_before_its_columns_were_measured_is_drawn_again_at_their_widths():
+    """The job screens' table, given rows at once: a frame drawn before the table measured them
+    (on a busy machine, the cursor's row repainted as they arrive) showed that row cut to the
+    headers' widths, and it stayed so (seen as "mul" for multi-step in the jobs list)."""
+    from textual.app import App
+
+    from verifier_tui.tui.widgets.table import Table
+
+    class OneTable(App[None]):
+        CSS = "Table { height: 1fr; }"
+
+        def compose(self):
+            yield Table(cursor_type="row")
+
+    app = OneTable()
+    async with app.run_test(size=(60, 8)) as pilot:
+        table = app.query_one(Table)
+        table.add_columns("job", "started")
+        await pilot.pause()
+        table.add_rows([("multi-step", "2026-12-01 03:36"), ("other-job", "2026-11-30 01:00")])
+        assert table.render_line(1).text.split() == ["mul", "2026-12"]  # the frame in between
+        await pilot.pause()
+        assert [table.render_line(y).text.split() for y in (1, 2)] == [
+            ["multi-step", "2026-12-01", "03:36"],
+            ["other-job", "2026-11-30", "01:00"],
+        ]

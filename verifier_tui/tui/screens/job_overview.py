@@ -8,7 +8,6 @@ opens it beside a local replay; esc there comes back here."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from rich.text import Text
 from textual import on, work
@@ -31,6 +30,7 @@ from verifier_tui.engine.harbor.overview import (
 from verifier_tui.tui.screens.help import HelpScreen, keys_content
 from verifier_tui.tui.trial_keys import OVERVIEW_KEYS, bindings
 from verifier_tui.tui.widgets.key_footer import KeyFooter
+from verifier_tui.tui.widgets.table import Table
 from verifier_tui.words.text import plain_text
 
 #: Reading yields to the screen after this long: keys and frames wait at most
@@ -92,10 +92,10 @@ class JobOverviewScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static(id="job-header")
-        tasks: DataTable[Any] = DataTable(id="job-tasks", cursor_type="row", zebra_stripes=True)
+        tasks = Table(id="job-tasks", cursor_type="row", zebra_stripes=True)
         tasks.border_title = "Tasks"
         yield tasks
-        trials: DataTable[Any] = DataTable(id="job-trials", cursor_type="row", zebra_stripes=True)
+        trials = Table(id="job-trials", cursor_type="row", zebra_stripes=True)
         trials.border_title = "Trials"
         yield trials
         yield KeyFooter()

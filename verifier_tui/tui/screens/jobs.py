@@ -6,7 +6,6 @@ Enter opens the job's overview; esc there comes back here."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -20,6 +19,7 @@ from verifier_tui.tui.screens.help import HelpScreen, keys_content
 from verifier_tui.tui.screens.job_overview import cell, shown
 from verifier_tui.tui.trial_keys import JOBS_KEYS, bindings
 from verifier_tui.tui.widgets.key_footer import KeyFooter
+from verifier_tui.tui.widgets.table import Table
 
 
 class JobsScreen(Screen[None]):
@@ -40,7 +40,7 @@ class JobsScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static(id="job-header")
-        table: DataTable[Any] = DataTable(id="jobs-table", cursor_type="row", zebra_stripes=True)
+        table = Table(id="jobs-table", cursor_type="row", zebra_stripes=True)
         table.border_title = "Jobs (latest started first)"
         yield table
         yield KeyFooter()
