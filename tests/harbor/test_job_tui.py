@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 
+from textual.app import App
 from textual.widgets import DataTable
 
 from tests.harbor.job_copies import copy_job_files, copy_trial, hostile_jobs, mixed_job
@@ -15,6 +16,7 @@ from verifier_tui.tui.screens.help import HelpScreen
 from verifier_tui.tui.screens.job_overview import JobOverviewScreen
 from verifier_tui.tui.screens.jobs import JobsScreen
 from verifier_tui.tui.screens.trial import TrialScreen
+from verifier_tui.tui.widgets.table import Table
 
 
 def job_app(path) -> TrialAppUnderTest:
@@ -131,9 +133,6 @@ async def test_a_row_drawn_before_its_columns_were_measured_is_drawn_again_at_th
     """The job screens' table, given rows at once: a frame drawn before the table measured them
     (on a busy machine, the cursor's row repainted as they arrive) showed that row cut to the
     headers' widths, and it stayed so (seen as "mul" for multi-step in the jobs list)."""
-    from textual.app import App
-
-    from verifier_tui.tui.widgets.table import Table
 
     class OneTable(App[None]):
         CSS = "Table { height: 1fr; }"
