@@ -5,13 +5,15 @@ Real runners in real subprocesses, in each sandbox."""
 
 from __future__ import annotations
 
-from tests.helpers import PY, make_task, stuck_task, write
+import pytest
+
+from tests.helpers import PY, make_task, other_python, python_or_skip, stuck_task, write
 from verifier_tui.engine.model import Outcome
 from verifier_tui.engine.session import Options, Session
 
 
-def run_once(task_dir, **options):
-    with Session(task_dir, Options(python=PY, timeout=1, **options)) as session:
+def run_once(task_dir, python=PY, **options):
+    with Session(task_dir, Options(python=python, timeout=1, **options)) as session:
         return session.run()
 
 
@@ -89,6 +91,99 @@ def test_a_thread_of_the_verifiers_own_does_not_hide_where_verify_is(tmp_path):
     result = run_once(task_dir)
     assert (result.stack.stuck_at.line, result.stack.stuck_at.function) == (12, "verify")
     assert result.stack.text.count("(most recent call first)") == 2  # both threads are in the dump
+
+
+# An async verifier waiting at an await: its frames are on no thread's stack
+# (the main thread is in the event loop's select), so the runner lists the
+# waiting tasks after faulthandler's threads.
+ASYNC_HELPER = """\
+    import asyncio
+
+
+    async def poll(path):
+        while not path.exists():
+            await asyncio.sleep(0.2)
+"""
+
+ASYNC_VERIFIER = """\
+    import sys
+    from helpers import poll
+
+
+    async def verify(workspace):
+        print("polling for done.txt", file=sys.stderr, flush=True)
+        await poll(workspace / "done.txt")
+        return 1.0
+"""
+
+
+@pytest.mark.parametrize(
+    "python",
+    [
+        pytest.param(PY, id="current"),
+        pytest.param("3.8", id="py3.8", marks=pytest.mark.skipif(other_python("3.8") is None, reason="no 3.8")),
+    ],
+)
+def test_an_async_verifier_waiting_at_an_await_is_stuck_at_that_await(tmp_path, sandbox, python):
+    python = python if python == PY else python_or_skip(python)
+    task_dir = make_task(tmp_path / "t", ASYNC_VERIFIER, files={"helpers.py": ASYNC_HELPER})
+    result = run_once(task_dir, python=python)
+    assert result.outcome is Outcome.TIMED_OUT
+    helpers, verifier = str(task_dir / "tests" / "helpers.py"), str(task_dir / "tests" / "verifier.py")
+    stuck = result.stack.stuck_at
+    assert (stuck.path, stuck.line, stuck.function) == (helpers, 6, "poll")
+    # The chain of awaits, innermost first: asyncio's sleep, the helper, verify.
+    assert [(f.path, f.line, f.function) for f in result.stack.frames[1:3]] == [
+        (helpers, 6, "poll"),
+        (verifier, 7, "verify"),
+    ]
+    assert result.stack.frames[0].function == "sleep"
+    # The main thread is in the dump too, and stderr is only what the verifier wrote.
+    assert "Current thread" in result.stack.text and "Task 'Task-1'" in result.stack.text
+    assert result.stderr.text == "polling for done.txt\n"
+
+
+def test_an_async_verifier_stuck_in_a_blocking_call_is_listed_once(tmp_path):
+    """A coroutine that blocks (time.sleep in an async def) is running, on the
+    main thread's stack: faulthandler has it, and no task is listed again."""
+    task_dir = make_task(
+        tmp_path / "t",
+        """\
+        import time
+
+
+        async def verify(workspace):
+            time.sleep(300)
+    """,
+    )
+    result = run_once(task_dir)
+    stuck = result.stack.stuck_at
+    assert (stuck.line, stuck.function) == (5, "verify")
+    assert "Task " not in result.stack.text and result.stderr.text == ""
+
+
+def test_a_verifier_gathering_tasks_is_stuck_where_verify_awaits_them(tmp_path):
+    """Several waiting tasks: the one the runner awaits verify in names the
+    place, whichever order the event loop keeps them in; every task is listed."""
+    task_dir = make_task(
+        tmp_path / "t",
+        """\
+        import asyncio
+
+
+        async def wait_forever(name):
+            await asyncio.Event().wait()
+
+
+        async def verify(workspace):
+            await asyncio.gather(wait_forever("a"), wait_forever("b"))
+    """,
+    )
+    result = run_once(task_dir)
+    stuck = result.stack.stuck_at
+    assert (stuck.line, stuck.function) == (9, "verify")
+    assert result.stack.text.count("Task '") == 3
+    assert result.stack.text.count("line 5 in wait_forever") == 2
 
 
 def test_a_run_that_does_not_time_out_has_no_stack(tmp_path):

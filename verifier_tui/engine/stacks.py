@@ -33,10 +33,12 @@ _SIGNAL_NUMBER = signals.SIGUSR1
 
 # faulthandler's format (CPython 3.8 to 3.13, Python/traceback.c): a header
 # per thread, "  File "PATH", line N in FUNCTION" per frame, innermost first,
-# "  ..." past 100 frames, a blank line between threads.
+# "  ..." past 100 frames, a blank line between threads. After it, the runner
+# lists each waiting asyncio task in the same format, under "Task 'NAME'".
 _HEADER = re.compile(
     r"^(?:(?P<current>Current thread)|Thread) 0x[0-9a-fA-F]+.*\(most recent call first\):$"
     r"|^Stack \(most recent call first\):$"
+    r"|^(?P<task>Task) .*\(most recent call first\):$"
 )
 _FRAME = re.compile(r'^  File "(?P<path>.*)", line (?P<line>\d+|\?\?\?) in (?P<function>.*)$')
 _ELLIPSIS = re.compile(r"^  (?:\.\.\.|<.*>)$")
@@ -146,12 +148,12 @@ def take_stack(
         if stderr.truncated
         else CapturedText(rest, "", 0, stderr.total_bytes)
     )
-    threads = _threads(lines[start:end])
+    blocks = _blocks(lines[start:end])
 
     def own(path: str) -> bool:
         return _own(path, verifier, tests_dir)
 
-    frames = _stuck_thread(threads, str(runner) if runner is not None else "run_verifier.py", own)
+    frames = _stuck_block(blocks, str(runner) if runner is not None else "run_verifier.py", own)
     return stderr, Stack(
         text=dump, frames=tuple(frames), stuck_at=next((frame for frame in frames if own(frame.path)), None)
     )
@@ -178,36 +180,44 @@ def _dump_span(text: str) -> tuple[int | None, int]:
     return start, end
 
 
-def _threads(lines: list[str]) -> list[tuple[bool, list[StackFrame]]]:
-    """(is the current thread, its frames innermost first) for each thread of a dump."""
-    threads: list[tuple[bool, list[StackFrame]]] = []
+_CURRENT, _THREAD, _TASK = "current thread", "thread", "task"
+
+
+def _blocks(lines: list[str]) -> list[tuple[str, list[StackFrame]]]:
+    """(what it is: a thread, the current one or a waiting task; its frames
+    innermost first) for each block of a dump."""
+    blocks: list[tuple[str, list[StackFrame]]] = []
     for line in lines:
         header = _HEADER.match(line)
         if header:
-            threads.append((header["current"] is not None, []))
+            blocks.append((_TASK if header["task"] else _CURRENT if header["current"] else _THREAD, []))
             continue
         frame = _FRAME.match(line)
-        if frame and threads:
+        if frame and blocks:
             number = int(frame["line"]) if frame["line"].isdigit() else 0
-            threads[-1][1].append(StackFrame(frame["path"], number, frame["function"]))
-    return threads
+            blocks[-1][1].append(StackFrame(frame["path"], number, frame["function"]))
+    return blocks
 
 
-def _stuck_thread(
-    threads: list[tuple[bool, list[StackFrame]]], runner: str, own: Callable[[str], bool]
+def _stuck_block(
+    blocks: list[tuple[str, list[StackFrame]]], runner: str, own: Callable[[str], bool]
 ) -> list[StackFrame]:
-    """The frames of the thread that ran ``verify``: the one the runner's own
-    code is on (its outermost frames); else the first with a frame in the
-    task's files; else the current thread's."""
-    main = [frames for _current, frames in threads if any(f.path.endswith(runner) for f in frames)]
-    if main and any(own(f.path) for f in main[0]):
-        return main[0]
-    for _current, frames in threads:
-        if any(own(f.path) for f in frames):
-            return frames
+    """The frames of what ran ``verify``: the thread the runner's own code is
+    on (its outermost frames) when it is in the task's files; else the task
+    the runner awaits ``verify`` in (an ``async def verify`` at an ``await``
+    is on no thread's stack: that thread is in the event loop's select); else
+    the first task, then the first thread, with a frame in the task's files;
+    else the runner's thread, or the current one."""
+    threads = [frames for kind, frames in blocks if kind != _TASK]
+    tasks = [frames for kind, frames in blocks if kind == _TASK]
+    main = [frames for frames in threads if any(f.path.endswith(runner) for f in frames)]
+    for group in (main, [frames for frames in tasks if any(f.path.endswith(runner) for f in frames)], tasks, threads):
+        for frames in group:
+            if any(own(f.path) for f in frames):
+                return frames
     if main:
         return main[0]
-    return next((frames for current, frames in threads if current), threads[0][1] if threads else [])
+    return next((frames for kind, frames in blocks if kind == _CURRENT), threads[0] if threads else [])
 
 
 def _own(path: str, verifier: Path, tests_dir: Path) -> bool:
