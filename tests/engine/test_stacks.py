@@ -143,6 +143,28 @@ def test_an_async_verifier_waiting_at_an_await_is_stuck_at_that_await(tmp_path, 
     assert result.stderr.text == "polling for done.txt\n"
 
 
+def test_a_plain_verify_running_an_event_loop_is_stuck_where_its_coroutine_waits(tmp_path):
+    """``def verify`` calling ``asyncio.run``: the main thread is in verify
+    but idle in the loop; the place is the coroutine's await, one task down."""
+    task_dir = make_task(tmp_path / "t", files={"helpers.py": ASYNC_HELPER})
+    write(
+        task_dir / "tests" / "verifier.py",
+        """\
+        import asyncio
+        from helpers import poll
+
+
+        def verify(workspace):
+            asyncio.run(poll(workspace / "done.txt"))
+            return 1.0
+    """,
+    )
+    result = run_once(task_dir)
+    stuck = result.stack.stuck_at
+    assert (stuck.path, stuck.line, stuck.function) == (str(task_dir / "tests" / "helpers.py"), 6, "poll")
+    assert 'verifier.py", line 6 in verify' in result.stack.text  # the main thread, dumped as it was
+
+
 def test_an_async_verifier_stuck_in_a_blocking_call_is_listed_once(tmp_path):
     """A coroutine that blocks (time.sleep in an async def) is running, on the
     main thread's stack: faulthandler has it, and no task is listed again."""

@@ -203,21 +203,35 @@ def _stuck_block(
     blocks: list[tuple[str, list[StackFrame]]], runner: str, own: Callable[[str], bool]
 ) -> list[StackFrame]:
     """The frames of what ran ``verify``: the thread the runner's own code is
-    on (its outermost frames) when it is in the task's files; else the task
-    the runner awaits ``verify`` in (an ``async def verify`` at an ``await``
-    is on no thread's stack: that thread is in the event loop's select); else
-    the first task, then the first thread, with a frame in the task's files;
-    else the runner's thread, or the current one."""
+    on (its outermost frames) when it is in the task's files and not waiting
+    in an event loop; else the task the runner awaits ``verify`` in (an
+    ``async def verify`` at an ``await`` is on no thread's stack: that thread
+    is in the event loop's select); else the first task, then the first
+    thread, with a frame in the task's files; else the runner's thread, or
+    the current one."""
     threads = [frames for kind, frames in blocks if kind != _TASK]
     tasks = [frames for kind, frames in blocks if kind == _TASK]
     main = [frames for frames in threads if any(f.path.endswith(runner) for f in frames)]
-    for group in (main, [frames for frames in tasks if any(f.path.endswith(runner) for f in frames)], tasks, threads):
+    busy = [frames for frames in main if not _waiting_in_event_loop(frames, own)]
+    for group in (busy, [frames for frames in tasks if any(f.path.endswith(runner) for f in frames)], tasks, threads):
         for frames in group:
             if any(own(f.path) for f in frames):
                 return frames
     if main:
         return main[0]
     return next((frames for kind, frames in blocks if kind == _CURRENT), threads[0] if threads else [])
+
+
+def _waiting_in_event_loop(frames: list[StackFrame], own: Callable[[str], bool]) -> bool:
+    """Whether a thread waits in an asyncio event loop its own code started
+    (``asyncio.run`` in a plain ``verify``): below the innermost frame in the
+    task's files, a loop's ``_run_once``. What it waits for is in the tasks."""
+    for frame in frames:  # innermost first
+        if own(frame.path):
+            return False
+        if frame.function == "_run_once" and "asyncio" in Path(frame.path).parts:
+            return True
+    return False
 
 
 def _own(path: str, verifier: Path, tests_dir: Path) -> bool:
