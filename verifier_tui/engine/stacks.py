@@ -4,7 +4,8 @@ Our runner takes ``--stack-signal NAME`` (``runner/run_verifier.py``): it
 registers faulthandler on that signal before it imports the verifier, so on
 the signal every thread's stack is written to its stderr, from inside the
 signal handler (a verifier stuck in C code or in its module's top-level code
-shows too), and the run goes on. When a run times out, the process core
+shows too), then the awaits of each waiting asyncio task (a coroutine waiting
+at an ``await`` is on no thread's stack), and the run goes on. When a run times out, the process core
 (:mod:`verifier_tui.engine.process`) calls :func:`ask` before it ends the
 group: the signal goes to the runner itself, never to the namespace
 sandbox's leader (``unshare``) or its init (``sh``), which would dump nothing
