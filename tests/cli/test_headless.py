@@ -420,6 +420,22 @@ def test_test_reports_an_unusable_expected_json(env, example, tmp_path):
     assert "no case with a usable expected.json" in done.stderr and "case wrong-text" in done.stderr
 
 
+def test_an_expected_json_in_the_reward_files_shape_is_told_how_to_write_it(env, example):
+    """A newcomer's first expected.json is often the reward file itself: the
+    line names the fix, written out."""
+    task_dir = example("hello-file")
+    (task_dir / "cases" / "correct" / "expected.json").write_text('{"reward": 1.0}')
+    (task_dir / "cases" / "wrong-case" / "expected.json").write_text(json.dumps({f"r{i}": 0 for i in range(30)}))
+    done = run_tool(env, "test", task_dir, "--python", PY)
+    assert (
+        'correct: not run: expected.json names neither "rewards" nor "exit_code": '
+        'for these rewards, write {"rewards": {"reward": 1.0}}'
+    ) in done.stdout
+    assert 'wrong-case: not run: expected.json names neither "rewards" nor "exit_code": put them under "rewards"' in (
+        done.stdout
+    )
+
+
 def test_test_junit_all_passing(env, example, tmp_path):
     junit = tmp_path / "ok.xml"
     done = run_tool(env, "test", example("sum-column"), "--junit", junit, "--python", PY)

@@ -155,7 +155,12 @@ def read_expected(path: Path) -> tuple[Expectation | None, str | None]:
     if exit_code is not None and (isinstance(exit_code, bool) or not isinstance(exit_code, int)):
         return None, f'{path.name}: "exit_code" must be an integer'
     if rewards is None and exit_code is None:
-        return None, f'{path.name} names neither "rewards" nor "exit_code"'
+        problem = f'{path.name} names neither "rewards" nor "exit_code"'
+        if data and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in data.values()):
+            # The reward file's own shape ({"reward": 1.0}): the one-step fix, when it is short.
+            wrapped = json.dumps({"rewards": data})
+            problem += f": for these rewards, write {wrapped}" if len(wrapped) <= 100 else ': put them under "rewards"'
+        return None, problem
     tolerance = data.get("tolerance")
     if tolerance is not None:
         if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or not 0 <= tolerance < math.inf:
