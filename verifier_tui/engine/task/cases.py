@@ -147,16 +147,13 @@ def read_expected(path: Path) -> tuple[Expectation | None, str | None]:
         return None, f'{path.name} must be a JSON object like {{"rewards": {{"reward": 1.0}}}} or {{"exit_code": 1}}'
     rewards = data.get("rewards")
     exit_code = data.get("exit_code")
-    if rewards is not None and not (
-        isinstance(rewards, dict)
-        and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in rewards.values())
-    ):
+    if rewards is not None and not (isinstance(rewards, dict) and _numbers(rewards)):
         return None, f'{path.name}: "rewards" must be an object of numbers'
     if exit_code is not None and (isinstance(exit_code, bool) or not isinstance(exit_code, int)):
         return None, f'{path.name}: "exit_code" must be an integer'
     if rewards is None and exit_code is None:
         problem = f'{path.name} names neither "rewards" nor "exit_code"'
-        if data and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in data.values()):
+        if data and _numbers(data):
             # The reward file's own shape ({"reward": 1.0}): the one-step fix, when it is short.
             wrapped = json.dumps({"rewards": data})
             problem += f": for these rewards, write {wrapped}" if len(wrapped) <= 100 else ': put them under "rewards"'
@@ -173,6 +170,11 @@ def read_expected(path: Path) -> tuple[Expectation | None, str | None]:
     return Expectation(
         rewards=rewards, exit_code=exit_code, source=path, tolerance=float(tolerance) if tolerance is not None else None
     ), None
+
+
+def _numbers(mapping: dict[str, Any]) -> bool:
+    """Whether every value is a number (JSON's, not a boolean)."""
+    return all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in mapping.values())
 
 
 def wrap_text_response(text: str) -> dict[str, Any]:
