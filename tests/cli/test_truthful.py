@@ -211,16 +211,33 @@ def test_a_narrow_encoding_gets_escapes_not_a_traceback(env, tmp_path, encoding,
 
 
 @pytest.mark.parametrize("value", ["nan", "inf", "-inf", "0", "-5"])
-def test_a_task_timeout_that_is_not_a_finite_positive_number_is_the_default_everywhere(env, tmp_path, value):
+def test_a_task_timeout_that_is_not_a_finite_positive_number_is_harbors_everywhere(env, tmp_path, value):
+    """Harbor takes any float and hands it to asyncio.wait_for: inf never gives
+    up, anything else here gives up before the verifier runs. The local run
+    uses the default (600 s) to show what the verifier does; the verdict is
+    Harbor's."""
     task_dir = with_case(make_task(tmp_path / "t", toml=f'version = "1.0"\n[verifier]\ntimeout_sec = {value}\n'))
     ran = strict_json(run_tool(env, "run", "--json", task_dir, "--python", PY).stdout)
     tested = strict_json(run_tool(env, "test", "--json", task_dir, "--python", PY).stdout)
+    at_once = value != "inf"
     for document in (ran, tested["cases"][0]):
         assert document["timeout_s"] == 600.0
-        assert document["outcome"] == "reward_written"
-        assert any("timeout_sec" in n and "the run uses the default" in n for n in document["notices"])
+        assert document["exit_code"] == 0 and document["reward_files"]  # the verifier ran, and wrote its reward
+        assert any("timeout_sec" in n and "the run uses" in n for n in document["notices"]), document["notices"]
+        assert document["outcome"] == "reward_written"  # what this run did; the verdict is Harbor's
+        if at_once:
+            assert document["verdict_error"] == "VerifierTimeoutError"
+            assert document["verdict_message"] == f"Verifier execution timed out after {float(value)} seconds"
+        else:
+            assert document["verdict_error"] is None
+    assert tested["passed"] == (0 if at_once else 1)
     readable = run_tool(env, "run", task_dir, "--python", PY)
-    assert readable.returncode == 0 and "timeout_sec" in readable.stdout
+    assert readable.returncode == (124 if at_once else 0) and "timeout_sec" in readable.stdout
+    said = "Harbor would stop every case's verifier before it runs: task.toml's timeout_sec is"
+    assert (said in run_tool(env, "test", task_dir, "--python", PY).stdout) == at_once
+    # --timeout overrides task.toml's, as a job's override_timeout_sec does: the verifier's reward counts
+    overridden = strict_json(run_tool(env, "run", "--json", task_dir, "--timeout", "30", "--python", PY).stdout)
+    assert (overridden["outcome"], overridden["verdict_error"]) == ("reward_written", None)
 
 
 # Each refused value with two commands, each command with two to four: one
@@ -257,7 +274,7 @@ def test_every_json_output_is_strict_json(env, tmp_path):
     task_dir = make_task(
         tmp_path / "t",
         "def verify(workspace):\n    return {'reward': 1.0, 'big': 1e308}\n",
-        toml='version = "1.0"\n[verifier]\ntimeout_sec = nan\n',
+        toml='version = "1.0"\n[verifier]\ntimeout_sec = inf\n',  # (nan: in the test above)
     )
     with_case(task_dir, "nan-expected", '{"rewards": {"reward": NaN}}')
     with_case(task_dir, "inf-expected", '{"rewards": {"reward": Infinity}}')

@@ -4,6 +4,8 @@ accepts, and the timeouts no run can honour."""
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from tests.helpers import make_task
@@ -57,8 +59,14 @@ def test_what_harbor_accepts(tmp_path, toml, timeout):
 def test_a_timeout_no_run_can_honour_is_the_default_with_a_note(tmp_path, value):
     found = config(tmp_path, f"[verifier]\ntimeout_sec = {value}\n")
     assert found.refused is None  # Harbor accepts it (pydantic allows nan and inf)
-    assert found.timeout_sec is None
-    assert any("is not a finite number of seconds" in p for p in found.problems)
+    assert found.timeout_sec is None  # the local run uses Harbor's default
+    (note,) = [p for p in found.problems if "timeout_sec" in p]
+    at_once = found.verifier.gives_up_at_once
+    if value == "inf":  # asyncio.wait_for never gives up
+        assert at_once is None and "sets no limit in Harbor" in note
+    else:  # asyncio.wait_for gives up before the verifier runs
+        assert at_once is not None and (math.isnan(at_once) if value == "nan" else at_once == float(value))
+        assert "give up before the verifier runs: every trial ends in VerifierTimeoutError" in note
 
 
 def test_the_remembered_answer_keeps_the_refusal(tmp_path):

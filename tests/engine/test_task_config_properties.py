@@ -192,3 +192,5 @@ def test_a_timeout_is_taken_as_a_float_field_takes_it_or_refused(value):
         assert config.timeout_sec == taken and config.verifier.timeout_given
     else:
         assert config.timeout_sec is None and any("timeout_sec" in p for p in config.problems)
+        # Harbor's asyncio.wait_for gives up at once on all of these but inf
+        assert (config.verifier.gives_up_at_once is None) == (taken == math.inf)

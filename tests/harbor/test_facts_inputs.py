@@ -32,6 +32,11 @@ def walk(runs, task, step=None, *, config=None, environ=None, **kwargs):
         ("[verifier]\ntimeout_sec = 30.0\n", {"override_timeout_sec": 90.0}, 90.0),
         ("[verifier]\ntimeout_sec = 30.0\n", {"override_timeout_sec": 90.0, "max_timeout_sec": 45.0}, 45.0),
         ("[verifier]\ntimeout_sec = 30.0\n", {"override_timeout_sec": 0.0}, 30.0),  # Harbor's `or`: 0 falls through
+        # Harbor takes any float: asyncio.wait_for gives up at once on 0 or less (NaN: as 0), never on inf
+        ("[verifier]\ntimeout_sec = -3\n", {}, -3.0),
+        ("[verifier]\ntimeout_sec = 0\n", {"timeout_multiplier": 2.0}, 0.0),
+        ("[verifier]\ntimeout_sec = nan\n", {}, 0.0),
+        ("[verifier]\ntimeout_sec = inf\n", {}, float("inf")),
     ],
 )
 def test_the_effective_timeout_is_harbors_formula(task, runs, toml, config, seconds):
@@ -45,6 +50,18 @@ def test_the_words_say_how_the_timeout_was_computed(task, runs):
         runs, task(timeout=30.0), config={"timeout_multiplier": 2.0, "max_timeout_sec": 20.0}
     ).facts.timeout.words
     assert words == "40 s (task.toml [verifier] timeout_sec 30, capped by max_timeout_sec 20, × timeout_multiplier 2)"
+
+
+@pytest.mark.parametrize(
+    "value, words",
+    [
+        ("-3", "-3 s, so Harbor gives up at once (task.toml [verifier] timeout_sec -3, × timeout_multiplier 1)"),
+        ("nan", "nan s, so Harbor gives up at once (task.toml [verifier] timeout_sec nan, × timeout_multiplier 1)"),
+        ("inf", "no limit (task.toml [verifier] timeout_sec inf, × timeout_multiplier 1)"),
+    ],
+)
+def test_a_timeout_harbor_cannot_count_down_is_said_as_harbor_used_it(task, runs, value, words):
+    assert walk(runs, task(toml=f"[verifier]\ntimeout_sec = {value}\n")).facts.timeout.words == words
 
 
 def test_a_steps_timeout_defaults_to_600_whatever_the_tasks_says(task, runs):

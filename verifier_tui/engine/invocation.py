@@ -52,6 +52,7 @@ class RunSpec:
     expected: Expectation | None
     python: str = "python3"
     timeout_s: float = DEFAULT_TIMEOUT_S
+    harbor_gives_up_s: float | None = None  # task.toml's timeout_sec when Harbor stops the verifier before it runs
     nemo_gym: Path | None = None  # --nemo-gym: another copy of nemo_gym/verifiers to vendor
     explain_only: bool = False
     task_id: str | None = None  # task_data is a .jsonl: the verifier gets this row's fields

@@ -190,7 +190,12 @@ def duration_text(seconds: float) -> str:
     """Every duration and timeout the user reads, in one style: milliseconds
     under a second (``142 ms``), else seconds to three figures (``6 s``,
     ``6.05 s``, ``12.3 s``, ``1800 s``). The engine's own words use it, and
-    the faces through :mod:`verifier_tui.words.run`."""
+    the faces through :mod:`verifier_tui.words.run`. A timeout Harbor took
+    from a task.toml as it was (inf, NaN, 0 or less) is said as it is."""
+    if seconds == float("inf"):
+        return "no limit"
+    if not seconds >= 0:  # NaN, or less than 0
+        return f"{seconds:g} s"
     if round(seconds * 1000) < 1000:
         return f"{seconds * 1000:.0f} ms"
     return f"{seconds:.3g} s" if seconds < 99.95 else f"{seconds:.0f} s"
@@ -264,8 +269,8 @@ class RunResult:
             return None
         if self.expected.exit_code is not None and self.exit_code != self.expected.exit_code:
             return False
-        if self.expected.exit_code == 0 and self.outcome is Outcome.NO_REWARD:
-            return False  # exit 0 promises a reward file; Harbor would score none
+        if self.expected.exit_code == 0 and self.verdict.rewards is None:
+            return False  # exit 0 promises a reward Harbor scores; it would score none
         if self.expected.rewards is not None:
             return self.verdict.rewards is not None and _same_rewards(
                 self.verdict.rewards, self.expected.rewards, self.expected.tolerance
@@ -304,10 +309,10 @@ class RunResult:
         the runner reports with 1 when it can (``sys.exit`` inside ``verify``)."""
         if self.task_refused is not None:
             return 2
+        if self.outcome is Outcome.TIMED_OUT or self.verdict.error == "VerifierTimeoutError":
+            return 124  # (the latter: a task.toml timeout_sec at which Harbor never runs the verifier)
         if self.outcome is Outcome.NO_REWARD:
             return 1
-        if self.outcome is Outcome.TIMED_OUT:
-            return 124
         if self.outcome is Outcome.COULD_NOT_START:
             return 2 if self.not_staged else 127
         if self.signal is not None:

@@ -300,6 +300,12 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
     if quit_pdb is not None:
         notices.append(quit_pdb)
     outcome = outcome_of(returncode, signal, timed_out, start_error, verdict)
+    if spec.harbor_gives_up_s is not None and not timed_out:
+        # task.toml's timeout_sec is 0 or less: Harbor's wait_for cancels the verifier before
+        # it runs, whatever this run did (the outcome says that, the verdict Harbor's; the
+        # warnings about what the verifier did stay).
+        harbors = timeout_verdict(spec.harbor_gives_up_s)
+        verdict = Verdict(harbors.rewards, harbors.error, harbors.message, harbors.source, verdict.warnings)
     if done is None and returncode == SHIM_REFUSAL_EXIT:
         outcome = Outcome.REFUSED_BY_SHIM
     strays = sorted(cut(map_paths(c, pm)) for c in strays)  # in each sandbox's order alike

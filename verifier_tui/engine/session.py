@@ -372,6 +372,8 @@ class Session:
             expected=self.case.expected if self.case and self.expectation_note() is None else None,
             python=self.options.python,
             timeout_s=self.timeout_s,
+            # --timeout overrides task.toml's, as a job's override_timeout_sec does in Harbor
+            harbor_gives_up_s=self.task.config.verifier.gives_up_at_once if self.options.timeout is None else None,
             nemo_gym=self.options.nemo_gym,
             explain_only=explain_only,
             task_id=self.task_id,

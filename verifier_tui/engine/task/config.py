@@ -66,6 +66,18 @@ class VerifierSettings:
 
     timeout_sec: float = HARBOR_DEFAULT_VERIFIER_TIMEOUT_S
     timeout_given: bool = False  # False: Harbor's default applies (absent, or a value no run can honour)
+    harbor_timeout: float | None = None
+    """``timeout_sec`` as given when no local run can honour it (0 or less,
+    NaN, inf): Harbor hands it to ``asyncio.wait_for`` as it is
+    (``Trial._verify_with_timeout``)."""
+
+    @property
+    def gives_up_at_once(self) -> float | None:
+        """:attr:`harbor_timeout` when ``asyncio.wait_for`` cancels the verifier
+        before it runs (0 or less; NaN too, on Python 3.12, Harbor's oldest),
+        recording ``VerifierTimeoutError``; None otherwise (inf never gives up)."""
+        return self.harbor_timeout if self.harbor_timeout not in (None, math.inf) else None
+
     env: dict[str, str] = field(default_factory=dict)
     environment_mode: str | None = None
     environment_env: dict[str, str] | None = None  # [verifier.environment] env, when that table exists
@@ -531,12 +543,23 @@ def _verifier(table: dict[str, Any] | None, where: list[str], check: _Check) -> 
         return VerifierSettings()
     timeout = check.get(table, "timeout_sec", _float, where)
     given = timeout is not None
+    unusable = None
     if given and not (math.isfinite(timeout) and timeout > 0):
-        check.notes.append(
-            _one_line(
-                f"task.toml: {_label([*where, 'timeout_sec'])} = {_short(table['timeout_sec'])} is not a finite "
-                "number of seconds more than 0; the run uses the default"
+        # Harbor takes any float (VerifierConfig has no bound) and hands it to
+        # asyncio.wait_for: inf never gives up; 0 or less gives up before the
+        # verifier runs, and so does NaN on Python 3.12 (Harbor's oldest).
+        unusable = timeout
+        if timeout == math.inf:
+            words = (
+                "sets no limit in Harbor (asyncio.wait_for never gives up); the run uses Harbor's default as its limit"
             )
+        else:
+            words = (
+                "makes Harbor's asyncio.wait_for give up before the verifier runs: every trial ends in "
+                "VerifierTimeoutError; the run uses Harbor's default, to show what the verifier does"
+            )
+        check.notes.append(
+            _one_line(f"task.toml: {_label([*where, 'timeout_sec'])} = {_short(table['timeout_sec'])} {words}")
         )
         given = False
     env = check.env(table, "env", where)
@@ -561,6 +584,7 @@ def _verifier(table: dict[str, Any] | None, where: list[str], check: _Check) -> 
     return VerifierSettings(
         timeout_sec=float(timeout) if given else HARBOR_DEFAULT_VERIFIER_TIMEOUT_S,
         timeout_given=given,
+        harbor_timeout=unusable,
         env=env,
         environment_mode=mode,
         environment_env=settings["env"] if settings is not None else None,
