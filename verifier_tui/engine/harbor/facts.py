@@ -25,8 +25,6 @@ Mirrors Harbor 0.26.0 ``harbor/trial/trial.py``:
 
 from __future__ import annotations
 
-import math
-
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.harbor.folders import StepView, Trial
 from verifier_tui.engine.harbor.reading import ExceptionRecord, read_text_tail
@@ -157,8 +155,13 @@ def effective_timeout(trial: Trial, step: StepView, task: TaskConfig | None) -> 
             where = f"[steps.verifier] of {step.name}"
         default = "" if settings.timeout_given else f" (Harbor's default {HARBOR_DEFAULT_VERIFIER_TIMEOUT_S:g})"
         base, base_words = settings.timeout_sec, f"task.toml {where} timeout_sec {settings.timeout_sec:g}{default}"
-        if settings.harbor_timeout is not None:  # 0 or less, NaN or inf: Harbor used it as it was
-            base, base_words = settings.harbor_timeout, f"task.toml {where} timeout_sec {settings.harbor_timeout:g}"
+        if settings.gives_up_at_once is not None:  # 0 or less, or NaN: Harbor used it as it was
+            base, base_words = settings.gives_up_at_once, f"task.toml {where} timeout_sec {settings.gives_up_at_once:g}"
+        elif settings.harbor_timeout is not None:  # inf: no limit in Harbor; a replay that never ends helps no one
+            base_words = (
+                f"task.toml {where} timeout_sec inf, no limit in Harbor; "
+                f"the replay stops at Harbor's default {HARBOR_DEFAULT_VERIFIER_TIMEOUT_S:g}"
+            )
     else:
         words = "unknown: the task was not found"
         if recorded is not None:
@@ -169,9 +172,7 @@ def effective_timeout(trial: Trial, step: StepView, task: TaskConfig | None) -> 
     if maximum and maximum < base:
         parts.append(f"capped by max_timeout_sec {maximum:g}")
     parts.append(f"× {multiplier_name} {multiplier:g}")
-    if seconds == math.inf:
-        when = "no limit"
-    elif seconds > 0:
+    if seconds > 0:
         when = duration_text(seconds)
     else:  # 0 or less, or NaN: asyncio.wait_for gives up before the verifier runs (NaN too, on Python 3.12)
         when, seconds = f"{seconds:g} s, so Harbor gives up at once", seconds if seconds <= 0 else 0.0
