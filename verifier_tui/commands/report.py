@@ -330,7 +330,7 @@ def group_lines(group, results: list[RunResult]) -> list[str]:
     why = refused(group)
     if why:
         out.append(f"Harbor would refuse this task: {why}")
-    gives_up = session.task.config.verifier.gives_up_at_once if session and session.options.timeout is None else None
+    gives_up = session.harbor_gives_up_s if session else None
     if gives_up is not None and results:
         out.append(f"Harbor would stop every case's verifier before it runs: task.toml's timeout_sec is {gives_up:g}")
     return out

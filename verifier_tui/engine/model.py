@@ -309,8 +309,10 @@ class RunResult:
         the runner reports with 1 when it can (``sys.exit`` inside ``verify``)."""
         if self.task_refused is not None:
             return 2
+        # (verdict.VERIFIER_TIMEOUT, spelt out: that module imports this one) The latter:
+        # a task.toml timeout_sec at which Harbor stops the verifier before it runs.
         if self.outcome is Outcome.TIMED_OUT or self.verdict.error == "VerifierTimeoutError":
-            return 124  # (the latter: a task.toml timeout_sec at which Harbor never runs the verifier)
+            return 124
         if self.outcome is Outcome.NO_REWARD:
             return 1
         if self.outcome is Outcome.COULD_NOT_START:

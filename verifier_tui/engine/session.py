@@ -289,6 +289,13 @@ class Session:
             return self.options.timeout
         return self.task.config.timeout_sec or DEFAULT_TIMEOUT_S
 
+    @property
+    def harbor_gives_up_s(self) -> float | None:
+        """task.toml's timeout_sec when Harbor stops the verifier before it runs
+        (0 or less, NaN); None with --timeout, which overrides it as a job's
+        override_timeout_sec does."""
+        return self.task.config.verifier.gives_up_at_once if self.options.timeout is None else None
+
     def interpreter(self) -> Any:
         """What ``--python`` is (:func:`~verifier_tui.engine.interpreter.probe_interpreter`),
         asked with the environment the runner will get; its ``error`` says in
@@ -372,8 +379,7 @@ class Session:
             expected=self.case.expected if self.case and self.expectation_note() is None else None,
             python=self.options.python,
             timeout_s=self.timeout_s,
-            # --timeout overrides task.toml's, as a job's override_timeout_sec does in Harbor
-            harbor_gives_up_s=self.task.config.verifier.gives_up_at_once if self.options.timeout is None else None,
+            harbor_gives_up_s=self.harbor_gives_up_s,
             nemo_gym=self.options.nemo_gym,
             explain_only=explain_only,
             task_id=self.task_id,
