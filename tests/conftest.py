@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import copy_example, inner_pytest_options
+from tests.users import ordinary_user  # noqa: F401 - a fixture for every test
 
 # A shell without job control starts a command put in the background with
 # SIGINT ignored, and an ignored signal stays ignored across exec: the tools

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import atexit
 import functools
+import hashlib
 import json
 import os
 import queue
@@ -27,6 +28,8 @@ import textwrap
 import threading
 import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -1248,42 +1251,79 @@ def interpreter_with_long_sys_path(root: Path, entries: int) -> Path:
     return root / "bin" / "python"
 
 
-#: A verifier for tests of parallel runs: two runs that can only pass together. Each marks its
-#: arrival (its workspace's who.txt) with an abstract Unix socket named after the place the task's
-#: tests/meet.txt names (:func:`set_meeting`), and waits for the other's mark as long as that file
-#: says (1.0 when they met, else 0.0; a mark lasts as long as its run, so runs one after the other
-#: never meet): abstract sockets belong to the network namespace, which runs share (each namespace
-#: run has a /tmp of its own, so a folder is no meeting place). Without meet.txt it scores 1.0 at
-#: once (a sandbox run built before the meeting is set up). Indented, as make_task dedents it: a
-#: top-level ``def verify`` in this file would make the repository look like a task.
+#: A verifier for tests of parallel runs: two runs that can only pass together. A run shares
+#: nothing with another (each view has its own network, IPC, /tmp), so the test meets them
+#: (:func:`meeting`): each run takes a name for its process from the place the task's
+#: tests/meet.txt names (:func:`set_meeting`) once it listens for SIGUSR2, and waits for the signal
+#: as long as that file says (1.0 when it came, else 0.0); the test sends it to every such process
+#: once it sees two alive at the same time, so runs one after the other never meet. Without
+#: meet.txt it scores 1.0 at once (a sandbox run built before the meeting is set up). Indented, as
+#: make_task dedents it: a top-level ``def verify`` in this file would make the repository look
+#: like a task.
 MEET_VERIFIER = """\
-    import hashlib, pathlib, socket, time
+    import ctypes, hashlib, pathlib, signal, time
     def verify(workspace):
         named = pathlib.Path(__file__).with_name("meet.txt")
         if not named.exists():
             return 1.0
         place, wait_s = named.read_text().splitlines()
-        place = hashlib.sha256(place.encode()).hexdigest()[:32]  # names end at 107 bytes
-        mark = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        mark.bind("\\0" + place + "/" + (workspace / "who.txt").read_text().strip())
+        met = []
+        signal.signal(signal.SIGUSR2, lambda *_: met.append(1))
+        name = "meet-" + hashlib.sha256(place.encode()).hexdigest()[:10]
+        ctypes.CDLL(None).prctl(15, name.encode())  # PR_SET_NAME: what /proc/PID/comm shows
         deadline = time.monotonic() + float(wait_s)
-        while time.monotonic() < deadline:
-            with open("/proc/net/unix") as table:
-                if sum(("@" + place + "/") in line for line in table) >= 2:
-                    time.sleep(0.2)  # the mark stays while the other looks for it again
-                    return 1.0
+        while not met and time.monotonic() < deadline:
             time.sleep(0.02)
-        return 0.0
+        return 1.0 if met else 0.0
 """
 
 
 def set_meeting(tests: Path, place: Path, wait_s: float) -> None:
-    """Where :data:`MEET_VERIFIER`'s runs meet (a new folder: no earlier run's
-    mark is there) and how long each waits for the other. Runs that should meet
-    start together and need the time only when the machine is slow; runs that
+    """Where :data:`MEET_VERIFIER`'s runs meet (a name no earlier run took)
+    and how long each waits for the other. Runs that should meet start
+    together and need the time only when the machine is slow; runs that
     should not meet each wait all of it."""
-    place.mkdir()
     (tests / "meet.txt").write_text(f"{place}\n{wait_s}\n")
+
+
+@contextmanager
+def meeting(place: Path) -> Iterator[None]:
+    """While the block runs, :data:`MEET_VERIFIER`'s runs waiting at ``place``
+    are met: once two are alive together, each gets SIGUSR2 (from outside
+    their sandboxes, as the user's processes can signal their own)."""
+    name = "meet-" + hashlib.sha256(str(place).encode()).hexdigest()[:10]
+    stop = threading.Event()
+
+    def broker() -> None:
+        told: set[int] = set()
+        while not stop.wait(0.01):
+            waiting = [pid for pid in _pids() if _comm(pid) == name]
+            if len(waiting) >= 2:
+                for pid in set(waiting) - told:
+                    try:
+                        os.kill(pid, signal.SIGUSR2)
+                    except OSError:
+                        pass
+                    told.add(pid)
+
+    thread = threading.Thread(target=broker, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
+
+
+def _pids() -> list[int]:
+    return [int(name) for name in os.listdir("/proc") if name.isdigit()]
+
+
+def _comm(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return ""
 
 
 #: Verifier code that says it has started: an empty ``started`` file in its

@@ -171,6 +171,17 @@ OPTIONS: list[tuple[tuple[str, ...], tuple[str, ...], bool, dict]] = [
         ),
     ),
     (
+        ("--network",),
+        EVERY,
+        True,
+        dict(
+            choices=("task", "host"),
+            default="task",
+            help="task (default): the network the task's network_mode gives, in the run's own network namespace; "
+            "host: this machine's network, its loopback services included (said on every run)",
+        ),
+    ),
+    (
         ("--nemo-gym",),
         EVERY,
         True,

@@ -7,7 +7,7 @@ import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from tests.helpers import MEET_VERIFIER, PY, copy_example, make_task, no_traceback, run_tool, set_meeting
+from tests.helpers import MEET_VERIFIER, PY, copy_example, make_task, meeting, no_traceback, run_tool, set_meeting
 
 
 def _tasks(tmp_path: Path, *names: str) -> Path:
@@ -196,5 +196,6 @@ def test_jobs_runs_that_many_cases_at_the_same_time(env, tmp_path):
         (task_dir / "cases" / case / "expected.json").write_text('{"rewards": {"reward": 1.0}}')
     for jobs, passed, wait_s in (("2", 2, 3), ("1", 0, 1)):  # one at a time, each waits in vain
         set_meeting(task_dir / "tests", tmp_path / f"meet-{jobs}", wait_s)
-        data = json.loads(run_tool(env, "test", "--json", "-j", jobs, task_dir, "--python", PY).stdout)
+        with meeting(tmp_path / f"meet-{jobs}"):
+            data = json.loads(run_tool(env, "test", "--json", "-j", jobs, task_dir, "--python", PY).stdout)
         assert data["passed"] == passed, data

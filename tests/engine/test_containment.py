@@ -384,9 +384,8 @@ def namespaces(monkeypatch):
 
 
 def test_renaming_the_workspace_itself(tmp_path, sandbox):
-    """With namespaces the workspace is a mount point in the read-only root:
-    renaming it fails (EROFS). In the copy it succeeds, and the next run has
-    its workspace back."""
+    """In the view the workspace is a mount point: renaming it fails (EBUSY).
+    In the copy it succeeds, and the next run has its workspace back."""
     task_dir = make_task(
         tmp_path / "t",
         """\
@@ -405,8 +404,7 @@ def test_renaming_the_workspace_itself(tmp_path, sandbox):
     )
     with Session(task_dir, Options(python=PY)) as session:
         first, second = session.run(), session.run()
-    # With namespaces /app is a mount point in the view's read-only root.
-    said = "refused: Read-only file system" if sandbox == "namespace" else "renamed"
+    said = "refused: Device or resource busy" if sandbox == "namespace" else "renamed"
     assert first.stdout.text == second.stdout.text == f"['a.txt']\n{said}\n", first.stderr.text
 
 

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -139,20 +141,22 @@ def test_a_path_that_only_starts_like_app_is_left_alone(tmp_path, namespace):
 
 
 # ---------------------------------------------------------------------------
-# 8. The machine is read-only to the run, whatever the user's uid
+# 8. The machine is read-only to the run, whatever the user's uid; what else it writes stays in its view
 
 
-def test_the_machine_is_read_only_even_to_root_and_tmp_is_private(tmp_path, namespace):
+def test_the_machine_is_read_only_even_to_root_and_what_the_run_writes_stays_in_its_view(tmp_path, namespace):
     home = Path(os.path.expanduser("~"))
     marker = f"vtui-{os.getpid()}-{time.monotonic_ns()}"
-    targets = ["/etc", "/usr/local/bin", "/var/tmp", str(home), str(tmp_path), "/"]
+    refused = ["/etc", "/usr/local/bin"]
+    absent = ["/var/tmp", str(tmp_path)]
+    its_own = [str(home), "/"]  # a container's /root and root folder: writable, and the run's alone
     task_dir = make_task(
         tmp_path / "t",
         f"""\
         import os, subprocess
 
         def verify(workspace):
-            for folder in {targets!r}:
+            for folder in {refused + absent + its_own!r}:
                 try:
                     open(os.path.join(folder, {marker!r}), "w").close()
                     print("WROTE", folder)
@@ -170,13 +174,19 @@ def test_the_machine_is_read_only_even_to_root_and_tmp_is_private(tmp_path, name
     with Session(task_dir, Options(python=PY)) as session:
         result = session.run()
     assert result.verdict.rewards == {"reward": 1.0}, result.stderr.text
-    assert "WROTE" not in result.stdout.text
-    for folder in targets:
-        assert not os.path.exists(os.path.join(folder, marker))
+    said = result.stdout.text.splitlines()
+    for folder in refused:
+        assert f"refused {folder} Read-only file system" in said
+    for folder in absent:
+        assert f"refused {folder} No such file or directory" in said
+    for folder in its_own:
+        assert f"WROTE {folder}" in said
+    for folder in refused + absent + its_own:
+        assert not os.path.exists(os.path.join(folder, marker))  # nothing of it on this machine
     assert "remount exit True" in result.stdout.text
     # A /tmp of its own: what it wrote, and none of this machine's /tmp (the
     # chosen interpreter's folder is shown there where it lives under /tmp).
-    listing = eval(result.stdout.text.splitlines()[-1].rsplit(" ", 1)[0])
+    listing = eval(said[-1].rsplit(" ", 1)[0])
     assert marker in listing and f"pytest-of-{os.environ.get('USER', 'root')}" not in listing
     assert set(listing) - {marker} <= {Path(PY).parts[2]} if PY.startswith("/tmp/") else set(listing) == {marker}
     assert not os.path.exists("/tmp/" + marker)
@@ -344,30 +354,49 @@ def listener():
     server.close()
 
 
-@pytest.mark.parametrize("where", ["verifier", "environment"])
-def test_no_network_is_an_empty_network(tmp_path, env, namespace, listener, where):
-    source = f"""\
+@pytest.mark.parametrize(
+    ("toml", "options"),
+    [
+        ("", ()),
+        ('[verifier]\nnetwork_mode = "no-network"\n', ()),
+        ('[environment]\nnetwork_mode = "no-network"\n', ()),
+        ('[environment]\nnetwork_mode = "allowlist"\n', ()),
+        ("", ("--network", "host")),
+    ],
+)
+def test_this_machines_loopback_is_reached_only_with_network_host(tmp_path, env, namespace, listener, toml, options):
+    """Every view has a network namespace of its own: a service on the
+    user's 127.0.0.1 is never reachable, whatever the task's network_mode,
+    unless the user shares the machine's (``--network host``, said)."""
+    task_dir = make_task(
+        tmp_path / "t",
+        f"""\
         import socket
 
         def verify(workspace):
-            try:
-                with socket.create_connection(("127.0.0.1", {listener}), timeout=2) as conn:
-                    print(conn.recv(5).decode())
-            except OSError as exc:
-                print("no network:", type(exc).__name__)
+            for host in ("127.0.0.1", "10.0.2.2"):  # this machine's loopback; slirp4netns's way to it
+                try:
+                    with socket.create_connection((host, {listener}), timeout=2) as conn:
+                        print(host, conn.recv(5).decode())
+                except OSError as exc:
+                    print(host, "no:", type(exc).__name__)
             return 1.0
-    """
-    public = make_task(tmp_path / "public", source, cases={"only": {}})
-    closed = make_task(
-        tmp_path / "closed",
-        source,
-        toml=f'version = "1.0"\n[{where}]\nnetwork_mode = "no-network"\n',
+    """,
+        toml='version = "1.0"\n' + toml,
         cases={"only": {}},
     )
-    assert run_json(env, public)["stdout"] == "hello\n"
-    data = run_json(env, closed)
-    assert data["stdout"] == "no network: ConnectionRefusedError\n"
-    assert data["limits"]["network"] == "no-network"
+    data = run_json(env, task_dir, *options)
+    if options:
+        assert data["stdout"].startswith("127.0.0.1 hello\n"), data["stdout"]
+        assert any(n.startswith("--network host: the run shares this machine's network") for n in data["notices"])
+        assert data["limits"]["network_given"] == "host"
+    else:
+        assert data["stdout"].startswith("127.0.0.1 no: ConnectionRefusedError\n"), data["stdout"]
+        assert "10.0.2.2 hello" not in data["stdout"]
+    if "no-network" in toml:
+        assert data["limits"]["network"] == "no-network" and data["limits"]["network_given"] == "none"
+    if "allowlist" in toml:
+        assert any('"allowlist" is not applied' in n for n in data["notices"])
 
 
 def test_no_network_in_the_copy_sandbox_is_said_not_applied(tmp_path, env):
@@ -384,6 +413,7 @@ def test_no_network_in_the_copy_sandbox_is_said_not_applied(tmp_path, env):
         ("", "FROM python:3.12\nWORKDIR /app\n", "/app"),
         ("", None, "/"),
         ('[environment]\nworkdir = "/tmp/build"\n', None, "/tmp/build"),
+        ('[environment]\nworkdir = "/usr/no-such-folder"\n', None, "/usr/no-such-folder"),
     ],
 )
 def test_the_run_starts_in_harbors_working_directory(tmp_path, env, namespace, toml, dockerfile, expected):
@@ -403,10 +433,10 @@ def test_the_run_starts_in_harbors_working_directory(tmp_path, env, namespace, t
         write(task_dir / "environment" / "Dockerfile", dockerfile)
     data = run_json(env, task_dir)
     assert data["limits"]["workdir"] == expected
-    if expected == "/tmp/build" or expected == "/opt/sub" and not os.path.isdir("/opt/sub"):
-        assert data["stdout"] == "/\n"  # not on this machine: said, and the run starts in /
+    if expected == "/usr/no-such-folder":
+        assert data["stdout"] == "/\n"  # in this machine's read-only /usr: said, and the run starts in /
         assert any(f"{expected} is not in this machine's view" in n for n in data["notices"])
-    else:
+    else:  # a folder the image would have (its WORKDIR made it) is made in the view's own root
         ws = task_dir / "cases" / "only" / "workspace"
         assert data["stdout"] == (f"{ws}\n" if expected == "/app" else f"{expected}\n")
 
@@ -448,12 +478,17 @@ def _machine_without_namespaces(argv: list[str], env: dict[str, str]) -> subproc
     )
 
 
-def test_a_forced_namespace_is_probed_now_not_taken_from_the_cache(tmp_path, env, private_cache):
-    needs_namespaces()
+def _remember(answer: dict) -> None:
+    """The probe's answer as the tool keeps it in its cache, for this machine and user."""
     from verifier_tui.engine import cache
 
+    cache.store("isolation.json", {isolation._cache_key(): answer})
+
+
+def test_a_forced_namespace_is_probed_now_not_taken_from_the_cache(tmp_path, env, private_cache):
+    needs_namespaces()
     os.environ["XDG_CACHE_HOME"] = str(private_cache)
-    cache.store("isolation.json", {isolation._cache_key(): {"problem": "stale: said long ago", "at": time.time()}})
+    _remember({"problem": "stale: said long ago", "bwrap": None, "at": time.time()})
     task_dir = make_task(tmp_path / "t")
     forced = run_json(dict(env, VERIFIER_TUI_SANDBOX="namespace"), task_dir)
     assert forced["sandbox"] == "namespace"
@@ -463,17 +498,65 @@ def test_a_forced_namespace_is_probed_now_not_taken_from_the_cache(tmp_path, env
 
 def test_a_negative_probe_is_asked_again_after_a_minute(tmp_path, env, private_cache):
     needs_namespaces()
-    from verifier_tui.engine import cache
-
     os.environ["XDG_CACHE_HOME"] = str(private_cache)
     task_dir = make_task(tmp_path / "t")
-    cache.store("isolation.json", {isolation._cache_key(): {"problem": "said just now", "at": time.time()}})
-    assert run_json(env, task_dir)["sandbox"] == "copy"
-    cache.store("isolation.json", {isolation._cache_key(): {"problem": "said long ago", "at": time.time() - 61}})
+    _remember({"problem": "said just now", "bwrap": None, "at": time.time()})
+    data = run_json(env, task_dir)
+    assert data["sandbox"] == "copy"
+    assert data["sandbox_words"] == (
+        "sandbox: copy (no namespaces here: said just now): "
+        "the verifier runs on this machine as you and can write your files"
+    )
+    _remember({"problem": "said long ago", "bwrap": None, "at": time.time() - 61})
     assert run_json(env, task_dir)["sandbox"] == "namespace"
 
 
-def test_a_machine_without_namespaces_refuses_a_forced_one_in_one_line(tmp_path, env):
+@pytest.mark.parametrize(
+    "planted",
+    [
+        # A run that reached the cache (the copy sandbox is the user): "no" for ever after.
+        {"problem": "no namespaces here", "bwrap": None, "at": 1e12},
+        # A "yes" naming a program the tool would never choose: it would run it as the user.
+        {"problem": None, "bwrap": "/tmp/not-bwrap", "at": 0},
+        # Shapes the tool never writes.
+        {"problem": None, "at": 0},
+        {"problem": 7, "bwrap": None, "at": 0},
+        {"problem": None, "bwrap": "x", "at": float("nan"), "extra": 1},
+        "no",
+    ],
+)
+def test_an_answer_the_tool_did_not_write_is_asked_again(tmp_path, env, private_cache, planted):
+    needs_namespaces()
+    os.environ["XDG_CACHE_HOME"] = str(private_cache)
+    _remember(planted)
+    assert run_json(env, make_task(tmp_path / "t"))["sandbox"] == "namespace"
+
+
+def test_the_cache_is_in_no_view_even_inside_a_folder_the_view_shows(tmp_path, env, namespace):
+    """The tool's cache kept inside the interpreter's own folder (which the
+    view shows): covered, so a verifier can neither read nor plant answers."""
+    prefix = Path(sys.prefix)
+    cache_home = Path(tempfile.mkdtemp(prefix="vtui-cache-", dir=prefix))
+    try:
+        task_dir = make_task(
+            tmp_path / "t",
+            f"""\
+            import os
+
+            def verify(workspace):
+                print(os.path.isdir({str(prefix)!r}), os.listdir({str(cache_home / "verifier-tui")!r}))
+                return 1.0
+        """,
+            cases={"only": {}},
+        )
+        data = run_json(dict(env, XDG_CACHE_HOME=str(cache_home)), task_dir)
+        assert (cache_home / "verifier-tui" / "isolation.json").exists()  # the tool's answer is kept there
+        assert data["sandbox"] == "namespace" and data["stdout"] == "True []\n", data["stderr"]
+    finally:
+        shutil.rmtree(cache_home)
+
+
+def test_a_machine_without_namespaces_refuses_a_forced_one_in_one_line(tmp_path, env, private_cache):
     needs_namespaces()  # to make a machine without them, this one must have them
     task_dir = make_task(tmp_path / "t")
     tool = [sys.executable, "-m", "verifier_tui"]
@@ -481,33 +564,29 @@ def test_a_machine_without_namespaces_refuses_a_forced_one_in_one_line(tmp_path,
         [*tool, "run", str(task_dir), "--python", PY], dict(env, VERIFIER_TUI_SANDBOX="namespace")
     )
     assert done.returncode == 2
-    assert done.stderr.startswith("verifier-tui: VERIFIER_TUI_SANDBOX=namespace, but this machine cannot: unshare")
+    assert done.stderr.startswith("verifier-tui: VERIFIER_TUI_SANDBOX=namespace, but this machine cannot: bwrap: ")
     assert len(done.stderr.splitlines()) == 1
 
 
-def test_a_cached_yes_that_fails_falls_back_to_the_copy_in_the_same_run(tmp_path, env, private_cache):
+def test_a_cached_yes_that_fails_is_the_runs_error_and_the_next_run_asks_again(tmp_path, env, private_cache):
+    """A machine that lost its namespaces since the probe: the run is not
+    quietly moved to the copy sandbox (which can write the user's files);
+    it fails in one line, and the next run, asking again, says the copy."""
     needs_namespaces()
-
     os.environ["XDG_CACHE_HOME"] = str(private_cache)
-    # The answer of a machine that had namespaces, kept in the cache; now it has none.
-    done = _machine_without_namespaces(
-        [
-            sys.executable,
-            "-c",
-            "from verifier_tui.engine import cache; from verifier_tui.engine.sandbox import isolation; "
-            "cache.store('isolation.json', {isolation._cache_key(): {'problem': None, 'at': 0}})",
-        ],
-        env,
-    )
-    assert done.returncode == 0, done.stderr
     task_dir = make_task(tmp_path / "t", cases={"only": {}})
+    run_json(env, task_dir)  # the answer of a machine that had namespaces, kept in the cache
     tool = [sys.executable, "-m", "verifier_tui"]
+    done = _machine_without_namespaces([*tool, "run", str(task_dir), "--python", PY], env)
+    assert done.returncode == 2, done.stdout + done.stderr
+    said = [line for line in done.stdout.splitlines() + done.stderr.splitlines() if "could not" in line]
+    assert said and "could not set up the run's sandbox: bwrap: " in said[0], done.stdout + done.stderr
+    assert "reward written" not in done.stdout
     done = _machine_without_namespaces([*tool, "run", "--json", str(task_dir), "--python", PY], env)
     data = json.loads(done.stdout)
-    assert done.returncode == 0, done.stderr
     assert data["sandbox"] == "copy" and data["rewards"] == {"reward": 1.0}
-    assert data["notices"][0].startswith("could not set up the run's namespace: unshare")
-    assert data["notices"][0].endswith("this run and the next use the copy sandbox")
+    assert data["sandbox_words"].startswith("sandbox: copy (no namespaces here: bwrap: ")
+    assert data["sandbox_words"].endswith("can write your files")
 
 
 # ---------------------------------------------------------------------------

@@ -1,7 +1,6 @@
 """The readers of the task's files behind the sandbox's view (test.sh's
-workspace path, the Dockerfile's WORKDIR, the lines that name /app) and of
-the machine's mount table: files the tool did not write, so any bytes at all
-give an answer, never an exception."""
+workspace path, the Dockerfile's WORKDIR, the lines that name /app): files
+the tool did not write, so any bytes at all give an answer, never an exception."""
 
 from __future__ import annotations
 
@@ -11,7 +10,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.strategies import utf8_text
-from verifier_tui.engine.sandbox.isolation import read_mounts
 from verifier_tui.engine.sandbox.view import image_workdir, sandbox_path_lines, workspace_path
 
 ANY_TEXT = st.one_of(st.binary(max_size=2000), utf8_text(max_size=2000).map(str.encode))
@@ -46,17 +44,6 @@ def test_any_verifier_source_gives_lines_of_its_own(tmp_path_factory, data):
         assert where.startswith(str(tests / "verifier.py") + ":") and path in ("/app", "/tests", "/logs/verifier")
 
 
-@settings(max_examples=150, deadline=None)
-@given(ANY_TEXT)
-def test_any_mount_table_gives_mount_points(tmp_path_factory, data):
-    table = tmp_path_factory.mktemp("proc") / "mountinfo"
-    table.write_bytes(data)
-    for point, flags in read_mounts(str(table)):
-        assert isinstance(point, str) and all(
-            f in ("nosuid", "nodev", "noexec", "noatime", "nodiratime", "relatime") for f in flags.split(",") if f
-        )
-
-
 def test_the_readers_on_the_shapes_they_are_for(tmp_path):
     (tmp_path / "test.sh").write_text("# --workspace /nope\npython3 run.py --workspace=/srv/ws --verifier x\n")
     assert workspace_path(tmp_path) == "/srv/ws"
@@ -66,9 +53,3 @@ def test_the_readers_on_the_shapes_they_are_for(tmp_path):
     (tmp_path / "environment").mkdir()
     os.symlink(tmp_path / "environment-fifo", tmp_path / "environment" / "Dockerfile")
     assert image_workdir(tmp_path) == "/"  # a link to a FIFO: never opened, Docker's default
-    table = tmp_path / "mountinfo"
-    table.write_text(
-        "27 1 254:0 / / rw,relatime - ext4 /dev/vda rw\n"
-        "28 27 0:25 / /mnt/with\\040space ro,nosuid,nodev,relatime - tmpfs x ro\n"
-    )
-    assert read_mounts(str(table)) == [("/", "relatime"), ("/mnt/with space", "nosuid,nodev,relatime")]

@@ -23,6 +23,7 @@ from tests.helpers import (
     harbor_exception,
     harbor_masked_failure_log,
     make_job,
+    meeting,
     no_traceback,
     run_tool,
     sandbox_run,
@@ -368,12 +369,12 @@ def test_a_job_with_several_trials(task, runs, tmp_path, env, elsewhere):
 
 
 def test_test_job_replays_its_trials_at_the_same_time(task, runs, tmp_path, env, elsewhere):
-    meeting = task("meeting", verifier=MEET_VERIFIER, toml=SEPARATE)
+    meeting_task = task("meeting", verifier=MEET_VERIFIER, toml=SEPARATE)
     job = runs / "jobs" / "pair"
     for who in ("a", "b"):
         sandbox_trial(
             job,
-            meeting,
+            meeting_task,
             tmp_path,
             workspace={"who.txt": who},
             mode="separate",
@@ -382,8 +383,9 @@ def test_test_job_replays_its_trials_at_the_same_time(task, runs, tmp_path, env,
         )
     # One at a time, each waits in vain (the replays, and the test.sh runs of the two that differ).
     for jobs, agree, wait_s in (("2", "2 agree, 0 differ", 3), ("1", "0 agree, 2 differ", 1)):
-        set_meeting(meeting / "tests", tmp_path / f"meet-{jobs}", wait_s)
-        done = tool(env, "test", job, "-j", jobs, cwd=elsewhere)
+        set_meeting(meeting_task / "tests", tmp_path / f"meet-{jobs}", wait_s)
+        with meeting(tmp_path / f"meet-{jobs}"):
+            done = tool(env, "test", job, "-j", jobs, cwd=elsewhere)
         assert agree in done.stdout, done.stdout
 
 

@@ -210,12 +210,21 @@ async def test_the_header_names_the_sandbox_in_force(example, sandbox):
         await pilot.pause()
         assert result.sandbox == sandbox
         header = app.screen.query_one("#header")
-        # last, after the choices or on a line of its own when they fill the width, with the task's limits
-        ending = f"sandbox: {sandbox} · 1024 MB · 1 CPU"
+        # last, after the choices or on a line of its own when they fill the width, with the task's limits;
+        # a copy says it can write the user's files
+        kind = "namespace" if sandbox == "namespace" else "copy (unsafe)"
+        ending = f"sandbox: {kind} · 1024 MB · 1 CPU"
         assert widget_text(app, "#header").rstrip().endswith((f"· {ending}", f"\n{ending}"))
         tooltip = str(header.tooltip)
         assert tooltip.startswith(f"sandbox: {sandbox} (")  # the headless lines, on hover
-        assert tooltip.endswith("limits: 1024 MB · 1 CPU" + (" · starts in /app" if sandbox == "namespace" else ""))
+        assert tooltip.endswith(
+            "limits: 1024 MB · 1 CPU (as affinity, not a quota) · "
+            + (
+                "storage 2048 MB (on /tmp only) · network public (user-mode) · starts in /app"
+                if sandbox == "namespace"
+                else "storage 2048 MB (not applied)"
+            )
+        )
 
 
 async def test_the_header_says_when_a_copy_is_all_this_machine_allows(example, monkeypatch, private_cache):
@@ -226,17 +235,16 @@ async def test_the_header_says_when_a_copy_is_all_this_machine_allows(example, m
     monkeypatch.setenv("VERIFIER_TUI_SANDBOX", "auto")
     import time
 
-    cache.store(
-        "isolation.json",
-        {isolation._cache_key(): {"problem": "unshare: unshare failed: Operation not permitted", "at": time.time()}},
-    )
+    said = "bwrap: setting up uid map: Permission denied"
+    cache.store("isolation.json", {isolation._cache_key(): {"problem": said, "bwrap": None, "at": time.time()}})
     app = make_app(example("hello-file"))
     async with app.run_test(size=SIZE) as pilot:
         result = await app.wait_for_runs(1)
         await pilot.pause()
         assert result.sandbox == "copy"
-        assert "sandbox: copy (no namespaces)" in widget_text(app, "#header")
-        assert "Operation not permitted" in str(app.screen.query_one("#header").tooltip)
+        assert "sandbox: copy (unsafe)" in widget_text(app, "#header")
+        tooltip = str(app.screen.query_one("#header").tooltip)
+        assert said in tooltip and "can write your files" in tooltip
 
 
 @pytest.mark.parametrize("started_in", ["the task", "elsewhere"])

@@ -218,21 +218,34 @@ async def test_failing_location_prefers_the_task_frame(example):
         assert verify_line(path) == 24
 
 
+def under_pdb(prepared, typed: str) -> subprocess.CompletedProcess:
+    """The run under pdb as the ``d`` key starts it, answered with ``typed``."""
+    from verifier_tui.engine.process import popen
+
+    command = pdb_command(prepared.argv)
+    proc = popen(
+        command,
+        attach=prepared.network_helper,
+        cwd=prepared.cwd,
+        env=prepared.env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        out, err = proc.communicate(typed, timeout=60)
+    finally:
+        if prepared.network_helper is not None:
+            prepared.network_helper.close()
+    return subprocess.CompletedProcess(command, proc.returncode, out, err)
+
+
 def test_pdb_command_stops_post_mortem_in_the_verifier(example):
     session = Session(example("hello-file"))
     session.select_case_named("missing-file")
     try:
-        prepared = session.prepare(session.spec())
-        command = pdb_command(prepared.argv)
-        done = subprocess.run(
-            command,
-            cwd=prepared.cwd,
-            env=prepared.env,
-            input="p workspace.name\nq\n",
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+        done = under_pdb(session.prepare(session.spec()), "p workspace.name\nq\n")
     finally:
         session.close()
     assert "pdb post-mortem" in done.stderr
@@ -244,16 +257,7 @@ def test_pdb_command_stops_post_mortem_in_the_verifier(example):
 def test_pdb_command_on_a_passing_run_says_nothing_to_debug(example):
     session = Session(example("hello-file"))
     try:
-        prepared = session.prepare(session.spec())
-        done = subprocess.run(
-            pdb_command(prepared.argv),
-            cwd=prepared.cwd,
-            env=prepared.env,
-            input="",
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+        done = under_pdb(session.prepare(session.spec()), "")
     finally:
         session.close()
     assert done.returncode == 0

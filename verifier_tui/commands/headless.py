@@ -142,7 +142,7 @@ def test_command(args) -> int:
         refused = [group for group in groups if report.refused(group)]
         if args.junit:
             name = f"verifier-tui {ran[0][0].name}" if len(ran) == 1 else "verifier-tui"
-            report.write_junit(args.junit, name, report.junit_cases(ran), wall)
+            report.write_junit(args.junit, name, report.junit_cases(ran), wall, report.copy_warning(ran))
         if args.json:
             terminal.out_json(report.test_json(ran, wall))
         else:
@@ -155,6 +155,9 @@ def test_command(args) -> int:
             if errors:
                 summary += f", {len(errors)} task{'s' if len(errors) > 1 else ''} not tested"
             terminal.out(summary + (f" ({len(groups)} tasks)" if len(groups) > 1 else ""))
+            warning = report.copy_warning(ran)
+            if warning:
+                terminal.out(warning)
         if refused:
             return 2  # whatever the cases did, Harbor would not run any of that task's
         return 0 if passed == len(every) and not invalid and not errors else 1

@@ -95,6 +95,7 @@ def result_json(session, result: RunResult) -> dict[str, Any]:
     data["task"] = str(session.task.root)
     data["task_name"] = session.task.name
     data["notices"] = notices(session, result)
+    data["sandbox_words"] = session.isolation.words
     # only runs started ahead preload; the key is always there, as every other is
     data["preload"] = list(session.options.preload) if session.warm is not None else []
     return data
@@ -231,6 +232,13 @@ def refused(group) -> str | None:
     return group.session.task.config.refused if group.session is not None else None
 
 
+def copy_warning(ran: list) -> str | None:
+    """What ``test`` says after its summary when a case ran in the copy
+    sandbox: that the verifier could write the user's files."""
+    copied = next((g.session for g, rs in ran for r in rs if r.sandbox == "copy" and g.session is not None), None)
+    return copied.isolation.words if copied is not None else None
+
+
 def test_json(ran: list, wall: float) -> dict[str, Any]:
     """The test document (docs/json-output.md)."""
     single = ran[0][0] if len(ran) == 1 else None
@@ -265,6 +273,7 @@ def test_json(ran: list, wall: float) -> dict[str, Any]:
         ],
         "duration_s": round(wall, 3),
         "harbor_refuses_task": refused(single) if single else None,
+        "copy_sandbox": copy_warning(ran),
         "cases": cases,
     }
 
@@ -379,8 +388,10 @@ def junit_cases(ran: list) -> list[JunitCase]:
     return out
 
 
-def write_junit(path: Path, name: str, cases: list[JunitCase], wall: float) -> None:
-    """A JUnit XML report: one testsuite called ``name``, a testcase for each of ``cases``."""
+def write_junit(path: Path, name: str, cases: list[JunitCase], wall: float, sandbox: str | None = None) -> None:
+    """A JUnit XML report: one testsuite called ``name``, a testcase for each
+    of ``cases``; ``sandbox``: the words of a copy sandbox, as a property and
+    on the suite's output, where a CI page shows them."""
     from xml.etree import ElementTree as ET
 
     x = terminal.xml_text  # what XML 1.0 cannot hold, as a visible escape: the file stays well-formed
@@ -392,6 +403,10 @@ def write_junit(path: Path, name: str, cases: list[JunitCase], wall: float) -> N
         errors=str(sum(1 for c in cases if c.error is not None)),
         time=f"{wall:.3f}",
     )
+    if sandbox is not None:
+        properties = ET.SubElement(suite, "properties")
+        ET.SubElement(properties, "property", name="sandbox", value=x(sandbox))
+        ET.SubElement(suite, "system-err").text = x(sandbox)
     for each in cases:
         case = ET.SubElement(suite, "testcase", classname=x(each.classname), name=x(each.name), time=each.time)
         if each.failure is not None:

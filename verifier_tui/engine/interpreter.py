@@ -34,7 +34,8 @@ _PROBE = (
     "loc = list(s.submodule_search_locations or []) if s else []\n"
     "v = [os.path.join(p, 'verifiers') for p in loc if os.path.isdir(os.path.join(p, 'verifiers'))]\n"
     "print(json.dumps({'verifiers': v[0] if v else None, 'path': [p for p in sys.path if p],"
-    " 'version': '%d.%d.%d' % sys.version_info[:3], 'executable': sys.executable}))\n"
+    " 'version': '%d.%d.%d' % sys.version_info[:3], 'executable': sys.executable,"
+    " 'prefixes': [getattr(sys, n, '') for n in ('prefix', 'base_prefix', 'exec_prefix', 'base_exec_prefix')]}))\n"
 )
 _CACHE_FILE = "interpreters.json"
 #: How long the interpreter has to answer the probe, at most (a run's own
@@ -54,6 +55,9 @@ class Interpreter:
     version: str | None
     nemo_gym_verifiers: Path | None
     error: str | None = None
+    folders: tuple[str, ...] = ()
+    """Where it lives and what it imports from: its executable, prefixes and
+    import path (the sandbox's view must show them)."""
 
 
 def probe_interpreter(
@@ -151,6 +155,8 @@ def _valid_answer(entry: object) -> bool:
         and all(isinstance(p, str) for p in entry["path"])
         and isinstance(entry.get("stamp"), list)
         and isinstance(entry.get("executable"), str)
+        and isinstance(entry.get("prefixes"), list)
+        and all(isinstance(p, str) for p in entry["prefixes"])
         and isinstance(entry.get("version"), str)
         and (entry.get("verifiers") is None or isinstance(entry["verifiers"], str))
     )
@@ -169,12 +175,14 @@ def _path_stamp(paths: list[str]) -> list:
 def _interpreter_from(python: str, answer: dict) -> Interpreter:
     verifiers = answer["verifiers"]
     old = not_python_3(answer["version"])
+    executable = answer["executable"]
     return Interpreter(
         python,
-        answer["executable"],
+        executable,
         answer["version"],
         Path(verifiers) if verifiers else None,
         error=f"{python}: {old}" if old else None,
+        folders=(executable, os.path.realpath(executable), *answer["prefixes"], *answer["path"]),
     )
 
 

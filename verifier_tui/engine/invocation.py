@@ -61,6 +61,7 @@ class RunSpec:
     env: tuple[str, ...] = ()  # --env words, as given: NAME or NAME=VALUE
     extra_tests: Path | None = None  # a trial step's own steps/<name>/tests, over tests/ in /tests as Harbor does
     via_test_sh: bool = False  # run the task's tests/test.sh as Harbor does (in the view), not the runner itself
+    network: str = "task"  # the task's network_mode, or "host": this machine's (--network host)
 
 
 @record
@@ -100,6 +101,12 @@ class Prepared:
     """``taskset``, when the run is to be bound to the task's ``cpus`` (:func:`bound_argv`)."""
     memory_limit: int | None = None
     """Bytes the run's processes may hold together before the biggest is killed, as the kernel's OOM killer would."""
+    memory_extra: Any = None
+    """What else the run holds that counts toward ``memory_limit`` (the view's tmpfs), by its leader."""
+    network_helper: Any = None
+    """The helper that gives the view its network as the run starts (:class:`~.sandbox.network.UserNetwork`)."""
+    folders: tuple[str, ...] = ()
+    """The interpreter's folders (its installation and import path): the view shows them."""
 
     def before_kill(self, leader: int) -> bool:
         """The process core's hook at a timeout: ask the runner for every
@@ -273,6 +280,7 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
         runner_script=runner_script,
         limits=limits,
         python=interpreter.executable or spec.python,
+        folders=interpreter.folders,
     )
     if start_error is None and refusal is None:
         from verifier_tui.engine.sandbox.containment import contain
@@ -283,7 +291,8 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
             env,
             stage=stage,
             limits=limits,
-            python=prepared.python,
+            interpreter=prepared.folders,
+            network_choice=spec.network,
             workspace=spec.workspace,
             tests_dir=spec.task.tests_dir,
             verifier=spec.verifier,
@@ -298,10 +307,16 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
             ],
         )
         prepared.argv, prepared.env, prepared.start_error = contained.argv, contained.env, contained.start_error
+        if contained.start_error is not None:  # the view cannot be built: bad input, exit 2
+            prepared.not_staged = True
+            # the path the error names is the view's, never the user's workspace
+            prepared.path_map = [(scratch, user) for scratch, user in path_map if scratch != limits.app]
         prepared.cwd = contained.cwd or prepared.cwd
         prepared.notices += contained.notices
         prepared.marker, prepared.guard = contained.marker, contained.guard
         prepared.taskset, prepared.memory_limit = contained.taskset, contained.memory_limit
+        prepared.memory_extra, prepared.network_helper = contained.memory_extra, contained.network_helper
+        prepared.limits = contained.limits
     return prepared
 
 

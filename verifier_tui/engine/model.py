@@ -227,7 +227,9 @@ class RunResult:
     trigger: str = "start"
     notices: list[str] = field(default_factory=list)
     start_error: str | None = None
-    not_staged: bool = False  # refused before the runner started: its files could not be staged (whole)
+    not_staged: bool = (
+        False  # refused before the runner started: its files could not be staged (whole), or its view built
+    )
     sequence: int = 0  # this session's run number
     pipe_wait_s: float = 0.0  # after the runner exited, waiting for its output pipes (held by an escaped process)
     task_id: str | None = None  # the row of task_data (a tasks.jsonl) the verifier got
@@ -304,7 +306,8 @@ class RunResult:
         docs/json-output.md): the runner's exit code, except where the reward
         folder or the task tells another story. A task Harbor would refuse to
         load gives 2 (bad input, whatever the run did), and so does a run refused
-        because its files could not be staged whole. Exit 0 without a usable
+        because its files could not be staged whole or its view could not be
+        built. Exit 0 without a usable
         reward file gives 1: the verifier ended the run itself, which is what
         the runner reports with 1 when it can (``sys.exit`` inside ``verify``)."""
         if self.task_refused is not None:

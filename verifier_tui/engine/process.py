@@ -39,7 +39,7 @@ import selectors
 import signal
 import subprocess
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from verifier_tui.engine import procfs
 from verifier_tui.engine.capture import DEFAULT_CAP_BYTES, BoundedCapture
@@ -122,6 +122,19 @@ class ProcessResult:
     for passing ``memory_limit``."""
 
 
+class Attachment(Protocol):
+    """What a run's start needs besides its command line (the sandbox's
+    network helper, :mod:`verifier_tui.engine.sandbox.network`): pipes whose
+    numbers replace their stand-ins in the command line, a step once the
+    child started, and an end with the run."""
+
+    def open(self) -> dict[str, int]: ...
+
+    def started(self, started: bool) -> None: ...
+
+    def close(self) -> None: ...
+
+
 class ProcessCancelled(Exception):
     """The run was cancelled; its process group is gone and the leader reaped."""
 
@@ -168,7 +181,9 @@ def run_process(
     before_kill: Callable[[int], bool] | None = None,
     init_lists_strays: bool = False,
     memory_limit: int | None = None,
+    memory_extra: Callable[[int], int] | None = None,
     held: Held | None = None,
+    attach: Attachment | None = None,
 ) -> ProcessResult:
     """Run ``argv`` in its own process group to its end and capture its output, bounded.
 
@@ -193,34 +208,44 @@ def run_process(
     on until stderr has been quiet for a moment, :data:`BEFORE_KILL_WAIT_S` at
     most. Its exceptions are ignored.
 
-    ``init_lists_strays``: the leader starts a PID namespace whose init (the
-    leader's child) lists what is still running once the runner is gone
-    (:mod:`verifier_tui.engine.sandbox.isolation`). When the group must be killed,
-    the rest of it goes first, and the init gets a moment to write that list
-    before it is killed too (killing it ends the namespace unlisted).
+    ``init_lists_strays``: the leader (bwrap) starts a PID namespace whose
+    init (the leader's child) lists what is still running once the runner is
+    gone (:mod:`verifier_tui.engine.sandbox.isolation`). The run's signals then
+    go to the processes in it, never to the leader (whose death ends the
+    namespace at once) or the init; when the runner ignored SIGTERM, all but
+    the init are killed and the init gets a moment to write that list before
+    the leader is killed too.
 
-    ``memory_limit``: bytes the leader and its descendants may hold together
-    (resident); past it the biggest of them is SIGKILLed, as the kernel's OOM
-    killer does in a container over its ``memory_mb`` (a cgroup would count
-    the page cache too: this is the part a verifier controls). Checked every
-    :data:`MEMORY_CHECK_S`; what was killed is in ``oom_killed``.
+    ``memory_limit``: bytes the leader and its descendants may hold together,
+    counted as a memory cgroup counts them: their anonymous and shared memory
+    (proportional set size, :func:`~verifier_tui.engine.procfs.memory_bytes`)
+    and ``memory_extra(leader)`` (the view's tmpfs). Past it the biggest of
+    them is SIGKILLed, as the kernel's OOM killer does in a container over
+    its ``memory_mb``. Checked every :data:`MEMORY_CHECK_S`; what was killed
+    is in ``oom_killed``.
 
     ``held``: the child, started ahead with this same ``argv``, ``cwd`` and
     ``env`` (:class:`Held`), is told to go instead of a new one being
     started; the timeout counts from then.
+
+    ``attach``: see :class:`Attachment`; closed when the run is over.
     """
     started = time.perf_counter()
     if not argv:
         return _not_started("empty command", started)
     if held is not None:
         proc = held.go()
+        attach = held.attach
         started = time.perf_counter()
     else:
         try:
-            proc = _start(argv, cwd, env)
+            proc = _start(argv, cwd, env, attach=attach)
         except (OSError, ValueError, subprocess.SubprocessError) as exc:
+            if attach is not None:
+                attach.close()
             return _not_started(_start_error_text(argv, exc), started)
     child = _Child(proc, cap_bytes, on_output, cancel, marker, before_kill, init_lists_strays, memory_limit)
+    child.memory_extra = memory_extra
     try:
         deadline = None if timeout_s is None else started + timeout_s
         try:
@@ -231,6 +256,8 @@ def run_process(
         child.drain()
     finally:
         child.close()
+        if attach is not None:
+            attach.close()
     code = proc.returncode
     return ProcessResult(
         returncode=code,
@@ -263,7 +290,9 @@ async def arun_process(
     before_kill: Callable[[int], bool] | None = None,
     init_lists_strays: bool = False,
     memory_limit: int | None = None,
+    memory_extra: Callable[[int], int] | None = None,
     held: Held | None = None,
+    attach: Attachment | None = None,
 ) -> ProcessResult:
     """:func:`run_process` from asyncio, in a thread of its own.
 
@@ -303,7 +332,9 @@ async def arun_process(
                     before_kill=before_kill,
                     init_lists_strays=init_lists_strays,
                     memory_limit=memory_limit,
+                    memory_extra=memory_extra,
                     held=held,
+                    attach=attach,
                 ),
                 None,
             )
@@ -324,9 +355,12 @@ async def arun_process(
         cancel.close()
 
 
-def _start(argv: list[str], cwd: Path, env: dict[str, str], pass_fds: tuple = ()) -> subprocess.Popen:
-    return subprocess.Popen(
+def _start(
+    argv: list[str], cwd: Path, env: dict[str, str], pass_fds: tuple = (), attach: Attachment | None = None
+) -> subprocess.Popen:
+    return popen(
         argv,
+        attach=attach,
         cwd=cwd,
         env=env,
         stdin=subprocess.DEVNULL,
@@ -335,6 +369,23 @@ def _start(argv: list[str], cwd: Path, env: dict[str, str], pass_fds: tuple = ()
         start_new_session=True,
         pass_fds=pass_fds,
     )
+
+
+def popen(argv: list[str], *, attach: Attachment | None = None, pass_fds: tuple = (), **options) -> subprocess.Popen:
+    """``subprocess.Popen(argv, **options)`` with ``attach``'s pipes in place
+    of their stand-ins and its step once the child started (the caller
+    closes it when the child is over)."""
+    fds = attach.open() if attach is not None else {}
+    started = False
+    try:
+        proc = subprocess.Popen(
+            [str(fds[word]) if word in fds else word for word in argv], pass_fds=(*pass_fds, *fds.values()), **options
+        )
+        started = True
+    finally:
+        if attach is not None:
+            attach.started(started)
+    return proc
 
 
 class Held:
@@ -348,7 +399,9 @@ class Held:
     Start it from a thread that outlives it: the parent-death signal that
     ends it should the tool be SIGKILLed follows the thread that started it."""
 
-    def __init__(self, argv: list[str], *, cwd: Path, env: dict[str, str], variable: str) -> None:
+    def __init__(
+        self, argv: list[str], *, cwd: Path, env: dict[str, str], variable: str, attach: Attachment | None = None
+    ) -> None:
         import fcntl
 
         read, write = os.pipe()
@@ -356,10 +409,13 @@ class Held:
             high = fcntl.fcntl(read, fcntl.F_DUPFD_CLOEXEC, 10)
         finally:
             os.close(read)
+        self.attach = attach
         try:
-            self.proc = _start(argv, cwd, dict(env, **{variable: str(high)}), pass_fds=(high,))
+            self.proc = _start(argv, cwd, dict(env, **{variable: str(high)}), pass_fds=(high,), attach=attach)
         except BaseException:
             os.close(write)
+            if attach is not None:
+                attach.close()
             raise
         finally:
             os.close(high)
@@ -399,6 +455,8 @@ class Held:
         self.proc.wait()
         self.proc.stdout.close()  # type: ignore[union-attr]
         self.proc.stderr.close()  # type: ignore[union-attr]
+        if self.attach is not None:
+            self.attach.close()
 
 
 def _settle(future, outcome) -> None:
@@ -427,6 +485,7 @@ class _Child:
     ) -> None:
         self.proc = proc
         self.memory_limit = memory_limit
+        self.memory_extra: Callable[[int], int] | None = None
         self.oom_killed: list[tuple[str, int]] = []
         self.oom_victims: set[int] = set()
         self.next_memory_check = 0.0
@@ -502,7 +561,7 @@ class _Child:
         """SIGTERM the group, read on while the leader has ``grace_s`` to exit,
         then SIGKILL the group and reap the leader."""
         if not self.has_exited:
-            _signal_group(self.proc.pid, signal.SIGTERM)
+            self._signal_run(signal.SIGTERM)
             until = time.perf_counter() + grace_s
             while not self.has_exited and time.perf_counter() < until:
                 self._step(until)
@@ -511,14 +570,9 @@ class _Child:
             # same ones the namespace's init lists once the runner is gone.
             self._end_strays()
         elif self.init_lists_strays:
-            # The runner ignored SIGTERM: kill the group but the leader and the
-            # namespace's init, which then lists the strays and exits.
-            spared = {self.proc.pid, *procfs.children(self.proc.pid)}
-            for pid in procfs.group_members(self.proc.pid).keys() - spared:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except (ProcessLookupError, PermissionError):
-                    pass
+            # The runner ignored SIGTERM: all but the namespace's init are
+            # killed; it then lists what was started meanwhile and exits.
+            self._signal_run(signal.SIGKILL)
             until = time.perf_counter() + INIT_LIST_WAIT_S
             while not self.has_exited and time.perf_counter() < until:
                 self._step(until)
@@ -527,6 +581,26 @@ class _Child:
             self.proc.wait()  # SIGKILL cannot be ignored: this is prompt
             self._exited()
         self._end_strays()
+
+    def _signal_run(self, sig: int) -> None:
+        """``sig`` to the run's process group: in a view, the group of its
+        namespace's init (which the runner shares), but not the init (PID 1
+        takes only what it has a handler for, save SIGKILL from here, which
+        would end the namespace unlisted) nor bwrap. What left the group is
+        left to the init to list, as the copy sandbox's mark finds it."""
+        leader = self.proc.pid
+        if not self.init_lists_strays:
+            _signal_group(leader, sig)
+            return
+        inits = procfs.children(leader)
+        groups = {fields[2] for fields in map(procfs.stat, inits) if fields is not None and len(fields) > 2}
+        for pid in procfs.descendants(leader) - inits:
+            fields = procfs.stat(pid)
+            if fields is not None and len(fields) > 2 and fields[2] in groups:
+                try:
+                    os.kill(pid, sig)
+                except (ProcessLookupError, PermissionError):
+                    pass
 
     def _end_strays(self) -> None:
         """End the leader's descendants still running, those that left its group too (found by the marker)."""
@@ -583,8 +657,9 @@ class _Child:
     def _check_memory(self) -> None:
         """Past the limit, SIGKILL the biggest process of the run (the
         kernel's OOM killer picks by size too)."""
-        sizes = procfs.resident_bytes({self.proc.pid} | procfs.descendants(self.proc.pid))
-        total = sum(sizes.values())
+        leader = self.proc.pid
+        sizes = procfs.memory_bytes({leader} | procfs.descendants(leader))
+        total = sum(sizes.values()) + (self.memory_extra(leader) if self.memory_extra is not None else 0)
         if not sizes or total <= (self.memory_limit or 0):
             return
         if any(sizes.get(victim) for victim in self.oom_victims):

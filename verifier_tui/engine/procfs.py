@@ -106,13 +106,30 @@ def group_members(pgid: int) -> dict[int, list[bytes]]:
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
-def resident_bytes(pids: set[int]) -> dict[int, int]:
-    """Each process's resident bytes, less what it shares with files (``statm``'s second and third fields)."""
+def memory_bytes(pids: set[int]) -> dict[int, int]:
+    """Each process's share of the memory a memory cgroup would charge for
+    it: its anonymous and shared memory (``smaps_rollup``'s ``Pss_Anon`` and
+    ``Pss_Shmem``, so a page two processes share counts half to each, and
+    ``mmap(-1, MAP_SHARED)`` counts at all), and what of it is swapped out.
+    Where ``smaps_rollup`` has no such lines (before Linux 5.9), the resident
+    memory less what is shared with files (``statm``)."""
     out: dict[int, int] = {}
     for pid in pids:
+        raw = read(pid, "smaps_rollup")
+        if raw is None:
+            continue
+        fields = {}
+        for line in raw.split(b"\n")[1:]:
+            name, _, rest = line.partition(b":")
+            words = rest.split()
+            if words and words[0].isdigit():
+                fields[name] = int(words[0]) * 1024
+        if b"Pss_Anon" in fields:
+            out[pid] = fields[b"Pss_Anon"] + fields.get(b"Pss_Shmem", 0) + fields.get(b"SwapPss", 0)
+            continue
         try:
-            fields = (read(pid, "statm") or b"").split()
-            out[pid] = (int(fields[1]) - int(fields[2])) * _PAGE
+            statm = (read(pid, "statm") or b"").split()
+            out[pid] = (int(statm[1]) - int(statm[2])) * _PAGE
         except (IndexError, ValueError):
             continue
     return out

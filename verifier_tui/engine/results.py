@@ -223,6 +223,7 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
 
     out_of_memory: list[str] = []
     notices = list(prepared.notices)
+    view_failed = False
     if done is None:
         returncode = signal = None
         timed_out, start_error, duration_s, pipe_wait_s = False, prepared.start_error, 0.0, 0.0
@@ -235,6 +236,7 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
         from verifier_tui.engine.sandbox.containment import settle
 
         settled = settle(prepared.stage, prepared.guard, done)
+        view_failed = settled.start_error is not None  # the view was not built: the verifier was not called
         returncode, signal, timed_out = settled.returncode, settled.signal, done.timed_out
         start_error, duration_s, pipe_wait_s = settled.start_error, done.duration_s, done.pipe_wait_s
         stdout, stderr = done.stdout, done.stderr
@@ -250,6 +252,12 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
                 f"its biggest process was killed, as the sandbox's OOM killer would: "
                 f"{cut(map_paths(command, prepared.path_map))}"
             )
+    helper = prepared.network_helper
+    if done is not None and helper is not None and helper.problem is not None and prepared.limits is not None:
+        notices.append(
+            f"network_mode = {prepared.limits.network!r}, but this run had no network: {helper.problem}; "
+            "its network calls fail here and would not in Harbor (--network host shares this machine's instead)"
+        )
     spec = prepared.spec
     stack = None
     reward_dir = prepared.stage.reward_dir
@@ -348,7 +356,7 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
         trigger=trigger,
         notices=notices,
         start_error=map_paths(start_error, pm) if start_error else None,
-        not_staged=done is None and prepared.not_staged,
+        not_staged=done is None and prepared.not_staged or view_failed,
         sequence=sequence,
         task_id=spec.task_id,
         task_refused=spec.task.config.refused,

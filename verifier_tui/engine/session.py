@@ -24,10 +24,8 @@ from verifier_tui.engine.model import ResponseSource, RunResult
 from verifier_tui.engine.process import run_process
 from verifier_tui.engine.record import record, replace
 from verifier_tui.engine.results import collect, map_paths, no_explanation, read_explain
-from verifier_tui.engine.sandbox.containment import namespace_failure
-from verifier_tui.engine.sandbox.isolation import NAMESPACE, Isolation, IsolationError
+from verifier_tui.engine.sandbox.isolation import NAMESPACE, Isolation
 from verifier_tui.engine.sandbox.isolation import choose as choose_isolation
-from verifier_tui.engine.sandbox.isolation import fallback as isolation_fallback
 from verifier_tui.engine.sandbox.isolation import requested as requested_isolation
 from verifier_tui.engine.sandbox.stage import Scratch, Stage
 from verifier_tui.engine.task.cases import Case, default_task_data, defines_a_case
@@ -75,6 +73,7 @@ class Options:
     runner: str = "ours"  # "task": the runner the task ships in tests/.ng/
     env: tuple[str, ...] = ()  # --env words: NAME (from the user's environment) or NAME=VALUE
     preload: tuple[str, ...] = ()  # --preload: modules a run started ahead imports while it waits
+    network: str = "task"  # --network host: the run shares this machine's network, the user's choice
 
 
 # The machine's own top folders: none is an agent's workspace, and staging
@@ -138,7 +137,6 @@ class Session:
         self.runner = "ours"  # or "task": the task's own tests/.ng/run_verifier.py
         requested_isolation()  # a bad VERIFIER_TUI_SANDBOX is one line now, not at the first run
         self._isolation: Isolation | None = None
-        self._fallback_from = ""
         self._live = False  # a watcher reports every change to the user's files (note_change)
         self.warm: Any = None
         """The runs started ahead (:meth:`keep_warm`, a :class:`~verifier_tui.engine.warm.WarmRuns`), or None."""
@@ -272,10 +270,15 @@ class Session:
 
     def limits(self) -> Any:
         """The task's limits and the sandbox's paths, as its runs get them
-        (:class:`~verifier_tui.engine.sandbox.view.Limits`)."""
+        (:class:`~verifier_tui.engine.sandbox.view.Limits`), with the network
+        a view gives them."""
+        from verifier_tui.engine.sandbox.network import given
         from verifier_tui.engine.sandbox.view import limits_for, workspace_path
 
-        return limits_for(self.task, workspace_path(self.task.tests_dir))
+        limits = limits_for(self.task, workspace_path(self.task.tests_dir))
+        if self.isolation.kind != NAMESPACE:
+            return limits
+        return replace(limits, network_given=given(limits.network, self.options.network))
 
     @property
     def mode(self) -> str:
@@ -385,6 +388,7 @@ class Session:
             task_id=self.task_id,
             runner=self.task.own_runner if self.runner == "task" else None,
             env=self.options.env,
+            network=self.options.network,
         )
 
     def spec_for_case(self, case: Case) -> RunSpec:
@@ -426,7 +430,7 @@ class Session:
             idle[0][0].remove(idle[0][1])
             pool.append(idle[0][1])
             return idle[0][1]
-        stage = scratch.new_stage(namespace=self.isolation.kind == NAMESPACE)
+        stage = scratch.new_stage(bwrap=self.isolation.bwrap)
         stage.follow(self._live)
         pool.append(stage)
         return stage
@@ -449,10 +453,7 @@ class Session:
 
     def run(self, spec: RunSpec | None = None, *, trigger: str = "start") -> RunResult:
         """One run, blocking (the headless ``run``: no asyncio needed)."""
-        result = self._run(spec, trigger)
-        if self._fall_back(result):
-            result = self._with_fallback_note(self._run(spec, trigger))
-        return result
+        return self._run(spec, trigger)
 
     def keep_warm(self, again: bool = True) -> None:
         """From now on runs start held (:mod:`verifier_tui.engine.warm`):
@@ -464,27 +465,6 @@ class Session:
             from verifier_tui.engine.warm import WarmRuns
 
             self.warm = WarmRuns(self._claim, self._release, again, self.options.preload)
-
-    def _fall_back(self, result: RunResult) -> bool:
-        """A namespace the probe (or its cached answer) promised did not set
-        up: unless namespaces were asked for by name, this session's runs use
-        the copy sandbox from now on, this one included."""
-        problem = namespace_failure(result.start_error)
-        if problem is None:
-            return False
-        if requested_isolation() == NAMESPACE:  # asked for by name: no copy instead
-            raise IsolationError(f"VERIFIER_TUI_SANDBOX=namespace, but this machine cannot: {problem}")
-        self._isolation = isolation_fallback(problem)
-        self._fallback_from = result.start_error or ""
-        if self.warm is not None:
-            self.warm.discard()
-        for pool in self._stages.values():  # the namespace's stages are not the copy's
-            pool[:] = [stage for stage in pool if id(stage) in self._busy]
-        return True
-
-    def _with_fallback_note(self, result: RunResult) -> RunResult:
-        result.notices.insert(0, f"{self._fallback_from}; this run and the next use the copy sandbox")
-        return result
 
     def _run(self, spec: RunSpec | None, trigger: str) -> RunResult:
         from verifier_tui.engine.warm import bound, prepare_held
@@ -507,7 +487,9 @@ class Session:
                     before_kill=prepared.before_kill,
                     init_lists_strays=prepared.stage.namespace,
                     memory_limit=prepared.memory_limit,
+                    memory_extra=prepared.memory_extra,
                     held=held,
+                    attach=prepared.network_helper,
                 )
             return collect(prepared, done, trigger=trigger, sequence=sequence)
         finally:
@@ -536,10 +518,7 @@ class Session:
         only while the runner runs. Cancelling the awaiting task
         ends the child and everything it started before the cancellation
         propagates (see :func:`verifier_tui.engine.process.arun_process`)."""
-        result = await self._arun(spec, trigger, on_output, on_explain, gate)
-        if self._fall_back(result):
-            result = self._with_fallback_note(await self._arun(spec, trigger, on_output, on_explain, gate))
-        return result
+        return await self._arun(spec, trigger, on_output, on_explain, gate)
 
     async def _arun(self, spec, trigger, on_output, on_explain, gate) -> RunResult:
         import asyncio
@@ -592,7 +571,9 @@ class Session:
                             before_kill=prepared.before_kill,
                             init_lists_strays=prepared.stage.namespace,
                             memory_limit=prepared.memory_limit,
+                            memory_extra=prepared.memory_extra,
                             held=held,
+                            attach=prepared.network_helper,
                         )
             finally:
                 if watcher is not None:
@@ -605,7 +586,7 @@ class Session:
                 stage.keep_ctl = False
                 waiting.held.discard()
             self._release(stage)
-        if self.warm is not None and namespace_failure(result.start_error) is None:
+        if self.warm is not None:
             self.warm.after(spec)
         return result
 
@@ -626,6 +607,8 @@ class Session:
                 timeout_s=spec.timeout_s,
                 cap_bytes=EXPLAIN_CAP_BYTES,
                 marker=prepared.marker,
+                init_lists_strays=prepared.stage.namespace,
+                attach=prepared.network_helper,
             )
         data = read_explain(prepared, done.stdout.text)
         if data is None:

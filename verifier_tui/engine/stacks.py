@@ -7,9 +7,9 @@ signal handler (a verifier stuck in C code or in its module's top-level code
 shows too), then the awaits of each waiting asyncio task (a coroutine waiting
 at an ``await`` is on no thread's stack), and the run goes on. When a run times out, the process core
 (:mod:`verifier_tui.engine.process`) calls :func:`ask` before it ends the
-group: the signal goes to the runner itself, never to the namespace
-sandbox's leader (``unshare``) or its init (``sh``), which would dump nothing
-(and ``sh`` would die of it). The core reads on for the dump, 200 ms at most.
+group: the signal goes to the runner itself, never to the view's leader
+(``bwrap``) or its init (``sh``), which would dump nothing (and bwrap would
+die of it). The core reads on for the dump, 200 ms at most.
 
 :func:`take_stack` then cuts the dump out of stderr, so ``stderr`` stays what
 the verifier wrote (what the sandbox's ``test-stdout.txt`` would hold), and
@@ -71,19 +71,19 @@ def ask(leader: int, script: str) -> str:
 
 
 def runner_pid(leader: int, script: str) -> int | None:
-    """The runner's pid, as this process sees it: among the processes of the
-    leader's group (``start_new_session`` makes its pgid the leader's pid; the
-    namespace's init and the runner stay in it), the outermost one that runs
-    ``script``: an interpreter, its options, the script (the namespace's
-    ``unshare`` and ``sh`` carry the runner's command line as arguments). The
-    leader itself where there is no ``/proc`` (the copy sandbox runs the
-    runner as the leader)."""
+    """The runner's pid, as this process sees it: among the leader and its
+    descendants (in a view, bwrap, the namespace's init, the runner and
+    what it started), the outermost one that runs ``script``: an
+    interpreter, its options, the script (the init carries the runner's
+    command line as arguments). The leader itself where there is no
+    ``/proc`` (the copy sandbox runs the runner as the leader)."""
     if not os.path.isdir("/proc"):
         return leader
     parents: dict[int, int] = {}
-    for pid, fields in procfs.group_members(leader).items():
+    for pid in {leader} | procfs.descendants(leader):
         words = (procfs.read(pid, "cmdline", procfs.ARGS_BYTES) or b"").split(b"\0")
-        if _runs(words, os.fsencode(script)):
+        fields = procfs.stat(pid)
+        if fields is not None and len(fields) > 1 and _runs(words, os.fsencode(script)):
             parents[pid] = int(fields[1])
     outermost = [pid for pid, parent in parents.items() if parent not in parents]
     return min(outermost) if outermost else None

@@ -103,7 +103,6 @@ def fingerprint(prepared: Prepared) -> tuple:
         stage.inputs_dir,
         stage.ctl_dir,
     )
-    fstab = _read(stage.ctl_dir / "fstab") if stage.namespace else None  # the view the init mounted
     return (
         prepared.argv,
         env,
@@ -114,7 +113,6 @@ def fingerprint(prepared: Prepared) -> tuple:
         stage.namespace,
         tuple(_stamp(str(folder))[:2] for folder in folders),
         _read(stage.ng_dir / "run_verifier.py"),
-        fstab,
         _interpreter(prepared.python, env.get("HOME")),
         _read(prepared.spec.task.root / "task.toml"),
     )
@@ -162,6 +160,7 @@ def prepare_held(spec: RunSpec, stage: Stage, waiting: Waiting | None) -> tuple[
         if waiting.prepared.marker is not None:  # the held runner's mark finds its strays
             prepared.marker = waiting.prepared.marker
             prepared.env = dict(prepared.env, **{MARKER: prepared.marker})
+        prepared.network_helper = waiting.prepared.network_helper  # attached to the held run's namespace
         return prepared, waiting.held
     waiting.held.discard()
     return prepare(spec, stage), None  # the namespace's ctl emptied, for a cold one
@@ -339,7 +338,7 @@ class WarmRuns:
             return None
         env = dict(prepared.env, **{PRELOAD: ",".join(self.preload)}) if self.preload else prepared.env
         try:
-            held = Held(prepared.argv, cwd=prepared.cwd, env=env, variable=VARIABLE)
+            held = Held(prepared.argv, cwd=prepared.cwd, env=env, variable=VARIABLE, attach=prepared.network_helper)
         except OSError:
             return None  # the run itself will say why it cannot start
         prepared.stage.keep_ctl = True

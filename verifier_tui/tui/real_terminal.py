@@ -4,11 +4,11 @@ with the app suspended, then the app comes back."""
 from __future__ import annotations
 
 import shlex
-import subprocess
 from pathlib import Path
 
 from textual.app import App, SuspendNotSupported
 
+from verifier_tui.engine.process import Attachment, popen
 from verifier_tui.words.text import plain_text
 
 
@@ -20,25 +20,30 @@ def run_suspended(
     cwd: Path | None = None,
     env: dict[str, str] | None = None,
     wait_for_enter: bool = False,
+    attach: Attachment | None = None,
 ) -> bool:
     """Run ``command`` in the real terminal while ``app`` is suspended, after
     a line saying what runs (``banner``). With ``wait_for_enter`` (or when the
     command cannot start) the terminal waits for Enter before the app returns,
     so its last words can be read. False when this app cannot suspend here (no
-    terminal of its own: a test pilot, a web driver)."""
+    terminal of its own: a test pilot, a web driver). ``attach``: a run's
+    network helper (:func:`~verifier_tui.engine.process.popen`)."""
     try:
         with app.suspend():
             # The banner names files, and a file name may hold escape codes:
             # written to the real terminal, they are shown harmlessly.
             print(f"verifier-tui: {plain_text(banner)}", flush=True)
             try:
-                subprocess.run(command, cwd=cwd, env=env)
+                popen(command, attach=attach, cwd=cwd, env=env).wait()
             except OSError as exc:
                 print(
                     f"verifier-tui: could not start {plain_text(shlex.quote(command[0]))}: "
                     f"{plain_text(str(exc.strerror or exc))}"
                 )
                 wait_for_enter = True
+            finally:
+                if attach is not None:
+                    attach.close()
             if wait_for_enter:
                 try:
                     input("\nverifier-tui: press Enter to return ")

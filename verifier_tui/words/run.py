@@ -361,17 +361,22 @@ def expectation_json(expected: Any) -> str:
 def limits_words(limits: Any, *, namespace: bool, short: bool = False) -> str | None:
     """The task's limits as the run gets them (``engine/sandbox/view.py``):
     ``1024 MB · 1 CPU · no network`` (``short``: the TUI's header, only what
-    the task sets), or the whole line the headless commands print."""
+    the task sets or the run lacks), or the whole line the headless commands
+    print, which says how each is applied."""
     if limits is None:
         return None
     parts = []
     if limits.memory_mb is not None:
         parts.append(f"{limits.memory_mb} MB")
     if limits.cpus is not None:
-        parts.append(f"{format_number(limits.cpus)} CPU" + ("" if limits.cpus == 1 else "s"))
-    if limits.network != "public":
-        network = "no network" if limits.network == "no-network" else f"network {limits.network}"
-        parts.append(network if namespace or limits.network != "no-network" else "no-network not applied")
+        cpus = f"{format_number(limits.cpus)} CPU" + ("" if limits.cpus == 1 else "s")
+        # Harbor's cpus is a quota of CPU time; here the run is bound to as many CPUs
+        parts.append(cpus if short else f"{cpus} (as affinity, not a quota)")
+    if limits.storage_mb is not None and not short:
+        parts.append(f"storage {limits.storage_mb} MB (" + ("on /tmp only)" if namespace else "not applied)"))
+    network = network_words(limits, namespace=namespace, short=short)
+    if network:
+        parts.append(network)
     if short:
         return " · ".join(parts) or None
     if namespace:
@@ -379,3 +384,22 @@ def limits_words(limits: Any, *, namespace: bool, short: bool = False) -> str | 
         if limits.app != "/app":
             parts.append(f"workspace at {limits.app}")
     return "limits: " + " · ".join(parts) if parts else None
+
+
+def network_words(limits: Any, *, namespace: bool, short: bool = False) -> str | None:
+    """The network a run has, beside the task's ``network_mode``
+    (``engine/sandbox/network.py``); None for the usual (the internet, as
+    the task asks), in the short form."""
+    mode = limits.network
+    if not namespace:
+        return "no-network not applied" if mode == "no-network" else None
+    given = limits.network_given
+    if given == "host":
+        return "this machine's network (--network host)"
+    if mode == "no-network":
+        return "no network"
+    if given == "none":
+        return f"no network (network {mode}: slirp4netns is not installed)"
+    if mode == "allowlist":
+        return "network allowlist (not applied)"
+    return None if short else "network public (user-mode)"

@@ -67,8 +67,10 @@ class TrialSession:
         runner: str = "ours",
         env: tuple[str, ...] = (),
         pool: SessionPool | None = None,
+        network: str = "task",
     ) -> None:
         self.trial = trial
+        self.network = network  # --network host: this machine's network for the replays
         self._pool = pool  # many trials replayed in a row share a session per task (the pool closes them)
         self.env = env  # --env words: added to the environment Harbor gave the verifier
         self.step = step
@@ -127,6 +129,7 @@ class TrialSession:
             runner=options.runner,
             env=options.env,
             pool=pool,
+            network=options.network,
         )
 
     def _plan(self) -> ReplayPlan:
@@ -177,6 +180,7 @@ class TrialSession:
             nemo_gym=self.nemo_gym,
             runner=self.runner,
             env=self.env,
+            network=self.network,
         )
         try:
             if self._pool is not None and not explaining:

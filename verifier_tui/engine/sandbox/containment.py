@@ -1,12 +1,13 @@
 """A run's containment: what :func:`contain` adds to a prepared run, and what
 :func:`settle` reads back once it is over.
 
-With namespaces (:mod:`.isolation`), the runner's command line is wrapped so
-it starts in a namespace of its own: the user's files read-only, the
-workspace an overlay, every process it leaves behind listed and ended with
-the namespace. Without, the runner's environment carries a mark its escaped
-descendants are found by (:data:`~verifier_tui.engine.process.MARKER`), and the user's files are looked at
-before and after the run (:mod:`.user_files`) to report what it wrote.
+In the sandbox's view (:mod:`.isolation`), the runner's command line is
+wrapped so it starts in bubblewrap's namespaces: the view an image would
+show, the task's network and limits, every process it leaves behind listed
+and ended with the namespace. In the copy sandbox, the runner's environment
+carries a mark its escaped descendants are found by
+(:data:`~verifier_tui.engine.process.MARKER`), and the user's files are
+looked at before and after the run (:mod:`.user_files`) to report what it wrote.
 """
 
 from __future__ import annotations
@@ -17,10 +18,10 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from verifier_tui.engine import cache
+from verifier_tui.engine import cache, procfs
 from verifier_tui.engine.process import MARKER, new_token
-from verifier_tui.engine.record import field, record
-from verifier_tui.engine.sandbox import isolation, user_files
+from verifier_tui.engine.record import field, record, replace
+from verifier_tui.engine.sandbox import isolation, network, user_files
 from verifier_tui.engine.sandbox.view import cpus_to_bind, sandbox_path_lines
 
 if TYPE_CHECKING:
@@ -40,14 +41,7 @@ class Settled:
     written: list
 
 
-NAMESPACE_FAILED = "could not set up the run's namespace: "
-
-
-def namespace_failure(start_error: str | None) -> str | None:
-    """Why a run's namespace did not set up, from its start error (None: it did)."""
-    if start_error and start_error.startswith(NAMESPACE_FAILED):
-        return start_error[len(NAMESPACE_FAILED) :]
-    return None
+VIEW_FAILED = "could not set up the run's sandbox: "
 
 
 @record
@@ -61,15 +55,21 @@ class Contained:
     notices: list[str] = field(default_factory=list)
     start_error: str | None = None
     marker: str | None = None
-    """Without namespaces: the value of :data:`~verifier_tui.engine.process.MARKER` in the runner's
+    """In the copy sandbox: the value of :data:`~verifier_tui.engine.process.MARKER` in the runner's
     environment, by which its escaped descendants are found."""
     guard: Any = None
-    """Without namespaces: what the user's files looked like before the run
+    """In the copy sandbox: what the user's files looked like before the run
     (:class:`~.user_files.Snapshot`), to report what it wrote."""
     taskset: str = ""
     """``taskset``, when the run is to be bound to the task's ``cpus``."""
     memory_limit: int | None = None
-    """Bytes the run's processes may hold together before the biggest is killed."""
+    """Bytes the run may hold (memory and the view's tmpfs) before its biggest process is killed."""
+    memory_extra: Any = None
+    """In a view: what its tmpfs holds, by the run's leader (``process.run_process``'s ``memory_extra``)."""
+    network_helper: Any = None
+    """In a view given the internet: the helper that attaches it (:class:`.network.UserNetwork`)."""
+    limits: Any = None
+    """The limits as this run gets them (the network it was given)."""
 
 
 def contain(
@@ -77,51 +77,31 @@ def contain(
     env: dict[str, str],
     *,
     stage: Stage,
-    limits: Limits | None,
-    python: str,
+    limits: Limits,
+    interpreter: tuple[str, ...],
+    network_choice: str,
     workspace: Path | None,
     tests_dir: Path,
     verifier: Path,
     user_paths: list[Path | None],
 ) -> Contained:
     """Wrap a run's command line in the stage's isolation and the task's
-    limits. ``user_paths``: the user's files and folders the run uses, the
-    ones to look at before and after it without namespaces."""
-    out = Contained(argv, env)
-    if limits is not None and cpus_to_bind(limits.cpus):
+    limits. ``interpreter``: the chosen interpreter's folders (its
+    installation, its import path). ``network_choice``: ``task`` or ``host``
+    (``--network``). ``user_paths``: the user's files and folders the run uses,
+    the ones to look at before and after it in the copy sandbox."""
+    out = Contained(argv, env, limits=limits)
+    if cpus_to_bind(limits.cpus):
         # Docker's cpus as affinity to as many CPUs: which ones, when the run starts (invocation.bound_argv)
-        out.taskset = shutil.which("taskset") or shutil.which("taskset", path="/usr/bin:/bin") or ""
+        out.taskset = shutil.which("taskset", path="/usr/bin:/bin") or shutil.which("taskset") or ""
         if not out.taskset:
             out.notices.append(f"cpus = {limits.cpus} is not applied: taskset is not on PATH")
-    if limits is not None and limits.memory_mb is not None:
+    if limits.memory_mb is not None:
         out.memory_limit = limits.memory_mb << 20
     if stage.namespace:
-        workdir = _workdir(limits, workspace, stage, out.notices)
-        overlay = None
-        if stage.overlay_lower is not None:
-            overlay = (str(stage.overlay_lower), str(stage.upper_dir), str(stage.work_dir))
-        plan = isolation.ViewPlan(
-            view=str(stage.view_dir),
-            ctl=str(stage.ctl_dir),
-            tests=str(stage.tests_dir),
-            reward=str(stage.reward_dir),
-            inputs=str(stage.inputs_dir),
-            app_copy=None if overlay is not None else str(stage.app_dir),
-            overlay=overlay,
-            workdir=workdir,
-            app_at=stage.app_at,
-            network=limits is None or limits.network != "no-network",
-            hide=str(stage.root.parent),
-            skeletons=os.path.join(cache.folder(), "views"),
-            expose=_hidden_interpreter(python or argv[0]),
-        )
-        try:
-            out.argv = isolation.namespace_argv(plan, argv)
-        except OSError as exc:
-            out.start_error = f"cannot build the run's view in {stage.view_dir}: {exc.strerror or exc}"
-        out.cwd = stage.root
+        _in_view(out, argv, stage, limits, interpreter, network_choice, workspace)
         return out
-    if limits is not None and limits.network == "no-network":
+    if limits.network == "no-network":
         out.notices.append(
             'network_mode = "no-network" is not applied: the copy sandbox has no network '
             "namespace, so the verifier reaches the network the sandbox would refuse it"
@@ -137,7 +117,7 @@ def contain(
     out.marker = token
     out.env = dict(env, **{MARKER: token})
     out.guard = user_files.take(user_paths)
-    setpriv = shutil.which("setpriv") or shutil.which("setpriv", path="/usr/bin:/bin")
+    setpriv = shutil.which("setpriv", path="/usr/bin:/bin") or shutil.which("setpriv")
     # Should the tool be SIGKILLed, the runner goes with it. What the runner
     # started does not: without a PID namespace nothing ends those then (the
     # README says so).
@@ -146,53 +126,150 @@ def contain(
     return out
 
 
-def _hidden_interpreter(executable: str) -> tuple:
-    """The folders of the chosen interpreter that the view would hide (a
-    virtual environment in /tmp, say): each is shown in the view read-only,
-    at its own path. In the sandbox the interpreter is the image's; here it is
-    the one the user chose, and it must be there to run."""
-    out: list[str] = []
-    for path in dict.fromkeys((executable, os.path.realpath(executable))):
-        if not os.path.isabs(path) or not isolation.hidden_by_view(path):
+def _in_view(
+    out: Contained,
+    argv: list[str],
+    stage: Stage,
+    limits: Limits,
+    interpreter: tuple[str, ...],
+    network_choice: str,
+    workspace: Path | None,
+) -> None:
+    if isolation.view_has(limits.app) and not os.path.isdir(limits.app):
+        out.start_error = (
+            f"tests/test.sh passes --workspace {limits.app}, inside this machine's read-only "
+            f"/{limits.app.strip('/').split('/')[0]}, where the view cannot make it: give the task's "
+            "workspace another path (the sandbox's image would have to hold that folder)"
+        )
+        return
+    workdir, make = _workdir(limits, workspace, stage, out.notices)
+    reach, attach = _network(limits, network_choice, out.notices)
+    resolv = None
+    if reach == "user":
+        resolv = str(stage.ctl_dir / "resolv.conf")
+        _write_beside(resolv, f"nameserver {network.RESOLVER}\n")
+    out.network_helper = attach
+    out.limits = replace(limits, network_given=reach)
+    overlay = None
+    if stage.overlay_lower is not None:
+        overlay = (str(stage.overlay_lower), str(stage.upper_dir), str(stage.work_dir))
+    tmp_mb = limits.storage_mb if limits.storage_mb is not None else limits.memory_mb
+    plan = isolation.ViewPlan(
+        tests=str(stage.tests_dir),
+        reward=str(stage.reward_dir),
+        inputs=str(stage.inputs_dir),
+        app_copy=None if overlay is not None else str(stage.app_dir),
+        overlay=overlay,
+        workdir=workdir,
+        make_workdir=make,
+        app_at=stage.app_at,
+        network=reach,
+        interpreter=shown_interpreter(interpreter),
+        home=out.env.get("HOME") or None,
+        hide=(str(stage.root.parent), cache.folder()),
+        tmp_bytes=tmp_mb << 20 if tmp_mb is not None else None,
+        resolv=resolv,
+    )
+    try:
+        out.argv = isolation.sandbox_argv(stage.bwrap, plan, str(stage.ctl_dir), argv)
+    except OSError as exc:
+        out.start_error = f"cannot build the run's view: {exc.strerror or exc}"
+    out.cwd = stage.root
+    if out.memory_limit is not None:
+        out.memory_extra = tmpfs_bytes
+
+
+def _network(limits: Limits, choice: str, notices: list[str]) -> tuple[str, Any]:
+    """The network the view gets (:func:`.network.given`) and the helper that
+    gives it, with what the user must know of it."""
+    reach = network.given(limits.network, choice)
+    if reach == network.HOST:
+        notices.append("--network host: the run shares this machine's network, its loopback services included")
+    elif reach == "none" and limits.network != "no-network":
+        notices.append(
+            f"network_mode = {limits.network!r}, but this run has no network: {network.HELPER} is not installed "
+            f"({network.INSTALL}); its network calls fail here and would not in Harbor "
+            "(--network host shares this machine's instead)"
+        )
+    elif limits.network == "allowlist":
+        notices.append('network_mode = "allowlist" is not applied here: the run reaches the whole internet')
+    helper = network.helper() if reach == "user" else None
+    return reach, network.UserNetwork(helper) if helper is not None else None
+
+
+def shown_interpreter(folders: tuple[str, ...]) -> tuple[str, ...]:
+    """The interpreter's folders the view binds: those the machine's
+    programs do not already show, never the user's home or a folder that
+    holds it, each once (a folder inside another is shown with it)."""
+    home = os.path.realpath(os.path.expanduser("~"))
+    kept: list[str] = []
+    for folder in sorted({os.path.normpath(f) for f in folders if os.path.isabs(f)}):
+        if not os.path.exists(folder) or isolation.view_has(folder):
             continue
-        folder = os.path.dirname(os.path.dirname(path))  # .../bin/python: its prefix
-        probe = os.path.dirname(path)
-        while probe not in ("/", ""):
-            if os.path.isfile(os.path.join(probe, "pyvenv.cfg")):
-                folder = probe
-                break
-            probe = os.path.dirname(probe)
-        if folder not in ("/", "") and folder not in out:
-            out.append(folder)
-    return tuple(out)
+        if isolation.inside(home, folder) or isolation.inside(os.path.realpath(folder), "/proc"):
+            continue
+        if any(isolation.inside(folder, other) for other in kept):
+            continue
+        kept.append(folder)
+    return tuple(kept)
 
 
-def _workdir(limits: Limits | None, workspace: Path | None, stage: Stage, notices: list[str]) -> str:
+def tmpfs_bytes(leader: int) -> int:
+    """What the view's tmpfs hold (``/``, ``/tmp``, ``/dev/shm``: memory, as
+    a memory cgroup counts a container's shmem), read through its init's
+    root once the init runs (before that, bwrap's root is still this machine's)."""
+    total = 0
+    for init in procfs.children(leader):
+        words = (procfs.read(init, "cmdline", 4096) or b"").split(b"\0")
+        if words[3:4] != [isolation.INIT_NAME.encode()]:  # still bwrap (its arguments name the init too)
+            continue
+        for place in ("", "/tmp", "/dev/shm"):
+            try:
+                st = os.statvfs(f"/proc/{init}/root{place}")
+            except OSError:
+                continue
+            total += (st.f_blocks - st.f_bfree) * st.f_frsize
+    return total
+
+
+def _write_beside(path: str, text: str) -> None:
+    """``path`` holding ``text``, written beside and renamed (a run started
+    ahead may have bound the last one)."""
+    with open(path + ".new", "w", encoding="utf-8") as handle:
+        handle.write(text)
+    os.replace(path + ".new", path)
+
+
+def _workdir(limits: Limits, workspace: Path | None, stage: Stage, notices: list[str]) -> tuple[str, bool]:
     """The runner's working directory in the view: the sandbox's (the task's
-    workdir, the image's WORKDIR), where this machine's view has it."""
-    wanted = limits.workdir if limits is not None else "/"
+    workdir, the image's WORKDIR), and whether the view must make it (an
+    image would have it; this machine does not)."""
+    wanted = limits.workdir
     app = stage.app_at
     if wanted == app or wanted.startswith(app.rstrip("/") + "/"):
         rel = wanted[len(app) :].strip("/")
         if not rel or (workspace is not None and (workspace / rel).is_dir()):
-            return wanted
+            return wanted, False
         notices.append(f"the working directory {wanted} is not in this workspace: the run starts in {app}")
-        return app
+        return app, False
     parts = [p for p in wanted.split("/") if p]
-    if not parts or parts in (["tmp"], ["tests"], ["logs"], ["logs", "verifier"]):
-        return wanted  # a folder the view has
-    if parts[0] not in ("tmp", "tests", "logs", "proc", "dev") and (
-        os.path.isdir(wanted) or not os.path.lexists("/" + parts[0])
-    ):
-        return wanted  # this machine's, or made in the view when it is a top folder this machine lacks
+    if not parts:
+        return "/", False
+    if parts in (["tmp"], [isolation.TESTS.strip("/")], ["logs"], ["logs", "verifier"], ["proc"], ["dev"]):
+        return wanted, False  # a folder the view has
+    if isolation.view_has(wanted):
+        if os.path.isdir(wanted):
+            return wanted, False
+    elif parts[0] not in ("tests", "logs", "proc", "dev"):
+        return wanted, True  # in the view's own root: made there, empty
     notices.append(f"the working directory {wanted} is not in this machine's view: the run starts in /")
-    return "/"
+    return "/", False
 
 
 def settle(stage: Stage, guard: Any, done: ProcessResult) -> Settled:
-    """The run's exit as the runner's (not the namespace init's), the
-    processes it left behind, and what it wrote to the user's files
-    (``guard``: :attr:`Contained.guard`)."""
+    """The run's exit as the runner's (not the view's init's), the processes
+    it left behind, and what it wrote to the user's files (``guard``:
+    :attr:`Contained.guard`)."""
     returncode, signal, start_error = done.returncode, done.signal, done.start_error
     found = list(done.strays)
     written: list = []
@@ -200,8 +277,8 @@ def settle(stage: Stage, guard: Any, done: ProcessResult) -> Settled:
         ctl = str(stage.ctl_dir)
         problem = isolation.setup_problem(ctl, done.stderr.text)
         if problem is not None and not done.timed_out and signal is None:
-            isolation.forget()  # a probe said yes, yet this failed: ask again next time
-            start_error = NAMESPACE_FAILED + problem
+            isolation.forget()  # the machine may have changed since the probe: the next run asks again
+            start_error = VIEW_FAILED + problem
         found += isolation.strays(ctl)  # one per process, as the copy sandbox's mark finds them
         status = isolation.runner_status(ctl)
         if status is not None:

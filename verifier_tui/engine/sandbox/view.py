@@ -42,17 +42,21 @@ class Limits:
 
     memory_mb: int | None = None
     cpus: int | None = None
+    storage_mb: int | None = None
     network: str = "public"  # public, no-network, allowlist
     workdir: str = DOCKER_DEFAULT_WORKDIR
     app: str = APP
     cpu_list: tuple = ()  # the CPUs the run was bound to (empty: all of this machine's; set by cpu_lease)
+    network_given: str = ""  # in a view: "none", "user" (the internet, by a helper) or "host"; "" in the copy
 
     def to_json(self) -> dict:
         return {
             "memory_mb": self.memory_mb,
             "cpus": self.cpus,
+            "storage_mb": self.storage_mb,
             "cpu_list": list(self.cpu_list),
             "network": self.network,
+            "network_given": self.network_given or None,
             "workdir": self.workdir,
             "workspace": self.app,
         }
@@ -99,8 +103,9 @@ def limits_for(task, app: str) -> Limits:
     workdir = getattr(config, "workdir", None) or image_workdir(task.root)
     cpus = getattr(config, "cpus", None)
     memory = getattr(config, "memory_mb", None)
+    storage = getattr(config, "storage_mb", None)
     network = getattr(config, "verifier_network_mode", None) or "public"
-    return Limits(memory_mb=memory, cpus=cpus, network=network, workdir=workdir, app=app)
+    return Limits(memory_mb=memory, cpus=cpus, storage_mb=storage, network=network, workdir=workdir, app=app)
 
 
 def cpus_to_bind(cpus: int | float | None) -> int:

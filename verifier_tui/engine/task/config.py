@@ -126,6 +126,8 @@ class TaskConfig:
     """``[environment] cpus``: ``int | float | None`` in Harbor (1.5 is allowed), None: no limit."""
     memory_mb: int | None = None
     """``[environment] memory_mb`` (or the deprecated ``memory = "2G"``), None: no limit."""
+    storage_mb: int | None = None
+    """``[environment] storage_mb`` (or the deprecated ``storage = "10G"``), None: no limit."""
     workdir: str | None = None
     """``[environment] workdir``, None: the image's WORKDIR."""
     network_mode: str = PUBLIC
@@ -313,7 +315,7 @@ def _config(data: dict[str, Any], check: _Check) -> TaskConfig:
         None,
     )
 
-    cpus, memory_mb = environment["cpus"], environment["memory_mb"]
+    cpus, memory_mb, storage_mb = environment["cpus"], environment["memory_mb"], environment["storage_mb"]
     if cpus is not None and cpus <= 0:
         check.notes.append(f"task.toml: [environment] cpus = {cpus!r} is not more than 0; no CPU limit is applied")
         cpus = None
@@ -322,6 +324,11 @@ def _config(data: dict[str, Any], check: _Check) -> TaskConfig:
             f"task.toml: [environment] memory_mb = {memory_mb!r} is not more than 0; no memory limit is applied"
         )
         memory_mb = None
+    if storage_mb is not None and storage_mb <= 0:
+        check.notes.append(
+            f"task.toml: [environment] storage_mb = {storage_mb!r} is not more than 0; no storage limit is applied"
+        )
+        storage_mb = None
     refused = check.refused()
     problems = list(check.notes)
     if refused is not None:
@@ -337,6 +344,7 @@ def _config(data: dict[str, Any], check: _Check) -> TaskConfig:
         artifacts=artifacts,
         cpus=cpus,
         memory_mb=memory_mb,
+        storage_mb=storage_mb,
         workdir=environment["workdir"],
         network_mode=environment["network_mode"],
     )
@@ -414,7 +422,14 @@ _SIZE = re.compile(r"^(.*)([GMK])$", re.DOTALL)
 def _environment(table: dict[str, Any] | None, where: list[str], check: _Check) -> dict[str, Any]:
     """``EnvironmentConfig`` (``[environment]``, ``[verifier.environment]``):
     the fields the tool uses, the rest checked."""
-    out: dict[str, Any] = {"env": {}, "cpus": None, "memory_mb": None, "workdir": None, "network_mode": PUBLIC}
+    out: dict[str, Any] = {
+        "env": {},
+        "cpus": None,
+        "memory_mb": None,
+        "storage_mb": None,
+        "workdir": None,
+        "network_mode": PUBLIC,
+    }
     if table is None:
         return out
     table = dict(table)
@@ -446,7 +461,7 @@ def _environment(table: dict[str, Any] | None, where: list[str], check: _Check) 
     check.get(table, "os", lambda v: _choice("linux", "windows")(v.lower() if isinstance(v, str) else v), where)
     out["cpus"] = check.get(table, "cpus", _cpus, where)
     out["memory_mb"] = check.get(table, "memory_mb", _int, where)
-    check.get(table, "storage_mb", _int, where)
+    out["storage_mb"] = check.get(table, "storage_mb", _int, where)
     check.get(table, "gpus", _int, where)
     check.get(table, "gpu_types", _str_list, where)
     tpu = check.table(table, "tpu", where)

@@ -586,6 +586,7 @@ class MainScreen(SizedScreen):
                     cwd=prepared.cwd,
                     env=prepared.env,
                     wait_for_enter=True,
+                    attach=prepared.network_helper,
                 )
         finally:
             controller.resume()
@@ -599,11 +600,18 @@ class MainScreen(SizedScreen):
         cwd: Path | None = None,
         env: dict[str, str] | None = None,
         wait_for_enter: bool = False,
+        attach: Any = None,
     ) -> None:
         """Run ``command`` in the real terminal (the caller pauses re-runs);
         where suspending is impossible, say so and how to do it."""
         if not run_suspended(
-            self.app, command, banner=f"{what}: {banner or where}", cwd=cwd, env=env, wait_for_enter=wait_for_enter
+            self.app,
+            command,
+            banner=f"{what}: {banner or where}",
+            cwd=cwd,
+            env=env,
+            wait_for_enter=wait_for_enter,
+            attach=attach,
         ):
             self.notify(
                 f"{what} needs the real terminal, and this app cannot suspend here: open {where} yourself"

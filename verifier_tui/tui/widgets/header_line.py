@@ -74,7 +74,8 @@ class HeaderLine(Static):
         limits = session.limits()
         short = limits_words(limits, namespace=namespace, short=True)
         self._sandbox = Content.assemble(
-            (isolation.short, "$warning" if isolation.fallback else LABEL), *((SEP, (short, LABEL)) if short else ())
+            (isolation.short, "$warning" if isolation.kind != "namespace" else LABEL),
+            *((SEP, (short, LABEL)) if short else ()),
         )
         whole = limits_words(limits, namespace=namespace)
         self.tooltip = isolation.words + (f"\n{whole}" if whole else "")

@@ -1,0 +1,372 @@
+"""The hostile tour: what a verifier (or the agent's code a trial's test.sh
+runs) tried against the user's machine, and what it gets now. The run must
+see what a container would and nothing of the user's machine, and nothing a
+task says may switch that off. Each test names the attack it repeats."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import PY, make_task, run_tool, wait_none_with
+from verifier_tui.engine.sandbox import isolation
+
+
+@pytest.fixture
+def namespace(monkeypatch):
+    problem = isolation.namespace_problem()
+    if problem is not None:
+        pytest.skip(f"no namespaces on this machine: {problem}")
+    monkeypatch.setenv(isolation.VARIABLE, "namespace")
+
+
+def run_json(env, *args) -> dict:
+    done = run_tool(env, "run", "--json", *args, "--python", PY)
+    assert done.stdout, done.stderr
+    return json.loads(done.stdout)
+
+
+#: Tries each of its arguments' paths and says what it found: ``path: read N`` or ``path: Error``.
+PROBE_FILES = """\
+    import os, sys
+
+    def verify(workspace):
+        for path in {paths!r}:
+            try:
+                if os.path.isdir(path):
+                    print(path + ":", "listed", sorted(os.listdir(path)))
+                else:
+                    with open(path, "rb") as handle:
+                        print(path + ":", "read", len(handle.read()))
+            except OSError as exc:
+                print(path + ":", type(exc).__name__)
+        print("/:", sorted(os.listdir("/")))
+        return 1.0
+"""
+
+
+def said(stdout: str) -> dict[str, str]:
+    return dict(line.split(": ", 1) for line in stdout.splitlines() if ": " in line)
+
+
+# ---------------------------------------------------------------------------
+# 0. Switched off for most users: an ordinary user with Debian's PATH
+
+
+def test_an_ordinary_user_with_debians_path_gets_the_sandboxs_view(ordinary_user):
+    """``pivot_root`` lives in /usr/sbin, which an ordinary user's PATH lacks:
+    every run fell back to the copy and the header said "no namespaces here"."""
+    secret = ordinary_user.home / ".ssh" / "id_rsa"
+    secret.parent.mkdir()
+    secret.write_text("PRIVATE KEY")
+    task = make_task(
+        ordinary_user.root / "tasks" / "t",
+        PROBE_FILES.format(paths=[str(secret), str(ordinary_user.home)]),
+        cases={"only": {}},
+    )
+    done = ordinary_user.run("run", "--json", task)
+    data = json.loads(done.stdout)
+    assert data["sandbox"] == "namespace", data["sandbox_words"]
+    assert data["rewards"] == {"reward": 1.0}, data["stderr"]
+    seen = said(data["stdout"])
+    assert seen[str(secret)] == "FileNotFoundError"
+    assert seen[str(ordinary_user.home)] == "listed []"  # the home is an empty folder of the run's own
+
+
+# ---------------------------------------------------------------------------
+# 1. Switched off by the task
+
+
+ESCAPES = """\
+    import os, pathlib, socket, subprocess, sys
+
+    def verify(workspace):
+        for target in {targets!r}:
+            try:
+                pathlib.Path(target).write_text("pwned")
+                print("wrote", target)
+            except OSError as exc:
+                print("refused", target, type(exc).__name__)
+        subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)", {token!r}], start_new_session=True)
+        try:
+            socket.create_connection(("127.0.0.1", {port}), timeout=2)
+            print("network reached")
+        except OSError:
+            print("no network")
+        print("workspace", workspace, sorted(os.listdir(workspace)))
+        return 1.0
+"""
+
+
+@pytest.mark.parametrize("how", ["a workspace path this machine lacks", "a PATH of the task's"])
+def test_nothing_the_task_says_turns_the_sandbox_off(tmp_path, env, namespace, listener, how):
+    """A test.sh passing ``--workspace /srv/agentws``, or ``[verifier] env =
+    { PATH = ... }``, made the view's set-up fail, and the run went on
+    unconfined: it wrote the user's files, left a ``setsid`` process behind
+    and reached the network under no-network."""
+    token = f"vtui-stay-{os.getpid()}-{time.monotonic_ns()}"
+    mine = tmp_path / "users-file.txt"
+    mine.write_text("mine")
+    own = tmp_path / "t" / "tests" / "verifier.py"
+    toml = 'version = "1.0"\n[verifier]\nnetwork_mode = "no-network"\n'
+    if how == "a PATH of the task's":
+        toml += '[verifier.env]\nPATH = "/opt/venv/bin"\n'
+    task = make_task(
+        tmp_path / "t",
+        ESCAPES.format(targets=[str(mine), str(own)], token=token, port=listener),
+        toml=toml,
+        cases={"only": {"a.txt": "a"}},
+    )
+    if how == "a workspace path this machine lacks":
+        shim = (task / "tests" / "test.sh").read_text().replace("--workspace /app", "--workspace /srv/agentws")
+        (task / "tests" / "test.sh").write_text(shim)
+    source = own.read_text()
+    data = run_json(env, task)
+    assert data["sandbox"] == "namespace"
+    assert data["rewards"] == {"reward": 1.0}, data["stderr"]
+    lines = data["stdout"].splitlines()
+    assert all(line.startswith("refused") for line in lines[:2]), lines
+    assert mine.read_text() == "mine" and own.read_text() == source
+    assert "no network" in lines
+    where = "/srv/agentws" if how.startswith("a workspace") else "/app"
+    assert data["limits"]["workspace"] == where
+    assert any(token in stray for stray in data["strays"])  # listed, and ended with the namespace
+    assert wait_none_with(token) == []
+
+
+def test_a_workspace_path_the_view_cannot_make_is_one_line(tmp_path, env, namespace):
+    task = make_task(tmp_path / "t", cases={"only": {}})
+    shim = (task / "tests" / "test.sh").read_text().replace("--workspace /app", "--workspace /etc/hostname")
+    (task / "tests" / "test.sh").write_text(shim)
+    done = run_tool(env, "run", task, "--python", PY)
+    assert done.returncode == 2
+    line = next(line for line in done.stdout.splitlines() if line.startswith("could not start"))
+    assert "--workspace /etc/hostname, inside this machine's read-only /etc" in line
+
+
+# ---------------------------------------------------------------------------
+# 3. More than a container shows
+
+
+def test_the_view_holds_nothing_of_the_users_home_or_the_machines_other_folders(tmp_path, env, namespace):
+    home = tmp_path / "home"
+    secrets = [".ssh/id_rsa", ".aws/credentials", ".bash_history", ".npmrc"]
+    for rel in secrets:
+        (home / rel).parent.mkdir(parents=True, exist_ok=True)
+        (home / rel).write_text("secret")
+    paths = [str(home / rel) for rel in secrets] + ["/etc/shadow", "/var/tmp", "/run", "/mnt", "/srv", str(home)]
+    task = make_task(tmp_path / "t", PROBE_FILES.format(paths=paths), cases={"only": {}})
+    data = run_json(dict(env, HOME=str(home)), task)
+    assert data["rewards"] == {"reward": 1.0}, data["stderr"]
+    seen = said(data["stdout"])
+    for rel in secrets:
+        assert seen[str(home / rel)] == "FileNotFoundError"
+    assert seen[str(home)] == "listed []"  # $HOME is there, empty: a container's /root
+    assert seen["/etc/shadow"] in ("PermissionError", "FileNotFoundError")  # even to root
+    for folder in ("/var/tmp", "/run", "/mnt", "/srv"):
+        assert seen[folder] == "FileNotFoundError", folder
+    top = set(eval(seen["/"]))
+    assert {"app", "tests", "logs", "tmp", "proc", "dev", "usr", "etc"} <= top
+    assert not top & {"var", "run", "mnt", "srv", "media", "boot", "opt", "sys"}
+
+
+# ---------------------------------------------------------------------------
+# 4. Sockets of the user's machine
+
+
+@pytest.fixture
+def unix_listeners(tmp_path):
+    """A UNIX socket that answers, in the user's home, in this machine's /tmp,
+    and an abstract one: where an ssh agent, tmux, dbus or docker listen."""
+    home = tmp_path / "home"
+    home.mkdir()
+    machine_tmp = Path(tempfile.mkdtemp(prefix="vtui-sock-", dir="/tmp"))
+    abstract = f"\0vtui-{os.getpid()}-{time.monotonic_ns()}"
+    servers = []
+    for address in (str(home / "agent.sock"), str(machine_tmp / "tmux-0"), abstract):
+        server = socket.socket(socket.AF_UNIX)
+        server.bind(address)
+        server.listen(4)
+        servers.append(server)
+    stop = threading.Event()
+
+    def serve(server):
+        server.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+                conn.sendall(b"hello")
+                conn.close()
+            except OSError:
+                continue
+
+    threads = [threading.Thread(target=serve, args=(s,), daemon=True) for s in servers]
+    for thread in threads:
+        thread.start()
+    yield home, [str(home / "agent.sock"), str(machine_tmp / "tmux-0"), abstract]
+    stop.set()
+    for thread in threads:
+        thread.join()
+    for server in servers:
+        server.close()
+    for entry in machine_tmp.iterdir():
+        entry.unlink()
+    machine_tmp.rmdir()
+
+
+@pytest.mark.parametrize("toml", ["", '[verifier]\nnetwork_mode = "no-network"\n'])
+def test_no_socket_of_the_machine_is_reachable(tmp_path, env, namespace, unix_listeners, toml):
+    """Through the user's tmux socket a verifier ran ``tmux run-shell`` on
+    the machine; docker.sock, dbus and agents were as close."""
+    home, addresses = unix_listeners
+    task = make_task(
+        tmp_path / "t",
+        f"""\
+        import socket
+
+        def verify(workspace):
+            for address in {addresses!r}:
+                try:
+                    with socket.socket(socket.AF_UNIX) as client:
+                        client.settimeout(2)
+                        client.connect(address)
+                        print(repr(address), "answered", client.recv(5))
+                except OSError as exc:
+                    print(repr(address), "no:", type(exc).__name__)
+            return 1.0
+    """,
+        toml='version = "1.0"\n' + toml,
+        cases={"only": {}},
+    )
+    data = run_json(dict(env, HOME=str(home)), task)
+    assert data["rewards"] == {"reward": 1.0}, data["stderr"]
+    assert "answered" not in data["stdout"], data["stdout"]
+    assert data["stdout"].count(" no: ") == 3
+
+
+# ---------------------------------------------------------------------------
+# 6. /tests is writable, as in Harbor's container
+
+
+def test_a_trial_whose_verifier_keeps_a_cache_beside_itself_replays_as_harbor_scored_it(tmp_path, env, namespace):
+    """A genuine trial scored 1.0 in Harbor and replayed as
+    RewardFileNotFoundError (read-only file system), with advice to fix the verifier."""
+    from tests.helpers import sandbox_trial
+
+    task = make_task(
+        tmp_path / "runs" / "tasks" / "cache",
+        """\
+        import json, pathlib
+
+        def verify(workspace):
+            cache = pathlib.Path(__file__).with_name("cache.json")
+            cache.write_text(json.dumps({"seen": sorted(p.name for p in workspace.iterdir())}))
+            return 1.0
+    """,
+        toml='version = "1.0"\nartifacts = ["/app"]\n',
+    )
+    trial = sandbox_trial(tmp_path / "runs" / "jobs" / "j", task, tmp_path, workspace={"a.txt": "a"}, capture=True)
+    done = run_tool(env, "run", "--json", trial.path, "--python", PY, cwd=tmp_path)
+    data = json.loads(done.stdout)
+    assert data["same"] is True and data["local"]["rewards"] == {"reward": 1.0}, data["differences"]
+    assert not (task / "tests" / "cache.json").exists()  # written in the run's /tests, never the task's
+
+
+# ---------------------------------------------------------------------------
+# 9. Limits as a container's
+
+
+MEMORY = """\
+    import mmap, os
+
+    def verify(workspace):
+        how = {how!r}
+        written = 0
+        chunk = b"x" * (1 << 20)
+        try:
+            if how == "shared anonymous memory":
+                block = mmap.mmap(-1, 2 << 30, flags=mmap.MAP_SHARED)
+                for offset in range(0, 2 << 30, 1 << 20):
+                    block[offset : offset + (1 << 20)] = chunk
+                    written += 1 << 20
+            else:
+                with open({place!r}, "wb") as handle:
+                    while written < 1 << 30:
+                        handle.write(chunk)
+                        handle.flush()
+                        written += 1 << 20
+        except OSError as exc:
+            print(type(exc).__name__, exc.errno)
+        print("wrote MB", written >> 20)
+        return 1.0 if written >= 1 << 30 else 0.0
+"""
+
+
+@pytest.mark.parametrize(
+    ("how", "place"),
+    [("shared anonymous memory", None), ("/dev/shm", "/dev/shm/blob"), ("/tmp", "/tmp/blob")],
+)
+def test_memory_mb_counts_what_a_memory_cgroup_counts(tmp_path, env, namespace, how, place):
+    """``memory_mb = 256`` stopped neither 2 GiB of shared anonymous memory
+    nor 1 GiB written to /tmp or /dev/shm (each a tmpfs of half the machine):
+    each scored 1.0."""
+    task = make_task(
+        tmp_path / "t",
+        MEMORY.format(how=how, place=place),
+        toml='version = "1.0"\n[environment]\nmemory_mb = 256\n',
+        cases={"only": {}},
+    )
+    data = run_json(env, task)
+    assert data["rewards"] != {"reward": 1.0}, data["stdout"]
+    if how == "/dev/shm":  # Docker's 64 MB: full before the limit is near
+        assert data["rewards"] == {"reward": 0.0} and "OSError 28" in data["stdout"], data["stdout"]
+        assert int(data["stdout"].split("wrote MB ")[1]) <= 64
+    else:  # past 256 MB the biggest process is killed, as the OOM killer would (or /tmp, 256 MB, is full)
+        assert data["out_of_memory"] or "OSError 28" in data["stdout"], data["stdout"]
+
+
+def test_storage_mb_is_the_size_of_tmp_and_cpus_is_said_as_affinity(tmp_path, env, namespace):
+    task = make_task(
+        tmp_path / "t",
+        MEMORY.format(how="/tmp", place="/tmp/blob"),
+        toml='version = "1.0"\n[environment]\nstorage_mb = 32\ncpus = 1\n',
+        cases={"only": {}},
+    )
+    data = run_json(env, task)
+    assert "OSError 28" in data["stdout"] and int(data["stdout"].split("wrote MB ")[1]) <= 32, data["stdout"]
+    text = run_tool(env, "run", task, "--python", PY).stdout
+    limits = next(line for line in text.splitlines() if line.startswith("limits: "))
+    assert "1 CPU (as affinity, not a quota)" in limits and "storage 32 MB (on /tmp only)" in limits
+
+
+@pytest.fixture
+def listener():
+    """A TCP server on this machine's loopback that answers every connection."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(8)
+    stop = threading.Event()
+
+    def serve():
+        server.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+                conn.sendall(b"hello")
+                conn.close()
+            except OSError:
+                continue
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    yield server.getsockname()[1]
+    stop.set()
+    thread.join()
+    server.close()

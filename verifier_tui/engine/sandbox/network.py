@@ -1,0 +1,249 @@
+"""The network a run's view gets, as the task's ``network_mode`` says.
+
+Every view has a network namespace of its own (:mod:`.isolation`): the
+user's loopback services, abstract sockets and interfaces are never in it.
+
+* ``no-network``: nothing more (a loopback of its own), as Docker's
+  ``network_mode: none``;
+* ``public`` (Harbor's default) and ``allowlist``: the internet through
+  user-mode networking, ``slirp4netns`` (Debian's and Fedora's package of
+  that name, what rootless Podman used for years) attached to the view's
+  namespace as it starts, with the machine's loopback not mapped
+  (``--disable-host-loopback``). Where it is not installed, or cannot start
+  (``/dev/net/tun`` closed to the user), the run has no network, and says so
+  with the install hint. An allowlist is not applied (said too);
+* ``--network host``: the machine's own network, the user's explicit choice,
+  said on every face.
+
+:class:`UserNetwork` does the attaching, for the process driver
+(:func:`verifier_tui.engine.process.run_process` and ``Held``): bwrap tells
+the namespace's process on ``--info-fd`` and waits on ``--block-fd`` until
+the helper says its interface is up.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import time
+from typing import Any
+
+from verifier_tui.engine.sandbox.isolation import BLOCK_FD, INFO_FD
+
+HELPER = "slirp4netns"
+INSTALL = "apt install slirp4netns (or your distribution's package of that name)"
+RESOLVER = "10.0.2.3"
+"""slirp4netns's own DNS forwarder, the view's resolv.conf's one nameserver:
+the machine's (often 127.0.0.53) is another namespace's loopback."""
+
+_WAIT_S = 5.0  # for bwrap's pid, then for the helper's interface: milliseconds as a rule
+
+
+HOST = "host"
+"""``--network host``: the run shares this machine's network, asked for by the user."""
+
+
+def helper() -> str | None:
+    """slirp4netns's path, or None where it is not installed."""
+    return shutil.which(HELPER, path="/usr/bin:/bin:/usr/local/bin:/usr/sbin:/sbin") or shutil.which(HELPER)
+
+
+def given(network_mode: str, choice: str) -> str:
+    """The network a view gets: ``none`` (a loopback of its own), ``user``
+    (the internet, through the helper) or ``host`` (this machine's), for the
+    task's ``network_mode`` and the user's ``--network`` (``task`` or ``host``)."""
+    if choice == HOST:
+        return HOST
+    if network_mode == "no-network" or helper() is None:
+        return "none"
+    return "user"
+
+
+class UserNetwork:
+    """slirp4netns attached to one run's network namespace (see the module's
+    docstring). ``problem`` says why the run got no network after all."""
+
+    def __init__(self, executable: str) -> None:
+        self.executable = executable
+        self.problem: str | None = None
+        self._proc: subprocess.Popen | None = None
+        self._exit: int | None = None  # slirp4netns ends when this closes
+        self._pipes: dict[str, tuple[int, int]] = {}
+        self._complaints: Any = None  # the helper's stderr: a file, never a pipe it could fill
+
+    def open(self) -> dict[str, int]:
+        """The pipes' ends bwrap gets, by the stand-in its command line holds."""
+        self._pipes = {INFO_FD: _pipe(), BLOCK_FD: _pipe()}
+        return {INFO_FD: self._pipes[INFO_FD][1], BLOCK_FD: self._pipes[BLOCK_FD][0]}
+
+    def started(self, started: bool) -> None:
+        """bwrap was started (or failed to): attach, then let the init go."""
+        info_read, info_write = self._pipes[INFO_FD]
+        block_read, block_write = self._pipes[BLOCK_FD]
+        os.close(info_write)
+        os.close(block_read)
+        try:
+            if started:
+                pid = _child_pid(info_read)
+                if pid is not None and _loopback_made(pid):  # else the view failed to be set up, as the run says
+                    self._attach(pid)
+        finally:
+            os.close(info_read)
+            try:
+                os.write(block_write, b"g")
+            except OSError:  # bwrap is gone already
+                pass
+            os.close(block_write)
+
+    def _attach(self, pid: int) -> None:
+        import fcntl
+        import tempfile
+
+        # The namespace itself, and the user namespace that owns it (which the
+        # helper must join to configure it), held open: the helper is given
+        # them, not a pid whose namespaces may change meanwhile (bwrap run by
+        # root makes its user namespace after the network's).
+        try:
+            net = os.open(f"/proc/{pid}/ns/net", os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            return  # bwrap is gone: the run says why
+        try:
+            owner = fcntl.ioctl(net, _NS_GET_USERNS)
+        except OSError as exc:  # Linux before 4.9
+            os.close(net)
+            self.problem = f"the owner of the run's network namespace is not known here ({exc.strerror})"
+            return
+        ready_read, ready_write = os.pipe()
+        exit_read, self._exit = os.pipe()
+        self._complaints = tempfile.TemporaryFile()  # noqa: SIM115 - closed by close(), after the run
+        join = [] if _same_namespace(owner, "/proc/self/ns/user") else [f"--userns-path=/proc/self/fd/{owner}"]
+        try:
+            self._proc = subprocess.Popen(
+                [
+                    self.executable,
+                    "--configure",
+                    "--mtu=65520",
+                    "--disable-host-loopback",
+                    f"--ready-fd={ready_write}",
+                    f"--exit-fd={exit_read}",
+                    "--netns-type=path",
+                    *join,
+                    f"/proc/self/fd/{net}",
+                    "tap0",
+                ],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=self._complaints,
+                pass_fds=(ready_write, exit_read, net, owner),
+                start_new_session=True,
+            )
+        except OSError as exc:
+            self.problem = f"{HELPER} could not start ({exc.strerror or exc})"
+            return
+        finally:
+            for fd in (ready_write, exit_read, net, owner):
+                os.close(fd)
+        ready = _read_within(ready_read, _WAIT_S)
+        os.close(ready_read)
+        if ready != b"1":
+            said = self._said()
+            self.close()
+            self.problem = f"{HELPER} could not give the run a network ({said})"
+
+    def _said(self) -> str:
+        """The helper's own first line of complaint."""
+        text = ""
+        if self._complaints is not None:
+            try:
+                self._complaints.seek(0)
+                text = self._complaints.read(4096).decode(errors="replace")
+            except (OSError, ValueError):
+                pass
+        lines = [line.strip() for line in text.splitlines() if line.strip() and "child failed" not in line]
+        return lines[0] if lines else "no reason given"
+
+    def close(self) -> None:
+        """The run is over: the helper goes (it ends when its exit pipe closes)."""
+        if self._exit is not None:
+            os.close(self._exit)
+            self._exit = None
+        if self._complaints is not None:
+            self._complaints.close()
+            self._complaints = None
+        proc, self._proc = self._proc, None
+        if proc is not None:
+            try:
+                proc.wait(timeout=1)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+_NS_GET_USERNS = 0xB701
+"""ioctl(2) on a namespace: the user namespace that owns it (ioctl_ns(2))."""
+
+
+def _same_namespace(fd: int, path: str) -> bool:
+    try:
+        return os.fstat(fd).st_ino == os.stat(path).st_ino
+    except OSError:
+        return False
+
+
+def _pipe() -> tuple[int, int]:
+    """A pipe at fd 10 or above: clear of the fds the view's outer shell and
+    init take for themselves (3 to 5)."""
+    import fcntl
+
+    ends = os.pipe()
+    try:
+        return fcntl.fcntl(ends[0], fcntl.F_DUPFD_CLOEXEC, 10), fcntl.fcntl(ends[1], fcntl.F_DUPFD_CLOEXEC, 10)
+    finally:
+        os.close(ends[0])
+        os.close(ends[1])
+
+
+def _child_pid(fd: int) -> int | None:
+    """The pid bwrap writes on ``--info-fd`` once its namespaces exist."""
+    data = _read_within(fd, _WAIT_S, until=b"}")
+    try:
+        pid = json.loads(data[: data.index(b"}") + 1])["child-pid"]
+    except (ValueError, KeyError, TypeError):
+        return None
+    return pid if isinstance(pid, int) and pid > 0 else None
+
+
+def _loopback_made(pid: int) -> bool:
+    """Whether bwrap has given the namespace its loopback (its 127.0.0.1, in
+    the namespace's routes), waited for: the helper brings ``lo`` up too,
+    and bwrap, adding 127.0.0.1 after that, would find it there and fail."""
+    deadline = time.monotonic() + _WAIT_S
+    while time.monotonic() < deadline:
+        try:
+            with open(f"/proc/{pid}/net/fib_trie", "rb") as handle:
+                if b"127.0.0.1" in handle.read():
+                    return True
+        except OSError:
+            return False  # gone: bwrap failed, and says why
+        time.sleep(0.0005)
+    return False
+
+
+def _read_within(fd: int, seconds: float, until: bytes | None = None) -> bytes:
+    """What ``fd`` gives within ``seconds``: one read, or up to ``until``."""
+    import selectors
+
+    data = b""
+    deadline = time.monotonic() + seconds
+    with selectors.DefaultSelector() as selector:
+        selector.register(fd, selectors.EVENT_READ)
+        while time.monotonic() < deadline:
+            if not selector.select(max(0.0, deadline - time.monotonic())):
+                break
+            chunk = os.read(fd, 4096)
+            data += chunk
+            if not chunk or until is None or until in data:
+                break
+    return data
