@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from verifier_tui.commands.report import JunitCase
     from verifier_tui.engine.harbor.folders import Job, Trial
     from verifier_tui.engine.harbor.trial_session import Replayed, TrialSession
+    from verifier_tui.engine.suite import NotReplayed
 
 TRIAL_ONLY = ("trial", "step", "task", "stand_in")
 """Options that mean something only for a trial or a job folder."""
@@ -474,7 +475,7 @@ def test_command(args) -> int:
     """Every trial of a job (every step of each), replayed in parallel through
     the pipeline ``test`` runs cases with (:func:`verifier_tui.engine.suite.arun_groups`)."""
     from verifier_tui.engine.session import cpu_count
-    from verifier_tui.engine.suite import CollectionError, arun_groups, collect
+    from verifier_tui.engine.suite import CollectionError, NotReplayed, arun_groups, collect
 
     try:
         collection = collect([args.target], args.options, task_dir=args.task, stand_in=args.stand_in_chosen)
@@ -487,8 +488,12 @@ def test_command(args) -> int:
         started = time.perf_counter()
         stream = _TrialsStream(group) if args.json else None
 
-        def keep(_group, index: int, opened: TrialSession) -> JobRow:
+        def keep(_group, index: int, opened: TrialSession | NotReplayed) -> JobRow:
             """A trial's row, its session closed: only the words are kept."""
+            if isinstance(opened, NotReplayed):
+                if stream is not None:
+                    stream.put(index, opened.to_json())
+                return not_replayed_row(opened)
             if stream is not None:
                 stream.put(index, opened.to_json(opened.last))
             assert opened.last is not None  # the replay just ran
@@ -508,6 +513,7 @@ def test_command(args) -> int:
     if stream is not None:
         stream.end(
             {
+                "trial_folders": trial_folders(group),
                 "agree": agree,
                 "differ": differ,
                 "not_compared": unknown,
@@ -545,6 +551,7 @@ class JobRow:
     duration_s: float
     stand_in: str | None  # "used", "unused" or None
     stderr_tail: str = ""  # for --junit
+    notes: tuple[str, ...] = ()  # what in the trial's own files could not be read
 
 
 class _TrialsStream:
@@ -585,7 +592,7 @@ def job_row(session: TrialSession, replayed: Replayed, *, stderr: bool) -> JobRo
     plan = session.plan
     stand_in = "used" if plan.workspace_origin == "stand-in" else "unused" if plan.stand_in_unused else None
     return JobRow(
-        _entry_name(session),
+        _entry_name(session.trial.name, session.step),
         agreement_mark(replayed.agreement),
         cause_label(session.walk),
         verdict_words(local) if local is not None else "-",
@@ -596,26 +603,39 @@ def job_row(session: TrialSession, replayed: Replayed, *, stderr: bool) -> JobRo
         replayed.local.duration_s if replayed.local else 0.0,
         stand_in,
         replayed.local.stderr.text[-4000:] if stderr and replayed.local is not None else "",
+        tuple(session.trial.notes),
     )
 
 
-def _entry_name(session: TrialSession) -> str:
-    return session.trial.name + (f" / {session.step}" if session.step else "")
+def not_replayed_row(missed: NotReplayed) -> JobRow:
+    """The row of a trial that could not be read or replayed: never left out."""
+    name = _entry_name(missed.item.trial.name, missed.item.step)
+    return JobRow(name, "?", "-", "-", None, "not replayed", missed.why, (), 0.0, None)
+
+
+def _entry_name(trial: str, step: str | None) -> str:
+    return trial + (f" / {step}" if step else "")
+
+
+def trial_folders(group) -> int:
+    """The trial folders ``test`` found: its rows are these (a multi-step trial's, one per step)."""
+    return len(group.found.trials) if hasattr(group.found, "trials") else 1
 
 
 def print_job_table(group, rows: list[JobRow]) -> None:
-    table = [("", "trial", "sandbox", "replay", "")] + [(r.mark, r.name, r.sandbox, r.replay, r.word) for r in rows]
-    widths = [max(len(cells[i]) for cells in table) for i in range(5)]
     version = getattr(group.found, "harbor_version", None)
-    _say(f"job {group.name} · {len(rows)} replay(s)" + (f" · Harbor {version}" if version else ""))
-    for cells in table:
-        _say("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(cells)).rstrip())
+    folders = trial_folders(group)
+    replays = f", {len(rows)} replays (one per step)" if len(rows) != folders else ""
+    _say(f"job {group.name} · {folders} trial(s){replays}" + (f" · Harbor {version}" if version else ""))
+    _table([("", "trial", "sandbox", "replay", ""), *((r.mark, r.name, r.sandbox, r.replay, r.word) for r in rows)])
     for row in rows:
         if row.same is not True:
             _say(f"── {row.name}: {row.word}")
             _say(f"  {row.sentence}")
             for difference in row.differences[1:]:
                 _say(f"  - {difference}")
+        for note in row.notes:
+            _say(f"── {row.name}: {note}")
 
 
 def junit_case(job: str, row: JobRow) -> JunitCase:
