@@ -107,9 +107,11 @@ def stand_in_lines(stand_in, used: list[str], unused: list[str]) -> list[str]:
     """Which trials the stand-in served (those that did not capture /app) and
     which it did not, names cut to a few and a count."""
     from verifier_tui.engine.task.kinds import some_names
+    from verifier_tui.words.text import one_line
 
     if stand_in is None or stand_in.words is None:
         return []
+    used, unused = [one_line(n) for n in used], [one_line(n) for n in unused]
     out = []
     if used:
         out.append(
@@ -219,6 +221,7 @@ def print_overview(folder, as_json: bool) -> None:
     from verifier_tui.engine.harbor.overview import read_overview, select_rows
     from verifier_tui.engine.harbor.reading import read_json
     from verifier_tui.engine.task.kinds import some_names
+    from verifier_tui.words.text import one_line
 
     overview = read_overview(folder)
     name = read_json(folder / CONFIG).get("job_name") or folder.name
@@ -235,12 +238,12 @@ def print_overview(folder, as_json: bool) -> None:
         )
         return
     _say(
-        f"job {name} · {overview.total} trial{'s' * (overview.total != 1)} · {', '.join(overview.agents()) or '-'}"
-        + (f" · Harbor {version}" if version else "")
+        f"job {one_line(str(name))} · {overview.total} trial{'s' * (overview.total != 1)} · "
+        f"{one_line(', '.join(overview.agents())) or '-'}" + (f" · Harbor {version}" if version else "")
     )
     _say("ended   " + (", ".join(f"{n} {outcome}" for outcome, n in overview.counts()) or "no trial folders"))
     for index, line in enumerate(overview.reward_lines()):
-        _say(("reward  " if index == 0 else "        ") + line)
+        _say(("reward  " if index == 0 else "        ") + one_line(line))
     tokens = overview.token_words()
     if tokens:
         _say(f"agent   {tokens}")
@@ -279,13 +282,14 @@ def print_overview(folder, as_json: bool) -> None:
     if len(shown) > TRIALS_LISTED:
         _say(f"... and {len(shown) - TRIALS_LISTED} more (--json lists them all)")
     if names:
-        _say(f"replay one: {choose} ({some_names(names)})")
+        _say(f"replay one: {choose} ({some_names([one_line(n) for n in names])})")
 
 
 def _table(rows: Sequence[tuple[str, ...]]) -> None:
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    for row in rows:
-        _say("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip())
+    from verifier_tui.commands.report import table_lines
+
+    for line in table_lines(rows):
+        _say(line)
 
 
 # ---------------------------------------------------------------------------
@@ -626,16 +630,18 @@ def print_job_table(group, rows: list[JobRow]) -> None:
     version = getattr(group.found, "harbor_version", None)
     folders = trial_folders(group)
     replays = f", {len(rows)} replays (one per step)" if len(rows) != folders else ""
-    _say(f"job {group.name} · {folders} trial(s){replays}" + (f" · Harbor {version}" if version else ""))
+    from verifier_tui.words.text import one_line
+
+    _say(f"job {one_line(group.name)} · {folders} trial(s){replays}" + (f" · Harbor {version}" if version else ""))
     _table([("", "trial", "sandbox", "replay", ""), *((r.mark, r.name, r.sandbox, r.replay, r.word) for r in rows)])
     for row in rows:
         if row.same is not True:
-            _say(f"── {row.name}: {row.word}")
+            _say(f"── {one_line(row.name)}: {row.word}")
             _say(f"  {row.sentence}")
             for difference in row.differences[1:]:
                 _say(f"  - {difference}")
         for note in row.notes:
-            _say(f"── {row.name}: {note}")
+            _say(f"── {one_line(row.name)}: {note}")
 
 
 def junit_case(job: str, row: JobRow) -> JunitCase:
@@ -733,6 +739,7 @@ def both_modes_command(args) -> int:
     from verifier_tui.engine.both_modes import run_both_modes, works
     from verifier_tui.engine.session import Session
     from verifier_tui.words.run import mode_text, verdict_line
+    from verifier_tui.words.text import one_line
 
     if args.options.no_response:
         return _fail("--both-modes runs the case with its response and without: drop --no-response")
@@ -748,7 +755,8 @@ def both_modes_command(args) -> int:
             }
             terminal.out_json(data)
             return both.exit_status
-        terminal.out(f"task {session.task.name} · case {session.case.name if session.case else 'none'} · both modes")
+        case = one_line(session.case.name) if session.case else "none"
+        terminal.out(f"task {one_line(session.task.name)} · case {case} · both modes")
         for label, result in ((mode_text("server"), both.server), (mode_text("harbor"), both.harbor)):
             mark = {True: "✓", False: "✗", None: "-"}[works(result)]
             if result is None:
