@@ -93,6 +93,8 @@ def test_test_job_has_a_row_for_every_trial_in_its_table_json_and_junit(real, en
     assert f"{folders - 1} agree, 0 differ, 2 not compared" in lines  # the multi-step trial captured no /app
     for _kind, (_value, said) in ODD.items():
         assert sum(1 for line in lines if line.startswith("── separate-mode__odd") and said in line) == 1
+    # Said once for the trial, not under each of its steps.
+    assert sum(1 for line in lines if line.startswith("── multi-step__mixed01") and "step_results[0]" in line) == 1
 
     data = json.loads(run_tool(env, "test", job, "--python", PY, "--json", cwd=tmp_path).stdout)
     assert data["trial_folders"] == folders and len(data["trials"]) == rows

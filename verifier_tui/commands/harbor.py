@@ -607,7 +607,8 @@ def job_row(session: TrialSession, replayed: Replayed, *, stderr: bool) -> JobRo
         replayed.local.duration_s if replayed.local else 0.0,
         stand_in,
         replayed.local.stderr.text[-4000:] if stderr and replayed.local is not None else "",
-        tuple(session.trial.notes),
+        # Said once for a trial, under its first step's row.
+        tuple(session.trial.notes) if session.step in (None, session.trial.steps[0].name) else (),
     )
 
 
@@ -623,15 +624,17 @@ def _entry_name(trial: str, step: str | None) -> str:
 
 def trial_folders(group) -> int:
     """The trial folders ``test`` found: its rows are these (a multi-step trial's, one per step)."""
-    return len(group.found.trials) if hasattr(group.found, "trials") else 1
+    from verifier_tui.engine.harbor.folders import Job
+
+    return len(group.found.trials) if isinstance(group.found, Job) else 1
 
 
 def print_job_table(group, rows: list[JobRow]) -> None:
+    from verifier_tui.words.text import one_line
+
     version = getattr(group.found, "harbor_version", None)
     folders = trial_folders(group)
     replays = f", {len(rows)} replays (one per step)" if len(rows) != folders else ""
-    from verifier_tui.words.text import one_line
-
     _say(f"job {one_line(group.name)} · {folders} trial(s){replays}" + (f" · Harbor {version}" if version else ""))
     _table([("", "trial", "sandbox", "replay", ""), *((r.mark, r.name, r.sandbox, r.replay, r.word) for r in rows)])
     for row in rows:
