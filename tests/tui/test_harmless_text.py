@@ -6,6 +6,8 @@ name does not give it a second row."""
 
 from __future__ import annotations
 
+import subprocess
+
 from tests.helpers import make_task
 from tests.tui.app_under_test import make_app, screen_text
 
@@ -48,4 +50,13 @@ async def test_a_right_to_left_override_from_the_tasks_files_never_reaches_the_t
         assert RLO not in picker and "demo/cases/ca<U+202E>se/workspace" in picker
         await pilot.press("enter")  # the box as shown is the folder itself
         await app.wait_for_runs(2)
-        assert app.session.workspace == task / "cases" / f"ca{RLO}se" / "workspace"
+        workspace = task / "cases" / f"ca{RLO}se" / "workspace"
+        assert app.session.workspace == workspace
+        await pilot.press("c")  # the command that reproduces the run, to copy by hand
+        await pilot.pause()
+        assert RLO not in screen_text(app)
+        words = app.screen.words
+        quoted = words[words.index("--case") + 1]
+        assert quoted == "$'ca\\u202ese'"  # visible escapes, which a shell takes back
+        said = subprocess.run(["bash", "-c", f"printf %s {quoted}"], capture_output=True, text=True, check=True)
+        assert said.stdout == f"ca{RLO}se"
