@@ -255,7 +255,11 @@ class VerifierCase(pytest.Item):
         refused = self.group.session.task.config.refused if self.group.session is not None else None
         if refused:  # as `verifier-tui test`: whatever the case does, Harbor would not run it
             raise CaseNotRun(f"Harbor would refuse this task: {refused}")
+        from verifier_tui.engine.suite import NotReplayed
+
         outcome = self.group.run(self.case, trigger="pytest")
+        if isinstance(outcome, NotReplayed):
+            raise CaseNotRun(f"not replayed: {outcome.why}")
         if not self.group.passed(outcome):
             raise CaseMismatch(outcome)
 

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import sys
 
 import pytest
+from hypothesis import given
 
+from tests.strategies import utf8_text
 from verifier_tui.commands import terminal
+from verifier_tui.words.text import one_line
 
 
 @pytest.mark.parametrize(
@@ -47,3 +51,11 @@ def test_error_is_one_line(monkeypatch):
     monkeypatch.setattr(sys, "stderr", io.StringIO())
     terminal.error("first\nsecond \x1b[2Jthird\n")
     assert sys.stderr.getvalue() == "verifier-tui: first second third\n"
+
+
+@given(utf8_text(max_size=40))
+def test_a_name_on_one_line_keeps_to_its_line_and_never_acts_on_the_terminal(name):
+    shown = one_line(name)
+    assert len(shown.splitlines()) <= 1  # no line break of any kind: \n, \r, \u2028, \x85 ...
+    assert not re.search("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]", shown)
+    assert one_line("a\nb\t\u202ec") == "a\\nb\\t<U+202E>c"

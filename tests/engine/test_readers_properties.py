@@ -1,8 +1,10 @@
 """Every reader of a file the tool did not write, on anything at all in that
 file's place: any bytes (a prefix of the real file, JSON of any shape, deep
 nesting, broken UTF-8) or another kind of file (a FIFO, a folder, a link to
-nothing, a device). Each gives a value, or a problem in one line; none
-raises, and none waits (each example is bounded by Hypothesis' deadline)."""
+nothing, a device); and a genuine Harbor ``result.json`` with anything in
+place of its fields and of its ``step_results`` items. Each gives a value, or
+a problem in one line; none raises, none waits (each example is bounded by
+Hypothesis' deadline), and none loses a trial."""
 
 from __future__ import annotations
 
@@ -16,10 +18,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.helpers import make_task, make_trial
+from tests.helpers import HARBOR_REAL, make_task, make_trial
 from tests.strategies import utf8_text
 from verifier_tui.engine.harbor.folders import HarborFolderError, open_harbor, select_trial
-from verifier_tui.engine.harbor.walkthrough import trial_json, walk_trial
+from verifier_tui.engine.harbor.overview import read_trial_row
+from verifier_tui.engine.harbor.walkthrough import trial_entries, trial_json, walk_trial
+from verifier_tui.engine.suite import collect
 from verifier_tui.engine.task.cases import read_expected
 from verifier_tui.engine.task.config import parse_task_config
 from verifier_tui.engine.task.rows import read_task_rows
@@ -185,3 +189,99 @@ def test_tasks_jsonl_gives_rows_or_problems(found, tmp_path_factory):
     for problem in rows.problems:
         one_line(problem)
     assert all(isinstance(row.task_id, str) for row in rows.rows)
+
+
+# --------------------------------------------------------------------------
+# A genuine result.json with anything in its fields and its step_results.
+
+GENUINE = {"oracle-pass": "hello-file", "multi-step": "multi-step"}  # job: its task
+#: The fields of a TrialResult the tool reads, and of each of its step_results.
+RESULT_KEYS = [
+    "step_results",
+    "verifier_result",
+    "exception_info",
+    "trial_name",
+    "task_name",
+    "trial_uri",
+    "agent_info",
+    "agent_result",
+    "started_at",
+    "finished_at",
+    "environment_setup",
+    "agent_setup",
+    "agent_execution",
+    "verifier",
+    "verifier_environment_mode",
+    "config",
+]
+STEP_KEYS = ["step_name", "verifier_result", "exception_info", "agent_result", "agent_execution", "verifier"]
+#: Step names no folder of steps/ can have, and ones that reorder or break a line.
+STEP_NAMES = st.sampled_from(["first", "second", "", ".", "..", "a/b", "../../etc", "x\x00y", "\u202estep", "a\nb"])
+ANYTHING = JSON_VALUES | STEP_NAMES | st.sampled_from([{"rewards": {"reward": "high"}}, {"exception_type": 5}, ["x"]])
+
+
+def step_items(genuine: list) -> st.SearchStrategy:
+    """An item of step_results: Harbor's own, one of its fields replaced, or anything."""
+    real = st.sampled_from(genuine) if genuine else st.nothing()
+    edited = st.tuples(real, st.sampled_from(STEP_KEYS), ANYTHING).map(lambda t: {**t[0], t[1]: t[2]})
+    return st.one_of(real, edited, ANYTHING)
+
+
+@pytest.fixture(scope="module")
+def genuine_jobs(tmp_path_factory) -> Path:
+    if HARBOR_REAL is None:
+        pytest.skip("../shared/harbor-0.26 is not here")
+    target = tmp_path_factory.mktemp("genuine") / "harbor-0.26"
+    shutil.copytree(HARBOR_REAL, target)
+    return target
+
+
+def steps_harbor_writes(items) -> list[str]:
+    """The step names of the items Harbor would have written, first of each name: what must be read."""
+    names: list[str] = []
+    for item in items if isinstance(items, list) else []:
+        name = item.get("step_name") if isinstance(item, dict) else None
+        if isinstance(name, str) and name not in ("", ".", "..", *names) and "/" not in name and "\x00" not in name:
+            names.append(name)
+    return names
+
+
+@settings(SETTINGS, max_examples=60, deadline=None)
+@given(data=st.data())
+def test_a_result_json_of_any_shape_loses_no_trial_and_no_step(data, genuine_jobs, tmp_path_factory):
+    job = data.draw(st.sampled_from(sorted(GENUINE)))
+    source = next(p for p in (genuine_jobs / "jobs" / job).iterdir() if p.is_dir())
+    job_dir = tmp_path_factory.mktemp("jobs") / job
+    shutil.copytree(genuine_jobs / "jobs" / job, job_dir)
+    trial_path = job_dir / source.name
+    result = json.loads((trial_path / "result.json").read_text())
+    for key in data.draw(st.lists(st.sampled_from(RESULT_KEYS), min_size=1, max_size=3, unique=True)):
+        if key == "step_results":
+            result[key] = data.draw(ANYTHING | st.lists(step_items(result.get(key) or []), max_size=4))
+        else:
+            result[key] = data.draw(ANYTHING)
+    (trial_path / "result.json").write_text(json.dumps(result))
+
+    opened, step = bounded(open_harbor, trial_path)
+    trial, step = select_trial(opened, None, step)
+    for note in trial.notes:
+        one_line(note)
+    items = result["step_results"]
+    wanted = steps_harbor_writes(items)
+    assert [v.name for v in trial.steps if v.recorded and v.name is not None] == wanted, "a step Harbor wrote was lost"
+    said = " ".join(trial.notes)
+    passed_by = len(items) - len(wanted) if isinstance(items, list) else 0
+    assert not passed_by or "step_results[" in said or "more things" in said, "an item passed by without a word"
+    assert trial.steps, "a trial with nothing to show"
+    task_dir = genuine_jobs / "tasks" / GENUINE[job]
+    for view in trial.steps:
+        walk = bounded(walk_trial, trial, view.name, task_dir=task_dir)
+        json.dumps(trial_json(walk))  # what --json prints
+        for note in walk.notes:
+            one_line(note)
+    bounded(trial_entries, trial)
+    row = bounded(read_trial_row, trial_path)
+    one_line(row.problem)
+    with bounded(collect, [job_dir]) as collection:
+        replays = [item for group in collection.groups for item in group.cases]
+    assert replays and all(item.trial.path == trial_path for item in replays), "test JOB left the trial out"

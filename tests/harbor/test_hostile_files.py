@@ -4,6 +4,7 @@ finishes, with one clear line, and no traceback of the tool's own."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -106,3 +107,12 @@ async def test_the_trial_screen_opens_on_a_result_nested_ten_thousand_deep(trial
         await pilot.pause()
         assert app.is_running
         assert "result.json nests more than 200 levels deep" in screen_text(app)
+
+
+def test_a_nul_in_a_manifest_destination_is_no_traceback(trial, env, tmp_path):
+    """A path with a NUL cannot be looked up: ``os.path.realpath`` raises ValueError, not OSError."""
+    manifest = [{"source": "/app", "destination": "artifacts/a\0b", "type": "directory", "status": "ok"}]
+    (trial.path / "artifacts" / "manifest.json").write_text(json.dumps(manifest))
+    for args in (["run", trial.path], ["test", trial.path], ["run", trial.path, "--json"]):
+        done = command(env, *args, "--python", PY, cwd=tmp_path)
+        assert done.returncode in (0, 1, 2), (args, done.stdout, done.stderr)

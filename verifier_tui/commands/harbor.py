@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from verifier_tui.commands.report import JunitCase
     from verifier_tui.engine.harbor.folders import Job, Trial
     from verifier_tui.engine.harbor.trial_session import Replayed, TrialSession
+    from verifier_tui.engine.suite import NotReplayed
 
 TRIAL_ONLY = ("trial", "step", "task", "stand_in")
 """Options that mean something only for a trial or a job folder."""
@@ -106,9 +107,11 @@ def stand_in_lines(stand_in, used: list[str], unused: list[str]) -> list[str]:
     """Which trials the stand-in served (those that did not capture /app) and
     which it did not, names cut to a few and a count."""
     from verifier_tui.engine.task.kinds import some_names
+    from verifier_tui.words.text import one_line
 
     if stand_in is None or stand_in.words is None:
         return []
+    used, unused = [one_line(n) for n in used], [one_line(n) for n in unused]
     out = []
     if used:
         out.append(
@@ -218,6 +221,7 @@ def print_overview(folder, as_json: bool) -> None:
     from verifier_tui.engine.harbor.overview import read_overview, select_rows
     from verifier_tui.engine.harbor.reading import read_json
     from verifier_tui.engine.task.kinds import some_names
+    from verifier_tui.words.text import one_line
 
     overview = read_overview(folder)
     name = read_json(folder / CONFIG).get("job_name") or folder.name
@@ -234,12 +238,12 @@ def print_overview(folder, as_json: bool) -> None:
         )
         return
     _say(
-        f"job {name} · {overview.total} trial{'s' * (overview.total != 1)} · {', '.join(overview.agents()) or '-'}"
-        + (f" · Harbor {version}" if version else "")
+        f"job {one_line(str(name))} · {overview.total} trial{'s' * (overview.total != 1)} · "
+        f"{one_line(', '.join(overview.agents())) or '-'}" + (f" · Harbor {version}" if version else "")
     )
     _say("ended   " + (", ".join(f"{n} {outcome}" for outcome, n in overview.counts()) or "no trial folders"))
     for index, line in enumerate(overview.reward_lines()):
-        _say(("reward  " if index == 0 else "        ") + line)
+        _say(("reward  " if index == 0 else "        ") + one_line(line))
     tokens = overview.token_words()
     if tokens:
         _say(f"agent   {tokens}")
@@ -278,13 +282,14 @@ def print_overview(folder, as_json: bool) -> None:
     if len(shown) > TRIALS_LISTED:
         _say(f"... and {len(shown) - TRIALS_LISTED} more (--json lists them all)")
     if names:
-        _say(f"replay one: {choose} ({some_names(names)})")
+        _say(f"replay one: {choose} ({some_names([one_line(n) for n in names])})")
 
 
 def _table(rows: Sequence[tuple[str, ...]]) -> None:
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    for row in rows:
-        _say("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip())
+    from verifier_tui.commands.report import table_lines
+
+    for line in table_lines(rows):
+        _say(line)
 
 
 # ---------------------------------------------------------------------------
@@ -474,7 +479,7 @@ def test_command(args) -> int:
     """Every trial of a job (every step of each), replayed in parallel through
     the pipeline ``test`` runs cases with (:func:`verifier_tui.engine.suite.arun_groups`)."""
     from verifier_tui.engine.session import cpu_count
-    from verifier_tui.engine.suite import CollectionError, arun_groups, collect
+    from verifier_tui.engine.suite import CollectionError, NotReplayed, arun_groups, collect
 
     try:
         collection = collect([args.target], args.options, task_dir=args.task, stand_in=args.stand_in_chosen)
@@ -487,8 +492,12 @@ def test_command(args) -> int:
         started = time.perf_counter()
         stream = _TrialsStream(group) if args.json else None
 
-        def keep(_group, index: int, opened: TrialSession) -> JobRow:
+        def keep(_group, index: int, opened: TrialSession | NotReplayed) -> JobRow:
             """A trial's row, its session closed: only the words are kept."""
+            if isinstance(opened, NotReplayed):
+                if stream is not None:
+                    stream.put(index, opened.to_json())
+                return not_replayed_row(opened)
             if stream is not None:
                 stream.put(index, opened.to_json(opened.last))
             assert opened.last is not None  # the replay just ran
@@ -508,6 +517,7 @@ def test_command(args) -> int:
     if stream is not None:
         stream.end(
             {
+                "trial_folders": trial_folders(group),
                 "agree": agree,
                 "differ": differ,
                 "not_compared": unknown,
@@ -545,6 +555,7 @@ class JobRow:
     duration_s: float
     stand_in: str | None  # "used", "unused" or None
     stderr_tail: str = ""  # for --junit
+    notes: tuple[str, ...] = ()  # what in the trial's own files could not be read
 
 
 class _TrialsStream:
@@ -585,7 +596,7 @@ def job_row(session: TrialSession, replayed: Replayed, *, stderr: bool) -> JobRo
     plan = session.plan
     stand_in = "used" if plan.workspace_origin == "stand-in" else "unused" if plan.stand_in_unused else None
     return JobRow(
-        _entry_name(session),
+        _entry_name(session.trial.name, session.step),
         agreement_mark(replayed.agreement),
         cause_label(session.walk),
         verdict_words(local) if local is not None else "-",
@@ -596,26 +607,44 @@ def job_row(session: TrialSession, replayed: Replayed, *, stderr: bool) -> JobRo
         replayed.local.duration_s if replayed.local else 0.0,
         stand_in,
         replayed.local.stderr.text[-4000:] if stderr and replayed.local is not None else "",
+        # Said once for a trial, under its first step's row.
+        tuple(session.trial.notes) if session.step in (None, session.trial.steps[0].name) else (),
     )
 
 
-def _entry_name(session: TrialSession) -> str:
-    return session.trial.name + (f" / {session.step}" if session.step else "")
+def not_replayed_row(missed: NotReplayed) -> JobRow:
+    """The row of a trial that could not be read or replayed: never left out."""
+    name = _entry_name(missed.item.trial.name, missed.item.step)
+    return JobRow(name, "?", "-", "-", None, "not replayed", missed.why, (), 0.0, None)
+
+
+def _entry_name(trial: str, step: str | None) -> str:
+    return trial + (f" / {step}" if step else "")
+
+
+def trial_folders(group) -> int:
+    """The trial folders ``test`` found: its rows are these (a multi-step trial's, one per step)."""
+    from verifier_tui.engine.harbor.folders import Job
+
+    return len(group.found.trials) if isinstance(group.found, Job) else 1
 
 
 def print_job_table(group, rows: list[JobRow]) -> None:
-    table = [("", "trial", "sandbox", "replay", "")] + [(r.mark, r.name, r.sandbox, r.replay, r.word) for r in rows]
-    widths = [max(len(cells[i]) for cells in table) for i in range(5)]
+    from verifier_tui.words.text import one_line
+
     version = getattr(group.found, "harbor_version", None)
-    _say(f"job {group.name} · {len(rows)} replay(s)" + (f" · Harbor {version}" if version else ""))
-    for cells in table:
-        _say("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(cells)).rstrip())
+    folders = trial_folders(group)
+    replays = f", {len(rows)} replays (one per step)" if len(rows) != folders else ""
+    _say(f"job {one_line(group.name)} · {folders} trial(s){replays}" + (f" · Harbor {version}" if version else ""))
+    _table([("", "trial", "sandbox", "replay", ""), *((r.mark, r.name, r.sandbox, r.replay, r.word) for r in rows)])
     for row in rows:
         if row.same is not True:
-            _say(f"── {row.name}: {row.word}")
+            _say(f"── {one_line(row.name)}: {row.word}")
             _say(f"  {row.sentence}")
             for difference in row.differences[1:]:
                 _say(f"  - {difference}")
+        for note in row.notes:
+            _say(f"── {one_line(row.name)}: {note}")
 
 
 def junit_case(job: str, row: JobRow) -> JunitCase:
@@ -713,6 +742,7 @@ def both_modes_command(args) -> int:
     from verifier_tui.engine.both_modes import run_both_modes, works
     from verifier_tui.engine.session import Session
     from verifier_tui.words.run import mode_text, verdict_line
+    from verifier_tui.words.text import one_line
 
     if args.options.no_response:
         return _fail("--both-modes runs the case with its response and without: drop --no-response")
@@ -728,7 +758,8 @@ def both_modes_command(args) -> int:
             }
             terminal.out_json(data)
             return both.exit_status
-        terminal.out(f"task {session.task.name} · case {session.case.name if session.case else 'none'} · both modes")
+        case = one_line(session.case.name) if session.case else "none"
+        terminal.out(f"task {one_line(session.task.name)} · case {case} · both modes")
         for label, result in ((mode_text("server"), both.server), (mode_text("harbor"), both.harbor)):
             mark = {True: "✓", False: "✗", None: "-"}[works(result)]
             if result is None:

@@ -40,8 +40,10 @@ from verifier_tui.words.run import (
     text_head,
     verdict_line,
 )
+from verifier_tui.words.text import one_line
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from typing import Any
 
 
@@ -60,9 +62,9 @@ def header(session, result: RunResult | None = None) -> str:
     """The task, verifier, case, interpreter and mode: of ``result`` when
     given (``test`` runs other cases than the session's own)."""
     task = session.task
-    parts = [f"task {task.name}", f"verifier {here(session.verifier)}"]
+    parts = [f"task {one_line(task.name)}", f"verifier {here(session.verifier)}"]
     case = result.case if result is not None else (session.case.name if session.case else None)
-    parts.append(f"case {case}" if case else "no case")
+    parts.append(f"case {one_line(case)}" if case else "no case")
     task_id = result.task_id if result is not None else session.task_id
     if task_id is not None:
         parts.append(f"task row {task_id}")
@@ -298,6 +300,14 @@ def actual_text(result: RunResult) -> str:
     return f"{how} · {harbor}" if harbor else how
 
 
+def table_lines(rows: Sequence[Sequence[str]]) -> list[str]:
+    """Rows of cells in aligned columns, each cell on its line: a name read
+    from a file (a case folder's, a trial's) can never forge a row."""
+    cells = [[one_line(cell) for cell in row] for row in rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(cells[0]))]
+    return ["  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip() for row in cells]
+
+
 def group_lines(group, results: list[RunResult]) -> list[str]:
     """One task's part of ``test``: a table of its cases, the stderr of each
     that failed, and the cases or the task that could not be run."""
@@ -305,7 +315,7 @@ def group_lines(group, results: list[RunResult]) -> list[str]:
     session = group.session
     verifier = f" · verifier {here(session.verifier)}" if session and session.verifier else ""
     preload = preload_words(session) if session and session.warm is not None else None  # held runs only
-    out.append(f"task {group.name}{verifier}" + (f" · {preload}" if preload else ""))
+    out.append(f"task {one_line(group.name)}{verifier}" + (f" · {preload}" if preload else ""))
     if group.error is not None:
         out.append(f"!  not tested: {group.error}")
     if results:
@@ -321,18 +331,16 @@ def group_lines(group, results: list[RunResult]) -> list[str]:
                     duration_text(result.duration_s),
                 )
             )
-        widths = [max(len(r[i]) for r in rows) for i in range(5)]
-        for row in rows:
-            out.append("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip())
+        out += table_lines(rows)
     for name, problem in group.invalid:
-        out.append(f"!  {name}: not run: {problem}")
+        out.append(f"!  {one_line(name)}: not run: {problem}")
     for result in results:
         for said in (stuck_at(session, result), near_miss_line(result)) if not result.expected_matched else ():
             if said:
-                out.append(f"{result.case}: {said}")
+                out.append(f"{one_line(result.case or '-')}: {said}")
     for result in results:
         if not result.expected_matched and result.stderr.text.strip():
-            out.append(rule(f"{result.case}: stderr", 30))
+            out.append(rule(f"{one_line(result.case or '-')}: stderr", 30))
             out.append(
                 result.stderr.tail[-2000:].rstrip() if result.stderr.truncated else result.stderr.text[-2000:].rstrip()
             )

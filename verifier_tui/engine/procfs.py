@@ -158,7 +158,7 @@ def shown_command(raw: bytes, pid: int) -> str:
         words.pop()  # the NUL that ends the last word
     if not words:
         return f"pid {pid}"
-    return " ".join(_word(word) for word in words)
+    return " ".join(shell_word(word.decode("utf-8", errors="surrogateescape")) for word in words)
 
 
 _PLAIN = re.compile(r"[\w@%+=:,./-]+")
@@ -168,8 +168,9 @@ _ESCAPED = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-
 _NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r", "\\": "\\\\", "'": "\\'"}
 
 
-def _word(raw: bytes) -> str:
-    text = raw.decode("utf-8", errors="surrogateescape")
+def shell_word(text: str) -> str:
+    """One word as a shell takes it back, on one line and harmless to a
+    terminal (quoted, or ``$'...'`` with visible escapes: see :func:`shown_command`)."""
     if _PLAIN.fullmatch(text):
         return text
     if not _ESCAPED.search(text):

@@ -128,6 +128,40 @@ class TrialItem:
     step: str | None
 
 
+@record(frozen=True)
+class NotReplayed:
+    """A trial (or step) that could not be read or replayed at its turn: the
+    job's report keeps it as a row saying why, never leaves it out."""
+
+    item: TrialItem
+    why: str
+
+    def to_json(self) -> dict[str, Any]:
+        """A trial document (docs/json-output.md) with only what is known."""
+        trial = self.item.trial
+        return {
+            "trial": {"path": str(trial.path), "name": trial.name, "step": self.item.step, "notes": [self.why]},
+            "sandbox": None,
+            "replay": None,
+            "local": None,
+            "local_skipped": self.why,
+            "local_phases": None,
+            "local_failure": None,
+            "parted_at": None,
+            "same": None,
+            "differences": [self.why],
+        }
+
+
+def not_replayed(item: TrialItem, exc: Exception) -> NotReplayed:
+    from verifier_tui.engine.harbor.folders import HarborFolderError
+
+    if isinstance(exc, (HarborFolderError, OSError)):
+        return NotReplayed(item, f"cannot be read: {exc}")
+    # A fault of the tool's own with this trial: said on its row, and the other trials still run.
+    return NotReplayed(item, f"could not be replayed: {type(exc).__name__}: {exc}")
+
+
 @record
 class JobTrials:
     """A Harbor job (or one trial) folder: each trial replayed on what it
@@ -148,21 +182,27 @@ class JobTrials:
         return f"{self.name}{SEPARATOR}{case}"
 
     def run(self, item: TrialItem, trigger: str = "test") -> Any:
-        """Replay one trial, blocking (the pytest plugin)."""
-        with self.replays.open(item.trial, item.step) as opened:
-            opened.run(trigger=trigger)
+        """Replay one trial, blocking (the pytest plugin); a :class:`NotReplayed` when it cannot be."""
+        try:
+            with self.replays.open(item.trial, item.step) as opened:
+                opened.run(trigger=trigger)
+        except Exception as exc:
+            return not_replayed(item, exc)
         return opened
 
     async def arun(self, item: TrialItem, gate: asyncio.Semaphore | None = None, trigger: str = "test") -> Any:
         """Replay one trial from asyncio; the task's own test.sh judges a replay
-        that differs (as ``run TRIAL`` always does)."""
-        with self.replays.open(item.trial, item.step) as opened:
-            await opened.arun(trigger=trigger, gate=gate, script_when_differs=True)
+        that differs (as ``run TRIAL`` always does). A :class:`NotReplayed` when it cannot be."""
+        try:
+            with self.replays.open(item.trial, item.step) as opened:
+                await opened.arun(trigger=trigger, gate=gate, script_when_differs=True)
+        except Exception as exc:
+            return not_replayed(item, exc)
         return opened
 
     @staticmethod
     def passed(opened: Any) -> bool:
-        return opened.last.agreement.same is True
+        return not isinstance(opened, NotReplayed) and opened.last.agreement.same is True
 
     def close(self) -> None:
         self.replays.close()

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import functools
 from pathlib import Path
+from typing import Any
 
 from textual._styles_cache import StylesCache
 from textual.app import App
@@ -17,6 +18,7 @@ from textual.widget import Widget
 from textual.worker import Worker
 
 from verifier_tui.tui.widgets.too_small import MIN_HEIGHT, MIN_WIDTH, TooSmall
+from verifier_tui.words.text import plain_text
 
 
 def _release_style_caches() -> None:
@@ -47,6 +49,11 @@ class BaseApp(App[int]):
     #: folder (Textual reads a relative CSS_PATH beside the subclass's module).
     CSS_PATH = Path(__file__).with_name("app.tcss")
     TITLE = "verifier-tui"
+
+    def notify(self, message: str, *, title: str = "", **kwargs: Any) -> None:
+        """Every toast made harmless (:func:`plain_text`): many name a file or
+        quote an exception, from files the tool did not write."""
+        super().notify(plain_text(message), title=plain_text(title), **kwargs)
 
     def on_mount(self) -> None:
         """SIGTERM, and SIGHUP when the terminal closes, quit as q does: the run

@@ -12,8 +12,10 @@ from textual.content import Content
 
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.task.cases import default_task_data
+from verifier_tui.tui.display import content
 from verifier_tui.tui.widgets.status_style import status_of
 from verifier_tui.words.run import rewards_text
+from verifier_tui.words.text import one_line
 
 if TYPE_CHECKING:
     from verifier_tui.engine.model import RunResult
@@ -37,7 +39,7 @@ def case_options(session: Session, last_by_case: dict[str, RunResult]) -> tuple[
         last = last_by_case.get(case.name)
         symbol = status_of(last)[0] if last else "·"
         extra = " (with a response)" if case.response else ""
-        options.append((case.name, Content(f"{symbol} {case.name}{extra}  · {expectation_words(case)}")))
+        options.append((case.name, content(f"{symbol} {one_line(case.name)}{extra}  · {expectation_words(case)}")))
     options.append((NO_CASE, Content("no case: run on an empty workspace")))
     return options, session.case.name if session.case else NO_CASE
 
@@ -97,7 +99,7 @@ def task_row_options(session: Session) -> tuple[Rows, str | None]:
     for row in rows.rows if rows is not None else []:
         preview = json.dumps(row.data, ensure_ascii=False)
         preview = preview if len(preview) <= 70 else preview[:69] + "…"
-        options.append((row.task_id, Content.assemble((row.task_id, "bold"), "  ", (preview, "$text-muted"))))
+        options.append((row.task_id, content((one_line(row.task_id), "bold"), "  ", (preview, "$text-muted"))))
     return options, session.task_id
 
 

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
+
+from textual.content import Content
 
 from verifier_tui.engine.advice import (
     ANOTHER_PYTHON,
@@ -24,7 +27,7 @@ from verifier_tui.engine.advice import (
 )
 from verifier_tui.engine.record import field, record
 from verifier_tui.words.run import duration_text, path_from
-from verifier_tui.words.text import plain_text
+from verifier_tui.words.text import one_line, plain_text
 
 #: The engine's actions as the main screen says them: its keys, since its
 #: user never typed a flag; where it has no key (the interpreter), the flag
@@ -43,6 +46,24 @@ KEY_WORDS = {
 def key_words(action: Action) -> str:
     """``action`` as the main screen says it (:data:`KEY_WORDS`)."""
     return KEY_WORDS.get(action.kind, action.flag)
+
+
+def content(*parts: Any) -> Content:
+    """``Content.assemble``, the text of every part made harmless
+    (:func:`plain_text`): names, reward files, result.json's words and
+    exception messages from files the tool did not write reach every panel,
+    and none may act on the terminal (escape codes, a bidi override). A part
+    that is Content already was made here. A name that must keep to its line
+    goes through :func:`one_line` first."""
+    return Content.assemble(*(_harmless(part) for part in parts))
+
+
+def _harmless(part: Any) -> Any:
+    if isinstance(part, str):
+        return plain_text(part)
+    if isinstance(part, tuple):
+        return (plain_text(part[0]), *part[1:])
+    return part
 
 
 def started_in() -> Path:
@@ -85,7 +106,7 @@ class Display:
         the home folder as ``~``."""
         if path is None:
             return "(none)"
-        return self._home(path_from(path, self.cwd))
+        return one_line(self._home(path_from(path, self.cwd)))
 
     def duration(self, seconds: float | None) -> str:
         if self.deterministic or seconds is None:

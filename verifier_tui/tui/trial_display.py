@@ -11,7 +11,7 @@ from pathlib import Path
 
 from verifier_tui.engine.advice import STAND_IN, Action
 from verifier_tui.engine.record import record
-from verifier_tui.tui.display import Display, plain_text
+from verifier_tui.tui.display import Display, one_line, plain_text
 
 
 def common_base(*paths: Path | None) -> Path:
@@ -34,9 +34,9 @@ class TrialDisplay(Display):
         if path is None:
             return "(none)"
         try:
-            return Path(path).relative_to(self.base).as_posix() or "."
+            return one_line(Path(path).relative_to(self.base).as_posix() or ".")
         except ValueError:
-            return self._home(str(path))
+            return one_line(self._home(str(path)))
 
     def action(self, action: Action) -> str:
         # The trial screen's keys for a stand-in are a line of their own

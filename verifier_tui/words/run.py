@@ -48,8 +48,10 @@ def command_words(command: list[str], cwd: Path) -> list[str]:
     """The reproduce command's words (``RunResult.command``) as typed in a
     shell in ``cwd``: each quoted for the shell, each path relative to
     ``cwd`` when inside it, else absolute; the words that start the tool
-    stay as they are (absolute, or a name on PATH)."""
-    import shlex
+    stay as they are (absolute, or a name on PATH). A word that holds a line
+    break or a bidi control (a case folder's name) is written with visible
+    escapes, so that the command shown is the one that runs."""
+    from verifier_tui.engine.procfs import shell_word
 
     start = command.index("run") + 1 if "run" in command else len(command)
     out = list(command[:start])
@@ -57,7 +59,7 @@ def command_words(command: list[str], cwd: Path) -> list[str]:
         word = command[index]
         is_path = index == start or command[index - 1] in _PATH_OPTIONS
         out.append(path_from(word, cwd) if is_path and Path(word).is_absolute() else word)
-    return [shlex.quote(word) for word in out]
+    return [shell_word(word) for word in out]
 
 
 def cut_words(text: str, width: int, ellipsis: str = "…") -> str:

@@ -25,3 +25,15 @@ def plain_text(text: str) -> str:
     text = _CONTROL.sub("", text)
     text = _BIDI.sub(lambda found: f"<U+{ord(found.group()):04X}>", text)
     return text.expandtabs(4) if "\t" in text else text
+
+
+#: Line breaks and tabs written as escapes where text must stay on its line.
+_ON_ONE_LINE = str.maketrans({"\n": "\\n", "\r": "\\r", "\t": "\\t", "\u2028": "\\u2028", "\u2029": "\\u2029"})
+
+
+def one_line(text: str) -> str:
+    """``text`` made harmless (:func:`plain_text`) on one line, its line
+    breaks and tabs written as ``\\n``, ``\\t``: a name read from a file (a
+    task's, a case's, a trial's) in a table cell or a header can never start
+    a row of its own."""
+    return plain_text(text.translate(_ON_ONE_LINE))

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from verifier_tui.engine.harbor.phases import DONE, FAILED, NOT_REACHED, STOPPED, UNKNOWN
 from verifier_tui.words.run import duration_text
+from verifier_tui.words.text import one_line
 
 if TYPE_CHECKING:
     from typing import Any
@@ -91,11 +92,11 @@ def cause_label(walk: TrialWalkthrough) -> str:
 def trial_header(walk: TrialWalkthrough) -> str:
     """``trial X · task T · agent A · verifier mode M`` (and the step)."""
     trial = walk.trial
-    parts = [f"trial {trial.name}"]
+    parts = [f"trial {one_line(trial.name)}"]
     if walk.step.name is not None:
-        parts.append(f"step {walk.step.name}")
-    parts.append(f"task {trial.task_name or '?'}")
-    parts.append(f"agent {trial.agent_name or '?'}")
+        parts.append(f"step {one_line(walk.step.name)}")
+    parts.append(f"task {one_line(trial.task_name or '?')}")
+    parts.append(f"agent {one_line(trial.agent_name or '?')}")
     parts.append(f"verifier mode {walk.facts.verifier_mode or 'unknown'}")
     return " · ".join(parts)
 

@@ -23,12 +23,14 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from verifier_tui.engine import untrusted
 from verifier_tui.engine.harbor.reading import (
     ExceptionRecord,
     JsonFile,
     TimeSpan,
     exception_from_text,
     exception_record,
+    json_kind,
     parse_time,
     read_json,
     read_text_tail,
@@ -313,6 +315,102 @@ def _rewards(verifier_result: Any) -> dict[str, Any] | None:
     return None
 
 
+#: What the tool reads of one verifier pass in ``result.json``: the
+#: ``TrialResult`` itself, or one of its ``step_results`` (Harbor 0.26.0,
+#: harbor/models/trial/result.py), with the JSON kind Harbor writes there
+#: (null is always allowed).
+_PASS_FIELDS: dict[str, type] = {
+    "agent_result": dict,
+    "agent_execution": dict,
+    "verifier": dict,
+    "verifier_result": dict,
+    "exception_info": dict,
+}
+_RESULT_FIELDS: dict[str, type] = {
+    **_PASS_FIELDS,
+    "trial_name": str,
+    "task_name": str,
+    "trial_uri": str,
+    "started_at": str,
+    "finished_at": str,
+    "verifier_environment_mode": str,
+    "config": dict,
+    "agent_info": dict,
+    "environment_setup": dict,
+    "agent_setup": dict,
+    "step_results": list,
+}
+_STEP_FIELDS: dict[str, type] = {**_PASS_FIELDS, "step_name": str}
+_KIND_WORDS: dict[type, str] = {str: "a string", dict: "an object", list: "a list"}
+#: Lines said of one result.json at most: a file of thousands of odd items gets a count.
+SHAPE_LINES = 5
+
+
+def result_shape(data: Any) -> tuple[list[dict[str, Any]], list[str]]:
+    """The ``step_results`` of ``result.json``'s object that are steps as Harbor
+    writes them (an object whose ``step_name`` names a folder of ``steps/``,
+    once), and what in the file is not of Harbor's shape, each in a line (at
+    most SHAPE_LINES, then a count). An item passed by is said; a field of
+    another kind is said and read as absent; the rest of the file still speaks."""
+    if not isinstance(data, dict):
+        return [], []
+    problems = _field_problems(data, _RESULT_FIELDS, "")
+    steps: list[dict[str, Any]] = []
+    names: set[str] = set()
+    items = data.get("step_results")
+    for index, item in enumerate(items if isinstance(items, list) else []):
+        name = item.get("step_name") if isinstance(item, dict) else None
+        if not isinstance(item, dict):
+            why = f"is {json_kind(item)}, not a step (an object with its step_name)"
+        elif not isinstance(name, str):
+            why = "has no step_name" if name is None else f"has {json_kind(name)} for its step_name"
+        elif name in ("", ".", "..") or "/" in name or "\0" in name:
+            why = f"names the step {name!r}, which cannot be a folder of steps/"
+        elif name in names:
+            why = f"names the step {name!r} again"
+        else:
+            names.add(name)
+            steps.append(item)
+            problems += _field_problems(item, _STEP_FIELDS, f"step_results[{index}].")
+            continue
+        problems.append(f"result.json: step_results[{index}] {why}: not what Harbor writes, passed by")
+    if len(problems) > SHAPE_LINES:
+        problems[SHAPE_LINES - 1 :] = [
+            f"result.json: {len(problems) - SHAPE_LINES + 1} more things not of Harbor's shape"
+        ]
+    return steps, problems
+
+
+def _field_problems(record: dict[str, Any], fields: dict[str, type], where: str) -> list[str]:
+    problems = [
+        f"result.json: {where}{key} is {json_kind(value)}, not {_KIND_WORDS[kind]}: not what Harbor writes, "
+        "read as absent"
+        for key, kind in fields.items()
+        if (value := record.get(key)) is not None and not isinstance(value, kind)
+    ]
+    rewards = untrusted.table(record, "verifier_result").get("rewards")
+    if isinstance(rewards, dict):
+        odd = [key for key, value in rewards.items() if not isinstance(value, (int, float))]
+        if odd:
+            more = f" (and {len(odd) - 1} more)" if len(odd) > 1 else ""
+            problems.append(
+                f"result.json: {where}verifier_result.rewards[{odd[0]!r}] is {json_kind(rewards[odd[0]])}, "
+                f"not a number{more}: not what Harbor writes"
+            )
+    elif rewards is not None:
+        problems.append(
+            f"result.json: {where}verifier_result.rewards is {json_kind(rewards)}, not an object: "
+            "not what Harbor writes, read as absent"
+        )
+    exception = untrusted.table(record, "exception_info")
+    if exception and not isinstance(exception.get("exception_type"), str):
+        problems.append(
+            f"result.json: {where}exception_info has no exception_type (a string): not what Harbor writes, "
+            "read as absent"
+        )
+    return problems
+
+
 def read_manifest(folder: Path) -> tuple[JsonFile, tuple[ManifestEntry, ...]]:
     """``artifacts/manifest.json`` of a trial (or step) folder. Each entry's
     ``destination`` is relative to that folder (Harbor writes
@@ -349,7 +447,7 @@ def _inside(path: Path, folder: Path) -> bool:
     """A destination must not lead out of the trial (``..`` or a link elsewhere)."""
     try:
         return Path(os.path.realpath(path)).is_relative_to(os.path.realpath(folder))
-    except OSError:
+    except (OSError, ValueError):  # ValueError: a NUL in the destination
         return False
 
 
@@ -361,7 +459,7 @@ def open_trial(path: Path | str) -> Trial:
     lock = read_json(folder / LOCK)
     absent: list[str] = []
     notes: list[str] = []
-    name = config.get("trial_name") or result.get("trial_name") or folder.name
+    name = next((n for n in (config.get("trial_name"), result.get("trial_name")) if isinstance(n, str) and n), None)
     if not config.ok:
         notes.append(config.problem or "config.json cannot be read")
     if result.state == "missing":
@@ -390,7 +488,9 @@ def open_trial(path: Path | str) -> Trial:
     if log_text is None:
         absent.append("trial.log")
     exception_text = read_text_tail(folder / EXCEPTION_TXT, 256 * 1024)
-    steps = _read_steps(folder, result, exception_text)
+    recorded, problems = result_shape(result.data if result.ok else None)
+    notes += problems
+    steps = _read_steps(folder, result, recorded, exception_text)
     for step in steps:
         if step.manifest.state == "missing" and step.artifacts_dir.is_dir():
             absent.append(
@@ -405,7 +505,7 @@ def open_trial(path: Path | str) -> Trial:
     job_path, version = _job_of(folder)
     return Trial(
         path=folder,
-        name=str(name),
+        name=name or folder.name,
         config=config,
         result=result,
         lock=lock,
@@ -436,17 +536,19 @@ def _job_of(trial_folder: Path) -> tuple[Path | None, str | None]:
     return parent, version if isinstance(version, str) else None
 
 
-def _read_steps(folder: Path, result: JsonFile, exception_text: str | None = None) -> list[StepView]:
-    """One view per verifier pass. Multi-step: ``step_results`` in order,
+def _read_steps(
+    folder: Path, result: JsonFile, recorded: list[dict[str, Any]], exception_text: str | None
+) -> list[StepView]:
+    """One view per verifier pass, never none. Multi-step: the steps
+    ``step_results`` records (``recorded``: :func:`result_shape`'s) in order,
     then any ``steps/<name>/`` folder that result.json does not know (a trial
     stopped mid-way); single-step: the trial's own folders."""
-    step_results = result.get("step_results")
     steps_dir = folder / "steps"
     try:
         on_disk = sorted(p.name for p in steps_dir.iterdir() if p.is_dir()) if steps_dir.is_dir() else []
     except OSError:
         on_disk = []
-    if not step_results and not on_disk:
+    if not recorded and not on_disk:
         manifest, entries = read_manifest(folder)
         return [
             StepView(
@@ -465,9 +567,7 @@ def _read_steps(folder: Path, result: JsonFile, exception_text: str | None = Non
         ]
     views: list[StepView] = []
     seen: set[str] = set()
-    for item in step_results if isinstance(step_results, list) else []:
-        if not isinstance(item, dict) or not isinstance(item.get("step_name"), str):
-            continue
+    for item in recorded:
         name = item["step_name"]
         seen.add(name)
         step_folder = steps_dir / name
@@ -512,6 +612,8 @@ def open_job(path: Path | str, refs: bool = False) -> Job:
             trials.append(TrialRef.of(trial) if refs else trial)
         except OSError as exc:  # a folder that vanished or became unreadable meanwhile
             problems.append(f"{child.name}: cannot be read ({exc.strerror or exc})")
+            if refs:  # tested all the same: its turn reads it again, and its row says why when it cannot be
+                trials.append(TrialRef(child, child.name, (None,)))
     if not trials:
         problems.append("no trial folders in this job (each holds trial.log, config.json, result.json)")
     return Job(

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine import untrusted
-from verifier_tui.engine.harbor.folders import CONFIG, RESULT, job_paths
+from verifier_tui.engine.harbor.folders import CONFIG, RESULT, job_paths, result_shape
 from verifier_tui.engine.harbor.reading import parse_time, read_json, read_text_tail
 from verifier_tui.engine.record import field, record
 from verifier_tui.engine.task.target import harbor_kind
@@ -70,7 +70,7 @@ class TrialRow:
     cost_usd: float | None = None
     agent_exit_code: int | None = None
     steps: int = 0
-    problem: str | None = None  # why result.json could not be read
+    problem: str | None = None  # why result.json could not be read, or what in it is not of Harbor's shape
 
     @property
     def failed(self) -> bool:
@@ -131,11 +131,9 @@ def _rewards(verifier_result: Any) -> dict[str, Any] | None:
     return rewards if isinstance(rewards, dict) else None
 
 
-def _exceptions(result: dict[str, Any]) -> list[dict[str, Any]]:
+def _exceptions(result: dict[str, Any], steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """``recorded_exceptions``: the trial's own first, then each step's."""
-    found = [result.get("exception_info")]
-    steps = result.get("step_results")
-    found += [s.get("exception_info") for s in steps if isinstance(s, dict)] if isinstance(steps, list) else []
+    found = [result.get("exception_info")] + [s.get("exception_info") for s in steps]
     return [e for e in found if isinstance(e, dict) and isinstance(e.get("exception_type"), str)]
 
 
@@ -151,12 +149,13 @@ def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def _tokens(result: dict[str, Any]) -> tuple[int | None, int | None, int | None, float | None]:
+def _tokens(
+    result: dict[str, Any], steps: list[dict[str, Any]]
+) -> tuple[int | None, int | None, int | None, float | None]:
     """``compute_token_cost_totals``: the trial's ``agent_result``, else every step's."""
     contexts = [result.get("agent_result")]
     if not isinstance(contexts[0], dict):
-        steps = result.get("step_results")
-        contexts = [s.get("agent_result") for s in steps if isinstance(s, dict)] if isinstance(steps, list) else []
+        contexts = [s.get("agent_result") for s in steps]
     totals: list[Any] = [None, None, None, None]
     for context in contexts:
         if not isinstance(context, dict):
@@ -198,14 +197,13 @@ def read_trial_row(folder: Path) -> TrialRow:
     model_info = untrusted.table(info, "model_info")
     model = model_info.get("name") or agent_config.get("model_name")
     rewards = _rewards(data.get("verifier_result"))
-    exceptions = _exceptions(data)
+    steps, problems = result_shape(data)
+    exceptions = _exceptions(data, steps)
     # reward_valid: rewards recorded and every exception's policy keeps them.
     valid = bool(rewards) and all(_valid_by_policy(e) for e in exceptions)
-    steps = data.get("step_results")
-    if isinstance(steps, list) and steps and rewards is None:
+    if steps and rewards is None:
         # A multi-step trial scores each step; its own verifier_result stays null.
-        step_rewards = [_rewards(s.get("verifier_result")) for s in steps if isinstance(s, dict)]
-        rewards = step_rewards[-1] if step_rewards and step_rewards[-1] else None
+        rewards = _rewards(steps[-1].get("verifier_result")) or None
     started = parse_time(data.get("started_at"))
     finished = parse_time(data.get("finished_at"))
     exit_code = _agent_exit_code(folder)
@@ -220,7 +218,7 @@ def read_trial_row(folder: Path) -> TrialRow:
         outcome = PASSED
     else:
         outcome = BELOW_ONE
-    tokens = _tokens(data)
+    tokens = _tokens(data, steps)
     return TrialRow(
         name=str(data.get("trial_name") or config.get("trial_name") or folder.name),
         path=folder,
@@ -239,8 +237,8 @@ def read_trial_row(folder: Path) -> TrialRow:
         n_output_tokens=_int(tokens[2]),
         cost_usd=tokens[3],
         agent_exit_code=exit_code,
-        steps=len(steps) if isinstance(steps, list) else 0,
-        problem=None if result.ok else result.problem,
+        steps=len(steps),
+        problem=result.problem if not result.ok else "; ".join(problems) or None,
     )
 
 

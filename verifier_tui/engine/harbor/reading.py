@@ -114,6 +114,19 @@ def read_json(path: Path, shape: type | tuple = dict) -> JsonFile:
     return JsonFile(path, "ok", data)
 
 
+def json_kind(value: Any) -> str:
+    """A JSON value's kind, as a sentence says it (``a string``, ``null``)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return "a list" if isinstance(value, list) else "an object"
+
+
 def read_text_tail(path: Path, limit: int = LOG_TAIL_BYTES) -> str | None:
     """The last ``limit`` bytes of a text file (replacement-decoded), or None
     when there is no regular file to read."""

@@ -10,6 +10,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, OptionList
 from textual.widgets.option_list import Option
 
+from verifier_tui.tui.display import content
 from verifier_tui.tui.widgets.key_footer import KeyFooter
 
 
@@ -36,7 +37,7 @@ class ChooseListScreen(ModalScreen[str | None]):
             yield Label(Content(self.title_text), classes="dialog-title")
             yield OptionList(
                 *[
-                    Option(label if isinstance(label, Content) else Content(label), id=key)
+                    Option(label if isinstance(label, Content) else content(label), id=key)
                     for key, label in self.choices
                 ],
                 id="options",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual import on
 from textual.app import ComposeResult
@@ -13,12 +14,25 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import DirectoryTree, Input, Label
 
+from verifier_tui.tui.display import content
 from verifier_tui.tui.widgets.key_footer import KeyFooter
+from verifier_tui.words.text import one_line
+
+if TYPE_CHECKING:
+    from rich.text import Text, TextType
 
 _SKIP = ("__pycache__", ".git", ".venv", "node_modules")
 
 
-class FileTree(DirectoryTree):
+class NamesTree(DirectoryTree):
+    """A tree of the user's folders, each name shown harmless and on its
+    line: a case folder may come from anywhere (a bidi override in its name)."""
+
+    def process_label(self, label: TextType) -> Text:
+        return super().process_label(one_line(label) if isinstance(label, str) else label)
+
+
+class FileTree(NamesTree):
     def __init__(self, path: Path, suffixes: tuple[str, ...] = (), **kwargs) -> None:
         super().__init__(path, **kwargs)
         self.suffixes = suffixes
@@ -37,6 +51,27 @@ class FileTree(DirectoryTree):
         return out
 
 
+class PathBox(Input):
+    """A picker's box. A path put in it is shown harmless and on its line (a
+    folder's name may hold a bidi override); used as shown, it is that path,
+    else what was typed (:func:`typed_path`)."""
+
+    def __init__(self, path: Path | None, **kwargs) -> None:
+        super().__init__(one_line(str(path)) if path is not None else "", **kwargs)
+        self.path = path
+
+    def put(self, path: Path) -> None:
+        self.path = path
+        self.value = one_line(str(path))
+
+    @property
+    def chosen(self) -> Path:
+        text = self.value.strip()
+        if self.path is not None and text == one_line(str(self.path)).strip():
+            return self.path
+        return typed_path(text)
+
+
 class FilePickerScreen(ModalScreen[Path | None]):
     """Dismisses with the chosen file, or None on escape."""
 
@@ -52,7 +87,7 @@ class FilePickerScreen(ModalScreen[Path | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="picker", classes="dialog"):
             yield Label(Content(self.title_text), classes="dialog-title")
-            yield Input(str(self.start or ""), id="path", placeholder="a file path (enter uses it)")
+            yield PathBox(self.start, id="path", placeholder="a file path (enter uses it)")
             yield FileTree(self.root, self.suffixes, id="tree")
             yield Label(
                 Content(
@@ -77,10 +112,9 @@ class FilePickerScreen(ModalScreen[Path | None]):
     @on(Input.Submitted, "#path")
     def _submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        text = event.value.strip()
-        path = typed_path(text)
+        path = self.query_one(PathBox).chosen
         if not path.is_file():
-            self.query_one("#picker-error", Label).update(Content(f"{text or '(empty)'} is not a file"))
+            self.query_one("#picker-error", Label).update(content(f"{event.value.strip() or '(empty)'} is not a file"))
             return
         self.dismiss(path)
 

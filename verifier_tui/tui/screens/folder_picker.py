@@ -13,11 +13,12 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import DirectoryTree, Input, Label
 
-from verifier_tui.tui.screens.file_picker import typed_path
+from verifier_tui.tui.display import content
+from verifier_tui.tui.screens.file_picker import NamesTree, PathBox
 from verifier_tui.tui.widgets.key_footer import KeyFooter
 
 
-class FolderTree(DirectoryTree):
+class FolderTree(NamesTree):
     """Folders only; caches and VCS folders left out."""
 
     def filter_paths(self, paths: Iterable[Path]) -> Iterable[Path]:
@@ -44,7 +45,7 @@ class FolderPickerScreen(ModalScreen[Path | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="picker", classes="dialog"):
             yield Label(Content(self.title_text), classes="dialog-title")
-            yield Input(str(self.start), id="path", placeholder="a folder path")
+            yield PathBox(self.start, id="path", placeholder="a folder path")
             yield FolderTree(self.root, id="tree")
             yield Label(
                 Content(
@@ -65,7 +66,7 @@ class FolderPickerScreen(ModalScreen[Path | None]):
     @on(DirectoryTree.DirectorySelected)
     def _selected(self, event: DirectoryTree.DirectorySelected) -> None:
         event.stop()
-        self.query_one("#path", Input).value = str(event.path)
+        self.query_one(PathBox).put(Path(event.path))
 
     @on(DirectoryTree.NodeHighlighted)
     def _highlighted(self, event: DirectoryTree.NodeHighlighted) -> None:
@@ -73,7 +74,7 @@ class FolderPickerScreen(ModalScreen[Path | None]):
         # Only while the user browses the tree: its first highlight, as it
         # loads, must not replace what is being typed in the box.
         if data is not None and event.control.has_focus:
-            self.query_one("#path", Input).value = str(data.path)
+            self.query_one(PathBox).put(data.path)
 
     @on(Input.Submitted, "#path")
     def _submitted(self, event: Input.Submitted) -> None:
@@ -81,10 +82,10 @@ class FolderPickerScreen(ModalScreen[Path | None]):
         self.action_use()
 
     def action_use(self) -> None:
-        text = self.query_one("#path", Input).value.strip()
-        path = typed_path(text)
+        box = self.query_one(PathBox)
+        path = box.chosen
         if not path.is_dir():
-            self.query_one("#picker-error", Label).update(Content(f"{text or '(empty)'} is not a folder"))
+            self.query_one("#picker-error", Label).update(content(f"{box.value.strip() or '(empty)'} is not a folder"))
             return
         self.dismiss(path)
 

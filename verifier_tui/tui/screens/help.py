@@ -15,6 +15,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
+from verifier_tui.tui.display import content
 from verifier_tui.tui.keys import KEYS, shown_key
 from verifier_tui.words.run import LEGEND
 
@@ -23,7 +24,7 @@ _HEAD = "bold $text-primary"
 
 def help_content() -> Content:
     """The marks first (what the screen shows), then the keys."""
-    return Content.assemble(
+    return content(
         *marks_content(LEGEND),
         *keys_content(KEYS, [("esc", "Back to the latest run", "after picking a run in the history")]),
     )

@@ -9,15 +9,16 @@ from typing import TYPE_CHECKING
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Static
 
 from verifier_tui.engine.harbor.walkthrough import trial_entries
+from verifier_tui.tui.display import content
 from verifier_tui.tui.trial_keys import JOB_KEYS, bindings
 from verifier_tui.tui.widgets.job_list import JobList
 from verifier_tui.tui.widgets.key_footer import KeyFooter
+from verifier_tui.words.text import one_line
 
 if TYPE_CHECKING:
     from verifier_tui.engine.harbor.folders import Trial
@@ -49,9 +50,9 @@ class JobScreen(Screen[None]):
         entries = trial_entries(found)
         scored = sum(1 for e in entries if e.verdict.rewards is not None)
         version = found.harbor_version
-        header = Content.assemble(
+        header = content(
             ("trial ", "$text-muted"),
-            (found.name, "bold"),
+            (one_line(found.name), "bold"),
             (f" · {len(entries)} steps" + (f" · Harbor {version}" if version else ""), "$text-muted"),
             (f" · {scored} of {len(entries)} scored", "$text-muted"),
         )
@@ -61,7 +62,7 @@ class JobScreen(Screen[None]):
         listing.show(entries)
         listing.focus()
         hint = "enter opens one: the sandbox beside a local replay, step by step"
-        self.query_one("#job-hint", Static).update(Content.assemble((hint, "$text-muted")))
+        self.query_one("#job-hint", Static).update(content((hint, "$text-muted")))
 
     def action_back(self) -> None:
         """Back to the job's overview, when the trial was opened from it."""

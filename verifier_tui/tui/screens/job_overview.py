@@ -13,7 +13,6 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
@@ -27,11 +26,12 @@ from verifier_tui.engine.harbor.overview import (
     select_rows,
     trial_rows,
 )
+from verifier_tui.tui.display import content
 from verifier_tui.tui.screens.help import HelpScreen, keys_content
 from verifier_tui.tui.trial_keys import OVERVIEW_KEYS, bindings
 from verifier_tui.tui.widgets.key_footer import KeyFooter
 from verifier_tui.tui.widgets.table import Table
-from verifier_tui.words.text import plain_text
+from verifier_tui.words.text import one_line
 
 #: Reading yields to the screen after this long: keys and frames wait at most
 #: that. Drawing the first rows takes a dozen hops through the event loop
@@ -42,15 +42,11 @@ SLICE_S = 0.005
 POST_S = 1.0
 
 
-def shown(text: str) -> str:
-    """Text from Harbor's files (names, exception types, reward keys) made
-    harmless: no escape sequence, control character or line break."""
-    return plain_text(" ".join(str(text).splitlines()))
-
-
 def cell(text: str) -> Text:
-    """A DataTable cell that shows ``text`` as it is (a plain ``str`` cell would be read as markup)."""
-    return Text(shown(text), end="")
+    """A DataTable cell that shows ``text`` from Harbor's files (names,
+    exception types, reward keys) as it is, harmless and on its line (a plain
+    ``str`` cell would be read as markup)."""
+    return Text(one_line(str(text)), end="")
 
 
 def _seconds(value: float | None) -> str:
@@ -174,8 +170,8 @@ class JobOverviewScreen(Screen[None]):
         version = f" · Harbor {self.harbor_version}" if self.harbor_version else ""
         lines: list = [
             ("job ", "$text-muted"),
-            (shown(self.job_name), "bold"),
-            (shown(f" · {count} · {agents}{version}"), "$text-muted"),
+            (one_line(self.job_name), "bold"),
+            (one_line(f" · {count} · {agents}{version}"), "$text-muted"),
             "\n",
         ]
         counts = overview.counts()
@@ -183,17 +179,17 @@ class JobOverviewScreen(Screen[None]):
             lines.append(("ended  ", "$text-muted"))
             for index, (outcome, number) in enumerate(counts):
                 style = "$success" if outcome == PASSED else "$warning" if outcome == "reward below 1" else "$error"
-                lines += [(", " if index else "", "$text-muted"), (f"{number} ", "bold"), (shown(outcome), style)]
+                lines += [(", " if index else "", "$text-muted"), (f"{number} ", "bold"), (one_line(outcome), style)]
             lines.append("\n")
         for index, line in enumerate(overview.reward_lines()):
-            lines += [("reward " if index == 0 else "       ", "$text-muted"), shown(line), "\n"]
+            lines += [("reward " if index == 0 else "       ", "$text-muted"), one_line(line), "\n"]
         tokens = overview.token_words()
         if tokens:
             lines += [("agent  ", "$text-muted"), tokens, "\n"]
-        lines.append((shown(self._filter_words()), "$text-muted"))
+        lines.append((one_line(self._filter_words()), "$text-muted"))
         if self.done and read == 0:
             lines.append(("\nno trial folders here (each holds trial.log, config.json, result.json)", "$error"))
-        self.query_one("#job-header", Static).update(Content.assemble(*lines))
+        self.query_one("#job-header", Static).update(content(*lines))
 
     def _filter_words(self) -> str:
         shown = []
@@ -291,7 +287,7 @@ class JobOverviewScreen(Screen[None]):
     def action_help(self) -> None:
         self.app.push_screen(
             HelpScreen(
-                Content.assemble(
+                content(
                     *keys_content(
                         OVERVIEW_KEYS,
                         [

@@ -9,17 +9,18 @@ from pathlib import Path
 
 from textual import on, work
 from textual.app import ComposeResult
-from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
 from verifier_tui.engine.harbor.overview import JobSummary, read_jobs
+from verifier_tui.tui.display import content
 from verifier_tui.tui.screens.help import HelpScreen, keys_content
-from verifier_tui.tui.screens.job_overview import cell, shown
+from verifier_tui.tui.screens.job_overview import cell
 from verifier_tui.tui.trial_keys import JOBS_KEYS, bindings
 from verifier_tui.tui.widgets.key_footer import KeyFooter
 from verifier_tui.tui.widgets.table import Table
+from verifier_tui.words.text import one_line
 
 
 class JobsScreen(Screen[None]):
@@ -62,9 +63,9 @@ class JobsScreen(Screen[None]):
             else "no job folders here (each holds job.log, config.json and one folder per trial)"
         )
         self.query_one("#job-header", Static).update(
-            Content.assemble(
+            content(
                 ("jobs folder ", "$text-muted"),
-                (shown(self.path.name), "bold"),
+                (one_line(self.path.name), "bold"),
                 (f" · {count}\n", "$text-muted"),
                 (hint, "$text-muted"),
             )
@@ -101,7 +102,7 @@ class JobsScreen(Screen[None]):
     def action_help(self) -> None:
         self.app.push_screen(
             HelpScreen(
-                Content.assemble(*keys_content(JOBS_KEYS, [("esc", "Back", "from a job's overview to this list")])),
+                content(*keys_content(JOBS_KEYS, [("esc", "Back", "from a job's overview to this list")])),
                 "verifier-tui: a folder of jobs",
             )
         )

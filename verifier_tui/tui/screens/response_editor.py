@@ -19,6 +19,7 @@ from textual.screen import ModalScreen
 from textual.timer import Timer
 from textual.widgets import Label, TextArea
 
+from verifier_tui.tui.display import content
 from verifier_tui.tui.widgets.key_footer import KeyFooter
 
 #: Pause after the last key before the typed response is run. 400 ms: people
@@ -91,7 +92,7 @@ class ResponseEditorScreen(ModalScreen[None]):
             title = "Response: Responses API JSON (passed as typed)"
             state, style = json_state(self.text)
         self.query_one("#editor-title", Label).update(Content(title))
-        self.query_one("#editor-state", Label).update(Content.assemble((state, style)))
+        self.query_one("#editor-state", Label).update(content((state, style)))
 
 
 def json_error(text: str) -> str | None:

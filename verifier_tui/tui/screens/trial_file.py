@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING, Any
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Static
 
+from verifier_tui.tui.display import content
 from verifier_tui.tui.widgets.key_footer import KeyFooter
 
 if TYPE_CHECKING:
@@ -44,7 +44,7 @@ class TrialFileScreen(Screen[None]):
         view, fmt = self.view, self.fmt
         where = fmt.path(view.path) if view.path is not None else ""
         self.query_one("#file-header", Static).update(
-            Content.assemble(
+            content(
                 (view.title, "bold"),
                 (f"  {where}" if where else "", "$text-muted"),
                 ("  · esc goes back", "$text-muted"),
@@ -53,7 +53,7 @@ class TrialFileScreen(Screen[None]):
         parts: list[Any] = []
         for kind, text in view.lines:
             parts += [(fmt.text(text), STYLES.get(kind, "")), "\n"]
-        self.query_one("#file-text", Static).update(Content.assemble(*parts[:-1]))
+        self.query_one("#file-text", Static).update(content(*parts[:-1]))
         body = self.query_one("#file-body")
         body.focus()
         if view.key in FROM_THE_END:

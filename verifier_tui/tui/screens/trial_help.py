@@ -6,6 +6,7 @@ from __future__ import annotations
 from textual.content import Content
 
 from verifier_tui.engine.harbor.phases import DONE, FAILED, NOT_REACHED, STOPPED, UNKNOWN
+from verifier_tui.tui.display import content
 from verifier_tui.tui.screens.help import keys_content, marks_content
 from verifier_tui.tui.trial_keys import TRIAL_KEYS
 from verifier_tui.words.trial import PHASE_MARKS
@@ -48,4 +49,4 @@ def trial_help(from_job: bool) -> Content:
     extra = [("tab", "Move between the sandbox and the replay", "e opens the failing line of the side in focus")]
     if from_job:
         extra.append(("esc", "Back to the job's trials", "the list this trial was opened from"))
-    return Content.assemble(*marks_content(MARKS, width=9), *keys_content(TRIAL_KEYS, extra))
+    return content(*marks_content(MARKS, width=9), *keys_content(TRIAL_KEYS, extra))

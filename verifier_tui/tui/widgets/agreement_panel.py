@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from textual.content import Content
 from textual.widgets import Static
 
 from verifier_tui.engine.advice import STAND_IN, Advice
+from verifier_tui.tui.display import content
 from verifier_tui.words.trial import agreement_mark, agreement_words, verdict_words
 
 if TYPE_CHECKING:
@@ -40,11 +40,11 @@ class AgreementPanel(Static):
             parts += ["\n", ("  • ", "$text-muted"), fmt.text(difference)]
         if replayed.local is None and asks_for_stand_in(replayed.skipped):
             parts += ["\n", ("  ", ""), (NO_REPLAY_KEYS, "bold $accent")]
-        self.update(Content.assemble(*parts))
+        self.update(content(*parts))
 
     def show_waiting(self, sandbox: Any) -> None:
         self.update(
-            Content.assemble(
+            content(
                 ("▶ replaying  ", "bold $accent"),
                 f"the sandbox ended with {verdict_words(sandbox)}; the replay's verdict comes here",
             )

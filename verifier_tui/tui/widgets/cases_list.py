@@ -10,9 +10,11 @@ from textual.widgets.option_list import Option
 
 from verifier_tui.engine.model import RunResult
 from verifier_tui.engine.task.cases import Case
+from verifier_tui.tui.display import content
 from verifier_tui.tui.widgets import redraw
 from verifier_tui.tui.widgets.status_style import status_of
 from verifier_tui.words.run import NOT_RUN, OUTDATED, RUNNING, short_reward
+from verifier_tui.words.text import one_line
 
 NO_CASES = "__none__"
 
@@ -57,13 +59,17 @@ class CasesList(OptionList):
         marker = (f"{RUNNING} ", "bold $accent") if running else ("  ", "")
         name_style = "bold underline" if current else ""
         if result is None:
-            return Content.assemble(marker, (NOT_RUN, "$text-muted"), " ", (case.name, name_style))
+            return content(marker, (NOT_RUN, "$text-muted"), " ", (one_line(case.name), name_style))
         symbol, _word, style = status_of(result)
         reward = short_reward(result)
         if result.sequence <= outdated_through:  # its verdict was the files' before the change: not shown as current
             symbol, style, reward = OUTDATED, "bold $warning", f"was {symbol} {reward}".rstrip()
-        return Content.assemble(
-            marker, (symbol, style), " ", (case.name, name_style), (f"  {reward}" if reward else "", "$text-muted")
+        return content(
+            marker,
+            (symbol, style),
+            " ",
+            (one_line(case.name), name_style),
+            (f"  {reward}" if reward else "", "$text-muted"),
         )
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from textual.content import Content
 from textual.widgets import Static
 
+from verifier_tui.tui.display import content
 from verifier_tui.tui.widgets import redraw
 from verifier_tui.tui.widgets.header_line import KEY, LABEL, SEP
 
@@ -32,7 +32,7 @@ class ChoicesPanel(Static):
             task_data = f"row {session.task_id} of {task_data}"
         redraw.update(
             self,
-            Content.assemble(
+            content(
                 ("workspace ", LABEL),
                 (workspace, "bold"),
                 (" f", KEY),

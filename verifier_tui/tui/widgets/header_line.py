@@ -8,8 +8,10 @@ from typing import TYPE_CHECKING, Any
 from textual.content import Content
 from textual.widgets import Static
 
+from verifier_tui.tui.display import content
 from verifier_tui.tui.widgets import redraw
 from verifier_tui.words.run import MODE_NAMES, limits_words, preload_words, runner_words
+from verifier_tui.words.text import one_line
 
 if TYPE_CHECKING:
     from verifier_tui.engine.session import Session
@@ -43,9 +45,9 @@ class HeaderLine(Static):
 
     def show(self, session: Session, fmt: Display, explain: dict[str, Any] | None) -> None:
         verifier = fmt.path(session.verifier) if session.verifier else "none found"
-        case = session.case.name if session.case else "none"
+        case = one_line(session.case.name) if session.case else "none"
         mode_style = "bold $accent" if session.mode == "server" else "bold $primary"
-        parts: list[Any] = [(session.task.name, "bold"), SEP] if names_the_task(session, fmt) else []
+        parts: list[Any] = [(one_line(session.task.name), "bold"), SEP] if names_the_task(session, fmt) else []
         parts += [
             ("verifier ", LABEL),
             (verifier, "bold" if session.verifier else "bold $error"),
@@ -66,14 +68,14 @@ class HeaderLine(Static):
         preload = preload_words(session)
         if preload is not None:
             parts += [SEP, (preload, LABEL)]
-        self._choices = Content.assemble(*parts)
+        self._choices = content(*parts)
         # How runs are kept apart from the user's files (engine/sandbox/isolation.py):
         # the kind here, the whole sentence (and why a copy) on hover.
         isolation = session.isolation
         namespace = isolation.kind == "namespace"
         limits = session.limits()
         short = limits_words(limits, namespace=namespace, short=True)
-        self._sandbox = Content.assemble(
+        self._sandbox = content(
             (isolation.short, "$warning" if isolation.kind != "namespace" else LABEL),
             *((SEP, (short, LABEL)) if short else ()),
         )
@@ -87,9 +89,9 @@ class HeaderLine(Static):
     def _draw(self) -> None:
         if self._choices is None or self._sandbox is None:
             return
-        line = Content.assemble(self._choices, SEP, self._sandbox)
+        line = content(self._choices, SEP, self._sandbox)
         width = self.content_size.width
         if width and line.cell_length > width:
             # on a line of its own rather than cut after a dangling separator
-            line = Content.assemble(self._choices, "\n", self._sandbox)
+            line = content(self._choices, "\n", self._sandbox)
         redraw.update(self, line)

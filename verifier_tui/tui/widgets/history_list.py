@@ -21,8 +21,10 @@ from verifier_tui.engine.harbor.runner_output import parse_runner_output
 from verifier_tui.engine.model import CapturedText, RunResult
 from verifier_tui.engine.record import replace
 from verifier_tui.engine.verdict import REWARD_KEYS, rewards_json
+from verifier_tui.tui.display import content
 from verifier_tui.tui.widgets.status_style import status_of
 from verifier_tui.words.run import CHANGED, DOWN, SAME, UP, short_reward
+from verifier_tui.words.text import one_line
 
 #: Runs whose whole result is kept, so that selecting one shows everything:
 #: the few a user compares with the latest while editing.
@@ -65,7 +67,7 @@ def summary_text(result: RunResult, duration: str) -> str:
     """What a run older than the latest KEEP_FULL shows when picked."""
     symbol, word, _style = status_of(result)
     lines = [
-        f"{symbol} {word}  run #{result.sequence} · {result.case or 'no case'}",
+        f"{symbol} {word}  run #{result.sequence} · {one_line(result.case or 'no case')}",
         f"after {result.trigger}",
         f"{result.outcome_words} · {duration}",
     ]
@@ -157,10 +159,10 @@ class HistoryList(OptionList):
         symbol, _word, style = status_of(result)
         mark, mark_style = reward_change(result, previous, endings)
         reward = short_reward(result)
-        return Content.assemble(
+        return content(
             (f"#{result.sequence:<3}", "$text-muted"),
             (f"{symbol} ", style),
-            (result.case or "no case", ""),
+            (one_line(result.case or "no case"), ""),
             (f" {reward}" if reward else "", "bold"),
             (f" {mark}" if mark else "", mark_style),
             (f"\n after {result.trigger}", "$text-muted"),

@@ -9,6 +9,8 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from verifier_tui.engine.harbor.walkthrough import JobEntry
+from verifier_tui.tui.display import content
+from verifier_tui.words.text import one_line
 
 
 class JobList(OptionList):
@@ -24,7 +26,7 @@ class JobList(OptionList):
         options: list[Option] = []
         for index, entry in enumerate(entries):
             if entry.step is not None and (index == 0 or entries[index - 1].trial != entry.trial):
-                options.append(Option(Content.assemble(("  ", ""), (entry.trial, "bold")), disabled=True))
+                options.append(Option(content(("  ", ""), (one_line(entry.trial), "bold")), disabled=True))
             options.append(Option(self._prompt(entry, width), id=str(index)))
         self.set_options(options)
         first = next((i for i, option in enumerate(options) if not option.disabled), None)
@@ -33,7 +35,7 @@ class JobList(OptionList):
 
     @staticmethod
     def _entry_name(entry: JobEntry) -> str:
-        return f"  step {entry.step}" if entry.step is not None else entry.trial
+        return one_line(f"  step {entry.step}" if entry.step is not None else entry.trial)
 
     def _prompt(self, entry: JobEntry, width: int) -> Content:
         verdict = entry.verdict
@@ -45,8 +47,8 @@ class JobList(OptionList):
         if entry.exception_type and entry.exception_type != verdict.error:
             extra = f"  (Harbor recorded {entry.exception_type})"
         indent = "  " if entry.step is not None else ""
-        name = f"step {entry.step}" if entry.step is not None else entry.trial
-        return Content.assemble(
+        name = one_line(f"step {entry.step}" if entry.step is not None else entry.trial)
+        return content(
             indent,
             (f"{mark} ", style),
             (name.ljust(width - len(indent)), "bold"),

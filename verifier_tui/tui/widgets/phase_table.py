@@ -13,6 +13,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from verifier_tui.engine.harbor.phases import DONE, FAILED, NOT_REACHED, PHASES, STOPPED, UNKNOWN
+from verifier_tui.tui.display import content
 from verifier_tui.words.trial import PHASE_MARKS, step_detail
 
 if TYPE_CHECKING:
@@ -55,9 +56,9 @@ class PhaseTable(Vertical):
             theirs += ["\n", *_cell(next(p for p in sandbox.phases if p.name == name), fmt)]
             ours = by_name.get(name)
             mine += ["\n", *(_cell(ours, fmt) if ours is not None else [("-", "$text-muted")])]
-        self.query_one("#phase-labels", Static).update(Content.assemble(*labels))
-        self.query_one("#phase-sandbox", Static).update(Content.assemble(*theirs))
-        self.query_one("#phase-local", Static).update(Content.assemble(*mine))
+        self.query_one("#phase-labels", Static).update(content(*labels))
+        self.query_one("#phase-sandbox", Static).update(content(*theirs))
+        self.query_one("#phase-local", Static).update(content(*mine))
         self.query_one("#phase-words", Static).update(_words(sandbox, local, parting, fmt, local_missing))
 
 
@@ -95,4 +96,4 @@ def _words(
         parts += ["\n" if parts else "", ("replay: ", "bold"), (fmt.text(local_missing), "$text-muted")]
     for line in step_detail(sandbox, local, parting):
         parts += ["\n" if parts else "", (fmt.text(line), "$text-muted")]
-    return Content.assemble(*parts)
+    return content(*parts)

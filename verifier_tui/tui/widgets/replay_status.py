@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from textual.content import Content
 from textual.widgets import Static
 
+from verifier_tui.tui.display import content
 from verifier_tui.words.trial import agreement_words
 
 if TYPE_CHECKING:
@@ -26,7 +27,7 @@ class ReplayStatus(Static):
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self.watch_words = WATCH_WORDS["starting"]
-        self.state: Content = Content.assemble(("no replay yet", "$text-muted"))
+        self.state: Content = content(("no replay yet", "$text-muted"))
         self.count = 0
         self.stale: str | None = None
 
@@ -38,20 +39,20 @@ class ReplayStatus(Static):
         self._draw()
 
     def set_running(self, trigger: str) -> None:
-        self.state = Content.assemble(("▶ replaying ", "bold $accent"), (f"after {trigger}", "$text-muted"))
+        self.state = content(("▶ replaying ", "bold $accent"), (f"after {trigger}", "$text-muted"))
         self._draw()
 
     def set_finished(self, replayed: Replayed, trigger: str) -> None:
         word, _sentence = agreement_words(replayed.agreement, replayed.skipped)
         if replayed.local is not None:
             self.count += 1
-            self.state = Content.assemble(
+            self.state = content(
                 (f"replay #{self.count} ", "$text-muted"),
                 (word, AGREEMENT_STYLES.get(word, "bold $warning")),
                 (f" with the sandbox · after {trigger}", "$text-muted"),
             )
         else:
-            self.state = Content.assemble((word, "bold $warning"), (": see the agreement above", "$text-muted"))
+            self.state = content((word, "bold $warning"), (": see the agreement above", "$text-muted"))
         self._draw()
 
     def set_stale(self, what: str | None) -> None:
@@ -60,7 +61,7 @@ class ReplayStatus(Static):
         self._draw()
 
     def set_note(self, text: str, style: str = "$error") -> None:
-        self.state = Content.assemble((text, style))
+        self.state = content((text, style))
         self._draw()
 
     def _draw(self) -> None:
@@ -70,4 +71,4 @@ class ReplayStatus(Static):
             if self.stale
             else ()
         )
-        self.update(Content.assemble((text, style), "   ", self.state, *stale))
+        self.update(content((text, style), "   ", self.state, *stale))

@@ -15,7 +15,7 @@ from textual.widgets import Static
 
 from verifier_tui.engine.advice import worded
 from verifier_tui.engine.diagnosis import shadow_text, stdlib_shadows
-from verifier_tui.tui.display import key_words
+from verifier_tui.tui.display import content, key_words
 from verifier_tui.tui.widgets import redraw
 from verifier_tui.tui.widgets.reward_panel import IN_COMMAND
 from verifier_tui.words.run import LISTED, MODE_NAMES, binding_text, more_text
@@ -38,7 +38,7 @@ class ResolutionPanel(VerticalScroll):
     def show_message(self, text: str, notices: Sequence[str] = (), style: str = _MUTED) -> None:
         parts: list[Any] = [(f"⚠ {worded(n, key_words)}\n", _WARN) for n in notices]
         parts.append((text, style))
-        redraw.update(self.query_one("#resolution-body", Static), Content.assemble(*parts))
+        redraw.update(self.query_one("#resolution-body", Static), content(*parts))
 
     def show(self, explain: dict[str, Any], mode: str, fmt: Display, notices: Sequence[str] = ()) -> None:
         redraw.update(self.query_one("#resolution-body", Static), resolution_content(explain, mode, fmt, notices))
@@ -50,7 +50,7 @@ def resolution_content(explain: dict[str, Any], mode: str, fmt: Display, notices
     parts: list[Any] = [(f"⚠ {fmt.words(n)}\n", _WARN) for n in notices]
     if explain.get("error"):
         parts.append((f"The runner could not explain this run: {fmt.text(str(explain['error']))}\n", _PROBLEM))
-        return Content.assemble(*parts)
+        return content(*parts)
     if explain.get("from_contract"):
         parts.append(
             (
@@ -66,7 +66,7 @@ def resolution_content(explain: dict[str, Any], mode: str, fmt: Display, notices
     parts += _interpreter(explain, fmt)
     parts += _sys_path(explain, fmt)
     parts += _environment(explain, fmt)
-    return Content.assemble(*parts)
+    return content(*parts)
 
 
 def _problems(explain: dict[str, Any], mode: str, fmt: Display) -> list[Any]:

@@ -15,6 +15,7 @@ from textual.widgets import Static
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.model import Outcome, RunResult
 from verifier_tui.engine.verdict import rewards_json
+from verifier_tui.tui.display import content
 from verifier_tui.tui.external import failing_location
 from verifier_tui.tui.widgets import redraw
 from verifier_tui.tui.widgets.status_style import status_of
@@ -45,7 +46,7 @@ class RewardPanel(VerticalScroll):
         yield Static(Content("No run yet."), id="reward-body")
 
     def show_message(self, text: str, style: str = _MUTED) -> None:
-        redraw.update(self.query_one("#reward-body", Static), Content.assemble((text, style)))
+        redraw.update(self.query_one("#reward-body", Static), content((text, style)))
 
     def show(self, result: RunResult, fmt: Display, banner: str | None = None) -> None:
         redraw.update(self.query_one("#reward-body", Static), reward_content(result, fmt, banner))
@@ -70,7 +71,7 @@ def reward_content(result: RunResult, fmt: Display, banner: str | None = None) -
     for notice in result.notices:
         parts.append((f"note: {fmt.words(notice)}\n", "$warning"))
     if result.not_staged:  # refused before the verifier was called: why, where a verdict would be
-        return Content.assemble(
+        return content(
             *parts,
             ("\nHarbor's verdict\n", _HEAD),
             ("  none: ", "bold $error"),
@@ -127,7 +128,7 @@ def reward_content(result: RunResult, fmt: Display, banner: str | None = None) -
         parts.append(head + "\n")
         if more:
             parts.append((f"… {more} of {reward_file.name} ({IN_COMMAND})\n", _MUTED))
-    return Content.assemble(*parts)
+    return content(*parts)
 
 
 def pretty(name: str, text: str) -> str:

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from textual.content import Content
 from textual.widgets import Static
+
+from verifier_tui.tui.display import content
 
 if TYPE_CHECKING:
     from verifier_tui.engine.harbor.root_cause import RootCause
@@ -17,11 +18,11 @@ if TYPE_CHECKING:
 class RootCausePanel(Static):
     def show(self, cause: RootCause, fmt: TrialDisplay) -> None:
         if not cause.failed:
-            self.update(Content.assemble(("✓ root cause  ", "bold $success"), fmt.text(cause.headline())))
+            self.update(content(("✓ root cause  ", "bold $success"), fmt.text(cause.headline())))
             return
         parts: list[Any] = [("✗ root cause  ", "bold $error"), (fmt.text(cause.headline()), "bold")]
         if cause.then:
             parts += ["\n", ("  " + fmt.text(cause.then), "$text-muted")]
         if cause.advice:
             parts += ["\n", ("  try: ", "bold $accent"), fmt.text(cause.advice)]
-        self.update(Content.assemble(*parts))
+        self.update(content(*parts))

@@ -10,9 +10,11 @@ from textual.content import Content
 from textual.widgets import Static
 
 from verifier_tui.engine.model import RunResult
+from verifier_tui.tui.display import content
 from verifier_tui.tui.widgets import redraw
 from verifier_tui.tui.widgets.status_style import status_of
 from verifier_tui.words.run import short_reward
+from verifier_tui.words.text import one_line
 
 if TYPE_CHECKING:
     from textual.timer import Timer
@@ -50,7 +52,7 @@ class StatusLine(Static):
         self._draw()
 
     def set_running(self, case: str | None, trigger: str) -> None:
-        self.running = (case or "the current choices", trigger, time.monotonic())
+        self.running = (one_line(case) if case else "the current choices", trigger, time.monotonic())
         self.note = None
         if self._timer is not None:
             self._timer.resume()
@@ -63,13 +65,13 @@ class StatusLine(Static):
         if result is not None:
             symbol, word, style = status_of(result)
             reward = short_reward(result)
-            self.last = Content.assemble(
+            self.last = content(
                 (f"run #{result.sequence} ", "$text-muted"),
                 (f"{symbol} {word}", style),
                 (f" · reward {reward}" if reward else "", "bold"),
                 f"{'' if word in result.outcome_words else ' · ' + self.fmt.text(result.outcome_words)}"
                 f" · {self.fmt.duration(result.duration_s)}",
-                (f" · {result.case or 'no case'}", "$text-muted"),
+                (f" · {one_line(result.case or 'no case')}", "$text-muted"),
             )
         self._draw()
 
@@ -78,7 +80,7 @@ class StatusLine(Static):
         self.running = None
         if self._timer is not None:
             self._timer.pause()
-        self.note = Content.assemble((text, style))
+        self.note = content((text, style))
         self._draw()
 
     def set_stale(self, what: str | None) -> None:
@@ -108,4 +110,4 @@ class StatusLine(Static):
         # One line high in the stylesheet whatever it says: a repaint, not a
         # layout of the whole screen (twice a run, and ten times a second while
         # one runs; the layouts were about a sixth of a re-run's CPU in the app).
-        redraw.update(self, Content.assemble(*parts), layout=False)
+        redraw.update(self, content(*parts), layout=False)

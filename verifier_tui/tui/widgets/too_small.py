@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from textual.content import Content
 from textual.widgets import Static
+
+from verifier_tui.tui.display import content
 
 #: The smallest terminal every panel fits in (the README promises 100x30).
 MIN_WIDTH = 100
@@ -13,7 +14,7 @@ MIN_HEIGHT = 30
 class TooSmall(Static):
     def show_size(self, width: int, height: int) -> None:
         self.update(
-            Content.assemble(
+            content(
                 (f"terminal too small (need {MIN_WIDTH}x{MIN_HEIGHT})\n\n", "bold $warning"),
                 f"This one is {width}x{height}. Make the window larger, or the font smaller;\n"
                 "verifier-tui keeps running and watching meanwhile.\n\n",

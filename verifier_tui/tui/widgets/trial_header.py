@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from textual.content import Content
 from textual.widgets import Static
+
+from verifier_tui.tui.display import content
+from verifier_tui.words.text import one_line
 
 if TYPE_CHECKING:
     from verifier_tui.engine.harbor.walkthrough import TrialWalkthrough
@@ -20,16 +22,16 @@ class TrialHeader(Static):
     def show(self, walk: TrialWalkthrough, fmt: TrialDisplay) -> None:
         trial = walk.trial
         mode = walk.facts.verifier_mode or "unknown"
-        parts: list[Any] = [("trial ", LABEL), (trial.name, "bold")]
+        parts: list[Any] = [("trial ", LABEL), (one_line(trial.name), "bold")]
         if walk.step.name is not None:
-            parts += [SEP, ("step ", LABEL), (walk.step.name, "bold")]
+            parts += [SEP, ("step ", LABEL), (one_line(walk.step.name), "bold")]
         parts += [
             SEP,
             ("task ", LABEL),
-            (trial.task_name or "?", "bold"),
+            (one_line(trial.task_name or "?"), "bold"),
             SEP,
             ("agent ", LABEL),
-            (trial.agent_name or "?", "bold"),
+            (one_line(trial.agent_name or "?"), "bold"),
             SEP,
             ("verifier mode ", LABEL),
             (mode, "bold $primary"),
@@ -43,4 +45,4 @@ class TrialHeader(Static):
             drift = walk.drift
             if drift is not None and drift.same is False:
                 parts += ["\n", ("⚠ ", "bold $warning"), (fmt.text("; ".join(drift.sentences())), "$warning")]
-        self.update(Content.assemble(*parts))
+        self.update(content(*parts))

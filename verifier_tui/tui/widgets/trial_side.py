@@ -11,6 +11,7 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
+from verifier_tui.tui.display import content
 from verifier_tui.tui.widgets.reward_panel import pretty
 from verifier_tui.words.run import stuck_line
 from verifier_tui.words.trial import verdict_words, workspace_words
@@ -37,7 +38,7 @@ class SidePanel(VerticalScroll):
         yield Static(Content(""), classes="side-body")
 
     def _update(self, parts: list[Any]) -> None:
-        self.query_one(".side-body", Static).update(Content.assemble(*parts))
+        self.query_one(".side-body", Static).update(content(*parts))
 
     def show_sandbox(self, opened: TrialSession, fmt: TrialDisplay) -> None:
         walk = opened.walk

@@ -1,0 +1,34 @@
+"""Names the tool reads from files it did not write (a case folder's, a
+task.toml's ``[task] name``) in ``test``'s text: a line break in one is
+written as ``\\n`` on its row and cannot forge another, a bidi control is
+shown as ``<U+202E>`` and never obeyed; ``--json`` keeps every name as it is
+(JSON escapes it). A trial's and a job's names: tests/harbor/test_harmless_text.py."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from tests.helpers import make_task, no_traceback, run_tool, write
+
+PY = sys.executable
+RLO = "\u202e"
+#: A name that, printed as it is, would add a passing row of its own to a table.
+FORGED = 'good\n✓  forged  {"reward": 1.0}  {"reward": 1.0}'
+
+
+def test_a_case_or_task_name_with_a_line_break_stays_on_its_row(tmp_path, env):
+    toml = f'version = "1.0"\n[task]\nname = "org/demo\\n✓  forged-task{RLO}"\n'
+    task = make_task(tmp_path / "tasks" / "demo", toml=toml, cases={FORGED: {"a.txt": ""}, f"b{RLO}c": {"a.txt": ""}})
+    for case in (task / "cases").iterdir():
+        write(case / "expected.json", '{"rewards": {"reward": 1.0}}')
+    done = run_tool(env, "test", task, "--python", PY, cwd=tmp_path)
+    no_traceback(done)
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("task org/demo\\n✓  forged-task<U+202E> · verifier"), lines
+    header, *rows = (line.split() for line in lines[1:4])
+    assert header[0] == "case" and [row[1] for row in rows] == ["b<U+202E>c", "good\\n✓"], lines
+    assert not any(line.startswith("✓  forged") for line in lines), lines
+    assert RLO not in done.stdout
+    cases = json.loads(run_tool(env, "test", task, "--python", PY, "--json", cwd=tmp_path).stdout)["cases"]
+    assert sorted(c["case"] for c in cases) == sorted([FORGED, f"b{RLO}c"])

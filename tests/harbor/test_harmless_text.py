@@ -1,0 +1,101 @@
+"""Text from a trial's files on the trial's screens and in the headless
+commands: names from config.json and result.json, the rewards Harbor
+recorded, the reward file in verifier/. A right-to-left override (U+202E)
+among them never reaches the terminal (it is shown as ``<U+202E>``), and a
+line break in a name is written as ``\\n`` on its row, never a row of its
+own; ``--json`` keeps every name as it is (JSON escapes it)."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from tests.harbor.job_copies import copy_job_files, copy_trial
+from tests.harbor.trial_app_under_test import make_trial_app
+from tests.helpers import no_traceback, run_tool
+from tests.tui.app_under_test import screen_text
+from verifier_tui.tui.screens.job_overview import JobOverviewScreen
+
+PY = sys.executable
+RLO = "\u202e"
+
+
+def hostile(result: dict) -> None:
+    result["task_name"] = f"separate{RLO}-mode"
+    result["agent_info"]["name"] = f"ora{RLO}cle"
+    result["verifier_result"] = {"rewards": {f"re{RLO}ward": 1.0}}
+
+
+async def test_a_right_to_left_override_from_a_trial_never_reaches_the_terminal(real, tmp_path):
+    job = copy_job_files(real, real / "jobs" / "hostile", source="separate-mode")
+    trial = copy_trial(real, job, f"evil{RLO}\nname__a", source="separate-mode", edit=hostile)
+    (trial / "verifier" / "reward.json").write_text(json.dumps({f"re{RLO}ward": 1.0}))
+    app = make_trial_app(trial, python=PY)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await app.wait_for_replays(1)
+        await pilot.pause()
+        shown = screen_text(app)
+        assert RLO not in shown
+        assert "trial evil<U+202E>\\nname__a · task separate<U+202E>-mode · agent ora<U+202E>cle" in shown  # the header
+        assert "Harbor scored re<U+202E>ward 1.0" in shown
+        assert '"re<U+202E>ward": 1.0' in shown  # verifier/reward.json
+
+
+async def test_a_job_with_names_harbor_never_writes_is_shown_harmlessly(real, tmp_path):
+    job = copy_job_files(real, real / "jobs" / "hostile", source="separate-mode", name=f"hos{RLO}tile\njob")
+    copy_trial(real, job, "separate-mode__good000", source="separate-mode")
+    copy_trial(real, job, f"evil{RLO}\nname__a", source="separate-mode", edit=hostile)
+    app = make_trial_app(job, python=PY)
+    async with app.run_test(size=(160, 50)) as pilot:
+        while not (isinstance(app.screen, JobOverviewScreen) and app.screen.done):
+            await pilot.pause(0.05)
+        await pilot.pause()
+        shown = screen_text(app)
+        assert RLO not in shown
+        assert "job hos<U+202E>tile\\njob" in shown and "evil<U+202E>\\nname__a" in shown
+
+
+def named(name: str):
+    def edit(result: dict) -> None:
+        result["trial_name"] = name
+        result["task_name"] = f"separate-mode\n{RLO}"
+        result["agent_info"]["name"] = f"oracle\n✓  forged-agent{RLO}"
+
+    return edit
+
+
+def test_trial_and_task_names_from_a_job_stay_on_their_rows(real, env, tmp_path):
+    job = copy_job_files(real, real / "jobs" / "names", source="separate-mode", name=f"names\n{RLO}forged-job")
+    copy_trial(real, job, "separate-mode__good000", source="separate-mode")
+    evil = copy_trial(real, job, "separate-mode__evil000", source="separate-mode")
+    trial_name = "evil\n✓  separate-mode__forged  1.0  1.0  same" + RLO
+    for file in ("config.json", "result.json"):
+        data = json.loads((evil / file).read_text())
+        data["trial_name"] = trial_name
+        if file == "result.json":
+            named(trial_name)(data)
+        (evil / file).write_text(json.dumps(data))
+
+    tested = run_tool(env, "test", job, "--python", PY, cwd=tmp_path)
+    no_traceback(tested)
+    lines = tested.stdout.splitlines()
+    assert lines[0].startswith("job names\\n<U+202E>forged-job · 2 trial(s)"), lines
+    assert [line.split()[1] for line in lines[2:4]] == ["evil\\n✓", "separate-mode__good000"], lines
+    assert "2 agree, 0 differ, 0 not compared" in lines
+    assert not any(line.lstrip().startswith("✓  separate-mode__forged") for line in lines), lines
+
+    overview = run_tool(env, "run", job, cwd=tmp_path)  # several trials, none chosen: the overview
+    no_traceback(overview)
+    assert not any("forged-agent" in line and "oracle" not in line for line in overview.stdout.splitlines())
+    assert not any(
+        line.lstrip().startswith(("✓  separate-mode__forged", "✓  forged")) for line in overview.stdout.splitlines()
+    )
+
+    for done in (tested, overview, run_tool(env, "run", evil, "--python", PY, cwd=tmp_path)):
+        assert RLO not in done.stdout + done.stderr
+    header = run_tool(env, "run", evil, "--python", PY, cwd=tmp_path).stdout.splitlines()[0]
+    assert header.startswith("trial evil\\n✓  separate-mode__forged  1.0  1.0  same<U+202E> · task separate-mode\\n")
+
+    data = json.loads(run_tool(env, "test", job, "--python", PY, "--json", cwd=tmp_path).stdout)
+    assert data["name"] == f"names\n{RLO}forged-job"
+    assert [t["trial"]["name"] for t in data["trials"]] == [trial_name, "separate-mode__good000"]
