@@ -393,7 +393,7 @@ def _local_phases(result: RunResult, where: str | None) -> PhaseReport:
             scored = (
                 f"Harbor would score {rewards_json(verdict.rewards)[0]}"
                 if verdict.rewards is not None
-                else f"Harbor would raise {verdict.error}"
+                else verdict.harbor_would
             )
             explanation = f"the runner wrote {written.detail}; {scored}" if written else scored
         else:
