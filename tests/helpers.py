@@ -510,6 +510,41 @@ def run_in_terminal(
 
 
 # --------------------------------------------------------------------------
+# A verifier that leaves links where the tool reads a run back.
+
+#: Plants each ``[where, target]`` of the workspace's ``plant.json`` as a link,
+#: ``where`` being a runner flag's path (``--explain-to``) or a name in the
+#: folder a flag names (``--reward-dir:reward.json``); then ends the
+#: interpreter, before the runner clears the reward folder or writes its own.
+#: Indented, as STUCK_HELPER below says why.
+LINK_PLANTER = """\
+    import json, os, shutil, sys
+    from pathlib import Path
+
+
+    def _place(where):
+        flag, _, name = where.partition(":")
+        named = sys.argv[sys.argv.index(flag) + 1]
+        return os.path.join(named, name) if name else named
+
+
+    def verify(workspace):
+        for where, target in json.loads((Path(workspace) / "plant.json").read_text()):
+            place = _place(where)
+            try:
+                if os.path.isdir(place) and not os.path.islink(place):
+                    shutil.rmtree(place)
+                elif os.path.lexists(place):
+                    os.unlink(place)
+                os.symlink(target, place)
+            except OSError as exc:
+                print("could not plant", where, exc.strerror)
+        sys.stdout.flush()
+        os._exit(0)
+"""
+
+
+# --------------------------------------------------------------------------
 # A verifier that never finishes: it waits in a helper of its own for a file
 # nobody writes, so a run of it times out "stuck at" helpers.py:6 (in
 # wait_for_file), called from verifier.py:7 (in verify).

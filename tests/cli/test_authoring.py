@@ -8,6 +8,8 @@ import os
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from tests.helpers import EXAMPLES, REPO, no_traceback, run_tool, write
 
 SHIM_SOURCE = REPO / "runner" / "test.sh"
@@ -153,6 +155,45 @@ def test_vendor_refuses_a_folder_that_is_no_task(tmp_path, env):
     done = run_tool(env, "vendor", tmp_path / "notes")
     assert done.returncode == 2 and "is not a task" in done.stderr and done.stderr.count("\n") == 1
     assert tree(tmp_path / "notes") == {"a.txt": b"x"}
+
+
+def listing(root: Path) -> dict[str, tuple]:
+    """Every name under ``root``, links as links (never followed), with what each holds."""
+    out: dict[str, tuple] = {}
+    for folder, dirs, files in os.walk(root):
+        for name in dirs + files:
+            path = Path(folder) / name
+            rel = path.relative_to(root).as_posix()
+            if path.is_symlink():
+                out[rel] = ("link", os.readlink(path))
+            elif path.is_dir():
+                out[rel] = ("folder",)
+            else:
+                out[rel] = ("file", path.read_bytes(), path.stat().st_mode)
+    return out
+
+
+@pytest.mark.parametrize("link", ["tests", "tests/.ng", "tests/test.sh", "tests/.ng/run_verifier.py"])
+def test_vendor_refuses_to_write_through_a_link(link, tmp_path, env):
+    """A task from elsewhere whose ``tests/.ng`` (or ``tests``, or a file
+    vendor writes) is a link out of it: vendor wrote the runner there. Now
+    one line names the link, exit 2, and nothing is written anywhere."""
+    task = tmp_path / "task"
+    write(task / "task.toml", 'version = "1.0"\n')
+    write(task / "tests" / "verifier.py", "def verify(workspace):\n    return 1.0\n")
+    write(task / "tests" / "test.sh", "#!/bin/sh\necho the task's own\n")
+    write(task / "tests" / ".ng" / "run_verifier.py", "# an older runner\n")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (task / link).rename(elsewhere / Path(link).name)  # what the task shows through the link lives outside it
+    (task / link).symlink_to(elsewhere / Path(link).name)
+    before = listing(tmp_path)
+    done = run_tool(env, "vendor", task)
+    no_traceback(done)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stdout == "" and done.stderr.count("\n") == 1, done.stderr
+    assert f"{link} is a link to {elsewhere / Path(link).name}" in done.stderr
+    assert listing(tmp_path) == before
 
 
 def test_the_readmes_say_how_to_start_a_task_and_link_to_what_exists():

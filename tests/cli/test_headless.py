@@ -146,7 +146,15 @@ def test_run_json_fields(env, example, tool):
     assert data["rewards"] == {"reward": 1.0}
     assert data["verdict_error"] is None
     assert data["reward_files"] == [
-        {"name": "reward.txt", "kind": "file", "size": 3, "text": "1.0", "is_utf8": True, "truncated": False}
+        {
+            "name": "reward.txt",
+            "kind": "file",
+            "target": None,
+            "size": 3,
+            "text": "1.0",
+            "is_utf8": True,
+            "truncated": False,
+        }
     ]
     assert data["stdout"] == "" and data["stderr"] == ""
     assert data["duration_s"] > 0

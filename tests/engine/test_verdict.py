@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from verifier_tui.engine.model import UNKNOWN, RewardFile
 from verifier_tui.engine.verdict import (
     HARBOR_RULES,
     harbor_verdict,
@@ -60,19 +61,33 @@ def test_missing_reward_folder_is_reward_file_not_found(tmp_path: Path) -> None:
     assert harbor_verdict(tmp_path / "nope").error == "RewardFileNotFoundError"
 
 
-def test_dangling_links_count_as_missing(tmp_path: Path) -> None:
-    (tmp_path / "reward.json").symlink_to(tmp_path / "gone.json")
-    verdict = harbor_verdict(tmp_path)
-    assert verdict.error == "RewardFileNotFoundError"
-    assert any("link to nothing" in w for w in verdict.warnings)
+LINKED = "is a link to {}: Harbor would read it inside the container; not read here"
 
 
-def test_dangling_json_link_falls_through_to_reward_txt(tmp_path: Path) -> None:
-    (tmp_path / "reward.json").symlink_to(tmp_path / "gone.json")
-    write(tmp_path, "reward.txt", "0.25")
+@pytest.mark.parametrize("target", ["gone.json", "real.json", "/proc/self/environ", "/dev/zero"])
+def test_a_reward_file_that_is_a_link_is_never_read_and_its_verdict_is_not_known(tmp_path: Path, target) -> None:
+    """Harbor follows a link inside its container, where the tool cannot
+    look; followed here, it reads the tool's own environment, or the user's
+    files. Whatever it points to (nothing, a good reward file) it is said."""
+    write(tmp_path, "real.json", '{"reward": 0.5}')
+    write(tmp_path, "reward.txt", "0.25")  # reward.json wins: even a dangling one may not dangle in the container
+    (tmp_path / "reward.json").symlink_to(target)
     verdict = harbor_verdict(tmp_path)
-    assert verdict.rewards == {"reward": 0.25}
-    assert verdict.source == "reward.txt"
+    assert (verdict.rewards, verdict.error, verdict.source) == (None, UNKNOWN, "reward.json")
+    assert verdict.message == "reward.json " + LINKED.format(target)
+    assert verdict.harbor_would == "Harbor's verdict cannot be known here"
+
+
+def test_a_reward_folder_that_is_a_link_is_never_looked_into(tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    write(elsewhere, "reward.txt", "1.0")
+    (tmp_path / "stage" / "logs").mkdir(parents=True)
+    (tmp_path / "stage" / "logs" / "verifier").symlink_to(elsewhere)
+    reward_dir, stage = tmp_path / "stage" / "logs" / "verifier", tmp_path / "stage"
+    verdict = harbor_verdict(reward_dir, beneath=stage)
+    assert verdict.error == UNKNOWN and verdict.message == f"logs/verifier {LINKED.format(elsewhere)}"
+    assert read_reward_files(reward_dir, beneath=stage) == []
 
 
 # ---------------------------------------------------------------- reward.json
@@ -263,12 +278,6 @@ def test_fifo_named_reward_json_is_empty_and_never_opened(tmp_path: Path) -> Non
     assert "FIFO" in verdict.message
 
 
-def test_link_to_a_file_is_followed(tmp_path: Path) -> None:
-    target = write(tmp_path, "real.json", '{"reward": 0.5}')
-    (tmp_path / "reward.json").symlink_to(target)
-    assert harbor_verdict(tmp_path).rewards == {"reward": 0.5}
-
-
 @pytest.mark.skipif(os.geteuid() == 0, reason="root reads any file")
 def test_unreadable_reward_json(tmp_path: Path) -> None:
     path = write(tmp_path, "reward.json", '{"reward": 1}')
@@ -395,11 +404,11 @@ def test_read_reward_files_kinds(tmp_path: Path) -> None:
 def test_read_reward_files_links(tmp_path: Path) -> None:
     target = write(tmp_path, "real.txt", "0.5")
     (tmp_path / "reward.txt").symlink_to(target)
-    (tmp_path / "reward.json").symlink_to(tmp_path / "nowhere")
+    (tmp_path / "reward.json").symlink_to("/proc/self/environ\n\x1b[2J")
     files = {f.name: f for f in read_reward_files(tmp_path)}
-    assert files["reward.txt"].kind == "link" and files["reward.txt"].text == "0.5"
-    assert files["reward.txt"].size == 3
+    assert files["reward.txt"] == RewardFile(name="reward.txt", kind="link", size=0, text=None, target=str(target))
     assert files["reward.json"].kind == "link" and files["reward.json"].text is None
+    assert files["reward.json"].target == "/proc/self/environ\\n\\x1b[2J"  # said harmlessly
 
 
 def test_read_reward_files_non_utf8(tmp_path: Path) -> None:

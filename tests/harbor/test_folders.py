@@ -204,7 +204,7 @@ def test_result_json_cut_at_any_byte_is_truncated_not_invalid(task, runs):
     whole = json.dumps(data, indent=4, ensure_ascii=False).encode("utf-8")
     for end in range(1, len(whole.rstrip()) - 1):
         (trial / "result.json").write_bytes(whole[:end])
-        state = read_json(trial / "result.json")
+        state = read_json(trial / "result.json", beneath=trial)
         assert state.state == "truncated", (whole[max(0, end - 20) : end], state.problem)
 
 

@@ -224,8 +224,8 @@ def print_overview(folder, as_json: bool) -> None:
     from verifier_tui.words.text import one_line
 
     overview = read_overview(folder)
-    name = read_json(folder / CONFIG).get("job_name") or folder.name
-    harbor = read_json(folder / LOCK).get("harbor")
+    name = read_json(folder / CONFIG, beneath=folder).get("job_name") or folder.name
+    harbor = read_json(folder / LOCK, beneath=folder).get("harbor")
     version = harbor.get("version") if isinstance(harbor, dict) else None
     names = [row.name for row in overview.rows]
     choose = f"verifier-tui run {folder} --trial NAME"

@@ -32,6 +32,7 @@ from verifier_tui.words.run import (
     mode_text,
     more_text,
     near_miss_line,
+    not_a_file,
     path_from,
     preload_words,
     runner_words,
@@ -132,7 +133,7 @@ def result_lines(session, result: RunResult) -> list[str]:
     if near:
         lines.append(f"note: {near}")
     for reward_file in result.reward_files:
-        text = reward_file.text if reward_file.text is not None else f"<{reward_file.kind}>"
+        text = reward_file.text if reward_file.text is not None else f"<{not_a_file(reward_file)}>"
         head, more = text_head(text.strip())
         lines.append(f"{reward_file.name}: {head}")
         if more:

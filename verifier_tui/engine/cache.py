@@ -42,9 +42,9 @@ def folder() -> str:
 def load(name: str, valid: Callable[[Any], bool]) -> dict[str, Any]:
     """The entries of cache file ``name`` that ``valid`` accepts; {} when the
     file is missing, unreadable, not ours or not a JSON object."""
-    # Not following a link: one planted in place of the file is refused
-    # (ELOOP), whatever it points to.
-    handle, _ = untrusted.open_regular(os.path.join(folder(), name), follow=False)
+    # Not following a link: one planted in place of the file is refused,
+    # whatever it points to.
+    handle, _ = untrusted.open_regular(os.path.join(folder(), name), beneath=folder())
     if handle is None:
         return {}
     try:

@@ -73,16 +73,24 @@ class RewardFile:
     text: str | None  # decoded text (size-capped); None when not a regular file
     is_utf8: bool = True
     truncated: bool = False
+    target: str | None = None  # a link's: where it points (never read), made harmless to show
 
     def to_json(self) -> dict[str, Any]:
         return {
             "name": self.name,
             "kind": self.kind,
+            "target": self.target,
             "size": self.size,
             "text": self.text,
             "is_utf8": self.is_utf8,
             "truncated": self.truncated,
         }
+
+
+UNKNOWN = "unknown"
+"""``Verdict.error`` when Harbor's verdict cannot be known here: a reward file
+(or the reward folder) is a link, which Harbor would follow inside its
+container and the tool never reads; ``message`` names the link."""
 
 
 @record(frozen=True)
@@ -105,6 +113,11 @@ class Verdict:
     @property
     def ok(self) -> bool:
         return self.rewards is not None
+
+    @property
+    def harbor_would(self) -> str:
+        """What Harbor would do, when it scores nothing, in a few words."""
+        return "Harbor's verdict cannot be known here" if self.error == UNKNOWN else f"Harbor would raise {self.error}"
 
     @property
     def reward(self) -> float | None:
@@ -261,7 +274,7 @@ class RunResult:
         if self.outcome is Outcome.UNEXPECTED_EXIT:
             return f"exit {self.exit_code}: not a runner exit code"
         if self.outcome is Outcome.NO_REWARD:
-            return f"exit 0 · no reward: Harbor would raise {self.verdict.error}"
+            return f"exit 0 · no reward: {self.verdict.harbor_would}"
         return f"exit {self.exit_code} · {self.outcome.value}"
 
     @property

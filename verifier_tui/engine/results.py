@@ -75,7 +75,8 @@ def read_explain(prepared: Prepared, stdout_text: str | None = None) -> dict[str
     if stdout_text is not None:
         document, problem = untrusted.parse_json(stdout_text, EXPLAIN_FILE)
     else:
-        document, problem = untrusted.read_json(prepared.stage.inputs_dir / EXPLAIN_FILE, RUNNER_FILE_LIMIT)
+        stage = prepared.stage
+        document, problem = untrusted.read_json(stage.inputs_dir / EXPLAIN_FILE, RUNNER_FILE_LIMIT, beneath=stage.root)
     data = checked_document(document, EXPLAIN_SHAPE) if problem is None else None
     if data is None:
         return None
@@ -172,7 +173,8 @@ def read_phases(prepared: Prepared) -> list[dict[str, Any]] | None:
     spec = prepared.spec
     if not spec.phases or spec.explain_only or (spec.runner is not None and not spec.runner.knows_phases_to):
         return None
-    raw = untrusted.read_bytes(prepared.stage.inputs_dir / PHASES_FILE, RUNNER_FILE_LIMIT).text()
+    stage = prepared.stage
+    raw = untrusted.read_bytes(stage.inputs_dir / PHASES_FILE, RUNNER_FILE_LIMIT, beneath=stage.root).text()
     from verifier_tui.engine.readback import PHASE_LINE_SHAPE, checked_document
 
     lines = []
@@ -260,12 +262,18 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
         )
     spec = prepared.spec
     stack = None
-    reward_dir = prepared.stage.reward_dir
-    reward_files = read_reward_files(reward_dir)
+    # The run could leave a link anywhere in its stage (the copy sandbox's reward folder
+    # itself): read beneath the stage, never through one.
+    stage = prepared.stage
+    reward_files = read_reward_files(stage.reward_dir, beneath=stage.root)
     # A run stopped at its timeout is VerifierTimeoutError whatever it wrote: Harbor's
     # Trial._verify_with_timeout (harbor/trial/trial.py) cancels Verifier.verify before
     # that reads the reward folder. The files are still listed, for the user.
-    verdict = timeout_verdict(spec.timeout_s, reward_files) if timed_out else harbor_verdict(reward_dir)
+    verdict = (
+        timeout_verdict(spec.timeout_s, reward_files)
+        if timed_out
+        else harbor_verdict(stage.reward_dir, beneath=stage.root)
+    )
     pm = prepared.path_map
     stdout = CapturedText(
         map_paths(stdout.head, pm), map_paths(stdout.tail, pm), stdout.dropped_bytes, stdout.total_bytes

@@ -5,6 +5,12 @@ runner's outputs from a verifier that may be hostile. So a read here:
 
 * opens regular files only, without blocking: a FIFO in a file's place would
   block ``open()`` for ever, a device would stream for ever;
+* given the folder a file belongs to (``beneath``: a trial folder, a run's
+  stage), never goes through a link on the way: whoever wrote the folder may
+  have linked ``reward.json`` to ``/proc/self/environ`` (the tool's own
+  environment, read here) or a folder on the way to the user's files. Python
+  has no ``openat2(RESOLVE_BENEATH)``, so the folder is walked one name at a
+  time (``O_NOFOLLOW``, ``dir_fd``), and a link is said as one, never read;
 * reads at most a bound (the head, or the tail of a log);
 * parses JSON only when its nesting is within a bound (``json`` recurses,
   and a file of ten thousand ``[`` ends in ``RecursionError``, here or in
@@ -15,6 +21,7 @@ runner's outputs from a verifier that may be hostile. So a read here:
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -32,16 +39,24 @@ MB = 1024 * 1024
 SCRIPT_LIMIT = 4 * MB
 """A task's scripts (test.sh, a vendored runner): kilobytes."""
 
-_OPEN = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_OPEN = os.O_RDONLY | os.O_NONBLOCK | _CLOEXEC
+_FOLDER = os.O_RDONLY | os.O_DIRECTORY | _CLOEXEC
+_MISSING = (errno.ENOENT, errno.ENOTDIR)  # a file of a folder on the way is not there either
+TARGET_CHARS = 200
+"""A link's target shown up to this many characters (Linux allows 4,095)."""
 
 
 @record(frozen=True)
 class Read:
     """What was found at ``path``. ``state``: ``ok``, ``missing``,
     ``not-a-file`` (a folder, FIFO, socket or device), ``too-big`` (more
-    than the bound, read whole) or ``unreadable``. ``data`` is the bytes read
-    when ``ok`` (for a tail read, the last bytes; ``cut`` says earlier ones
-    were left out); ``problem`` says what went wrong, naming the file."""
+    than the bound, read whole), ``link`` (read beneath a folder: the file,
+    or a folder on the way, is a link; ``path`` is the link's own, ``target``
+    where it points, made harmless to show) or ``unreadable``. ``data`` is
+    the bytes read when ``ok`` (for a tail read, the last bytes; ``cut`` says
+    earlier ones were left out); ``problem`` says what went wrong, naming the
+    file."""
 
     path: Path
     state: str
@@ -50,6 +65,7 @@ class Read:
     size: int = 0
     cut: bool = False
     error: str | None = None  # the exception's name, when reading raised one
+    target: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -81,23 +97,36 @@ def present(path: Path | str) -> bool:
 
 
 def open_regular(
-    path: Path | str, name: str | None = None, *, follow: bool = True
+    path: Path | str, name: str | None = None, *, beneath: Path | str | None = None
 ) -> tuple[BinaryIO | None, Read | None]:
     """``path`` opened for reading when it is a regular file, else the
     :class:`Read` saying what is there instead. Opening never blocks, even on
-    a FIFO. Links are followed, as a reader of the task would, unless
-    ``follow`` is false (a file of the tool's own, where a link is planted)."""
+    a FIFO. Links are followed, as a reader of the user's task would, unless
+    ``path`` is read ``beneath`` the folder it belongs to (see the module's
+    docstring): then no link is."""
     path = Path(path)
     label = name or path.name
-    try:
-        fd = os.open(path, _OPEN if follow else _OPEN | os.O_NOFOLLOW)
-    except FileNotFoundError:
-        if os.path.islink(path):
-            # not its target: a name from elsewhere may hold a newline or a terminal's escape codes
-            return None, Read(path, "missing", problem=f"{label} is a link to nothing")
-        return None, Read(path, "missing", problem=f"{label} is missing")
-    except OSError as exc:
-        return None, _unreadable(path, label, exc)
+    if beneath is not None:
+        walked = _walk(path, Path(beneath), label)
+        if isinstance(walked, Read):
+            return None, walked
+        folder, last = walked
+        try:
+            fd = os.open(last, _OPEN | os.O_NOFOLLOW, dir_fd=folder)
+        except OSError as exc:
+            return None, _refused(folder, last, path, label, exc)
+        finally:
+            os.close(folder)
+    else:
+        try:
+            fd = os.open(path, _OPEN)
+        except FileNotFoundError:
+            if os.path.islink(path):
+                # not its target: a name from elsewhere may hold a newline or a terminal's escape codes
+                return None, Read(path, "missing", problem=f"{label} is a link to nothing")
+            return None, Read(path, "missing", problem=f"{label} is missing")
+        except OSError as exc:
+            return None, _unreadable(path, label, exc)
     try:
         mode = os.fstat(fd).st_mode
     except OSError as exc:
@@ -109,13 +138,100 @@ def open_regular(
     return os.fdopen(fd, "rb"), None
 
 
-def read_bytes(path: Path | str, limit: int, *, keep: str = "all", name: str | None = None) -> Read:
-    """``path``'s bytes, at most ``limit`` of them. ``keep``: ``all`` (a
-    larger file is ``too-big``), ``head`` (its first bytes) or ``tail`` (its
-    last bytes); ``cut`` says when some were left out."""
+def look(path: Path | str, beneath: Path | str, name: str | None = None) -> os.stat_result | Read:
+    """What ``path`` is, looked at beneath the folder it belongs to without
+    following a link (``lstat``): its stat, whatever kind of file, or the
+    :class:`Read` saying it is missing, a link (it or a folder on the way),
+    or cannot be looked at."""
     path = Path(path)
     label = name or path.name
-    handle, refused = open_regular(path, label)
+    walked = _walk(path, Path(beneath), label)
+    if isinstance(walked, Read):
+        return walked
+    folder, last = walked
+    try:
+        found = os.lstat(last, dir_fd=folder)
+        if stat.S_ISLNK(found.st_mode):
+            return _link(folder, last, path, label)
+        return found
+    except OSError as exc:
+        return _refused(folder, last, path, label, exc)
+    finally:
+        os.close(folder)
+
+
+def link_words(name: str, target: str) -> str:
+    return f"{name} is a link to {target}"
+
+
+def harmless(text: str, limit: int = TARGET_CHARS) -> str:
+    """A name from elsewhere (a link's target) as it can be shown: what would
+    act on a terminal or reorder the line (escape codes, newlines, bidi
+    controls, bytes that are not UTF-8) written as escapes, and cut."""
+    shown = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text[:limit])
+    return shown + ("…" if len(text) > limit else "")
+
+
+def _walk(path: Path, beneath: Path, label: str) -> tuple[int, str] | Read:
+    """The folder of ``path`` opened from ``beneath`` one name at a time,
+    never through a link, and ``path``'s last name; or the :class:`Read`
+    saying why not. ``beneath`` itself is the caller's to name (followed)."""
+    try:
+        parts = path.relative_to(beneath).parts
+    except ValueError:
+        parts = ()
+    if not parts or ".." in parts:
+        return Read(path, "unreadable", problem=f"{label} is not inside {harmless(beneath.name)}")
+    try:
+        folder = os.open(beneath, _FOLDER)
+    except OSError as exc:
+        return (
+            Read(path, "missing", problem=f"{label} is missing")
+            if exc.errno in _MISSING
+            else _unreadable(path, label, exc)
+        )
+    for depth, part in enumerate(parts[:-1], 1):
+        try:
+            inner = os.open(part, _FOLDER | os.O_NOFOLLOW, dir_fd=folder)
+        except OSError as exc:
+            return _refused(folder, part, beneath.joinpath(*parts[:depth]), label, exc, "/".join(parts[:depth]))
+        finally:
+            os.close(folder)
+        folder = inner
+    return folder, parts[-1]
+
+
+def _refused(folder: int, name: str, path: Path, label: str, exc: OSError, shown: str | None = None) -> Read:
+    """Why ``name`` in ``folder`` could not be opened: it is a link (named
+    ``shown``, or ``label``), it is missing, or the error says why."""
+    try:
+        if stat.S_ISLNK(os.lstat(name, dir_fd=folder).st_mode):
+            return _link(folder, name, path, shown or label)
+    except OSError:
+        pass
+    if exc.errno in _MISSING:
+        return Read(path, "missing", problem=f"{label} is missing")
+    return _unreadable(path, label, exc)
+
+
+def _link(folder: int, name: str, path: Path, label: str) -> Read:
+    try:
+        target = harmless(os.readlink(name, dir_fd=folder))
+    except OSError:
+        target = "somewhere that cannot be read"
+    return Read(path, "link", problem=f"{link_words(label, target)}: not read here", target=target)
+
+
+def read_bytes(
+    path: Path | str, limit: int, *, keep: str = "all", name: str | None = None, beneath: Path | str | None = None
+) -> Read:
+    """``path``'s bytes, at most ``limit`` of them. ``keep``: ``all`` (a
+    larger file is ``too-big``), ``head`` (its first bytes) or ``tail`` (its
+    last bytes); ``cut`` says when some were left out. ``beneath``: see
+    :func:`open_regular`."""
+    path = Path(path)
+    label = name or path.name
+    handle, refused = open_regular(path, label, beneath=beneath)
     if handle is None:
         assert refused is not None
         return refused
@@ -148,11 +264,13 @@ def _unreadable(path: Path, label: str, exc: OSError) -> Read:
     return Read(path, "unreadable", problem=f"{label} cannot be read ({exc.strerror or exc})", error=type(exc).__name__)
 
 
-def read_text(path: Path | str, limit: int, *, name: str | None = None) -> tuple[str | None, str | None]:
+def read_text(
+    path: Path | str, limit: int, *, name: str | None = None, beneath: Path | str | None = None
+) -> tuple[str | None, str | None]:
     """``path`` as text (UTF-8, undecodable bytes replaced) and None, or None
     and the problem. A missing file is a problem too: ask :func:`present` first
     where a missing file is fine."""
-    found = read_bytes(path, limit, name=name)
+    found = read_bytes(path, limit, name=name, beneath=beneath)
     return found.text(), found.problem
 
 
@@ -189,9 +307,11 @@ def parse_json(text: str | bytes, name: str, bound: int = MAX_DEPTH) -> tuple[An
         return None, f"{name} is not valid JSON ({exc})"
 
 
-def read_json(path: Path | str, limit: int, *, name: str | None = None) -> tuple[Any, str | None]:
+def read_json(
+    path: Path | str, limit: int, *, name: str | None = None, beneath: Path | str | None = None
+) -> tuple[Any, str | None]:
     """The value of the JSON file at ``path`` and None, or None and the problem."""
-    found = read_bytes(path, limit, name=name)
+    found = read_bytes(path, limit, name=name, beneath=beneath)
     if found.data is None:
         return None, found.problem
     return parse_json(found.data, name or Path(path).name)

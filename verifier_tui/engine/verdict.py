@@ -6,8 +6,12 @@ edit. The rules mirror ``Verifier._parse_reward_json``,
 named by :data:`HARBOR_RULES` (read from the published 0.26.0 wheel):
 
 * ``reward.json`` wins when ``Path.exists()`` is true for it, whatever
-  ``reward.txt`` holds. ``exists()`` follows links, so a dangling link counts as
-  missing; a folder counts as present.
+  ``reward.txt`` holds; a folder counts as present.
+* ``exists()`` and ``read_text()`` follow links, inside Harbor's container,
+  where the tool cannot look. So a reward file that is a link (or a reward
+  folder that is one) is never read here: whoever planted it may point it at
+  the tool's own ``/proc/self/environ`` or the user's files. Its verdict is
+  :data:`~verifier_tui.engine.model.UNKNOWN`, its message names the link.
 * "Empty" means ``stat().st_size == 0``: zero **bytes**, checked before reading.
   A file holding only whitespace is *not* empty; it fails to parse instead
   (``VerifierOutputParseError``). A FIFO or ``/dev/null`` link has size 0, so it
@@ -48,7 +52,6 @@ So a reward file the verifier wrote before it hung counts for nothing.
 from __future__ import annotations
 
 import codecs
-import errno
 import itertools
 import json
 import math
@@ -60,7 +63,7 @@ from pathlib import Path
 from typing import Any
 
 from verifier_tui.engine import untrusted
-from verifier_tui.engine.model import RewardFile, Verdict
+from verifier_tui.engine.model import UNKNOWN, RewardFile, Verdict
 
 HARBOR_RULES = "Harbor 0.26.0, harbor/verifier/verifier.py"
 """The Harbor release and file whose reward parsing this module mirrors."""
@@ -85,11 +88,6 @@ files are a few bytes; this only keeps a runaway verifier from exhausting
 memory here."""
 
 RAISED_UNCAUGHT = "Harbor does not catch it, so the trial ends with this exception"
-
-# Path.exists() in Python 3.12 (Harbor's minimum) answers False for these and
-# raises for any other OSError.
-_MISSING_ERRNOS = (errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP)
-
 
 # --------------------------------------------------------------------------
 # The reward files as found, for display.
@@ -116,59 +114,39 @@ def rewards_json(rewards: dict[str, Any]) -> tuple[str, int]:
     return shown, len(rewards) - len(keys) - (1 if last else 0)
 
 
-def read_reward_files(reward_dir: Path, cap_bytes: int = 1_000_000) -> list[RewardFile]:
-    """The reward files that exist in ``reward_dir``, ``reward.json`` first.
+def read_reward_files(reward_dir: Path, cap_bytes: int = 1_000_000, *, beneath: Path | None = None) -> list[RewardFile]:
+    """The reward files that exist in ``reward_dir``, ``reward.json`` first,
+    looked at beneath the folder they belong to (``beneath``, else
+    ``reward_dir`` itself) without following a link.
 
-    ``kind`` comes from ``lstat``: ``"file"``, ``"folder"``, ``"link"`` or
-    ``"other"`` (FIFO, socket, device). ``text`` is read for a regular file, and
-    for a link that resolves to one (that content is what Harbor reads); it is
-    ``None`` otherwise, so a FIFO is never opened. At most ``cap_bytes`` are
-    read (``truncated`` says so); bytes that are not valid UTF-8 are kept as a
-    replacement-decoded text with ``is_utf8=False``. ``size`` is the size of
-    what the name resolves to (the link itself when dangling).
+    ``kind`` comes from ``lstat``: ``"file"``, ``"folder"``, ``"link"`` (with
+    its ``target``, never read) or ``"other"`` (FIFO, socket, device).
+    ``text`` is read for a regular file only, so a FIFO is never opened. At
+    most ``cap_bytes`` are read (``truncated`` says so); bytes that are not
+    valid UTF-8 are kept as a replacement-decoded text with ``is_utf8=False``.
+    A reward folder that is a link (or a folder on the way) holds none.
     """
+    folder = Path(beneath or reward_dir)
     found: list[RewardFile] = []
     for name in REWARD_FILE_NAMES:
         path = Path(reward_dir) / name
-        try:
-            lst = os.lstat(path)
-        except FileNotFoundError:
+        st = untrusted.look(path, folder)
+        if isinstance(st, untrusted.Read):
+            if st.state == "link" and st.path == path:
+                found.append(RewardFile(name=name, kind="link", size=0, text=None, target=st.target))
+            elif st.state == "unreadable":  # cannot even look at it (e.g. the folder is not searchable)
+                found.append(RewardFile(name=name, kind="other", size=0, text=None))
             continue
-        except OSError:
-            # Cannot even look at it (e.g. the folder is not searchable).
-            found.append(RewardFile(name=name, kind="other", size=0, text=None))
-            continue
-        target = lst
-        if stat.S_ISLNK(lst.st_mode):
-            kind = "link"
-            try:
-                target = os.stat(path)
-            except OSError:
-                target = lst
-        elif stat.S_ISDIR(lst.st_mode):
-            kind = "folder"
-        elif stat.S_ISREG(lst.st_mode):
-            kind = "file"
-        else:
-            kind = "other"
+        kind = "folder" if stat.S_ISDIR(st.st_mode) else "file" if stat.S_ISREG(st.st_mode) else "other"
         text: str | None = None
         is_utf8 = True
         truncated = False
-        if stat.S_ISREG(target.st_mode):
-            data = untrusted.read_bytes(path, cap_bytes + 1, keep="head").data
+        if kind == "file":
+            data = untrusted.read_bytes(path, cap_bytes + 1, keep="head", beneath=folder).data
             if data is not None:
                 truncated = len(data) > cap_bytes
                 text, is_utf8 = _decode_for_display(data[:cap_bytes], complete=not truncated)
-        found.append(
-            RewardFile(
-                name=name,
-                kind=kind,
-                size=target.st_size,
-                text=text,
-                is_utf8=is_utf8,
-                truncated=truncated,
-            )
-        )
+        found.append(RewardFile(name=name, kind=kind, size=st.st_size, text=text, is_utf8=is_utf8, truncated=truncated))
     return found
 
 
@@ -187,37 +165,33 @@ def _decode_for_display(data: bytes, *, complete: bool) -> tuple[str, bool]:
 # Harbor's verdict.
 
 
-def harbor_verdict(reward_dir: Path) -> Verdict:
+def harbor_verdict(reward_dir: Path, *, beneath: Path | None = None) -> Verdict:
     """What Harbor would record for this reward folder: its rewards, or the
     name of the exception it would raise with a message saying why in words.
+    The folder is looked into beneath the folder it belongs to (``beneath``,
+    else ``reward_dir`` itself) without following a link.
 
     The rules, and where they come from, are in this module's docstring.
     """
     reward_dir = Path(reward_dir)
+    folder = Path(beneath or reward_dir)
     json_path = reward_dir / REWARD_JSON
     txt_path = reward_dir / REWARD_TXT
-    warnings: list[str] = []
 
-    json_stat = _harbor_exists(json_path)
-    if isinstance(json_stat, OSError):
-        return _stat_failed(REWARD_JSON, json_stat)
-    if json_stat is None and os.path.islink(json_path):
-        warnings.append(f"{REWARD_JSON} is a link to nothing: Harbor's exists() follows links, so it counts as missing")
-
+    json_stat = _harbor_exists(json_path, folder)
+    if isinstance(json_stat, Verdict):
+        return json_stat
     if json_stat is not None:
-        txt_present = _harbor_exists(txt_path)
-        if txt_present is not None and not isinstance(txt_present, OSError):
+        warnings: list[str] = []
+        if isinstance(_harbor_exists(txt_path, folder), os.stat_result):
             warnings.append(f"{REWARD_TXT} is ignored: Harbor reads {REWARD_JSON} whenever it exists")
-        return _with_warnings(_json_verdict(json_path, json_stat), warnings)
+        return _with_warnings(_json_verdict(json_path, json_stat, folder), warnings)
 
-    txt_stat = _harbor_exists(txt_path)
-    if isinstance(txt_stat, OSError):
-        return _with_warnings(_stat_failed(REWARD_TXT, txt_stat), warnings)
+    txt_stat = _harbor_exists(txt_path, folder)
+    if isinstance(txt_stat, Verdict):
+        return txt_stat
     if txt_stat is not None:
-        return _with_warnings(_txt_verdict(txt_path, txt_stat), warnings)
-
-    if os.path.islink(txt_path):
-        warnings.append(f"{REWARD_TXT} is a link to nothing: Harbor's exists() follows links, so it counts as missing")
+        return _txt_verdict(txt_path, txt_stat, folder)
     return Verdict(
         rewards=None,
         error=REWARD_FILE_NOT_FOUND,
@@ -226,7 +200,6 @@ def harbor_verdict(reward_dir: Path) -> Verdict:
             "in the reward folder (Harbor deletes both before it runs test.sh)"
         ),
         source=None,
-        warnings=tuple(warnings),
     )
 
 
@@ -259,24 +232,37 @@ def timeout_verdict(seconds: float, reward_files: Iterable[RewardFile] = ()) -> 
     )
 
 
-def _harbor_exists(path: Path) -> os.stat_result | OSError | None:
+def _harbor_exists(path: Path, folder: Path) -> os.stat_result | Verdict | None:
     """``Path.exists()`` as Harbor's Python does it, keeping the stat result:
-    the stat (links followed), None for "does not exist", or the OSError that
-    ``exists()`` would have raised."""
-    try:
-        return os.stat(path)
-    except OSError as exc:
-        if exc.errno in _MISSING_ERRNOS:
-            return None
-        return exc
-
-
-def _stat_failed(name: str, exc: OSError) -> Verdict:
+    the stat, None for "does not exist", or the verdict when it cannot be
+    told here: the file, or a folder on the way, is a link (Harbor would
+    follow it inside its container), or it cannot be looked at (``exists()``
+    raises, and Harbor with it)."""
+    found = untrusted.look(path, folder)
+    if isinstance(found, os.stat_result) or found.state == "missing":
+        return found if isinstance(found, os.stat_result) else None
+    if found.state == "link":
+        return _link_verdict(found, folder)
     return Verdict(
         rewards=None,
-        error=type(exc).__name__,
-        message=f"{name} cannot be looked at ({exc.strerror or exc}): {RAISED_UNCAUGHT}",
-        source=name,
+        error=found.error or "OSError",
+        message=f"{found.problem}: {RAISED_UNCAUGHT}",
+        source=path.name,
+    )
+
+
+def _link_verdict(found: untrusted.Read, folder: Path) -> Verdict:
+    """The verdict of a reward file (or folder) that is a link: not known
+    here. A reward file is named by its name, a folder on the way from ``folder``."""
+    name = found.path.name if found.path.name in REWARD_FILE_NAMES else found.path.relative_to(folder).as_posix()
+    return Verdict(
+        rewards=None,
+        error=UNKNOWN,
+        message=(
+            f"{untrusted.link_words(name, found.target or '?')}: Harbor would read it inside the container; "
+            "not read here"
+        ),
+        source=found.path.name,
     )
 
 
@@ -296,7 +282,7 @@ def _error(name: str, error: str, message: str) -> Verdict:
     return Verdict(rewards=None, error=error, message=message, source=name)
 
 
-def _read_text_as_harbor(path: Path, st: os.stat_result) -> str | Verdict:
+def _read_text_as_harbor(path: Path, st: os.stat_result, folder: Path) -> str | Verdict:
     """The text Harbor's ``read_text()`` would get, or the verdict of failing
     to get it (empty, a folder, unreadable, not UTF-8)."""
     name = path.name
@@ -328,9 +314,11 @@ def _read_text_as_harbor(path: Path, st: os.stat_result) -> str | Verdict:
             f"{name} is {st.st_size:,} bytes: Harbor would read it whole; verifier-tui "
             f"does not parse reward files over {PARSE_LIMIT_BYTES:,} bytes",
         )
-    # Opened without blocking and checked again: a name swapped for a FIFO
-    # after the stat above is never waited on.
-    found = untrusted.read_bytes(path, PARSE_LIMIT_BYTES + 1, keep="head")
+    # Opened without blocking or following a link, and checked again: a name
+    # swapped for a FIFO or a link after the look above is never waited on or read.
+    found = untrusted.read_bytes(path, PARSE_LIMIT_BYTES + 1, keep="head", beneath=folder)
+    if found.state == "link":
+        return _link_verdict(found, folder)
     if found.data is None:
         return _error(name, found.error or "OSError", f"{found.problem}: {RAISED_UNCAUGHT}")
     data = found.data
@@ -351,9 +339,9 @@ def _read_text_as_harbor(path: Path, st: os.stat_result) -> str | Verdict:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
-def _json_verdict(path: Path, st: os.stat_result) -> Verdict:
+def _json_verdict(path: Path, st: os.stat_result, folder: Path) -> Verdict:
     name = path.name
-    text = _read_text_as_harbor(path, st)
+    text = _read_text_as_harbor(path, st, folder)
     if isinstance(text, Verdict):
         return text
     try:
@@ -420,9 +408,9 @@ def _where(name: str, key: str | None) -> str:
     return f"{name}: {json.dumps(key)} is" if key is not None else f"{name} holds"
 
 
-def _txt_verdict(path: Path, st: os.stat_result) -> Verdict:
+def _txt_verdict(path: Path, st: os.stat_result, folder: Path) -> Verdict:
     name = path.name
-    text = _read_text_as_harbor(path, st)
+    text = _read_text_as_harbor(path, st, folder)
     if isinstance(text, Verdict):
         return text
     try:

@@ -102,8 +102,8 @@ class TrialApp(BaseApp):
         from verifier_tui.engine.harbor.folders import CONFIG, LOCK
         from verifier_tui.engine.harbor.reading import read_json
 
-        name = read_json(path / CONFIG).get("job_name")
-        harbor = read_json(path / LOCK).get("harbor")
+        name = read_json(path / CONFIG, beneath=path).get("job_name")
+        harbor = read_json(path / LOCK, beneath=path).get("harbor")
         version = harbor.get("version") if isinstance(harbor, dict) else None
         self.push_screen(
             JobOverviewScreen(

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-    from verifier_tui.engine.model import Stack
+    from verifier_tui.engine.model import RewardFile, Stack
 
 
 def path_from(path: Path | str, cwd: Path) -> str:
@@ -184,6 +184,14 @@ def expected_words(result: RunResult) -> str | None:
     return "matches expected" if result.expected_matched else "differs from expected"
 
 
+def not_a_file(reward_file: RewardFile) -> str:
+    """A reward file that is no regular file to read, in a few words: a link
+    with where it points (never read), a folder, a FIFO..."""
+    if reward_file.kind == "link":
+        return f"a link to {reward_file.target}, not read here"
+    return "a file that cannot be read" if reward_file.kind == "file" else f"a {reward_file.kind}, not a file"
+
+
 #: The verdict of a run refused before its verifier was called (the line above it says why).
 VERIFIER_NOT_CALLED = "none: the verifier was not run"
 
@@ -197,7 +205,7 @@ def verdict_line(result: RunResult) -> str:
         more = f"; {left_out:,} more keys: {IN_JSON}" if left_out else ""
         line = f"{shown}  (from {verdict.source}{more})"
     else:
-        line = f"none: Harbor would raise {verdict.error}: {verdict.message}"
+        line = f"none: {verdict.harbor_would}: {verdict.message}"
     if result.task_refused is not None:
         # Harbor would not get as far as the reward folder: the task does not load.
         return f"none: Harbor would refuse to run this task: {result.task_refused}. The reward folder gives: {line}"

@@ -13,7 +13,7 @@ import re
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine.harbor.sandbox import HarborVerdict, SandboxSide, same_rewards
-from verifier_tui.engine.model import Outcome, RunResult, duration_text
+from verifier_tui.engine.model import UNKNOWN, Outcome, RunResult, duration_text
 from verifier_tui.engine.record import record
 from verifier_tui.engine.verdict import VERIFIER_TIMEOUT
 
@@ -43,7 +43,7 @@ def local_verdict(result: RunResult) -> HarborVerdict | None:
 def same_verdict(a: HarborVerdict, b: HarborVerdict) -> bool:
     if a.rewards is not None or b.rewards is not None:
         return same_rewards(a.rewards, b.rewards)
-    return a.error is not None and a.error == b.error
+    return a.error not in (None, UNKNOWN) and a.error == b.error  # two links say nothing of what they held
 
 
 def local_python_version(result: RunResult) -> str | None:

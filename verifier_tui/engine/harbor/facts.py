@@ -277,8 +277,7 @@ def trial_facts(trial: Trial, step: StepView, task: TaskConfig | None) -> TrialF
 def agent_exit_code(step: StepView) -> int | None:
     """A non-zero ``agent/exit-code.txt``: Harbor 0.26.0's ``OracleAgent.run``
     writes it when ``solve.sh`` exits non-zero, and raises nothing."""
-    path = step.agent_dir / "exit-code.txt"
-    text = read_text_tail(path, 64) if path.is_file() else None  # a regular file: never a FIFO's wait
+    text = read_text_tail(step.agent_dir / "exit-code.txt", 64, beneath=step.trial_path)
     try:
         code = int((text or "").strip())
     except ValueError:

@@ -38,6 +38,7 @@ from verifier_tui.engine.harbor.reading import (
 )
 from verifier_tui.engine.record import field, record
 from verifier_tui.engine.task.target import CONFIG, JOB_LOG, TRIAL_LOG, Target, classify, harbor_kind
+from verifier_tui.engine.untrusted import Read, look
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -82,6 +83,7 @@ class StepView:
 
     name: str | None
     folder: Path
+    trial_path: Path  # the trial folder: every file of the step is read beneath it, never through a link
     rewards: dict[str, Any] | None  # verifier_result.rewards as recorded
     exception: ExceptionRecord | None
     agent_execution: TimeSpan | None
@@ -411,12 +413,12 @@ def _field_problems(record: dict[str, Any], fields: dict[str, type], where: str)
     return problems
 
 
-def read_manifest(folder: Path) -> tuple[JsonFile, tuple[ManifestEntry, ...]]:
-    """``artifacts/manifest.json`` of a trial (or step) folder. Each entry's
-    ``destination`` is relative to that folder (Harbor writes
-    ``artifacts/<...>``); a destination relative to ``artifacts/`` is
-    accepted too."""
-    manifest = read_json(folder / "artifacts" / MANIFEST, (list, dict))
+def read_manifest(folder: Path, trial: Path) -> tuple[JsonFile, tuple[ManifestEntry, ...]]:
+    """``artifacts/manifest.json`` of a trial (or step) ``folder`` of the
+    trial folder ``trial``. Each entry's ``destination`` is relative to that
+    folder (Harbor writes ``artifacts/<...>``); a destination relative to
+    ``artifacts/`` is accepted too, when it is there without a link on the way."""
+    manifest = read_json(folder / "artifacts" / MANIFEST, (list, dict), beneath=trial)
     entries: list[ManifestEntry] = []
     data = manifest.data if isinstance(manifest.data, list) else (manifest.get("entries") or [])
     for item in data if isinstance(data, list) else []:
@@ -426,7 +428,7 @@ def read_manifest(folder: Path) -> tuple[JsonFile, tuple[ManifestEntry, ...]]:
         path = None
         for base in (folder, folder / "artifacts"):
             candidate = (base / destination) if destination else None
-            if candidate is not None and _inside(candidate, folder) and candidate.exists():
+            if candidate is not None and isinstance(look(candidate, trial), os.stat_result):
                 path = candidate
                 break
         exclude = item.get("exclude")
@@ -443,20 +445,12 @@ def read_manifest(folder: Path) -> tuple[JsonFile, tuple[ManifestEntry, ...]]:
     return manifest, tuple(entries)
 
 
-def _inside(path: Path, folder: Path) -> bool:
-    """A destination must not lead out of the trial (``..`` or a link elsewhere)."""
-    try:
-        return Path(os.path.realpath(path)).is_relative_to(os.path.realpath(folder))
-    except (OSError, ValueError):  # ValueError: a NUL in the destination
-        return False
-
-
 def open_trial(path: Path | str) -> Trial:
     """Read a trial folder (see the module docstring for what may be missing)."""
     folder = Path(os.path.normpath(Path(path).expanduser().absolute()))
-    config = read_json(folder / CONFIG)
-    result = read_json(folder / RESULT)
-    lock = read_json(folder / LOCK)
+    config = read_json(folder / CONFIG, beneath=folder)
+    result = read_json(folder / RESULT, beneath=folder)
+    lock = read_json(folder / LOCK, beneath=folder)
     absent: list[str] = []
     notes: list[str] = []
     name = next((n for n in (config.get("trial_name"), result.get("trial_name")) if isinstance(n, str) and n), None)
@@ -484,10 +478,10 @@ def open_trial(path: Path | str) -> Trial:
                 "verifier_environment_mode in result.json (written from Harbor 0.21.0): "
                 "the verifier mode comes from task.toml"
             )
-    log_text = read_text_tail(folder / TRIAL_LOG)
+    log_text = read_text_tail(folder / TRIAL_LOG, beneath=folder)
     if log_text is None:
         absent.append("trial.log")
-    exception_text = read_text_tail(folder / EXCEPTION_TXT, 256 * 1024)
+    exception_text = read_text_tail(folder / EXCEPTION_TXT, 256 * 1024, beneath=folder)
     recorded, problems = result_shape(result.data if result.ok else None)
     notes += problems
     steps = _read_steps(folder, result, recorded, exception_text)
@@ -530,7 +524,7 @@ def _job_of(trial_folder: Path) -> tuple[Path | None, str | None]:
     parent = trial_folder.parent
     if harbor_kind(parent) != "job":
         return None, None
-    lock = read_json(parent / LOCK)
+    lock = read_json(parent / LOCK, beneath=parent)
     harbor = lock.get("harbor")
     version = harbor.get("version") if isinstance(harbor, dict) else None
     return parent, version if isinstance(version, str) else None
@@ -549,11 +543,12 @@ def _read_steps(
     except OSError:
         on_disk = []
     if not recorded and not on_disk:
-        manifest, entries = read_manifest(folder)
+        manifest, entries = read_manifest(folder, folder)
         return [
             StepView(
                 name=None,
                 folder=folder,
+                trial_path=folder,
                 rewards=_rewards(result.get("verifier_result")),
                 exception=exception_record(result.get("exception_info"))
                 if result.ok
@@ -571,11 +566,12 @@ def _read_steps(
         name = item["step_name"]
         seen.add(name)
         step_folder = steps_dir / name
-        manifest, entries = read_manifest(step_folder)
+        manifest, entries = read_manifest(step_folder, folder)
         views.append(
             StepView(
                 name=name,
                 folder=step_folder,
+                trial_path=folder,
                 rewards=_rewards(item.get("verifier_result")),
                 exception=exception_record(item.get("exception_info")),
                 agent_execution=time_span(item.get("agent_execution")),
@@ -588,8 +584,8 @@ def _read_steps(
         if name in seen:
             continue
         step_folder = steps_dir / name
-        manifest, entries = read_manifest(step_folder)
-        views.append(StepView(name, step_folder, None, None, None, None, manifest, entries, recorded=False))
+        manifest, entries = read_manifest(step_folder, folder)
+        views.append(StepView(name, step_folder, folder, None, None, None, None, manifest, entries, recorded=False))
     return views
 
 
@@ -597,11 +593,10 @@ def open_job(path: Path | str, refs: bool = False) -> Job:
     """Read a job folder and every trial in it (``refs``: keep each trial as
     a :class:`TrialRef` once read)."""
     folder = Path(os.path.normpath(Path(path).expanduser().absolute()))
-    config = read_json(folder / CONFIG)
+    config = read_json(folder / CONFIG, beneath=folder)
     trials: list[Any] = []  # Trials, or TrialRefs
-    problems: list[str] = []
     try:
-        children = sorted(p for p in folder.iterdir() if p.is_dir())
+        children, problems = sub_folders(folder)
     except OSError as exc:
         raise HarborFolderError(f"{folder} cannot be listed ({exc.strerror or exc})") from None
     for child in children:
@@ -620,17 +615,34 @@ def open_job(path: Path | str, refs: bool = False) -> Job:
         path=folder,
         name=str(config.get("job_name") or folder.name),
         config=config,
-        result=read_json(folder / RESULT),
-        lock=read_json(folder / LOCK),
+        result=read_json(folder / RESULT, beneath=folder),
+        lock=read_json(folder / LOCK, beneath=folder),
         trials=trials,
         problems=problems,
     )
 
 
+def sub_folders(folder: Path) -> tuple[list[Path], list[str]]:
+    """The folders in ``folder`` (a job's trials, a jobs folder's jobs), in
+    name order, and a line for each link to a folder among them: whoever
+    wrote the folder may point one at the user's files, so it is never read.
+    Raises OSError when ``folder`` cannot be listed."""
+    folders: list[Path] = []
+    links: list[str] = []
+    with os.scandir(folder) as scan:
+        for entry in scan:
+            if entry.is_dir(follow_symlinks=False):
+                folders.append(Path(entry.path))
+            elif entry.is_symlink() and entry.is_dir():
+                found = look(Path(entry.path), folder)
+                links.append(found.problem if isinstance(found, Read) and found.problem else entry.name)
+    return sorted(folders), sorted(links)
+
+
 def job_paths(folder: Path) -> list[Path]:
     """The job folders of a folder of jobs, newest name first (as ``harbor view`` lists them)."""
     try:
-        children = [p for p in folder.iterdir() if p.is_dir()]
+        children, _links = sub_folders(folder)
     except OSError:
         return []
     return sorted((p for p in children if (p / JOB_LOG).is_file()), key=lambda p: p.name, reverse=True)
@@ -641,7 +653,10 @@ def open_jobs_folder(path: Path | str, refs: bool = False) -> Job:
     ``test`` and the pytest plugin replay, and ``run --trial JOB/TRIAL`` opens."""
     folder = Path(os.path.normpath(Path(path).expanduser().absolute()))
     trials: list[Trial] = []
-    problems: list[str] = []
+    try:
+        problems = sub_folders(folder)[1]
+    except OSError:
+        problems = []
     jobs = job_paths(folder)
     for job_path in jobs:
         job = open_job(job_path, refs)

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -38,6 +39,7 @@ from verifier_tui.engine.harbor.folders import StepView, Trial
 from verifier_tui.engine.record import record
 from verifier_tui.engine.sandbox.environment import resolve_template
 from verifier_tui.engine.task.config import SEPARATE, TaskConfig
+from verifier_tui.engine.untrusted import look
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -84,7 +86,7 @@ def trial_workspace(trial: Trial, step: StepView, mode: str | None) -> Workspace
     path: Path | None = None
     how = ""
     if entry is not None:
-        if entry.status not in ("ok", "empty") or entry.path is None or not entry.path.is_dir():
+        if entry.status not in ("ok", "empty") or entry.path is None or not _real_folder(entry.path, step.trial_path):
             return WorkspaceInput(
                 None,
                 None,
@@ -98,7 +100,7 @@ def trial_workspace(trial: Trial, step: StepView, mode: str | None) -> Workspace
         how = f"artifact {entry.destination}"
         if entry.exclude:
             how += f" (collected without {', '.join(entry.exclude)})"
-    elif step.manifest.state == "missing" and (step.artifacts_dir / "app").is_dir():
+    elif step.manifest.state == "missing" and _real_folder(step.artifacts_dir / "app", step.trial_path):
         # No manifest (an older Harbor): artifacts/<name of the source>, its naming before and since 0.14.
         path = step.artifacts_dir / "app"
         how = "artifacts/app (no manifest: the older layout's artifacts/<name>)"
@@ -120,6 +122,13 @@ def trial_workspace(trial: Trial, step: StepView, mode: str | None) -> Workspace
         False,
         f"{how}: a snapshot taken after the agent, before the verifier ran in the same container (shared mode)",
     )
+
+
+def _real_folder(path: Path, trial: Path) -> bool:
+    """A folder of the trial's own, no link on the way: a replay never runs on
+    a folder a link in the trial points to (the user's, for all one knows)."""
+    found = look(path, trial)
+    return isinstance(found, os.stat_result) and stat.S_ISDIR(found.st_mode)
 
 
 def verifier_env(

@@ -170,7 +170,7 @@ def _tokens(
 def _agent_exit_code(folder: Path) -> int | None:
     """``agent/exit-code.txt``: the oracle's ``solve.sh`` exit code when it
     failed, which Harbor records nowhere else (agents/oracle.py)."""
-    text = read_text_tail(folder / "agent" / "exit-code.txt", 64)
+    text = read_text_tail(folder / "agent" / "exit-code.txt", 64, beneath=folder)
     try:
         return int(text.strip()) if text is not None else None
     except ValueError:
@@ -179,11 +179,11 @@ def _agent_exit_code(folder: Path) -> int | None:
 
 def read_trial_row(folder: Path) -> TrialRow:
     """One trial folder, read for the overview; never raises for what the folder holds."""
-    result = read_json(folder / RESULT)
+    result = read_json(folder / RESULT, beneath=folder)
     data = result.data if result.ok and isinstance(result.data, dict) else {}
     config = data.get("config")
     if not isinstance(config, dict):
-        loaded = read_json(folder / CONFIG)
+        loaded = read_json(folder / CONFIG, beneath=folder)
         config = loaded.data if loaded.ok and isinstance(loaded.data, dict) else {}
     task = untrusted.table(config, "task")
     task_name = (
@@ -546,8 +546,8 @@ class JobSummary:
 
 
 def read_job_summary(folder: Path) -> JobSummary:
-    config = read_json(folder / CONFIG)
-    result = read_json(folder / RESULT)
+    config = read_json(folder / CONFIG, beneath=folder)
+    result = read_json(folder / RESULT, beneath=folder)
     agents = config.get("agents") if config.ok else None
     names = (
         tuple(

@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from verifier_tui.engine.model import UNKNOWN as NOT_KNOWN
 from verifier_tui.engine.model import duration_text
 from verifier_tui.engine.record import record, replace
 from verifier_tui.engine.verdict import REWARD_FILE_NOT_FOUND, VERIFIER_TIMEOUT, rewards_json
@@ -393,7 +394,7 @@ def _local_phases(result: RunResult, where: str | None) -> PhaseReport:
             scored = (
                 f"Harbor would score {rewards_json(verdict.rewards)[0]}"
                 if verdict.rewards is not None
-                else f"Harbor would raise {verdict.error}"
+                else verdict.harbor_would
             )
             explanation = f"the runner wrote {written.detail}; {scored}" if written else scored
         else:
@@ -523,6 +524,15 @@ def sandbox_phases(
             "the replay shows where a run spends its time: make verify faster, or raise "
             "[verifier] timeout_sec in task.toml",
             stopped_at="timeout",
+        )
+    if wrote is not None and wrote.error == NOT_KNOWN:
+        return _report(
+            None,
+            UNKNOWN,
+            "",
+            wrote.message or "",
+            "the runner writes reward files, never links: something else left it "
+            "(test.sh, the verifier, or whoever handled the folder)",
         )
     if wrote is not None:
         return _report(

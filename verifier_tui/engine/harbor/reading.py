@@ -69,11 +69,12 @@ class ExceptionRecord:
     occurred_at: datetime | None = None
 
 
-def read_json(path: Path, shape: type | tuple = dict) -> JsonFile:
-    """A JSON file, never raising: see :class:`JsonFile` for the states. A
-    document that is not of ``shape`` (Harbor writes objects, and a list in
-    ``manifest.json``) is ``invalid``."""
-    found = untrusted.read_bytes(path, JSON_LIMIT_BYTES)
+def read_json(path: Path, shape: type | tuple = dict, *, beneath: Path) -> JsonFile:
+    """A JSON file of the trial or job folder ``beneath``, never raising and
+    never through a link (see :mod:`verifier_tui.engine.untrusted`): see
+    :class:`JsonFile` for the states. A document that is not of ``shape``
+    (Harbor writes objects, and a list in ``manifest.json``) is ``invalid``."""
+    found = untrusted.read_bytes(path, JSON_LIMIT_BYTES, beneath=beneath)
     if found.state == "missing":
         return JsonFile(path, "missing", problem=found.problem)
     if found.state == "too-big":
@@ -127,10 +128,15 @@ def json_kind(value: Any) -> str:
     return "a list" if isinstance(value, list) else "an object"
 
 
-def read_text_tail(path: Path, limit: int = LOG_TAIL_BYTES) -> str | None:
+def read_text_tail(path: Path, limit: int = LOG_TAIL_BYTES, *, beneath: Path | None) -> str | None:
     """The last ``limit`` bytes of a text file (replacement-decoded), or None
-    when there is no regular file to read."""
-    found = untrusted.read_bytes(path, limit, keep="tail")
+    when there is no regular file to read: one of the trial or job folder
+    ``beneath``, never read through a link (None: a file of the user's own)."""
+    return tail_text(untrusted.read_bytes(path, limit, keep="tail", beneath=beneath))
+
+
+def tail_text(found: untrusted.Read) -> str | None:
+    """The text of a tail read, from its first whole line."""
     text = found.text()
     if text is not None and found.cut:
         text = text.split("\n", 1)[-1]  # drop the partial first line

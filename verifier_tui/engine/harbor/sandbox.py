@@ -10,6 +10,7 @@ the same parser the local runs use (Harbor 0.26.0 ``Verifier.verify``).
 from __future__ import annotations
 
 import re
+import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,9 +19,9 @@ from verifier_tui.engine.harbor.folders import TEST_STDERR, TEST_STDOUT, StepVie
 from verifier_tui.engine.harbor.phases import PhaseReport, sandbox_phases
 from verifier_tui.engine.harbor.reading import ExceptionRecord
 from verifier_tui.engine.harbor.runner_output import RunnerOutput, parse_runner_output
-from verifier_tui.engine.model import CapturedText, RewardFile, Verdict
+from verifier_tui.engine.model import UNKNOWN, CapturedText, RewardFile, Verdict
 from verifier_tui.engine.record import record
-from verifier_tui.engine.untrusted import open_regular
+from verifier_tui.engine.untrusted import Read, look, open_regular
 from verifier_tui.engine.verdict import REWARD_FILE_NOT_FOUND, VERIFIER_TIMEOUT
 
 if TYPE_CHECKING:
@@ -111,14 +112,17 @@ class SandboxSide:
         return self.mapped_output.rstrip("\n") or self.output_words
 
 
-def output_state(output: CapturedText | None, has_dir: bool, facts: TrialFacts) -> tuple[str, str]:
-    """``(state, words)`` of ``test-stdout.txt``. Harbor's shell redirect
-    creates it as test.sh starts, in the sandbox's ``/logs/verifier``, which
-    Harbor 0.26.0 downloads only after test.sh ended (``Verifier.verify``,
-    unless that folder is mounted): a timeout, or a failed download, leaves
-    nothing in the trial, which is not the same as empty output."""
-    if output is not None:
+def output_state(output: CapturedText | Read, has_dir: bool, facts: TrialFacts) -> tuple[str, str]:
+    """``(state, words)`` of ``test-stdout.txt`` (read, or why not). Harbor's
+    shell redirect creates it as test.sh starts, in the sandbox's
+    ``/logs/verifier``, which Harbor 0.26.0 downloads only after test.sh
+    ended (``Verifier.verify``, unless that folder is mounted): a timeout, or
+    a failed download, leaves nothing in the trial, which is not the same as
+    empty output. A link (it, or ``verifier/``) is never read: ``not read``."""
+    if isinstance(output, CapturedText):
         return ("present", "") if output.total_bytes else ("empty", "(empty: test.sh printed nothing)")
+    if output.state == "link":
+        return "not read", f"({output.problem})"
     failure = facts.verifier_exception.type if facts.verifier_exception is not None else None
     if failure == VERIFIER_TIMEOUT:
         return "not downloaded", (
@@ -136,12 +140,14 @@ def output_state(output: CapturedText | None, has_dir: bool, facts: TrialFacts) 
     return "missing", f"(missing: {where}; Harbor writes one whenever test.sh runs)"
 
 
-def read_bounded(path: Path) -> CapturedText | None:
-    """A text file's head and tail (decoded with replacement), or None when
-    there is no regular file to read."""
-    opened, _ = open_regular(path)
+def read_bounded(path: Path, trial: Path) -> CapturedText | Read:
+    """A text file of the trial folder ``trial``: its head and tail (decoded
+    with replacement), or the :class:`Read` saying why there is no regular
+    file to read (a link among them: never read through)."""
+    opened, refused = open_regular(path, beneath=trial)
     if opened is None:
-        return None
+        assert refused is not None
+        return refused
     try:
         with opened as handle:
             head = handle.read(OUTPUT_HEAD_BYTES + OUTPUT_TAIL_BYTES + 1)
@@ -151,8 +157,8 @@ def read_bounded(path: Path) -> CapturedText | None:
             total = handle.tell()
             handle.seek(total - OUTPUT_TAIL_BYTES)
             tail = handle.read(OUTPUT_TAIL_BYTES)
-    except OSError:
-        return None
+    except OSError as exc:
+        return Read(path, "unreadable", problem=f"{path.name} cannot be read ({exc.strerror or exc})")
     return CapturedText(
         head=head[:OUTPUT_HEAD_BYTES].decode("utf-8", errors="replace"),
         tail=tail.decode("utf-8", errors="replace"),
@@ -220,15 +226,16 @@ def read_sandbox(
     """Everything the sandbox left for this verifier pass (see the module docstring)."""
     from verifier_tui.engine.verdict import harbor_verdict, read_reward_files
 
-    has_dir = step.verifier_dir.is_dir()
-    computed = harbor_verdict(step.verifier_dir) if has_dir else None
-    reward_files = read_reward_files(step.verifier_dir) if has_dir else []
+    there = look(step.verifier_dir, trial.path)  # a link is there too: its verdict says so
+    has_dir = there.state == "link" if isinstance(there, Read) else stat.S_ISDIR(there.st_mode)
+    computed = harbor_verdict(step.verifier_dir, beneath=trial.path) if has_dir else None
+    reward_files = read_reward_files(step.verifier_dir, beneath=trial.path) if has_dir else []
     recorded_exception = step.exception if step.name is not None else (step.exception or trial.exception)
-    found = read_bounded(step.verifier_dir / TEST_STDOUT)
+    found = read_bounded(step.verifier_dir / TEST_STDOUT, trial.path)
     state, state_words = output_state(found, has_dir, facts)
-    output = found or CapturedText()
-    old_stderr = read_bounded(step.verifier_dir / TEST_STDERR)
-    if old_stderr is not None and old_stderr.text:
+    output = found if isinstance(found, CapturedText) else CapturedText()
+    old_stderr = read_bounded(step.verifier_dir / TEST_STDERR, trial.path)
+    if isinstance(old_stderr, CapturedText) and old_stderr.text:
         # Harbor 0.1.42 and older kept stderr apart: the runner's report is there.
         # It follows stdout's tail (its own cut, if any, is marked inside its text).
         joined = output.head + output.tail
@@ -329,6 +336,11 @@ def _disagreement(step: StepView, facts: TrialFacts, computed: Verdict | None, h
         return (
             f"{where} recorded {_describe(step.rewards, recorded_error)}, but the trial has no verifier/ "
             "folder to check it against"
+        )
+    if computed.error == UNKNOWN:
+        return (
+            f"{computed.message}, so what {where} recorded ({_describe(step.rewards, recorded_error)}) "
+            "cannot be checked against it"
         )
     files_say = _describe(computed.rewards, computed.error)
     if recorded_error == VERIFIER_TIMEOUT:

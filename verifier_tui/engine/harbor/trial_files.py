@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.harbor.folders import EXCEPTION_TXT, MANIFEST, TRIAL_LOG
-from verifier_tui.engine.harbor.reading import read_json, read_text_tail
+from verifier_tui.engine.harbor.reading import read_json, tail_text
 from verifier_tui.engine.record import record
 
 if TYPE_CHECKING:
@@ -81,22 +82,16 @@ def file_view(walk: TrialWalkthrough, key: str) -> FileView:
     return FileView(key, title, path, tuple(lines))
 
 
-def _size(path: Path) -> int | None:
-    try:
-        return os.stat(path).st_size
-    except OSError:
-        return None
-
-
-def _tail(path: Path, limit: int, missing: str) -> list[tuple[str, str]]:
-    """A text file from its tail, with a line saying how much is shown."""
-    size = _size(path)
-    text = read_text_tail(path, limit) if size is not None else None
+def _tail(path: Path, limit: int, missing: str, beneath: Path | None) -> list[tuple[str, str]]:
+    """A text file from its tail, with a line saying how much is shown: one
+    of the trial folder ``beneath`` (never through a link), or None: the task's."""
+    found = untrusted.read_bytes(path, limit, keep="tail", beneath=beneath)
+    text = tail_text(found)
     if text is None:
-        return [("warn", missing)]
+        return [("warn", found.problem if found.state == "link" and found.problem else missing)]
     out: list[tuple[str, str]] = []
-    if size is not None and size > limit:
-        out.append(("muted", f"(the last {limit // 1024} KiB of {size:,} bytes)"))
+    if found.size > limit:
+        out.append(("muted", f"(the last {limit // 1024} KiB of {found.size:,} bytes)"))
     if not text.strip():
         out.append(("muted", "(empty)"))
     out += [("text", line) for line in text.rstrip("\n").splitlines()]
@@ -110,6 +105,7 @@ def _trial_log(walk: TrialWalkthrough) -> tuple[Path, list[tuple[str, str]]]:
         VIEW_BYTES,
         "trial.log is not there: Harbor writes it for every trial, so this folder "
         "was copied without it (or Harbor was stopped before it started)",
+        walk.trial.path,
     )
 
 
@@ -123,42 +119,53 @@ def _exception(walk: TrialWalkthrough) -> tuple[Path, list[tuple[str, str]]]:
         missing += "; the verifier's own failure is only in trial.log (l shows it)"
     elif walk.facts.agent_exit_code is not None:
         missing += f"; the agent's exit code {walk.facts.agent_exit_code} is in agent/exit-code.txt (a shows it)"
-    return path, _tail(path, VIEW_BYTES, missing)
+    return path, _tail(path, VIEW_BYTES, missing, walk.trial.path)
 
 
 def _agent(walk: TrialWalkthrough) -> tuple[Path, list[tuple[str, str]]]:
     folder = walk.step.agent_dir
-    if not folder.is_dir():
+    found = untrusted.look(folder, walk.step.trial_path)
+    if isinstance(found, untrusted.Read) and found.state == "link":
+        return folder, [("warn", found.problem or "")]
+    if not (isinstance(found, os.stat_result) and stat.S_ISDIR(found.st_mode)):
         return folder, [("warn", "agent/ is not there: the agent wrote no logs (the nop agent writes nothing)")]
     files = _files(folder)
     if not files:
         return folder, [("warn", "agent/ is empty: the agent wrote no logs (the nop agent writes nothing)")]
     out: list[tuple[str, str]] = [("head", f"{len(files)} file{'s' if len(files) != 1 else ''} in agent/")]
-    for path in files[:AGENT_FILES]:
-        out.append(("muted", f"  {path.relative_to(folder).as_posix()}  {_size(path) or 0:,} bytes"))
+    for path, size in files[:AGENT_FILES]:
+        out.append(
+            ("muted", f"  {path.relative_to(folder).as_posix()}  {'a link' if size is None else f'{size:,} bytes'}")
+        )
     if len(files) > AGENT_FILES:
         out.append(("muted", f"  … {len(files) - AGENT_FILES} more"))
-    for path in files[:AGENT_FILES]:
+    for path, _size in files[:AGENT_FILES]:
         rel = path.relative_to(folder).as_posix()
         out += [("text", ""), ("head", f"── {rel}")]
         if rel == TRAJECTORY:
             out.append(("muted", "(j shows it as a conversation)"))
             continue
-        out += _tail(path, AGENT_FILE_BYTES, f"{rel} cannot be read")
+        out += _tail(path, AGENT_FILE_BYTES, f"{rel} cannot be read", walk.step.trial_path)
     return folder, out
 
 
-def _files(folder: Path, at_most: int = 5000) -> list[Path]:
-    """The regular files under ``folder``, links not followed, sorted (at most ``at_most`` looked at)."""
+def _files(folder: Path, at_most: int = 5000) -> list[tuple[Path, int | None]]:
+    """The regular files under ``folder`` with their sizes, and its links
+    (size None: never followed, said when shown), sorted (at most
+    ``at_most`` looked at)."""
     from pathlib import Path
 
-    found: list[Path] = []
+    found: list[tuple[Path, int | None]] = []
     for root, dirs, names in os.walk(folder, followlinks=False):
         dirs.sort()
-        for name in names:
+        for name in [*names, *(d for d in dirs if os.path.islink(os.path.join(root, d)))]:
             path = Path(root) / name
-            if path.is_file() and not path.is_symlink():
-                found.append(path)
+            try:
+                st = os.lstat(path)
+            except OSError:
+                continue
+            if stat.S_ISREG(st.st_mode) or stat.S_ISLNK(st.st_mode):
+                found.append((path, st.st_size if stat.S_ISREG(st.st_mode) else None))
         if len(found) >= at_most:
             break
     return sorted(found)
@@ -250,7 +257,7 @@ def conversation(data: Any) -> list[tuple[str, str]]:
 def _trajectory(walk: TrialWalkthrough) -> tuple[Path, list[tuple[str, str]]]:
     path = walk.step.agent_dir / TRAJECTORY
     try:
-        found = read_json(path)
+        found = read_json(path, beneath=walk.step.trial_path)
     except RecursionError:  # json's own limit: a reader bounding the nesting says so itself
         return path, [("warn", "agent/trajectory.json is nested too deeply: not a trajectory an agent wrote")]
     if found.state == "missing":
@@ -273,7 +280,7 @@ def _instruction(walk: TrialWalkthrough) -> tuple[Path | None, list[tuple[str, s
     path = task / "instruction.md"
     if walk.step.name is not None:
         path = task / "steps" / walk.step.name / "instruction.md"
-    lines = _tail(path, VIEW_BYTES, f"{path.relative_to(task).as_posix()} is not in the task")
+    lines = _tail(path, VIEW_BYTES, f"{path.relative_to(task).as_posix()} is not in the task", None)
     if walk.drift is not None and walk.drift.same is False:
         lines.insert(0, ("warn", "the task changed since the run: this may not be the instruction the agent had"))
     return path, lines

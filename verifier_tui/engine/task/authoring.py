@@ -15,6 +15,7 @@ import re
 import shutil
 from pathlib import Path
 
+from verifier_tui.engine import untrusted
 from verifier_tui.engine.task.config import ORG_NAME
 from verifier_tui.engine.task.kinds import looks_like_task, not_a_task_message
 from verifier_tui.runner_source import runner_path, shim_path
@@ -142,9 +143,21 @@ def new_task(folder: Path, name: str | None = None) -> None:
 def vendor(task: Path) -> list[str]:
     """Place or refresh the shim and the runner in ``task``; one sentence per
     file saying what was done. A file of the task's own that differs is kept
-    beside the new one (``<name>.old``); nothing else is touched."""
+    beside the new one (``<name>.old``); nothing else is touched. A link on
+    the way to either (``tests``, ``tests/.ng``, the file) refuses it all."""
     if not task.is_dir() or not looks_like_task(task):
         raise AuthoringError(not_a_task_message(task))
+    for rel in (SHIM, RUNNER):
+        # A task from elsewhere may link tests/.ng (or tests, or the file) out of
+        # itself: writing there would write wherever it points. Refused before
+        # anything is written.
+        found = untrusted.look(task / rel, task)
+        if isinstance(found, untrusted.Read) and found.state == "link":
+            link = untrusted.link_words(found.path.relative_to(task).as_posix(), found.target or "?")
+            raise AuthoringError(
+                f"{link}: vendor writes nothing through a link, which may lead out of the task; "
+                "make it a folder (or file) of the task's own and vendor again"
+            )
     said = []
     for rel, source, what in (
         (SHIM, shim_path(), "the runner's shim"),
@@ -152,8 +165,8 @@ def vendor(task: Path) -> list[str]:
     ):
         target = task / rel
         wanted = source.read_bytes()
-        if target.is_symlink() or target.exists():
-            if not target.is_symlink() and target.is_file() and target.read_bytes() == wanted:
+        if target.exists():
+            if target.is_file() and target.read_bytes() == wanted:
                 said.append(f"{rel}: already {what}, left as it is")
                 continue
             kept = _free_name(target)

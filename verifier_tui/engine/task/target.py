@@ -199,7 +199,7 @@ def harbor_kind(path: Path | str) -> str | None:
         return "trial"
     if not (folder / CONFIG).is_file():
         return None
-    config, _problem = untrusted.read_json(folder / CONFIG, _CONFIG_LIMIT)
+    config, _problem = untrusted.read_json(folder / CONFIG, _CONFIG_LIMIT, beneath=folder)
     config = config if isinstance(config, dict) else {}
     if "trial_name" in config and "task" in config:
         return "trial"

@@ -76,7 +76,7 @@ def summary_text(result: RunResult, duration: str) -> str:
         if result.verdict.message:
             lines.append(f"({result.verdict.message})")
     else:
-        lines.append(f"Harbor's verdict: none (Harbor would raise {result.verdict.error})")
+        lines.append(f"Harbor's verdict: none ({result.verdict.harbor_would})")
     if result.expected_matched is not None:
         lines.append(
             "matches the case's expected.json" if result.expected_matched else "does not match the case's expected.json"

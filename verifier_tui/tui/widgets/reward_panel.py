@@ -25,6 +25,7 @@ from verifier_tui.words.run import (
     expectation_json,
     more_text,
     near_miss_line,
+    not_a_file,
     stuck_line,
     text_head,
 )
@@ -102,7 +103,7 @@ def reward_content(result: RunResult, fmt: Display, banner: str | None = None) -
     else:
         parts += [
             ("  none: ", "bold $error"),
-            (f"Harbor would raise {verdict.error}\n", "bold"),
+            (f"{verdict.harbor_would}\n", "bold"),
             (f"  {fmt.text(verdict.message or '')}\n", _MUTED),
         ]
     for warning in verdict.warnings[:LISTED]:
@@ -115,7 +116,7 @@ def reward_content(result: RunResult, fmt: Display, banner: str | None = None) -
     for reward_file in result.reward_files:
         parts.append((f"\n{reward_file.name}", _HEAD))
         if reward_file.kind != "file":
-            parts.append((f"  a {reward_file.kind}, not a file\n", "$warning"))
+            parts.append((f"  {fmt.text(not_a_file(reward_file))}\n", "$warning"))
             continue
         parts.append(
             (

@@ -13,7 +13,7 @@ from textual.widgets import Static
 
 from verifier_tui.tui.display import content
 from verifier_tui.tui.widgets.reward_panel import pretty
-from verifier_tui.words.run import stuck_line
+from verifier_tui.words.run import not_a_file, stuck_line
 from verifier_tui.words.trial import verdict_words, workspace_words
 
 if TYPE_CHECKING:
@@ -126,7 +126,7 @@ def _reward_files(files: list[RewardFile], none: str) -> list[Any]:
     for reward_file in files:
         parts.append((f"{reward_file.name}  ", HEAD))
         if reward_file.kind != "file":
-            parts.append((f"a {reward_file.kind}, not a file\n", "$warning"))
+            parts.append((f"{not_a_file(reward_file)}\n", "$warning"))
             continue
         parts.append(pretty(reward_file.name, reward_file.text or "") + "\n")
     return parts

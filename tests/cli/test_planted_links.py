@@ -1,0 +1,125 @@
+"""A verifier plants links where the tool reads a run back.
+
+The reward folder, the runner's ``explain.json`` and ``phases.jsonl`` are
+written by the run, so a verifier may leave a link there: to
+``/proc/self/environ`` (read by the tool, that is the tool's own environment,
+with whatever secret the user's shell holds), or to a file of the user's that
+the verifier itself cannot read. Each test here plants one through the real
+command and the real runner, in both sandboxes: the secret is never shown,
+and the link is said as a link.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import LINK_PLANTER, PY, TOOL, harbor_exception, make_task, make_trial, no_traceback, run_tool
+
+SECRET = "sekrit-123"
+
+
+@pytest.fixture
+def env(env, sandbox):
+    """The user's shell: a secret in its environment, the sandbox under test chosen."""
+    env["VERIFIER_TUI_SANDBOX"] = sandbox
+    env["AWS_SECRET_ACCESS_KEY"] = SECRET
+    return env
+
+
+@pytest.fixture
+def private(tmp_path) -> Path:
+    """A folder of the user's, outside every task, holding the secret in a
+    reward file, a log and a JSON document shaped as the runner's."""
+    folder = tmp_path / "private"
+    folder.mkdir()
+    (folder / "reward.txt").write_text(f"{SECRET}\n")
+    (folder / "notes.txt").write_text(f"my password is {SECRET}\n")
+    row = {"index": 0, "path": SECRET, "role": SECRET, "roles": [SECRET], "exists": True}
+    (folder / "explain.json").write_text(json.dumps({"verifier": SECRET, "sys_path": [row], "problems": [SECRET]}))
+    phases = ("reward_files_cleared", "verifier_found", "inputs_read", "sys_path_placed", "module_imported")
+    lines = [{"phase": phase, "status": "ok", "file": SECRET} for phase in phases]
+    lines.append({"phase": "reward_written", "status": "ok", "file": SECRET, "text": SECRET})
+    (folder / "phases.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    for path in folder.iterdir():
+        path.chmod(0o600)
+    return folder
+
+
+def _task(root: Path, plant: list[list[str]]) -> Path:
+    task = make_task(root, LINK_PLANTER, cases={"a": {"plant.json": json.dumps(plant)}})
+    (task / "cases" / "a" / "expected.json").write_text('{"rewards": {"reward": 1.0}}')
+    return task
+
+
+def _said(env, *args, cwd: Path) -> str:
+    # the console script itself, never a warm fork: /proc/self/environ must be the environment given here
+    done = run_tool(env, *args, "--python", PY, cwd=cwd, tool=TOOL)
+    no_traceback(done)
+    assert done.returncode in (0, 1, 2), (args, done.stdout, done.stderr)
+    return done.stdout + done.stderr
+
+
+def _every_face(env, task: Path, cwd: Path) -> dict[str, str]:
+    return {
+        "run": _said(env, "run", task, cwd=cwd),
+        "run --json": _said(env, "run", task, "--json", cwd=cwd),
+        "test --json": _said(env, "test", task, "--json", cwd=cwd),
+    }
+
+
+@pytest.mark.parametrize(
+    "name, target",
+    [("reward.json", "/proc/self/environ"), ("reward.txt", "private/reward.txt")],
+    ids=["reward.json-to-environ", "reward.txt-to-a-private-file"],
+)
+def test_a_reward_file_planted_as_a_link_is_said_never_read(env, tmp_path, private, name, target):
+    target = target if target.startswith("/") else str(tmp_path / target)
+    task = _task(tmp_path / "t", [[f"--reward-dir:{name}", target]])
+    said = _every_face(env, task, tmp_path)
+    for face, text in said.items():
+        assert SECRET not in text, face
+    link = f"{name} is a link to {target}: Harbor would read it inside the container; not read here"
+    assert link in said["run"], said["run"]
+    run = json.loads(said["run --json"])
+    assert run["rewards"] is None and link in run["verdict_message"]
+    assert run["reward_files"] == [
+        {"name": name, "kind": "link", "target": target, "size": 0, "text": None, "is_utf8": True, "truncated": False}
+    ]
+    assert link in said["test --json"]
+
+
+def test_a_reward_folder_planted_as_a_link_is_never_read(env, sandbox, tmp_path, private):
+    """The copy sandbox's reward folder is the verifier's to replace (the
+    namespace's is a mount point it cannot): a link to a folder of the user's
+    holding a reward file is said, and nothing in it is read."""
+    task = _task(tmp_path / "t", [["--reward-dir", str(private)]])
+    said = _every_face(env, task, tmp_path)
+    for face, text in said.items():
+        assert SECRET not in text, face
+    if sandbox == "copy":
+        assert f"logs/verifier is a link to {private}" in said["run"], said["run"]
+
+
+def test_an_explanation_planted_as_a_link_is_never_read(env, tmp_path, private):
+    task = _task(tmp_path / "t", [["--explain-to", str(private / "explain.json")]])
+    said = _every_face(env, task, tmp_path)
+    for face, text in said.items():
+        assert SECRET not in text, face
+
+
+def test_a_replays_phases_planted_as_a_link_are_never_read(env, tmp_path, private):
+    """A trial replay asks the runner for its phases (``--phases-to``)."""
+    task = make_task(tmp_path / "runs" / "tasks" / "t", LINK_PLANTER, toml='version = "1.0"\nartifacts = ["/app"]\n')
+    plant = json.dumps([["--phases-to", str(private / "phases.jsonl")]])
+    trial = make_trial(
+        tmp_path / "runs" / "jobs" / "j" / "t__aaaaaaa",
+        task=task,
+        app={"plant.json": plant},
+        exception=harbor_exception("RewardFileNotFoundError", "No reward file found"),
+        verifier_files={"test-stdout.txt": ""},
+    )
+    for args in (["run", trial], ["run", trial, "--json"], ["test", trial.parent, "--json"]):
+        assert SECRET not in _said(env, *args, cwd=tmp_path), args

@@ -1,0 +1,149 @@
+"""The reader of a folder someone else wrote (``untrusted`` with ``beneath``),
+on random trees of files, folders and links (relative, absolute, dangling,
+loops, out of the folder and back in): it reads a file only when every name
+on the way to it is a real folder or file of the folder's own, never a file
+outside it, says a link as a link, and never raises."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from verifier_tui.engine import untrusted
+
+SECRET = b"sekrit-123"
+NAMES = ("a", "b", "c")
+SETTINGS = settings(
+    max_examples=300, deadline=2000, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
+
+#: Where a link may point: within the folder, out of it, nowhere, at itself.
+TARGETS = st.sampled_from(
+    [
+        "a",
+        "b/c",
+        ".",
+        "..",
+        "../outside",
+        "../outside/secret",
+        "../inside/a",
+        "{outside}",
+        "{outside}/secret",
+        "{inside}",
+        "{inside}/b",
+        "/proc/self/environ",
+        "/dev/zero",
+        "nothing-here",
+        "{self}",
+    ]
+)
+ENTRY = st.one_of(
+    st.just(("file", None)),
+    st.just(("folder", None)),
+    TARGETS.map(lambda target: ("link", target)),
+)
+PATHS = st.lists(st.sampled_from(NAMES), min_size=1, max_size=3).map(tuple)
+TREES = st.lists(st.tuples(PATHS, ENTRY), max_size=12)
+
+
+def build(root: Path, tree: list) -> tuple[Path, Path]:
+    """``root/inside`` holding ``tree`` (each entry made where its folder is a
+    real folder; a name already taken is left as it is), and ``root/outside``
+    holding the secret."""
+    if root.exists():
+        shutil.rmtree(root)
+    inside, outside = root / "inside", root / "outside"
+    inside.mkdir(parents=True)
+    outside.mkdir()
+    (outside / "secret").write_bytes(SECRET)
+    for parts, (kind, target) in tree:
+        path = inside.joinpath(*parts)
+        if os.path.lexists(path) or not _real_folder(path.parent, inside):
+            continue
+        if kind == "file":
+            path.write_bytes(b"inside:" + "/".join(parts).encode())
+        elif kind == "folder":
+            path.mkdir()
+        else:
+            path.symlink_to(target.format(outside=outside, inside=inside, self=path))
+    return inside, outside
+
+
+def _real_folder(path: Path, inside: Path) -> bool:
+    """Whether every name from ``inside`` down to ``path`` is a folder, no link on the way."""
+    for depth in range(len(path.relative_to(inside).parts) + 1):
+        at = inside.joinpath(*path.relative_to(inside).parts[:depth])
+        try:
+            if not stat.S_ISDIR(os.lstat(at).st_mode):
+                return False
+        except OSError:
+            return False
+    return True
+
+
+def _linked_on_the_way(path: Path, inside: Path) -> bool:
+    parts = path.relative_to(inside).parts
+    for depth in range(1, len(parts) + 1):
+        try:
+            if stat.S_ISLNK(os.lstat(inside.joinpath(*parts[:depth])).st_mode):
+                return True
+        except OSError:
+            return False
+    return False
+
+
+@SETTINGS
+@given(tree=TREES, asked=PATHS)
+def test_reading_beneath_a_folder_never_leaves_it_nor_follows_a_link(tree, asked, tmp_path):
+    inside, _ = build(tmp_path / "root", tree)
+    path = inside.joinpath(*asked)
+    linked = _linked_on_the_way(path, inside)
+
+    found = untrusted.read_bytes(path, 1024, keep="head", beneath=inside)
+    assert found.state in ("ok", "missing", "not-a-file", "too-big", "link", "unreadable")
+    assert found.problem is None or "\n" not in found.problem
+    if found.ok:
+        assert not linked and _real_folder(path.parent, inside)
+        assert found.data == b"inside:" + "/".join(asked).encode()
+    assert found.data is None or SECRET not in found.data
+    assert (found.state == "link") == linked, (found, linked)
+    if linked:
+        assert found.target is not None and " is a link to " in (found.problem or "")
+
+    looked = untrusted.look(path, inside)
+    if isinstance(looked, os.stat_result):
+        assert not linked and not stat.S_ISLNK(looked.st_mode)
+    else:
+        assert (looked.state == "link") == linked
+
+
+@SETTINGS
+@given(asked=st.sampled_from(["..", "../outside/secret", "a/../../outside/secret", "/etc/passwd"]))
+def test_a_path_out_of_the_folder_is_refused(asked, tmp_path):
+    inside, outside = build(tmp_path / "root", [])
+    found = untrusted.read_bytes(inside / asked, 1024, beneath=inside)
+    assert not found.ok and found.data is None
+    assert isinstance(untrusted.look(inside / asked, inside), untrusted.Read)
+
+
+@SETTINGS
+@given(target=st.text(max_size=300).filter(lambda t: t and "\x00" not in t))
+def test_a_links_target_is_shown_harmlessly(target, tmp_path):
+    """Whatever a link's target holds (escape codes, newlines, bidi controls,
+    bytes that are not UTF-8), it is shown on one line, cut, with nothing a
+    terminal would act on."""
+    folder = tmp_path / "f"
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir()
+    try:
+        (folder / "reward.json").symlink_to(target)
+    except OSError:  # a target longer than the system takes
+        return
+    found = untrusted.read_bytes(folder / "reward.json", 10, beneath=folder)
+    assert found.state == "link" and found.target is not None
+    assert found.target.isprintable() and len(found.target) <= untrusted.TARGET_CHARS + 1

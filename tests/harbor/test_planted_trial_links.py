@@ -1,0 +1,167 @@
+"""A genuine Harbor trial whose files, or a folder on the way to them, were
+replaced by links: to ``/proc/self/environ`` (read by the tool, that is the
+tool's own environment) or to a folder of the user's holding a secret.
+Whoever wrote the trial may want out: ``run``, ``explain``, ``test JOB`` and
+the trial screen never read through such a link, and say it is one."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from textual.widgets import Static
+
+from tests.harbor.trial_app_under_test import SIZE, make_trial_app
+from tests.helpers import PY, TOOL, no_traceback, run_tool
+from tests.tui.app_under_test import screen_text
+from verifier_tui.tui.screens.job_overview import JobOverviewScreen
+from verifier_tui.tui.screens.trial_file import TrialFileScreen
+
+SECRET = "sekrit-123"
+TRIAL = "hello-file__g3LxX6i"
+
+
+@pytest.fixture
+def private(tmp_path) -> Path:
+    """The user's own folder: every file a trial holds, each holding the secret."""
+    folder = tmp_path / "private"
+    (folder / "verifier").mkdir(parents=True)
+    (folder / "agent").mkdir()
+    notes = f"my password is {SECRET}\n"
+    for rel in ("notes.txt", "verifier/test-stdout.txt", "agent/oracle.txt"):
+        (folder / rel).write_text(notes)
+    for rel in ("reward.txt", "verifier/reward.txt"):
+        (folder / rel).write_text(f"{SECRET}\n")
+    named = {"trial_name": SECRET, "task_name": SECRET, "job_name": SECRET, "task": {"name": SECRET, "path": SECRET}}
+    failure = {"exception_type": SECRET, "exception_message": SECRET, "exception_traceback": SECRET}
+    (folder / "trial.json").write_text(json.dumps({**named, "exception_info": failure, "agent_info": {"name": SECRET}}))
+    (folder / "manifest.json").write_text(json.dumps([{"source": SECRET, "destination": SECRET, "status": SECRET}]))
+    return folder
+
+
+@pytest.fixture
+def job(real, tmp_path) -> Path:
+    """The genuine oracle-pass job, copied (reward.txt 1.0, its test-stdout.txt, agent/oracle.txt)."""
+    return real / "jobs" / "oracle-pass"
+
+
+def plant(path: Path, target: str | Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+    elif path.exists() or path.is_symlink():
+        path.unlink()
+    path.symlink_to(target)
+
+
+#: (the trial's name, what it links to in the ``private`` folder, or an absolute target)
+LINKS = [
+    ("verifier/reward.txt", "reward.txt"),
+    ("verifier/test-stdout.txt", "/proc/self/environ"),
+    ("verifier", "verifier"),
+    ("result.json", "trial.json"),
+    ("config.json", "trial.json"),
+    ("lock.json", "trial.json"),
+    ("exception.txt", "notes.txt"),
+    ("trial.log", "notes.txt"),
+    ("agent", "agent"),
+    ("agent/oracle.txt", "notes.txt"),
+    ("artifacts/manifest.json", "manifest.json"),
+    ("artifacts", "agent"),
+]
+#: Where a face shows the file, it says the link instead.
+SAID = {
+    "verifier/reward.txt": "reward.txt is a link to {target}",
+    "verifier/test-stdout.txt": "test-stdout.txt is a link to /proc/self/environ",
+    "verifier": "verifier is a link to {target}",
+    "result.json": "result.json is a link to {target}",
+    "config.json": "config.json is a link to {target}",
+}
+
+
+def _target(private: Path, target: str) -> str:
+    return target if target.startswith("/") else str(private / target)
+
+
+@pytest.mark.parametrize("name, target", LINKS, ids=[name for name, _ in LINKS])
+def test_a_trial_file_or_folder_planted_as_a_link_is_never_read(name, target, job, private, env, tmp_path):
+    env["AWS_SECRET_ACCESS_KEY"] = SECRET
+    target = _target(private, target)
+    trial = job / TRIAL
+    plant(trial / name, target)
+    said = {}
+    for args in (["run", trial], ["run", trial, "--json"], ["explain", trial], ["test", job, "--json"]):
+        # the console script itself, never a warm fork: /proc/self/environ must be the environment given here
+        done = run_tool(env, *args, "--python", PY, cwd=tmp_path, tool=TOOL)
+        no_traceback(done)
+        assert done.returncode in (0, 1, 2), (args, done.stdout, done.stderr)
+        said[" ".join(map(str, args))] = text = done.stdout + done.stderr
+        assert SECRET not in text, (args, text)
+    if name in SAID:  # the target as the command says paths: from where it was started
+        shown = Path(target).relative_to(tmp_path) if target.startswith(str(tmp_path)) else target
+        assert SAID[name].format(target=shown) in said[f"run {trial}"], said[f"run {trial}"]
+
+
+@pytest.mark.parametrize("name, target", [("result.json", "trial.json"), ("config.json", "trial.json")])
+def test_a_jobs_own_file_planted_as_a_link_is_never_read(name, target, job, private, env, tmp_path):
+    plant(job / name, private / target)
+    for args in (["test", job, "--json"], ["run", job, "--json"], ["run", job]):
+        done = run_tool(env, *args, "--python", PY, cwd=tmp_path)
+        no_traceback(done)
+        assert SECRET not in done.stdout + done.stderr, args
+
+
+def test_a_trial_folder_of_a_job_planted_as_a_link_is_never_read(job, private, env, tmp_path):
+    elsewhere = tmp_path / "elsewhere" / "evil__aaaaaaa"
+    shutil.copytree(job / TRIAL, elsewhere)
+    (elsewhere / "verifier" / "reward.txt").write_text(f"{SECRET}\n")
+    (elsewhere / "result.json").write_text(json.dumps({"trial_name": SECRET}))
+    plant(job / "evil__aaaaaaa", elsewhere)
+    done = run_tool(env, "test", job, "--json", "--python", PY, cwd=tmp_path)
+    no_traceback(done)
+    assert SECRET not in done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("name, target", [link for link in LINKS if link[1] != "/proc/self/environ"])
+async def test_the_trial_screen_never_reads_through_a_planted_link(name, target, job, private):
+    trial = job / TRIAL
+    plant(trial / name, _target(private, target))
+    app = make_trial_app(trial, python=PY, task=job.parent.parent / "tasks" / "hello-file")
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_replays(1)
+        await pilot.pause()
+        shown = [screen_text(app), *_every_text(app)]  # what scrolled out of sight too
+        for key in "lxajm":  # trial.log, exception.txt, the agent's logs, the trajectory, the manifest
+            await pilot.press(key)
+            await pilot.pause()
+            assert isinstance(app.screen, TrialFileScreen), key
+            shown += [screen_text(app), *_every_text(app)]
+            await pilot.press("escape")
+            await pilot.pause()
+        for text in shown:
+            assert SECRET not in text, (name, text)
+
+
+def _every_text(app) -> list[str]:
+    return [str(getattr(widget.content, "plain", widget.content)) for widget in app.screen.query(Static)]
+
+
+@pytest.mark.parametrize("name", ["config.json", "result.json", "evil__aaaaaaa"])
+async def test_the_job_screen_never_reads_through_a_planted_link(name, job, private, tmp_path):
+    shutil.copytree(job / TRIAL, job / "hello-file__zzzzzzz")  # two trials: the job's overview opens
+    if name.startswith("evil"):
+        shutil.copytree(job / TRIAL, tmp_path / "elsewhere")
+        (tmp_path / "elsewhere" / "result.json").write_text((private / "trial.json").read_text())
+        plant(job / name, tmp_path / "elsewhere")
+    else:
+        plant(job / name, private / "trial.json")
+    app = make_trial_app(job, python=PY)
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(500):
+            if getattr(app.screen, "done", False):
+                break
+            await pilot.pause(0.02)
+        assert isinstance(app.screen, JobOverviewScreen) and app.screen.done
+        for text in (screen_text(app), *_every_text(app)):
+            assert SECRET not in text, (name, text)
