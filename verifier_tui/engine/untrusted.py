@@ -182,6 +182,8 @@ def _walk(path: Path, beneath: Path, label: str) -> tuple[int, str] | Read:
         parts = ()
     if not parts or ".." in parts:
         return Read(path, "unreadable", problem=f"{label} is not inside {harmless(beneath.name)}")
+    if any("\0" in part for part in parts):  # no file can be named so (and os.open raises on it)
+        return Read(path, "missing", problem=f"{harmless(label)} is missing: its name holds a NUL byte")
     try:
         folder = os.open(beneath, _FOLDER)
     except OSError as exc:
