@@ -199,3 +199,19 @@ def test_jobs_runs_that_many_cases_at_the_same_time(env, tmp_path):
         with meeting(tmp_path / f"meet-{jobs}"):
             data = json.loads(run_tool(env, "test", "--json", "-j", jobs, task_dir, "--python", PY).stdout)
         assert data["passed"] == passed, data
+
+
+def test_the_copy_sandbox_is_said_after_tests_summary_in_json_and_junit(env, tmp_path):
+    """Where a case runs in the copy sandbox, its verifier could write the
+    user's files: ``test`` says so after its summary, and so do ``--json``
+    and the JUnit report, not only each case's ``sandbox`` field."""
+    task = copy_example("hello-file", tmp_path / "tasks" / "hello-file")
+    copy = dict(env, VERIFIER_TUI_SANDBOX="copy")
+    done = run_tool(copy, "test", task, "--python", PY, "--junit", tmp_path / "junit.xml")
+    assert done.returncode == 0, done.stdout
+    said = "sandbox: copy (asked for): the verifier runs on this machine as you and can write your files"
+    assert done.stdout.splitlines()[-2:] == ["4 passed, 0 failed", said]
+    assert json.loads(run_tool(copy, "test", "--json", task, "--python", PY).stdout)["copy_sandbox"] == said
+    suite = ET.parse(tmp_path / "junit.xml").getroot()
+    assert suite.find("properties/property[@name='sandbox']").get("value") == said
+    assert suite.find("system-err").text == said

@@ -370,3 +370,20 @@ def listener():
     stop.set()
     thread.join()
     server.close()
+
+
+def test_a_bind_planted_in_the_cache_never_opens_the_view(tmp_path, env, namespace, private_cache):
+    """A run in the copy sandbox can write the tool's cache: what the view
+    binds of this machine, remembered there, is taken only as the tool
+    would make it now."""
+    from verifier_tui.engine import cache
+
+    home = tmp_path / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_rsa").write_text("secret")
+    key = f"uid {os.getuid()} groups {sorted(os.getgroups())}"
+    os.environ["XDG_CACHE_HOME"] = str(private_cache)
+    cache.store("views.json", {key: {"args": ["--ro-bind", str(home), str(home)], "at": time.time()}})
+    task = make_task(tmp_path / "t", PROBE_FILES.format(paths=[str(home / ".ssh" / "id_rsa")]), cases={"only": {}})
+    data = run_json(dict(env, HOME=str(home)), task)
+    assert said(data["stdout"])[str(home / ".ssh" / "id_rsa")] == "FileNotFoundError", data["stdout"]

@@ -560,9 +560,9 @@ class JobRow:
 
 class _TrialsStream:
     """``test JOB --json``'s document, written as the replays end: each
-    trial's object is printed once every trial before it was, so a job of
-    thousands is never held whole (neither the objects nor their text);
-    the counts follow the trials."""
+    trial's object, on a line of its own, is printed once every trial before
+    it was, so a job of thousands is never held whole (neither the objects
+    nor their text); the counts follow the trials."""
 
     def __init__(self, group) -> None:
         head = terminal.json_text({"path": str(group.folder), "name": group.name}, indent=2)
@@ -572,8 +572,9 @@ class _TrialsStream:
         self._last: str | None = None  # printed with its comma once another follows
 
     def put(self, index: int, trial: dict) -> None:
-        text = terminal.json_text(trial, indent=2)
-        self._waiting[index] = "\n".join("    " + line for line in text.split("\n"))
+        # One line each: json's C encoder writes no indentation, and its Python
+        # one cost more than the rest of the tool's work on a trial
+        self._waiting[index] = "    " + terminal.json_text(trial, indent=None)
         while self._next in self._waiting:
             if self._last is not None:
                 terminal.out(self._last + ",")

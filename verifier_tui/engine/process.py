@@ -658,9 +658,14 @@ class _Child:
         """Past the limit, SIGKILL the biggest process of the run (the
         kernel's OOM killer picks by size too)."""
         leader = self.proc.pid
-        sizes = procfs.memory_bytes({leader} | procfs.descendants(leader))
-        total = sum(sizes.values()) + (self.memory_extra(leader) if self.memory_extra is not None else 0)
-        if not sizes or total <= (self.memory_limit or 0):
+        pids = {leader} | procfs.descendants(leader)
+        extra = self.memory_extra(leader) if self.memory_extra is not None else 0
+        limit = self.memory_limit or 0
+        if procfs.resident_bytes(pids) + extra <= limit:
+            return  # within it by the resident sizes, which hold more: the exact count costs a page walk each
+        sizes = procfs.memory_bytes(pids)
+        total = sum(sizes.values()) + extra
+        if not sizes or total <= limit:
             return
         if any(sizes.get(victim) for victim in self.oom_victims):
             return  # a process killed already still frees its memory: the kernel waits for it too

@@ -106,6 +106,19 @@ def group_members(pgid: int) -> dict[int, list[bytes]]:
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
+def resident_bytes(pids: set[int]) -> int:
+    """What ``pids`` hold resident together, counting a shared page once per
+    process (``statm``): never less than :func:`memory_bytes` gives, for a
+    read of a few bytes each."""
+    total = 0
+    for pid in pids:
+        try:
+            total += int((read(pid, "statm") or b"").split()[1]) * _PAGE
+        except (IndexError, ValueError):
+            continue
+    return total
+
+
 def memory_bytes(pids: set[int]) -> dict[int, int]:
     """Each process's share of the memory a memory cgroup would charge for
     it: its anonymous and shared memory (``smaps_rollup``'s ``Pss_Anon`` and

@@ -216,6 +216,15 @@ class TrialRef:
     def of(cls, trial: Trial) -> TrialRef:
         return cls(trial.path, trial.name, tuple(view.name for view in trial.steps))
 
+    @classmethod
+    def read(cls, path: Path) -> TrialRef:
+        """What a trial folder says of its name and steps, read as
+        :func:`open_trial` reads them, and nothing else of it."""
+        config = read_json(path / CONFIG, beneath=path)
+        result = read_json(path / RESULT, beneath=path)
+        recorded, _problems = result_shape(result.data if result.ok else None)
+        return cls(path, _trial_name(config, result, path), tuple(_step_names(path, recorded)))
+
 
 @record
 class Job:
@@ -453,7 +462,7 @@ def open_trial(path: Path | str) -> Trial:
     lock = read_json(folder / LOCK, beneath=folder)
     absent: list[str] = []
     notes: list[str] = []
-    name = next((n for n in (config.get("trial_name"), result.get("trial_name")) if isinstance(n, str) and n), None)
+    name = _trial_name(config, result, folder)
     if not config.ok:
         notes.append(config.problem or "config.json cannot be read")
     if result.state == "missing":
@@ -499,7 +508,7 @@ def open_trial(path: Path | str) -> Trial:
     job_path, version = _job_of(folder)
     return Trial(
         path=folder,
-        name=name or folder.name,
+        name=name,
         config=config,
         result=result,
         lock=lock,
@@ -530,6 +539,27 @@ def _job_of(trial_folder: Path) -> tuple[Path | None, str | None]:
     return parent, version if isinstance(version, str) else None
 
 
+def _trial_name(config: JsonFile, result: JsonFile, folder: Path) -> str:
+    """The trial's name as Harbor wrote it (config.json, else result.json), else its folder's."""
+    named = (config.get("trial_name"), result.get("trial_name"))
+    return next((n for n in named if isinstance(n, str) and n), folder.name)
+
+
+def _steps_on_disk(folder: Path) -> list[str]:
+    steps_dir = folder / "steps"
+    try:
+        return sorted(p.name for p in steps_dir.iterdir() if p.is_dir()) if steps_dir.is_dir() else []
+    except OSError:
+        return []
+
+
+def _step_names(folder: Path, recorded: list[dict[str, Any]]) -> list[str | None]:
+    """The names of the views :func:`_read_steps` makes: ``[None]`` for a single step."""
+    names: list[str | None] = [item["step_name"] for item in recorded]
+    names += [name for name in _steps_on_disk(folder) if name not in names]
+    return names or [None]
+
+
 def _read_steps(
     folder: Path, result: JsonFile, recorded: list[dict[str, Any]], exception_text: str | None
 ) -> list[StepView]:
@@ -538,10 +568,7 @@ def _read_steps(
     then any ``steps/<name>/`` folder that result.json does not know (a trial
     stopped mid-way); single-step: the trial's own folders."""
     steps_dir = folder / "steps"
-    try:
-        on_disk = sorted(p.name for p in steps_dir.iterdir() if p.is_dir()) if steps_dir.is_dir() else []
-    except OSError:
-        on_disk = []
+    on_disk = _steps_on_disk(folder)
     if not recorded and not on_disk:
         manifest, entries = read_manifest(folder, folder)
         return [
@@ -603,8 +630,7 @@ def open_job(path: Path | str, refs: bool = False) -> Job:
         if harbor_kind(child) != "trial":
             continue
         try:
-            trial = open_trial(child)
-            trials.append(TrialRef.of(trial) if refs else trial)
+            trials.append(TrialRef.read(child) if refs else open_trial(child))
         except OSError as exc:  # a folder that vanished or became unreadable meanwhile
             problems.append(f"{child.name}: cannot be read ({exc.strerror or exc})")
             if refs:  # tested all the same: its turn reads it again, and its row says why when it cannot be

@@ -30,7 +30,8 @@ import subprocess
 import time
 from typing import Any
 
-from verifier_tui.engine.sandbox.isolation import BLOCK_FD, INFO_FD
+from verifier_tui.engine.procfs import read as _read_proc
+from verifier_tui.engine.sandbox.isolation import BLOCK_FD, INFO_FD, INIT_NAME
 
 HELPER = "slirp4netns"
 INSTALL = "apt install slirp4netns (or your distribution's package of that name)"
@@ -63,7 +64,13 @@ def given(network_mode: str, choice: str) -> str:
 
 class UserNetwork:
     """slirp4netns attached to one run's network namespace (see the module's
-    docstring). ``problem`` says why the run got no network after all."""
+    docstring). ``problem`` says why the run got no network after all.
+
+    bwrap waits on ``--block-fd`` before it starts the view's init; the
+    helper's own ``--ready-fd`` is that pipe's other end, so the init starts
+    the moment the interface is up, and the tool waits for none of it. A
+    helper that ends before it says ready closes the pipe: the run goes on,
+    without a network, and :meth:`close` says why."""
 
     def __init__(self, executable: str) -> None:
         self.executable = executable
@@ -72,6 +79,7 @@ class UserNetwork:
         self._exit: int | None = None  # slirp4netns ends when this closes
         self._pipes: dict[str, tuple[int, int]] = {}
         self._complaints: Any = None  # the helper's stderr: a file, never a pipe it could fill
+        self._watchdog: Any = None
 
     def open(self) -> dict[str, int]:
         """The pipes' ends bwrap gets, by the stand-in its command line holds."""
@@ -79,25 +87,23 @@ class UserNetwork:
         return {INFO_FD: self._pipes[INFO_FD][1], BLOCK_FD: self._pipes[BLOCK_FD][0]}
 
     def started(self, started: bool) -> None:
-        """bwrap was started (or failed to): attach, then let the init go."""
+        """bwrap was started (or failed to): the helper attached, given the
+        pipe that lets the init go (closed here: bwrap then goes on at once
+        where there is no helper)."""
         info_read, info_write = self._pipes[INFO_FD]
-        block_read, block_write = self._pipes[BLOCK_FD]
+        block_read, ready = self._pipes[BLOCK_FD]
         os.close(info_write)
         os.close(block_read)
         try:
             if started:
                 pid = _child_pid(info_read)
                 if pid is not None and _loopback_made(pid):  # else the view failed to be set up, as the run says
-                    self._attach(pid)
+                    self._attach(pid, ready)
         finally:
             os.close(info_read)
-            try:
-                os.write(block_write, b"g")
-            except OSError:  # bwrap is gone already
-                pass
-            os.close(block_write)
+            os.close(ready)
 
-    def _attach(self, pid: int) -> None:
+    def _attach(self, pid: int, ready: int) -> None:
         import fcntl
         import tempfile
 
@@ -115,7 +121,6 @@ class UserNetwork:
             os.close(net)
             self.problem = f"the owner of the run's network namespace is not known here ({exc.strerror})"
             return
-        ready_read, ready_write = os.pipe()
         exit_read, self._exit = os.pipe()
         self._complaints = tempfile.TemporaryFile()  # noqa: SIM115 - closed by close(), after the run
         join = [] if _same_namespace(owner, "/proc/self/ns/user") else [f"--userns-path=/proc/self/fd/{owner}"]
@@ -126,7 +131,7 @@ class UserNetwork:
                     "--configure",
                     "--mtu=65520",
                     "--disable-host-loopback",
-                    f"--ready-fd={ready_write}",
+                    f"--ready-fd={ready}",
                     f"--exit-fd={exit_read}",
                     "--netns-type=path",
                     *join,
@@ -136,21 +141,28 @@ class UserNetwork:
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=self._complaints,
-                pass_fds=(ready_write, exit_read, net, owner),
+                pass_fds=(ready, exit_read, net, owner),
                 start_new_session=True,
             )
         except OSError as exc:
             self.problem = f"{HELPER} could not start ({exc.strerror or exc})"
             return
         finally:
-            for fd in (ready_write, exit_read, net, owner):
+            for fd in (exit_read, net, owner):
                 os.close(fd)
-        ready = _read_within(ready_read, _WAIT_S)
-        os.close(ready_read)
-        if ready != b"1":
-            said = self._said()
-            self.close()
-            self.problem = f"{HELPER} could not give the run a network ({said})"
+        # A helper that neither says ready nor ends would hold the run for its
+        # whole timeout: past this wait it is ended, and the run goes on without.
+        import threading
+
+        self._watchdog = threading.Timer(_WAIT_S, self._give_up, args=(pid,))
+        self._watchdog.daemon = True
+        self._watchdog.start()
+
+    def _give_up(self, pid: int) -> None:
+        words = (_read_proc(pid, "cmdline") or b"").split(b"\0")
+        if self._proc is not None and INIT_NAME.encode() not in words[3:4]:  # the view is still waiting
+            self.problem = f"{HELPER} did not give the run a network within {_WAIT_S:g} s"
+            self._proc.kill()
 
     def _said(self) -> str:
         """The helper's own first line of complaint."""
@@ -165,20 +177,28 @@ class UserNetwork:
         return lines[0] if lines else "no reason given"
 
     def close(self) -> None:
-        """The run is over: the helper goes (it ends when its exit pipe closes)."""
+        """The run is over: the helper goes. Killed rather than told (it
+        notices its exit pipe at its next poll), and reaped aside: its exit
+        closes the network device, which the kernel takes 10 ms and more to
+        let go of, after the run's result is known. One that ended on its
+        own never gave the run its network: said."""
+        if self._watchdog is not None:
+            self._watchdog.cancel()
+        proc, self._proc = self._proc, None
+        if proc is not None:
+            if proc.poll() is not None and self.problem is None:
+                self.problem = f"{HELPER} could not give the run a network ({self._said()})"
+            else:
+                import threading
+
+                proc.kill()
+                threading.Thread(target=proc.wait, name="verifier-tui-reap", daemon=True).start()
         if self._exit is not None:
             os.close(self._exit)
             self._exit = None
         if self._complaints is not None:
             self._complaints.close()
             self._complaints = None
-        proc, self._proc = self._proc, None
-        if proc is not None:
-            try:
-                proc.wait(timeout=1)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
 
 
 _NS_GET_USERNS = 0xB701
@@ -231,8 +251,8 @@ def _loopback_made(pid: int) -> bool:
     return False
 
 
-def _read_within(fd: int, seconds: float, until: bytes | None = None) -> bytes:
-    """What ``fd`` gives within ``seconds``: one read, or up to ``until``."""
+def _read_within(fd: int, seconds: float, until: bytes) -> bytes:
+    """What ``fd`` gives within ``seconds``, up to ``until``."""
     import selectors
 
     data = b""
@@ -244,6 +264,6 @@ def _read_within(fd: int, seconds: float, until: bytes | None = None) -> bytes:
                 break
             chunk = os.read(fd, 4096)
             data += chunk
-            if not chunk or until is None or until in data:
+            if not chunk or until in data:
                 break
     return data

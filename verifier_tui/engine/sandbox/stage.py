@@ -112,19 +112,20 @@ class Stage:
 
     def seen(self, path: Path) -> str:
         """``path``, one of this stage's, as the runner sees it: in the view
-        with namespaces (``/tests/...``), else the path itself."""
+        (``/tests/...``), else the path itself. Compared as strings: every
+        path a run maps goes through here, and pathlib's comparisons cost a
+        job's replays more than the rest of their mapping."""
+        text = str(path)
         if not self.namespace:
-            return str(path)
-        for folder, there in (
-            (self.tests_dir, TESTS),
-            (self.app_dir, self.app_at),
-            (self.reward_dir, REWARD),
-            (self.inputs_dir, INPUTS),
-        ):
-            if path == folder or path.is_relative_to(folder):
-                rel = path.relative_to(folder).as_posix()
-                return there if rel == "." else f"{there.rstrip('/')}/{rel}"
-        return str(path)
+            return text
+        root = str(self.root)
+        for folder, there in (("tests", TESTS), ("app", self.app_at), ("logs/verifier", REWARD), ("inputs", INPUTS)):
+            prefix = f"{root}/{folder}"
+            if text == prefix:
+                return there
+            if text.startswith(prefix + "/"):
+                return f"{there.rstrip('/')}/{text[len(prefix) + 1 :]}"
+        return text
 
     @property
     def tests_dir(self) -> Path:
