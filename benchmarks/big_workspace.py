@@ -20,9 +20,9 @@ with ``=copy`` (the private mirror), and notes the ``sandbox`` the tool says
 was in force. The tool returns once the verdict is out and leaves a big
 copy's removal to a background ``rm`` (the sample is what the user waits
 for); each sample waits, untimed, for that removal to end before the next one
-starts, as ``cp -a``'s copy is removed untimed. Goals: with namespaces, the
+starts, as ``cp -a``'s copy is removed untimed. Goals: in the view, the
 big workspace adds at most 20 ms over the small task (a mount does not depend
-on the number of files: that is the point of it); without, at most 1.0x
+on the number of files: that is the point of it); in the copy, at most 1.0x
 ``cp -a`` (+ runner): a copy that walks the tree once, with one ``stat`` per
 entry and the kernel copying the bytes, can match ``cp -a`` but not beat it.
 

@@ -48,7 +48,7 @@ README_BEGIN = "<!-- benchmarks:begin -->"
 README_END = "<!-- benchmarks:end -->"
 
 # The environment variable another unit adds to force the staging; sent to
-# the "with namespaces" / "without" rows (an older build ignores it, and the
+# the "view" / "copy" rows (an older build ignores it, and the
 # rows then say the tool reported no sandbox).
 SANDBOX_VARIABLE = "VERIFIER_TUI_SANDBOX"
 NOT_REPORTED = "not reported"

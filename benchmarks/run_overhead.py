@@ -12,18 +12,18 @@ the same interpreter:
 Both are timed from outside, as a user feels them. The tool's own
 ``duration_s`` (the runner inside it) is printed in the row's notes.
 
-The tool is timed twice: with the staging it chooses on this machine (a user
-and mount namespace where the kernel allows one: the containment and the
-overlay, which start the runner through ``unshare``, ``sh`` and ``mount``) and
-with the copy staging forced (``VERIFIER_TUI_SANDBOX=copy``, what the goal was
+The tool is timed twice: with the staging it chooses on this machine (the
+sandbox's view, built by bwrap, where the kernel allows user namespaces; the
+runner started by the view's ``sh`` init, with the task's network attached by
+slirp4netns where it is installed) and with the copy staging forced (``VERIFIER_TUI_SANDBOX=copy``, what the goal was
 first set against), so the table shows what the containment costs apart from
 what the tool costs.
 
 Why the goal is "adds at most 70 ms": this row is a guard, not a target. The
 tool's work around the runner is one Python start-up with its imports, a
 staging that on a small task copies a handful of files, and the containment:
-with namespaces, the sandbox's own view (a new root of read-only binds,
-pivot_root, a nested user namespace; about 15 ms of this row). That cost of
+the sandbox's own view (bwrap's namespaces and binds, the init, the network
+helper; about 10 ms of this row). That cost of
 containment and of plain idioms is accepted; the guard catches a change that
 would make a `run` in a script or a CI loop feel slow.
 """

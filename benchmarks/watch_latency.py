@@ -25,8 +25,8 @@ of its own), pytest-watcher is what Python users reach for; at most 0.5x the
 first and 0.4x the second is what starting nothing after the save buys.
 
 And what that costs while nothing is saved (``watch-idle``): the memory of the
-processes waiting (the runner's interpreter and, with namespaces, the
-namespace's ``unshare`` and init), and the CPU they use meanwhile.
+processes waiting (the runner's interpreter and, in the view, bwrap, the
+view's init and the network helper), and the CPU they use meanwhile.
 """
 
 from __future__ import annotations

@@ -387,3 +387,42 @@ def test_a_bind_planted_in_the_cache_never_opens_the_view(tmp_path, env, namespa
     task = make_task(tmp_path / "t", PROBE_FILES.format(paths=[str(home / ".ssh" / "id_rsa")]), cases={"only": {}})
     data = run_json(dict(env, HOME=str(home)), task)
     assert said(data["stdout"])[str(home / ".ssh" / "id_rsa")] == "FileNotFoundError", data["stdout"]
+
+
+INTERFACES = """\
+    def verify(workspace):
+        with open("/proc/net/dev") as table:
+            print(sorted(line.split(":")[0].strip() for line in table.readlines()[2:]))
+        print(open("/etc/resolv.conf").read().split())
+        return 1.0
+"""
+
+
+def test_a_public_task_gets_the_internet_through_slirp4netns_without_this_machines_loopback(tmp_path, namespace):
+    from verifier_tui.engine.sandbox.network import RESOLVER, helper
+    from verifier_tui.engine.session import Options, Session
+
+    if helper() is None:
+        pytest.skip("slirp4netns is not installed here")
+    with Session(make_task(tmp_path / "t", INTERFACES, cases={"only": {}}), Options(python=PY)) as session:
+        result = session.run()
+    interfaces, resolver = result.stdout.text.splitlines()
+    assert eval(interfaces) == ["lo", "tap0"], result.notices
+    assert eval(resolver) == ["nameserver", RESOLVER]  # slirp4netns's resolver: this machine's is another loopback
+    assert result.limits["network_given"] == "user"
+
+
+def test_without_slirp4netns_a_public_task_has_no_network_and_says_how_to_get_it(tmp_path, namespace, monkeypatch):
+    from verifier_tui.engine.sandbox import network
+    from verifier_tui.engine.session import Options, Session
+    from verifier_tui.words.run import limits_words
+
+    monkeypatch.setattr(network, "helper", lambda: None)
+    with Session(make_task(tmp_path / "t", INTERFACES, cases={"only": {}}), Options(python=PY)) as session:
+        result = session.run()
+        words = limits_words(session.limits(), namespace=True)
+        short = limits_words(session.limits(), namespace=True, short=True)
+    assert eval(result.stdout.text.splitlines()[0]) == ["lo"]
+    assert result.limits["network_given"] == "none"
+    assert f"no network (network public: slirp4netns is not installed; {network.INSTALL})" in words
+    assert short == "no network (network public: slirp4netns is not installed)"

@@ -560,3 +560,17 @@ def test_runner_task_replays_with_the_runner_the_sandbox_ran(real, env, elsewher
     phases = theirs["local_phases"]
     assert phases["stopped_at"] == "verify_called" and "inferred from its output" in phases["explanation"]
     assert {p["data"] is None for p in phases["phases"]} == {True}
+
+
+def test_test_job_says_when_its_replays_ran_in_the_copy_sandbox(task, runs, tmp_path, env, elsewhere):
+    """A replay runs what an agent wrote: in the copy sandbox it could write
+    the user's files, which the summary, --json and JUnit say."""
+    demo = task(verifier=READS_HELLO)
+    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={"hello.txt": "hi"}, capture=True)
+    copy = dict(env, VERIFIER_TUI_SANDBOX="copy")
+    done = tool(copy, "test", trial.path.parent, "--junit", tmp_path / "junit.xml", cwd=elsewhere)
+    said = "sandbox: copy (asked for): the verifier runs on this machine as you and can write your files"
+    assert said in done.stdout.splitlines(), done.stdout
+    assert as_json(tool(copy, "test", "--json", trial.path.parent, cwd=elsewhere))["copy_sandbox"] == said
+    assert ET.parse(tmp_path / "junit.xml").getroot().find("properties/property").get("value") == said
+    assert as_json(tool(env, "test", "--json", trial.path.parent, cwd=elsewhere))["copy_sandbox"] is None

@@ -211,20 +211,23 @@ async def test_the_header_names_the_sandbox_in_force(example, sandbox):
         assert result.sandbox == sandbox
         header = app.screen.query_one("#header")
         # last, after the choices or on a line of its own when they fill the width, with the task's limits;
-        # a copy says it can write the user's files
+        # a copy says it is unsafe, and a view without slirp4netns that it has no network
+        from verifier_tui.engine.sandbox.network import helper
+
         kind = "namespace" if sandbox == "namespace" else "copy (unsafe)"
         ending = f"sandbox: {kind} · 1024 MB · 1 CPU"
+        if sandbox == "namespace" and helper() is None:
+            ending += " · no network (network public: slirp4netns is not installed)"
         assert widget_text(app, "#header").rstrip().endswith((f"· {ending}", f"\n{ending}"))
         tooltip = str(header.tooltip)
         assert tooltip.startswith(f"sandbox: {sandbox} (")  # the headless lines, on hover
-        assert tooltip.endswith(
-            "limits: 1024 MB · 1 CPU (as affinity, not a quota) · "
-            + (
-                "storage 2048 MB (on /tmp only) · network public (user-mode) · starts in /app"
-                if sandbox == "namespace"
-                else "storage 2048 MB (not applied)"
-            )
-        )
+        network = "network public (user-mode)" if helper() else "no network (network public: slirp4netns is not"
+        limits = "limits: 1024 MB · 1 CPU (as affinity, not a quota) · storage 2048 MB "
+        if sandbox == "namespace":
+            assert tooltip.split("\n")[-1].startswith(limits + f"(on /tmp only) · {network}")
+            assert tooltip.endswith("· starts in /app")
+        else:
+            assert tooltip.endswith(limits + "(not applied)")
 
 
 async def test_the_header_says_when_a_copy_is_all_this_machine_allows(example, monkeypatch, private_cache):

@@ -510,10 +510,12 @@ def test_command(args) -> int:
     unknown = len(rows) - agree - differ
     used = [r.name for r in rows if r.stand_in == "used"]
     unused = [r.name for r in rows if r.stand_in == "unused"]
+    copied = next((r.copy_sandbox for r in rows if r.copy_sandbox), None)
     if args.junit:
         from verifier_tui.commands.report import write_junit
 
-        write_junit(args.junit, f"verifier-tui job {group.name}", [junit_case(group.name, r) for r in rows], wall)
+        cases = [junit_case(group.name, r) for r in rows]
+        write_junit(args.junit, f"verifier-tui job {group.name}", cases, wall, copied)
     if stream is not None:
         stream.end(
             {
@@ -523,6 +525,7 @@ def test_command(args) -> int:
                 "not_compared": unknown,
                 "duration_s": round(wall, 3),
                 "stand_in": {"given": args.stand_in_chosen.words, "used_for": used, "not_used_for": unused},
+                "copy_sandbox": copied,
             }
         )
     else:
@@ -530,6 +533,8 @@ def test_command(args) -> int:
         for line in stand_in_lines(args.stand_in_chosen, used, unused):
             _say(line)
         terminal.out(f"{agree} agree, {differ} differ, {unknown} not compared")
+        if copied:
+            terminal.out(copied)
         if agree:
             # Said because it is a shortcut: run TRIAL and the TUI always judge through test.sh.
             _say(
@@ -556,6 +561,7 @@ class JobRow:
     stand_in: str | None  # "used", "unused" or None
     stderr_tail: str = ""  # for --junit
     notes: tuple[str, ...] = ()  # what in the trial's own files could not be read
+    copy_sandbox: str | None = None  # the replay ran in the copy sandbox: its words (it could write the user's files)
 
 
 class _TrialsStream:
@@ -610,7 +616,15 @@ def job_row(session: TrialSession, replayed: Replayed, *, stderr: bool) -> JobRo
         replayed.local.stderr.text[-4000:] if stderr and replayed.local is not None else "",
         # Said once for a trial, under its first step's row.
         tuple(session.trial.notes) if session.step in (None, session.trial.steps[0].name) else (),
+        copy_words() if replayed.local is not None and replayed.local.sandbox == "copy" else None,
     )
+
+
+def copy_words() -> str:
+    """What is said of a run in the copy sandbox (this process's runs all get the same)."""
+    from verifier_tui.engine.sandbox.isolation import choose
+
+    return choose().words
 
 
 def not_replayed_row(missed: NotReplayed) -> JobRow:

@@ -82,10 +82,10 @@ class Prepared:
     shim_refusal: str | None = None  # the shim would not start the runner (Python too old): its message
     environment: ChildEnvironment | None = None  # how ``env`` was made, for the user
     marker: str | None = None
-    """Without namespaces: the value of :data:`~verifier_tui.engine.process.MARKER`
+    """In the copy sandbox: the value of :data:`~verifier_tui.engine.process.MARKER`
     in the runner's environment, by which its escaped descendants are found."""
     guard: Any = None
-    """Without namespaces: what the user's files looked like before the run
+    """In the copy sandbox: what the user's files looked like before the run
     (:class:`~verifier_tui.engine.sandbox.user_files.Snapshot`), to report what it wrote."""
     stack_signal: bool = False
     """The runner was given ``--stack-signal``: at a timeout it is asked for its stacks."""

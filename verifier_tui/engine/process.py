@@ -392,7 +392,7 @@ class Held:
     """A child started ahead of its run, as :func:`run_process` starts one,
     that waits before doing anything: the runner reads one byte from a pipe
     of its own, whose number is in ``env[variable]`` (the runner removes the
-    variable; the pipe is at 10 or above, clear of the fds the namespace's
+    variable; the pipe is at 10 or above, clear of the fds the view's
     init uses). :func:`run_process` with ``held=`` says go; :meth:`discard`
     ends it unrun.
 
@@ -444,7 +444,7 @@ class Held:
         return self.proc
 
     def discard(self) -> None:
-        """End it unrun: SIGKILL its group (with namespaces, the PID namespace
+        """End it unrun: SIGKILL its group (in the view, the PID namespace
         goes with its init), reap it, close its pipes. Once over, nothing."""
         if self.over:
             return
@@ -567,10 +567,10 @@ class _Child:
                 self._step(until)
         if self.has_exited:
             # What outlived the runner is a stray, in its group or not: the
-            # same ones the namespace's init lists once the runner is gone.
+            # same ones the view's init lists once the runner is gone.
             self._end_strays()
         elif self.init_lists_strays:
-            # The runner ignored SIGTERM: all but the namespace's init are
+            # The runner ignored SIGTERM: all but the view's init are
             # killed; it then lists what was started meanwhile and exits.
             self._signal_run(signal.SIGKILL)
             until = time.perf_counter() + INIT_LIST_WAIT_S
@@ -584,7 +584,7 @@ class _Child:
 
     def _signal_run(self, sig: int) -> None:
         """``sig`` to the run's process group: in a view, the group of its
-        namespace's init (which the runner shares), but not the init (PID 1
+        view's init (which the runner shares), but not the init (PID 1
         takes only what it has a handler for, save SIGKILL from here, which
         would end the namespace unlisted) nor bwrap. What left the group is
         left to the init to list, as the copy sandbox's mark finds it."""
@@ -722,7 +722,7 @@ def _signal_group(pgid: int, sig: int) -> bool:
 # -- what left the group: found by a mark in its environment ---------------------------
 
 MARKER = "VERIFIER_TUI_RUN"
-"""Without namespaces, the environment variable whose value (:func:`new_token`)
+"""In the copy sandbox, the environment variable whose value (:func:`new_token`)
 marks one run's processes. A process that calls ``setsid`` or double-forks
 leaves the group ``killpg`` reaches, but keeps the environment it inherited,
 which ``/proc/<pid>/environ`` shows: once the run is over, every process of

@@ -4,7 +4,7 @@ an error. Where there is no ``/proc`` (macOS) every answer is empty. A
 process's command line is shown the one way too (:func:`shown_command`), on
 one line as a shell would take it back.
 
-(The namespace's init lists its strays itself, in ``sh``: see
+(The view's init lists its strays itself, in ``sh``: see
 engine/sandbox/isolation.py.)
 """
 
@@ -81,7 +81,7 @@ def children(pid: int) -> set[int]:
 
 def descendants(pid: int) -> set[int]:
     """``pid``'s descendants (a process whose parent died is found under its
-    new parent: the PID namespace's init, with namespaces)."""
+    new parent: the PID namespace's init, in the view)."""
     found: set[int] = set()
     todo = [pid]
     while todo:
@@ -150,7 +150,7 @@ def memory_bytes(pids: set[int]) -> dict[int, int]:
 
 CMDLINE_BYTES = 1024
 """How much of a command line is read to show it: enough for the line a
-stray is cut to (engine/sandbox/strays.py; the namespace's init reads as
+stray is cut to (engine/sandbox/strays.py; the view's init reads as
 much, engine/sandbox/isolation.py)."""
 
 

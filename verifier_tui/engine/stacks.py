@@ -72,7 +72,7 @@ def ask(leader: int, script: str) -> str:
 
 def runner_pid(leader: int, script: str) -> int | None:
     """The runner's pid, as this process sees it: among the leader and its
-    descendants (in a view, bwrap, the namespace's init, the runner and
+    descendants (in a view, bwrap, the view's init, the runner and
     what it started), the outermost one that runs ``script``: an
     interpreter, its options, the script (the init carries the runner's
     command line as arguments). The leader itself where there is no

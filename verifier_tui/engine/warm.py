@@ -3,11 +3,11 @@ costs what the verifier costs rather than what starting Python and the
 sandbox cost.
 
 Once a run is over, its spec is prepared again and its runner started held
-(:class:`~verifier_tui.engine.process.Held`): with namespaces, the namespace
+(:class:`~verifier_tui.engine.process.Held`): in the view, the view
 and its view set up; the interpreter started with a cold start's command
 line, environment and working folder, the runner blocked before it reads its
 arguments, having imported only ``os``, ``stat`` and ``sys``. The next run of
-that stage prepares again (staging what changed since, the namespace's
+that stage prepares again (staging what changed since, the view's
 ``ctl`` files left to the init that holds them) and compares: the same
 command line, environment, working folder and limits, the same stage
 folders (which the view has bound), the same runner bytes (the waiting
@@ -163,7 +163,7 @@ def prepare_held(spec: RunSpec, stage: Stage, waiting: Waiting | None) -> tuple[
         prepared.network_helper = waiting.prepared.network_helper  # attached to the held run's namespace
         return prepared, waiting.held
     waiting.held.discard()
-    return prepare(spec, stage), None  # the namespace's ctl emptied, for a cold one
+    return prepare(spec, stage), None  # the view's ctl emptied, for a cold one
 
 
 def at_its_turn(waiting: Waiting, spec: RunSpec) -> tuple[Prepared, Held | None]:

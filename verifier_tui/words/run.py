@@ -409,7 +409,9 @@ def network_words(limits: Any, *, namespace: bool, short: bool = False) -> str |
     if mode == "no-network":
         return "no network"
     if given == "none":
-        return f"no network (network {mode}: slirp4netns is not installed)"
+        from verifier_tui.engine.sandbox.network import INSTALL
+
+        return f"no network (network {mode}: slirp4netns is not installed" + (")" if short else f"; {INSTALL})")
     if mode == "allowlist":
         return "network allowlist (not applied)"
     return None if short else "network public (user-mode)"

@@ -181,18 +181,13 @@ def _in_view(
 
 def _network(limits: Limits, choice: str, notices: list[str]) -> tuple[str, Any]:
     """The network the view gets (:func:`.network.given`) and the helper that
-    gives it, with what the user must know of it."""
+    gives it, with what the user must know of it beyond the limits line
+    (which says a network the run lacks, and how to get it)."""
     reach = network.given(limits.network, choice)
     if reach == network.HOST:
         notices.append("--network host: the run shares this machine's network, its loopback services included")
-    elif reach == "none" and limits.network != "no-network":
-        notices.append(
-            f"network_mode = {limits.network!r}, but this run has no network: {network.HELPER} is not installed "
-            f"({network.INSTALL}); its network calls fail here and would not in Harbor "
-            "(--network host shares this machine's instead)"
-        )
     elif limits.network == "allowlist":
-        notices.append('network_mode = "allowlist" is not applied here: the run reaches the whole internet')
+        notices.append('network_mode = "allowlist" is not applied here: the allowlist is not enforced')
     helper = network.helper() if reach == "user" else None
     return reach, network.UserNetwork(helper) if helper is not None else None
 

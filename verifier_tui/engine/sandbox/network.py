@@ -34,7 +34,7 @@ from verifier_tui.engine.procfs import read as _read_proc
 from verifier_tui.engine.sandbox.isolation import BLOCK_FD, INFO_FD, INIT_NAME
 
 HELPER = "slirp4netns"
-INSTALL = "apt install slirp4netns (or your distribution's package of that name)"
+INSTALL = "apt install slirp4netns, or your distribution's package of that name"
 RESOLVER = "10.0.2.3"
 """slirp4netns's own DNS forwarder, the view's resolv.conf's one nameserver:
 the machine's (often 127.0.0.53) is another namespace's loopback."""

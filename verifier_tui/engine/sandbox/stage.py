@@ -3,14 +3,14 @@
 ```
 <stage>/tests/                 a mirror of the task's tests folder
 <stage>/tests/.ng/run_verifier.py   the runner (and nemo_gym/verifiers, vendored)
-<stage>/app/                   a mirror of the workspace; with namespaces, where
+<stage>/app/                   a mirror of the workspace; in the view, where
                                the overlay of the user's workspace is mounted
 <stage>/logs/verifier/         the reward folder, emptied before every run
 <stage>/inputs/                the response and task data (copies: the runner is
                                never handed the user's own files), explain output
 <stage>/overlay/{upper,work}   in the view: the overlay's scratch layer,
                                emptied before every run
-<stage>/ctl/                   in the view: what the namespace's init reports
+<stage>/ctl/                   in the view: what the view's init reports
                                (see engine/sandbox/isolation.py)
 ```
 
@@ -20,7 +20,7 @@ In the view the runner sees these folders where the sandbox has them:
 
 A session keeps one stage per selection in its scratch folder (see
 :class:`Scratch`), so re-runs only copy what changed (see
-:mod:`verifier_tui.engine.sandbox.mirror`), or, with namespaces, copy nothing.
+:mod:`verifier_tui.engine.sandbox.mirror`), or, for an overlaid one, copy nothing.
 
 A stage is handed from run to run, and the last run's verifier could reach
 all of it (in the copy sandbox ``Path(workspace).parent`` is the stage): any

@@ -3,8 +3,8 @@ note that counts them.
 
 A stray is a process the run left running once it was over. Without
 namespaces the process driver finds them by a mark in their environment
-(:data:`~verifier_tui.engine.process.MARKER`) and ends them; with namespaces
-(:mod:`.isolation`) the namespace's init lists them. Either way a stray is
+(:data:`~verifier_tui.engine.process.MARKER`) and ends them; in the view
+(:mod:`.isolation`) its init lists them. Either way a stray is
 one process, however many run the same command, and its command line is
 shown the one way (:func:`~verifier_tui.engine.procfs.shown_command`), so
 both sandboxes count and name the same processes in the same words.

@@ -1,4 +1,4 @@
-"""Without namespaces, notice what a run wrote to the user's own files.
+"""In the copy sandbox, notice what a run wrote to the user's own files.
 
 In a copy sandbox nothing stops a verifier from writing outside its scratch
 folder (``../../../x``, an absolute path, a link it makes to a user file).

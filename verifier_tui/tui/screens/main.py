@@ -571,7 +571,7 @@ class MainScreen(SizedScreen):
                 )
                 return
             stage = prepared.stage
-            seen = stage.seen  # the sandbox's own paths with namespaces, the stage's without
+            seen = stage.seen  # the sandbox's own paths in the view, the stage's in the copy
             banner = (
                 f"verify under pdb ({session.case.name if session.case else 'no case'}), in the staged sandbox "
                 f"layout:\n  {seen(stage.tests_dir)} is a copy of {session.task.tests_dir}\n  "
