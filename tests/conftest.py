@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import copy_example, inner_pytest_options
+from tests.helpers import answering, copy_example, inner_pytest_options, needs_namespaces
 from tests.users import ordinary_user  # noqa: F401 - a fixture for every test
 
 # A shell without job control starts a command put in the background with
@@ -188,11 +188,30 @@ def sandbox(request, monkeypatch):
     """Each isolation in turn (``VERIFIER_TUI_SANDBOX``): the namespace where
     this machine has one (skipped, saying why, where it has not), and the
     copy, which every machine can do."""
-    from verifier_tui.engine.sandbox.isolation import VARIABLE, namespace_problem
+    from verifier_tui.engine.sandbox.isolation import VARIABLE
 
     if request.param == "namespace":
-        problem = namespace_problem()
-        if problem is not None:
-            pytest.skip(f"no namespaces on this machine: {problem}")
+        needs_namespaces()
     monkeypatch.setenv(VARIABLE, request.param)
     return request.param
+
+
+@pytest.fixture
+def namespace(monkeypatch):
+    """The sandbox's view, asked for by name (skipped, saying why, where this machine has none)."""
+    from verifier_tui.engine.sandbox.isolation import VARIABLE
+
+    needs_namespaces()
+    monkeypatch.setenv(VARIABLE, "namespace")
+
+
+@pytest.fixture
+def listener():
+    """A TCP server on this machine's loopback that answers every connection: its port."""
+    import socket
+
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(8)
+    with answering([server]):
+        yield server.getsockname()[1]

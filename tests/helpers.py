@@ -188,6 +188,44 @@ def wait_gone(pid: int, within_s: float = 15.0) -> bool:
     return True
 
 
+def needs_namespaces() -> None:
+    """Skip, saying why, where this machine cannot build the sandbox's view."""
+    from verifier_tui.engine.sandbox.isolation import namespace_problem
+
+    problem = namespace_problem()
+    if problem is not None:
+        pytest.skip(f"no namespaces on this machine: {problem}")
+
+
+@contextmanager
+def answering(servers: list[socket.socket]) -> Iterator[None]:
+    """Each listening socket of ``servers`` answers ``hello`` to every
+    connection while the block runs (a service of the user's machine)."""
+    stop = threading.Event()
+
+    def serve(server: socket.socket) -> None:
+        server.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+                conn.sendall(b"hello")
+                conn.close()
+            except OSError:
+                continue
+
+    threads = [threading.Thread(target=serve, args=(server,), daemon=True) for server in servers]
+    for thread in threads:
+        thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join()
+        for server in servers:
+            server.close()
+
+
 def processes_with(text: str) -> list[int]:
     """The pids of the processes still running whose command line holds
     ``text``. A run in a PID namespace has pids of its own that mean nothing

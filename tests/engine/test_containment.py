@@ -375,14 +375,6 @@ def test_an_interpreter_whose_child_leaves_its_session_holding_the_output_is_end
 # What a verifier notices of the sandbox (README "Sandbox", docs/faults.md)
 
 
-@pytest.fixture
-def namespaces(monkeypatch):
-    problem = isolation.namespace_problem()
-    if problem is not None:
-        pytest.skip(f"no namespaces on this machine: {problem}")
-    monkeypatch.setenv(isolation.VARIABLE, "namespace")
-
-
 def test_renaming_the_workspace_itself(tmp_path, sandbox):
     """In the view the workspace is a mount point: renaming it fails (EBUSY).
     In the copy it succeeds, and the next run has its workspace back."""

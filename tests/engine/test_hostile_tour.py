@@ -7,24 +7,15 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import tempfile
-import threading
 import time
 from pathlib import Path
 
 import pytest
 
-from tests.helpers import PY, make_task, run_tool, wait_none_with
-from verifier_tui.engine.sandbox import isolation
-
-
-@pytest.fixture
-def namespace(monkeypatch):
-    problem = isolation.namespace_problem()
-    if problem is not None:
-        pytest.skip(f"no namespaces on this machine: {problem}")
-    monkeypatch.setenv(isolation.VARIABLE, "namespace")
+from tests.helpers import PY, answering, make_task, run_tool, wait_none_with
 
 
 def run_json(env, *args) -> dict:
@@ -189,36 +180,18 @@ def unix_listeners(tmp_path):
     home.mkdir()
     machine_tmp = Path(tempfile.mkdtemp(prefix="vtui-sock-", dir="/tmp"))
     abstract = f"\0vtui-{os.getpid()}-{time.monotonic_ns()}"
+    addresses = [str(home / "agent.sock"), str(machine_tmp / "tmux-0"), abstract]
     servers = []
-    for address in (str(home / "agent.sock"), str(machine_tmp / "tmux-0"), abstract):
+    for address in addresses:
         server = socket.socket(socket.AF_UNIX)
         server.bind(address)
         server.listen(4)
         servers.append(server)
-    stop = threading.Event()
-
-    def serve(server):
-        server.settimeout(0.2)
-        while not stop.is_set():
-            try:
-                conn, _ = server.accept()
-                conn.sendall(b"hello")
-                conn.close()
-            except OSError:
-                continue
-
-    threads = [threading.Thread(target=serve, args=(s,), daemon=True) for s in servers]
-    for thread in threads:
-        thread.start()
-    yield home, [str(home / "agent.sock"), str(machine_tmp / "tmux-0"), abstract]
-    stop.set()
-    for thread in threads:
-        thread.join()
-    for server in servers:
-        server.close()
-    for entry in machine_tmp.iterdir():
-        entry.unlink()
-    machine_tmp.rmdir()
+    try:
+        with answering(servers):
+            yield home, addresses
+    finally:
+        shutil.rmtree(machine_tmp)
 
 
 @pytest.mark.parametrize("toml", ["", '[verifier]\nnetwork_mode = "no-network"\n'])
@@ -344,32 +317,6 @@ def test_storage_mb_is_the_size_of_tmp_and_cpus_is_said_as_affinity(tmp_path, en
     text = run_tool(env, "run", task, "--python", PY).stdout
     limits = next(line for line in text.splitlines() if line.startswith("limits: "))
     assert "1 CPU (as affinity, not a quota)" in limits and "storage 32 MB (on /tmp only)" in limits
-
-
-@pytest.fixture
-def listener():
-    """A TCP server on this machine's loopback that answers every connection."""
-    server = socket.socket()
-    server.bind(("127.0.0.1", 0))
-    server.listen(8)
-    stop = threading.Event()
-
-    def serve():
-        server.settimeout(0.2)
-        while not stop.is_set():
-            try:
-                conn, _ = server.accept()
-                conn.sendall(b"hello")
-                conn.close()
-            except OSError:
-                continue
-
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
-    yield server.getsockname()[1]
-    stop.set()
-    thread.join()
-    server.close()
 
 
 def test_a_bind_planted_in_the_cache_never_opens_the_view(tmp_path, env, namespace, private_cache):

@@ -9,31 +9,17 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
 import pytest
 
-from tests.helpers import PY, make_task, run_tool, write
+from tests.helpers import PY, make_task, needs_namespaces, run_tool, write
 from verifier_tui.engine.sandbox import isolation
 from verifier_tui.engine.session import Options, Session
-
-
-def needs_namespaces() -> None:
-    problem = isolation.namespace_problem()
-    if problem is not None:
-        pytest.skip(f"no namespaces on this machine: {problem}")
-
-
-@pytest.fixture
-def namespace(monkeypatch):
-    needs_namespaces()
-    monkeypatch.setenv(isolation.VARIABLE, "namespace")
 
 
 def run_json(env, *args) -> dict:
@@ -326,32 +312,6 @@ def test_runs_side_by_side_are_bound_to_cpus_of_their_own(tmp_path, env, sandbox
     bound = [case["limits"]["cpu_list"] for case in cases]
     assert [len(cpus) for cpus in bound] == [1, 1] and bound[0] != bound[1], done.stdout
     assert sorted(case["rewards"]["reward"] for case in cases) == sorted(float(cpus[0]) for cpus in bound)
-
-
-@pytest.fixture
-def listener():
-    """A TCP server on this machine's loopback that answers every connection."""
-    server = socket.socket()
-    server.bind(("127.0.0.1", 0))
-    server.listen(8)
-    stop = threading.Event()
-
-    def serve():
-        server.settimeout(0.2)
-        while not stop.is_set():
-            try:
-                conn, _ = server.accept()
-                conn.sendall(b"hello")
-                conn.close()
-            except OSError:
-                continue
-
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
-    yield server.getsockname()[1]
-    stop.set()
-    thread.join()
-    server.close()
 
 
 @pytest.mark.parametrize(
