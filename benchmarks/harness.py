@@ -16,7 +16,7 @@ What it gives a benchmark:
 * :class:`Lines`: a child's stdout read line by line on a thread, each line
   stamped when it arrived (for "save -> line" timings);
 * the machine facts and the table printer (:func:`table`), and
-  :func:`write_readme`, which puts the table into the README's performance
+  :func:`write_readme`, which puts the table into docs/performance.md's
   section.
 
 Standard library only: it runs under any Python 3.10+, outside the
@@ -570,9 +570,9 @@ def replace_section(text: str, body: str) -> str:
     """``text`` with what stands between the benchmark markers replaced by ``body``."""
     start, end = text.find(README_BEGIN), text.find(README_END)
     if start < 0 or end < start:
-        raise BenchmarkError(f"the README has no {README_BEGIN} ... {README_END} section")
+        raise BenchmarkError(f"docs/performance.md has no {README_BEGIN} ... {README_END} section")
     return text[: start + len(README_BEGIN)] + "\n" + body.strip() + "\n" + text[end:]
 
 
-def write_readme(body: str, readme: Path = REPO / "README.md") -> None:
+def write_readme(body: str, readme: Path = REPO / "docs" / "performance.md") -> None:
     readme.write_text(replace_section(readme.read_text(encoding="utf-8"), body), encoding="utf-8")

@@ -11,6 +11,8 @@ from tests.helpers import PY, REPO, make_task, run_tool, start_watch, stop
 from verifier_tui.cli import OPTIONS
 
 README = (REPO / "README.md").read_text(encoding="utf-8")
+#: The README and the reference pages it points to: what a user reads.
+DOCS = README + "".join(page.read_text(encoding="utf-8") for page in sorted((REPO / "docs").glob("*.md")))
 
 
 def test_the_verdict_line_says_none_once(env, example):
@@ -78,11 +80,11 @@ def test_the_readme_documents_the_legend_the_app_shows():
     assert "| `?` | help: every key, and the marks below |" in README
 
 
-def test_the_readme_documents_every_option_and_verify_s_argument_types():
+def test_the_docs_document_every_option_and_the_readme_verify_s_argument_types():
     for flags, _commands, _engine, _keywords in OPTIONS:
-        assert any(re.search(rf"(?<![\w-]){re.escape(flag)}(?![\w-])", README) for flag in flags), flags
-    for flag in ("--nemo-gym DIR", "--jobs N", "--poll", "--no-watch"):
-        assert f"- `{flag}" in README, flag
+        assert any(re.search(rf"(?<![\w-]){re.escape(flag)}(?![\w-])", DOCS) for flag in flags), flags
+    for flag in ("--nemo-gym DIR", "--jobs N", "--poll", "--no-watch", "--network host"):
+        assert f"- `{flag}" in DOCS, flag
     for name, kind in (("workspace", "pathlib.Path"), ("task_data", "dict"), ("response", "dict"), ("state", "dict")):
         assert f"| `{name}` | `{kind}` |" in README, name
     # The opening two commands stay as they are.
