@@ -618,3 +618,13 @@ def test_bidi_and_c1_controls_are_escaped_in_json_and_shown_in_text(env, tmp_pat
     assert strict_json(done.stdout)["stdout"] == "report\u202etxt.exe \x9b31m done\n"  # the same text, escaped
     text = run_tool(env, "run", task_dir, "--python", PY).stdout
     assert "\u202e" not in text and "report<U+202E>txt.exe 31m done" in text
+
+
+def test_a_misspelt_table_of_task_toml_is_a_note_and_the_run_goes_on(env, tmp_path):
+    """``[verifer] timeout_sec = 1`` ran with Harbor's 600 s and no word: Harbor
+    ignores what its model does not know, and so the run goes on, but says so."""
+    task = make_task(tmp_path / "t", toml='version = "1.0"\n[verifer]\ntimeout_sec = 1\n', cases={"only": {}})
+    done = run_tool(env, "run", task, "--python", PY)
+    assert done.returncode == 0, done.stdout
+    said = "note: task.toml: [verifer] is not one Harbor knows: did you mean [verifier]? (Harbor ignores it)"
+    assert said in done.stdout

@@ -190,3 +190,50 @@ def test_the_remembered_document_gives_the_same_config(tmp_path):
     first = read_task_config(task)
     again = read_task_config(task)  # from the cache this time
     assert again == first and again.cpus == 1.5 and again.memory_mb == 2048 and again.timeout_sec == 30.0
+
+
+@pytest.mark.parametrize(
+    ("toml", "note"),
+    [
+        ("[verifer]\ntimeout_sec = 5\n", "[verifer] is not one Harbor knows: did you mean [verifier]?"),
+        (
+            "[verifier]\ntimout_sec = 5\n",
+            "[verifier] timout_sec is not one Harbor knows: did you mean [verifier] timeout_sec?",
+        ),
+        (
+            "[environment]\nmemry_mb = 512\n",
+            "[environment] memry_mb is not one Harbor knows: did you mean [environment] memory_mb?",
+        ),
+        (
+            "[verifier.environment]\ncpu = 2\n",
+            "[verifier.environment] cpu is not one Harbor knows: did you mean [verifier.environment] cpus?",
+        ),
+        (
+            "[[steps]]\nname = 'a'\n[steps.verifer]\n",
+            "[[steps]] 1: verifer is not one Harbor knows: did you mean [[steps]] 1: verifier?",
+        ),
+        ("zzz = 1\n", "zzz is not one Harbor knows (Harbor ignores it)"),
+    ],
+)
+def test_a_key_harbor_does_not_know_is_said_with_the_one_meant(tmp_path, toml, note):
+    """pydantic ignores what TaskConfig does not know: a misspelt table or key
+    runs with the defaults in Harbor, without a word. The run goes on here
+    too, and a note names the key, and the one meant when one is close."""
+    task = make_task(tmp_path / "t", toml='version = "1.0"\n' + toml)
+    config = read_task_config(task)
+    assert [p for p in config.problems if "Harbor knows" in p] == [
+        f"task.toml: {note}" + ("" if note.endswith("it)") else " (Harbor ignores it)")
+    ]
+    assert config.refused is None
+
+
+def test_every_key_harbor_knows_is_known(tmp_path):
+    """The genuine tasks' task.toml files, and the bundled examples', say nothing of unknown keys."""
+    from tests.helpers import HARBOR_REAL, REPO
+
+    folders = sorted((REPO / "examples" / "tasks").iterdir()) + (
+        sorted((HARBOR_REAL / "tasks").iterdir()) if HARBOR_REAL is not None else []
+    )
+    for folder in folders:
+        if (folder / "task.toml").exists():
+            assert not [p for p in read_task_config(folder).problems if "Harbor knows" in p], folder

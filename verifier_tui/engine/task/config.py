@@ -236,6 +236,28 @@ class _Check:
     def __init__(self) -> None:
         self.reasons: list[str] = []
         self.notes: list[str] = []
+        # every key each table was asked for: what Harbor's model of it knows
+        self.asked: dict[int, tuple[list[str], dict[str, Any], set[str]]] = {}
+
+    def ask(self, table: dict[str, Any], key: str, where: list[str]) -> None:
+        self.asked.setdefault(id(table), (where, table, set()))[2].add(key)
+
+    def unknown(self) -> None:
+        """A note for each key of a table read here that Harbor's model does
+        not know (pydantic ignores it, so the default applies: a misspelt
+        ``[verifer]`` or ``timout_sec`` runs silently with the defaults),
+        with the key meant when one is close."""
+        import difflib
+
+        for where, table, known in self.asked.values():
+            for key in table:
+                if key in known:
+                    continue
+                meant = difflib.get_close_matches(key, sorted(known), n=1, cutoff=0.7)
+                hint = f": did you mean {_place(where, meant[0], table[key])}?" if meant else ""
+                self.notes.append(
+                    f"task.toml: {_place(where, key, table[key])} is not one Harbor knows{hint} (Harbor ignores it)"
+                )
 
     def refuse(
         self, where: list[str], why: str, value: Any = None, show_value: bool = False, suffix: str | None = None
@@ -252,6 +274,7 @@ class _Check:
     def get(self, table: dict[str, Any], key: str, kind: Any, where: list[str], default: Any = None) -> Any:
         """``table[key]`` coerced by ``kind`` (a function raising ``_Refused``),
         else ``default`` (absent, or refused and recorded)."""
+        self.ask(table, key, where)
         if key not in table:
             return default
         try:
@@ -274,6 +297,7 @@ class _Check:
 
     def table(self, parent: dict[str, Any], key: str, where: list[str]) -> dict[str, Any] | None:
         """A sub-table (a pydantic sub-model); None when absent or not a table (refused)."""
+        self.ask(parent, key, where)
         if key not in parent:
             return None
         value = parent[key]
@@ -300,6 +324,7 @@ def _config(data: dict[str, Any], check: _Check) -> TaskConfig:
     environment = _environment(check.table(data, "environment", []), ["environment"], check)
     verifier = _verifier(check.table(data, "verifier", []), ["verifier"], check)
     steps = _steps(data, check)
+    check.ask(data, "artifacts", [])
     artifacts = _artifacts(data.get("artifacts"), ["artifacts"], check) if "artifacts" in data else ()
 
     # Harbor's package name is [task] name ("org/name", PackageInfo); older
@@ -329,6 +354,7 @@ def _config(data: dict[str, Any], check: _Check) -> TaskConfig:
             f"task.toml: [environment] storage_mb = {storage_mb!r} is not more than 0; no storage limit is applied"
         )
         storage_mb = None
+    check.unknown()
     refused = check.refused()
     problems = list(check.notes)
     if refused is not None:
@@ -630,6 +656,7 @@ def _step_name(value: Any) -> str:
 
 def _steps(data: dict[str, Any], check: _Check) -> tuple[StepSettings, ...]:
     """``TaskConfig.steps``: ``list[StepConfig]``, names unique (``step_name_key``)."""
+    check.ask(data, "steps", [])
     if "steps" not in data:
         return ()
     items = check.get(data, "steps", _list, [], [])
@@ -657,6 +684,7 @@ def _steps(data: dict[str, Any], check: _Check) -> tuple[StepSettings, ...]:
         healthcheck = check.table(item, "healthcheck", where)
         if healthcheck is not None:
             _healthcheck(healthcheck, [*where, "healthcheck"], check)
+        check.ask(item, "artifacts", where)
         artifacts = _artifacts(item.get("artifacts"), [*where, "artifacts"], check) if "artifacts" in item else ()
         if name is None:
             continue
@@ -885,7 +913,7 @@ def _label(where: list[str]) -> str:
     timeout_sec``, ``[[steps]] 1: verifier.timeout_sec``."""
     if not where:
         return ""
-    index = max((i for i, part in enumerate(where) if part.isdigit()), default=None)
+    index = max((i for i, part in enumerate(where) if part.isascii() and part.isdigit()), default=None)
     if index is not None and index > 0:
         head = f"[[{'.'.join(_key(p) for p in where[:index])}]] {int(where[index]) + 1}"
         rest = ".".join(_key(p) for p in where[index + 1 :])
@@ -894,6 +922,14 @@ def _label(where: list[str]) -> str:
     if not tables:
         return _key(last)
     return f"[{'.'.join(_key(t) for t in tables)}] {_key(last)}"
+
+
+def _place(where: list[str], key: str, value: Any) -> str:
+    """A key as task.toml writes it: a table's in brackets (``[verifier]``)."""
+    label = _label([*where, key])
+    if not isinstance(value, dict) or label.startswith("[["):
+        return label
+    return f"[{label.lstrip('[').replace('] ', '.')}]"
 
 
 def _key(key: str) -> str:
