@@ -161,3 +161,14 @@ def test_built_in_modules_and_the_tasks_other_modules_are_not_flagged(tmp_path):
     task_dir = make_task(tmp_path / "t", files={"time.py": "", "scoring.py": "", "sys.py": ""})
     result = run(task_dir)
     assert stdlib_shadows(result.explain) == []
+
+
+def test_a_helper_missing_beside_the_verifier_is_named_as_the_file(tmp_path):
+    """``from csvutil import ...`` with no ``tests/csvutil.py``: named as the
+    file missing beside the verifier first, not only as a package to install."""
+    task_dir = make_task(tmp_path / "t", "from csvutil import total\n\ndef verify(workspace):\n    return total()\n")
+    note = next(n for n in run(task_dir).notices if "csvutil" in n)
+    assert note.startswith(
+        "the verifier imports csvutil, which is neither beside it (tests/csvutil.py or tests/csvutil/)"
+    )
+    assert "a helper of the task's missing from tests/ fails the same way in the sandbox" in note

@@ -101,7 +101,10 @@ def install_lines(files: list[Path], module: str) -> list[InstallLine]:
 
 def missing_module_notice(output: str, task_root: Path, local_folders: list[Path], python: str) -> Advice | None:
     """A sentence for a verifier that imports a module ``python`` lacks: the
-    module, the task's lines that install it in the sandbox, and what to do.
+    module, the task's lines that install it in the sandbox, and what to do;
+    where nothing installs it, the helper file missing beside the verifier
+    (``local_folders``: where the runner finds the task's own modules, the
+    verifier's folder last).
     None when nothing is missing, when it is ``nemo_gym`` (it has a hint of its
     own: the shim vendors it), or when the task holds a module of that name
     (then the import failed for another reason)."""
@@ -124,10 +127,22 @@ def missing_module_notice(output: str, task_root: Path, local_folders: list[Path
         shown = "; ".join(f"{rel(line.path)}:{line.number} `{line.text[:100]}`" for line in lines[:_LINES_SHOWN])
         more = f" and {len(lines) - _LINES_SHOWN} more" if len(lines) > _LINES_SHOWN else ""
         where = f"the task installs it for the sandbox in {shown}{more}"
-    elif files:
-        where = f"none of the task's install files mentions it ({', '.join(rel(f) for f in files)})"
     else:
-        where = "the task has no Dockerfile or requirements file that would install it"
+        # Nothing installs it: a helper module of the task's own, missing, is
+        # as likely as a package; the sandbox would fail the same way.
+        where = (
+            f"none of the task's install files mentions it ({', '.join(rel(f) for f in files)})"
+            if files
+            else "the task has no Dockerfile or requirements file that would install it"
+        )
+        beside = rel(local_folders[-1]) if local_folders else "tests"  # the verifier's own folder
+        return Advice(
+            f"the verifier imports {module}, which is neither beside it ({beside}/{module}.py or "
+            f"{beside}/{module}/) nor installed for {python} (ModuleNotFoundError), and {where}: a helper "
+            f"of the task's missing from {beside}/ fails the same way in the sandbox; a package, the task's "
+            "image must install, and here ",
+            ANOTHER_PYTHON,
+        )
     return Advice(
         f"the verifier imports {module}, which {python} does not have (ModuleNotFoundError); {where}. ",
         ANOTHER_PYTHON,
