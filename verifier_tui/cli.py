@@ -32,6 +32,7 @@ A terminal debugger for Python verifiers of Harbor tasks.
   verifier-tui explain PATH    show sys.path, where nemo_gym resolves, and verify's bindings
   verifier-tui test PATH...    run every case that has an expected.json; exit 0 when all match
   verifier-tui watch PATH      re-run on every relevant change, one line per run
+  verifier-tui audit TASK      the verifier on what a failed or gaming agent leaves; exit 1 if it pays
   verifier-tui new PATH        write a new task with a Python verifier and two cases, then open it
   verifier-tui vendor TASK     place or refresh the shim (tests/test.sh) and the runner (tests/.ng/)
 
@@ -44,6 +45,7 @@ COMMANDS = {
     "explain": "sys.path, nemo_gym and verify's bindings, without calling verify",
     "test": "every case with an expected.json; exit 0 when all match",
     "watch": "re-run on every relevant change, one line per run",
+    "audit": "the verifier on what a failed or gaming agent leaves; exit 1 when one scores as a passing case",
     "new": "write a new task with a Python verifier and two cases, then open it in the TUI",
     "vendor": "place or refresh a task's tests/test.sh shim and tests/.ng/run_verifier.py",
 }
@@ -211,6 +213,7 @@ OPTIONS: list[tuple[tuple[str, ...], tuple[str, ...], bool, dict]] = [
                 "explain": "print the runner's explanation as JSON",
                 "test": "print the results as JSON",
                 "watch": "one JSON document per run, one per line",
+                "audit": "print each probe's result as JSON",
             },
         ),
     ),
@@ -244,9 +247,9 @@ OPTIONS: list[tuple[tuple[str, ...], tuple[str, ...], bool, dict]] = [
     (("--junit",), ("test",), False, dict(metavar="FILE", type=Path, help="also write a JUnit XML report")),
     (
         ("--jobs", "-j"),
-        ("test",),
+        ("test", "audit"),
         False,
-        dict(metavar="N", type=int, help="cases run at once (default: the number of CPUs)"),
+        dict(metavar="N", type=int, help="cases (audit: probes) run at once (default: the number of CPUs)"),
     ),
     (
         ("--trial",),
@@ -433,6 +436,10 @@ def _dispatch(args: argparse.Namespace) -> int:
             from verifier_tui.tui.launch import launch
 
             return launch(args)
+        if args.command == "audit":
+            from verifier_tui.commands.audit import audit_command
+
+            return audit_command(args)
         from verifier_tui.commands import headless
 
         return getattr(headless, f"{args.command}_command")(args)

@@ -62,6 +62,7 @@ class RunSpec:
     extra_tests: Path | None = None  # a trial step's own steps/<name>/tests, over tests/ in /tests as Harbor does
     via_test_sh: bool = False  # run the task's tests/test.sh as Harbor does (in the view), not the runner itself
     network: str = "task"  # the task's network_mode, or "host": this machine's (--network host)
+    planted: tuple[tuple[str, bytes], ...] = ()  # files in the reward folder before the run (audit's probe)
 
 
 @record
@@ -142,6 +143,8 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
         )
     except StagingError as exc:
         start_error, not_staged = str(exc), True
+    for name, data in spec.planted:  # what an agent sharing the reward folder left: the runner must clear it
+        stage.plant(name, data)
     staged_rel = spec.task.staged_name(spec.verifier)
     if spec.extra_tests is not None and spec.verifier.is_relative_to(spec.extra_tests):
         staged_rel = spec.verifier.relative_to(spec.extra_tests).as_posix()  # overlaid into the staged tests

@@ -191,6 +191,10 @@ class Stage:
             return source
         return target
 
+    def plant(self, name: str, data: bytes) -> None:
+        """A file in the reward folder before the run, made anew (``audit``)."""
+        self._write_own("logs/verifier", name, data)
+
     def write_input(self, name: str, text: str) -> Path:
         """Write ``inputs/<name>`` anew (a response, a row's task data) for the runner."""
         self._write_own("inputs", name, text.encode("utf-8"))

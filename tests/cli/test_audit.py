@@ -1,0 +1,95 @@
+"""``verifier-tui audit TASK``: the verifier on what a failed or gaming agent
+leaves, each probe flagged when it scores as high as a passing case."""
+
+from __future__ import annotations
+
+import json
+
+from tests.helpers import PY, copy_example, documented_fields, make_task, no_traceback, run_tool, write
+
+#: Pays 1.0 for a missing answer: every case a newcomer writes has the file.
+LENIENT = """\
+    def verify(workspace):
+        answer = workspace / "answer.txt"
+        if not answer.exists():
+            return 1.0
+        return 1.0 if answer.read_text().strip() == "42" else 0.0
+"""
+
+
+def lenient_task(tmp_path):
+    task = make_task(
+        tmp_path / "t",
+        LENIENT,
+        cases={"right": {"answer.txt": "42\n", "notes.md": "x"}, "wrong": {"answer.txt": "41\n"}},
+    )
+    write(task / "cases" / "right" / "expected.json", '{"rewards": {"reward": 1.0}}')
+    write(task / "cases" / "wrong" / "expected.json", '{"rewards": {"reward": 0.0}}')
+    return task
+
+
+def tree(folder):
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_a_verifier_that_pays_for_a_missing_answer_is_flagged_and_audit_exits_1(env, tmp_path):
+    task = lenient_task(tmp_path)
+    before = tree(task)
+    done = run_tool(env, "audit", task, "--python", PY)
+    no_traceback(done)
+    assert done.returncode == 1, done.stdout
+    rows = {line[3:].split("  ")[0]: line for line in done.stdout.splitlines() if line[:1] in "!✓"}
+    for probe in ("an empty workspace", "right: without answer.txt", "wrong: without answer.txt"):
+        assert rows[probe].startswith("!") and "as high as right's 1: the verifier pays for this" in rows[probe]
+    for probe in ("right: every file emptied", "right: without notes.md", "reward files planted in /logs/verifier"):
+        assert rows[probe].startswith("!") == (probe != "right: every file emptied"), rows[probe]
+    assert done.stdout.splitlines()[-1].startswith("5 of 7 probes score as high as right's 1")
+    assert tree(task) == before  # nothing written into the task
+
+
+def test_audit_json_says_each_probe_and_the_bar(env, tmp_path):
+    data = json.loads(run_tool(env, "audit", "--json", lenient_task(tmp_path), "--python", PY).stdout)
+    assert data["bar"] == {"case": "right", "reward": 1.0}
+    probes = {p["probe"]: p for p in data["probes"]}
+    assert probes["an empty workspace"] == {
+        "probe": "an empty workspace",
+        "reward": 1.0,
+        "verdict_error": None,
+        "outcome": "reward_written",
+        "flagged": True,
+        "matches": "right",
+    }
+    assert probes["right: every file emptied"]["flagged"] is False
+    assert data["flagged"] == 5
+    assert documented_fields("## The audit document", "## The watch stream") == set(data)
+
+
+def test_a_strict_verifier_passes_the_audit(env, tmp_path):
+    done = run_tool(env, "audit", copy_example("hello-file", tmp_path / "hello-file"), "--python", PY)
+    assert done.returncode == 0, done.stdout
+    assert done.stdout.splitlines()[-1] == "0 of 10 probes score as high as correct's 1"
+
+
+def test_reward_files_planted_before_the_run_are_cleared_or_flagged(env, tmp_path):
+    """Our runner clears the reward folder before verify: the planted 1.0 is
+    never the verdict. A task's own runner that does not would be paid for it."""
+    task = make_task(tmp_path / "t", "def verify(workspace):\n    raise RuntimeError('no answer')\n", cases={"c": {}})
+    write(task / "cases" / "c" / "expected.json", '{"rewards": {"reward": 1.0}}')
+    ours = json.loads(run_tool(env, "audit", "--json", task, "--python", PY).stdout)
+    planted = next(p for p in ours["probes"] if p["probe"] == "reward files planted in /logs/verifier")
+    assert planted["verdict_error"] == "RewardFileNotFoundError" and planted["flagged"] is False
+    # A runner of the task's own that leaves the folder as it finds it.
+    write(task / "tests" / ".ng" / "run_verifier.py", "import sys\nsys.exit(1)\n")
+    theirs = json.loads(run_tool(env, "audit", "--json", task, "--python", PY, "--runner", "task").stdout)
+    planted = next(p for p in theirs["probes"] if p["probe"] == "reward files planted in /logs/verifier")
+    assert planted["reward"] == 1.0 and planted["flagged"] is True
+
+
+def test_nothing_to_judge_by_is_exit_2(env, tmp_path):
+    task = make_task(tmp_path / "t", cases={"c": {}})
+    done = run_tool(env, "audit", task, "--python", PY)
+    assert done.returncode == 2
+    assert "no case's expected.json asks for a reward above 0" in done.stdout
+    assert run_tool(env, "audit", make_task(tmp_path / "u"), "--python", PY).stderr.endswith(
+        "u has no cases: audit compares its probes with a passing case\n"
+    )
