@@ -33,6 +33,7 @@ A terminal debugger for Python verifiers of Harbor tasks.
   verifier-tui test PATH...    run every case that has an expected.json; exit 0 when all match
   verifier-tui watch PATH      re-run on every relevant change, one line per run
   verifier-tui audit TASK      the verifier on what a failed or gaming agent leaves; exit 1 if it pays
+  verifier-tui compare A B     two jobs on the same tasks: each task's mean, the trials that flipped
   verifier-tui new PATH        write a new task with a Python verifier and two cases, then open it
   verifier-tui vendor TASK     place or refresh the shim (tests/test.sh) and the runner (tests/.ng/)
 
@@ -46,13 +47,15 @@ COMMANDS = {
     "test": "every case with an expected.json; exit 0 when all match",
     "watch": "re-run on every relevant change, one line per run",
     "audit": "the verifier on what a failed or gaming agent leaves; exit 1 when one scores as a passing case",
+    "compare": "two Harbor jobs side by side: per task each job's mean and the trials whose outcome flipped",
     "new": "write a new task with a Python verifier and two cases, then open it in the TUI",
     "vendor": "place or refresh a task's tests/test.sh shim and tests/.ng/run_verifier.py",
 }
 #: The commands that write a task's files; they take none of the run options.
 AUTHORING = ("new", "vendor")
 TUI = "tui"  # the TUI's own parser: `verifier-tui PATH`
-EVERY = (TUI, *(command for command in COMMANDS if command not in AUTHORING))  # the commands that run a task
+#: The commands that run a task (compare only reads two jobs).
+EVERY = (TUI, *(command for command in COMMANDS if command not in (*AUTHORING, "compare")))
 
 
 def _positive_float(text: str) -> float:
@@ -204,7 +207,7 @@ OPTIONS: list[tuple[tuple[str, ...], tuple[str, ...], bool, dict]] = [
     ),
     (
         ("--json",),
-        EVERY[1:],
+        (*EVERY[1:], "compare"),
         False,
         dict(
             action="store_true",
@@ -214,6 +217,7 @@ OPTIONS: list[tuple[tuple[str, ...], tuple[str, ...], bool, dict]] = [
                 "test": "print the results as JSON",
                 "watch": "one JSON document per run, one per line",
                 "audit": "print each probe's result as JSON",
+                "compare": "print the comparison as one JSON document",
             },
         ),
     ),
@@ -319,6 +323,8 @@ def _add_options(parser: argparse.ArgumentParser, command: str) -> None:
         parser.add_argument("path", metavar="PATH", help="the folder to write the task in (new, or empty)")
     elif command == "vendor":
         parser.add_argument("path", metavar="TASK", help="the task folder")
+    elif command == "compare":
+        parser.add_argument("jobs", metavar="JOB", nargs=2, help="two Harbor job folders (A, then B)")
     elif command == "test":
         parser.add_argument(
             "paths",
@@ -427,6 +433,10 @@ def _dispatch(args: argparse.Namespace) -> int:
             from verifier_tui.commands import authoring
 
             return getattr(authoring, f"{args.command}_command")(args)
+        if args.command == "compare":
+            from verifier_tui.commands.compare import compare_command
+
+            return compare_command(args)
         # What each path names, decided once: every face dispatches on it.
         if args.command == "test":
             args.targets = [classify(path) for path in args.paths]
@@ -456,6 +466,7 @@ def _dispatch(args: argparse.Namespace) -> int:
         terminal.error(str(exc))
         return 2
     except OSError as exc:
-        where = exc.filename or getattr(args, "path", None) or " ".join(map(str, args.paths))
+        named = getattr(args, "paths", None) or getattr(args, "jobs", None) or ()
+        where = exc.filename or getattr(args, "path", None) or " ".join(map(str, named))
         terminal.error(f"{where}: {exc.strerror or exc}")
         return 2

@@ -61,7 +61,7 @@ def test_audit_json_says_each_probe_and_the_bar(env, tmp_path):
     }
     assert probes["right: every file emptied"]["flagged"] is False
     assert data["flagged"] == 5
-    assert documented_fields("## The audit document", "## The watch stream") == set(data)
+    assert documented_fields("## The audit document", "## The compare document") == set(data)
 
 
 def test_a_strict_verifier_passes_the_audit(env, tmp_path):

@@ -1,0 +1,108 @@
+"""``verifier-tui compare JOB_A JOB_B``: two jobs on the same tasks, through
+the real command, on job folders built as Harbor 0.26.0 writes them and on
+genuine ones."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.helpers import HARBOR_REAL, documented_fields, harbor_exception, make_job, no_traceback, run_tool
+
+TIMEOUT = harbor_exception("VerifierTimeoutError", "Verifier execution timed out after 5.0 seconds")
+
+
+@pytest.fixture
+def two_jobs(runs, task):
+    """A: alpha passed twice, beta scored 0, gamma only in A.
+    B: alpha passed once then 0.0, beta passed, delta only in B, gamma absent."""
+    alpha, beta, gamma, delta = (task(name) for name in ("alpha", "beta", "gamma", "delta"))
+    a = make_job(
+        runs / "jobs" / "model-a",
+        {
+            "alpha__a1": dict(task=alpha, rewards={"reward": 1.0}),
+            "alpha__a2": dict(task=alpha, rewards={"reward": 1.0}),
+            "beta__a1": dict(task=beta, rewards={"reward": 0.0}),
+            "gamma__a1": dict(task=gamma, rewards={"reward": 1.0}),
+        },
+    )
+    b = make_job(
+        runs / "jobs" / "model-b",
+        {
+            "alpha__b1": dict(task=alpha, rewards={"reward": 1.0}),
+            "alpha__b2": dict(task=alpha, rewards={"reward": 0.0}),
+            "beta__b1": dict(task=beta, rewards={"reward": 1.0}),
+            "delta__b1": dict(task=delta, exception=TIMEOUT),
+        },
+    )
+    return a, b
+
+
+def test_each_task_side_by_side_with_the_difference_and_the_flips(env, two_jobs, tmp_path):
+    done = run_tool(env, "compare", *two_jobs, cwd=tmp_path)
+    no_traceback(done)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "A  job model-a · 4 trials · oracle · Harbor's mean 0.750"
+    assert lines[1] == "B  job model-b · 4 trials · oracle · Harbor's mean 0.667"
+    table = {line.split()[0]: line.split() for line in lines[3:8]}
+    assert table["task"] == ["task", "A", "passed", "A", "mean", "B", "passed", "B", "mean", "B", "-", "A", "flipped"]
+    assert table["alpha"] == ["alpha", "2/2", "1.000", "1/2", "0.500", "-0.500", "1"]
+    assert table["beta"] == ["beta", "0/1", "0.000", "1/1", "1.000", "+1.000", "1"]
+    assert table["gamma"] == ["gamma", "1/1", "1.000", "-", "-", "-"]  # B never ran it
+    assert table["delta"] == ["delta", "-", "-", "0/1", "-", "-"]  # no valid reward: no mean
+    assert "only A passes: alpha, gamma" in lines
+    assert "only B passes: beta" in lines
+    flipped = lines[lines.index("trials whose outcome flipped, A → B (2; paired in the order they started):") + 1 :]
+    assert flipped == [
+        "  alpha: alpha__a2 ✓ passed → alpha__b2 · reward below 1 (0.0)",
+        "  beta: beta__a1 · reward below 1 (0.0) → beta__b1 ✓ passed",
+    ]
+
+
+def test_compare_json_is_documented_and_names_every_flip(env, two_jobs, tmp_path):
+    done = run_tool(env, "compare", "--json", *two_jobs, cwd=tmp_path)
+    data = json.loads(done.stdout)
+    assert documented_fields("## The compare document", "## The watch stream") == set(data)
+    assert data["a"]["name"] == "model-a" and data["b"]["trials"] == 4
+    tasks = {t["task"]: t for t in data["tasks"]}
+    assert tasks["alpha"]["difference"] == pytest.approx(-0.5)
+    assert tasks["gamma"]["b"] is None and tasks["gamma"]["difference"] is None
+    assert [(f["a"]["name"], f["b"]["name"]) for f in tasks["alpha"]["flipped"]] == [("alpha__a2", "alpha__b2")]
+    assert tasks["delta"]["b"]["errors"] == 1
+    assert data["only_a_passes"] == ["alpha", "gamma"] and data["only_b_passes"] == ["beta"]
+    assert data["flipped"] == 2
+
+
+@pytest.mark.parametrize(
+    ("which", "said"),
+    [
+        ("jobs", "is a folder of jobs: compare two of the jobs in it"),
+        ("trial", "is one trial: compare takes two job folders"),
+        ("task", "is not a Harbor job folder"),
+        ("missing", "does not exist"),
+    ],
+)
+def test_a_path_that_is_not_a_job_gets_one_line_and_exit_2(env, two_jobs, runs, which, said):
+    path = {
+        "jobs": runs / "jobs",
+        "trial": two_jobs[0] / "alpha__a1",
+        "task": runs / "tasks" / "alpha",
+        "missing": runs / "nowhere",
+    }[which]
+    done = run_tool(env, "compare", two_jobs[0], path)
+    no_traceback(done)
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert len(done.stderr.splitlines()) == 1 and said in done.stderr
+
+
+@pytest.mark.skipif(HARBOR_REAL is None, reason="needs ../shared/harbor-0.26")
+def test_two_genuine_jobs_a_failed_agent_against_the_oracle(env):
+    assert HARBOR_REAL is not None
+    jobs = HARBOR_REAL / "jobs"
+    done = run_tool(env, "compare", jobs / "nop-fail", jobs / "oracle-pass")
+    assert done.returncode == 0
+    assert "only B passes: hello-file" in done.stdout
+    assert "  hello-file: hello-file__C4SunEc ✗ RewardFileNotFoundError → hello-file__g3LxX6i ✓ passed" in done.stdout

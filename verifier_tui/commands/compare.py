@@ -1,0 +1,96 @@
+"""``verifier-tui compare JOB_A JOB_B``: two jobs on the same tasks, task by
+task (:mod:`verifier_tui.engine.harbor.compare`). Exit 0 once compared, 2
+when a path is not a job."""
+
+from __future__ import annotations
+
+from verifier_tui.commands import terminal
+from verifier_tui.commands.report import table_lines
+from verifier_tui.engine.harbor.compare import Comparison, compare, flip_words, read_compared
+from verifier_tui.engine.task.target import classify
+from verifier_tui.words.text import one_line
+
+#: Flipped trials listed in the text; --json lists them all.
+FLIPS_LISTED = 30
+
+
+def compare_command(args) -> int:
+    folders = []
+    for path in args.jobs:
+        target = classify(path)
+        if target.kind != "job":
+            terminal.error(_not_a_job(path, target))
+            return 2
+        folders.append(target.root or target.path)
+    comparison = compare(read_compared(folders[0]), read_compared(folders[1]))
+    if args.json:
+        terminal.out_json(comparison.to_json())
+    else:
+        for line in comparison_lines(comparison):
+            terminal.out(line)
+    return 0
+
+
+def _not_a_job(path, target) -> str:
+    if target.kind == "missing":
+        return target.why or f"{path} does not exist"
+    if target.kind == "jobs":
+        return f"{path} is a folder of jobs: compare two of the jobs in it (verifier-tui run {path} lists them)"
+    if target.kind == "trial":
+        return f"{path} is one trial: compare takes two job folders (the folder holding each job's trials)"
+    return f"{path} is not a Harbor job folder (one holding config.json, result.json and a folder per trial)"
+
+
+def _mean(row) -> str:
+    return "-" if row is None or row.mean is None else f"{row.mean:.3f}"
+
+
+def _passed(row) -> str:
+    return "-" if row is None else f"{row.passed}/{row.trials}"
+
+
+def comparison_lines(comparison: Comparison) -> list[str]:
+    a, b = comparison.a, comparison.b
+    out = []
+    for letter, job in (("A", a), ("B", b)):
+        agents = one_line(", ".join(job.overview.agents())) or "-"
+        means = "; ".join(
+            ", ".join(f"{v:.3f}" if k == "mean" else f"{k} {v:.3f}" for k, v in values.items())
+            for values in job.overview.means().values()
+        )
+        trials = job.overview.total
+        out.append(
+            f"{letter}  job {one_line(job.name)} · {trials} trial{'s' * (trials != 1)} · {agents} · "
+            f"Harbor's mean {means or '-'}"
+        )
+    out.append("")
+    rows = [("task", "A passed", "A mean", "B passed", "B mean", "B - A", "flipped")]
+    for task in comparison.tasks:
+        difference = task.difference
+        rows.append(
+            (
+                task.task,
+                _passed(task.a),
+                _mean(task.a),
+                _passed(task.b),
+                _mean(task.b),
+                "-" if difference is None else f"{difference:+.3f}",
+                str(len(task.flips)) if task.flips else "",
+            )
+        )
+    out += table_lines(rows)
+    out.append("")
+    for letter, side in (("A", "a"), ("B", "b")):
+        only = comparison.only(side)
+        out.append(f"only {letter} passes: " + (one_line(", ".join(only)) if only else "no task"))
+    flips = [(row.task, pair) for row in comparison.tasks for pair in row.flips]
+    if flips:
+        out.append("")
+        out.append(f"trials whose outcome flipped, A → B ({len(flips)}; paired in the order they started):")
+        for name, pair in flips[:FLIPS_LISTED]:
+            out.append(f"  {one_line(name)}: {one_line(flip_words(pair))}")
+        if len(flips) > FLIPS_LISTED:
+            out.append(f"  ... and {len(flips) - FLIPS_LISTED} more (--json lists them all)")
+    else:
+        out.append("no trial's outcome flipped (trials paired in the order they started)")
+    return out

@@ -1,0 +1,146 @@
+"""Two jobs side by side (two agents or models on the same tasks): per task,
+each job's trials and Harbor's mean, the difference, and the trials whose
+outcome flipped.
+
+Each job is read as its overview is (:mod:`.overview`, from each trial's
+``result.json``): the same outcome words and the same mean, Harbor 0.26.0's
+``Mean`` over the trials with a valid reward. Tasks are matched by the name
+Harbor records (``task_name``), as ``harbor view``'s comparison grid matches
+them when a task has no digest.
+
+Harbor names a trial ``<task>__<random>``, so nothing pairs one job's third
+attempt at a task with the other's: trials are paired in the order they
+started (then by name), the first with the first. A flip is a pair whose
+outcomes differ; a trial without a counterpart is counted, never paired.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from verifier_tui.engine.harbor.folders import CONFIG
+from verifier_tui.engine.harbor.overview import PASSED, JobOverview, TaskRow, TrialRow, read_overview
+from verifier_tui.engine.harbor.reading import read_json
+from verifier_tui.engine.record import record
+
+_EARLIEST = datetime.min.replace(tzinfo=timezone.utc)
+
+
+@record(frozen=True)
+class Compared:
+    """One job of the two: where it is, its name, its overview."""
+
+    path: Path
+    name: str
+    overview: JobOverview
+
+    def to_json(self) -> dict[str, Any]:
+        overview = self.overview
+        return {
+            "path": str(self.path),
+            "name": self.name,
+            "trials": overview.total,
+            "outcomes": dict(overview.counts()),
+            "means": overview.means(),
+            "agents": overview.agents(),
+        }
+
+
+@record(frozen=True)
+class TaskComparison:
+    """One task: each job's row (None: the job did not run it), and the flips."""
+
+    task: str
+    a: TaskRow | None
+    b: TaskRow | None
+    flips: tuple[tuple[TrialRow, TrialRow], ...]
+
+    @property
+    def difference(self) -> float | None:
+        """B's mean less A's, when both have one."""
+        if self.a is None or self.b is None or self.a.mean is None or self.b.mean is None:
+            return None
+        return self.b.mean - self.a.mean
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "task": self.task,
+            "a": self.a.to_json() if self.a is not None else None,
+            "b": self.b.to_json() if self.b is not None else None,
+            "difference": self.difference,
+            "flipped": [{"a": _trial_json(a), "b": _trial_json(b)} for a, b in self.flips],
+        }
+
+
+def passes(row: TaskRow | None) -> bool:
+    """A job passes a task when it ran it and every trial of it passed."""
+    return row is not None and row.trials > 0 and row.passed == row.trials
+
+
+@record(frozen=True)
+class Comparison:
+    a: Compared
+    b: Compared
+    tasks: tuple[TaskComparison, ...]
+
+    def only(self, side: str) -> list[str]:
+        """The tasks only job ``side`` ("a" or "b") passes."""
+        other = "b" if side == "a" else "a"
+        return [t.task for t in self.tasks if passes(getattr(t, side)) and not passes(getattr(t, other))]
+
+    @property
+    def flips(self) -> int:
+        return sum(len(t.flips) for t in self.tasks)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "a": self.a.to_json(),
+            "b": self.b.to_json(),
+            "tasks": [t.to_json() for t in self.tasks],
+            "only_a_passes": self.only("a"),
+            "only_b_passes": self.only("b"),
+            "flipped": self.flips,
+        }
+
+
+def _trial_json(row: TrialRow) -> dict[str, Any]:
+    return {"name": row.name, "path": str(row.path), "outcome": row.outcome, "rewards": row.rewards}
+
+
+def _order(rows: list[TrialRow]) -> list[TrialRow]:
+    return sorted(rows, key=lambda r: (r.started_at or _EARLIEST, r.name))
+
+
+def _by_task(rows: list[TrialRow]) -> dict[str, list[TrialRow]]:
+    found: dict[str, list[TrialRow]] = {}
+    for row in rows:
+        found.setdefault(row.task, []).append(row)
+    return found
+
+
+def read_compared(folder: Path) -> Compared:
+    name = read_json(folder / CONFIG, beneath=folder).get("job_name")
+    return Compared(folder, name if isinstance(name, str) and name else folder.name, read_overview(folder))
+
+
+def compare(a: Compared, b: Compared) -> Comparison:
+    """The two jobs task by task, in the order of the tasks' names."""
+    ours, theirs = _by_task(a.overview.rows), _by_task(b.overview.rows)
+    tasks = []
+    for task in sorted(set(a.overview.tasks) | set(b.overview.tasks)):
+        pairs = zip(_order(ours.get(task, [])), _order(theirs.get(task, [])), strict=False)  # extras unpaired
+        flips = tuple((x, y) for x, y in pairs if x.outcome != y.outcome)
+        tasks.append(TaskComparison(task, a.overview.tasks.get(task), b.overview.tasks.get(task), flips))
+    return Comparison(a, b, tuple(tasks))
+
+
+def flip_words(pair: tuple[TrialRow, TrialRow]) -> str:
+    """``a__x1 ✓ passed → b__y1 · reward below 1 (0.0)``."""
+
+    def side(row: TrialRow) -> str:
+        reward = f" ({row.reward_text})" if row.rewards and row.outcome != PASSED else ""
+        return f"{row.name} {row.mark} {row.outcome_words}{reward}"
+
+    return f"{side(pair[0])} → {side(pair[1])}"
