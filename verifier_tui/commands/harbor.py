@@ -168,7 +168,8 @@ TRIALS_LISTED = 20
 def show_job_without_trial(args) -> int | None:
     """``run|explain|watch JOB`` with no ``--trial`` on a job of several
     trials (or on a folder of jobs): the overview, and how to choose one;
-    exit 2, nothing was replayed. None when there is one trial to open."""
+    exit 0, as the overview is what was asked for (2 is for bad input).
+    None when there is one trial to open."""
     from verifier_tui.engine.harbor.overview import first_trials
 
     kind, folder = args.target.kind, args.target.root
@@ -180,7 +181,7 @@ def show_job_without_trial(args) -> int | None:
         print_jobs(folder, args.json)
     else:
         print_overview(folder, args.json)
-    return 2
+    return 0
 
 
 def print_jobs(folder, as_json: bool) -> None:
