@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from tests.helpers import HARBOR_REAL, make_task, make_trial
 from tests.strategies import utf8_text
 from verifier_tui.engine.harbor.folders import HarborFolderError, open_harbor, select_trial
-from verifier_tui.engine.harbor.overview import read_trial_row
+from verifier_tui.engine.harbor.overview import read_jobs, read_trial_row
 from verifier_tui.engine.harbor.walkthrough import trial_entries, trial_json, walk_trial
 from verifier_tui.engine.suite import collect
 from verifier_tui.engine.task.cases import read_expected
@@ -285,3 +285,25 @@ def test_a_result_json_of_any_shape_loses_no_trial_and_no_step(data, genuine_job
     with bounded(collect, [job_dir]) as collection:
         replays = [item for group in collection.groups for item in group.cases]
     assert replays and all(item.trial.path == trial_path for item in replays), "test JOB left the trial out"
+
+
+@SETTINGS
+@given(data=st.data())
+def test_a_jobs_result_json_of_any_shape_lists_the_job_in_one_row(data, genuine_jobs, tmp_path_factory):
+    """The jobs list reads each job's own result.json (Harbor's ``JobStats``),
+    and each trial name in it, whatever they hold."""
+    job = tmp_path_factory.mktemp("jobs") / "oracle-pass"
+    shutil.copytree(genuine_jobs / "jobs" / "oracle-pass", job, symlinks=True)
+    result = json.loads((job / "result.json").read_text())
+    group = next(iter(result["stats"]["evals"].values()))
+    field = data.draw(st.sampled_from(["reward_stats", "exception_stats", "metrics", "evals", "stats", "file"]))
+    value = data.draw(JSON_VALUES)
+    if field == "file":
+        put(job / "result.json", data.draw(contents((job / "result.json").read_bytes())))
+    else:
+        {"evals": result["stats"], "stats": result}.get(field, group)[field] = value
+        (job / "result.json").write_text(json.dumps(result))
+    [summary] = bounded(read_jobs, job.parent)
+    one_line(summary.ended_words)
+    assert all(isinstance(n, int) and n >= 0 for n in summary.outcomes.values())
+    json.dumps(summary.to_json())

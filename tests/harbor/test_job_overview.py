@@ -8,7 +8,7 @@ import json
 import shutil
 
 from tests.harbor.job_copies import copy_job_files, copy_trial, hostile_jobs, mixed_job, rewarded
-from tests.helpers import PY, inner_pytest_options, make_job, no_traceback, run_tool
+from tests.helpers import PY, harbor_exception, inner_pytest_options, make_job, no_traceback, run_tool
 from verifier_tui.engine.harbor.folders import open_harbor
 from verifier_tui.engine.harbor.locate import locate_task
 from verifier_tui.engine.harbor.overview import read_jobs, read_overview, select_rows
@@ -235,3 +235,47 @@ def test_the_overview_documents_are_documented(real, env, tmp_path):
     assert documented_fields("`job`:", "## The jobs folder document") == set(data["job"])
     listed = json.loads(run_tool(env, "run", "--json", real / "jobs", cwd=tmp_path).stdout)
     assert documented_fields("## The jobs folder document", "\n## The end") == set(listed)
+
+
+def test_the_jobs_list_says_each_trial_ended_as_the_job_overview_does(runs, task, env, tmp_path):
+    """The jobs list said ``1 reward below 1`` for a failing oracle the
+    overview calls ``agent failed``, and counted a trial with both a kept
+    reward and an exception twice."""
+    demo = task()
+    job = make_job(
+        runs / "jobs" / "j",
+        {
+            "demo__pass": dict(task=demo, rewards={"reward": 1.0}),
+            "demo__exit": dict(task=demo, rewards={"reward": 0.0}),
+            "demo__slow": dict(
+                task=demo,
+                rewards={"reward": 0.5},
+                exception=harbor_exception("AgentTimeoutError", "Agent execution timed out after 60.0 seconds"),
+            ),
+        },
+    )
+    (job / "demo__exit" / "agent" / "exit-code.txt").write_text("3\n")
+    said = "1 passed, 1 AgentTimeoutError, 1 agent failed"
+    overview = run_tool(env, "run", job, cwd=tmp_path).stdout
+    assert f"ended   {said}" in overview.splitlines()
+    listed = run_tool(env, "run", runs / "jobs", cwd=tmp_path)
+    assert listed.returncode == 0
+    row = next(line for line in listed.stdout.splitlines() if line.startswith("j "))
+    assert row.endswith(said)
+    data = json.loads(run_tool(env, "run", "--json", runs / "jobs", cwd=tmp_path).stdout)
+    assert data["jobs"][0]["outcomes"] == {"passed": 1, "AgentTimeoutError": 1, "agent failed": 1}
+
+
+def test_trial_names_in_a_jobs_stats_never_lead_out_of_the_job(runs, task, tmp_path):
+    """``reward_stats`` names trials; a name that is a path (``../x``) is not
+    followed to an ``agent/exit-code.txt`` elsewhere, nor counted."""
+    job = make_job(runs / "jobs" / "j", {"demo__pass": dict(task=task(), rewards={"reward": 1.0})})
+    outside = runs / "jobs" / "elsewhere" / "agent"
+    outside.mkdir(parents=True)
+    (outside / "exit-code.txt").write_text("3\n")
+    result = json.loads((job / "result.json").read_text())
+    stats = next(iter(result["stats"]["evals"].values()))
+    stats["reward_stats"]["reward"]["1.0"] += ["../elsewhere", "/etc", "a/b", ".."]
+    (job / "result.json").write_text(json.dumps(result))
+    [summary] = read_jobs(runs / "jobs")
+    assert summary.outcomes == {"passed": 1}

@@ -316,6 +316,16 @@ class TaskRow:
         }
 
 
+def ordered_counts(outcomes: dict[str, int]) -> list[tuple[str, int]]:
+    """How trials ended: passed, below 1, each exception type (most first), agent failures, not finished."""
+    plain = [(o, outcomes[o]) for o in (PASSED, BELOW_ONE) if outcomes.get(o)]
+    errors = sorted(
+        ((o, n) for o, n in outcomes.items() if o not in PLAIN_OUTCOMES), key=lambda item: (-item[1], item[0])
+    )
+    rest = [(o, outcomes[o]) for o in (AGENT_FAILED, NOT_FINISHED) if outcomes.get(o)]
+    return plain + errors + rest
+
+
 def mean_of(rewards: list[dict[str, Any]]) -> dict[str, float]:
     """Harbor's ``Mean`` over these reward dicts (``aggregate_reward_dicts``):
     one key gives ``{"mean": x}``; several give each key's mean, a key a trial
@@ -368,13 +378,7 @@ class JobOverview:
         return len(self.rows)
 
     def counts(self) -> list[tuple[str, int]]:
-        """How trials ended: passed, below 1, each exception type (most first), agent failures, not finished."""
-        plain = [(o, self.outcomes[o]) for o in (PASSED, BELOW_ONE) if self.outcomes.get(o)]
-        errors = sorted(
-            ((o, n) for o, n in self.outcomes.items() if o not in PLAIN_OUTCOMES), key=lambda item: (-item[1], item[0])
-        )
-        rest = [(o, self.outcomes[o]) for o in (AGENT_FAILED, NOT_FINISHED) if self.outcomes.get(o)]
-        return plain + errors + rest
+        return ordered_counts(self.outcomes)
 
     def exception_types(self) -> list[str]:
         return [o for o, _n in self.counts() if o not in PLAIN_OUTCOMES]
@@ -494,7 +498,7 @@ def _first(rewards: dict[str, Any] | None) -> float:
 @record(frozen=True)
 class JobSummary:
     """One job of a jobs folder, from its own ``config.json`` and ``result.json``
-    (``JobResult``: totals Harbor kept as it ran), not from its trials."""
+    (``JobResult``: totals Harbor kept as it ran), not from its trials' results."""
 
     name: str
     path: Path
@@ -503,25 +507,15 @@ class JobSummary:
     n_total: int | None
     n_completed: int | None
     n_errored: int | None
-    exceptions: dict[str, int]
+    outcomes: dict[str, int]  # as the job's overview counts them
     means: dict[str, dict[str, float]]  # evals key -> Harbor's metric
-    passed: int | None = None  # from reward_stats, when every group has one reward key
-    below_one: int | None = None
     problem: str | None = None
 
     @property
     def ended_words(self) -> str:
         if self.problem:
             return self.problem
-        parts = []
-        if self.passed is not None:
-            parts += [f"{self.passed} {PASSED}"] * bool(self.passed) + [f"{self.below_one} {BELOW_ONE}"] * bool(
-                self.below_one
-            )
-        parts += [f"{n} {kind}" for kind, n in sorted(self.exceptions.items(), key=lambda i: (-i[1], i[0]))]
-        if self.n_completed is not None and self.n_total is not None and self.n_completed < self.n_total:
-            parts.append(f"{self.n_total - self.n_completed} {NOT_FINISHED}")
-        return ", ".join(parts) or "-"
+        return ", ".join(f"{n} {outcome}" for outcome, n in ordered_counts(self.outcomes)) or "-"
 
     @property
     def mean_words(self) -> str:
@@ -537,12 +531,62 @@ class JobSummary:
             "n_total_trials": self.n_total,
             "n_completed_trials": self.n_completed,
             "n_errored_trials": self.n_errored,
-            "exceptions": self.exceptions,
+            "outcomes": dict(ordered_counts(self.outcomes)),
             "means": self.means,
-            "passed": self.passed,
-            "below_one": self.below_one,
             "problem": self.problem,
         }
+
+
+def _plain_name(name: Any) -> bool:
+    """A trial name from result.json that names a folder of the job, never a path out of it."""
+    return isinstance(name, str) and name not in ("", ".", "..") and "/" not in name and "\0" not in name
+
+
+def _job_outcomes(folder: Path, evals: dict[str, Any], unfinished: int) -> dict[str, int]:
+    """Each trial's outcome as :func:`read_trial_row` gives it, from the trial
+    names ``JobStats`` files under each reward value and exception type.
+
+    The stats alone cannot tell two things the overview tells, so only those
+    are read from the trial's folder: an oracle that failed without an
+    exception (``agent/exit-code.txt``, one small file per scored trial), and
+    the first recorded of several exception types (its ``result.json``).
+    """
+    scores: dict[str, list[Any]] = {}
+    raised: dict[str, list[str]] = {}
+    for group in evals.values():
+        if not isinstance(group, dict):
+            continue
+        for by_value in untrusted.table(group, "reward_stats").values():
+            for value, trials in by_value.items() if isinstance(by_value, dict) else ():
+                for trial in trials if isinstance(trials, list) else ():
+                    if _plain_name(trial):
+                        scores.setdefault(trial, []).append(value)
+        for kind, trials in untrusted.table(group, "exception_stats").items():
+            for trial in trials if isinstance(trials, list) else ():
+                if _plain_name(trial):
+                    raised.setdefault(trial, []).append(kind)
+    outcomes: dict[str, int] = {NOT_FINISHED: unfinished} if unfinished > 0 else {}
+    for trial, kinds in raised.items():
+        outcome = kinds[0] if len(kinds) == 1 else read_trial_row(folder / trial).outcome
+        outcomes[outcome] = outcomes.get(outcome, 0) + 1
+    for trial, values in scores.items():
+        if trial in raised:
+            continue
+        exit_code = _agent_exit_code(folder / trial)
+        if exit_code not in (None, 0):
+            outcome = AGENT_FAILED
+        else:
+            outcome = PASSED if all(_at_least_one(v) for v in values) else BELOW_ONE
+        outcomes[outcome] = outcomes.get(outcome, 0) + 1
+    return outcomes
+
+
+def _at_least_one(value: Any) -> bool:
+    """A reward value of ``reward_stats``: JSON made its keys strings."""
+    try:
+        return float(value) >= 1
+    except (TypeError, ValueError):
+        return False
 
 
 def read_job_summary(folder: Path) -> JobSummary:
@@ -561,29 +605,9 @@ def read_job_summary(folder: Path) -> JobSummary:
     stats = result.get("stats") if result.ok else None
     stats = stats if isinstance(stats, dict) else {}
     evals = untrusted.table(stats, "evals")
-    exceptions: dict[str, int] = {}
     means: dict[str, dict[str, float]] = {}
-    passed: int | None = 0
-    below = 0
     for key, group in evals.items():
-        if not isinstance(group, dict):
-            continue
-        # reward_stats: key -> {value: [trial names]}; JSON made the values strings.
-        stats_by_key = untrusted.table(group, "reward_stats")
-        if len(stats_by_key) > 1:
-            passed = None
-        elif passed is not None:
-            for value, trials in next(iter(stats_by_key.values()), {}).items():
-                count = len(trials) if isinstance(trials, list) else 0
-                try:
-                    is_one = float(value) >= 1
-                except (TypeError, ValueError):
-                    continue
-                passed, below = (passed + count, below) if is_one else (passed, below + count)
-        by_type = group.get("exception_stats")
-        for kind, trials in by_type.items() if isinstance(by_type, dict) else ():
-            exceptions[kind] = exceptions.get(kind, 0) + (len(trials) if isinstance(trials, list) else 0)
-        metrics = group.get("metrics")
+        metrics = group.get("metrics") if isinstance(group, dict) else None
         first = metrics[0] if isinstance(metrics, list) and metrics and isinstance(metrics[0], dict) else {}
         numbers = {k: float(v) for k, v in first.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
         if numbers:
@@ -601,18 +625,19 @@ def read_job_summary(folder: Path) -> JobSummary:
             started = datetime.fromtimestamp(os.stat(folder).st_mtime, timezone.utc)
         except OSError:
             started = None
+    n_total = _int(result.get("n_total_trials")) if result.ok else None
+    n_completed = _int(stats.get("n_completed_trials"))
+    unfinished = n_total - n_completed if n_total is not None and n_completed is not None else 0
     return JobSummary(
         name=str(config.get("job_name") or folder.name) if config.ok else folder.name,
         path=folder,
         started_at=started,
         agents=names,
-        n_total=_int(result.get("n_total_trials")) if result.ok else None,
-        n_completed=_int(stats.get("n_completed_trials")),
+        n_total=n_total,
+        n_completed=n_completed,
         n_errored=_int(stats.get("n_errored_trials")),
-        exceptions=exceptions,
+        outcomes=_job_outcomes(folder, evals, unfinished),
         means=means,
-        passed=passed,
-        below_one=below if passed is not None else None,
         problem=problem,
     )
 
