@@ -314,6 +314,16 @@ OPTIONS: list[tuple[tuple[str, ...], tuple[str, ...], bool, dict]] = [
             help="the task's [task] name, as Harbor publishes it (default: local/<the folder's name>)",
         ),
     ),
+    (
+        ("--save-case",),
+        ("run",),
+        False,
+        dict(
+            metavar="NAME",
+            help="keep this run as the task's case NAME: its workspace (a trial's captured /app), response and "
+            "task data copied into cases/NAME/, expected.json from its verdict",
+        ),
+    ),
     (("--no-open",), ("new",), False, dict(action="store_true", help="do not open the TUI on the new task")),
 ]
 

@@ -7,6 +7,7 @@ the trial screen never read through such a link, and say it is one."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -14,7 +15,7 @@ import pytest
 from textual.widgets import Static
 
 from tests.harbor.trial_app_under_test import SIZE, make_trial_app
-from tests.helpers import PY, TOOL, no_traceback, run_tool
+from tests.helpers import PY, TOOL, make_task, needs_namespaces, no_traceback, run_tool, sandbox_trial
 from tests.tui.app_under_test import screen_text
 from verifier_tui.tui.screens.job_overview import JobOverviewScreen
 from verifier_tui.tui.screens.trial_file import TrialFileScreen
@@ -110,6 +111,38 @@ def test_a_jobs_own_file_planted_as_a_link_is_never_read(name, target, job, priv
         done = run_tool(env, *args, "--python", PY, cwd=tmp_path)
         no_traceback(done)
         assert SECRET not in done.stdout + done.stderr, args
+
+
+PRINTS_APP = """\
+    def verify(workspace):
+        for path in sorted(workspace.iterdir()):
+            try:
+                print(path.name, path.read_text())
+            except OSError as exc:
+                print(path.name, type(exc).__name__)
+        return 1.0
+"""
+
+
+@pytest.mark.parametrize("sandbox", ["namespace", "copy"])
+def test_a_link_in_a_trials_captured_app_is_never_read_through(sandbox, private, env, tmp_path):
+    """The agent left ``/app/notes.txt`` as a link to a file of the user's:
+    the replay shows it as the container held it, a link to a path the
+    sandbox does not have (the copy sandbox leaves it out), and a case kept
+    from the replay keeps the link, never the file."""
+    if sandbox == "namespace":
+        needs_namespaces()
+    runs = tmp_path / "runs"
+    task = make_task(runs / "tasks" / "demo", PRINTS_APP)
+    job = runs / "jobs" / "j"
+    sandbox_trial(job, task, tmp_path / "scratch", workspace={"hello.txt": "hi"}, capture=True)
+    plant(job / "demo__aaaaaaa" / "artifacts" / "app" / "notes.txt", private / "notes.txt")
+    env["VERIFIER_TUI_SANDBOX"] = sandbox
+    done = run_tool(env, "run", job / "demo__aaaaaaa", "--save-case", "kept", "--python", PY, cwd=tmp_path)
+    no_traceback(done)
+    assert "hello.txt hi" in done.stdout
+    assert SECRET not in done.stdout + done.stderr
+    assert os.readlink(task / "cases" / "kept" / "workspace" / "notes.txt") == str(private / "notes.txt")
 
 
 def test_a_trial_folder_of_a_job_planted_as_a_link_is_never_read(job, private, env, tmp_path):

@@ -302,11 +302,41 @@ def run_command(args) -> int:
     if isinstance(opened, int):
         return opened
     with opened:
+        name = getattr(args, "save_case", None)
+        if name is not None:
+            from verifier_tui.engine.keep_case import refusal
+
+            problem = (
+                refusal(opened.session.task.root, name)
+                if opened.session is not None
+                else f"--save-case: there is no replay to keep as a case: {opened.skipped or 'the task was not found'}"
+            )
+            if problem:
+                return _fail(problem)
         replayed = opened.run(trigger="command line")
+        saved = None
+        if name is not None and opened.session is not None:
+            from verifier_tui.engine.keep_case import save
+
+            saved = (
+                save(replayed.local, opened.session.task, name)
+                if replayed.local is not None
+                else {"folder": None, "files": [], "notes": [], "problem": "there was no replay to keep as a case"}
+            )
         if args.json:
-            terminal.out_json(opened.to_json(replayed))
+            data = opened.to_json(replayed)
+            if saved is not None:
+                data["saved_case"] = saved
+            terminal.out_json(data)
         else:
             print_walkthrough(opened, replayed)
+            if saved is not None:
+                from verifier_tui.commands.report import saved_case_lines
+
+                for line in saved_case_lines(saved):
+                    _say(line)
+    if saved is not None and saved["problem"] is not None:
+        return 2
     return replayed.local.exit_status if replayed.local is not None else 2
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import time
 
 from verifier_tui.commands import report, stopping, terminal
+from verifier_tui.engine.keep_case import refusal, save
 from verifier_tui.engine.model import RunResult
 from verifier_tui.engine.session import Session
 from verifier_tui.words.run import cut_words
@@ -52,7 +53,7 @@ def run_command(args) -> int:
     session = Session(args.target, args.options)
     with session:
         session.spec()  # no verifier: one line (cli), before the interpreter is asked
-        problem = _interpreter_problem(session)
+        problem = _interpreter_problem(session) or refusal(session.task.root, args.save_case)
         if problem:
             terminal.error(problem)
             return 2
@@ -61,10 +62,19 @@ def run_command(args) -> int:
         except OSError as exc:
             terminal.error(f"could not stage the run: {exc}")
             return 2
+        saved = save(result, session.task, args.save_case) if args.save_case is not None else None
         if args.json:
-            terminal.out_json(report.result_json(session, result))
+            data = report.result_json(session, result)
+            if saved is not None:
+                data["saved_case"] = saved
+            terminal.out_json(data)
         else:
             print_result(session, result)
+            if saved is not None:
+                for line in report.saved_case_lines(saved):
+                    terminal.out(line)
+        if saved is not None and saved["problem"] is not None:
+            return 2
         return result.exit_status
 
 

@@ -301,6 +301,14 @@ def actual_text(result: RunResult) -> str:
     return f"{how} · {harbor}" if harbor else how
 
 
+def saved_case_lines(saved: dict[str, Any]) -> list[str]:
+    """``--save-case``: where the run was kept and what the case holds, or why it was not."""
+    if saved["problem"] is not None:
+        return [saved["problem"]]
+    lines = [f"kept as case {Path(saved['folder']).name}: {here(saved['folder'])} ({', '.join(saved['files'])})"]
+    return lines + [f"  {note}" for note in saved["notes"]]
+
+
 def table_lines(rows: Sequence[Sequence[str]]) -> list[str]:
     """Rows of cells in aligned columns, each cell on its line: a name read
     from a file (a case folder's, a trial's) can never forge a row."""

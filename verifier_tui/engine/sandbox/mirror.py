@@ -43,9 +43,20 @@ _Copied = namedtuple("_Copied", "kind src_sig dst_sig")
 class Mirror:
     """A private, incrementally updated copy of a folder."""
 
-    def __init__(self, source: Path, target: Path, keep: frozenset[str] = frozenset(), track: bool = False) -> None:
+    def __init__(
+        self,
+        source: Path,
+        target: Path,
+        keep: frozenset[str] = frozenset(),
+        track: bool = False,
+        verbatim_links: bool = False,
+    ) -> None:
         self.source = source
         self.target = target
+        self.verbatim_links = verbatim_links
+        """Every link recreated with its own target, as ``docker cp`` or tar
+        keeps it, none resolved: where nothing of the user's is reachable
+        through one (the sandbox's view, a case kept for it)."""
         self.keep = keep  # relative paths in the target that belong to the stager, not the source
         self.index: dict[str, _Copied] = {}
         self.notes: list[str] = []
@@ -246,49 +257,35 @@ class Mirror:
         self.index[rel] = _Copied("file", *outcome)
 
     def _sync_link(self, src: Path, dst: Path, rel: str, sst, known, dentry, seen: set[str]) -> None:
-        """A link inside the source tree is recreated as a link; one that leads
-        outside is copied as a file (so the verifier cannot write through it to
-        the user's files), and a link to an outside folder or to nothing is
-        skipped with a note."""
+        """A link is never read through: kept verbatim (:attr:`verbatim_links`),
+        else one inside the source tree is recreated as a link and one that
+        leads outside it (or to nothing) is left out with a note, so the copy
+        sandbox cannot read or write through it to the user's files. A
+        workspace, a trial's captured ``/app`` above all, is someone else's
+        writing: its links are theirs."""
         target = os.readlink(src)
-        resolved = Path(os.path.realpath(src))
-        root = Path(os.path.realpath(self.source))
-        inside = resolved == root or root in resolved.parents
-        if inside and os.path.exists(src):
-            if dentry is not None:
-                try:
-                    if os.readlink(dst) == target:
-                        self.index[rel] = _Copied("link", source_sig(sst), ())
-                        return
-                except OSError:
-                    pass
-                remove_path(dst)
-            rel_target = os.path.relpath(resolved, os.path.realpath(src.parent))
-            os.symlink(rel_target, dst)
-            self.index[rel] = _Copied("link", source_sig(sst), ())
-            return
-        if resolved.is_file():
-            self.notes.append(f"{rel} links outside the workspace ({target}): copied as a file")
-            if dentry is not None and dentry.is_symlink():
-                remove_path(dst)
-            try:
-                real = os.stat(resolved)
-            except OSError:
+        if self.verbatim_links:
+            link_to = target
+        else:
+            resolved = Path(os.path.realpath(src))
+            root = Path(os.path.realpath(self.source))
+            if not ((resolved == root or root in resolved.parents) and os.path.exists(src)):
+                self.notes.append(f"skipped {rel}: it links outside the workspace ({target})")
+                if dentry is not None:
+                    remove_path(dst)
+                seen.discard(rel)
                 return
-            known_file = self.index.get(rel)
-            if known_file is not None and known_file.src_sig == source_sig(real) and dentry is not None:
-                try:
-                    if copy_sig(dentry.stat(follow_symlinks=False)) == known_file.dst_sig:
-                        return
-                except OSError:
-                    pass
-            self._copy_file(str(resolved), str(dst), rel, replace=os.path.lexists(dst))
-            return
-        what = "a folder outside the workspace" if resolved.is_dir() else "nothing (a dangling link)"
-        self.notes.append(f"skipped {rel}: it links to {what} ({target})")
+            link_to = os.path.relpath(resolved, os.path.realpath(src.parent))
         if dentry is not None:
+            try:
+                if os.readlink(dst) == link_to:
+                    self.index[rel] = _Copied("link", source_sig(sst), ())
+                    return
+            except OSError:
+                pass
             remove_path(dst)
-        seen.discard(rel)
+        os.symlink(link_to, dst)
+        self.index[rel] = _Copied("link", source_sig(sst), ())
 
 
 class _Entry:

@@ -314,7 +314,7 @@ class Stage:
                     remove_path(self.app_dir)
                 if self.workspace is not None:
                     self.workspace.close()
-                self.workspace = Mirror(workspace, self.app_dir)
+                self.workspace = Mirror(workspace, self.app_dir, verbatim_links=self.namespace)
                 self.pending = None
             self.workspace.track = self.live
             with _pending_lock:

@@ -1,0 +1,125 @@
+"""``run --save-case NAME``: a run kept as a case of its task, through the
+real command on real folders; ``test`` then checks it as any other case."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from tests.helpers import PY, make_task, no_traceback, run_tool, sandbox_trial, write
+
+SAYS_HI = """\
+    def verify(workspace, response=None, task_data=None):
+        if task_data and task_data.get("strict") and response is None:
+            return {"reward": 0.25}
+        return 1.0 if (workspace / "hello.txt").read_text() == "hi" else 0.0
+"""
+
+
+def tree(folder):
+    return {
+        p.relative_to(folder).as_posix(): (p.read_bytes() if p.is_file() and not p.is_symlink() else os.readlink(p))
+        for p in sorted(folder.rglob("*"))
+        if p.is_symlink() or p.is_file()
+    }
+
+
+@pytest.fixture
+def hello(tmp_path):
+    task = make_task(tmp_path / "hello", SAYS_HI, cases={"good": {"hello.txt": "hi", "sub/notes.md": "n"}})
+    write(task / "cases" / "good" / "response.json", '{"output": []}')
+    write(task / "cases" / "good" / "task_data.json", '{"strict": false}')
+    return task
+
+
+def test_a_run_is_kept_as_a_case_that_test_then_checks(env, hello, tmp_path):
+    before = tree(hello / "cases" / "good")
+    done = run_tool(env, "run", hello, "--case", "good", "--save-case", "kept", "--python", PY, cwd=tmp_path)
+    no_traceback(done)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == (
+        "kept as case kept: hello/cases/kept (workspace/, response.json, task_data.json, "
+        'expected.json {"rewards": {"reward": 1.0}})'
+    )
+    kept = tree(hello / "cases" / "kept")
+    assert kept == {
+        "expected.json": b'{"rewards": {"reward": 1.0}}\n',
+        "response.json": b'{"output": []}',
+        "task_data.json": b'{"strict": false}',
+        "workspace/hello.txt": b"hi",
+        "workspace/sub/notes.md": b"n",
+    }
+    assert tree(hello / "cases" / "good") == before  # the case run was only read
+    assert not [p for p in (hello / "cases").iterdir() if p.name.startswith(".")]  # no scratch left behind
+    tested = run_tool(env, "test", hello, "--case", "kept", "--python", PY)
+    assert tested.returncode == 0 and "1 passed, 0 failed" in tested.stdout
+
+
+def test_a_name_that_is_taken_or_no_name_is_refused_before_the_run(env, hello, tmp_path):
+    (hello / "cases" / "kept").mkdir()
+    for name, said in (
+        ("kept", "the task already has a case kept"),
+        ("good", "the task already has a case good"),
+        ("../out", "a case name is one folder name"),
+        (".hidden", "a case name is one folder name"),
+    ):
+        done = run_tool(env, "run", hello, "--case", "good", "--save-case", name, "--python", PY, cwd=tmp_path)
+        no_traceback(done)
+        assert done.returncode == 2 and done.stdout == ""  # nothing ran
+        assert len(done.stderr.splitlines()) == 1 and said in done.stderr, done.stderr
+    assert sorted(p.name for p in (hello / "cases").iterdir()) == ["good", "kept"]
+    assert not (tmp_path / "out").exists() and list((hello / "cases" / "kept").iterdir()) == []
+
+
+def test_a_run_without_a_reward_expects_its_exit_code_and_a_timeout_expects_nothing(env, tmp_path):
+    task = make_task(
+        tmp_path / "t",
+        "import time\ndef verify(workspace):\n    if (workspace / 'slow').exists():\n        time.sleep(30)\n"
+        "    return 'pass'\n",
+        cases={"quick": {"a.txt": "a"}, "slow": {"slow": ""}},
+    )
+    done = run_tool(env, "run", task, "--case", "quick", "--save-case", "says-pass", "--python", PY)
+    assert done.returncode == 2  # the runner's contract error, as before
+    assert json.loads((task / "cases" / "says-pass" / "expected.json").read_text()) == {"exit_code": 2}
+    assert run_tool(env, "test", task, "--case", "says-pass", "--python", PY).returncode == 0
+    done = run_tool(
+        env, "run", task, "--case", "slow", "--timeout", "1", "--save-case", "stuck", "--json", "--python", PY
+    )
+    saved = json.loads(done.stdout)["saved_case"]
+    assert saved["problem"] is None and saved["files"] == ["workspace/"]
+    assert saved["notes"] == [
+        "no expected.json: the run ended without a reward or an exit code to check (timed out after 1 s)"
+    ]
+    assert sorted(p.name for p in (task / "cases" / "stuck").iterdir()) == ["workspace"]
+
+
+def test_links_are_kept_as_links_and_a_fifo_is_left_out(env, tmp_path):
+    secret = tmp_path / "secret.txt"
+    secret.write_text("do not copy")
+    task = make_task(tmp_path / "t", "def verify(workspace):\n    return 1.0\n", cases={"odd": {"a.txt": "a"}})
+    workspace = task / "cases" / "odd" / "workspace"
+    (workspace / "out").symlink_to(secret)
+    os.mkfifo(workspace / "pipe")
+    done = run_tool(env, "run", task, "--case", "odd", "--save-case", "odd-kept", "--python", PY)
+    no_traceback(done)
+    kept = task / "cases" / "odd-kept" / "workspace"
+    assert (kept / "out").is_symlink() and os.readlink(kept / "out") == str(secret)  # verbatim, never read
+    assert not (kept / "pipe").exists()
+    assert "pipe" in done.stdout  # said what was left out
+
+
+def test_a_trials_captured_app_becomes_the_cases_workspace(env, tmp_path):
+    runs = tmp_path / "runs"
+    task = make_task(runs / "tasks" / "demo", SAYS_HI)
+    job = runs / "jobs" / "j"
+    sandbox_trial(job, task, tmp_path / "scratch", workspace={"hello.txt": "hi"}, capture=True)
+    done = run_tool(env, "run", job / "demo__aaaaaaa", "--save-case", "from-trial", "--python", PY, cwd=tmp_path)
+    no_traceback(done)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "kept as case from-trial" in done.stdout.splitlines()[-1]
+    assert tree(task / "cases" / "from-trial") == {
+        "expected.json": b'{"rewards": {"reward": 1.0}}\n',
+        "workspace/hello.txt": b"hi",
+    }

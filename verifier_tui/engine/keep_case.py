@@ -1,0 +1,150 @@
+"""A run kept as a case: ``--save-case NAME`` (and the TUI's key) copies the
+run's workspace, response and task data into ``<task>/cases/NAME/`` and
+writes ``expected.json`` from the run's verdict, so the way the agent's work
+went wrong this time is checked by ``test`` from now on.
+
+The case is written whole or not at all: into a hidden folder beside the
+other cases (which case discovery skips), renamed into place last. The
+workspace is copied as a run stages it (:class:`~.sandbox.mirror.Mirror`):
+never through a link, FIFOs and sockets left out and named. A name that is
+taken is refused before anything is written or run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from verifier_tui.engine.record import record
+
+if TYPE_CHECKING:
+    from verifier_tui.engine.model import RunResult
+    from verifier_tui.engine.task.discovery import Task
+
+
+class CaseNameError(ValueError):
+    """The name cannot be a new case of this task; the message says why, in one line."""
+
+
+@record(frozen=True)
+class Kept:
+    """A case written: its folder, what it holds, what was left out and why."""
+
+    folder: Path
+    files: tuple[str, ...]  # what was written beside workspace/, in words (expected.json with its content)
+    notes: tuple[str, ...] = ()
+
+
+def case_folder(task_root: Path, name: str) -> Path:
+    """``cases/NAME`` of the task, checked free for a new case (nothing written)."""
+    if not name or name in (".", "..") or name.startswith(".") or "/" in name or "\0" in name or name != name.strip():
+        raise CaseNameError(f"--save-case {name!r}: a case name is one folder name, not starting with '.'")
+    cases = task_root / "cases"
+    if cases.is_symlink() or (os.path.lexists(cases) and not cases.is_dir()):
+        raise CaseNameError(f"{cases} is not a folder of the task's own: no case is written through it")
+    folder = cases / name
+    if os.path.lexists(folder):
+        raise CaseNameError(f"the task already has a case {name} ({folder}): choose another name; nothing was written")
+    return folder
+
+
+def refusal(task_root: Path, name: str | None) -> str | None:
+    """Why ``--save-case NAME`` cannot be kept in this task (asked before the run), or None."""
+    if name is None:
+        return None
+    try:
+        case_folder(task_root, name)
+    except CaseNameError as exc:
+        return str(exc)
+    return None
+
+
+def save(result: RunResult, task: Task, name: str) -> dict[str, Any]:
+    """The run kept as the task's case ``name``, said as ``--json``'s ``saved_case``:
+    the folder and what it holds, or the problem that kept anything from being written."""
+    from verifier_tui.engine.task.cases import default_task_data
+
+    shared = default_task_data(task.root, task.tests_dir)
+    try:
+        kept = keep_case(result, task.root, name, (shared,) if shared else ())
+    except (CaseNameError, OSError) as exc:
+        return {"folder": None, "files": [], "notes": [], "problem": f"the run was not kept as case {name}: {exc}"}
+    return {"folder": str(kept.folder), "files": list(kept.files), "notes": list(kept.notes), "problem": None}
+
+
+def expected_of(result: RunResult) -> dict[str, Any] | None:
+    """What ``expected.json`` says of this run: its rewards; else the runner's
+    exit code (1, 2, a verifier's own); None where neither can be checked
+    (a timeout, a signal, exit 0 without a reward Harbor could score)."""
+    if result.verdict.rewards is not None:
+        return {"rewards": result.verdict.rewards}
+    if result.exit_code not in (None, 0):
+        return {"exit_code": result.exit_code}
+    return None
+
+
+def keep_case(result: RunResult, task_root: Path, name: str, shared_task_data: tuple[Path, ...] = ()) -> Kept:
+    """``result``'s inputs as the case ``name`` of the task at ``task_root``.
+
+    ``shared_task_data``: the task-wide task data files; a run that used one
+    leaves it out, so the case goes on following it as every other case does."""
+    folder = case_folder(task_root, name)
+    folder.parent.mkdir(exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=f".{name}.saving-", dir=folder.parent))
+    try:
+        files, notes = _fill(scratch, result, shared_task_data)
+        os.chmod(scratch, folder.parent.stat().st_mode & 0o777)  # mkdtemp's 0700 would hide it from others
+        os.rename(scratch, folder)  # fails on a case made meanwhile: never written over
+    except BaseException:
+        shutil.rmtree(scratch, ignore_errors=True)
+        raise
+    return Kept(folder, tuple(files), tuple(notes))
+
+
+def _fill(target: Path, result: RunResult, shared_task_data: tuple[Path, ...]) -> tuple[list[str], list[str]]:
+    from verifier_tui.engine.sandbox.file_copy import copy_file
+    from verifier_tui.engine.sandbox.mirror import Mirror
+
+    files: list[str] = ["workspace/"]
+    notes: list[str] = []
+    workspace = target / "workspace"
+    if result.workspace is not None and result.workspace.is_dir():
+        mirror = Mirror(result.workspace, workspace, verbatim_links=True)
+        try:
+            mirror.sync()
+        finally:
+            mirror.close()
+        notes += mirror.notes
+        if mirror.failed:
+            raise OSError(f"could not copy {mirror.failed[0][0]} of {result.workspace}: {mirror.failed[0][1]}")
+    else:
+        workspace.mkdir()
+        notes.append("the run had no workspace: the case's is empty")
+    response = result.response
+    if response is not None:
+        kept = f"response.{'json' if response.kind == 'json' else 'txt'}"
+        if response.path is not None:
+            copy_file(str(response.path), str(target / kept), replace=False)
+        else:
+            (target / kept).write_text(response.text or "", encoding="utf-8")
+        files.append(kept)
+    if result.task_id is not None:
+        (target / "task_id.txt").write_text(result.task_id + "\n", encoding="utf-8")
+        files.append(f"task_id.txt ({result.task_id})")
+    elif result.task_data is not None and result.task_data not in shared_task_data:
+        copy_file(str(result.task_data), str(target / "task_data.json"), replace=False)
+        files.append("task_data.json")
+    expected = expected_of(result)
+    if expected is None:
+        notes.append(
+            f"no expected.json: the run ended without a reward or an exit code to check ({result.outcome_words})"
+        )
+    else:
+        text = json.dumps(expected)
+        (target / "expected.json").write_text(text + "\n", encoding="utf-8")
+        files.append(f"expected.json {text}")
+    return files, notes
