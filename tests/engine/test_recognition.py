@@ -350,14 +350,39 @@ def test_runner_task_without_a_runner_of_the_tasks_own_is_refused(tmp_path):
 
 
 def test_runner_task_with_explain_to_gives_its_own_resolution(tmp_path):
+    """A copy of ours: the extras staged beside it are the ones it was written with."""
     task_dir = make_task(tmp_path / "t")
-    # The task ships a runner that is ours, with one comment changed: it differs, and knows --explain-to.
-    text = runner_path().read_text(encoding="utf-8") + "\n# published by another build\n"
-    write(task_dir / "tests" / ".ng" / "run_verifier.py", text)
+    (task_dir / "tests" / ".ng").mkdir()
+    shutil.copyfile(runner_path(), task_dir / "tests" / ".ng" / "run_verifier.py")
     with Session(task_dir, Options(python=PY, runner="task")) as session:
         result = run(session)
     assert result.verdict.rewards == {"reward": 1.0}
     assert not result.explain.get("from_contract") and result.explain["verify"]
+
+
+def test_a_runner_with_extras_of_its_own_that_differs_is_asked_for_none(tmp_path):
+    """Ours with one comment changed, as another build published it: its extras are
+    a file it loads, and the stage has ours, not the ones it was written with."""
+    task_dir = make_task(tmp_path / "t")
+    text = runner_path().read_text(encoding="utf-8") + "\n# published by another build\n"
+    write(task_dir / "tests" / ".ng" / "run_verifier.py", text)
+    own = resolve(task_dir).own_runner
+    assert own is not None and not own.same_as_ours
+    assert not (own.knows_explain or own.knows_explain_to or own.knows_phases_to or own.knows_stack_signal)
+    with Session(task_dir, Options(python=PY, runner="task")) as session:
+        result = run(session)
+    assert result.verdict.rewards == {"reward": 1.0}, result.stderr.text
+    assert result.explain["from_contract"] is True
+
+
+def test_a_single_file_runner_knows_the_flags_it_names(tmp_path):
+    """A runner with its extras inside (as verifier-tui vendored one before they had
+    a file of their own) is asked for each flag it names."""
+    task_dir = make_task(tmp_path / "t")
+    write(task_dir / "tests" / ".ng" / "run_verifier.py", OWN_RUNNER + "# --explain-to --stack-signal\n")
+    own = resolve(task_dir).own_runner
+    assert own is not None and own.knows_explain and own.knows_explain_to and own.knows_stack_signal
+    assert not own.knows_phases_to
 
 
 NEEDS_GYM = """\

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.advice import TASK_RUNNER, Advice
 from verifier_tui.engine.record import field, record
+from verifier_tui.runner_source import EXTRAS
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -244,13 +245,17 @@ def task_runner(tests_dir: Path, ours: Callable[[], Path]) -> OwnRunner | None:
         mine = ours().read_bytes()  # the tool's own file
     except OSError:
         mine = b""
+    same = theirs == mine
+    # A runner whose extras are a file of their own offers them only beside the
+    # extras it was written with, and the stage places ours: only a copy of ours has them.
+    offers = theirs if same or EXTRAS.encode() not in theirs else b""
     return OwnRunner(
         path,
-        theirs == mine,
-        b"--explain" in theirs,
-        b"--explain-to" in theirs,
-        b"--phases-to" in theirs,
-        b"--stack-signal" in theirs,
+        same,
+        b"--explain" in offers,
+        b"--explain-to" in offers,
+        b"--phases-to" in offers,
+        b"--stack-signal" in offers,
     )
 
 
