@@ -27,6 +27,7 @@ from pathlib import Path, PurePosixPath
 
 from verifier_tui.engine.harbor.folders import Trial
 from verifier_tui.engine.record import field, record
+from verifier_tui.engine.task.kinds import TASK_FILES, looks_like_task
 
 HOW_TO_GIVE = "give the task folder with --task DIR"
 _SHORTUUID_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
@@ -70,10 +71,6 @@ class TaskLocation:
 def harbor_cache_dir() -> Path:
     """``harbor.constants.CACHE_DIR``: ``~/.cache/harbor`` (not XDG: Harbor hard-codes it)."""
     return Path("~/.cache/harbor").expanduser()
-
-
-def looks_like_task(folder: Path) -> bool:
-    return folder.is_dir() and ((folder / "task.toml").is_file() or (folder / "tests").is_dir())
 
 
 def shortuuid_of(name: str) -> str:
@@ -190,9 +187,7 @@ def locate_task(trial: Trial, given: Path | str | None = None, cache: Path | Non
         tried.append((str(folder), why))
         if not looks_like_task(folder):
             if why.startswith("given"):  # the caller's folder is no task: say so, do not look elsewhere
-                return TaskLocation(
-                    None, None, kind, ((str(folder), "given with --task: no task.toml or tests/ there"),)
-                )
+                return TaskLocation(None, None, kind, ((str(folder), f"given with --task: no {TASK_FILES} there"),))
             continue
         if why.startswith("given"):
             return TaskLocation(folder, why, kind, tuple(tried))
