@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from tests.helpers import HARBOR_REAL, make_task, make_trial
 from tests.strategies import utf8_text
+from verifier_tui.engine import untrusted
 from verifier_tui.engine.harbor.folders import HarborFolderError, open_harbor, select_trial
 from verifier_tui.engine.harbor.overview import read_trial_row
 from verifier_tui.engine.harbor.walkthrough import trial_entries, trial_json, walk_trial
@@ -178,6 +179,20 @@ def test_expected_json_gives_an_expectation_or_a_problem(found, tmp_path_factory
     one_line(problem)
     if found[0] not in ("bytes", "missing"):
         assert expectation is None and problem, "a FIFO, folder or device is said, never taken for no file"
+
+
+@SETTINGS
+@given(found=contents(b'{"trial_name": "t", "task": {"path": "tasks/t"}}'), writer=st.sampled_from([None, "Harbor"]))
+def test_the_one_json_reader_gives_a_state_and_says_any_problem_in_a_line(found, writer, tmp_path_factory):
+    """Harbor's files and the others are read by one reader; only a file whose
+    writer can be killed mid-write (Harbor) is said to be cut short."""
+    folder = tmp_path_factory.mktemp("json")
+    put(folder / "config.json", found)
+    read = bounded(untrusted.read_json, folder / "config.json", 4096, shape=dict, writer=writer, beneath=folder)
+    assert read.state in ("ok", "missing", "truncated", "invalid", "unreadable")
+    assert (read.problem is None) == read.ok and (not read.ok or isinstance(read.data, dict))
+    one_line(read.problem)
+    assert writer is not None or read.state != "truncated"
 
 
 @SETTINGS

@@ -76,7 +76,8 @@ def read_explain(prepared: Prepared, stdout_text: str | None = None) -> dict[str
         document, problem = untrusted.parse_json(stdout_text, EXPLAIN_FILE)
     else:
         stage = prepared.stage
-        document, problem = untrusted.read_json(stage.inputs_dir / EXPLAIN_FILE, RUNNER_FILE_LIMIT, beneath=stage.root)
+        found = untrusted.read_json(stage.inputs_dir / EXPLAIN_FILE, RUNNER_FILE_LIMIT, beneath=stage.root)
+        document, problem = found.data, found.problem
     data = checked_document(document, EXPLAIN_SHAPE) if problem is None else None
     if data is None:
         return None
