@@ -18,11 +18,13 @@ shape (a walkthrough, a table, a stream), and they share its words here.
 
 from __future__ import annotations
 
+import os
 import time
 from typing import TYPE_CHECKING
 
 from verifier_tui.commands import stopping, terminal
 from verifier_tui.engine.record import record
+from verifier_tui.words.paths import home_folder, text_from
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -45,9 +47,7 @@ NOT_FOR_TRIALS = {
 
 def _say(text: str = "") -> None:
     """A line of the tool's own words (paths shortened; the outputs are printed as they are)."""
-    from verifier_tui.words.trial import shown
-
-    terminal.out(shown(text))
+    terminal.out(text_from(text, os.getcwd(), home_folder()))
 
 
 def _fail(message: str) -> int:
@@ -318,7 +318,6 @@ def print_walkthrough(opened: TrialSession, replayed: Replayed) -> None:
         agreement_words,
         cause_lines,
         replay_words,
-        shown,
         task_words,
         trial_header,
         verdict_words,
@@ -345,7 +344,7 @@ def print_walkthrough(opened: TrialSession, replayed: Replayed) -> None:
     else:
         _say(f"replay    {replay_words(replayed)}")
         _say(f"          workspace: {workspace_words(opened)}")
-        stuck = stuck_line(replayed.local.stack, shown)
+        stuck = stuck_line(replayed.local.stack, str)  # _say shortens its paths
         if stuck is not None:
             _say(f"          {stuck}")
         elif replayed.failure is not None:

@@ -17,6 +17,7 @@ from verifier_tui.commands import terminal
 from verifier_tui.engine.model import RunResult
 from verifier_tui.engine.record import record
 from verifier_tui.engine.verdict import rewards_json
+from verifier_tui.words.paths import path_from
 from verifier_tui.words.run import (
     LISTED,
     binding_text,
@@ -33,7 +34,6 @@ from verifier_tui.words.run import (
     more_text,
     near_miss_line,
     not_a_file,
-    path_from,
     preload_words,
     runner_words,
     shadow_lines,

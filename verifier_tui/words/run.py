@@ -1,5 +1,5 @@
 """The words the headless commands and the TUI share for what the engine found
-(no Textual here): short paths, numbers, durations, the two modes' names, a
+(no Textual here): numbers, durations, the two modes' names, a
 verdict in a line, a case's status and the one legend of its marks, a
 parameter's binding, the hints a run's output calls for. The TUI keeps only what is screen-specific
 (:mod:`verifier_tui.tui.display`: deterministic paths and durations for
@@ -17,6 +17,7 @@ from verifier_tui.engine.advice import Advice
 # engine's, which its own words use too.
 from verifier_tui.engine.model import MODE_NAMES, Outcome, RunResult, duration_text
 from verifier_tui.engine.verdict import rewards_json
+from verifier_tui.words.paths import path_from
 
 __all__ = ["MODE_NAMES", "duration_text"]
 
@@ -25,19 +26,6 @@ if TYPE_CHECKING:
     from typing import Any
 
     from verifier_tui.engine.model import RewardFile, Stack
-
-
-def path_from(path: Path | str, cwd: Path) -> str:
-    """``path`` as it resolves from ``cwd``, the folder the user started the
-    tool in: relative to it when inside it (``.`` for itself), else absolute."""
-    path = Path(path)
-    try:
-        rel = path.relative_to(cwd).as_posix()
-    except ValueError:
-        return str(path)
-    if rel == ".":
-        return rel
-    return f"./{rel}" if rel.startswith("-") else rel  # never read as an option
 
 
 #: The reproduce command's options whose value is a path (engine/invocation.py's reproduce_command).
