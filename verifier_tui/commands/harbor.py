@@ -420,10 +420,10 @@ def explain_command(args) -> int:
         explain = opened.explain()  # needs no workspace: verify is not called
         data = opened.to_json()
         data["local_skipped"] = opened.skipped or "explain does not call verify"
-        data["explain"] = explain
+        data["explain"] = explain.to_json() if explain is not None else None
         if args.json:
             terminal.out_json(data)
-            return 0 if explain is not None and "error" not in explain else 2
+            return 0 if explain is not None and explain.error is None else 2
         from verifier_tui.words.trial import (
             PHASE_MARKS,
             agreement_words,
@@ -449,24 +449,23 @@ def explain_command(args) -> int:
             assert opened.last is not None  # to_json() compared the sides
             _say(f"replay    {agreement_words(opened.last.agreement, opened.skipped)[1]}")
             return 2
-        if "error" in explain:
-            _say(f"replay    the runner gave no explanation: {explain['error']}")
+        if explain.error is not None:
+            _say(f"replay    the runner gave no explanation: {explain.error}")
             return 2
         _say("replay (Harbor mode, verify not called):")
         if opened.plan.no_workspace:
             _say(f"  no workspace: {opened.walk.workspace.words}")
-        for row in explain.get("sys_path") or []:
-            _say(f"  sys.path {row.get('index'):>2}  {row.get('path')}  {' + '.join(row.get('roles') or [])}")
-        verify = explain.get("verify") or {}
-        if verify:
-            _say(f"  {verify.get('signature')}")
-        for row in explain.get("parameters") or []:
-            _say(f"    {row.get('name')}: {row.get('binding')} {row.get('source') or row.get('default') or ''}")
-        for problem in explain.get("problems") or []:
+        for row in explain.sys_path:
+            _say(f"  sys.path {row.index:>2}  {row.path}  {' + '.join(row.roles)}")
+        if explain.verify is not None:
+            _say(f"  {explain.verify.signature}")
+        for param in explain.parameters:
+            _say(f"    {param.name}: {param.binding} {param.source or param.default or ''}")
+        for problem in explain.problems:
             _say(f"  contract problem: {problem}")
-        error = explain.get("import_error")
-        if error:
-            _say(f"  importing the verifier raised {error.get('type')}: {error.get('message')}")
+        error = explain.import_error
+        if error is not None:
+            _say(f"  importing the verifier raised {error.type}: {error.message}")
         return 0
 
 
@@ -780,8 +779,7 @@ def both_modes_command(args) -> int:
                 terminal.out(f"{mark} {label}: not run: {both.server_skipped}")
                 continue
             terminal.out(f"{mark} {label}: {result.outcome_words} · {verdict_line(result)}")
-            problems = (result.explain or {}).get("problems") or []
-            for problem in problems:
+            for problem in result.explain.problems if result.explain is not None else ():
                 terminal.out(f"    contract: {problem}")
         terminal.out(both.summary())
         return both.exit_status

@@ -9,7 +9,7 @@ an SVG of the same state is byte-for-byte the same every time.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.content import Content
 
@@ -24,10 +24,14 @@ from verifier_tui.engine.advice import (
     Action,
     worded,
 )
+from verifier_tui.engine.readback import INTERPRETER
 from verifier_tui.engine.record import field, record
 from verifier_tui.words.paths import home_folder, path_from, text_from, tilde
 from verifier_tui.words.run import duration_text
 from verifier_tui.words.text import one_line, plain_text
+
+if TYPE_CHECKING:
+    from verifier_tui.engine.readback import Explanation
 
 #: The engine's actions as the main screen says them: its keys, since its
 #: user never typed a flag; where it has no key (the interpreter), the flag
@@ -88,15 +92,14 @@ class Display:
     home: str = field(default_factory=home_folder)
     """The user's home folder, shown as ``~`` (read once: :meth:`text` runs on every output line)."""
 
-    def learn_interpreter(self, explain: dict | None) -> None:
+    def learn_interpreter(self, explain: Explanation | None) -> None:
         """Note where the run's interpreter lives, from its explain document."""
-        if not self.deterministic or not explain:
+        if not self.deterministic or explain is None:
             return
         prefixes = set(self.python_prefixes)
-        for row in explain.get("sys_path") or []:
-            path = str(row.get("path") or "") if isinstance(row, dict) else ""
-            if row.get("role") == "interpreter" and "/lib/python" in path:
-                prefixes.add(path.split("/lib/python", 1)[0])
+        for row in explain.sys_path:
+            if row.role == INTERPRETER and "/lib/python" in row.path:
+                prefixes.add(row.path.split("/lib/python", 1)[0])
         self.python_prefixes = tuple(sorted(prefixes, key=len, reverse=True))
 
     @property

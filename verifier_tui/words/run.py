@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from verifier_tui.engine.model import RewardFile, Stack
+    from verifier_tui.engine.readback import Explanation, Parameter
 
 
 #: The reproduce command's options whose value is a path (engine/invocation.py's reproduce_command).
@@ -227,30 +228,29 @@ def mode_text(mode: str) -> str:
     return f"{MODE_NAMES[mode]} ({'with a response' if mode == 'server' else 'no response'})"
 
 
-def binding_text(row: dict[str, Any], result_mode: str) -> str:
+def binding_text(row: Parameter, result_mode: str) -> str:
     """One parameter's binding in words."""
-    binding = row.get("binding")
+    binding = row.binding
     if binding == "argument":
-        source = row.get("source")
-        if isinstance(source, list):
-            return "receives " + (", ".join(source) if source else "nothing")
-        return f"bound to {source} ({row.get('passed')})"
+        if isinstance(row.source, tuple):  # **kwargs
+            return "receives " + (", ".join(row.source) if row.source else "nothing")
+        return f"bound to {row.source} ({row.passed})"
     if binding == "default":
         why = (
             f"not available ({MODE_NAMES['harbor']}: no response)"
-            if row.get("name") == "response" and result_mode == "harbor"
+            if row.name == "response" and result_mode == "harbor"
             else (
                 "not an argument the runner knows"
-                if row.get("name") not in ("workspace", "task_data", "response", "state")
+                if row.name not in ("workspace", "task_data", "response", "state")
                 else "not available in this run"
             )
         )
-        return f"default {row.get('default')}: {why}"
+        return f"default {row.default}: {why}"
     if binding == "nothing":
         return "receives nothing"
-    if binding == "missing":
+    if row.missing:
         return "MISSING: required, and nothing can fill it"
-    return str(binding)
+    return binding
 
 
 def missing_nemo_gym_hint(result: RunResult) -> str | None:
@@ -258,8 +258,8 @@ def missing_nemo_gym_hint(result: RunResult) -> str | None:
     where to get one (the sandbox's shim vendors it from NeMo Gym)."""
     if "No module named 'nemo_gym" not in result.stderr.text:
         return None
-    modules = (result.explain or {}).get("modules") or {}
-    if (modules.get("nemo_gym.verifiers") or {}).get("resolved"):
+    found = result.explain.modules.get("nemo_gym.verifiers") if result.explain is not None else None
+    if found is not None and found.resolved:
         return None
     return (
         f"nemo_gym is not installed for {result.python}, so nothing was vendored beside the runner: "
@@ -286,7 +286,7 @@ def preload_words(session: Any) -> str | None:
     return f"preloads {', '.join(preload)}" if preload else None
 
 
-def shadow_lines(explain: dict[str, Any] | None, show_path: Callable[[str], str]) -> list[str]:
+def shadow_lines(explain: Explanation | None, show_path: Callable[[str], str]) -> list[str]:
     """The standard-library modules shadowed by the task's own files, as sentences."""
     from verifier_tui.engine.diagnosis import shadow_text, stdlib_shadows
 
