@@ -31,7 +31,7 @@ from verifier_tui.engine.task.cases import read_expected
 from verifier_tui.engine.task.config import parse_task_config
 from verifier_tui.engine.task.rows import read_task_rows
 from verifier_tui.engine.verdict import harbor_verdict, read_reward_files
-from verifier_tui.words.run import binding_text
+from verifier_tui.words.resolution import binding_lines, plain, sys_path_lines
 
 WAIT_S = 10
 SETTINGS = settings(
@@ -416,6 +416,6 @@ def test_an_explanation_the_verifier_rewrote_is_a_typed_document_or_none(found, 
     json.dumps(staged.to_json(), allow_nan=False)
     assert all(isinstance(row.path, str) and isinstance(row.index, int) for row in staged.sys_path)
     assert all(isinstance(problem, str) for problem in staged.problems)
-    for row in staged.parameters:
-        assert isinstance(binding_text(row, "harbor"), str)
+    printed = sys_path_lines(staged, str) + binding_lines(staged, "harbor", str)  # what every face prints
+    assert all(isinstance(plain(line), str) for line in printed)
     stdlib_shadows(staged)

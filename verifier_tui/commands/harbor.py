@@ -424,6 +424,7 @@ def explain_command(args) -> int:
         if args.json:
             terminal.out_json(data)
             return 0 if explain is not None and explain.error is None else 2
+        from verifier_tui.words.resolution import binding_lines, plain, sys_path_lines
         from verifier_tui.words.trial import (
             PHASE_MARKS,
             agreement_words,
@@ -455,12 +456,8 @@ def explain_command(args) -> int:
         _say("replay (Harbor mode, verify not called):")
         if opened.plan.no_workspace:
             _say(f"  no workspace: {opened.walk.workspace.words}")
-        for row in explain.sys_path:
-            _say(f"  sys.path {row.index:>2}  {row.path}  {' + '.join(row.roles)}")
-        if explain.verify is not None:
-            _say(f"  {explain.verify.signature}")
-        for param in explain.parameters:
-            _say(f"    {param.name}: {param.binding} {param.source or param.default or ''}")
+        for printed in sys_path_lines(explain, str) + binding_lines(explain, "harbor", str):
+            _say(f"  {plain(printed)}")
         for problem in explain.problems:
             _say(f"  contract problem: {problem}")
         error = explain.import_error

@@ -18,9 +18,9 @@ from verifier_tui.engine.model import RunResult
 from verifier_tui.engine.record import record
 from verifier_tui.engine.verdict import rewards_json
 from verifier_tui.words.paths import path_from
+from verifier_tui.words.resolution import binding_lines, plain, sys_path_lines
 from verifier_tui.words.run import (
     LISTED,
-    binding_text,
     case_status,
     cut_words,
     duration_text,
@@ -180,14 +180,7 @@ def explain_lines(session, data: Explanation) -> list[str]:
     if python is not None:
         out.append(f"python {python.version} ({python.executable})")
     out.append("")
-    out.append("sys.path (in order):")
-    rows = data.sys_path
-    width = max((len(row.path) for row in rows[:LISTED]), default=10)
-    for row in rows[:LISTED]:
-        missing = "" if row.exists else "  (missing)"
-        out.append(f"  {row.index:>2}  {row.path:<{width}}  {' + '.join(row.roles)}{missing}")
-    if len(rows) > LISTED:
-        out.append(f"  {more_text(len(rows) - LISTED, 'entries')}")
+    out += [plain(line) for line in sys_path_lines(data, str)]
     for shadow in shadow_lines(data, here):
         out.append(f"  ⚠ {shadow}")
     out.append("")
@@ -200,11 +193,7 @@ def explain_lines(session, data: Explanation) -> list[str]:
             f"note: nemo_gym was already imported at start-up from {data.preloaded_nemo_gym}; the runner forgot it"
         )
     out.append("")
-    verify = data.verify
-    if verify is not None:
-        out.append(verify.signature + (" (async)" if verify.is_async else ""))
-        for param in data.parameters:
-            out.append(f"  {param.name:<12} {param.kind:<22} {binding_text(param, session.mode)}")
+    out += [plain(line) for line in binding_lines(data, session.mode, str)]
     error = data.import_error
     if error is not None:
         out.append(f"importing the verifier raised {error.type}: {error.message}")

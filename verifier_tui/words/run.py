@@ -1,9 +1,10 @@
 """The words the headless commands and the TUI share for what the engine found
-(no Textual here): numbers, durations, the two modes' names, a
-verdict in a line, a case's status and the one legend of its marks, a
-parameter's binding, the hints a run's output calls for. The TUI keeps only what is screen-specific
-(:mod:`verifier_tui.tui.display`: deterministic paths and durations for
-snapshots; :mod:`verifier_tui.tui.widgets.status_style`: theme styles)."""
+(no Textual here): numbers, durations, the two modes' names, a verdict in a
+line, a case's status and the one legend of its marks, the hints a run's output
+calls for. Paths are :mod:`verifier_tui.words.paths`'s, sys.path and the
+bindings :mod:`verifier_tui.words.resolution`'s. The TUI keeps only what is
+screen-specific (:mod:`verifier_tui.tui.display`: deterministic paths and
+durations for snapshots; :mod:`verifier_tui.tui.widgets.status_style`: theme styles)."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from verifier_tui.engine.model import RewardFile, Stack
-    from verifier_tui.engine.readback import Explanation, Parameter
+    from verifier_tui.engine.readback import Explanation
 
 
 #: The reproduce command's options whose value is a path (engine/invocation.py's reproduce_command).
@@ -226,31 +227,6 @@ def near_miss_line(result: RunResult) -> str | None:
 def mode_text(mode: str) -> str:
     """The mode's name and what it means for ``response``."""
     return f"{MODE_NAMES[mode]} ({'with a response' if mode == 'server' else 'no response'})"
-
-
-def binding_text(row: Parameter, result_mode: str) -> str:
-    """One parameter's binding in words."""
-    binding = row.binding
-    if binding == "argument":
-        if isinstance(row.source, tuple):  # **kwargs
-            return "receives " + (", ".join(row.source) if row.source else "nothing")
-        return f"bound to {row.source} ({row.passed})"
-    if binding == "default":
-        why = (
-            f"not available ({MODE_NAMES['harbor']}: no response)"
-            if row.name == "response" and result_mode == "harbor"
-            else (
-                "not an argument the runner knows"
-                if row.name not in ("workspace", "task_data", "response", "state")
-                else "not available in this run"
-            )
-        )
-        return f"default {row.default}: {why}"
-    if binding == "nothing":
-        return "receives nothing"
-    if row.missing:
-        return "MISSING: required, and nothing can fill it"
-    return binding
 
 
 def missing_nemo_gym_hint(result: RunResult) -> str | None:

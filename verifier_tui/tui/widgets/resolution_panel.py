@@ -15,11 +15,12 @@ from textual.widgets import Static
 
 from verifier_tui.engine.advice import worded
 from verifier_tui.engine.diagnosis import shadow_text, stdlib_shadows
-from verifier_tui.engine.readback import INTERPRETER, Resolution
+from verifier_tui.engine.readback import Resolution
 from verifier_tui.tui.display import content, key_words
 from verifier_tui.tui.widgets import redraw
 from verifier_tui.tui.widgets.reward_panel import IN_COMMAND
-from verifier_tui.words.run import LISTED, MODE_NAMES, binding_text, more_text
+from verifier_tui.words.resolution import HEADING, PLAIN, PROBLEM, QUIET, STRONG, Line, binding_lines, sys_path_lines
+from verifier_tui.words.run import LISTED, MODE_NAMES, more_text
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -31,6 +32,7 @@ _HEAD = "bold $text-primary"
 _MUTED = "$text-muted"
 _PROBLEM = "bold $error"
 _WARN = "$warning"
+_STYLES = {HEADING: _HEAD, QUIET: _MUTED, STRONG: "bold", PROBLEM: _PROBLEM, PLAIN: ""}
 
 
 class ResolutionPanel(VerticalScroll):
@@ -86,34 +88,12 @@ def _problems(explain: Explanation, mode: str, fmt: Display) -> list[Any]:
 
 def _verify(explain: Explanation, mode: str, fmt: Display) -> list[Any]:
     parts: list[Any] = []
-    verify = explain.verify
-    import_error = explain.import_error
-    if import_error is not None:
+    failure = explain.import_error
+    if failure is not None:
         parts.append(("✗ the module raised while being imported: ", _PROBLEM))
-        parts.append((f"{import_error.type}: {fmt.text(import_error.message)}\n", _PROBLEM))
+        parts.append((f"{failure.type}: {fmt.text(failure.message)}\n", _PROBLEM))
         parts.append(("  its traceback is in stderr; e opens the failing line\n", _MUTED))
-    elif verify is not None:
-        parts.append((fmt.text(verify.signature), _HEAD))
-        if verify.is_async:
-            parts.append(("  async: run to completion with asyncio.run", _MUTED))
-        parts.append("\n")
-    every = explain.parameters
-    params = every[:LISTED]
-    if params:
-        name_width = max(len(p.name) for p in params) + 2
-        kind_width = max(len(p.kind) for p in params) + 2
-        for row in params:
-            missing = row.missing
-            text = binding_text(row, mode)
-            parts += [
-                (f"  {row.name:<{name_width}}", _PROBLEM if missing else "bold"),
-                (f"{row.kind:<{kind_width}}", _MUTED),
-                (fmt.text(text), _PROBLEM if missing else ""),
-                "\n",
-            ]
-    if len(every) > LISTED:
-        parts.append((f"  {more_text(len(every) - LISTED, 'parameters', IN_COMMAND)}\n", _MUTED))
-    return parts
+    return parts + _styled(binding_lines(explain, mode, fmt.text, IN_COMMAND))
 
 
 def _nemo_gym(explain: Explanation, fmt: Display) -> list[Any]:
@@ -160,27 +140,15 @@ def _interpreter(explain: Explanation, fmt: Display) -> list[Any]:
 
 
 def _sys_path(explain: Explanation, fmt: Display) -> list[Any]:
-    every = explain.sys_path
-    rows = every[:LISTED]
-    roles = [" + ".join(r.roles) for r in rows]
-    width = max([len(r) for r in roles] + [4])
-    parts: list[Any] = [("sys.path", _HEAD), ("  in the order the runner placed it\n", _MUTED)]
-    for row, role in zip(rows, roles, strict=True):
-        path = fmt.path(row.path) if row.path else "(the current folder)"
-        missing = "" if row.exists else "  (missing)"
-        role_style = _MUTED if row.role == INTERPRETER else "bold"
-        parts += [
-            (f" {row.index:>2}  ", _MUTED),
-            (f"{role:<{width}}  ", role_style),
-            path,
-            (missing, _MUTED),
-            "\n",
-        ]
-    if len(every) > LISTED:
-        parts.append((f"  {more_text(len(every) - LISTED, 'entries', IN_COMMAND)}\n", _MUTED))
+    parts = _styled(sys_path_lines(explain, fmt.path, IN_COMMAND))
     for shadow in stdlib_shadows(explain):
         parts.append((f"  ⚠ {fmt.text(shadow_text(shadow, fmt.path(shadow['path'])))}\n", _WARN))
     return parts
+
+
+def _styled(lines: list[Line]) -> list[Any]:
+    """The printer's lines (:mod:`verifier_tui.words.resolution`) in this panel's styles."""
+    return [part for line in lines for part in [*((text, _STYLES[kind]) for text, kind in line), "\n"]]
 
 
 def _environment(explain: Explanation, fmt: Display) -> list[Any]:
