@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import make_task, write
+from verifier_tui.engine.filters import NOT_SEARCHED
 from verifier_tui.engine.session import Options, SelectionError, Session
 from verifier_tui.engine.task.cases import find_cases, load_case
 from verifier_tui.engine.task.discovery import (
@@ -217,6 +218,8 @@ def test_vendored_helpers_and_caches_are_not_searched(tmp_path):
     write(task_dir / "tests" / ".ng" / "nemo_gym" / "verifiers" / "base.py", "def verify(workspace):\n    pass\n")
     write(task_dir / "tests" / "__pycache__" / "junk.py", "def verify(workspace):\n    pass\n")
     write(task_dir / "tests" / ".ng" / "run_verifier.py", "def verify(workspace):\n    pass\n")
+    for skipped in NOT_SEARCHED:  # the one skip list (engine/watch/filters.py), environments included
+        write(task_dir / "tests" / skipped / "lib" / "check.py", "def verify(workspace):\n    pass\n")
     assert find_verifiers(task_dir / "tests") == [task_dir / "tests" / "verifier.py"]
 
 

@@ -14,6 +14,8 @@ from verifier_tui.engine import untrusted
 from verifier_tui.engine.interpreter import SHIM_REFUSAL_EXIT
 from verifier_tui.engine.invocation import EXPLAIN_FILE, PHASES_FILE, Prepared
 from verifier_tui.engine.model import CapturedText, Outcome, RunResult, Verdict, duration_text
+from verifier_tui.engine.readback import PHASE_LINE_SHAPE, Explanation, checked_document
+from verifier_tui.engine.record import replace
 
 if TYPE_CHECKING:
     from typing import Any
@@ -65,29 +67,38 @@ def map_json(value: Any, path_map: list[tuple[str, str]]) -> Any:
     return value
 
 
-def read_explain(prepared: Prepared, stdout_text: str | None = None) -> dict[str, Any] | None:
-    """The runner's explain document, with paths mapped to the user's, cut to
-    the shape the runner writes (the verifier can reach the file: see
-    :mod:`verifier_tui.engine.readback`), plus the environment the runner got
-    (``environment``: see :class:`~verifier_tui.engine.sandbox.environment.ChildEnvironment`)."""
-    from verifier_tui.engine.readback import EXPLAIN_SHAPE, checked_document
-
+def read_explain(prepared: Prepared, stdout_text: str | None = None) -> Explanation | None:
+    """The runner's explain document (from ``stdout_text`` in explain mode,
+    with the run's notices, else from its file), read back once
+    (:mod:`verifier_tui.engine.readback`: the verifier can rewrite it), with
+    the environment the runner got; None when there is none to read."""
     if stdout_text is not None:
         document, problem = untrusted.parse_json(stdout_text, EXPLAIN_FILE)
     else:
         stage = prepared.stage
-        document, problem = untrusted.read_json(stage.inputs_dir / EXPLAIN_FILE, RUNNER_FILE_LIMIT, beneath=stage.root)
-    data = checked_document(document, EXPLAIN_SHAPE) if problem is None else None
-    if data is None:
+        found = untrusted.read_json(stage.inputs_dir / EXPLAIN_FILE, RUNNER_FILE_LIMIT, beneath=stage.root)
+        document, problem = found.data, found.problem
+    explanation = explained(document, prepared) if problem is None else None
+    if explanation is None or stdout_text is None:
+        return explanation
+    return replace(explanation, notices=tuple(prepared.notices))
+
+
+def explained(document: Any, prepared: Prepared) -> Explanation | None:
+    """``document`` read into an :class:`Explanation`, paths mapped to the
+    user's, with the environment the runner got. Each module's role is worked
+    out on the staged paths first: a vendored copy maps back to the folder it
+    was copied from, outside every sys.path entry."""
+    staged = Explanation.read(document)
+    if staged is None:
         return None
-    data = map_json(with_module_roles(data), prepared.path_map)
-    if prepared.environment is not None:
-        data["environment"] = prepared.environment.to_json()
-    return data
+    mapped = Explanation.read(map_json(document, prepared.path_map), staged.module_roles())
+    assert mapped is not None  # an object still, its strings mapped
+    return replace(mapped, environment=prepared.environment)
 
 
-def no_explanation(prepared: Prepared, done: ProcessResult) -> dict[str, Any]:
-    """The explain document when the runner wrote none: why, in words."""
+def no_explanation(prepared: Prepared, done: ProcessResult) -> Explanation:
+    """Why the runner gave no explain document, in words."""
     if done.timed_out:
         # Explaining imports the verifier module, so its top-level code runs: it never finished.
         why = (
@@ -98,15 +109,11 @@ def no_explanation(prepared: Prepared, done: ProcessResult) -> dict[str, Any]:
         why = f"the runner was killed by signal {done.signal} before it could explain"
     else:
         why = "the runner gave no explanation"
-    return {
-        "error": why,
-        "stderr": map_paths(done.stderr.text, prepared.path_map),
-        "exit_code": done.returncode,
-        "timed_out": bool(done.timed_out),
-    }
+    stderr = map_paths(done.stderr.text, prepared.path_map)
+    return Explanation(error=why, stderr=stderr, exit_code=done.returncode, timed_out=bool(done.timed_out))
 
 
-def contract_explanation(prepared: Prepared) -> dict[str, Any] | None:
+def contract_explanation(prepared: Prepared) -> Explanation | None:
     """What can be known of a run by the task's own runner when it offers no
     --explain-to: the import path the runner contract places (its .ng folder,
     the verifier's folder, the tests folder) and where nemo_gym.verifiers is
@@ -127,43 +134,11 @@ def contract_explanation(prepared: Prepared) -> dict[str, Any] | None:
         if same is not None:
             same["roles"].append(role)
             continue
-        rows.append({"index": len(rows), "path": str(folder), "role": role, "roles": [role], "exists": folder.is_dir()})
+        rows.append({"index": len(rows), "path": str(folder), "roles": [role], "exists": folder.is_dir()})
     vendored = stage.ng_dir / "nemo_gym" / "verifiers"
     resolved = str(vendored) if (vendored / "__init__.py").is_file() else None
-    document = {
-        "from_contract": True,
-        "sys_path": rows,
-        "modules": {"nemo_gym.verifiers": {"resolved": resolved, "shadowed": []}},
-        "verify": None,
-        "parameters": [],
-        "problems": [],
-    }
-    document = map_json(with_module_roles(document), prepared.path_map)
-    if prepared.environment is not None:
-        document["environment"] = prepared.environment.to_json()
-    return document
-
-
-def with_module_roles(document: dict[str, Any]) -> dict[str, Any]:
-    """Each module in ``modules`` given a ``role``: the role of the sys.path
-    entry it resolves under (``"vendored helpers"`` for the copy staged beside
-    the runner), None when it does not resolve. Worked out on the staged
-    paths, before they are mapped to the user's: a vendored copy maps back to
-    the folder it was copied from, outside every sys.path entry."""
-    rows = [r for r in document.get("sys_path") or [] if isinstance(r, dict) and isinstance(r.get("path"), str)]
-    for info in (document.get("modules") or {}).values():
-        if not isinstance(info, dict):
-            continue
-        resolved = info.get("resolved")
-        holders = [
-            r
-            for r in rows
-            if isinstance(resolved, str)
-            and r["path"]
-            and (resolved == r["path"] or resolved.startswith(r["path"].rstrip("/") + "/"))
-        ]
-        info["role"] = max(holders, key=lambda r: len(r["path"]))["role"] if holders else None
-    return document
+    modules: dict[str, Any] = {"nemo_gym.verifiers": {"resolved": resolved, "shadowed": []}}
+    return explained({"from_contract": True, "sys_path": rows, "modules": modules}, prepared)
 
 
 def read_phases(prepared: Prepared) -> list[dict[str, Any]] | None:
@@ -175,8 +150,6 @@ def read_phases(prepared: Prepared) -> list[dict[str, Any]] | None:
         return None
     stage = prepared.stage
     raw = untrusted.read_bytes(stage.inputs_dir / PHASES_FILE, RUNNER_FILE_LIMIT, beneath=stage.root).text()
-    from verifier_tui.engine.readback import PHASE_LINE_SHAPE, checked_document
-
     lines = []
     for text in (raw or "").splitlines():
         document, problem = untrusted.parse_json(text, PHASES_FILE)  # the verifier can write this file too
@@ -338,8 +311,8 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
         shown = ", ".join(written[:5]) + (f" +{len(written) - 5} more" if len(written) > 5 else "")
         notices.append(f"the run wrote your own files (outside its scratch folder): {shown}")
     explain = read_explain(prepared) or (contract_explanation(prepared) if done is not None else None)
-    for failed in (explain or {}).get("preload_failed") or ():
-        notices.append(f"--preload: {failed} did not import; the run went on without it")
+    failed = explain.preload_failed if explain is not None else ()
+    notices += [f"--preload: {module} did not import; the run went on without it" for module in failed]
     return RunResult(
         outcome=outcome,
         exit_code=returncode if signal is None and not timed_out else None,

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from verifier_tui.engine.invocation import DEFAULT_TIMEOUT_S, EXPLAIN_FILE, Prepared, RunSpec, bound_argv, prepare
 from verifier_tui.engine.model import ResponseSource, RunResult
 from verifier_tui.engine.process import run_process
+from verifier_tui.engine.readback import Explanation
 from verifier_tui.engine.record import record, replace
 from verifier_tui.engine.results import collect, map_paths, no_explanation, read_explain
 from verifier_tui.engine.sandbox.isolation import NAMESPACE, Isolation
@@ -504,7 +505,7 @@ class Session:
         *,
         trigger: str = "start",
         on_output: Callable[[str, str, Callable[[str], str]], None] | None = None,
-        on_explain: Callable[[dict[str, Any]], None] | None = None,
+        on_explain: Callable[[Explanation], None] | None = None,
         gate: asyncio.Semaphore | None = None,
     ) -> RunResult:
         """One run from asyncio (the TUI, ``watch``, ``test``).
@@ -590,13 +591,13 @@ class Session:
             self.warm.after(spec)
         return result
 
-    def explain(self, spec: RunSpec | None = None) -> dict[str, Any]:
+    def explain(self, spec: RunSpec | None = None) -> Explanation:
         """The runner's ``--explain`` for the current choices, or for ``spec``
         (an explain-only one; verify is not called)."""
         spec = spec or self.spec(explain_only=True)
         prepared = self.prepare(spec)
         if prepared.start_error or prepared.shim_refusal:
-            return {"error": prepared.start_error or prepared.shim_refusal}
+            return Explanation(error=prepared.start_error or prepared.shim_refusal)
         # The document comes on stdout, which is captured whole up to this size:
         # cut at the usual 256 KiB, a sys.path of 3,000 entries gave no explanation.
         with bound_argv(prepared) as argv:
@@ -610,11 +611,7 @@ class Session:
                 init_lists_strays=prepared.stage.namespace,
                 attach=prepared.network_helper,
             )
-        data = read_explain(prepared, done.stdout.text)
-        if data is None:
-            return no_explanation(prepared, done)
-        data["notices"] = prepared.notices
-        return data
+        return read_explain(prepared, done.stdout.text) or no_explanation(prepared, done)
 
     def _not_started(self, prepared: Prepared, trigger: str, sequence: int) -> RunResult:
         return collect(prepared, None, trigger=trigger, sequence=sequence)
@@ -780,7 +777,7 @@ def _dedupe(targets: list[Any]) -> list[Any]:
     return out
 
 
-async def _wait_for_explain(prepared: Prepared, on_explain: Callable[[dict[str, Any]], None]) -> None:
+async def _wait_for_explain(prepared: Prepared, on_explain: Callable[[Explanation], None]) -> None:
     """Hand the runner's explain document over as soon as it is written (it
     is written just before verify is called, so the resolution shows while a
     slow verifier is still running)."""

@@ -5,11 +5,10 @@ Tests record them with ``App.run_test(message_hook=...)``.
 
 from __future__ import annotations
 
-from typing import Any
-
 from textual.message import Message
 
 from verifier_tui.engine.model import RunResult
+from verifier_tui.engine.readback import Explanation
 
 
 class RunStarted(Message):
@@ -29,7 +28,7 @@ class ExplainReady(Message):
     """The runner's ``--explain`` document for a run in flight: the resolution
     is shown before ``verify`` returns."""
 
-    def __init__(self, run_id: int, explain: dict[str, Any]) -> None:
+    def __init__(self, run_id: int, explain: Explanation) -> None:
         super().__init__()
         self.run_id = run_id
         self.explain = explain

@@ -37,6 +37,7 @@ from verifier_tui.tui.output_buffer import OutputBuffer
 if TYPE_CHECKING:
     from textual.screen import Screen
 
+    from verifier_tui.engine.readback import Explanation
     from verifier_tui.engine.session import Session
     from verifier_tui.engine.watch.scheduler import RunScheduler
 
@@ -151,7 +152,7 @@ class RunController:
         def on_output(stream: str, text: str, user_paths: Callable[[str], str]) -> None:  # in the run's thread
             self.output.feed(run_id, stream, text, user_paths)
 
-        def on_explain(explain: dict[str, Any]) -> None:
+        def on_explain(explain: Explanation) -> None:
             if primary:
                 self._post(ExplainReady(run_id, explain))
 

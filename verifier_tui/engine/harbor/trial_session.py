@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from verifier_tui.engine.invocation import RunSpec
+    from verifier_tui.engine.readback import Explanation
     from verifier_tui.engine.session import Session
 
 
@@ -263,7 +264,7 @@ class TrialSession:
             extra_tests=plan.extra_tests,
         )
 
-    def explain(self) -> dict[str, Any] | None:
+    def explain(self) -> Explanation | None:
         """The runner's ``--explain`` for the replay (verify is not called),
         with no workspace at all when the trial has none (how verify is
         imported and called does not depend on one); None when there is

@@ -55,6 +55,8 @@ _VERIFY_AT_TOP = re.compile(
 )
 #: A verifier file (or test.sh) larger than this is not scanned: it is data, not code.
 MAX_SCAN_BYTES = 2_000_000
+#: What makes a folder a task (:func:`looks_like_task`), as a message names it.
+TASK_FILES = "task.toml, tests/test.sh or tests/verifier.py"
 
 
 def is_pytest_file(path: Path) -> bool:
@@ -75,7 +77,8 @@ def has_top_level_verify(path: Path) -> bool:
 def looks_like_task(folder: Path) -> bool:
     """A Harbor task by its layout: ``task.toml``, or ``tests/test.sh`` or
     ``tests/verifier.py``. A ``tests/`` folder alone is not enough: every
-    Python checkout has one (this tool's own does)."""
+    Python checkout has one (this tool's own does). The one rule: a trial's
+    task is looked for by it too (:mod:`verifier_tui.engine.harbor.locate`)."""
     return (
         untrusted.present(folder / "task.toml")
         or (folder / "tests" / "test.sh").is_file()
@@ -134,7 +137,7 @@ def not_a_task_message(path: Path, found: TasksFound | None = None) -> str:
     """One line for a folder that is none of the things the tool opens: what
     was expected, and what it holds when that helps (tasks of its own)."""
     expected = (
-        "expected a task folder (task.toml, tests/test.sh or tests/verifier.py), its tests/ folder, "
+        f"expected a task folder ({TASK_FILES}), its tests/ folder, "
         "a case folder (cases/<name>/), a .py file with a top-level verify, or a Harbor trial folder"
     )
     found = found if found is not None else tasks_in(path)

@@ -80,6 +80,7 @@ from verifier_tui.words.run import command_words
 
 if TYPE_CHECKING:
     from verifier_tui.engine.model import ResponseSource
+    from verifier_tui.engine.readback import Explanation
     from verifier_tui.engine.session import Session
     from verifier_tui.tui.display import Display
 
@@ -104,7 +105,7 @@ class MainScreen(SizedScreen):
         self.last_by_case: dict[str, RunResult] = {}
         self.outdated_through = 0  # runs up to this number read the task's shared files before their last change
         self.running_case: str | None = None
-        self.explain: dict[str, Any] | None = None
+        self.explain: Explanation | None = None
         self._last_response: ResponseSource | None = None  # the response put aside by "toggle mode"
 
     @property
@@ -196,7 +197,7 @@ class MainScreen(SizedScreen):
         self._show_explain(message.explain)
         self.refresh_choices()
 
-    def _show_explain(self, explain: dict[str, Any] | None, mode: str | None = None) -> None:
+    def _show_explain(self, explain: Explanation | None, mode: str | None = None) -> None:
         panel = self.query_one(ResolutionPanel)
         notices = self.session.notices()
         self.fmt.learn_interpreter(explain)

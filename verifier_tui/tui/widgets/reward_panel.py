@@ -174,7 +174,7 @@ def _why(result: RunResult, fmt: Display) -> str | None:
         where = f" at {fmt.path(location[0])}:{location[1]}" if location else ""
         return f"raised {error}{where}\n  (the traceback is in stderr: e opens the line, d debugs it in pdb)"
     if outcome is Outcome.CONTRACT_ERROR:
-        if (result.explain or {}).get("problems"):
+        if result.explain is not None and result.explain.problems:
             return "the runner refused to call verify: the contract problem is under Resolution"  # said once
         lines = [line for line in result.stderr.text.strip().splitlines() if line.strip()]
         return (
