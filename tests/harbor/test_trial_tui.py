@@ -11,8 +11,9 @@ import time
 
 from tests.harbor.trial_app_under_test import SIZE, make_trial_app, text_of
 from tests.helpers import harbor_exception, make_job, sandbox_run, sandbox_trial
-from tests.tui.app_under_test import screen_text
+from tests.tui.app_under_test import running, screen_text, started_processes, still_there, watchers
 from verifier_tui.engine.changes import Change
+from verifier_tui.engine.procfs import descendants
 from verifier_tui.tui.screens.job_overview import JobOverviewScreen
 from verifier_tui.tui.screens.trial import TrialScreen
 
@@ -96,6 +97,36 @@ async def test_a_job_shows_its_overview_and_opens_a_trial(task, runs, tmp_path):
         await pilot.press("q")
         await pilot.pause()
         assert not app.is_running
+
+
+async def test_a_trial_left_or_quit_ends_its_watcher_and_waits_for_it(task, runs, tmp_path):
+    """A trial's screen ends what it started as it goes: its watcher's process
+    is over and waited for once esc went back to the job, and the next
+    trial's, with every process of its replays, once the app has quit (as the
+    task's app does: tests/tui/test_running.py)."""
+    demo = task(verifier=READS_HELLO, toml=SEPARATE)
+    job = runs / "jobs" / "j"
+    for name in ("demo__aaaaaaa", "demo__bbbbbbb"):
+        sandbox_trial(job, demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate", capture=True, name=name)
+    before = descendants(os.getpid())
+    app = make_trial_app(job, watch=True)
+    async with app.run_test(size=SIZE) as pilot:
+        while not getattr(app.screen, "done", False):
+            await pilot.pause(0.02)
+        await pilot.press("enter")
+        await app.wait_for_replays(1)
+        await asyncio.wait_for(app.screen.controller.live.watch_ready.wait(), 15)
+        first = watchers(started_processes(before))
+        assert len(first) == 1
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, JobOverviewScreen) and still_there(first) == []
+        await pilot.press("down", "enter")
+        await app.wait_for_replays(2)
+        await asyncio.wait_for(app.screen.controller.live.watch_ready.wait(), 15)
+        started = started_processes(before)
+        assert len(watchers(started)) == 1
+    assert running(started) == [] and still_there(watchers(started)) == []
 
 
 async def test_a_multi_step_trial_lists_its_steps(task, runs, tmp_path):

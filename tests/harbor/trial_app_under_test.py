@@ -13,8 +13,8 @@ from textual.widgets import Static
 from verifier_tui.engine.harbor.folders import open_harbor, select_trial
 from verifier_tui.engine.harbor.trial_session import Replayed
 from verifier_tui.engine.session import Options
+from verifier_tui.tui.messages import ReplayFinished
 from verifier_tui.tui.trial_app import TrialApp
-from verifier_tui.tui.trial_messages import ReplayFinished
 from verifier_tui.tui.widgets.too_small import MIN_HEIGHT, MIN_WIDTH
 
 #: The terminal the tests drive the app in: the smallest it accepts (as

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import os
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from textual.widgets import Log, Static
 
 from verifier_tui.engine.changes import Change
 from verifier_tui.engine.model import RunResult
+from verifier_tui.engine.procfs import command_line, descendants, is_over
 from verifier_tui.engine.session import Options, Session
 from verifier_tui.tui.app import VerifierApp
 from verifier_tui.tui.messages import RunFailed, RunFinished, RunNotPossible
@@ -133,3 +135,35 @@ def recorded(messages: list, kind: type) -> list:
             seen.add(id(message))
             out.append(message)
     return out
+
+
+async def wait_for(condition, what: str, timeout: float = 20.0) -> None:
+    async def poll() -> None:
+        while not condition():
+            await asyncio.sleep(0.02)
+
+    try:
+        await asyncio.wait_for(poll(), timeout)
+    except asyncio.TimeoutError:
+        raise AssertionError(f"timed out waiting for {what}") from None
+
+
+def started_processes(before: set[int]) -> dict[int, str]:
+    """The processes this test started since ``before`` (:func:`descendants`
+    of this one then), each with its command line."""
+    return {pid: command_line(pid) for pid in descendants(os.getpid()) - before}
+
+
+def watchers(started: dict[int, str]) -> list[int]:
+    """The watcher processes among ``started`` (:mod:`verifier_tui.engine.watch.child`)."""
+    return [pid for pid, command in started.items() if "verifier_tui.engine.watch.child" in command]
+
+
+def running(pids: Iterable[int]) -> list[int]:
+    """Those of ``pids`` not ended."""
+    return [pid for pid in pids if not is_over(pid)]
+
+
+def still_there(pids: Iterable[int]) -> list[int]:
+    """Those of ``pids`` not ended and waited for (a zombie is still there)."""
+    return [pid for pid in pids if os.path.exists(f"/proc/{pid}")]

@@ -8,13 +8,11 @@ from functools import partial
 
 from textual.app import SystemCommand
 from textual.screen import Screen
-from textual.worker import Worker, WorkerState
 
 from verifier_tui.engine.session import Session
-from verifier_tui.tui.base import BaseApp, show_worker_error
+from verifier_tui.tui.base import BaseApp
 from verifier_tui.tui.display import Display
 from verifier_tui.tui.keys import KEYS, shown_key
-from verifier_tui.tui.messages import WatchStateChanged
 from verifier_tui.tui.screens.main import MainScreen
 
 
@@ -34,21 +32,9 @@ class VerifierApp(BaseApp):
         return self.main
 
     async def on_unmount(self) -> None:
-        await self.controller.stop_watching_and_wait()
-        await self.controller.close()
+        """After the main screen, which ended its runs and its watcher."""
         await self.session.warm.settle()  # a run being started ahead stages into the scratch folder
         self.session.close()
-
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        """The watcher runs on the app (the screen's flows on the screen): a
-        watcher that failed is said on the status line, never a crash."""
-        if event.state is not WorkerState.ERROR:
-            return
-        error = event.worker.error
-        if event.worker.group == "watch":
-            self.main.post_message(WatchStateChanged("failed", f"{type(error).__name__}: {error}"))
-        else:
-            show_worker_error(self, event.worker)
 
     # -- command palette -----------------------------------------------------------------------
 

@@ -14,8 +14,7 @@ from textual._styles_cache import StylesCache
 from textual.app import App
 from textual.events import Resize
 from textual.screen import Screen
-from textual.widget import Widget
-from textual.worker import Worker
+from textual.worker import Worker, WorkerState
 
 from verifier_tui.tui.widgets.too_small import MIN_HEIGHT, MIN_WIDTH, TooSmall
 from verifier_tui.words.text import plain_text
@@ -73,8 +72,10 @@ class BaseApp(App[int]):
 
 
 class SizedScreen(Screen[None]):
-    """A screen that shows its :class:`TooSmall` (which it composes) instead
-    of itself while the terminal is smaller than the layout needs."""
+    """A screen the user works in (a task's, a trial's): it shows its
+    :class:`TooSmall` (which it composes) instead of itself while the terminal
+    is smaller than the layout needs, and a flow of it that raised is shown,
+    never a crash."""
 
     def on_resize(self, event: Resize) -> None:
         width, height = event.size
@@ -83,13 +84,13 @@ class SizedScreen(Screen[None]):
         if small:
             self.query_one(TooSmall).show_size(width, height)
 
-
-def show_worker_error(node: App | Widget, worker: Worker) -> None:
-    """A worker (a run's, a chooser's flow) that raised: its error shown, never a crash."""
-    error = worker.error
-    node.notify(
-        f"{worker.name}: {type(error).__name__}: {error}",
-        title="something went wrong",
-        severity="error",
-        markup=False,
-    )
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        worker = event.worker
+        if event.state is WorkerState.ERROR:
+            error = worker.error
+            self.notify(
+                f"{worker.name}: {type(error).__name__}: {error}",
+                title="something went wrong",
+                severity="error",
+                markup=False,
+            )

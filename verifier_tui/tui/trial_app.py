@@ -49,7 +49,6 @@ class TrialApp(BaseApp):
         self.watching = watch
         self.poll = poll
         self.deterministic = deterministic
-        self.trial_screens: list[TrialScreen] = []
 
     def on_mount(self) -> None:
         """A folder of jobs opens its list; a job its overview (a job of one
@@ -128,7 +127,7 @@ class TrialApp(BaseApp):
         else:
             self.open_trial(trial, None, from_job=True)
 
-    def open_trial(self, trial: Trial, step: str | None, *, from_job: bool) -> TrialScreen | None:
+    def open_trial(self, trial: Trial, step: str | None, *, from_job: bool) -> None:
         """Walk the trial (finding its task, reading the sandbox side) and show it.
         The engine reads a trial without raising for what a folder may hold;
         anything else is shown and the app goes on (or, with nothing else to
@@ -148,17 +147,12 @@ class TrialApp(BaseApp):
                 self.notify(message, title="something went wrong", severity="error", markup=False)
             else:
                 self.exit(return_code=2, message=message)
-            return None
-        screen = TrialScreen(
-            opened, watch=self.watching, poll=self.poll, from_job=from_job, deterministic=self.deterministic
+            return
+        self.push_screen(
+            TrialScreen(
+                opened, watch=self.watching, poll=self.poll, from_job=from_job, deterministic=self.deterministic
+            )
         )
-        self.trial_screens.append(screen)
-        self.push_screen(screen)
-        return screen
-
-    async def on_unmount(self) -> None:
-        for screen in self.trial_screens:
-            await screen.shutdown()
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         tables = {TrialScreen: TRIAL_KEYS, JobScreen: JOB_KEYS, JobOverviewScreen: OVERVIEW_KEYS, JobsScreen: JOBS_KEYS}

@@ -27,14 +27,13 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.worker import Worker, WorkerState
 
 from verifier_tui.engine.advice import worded
 from verifier_tui.engine.invocation import bound_argv
 from verifier_tui.engine.model import RunResult
 from verifier_tui.engine.session import SelectionError
 from verifier_tui.engine.task.discovery import DiscoveryError, no_verifier_help, no_verifier_message
-from verifier_tui.tui.base import SizedScreen, show_worker_error
+from verifier_tui.tui.base import SizedScreen
 from verifier_tui.tui.chooser_options import (
     NO_CASE,
     OTHER_FILE,
@@ -144,10 +143,8 @@ class MainScreen(SizedScreen):
             self.query_one(ResolutionPanel).show_message("Resolution appears as soon as the runner starts.", notices)
         self.controller.start()
 
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        """A flow of this screen that raised: shown, never a crash."""
-        if event.state is WorkerState.ERROR:
-            show_worker_error(self, event.worker)
+    async def on_unmount(self) -> None:
+        await self.controller.close()
 
     # -- refreshing from the session ---------------------------------------------------------
 
@@ -307,7 +304,7 @@ class MainScreen(SizedScreen):
     def _changed(self, trigger: str) -> None:
         """The choices changed: show them, watch what they name, and run."""
         self.refresh_choices()
-        self.controller.restart_watching_if_needed()
+        self.controller.live.restart_watch_if_needed()  # new choices, new targets (also with live reload off)
         self.controller.request(trigger)
 
     def _choose(self, trigger: str, choose: Callable[..., None], *args: Any) -> bool:
@@ -459,7 +456,7 @@ class MainScreen(SizedScreen):
             return
         controller.pause()  # saves wait until both runs are done
         try:
-            await controller.scheduler.drain()
+            await controller.live.scheduler.drain()
             both = await arun_both_modes(session)
         except REFUSED as exc:
             self.notify(f"cannot run both modes: {exc}", severity="error", markup=False)
@@ -557,9 +554,9 @@ class MainScreen(SizedScreen):
         controller = self.controller
         controller.pause()  # from now on, saves wait for the return from pdb
         try:
-            if controller.scheduler.busy:
+            if controller.live.scheduler.busy:
                 self.notify("waiting for the run in flight to end…", markup=False)
-                await controller.scheduler.drain()
+                await controller.live.scheduler.drain()
             try:
                 prepared = session.prepare(session.spec())
             except (DiscoveryError, SelectionError, OSError) as exc:

@@ -20,19 +20,17 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.worker import Worker, WorkerState
 
 from verifier_tui.engine.harbor.trial_session import TrialSession
-from verifier_tui.tui.base import SizedScreen, show_worker_error
+from verifier_tui.tui.base import SizedScreen
 from verifier_tui.tui.external import editor_command, verify_line
-from verifier_tui.tui.messages import VerdictStale, WatchStateChanged
+from verifier_tui.tui.messages import ReplayFinished, ReplayStarted, RunFailed, VerdictStale, WatchStateChanged
 from verifier_tui.tui.real_terminal import run_suspended
 from verifier_tui.tui.screens.choose_list import ChooseListScreen
 from verifier_tui.tui.screens.folder_picker import FolderPickerScreen
 from verifier_tui.tui.trial_controller import ReplayController
 from verifier_tui.tui.trial_display import TrialDisplay, common_base
 from verifier_tui.tui.trial_keys import trial_bindings
-from verifier_tui.tui.trial_messages import ReplayFailed, ReplayFinished, ReplayStarted
 from verifier_tui.tui.widgets.agreement_panel import AgreementPanel
 from verifier_tui.tui.widgets.key_footer import KeyFooter
 from verifier_tui.tui.widgets.phase_table import PhaseTable
@@ -67,7 +65,6 @@ class TrialScreen(SizedScreen):
     ) -> None:
         super().__init__()
         self.opened = opened
-        self.watching = watch
         self.poll = poll
         self.from_job = from_job
         walk = opened.walk
@@ -76,7 +73,6 @@ class TrialScreen(SizedScreen):
         self.controller = ReplayController(self, opened, poll=poll, live_reload=watch)
         self.replayed: Replayed | None = None
         self.stream = "stderr"  # the replay's output the local side shows (o toggles)
-        self._shut = False
 
     # -- layout -------------------------------------------------------------------------
 
@@ -99,11 +95,7 @@ class TrialScreen(SizedScreen):
         self._show_stale(None)
         self._show_trial()
         self.query_one("#sandbox-side").focus()
-        self.controller.request("start")
-        if self.watching:
-            self.controller.start_watching()
-        else:
-            self.query_one(ReplayStatus).set_watch("off")
+        self.controller.start()
 
     def _show_trial(self) -> None:
         """Everything that does not wait for the replay."""
@@ -116,23 +108,9 @@ class TrialScreen(SizedScreen):
         self.query_one(AgreementPanel).show_waiting(sandbox.verdict)
         self.query_one("#local-side", SidePanel).show_message("replaying…")
 
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.state is WorkerState.ERROR:
-            error = event.worker.error
-            if event.worker.group == "watch":
-                self.query_one(ReplayStatus).set_watch("failed", f"{type(error).__name__}: {error}")
-            else:
-                show_worker_error(self, event.worker)
-
     async def on_unmount(self) -> None:
-        await self.shutdown()
-
-    async def shutdown(self) -> None:
-        """Stop watching, end the replay in flight, remove the scratch folder
-        (once: the screen leaving and the app quitting both ask)."""
-        if self._shut:
-            return
-        self._shut = True
+        """Leaving (back to the job, or the app quitting): the watcher and the
+        replay in flight end, the scratch folder goes."""
         await self.controller.close()
         self.opened.close()
 
@@ -168,7 +146,7 @@ class TrialScreen(SizedScreen):
         self.query_one(ReplayStatus).set_finished(replayed, message.trigger)
         self.refresh_bindings()  # c and o apply once there is a replay
 
-    def on_replay_failed(self, message: ReplayFailed) -> None:
+    def on_run_failed(self, message: RunFailed) -> None:
         error = message.error
         text = f"the replay could not be completed: {type(error).__name__}: {error}"
         self.query_one(ReplayStatus).set_note(text)
@@ -183,9 +161,9 @@ class TrialScreen(SizedScreen):
         self.controller.request("r key")
 
     def action_toggle_watch(self) -> None:
-        self.watching = not self.watching
-        self.controller.set_live_reload(self.watching)
-        if self.watching:
+        on = not self.controller.live_reload
+        self.controller.set_live_reload(on)
+        if on:
             self.notify("live reload on: every save to the task replays", markup=False)
         else:
             self.notify("live reload off: a save marks the replay stale, r replays", markup=False)
@@ -281,15 +259,14 @@ class TrialScreen(SizedScreen):
 
     async def _replay_on(self, *, workspace: Path | None = None, case: str | None = None, empty: bool = False) -> None:
         """Replay on another workspace (or case, or the trial's own): a new session, a new controller."""
+        live_reload = self.controller.live_reload
         await self.controller.close()
         try:
             self.opened.choose_stand_in(workspace=workspace, case=case, empty=empty)
         finally:
-            self.controller = ReplayController(self, self.opened, poll=self.poll, live_reload=self.watching)
+            self.controller = ReplayController(self, self.opened, poll=self.poll, live_reload=live_reload)
         self._show_trial()
-        self.controller.request("stand-in chosen")
-        if self.watching:
-            self.controller.start_watching()
+        self.controller.start("stand-in chosen")
 
     @work(name="choose a workspace", group="choose", exit_on_error=False)
     async def action_choose_workspace(self) -> None:
