@@ -4,6 +4,7 @@ are in :mod:`verifier_tui.tui.screens.job_overview`.)"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from textual import on
@@ -27,13 +28,12 @@ if TYPE_CHECKING:
 class JobScreen(Screen[None]):
     BINDINGS = [*bindings(JOB_KEYS), Binding("escape", "back", "back", show=False)]
 
+    @dataclass
     class StepChosen(Message):
         """A step of ``trial`` to open (the app opens its screen)."""
 
-        def __init__(self, trial: Trial, step: str | None) -> None:
-            super().__init__()
-            self.trial = trial
-            self.step = step
+        trial: Trial
+        step: str | None
 
     def __init__(self, found: Trial) -> None:
         super().__init__()

@@ -7,6 +7,7 @@ opens it beside a local replay; esc there comes back here."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from rich.text import Text
@@ -62,12 +63,11 @@ def _mean(value: float | None) -> str:
 class JobOverviewScreen(Screen[None]):
     BINDINGS = [*bindings(OVERVIEW_KEYS), Binding("escape", "back", "jobs", show=False)]
 
+    @dataclass
     class TrialChosen(Message):
         """A trial's folder to open (the app opens its steps or its screen)."""
 
-        def __init__(self, path: Path) -> None:
-            super().__init__()
-            self.path = path
+        path: Path
 
     def __init__(
         self, path: Path, name: str | None = None, *, from_jobs: bool = False, harbor_version: str | None = None

@@ -5,6 +5,7 @@ Enter opens the job's overview; esc there comes back here."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from textual import on, work
@@ -26,12 +27,11 @@ from verifier_tui.words.text import one_line
 class JobsScreen(Screen[None]):
     BINDINGS = bindings(JOBS_KEYS)
 
+    @dataclass
     class JobChosen(Message):
         """A job to open (the app opens its overview)."""
 
-        def __init__(self, path: Path) -> None:
-            super().__init__()
-            self.path = path
+        path: Path
 
     def __init__(self, path: Path) -> None:
         super().__init__()
