@@ -3,16 +3,11 @@ runs its controller starts; the app only starts and ends them."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from functools import partial
-
-from textual.app import SystemCommand
 from textual.screen import Screen
 
 from verifier_tui.engine.session import Session
 from verifier_tui.tui.base import BaseApp
 from verifier_tui.tui.display import Display
-from verifier_tui.tui.keys import KEYS, shown_key
 from verifier_tui.tui.screens.main import MainScreen
 
 
@@ -35,14 +30,3 @@ class VerifierApp(BaseApp):
         """After the main screen, which ended its runs and its watcher."""
         await self.session.warm.settle()  # a run being started ahead stages into the scratch folder
         self.session.close()
-
-    # -- command palette -----------------------------------------------------------------------
-
-    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        if isinstance(screen, MainScreen):
-            for key, action, _word, title, help_text in KEYS:
-                if action == "toggle_runner" and self.session.task.own_runner is None:
-                    continue  # only a task that ships its own runner has another to run
-                if action != "app.quit":  # Textual's own Quit is listed already
-                    yield SystemCommand(f"{title}  ({shown_key(key)})", help_text, partial(screen.run_action, action))
-        yield from super().get_system_commands(screen)

@@ -1,23 +1,24 @@
 """What the two apps (on a task, on a Harbor trial or job) share: the
-stylesheet, SIGTERM and SIGHUP quitting as q does, screens that say when
-the terminal is too small for them, and a failed worker shown; and the
-style caches of widgets that are gone let go of."""
+stylesheet, SIGTERM and SIGHUP quitting as q does, every toast made
+harmless, the command palette of each screen's keys; and the style caches
+of widgets that are gone let go of."""
 
 from __future__ import annotations
 
 import asyncio
 import functools
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual._styles_cache import StylesCache
-from textual.app import App
-from textual.events import Resize
-from textual.screen import Screen
-from textual.worker import Worker, WorkerState
+from textual.app import App, SystemCommand
 
-from verifier_tui.tui.widgets.too_small import MIN_HEIGHT, MIN_WIDTH, TooSmall
+from verifier_tui.tui.keys import offered
 from verifier_tui.words.text import plain_text
+
+if TYPE_CHECKING:
+    from textual.screen import Screen
 
 
 def _release_style_caches() -> None:
@@ -54,6 +55,13 @@ class BaseApp(App[int]):
         quote an exception, from files the tool did not write."""
         super().notify(plain_text(message), title=plain_text(title), **kwargs)
 
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        """The screen's keys as it offers them now, each by its title, then Textual's own (Quit among them)."""
+        for shown, title, does, action in offered(screen):
+            if action != "app.quit":
+                yield SystemCommand(f"{title}  ({shown})", does, functools.partial(screen.run_action, action))
+        yield from super().get_system_commands(screen)
+
     def on_mount(self) -> None:
         """SIGTERM, and SIGHUP when the terminal closes, quit as q does: the run
         in flight ends its whole process group (it lives in its own session,
@@ -69,28 +77,3 @@ class BaseApp(App[int]):
                     loop.add_signal_handler(signum, self.exit)
             except (ValueError, RuntimeError, NotImplementedError):
                 pass  # not the main thread, or no signals here: nothing to take over
-
-
-class SizedScreen(Screen[None]):
-    """A screen the user works in (a task's, a trial's): it shows its
-    :class:`TooSmall` (which it composes) instead of itself while the terminal
-    is smaller than the layout needs, and a flow of it that raised is shown,
-    never a crash."""
-
-    def on_resize(self, event: Resize) -> None:
-        width, height = event.size
-        small = width < MIN_WIDTH or height < MIN_HEIGHT
-        self.set_class(small, "-too-small")
-        if small:
-            self.query_one(TooSmall).show_size(width, height)
-
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        worker = event.worker
-        if event.state is WorkerState.ERROR:
-            error = worker.error
-            self.notify(
-                f"{worker.name}: {type(error).__name__}: {error}",
-                title="something went wrong",
-                severity="error",
-                markup=False,
-            )

@@ -4,26 +4,20 @@ keys and words as the app on a task (:mod:`verifier_tui.tui.app`)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual import on
-from textual.app import SystemCommand
-from textual.screen import Screen
 
 from verifier_tui.engine.harbor.folders import Job, Trial
 from verifier_tui.engine.harbor.replay import StandIn
 from verifier_tui.engine.harbor.trial_session import TrialSession
 from verifier_tui.engine.task.target import Target, classify
 from verifier_tui.tui.base import BaseApp
-from verifier_tui.tui.keys import shown_key
 from verifier_tui.tui.screens.job import JobScreen
 from verifier_tui.tui.screens.job_overview import JobOverviewScreen
 from verifier_tui.tui.screens.jobs import JobsScreen
 from verifier_tui.tui.screens.trial import TrialScreen
-from verifier_tui.tui.trial_keys import JOB_KEYS, JOBS_KEYS, OVERVIEW_KEYS, TRIAL_KEYS
 
 if TYPE_CHECKING:
     from verifier_tui.engine.session import Options
@@ -153,14 +147,6 @@ class TrialApp(BaseApp):
                 opened, watch=self.watching, poll=self.poll, from_job=from_job, deterministic=self.deterministic
             )
         )
-
-    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        tables = {TrialScreen: TRIAL_KEYS, JobScreen: JOB_KEYS, JobOverviewScreen: OVERVIEW_KEYS, JobsScreen: JOBS_KEYS}
-        table = tables.get(type(screen), [])
-        for key, action, _word, title, help_text in table:
-            if action not in ("app.quit", "open"):
-                yield SystemCommand(f"{title}  ({shown_key(key)})", help_text, partial(screen.run_action, action))
-        yield from super().get_system_commands(screen)
 
 
 def launch_trial(args) -> int:

@@ -16,7 +16,7 @@ from textual.widgets import Static
 
 from verifier_tui.engine.harbor.walkthrough import trial_entries
 from verifier_tui.tui.display import content
-from verifier_tui.tui.trial_keys import JOB_KEYS, bindings
+from verifier_tui.tui.keys import QUIT
 from verifier_tui.tui.widgets.job_list import JobList
 from verifier_tui.tui.widgets.key_footer import KeyFooter
 from verifier_tui.words.text import one_line
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 
 class JobScreen(Screen[None]):
-    BINDINGS = [*bindings(JOB_KEYS), Binding("escape", "back", "back", show=False)]
+    BINDINGS = [QUIT, Binding("escape", "back", "back", show=False)]
 
     @dataclass
     class StepChosen(Message):

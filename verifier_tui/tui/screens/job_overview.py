@@ -13,9 +13,7 @@ from pathlib import Path
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
 from verifier_tui.engine.harbor.overview import (
@@ -28,8 +26,8 @@ from verifier_tui.engine.harbor.overview import (
     trial_rows,
 )
 from verifier_tui.tui.display import content
-from verifier_tui.tui.screens.help import HelpScreen, keys_content
-from verifier_tui.tui.trial_keys import OVERVIEW_KEYS, bindings
+from verifier_tui.tui.keys import QUIT, key
+from verifier_tui.tui.screens.keyed import KeyedScreen
 from verifier_tui.tui.widgets.key_footer import KeyFooter
 from verifier_tui.tui.widgets.table import Table
 from verifier_tui.words.text import one_line
@@ -60,8 +58,37 @@ def _mean(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
 
 
-class JobOverviewScreen(Screen[None]):
-    BINDINGS = [*bindings(OVERVIEW_KEYS), Binding("escape", "back", "jobs", show=False)]
+class JobOverviewScreen(KeyedScreen):
+    BINDINGS = [
+        key("f", "failures", "failures", "Failures only", "Show only the trials that did not pass (again: all)"),
+        key(
+            "x",
+            "next_exception",
+            "exception",
+            "Filter by exception type",
+            "Each press shows the trials of the next exception type Harbor recorded, then all again",
+        ),
+        key(
+            "t",
+            "task",
+            "task",
+            "Filter by task",
+            "Only the trials of the task under the cursor in the tasks table (again: every task)",
+        ),
+        key("s", "sort", "sort", "Sort the trials", "By name, how they ended, reward, duration (longest first), task"),
+        key("?", "help", "help", "Keys", "This list"),
+        QUIT,
+        key("escape", "back", "jobs", "Back", "to the list of jobs this job was opened from", show=False),
+    ]
+    HELP_TITLE = "verifier-tui: a job's keys"
+    OTHER_KEYS = [
+        (
+            "enter",
+            "Open the trial (or show the task's trials)",
+            "On a trial: the sandbox beside a local replay; on a task: only its trials",
+        ),
+        ("tab", "Next table", "between the tasks and the trials"),
+    ]
 
     @dataclass
     class TrialChosen(Message):
@@ -98,14 +125,8 @@ class JobOverviewScreen(Screen[None]):
 
     def on_mount(self) -> None:
         tasks = self.query_one("#job-tasks", DataTable)
-        for label, key in (
-            ("task", "task"),
-            ("trials", "trials"),
-            ("passed", "passed"),
-            ("mean", "mean"),
-            ("errors", "errors"),
-        ):
-            tasks.add_column(label, key=key)
+        for label in ("task", "trials", "passed", "mean", "errors"):
+            tasks.add_column(label, key=label)  # the key update_cell names it by
         trials = self.query_one("#job-trials", DataTable)
         for label in ("trial", "task", "ended", "reward", "agent", "model", "duration", "tokens in/out", "cost"):
             trials.add_column(label)
@@ -284,26 +305,13 @@ class JobOverviewScreen(Screen[None]):
         self.sort = SORTS[(SORTS.index(self.sort) + 1) % len(SORTS)]
         self._refilter()
 
-    def action_help(self) -> None:
-        self.app.push_screen(
-            HelpScreen(
-                content(
-                    *keys_content(
-                        OVERVIEW_KEYS,
-                        [
-                            ("tab", "Next table", "between the tasks and the trials"),
-                            ("esc", "Back", "to the list of jobs, when the job was opened from it"),
-                        ],
-                    )
-                ),
-                "verifier-tui: a job's keys",
-            )
-        )
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """esc goes back to the list of jobs only when there is one."""
+        return action != "back" or self.from_jobs
 
     def action_back(self) -> None:
-        if self.from_jobs:
-            self.workers.cancel_group(self, "job-read")
-            self.dismiss(None)
+        self.workers.cancel_group(self, "job-read")
+        self.dismiss(None)
 
     @on(DataTable.RowSelected, "#job-tasks")
     def _task_chosen(self, event: DataTable.RowSelected) -> None:

@@ -10,11 +10,11 @@ and applies it (what a chooser offers is built in
 :mod:`~verifier_tui.tui.chooser_options`). Every action that can fail says why
 on screen; none raises.
 
-Over 500 lines on purpose: one action (and, for a chooser, one flow) per
-key of the one screen that has the keys, each a few lines. The keys
-(:mod:`~verifier_tui.tui.keys`), the widgets, the chooser options and the
-runs (:mod:`~verifier_tui.tui.run_controller`) live in their own modules;
-what remains here is what each key does.
+Over 500 lines on purpose: the keys, then one action (and, for a chooser,
+one flow) per key of the one screen that has the keys, each a few lines.
+The widgets, the chooser options and the runs
+(:mod:`~verifier_tui.tui.run_controller`) live in their own modules; what
+remains here is what each key does.
 """
 
 from __future__ import annotations
@@ -33,7 +33,6 @@ from verifier_tui.engine.invocation import bound_argv
 from verifier_tui.engine.model import RunResult
 from verifier_tui.engine.session import SelectionError
 from verifier_tui.engine.task.discovery import DiscoveryError, no_verifier_help, no_verifier_message
-from verifier_tui.tui.base import SizedScreen
 from verifier_tui.tui.chooser_options import (
     NO_CASE,
     OTHER_FILE,
@@ -46,7 +45,7 @@ from verifier_tui.tui.chooser_options import (
     verifier_options,
 )
 from verifier_tui.tui.external import editor_command, failing_location, pdb_command, verify_line
-from verifier_tui.tui.keys import key_bindings
+from verifier_tui.tui.keys import QUIT, key
 from verifier_tui.tui.messages import (
     CasesOutdated,
     ChoicesChanged,
@@ -64,6 +63,7 @@ from verifier_tui.tui.screens.choose_list import ChooseListScreen
 from verifier_tui.tui.screens.command import CommandScreen
 from verifier_tui.tui.screens.file_picker import FilePickerScreen
 from verifier_tui.tui.screens.folder_picker import FolderPickerScreen
+from verifier_tui.tui.screens.keyed import SizedScreen
 from verifier_tui.tui.screens.response_editor import ResponseEditorScreen
 from verifier_tui.tui.widgets.cases_list import CasesList
 from verifier_tui.tui.widgets.choices_panel import ChoicesPanel
@@ -75,7 +75,7 @@ from verifier_tui.tui.widgets.resolution_panel import ResolutionPanel
 from verifier_tui.tui.widgets.reward_panel import RewardPanel
 from verifier_tui.tui.widgets.status_line import StatusLine
 from verifier_tui.tui.widgets.too_small import TooSmall
-from verifier_tui.words.run import command_words
+from verifier_tui.words.run import LEGEND, command_words, mode_text
 
 if TYPE_CHECKING:
     from verifier_tui.engine.model import ResponseSource
@@ -86,9 +86,80 @@ if TYPE_CHECKING:
 #: one of these; it becomes a message and the choice stays as it was.
 REFUSED = (SelectionError, DiscoveryError, OSError)
 
+#: The five choosers share one footer entry ("s v f p t choose"): each key is
+#: also shown next to what it changes in the header.
+CHOOSE = Binding.Group("choose")
+#: m (toggle the mode) and b (run in both modes) share one entry, "m b mode":
+#: the footer must fit 100 columns.
+MODE = Binding.Group("mode")
+
 
 class MainScreen(SizedScreen):
-    BINDINGS = [*key_bindings(), Binding("escape", "latest", "latest run", show=False)]
+    BINDINGS = [
+        key("r", "run", "run", "Run now", "Run the verifier on the current choices"),
+        key("w", "toggle_watch", "watch", "Toggle live reload", "Re-run on every save (on) or only on r (off)"),
+        key("m", "toggle_mode", "mode", "Toggle mode", f"{mode_text('harbor')} or {mode_text('server')}", group=MODE),
+        key(
+            "b",
+            "both_modes",
+            "both modes",
+            "Run in both modes",
+            f"{mode_text('server')} and {mode_text('harbor')}: does the verifier work under each?",
+            group=MODE,
+        ),
+        key("a", "run_all", "all", "Run all cases", "Run every case; each shows its verdict in the list"),
+        key("s", "choose_case", "case", "Choose case", "Pick one of the task's cases", group=CHOOSE),
+        key("v", "choose_verifier", "verifier", "Choose verifier", "Pick the verifier file to run", group=CHOOSE),
+        key(
+            "f",
+            "choose_workspace",
+            "workspace",
+            "Choose workspace",
+            "Pick any folder as the workspace (/app)",
+            group=CHOOSE,
+        ),
+        key(
+            "p",
+            "choose_response",
+            "response",
+            "Choose response",
+            "A file, none (Harbor mode), or typed in an editor",
+            group=CHOOSE,
+        ),
+        key("t", "choose_task_data", "task data", "Choose task data", "A JSON file passed as task_data", group=CHOOSE),
+        key(
+            "e", "edit", "edit", "Open failing line in $EDITOR", "Open the traceback's failing line (suspends the app)"
+        ),
+        key("d", "debug", "pdb", "Re-run under pdb", "Post-mortem pdb in the real terminal (suspends the app)"),
+        key("c", "copy_command", "copy", "Copy reproduce command", "The shell command that reproduces this run"),
+        key("o", "toggle_output", "stdout", "Toggle stdout / stderr", "Show the run's stdout or its stderr"),
+        key(
+            "R",
+            "toggle_runner",
+            "runner",
+            "Toggle runner",
+            "verifier-tui's runner, or the task's own tests/.ng/run_verifier.py (what the sandbox runs)",
+        ),
+        key(
+            "?",
+            "help",
+            "help",
+            "Help: keys and marks",
+            "Every key, and what the marks in the cases list and the history mean",
+            show=False,  # the footer must fit 100 columns; ? is in the palette
+        ),
+        QUIT,
+        key(
+            "escape",
+            "latest",
+            "latest run",
+            "Back to the latest run",
+            "after picking a run in the history",
+            show=False,
+        ),
+    ]
+    HELP_TITLE = "verifier-tui: keys and marks"
+    MARKS = LEGEND
 
     def __init__(self, session: Session, fmt: Display, *, watch: bool = True, poll: bool = False) -> None:
         super().__init__()
@@ -491,11 +562,6 @@ class MainScreen(SizedScreen):
     def action_toggle_output(self) -> None:
         self.query_one(OutputPanel).toggle()
 
-    def action_help(self) -> None:
-        from verifier_tui.tui.screens.help import HelpScreen
-
-        self.app.push_screen(HelpScreen())
-
     def action_toggle_runner(self) -> None:
         """verifier-tui's runner (the default) or the one the task ships."""
         session = self.session
@@ -504,7 +570,8 @@ class MainScreen(SizedScreen):
         self._choose(trigger, session.choose_runner, other)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """R (the runner) is offered only for a task that ships its own."""
+        """R (the runner) is offered only for a task that ships its own (not in
+        the footer, the palette or the help either)."""
         if action == "toggle_runner":
             return self.session.task.own_runner is not None
         return True

@@ -21,16 +21,17 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 
+from verifier_tui.engine.harbor.phases import DONE, FAILED, NOT_REACHED, STOPPED, UNKNOWN
 from verifier_tui.engine.harbor.trial_session import TrialSession
-from verifier_tui.tui.base import SizedScreen
 from verifier_tui.tui.external import editor_command, verify_line
+from verifier_tui.tui.keys import QUIT, key
 from verifier_tui.tui.messages import ReplayFinished, ReplayStarted, RunFailed, VerdictStale, WatchStateChanged
 from verifier_tui.tui.real_terminal import run_suspended
 from verifier_tui.tui.screens.choose_list import ChooseListScreen
 from verifier_tui.tui.screens.folder_picker import FolderPickerScreen
+from verifier_tui.tui.screens.keyed import SizedScreen
 from verifier_tui.tui.trial_controller import ReplayController
 from verifier_tui.tui.trial_display import TrialDisplay, common_base
-from verifier_tui.tui.trial_keys import trial_bindings
 from verifier_tui.tui.widgets.agreement_panel import AgreementPanel
 from verifier_tui.tui.widgets.key_footer import KeyFooter
 from verifier_tui.tui.widgets.phase_table import PhaseTable
@@ -39,7 +40,7 @@ from verifier_tui.tui.widgets.root_cause import RootCausePanel
 from verifier_tui.tui.widgets.too_small import TooSmall
 from verifier_tui.tui.widgets.trial_header import TrialHeader
 from verifier_tui.tui.widgets.trial_side import SidePanel
-from verifier_tui.words.trial import verdict_words
+from verifier_tui.words.trial import PHASE_MARKS, verdict_words
 
 if TYPE_CHECKING:
     from textual.content import Content
@@ -49,10 +50,131 @@ if TYPE_CHECKING:
 
 CAPTURED = "__captured__"
 EMPTY = "__empty__"
+#: The six keys that show one of the trial's Harbor files share one footer entry ("l x a j i m files").
+FILES = Binding.Group("files")
 
 
 class TrialScreen(SizedScreen):
-    BINDINGS = [*trial_bindings(), Binding("escape", "back", "trials")]
+    BINDINGS = [
+        key(
+            "r", "run", "replay", "Replay now", "Run the verifier locally again, in Harbor mode, on the trial's inputs"
+        ),
+        key(
+            "w",
+            "toggle_watch",
+            "watch",
+            "Toggle live reload",
+            "Replay on every save to the task (on), or only mark the replay stale until r (off)",
+        ),
+        key(
+            "e",
+            "edit",
+            "edit",
+            "Open the failing line in $EDITOR",
+            "The failing line of the side in focus (tab moves between the sandbox and the replay)",
+        ),
+        key(
+            "f",
+            "choose_workspace",
+            "workspace",
+            "Replay on a folder of yours",
+            "A stand-in for /app when the trial did not capture it",
+        ),
+        key("s", "choose_case", "case", "Replay on a case", "One of the task's cases as the stand-in for /app"),
+        key("c", "copy_command", "copy", "Copy the replay's command", "The shell command that runs this replay again"),
+        key(
+            "o",
+            "toggle_output",
+            "stdout",
+            "Toggle the replay's stdout / stderr",
+            "The local side shows the replay's stderr or its stdout",
+        ),
+        key(
+            "l",
+            "show_file('trial_log')",
+            "trial.log",
+            "Show trial.log",
+            "Harbor's log of the trial, from its end",
+            group=FILES,
+        ),
+        key(
+            "x",
+            "show_file('exception')",
+            "exception",
+            "Show exception.txt",
+            "The traceback of the exception Harbor recorded for the trial",
+            group=FILES,
+        ),
+        key(
+            "a",
+            "show_file('agent')",
+            "agent",
+            "Show the agent's logs",
+            "Every file the agent left in agent/",
+            group=FILES,
+        ),
+        key(
+            "j",
+            "show_file('trajectory')",
+            "trajectory",
+            "Show the trajectory",
+            "agent/trajectory.json (ATIF) as a conversation: steps, roles, tool calls, observations",
+            group=FILES,
+        ),
+        key(
+            "i",
+            "show_file('instruction')",
+            "instruction",
+            "Show the task's instruction",
+            "instruction.md of the task the trial ran",
+            group=FILES,
+        ),
+        key(
+            "m",
+            "show_file('manifest')",
+            "manifest",
+            "Show the artifacts manifest",
+            "artifacts/manifest.json: what Harbor collected from the sandbox, and where it is",
+            group=FILES,
+        ),
+        key("?", "help", "help", "Help: keys and marks", "Every key of this screen, and what the marks mean"),
+        QUIT,
+        key("escape", "back", "trials", "Back to the job's trials", "the list this trial was opened from"),
+    ]
+    HELP_TITLE = "verifier-tui: a trial's keys and marks"
+    OTHER_KEYS = [("tab", "Move between the sandbox and the replay", "e opens the failing line of the side in focus")]
+    MARKS = [
+        (
+            "root cause",
+            [
+                (
+                    "✗",
+                    "the first thing that went wrong in the trial, in Harbor's order: the environment, "
+                    "the agent, the verifier (the verifier's part follows an earlier failure)",
+                ),
+                ("✓", "nothing went wrong: what Harbor scored"),
+            ],
+        ),
+        (
+            "the runner's steps",
+            [
+                (PHASE_MARKS[DONE], "done"),
+                (PHASE_MARKS[FAILED], "failed: explained below the table"),
+                (PHASE_MARKS[STOPPED], "still running when the run ended (a timeout)"),
+                (PHASE_MARKS[NOT_REACHED], "not reached"),
+                (PHASE_MARKS[UNKNOWN], "unknown: the sandbox's output does not tell"),
+                ("◀▶", "where the sandbox and the replay part"),
+            ],
+        ),
+        (
+            "the agreement",
+            [
+                ("✓ same", "the replay ended as the sandbox did"),
+                ("✗ differ", "it did not: why follows"),
+                ("⚠ stale", "live reload is off and the task changed since this replay: r replays"),
+            ],
+        ),
+    ]
 
     def __init__(
         self,
@@ -170,7 +292,8 @@ class TrialScreen(SizedScreen):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """esc goes back to the job's list only when there is one; c and o
-        need a replay to copy or show."""
+        need a replay to copy or show (the footer, the palette and the help
+        offer them only then)."""
         if action == "back":
             return self.from_job
         if action in ("copy_command", "toggle_output"):
@@ -207,15 +330,8 @@ class TrialScreen(SizedScreen):
             return
         self.app.push_screen(TrialFileScreen(view, self.fmt))
 
-    def action_help(self) -> None:
-        from verifier_tui.tui.screens.help import HelpScreen
-        from verifier_tui.tui.screens.trial_help import trial_help
-
-        self.app.push_screen(HelpScreen(trial_help(self.from_job), "verifier-tui: a trial's keys and marks"))
-
     def action_back(self) -> None:
-        if self.from_job:
-            self.app.pop_screen()
+        self.app.pop_screen()
 
     def _side_in_focus(self) -> SidePanel | None:
         node: DOMNode | None = self.focused
