@@ -61,9 +61,8 @@ from verifier_tui.tui.real_terminal import run_suspended
 from verifier_tui.tui.run_controller import RunController
 from verifier_tui.tui.screens.choose_list import ChooseListScreen
 from verifier_tui.tui.screens.command import CommandScreen
-from verifier_tui.tui.screens.file_picker import FilePickerScreen
-from verifier_tui.tui.screens.folder_picker import FolderPickerScreen
 from verifier_tui.tui.screens.keyed import SizedScreen
+from verifier_tui.tui.screens.picker import PickerScreen
 from verifier_tui.tui.screens.response_editor import ResponseEditorScreen
 from verifier_tui.tui.widgets.cases_list import CasesList
 from verifier_tui.tui.widgets.choices_panel import ChoicesPanel
@@ -412,7 +411,7 @@ class MainScreen(SizedScreen):
         )
         if key == OTHER_FILE:
             path = await self.app.push_screen_wait(
-                FilePickerScreen("Choose a verifier (.py with a top-level verify)", session.task.root, (".py",))
+                PickerScreen("Choose a verifier (.py with a top-level verify)", session.task.root, suffixes=(".py",))
             )
         else:
             path = Path(key) if key is not None else None
@@ -423,10 +422,11 @@ class MainScreen(SizedScreen):
     async def action_choose_workspace(self) -> None:
         session = self.session
         path = await self.app.push_screen_wait(
-            FolderPickerScreen(
+            PickerScreen(
                 "Choose the workspace folder (the sandbox's /app)",
-                session.workspace or session.task.root,
                 session.task.root,
+                session.workspace or session.task.root,
+                folders=True,
             )
         )
         if path is not None:
@@ -443,9 +443,7 @@ class MainScreen(SizedScreen):
             self._choose("response chosen", session.choose_response, case_response.path)
         elif key == "file":
             start = session.case.folder if session.case else session.task.root
-            path = await self.app.push_screen_wait(
-                FilePickerScreen("Choose a response file", session.task.root, (), start)
-            )
+            path = await self.app.push_screen_wait(PickerScreen("Choose a response file", session.task.root, start))
             if path is not None:
                 self._choose("response chosen", session.choose_response, path)
         elif key in ("text", "json"):
@@ -484,7 +482,7 @@ class MainScreen(SizedScreen):
                 self._choose("task row chosen", session.choose_task_row, row)
         elif key == "file":
             path = await self.app.push_screen_wait(
-                FilePickerScreen("Choose task data (a JSON object)", session.task.root, (".json",))
+                PickerScreen("Choose task data (a JSON object)", session.task.root, suffixes=(".json",))
             )
             if path is not None:
                 self._choose("task data chosen", session.choose_task_data, path)

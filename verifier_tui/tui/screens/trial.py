@@ -28,8 +28,8 @@ from verifier_tui.tui.keys import QUIT, key
 from verifier_tui.tui.messages import ReplayFinished, ReplayStarted, RunFailed, VerdictStale, WatchStateChanged
 from verifier_tui.tui.real_terminal import run_suspended
 from verifier_tui.tui.screens.choose_list import ChooseListScreen
-from verifier_tui.tui.screens.folder_picker import FolderPickerScreen
 from verifier_tui.tui.screens.keyed import SizedScreen
+from verifier_tui.tui.screens.picker import PickerScreen
 from verifier_tui.tui.trial_controller import ReplayController
 from verifier_tui.tui.trial_display import TrialDisplay, common_base
 from verifier_tui.tui.widgets.agreement_panel import AgreementPanel
@@ -389,8 +389,11 @@ class TrialScreen(SizedScreen):
         walk = self.opened.walk
         start = self.opened.stand_in[0] or walk.location.path or walk.trial.path
         path = await self.app.push_screen_wait(
-            FolderPickerScreen(
-                "Replay on this folder (a stand-in for the sandbox's /app)", start, common_base(start, walk.trial.path)
+            PickerScreen(
+                "Replay on this folder (a stand-in for the sandbox's /app)",
+                common_base(start, walk.trial.path),
+                start,
+                folders=True,
             )
         )
         if path is not None:
