@@ -18,7 +18,8 @@ from pathlib import Path
 
 from rich.console import Console
 from textual.notifications import Notify
-from textual.widgets import Log, Static
+from textual.widget import Widget
+from textual.widgets import Log
 
 from verifier_tui.engine.changes import Change
 from verifier_tui.engine.model import RunResult
@@ -115,14 +116,18 @@ def screen_text(app: VerifierApp) -> str:
 
 
 def widget_text(app: VerifierApp, selector: str) -> str:
-    """The plain text a Static-like widget (or a Log) of the main screen holds."""
+    """The plain text a widget of the main screen shows (a Log's lines, what another renders)."""
     widget = app.main.query_one(selector)
     if isinstance(widget, Log):
         return "\n".join(widget.lines)
-    if isinstance(widget, Static):
-        content = widget.content
-        return getattr(content, "plain", str(content))
-    raise TypeError(type(widget))
+    return rendered_text(widget)
+
+
+def rendered_text(widget: Widget) -> str:
+    """The plain text a Static-like widget renders (a Static its content, a
+    line that renders its reactive attributes what they make)."""
+    rendered = widget.render()
+    return getattr(rendered, "plain", str(rendered))
 
 
 def recorded(messages: list, kind: type) -> list:

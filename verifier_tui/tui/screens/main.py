@@ -27,6 +27,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
+from textual.reactive import var
 
 from verifier_tui.engine.advice import worded
 from verifier_tui.engine.invocation import bound_argv
@@ -160,6 +161,14 @@ class MainScreen(SizedScreen):
     HELP_TITLE = "verifier-tui: keys and marks"
     MARKS = LEGEND
 
+    # What the cases list shows besides the session's cases: set, it is redrawn.
+    running_case: var[str | None] = var(None, init=False)
+    """The case of the run in flight (marked ▶)."""
+    last_by_case: var[dict[str, RunResult]] = var(dict, init=False)
+    """Each case's last run of its own inputs (its mark), without its output."""
+    outdated_through = var(0, init=False)
+    """Runs up to this number read the task's shared files before their last change."""
+
     def __init__(self, session: Session, fmt: Display, *, watch: bool = True, poll: bool = False) -> None:
         super().__init__()
         self.session = session
@@ -170,9 +179,6 @@ class MainScreen(SizedScreen):
         """The newest finished run of the current choices."""
         self.viewing: RunResult | None = None
         """A run picked in the history (None: showing the latest)."""
-        self.last_by_case: dict[str, RunResult] = {}
-        self.outdated_through = 0  # runs up to this number read the task's shared files before their last change
-        self.running_case: str | None = None
         self.explain: dict[str, Any] | None = None
         self._last_response: ResponseSource | None = None  # the response put aside by "toggle mode"
 
@@ -234,6 +240,8 @@ class MainScreen(SizedScreen):
             self.outdated_through,
         )
 
+    watch_running_case = watch_last_by_case = watch_outdated_through = _refresh_cases
+
     def on_choices_changed(self, _message: ChoicesChanged) -> None:
         self.refresh_choices()
 
@@ -248,7 +256,6 @@ class MainScreen(SizedScreen):
 
     def on_run_started(self, message: RunStarted) -> None:
         self.running_case = message.case
-        self._refresh_cases()
         self.query_one(StatusLine).set_running(message.case, message.trigger)
         self._show_stale(None)  # this run reads the files as they are now
         if message.primary:
@@ -280,6 +287,7 @@ class MainScreen(SizedScreen):
             # and the reward are needed there: a case list of whole results
             # would grow with what every case prints.
             self.last_by_case[result.case] = without_output(result)
+            self.mutate_reactive(MainScreen.last_by_case)
         if self.controller.running_case is None:
             self.running_case = None
         self.query_one(HistoryList).add(result)
@@ -290,7 +298,6 @@ class MainScreen(SizedScreen):
             self.query_one(StatusLine).set_finished(result)
         else:
             self.query_one(StatusLine).set_finished(None)
-        self._refresh_cases()
 
     def _show_result(self, result: RunResult, banner: str | None = None) -> None:
         fmt = self.fmt
@@ -308,7 +315,6 @@ class MainScreen(SizedScreen):
 
     def on_run_not_possible(self, message: RunNotPossible) -> None:
         self.running_case = None
-        self._refresh_cases()
         if self.session.verifier is None:
             self._no_verifier()
         else:
@@ -319,14 +325,12 @@ class MainScreen(SizedScreen):
         error = message.error
         text = f"the run could not be completed: {type(error).__name__}: {error}"
         self.running_case = None
-        self._refresh_cases()
         self.query_one(StatusLine).set_note(text, "$error")
         self.query_one(RewardPanel).show_message(text, "bold $error")
         self.notify(text, title="run failed", severity="error", markup=False)
 
     def on_cases_outdated(self, message: CasesOutdated) -> None:
         self.outdated_through = max(self.outdated_through, message.through)
-        self._refresh_cases()
 
     def on_verdict_stale(self, message: VerdictStale) -> None:
         self._show_stale(message.what)
@@ -334,11 +338,11 @@ class MainScreen(SizedScreen):
     def _show_stale(self, what: str | None) -> None:
         """Mark the verdict out of date (``what`` changed since its run,
         live reload being off), or not (None)."""
-        self.query_one(StatusLine).set_stale(what)
+        self.query_one(StatusLine).stale = what
         self.query_one("#reward").border_title = "Reward" if what is None else "Reward · stale"
 
     def on_watch_state_changed(self, message: WatchStateChanged) -> None:
-        self.query_one(StatusLine).set_watch(message.state, message.detail)
+        self.query_one(StatusLine).watching = (message.state, message.detail)
 
     # -- lists ----------------------------------------------------------------------------------
 

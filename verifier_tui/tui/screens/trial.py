@@ -23,6 +23,7 @@ from textual.containers import Horizontal
 
 from verifier_tui.engine.harbor.phases import DONE, FAILED, NOT_REACHED, STOPPED, UNKNOWN
 from verifier_tui.engine.harbor.trial_session import TrialSession
+from verifier_tui.tui.display import content
 from verifier_tui.tui.external import editor_command, verify_line
 from verifier_tui.tui.keys import QUIT, key
 from verifier_tui.tui.messages import ReplayFinished, ReplayStarted, RunFailed, VerdictStale, WatchStateChanged
@@ -247,7 +248,7 @@ class TrialScreen(SizedScreen):
 
     def _show_stale(self, what: str | None) -> None:
         """Mark the replay out of date (live reload off, ``what`` saved since), or not (None)."""
-        self.query_one(ReplayStatus).set_stale(what)
+        self.query_one(ReplayStatus).stale = what
         self.query_one("#local-side").border_title = "Local replay · Harbor mode" + (" · stale" if what else "")
 
     def on_replay_finished(self, message: ReplayFinished) -> None:
@@ -271,11 +272,11 @@ class TrialScreen(SizedScreen):
     def on_run_failed(self, message: RunFailed) -> None:
         error = message.error
         text = f"the replay could not be completed: {type(error).__name__}: {error}"
-        self.query_one(ReplayStatus).set_note(text)
+        self.query_one(ReplayStatus).state = content((text, "$error"))
         self.notify(text, title="replay failed", severity="error", markup=False)
 
     def on_watch_state_changed(self, message: WatchStateChanged) -> None:
-        self.query_one(ReplayStatus).set_watch(message.state, message.detail)
+        self.query_one(ReplayStatus).watching = (message.state, message.detail)
 
     # -- keys -------------------------------------------------------------------------------
 
