@@ -1,7 +1,7 @@
 """What the two apps (on a task, on a Harbor trial or job) share: the
 stylesheet, SIGTERM and SIGHUP quitting as q does, every toast made
 harmless, the command palette of each screen's keys; and the style caches
-of widgets that are gone let go of."""
+of widgets that are gone let go of (:mod:`~verifier_tui.tui.workarounds`)."""
 
 from __future__ import annotations
 
@@ -11,37 +11,17 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from textual._styles_cache import StylesCache
 from textual.app import App, SystemCommand
 
 from verifier_tui.tui.keys import offered
+from verifier_tui.tui.workarounds import release_style_caches
 from verifier_tui.words.text import plain_text
 
 if TYPE_CHECKING:
     from textual.screen import Screen
 
 
-def _release_style_caches() -> None:
-    """Textual (8.2.8, Textualize/textual#6665) wraps
-    ``StylesCache.get_inner_outer`` in ``functools.lru_cache`` as a plain
-    method, so the cache's keys hold the ``StylesCache`` of every widget that
-    drew a background, with all the lines it rendered, long after the widget is
-    gone: up to 1,024 of them. A session kept open all day mounts new widgets
-    with each chooser, history entry and trial it opens. The same cache,
-    keyed by the two colours alone (the method reads nothing else)."""
-    cached = StylesCache.__dict__.get("get_inner_outer")
-    compute = getattr(cached, "__wrapped__", None)
-    if compute is None or not hasattr(cached, "cache_info"):
-        return  # Textual no longer caches it that way
-
-    @functools.lru_cache(1024)
-    def get_inner_outer(base_background, background):
-        return compute(StylesCache, base_background, background)
-
-    StylesCache.get_inner_outer = staticmethod(get_inner_outer)  # type: ignore[method-assign,assignment]
-
-
-_release_style_caches()
+release_style_caches()
 
 
 class BaseApp(App[int]):

@@ -18,7 +18,7 @@ from verifier_tui.engine.harbor.walkthrough import trial_entries
 from verifier_tui.tui.display import content
 from verifier_tui.tui.keys import QUIT
 from verifier_tui.tui.widgets.job_list import JobList
-from verifier_tui.tui.widgets.key_footer import KeyFooter
+from verifier_tui.tui.workarounds import KeyFooter
 from verifier_tui.words.text import one_line
 
 if TYPE_CHECKING:

@@ -28,8 +28,7 @@ from verifier_tui.engine.harbor.overview import (
 from verifier_tui.tui.display import content
 from verifier_tui.tui.keys import QUIT, key
 from verifier_tui.tui.screens.keyed import KeyedScreen
-from verifier_tui.tui.widgets.key_footer import KeyFooter
-from verifier_tui.tui.widgets.table import Table
+from verifier_tui.tui.workarounds import KeyFooter, Table
 from verifier_tui.words.text import one_line
 
 #: Reading yields to the screen after this long: keys and frames wait at most

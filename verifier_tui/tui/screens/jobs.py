@@ -18,8 +18,7 @@ from verifier_tui.tui.display import content
 from verifier_tui.tui.keys import QUIT, key
 from verifier_tui.tui.screens.job_overview import cell
 from verifier_tui.tui.screens.keyed import KeyedScreen
-from verifier_tui.tui.widgets.key_footer import KeyFooter
-from verifier_tui.tui.widgets.table import Table
+from verifier_tui.tui.workarounds import KeyFooter, Table
 from verifier_tui.words.text import one_line
 
 

@@ -69,12 +69,12 @@ from verifier_tui.tui.widgets.cases_list import CasesList
 from verifier_tui.tui.widgets.choices_panel import ChoicesPanel
 from verifier_tui.tui.widgets.header_line import HeaderLine
 from verifier_tui.tui.widgets.history_list import HistoryList, summary_text, without_output
-from verifier_tui.tui.widgets.key_footer import KeyFooter
 from verifier_tui.tui.widgets.output_panel import OutputPanel
 from verifier_tui.tui.widgets.resolution_panel import ResolutionPanel
 from verifier_tui.tui.widgets.reward_panel import RewardPanel
 from verifier_tui.tui.widgets.status_line import StatusLine
 from verifier_tui.tui.widgets.too_small import TooSmall
+from verifier_tui.tui.workarounds import KeyFooter
 from verifier_tui.words.run import LEGEND, command_words, mode_text
 
 if TYPE_CHECKING:

@@ -16,7 +16,7 @@ from textual.screen import ModalScreen
 from textual.widgets import DirectoryTree, Input, Label
 
 from verifier_tui.tui.display import content
-from verifier_tui.tui.widgets.key_footer import KeyFooter
+from verifier_tui.tui.workarounds import KeyFooter
 from verifier_tui.words.text import one_line
 
 if TYPE_CHECKING:

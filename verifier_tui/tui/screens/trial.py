@@ -34,13 +34,13 @@ from verifier_tui.tui.screens.picker import PickerScreen
 from verifier_tui.tui.trial_controller import ReplayController
 from verifier_tui.tui.trial_display import TrialDisplay, common_base
 from verifier_tui.tui.widgets.agreement_panel import AgreementPanel
-from verifier_tui.tui.widgets.key_footer import KeyFooter
 from verifier_tui.tui.widgets.phase_table import PhaseTable
 from verifier_tui.tui.widgets.replay_status import ReplayStatus
 from verifier_tui.tui.widgets.root_cause import RootCausePanel
 from verifier_tui.tui.widgets.too_small import TooSmall
 from verifier_tui.tui.widgets.trial_header import TrialHeader
 from verifier_tui.tui.widgets.trial_side import SidePanel
+from verifier_tui.tui.workarounds import KeyFooter
 from verifier_tui.words.trial import PHASE_MARKS, verdict_words
 
 if TYPE_CHECKING:
