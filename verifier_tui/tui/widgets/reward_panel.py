@@ -134,8 +134,9 @@ def reward_content(result: RunResult, fmt: Display, banner: str | None = None) -
 
 def pretty(name: str, text: str) -> str:
     """JSON pretty-printed (as parsed: what Harbor reads); anything else as it
-    is. A big file is shown as it is: parsing 2 MB of JSON again here took 80 ms
-    of the screen's time (the verdict above is Harbor's reading of it)."""
+    is. A big file is shown as it is: parsing it again here would hold the
+    screen on every run, for what the verdict above says already (it is
+    Harbor's reading of the file)."""
     if name.endswith(".json") and len(text) <= PRETTY_CHARS:
         value, problem = untrusted.parse_json(text, name)  # a verifier wrote it: nested past any bound, say
         if problem is None:
