@@ -248,6 +248,27 @@ async def test_c_and_o_are_not_offered_without_a_replay(real):
         assert "c copy" not in footer and "o stdout" not in footer and "? help" in footer
 
 
+async def test_a_key_not_offered_is_in_neither_the_footer_the_palette_nor_the_help(real):
+    """One list of keys feeds all three: c and o, which need a replay, are in
+    none of them without one, while r is in all three."""
+    app = make_trial_app(real / "jobs" / "nop-fail")
+    async with app.run_test(size=SIZE) as pilot:
+        assert (await app.wait_for_replays(1)).local is None
+        footer = ""
+        for _ in range(100):  # the footer is drawn after the replay's message, later on a busy machine
+            await pilot.pause(0.05)
+            footer = screen_text(app).splitlines()[-1]
+            if "? help" in footer:
+                break
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        await pilot.press("question_mark")
+        await pilot.pause()
+        shown = text_of(app, "#help-text")
+        assert "r replay" in footer and "Replay now  (r)" in titles and "Replay now: " in shown
+        for word, title in (("c copy", "Copy the replay's command"), ("o stdout", "Toggle the replay's stdout")):
+            assert word not in footer and not any(t.startswith(title) for t in titles) and title not in shown
+
+
 async def test_with_live_reload_off_a_save_marks_the_replay_stale_and_r_keeps_the_changed_task_note(
     task, runs, tmp_path
 ):
