@@ -214,6 +214,25 @@ async def test_live_reload_replays_and_updates_the_agreement_while_the_sandbox_s
         assert (await app.wait_for_replays(3)).agreement.same is False
 
 
+async def test_live_reload_turned_on_after_starting_without_it_watches_then_replays(task, runs, tmp_path):
+    """As on a task's screen: started without watching, nothing saw what
+    changed meanwhile; w starts the watcher and, once it is in place, replays."""
+    demo = task(verifier=READS_HELLO, toml=SEPARATE)
+    trial = sandbox_trial(
+        runs / "jobs" / "j", demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate", capture=True
+    )
+    app = make_trial_app(trial.path)  # live reload off
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_replays(1)
+        (demo / "tests" / "verifier.py").write_text(READS_HELLO.replace("'hi'", "'hello'"))
+        await pilot.press("w")
+        replayed = await app.wait_for_replays(2)
+        assert app.screen.controller.live.watch_ready.is_set() and replayed.agreement.same is False
+        await pilot.pause()
+        assert "● watching the task" in text_of(app, "#trial-status")
+        assert "after live reload on" in text_of(app, "#trial-status")
+
+
 async def test_a_change_reported_to_the_controller_replays(task, runs, tmp_path):
     """The same path without the OS watcher: a change as the watcher reports it."""
     demo = task(verifier=READS_HELLO, toml=SEPARATE)

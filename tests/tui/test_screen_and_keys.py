@@ -140,7 +140,7 @@ async def test_debug_cannot_suspend_headless(example):
         await pilot.press("d")
         await pilot.pause(0.5)
         assert any(n.startswith("pdb needs the real terminal") for n in app.notices), app.notices
-        assert not app.controller.paused
+        assert not app.controller.live.paused
         await pilot.press("r")
         await app.wait_for_runs(2)
 

@@ -68,11 +68,6 @@ class Controller:
         """Whether a relevant save runs (off: it marks the verdict stale)."""
         return self.live.live_reload if self.live is not None else self._live_reload
 
-    @property
-    def paused(self) -> bool:
-        """While the app is suspended (editor, pdb), changes are held, not run."""
-        return self.live is not None and self.live.paused
-
     # -- what the subclass says -------------------------------------------------------
 
     async def _run(self, trigger: str, change: Change | None) -> Any:
