@@ -11,7 +11,7 @@ import time
 
 from tests.harbor.trial_app_under_test import SIZE, make_trial_app, text_of
 from tests.helpers import harbor_exception, make_job, sandbox_run, sandbox_trial
-from tests.tui.app_under_test import running, screen_text, started_processes, still_there, watchers
+from tests.tui.app_under_test import running, screen_text, started_processes, still_there, wait_for, watchers
 from verifier_tui.engine.changes import Change
 from verifier_tui.engine.procfs import descendants
 from verifier_tui.tui.screens.job_overview import JobOverviewScreen
@@ -119,8 +119,8 @@ async def test_a_trial_left_or_quit_ends_its_watcher_and_waits_for_it(task, runs
         first = watchers(started_processes(before))
         assert len(first) == 1
         await pilot.press("escape")
-        await pilot.pause()
-        assert isinstance(app.screen, JobOverviewScreen) and still_there(first) == []
+        await wait_for(lambda: not still_there(first), "the first trial's watcher ended and waited for")
+        assert isinstance(app.screen, JobOverviewScreen)
         await pilot.press("down", "enter")
         await app.wait_for_replays(2)
         await asyncio.wait_for(app.screen.controller.live.watch_ready.wait(), 15)

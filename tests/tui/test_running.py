@@ -203,15 +203,16 @@ async def test_quitting_ends_the_run_in_flight_and_the_watcher_and_waits_for_the
     helper: verifier_tui/engine/sandbox/network.py says why)."""
     root = make_task(tmp_path / "tasks" / "slow", SLOW.format(delay=60, value=1.0))
     before = descendants(os.getpid())
+    started: dict[int, str] = {}
+
+    def runner_started() -> bool:
+        started.update(started_processes(before))
+        return any("run_verifier.py" in command for command in started.values())
+
     async with make_app(root).run_test(size=SIZE) as pilot:
-        app = pilot.app
-        await asyncio.wait_for(app.controller.live.watch_ready.wait(), 10)
-        for _ in range(200):
-            started = started_processes(before)
-            if any("run_verifier.py" in command for command in started.values()):
-                break
-            await pilot.pause(0.05)
-        assert watchers(started) and any("run_verifier.py" in command for command in started.values()), started
+        await asyncio.wait_for(pilot.app.controller.live.watch_ready.wait(), 10)
+        await wait_for(runner_started, "the run's runner")
+        assert watchers(started), started
     assert running(started) == [] and still_there(watchers(started)) == []
     await wait_for(lambda: not still_there(started), "the run's processes reaped", timeout=5)
 
