@@ -11,7 +11,7 @@ import time
 
 from tests.harbor.trial_app_under_test import SIZE, make_trial_app, text_of
 from tests.helpers import harbor_exception, make_job, sandbox_run, sandbox_trial
-from tests.tui.app_under_test import running, screen_text, started_processes, still_there, wait_for, watchers
+from tests.tui.app_under_test import screen_text, started_processes, still_there, wait_for, watchers
 from verifier_tui.engine.changes import Change
 from verifier_tui.engine.procfs import descendants
 from verifier_tui.tui.screens.job_overview import JobOverviewScreen
@@ -102,8 +102,8 @@ async def test_a_job_shows_its_overview_and_opens_a_trial(task, runs, tmp_path):
 async def test_a_trial_left_or_quit_ends_its_watcher_and_waits_for_it(task, runs, tmp_path):
     """A trial's screen ends what it started as it goes: its watcher's process
     is over and waited for once esc went back to the job, and the next
-    trial's, with every process of its replays, once the app has quit (as the
-    task's app does: tests/tui/test_running.py)."""
+    trial's once the app has quit, every process of its replays ended and
+    reaped within seconds (as the task's app does: tests/tui/test_running.py)."""
     demo = task(verifier=READS_HELLO, toml=SEPARATE)
     job = runs / "jobs" / "j"
     for name in ("demo__aaaaaaa", "demo__bbbbbbb"):
@@ -126,7 +126,8 @@ async def test_a_trial_left_or_quit_ends_its_watcher_and_waits_for_it(task, runs
         await asyncio.wait_for(app.screen.controller.live.watch_ready.wait(), 15)
         started = started_processes(before)
         assert len(watchers(started)) == 1
-    assert running(started) == [] and still_there(watchers(started)) == []
+    assert still_there(watchers(started)) == []
+    await wait_for(lambda: not still_there(started), f"every process of {started} ended and reaped", timeout=5)
 
 
 async def test_a_multi_step_trial_lists_its_steps(task, runs, tmp_path):

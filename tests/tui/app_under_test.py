@@ -23,7 +23,7 @@ from textual.widgets import Log
 
 from verifier_tui.engine.changes import Change
 from verifier_tui.engine.model import RunResult
-from verifier_tui.engine.procfs import command_line, descendants, is_over
+from verifier_tui.engine.procfs import command_line, descendants
 from verifier_tui.engine.session import Options, Session
 from verifier_tui.tui.app import VerifierApp
 from verifier_tui.tui.messages import RunFailed, RunFinished, RunNotPossible
@@ -162,11 +162,6 @@ def started_processes(before: set[int]) -> dict[int, str]:
 def watchers(started: dict[int, str]) -> list[int]:
     """The watcher processes among ``started`` (:mod:`verifier_tui.engine.watch.child`)."""
     return [pid for pid, command in started.items() if "verifier_tui.engine.watch.child" in command]
-
-
-def running(pids: Iterable[int]) -> list[int]:
-    """Those of ``pids`` not ended."""
-    return [pid for pid in pids if not is_over(pid)]
 
 
 def still_there(pids: Iterable[int]) -> list[int]:
