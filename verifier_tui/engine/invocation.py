@@ -30,6 +30,8 @@ from verifier_tui.runner_source import runner_path
 if TYPE_CHECKING:
     from typing import Any
 
+    from verifier_tui.engine.process import Held
+
 # Default timeout when neither --timeout nor task.toml's [verifier] timeout_sec says.
 # Harbor's own default verifier timeout is 600 s; a debugger should answer sooner,
 # but a slow verifier must not be cut short by surprise: keep Harbor's.
@@ -348,17 +350,23 @@ def _contain(prepared: Prepared, limits: Limits) -> None:
 
 
 @contextmanager
-def bound_argv(prepared: Prepared) -> Iterator[list[str]]:
+def bound_argv(prepared: Prepared, held: Held | None = None) -> Iterator[list[str]]:
     """``prepared``'s command line, bound (while the block runs) to the task's
     ``cpus`` worth of the CPUs this process's other runs use least; the CPUs
-    are then in ``prepared.limits.cpu_list``."""
+    are then in ``prepared.limits.cpu_list``. A run started now is bound by
+    ``taskset``; a ``held`` one is sent them with its go, and binds itself
+    before the verifier runs (the runner's ``_wait_for_go``)."""
     limits = prepared.limits
     if limits is None or not prepared.taskset:
         yield prepared.argv
         return
     with cpu_lease(cpus_to_bind(limits.cpus)) as cpus:
         prepared.limits = replace(limits, cpu_list=cpus)
-        yield [prepared.taskset, "--cpu-list", ",".join(map(str, cpus)), *prepared.argv]
+        if held is not None:
+            held.cpus = cpus
+            yield prepared.argv
+        else:
+            yield [prepared.taskset, "--cpu-list", ",".join(map(str, cpus)), *prepared.argv]
 
 
 def _python_on_path(stage: Stage, executable: str) -> Path:

@@ -467,7 +467,7 @@ class Session:
             self.warm = WarmRuns(self._claim, self._release, again, self.options.preload)
 
     def _run(self, spec: RunSpec | None, trigger: str) -> RunResult:
-        from verifier_tui.engine.warm import bound, prepare_held
+        from verifier_tui.engine.warm import prepare_held
 
         spec = spec or self.spec()
         sequence = self.next_sequence()
@@ -477,7 +477,7 @@ class Session:
             prepared, held = prepare_held(spec, stage, waiting)
             if prepared.start_error or prepared.shim_refusal:
                 return self._not_started(prepared, trigger, sequence)
-            with bound_argv(prepared) if held is None else bound(prepared, held) as argv:
+            with bound_argv(prepared, held) as argv:
                 done = run_process(
                     argv,
                     cwd=prepared.cwd,
@@ -494,8 +494,7 @@ class Session:
             return collect(prepared, done, trigger=trigger, sequence=sequence)
         finally:
             if waiting is not None and not waiting.held.over:  # not the same run, or it failed to stage
-                stage.keep_ctl = False
-                waiting.held.discard()
+                waiting.end()
             self._release(stage)
 
     async def arun(
@@ -527,7 +526,7 @@ class Session:
 
         from verifier_tui.engine.process import arun_process
         from verifier_tui.engine.to_the_end import to_the_end
-        from verifier_tui.engine.warm import at_its_turn, bound, prepare_held
+        from verifier_tui.engine.warm import at_its_turn, prepare_held
 
         spec = spec or self.spec()
         if self.warm is not None:
@@ -560,7 +559,7 @@ class Session:
                         prepared, held = await to_the_end(asyncio.to_thread(at_its_turn, early, spec))
                         if prepared.start_error or prepared.shim_refusal:
                             return self._not_started(prepared, trigger, sequence)
-                    with bound_argv(prepared) if held is None else bound(prepared, held) as argv:
+                    with bound_argv(prepared, held) as argv:
                         done = await arun_process(
                             argv,
                             cwd=prepared.cwd,
@@ -583,8 +582,7 @@ class Session:
             if waiting is not None and not waiting.held.over:  # cancelled before it could go
                 if self.warm is not None:
                     self.warm.take(stage)
-                stage.keep_ctl = False
-                waiting.held.discard()
+                waiting.end()
             self._release(stage)
         if self.warm is not None:
             self.warm.after(spec)
