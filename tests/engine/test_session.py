@@ -412,6 +412,27 @@ def test_explain_data_is_in_the_result(example, run):
     assert scratch not in json.dumps(explain)
 
 
+def test_the_path_map_is_consulted_in_the_order_it_is_built(tmp_path, sandbox):
+    """Of two entries for one scratch path, the first wins: the files staged
+    on their own (the runner, the task data, the response) come before the
+    stage's folders, the view's paths for them after, the scratch folder last."""
+    from verifier_tui.runner_source import runner_path
+
+    task_dir = make_task(tmp_path / "t", cases={"only": {"hello.txt": "hi"}})
+    response, data = tmp_path / "response.json", tmp_path / "data.json"
+    response.write_text("{}", encoding="utf-8")
+    data.write_text("{}", encoding="utf-8")
+    with session_for(task_dir, response=response, task_data=data) as session:
+        prepared = session.prepare()
+    tests = task_dir / "tests"
+    ours = [str(runner_path()), str(data), str(response), str(tests / ".ng"), str(tests)]
+    ours += [str(task_dir / "cases" / "only" / "workspace"), "<reward folder>"]
+    seen_in_the_view = [*ours, str(data)] if sandbox == "namespace" else []  # /tests/data.json: the shim's place
+    assert [user for _path, user in prepared.path_map] == [*ours, *seen_in_the_view, "<scratch>"]
+    assert prepared.path_map[0][0] == str(prepared.stage.ng_dir / "run_verifier.py")
+    assert prepared.path_map[-1][0] == str(prepared.stage.root)
+
+
 def test_explain_without_running(example):
     task_dir = example("count-errors")
     with Session(task_dir, Options(python=PY, case="harbor-mode")) as session:

@@ -193,7 +193,7 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
         never_awaited,
         never_awaited_warning,
     )
-    from verifier_tui.engine.sandbox.strays import cut, strays_notice
+    from verifier_tui.engine.sandbox.strays import cut
     from verifier_tui.engine.verdict import harbor_verdict, read_reward_files, timeout_verdict
 
     out_of_memory: list[str] = []
@@ -248,11 +248,8 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
         else harbor_verdict(stage.reward_dir, beneath=stage.root)
     )
     pm = prepared.path_map
-    stdout = CapturedText(
-        map_paths(stdout.head, pm), map_paths(stdout.tail, pm), stdout.dropped_bytes, stdout.total_bytes
-    )
-    stderr = CapturedText(
-        map_paths(stderr.head, pm), map_paths(stderr.tail, pm), stderr.dropped_bytes, stderr.total_bytes
+    stdout, stderr = (
+        replace(text, head=map_paths(text.head, pm), tail=map_paths(text.tail, pm)) for text in (stdout, stderr)
     )
     if timed_out and done is not None:
         from verifier_tui.engine.stacks import take_stack
@@ -268,18 +265,10 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
             tests_dir=spec.task.tests_dir,
         )
     if verdict.message:
-        verdict = Verdict(
-            verdict.rewards, verdict.error, map_paths(verdict.message, pm), verdict.source, verdict.warnings
-        )
+        verdict = replace(verdict, message=map_paths(verdict.message, pm))
     unawaited = never_awaited(stdout.text, stderr.text)
     if unawaited:  # beside the verdict: it is about whether the score can be trusted
-        verdict = Verdict(
-            verdict.rewards,
-            verdict.error,
-            verdict.message,
-            verdict.source,
-            (*verdict.warnings, never_awaited_warning(unawaited)),
-        )
+        verdict = replace(verdict, warnings=(*verdict.warnings, never_awaited_warning(unawaited)))
     missing = missing_module_notice(
         stderr.text, spec.task.root, [spec.task.tests_dir, spec.verifier.parent], spec.python
     )
@@ -293,23 +282,11 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
         # task.toml's timeout_sec is 0 or less: Harbor's wait_for cancels the verifier before
         # it runs, whatever this run did (the outcome says that, the verdict Harbor's; the
         # warnings about what the verifier did stay).
-        harbors = timeout_verdict(spec.harbor_gives_up_s)
-        verdict = Verdict(harbors.rewards, harbors.error, harbors.message, harbors.source, verdict.warnings)
+        verdict = replace(timeout_verdict(spec.harbor_gives_up_s), warnings=verdict.warnings)
     if done is None and returncode == SHIM_REFUSAL_EXIT:
         outcome = Outcome.REFUSED_BY_SHIM
     strays = sorted(cut(map_paths(c, pm)) for c in strays)  # in each sandbox's order alike
-    if strays:
-        notices.append(strays_notice(strays))
-    if done is not None and done.output_cut_short:
-        # (A shorter wait is in --json's pipe_wait_s only: on a loaded machine even a clean exit
-        # can take a few hundred ms to close its pipes, and the strays notice names any holder.)
-        notices.append(
-            f"output cut short: a process the run started held its output open {duration_text(pipe_wait_s)} "
-            "after the runner exited, and what it wrote later is not shown"
-        )
-    if written:
-        shown = ", ".join(written[:5]) + (f" +{len(written) - 5} more" if len(written) > 5 else "")
-        notices.append(f"the run wrote your own files (outside its scratch folder): {shown}")
+    notices += _left_behind(strays, done is not None and done.output_cut_short, pipe_wait_s, written)
     explain = read_explain(prepared) or (contract_explanation(prepared) if done is not None else None)
     failed = explain.preload_failed if explain is not None else ()
     notices += [f"--preload: {module} did not import; the run went on without it" for module in failed]
@@ -349,3 +326,22 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
         limits=prepared.limits.to_json() if prepared.limits is not None else None,
         out_of_memory=out_of_memory,
     )
+
+
+def _left_behind(strays: list[str], cut_short: bool, pipe_wait_s: float, written: list[str]) -> list[str]:
+    """What the run left behind, in words: processes still running once the
+    runner was over, output held open after it, the user's files it wrote."""
+    from verifier_tui.engine.sandbox.strays import strays_notice
+
+    notices = [strays_notice(strays)] if strays else []
+    if cut_short:
+        # (A shorter wait is in --json's pipe_wait_s only: on a loaded machine even a clean exit
+        # can take a few hundred ms to close its pipes, and the strays notice names any holder.)
+        notices.append(
+            f"output cut short: a process the run started held its output open {duration_text(pipe_wait_s)} "
+            "after the runner exited, and what it wrote later is not shown"
+        )
+    if written:
+        shown = ", ".join(written[:5]) + (f" +{len(written) - 5} more" if len(written) > 5 else "")
+        notices.append(f"the run wrote your own files (outside its scratch folder): {shown}")
+    return notices
