@@ -372,7 +372,7 @@ def test_a_runner_with_extras_of_its_own_that_differs_is_asked_for_none(tmp_path
     with Session(task_dir, Options(python=PY, runner="task")) as session:
         result = run(session)
     assert result.verdict.rewards == {"reward": 1.0}, result.stderr.text
-    assert result.explain["from_contract"] is True
+    assert result.explain is not None and result.explain.from_contract
 
 
 def test_a_single_file_runner_knows_the_flags_it_names(tmp_path):
