@@ -22,13 +22,14 @@ import re
 import threading
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.record import record
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
+    from typing import Any
 
     from verifier_tui.engine.task.discovery import Task
 
