@@ -34,8 +34,11 @@ import os
 import stat
 import struct
 import sys
-from typing import TYPE_CHECKING
 
+# Not typing's: the helpers run this file as a script (-I -S), and importing
+# typing would cost each of them its start-up time for nothing (type
+# checkers read a name TYPE_CHECKING as typing's).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
