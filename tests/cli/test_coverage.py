@@ -9,47 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import PY, make_task, no_traceback, run_tool
-
-VERIFIER = """\
-import scoring
-
-
-def verify(workspace):
-    answer = workspace / "answer.txt"
-    if not answer.exists():
-        return 0.0
-    text = answer.read_text()
-    if text == "42":
-        return scoring.full()
-    if text.strip() == "42":
-        return scoring.partial(text)
-    return 0.0
-"""
-HELPER = """\
-def full():
-    return 1.0
-
-
-def partial(text):
-    if text.endswith("\\n"):
-        return 0.5
-    return 0.25
-"""
-
-
-def _task(root: Path) -> Path:
-    task = make_task(
-        root,
-        VERIFIER,
-        files={"scoring.py": HELPER},
-        cases={"right": {"answer.txt": "42"}, "empty": {}},
-    )
-    (task / "cases" / "right" / "expected.json").write_text('{"rewards": {"reward": 1.0}}')
-    (task / "cases" / "empty" / "expected.json").write_text('{"rewards": {"reward": 0.0}}')
-    (task / "tests" / "vendored_helper_not_run.py").write_text("X = 1\n")
-    return task
-
+from tests.helpers import PY, make_branchy_task, make_task, no_traceback, run_tool
 
 # The lines that can run (ALL), and those each case reaches: "right" the
 # verifier's first two branches and scoring.full, "empty" the early return.
@@ -57,13 +17,13 @@ RIGHT = {"verifier.py": [1, 4, 5, 6, 8, 9, 10], "scoring.py": [1, 2, 5]}
 EMPTY = {"verifier.py": [1, 4, 5, 6, 7], "scoring.py": [1, 5]}
 ALL = {
     "scoring.py": [1, 2, 5, 6, 7, 8],
-    "vendored_helper_not_run.py": [1],
+    "unused_helper.py": [1],
     "verifier.py": [1, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13],
 }
 
 
 def test_test_coverage_names_each_range_no_case_reached(env, tmp_path, sandbox):
-    task = _task(tmp_path / "task")
+    task = make_branchy_task(tmp_path / "task")
     done = run_tool(env, "test", task, "--coverage", "--python", PY, cwd=tmp_path)
     no_traceback(done)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -71,14 +31,14 @@ def test_test_coverage_names_each_range_no_case_reached(env, tmp_path, sandbox):
     start = lines.index("coverage of 2 cases: 11 of 18 lines ran")
     assert lines[start + 1 :] == [
         'task/tests/scoring.py 6-8: if text.endswith("\\n"):',
-        "task/tests/vendored_helper_not_run.py 1: X = 1",
+        "task/tests/unused_helper.py 1: X = 1",
         'task/tests/verifier.py 11-13: if text.strip() == "42":',
         "2 passed, 0 failed",
     ]
 
 
 def test_json_gives_each_cases_lines_and_their_union(env, tmp_path):
-    task = _task(tmp_path / "task")
+    task = make_branchy_task(tmp_path / "task")
     done = run_tool(env, "test", task, "--coverage", "--json", "--python", PY)
     assert done.returncode == 0, done.stdout + done.stderr
     data = json.loads(done.stdout)["coverage"]
@@ -102,7 +62,7 @@ def test_json_gives_each_cases_lines_and_their_union(env, tmp_path):
 
 
 def test_the_lcov_report_has_every_line_that_can_run_with_the_users_paths(env, tmp_path):
-    task = _task(tmp_path / "task")
+    task = make_branchy_task(tmp_path / "task")
     report = tmp_path / "cov.info"
     done = run_tool(env, "test", task, "--coverage-report", report, "--python", PY)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -111,7 +71,7 @@ def test_the_lcov_report_has_every_line_that_can_run_with_the_users_paths(env, t
     assert report.read_text() == (
         f"TN:\nSF:{tests / 'scoring.py'}\nDA:1,1\nDA:2,1\nDA:5,1\nDA:6,0\nDA:7,0\nDA:8,0\n"
         "LF:6\nLH:3\nend_of_record\n"
-        f"TN:\nSF:{tests / 'vendored_helper_not_run.py'}\nDA:1,0\nLF:1\nLH:0\nend_of_record\n"
+        f"TN:\nSF:{tests / 'unused_helper.py'}\nDA:1,0\nLF:1\nLH:0\nend_of_record\n"
         f"TN:\nSF:{tests / 'verifier.py'}\n"
         "DA:1,1\nDA:4,1\nDA:5,1\nDA:6,1\nDA:7,1\nDA:8,1\nDA:9,1\nDA:10,1\nDA:11,0\nDA:12,0\nDA:13,0\n"
         "LF:11\nLH:8\nend_of_record\n"
@@ -119,7 +79,7 @@ def test_the_lcov_report_has_every_line_that_can_run_with_the_users_paths(env, t
 
 
 def test_run_coverage_is_one_cases(env, tmp_path):
-    task = _task(tmp_path / "task")
+    task = make_branchy_task(tmp_path / "task")
     done = run_tool(env, "run", task, "--case", "empty", "--coverage", "--python", PY, cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     lines = done.stdout.splitlines()
@@ -127,7 +87,7 @@ def test_run_coverage_is_one_cases(env, tmp_path):
     assert lines[start + 1 :] == [
         "task/tests/scoring.py 2: return 1.0",
         'task/tests/scoring.py 6-8: if text.endswith("\\n"):',
-        "task/tests/vendored_helper_not_run.py 1: X = 1",
+        "task/tests/unused_helper.py 1: X = 1",
         "task/tests/verifier.py 8-13: text = answer.read_text()",
     ]
 
@@ -137,7 +97,7 @@ def test_run_coverage_is_one_cases(env, tmp_path):
     [("no-such-folder/cov.info", "there is no folder"), (".", "is a folder")],
 )
 def test_a_report_that_cannot_be_written_is_one_line_and_exit_2(env, tmp_path, where, says):
-    task = _task(tmp_path / "task")
+    task = make_branchy_task(tmp_path / "task")
     done = run_tool(env, "test", task, "--coverage-report", tmp_path / where, "--python", PY)
     no_traceback(done)
     assert done.returncode == 2
@@ -146,7 +106,7 @@ def test_a_report_that_cannot_be_written_is_one_line_and_exit_2(env, tmp_path, w
 
 
 def test_the_tasks_own_runner_without_the_flag_says_so_once(env, tmp_path):
-    task = _task(tmp_path / "task")
+    task = make_branchy_task(tmp_path / "task")
     ng = task / "tests" / ".ng"
     ng.mkdir()
     (ng / "run_verifier.py").write_text(
