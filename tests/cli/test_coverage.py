@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import PY, make_branchy_task, make_task, no_traceback, run_tool
+from tests.helpers import PY, documented_fields, make_branchy_task, make_task, no_traceback, run_tool
 
 # The lines that can run (ALL), and those each case reaches: "right" the
 # verifier's first two branches and scoring.full, "empty" the early return.
@@ -53,6 +53,9 @@ def test_json_gives_each_cases_lines_and_their_union(env, tmp_path):
             for name, can in sorted(ALL.items())
         }
 
+    assert documented_fields("## Coverage", "Each file:") == set(data)
+    scoring = str(task / "tests" / "scoring.py")
+    assert documented_fields("Each file:", "## The both-modes document") == set(data["files"][scoring])
     assert data["cases"] == {
         "task::empty": lines(EMPTY),
         "task::right": lines(RIGHT),
