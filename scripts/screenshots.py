@@ -41,6 +41,8 @@ class Shot:
     keys: tuple[str, ...] = ()
     runs: int = 1
     """Runs to wait for (keys like "a" start more)."""
+    then: tuple[str, ...] = ()
+    """Keys pressed once those runs have ended."""
 
 
 SHOTS = [
@@ -50,6 +52,8 @@ SHOTS = [
     Shot("contract-error-harbor-mode", "count-errors", "harbor-mode"),
     Shot("all-cases-and-history", "hello-file", "correct", keys=("a",), runs=5),
     Shot("narrow-terminal", "hello-file", "correct", size=(80, 24)),
+    # g: the verifier and its helper, each line marked by the cases that reached it (all three run)
+    Shot("coverage-view", "sum-column", "correct", size=(120, 44), keys=("g",), runs=4, then=("n",)),
 ]
 
 
@@ -93,6 +97,9 @@ async def take(shot: Shot, out: Path) -> Path:
         for key in shot.keys:
             await pilot.press(key)
         await app.wait_for_runs(shot.runs)
+        await pilot.pause()
+        for key in shot.then:
+            await pilot.press(key)
         await pilot.pause()
         await pilot.pause(0.1)
         saved = app.save_screenshot(f"{shot.name}.svg", str(out))

@@ -64,7 +64,10 @@ async def test_the_view_marks_each_line_by_the_cases_that_reached_it(tmp_path):
         lines.highlighted = view.rows.index((task / "tests" / "verifier.py", 7))
         await pilot.pause()
         assert rendered_text(app.screen.query_one("#coverage-cases")) == "line 7 reached by empty"
-        lines.highlighted = view.rows.index((task / "tests" / "scoring.py", 6))
+        await pilot.press("n")  # the next line no case reached
+        assert view.rows[lines.highlighted] == (task / "tests" / "verifier.py", 11)
+        await pilot.press("n", "n", "n")  # 12, 13, then the helper's first
+        assert view.rows[lines.highlighted] == (task / "tests" / "scoring.py", 6)
         await pilot.pause()
         assert rendered_text(app.screen.query_one("#coverage-cases")) == "line 6: no case reached it"
         await pilot.press("e")
@@ -93,7 +96,7 @@ def test_snapshot_of_the_coverage_view(snap_compare, tmp_path, monkeypatch, size
         await pilot.press("g")
         await app.wait_for_runs(3)
         await pilot.pause()
-        app.screen.query_one(OptionList).highlighted = 11  # verifier.py line 11, which no case reached
+        await pilot.press("n")  # to the first line no case reached: verifier.py's 11
         await pilot.pause()
         await asyncio.sleep(0.1)
 

@@ -41,6 +41,7 @@ MARKS = (
 
 class CoverageScreen(KeyedScreen):
     BINDINGS = [
+        key("n", "next_missed", "next ✗", "Next line no case reached", "Move to it, after the highlighted line"),
         key("e", "edit", "edit", "Open the line in $EDITOR", "The highlighted line, in the editor (suspends the app)"),
         key("r", "rerun", "run all", "Run every case again", "Each case's coverage anew"),
         key("escape", "close", "back", "Back", "To the main screen (runs stop asking for coverage)"),
@@ -61,6 +62,7 @@ class CoverageScreen(KeyedScreen):
         self.open_line = open_line
         self.action_rerun = rerun
         self.rows: list[tuple[Path, int]] = []  # each option's file and line
+        self.missed: list[int] = []  # the options of the lines no case reached
 
     def compose(self) -> ComposeResult:
         yield Static("Coverage: running every case…", id="coverage-header")
@@ -91,7 +93,7 @@ class CoverageScreen(KeyedScreen):
             )
         )
         options: list[Option] = []
-        self.rows = []
+        self.rows, self.missed = [], []
         # the verifier first, then its helpers by path
         for path in sorted(union, key=lambda p: (p != self.verifier, str(p))):
             file = union[path]
@@ -105,6 +107,7 @@ class CoverageScreen(KeyedScreen):
                     mark, style = f"{reached}/{len(runs)}", "$success"
                 else:
                     mark, style = "✗", "bold $error"
+                    self.missed.append(len(options))
                 options.append(
                     Option(content((f"{number:>4} ", "$text-muted"), (f"{mark:>5} ", style), self.fmt.text(text)))
                 )
@@ -128,6 +131,12 @@ class CoverageScreen(KeyedScreen):
         else:
             said = f"line {number}: no case reached it"
         self.query_one("#coverage-cases", Static).update(content((said, "$text-muted")))
+
+    def action_next_missed(self) -> None:
+        view = self.query_one(OptionList)
+        after = [index for index in self.missed if index > (view.highlighted or 0)]
+        if after or self.missed:
+            view.highlighted = (after or self.missed)[0]  # past the last, round to the first
 
     def action_edit(self) -> None:
         index = self.query_one(OptionList).highlighted
