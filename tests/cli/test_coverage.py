@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import PY, documented_fields, make_branchy_task, make_task, no_traceback, run_tool
+from tests.helpers import PY, documented_fields, make_branchy_task, make_task, make_trial, no_traceback, run_tool
 
 # The lines that can run (ALL), and those each case reaches: "right" the
 # verifier's first two branches and scoring.full, "empty" the early return.
@@ -148,3 +148,12 @@ def test_a_verifier_that_rewrites_the_coverage_file_gets_a_note(env, tmp_path):
         "cases": {},
         "problems": ["no coverage: coverage.json is not what the runner writes (the verifier may have rewritten it)"],
     }
+
+
+def test_coverage_of_a_harbor_trial_is_refused_in_one_line(env, tmp_path):
+    task = make_task(tmp_path / "tasks" / "demo", "def verify(workspace):\n    return 1.0\n")
+    trial = make_trial(tmp_path / "jobs" / "j" / "demo__aaaaaaa", task=task, rewards={"reward": 1.0})
+    done = run_tool(env, "run", trial, "--coverage", "--python", PY)
+    no_traceback(done)
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and "--coverage: a trial replays as its sandbox ran" in done.stderr
