@@ -157,3 +157,12 @@ def test_coverage_of_a_harbor_trial_is_refused_in_one_line(env, tmp_path):
     no_traceback(done)
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "--coverage: a trial replays as its sandbox ran" in done.stderr
+
+
+def test_a_run_that_ends_the_interpreter_itself_has_no_coverage_and_says_why(env, tmp_path):
+    task = make_task(tmp_path / "task", "import os\n\ndef verify(workspace):\n    os._exit(0)\n")
+    done = run_tool(env, "run", task, "--coverage", "--python", PY)
+    no_traceback(done)
+    assert done.stdout.splitlines()[-1] == (
+        "no coverage: the run was stopped, or ended the interpreter itself, before the runner wrote it"
+    )

@@ -45,6 +45,10 @@ def read_runner_file(path: Path, user_path: Callable[[str], Path | None], beneat
     rewrite the file: anything not of the runner's shape is a problem in one
     line, never an exception."""
     found = untrusted.read_json(path, COVERAGE_LIMIT, shape=dict, beneath=beneath)
+    if found.state == "missing":  # the runner writes it as it ends: it never ended
+        return Coverage(
+            {}, "no coverage: the run was stopped, or ended the interpreter itself, before the runner wrote it"
+        )
     if not found.ok:
         return Coverage({}, f"no coverage: {found.problem}")
     files = found.data.get("files")
