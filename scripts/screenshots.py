@@ -128,7 +128,8 @@ def build_job(runs: Path) -> Path:
     """A job of three trials of one task: one scored, one whose verify raised
     (KeyError: the agent wrote another key), one after an agent timeout."""
     sys.path.insert(0, str(REPO))  # the test suite's builders
-    from tests.helpers import harbor_exception, make_task, sandbox_trial
+    from tests.helpers.harbor import harbor_exception, sandbox_trial
+    from tests.helpers.tasks import make_task
 
     task = make_task(runs / "tasks" / "report", READS_REPORT, toml=SEPARATE)
     job = runs / "jobs" / "2026-12-01__03-36-17"
@@ -161,7 +162,7 @@ def genuine_jobs(root: Path) -> tuple[Path, Path]:
     import shutil
 
     from tests.harbor.job_copies import mixed_job
-    from tests.helpers import HARBOR_REAL
+    from tests.helpers.harbor import HARBOR_REAL
 
     if HARBOR_REAL is None:
         raise SystemExit("scripts/screenshots.py: ../shared/harbor-0.26 is not here: no genuine trials to copy")

@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import PY, documented_fields, make_branchy_task, make_task, make_trial, no_traceback, run_tool
+from tests.helpers.commands import documented_fields, no_traceback, run_tool
+from tests.helpers.harbor import make_trial
+from tests.helpers.tasks import PY, make_branchy_task, make_task
 
 # The lines that can run (ALL), and those each case reaches: "right" the
 # verifier's first two branches and scoring.full, "empty" the early return.

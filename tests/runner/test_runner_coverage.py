@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from tests.helpers import other_python
+from tests.helpers.tasks import other_python
 from tests.runner.conftest import EXTRAS_SOURCE, PYTHON38
 
 VERIFIER = """\

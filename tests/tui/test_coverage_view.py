@@ -10,7 +10,7 @@ import asyncio
 import pytest
 from textual.widgets import OptionList
 
-from tests.helpers import make_branchy_task
+from tests.helpers.tasks import make_branchy_task
 from tests.tui.app_under_test import SNAPSHOT_SIZE, make_app, rendered_text, report_change, screen_text
 from verifier_tui.tui.screens.coverage import CoverageScreen
 

@@ -55,6 +55,18 @@ def coverage_lines(named: list[tuple[str, RunResult]]) -> list[str]:
     return out
 
 
+def said(args, named: list[tuple[str, RunResult]]) -> list[str]:
+    """The lines after the table, when ``--coverage`` asked for them."""
+    return coverage_lines(named) if args.coverage else []
+
+
+def with_member(args, data: dict[str, Any], named: list[tuple[str, RunResult]]) -> dict[str, Any]:
+    """``data`` (a ``--json`` document) with its ``coverage`` member, when coverage was asked for."""
+    if args.coverage or args.coverage_report:
+        data["coverage"] = coverage_json(named)
+    return data
+
+
 def coverage_json(named: list[tuple[str, RunResult]]) -> dict[str, Any]:
     union, per_case, problems = gathered(named)
     return {

@@ -72,17 +72,14 @@ def run_command(args) -> int:
             data = report.result_json(session, result)
             if saved is not None:
                 data["saved_case"] = saved
-            if args.coverage or args.coverage_report:
-                data["coverage"] = coverage.coverage_json(named)
-            terminal.out_json(data)
+            terminal.out_json(coverage.with_member(args, data, named))
         else:
             print_result(session, result)
             if saved is not None:
                 for line in report.saved_case_lines(saved):
                     terminal.out(line)
-            if args.coverage:
-                for line in coverage.coverage_lines(named):
-                    terminal.out(line)
+            for line in coverage.said(args, named):
+                terminal.out(line)
         if (saved is not None and saved["problem"] is not None) or _coverage_report(args, named):
             return 2
         return result.exit_status
@@ -167,14 +164,12 @@ def test_command(args) -> int:
         named = [(group.item_name(r.case or "-"), r) for group, rs in ran for r in rs]
         if args.json:
             data = report.test_json(ran, wall)
-            if args.coverage or args.coverage_report:
-                data["coverage"] = coverage.coverage_json(named)
-            terminal.out_json(data)
+            terminal.out_json(coverage.with_member(args, data, named))
         else:
             for group, group_results in ran:
                 for line in report.group_lines(group, group_results):
                     terminal.out(line)
-            for line in coverage.coverage_lines(named) if args.coverage else ():
+            for line in coverage.said(args, named):
                 terminal.out(line)
             summary = f"{passed} passed, {len(every) - passed} failed"
             if invalid:
