@@ -77,12 +77,14 @@ async def test_the_view_marks_each_line_by_the_cases_that_reached_it(tmp_path):
         report_change(app, [task / "tests" / "verifier.py"])  # a save while it is open: every case again
         assert {(await app.wait_for_runs(n)).case for n in (4, 5)} == {"empty", "right"}
         assert all(r.coverage is not None for r in app.finished[3:5])
+        await pilot.press("r")  # every case again, from the view
+        assert {(await app.wait_for_runs(n)).case for n in (6, 7)} == {"empty", "right"}
 
         await pilot.press("escape")
         await pilot.pause()
         assert app.session.options.coverage is False
         await pilot.press("r")
-        assert (await app.wait_for_runs(6)).coverage is None  # back to runs without coverage
+        assert (await app.wait_for_runs(8)).coverage is None  # back to runs without coverage
 
 
 @pytest.mark.parametrize("size", [SNAPSHOT_SIZE])

@@ -60,7 +60,7 @@ class CoverageScreen(KeyedScreen):
         self.fmt = fmt
         self.verifier = verifier
         self.open_line = open_line
-        self.action_rerun = rerun
+        self.rerun = rerun
         self.rows: list[tuple[Path, int]] = []  # each option's file and line
         self.missed: list[int] = []  # the options of the lines no case reached
 
@@ -142,6 +142,9 @@ class CoverageScreen(KeyedScreen):
         index = self.query_one(OptionList).highlighted
         if index is not None and index < len(self.rows):
             self.open_line(*self.rows[index])
+
+    def action_rerun(self) -> None:
+        self.rerun()
 
     def action_close(self) -> None:
         self.dismiss(None)
