@@ -255,6 +255,18 @@ OPTIONS: list[tuple[tuple[str, ...], tuple[str, ...], bool, dict[str, Any]]] = [
     ),
     (("--junit",), ("test",), False, dict(metavar="FILE", type=Path, help="also write a JUnit XML report")),
     (
+        ("--coverage",),
+        ("run", "test"),
+        True,
+        dict(action="store_true", help="after the results, the lines of the task's own Python no case reached"),
+    ),
+    (
+        ("--coverage-report",),
+        ("run", "test"),
+        False,
+        dict(metavar="FILE", type=Path, help="write the task's own lines and whether a case reached each as LCOV"),
+    ),
+    (
         ("--jobs", "-j"),
         ("test", "audit"),
         False,
@@ -400,6 +412,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
     engine = {flags[0][2:].replace("-", "_") for flags, _commands, is_engine, _kw in OPTIONS if is_engine}
     chosen = {name: value for name, value in vars(args).items() if name in engine}
     chosen["env"] = tuple(chosen.get("env") or ())
+    chosen["coverage"] = bool(chosen.get("coverage") or getattr(args, "coverage_report", None))
     args.options = Options(**chosen)
     return args
 

@@ -75,6 +75,48 @@ def make_task(
     return root
 
 
+BRANCHY_VERIFIER = """\
+import scoring
+
+
+def verify(workspace):
+    answer = workspace / "answer.txt"
+    if not answer.exists():
+        return 0.0
+    text = answer.read_text()
+    if text == "42":
+        return scoring.full()
+    if text.strip() == "42":
+        return scoring.partial(text)
+    return 0.0
+"""
+BRANCHY_HELPER = """\
+def full():
+    return 1.0
+
+
+def partial(text):
+    if text.endswith("\\n"):
+        return 0.5
+    return 0.25
+"""
+
+
+def make_branchy_task(root: Path) -> Path:
+    """A task whose verifier has known branches and a helper module (scoring.py),
+    with two cases that take different ones: coverage's tests pin its lines."""
+    task = make_task(
+        root,
+        BRANCHY_VERIFIER,
+        files={"scoring.py": BRANCHY_HELPER},
+        cases={"right": {"answer.txt": "42"}, "empty": {}},
+    )
+    (task / "cases" / "right" / "expected.json").write_text('{"rewards": {"reward": 1.0}}')
+    (task / "cases" / "empty" / "expected.json").write_text('{"rewards": {"reward": 0.0}}')
+    (task / "tests" / "unused_helper.py").write_text("X = 1\n")
+    return task
+
+
 @functools.cache
 def other_python(version: str) -> str | None:
     """A working CPython ``version`` ("3.8", "2.7") on this machine, else None:

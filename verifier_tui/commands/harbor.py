@@ -47,6 +47,8 @@ NOT_FOR_TRIALS = {
     "verifier": "a trial replays the verifier its task's tests/test.sh names",
     "task_data": "a trial replays with the task data the sandbox had (tests/task_data.json)",
     "both_modes": "a trial replays in Harbor mode only; --both-modes is for a task's case",
+    "coverage": "a trial replays as its sandbox ran; coverage is for a task's cases (test TASK --coverage)",
+    "coverage_report": "a trial replays as its sandbox ran; coverage is for a task's cases",
 }
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-from verifier_tui.commands import report, stopping, terminal
+from verifier_tui.commands import coverage, report, stopping, terminal
 from verifier_tui.engine.keep_case import refusal, save
 from verifier_tui.engine.model import RunResult
 from verifier_tui.engine.session import Session
@@ -60,7 +60,11 @@ def run_command(args: argparse.Namespace) -> int:
     session = Session(args.target, args.options)
     with session:
         session.spec()  # no verifier: one line (cli), before the interpreter is asked
-        problem = _interpreter_problem(session) or refusal(session.task.root, args.save_case)
+        problem = (
+            _interpreter_problem(session)
+            or refusal(session.task.root, args.save_case)
+            or coverage.report_problem(args.coverage_report)
+        )
         if problem:
             terminal.error(problem)
             return 2
@@ -70,19 +74,30 @@ def run_command(args: argparse.Namespace) -> int:
             terminal.error(f"could not stage the run: {exc}")
             return 2
         saved = save(result, session.task, args.save_case) if args.save_case is not None else None
+        named = [(result.case or "-", result)]
         if args.json:
             data = report.result_json(session, result)
             if saved is not None:
                 data["saved_case"] = saved
-            terminal.out_json(data)
+            terminal.out_json(coverage.with_member(args, data, named))
         else:
             print_result(session, result)
             if saved is not None:
                 for line in report.saved_case_lines(saved):
                     terminal.out(line)
-        if saved is not None and saved["problem"] is not None:
+            for line in coverage.said(args, named):
+                terminal.out(line)
+        if (saved is not None and saved["problem"] is not None) or _coverage_report(args, named):
             return 2
         return result.exit_status
+
+
+def _coverage_report(args: argparse.Namespace, named: list[tuple[str, RunResult]]) -> bool:
+    """``--coverage-report``'s file written; True (the command exits 2) when it could not be."""
+    problem = coverage.write_report(args.coverage_report, named) if args.coverage_report else None
+    if problem is not None:
+        terminal.error(problem)
+    return problem is not None
 
 
 def explain_command(args: argparse.Namespace) -> int:
@@ -136,7 +151,7 @@ def test_command(args: argparse.Namespace) -> int:
             for group in groups:
                 terminal.error(f"{'' if len(groups) == 1 else group.name + ': '}{group.error}")
             return 2
-        problem = _interpreter_problem(runnable[0].session)  # one --python for every task
+        problem = _interpreter_problem(runnable[0].session) or coverage.report_problem(args.coverage_report)
         if problem:
             terminal.error(problem)
             return 2
@@ -153,12 +168,16 @@ def test_command(args: argparse.Namespace) -> int:
         if args.junit:
             name = f"verifier-tui {ran[0][0].name}" if len(ran) == 1 else "verifier-tui"
             report.write_junit(args.junit, name, report.junit_cases(ran), wall, report.copy_warning(ran))
+        named = [(group.item_name(r.case or "-"), r) for group, rs in ran for r in rs]
         if args.json:
-            terminal.out_json(report.test_json(ran, wall))
+            data = report.test_json(ran, wall)
+            terminal.out_json(coverage.with_member(args, data, named))
         else:
             for group, group_results in ran:
                 for line in report.group_lines(group, group_results):
                     terminal.out(line)
+            for line in coverage.said(args, named):
+                terminal.out(line)
             summary = f"{passed} passed, {len(every) - passed} failed"
             if invalid:
                 summary += f", {invalid} with an unusable expected.json"
@@ -168,7 +187,7 @@ def test_command(args: argparse.Namespace) -> int:
             warning = report.copy_warning(ran)
             if warning:
                 terminal.out(warning)
-        if refused:
+        if refused or _coverage_report(args, named):
             return 2  # whatever the cases did, Harbor would not run any of that task's
         return 0 if passed == len(every) and not invalid and not errors else 1
 
