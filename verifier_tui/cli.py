@@ -214,7 +214,7 @@ OPTIONS: list[tuple[tuple[str, ...], tuple[str, ...], bool, dict]] = [
             help={
                 "run": "print the result as one JSON document",
                 "explain": "print the runner's explanation as JSON",
-                "test": "print the results as JSON",
+                "test": "print the results as JSON (with --watch: one document per round, one per line)",
                 "watch": "one JSON document per run, one per line",
                 "audit": "print each probe's result as JSON",
                 "compare": "print the comparison as one JSON document",
@@ -249,6 +249,12 @@ OPTIONS: list[tuple[tuple[str, ...], tuple[str, ...], bool, dict]] = [
         ),
     ),
     (("--junit",), ("test",), False, dict(metavar="FILE", type=Path, help="also write a JUnit XML report")),
+    (
+        ("--watch",),
+        ("test",),
+        False,
+        dict(action="store_true", help="then every case again on each save a case's run reads, until Ctrl+C"),
+    ),
     (
         ("--jobs", "-j"),
         ("test", "audit"),
@@ -301,7 +307,7 @@ OPTIONS: list[tuple[tuple[str, ...], tuple[str, ...], bool, dict]] = [
     (("--no-watch",), (TUI,), False, dict(action="store_true", help="start with live reload off")),
     (
         ("--poll",),
-        (TUI, "watch"),
+        (TUI, "watch", "test"),
         False,
         dict(action="store_true", help="poll for changes (network, container and WSL mounts)"),
     ),

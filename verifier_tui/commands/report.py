@@ -21,6 +21,7 @@ from verifier_tui.words.paths import path_from
 from verifier_tui.words.resolution import binding_lines, plain, sys_path_lines
 from verifier_tui.words.run import (
     LISTED,
+    NOT_RUN,
     case_status,
     cut_words,
     duration_text,
@@ -264,6 +265,7 @@ def test_json(ran: list, wall: float) -> dict[str, Any]:
             {"task": g.name, "case": name, "problem": problem} for g, _rs in ran for name, problem in g.invalid
         ],
         "errors": [{"task": g.name, "folder": str(g.folder), "problem": g.error} for g, _rs in ran if g.error],
+        "not_judged": [{"task": g.name, "case": name, "reason": why} for g, _rs in ran for name, why in g.not_judged],
         "tasks": [
             {
                 "name": g.name,
@@ -345,6 +347,8 @@ def group_lines(group, results: list[RunResult]) -> list[str]:
         out += table_lines(rows)
     for name, problem in group.invalid:
         out.append(f"!  {one_line(name)}: not run: {problem}")
+    for name, why in group.not_judged:
+        out.append(f"{NOT_RUN}  cases/{one_line(name)}: not judged: {why}")
     for result in results:
         for said in (stuck_at(session, result), near_miss_line(result)) if not result.expected_matched else ():
             if said:
@@ -362,6 +366,27 @@ def group_lines(group, results: list[RunResult]) -> list[str]:
     if gives_up is not None and results:
         out.append(f"Harbor would stop every case's verifier before it runs: task.toml's timeout_sec is {gives_up:g}")
     return out
+
+
+def test_lines(ran: list) -> list[str]:
+    """``test``'s text: each task's part (:func:`group_lines`), the summary
+    line, and the copy sandbox's warning when a case ran in it."""
+    out = [line for group, results in ran for line in group_lines(group, results)]
+    every = [result for _group, results in ran for result in results]
+    passed = sum(1 for result in every if result.expected_matched)
+    summary = f"{passed} passed, {len(every) - passed} failed"
+    invalid = sum(len(group.invalid) for group, _results in ran)
+    if invalid:
+        summary += f", {invalid} with an unusable expected.json"
+    errors = sum(1 for group, _results in ran if group.error is not None)
+    if errors:
+        summary += f", {errors} task{'s' if errors > 1 else ''} not tested"
+    not_judged = sum(len(group.not_judged) for group, _results in ran)
+    if not_judged:
+        summary += f", {not_judged} not judged"
+    out.append(summary + (f" ({len(ran)} tasks)" if len(ran) > 1 else ""))
+    warning = copy_warning(ran)
+    return out + ([warning] if warning else [])
 
 
 @record(frozen=True)
