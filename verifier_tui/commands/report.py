@@ -300,7 +300,8 @@ def actual_text(result: RunResult) -> str:
     would raise for it (``timed out after 1 s · VerifierTimeoutError``)."""
     if result.verdict.rewards is not None:
         return rewards_json(result.verdict.rewards)[0]
-    how = f"exit {result.exit_code} · {result.outcome.value}" if result.exit_code is not None else result.outcome_words
+    plain = result.exit_code is not None and result.contract_cause is None  # a contract error: its cause too
+    how = f"exit {result.exit_code} · {result.outcome.value}" if plain else result.outcome_words
     harbor = harbor_error(result)
     return f"{how} · {harbor}" if harbor else how
 
@@ -470,6 +471,8 @@ def watch_line(result: RunResult, trigger: str) -> str:
     matched the case's expected.json when there is one."""
     stamp = time.strftime("%H:%M:%S")
     reward = f"reward {headline_reward(result)}" if result.verdict.rewards is not None else harbor_error(result)
+    if result.contract_cause is not None:
+        reward = f"{result.contract_cause.split('; ', 1)[0]} · {reward}"
     line = (
         f"#{result.sequence:<3} {stamp}  {cut_words(trigger, 28):<28}  "
         f"{result.outcome.value:<15}  {reward:<24}  {duration_text(result.duration_s):>7}"
