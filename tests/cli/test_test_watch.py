@@ -21,6 +21,7 @@ from tests.helpers import (
     SAY_STARTED,
     TOOL,
     LineReader,
+    documented_fields,
     has_started,
     make_job,
     make_task,
@@ -103,7 +104,9 @@ def test_json_lines_one_document_a_round_and_another_cases_workspace_counts(env,
     wrong = next(case for case in second["cases"] if case["id"].endswith("::wrong-text"))
     assert wrong["rewards"] == {"reward": 1.0} and wrong["expected_matched"] is False
     assert "expected.json" in third["trigger"] and (third["passed"], third["failed"]) == (4, 0)
-    assert set(first) >= {"task", "tasks", "cases", "invalid", "errors", "not_judged", "duration_s"}
+    assert set(first) == documented_fields("## The test document", "## The explain document") | documented_fields(
+        "## The test --watch stream", "## Example"
+    )
 
 
 def slow_task(root: Path) -> Path:
