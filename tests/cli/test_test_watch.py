@@ -6,6 +6,8 @@ assertion is about how long anything took."""
 from __future__ import annotations
 
 import json
+import os
+import select
 import signal
 import subprocess
 import sys
@@ -28,6 +30,7 @@ from tests.helpers import (
     processes_with,
     run_tool,
     signal_when,
+    start_in_terminal,
     wait_none_with,
 )
 
@@ -165,3 +168,34 @@ def test_watch_refuses_in_one_line(env, tmp_path, example, extra, said):
     assert done.returncode == 2, done.stderr
     assert done.stdout == "" and len(done.stderr.strip().splitlines()) == 1 and said in done.stderr
     assert not (tmp_path / "out.xml").exists()
+
+
+def read_until(fd: int, seen: bytes, wanted: bytes) -> bytes:
+    """What the terminal shows, read until ``wanted`` is drawn (bounded)."""
+    deadline = time.monotonic() + HANG_GUARD_S
+    while wanted not in seen:
+        assert time.monotonic() < deadline, seen[-2000:]
+        if select.select([fd], [], [], 0.05)[0]:
+            chunk = os.read(fd, 65536)
+            assert chunk, seen[-2000:]
+            seen += chunk
+    return seen
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a pseudo-terminal")
+def test_on_a_terminal_the_table_is_drawn_again_and_ctrl_c_ends_it(env, example):
+    task = example("hello-file")
+    pid, fd = start_in_terminal(env, ["test", str(task), "--watch", "--python", PY])
+    try:
+        seen = read_until(fd, b"", b"watching for changes; Ctrl+C stops")
+        verifier = task / "tests" / "verifier.py"
+        verifier.write_text(verifier.read_text().replace("return 1.0 if", "return 0.5 if"))
+        seen = read_until(fd, seen, b"3 passed, 1 failed\r\nwatching for changes; Ctrl+C stops\r\n")
+        os.write(fd, b"\x03")  # Ctrl+C, as the terminal sends it: SIGINT to the foreground group
+        _, status = os.waitpid(pid, 0)
+    finally:
+        os.close(fd)
+    assert os.waitstatus_to_exitcode(status) == 0
+    second = seen.rsplit(b"\x1b[2J\x1b[H", 1)[1]  # what the screen shows after the last clear
+    assert second.startswith(b"round 2 \xc2\xb7 tests/verifier.py") and b"round 1" not in second
+    assert seen.count(b"\x1b[2J\x1b[H") == 2 and b"Traceback" not in seen

@@ -58,7 +58,7 @@ async def _rounds(collection: Collection, args: Any) -> None:
 
     async def one_round(change: Change | None) -> None:
         nonlocal done
-        trigger = change.describe() if change is not None else "start"
+        trigger = _trigger(change, groups)
         if on_terminal:
             terminal.out(f"running every case ({trigger})…")
             terminal.flush()
@@ -102,6 +102,22 @@ async def _rounds(collection: Collection, args: Any) -> None:
         await rounds.close()
         for live in lives:
             await live.close()
+
+
+def _trigger(change: Change | None, groups: list) -> str:
+    """What a round ran for: "start", or the change as ``watch`` says it,
+    each file with its task's name when there are several tasks."""
+    if change is None:
+        return "start"
+    if len(groups) > 1:
+        from verifier_tui.engine.record import replace
+
+        def owned(path: Any, name: str) -> str:
+            owner = next((group.name for group in groups if path.is_relative_to(group.folder)), None)
+            return f"{owner}: {name}" if owner else name
+
+        change = replace(change, names=tuple((path, owned(path, name)) for path, name in change.names))
+    return change.describe()
 
 
 def _show(ran: list, number: int, trigger: str, wall: float, as_json: bool, on_terminal: bool) -> None:
