@@ -23,6 +23,7 @@ from tests.helpers import (
     SAY_STARTED,
     TOOL,
     LineReader,
+    copy_example,
     documented_fields,
     has_started,
     make_job,
@@ -199,3 +200,21 @@ def test_on_a_terminal_the_table_is_drawn_again_and_ctrl_c_ends_it(env, example)
     second = seen.rsplit(b"\x1b[2J\x1b[H", 1)[1]  # what the screen shows after the last clear
     assert second.startswith(b"round 2 \xc2\xb7 tests/verifier.py") and b"round 1" not in second
     assert seen.count(b"\x1b[2J\x1b[H") == 2 and b"Traceback" not in seen
+
+
+def test_several_tasks_a_round_names_the_task_saved(env, tmp_path):
+    folder = tmp_path / "tasks"
+    for name in ("hello-file", "sum-column"):
+        copy_example(name, folder / name)
+    proc, reader = start(env, folder, "--json")
+    try:
+        first = json.loads(reader.next_run(HANG_GUARD_S, prefix="{"))
+        verifier = folder / "sum-column" / "tests" / "verifier.py"
+        verifier.write_text(verifier.read_text() + "\n# saved\n")
+        second = json.loads(reader.next_run(HANG_GUARD_S, prefix="{"))
+    finally:
+        code, stderr = interrupt(proc)
+    assert code == 0 and "Traceback" not in stderr, stderr
+    assert [task["name"] for task in first["tasks"]] == ["hello-file", "sum-column"]
+    assert second["trigger"] == "sum-column: tests/verifier.py"
+    assert second["passed"] == first["passed"] and second["failed"] == 0
