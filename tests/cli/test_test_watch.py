@@ -17,23 +17,17 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import (
-    HANG_GUARD_S,
-    PY,
-    SAY_STARTED,
+from tests.helpers.commands import (
     TOOL,
     LineReader,
-    copy_example,
     documented_fields,
-    has_started,
-    make_job,
-    make_task,
-    processes_with,
     run_tool,
     signal_when,
     start_in_terminal,
-    wait_none_with,
 )
+from tests.helpers.harbor import make_job
+from tests.helpers.processes import SAY_STARTED, has_started, processes_with, wait_none_with
+from tests.helpers.tasks import HANG_GUARD_S, PY, copy_example, make_task
 
 
 def start(env, *args) -> tuple[subprocess.Popen, LineReader]:

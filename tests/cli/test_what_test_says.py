@@ -13,7 +13,8 @@ import json
 
 import pytest
 
-from tests.helpers import HANG_GUARD_S, PY, make_task, run_tool, start_watch, stop
+from tests.helpers.commands import run_tool, start_watch, stop
+from tests.helpers.tasks import HANG_GUARD_S, PY, make_task
 
 
 def test_a_case_without_expected_json_is_said_not_judged(env, example):

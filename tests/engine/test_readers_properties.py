@@ -18,7 +18,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.helpers import HARBOR_REAL, make_task, make_trial
+from tests.helpers.harbor import HARBOR_REAL, make_trial
+from tests.helpers.tasks import make_task
 from tests.strategies import utf8_text
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.diagnosis import stdlib_shadows

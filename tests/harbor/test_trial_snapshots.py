@@ -11,7 +11,7 @@ Update with ``--snapshot-update``.
 from __future__ import annotations
 
 from tests.harbor.trial_app_under_test import SNAPSHOT_SIZE, make_trial_app
-from tests.helpers import harbor_exception, harbor_masked_failure_log, sandbox_trial
+from tests.helpers.harbor import harbor_exception, harbor_masked_failure_log, sandbox_trial
 
 SEPARATE = 'version = "1.0"\nartifacts = ["/app"]\n\n[verifier]\nenvironment_mode = "separate"\n'
 READS_REPORT = (

@@ -13,15 +13,22 @@ status.
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 from verifier_tui.commands import report, stopping, terminal
 from verifier_tui.engine.keep_case import refusal, save
 from verifier_tui.engine.model import RunResult
 from verifier_tui.engine.session import Session
 from verifier_tui.words.run import cut_words
+from verifier_tui.words.text import plain_text
+
+if TYPE_CHECKING:
+    import argparse
+
+    from verifier_tui.engine.changes import Change
 
 
-def _interpreter_problem(session) -> str | None:
+def _interpreter_problem(session: Session) -> str | None:
     """Why ``--python`` cannot run the runner (not found, does not start, too
     old, does not answer), in one line; None when it can. Bad input: the
     commands say so and exit 2 before anything runs."""
@@ -29,12 +36,12 @@ def _interpreter_problem(session) -> str | None:
     return None if error is None else f"--python {error}"
 
 
-def print_result(session, result: RunResult) -> None:
+def print_result(session: Session, result: RunResult) -> None:
     for line in report.result_lines(session, result):
         terminal.out(line)
 
 
-def _harbor(args, command: str) -> int | None:
+def _harbor(args: argparse.Namespace, command: str) -> int | None:
     """A Harbor trial or job folder goes to the trial commands (and
     ``run --both-modes`` to its own); None: this module's command goes on."""
     from verifier_tui.commands import harbor as headless_harbor
@@ -45,7 +52,7 @@ def _harbor(args, command: str) -> int | None:
     return status
 
 
-def run_command(args) -> int:
+def run_command(args: argparse.Namespace) -> int:
     """``verifier-tui run``."""
     status = _harbor(args, "run")
     if status is not None:
@@ -78,7 +85,7 @@ def run_command(args) -> int:
         return result.exit_status
 
 
-def explain_command(args) -> int:
+def explain_command(args: argparse.Namespace) -> int:
     """``verifier-tui explain``."""
     status = _harbor(args, "explain")
     if status is not None:
@@ -96,7 +103,7 @@ def explain_command(args) -> int:
             return 0 if explanation.error is None else 2
         if explanation.error is not None:
             terminal.error(explanation.error)
-            terminal.write(terminal.plain_text(explanation.stderr or ""), "stderr")
+            terminal.write(plain_text(explanation.stderr or ""), "stderr")
             return 2
         for line in report.explain_lines(session, explanation):
             terminal.out(line)
@@ -107,7 +114,7 @@ def explain_command(args) -> int:
 # test
 
 
-def test_command(args) -> int:
+def test_command(args: argparse.Namespace) -> int:
     """``verifier-tui test``: every case with an expected.json of every task
     the paths name or hold (see :mod:`verifier_tui.engine.suite`), by task; a
     Harbor job or trial folder, alone, goes to the trial commands."""
@@ -163,7 +170,7 @@ def test_command(args) -> int:
         return 0 if passed == len(every) and not invalid and not errors else 1
 
 
-def _harbor_test(args) -> int | None:
+def _harbor_test(args: argparse.Namespace) -> int | None:
     """``test JOB`` (or ``test TRIAL``) replays the trials (``headless_harbor``);
     None when the paths are tasks and folders of tasks."""
     if args.watch and any(target.harbor for target in args.targets):
@@ -186,7 +193,7 @@ def _harbor_test(args) -> int | None:
 # watch
 
 
-def watch_command(args) -> int:
+def watch_command(args: argparse.Namespace) -> int:
     """``verifier-tui watch``."""
     status = _harbor(args, "watch")
     if status is not None:
@@ -223,12 +230,12 @@ def watch_command(args) -> int:
         return 0
 
 
-async def _watch(session, args) -> None:
+async def _watch(session: Session, args: argparse.Namespace) -> None:
     from verifier_tui.engine.watch.live import LiveRuns
 
     session.keep_warm()  # every save re-runs: the next run waits, started, for it
 
-    async def run(trigger: str, change) -> None:
+    async def run(trigger: str, change: Change | None) -> None:
         result = await session.arun(trigger=trigger)
         if args.json:
             terminal.out_json(report.result_json(session, result), indent=None)
@@ -238,7 +245,7 @@ async def _watch(session, args) -> None:
             if stuck:
                 terminal.out(f"      {stuck}")
             elif result.outcome.slug != "reward_written" and result.stderr.text.strip():
-                last = terminal.plain_text(result.stderr.text).strip().splitlines()[-1:] or [""]
+                last = plain_text(result.stderr.text).strip().splitlines()[-1:] or [""]
                 terminal.out(f"      {cut_words(last[0], 150)}")
         terminal.flush()
         if terminal.reader_gone():

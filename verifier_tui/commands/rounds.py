@@ -22,14 +22,18 @@ from typing import TYPE_CHECKING, Any
 from verifier_tui.commands import report, stopping, terminal
 
 if TYPE_CHECKING:
+    import argparse
+    from pathlib import Path
+
     from verifier_tui.engine.changes import Change
-    from verifier_tui.engine.suite import Collection
+    from verifier_tui.engine.model import RunResult
+    from verifier_tui.engine.suite import Collection, TaskCases
 
 #: Clears a terminal and puts the cursor top left (what pytest-watcher does before a run).
 CLEAR = "\x1b[2J\x1b[H"
 
 
-def watch_rounds(collection: Collection, args: Any) -> int:
+def watch_rounds(collection: Collection, args: argparse.Namespace) -> int:
     """Rounds until Ctrl+C (exit 0), SIGTERM, or the reader of the output going away."""
     from verifier_tui.engine.watch.channel import WatchError
 
@@ -43,7 +47,7 @@ def watch_rounds(collection: Collection, args: Any) -> int:
     return 0
 
 
-async def _rounds(collection: Collection, args: Any) -> None:
+async def _rounds(collection: Collection, args: argparse.Namespace) -> None:
     import asyncio
 
     from verifier_tui.engine.session import cpu_count
@@ -104,7 +108,7 @@ async def _rounds(collection: Collection, args: Any) -> None:
             await live.close()
 
 
-def _trigger(change: Change | None, groups: list) -> str:
+def _trigger(change: Change | None, groups: list[TaskCases]) -> str:
     """What a round ran for: "start", or the change as ``watch`` says it,
     each file with its task's name when there are several tasks."""
     if change is None:
@@ -112,7 +116,7 @@ def _trigger(change: Change | None, groups: list) -> str:
     if len(groups) > 1:
         from verifier_tui.engine.record import replace
 
-        def owned(path: Any, name: str) -> str:
+        def owned(path: Path, name: str) -> str:
             owner = next((group.name for group in groups if path.is_relative_to(group.folder)), None)
             return f"{owner}: {name}" if owner else name
 
@@ -120,7 +124,9 @@ def _trigger(change: Change | None, groups: list) -> str:
     return change.describe()
 
 
-def _show(ran: list, number: int, trigger: str, wall: float, as_json: bool, on_terminal: bool) -> None:
+def _show(
+    ran: list[tuple[Any, list[RunResult]]], number: int, trigger: str, wall: float, as_json: bool, on_terminal: bool
+) -> None:
     """One round: its test document on a line (``--json``), else its table,
     drawn anew on a terminal, after a line naming the round elsewhere."""
     if as_json:

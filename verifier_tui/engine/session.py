@@ -129,7 +129,7 @@ class Session:
         self.options = options or Options()
         self.task: Task = resolve(path)
         self.scratch: Scratch | None = None
-        self._stages: dict[tuple, list[Stage]] = {}
+        self._stages: dict[tuple[Path | None, bool], list[Stage]] = {}
         self._busy: set[int] = set()  # id() of the stages a run is using right now
         self.recycle_stages = False  # test: each case runs once, so any idle layout serves the next
         self.sequence = 0

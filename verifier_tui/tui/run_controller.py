@@ -35,7 +35,7 @@ class RunController(Controller):
 
     live: LiveRuns  # a task's screen always has its session
 
-    def __init__(self, session: Session, screen: Screen, *, live_reload: bool = True, poll: bool = False) -> None:
+    def __init__(self, session: Session, screen: Screen[None], *, live_reload: bool = True, poll: bool = False) -> None:
         super().__init__(
             screen,
             session,

@@ -167,7 +167,7 @@ def trial_json(
     plan: ReplayPlan | None = None,
     local: RunResult | None = None,
     local_skipped: str | None = None,
-    view: tuple | None = None,
+    view: tuple[PhaseReport | None, Parting | None, tuple[Path, int] | None] | None = None,
 ) -> dict[str, Any]:
     """The object ``run TRIAL --json`` prints (see docs/json-output.md).
     ``view``: :func:`replay_view`'s answer, when the caller has it already."""
