@@ -258,7 +258,11 @@ OPTIONS: list[tuple[tuple[str, ...], tuple[str, ...], bool, dict[str, Any]]] = [
         ("--watch",),
         ("test",),
         False,
-        dict(action="store_true", help="then every case again on each save a case's run reads, until Ctrl+C"),
+        dict(
+            action="store_true",
+            help="every case, then every case again on each save of a file a case reads (the table drawn again), "
+            "until Ctrl+C",
+        ),
     ),
     (
         ("--jobs", "-j"),
