@@ -219,7 +219,7 @@ OPTIONS: list[tuple[tuple[str, ...], tuple[str, ...], bool, dict[str, Any]]] = [
             help={
                 "run": "print the result as one JSON document",
                 "explain": "print the runner's explanation as JSON",
-                "test": "print the results as JSON",
+                "test": "print the results as JSON (with --watch: one document per round, one per line)",
                 "watch": "one JSON document per run, one per line",
                 "audit": "print each probe's result as JSON",
                 "compare": "print the comparison as one JSON document",
@@ -265,6 +265,16 @@ OPTIONS: list[tuple[tuple[str, ...], tuple[str, ...], bool, dict[str, Any]]] = [
         ("run", "test"),
         False,
         dict(metavar="FILE", type=Path, help="write the task's own lines and whether a case reached each as LCOV"),
+    ),
+    (
+        ("--watch",),
+        ("test",),
+        False,
+        dict(
+            action="store_true",
+            help="every case, then every case again on each save of a file a case reads (the table drawn again), "
+            "until Ctrl+C",
+        ),
     ),
     (
         ("--jobs", "-j"),
@@ -318,7 +328,7 @@ OPTIONS: list[tuple[tuple[str, ...], tuple[str, ...], bool, dict[str, Any]]] = [
     (("--no-watch",), (TUI,), False, dict(action="store_true", help="start with live reload off")),
     (
         ("--poll",),
-        (TUI, "watch"),
+        (TUI, "watch", "test"),
         False,
         dict(action="store_true", help="poll for changes (network, container and WSL mounts)"),
     ),

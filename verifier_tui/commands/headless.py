@@ -133,6 +133,12 @@ def test_command(args: argparse.Namespace) -> int:
     """``verifier-tui test``: every case with an expected.json of every task
     the paths name or hold (see :mod:`verifier_tui.engine.suite`), by task; a
     Harbor job or trial folder, alone, goes to the trial commands."""
+    one_round = next(
+        (o for o, v in (("--junit", args.junit), ("--coverage", args.coverage or args.coverage_report)) if v), None
+    )
+    if args.watch and one_round:
+        terminal.error(f"--watch and {one_round}: that report is of one run of the cases; give one or the other")
+        return 2
     status = _harbor_test(args)
     if status is not None:
         return status
@@ -155,6 +161,10 @@ def test_command(args: argparse.Namespace) -> int:
         if problem:
             terminal.error(problem)
             return 2
+        if args.watch:
+            from verifier_tui.commands.rounds import watch_rounds
+
+            return watch_rounds(collection, args)
         started = time.perf_counter()
         ran_groups = stopping.run(arun_groups(runnable, args.jobs or cpu_count()))
         results = dict(zip(map(id, runnable), ran_groups, strict=True))
@@ -173,20 +183,8 @@ def test_command(args: argparse.Namespace) -> int:
             data = report.test_json(ran, wall)
             terminal.out_json(coverage.with_member(args, data, named))
         else:
-            for group, group_results in ran:
-                for line in report.group_lines(group, group_results):
-                    terminal.out(line)
-            for line in coverage.said(args, named):
+            for line in report.test_lines(ran, coverage.said(args, named)):
                 terminal.out(line)
-            summary = f"{passed} passed, {len(every) - passed} failed"
-            if invalid:
-                summary += f", {invalid} with an unusable expected.json"
-            if errors:
-                summary += f", {len(errors)} task{'s' if len(errors) > 1 else ''} not tested"
-            terminal.out(summary + (f" ({len(groups)} tasks)" if len(groups) > 1 else ""))
-            warning = report.copy_warning(ran)
-            if warning:
-                terminal.out(warning)
         if refused or _coverage_report(args, named):
             return 2  # whatever the cases did, Harbor would not run any of that task's
         return 0 if passed == len(every) and not invalid and not errors else 1
@@ -195,6 +193,9 @@ def test_command(args: argparse.Namespace) -> int:
 def _harbor_test(args: argparse.Namespace) -> int | None:
     """``test JOB`` (or ``test TRIAL``) replays the trials (``headless_harbor``);
     None when the paths are tasks and folders of tasks."""
+    if args.watch and any(target.harbor for target in args.targets):
+        terminal.error("--watch: for tasks and folders of tasks, not a Harbor job or trial (watch TRIAL re-runs one)")
+        return 2
     if len(args.paths) == 1:
         args.path, args.target = args.paths[0], args.targets[0]
         return _harbor(args, "test")

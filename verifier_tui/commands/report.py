@@ -21,6 +21,7 @@ from verifier_tui.words.paths import path_from
 from verifier_tui.words.resolution import binding_lines, plain, sys_path_lines
 from verifier_tui.words.run import (
     LISTED,
+    NOT_RUN,
     case_status,
     cut_words,
     duration_text,
@@ -266,6 +267,7 @@ def test_json(ran: list[tuple[Any, list[RunResult]]], wall: float) -> dict[str, 
             {"task": g.name, "case": name, "problem": problem} for g, _rs in ran for name, problem in g.invalid
         ],
         "errors": [{"task": g.name, "folder": str(g.folder), "problem": g.error} for g, _rs in ran if g.error],
+        "not_judged": [{"task": g.name, "case": name, "reason": why} for g, _rs in ran for name, why in g.not_judged],
         "tasks": [
             {
                 "name": g.name,
@@ -300,7 +302,8 @@ def actual_text(result: RunResult) -> str:
     would raise for it (``timed out after 1 s · VerifierTimeoutError``)."""
     if result.verdict.rewards is not None:
         return rewards_json(result.verdict.rewards)[0]
-    how = f"exit {result.exit_code} · {result.outcome.value}" if result.exit_code is not None else result.outcome_words
+    plain = result.exit_code is not None and result.contract_cause is None  # a contract error: its cause too
+    how = f"exit {result.exit_code} · {result.outcome.value}" if plain else result.outcome_words
     harbor = harbor_error(result)
     return f"{how} · {harbor}" if harbor else how
 
@@ -347,6 +350,8 @@ def group_lines(group: Any, results: list[RunResult]) -> list[str]:
         out += table_lines(rows)
     for name, problem in group.invalid:
         out.append(f"!  {one_line(name)}: not run: {problem}")
+    for name, why in group.not_judged:
+        out.append(f"{NOT_RUN}  cases/{one_line(name)}: not judged: {why}")
     for result in results:
         for said in (stuck_at(session, result), near_miss_line(result)) if not result.expected_matched else ():
             if said:
@@ -364,6 +369,28 @@ def group_lines(group: Any, results: list[RunResult]) -> list[str]:
     if gives_up is not None and results:
         out.append(f"Harbor would stop every case's verifier before it runs: task.toml's timeout_sec is {gives_up:g}")
     return out
+
+
+def test_lines(ran: list[tuple[Any, list[RunResult]]], after_table: list[str] | None = None) -> list[str]:
+    """``test``'s text: each task's part (:func:`group_lines`), ``after_table``
+    (``--coverage``'s lines), the summary line, and the copy sandbox's warning
+    when a case ran in it."""
+    out = [line for group, results in ran for line in group_lines(group, results)] + (after_table or [])
+    every = [result for _group, results in ran for result in results]
+    passed = sum(1 for result in every if result.expected_matched)
+    summary = f"{passed} passed, {len(every) - passed} failed"
+    invalid = sum(len(group.invalid) for group, _results in ran)
+    if invalid:
+        summary += f", {invalid} with an unusable expected.json"
+    errors = sum(1 for group, _results in ran if group.error is not None)
+    if errors:
+        summary += f", {errors} task{'s' if errors > 1 else ''} not tested"
+    not_judged = sum(len(group.not_judged) for group, _results in ran)
+    if not_judged:
+        summary += f", {not_judged} not judged"
+    out.append(summary + (f" ({len(ran)} tasks)" if len(ran) > 1 else ""))
+    warning = copy_warning(ran)
+    return out + ([warning] if warning else [])
 
 
 @record(frozen=True)
@@ -447,6 +474,8 @@ def watch_line(result: RunResult, trigger: str) -> str:
     matched the case's expected.json when there is one."""
     stamp = time.strftime("%H:%M:%S")
     reward = f"reward {headline_reward(result)}" if result.verdict.rewards is not None else harbor_error(result)
+    if result.contract_cause is not None:
+        reward = f"{result.contract_cause.split('; ', 1)[0]} · {reward}"
     line = (
         f"#{result.sequence:<3} {stamp}  {cut_words(trigger, 28):<28}  "
         f"{result.outcome.value:<15}  {reward:<24}  {duration_text(result.duration_s):>7}"

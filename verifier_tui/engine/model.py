@@ -19,6 +19,18 @@ if TYPE_CHECKING:
     from verifier_tui.engine.coverage import Coverage
     from verifier_tui.engine.readback import Explanation
 
+#: How the runner starts the one line it writes on a contract error (exit 2), its cause after it.
+CONTRACT_PREFIX = "run_verifier: error: "
+
+
+def returned_wrong(stderr: str) -> str | None:
+    """What was wrong with what verify returned, as the runner's last contract
+    error line in ``stderr`` says (``verify returned 'pass' (str); it must
+    return ...``), else None. (A problem found before verify was called is the
+    explanation's, shown with the bindings.)"""
+    said = [line[len(CONTRACT_PREFIX) :].strip() for line in stderr.splitlines() if line.startswith(CONTRACT_PREFIX)]
+    return said[-1] if said and said[-1].startswith("verify returned") else None
+
 
 class Outcome(str, Enum):
     """What happened to a run, in the words the user sees."""
@@ -279,7 +291,16 @@ class RunResult:
             return f"exit {self.exit_code}: not a runner exit code"
         if self.outcome is Outcome.NO_REWARD:
             return f"exit 0 · no reward: {self.verdict.harbor_would}"
+        cause = self.contract_cause
+        if cause is not None:  # what the user must change, before what Harbor would make of it
+            return f"exit {self.exit_code} · {self.outcome.value}: {cause.split('; ', 1)[0]}"
         return f"exit {self.exit_code} · {self.outcome.value}"
+
+    @property
+    def contract_cause(self) -> str | None:
+        """A contract error's cause when it was what verify returned, in the
+        runner's words (:func:`returned_wrong`); None for any other outcome."""
+        return returned_wrong(self.stderr.text) if self.outcome is Outcome.CONTRACT_ERROR else None
 
     @property
     def expected_matched(self) -> bool | None:

@@ -15,7 +15,7 @@ from verifier_tui.engine import untrusted
 from verifier_tui.engine.coverage import COVERAGE_FILE, Coverage, read_runner_file
 from verifier_tui.engine.interpreter import SHIM_REFUSAL_EXIT
 from verifier_tui.engine.invocation import EXPLAIN_FILE, PHASES_FILE, Prepared
-from verifier_tui.engine.model import CapturedText, Outcome, RunResult, Verdict, duration_text
+from verifier_tui.engine.model import CapturedText, Outcome, RunResult, Verdict, duration_text, returned_wrong
 from verifier_tui.engine.readback import PHASE_LINE_SHAPE, Explanation, checked_document
 from verifier_tui.engine.record import replace
 
@@ -301,6 +301,10 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
     if quit_pdb is not None:
         notices.append(quit_pdb)
     outcome = outcome_of(returncode, signal, timed_out, start_error, verdict)
+    cause = returned_wrong(stderr.text) if outcome is Outcome.CONTRACT_ERROR else None
+    if cause is not None and verdict.rewards is None:
+        # Why there is no reward file comes first: what Harbor would raise for it is the consequence.
+        verdict = replace(verdict, message=f"{cause}. {verdict.message}")
     if spec.harbor_gives_up_s is not None and not timed_out:
         # task.toml's timeout_sec is 0 or less: Harbor's wait_for cancels the verifier before
         # it runs, whatever this run did (the outcome says that, the verdict Harbor's; the

@@ -39,6 +39,8 @@ if TYPE_CHECKING:
     from verifier_tui.engine.model import RunResult
     from verifier_tui.engine.task.cases import Case
 
+#: Why a case with no expected.json is not judged (``test`` lists it, and why).
+NO_EXPECTED = 'it has no expected.json (write one, such as {"rewards": {"reward": 1.0}} or {"exit_code": 1})'
 #: Between a task's name and a case's in an item's name (pytest's own separator).
 SEPARATOR = "::"
 COLD = "VERIFIER_TUI_COLD"
@@ -82,9 +84,40 @@ class TaskCases:
     cases: list[Case] = field(default_factory=list)
     invalid: list[tuple[str, str]] = field(default_factory=list)
     error: str | None = None
+    not_judged: list[tuple[str, str]] = field(default_factory=list)  # (case, why): cases no expected.json judges
+    only: str | None = None  # the one case a case folder named
 
     def item_name(self, case: str) -> str:
         return f"{self.name}{SEPARATOR}{case}"
+
+    def read_cases(self, patterns: list[str] | tuple[str, ...] = ()) -> None:
+        """Sort the task's cases as they are now (``test --watch`` calls this
+        again after each save, as cases come and go): those with a usable
+        ``expected.json`` that ``patterns`` select, those whose ``expected.json``
+        cannot be used, and those without one, which are said, never left out quietly."""
+        session = self._session()
+        task = session.task
+        self.cases, self.invalid, self.not_judged = [], [], []
+        for case in task.cases:
+            if (self.only is not None and case.name != self.only) or (
+                patterns and not matches_any(patterns, self.name, case.name)
+            ):
+                continue
+            if case.expected is not None:
+                self.cases.append(case)
+            elif untrusted.present(case.folder / "expected.json"):
+                # A broken test, not one to leave out quietly: reported, and the command fails.
+                problem = next((p for p in case.problems if "expected.json" in p), "expected.json is unusable")
+                self.invalid.append((case.name, problem))
+            else:
+                self.not_judged.append((case.name, NO_EXPECTED))
+        self.error = None
+        if session.verifier is None:
+            self.error = no_verifier_message(task)
+        elif not self.cases:
+            unusable = "".join(f"; case {name}: {problem}" for name, problem in self.invalid)
+            where = task.root / "cases" / self.only if self.only else task.root / "cases"
+            self.error = f"no case with a usable expected.json under {where}{unusable}"
 
     def start_ahead(self, case: Case) -> None:
         """Start ``case``'s run now, held, for a blocking :meth:`run` to come
@@ -177,6 +210,7 @@ class JobTrials:
     invalid: list[tuple[str, str]] = field(default_factory=list)
     error: str | None = None
     session: None = None
+    not_judged: list[tuple[str, str]] = field(default_factory=list)  # (every trial is judged by its sandbox's verdict)
 
     def item_name(self, case: str) -> str:
         return f"{self.name}{SEPARATOR}{case}"
@@ -314,6 +348,10 @@ def matches(pattern: str, task: str, case: str) -> bool:
     return fnmatch.fnmatchcase(case, pattern)
 
 
+def matches_any(patterns: list[str] | tuple[str, ...], task: str, case: str) -> bool:
+    return any(matches(pattern, task, case) for pattern in patterns)
+
+
 def _groups_for(target: Target, options: Options, task_dir: Path | None, stand_in: Any) -> list[Any]:
     if target.kind == "missing":
         raise CollectionError(target.why)
@@ -426,23 +464,9 @@ def _task_group(folder: Path | Target, options: Options, named: bool) -> TaskCas
         where = folder.path if isinstance(folder, Target) else folder
         return TaskCases(name=where.name, folder=where, session=None, error=str(exc))
     task = session.task
-    group = TaskCases(name=task.name, folder=task.root, session=session)
-    wanted = task.initial_case  # a case folder was named: that case only
-    for case in task.cases:
-        if wanted is not None and case.name != wanted:
-            continue
-        if case.expected is not None:
-            group.cases.append(case)
-        elif untrusted.present(case.folder / "expected.json"):
-            # A broken test, not one to leave out quietly: reported, and the command fails.
-            problem = next((p for p in case.problems if "expected.json" in p), "expected.json is unusable")
-            group.invalid.append((case.name, problem))
-    if session.verifier is None:
-        group.error = no_verifier_message(task)
-    elif not group.cases:
-        unusable = "".join(f"; case {name}: {problem}" for name, problem in group.invalid)
-        where = task.root / "cases" / wanted if wanted else task.root / "cases"
-        group.error = f"no case with a usable expected.json under {where}{unusable}"
+    # A case folder named: that case only (kept, as a re-read task forgets how it was opened).
+    group = TaskCases(name=task.name, folder=task.root, session=session, only=task.initial_case)
+    group.read_cases()
     return group
 
 
@@ -471,6 +495,8 @@ def _narrow(groups: list[Any], patterns: list[str]) -> None:
         every += [group.item_name(c.name) for c in group.cases] + [group.item_name(n) for n, _p in group.invalid]
         group.cases = [c for c in group.cases if keep(c.name)]
         group.invalid = [(n, p) for n, p in group.invalid if keep(n)]
+        # (A case without expected.json is said when asked for, but it does not make a pattern match.)
+        group.not_judged = [(n, w) for n, w in group.not_judged if matches_any(patterns, group.name, n)]
     unused = [p for p in patterns if p not in used]
     if unused:
         known = ", ".join(every[:20]) + (f", ... ({len(every)} in all)" if len(every) > 20 else "") if every else "none"

@@ -194,6 +194,8 @@ def verdict_line(result: RunResult) -> str:
         shown, left_out = rewards_json(verdict.rewards)
         more = f"; {left_out:,} more keys: {IN_JSON}" if left_out else ""
         line = f"{shown}  (from {verdict.source}{more})"
+    elif result.contract_cause is not None:  # the cause (the message's start) before what Harbor makes of it
+        line = f"none: {verdict.message}; so {verdict.harbor_would}"
     else:
         line = f"none: {verdict.harbor_would}: {verdict.message}"
     if result.task_refused is not None:

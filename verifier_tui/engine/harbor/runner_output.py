@@ -22,12 +22,13 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from verifier_tui.engine.model import CONTRACT_PREFIX
 from verifier_tui.engine.record import record
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-CONTRACT_PREFIX = "run_verifier: error: "
+__all__ = ["CONTRACT_PREFIX"]
 SHIM_PREFIX = "test.sh: the verifier needs Python 3.8 or newer"
 TRACEBACK_HEADER = "Traceback (most recent call last):"
 _CHAIN_LINES = (

@@ -13,7 +13,8 @@ into a run request through a :class:`~.scheduler.RunScheduler`:
 * with live reload off (the TUI's ``w``), the watcher goes on: changes re-read
   the task and are held as ``stale`` (the verdict on screen is out of date),
   and turning live reload on again runs them;
-* a change to another case (its workspace, its expected.json) runs nothing;
+* a change to another case (its workspace, its expected.json) runs nothing
+  (unless :attr:`~LiveRuns.every_case`: a run is then every case's);
   the task's cases are re-read when a case folder or a file beside one changes;
 * with ``supersede`` (the TUI), a request during a run cancels the run in
   flight; without (``watch``), it waits as the single pending run.
@@ -77,6 +78,9 @@ class LiveRuns:
         :attr:`stale` until a run starts or live reload is turned on again."""
         self.stale: Change | None = None
         """What changed that the current choices read since the last run started (live reload off)."""
+        self.every_case = False
+        """True (``test --watch``): a run is every case's, so any change to what one reads runs,
+        another case's workspace or expected.json too."""
         self._trigger: str | None = None
         self.paused = False
         """While paused, requests are held (merged), and run on :meth:`resume`."""
@@ -126,7 +130,7 @@ class LiveRuns:
             self.restart_watch_if_needed()
         # A run follows a change to what it reads, and to the current case's
         # definition (its expected.json: the verdict is judged anew).
-        if not (task_changed or session.case != case_before or session.feeds_a_run(change.paths)):
+        if not (self.every_case or task_changed or session.case != case_before or session.feeds_a_run(change.paths)):
             return  # another case added, removed or redefined, or its workspace edited: nothing to run
         if not self.live_reload:
             self.stale = change if self.stale is None else self.stale.merge(change)

@@ -1,0 +1,218 @@
+"""``verifier-tui test TASK --watch``, as a user runs it: the real console script
+in a subprocess on private copies of the examples, the files saved as an
+editor would, Ctrl+C sent as a terminal sends it. Every wait is bounded; no
+assertion is about how long anything took."""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.helpers.commands import (
+    TOOL,
+    LineReader,
+    documented_fields,
+    run_tool,
+    signal_when,
+    start_in_terminal,
+)
+from tests.helpers.harbor import make_job
+from tests.helpers.processes import SAY_STARTED, has_started, processes_with, wait_none_with
+from tests.helpers.tasks import HANG_GUARD_S, PY, copy_example, make_task
+
+
+def start(env, *args) -> tuple[subprocess.Popen, LineReader]:
+    proc = subprocess.Popen(
+        [*TOOL, "test", *map(str, args), "--watch", "--python", PY],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+    )
+    return proc, LineReader(proc.stdout)
+
+
+def interrupt(proc: subprocess.Popen) -> tuple[int, str]:
+    proc.send_signal(signal.SIGINT)
+    try:
+        proc.wait(timeout=HANG_GUARD_S)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        pytest.fail("test --watch did not stop on SIGINT")
+    return proc.returncode, proc.stderr.read()
+
+
+def round_lines(reader: LineReader) -> list[str]:
+    """A round's text: from its heading to its summary line."""
+    lines = [reader.next_run(HANG_GUARD_S, prefix="── round")]
+    while "passed, " not in lines[-1]:
+        lines.append(reader.next(HANG_GUARD_S))
+    return lines
+
+
+def test_every_case_again_on_a_save_of_the_verifier(env, example):
+    task = example("hello-file")
+    (task / "cases" / "wrong-text" / "expected.json").unlink()
+    proc, reader = start(env, task)
+    try:
+        first = round_lines(reader)
+        verifier = task / "tests" / "verifier.py"
+        verifier.write_text(verifier.read_text().replace("return 1.0 if", "return 0.5 if"))
+        second = round_lines(reader)
+    finally:
+        code, stderr = interrupt(proc)
+    assert code == 0 and "Traceback" not in stderr, stderr
+    assert "round 1 · start" in first[0]
+    assert first[-1] == "3 passed, 0 failed, 1 not judged"
+    assert any(line.startswith("✓  correct") for line in first)
+    assert "round 2 · tests/verifier.py" in second[0]
+    assert any(line.startswith("✗  correct") and '{"reward": 0.5}' in line for line in second)
+    assert second[-1] == "2 passed, 1 failed, 1 not judged"
+    assert any("cases/wrong-text: not judged: it has no expected.json" in line for line in second)
+    assert list(Path(env["TMPDIR"]).iterdir()) == [], "the scratch folder outlived the command"
+
+
+def test_json_lines_one_document_a_round_and_another_cases_workspace_counts(env, example):
+    """The session's own case is the first; a save in the last case's workspace runs a round too."""
+    task = example("hello-file")
+    proc, reader = start(env, task, "--json")
+    try:
+        first = json.loads(reader.next_run(HANG_GUARD_S, prefix="{"))
+        (task / "cases" / "wrong-text" / "workspace" / "hello.txt").write_text("hello world\n")
+        second = json.loads(reader.next_run(HANG_GUARD_S, prefix="{"))
+        (task / "cases" / "wrong-text" / "expected.json").write_text('{"rewards": {"reward": 1.0}}')
+        third = json.loads(reader.next_run(HANG_GUARD_S, prefix="{"))
+    finally:
+        code, stderr = interrupt(proc)
+    assert code == 0 and "Traceback" not in stderr, stderr
+    assert [first["round"], second["round"], third["round"]] == [1, 2, 3]
+    assert first["trigger"] == "start" and (first["passed"], first["failed"]) == (4, 0)
+    assert "hello.txt" in second["trigger"] and (second["passed"], second["failed"]) == (3, 1)
+    wrong = next(case for case in second["cases"] if case["id"].endswith("::wrong-text"))
+    assert wrong["rewards"] == {"reward": 1.0} and wrong["expected_matched"] is False
+    assert "expected.json" in third["trigger"] and (third["passed"], third["failed"]) == (4, 0)
+    assert set(first) == documented_fields("## The test document", "## The explain document") | documented_fields(
+        "## The test --watch stream", "## Example"
+    )
+
+
+def slow_task(root: Path) -> Path:
+    """A task whose one case says it started, then sleeps until ended."""
+    task = make_task(
+        root, "import time\n\ndef verify(workspace):\n" + textwrap.indent(SAY_STARTED, "    ") + "    time.sleep(300)\n"
+    )
+    (task / "cases" / "only" / "workspace").mkdir(parents=True)
+    (task / "cases" / "only" / "expected.json").write_text('{"exit_code": 0}')
+    return task
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="checks processes through /proc")
+def test_ctrl_c_during_a_round_ends_it_cleanly(env, tmp_path):
+    task = slow_task(tmp_path / "slow")
+    scratch = env["TMPDIR"]
+    proc, _reader = start(env, task)
+
+    def ready() -> bool:
+        return has_started(scratch) and bool(processes_with(scratch))
+
+    code, stderr = signal_when(proc, ready, signal.SIGINT, "the verifier never started")
+    assert code == 0 and "Traceback" not in stderr, stderr
+    assert wait_none_with(scratch) == [], "the runner outlived the command"
+    assert list(Path(scratch).iterdir()) == []
+
+
+def test_a_save_during_a_round_supersedes_it(env, tmp_path):
+    """The table shown is of the files as last saved: the round that ran the
+    old verifier is ended, and the first table is the new one's."""
+    task = slow_task(tmp_path / "slow")
+    proc, reader = start(env, task, "--json")
+    try:
+        deadline = time.monotonic() + HANG_GUARD_S
+        while not has_started(env["TMPDIR"]):
+            assert proc.poll() is None and time.monotonic() < deadline, "the verifier never started"
+            time.sleep(0.05)
+        (task / "tests" / "verifier.py").write_text("def verify(workspace):\n    return 1.0\n")
+        first = json.loads(reader.next_run(HANG_GUARD_S, prefix="{"))
+    finally:
+        code, stderr = interrupt(proc)
+    assert code == 0 and "Traceback" not in stderr, stderr
+    assert first["round"] == 1 and first["trigger"].startswith("tests/verifier.py")
+    assert first["cases"][0]["rewards"] == {"reward": 1.0}
+
+
+@pytest.mark.parametrize(
+    "extra, said",
+    [
+        (["--junit", "out.xml"], "--watch and --junit"),
+        (["--coverage-report", "out.xml"], "--watch and --coverage"),
+        ([], "not a Harbor job"),
+    ],
+    ids=["junit", "coverage", "harbor"],
+)
+def test_watch_refuses_in_one_line(env, tmp_path, example, extra, said):
+    task = example("hello-file")
+    path = task if extra else make_job(tmp_path / "runs" / "jobs" / "job", {"hello__abc": dict(task=task)})
+    done = run_tool(env, "test", path, "--watch", *extra, cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert done.stdout == "" and len(done.stderr.strip().splitlines()) == 1 and said in done.stderr
+    assert not (tmp_path / "out.xml").exists()
+
+
+def read_until(fd: int, seen: bytes, wanted: bytes) -> bytes:
+    """What the terminal shows, read until ``wanted`` is drawn (bounded)."""
+    deadline = time.monotonic() + HANG_GUARD_S
+    while wanted not in seen:
+        assert time.monotonic() < deadline, seen[-2000:]
+        if select.select([fd], [], [], 0.05)[0]:
+            chunk = os.read(fd, 65536)
+            assert chunk, seen[-2000:]
+            seen += chunk
+    return seen
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a pseudo-terminal")
+def test_on_a_terminal_the_table_is_drawn_again_and_ctrl_c_ends_it(env, example):
+    task = example("hello-file")
+    pid, fd = start_in_terminal(env, ["test", str(task), "--watch", "--python", PY])
+    try:
+        seen = read_until(fd, b"", b"watching for changes; Ctrl+C stops")
+        verifier = task / "tests" / "verifier.py"
+        verifier.write_text(verifier.read_text().replace("return 1.0 if", "return 0.5 if"))
+        seen = read_until(fd, seen, b"3 passed, 1 failed\r\nwatching for changes; Ctrl+C stops\r\n")
+        os.write(fd, b"\x03")  # Ctrl+C, as the terminal sends it: SIGINT to the foreground group
+        _, status = os.waitpid(pid, 0)
+    finally:
+        os.close(fd)
+    assert os.waitstatus_to_exitcode(status) == 0
+    second = seen.rsplit(b"\x1b[2J\x1b[H", 1)[1]  # what the screen shows after the last clear
+    assert second.startswith(b"round 2 \xc2\xb7 tests/verifier.py") and b"round 1" not in second
+    assert seen.count(b"\x1b[2J\x1b[H") == 2 and b"Traceback" not in seen
+
+
+def test_several_tasks_a_round_names_the_task_saved(env, tmp_path):
+    folder = tmp_path / "tasks"
+    for name in ("hello-file", "sum-column"):
+        copy_example(name, folder / name)
+    proc, reader = start(env, folder, "--json")
+    try:
+        first = json.loads(reader.next_run(HANG_GUARD_S, prefix="{"))
+        verifier = folder / "sum-column" / "tests" / "verifier.py"
+        verifier.write_text(verifier.read_text() + "\n# saved\n")
+        second = json.loads(reader.next_run(HANG_GUARD_S, prefix="{"))
+    finally:
+        code, stderr = interrupt(proc)
+    assert code == 0 and "Traceback" not in stderr, stderr
+    assert [task["name"] for task in first["tasks"]] == ["hello-file", "sum-column"]
+    assert second["trigger"] == "sum-column: tests/verifier.py"
+    assert second["passed"] == first["passed"] and second["failed"] == 0

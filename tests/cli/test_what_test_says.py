@@ -1,0 +1,84 @@
+"""What ``test``, ``run`` and ``watch`` say first (issue 43, items 6 and 8), as a
+user reads it: the real tool in a subprocess on real task folders.
+
+- a case ``test`` does not judge (no expected.json) is listed with why, in the
+  text and in ``--json``, and the exit status is what it was;
+- a verify that returns something the contract refuses: the cause, in the
+  runner's words, comes before what Harbor would raise for the missing reward
+  file, on every line that says how the run went."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.helpers.commands import run_tool, start_watch, stop
+from tests.helpers.tasks import HANG_GUARD_S, PY, make_task
+
+
+def test_a_case_without_expected_json_is_said_not_judged(env, example):
+    task = example("hello-file")
+    (task / "cases" / "wrong-text" / "expected.json").unlink()
+    done = run_tool(env, "test", task, "--python", PY)
+    assert done.returncode == 0, done.stdout + done.stderr  # the cases that are judged all pass
+    assert "·  cases/wrong-text: not judged: it has no expected.json (write one" in done.stdout
+    assert done.stdout.splitlines()[-1] == "3 passed, 0 failed, 1 not judged"
+    data = json.loads(run_tool(env, "test", task, "--json", "--python", PY).stdout)
+    assert [(item["task"], item["case"]) for item in data["not_judged"]] == [("hello-file", "wrong-text")]
+    assert data["not_judged"][0]["reason"].startswith("it has no expected.json")
+    assert (data["passed"], data["failed"]) == (3, 0)
+
+
+def test_a_case_left_out_by_case_is_not_listed(env, example):
+    task = example("hello-file")
+    (task / "cases" / "wrong-text" / "expected.json").unlink()
+    data = json.loads(run_tool(env, "test", task, "--case", "correct", "--json", "--python", PY).stdout)
+    assert data["not_judged"] == [] and data["passed"] == 1
+
+
+RETURNS = {"str": "'pass'", "none": "None", "bool": "True", "string-in-a-dict": '{"reward": "1.0"}'}
+
+
+@pytest.fixture(params=list(RETURNS), ids=list(RETURNS))
+def wrong_return(request, tmp_path):
+    task = make_task(tmp_path / "returns", f"def verify(workspace):\n    return {RETURNS[request.param]}\n")
+    (task / "cases" / "only" / "workspace").mkdir(parents=True)
+    (task / "cases" / "only" / "expected.json").write_text('{"exit_code": 2}')
+    return task
+
+
+def before(text: str, first: str, then: str) -> bool:
+    return first in text and then in text and text.index(first) < text.index(then)
+
+
+def test_run_says_what_verify_returned_before_what_harbor_would_raise(env, wrong_return):
+    done = run_tool(env, "run", wrong_return, "--python", PY)
+    assert done.returncode == 2
+    lines = done.stdout.splitlines()
+    outcome = next(line for line in lines if line.startswith("exit 2"))
+    assert outcome.startswith("exit 2 · contract error: verify returned ")
+    verdict = next(line for line in lines if line.startswith("verdict: "))
+    assert verdict.startswith("verdict: none: verify returned ")
+    assert before(verdict, "verify returned", "Harbor would raise RewardFileNotFoundError")
+    data = json.loads(run_tool(env, "run", wrong_return, "--json", "--python", PY).stdout)
+    assert data["outcome_words"].startswith("exit 2 · contract error: verify returned ")
+    assert data["verdict_message"].startswith("verify returned ")
+    assert data["verdict_error"] == "RewardFileNotFoundError"
+
+
+def test_test_row_says_what_verify_returned_first(env, wrong_return):
+    done = run_tool(env, "test", wrong_return, "--python", PY)
+    assert done.returncode == 0  # expected.json asks for the contract error
+    row = next(line for line in done.stdout.splitlines() if line.startswith("✓  only"))
+    assert before(row, "contract error: verify returned", "RewardFileNotFoundError")
+
+
+def test_watch_line_says_what_verify_returned_first(env, wrong_return):
+    proc, reader = start_watch(env, wrong_return, "--python", PY)
+    try:
+        line = reader.next_run(HANG_GUARD_S)
+    finally:
+        code, stderr = stop(proc)
+    assert code == 0 and "Traceback" not in stderr
+    assert before(line, "verify returned", "RewardFileNotFoundError")

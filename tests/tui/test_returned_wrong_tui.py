@@ -1,0 +1,22 @@
+"""The TUI's reward panel on a verify that returned what the contract refuses
+(issue 43, item 8): what verify returned is said before what Harbor would
+raise for the reward file it never got. The panel reads the engine's words
+(the outcome and the verdict's message), which put the cause first."""
+
+from __future__ import annotations
+
+from tests.helpers.tasks import make_task
+from tests.tui.app_under_test import SIZE, make_app, widget_text
+from verifier_tui.engine.model import Outcome
+
+
+async def test_the_reward_panel_says_what_verify_returned_first(tmp_path):
+    root = make_task(tmp_path / "tasks" / "returns", "def verify(workspace):\n    return 'pass'\n", cases={"only": {}})
+    app = make_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        result = await app.wait_for_runs(1)
+        await pilot.pause()
+        assert result.outcome is Outcome.CONTRACT_ERROR
+        reward = " ".join(widget_text(app, "#reward-body").split())
+    assert "exit 2 · contract error: verify returned 'pass' (str)" in reward
+    assert reward.index("verify returned 'pass' (str)") < reward.index("Harbor would raise RewardFileNotFoundError")

@@ -1,0 +1,144 @@
+"""``test --watch``: every case, then every case again on each save that a
+case's run reads, as pytest-watcher re-runs a suite. A round runs what plain
+``test`` runs (:func:`~verifier_tui.engine.suite.arun_groups`, warm where
+``--jobs`` leaves a CPU idle) and says it as ``test`` does: on a terminal the
+screen is cleared and the table drawn again; otherwise each round's table
+follows a line naming the round, what changed and when; ``--json`` prints
+each round's test document on one line.
+
+Each task is watched by its own :class:`~verifier_tui.engine.watch.live.LiveRuns`
+(its session's targets, the task re-read when its shape changes), which asks
+the one scheduler of rounds for a round. A save during a round supersedes it:
+the round in flight is ended (its runners too) and a new one starts, so the
+last table is always of the files as they were last saved.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import TYPE_CHECKING, Any
+
+from verifier_tui.commands import report, stopping, terminal
+
+if TYPE_CHECKING:
+    import argparse
+    from pathlib import Path
+
+    from verifier_tui.engine.changes import Change
+    from verifier_tui.engine.model import RunResult
+    from verifier_tui.engine.suite import Collection, TaskCases
+
+#: Clears a terminal and puts the cursor top left (what pytest-watcher does before a run).
+CLEAR = "\x1b[2J\x1b[H"
+
+
+def watch_rounds(collection: Collection, args: argparse.Namespace) -> int:
+    """Rounds until Ctrl+C (exit 0), SIGTERM, or the reader of the output going away."""
+    from verifier_tui.engine.watch.channel import WatchError
+
+    try:
+        stopping.run(_rounds(collection, args))
+    except KeyboardInterrupt:
+        pass
+    except WatchError as exc:  # e.g. the inotify watch limit: one line, and what to try
+        terminal.error(f"{exc}{'' if args.poll else ' (--poll watches without OS events)'}")
+        return 2
+    return 0
+
+
+async def _rounds(collection: Collection, args: argparse.Namespace) -> None:
+    import asyncio
+
+    from verifier_tui.engine.session import cpu_count
+    from verifier_tui.engine.suite import arun_groups
+    from verifier_tui.engine.watch.live import LiveRuns
+    from verifier_tui.engine.watch.scheduler import RunScheduler
+
+    groups = [group for group in collection.groups if group.session is not None]
+    patterns = tuple(args.case_patterns or ())
+    on_terminal = not args.json and sys.stdout.isatty()
+    done = 0
+
+    async def one_round(change: Change | None) -> None:
+        nonlocal done
+        trigger = _trigger(change, groups)
+        if on_terminal:
+            terminal.out(f"running every case ({trigger})…")
+            terminal.flush()
+        for group in groups:
+            group.read_cases(patterns)  # cases added, removed or redefined since the last round
+        runnable = [group for group in groups if group.error is None and group.cases]
+        started = time.perf_counter()
+        results = dict(zip(map(id, runnable), await arun_groups(runnable, args.jobs or cpu_count()), strict=True))
+        ran = [(group, results.get(id(group), [])) for group in collection.groups]
+        done += 1
+        _show(ran, done, trigger, time.perf_counter() - started, args.json, on_terminal)
+        if terminal.reader_gone():  # nobody reads on (| head -1): stop, as Ctrl+C would
+            for live in lives:
+                live.stop_watching()
+
+    def failed(exc: BaseException) -> None:
+        terminal.error(f"round failed: {exc}")
+
+    rounds = RunScheduler(one_round, supersede=True, on_error=failed)
+
+    async def ask(trigger: str, change: Change | None) -> None:
+        rounds.request(change)
+
+    lives = [LiveRuns(group.session, ask, force_polling=args.poll, on_task_error=terminal.error) for group in groups]
+    for live in lives:
+        live.every_case = True
+    watching: list[asyncio.Future[Any]] = [asyncio.ensure_future(live.watch()) for live in lives]
+    try:
+        # The first round once every watcher is in place: a save after its table is seen.
+        ready: asyncio.Future[Any] = asyncio.gather(*(live.watch_ready.wait() for live in lives))
+        await asyncio.wait([ready, *watching], return_when=asyncio.FIRST_COMPLETED)
+        if ready.done():
+            rounds.request(None)
+        else:
+            ready.cancel()
+        await asyncio.gather(*watching)  # ends when every watcher stopped, or raises the first one's failure
+    finally:
+        for task in watching:
+            task.cancel()
+        await asyncio.gather(*watching, return_exceptions=True)
+        await rounds.close()
+        for live in lives:
+            await live.close()
+
+
+def _trigger(change: Change | None, groups: list[TaskCases]) -> str:
+    """What a round ran for: "start", or the change as ``watch`` says it,
+    each file with its task's name when there are several tasks."""
+    if change is None:
+        return "start"
+    if len(groups) > 1:
+        from verifier_tui.engine.record import replace
+
+        def owned(path: Path, name: str) -> str:
+            owner = next((group.name for group in groups if path.is_relative_to(group.folder)), None)
+            return f"{owner}: {name}" if owner else name
+
+        change = replace(change, names=tuple((path, owned(path, name)) for path, name in change.names))
+    return change.describe()
+
+
+def _show(
+    ran: list[tuple[Any, list[RunResult]]], number: int, trigger: str, wall: float, as_json: bool, on_terminal: bool
+) -> None:
+    """One round: its test document on a line (``--json``), else its table,
+    drawn anew on a terminal, after a line naming the round elsewhere."""
+    if as_json:
+        data = report.test_json(ran, wall)
+        data["round"], data["trigger"] = number, trigger
+        terminal.out_json(data, indent=None)
+    else:
+        heading = f"round {number} · {trigger} · {time.strftime('%H:%M:%S')}"
+        terminal.write(CLEAR if on_terminal else "")
+        terminal.out(heading if on_terminal else report.rule(heading, 20))
+        for line in report.test_lines(ran):
+            terminal.out(line)
+        if on_terminal:
+            terminal.out("watching for changes; Ctrl+C stops")
+    terminal.flush()
