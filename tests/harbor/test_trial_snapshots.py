@@ -11,7 +11,7 @@ Update with ``--snapshot-update``.
 from __future__ import annotations
 
 from tests.harbor.trial_app_under_test import SNAPSHOT_SIZE, make_trial_app
-from tests.helpers import harbor_exception, harbor_masked_failure_log, sandbox_trial
+from tests.helpers import SHIM, harbor_exception, harbor_masked_failure_log, make_job, needs_namespaces, sandbox_trial
 
 SEPARATE = 'version = "1.0"\nartifacts = ["/app"]\n\n[verifier]\nenvironment_mode = "separate"\n'
 READS_REPORT = (
@@ -81,6 +81,27 @@ def test_a_trial_whose_agent_timed_out_shows_that_first(snap_compare, task, runs
     )
     app = make_trial_app(trial.path)
     assert snap_compare(app, terminal_size=(160, 45), run_before=replayed())
+
+
+def test_a_trial_judged_by_a_test_sh_that_prepares_a_file(snap_compare, task, runs):
+    """The task's test.sh writes /app/.grading-mode before it starts the
+    runner: the agreement names test.sh as the judge, then tells how
+    verifier-tui's runner alone ended, where it parts and why; the step
+    column is the runner alone's, without advice."""
+    needs_namespaces()  # test.sh names /tests and /app: it runs only in the sandbox's view
+    verifier = (
+        "def verify(workspace):\n"
+        "    mode = (workspace / '.grading-mode').read_text().strip()\n"
+        "    return 1.0 if mode == 'strict' else 0.0\n"
+    )
+    demo = task("graded", verifier=verifier, toml='version = "1.0"\nartifacts = ["/app"]\n')
+    script = SHIM.replace("set -u\n", "set -eu\ncd /app\necho strict > /app/.grading-mode\n", 1)
+    (demo / "tests" / "test.sh").write_text(script)
+    files = {"test-stdout.txt": "", "reward.txt": "1.0"}
+    passing = dict(task=demo, app={"out.txt": "x"}, rewards={"reward": 1.0}, verifier_files=files)
+    job = make_job(runs / "jobs" / "2026-12-01__03-36-17", {"graded__Pq2Rs4t": passing})
+    app = make_trial_app(job / "graded__Pq2Rs4t")
+    assert snap_compare(app, terminal_size=SNAPSHOT_SIZE, run_before=replayed())
 
 
 def test_a_job_list(snap_compare, task, runs, tmp_path):

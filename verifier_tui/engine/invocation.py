@@ -122,7 +122,7 @@ class Prepared:
 
 def prepare(spec: RunSpec, stage: Stage) -> Prepared:
     """Stage the layout for ``spec`` and build the runner's command line."""
-    environment = child_environment(spec.task.config.env, spec.env)
+    environment = child_environment(spec.task.config.env, spec.env, sources=spec.task.config.env_sources)
     notices: list[str] = list(environment.problems)
     env = environment.values
     interpreter = probe_interpreter(spec.python, env, min(PROBE_TIMEOUT_S, spec.timeout_s))
