@@ -11,7 +11,8 @@ with the same interpreter, flags (``-B -u``) and child environment:
   runner  ``tests/.ng/run_verifier.py --verifier ... --workspace ...
           --reward-dir ...``: the same plus what the contract adds (the import
           path in its order, the binding of the arguments, clearing stale
-          rewards, checking the value).
+          rewards, checking the value). Its folder holds it alone, as a
+          published task's does: a sandbox run never needs its extras.
 
 Why the goal is "adds at most 6 ms", not a ratio: a ratio to ``python -c``
 moves with the interpreter's own start-up (the old target, 1.15x, measured

@@ -89,7 +89,7 @@ async def take(shot: Shot, out: Path) -> Path:
     app = CountingApp(Session(EXAMPLES / shot.task, Options(case=shot.case)))
     async with app.run_test(size=shot.size) as pilot:
         await app.wait_for_runs(1)
-        await asyncio.wait_for(app.controller.watch_ready.wait(), 10)
+        await asyncio.wait_for(app.controller.live.watch_ready.wait(), 10)
         for key in shot.keys:
             await pilot.press(key)
         await app.wait_for_runs(shot.runs)
@@ -164,8 +164,8 @@ def genuine_jobs(root: Path) -> tuple[Path, Path]:
 
 async def take_trial(name: str, job: Path, out: Path) -> Path:
     from verifier_tui.engine.harbor.folders import open_harbor
+    from verifier_tui.tui.messages import ReplayFinished
     from verifier_tui.tui.trial_app import TrialApp
-    from verifier_tui.tui.trial_messages import ReplayFinished
 
     class ReplayingApp(TrialApp):
         def __init__(self, *args, **kwargs) -> None:

@@ -26,6 +26,7 @@ NEW_FILES = {
     "cases/correct/workspace/answer.txt",
     "cases/wrong/expected.json",
     "cases/wrong/workspace/answer.txt",
+    "cases/empty/expected.json",
 }
 
 
@@ -50,8 +51,10 @@ def test_new_writes_a_task_whose_cases_pass_under_test(tmp_path, env):
     tested = run_tool(env, "test", task, "--json")
     assert tested.returncode == 0, tested.stdout + tested.stderr
     cases = {c["case"]: c for c in json.loads(tested.stdout)["cases"]}
-    assert set(cases) == {"correct", "wrong"}
+    assert set(cases) == {"correct", "wrong", "empty"}
     assert cases["correct"]["rewards"] == {"reward": 1.0} and cases["wrong"]["rewards"] == {"reward": 0.0}
+    assert cases["empty"]["rewards"] == {"reward": 0.0}
+    assert list((task / "cases" / "empty" / "workspace").iterdir()) == []
 
 
 def test_the_new_tasks_oracle_earns_the_full_reward(tmp_path, env):

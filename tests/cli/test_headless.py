@@ -340,11 +340,11 @@ def test_explain_readable(env, example):
     task_dir = example("count-errors")
     done = run_tool(env, "explain", task_dir, "--case", "harbor-mode", "--python", PY)
     out = done.stdout
-    assert "sys.path (in order):" in out
+    assert "sys.path  in the order the runner placed it" in out  # words/resolution.py, as the TUI and explain TRIAL
     assert str(task_dir / "tests") in out
     assert "vendored helpers" in out and "verifier's folder" in out
     assert "nemo_gym: not found" in out
-    assert "verify(workspace, response) (async)" in out
+    assert "verify(workspace, response)  async: run to completion with asyncio.run" in out
     assert "MISSING" in out
     assert "contract problem:" in out
     no_traceback(done)

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import PY, make_task, run_tool, start_watch, stop
+from verifier_tui.runner_source import EXTRAS
 
 #: The verifier of every case below. A case's ``plant.json`` lists
 #: ``[path in the stage, link target]``: each path is replaced by a link to its
@@ -187,8 +188,9 @@ REWRITER = PLANTER.replace(
 ).replace("import json, os, shutil", f"import json, os, shutil\nFAKE = {FAKE_RUNNER!r}")
 
 
-def test_a_runner_rewritten_in_place_keeping_size_and_time_never_runs_again(env, sandbox, tmp_path):
-    task = make_task(tmp_path / "tasks" / "t", REWRITER)
+@pytest.mark.parametrize("name", ["run_verifier.py", EXTRAS])
+def test_a_runner_rewritten_in_place_keeping_size_and_time_never_runs_again(env, sandbox, tmp_path, name):
+    task = make_task(tmp_path / "tasks" / "t", REWRITER.replace('"run_verifier.py"', repr(name)))
     _case(task, "a-rewrite", {"rewrite.txt": ""})
     for name in ("b-raises", "c-raises", "d-raises"):
         _case(task, name, {"raise.txt": ""})

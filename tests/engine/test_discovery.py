@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import make_task, write
+from verifier_tui.engine.filters import NOT_SEARCHED
 from verifier_tui.engine.session import Options, SelectionError, Session
 from verifier_tui.engine.task.cases import find_cases, load_case
 from verifier_tui.engine.task.discovery import (
@@ -217,6 +218,8 @@ def test_vendored_helpers_and_caches_are_not_searched(tmp_path):
     write(task_dir / "tests" / ".ng" / "nemo_gym" / "verifiers" / "base.py", "def verify(workspace):\n    pass\n")
     write(task_dir / "tests" / "__pycache__" / "junk.py", "def verify(workspace):\n    pass\n")
     write(task_dir / "tests" / ".ng" / "run_verifier.py", "def verify(workspace):\n    pass\n")
+    for skipped in NOT_SEARCHED:  # the one skip list (engine/watch/filters.py), environments included
+        write(task_dir / "tests" / skipped / "lib" / "check.py", "def verify(workspace):\n    pass\n")
     assert find_verifiers(task_dir / "tests") == [task_dir / "tests" / "verifier.py"]
 
 
@@ -551,7 +554,9 @@ def test_remembered_problems_and_names_come_back_the_same(tmp_path, config_cache
     second = read_task_config(task_dir)
     assert first == second
     assert second.name == "my-task"
-    assert len(second.problems) == 1 and "timeout_sec" in second.problems[0]
+    # the old top-level name still names the task here, and is noted as one Harbor ignores
+    assert [p.split(" ")[0:2] for p in second.problems] == [["Harbor", "would"], ["task.toml:", "name"]]
+    assert "timeout_sec" in second.problems[0]
 
 
 def test_a_broken_config_cache_is_ignored(tmp_path, config_cache):

@@ -1,10 +1,10 @@
 """What the tool reads back from a file a verifier can reach (the runner's
-explanation) is cut to the runner's shape: a value of another type is left
-out, never shown and never a traceback in a face."""
+explanation) is read into the runner's shape, once: a value of another type is
+left out, never shown and never a traceback in a face."""
 
 from __future__ import annotations
 
-from verifier_tui.engine.readback import EXPLAIN_SHAPE, checked_document
+from verifier_tui.engine.readback import Explanation, ImportFailure, Interpreter
 
 
 def test_the_runners_own_document_passes_unchanged():
@@ -64,11 +64,13 @@ def test_the_runners_own_document_passes_unchanged():
         "would_exit": None,
         "would_call_verify": True,
     }
-    assert checked_document(document, EXPLAIN_SHAPE) == document
+    said = Explanation.read(document).to_json()
+    nemo_gym = {"nemo_gym": {"resolved": None, "shadowed": [], "role": None}}  # the tool adds each module's role
+    assert {key: said[key] for key in document} == {**document, "modules": nemo_gym}
 
 
 def test_values_of_another_shape_are_left_out():
-    found = checked_document(
+    found = Explanation.read(
         {
             "sys_path": "nope",
             "parameters": [1, None, {"name": 7, "kind": "x", "source": [1, "state"]}],
@@ -81,16 +83,14 @@ def test_values_of_another_shape_are_left_out():
             "injected": {"a": 1},
             7: "odd key",
         },
-        EXPLAIN_SHAPE,
     )
-    assert found == {
-        "parameters": [{"kind": "x", "source": ["state"]}],
-        "problems": ["real one"],
-        "python": {"version": "3"},
-        "import_error": {"type": "E"},
-    }
+    assert found is not None
+    assert found.sys_path == () and found.modules == {} and found.verify is None and found.would_exit is None
+    assert [(row.name, row.kind, row.source) for row in found.parameters] == [("", "x", ("state",))]
+    assert found.problems == ("real one",)
+    assert found.python == Interpreter(None, "3") and found.import_error == ImportFailure("E")
 
 
 def test_a_document_that_is_not_an_object_is_none():
     for value in ([], "x", 3, None):
-        assert checked_document(value, EXPLAIN_SHAPE) is None
+        assert Explanation.read(value) is None

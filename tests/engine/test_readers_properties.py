@@ -20,14 +20,18 @@ from hypothesis import strategies as st
 
 from tests.helpers import HARBOR_REAL, make_task, make_trial
 from tests.strategies import utf8_text
+from verifier_tui.engine import untrusted
+from verifier_tui.engine.diagnosis import stdlib_shadows
 from verifier_tui.engine.harbor.folders import HarborFolderError, open_harbor, select_trial
 from verifier_tui.engine.harbor.overview import read_jobs, read_trial_row
 from verifier_tui.engine.harbor.walkthrough import trial_entries, trial_json, walk_trial
+from verifier_tui.engine.readback import Explanation
 from verifier_tui.engine.suite import collect
 from verifier_tui.engine.task.cases import read_expected
 from verifier_tui.engine.task.config import parse_task_config
 from verifier_tui.engine.task.rows import read_task_rows
 from verifier_tui.engine.verdict import harbor_verdict, read_reward_files
+from verifier_tui.words.resolution import binding_lines, plain, sys_path_lines
 
 WAIT_S = 10
 SETTINGS = settings(
@@ -181,6 +185,20 @@ def test_expected_json_gives_an_expectation_or_a_problem(found, tmp_path_factory
 
 
 @SETTINGS
+@given(found=contents(b'{"trial_name": "t", "task": {"path": "tasks/t"}}'), writer=st.sampled_from([None, "Harbor"]))
+def test_the_one_json_reader_gives_a_state_and_says_any_problem_in_a_line(found, writer, tmp_path_factory):
+    """Harbor's files and the others are read by one reader; only a file whose
+    writer can be killed mid-write (Harbor) is said to be cut short."""
+    folder = tmp_path_factory.mktemp("json")
+    put(folder / "config.json", found)
+    read = bounded(untrusted.read_json, folder / "config.json", 4096, shape=dict, writer=writer, beneath=folder)
+    assert read.state in ("ok", "missing", "truncated", "invalid", "unreadable")
+    assert (read.problem is None) == read.ok and (not read.ok or isinstance(read.data, dict))
+    one_line(read.problem)
+    assert writer is not None or read.state != "truncated"
+
+
+@SETTINGS
 @given(found=contents(b'{"task_id": "a", "task_data": {"x": 1}}\n{"task_id": "b"}\n'))
 def test_tasks_jsonl_gives_rows_or_problems(found, tmp_path_factory):
     folder = tmp_path_factory.mktemp("rows")
@@ -307,3 +325,119 @@ def test_a_jobs_result_json_of_any_shape_lists_the_job_in_one_row(data, genuine_
     one_line(summary.ended_words)
     assert all(isinstance(n, int) and n >= 0 for n in summary.outcomes.values())
     json.dumps(summary.to_json())
+
+
+# --------------------------------------------------------------------------
+# The runner's explain document, which the verifier can rewrite while it runs.
+
+#: A document as the runner writes it (runner/run_verifier.py, _explain_document).
+RUNNERS_EXPLANATION = {
+    "explain_version": 1,
+    "python": {"executable": "/usr/bin/python3", "version": "3.11.7", "implementation": "cpython", "flags": {}},
+    "verifier": "/tests/verifier.py",
+    "workspace": "/app",
+    "workspace_exists": True,
+    "reward_dir": "/logs/verifier",
+    "sys_path": [
+        {"index": 0, "path": "/tests/.ng", "role": "vendored helpers", "roles": ["vendored helpers"], "exists": True},
+        {
+            "index": 1,
+            "path": "/usr/lib/python311.zip",
+            "role": "interpreter",
+            "roles": ["interpreter"],
+            "exists": False,
+        },
+    ],
+    "modules": {"nemo_gym.verifiers": {"resolved": "/tests/.ng/nemo_gym/verifiers/__init__.py", "shadowed": []}},
+    "preloaded_nemo_gym": None,
+    "preload_failed": [],
+    "available": ["workspace", "task_data", "state"],
+    "verify": {
+        "signature": "verify(workspace, **kw)",
+        "is_async": False,
+        "type": "function",
+        "defined_in": "/x",
+        "line": 1,
+    },
+    "parameters": [
+        {
+            "name": "workspace",
+            "kind": "positional or keyword",
+            "default": None,
+            "has_default": False,
+            "binding": "argument",
+            "source": "workspace",
+            "passed": "keyword",
+        },
+        {
+            "name": "kw",
+            "kind": "**kwargs",
+            "default": None,
+            "has_default": False,
+            "binding": "argument",
+            "source": ["task_data", "state"],
+            "passed": "keyword",
+        },
+    ],
+    "problems": [],
+    "import_error": None,
+    "would_exit": None,
+    "would_call_verify": True,
+}
+#: Where inside it a value may be replaced: a field, or a field of its first row or object.
+EXPLAIN_PLACES = (
+    [(key,) for key in RUNNERS_EXPLANATION]
+    + [("sys_path", 0, key) for key in ("index", "path", "role", "roles", "exists")]
+    + [("parameters", 1, key) for key in ("name", "kind", "binding", "source", "default", "passed")]
+    + [
+        ("verify", "signature"),
+        ("verify", "is_async"),
+        ("python", "flags"),
+        ("python", "version"),
+        ("modules", "nemo_gym.verifiers"),
+        ("modules", "nemo_gym.verifiers", "shadowed"),
+    ]
+)
+
+
+def _replaced(document: dict, place: tuple, value) -> dict:
+    """``document`` with ``value`` at ``place``, when what holds that place is there."""
+    document = json.loads(json.dumps(document))
+    holder = document
+    for step in place[:-1]:
+        there = isinstance(holder, dict) and step in holder
+        if not (there or (isinstance(holder, list) and isinstance(step, int) and step < len(holder))):
+            return document
+        holder = holder[step]
+    if isinstance(holder, dict) and isinstance(place[-1], str):
+        holder[place[-1]] = value
+    return document
+
+
+@SETTINGS
+@given(
+    found=contents(json.dumps(RUNNERS_EXPLANATION).encode()),
+    edits=st.lists(st.tuples(st.sampled_from(EXPLAIN_PLACES), ANYTHING), max_size=4),
+)
+def test_an_explanation_the_verifier_rewrote_is_a_typed_document_or_none(found, edits, tmp_path_factory):
+    """Whatever the file holds (any bytes, any JSON, the runner's own with any
+    field, row or object replaced by anything), it reads as a typed document
+    that says itself back as strict JSON, or as none at all (the run then says
+    the runner gave no explanation); never an exception, here or in a face."""
+    folder = tmp_path_factory.mktemp("explain")
+    put(folder / "explain.json", found)
+    read = bounded(untrusted.read_json, folder / "explain.json", 1_000_000, beneath=folder)
+    document = read.data
+    for place, value in edits:
+        document = _replaced(document, place, value) if isinstance(document, dict) else document
+    explanation = Explanation.read(document)
+    if explanation is None:
+        assert not isinstance(document, dict)
+        return
+    staged = Explanation.read(document, explanation.module_roles())
+    json.dumps(staged.to_json(), allow_nan=False)
+    assert all(isinstance(row.path, str) and isinstance(row.index, int) for row in staged.sys_path)
+    assert all(isinstance(problem, str) for problem in staged.problems)
+    printed = sys_path_lines(staged, str) + binding_lines(staged, "harbor", str)  # what every face prints
+    assert all(isinstance(plain(line), str) for line in printed)
+    stdlib_shadows(staged)

@@ -323,7 +323,7 @@ def test_a_different_runner_is_said_and_ours_runs_by_default(tmp_path):
         assert any("ships its own runner" in n and "differs" in n for n in session.notices())
         result = run(session)
     assert result.verdict.rewards == {"reward": 1.0}  # ours ran the verifier
-    assert result.explain is not None and result.explain.get("verify")  # with its full resolution
+    assert result.explain is not None and result.explain.verify  # with its full resolution
 
 
 def test_runner_task_runs_the_tasks_own_and_shows_what_the_contract_says(tmp_path):
@@ -336,12 +336,12 @@ def test_runner_task_runs_the_tasks_own_and_shows_what_the_contract_says(tmp_pat
     assert result.verdict.rewards == {"reward": 0.25}
     assert "the task's own runner ran" in result.stdout.text
     explain = result.explain
-    assert explain["from_contract"] is True and explain["verify"] is None
-    assert [row["roles"] for row in explain["sys_path"]] == [
-        ["vendored helpers"],
-        ["verifier's folder", "tests folder"],
+    assert explain.from_contract is True and explain.verify is None
+    assert [row.roles for row in explain.sys_path] == [
+        ("vendored helpers",),
+        ("verifier's folder", "tests folder"),
     ]
-    assert explain["sys_path"][1]["path"] == str(task_dir / "tests")
+    assert explain.sys_path[1].path == str(task_dir / "tests")
 
 
 def test_runner_task_without_a_runner_of_the_tasks_own_is_refused(tmp_path):
@@ -350,14 +350,39 @@ def test_runner_task_without_a_runner_of_the_tasks_own_is_refused(tmp_path):
 
 
 def test_runner_task_with_explain_to_gives_its_own_resolution(tmp_path):
+    """A copy of ours: the extras staged beside it are the ones it was written with."""
     task_dir = make_task(tmp_path / "t")
-    # The task ships a runner that is ours, with one comment changed: it differs, and knows --explain-to.
-    text = runner_path().read_text(encoding="utf-8") + "\n# published by another build\n"
-    write(task_dir / "tests" / ".ng" / "run_verifier.py", text)
+    (task_dir / "tests" / ".ng").mkdir()
+    shutil.copyfile(runner_path(), task_dir / "tests" / ".ng" / "run_verifier.py")
     with Session(task_dir, Options(python=PY, runner="task")) as session:
         result = run(session)
     assert result.verdict.rewards == {"reward": 1.0}
-    assert not result.explain.get("from_contract") and result.explain["verify"]
+    assert not result.explain.from_contract and result.explain.verify
+
+
+def test_a_runner_with_extras_of_its_own_that_differs_is_asked_for_none(tmp_path):
+    """Ours with one comment changed, as another build published it: its extras are
+    a file it loads, and the stage has ours, not the ones it was written with."""
+    task_dir = make_task(tmp_path / "t")
+    text = runner_path().read_text(encoding="utf-8") + "\n# published by another build\n"
+    write(task_dir / "tests" / ".ng" / "run_verifier.py", text)
+    own = resolve(task_dir).own_runner
+    assert own is not None and not own.same_as_ours
+    assert not (own.knows_explain or own.knows_explain_to or own.knows_phases_to or own.knows_stack_signal)
+    with Session(task_dir, Options(python=PY, runner="task")) as session:
+        result = run(session)
+    assert result.verdict.rewards == {"reward": 1.0}, result.stderr.text
+    assert result.explain is not None and result.explain.from_contract
+
+
+def test_a_single_file_runner_knows_the_flags_it_names(tmp_path):
+    """A runner with its extras inside (as verifier-tui vendored one before they had
+    a file of their own) is asked for each flag it names."""
+    task_dir = make_task(tmp_path / "t")
+    write(task_dir / "tests" / ".ng" / "run_verifier.py", OWN_RUNNER + "# --explain-to --stack-signal\n")
+    own = resolve(task_dir).own_runner
+    assert own is not None and own.knows_explain and own.knows_explain_to and own.knows_stack_signal
+    assert not own.knows_phases_to
 
 
 NEEDS_GYM = """\
@@ -383,7 +408,7 @@ def test_the_tasks_own_nemo_gym_is_never_shadowed(tmp_path):
     with Session(task_dir, Options(python=PY, nemo_gym=other)) as session:
         result = run(session)
     assert result.verdict.rewards == {"reward": 0.3}
-    resolved = result.explain["modules"]["nemo_gym.verifiers"]["resolved"]
+    resolved = result.explain.modules["nemo_gym.verifiers"].resolved
     assert resolved.startswith(str(task_dir / "tests" / ".ng" / "nemo_gym" / "verifiers"))
     assert any("is not used: the task vendors its own nemo_gym" in n for n in result.notices)
     assert not (task_dir / "tests" / ".ng" / "run_verifier.py").exists()  # the user's files are untouched

@@ -118,7 +118,7 @@ def test_verifier_top_level_raised(tmp_path, run):
         result = run(session)
     assert result.outcome is Outcome.VERIFIER_RAISED
     assert "nosuchmodule_vtui" in result.stderr.text
-    assert result.explain is not None and result.explain["import_error"]["type"] == "ModuleNotFoundError"
+    assert result.explain is not None and result.explain.import_error.type == "ModuleNotFoundError"
 
 
 def test_contract_error(tmp_path, run):
@@ -368,7 +368,12 @@ def test_tracebacks_show_the_users_files_not_the_scratch_folder(tmp_path, run):
     assert f'File "{user_helper}", line 2, in check' in result.stderr.text
     assert str(Path(user_workspace) / "missing.txt") in result.stderr.text
     assert f"workspace {user_workspace}" in result.stdout.text
-    for text in (result.stdout.text, result.stderr.text, json.dumps(result.explain), json.dumps(result.to_json())):
+    for text in (
+        result.stdout.text,
+        result.stderr.text,
+        json.dumps(result.explain.to_json()),
+        json.dumps(result.to_json()),
+    ):
         assert scratch not in text
         assert "verifier-tui-" not in text
 
@@ -389,8 +394,8 @@ def test_explain_data_is_in_the_result(example, run):
     with Session(task_dir, Options(python=PY)) as session:
         result = run(session)
         scratch = str(session.scratch.root)
-    explain = result.explain
-    assert explain is not None
+    assert result.explain is not None
+    explain = result.explain.to_json()
     assert explain["verify"]["signature"] == "verify(workspace, /, task_data, *, threshold=0.5)"
     by_name = {row["name"]: row for row in explain["parameters"]}
     assert by_name["workspace"]["passed"] == "positional"
@@ -407,10 +412,31 @@ def test_explain_data_is_in_the_result(example, run):
     assert scratch not in json.dumps(explain)
 
 
+def test_the_path_map_is_consulted_in_the_order_it_is_built(tmp_path, sandbox):
+    """Of two entries for one scratch path, the first wins: the files staged
+    on their own (the runner, the task data, the response) come before the
+    stage's folders, the view's paths for them after, the scratch folder last."""
+    from verifier_tui.runner_source import runner_path
+
+    task_dir = make_task(tmp_path / "t", cases={"only": {"hello.txt": "hi"}})
+    response, data = tmp_path / "response.json", tmp_path / "data.json"
+    response.write_text("{}", encoding="utf-8")
+    data.write_text("{}", encoding="utf-8")
+    with session_for(task_dir, response=response, task_data=data) as session:
+        prepared = session.prepare()
+    tests = task_dir / "tests"
+    ours = [str(runner_path()), str(data), str(response), str(tests / ".ng"), str(tests)]
+    ours += [str(task_dir / "cases" / "only" / "workspace"), "<reward folder>"]
+    seen_in_the_view = [*ours, str(data)] if sandbox == "namespace" else []  # /tests/data.json: the shim's place
+    assert [user for _path, user in prepared.path_map] == [*ours, *seen_in_the_view, "<scratch>"]
+    assert prepared.path_map[0][0] == str(prepared.stage.ng_dir / "run_verifier.py")
+    assert prepared.path_map[-1][0] == str(prepared.stage.root)
+
+
 def test_explain_without_running(example):
     task_dir = example("count-errors")
     with Session(task_dir, Options(python=PY, case="harbor-mode")) as session:
-        data = session.explain()
+        data = session.explain().to_json()
         scratch = str(session.scratch.root)
     assert data["would_call_verify"] is False
     assert any("response" in p for p in data["problems"])
@@ -872,7 +898,7 @@ def test_no_response_is_harbor_mode_even_when_the_case_has_one(example, run):
     assert result.outcome is Outcome.CONTRACT_ERROR
     assert result.mode == "harbor" and result.response is None
     assert "response" in result.stderr.text
-    assert any("response" in p for p in result.explain["problems"])
+    assert any("response" in p for p in result.explain.problems)
 
 
 def test_task_data_option(example, run, tmp_path):

@@ -55,7 +55,7 @@ def _comparable(result) -> dict:
         "files": [(f.name, f.text) for f in result.reward_files],
         "stdout": result.stdout.text,
         "stderr": result.stderr.text,
-        "explain": result.explain,
+        "explain": result.explain.to_json() if result.explain is not None else None,
         "phases": [{k: v for k, v in phase.items() if not k.endswith("_s")} for phase in result.phases or []],
         "notices": result.notices,
         "strays": result.strays,

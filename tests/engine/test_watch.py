@@ -25,9 +25,9 @@ import pytest
 
 from tests.helpers import make_task
 from verifier_tui.engine.changes import Change, WatchTarget
+from verifier_tui.engine.filters import INSTALLED_DIRS, NOISE_DIRS, is_noise
 from verifier_tui.engine.session import Session
 from verifier_tui.engine.watch import watcher as watcher_module
-from verifier_tui.engine.watch.filters import is_noise
 from verifier_tui.engine.watch.live import LiveRuns
 from verifier_tui.engine.watch.scheduler import RunScheduler
 from verifier_tui.engine.watch.watcher import Watcher
@@ -165,6 +165,13 @@ def test_noise_is_recognised(relative: str) -> None:
 )
 def test_real_files_are_not_noise(relative: str) -> None:
     assert not is_noise(Path(relative).parts)
+
+
+def test_the_skip_list_is_noise_but_installed_software_is_not() -> None:
+    """One list of folders to skip: what no run depends on is noise; a workspace's
+    environment is searched for no verifier, but a run may read it, so it is watched."""
+    assert all(is_noise((name, "x.py")) for name in NOISE_DIRS)
+    assert not any(is_noise((name, "x.py")) for name in INSTALLED_DIRS)
 
 
 def test_describe_and_merge() -> None:

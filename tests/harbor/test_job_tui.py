@@ -16,7 +16,7 @@ from verifier_tui.tui.screens.help import HelpScreen
 from verifier_tui.tui.screens.job_overview import JobOverviewScreen
 from verifier_tui.tui.screens.jobs import JobsScreen
 from verifier_tui.tui.screens.trial import TrialScreen
-from verifier_tui.tui.widgets.table import Table
+from verifier_tui.tui.workarounds import Table
 
 
 def job_app(path) -> TrialAppUnderTest:

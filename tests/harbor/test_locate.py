@@ -82,7 +82,18 @@ def test_a_task_given_by_the_caller_comes_first(task, runs, tmp_path):
     not_a_task = tmp_path / "empty"
     not_a_task.mkdir()
     refused = locate_task(trial, not_a_task)
-    assert refused.path is None and "no task.toml or tests/" in refused.message()
+    assert refused.path is None and "no task.toml, tests/test.sh or tests/verifier.py there" in refused.message()
+
+
+def test_a_folder_with_a_bare_tests_folder_is_no_trials_task(task, runs, tmp_path):
+    """One rule for what a task is (engine/task/kinds.py): a checkout's own tests/ is not a task,
+    for a trial's task as for the rest of the tool."""
+    demo = task()
+    trial = one_trial(runs, demo)
+    shutil.rmtree(demo)
+    (demo / "tests").mkdir(parents=True)  # any Python checkout has one
+    assert locate_task(trial).path is None
+    assert locate_task(trial, demo).path is None
 
 
 def test_of_several_copies_the_one_with_the_recorded_digest_wins(task, runs, tmp_path):

@@ -3,6 +3,7 @@ Session in Harbor mode) and its agreement with the sandbox."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import time
@@ -11,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import (
+    HANG_GUARD_S,
     HARBOR_REAL,
     SHIM,
     harbor_exception,
@@ -49,6 +51,23 @@ def test_separate_mode_with_app_captured_replays_on_exactly_what_the_verifier_sa
     assert out["local"] == local.to_json()  # the run result exactly as `run --json` prints it
     assert out["local_skipped"] is None
     assert out["sandbox"]["harbor_verdict"]["rewards"] == {"reward": 1.0}
+
+
+def test_a_replay_is_the_same_blocking_and_from_asyncio(task, runs, tmp_path):
+    """One replay behind both faces (``run TRIAL``'s and the TUI's): the same
+    runs (verifier-tui's runner, then the task's test.sh where the view runs
+    it), the same comparison."""
+    from verifier_tui.engine.harbor.trial_session import TrialSession
+
+    demo = task(verifier=READS_HELLO, toml=SEPARATE)
+    trial = trial_from_sandbox(runs, tmp_path, demo, workspace={"hello.txt": "hi"}, mode="separate", capture=True)
+    with TrialSession(trial) as opened:
+        faces = [opened.run(), asyncio.run(asyncio.wait_for(opened.arun(), HANG_GUARD_S))]
+    seen = [
+        (r.local.outcome, r.local.verdict, r.local.verdict_by, r.local.runner_verdict, r.local.notices, r.agreement)
+        for r in faces
+    ]
+    assert seen[0] == seen[1] and faces[0].agreement.same is True
 
 
 def test_verify_raised_in_both_is_the_same_verdict(task, runs, tmp_path):

@@ -11,8 +11,9 @@ import time
 
 from tests.harbor.trial_app_under_test import SIZE, make_trial_app, text_of
 from tests.helpers import harbor_exception, make_job, sandbox_run, sandbox_trial
-from tests.tui.app_under_test import screen_text
+from tests.tui.app_under_test import screen_text, started_processes, still_there, wait_for, watchers
 from verifier_tui.engine.changes import Change
+from verifier_tui.engine.procfs import descendants
 from verifier_tui.tui.screens.job_overview import JobOverviewScreen
 from verifier_tui.tui.screens.trial import TrialScreen
 
@@ -96,6 +97,37 @@ async def test_a_job_shows_its_overview_and_opens_a_trial(task, runs, tmp_path):
         await pilot.press("q")
         await pilot.pause()
         assert not app.is_running
+
+
+async def test_a_trial_left_or_quit_ends_its_watcher_and_waits_for_it(task, runs, tmp_path):
+    """A trial's screen ends what it started as it goes: its watcher's process
+    is over and waited for once esc went back to the job, and the next
+    trial's once the app has quit, every process of its replays ended and
+    reaped within seconds (as the task's app does: tests/tui/test_running.py)."""
+    demo = task(verifier=READS_HELLO, toml=SEPARATE)
+    job = runs / "jobs" / "j"
+    for name in ("demo__aaaaaaa", "demo__bbbbbbb"):
+        sandbox_trial(job, demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate", capture=True, name=name)
+    before = descendants(os.getpid())
+    app = make_trial_app(job, watch=True)
+    async with app.run_test(size=SIZE) as pilot:
+        while not getattr(app.screen, "done", False):
+            await pilot.pause(0.02)
+        await pilot.press("enter")
+        await app.wait_for_replays(1)
+        await asyncio.wait_for(app.screen.controller.live.watch_ready.wait(), 15)
+        first = watchers(started_processes(before))
+        assert len(first) == 1
+        await pilot.press("escape")
+        await wait_for(lambda: not still_there(first), "the first trial's watcher ended and waited for")
+        assert isinstance(app.screen, JobOverviewScreen)
+        await pilot.press("down", "enter")
+        await app.wait_for_replays(2)
+        await asyncio.wait_for(app.screen.controller.live.watch_ready.wait(), 15)
+        started = started_processes(before)
+        assert len(watchers(started)) == 1
+    assert still_there(watchers(started)) == []
+    await wait_for(lambda: not still_there(started), f"every process of {started} ended and reaped", timeout=5)
 
 
 async def test_a_multi_step_trial_lists_its_steps(task, runs, tmp_path):
@@ -183,6 +215,25 @@ async def test_live_reload_replays_and_updates_the_agreement_while_the_sandbox_s
         assert (await app.wait_for_replays(3)).agreement.same is False
 
 
+async def test_live_reload_turned_on_after_starting_without_it_watches_then_replays(task, runs, tmp_path):
+    """As on a task's screen: started without watching, nothing saw what
+    changed meanwhile; w starts the watcher and, once it is in place, replays."""
+    demo = task(verifier=READS_HELLO, toml=SEPARATE)
+    trial = sandbox_trial(
+        runs / "jobs" / "j", demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate", capture=True
+    )
+    app = make_trial_app(trial.path)  # live reload off
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_replays(1)
+        (demo / "tests" / "verifier.py").write_text(READS_HELLO.replace("'hi'", "'hello'"))
+        await pilot.press("w")
+        replayed = await app.wait_for_replays(2)
+        assert app.screen.controller.live.watch_ready.is_set() and replayed.agreement.same is False
+        await pilot.pause()
+        assert "● watching the task" in text_of(app, "#trial-status")
+        assert "after live reload on" in text_of(app, "#trial-status")
+
+
 async def test_a_change_reported_to_the_controller_replays(task, runs, tmp_path):
     """The same path without the OS watcher: a change as the watcher reports it."""
     demo = task(verifier=READS_HELLO, toml=SEPARATE)
@@ -240,8 +291,6 @@ async def test_a_task_that_cannot_be_found_is_said_plainly(task, runs, tmp_path)
 
 
 async def test_the_palette_lists_the_trial_keys(task, runs, tmp_path):
-    from verifier_tui.tui.trial_keys import TRIAL_KEYS
-
     _, trial = failing_trial(task, runs, tmp_path)
     app = make_trial_app(trial.path)
     async with app.run_test(size=(160, 45)) as pilot:
@@ -250,13 +299,15 @@ async def test_the_palette_lists_the_trial_keys(task, runs, tmp_path):
         footer = screen_text(app).splitlines()[-1]
         titles = [c.title for c in app.get_system_commands(app.screen)]
         assert "l x a j i m files" in footer  # the six Harbor files share one entry
-        for key, action, word, title, _help in TRIAL_KEYS:
-            shown = "?" if key == "question_mark" else key
-            if not action.startswith("show_file"):
-                assert f"{shown} {word}" in footer, key
-            if action != "app.quit":
+        for binding in TrialScreen.BINDINGS:
+            shown, title = app.get_key_display(binding), binding.tooltip.split("\n")[0]
+            if binding.action == "back":  # a trial opened on its own has no list to go back to
+                assert "esc" not in footer and f"{title}  ({shown})" not in titles
+                continue
+            if not binding.action.startswith("show_file"):
+                assert f"{shown} {binding.description}" in footer, shown
+            if binding.action != "app.quit":
                 assert f"{title}  ({shown})" in titles
-        assert "esc" not in footer  # a trial opened on its own has no list to go back to
 
 
 async def test_a_small_terminal_says_so(task, runs, tmp_path):

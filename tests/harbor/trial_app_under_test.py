@@ -8,13 +8,13 @@ import asyncio
 from pathlib import Path
 
 from textual.notifications import Notify
-from textual.widgets import Static
 
+from tests.tui.app_under_test import rendered_text
 from verifier_tui.engine.harbor.folders import open_harbor, select_trial
 from verifier_tui.engine.harbor.trial_session import Replayed
 from verifier_tui.engine.session import Options
+from verifier_tui.tui.messages import ReplayFinished
 from verifier_tui.tui.trial_app import TrialApp
-from verifier_tui.tui.trial_messages import ReplayFinished
 from verifier_tui.tui.widgets.too_small import MIN_HEIGHT, MIN_WIDTH
 
 #: The terminal the tests drive the app in: the smallest it accepts (as
@@ -69,7 +69,5 @@ def make_trial_app(
 
 
 def text_of(app: TrialApp, selector: str) -> str:
-    """The plain text of a Static on the current screen."""
-    widget = app.screen.query_one(selector, Static)
-    content = widget.content
-    return getattr(content, "plain", str(content))
+    """The plain text a widget of the current screen shows."""
+    return rendered_text(app.screen.query_one(selector))

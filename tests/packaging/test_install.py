@@ -15,6 +15,7 @@ from tests.helpers import REPO, RUNNER
 
 WHEEL_PATH = "verifier_tui/_runner/run_verifier.py"
 SHIM = REPO / "runner" / "test.sh"
+EXTRAS = REPO / "runner" / "run_verifier_extras.py"
 
 
 def _editable() -> bool:
@@ -42,10 +43,11 @@ def test_installed_package_finds_a_runner_identical_to_the_source():
     package's runner is the repository's runner byte for byte; a plain
     (non-editable) install carries it inside the package."""
     editable = _editable()
-    code = "import verifier_tui.runner_source as r; print(r.runner_path())"
+    code = "import verifier_tui.runner_source as r; print(r.runner_path()); print(r.extras_path())"
     out = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, cwd="/", check=True)
-    found = Path(out.stdout.strip())
+    found, extras = map(Path, out.stdout.split())
     assert found.read_bytes() == RUNNER.read_bytes()
+    assert extras == found.with_name(EXTRAS.name) and extras.read_bytes() == EXTRAS.read_bytes()
     if not editable:
         assert found.as_posix().endswith(WHEEL_PATH)
         assert found != RUNNER and "site-packages" in found.parts
@@ -63,6 +65,7 @@ def test_wheel_carries_the_runner(tmp_path):
     wheel = next(tmp_path.glob("verifier_tui-*.whl"))
     with zipfile.ZipFile(wheel) as archive:
         assert archive.read(WHEEL_PATH) == RUNNER.read_bytes()
+        assert archive.read("verifier_tui/_runner/" + EXTRAS.name) == EXTRAS.read_bytes()
         assert archive.read("verifier_tui/_runner/test.sh") == SHIM.read_bytes()
         names = archive.namelist()
     assert "verifier_tui/cli.py" in names

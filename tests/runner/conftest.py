@@ -4,6 +4,7 @@ Every test runs ``runner/run_verifier.py`` as a real subprocess, laid out the wa
 a task's ``tests/test.sh`` shim lays it out::
 
     <tmp>/tests/.ng/run_verifier.py   a copy of runner/run_verifier.py
+    <tmp>/tests/.ng/run_verifier_extras.py   and of its extras, as verifier-tui stages them
     <tmp>/tests/verifier.py           the verifier the test writes
     <tmp>/app                         the workspace
     <tmp>/logs/verifier               the reward folder (--reward-dir)
@@ -37,7 +38,9 @@ from tests.helpers import RUNNER, no_python, other_python, write
 
 # The runner under test; RUNNER_UNDER_TEST points the suite at another copy
 # (the wheel's, or a deliberately broken one to check that the tests bite).
+# Its extras are the file beside it.
 RUNNER_SOURCE = Path(os.environ.get("RUNNER_UNDER_TEST") or RUNNER)
+EXTRAS_SOURCE = RUNNER_SOURCE.with_name("run_verifier_extras.py")
 REWARD_FILES = ("reward.json", "reward.txt")
 TIMEOUT = 60
 
@@ -190,6 +193,7 @@ class Sandbox:
         for folder in (self.ng, self.app, self.reward_dir):
             folder.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(str(RUNNER_SOURCE), str(self.runner))
+        shutil.copyfile(str(EXTRAS_SOURCE), str(self.ng / EXTRAS_SOURCE.name))
         self.verifier_path = self.tests / "verifier.py"
 
     def write(self, relative, text):

@@ -12,15 +12,18 @@ from __future__ import annotations
 
 import asyncio
 import io
+import os
 from collections.abc import Iterable
 from pathlib import Path
 
 from rich.console import Console
 from textual.notifications import Notify
-from textual.widgets import Log, Static
+from textual.widget import Widget
+from textual.widgets import Log
 
 from verifier_tui.engine.changes import Change
 from verifier_tui.engine.model import RunResult
+from verifier_tui.engine.procfs import command_line, descendants
 from verifier_tui.engine.session import Options, Session
 from verifier_tui.tui.app import VerifierApp
 from verifier_tui.tui.messages import RunFailed, RunFinished, RunNotPossible
@@ -113,14 +116,18 @@ def screen_text(app: VerifierApp) -> str:
 
 
 def widget_text(app: VerifierApp, selector: str) -> str:
-    """The plain text a Static-like widget (or a Log) of the main screen holds."""
+    """The plain text a widget of the main screen shows (a Log's lines, what another renders)."""
     widget = app.main.query_one(selector)
     if isinstance(widget, Log):
         return "\n".join(widget.lines)
-    if isinstance(widget, Static):
-        content = widget.content
-        return getattr(content, "plain", str(content))
-    raise TypeError(type(widget))
+    return rendered_text(widget)
+
+
+def rendered_text(widget: Widget) -> str:
+    """The plain text a Static-like widget renders (a Static its content, a
+    line that renders its reactive attributes what they make)."""
+    rendered = widget.render()
+    return getattr(rendered, "plain", str(rendered))
 
 
 def recorded(messages: list, kind: type) -> list:
@@ -133,3 +140,30 @@ def recorded(messages: list, kind: type) -> list:
             seen.add(id(message))
             out.append(message)
     return out
+
+
+async def wait_for(condition, what: str, timeout: float = 20.0) -> None:
+    async def poll() -> None:
+        while not condition():
+            await asyncio.sleep(0.02)
+
+    try:
+        await asyncio.wait_for(poll(), timeout)
+    except asyncio.TimeoutError:
+        raise AssertionError(f"timed out waiting for {what}") from None
+
+
+def started_processes(before: set[int]) -> dict[int, str]:
+    """The processes this test started since ``before`` (:func:`descendants`
+    of this one then), each with its command line."""
+    return {pid: command_line(pid) for pid in descendants(os.getpid()) - before}
+
+
+def watchers(started: dict[int, str]) -> list[int]:
+    """The watcher processes among ``started`` (:mod:`verifier_tui.engine.watch.child`)."""
+    return [pid for pid, command in started.items() if "verifier_tui.engine.watch.child" in command]
+
+
+def still_there(pids: Iterable[int]) -> list[int]:
+    """Those of ``pids`` not ended and waited for (a zombie is still there)."""
+    return [pid for pid in pids if os.path.exists(f"/proc/{pid}")]

@@ -124,7 +124,7 @@ async def test_task_without_verifier_opens_with_a_clear_message(tmp_path):
         assert "Nothing to run yet" in text
         assert "verifier none found" in widget_text(app, "#header")
         # Writing one makes it run (live reload picks it up).
-        await app.controller.watch_ready.wait()
+        await app.controller.live.watch_ready.wait()
         (root / "tests" / "verifier.py").write_text("def verify(workspace):\n    return 0.5\n")
         result = await app.wait_for_runs(2)
         assert result is not None and result.verdict.rewards == {"reward": 0.5}

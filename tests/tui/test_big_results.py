@@ -43,7 +43,7 @@ async def test_a_long_sys_path_shows_50_entries_and_how_many_more(tmp_path):
         await pilot.pause()
         body = widget_text(app, "#resolution-body")
         assert 0 < body.count("folder0") < 50
-        more = len(app.main.explain["sys_path"]) - 50
+        more = len(app.main.explain.sys_path) - 50
         assert f"… {more:,} more entries (c copies this run's command: its --json has them all)" in body
 
 

@@ -8,8 +8,7 @@ from tests.helpers import make_task
 from tests.tui.app_under_test import SIZE, make_app, screen_text, widget_text
 from verifier_tui.engine.model import Outcome
 from verifier_tui.tui.screens.choose_list import ChooseListScreen
-from verifier_tui.tui.screens.file_picker import FilePickerScreen
-from verifier_tui.tui.screens.folder_picker import FolderPickerScreen
+from verifier_tui.tui.screens.picker import PickerScreen
 from verifier_tui.tui.screens.response_editor import ResponseEditorScreen
 
 
@@ -78,7 +77,7 @@ async def test_choose_verifier_from_another_file(tmp_path):
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_runs(1)
         await pilot.press("v", "down", "enter")  # "another .py file…"
-        assert isinstance(app.screen, FilePickerScreen)
+        assert isinstance(app.screen, PickerScreen) and not app.screen.folders
         box = app.screen.query_one("#path", Input)
         box.value = str(not_a_verifier)
         box.focus()
@@ -102,13 +101,13 @@ async def test_choose_workspace_with_the_folder_picker(example):
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_runs(1)
         await pilot.press("f")
-        assert isinstance(app.screen, FolderPickerScreen)
+        assert isinstance(app.screen, PickerScreen) and app.screen.folders
         box = app.screen.query_one("#path", Input)
         box.value = "no/such/folder"
         box.focus()
         await pilot.press("enter")
         await pilot.pause()
-        assert isinstance(app.screen, FolderPickerScreen)  # stays open, says why
+        assert isinstance(app.screen, PickerScreen) and app.screen.folders  # stays open, says why
         assert "is not a folder" in str(app.screen.query_one("#picker-error").content)
         box.value = str(root / "cases" / "wrong-text" / "workspace")
         await pilot.press("enter")
@@ -150,7 +149,7 @@ async def test_choose_a_response_file_switches_to_server_mode(example, monkeypat
         await pilot.press("p")
         assert isinstance(app.screen, ChooseListScreen)
         await pilot.press("enter")  # "a file…" (this case has no response of its own)
-        assert isinstance(app.screen, FilePickerScreen)
+        assert isinstance(app.screen, PickerScreen) and not app.screen.folders
         box = app.screen.query_one("#path", Input)
         box.value = "cases/response-json/response.json"  # relative to where the tool started
         box.focus()
@@ -200,7 +199,7 @@ async def test_choose_task_data_file(example, monkeypatch):
         result = await app.wait_for_runs(2)
         assert result.task_data is None
         await pilot.press("t", "down", "enter")  # a JSON file…
-        assert isinstance(app.screen, FilePickerScreen)
+        assert isinstance(app.screen, PickerScreen) and not app.screen.folders
         box = app.screen.query_one("#path", Input)
         box.value = "cases/quantity-variant/task_data.json"
         box.focus()

@@ -19,7 +19,7 @@ async def test_a_renamed_verify_runs_and_shows_the_runners_contract_error(tmp_pa
     async with app.run_test(size=SIZE) as pilot:
         first = await app.wait_for_runs(1)
         assert first.expected_matched is True
-        await app.controller.watch_ready.wait()
+        await app.controller.live.watch_ready.wait()
         write(root / "tests" / "verifier.py", "def verifyx(workspace):\n    return 1.0\n")
         result = await app.wait_for_runs(2)
         await pilot.pause()
@@ -70,7 +70,7 @@ async def test_the_other_cases_marks_say_they_are_out_of_date_after_the_verifier
     app = make_app(root)
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_runs(1)
-        await app.controller.watch_ready.wait()
+        await app.controller.live.watch_ready.wait()
         await pilot.press("a")  # every case, so both marks are ✓
         await app.wait_for_runs(3)
         await pilot.pause()

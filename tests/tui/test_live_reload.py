@@ -9,19 +9,8 @@ import shutil
 
 from textual.widgets import OptionList
 
-from tests.tui.app_under_test import SIZE, make_app, screen_text, widget_text
+from tests.tui.app_under_test import SIZE, make_app, screen_text, wait_for, widget_text
 from verifier_tui.tui.screens.choose_list import ChooseListScreen
-
-
-async def wait_for(condition, what: str, timeout: float = 20.0) -> None:
-    async def poll() -> None:
-        while not condition():
-            await asyncio.sleep(0.02)
-
-    try:
-        await asyncio.wait_for(poll(), timeout)
-    except asyncio.TimeoutError:
-        raise AssertionError(f"timed out waiting for {what}") from None
 
 
 def listed(app) -> list[str]:
@@ -37,7 +26,7 @@ async def test_a_changed_or_deleted_expected_json_judges_the_next_verdict(exampl
     async with app.run_test(size=SIZE) as pilot:
         first = await app.wait_for_runs(1)
         assert first.expected_matched is True
-        await asyncio.wait_for(app.controller.watch_ready.wait(), 10)
+        await asyncio.wait_for(app.controller.live.watch_ready.wait(), 10)
         expected.write_text(json.dumps({"rewards": {"reward": 0.5}}))
         result = await app.wait_for_runs(2)  # the verdict is compared with the expected.json on disk
         assert result.trigger == "cases/correct/expected.json"
@@ -56,7 +45,7 @@ async def test_a_case_added_on_disk_appears_in_the_list_and_the_chooser(example)
     app = make_app(root)
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_runs(1)
-        await asyncio.wait_for(app.controller.watch_ready.wait(), 10)
+        await asyncio.wait_for(app.controller.live.watch_ready.wait(), 10)
         new = root / "cases" / "zz-added"
         shutil.copytree(root / "cases" / "wrong-text", new)
         await wait_for(lambda: "zz-added" in listed(app), "the new case in the cases list")
@@ -86,7 +75,7 @@ async def test_live_reload_off_marks_the_verdict_stale_and_on_runs_what_changed(
     app = make_app(root)
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_runs(1)
-        await asyncio.wait_for(app.controller.watch_ready.wait(), 10)
+        await asyncio.wait_for(app.controller.live.watch_ready.wait(), 10)
         await pilot.press("w")
         await pilot.pause()
         assert "stale" not in widget_text(app, "#status")
@@ -107,7 +96,7 @@ async def test_r_with_live_reload_off_clears_the_stale_mark(example):
     app = make_app(root)
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_runs(1)
-        await asyncio.wait_for(app.controller.watch_ready.wait(), 10)
+        await asyncio.wait_for(app.controller.live.watch_ready.wait(), 10)
         await pilot.press("w")
         (root / "tests" / "verifier.py").write_text("def verify(workspace):\n    return 0.5\n")
         await wait_for(lambda: "stale" in widget_text(app, "#status"), "the verdict marked stale")

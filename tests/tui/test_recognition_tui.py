@@ -85,6 +85,20 @@ async def test_r_shift_is_not_offered_without_a_runner_of_the_tasks_own(example)
         assert " R" not in widget_text(app, "#header")
 
 
+async def test_the_help_lists_r_shift_as_the_footer_and_the_palette_do(tmp_path, example):
+    """The help's keys are the screen's, as it offers them: R for a task that ships its own runner only."""
+    own = make_task(tmp_path / "tasks" / "published")
+    write(own / "tests" / ".ng" / "run_verifier.py", OWN_RUNNER)
+    for root, offered in ((own, True), (example("hello-file"), False)):
+        app = make_app(root, watch=False)
+        async with app.run_test(size=(120, 60)) as pilot:
+            await app.wait_for_runs(1)
+            await pilot.press("question_mark")
+            await pilot.pause()
+            shown = app.screen.query_one("#help-text").content.plain
+            assert ("  R      Toggle runner: " in shown) is offered, root
+
+
 async def test_shadowing_a_standard_library_module_is_flagged_in_the_resolution(tmp_path):
     root = make_task(
         tmp_path / "tasks" / "shadow",

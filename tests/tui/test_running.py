@@ -9,8 +9,20 @@ import time
 from textual.widgets import OptionList
 
 from tests.helpers import make_task, wait_none_with
-from tests.tui.app_under_test import SIZE, make_app, recorded, report_change, screen_text, widget_text
+from tests.tui.app_under_test import (
+    SIZE,
+    make_app,
+    recorded,
+    report_change,
+    screen_text,
+    started_processes,
+    still_there,
+    wait_for,
+    watchers,
+    widget_text,
+)
 from verifier_tui.engine.model import Outcome
+from verifier_tui.engine.procfs import descendants
 from verifier_tui.tui.messages import RunFinished, RunStarted
 
 
@@ -52,7 +64,7 @@ async def test_live_reload_after_a_real_file_write(example):
     async with app.run_test(size=SIZE) as pilot:
         first = await app.wait_for_runs(1)
         assert first.verdict.rewards == {"reward": 1.0}
-        await asyncio.wait_for(app.controller.watch_ready.wait(), 10)
+        await asyncio.wait_for(app.controller.live.watch_ready.wait(), 10)
         verifier = root / "tests" / "verifier.py"
         verifier.write_text(verifier.read_text().replace("1.0 if", "0.75 if"))
         result = await app.wait_for_runs(2)
@@ -82,7 +94,7 @@ async def test_a_change_mid_run_supersedes_it(tmp_path):
     messages = []
     app = make_app(root)
     async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
-        await asyncio.wait_for(app.controller.watch_ready.wait(), 10)
+        await asyncio.wait_for(app.controller.live.watch_ready.wait(), 10)
         for _ in range(100):  # the slow first run is under way
             if any(isinstance(m, RunStarted) for m in messages):
                 break
@@ -96,7 +108,7 @@ async def test_a_change_mid_run_supersedes_it(tmp_path):
         await pilot.pause(0.3)
         finished = [m.result for m in recorded(messages, RunFinished)]
         assert [r.verdict.rewards for r in finished] == [{"reward": 0.9}]  # 0.1 never shown
-        assert app.controller.scheduler.runs_superseded == 1
+        assert app.controller.live.scheduler.runs_superseded == 1
         assert "0.1" not in widget_text(app, "#reward-body")
 
 
@@ -143,7 +155,7 @@ async def test_toggle_watch_off_and_on(example):
     app = make_app(root)
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_runs(1)
-        await asyncio.wait_for(app.controller.watch_ready.wait(), 10)
+        await asyncio.wait_for(app.controller.live.watch_ready.wait(), 10)
         await pilot.press("w")
         await pilot.pause()
         assert "not watching" in widget_text(app, "#status")
@@ -153,7 +165,7 @@ async def test_toggle_watch_off_and_on(example):
         await pilot.press("w")  # on again: what changed meanwhile runs
         result = await app.wait_for_runs(2)
         assert result.verdict.rewards == {"reward": 0.5} and result.trigger == "tests/verifier.py"
-        await asyncio.wait_for(app.controller.watch_ready.wait(), 10)
+        await asyncio.wait_for(app.controller.live.watch_ready.wait(), 10)
         await pilot.pause(0.1)
         assert "● watching" in widget_text(app, "#status")
         (root / "tests" / "verifier.py").write_text("def verify(workspace):\n    return 0.25\n")
@@ -181,6 +193,27 @@ async def test_timeout_is_shown_in_words(tmp_path):
         reward = widget_text(app, "#reward-body")
         assert "timed out after 1 s" in reward
         assert "everything it started were stopped" in reward
+
+
+async def test_quitting_ends_the_run_in_flight_and_the_watcher_and_waits_for_them(tmp_path):
+    """The watcher's process is ended and waited for by the time the app has
+    quit, and every other process it started (the run's, one started ahead)
+    is ended and reaped within seconds: the view's network helper is killed as the
+    run ends and reaped aside (verifier_tui/engine/sandbox/network.py says why)."""
+    root = make_task(tmp_path / "tasks" / "slow", SLOW.format(delay=60, value=1.0))
+    before = descendants(os.getpid())
+    started: dict[int, str] = {}
+
+    def runner_started() -> bool:
+        started.update(started_processes(before))
+        return any("run_verifier.py" in command for command in started.values())
+
+    async with make_app(root).run_test(size=SIZE) as pilot:
+        await asyncio.wait_for(pilot.app.controller.live.watch_ready.wait(), 10)
+        await wait_for(runner_started, "the run's runner")
+        assert watchers(started), started
+    assert still_there(watchers(started)) == []
+    await wait_for(lambda: not still_there(started), f"every process of {started} ended and reaped", timeout=5)
 
 
 async def test_an_engine_failure_becomes_a_message(example, monkeypatch):
@@ -238,7 +271,7 @@ async def test_r_a_and_b_take_the_runs_started_ahead_for_them(example):
             await pilot.pause(0.05)
             if (
                 app.session.sequence >= sequence + runs
-                and not app.controller.scheduler.busy
+                and not app.controller.live.scheduler.busy
                 and not any(worker.is_running for worker in app.workers)
             ):
                 break

@@ -13,6 +13,7 @@ from tests.helpers import make_task, run_in_shell_text, without_the_tool_on_path
 from tests.tui.app_under_test import SIZE, make_app, screen_text
 from verifier_tui.engine.session import Session
 from verifier_tui.tui.external import editor_command, failing_location, pdb_command, verify_line
+from verifier_tui.tui.screens.main import MainScreen
 
 
 async def test_narrow_terminal_says_so_and_recovers(example):
@@ -139,7 +140,7 @@ async def test_debug_cannot_suspend_headless(example):
         await pilot.press("d")
         await pilot.pause(0.5)
         assert any(n.startswith("pdb needs the real terminal") for n in app.notices), app.notices
-        assert not app.controller.paused
+        assert not app.controller.live.paused
         await pilot.press("r")
         await app.wait_for_runs(2)
 
@@ -169,21 +170,20 @@ async def test_command_palette_lists_and_runs_our_commands(example):
 
 
 async def test_every_key_is_in_the_footer_and_the_palette(example):
-    from verifier_tui.tui.keys import KEYS, shown_key
-
     app = make_app(example("hello-file"), watch=False)
     async with app.run_test(size=(160, 45)) as pilot:
         await app.wait_for_runs(1)
         await pilot.pause()
         footer = screen_text(app).splitlines()[-1]
         titles = [c.title for c in app.get_system_commands(app.main)]
-        for key, action, _word, title, _help in KEYS:
-            if action == "toggle_runner":
+        for binding in MainScreen.BINDINGS:
+            shown, title = app.get_key_display(binding), binding.tooltip.split("\n")[0]
+            if binding.action == "toggle_runner":
                 continue  # only for a task that ships its own runner (tests/tui/test_recognition_tui.py)
-            if action != "help":  # ? is left out of the footer, which must fit 100 columns
-                assert f"{key} " in footer, key
-            if action != "app.quit":
-                assert f"{title}  ({shown_key(key)})" in titles
+            if binding.show:  # ? and esc are left out of the footer, which must fit 100 columns
+                assert f"{shown} " in footer, shown
+            if binding.action != "app.quit":
+                assert f"{title}  ({shown})" in titles
         assert "choose" in footer and "^p palette" in footer
 
 

@@ -30,7 +30,7 @@ def settled(runs: int = 1, watch: bool = True):
         app = pilot.app
         await app.wait_for_runs(runs)
         if watch:
-            await asyncio.wait_for(app.controller.watch_ready.wait(), 10)
+            await asyncio.wait_for(app.controller.live.watch_ready.wait(), 10)
         await pilot.pause()
         await pilot.pause(0.1)
 

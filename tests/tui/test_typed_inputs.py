@@ -11,8 +11,7 @@ from textual.widgets import Input, OptionList, TextArea
 from tests.tui.app_under_test import SIZE, make_app, screen_text
 from verifier_tui.engine.task.cases import wrap_text_response
 from verifier_tui.tui.screens.choose_list import ChooseListScreen
-from verifier_tui.tui.screens.file_picker import FilePickerScreen
-from verifier_tui.tui.screens.folder_picker import FolderPickerScreen
+from verifier_tui.tui.screens.picker import PickerScreen
 from verifier_tui.tui.screens.response_editor import EDIT_PAUSE_S, ResponseEditorScreen
 
 
@@ -56,7 +55,7 @@ async def test_typing_in_the_file_picker_goes_to_the_box_relative_to_where_the_t
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_runs(1)
         await pilot.press("p", "enter")  # "a file…"
-        assert isinstance(app.screen, FilePickerScreen)
+        assert isinstance(app.screen, PickerScreen) and not app.screen.folders
         await pilot.press(*"answer.json", "enter")  # typed at once, no click on the box
         result = await app.wait_for_runs(2)
         assert result.response.path == started_in / "answer.json"
@@ -70,7 +69,7 @@ async def test_typing_in_the_folder_picker_goes_to_the_box_relative_to_where_the
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_runs(1)
         await pilot.press("f")
-        assert isinstance(app.screen, FolderPickerScreen)
+        assert isinstance(app.screen, PickerScreen) and app.screen.folders
         await pilot.pause()  # the tree has loaded: its first highlight must not replace what is typed
         await pilot.press(*"wrong-text/workspace")
         await pilot.pause()

@@ -17,7 +17,8 @@ _ROLES = {
     "tests/verifier.py": "verify(workspace): returns the reward",
     "tests/test.sh": "the shim Harbor runs: it finds a Python and starts the runner",
     "tests/.ng/run_verifier.py": "the runner: imports verifier.py, calls verify, writes the reward file",
-    "cases/": "correct/ and wrong/: a workspace each and the verdict it must get (never published)",
+    "cases/": "correct/, wrong/ and empty/ (what an agent that did nothing leaves): a workspace each and "
+    "the verdict it must get (never published)",
 }
 
 

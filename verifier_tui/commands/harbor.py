@@ -18,11 +18,13 @@ shape (a walkthrough, a table, a stream), and they share its words here.
 
 from __future__ import annotations
 
+import os
 import time
 from typing import TYPE_CHECKING
 
 from verifier_tui.commands import stopping, terminal
 from verifier_tui.engine.record import record
+from verifier_tui.words.paths import home_folder, text_from
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -45,9 +47,7 @@ NOT_FOR_TRIALS = {
 
 def _say(text: str = "") -> None:
     """A line of the tool's own words (paths shortened; the outputs are printed as they are)."""
-    from verifier_tui.words.trial import shown
-
-    terminal.out(shown(text))
+    terminal.out(text_from(text, os.getcwd(), home_folder()))
 
 
 def _fail(message: str) -> int:
@@ -350,7 +350,6 @@ def print_walkthrough(opened: TrialSession, replayed: Replayed) -> None:
         agreement_words,
         cause_lines,
         replay_words,
-        shown,
         task_words,
         trial_header,
         verdict_words,
@@ -377,7 +376,7 @@ def print_walkthrough(opened: TrialSession, replayed: Replayed) -> None:
     else:
         _say(f"replay    {replay_words(replayed)}")
         _say(f"          workspace: {workspace_words(opened)}")
-        stuck = stuck_line(replayed.local.stack, shown)
+        stuck = stuck_line(replayed.local.stack, str)  # _say shortens its paths
         if stuck is not None:
             _say(f"          {stuck}")
         elif replayed.failure is not None:
@@ -453,10 +452,11 @@ def explain_command(args) -> int:
         explain = opened.explain()  # needs no workspace: verify is not called
         data = opened.to_json()
         data["local_skipped"] = opened.skipped or "explain does not call verify"
-        data["explain"] = explain
+        data["explain"] = explain.to_json() if explain is not None else None
         if args.json:
             terminal.out_json(data)
-            return 0 if explain is not None and "error" not in explain else 2
+            return 0 if explain is not None and explain.error is None else 2
+        from verifier_tui.words.resolution import binding_lines, plain, sys_path_lines
         from verifier_tui.words.trial import (
             PHASE_MARKS,
             agreement_words,
@@ -482,24 +482,19 @@ def explain_command(args) -> int:
             assert opened.last is not None  # to_json() compared the sides
             _say(f"replay    {agreement_words(opened.last.agreement, opened.skipped)[1]}")
             return 2
-        if "error" in explain:
-            _say(f"replay    the runner gave no explanation: {explain['error']}")
+        if explain.error is not None:
+            _say(f"replay    the runner gave no explanation: {explain.error}")
             return 2
         _say("replay (Harbor mode, verify not called):")
         if opened.plan.no_workspace:
             _say(f"  no workspace: {opened.walk.workspace.words}")
-        for row in explain.get("sys_path") or []:
-            _say(f"  sys.path {row.get('index'):>2}  {row.get('path')}  {' + '.join(row.get('roles') or [])}")
-        verify = explain.get("verify") or {}
-        if verify:
-            _say(f"  {verify.get('signature')}")
-        for row in explain.get("parameters") or []:
-            _say(f"    {row.get('name')}: {row.get('binding')} {row.get('source') or row.get('default') or ''}")
-        for problem in explain.get("problems") or []:
+        for printed in sys_path_lines(explain, str) + binding_lines(explain, "harbor", str):
+            _say(f"  {plain(printed)}")
+        for problem in explain.problems:
             _say(f"  contract problem: {problem}")
-        error = explain.get("import_error")
-        if error:
-            _say(f"  importing the verifier raised {error.get('type')}: {error.get('message')}")
+        error = explain.import_error
+        if error is not None:
+            _say(f"  importing the verifier raised {error.type}: {error.message}")
         return 0
 
 
@@ -827,8 +822,7 @@ def both_modes_command(args) -> int:
                 terminal.out(f"{mark} {label}: not run: {both.server_skipped}")
                 continue
             terminal.out(f"{mark} {label}: {result.outcome_words} · {verdict_line(result)}")
-            problems = (result.explain or {}).get("problems") or []
-            for problem in problems:
+            for problem in result.explain.problems if result.explain is not None else ():
                 terminal.out(f"    contract: {problem}")
         terminal.out(both.summary())
         return both.exit_status

@@ -90,22 +90,15 @@ def explain_command(args) -> int:
         if problem:
             terminal.error(problem)
             return 2
-        data = session.explain()
+        explanation = session.explain()
         if args.json:
-            data = dict(data)
-            data.setdefault("notices", [])
-            data["notices"] = report.notices(session) + list(data["notices"])
-            data["mode"] = session.mode
-            from verifier_tui.engine.diagnosis import stdlib_shadows
-
-            data["shadowing"] = stdlib_shadows(data)
-            terminal.out_json(data)
-            return 0 if "error" not in data else 2
-        if "error" in data:
-            terminal.error(data["error"])
-            terminal.write(terminal.plain_text(data.get("stderr", "")), "stderr")
+            terminal.out_json(report.explain_json(session, explanation))
+            return 0 if explanation.error is None else 2
+        if explanation.error is not None:
+            terminal.error(explanation.error)
+            terminal.write(terminal.plain_text(explanation.stderr or ""), "stderr")
             return 2
-        for line in report.explain_lines(session, data):
+        for line in report.explain_lines(session, explanation):
             terminal.out(line)
         return 0
 

@@ -17,9 +17,10 @@ from verifier_tui.commands import terminal
 from verifier_tui.engine.model import RunResult
 from verifier_tui.engine.record import record
 from verifier_tui.engine.verdict import rewards_json
+from verifier_tui.words.paths import path_from
+from verifier_tui.words.resolution import binding_lines, plain, sys_path_lines
 from verifier_tui.words.run import (
     LISTED,
-    binding_text,
     case_status,
     cut_words,
     duration_text,
@@ -33,7 +34,6 @@ from verifier_tui.words.run import (
     more_text,
     near_miss_line,
     not_a_file,
-    path_from,
     preload_words,
     runner_words,
     shadow_lines,
@@ -46,6 +46,9 @@ from verifier_tui.words.text import one_line
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any
+
+    from verifier_tui.engine.readback import Explanation
+    from verifier_tui.engine.sandbox.environment import ChildEnvironment
 
 
 def here(path: Path | str) -> str:
@@ -138,7 +141,7 @@ def result_lines(session, result: RunResult) -> list[str]:
         lines.append(f"{reward_file.name}: {head}")
         if more:
             lines.append(f"  … {more} of {reward_file.name} (--json has them)")
-    problems = (result.explain or {}).get("problems") or []
+    problems = result.explain.problems if result.explain is not None else ()
     lines += [f"contract: {problem}" for problem in problems[:LISTED]]
     if len(problems) > LISTED:
         lines.append(f"contract: {more_text(len(problems) - LISTED, 'problems')}")
@@ -156,73 +159,72 @@ def stuck_at(session, result: RunResult) -> str | None:
     return stuck_line(result.stack, here)
 
 
-def explain_lines(session, data: dict[str, Any]) -> list[str]:
+def explain_json(session, explanation: Explanation) -> dict[str, Any]:
+    """The explain document (docs/json-output.md): the runner's, with the
+    session's notices, the mode and the modules shadowing the standard library."""
+    from verifier_tui.engine.diagnosis import stdlib_shadows
+
+    data = explanation.to_json()
+    data["notices"] = notices(session) + list(explanation.notices)
+    data["mode"] = session.mode
+    data["shadowing"] = stdlib_shadows(explanation)
+    return data
+
+
+def explain_lines(session, data: Explanation) -> list[str]:
     out: list[str] = []
     out.append(header(session))
-    for notice in notices(session) + list(data.get("notices") or []):
+    for notice in notices(session) + list(data.notices):
         out.append(f"note: {notice}")
-    python = data.get("python") or {}
-    out.append(f"python {python.get('version')} ({python.get('executable')})")
+    python = data.python
+    if python is not None:
+        out.append(f"python {python.version} ({python.executable})")
     out.append("")
-    out.append("sys.path (in order):")
-    width = max((len(str(row["path"])) for row in data.get("sys_path", [])[:LISTED]), default=10)
-    rows = data.get("sys_path", [])
-    for row in rows[:LISTED]:
-        roles = " + ".join(row.get("roles") or [row.get("role")])
-        missing = "" if row.get("exists", True) else "  (missing)"
-        out.append(f"  {row['index']:>2}  {str(row['path']):<{width}}  {roles}{missing}")
-    if len(rows) > LISTED:
-        out.append(f"  {more_text(len(rows) - LISTED, 'entries')}")
+    out += [plain(line) for line in sys_path_lines(data, str)]
     for shadow in shadow_lines(data, here):
         out.append(f"  ⚠ {shadow}")
     out.append("")
-    for name, info in (data.get("modules") or {}).items():
-        resolved = info.get("resolved") or "not found"
-        out.append(f"{name}: {resolved}")
-        for shadowed in info.get("shadowed") or []:
+    for name, info in data.modules.items():
+        out.append(f"{name}: {info.resolved or 'not found'}")
+        for shadowed in info.shadowed:
             out.append(f"  shadowed: {shadowed}")
-    if data.get("preloaded_nemo_gym"):
+    if data.preloaded_nemo_gym:
         out.append(
-            f"note: nemo_gym was already imported at start-up from {data['preloaded_nemo_gym']}; the runner forgot it"
+            f"note: nemo_gym was already imported at start-up from {data.preloaded_nemo_gym}; the runner forgot it"
         )
     out.append("")
-    verify = data.get("verify")
-    if verify:
-        out.append(verify.get("signature", "verify(?)") + (" (async)" if verify.get("is_async") else ""))
-        for row in data.get("parameters") or []:
-            out.append(f"  {row['name']:<12} {row['kind']:<22} {binding_text(row, session.mode)}")
-    error = data.get("import_error")
-    if error:
-        out.append(f"importing the verifier raised {error.get('type')}: {error.get('message')}")
-        out.append(error.get("traceback", "").rstrip())
-    problems = data.get("problems") or []
-    if problems:
+    out += [plain(line) for line in binding_lines(data, session.mode, str)]
+    error = data.import_error
+    if error is not None:
+        out.append(f"importing the verifier raised {error.type}: {error.message}")
+        out.append(error.traceback.rstrip())
+    if data.problems:
         out.append("")
-        for problem in problems:
+        for problem in data.problems:
             out.append(f"contract problem: {problem}")
-    elif not error:
+    elif error is None:
         out.append("")
         out.append("no contract problems: verify would be called")
-    for text in environment_lines(data.get("environment")):
+    for text in environment_lines(data.environment):
         out.append(text)
     return out
 
 
-def environment_lines(environment: dict[str, Any] | None) -> list[str]:
+def environment_lines(environment: ChildEnvironment | None) -> list[str]:
     """What the runner's environment held, by where it came from: names only,
     values only for verifier-tui's own and the task's (as task.toml writes them)."""
-    if not environment:
+    if environment is None:
         return []
     from verifier_tui.engine.sandbox.environment import interpreter_switches
 
     lines = ["", "environment (what the runner gets):"]
     by_source: dict[str, list[str]] = {}
-    for row in environment.get("passed") or []:
-        shown = row["name"] if row.get("value") is None else f"{row['name']}={row['value']}"
-        by_source.setdefault(row["source"], []).append(shown)
+    for row in environment.passed:
+        shown = row.name if row.shown is None else f"{row.name}={row.shown}"
+        by_source.setdefault(row.source, []).append(shown)
     for source, names in by_source.items():
         lines.append(f"  from {source}: {', '.join(names)}")
-    held = environment.get("held_back") or []
+    held = environment.held_back
     if held:
         switches = interpreter_switches(held)
         among = f", among them {', '.join(switches)}" if switches else ""

@@ -95,7 +95,7 @@ class BothModes:
 def _failure(result: RunResult) -> str:
     if result.outcome is Outcome.REWARD_WRITTEN and not result.verdict.ok:
         return f"{result.verdict.error}: {result.verdict.message}"
-    problems = (result.explain or {}).get("problems") or []
+    problems = result.explain.problems if result.explain is not None else ()
     if result.outcome is Outcome.CONTRACT_ERROR and problems:
         return f"contract error: {problems[0]}"
     return result.outcome_words

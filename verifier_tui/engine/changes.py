@@ -47,7 +47,7 @@ class Change:
     """Short display names ("tests/verifier.py", "response.json") by path."""
     quiet: frozenset[Path] = frozenset()
     """Paths under a watched folder that changed but start no run (caches,
-    version-control internals, editors' temporary files: see :mod:`.filters`).
+    version-control internals, editors' temporary files: see :mod:`verifier_tui.engine.filters`).
     A change may hold only these: the copy sandbox's mirror follows them all
     (a verifier may read ``.git/``), runs are started by ``paths`` alone."""
 

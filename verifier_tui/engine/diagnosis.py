@@ -22,10 +22,13 @@ from typing import TYPE_CHECKING
 
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.advice import ANOTHER_PYTHON, DEBUG_UNDER_PDB, Advice
+from verifier_tui.engine.readback import INTERPRETER
 from verifier_tui.engine.record import record
 
 if TYPE_CHECKING:
     from typing import Any
+
+    from verifier_tui.engine.readback import Explanation
 
 _MISSING = re.compile(r"ModuleNotFoundError: No module named '([^']+)'")
 #: The last line of a traceback that pdb's quitting ended: ``bdb.BdbQuit``.
@@ -182,18 +185,18 @@ def never_awaited_warning(names: list[str]) -> str:
     )
 
 
-def stdlib_shadows(explain: dict[str, Any] | None) -> list[dict[str, Any]]:
+def stdlib_shadows(explain: Explanation | None) -> list[dict[str, Any]]:
     """Modules in the folders the runner places ahead of the standard library
     (the --explain document's placed rows) that carry a standard-library
     module's name: ``import statistics`` finds ``tests/statistics.py`` first.
     Modules built into the interpreter cannot be shadowed and are left out."""
-    if not explain:
+    if explain is None:
         return []
     found: list[dict[str, Any]] = []
-    for row in explain.get("sys_path") or []:
-        if not isinstance(row, dict) or row.get("role") in (None, "interpreter"):
+    for row in explain.sys_path:
+        if row.role in ("", INTERPRETER):
             continue
-        folder = Path(str(row.get("path") or ""))
+        folder = Path(row.path)
         try:
             names = sorted(folder.iterdir()) if folder.is_dir() else []
         except OSError:
@@ -209,7 +212,7 @@ def stdlib_shadows(explain: dict[str, Any] | None) -> list[dict[str, Any]]:
                 continue
             if any(f["module"] == module for f in found):
                 continue  # only the first copy on the path is imported
-            found.append({"module": module, "path": str(entry), "index": row.get("index")})
+            found.append({"module": module, "path": str(entry), "index": row.index})
     return found
 
 

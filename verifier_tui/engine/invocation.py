@@ -30,12 +30,15 @@ from verifier_tui.runner_source import runner_path
 if TYPE_CHECKING:
     from typing import Any
 
+    from verifier_tui.engine.process import Held
+
 # Default timeout when neither --timeout nor task.toml's [verifier] timeout_sec says.
 # Harbor's own default verifier timeout is 600 s; a debugger should answer sooner,
 # but a slow verifier must not be cut short by surprise: keep Harbor's.
 DEFAULT_TIMEOUT_S = 600.0
 EXPLAIN_FILE = "explain.json"
 PHASES_FILE = "phases.jsonl"
+DATASET_VERIFIER = ".ng/verifier.py"  # where a verifier outside the tests folder is staged (Task.staged_name)
 RESPONSE_TEXT_LIMIT = 64 * untrusted.MB  # a response.txt, wrapped into a response
 
 
@@ -121,18 +124,71 @@ class Prepared:
 
 
 def prepare(spec: RunSpec, stage: Stage) -> Prepared:
-    """Stage the layout for ``spec`` and build the runner's command line."""
+    """Stage the layout for ``spec`` and build the runner's command line, in
+    this order, each part using those before it: the staged inputs, the
+    command line that names them, the path map from the stage's paths back
+    to the user's, and (for a run that can start) the containment."""
     environment = child_environment(spec.task.config.env, spec.env, sources=spec.task.config.env_sources)
-    notices: list[str] = list(environment.problems)
-    env = environment.values
-    interpreter = probe_interpreter(spec.python, env, min(PROBE_TIMEOUT_S, spec.timeout_s))
-    start_error = interpreter.error
-    vendored, task_vendors = _nemo_gym_to_vendor(spec, interpreter.nemo_gym_verifiers, notices)
-    not_staged = False
+    interpreter = probe_interpreter(spec.python, environment.values, min(PROBE_TIMEOUT_S, spec.timeout_s))
+    prepared = Prepared(
+        spec=spec,
+        stage=stage,
+        argv=[],
+        env=environment.values,
+        cwd=stage.app_dir,
+        path_map=[],
+        notices=list(environment.problems),
+        reproduce=reproduce_command(spec),
+        start_error=interpreter.error,
+        environment=environment,
+        python=interpreter.executable or spec.python,
+        folders=interpreter.folders,
+    )
+    staged = _stage_inputs(prepared, interpreter.nemo_gym_verifiers)
+    # With namespaces the runner sees the sandbox's own paths (/tests, /app,
+    # /logs/verifier), as the shim's command line names them; in the copy
+    # sandbox, the stage's folders themselves.
+    limits = limits_for(spec.task, workspace_path(spec.task.tests_dir) if stage.namespace else str(stage.app_dir))
+    prepared.limits, stage.app_at = limits, limits.app
+    _command_line(prepared, staged)
+    prepared.path_map = _path_map(spec, stage, staged)
+    if prepared.start_error is None and stage.problem is not None:  # an input the stage could not take
+        prepared.start_error, prepared.not_staged = stage.problem, True
+    if prepared.start_error is not None:
+        return prepared
+    prepared.shim_refusal = shim_refusal(interpreter)
+    if prepared.shim_refusal is not None:
+        prepared.notices.append(
+            f"{spec.python} is Python {interpreter.version}: the sandbox's test.sh refuses an interpreter "
+            f"older than 3.8 (exit {SHIM_REFUSAL_EXIT}, no reward file) and never starts the runner; "
+            "verifier-tui does the same. Choose a newer one with --python EXE"
+        )
+    else:
+        _contain(prepared, limits)
+    return prepared
+
+
+@record
+class _Staged:
+    """The run's inputs as the stage holds them (None: not given)."""
+
+    verifier: str  # its path in the staged tests folder
+    task_vendors: bool  # the task vendors its own nemo_gym (tests/.ng/nemo_gym)
+    response: Path | None = None  # the file passed as --response
+    row: Path | None = None  # a row of a tasks.jsonl, its fields as task_data.json
+    task_data: Path | None = None  # a copy of the task data file
+
+
+def _stage_inputs(prepared: Prepared, interpreters_nemo_gym: Path | None) -> _Staged:
+    """Stage the tests (the runner and nemo_gym beside them) and the
+    workspace, then the verifier, the response and the task data; a staging
+    that fails is the run's start error."""
+    spec, stage, notices = prepared.spec, prepared.stage, prepared.notices
+    vendored, task_vendors = _nemo_gym_to_vendor(spec, interpreters_nemo_gym, notices)
     if isinstance(vendored, str):
-        start_error, vendored = start_error or vendored, None
+        prepared.start_error, vendored = prepared.start_error or vendored, None
+    own = spec.runner or (spec.task.own_runner if spec.via_test_sh else None)  # test.sh runs what the task ships
     try:
-        own = spec.runner or (spec.task.own_runner if spec.via_test_sh else None)  # test.sh runs what the task ships
         notices += stage.prepare(
             spec.task.tests_dir,
             spec.workspace,
@@ -142,199 +198,178 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
             extra_tests=spec.extra_tests,
         )
     except StagingError as exc:
-        start_error, not_staged = str(exc), True
+        prepared.start_error, prepared.not_staged = str(exc), True
     for name, data in spec.planted:  # what an agent sharing the reward folder left: the runner must clear it
         stage.plant(name, data)
-    staged_rel = spec.task.staged_name(spec.verifier)
+    staged = _Staged(spec.task.staged_name(spec.verifier), task_vendors)
     if spec.extra_tests is not None and spec.verifier.is_relative_to(spec.extra_tests):
-        staged_rel = spec.verifier.relative_to(spec.extra_tests).as_posix()  # overlaid into the staged tests
-    if staged_rel == ".ng/verifier.py":
+        staged.verifier = spec.verifier.relative_to(spec.extra_tests).as_posix()  # overlaid into the staged tests
+    if staged.verifier == DATASET_VERIFIER:
         stage.place_dataset_verifier(spec.verifier)
-    staged_verifier = stage.tests_dir / staged_rel
-    # With namespaces the runner sees the sandbox's own paths (/tests, /app,
-    # /logs/verifier), as the shim's command line names them; in the copy
-    # sandbox, the stage's folders themselves.
-    limits = limits_for(spec.task, workspace_path(spec.task.tests_dir) if stage.namespace else str(stage.app_dir))
-    stage.app_at = limits.app
-    seen = stage.seen
-    runner_script = seen(stage.ng_dir / "run_verifier.py")
-    argv = [
-        interpreter.executable or spec.python,
-        "-B",
-        "-u",
-        runner_script,
-        "--verifier",
-        seen(staged_verifier),
-        "--workspace",
-        seen(stage.app_dir),
-    ]
-    response_arg: str | None = None
     if spec.response is not None:
-        response_arg = str(_stage_response(spec.response, stage))
-        argv += ["--response", seen(Path(response_arg))]
-    staged_row: Path | None = None
+        staged.response = _stage_response(spec.response, stage)
     if spec.task_data is not None and spec.task_id is not None:
         # A row of a tasks.jsonl: its fields as the rendered task's task_data.json would hold them.
         text, problem = staged_row_text(spec.task_data, spec.task_id)
-        staged_row = stage.inputs_dir / "task_data.json"
+        staged.row = stage.inputs_dir / "task_data.json"
         if text is None:
-            start_error = start_error or problem
-        elif start_error is None:
+            prepared.start_error = prepared.start_error or problem
+        elif prepared.start_error is None:
             stage.write_input("task_data.json", text)
-        argv += ["--task-data", seen(staged_row)]
-    task_data_arg: str | None = None
-    if spec.task_data is not None and spec.task_id is None:
-        task_data_arg = str(stage.stage_input(spec.task_data, "task_data.json"))
+    elif spec.task_data is not None:
+        staged.task_data = stage.stage_input(spec.task_data, "task_data.json")
+    if spec.workspace is None:
+        notices.append("no case and no workspace chosen: the verifier runs on an empty scratch workspace")
+    if stage.vendored_from is not None and not task_vendors and spec.nemo_gym is not None:
+        notices.append(f"nemo_gym/verifiers vendored from {stage.vendored_from}")
+    return staged
+
+
+def _command_line(prepared: Prepared, staged: _Staged) -> None:
+    """The runner's command line: the staged files as the run sees them, and
+    what the runner is to write, as far as the task's own runner knows the
+    options (ours knows them all); or the task's test.sh, as Harbor starts it."""
+    spec, stage, runner = prepared.spec, prepared.stage, prepared.spec.runner
+    seen = stage.seen
+    prepared.runner_script = seen(stage.ng_dir / "run_verifier.py")
+    argv = [prepared.python, "-B", "-u", prepared.runner_script]
+    argv += ["--verifier", seen(stage.tests_dir / staged.verifier), "--workspace", seen(stage.app_dir)]
+    if staged.response is not None:
+        argv += ["--response", seen(staged.response)]
+    if staged.row is not None:
+        argv += ["--task-data", seen(staged.row)]
+    elif staged.task_data is not None and spec.task_data is not None:
         if stage.namespace and spec.task_data.parent == spec.task.tests_dir and spec.extra_tests is None:
             argv += ["--task-data", TESTS + "/" + spec.task_data.name]  # where the shim finds it
         else:
-            argv += ["--task-data", seen(Path(task_data_arg))]
-    explain_file = stage.inputs_dir / EXPLAIN_FILE  # inputs/ was emptied by the staging: no stale file
-    runner = spec.runner
+            argv += ["--task-data", seen(staged.task_data)]
     if spec.explain_only:
         if runner is not None and not runner.knows_explain:
-            start_error = start_error or (
+            prepared.start_error = prepared.start_error or (
                 "the task's own runner (tests/.ng/run_verifier.py) has no --explain: "
                 "explain needs verifier-tui's runner (leave out --runner task)"
             )
         argv.append("--explain")
     else:
         argv += ["--reward-dir", seen(stage.reward_dir)]
-        if runner is None or runner.knows_explain_to:
-            argv += ["--explain-to", seen(explain_file)]
-    phases_file = stage.inputs_dir / PHASES_FILE  # the runner appends: inputs/ was emptied, as it must be
-    if spec.phases and not spec.explain_only and (runner is None or runner.knows_phases_to):
-        argv += ["--phases-to", seen(phases_file)]
-    stack_signal = not spec.explain_only and (runner is None or runner.knows_stack_signal)
-    if stack_signal:  # where it was stuck, should it time out (engine/stacks.py); about 1.5 ms of the runner's start
+        if runner is None or runner.knows_explain_to:  # inputs/ was emptied by the staging: no stale file
+            argv += ["--explain-to", seen(stage.inputs_dir / EXPLAIN_FILE)]
+        if spec.phases and (runner is None or runner.knows_phases_to):  # the runner appends to it
+            argv += ["--phases-to", seen(stage.inputs_dir / PHASES_FILE)]
+        prepared.stack_signal = runner is None or runner.knows_stack_signal
+    if prepared.stack_signal:  # where it was stuck, should it time out (engine/stacks.py); about 1.5 ms of its start
         from verifier_tui.engine.stacks import SIGNAL
 
         argv += ["--stack-signal", SIGNAL]
+    prepared.argv = argv
     if spec.via_test_sh:
         # What Harbor 0.26 runs (harbor/verifier/verifier.py, ``verify``): the
         # task's /tests/test.sh, made executable first, so its own first line
         # picks the shell; it starts whatever runner it names, as it names it.
-        argv, stack_signal = test_sh_argv(stage.tests_dir / "test.sh", seen(stage.tests_dir / "test.sh")), False
+        prepared.argv = test_sh_argv(stage.tests_dir / "test.sh", seen(stage.tests_dir / "test.sh"))
+        prepared.stack_signal = False
         # The script finds its Python on PATH (python3, python): the one chosen here comes first.
-        bin_dir = _python_on_path(stage, interpreter.executable or spec.python)
-        env = dict(env, PATH=seen(bin_dir) + os.pathsep + env.get("PATH", os.defpath))
+        bin_dir = _python_on_path(stage, prepared.python)
+        prepared.env = dict(prepared.env, PATH=seen(bin_dir) + os.pathsep + prepared.env.get("PATH", os.defpath))
 
-    path_map = [
+
+def _path_map(spec: RunSpec, stage: Stage, staged: _Staged) -> list[tuple[str, str]]:
+    """The stage's paths and the user's they stand for, in the order they are
+    consulted (of two entries for one path, the first wins): the files staged
+    on their own before the folders that hold them, then the stage's folders,
+    then the same places as the view's runner sees them, the scratch folder last."""
+    ng = stage.ng_dir
+    path_map: list[tuple[str, str]] = []
+    if stage.vendored_from is not None and not staged.task_vendors:
+        path_map.append((str(ng / "nemo_gym" / "verifiers"), str(stage.vendored_from)))
+    # The runner's own lines (a warning raised at verify's call) name the file that ran:
+    # the task's runner, or verifier-tui's, which the task may not ship or ships another of.
+    path_map.append((str(ng / "run_verifier.py"), str(spec.runner.path if spec.runner else runner_path())))
+    if staged.task_vendors and spec.task.own_nemo_gym is not None:  # the task's own copy: the user's file
+        path_map.append((str(ng / "nemo_gym"), str(spec.task.own_nemo_gym)))
+    if staged.task_data is not None:
+        path_map.append((str(staged.task_data), str(spec.task_data)))
+    if staged.row is not None:
+        path_map.append((str(staged.row), f"{spec.task_data} (row {spec.task_id})"))
+    if staged.response is not None and spec.response is not None and spec.response.path is not None:
+        path_map.append((str(staged.response), str(spec.response.path)))
+    if spec.extra_tests is not None:  # the step's own files are theirs, not tests/'s
+        path_map += [(str(stage.tests_dir / rel), str(spec.extra_tests / rel)) for rel in stage.overlaid]
+    if staged.verifier == DATASET_VERIFIER:
+        path_map.append((str(ng / "verifier.py"), str(spec.verifier)))
+    path_map += [
         # The sandbox's /tests/.ng: the staged runner's folder (its role is the explain
         # document's "vendored helpers", beside the path, never glued into it).
-        (str(stage.ng_dir), str(spec.task.tests_dir / ".ng")),
+        (str(ng), str(spec.task.tests_dir / ".ng")),
         (str(stage.tests_dir), str(spec.task.tests_dir)),
         (str(stage.app_dir), str(spec.workspace) if spec.workspace else "<empty scratch workspace>"),
         (str(stage.reward_dir), "<reward folder>"),
     ]
-    if staged_rel == ".ng/verifier.py":
-        path_map.insert(0, (str(stage.ng_dir / "verifier.py"), str(spec.verifier)))
-    if spec.extra_tests is not None:  # the step's own files are theirs, not tests/'s
-        path_map[:0] = [(str(stage.tests_dir / rel), str(spec.extra_tests / rel)) for rel in stage.overlaid]
-    if spec.response is not None and response_arg is not None and spec.response.path is not None:
-        path_map.insert(0, (response_arg, str(spec.response.path)))
-    if staged_row is not None:
-        path_map.insert(0, (str(staged_row), f"{spec.task_data} (row {spec.task_id})"))
-    if task_data_arg is not None:
-        path_map.insert(0, (task_data_arg, str(spec.task_data)))
-    if task_vendors and spec.task.own_nemo_gym is not None:  # the task's own copy: the user's file
-        path_map.insert(0, (str(stage.ng_dir / "nemo_gym"), str(spec.task.own_nemo_gym)))
-    # The runner's own lines (a warning raised at verify's call) name the file that ran:
-    # the task's runner, or verifier-tui's, which the task may not ship or ships another of.
-    path_map.insert(0, (str(stage.ng_dir / "run_verifier.py"), str(spec.runner.path if spec.runner else runner_path())))
-    if stage.vendored_from is not None and not task_vendors:
-        notices_vendor = f"nemo_gym/verifiers vendored from {stage.vendored_from}"
-        path_map.insert(0, (str(stage.ng_dir / "nemo_gym" / "verifiers"), str(stage.vendored_from)))
-    else:
-        notices_vendor = None
     if stage.namespace:  # the same places as the runner saw them
-        path_map += [(seen(Path(scratch)), user) for scratch, user in path_map if seen(Path(scratch)) != scratch]
-        if task_data_arg is not None and spec.task_data is not None:
+        path_map += [(there, user) for scratch, user in path_map if (there := stage.seen(Path(scratch))) != scratch]
+        if staged.task_data is not None and spec.task_data is not None:
             path_map.append((TESTS + "/" + spec.task_data.name, str(spec.task_data)))
     path_map.append((str(stage.root), "<scratch>"))
-    if spec.workspace is None:
-        notices.append("no case and no workspace chosen: the verifier runs on an empty scratch workspace")
-    if notices_vendor and spec.nemo_gym is not None:
-        notices.append(notices_vendor)
-    reproduce = reproduce_command(spec)
-    if start_error is None and stage.problem is not None:  # an input the stage could not take: this run does not start
-        start_error, not_staged = stage.problem, True
-    refusal = shim_refusal(interpreter) if start_error is None else None
-    if refusal is not None:
-        notices.append(
-            f"{spec.python} is Python {interpreter.version}: the sandbox's test.sh refuses an interpreter "
-            f"older than 3.8 (exit {SHIM_REFUSAL_EXIT}, no reward file) and never starts the runner; "
-            "verifier-tui does the same. Choose a newer one with --python EXE"
-        )
-    prepared = Prepared(
-        spec=spec,
-        stage=stage,
-        argv=argv,
-        env=env,
-        cwd=stage.app_dir,
-        path_map=path_map,
-        notices=notices,
-        reproduce=reproduce,
-        start_error=start_error,
-        not_staged=not_staged,
-        shim_refusal=refusal,
-        environment=environment,
-        stack_signal=stack_signal,
-        runner_script=runner_script,
-        limits=limits,
-        python=interpreter.executable or spec.python,
-        folders=interpreter.folders,
-    )
-    if start_error is None and refusal is None:
-        from verifier_tui.engine.sandbox.containment import contain
+    return path_map
 
-        response = spec.response.path if spec.response is not None else None
-        contained = contain(
-            argv,
-            env,
-            stage=stage,
-            limits=limits,
-            interpreter=prepared.folders,
-            network_choice=spec.network,
-            workspace=spec.workspace,
-            tests_dir=spec.task.tests_dir,
-            verifier=spec.verifier,
-            user_paths=[
-                spec.task.tests_dir,
-                spec.task.root / "task.toml",
-                spec.verifier,
-                response,
-                spec.task_data,
-                spec.task.root,
-                spec.workspace,
-            ],
-        )
-        prepared.argv, prepared.env, prepared.start_error = contained.argv, contained.env, contained.start_error
-        if contained.start_error is not None:  # the view cannot be built: bad input, exit 2
-            prepared.not_staged = True
-            # the path the error names is the view's, never the user's workspace
-            prepared.path_map = [(scratch, user) for scratch, user in path_map if scratch != limits.app]
-        prepared.cwd = contained.cwd or prepared.cwd
-        prepared.notices += contained.notices
-        prepared.marker, prepared.guard = contained.marker, contained.guard
-        prepared.taskset, prepared.memory_limit = contained.taskset, contained.memory_limit
-        prepared.memory_extra, prepared.network_helper = contained.memory_extra, contained.network_helper
-        prepared.limits = contained.limits
-    return prepared
+
+def _contain(prepared: Prepared, limits: Limits) -> None:
+    """Wrap the run in its isolation and the task's limits
+    (:func:`~verifier_tui.engine.sandbox.containment.contain`)."""
+    from verifier_tui.engine.sandbox.containment import contain
+
+    spec = prepared.spec
+    contained = contain(
+        prepared.argv,
+        prepared.env,
+        stage=prepared.stage,
+        limits=limits,
+        interpreter=prepared.folders,
+        network_choice=spec.network,
+        workspace=spec.workspace,
+        tests_dir=spec.task.tests_dir,
+        verifier=spec.verifier,
+        user_paths=[
+            spec.task.tests_dir,
+            spec.task.root / "task.toml",
+            spec.verifier,
+            spec.response.path if spec.response is not None else None,
+            spec.task_data,
+            spec.task.root,
+            spec.workspace,
+        ],
+    )
+    prepared.argv, prepared.env, prepared.start_error = contained.argv, contained.env, contained.start_error
+    if contained.start_error is not None:  # the view cannot be built: bad input, exit 2
+        prepared.not_staged = True
+        # the path the error names is the view's, never the user's workspace
+        prepared.path_map = [(scratch, user) for scratch, user in prepared.path_map if scratch != limits.app]
+    prepared.cwd = contained.cwd or prepared.cwd
+    prepared.notices += contained.notices
+    prepared.marker, prepared.guard = contained.marker, contained.guard
+    prepared.taskset, prepared.memory_limit = contained.taskset, contained.memory_limit
+    prepared.memory_extra, prepared.network_helper = contained.memory_extra, contained.network_helper
+    prepared.limits = contained.limits
 
 
 @contextmanager
-def bound_argv(prepared: Prepared) -> Iterator[list[str]]:
+def bound_argv(prepared: Prepared, held: Held | None = None) -> Iterator[list[str]]:
     """``prepared``'s command line, bound (while the block runs) to the task's
     ``cpus`` worth of the CPUs this process's other runs use least; the CPUs
-    are then in ``prepared.limits.cpu_list``."""
+    are then in ``prepared.limits.cpu_list``. A run started now is bound by
+    ``taskset``; a ``held`` one is sent them with its go, and binds itself
+    before the verifier runs (the runner's ``_wait_for_go``)."""
     limits = prepared.limits
     if limits is None or not prepared.taskset:
         yield prepared.argv
         return
     with cpu_lease(cpus_to_bind(limits.cpus)) as cpus:
         prepared.limits = replace(limits, cpu_list=cpus)
-        yield [prepared.taskset, "--cpu-list", ",".join(map(str, cpus)), *prepared.argv]
+        if held is not None:
+            held.cpus = cpus
+            yield prepared.argv
+        else:
+            yield [prepared.taskset, "--cpu-list", ",".join(map(str, cpus)), *prepared.argv]
 
 
 def _python_on_path(stage: Stage, executable: str) -> Path:
@@ -454,7 +489,6 @@ def tool_words() -> list[str]:
     name on PATH is this installation's console script; else the script's
     absolute path (a venv made but not activated, as the README sets it up);
     else this interpreter with ``-m verifier_tui``."""
-    import os
     import shutil
     import sys
 

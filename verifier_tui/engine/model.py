@@ -16,6 +16,8 @@ from verifier_tui.engine.record import field, record
 if TYPE_CHECKING:
     from typing import Any
 
+    from verifier_tui.engine.readback import Explanation
+
 
 class Outcome(str, Enum):
     """What happened to a run, in the words the user sees."""
@@ -230,7 +232,7 @@ class RunResult:
     verdict: Verdict
     stdout: CapturedText
     stderr: CapturedText
-    explain: dict[str, Any] | None
+    explain: Explanation | None  # how the runner imported and called verify, read back
     case: str | None
     verifier: Path
     workspace: Path | None
@@ -358,11 +360,7 @@ class RunResult:
             "stderr_dropped_bytes": self.stderr.dropped_bytes,
             "duration_s": round(self.duration_s, 4),
             "pipe_wait_s": round(self.pipe_wait_s, 4),
-            "sys_path": (self.explain or {}).get("sys_path"),
-            "modules": (self.explain or {}).get("modules"),
-            "signature": ((self.explain or {}).get("verify") or {}).get("signature"),
-            "arguments": (self.explain or {}).get("parameters"),
-            "problems": (self.explain or {}).get("problems"),
+            **self._resolution_json(),
             "case": self.case,
             "verifier": str(self.verifier),
             "workspace": str(self.workspace) if self.workspace else None,
@@ -389,6 +387,19 @@ class RunResult:
             "out_of_memory": list(self.out_of_memory),
             "verdict_by": self.verdict_by,
             "runner_verdict": self.runner_verdict,
+        }
+
+    def _resolution_json(self) -> dict[str, Any]:
+        """What the runner's explain document says in the run document."""
+        explain = self.explain
+        if explain is None:
+            return dict.fromkeys(("sys_path", "modules", "signature", "arguments", "problems"))
+        return {
+            "sys_path": [row.to_json() for row in explain.sys_path],
+            "modules": {name: info.to_json() for name, info in explain.modules.items()},
+            "signature": explain.verify.signature if explain.verify is not None else None,
+            "arguments": [row.to_json() for row in explain.parameters],
+            "problems": list(explain.problems),
         }
 
 

@@ -1,9 +1,10 @@
 """Run one child process: bounded output, a timeout, and nothing left behind.
 
-One blocking core, :func:`run_process`, which the headless ``run`` calls
-directly, and an async face, :func:`arun_process`, which runs the same core in
-a thread for asyncio callers (the TUI, ``watch``, ``test``): the way watchfiles
-serves ``run_process`` and ``arun_process`` from one implementation.
+One blocking core, :func:`run_process`, and an async face, :func:`arun_process`,
+which runs the same core in a thread of its own (:func:`in_a_thread`) for
+asyncio callers: the way watchfiles serves ``run_process`` and
+``arun_process`` from one implementation. A session's run calls the core in
+line (the headless ``run``) or in such a thread (the TUI, ``watch``, ``test``).
 
 The child gets its own session (so its own process group), ``stdin`` from
 ``/dev/null`` and two pipes. One selector waits on both pipes, on the child's
@@ -39,12 +40,15 @@ import selectors
 import signal
 import subprocess
 import time
-from typing import TYPE_CHECKING, Protocol
+from functools import partial
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from verifier_tui.engine import procfs
 from verifier_tui.engine.capture import DEFAULT_CAP_BYTES, BoundedCapture
 from verifier_tui.engine.model import CapturedText
 from verifier_tui.engine.record import record
+
+T = TypeVar("T")
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -277,31 +281,23 @@ def run_process(
     )
 
 
-async def arun_process(
-    argv: list[str],
-    *,
-    cwd: Path,
-    env: dict[str, str],
-    timeout_s: float | None,
-    cap_bytes: int = DEFAULT_CAP_BYTES,
-    grace_s: float = DEFAULT_GRACE_S,
-    on_output: Callable[[str, str], None] | None = None,
-    marker: str | None = None,
-    before_kill: Callable[[int], bool] | None = None,
-    init_lists_strays: bool = False,
-    memory_limit: int | None = None,
-    memory_extra: Callable[[int], int] | None = None,
-    held: Held | None = None,
-    attach: Attachment | None = None,
-) -> ProcessResult:
-    """:func:`run_process` from asyncio, in a thread of its own.
+async def arun_process(argv: list[str], **options: Any) -> ProcessResult:
+    """:func:`run_process` (its keywords, but ``cancel``) from asyncio, in a
+    thread of its own (:func:`in_a_thread`)."""
+    return await in_a_thread(partial(run_process, argv, **options))
 
-    ``on_output`` is called in the run's own thread, as :func:`run_process`
-    calls it: it must be quick and thread-safe. Not on the event loop: a
-    flood arrives faster than a loop takes callbacks, and the queue of chunks
-    would grow without bound, with every key waiting behind it.
 
-    If the awaiting task is cancelled, the core is told at once; the process
+async def in_a_thread(work: Callable[..., T]) -> T:
+    """``work(cancel=CancelSignal)``, blocking work that ends its process
+    group when told to (:func:`run_process`, or a run that calls it), from
+    asyncio in a thread of its own.
+
+    Output callbacks are called in that thread, as :func:`run_process` calls
+    them: they must be quick and thread-safe. Not on the event loop: a flood
+    arrives faster than a loop takes callbacks, and the queue of chunks would
+    grow without bound, with every key waiting behind it.
+
+    If the awaiting task is cancelled, the work is told at once; the process
     group is ended (SIGTERM, ``grace_s``, SIGKILL) and the leader reaped, and
     only then does the cancellation propagate (a second cancellation
     meanwhile changes nothing).
@@ -315,29 +311,10 @@ async def arun_process(
     done = loop.create_future()
     cancel = CancelSignal()
 
-    def work() -> None:
-        outcome: tuple[ProcessResult | None, BaseException | None]
+    def in_the_thread() -> None:
+        outcome: tuple[T | None, BaseException | None]
         try:
-            outcome = (
-                run_process(
-                    argv,
-                    cwd=cwd,
-                    env=env,
-                    timeout_s=timeout_s,
-                    cap_bytes=cap_bytes,
-                    grace_s=grace_s,
-                    on_output=on_output,
-                    cancel=cancel,
-                    marker=marker,
-                    before_kill=before_kill,
-                    init_lists_strays=init_lists_strays,
-                    memory_limit=memory_limit,
-                    memory_extra=memory_extra,
-                    held=held,
-                    attach=attach,
-                ),
-                None,
-            )
+            outcome = (work(cancel=cancel), None)
         except BaseException as exc:  # noqa: BLE001 - handed to the awaiting task
             outcome = (None, exc)
         try:
@@ -348,7 +325,7 @@ async def arun_process(
     # A thread per run (not the default executor, whose few workers `test`
     # would queue behind), and not a daemon: the interpreter waits for the
     # group to be ended before it exits.
-    threading.Thread(target=work, name="verifier-tui-run", daemon=False).start()
+    threading.Thread(target=in_the_thread, name="verifier-tui-run", daemon=False).start()
     try:
         return await to_the_end(done, on_cancel=cancel.set)
     finally:

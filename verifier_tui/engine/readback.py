@@ -1,11 +1,15 @@
-"""Files the tool reads back are checked before they are trusted.
+"""Files the tool reads back are checked before they are trusted, once, here.
 
-The runner's explanation (``explain.json``) is written into the run's scratch
-folder, whose path the verifier can read in ``sys.argv``: a verifier may
-overwrite it (by mistake or not) while it runs. Whatever it holds, the TUI and
-``--json`` get only values of the shape the runner writes: a value of another
-type is dropped (as if the runner had not said it), a row that is not an
-object is dropped from its list, and keys the runner never writes are left out.
+The runner's explanation (``explain.json``, or its stdout in explain mode) is
+written into the run's scratch folder, whose path the verifier can read in
+``sys.argv``: a verifier may overwrite it (by mistake or not) while it runs.
+Whatever it holds, it is read here into :class:`Explanation` and its records,
+in the shape the runner writes (runner/run_verifier.py, ``_explain_document``):
+a value of another type is left out (the record's default stands, as if the
+runner had not said it), a row that is not an object is dropped from its list,
+and keys the runner never writes are not read. Nothing after this module checks
+a type again; ``to_json`` says the document back (docs/json-output.md). The
+runner's ``--phases-to`` lines are cut to their shape the same way (:func:`conform`).
 
 The tool's cache files are checked the same way by :mod:`verifier_tui.engine.cache`
 and their owners' checks.
@@ -13,48 +17,347 @@ and their owners' checks.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from verifier_tui.engine.record import field, record
 
 if TYPE_CHECKING:
-    from typing import Any
+    from collections.abc import Callable, Mapping
+
+_T = TypeVar("_T")
+#: The role of every sys.path entry the runner did not place.
+INTERPRETER = "interpreter"
+
+
+class _Fields:
+    """One JSON object read back: each value taken only when it has the type
+    the runner writes; otherwise what the record gets when the runner says nothing."""
+
+    __slots__ = ("data",)
+
+    def __init__(self, value: Any) -> None:
+        self.data = value if isinstance(value, dict) else {}
+
+    def text(self, key: str) -> str | None:
+        value = self.data.get(key)
+        return value if isinstance(value, str) else None
+
+    def flag(self, key: str, default: bool = False) -> bool:
+        value = self.data.get(key)
+        return value if isinstance(value, bool) else default
+
+    def whole(self, key: str) -> int | None:
+        value = self.data.get(key)
+        return value if isinstance(value, int) and not isinstance(value, bool) else None  # True is no line number
+
+    def texts(self, key: str) -> tuple[str, ...]:
+        value = self.data.get(key)
+        return tuple(item for item in value if isinstance(item, str)) if isinstance(value, list) else ()
+
+    def objects(self, key: str) -> list[_Fields]:
+        """The objects of a list (anything else in it dropped)."""
+        value = self.data.get(key)
+        return [_Fields(item) for item in value if isinstance(item, dict)] if isinstance(value, list) else []
+
+    def members(self, key: str) -> dict[str, _Fields]:
+        """The members of an object that are objects themselves, by name."""
+        value = self.data.get(key)
+        if not isinstance(value, dict):
+            return {}
+        return {name: _Fields(item) for name, item in value.items() if isinstance(name, str) and isinstance(item, dict)}
+
+    def one(self, key: str, read: Callable[[_Fields], _T]) -> _T | None:
+        value = self.data.get(key)
+        return read(_Fields(value)) if isinstance(value, dict) else None
+
+
+@record(frozen=True)
+class PathEntry:
+    """One entry of sys.path as the runner placed it: its place, the path,
+    what it is for (``roles``: ``"vendored helpers"``, ``"verifier's folder"``,
+    ``"tests folder"``, or :data:`INTERPRETER` for every other entry) and
+    whether the folder or zip file exists."""
+
+    index: int
+    path: str
+    roles: tuple[str, ...]
+    exists: bool = True
+
+    @property
+    def role(self) -> str:
+        """The first of its roles."""
+        return self.roles[0] if self.roles else ""
+
+    @classmethod
+    def read(cls, row: _Fields, place: int) -> PathEntry:
+        index, role = row.whole("index"), row.text("role")
+        roles = row.texts("roles") or ((role,) if role else ())
+        return cls(place if index is None else index, row.text("path") or "", roles, row.flag("exists", True))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "index": self.index,
+            "path": self.path,
+            "role": self.role,
+            "roles": list(self.roles),
+            "exists": self.exists,
+        }
+
+
+@record(frozen=True)
+class Parameter:
+    """One parameter of ``verify`` and what the runner does with it
+    (``binding``: ``"argument"``, ``"default"``, ``"nothing"`` or ``"missing"``):
+    which value it gets (``source``; for ``**kwargs``, the names it receives),
+    passed how (``"positional"`` or ``"keyword"``), and its default's repr."""
+
+    name: str
+    kind: str
+    binding: str
+    default: str | None = None
+    has_default: bool = False
+    source: str | tuple[str, ...] | None = None
+    passed: str | None = None
+
+    @property
+    def missing(self) -> bool:
+        """Required, and nothing can fill it: a contract error."""
+        return self.binding == "missing"
+
+    @classmethod
+    def read(cls, row: _Fields) -> Parameter:
+        source = row.text("source") or (row.texts("source") if isinstance(row.data.get("source"), list) else None)
+        return cls(
+            row.text("name") or "",
+            row.text("kind") or "",
+            row.text("binding") or "",
+            row.text("default"),
+            row.flag("has_default"),
+            source,
+            row.text("passed"),
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "default": self.default,
+            "has_default": self.has_default,
+            "binding": self.binding,
+            "source": list(self.source) if isinstance(self.source, tuple) else self.source,
+            "passed": self.passed,
+        }
+
+
+@record(frozen=True)
+class Resolution:
+    """Where a module resolves on sys.path: the file or folder ``import``
+    loads (None: not importable), the ``role`` of the entry it is found under
+    (worked out by the tool), and the copies further down that it shadows."""
+
+    resolved: str | None
+    shadowed: tuple[str, ...] = ()
+    role: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"resolved": self.resolved, "shadowed": list(self.shadowed), "role": self.role}
+
+
+@record(frozen=True)
+class VerifyFunction:
+    """The ``verify`` the runner found: its signature as written, whether it is
+    awaited, what it is (``"function"``), and where it is defined."""
+
+    signature: str
+    is_async: bool = False
+    type: str = ""
+    defined_in: str | None = None
+    line: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "signature": self.signature,
+            "is_async": self.is_async,
+            "type": self.type,
+            "defined_in": self.defined_in,
+            "line": self.line,
+        }
+
+    @classmethod
+    def read(cls, info: _Fields) -> VerifyFunction:
+        return cls(
+            info.text("signature") or "verify(?)",
+            info.flag("is_async"),
+            info.text("type") or "",
+            info.text("defined_in"),
+            info.whole("line"),
+        )
+
+
+@record(frozen=True)
+class ImportFailure:
+    """What importing the verifier module raised: the exception's type, its
+    message and the traceback."""
+
+    type: str
+    message: str = ""
+    traceback: str = ""
+
+    @classmethod
+    def read(cls, error: _Fields) -> ImportFailure:
+        return cls(error.text("type") or "", error.text("message") or "", error.text("traceback") or "")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.type, "message": self.message, "traceback": self.traceback}
+
+
+@record(frozen=True)
+class Interpreter:
+    """The interpreter that ran the runner."""
+
+    executable: str | None
+    version: str = ""
+    implementation: str = ""
+    flags: dict[str, bool] = field(default_factory=dict)  # isolated, no_site, dont_write_bytecode
+
+    @classmethod
+    def read(cls, python: _Fields) -> Interpreter:
+        flags = python.one("flags", lambda f: {k: v for k, v in f.data.items() if isinstance(v, bool)})
+        return cls(
+            python.text("executable"), python.text("version") or "", python.text("implementation") or "", flags or {}
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "executable": self.executable,
+            "version": self.version,
+            "implementation": self.implementation,
+            "flags": dict(self.flags),
+        }
+
+
+@record(frozen=True)
+class Explanation:
+    """The runner's explain document (docs/json-output.md, "The explain
+    document"), typed: how sys.path was placed, where ``nemo_gym`` resolves,
+    ``verify`` and each parameter's binding, the contract problems. The tool
+    adds ``environment`` (what the runner got), ``notices`` (explain mode) and
+    ``from_contract`` (a task runner that reports nothing: what the contract
+    places). When there is no explanation, ``error`` says why, with the
+    runner's ``stderr``, ``exit_code`` and ``timed_out`` when it ran."""
+
+    sys_path: tuple[PathEntry, ...] = ()
+    modules: dict[str, Resolution] = field(default_factory=dict)
+    verify: VerifyFunction | None = None
+    parameters: tuple[Parameter, ...] = ()
+    problems: tuple[str, ...] = ()
+    import_error: ImportFailure | None = None
+    python: Interpreter | None = None
+    preloaded_nemo_gym: str | None = None
+    preload_failed: tuple[str, ...] = ()
+    # The rest of the runner's document, said back as it came.
+    explain_version: int | None = None
+    verifier: str | None = None
+    workspace: str | None = None
+    workspace_exists: bool = False
+    reward_dir: str | None = None
+    available: tuple[str, ...] = ()
+    would_exit: int | None = None
+    would_call_verify: bool = False
+    # The tool's own. ``environment`` is a ChildEnvironment (engine/sandbox/environment.py), not
+    # named here: the sandbox's modules import the model, which names this module.
+    environment: Any = None
+    notices: tuple[str, ...] = ()
+    from_contract: bool = False
+    error: str | None = None
+    stderr: str | None = None
+    exit_code: int | None = None
+    timed_out: bool = False
+
+    @classmethod
+    def read(cls, document: Any, roles: Mapping[str, str | None] | None = None) -> Explanation | None:
+        """The document read back (None when it is not a JSON object at all);
+        ``roles``: each module's, as :meth:`module_roles` gave them."""
+        if not isinstance(document, dict):
+            return None
+        doc = _Fields(document)
+        return cls(
+            sys_path=tuple(PathEntry.read(row, place) for place, row in enumerate(doc.objects("sys_path"))),
+            modules={
+                name: Resolution(info.text("resolved"), info.texts("shadowed"), (roles or {}).get(name))
+                for name, info in doc.members("modules").items()
+            },
+            verify=doc.one("verify", VerifyFunction.read),
+            parameters=tuple(map(Parameter.read, doc.objects("parameters"))),
+            problems=doc.texts("problems"),
+            import_error=doc.one("import_error", ImportFailure.read),
+            python=doc.one("python", Interpreter.read),
+            preloaded_nemo_gym=doc.text("preloaded_nemo_gym"),
+            preload_failed=doc.texts("preload_failed"),
+            explain_version=doc.whole("explain_version"),
+            verifier=doc.text("verifier"),
+            workspace=doc.text("workspace"),
+            workspace_exists=doc.flag("workspace_exists"),
+            reward_dir=doc.text("reward_dir"),
+            available=doc.texts("available"),
+            would_exit=doc.whole("would_exit"),
+            would_call_verify=doc.flag("would_call_verify"),
+            from_contract=doc.flag("from_contract"),
+        )
+
+    def module_roles(self) -> dict[str, str | None]:
+        """Each module's ``role``: the role of the longest sys.path entry it
+        resolves under, None when it does not resolve."""
+        out: dict[str, str | None] = {}
+        for name, info in self.modules.items():
+            resolved = info.resolved or ""
+            holders = [
+                row
+                for row in self.sys_path
+                if row.path and resolved and (resolved == row.path or resolved.startswith(row.path.rstrip("/") + "/"))
+            ]
+            out[name] = max(holders, key=lambda row: len(row.path)).role if holders else None
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        """The document as docs/json-output.md says it."""
+        if self.error is not None:
+            ran = (
+                {}
+                if self.stderr is None
+                else {"stderr": self.stderr, "exit_code": self.exit_code, "timed_out": self.timed_out}
+            )
+            return {"error": self.error, **ran}
+        return {
+            "explain_version": self.explain_version,
+            "python": _json(self.python),
+            "verifier": self.verifier,
+            "workspace": self.workspace,
+            "workspace_exists": self.workspace_exists,
+            "reward_dir": self.reward_dir,
+            "sys_path": [row.to_json() for row in self.sys_path],
+            "modules": {name: info.to_json() for name, info in self.modules.items()},
+            "preloaded_nemo_gym": self.preloaded_nemo_gym,
+            "preload_failed": list(self.preload_failed),
+            "available": list(self.available),
+            "verify": _json(self.verify),
+            "parameters": [row.to_json() for row in self.parameters],
+            "problems": list(self.problems),
+            "import_error": _json(self.import_error),
+            "would_exit": self.would_exit,
+            "would_call_verify": self.would_call_verify,
+            **({"from_contract": True} if self.from_contract else {}),
+            "environment": _json(self.environment),
+            "notices": list(self.notices),
+        }
+
+
+def _json(value: Any) -> Any:
+    return None if value is None else value.to_json()
+
 
 _NONE = type(None)
 _TEXT = (str, _NONE)
-
-# A shape is a type or tuple of types (a plain value), a dict (an object with
-# those keys; "*" stands for any key), or a one-item list (a list of that shape).
-_ROW_SYS_PATH = {"index": int, "path": str, "role": str, "roles": [str], "exists": bool}
-_ROW_PARAMETER = {
-    "name": str,
-    "kind": str,
-    "default": _TEXT,
-    "has_default": bool,
-    "binding": str,
-    "source": (str, [str], _NONE),
-    "passed": _TEXT,
-}
-#: The runner's explain document (runner/run_verifier.py, ``_explain_document``),
-#: with the ``notices`` the runner adds in explain mode.
-EXPLAIN_SHAPE: dict[str, Any] = {
-    "explain_version": int,
-    "python": {"executable": _TEXT, "version": str, "implementation": str, "flags": {"*": bool}},
-    "verifier": _TEXT,
-    "workspace": _TEXT,
-    "workspace_exists": bool,
-    "reward_dir": _TEXT,
-    "sys_path": [_ROW_SYS_PATH],
-    "modules": {"*": {"resolved": _TEXT, "shadowed": [str]}},
-    "preloaded_nemo_gym": _TEXT,
-    "preload_failed": [str],
-    "available": [str],
-    "verify": ({"signature": str, "is_async": bool, "type": str, "defined_in": _TEXT, "line": (int, _NONE)}, _NONE),
-    "parameters": [_ROW_PARAMETER],
-    "problems": [str],
-    "import_error": ({"type": str, "message": str, "traceback": str}, _NONE),
-    "would_exit": (int, _NONE),
-    "would_call_verify": bool,
-    "notices": [str],
-}
 
 #: One line of the runner's ``--phases-to`` file (runner/run_verifier.py,
 #: ``_write_phase`` and ``_stop``): the keys of every phase together, each
@@ -68,7 +371,7 @@ PHASE_LINE_SHAPE: dict[str, Any] = {
     "front": [str],
     "sys_path": [str],
     "module": str,
-    "plan": [_ROW_PARAMETER],
+    "plan": [Parameter],
     "awaited": bool,
     "result_type": str,
     "text": str,
@@ -82,20 +385,20 @@ _MISSING = object()
 
 
 def conform(value: Any, shape: Any) -> Any:
-    """``value`` cut to ``shape`` (see above), or a sentinel when it does not
-    fit at all. Use :func:`checked_document` for a whole document."""
-    if isinstance(shape, tuple) and any(isinstance(s, (dict, list)) for s in shape):
-        for option in shape:  # e.g. an object or null
-            out = conform(value, option)
-            if out is not _MISSING:
-                return out
-        return _MISSING
+    """``value`` cut to ``shape``: a type or tuple of types (a plain value), a
+    dict (an object with those keys: another key is left out), a one-item
+    list (a list of that shape: an item of another is dropped),
+    or a record class with ``read`` (an object read into it and said back); a
+    sentinel when it does not fit at all. Use :func:`checked_document` for a
+    whole document."""
+    if hasattr(shape, "read"):
+        return shape.read(_Fields(value)).to_json() if isinstance(value, dict) else _MISSING
     if isinstance(shape, dict):
         if not isinstance(value, dict):
             return _MISSING
         out = {}
         for key, item in value.items():
-            inner = shape.get(key, shape.get("*", _MISSING)) if isinstance(key, str) else _MISSING
+            inner = shape.get(key, _MISSING) if isinstance(key, str) else _MISSING
             if inner is _MISSING:
                 continue
             kept = conform(item, inner)

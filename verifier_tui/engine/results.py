@@ -14,6 +14,8 @@ from verifier_tui.engine import untrusted
 from verifier_tui.engine.interpreter import SHIM_REFUSAL_EXIT
 from verifier_tui.engine.invocation import EXPLAIN_FILE, PHASES_FILE, Prepared
 from verifier_tui.engine.model import CapturedText, Outcome, RunResult, Verdict, duration_text
+from verifier_tui.engine.readback import PHASE_LINE_SHAPE, Explanation, checked_document
+from verifier_tui.engine.record import replace
 
 if TYPE_CHECKING:
     from typing import Any
@@ -65,29 +67,38 @@ def map_json(value: Any, path_map: list[tuple[str, str]]) -> Any:
     return value
 
 
-def read_explain(prepared: Prepared, stdout_text: str | None = None) -> dict[str, Any] | None:
-    """The runner's explain document, with paths mapped to the user's, cut to
-    the shape the runner writes (the verifier can reach the file: see
-    :mod:`verifier_tui.engine.readback`), plus the environment the runner got
-    (``environment``: see :class:`~verifier_tui.engine.sandbox.environment.ChildEnvironment`)."""
-    from verifier_tui.engine.readback import EXPLAIN_SHAPE, checked_document
-
+def read_explain(prepared: Prepared, stdout_text: str | None = None) -> Explanation | None:
+    """The runner's explain document (from ``stdout_text`` in explain mode,
+    with the run's notices, else from its file), read back once
+    (:mod:`verifier_tui.engine.readback`: the verifier can rewrite it), with
+    the environment the runner got; None when there is none to read."""
     if stdout_text is not None:
         document, problem = untrusted.parse_json(stdout_text, EXPLAIN_FILE)
     else:
         stage = prepared.stage
-        document, problem = untrusted.read_json(stage.inputs_dir / EXPLAIN_FILE, RUNNER_FILE_LIMIT, beneath=stage.root)
-    data = checked_document(document, EXPLAIN_SHAPE) if problem is None else None
-    if data is None:
+        found = untrusted.read_json(stage.inputs_dir / EXPLAIN_FILE, RUNNER_FILE_LIMIT, beneath=stage.root)
+        document, problem = found.data, found.problem
+    explanation = explained(document, prepared) if problem is None else None
+    if explanation is None or stdout_text is None:
+        return explanation
+    return replace(explanation, notices=tuple(prepared.notices))
+
+
+def explained(document: Any, prepared: Prepared) -> Explanation | None:
+    """``document`` read into an :class:`Explanation`, paths mapped to the
+    user's, with the environment the runner got. Each module's role is worked
+    out on the staged paths first: a vendored copy maps back to the folder it
+    was copied from, outside every sys.path entry."""
+    staged = Explanation.read(document)
+    if staged is None:
         return None
-    data = map_json(with_module_roles(data), prepared.path_map)
-    if prepared.environment is not None:
-        data["environment"] = prepared.environment.to_json()
-    return data
+    mapped = Explanation.read(map_json(document, prepared.path_map), staged.module_roles())
+    assert mapped is not None  # an object still, its strings mapped
+    return replace(mapped, environment=prepared.environment)
 
 
-def no_explanation(prepared: Prepared, done: ProcessResult) -> dict[str, Any]:
-    """The explain document when the runner wrote none: why, in words."""
+def no_explanation(prepared: Prepared, done: ProcessResult) -> Explanation:
+    """Why the runner gave no explain document, in words."""
     if done.timed_out:
         # Explaining imports the verifier module, so its top-level code runs: it never finished.
         why = (
@@ -98,15 +109,11 @@ def no_explanation(prepared: Prepared, done: ProcessResult) -> dict[str, Any]:
         why = f"the runner was killed by signal {done.signal} before it could explain"
     else:
         why = "the runner gave no explanation"
-    return {
-        "error": why,
-        "stderr": map_paths(done.stderr.text, prepared.path_map),
-        "exit_code": done.returncode,
-        "timed_out": bool(done.timed_out),
-    }
+    stderr = map_paths(done.stderr.text, prepared.path_map)
+    return Explanation(error=why, stderr=stderr, exit_code=done.returncode, timed_out=bool(done.timed_out))
 
 
-def contract_explanation(prepared: Prepared) -> dict[str, Any] | None:
+def contract_explanation(prepared: Prepared) -> Explanation | None:
     """What can be known of a run by the task's own runner when it offers no
     --explain-to: the import path the runner contract places (its .ng folder,
     the verifier's folder, the tests folder) and where nemo_gym.verifiers is
@@ -127,43 +134,11 @@ def contract_explanation(prepared: Prepared) -> dict[str, Any] | None:
         if same is not None:
             same["roles"].append(role)
             continue
-        rows.append({"index": len(rows), "path": str(folder), "role": role, "roles": [role], "exists": folder.is_dir()})
+        rows.append({"index": len(rows), "path": str(folder), "roles": [role], "exists": folder.is_dir()})
     vendored = stage.ng_dir / "nemo_gym" / "verifiers"
     resolved = str(vendored) if (vendored / "__init__.py").is_file() else None
-    document = {
-        "from_contract": True,
-        "sys_path": rows,
-        "modules": {"nemo_gym.verifiers": {"resolved": resolved, "shadowed": []}},
-        "verify": None,
-        "parameters": [],
-        "problems": [],
-    }
-    document = map_json(with_module_roles(document), prepared.path_map)
-    if prepared.environment is not None:
-        document["environment"] = prepared.environment.to_json()
-    return document
-
-
-def with_module_roles(document: dict[str, Any]) -> dict[str, Any]:
-    """Each module in ``modules`` given a ``role``: the role of the sys.path
-    entry it resolves under (``"vendored helpers"`` for the copy staged beside
-    the runner), None when it does not resolve. Worked out on the staged
-    paths, before they are mapped to the user's: a vendored copy maps back to
-    the folder it was copied from, outside every sys.path entry."""
-    rows = [r for r in document.get("sys_path") or [] if isinstance(r, dict) and isinstance(r.get("path"), str)]
-    for info in (document.get("modules") or {}).values():
-        if not isinstance(info, dict):
-            continue
-        resolved = info.get("resolved")
-        holders = [
-            r
-            for r in rows
-            if isinstance(resolved, str)
-            and r["path"]
-            and (resolved == r["path"] or resolved.startswith(r["path"].rstrip("/") + "/"))
-        ]
-        info["role"] = max(holders, key=lambda r: len(r["path"]))["role"] if holders else None
-    return document
+    modules: dict[str, Any] = {"nemo_gym.verifiers": {"resolved": resolved, "shadowed": []}}
+    return explained({"from_contract": True, "sys_path": rows, "modules": modules}, prepared)
 
 
 def read_phases(prepared: Prepared) -> list[dict[str, Any]] | None:
@@ -175,8 +150,6 @@ def read_phases(prepared: Prepared) -> list[dict[str, Any]] | None:
         return None
     stage = prepared.stage
     raw = untrusted.read_bytes(stage.inputs_dir / PHASES_FILE, RUNNER_FILE_LIMIT, beneath=stage.root).text()
-    from verifier_tui.engine.readback import PHASE_LINE_SHAPE, checked_document
-
     lines = []
     for text in (raw or "").splitlines():
         document, problem = untrusted.parse_json(text, PHASES_FILE)  # the verifier can write this file too
@@ -220,7 +193,7 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
         never_awaited,
         never_awaited_warning,
     )
-    from verifier_tui.engine.sandbox.strays import cut, strays_notice
+    from verifier_tui.engine.sandbox.strays import cut
     from verifier_tui.engine.verdict import harbor_verdict, read_reward_files, timeout_verdict
 
     out_of_memory: list[str] = []
@@ -275,11 +248,8 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
         else harbor_verdict(stage.reward_dir, beneath=stage.root)
     )
     pm = prepared.path_map
-    stdout = CapturedText(
-        map_paths(stdout.head, pm), map_paths(stdout.tail, pm), stdout.dropped_bytes, stdout.total_bytes
-    )
-    stderr = CapturedText(
-        map_paths(stderr.head, pm), map_paths(stderr.tail, pm), stderr.dropped_bytes, stderr.total_bytes
+    stdout, stderr = (
+        replace(text, head=map_paths(text.head, pm), tail=map_paths(text.tail, pm)) for text in (stdout, stderr)
     )
     if timed_out and done is not None:
         from verifier_tui.engine.stacks import take_stack
@@ -295,18 +265,10 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
             tests_dir=spec.task.tests_dir,
         )
     if verdict.message:
-        verdict = Verdict(
-            verdict.rewards, verdict.error, map_paths(verdict.message, pm), verdict.source, verdict.warnings
-        )
+        verdict = replace(verdict, message=map_paths(verdict.message, pm))
     unawaited = never_awaited(stdout.text, stderr.text)
     if unawaited:  # beside the verdict: it is about whether the score can be trusted
-        verdict = Verdict(
-            verdict.rewards,
-            verdict.error,
-            verdict.message,
-            verdict.source,
-            (*verdict.warnings, never_awaited_warning(unawaited)),
-        )
+        verdict = replace(verdict, warnings=(*verdict.warnings, never_awaited_warning(unawaited)))
     missing = missing_module_notice(
         stderr.text, spec.task.root, [spec.task.tests_dir, spec.verifier.parent], spec.python
     )
@@ -320,26 +282,14 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
         # task.toml's timeout_sec is 0 or less: Harbor's wait_for cancels the verifier before
         # it runs, whatever this run did (the outcome says that, the verdict Harbor's; the
         # warnings about what the verifier did stay).
-        harbors = timeout_verdict(spec.harbor_gives_up_s)
-        verdict = Verdict(harbors.rewards, harbors.error, harbors.message, harbors.source, verdict.warnings)
+        verdict = replace(timeout_verdict(spec.harbor_gives_up_s), warnings=verdict.warnings)
     if done is None and returncode == SHIM_REFUSAL_EXIT:
         outcome = Outcome.REFUSED_BY_SHIM
     strays = sorted(cut(map_paths(c, pm)) for c in strays)  # in each sandbox's order alike
-    if strays:
-        notices.append(strays_notice(strays))
-    if done is not None and done.output_cut_short:
-        # (A shorter wait is in --json's pipe_wait_s only: on a loaded machine even a clean exit
-        # can take a few hundred ms to close its pipes, and the strays notice names any holder.)
-        notices.append(
-            f"output cut short: a process the run started held its output open {duration_text(pipe_wait_s)} "
-            "after the runner exited, and what it wrote later is not shown"
-        )
-    if written:
-        shown = ", ".join(written[:5]) + (f" +{len(written) - 5} more" if len(written) > 5 else "")
-        notices.append(f"the run wrote your own files (outside its scratch folder): {shown}")
+    notices += _left_behind(strays, done is not None and done.output_cut_short, pipe_wait_s, written)
     explain = read_explain(prepared) or (contract_explanation(prepared) if done is not None else None)
-    for failed in (explain or {}).get("preload_failed") or ():
-        notices.append(f"--preload: {failed} did not import; the run went on without it")
+    failed = explain.preload_failed if explain is not None else ()
+    notices += [f"--preload: {module} did not import; the run went on without it" for module in failed]
     return RunResult(
         outcome=outcome,
         exit_code=returncode if signal is None and not timed_out else None,
@@ -376,3 +326,22 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
         limits=prepared.limits.to_json() if prepared.limits is not None else None,
         out_of_memory=out_of_memory,
     )
+
+
+def _left_behind(strays: list[str], cut_short: bool, pipe_wait_s: float, written: list[str]) -> list[str]:
+    """What the run left behind, in words: processes still running once the
+    runner was over, output held open after it, the user's files it wrote."""
+    from verifier_tui.engine.sandbox.strays import strays_notice
+
+    notices = [strays_notice(strays)] if strays else []
+    if cut_short:
+        # (A shorter wait is in --json's pipe_wait_s only: on a loaded machine even a clean exit
+        # can take a few hundred ms to close its pipes, and the strays notice names any holder.)
+        notices.append(
+            f"output cut short: a process the run started held its output open {duration_text(pipe_wait_s)} "
+            "after the runner exited, and what it wrote later is not shown"
+        )
+    if written:
+        shown = ", ".join(written[:5]) + (f" +{len(written) - 5} more" if len(written) > 5 else "")
+        notices.append(f"the run wrote your own files (outside its scratch folder): {shown}")
+    return notices

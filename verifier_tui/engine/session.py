@@ -16,12 +16,14 @@ mixins, which is what the code shape work removed.
 from __future__ import annotations
 
 import os
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine.invocation import DEFAULT_TIMEOUT_S, EXPLAIN_FILE, Prepared, RunSpec, bound_argv, prepare
 from verifier_tui.engine.model import ResponseSource, RunResult
-from verifier_tui.engine.process import run_process
+from verifier_tui.engine.process import in_a_thread, run_process
+from verifier_tui.engine.readback import Explanation
 from verifier_tui.engine.record import record, replace
 from verifier_tui.engine.results import collect, map_paths, no_explanation, read_explain
 from verifier_tui.engine.sandbox.isolation import NAMESPACE, Isolation
@@ -40,13 +42,16 @@ from verifier_tui.engine.task.discovery import (
 from verifier_tui.engine.task.kinds import runner_notices
 from verifier_tui.engine.task.rows import choose_row, looks_like_rows, no_row_chosen
 from verifier_tui.engine.to_the_end import uninterrupted
+from verifier_tui.engine.warm import at_its_turn, prepare_held
 
 if TYPE_CHECKING:
     import asyncio
     from collections.abc import Callable
     from typing import Any
 
+    from verifier_tui.engine.process import Held, ProcessResult
     from verifier_tui.engine.task.target import Target
+    from verifier_tui.engine.warm import Waiting
 
 #: How much of ``explain``'s stdout (the runner's document, indented) is kept.
 EXPLAIN_CAP_BYTES = 16 * 1024 * 1024
@@ -452,8 +457,12 @@ class Session:
         return self.sequence
 
     def run(self, spec: RunSpec | None = None, *, trigger: str = "start") -> RunResult:
-        """One run, blocking (the headless ``run``: no asyncio needed)."""
-        return self._run(spec, trigger)
+        """One run, blocking (the headless ``run``, the pytest plugin: no
+        asyncio needed): the steps of a :class:`Run`, in line."""
+        with Run(self, spec or self.spec(), trigger) as run:
+            if run.staged():
+                run.go()
+            return run.result()
 
     def keep_warm(self, again: bool = True) -> None:
         """From now on runs start held (:mod:`verifier_tui.engine.warm`):
@@ -466,137 +475,64 @@ class Session:
 
             self.warm = WarmRuns(self._claim, self._release, again, self.options.preload)
 
-    def _run(self, spec: RunSpec | None, trigger: str) -> RunResult:
-        from verifier_tui.engine.warm import bound, prepare_held
-
-        spec = spec or self.spec()
-        sequence = self.next_sequence()
-        stage = self._claim(spec)
-        waiting = self.warm.take(stage) if self.warm is not None else None
-        try:
-            prepared, held = prepare_held(spec, stage, waiting)
-            if prepared.start_error or prepared.shim_refusal:
-                return self._not_started(prepared, trigger, sequence)
-            with bound_argv(prepared) if held is None else bound(prepared, held) as argv:
-                done = run_process(
-                    argv,
-                    cwd=prepared.cwd,
-                    env=prepared.env,
-                    timeout_s=spec.timeout_s,
-                    marker=prepared.marker,
-                    before_kill=prepared.before_kill,
-                    init_lists_strays=prepared.stage.namespace,
-                    memory_limit=prepared.memory_limit,
-                    memory_extra=prepared.memory_extra,
-                    held=held,
-                    attach=prepared.network_helper,
-                )
-            return collect(prepared, done, trigger=trigger, sequence=sequence)
-        finally:
-            if waiting is not None and not waiting.held.over:  # not the same run, or it failed to stage
-                stage.keep_ctl = False
-                waiting.held.discard()
-            self._release(stage)
-
     async def arun(
         self,
         spec: RunSpec | None = None,
         *,
         trigger: str = "start",
         on_output: Callable[[str, str, Callable[[str], str]], None] | None = None,
-        on_explain: Callable[[dict[str, Any]], None] | None = None,
+        on_explain: Callable[[Explanation], None] | None = None,
         gate: asyncio.Semaphore | None = None,
     ) -> RunResult:
-        """One run from asyncio (the TUI, ``watch``, ``test``).
-        ``on_output(stream, text, user_paths)`` gets live output as written, in
-        the run's own thread (quick and thread-safe, see
-        :func:`~verifier_tui.engine.process.arun_process`); ``user_paths(text)``
-        shows the user's paths for the scratch copy's, to be called only on
-        what is shown (on a flood it costs more than reading).
-        ``on_explain`` gets the runner's explanation as soon as it is written,
-        on the event loop. ``gate`` (``test``) is held
-        only while the runner runs. Cancelling the awaiting task
-        ends the child and everything it started before the cancellation
-        propagates (see :func:`verifier_tui.engine.process.arun_process`)."""
-        return await self._arun(spec, trigger, on_output, on_explain, gate)
-
-    async def _arun(self, spec, trigger, on_output, on_explain, gate) -> RunResult:
+        """One run from asyncio (the TUI, ``watch``, ``test``): the steps of
+        :meth:`run`, those that block in threads (the runner in one of its
+        own, :func:`~verifier_tui.engine.process.in_a_thread`), with what only
+        asyncio has. ``on_output(stream, text, user_paths)`` gets live output
+        as written, in the run's own thread (quick and thread-safe);
+        ``user_paths(text)`` shows the user's paths for the scratch copy's, to
+        be called only on what is shown (on a flood it costs more than
+        reading). ``on_explain`` gets the runner's explanation as soon as it
+        is written, on the event loop. ``gate`` (``test``) is held only while
+        the runner runs; where warm runs are kept, the runner is started held
+        while it waits for its turn. Cancelling the awaiting task ends the
+        child and everything it started before the cancellation propagates."""
         import asyncio
         from contextlib import nullcontext
-        from functools import partial
 
-        from verifier_tui.engine.process import arun_process
         from verifier_tui.engine.to_the_end import to_the_end
-        from verifier_tui.engine.warm import at_its_turn, bound, prepare_held
 
         spec = spec or self.spec()
         if self.warm is not None:
             await self.warm.settle()
-        sequence = self.next_sequence()
-        stage = self._claim(spec)
-        held = None
-        waiting = self.warm.take(stage) if self.warm is not None else None
-        try:
+        with Run(self, spec, trigger) as run:
             # Staging goes on in its thread if we are cancelled: the stage is
             # handed back only once it is done (never to a run staging into it too).
-            prepared, held = await to_the_end(asyncio.to_thread(prepare_held, spec, stage, waiting))
-            if prepared.start_error or prepared.shim_refusal:
-                return self._not_started(prepared, trigger, sequence)
-            early = None
-            if held is None and gate is not None and self.warm is not None:
-                early = waiting = await self.warm.hold(prepared)  # started while it waits for its turn
-            watcher = None
-            if on_explain is not None:
-                watcher = asyncio.ensure_future(_wait_for_explain(prepared, on_explain))
-            user_paths = partial(map_paths, path_map=prepared.path_map)
-
-            def live(stream: str, text: str) -> None:
-                on_output(stream, text, user_paths)
-
-            try:
-                async with gate if gate is not None else nullcontext():
-                    if early is not None:
-                        self.warm.take(stage)
-                        prepared, held = await to_the_end(asyncio.to_thread(at_its_turn, early, spec))
-                        if prepared.start_error or prepared.shim_refusal:
-                            return self._not_started(prepared, trigger, sequence)
-                    with bound_argv(prepared) if held is None else bound(prepared, held) as argv:
-                        done = await arun_process(
-                            argv,
-                            cwd=prepared.cwd,
-                            env=prepared.env,
-                            timeout_s=spec.timeout_s,
-                            on_output=live if on_output is not None else None,
-                            marker=prepared.marker,
-                            before_kill=prepared.before_kill,
-                            init_lists_strays=prepared.stage.namespace,
-                            memory_limit=prepared.memory_limit,
-                            memory_extra=prepared.memory_extra,
-                            held=held,
-                            attach=prepared.network_helper,
-                        )
-            finally:
-                if watcher is not None:
-                    watcher.cancel()
-            result = await to_the_end(asyncio.to_thread(collect, prepared, done, trigger=trigger, sequence=sequence))
-        finally:
-            if waiting is not None and not waiting.held.over:  # cancelled before it could go
-                if self.warm is not None:
-                    self.warm.take(stage)
-                stage.keep_ctl = False
-                waiting.held.discard()
-            self._release(stage)
-        if self.warm is not None:
+            if await to_the_end(asyncio.to_thread(run.staged)):
+                early = None
+                if run.held is None and gate is not None and self.warm is not None:
+                    early = run.waiting = await self.warm.hold(run.prepared)  # started while it waits for its turn
+                watcher = asyncio.ensure_future(_wait_for_explain(run.prepared, on_explain)) if on_explain else None
+                try:
+                    async with gate if gate is not None else nullcontext():
+                        if early is not None:
+                            self.warm.take(run.stage)
+                        if early is None or await to_the_end(asyncio.to_thread(run.staged, early)):
+                            await in_a_thread(partial(run.go, on_output))
+                finally:
+                    if watcher is not None:
+                        watcher.cancel()
+            result = await to_the_end(asyncio.to_thread(run.result))
+        if self.warm is not None and run.done is not None:
             self.warm.after(spec)
         return result
 
-    def explain(self, spec: RunSpec | None = None) -> dict[str, Any]:
+    def explain(self, spec: RunSpec | None = None) -> Explanation:
         """The runner's ``--explain`` for the current choices, or for ``spec``
         (an explain-only one; verify is not called)."""
         spec = spec or self.spec(explain_only=True)
         prepared = self.prepare(spec)
         if prepared.start_error or prepared.shim_refusal:
-            return {"error": prepared.start_error or prepared.shim_refusal}
+            return Explanation(error=prepared.start_error or prepared.shim_refusal)
         # The document comes on stdout, which is captured whole up to this size:
         # cut at the usual 256 KiB, a sys.path of 3,000 entries gave no explanation.
         with bound_argv(prepared) as argv:
@@ -610,14 +546,7 @@ class Session:
                 init_lists_strays=prepared.stage.namespace,
                 attach=prepared.network_helper,
             )
-        data = read_explain(prepared, done.stdout.text)
-        if data is None:
-            return no_explanation(prepared, done)
-        data["notices"] = prepared.notices
-        return data
-
-    def _not_started(self, prepared: Prepared, trigger: str, sequence: int) -> RunResult:
-        return collect(prepared, None, trigger=trigger, sequence=sequence)
+        return read_explain(prepared, done.stdout.text) or no_explanation(prepared, done)
 
     # -- watching ----------------------------------------------------------
 
@@ -745,6 +674,75 @@ class Session:
         return self.scratch
 
 
+class Run:
+    """One run of a session, in the steps both faces take (docs/architecture.md,
+    "One run pipeline"): a stage claimed with the run it holds, started ahead;
+    :meth:`staged`, :meth:`go`, :meth:`result`; on exit, the stage handed back
+    and a held run that did not go ended."""
+
+    prepared: Prepared
+    held: Held | None
+
+    def __init__(self, session: Session, spec: RunSpec, trigger: str) -> None:
+        self.session, self.spec, self.trigger = session, spec, trigger
+        self.sequence = session.next_sequence()
+        self.stage = session._claim(spec)
+        self.waiting: Waiting | None = session.warm.take(self.stage) if session.warm is not None else None
+        self.done: ProcessResult | None = None
+
+    def staged(self, early: Waiting | None = None) -> bool:
+        """Stage the run, the run its stage holds told to go if it is this one
+        (else ended); or, at its turn, take ``early``, the run held while it
+        waited for it (:func:`~verifier_tui.engine.warm.at_its_turn`).
+        Whether the runner can start."""
+        if early is None:
+            self.prepared, self.held = prepare_held(self.spec, self.stage, self.waiting)
+        else:
+            self.prepared, self.held = at_its_turn(early, self.spec)
+        return not (self.prepared.start_error or self.prepared.shim_refusal)
+
+    def go(self, on_output: Any = None, cancel: Any = None) -> None:
+        """Run the runner to its end (``on_output``: see :meth:`Session.arun`;
+        ``cancel``: see :func:`~verifier_tui.engine.process.run_process`)."""
+        prepared, held = self.prepared, self.held
+        user_paths = partial(map_paths, path_map=prepared.path_map)
+
+        def live(stream: str, text: str) -> None:
+            on_output(stream, text, user_paths)
+
+        with bound_argv(prepared, held) as argv:
+            self.done = run_process(
+                argv,
+                cwd=prepared.cwd,
+                env=prepared.env,
+                timeout_s=self.spec.timeout_s,
+                on_output=live if on_output is not None else None,
+                cancel=cancel,
+                marker=prepared.marker,
+                before_kill=prepared.before_kill,
+                init_lists_strays=prepared.stage.namespace,
+                memory_limit=prepared.memory_limit,
+                memory_extra=prepared.memory_extra,
+                held=held,
+                attach=prepared.network_helper,
+            )
+
+    def result(self) -> RunResult:
+        """The run's result, from what it left (one that could not start says why)."""
+        return collect(self.prepared, self.done, trigger=self.trigger, sequence=self.sequence)
+
+    def __enter__(self) -> Run:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        waiting = self.waiting
+        if waiting is not None and not waiting.held.over:  # another run, not staged, or cancelled before it went
+            if self.session.warm is not None:
+                self.session.warm.take(self.stage)
+            waiting.end()
+        self.session._release(self.stage)
+
+
 def _inputs_changed(
     case: Case,
     case_response: ResponseSource | None,
@@ -780,7 +778,7 @@ def _dedupe(targets: list[Any]) -> list[Any]:
     return out
 
 
-async def _wait_for_explain(prepared: Prepared, on_explain: Callable[[dict[str, Any]], None]) -> None:
+async def _wait_for_explain(prepared: Prepared, on_explain: Callable[[Explanation], None]) -> None:
     """Hand the runner's explain document over as soon as it is written (it
     is written just before verify is called, so the resolution shows while a
     slow verifier is still running)."""

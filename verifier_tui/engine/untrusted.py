@@ -295,28 +295,99 @@ def too_deep(text: str | bytes, bound: int = MAX_DEPTH) -> bool:
     return max(accumulate(map(_STEP.__getitem__, brackets)), default=0) > bound
 
 
-def parse_json(text: str | bytes, name: str, bound: int = MAX_DEPTH) -> tuple[Any, str | None]:
-    """The value of JSON ``text`` and None, or None and the problem (invalid,
-    or nested past ``bound``). ``json.loads``'s own rules otherwise: ``NaN``
-    and ``Infinity`` are accepted, as Harbor's and the runner's readers do."""
+def parse_json(
+    text: str | bytes, name: str, bound: int = MAX_DEPTH, writer: str | None = None
+) -> tuple[Any, str | None]:
+    """The value of JSON ``text`` and None, or None and the problem (not
+    UTF-8, invalid, or nested past ``bound``: then no file ``writer`` writes).
+    ``json.loads``'s own rules otherwise: ``NaN`` and ``Infinity`` are
+    accepted, as Harbor's and the runner's readers do."""
     if too_deep(text, bound):
-        return None, f"{name} nests more than {bound} levels deep: not a file this tool reads"
+        theirs = f"{writer} writes" if writer else "this tool reads"
+        return None, f"{name} nests more than {bound} levels deep: not a file {theirs}"
     try:
         return json.loads(text), None
     except RecursionError:  # the bound is far below the interpreter's; only a tiny stack gets here
         return None, f"{name} nests too deeply to read"
-    except ValueError as exc:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+    except UnicodeDecodeError as exc:
+        return None, f"{name} is not {exc.encoding.upper()} text"
+    except ValueError as exc:  # JSONDecodeError
         return None, f"{name} is not valid JSON ({exc})"
 
 
+@record(frozen=True)
+class JsonFile:
+    """One JSON file as found: ``state`` is ``ok``, ``missing``, ``truncated``
+    (cut short, as when its writer is killed while writing it), ``invalid`` or
+    ``unreadable``; ``problem`` says so in words, naming the file."""
+
+    path: Path
+    state: str
+    data: Any = None
+    problem: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.state == "ok"
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.data.get(key, default) if isinstance(self.data, dict) else default
+
+
 def read_json(
-    path: Path | str, limit: int, *, name: str | None = None, beneath: Path | str | None = None
-) -> tuple[Any, str | None]:
-    """The value of the JSON file at ``path`` and None, or None and the problem."""
+    path: Path | str,
+    limit: int,
+    *,
+    shape: type | tuple[type, ...] = object,
+    writer: str | None = None,
+    name: str | None = None,
+    beneath: Path | str | None = None,
+) -> JsonFile:
+    """The JSON file at ``path`` (``limit``, ``name`` and ``beneath`` as for
+    :func:`read_bytes`), never raising: see :class:`JsonFile` for the states.
+    A document that is not of ``shape`` is ``invalid``. ``writer`` names who
+    writes the file (``"Harbor"``) when it can be killed while writing it: a
+    document cut short is then ``truncated``, and one too big or of another
+    shape is said to be no file of theirs."""
+    path = Path(path)
+    label = name or path.name
     found = read_bytes(path, limit, name=name, beneath=beneath)
+    theirs = f": not a file {writer} writes" if writer else ""
     if found.data is None:
-        return None, found.problem
-    return parse_json(found.data, name or Path(path).name)
+        if found.state == "too-big":
+            return JsonFile(path, "invalid", problem=f"{found.problem}{theirs}")
+        return JsonFile(path, "missing" if found.state == "missing" else "unreadable", problem=found.problem)
+    data, problem = parse_json(found.data, label, writer=writer)
+    if problem is not None:
+        if writer and _cut_short(found.data):
+            how = "cut short" if found.data.strip() else "empty"
+            return JsonFile(path, "truncated", problem=f"{label} is {how}: {writer} was stopped while writing it")
+        return JsonFile(path, "invalid", problem=problem)
+    if not isinstance(data, shape):
+        what = "an object" if shape is dict else "a list"
+        return JsonFile(path, "invalid", problem=f"{label} holds {type(data).__name__}, not {what}{theirs}")
+    return JsonFile(path, "ok", data)
+
+
+def _cut_short(raw: bytes) -> bool:
+    """Whether JSON that does not parse is the start of a document: nothing
+    at all, a character cut in half at the end, or a text that fails in its
+    last token (a cut ``true``, ``nul``, number) or inside a string; a bad
+    file fails with JSON's punctuation still after the error."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return exc.reason == "unexpected end of data"
+    if not text.strip():
+        return True
+    if too_deep(text):
+        return False
+    try:
+        json.loads(text)
+    except ValueError as exc:
+        rest = text[getattr(exc, "pos", 0) :].rstrip()
+        return not any(c in '{}[],:"' for c in rest) or str(exc).startswith("Unterminated string")
+    return False
 
 
 def table(document: Any, key: str) -> dict[str, Any]:

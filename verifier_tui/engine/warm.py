@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING
 
 from verifier_tui.engine.invocation import prepare
 from verifier_tui.engine.process import MARKER, Held
-from verifier_tui.engine.record import record, replace
+from verifier_tui.engine.record import record
 from verifier_tui.engine.to_the_end import to_the_end
 
 if TYPE_CHECKING:
@@ -75,6 +75,11 @@ class Waiting:
     prepared: Prepared
     fingerprint: tuple
     born: float
+
+    def end(self) -> None:
+        """End it unrun (its stage's ctl folder is emptied by the next staging)."""
+        self.prepared.stage.keep_ctl = False
+        self.held.discard()
 
 
 def eligible(prepared: Prepared) -> bool:
@@ -156,26 +161,24 @@ def prepare_held(spec: RunSpec, stage: Stage, waiting: Waiting | None) -> tuple[
         prepared = prepare(spec, stage)
     finally:
         stage.keep_ctl = False
+    if waiting.prepared.marker is not None:  # the held runner's mark finds its strays
+        prepared.marker = waiting.prepared.marker
+        prepared.env = dict(prepared.env, **{MARKER: prepared.marker})
+    prepared.network_helper = waiting.prepared.network_helper  # attached to the held run's namespace
+    return at_its_turn(waiting, spec, prepared)
+
+
+def at_its_turn(waiting: Waiting, spec: RunSpec, prepared: Prepared | None = None) -> tuple[Prepared, Held | None]:
+    """``waiting``, now taken, to go as ``prepared`` (by default as it was
+    staged to be held while it waited for its turn, :meth:`WarmRuns.hold`)
+    if :func:`still_the_same`; else it is discarded and its stage staged
+    again, for a cold run (the view's ctl emptied)."""
+    prepared = prepared if prepared is not None else waiting.prepared
+    prepared.stage.keep_ctl = False
     if still_the_same(waiting, prepared):
-        if waiting.prepared.marker is not None:  # the held runner's mark finds its strays
-            prepared.marker = waiting.prepared.marker
-            prepared.env = dict(prepared.env, **{MARKER: prepared.marker})
-        prepared.network_helper = waiting.prepared.network_helper  # attached to the held run's namespace
         return prepared, waiting.held
     waiting.held.discard()
-    return prepare(spec, stage), None  # the view's ctl emptied, for a cold one
-
-
-def at_its_turn(waiting: Waiting, spec: RunSpec) -> tuple[Prepared, Held | None]:
-    """A run held while it waited for its turn (:meth:`WarmRuns.hold`), now
-    taken: it goes if :func:`still_the_same`; else it is discarded and its
-    stage staged again, for a cold run."""
-    stage = waiting.prepared.stage
-    stage.keep_ctl = False
-    if still_the_same(waiting, waiting.prepared):
-        return waiting.prepared, waiting.held
-    waiting.held.discard()
-    return prepare(spec, stage), None
+    return prepare(spec, prepared.stage), None
 
 
 def still_the_same(waiting: Waiting, prepared: Prepared) -> bool:
@@ -186,24 +189,6 @@ def still_the_same(waiting: Waiting, prepared: Prepared) -> bool:
         and time.monotonic() - waiting.born < MAX_AGE_S
         and fingerprint(prepared) == waiting.fingerprint
     )
-
-
-@contextmanager
-def bound(prepared: Prepared, held: Held) -> Iterator[list[str]]:
-    """What ``taskset`` does for a cold run, for a held one: the CPUs
-    :func:`~.invocation.bound_argv` would lease, leased for the block and
-    sent with the go; the runner binds itself to them before the verifier
-    runs (``_wait_for_go``)."""
-    from verifier_tui.engine.sandbox.view import cpu_lease, cpus_to_bind
-
-    limits = prepared.limits
-    if limits is None or not prepared.taskset:
-        yield prepared.argv
-        return
-    with cpu_lease(cpus_to_bind(limits.cpus)) as cpus:
-        prepared.limits = replace(limits, cpu_list=cpus)
-        held.cpus = cpus
-        yield prepared.argv
 
 
 class WarmRuns:
@@ -282,15 +267,24 @@ class WarmRuns:
         while self._starting:
             await asyncio.wait(list(self._starting))
 
-    async def _start(self, spec: RunSpec) -> None:
-        import asyncio
-
+    @contextmanager
+    def _stage_anew(self, spec: RunSpec) -> Iterator[Stage]:
+        """A stage for a run of ``spec`` started ahead, the caller's while the
+        block runs; the run it held, if any, ended (too old, or another's:
+        this one replaces it)."""
         stage = self._claim(spec)
         try:
             old = self.take(stage)
-            if old is not None:  # too old: this one replaces it
-                stage.keep_ctl = False
-                old.held.discard()
+            if old is not None:
+                old.end()
+            yield stage
+        finally:
+            self._release(stage)
+
+    async def _start(self, spec: RunSpec) -> None:
+        import asyncio
+
+        with self._stage_anew(spec) as stage:
             prepared = await to_the_end(asyncio.to_thread(prepare, spec, stage))
             if await self.hold(prepared) is None:
                 return
@@ -298,10 +292,7 @@ class WarmRuns:
             if len(self.waiting) > MAX_WAITING:
                 oldest = min(self.waiting.values(), key=lambda w: w.born)
                 self.take(oldest.prepared.stage)
-                oldest.prepared.stage.keep_ctl = False
-                oldest.held.discard()
-        finally:
-            self._release(stage)
+                oldest.end()
 
     async def hold(self, prepared: Prepared) -> Waiting | None:
         """Start ``prepared`` (staged, its stage the caller's) now, held; None
@@ -321,17 +312,10 @@ class WarmRuns:
         """Start a run of ``spec`` now, held, from a blocking caller on the
         thread that runs its runs (the pytest plugin, as the case before it
         is about to run); :meth:`Session.run` finds it as :meth:`after`'s."""
-        stage = self._claim(spec)
-        try:
-            old = self.take(stage)
-            if old is not None:
-                stage.keep_ctl = False
-                old.held.discard()
+        with self._stage_anew(spec) as stage:
             prepared = prepare(spec, stage)
             if eligible(prepared):
                 self._held(prepared, fingerprint(prepared))
-        finally:
-            self._release(stage)
 
     def _held(self, prepared: Prepared, printed: tuple) -> Waiting | None:
         if self.closed:
@@ -356,8 +340,7 @@ class WarmRuns:
             timer.cancel()
         self._timers.clear()
         for waiting in self.waiting.values():
-            waiting.prepared.stage.keep_ctl = False
-            waiting.held.discard()
+            waiting.end()
         self.waiting.clear()
 
     def close(self) -> None:

@@ -3,18 +3,11 @@ runs its controller starts; the app only starts and ends them."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from functools import partial
-
-from textual.app import SystemCommand
 from textual.screen import Screen
-from textual.worker import Worker, WorkerState
 
 from verifier_tui.engine.session import Session
-from verifier_tui.tui.base import BaseApp, show_worker_error
+from verifier_tui.tui.base import BaseApp
 from verifier_tui.tui.display import Display
-from verifier_tui.tui.keys import KEYS, shown_key
-from verifier_tui.tui.messages import WatchStateChanged
 from verifier_tui.tui.screens.main import MainScreen
 
 
@@ -34,29 +27,6 @@ class VerifierApp(BaseApp):
         return self.main
 
     async def on_unmount(self) -> None:
-        await self.controller.stop_watching_and_wait()
-        await self.controller.close()
+        """After the main screen, which ended its runs and its watcher."""
         await self.session.warm.settle()  # a run being started ahead stages into the scratch folder
         self.session.close()
-
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        """The watcher runs on the app (the screen's flows on the screen): a
-        watcher that failed is said on the status line, never a crash."""
-        if event.state is not WorkerState.ERROR:
-            return
-        error = event.worker.error
-        if event.worker.group == "watch":
-            self.main.post_message(WatchStateChanged("failed", f"{type(error).__name__}: {error}"))
-        else:
-            show_worker_error(self, event.worker)
-
-    # -- command palette -----------------------------------------------------------------------
-
-    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        if isinstance(screen, MainScreen):
-            for key, action, _word, title, help_text in KEYS:
-                if action == "toggle_runner" and self.session.task.own_runner is None:
-                    continue  # only a task that ships its own runner has another to run
-                if action != "app.quit":  # Textual's own Quit is listed already
-                    yield SystemCommand(f"{title}  ({shown_key(key)})", help_text, partial(screen.run_action, action))
-        yield from super().get_system_commands(screen)

@@ -1,47 +1,27 @@
 """What the two apps (on a task, on a Harbor trial or job) share: the
-stylesheet, SIGTERM and SIGHUP quitting as q does, screens that say when
-the terminal is too small for them, and a failed worker shown; and the
-style caches of widgets that are gone let go of."""
+stylesheet, SIGTERM and SIGHUP quitting as q does, every toast made
+harmless, the command palette of each screen's keys; and the style caches
+of widgets that are gone let go of (:mod:`~verifier_tui.tui.workarounds`)."""
 
 from __future__ import annotations
 
 import asyncio
 import functools
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from textual._styles_cache import StylesCache
-from textual.app import App
-from textual.events import Resize
-from textual.screen import Screen
-from textual.widget import Widget
-from textual.worker import Worker
+from textual.app import App, SystemCommand
 
-from verifier_tui.tui.widgets.too_small import MIN_HEIGHT, MIN_WIDTH, TooSmall
+from verifier_tui.tui.keys import offered
+from verifier_tui.tui.workarounds import release_style_caches
 from verifier_tui.words.text import plain_text
 
-
-def _release_style_caches() -> None:
-    """Textual (8.2.8, Textualize/textual#6665) wraps
-    ``StylesCache.get_inner_outer`` in ``functools.lru_cache`` as a plain
-    method, so the cache's keys hold the ``StylesCache`` of every widget that
-    drew a background, with all the lines it rendered, long after the widget is
-    gone: up to 1,024 of them. A session kept open all day mounts new widgets
-    with each chooser, history entry and trial it opens. The same cache,
-    keyed by the two colours alone (the method reads nothing else)."""
-    cached = StylesCache.__dict__.get("get_inner_outer")
-    compute = getattr(cached, "__wrapped__", None)
-    if compute is None or not hasattr(cached, "cache_info"):
-        return  # Textual no longer caches it that way
-
-    @functools.lru_cache(1024)
-    def get_inner_outer(base_background, background):
-        return compute(StylesCache, base_background, background)
-
-    StylesCache.get_inner_outer = staticmethod(get_inner_outer)  # type: ignore[method-assign,assignment]
+if TYPE_CHECKING:
+    from textual.screen import Screen
 
 
-_release_style_caches()
+release_style_caches()
 
 
 class BaseApp(App[int]):
@@ -54,6 +34,13 @@ class BaseApp(App[int]):
         """Every toast made harmless (:func:`plain_text`): many name a file or
         quote an exception, from files the tool did not write."""
         super().notify(plain_text(message), title=plain_text(title), **kwargs)
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        """The screen's keys as it offers them now, each by its title, then Textual's own (Quit among them)."""
+        for shown, title, does, action in offered(screen):
+            if action != "app.quit":
+                yield SystemCommand(f"{title}  ({shown})", does, functools.partial(screen.run_action, action))
+        yield from super().get_system_commands(screen)
 
     def on_mount(self) -> None:
         """SIGTERM, and SIGHUP when the terminal closes, quit as q does: the run
@@ -70,26 +57,3 @@ class BaseApp(App[int]):
                     loop.add_signal_handler(signum, self.exit)
             except (ValueError, RuntimeError, NotImplementedError):
                 pass  # not the main thread, or no signals here: nothing to take over
-
-
-class SizedScreen(Screen[None]):
-    """A screen that shows its :class:`TooSmall` (which it composes) instead
-    of itself while the terminal is smaller than the layout needs."""
-
-    def on_resize(self, event: Resize) -> None:
-        width, height = event.size
-        small = width < MIN_WIDTH or height < MIN_HEIGHT
-        self.set_class(small, "-too-small")
-        if small:
-            self.query_one(TooSmall).show_size(width, height)
-
-
-def show_worker_error(node: App | Widget, worker: Worker) -> None:
-    """A worker (a run's, a chooser's flow) that raised: its error shown, never a crash."""
-    error = worker.error
-    node.notify(
-        f"{worker.name}: {type(error).__name__}: {error}",
-        title="something went wrong",
-        severity="error",
-        markup=False,
-    )

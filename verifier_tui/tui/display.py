@@ -8,9 +8,8 @@ an SVG of the same state is byte-for-byte the same every time.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.content import Content
 
@@ -25,9 +24,14 @@ from verifier_tui.engine.advice import (
     Action,
     worded,
 )
+from verifier_tui.engine.readback import INTERPRETER
 from verifier_tui.engine.record import field, record
-from verifier_tui.words.run import duration_text, path_from
+from verifier_tui.words.paths import home_folder, path_from, text_from, tilde
+from verifier_tui.words.run import duration_text
 from verifier_tui.words.text import one_line, plain_text
+
+if TYPE_CHECKING:
+    from verifier_tui.engine.readback import Explanation
 
 #: The engine's actions as the main screen says them: its keys, since its
 #: user never typed a flag; where it has no key (the interpreter), the flag
@@ -85,28 +89,32 @@ class Display:
     ``<python>`` (they differ from machine to machine)."""
     cwd: Path = field(default_factory=started_in)
     """The folder the user started the tool in: paths are shown as they resolve from it."""
-    home: str = field(default_factory=lambda: os.path.expanduser("~"))
+    home: str = field(default_factory=home_folder)
     """The user's home folder, shown as ``~`` (read once: :meth:`text` runs on every output line)."""
 
-    def learn_interpreter(self, explain: dict | None) -> None:
+    def learn_interpreter(self, explain: Explanation | None) -> None:
         """Note where the run's interpreter lives, from its explain document."""
-        if not self.deterministic or not explain:
+        if not self.deterministic or explain is None:
             return
         prefixes = set(self.python_prefixes)
-        for row in explain.get("sys_path") or []:
-            path = str(row.get("path") or "") if isinstance(row, dict) else ""
-            if row.get("role") == "interpreter" and "/lib/python" in path:
-                prefixes.add(path.split("/lib/python", 1)[0])
+        for row in explain.sys_path:
+            if row.role == INTERPRETER and "/lib/python" in row.path:
+                prefixes.add(row.path.split("/lib/python", 1)[0])
         self.python_prefixes = tuple(sorted(prefixes, key=len, reverse=True))
 
+    @property
+    def origin(self) -> Path:
+        """The folder paths are shown from: where the user started the tool."""
+        return self.cwd
+
     def path(self, path: Path | str | None) -> str:
-        """A path as it resolves from the folder the tool was started in:
-        relative to it when inside it (``tests/verifier.py`` started in the
-        task, ``hello-file/tests/verifier.py`` in its parent), else absolute,
-        the home folder as ``~``."""
+        """A path as it resolves from :attr:`origin`: relative to it when
+        inside it (``tests/verifier.py`` started in the task,
+        ``hello-file/tests/verifier.py`` in its parent), else absolute, the
+        home folder as ``~``."""
         if path is None:
             return "(none)"
-        return one_line(self._home(path_from(path, self.cwd)))
+        return one_line(self._home(path_from(path, self.origin)))
 
     def duration(self, seconds: float | None) -> str:
         if self.deterministic or seconds is None:
@@ -121,13 +129,9 @@ class Display:
 
     def text(self, text: str) -> str:
         """Verifier output made readable: escapes removed, and absolute paths
-        under the folder the tool was started in shown relative to it, as
-        everywhere else on screen (the files are still the user's own)."""
-        text = plain_text(text)
-        cwd = str(self.cwd)
-        if cwd not in ("/", "") and cwd in text:
-            text = text.replace(cwd + os.sep, "")
-        return self._home(text)
+        under :attr:`origin` shown relative to it, as everywhere else on
+        screen (the files are still the user's own)."""
+        return self._home(text_from(plain_text(text), self.origin))
 
     def words(self, text: str) -> str:
         """The tool's own words (a notice, a contract problem) as the TUI says
@@ -144,6 +148,4 @@ class Display:
         for prefix in self.python_prefixes:
             if prefix and prefix in text:
                 text = text.replace(prefix, "<python>")
-        if self.home not in ("/", "~", "") and self.home + os.sep in text:
-            text = text.replace(self.home + os.sep, "~" + os.sep)
-        return text
+        return tilde(text, self.home)

@@ -3,8 +3,9 @@
 The run's reading thread calls ``feed`` for every decoded chunk (up to 64 KiB,
 many lines), as fast as the verifier writes; the output panel takes what
 arrived about 20 times a second, on the event loop, and writes it in one
-``Log.write_lines`` call (line by line costs 12.5 s for 50k lines, measured
-in engineering.md; batched, about 0.1 s).
+``Log.write_lines`` call: each write resizes the ``Log`` and scrolls it to
+its end, so a flood written line by line would hold the screen still for
+seconds.
 
 Whatever the verifier writes, what waits here is bounded: a line keeps its
 first :data:`LINE_CHARS` characters, and only the newest lines, at most

@@ -4,26 +4,20 @@ keys and words as the app on a task (:mod:`verifier_tui.tui.app`)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual import on
-from textual.app import SystemCommand
-from textual.screen import Screen
 
 from verifier_tui.engine.harbor.folders import Job, Trial
 from verifier_tui.engine.harbor.replay import StandIn
 from verifier_tui.engine.harbor.trial_session import TrialSession
 from verifier_tui.engine.task.target import Target, classify
 from verifier_tui.tui.base import BaseApp
-from verifier_tui.tui.keys import shown_key
 from verifier_tui.tui.screens.job import JobScreen
 from verifier_tui.tui.screens.job_overview import JobOverviewScreen
 from verifier_tui.tui.screens.jobs import JobsScreen
 from verifier_tui.tui.screens.trial import TrialScreen
-from verifier_tui.tui.trial_keys import JOB_KEYS, JOBS_KEYS, OVERVIEW_KEYS, TRIAL_KEYS
 
 if TYPE_CHECKING:
     from verifier_tui.engine.session import Options
@@ -49,7 +43,6 @@ class TrialApp(BaseApp):
         self.watching = watch
         self.poll = poll
         self.deterministic = deterministic
-        self.trial_screens: list[TrialScreen] = []
 
     def on_mount(self) -> None:
         """A folder of jobs opens its list; a job its overview (a job of one
@@ -128,7 +121,7 @@ class TrialApp(BaseApp):
         else:
             self.open_trial(trial, None, from_job=True)
 
-    def open_trial(self, trial: Trial, step: str | None, *, from_job: bool) -> TrialScreen | None:
+    def open_trial(self, trial: Trial, step: str | None, *, from_job: bool) -> None:
         """Walk the trial (finding its task, reading the sandbox side) and show it.
         The engine reads a trial without raising for what a folder may hold;
         anything else is shown and the app goes on (or, with nothing else to
@@ -148,25 +141,12 @@ class TrialApp(BaseApp):
                 self.notify(message, title="something went wrong", severity="error", markup=False)
             else:
                 self.exit(return_code=2, message=message)
-            return None
-        screen = TrialScreen(
-            opened, watch=self.watching, poll=self.poll, from_job=from_job, deterministic=self.deterministic
+            return
+        self.push_screen(
+            TrialScreen(
+                opened, watch=self.watching, poll=self.poll, from_job=from_job, deterministic=self.deterministic
+            )
         )
-        self.trial_screens.append(screen)
-        self.push_screen(screen)
-        return screen
-
-    async def on_unmount(self) -> None:
-        for screen in self.trial_screens:
-            await screen.shutdown()
-
-    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        tables = {TrialScreen: TRIAL_KEYS, JobScreen: JOB_KEYS, JobOverviewScreen: OVERVIEW_KEYS, JobsScreen: JOBS_KEYS}
-        table = tables.get(type(screen), [])
-        for key, action, _word, title, help_text in table:
-            if action not in ("app.quit", "open"):
-                yield SystemCommand(f"{title}  ({shown_key(key)})", help_text, partial(screen.run_action, action))
-        yield from super().get_system_commands(screen)
 
 
 def launch_trial(args) -> int:

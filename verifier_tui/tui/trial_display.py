@@ -11,7 +11,7 @@ from pathlib import Path
 
 from verifier_tui.engine.advice import STAND_IN, Action
 from verifier_tui.engine.record import record
-from verifier_tui.tui.display import Display, one_line, plain_text
+from verifier_tui.tui.display import Display
 
 
 def common_base(*paths: Path | None) -> Path:
@@ -30,22 +30,11 @@ class TrialDisplay(Display):
 
     base: Path = Path("/")
 
-    def path(self, path: Path | str | None) -> str:
-        if path is None:
-            return "(none)"
-        try:
-            return one_line(Path(path).relative_to(self.base).as_posix() or ".")
-        except ValueError:
-            return one_line(self._home(str(path)))
+    @property
+    def origin(self) -> Path:
+        return self.base
 
     def action(self, action: Action) -> str:
         # The trial screen's keys for a stand-in are a line of their own
         # (agreement_panel.NO_REPLAY_KEYS); it has no key for the others.
         return "" if action == STAND_IN else action.flag
-
-    def text(self, text: str) -> str:
-        text = plain_text(text)
-        base = str(self.base)
-        if base not in ("/", "") and base in text:
-            text = text.replace(base + os.sep, "")
-        return self._home(text)

@@ -1,9 +1,10 @@
 """The words the headless commands and the TUI share for what the engine found
-(no Textual here): short paths, numbers, durations, the two modes' names, a
-verdict in a line, a case's status and the one legend of its marks, a
-parameter's binding, the hints a run's output calls for. The TUI keeps only what is screen-specific
-(:mod:`verifier_tui.tui.display`: deterministic paths and durations for
-snapshots; :mod:`verifier_tui.tui.widgets.status_style`: theme styles)."""
+(no Textual here): numbers, durations, the two modes' names, a verdict in a
+line, a case's status and the one legend of its marks, the hints a run's output
+calls for. Paths are :mod:`verifier_tui.words.paths`'s, sys.path and the
+bindings :mod:`verifier_tui.words.resolution`'s. The TUI keeps only what is
+screen-specific (:mod:`verifier_tui.tui.display`: deterministic paths and
+durations for snapshots; :mod:`verifier_tui.tui.widgets.status_style`: theme styles)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from verifier_tui.engine.advice import Advice
 # engine's, which its own words use too.
 from verifier_tui.engine.model import MODE_NAMES, Outcome, RunResult, duration_text
 from verifier_tui.engine.verdict import rewards_json
+from verifier_tui.words.paths import path_from
 
 __all__ = ["MODE_NAMES", "duration_text"]
 
@@ -25,19 +27,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from verifier_tui.engine.model import RewardFile, Stack
-
-
-def path_from(path: Path | str, cwd: Path) -> str:
-    """``path`` as it resolves from ``cwd``, the folder the user started the
-    tool in: relative to it when inside it (``.`` for itself), else absolute."""
-    path = Path(path)
-    try:
-        rel = path.relative_to(cwd).as_posix()
-    except ValueError:
-        return str(path)
-    if rel == ".":
-        return rel
-    return f"./{rel}" if rel.startswith("-") else rel  # never read as an option
+    from verifier_tui.engine.readback import Explanation
 
 
 #: The reproduce command's options whose value is a path (engine/invocation.py's reproduce_command).
@@ -240,39 +230,13 @@ def mode_text(mode: str) -> str:
     return f"{MODE_NAMES[mode]} ({'with a response' if mode == 'server' else 'no response'})"
 
 
-def binding_text(row: dict[str, Any], result_mode: str) -> str:
-    """One parameter's binding in words."""
-    binding = row.get("binding")
-    if binding == "argument":
-        source = row.get("source")
-        if isinstance(source, list):
-            return "receives " + (", ".join(source) if source else "nothing")
-        return f"bound to {source} ({row.get('passed')})"
-    if binding == "default":
-        why = (
-            f"not available ({MODE_NAMES['harbor']}: no response)"
-            if row.get("name") == "response" and result_mode == "harbor"
-            else (
-                "not an argument the runner knows"
-                if row.get("name") not in ("workspace", "task_data", "response", "state")
-                else "not available in this run"
-            )
-        )
-        return f"default {row.get('default')}: {why}"
-    if binding == "nothing":
-        return "receives nothing"
-    if binding == "missing":
-        return "MISSING: required, and nothing can fill it"
-    return str(binding)
-
-
 def missing_nemo_gym_hint(result: RunResult) -> str | None:
     """When the verifier failed on ``import nemo_gym`` and no copy was vendored:
     where to get one (the sandbox's shim vendors it from NeMo Gym)."""
     if "No module named 'nemo_gym" not in result.stderr.text:
         return None
-    modules = (result.explain or {}).get("modules") or {}
-    if (modules.get("nemo_gym.verifiers") or {}).get("resolved"):
+    found = result.explain.modules.get("nemo_gym.verifiers") if result.explain is not None else None
+    if found is not None and found.resolved:
         return None
     return (
         f"nemo_gym is not installed for {result.python}, so nothing was vendored beside the runner: "
@@ -299,7 +263,7 @@ def preload_words(session: Any) -> str | None:
     return f"preloads {', '.join(preload)}" if preload else None
 
 
-def shadow_lines(explain: dict[str, Any] | None, show_path: Callable[[str], str]) -> list[str]:
+def shadow_lines(explain: Explanation | None, show_path: Callable[[str], str]) -> list[str]:
     """The standard-library modules shadowed by the task's own files, as sentences."""
     from verifier_tui.engine.diagnosis import shadow_text, stdlib_shadows
 

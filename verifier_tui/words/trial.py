@@ -4,7 +4,6 @@ the screen's styles stay in the TUI."""
 
 from __future__ import annotations
 
-import os
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine.harbor.phases import DONE, FAILED, NOT_REACHED, STOPPED, UNKNOWN
@@ -22,18 +21,6 @@ if TYPE_CHECKING:
 
 #: A phase's status as a mark: the same in the text output and on the screen.
 PHASE_MARKS = {DONE: "✓", FAILED: "✗", STOPPED: "⏱", NOT_REACHED: "·", UNKNOWN: "?"}
-
-
-def shown(text: str, cwd: str | None = None) -> str:
-    """``text`` with paths under the current folder made relative to it, and
-    the home folder as ``~`` (the text output; JSON keeps absolute paths)."""
-    cwd = os.getcwd() if cwd is None else cwd
-    if cwd not in ("/", "") and cwd + os.sep in text:
-        text = text.replace(cwd + os.sep, "")
-    home = os.path.expanduser("~")
-    if home not in ("/", "~", "") and home + os.sep in text:
-        text = text.replace(home + os.sep, "~" + os.sep)
-    return text
 
 
 def verdict_words(verdict: HarborVerdict | None) -> str:

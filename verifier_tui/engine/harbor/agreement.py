@@ -95,12 +95,14 @@ def same_verdict(a: HarborVerdict, b: HarborVerdict) -> bool:
 
 def local_python_version(result: RunResult) -> str | None:
     """``X.Y`` of the interpreter the replay ran, from the runner's explain document."""
-    explain = result.explain or {}
-    version = (explain.get("python") or {}).get("version")
-    if isinstance(version, str) and version.count(".") >= 1:
+    explain = result.explain
+    if explain is None:
+        return None
+    version = explain.python.version if explain.python is not None else ""
+    if version.count(".") >= 1:
         return ".".join(version.split(".")[:2])
-    for row in explain.get("sys_path") or []:
-        match = _PYTHON_IN_PATH.search(str(row.get("path") if isinstance(row, dict) else row))
+    for row in explain.sys_path:
+        match = _PYTHON_IN_PATH.search(row.path)
         if match:
             return match.group(1)
     return None
@@ -193,8 +195,8 @@ def _nemo_gym_reasons(side: SandboxSide, local: RunResult) -> list[str]:
     if elsewhere:
         out.append(f"in the sandbox, nemo_gym resolved outside the vendored tests/.ng copy ({', '.join(elsewhere)})")
     tb = side.runner.traceback
-    modules = (local.explain or {}).get("modules") or {}
-    resolved_here = (modules.get("nemo_gym") or {}).get("resolved") if isinstance(modules, dict) else None
+    found = local.explain.modules.get("nemo_gym") if local.explain is not None else None
+    resolved_here = found.resolved if found is not None else None
     if (
         tb is not None
         and tb.bare_type in ("ModuleNotFoundError", "ImportError")

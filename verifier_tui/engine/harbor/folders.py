@@ -26,7 +26,6 @@ from typing import TYPE_CHECKING
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.harbor.reading import (
     ExceptionRecord,
-    JsonFile,
     TimeSpan,
     exception_from_text,
     exception_record,
@@ -38,7 +37,7 @@ from verifier_tui.engine.harbor.reading import (
 )
 from verifier_tui.engine.record import field, record
 from verifier_tui.engine.task.target import CONFIG, JOB_LOG, TRIAL_LOG, Target, classify, harbor_kind
-from verifier_tui.engine.untrusted import Read, look
+from verifier_tui.engine.untrusted import JsonFile, Read, look
 
 if TYPE_CHECKING:
     from datetime import datetime

@@ -27,6 +27,7 @@ from pathlib import Path, PurePosixPath
 
 from verifier_tui.engine.harbor.folders import Trial
 from verifier_tui.engine.record import field, record
+from verifier_tui.engine.task.kinds import TASK_FILES, looks_like_task
 
 HOW_TO_GIVE = "give the task folder with --task DIR"
 _SHORTUUID_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
@@ -70,10 +71,6 @@ class TaskLocation:
 def harbor_cache_dir() -> Path:
     """``harbor.constants.CACHE_DIR``: ``~/.cache/harbor`` (not XDG: Harbor hard-codes it)."""
     return Path("~/.cache/harbor").expanduser()
-
-
-def looks_like_task(folder: Path) -> bool:
-    return folder.is_dir() and ((folder / "task.toml").is_file() or (folder / "tests").is_dir())
 
 
 def shortuuid_of(name: str) -> str:
@@ -150,34 +147,10 @@ def locate_task(trial: Trial, given: Path | str | None = None, cache: Path | Non
 
     task = trial.task_config
     recorded = trial.recorded_digest
-    kind = "unknown"
-    candidates: list[tuple[Path, str]] = []
-    if given is not None:
-        candidates.append((Path(given).expanduser().absolute(), "given with --task"))
     path_text = task.get("path") if isinstance(task.get("path"), str) else None
-    if task.get("git_url"):
-        kind = "git"
-        if path_text:
-            candidates.append(
-                (
-                    git_task_cache_dir(task["git_url"], task.get("git_commit_id"), path_text, cache),
-                    "Harbor's cache for this git task",
-                )
-            )
-    elif isinstance(task.get("name"), str) and "/" in task["name"] and not path_text:
-        kind = "package"
-        org, name = task["name"].split("/", 1)
-        digest = recorded or (task.get("ref") if str(task.get("ref") or "").startswith("sha256:") else None)
-        if digest:
-            candidates.append(
-                (
-                    (cache or harbor_cache_dir()) / "tasks" / "packages" / org / name / digest.removeprefix("sha256:"),
-                    "Harbor's cache for this package",
-                )
-            )
-    elif path_text:
-        kind = "local"
-        candidates += _local_candidates(trial, path_text)
+    kind, candidates = _places(trial, path_text, recorded, cache)
+    if given is not None:
+        candidates.insert(0, (Path(given).expanduser().absolute(), "given with --task"))
 
     tried: list[tuple[str, str]] = []
     qualified: list[tuple[Path, str, bool | None]] = []  # (folder, why, digest is the recorded one)
@@ -190,9 +163,7 @@ def locate_task(trial: Trial, given: Path | str | None = None, cache: Path | Non
         tried.append((str(folder), why))
         if not looks_like_task(folder):
             if why.startswith("given"):  # the caller's folder is no task: say so, do not look elsewhere
-                return TaskLocation(
-                    None, None, kind, ((str(folder), "given with --task: no task.toml or tests/ there"),)
-                )
+                return TaskLocation(None, None, kind, ((str(folder), f"given with --task: no {TASK_FILES} there"),))
             continue
         if why.startswith("given"):
             return TaskLocation(folder, why, kind, tuple(tried))
@@ -214,6 +185,29 @@ def locate_task(trial: Trial, given: Path | str | None = None, cache: Path | Non
         return TaskLocation(None, None, kind, tuple(tried))
     chosen = next((q for q in qualified if q[2]), qualified[0])
     return TaskLocation(chosen[0], chosen[1] + _why_this_copy(chosen, qualified), kind, tuple(tried), chosen[2])
+
+
+def _places(
+    trial: Trial, path_text: str | None, recorded: str | None, cache: Path | None
+) -> tuple[str, list[tuple[Path, str]]]:
+    """The kind of the trial's task ("git", "package", "local" or "unknown")
+    and the places it may be, in order, each with why it is tried."""
+    task = trial.task_config
+    if task.get("git_url"):
+        if not path_text:
+            return "git", []
+        where = git_task_cache_dir(task["git_url"], task.get("git_commit_id"), path_text, cache)
+        return "git", [(where, "Harbor's cache for this git task")]
+    if isinstance(task.get("name"), str) and "/" in task["name"] and not path_text:
+        org, name = task["name"].split("/", 1)
+        digest = recorded or (task.get("ref") if str(task.get("ref") or "").startswith("sha256:") else None)
+        if not digest:
+            return "package", []
+        packages = (cache or harbor_cache_dir()) / "tasks" / "packages"
+        return "package", [(packages / org / name / digest.removeprefix("sha256:"), "Harbor's cache for this package")]
+    if path_text:
+        return "local", _local_candidates(trial, path_text)
+    return "unknown", []
 
 
 #: At most this many copies of the task are found and compared with the recorded digest.

@@ -9,12 +9,12 @@ Shapes mirrored from Harbor 0.26.0 ``harbor/models/trial/result.py``
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.record import record
+from verifier_tui.engine.untrusted import JsonFile
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -24,25 +24,6 @@ JSON_LIMIT_BYTES = 16 * 1024 * 1024
 """Harbor's JSON files are kilobytes; a bigger one is not Harbor's."""
 LOG_TAIL_BYTES = 2 * 1024 * 1024
 """``trial.log`` can grow with a chatty agent: its tail holds the end of the trial."""
-
-
-@record(frozen=True)
-class JsonFile:
-    """One JSON file as found: ``state`` is ``ok``, ``missing``, ``truncated``
-    (cut short, as when Harbor is killed while writing), ``invalid`` or
-    ``unreadable``; ``problem`` says so in words."""
-
-    path: Path
-    state: str
-    data: Any = None
-    problem: str | None = None
-
-    @property
-    def ok(self) -> bool:
-        return self.state == "ok"
-
-    def get(self, key: str, default: Any = None) -> Any:
-        return self.data.get(key, default) if isinstance(self.data, dict) else default
 
 
 @record(frozen=True)
@@ -69,50 +50,12 @@ class ExceptionRecord:
     occurred_at: datetime | None = None
 
 
-def read_json(path: Path, shape: type | tuple = dict, *, beneath: Path) -> JsonFile:
-    """A JSON file of the trial or job folder ``beneath``, never raising and
-    never through a link (see :mod:`verifier_tui.engine.untrusted`): see
-    :class:`JsonFile` for the states. A document that is not of ``shape``
-    (Harbor writes objects, and a list in ``manifest.json``) is ``invalid``."""
-    found = untrusted.read_bytes(path, JSON_LIMIT_BYTES, beneath=beneath)
-    if found.state == "missing":
-        return JsonFile(path, "missing", problem=found.problem)
-    if found.state == "too-big":
-        return JsonFile(path, "invalid", problem=f"{found.problem}: not a file Harbor writes")
-    if found.data is None:
-        return JsonFile(path, "unreadable", problem=found.problem)
-    raw = found.data
-    if not raw.strip():
-        return JsonFile(path, "truncated", problem=f"{path.name} is empty: Harbor was stopped while writing it")
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        if exc.reason == "unexpected end of data":  # a character cut in half at the end
-            return JsonFile(path, "truncated", problem=f"{path.name} is cut short: Harbor was stopped while writing it")
-        return JsonFile(path, "invalid", problem=f"{path.name} is not UTF-8 text")
-    if untrusted.too_deep(text):
-        return JsonFile(
-            path,
-            "invalid",
-            problem=f"{path.name} nests more than {untrusted.MAX_DEPTH} levels deep: not a file Harbor writes",
-        )
-    try:
-        data = json.loads(text)
-    except ValueError as exc:
-        # A prefix of Harbor's output fails in its last token (a cut `true`,
-        # `nul`, number or nothing at all), or inside a string it cut; a bad
-        # file fails with JSON's punctuation still after the error.
-        rest = text[getattr(exc, "pos", 0) :].rstrip()
-        cut = not any(c in '{}[],:"' for c in rest) or str(exc).startswith("Unterminated string")
-        if cut:
-            return JsonFile(path, "truncated", problem=f"{path.name} is cut short: Harbor was stopped while writing it")
-        return JsonFile(path, "invalid", problem=f"{path.name} is not valid JSON ({exc})")
-    if not isinstance(data, shape):
-        what = "an object" if shape is dict else "a list"
-        return JsonFile(
-            path, "invalid", problem=f"{path.name} holds {type(data).__name__}, not {what}: not a file Harbor writes"
-        )
-    return JsonFile(path, "ok", data)
+def read_json(path: Path, shape: type | tuple[type, ...] = dict, *, beneath: Path) -> JsonFile:
+    """A JSON file of the trial or job folder ``beneath`` (Harbor writes
+    objects, and a list in ``manifest.json``), read as every file the tool did
+    not write is (:func:`verifier_tui.engine.untrusted.read_json`), never
+    through a link."""
+    return untrusted.read_json(path, JSON_LIMIT_BYTES, shape=shape, writer="Harbor", beneath=beneath)
 
 
 def json_kind(value: Any) -> str:

@@ -36,10 +36,11 @@ from verifier_tui.engine.to_the_end import uninterrupted
 
 if TYPE_CHECKING:
     import asyncio
-    from collections.abc import Mapping
+    from collections.abc import Generator, Mapping
     from typing import Any
 
     from verifier_tui.engine.invocation import RunSpec
+    from verifier_tui.engine.readback import Explanation
     from verifier_tui.engine.session import Session
 
 
@@ -243,12 +244,16 @@ class TrialSession:
             except DiscoveryError as exc:
                 self.session_problem = str(exc)
 
+    @property
+    def _opened(self) -> Session:
+        assert self.session is not None, "a replay is run only once a session is open"
+        return self.session
+
     def spec(self) -> RunSpec:
         """The run: the session's choices with Harbor's environment and task
         data, no response, no expectation (the trial is the reference) and
         the runner's phases asked for."""
-        plan, session = self.plan, self.session
-        assert session is not None, "a spec is asked for only once a session is open"
+        plan, session = self.plan, self._opened
         spec = session.spec()
         if self._pool is not None:  # the shared session's own choices are not this trial's
             if plan.case is not None:
@@ -275,7 +280,7 @@ class TrialSession:
             extra_tests=plan.extra_tests,
         )
 
-    def explain(self) -> dict[str, Any] | None:
+    def explain(self) -> Explanation | None:
         """The runner's ``--explain`` for the replay (verify is not called),
         with no workspace at all when the trial has none (how verify is
         imported and called does not depend on one); None when there is
@@ -297,22 +302,49 @@ class TrialSession:
 
     def run(self, trigger: str = "trial replay") -> Replayed:
         """One replay, blocking."""
-        if self.skipped is not None or self.session is None:
-            return self._compare(None)
+        replay = self._replay(only_when_differs=False)
+        step = next(replay)
+        while not isinstance(step, Replayed):
+            step = replay.send(self._opened.run(step, trigger=trigger))
+        return step
+
+    async def arun(
+        self, trigger: str = "trial replay", *, gate: asyncio.Semaphore | None = None, script_when_differs: bool = False
+    ) -> Replayed:
+        """One replay from asyncio (the TUI, ``watch``, ``test``); cancelling
+        it ends the runner. ``gate`` is held only while a runner runs.
+        ``script_when_differs`` (a whole job): the task's test.sh runs only
+        when verifier-tui's runner did not end as the sandbox did; it costs
+        as much again as the runner (bash, a Python to check the version,
+        then the runner), and where the runner agrees it would only confirm."""
+        replay = self._replay(only_when_differs=script_when_differs)
+        step = next(replay)
+        while not isinstance(step, Replayed):
+            step = replay.send(await self._opened.arun(step, trigger=trigger, gate=gate))
+        return step
+
+    def _replay(self, only_when_differs: bool) -> Generator[RunSpec | Replayed, RunResult, None]:
+        """The replay both faces run: the spec of each run it needs is yielded
+        for the face to run and the result sent back (verifier-tui's runner,
+        then the task's test.sh where it judges); the :class:`Replayed` last."""
         from verifier_tui.engine.session import SelectionError
         from verifier_tui.engine.task.discovery import DiscoveryError
 
-        try:
-            spec = self.spec()
-            result = self.session.run(spec, trigger=trigger)
-            replayed = self._compare(result)
-            if self._then_test_sh(replayed, only_when_differs=False):
-                script = self.session.run(replace(spec, via_test_sh=True, phases=False), trigger=trigger)
-                replayed = self._compare(with_test_sh_verdict(script, result))
-        except (DiscoveryError, SelectionError) as exc:
-            self.session_problem = str(exc)
-            return self._compare(None)
-        return replayed
+        spec = None
+        if self.skipped is None and self.session is not None:
+            try:
+                spec = self.spec()
+            except (DiscoveryError, SelectionError) as exc:
+                self.session_problem = str(exc)
+        if spec is None:
+            yield self._compare(None)
+            return
+        result = yield spec
+        replayed = self._compare(result)
+        if self._then_test_sh(replayed, only_when_differs=only_when_differs):
+            script = yield replace(spec, via_test_sh=True, phases=False)
+            replayed = self._compare(with_test_sh_verdict(script, result))
+        yield replayed
 
     def _then_test_sh(self, replayed: Replayed, *, only_when_differs: bool) -> bool:
         """Whether the task's test.sh runs after verifier-tui's runner gave
@@ -349,34 +381,6 @@ class TrialSession:
             and session.isolation.kind == NAMESPACE
             and (session.task.tests_dir / "test.sh").is_file()
         )
-
-    async def arun(
-        self, trigger: str = "trial replay", *, gate: asyncio.Semaphore | None = None, script_when_differs: bool = False
-    ) -> Replayed:
-        """One replay from asyncio (the TUI, ``watch``, ``test``); cancelling
-        it ends the runner. ``gate`` is held only while a runner runs.
-        ``script_when_differs`` (a whole job): the task's test.sh runs only
-        when verifier-tui's runner did not end as the sandbox did; it costs
-        as much again as the runner (bash, a Python to check the version,
-        then the runner), and where the runner agrees it would only confirm."""
-        if self.skipped is not None or self.session is None:
-            return self._compare(None)
-        from verifier_tui.engine.session import SelectionError
-        from verifier_tui.engine.task.discovery import DiscoveryError
-
-        try:
-            spec = self.spec()
-            result = await self.session.arun(spec, trigger=trigger, gate=gate)
-            replayed = self._compare(result)
-            if self._then_test_sh(replayed, only_when_differs=script_when_differs):
-                script = await self.session.arun(
-                    replace(spec, via_test_sh=True, phases=False), trigger=trigger, gate=gate
-                )
-                replayed = self._compare(with_test_sh_verdict(script, result))
-        except (DiscoveryError, SelectionError) as exc:
-            self.session_problem = str(exc)
-            return self._compare(None)
-        return replayed
 
     def _compare(self, result: RunResult | None) -> Replayed:
         plan = self.plan

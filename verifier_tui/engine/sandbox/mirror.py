@@ -24,13 +24,11 @@ from collections import namedtuple
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from verifier_tui.engine.filters import BYTECODE
 from verifier_tui.engine.sandbox.file_copy import Copier, NotAFile, copy_file, copy_sig, source_sig
 
 if TYPE_CHECKING:
     from verifier_tui.engine.sandbox.write_tracker import WriteTracker
-
-# Names never copied into a mirror: bytecode caches would only be stale.
-_SKIP_NAMES = {"__pycache__"}
 
 
 # What we know of one mirrored entry: its kind ("file", "dir", "link"), the
@@ -132,7 +130,7 @@ class Mirror:
             if not (_real_dir(self.source / ancestor) and _real_dir(self.target / ancestor)):
                 self._sync_rel(ancestor)  # made, removed or replaced as a whole: take it whole
                 return
-        if parts[-1] in _SKIP_NAMES or self._kept(rel):
+        if parts[-1] == BYTECODE or self._kept(rel):
             return
         src, dst = self.source / rel, self.target / rel
         if not os.path.lexists(src):
@@ -172,11 +170,11 @@ class Mirror:
             rel = prefix + name
             if self._kept(rel):
                 continue
-            if name not in src_entries or name in _SKIP_NAMES:
+            if name not in src_entries or name == BYTECODE:
                 remove_path(Path(dentry.path))
                 self.index.pop(rel, None)
         for name, sentry in src_entries.items():
-            if name in _SKIP_NAMES:
+            if name == BYTECODE:
                 continue
             rel = prefix + name
             if rel in self.keep:

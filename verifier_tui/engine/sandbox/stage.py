@@ -2,7 +2,8 @@
 
 ```
 <stage>/tests/                 a mirror of the task's tests folder
-<stage>/tests/.ng/run_verifier.py   the runner (and nemo_gym/verifiers, vendored)
+<stage>/tests/.ng/run_verifier.py   the runner, its extras beside it (and
+                               nemo_gym/verifiers, vendored)
 <stage>/app/                   a mirror of the workspace; in the view, where
                                the overlay of the user's workspace is mounted
 <stage>/logs/verifier/         the reward folder, emptied before every run
@@ -51,7 +52,7 @@ from verifier_tui.engine.sandbox.file_copy import copy_file
 from verifier_tui.engine.sandbox.isolation import APP, INPUTS, REWARD, TESTS, overlay_can_take
 from verifier_tui.engine.sandbox.mirror import Mirror, make_real_dir, remove_path, remove_tree
 from verifier_tui.engine.to_the_end import uninterrupted
-from verifier_tui.runner_source import runner_path
+from verifier_tui.runner_source import EXTRAS, extras_path, runner_path
 
 # The watcher's changes arrive on the event loop while staging runs in a thread.
 _pending_lock = threading.Lock()
@@ -270,7 +271,9 @@ class Stage:
         _empty(self.inputs_dir)
         if workspace is not None and not workspace.is_dir():
             raise StagingError(f"the workspace {workspace} is not there any more (deleted or moved?)")
-        keep = {".ng/run_verifier.py", ".ng/verifier.py"} | (set() if task_vendors_nemo_gym else {".ng/nemo_gym"})
+        keep = {".ng/run_verifier.py", ".ng/" + EXTRAS, ".ng/verifier.py"} | (
+            set() if task_vendors_nemo_gym else {".ng/nemo_gym"}
+        )
         if self.tests is None or self.tests.source != tests_source or self.tests.keep != keep:
             if os.path.lexists(self.tests_dir):
                 remove_path(self.tests_dir)
@@ -394,13 +397,16 @@ class Stage:
             self._fail(self.ng_dir / "verifier.py", exc)
 
     def _place_runner(self, source: Path) -> None:
-        """The runner, checked by its bytes before every run: a verifier that
-        rewrote it keeping its size and times (or left a link in its place)
-        must not be what runs the next case."""
-        found = untrusted.read_bytes(source, untrusted.SCRIPT_LIMIT)  # ours, or the task's own
-        if found.data is None:
-            raise OSError(found.problem)
-        self._place("tests/.ng", "run_verifier.py", found.data, stat.S_IMODE(source.stat().st_mode))
+        """The runner and our extras beside it, checked by their bytes before
+        every run: a verifier that rewrote one keeping its size and times (or
+        left a link in its place) must not be what runs the next case. The
+        extras are ours whichever runner runs: a task's own runner is asked
+        for them only when it is a copy of ours (engine/task/kinds.py)."""
+        for name, path in (("run_verifier.py", source), (EXTRAS, extras_path())):
+            found = untrusted.read_bytes(path, untrusted.SCRIPT_LIMIT)  # ours, or the task's own runner
+            if found.data is None:
+                raise OSError(found.problem)
+            self._place("tests/.ng", name, found.data, stat.S_IMODE(path.stat().st_mode))
 
     def _vendor(self, verifiers: Path | None) -> None:
         """Vendor nemo_gym/verifiers beside the runner, as the shim does."""

@@ -93,7 +93,7 @@ def verify(workspace):
     return 1.0 if answer.read_text(encoding="utf-8").strip() == "hello, world" else 0.0
 '''
 
-_FILES = {
+_FILES: dict[str, str | None] = {
     "task.toml": _TASK_TOML,
     "instruction.md": _INSTRUCTION,
     "environment/Dockerfile": _DOCKERFILE,
@@ -104,6 +104,9 @@ _FILES = {
     "cases/correct/expected.json": '{"rewards": {"reward": 1.0}}\n',
     "cases/wrong/workspace/answer.txt": "goodbye, world\n",
     "cases/wrong/expected.json": '{"rewards": {"reward": 0.0}}\n',
+    # What an agent that did nothing leaves: a verifier that pays for it is caught from the start.
+    "cases/empty/workspace/": None,
+    "cases/empty/expected.json": '{"rewards": {"reward": 0.0}}\n',
 }
 
 
@@ -134,7 +137,10 @@ def new_task(folder: Path, name: str | None = None) -> None:
     for rel, text in _FILES.items():
         target = folder / rel
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text.format(name=name) if rel == "task.toml" else text, encoding="utf-8")
+        if text is None:  # a folder, empty
+            target.mkdir(exist_ok=True)
+        else:
+            target.write_text(text.format(name=name) if rel == "task.toml" else text, encoding="utf-8")
     os.chmod(folder / "solution" / "solve.sh", _EXECUTABLE)
     for rel, source in ((SHIM, shim_path()), (RUNNER, runner_path())):
         _place(folder / rel, source)

@@ -140,9 +140,10 @@ def read_expected(path: Path) -> tuple[Expectation | None, str | None]:
     may be from its number. Returns (expectation, problem)."""
     if not untrusted.present(path):
         return None, None
-    data, problem = untrusted.read_json(path, EXPECTED_LIMIT)
-    if problem is not None:
-        return None, f"{problem}; the case has no expectation"
+    found = untrusted.read_json(path, EXPECTED_LIMIT)
+    if not found.ok:
+        return None, f"{found.problem}; the case has no expectation"
+    data = found.data
     if not isinstance(data, dict):
         return None, f'{path.name} must be a JSON object like {{"rewards": {{"reward": 1.0}}}} or {{"exit_code": 1}}'
     rewards = data.get("rewards")

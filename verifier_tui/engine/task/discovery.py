@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine import cache, untrusted
+from verifier_tui.engine.filters import NOT_SEARCHED
 from verifier_tui.engine.record import field, record
 from verifier_tui.engine.task.cases import Case, find_cases, load_case
 from verifier_tui.engine.task.config import TaskConfig, config_from_toml, load_toml
@@ -39,20 +40,8 @@ if TYPE_CHECKING:
 
 # How the tool tells the runner's shim from a task's own test.sh.
 SHIM_MARKER = "run_verifier.py"
-# Folders never searched for verifiers: caches, VCS, and the vendored helpers.
-_SKIP_DIRS = {
-    "__pycache__",
-    ".git",
-    ".hg",
-    ".svn",
-    ".venv",
-    "venv",
-    "node_modules",
-    ".mypy_cache",
-    ".pytest_cache",
-    ".ruff_cache",
-    "nemo_gym",
-}
+# Folders never searched for verifiers: the one skip list, and the vendored helpers.
+_SKIP_DIRS = NOT_SEARCHED | {"nemo_gym"}
 
 
 class DiscoveryError(Exception):

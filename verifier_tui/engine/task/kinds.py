@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.advice import TASK_RUNNER, Advice
 from verifier_tui.engine.record import field, record
+from verifier_tui.runner_source import EXTRAS
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -54,6 +55,8 @@ _VERIFY_AT_TOP = re.compile(
 )
 #: A verifier file (or test.sh) larger than this is not scanned: it is data, not code.
 MAX_SCAN_BYTES = 2_000_000
+#: What makes a folder a task (:func:`looks_like_task`), as a message names it.
+TASK_FILES = "task.toml, tests/test.sh or tests/verifier.py"
 
 
 def is_pytest_file(path: Path) -> bool:
@@ -74,7 +77,8 @@ def has_top_level_verify(path: Path) -> bool:
 def looks_like_task(folder: Path) -> bool:
     """A Harbor task by its layout: ``task.toml``, or ``tests/test.sh`` or
     ``tests/verifier.py``. A ``tests/`` folder alone is not enough: every
-    Python checkout has one (this tool's own does)."""
+    Python checkout has one (this tool's own does). The one rule: a trial's
+    task is looked for by it too (:mod:`verifier_tui.engine.harbor.locate`)."""
     return (
         untrusted.present(folder / "task.toml")
         or (folder / "tests" / "test.sh").is_file()
@@ -133,7 +137,7 @@ def not_a_task_message(path: Path, found: TasksFound | None = None) -> str:
     """One line for a folder that is none of the things the tool opens: what
     was expected, and what it holds when that helps (tasks of its own)."""
     expected = (
-        "expected a task folder (task.toml, tests/test.sh or tests/verifier.py), its tests/ folder, "
+        f"expected a task folder ({TASK_FILES}), its tests/ folder, "
         "a case folder (cases/<name>/), a .py file with a top-level verify, or a Harbor trial folder"
     )
     found = found if found is not None else tasks_in(path)
@@ -244,13 +248,17 @@ def task_runner(tests_dir: Path, ours: Callable[[], Path]) -> OwnRunner | None:
         mine = ours().read_bytes()  # the tool's own file
     except OSError:
         mine = b""
+    same = theirs == mine
+    # A runner whose extras are a file of their own offers them only beside the
+    # extras it was written with, and the stage places ours: only a copy of ours has them.
+    offers = theirs if same or EXTRAS.encode() not in theirs else b""
     return OwnRunner(
         path,
-        theirs == mine,
-        b"--explain" in theirs,
-        b"--explain-to" in theirs,
-        b"--phases-to" in theirs,
-        b"--stack-signal" in theirs,
+        same,
+        b"--explain" in offers,
+        b"--explain-to" in offers,
+        b"--phases-to" in offers,
+        b"--stack-signal" in offers,
     )
 
 

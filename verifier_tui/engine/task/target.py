@@ -199,8 +199,7 @@ def harbor_kind(path: Path | str) -> str | None:
         return "trial"
     if not (folder / CONFIG).is_file():
         return None
-    config, _problem = untrusted.read_json(folder / CONFIG, _CONFIG_LIMIT, beneath=folder)
-    config = config if isinstance(config, dict) else {}
+    config = untrusted.read_json(folder / CONFIG, _CONFIG_LIMIT, shape=dict, beneath=folder).data or {}
     if "trial_name" in config and "task" in config:
         return "trial"
     if "job_name" in config:

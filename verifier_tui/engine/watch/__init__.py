@@ -1,9 +1,9 @@
 """Watching: file changes in, coalesced re-runs out. No Textual here: the
 ``watch`` command and the TUI share all of it. What is watched and what
 changed are the engine's own words (:mod:`verifier_tui.engine.changes`): the
-session says the one, and takes the other, without importing the watcher.
+session says the one, and takes the other, without importing the watcher;
+which paths no run depends on is :mod:`verifier_tui.engine.filters`'s.
 
-* :mod:`.filters`: which paths no run depends on (caches, VCS, editors' temporary files).
 * :mod:`.channel`: one ``watchfiles.watch`` iterated in a thread, roots
   re-created watched again, a save's event burst settled into one change.
 * :mod:`.threads`: the targets split into channels, their events turned into changes.

@@ -16,9 +16,9 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from verifier_tui.engine.changes import Change, WatchTarget
+from verifier_tui.engine.filters import is_noise
 from verifier_tui.engine.record import record
 from verifier_tui.engine.watch.channel import Channel, forms, is_under
-from verifier_tui.engine.watch.filters import is_noise
 
 
 @record

@@ -11,7 +11,7 @@ from textual.widgets import Label, OptionList
 from textual.widgets.option_list import Option
 
 from verifier_tui.tui.display import content
-from verifier_tui.tui.widgets.key_footer import KeyFooter
+from verifier_tui.tui.workarounds import KeyFooter
 
 
 class ChooseListScreen(ModalScreen[str | None]):

@@ -16,7 +16,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
-from verifier_tui.tui.widgets.key_footer import KeyFooter
+from verifier_tui.tui.workarounds import KeyFooter
 
 #: Characters per line, `` \\`` included: the dialog's inner width in the smallest terminal the app takes (100 columns).
 LINE_WIDTH = 76

@@ -4,6 +4,7 @@ are in :mod:`verifier_tui.tui.screens.job_overview`.)"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from textual import on
@@ -15,9 +16,9 @@ from textual.widgets import Static
 
 from verifier_tui.engine.harbor.walkthrough import trial_entries
 from verifier_tui.tui.display import content
-from verifier_tui.tui.trial_keys import JOB_KEYS, bindings
+from verifier_tui.tui.keys import QUIT
 from verifier_tui.tui.widgets.job_list import JobList
-from verifier_tui.tui.widgets.key_footer import KeyFooter
+from verifier_tui.tui.workarounds import KeyFooter
 from verifier_tui.words.text import one_line
 
 if TYPE_CHECKING:
@@ -25,15 +26,14 @@ if TYPE_CHECKING:
 
 
 class JobScreen(Screen[None]):
-    BINDINGS = [*bindings(JOB_KEYS), Binding("escape", "back", "back", show=False)]
+    BINDINGS = [QUIT, Binding("escape", "back", "back", show=False)]
 
+    @dataclass
     class StepChosen(Message):
         """A step of ``trial`` to open (the app opens its screen)."""
 
-        def __init__(self, trial: Trial, step: str | None) -> None:
-            super().__init__()
-            self.trial = trial
-            self.step = step
+        trial: Trial
+        step: str | None
 
     def __init__(self, found: Trial) -> None:
         super().__init__()

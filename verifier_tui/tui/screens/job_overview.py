@@ -7,14 +7,13 @@ opens it beside a local replay; esc there comes back here."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
 from verifier_tui.engine.harbor.overview import (
@@ -27,16 +26,15 @@ from verifier_tui.engine.harbor.overview import (
     trial_rows,
 )
 from verifier_tui.tui.display import content
-from verifier_tui.tui.screens.help import HelpScreen, keys_content
-from verifier_tui.tui.trial_keys import OVERVIEW_KEYS, bindings
-from verifier_tui.tui.widgets.key_footer import KeyFooter
-from verifier_tui.tui.widgets.table import Table
+from verifier_tui.tui.keys import QUIT, key
+from verifier_tui.tui.screens.keyed import KeyedScreen
+from verifier_tui.tui.workarounds import KeyFooter, Table
 from verifier_tui.words.text import one_line
 
 #: Reading yields to the screen after this long: keys and frames wait at most
 #: that. Drawing the first rows takes a dozen hops through the event loop
-#: (layout, the tables' column widths when idle): with 20 ms slices they
-#: showed 300 ms later on a 5,000-trial job than on a small one; with 5 ms, not later.
+#: (layout, the tables' column widths when idle), each waiting for a slice
+#: to end: slices this short show a big job's first rows as soon as a small one's.
 SLICE_S = 0.005
 #: Rows read are posted to the tables this often (the first ones at once).
 POST_S = 1.0
@@ -59,15 +57,43 @@ def _mean(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
 
 
-class JobOverviewScreen(Screen[None]):
-    BINDINGS = [*bindings(OVERVIEW_KEYS), Binding("escape", "back", "jobs", show=False)]
+class JobOverviewScreen(KeyedScreen):
+    BINDINGS = [
+        key("f", "failures", "failures", "Failures only", "Show only the trials that did not pass (again: all)"),
+        key(
+            "x",
+            "next_exception",
+            "exception",
+            "Filter by exception type",
+            "Each press shows the trials of the next exception type Harbor recorded, then all again",
+        ),
+        key(
+            "t",
+            "task",
+            "task",
+            "Filter by task",
+            "Only the trials of the task under the cursor in the tasks table (again: every task)",
+        ),
+        key("s", "sort", "sort", "Sort the trials", "By name, how they ended, reward, duration (longest first), task"),
+        key("?", "help", "help", "Keys", "This list"),
+        QUIT,
+        key("escape", "back", "jobs", "Back", "to the list of jobs this job was opened from", show=False),
+    ]
+    HELP_TITLE = "verifier-tui: a job's keys"
+    OTHER_KEYS = [
+        (
+            "enter",
+            "Open the trial (or show the task's trials)",
+            "On a trial: the sandbox beside a local replay; on a task: only its trials",
+        ),
+        ("tab", "Next table", "between the tasks and the trials"),
+    ]
 
+    @dataclass
     class TrialChosen(Message):
         """A trial's folder to open (the app opens its steps or its screen)."""
 
-        def __init__(self, path: Path) -> None:
-            super().__init__()
-            self.path = path
+        path: Path
 
     def __init__(
         self, path: Path, name: str | None = None, *, from_jobs: bool = False, harbor_version: str | None = None
@@ -98,14 +124,8 @@ class JobOverviewScreen(Screen[None]):
 
     def on_mount(self) -> None:
         tasks = self.query_one("#job-tasks", DataTable)
-        for label, key in (
-            ("task", "task"),
-            ("trials", "trials"),
-            ("passed", "passed"),
-            ("mean", "mean"),
-            ("errors", "errors"),
-        ):
-            tasks.add_column(label, key=key)
+        for label in ("task", "trials", "passed", "mean", "errors"):
+            tasks.add_column(label, key=label)  # the key update_cell names it by
         trials = self.query_one("#job-trials", DataTable)
         for label in ("trial", "task", "ended", "reward", "agent", "model", "duration", "tokens in/out", "cost"):
             trials.add_column(label)
@@ -120,7 +140,7 @@ class JobOverviewScreen(Screen[None]):
         """List the trial folders, then read them on the event loop in short
         slices, posting what was read a few times a second. (A thread would
         wait for the interpreter lock at each of its many small reads while
-        the screen draws: 18 s instead of 2 for 5,000 trials, measured.)"""
+        the screen draws, and read a big job many times slower.)"""
         import asyncio
         from time import perf_counter
 
@@ -284,26 +304,13 @@ class JobOverviewScreen(Screen[None]):
         self.sort = SORTS[(SORTS.index(self.sort) + 1) % len(SORTS)]
         self._refilter()
 
-    def action_help(self) -> None:
-        self.app.push_screen(
-            HelpScreen(
-                content(
-                    *keys_content(
-                        OVERVIEW_KEYS,
-                        [
-                            ("tab", "Next table", "between the tasks and the trials"),
-                            ("esc", "Back", "to the list of jobs, when the job was opened from it"),
-                        ],
-                    )
-                ),
-                "verifier-tui: a job's keys",
-            )
-        )
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """esc goes back to the list of jobs only when there is one."""
+        return action != "back" or self.from_jobs
 
     def action_back(self) -> None:
-        if self.from_jobs:
-            self.workers.cancel_group(self, "job-read")
-            self.dismiss(None)
+        self.workers.cancel_group(self, "job-read")
+        self.dismiss(None)
 
     @on(DataTable.RowSelected, "#job-tasks")
     def _task_chosen(self, event: DataTable.RowSelected) -> None:

@@ -5,33 +5,33 @@ Enter opens the job's overview; esc there comes back here."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from textual import on, work
 from textual.app import ComposeResult
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
 from verifier_tui.engine.harbor.overview import JobSummary, read_jobs
 from verifier_tui.tui.display import content
-from verifier_tui.tui.screens.help import HelpScreen, keys_content
+from verifier_tui.tui.keys import QUIT, key
 from verifier_tui.tui.screens.job_overview import cell
-from verifier_tui.tui.trial_keys import JOBS_KEYS, bindings
-from verifier_tui.tui.widgets.key_footer import KeyFooter
-from verifier_tui.tui.widgets.table import Table
+from verifier_tui.tui.screens.keyed import KeyedScreen
+from verifier_tui.tui.workarounds import KeyFooter, Table
 from verifier_tui.words.text import one_line
 
 
-class JobsScreen(Screen[None]):
-    BINDINGS = bindings(JOBS_KEYS)
+class JobsScreen(KeyedScreen):
+    BINDINGS = [key("?", "help", "help", "Keys", "This list"), QUIT]
+    HELP_TITLE = "verifier-tui: a folder of jobs"
+    OTHER_KEYS = [("enter", "Open the job", "Its overview: how its trials ended, rewards, tasks, trials")]
 
+    @dataclass
     class JobChosen(Message):
         """A job to open (the app opens its overview)."""
 
-        def __init__(self, path: Path) -> None:
-            super().__init__()
-            self.path = path
+        path: Path
 
     def __init__(self, path: Path) -> None:
         super().__init__()
@@ -98,14 +98,6 @@ class JobsScreen(Screen[None]):
             )
         self.query_one(DataTable).add_rows(rows)
         self._header()
-
-    def action_help(self) -> None:
-        self.app.push_screen(
-            HelpScreen(
-                content(*keys_content(JOBS_KEYS, [("esc", "Back", "from a job's overview to this list")])),
-                "verifier-tui: a folder of jobs",
-            )
-        )
 
     @on(DataTable.RowSelected)
     def _open(self, event: DataTable.RowSelected) -> None:

@@ -10,11 +10,11 @@ and applies it (what a chooser offers is built in
 :mod:`~verifier_tui.tui.chooser_options`). Every action that can fail says why
 on screen; none raises.
 
-Over 500 lines on purpose: one action (and, for a chooser, one flow) per
-key of the one screen that has the keys, each a few lines. The keys
-(:mod:`~verifier_tui.tui.keys`), the widgets, the chooser options and the
-runs (:mod:`~verifier_tui.tui.run_controller`) live in their own modules;
-what remains here is what each key does.
+Over 500 lines on purpose: the keys, then one action (and, for a chooser,
+one flow) per key of the one screen that has the keys, each a few lines.
+The widgets, the chooser options and the runs
+(:mod:`~verifier_tui.tui.run_controller`) live in their own modules; what
+remains here is what each key does.
 """
 
 from __future__ import annotations
@@ -27,14 +27,13 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.worker import Worker, WorkerState
+from textual.reactive import var
 
 from verifier_tui.engine.advice import worded
 from verifier_tui.engine.invocation import bound_argv
 from verifier_tui.engine.model import RunResult
 from verifier_tui.engine.session import SelectionError
 from verifier_tui.engine.task.discovery import DiscoveryError, no_verifier_help, no_verifier_message
-from verifier_tui.tui.base import SizedScreen, show_worker_error
 from verifier_tui.tui.chooser_options import (
     NO_CASE,
     OTHER_FILE,
@@ -47,7 +46,7 @@ from verifier_tui.tui.chooser_options import (
     verifier_options,
 )
 from verifier_tui.tui.external import editor_command, failing_location, pdb_command, verify_line
-from verifier_tui.tui.keys import key_bindings
+from verifier_tui.tui.keys import QUIT, key
 from verifier_tui.tui.messages import (
     CasesOutdated,
     ChoicesChanged,
@@ -63,23 +62,24 @@ from verifier_tui.tui.real_terminal import run_suspended
 from verifier_tui.tui.run_controller import RunController
 from verifier_tui.tui.screens.choose_list import ChooseListScreen
 from verifier_tui.tui.screens.command import CommandScreen
-from verifier_tui.tui.screens.file_picker import FilePickerScreen
-from verifier_tui.tui.screens.folder_picker import FolderPickerScreen
+from verifier_tui.tui.screens.keyed import SizedScreen
+from verifier_tui.tui.screens.picker import PickerScreen
 from verifier_tui.tui.screens.response_editor import ResponseEditorScreen
 from verifier_tui.tui.widgets.cases_list import CasesList
 from verifier_tui.tui.widgets.choices_panel import ChoicesPanel
 from verifier_tui.tui.widgets.header_line import HeaderLine
 from verifier_tui.tui.widgets.history_list import HistoryList, summary_text, without_output
-from verifier_tui.tui.widgets.key_footer import KeyFooter
 from verifier_tui.tui.widgets.output_panel import OutputPanel
 from verifier_tui.tui.widgets.resolution_panel import ResolutionPanel
 from verifier_tui.tui.widgets.reward_panel import RewardPanel
 from verifier_tui.tui.widgets.status_line import StatusLine
 from verifier_tui.tui.widgets.too_small import TooSmall
-from verifier_tui.words.run import command_words
+from verifier_tui.tui.workarounds import KeyFooter
+from verifier_tui.words.run import LEGEND, command_words, mode_text
 
 if TYPE_CHECKING:
     from verifier_tui.engine.model import ResponseSource
+    from verifier_tui.engine.readback import Explanation
     from verifier_tui.engine.session import Session
     from verifier_tui.tui.display import Display
 
@@ -87,9 +87,88 @@ if TYPE_CHECKING:
 #: one of these; it becomes a message and the choice stays as it was.
 REFUSED = (SelectionError, DiscoveryError, OSError)
 
+#: The five choosers share one footer entry ("s v f p t choose"): each key is
+#: also shown next to what it changes in the header.
+CHOOSE = Binding.Group("choose")
+#: m (toggle the mode) and b (run in both modes) share one entry, "m b mode":
+#: the footer must fit 100 columns.
+MODE = Binding.Group("mode")
+
 
 class MainScreen(SizedScreen):
-    BINDINGS = [*key_bindings(), Binding("escape", "latest", "latest run", show=False)]
+    BINDINGS = [
+        key("r", "run", "run", "Run now", "Run the verifier on the current choices"),
+        key("w", "toggle_watch", "watch", "Toggle live reload", "Re-run on every save (on) or only on r (off)"),
+        key("m", "toggle_mode", "mode", "Toggle mode", f"{mode_text('harbor')} or {mode_text('server')}", group=MODE),
+        key(
+            "b",
+            "both_modes",
+            "both modes",
+            "Run in both modes",
+            f"{mode_text('server')} and {mode_text('harbor')}: does the verifier work under each?",
+            group=MODE,
+        ),
+        key("a", "run_all", "all", "Run all cases", "Run every case; each shows its verdict in the list"),
+        key("s", "choose_case", "case", "Choose case", "Pick one of the task's cases", group=CHOOSE),
+        key("v", "choose_verifier", "verifier", "Choose verifier", "Pick the verifier file to run", group=CHOOSE),
+        key(
+            "f",
+            "choose_workspace",
+            "workspace",
+            "Choose workspace",
+            "Pick any folder as the workspace (/app)",
+            group=CHOOSE,
+        ),
+        key(
+            "p",
+            "choose_response",
+            "response",
+            "Choose response",
+            "A file, none (Harbor mode), or typed in an editor",
+            group=CHOOSE,
+        ),
+        key("t", "choose_task_data", "task data", "Choose task data", "A JSON file passed as task_data", group=CHOOSE),
+        key(
+            "e", "edit", "edit", "Open failing line in $EDITOR", "Open the traceback's failing line (suspends the app)"
+        ),
+        key("d", "debug", "pdb", "Re-run under pdb", "Post-mortem pdb in the real terminal (suspends the app)"),
+        key("c", "copy_command", "copy", "Copy reproduce command", "The shell command that reproduces this run"),
+        key("o", "toggle_output", "stdout", "Toggle stdout / stderr", "Show the run's stdout or its stderr"),
+        key(
+            "R",
+            "toggle_runner",
+            "runner",
+            "Toggle runner",
+            "verifier-tui's runner, or the task's own tests/.ng/run_verifier.py (what the sandbox runs)",
+        ),
+        key(
+            "?",
+            "help",
+            "help",
+            "Help: keys and marks",
+            "Every key, and what the marks in the cases list and the history mean",
+            show=False,  # the footer must fit 100 columns; ? is in the palette
+        ),
+        QUIT,
+        key(
+            "escape",
+            "latest",
+            "latest run",
+            "Back to the latest run",
+            "after picking a run in the history",
+            show=False,
+        ),
+    ]
+    HELP_TITLE = "verifier-tui: keys and marks"
+    MARKS = LEGEND
+
+    # What the cases list shows besides the session's cases: set, it is redrawn.
+    running_case: var[str | None] = var(None, init=False)
+    """The case of the run in flight (marked ▶)."""
+    last_by_case: var[dict[str, RunResult]] = var(dict, init=False)
+    """Each case's last run of its own inputs (its mark), without its output."""
+    outdated_through = var(0, init=False)
+    """Runs up to this number read the task's shared files before their last change."""
 
     def __init__(self, session: Session, fmt: Display, *, watch: bool = True, poll: bool = False) -> None:
         super().__init__()
@@ -101,10 +180,7 @@ class MainScreen(SizedScreen):
         """The newest finished run of the current choices."""
         self.viewing: RunResult | None = None
         """A run picked in the history (None: showing the latest)."""
-        self.last_by_case: dict[str, RunResult] = {}
-        self.outdated_through = 0  # runs up to this number read the task's shared files before their last change
-        self.running_case: str | None = None
-        self.explain: dict[str, Any] | None = None
+        self.explain: Explanation | None = None
         self._last_response: ResponseSource | None = None  # the response put aside by "toggle mode"
 
     @property
@@ -144,10 +220,8 @@ class MainScreen(SizedScreen):
             self.query_one(ResolutionPanel).show_message("Resolution appears as soon as the runner starts.", notices)
         self.controller.start()
 
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        """A flow of this screen that raised: shown, never a crash."""
-        if event.state is WorkerState.ERROR:
-            show_worker_error(self, event.worker)
+    async def on_unmount(self) -> None:
+        await self.controller.close()
 
     # -- refreshing from the session ---------------------------------------------------------
 
@@ -167,6 +241,8 @@ class MainScreen(SizedScreen):
             self.outdated_through,
         )
 
+    watch_running_case = watch_last_by_case = watch_outdated_through = _refresh_cases
+
     def on_choices_changed(self, _message: ChoicesChanged) -> None:
         self.refresh_choices()
 
@@ -181,7 +257,6 @@ class MainScreen(SizedScreen):
 
     def on_run_started(self, message: RunStarted) -> None:
         self.running_case = message.case
-        self._refresh_cases()
         self.query_one(StatusLine).set_running(message.case, message.trigger)
         self._show_stale(None)  # this run reads the files as they are now
         if message.primary:
@@ -196,7 +271,7 @@ class MainScreen(SizedScreen):
         self._show_explain(message.explain)
         self.refresh_choices()
 
-    def _show_explain(self, explain: dict[str, Any] | None, mode: str | None = None) -> None:
+    def _show_explain(self, explain: Explanation | None, mode: str | None = None) -> None:
         panel = self.query_one(ResolutionPanel)
         notices = self.session.notices()
         self.fmt.learn_interpreter(explain)
@@ -213,6 +288,7 @@ class MainScreen(SizedScreen):
             # and the reward are needed there: a case list of whole results
             # would grow with what every case prints.
             self.last_by_case[result.case] = without_output(result)
+            self.mutate_reactive(MainScreen.last_by_case)
         if self.controller.running_case is None:
             self.running_case = None
         self.query_one(HistoryList).add(result)
@@ -223,7 +299,6 @@ class MainScreen(SizedScreen):
             self.query_one(StatusLine).set_finished(result)
         else:
             self.query_one(StatusLine).set_finished(None)
-        self._refresh_cases()
 
     def _show_result(self, result: RunResult, banner: str | None = None) -> None:
         fmt = self.fmt
@@ -241,7 +316,6 @@ class MainScreen(SizedScreen):
 
     def on_run_not_possible(self, message: RunNotPossible) -> None:
         self.running_case = None
-        self._refresh_cases()
         if self.session.verifier is None:
             self._no_verifier()
         else:
@@ -252,14 +326,12 @@ class MainScreen(SizedScreen):
         error = message.error
         text = f"the run could not be completed: {type(error).__name__}: {error}"
         self.running_case = None
-        self._refresh_cases()
         self.query_one(StatusLine).set_note(text, "$error")
         self.query_one(RewardPanel).show_message(text, "bold $error")
         self.notify(text, title="run failed", severity="error", markup=False)
 
     def on_cases_outdated(self, message: CasesOutdated) -> None:
         self.outdated_through = max(self.outdated_through, message.through)
-        self._refresh_cases()
 
     def on_verdict_stale(self, message: VerdictStale) -> None:
         self._show_stale(message.what)
@@ -267,11 +339,11 @@ class MainScreen(SizedScreen):
     def _show_stale(self, what: str | None) -> None:
         """Mark the verdict out of date (``what`` changed since its run,
         live reload being off), or not (None)."""
-        self.query_one(StatusLine).set_stale(what)
+        self.query_one(StatusLine).stale = what
         self.query_one("#reward").border_title = "Reward" if what is None else "Reward · stale"
 
     def on_watch_state_changed(self, message: WatchStateChanged) -> None:
-        self.query_one(StatusLine).set_watch(message.state, message.detail)
+        self.query_one(StatusLine).watching = (message.state, message.detail)
 
     # -- lists ----------------------------------------------------------------------------------
 
@@ -307,7 +379,7 @@ class MainScreen(SizedScreen):
     def _changed(self, trigger: str) -> None:
         """The choices changed: show them, watch what they name, and run."""
         self.refresh_choices()
-        self.controller.restart_watching_if_needed()
+        self.controller.live.restart_watch_if_needed()  # new choices, new targets (also with live reload off)
         self.controller.request(trigger)
 
     def _choose(self, trigger: str, choose: Callable[..., None], *args: Any) -> bool:
@@ -344,7 +416,7 @@ class MainScreen(SizedScreen):
         )
         if key == OTHER_FILE:
             path = await self.app.push_screen_wait(
-                FilePickerScreen("Choose a verifier (.py with a top-level verify)", session.task.root, (".py",))
+                PickerScreen("Choose a verifier (.py with a top-level verify)", session.task.root, suffixes=(".py",))
             )
         else:
             path = Path(key) if key is not None else None
@@ -355,10 +427,11 @@ class MainScreen(SizedScreen):
     async def action_choose_workspace(self) -> None:
         session = self.session
         path = await self.app.push_screen_wait(
-            FolderPickerScreen(
+            PickerScreen(
                 "Choose the workspace folder (the sandbox's /app)",
-                session.workspace or session.task.root,
                 session.task.root,
+                session.workspace or session.task.root,
+                folders=True,
             )
         )
         if path is not None:
@@ -375,9 +448,7 @@ class MainScreen(SizedScreen):
             self._choose("response chosen", session.choose_response, case_response.path)
         elif key == "file":
             start = session.case.folder if session.case else session.task.root
-            path = await self.app.push_screen_wait(
-                FilePickerScreen("Choose a response file", session.task.root, (), start)
-            )
+            path = await self.app.push_screen_wait(PickerScreen("Choose a response file", session.task.root, start))
             if path is not None:
                 self._choose("response chosen", session.choose_response, path)
         elif key in ("text", "json"):
@@ -416,7 +487,7 @@ class MainScreen(SizedScreen):
                 self._choose("task row chosen", session.choose_task_row, row)
         elif key == "file":
             path = await self.app.push_screen_wait(
-                FilePickerScreen("Choose task data (a JSON object)", session.task.root, (".json",))
+                PickerScreen("Choose task data (a JSON object)", session.task.root, suffixes=(".json",))
             )
             if path is not None:
                 self._choose("task data chosen", session.choose_task_data, path)
@@ -459,7 +530,7 @@ class MainScreen(SizedScreen):
             return
         controller.pause()  # saves wait until both runs are done
         try:
-            await controller.scheduler.drain()
+            await controller.live.scheduler.drain()
             both = await arun_both_modes(session)
         except REFUSED as exc:
             self.notify(f"cannot run both modes: {exc}", severity="error", markup=False)
@@ -494,11 +565,6 @@ class MainScreen(SizedScreen):
     def action_toggle_output(self) -> None:
         self.query_one(OutputPanel).toggle()
 
-    def action_help(self) -> None:
-        from verifier_tui.tui.screens.help import HelpScreen
-
-        self.app.push_screen(HelpScreen())
-
     def action_toggle_runner(self) -> None:
         """verifier-tui's runner (the default) or the one the task ships."""
         session = self.session
@@ -507,7 +573,8 @@ class MainScreen(SizedScreen):
         self._choose(trigger, session.choose_runner, other)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """R (the runner) is offered only for a task that ships its own."""
+        """R (the runner) is offered only for a task that ships its own (not in
+        the footer, the palette or the help either)."""
         if action == "toggle_runner":
             return self.session.task.own_runner is not None
         return True
@@ -557,9 +624,9 @@ class MainScreen(SizedScreen):
         controller = self.controller
         controller.pause()  # from now on, saves wait for the return from pdb
         try:
-            if controller.scheduler.busy:
+            if controller.live.scheduler.busy:
                 self.notify("waiting for the run in flight to end…", markup=False)
-                await controller.scheduler.drain()
+                await controller.live.scheduler.drain()
             try:
                 prepared = session.prepare(session.spec())
             except (DiscoveryError, SelectionError, OSError) as exc:

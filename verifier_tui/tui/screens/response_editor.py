@@ -20,7 +20,7 @@ from textual.timer import Timer
 from textual.widgets import Label, TextArea
 
 from verifier_tui.tui.display import content
-from verifier_tui.tui.widgets.key_footer import KeyFooter
+from verifier_tui.tui.workarounds import KeyFooter
 
 #: Pause after the last key before the typed response is run. 400 ms: people
 #: type 3-6 keys a second, so a run does not start between two keys of a word,

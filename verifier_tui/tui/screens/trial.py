@@ -20,28 +20,28 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.worker import Worker, WorkerState
 
+from verifier_tui.engine.harbor.phases import DONE, FAILED, NOT_REACHED, STOPPED, UNKNOWN
 from verifier_tui.engine.harbor.trial_session import TrialSession
-from verifier_tui.tui.base import SizedScreen, show_worker_error
+from verifier_tui.tui.display import content
 from verifier_tui.tui.external import editor_command, verify_line
-from verifier_tui.tui.messages import VerdictStale, WatchStateChanged
+from verifier_tui.tui.keys import QUIT, key
+from verifier_tui.tui.messages import ReplayFinished, ReplayStarted, RunFailed, VerdictStale, WatchStateChanged
 from verifier_tui.tui.real_terminal import run_suspended
 from verifier_tui.tui.screens.choose_list import ChooseListScreen
-from verifier_tui.tui.screens.folder_picker import FolderPickerScreen
+from verifier_tui.tui.screens.keyed import SizedScreen
+from verifier_tui.tui.screens.picker import PickerScreen
 from verifier_tui.tui.trial_controller import ReplayController
 from verifier_tui.tui.trial_display import TrialDisplay, common_base
-from verifier_tui.tui.trial_keys import trial_bindings
-from verifier_tui.tui.trial_messages import ReplayFailed, ReplayFinished, ReplayStarted
 from verifier_tui.tui.widgets.agreement_panel import AgreementPanel
-from verifier_tui.tui.widgets.key_footer import KeyFooter
 from verifier_tui.tui.widgets.phase_table import PhaseTable
 from verifier_tui.tui.widgets.replay_status import ReplayStatus
 from verifier_tui.tui.widgets.root_cause import RootCausePanel
 from verifier_tui.tui.widgets.too_small import TooSmall
 from verifier_tui.tui.widgets.trial_header import TrialHeader
 from verifier_tui.tui.widgets.trial_side import SidePanel
-from verifier_tui.words.trial import replay_column, verdict_words
+from verifier_tui.tui.workarounds import KeyFooter
+from verifier_tui.words.trial import PHASE_MARKS, replay_column, verdict_words
 
 if TYPE_CHECKING:
     from textual.content import Content
@@ -51,10 +51,131 @@ if TYPE_CHECKING:
 
 CAPTURED = "__captured__"
 EMPTY = "__empty__"
+#: The six keys that show one of the trial's Harbor files share one footer entry ("l x a j i m files").
+FILES = Binding.Group("files")
 
 
 class TrialScreen(SizedScreen):
-    BINDINGS = [*trial_bindings(), Binding("escape", "back", "trials")]
+    BINDINGS = [
+        key(
+            "r", "run", "replay", "Replay now", "Run the verifier locally again, in Harbor mode, on the trial's inputs"
+        ),
+        key(
+            "w",
+            "toggle_watch",
+            "watch",
+            "Toggle live reload",
+            "Replay on every save to the task (on), or only mark the replay stale until r (off)",
+        ),
+        key(
+            "e",
+            "edit",
+            "edit",
+            "Open the failing line in $EDITOR",
+            "The failing line of the side in focus (tab moves between the sandbox and the replay)",
+        ),
+        key(
+            "f",
+            "choose_workspace",
+            "workspace",
+            "Replay on a folder of yours",
+            "A stand-in for /app when the trial did not capture it",
+        ),
+        key("s", "choose_case", "case", "Replay on a case", "One of the task's cases as the stand-in for /app"),
+        key("c", "copy_command", "copy", "Copy the replay's command", "The shell command that runs this replay again"),
+        key(
+            "o",
+            "toggle_output",
+            "stdout",
+            "Toggle the replay's stdout / stderr",
+            "The local side shows the replay's stderr or its stdout",
+        ),
+        key(
+            "l",
+            "show_file('trial_log')",
+            "trial.log",
+            "Show trial.log",
+            "Harbor's log of the trial, from its end",
+            group=FILES,
+        ),
+        key(
+            "x",
+            "show_file('exception')",
+            "exception",
+            "Show exception.txt",
+            "The traceback of the exception Harbor recorded for the trial",
+            group=FILES,
+        ),
+        key(
+            "a",
+            "show_file('agent')",
+            "agent",
+            "Show the agent's logs",
+            "Every file the agent left in agent/",
+            group=FILES,
+        ),
+        key(
+            "j",
+            "show_file('trajectory')",
+            "trajectory",
+            "Show the trajectory",
+            "agent/trajectory.json (ATIF) as a conversation: steps, roles, tool calls, observations",
+            group=FILES,
+        ),
+        key(
+            "i",
+            "show_file('instruction')",
+            "instruction",
+            "Show the task's instruction",
+            "instruction.md of the task the trial ran",
+            group=FILES,
+        ),
+        key(
+            "m",
+            "show_file('manifest')",
+            "manifest",
+            "Show the artifacts manifest",
+            "artifacts/manifest.json: what Harbor collected from the sandbox, and where it is",
+            group=FILES,
+        ),
+        key("?", "help", "help", "Help: keys and marks", "Every key of this screen, and what the marks mean"),
+        QUIT,
+        key("escape", "back", "trials", "Back to the job's trials", "the list this trial was opened from"),
+    ]
+    HELP_TITLE = "verifier-tui: a trial's keys and marks"
+    OTHER_KEYS = [("tab", "Move between the sandbox and the replay", "e opens the failing line of the side in focus")]
+    MARKS = [
+        (
+            "root cause",
+            [
+                (
+                    "✗",
+                    "the first thing that went wrong in the trial, in Harbor's order: the environment, "
+                    "the agent, the verifier (the verifier's part follows an earlier failure)",
+                ),
+                ("✓", "nothing went wrong: what Harbor scored"),
+            ],
+        ),
+        (
+            "the runner's steps",
+            [
+                (PHASE_MARKS[DONE], "done"),
+                (PHASE_MARKS[FAILED], "failed: explained below the table"),
+                (PHASE_MARKS[STOPPED], "still running when the run ended (a timeout)"),
+                (PHASE_MARKS[NOT_REACHED], "not reached"),
+                (PHASE_MARKS[UNKNOWN], "unknown: the sandbox's output does not tell"),
+                ("◀▶", "where the sandbox and the replay part"),
+            ],
+        ),
+        (
+            "the agreement",
+            [
+                ("✓ same", "the replay ended as the sandbox did"),
+                ("✗ differ", "it did not: why follows"),
+                ("⚠ stale", "live reload is off and the task changed since this replay: r replays"),
+            ],
+        ),
+    ]
 
     def __init__(
         self,
@@ -67,7 +188,6 @@ class TrialScreen(SizedScreen):
     ) -> None:
         super().__init__()
         self.opened = opened
-        self.watching = watch
         self.poll = poll
         self.from_job = from_job
         walk = opened.walk
@@ -76,7 +196,6 @@ class TrialScreen(SizedScreen):
         self.controller = ReplayController(self, opened, poll=poll, live_reload=watch)
         self.replayed: Replayed | None = None
         self.stream = "stderr"  # the replay's output the local side shows (o toggles)
-        self._shut = False
 
     # -- layout -------------------------------------------------------------------------
 
@@ -99,11 +218,7 @@ class TrialScreen(SizedScreen):
         self._show_stale(None)
         self._show_trial()
         self.query_one("#sandbox-side").focus()
-        self.controller.request("start")
-        if self.watching:
-            self.controller.start_watching()
-        else:
-            self.query_one(ReplayStatus).set_watch("off")
+        self.controller.start()
 
     def _show_trial(self) -> None:
         """Everything that does not wait for the replay."""
@@ -116,23 +231,9 @@ class TrialScreen(SizedScreen):
         self.query_one(AgreementPanel).show_waiting(sandbox.verdict)
         self.query_one("#local-side", SidePanel).show_message("replaying…")
 
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.state is WorkerState.ERROR:
-            error = event.worker.error
-            if event.worker.group == "watch":
-                self.query_one(ReplayStatus).set_watch("failed", f"{type(error).__name__}: {error}")
-            else:
-                show_worker_error(self, event.worker)
-
     async def on_unmount(self) -> None:
-        await self.shutdown()
-
-    async def shutdown(self) -> None:
-        """Stop watching, end the replay in flight, remove the scratch folder
-        (once: the screen leaving and the app quitting both ask)."""
-        if self._shut:
-            return
-        self._shut = True
+        """Leaving (back to the job, or the app quitting): the watcher and the
+        replay in flight end, the scratch folder goes."""
         await self.controller.close()
         self.opened.close()
 
@@ -147,7 +248,7 @@ class TrialScreen(SizedScreen):
 
     def _show_stale(self, what: str | None) -> None:
         """Mark the replay out of date (live reload off, ``what`` saved since), or not (None)."""
-        self.query_one(ReplayStatus).set_stale(what)
+        self.query_one(ReplayStatus).stale = what
         self.query_one("#local-side").border_title = "Local replay · Harbor mode" + (" · stale" if what else "")
 
     def on_replay_finished(self, message: ReplayFinished) -> None:
@@ -173,14 +274,14 @@ class TrialScreen(SizedScreen):
         self.query_one(ReplayStatus).set_finished(replayed, message.trigger)
         self.refresh_bindings()  # c and o apply once there is a replay
 
-    def on_replay_failed(self, message: ReplayFailed) -> None:
+    def on_run_failed(self, message: RunFailed) -> None:
         error = message.error
         text = f"the replay could not be completed: {type(error).__name__}: {error}"
-        self.query_one(ReplayStatus).set_note(text)
+        self.query_one(ReplayStatus).state = content((text, "$error"))
         self.notify(text, title="replay failed", severity="error", markup=False)
 
     def on_watch_state_changed(self, message: WatchStateChanged) -> None:
-        self.query_one(ReplayStatus).set_watch(message.state, message.detail)
+        self.query_one(ReplayStatus).watching = (message.state, message.detail)
 
     # -- keys -------------------------------------------------------------------------------
 
@@ -188,16 +289,17 @@ class TrialScreen(SizedScreen):
         self.controller.request("r key")
 
     def action_toggle_watch(self) -> None:
-        self.watching = not self.watching
-        self.controller.set_live_reload(self.watching)
-        if self.watching:
+        on = not self.controller.live_reload
+        self.controller.set_live_reload(on)
+        if on:
             self.notify("live reload on: every save to the task replays", markup=False)
         else:
             self.notify("live reload off: a save marks the replay stale, r replays", markup=False)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """esc goes back to the job's list only when there is one; c and o
-        need a replay to copy or show."""
+        need a replay to copy or show (the footer, the palette and the help
+        offer them only then)."""
         if action == "back":
             return self.from_job
         if action in ("copy_command", "toggle_output"):
@@ -234,15 +336,8 @@ class TrialScreen(SizedScreen):
             return
         self.app.push_screen(TrialFileScreen(view, self.fmt))
 
-    def action_help(self) -> None:
-        from verifier_tui.tui.screens.help import HelpScreen
-        from verifier_tui.tui.screens.trial_help import trial_help
-
-        self.app.push_screen(HelpScreen(trial_help(self.from_job), "verifier-tui: a trial's keys and marks"))
-
     def action_back(self) -> None:
-        if self.from_job:
-            self.app.pop_screen()
+        self.app.pop_screen()
 
     def _side_in_focus(self) -> SidePanel | None:
         node: DOMNode | None = self.focused
@@ -286,23 +381,25 @@ class TrialScreen(SizedScreen):
 
     async def _replay_on(self, *, workspace: Path | None = None, case: str | None = None, empty: bool = False) -> None:
         """Replay on another workspace (or case, or the trial's own): a new session, a new controller."""
+        live_reload = self.controller.live_reload
         await self.controller.close()
         try:
             self.opened.choose_stand_in(workspace=workspace, case=case, empty=empty)
         finally:
-            self.controller = ReplayController(self, self.opened, poll=self.poll, live_reload=self.watching)
+            self.controller = ReplayController(self, self.opened, poll=self.poll, live_reload=live_reload)
         self._show_trial()
-        self.controller.request("stand-in chosen")
-        if self.watching:
-            self.controller.start_watching()
+        self.controller.start("stand-in chosen")
 
     @work(name="choose a workspace", group="choose", exit_on_error=False)
     async def action_choose_workspace(self) -> None:
         walk = self.opened.walk
         start = self.opened.stand_in[0] or walk.location.path or walk.trial.path
         path = await self.app.push_screen_wait(
-            FolderPickerScreen(
-                "Replay on this folder (a stand-in for the sandbox's /app)", start, common_base(start, walk.trial.path)
+            PickerScreen(
+                "Replay on this folder (a stand-in for the sandbox's /app)",
+                common_base(start, walk.trial.path),
+                start,
+                folders=True,
             )
         )
         if path is not None:

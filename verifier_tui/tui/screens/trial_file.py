@@ -15,7 +15,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from verifier_tui.tui.display import content
-from verifier_tui.tui.widgets.key_footer import KeyFooter
+from verifier_tui.tui.workarounds import KeyFooter
 
 if TYPE_CHECKING:
     from verifier_tui.engine.harbor.trial_files import FileView

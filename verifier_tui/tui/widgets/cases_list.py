@@ -3,6 +3,8 @@ the one running. Enter (or a click) chooses a case and runs it."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from textual.content import Content
 from textual.message import Message
 from textual.widgets import OptionList
@@ -22,10 +24,9 @@ NO_CASES = "__none__"
 class CasesList(OptionList):
     """Options are case names; the current case is bold, the running one marked ▶."""
 
+    @dataclass
     class CaseChosen(Message):
-        def __init__(self, name: str) -> None:
-            super().__init__()
-            self.name = name
+        name: str
 
     def show(
         self,

@@ -3,7 +3,7 @@ the header, each with the key that changes it."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from textual.widgets import Static
 
@@ -12,12 +12,13 @@ from verifier_tui.tui.widgets import redraw
 from verifier_tui.tui.widgets.header_line import KEY, LABEL, SEP
 
 if TYPE_CHECKING:
+    from verifier_tui.engine.readback import Explanation
     from verifier_tui.engine.session import Session
     from verifier_tui.tui.display import Display
 
 
 class ChoicesPanel(Static):
-    def show(self, session: Session, fmt: Display, explain: dict[str, Any] | None = None) -> None:
+    def show(self, session: Session, fmt: Display, explain: Explanation | None = None) -> None:
         python = session.options.python  # its version and path: in the resolution panel
         workspace = fmt.path(session.workspace) if session.workspace else "(an empty scratch folder)"
         response = session.response

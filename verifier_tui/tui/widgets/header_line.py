@@ -14,6 +14,7 @@ from verifier_tui.words.run import MODE_NAMES, limits_words, preload_words, runn
 from verifier_tui.words.text import one_line
 
 if TYPE_CHECKING:
+    from verifier_tui.engine.readback import Explanation
     from verifier_tui.engine.session import Session
     from verifier_tui.tui.display import Display
 
@@ -43,7 +44,7 @@ class HeaderLine(Static):
     _choices: Content | None = None
     _sandbox: Content | None = None
 
-    def show(self, session: Session, fmt: Display, explain: dict[str, Any] | None) -> None:
+    def show(self, session: Session, fmt: Display, explain: Explanation | None) -> None:
         verifier = fmt.path(session.verifier) if session.verifier else "none found"
         case = one_line(session.case.name) if session.case else "none"
         mode_style = "bold $accent" if session.mode == "server" else "bold $primary"

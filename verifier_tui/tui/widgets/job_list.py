@@ -3,6 +3,8 @@ the sandbox scored: the reward, or the exception Harbor recorded. Enter opens on
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from textual.content import Content
 from textual.message import Message
 from textual.widgets import OptionList
@@ -14,10 +16,9 @@ from verifier_tui.words.text import one_line
 
 
 class JobList(OptionList):
+    @dataclass
     class EntryChosen(Message):
-        def __init__(self, entry: JobEntry) -> None:
-            super().__init__()
-            self.entry = entry
+        entry: JobEntry
 
     def show(self, entries: list[JobEntry]) -> None:
         """A multi-step trial's name heads its steps' lines (not itself a choice)."""

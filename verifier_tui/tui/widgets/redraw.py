@@ -5,9 +5,9 @@ message (started, explained, finished), and most of those redraws show what
 is already there: the header, the choices and the resolution of an unchanged
 task, and all but one or two of the case marks. ``Static.update`` and
 ``OptionList.replace_option_prompt_at_index`` repaint (the first also lays
-the screen out again) even then. Skipping them took a re-run of hello-file
-on the main screen from 78 to 70 ms of the app's CPU (medians of four
-interleaved series of 30 re-runs each, at 160x45).
+the screen out again) even then, so each run would pay for redrawing a
+screen that did not change; a re-run is meant to cost little more than
+the run itself.
 """
 
 from __future__ import annotations

@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from textual.content import Content
-from textual.widgets import Static
+from textual.reactive import reactive
+from textual.widget import Widget
 
 from verifier_tui.tui.display import content
 from verifier_tui.words.trial import agreement_words
@@ -23,24 +24,22 @@ WATCH_WORDS = {
 AGREEMENT_STYLES = {"same": "bold $success", "differ": "bold $error"}
 
 
-class ReplayStatus(Static):
+class ReplayStatus(Widget):
+    """Each attribute below, set, redraws the line."""
+
+    watching: reactive[tuple[str, str]] = reactive(("starting", ""))
+    """Live reload's state (:class:`~verifier_tui.tui.messages.WatchStateChanged`) and its detail."""
+    state: reactive[Content] = reactive(lambda: content(("no replay yet", "$text-muted")), always_update=True)
+    """The replay in flight, the last one's agreement, or why there is none."""
+    stale: reactive[str | None] = reactive(None)
+    """What changed since the replay shown, live reload being off (None: nothing)."""
+
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
-        self.watch_words = WATCH_WORDS["starting"]
-        self.state: Content = content(("no replay yet", "$text-muted"))
         self.count = 0
-        self.stale: str | None = None
-
-    def on_mount(self) -> None:
-        self._draw()
-
-    def set_watch(self, state: str, detail: str = "") -> None:
-        self.watch_words = WATCH_WORDS.get(state, (f"live reload failed: {detail} (w retries)", "$error"))
-        self._draw()
 
     def set_running(self, trigger: str) -> None:
         self.state = content(("▶ replaying ", "bold $accent"), (f"after {trigger}", "$text-muted"))
-        self._draw()
 
     def set_finished(self, replayed: Replayed, trigger: str) -> None:
         word, _sentence = agreement_words(replayed.agreement, replayed.skipped)
@@ -53,22 +52,13 @@ class ReplayStatus(Static):
             )
         else:
             self.state = content((word, "bold $warning"), (": see the agreement above", "$text-muted"))
-        self._draw()
 
-    def set_stale(self, what: str | None) -> None:
-        """Live reload off and ``what`` changed since the replay shown (None: not stale)."""
-        self.stale = what
-        self._draw()
-
-    def set_note(self, text: str, style: str = "$error") -> None:
-        self.state = content((text, style))
-        self._draw()
-
-    def _draw(self) -> None:
-        text, style = self.watch_words
+    def render(self) -> Content:
+        state, detail = self.watching
+        text, style = WATCH_WORDS.get(state, (f"live reload failed: {detail} (w retries)", "$error"))
         stale = (
             (("   ⚠ stale: ", "bold $warning"), (f"{self.stale} changed since this replay (r replays)", "$warning"))
             if self.stale
             else ()
         )
-        self.update(content((text, style), "   ", self.state, *stale))
+        return content((text, style), "   ", self.state, *stale)

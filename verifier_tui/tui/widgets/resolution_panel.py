@@ -15,20 +15,24 @@ from textual.widgets import Static
 
 from verifier_tui.engine.advice import worded
 from verifier_tui.engine.diagnosis import shadow_text, stdlib_shadows
+from verifier_tui.engine.readback import Resolution
 from verifier_tui.tui.display import content, key_words
 from verifier_tui.tui.widgets import redraw
 from verifier_tui.tui.widgets.reward_panel import IN_COMMAND
-from verifier_tui.words.run import LISTED, MODE_NAMES, binding_text, more_text
+from verifier_tui.words.resolution import HEADING, PLAIN, PROBLEM, QUIET, STRONG, Line, binding_lines, sys_path_lines
+from verifier_tui.words.run import LISTED, MODE_NAMES, more_text
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from verifier_tui.engine.readback import Explanation
     from verifier_tui.tui.display import Display
 
 _HEAD = "bold $text-primary"
 _MUTED = "$text-muted"
 _PROBLEM = "bold $error"
 _WARN = "$warning"
+_STYLES = {HEADING: _HEAD, QUIET: _MUTED, STRONG: "bold", PROBLEM: _PROBLEM, PLAIN: ""}
 
 
 class ResolutionPanel(VerticalScroll):
@@ -40,18 +44,18 @@ class ResolutionPanel(VerticalScroll):
         parts.append((text, style))
         redraw.update(self.query_one("#resolution-body", Static), content(*parts))
 
-    def show(self, explain: dict[str, Any], mode: str, fmt: Display, notices: Sequence[str] = ()) -> None:
+    def show(self, explain: Explanation, mode: str, fmt: Display, notices: Sequence[str] = ()) -> None:
         redraw.update(self.query_one("#resolution-body", Static), resolution_content(explain, mode, fmt, notices))
 
 
-def resolution_content(explain: dict[str, Any], mode: str, fmt: Display, notices: Sequence[str] = ()) -> Content:
+def resolution_content(explain: Explanation, mode: str, fmt: Display, notices: Sequence[str] = ()) -> Content:
     """Most telling first: contract problems, then how verify is called, where
     nemo_gym.verifiers resolves, and sys.path in full."""
     parts: list[Any] = [(f"⚠ {fmt.words(n)}\n", _WARN) for n in notices]
-    if explain.get("error"):
-        parts.append((f"The runner could not explain this run: {fmt.text(str(explain['error']))}\n", _PROBLEM))
+    if explain.error:
+        parts.append((f"The runner could not explain this run: {fmt.text(explain.error)}\n", _PROBLEM))
         return content(*parts)
-    if explain.get("from_contract"):
+    if explain.from_contract:
         parts.append(
             (
                 "The task's own runner does not report its resolution (R runs ours, which does): below is "
@@ -69,12 +73,12 @@ def resolution_content(explain: dict[str, Any], mode: str, fmt: Display, notices
     return content(*parts)
 
 
-def _problems(explain: dict[str, Any], mode: str, fmt: Display) -> list[Any]:
+def _problems(explain: Explanation, mode: str, fmt: Display) -> list[Any]:
     parts: list[Any] = []
-    problems = explain.get("problems") or []
+    problems = explain.problems
     for problem in problems[:LISTED]:
-        parts += [("✗ contract problem: ", _PROBLEM), (fmt.words(str(problem)), _PROBLEM), "\n"]
-        hint = _hint(str(problem), mode)
+        parts += [("✗ contract problem: ", _PROBLEM), (fmt.words(problem), _PROBLEM), "\n"]
+        hint = _hint(problem, mode)
         if hint:
             parts.append((f"  {hint}\n", ""))
     if len(problems) > LISTED:
@@ -82,56 +86,33 @@ def _problems(explain: dict[str, Any], mode: str, fmt: Display) -> list[Any]:
     return parts
 
 
-def _verify(explain: dict[str, Any], mode: str, fmt: Display) -> list[Any]:
+def _verify(explain: Explanation, mode: str, fmt: Display) -> list[Any]:
     parts: list[Any] = []
-    verify = explain.get("verify")
-    import_error = explain.get("import_error")
-    if import_error:
+    failure = explain.import_error
+    if failure is not None:
         parts.append(("✗ the module raised while being imported: ", _PROBLEM))
-        parts.append((f"{import_error.get('type')}: {fmt.text(import_error.get('message') or '')}\n", _PROBLEM))
+        parts.append((f"{failure.type}: {fmt.text(failure.message)}\n", _PROBLEM))
         parts.append(("  its traceback is in stderr; e opens the failing line\n", _MUTED))
-    elif verify:
-        parts.append((fmt.text(verify.get("signature") or "verify(?)"), _HEAD))
-        if verify.get("is_async"):
-            parts.append(("  async: run to completion with asyncio.run", _MUTED))
-        parts.append("\n")
-    every = [p for p in explain.get("parameters") or [] if isinstance(p, dict)]
-    params = every[:LISTED]
-    if params:
-        name_width = max(len(str(p.get("name"))) for p in params) + 2
-        kind_width = max(len(str(p.get("kind"))) for p in params) + 2
-        for row in params:
-            missing = row.get("binding") == "missing"
-            text = binding_text(row, mode)
-            parts += [
-                (f"  {str(row.get('name')):<{name_width}}", _PROBLEM if missing else "bold"),
-                (f"{str(row.get('kind')):<{kind_width}}", _MUTED),
-                (fmt.text(text), _PROBLEM if missing else ""),
-                "\n",
-            ]
-    if len(every) > LISTED:
-        parts.append((f"  {more_text(len(every) - LISTED, 'parameters', IN_COMMAND)}\n", _MUTED))
-    return parts
+    return parts + _styled(binding_lines(explain, mode, fmt.text, IN_COMMAND))
 
 
-def _nemo_gym(explain: dict[str, Any], fmt: Display) -> list[Any]:
+def _nemo_gym(explain: Explanation, fmt: Display) -> list[Any]:
     parts: list[Any] = []
-    modules = explain.get("modules") or {}
-    info = modules.get("nemo_gym.verifiers") or {}
-    resolved = info.get("resolved")
+    nowhere = Resolution(None)
+    info = explain.modules.get("nemo_gym.verifiers", nowhere)
     parts.append(("nemo_gym.verifiers ", _HEAD))
-    if resolved:
-        parts += ["resolves to ", (fmt.path(resolved), "bold")]
-        if info.get("role"):  # the sys.path entry it was found under, beside the path
-            parts.append((f"  role: {info['role']}", _MUTED))
+    if info.resolved:
+        parts += ["resolves to ", (fmt.path(info.resolved), "bold")]
+        if info.role:  # the sys.path entry it was found under, beside the path
+            parts.append((f"  role: {info.role}", _MUTED))
         parts.append("\n")
     else:
-        top = (modules.get("nemo_gym") or {}).get("resolved")
+        top = explain.modules.get("nemo_gym", nowhere).resolved
         why = "nemo_gym has no verifiers package" if top else "nemo_gym is not installed for this interpreter"
         parts.append((f"not importable: {why} (only a verifier that imports it needs it)\n", _MUTED))
-    for shadowed in info.get("shadowed") or []:
+    for shadowed in info.shadowed:
         parts.append((f"  ⚠ shadowed: {fmt.path(shadowed)} is further down sys.path and never imported\n", _WARN))
-    preloaded = explain.get("preloaded_nemo_gym")
+    preloaded = explain.preloaded_nemo_gym
     if preloaded:
         parts.append(
             (
@@ -143,64 +124,52 @@ def _nemo_gym(explain: dict[str, Any], fmt: Display) -> list[Any]:
     return parts
 
 
-def _interpreter(explain: dict[str, Any], fmt: Display) -> list[Any]:
-    python = explain.get("python") or {}
-    if not python:
+def _interpreter(explain: Explanation, fmt: Display) -> list[Any]:
+    python = explain.python
+    if python is None:
         return []
-    version = "" if fmt.deterministic else f"{python.get('implementation', 'python')} {python.get('version', '?')} "
-    flags = [name for name, on in (python.get("flags") or {}).items() if on and name != "dont_write_bytecode"]
+    version = "" if fmt.deterministic else f"{python.implementation or 'python'} {python.version or '?'} "
+    flags = [name for name, on in python.flags.items() if on and name != "dont_write_bytecode"]
     return [
         ("interpreter ", _HEAD),
         version,
-        (f"({fmt.path(python.get('executable'))})", _MUTED),
+        (f"({fmt.path(python.executable)})", _MUTED),
         (f"  flags: {', '.join(flags)}" if flags else "", _MUTED),
         "\n",
     ]
 
 
-def _sys_path(explain: dict[str, Any], fmt: Display) -> list[Any]:
-    every = [r for r in explain.get("sys_path") or [] if isinstance(r, dict)]
-    rows = every[:LISTED]
-    roles = [" + ".join(r.get("roles") or [r.get("role") or ""]) for r in rows]
-    width = max([len(r) for r in roles] + [4])
-    parts: list[Any] = [("sys.path", _HEAD), ("  in the order the runner placed it\n", _MUTED)]
-    for row, role in zip(rows, roles, strict=True):
-        path = fmt.path(row.get("path")) if row.get("path") else "(the current folder)"
-        missing = "" if row.get("exists", True) else "  (missing)"
-        role_style = _MUTED if row.get("role") == "interpreter" else "bold"
-        parts += [
-            (f" {row.get('index', ''):>2}  ", _MUTED),
-            (f"{role:<{width}}  ", role_style),
-            path,
-            (missing, _MUTED),
-            "\n",
-        ]
-    if len(every) > LISTED:
-        parts.append((f"  {more_text(len(every) - LISTED, 'entries', IN_COMMAND)}\n", _MUTED))
+def _sys_path(explain: Explanation, fmt: Display) -> list[Any]:
+    parts = _styled(sys_path_lines(explain, fmt.path, IN_COMMAND))
     for shadow in stdlib_shadows(explain):
         parts.append((f"  ⚠ {fmt.text(shadow_text(shadow, fmt.path(shadow['path'])))}\n", _WARN))
     return parts
 
 
-def _environment(explain: dict[str, Any], fmt: Display) -> list[Any]:
+def _styled(lines: list[Line]) -> list[Any]:
+    """The printer's lines (:mod:`verifier_tui.words.resolution`) in this panel's styles."""
+    return [part for line in lines for part in [*((text, _STYLES[kind]) for text, kind in line), "\n"]]
+
+
+def _environment(explain: Explanation, fmt: Display) -> list[Any]:
     """What the runner's environment held (verifier_tui.engine.sandbox.environment):
     names by where they came from, values only for verifier-tui's own and the
     task's; what was held back, by count, naming the interpreter switches."""
     from verifier_tui.engine.sandbox.environment import FROM_USER, interpreter_switches
 
-    environment = explain.get("environment")
-    if not isinstance(environment, dict):
+    environment = explain.environment
+    if environment is None:
         return []
     parts: list[Any] = [("environment", _HEAD), ("  what the runner gets, as in Harbor's sandbox\n", _MUTED)]
     by_source: dict[str, list[str]] = {}
-    for row in environment.get("passed") or []:
-        shown = row["name"] if row.get("value") is None else f"{row['name']}={row['value']}"
-        by_source.setdefault(row["source"], []).append(fmt.text(shown))
+    for row in environment.passed:
+        shown = row.name if row.shown is None else f"{row.name}={row.shown}"
+        by_source.setdefault(row.source, []).append(fmt.text(shown))
     for source, names in by_source.items():
         if fmt.deterministic and source == FROM_USER:
             continue  # differs from machine to machine: kept out of snapshots
         parts += [(f"  {source}: ", "bold"), ", ".join(names), "\n"]
-    held = environment.get("held_back") or []
+    held = environment.held_back
     if held and not fmt.deterministic:
         switches = interpreter_switches(held)
         among = f", among them {', '.join(switches)}" if switches else ""

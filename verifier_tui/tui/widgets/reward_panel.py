@@ -55,22 +55,10 @@ class RewardPanel(VerticalScroll):
 
 
 def reward_content(result: RunResult, fmt: Display, banner: str | None = None) -> Content:
-    parts: list[Any] = []
-    if banner:
-        parts.append((f"{banner}\n", "reverse $accent"))
+    parts: list[Any] = [(f"{banner}\n", "reverse $accent")] if banner else []
     symbol, word, style = status_of(result)
-    parts += [(f"{symbol} {word}", style), (f"  run #{result.sequence}\n", _MUTED)]
-    if result.expected is not None:
-        if result.expected_matched:
-            parts.append(("matches the case's expected.json\n", _MUTED))
-        else:
-            want = expectation_json(result.expected)
-            parts.append((f"does not match the case's expected.json: {want}\n", "$error"))
-            near = near_miss_line(result)
-            if near:
-                parts.append((f"  {near}\n", _MUTED))
-    for notice in result.notices:
-        parts.append((f"note: {fmt.words(notice)}\n", "$warning"))
+    parts += [(f"{symbol} {word}", style), (f"  run #{result.sequence}\n", _MUTED), *_expectation(result)]
+    parts += [(f"note: {fmt.words(notice)}\n", "$warning") for notice in result.notices]
     if result.not_staged:  # refused before the verifier was called: why, where a verdict would be
         return content(
             *parts,
@@ -79,15 +67,31 @@ def reward_content(result: RunResult, fmt: Display, banner: str | None = None) -
             (f"{VERIFIER_NOT_CALLED.removeprefix('none: ')}\n", "bold"),
             (f"  {fmt.text(result.start_error or '')}\n", "$error"),
         )
-
     parts += [(fmt.text(result.outcome_words), "bold"), (f" · {fmt.duration(result.duration_s)}\n", "")]
     parts += _stuck(result, fmt)
     why = _why(result, fmt)
     if why:
         parts.append((f"  {why}\n", _MUTED))
+    return content(*parts, *_verdict(result, fmt), *_reward_files(result, fmt))
 
+
+def _expectation(result: RunResult) -> list[tuple[str, str]]:
+    """Whether the run matches its case's expected.json (nothing without one)."""
+    if result.expected is None:
+        return []
+    if result.expected_matched:
+        return [("matches the case's expected.json\n", _MUTED)]
+    want = expectation_json(result.expected)
+    near = near_miss_line(result)
+    return [(f"does not match the case's expected.json: {want}\n", "$error")] + (
+        [(f"  {near}\n", _MUTED)] if near else []
+    )
+
+
+def _verdict(result: RunResult, fmt: Display) -> list[tuple[str, str]]:
+    """Harbor's verdict: the rewards or why there are none, and its warnings."""
     verdict = result.verdict
-    parts.append(("\nHarbor's verdict\n", _HEAD))
+    parts = [("\nHarbor's verdict\n", _HEAD)]
     if result.task_refused is not None:
         parts += [
             ("  none: ", "bold $error"),
@@ -106,13 +110,17 @@ def reward_content(result: RunResult, fmt: Display, banner: str | None = None) -
             (f"{verdict.harbor_would}\n", "bold"),
             (f"  {fmt.text(verdict.message or '')}\n", _MUTED),
         ]
-    for warning in verdict.warnings[:LISTED]:
-        parts.append((f"  ⚠ {fmt.text(warning)}\n", "bold $warning"))
+    parts += [(f"  ⚠ {fmt.text(warning)}\n", "bold $warning") for warning in verdict.warnings[:LISTED]]
     if len(verdict.warnings) > LISTED:
         parts.append((f"  ⚠ {more_text(len(verdict.warnings) - LISTED, 'warnings', IN_COMMAND)}\n", "$warning"))
+    return parts
 
+
+def _reward_files(result: RunResult, fmt: Display) -> list[Any]:
+    """Each reward file: its size, then its head (JSON pretty-printed)."""
     if not result.reward_files:
-        parts.append(("\nno reward file in the reward folder\n", _MUTED))
+        return [("\nno reward file in the reward folder\n", _MUTED)]
+    parts: list[Any] = []
     for reward_file in result.reward_files:
         parts.append((f"\n{reward_file.name}", _HEAD))
         if reward_file.kind != "file":
@@ -129,13 +137,14 @@ def reward_content(result: RunResult, fmt: Display, banner: str | None = None) -
         parts.append(head + "\n")
         if more:
             parts.append((f"… {more} of {reward_file.name} ({IN_COMMAND})\n", _MUTED))
-    return content(*parts)
+    return parts
 
 
 def pretty(name: str, text: str) -> str:
     """JSON pretty-printed (as parsed: what Harbor reads); anything else as it
-    is. A big file is shown as it is: parsing 2 MB of JSON again here took 80 ms
-    of the screen's time (the verdict above is Harbor's reading of it)."""
+    is. A big file is shown as it is: parsing it again here would hold the
+    screen on every run, for what the verdict above says already (it is
+    Harbor's reading of the file)."""
     if name.endswith(".json") and len(text) <= PRETTY_CHARS:
         value, problem = untrusted.parse_json(text, name)  # a verifier wrote it: nested past any bound, say
         if problem is None:
@@ -174,7 +183,7 @@ def _why(result: RunResult, fmt: Display) -> str | None:
         where = f" at {fmt.path(location[0])}:{location[1]}" if location else ""
         return f"raised {error}{where}\n  (the traceback is in stderr: e opens the line, d debugs it in pdb)"
     if outcome is Outcome.CONTRACT_ERROR:
-        if (result.explain or {}).get("problems"):
+        if result.explain is not None and result.explain.problems:
             return "the runner refused to call verify: the contract problem is under Resolution"  # said once
         lines = [line for line in result.stderr.text.strip().splitlines() if line.strip()]
         return (

@@ -7,11 +7,11 @@ import time
 from typing import TYPE_CHECKING
 
 from textual.content import Content
-from textual.widgets import Static
+from textual.reactive import reactive
+from textual.widget import Widget
 
 from verifier_tui.engine.model import RunResult
 from verifier_tui.tui.display import content
-from verifier_tui.tui.widgets import redraw
 from verifier_tui.tui.widgets.status_style import status_of
 from verifier_tui.words.run import short_reward
 from verifier_tui.words.text import one_line
@@ -21,47 +21,42 @@ if TYPE_CHECKING:
 
     from verifier_tui.tui.display import Display
 
-#: How often the elapsed time of a running run is redrawn.
+#: How often the elapsed time of a running run is looked at (it is redrawn when what it shows changes).
 TICK_S = 0.1
 
 
-class StatusLine(Static):
+class StatusLine(Widget):
+    """Each attribute below, set, redraws the line (a repaint: it is one line
+    high in the stylesheet whatever it says, so the screen is not laid out
+    again, ten times a second while a run runs)."""
+
+    watching: reactive[tuple[str, str]] = reactive(("starting", ""))
+    """Live reload's state (:class:`~verifier_tui.tui.messages.WatchStateChanged`) and its detail."""
+    running: reactive[tuple[str, str, float] | None] = reactive(None, init=False)
+    """The run in flight: (case, trigger, when it started)."""
+    elapsed = reactive("")
+    """How long the run in flight has run, as shown."""
+    last: reactive[Content | None] = reactive(None, always_update=True)
+    """The last run's outcome."""
+    note: reactive[Content | None] = reactive(None, always_update=True)
+    """A standing note (nothing to run, a run failed): replaced by the next run."""
+    stale: reactive[str | None] = reactive(None)
+    """What changed since the shown run, live reload being off (None: nothing)."""
+
     def __init__(self, fmt: Display, **kwargs) -> None:
         super().__init__(**kwargs)
         self.fmt = fmt
-        self.watch_words = ("live reload: starting", "$text-muted")
-        self.running: tuple[str, str, float] | None = None  # (case, trigger, started)
-        self.last: Content | None = None
-        self.note: Content | None = None
-        self.stale: str | None = None
-        """What changed since the shown run, live reload being off (None: nothing)."""
         self._timer: Timer | None = None
 
     def on_mount(self) -> None:
         self._timer = self.set_interval(TICK_S, self._tick, pause=True)
-        self._draw()
-
-    def set_watch(self, state: str, detail: str = "") -> None:
-        words = {
-            "starting": ("live reload: starting", "$text-muted"),
-            "watching": ("● watching", "$success"),
-            "off": ("○ not watching: r runs, w watches", "$warning"),
-            "failed": (f"live reload failed: {detail} (w retries)", "$error"),
-        }
-        self.watch_words = words.get(state, (state, ""))
-        self._draw()
 
     def set_running(self, case: str | None, trigger: str) -> None:
-        self.running = (one_line(case) if case else "the current choices", trigger, time.monotonic())
         self.note = None
-        if self._timer is not None:
-            self._timer.resume()
-        self._draw()
+        self.running = (one_line(case) if case else "the current choices", trigger, time.monotonic())
 
     def set_finished(self, result: RunResult | None) -> None:
         self.running = None
-        if self._timer is not None:
-            self._timer.pause()
         if result is not None:
             symbol, word, style = status_of(result)
             reward = short_reward(result)
@@ -73,41 +68,44 @@ class StatusLine(Static):
                 f" · {self.fmt.duration(result.duration_s)}",
                 (f" · {one_line(result.case or 'no case')}", "$text-muted"),
             )
-        self._draw()
 
     def set_note(self, text: str, style: str = "$warning") -> None:
-        """A standing note (nothing to run, a run failed): replaced by the next run."""
         self.running = None
-        if self._timer is not None:
-            self._timer.pause()
         self.note = content((text, style))
-        self._draw()
 
-    def set_stale(self, what: str | None) -> None:
-        self.stale = what
-        self._draw()
+    def watch_running(self, running: tuple[str, str, float] | None) -> None:
+        self.elapsed = ""
+        if self._timer is None:
+            return
+        if running is None:
+            self._timer.pause()
+        else:
+            self._timer.resume()
 
     def _tick(self) -> None:
-        self._draw()
+        if self.running is not None:
+            self.elapsed = self.fmt.elapsed(time.monotonic() - self.running[2])
 
-    def _draw(self) -> None:
-        text, style = self.watch_words
+    def render(self) -> Content:
+        state, detail = self.watching
+        text, style = {
+            "starting": ("live reload: starting", "$text-muted"),
+            "watching": ("● watching", "$success"),
+            "off": ("○ not watching: r runs, w watches", "$warning"),
+            "failed": (f"live reload failed: {detail} (w retries)", "$error"),
+        }.get(state, (state, ""))
         parts: list = [(text, style), ("   ", "")]
         if self.stale is not None and self.running is None:  # first, where a narrow screen does not cut it
             parts += [(f"stale: {self.stale} changed since this run", "bold $warning"), ("   ", "")]
         if self.running is not None:
-            case, trigger, started = self.running
-            elapsed = self.fmt.elapsed(time.monotonic() - started)
+            case, trigger, _started = self.running
             parts += [("▶ running ", "bold $accent"), f"{case} ", (f"after {trigger}", "$text-muted")]
-            if elapsed:
-                parts.append((f"  {elapsed}", "bold"))
+            if self.elapsed:
+                parts.append((f"  {self.elapsed}", "bold"))
         elif self.note is not None:
             parts.append(self.note)
         elif self.last is not None:
             parts.append(self.last)
         else:
             parts.append(("no run yet (r runs)", "$text-muted"))
-        # One line high in the stylesheet whatever it says: a repaint, not a
-        # layout of the whole screen (twice a run, and ten times a second while
-        # one runs; the layouts were about a sixth of a re-run's CPU in the app).
-        redraw.update(self, content(*parts), layout=False)
+        return content(*parts)

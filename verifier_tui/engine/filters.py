@@ -7,9 +7,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-#: Folder names whose whole subtree is never relevant, relative to a watched
-#: root: version-control internals and the caches tools write next to code.
-_NOISE_DIRS = frozenset(
+# The one list of folders to skip, shaped as watchfiles' ``DefaultFilter``
+# (folder names, then file names): each use takes the part it skips.
+
+#: Folder names whose whole subtree no run depends on: version-control
+#: internals and the caches tools write next to code. Their changes start no
+#: run, and no search for tasks or verifiers looks into them.
+NOISE_DIRS = frozenset(
     {
         "__pycache__",
         ".git",
@@ -21,6 +25,14 @@ _NOISE_DIRS = frozenset(
         ".ruff_cache",
     }
 )
+#: Installed software kept beside the user's files (environments and their
+#: packages): a run may read it, so its changes still start one, but it holds
+#: no task, case or verifier of the user's.
+INSTALLED_DIRS = frozenset({".venv", "venv", "node_modules", ".tox", ".nox", "site-packages"})
+#: What a search for tasks or verifiers never enters.
+NOT_SEARCHED = NOISE_DIRS | INSTALLED_DIRS
+#: Bytecode caches: stale copies of code, never copied into a sandbox's mirror.
+BYTECODE = "__pycache__"
 
 #: File-name suffixes of compiled files and of editors' temporary files.
 _NOISE_SUFFIXES = (
@@ -60,7 +72,7 @@ def is_noise(relative: Iterable[str]) -> bool:
     parts = tuple(relative)
     if not parts:
         return False
-    if any(part in _NOISE_DIRS for part in parts):
+    if any(part in NOISE_DIRS for part in parts):
         return True
     name = parts[-1]
     return (

@@ -1,0 +1,450 @@
+"""What only verifier-tui asks of the runner, beside it in run_verifier_extras.py.
+
+``run_verifier.py`` loads this file only when one of these is asked for:
+``--explain`` and ``--explain-to`` (the run described as JSON), ``--phases-to``
+(a line per phase), ``--stack-signal`` (every thread's stack and every waiting
+asyncio task on a signal), ``--pdb`` (post-mortem in the verifier's frame) and
+the held start (``VERIFIER_TUI_WARM``, ``VERIFIER_TUI_PRELOAD``). A sandbox run
+asks for none of them, so it never compiles this file: Python compiles a
+script from source at every start, and these were half the runner.
+
+Standard library only, Python 3.8 syntax, like the runner: verifier-tui stages
+this file beside it in ``tests/.ng/``. It uses the runner's own names, so it
+reads the runner's state as the run made it, never a re-implementation.
+"""
+
+import os
+import sys
+
+from run_verifier import (
+    _NO_DEFAULT,
+    KEYWORD_ONLY,
+    POSITIONAL_ONLY,
+    PROG,
+    VAR_KEYWORD,
+    VAR_POSITIONAL,
+    UsageError,
+    _same_key,
+    _short_repr,
+)
+
+# Roles of the three folders the runner places at the front of sys.path.
+ROLE_HELPERS = "vendored helpers"
+ROLE_VERIFIER = "verifier's folder"
+ROLE_TESTS = "tests folder"
+ROLE_INTERPRETER = "interpreter"
+
+
+def start(opts):
+    """Once the command line is read: the stack signal armed, and the files
+    the extras write made absolute (the verifier may change the current
+    folder)."""
+    if opts["stack_signal"] is not None:
+        dump_stacks_on(opts)
+    for key in ("explain_to", "phases_to"):
+        if opts[key] not in (None, "-"):  # --explain-to - prints the document on stdout
+            opts[key] = os.path.abspath(opts[key])
+
+
+def after_run(opts, state, code):
+    """What the extras say once the run has ended with exit ``code``: --pdb
+    that there was nothing to debug, --explain the document."""
+    if opts["pdb"] and code != 1:
+        nothing_to_debug(code)
+    if opts["explain"]:
+        write_explain(state, "-")
+
+
+def stopped(opts, state, phase, exit_code, problem, error, details):
+    """A failing run ended in ``phase``: the problem recorded for --explain
+    (and written to --explain-to unless verify was already called: the file
+    written just before the call stands) and for --phases-to."""
+    state["problems"].extend(details.get("problems") or ([problem] if problem is not None else []))
+    state["would_exit"] = exit_code
+    if opts["explain_to"] is not None and not opts["explain"] and not state.get("verify_called"):
+        write_explain(state, opts["explain_to"])
+    if opts["phases_to"] is not None:
+        line = dict(details, exit=exit_code)
+        if problem is not None:
+            line["problem"] = problem
+        if error is not None:
+            line["error"] = error
+        write_phase(opts["phases_to"], phase, "failed", line)
+
+
+# --------------------------------------------------------------------------
+# The held start (verifier-tui's warm run)
+
+
+def wait_for_go(fd):
+    """Started ahead of its run (verifier-tui's warm run), with everything a
+    cold start has: wait for the byte on ``fd`` that says go, before any
+    argument or file is read. Nothing before the pipe closes: the run was
+    discarded. (A pipe of its own, not stdin: Python fixes sys.stdin's
+    seekability at start-up.)
+
+    The byte may be followed by CPUs (``g0,3``): what ``taskset`` does for a
+    cold run, this process does to itself, every thread of it (a preloaded
+    module may have started some), before the verifier runs; what it starts
+    inherits them. Bound from outside instead, a process the sandbox was
+    forking at that moment could keep every CPU."""
+    message = b""
+    chunk = os.read(fd, 256)
+    while chunk:
+        message += chunk
+        chunk = os.read(fd, 256)
+    os.close(fd)
+    if not message:
+        os._exit(0)
+    if len(message) > 1:
+        cpus = [int(cpu) for cpu in message[1:].split(b",")]
+        for thread in os.listdir("/proc/self/task"):
+            try:
+                os.sched_setaffinity(int(thread), cpus)
+            except OSError:  # a thread that ended meanwhile
+                pass
+
+
+def preload(names):
+    """verifier-tui's ``--preload``: modules a held runner imports before it
+    waits, before any argument or file of the task is read. One that fails
+    to import is left for the verifier's own import to report; the
+    explanation names it (``preload_failed``), as the run went on without it."""
+    failed = []
+    for name in names.split(","):
+        if name:
+            try:
+                __import__(name)
+            except Exception as exc:
+                first = (str(exc).strip().splitlines() or [""])[0][:200]
+                failed.append("%s (%s%s)" % (name, type(exc).__name__, ": " + first if first else ""))
+    return failed
+
+
+# --------------------------------------------------------------------------
+# The run described as JSON (--explain, --explain-to)
+
+
+def path_roles(helpers, verifier_dir, tests_dir):
+    """Role names of each of the runner's three folders, keyed as _same_key."""
+    roles: dict = {}
+    for folder, role in ((helpers, ROLE_HELPERS), (verifier_dir, ROLE_VERIFIER), (tests_dir, ROLE_TESTS)):
+        roles.setdefault(_same_key(folder), []).append(role)
+    return roles
+
+
+def verify_info(verify, params):
+    code = getattr(verify, "__code__", None)
+    return {
+        "signature": _signature_text(params),
+        "is_async": bool(getattr(code, "co_flags", 0) & 0x80),
+        "type": type(verify).__name__,
+        "defined_in": getattr(code, "co_filename", None),
+        "line": getattr(code, "co_firstlineno", None),
+    }
+
+
+def _signature_text(params):
+    parts = []
+    saw_posonly = False
+    star_written = False
+    for name, kind, default in params:
+        if saw_posonly and kind != POSITIONAL_ONLY:
+            parts.append("/")
+            saw_posonly = False
+        if kind == POSITIONAL_ONLY:
+            saw_posonly = True
+        if kind == KEYWORD_ONLY and not star_written:
+            parts.append("*")
+            star_written = True
+        if kind == VAR_POSITIONAL:
+            star_written = True
+            parts.append("*" + name)
+        elif kind == VAR_KEYWORD:
+            parts.append("**" + name)
+        elif default is _NO_DEFAULT:
+            parts.append(name)
+        else:
+            parts.append("%s=%s" % (name, _short_repr(default, 40)))
+    if saw_posonly:
+        parts.append("/")
+    return "verify(%s)" % ", ".join(parts)
+
+
+def error_info(exc):
+    import traceback
+
+    return {
+        "type": type(exc).__name__,
+        "message": _short_repr(str(exc), 500) if str(exc) else "",
+        "traceback": "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)),
+    }
+
+
+def _find_spec(name, entries):
+    """Where ``name`` would be imported from along ``entries`` (PathFinder's
+    spec), or None: a path entry that breaks the search only hides a copy."""
+    from importlib.machinery import PathFinder
+
+    try:
+        return PathFinder.find_spec(name, entries)
+    except Exception:
+        return None
+
+
+def _spec_location(spec):
+    """A regular package or module: its file; a namespace portion: its folder."""
+    if spec is None:
+        return None
+    if spec.origin and spec.origin not in ("namespace", "built-in", "frozen"):
+        return spec.origin
+    locations = list(spec.submodule_search_locations or [])
+    return locations[0] if locations else None
+
+
+def resolve_nemo_gym():
+    """Where ``nemo_gym`` and ``nemo_gym.verifiers`` resolve on sys.path as it
+    now stands, and every other copy further down (shadowed)."""
+    top = _find_spec("nemo_gym", sys.path)
+    resolved = _spec_location(top)
+    copies = [_find_spec("nemo_gym", [entry]) for entry in sys.path if isinstance(entry, str)]
+    copies = [spec for spec in copies if spec is not None]
+    resolved_sub = None
+    if top is not None and top.submodule_search_locations:
+        resolved_sub = _spec_location(_find_spec("nemo_gym.verifiers", list(top.submodule_search_locations)))
+    shadowed_sub = []
+    for spec in copies:
+        for folder in spec.submodule_search_locations or []:
+            location = _spec_location(_find_spec("nemo_gym.verifiers", [folder]))
+            if location is not None and location != resolved_sub and location not in shadowed_sub:
+                shadowed_sub.append(location)
+    return {
+        "nemo_gym": {
+            "resolved": resolved,
+            "shadowed": [loc for loc in map(_spec_location, copies) if loc != resolved and loc is not None],
+        },
+        "nemo_gym.verifiers": {"resolved": resolved_sub, "shadowed": shadowed_sub},
+    }
+
+
+def explain_document(state):
+    roles = path_roles(*state["folders"]) if "folders" in state else {}
+    path_rows = []
+    for index, entry in enumerate(state.get("sys_path", sys.path)):
+        if not isinstance(entry, str):
+            continue
+        entry_roles = roles.get(_same_key(entry)) if index < len(state.get("placed", ())) else None
+        path_rows.append(
+            {
+                "index": index,
+                "path": entry,
+                "role": entry_roles[0] if entry_roles else ROLE_INTERPRETER,
+                "roles": entry_roles or [ROLE_INTERPRETER],
+                "exists": os.path.isdir(entry) or os.path.isfile(entry) if entry else True,
+            }
+        )
+    return {
+        "explain_version": 1,
+        "python": {
+            "executable": sys.executable,
+            "version": "%d.%d.%d" % sys.version_info[:3],
+            "implementation": sys.implementation.name,
+            "flags": {
+                "isolated": bool(getattr(sys.flags, "isolated", 0)),
+                "no_site": bool(sys.flags.no_site),
+                "dont_write_bytecode": bool(sys.dont_write_bytecode),
+            },
+        },
+        "verifier": state.get("verifier"),
+        "workspace": state.get("workspace"),
+        "workspace_exists": bool(state.get("workspace")) and os.path.isdir(state["workspace"]),
+        "reward_dir": state.get("reward_dir"),
+        "sys_path": path_rows,
+        "modules": state.get("modules") or resolve_nemo_gym(),
+        "preloaded_nemo_gym": state.get("preloaded"),
+        "preload_failed": state.get("preload_failed", []),
+        "available": state.get("available_names", []),
+        "verify": state.get("verify_info"),
+        "parameters": [parameter_row(*entry) for entry in state.get("plan", ())],
+        "problems": state.get("problems", []),
+        "import_error": state.get("import_error"),
+        "would_exit": state.get("would_exit"),
+        "would_call_verify": state.get("would_exit") is None and state.get("verify_info") is not None,
+    }
+
+
+def write_explain(state, target):
+    import json
+
+    text = json.dumps(explain_document(state), indent=2 if target == "-" else None, default=str)
+    if target == "-":
+        sys.stdout.write(text + "\n")
+        sys.stdout.flush()
+        return
+    try:
+        tmp = target + ".tmp"
+        with open(tmp, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, target)
+    except OSError:
+        pass  # --explain-to is informative; it never changes the run's result
+
+
+def parameter_row(name, kind, default, binding, source, passed):
+    """One entry of ``bind``'s plan as --explain and --phases-to show it."""
+    return {
+        "name": name,
+        "kind": kind,
+        "default": None if default is _NO_DEFAULT else _short_repr(default),
+        "has_default": default is not _NO_DEFAULT,
+        "binding": binding,
+        "source": source,
+        "passed": passed,
+    }
+
+
+# --------------------------------------------------------------------------
+# One JSON line per phase of the run (--phases-to)
+
+
+def write_phase(target, phase, status, details):
+    """Append one --phases-to line: {"phase", "status", ...details}. A ``plan``
+    becomes rows as --explain shows them, an ``error`` its type and message.
+    The file is closed at once, so the line is on disk before the run goes on
+    (a run killed later, or ended by os._exit, still shows it). Informative
+    like --explain-to: a line that cannot be written changes nothing."""
+    import json
+
+    line = {"phase": phase, "status": status}
+    for key, value in details.items():
+        if key == "plan":
+            value = [parameter_row(*entry) for entry in value]
+        elif key == "error":
+            value = _error_summary(value)
+        line[key] = value
+    try:
+        with open(target, "a", encoding="utf-8") as handle:
+            handle.write(json.dumps(line, default=str) + "\n")
+    except OSError:
+        pass
+
+
+def _error_summary(exc):
+    """An exception as a --phases-to line shows it: its type and its message."""
+    try:
+        message = str(exc)
+    except Exception:  # a verifier's exception may fail to print itself
+        message = "<unprintable %s>" % type(exc).__name__
+    return {"type": type(exc).__name__, "message": message if len(message) <= 500 else message[:497] + "..."}
+
+
+# --------------------------------------------------------------------------
+# pdb post-mortem (--pdb)
+
+
+def post_mortem(error):
+    """pdb on what the verifier raised, starting at the innermost frame of the
+    task's own code (the verifier or a helper in the tests folder), not in the
+    library call it failed inside."""
+    import pdb
+
+    tests_dir = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+    class VerifierPdb(pdb.Pdb):
+        def setup(self, frame, tb):
+            # execRcLines()'s answer (True: the rc file resumed), though typeshed says None
+            result = pdb.Pdb.setup(self, frame, tb)  # type: ignore[func-returns-value]
+            for index in range(len(self.stack) - 1, -1, -1):
+                candidate = self.stack[index][0]
+                if os.path.abspath(candidate.f_code.co_filename).startswith(tests_dir):
+                    self.curindex = index
+                    self.curframe = candidate
+                    if hasattr(self, "curframe_locals"):
+                        self.curframe_locals = candidate.f_locals
+                    break
+            return result
+
+    sys.stderr.write(
+        "\n%s: the verifier raised; pdb post-mortem in its failing frame "
+        "(up/down walk the traceback, q ends it)\n" % PROG
+    )
+    sys.stderr.flush()
+    debugger = VerifierPdb()
+    debugger.reset()
+    debugger.interaction(None, error.__traceback__)
+
+
+def nothing_to_debug(code):
+    if code == 0:
+        sys.stderr.write("\n%s: verify returned without raising (exit 0): nothing to debug post-mortem\n" % PROG)
+    else:
+        sys.stderr.write("\n%s: exit %d is a contract problem, not an exception: see the line above\n" % (PROG, code))
+
+
+# --------------------------------------------------------------------------
+# Every thread's stack on a signal (--stack-signal)
+
+
+def dump_stacks_on(opts):
+    """--stack-signal: on that signal, faulthandler writes every thread's stack
+    to stderr from inside the signal handler, so it works even while the
+    verifier is stuck in C code, and the run carries on. Then, chained after
+    it, :func:`_dump_waiting_tasks` lists the asyncio tasks that wait on an
+    await: an ``async def verify`` waiting is on no thread's stack. Set up
+    before the verifier is imported, so a module stuck at import shows too. A
+    name that is not a signal, or one that cannot be caught, is a usage error."""
+    import faulthandler
+    import signal
+
+    name = opts["stack_signal"].upper()
+    number = signal.Signals.__members__.get(name if name.startswith("SIG") else "SIG" + name)
+    problem = None
+    if number is None:
+        problem = "no signal is named %r (give a name such as USR1)" % opts["stack_signal"]
+    else:
+        try:
+            signal.signal(number, _dump_waiting_tasks)
+            faulthandler.register(number, file=sys.stderr, all_threads=True, chain=True)
+        except (AttributeError, OSError, RuntimeError, ValueError) as exc:
+            problem = "cannot dump stacks on %s (%s); give a signal such as USR1" % (number.name, exc)
+    if problem is not None:
+        error = UsageError("option --stack-signal: %s" % problem)
+        error.partial = opts
+        raise error
+
+
+def _dump_waiting_tasks(signum, frame):
+    """After faulthandler's dump: each asyncio task of the running loop that
+    is waiting, its awaits innermost first, in faulthandler's format (a
+    task that is running is on the main thread's stack, dumped already).
+    Written with os.write: the verifier may be inside a write to sys.stderr."""
+    asyncio = sys.modules.get("asyncio")
+    if asyncio is None:
+        return
+    try:
+        loop = asyncio._get_running_loop()
+        blocks = []
+        for task in sorted(asyncio.all_tasks(loop), key=lambda task: task.get_name()) if loop else []:
+            code_lines = [(f.f_code.co_filename, f.f_lineno, f.f_code.co_name) for f in _awaiting(task.get_coro())]
+            if code_lines:
+                frames = "".join('  File "%s", line %s in %s\n' % where for where in code_lines)
+                blocks.append("\nTask %r (most recent call first):\n%s" % (task.get_name(), frames))
+        if blocks:
+            os.write(2, "".join(blocks).encode("utf-8", "backslashreplace"))
+    except Exception:  # never let the dump change the run
+        pass
+
+
+def _awaiting(coro):
+    """The frames of a waiting coroutine's chain of awaits, innermost first;
+    none while it runs. The chain ends at what has no frame (a Future)."""
+    frames: list = []
+    while coro is not None and len(frames) < 100:
+        if getattr(coro, "cr_running", False) or getattr(coro, "gi_running", False):
+            return []
+        frame = getattr(coro, "cr_frame", None) or getattr(coro, "gi_frame", None)
+        if frame is None:
+            break
+        frames.append(frame)
+        coro = getattr(coro, "cr_await", None) or getattr(coro, "gi_yieldfrom", None)
+    return frames[::-1]

@@ -1,0 +1,56 @@
+"""The screens with keys to learn: their ``?`` help, from their own
+``BINDINGS`` (:mod:`verifier_tui.tui.keys`) and the marks they show; and the
+screens a user works in (a task's, a trial's)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+from textual.events import Resize
+from textual.screen import Screen
+from textual.worker import Worker, WorkerState
+
+from verifier_tui.tui.keys import offered
+from verifier_tui.tui.screens.help import HelpScreen, Legend, help_content
+from verifier_tui.tui.widgets.too_small import MIN_HEIGHT, MIN_WIDTH, TooSmall
+
+
+class KeyedScreen(Screen[None]):
+    """``?`` shows :attr:`MARKS`, then the keys the screen offers now and
+    :attr:`OTHER_KEYS`."""
+
+    HELP_TITLE: ClassVar[str] = "keys"
+    MARKS: ClassVar[Legend] = ()
+    OTHER_KEYS: ClassVar[Sequence[tuple[str, str, str]]] = ()
+    """``(key, title, what it does)`` of keys the screen's widgets own (enter
+    in a table, tab between panels): in the help, not bound twice."""
+
+    def action_help(self) -> None:
+        keys = [(shown, title, does) for shown, title, does, _action in offered(self)]
+        self.app.push_screen(HelpScreen(help_content(self.MARKS, [*keys, *self.OTHER_KEYS]), self.HELP_TITLE))
+
+
+class SizedScreen(KeyedScreen):
+    """A screen the user works in (a task's, a trial's): it shows its
+    :class:`TooSmall` (which it composes) instead of itself while the terminal
+    is smaller than the layout needs, and a flow of it that raised is shown,
+    never a crash."""
+
+    def on_resize(self, event: Resize) -> None:
+        width, height = event.size
+        small = width < MIN_WIDTH or height < MIN_HEIGHT
+        self.set_class(small, "-too-small")
+        if small:
+            self.query_one(TooSmall).show_size(width, height)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        worker = event.worker
+        if event.state is WorkerState.ERROR:
+            error = worker.error
+            self.notify(
+                f"{worker.name}: {type(error).__name__}: {error}",
+                title="something went wrong",
+                severity="error",
+                markup=False,
+            )

@@ -1,0 +1,167 @@
+"""Choose a file (a response, task data, a verifier) or a folder (the
+workspace, a trial's stand-in for /app): browse with a tree, or type a path."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import DirectoryTree, Input, Label
+
+from verifier_tui.tui.display import content
+from verifier_tui.tui.workarounds import KeyFooter
+from verifier_tui.words.text import one_line
+
+if TYPE_CHECKING:
+    from rich.text import Text, TextType
+
+_SKIP = ("__pycache__", ".git", ".venv", "node_modules")
+_TYPED = "box: type a path (relative: from where verifier-tui started), enter uses it · "
+
+
+class PathTree(DirectoryTree):
+    """The user's folders (caches and VCS folders left out), and with
+    ``suffixes`` (any, when empty) their files, unless ``folders`` only; each
+    name shown harmless and on its line: a case folder may come from anywhere
+    (a bidi override in its name)."""
+
+    def __init__(self, path: Path, suffixes: tuple[str, ...], folders: bool, **kwargs) -> None:
+        super().__init__(path, **kwargs)
+        self.suffixes = suffixes
+        self.folders = folders
+
+    def process_label(self, label: TextType) -> Text:
+        return super().process_label(one_line(label) if isinstance(label, str) else label)
+
+    def filter_paths(self, paths: Iterable[Path]) -> Iterable[Path]:
+        return [path for path in paths if path.name not in _SKIP and self._shown(path)]
+
+    def _shown(self, path: Path) -> bool:
+        try:
+            folder = path.is_dir()
+        except OSError:
+            return False
+        return folder or not (self.folders or self.suffixes and path.suffix.lower() not in self.suffixes)
+
+
+class PathBox(Input):
+    """A picker's box. A path put in it is shown harmless and on its line (a
+    folder's name may hold a bidi override); used as shown, it is that path,
+    else what was typed (:func:`typed_path`)."""
+
+    def __init__(self, path: Path | None, **kwargs) -> None:
+        super().__init__(one_line(str(path)) if path is not None else "", **kwargs)
+        self.path = path
+
+    def put(self, path: Path) -> None:
+        self.path = path
+        self.value = one_line(str(path))
+
+    @property
+    def chosen(self) -> Path:
+        text = self.value.strip()
+        if self.path is not None and text == one_line(str(self.path)).strip():
+            return self.path
+        return typed_path(text)
+
+
+class PickerScreen(ModalScreen[Path | None]):
+    """Dismisses with the chosen file (or, with ``folders``, folder), or None
+    on escape. A file is chosen by enter on it in the tree; a folder is opened
+    by enter in the tree, which puts its path in the box, and chosen by enter
+    in the box (or ctrl+u anywhere)."""
+
+    BINDINGS = [
+        Binding("escape", "cancel", "Cancel"),
+        Binding("ctrl+u", "use", "Use this folder"),
+    ]
+
+    def __init__(
+        self,
+        title: str,
+        root: Path,
+        start: Path | None = None,
+        *,
+        suffixes: tuple[str, ...] = (),
+        folders: bool = False,
+    ) -> None:
+        super().__init__()
+        self.title_text = title
+        self.root = root
+        self.start = start
+        self.suffixes = suffixes
+        self.folders = folders
+
+    def compose(self) -> ComposeResult:
+        hint = (
+            "tab: the tree, enter opens a folder and fills the box · ctrl+u uses it · esc cancels"
+            if self.folders
+            else "tab: the tree, enter on a file uses it · esc cancels"
+        )
+        with Vertical(id="picker", classes="dialog"):
+            yield Label(Content(self.title_text), classes="dialog-title")
+            yield PathBox(
+                self.start, id="path", placeholder="a folder path" if self.folders else "a file path (enter uses it)"
+            )
+            yield PathTree(self.root, self.suffixes, self.folders, id="tree")
+            yield Label(Content(_TYPED + hint), classes="dialog-hint")
+            yield Label("", id="picker-error", classes="dialog-error")
+        yield KeyFooter()
+
+    def on_mount(self) -> None:
+        # Typing goes to the box as soon as the picker opens (tab reaches the
+        # tree); the box's text is selected, so what is typed replaces it.
+        self.query_one("#path", Input).focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """ctrl+u picks a folder; a file is picked by enter."""
+        return action != "use" or self.folders
+
+    @on(DirectoryTree.FileSelected)
+    def _file_selected(self, event: DirectoryTree.FileSelected) -> None:
+        event.stop()
+        self.dismiss(Path(event.path).absolute())
+
+    @on(DirectoryTree.DirectorySelected)
+    def _folder_selected(self, event: DirectoryTree.DirectorySelected) -> None:
+        event.stop()
+        if self.folders:
+            self.query_one(PathBox).put(Path(event.path))
+
+    @on(DirectoryTree.NodeHighlighted)
+    def _highlighted(self, event: DirectoryTree.NodeHighlighted) -> None:
+        data = event.node.data
+        # Only while the user browses the tree: its first highlight, as it
+        # loads, must not replace what is being typed in the box.
+        if self.folders and data is not None and event.control.has_focus:
+            self.query_one(PathBox).put(data.path)
+
+    @on(Input.Submitted, "#path")
+    def _submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.action_use()
+
+    def action_use(self) -> None:
+        box = self.query_one(PathBox)
+        path = box.chosen
+        if not (path.is_dir() if self.folders else path.is_file()):
+            kind = "folder" if self.folders else "file"
+            self.query_one("#picker-error", Label).update(content(f"{box.value.strip() or '(empty)'} is not a {kind}"))
+            return
+        self.dismiss(path)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+def typed_path(text: str) -> Path:
+    """A path typed into a picker's box, as a shell would take it: ``~``
+    expanded, a relative path from the folder the tool was started in."""
+    return Path(text).expanduser().absolute()

@@ -1,0 +1,45 @@
+"""Paths as both faces show them: as they resolve from a folder (the one the
+user started the tool in; on a trial's screen, the one that holds its task and
+its job), relative when inside it, else absolute, and the home folder as
+``~`` where the face shows it so (the TUI, a trial's text; not a command a
+shell takes back, nor a task's text output)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def home_folder() -> str:
+    """The user's home folder (read once by a face that shows many lines)."""
+    return os.path.expanduser("~")
+
+
+def path_from(path: Path | str, base: Path) -> str:
+    """``path`` as it resolves from ``base``: relative to it when inside it
+    (``.`` for itself, ``./-x`` for a name never to be read as an option),
+    else absolute."""
+    path = Path(path)
+    try:
+        rel = path.relative_to(base).as_posix()
+    except ValueError:
+        return str(path)
+    if rel == ".":
+        return rel
+    return f"./{rel}" if rel.startswith("-") else rel
+
+
+def text_from(text: str, base: Path | str, home: str = "") -> str:
+    """``text`` (verifier output, a sentence of the tool's) with the paths
+    under ``base`` made relative to it, and ``home`` (when given) as ``~``."""
+    base = str(base)
+    if base not in ("/", "") and base + os.sep in text:
+        text = text.replace(base + os.sep, "")
+    return tilde(text, home)
+
+
+def tilde(text: str, home: str) -> str:
+    """``text`` with the paths under ``home`` written from ``~``."""
+    if home not in ("/", "~", "") and home + os.sep in text:
+        text = text.replace(home + os.sep, "~" + os.sep)
+    return text

@@ -1,0 +1,98 @@
+"""How the runner will import and call the verifier, in the lines every face
+prints the same: sys.path in the order the runner placed it with each entry's
+roles, and ``verify``'s signature with each parameter's binding. A line is a
+list of parts, each its text and what it is (:data:`HEADING`, :data:`QUIET`,
+:data:`STRONG`, :data:`PROBLEM`, or plain): the TUI's resolution panel gives
+each kind its style, the text output joins them (:func:`plain`)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from verifier_tui.engine.readback import INTERPRETER
+from verifier_tui.words.run import IN_JSON, LISTED, MODE_NAMES, more_text
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from verifier_tui.engine.readback import Explanation, Parameter
+
+HEADING, QUIET, STRONG, PROBLEM, PLAIN = "heading", "quiet", "strong", "problem", ""
+Line = list[tuple[str, str]]
+
+
+def plain(line: Line) -> str:
+    """A line as text."""
+    return "".join(text for text, _kind in line)
+
+
+def sys_path_lines(explain: Explanation, show_path: Callable[[str], str], where: str = IN_JSON) -> list[Line]:
+    """sys.path as the runner placed it: each entry's place, roles and path
+    (the first :data:`LISTED`; ``where`` says where the rest are)."""
+    rows = explain.sys_path[:LISTED]
+    roles = [" + ".join(row.roles) for row in rows]
+    width = max([len(role) for role in roles] + [4])
+    lines: list[Line] = [[("sys.path", HEADING), ("  in the order the runner placed it", QUIET)]]
+    for row, role in zip(rows, roles, strict=True):
+        lines.append(
+            [
+                (f" {row.index:>2}  ", QUIET),
+                (f"{role:<{width}}  ", QUIET if row.role == INTERPRETER else STRONG),
+                (show_path(row.path) if row.path else "(the current folder)", PLAIN),
+                ("" if row.exists else "  (missing)", QUIET),
+            ]
+        )
+    if len(explain.sys_path) > LISTED:
+        lines.append([(f"  {more_text(len(explain.sys_path) - LISTED, 'entries', where)}", QUIET)])
+    return lines
+
+
+def binding_lines(explain: Explanation, mode: str, show_text: Callable[[str], str], where: str = IN_JSON) -> list[Line]:
+    """``verify``'s signature (of a module that imported), then each
+    parameter: its name, its kind and what the runner passes it in ``mode``
+    (the first :data:`LISTED`; ``where`` says where the rest are)."""
+    lines: list[Line] = []
+    verify = explain.verify
+    if verify is not None and explain.import_error is None:
+        lines.append([(show_text(verify.signature), HEADING)])
+        if verify.is_async:
+            lines[0].append(("  async: run to completion with asyncio.run", QUIET))
+    params = explain.parameters[:LISTED]
+    name_width = max((len(p.name) for p in params), default=0) + 2
+    kind_width = max((len(p.kind) for p in params), default=0) + 2
+    for row in params:
+        lines.append(
+            [
+                (f"  {row.name:<{name_width}}", PROBLEM if row.missing else STRONG),
+                (f"{row.kind:<{kind_width}}", QUIET),
+                (show_text(binding_text(row, mode)), PROBLEM if row.missing else PLAIN),
+            ]
+        )
+    if len(explain.parameters) > LISTED:
+        lines.append([(f"  {more_text(len(explain.parameters) - LISTED, 'parameters', where)}", QUIET)])
+    return lines
+
+
+def binding_text(row: Parameter, result_mode: str) -> str:
+    """One parameter's binding in words."""
+    binding = row.binding
+    if binding == "argument":
+        if isinstance(row.source, tuple):  # **kwargs
+            return "receives " + (", ".join(row.source) if row.source else "nothing")
+        return f"bound to {row.source} ({row.passed})"
+    if binding == "default":
+        why = (
+            f"not available ({MODE_NAMES['harbor']}: no response)"
+            if row.name == "response" and result_mode == "harbor"
+            else (
+                "not an argument the runner knows"
+                if row.name not in ("workspace", "task_data", "response", "state")
+                else "not available in this run"
+            )
+        )
+        return f"default {row.default}: {why}"
+    if binding == "nothing":
+        return "receives nothing"
+    if row.missing:
+        return "MISSING: required, and nothing can fill it"
+    return binding
