@@ -503,7 +503,7 @@ def test_a_test_sh_that_prepares_a_file_first_tells_one_story(task, runs, env, e
         "(exit 1 · verifier raised)",
         "it parts from the sandbox at 'verify called and awaited': the sandbox got through it, the runner alone failed",
         f"why: tests/test.sh runs commands of its own before it starts the runner, which the runner alone "
-        f"does not: line {first - 1} `set -eu`, line {first} `cd /app`, "
+        f"does not: line {first} `cd /app`, "
         f"line {first + 1} `echo strict > /app/.grading-mode`",
     ]
     done = tool(env, "run", job, "--trial", "prep__aaaaaaa", cwd=elsewhere)

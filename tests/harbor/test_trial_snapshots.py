@@ -104,6 +104,48 @@ def test_a_trial_judged_by_a_test_sh_that_prepares_a_file(snap_compare, task, ru
     assert snap_compare(app, terminal_size=SNAPSHOT_SIZE, run_before=replayed())
 
 
+def test_a_trial_whose_test_sh_ended_before_the_runner(snap_compare, task, runs):
+    """A failed ``cd`` ends test.sh under ``set -e``: the root cause and both
+    step columns name the script's line, no step of the runner is marked done,
+    and the runner alone's 1.0 is said as its own, not as this replay's."""
+    needs_namespaces()
+    missing = "/opt/verifier-tui-no-runtime"
+    demo = task("graded", toml='version = "1.0"\nartifacts = ["/app"]\n')
+    script = SHIM.replace("set -u\n", f"set -eu\ncd {missing}\n", 1)
+    (demo / "tests" / "test.sh").write_text(script)
+    line = script.splitlines().index(f"cd {missing}") + 1
+    said = f"/tests/test.sh: line {line}: cd: {missing}: No such file or directory\n"
+    ended = dict(
+        task=demo,
+        app={"answer.txt": "42"},
+        verifier_files={"test-stdout.txt": said},
+        exception=harbor_exception("RewardFileNotFoundError", "No reward file found at /logs/verifier/reward.txt"),
+    )
+    job = make_job(runs / "jobs" / "2026-12-01__03-36-17", {"graded__Ce5Dn7x": ended})
+    app = make_trial_app(job / "graded__Ce5Dn7x")
+    assert snap_compare(app, terminal_size=SNAPSHOT_SIZE, run_before=replayed())
+
+
+def test_a_trial_whose_verifier_timed_out_says_where_the_replay_was_stuck(snap_compare, task, runs, tmp_path):
+    """Harbor downloads no output after a timeout: the root cause takes the
+    replay's stack dump (where it was stuck) instead of saying nothing is known."""
+    slow = "import time\n\ndef verify(workspace):\n    time.sleep(30)\n    return 1.0\n"
+    demo = task("slow", verifier=slow, toml=SEPARATE + "timeout_sec = 1.0\n")
+    trial = sandbox_trial(
+        runs / "jobs" / "2026-12-01__03-36-17",
+        demo,
+        tmp_path,
+        workspace={},
+        mode="separate",
+        capture=True,
+        timeout_s=1.0,
+        keep_output_on_timeout=False,
+        name="slow__Hb3Kq8v",
+    )
+    app = make_trial_app(trial.path)
+    assert snap_compare(app, terminal_size=SNAPSHOT_SIZE, run_before=replayed())
+
+
 def test_a_job_list(snap_compare, task, runs, tmp_path):
     demo = task("report", verifier=READS_REPORT, toml=SEPARATE)
     job = runs / "jobs" / "2026-12-01__03-36-17"

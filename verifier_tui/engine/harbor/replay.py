@@ -243,8 +243,9 @@ def test_sh_own_commands(task_dir: Path, step: str | None = None) -> tuple[str, 
     verifier-tui's shim does not (``cd /app``, a file written into /app):
     Harbor runs the whole script, a run of the runner alone runs none of
     them. The script's name in the task, and its lines up to the first
-    naming ``run_verifier.py`` with their numbers; blank lines and comments
-    left out."""
+    naming ``run_verifier.py`` with their numbers; blank lines, comments and
+    the shell's options (``set -eu``: they change how the script ends, not
+    what the verifier sees) left out."""
     from verifier_tui.engine.task.discovery import SHIM_MARKER
     from verifier_tui.runner_source import shim_path
 
@@ -260,7 +261,7 @@ def test_sh_own_commands(task_dir: Path, step: str | None = None) -> tuple[str, 
                 continue
             if SHIM_MARKER in command:
                 break
-            if command not in shim:
+            if command not in shim and not command.startswith("set -"):
                 out.append((number, command))
         return (tests / "test.sh").relative_to(task_dir).as_posix(), out
     return "tests/test.sh", []
