@@ -146,6 +146,22 @@ def test_a_trial_whose_verifier_timed_out_says_where_the_replay_was_stuck(snap_c
     assert snap_compare(app, terminal_size=SNAPSHOT_SIZE, run_before=replayed())
 
 
+def test_a_trial_whose_verifier_env_template_is_filled_here(snap_compare, task, runs, monkeypatch):
+    """Harbor filled ``${CUTOFF:-0.6}`` where the job ran and kept nothing: the
+    replay takes the template's default, not this shell's CUTOFF, and says
+    so with the value used and where it came from."""
+    needs_namespaces()  # the first note on screen is that of a verdict through test.sh
+    monkeypatch.setenv("CUTOFF", "0.9")  # this shell's, set for something else
+    verifier = "import os\n\ndef verify(workspace):\n    return 1.0 if float(os.environ['CUTOFF']) <= 0.7 else 0.0\n"
+    toml = 'version = "1.0"\nartifacts = ["/app"]\n\n[verifier]\nenv = { CUTOFF = "${CUTOFF:-0.6}" }\n'
+    demo = task("cutoff", verifier=verifier, toml=toml)
+    files = {"test-stdout.txt": "", "reward.txt": "1.0"}
+    passing = dict(task=demo, app={"out.txt": "x"}, rewards={"reward": 1.0}, verifier_files=files)
+    job = make_job(runs / "jobs" / "2026-12-01__03-36-17", {"cutoff__Mv6Tw2r": passing})
+    app = make_trial_app(job / "cutoff__Mv6Tw2r")
+    assert snap_compare(app, terminal_size=SNAPSHOT_SIZE, run_before=replayed())
+
+
 def test_a_job_list(snap_compare, task, runs, tmp_path):
     demo = task("report", verifier=READS_REPORT, toml=SEPARATE)
     job = runs / "jobs" / "2026-12-01__03-36-17"
