@@ -68,13 +68,15 @@ async def test_each_kind_of_builtin_theme_renders(example):
     assert not kinds  # every kind was rendered
 
 
-async def test_copy_says_where_the_command_went_and_it_runs_from_where_the_user_is(example, env):
+async def test_copy_says_where_the_command_went_and_it_runs_from_where_the_user_is(example, env, monkeypatch):
     """``c`` said "copied to the clipboard" whether or not anything was (OSC 52
     cannot be confirmed: tmux without set-clipboard on drops it), and the
     command began with a bare ``verifier-tui``, not on PATH after the README's
     set-up. Now it says where the command was sent, shows it to copy by hand,
     and the command (paths relative to where the user is) reproduces the run
     as clipboard text and as shown, broken into lines."""
+    # as after the README's set-up, whose venv is not activated (an activated one gives the bare name)
+    monkeypatch.setenv("PATH", without_the_tool_on_path(env)["PATH"])
     app = make_app(example("hello-file"), watch=False)
     async with app.run_test(size=SIZE) as pilot:
         result = await app.wait_for_runs(1)

@@ -49,60 +49,69 @@ else:
             # a record's subclass: the base's fields first, as a dataclass's
             names = tuple(n for n in getattr(cls, "__record_fields__", ()) if n not in own) + own
             defaults = {**getattr(cls, "__record_defaults__", {}), **own_defaults}
-            qualname = cls.__qualname__
-
-            def __init__(self, *args, **kwargs):
-                if len(args) > len(names):
-                    raise TypeError(f"{qualname}() takes {len(names)} arguments but {len(args)} were given")
-                values = dict(zip(names, args, strict=False))  # the rest come by keyword or default
-                for key, value in kwargs.items():
-                    if key not in names:
-                        raise TypeError(f"{qualname}() got an unexpected keyword argument {key!r}")
-                    if key in values:
-                        raise TypeError(f"{qualname}() got multiple values for argument {key!r}")
-                    values[key] = value
-                put = object.__setattr__
-                for name in names:
-                    if name in values:
-                        put(self, name, values[name])
-                    elif name in defaults:
-                        default = defaults[name]
-                        put(self, name, default.make() if isinstance(default, _Factory) else default)
-                    else:
-                        raise TypeError(f"{qualname}() missing required argument: {name!r}")
-
-            def __repr__(self):
-                return f"{qualname}(" + ", ".join(f"{n}={getattr(self, n)!r}" for n in names) + ")"
-
-            def __eq__(self, other):
-                if other.__class__ is not self.__class__:
-                    return NotImplemented
-                return tuple(getattr(self, n) for n in names) == tuple(getattr(other, n) for n in names)
-
-            cls.__init__ = __init__
-            cls.__repr__ = __repr__
-            cls.__eq__ = __eq__
+            cls.__init__ = _init(names, defaults, cls.__qualname__)
+            cls.__repr__ = _repr(names, cls.__qualname__)
+            cls.__eq__ = _eq(names)
             cls.__record_fields__ = names
             cls.__record_defaults__ = defaults
             if frozen:
-
-                def __setattr__(self, name, value):
-                    raise FrozenInstanceError(f"cannot assign to field {name!r}")
-
-                def __delattr__(self, name):
-                    raise FrozenInstanceError(f"cannot delete field {name!r}")
-
-                def __hash__(self):
-                    return hash(tuple(getattr(self, n) for n in names))
-
-                cls.__setattr__ = __setattr__
-                cls.__delattr__ = __delattr__
-                cls.__hash__ = __hash__
+                _freeze(cls, names)
             else:
                 cls.__hash__ = None  # mutable and compared by value: unhashable, as a dataclass
             return cls
 
         return wrap if cls is None else wrap(cls)
+
+    def _init(names, defaults, qualname):
+        def __init__(self, *args, **kwargs):
+            if len(args) > len(names):
+                raise TypeError(f"{qualname}() takes {len(names)} arguments but {len(args)} were given")
+            values = dict(zip(names, args, strict=False))  # the rest come by keyword or default
+            for key, value in kwargs.items():
+                if key not in names:
+                    raise TypeError(f"{qualname}() got an unexpected keyword argument {key!r}")
+                if key in values:
+                    raise TypeError(f"{qualname}() got multiple values for argument {key!r}")
+                values[key] = value
+            put = object.__setattr__
+            for name in names:
+                if name in values:
+                    put(self, name, values[name])
+                elif name in defaults:
+                    default = defaults[name]
+                    put(self, name, default.make() if isinstance(default, _Factory) else default)
+                else:
+                    raise TypeError(f"{qualname}() missing required argument: {name!r}")
+
+        return __init__
+
+    def _repr(names, qualname):
+        def __repr__(self):
+            return f"{qualname}(" + ", ".join(f"{n}={getattr(self, n)!r}" for n in names) + ")"
+
+        return __repr__
+
+    def _eq(names):
+        def __eq__(self, other):
+            if other.__class__ is not self.__class__:
+                return NotImplemented
+            return tuple(getattr(self, n) for n in names) == tuple(getattr(other, n) for n in names)
+
+        return __eq__
+
+    def _freeze(cls, names):
+        def __setattr__(self, name, value):
+            raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+        def __delattr__(self, name):
+            raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+        def __hash__(self):
+            return hash(tuple(getattr(self, n) for n in names))
+
+        cls.__setattr__ = __setattr__
+        cls.__delattr__ = __delattr__
+        cls.__hash__ = __hash__
 
     def replace(obj, /, **changes):
         """A copy of a record with some fields changed (``dataclasses.replace``)."""

@@ -88,16 +88,22 @@ def pattern_regex(pattern: str, *, git_flavour: bool) -> tuple[str | None, bool 
         return None, None
     if git_flavour and pattern == "/":
         return None, None
-    include = True
-    if pattern.startswith("!"):
-        include = False
+    include = not pattern.startswith("!")
+    if not include:
         pattern = pattern[1:]
-    segments = pattern.split("/")
-    is_dir_pattern = not segments[-1]
-    if pattern == "/":  # the basic flavour reads a lone slash as "everything"
-        is_dir_pattern = False
+    # the basic flavour reads a lone slash as "everything", not as a folder
+    is_dir_pattern = pattern.endswith("/") and pattern != "/"
+    segments = _normalised(pattern)
+    try:
+        return _segments_regex(segments, is_dir_pattern, git_flavour), include
+    except _BadRange:
+        return None, None  # Git discards such a pattern
 
-    # Normalise: a leading slash anchors; a single segment floats ("**/name").
+
+def _normalised(pattern: str) -> list[str]:
+    """The pattern's segments: a leading slash anchors, a single segment
+    floats (``**/name``), a trailing slash means all below, ``**/**`` is one."""
+    segments = pattern.split("/")
     if not segments[0]:
         del segments[0]
     elif (len(segments) == 1 or (len(segments) == 2 and not segments[1])) and segments[0] != "**":
@@ -109,45 +115,45 @@ def pattern_regex(pattern: str, *, git_flavour: bool) -> tuple[str | None, bool 
     for i in range(len(segments) - 1, 0, -1):
         if segments[i - 1] == "**" and segments[i] == "**":
             del segments[i]
+    return segments
 
-    count = len(segments)
-    if count == 1 and segments[0] == "**":
-        if is_dir_pattern:
-            return (_DIR_MARK_GROUP if git_flavour else "/"), include
-        return ".", include
-    if count == 2 and segments == ["**", "*"]:
-        return ".", include
-    if count == 3 and segments == ["**", "*", "**"]:
-        return (_DIR_MARK_GROUP if git_flavour and is_dir_pattern else "/"), include
 
+def _segments_regex(segments: list[str], is_dir_pattern: bool, git_flavour: bool) -> str:
+    dir_end = _DIR_MARK_GROUP if git_flavour and is_dir_pattern else "/"
+    if segments == ["**"]:
+        return dir_end if is_dir_pattern else "."
+    if segments == ["**", "*"]:
+        return "."
+    if segments == ["**", "*", "**"]:
+        return dir_end
     parts: list[str] = []
     need_slash = False
-    last = count - 1
-    try:
-        for i, segment in enumerate(segments):
-            if segment == "**":
-                if i == 0:
-                    parts.append("^(?:.+/)?")
-                elif i < last:
-                    parts.append("(?:/.+)?")
-                    need_slash = True
-                else:
-                    parts.append(_DIR_MARK_GROUP if git_flavour and is_dir_pattern else "/")
-                continue
+    last = len(segments) - 1
+    for i, segment in enumerate(segments):
+        if segment == "**":
             if i == 0:
-                parts.append("^")
-            if need_slash:
-                parts.append("/")
-            parts.append("[^/]+" if segment == "*" else _segment_glob(segment, strict_ranges=git_flavour))
-            if i == last:
-                if git_flavour:
-                    parts.append(_DIR_MARK_OPTIONAL)
-                else:
-                    parts.append("/?$" if segment == "*" else "(?:/|$)")
-            need_slash = True
-    except _BadRange:
-        return None, None  # Git discards such a pattern
-    return "".join(parts), include
+                parts.append("^(?:.+/)?")
+            elif i < last:
+                parts.append("(?:/.+)?")
+                need_slash = True
+            else:
+                parts.append(dir_end)
+            continue
+        if i == 0:
+            parts.append("^")
+        if need_slash:
+            parts.append("/")
+        parts.append("[^/]+" if segment == "*" else _segment_glob(segment, strict_ranges=git_flavour))
+        if i == last:
+            parts.append(_ending(segment, git_flavour))
+        need_slash = True
+    return "".join(parts)
+
+
+def _ending(segment: str, git_flavour: bool) -> str:
+    if git_flavour:
+        return _DIR_MARK_OPTIONAL
+    return "/?$" if segment == "*" else "(?:/|$)"
 
 
 class IgnoreRules:
