@@ -473,6 +473,14 @@ def test_a_test_sh_that_ended_before_the_runner_is_its_own_outcome_at_its_line(t
     assert data["local"]["outcome"] == "test_sh_ended" and data["local_phases"]["stopped_at"] == "test_sh"
     assert data["local_failure"]["line"] == line and data["same"] is True and data["judged_by"] == "test.sh"
     assert data["runner_alone"]["rewards"] == {"reward": 1.0}
+    # test JOB tells the same story: the script judged, the runner alone's 1.0 is its own.
+    job = tool(env, "test", runs / "jobs" / "j", cwd=elsewhere).stdout.splitlines()
+    at = job.index("── demo__aaaaaaa: same")
+    assert job[at + 1 : at + 4] == [
+        "  the replay (the task's test.sh, run as the sandbox ran it) ended as the sandbox did",
+        "  - verifier-tui's runner alone, on the same inputs, ended otherwise: 1.0 (exit 0 · reward written)",
+        f"  - why: test.sh ended at {where}",
+    ]
 
 
 GRADING_MODE = (
