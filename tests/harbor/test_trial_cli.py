@@ -563,7 +563,11 @@ def test_a_verifier_env_template_is_filled_with_its_default_and_said(task, runs,
     )
     assert f"  note: {filled} CUTOFF='0.6' from the template's default (--env CUTOFF=VALUE" in done.stdout
     replayed = as_json(tool(env, "run", trial, "--env", "CUTOFF=0.9", "--json", cwd=elsewhere))
-    assert replayed["same"] is False and f"{filled} CUTOFF='0.9' from --env" in replayed["differences"]
+    differences = replayed["differences"]
+    assert replayed["same"] is False and f"{filled} CUTOFF='0.9' from --env" in differences
+    # Said before the shared-mode snapshot, which every such replay stands on: not the /app to blame first.
+    snapshot = next(i for i, said in enumerate(differences) if said.startswith("the workspace is the shared-mode"))
+    assert differences.index(f"{filled} CUTOFF='0.9' from --env") < snapshot
     for run in (replayed["local"], as_json(tool(env, "run", demo, "--json", cwd=elsewhere))):
         sources = {p["name"]: (p["source"], p["value"]) for p in run["environment"]["passed"]}
         assert sources["MODE"] == ("task.toml [environment] env", "strict")

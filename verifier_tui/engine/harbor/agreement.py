@@ -146,6 +146,9 @@ def compare(
     reasons: list[str] = []
     if drift is not None and drift.same is False:
         reasons += drift.sentences()
+    # What the plan knows (a template filled here, a variable missing) is this trial's own: said before
+    # the snapshot, which every shared-mode replay stands on.
+    reasons += list(other_reasons)
     if workspace == "snapshot":
         reasons.append(
             "the workspace is the shared-mode snapshot taken before the verifier ran, in the same "
@@ -174,7 +177,6 @@ def compare(
             f"the replay {mine_python}"
         )
     reasons += _nemo_gym_reasons(side, local)
-    reasons += list(other_reasons)
     if not reasons:
         reasons.append(
             "none of the known causes applies (task, workspace, timeout, Python, nemo_gym, "
