@@ -473,6 +473,13 @@ def test_a_test_sh_that_ended_before_the_runner_is_its_own_outcome_at_its_line(t
     assert data["local"]["outcome"] == "test_sh_ended" and data["local_phases"]["stopped_at"] == "test_sh"
     assert data["local_failure"]["line"] == line and data["same"] is True and data["judged_by"] == "test.sh"
     assert data["runner_alone"]["rewards"] == {"reward": 1.0}
+    # Where the script cannot run (the copy sandbox has no /tests), the runner's 1.0 differs, and why is said.
+    copied = as_json(tool(dict(env, VERIFIER_TUI_SANDBOX="copy"), "run", trial, "--json", cwd=elsewhere))
+    assert copied["same"] is False and copied["judged_by"] == "runner"
+    assert copied["differences"][2] == (
+        f"in the sandbox, test.sh ended at {where}; the replay ran verifier-tui's runner without the script, "
+        "which it runs only in the sandbox's view (/tests and /app, as the script names them)"
+    )
     # test JOB tells the same story: the script judged, the runner alone's 1.0 is its own.
     job = tool(env, "test", runs / "jobs" / "j", cwd=elsewhere).stdout.splitlines()
     at = job.index("── demo__aaaaaaa: same")

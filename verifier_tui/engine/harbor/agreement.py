@@ -144,6 +144,12 @@ def compare(
     if parting:
         headline.append(parting)
     reasons: list[str] = []
+    if side.phases.stopped_at == "test_sh" and local.verdict_by != "test.sh":
+        # The sandbox's script ended before its runner: a replay without the script cannot end so.
+        reasons.append(
+            f"in the sandbox, {side.phases.explanation.split(';')[0]}; the replay ran verifier-tui's runner "
+            "without the script, which it runs only in the sandbox's view (/tests and /app, as the script names them)"
+        )
     if drift is not None and drift.same is False:
         reasons += drift.sentences()
     # What the plan knows (a template filled here, a variable missing) is this trial's own: said before
