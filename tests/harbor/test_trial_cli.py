@@ -547,6 +547,42 @@ def test_a_test_sh_that_prepares_a_file_first_tells_one_story(task, runs, env, e
     assert [t["story"] for t in streamed["trials"]] == [story, story]
 
 
+def test_watch_tells_the_story_of_a_trial_judged_by_test_sh(task, runs, env, elsewhere):
+    """Each watch line of a replay judged by the task's test.sh, while the
+    runner alone ends otherwise, names the judge, then that runner's story."""
+    needs_namespaces()
+    demo = task(verifier=GRADING_MODE, toml='version = "1.0"\nartifacts = ["/app"]\n')
+    (demo / "tests" / "test.sh").write_text(SHIM.replace("set -u\n", "set -eu\necho strict > /app/.grading-mode\n"))
+    files = {"test-stdout.txt": "", "reward.txt": "1.0"}
+    passing = dict(task=demo, app={"out.txt": "x"}, rewards={"reward": 1.0}, verifier_files=files)
+    trial = make_job(runs / "jobs" / "j", {"prep__aaaaaaa": passing}) / "prep__aaaaaaa"
+    proc = subprocess.Popen(
+        [*TOOL, "watch", str(trial), "--python", PY],
+        cwd=elsewhere,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        stdin=subprocess.DEVNULL,
+    )
+    try:
+        lines: list[str] = []
+        while not lines or not lines[-1].lstrip().startswith("why:"):  # the trial's header, then replay #1
+            line = proc.stdout.readline()
+            assert line, f"watch ended before its first replay was told: {lines}"
+            lines = [*lines, line] if lines or line.startswith("#1 ") else lines
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=30)
+    assert " same " in lines[0]
+    assert [line.strip() for line in lines[1:3]] == [
+        "the replay (the task's test.sh, run as the sandbox ran it) ended as the sandbox did",
+        "verifier-tui's runner alone, on the same inputs, ended otherwise: RewardFileNotFoundError "
+        "(exit 1 · verifier raised)",
+    ]
+    assert len(lines) == 5 and lines[4].strip().startswith("why: tests/test.sh runs commands of its own before")
+
+
 def test_a_verifier_env_template_is_filled_with_its_default_and_said(task, runs, env, elsewhere):
     """Harbor filled ``${CUTOFF:-0.6}`` on the machine that ran the job and
     recorded nothing: a replay takes the default (not this shell's CUTOFF),

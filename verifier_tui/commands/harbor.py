@@ -715,6 +715,7 @@ def junit_case(job: str, row: JobRow) -> JunitCase:
 
 
 def watch_line(sequence: int, trigger: str, replayed: Replayed) -> str:
+    from verifier_tui.engine.harbor.walkthrough import judged_parting
     from verifier_tui.words.run import cut_words
     from verifier_tui.words.trial import agreement_words, replay_words
 
@@ -722,11 +723,13 @@ def watch_line(sequence: int, trigger: str, replayed: Replayed) -> str:
     stamp = time.strftime("%H:%M:%S")
     detail = replay_words(replayed) if replayed.local is not None else sentence
     line = f"#{sequence:<3} {stamp}  {cut_words(trigger, 28):<28}  {word:<9}  replay {detail}"
-    if replayed.agreement.same is False:
+    agreement = replayed.agreement
+    if agreement.same is False or agreement.story:  # the sentence names the run that judged
         line += f"\n      {sentence}"
-        if replayed.parting is not None and replayed.runner_alone is None:
-            line += f"\n      {replayed.parting.words}"
-    for said in replayed.agreement.story:  # the runner alone's, after test.sh judged: same or not
+    parting = judged_parting(replayed.parting, replayed.runner_alone)
+    if agreement.same is False and parting is not None:
+        line += f"\n      {parting.words}"
+    for said in agreement.story:  # the runner alone's, after test.sh judged: same or not
         line += f"\n      {said}"
     return line
 
