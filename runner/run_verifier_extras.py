@@ -4,7 +4,8 @@
 ``--explain`` and ``--explain-to`` (the run described as JSON), ``--phases-to``
 (a line per phase), ``--stack-signal`` (every thread's stack and every waiting
 asyncio task on a signal), ``--pdb`` (post-mortem in the verifier's frame) and
-the held start (``VERIFIER_TUI_WARM``, ``VERIFIER_TUI_PRELOAD``). A sandbox run
+``--coverage-to`` (the task's own lines that ran) and the held start
+(``VERIFIER_TUI_WARM``, ``VERIFIER_TUI_PRELOAD``). A sandbox run
 asks for none of them, so it never compiles this file: Python compiles a
 script from source at every start, and these were half the runner.
 
@@ -44,6 +45,9 @@ def start(opts):
     for key in ("explain_to", "phases_to"):
         if opts[key] not in (None, "-"):  # --explain-to - prints the document on stdout
             opts[key] = os.path.abspath(opts[key])
+    if opts["coverage_to"] is not None:  # before the verifier is imported: its top level counts
+        opts["coverage_to"] = os.path.abspath(opts["coverage_to"])
+        trace_task_files(os.path.abspath(opts["verifier"] or ""))
 
 
 def after_run(opts, state, code):
@@ -53,6 +57,8 @@ def after_run(opts, state, code):
         nothing_to_debug(code)
     if opts["explain"]:
         write_explain(state, "-")
+    if opts["coverage_to"] is not None:
+        write_coverage(opts["coverage_to"])
 
 
 def stopped(opts, state, phase, exit_code, problem, error, details):
@@ -336,6 +342,109 @@ def _error_summary(exc):
     except Exception:  # a verifier's exception may fail to print itself
         message = "<unprintable %s>" % type(exc).__name__
     return {"type": type(exc).__name__, "message": message if len(message) <= 500 else message[:497] + "..."}
+
+
+# --------------------------------------------------------------------------
+# The task's own lines that ran (--coverage-to)
+
+# Files of the tests folder (the parent of this file's folder), the vendored
+# .ng/ left out but for a verifier staged there, and the lines of each that ran.
+_tests_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_coverage: dict = {"ran": {}, "verifier": None}
+
+
+def _is_task_file(path):
+    if not path.startswith(_tests_root + os.sep):
+        return False
+    return not path.startswith(os.path.join(_tests_root, ".ng", "")) or path == _coverage["verifier"]
+
+
+def trace_task_files(verifier):
+    """Record each line of a task file as it first runs. On 3.12 and later
+    sys.monitoring reports each line once and is then told to stop
+    (DISABLE), so a loop costs nothing after its first pass; before, a
+    trace function is kept only for frames of the task's files, the others
+    run untraced."""
+    _coverage["verifier"] = verifier
+    ran = _coverage["ran"]
+    monitoring = getattr(sys, "monitoring", None)
+    if monitoring is not None and monitoring.get_tool(monitoring.COVERAGE_ID) is None:
+
+        def on_line(code, line):
+            if _is_task_file(code.co_filename):
+                ran.setdefault(code.co_filename, set()).add(line)
+            return monitoring.DISABLE
+
+        monitoring.use_tool_id(monitoring.COVERAGE_ID, "verifier-tui")
+        monitoring.register_callback(monitoring.COVERAGE_ID, monitoring.events.LINE, on_line)
+        monitoring.set_events(monitoring.COVERAGE_ID, monitoring.events.LINE)
+        return
+
+    def local(frame, event, arg):
+        if event == "line":
+            ran[frame.f_code.co_filename].add(frame.f_lineno)
+        return local
+
+    def started(frame, event, arg):
+        if not _is_task_file(frame.f_code.co_filename):
+            return None
+        ran.setdefault(frame.f_code.co_filename, set())
+        return local
+
+    import threading
+
+    threading.settrace(started)
+    sys.settrace(started)
+
+
+def statements(path):
+    """The lines of ``path`` that can run, as this interpreter compiles it:
+    the line starts of every code object in it (line tables differ between
+    Python versions, so only the interpreter that ran can tell)."""
+    import types
+
+    with open(path, "rb") as handle:
+        code = compile(handle.read(), path, "exec", dont_inherit=True)
+    lines, todo = set(), [code]
+    while todo:
+        code = todo.pop()
+        if hasattr(code, "co_lines"):
+            lines.update(line for _start, _end, line in code.co_lines() if line)
+        else:
+            import dis
+
+            lines.update(line for _offset, line in dis.findlinestarts(code) if line)
+        todo.extend(const for const in code.co_consts if isinstance(const, types.CodeType))
+    return lines
+
+
+def write_coverage(target):
+    """The --coverage-to file: per .py file of the tests folder, the lines
+    that can run and those that ran. Informative: a file that cannot be
+    written or compiled changes nothing of the run."""
+    import json
+
+    sys.settrace(None)
+    monitoring = getattr(sys, "monitoring", None)
+    if monitoring is not None and monitoring.get_tool(monitoring.COVERAGE_ID) == "verifier-tui":
+        monitoring.set_events(monitoring.COVERAGE_ID, 0)
+    files = {}
+    paths = [_coverage["verifier"]] if _is_task_file(_coverage["verifier"] or "") else []
+    for folder, subfolders, names in os.walk(_tests_root):
+        subfolders[:] = sorted(d for d in subfolders if d != "__pycache__" and (folder, d) != (_tests_root, ".ng"))
+        paths += [os.path.join(folder, name) for name in sorted(names) if name.endswith(".py")]
+    for path in paths:
+        try:
+            lines = statements(path)
+        except Exception:  # not Python this interpreter compiles: no lines to tell
+            continue
+        ran = _coverage["ran"].get(path, set())
+        files[path] = {"statements": sorted(lines), "executed": sorted(ran & lines)}
+    try:
+        with open(target, "w", encoding="utf-8") as handle:
+            json.dump({"files": files}, handle)
+    except (OSError, ValueError):
+        pass
 
 
 # --------------------------------------------------------------------------

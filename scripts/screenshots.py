@@ -41,6 +41,8 @@ class Shot:
     keys: tuple[str, ...] = ()
     runs: int = 1
     """Runs to wait for (keys like "a" start more)."""
+    then: tuple[str, ...] = ()
+    """Keys pressed once those runs have ended."""
 
 
 SHOTS = [
@@ -50,6 +52,8 @@ SHOTS = [
     Shot("contract-error-harbor-mode", "count-errors", "harbor-mode"),
     Shot("all-cases-and-history", "hello-file", "correct", keys=("a",), runs=5),
     Shot("narrow-terminal", "hello-file", "correct", size=(80, 24)),
+    # g: the verifier and its helper, each line marked by the cases that reached it (all three run)
+    Shot("coverage-view", "sum-column", "correct", size=(120, 44), keys=("g",), runs=4, then=("n",)),
 ]
 
 
@@ -94,6 +98,9 @@ async def take(shot: Shot, out: Path) -> Path:
             await pilot.press(key)
         await app.wait_for_runs(shot.runs)
         await pilot.pause()
+        for key in shot.then:
+            await pilot.press(key)
+        await pilot.pause()
         await pilot.pause(0.1)
         saved = app.save_screenshot(f"{shot.name}.svg", str(out))
     return Path(saved)
@@ -121,7 +128,8 @@ def build_job(runs: Path) -> Path:
     """A job of three trials of one task: one scored, one whose verify raised
     (KeyError: the agent wrote another key), one after an agent timeout."""
     sys.path.insert(0, str(REPO))  # the test suite's builders
-    from tests.helpers import harbor_exception, make_task, sandbox_trial
+    from tests.helpers.harbor import harbor_exception, sandbox_trial
+    from tests.helpers.tasks import make_task
 
     task = make_task(runs / "tasks" / "report", READS_REPORT, toml=SEPARATE)
     job = runs / "jobs" / "2026-12-01__03-36-17"
@@ -154,7 +162,7 @@ def genuine_jobs(root: Path) -> tuple[Path, Path]:
     import shutil
 
     from tests.harbor.job_copies import mixed_job
-    from tests.helpers import HARBOR_REAL
+    from tests.helpers.harbor import HARBOR_REAL
 
     if HARBOR_REAL is None:
         raise SystemExit("scripts/screenshots.py: ../shared/harbor-0.26 is not here: no genuine trials to copy")

@@ -13,7 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import answering, copy_example, inner_pytest_options, needs_namespaces
+from tests.helpers.commands import inner_pytest_options
+from tests.helpers.processes import answering, needs_namespaces
+from tests.helpers.tasks import copy_example
 from tests.users import ordinary_user  # noqa: F401 - a fixture for every test
 
 # A shell without job control starts a command put in the background with

@@ -1,5 +1,5 @@
 """A warm ``verifier-tui`` for the tests: this process imports the tool once,
-then forks one child per command a test runs (:func:`tests.helpers.run_tool`).
+then forks one child per command a test runs (:func:`tests.helpers.commands.run_tool`).
 
 Each child is a process of its own, as the console script is: the request's
 arguments, environment, working folder and stdin/stdout/stderr, the tool's

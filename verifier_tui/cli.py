@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from verifier_tui import __version__
 from verifier_tui.commands import stopping, terminal
@@ -22,6 +23,10 @@ from verifier_tui.engine.sandbox.isolation import IsolationError
 from verifier_tui.engine.session import Options, SelectionError
 from verifier_tui.engine.task.discovery import DiscoveryError
 from verifier_tui.engine.task.target import EXPECTED_PATHS, classify
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
 
 DESCRIPTION = """\
 A terminal debugger for Python verifiers of Harbor tasks.
@@ -97,7 +102,7 @@ def _module_names(text: str) -> tuple[str, ...]:
 #: Every option, once: (flags, the commands that take it, whether it is one of
 #: the engine's Options, argparse's keywords). ``help`` may name a text per
 #: command; ``group`` puts options in one mutually exclusive group.
-OPTIONS: list[tuple[tuple[str, ...], tuple[str, ...], bool, dict]] = [
+OPTIONS: list[tuple[tuple[str, ...], tuple[str, ...], bool, dict[str, Any]]] = [
     (("--verifier",), EVERY, True, dict(metavar="FILE", help="which verifier, when the task has several")),
     (
         ("--case",),
@@ -250,6 +255,18 @@ OPTIONS: list[tuple[tuple[str, ...], tuple[str, ...], bool, dict]] = [
     ),
     (("--junit",), ("test",), False, dict(metavar="FILE", type=Path, help="also write a JUnit XML report")),
     (
+        ("--coverage",),
+        ("run", "test"),
+        True,
+        dict(action="store_true", help="after the results, the lines of the task's own Python no case reached"),
+    ),
+    (
+        ("--coverage-report",),
+        ("run", "test"),
+        False,
+        dict(metavar="FILE", type=Path, help="write the task's own lines and whether a case reached each as LCOV"),
+    ),
+    (
         ("--jobs", "-j"),
         ("test", "audit"),
         False,
@@ -345,7 +362,7 @@ def _add_options(parser: argparse.ArgumentParser, command: str) -> None:
         )
     else:
         parser.add_argument("path", metavar="PATH", help=f"{EXPECTED_PATHS}; or a Harbor trial or job folder")
-    groups: dict = {}
+    groups: dict[str, argparse._MutuallyExclusiveGroup] = {}
     for flags, commands, _engine, keywords in OPTIONS:
         if command not in commands:
             continue
@@ -395,6 +412,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
     engine = {flags[0][2:].replace("-", "_") for flags, _commands, is_engine, _kw in OPTIONS if is_engine}
     chosen = {name: value for name, value in vars(args).items() if name in engine}
     chosen["env"] = tuple(chosen.get("env") or ())
+    chosen["coverage"] = bool(chosen.get("coverage") or getattr(args, "coverage_report", None))
     args.options = Options(**chosen)
     return args
 
@@ -442,7 +460,8 @@ def _dispatch(args: argparse.Namespace) -> int:
         if args.command in AUTHORING:
             from verifier_tui.commands import authoring
 
-            return getattr(authoring, f"{args.command}_command")(args)
+            authoring_command: Callable[[argparse.Namespace], int] = getattr(authoring, f"{args.command}_command")
+            return authoring_command(args)
         if args.command == "compare":
             from verifier_tui.commands.compare import compare_command
 
@@ -462,7 +481,8 @@ def _dispatch(args: argparse.Namespace) -> int:
             return audit_command(args)
         from verifier_tui.commands import headless
 
-        return getattr(headless, f"{args.command}_command")(args)
+        headless_command: Callable[[argparse.Namespace], int] = getattr(headless, f"{args.command}_command")
+        return headless_command(args)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

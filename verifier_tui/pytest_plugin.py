@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pytest
 
@@ -234,7 +234,7 @@ class VerifierCase(pytest.Item):
 
     @property
     def group(self) -> TaskCases:
-        return self.parent.group  # type: ignore[union-attr]
+        return cast("VerifierTask", self.parent).group  # a case's parent is the task that collected it
 
     def start_ahead(self) -> None:
         group = self.group

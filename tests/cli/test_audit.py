@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import json
 
-from tests.helpers import PY, copy_example, documented_fields, make_task, no_traceback, run_tool, write
+from tests.helpers.commands import documented_fields, no_traceback, run_tool
+from tests.helpers.tasks import PY, copy_example, make_task, write
 
 #: Pays 1.0 for a missing answer: every case a newcomer writes has the file.
 LENIENT = """\

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import EXAMPLES, REPO, no_traceback, run_tool, write
+from tests.helpers.commands import no_traceback, run_tool
+from tests.helpers.tasks import EXAMPLES, REPO, write
 
 SHIM_SOURCE = REPO / "runner" / "test.sh"
 RUNNER_SOURCE = REPO / "runner" / "run_verifier.py"

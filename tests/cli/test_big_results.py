@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import json
 
-from tests.helpers import interpreter_with_long_sys_path, make_task, no_traceback, run_tool
+from tests.helpers.commands import no_traceback, run_tool
+from tests.helpers.tasks import interpreter_with_long_sys_path, make_task
 
 KEYS = 100_000
 BIG_REWARD = f"""

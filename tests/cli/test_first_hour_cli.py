@@ -7,7 +7,8 @@ import json
 import re
 from pathlib import Path
 
-from tests.helpers import REPO, make_task, run_tool, write
+from tests.helpers.commands import run_tool
+from tests.helpers.tasks import REPO, make_task, write
 
 WARNS = "import warnings\n\ndef verify(workspace):\n    warnings.warn('read as text', stacklevel=2)\n    return 1.0\n"
 

@@ -22,30 +22,21 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import (
+from tests.helpers.commands import (
     CONSOLE_SCRIPT,
-    EXAMPLES,
-    HANG_GUARD_S,
     MODULE,
-    PY,
-    SAY_STARTED,
-    TASKS_WITH_CASES,
     TOOL,
     WarmTool,
-    copy_example,
     documented_fields,
-    has_started,
     interrupted,
-    make_task,
     no_traceback,
-    processes_with,
     run_tool,
     signal_when,
     start_watch,
     stop,
-    wait_none_with,
-    write,
 )
+from tests.helpers.processes import SAY_STARTED, has_started, processes_with, wait_none_with
+from tests.helpers.tasks import EXAMPLES, HANG_GUARD_S, PY, TASKS_WITH_CASES, copy_example, make_task, write
 
 RUN_JSON_FIELDS = {
     "outcome": str,

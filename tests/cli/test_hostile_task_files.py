@@ -10,7 +10,8 @@ import os
 
 import pytest
 
-from tests.helpers import PY, make_task, no_traceback, run_tool
+from tests.helpers.commands import no_traceback, run_tool
+from tests.helpers.tasks import PY, make_task
 
 BOUND_S = 60  # a FIFO opened for reading waits for ever: a bound far above any run here
 VERIFIER = (

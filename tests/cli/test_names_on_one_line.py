@@ -9,7 +9,8 @@ from __future__ import annotations
 import json
 import sys
 
-from tests.helpers import make_task, no_traceback, run_tool, write
+from tests.helpers.commands import no_traceback, run_tool
+from tests.helpers.tasks import make_task, write
 
 PY = sys.executable
 RLO = "\u202e"

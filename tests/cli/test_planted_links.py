@@ -16,7 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import LINK_PLANTER, PY, TOOL, harbor_exception, make_task, make_trial, no_traceback, run_tool
+from tests.helpers.commands import TOOL, no_traceback, run_tool
+from tests.helpers.harbor import harbor_exception, make_trial
+from tests.helpers.tasks import LINK_PLANTER, PY, make_task
 
 SECRET = "sekrit-123"
 

@@ -10,7 +10,8 @@ import shutil
 
 import pytest
 
-from tests.helpers import PY, REPO, make_task, no_traceback, python_or_skip, run_tool, write
+from tests.helpers.commands import no_traceback, run_tool
+from tests.helpers.tasks import PY, REPO, make_task, python_or_skip, write
 
 
 def one_line_refusal(done, *words):

@@ -9,7 +9,8 @@ import shlex
 import subprocess
 from pathlib import Path
 
-from tests.helpers import make_task, run_in_shell_text, run_tool, without_the_tool_on_path, write
+from tests.helpers.commands import run_in_shell_text, run_tool, without_the_tool_on_path
+from tests.helpers.tasks import make_task, write
 
 HELPER_VERIFIER = "import helper\n\ndef verify(workspace):\n    return helper.VALUE\n"
 

@@ -8,7 +8,9 @@ import os
 
 import pytest
 
-from tests.helpers import PY, make_task, no_traceback, run_tool, sandbox_trial, write
+from tests.helpers.commands import no_traceback, run_tool
+from tests.helpers.harbor import sandbox_trial
+from tests.helpers.tasks import PY, make_task, write
 
 SAYS_HI = """\
     def verify(workspace, response=None, task_data=None):

@@ -13,7 +13,8 @@ import sys
 
 import pytest
 
-from tests.helpers import HANG_GUARD_S, PY, TOOL, make_task
+from tests.helpers.commands import TOOL
+from tests.helpers.tasks import HANG_GUARD_S, PY, make_task
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a tmpfs in a mount namespace")
 

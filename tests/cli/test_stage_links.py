@@ -19,7 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import PY, make_task, run_tool, start_watch, stop
+from tests.helpers.commands import run_tool, start_watch, stop
+from tests.helpers.tasks import PY, make_task
 from verifier_tui.runner_source import EXTRAS
 
 #: The verifier of every case below. A case's ``plant.json`` lists

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 
-from tests.helpers import PY, make_task, no_traceback, run_tool, start_watch, stop, stuck_task, write
+from tests.helpers.commands import no_traceback, run_tool, start_watch, stop
+from tests.helpers.tasks import PY, make_task, stuck_task, write
 from verifier_tui.engine.sandbox.isolation import VARIABLE
 
 

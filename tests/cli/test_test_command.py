@@ -7,7 +7,9 @@ import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from tests.helpers import MEET_VERIFIER, PY, copy_example, make_task, meeting, no_traceback, run_tool, set_meeting
+from tests.helpers.commands import no_traceback, run_tool
+from tests.helpers.processes import MEET_VERIFIER, meeting, set_meeting
+from tests.helpers.tasks import PY, copy_example, make_task
 
 
 def _tasks(tmp_path: Path, *names: str) -> Path:

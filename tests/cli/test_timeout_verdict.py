@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import json
 
-from tests.helpers import PY, make_task, run_tool, start_watch, stop, write
+from tests.helpers.commands import run_tool, start_watch, stop
+from tests.helpers.tasks import PY, make_task, write
 
 SLEEPS = "import time\n\n\ndef verify(workspace):\n    time.sleep(120)\n    return 1.0\n"
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from tests.helpers import PY, make_task, run_tool, write
+from tests.helpers.commands import run_tool
+from tests.helpers.tasks import PY, make_task, write
 
 ROUNDED = "def verify(workspace):\n    return 0.1 + 0.2\n"
 

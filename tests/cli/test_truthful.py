@@ -20,18 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import (
-    HANG_GUARD_S,
-    PY,
-    TOOL,
-    LineReader,
-    make_task,
-    no_python,
-    no_traceback,
-    other_python,
-    run_tool,
-    start_watch,
-)
+from tests.helpers.commands import TOOL, LineReader, no_traceback, run_tool, start_watch
+from tests.helpers.tasks import HANG_GUARD_S, PY, make_task, no_python, other_python
 
 PY27 = other_python("2.7")
 # A pipe's buffer, shrunk from Linux's 64 KB to one page where the system

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import re
 
-from tests.helpers import PY, REPO, make_task, run_tool, start_watch, stop
+from tests.helpers.commands import run_tool, start_watch, stop
+from tests.helpers.tasks import PY, REPO, make_task
 from verifier_tui.cli import OPTIONS
 
 README = (REPO / "README.md").read_text(encoding="utf-8")

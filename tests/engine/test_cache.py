@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from tests.helpers import make_task
+from tests.helpers.tasks import make_task
 from verifier_tui.engine import cache, interpreter
 from verifier_tui.engine.interpreter import probe_interpreter
 from verifier_tui.engine.task.discovery import read_task_config

@@ -16,7 +16,9 @@ import time
 
 import pytest
 
-from tests.helpers import PY, make_task, processes_with, run_tool, wait_none_with
+from tests.helpers.commands import run_tool
+from tests.helpers.processes import processes_with, wait_none_with
+from tests.helpers.tasks import PY, make_task
 from verifier_tui.engine.model import Outcome
 from verifier_tui.engine.sandbox import isolation
 from verifier_tui.engine.session import Options, Session

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import make_task, write
+from tests.helpers.tasks import make_task, write
 from verifier_tui.engine.filters import NOT_SEARCHED
 from verifier_tui.engine.session import Options, SelectionError, Session
 from verifier_tui.engine.task.cases import find_cases, load_case

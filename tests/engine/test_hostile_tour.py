@@ -15,7 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import PY, answering, make_task, run_tool, wait_none_with
+from tests.helpers.commands import run_tool
+from tests.helpers.processes import answering, wait_none_with
+from tests.helpers.tasks import PY, make_task
 
 
 def run_json(env, *args) -> dict:
@@ -231,7 +233,7 @@ def test_no_socket_of_the_machine_is_reachable(tmp_path, env, namespace, unix_li
 def test_a_trial_whose_verifier_keeps_a_cache_beside_itself_replays_as_harbor_scored_it(tmp_path, env, namespace):
     """A genuine trial scored 1.0 in Harbor and replayed as
     RewardFileNotFoundError (read-only file system), with advice to fix the verifier."""
-    from tests.helpers import sandbox_trial
+    from tests.helpers.harbor import sandbox_trial
 
     task = make_task(
         tmp_path / "runs" / "tasks" / "cache",

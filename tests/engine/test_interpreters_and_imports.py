@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers import PY, make_task, python_or_skip, write
+from tests.helpers.tasks import PY, make_task, python_or_skip, write
 from verifier_tui.engine.diagnosis import install_lines, missing_module, stdlib_shadows
 from verifier_tui.engine.model import Outcome
 from verifier_tui.engine.session import Options, Session

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import HANG_GUARD_S, PY, make_task
+from tests.helpers.tasks import HANG_GUARD_S, PY, make_task
 from verifier_tui.engine.changes import Change
 from verifier_tui.engine.model import Outcome
 from verifier_tui.engine.session import Options, Session

@@ -24,7 +24,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import HANG_GUARD_S, PY, process_gone, wait_gone
+from tests.helpers.processes import process_gone, wait_gone
+from tests.helpers.tasks import HANG_GUARD_S, PY
 from verifier_tui.engine import process
 from verifier_tui.engine.process import CancelSignal, ProcessCancelled, ProcessResult, arun_process, run_process
 

@@ -18,7 +18,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.helpers import HARBOR_REAL, make_task, make_trial
+from tests.helpers.harbor import HARBOR_REAL, make_trial
+from tests.helpers.tasks import make_task
 from tests.strategies import utf8_text
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.diagnosis import stdlib_shadows
@@ -441,3 +442,38 @@ def test_an_explanation_the_verifier_rewrote_is_a_typed_document_or_none(found, 
     printed = sys_path_lines(staged, str) + binding_lines(staged, "harbor", str)  # what every face prints
     assert all(isinstance(plain(line), str) for line in printed)
     stdlib_shadows(staged)
+
+
+REAL_COVERAGE = b'{"files": {"/tests/verifier.py": {"statements": [1, 4, 5], "executed": [1, 4]}}}'
+# The runner's document with anything in place of one of its parts.
+COVERAGE_DOCUMENTS = st.one_of(
+    JSON_VALUES.map(lambda v: {"files": v}),
+    JSON_VALUES.map(lambda v: {"files": {"/tests/verifier.py": v}}),
+    st.tuples(JSON_VALUES, JSON_VALUES).map(
+        lambda v: {"files": {"/tests/verifier.py": {"statements": v[0], "executed": v[1]}}}
+    ),
+    st.tuples(st.lists(st.integers(), max_size=8), st.lists(st.integers(), max_size=8)).map(
+        lambda v: {"files": {"/tests/h.py": {"statements": v[0], "executed": v[1]}}}
+    ),
+).map(lambda d: ("bytes", json.dumps(d).encode()))
+
+
+@SETTINGS
+@given(found=st.one_of(contents(REAL_COVERAGE), COVERAGE_DOCUMENTS))
+def test_the_runners_coverage_file_gives_lines_or_a_problem(found, tmp_path_factory):
+    """The verifier's own code can rewrite the --coverage-to file (an exit
+    handler runs after the runner wrote it): whatever is there gives each
+    file's lines, never a line that ran and could not, or one problem."""
+    from verifier_tui.engine.coverage import read_runner_file
+
+    folder = tmp_path_factory.mktemp("coverage")
+    put(folder / "coverage.json", found)
+    coverage = bounded(read_runner_file, folder / "coverage.json", lambda staged: Path("/task") / staged.lstrip("/"))
+    one_line(coverage.problem)
+    assert coverage.problem is None or coverage.files == {}
+    for path, lines in coverage.files.items():
+        assert lines.path == path and lines.executed <= lines.statements
+        assert all(type(n) is int and n > 0 for n in lines.statements)
+    if found == ("bytes", REAL_COVERAGE):
+        (lines,) = coverage.files.values()
+        assert (lines.path, lines.missing, sorted(lines.executed)) == (Path("/task/tests/verifier.py"), [5], [1, 4])

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from tests.helpers import PY, REPO, make_task, write
+from tests.helpers.tasks import PY, REPO, make_task, write
 from verifier_tui.engine.model import Outcome
 from verifier_tui.engine.session import Options, SelectionError, Session
 from verifier_tui.engine.task.discovery import (
@@ -265,7 +265,7 @@ def test_the_parent_of_one_task_points_at_it(tmp_path):
 
 
 def test_real_harbor_task_folders_are_tasks_and_their_parent_a_folder_of_tasks():
-    from tests.helpers import HARBOR_REAL
+    from tests.helpers.harbor import HARBOR_REAL
 
     if HARBOR_REAL is None:
         pytest.skip("../shared/harbor-0.26 is not here")

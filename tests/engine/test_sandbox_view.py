@@ -17,7 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import PY, make_task, needs_namespaces, run_tool, write
+from tests.helpers.commands import run_tool
+from tests.helpers.processes import needs_namespaces
+from tests.helpers.tasks import PY, make_task, write
 from verifier_tui.engine.sandbox import isolation
 from verifier_tui.engine.session import Options, Session
 
@@ -601,7 +603,7 @@ def test_sigkill_to_the_tool_ends_the_run_and_the_next_start_sweeps_its_scratch(
 
 
 def _pids_with(text: str) -> list[int]:
-    from tests.helpers import processes_with
+    from tests.helpers.processes import processes_with
 
     return processes_with(text)
 

@@ -24,7 +24,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import HANG_GUARD_S, PY, make_task, wait_none_with
+from tests.helpers.processes import wait_none_with
+from tests.helpers.tasks import HANG_GUARD_S, PY, make_task
 from verifier_tui.engine.model import Outcome
 from verifier_tui.engine.session import Options, Session
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers import PY, make_task, other_python, python_or_skip, stuck_task, write
+from tests.helpers.tasks import PY, make_task, other_python, python_or_skip, stuck_task, write
 from verifier_tui.engine.model import Outcome
 from verifier_tui.engine.session import Options, Session
 

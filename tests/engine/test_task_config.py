@@ -8,7 +8,7 @@ import math
 
 import pytest
 
-from tests.helpers import make_task
+from tests.helpers.tasks import make_task
 from verifier_tui.engine.task.discovery import read_task_config
 
 
@@ -229,7 +229,8 @@ def test_a_key_harbor_does_not_know_is_said_with_the_one_meant(tmp_path, toml, n
 
 def test_every_key_harbor_knows_is_known(tmp_path):
     """The genuine tasks' task.toml files, and the bundled examples', say nothing of unknown keys."""
-    from tests.helpers import HARBOR_REAL, REPO
+    from tests.helpers.harbor import HARBOR_REAL
+    from tests.helpers.tasks import REPO
 
     folders = sorted((REPO / "examples" / "tasks").iterdir()) + (
         sorted((HARBOR_REAL / "tasks").iterdir()) if HARBOR_REAL is not None else []

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from tests.helpers import PY, make_task, write
+from tests.helpers.tasks import PY, make_task, write
 from verifier_tui.engine.model import Outcome
 from verifier_tui.engine.session import Options, SelectionError, Session
 from verifier_tui.engine.task.discovery import resolve

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from tests.helpers import PY, make_task, write
+from tests.helpers.tasks import PY, make_task, write
 from verifier_tui.engine.session import Options, Session
 from verifier_tui.engine.task.cases import read_expected
 

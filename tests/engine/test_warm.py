@@ -22,22 +22,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import (
-    HANG_GUARD_S,
-    PY,
-    RUNNER,
-    SAY_STARTED,
-    TASKS_WITH_CASES,
-    copy_example,
-    has_started,
-    interrupted,
-    make_task,
-    process_gone,
-    processes_with,
-    run_tool,
-    wait_gone,
-    wait_none_with,
-)
+from tests.helpers.commands import interrupted, run_tool
+from tests.helpers.harbor import RUNNER
+from tests.helpers.processes import SAY_STARTED, has_started, process_gone, processes_with, wait_gone, wait_none_with
+from tests.helpers.tasks import HANG_GUARD_S, PY, TASKS_WITH_CASES, copy_example, make_task
 from verifier_tui.engine import warm
 from verifier_tui.engine.record import replace
 from verifier_tui.engine.session import Options, Session, cpu_count

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import make_task
+from tests.helpers.tasks import make_task
 from verifier_tui.engine.changes import Change, WatchTarget
 from verifier_tui.engine.filters import INSTALLED_DIRS, NOISE_DIRS, is_noise
 from verifier_tui.engine.session import Session

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import HARBOR_REAL, make_task
+from tests.helpers.harbor import HARBOR_REAL
+from tests.helpers.tasks import make_task
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.helpers import harbor_exception
+from tests.helpers.harbor import harbor_exception
 
 
 def genuine_trial(real: Path, job: str) -> Path:

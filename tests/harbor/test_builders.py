@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import harbor_exception, make_job
+from tests.helpers.harbor import harbor_exception, make_job
 from verifier_tui.engine.harbor.folders import open_harbor
 from verifier_tui.engine.harbor.walkthrough import job_listing
 

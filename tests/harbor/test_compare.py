@@ -8,7 +8,8 @@ import json
 
 import pytest
 
-from tests.helpers import HARBOR_REAL, documented_fields, harbor_exception, make_job, no_traceback, run_tool
+from tests.helpers.commands import documented_fields, no_traceback, run_tool
+from tests.helpers.harbor import HARBOR_REAL, harbor_exception, make_job
 
 TIMEOUT = harbor_exception("VerifierTimeoutError", "Verifier execution timed out after 5.0 seconds")
 

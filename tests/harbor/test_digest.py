@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from tests.helpers import make_job
+from tests.helpers.harbor import make_job
 from verifier_tui.engine.harbor.digest import collect_files, compare_task, task_digest
 from verifier_tui.engine.harbor.folders import open_harbor
 from verifier_tui.engine.harbor.ignore_rules import IgnoreRules

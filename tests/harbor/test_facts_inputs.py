@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers import harbor_trial_config, make_job
+from tests.helpers.harbor import harbor_trial_config, make_job
 from verifier_tui.engine.harbor.folders import open_harbor
 from verifier_tui.engine.harbor.walkthrough import walk_trial
 from verifier_tui.engine.task.discovery import read_task_config
@@ -83,7 +83,7 @@ def test_a_steps_timeout_defaults_to_600_whatever_the_tasks_says(task, runs):
 def test_the_timeout_is_unknown_without_the_task_but_the_sandbox_may_say(task, runs):
     import shutil
 
-    from tests.helpers import harbor_exception
+    from tests.helpers.harbor import harbor_exception
 
     demo = task()
     make_job(

@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from tests.helpers import harbor_exception, make_job, make_trial
+from tests.helpers.harbor import harbor_exception, make_job, make_trial
 from verifier_tui.engine.harbor.folders import HarborFolderError, open_harbor, select_trial
 from verifier_tui.engine.harbor.reading import read_json
 from verifier_tui.engine.harbor.walkthrough import job_listing, walk_trial

@@ -12,7 +12,7 @@ import sys
 
 from tests.harbor.job_copies import copy_job_files, copy_trial
 from tests.harbor.trial_app_under_test import make_trial_app
-from tests.helpers import no_traceback, run_tool
+from tests.helpers.commands import no_traceback, run_tool
 from tests.tui.app_under_test import screen_text
 from verifier_tui.tui.screens.job_overview import JobOverviewScreen
 

@@ -12,7 +12,9 @@ import sys
 import pytest
 
 from tests.harbor.trial_app_under_test import make_trial_app
-from tests.helpers import inner_pytest_options, make_task, no_traceback, run_tool, sandbox_trial
+from tests.helpers.commands import inner_pytest_options, no_traceback, run_tool
+from tests.helpers.harbor import sandbox_trial
+from tests.helpers.tasks import make_task
 from tests.tui.app_under_test import screen_text
 
 PY = sys.executable

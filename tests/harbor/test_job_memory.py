@@ -7,7 +7,7 @@ import asyncio
 import gc
 
 from tests.harbor.job_copies import copy_job_files, copy_trial
-from tests.helpers import PY
+from tests.helpers.tasks import PY
 from verifier_tui.engine.harbor.folders import Trial, TrialRef
 from verifier_tui.engine.session import Options
 from verifier_tui.engine.suite import arun_groups, collect

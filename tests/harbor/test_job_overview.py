@@ -8,7 +8,9 @@ import json
 import shutil
 
 from tests.harbor.job_copies import copy_job_files, copy_trial, hostile_jobs, mixed_job, rewarded
-from tests.helpers import PY, harbor_exception, inner_pytest_options, make_job, no_traceback, run_tool
+from tests.helpers.commands import inner_pytest_options, no_traceback, run_tool
+from tests.helpers.harbor import harbor_exception, make_job
+from tests.helpers.tasks import PY
 from verifier_tui.engine.harbor.folders import open_harbor
 from verifier_tui.engine.harbor.locate import locate_task
 from verifier_tui.engine.harbor.overview import read_jobs, read_overview, select_rows
@@ -228,7 +230,7 @@ def test_a_job_of_files_harbor_never_writes_is_shown_without_a_traceback(real, e
 
 
 def test_the_overview_documents_are_documented(real, env, tmp_path):
-    from tests.helpers import documented_fields
+    from tests.helpers.commands import documented_fields
 
     data = json.loads(run_tool(env, "run", "--json", mixed_job(real, tmp_path / "jobs" / "mixed"), cwd=tmp_path).stdout)
     assert documented_fields("## The job overview document", "`job`:") == set(data)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 
-from tests.helpers import harbor_trial_config, make_job
+from tests.helpers.harbor import harbor_trial_config, make_job
 from verifier_tui.engine.harbor.digest import task_digest
 from verifier_tui.engine.harbor.folders import open_harbor
 from verifier_tui.engine.harbor.locate import git_task_cache_dir, locate_task, run_folder, shortuuid_of

@@ -15,7 +15,10 @@ import pytest
 from textual.widgets import Static
 
 from tests.harbor.trial_app_under_test import SIZE, make_trial_app
-from tests.helpers import PY, TOOL, make_task, needs_namespaces, no_traceback, run_tool, sandbox_trial
+from tests.helpers.commands import TOOL, no_traceback, run_tool
+from tests.helpers.harbor import sandbox_trial
+from tests.helpers.processes import needs_namespaces
+from tests.helpers.tasks import PY, make_task
 from tests.tui.app_under_test import screen_text
 from verifier_tui.tui.screens.job_overview import JobOverviewScreen
 from verifier_tui.tui.screens.trial_file import TrialFileScreen

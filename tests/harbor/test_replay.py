@@ -11,17 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import (
-    HANG_GUARD_S,
-    HARBOR_REAL,
-    SHIM,
-    harbor_exception,
-    make_job,
-    no_python,
-    other_python,
-    replay_trial,
-    sandbox_trial,
-)
+from tests.helpers.harbor import HARBOR_REAL, harbor_exception, make_job, replay_trial, sandbox_trial
+from tests.helpers.tasks import HANG_GUARD_S, SHIM, no_python, other_python
 from verifier_tui.engine.harbor.agreement import compare
 from verifier_tui.engine.harbor.folders import open_harbor
 from verifier_tui.engine.harbor.replay import shim_verifier
@@ -372,7 +363,7 @@ def test_a_verdict_from_test_sh_names_no_runner_difference_as_a_reason(task, run
     its test.sh (which runs that runner, as the sandbox did), the runners'
     difference is still said of the phases, but never given as a reason the
     verdicts differ."""
-    from tests.helpers import RUNNER
+    from tests.helpers.harbor import RUNNER
     from verifier_tui.engine.sandbox import isolation
 
     if isolation.namespace_problem() is not None:

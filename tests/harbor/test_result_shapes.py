@@ -15,7 +15,7 @@ import pytest
 
 from tests.harbor.job_copies import copy_job_files, copy_trial
 from tests.harbor.trial_app_under_test import make_trial_app
-from tests.helpers import no_traceback, run_tool
+from tests.helpers.commands import no_traceback, run_tool
 from tests.tui.app_under_test import screen_text
 from verifier_tui.engine.suite import arun_groups, collect
 

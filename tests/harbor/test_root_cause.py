@@ -8,15 +8,9 @@ from __future__ import annotations
 
 import json
 
-from tests.helpers import (
-    PY,
-    STUCK_IN_ONE_FILE,
-    harbor_exception,
-    harbor_masked_failure_log,
-    no_traceback,
-    run_tool,
-    sandbox_trial,
-)
+from tests.helpers.commands import no_traceback, run_tool
+from tests.helpers.harbor import harbor_exception, harbor_masked_failure_log, sandbox_trial
+from tests.helpers.tasks import PY, STUCK_IN_ONE_FILE
 
 SEPARATE = 'version = "1.0"\nartifacts = ["/app"]\n\n[verifier]\nenvironment_mode = "separate"\n'
 READS_HELLO = "def verify(workspace):\n    return 1.0 if (workspace / 'hello.txt').read_text() == 'hi' else 0.0\n"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from tests.helpers import harbor_exception, harbor_masked_failure_log, make_job, sandbox_run
+from tests.helpers.harbor import harbor_exception, harbor_masked_failure_log, make_job, sandbox_run
 from verifier_tui.engine.harbor.folders import open_harbor
 from verifier_tui.engine.harbor.runner_output import parse_runner_output
 from verifier_tui.engine.harbor.walkthrough import trial_json, walk_trial

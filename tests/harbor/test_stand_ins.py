@@ -13,7 +13,9 @@ import shutil
 
 import pytest
 
-from tests.helpers import PY, make_job, no_traceback, run_tool
+from tests.helpers.commands import no_traceback, run_tool
+from tests.helpers.harbor import make_job
+from tests.helpers.tasks import PY
 
 CAPTURE = 'artifacts = ["/app"] at the top of task.toml, before its first [table]'
 

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import json
 
-from tests.helpers import PY, no_traceback, replay_trial, run_tool
+from tests.helpers.commands import no_traceback, run_tool
+from tests.helpers.harbor import replay_trial
+from tests.helpers.tasks import PY
 from verifier_tui.engine.harbor.folders import open_harbor
 
 HANGS_AFTER_ITS_REWARD = """\

@@ -15,23 +15,10 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from tests.helpers import (
-    MEET_VERIFIER,
-    PY,
-    SHIM,
-    TOOL,
-    documented_fields,
-    harbor_exception,
-    harbor_masked_failure_log,
-    make_job,
-    meeting,
-    needs_namespaces,
-    no_traceback,
-    run_tool,
-    sandbox_run,
-    sandbox_trial,
-    set_meeting,
-)
+from tests.helpers.commands import TOOL, documented_fields, no_traceback, run_tool
+from tests.helpers.harbor import harbor_exception, harbor_masked_failure_log, make_job, sandbox_run, sandbox_trial
+from tests.helpers.processes import MEET_VERIFIER, meeting, needs_namespaces, set_meeting
+from tests.helpers.tasks import PY, SHIM
 
 SEPARATE = 'version = "1.0"\nartifacts = ["/app"]\n\n[verifier]\nenvironment_mode = "separate"\n'
 READS_HELLO = "def verify(workspace):\n    return 1.0 if (workspace / 'hello.txt').read_text() == 'hi' else 0.0\n"

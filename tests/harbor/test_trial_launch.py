@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers import no_traceback, run_in_terminal, run_tool, sandbox_trial
+from tests.helpers.commands import no_traceback, run_in_terminal, run_tool
+from tests.helpers.harbor import sandbox_trial
 
 pytest.importorskip("pty")
 

@@ -11,7 +11,8 @@ import json
 import re
 
 from tests.harbor.trial_app_under_test import SIZE, make_trial_app, text_of
-from tests.helpers import STUCK_IN_ONE_FILE, harbor_exception, harbor_masked_failure_log, sandbox_trial
+from tests.helpers.harbor import harbor_exception, harbor_masked_failure_log, sandbox_trial
+from tests.helpers.tasks import STUCK_IN_ONE_FILE
 from tests.tui.app_under_test import screen_text
 from verifier_tui.engine.changes import Change
 from verifier_tui.tui.screens.command import CommandScreen

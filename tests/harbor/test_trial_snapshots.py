@@ -11,7 +11,9 @@ Update with ``--snapshot-update``.
 from __future__ import annotations
 
 from tests.harbor.trial_app_under_test import SNAPSHOT_SIZE, make_trial_app
-from tests.helpers import SHIM, harbor_exception, harbor_masked_failure_log, make_job, needs_namespaces, sandbox_trial
+from tests.helpers.harbor import harbor_exception, harbor_masked_failure_log, make_job, sandbox_trial
+from tests.helpers.processes import needs_namespaces
+from tests.helpers.tasks import SHIM
 
 SEPARATE = 'version = "1.0"\nartifacts = ["/app"]\n\n[verifier]\nenvironment_mode = "separate"\n'
 READS_REPORT = (

@@ -10,7 +10,7 @@ import shutil
 import time
 
 from tests.harbor.trial_app_under_test import SIZE, make_trial_app, text_of
-from tests.helpers import harbor_exception, make_job, sandbox_run, sandbox_trial
+from tests.helpers.harbor import harbor_exception, make_job, sandbox_run, sandbox_trial
 from tests.tui.app_under_test import screen_text, started_processes, still_there, wait_for, watchers
 from verifier_tui.engine.changes import Change
 from verifier_tui.engine.procfs import descendants

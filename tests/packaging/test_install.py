@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import REPO, RUNNER
+from tests.helpers.harbor import RUNNER
+from tests.helpers.tasks import REPO
 
 WHEEL_PATH = "verifier_tui/_runner/run_verifier.py"
 SHIM = REPO / "runner" / "test.sh"
@@ -74,7 +75,7 @@ def test_wheel_carries_the_runner(tmp_path):
 
 def test_every_example_carries_the_one_shim():
     """The examples' shims are what `new` and `vendor` place: runner/test.sh."""
-    from tests.helpers import EXAMPLES
+    from tests.helpers.tasks import EXAMPLES
 
     shims = [p for p in EXAMPLES.glob("*/tests/test.sh") if p.parent.parent.name != "plain-test-sh"]
     assert len(shims) >= 6

@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.helpers import HANG_GUARD_S, REPO, write
+from tests.helpers.tasks import HANG_GUARD_S, REPO, write
 
 LINT = [sys.executable, "-c", "from importlinter.cli import lint_imports_command as c; c()", "--no-cache"]
 

@@ -9,7 +9,9 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from tests.helpers import PY, copy_example, inner_pytest_options, make_task, run_tool, sandbox_trial
+from tests.helpers.commands import inner_pytest_options, run_tool
+from tests.helpers.harbor import sandbox_trial
+from tests.helpers.tasks import PY, copy_example, make_task
 from verifier_tui.engine.session import cpu_count
 
 PYTHON_OPTION = "--verifier-python=" + PY

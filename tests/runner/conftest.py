@@ -34,7 +34,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import RUNNER, no_python, other_python, write
+from tests.helpers.harbor import RUNNER
+from tests.helpers.tasks import no_python, other_python, write
 
 # The runner under test; RUNNER_UNDER_TEST points the suite at another copy
 # (the wheel's, or a deliberately broken one to check that the tests bite).

@@ -2,7 +2,7 @@
 and what it shows. Nothing here is in the product; the app does not know it
 is being tested.
 
-Tasks come from the root ``example`` fixture or ``tests.helpers.make_task`` at
+Tasks come from the root ``example`` fixture or ``tests.helpers.tasks.make_task`` at
 ``tmp_path/tasks/<name>``, and every TUI test starts in ``tmp_path/tasks``
 (``tests/tui/conftest.py``): the app shows paths relative to the folder it was
 started in, so no tmp name ever reaches the screen.

@@ -8,7 +8,7 @@ import tempfile
 import pytest
 from textual.widgets import Log
 
-from tests.helpers import make_task
+from tests.helpers.tasks import make_task
 from tests.tui.app_under_test import SIZE, make_app, recorded, screen_text, widget_text
 from verifier_tui.engine.model import Outcome
 from verifier_tui.tui.messages import ExplainReady, RunFinished, RunStarted

@@ -11,7 +11,7 @@ import asyncio
 
 from textual.widgets import Log
 
-from tests.helpers import interpreter_with_long_sys_path, make_task
+from tests.helpers.tasks import interpreter_with_long_sys_path, make_task
 from tests.tui.app_under_test import SIZE, make_app, widget_text
 
 BIG_REWARD = """

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.widgets import Input
 
-from tests.helpers import make_task
+from tests.helpers.tasks import make_task
 from tests.tui.app_under_test import SIZE, make_app, screen_text, widget_text
 from verifier_tui.engine.model import Outcome
 from verifier_tui.tui.screens.choose_list import ChooseListScreen

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from tests.helpers import make_task
+from tests.helpers.tasks import make_task
 from tests.tui.app_under_test import SIZE, make_app, widget_text
 from verifier_tui.engine.session import Session
 from verifier_tui.tui.external import editor_command, failing_location

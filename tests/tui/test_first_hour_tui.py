@@ -3,7 +3,7 @@ a renamed verify, and two runs that failed for different reasons."""
 
 from __future__ import annotations
 
-from tests.helpers import make_task, write
+from tests.helpers.tasks import make_task, write
 from tests.tui.app_under_test import SIZE, make_app, screen_text, widget_text
 from verifier_tui.engine.model import Outcome
 

@@ -17,7 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import SAY_STARTED, has_started, make_task, start_in_terminal, wait_none_with
+from tests.helpers.commands import start_in_terminal
+from tests.helpers.processes import SAY_STARTED, has_started, wait_none_with
+from tests.helpers.tasks import make_task
 
 pytest.importorskip("pty")
 

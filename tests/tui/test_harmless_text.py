@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import subprocess
 
-from tests.helpers import make_task
+from tests.helpers.tasks import make_task
 from tests.tui.app_under_test import make_app, screen_text
 
 RLO = "\u202e"

@@ -8,7 +8,7 @@ import weakref
 
 from textual.widgets import OptionList
 
-from tests.helpers import make_task
+from tests.helpers.tasks import make_task
 from tests.tui.app_under_test import SIZE, make_app, widget_text
 from verifier_tui.engine.record import replace
 from verifier_tui.tui.screens.choose_list import ChooseListScreen

@@ -10,18 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import (
-    SAY_STARTED,
-    TOOL,
-    has_started,
-    make_task,
-    no_traceback,
-    processes_with,
-    run_in_terminal,
-    run_tool,
-    start_in_terminal,
-    wait_none_with,
-)
+from tests.helpers.commands import TOOL, no_traceback, run_in_terminal, run_tool, start_in_terminal
+from tests.helpers.processes import SAY_STARTED, has_started, processes_with, wait_none_with
+from tests.helpers.tasks import make_task
 
 pty = pytest.importorskip("pty")
 
@@ -120,7 +111,7 @@ def test_without_a_terminal_it_says_to_use_run_or_watch(example, env, tmp_path, 
     stdin and stdout it now says in one line what to use instead, exit 2."""
     import subprocess
 
-    from tests.helpers import HANG_GUARD_S
+    from tests.helpers.tasks import HANG_GUARD_S
 
     controller, terminal_end = pty.openpty()
     stdin = terminal_end if terminal == "stdin only" else subprocess.DEVNULL

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from tests.helpers import LINK_PLANTER, PY, make_task
+from tests.helpers.tasks import LINK_PLANTER, PY, make_task
 from tests.tui.app_under_test import SIZE, make_app, screen_text, widget_text
 
 SECRET = "sekrit-123"

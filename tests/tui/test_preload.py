@@ -4,7 +4,7 @@ cold. The real app and the real runner."""
 
 from __future__ import annotations
 
-from tests.helpers import make_task
+from tests.helpers.tasks import make_task
 from tests.tui.app_under_test import SIZE, make_app, widget_text
 
 SEES_COLORSYS = """\

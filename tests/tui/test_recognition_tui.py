@@ -6,7 +6,7 @@ watched through its messages and what it shows."""
 
 from __future__ import annotations
 
-from tests.helpers import make_task, python_or_skip, write
+from tests.helpers.tasks import make_task, python_or_skip, write
 from tests.tui.app_under_test import SIZE, make_app, screen_text, widget_text
 from verifier_tui.engine.model import Outcome
 from verifier_tui.tui.screens.choose_list import ChooseListScreen

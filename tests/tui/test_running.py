@@ -8,7 +8,8 @@ import time
 
 from textual.widgets import OptionList
 
-from tests.helpers import make_task, wait_none_with
+from tests.helpers.processes import wait_none_with
+from tests.helpers.tasks import make_task
 from tests.tui.app_under_test import (
     SIZE,
     make_app,

@@ -9,7 +9,8 @@ from pathlib import Path
 
 from textual.command import CommandPalette
 
-from tests.helpers import make_task, run_in_shell_text, without_the_tool_on_path
+from tests.helpers.commands import run_in_shell_text, without_the_tool_on_path
+from tests.helpers.tasks import make_task
 from tests.tui.app_under_test import SIZE, make_app, screen_text
 from verifier_tui.engine.session import Session
 from verifier_tui.tui.external import editor_command, failing_location, pdb_command, verify_line

@@ -15,7 +15,7 @@ import asyncio
 
 import pytest
 
-from tests.helpers import make_task
+from tests.helpers.tasks import make_task
 from tests.tui.app_under_test import SNAPSHOT_SIZE, make_app
 
 

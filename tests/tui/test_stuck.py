@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.helpers import stuck_task
+from tests.helpers.tasks import stuck_task
 from tests.tui.app_under_test import SIZE, make_app, widget_text
 
 

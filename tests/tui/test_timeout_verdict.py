@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from tests.helpers import make_task, write
+from tests.helpers.tasks import make_task, write
 from tests.tui.app_under_test import SIZE, make_app, screen_text, widget_text
 
 SLEEPS = "import time\n\n\ndef verify(workspace):\n    time.sleep(120)\n    return 1.0\n"

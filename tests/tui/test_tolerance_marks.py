@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.helpers import make_task, write
+from tests.helpers.tasks import make_task, write
 from tests.tui.app_under_test import SIZE, make_app, screen_text, widget_text
 
 ROUNDED = "def verify(workspace):\n    return 0.1 + 0.2\n"

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import re
 
-from tests.helpers import PY, make_task, run_tool
+from tests.helpers.commands import run_tool
+from tests.helpers.tasks import PY, make_task
 from tests.tui.app_under_test import SIZE, make_app, screen_text, widget_text
 from verifier_tui.engine.model import Outcome
 

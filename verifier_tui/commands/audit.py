@@ -5,13 +5,18 @@ is nothing to judge them by."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from verifier_tui.commands import report, stopping, terminal
 from verifier_tui.engine.audit import Finding, arun
 from verifier_tui.engine.session import Session, cpu_count
 from verifier_tui.words.run import format_number, harbor_error
 
+if TYPE_CHECKING:
+    import argparse
 
-def audit_command(args) -> int:
+
+def audit_command(args: argparse.Namespace) -> int:
     with Session(args.target, args.options) as session:
         if session.verifier is None:
             from verifier_tui.engine.task.discovery import no_verifier_message

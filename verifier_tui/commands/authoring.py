@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import shlex
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from verifier_tui.commands import terminal
 from verifier_tui.engine.task.authoring import AuthoringError, new_task, vendor
+
+if TYPE_CHECKING:
+    import argparse
 
 # What each file of a new task is for, in the order they are listed.
 _ROLES = {
@@ -22,7 +26,7 @@ _ROLES = {
 }
 
 
-def new_command(args) -> int:
+def new_command(args: argparse.Namespace) -> int:
     """``verifier-tui new PATH [--name ORG/NAME]``."""
     folder = Path(args.path)
     try:
@@ -41,7 +45,7 @@ def new_command(args) -> int:
     return 0
 
 
-def vendor_command(args) -> int:
+def vendor_command(args: argparse.Namespace) -> int:
     """``verifier-tui vendor TASK``."""
     try:
         said = vendor(Path(args.path))

@@ -4,17 +4,25 @@ when a path is not a job."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from verifier_tui.commands import terminal
 from verifier_tui.commands.report import table_lines
 from verifier_tui.engine.harbor.compare import Comparison, compare, flip_words, read_compared
 from verifier_tui.engine.task.target import classify
 from verifier_tui.words.text import one_line
 
+if TYPE_CHECKING:
+    import argparse
+
+    from verifier_tui.engine.harbor.overview import TaskRow
+    from verifier_tui.engine.task.target import Target
+
 #: Flipped trials listed in the text; --json lists them all.
 FLIPS_LISTED = 30
 
 
-def compare_command(args) -> int:
+def compare_command(args: argparse.Namespace) -> int:
     folders = []
     for path in args.jobs:
         target = classify(path)
@@ -31,7 +39,7 @@ def compare_command(args) -> int:
     return 0
 
 
-def _not_a_job(path, target) -> str:
+def _not_a_job(path: str, target: Target) -> str:
     if target.kind == "missing":
         return target.why or f"{path} does not exist"
     if target.kind == "jobs":
@@ -41,11 +49,11 @@ def _not_a_job(path, target) -> str:
     return f"{path} is not a Harbor job folder (one holding config.json, result.json and a folder per trial)"
 
 
-def _mean(row) -> str:
+def _mean(row: TaskRow | None) -> str:
     return "-" if row is None or row.mean is None else f"{row.mean:.3f}"
 
 
-def _passed(row) -> str:
+def _passed(row: TaskRow | None) -> str:
     return "-" if row is None else f"{row.passed}/{row.trials}"
 
 

@@ -27,12 +27,17 @@ from verifier_tui.engine.record import record
 from verifier_tui.words.paths import home_folder, text_from
 
 if TYPE_CHECKING:
+    import argparse
     from collections.abc import Sequence
+    from pathlib import Path
+    from typing import Any
 
     from verifier_tui.commands.report import JunitCase
+    from verifier_tui.engine.changes import Change
     from verifier_tui.engine.harbor.folders import Job, Trial
+    from verifier_tui.engine.harbor.replay import StandIn
     from verifier_tui.engine.harbor.trial_session import Replayed, TrialSession
-    from verifier_tui.engine.suite import NotReplayed
+    from verifier_tui.engine.suite import JobTrials, NotReplayed
 
 TRIAL_ONLY = ("trial", "step", "task", "stand_in")
 """Options that mean something only for a trial or a job folder."""
@@ -42,6 +47,8 @@ NOT_FOR_TRIALS = {
     "verifier": "a trial replays the verifier its task's tests/test.sh names",
     "task_data": "a trial replays with the task data the sandbox had (tests/task_data.json)",
     "both_modes": "a trial replays in Harbor mode only; --both-modes is for a task's case",
+    "coverage": "a trial replays as its sandbox ran; coverage is for a task's cases (test TASK --coverage)",
+    "coverage_report": "a trial replays as its sandbox ran; coverage is for a task's cases",
 }
 
 
@@ -55,7 +62,7 @@ def _fail(message: str) -> int:
     return 2
 
 
-def dispatch(args, command: str) -> int | None:
+def dispatch(args: argparse.Namespace, command: str) -> int | None:
     """The command's exit status when ``args.target`` is a trial or job folder;
     None for any other path (after refusing the trial-only options)."""
     if not args.target.harbor:
@@ -73,7 +80,7 @@ def dispatch(args, command: str) -> int | None:
     return {"run": run_command, "explain": explain_command, "test": test_command, "watch": watch_command}[command](args)
 
 
-def stand_in_of(args):
+def stand_in_of(args: argparse.Namespace) -> StandIn | int:
     """The stand-in for an uncaptured /app the command line gives (``--workspace
     DIR``, ``--case NAME``, ``--stand-in empty``), or the exit status after one
     line: at most one may be given. ``test`` reads its ``--case`` here."""
@@ -103,7 +110,7 @@ def stand_in_of(args):
     return stand_in
 
 
-def stand_in_lines(stand_in, used: list[str], unused: list[str]) -> list[str]:
+def stand_in_lines(stand_in: StandIn | None, used: list[str], unused: list[str]) -> list[str]:
     """Which trials the stand-in served (those that did not capture /app) and
     which it did not, names cut to a few and a count."""
     from verifier_tui.engine.task.kinds import some_names
@@ -128,7 +135,7 @@ def stand_in_lines(stand_in, used: list[str], unused: list[str]) -> list[str]:
 # Opening
 
 
-def _open(args) -> tuple[Trial | Job, str | None] | int:
+def _open(args: argparse.Namespace) -> tuple[Trial | Job, str | None] | int:
     from verifier_tui.engine.harbor.folders import HarborFolderError, open_harbor
 
     try:
@@ -137,7 +144,7 @@ def _open(args) -> tuple[Trial | Job, str | None] | int:
         return _fail(str(exc))
 
 
-def open_trial_session(args) -> TrialSession | int:
+def open_trial_session(args: argparse.Namespace) -> TrialSession | int:
     """The trial (and step) the command line names, opened for replays; or
     the exit status after one line on stderr."""
     from verifier_tui.engine.harbor.folders import HarborFolderError, select_trial
@@ -165,7 +172,7 @@ def open_trial_session(args) -> TrialSession | int:
 TRIALS_LISTED = 20
 
 
-def show_job_without_trial(args) -> int | None:
+def show_job_without_trial(args: argparse.Namespace) -> int | None:
     """``run|explain|watch JOB`` with no ``--trial`` on a job of several
     trials (or on a folder of jobs): the overview, and how to choose one;
     exit 0, as the overview is what was asked for (2 is for bad input).
@@ -184,7 +191,7 @@ def show_job_without_trial(args) -> int | None:
     return 0
 
 
-def print_jobs(folder, as_json: bool) -> None:
+def print_jobs(folder: Path, as_json: bool) -> None:
     from verifier_tui.engine.harbor.overview import read_jobs
 
     jobs = read_jobs(folder)
@@ -217,11 +224,12 @@ def print_jobs(folder, as_json: bool) -> None:
         _say(f"see one job: verifier-tui run {folder / jobs[0].name}")
 
 
-def print_overview(folder, as_json: bool) -> None:
-    from verifier_tui.engine.harbor.folders import CONFIG, LOCK
+def print_overview(folder: Path, as_json: bool) -> None:
+    from verifier_tui.engine.harbor.folders import LOCK
     from verifier_tui.engine.harbor.overview import read_overview, select_rows
     from verifier_tui.engine.harbor.reading import read_json
     from verifier_tui.engine.task.kinds import some_names
+    from verifier_tui.engine.task.target import CONFIG
     from verifier_tui.words.text import one_line
 
     overview = read_overview(folder)
@@ -297,7 +305,7 @@ def _table(rows: Sequence[tuple[str, ...]]) -> None:
 # run TRIAL
 
 
-def run_command(args) -> int:
+def run_command(args: argparse.Namespace) -> int:
     opened = open_trial_session(args)
     if isinstance(opened, int):
         return opened
@@ -444,7 +452,7 @@ def _cut(text: str, width: int) -> str:
 # explain TRIAL
 
 
-def explain_command(args) -> int:
+def explain_command(args: argparse.Namespace) -> int:
     opened = open_trial_session(args)
     if isinstance(opened, int):
         return opened
@@ -502,7 +510,7 @@ def explain_command(args) -> int:
 # test JOB
 
 
-def test_command(args) -> int:
+def test_command(args: argparse.Namespace) -> int:
     """Every trial of a job (every step of each), replayed in parallel through
     the pipeline ``test`` runs cases with (:func:`verifier_tui.engine.suite.arun_groups`)."""
     from verifier_tui.engine.session import cpu_count
@@ -519,7 +527,7 @@ def test_command(args) -> int:
         started = time.perf_counter()
         stream = _TrialsStream(group) if args.json else None
 
-        def keep(_group, index: int, opened: TrialSession | NotReplayed) -> JobRow:
+        def keep(_group: JobTrials, index: int, opened: TrialSession | NotReplayed) -> JobRow:
             """A trial's row, its session closed: only the words are kept."""
             if isinstance(opened, NotReplayed):
                 if stream is not None:
@@ -600,14 +608,14 @@ class _TrialsStream:
     it was, so a job of thousands is never held whole (neither the objects
     nor their text); the counts follow the trials."""
 
-    def __init__(self, group) -> None:
+    def __init__(self, group: JobTrials) -> None:
         head = terminal.json_text({"path": str(group.folder), "name": group.name}, indent=2)
         terminal.out(head[: head.rindex("}")].rstrip() + ',\n  "trials": [')
         self._next = 0
         self._waiting: dict[int, str] = {}
         self._last: str | None = None  # printed with its comma once another follows
 
-    def put(self, index: int, trial: dict) -> None:
+    def put(self, index: int, trial: dict[str, Any]) -> None:
         # One line each: json's C encoder writes no indentation, and its Python
         # one cost more than the rest of the tool's work on a trial
         self._waiting[index] = "    " + terminal.json_text(trial, indent=None)
@@ -617,7 +625,7 @@ class _TrialsStream:
             self._last = self._waiting.pop(self._next)
             self._next += 1
 
-    def end(self, tail: dict) -> None:
+    def end(self, tail: dict[str, Any]) -> None:
         if self._last is not None:
             terminal.out(self._last)
         text = terminal.json_text(tail, indent=2)
@@ -669,14 +677,14 @@ def _entry_name(trial: str, step: str | None) -> str:
     return trial + (f" / {step}" if step else "")
 
 
-def trial_folders(group) -> int:
+def trial_folders(group: JobTrials) -> int:
     """The trial folders ``test`` found: its rows are these (a multi-step trial's, one per step)."""
     from verifier_tui.engine.harbor.folders import Job
 
     return len(group.found.trials) if isinstance(group.found, Job) else 1
 
 
-def print_job_table(group, rows: list[JobRow]) -> None:
+def print_job_table(group: JobTrials, rows: list[JobRow]) -> None:
     from verifier_tui.engine.task.kinds import some_names
     from verifier_tui.words.text import one_line
 
@@ -686,7 +694,7 @@ def print_job_table(group, rows: list[JobRow]) -> None:
     _say(f"job {one_line(group.name)} · {folders} trial(s){replays}" + (f" · Harbor {version}" if version else ""))
     _table([("", "trial", "sandbox", "replay", ""), *((r.mark, r.name, r.sandbox, r.replay, r.word) for r in rows)])
     # A paragraph that applies to many trials (no /app to replay on, one task's test.sh) is said once, with them.
-    paragraphs: dict[tuple, list[str]] = {}
+    paragraphs: dict[tuple[str, str, tuple[str, ...]], list[str]] = {}
     for row in rows:
         if row.same is not True or row.story:
             paragraphs.setdefault((row.word, row.sentence, row.story + row.differences[1:]), []).append(row.name)
@@ -734,7 +742,7 @@ def watch_line(sequence: int, trigger: str, replayed: Replayed) -> str:
     return line
 
 
-def watch_command(args) -> int:
+def watch_command(args: argparse.Namespace) -> int:
     opened = open_trial_session(args)
     if isinstance(opened, int):
         return opened
@@ -762,10 +770,10 @@ def watch_command(args) -> int:
         return 0
 
 
-async def _watch(opened: TrialSession, args, replays: list[Replayed]) -> None:
+async def _watch(opened: TrialSession, args: argparse.Namespace, replays: list[Replayed]) -> None:
     from verifier_tui.engine.watch.live import LiveRuns
 
-    async def replay(trigger: str, change) -> None:
+    async def replay(trigger: str, change: Change | None) -> None:
         if change is not None:
             opened.refresh()  # the task changed: its drift from the run, its settings
         replayed = await opened.arun(trigger=trigger)
@@ -796,7 +804,7 @@ async def _watch(opened: TrialSession, args, replays: list[Replayed]) -> None:
 # run --both-modes (any case)
 
 
-def both_modes_command(args) -> int:
+def both_modes_command(args: argparse.Namespace) -> int:
     """``run PATH --both-modes``: the case with its response and without."""
     from verifier_tui.engine.both_modes import run_both_modes, works
     from verifier_tui.engine.session import Session

@@ -13,15 +13,22 @@ status.
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
-from verifier_tui.commands import report, stopping, terminal
+from verifier_tui.commands import coverage, report, stopping, terminal
 from verifier_tui.engine.keep_case import refusal, save
 from verifier_tui.engine.model import RunResult
 from verifier_tui.engine.session import Session
 from verifier_tui.words.run import cut_words
+from verifier_tui.words.text import plain_text
+
+if TYPE_CHECKING:
+    import argparse
+
+    from verifier_tui.engine.changes import Change
 
 
-def _interpreter_problem(session) -> str | None:
+def _interpreter_problem(session: Session) -> str | None:
     """Why ``--python`` cannot run the runner (not found, does not start, too
     old, does not answer), in one line; None when it can. Bad input: the
     commands say so and exit 2 before anything runs."""
@@ -29,12 +36,12 @@ def _interpreter_problem(session) -> str | None:
     return None if error is None else f"--python {error}"
 
 
-def print_result(session, result: RunResult) -> None:
+def print_result(session: Session, result: RunResult) -> None:
     for line in report.result_lines(session, result):
         terminal.out(line)
 
 
-def _harbor(args, command: str) -> int | None:
+def _harbor(args: argparse.Namespace, command: str) -> int | None:
     """A Harbor trial or job folder goes to the trial commands (and
     ``run --both-modes`` to its own); None: this module's command goes on."""
     from verifier_tui.commands import harbor as headless_harbor
@@ -45,7 +52,7 @@ def _harbor(args, command: str) -> int | None:
     return status
 
 
-def run_command(args) -> int:
+def run_command(args: argparse.Namespace) -> int:
     """``verifier-tui run``."""
     status = _harbor(args, "run")
     if status is not None:
@@ -53,7 +60,11 @@ def run_command(args) -> int:
     session = Session(args.target, args.options)
     with session:
         session.spec()  # no verifier: one line (cli), before the interpreter is asked
-        problem = _interpreter_problem(session) or refusal(session.task.root, args.save_case)
+        problem = (
+            _interpreter_problem(session)
+            or refusal(session.task.root, args.save_case)
+            or coverage.report_problem(args.coverage_report)
+        )
         if problem:
             terminal.error(problem)
             return 2
@@ -63,22 +74,33 @@ def run_command(args) -> int:
             terminal.error(f"could not stage the run: {exc}")
             return 2
         saved = save(result, session.task, args.save_case) if args.save_case is not None else None
+        named = [(result.case or "-", result)]
         if args.json:
             data = report.result_json(session, result)
             if saved is not None:
                 data["saved_case"] = saved
-            terminal.out_json(data)
+            terminal.out_json(coverage.with_member(args, data, named))
         else:
             print_result(session, result)
             if saved is not None:
                 for line in report.saved_case_lines(saved):
                     terminal.out(line)
-        if saved is not None and saved["problem"] is not None:
+            for line in coverage.said(args, named):
+                terminal.out(line)
+        if (saved is not None and saved["problem"] is not None) or _coverage_report(args, named):
             return 2
         return result.exit_status
 
 
-def explain_command(args) -> int:
+def _coverage_report(args: argparse.Namespace, named: list[tuple[str, RunResult]]) -> bool:
+    """``--coverage-report``'s file written; True (the command exits 2) when it could not be."""
+    problem = coverage.write_report(args.coverage_report, named) if args.coverage_report else None
+    if problem is not None:
+        terminal.error(problem)
+    return problem is not None
+
+
+def explain_command(args: argparse.Namespace) -> int:
     """``verifier-tui explain``."""
     status = _harbor(args, "explain")
     if status is not None:
@@ -96,7 +118,7 @@ def explain_command(args) -> int:
             return 0 if explanation.error is None else 2
         if explanation.error is not None:
             terminal.error(explanation.error)
-            terminal.write(terminal.plain_text(explanation.stderr or ""), "stderr")
+            terminal.write(plain_text(explanation.stderr or ""), "stderr")
             return 2
         for line in report.explain_lines(session, explanation):
             terminal.out(line)
@@ -107,7 +129,7 @@ def explain_command(args) -> int:
 # test
 
 
-def test_command(args) -> int:
+def test_command(args: argparse.Namespace) -> int:
     """``verifier-tui test``: every case with an expected.json of every task
     the paths name or hold (see :mod:`verifier_tui.engine.suite`), by task; a
     Harbor job or trial folder, alone, goes to the trial commands."""
@@ -129,7 +151,7 @@ def test_command(args) -> int:
             for group in groups:
                 terminal.error(f"{'' if len(groups) == 1 else group.name + ': '}{group.error}")
             return 2
-        problem = _interpreter_problem(runnable[0].session)  # one --python for every task
+        problem = _interpreter_problem(runnable[0].session) or coverage.report_problem(args.coverage_report)
         if problem:
             terminal.error(problem)
             return 2
@@ -146,12 +168,16 @@ def test_command(args) -> int:
         if args.junit:
             name = f"verifier-tui {ran[0][0].name}" if len(ran) == 1 else "verifier-tui"
             report.write_junit(args.junit, name, report.junit_cases(ran), wall, report.copy_warning(ran))
+        named = [(group.item_name(r.case or "-"), r) for group, rs in ran for r in rs]
         if args.json:
-            terminal.out_json(report.test_json(ran, wall))
+            data = report.test_json(ran, wall)
+            terminal.out_json(coverage.with_member(args, data, named))
         else:
             for group, group_results in ran:
                 for line in report.group_lines(group, group_results):
                     terminal.out(line)
+            for line in coverage.said(args, named):
+                terminal.out(line)
             summary = f"{passed} passed, {len(every) - passed} failed"
             if invalid:
                 summary += f", {invalid} with an unusable expected.json"
@@ -161,12 +187,12 @@ def test_command(args) -> int:
             warning = report.copy_warning(ran)
             if warning:
                 terminal.out(warning)
-        if refused:
+        if refused or _coverage_report(args, named):
             return 2  # whatever the cases did, Harbor would not run any of that task's
         return 0 if passed == len(every) and not invalid and not errors else 1
 
 
-def _harbor_test(args) -> int | None:
+def _harbor_test(args: argparse.Namespace) -> int | None:
     """``test JOB`` (or ``test TRIAL``) replays the trials (``headless_harbor``);
     None when the paths are tasks and folders of tasks."""
     if len(args.paths) == 1:
@@ -186,7 +212,7 @@ def _harbor_test(args) -> int | None:
 # watch
 
 
-def watch_command(args) -> int:
+def watch_command(args: argparse.Namespace) -> int:
     """``verifier-tui watch``."""
     status = _harbor(args, "watch")
     if status is not None:
@@ -223,12 +249,12 @@ def watch_command(args) -> int:
         return 0
 
 
-async def _watch(session, args) -> None:
+async def _watch(session: Session, args: argparse.Namespace) -> None:
     from verifier_tui.engine.watch.live import LiveRuns
 
     session.keep_warm()  # every save re-runs: the next run waits, started, for it
 
-    async def run(trigger: str, change) -> None:
+    async def run(trigger: str, change: Change | None) -> None:
         result = await session.arun(trigger=trigger)
         if args.json:
             terminal.out_json(report.result_json(session, result), indent=None)
@@ -238,7 +264,7 @@ async def _watch(session, args) -> None:
             if stuck:
                 terminal.out(f"      {stuck}")
             elif result.outcome.slug != "reward_written" and result.stderr.text.strip():
-                last = terminal.plain_text(result.stderr.text).strip().splitlines()[-1:] or [""]
+                last = plain_text(result.stderr.text).strip().splitlines()[-1:] or [""]
                 terminal.out(f"      {cut_words(last[0], 150)}")
         terminal.flush()
         if terminal.reader_gone():

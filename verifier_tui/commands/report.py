@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from verifier_tui.commands import terminal
 from verifier_tui.engine.model import RunResult
@@ -49,6 +49,7 @@ if TYPE_CHECKING:
 
     from verifier_tui.engine.readback import Explanation
     from verifier_tui.engine.sandbox.environment import ChildEnvironment
+    from verifier_tui.engine.session import Session
 
 
 def here(path: Path | str) -> str:
@@ -62,11 +63,12 @@ def rule(title: str, width: int) -> str:
     return f"{bar * 2} {title} {bar * width}"
 
 
-def header(session, result: RunResult | None = None) -> str:
+def header(session: Session, result: RunResult | None = None) -> str:
     """The task, verifier, case, interpreter and mode: of ``result`` when
     given (``test`` runs other cases than the session's own)."""
     task = session.task
-    parts = [f"task {one_line(task.name)}", f"verifier {here(session.verifier)}"]
+    # Written only once a verifier was found (each command refuses a task without one first).
+    parts = [f"task {one_line(task.name)}", f"verifier {here(cast('Path', session.verifier))}"]
     case = result.case if result is not None else (session.case.name if session.case else None)
     parts.append(f"case {one_line(case)}" if case else "no case")
     task_id = result.task_id if result is not None else session.task_id
@@ -83,7 +85,7 @@ def header(session, result: RunResult | None = None) -> str:
     return " · ".join(parts)
 
 
-def notices(session, result: RunResult | None = None) -> list[str]:
+def notices(session: Session, result: RunResult | None = None) -> list[str]:
     own = session.notices()
     if result is not None and session.case is not None and result.case != session.case.name:
         # Another case than the session's (``test``): that case's problems, not the session's case's.
@@ -96,7 +98,7 @@ def notices(session, result: RunResult | None = None) -> list[str]:
     return seen
 
 
-def result_json(session, result: RunResult) -> dict[str, Any]:
+def result_json(session: Session, result: RunResult) -> dict[str, Any]:
     data = result.to_json()
     data["task"] = str(session.task.root)
     data["task_name"] = session.task.name
@@ -107,7 +109,7 @@ def result_json(session, result: RunResult) -> dict[str, Any]:
     return data
 
 
-def result_lines(session, result: RunResult) -> list[str]:
+def result_lines(session: Session, result: RunResult) -> list[str]:
     """What ``run`` prints about a run: the verdict, against expected.json
     when there is one, the reward files, the exit code in words, stdout and
     the mapped traceback. The pytest plugin reports a failed case with it."""
@@ -154,12 +156,12 @@ def result_lines(session, result: RunResult) -> list[str]:
     return lines
 
 
-def stuck_at(session, result: RunResult) -> str | None:
+def stuck_at(session: Session, result: RunResult) -> str | None:
     """Where a run that timed out was stuck (words.stuck_line), paths as the header shows them."""
     return stuck_line(result.stack, here)
 
 
-def explain_json(session, explanation: Explanation) -> dict[str, Any]:
+def explain_json(session: Session, explanation: Explanation) -> dict[str, Any]:
     """The explain document (docs/json-output.md): the runner's, with the
     session's notices, the mode and the modules shadowing the standard library."""
     from verifier_tui.engine.diagnosis import stdlib_shadows
@@ -171,7 +173,7 @@ def explain_json(session, explanation: Explanation) -> dict[str, Any]:
     return data
 
 
-def explain_lines(session, data: Explanation) -> list[str]:
+def explain_lines(session: Session, data: Explanation) -> list[str]:
     out: list[str] = []
     out.append(header(session))
     for notice in notices(session) + list(data.notices):
@@ -232,19 +234,19 @@ def environment_lines(environment: ChildEnvironment | None) -> list[str]:
     return lines
 
 
-def refused(group) -> str | None:
+def refused(group: Any) -> str | None:
     """Why Harbor would refuse the task's task.toml; None when it would load it."""
     return group.session.task.config.refused if group.session is not None else None
 
 
-def copy_warning(ran: list) -> str | None:
+def copy_warning(ran: list[tuple[Any, list[RunResult]]]) -> str | None:
     """What ``test`` says after its summary when a case ran in the copy
     sandbox: that the verifier could write the user's files."""
     copied = next((g.session for g, rs in ran for r in rs if r.sandbox == "copy" and g.session is not None), None)
     return copied.isolation.words if copied is not None else None
 
 
-def test_json(ran: list, wall: float) -> dict[str, Any]:
+def test_json(ran: list[tuple[Any, list[RunResult]]], wall: float) -> dict[str, Any]:
     """The test document (docs/json-output.md)."""
     single = ran[0][0] if len(ran) == 1 else None
     cases = []
@@ -319,7 +321,7 @@ def table_lines(rows: Sequence[Sequence[str]]) -> list[str]:
     return ["  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip() for row in cells]
 
 
-def group_lines(group, results: list[RunResult]) -> list[str]:
+def group_lines(group: Any, results: list[RunResult]) -> list[str]:
     """One task's part of ``test``: a table of its cases, the stderr of each
     that failed, and the cases or the task that could not be run."""
     out: list[str] = []
@@ -377,7 +379,7 @@ class JunitCase:
     stderr: str = ""
 
 
-def junit_cases(ran: list) -> list[JunitCase]:
+def junit_cases(ran: list[tuple[Any, list[RunResult]]]) -> list[JunitCase]:
     """``test``'s cases as JUnit test cases, each with its task as ``classname``;
     errors first, for what could not be run."""
     out = [JunitCase(g.name, "(task)", "0", error=g.error) for g, _rs in ran if g.error is not None]

@@ -47,7 +47,7 @@ class Probe:
     name: str
     workspace: Path
     case: Case | None = None  # the case whose response and task data it runs with
-    planted: tuple = ()  # (name, bytes) put in the reward folder before the run
+    planted: tuple[tuple[str, bytes], ...] = ()  # (name, bytes) put in the reward folder before the run
 
 
 @record

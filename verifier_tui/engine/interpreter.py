@@ -17,10 +17,14 @@ import os
 import shutil
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from verifier_tui.engine import cache
 from verifier_tui.engine.model import duration_text
 from verifier_tui.engine.record import record
+
+if TYPE_CHECKING:
+    from typing import Any
 
 # Written to run on any Python, 2.7 included, so that an old one answers with
 # its version (and is refused by name) instead of failing on an import.
@@ -43,7 +47,7 @@ _CACHE_FILE = "interpreters.json"
 #: script that hangs must not hold the run for long.
 PROBE_TIMEOUT_S = 10.0
 _lock = threading.Lock()  # the TUI stages from worker threads
-_known: dict[str, dict] = {}  # this process's answers, by interpreter
+_known: dict[str, dict[str, Any]] = {}  # this process's answers, by interpreter
 
 
 @record(frozen=True)
@@ -90,7 +94,7 @@ def probe_interpreter(
 
 def _ask(
     exe: str, python: str, env: dict[str, str] | None, timeout_s: float = PROBE_TIMEOUT_S
-) -> tuple[dict | None, str | None]:
+) -> tuple[dict[str, Any] | None, str | None]:
     import signal
     import subprocess
 
@@ -162,7 +166,7 @@ def _valid_answer(entry: object) -> bool:
     )
 
 
-def _path_stamp(paths: list[str]) -> list:
+def _path_stamp(paths: list[str]) -> list[int | None]:
     out: list[int | None] = []
     for entry in paths:
         try:
@@ -172,7 +176,7 @@ def _path_stamp(paths: list[str]) -> list:
     return out
 
 
-def _interpreter_from(python: str, answer: dict) -> Interpreter:
+def _interpreter_from(python: str, answer: dict[str, Any]) -> Interpreter:
     verifiers = answer["verifiers"]
     old = not_python_3(answer["version"])
     executable = answer["executable"]

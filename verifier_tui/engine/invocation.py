@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine import untrusted
+from verifier_tui.engine.coverage import COVERAGE_FILE
 from verifier_tui.engine.interpreter import PROBE_TIMEOUT_S, SHIM_REFUSAL_EXIT, probe_interpreter, shim_refusal
 from verifier_tui.engine.model import Expectation, ResponseSource
 from verifier_tui.engine.record import field, record, replace
@@ -66,6 +67,7 @@ class RunSpec:
     via_test_sh: bool = False  # run the task's tests/test.sh as Harbor does (in the view), not the runner itself
     network: str = "task"  # the task's network_mode, or "host": this machine's (--network host)
     planted: tuple[tuple[str, bytes], ...] = ()  # files in the reward folder before the run (audit's probe)
+    coverage: bool = False  # ask the runner which of the task's own lines ran (--coverage-to)
 
 
 @record
@@ -256,6 +258,8 @@ def _command_line(prepared: Prepared, staged: _Staged) -> None:
             argv += ["--explain-to", seen(stage.inputs_dir / EXPLAIN_FILE)]
         if spec.phases and (runner is None or runner.knows_phases_to):  # the runner appends to it
             argv += ["--phases-to", seen(stage.inputs_dir / PHASES_FILE)]
+        if spec.coverage and (runner is None or runner.knows_coverage_to):
+            argv += ["--coverage-to", seen(stage.inputs_dir / COVERAGE_FILE)]
         prepared.stack_signal = runner is None or runner.knows_stack_signal
     if prepared.stack_signal:  # where it was stuck, should it time out (engine/stacks.py); about 1.5 ms of its start
         from verifier_tui.engine.stacks import SIGNAL

@@ -16,6 +16,7 @@ from verifier_tui.engine.record import field, record
 if TYPE_CHECKING:
     from typing import Any
 
+    from verifier_tui.engine.coverage import Coverage
     from verifier_tui.engine.readback import Explanation
 
 
@@ -262,6 +263,7 @@ class RunResult:
     out_of_memory: list[str] = field(default_factory=list)  # processes killed past memory_mb, as the OOM killer would
     verdict_by: str = "runner"  # "test.sh": a trial replay that ran the task's test.sh, as the sandbox did
     runner_verdict: dict[str, Any] | None = None  # then: how verifier-tui's runner, run beside it, ended
+    coverage: Coverage | None = None  # the task's own lines that ran, when the spec asked for them
 
     @property
     def mode(self) -> str:

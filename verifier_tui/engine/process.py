@@ -51,7 +51,8 @@ from verifier_tui.engine.record import record
 T = TypeVar("T")
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    import asyncio
+    from collections.abc import Callable, Iterable
     from pathlib import Path
 
 DRAIN_AFTER_EXIT_S = 1.0
@@ -115,13 +116,13 @@ class ProcessResult:
     output_cut_short: bool = False
     """A pipe was still open after the leader exited (held by a process
     outside the group); we stopped reading it after :data:`DRAIN_AFTER_EXIT_S`."""
-    strays: tuple = ()
+    strays: tuple[str, ...] = ()
     """The command lines of the processes found still running once the leader
     was over (by ``marker``, see :data:`MARKER`); all were ended."""
     asked_before_kill: bool = False
     """At the timeout, ``before_kill`` said it asked the child for something
     (and output was read on for it, :data:`BEFORE_KILL_WAIT_S` at most)."""
-    oom_killed: tuple = ()
+    oom_killed: tuple[tuple[str, int], ...] = ()
     """(command line, resident bytes of the run then) of each process killed
     for passing ``memory_limit``."""
 
@@ -308,7 +309,7 @@ async def in_a_thread(work: Callable[..., T]) -> T:
     from verifier_tui.engine.to_the_end import to_the_end
 
     loop = asyncio.get_running_loop()
-    done = loop.create_future()
+    done: asyncio.Future[T] = loop.create_future()
     cancel = CancelSignal()
 
     def in_the_thread() -> None:
@@ -333,8 +334,8 @@ async def in_a_thread(work: Callable[..., T]) -> T:
 
 
 def _start(
-    argv: list[str], cwd: Path, env: dict[str, str], pass_fds: tuple = (), attach: Attachment | None = None
-) -> subprocess.Popen:
+    argv: list[str], cwd: Path, env: dict[str, str], pass_fds: tuple[int, ...] = (), attach: Attachment | None = None
+) -> subprocess.Popen[bytes]:
     return popen(
         argv,
         attach=attach,
@@ -348,7 +349,9 @@ def _start(
     )
 
 
-def popen(argv: list[str], *, attach: Attachment | None = None, pass_fds: tuple = (), **options) -> subprocess.Popen:
+def popen(
+    argv: list[str], *, attach: Attachment | None = None, pass_fds: tuple[int, ...] = (), **options: Any
+) -> subprocess.Popen[bytes]:
     """``subprocess.Popen(argv, **options)`` with ``attach``'s pipes in place
     of their stand-ins and its step once the child started (the caller
     closes it when the child is over)."""
@@ -409,7 +412,7 @@ class Held:
         """Still held and alive (a namespace that failed to set up has exited)."""
         return not self.over and self.proc.poll() is None
 
-    def go(self) -> subprocess.Popen:
+    def go(self) -> subprocess.Popen[bytes]:
         self.over = self.went = True
         fd, self._go = self._go, None
         if fd is not None:
@@ -436,7 +439,7 @@ class Held:
             self.attach.close()
 
 
-def _settle(future, outcome) -> None:
+def _settle(future: asyncio.Future[Any], outcome: tuple[object, BaseException | None]) -> None:
     result, error = outcome
     if future.done():
         return
@@ -451,9 +454,9 @@ class _Child:
 
     def __init__(
         self,
-        proc: subprocess.Popen,
+        proc: subprocess.Popen[bytes],
         cap_bytes: int,
-        on_output,
+        on_output: Callable[[str, str], None] | None,
         cancel: CancelSignal | None,
         marker: str | None = None,
         before_kill: Callable[[int], bool] | None = None,
@@ -747,7 +750,7 @@ def _marked(token: str) -> dict[int, str]:
     return out
 
 
-def _wait_gone(pids, within_s: float) -> None:
+def _wait_gone(pids: Iterable[int], within_s: float) -> None:
     until = time.monotonic() + within_s
     for pid in pids:
         while time.monotonic() < until:

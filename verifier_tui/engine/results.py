@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import functools
 import re
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine import untrusted
+from verifier_tui.engine.coverage import COVERAGE_FILE, Coverage, read_runner_file
 from verifier_tui.engine.interpreter import SHIM_REFUSAL_EXIT
 from verifier_tui.engine.invocation import EXPLAIN_FILE, PHASES_FILE, Prepared
 from verifier_tui.engine.model import CapturedText, Outcome, RunResult, Verdict, duration_text
@@ -139,6 +141,27 @@ def contract_explanation(prepared: Prepared) -> Explanation | None:
     resolved = str(vendored) if (vendored / "__init__.py").is_file() else None
     modules: dict[str, Any] = {"nemo_gym.verifiers": {"resolved": resolved, "shadowed": []}}
     return explained({"from_contract": True, "sys_path": rows, "modules": modules}, prepared)
+
+
+def read_coverage(prepared: Prepared) -> Coverage | None:
+    """The runner's ``--coverage-to`` file, its paths the user's: the task's
+    own files (a trial step's files too, and a verifier from elsewhere);
+    None when not asked for."""
+    spec, stage = prepared.spec, prepared.stage
+    if not spec.coverage or spec.explain_only or spec.via_test_sh:
+        return None
+    if spec.runner is not None and not spec.runner.knows_coverage_to:
+        return Coverage({}, "no coverage: the task's own runner has no --coverage-to (leave out --runner task)")
+    mine = [spec.task.tests_dir, *([spec.extra_tests] if spec.extra_tests else [])]
+
+    def user_path(staged: str) -> Path | None:
+        path = Path(map_paths(staged, prepared.path_map))
+        if path == spec.verifier:  # a dataset-wide verifier, staged in .ng/
+            return path
+        own = any(path.is_relative_to(folder) for folder in mine)
+        return path if own and not path.is_relative_to(spec.task.tests_dir / ".ng") else None
+
+    return read_runner_file(stage.inputs_dir / COVERAGE_FILE, user_path, beneath=stage.root)
 
 
 def read_phases(prepared: Prepared) -> list[dict[str, Any]] | None:
@@ -302,6 +325,7 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
         stderr=stderr,
         explain=explain,
         phases=read_phases(prepared),
+        coverage=read_coverage(prepared) if done is not None else None,
         case=spec.case,
         verifier=spec.verifier,
         workspace=spec.workspace,

@@ -79,6 +79,7 @@ class Options:
     env: tuple[str, ...] = ()  # --env words: NAME (from the user's environment) or NAME=VALUE
     preload: tuple[str, ...] = ()  # --preload: modules a run started ahead imports while it waits
     network: str = "task"  # --network host: the run shares this machine's network, the user's choice
+    coverage: bool = False  # --coverage: each run tells which of the task's own lines ran
 
 
 # The machine's own top folders: none is an agent's workspace, and staging
@@ -129,7 +130,7 @@ class Session:
         self.options = options or Options()
         self.task: Task = resolve(path)
         self.scratch: Scratch | None = None
-        self._stages: dict[tuple, list[Stage]] = {}
+        self._stages: dict[tuple[Path | None, bool], list[Stage]] = {}
         self._busy: set[int] = set()  # id() of the stages a run is using right now
         self.recycle_stages = False  # test: each case runs once, so any idle layout serves the next
         self.sequence = 0
@@ -394,6 +395,7 @@ class Session:
             runner=self.task.own_runner if self.runner == "task" else None,
             env=self.options.env,
             network=self.options.network,
+            coverage=self.options.coverage,
         )
 
     def spec_for_case(self, case: Case) -> RunSpec:

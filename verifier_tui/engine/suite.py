@@ -79,8 +79,8 @@ class TaskCases:
     name: str  # the task's name as shown, unique in the collection
     folder: Path
     session: Session | None
-    cases: list = field(default_factory=list)
-    invalid: list = field(default_factory=list)
+    cases: list[Case] = field(default_factory=list)
+    invalid: list[tuple[str, str]] = field(default_factory=list)
     error: str | None = None
 
     def item_name(self, case: str) -> str:
@@ -173,8 +173,8 @@ class JobTrials:
     folder: Path
     replays: Any  # a JobReplays
     found: Any = None  # the Job (or Trial) read
-    cases: list = field(default_factory=list)  # TrialItems
-    invalid: list = field(default_factory=list)
+    cases: list[TrialItem] = field(default_factory=list)
+    invalid: list[tuple[str, str]] = field(default_factory=list)
     error: str | None = None
     session: None = None
 
@@ -258,10 +258,10 @@ class JobReplays:
 
 @record
 class Collection:
-    groups: list
+    groups: list[Any]  # TaskCases and JobTrials: groups as the module's docstring says
 
     @property
-    def runnable(self) -> list:
+    def runnable(self) -> list[Any]:
         return [g for g in self.groups if g.error is None and g.cases]
 
     @uninterrupted
@@ -290,7 +290,7 @@ def collect(
     (a :class:`~verifier_tui.engine.harbor.replay.StandIn`). Raises :class:`CollectionError` for a path that names
     nothing testable and for a pattern that matches no case."""
     options = options or Options()
-    groups: list = []
+    groups: list[Any] = []
     try:
         for path in paths:
             target = path if isinstance(path, Target) else classify(path)
@@ -314,7 +314,7 @@ def matches(pattern: str, task: str, case: str) -> bool:
     return fnmatch.fnmatchcase(case, pattern)
 
 
-def _groups_for(target: Target, options: Options, task_dir: Path | None, stand_in: Any) -> list:
+def _groups_for(target: Target, options: Options, task_dir: Path | None, stand_in: Any) -> list[Any]:
     if target.kind == "missing":
         raise CollectionError(target.why)
     path = target.path
@@ -446,7 +446,7 @@ def _task_group(folder: Path | Target, options: Options, named: bool) -> TaskCas
     return group
 
 
-def _unique_names(groups: list) -> None:
+def _unique_names(groups: list[Any]) -> None:
     """Two tasks of the same name (``task.toml``'s name, or the folder's) are
     told apart by their folder's path."""
     counts: dict[str, int] = {}
@@ -458,7 +458,7 @@ def _unique_names(groups: list) -> None:
             group.name = os.path.relpath(group.folder, here) if group.folder.is_relative_to(here) else str(group.folder)
 
 
-def _narrow(groups: list, patterns: list[str]) -> None:
+def _narrow(groups: list[Any], patterns: list[str]) -> None:
     used: set[str] = set()
     every: list[str] = []
     for group in groups:
@@ -493,7 +493,9 @@ def warm_up(group: Any, runners: int) -> None:
         group.session.keep_warm(again=False)
 
 
-async def arun_groups(groups: list, jobs: int, keep: Callable[[Any, int, Any], Any] | None = None) -> list[list]:
+async def arun_groups(
+    groups: list[Any], jobs: int, keep: Callable[[Any, int, Any], Any] | None = None
+) -> list[list[Any]]:
     """Every case of ``groups`` (a task's cases, a job's trials), at most
     ``jobs`` runners at once across all of them; each group's outcomes in its
     cases' order, or what ``keep(group, index, outcome)`` makes of each
@@ -512,12 +514,12 @@ async def arun_groups(groups: list, jobs: int, keep: Callable[[Any, int, Any], A
             group.session.recycle_stages = True
             warm_up(group, jobs)
 
-    async def one(group, index: int, case) -> Any:
+    async def one(group: Any, index: int, case: Any) -> Any:
         async with in_hand:
             outcome = await group.arun(case, gate=running)
             return outcome if keep is None else keep(group, index, outcome)
 
-    async def whole(group) -> list:
+    async def whole(group: Any) -> list[Any]:
         return list(await asyncio.gather(*(one(group, index, case) for index, case in enumerate(group.cases))))
 
     return list(await asyncio.gather(*(whole(group) for group in groups)))

@@ -4,13 +4,15 @@ is cancelled, and clean-up that a terminating signal does not cut short."""
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
 
+T = TypeVar("T")
 
-async def to_the_end(work: Awaitable[Any], on_cancel: Callable[[], None] | None = None) -> Any:
+
+async def to_the_end(work: Awaitable[T], on_cancel: Callable[[], None] | None = None) -> T:
     """``work``'s result, awaited to its end even if we are cancelled (any
     number of times) meanwhile: what it holds (a stage, a process, a thread
     that cannot be stopped) is never released early. ``on_cancel`` is called

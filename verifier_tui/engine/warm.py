@@ -73,7 +73,7 @@ class Waiting:
 
     held: Held
     prepared: Prepared
-    fingerprint: tuple
+    fingerprint: tuple[object, ...]
     born: float
 
     def end(self) -> None:
@@ -95,7 +95,7 @@ def eligible(prepared: Prepared) -> bool:
     )
 
 
-def fingerprint(prepared: Prepared) -> tuple:
+def fingerprint(prepared: Prepared) -> tuple[object, ...]:
     """Everything a held run already holds of ``prepared``: equal fingerprints, the same run."""
     stage = prepared.stage
     env = {name: value for name, value in prepared.env.items() if name != MARKER}  # a new mark per run
@@ -131,7 +131,7 @@ def _read(path: Any) -> bytes | None:
         return None
 
 
-def _stamp(path: str) -> tuple:
+def _stamp(path: str) -> tuple[int, int, int, int] | tuple[None, None, None, None]:
     try:
         st = os.stat(path)
     except OSError:
@@ -139,7 +139,9 @@ def _stamp(path: str) -> tuple:
     return st.st_dev, st.st_ino, st.st_mtime_ns, st.st_size
 
 
-def _interpreter(python: str, home: str | None) -> tuple:
+def _interpreter(
+    python: str, home: str | None
+) -> tuple[tuple[str, tuple[int, int, int, int] | tuple[None, None, None, None]], ...]:
     """The interpreter and the folders its ``site`` reads at start-up: a
     package installed or removed changes a folder's time."""
     places: list[str] = []
@@ -213,7 +215,7 @@ class WarmRuns:
         self.preload = preload
         """Modules a held runner imports before it waits (``--preload``)."""
         self.waiting: dict[int, Waiting] = {}  # id(stage): its held run
-        self._starting: set[asyncio.Future] = set()
+        self._starting: set[asyncio.Future[None]] = set()
         self._timers: dict[int, asyncio.TimerHandle] = {}
         self.closed = False
 
@@ -250,7 +252,7 @@ class WarmRuns:
         self._starting.add(task)
         task.add_done_callback(self._started)
 
-    def _started(self, task: asyncio.Task) -> None:
+    def _started(self, task: asyncio.Task[None]) -> None:
         self._starting.discard(task)
         if not task.cancelled():
             # A start ahead that failed costs only its warmth: the run itself
@@ -317,7 +319,7 @@ class WarmRuns:
             if eligible(prepared):
                 self._held(prepared, fingerprint(prepared))
 
-    def _held(self, prepared: Prepared, printed: tuple) -> Waiting | None:
+    def _held(self, prepared: Prepared, printed: tuple[object, ...]) -> Waiting | None:
         if self.closed:
             return None
         env = dict(prepared.env, **{PRELOAD: ",".join(self.preload)}) if self.preload else prepared.env

@@ -21,7 +21,7 @@ class VerifierApp(BaseApp):
         self.main = MainScreen(session, Display(session.task.root, deterministic), watch=watch, poll=poll)
         self.controller = self.main.controller
 
-    def get_default_screen(self) -> Screen:
+    def get_default_screen(self) -> Screen[None]:
         """The main screen is the app's first, not pushed over an empty one
         (which was laid out, and resized, for nothing at every start)."""
         return self.main

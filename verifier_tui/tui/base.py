@@ -35,7 +35,7 @@ class BaseApp(App[int]):
         quote an exception, from files the tool did not write."""
         super().notify(plain_text(message), title=plain_text(title), **kwargs)
 
-    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """The screen's keys as it offers them now, each by its title, then Textual's own (Quit among them)."""
         for shown, title, does, action in offered(screen):
             if action != "app.quit":

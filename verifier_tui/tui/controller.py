@@ -38,7 +38,13 @@ class Controller:
     subclass's own ``LiveRuns`` callbacks."""
 
     def __init__(
-        self, screen: Screen, session: Session | None, *, live_reload: bool = True, poll: bool = False, **hooks: Any
+        self,
+        screen: Screen[None],
+        session: Session | None,
+        *,
+        live_reload: bool = True,
+        poll: bool = False,
+        **hooks: Any,
     ) -> None:
         self.screen = screen
         self.live: LiveRuns | None = None
@@ -56,7 +62,7 @@ class Controller:
             )
             self.live.live_reload = live_reload
         self._live_reload = live_reload
-        self._watcher: Worker | None = None
+        self._watcher: Worker[None] | None = None
 
     def _post(self, message: Message) -> None:
         """Run messages go to the screen, whose widgets show them (it keeps

@@ -21,7 +21,7 @@ def key(key: str, action: str, word: str, title: str, does: str, **kwargs: Any) 
 QUIT = key("q", "app.quit", "quit", "Quit", "Quit verifier-tui")
 
 
-def offered(screen: Screen) -> list[tuple[str, str, str, str]]:
+def offered(screen: Screen[Any]) -> list[tuple[str, str, str, str]]:
     """(key as shown, title, what it does, action) of each of ``screen``'s own
     keys, in its BINDINGS' order, as it offers them now: one its
     ``check_action`` refuses (R for a task without its own runner) is left out,

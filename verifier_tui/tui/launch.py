@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from verifier_tui.engine.session import Session
 
+if TYPE_CHECKING:
+    import argparse
 
-def launch(args) -> int:
+
+def launch(args: argparse.Namespace) -> int:
     """Run the app on ``args.target`` (what ``args.path`` names) with
     ``args.options`` (see verifier_tui.cli); a path that cannot be debugged
     raises before anything is drawn. A Harbor trial or job folder opens the

@@ -13,7 +13,7 @@ from verifier_tui.words.text import plain_text
 
 
 def run_suspended(
-    app: App,
+    app: App[object],
     command: list[str],
     *,
     banner: str,

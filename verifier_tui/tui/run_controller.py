@@ -35,7 +35,7 @@ class RunController(Controller):
 
     live: LiveRuns  # a task's screen always has its session
 
-    def __init__(self, session: Session, screen: Screen, *, live_reload: bool = True, poll: bool = False) -> None:
+    def __init__(self, session: Session, screen: Screen[None], *, live_reload: bool = True, poll: bool = False) -> None:
         super().__init__(
             screen,
             session,
@@ -54,6 +54,8 @@ class RunController(Controller):
         self.run_all_pending = False
         """Set by "run all cases"; cleared only when every case ran, so a save
         that supersedes the batch re-runs the whole batch on the new code."""
+        self.every_case = False
+        """Every request runs every case (the coverage view is open: it shows them all)."""
 
     def request_all(self) -> None:
         self.run_all_pending = True
@@ -66,7 +68,7 @@ class RunController(Controller):
         if session.verifier is None:
             self._post(RunNotPossible(no_verifier_message(session.task)))
             return None
-        if self.run_all_pending and session.task.cases:
+        if (self.run_all_pending or self.every_case) and session.task.cases:
             await self._run_all(trigger)
             self.run_all_pending = False
             return None

@@ -20,6 +20,8 @@ from verifier_tui.tui.screens.jobs import JobsScreen
 from verifier_tui.tui.screens.trial import TrialScreen
 
 if TYPE_CHECKING:
+    import argparse
+
     from verifier_tui.engine.session import Options
 
 
@@ -92,8 +94,9 @@ class TrialApp(BaseApp):
 
     def open_job(self, path: Path, *, from_jobs: bool = False) -> None:
         """A job's overview (its name and Harbor's version from its own files)."""
-        from verifier_tui.engine.harbor.folders import CONFIG, LOCK
+        from verifier_tui.engine.harbor.folders import LOCK
         from verifier_tui.engine.harbor.reading import read_json
+        from verifier_tui.engine.task.target import CONFIG
 
         name = read_json(path / CONFIG, beneath=path).get("job_name")
         harbor = read_json(path / LOCK, beneath=path).get("harbor")
@@ -149,7 +152,7 @@ class TrialApp(BaseApp):
         )
 
 
-def launch_trial(args) -> int:
+def launch_trial(args: argparse.Namespace) -> int:
     """``verifier-tui TRIAL|JOB``: the app on a Harbor folder; bad input is one line and exit 2."""
     import sys
 

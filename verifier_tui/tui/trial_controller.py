@@ -24,7 +24,9 @@ class ReplayController(Controller):
     session: the task was not found, no stand-in for /app), each request
     reports the reason at once."""
 
-    def __init__(self, screen: Screen, opened: TrialSession, *, poll: bool = False, live_reload: bool = True) -> None:
+    def __init__(
+        self, screen: Screen[None], opened: TrialSession, *, poll: bool = False, live_reload: bool = True
+    ) -> None:
         super().__init__(
             screen,
             opened.session,

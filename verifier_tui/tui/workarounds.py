@@ -13,8 +13,10 @@ from textual._styles_cache import StylesCache
 from textual.widgets import DataTable, Footer
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Callable, Iterable
 
+    from textual.color import Color
+    from textual.style import Style
     from textual.widgets.data_table import RowKey
 
 
@@ -27,12 +29,14 @@ def release_style_caches() -> None:
     trial it opens. This is the same cache, keyed by the two colours alone
     (the method reads nothing else)."""
     cached = StylesCache.__dict__.get("get_inner_outer")
-    compute = getattr(cached, "__wrapped__", None)
+    compute: Callable[[type[StylesCache], Color, Color], tuple[Style, Style]] | None = getattr(
+        cached, "__wrapped__", None
+    )
     if compute is None or not hasattr(cached, "cache_info"):
         return  # Textual no longer caches it that way
 
     @functools.lru_cache(1024)
-    def get_inner_outer(base_background, background):
+    def get_inner_outer(base_background: Color, background: Color) -> tuple[Style, Style]:
         return compute(StylesCache, base_background, background)
 
     StylesCache.get_inner_outer = staticmethod(get_inner_outer)  # type: ignore[method-assign,assignment]

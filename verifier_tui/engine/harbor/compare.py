@@ -20,10 +20,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from verifier_tui.engine.harbor.folders import CONFIG
 from verifier_tui.engine.harbor.overview import PASSED, JobOverview, TaskRow, TrialRow, read_overview
 from verifier_tui.engine.harbor.reading import read_json
 from verifier_tui.engine.record import record
+from verifier_tui.engine.task.target import CONFIG
 
 _EARLIEST = datetime.min.replace(tzinfo=timezone.utc)
 

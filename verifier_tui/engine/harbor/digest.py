@@ -31,7 +31,7 @@ from verifier_tui.engine.harbor.ignore_rules import IgnoreRules
 from verifier_tui.engine.record import field, record
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator
     from datetime import datetime
 
 DEFAULT_IGNORES = ("__pycache__/", "*.pyc", ".DS_Store", "*.swp", "*.swo", "*~")
@@ -143,7 +143,7 @@ def _lines(path: Path) -> list[str]:
         return []
 
 
-def _select(source: Path, excludes) -> list[Path]:
+def _select(source: Path, excludes: Callable[[Path], bool]) -> list[Path]:
     """``harbor.utils.file_selection.select_files``: entries in sorted order,
     not descending into linked folders, skipping what the filter excludes."""
     source = Path(os.path.abspath(source))

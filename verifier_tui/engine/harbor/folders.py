@@ -143,11 +143,11 @@ class Trial:
         if isinstance(name, str):
             return name
         lock_task = self.lock.get("task")
-        if isinstance(lock_task, dict) and isinstance(lock_task.get("name"), str):
-            return lock_task["name"]
+        if isinstance(lock_task, dict) and isinstance(locked := lock_task.get("name"), str):
+            return locked
         task = self.task_config
-        if isinstance(task.get("name"), str):
-            return task["name"]
+        if isinstance(configured := task.get("name"), str):
+            return configured
         if isinstance(task.get("path"), str):
             return Path(task["path"]).name
         return None
@@ -155,8 +155,8 @@ class Trial:
     @property
     def agent_name(self) -> str | None:
         info = self.result.get("agent_info")
-        if isinstance(info, dict) and isinstance(info.get("name"), str):
-            return info["name"]
+        if isinstance(info, dict) and isinstance(named := info.get("name"), str):
+            return named
         agent = self.config.get("agent")
         return agent.get("name") if isinstance(agent, dict) and isinstance(agent.get("name"), str) else None
 
@@ -209,7 +209,7 @@ class TrialRef:
 
     path: Path
     name: str
-    step_names: tuple
+    step_names: tuple[str | None, ...]
 
     @classmethod
     def of(cls, trial: Trial) -> TrialRef:
@@ -320,8 +320,8 @@ def select_trial(opened: Trial | Job, trial: str | None = None, step: str | None
 
 
 def _rewards(verifier_result: Any) -> dict[str, Any] | None:
-    if isinstance(verifier_result, dict) and isinstance(verifier_result.get("rewards"), dict):
-        return verifier_result["rewards"]
+    if isinstance(verifier_result, dict) and isinstance(rewards := verifier_result.get("rewards"), dict):
+        return rewards
     return None
 
 

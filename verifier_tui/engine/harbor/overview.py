@@ -28,10 +28,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine import untrusted
-from verifier_tui.engine.harbor.folders import CONFIG, RESULT, job_paths, result_shape
+from verifier_tui.engine.harbor.folders import RESULT, job_paths, result_shape
 from verifier_tui.engine.harbor.reading import parse_time, read_json, read_text_tail
 from verifier_tui.engine.record import field, record
-from verifier_tui.engine.task.target import harbor_kind
+from verifier_tui.engine.task.target import CONFIG, harbor_kind
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
@@ -298,7 +298,7 @@ class TaskRow:
     trials: int = 0
     passed: int = 0
     errors: int = 0
-    rewards: list = field(default_factory=list)  # the valid rewards, for the mean
+    rewards: list[dict[str, Any]] = field(default_factory=list)  # the valid rewards, for the mean
 
     @property
     def mean(self) -> float | None:
@@ -347,12 +347,12 @@ def mean_of(rewards: list[dict[str, Any]]) -> dict[str, float]:
 class JobOverview:
     """Counts, Harbor's means and per-task rows of a job, built as its trials are read."""
 
-    rows: list = field(default_factory=list)
-    outcomes: dict = field(default_factory=dict)  # outcome -> count
-    tasks: dict = field(default_factory=dict)  # task -> TaskRow
-    evals: dict = field(default_factory=dict)  # eval key -> [valid reward dicts]
+    rows: list[TrialRow] = field(default_factory=list)
+    outcomes: dict[str, int] = field(default_factory=dict)  # outcome -> count
+    tasks: dict[str, TaskRow] = field(default_factory=dict)  # task -> TaskRow
+    evals: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # eval key -> [valid reward dicts]
     left_out: int = 0  # trials Harbor's mean leaves out (no valid reward)
-    tokens: list = field(default_factory=lambda: [None, None, None, None])
+    tokens: list[int | float | None] = field(default_factory=lambda: [None, None, None, None])
 
     def add(self, rows: Iterable[TrialRow]) -> None:
         for row in rows:
@@ -364,7 +364,7 @@ class JobOverview:
             task.trials += 1
             task.passed += row.outcome == PASSED
             task.errors += bool(row.exception_types)
-            if row.reward_valid:
+            if row.reward_valid and row.rewards is not None:  # valid: rewards recorded, never None
                 self.evals.setdefault(row.eval_key, []).append(row.rewards)
                 task.rewards.append(row.rewards)
             else:

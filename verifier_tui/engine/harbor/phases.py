@@ -63,9 +63,9 @@ class Phase:
     status: str
     detail: str = ""  # one line
     lines: tuple[str, ...] = ()  # more: the sys.path, the argument table, a traceback's last lines
-    data: dict | None = None  # the runner's own line for this phase (the replay only)
+    data: dict[str, Any] | None = None  # the runner's own line for this phase (the replay only)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "name": self.name,
             "label": self.label,
@@ -97,7 +97,7 @@ class PhaseReport:
     def status_of(self, name: str) -> str:
         return next((p.status for p in self.phases if p.name == name), UNKNOWN)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "stopped_at": self.stopped_at,
             "explanation": self.explanation,
@@ -619,7 +619,7 @@ class Parting:
     local: str
     words: str
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "phase": self.phase,
             "label": self.label,

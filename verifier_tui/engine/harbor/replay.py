@@ -23,6 +23,8 @@ from verifier_tui.engine.advice import Advice
 from verifier_tui.engine.record import field, record
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from verifier_tui.engine.harbor.inputs import VerifierEnv, WorkspaceInput
     from verifier_tui.engine.harbor.locate import TaskLocation
 
@@ -64,7 +66,7 @@ class ReplayPlan:
 
         return replace(self, reasons=[r for r in self.reasons if r != self.runner_note])
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "task": str(self.task_dir) if self.task_dir else None,
             "verifier": str(self.verifier) if self.verifier else None,

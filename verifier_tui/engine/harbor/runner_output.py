@@ -24,8 +24,12 @@ last thing written, so it is searched from the end.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from verifier_tui.engine.record import record
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 CONTRACT_PREFIX = "run_verifier: error: "
 SHIM_PREFIX = "test.sh: the verifier needs Python 3.8 or newer"
@@ -140,7 +144,7 @@ def parse_runner_output(text: str) -> RunnerOutput:
     return RunnerOutput("traceback", traceback=tb, python_version=version, nemo_gym_files=nemo, last_line=last_line)
 
 
-def _last_index(lines: list[str], test) -> int | None:
+def _last_index(lines: list[str], test: Callable[[str], bool]) -> int | None:
     for index in range(len(lines) - 1, -1, -1):
         if test(lines[index]):
             return index

@@ -20,9 +20,10 @@ import stat
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine import untrusted
-from verifier_tui.engine.harbor.folders import EXCEPTION_TXT, MANIFEST, TRIAL_LOG
+from verifier_tui.engine.harbor.folders import EXCEPTION_TXT, MANIFEST
 from verifier_tui.engine.harbor.reading import read_json, tail_text
 from verifier_tui.engine.record import record
+from verifier_tui.engine.task.target import TRIAL_LOG
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -467,7 +467,7 @@ class SessionPool:
     its own workspace in place."""
 
     def __init__(self) -> None:
-        self._sessions: dict[tuple, Session] = {}
+        self._sessions: dict[tuple[object, ...], Session] = {}
 
     def session(self, task_dir: Path, options: Any) -> Session:
         from verifier_tui.engine.session import Session

@@ -198,7 +198,7 @@ def trial_json(
     plan: ReplayPlan | None = None,
     local: RunResult | None = None,
     local_skipped: str | None = None,
-    view: tuple | None = None,
+    view: tuple[PhaseReport | None, Parting | None, tuple[Path, int] | None] | None = None,
     alone: RunnerAlone | None = None,
     cause: RootCause | None = None,
 ) -> dict[str, Any]:

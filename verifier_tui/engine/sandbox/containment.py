@@ -37,8 +37,8 @@ class Settled:
     returncode: int | None
     signal: int | None
     start_error: str | None
-    strays: list
-    written: list
+    strays: list[str]
+    written: list[str]
 
 
 VIEW_FAILED = "could not set up the run's sandbox: "
@@ -267,7 +267,7 @@ def settle(stage: Stage, guard: Any, done: ProcessResult) -> Settled:
     :attr:`Contained.guard`)."""
     returncode, signal, start_error = done.returncode, done.signal, done.start_error
     found = list(done.strays)
-    written: list = []
+    written: list[str] = []
     if stage.namespace and start_error is None:
         ctl = str(stage.ctl_dir)
         problem = isolation.setup_problem(ctl, done.stderr.text)

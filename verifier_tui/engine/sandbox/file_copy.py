@@ -35,6 +35,13 @@ import stat
 import struct
 import sys
 
+# Not typing's: the helpers run this file as a script (-I -S), and importing
+# typing would cost each of them its start-up time for nothing (type
+# checkers read a name TYPE_CHECKING as typing's).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 _CHUNK = 1 << 20
 #: The copy's own flags: never follow a link put in the source's or the
 #: target's place, never block on a FIFO, never leak into the runner.
@@ -58,18 +65,27 @@ class NotAFile(OSError):
     """The source is no longer a regular file (replaced since it was listed)."""
 
 
-def source_sig(st: os.stat_result) -> tuple:
+#: :func:`source_sig`'s signature: size, modification time, mode.
+SourceSig = tuple[int, int, int]
+#: :func:`copy_sig`'s signature: size, modification time, ctime, inode, mode.
+CopySig = tuple[int, int, int, int, int]
+#: A job for :class:`Copier`: the key its outcome is handed over with, the
+#: source, the target, whether the target may be replaced.
+_Job = tuple[str, str, str, bool]
+
+
+def source_sig(st: os.stat_result) -> SourceSig:
     """What says a source file changed: size, modification time, mode."""
     return (st.st_size, st.st_mtime_ns, st.st_mode)
 
 
-def copy_sig(st: os.stat_result) -> tuple:
+def copy_sig(st: os.stat_result) -> CopySig:
     """What says a copy changed. Its ctime too: it changes on any write, chmod
     or rename, so a verifier that puts the size and time back cannot hide a change."""
     return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_mode)
 
 
-def copy_file(src: str, dst: str, replace: bool) -> tuple[tuple, tuple]:
+def copy_file(src: str, dst: str, replace: bool) -> tuple[SourceSig, CopySig]:
     """Copy the regular file ``src`` to ``dst`` (mode with owner read and
     write added, access and modification times); ``replace``: ``dst`` may
     exist and is replaced whole. Returns the source's :func:`source_sig` and
@@ -216,13 +232,13 @@ class Copier:
     OSError)``, always called in the thread that calls :meth:`add` and
     :meth:`finish`, so whoever keeps the results needs no lock."""
 
-    def __init__(self, done) -> None:
+    def __init__(self, done: Callable[[str, tuple[SourceSig, CopySig] | OSError], None]) -> None:
         self.done = done
-        self._batch: list[tuple] = []
+        self._batch: list[_Job] = []
         self._added = 0
         self._helpers: list[_Helper] | None = None  # None: not started (yet); []: none to be had
 
-    def add(self, key, src: str, dst: str, replace: bool) -> None:
+    def add(self, key: str, src: str, dst: str, replace: bool) -> None:
         self._batch.append((key, src, dst, replace))
         self._added += 1
         if len(self._batch) >= BATCH:
@@ -263,9 +279,9 @@ class Copier:
         else:
             self._copy_here(batch)
 
-    def _copy_here(self, batch: list[tuple]) -> None:
+    def _copy_here(self, batch: list[_Job]) -> None:
         for key, src, dst, replace in batch:
-            outcome: tuple | OSError
+            outcome: tuple[SourceSig, CopySig] | OSError
             try:
                 outcome = copy_file(src, dst, replace)
             except OSError as exc:
@@ -290,7 +306,7 @@ class _Helper:
         import subprocess
         import threading
 
-        self.keys: list = []
+        self.keys: list[str] = []
         self.proc = subprocess.Popen(
             [sys.executable, "-I", "-S", os.path.abspath(__file__), "--serve"],
             stdin=subprocess.PIPE,
@@ -317,7 +333,7 @@ class _Helper:
         """Jobs sent and not answered yet."""
         return len(self.keys) - len(self._answers) // _RECORD.size
 
-    def send(self, batch: list[tuple]) -> None:
+    def send(self, batch: list[_Job]) -> None:
         parts = []
         for _key, src, dst, replace in batch:
             parts += [os.fsencode(src), os.fsencode(dst), b"r" if replace else b"n"]
@@ -328,14 +344,14 @@ class _Helper:
         except OSError:
             pass  # it ended: its missing answers say so
 
-    def finish(self) -> list[tuple]:
+    def finish(self) -> list[tuple[str, tuple[SourceSig, CopySig] | OSError]]:
         try:
             self.proc.stdin.close()  # type: ignore[union-attr]
         except OSError:
             pass
         self.proc.wait()
         self._reader.join()
-        out: list[tuple[object, tuple | OSError]] = []
+        out: list[tuple[str, tuple[SourceSig, CopySig] | OSError]] = []
         answers = list(_RECORD.iter_unpack(bytes(self._answers[: len(self._answers) // _RECORD.size * _RECORD.size])))
         for key, answer in zip(self.keys, answers):  # noqa: B905 - the helper may have answered fewer
             code = answer[0]

@@ -378,14 +378,14 @@ class ViewPlan:
     reward: str  # bound at /logs/verifier
     inputs: str  # bound at INPUTS
     app_copy: str | None  # the workspace's private copy, bound at /app (None: the overlay)
-    overlay: tuple | None  # (lower, upper, work): the overlay mounted at /app
+    overlay: tuple[str, str, str] | None  # (lower, upper, work): the overlay mounted at /app
     workdir: str = APP  # the runner's working directory, inside the view
     make_workdir: bool = False  # the view has no such folder: made (empty) in its root
     app_at: str = APP  # where the workspace is (a task's test.sh may pass another path)
     network: str = "none"  # "none": a loopback of its own; "user": given one by a helper; "host": this machine's
-    interpreter: tuple = ()  # the chosen interpreter's folders, shown read-only at their own paths
+    interpreter: tuple[str, ...] = ()  # the chosen interpreter's folders, shown read-only at their own paths
     home: str | None = None  # the user's $HOME path, shown as an empty writable folder
-    hide: tuple = ()  # the tool's own folders (scratch, cache): covered where a bound folder holds them
+    hide: tuple[str, ...] = ()  # the tool's own folders (scratch, cache): covered where a bound folder holds them
     tmp_bytes: int | None = None  # the size of /tmp (None: tmpfs's own default)
     resolv: str | None = None  # a resolv.conf shown over /etc/resolv.conf (the network helper's resolver)
 

@@ -28,6 +28,7 @@ from verifier_tui.engine.filters import BYTECODE
 from verifier_tui.engine.sandbox.file_copy import Copier, NotAFile, copy_file, copy_sig, source_sig
 
 if TYPE_CHECKING:
+    from verifier_tui.engine.sandbox.file_copy import CopySig, SourceSig
     from verifier_tui.engine.sandbox.write_tracker import WriteTracker
 
 
@@ -159,7 +160,7 @@ class Mirror:
         except OSError as exc:
             self.notes.append(f"could not read {src}: {exc.strerror or exc}")
             src_entries = {}
-        dst_entries: dict = {}
+        dst_entries: dict[str, os.DirEntry[str]] = {}
         if not fresh:
             try:
                 with os.scandir(dst) as listing:
@@ -182,7 +183,14 @@ class Mirror:
             seen.add(rel)
             self._sync_entry(sentry, f"{dst}/{name}", rel, dst_entries.get(name), seen)
 
-    def _sync_entry(self, sentry, dst: str, rel: str, dentry, seen: set[str]) -> None:
+    def _sync_entry(
+        self,
+        sentry: os.DirEntry[str] | _Entry,
+        dst: str,
+        rel: str,
+        dentry: os.DirEntry[str] | _Entry | None,
+        seen: set[str],
+    ) -> None:
         known = self.index.get(rel)
         if known is None and dentry is None and sentry.is_file(follow_symlinks=False):
             # Nothing known, nothing there: copied whatever it is like, and the
@@ -234,14 +242,14 @@ class Mirror:
         if self._copier is not None:
             self._copier.add(rel, src, dst, replace)
             return
-        outcome: tuple | OSError
+        outcome: tuple[SourceSig, CopySig] | OSError
         try:
             outcome = copy_file(src, dst, replace)
         except OSError as exc:
             outcome = exc
         self._copied(rel, outcome)
 
-    def _copied(self, rel: str, outcome) -> None:
+    def _copied(self, rel: str, outcome: tuple[SourceSig, CopySig] | OSError) -> None:
         """A copy's outcome: the index learns both sides, or the user why not."""
         if isinstance(outcome, OSError):
             self.index.pop(rel, None)
@@ -254,7 +262,16 @@ class Mirror:
         self.files_copied += 1
         self.index[rel] = _Copied("file", *outcome)
 
-    def _sync_link(self, src: Path, dst: Path, rel: str, sst, known, dentry, seen: set[str]) -> None:
+    def _sync_link(
+        self,
+        src: Path,
+        dst: Path,
+        rel: str,
+        sst: os.stat_result,
+        known: _Copied | None,
+        dentry: os.DirEntry[str] | _Entry | None,
+        seen: set[str],
+    ) -> None:
         """A link is never read through: kept verbatim (:attr:`verbatim_links`),
         else one inside the source tree is recreated as a link and one that
         leads outside it (or to nothing) is left out with a note, so the copy

@@ -75,7 +75,7 @@ class UserNetwork:
     def __init__(self, executable: str) -> None:
         self.executable = executable
         self.problem: str | None = None
-        self._proc: subprocess.Popen | None = None
+        self._proc: subprocess.Popen[bytes] | None = None
         self._exit: int | None = None  # slirp4netns ends when this closes
         self._pipes: dict[str, tuple[int, int]] = {}
         self._complaints: Any = None  # the helper's stderr: a file, never a pipe it could fill

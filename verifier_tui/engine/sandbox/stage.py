@@ -45,6 +45,7 @@ import subprocess
 import tempfile
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from verifier_tui.engine import procfs, untrusted
 from verifier_tui.engine.record import field, record
@@ -53,6 +54,9 @@ from verifier_tui.engine.sandbox.isolation import APP, INPUTS, REWARD, TESTS, ov
 from verifier_tui.engine.sandbox.mirror import Mirror, make_real_dir, remove_path, remove_tree
 from verifier_tui.engine.to_the_end import uninterrupted
 from verifier_tui.runner_source import EXTRAS, extras_path, runner_path
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 # The watcher's changes arrive on the event loop while staging runs in a thread.
 _pending_lock = threading.Lock()
@@ -77,7 +81,7 @@ class Stage:
     bwrap: str = ""
     """Runs of this stage get the sandbox's view, built by this bwrap ("": the copy sandbox)."""
     tests: Mirror | None = None
-    overlaid: list = field(default_factory=list)
+    overlaid: list[str] = field(default_factory=list)
     """Files of a step's own tests folder copied over ``tests`` this run (relative paths)."""
     workspace: Mirror | None = None
     overlay_lower: Path | None = None
@@ -96,7 +100,7 @@ class Stage:
     live: bool = False
     """A watcher reports every change to the user's workspace (see
     :meth:`note`): a re-run copies what changed instead of walking it all."""
-    pending: set | None = None
+    pending: set[str] | None = None
     """The workspace's paths (relative) changed since the last staging;
     None: not known, walk it all."""
 
@@ -336,13 +340,13 @@ class Stage:
             self.overlay_for, self.overlay_big = workspace, not _within(workspace, COPY_UP_TO_ENTRIES, COPY_UP_TO_BYTES)
         return self.overlay_big
 
-    def note(self, paths, recreated) -> None:
+    def note(self, paths: Iterable[Path], recreated: Iterable[Path]) -> None:
         """The watcher saw ``paths`` change (absolute, the user's); a folder
         in ``recreated`` was made anew or events under it were lost."""
         with _pending_lock:
             self._note(paths, recreated)
 
-    def _note(self, paths, recreated) -> None:
+    def _note(self, paths: Iterable[Path], recreated: Iterable[Path]) -> None:
         mirror = self.workspace
         if not self.live or mirror is None or self.pending is None:
             return

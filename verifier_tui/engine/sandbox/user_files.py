@@ -24,6 +24,10 @@ from verifier_tui.engine.record import record
 if TYPE_CHECKING:
     from pathlib import Path
 
+    # An entry as looked at: ("d",) for a folder, else ("f", size, mtime,
+    # ctime, inode, mode).
+    _Sig = tuple[str] | tuple[str, int, int, int, int, int]
+
 LIMIT = 2000
 """Entries looked at before and after a run (about 5 ms each way on the
 project's 2-core machine)."""
@@ -33,8 +37,8 @@ project's 2-core machine)."""
 class Snapshot:
     """What the user's files looked like just before a run."""
 
-    entries: dict
-    roots: list
+    entries: dict[str, _Sig]
+    roots: list[str]
 
 
 def take(roots: list[Path | None], limit: int = LIMIT) -> Snapshot:
@@ -56,10 +60,10 @@ def written(before: Snapshot, limit: int = LIMIT) -> list[str]:
     return sorted(set(out))
 
 
-def _look(roots: list[str], limit: int) -> dict:
+def _look(roots: list[str], limit: int) -> dict[str, _Sig]:
     """Breadth first from each root, one ``lstat`` per file (``scandir``'s)
     and none for a folder (its entry says it is one)."""
-    out: dict = {}
+    out: dict[str, _Sig] = {}
     for root in roots:
         if len(out) >= limit:
             break
@@ -98,5 +102,5 @@ def _look(roots: list[str], limit: int) -> dict:
     return out
 
 
-def _signature(st: os.stat_result) -> tuple:
+def _signature(st: os.stat_result) -> _Sig:
     return ("f", st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_mode)

@@ -22,9 +22,16 @@ import re
 import threading
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.record import record
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from typing import Any
+
+    from verifier_tui.engine.task.discovery import Task
 
 APP = "/app"
 DOCKER_DEFAULT_WORKDIR = "/"
@@ -46,10 +53,10 @@ class Limits:
     network: str = "public"  # public, no-network, allowlist
     workdir: str = DOCKER_DEFAULT_WORKDIR
     app: str = APP
-    cpu_list: tuple = ()  # the CPUs the run was bound to (empty: all of this machine's; set by cpu_lease)
+    cpu_list: tuple[int, ...] = ()  # the CPUs the run was bound to (empty: all of this machine's; set by cpu_lease)
     network_given: str = ""  # in a view: "none", "user" (the internet, by a helper) or "host"; "" in the copy
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "memory_mb": self.memory_mb,
             "cpus": self.cpus,
@@ -97,7 +104,7 @@ def image_workdir(task_root: Path) -> str:
     return workdir
 
 
-def limits_for(task, app: str) -> Limits:
+def limits_for(task: Task, app: str) -> Limits:
     """The limits of ``task`` (its ``task.toml`` as Harbor reads it)."""
     config = task.config
     workdir = getattr(config, "workdir", None) or image_workdir(task.root)
@@ -124,7 +131,7 @@ _bound_lock = threading.Lock()
 
 
 @contextmanager
-def cpu_lease(wanted: int):
+def cpu_lease(wanted: int) -> Iterator[tuple[int, ...]]:
     """The ``wanted`` CPUs this process may use that its other runs are bound
     to least, held for the block. Runs side by side (``test -j 2``) each get
     their own: bound to the same first CPU, they would share it while the

@@ -299,7 +299,7 @@ class _Check:
     def env(self, table: dict[str, Any], key: str, where: list[str]) -> dict[str, str]:
         """A ``dict[str, str]`` field: its strings (the run keeps them), each
         other value refused by name."""
-        found = self.get(table, key, _env, where, {})
+        found: dict[str, str] = self.get(table, key, _env, where, {})
         if isinstance(table.get(key), dict):
             for name, item in table[key].items():
                 if not isinstance(item, str):

@@ -233,6 +233,7 @@ class OwnRunner:
     knows_explain_to: bool  # --explain-to FILE: the same, written just before verify is called
     knows_phases_to: bool = False  # --phases-to FILE: one line per phase (the trial replay's steps)
     knows_stack_signal: bool = False  # --stack-signal NAME: every thread's stack on that signal (at a timeout)
+    knows_coverage_to: bool = False  # --coverage-to FILE: the task's own lines that ran
 
 
 def task_runner(tests_dir: Path, ours: Callable[[], Path]) -> OwnRunner | None:
@@ -259,6 +260,7 @@ def task_runner(tests_dir: Path, ours: Callable[[], Path]) -> OwnRunner | None:
         b"--explain-to" in offers,
         b"--phases-to" in offers,
         b"--stack-signal" in offers,
+        b"--coverage-to" in offers,
     )
 
 

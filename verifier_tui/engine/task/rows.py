@@ -42,7 +42,7 @@ class TaskRow:
     its line in the file (1-based)."""
 
     task_id: str
-    data: dict
+    data: dict[str, Any]
     line: int
 
 
@@ -68,7 +68,7 @@ def tasks_file(task_root: Path) -> Path | None:
     return path if untrusted.present(path) else None  # a FIFO too: reading it says what it is
 
 
-def row_task_data(row: dict[str, Any]) -> dict | None:
+def row_task_data(row: dict[str, Any]) -> dict[str, Any] | None:
     """What a row hands the verifier: its ``task_data`` object, or the fields
     beside ``task_id`` when there is no ``task_data`` key; None when its
     ``task_data`` is not an object."""

@@ -24,7 +24,7 @@ _HEAD = "bold $text-primary"
 def help_content(marks: Legend, keys: Sequence[tuple[str, str, str]]) -> Content:
     """The marks first (what the screen shows), each padded to the widest,
     then the ``(key, title, what it does)`` rows and the palette."""
-    parts: list = []
+    parts: list[str | tuple[str, str]] = []
     width = max((len(mark) for _title, group in marks for mark, _meaning in group), default=0) + 2
     for title, group in marks:
         parts.append((f"Marks: {title}\n", _HEAD))

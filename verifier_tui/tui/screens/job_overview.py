@@ -188,7 +188,7 @@ class JobOverviewScreen(KeyedScreen):
         count = f"{read} trial{'s' * (read != 1)}" if self.done else f"{read} of {self.expected or '?'} folders read"
         agents = ", ".join(overview.agents()) or "-"
         version = f" · Harbor {self.harbor_version}" if self.harbor_version else ""
-        lines: list = [
+        lines: list[str | tuple[str, str]] = [
             ("job ", "$text-muted"),
             (one_line(self.job_name), "bold"),
             (one_line(f" · {count} · {agents}{version}"), "$text-muted"),
@@ -233,7 +233,7 @@ class JobOverviewScreen(KeyedScreen):
             else:
                 table.add_row(cell(name), *cells, key=name)
 
-    def _cells(self, row: TrialRow) -> tuple:
+    def _cells(self, row: TrialRow) -> tuple[Text | str, ...]:
         tokens = (
             "-"
             if row.n_input_tokens is None and row.n_output_tokens is None

@@ -32,6 +32,7 @@ from textual.reactive import var
 from verifier_tui.engine.advice import worded
 from verifier_tui.engine.invocation import bound_argv
 from verifier_tui.engine.model import RunResult
+from verifier_tui.engine.record import replace
 from verifier_tui.engine.session import SelectionError
 from verifier_tui.engine.task.discovery import DiscoveryError, no_verifier_help, no_verifier_message
 from verifier_tui.tui.chooser_options import (
@@ -62,6 +63,7 @@ from verifier_tui.tui.real_terminal import run_suspended
 from verifier_tui.tui.run_controller import RunController
 from verifier_tui.tui.screens.choose_list import ChooseListScreen
 from verifier_tui.tui.screens.command import CommandScreen
+from verifier_tui.tui.screens.coverage import CoverageScreen
 from verifier_tui.tui.screens.keyed import SizedScreen
 from verifier_tui.tui.screens.picker import PickerScreen
 from verifier_tui.tui.screens.response_editor import ResponseEditorScreen
@@ -109,6 +111,14 @@ class MainScreen(SizedScreen):
             group=MODE,
         ),
         key("a", "run_all", "all", "Run all cases", "Run every case; each shows its verdict in the list"),
+        key(
+            "g",
+            "coverage",
+            "coverage",
+            "Coverage of the verifier",
+            "Its source and its helpers', each line marked by the cases that reached it; every case runs",
+            show=False,  # the footer must fit 100 columns; g is in the help and the palette
+        ),
         key("s", "choose_case", "case", "Choose case", "Pick one of the task's cases", group=CHOOSE),
         key("v", "choose_verifier", "verifier", "Choose verifier", "Pick the verifier file to run", group=CHOOSE),
         key(
@@ -182,6 +192,8 @@ class MainScreen(SizedScreen):
         """A run picked in the history (None: showing the latest)."""
         self.explain: Explanation | None = None
         self._last_response: ResponseSource | None = None  # the response put aside by "toggle mode"
+        self.coverage_view: CoverageScreen | None = None
+        """The coverage view while it is open: each run's coverage goes to it."""
 
     @property
     def shown_result(self) -> RunResult | None:
@@ -292,6 +304,8 @@ class MainScreen(SizedScreen):
         if self.controller.running_case is None:
             self.running_case = None
         self.query_one(HistoryList).add(result)
+        if self.coverage_view is not None:
+            self.coverage_view.take(result)
         if message.primary:
             self.latest = result
             self.viewing = None
@@ -499,6 +513,26 @@ class MainScreen(SizedScreen):
     def action_run(self) -> None:
         self.controller.request("r key")
 
+    def action_coverage(self) -> None:
+        """The coverage view; while it is open every run asks for coverage
+        and runs every case, so each line's mark counts them all."""
+        if self.session.verifier is None:
+            self.notify("no verifier to measure", severity="warning", markup=False)
+            return
+        self.coverage_view = CoverageScreen(self.fmt, self.session.verifier, self.open_in_editor, self._every_case)
+        self._coverage(True)
+        self.app.push_screen(self.coverage_view, callback=lambda _closed: self._coverage(False))
+        self._every_case()
+
+    def _every_case(self) -> None:
+        self.controller.request_all() if self.session.task.cases else self.controller.request("coverage")
+
+    def _coverage(self, on: bool) -> None:
+        self.session.options = replace(self.session.options, coverage=on)
+        self.controller.every_case = on
+        if not on:
+            self.coverage_view = None
+
     def action_run_all(self) -> None:
         if not self.session.task.cases:
             self.notify(
@@ -602,7 +636,10 @@ class MainScreen(SizedScreen):
                 self.notify("no verifier to open", severity="warning", markup=False)
                 return
             location = (session.verifier, verify_line(session.verifier))
-        path, line = location
+        self.open_in_editor(*location)
+
+    def open_in_editor(self, path: Path, line: int) -> None:
+        """``path`` at ``line`` in the user's editor, re-runs paused meanwhile."""
         command = editor_command(path, line)
         where = f"{self.fmt.path(path)}:{line}"
         if command is None:

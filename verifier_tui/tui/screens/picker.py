@@ -20,7 +20,10 @@ from verifier_tui.tui.workarounds import KeyFooter
 from verifier_tui.words.text import one_line
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from rich.text import Text, TextType
+    from textual.widgets.directory_tree import DirEntry
 
 _SKIP = ("__pycache__", ".git", ".venv", "node_modules")
 _TYPED = "box: type a path (relative: from where verifier-tui started), enter uses it · "
@@ -32,7 +35,7 @@ class PathTree(DirectoryTree):
     name shown harmless and on its line: a case folder may come from anywhere
     (a bidi override in its name)."""
 
-    def __init__(self, path: Path, suffixes: tuple[str, ...], folders: bool, **kwargs) -> None:
+    def __init__(self, path: Path, suffixes: tuple[str, ...], folders: bool, **kwargs: Any) -> None:
         super().__init__(path, **kwargs)
         self.suffixes = suffixes
         self.folders = folders
@@ -56,7 +59,7 @@ class PathBox(Input):
     folder's name may hold a bidi override); used as shown, it is that path,
     else what was typed (:func:`typed_path`)."""
 
-    def __init__(self, path: Path | None, **kwargs) -> None:
+    def __init__(self, path: Path | None, **kwargs: Any) -> None:
         super().__init__(one_line(str(path)) if path is not None else "", **kwargs)
         self.path = path
 
@@ -136,7 +139,7 @@ class PickerScreen(ModalScreen[Path | None]):
             self.query_one(PathBox).put(Path(event.path))
 
     @on(DirectoryTree.NodeHighlighted)
-    def _highlighted(self, event: DirectoryTree.NodeHighlighted) -> None:
+    def _highlighted(self, event: DirectoryTree.NodeHighlighted[DirEntry]) -> None:
         data = event.node.data
         # Only while the user browses the tree: its first highlight, as it
         # loads, must not replace what is being typed in the box.

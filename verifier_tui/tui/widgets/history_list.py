@@ -13,6 +13,7 @@ open all day re-runs on every save.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from textual.content import Content
 from textual.message import Message
@@ -27,6 +28,9 @@ from verifier_tui.tui.display import content
 from verifier_tui.tui.widgets.status_style import status_of
 from verifier_tui.words.run import CHANGED, DOWN, SAME, UP, short_reward
 from verifier_tui.words.text import one_line
+
+if TYPE_CHECKING:
+    from typing import Any
 
 #: Runs whose whole result is kept, so that selecting one shows everything:
 #: the few a user compares with the latest while editing.
@@ -131,7 +135,7 @@ class HistoryList(OptionList):
         latest: bool
         full: bool = True
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.results: list[RunResult] = []
         """Every listed run, oldest first: the latest KEEP_FULL whole, the others without their output."""

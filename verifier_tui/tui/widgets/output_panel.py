@@ -26,6 +26,8 @@ from verifier_tui.engine.model import CapturedText, RunResult, dropped_marker
 from verifier_tui.tui.output_buffer import LINE_CHARS, more_characters
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from verifier_tui.tui.display import Display
     from verifier_tui.tui.output_buffer import OutputBuffer
 
@@ -78,7 +80,7 @@ def wrap_lines(lines: list[str], width: int) -> list[str]:
 
 
 class OutputPanel(Vertical):
-    def __init__(self, fmt: Display, **kwargs) -> None:
+    def __init__(self, fmt: Display, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.fmt = fmt
         self.buffer: OutputBuffer | None = None

@@ -13,6 +13,8 @@ from verifier_tui.tui.display import content
 from verifier_tui.words.trial import agreement_words
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from verifier_tui.engine.harbor.trial_session import Replayed
 
 WATCH_WORDS = {
@@ -34,7 +36,7 @@ class ReplayStatus(Widget):
     stale: reactive[str | None] = reactive(None)
     """What changed since the replay shown, live reload being off (None: nothing)."""
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.count = 0
 

@@ -17,6 +17,8 @@ from verifier_tui.words.run import short_reward
 from verifier_tui.words.text import one_line
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from textual.timer import Timer
 
     from verifier_tui.tui.display import Display
@@ -43,7 +45,7 @@ class StatusLine(Widget):
     stale: reactive[str | None] = reactive(None)
     """What changed since the shown run, live reload being off (None: nothing)."""
 
-    def __init__(self, fmt: Display, **kwargs) -> None:
+    def __init__(self, fmt: Display, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.fmt = fmt
         self._timer: Timer | None = None
@@ -94,7 +96,7 @@ class StatusLine(Widget):
             "off": ("○ not watching: r runs, w watches", "$warning"),
             "failed": (f"live reload failed: {detail} (w retries)", "$error"),
         }.get(state, (state, ""))
-        parts: list = [(text, style), ("   ", "")]
+        parts: list[str | Content | tuple[str, str]] = [(text, style), ("   ", "")]
         if self.stale is not None and self.running is None:  # first, where a narrow screen does not cut it
             parts += [(f"stale: {self.stale} changed since this run", "bold $warning"), ("   ", "")]
         if self.running is not None:

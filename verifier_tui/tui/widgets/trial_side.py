@@ -30,7 +30,7 @@ MUTED = "$text-muted"
 class SidePanel(VerticalScroll):
     """A side's panel; ``failing`` is the line ``e`` opens from it."""
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.failing: tuple[Path, int] | None = None
 

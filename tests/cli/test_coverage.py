@@ -1,0 +1,170 @@
+"""``test --coverage``, ``run --coverage``, ``--json``'s coverage member and
+``--coverage-report``'s LCOV, on a verifier whose branches are known and a
+helper module beside it, with two cases that take different branches."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.helpers.commands import documented_fields, no_traceback, run_tool
+from tests.helpers.harbor import make_trial
+from tests.helpers.tasks import PY, make_branchy_task, make_task
+
+# The lines that can run (ALL), and those each case reaches: "right" the
+# verifier's first two branches and scoring.full, "empty" the early return.
+RIGHT = {"verifier.py": [1, 4, 5, 6, 8, 9, 10], "scoring.py": [1, 2, 5]}
+EMPTY = {"verifier.py": [1, 4, 5, 6, 7], "scoring.py": [1, 5]}
+ALL = {
+    "scoring.py": [1, 2, 5, 6, 7, 8],
+    "unused_helper.py": [1],
+    "verifier.py": [1, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13],
+}
+
+
+def test_test_coverage_names_each_range_no_case_reached(env, tmp_path, sandbox):
+    task = make_branchy_task(tmp_path / "task")
+    done = run_tool(env, "test", task, "--coverage", "--python", PY, cwd=tmp_path)
+    no_traceback(done)
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    start = lines.index("coverage of 2 cases: 11 of 18 lines ran")
+    assert lines[start + 1 :] == [
+        'task/tests/scoring.py 6-8: if text.endswith("\\n"):',
+        "task/tests/unused_helper.py 1: X = 1",
+        'task/tests/verifier.py 11-13: if text.strip() == "42":',
+        "2 passed, 0 failed",
+    ]
+
+
+def test_json_gives_each_cases_lines_and_their_union(env, tmp_path):
+    task = make_branchy_task(tmp_path / "task")
+    done = run_tool(env, "test", task, "--coverage", "--json", "--python", PY)
+    assert done.returncode == 0, done.stdout + done.stderr
+    data = json.loads(done.stdout)["coverage"]
+    assert data["problems"] == []
+
+    def lines(ran: dict[str, list[int]]) -> dict[str, dict[str, list[int]]]:
+        return {
+            str(task / "tests" / name): {
+                "executed": ran.get(name, []),
+                "missing": sorted(set(can) - set(ran.get(name, []))),
+            }
+            for name, can in sorted(ALL.items())
+        }
+
+    assert documented_fields("## Coverage", "Each file:") == set(data)
+    scoring = str(task / "tests" / "scoring.py")
+    assert documented_fields("Each file:", "## The both-modes document") == set(data["files"][scoring])
+    assert data["cases"] == {
+        "task::empty": lines(EMPTY),
+        "task::right": lines(RIGHT),
+    }  # by the id each case has in "cases"
+    union = {name: sorted(set(RIGHT[name]) | set(EMPTY[name])) for name in RIGHT}
+    assert data["files"] == lines(union)
+
+
+def test_the_lcov_report_has_every_line_that_can_run_with_the_users_paths(env, tmp_path):
+    task = make_branchy_task(tmp_path / "task")
+    report = tmp_path / "cov.info"
+    done = run_tool(env, "test", task, "--coverage-report", report, "--python", PY)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "coverage of" not in done.stdout  # the report alone was asked for
+    tests = task / "tests"
+    assert report.read_text() == (
+        f"TN:\nSF:{tests / 'scoring.py'}\nDA:1,1\nDA:2,1\nDA:5,1\nDA:6,0\nDA:7,0\nDA:8,0\n"
+        "LF:6\nLH:3\nend_of_record\n"
+        f"TN:\nSF:{tests / 'unused_helper.py'}\nDA:1,0\nLF:1\nLH:0\nend_of_record\n"
+        f"TN:\nSF:{tests / 'verifier.py'}\n"
+        "DA:1,1\nDA:4,1\nDA:5,1\nDA:6,1\nDA:7,1\nDA:8,1\nDA:9,1\nDA:10,1\nDA:11,0\nDA:12,0\nDA:13,0\n"
+        "LF:11\nLH:8\nend_of_record\n"
+    )
+
+
+def test_run_coverage_is_one_cases(env, tmp_path):
+    task = make_branchy_task(tmp_path / "task")
+    done = run_tool(env, "run", task, "--case", "empty", "--coverage", "--python", PY, cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    start = lines.index("coverage of 1 case: 7 of 18 lines ran")
+    assert lines[start + 1 :] == [
+        "task/tests/scoring.py 2: return 1.0",
+        'task/tests/scoring.py 6-8: if text.endswith("\\n"):',
+        "task/tests/unused_helper.py 1: X = 1",
+        "task/tests/verifier.py 8-13: text = answer.read_text()",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("where", "says"),
+    [("no-such-folder/cov.info", "there is no folder"), (".", "is a folder")],
+)
+def test_a_report_that_cannot_be_written_is_one_line_and_exit_2(env, tmp_path, where, says):
+    task = make_branchy_task(tmp_path / "task")
+    done = run_tool(env, "test", task, "--coverage-report", tmp_path / where, "--python", PY)
+    no_traceback(done)
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert done.stderr.count("\n") == 1 and says in done.stderr, done.stderr
+
+
+def test_the_tasks_own_runner_without_the_flag_says_so_once(env, tmp_path):
+    task = make_branchy_task(tmp_path / "task")
+    ng = task / "tests" / ".ng"
+    ng.mkdir()
+    (ng / "run_verifier.py").write_text(
+        (Path(__file__).parents[2] / "runner" / "run_verifier.py").read_text().replace("--coverage-to", "--elsewhere")
+    )
+    done = run_tool(env, "test", task, "--coverage", "--runner", "task", "--python", PY)
+    assert done.returncode == 0, done.stdout + done.stderr
+    said = [line for line in done.stdout.splitlines() if "coverage" in line]
+    assert said == ["no coverage: the task's own runner has no --coverage-to (leave out --runner task)"]
+
+
+def test_a_verifier_that_rewrites_the_coverage_file_gets_a_note(env, tmp_path):
+    """The runner writes the file after verify returns; an exit handler of the
+    verifier's runs later still, and can put anything there."""
+    task = make_task(
+        tmp_path / "task",
+        """
+        import atexit, sys
+
+        def spoil(path=sys.argv[sys.argv.index("--coverage-to") + 1]):
+            with open(path, "w") as handle:
+                handle.write('{"files": {"/etc/passwd": {"statements": [1], "executed": "all"}}}')
+
+        def verify(workspace):
+            atexit.register(spoil)
+            return 1.0
+        """,
+    )
+    done = run_tool(env, "run", task, "--coverage", "--json", "--python", PY)
+    no_traceback(done)
+    assert done.returncode == 0, done.stdout + done.stderr
+    data = json.loads(done.stdout)
+    assert data["rewards"] == {"reward": 1.0}
+    assert data["coverage"] == {
+        "files": {},
+        "cases": {},
+        "problems": ["no coverage: coverage.json is not what the runner writes (the verifier may have rewritten it)"],
+    }
+
+
+def test_coverage_of_a_harbor_trial_is_refused_in_one_line(env, tmp_path):
+    task = make_task(tmp_path / "tasks" / "demo", "def verify(workspace):\n    return 1.0\n")
+    trial = make_trial(tmp_path / "jobs" / "j" / "demo__aaaaaaa", task=task, rewards={"reward": 1.0})
+    done = run_tool(env, "run", trial, "--coverage", "--python", PY)
+    no_traceback(done)
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and "--coverage: a trial replays as its sandbox ran" in done.stderr
+
+
+def test_a_run_that_ends_the_interpreter_itself_has_no_coverage_and_says_why(env, tmp_path):
+    task = make_task(tmp_path / "task", "import os\n\ndef verify(workspace):\n    os._exit(0)\n")
+    done = run_tool(env, "run", task, "--coverage", "--python", PY)
+    no_traceback(done)
+    assert done.stdout.splitlines()[-1] == (
+        "no coverage: the run was stopped, or ended the interpreter itself, before the runner wrote it"
+    )

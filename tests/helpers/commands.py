@@ -1,0 +1,335 @@
+"""Driving the tool as a user does: a command run to its end, one that goes
+on until stopped (``watch``, the TUI in a terminal), the documented JSON."""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import queue
+import select
+import selectors
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.helpers.tasks import HANG_GUARD_S, REPO
+
+SUITE_PLUGINS = ("hypothesispytest", "syrupy", "textual-snapshot", "anyio", "asyncio", "xdist", "xdist.looponfail")
+
+
+def inner_pytest_options(*keep: str) -> str:
+    """For a pytest that a test starts in a subprocess (``PYTEST_ADDOPTS``):
+    the plugins this suite installs for itself, off but for ``keep``. Each
+    inner run would load them all at its start (hypothesis has its whole
+    package assertion-rewritten), and pytest's garbage collections at its end
+    walk all they made: about 2 s of CPU per inner run with them, 0.3 s without."""
+    return " ".join(f"-p no:{name}" for name in SUITE_PLUGINS if name not in keep)
+
+
+#: The installed console script, else ``python -m verifier_tui``.
+CONSOLE_SCRIPT = Path(sys.executable).parent / "verifier-tui"
+TOOL = [str(CONSOLE_SCRIPT)] if CONSOLE_SCRIPT.exists() else [sys.executable, "-m", "verifier_tui"]
+MODULE = [sys.executable, "-m", "verifier_tui"]
+
+
+def run_tool(
+    env: dict[str, str],
+    *args: object,
+    tool: list[str] | None = None,
+    cwd: Path | None = None,
+    timeout_s: float = HANG_GUARD_S,
+) -> subprocess.CompletedProcess:
+    """``verifier-tui ARGS`` as a user runs it, bounded by ``timeout_s``.
+    Without ``tool``, a child of the warm tool (``tests/tool_server.py``) where
+    the interpreter's start would be the same, else the console script."""
+    argv = [str(a) for a in args]
+    if tool is None and WarmTool.serves(env):
+        return WarmTool.get().run(argv, env, cwd, timeout_s)
+    return subprocess.run(
+        (tool or TOOL) + argv,
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout_s,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+class WarmTool:
+    """The client of ``tests/tool_server.py`` (one server per test process,
+    started at its first use; it ends when this process closes the socket)."""
+
+    _one: WarmTool | None = None
+    #: What the interpreter reads at its start: the variables a child may not change.
+    STARTUP = ("PYTHON", "LC_", "LANG", "HOME")
+
+    @classmethod
+    def serves(cls, env: dict[str, str]) -> bool:
+        started = cls._one.env if cls._one is not None else os.environ
+        return CONSOLE_SCRIPT.exists() and cls._startup(env) == cls._startup(started)
+
+    @classmethod
+    def _startup(cls, env) -> dict[str, str]:
+        return {k: v for k, v in env.items() if k.startswith(cls.STARTUP)}
+
+    @classmethod
+    def get(cls) -> WarmTool:
+        if cls._one is None:
+            cls._one = cls()
+        return cls._one
+
+    def __init__(self) -> None:
+        self.env = dict(os.environ)
+        self.channel, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        with theirs:
+            self.server = subprocess.Popen(
+                [sys.executable, str(REPO / "tests" / "tool_server.py"), str(theirs.fileno())],
+                pass_fds=[theirs.fileno()],
+                env={**self.env, "VERIFIER_TUI_TESTS_SCRIPT": str(CONSOLE_SCRIPT)},
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+            )
+        self.lock = threading.Lock()
+        atexit.register(self.close)
+
+    def close(self) -> None:
+        """End the server (it ends when its socket closes) and reap it."""
+        self.channel.close()
+        self.server.wait(HANG_GUARD_S)
+
+    def run(
+        self, argv: list[str], env: dict[str, str], cwd: Path | None, timeout_s: float
+    ) -> subprocess.CompletedProcess:
+        args = TOOL + argv
+        with self.lock:
+            stdin = os.open(os.devnull, os.O_RDONLY)
+            out, out_w = os.pipe()
+            err, err_w = os.pipe()
+            request = json.dumps({"args": argv, "env": env, "cwd": str(cwd or os.getcwd())}).encode()
+            try:
+                socket.send_fds(self.channel, [request], [stdin, out_w, err_w])
+            finally:
+                for fd in (stdin, out_w, err_w):
+                    os.close(fd)
+            pid = int(self.channel.recv(64))
+            streams = _drain(out, err, time.monotonic() + timeout_s)
+            if streams is None:
+                os.kill(pid, signal.SIGKILL)
+            status = int(self.channel.recv(64))
+        if streams is None:
+            raise subprocess.TimeoutExpired(args, timeout_s)
+        stdout, stderr = (b.decode().replace("\r\n", "\n").replace("\r", "\n") for b in streams)
+        return subprocess.CompletedProcess(args, os.waitstatus_to_exitcode(status), stdout, stderr)
+
+
+def _drain(out: int, err: int, deadline: float) -> tuple[bytes, bytes] | None:
+    """Read ``out`` and ``err`` to their ends, as ``communicate`` does, and
+    close them. None when ``deadline`` came first."""
+    read = {out: bytearray(), err: bytearray()}
+    with selectors.DefaultSelector() as selector:
+        for fd in read:
+            selector.register(fd, selectors.EVENT_READ)
+        while selector.get_map() and time.monotonic() < deadline:
+            for key, _events in selector.select(deadline - time.monotonic()):
+                if chunk := os.read(key.fd, 65536):
+                    read[key.fd] += chunk
+                else:
+                    selector.unregister(key.fd)
+        finished = not selector.get_map()
+    for fd in read:
+        os.close(fd)
+    return (bytes(read[out]), bytes(read[err])) if finished else None
+
+
+#: The page that documents every ``--json`` field.
+JSON_DOC = REPO / "docs" / "json-output.md"
+
+
+def documented_fields(heading: str, until: str) -> set[str]:
+    """The first-column names of every table of :data:`JSON_DOC` between two headings."""
+    text = JSON_DOC.read_text(encoding="utf-8")
+    section = text.split(heading, 1)[1].split(until, 1)[0]
+    names = set()
+    for line in section.splitlines():
+        if line.startswith("| `"):
+            names.add(line.split("`")[1])
+    return names
+
+
+def no_traceback(done: subprocess.CompletedProcess) -> None:
+    """The tool printed no Python traceback of its own."""
+    assert "Traceback (most recent call last)" not in done.stderr, done.stderr
+
+
+def without_the_tool_on_path(env: dict[str, str]) -> dict[str, str]:
+    """The README's set-up: the venv made, not activated, so ``verifier-tui``
+    is not on PATH."""
+    folders = [p for p in env.get("PATH", "").split(os.pathsep) if p and Path(p) != CONSOLE_SCRIPT.parent]
+    return {**env, "PATH": os.pathsep.join(folders)}
+
+
+def run_in_shell_text(typed: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess:
+    """``typed`` (one line, or lines continued with a backslash) run by a shell in ``cwd``, with ``--json`` added."""
+    return subprocess.run(
+        typed + " --json",
+        shell=True,
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=HANG_GUARD_S,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+# --------------------------------------------------------------------------
+# Commands that go on until stopped: ``watch``, and the TUI in a terminal.
+
+
+class LineReader:
+    """Reads a child's stdout lines in a thread, so waits can be bounded."""
+
+    def __init__(self, stream) -> None:
+        self.lines: queue.Queue[str | None] = queue.Queue()
+        self.thread = threading.Thread(target=self._pump, args=(stream,), daemon=True)
+        self.thread.start()
+
+    def _pump(self, stream) -> None:
+        for line in stream:
+            self.lines.put(line.rstrip("\n"))
+        self.lines.put(None)
+
+    def next(self, within_s: float = 30.0) -> str:
+        line = self.lines.get(timeout=within_s)
+        assert line is not None, "the command ended early"
+        return line
+
+    def next_run(self, within_s: float = 30.0, prefix: str = "#") -> str:
+        deadline = time.monotonic() + within_s
+        while True:
+            line = self.next(max(0.1, deadline - time.monotonic()))
+            if line.startswith(prefix):
+                return line
+
+
+def interrupted(env, args, ready, sig: int, never_ready: str) -> tuple[int, str]:
+    """``verifier-tui ARGS`` started, then :func:`signal_when` ``ready()``."""
+    proc = subprocess.Popen(
+        TOOL + [str(arg) for arg in args],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    return signal_when(proc, ready, sig, never_ready)
+
+
+def signal_when(proc: subprocess.Popen, ready, sig: int, never_ready: str) -> tuple[int, str]:
+    """``sig`` sent to the tool ``proc`` once ``ready()`` holds (within 60 s,
+    else the test fails saying ``never_ready``): its exit status and stderr
+    (text). A tool still running after that, or after ``ready`` raised, is killed."""
+    try:
+        deadline = time.monotonic() + 60
+        while not ready():
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline, never_ready
+            time.sleep(0.05)
+        proc.send_signal(sig)
+        _out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    return proc.returncode, err
+
+
+def start_watch(env, *args, cwd: Path | None = None) -> tuple[subprocess.Popen, LineReader]:
+    """``verifier-tui watch ARGS`` started, with a reader of its output lines."""
+    proc = subprocess.Popen(
+        TOOL + ["watch", *map(str, args)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+        cwd=cwd,
+    )
+    return proc, LineReader(proc.stdout)
+
+
+def stop(proc: subprocess.Popen) -> tuple[int, str]:
+    """A ``watch`` started by :func:`start_watch` ended as Ctrl-C ends it: its status and stderr."""
+    proc.send_signal(signal.SIGINT)
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        pytest.fail("watch did not stop on SIGINT")
+    return proc.returncode, proc.stderr.read()
+
+
+def start_in_terminal(env: dict[str, str], args: list[str]) -> tuple[int, int]:
+    """Start ``verifier-tui ARGS`` in a new 120x40 pseudo-terminal: (pid, the
+    terminal's file descriptor). Callers skip where there is no ``pty``."""
+    import fcntl
+    import pty
+    import struct
+    import termios
+
+    pid, fd = pty.fork()
+    if pid == 0:  # the size is set before the app starts, so it never sees 80x24
+        fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+        # COLUMNS/LINES (set at C level under pytest) would override the terminal's own size.
+        child_env = {k: v for k, v in env.items() if k not in ("COLUMNS", "LINES")}
+        child_env["TERM"] = "xterm-256color"
+        os.execve(TOOL[0], [*TOOL, *args], child_env)
+    return pid, fd
+
+
+def run_in_terminal(
+    env: dict[str, str], args: list[str], until: bytes, keys: bytes = b"q", timeout: float = 20.0
+) -> tuple[bytes, int]:
+    """Start ``verifier-tui ARGS`` in a 120x40 terminal, read until ``until``
+    is drawn, press ``keys``; return what was drawn and the exit status."""
+    pid, fd = start_in_terminal(env, args)
+    seen = b""
+    deadline = time.monotonic() + timeout
+    try:
+        while until not in seen and time.monotonic() < deadline:
+            if select.select([fd], [], [], 0.05)[0]:
+                try:
+                    chunk = os.read(fd, 65536)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                seen += chunk
+        os.write(fd, keys)
+        end = time.monotonic() + 10
+        while time.monotonic() < end:
+            if select.select([fd], [], [], 0.05)[0]:
+                try:
+                    chunk = os.read(fd, 65536)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                seen += chunk
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                return seen, os.waitstatus_to_exitcode(status)
+        os.kill(pid, 9)
+        _, status = os.waitpid(pid, 0)
+        return seen, os.waitstatus_to_exitcode(status)
+    finally:
+        os.close(fd)

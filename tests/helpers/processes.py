@@ -1,0 +1,201 @@
+"""Watching processes appear and vanish, and verifiers that meet or say
+they started, for tests of parallel and stopped runs."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import signal
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+
+def process_gone(pid: int) -> bool:
+    """True when ``pid`` runs nothing any more: no such process, or a zombie
+    that is not our own child (an orphan waiting for init to reap it). A
+    zombie of ours would mean the code under test failed to reap it."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (FileNotFoundError, ProcessLookupError):
+        return True
+    return fields[0] in ("Z", "X") and int(fields[1]) != os.getpid()
+
+
+def wait_gone(pid: int, within_s: float = 15.0) -> bool:
+    """Wait until ``pid`` is gone (a SIGKILL is delivered asynchronously);
+    False when it still runs after ``within_s``."""
+    deadline = time.monotonic() + within_s
+    while not process_gone(pid):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
+
+
+def needs_namespaces() -> None:
+    """Skip, saying why, where this machine cannot build the sandbox's view."""
+    from verifier_tui.engine.sandbox.isolation import namespace_problem
+
+    problem = namespace_problem()
+    if problem is not None:
+        pytest.skip(f"no namespaces on this machine: {problem}")
+
+
+@contextmanager
+def answering(servers: list[socket.socket]) -> Iterator[None]:
+    """Each listening socket of ``servers`` answers ``hello`` to every
+    connection while the block runs (a service of the user's machine)."""
+    stop = threading.Event()
+
+    def serve(server: socket.socket) -> None:
+        server.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+                conn.sendall(b"hello")
+                conn.close()
+            except OSError:
+                continue
+
+    threads = [threading.Thread(target=serve, args=(server,), daemon=True) for server in servers]
+    for thread in threads:
+        thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join()
+        for server in servers:
+            server.close()
+
+
+def processes_with(text: str) -> list[int]:
+    """The pids of the processes still running whose command line holds
+    ``text``. A run in a PID namespace has pids of its own that mean nothing
+    outside it: tests find a run's processes by a word in their command line."""
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) == os.getpid():
+            continue
+        try:
+            command = Path(f"/proc/{name}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if text.encode() in command and not process_gone(int(name)):
+            found.append(int(name))
+    return found
+
+
+def wait_none_with(text: str, within_s: float = 15.0) -> list[int]:
+    """Wait until no process's command line holds ``text``; those still running after ``within_s``."""
+    deadline = time.monotonic() + within_s
+    while (left := processes_with(text)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return left
+
+
+#: A verifier for tests of parallel runs: two runs that can only pass together. A run shares
+#: nothing with another (each view has its own network, IPC, /tmp), so the test meets them
+#: (:func:`meeting`): each run takes a name for its process from the place the task's
+#: tests/meet.txt names (:func:`set_meeting`) once it listens for SIGUSR2, and waits for the signal
+#: as long as that file says (1.0 when it came, else 0.0); the test sends it to every such process
+#: once it sees two alive at the same time, so runs one after the other never meet. Without
+#: meet.txt it scores 1.0 at once (a sandbox run built before the meeting is set up). Indented, as
+#: make_task dedents it: a top-level ``def verify`` in this file would make the repository look
+#: like a task.
+MEET_VERIFIER = """\
+    import ctypes, hashlib, pathlib, signal, time
+    def verify(workspace):
+        named = pathlib.Path(__file__).with_name("meet.txt")
+        if not named.exists():
+            return 1.0
+        place, wait_s = named.read_text().splitlines()
+        met = []
+        signal.signal(signal.SIGUSR2, lambda *_: met.append(1))
+        name = "meet-" + hashlib.sha256(place.encode()).hexdigest()[:10]
+        ctypes.CDLL(None).prctl(15, name.encode())  # PR_SET_NAME: what /proc/PID/comm shows
+        deadline = time.monotonic() + float(wait_s)
+        while not met and time.monotonic() < deadline:
+            time.sleep(0.02)
+        return 1.0 if met else 0.0
+"""
+
+
+def set_meeting(tests: Path, place: Path, wait_s: float) -> None:
+    """Where :data:`MEET_VERIFIER`'s runs meet (a name no earlier run took)
+    and how long each waits for the other. Runs that should meet start
+    together and need the time only when the machine is slow; runs that
+    should not meet each wait all of it."""
+    (tests / "meet.txt").write_text(f"{place}\n{wait_s}\n")
+
+
+@contextmanager
+def meeting(place: Path) -> Iterator[None]:
+    """While the block runs, :data:`MEET_VERIFIER`'s runs waiting at ``place``
+    are met: once two are alive together, each gets SIGUSR2 (from outside
+    their sandboxes, as the user's processes can signal their own)."""
+    name = "meet-" + hashlib.sha256(str(place).encode()).hexdigest()[:10]
+    stop = threading.Event()
+
+    def broker() -> None:
+        told: set[int] = set()
+        while not stop.wait(0.01):
+            waiting = [pid for pid in _pids() if _comm(pid) == name]
+            if len(waiting) >= 2:
+                for pid in set(waiting) - told:
+                    try:
+                        os.kill(pid, signal.SIGUSR2)
+                    except OSError:
+                        pass
+                    told.add(pid)
+
+    thread = threading.Thread(target=broker, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
+
+
+def _pids() -> list[int]:
+    return [int(name) for name in os.listdir("/proc") if name.isdigit()]
+
+
+def _comm(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return ""
+
+
+#: Verifier code that says it has started: an empty ``started`` file in its
+#: reward folder, the one folder of the tool's that a run can write in both
+#: sandboxes (the namespace's view hides the test's /tmp). ``has_started``
+#: finds it from outside.
+SAY_STARTED = (
+    "import os as _os, sys as _sys\n"
+    "open(_os.path.join(_sys.argv[_sys.argv.index('--reward-dir') + 1], 'started'), 'w').close()\n"
+)
+
+
+def has_started(tmpdir: str | Path) -> bool:
+    """Whether a run under ``tmpdir`` (the tool's TMPDIR) ran :data:`SAY_STARTED`.
+    (A folder may go while it is looked at, the namespace probe's: asked again.)"""
+    for _ in range(10):
+        try:
+            return bool(list(Path(tmpdir).glob("verifier-tui-*/stage-*/logs/verifier/started")))
+        except FileNotFoundError:
+            continue
+    return False

@@ -1,0 +1,263 @@
+"""Building tasks on disk, the bundled examples, other interpreters, and
+the verifiers that get stuck or plant links."""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLES = REPO / "examples" / "tasks"
+#: The NeMo Gym shim, as a published task carries it in tests/test.sh.
+SHIM = (EXAMPLES / "hello-file" / "tests" / "test.sh").read_text(encoding="utf-8")
+PY = sys.executable
+#: Bound on any one command a test starts: a hang fails the test instead of blocking the suite.
+HANG_GUARD_S = 120
+#: The bundled examples that have cases.
+TASKS_WITH_CASES = ["count-errors", "fizzbuzz-module", "greeting-rows", "hello-file", "sum-column", "summary-keywords"]
+
+DEFAULT_VERIFIER = "def verify(workspace):\n    return 1.0\n"
+
+
+def write(path: Path, text: str | bytes) -> Path:
+    """Write ``text`` (dedented) to ``path``, creating its folders."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return path
+
+
+def make_task(
+    root: Path,
+    verifier: str | None = DEFAULT_VERIFIER,
+    *,
+    files: dict[str, str] | None = None,
+    toml: str | None = 'version = "1.0"\n',
+    timeout: float | None = None,
+    shim: bool = True,
+    cases: dict[str, dict[str, str]] | None = None,
+) -> Path:
+    """A task folder at ``root``.
+
+    - ``verifier``: the source of ``tests/verifier.py`` (dedented); None for none.
+    - ``files``: more files under ``tests/`` by relative path (helpers, more verifiers).
+    - ``toml``: ``task.toml``'s text (None: no task.toml); ``timeout`` appends
+      ``[verifier] timeout_sec``.
+    - ``shim``: ``tests/test.sh`` is NeMo Gym's shim (False: no test.sh).
+    - ``cases``: ``{case: {relative path: text}}``, each a ``cases/<case>/workspace``.
+    """
+    (root / "tests").mkdir(parents=True, exist_ok=True)
+    if toml is not None or timeout is not None:
+        text = toml or ""
+        if timeout is not None:
+            text += f"\n[verifier]\ntimeout_sec = {timeout}\n"
+        (root / "task.toml").write_text(text, encoding="utf-8")
+    if shim:
+        (root / "tests" / "test.sh").write_text(SHIM, encoding="utf-8")
+    if verifier is not None:
+        write(root / "tests" / "verifier.py", verifier)
+    for rel, source in (files or {}).items():
+        write(root / "tests" / rel, source)
+    for case, workspace_files in (cases or {}).items():
+        workspace = root / "cases" / case / "workspace"
+        workspace.mkdir(parents=True, exist_ok=True)
+        for rel, text in workspace_files.items():
+            write(workspace / rel, text)
+    return root
+
+
+BRANCHY_VERIFIER = """\
+import scoring
+
+
+def verify(workspace):
+    answer = workspace / "answer.txt"
+    if not answer.exists():
+        return 0.0
+    text = answer.read_text()
+    if text == "42":
+        return scoring.full()
+    if text.strip() == "42":
+        return scoring.partial(text)
+    return 0.0
+"""
+BRANCHY_HELPER = """\
+def full():
+    return 1.0
+
+
+def partial(text):
+    if text.endswith("\\n"):
+        return 0.5
+    return 0.25
+"""
+
+
+def make_branchy_task(root: Path) -> Path:
+    """A task whose verifier has known branches and a helper module (scoring.py),
+    with two cases that take different ones: coverage's tests pin its lines."""
+    task = make_task(
+        root,
+        BRANCHY_VERIFIER,
+        files={"scoring.py": BRANCHY_HELPER},
+        cases={"right": {"answer.txt": "42"}, "empty": {}},
+    )
+    (task / "cases" / "right" / "expected.json").write_text('{"rewards": {"reward": 1.0}}')
+    (task / "cases" / "empty" / "expected.json").write_text('{"rewards": {"reward": 0.0}}')
+    (task / "tests" / "unused_helper.py").write_text("X = 1\n")
+    return task
+
+
+@functools.cache
+def other_python(version: str) -> str | None:
+    """A working CPython ``version`` ("3.8", "2.7") on this machine, else None:
+    ``pythonX.Y`` on PATH, then pyenv's versions folder. The path is the
+    interpreter's own, never a shim's: a pyenv shim on PATH is passed over (it
+    runs one from that same folder, after 0.2 s of CPU in pyenv's scripts, or
+    refuses to run)."""
+    root = Path(os.environ.get("PYENV_ROOT") or Path.home() / ".pyenv")
+    on_path = shutil.which(f"python{version}")
+    if on_path is not None and Path(on_path).parent == root / "shims":
+        on_path = None
+    candidates = [on_path, *sorted(map(str, (root / "versions").glob(f"{version}.*/bin/python{version}")))]
+    env = {key: value for key, value in os.environ.items() if not key.startswith("PYTHON")}
+    for candidate in filter(None, candidates):
+        try:
+            done = subprocess.run(
+                [candidate, "-c", "import sys; print('%d.%d' % sys.version_info[:2]); print(sys.executable)"],
+                capture_output=True,
+                text=True,
+                timeout=30,
+                env=env,
+            )
+        except (OSError, subprocess.SubprocessError):
+            continue
+        lines = done.stdout.split()
+        if done.returncode == 0 and len(lines) == 2 and lines[0] == version:
+            return lines[1]
+    return None
+
+
+def no_python(version: str) -> str:
+    """Why a test that needs :func:`other_python` ``(version)`` is skipped."""
+    return f"no Python {version} on this machine (python{version} on PATH, or pyenv's versions folder)"
+
+
+def python_or_skip(version: str) -> str:
+    """:func:`other_python`, or the test is skipped, saying why."""
+    found = other_python(version)
+    if found is None:
+        pytest.skip(no_python(version))
+    return found
+
+
+def copy_example(name: str, target: Path) -> Path:
+    """A private copy of the bundled example task ``name`` at ``target``."""
+    shutil.copytree(EXAMPLES / name, target, symlinks=True, ignore=shutil.ignore_patterns("__pycache__"))
+    return target
+
+
+# --------------------------------------------------------------------------
+# A verifier that leaves links where the tool reads a run back.
+
+#: Plants each ``[where, target]`` of the workspace's ``plant.json`` as a link,
+#: ``where`` being a runner flag's path (``--explain-to``) or a name in the
+#: folder a flag names (``--reward-dir:reward.json``); then ends the
+#: interpreter, before the runner clears the reward folder or writes its own.
+#: Indented, as STUCK_HELPER below says why.
+LINK_PLANTER = """\
+    import json, os, shutil, sys
+    from pathlib import Path
+
+
+    def _place(where):
+        flag, _, name = where.partition(":")
+        named = sys.argv[sys.argv.index(flag) + 1]
+        return os.path.join(named, name) if name else named
+
+
+    def verify(workspace):
+        for where, target in json.loads((Path(workspace) / "plant.json").read_text()):
+            place = _place(where)
+            try:
+                if os.path.isdir(place) and not os.path.islink(place):
+                    shutil.rmtree(place)
+                elif os.path.lexists(place):
+                    os.unlink(place)
+                os.symlink(target, place)
+            except OSError as exc:
+                print("could not plant", where, exc.strerror)
+        sys.stdout.flush()
+        os._exit(0)
+"""
+
+
+# --------------------------------------------------------------------------
+# A verifier that never finishes: it waits in a helper of its own for a file
+# nobody writes, so a run of it times out "stuck at" helpers.py:6 (in
+# wait_for_file), called from verifier.py:7 (in verify).
+# Indented, as make_task dedents them: a top-level ``def verify`` in this file
+# would make the repository's tests/ folder look like a task.
+
+STUCK_HELPER = """\
+import time
+
+
+def wait_for_file(path):
+    while not path.exists():
+        time.sleep(0.5)
+"""
+
+STUCK_VERIFIER = """\
+    import sys
+    from helpers import wait_for_file
+
+
+    def verify(workspace):
+        print("looking for done.txt", file=sys.stderr, flush=True)
+        wait_for_file(workspace / "done.txt")
+        return 1.0
+"""
+
+
+#: The same in one file, as a replayed trial's verifier: stuck at verifier.py:6 (in wait).
+STUCK_IN_ONE_FILE = """\
+    import time
+
+
+    def wait(path):
+        while not path.exists():
+            time.sleep(0.2)
+
+
+    def verify(workspace):
+        wait(workspace / "done.txt")
+        return 1.0
+"""
+
+
+def stuck_task(root: Path, **options) -> Path:
+    """A task at ``root`` whose verifier is :data:`STUCK_VERIFIER` (``options`` as for :func:`make_task`)."""
+    return make_task(root, STUCK_VERIFIER, files={"helpers.py": STUCK_HELPER}, **options)
+
+
+def interpreter_with_long_sys_path(root: Path, entries: int) -> Path:
+    """A virtual environment (no pip) whose ``sys.path`` holds ``entries``
+    more folders, from a ``.pth`` file as an editable install writes one; its
+    interpreter."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root)], check=True, timeout=HANG_GUARD_S)
+    folders = [root / "extra" / f"folder{i:05d}" for i in range(entries)]
+    for folder in folders:
+        folder.mkdir(parents=True)
+    (site_packages,) = root.glob("lib/python3*/site-packages")
+    (site_packages / "many.pth").write_text("".join(f"{folder}\n" for folder in folders), encoding="utf-8")
+    return root / "bin" / "python"

@@ -1,0 +1,105 @@
+"""The coverage view (``g``): every case runs with coverage, each line of the
+verifier and its helper is marked by the cases that reached it, a save runs
+every case again, ``e`` opens the highlighted line, esc goes back to runs
+without coverage."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from textual.widgets import OptionList
+
+from tests.helpers.tasks import make_branchy_task
+from tests.tui.app_under_test import SNAPSHOT_SIZE, make_app, rendered_text, report_change, screen_text
+from verifier_tui.tui.screens.coverage import CoverageScreen
+
+
+async def _open(app, pilot) -> CoverageScreen:
+    await app.wait_for_runs(1)
+    await pilot.press("g")
+    await app.wait_for_runs(3)  # both cases, with coverage
+    await pilot.pause()
+    assert isinstance(app.screen, CoverageScreen)
+    return app.screen
+
+
+async def test_the_view_marks_each_line_by_the_cases_that_reached_it(tmp_path):
+    task = make_branchy_task(tmp_path / "tasks" / "branchy")
+    app = make_app(task, case="right")  # live reload on: a save re-runs
+    async with app.run_test(size=SNAPSHOT_SIZE) as pilot:
+        view = await _open(app, pilot)
+        assert sorted(view.by_case) == ["empty", "right"]
+        shown = [line.rstrip() for line in screen_text(app).splitlines()]
+        assert shown[:26] == [
+            " Coverage of 2 cases: 11 of 18 lines ran",
+            " branchy/tests/verifier.py",
+            "    1   2/2 import scoring",
+            "    2",
+            "    3",
+            "    4   2/2 def verify(workspace):",
+            '    5   2/2     answer = workspace / "answer.txt"',
+            "    6   2/2     if not answer.exists():",
+            "    7   1/2         return 0.0",
+            "    8   1/2     text = answer.read_text()",
+            '    9   1/2     if text == "42":',
+            "   10   1/2         return scoring.full()",
+            '   11     ✗     if text.strip() == "42":',
+            "   12     ✗         return scoring.partial(text)",
+            "   13     ✗     return 0.0",
+            " branchy/tests/scoring.py",
+            "    1   2/2 def full():",
+            "    2   1/2     return 1.0",
+            "    3",
+            "    4",
+            "    5   2/2 def partial(text):",
+            '    6     ✗     if text.endswith("\\n"):',
+            "    7     ✗         return 0.5",
+            "    8     ✗     return 0.25",
+            " branchy/tests/unused_helper.py",
+            "    1     ✗ X = 1",
+        ]
+        assert shown[-2].strip() == "line 1 reached by empty, right"  # the highlighted line's cases
+        lines = app.screen.query_one(OptionList)
+        lines.highlighted = view.rows.index((task / "tests" / "verifier.py", 7))
+        await pilot.pause()
+        assert rendered_text(app.screen.query_one("#coverage-cases")) == "line 7 reached by empty"
+        await pilot.press("n")  # the next line no case reached
+        assert view.rows[lines.highlighted] == (task / "tests" / "verifier.py", 11)
+        await pilot.press("n", "n", "n")  # 12, 13, then the helper's first
+        assert view.rows[lines.highlighted] == (task / "tests" / "scoring.py", 6)
+        await pilot.pause()
+        assert rendered_text(app.screen.query_one("#coverage-cases")) == "line 6: no case reached it"
+        await pilot.press("e")
+        await pilot.pause()
+        assert any("branchy/tests/scoring.py:6" in n for n in app.notices), app.notices
+
+        report_change(app, [task / "tests" / "verifier.py"])  # a save while it is open: every case again
+        assert {(await app.wait_for_runs(n)).case for n in (4, 5)} == {"empty", "right"}
+        assert all(r.coverage is not None for r in app.finished[3:5])
+        await pilot.press("r")  # every case again, from the view
+        assert {(await app.wait_for_runs(n)).case for n in (6, 7)} == {"empty", "right"}
+
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.session.options.coverage is False
+        await pilot.press("r")
+        assert (await app.wait_for_runs(8)).coverage is None  # back to runs without coverage
+
+
+@pytest.mark.parametrize("size", [SNAPSHOT_SIZE])
+def test_snapshot_of_the_coverage_view(snap_compare, tmp_path, monkeypatch, size):
+    monkeypatch.setenv("VERIFIER_TUI_SANDBOX", "copy")  # the same on every machine
+    task = make_branchy_task(tmp_path / "tasks" / "branchy")
+    app = make_app(task, watch=False, case="right")
+
+    async def opened(pilot) -> None:
+        await app.wait_for_runs(1)
+        await pilot.press("g")
+        await app.wait_for_runs(3)
+        await pilot.pause()
+        await pilot.press("n")  # to the first line no case reached: verifier.py's 11
+        await pilot.pause()
+        await asyncio.sleep(0.1)
+
+    assert snap_compare(app, terminal_size=size, run_before=opened)

@@ -1,0 +1,89 @@
+"""``--coverage`` and ``--coverage-report`` of ``run`` and ``test``: the task's
+own lines no case reached, as text after the table, as the ``coverage``
+member of ``--json`` (docs/json-output.md) and as an LCOV file."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from verifier_tui.commands.report import here
+from verifier_tui.engine.coverage import lcov, merge, missing_words, to_json
+
+if TYPE_CHECKING:
+    import argparse
+
+    from verifier_tui.engine.coverage import FileLines
+    from verifier_tui.engine.model import RunResult
+
+
+def report_problem(path: Path | None) -> str | None:
+    """Why ``--coverage-report PATH`` could not be written, asked before
+    anything runs; None when it can (or was not asked for)."""
+    if path is None:
+        return None
+    folder = path.parent if str(path.parent) else Path(".")
+    if path.is_dir():
+        return f"--coverage-report {path}: is a folder"
+    if not folder.is_dir():
+        return f"--coverage-report {path}: there is no folder {folder}"
+    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        return f"--coverage-report {path}: not writable"
+    return None
+
+
+def gathered(
+    named: list[tuple[str, RunResult]],
+) -> tuple[dict[Path, FileLines], dict[str, dict[Path, FileLines]], list[str]]:
+    """Each case's lines (by name), all of them merged, and why a case has
+    none, each reason once (a task's own runner says it for every case)."""
+    per_case = {name: r.coverage.files for name, r in named if r.coverage is not None and r.coverage.problem is None}
+    problems = [r.coverage.problem for _name, r in named if r.coverage is not None and r.coverage.problem]
+    return merge(per_case.values()), per_case, list(dict.fromkeys(problems))
+
+
+def coverage_lines(named: list[tuple[str, RunResult]]) -> list[str]:
+    """``coverage of 2 cases: 11 of 13 lines ran``, then each range no case
+    reached, with its first line."""
+    union, per_case, problems = gathered(named)
+    out = list(problems)
+    if not per_case:
+        return out
+    lines = sum(len(f.statements) for f in union.values())
+    ran = sum(len(f.executed) for f in union.values())
+    cases = f"{len(per_case)} case{'s' if len(per_case) != 1 else ''}"
+    out.append(f"coverage of {cases}: {ran} of {lines} lines ran" + ("" if ran < lines else ", every one"))
+    for file in union.values():
+        out += missing_words(file, here(file.path))
+    return out
+
+
+def said(args: argparse.Namespace, named: list[tuple[str, RunResult]]) -> list[str]:
+    """The lines after the table, when ``--coverage`` asked for them."""
+    return coverage_lines(named) if args.coverage else []
+
+
+def with_member(args: argparse.Namespace, data: dict[str, Any], named: list[tuple[str, RunResult]]) -> dict[str, Any]:
+    """``data`` (a ``--json`` document) with its ``coverage`` member, when coverage was asked for."""
+    if args.coverage or args.coverage_report:
+        data["coverage"] = coverage_json(named)
+    return data
+
+
+def coverage_json(named: list[tuple[str, RunResult]]) -> dict[str, Any]:
+    union, per_case, problems = gathered(named)
+    return {
+        "files": to_json(union),
+        "cases": {name: to_json(files) for name, files in per_case.items()},
+        "problems": problems,
+    }
+
+
+def write_report(path: Path, named: list[tuple[str, RunResult]]) -> str | None:
+    """The LCOV file at ``path``; why not, in one line, when it cannot be written."""
+    try:
+        path.write_text(lcov(gathered(named)[0]), encoding="utf-8")
+    except OSError as exc:
+        return f"--coverage-report {path}: {exc.strerror or exc}"
+    return None

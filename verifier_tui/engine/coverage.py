@@ -1,0 +1,142 @@
+"""Which lines of the task's own Python the cases reached.
+
+The runner traces when asked (``--coverage-to FILE``, its extras module) and
+writes, per file of ``/tests`` (the vendored ``.ng/`` left out), the lines
+the interpreter can execute and those it did, both told by that same
+interpreter (a line table differs between Python versions). Here that file is
+read (the run wrote it: anything may be in it), its paths mapped back to the
+user's, cases merged, and the result said as ranges of source lines, as
+``--json`` and as LCOV for editors' gutters and CI services.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from verifier_tui.engine import untrusted
+from verifier_tui.engine.record import record
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+
+#: The runner's file: a few numbers per line of the task's own files.
+COVERAGE_LIMIT = 16 * untrusted.MB
+COVERAGE_FILE = "coverage.json"  # in the stage's inputs/, beside the explain document
+_NOT_OURS = f"{COVERAGE_FILE} is not what the runner writes (the verifier may have rewritten it)"
+
+
+@record(frozen=True)
+class FileLines:
+    """One file: the lines that can run, and those that ran."""
+
+    path: Path  # the user's own file
+    statements: frozenset[int]
+    executed: frozenset[int]
+
+    @property
+    def missing(self) -> list[int]:
+        return sorted(self.statements - self.executed)
+
+
+def read_runner_file(path: Path, user_path: Callable[[str], Path | None], beneath: Path | None = None) -> Coverage:
+    """The runner's ``--coverage-to`` file, each file's path made the user's
+    by ``user_path`` (None: not one of the task's, left out). The run could
+    rewrite the file: anything not of the runner's shape is a problem in one
+    line, never an exception."""
+    found = untrusted.read_json(path, COVERAGE_LIMIT, shape=dict, beneath=beneath)
+    if found.state == "missing":  # the runner writes it as it ends: it never ended
+        return Coverage(
+            {}, "no coverage: the run was stopped, or ended the interpreter itself, before the runner wrote it"
+        )
+    if not found.ok:
+        return Coverage({}, f"no coverage: {found.problem}")
+    files = found.data.get("files")
+    if not isinstance(files, dict):
+        return Coverage({}, f"no coverage: {_NOT_OURS}")
+    lines: dict[Path, FileLines] = {}
+    for staged, entry in files.items():
+        statements = _numbers(entry.get("statements")) if isinstance(entry, dict) else None
+        executed = _numbers(entry.get("executed")) if isinstance(entry, dict) else None
+        if statements is None or executed is None or not executed <= statements:
+            return Coverage({}, f"no coverage: {_NOT_OURS}")
+        mine = user_path(staged)
+        if mine is not None:
+            lines[mine] = FileLines(mine, statements, executed)
+    return Coverage(dict(sorted(lines.items())), None)
+
+
+def _numbers(value: Any) -> frozenset[int] | None:
+    """A list of line numbers, or None when it is anything else."""
+    if not isinstance(value, list) or not all(type(n) is int and n > 0 for n in value):
+        return None
+    return frozenset(value)
+
+
+@record(frozen=True)
+class Coverage:
+    """One run's coverage: per user's file its lines, or why there is none."""
+
+    files: dict[Path, FileLines]
+    problem: str | None = None
+
+
+def merge(runs: Iterable[dict[Path, FileLines]]) -> dict[Path, FileLines]:
+    """Every run's lines as one: a line ran when any run ran it."""
+    merged: dict[Path, FileLines] = {}
+    for run in runs:
+        for path, lines in run.items():
+            before = merged.get(path)
+            if before is None:
+                merged[path] = lines
+            else:
+                merged[path] = FileLines(path, before.statements | lines.statements, before.executed | lines.executed)
+    return dict(sorted(merged.items()))
+
+
+def ranges(lines: Iterable[int]) -> list[tuple[int, int]]:
+    """``[3, 4, 5, 9]`` as ``[(3, 5), (9, 9)]``."""
+    out: list[tuple[int, int]] = []
+    for line in sorted(set(lines)):
+        if out and line == out[-1][1] + 1:
+            out[-1] = (out[-1][0], line)
+        else:
+            out.append((line, line))
+    return out
+
+
+def source_lines(path: Path) -> list[str]:
+    """The file's lines as the user reads them (empty when it cannot be read)."""
+    try:
+        return path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return []
+
+
+def missing_words(lines: FileLines, shown: str) -> list[str]:
+    """Each range no run reached, with its first line's source:
+    ``tests/verifier.py 8: return 1.0``, ``tests/verifier.py 12-14: if x:``."""
+    text = source_lines(lines.path)
+    out = []
+    for first, last in ranges(lines.missing):
+        label = f"{shown} {first}" if first == last else f"{shown} {first}-{last}"
+        out.append(f"{label}: {text[first - 1].strip() if first <= len(text) else ''}")
+    return out
+
+
+def to_json(lines: dict[Path, FileLines]) -> dict[str, dict[str, list[int]]]:
+    """Per file, the lines that ran and those no run reached."""
+    return {str(path): {"executed": sorted(file.executed), "missing": file.missing} for path, file in lines.items()}
+
+
+def lcov(lines: dict[Path, FileLines]) -> str:
+    """LCOV, as editors' coverage gutters and CI services read it: per file an
+    ``SF:`` record and ``DA:<line>,<1 when some run reached it, else 0>`` per
+    line that can run."""
+    records = []
+    for path, file in lines.items():
+        rows = ["TN:", f"SF:{path}"]
+        rows += [f"DA:{line},{int(line in file.executed)}" for line in sorted(file.statements)]
+        rows += [f"LF:{len(file.statements)}", f"LH:{len(file.executed)}", "end_of_record"]
+        records.append("\n".join(rows) + "\n")
+    return "".join(records)

@@ -1,0 +1,150 @@
+"""The coverage view (the main screen's ``g``): the verifier's source and its
+helpers', each line marked with how many cases reached it, the lines no case
+reached marked ✗; the highlighted line's cases named below. While it is open
+every run asks for coverage and each run (a save re-runs every case) updates
+it; ``e`` opens the highlighted line in the editor."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from textual.app import ComposeResult
+from textual.reactive import var
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from verifier_tui.engine.coverage import Coverage, merge, source_lines
+from verifier_tui.tui.display import content
+from verifier_tui.tui.keys import key
+from verifier_tui.tui.screens.keyed import KeyedScreen
+from verifier_tui.tui.workarounds import KeyFooter
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from verifier_tui.engine.model import RunResult
+    from verifier_tui.tui.display import Display
+
+#: Its marks, as the help shows them.
+MARKS = (
+    (
+        "each line of the source",
+        (
+            ("2/3", "two of the three cases reached it (move onto it: which)"),
+            ("✗", "no case reached it"),
+            ("", "(no mark) not a line that runs: a comment, a blank, the rest of a statement"),
+        ),
+    ),
+)
+
+
+class CoverageScreen(KeyedScreen):
+    BINDINGS = [
+        key("n", "next_missed", "next ✗", "Next line no case reached", "Move to it, after the highlighted line"),
+        key("e", "edit", "edit", "Open the line in $EDITOR", "The highlighted line, in the editor (suspends the app)"),
+        key("r", "rerun", "run all", "Run every case again", "Each case's coverage anew"),
+        key("escape", "close", "back", "Back", "To the main screen (runs stop asking for coverage)"),
+        key("?", "help", "help", "Help: keys and marks", "Every key, and what the marks mean", show=False),
+    ]
+    HELP_TITLE = "coverage: keys and marks"
+    MARKS = MARKS
+
+    by_case: var[dict[str, Coverage]] = var(dict, init=False)
+    """Each case's coverage from its latest run (``-``: the current choices of a task without cases)."""
+
+    def __init__(
+        self, fmt: Display, verifier: Path | None, open_line: Callable[[Path, int], None], rerun: Callable[[], None]
+    ) -> None:
+        super().__init__()
+        self.fmt = fmt
+        self.verifier = verifier
+        self.open_line = open_line
+        self.rerun = rerun
+        self.rows: list[tuple[Path, int]] = []  # each option's file and line
+        self.missed: list[int] = []  # the options of the lines no case reached
+
+    def compose(self) -> ComposeResult:
+        yield Static("Coverage: running every case…", id="coverage-header")
+        yield OptionList(id="coverage-lines")
+        yield Static(id="coverage-cases")
+        yield KeyFooter()
+
+    def on_mount(self) -> None:
+        self.query_one(OptionList).focus()
+
+    def take(self, result: RunResult) -> None:
+        """A run ended: its case's coverage replaces that case's last."""
+        if result.coverage is not None:
+            self.by_case[result.case or "-"] = result.coverage
+            self.mutate_reactive(CoverageScreen.by_case)
+
+    def watch_by_case(self) -> None:
+        runs = {name: c.files for name, c in sorted(self.by_case.items()) if c.problem is None}
+        problems = sorted({c.problem for c in self.by_case.values() if c.problem})
+        union = merge(runs.values())
+        ran = sum(len(f.executed) for f in union.values())
+        lines = sum(len(f.statements) for f in union.values())
+        cases = f"{len(runs)} case{'' if len(runs) == 1 else 's'}"
+        self.query_one("#coverage-header", Static).update(
+            content(
+                (f"Coverage of {cases}: {ran} of {lines} lines ran", "bold"),
+                *((f"  · {self.fmt.words(p)}", "$warning") for p in problems),
+            )
+        )
+        options: list[Option] = []
+        self.rows, self.missed = [], []
+        # the verifier first, then its helpers by path
+        for path in sorted(union, key=lambda p: (p != self.verifier, str(p))):
+            file = union[path]
+            options.append(Option(content((self.fmt.path(path), "bold $text-primary")), disabled=True))
+            self.rows.append((path, 1))
+            for number, text in enumerate(source_lines(path), start=1):
+                reached = sum(path in run and number in run[path].executed for run in runs.values())
+                if number not in file.statements:
+                    mark, style = "", ""
+                elif reached:
+                    mark, style = f"{reached}/{len(runs)}", "$success"
+                else:
+                    mark, style = "✗", "bold $error"
+                    self.missed.append(len(options))
+                options.append(
+                    Option(content((f"{number:>4} ", "$text-muted"), (f"{mark:>5} ", style), self.fmt.text(text)))
+                )
+                self.rows.append((path, number))
+        view = self.query_one(OptionList)
+        highlighted = view.highlighted
+        view.set_options(options)
+        if options:
+            view.highlighted = min(highlighted or 1, len(options) - 1)
+
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        path, number = self.rows[event.option_index]
+        names = [
+            name for name, c in sorted(self.by_case.items()) if path in c.files and number in c.files[path].executed
+        ]
+        lines = merge(c.files for c in self.by_case.values()).get(path)
+        if lines is None or number not in lines.statements:
+            said = f"{self.fmt.path(path)}:{number}"
+        elif names:
+            said = f"line {number} reached by {', '.join(names)}"
+        else:
+            said = f"line {number}: no case reached it"
+        self.query_one("#coverage-cases", Static).update(content((said, "$text-muted")))
+
+    def action_next_missed(self) -> None:
+        view = self.query_one(OptionList)
+        after = [index for index in self.missed if index > (view.highlighted or 0)]
+        if after or self.missed:
+            view.highlighted = (after or self.missed)[0]  # past the last, round to the first
+
+    def action_edit(self) -> None:
+        index = self.query_one(OptionList).highlighted
+        if index is not None and index < len(self.rows):
+            self.open_line(*self.rows[index])
+
+    def action_rerun(self) -> None:
+        self.rerun()
+
+    def action_close(self) -> None:
+        self.dismiss(None)
