@@ -206,16 +206,25 @@ def test_a_nemo_gym_that_resolved_elsewhere_in_the_sandbox_is_a_reason(task, run
     ) in out["differences"]
 
 
-def test_the_replay_runs_with_harbors_verifier_env(task, runs, tmp_path, monkeypatch):
+def test_a_verifier_env_template_is_filled_with_its_own_default_and_said(task, runs, tmp_path, monkeypatch):
+    """Harbor filled ``${W:-0.5}`` on the machine that ran the job and kept the
+    value nowhere: the replay takes the template's default, not the W this
+    shell happens to hold, says so, and gives it as a reason when the two
+    differ (here, after --env chose another value)."""
     verifier = "import os\n\ndef verify(workspace):\n    return float(os.environ['WEIGHT'])\n"
     demo = task(verifier=verifier, toml=SEPARATE + 'env = { WEIGHT = "${W:-0.5}" }\n')
     trial = trial_from_sandbox(runs, tmp_path, demo, workspace={}, mode="separate", capture=True, env={"WEIGHT": "0.5"})
-    monkeypatch.delenv("W", raising=False)
+    monkeypatch.setenv("W", "0.25")  # this shell's W, for something else
     _, plan, local, out = replay(trial)
     assert plan.env == {"WEIGHT": "0.5"} and local.verdict.rewards == {"reward": 0.5} and out["same"] is True
-    monkeypatch.setenv("W", "0.25")  # the user's environment stands for Harbor's host
-    _, _, local, out = replay(trial)
+    said = (
+        "task.toml [verifier] env writes WEIGHT = '${W:-0.5}', which Harbor filled on the machine that ran the "
+        "job and recorded nowhere; the replay takes WEIGHT='0.5' from the template's default"
+    )
+    assert any(n.startswith(said) for n in out["replay"]["notices"])
+    _, _, local, out = replay(trial, env=("WEIGHT=0.25",))
     assert local.verdict.rewards == {"reward": 0.25} and out["same"] is False
+    assert any(d.endswith("the replay takes WEIGHT='0.25' from --env") for d in out["differences"])
 
 
 def test_a_replay_gets_what_env_adds_and_nothing_else_of_the_shell(task, runs, tmp_path, monkeypatch):
@@ -333,13 +342,20 @@ def test_a_test_sh_that_dies_before_the_runner_replays_as_the_sandbox_ran_it(tas
     assert out["same"] is True
     assert local.runner_verdict == {
         "outcome": "reward_written",
+        "outcome_words": "exit 0 · reward written",
         "exit_code": 0,
         "rewards": {"reward": 1.0},
         "verdict_error": None,
         "agrees": False,
     }
-    assert any("ended otherwise (exit 0 · reward written: {'reward': 1.0})" in n for n in local.notices)
-    assert local.phases  # the runner's phases still explain
+    # Its own outcome, at the script's line: the steps are the script's, none reached (the runner,
+    # run alone, got through them all, which would say the verifier ran).
+    assert local.outcome.slug == "test_sh_ended" and local.phases is None
+    assert out["local_phases"]["stopped_at"] == "test_sh"
+    assert {p["status"] for p in out["local_phases"]["phases"]} == {"not reached"}
+    line = (demo / "tests" / "test.sh").read_text().splitlines().index(f"cd {missing} || exit 1") + 1
+    assert out["local_failure"] == {"path": str(demo / "tests" / "test.sh"), "line": line}
+    assert out["sandbox"]["phase"] == "test_sh" and out["judged_by"] == "test.sh"
 
 
 def test_a_verdict_from_test_sh_names_no_runner_difference_as_a_reason(task, runs, tmp_path, monkeypatch):

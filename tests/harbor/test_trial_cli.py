@@ -17,8 +17,8 @@ import pytest
 
 from tests.helpers.commands import TOOL, documented_fields, no_traceback, run_tool
 from tests.helpers.harbor import harbor_exception, harbor_masked_failure_log, make_job, sandbox_run, sandbox_trial
-from tests.helpers.processes import MEET_VERIFIER, meeting, set_meeting
-from tests.helpers.tasks import PY
+from tests.helpers.processes import MEET_VERIFIER, meeting, needs_namespaces, set_meeting
+from tests.helpers.tasks import PY, SHIM
 
 SEPARATE = 'version = "1.0"\nartifacts = ["/app"]\n\n[verifier]\nenvironment_mode = "separate"\n'
 READS_HELLO = "def verify(workspace):\n    return 1.0 if (workspace / 'hello.txt').read_text() == 'hi' else 0.0\n"
@@ -127,6 +127,30 @@ def test_a_verifier_timeout(task, runs, tmp_path, env, elsewhere):
     assert data["sandbox"]["phase"] == "timeout" and data["local_phases"]["stopped_at"] == "verify_called"
     assert data["same"] is True
     assert data["local"]["verdict_by"] == "runner" and any("test.sh was not run" in n for n in data["local"]["notices"])
+
+
+def test_the_root_cause_of_a_timeout_says_where_the_replay_was_stuck(task, runs, tmp_path, env, elsewhere):
+    """Harbor downloads nothing after a timeout, so the sandbox cannot say
+    how far its runner got; the replay, which timed out too, can."""
+    slow = "import time\n\ndef verify(workspace):\n    time.sleep(30)\n    return 1.0\n"
+    demo = task(verifier=slow, toml=SEPARATE + "timeout_sec = 1.0\n")
+    trial = sandbox_trial(
+        runs / "jobs" / "j",
+        demo,
+        tmp_path,
+        workspace={},
+        mode="separate",
+        capture=True,
+        timeout_s=1.0,
+        keep_output_on_timeout=False,
+    )
+    done = tool(env, "run", trial.path, cwd=elsewhere)
+    root = done.stdout.split("\nsandbox ")[0]
+    assert "the replay, which timed out too, was stuck at tests/verifier.py:4 in verify" in root
+    assert "try: find what is slow or stuck at tests/verifier.py:4" in root
+    assert "is not known" not in done.stdout
+    cause = as_json(tool(env, "run", trial.path, "--json", cwd=elsewhere))["sandbox"]["root_cause"]
+    assert cause["message"].endswith("the replay, which timed out too, was stuck at tests/verifier.py:4 in verify")
 
 
 def test_an_agent_timeout_followed_by_a_verifier_failure(task, runs, tmp_path, env, elsewhere):
@@ -284,7 +308,7 @@ def test_a_multi_step_trial(task, runs, tmp_path, env, elsewhere):
     assert done.returncode == 1
     assert "demo__aaaaaaa / first" in done.stdout and "demo__aaaaaaa / second" in done.stdout
     assert "1 agree, 1 differ, 0 not compared" in done.stdout
-    assert "the task's test.sh, as Harbor runs it, is run only for those that differ" in done.stdout
+    assert "verifier-tui's runner judged 1 of the 1 that agree; the task's test.sh, as Harbor runs it" in done.stdout
 
 
 def test_a_step_with_its_own_tests_is_replayed_on_harbors_merged_tests(task, runs, tmp_path, env, elsewhere):
@@ -384,6 +408,200 @@ def test_a_trial_without_a_replay_fails_the_job_test_and_says_why(task, runs, tm
     done = tool(env, "test", runs / "jobs" / "j", cwd=elsewhere)
     assert done.returncode == 1
     assert "0 agree, 0 differ, 1 not compared" in done.stdout and "give --workspace DIR" in done.stdout
+
+
+def test_a_paragraph_that_applies_to_many_trials_is_said_once_with_them(task, runs, tmp_path, env, elsewhere):
+    demo = task(verifier=READS_HELLO)
+    job = runs / "jobs" / "j"
+    for name in ("demo__aaaaaaa", "demo__bbbbbbb", "demo__ccccccc"):
+        sandbox_trial(job, demo, tmp_path, workspace={"hello.txt": "hi"}, name=name)
+    done = tool(env, "test", job, cwd=elsewhere)
+    assert done.stdout.count("no workspace to replay on") == 1
+    assert "── 3 trials (demo__aaaaaaa, demo__bbbbbbb, demo__ccccccc): no replay" in done.stdout
+    assert "0 agree, 0 differ, 3 not compared" in done.stdout
+
+
+def test_a_test_sh_that_ended_before_the_runner_is_its_own_outcome_at_its_line(task, runs, env, elsewhere):
+    """Under ``set -e`` a failed ``cd`` ends test.sh before the runner: no
+    step of the runner happened, in the sandbox or in the replay, which the
+    runner run alone (every step done, reward.txt 1.0) must not stand for."""
+    needs_namespaces()  # test.sh names /tests and /app: it runs only in the sandbox's view
+    missing = f"/opt/verifier-tui-no-runtime-{os.getpid()}"
+    demo = task(toml='version = "1.0"\nartifacts = ["/app"]\n')
+    script = SHIM.replace("set -u\n", f"set -eu\ncd {missing}\n", 1)
+    (demo / "tests" / "test.sh").write_text(script)
+    line = script.splitlines().index(f"cd {missing}") + 1
+    said = f"/tests/test.sh: line {line}: cd: {missing}: No such file or directory\n"
+    make_job(
+        runs / "jobs" / "j",
+        {
+            "demo__aaaaaaa": dict(
+                task=demo,
+                app={"answer.txt": "42"},
+                verifier_files={"test-stdout.txt": said},
+                exception=harbor_exception(NOT_FOUND, "No reward file found at /logs/verifier/reward.txt"),
+            )
+        },
+    )
+    trial = runs / "jobs" / "j" / "demo__aaaaaaa"
+    done = tool(env, "run", trial, cwd=elsewhere)
+    assert done.returncode == 1  # the script's exit: cd failed
+    out = done.stdout
+    where = f"tests/test.sh:{line} (cd: {missing}: No such file or directory) before it started the runner"
+    assert f"root cause  {NOT_FOUND} (in the verifier): test.sh ended at {where}" in out
+    replay = next(row for row in out.splitlines() if row.startswith("replay "))
+    assert replay.startswith(f"replay    {NOT_FOUND} · exit 1 · test.sh ended before the runner")
+    assert f"tests/test.sh:{line}" in out.split("failed at ")[1].splitlines()[0]
+    steps = out.split("\nstep ")[1].split("\nsandbox: ")[0].splitlines()[1:]
+    assert len(steps) == 8 and all(row.count("· not reached") == 2 for row in steps)
+    assert "reward.txt: 1.0" not in out
+    assert f"          - why: test.sh ended at {where}" in out
+    data = as_json(tool(env, "run", trial, "--json", cwd=elsewhere))
+    assert data["local"]["outcome"] == "test_sh_ended" and data["local_phases"]["stopped_at"] == "test_sh"
+    assert data["local_failure"]["line"] == line and data["same"] is True and data["judged_by"] == "test.sh"
+    assert data["runner_alone"]["rewards"] == {"reward": 1.0}
+    # Where the script cannot run (the copy sandbox has no /tests), the runner's 1.0 differs, and why is said.
+    copied = as_json(tool(dict(env, VERIFIER_TUI_SANDBOX="copy"), "run", trial, "--json", cwd=elsewhere))
+    assert copied["same"] is False and copied["judged_by"] == "runner"
+    assert copied["differences"][2] == (
+        f"in the sandbox, test.sh ended at {where}; the replay ran verifier-tui's runner without the script, "
+        "which it runs only in the sandbox's view (/tests and /app, as the script names them)"
+    )
+    # test JOB tells the same story: the script judged, the runner alone's 1.0 is its own.
+    job = tool(env, "test", runs / "jobs" / "j", cwd=elsewhere).stdout.splitlines()
+    at = job.index("── demo__aaaaaaa: same")
+    assert job[at + 1 : at + 4] == [
+        "  the replay (the task's test.sh, run as the sandbox ran it) ended as the sandbox did",
+        "  - verifier-tui's runner alone, on the same inputs, ended otherwise: 1.0 (exit 0 · reward written)",
+        f"  - why: test.sh ended at {where}",
+    ]
+
+
+GRADING_MODE = (
+    "def verify(workspace):\n"
+    "    mode = (workspace / '.grading-mode').read_text().strip()\n"
+    "    return 1.0 if mode == 'strict' and (workspace / 'out.txt').exists() else 0.0\n"
+)
+
+
+def test_a_test_sh_that_prepares_a_file_first_tells_one_story(task, runs, env, elsewhere):
+    """The verdict agrees only through the task's test.sh, which writes
+    /app/.grading-mode before it starts the runner: every surface says which
+    run judged, where verifier-tui's runner run alone parts, and why."""
+    needs_namespaces()
+    demo = task(verifier=GRADING_MODE, toml='version = "1.0"\nartifacts = ["/app"]\n')
+    script = SHIM.replace("set -u\n", "set -eu\ncd /app\necho strict > /app/.grading-mode\n", 1)
+    (demo / "tests" / "test.sh").write_text(script)
+    first = script.splitlines().index("cd /app") + 1
+    passing = dict(
+        task=demo,
+        app={"out.txt": "x"},
+        rewards={"reward": 1.0},
+        verifier_files={"test-stdout.txt": "", "reward.txt": "1.0"},
+    )
+    job = make_job(runs / "jobs" / "j", {"prep__aaaaaaa": passing, "prep__bbbbbbb": passing})
+    story = [
+        "verifier-tui's runner alone, on the same inputs, ended otherwise: RewardFileNotFoundError "
+        "(exit 1 · verifier raised)",
+        "it parts from the sandbox at 'verify called and awaited': the sandbox got through it, the runner alone failed",
+        f"why: tests/test.sh runs commands of its own before it starts the runner, which the runner alone "
+        f"does not: line {first} `cd /app`, "
+        f"line {first + 1} `echo strict > /app/.grading-mode`",
+    ]
+    done = tool(env, "run", job, "--trial", "prep__aaaaaaa", cwd=elsewhere)
+    assert done.returncode == 0
+    lines = done.stdout.splitlines()
+    at = lines.index(
+        "agreement same: the replay (the task's test.sh, run as the sandbox ran it) ended as the sandbox did"
+    )
+    assert lines[at + 1 : at + 4] == [f"          - {line}" for line in story]
+    assert "runner alone" in next(row for row in lines if row.startswith("step "))
+    assert "what the agent may not have produced" not in done.stdout and "they part at" not in done.stdout
+    data = as_json(tool(env, "run", job, "--trial", "prep__aaaaaaa", "--json", cwd=elsewhere))
+    assert data["same"] is True and data["judged_by"] == "test.sh" and data["story"] == story
+    assert data["parted_at"] is None and data["runner_alone"]["parted_at"]["phase"] == "verify_called"
+    assert ".grading-mode" in data["runner_alone"]["why"] and data["local_phases"]["advice"] == ""
+    done = tool(env, "test", job, cwd=elsewhere)
+    assert done.returncode == 0
+    assert "verifier-tui's runner judged" not in done.stdout
+    lines = done.stdout.splitlines()
+    at = lines.index("── 2 trials (prep__aaaaaaa, prep__bbbbbbb): same")
+    assert lines[at + 1 : at + 5] == [
+        "  the replay (the task's test.sh, run as the sandbox ran it) ended as the sandbox did",
+        *(f"  - {line}" for line in story),
+    ]
+    streamed = as_json(tool(env, "test", job, "--json", cwd=elsewhere))
+    assert [t["story"] for t in streamed["trials"]] == [story, story]
+
+
+def test_watch_tells_the_story_of_a_trial_judged_by_test_sh(task, runs, env, elsewhere):
+    """Each watch line of a replay judged by the task's test.sh, while the
+    runner alone ends otherwise, names the judge, then that runner's story."""
+    needs_namespaces()
+    demo = task(verifier=GRADING_MODE, toml='version = "1.0"\nartifacts = ["/app"]\n')
+    (demo / "tests" / "test.sh").write_text(SHIM.replace("set -u\n", "set -eu\necho strict > /app/.grading-mode\n"))
+    files = {"test-stdout.txt": "", "reward.txt": "1.0"}
+    passing = dict(task=demo, app={"out.txt": "x"}, rewards={"reward": 1.0}, verifier_files=files)
+    trial = make_job(runs / "jobs" / "j", {"prep__aaaaaaa": passing}) / "prep__aaaaaaa"
+    proc = subprocess.Popen(
+        [*TOOL, "watch", str(trial), "--python", PY],
+        cwd=elsewhere,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        stdin=subprocess.DEVNULL,
+    )
+    try:
+        lines: list[str] = []
+        while not lines or not lines[-1].lstrip().startswith("why:"):  # the trial's header, then replay #1
+            line = proc.stdout.readline()
+            assert line, f"watch ended before its first replay was told: {lines}"
+            lines = [*lines, line] if lines or line.startswith("#1 ") else lines
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=30)
+    assert " same " in lines[0]
+    assert [line.strip() for line in lines[1:3]] == [
+        "the replay (the task's test.sh, run as the sandbox ran it) ended as the sandbox did",
+        "verifier-tui's runner alone, on the same inputs, ended otherwise: RewardFileNotFoundError "
+        "(exit 1 · verifier raised)",
+    ]
+    assert len(lines) == 5 and lines[4].strip().startswith("why: tests/test.sh runs commands of its own before")
+
+
+def test_a_verifier_env_template_is_filled_with_its_default_and_said(task, runs, env, elsewhere):
+    """Harbor filled ``${CUTOFF:-0.6}`` on the machine that ran the job and
+    recorded nothing: a replay takes the default (not this shell's CUTOFF),
+    says so, and lists it among the reasons when the two differ; each of the
+    runner's variables is labelled by the table it was written in."""
+    verifier = "import os\n\ndef verify(workspace):\n    return 1.0 if float(os.environ['CUTOFF']) <= 0.7 else 0.0\n"
+    toml = (
+        'version = "1.0"\nartifacts = ["/app"]\n\n[verifier]\nenv = { CUTOFF = "${CUTOFF:-0.6}" }\n\n'
+        '[environment]\nenv = { MODE = "strict" }\n'
+    )
+    demo = task(verifier=verifier, toml=toml)
+    files = {"test-stdout.txt": "", "reward.txt": "1.0"}
+    passing = dict(task=demo, app={"out.txt": "x"}, rewards={"reward": 1.0}, verifier_files=files)
+    trial = make_job(runs / "jobs" / "j", {"cut__aaaaaaa": passing}) / "cut__aaaaaaa"
+    env = dict(env, CUTOFF="0.9")  # this shell's CUTOFF, set for something else
+    done = tool(env, "run", trial, cwd=elsewhere)
+    assert "agreement same: the replay ended as the sandbox did" in done.stdout
+    filled = (
+        "task.toml [verifier] env writes CUTOFF = '${CUTOFF:-0.6}', which Harbor filled on the machine that ran "
+        "the job and recorded nowhere; the replay takes"
+    )
+    assert f"  note: {filled} CUTOFF='0.6' from the template's default (--env CUTOFF=VALUE" in done.stdout
+    replayed = as_json(tool(env, "run", trial, "--env", "CUTOFF=0.9", "--json", cwd=elsewhere))
+    differences = replayed["differences"]
+    assert replayed["same"] is False and f"{filled} CUTOFF='0.9' from --env" in differences
+    # Said before the shared-mode snapshot, which every such replay stands on: not the /app to blame first.
+    snapshot = next(i for i, said in enumerate(differences) if said.startswith("the workspace is the shared-mode"))
+    assert differences.index(f"{filled} CUTOFF='0.9' from --env") < snapshot
+    for run in (replayed["local"], as_json(tool(env, "run", demo, "--json", cwd=elsewhere))):
+        sources = {p["name"]: (p["source"], p["value"]) for p in run["environment"]["passed"]}
+        assert sources["MODE"] == ("task.toml [environment] env", "strict")
+    assert sources["CUTOFF"] == ("task.toml [verifier] env", "${CUTOFF:-0.6}")
 
 
 def test_an_old_layout_trial(task, runs, tmp_path, env, elsewhere):

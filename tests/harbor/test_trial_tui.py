@@ -420,3 +420,25 @@ async def test_the_step_where_they_part_is_shown_in_full_under_the_phases(task, 
             "    workspace: workspace (keyword)",
             "    response: keeps its default None",
         ]
+
+
+async def test_the_root_cause_of_a_timeout_carries_where_the_replay_was_stuck(task, runs, tmp_path):
+    slow = "import time\n\ndef verify(workspace):\n    time.sleep(30)\n    return 1.0\n"
+    demo = task(verifier=slow, toml=SEPARATE + "timeout_sec = 1.0\n")
+    trial = sandbox_trial(
+        runs / "jobs" / "j",
+        demo,
+        tmp_path,
+        workspace={},
+        mode="separate",
+        capture=True,
+        timeout_s=1.0,
+        keep_output_on_timeout=False,
+    )
+    app = make_trial_app(trial.path)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_replays(1)
+        await pilot.pause()
+        cause = " ".join(text_of(app, "#root-cause").split())
+        assert "the replay, which timed out too, was stuck at tests/verifier.py:4 in verify" in cause
+        assert "try: find what is slow or stuck at tests/verifier.py:4" in cause

@@ -17,13 +17,15 @@ from verifier_tui.tui.external import editor_command, failing_location
 async def test_the_resolution_panel_says_what_the_runner_gets(tmp_path, monkeypatch):
     monkeypatch.setenv("VTUI_SECRET_TOKEN", "t0ken")
     monkeypatch.setenv("VTUI_ADDED", "added-value")
-    root = make_task(tmp_path / "tasks" / "env", toml='[verifier]\nenv = { MODE = "strict" }\n')
+    toml = '[verifier]\nenv = { MODE = "strict" }\n\n[environment]\nenv = { STAGE = "ci" }\n'
+    root = make_task(tmp_path / "tasks" / "env", toml=toml)
     app = make_app(root, watch=False, deterministic=False, env=("VTUI_ADDED",))
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_runs(1)
         await pilot.pause()
         text = widget_text(app, "#resolution-body")
-    assert "task.toml [verifier] env: MODE=strict" in text
+    # Each of the task's variables under the table it was written in, as Harbor merges them.
+    assert "task.toml [verifier] env: MODE=strict" in text and "task.toml [environment] env: STAGE=ci" in text
     assert "--env: VTUI_ADDED" in text and "added-value" not in text
     assert "verifier-tui: PYTHONDONTWRITEBYTECODE=1, PYTHONIOENCODING=utf-8" in text
     assert "your environment: " in text and "PATH" in text.split("your environment: ")[1]

@@ -354,6 +354,7 @@ def print_walkthrough(opened: TrialSession, replayed: Replayed) -> None:
     facts, and the two outputs."""
     from verifier_tui.words.run import stuck_line
     from verifier_tui.words.trial import (
+        agreement_lines,
         agreement_words,
         cause_lines,
         replay_words,
@@ -369,7 +370,7 @@ def print_walkthrough(opened: TrialSession, replayed: Replayed) -> None:
     for line in task_words(walk):
         _say(f"  {line}")
     _say("")
-    for line in cause_lines(walk):
+    for line in cause_lines(replayed.cause):
         _say(line)
     where = f" (from {side.verdict.source})" if side.verdict.source not in ("none", None) else ""
     _say(f"sandbox   {verdict_words(side.verdict)}{where}")
@@ -390,8 +391,8 @@ def print_walkthrough(opened: TrialSession, replayed: Replayed) -> None:
             _say(f"          failed at {replayed.failure[0]}:{replayed.failure[1]}")
         word, sentence = agreement_words(replayed.agreement, replayed.skipped)
         _say(f"agreement {word}: {sentence}")
-    for difference in replayed.agreement.differences[1:]:
-        _say(f"          - {difference}")
+    for line in agreement_lines(replayed.agreement):
+        _say(f"          - {line}")
     _say("")
     print_phases(opened, replayed)
     _say("")
@@ -411,13 +412,13 @@ def print_walkthrough(opened: TrialSession, replayed: Replayed) -> None:
 
 def print_phases(opened: TrialSession, replayed: Replayed) -> None:
     """The phases in two columns, the first wrong step of each side explained."""
-    from verifier_tui.words.trial import PHASE_MARKS, step_detail
+    from verifier_tui.words.trial import PHASE_MARKS, replay_column, step_detail, wrong_key
 
     sandbox = opened.walk.sandbox.phases
     local = replayed.phases
     mine = {p.name: p for p in local.phases} if local is not None else {}
     width = max(len(p.label) for p in sandbox.phases) + 2
-    _say(f"{'step':<{width}}{'sandbox (inferred from its output)':<44}replay")
+    _say(f"{'step':<{width}}{'sandbox (inferred from its output)':<44}{replay_column(replayed)}")
     for theirs in sandbox.phases:
         ours = mine.get(theirs.name)
         left = f"{PHASE_MARKS[theirs.status]} {theirs.detail or theirs.status}"
@@ -425,14 +426,14 @@ def print_phases(opened: TrialSession, replayed: Replayed) -> None:
         marker = " ◀" if replayed.parting is not None and replayed.parting.phase == theirs.name else ""
         _say(f"{theirs.label:<{width}}{_cut(left, 42):<44}{_cut(right, 70)}{marker}")
     said = None
-    for who, report in (("sandbox", sandbox), ("replay", local)):
+    for who, report in (("sandbox", sandbox), (replay_column(replayed), local)):
         if report is None or not (report.stopped_at or report.advice):
             continue
-        wrong = report.first_wrong
-        if said is not None and wrong is not None and (wrong.name, wrong.detail.split(":")[0]) == said:
+        key = wrong_key(report)
+        if said is not None and key == said:
             _say(f"{who}: the same step went wrong the same way")
             continue
-        said = (wrong.name, wrong.detail.split(":")[0]) if wrong is not None else None
+        said = key
         _say(f"{who}: {report.explanation}")
         if report.advice:
             _say(f"  try: {report.advice}")
@@ -477,7 +478,7 @@ def explain_command(args: argparse.Namespace) -> int:
         _say(trial_header(walk))
         for line in task_words(walk):
             _say(f"  {line}")
-        for line in cause_lines(walk):
+        for line in cause_lines(walk.cause):
             _say(line)
         _say(f"sandbox   {verdict_words(walk.sandbox.verdict)}")
         for phase in walk.sandbox.phases.phases:
@@ -569,11 +570,12 @@ def test_command(args: argparse.Namespace) -> int:
         terminal.out(f"{agree} agree, {differ} differ, {unknown} not compared")
         if copied:
             terminal.out(copied)
-        if agree:
+        by_runner = sum(1 for r in rows if r.same is True and r.judged_by == "runner")
+        if by_runner:
             # Said because it is a shortcut: run TRIAL and the TUI always judge through test.sh.
             _say(
-                "a trial that agrees is judged by verifier-tui's runner; the task's test.sh, as Harbor runs it, "
-                "is run only for those that differ (run TRIAL runs it for one)"
+                f"verifier-tui's runner judged {by_runner} of the {agree} that agree; the task's test.sh, as Harbor "
+                "runs it, is run only where that runner ends otherwise than the sandbox (run TRIAL runs it for one)"
             )
     return 0 if agree == len(rows) else 1
 
@@ -596,6 +598,8 @@ class JobRow:
     stderr_tail: str = ""  # for --junit
     notes: tuple[str, ...] = ()  # what in the trial's own files could not be read
     copy_sandbox: str | None = None  # the replay ran in the copy sandbox: its words (it could write the user's files)
+    judged_by: str | None = None  # "runner" or "test.sh": the run whose verdict was compared
+    story: tuple[str, ...] = ()  # test.sh judged, and verifier-tui's runner alone ended otherwise: how, where, why
 
 
 class _TrialsStream:
@@ -651,6 +655,8 @@ def job_row(session: TrialSession, replayed: Replayed, *, stderr: bool) -> JobRo
         # Said once for a trial, under its first step's row.
         tuple(session.trial.notes) if session.step in (None, session.trial.steps[0].name) else (),
         copy_words() if replayed.local is not None and replayed.local.sandbox == "copy" else None,
+        replayed.local.verdict_by if replayed.local is not None else None,
+        replayed.agreement.story,
     )
 
 
@@ -679,6 +685,7 @@ def trial_folders(group: JobTrials) -> int:
 
 
 def print_job_table(group: JobTrials, rows: list[JobRow]) -> None:
+    from verifier_tui.engine.task.kinds import some_names
     from verifier_tui.words.text import one_line
 
     version = getattr(group.found, "harbor_version", None)
@@ -686,12 +693,18 @@ def print_job_table(group: JobTrials, rows: list[JobRow]) -> None:
     replays = f", {len(rows)} replays (one per step)" if len(rows) != folders else ""
     _say(f"job {one_line(group.name)} · {folders} trial(s){replays}" + (f" · Harbor {version}" if version else ""))
     _table([("", "trial", "sandbox", "replay", ""), *((r.mark, r.name, r.sandbox, r.replay, r.word) for r in rows)])
+    # A paragraph that applies to many trials (no /app to replay on, one task's test.sh) is said once, with them.
+    paragraphs: dict[tuple[str, str, tuple[str, ...]], list[str]] = {}
     for row in rows:
-        if row.same is not True:
-            _say(f"── {one_line(row.name)}: {row.word}")
-            _say(f"  {row.sentence}")
-            for difference in row.differences[1:]:
-                _say(f"  - {difference}")
+        if row.same is not True or row.story:
+            paragraphs.setdefault((row.word, row.sentence, row.story + row.differences[1:]), []).append(row.name)
+    for (word, sentence, lines), names in paragraphs.items():
+        names = [one_line(name) for name in names]
+        _say(f"── {names[0] if len(names) == 1 else f'{len(names)} trials ({some_names(names)})'}: {word}")
+        _say(f"  {sentence}")
+        for line in lines:
+            _say(f"  - {line}")
+    for row in rows:
         for note in row.notes:
             _say(f"── {one_line(row.name)}: {note}")
 
@@ -710,6 +723,7 @@ def junit_case(job: str, row: JobRow) -> JunitCase:
 
 
 def watch_line(sequence: int, trigger: str, replayed: Replayed) -> str:
+    from verifier_tui.engine.harbor.walkthrough import judged_parting
     from verifier_tui.words.run import cut_words
     from verifier_tui.words.trial import agreement_words, replay_words
 
@@ -717,10 +731,14 @@ def watch_line(sequence: int, trigger: str, replayed: Replayed) -> str:
     stamp = time.strftime("%H:%M:%S")
     detail = replay_words(replayed) if replayed.local is not None else sentence
     line = f"#{sequence:<3} {stamp}  {cut_words(trigger, 28):<28}  {word:<9}  replay {detail}"
-    if replayed.agreement.same is False:
+    agreement = replayed.agreement
+    if agreement.same is False or agreement.story:  # the sentence names the run that judged
         line += f"\n      {sentence}"
-        if replayed.parting is not None:
-            line += f"\n      {replayed.parting.words}"
+    parting = judged_parting(replayed.parting, replayed.runner_alone)
+    if agreement.same is False and parting is not None:
+        line += f"\n      {parting.words}"
+    for said in agreement.story:  # the runner alone's, after test.sh judged: same or not
+        line += f"\n      {said}"
     return line
 
 

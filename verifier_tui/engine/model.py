@@ -45,6 +45,9 @@ class Outcome(str, Enum):
     COULD_NOT_START = "could not start"
     # The shim's test.sh found no Python 3.8 or newer: exit 127, runner never started.
     REFUSED_BY_SHIM = "refused by test.sh"
+    # A trial replay through the task's test.sh: a command of the script failed and it
+    # ended before it started the runner (Harbor 0.26.0 discards test.sh's exit code).
+    TEST_SH_ENDED = "test.sh ended before the runner"
 
     @property
     def slug(self) -> str:
@@ -354,7 +357,7 @@ class RunResult:
         # a task.toml timeout_sec at which Harbor stops the verifier before it runs.
         if self.outcome is Outcome.TIMED_OUT or self.verdict.error == "VerifierTimeoutError":
             return 124
-        if self.outcome is Outcome.NO_REWARD:
+        if self.outcome is Outcome.NO_REWARD or (self.outcome is Outcome.TEST_SH_ENDED and not self.exit_code):
             return 1
         if self.outcome is Outcome.COULD_NOT_START:
             return 2 if self.not_staged else 127

@@ -312,7 +312,7 @@ class Session:
         from verifier_tui.engine.interpreter import PROBE_TIMEOUT_S, probe_interpreter
         from verifier_tui.engine.sandbox.environment import child_environment
 
-        env = child_environment(self.task.config.env, self.options.env).values
+        env = child_environment(self.task.config.env, self.options.env, sources=self.task.config.env_sources).values
         return probe_interpreter(self.options.python, env, min(PROBE_TIMEOUT_S, self.timeout_s))
 
     def notices(self) -> list[str]:

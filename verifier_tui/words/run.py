@@ -92,6 +92,7 @@ def headline_reward(result: RunResult) -> str:
         Outcome.KILLED: "killed",
         Outcome.COULD_NOT_START: "no start",
         Outcome.REFUSED_BY_SHIM: "refused",
+        Outcome.TEST_SH_ENDED: "test.sh",
     }.get(result.outcome, "missing")
 
 

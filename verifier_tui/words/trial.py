@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from verifier_tui.engine.harbor.agreement import Agreement
+    from verifier_tui.engine.harbor.root_cause import RootCause
     from verifier_tui.engine.harbor.sandbox import HarborVerdict
     from verifier_tui.engine.harbor.trial_session import Replayed, TrialSession
     from verifier_tui.engine.harbor.walkthrough import TrialWalkthrough
@@ -43,7 +44,7 @@ def replay_words(replayed: Replayed) -> str:
 def agreement_words(agreement: Agreement, skipped: str | None = None) -> tuple[str, str]:
     """``(word, sentence)``: same / differ / no replay, and why in a line."""
     if agreement.same is True:
-        return "same", "the replay ended as the sandbox did"
+        return "same", f"{agreement.judge} ended as the sandbox did"
     if agreement.same is False:
         return "differ", agreement.differences[0] if agreement.differences else "they differ"
     if skipped:
@@ -51,14 +52,38 @@ def agreement_words(agreement: Agreement, skipped: str | None = None) -> tuple[s
     return "nothing to compare", agreement.differences[0] if agreement.differences else "no verdict on one side"
 
 
+def agreement_lines(agreement: Agreement) -> list[str]:
+    """What follows the agreement's sentence, in order: the runner alone's
+    story (how it ended, where it parts from the sandbox, why), then what may
+    make the two differ."""
+    return [*agreement.story, *agreement.differences[1:]]
+
+
+def wrong_key(report: Any) -> tuple[str, ...] | None:
+    """What went wrong in a run's steps, to say only once when the sandbox and
+    the replay went wrong the same way: the first wrong step and its error's
+    name, or test.sh's own end before the runner."""
+    wrong = report.first_wrong
+    if wrong is not None:
+        return (wrong.name, wrong.detail.split(":")[0])
+    # "test.sh ended at tests/test.sh:9": the same line on both sides, whatever the tense after it.
+    return ("test_sh", report.explanation.split(" (", 1)[0]) if report.stopped_at == "test_sh" else None
+
+
+def replay_column(replayed: Replayed) -> str:
+    """Whose steps the replay's column shows: the replay's, or verifier-tui's
+    runner's run alone beside the task's test.sh, which gave the verdict."""
+    alone = replayed.runner_alone
+    return "runner alone" if alone is not None and alone.steps else "replay"
+
+
 def agreement_mark(agreement: Agreement) -> str:
     return "?" if agreement.same is None else "✓" if agreement.same else "✗"
 
 
-def cause_lines(walk: TrialWalkthrough) -> list[str]:
+def cause_lines(cause: RootCause) -> list[str]:
     """The root cause first (the command line's words): the headline, what
     to try, and the verifier's part when the cause came before it."""
-    cause = walk.cause
     out = [f"root cause  {cause.headline()}"]
     if cause.then:
         out.append(f"            {cause.then}")

@@ -12,22 +12,69 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from verifier_tui.engine.harbor.phases import VERBS
 from verifier_tui.engine.harbor.sandbox import HarborVerdict, SandboxSide, same_rewards
 from verifier_tui.engine.model import UNKNOWN, Outcome, RunResult, duration_text
 from verifier_tui.engine.record import record
 from verifier_tui.engine.verdict import VERIFIER_TIMEOUT
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from verifier_tui.engine.harbor.digest import TaskDrift
     from verifier_tui.engine.harbor.facts import TrialFacts
+    from verifier_tui.engine.harbor.phases import Parting
 
 _PYTHON_IN_PATH = re.compile(r"/python(\d+\.\d+)(?:/|$)")
+
+
+#: The replay, named in the agreement's sentence: the run that gave its verdict.
+REPLAY = "the replay"
+BY_TEST_SH = "the replay (the task's test.sh, run as the sandbox ran it)"
+
+
+@record(frozen=True)
+class RunnerAlone:
+    """verifier-tui's runner, run alone on the same inputs beside the task's
+    test.sh (which gave the verdict), ended otherwise: how (``verdict``, the
+    RunResult's ``runner_verdict``), where it parts from the sandbox and why.
+    ``steps``: the replay's steps shown are its own (not when the script
+    ended before it started the runner: they are the script's then)."""
+
+    verdict: dict[str, Any]
+    parting: Parting | None
+    why: str
+    steps: bool = True
+
+    def lines(self) -> tuple[str, ...]:
+        """The story after the agreement's sentence, in order: how the runner
+        alone ended, where it parts from the sandbox, why."""
+        ended = HarborVerdict(self.verdict.get("rewards"), self.verdict.get("verdict_error"), "", "replay").label()
+        how = self.verdict.get("outcome_words")
+        out = [f"verifier-tui's runner alone, on the same inputs, ended otherwise: {ended} ({how})"]
+        parting = self.parting
+        if parting is not None:  # each side's detail is beside the steps: this line is the same for many trials
+            out.append(
+                f"it parts from the sandbox at '{parting.label}': the sandbox {VERBS[parting.sandbox]}, "
+                f"the runner alone {VERBS[parting.local]}"
+            )
+        out.append(f"why: {self.why}")
+        return tuple(out)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            **{key: self.verdict.get(key) for key in ("outcome", "exit_code", "rewards", "verdict_error")},
+            "parted_at": self.parting.to_json() if self.parting is not None else None,
+            "why": self.why,
+        }
 
 
 @record(frozen=True)
 class Agreement:
     same: bool | None  # None: no replay, or nothing to compare against
     differences: tuple[str, ...] = ()
+    judge: str = REPLAY  # the run whose verdict was compared, in words
+    story: tuple[str, ...] = ()  # said after the sentence, same or not: the runner alone's (RunnerAlone.lines)
 
 
 def local_verdict(result: RunResult) -> HarborVerdict | None:
@@ -71,6 +118,7 @@ def compare(
     workspace_path: str | None = None,
     other_reasons: tuple[str, ...] = (),
     parting: str | None = None,
+    alone: RunnerAlone | None = None,
 ) -> Agreement:
     """``workspace``: where the replay's workspace came from: ``exact`` (the
     artifact, separate mode), ``snapshot`` (the artifact, shared mode),
@@ -78,7 +126,9 @@ def compare(
     what the replay's plan already knows could differ (a variable missing
     from the environment, another runner), said only when the two differ.
     ``parting``: the first step where the two runs went differently, said
-    right after the verdicts."""
+    right after the verdicts. ``alone``: the task's test.sh gave the verdict
+    and verifier-tui's runner, run alone, ended otherwise: its story is told
+    after the sentence, which names test.sh as the judge."""
     if local is None:
         return Agreement(None)
     mine = local_verdict(local)
@@ -87,14 +137,24 @@ def compare(
     theirs = side.verdict
     if not theirs.known:
         return Agreement(None, (f"the sandbox has no verdict to compare with: {theirs.message}",))
+    judge, story = (BY_TEST_SH, alone.lines()) if alone is not None else (REPLAY, ())
     if same_verdict(theirs, mine):
-        return Agreement(True)
-    headline = [f"the sandbox ended with {theirs.label()}, the replay with {mine.label()}"]
+        return Agreement(True, judge=judge, story=story)
+    headline = [f"the sandbox ended with {theirs.label()}, {judge} with {mine.label()}"]
     if parting:
         headline.append(parting)
     reasons: list[str] = []
+    if side.phases.stopped_at == "test_sh" and local.verdict_by != "test.sh":
+        # The sandbox's script ended before its runner: a replay without the script cannot end so.
+        reasons.append(
+            f"in the sandbox, {side.phases.explanation.split(';')[0]}; the replay ran verifier-tui's runner "
+            "without the script, which it runs only in the sandbox's view (/tests and /app, as the script names them)"
+        )
     if drift is not None and drift.same is False:
         reasons += drift.sentences()
+    # What the plan knows (a template filled here, a variable missing) is this trial's own: said before
+    # the snapshot, which every shared-mode replay stands on.
+    reasons += list(other_reasons)
     if workspace == "snapshot":
         reasons.append(
             "the workspace is the shared-mode snapshot taken before the verifier ran, in the same "
@@ -123,13 +183,12 @@ def compare(
             f"the replay {mine_python}"
         )
     reasons += _nemo_gym_reasons(side, local)
-    reasons += list(other_reasons)
     if not reasons:
         reasons.append(
             "none of the known causes applies (task, workspace, timeout, Python, nemo_gym, "
             "environment): compare the two outputs"
         )
-    return Agreement(False, tuple(headline + reasons))
+    return Agreement(False, tuple(headline + reasons), judge, story)
 
 
 def _after(seconds: float | None) -> str:

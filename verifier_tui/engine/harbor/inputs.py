@@ -17,8 +17,14 @@ Environment, lowest first, as Harbor 0.26.0 builds the verifier's ``exec``
 3. ``[verifier] env``, overlaid by the step's ``[steps.verifier] env`` and the
    job's verifier env (``config.json`` → ``verifier.env``), resolved by
    ``resolve_env_vars``: a value that is exactly ``${VAR}`` or
-   ``${VAR:-default}`` comes from the host's environment (here: the user's),
-   anything else is literal.
+   ``${VAR:-default}`` comes from the environment of the machine that ran
+   ``harbor run``, anything else is literal.
+
+That machine's values are recorded nowhere in the trial. A replay fills
+``${VAR:-default}`` with the template's own default, never from the user's
+shell (which may hold another VAR for another purpose); ``${VAR}`` has
+nothing else to come from, so the user's environment gives it. Each filled
+template is said, with the value used and where it came from.
 
 ``config.json`` keeps a sensitive value (a key naming KEY, SECRET, TOKEN,
 PASSWORD, CREDENTIAL or AUTH) as ``${KEY}`` or redacted (``abcd****xyz``)
@@ -36,7 +42,7 @@ from typing import TYPE_CHECKING
 
 from verifier_tui.engine.advice import STAND_IN, Advice
 from verifier_tui.engine.harbor.folders import StepView, Trial
-from verifier_tui.engine.record import record
+from verifier_tui.engine.record import field, record
 from verifier_tui.engine.sandbox.environment import resolve_template
 from verifier_tui.engine.task.config import SEPARATE, TaskConfig
 from verifier_tui.engine.untrusted import look
@@ -73,10 +79,39 @@ class WorkspaceInput:
 
 
 @record(frozen=True)
+class Filled:
+    """A ``${VAR}`` template the replay filled: Harbor's value is not known."""
+
+    name: str  # the variable the verifier gets
+    table: str  # where the template is written
+    template: str
+    value: str
+    source: str  # where the value came from: "the template's default" or "your environment"
+
+    def sentence(self, given: dict[str, str]) -> str:
+        """The template in words, ``given`` the ``--env`` values by name (which win)."""
+        head = (
+            f"{self.table} writes {self.name} = {self.template!r}, which Harbor filled on the machine that ran "
+            "the job and recorded nowhere"
+        )
+        if self.name in given:
+            return f"{head}; the replay takes {_shown(self.name, given[self.name])} from --env"
+        value = _shown(self.name, self.value)
+        return f"{head}; the replay takes {value} from {self.source} (--env {self.name}=VALUE gives the one it had)"
+
+
+def _shown(name: str, value: str) -> str:
+    """A value said in a sentence, unless its name says it is a secret (Harbor's own test)."""
+    return f"{name} (its value not shown)" if _SENSITIVE_KEY.search(name) else f"{name}={value!r}"
+
+
+@record(frozen=True)
 class VerifierEnv:
     values: dict[str, str]
     missing: tuple[str, ...] = ()  # sentences naming each variable that could not be set
     layers: tuple[tuple[str, dict[str, str]], ...] = ()  # (where, raw values), lowest first
+    sources: dict[str, tuple[str, str]] = field(default_factory=dict)  # as TaskConfig.env_sources: for each value
+    filled: tuple[Filled, ...] = ()  # the templates filled here
 
 
 def trial_workspace(trial: Trial, step: StepView, mode: str | None) -> WorkspaceInput:
@@ -138,13 +173,7 @@ def verifier_env(
     environ = os.environ if environ is None else environ
     layers: list[tuple[str, dict[str, str]]] = []
     if task is not None:
-        container = task.container_env(step_name)
-        label = (
-            "task.toml [verifier.environment] env"
-            if task.verifier_mode(step_name) == SEPARATE and task.verifier.environment_env is not None
-            else "task.toml [environment] env"
-        )
-        layers.append((label, container))
+        layers.append((task.container_env_table(step_name), task.container_env(step_name)))
     job_environment = _config_env(trial, "environment")
     layers.append(("config.json environment.env (the job's)", job_environment))
     verifier_layers: list[tuple[str, dict[str, str]]] = []
@@ -157,10 +186,19 @@ def verifier_env(
     layers += verifier_layers
 
     values: dict[str, str] = {}
+    sources: dict[str, tuple[str, str]] = {}
+    filled: dict[str, Filled] = {}
     missing: list[str] = []
     for where, raw in layers:
         for key, value in raw.items():
-            text, absent = resolve_template(value, environ)
+            filled.pop(key, None)
+            own, absent = resolve_template(value, {})  # a literal stays, a template takes its own default
+            text = own
+            if own is None:  # ${VAR} without a default: only an environment can give it
+                text, absent = resolve_template(value, environ)
+            if text is not None and text != value:
+                source = "the template's default" if own is not None else "your environment"
+                filled[key] = Filled(key, where, value, text, source)
             if absent is None and where.startswith("config.json") and _is_redacted(key, value):
                 text, absent = (environ[key], None) if key in environ else (None, key)
                 if absent:
@@ -169,6 +207,7 @@ def verifier_env(
                         "your environment: the replay runs without it"
                     )
                     values.pop(key, None)
+                    sources.pop(key, None)
                     continue
             if text is None:  # ``absent`` names what is missing
                 missing.append(
@@ -176,9 +215,11 @@ def verifier_env(
                     f"the replay runs without {key}"
                 )
                 values.pop(key, None)
+                sources.pop(key, None)
                 continue
             values[key] = text
-    return VerifierEnv(values, tuple(missing), tuple(layers))
+            sources[key] = (where, value)
+    return VerifierEnv(values, tuple(missing), tuple(layers), sources, tuple(filled.values()))
 
 
 def _config_env(trial: Trial, section: str) -> dict[str, str]:

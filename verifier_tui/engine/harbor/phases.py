@@ -79,7 +79,8 @@ class Phase:
 @record(frozen=True)
 class PhaseReport:
     """The phases of one run. ``stopped_at``: the phase that went wrong (a
-    phase name, or for the sandbox ``python_check``, ``timeout``, ``not_run``,
+    phase name; ``test_sh``: test.sh ended before it started the runner; for
+    the sandbox also ``python_check``, ``timeout``, ``not_run``,
     ``command_line``), None when the run reached its end or nothing tells.
     ``explanation``: what happened, and what it means under Harbor.
     ``advice``: what to try next ("" when nothing went wrong)."""
@@ -201,6 +202,20 @@ def stopped_words(phase: str, how: str) -> tuple[str, str]:
         f"the run ended while in '{label}' ({how}): {NO_REWARD[False]}",
         "something in the verifier ended the process (os._exit, a crash of the interpreter, a signal)",
     )
+
+
+def test_sh_words(where: str, message: str, *, sandbox: bool = False) -> tuple[str, str]:
+    """A test.sh whose own command failed at ``where`` (``tests/test.sh:9``)
+    with the shell's ``message``, and which ended there (``set -e``) before
+    it started the runner."""
+    return (
+        f"{test_sh_ended(where, message)}; {NO_REWARD[sandbox]}",
+        f"fix {where}: a command of test.sh itself failed there, so the verifier never ran",
+    )
+
+
+def test_sh_ended(where: str, message: str) -> str:
+    return f"test.sh ended at {where} ({message}) before it started the runner"
 
 
 def hung_words(what: str, limit: str, *, sandbox: bool = False) -> tuple[str, str]:
@@ -511,10 +526,10 @@ def sandbox_phases(
         scored = "scored" if sandbox else "would score"
         after = f" after {duration_text(timeout_s)}" if timeout_s is not None else ""
         why = (
-            "the runner prints nothing until it fails, so how far it got is not in the output"
+            "the runner prints nothing until it fails, so its output does not say how far it got"
             if downloaded
             else "Harbor downloads the verifier's output only once test.sh has ended, so none was downloaded "
-            "and how far the runner got is not known"
+            "to say how far the runner got"
         )
         return _report(
             None,
@@ -525,6 +540,10 @@ def sandbox_phases(
             "[verifier] timeout_sec in task.toml",
             stopped_at="timeout",
         )
+    shell = output.shell_error
+    if output.kind == "test_sh_error" and shell is not None:
+        explanation, advice = test_sh_words(where or f"{shell.script}:{shell.line}", shell.message, sandbox=sandbox)
+        return _report(None, NOT_REACHED, "", explanation, advice, stopped_at="test_sh")
     if wrote is not None and wrote.error == NOT_KNOWN:
         return _report(
             None,
@@ -580,6 +599,8 @@ def inferred_phases(result: RunResult, *, where: str | None = None) -> PhaseRepo
         where=where,
         sandbox=False,
     )
+    if report.stopped_at == "test_sh":
+        return report  # the runner never started: there are no steps of its to infer
     note = " (inferred from its output: the task's own runner reports no phases)"
     return replace(report, explanation=report.explanation + note)
 
@@ -608,19 +629,27 @@ class Parting:
         }
 
 
-_VERBS = {DONE: "got through it", FAILED: "failed", STOPPED: "was stopped there", NOT_REACHED: "never got there"}
+#: What a side did at a step, in words.
+VERBS = {DONE: "got through it", FAILED: "failed", STOPPED: "was stopped there", NOT_REACHED: "never got there"}
 
 
-def where_they_part(sandbox: PhaseReport, local: PhaseReport) -> Parting | None:
-    """The first phase both sides know about whose status differs."""
+def where_they_part(sandbox: PhaseReport, local: PhaseReport, alone: bool = False) -> Parting | None:
+    """The first phase both sides know about whose status differs. ``alone``:
+    the local phases are verifier-tui's runner's, run alone beside the task's
+    test.sh, which gave the verdict: said as that run's, not the replay's."""
     theirs = {p.name: p for p in sandbox.phases}
     for mine in local.phases:
         other = theirs.get(mine.name)
         if other is None or UNKNOWN in (other.status, mine.status):
             continue
         if other.status != mine.status:
-            said_theirs = _VERBS[other.status] + (f" ({other.detail})" if other.detail else "")
-            said_mine = _VERBS[mine.status] + (f" ({mine.detail})" if mine.detail else "")
-            words = f"they part at '{mine.label}': the sandbox {said_theirs}, the replay {said_mine}"
+            said_theirs = VERBS[other.status] + (f" ({other.detail})" if other.detail else "")
+            said_mine = VERBS[mine.status] + (f" ({mine.detail})" if mine.detail else "")
+            words = (
+                f"verifier-tui's runner alone parts from the sandbox at '{mine.label}': the sandbox {said_theirs}, "
+                f"the runner alone {said_mine}"
+                if alone
+                else f"they part at '{mine.label}': the sandbox {said_theirs}, the replay {said_mine}"
+            )
             return Parting(mine.name, mine.label, other.status, mine.status, words)
     return None

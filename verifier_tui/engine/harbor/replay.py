@@ -50,6 +50,7 @@ class ReplayPlan:
     extra_tests: Path | None = None  # the step's own steps/<name>/tests: Harbor uploads it over tests/
     notices: list[str] = field(default_factory=list)
     reasons: list[str] = field(default_factory=list)  # what may make the replay differ, said when it does
+    env_sources: dict[str, tuple[str, str]] = field(default_factory=dict)  # each of env's: its table, as written
     runner_note: str | None = None
     """The sandbox ran the task's own runner, the replay runs ours: a notice
     (the phases shown are ours) and a reason the verdicts may differ, unless
@@ -152,6 +153,7 @@ def plan_replay(
     over_capture: bool = False,
     timeout: float | None = None,
     runner: str = "ours",
+    env_words: tuple[str, ...] = (),
 ) -> ReplayPlan:
     """The replay's inputs for one trial (or ``step``), or why it cannot run:
     the task's ``location``, the /app the trial ``captured``, the verifier's
@@ -161,7 +163,8 @@ def plan_replay(
 
     A stand-in (``workspace``, ``case``, or ``empty`` with ``workspace`` the
     empty folder) serves only where the trial did not capture /app, unless
-    ``over_capture`` (the user chose it for this one trial on screen)."""
+    ``over_capture`` (the user chose it for this one trial on screen).
+    ``env_words``: ``--env``'s, which win over a template filled here."""
     plan = ReplayPlan(
         task_dir=location.path,
         verifier=None,
@@ -218,8 +221,11 @@ def plan_replay(
     if plan.timeout_s is None:
         plan.notices.append("the sandbox's verifier timeout is not known: the replay uses the task's")
     if env is not None:
-        plan.notices += list(env.missing)
-        plan.reasons += list(env.missing)
+        plan.env_sources = dict(env.sources)
+        assigned = dict(_assignments(env_words))
+        filled = [template.sentence(assigned) for template in env.filled]
+        plan.notices += [*env.missing, *filled]
+        plan.reasons += [*env.missing, *filled]
     if step is not None and (task_dir / "steps" / step / "tests").is_dir():
         plan.extra_tests = task_dir / "steps" / step / "tests"  # staged over tests/, as Harbor uploads it
     runner_note = _runner_difference(task_dir) if runner == "ours" else None
@@ -228,6 +234,75 @@ def plan_replay(
         plan.reasons.append(runner_note)
         plan.runner_note = runner_note
     return plan
+
+
+#: A few of test.sh's own commands are named; the rest counted.
+OWN_COMMANDS_NAMED = 4
+
+
+def test_sh_own_commands(task_dir: Path, step: str | None = None) -> tuple[str, list[tuple[int, str]]]:
+    """The commands the task's test.sh runs before it starts the runner that
+    verifier-tui's shim does not (``cd /app``, a file written into /app):
+    Harbor runs the whole script, a run of the runner alone runs none of
+    them. The script's name in the task, and its lines up to the first
+    naming ``run_verifier.py`` with their numbers; blank lines, comments and
+    the shell's options (``set -eu``: they change how the script ends, not
+    what the verifier sees) left out."""
+    from verifier_tui.engine.task.discovery import SHIM_MARKER
+    from verifier_tui.runner_source import shim_path
+
+    shim = {line.strip() for line in shim_path().read_text(encoding="utf-8").splitlines()}
+    for tests in _tests_dirs(task_dir, step):
+        text, _ = untrusted.read_text(tests / "test.sh", untrusted.SCRIPT_LIMIT)
+        if text is None:
+            continue
+        out = []
+        for number, line in enumerate(text.splitlines(), 1):
+            command = line.strip()
+            if not command or command.startswith("#"):
+                continue
+            if SHIM_MARKER in command:
+                break
+            if command not in shim and not command.startswith("set -"):
+                out.append((number, command))
+        return (tests / "test.sh").relative_to(task_dir).as_posix(), out
+    return "tests/test.sh", []
+
+
+def runner_alone_why(plan: ReplayPlan, step: str | None, ended_at: str | None) -> str:
+    """Why verifier-tui's runner, run alone, ended otherwise than the task's
+    test.sh: the script ended before it started the runner (``ended_at``,
+    its words), its own commands before the runner, the task's own runner."""
+    if ended_at is not None:
+        return ended_at
+    reasons = []
+    script, own = test_sh_own_commands(plan.task_dir, step) if plan.task_dir is not None else ("test.sh", [])
+    if own:
+        named = ", ".join(f"line {number} `{command}`" for number, command in own[:OWN_COMMANDS_NAMED])
+        more = f" and {len(own) - OWN_COMMANDS_NAMED} more" if len(own) > OWN_COMMANDS_NAMED else ""
+        reasons.append(
+            f"{script} runs commands of its own before it starts the runner, which the runner alone "
+            f"does not: {named}{more}"
+        )
+    if plan.runner_note is not None:
+        reasons.append(plan.runner_note)
+    return "; ".join(reasons) or (
+        f"not known: {script} runs no command of its own before the runner, and the task ships no other "
+        "runner; compare the two outputs"
+    )
+
+
+def _assignments(words: tuple[str, ...]) -> list[tuple[str, str]]:
+    """``--env`` words as (name, value); one that is not an assignment is the run's to refuse."""
+    from verifier_tui.engine.sandbox.environment import parse_assignment
+
+    out = []
+    for word in words:
+        try:
+            out.append(parse_assignment(word))
+        except ValueError:
+            continue
+    return out
 
 
 def _runner_difference(task_dir: Path) -> str | None:

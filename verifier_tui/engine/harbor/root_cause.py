@@ -14,11 +14,13 @@ what it left.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine.harbor.phases import FAILED
 from verifier_tui.engine.harbor.reading import time_span
-from verifier_tui.engine.record import record
+from verifier_tui.engine.record import record, replace
+from verifier_tui.engine.verdict import VERIFIER_TIMEOUT
 
 if TYPE_CHECKING:
     from typing import Any
@@ -26,6 +28,7 @@ if TYPE_CHECKING:
     from verifier_tui.engine.harbor.facts import TrialFacts
     from verifier_tui.engine.harbor.folders import StepView, Trial
     from verifier_tui.engine.harbor.sandbox import SandboxSide
+    from verifier_tui.engine.model import RunResult
 
 ENVIRONMENT, AGENT_SETUP, AGENT, VERIFIER, CANCELLED, BEFORE = (
     "environment",
@@ -95,6 +98,22 @@ class RootCause:
         )
         message = f": {self.message}" if self.message else ""
         return f"{self.what} ({where}){message}"
+
+    def with_replay(self, local: RunResult | None, task_root: Path | None) -> RootCause:
+        """This cause with what the replay knows and the sandbox's output
+        cannot say: where a verifier that timed out in both was stuck (the
+        replay's stack dump; Harbor keeps none)."""
+        stuck = local.stack.stuck_at if local is not None and local.stack is not None else None
+        if self.what != VERIFIER_TIMEOUT or local is None or local.verdict.error != VERIFIER_TIMEOUT or stuck is None:
+            return self
+        path = Path(stuck.path)
+        where = f"{path.relative_to(task_root) if task_root and path.is_relative_to(task_root) else path}:{stuck.line}"
+        at = f"{where}, in top-level code" if stuck.function == "<module>" else f"{where} in {stuck.function}"
+        return replace(
+            self,
+            message=f"{self.message}; the replay, which timed out too, was stuck at {at}",
+            advice=f"find what is slow or stuck at {where}, or raise [verifier] timeout_sec in task.toml",
+        )
 
     def to_json(self) -> dict[str, Any]:
         return {

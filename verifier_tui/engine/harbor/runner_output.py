@@ -11,7 +11,11 @@ runner (``runner/run_verifier.py``) prints is fixed by its contract:
   ``SyntaxError`` prints no frame line at all, only ``File "...", line N``);
 - on exit 2 one line ``run_verifier: error: <problem>``;
 - the shim, before the runner, ``test.sh: the verifier needs Python 3.8 or newer; ...``
-  (exit 127).
+  (exit 127);
+- the shell, when a command of ``test.sh`` itself fails (``cd`` into a folder
+  the image lacks, under ``set -e`` the script's end): bash writes
+  ``/tests/test.sh: line 9: cd: /opt/x: No such file or directory``, dash
+  ``/tests/test.sh: 9: cd: can't cd to /opt/x``.
 
 The verifier's own prints come before any of these; the runner's report is the
 last thing written, so it is searched from the end.
@@ -39,6 +43,7 @@ _FRAME = re.compile(r'^\s+File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?P<
 _EXCEPTION_LINE = re.compile(r"^(?P<type>[A-Za-z_][\w.]*)(?::\s?(?P<message>.*))?$")
 _SYNTAX_TYPES = ("SyntaxError", "IndentationError", "TabError")
 _PYTHON_IN_PATH = re.compile(r"/python(\d+\.\d+)/")
+_SHELL_ERROR = re.compile(r"^(?P<script>\S*test\.sh): (?:line )?(?P<line>\d+): (?P<message>.+)$")
 
 
 @record(frozen=True)
@@ -71,10 +76,20 @@ class RunnerTraceback:
 
 
 @record(frozen=True)
+class ShellError:
+    """A line the shell wrote when a command of test.sh itself failed."""
+
+    script: str  # as the shell named it: /tests/test.sh in the sandbox
+    line: int
+    message: str  # "cd: /opt/x: No such file or directory"
+
+
+@record(frozen=True)
 class RunnerOutput:
     """What of the runner's output the text holds. ``kind``: ``empty``,
-    ``traceback``, ``contract_error``, ``shim_no_python`` or ``other``
-    (text that is none of the runner's reports)."""
+    ``traceback``, ``contract_error``, ``shim_no_python``, ``test_sh_error``
+    (the last report is the shell's, about test.sh's own line) or ``other``
+    (text that is none of these reports)."""
 
     kind: str
     traceback: RunnerTraceback | None = None
@@ -83,6 +98,7 @@ class RunnerOutput:
     python_version: str | None = None  # seen in the traceback's paths (/usr/lib/python3.11/...)
     nemo_gym_files: tuple[str, ...] = ()  # frames inside a nemo_gym package
     last_line: str | None = None
+    shell_error: ShellError | None = None
 
 
 def parse_runner_output(text: str) -> RunnerOutput:
@@ -95,14 +111,25 @@ def parse_runner_output(text: str) -> RunnerOutput:
     contract_at = _last_index(lines, lambda line: line.startswith(CONTRACT_PREFIX))
     shim_at = _last_index(lines, lambda line: line.startswith(SHIM_PREFIX))
     traceback_at = _traceback_end(lines)
+    shell_at = _last_index(lines, lambda line: _SHELL_ERROR.match(line) is not None)
     found = [
         (at, kind)
-        for at, kind in ((contract_at, "contract_error"), (shim_at, "shim_no_python"), (traceback_at, "traceback"))
+        for at, kind in (
+            (contract_at, "contract_error"),
+            (shim_at, "shim_no_python"),
+            (traceback_at, "traceback"),
+            (shell_at, "test_sh_error"),
+        )
         if at is not None
     ]
     if not found:
         return RunnerOutput("other", last_line=last_line)
     at, kind = max(found)
+    if kind == "test_sh_error":
+        match = _SHELL_ERROR.match(lines[at])
+        assert match is not None
+        shell = ShellError(match.group("script"), int(match.group("line")), match.group("message").strip())
+        return RunnerOutput(kind, last_line=last_line, shell_error=shell)
     if kind == "contract_error":
         return RunnerOutput(kind, contract_message=lines[at][len(CONTRACT_PREFIX) :].strip(), last_line=last_line)
     if kind == "shim_no_python":

@@ -260,6 +260,10 @@ def read_sandbox(
         if local is not None and task_root is not None and local.is_relative_to(task_root):
             local = local.relative_to(task_root)
         where = f"{local or failure.sandbox_path}:{failure.line}"
+    elif runner.shell_error is not None:  # test.sh's own line: the task's tests/test.sh
+        script = mapper.local(runner.shell_error.script)
+        shown = script.relative_to(task_root) if script is not None and task_root is not None else None
+        where = f"{shown or runner.shell_error.script}:{runner.shell_error.line}"
     tail = tuple(mapper.text(runner.traceback.text).splitlines()[-6:]) if runner.traceback else ()
     why_not = (
         facts.agent_failure.type if facts.agent_failure else ("verifier disabled" if facts.verifier_disabled else None)

@@ -17,11 +17,19 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from verifier_tui.engine.harbor.agreement import Agreement
+from verifier_tui.engine.harbor.agreement import Agreement, RunnerAlone
 from verifier_tui.engine.harbor.folders import Trial
 from verifier_tui.engine.harbor.phases import Parting, PhaseReport
-from verifier_tui.engine.harbor.replay import ReplayPlan, StandIn, plan_replay
-from verifier_tui.engine.harbor.walkthrough import TrialWalkthrough, agreement_of, replay_view, trial_json, walk_trial
+from verifier_tui.engine.harbor.replay import ReplayPlan, StandIn, plan_replay, runner_alone_why
+from verifier_tui.engine.harbor.root_cause import RootCause
+from verifier_tui.engine.harbor.walkthrough import (
+    TrialWalkthrough,
+    agreement_of,
+    replay_view,
+    runner_alone_differs,
+    trial_json,
+    walk_trial,
+)
 from verifier_tui.engine.model import Outcome, RunResult
 from verifier_tui.engine.record import record, replace
 from verifier_tui.engine.to_the_end import uninterrupted
@@ -44,8 +52,10 @@ class Replayed:
     skipped: str | None
     agreement: Agreement
     phases: PhaseReport | None
-    parting: Parting | None
+    parting: Parting | None  # where the phases shown part from the sandbox's (maybe the runner alone's)
     failure: tuple[Path, int] | None  # the replay's failing line in the task's files
+    cause: RootCause  # the trial's root cause, with what the replay adds to it
+    runner_alone: RunnerAlone | None  # test.sh gave the verdict and verifier-tui's runner, run alone, ended otherwise
 
 
 class TrialSession:
@@ -150,6 +160,7 @@ class TrialSession:
             over_capture=self._over_capture,
             timeout=timeout,
             runner=self.runner,
+            env_words=self.env,
         )
 
     def _empty_folder(self) -> Path:
@@ -255,7 +266,8 @@ class TrialSession:
                 spec = session.spec_for_case(found)
             else:
                 spec = replace(spec, case=None, workspace=plan.workspace, expected=None)
-        task = replace(spec.task, config=replace(spec.task.config, env=dict(plan.env)))
+        config = replace(spec.task.config, env=dict(plan.env), env_sources=dict(plan.env_sources))
+        task = replace(spec.task, config=config)
         timeout = plan.timeout_s if plan.timeout_s is not None else spec.timeout_s
         return replace(
             spec,
@@ -377,9 +389,32 @@ class TrialSession:
         if result is not None:
             result.notices.extend(n for n in plan.notices if n not in result.notices)
         phases, parting, failure = replay_view(self.walk, result)
-        agreement = agreement_of(self.walk, None if self.skipped and result is None else plan, result, parting)
-        self.last = Replayed(result, None if result is not None else self.skipped, agreement, phases, parting, failure)
+        alone = None
+        if result is not None and runner_alone_differs(result):
+            assert result.runner_verdict is not None  # runner_alone_differs checked
+            why = runner_alone_why(self.plan, self.step, self._ended_words(result, failure))
+            steps = result.phases is not None  # else the script's own: it never started the runner
+            alone = RunnerAlone(result.runner_verdict, parting if steps else None, why, steps)
+        agreement = agreement_of(self.walk, None if self.skipped and result is None else plan, result, parting, alone)
+        cause = self.walk.cause.with_replay(result, self.walk.task_root)
+        skipped = None if result is not None else self.skipped
+        self.last = Replayed(result, skipped, agreement, phases, parting, failure, cause, alone)
         return self.last
+
+    def _ended_words(self, result: RunResult, failure: tuple[Path, int] | None) -> str | None:
+        """Where and why the task's test.sh ended before it started the runner
+        (None: it did not)."""
+        if result.outcome is not Outcome.TEST_SH_ENDED:
+            return None
+        from verifier_tui.engine.harbor.phases import test_sh_ended
+        from verifier_tui.engine.harbor.runner_output import parse_runner_output
+
+        shell = parse_runner_output(result.stderr.text).shell_error
+        root = self.walk.task_root
+        if shell is None or failure is None:
+            return f"test.sh exited {result.exit_code} before it started the runner, saying nothing of why"
+        script = failure[0].relative_to(root) if root is not None and failure[0].is_relative_to(root) else failure[0]
+        return test_sh_ended(f"{script}:{failure[1]}", shell.message)
 
     def to_json(self, replayed: Replayed | None = None) -> dict[str, Any]:
         """The object ``run TRIAL --json`` prints (docs/json-output.md)."""
@@ -393,6 +428,8 @@ class TrialSession:
             local=replayed.local,
             local_skipped=replayed.skipped,
             view=(replayed.phases, replayed.parting, replayed.failure),
+            alone=replayed.runner_alone,
+            cause=replayed.cause,
         )
 
     # -- live reload -----------------------------------------------------------------------
@@ -461,23 +498,30 @@ def with_test_sh_verdict(script: RunResult, runner: RunResult) -> RunResult:
     """The replay as the sandbox ran it: ``script`` (the task's test.sh) gives
     the verdict and the output, ``runner`` (verifier-tui's runner on the same
     inputs) the explanation and the phases; a disagreement between the two is
-    said, and kept in ``runner_verdict``."""
+    said, and kept in ``runner_verdict``. A script that ended before it
+    started the runner is :attr:`Outcome.TEST_SH_ENDED`, and its steps are
+    its own (none reached): the runner's, run alone, never happened in it."""
     same = (script.verdict.rewards, script.verdict.error) == (runner.verdict.rewards, runner.verdict.error)
-    said = runner.verdict.rewards if runner.verdict.rewards is not None else runner.verdict.error
     notices = list(script.notices)
+    ended = not same and _ended_before_runner(script, runner)
     if same:
         notices.append(
             "the verdict is the task's test.sh's, run as the sandbox ran it; verifier-tui's runner, "
             "run beside it on the same inputs, agrees and explains it"
         )
+    elif ended:
+        notices.append(
+            "the verdict is the task's test.sh's, run as the sandbox ran it: it ended before it started the "
+            "runner, so the steps shown are the script's; verifier-tui's runner, run alone, ended otherwise"
+        )
     else:
         notices.append(
-            f"the task's test.sh (what the sandbox ran) gives the verdict; verifier-tui's runner, run "
-            f"directly on the same inputs, ended otherwise ({runner.outcome_words}: {said}), so the "
-            "phases below are its, not the script's"
+            "the verdict is the task's test.sh's, run as the sandbox ran it; verifier-tui's runner, run alone "
+            "on the same inputs, ended otherwise, so the steps shown are the runner alone's, not the script's"
         )
     runner_verdict = {
         "outcome": runner.outcome.slug,
+        "outcome_words": runner.outcome_words,
         "exit_code": runner.exit_code,
         "rewards": runner.verdict.rewards,
         "verdict_error": runner.verdict.error,
@@ -485,13 +529,36 @@ def with_test_sh_verdict(script: RunResult, runner: RunResult) -> RunResult:
     }
     return replace(
         script,
+        outcome=Outcome.TEST_SH_ENDED if ended else script.outcome,
         explain=runner.explain,
-        phases=runner.phases,
+        phases=None if ended else runner.phases,
         notices=notices,
         verdict_by="test.sh",
         runner_verdict=runner_verdict,
         stack=_knowing(script.stack, runner.stack),
     )
+
+
+def _ended_before_runner(script: RunResult, runner: RunResult) -> bool:
+    """Whether the task's test.sh ended before it started the runner: it left
+    no reward and no word of a runner (a traceback, the runner's error line),
+    where the runner alone on the same inputs said its end; the shell's line
+    about the script's own command (``cd: /opt/x: No such file or
+    directory``), when it wrote one, names where. Harbor 0.26.0 records the
+    same RewardFileNotFoundError as for a verify that raised."""
+    from verifier_tui.engine.harbor.runner_output import parse_runner_output
+
+    ended_itself = script.outcome in (
+        Outcome.VERIFIER_RAISED,
+        Outcome.CONTRACT_ERROR,
+        Outcome.UNEXPECTED_EXIT,
+        Outcome.NO_REWARD,
+    )
+    if script.verdict.rewards is not None or not ended_itself:
+        return False
+    said = parse_runner_output(script.stderr.text).kind
+    reported = runner.outcome in (Outcome.REWARD_WRITTEN, Outcome.VERIFIER_RAISED, Outcome.CONTRACT_ERROR)
+    return said == "test_sh_error" or (said in ("empty", "other") and reported)
 
 
 def _knowing(*stacks: Any) -> Any:

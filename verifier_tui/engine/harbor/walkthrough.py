@@ -14,7 +14,8 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from verifier_tui.engine.harbor.agreement import Agreement, compare
+from verifier_tui.engine import untrusted
+from verifier_tui.engine.harbor.agreement import Agreement, RunnerAlone, compare
 from verifier_tui.engine.harbor.digest import TaskDigest, TaskDrift, compare_task
 from verifier_tui.engine.harbor.facts import TrialFacts, trial_facts
 from verifier_tui.engine.harbor.folders import Job, StepView, Trial
@@ -23,8 +24,8 @@ from verifier_tui.engine.harbor.locate import TaskLocation, locate_task
 from verifier_tui.engine.harbor.phases import Parting, PhaseReport, local_phases, where_they_part
 from verifier_tui.engine.harbor.root_cause import RootCause, root_cause
 from verifier_tui.engine.harbor.sandbox import HarborVerdict, SandboxSide, read_sandbox
-from verifier_tui.engine.model import RunResult
-from verifier_tui.engine.record import field, record
+from verifier_tui.engine.model import Outcome, RunResult
+from verifier_tui.engine.record import field, record, replace
 from verifier_tui.engine.task.config import TaskConfig
 
 if TYPE_CHECKING:
@@ -98,10 +99,15 @@ def walk_trial(
 
 
 def agreement_of(
-    walk: TrialWalkthrough, plan: ReplayPlan | None, local: RunResult | None, parting: Parting | None = None
+    walk: TrialWalkthrough,
+    plan: ReplayPlan | None,
+    local: RunResult | None,
+    parting: Parting | None = None,
+    alone: RunnerAlone | None = None,
 ) -> Agreement:
     """The sandbox against the local run of ``plan``; ``parting``: the first
-    step where they went differently, said second when they disagree."""
+    step where they went differently, said second when they disagree (unless
+    it is the runner alone's, which ``alone`` tells)."""
     return compare(
         walk.sandbox,
         walk.facts,
@@ -110,7 +116,8 @@ def agreement_of(
         workspace=plan.workspace_origin if plan else None,
         workspace_path=str(plan.workspace or plan.case or "") if plan else None,
         other_reasons=tuple(plan.reasons) if plan else (),
-        parting=parting.words if parting else None,
+        parting=judged.words if (judged := judged_parting(parting, alone)) else None,
+        alone=alone,
     )
 
 
@@ -124,6 +131,12 @@ def local_failure(result: RunResult, task_root: Path | None) -> tuple[Path, int]
     if stuck is not None and Path(stuck.path).is_file():
         return Path(stuck.path), stuck.line
     parsed = parse_runner_output(result.stderr.text)
+    shell = parsed.shell_error
+    if result.outcome is Outcome.TEST_SH_ENDED and shell is not None and task_root is not None:
+        # The script's own line, its path mapped to the task's (tests/test.sh, a step's own).
+        script = Path(shell.script)
+        if script.name == "test.sh" and script.is_relative_to(task_root) and untrusted.present(script):
+            return script, shell.line
     if parsed.traceback is None:
         return None
     roots = [root for root in (task_root, result.verifier.parent if result.verifier else None) if root is not None]
@@ -141,12 +154,30 @@ def local_failure(result: RunResult, task_root: Path | None) -> tuple[Path, int]
 def replay_view(
     walk: TrialWalkthrough, local: RunResult | None
 ) -> tuple[PhaseReport | None, Parting | None, tuple[Path, int] | None]:
-    """The replay's phases, where they part from the sandbox's, and its failing line."""
+    """The replay's phases, where they part from the sandbox's, and its
+    failing line. Where test.sh gave the verdict and verifier-tui's runner,
+    run alone beside it, ended otherwise, the phases are that runner's: they
+    are said as its own, and none of it is advice (the verdict is not its)."""
     if local is None:
         return None, None, None
     failure = local_failure(local, walk.task_root)
     phases = local_phases(local, where=f"{failure[0]}:{failure[1]}" if failure else None, task_root=walk.task_root)
-    return phases, where_they_part(walk.sandbox.phases, phases), failure
+    alone = runner_alone_differs(local) and local.phases is not None
+    if alone:
+        phases = replace(phases, advice="")
+    return phases, where_they_part(walk.sandbox.phases, phases, alone), failure
+
+
+def judged_parting(parting: Parting | None, alone: RunnerAlone | None) -> Parting | None:
+    """``parting`` when it is the judged run's, not the runner alone's (whose story tells it)."""
+    return parting if alone is None or not alone.steps else None
+
+
+def runner_alone_differs(local: RunResult) -> bool:
+    """The task's test.sh gave the replay's verdict, and verifier-tui's runner,
+    run alone on the same inputs, ended otherwise."""
+    alone = local.runner_verdict
+    return local.verdict_by == "test.sh" and alone is not None and not alone.get("agrees")
 
 
 def _verdict_json(verdict: Any) -> dict[str, Any] | None:
@@ -168,12 +199,15 @@ def trial_json(
     local: RunResult | None = None,
     local_skipped: str | None = None,
     view: tuple[PhaseReport | None, Parting | None, tuple[Path, int] | None] | None = None,
+    alone: RunnerAlone | None = None,
+    cause: RootCause | None = None,
 ) -> dict[str, Any]:
     """The object ``run TRIAL --json`` prints (see docs/json-output.md).
-    ``view``: :func:`replay_view`'s answer, when the caller has it already."""
+    ``view``: :func:`replay_view`'s answer, when the caller has it already;
+    ``alone`` and ``cause``: the replay's (:class:`~.trial_session.Replayed`)."""
     trial, side, facts = walk.trial, walk.sandbox, walk.facts
     local_report, parting, local_failing = view if view is not None else replay_view(walk, local)
-    agreement = agreement_of(walk, plan, local, parting)
+    agreement = agreement_of(walk, plan, local, parting, alone)
     if local is None and local_skipped is None:
         if plan is not None and plan.skipped:
             local_skipped = plan.skipped
@@ -213,7 +247,7 @@ def trial_json(
             "notes": list(walk.notes),
         },
         "sandbox": {
-            "root_cause": walk.cause.to_json(),
+            "root_cause": (cause or walk.cause).to_json(),
             "rewards": side.recorded_rewards,
             "verdict": _verdict_json(side.computed),
             "harbor_verdict": side.verdict.to_json(),
@@ -254,9 +288,12 @@ def trial_json(
         "local_skipped": None if local is not None else local_skipped,
         "local_phases": local_report.to_json() if local_report is not None else None,
         "local_failure": None if local_failing is None else {"path": str(local_failing[0]), "line": local_failing[1]},
-        "parted_at": parting.to_json() if parting is not None else None,
+        "judged_by": local.verdict_by if local is not None else None,
+        "parted_at": judged.to_json() if (judged := judged_parting(parting, alone)) else None,
+        "runner_alone": alone.to_json() if alone is not None else None,
         "same": agreement.same,
         "differences": list(agreement.differences),
+        "story": list(agreement.story),
     }
 
 

@@ -13,9 +13,12 @@ shell. So the runner gets here, lowest first:
    it 1.0; ``PYTHONPATH``, ``PYTHONWARNINGS``, ``PYTHONHASHSEED``, ...);
 2. verifier-tui's own: unbuffered UTF-8 output and no bytecode written into the
    staged tests (:data:`OWN`);
-3. the task's ``[verifier] env``, where a value that is exactly ``${VAR}`` or
-   ``${VAR:-default}`` comes from the user's environment, as Harbor takes it
-   from the host's;
+3. the task's variables: ``[environment] env`` (the container's, which
+   Harbor's environment gives every ``exec``) overlaid by ``[verifier] env``,
+   where a value that is exactly ``${VAR}`` or ``${VAR:-default}`` comes from
+   the user's environment, as Harbor takes it from the host's (a trial's
+   replay hands over its own, filled as :mod:`~verifier_tui.engine.harbor.inputs`
+   says); each labelled by the table it was written in;
 4. what the user added by name: ``--env NAME`` (its value from the user's
    environment) or ``--env NAME=VALUE``.
 """
@@ -74,9 +77,10 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 @record(frozen=True)
 class Passed:
-    """One variable the runner gets: its name, where it came from, and its
-    value when that is safe to show (verifier-tui's own, and the task's as
-    written in task.toml: a ``${VAR}`` template is shown, not what it became)."""
+    """One variable the runner gets: its name, where it came from (for the
+    task's, the table it was written in), and its value when that is safe to
+    show (verifier-tui's own, and the task's as written: a ``${VAR}`` template
+    is shown, not what it became)."""
 
     name: str
     source: str
@@ -136,34 +140,42 @@ def parse_assignment(text: str, environ: Mapping[str, str] | None = None) -> tup
 
 
 def child_environment(
-    task_env: Mapping[str, str], extra: Iterable[str] = (), environ: Mapping[str, str] | None = None
+    task_env: Mapping[str, str],
+    extra: Iterable[str] = (),
+    environ: Mapping[str, str] | None = None,
+    sources: Mapping[str, tuple[str, str]] | None = None,
 ) -> ChildEnvironment:
     """The runner's environment (see the module's docstring). ``extra`` holds
-    the ``--env`` words as the user gave them."""
+    the ``--env`` words as the user gave them; ``sources``, for each of
+    ``task_env``'s variables, the table it was written in and its value as
+    written there (:attr:`TaskConfig.env_sources`; a variable without one is
+    said as ``[verifier] env``'s, as it is)."""
+    sources = sources or {}
     environ = os.environ if environ is None else environ
     values: dict[str, str] = {}
-    sources: dict[str, Passed] = {}
+    passing: dict[str, Passed] = {}
     problems: list[str] = []
     for name, value in environ.items():
         if passes_through(name):
             values[name] = value
-            sources[name] = Passed(name, FROM_USER)
+            passing[name] = Passed(name, FROM_USER)
     for name, value in OWN.items():
         values[name] = value
-        sources[name] = Passed(name, FROM_TOOL, value)
+        passing[name] = Passed(name, FROM_TOOL, value)
     for name, raw in task_env.items():
+        table, written = sources.get(name, (FROM_TASK, raw))
         resolved, missing = resolve_template(raw, environ)
         if resolved is None:
             problems.append(
-                f"task.toml: [verifier] env.{name} = {raw!r}, but {missing} is not set in your "
+                f"{table}: {name} = {raw!r}, but {missing} is not set in your "
                 f"environment (Harbor would stop with ValueError and not run the verifier): "
                 f"the runner gets no {name}"
             )
             values.pop(name, None)
-            sources.pop(name, None)
+            passing.pop(name, None)
             continue
         values[name] = resolved
-        sources[name] = Passed(name, FROM_TASK, raw)
+        passing[name] = Passed(name, table, written)
     for word in extra:
         try:
             name, value = parse_assignment(word, environ)
@@ -171,9 +183,9 @@ def child_environment(
             problems.append(f"--env {exc}")
             continue
         values[name] = value
-        sources[name] = Passed(name, FROM_OPTION)
-    order = {FROM_USER: 0, FROM_TOOL: 1, FROM_TASK: 2, FROM_OPTION: 3}
-    passed = sorted(sources.values(), key=lambda p: (order[p.source], p.name))
+        passing[name] = Passed(name, FROM_OPTION)
+    order = {FROM_USER: 0, FROM_TOOL: 1, FROM_OPTION: 3}  # the task's tables between
+    passed = sorted(passing.values(), key=lambda p: (order.get(p.source, 2), p.name))
     held_back = sorted(name for name in environ if name not in values)
     return ChildEnvironment(values, passed, held_back, problems)
 

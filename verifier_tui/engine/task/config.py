@@ -114,6 +114,9 @@ class TaskConfig:
     """The verifier's variables for a local run: the container's env
     (:meth:`container_env`) overlaid by ``[verifier] env``, as
     ``verifier/verifier.py`` and ``environments/base.py`` merge them."""
+    env_sources: dict[str, tuple[str, str]] = field(default_factory=dict)
+    """Each of ``env``'s variables: the table it was written in and its value
+    as written there (a ``${VAR}`` template unresolved), for the user."""
     name: str | None = None
     problems: tuple[str, ...] = ()
     refused: str | None = None
@@ -161,6 +164,16 @@ class TaskConfig:
         if self.verifier.environment_env is not None:
             return dict(self.verifier.environment_env)
         return dict(self.environment_env)
+
+    def container_env_table(self, step_name: str | None = None) -> str:
+        """Where :meth:`container_env` was written, in words."""
+        step = self.step(step_name)
+        if self.verifier_mode(step_name) == SEPARATE:
+            if step is not None and step.verifier.environment_env is not None:
+                return f"task.toml [steps.verifier.environment] env of {step.name}"
+            if self.verifier.environment_env is not None:
+                return "task.toml [verifier.environment] env"
+        return "task.toml [environment] env"
 
     def verifier_network_mode_of(self, step_name: str | None = None) -> str:
         """trial/network_policy.py ``resolve_verifier_phase_policy``: the
@@ -377,9 +390,14 @@ def _config(data: dict[str, Any], check: _Check) -> TaskConfig:
     # The run's variables: the container's (shared mode: [environment] env),
     # then [verifier] env over them (verifier.py merges the verifier's env into exec's,
     # and environments/base.py puts the container's persistent env under it).
+    container, table = config.container_env(None), config.container_env_table(None)
     return _with(
         config,
-        env={**config.container_env(None), **verifier.env},
+        env={**container, **verifier.env},
+        env_sources={
+            **{name: (table, value) for name, value in container.items()},
+            **{name: ("task.toml [verifier] env", value) for name, value in verifier.env.items()},
+        },
         verifier_network_mode=config.verifier_network_mode_of(None),
     )
 

@@ -41,7 +41,7 @@ from verifier_tui.tui.widgets.too_small import TooSmall
 from verifier_tui.tui.widgets.trial_header import TrialHeader
 from verifier_tui.tui.widgets.trial_side import SidePanel
 from verifier_tui.tui.workarounds import KeyFooter
-from verifier_tui.words.trial import PHASE_MARKS, verdict_words
+from verifier_tui.words.trial import PHASE_MARKS, replay_column, verdict_words
 
 if TYPE_CHECKING:
     from textual.content import Content
@@ -259,11 +259,16 @@ class TrialScreen(SizedScreen):
         if replayed.local is not None:
             fmt.learn_interpreter(replayed.local.explain)
         self.query_one(TrialHeader).show(opened.walk, fmt)  # the task may have changed since the run
-        self.query_one(RootCausePanel).show(opened.walk.cause, fmt)
+        self.query_one(RootCausePanel).show(replayed.cause, fmt)  # with what the replay adds to it
         self.query_one("#sandbox-side", SidePanel).show_sandbox(opened, fmt)  # the same, with the paths learned
         self.query_one(AgreementPanel).show(replayed, fmt, verdict_words(sandbox.verdict))
         self.query_one(PhaseTable).show(
-            sandbox.phases, replayed.phases, replayed.parting, fmt, "none yet (the agreement above says why)"
+            sandbox.phases,
+            replayed.phases,
+            replayed.parting,
+            fmt,
+            "none yet (the agreement above says why)",
+            replay_column(replayed),
         )
         self.query_one("#local-side", SidePanel).show_local(opened, replayed, fmt, self.stream)
         self.query_one(ReplayStatus).set_finished(replayed, message.trigger)

@@ -1,6 +1,8 @@
 """Where the eye lands first on a trial's screen: whether the local replay
 ended as the sandbox did, and when not, why (the first sentence names both
-verdicts, the second where the two runs part, the rest the known reasons).
+verdicts, the second where the two runs part, the rest the known reasons);
+where the task's test.sh judged and verifier-tui's runner alone ended
+otherwise, that run's story first (how it ended, where it parts, why).
 Without a replay it says what to give."""
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from textual.widgets import Static
 
 from verifier_tui.engine.advice import STAND_IN, Advice
 from verifier_tui.tui.display import content
-from verifier_tui.words.trial import agreement_mark, agreement_words, verdict_words
+from verifier_tui.words.trial import agreement_lines, agreement_mark, agreement_words, verdict_words
 
 if TYPE_CHECKING:
     from verifier_tui.engine.harbor.trial_session import Replayed
@@ -33,11 +35,11 @@ class AgreementPanel(Static):
         style = STYLES[agreement.same]
         parts: list[Any] = [(f"{agreement_mark(agreement)} {word}  ", style)]
         if agreement.same is True:
-            parts.append(f"the replay ended as the sandbox did: {sandbox_label}")
+            parts.append(f"{sentence}: {sandbox_label}")
         else:
             parts.append(fmt.words(sentence))
-        for difference in agreement.differences[1:]:
-            parts += ["\n", ("  • ", "$text-muted"), fmt.text(difference)]
+        for line in agreement_lines(agreement):
+            parts += ["\n", ("  • ", "$text-muted"), fmt.text(line)]
         if replayed.local is None and asks_for_stand_in(replayed.skipped):
             parts += ["\n", ("  ", ""), (NO_REPLAY_KEYS, "bold $accent")]
         self.update(content(*parts))

@@ -14,7 +14,7 @@ from textual.widgets import Static
 
 from verifier_tui.engine.harbor.phases import DONE, FAILED, NOT_REACHED, PHASES, STOPPED, UNKNOWN
 from verifier_tui.tui.display import content
-from verifier_tui.words.trial import PHASE_MARKS, step_detail
+from verifier_tui.words.trial import PHASE_MARKS, step_detail, wrong_key
 
 if TYPE_CHECKING:
     from verifier_tui.engine.harbor.phases import Parting, PhaseReport
@@ -45,10 +45,13 @@ class PhaseTable(Vertical):
         parting: Parting | None,
         fmt: TrialDisplay,
         local_missing: str = "no replay",
+        local_title: str = "replay",
     ) -> None:
+        """``local_title``: whose steps the local column shows (``runner
+        alone``: verifier-tui's runner, beside the task's test.sh, which judged)."""
         labels: list[Any] = [("step", HEAD)]
         theirs: list[Any] = [("sandbox (inferred from its output)", HEAD)]
-        mine: list[Any] = [("local replay", HEAD)]
+        mine: list[Any] = [(f"local {local_title}", HEAD)]
         by_name = {p.name: p for p in local.phases} if local is not None else {}
         for name, label in PHASES:
             parted = parting is not None and parting.phase == name
@@ -59,7 +62,7 @@ class PhaseTable(Vertical):
         self.query_one("#phase-labels", Static).update(content(*labels))
         self.query_one("#phase-sandbox", Static).update(content(*theirs))
         self.query_one("#phase-local", Static).update(content(*mine))
-        self.query_one("#phase-words", Static).update(_words(sandbox, local, parting, fmt, local_missing))
+        self.query_one("#phase-words", Static).update(_words(sandbox, local, parting, fmt, local_missing, local_title))
 
 
 def _cell(phase: Any, fmt: TrialDisplay) -> list[Any]:
@@ -71,15 +74,19 @@ def _cell(phase: Any, fmt: TrialDisplay) -> list[Any]:
 
 
 def _words(
-    sandbox: PhaseReport, local: PhaseReport | None, parting: Parting | None, fmt: TrialDisplay, local_missing: str
+    sandbox: PhaseReport,
+    local: PhaseReport | None,
+    parting: Parting | None,
+    fmt: TrialDisplay,
+    local_missing: str,
+    local_title: str,
 ) -> Content:
     parts: list[Any] = []
     said = None
-    for who, report in (("sandbox", sandbox), ("replay", local)):
+    for who, report in (("sandbox", sandbox), (local_title, local)):
         if report is None:
             continue
-        wrong = report.first_wrong
-        key = (wrong.name, wrong.detail.split(":")[0]) if wrong is not None else None
+        key = wrong_key(report)
         if parts:
             parts.append("\n")
         if not (report.stopped_at or report.advice):
