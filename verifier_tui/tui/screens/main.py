@@ -46,7 +46,7 @@ from verifier_tui.tui.chooser_options import (
     verifier_options,
 )
 from verifier_tui.tui.external import editor_command, failing_location, pdb_command, verify_line
-from verifier_tui.tui.keys import QUIT, key
+from verifier_tui.tui.keys import QUIT, key, output_keys
 from verifier_tui.tui.messages import (
     CasesOutdated,
     ChoicesChanged,
@@ -133,7 +133,7 @@ class MainScreen(SizedScreen):
         ),
         key("d", "debug", "pdb", "Re-run under pdb", "Post-mortem pdb in the real terminal (suspends the app)"),
         key("c", "copy_command", "copy", "Copy reproduce command", "The shell command that reproduces this run"),
-        key("o", "toggle_output", "stdout", "Toggle stdout / stderr", "Show the run's stdout or its stderr"),
+        *output_keys("the run's"),
         key(
             "R",
             "toggle_runner",
@@ -141,6 +141,9 @@ class MainScreen(SizedScreen):
             "Toggle runner",
             "verifier-tui's runner, or the task's own tests/.ng/run_verifier.py (what the sandbox runs)",
         ),
+        # R on a task without a runner of its own: offered nowhere, but said
+        # why it does nothing when pressed (no tooltip: not in the palette or help).
+        Binding("R", "no_own_runner", show=False),
         key(
             "?",
             "help",
@@ -182,6 +185,10 @@ class MainScreen(SizedScreen):
         """A run picked in the history (None: showing the latest)."""
         self.explain: Explanation | None = None
         self._last_response: ResponseSource | None = None  # the response put aside by "toggle mode"
+        self.stream = "stderr"
+        """The stream the output panel shows (o shows the other)."""
+        self._response_edited = False
+        """The typed response changed while live reload was off: w on runs it."""
 
     @property
     def shown_result(self) -> RunResult | None:
@@ -260,6 +267,7 @@ class MainScreen(SizedScreen):
         self.query_one(StatusLine).set_running(message.case, message.trigger)
         self._show_stale(None)  # this run reads the files as they are now
         if message.primary:
+            self._response_edited = False
             self.query_one(OutputPanel).start_streaming(self.controller.output)
             if self.latest is None:
                 self.query_one(RewardPanel).show_message("Running: the verdict appears here when the run ends.")
@@ -282,16 +290,9 @@ class MainScreen(SizedScreen):
 
     def on_run_finished(self, message: RunFinished) -> None:
         result = message.result
-        if result.case is not None and self.session.ran_case_inputs(result):
-            # A case's mark says how its own inputs go: a run with another
-            # workspace or a typed response leaves it alone. Only the status
-            # and the reward are needed there: a case list of whole results
-            # would grow with what every case prints.
-            self.last_by_case[result.case] = without_output(result)
-            self.mutate_reactive(MainScreen.last_by_case)
+        self._record(result)
         if self.controller.running_case is None:
             self.running_case = None
-        self.query_one(HistoryList).add(result)
         if message.primary:
             self.latest = result
             self.viewing = None
@@ -299,6 +300,17 @@ class MainScreen(SizedScreen):
             self.query_one(StatusLine).set_finished(result)
         else:
             self.query_one(StatusLine).set_finished(None)
+
+    def _record(self, result: RunResult) -> None:
+        """A run that ended: in the history, and as its case's mark."""
+        if result.case is not None and self.session.ran_case_inputs(result):
+            # A case's mark says how its own inputs go: a run with another
+            # workspace or a typed response leaves it alone. Only the status
+            # and the reward are needed there: a case list of whole results
+            # would grow with what every case prints.
+            self.last_by_case[result.case] = without_output(result)
+            self.mutate_reactive(MainScreen.last_by_case)
+        self.query_one(HistoryList).add(result)
 
     def _show_result(self, result: RunResult, banner: str | None = None) -> None:
         fmt = self.fmt
@@ -464,7 +476,12 @@ class MainScreen(SizedScreen):
 
         def edited(new_text: str, new_kind: str) -> None:
             session.set_typed_response(new_text, new_kind)
-            self._changed("response edited")
+            if self.controller.live_reload:
+                self._changed("response edited")
+            else:  # as a save with live reload off: the verdict is stale, r (or w) runs it
+                self._response_edited = True
+                self.refresh_choices()
+                self._show_stale("the typed response")
 
         self.app.push_screen(ResponseEditorScreen(text, kind, edited))
 
@@ -512,6 +529,8 @@ class MainScreen(SizedScreen):
     def action_toggle_watch(self) -> None:
         on = not self.controller.live_reload
         self.controller.set_live_reload(on)
+        if on and self._response_edited:
+            self.controller.request("response edited")
         if on:
             self.notify("live reload on: every relevant save re-runs", markup=False)
         else:
@@ -531,21 +550,21 @@ class MainScreen(SizedScreen):
         controller.pause()  # saves wait until both runs are done
         try:
             await controller.live.scheduler.drain()
-            both = await arun_both_modes(session)
+            both = await arun_both_modes(session, last=session.mode)
         except REFUSED as exc:
             self.notify(f"cannot run both modes: {exc}", severity="error", markup=False)
             return
         finally:
             controller.resume()
-        history = self.query_one(HistoryList)
-        for result in (both.server, both.harbor):
-            if result is not None:
-                history.add(result)
-        shown = both.server if session.mode == "server" and both.server is not None else both.harbor
-        self.viewing = shown
-        self._show_result(
-            shown, f" both modes: {both.line()} · esc: back to the latest \n{self.fmt.words(both.summary())}"
-        )
+        # The current mode's run went last: it is the latest run, in the
+        # history's top row, the status line and the reward panel alike.
+        runs = sorted((r for r in (both.server, both.harbor) if r is not None), key=lambda r: r.sequence)
+        for result in runs:
+            self._record(result)
+        shown = runs[-1]
+        self.latest, self.viewing = shown, None
+        self.query_one(StatusLine).set_finished(shown)
+        self._show_result(shown, f" both modes: {both.line()} \n{self.fmt.words(both.summary())}")
 
     def action_toggle_mode(self) -> None:
         session = self.session
@@ -562,8 +581,15 @@ class MainScreen(SizedScreen):
         else:
             self._choose("mode: server", session.choose_response, candidate.path)
 
-    def action_toggle_output(self) -> None:
-        self.query_one(OutputPanel).toggle()
+    def action_show_output(self, stream: str) -> None:
+        self.stream = stream
+        self.query_one(OutputPanel).show_stream(stream)
+        self.refresh_bindings()  # o now names the other stream
+
+    def action_no_own_runner(self) -> None:
+        self.query_one(StatusLine).set_note(
+            "R: this task ships no runner of its own (tests/.ng/run_verifier.py); verifier-tui's runs it"
+        )
 
     def action_toggle_runner(self) -> None:
         """verifier-tui's runner (the default) or the one the task ships."""
@@ -573,10 +599,13 @@ class MainScreen(SizedScreen):
         self._choose(trigger, session.choose_runner, other)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """R (the runner) is offered only for a task that ships its own (not in
-        the footer, the palette or the help either)."""
-        if action == "toggle_runner":
-            return self.session.task.own_runner is not None
+        """o is offered as the stream not on screen; R (the runner) only for
+        a task that ships its own (in the footer, the palette and the help at
+        once), else R says why it does nothing."""
+        if action == "show_output":
+            return parameters[0] != self.stream
+        if action in ("toggle_runner", "no_own_runner"):
+            return (self.session.task.own_runner is not None) is (action == "toggle_runner")
         return True
 
     # -- leaving the app: the editor, pdb; copying the command ---------------------------------------
