@@ -60,6 +60,7 @@ from verifier_tui.tui.messages import (
 )
 from verifier_tui.tui.real_terminal import run_suspended
 from verifier_tui.tui.run_controller import RunController
+from verifier_tui.tui.screens.case_name import CaseNameScreen
 from verifier_tui.tui.screens.choose_list import ChooseListScreen
 from verifier_tui.tui.screens.command import CommandScreen
 from verifier_tui.tui.screens.keyed import SizedScreen
@@ -76,6 +77,7 @@ from verifier_tui.tui.widgets.status_line import StatusLine
 from verifier_tui.tui.widgets.too_small import TooSmall
 from verifier_tui.tui.workarounds import KeyFooter
 from verifier_tui.words.run import LEGEND, command_words, mode_text
+from verifier_tui.words.text import one_line
 
 if TYPE_CHECKING:
     from verifier_tui.engine.model import ResponseSource
@@ -93,6 +95,8 @@ CHOOSE = Binding.Group("choose")
 #: m (toggle the mode) and b (run in both modes) share one entry, "m b mode":
 #: the footer must fit 100 columns.
 MODE = Binding.Group("mode")
+#: a (run all cases once) and A (every case on each save) share "a A all".
+ALL = Binding.Group("all")
 
 
 class MainScreen(SizedScreen):
@@ -108,7 +112,23 @@ class MainScreen(SizedScreen):
             f"{mode_text('server')} and {mode_text('harbor')}: does the verifier work under each?",
             group=MODE,
         ),
-        key("a", "run_all", "all", "Run all cases", "Run every case; each shows its verdict in the list"),
+        key("a", "run_all", "all", "Run all cases", "Run every case; each shows its verdict in the list", group=ALL),
+        key(
+            "A",
+            "toggle_every_case",
+            "every case",
+            "Toggle every case on save",
+            "Each save (and r) runs every case, not only the chosen one; the cases list shows each verdict",
+            group=ALL,
+        ),
+        key(
+            "k",
+            "keep_case",
+            "keep",
+            "Keep this run as a case",
+            "Copy its workspace, response and task data into cases/NAME/, with an expected.json of its verdict",
+            show=False,  # the footer must fit 100 columns; k is in the palette and the help
+        ),
         key("s", "choose_case", "case", "Choose case", "Pick one of the task's cases", group=CHOOSE),
         key("v", "choose_verifier", "verifier", "Choose verifier", "Pick the verifier file to run", group=CHOOSE),
         key(
@@ -526,11 +546,58 @@ class MainScreen(SizedScreen):
             return
         self.controller.request_all()
 
+    def action_toggle_every_case(self) -> None:
+        controller = self.controller
+        on = not controller.every_case
+        if on and not self.session.task.cases:
+            self.query_one(StatusLine).set_note("every case on save: this task has no cases (cases/<name>/workspace)")
+            return
+        controller.every_case = on
+        self.query_one(StatusLine).every_case = on
+        if on:
+            controller.request("every case on save")  # the list shows every case's verdict from now on
+        else:
+            self.notify("every case on save off: a save runs the chosen case", markup=False)
+
+    @work(name="keep the run as a case", group="choose", exit_on_error=False)
+    async def action_keep_case(self) -> None:
+        """The run on screen kept as a case of the task (as ``run
+        --save-case NAME``): a name taken, or anything that kept it from
+        being written, is one line on the status line."""
+        from verifier_tui.engine.keep_case import save
+
+        status, session = self.query_one(StatusLine), self.session
+        result = self.shown_result
+        if result is None:
+            status.set_note("nothing has run yet to keep as a case: r runs")
+            return
+        task = session.task
+        name = await self.app.push_screen_wait(
+            CaseNameScreen(f"run #{result.sequence}", self.fmt.path(task.root / "cases"))
+        )
+        if name is None:
+            return
+        saved = save(result, task, name)
+        if saved["problem"] is not None:
+            status.set_note(one_line(self.fmt.text(saved["problem"].replace("--save-case ", ""))), "$error")
+            return
+        try:
+            session.reload_task()  # the new case in the list, whether or not the watcher sees it
+        except REFUSED as exc:
+            status.set_note(f"kept, but the task could not be re-read: {exc}", "$error")
+            return
+        self.refresh_choices()
+        notes = f" ({'; '.join(saved['notes'])})" if saved["notes"] else ""
+        status.set_note(
+            one_line(f"kept as case {name} in {self.fmt.path(saved['folder'])}: {', '.join(saved['files'])}{notes}"),
+            "$success",
+        )
+
     def action_toggle_watch(self) -> None:
         on = not self.controller.live_reload
         self.controller.set_live_reload(on)
-        if on and self._response_edited:
-            self.controller.request("response edited")
+        if on and self._response_edited and self.controller.live.targets is not None:
+            self.controller.request("response edited")  # (with no watcher yet, turning it on runs once anyway)
         if on:
             self.notify("live reload on: every relevant save re-runs", markup=False)
         else:
