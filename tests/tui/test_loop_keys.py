@@ -132,9 +132,12 @@ async def test_after_b_every_surface_names_the_same_run_and_esc_returns_to_it(ex
                 await app.wait_for_runs(count + 1)
             before = app.session.sequence
             await pilot.press("b")
-            await wait_for(lambda: app.session.sequence == before + 2 and "both modes" in widget_text(app, "#reward-body"), "b's runs")  # noqa: E501
-            await pilot.pause()
             newest = before + 2
+            await wait_for(
+                lambda: app.session.sequence == newest and "both modes" in widget_text(app, "#reward-body"),  # noqa: B023 - awaited in the loop
+                "b's runs",
+            )
+            await pilot.pause()
             assert app.main.latest.sequence == newest and app.main.latest.mode == mode
             assert f"run #{newest} " in widget_text(app, "#status")
             assert f"run #{newest}\n" in widget_text(app, "#reward-body")

@@ -27,7 +27,9 @@ def output_keys(whose: str) -> list[Binding]:
     screen (``show_output`` with the stream shown answers False), so the
     footer, the palette and the help all name what ``o`` toggles to."""
     return [
-        key("o", f"show_output('{stream}')", stream, f"Show {whose} {stream}", f"Instead of its {other} (o again: back)")
+        key(
+            "o", f"show_output('{stream}')", stream, f"Show {whose} {stream}", f"Instead of its {other} (o again: back)"
+        )
         for stream, other in (("stdout", "stderr"), ("stderr", "stdout"))
     ]
 
