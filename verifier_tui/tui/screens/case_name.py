@@ -1,9 +1,13 @@
-"""The name to keep a run under as a case (``k``): one line typed, enter
-keeps it, esc keeps nothing. Whether the name is free is the engine's to
-say (:func:`verifier_tui.engine.keep_case.refusal`), after the prompt, on
-the status line."""
+"""A run kept as a case (``k``, on a task's screen and a trial's): the name
+asked in one typed line (enter keeps it, esc keeps nothing), then the run
+kept by :func:`verifier_tui.engine.keep_case.save`, as ``run --save-case``
+keeps it. A name taken is the engine's one line, said on the status line."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -13,6 +17,13 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
 from verifier_tui.tui.workarounds import KeyFooter
+from verifier_tui.words.text import one_line
+
+if TYPE_CHECKING:
+    from textual.screen import Screen
+
+    from verifier_tui.engine.model import RunResult
+    from verifier_tui.engine.task.discovery import Task
 
 
 class CaseNameScreen(ModalScreen[str | None]):
@@ -44,3 +55,25 @@ class CaseNameScreen(ModalScreen[str | None]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+async def keep_run(
+    screen: Screen, what: str, result: RunResult, task: Task, shown: Callable[[Path], str]
+) -> tuple[str, bool]:
+    """Ask for a name and keep ``result`` (``what``, in words) as a case of
+    ``task``: the line to say (empty when the prompt was cancelled) and
+    whether the case was written. ``shown``: a path as the screen shows paths."""
+    from verifier_tui.engine.keep_case import save
+
+    name = await screen.app.push_screen_wait(CaseNameScreen(what, shown(task.root / "cases")))
+    if name is None:
+        return "", False
+    saved = save(result, task, name)
+    if saved["problem"] is not None:
+        # The engine's words name the command line's flag and absolute paths: here, the name and the paths shown.
+        problem = (
+            saved["problem"].replace("--save-case ", "").replace(str(task.root / "cases"), shown(task.root / "cases"))
+        )
+        return one_line(problem), False
+    notes = f" ({'; '.join(saved['notes'])})" if saved["notes"] else ""
+    return one_line(f"kept as case {name} in {shown(Path(saved['folder']))}: {', '.join(saved['files'])}{notes}"), True

@@ -60,7 +60,7 @@ from verifier_tui.tui.messages import (
 )
 from verifier_tui.tui.real_terminal import run_suspended
 from verifier_tui.tui.run_controller import RunController
-from verifier_tui.tui.screens.case_name import CaseNameScreen
+from verifier_tui.tui.screens.case_name import keep_run
 from verifier_tui.tui.screens.choose_list import ChooseListScreen
 from verifier_tui.tui.screens.command import CommandScreen
 from verifier_tui.tui.screens.keyed import SizedScreen
@@ -77,7 +77,6 @@ from verifier_tui.tui.widgets.status_line import StatusLine
 from verifier_tui.tui.widgets.too_small import TooSmall
 from verifier_tui.tui.workarounds import KeyFooter
 from verifier_tui.words.run import LEGEND, command_words, mode_text
-from verifier_tui.words.text import one_line
 
 if TYPE_CHECKING:
     from verifier_tui.engine.model import ResponseSource
@@ -561,37 +560,21 @@ class MainScreen(SizedScreen):
 
     @work(name="keep the run as a case", group="choose", exit_on_error=False)
     async def action_keep_case(self) -> None:
-        """The run on screen kept as a case of the task (as ``run
-        --save-case NAME``): a name taken, or anything that kept it from
-        being written, is one line on the status line."""
-        from verifier_tui.engine.keep_case import save
-
+        """The run on screen kept as a case of the task (as ``run --save-case NAME``)."""
         status, session = self.query_one(StatusLine), self.session
         result = self.shown_result
         if result is None:
             status.set_note("nothing has run yet to keep as a case: r runs")
             return
-        task = session.task
-        name = await self.app.push_screen_wait(
-            CaseNameScreen(f"run #{result.sequence}", self.fmt.path(task.root / "cases"))
-        )
-        if name is None:
-            return
-        saved = save(result, task, name)
-        if saved["problem"] is not None:
-            status.set_note(one_line(self.fmt.text(saved["problem"].replace("--save-case ", ""))), "$error")
-            return
-        try:
-            session.reload_task()  # the new case in the list, whether or not the watcher sees it
-        except REFUSED as exc:
-            status.set_note(f"kept, but the task could not be re-read: {exc}", "$error")
-            return
-        self.refresh_choices()
-        notes = f" ({'; '.join(saved['notes'])})" if saved["notes"] else ""
-        status.set_note(
-            one_line(f"kept as case {name} in {self.fmt.path(saved['folder'])}: {', '.join(saved['files'])}{notes}"),
-            "$success",
-        )
+        said, kept = await keep_run(self, f"run #{result.sequence}", result, session.task, self.fmt.path)
+        if kept:
+            try:
+                session.reload_task()  # the new case in the list, whether or not a watcher saw it
+            except REFUSED as exc:
+                said, kept = f"{said}; the task could not be re-read: {exc}", False
+            self.refresh_choices()
+        if said:
+            status.set_note(said, "$success" if kept else "$error")
 
     def action_toggle_watch(self) -> None:
         on = not self.controller.live_reload

@@ -83,6 +83,14 @@ class TrialScreen(SizedScreen):
         ),
         key("s", "choose_case", "case", "Replay on a case", "One of the task's cases as the stand-in for /app"),
         key("c", "copy_command", "copy", "Copy the replay's command", "The shell command that runs this replay again"),
+        key(
+            "k",
+            "keep_case",
+            "keep",
+            "Keep the replay as a case",
+            "Its workspace (the trial's captured /app) into the task's cases/NAME/, with an expected.json of its verdict",
+            show=False,  # in the palette and the help; the footer is full
+        ),
         *output_keys("the replay's"),
         key(
             "l",
@@ -291,10 +299,22 @@ class TrialScreen(SizedScreen):
         offer them only then)."""
         if action == "back":
             return self.from_job
-        if action in ("copy_command", "show_output"):
+        if action in ("copy_command", "show_output", "keep_case"):
             replayed = self.replayed is not None and self.replayed.local is not None
             return replayed and (action != "show_output" or parameters[0] != self.stream)
         return True
+
+    @work(name="keep the replay as a case", group="keep", exit_on_error=False)
+    async def action_keep_case(self) -> None:
+        """The replay kept as a case of the trial's task (as ``run TRIAL --save-case NAME``)."""
+        from verifier_tui.tui.screens.case_name import keep_run
+
+        local, session = self.replayed.local if self.replayed else None, self.opened.session
+        if local is None or session is None:
+            return  # not offered without a replay
+        said, kept = await keep_run(self, "this replay", local, session.task, self.fmt.path)
+        if said:
+            self.query_one(ReplayStatus).state = content((said, "$success" if kept else "$error"))
 
     def action_show_output(self, stream: str) -> None:
         replayed = self.replayed
