@@ -88,7 +88,7 @@ class TrialScreen(SizedScreen):
             "keep_case",
             "keep",
             "Keep the replay as a case",
-            "Its workspace (the trial's captured /app) into the task's cases/NAME/, with an expected.json of its verdict",
+            "The trial's captured /app as the task's cases/NAME/workspace, with an expected.json of its verdict",
             show=False,  # in the palette and the help; the footer is full
         ),
         *output_keys("the replay's"),
