@@ -114,31 +114,3 @@ def test_the_comparison(snap_compare, jobs):
         await asyncio.sleep(0.1)
 
     assert snap_compare(app, terminal_size=SNAPSHOT_SIZE, run_before=run_before)
-
-
-async def test_k_keeps_a_trials_replay_as_a_case_of_its_task(task, runs, tmp_path):
-    """On a trial's screen, k keeps the replay: the trial's captured /app becomes the case's workspace."""
-    from tests.harbor.test_trial_screen_files import timed_out_agent
-    from tests.harbor.trial_app_under_test import make_trial_app
-    from verifier_tui.tui.screens.case_name import CaseNameScreen
-
-    demo, trial = timed_out_agent(task, runs, tmp_path)
-    app = make_trial_app(trial.path)
-    async with app.run_test(size=SIZE) as pilot:
-        replayed = await app.wait_for_replays(1)
-        await pilot.pause()
-        await pilot.press("k")
-        await pilot.pause()
-        assert isinstance(app.screen, CaseNameScreen)
-        await pilot.press(*"no-hello", "enter")
-        for _ in range(100):
-            await pilot.pause(0.05)
-            if "kept as case" in text_of(app, "#trial-status"):
-                break
-        assert "kept as case no-hello in" in text_of(app, "#trial-status")
-        kept = demo / "cases" / "no-hello"
-        assert (kept / "workspace" / "hallo.txt").read_text() == "hi"  # the trial's /app, as captured
-        assert (kept / "expected.json").read_text().strip() == f'{{"exit_code": {replayed.local.exit_code}}}'
-        await pilot.press("k", *"no-hello", "enter")  # taken now: one line, nothing written
-        await pilot.pause(0.3)
-        assert "the task already has a case no-hello" in text_of(app, "#trial-status")
