@@ -165,6 +165,9 @@ async def test_o_names_the_stream_it_shows_next_and_r_says_why_it_does_nothing(e
         await pilot.pause()
         assert "this task ships no runner of its own" in widget_text(app, "#status")
         assert len(app.finished) == 1
+        await pilot.press("b")  # b's runs replace the note with their outcome, as any run does
+        await wait_for(lambda: "run #2 " in widget_text(app, "#status"), "b's run on the status line")
+        assert "ships no runner" not in widget_text(app, "#status")
 
 
 async def test_a_typed_response_follows_live_reload(example):

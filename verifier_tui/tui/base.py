@@ -1,5 +1,5 @@
 """What the two apps (on a task, on a Harbor trial or job) share: the
-stylesheet, SIGTERM and SIGHUP quitting as q does, every toast made
+stylesheet, Ctrl+C, SIGTERM and SIGHUP quitting as q does, every toast made
 harmless, the command palette of each screen's keys; and the style caches
 of widgets that are gone let go of (:mod:`~verifier_tui.tui.workarounds`)."""
 

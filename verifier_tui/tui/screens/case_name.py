@@ -63,17 +63,18 @@ async def keep_run(
     """Ask for a name and keep ``result`` (``what``, in words) as a case of
     ``task``: the line to say (empty when the prompt was cancelled) and
     whether the case was written. ``shown``: a path as the screen shows paths."""
-    from verifier_tui.engine.keep_case import save
+    from verifier_tui.engine.keep_case import refusal, save
 
-    name = await screen.app.push_screen_wait(CaseNameScreen(what, shown(task.root / "cases")))
+    cases = task.root / "cases"
+    name = await screen.app.push_screen_wait(CaseNameScreen(what, shown(cases)))
     if name is None:
         return "", False
-    saved = save(result, task, name)
-    if saved["problem"] is not None:
+    # The refusal asked first, as the command line does: alone, it fits the one status line.
+    problem = refusal(task.root, name)
+    saved = save(result, task, name) if problem is None else {}
+    problem = problem or saved.get("problem")
+    if problem:
         # The engine's words name the command line's flag and absolute paths: here, the name and the paths shown.
-        problem = (
-            saved["problem"].replace("--save-case ", "").replace(str(task.root / "cases"), shown(task.root / "cases"))
-        )
-        return one_line(problem), False
+        return one_line(problem.replace("--save-case ", "").replace(str(cases), shown(cases))), False
     notes = f" ({'; '.join(saved['notes'])})" if saved["notes"] else ""
     return one_line(f"kept as case {name} in {shown(Path(saved['folder']))}: {', '.join(saved['files'])}{notes}"), True

@@ -60,6 +60,7 @@ class StatusLine(Widget):
     def set_finished(self, result: RunResult | None) -> None:
         self.running = None
         if result is not None:
+            self.note = None  # a run's outcome replaces a standing note (b's runs start none of their own)
             symbol, word, style = status_of(result)
             reward = short_reward(result)
             self.last = content(
