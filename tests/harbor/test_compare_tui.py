@@ -114,3 +114,24 @@ def test_the_comparison(snap_compare, jobs):
         await asyncio.sleep(0.1)
 
     assert snap_compare(app, terminal_size=SNAPSHOT_SIZE, run_before=run_before)
+
+
+async def test_a_job_that_cannot_be_read_is_said_never_a_crash(jobs, monkeypatch):
+    def unreadable(folder):
+        raise PermissionError(13, "Permission denied", str(folder))
+
+    monkeypatch.setattr("verifier_tui.tui.screens.compare.read_compared", unreadable)
+    app = job_app(jobs)
+    async with app.run_test(size=SIZE) as pilot:
+        await read_all(app)
+        await mark(app, pilot, "model-a", "model-b")
+        await pilot.press("c")
+        for _ in range(100):
+            await pilot.pause(0.05)
+            if app.notices:
+                break
+        assert any("PermissionError" in notice for notice in app.notices), app.notices
+        assert isinstance(app.screen, CompareScreen) and app.is_running
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, JobsScreen)
