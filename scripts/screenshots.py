@@ -7,7 +7,8 @@ Each picture is taken once the runs it shows have ended on screen and live
 reload is in place. Durations are real, so pictures made again differ in
 those digits.
 
-The Harbor pictures (a failing trial, a job's overview, a folder of jobs)
+The Harbor pictures (a failing trial, a job's overview, a folder of jobs,
+two jobs compared)
 are of folders built in a temporary folder by the test suite's builders,
 which write what Harbor 0.26.0 writes (tests/harbor/test_builders.py checks
 them against genuine job folders), with the sandbox's output produced by the
@@ -119,6 +120,7 @@ TRIAL_SHOTS = {
     "trial-root-cause": (160, 45),
     "job-overview": (120, 26),
     "jobs-folder": (120, 14),
+    "jobs-compared": (120, 24),
 }
 #: The trial each trial's picture opens (the others open a genuine job or the jobs folder).
 TRIAL_OF = {"trial-verify-raised": "report__x7QmK2p", "trial-root-cause": "report__Zk8Wn1c"}
@@ -155,6 +157,28 @@ def build_job(runs: Path) -> Path:
     return job
 
 
+def two_jobs(runs: Path) -> Path:
+    """``runs/jobs`` with two jobs (two models, say) on the same four tasks, for
+    the comparison (space marks each in the jobs list, c compares them)."""
+    sys.path.insert(0, str(REPO))  # the test suite's builders
+    from tests.helpers import harbor_exception, make_job, make_task
+
+    tasks = {name: make_task(runs / "tasks" / name) for name in ("csv-sum", "fizzbuzz", "greeting", "report")}
+    timeout = harbor_exception("AgentTimeoutError", "Agent execution timed out after 600.0 seconds")
+    rewards = {
+        "model-a": {"csv-sum": (1.0, 1.0), "fizzbuzz": (1.0, 0.0), "greeting": (0.0, 0.0), "report": (1.0, None)},
+        "model-b": {"csv-sum": (1.0, 0.0), "fizzbuzz": (1.0, 1.0), "greeting": (1.0, 1.0), "report": (1.0, 1.0)},
+    }
+    for job, by_task in rewards.items():
+        trials = {}
+        for task, scores in by_task.items():
+            for index, score in enumerate(scores):
+                ended = {"rewards": {"reward": score}} if score is not None else {"exception": timeout}
+                trials[f"{task}__{job[-1]}{index}"] = dict(task=tasks[task], **ended)
+        make_job(runs / "jobs" / job, trials)
+    return runs / "jobs"
+
+
 def genuine_jobs(root: Path) -> tuple[Path, Path]:
     """``root/jobs``: the genuine Harbor 0.26.0 jobs, copied; and
     ``root/built/mixed``: a job of their trials edited to end every way the
@@ -189,6 +213,14 @@ async def take_trial(name: str, job: Path, out: Path) -> Path:
         found, step = job, None
     app = ReplayingApp(found, step, options=Options())
     async with app.run_test(size=TRIAL_SHOTS[name]) as pilot:
+        if name == "jobs-compared":  # the jobs list, read; both jobs marked; c
+            while not getattr(app.screen, "done", False):
+                await pilot.pause(0.02)
+            table = app.screen.query_one("#jobs-table")
+            for job in ("model-a", "model-b"):  # A, then B
+                table.move_cursor(row=[j.name for j in app.screen.jobs].index(job))
+                await pilot.press("space")
+            await pilot.press("c")
         if name in TRIAL_OF:
             await asyncio.wait_for(app.replayed.wait(), 20)
             await asyncio.wait_for(app.screen.controller.live.watch_ready.wait(), 10)
@@ -225,7 +257,9 @@ def main(argv: list[str] | None = None) -> int:
             # Paths on screen are relative to the folder holding the task and the job.
             job = build_job(Path(scratch) / "runs")
             saved += [asyncio.run(take_trial(name, job, args.out)) for name in wanted if name in TRIAL_OF]
-            others = [name for name in wanted if name not in TRIAL_OF]
+            if "jobs-compared" in wanted:
+                saved.append(asyncio.run(take_trial("jobs-compared", two_jobs(Path(scratch) / "two"), args.out)))
+            others = [name for name in wanted if name not in TRIAL_OF and name != "jobs-compared"]
             if others:
                 jobs, mixed = genuine_jobs(Path(scratch) / "genuine")
                 saved += [

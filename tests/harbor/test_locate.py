@@ -37,7 +37,7 @@ def test_a_moved_job_folder_still_finds_its_task(task, runs, tmp_path):
     assert run_folder(trial) == runs != moved  # trial_uri still names the old place
     location = locate_task(trial)
     assert location.path == moved / "tasks" / "demo"
-    assert location.found_by == "task.path from where that folder is now (the trial moved)"
+    assert location.found_by == "task.path in config.json; the trial folder moved since Harbor ran it"
     assert str(runs / "tasks" / "demo") in [place for place, _ in location.tried]
     assert not trial_dir.exists()
 

@@ -239,7 +239,7 @@ def test_a_moved_job_folder_still_finds_its_task(task, runs, tmp_path, env, else
     shutil.move(str(runs), str(moved))
     data = as_json(tool(env, "run", moved / "jobs" / "j", "--json", cwd=elsewhere))
     assert data["trial"]["task_path"] == str(moved / "tasks" / "demo")
-    assert data["trial"]["task_found_by"] == "task.path from where that folder is now (the trial moved)"
+    assert data["trial"]["task_found_by"] == "task.path in config.json; the trial folder moved since Harbor ran it"
     assert data["same"] is True
 
 

@@ -208,7 +208,8 @@ async def test_question_mark_lists_the_keys_of_the_trial_screen(task, runs, tmp_
         text = text_of(app, "#help-text")
         for binding in TrialScreen.BINDINGS:
             title = binding.tooltip.split("\n")[0]
-            if binding.action == "back":  # a trial opened on its own has no list to go back to
+            if binding.action in ("back", "show_output('stderr')"):
+                # a trial opened on its own has no list to go back to; o names stdout while stderr is shown
                 assert title not in text
             else:
                 assert re.search(rf"^  {re.escape(app.get_key_display(binding))} +{re.escape(title)}: ", text, re.M)
@@ -226,10 +227,12 @@ async def test_o_shows_the_replays_stdout_and_c_its_command(task, runs, tmp_path
         await pilot.pause()
         local = text_of(app, "#local-side .side-body")
         assert "stderr  (o shows stdout:" in local and "looking at" not in local
+        assert "o stdout" in screen_text(app).splitlines()[-1]
         await pilot.press("o")
         await pilot.pause()
         local = text_of(app, "#local-side .side-body")
         assert "stdout  (o shows stderr:" in local and "looking at ['hallo.txt']" in local
+        assert "o stderr" in screen_text(app).splitlines()[-1]  # the footer names what o goes to
         await pilot.press("c")
         await pilot.pause()
         assert isinstance(app.screen, CommandScreen)

@@ -304,7 +304,9 @@ async def test_the_palette_lists_the_trial_keys(task, runs, tmp_path):
             if binding.action == "back":  # a trial opened on its own has no list to go back to
                 assert "esc" not in footer and f"{title}  ({shown})" not in titles
                 continue
-            if not binding.action.startswith("show_file"):
+            if binding.action == "show_output('stderr')":
+                continue  # o names the stream it shows next: stdout while stderr is shown
+            if binding.show and not binding.action.startswith("show_file"):
                 assert f"{shown} {binding.description}" in footer, shown
             if binding.action != "app.quit":
                 assert f"{title}  ({shown})" in titles
@@ -374,7 +376,7 @@ async def test_b_runs_both_modes_and_says_how_each_went(example):
         assert "both modes: environment-server mode ✓ 1.0 · Harbor mode ✗ contract error" in verdict
         assert "every published Harbor run of this task would score RewardFileNotFoundError" in verdict
         history = [r.mode for r in app.main.query_one("#history").results[-2:]]
-        assert history == ["server", "harbor"]
+        assert history == ["harbor", "server"]  # the current mode's run last: the latest, as the status line says
 
 
 async def test_an_old_layout_trial_opens_with_what_it_lacks_named(task, runs, tmp_path):

@@ -162,7 +162,9 @@ async def test_choose_a_response_file_switches_to_server_mode(example, monkeypat
 
 
 async def test_typed_text_response_runs_after_a_pause(example):
-    app = make_app(example("count-errors"), case="harbor-mode", watch=False)
+    app = make_app(
+        example("count-errors"), case="harbor-mode", watch=True
+    )  # a typed response runs as a save does: with live reload on
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_runs(1)
         await pilot.press("p", "down", "enter")  # "type plain text in an editor"

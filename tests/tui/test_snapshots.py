@@ -82,3 +82,28 @@ def test_narrow_terminal(snap_compare, example):
 def test_smallest_supported_terminal(snap_compare, example):
     app = make_app(example("count-errors"), case="harbor-mode")
     assert snap_compare(app, terminal_size=(100, 30), run_before=settled())
+
+
+def test_every_case_on_save(snap_compare, example):
+    """A on: the status line says so, and the cases list shows every case's verdict."""
+    app = make_app(example("hello-file"), case="correct")
+
+    async def run_before(pilot) -> None:
+        await settled()(pilot)
+        await pilot.press("A")
+        await app.wait_for_runs(5)
+        await pilot.pause()
+        await pilot.pause(0.1)
+
+    assert snap_compare(app, terminal_size=SNAPSHOT_SIZE, run_before=run_before)
+
+
+def test_keep_the_run_as_a_case_prompt(snap_compare, example):
+    app = make_app(example("hello-file"), case="wrong-text")
+
+    async def run_before(pilot) -> None:
+        await settled()(pilot)
+        await pilot.press("k", *"agent-wrote-hi")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SNAPSHOT_SIZE, run_before=run_before)

@@ -23,7 +23,9 @@ def case_line(app, name: str) -> str:
 
 
 async def test_typed_json_runs_only_once_it_parses(example):
-    app = make_app(example("count-errors"), case="harbor-mode", watch=False)
+    app = make_app(
+        example("count-errors"), case="harbor-mode", watch=True
+    )  # a typed response runs as a save does: with live reload on
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_runs(1)
         await pilot.press("p", "down", "down", "enter")  # "type Responses API JSON"

@@ -8,14 +8,21 @@ from typing import TYPE_CHECKING
 
 from verifier_tui.commands import terminal
 from verifier_tui.commands.report import table_lines
-from verifier_tui.engine.harbor.compare import Comparison, compare, flip_words, read_compared
+from verifier_tui.engine.harbor.compare import (
+    Comparison,
+    compare,
+    flip_words,
+    job_line,
+    mean_text,
+    passed_text,
+    read_compared,
+)
 from verifier_tui.engine.task.target import classify
 from verifier_tui.words.text import one_line
 
 if TYPE_CHECKING:
     import argparse
 
-    from verifier_tui.engine.harbor.overview import TaskRow
     from verifier_tui.engine.task.target import Target
 
 #: Flipped trials listed in the text; --json lists them all.
@@ -49,28 +56,9 @@ def _not_a_job(path: str, target: Target) -> str:
     return f"{path} is not a Harbor job folder (one holding config.json, result.json and a folder per trial)"
 
 
-def _mean(row: TaskRow | None) -> str:
-    return "-" if row is None or row.mean is None else f"{row.mean:.3f}"
-
-
-def _passed(row: TaskRow | None) -> str:
-    return "-" if row is None else f"{row.passed}/{row.trials}"
-
-
 def comparison_lines(comparison: Comparison) -> list[str]:
     a, b = comparison.a, comparison.b
-    out = []
-    for letter, job in (("A", a), ("B", b)):
-        agents = one_line(", ".join(job.overview.agents())) or "-"
-        means = "; ".join(
-            ", ".join(f"{v:.3f}" if k == "mean" else f"{k} {v:.3f}" for k, v in values.items())
-            for values in job.overview.means().values()
-        )
-        trials = job.overview.total
-        out.append(
-            f"{letter}  job {one_line(job.name)} · {trials} trial{'s' * (trials != 1)} · {agents} · "
-            f"Harbor's mean {means or '-'}"
-        )
+    out = [one_line(job_line(letter, job)) for letter, job in (("A", a), ("B", b))]
     out.append("")
     rows = [("task", "A passed", "A mean", "B passed", "B mean", "B - A", "flipped")]
     for task in comparison.tasks:
@@ -78,10 +66,10 @@ def comparison_lines(comparison: Comparison) -> list[str]:
         rows.append(
             (
                 task.task,
-                _passed(task.a),
-                _mean(task.a),
-                _passed(task.b),
-                _mean(task.b),
+                passed_text(task.a),
+                mean_text(task.a),
+                passed_text(task.b),
+                mean_text(task.b),
                 "-" if difference is None else f"{difference:+.3f}",
                 str(len(task.flips)) if task.flips else "",
             )

@@ -131,10 +131,15 @@ def run_both_modes(
 
 
 async def arun_both_modes(
-    session: Session, response: ResponseSource | None = None, *, trigger: str = "both modes"
+    session: Session, response: ResponseSource | None = None, *, trigger: str = "both modes", last: str = "harbor"
 ) -> BothModes:
-    """The same from asyncio (the TUI); cancelling it ends the run in flight."""
+    """The same from asyncio (the TUI); cancelling it ends the run in flight.
+    ``last``: the mode run second, so that the run the TUI shows (its current
+    mode's) is the newest, with the highest run number."""
     harbor_spec, server_spec, skipped = mode_specs(session, response)
-    server = await session.arun(server_spec, trigger=trigger) if server_spec is not None else None
-    harbor = await session.arun(harbor_spec, trigger=trigger)
-    return BothModes(harbor, server, skipped)
+    done: dict[str, RunResult] = {}
+    for mode in ("harbor", "server") if last == "server" else ("server", "harbor"):
+        spec = server_spec if mode == "server" else harbor_spec
+        if spec is not None:
+            done[mode] = await session.arun(spec, trigger=trigger)
+    return BothModes(done["harbor"], done.get("server"), skipped)

@@ -1,5 +1,5 @@
 """What the two apps (on a task, on a Harbor trial or job) share: the
-stylesheet, SIGTERM and SIGHUP quitting as q does, every toast made
+stylesheet, Ctrl+C, SIGTERM and SIGHUP quitting as q does, every toast made
 harmless, the command palette of each screen's keys; and the style caches
 of widgets that are gone let go of (:mod:`~verifier_tui.tui.workarounds`)."""
 
@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from textual.app import App, SystemCommand
+from textual.binding import Binding
 
 from verifier_tui.tui.keys import offered
 from verifier_tui.tui.workarounds import release_style_caches
@@ -29,6 +30,14 @@ class BaseApp(App[int]):
     #: folder (Textual reads a relative CSS_PATH beside the subclass's module).
     CSS_PATH = Path(__file__).with_name("app.tcss")
     TITLE = "verifier-tui"
+    #: Ctrl+C quits, as q does (the run in flight ended first), on every
+    #: screen, as entr and pytest-watcher stop on it: Textual 8 binds it to a
+    #: "press q to quit" notice. Not a priority binding, so a screen with
+    #: text selected (and a text field) still copies with it first.
+    BINDINGS = [
+        Binding("ctrl+q", "quit", "Quit", show=False, priority=True),
+        Binding("ctrl+c", "quit", "Quit", show=False),
+    ]
 
     def notify(self, message: str, *, title: str = "", **kwargs: Any) -> None:
         """Every toast made harmless (:func:`plain_text`): many name a file or

@@ -21,6 +21,19 @@ def key(key: str, action: str, word: str, title: str, does: str, **kwargs: Any) 
 QUIT = key("q", "app.quit", "quit", "Quit", "Quit verifier-tui")
 
 
+def output_keys(whose: str) -> list[Binding]:
+    """``o``, worded as the stream it shows next: two bindings of one key,
+    the screen's ``check_action`` offering the one whose stream is not on
+    screen (``show_output`` with the stream shown answers False), so the
+    footer, the palette and the help all name what ``o`` toggles to."""
+    return [
+        key(
+            "o", f"show_output('{stream}')", stream, f"Show {whose} {stream}", f"Instead of its {other} (o again: back)"
+        )
+        for stream, other in (("stdout", "stderr"), ("stderr", "stdout"))
+    ]
+
+
 def offered(screen: Screen[Any]) -> list[tuple[str, str, str, str]]:
     """(key as shown, title, what it does, action) of each of ``screen``'s own
     keys, in its BINDINGS' order, as it offers them now: one its

@@ -55,7 +55,8 @@ class RunController(Controller):
         """Set by "run all cases"; cleared only when every case ran, so a save
         that supersedes the batch re-runs the whole batch on the new code."""
         self.every_case = False
-        """Every request runs every case (the coverage view is open: it shows them all)."""
+        """"Every case on save": each run (a save's, a key's) runs every case,
+        as "run all cases" does, until turned off. Kept in memory only."""
 
     def request_all(self) -> None:
         self.run_all_pending = True
@@ -68,7 +69,8 @@ class RunController(Controller):
         if session.verifier is None:
             self._post(RunNotPossible(no_verifier_message(session.task)))
             return None
-        if (self.run_all_pending or self.every_case) and session.task.cases:
+        # the coverage view counts every case's lines, as "every case on save" does its marks
+        if (self.run_all_pending or self.every_case or session.options.coverage) and session.task.cases:
             await self._run_all(trigger)
             self.run_all_pending = False
             return None

@@ -84,6 +84,12 @@ class TrialApp(BaseApp):
     def _job_chosen(self, message: JobsScreen.JobChosen) -> None:
         self.open_job(message.path, from_jobs=True)
 
+    @on(JobsScreen.CompareChosen)
+    def _compare_chosen(self, message: JobsScreen.CompareChosen) -> None:
+        from verifier_tui.tui.screens.compare import CompareScreen
+
+        self.push_screen(CompareScreen(message.a, message.b))
+
     @on(JobOverviewScreen.TrialChosen)
     def _trial_chosen(self, message: JobOverviewScreen.TrialChosen) -> None:
         self.open_trial_folder(message.path)

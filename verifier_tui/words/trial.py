@@ -119,7 +119,7 @@ def task_words(walk: TrialWalkthrough) -> list[str]:
     location = walk.location
     if not location.found:
         return [location.message()]
-    out = [f"task {location.path} · found by {location.found_by}"]
+    out = [f"task found at {location.path} ({location.found_by})"]
     drift = walk.drift
     if drift is not None and drift.same is False:
         out += drift.sentences()

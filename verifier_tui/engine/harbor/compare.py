@@ -144,3 +144,23 @@ def flip_words(pair: tuple[TrialRow, TrialRow]) -> str:
         return f"{row.name} {row.mark} {row.outcome_words}{reward}"
 
     return f"{side(pair[0])} → {side(pair[1])}"
+
+
+def mean_text(row: TaskRow | None) -> str:
+    return "-" if row is None or row.mean is None else f"{row.mean:.3f}"
+
+
+def passed_text(row: TaskRow | None) -> str:
+    return "-" if row is None else f"{row.passed}/{row.trials}"
+
+
+def job_line(letter: str, job: Compared) -> str:
+    """``A  job model-a · 4 trials · oracle · Harbor's mean 0.750`` (names as Harbor's files have them)."""
+    overview = job.overview
+    agents = ", ".join(overview.agents()) or "-"
+    means = "; ".join(
+        ", ".join(f"{v:.3f}" if k == "mean" else f"{k} {v:.3f}" for k, v in values.items())
+        for values in overview.means().values()
+    )
+    trials = overview.total
+    return f"{letter}  job {job.name} · {trials} trial{'s' * (trials != 1)} · {agents} · Harbor's mean {means or '-'}"

@@ -248,7 +248,7 @@ def _local_candidates(trial: Trial, path_text: str) -> list[tuple[Path, str]]:
         out.append((ran_in / path, "task.path from the folder Harbor ran in (result.json's trial_uri)"))
     moved = moved_run_folder(trial)
     if moved is not None:
-        out.append((moved / path, "task.path from where that folder is now (the trial moved)"))
+        out.append((moved / path, "task.path in config.json; the trial folder moved since Harbor ran it"))
     for ancestor in (trial.job_path or trial.path.parent, *(trial.job_path or trial.path.parent).parents):
         out.append((ancestor / path, "task.path from an ancestor of the job folder"))
     return out

@@ -127,6 +127,18 @@ def contract_phase(message: str) -> str | None:
     return None
 
 
+def _agent_file_missing(kind: str, error: str) -> bool:
+    """Whether ``error`` blames the agent: a file verify looked for and did
+    not find, outside the tests folder (a file of the tests' own missing, or
+    a KeyError in the verifier's own data, is the verifier's to fix: telling
+    the author to look at what the agent produced would mislead)."""
+    if kind not in ("FileNotFoundError", "IsADirectoryError", "NotADirectoryError"):
+        return False
+    _, quote, rest = error.rpartition(": '")
+    path = rest.rstrip("'") if quote else ""
+    return bool(path) and "/tests/" not in f"{path}/" and "/.ng/" not in path
+
+
 def failure_words(
     phase: str, *, error: str | None = None, problem: str | None = None, where: str | None = None, sandbox: bool = False
 ) -> tuple[str, str]:
@@ -154,7 +166,7 @@ def failure_words(
                 )
             return explanation, advice
         explanation = f"verify raised {error}: the runner exited 1 without a reward; {no_reward}"
-        if kind in ("FileNotFoundError", "KeyError", "IndexError", "JSONDecodeError", "ValueError"):
+        if _agent_file_missing(kind, error):
             advice = (
                 f"a verify that raises scores nothing: check for what the agent may not have produced{at} "
                 "(e opens it) and return 0.0 instead of raising"

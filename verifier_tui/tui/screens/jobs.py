@@ -10,6 +10,7 @@ from pathlib import Path
 
 from textual import on, work
 from textual.app import ComposeResult
+from textual.coordinate import Coordinate
 from textual.message import Message
 from textual.widgets import DataTable, Static
 
@@ -23,7 +24,20 @@ from verifier_tui.words.text import one_line
 
 
 class JobsScreen(KeyedScreen):
-    BINDINGS = [key("?", "help", "help", "Keys", "This list"), QUIT]
+    BINDINGS = [
+        key(
+            "space", "mark", "mark", "Mark the job", "Mark (or unmark) the job under the cursor; c compares two marked"
+        ),
+        key(
+            "c",
+            "compare",
+            "compare",
+            "Compare the two marked jobs",
+            "Per task: each job's trials passed and mean, the difference, the trials whose outcome flipped",
+        ),
+        key("?", "help", "help", "Keys", "This list"),
+        QUIT,
+    ]
     HELP_TITLE = "verifier-tui: a folder of jobs"
     OTHER_KEYS = [("enter", "Open the job", "Its overview: how its trials ended, rewards, tasks, trials")]
 
@@ -33,11 +47,19 @@ class JobsScreen(KeyedScreen):
 
         path: Path
 
+    @dataclass
+    class CompareChosen(Message):
+        """Two jobs to compare (the app opens the comparison), A first."""
+
+        a: Path
+        b: Path
+
     def __init__(self, path: Path) -> None:
         super().__init__()
         self.path = path
         self.jobs: list[JobSummary] = []
         self.done = False  # every job read
+        self.marked: list[int] = []  # rows marked for comparison, in the order marked (A, then B)
 
     def compose(self) -> ComposeResult:
         yield Static(id="job-header")
@@ -48,6 +70,7 @@ class JobsScreen(KeyedScreen):
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
+        table.add_column(" ")  # A and B: the jobs marked for comparison
         for label in ("job", "started", "agent (model)", "trials", "how they ended", "Harbor's mean"):
             table.add_column(label)
         table.focus()
@@ -57,8 +80,13 @@ class JobsScreen(KeyedScreen):
     def _header(self) -> None:
         done = self.done
         count = f"{len(self.jobs)} job{'s' * (len(self.jobs) != 1)}" + ("" if done else " (reading)")
+        marked = [one_line(self.jobs[index].name) for index in self.marked]
         hint = (
-            "enter opens a job: how its trials ended, rewards, tasks, trials · ? keys"
+            f"A {marked[0]}, B {marked[1]}: c compares them · enter opens a job · ? keys"
+            if len(marked) == 2
+            else f"A {marked[0]} marked: space marks B · enter opens a job · ? keys"
+            if marked
+            else "enter opens a job · space marks two jobs, c compares them · ? keys"
             if self.jobs or not done
             else "no job folders here (each holds job.log, config.json and one folder per trial)"
         )
@@ -88,6 +116,7 @@ class JobsScreen(KeyedScreen):
             trials = "-" if job.n_total is None else str(job.n_total)
             rows.append(
                 (
+                    " ",
                     cell(job.name),
                     started,
                     cell(", ".join(job.agents) or "-"),
@@ -98,6 +127,29 @@ class JobsScreen(KeyedScreen):
             )
         self.query_one(DataTable).add_rows(rows)
         self._header()
+
+    def action_mark(self) -> None:
+        """Mark the job under the cursor (a third mark lets go of the first)."""
+        table = self.query_one(DataTable)
+        row = table.cursor_row
+        if not 0 <= row < len(self.jobs):
+            return
+        if row in self.marked:
+            self.marked.remove(row)
+        else:
+            self.marked = [*self.marked, row][-2:]
+        for index in range(len(self.jobs)):
+            mark = "AB"[self.marked.index(index)] if index in self.marked else " "  # the comparison's sides
+            if table.get_cell_at(Coordinate(index, 0)) != mark:
+                table.update_cell_at(Coordinate(index, 0), mark)
+        self._header()
+
+    def action_compare(self) -> None:
+        if len(self.marked) != 2:
+            self.notify("mark two jobs to compare (space marks the job under the cursor)", markup=False)
+            return
+        a, b = (self.jobs[index].path for index in self.marked)
+        self.post_message(self.CompareChosen(a, b))
 
     @on(DataTable.RowSelected)
     def _open(self, event: DataTable.RowSelected) -> None:

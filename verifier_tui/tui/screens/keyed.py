@@ -26,25 +26,9 @@ class KeyedScreen(Screen[None]):
     """``(key, title, what it does)`` of keys the screen's widgets own (enter
     in a table, tab between panels): in the help, not bound twice."""
 
-    def action_help(self) -> None:
-        keys = [(shown, title, does) for shown, title, does, _action in offered(self)]
-        self.app.push_screen(HelpScreen(help_content(self.MARKS, [*keys, *self.OTHER_KEYS]), self.HELP_TITLE))
-
-
-class SizedScreen(KeyedScreen):
-    """A screen the user works in (a task's, a trial's): it shows its
-    :class:`TooSmall` (which it composes) instead of itself while the terminal
-    is smaller than the layout needs, and a flow of it that raised is shown,
-    never a crash."""
-
-    def on_resize(self, event: Resize) -> None:
-        width, height = event.size
-        small = width < MIN_WIDTH or height < MIN_HEIGHT
-        self.set_class(small, "-too-small")
-        if small:
-            self.query_one(TooSmall).show_size(width, height)
-
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """A flow or a reading worker that raised is shown, never a crash
+        nor a screen left waiting (a job, two jobs compared, a trial)."""
         worker = event.worker
         if event.state is WorkerState.ERROR:
             error = worker.error
@@ -54,3 +38,20 @@ class SizedScreen(KeyedScreen):
                 severity="error",
                 markup=False,
             )
+
+    def action_help(self) -> None:
+        keys = [(shown, title, does) for shown, title, does, _action in offered(self)]
+        self.app.push_screen(HelpScreen(help_content(self.MARKS, [*keys, *self.OTHER_KEYS]), self.HELP_TITLE))
+
+
+class SizedScreen(KeyedScreen):
+    """A screen the user works in (a task's, a trial's): it shows its
+    :class:`TooSmall` (which it composes) instead of itself while the terminal
+    is smaller than the layout needs."""
+
+    def on_resize(self, event: Resize) -> None:
+        width, height = event.size
+        small = width < MIN_WIDTH or height < MIN_HEIGHT
+        self.set_class(small, "-too-small")
+        if small:
+            self.query_one(TooSmall).show_size(width, height)

@@ -47,7 +47,7 @@ from verifier_tui.tui.chooser_options import (
     verifier_options,
 )
 from verifier_tui.tui.external import editor_command, failing_location, pdb_command, verify_line
-from verifier_tui.tui.keys import QUIT, key
+from verifier_tui.tui.keys import QUIT, key, output_keys
 from verifier_tui.tui.messages import (
     CasesOutdated,
     ChoicesChanged,
@@ -61,6 +61,7 @@ from verifier_tui.tui.messages import (
 )
 from verifier_tui.tui.real_terminal import run_suspended
 from verifier_tui.tui.run_controller import RunController
+from verifier_tui.tui.screens.case_name import keep_run
 from verifier_tui.tui.screens.choose_list import ChooseListScreen
 from verifier_tui.tui.screens.command import CommandScreen
 from verifier_tui.tui.screens.coverage import CoverageScreen
@@ -95,6 +96,8 @@ CHOOSE = Binding.Group("choose")
 #: m (toggle the mode) and b (run in both modes) share one entry, "m b mode":
 #: the footer must fit 100 columns.
 MODE = Binding.Group("mode")
+#: a (run all cases once) and A (every case on each save) share "a A all".
+ALL = Binding.Group("all")
 
 
 class MainScreen(SizedScreen):
@@ -110,7 +113,23 @@ class MainScreen(SizedScreen):
             f"{mode_text('server')} and {mode_text('harbor')}: does the verifier work under each?",
             group=MODE,
         ),
-        key("a", "run_all", "all", "Run all cases", "Run every case; each shows its verdict in the list"),
+        key("a", "run_all", "all", "Run all cases", "Run every case; each shows its verdict in the list", group=ALL),
+        key(
+            "A",
+            "toggle_every_case",
+            "every case",
+            "Toggle every case on save",
+            "Each save (and r) runs every case, not only the chosen one; the cases list shows each verdict",
+            group=ALL,
+        ),
+        key(
+            "k",
+            "keep_case",
+            "keep",
+            "Keep this run as a case",
+            "Copy its workspace, response and task data into cases/NAME/, with an expected.json of its verdict",
+            show=False,  # the footer must fit 100 columns; k is in the palette and the help
+        ),
         key(
             "g",
             "coverage",
@@ -143,7 +162,7 @@ class MainScreen(SizedScreen):
         ),
         key("d", "debug", "pdb", "Re-run under pdb", "Post-mortem pdb in the real terminal (suspends the app)"),
         key("c", "copy_command", "copy", "Copy reproduce command", "The shell command that reproduces this run"),
-        key("o", "toggle_output", "stdout", "Toggle stdout / stderr", "Show the run's stdout or its stderr"),
+        *output_keys("the run's"),
         key(
             "R",
             "toggle_runner",
@@ -151,6 +170,9 @@ class MainScreen(SizedScreen):
             "Toggle runner",
             "verifier-tui's runner, or the task's own tests/.ng/run_verifier.py (what the sandbox runs)",
         ),
+        # R on a task without a runner of its own: offered nowhere, but said
+        # why it does nothing when pressed (no tooltip: not in the palette or help).
+        Binding("R", "no_own_runner", show=False),
         key(
             "?",
             "help",
@@ -194,6 +216,10 @@ class MainScreen(SizedScreen):
         self._last_response: ResponseSource | None = None  # the response put aside by "toggle mode"
         self.coverage_view: CoverageScreen | None = None
         """The coverage view while it is open: each run's coverage goes to it."""
+        self.stream = "stderr"
+        """The stream the output panel shows (o shows the other)."""
+        self._response_edited = False
+        """The typed response changed while live reload was off: w on runs it."""
 
     @property
     def shown_result(self) -> RunResult | None:
@@ -272,6 +298,7 @@ class MainScreen(SizedScreen):
         self.query_one(StatusLine).set_running(message.case, message.trigger)
         self._show_stale(None)  # this run reads the files as they are now
         if message.primary:
+            self._response_edited = False
             self.query_one(OutputPanel).start_streaming(self.controller.output)
             if self.latest is None:
                 self.query_one(RewardPanel).show_message("Running: the verdict appears here when the run ends.")
@@ -294,16 +321,9 @@ class MainScreen(SizedScreen):
 
     def on_run_finished(self, message: RunFinished) -> None:
         result = message.result
-        if result.case is not None and self.session.ran_case_inputs(result):
-            # A case's mark says how its own inputs go: a run with another
-            # workspace or a typed response leaves it alone. Only the status
-            # and the reward are needed there: a case list of whole results
-            # would grow with what every case prints.
-            self.last_by_case[result.case] = without_output(result)
-            self.mutate_reactive(MainScreen.last_by_case)
+        self._record(result)
         if self.controller.running_case is None:
             self.running_case = None
-        self.query_one(HistoryList).add(result)
         if self.coverage_view is not None:
             self.coverage_view.take(result)
         if message.primary:
@@ -313,6 +333,17 @@ class MainScreen(SizedScreen):
             self.query_one(StatusLine).set_finished(result)
         else:
             self.query_one(StatusLine).set_finished(None)
+
+    def _record(self, result: RunResult) -> None:
+        """A run that ended: in the history, and as its case's mark."""
+        if result.case is not None and self.session.ran_case_inputs(result):
+            # A case's mark says how its own inputs go: a run with another
+            # workspace or a typed response leaves it alone. Only the status
+            # and the reward are needed there: a case list of whole results
+            # would grow with what every case prints.
+            self.last_by_case[result.case] = without_output(result)
+            self.mutate_reactive(MainScreen.last_by_case)
+        self.query_one(HistoryList).add(result)
 
     def _show_result(self, result: RunResult, banner: str | None = None) -> None:
         fmt = self.fmt
@@ -478,7 +509,12 @@ class MainScreen(SizedScreen):
 
         def edited(new_text: str, new_kind: str) -> None:
             session.set_typed_response(new_text, new_kind)
-            self._changed("response edited")
+            if self.controller.live_reload:
+                self._changed("response edited")
+            else:  # as a save with live reload off: the verdict is stale, r (or w) runs it
+                self._response_edited = True
+                self.refresh_choices()
+                self._show_stale("the typed response")
 
         self.app.push_screen(ResponseEditorScreen(text, kind, edited))
 
@@ -529,7 +565,6 @@ class MainScreen(SizedScreen):
 
     def _coverage(self, on: bool) -> None:
         self.session.options = replace(self.session.options, coverage=on)
-        self.controller.every_case = on
         if not on:
             self.coverage_view = None
 
@@ -543,9 +578,42 @@ class MainScreen(SizedScreen):
             return
         self.controller.request_all()
 
+    def action_toggle_every_case(self) -> None:
+        controller = self.controller
+        on = not controller.every_case
+        if on and not self.session.task.cases:
+            self.query_one(StatusLine).set_note("every case on save: this task has no cases (cases/<name>/workspace)")
+            return
+        controller.every_case = on
+        self.query_one(StatusLine).every_case = on
+        if on:
+            controller.request("every case on save")  # the list shows every case's verdict from now on
+        else:
+            self.notify("every case on save off: a save runs the chosen case", markup=False)
+
+    @work(name="keep the run as a case", group="choose", exit_on_error=False)
+    async def action_keep_case(self) -> None:
+        """The run on screen kept as a case of the task (as ``run --save-case NAME``)."""
+        status, session = self.query_one(StatusLine), self.session
+        result = self.shown_result
+        if result is None:
+            status.set_note("nothing has run yet to keep as a case: r runs")
+            return
+        said, kept = await keep_run(self, f"run #{result.sequence}", result, session.task, self.fmt.path)
+        if kept:
+            try:
+                session.reload_task()  # the new case in the list, whether or not a watcher saw it
+            except REFUSED as exc:
+                said, kept = f"{said}; the task could not be re-read: {exc}", False
+            self.refresh_choices()
+        if said:
+            status.set_note(said, "$success" if kept else "$error")
+
     def action_toggle_watch(self) -> None:
         on = not self.controller.live_reload
         self.controller.set_live_reload(on)
+        if on and self._response_edited and self.controller.live.targets is not None:
+            self.controller.request("response edited")  # (with no watcher yet, turning it on runs once anyway)
         if on:
             self.notify("live reload on: every relevant save re-runs", markup=False)
         else:
@@ -565,21 +633,21 @@ class MainScreen(SizedScreen):
         controller.pause()  # saves wait until both runs are done
         try:
             await controller.live.scheduler.drain()
-            both = await arun_both_modes(session)
+            both = await arun_both_modes(session, last=session.mode)
         except REFUSED as exc:
             self.notify(f"cannot run both modes: {exc}", severity="error", markup=False)
             return
         finally:
             controller.resume()
-        history = self.query_one(HistoryList)
-        for result in (both.server, both.harbor):
-            if result is not None:
-                history.add(result)
-        shown = both.server if session.mode == "server" and both.server is not None else both.harbor
-        self.viewing = shown
-        self._show_result(
-            shown, f" both modes: {both.line()} · esc: back to the latest \n{self.fmt.words(both.summary())}"
-        )
+        # The current mode's run went last: it is the latest run, in the
+        # history's top row, the status line and the reward panel alike.
+        runs = sorted((r for r in (both.server, both.harbor) if r is not None), key=lambda r: r.sequence)
+        for result in runs:
+            self._record(result)
+        shown = runs[-1]
+        self.latest, self.viewing = shown, None
+        self.query_one(StatusLine).set_finished(shown)
+        self._show_result(shown, f" both modes: {both.line()} \n{self.fmt.words(both.summary())}")
 
     def action_toggle_mode(self) -> None:
         session = self.session
@@ -596,8 +664,15 @@ class MainScreen(SizedScreen):
         else:
             self._choose("mode: server", session.choose_response, candidate.path)
 
-    def action_toggle_output(self) -> None:
-        self.query_one(OutputPanel).toggle()
+    def action_show_output(self, stream: str) -> None:
+        self.stream = stream
+        self.query_one(OutputPanel).show_stream(stream)
+        self.refresh_bindings()  # o now names the other stream
+
+    def action_no_own_runner(self) -> None:
+        self.query_one(StatusLine).set_note(
+            "R: this task ships no runner of its own (tests/.ng/run_verifier.py); verifier-tui's runs it"
+        )
 
     def action_toggle_runner(self) -> None:
         """verifier-tui's runner (the default) or the one the task ships."""
@@ -607,10 +682,13 @@ class MainScreen(SizedScreen):
         self._choose(trigger, session.choose_runner, other)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """R (the runner) is offered only for a task that ships its own (not in
-        the footer, the palette or the help either)."""
-        if action == "toggle_runner":
-            return self.session.task.own_runner is not None
+        """o is offered as the stream not on screen; R (the runner) only for
+        a task that ships its own (in the footer, the palette and the help at
+        once), else R says why it does nothing."""
+        if action == "show_output":
+            return parameters[0] != self.stream
+        if action in ("toggle_runner", "no_own_runner"):
+            return (self.session.task.own_runner is not None) is (action == "toggle_runner")
         return True
 
     # -- leaving the app: the editor, pdb; copying the command ---------------------------------------

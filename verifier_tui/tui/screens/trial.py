@@ -25,7 +25,7 @@ from verifier_tui.engine.harbor.phases import DONE, FAILED, NOT_REACHED, STOPPED
 from verifier_tui.engine.harbor.trial_session import TrialSession
 from verifier_tui.tui.display import content
 from verifier_tui.tui.external import editor_command, verify_line
-from verifier_tui.tui.keys import QUIT, key
+from verifier_tui.tui.keys import QUIT, key, output_keys
 from verifier_tui.tui.messages import ReplayFinished, ReplayStarted, RunFailed, VerdictStale, WatchStateChanged
 from verifier_tui.tui.real_terminal import run_suspended
 from verifier_tui.tui.screens.choose_list import ChooseListScreen
@@ -84,12 +84,14 @@ class TrialScreen(SizedScreen):
         key("s", "choose_case", "case", "Replay on a case", "One of the task's cases as the stand-in for /app"),
         key("c", "copy_command", "copy", "Copy the replay's command", "The shell command that runs this replay again"),
         key(
-            "o",
-            "toggle_output",
-            "stdout",
-            "Toggle the replay's stdout / stderr",
-            "The local side shows the replay's stderr or its stdout",
+            "k",
+            "keep_case",
+            "keep",
+            "Keep the replay as a case",
+            "The trial's captured /app as the task's cases/NAME/workspace, with an expected.json of its verdict",
+            show=False,  # in the palette and the help; the footer is full
         ),
+        *output_keys("the replay's"),
         key(
             "l",
             "show_file('trial_log')",
@@ -302,15 +304,29 @@ class TrialScreen(SizedScreen):
         offer them only then)."""
         if action == "back":
             return self.from_job
-        if action in ("copy_command", "toggle_output"):
-            return self.replayed is not None and self.replayed.local is not None
+        if action in ("copy_command", "show_output", "keep_case"):
+            replayed = self.replayed is not None and self.replayed.local is not None
+            return replayed and (action != "show_output" or parameters[0] != self.stream)
         return True
 
-    def action_toggle_output(self) -> None:
+    @work(name="keep the replay as a case", group="keep", exit_on_error=False)
+    async def action_keep_case(self) -> None:
+        """The replay kept as a case of the trial's task (as ``run TRIAL --save-case NAME``)."""
+        from verifier_tui.tui.screens.case_name import keep_run
+
+        local, session = self.replayed.local if self.replayed else None, self.opened.session
+        if local is None or session is None:
+            return  # not offered without a replay
+        said, kept = await keep_run(self, "this replay", local, session.task, self.fmt.path)
+        if said:
+            self.query_one(ReplayStatus).state = content((said, "$success" if kept else "$error"))
+
+    def action_show_output(self, stream: str) -> None:
         replayed = self.replayed
         if replayed is None or replayed.local is None:
             return
-        self.stream = "stdout" if self.stream == "stderr" else "stderr"
+        self.stream = stream
+        self.refresh_bindings()  # o now names the other stream
         self.query_one("#local-side", SidePanel).show_local(self.opened, replayed, self.fmt, self.stream)
 
     def action_copy_command(self) -> None:

@@ -1,5 +1,6 @@
 """The line at the top: task, verifier, case and mode, each with
-the key that changes it, and the sandbox runs get."""
+the key that changes it, and the sandbox runs get (on a line of its own
+when the terminal is too narrow for both)."""
 
 from __future__ import annotations
 
@@ -23,20 +24,6 @@ KEY = "$text-muted italic"
 SEP = (" · ", "$text-muted")
 
 
-def names_the_task(session: Session, fmt: Display) -> bool:
-    """Whether the header starts with the task's name: not when the verifier's
-    path, shown from where the tool was started, already begins with the task
-    folder of that name (``hello-file/tests/verifier.py``): the line must fit
-    100 columns."""
-    task, verifier = session.task, session.verifier
-    return (
-        verifier is None
-        or task.name != task.root.name
-        or not verifier.is_relative_to(task.root)
-        or fmt.cwd.is_relative_to(task.root)
-    )
-
-
 class HeaderLine(Static):
     """``foo · verifier tests/verifier.py v · case good s · Harbor mode m · sandbox: namespace``: the
     mode by its name alone (the header must fit 100 columns; the line below says the response)."""
@@ -48,8 +35,11 @@ class HeaderLine(Static):
         verifier = fmt.path(session.verifier) if session.verifier else "none found"
         case = one_line(session.case.name) if session.case else "none"
         mode_style = "bold $accent" if session.mode == "server" else "bold $primary"
-        parts: list[Any] = [(one_line(session.task.name), "bold"), SEP] if names_the_task(session, fmt) else []
-        parts += [
+        # The task's name first, always (the verifier's path may begin with its
+        # folder, but a task.toml name can differ, and a reader looks here first).
+        parts: list[Any] = [
+            (one_line(session.task.name), "bold"),
+            SEP,
             ("verifier ", LABEL),
             (verifier, "bold" if session.verifier else "bold $error"),
             (" v", KEY),

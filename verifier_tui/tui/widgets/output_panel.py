@@ -106,12 +106,10 @@ class OutputPanel(Vertical):
     def showing(self) -> str:
         return self.query_one(ContentSwitcher).current or "stderr"
 
-    def toggle(self) -> str:
-        switcher = self.query_one(ContentSwitcher)
-        switcher.current = "stdout" if switcher.current == "stderr" else "stderr"
+    def show_stream(self, stream: str) -> None:
+        self.query_one(ContentSwitcher).current = stream
         self._title()
-        self._write(switcher.current)
-        return switcher.current
+        self._write(stream)
 
     def _title(self) -> None:
         other = "stdout" if self.showing == "stderr" else "stderr"

@@ -42,6 +42,8 @@ class StatusLine(Widget):
     """The last run's outcome."""
     note: reactive[Content | None] = reactive(None, always_update=True)
     """A standing note (nothing to run, a run failed): replaced by the next run."""
+    every_case = reactive(False)
+    """"Every case on save" is on: said beside live reload's state."""
     stale: reactive[str | None] = reactive(None)
     """What changed since the shown run, live reload being off (None: nothing)."""
 
@@ -60,6 +62,7 @@ class StatusLine(Widget):
     def set_finished(self, result: RunResult | None) -> None:
         self.running = None
         if result is not None:
+            self.note = None  # a run's outcome replaces a standing note (b's runs start none of their own)
             symbol, word, style = status_of(result)
             reward = short_reward(result)
             self.last = content(
@@ -96,7 +99,11 @@ class StatusLine(Widget):
             "off": ("○ not watching: r runs, w watches", "$warning"),
             "failed": (f"live reload failed: {detail} (w retries)", "$error"),
         }.get(state, (state, ""))
-        parts: list[str | Content | tuple[str, str]] = [(text, style), ("   ", "")]
+        parts: list[str | Content | tuple[str, str]] = [
+            (text, style),
+            (" · every case on save" if self.every_case else "", "bold $accent"),
+            ("   ", ""),
+        ]
         if self.stale is not None and self.running is None:  # first, where a narrow screen does not cut it
             parts += [(f"stale: {self.stale} changed since this run", "bold $warning"), ("   ", "")]
         if self.running is not None:

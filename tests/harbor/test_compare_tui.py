@@ -1,0 +1,137 @@
+"""Two jobs compared from the jobs list (space marks, c compares), driven
+through the real app: the comparison's tables, its keys (the overview's where
+they mean the same), a flipped trial opened, and its picture."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from textual.widgets import DataTable
+
+from tests.harbor.test_job_tui import job_app, read_all
+from tests.harbor.trial_app_under_test import SIZE, SNAPSHOT_SIZE, text_of
+from tests.helpers import harbor_exception, make_job
+from verifier_tui.tui.screens.compare import CompareScreen
+from verifier_tui.tui.screens.jobs import JobsScreen
+from verifier_tui.tui.screens.trial import TrialScreen
+
+TIMEOUT = harbor_exception("VerifierTimeoutError", "Verifier execution timed out after 5.0 seconds")
+
+
+@pytest.fixture
+def jobs(runs, task):
+    """``runs/jobs`` with model-a and model-b (as tests/harbor/test_compare.py's) and a third job."""
+    alpha, beta, gamma = (task(name) for name in ("alpha", "beta", "gamma"))
+    make_job(
+        runs / "jobs" / "model-a",
+        {
+            "alpha__a1": dict(task=alpha, rewards={"reward": 1.0}),
+            "alpha__a2": dict(task=alpha, rewards={"reward": 1.0}),
+            "beta__a1": dict(task=beta, rewards={"reward": 0.0}),
+        },
+    )
+    make_job(
+        runs / "jobs" / "model-b",
+        {
+            "alpha__b1": dict(task=alpha, rewards={"reward": 1.0}),
+            "alpha__b2": dict(task=alpha, rewards={"reward": 0.0}),
+            "beta__b1": dict(task=beta, rewards={"reward": 1.0}),
+            "gamma__b1": dict(task=gamma, exception=TIMEOUT),
+        },
+    )
+    make_job(runs / "jobs" / "other", {"alpha__c1": dict(task=alpha, rewards={"reward": 1.0})})
+    return runs / "jobs"
+
+
+async def mark(app, pilot, *names: str) -> None:
+    """Mark the jobs ``names`` in the jobs list, in that order (A, then B)."""
+    table = app.screen.query_one(DataTable)
+    for name in names:
+        table.move_cursor(row=[job.name for job in app.screen.jobs].index(name))
+        await pilot.press("space")
+    await pilot.pause()
+
+
+def rows(app, selector: str) -> list[list[str]]:
+    table = app.screen.query_one(selector, DataTable)
+    return [[str(cell) for cell in table.get_row_at(i)] for i in range(table.row_count)]
+
+
+async def test_two_marked_jobs_compared_task_by_task(jobs):
+    app = job_app(jobs)
+    async with app.run_test(size=SIZE) as pilot:
+        await read_all(app)
+        await pilot.press("c")  # nothing marked: said, nothing pushed
+        await pilot.pause()
+        assert isinstance(app.screen, JobsScreen) and any("mark two jobs" in n for n in app.notices)
+        await mark(app, pilot, "model-a", "other", "model-b")  # a third mark lets go of the first
+        marks = {row[1]: row[0] for row in rows(app, "#jobs-table")}
+        assert marks == {"model-a": " ", "other": "A", "model-b": "B"}
+        await mark(app, pilot, "other", "model-a")  # unmarked, then marked again: B stays, A is model-b's partner
+        marks = {row[1]: row[0] for row in rows(app, "#jobs-table")}
+        assert marks == {"model-a": "B", "other": " ", "model-b": "A"}
+        assert "A model-b, B model-a: c compares them" in text_of(app, "#job-header")
+        await mark(app, pilot, "model-b", "model-b")
+        await pilot.press("c")
+        await read_all(app)
+        assert isinstance(app.screen, CompareScreen)
+        header = text_of(app, "#job-header")
+        assert "A  job model-a · 3 trials" in header and "B  job model-b · 4 trials" in header
+        assert "only A passes: alpha" in header and "only B passes: beta" in header and "2 trials flipped" in header
+        tasks = rows(app, "#job-tasks")
+        assert tasks[0] == ["alpha", "2/2", "1.000", "1/2", "0.500", "-0.500", "1"]
+        assert [r[0] for r in tasks] == ["alpha", "beta", "gamma"]
+        flips = rows(app, "#job-trials")
+        assert [f[1] for f in flips] == ["alpha__a2", "beta__a1"]
+        # The overview's keys: s sorts, t narrows to the task under the cursor, esc goes back.
+        await pilot.press("s")
+        await pilot.pause()
+        assert [r[0] for r in rows(app, "#job-tasks")] == ["beta", "alpha", "gamma"]  # largest difference first
+        await pilot.press("t")
+        await pilot.pause()
+        assert [f[0] for f in rows(app, "#job-trials")] == ["beta"]
+        await pilot.press("tab", "enter")  # the flipped trial: A's side opens beside its replay
+        await pilot.pause(0.5)
+        assert isinstance(app.screen, TrialScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, CompareScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, JobsScreen)
+
+
+def test_the_comparison(snap_compare, jobs):
+    app = job_app(jobs)
+
+    async def run_before(pilot) -> None:
+        await read_all(app)
+        await mark(app, pilot, "model-a", "model-b")
+        await pilot.press("c")
+        await read_all(app)
+        await pilot.pause()
+        await asyncio.sleep(0.1)
+
+    assert snap_compare(app, terminal_size=SNAPSHOT_SIZE, run_before=run_before)
+
+
+async def test_a_job_that_cannot_be_read_is_said_never_a_crash(jobs, monkeypatch):
+    def unreadable(folder):
+        raise PermissionError(13, "Permission denied", str(folder))
+
+    monkeypatch.setattr("verifier_tui.tui.screens.compare.read_compared", unreadable)
+    app = job_app(jobs)
+    async with app.run_test(size=SIZE) as pilot:
+        await read_all(app)
+        await mark(app, pilot, "model-a", "model-b")
+        await pilot.press("c")
+        for _ in range(100):
+            await pilot.pause(0.05)
+            if app.notices:
+                break
+        assert any("PermissionError" in notice for notice in app.notices), app.notices
+        assert isinstance(app.screen, CompareScreen) and app.is_running
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, JobsScreen)

@@ -1,0 +1,196 @@
+"""Issue 43's keys on a task's screen, driven through the real app: Ctrl+C
+quits as q does, every case on save, a run kept as a case, and what b, o, R,
+a typed response and the header say."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+
+from textual.widgets import Input, OptionList, TextArea
+
+from tests.helpers import make_task
+from tests.tui.app_under_test import (
+    SIZE,
+    make_app,
+    report_change,
+    screen_text,
+    started_processes,
+    still_there,
+    wait_for,
+    widget_text,
+)
+from verifier_tui.engine.procfs import descendants
+from verifier_tui.engine.session import Options, Session
+from verifier_tui.tui.app import VerifierApp
+from verifier_tui.tui.screens.case_name import CaseNameScreen
+from verifier_tui.tui.screens.response_editor import EDIT_PAUSE_S, ResponseEditorScreen
+from verifier_tui.tui.widgets.history_list import HistoryList
+
+SLOW = "import time\n\ndef verify(workspace):\n    time.sleep(60)\n    return 1.0\n"
+
+
+def marks(app) -> dict[str, str]:
+    """Each case's line in the cases list, as shown."""
+    cases = app.main.query_one("#cases", OptionList)
+    return {
+        str(cases.get_option_at_index(i).id): str(cases.get_option_at_index(i).prompt).strip()
+        for i in range(cases.option_count)
+    }
+
+
+async def test_ctrl_c_quits_and_ends_the_run_in_flight(tmp_path):
+    root = make_task(tmp_path / "tasks" / "slow", SLOW)
+    before = descendants(os.getpid())
+    started: dict[int, str] = {}
+
+    def runner_started() -> bool:
+        started.update(started_processes(before))
+        return any("run_verifier.py" in command for command in started.values())
+
+    app = make_app(root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(runner_started, "the run's runner")
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert not app.is_running
+        assert not any("Do you want to quit" in notice for notice in app.notices)  # Textual's own notice is gone
+    await wait_for(lambda: not still_there(started), f"every process of {started} ended", timeout=5)
+
+
+async def test_every_case_on_save_runs_every_case_and_says_so(example):
+    root = example("hello-file")
+    app = make_app(root, case="correct", watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.pause()
+        assert "· every case" not in widget_text(app, "#status")
+        assert "· missing-file" in marks(app)["missing-file"]  # not run yet
+        await pilot.press("A")
+        await app.wait_for_runs(5)  # turned on: every case runs once
+        await pilot.pause()
+        assert "every case on save" in widget_text(app, "#status")
+        assert {r.case for r in app.finished[1:5]} == {"correct", "missing-file", "wrong-case", "wrong-text"}
+        shown = marks(app)
+        assert shown["correct"].startswith("✓") and shown["missing-file"].startswith("✓"), shown
+        # A save to the verifier re-runs every case, not only the chosen one.
+        app.controller.live.set_live_reload(True)  # as with live reload on, without a watcher
+        report_change(app, [root / "tests" / "verifier.py"])
+        await app.wait_for_runs(9)
+        assert {r.case for r in app.finished[5:9]} == {"correct", "missing-file", "wrong-case", "wrong-text"}
+        assert all(r.trigger == "verifier.py" for r in app.finished[5:9])
+        await pilot.press("A")
+        await pilot.pause()
+        assert "every case on save" not in widget_text(app, "#status")
+        report_change(app, [root / "tests" / "verifier.py"])
+        result = await app.wait_for_runs(10)
+        assert result.case == "correct"
+        await asyncio.sleep(0.5)
+        assert len(app.finished) == 10  # off again: the chosen case alone
+
+
+async def test_k_keeps_the_run_as_a_case_and_refuses_a_taken_name(example):
+    root = example("hello-file")
+    app = make_app(root, case="wrong-text", watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        result = await app.wait_for_runs(1)
+        await pilot.press("k")
+        await pilot.pause()
+        assert isinstance(app.screen, CaseNameScreen)
+        await pilot.press(*"correct", "enter")
+        await pilot.pause()
+        status = widget_text(app, "#status")
+        assert "the task already has a case correct" in status and "nothing was written" in status
+        assert "--save-case" not in status and "\n" not in status.strip()
+        await pilot.press("k")
+        await pilot.pause()
+        app.screen.query_one(Input).value = "kept-wrong"
+        await pilot.press("enter")
+        await wait_for(lambda: "kept as case" in widget_text(app, "#status"), "the kept case said")
+        status = widget_text(app, "#status")
+        assert "kept as case kept-wrong in hello-file/cases/kept-wrong" in status
+        expected = json.loads((root / "cases" / "kept-wrong" / "expected.json").read_text())
+        assert expected == {"rewards": result.verdict.rewards}
+        assert "kept-wrong" in marks(app)  # the list shows the new case at once
+        # esc in the prompt keeps nothing.
+        await pilot.press("k")
+        await pilot.pause()
+        await pilot.press(*"never", "escape")
+        await pilot.pause()
+        assert not (root / "cases" / "never").exists()
+
+
+async def test_after_b_every_surface_names_the_same_run_and_esc_returns_to_it(example):
+    app = make_app(example("count-errors"), case="response-json", watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        for mode in ("server", "harbor"):
+            if mode == "harbor":
+                count = len(app.finished)
+                await pilot.press("m")
+                await app.wait_for_runs(count + 1)
+            before = app.session.sequence
+            await pilot.press("b")
+            newest = before + 2
+            await wait_for(
+                lambda: app.session.sequence == newest and "both modes" in widget_text(app, "#reward-body"),  # noqa: B023 - awaited in the loop
+                "b's runs",
+            )
+            await pilot.pause()
+            assert app.main.latest.sequence == newest and app.main.latest.mode == mode
+            assert f"run #{newest} " in widget_text(app, "#status")
+            assert f"run #{newest}\n" in widget_text(app, "#reward-body")
+            assert screen_text(app).count(f"#{newest}") >= 2  # the history's top row too
+            app.main.query_one(HistoryList).focus()
+            await pilot.press("down", "enter")  # another run from the history
+            await pilot.pause()
+            assert f"run #{newest - 1} from the history" in widget_text(app, "#reward-body")
+            await pilot.press("escape")
+            await pilot.pause()
+            assert f"run #{newest}\n" in widget_text(app, "#reward-body")
+
+
+async def test_o_names_the_stream_it_shows_next_and_r_says_why_it_does_nothing(example):
+    app = make_app(example("hello-file"), watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.pause()
+        assert "o stdout" in screen_text(app).splitlines()[-1]
+        await pilot.press("o")
+        await pilot.pause()
+        footer = screen_text(app).splitlines()[-1]
+        assert "o stderr" in footer and "o stdout" not in footer
+        await pilot.press("R")
+        await pilot.pause()
+        assert "this task ships no runner of its own" in widget_text(app, "#status")
+        assert len(app.finished) == 1
+        await pilot.press("b")  # b's runs replace the note with their outcome, as any run does
+        await wait_for(lambda: "run #2 " in widget_text(app, "#status"), "b's run on the status line")
+        assert "ships no runner" not in widget_text(app, "#status")
+
+
+async def test_a_typed_response_follows_live_reload(example):
+    app = make_app(example("count-errors"), case="harbor-mode", watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("p", "down", "enter")  # "type plain text"
+        assert isinstance(app.screen, ResponseEditorScreen)
+        app.screen.query_one(TextArea).replace("3", (0, 0), app.screen.query_one(TextArea).document.end)
+        await pilot.pause(EDIT_PAUSE_S * 3)
+        assert len(app.finished) == 1  # live reload off: nothing ran
+        assert "stale: the typed response changed since this run" in widget_text(app, "#status")
+        await pilot.press("escape", "w")  # live reload on: what changed meanwhile runs
+        result = await app.wait_for_runs(2)
+        assert result.trigger in ("response edited", "live reload on") and result.response is not None
+        assert result.response.text == "3"
+
+
+async def test_the_readmes_first_example_names_the_task_in_the_header(monkeypatch):
+    """``verifier-tui examples/tasks/hello-file`` from the checkout, as the README's first command."""
+    checkout = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    monkeypatch.chdir(checkout)
+    app = VerifierApp(Session("examples/tasks/hello-file", Options()), watch=False, deterministic=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert widget_text(app, "#header").startswith("hello-file · verifier examples/tasks/hello-file/tests/")

@@ -1,0 +1,212 @@
+"""Two jobs of a jobs folder side by side (marked in the jobs list, ``c``):
+per task, each job's trials passed and Harbor's mean, the difference, and
+the trials whose outcome flipped (:mod:`verifier_tui.engine.harbor.compare`,
+what ``verifier-tui compare`` prints). Its keys are the job overview's where
+they mean the same: f narrows to what differs, t to the task under the
+cursor, s sorts, enter on a flipped trial opens it, esc goes back."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.widgets import DataTable, Static
+
+from verifier_tui.engine.harbor.compare import (
+    Comparison,
+    TaskComparison,
+    compare,
+    job_line,
+    mean_text,
+    passed_text,
+    read_compared,
+)
+from verifier_tui.tui.display import content
+from verifier_tui.tui.keys import QUIT, key
+from verifier_tui.tui.screens.job_overview import JobOverviewScreen, cell
+from verifier_tui.tui.screens.keyed import KeyedScreen
+from verifier_tui.tui.workarounds import KeyFooter, Table
+from verifier_tui.words.text import one_line
+
+#: The tasks' orders, s going round them.
+SORTS = ("task", "difference")
+
+
+def differs(task: TaskComparison) -> bool:
+    """Whether the two jobs went differently on ``task``: a trial flipped,
+    the means differ, or only one job ran it."""
+    return bool(task.flips) or (task.a is None) != (task.b is None) or bool(task.difference)
+
+
+class CompareScreen(KeyedScreen):
+    BINDINGS = [
+        key("f", "differences", "differences", "Differences only", "Only the tasks the two jobs went differently on"),
+        key("t", "task", "task", "Filter by task", "Only the flipped trials of the task under the cursor (again: all)"),
+        key("s", "sort", "sort", "Sort the tasks", "By name, or by the difference of the means (largest first)"),
+        key("?", "help", "help", "Keys", "This list"),
+        QUIT,
+        key("escape", "back", "jobs", "Back", "to the list of jobs", show=False),
+    ]
+    HELP_TITLE = "verifier-tui: two jobs compared"
+    OTHER_KEYS = [
+        ("enter", "Open A's trial", "On a flipped trial: job A's side of the pair, beside a local replay"),
+        ("tab", "Next table", "between the tasks and the flipped trials"),
+    ]
+
+    def __init__(self, a: Path, b: Path) -> None:
+        super().__init__()
+        self.paths = (a, b)
+        self.comparison: Comparison | None = None
+        self.done = False
+        self.differences_only = False
+        self.task_filter: str | None = None
+        self.sort = "task"
+        self.shown_flips: list[Path] = []  # A's trial of each row of the flips table
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="job-header")
+        tasks = Table(id="job-tasks", cursor_type="row", zebra_stripes=True)
+        tasks.border_title = "Tasks"
+        yield tasks
+        flips = Table(id="job-trials", cursor_type="row", zebra_stripes=True)
+        flips.border_title = "Trials whose outcome flipped, A → B (paired in the order they started)"
+        yield flips
+        yield KeyFooter()
+
+    def on_mount(self) -> None:
+        tasks = self.query_one("#job-tasks", DataTable)
+        for label in ("task", "A passed", "A mean", "B passed", "B mean", "B - A", "flipped"):
+            tasks.add_column(label)
+        flips = self.query_one("#job-trials", DataTable)
+        for label in ("task", "A's trial", "A ended", "B's trial", "B ended"):
+            flips.add_column(label)
+        tasks.focus()
+        self._show()
+        self._read()
+
+    @work(thread=True, exclusive=True, group="compare-read", exit_on_error=False)
+    def _read(self) -> None:
+        """Both jobs' trials, as their overviews read them: off the event loop (a big job takes a while)."""
+        from textual.worker import get_current_worker
+
+        a, b = self.paths
+        comparison = compare(read_compared(a), read_compared(b))
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self._compared, comparison)
+
+    def _compared(self, comparison: Comparison) -> None:
+        self.comparison, self.done = comparison, True
+        self._show()
+
+    # -- showing ---------------------------------------------------------
+
+    def _show(self) -> None:
+        self._header()
+        comparison = self.comparison
+        tasks = self.query_one("#job-tasks", DataTable)
+        flips = self.query_one("#job-trials", DataTable)
+        tasks.clear()
+        flips.clear()
+        self.shown_flips = []
+        if comparison is None:
+            return
+        rows = [t for t in comparison.tasks if differs(t) or not self.differences_only]
+        if self.sort == "difference":
+            rows.sort(key=lambda t: -abs(t.difference) if t.difference is not None else 0.0)
+        for task in rows:
+            difference = task.difference
+            tasks.add_row(
+                cell(task.task),
+                passed_text(task.a),
+                mean_text(task.a),
+                passed_text(task.b),
+                mean_text(task.b),
+                "-" if difference is None else f"{difference:+.3f}",
+                str(len(task.flips)) if task.flips else "",
+                key=task.task,
+            )
+        for task in rows:
+            if self.task_filter is not None and task.task != self.task_filter:
+                continue
+            for a, b in task.flips:
+                flips.add_row(
+                    cell(task.task),
+                    cell(a.name),
+                    cell(f"{a.mark} {a.outcome_words}"),
+                    cell(b.name),
+                    cell(f"{b.mark} {b.outcome_words}"),
+                )
+                self.shown_flips.append(a.path)
+
+    def _header(self) -> None:
+        comparison = self.comparison
+        lines: list[str | tuple[str, str]] = []
+        for letter, path in zip("AB", self.paths, strict=True):
+            job = None if comparison is None else (comparison.a if letter == "A" else comparison.b)
+            if job is None:
+                lines += [
+                    (f"{letter}  job ", "$text-muted"),
+                    (one_line(path.name), "bold"),
+                    (" (reading)\n", "$text-muted"),
+                ]
+                continue
+            lines += [(one_line(job_line(letter, job)), ""), "\n"]
+        if comparison is not None:
+            for letter, side in (("A", "a"), ("B", "b")):
+                only = comparison.only(side)
+                lines += [(f"only {letter} passes: ", "$text-muted"), one_line(", ".join(only) or "no task"), "\n"]
+            flips = comparison.flips
+            lines.append(
+                (f"{flips} trial{'s' * (flips != 1)} flipped\n" if flips else "no trial's outcome flipped\n", "bold")
+            )
+        shown = []
+        if self.differences_only:
+            shown.append("tasks that differ")
+        if self.task_filter:
+            shown.append(f"task {self.task_filter}")
+        what = "showing " + (", ".join(shown) if shown else "every task")
+        lines.append(
+            (
+                one_line(f"{what} · sorted by {self.sort} · f differences  t task  s sort  esc jobs  ? keys"),
+                "$text-muted",
+            )
+        )
+        self.query_one("#job-header", Static).update(content(*lines))
+
+    # -- keys ------------------------------------------------------------
+
+    def action_differences(self) -> None:
+        self.differences_only = not self.differences_only
+        self._show()
+
+    def action_task(self) -> None:
+        if self.task_filter is not None:
+            self.task_filter = None
+        else:
+            tasks = self.query_one("#job-tasks", DataTable)
+            if not tasks.row_count:
+                return
+            self.task_filter = str(tasks.coordinate_to_cell_key(tasks.cursor_coordinate).row_key.value)
+        self._show()
+
+    def action_sort(self) -> None:
+        self.sort = SORTS[(SORTS.index(self.sort) + 1) % len(SORTS)]
+        self._show()
+
+    def action_back(self) -> None:
+        self.workers.cancel_group(self, "compare-read")
+        self.dismiss(None)
+
+    @on(DataTable.RowSelected, "#job-tasks")
+    def _task_chosen(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.task_filter = str(event.row_key.value)
+        self._show()
+        self.query_one("#job-trials", DataTable).focus()
+
+    @on(DataTable.RowSelected, "#job-trials")
+    def _trial_chosen(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        if 0 <= event.cursor_row < len(self.shown_flips):
+            self.post_message(JobOverviewScreen.TrialChosen(self.shown_flips[event.cursor_row]))
