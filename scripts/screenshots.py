@@ -161,7 +161,8 @@ def two_jobs(runs: Path) -> Path:
     """``runs/jobs`` with two jobs (two models, say) on the same four tasks, for
     the comparison (space marks each in the jobs list, c compares them)."""
     sys.path.insert(0, str(REPO))  # the test suite's builders
-    from tests.helpers import harbor_exception, make_job, make_task
+    from tests.helpers.harbor import harbor_exception, make_job
+    from tests.helpers.tasks import make_task
 
     tasks = {name: make_task(runs / "tasks" / name) for name in ("csv-sum", "fizzbuzz", "greeting", "report")}
     timeout = harbor_exception("AgentTimeoutError", "Agent execution timed out after 600.0 seconds")

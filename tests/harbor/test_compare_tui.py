@@ -11,7 +11,7 @@ from textual.widgets import DataTable
 
 from tests.harbor.test_job_tui import job_app, read_all
 from tests.harbor.trial_app_under_test import SIZE, SNAPSHOT_SIZE, text_of
-from tests.helpers import harbor_exception, make_job
+from tests.helpers.harbor import harbor_exception, make_job
 from verifier_tui.tui.screens.compare import CompareScreen
 from verifier_tui.tui.screens.jobs import JobsScreen
 from verifier_tui.tui.screens.trial import TrialScreen

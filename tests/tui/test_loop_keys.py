@@ -10,7 +10,7 @@ import os
 
 from textual.widgets import Input, OptionList, TextArea
 
-from tests.helpers import make_task
+from tests.helpers.tasks import make_task
 from tests.tui.app_under_test import (
     SIZE,
     make_app,
