@@ -13,8 +13,6 @@ from verifier_tui.engine.harbor.compare import (
     compare,
     flip_words,
     job_line,
-    mean_text,
-    passed_text,
     read_compared,
 )
 from verifier_tui.engine.task.target import classify
@@ -61,19 +59,7 @@ def comparison_lines(comparison: Comparison) -> list[str]:
     out = [one_line(job_line(letter, job)) for letter, job in (("A", a), ("B", b))]
     out.append("")
     rows = [("task", "A passed", "A mean", "B passed", "B mean", "B - A", "flipped")]
-    for task in comparison.tasks:
-        difference = task.difference
-        rows.append(
-            (
-                task.task,
-                passed_text(task.a),
-                mean_text(task.a),
-                passed_text(task.b),
-                mean_text(task.b),
-                "-" if difference is None else f"{difference:+.3f}",
-                str(len(task.flips)) if task.flips else "",
-            )
-        )
+    rows += [(task.task, *task.cells()) for task in comparison.tasks]
     out += table_lines(rows)
     out.append("")
     for letter, side in (("A", "a"), ("B", "b")):

@@ -64,6 +64,19 @@ class TaskComparison:
             return None
         return self.b.mean - self.a.mean
 
+    def cells(self) -> tuple[str, str, str, str, str, str]:
+        """Its row after the task's name, as both faces show it: A passed, A
+        mean, B passed, B mean, B - A, how many trials flipped."""
+        difference = self.difference
+        return (
+            passed_text(self.a),
+            mean_text(self.a),
+            passed_text(self.b),
+            mean_text(self.b),
+            "-" if difference is None else f"{difference:+.3f}",
+            str(len(self.flips)) if self.flips else "",
+        )
+
     def to_json(self) -> dict[str, Any]:
         return {
             "task": self.task,

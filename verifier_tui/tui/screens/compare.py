@@ -18,28 +18,24 @@ from verifier_tui.engine.harbor.compare import (
     TaskComparison,
     compare,
     job_line,
-    mean_text,
-    passed_text,
     read_compared,
 )
 from verifier_tui.tui.display import content
 from verifier_tui.tui.keys import QUIT, key
-from verifier_tui.tui.screens.job_overview import JobOverviewScreen, cell
-from verifier_tui.tui.screens.keyed import KeyedScreen
+from verifier_tui.tui.screens.job_overview import JobOverviewScreen, TasksScreen, cell
 from verifier_tui.tui.workarounds import KeyFooter, Table
 from verifier_tui.words.text import one_line
 
+
 #: The tasks' orders, s going round them.
-SORTS = ("task", "difference")
-
-
 def differs(task: TaskComparison) -> bool:
     """Whether the two jobs went differently on ``task``: a trial flipped,
     the means differ, or only one job ran it."""
     return bool(task.flips) or (task.a is None) != (task.b is None) or bool(task.difference)
 
 
-class CompareScreen(KeyedScreen):
+class CompareScreen(TasksScreen):
+    SORTS = ("task", "difference")
     BINDINGS = [
         key("f", "differences", "differences", "Differences only", "Only the tasks the two jobs went differently on"),
         key("t", "task", "task", "Filter by task", "Only the flipped trials of the task under the cursor (again: all)"),
@@ -82,7 +78,7 @@ class CompareScreen(KeyedScreen):
         for label in ("task", "A's trial", "A ended", "B's trial", "B ended"):
             flips.add_column(label)
         tasks.focus()
-        self._show()
+        self._redraw()
         self._read()
 
     @work(thread=True, exclusive=True, group="compare-read", exit_on_error=False)
@@ -97,11 +93,11 @@ class CompareScreen(KeyedScreen):
 
     def _compared(self, comparison: Comparison) -> None:
         self.comparison, self.done = comparison, True
-        self._show()
+        self._redraw()
 
     # -- showing ---------------------------------------------------------
 
-    def _show(self) -> None:
+    def _redraw(self) -> None:
         self._header()
         comparison = self.comparison
         tasks = self.query_one("#job-tasks", DataTable)
@@ -115,17 +111,7 @@ class CompareScreen(KeyedScreen):
         if self.sort == "difference":
             rows.sort(key=lambda t: -abs(t.difference) if t.difference is not None else 0.0)
         for task in rows:
-            difference = task.difference
-            tasks.add_row(
-                cell(task.task),
-                passed_text(task.a),
-                mean_text(task.a),
-                passed_text(task.b),
-                mean_text(task.b),
-                "-" if difference is None else f"{difference:+.3f}",
-                str(len(task.flips)) if task.flips else "",
-                key=task.task,
-            )
+            tasks.add_row(cell(task.task), *task.cells(), key=task.task)
         for task in rows:
             if self.task_filter is not None and task.task != self.task_filter:
                 continue
@@ -178,21 +164,7 @@ class CompareScreen(KeyedScreen):
 
     def action_differences(self) -> None:
         self.differences_only = not self.differences_only
-        self._show()
-
-    def action_task(self) -> None:
-        if self.task_filter is not None:
-            self.task_filter = None
-        else:
-            tasks = self.query_one("#job-tasks", DataTable)
-            if not tasks.row_count:
-                return
-            self.task_filter = str(tasks.coordinate_to_cell_key(tasks.cursor_coordinate).row_key.value)
-        self._show()
-
-    def action_sort(self) -> None:
-        self.sort = SORTS[(SORTS.index(self.sort) + 1) % len(SORTS)]
-        self._show()
+        self._redraw()
 
     def action_back(self) -> None:
         self.workers.cancel_group(self, "compare-read")
@@ -202,7 +174,7 @@ class CompareScreen(KeyedScreen):
     def _task_chosen(self, event: DataTable.RowSelected) -> None:
         event.stop()
         self.task_filter = str(event.row_key.value)
-        self._show()
+        self._redraw()
         self.query_one("#job-trials", DataTable).focus()
 
     @on(DataTable.RowSelected, "#job-trials")

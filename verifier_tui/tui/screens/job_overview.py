@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 
 from rich.text import Text
 from textual import on, work
@@ -57,7 +58,36 @@ def _mean(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
 
 
-class JobOverviewScreen(KeyedScreen):
+class TasksScreen(KeyedScreen):
+    """A screen over a table of tasks (``#job-tasks``): the job's overview and
+    two jobs compared. ``t`` keeps only the highlighted task (again: every
+    task), ``s`` sorts by the next of :attr:`SORTS`; :meth:`_redraw` shows the
+    tables again."""
+
+    SORTS: ClassVar[tuple[str, ...]]
+    task_filter: str | None
+    sort: str
+
+    def _redraw(self) -> None:
+        raise NotImplementedError
+
+    def action_task(self) -> None:
+        if self.task_filter is not None:
+            self.task_filter = None
+        else:
+            tasks = self.query_one("#job-tasks", DataTable)
+            if not tasks.row_count:
+                return
+            self.task_filter = str(tasks.coordinate_to_cell_key(tasks.cursor_coordinate).row_key.value)
+        self._redraw()
+
+    def action_sort(self) -> None:
+        self.sort = self.SORTS[(self.SORTS.index(self.sort) + 1) % len(self.SORTS)]
+        self._redraw()
+
+
+class JobOverviewScreen(TasksScreen):
+    SORTS = SORTS
     BINDINGS = [
         key("f", "failures", "failures", "Failures only", "Show only the trials that did not pass (again: all)"),
         key(
@@ -272,13 +302,13 @@ class JobOverviewScreen(KeyedScreen):
 
     # -- keys ------------------------------------------------------------
 
-    def _refilter(self) -> None:
+    def _redraw(self) -> None:
         self._fill_trials()
         self._show_header()
 
     def action_failures(self) -> None:
         self.failures_only = not self.failures_only
-        self._refilter()
+        self._redraw()
 
     def action_next_exception(self) -> None:
         types = self.overview.exception_types()
@@ -288,21 +318,7 @@ class JobOverviewScreen(KeyedScreen):
         else:
             index = types.index(self.outcome) + 1 if self.outcome in types else 0
             self.outcome = types[index] if index < len(types) else None
-        self._refilter()
-
-    def action_task(self) -> None:
-        if self.task_filter is not None:
-            self.task_filter = None
-        else:
-            tasks = self.query_one("#job-tasks", DataTable)
-            if not tasks.row_count:
-                return
-            self.task_filter = str(tasks.coordinate_to_cell_key(tasks.cursor_coordinate).row_key.value)
-        self._refilter()
-
-    def action_sort(self) -> None:
-        self.sort = SORTS[(SORTS.index(self.sort) + 1) % len(SORTS)]
-        self._refilter()
+        self._redraw()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """esc goes back to the list of jobs only when there is one."""
@@ -316,7 +332,7 @@ class JobOverviewScreen(KeyedScreen):
     def _task_chosen(self, event: DataTable.RowSelected) -> None:
         event.stop()
         self.task_filter = str(event.row_key.value)
-        self._refilter()
+        self._redraw()
         self.query_one("#job-trials", DataTable).focus()
 
     @on(DataTable.RowSelected, "#job-trials")
