@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual import on, work
+from textual import work
 from textual.app import ComposeResult
 from textual.widgets import DataTable, Static
 
@@ -22,7 +22,7 @@ from verifier_tui.engine.harbor.compare import (
 )
 from verifier_tui.tui.display import content
 from verifier_tui.tui.keys import QUIT, key
-from verifier_tui.tui.screens.job_overview import JobOverviewScreen, TasksScreen, cell
+from verifier_tui.tui.screens.job_overview import TasksScreen, cell
 from verifier_tui.tui.workarounds import KeyFooter, Table
 from verifier_tui.words.text import one_line
 
@@ -36,6 +36,7 @@ def differs(task: TaskComparison) -> bool:
 
 class CompareScreen(TasksScreen):
     SORTS = ("task", "difference")
+    READ_GROUP = "compare-read"
     BINDINGS = [
         key("f", "differences", "differences", "Differences only", "Only the tasks the two jobs went differently on"),
         key("t", "task", "task", "Filter by task", "Only the flipped trials of the task under the cursor (again: all)"),
@@ -166,19 +167,5 @@ class CompareScreen(TasksScreen):
         self.differences_only = not self.differences_only
         self._redraw()
 
-    def action_back(self) -> None:
-        self.workers.cancel_group(self, "compare-read")
-        self.dismiss(None)
-
-    @on(DataTable.RowSelected, "#job-tasks")
-    def _task_chosen(self, event: DataTable.RowSelected) -> None:
-        event.stop()
-        self.task_filter = str(event.row_key.value)
-        self._redraw()
-        self.query_one("#job-trials", DataTable).focus()
-
-    @on(DataTable.RowSelected, "#job-trials")
-    def _trial_chosen(self, event: DataTable.RowSelected) -> None:
-        event.stop()
-        if 0 <= event.cursor_row < len(self.shown_flips):
-            self.post_message(JobOverviewScreen.TrialChosen(self.shown_flips[event.cursor_row]))
+    def _trial_at(self, row: int) -> Path | None:
+        return self.shown_flips[row] if 0 <= row < len(self.shown_flips) else None

@@ -65,6 +65,8 @@ class TasksScreen(KeyedScreen):
     tables again."""
 
     SORTS: ClassVar[tuple[str, ...]]
+    READ_GROUP: ClassVar[str]
+    """The worker group reading the folders: cancelled on the way back."""
     task_filter: str | None
     sort: str
 
@@ -85,9 +87,32 @@ class TasksScreen(KeyedScreen):
         self.sort = self.SORTS[(self.SORTS.index(self.sort) + 1) % len(self.SORTS)]
         self._redraw()
 
+    def _trial_at(self, row: int) -> Path | None:
+        """The trial folder a row of the trials table (``#job-trials``) opens."""
+        raise NotImplementedError
+
+    def action_back(self) -> None:
+        self.workers.cancel_group(self, self.READ_GROUP)
+        self.dismiss(None)
+
+    @on(DataTable.RowSelected, "#job-tasks")
+    def _task_chosen(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.task_filter = str(event.row_key.value)
+        self._redraw()
+        self.query_one("#job-trials", DataTable).focus()
+
+    @on(DataTable.RowSelected, "#job-trials")
+    def _trial_chosen(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        trial = self._trial_at(event.cursor_row)
+        if trial is not None:
+            self.post_message(JobOverviewScreen.TrialChosen(trial))
+
 
 class JobOverviewScreen(TasksScreen):
     SORTS = SORTS
+    READ_GROUP = "job-read"
     BINDINGS = [
         key("f", "failures", "failures", "Failures only", "Show only the trials that did not pass (again: all)"),
         key(
@@ -324,19 +349,5 @@ class JobOverviewScreen(TasksScreen):
         """esc goes back to the list of jobs only when there is one."""
         return action != "back" or self.from_jobs
 
-    def action_back(self) -> None:
-        self.workers.cancel_group(self, "job-read")
-        self.dismiss(None)
-
-    @on(DataTable.RowSelected, "#job-tasks")
-    def _task_chosen(self, event: DataTable.RowSelected) -> None:
-        event.stop()
-        self.task_filter = str(event.row_key.value)
-        self._redraw()
-        self.query_one("#job-trials", DataTable).focus()
-
-    @on(DataTable.RowSelected, "#job-trials")
-    def _trial_chosen(self, event: DataTable.RowSelected) -> None:
-        event.stop()
-        if 0 <= event.cursor_row < len(self.shown_rows):
-            self.post_message(self.TrialChosen(self.shown_rows[event.cursor_row].path))
+    def _trial_at(self, row: int) -> Path | None:
+        return self.shown_rows[row].path if 0 <= row < len(self.shown_rows) else None
