@@ -229,7 +229,15 @@ def tmpfs_bytes(leader: int) -> int:
 
 def _write_beside(path: str, text: str) -> None:
     """``path`` holding ``text``, written beside and renamed (a run started
-    ahead may have bound the last one)."""
+    ahead may have bound the last one). Left as it is when it holds ``text``
+    already: a run started ahead may be binding it that moment, and bwrap
+    fails on a bound file replaced under it ("(deleted)" in the mount table)."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            if handle.read() == text:
+                return
+    except OSError:
+        pass
     with open(path + ".new", "w", encoding="utf-8") as handle:
         handle.write(text)
     os.replace(path + ".new", path)
