@@ -66,6 +66,8 @@ def test_a_name_that_is_taken_or_no_name_is_refused_before_the_run(env, hello, t
         ("good", "the task already has a case good"),
         ("../out", "a case name is one folder name"),
         (".hidden", "a case name is one folder name"),
+        ("two\nlines", "a case name is one folder name of printable characters"),
+        ("rtl\u202eevil", "a case name is one folder name of printable characters"),
     ):
         done = run_tool(env, "run", hello, "--case", "good", "--save-case", name, "--python", PY, cwd=tmp_path)
         no_traceback(done)

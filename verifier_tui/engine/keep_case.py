@@ -41,8 +41,11 @@ class Kept:
 
 def case_folder(task_root: Path, name: str) -> Path:
     """``cases/NAME`` of the task, checked free for a new case (nothing written)."""
-    if not name or name in (".", "..") or name.startswith(".") or "/" in name or "\0" in name or name != name.strip():
-        raise CaseNameError(f"--save-case {name!r}: a case name is one folder name, not starting with '.'")
+    # isprintable: no line break or bidi control, which would forge a row of test's table
+    if not name or name.startswith(".") or "/" in name or not name.isprintable() or name != name.strip():
+        raise CaseNameError(
+            f"--save-case {name!r}: a case name is one folder name of printable characters, not starting with '.'"
+        )
     cases = task_root / "cases"
     if cases.is_symlink() or (os.path.lexists(cases) and not cases.is_dir()):
         raise CaseNameError(f"{cases} is not a folder of the task's own: no case is written through it")
