@@ -784,3 +784,28 @@ def test_the_watcher_process_says_ready_before_any_change(tmp_path: Path) -> Non
         proc.kill()
         proc.wait()
     assert first == {"ready": True}
+
+
+async def test_a_task_that_cannot_be_read_is_said_once_while_it_lasts(tmp_path):
+    """A task folder removed comes as several changes, each finding no task:
+    said once (watch, test --watch and the TUI print what they are told), and
+    again only after the task has read once more."""
+    task = make_task(tmp_path / "t")
+    session = Session(task)
+    said: list[str] = []
+    live = LiveRuns(session, lambda trigger, change: asyncio.sleep(0), on_task_error=said.append)
+    toml = Change(paths=frozenset({task / "task.toml"}))
+    try:
+        task.rename(tmp_path / "away")
+        live.on_change(toml)
+        live.on_change(toml)
+        assert len(said) == 1 and "the task could not be re-read" in said[0]
+        (tmp_path / "away").rename(task)
+        live.on_change(toml)
+        shutil.rmtree(task)
+        live.on_change(toml)
+        assert len(said) == 2 and said[1] == said[0]
+    finally:
+        live.stop_watching()
+        await live.close()
+        session.close()

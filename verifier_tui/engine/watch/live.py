@@ -69,6 +69,7 @@ class LiveRuns:
         self.scheduler = RunScheduler(self._run, supersede=supersede, on_error=on_error, on_result=on_result)
         self._face_run = run
         self._on_task_error = on_task_error
+        self._task_error: str | None = None  # the last one said, until the task reads again
         self._on_task_reloaded = on_task_reloaded
         self._on_watching = on_watching
         self._on_stale = on_stale
@@ -122,9 +123,13 @@ class LiveRuns:
             try:
                 session.reload_task()
             except (DiscoveryError, OSError) as exc:
-                if self._on_task_error is not None:
-                    self._on_task_error(f"the task could not be re-read: {exc}")
+                said = f"the task could not be re-read: {exc}"
+                # said once while it lasts: a folder removed comes as several changes
+                if self._on_task_error is not None and said != self._task_error:
+                    self._on_task_error(said)
+                self._task_error = said
                 return
+            self._task_error = None
             if self._on_task_reloaded is not None:
                 self._on_task_reloaded()
             self.restart_watch_if_needed()
