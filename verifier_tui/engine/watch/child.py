@@ -1,10 +1,10 @@
 """The watcher process: where :class:`~.watcher.Watcher` watches from by default.
 
 watchfiles' ``watch`` and ``awatch`` build their OS watch as they start, and
-building it walks the whole tree (272 ms for 20k folders). ``awatch`` builds
-it on the event-loop thread; building it in a thread instead does not help:
-watchfiles holds the GIL for the whole walk (measured: the loop froze for the
-full 253 ms of a 20k-folder build done in a thread). So the watching runs in a
+building it walks the whole tree (a quarter of a second for 20k folders).
+``awatch`` builds it on the event-loop thread; building it in a thread
+instead does not help: watchfiles holds the GIL for the whole walk, so the
+loop would freeze for all of it. So the watching runs in a
 small child process (:func:`main`), which prints each finished
 :class:`~verifier_tui.engine.changes.Change` as a JSON line; the parent's loop only reads lines.
 Rebuilding after a root is re-created happens there too, and so do the
