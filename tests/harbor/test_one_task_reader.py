@@ -12,11 +12,10 @@ import json
 import pytest
 
 from tests.helpers.commands import no_traceback, run_tool
-from tests.helpers.harbor import make_job
+from tests.helpers.harbor import SEPARATE, make_job
 from tests.helpers.tasks import PY
 
 PASSED = {"rewards": {"reward": 1.0}, "verifier_files": {"test-stdout.txt": "", "reward.txt": "1.0"}}
-SEPARATE = 'version = "1.0"\nartifacts = ["/app"]\n\n[verifier]\nenvironment_mode = "separate"\n'
 # The verifier reports the variables it sees as its reward's keys (1.0 each).
 SHOWS_ENV = (
     "import json, os\n\ndef verify(workspace):\n"

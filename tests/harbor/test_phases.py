@@ -4,11 +4,9 @@ lined up step by step, with the first wrong step explained."""
 
 from __future__ import annotations
 
-from tests.helpers.harbor import replay_trial, sandbox_trial
+from tests.helpers.harbor import SEPARATE, replay_trial, sandbox_trial
 from verifier_tui.engine.harbor.phases import PHASE_NAMES
 from verifier_tui.words.trial import step_detail
-
-SEPARATE = 'version = "1.0"\nartifacts = ["/app"]\n\n[verifier]\nenvironment_mode = "separate"\n'
 
 
 def statuses(report):

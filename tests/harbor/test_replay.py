@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.harbor import HARBOR_REAL, harbor_exception, make_job, replay_trial, sandbox_trial
+from tests.helpers.harbor import HARBOR_REAL, SEPARATE, harbor_exception, make_job, replay_trial, sandbox_trial
 from tests.helpers.tasks import HANG_GUARD_S, SHIM, no_python, other_python
 from verifier_tui.engine.harbor.agreement import compare
 from verifier_tui.engine.harbor.folders import open_harbor
@@ -19,7 +19,6 @@ from verifier_tui.engine.harbor.replay import shim_verifier
 from verifier_tui.engine.harbor.walkthrough import trial_json, walk_trial
 
 NOT_FOUND = "RewardFileNotFoundError"
-SEPARATE = 'version = "1.0"\nartifacts = ["/app"]\n\n[verifier]\nenvironment_mode = "separate"\n'
 READS_HELLO = "def verify(workspace):\n    return 1.0 if (workspace / 'hello.txt').read_text() == 'hi' else 0.0\n"
 
 

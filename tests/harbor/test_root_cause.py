@@ -9,10 +9,9 @@ from __future__ import annotations
 import json
 
 from tests.helpers.commands import no_traceback, run_tool
-from tests.helpers.harbor import harbor_exception, harbor_masked_failure_log, sandbox_trial
+from tests.helpers.harbor import SEPARATE, harbor_exception, harbor_masked_failure_log, sandbox_trial, timed_out_trial
 from tests.helpers.tasks import PY, STUCK_IN_ONE_FILE
 
-SEPARATE = 'version = "1.0"\nartifacts = ["/app"]\n\n[verifier]\nenvironment_mode = "separate"\n'
 READS_HELLO = "def verify(workspace):\n    return 1.0 if (workspace / 'hello.txt').read_text() == 'hi' else 0.0\n"
 
 
@@ -97,18 +96,8 @@ def test_the_verifiers_own_failure_is_the_root_cause_of_a_genuine_trial(real, en
     assert "root cause  none: Harbor scored 1.0" in passed
 
 
-def test_output_never_downloaded_after_a_verifier_timeout_is_not_called_empty(task, runs, tmp_path, env):
-    demo = task(verifier=STUCK_IN_ONE_FILE, toml=SEPARATE + "timeout_sec = 1.0\n")
-    trial = sandbox_trial(
-        runs / "jobs" / "j",
-        demo,
-        tmp_path,
-        workspace={},
-        mode="separate",
-        capture=True,
-        timeout_s=1.0,
-        keep_output_on_timeout=False,
-    )
+def test_output_never_downloaded_after_a_verifier_timeout_is_not_called_empty(runs, tmp_path, env):
+    trial = timed_out_trial(runs, tmp_path, STUCK_IN_ONE_FILE)
     assert not (trial.path / "verifier" / "test-stdout.txt").exists()
     done = tool(env, "run", trial.path, cwd=tmp_path)
     output = done.stdout.split("── sandbox: verifier/test-stdout.txt", 1)[1].splitlines()[1]

@@ -16,11 +16,18 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from tests.helpers.commands import TOOL, documented_fields, no_traceback, run_tool
-from tests.helpers.harbor import harbor_exception, harbor_masked_failure_log, make_job, sandbox_run, sandbox_trial
+from tests.helpers.harbor import (
+    SEPARATE,
+    harbor_exception,
+    harbor_masked_failure_log,
+    make_job,
+    sandbox_run,
+    sandbox_trial,
+    timed_out_trial,
+)
 from tests.helpers.processes import MEET_VERIFIER, meeting, needs_namespaces, set_meeting
 from tests.helpers.tasks import PY, SHIM
 
-SEPARATE = 'version = "1.0"\nartifacts = ["/app"]\n\n[verifier]\nenvironment_mode = "separate"\n'
 READS_HELLO = "def verify(workspace):\n    return 1.0 if (workspace / 'hello.txt').read_text() == 'hi' else 0.0\n"
 NOT_FOUND = "RewardFileNotFoundError"
 TRIAL_KEYS = {
@@ -129,21 +136,11 @@ def test_a_verifier_timeout(task, runs, tmp_path, env, elsewhere):
     assert data["local"]["verdict_by"] == "runner" and any("test.sh was not run" in n for n in data["local"]["notices"])
 
 
-def test_the_root_cause_of_a_timeout_says_where_the_replay_was_stuck(task, runs, tmp_path, env, elsewhere):
+def test_the_root_cause_of_a_timeout_says_where_the_replay_was_stuck(runs, tmp_path, env, elsewhere):
     """Harbor downloads nothing after a timeout, so the sandbox cannot say
     how far its runner got; the replay, which timed out too, can."""
     slow = "import time\n\ndef verify(workspace):\n    time.sleep(30)\n    return 1.0\n"
-    demo = task(verifier=slow, toml=SEPARATE + "timeout_sec = 1.0\n")
-    trial = sandbox_trial(
-        runs / "jobs" / "j",
-        demo,
-        tmp_path,
-        workspace={},
-        mode="separate",
-        capture=True,
-        timeout_s=1.0,
-        keep_output_on_timeout=False,
-    )
+    trial = timed_out_trial(runs, tmp_path, slow)
     done = tool(env, "run", trial.path, cwd=elsewhere)
     root = done.stdout.split("\nsandbox ")[0]
     assert "the replay, which timed out too, was stuck at tests/verifier.py:4 in verify" in root

@@ -6,12 +6,11 @@ from __future__ import annotations
 import pytest
 
 from tests.helpers.commands import no_traceback, run_in_terminal, run_tool
-from tests.helpers.harbor import sandbox_trial
+from tests.helpers.harbor import SEPARATE, sandbox_trial
 
 pytest.importorskip("pty")
 
 READS_HELLO = "def verify(workspace):\n    return 1.0 if (workspace / 'hello.txt').read_text() == 'hi' else 0.0\n"
-SEPARATE = 'version = "1.0"\nartifacts = ["/app"]\n\n[verifier]\nenvironment_mode = "separate"\n'
 
 
 def _job(task, runs, tmp_path):

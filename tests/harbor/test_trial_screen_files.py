@@ -11,7 +11,7 @@ import json
 import re
 
 from tests.harbor.trial_app_under_test import SIZE, make_trial_app, text_of
-from tests.helpers.harbor import harbor_exception, harbor_masked_failure_log, sandbox_trial
+from tests.helpers.harbor import SEPARATE, harbor_exception, harbor_masked_failure_log, sandbox_trial, timed_out_trial
 from tests.helpers.tasks import STUCK_IN_ONE_FILE
 from tests.tui.app_under_test import screen_text
 from verifier_tui.engine.changes import Change
@@ -20,7 +20,6 @@ from verifier_tui.tui.screens.help import HelpScreen
 from verifier_tui.tui.screens.trial import TrialScreen
 from verifier_tui.tui.screens.trial_file import TrialFileScreen
 
-SEPARATE = 'version = "1.0"\nartifacts = ["/app"]\n\n[verifier]\nenvironment_mode = "separate"\n'
 READS_HELLO = (
     "def verify(workspace):\n    print('looking at', sorted(p.name for p in workspace.iterdir()))\n"
     "    return 1.0 if (workspace / 'hello.txt').read_text() == 'hi' else 0.0\n"
@@ -300,18 +299,8 @@ async def test_with_live_reload_off_a_save_marks_the_replay_stale_and_r_keeps_th
         assert "changed since the run: tests/verifier.py" in text_of(app, "#trial-header")
 
 
-async def test_a_timed_out_replay_says_where_it_was_stuck_and_output_never_downloaded(task, runs, tmp_path):
-    demo = task(verifier=STUCK_IN_ONE_FILE, toml=SEPARATE + "timeout_sec = 1.0\n")
-    trial = sandbox_trial(
-        runs / "jobs" / "j",
-        demo,
-        tmp_path,
-        workspace={},
-        mode="separate",
-        capture=True,
-        timeout_s=1.0,
-        keep_output_on_timeout=False,
-    )
+async def test_a_timed_out_replay_says_where_it_was_stuck_and_output_never_downloaded(runs, tmp_path):
+    trial = timed_out_trial(runs, tmp_path, STUCK_IN_ONE_FILE)
     app = make_trial_app(trial.path)
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_replays(1)

@@ -11,11 +11,17 @@ Update with ``--snapshot-update``.
 from __future__ import annotations
 
 from tests.harbor.trial_app_under_test import SNAPSHOT_SIZE, make_trial_app
-from tests.helpers.harbor import harbor_exception, harbor_masked_failure_log, make_job, sandbox_trial
+from tests.helpers.harbor import (
+    SEPARATE,
+    harbor_exception,
+    harbor_masked_failure_log,
+    make_job,
+    sandbox_trial,
+    timed_out_trial,
+)
 from tests.helpers.processes import needs_namespaces
 from tests.helpers.tasks import SHIM
 
-SEPARATE = 'version = "1.0"\nartifacts = ["/app"]\n\n[verifier]\nenvironment_mode = "separate"\n'
 READS_REPORT = (
     "import json\n\n\ndef verify(workspace):\n"
     "    report = json.loads((workspace / 'report.json').read_text())\n"
@@ -128,22 +134,11 @@ def test_a_trial_whose_test_sh_ended_before_the_runner(snap_compare, task, runs)
     assert snap_compare(app, terminal_size=SNAPSHOT_SIZE, run_before=replayed())
 
 
-def test_a_trial_whose_verifier_timed_out_says_where_the_replay_was_stuck(snap_compare, task, runs, tmp_path):
+def test_a_trial_whose_verifier_timed_out_says_where_the_replay_was_stuck(snap_compare, runs, tmp_path):
     """Harbor downloads no output after a timeout: the root cause takes the
     replay's stack dump (where it was stuck) instead of saying nothing is known."""
     slow = "import time\n\ndef verify(workspace):\n    time.sleep(30)\n    return 1.0\n"
-    demo = task("slow", verifier=slow, toml=SEPARATE + "timeout_sec = 1.0\n")
-    trial = sandbox_trial(
-        runs / "jobs" / "2026-12-01__03-36-17",
-        demo,
-        tmp_path,
-        workspace={},
-        mode="separate",
-        capture=True,
-        timeout_s=1.0,
-        keep_output_on_timeout=False,
-        name="slow__Hb3Kq8v",
-    )
+    trial = timed_out_trial(runs, tmp_path, slow, name="slow", job="2026-12-01__03-36-17", trial="slow__Hb3Kq8v")
     app = make_trial_app(trial.path)
     assert snap_compare(app, terminal_size=SNAPSHOT_SIZE, run_before=replayed())
 

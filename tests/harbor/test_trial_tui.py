@@ -10,14 +10,13 @@ import shutil
 import time
 
 from tests.harbor.trial_app_under_test import SIZE, make_trial_app, text_of
-from tests.helpers.harbor import harbor_exception, make_job, sandbox_run, sandbox_trial
+from tests.helpers.harbor import SEPARATE, harbor_exception, make_job, sandbox_run, sandbox_trial, timed_out_trial
 from tests.tui.app_under_test import screen_text, started_processes, still_there, wait_for, watchers
 from verifier_tui.engine.changes import Change
 from verifier_tui.engine.procfs import descendants
 from verifier_tui.tui.screens.job_overview import JobOverviewScreen
 from verifier_tui.tui.screens.trial import TrialScreen
 
-SEPARATE = 'version = "1.0"\nartifacts = ["/app"]\n\n[verifier]\nenvironment_mode = "separate"\n'
 READS_HELLO = "def verify(workspace):\n    return 1.0 if (workspace / 'hello.txt').read_text() == 'hi' else 0.0\n"
 
 
@@ -424,19 +423,9 @@ async def test_the_step_where_they_part_is_shown_in_full_under_the_phases(task, 
         ]
 
 
-async def test_the_root_cause_of_a_timeout_carries_where_the_replay_was_stuck(task, runs, tmp_path):
+async def test_the_root_cause_of_a_timeout_carries_where_the_replay_was_stuck(runs, tmp_path):
     slow = "import time\n\ndef verify(workspace):\n    time.sleep(30)\n    return 1.0\n"
-    demo = task(verifier=slow, toml=SEPARATE + "timeout_sec = 1.0\n")
-    trial = sandbox_trial(
-        runs / "jobs" / "j",
-        demo,
-        tmp_path,
-        workspace={},
-        mode="separate",
-        capture=True,
-        timeout_s=1.0,
-        keep_output_on_timeout=False,
-    )
+    trial = timed_out_trial(runs, tmp_path, slow)
     app = make_trial_app(trial.path)
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_replays(1)

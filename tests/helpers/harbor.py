@@ -642,6 +642,32 @@ def harbor_masked_failure_log(trial_name: str, kind: str, message: str) -> str:
     )
 
 
+#: task.toml of a task whose verifier runs in a separate environment, with /app captured.
+SEPARATE = 'version = "1.0"\nartifacts = ["/app"]\n\n[verifier]\nenvironment_mode = "separate"\n'
+
+
+def timed_out_trial(
+    runs: Path, scratch: Path, verifier: str, *, name: str = "demo", job: str = "j", trial: str = "demo__aaaaaaa"
+):
+    """A separate-mode trial of ``runs/tasks/NAME`` stopped at its 1 s timeout,
+    as a cloud sandbox leaves it: Harbor downloads no verifier output after a
+    timeout. Returns the opened trial."""
+    from tests.helpers.tasks import make_task
+
+    demo = make_task(runs / "tasks" / name, verifier, toml=SEPARATE + "timeout_sec = 1.0\n")
+    return sandbox_trial(
+        runs / "jobs" / job,
+        demo,
+        scratch,
+        workspace={},
+        mode="separate",
+        capture=True,
+        timeout_s=1.0,
+        keep_output_on_timeout=False,
+        name=trial,
+    )
+
+
 def sandbox_trial(
     job: Path,
     task: Path,

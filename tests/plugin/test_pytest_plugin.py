@@ -10,7 +10,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from tests.helpers.commands import inner_pytest_options, run_tool
-from tests.helpers.harbor import sandbox_trial
+from tests.helpers.harbor import SEPARATE, sandbox_trial
 from tests.helpers.tasks import PY, copy_example, make_task
 from verifier_tui.engine.session import cpu_count
 
@@ -180,7 +180,6 @@ def test_the_package_declares_the_plugin_to_pytest():
 
 
 READS_HELLO = "def verify(workspace):\n    return 1.0 if (workspace / 'hello.txt').read_text() == 'hi' else 0.0\n"
-SEPARATE = 'version = "1.0"\nartifacts = ["/app"]\n\n[verifier]\nenvironment_mode = "separate"\n'
 
 
 def test_a_harbor_jobs_trials_are_items_that_pass_when_the_replay_agrees(pytester, env, tmp_path):
