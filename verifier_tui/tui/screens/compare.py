@@ -10,7 +10,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from textual import work
-from textual.app import ComposeResult
 from textual.widgets import DataTable, Static
 
 from verifier_tui.engine.harbor.compare import (
@@ -23,7 +22,6 @@ from verifier_tui.engine.harbor.compare import (
 from verifier_tui.tui.display import content
 from verifier_tui.tui.keys import QUIT, key
 from verifier_tui.tui.screens.job_overview import TasksScreen, cell
-from verifier_tui.tui.workarounds import KeyFooter, Table
 from verifier_tui.words.text import one_line
 
 
@@ -37,6 +35,7 @@ def differs(task: TaskComparison) -> bool:
 class CompareScreen(TasksScreen):
     SORTS = ("task", "difference")
     READ_GROUP = "compare-read"
+    TRIALS_TITLE = "Trials whose outcome flipped, A → B (paired in the order they started)"
     BINDINGS = [
         key("f", "differences", "differences", "Differences only", "Only the tasks the two jobs went differently on"),
         key("t", "task", "task", "Filter by task", "Only the flipped trials of the task under the cursor (again: all)"),
@@ -60,16 +59,6 @@ class CompareScreen(TasksScreen):
         self.task_filter: str | None = None
         self.sort = "task"
         self.shown_flips: list[Path] = []  # A's trial of each row of the flips table
-
-    def compose(self) -> ComposeResult:
-        yield Static(id="job-header")
-        tasks = Table(id="job-tasks", cursor_type="row", zebra_stripes=True)
-        tasks.border_title = "Tasks"
-        yield tasks
-        flips = Table(id="job-trials", cursor_type="row", zebra_stripes=True)
-        flips.border_title = "Trials whose outcome flipped, A → B (paired in the order they started)"
-        yield flips
-        yield KeyFooter()
 
     def on_mount(self) -> None:
         tasks = self.query_one("#job-tasks", DataTable)

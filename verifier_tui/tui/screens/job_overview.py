@@ -67,8 +67,19 @@ class TasksScreen(KeyedScreen):
     SORTS: ClassVar[tuple[str, ...]]
     READ_GROUP: ClassVar[str]
     """The worker group reading the folders: cancelled on the way back."""
+    TRIALS_TITLE: ClassVar[str] = "Trials"
     task_filter: str | None
     sort: str
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="job-header")
+        tasks = Table(id="job-tasks", cursor_type="row", zebra_stripes=True)
+        tasks.border_title = "Tasks"
+        yield tasks
+        trials = Table(id="job-trials", cursor_type="row", zebra_stripes=True)
+        trials.border_title = self.TRIALS_TITLE
+        yield trials
+        yield KeyFooter()
 
     def _redraw(self) -> None:
         raise NotImplementedError
@@ -166,16 +177,6 @@ class JobOverviewScreen(TasksScreen):
         self.task_filter: str | None = None
         self.sort = "name"
         self.shown_rows: list[TrialRow] = []  # the trials table's rows, in its order
-
-    def compose(self) -> ComposeResult:
-        yield Static(id="job-header")
-        tasks = Table(id="job-tasks", cursor_type="row", zebra_stripes=True)
-        tasks.border_title = "Tasks"
-        yield tasks
-        trials = Table(id="job-trials", cursor_type="row", zebra_stripes=True)
-        trials.border_title = "Trials"
-        yield trials
-        yield KeyFooter()
 
     def on_mount(self) -> None:
         tasks = self.query_one("#job-tasks", DataTable)
