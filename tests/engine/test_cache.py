@@ -5,8 +5,10 @@ never a traceback)."""
 from __future__ import annotations
 
 import json
+import marshal
 import os
 import stat
+import subprocess
 import sys
 
 import pytest
@@ -14,6 +16,8 @@ import pytest
 from tests.helpers.tasks import make_task
 from verifier_tui.engine import cache, interpreter
 from verifier_tui.engine.interpreter import probe_interpreter
+from verifier_tui.engine.sandbox.stage import extras_bytecode
+from verifier_tui.engine.session import Options, Session
 from verifier_tui.engine.task.discovery import read_task_config
 
 
@@ -154,7 +158,7 @@ def test_what_cannot_be_written_as_json_costs_only_the_cache(private_cache):
     cache.store("x.json", {"a": float("nan")})
     cache.store("y.json", {"a": object()})
     folder = private_cache / "verifier-tui"
-    assert sorted(p.name for p in folder.iterdir()) == []  # nothing written, no temporary file left
+    assert not folder.exists() or list(folder.iterdir()) == []  # nothing written, no temporary file left
 
 
 def test_a_task_config_cache_holding_an_infinite_timeout_is_read_again(private_cache, tmp_path):
@@ -175,3 +179,57 @@ def test_a_task_config_cache_holding_an_infinite_timeout_is_read_again(private_c
     )
     os.chmod(folder / "task-config.json", 0o600)
     assert read_task_config(task).timeout_sec == 7.0
+
+
+# ---------------------------------------------------------------------------
+# The runner's extras, compiled once
+
+
+_LOAD_STAGED_EXTRAS = """
+import sys
+from importlib.machinery import SourceFileLoader
+
+class NoCompiling(SourceFileLoader):
+    def source_to_code(self, data, path, *, _optimize=-1):
+        raise SystemExit("compiled from source")
+
+code = NoCompiling("run_verifier_extras", sys.argv[1]).get_code("run_verifier_extras")
+print(code.co_filename)
+"""
+
+
+def test_the_runner_loads_its_extras_from_bytecode_compiled_once(private_cache, tmp_path):
+    # The runner starts with -B and would compile the extras at every run:
+    # the stage holds their bytecode, which Python takes without compiling.
+    task = make_task(tmp_path / "t")
+    with Session(task, Options(python=sys.executable)) as session:
+        assert session.run().exit_code == 0
+        staged = session.stage_for(session.spec()).tests_dir / ".ng" / "run_verifier_extras.py"
+        loaded = subprocess.run(
+            [sys.executable, "-B", "-c", _LOAD_STAGED_EXTRAS, str(staged)], capture_output=True, text=True
+        )
+        name, data = extras_bytecode(staged.read_bytes())
+    assert loaded.returncode == 0, loaded.stderr
+    assert loaded.stdout.strip() == str(staged)  # the code names the staged file, whatever compiled it
+    assert cache.read(name) == data  # kept for the next process
+
+
+def test_a_planted_or_stale_bytecode_in_the_cache_is_not_used(private_cache):
+    folder = private_cache / "verifier-tui"
+    folder.mkdir(parents=True, mode=0o700)
+    source = b"VALUE = 1\n"
+    name = f"run_verifier_extras.{sys.implementation.cache_tag}.pyc"
+    (folder / name).write_bytes(b"not bytecode at all")
+    extras_bytecode.cache_clear()
+    got_name, data = extras_bytecode(source)
+    assert got_name == name
+    scope: dict[str, object] = {}
+    exec(marshal.loads(data[16:]), scope)
+    assert scope["VALUE"] == 1
+    assert (folder / name).read_bytes() == data  # replaced by the right one
+    (folder / name).unlink()
+    os.symlink(folder / "elsewhere.pyc", folder / name)  # a link in its place is not read through
+    (folder / "elsewhere.pyc").write_bytes(data)
+    extras_bytecode.cache_clear()
+    assert cache.read(name) is None
+    assert extras_bytecode(source)[1] == data

@@ -42,12 +42,15 @@ import errno
 import os
 import stat
 import subprocess
+import sys
 import tempfile
 import threading
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from verifier_tui.engine import procfs, untrusted
+from verifier_tui.engine import cache, procfs, untrusted
+from verifier_tui.engine.filters import BYTECODE
 from verifier_tui.engine.record import field, record
 from verifier_tui.engine.sandbox.file_copy import copy_file
 from verifier_tui.engine.sandbox.isolation import APP, INPUTS, REWARD, TESTS, overlay_can_take
@@ -275,7 +278,7 @@ class Stage:
         _empty(self.inputs_dir)
         if workspace is not None and not workspace.is_dir():
             raise StagingError(f"the workspace {workspace} is not there any more (deleted or moved?)")
-        keep = {".ng/run_verifier.py", ".ng/" + EXTRAS, ".ng/verifier.py"} | (
+        keep = {".ng/run_verifier.py", ".ng/" + EXTRAS, f".ng/{BYTECODE}", ".ng/verifier.py"} | (
             set() if task_vendors_nemo_gym else {".ng/nemo_gym"}
         )
         if self.tests is None or self.tests.source != tests_source or self.tests.keep != keep:
@@ -405,12 +408,16 @@ class Stage:
         every run: a verifier that rewrote one keeping its size and times (or
         left a link in its place) must not be what runs the next case. The
         extras are ours whichever runner runs: a task's own runner is asked
-        for them only when it is a copy of ours (engine/task/kinds.py)."""
+        for them only when it is a copy of ours (engine/task/kinds.py). Their
+        bytecode goes beside them (see :func:`extras_bytecode`)."""
         for name, path in (("run_verifier.py", source), (EXTRAS, extras_path())):
             found = untrusted.read_bytes(path, untrusted.SCRIPT_LIMIT)  # ours, or the task's own runner
             if found.data is None:
                 raise OSError(found.problem)
             self._place("tests/.ng", name, found.data, stat.S_IMODE(path.stat().st_mode))
+        extras = found.data
+        make_real_dir(self.ng_dir / BYTECODE)
+        self._place(f"tests/.ng/{BYTECODE}", *extras_bytecode(extras))
 
     def _vendor(self, verifiers: Path | None) -> None:
         """Vendor nemo_gym/verifiers beside the runner, as the shim does."""
@@ -747,3 +754,27 @@ def _overlay(source: Path, target: Path) -> list[str]:
                 copy_file(src, str(dst), replace=False)
             copied.append(rel)
     return copied
+
+
+@lru_cache(maxsize=2)
+def extras_bytecode(source: bytes) -> tuple[str, bytes]:
+    """The runner's extras compiled for this interpreter: the name Python
+    looks for in ``__pycache__`` and a .pyc checked against the source's hash
+    (PEP 552), so the copy staged beside the extras is valid whatever their
+    times. The runner starts with ``-B`` and so writes no bytecode; without
+    this it compiles the extras at every run, 3 to 4 ms of each. Another
+    interpreter looks for another name (its own tag), or, of another build,
+    rejects the header: it compiles the source, as before. Kept in the
+    tool's cache, as compiling costs what it saves."""
+    import importlib.util
+    import marshal
+
+    name = f"run_verifier_extras.{sys.implementation.cache_tag}.pyc"
+    header = importlib.util.MAGIC_NUMBER + (0b11).to_bytes(4, "little") + importlib.util.source_hash(source)
+    cached = cache.read(name)
+    if cached is not None and cached.startswith(header):
+        return name, cached
+    code = compile(source, EXTRAS, "exec", dont_inherit=True)
+    data = header + marshal.dumps(code)
+    cache.write(name, data)
+    return name, data
