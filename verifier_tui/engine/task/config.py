@@ -260,12 +260,12 @@ class _Check:
         not know (pydantic ignores it, so the default applies: a misspelt
         ``[verifer]`` or ``timout_sec`` runs silently with the defaults),
         with the key meant when one is close."""
-        import difflib
-
         for where, table, known in self.asked.values():
             for key in table:
                 if key in known:
                     continue
+                import difflib  # only here: most tasks hold no unknown key, and a run has no other use for it
+
                 meant = difflib.get_close_matches(key, sorted(known), n=1, cutoff=0.7)
                 hint = f": did you mean {_place(where, meant[0], table[key])}?" if meant else ""
                 self.notes.append(
