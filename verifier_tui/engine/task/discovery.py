@@ -164,20 +164,27 @@ def read_task_config(task_root: Path) -> TaskConfig:
         return load_toml(path)[1] or TaskConfig()  # a FIFO or a folder: said, never waited on
     key = os.path.abspath(path)
     stamp = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev]
-    remembered = cache.load(_CONFIG_CACHE_FILE, _valid_config_entry)
-    known = remembered.get(key)
+    known = _read_here.get(key)
+    if known is None or known["stamp"] != stamp:
+        known = cache.load(_CONFIG_CACHE_FILE, _valid_config_entry).get(key)
     if known is not None and known["stamp"] == stamp:
+        _read_here[key] = known
         return config_from_toml(known["toml"])
     document, unreadable = load_toml(path)
     if unreadable is not None:
         return unreadable
+    remembered = cache.load(_CONFIG_CACHE_FILE, _valid_config_entry)
     remembered.pop(key, None)
-    remembered[key] = {"shape": _CONFIG_SHAPE, "stamp": stamp, "toml": document}
+    remembered[key] = _read_here[key] = {"shape": _CONFIG_SHAPE, "stamp": stamp, "toml": document}
     cache.store(_CONFIG_CACHE_FILE, remembered)
     return config_from_toml(document)
 
 
 _CONFIG_CACHE_FILE = "task-config.json"
+# This process's documents, by path, under the same stamp: the trials of a job
+# read one task.toml each, and reading the cache file back (tens of documents)
+# cost each trial more than its own check.
+_read_here: dict[str, dict[str, Any]] = {}
 # The shape of a remembered answer, written in each entry: entries of an
 # older shape (which held a config made by an older reader) are discarded.
 _CONFIG_SHAPE = 4  # 4: the TOML document itself
