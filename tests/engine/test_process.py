@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import os
 import signal
+import subprocess
 import sys
 import textwrap
 import threading
@@ -551,3 +552,26 @@ async def test_file_that_is_not_executable(drive, tmp_path: Path) -> None:
 async def test_empty_command(drive, tmp_path: Path) -> None:
     result = await drive([], cwd=tmp_path, env=child_env(), timeout_s=5)
     assert result.start_error == "empty command"
+
+
+def test_a_child_started_on_cpus_is_bound_and_the_caller_is_not():
+    # The task's cpus bind the run's process tree; the thread that starts it
+    # (the tool's own, which then reads the run's output) is left as it was.
+    allowed = sorted(os.sched_getaffinity(0))
+    if len(allowed) < 2:
+        pytest.skip("this machine has one CPU")
+    chosen = (allowed[-1],)
+    child = process.popen(
+        [
+            sys.executable,
+            "-c",
+            "import os, subprocess, sys; print(sorted(os.sched_getaffinity(0))); sys.stdout.flush(); "
+            "subprocess.run([sys.executable, '-c', 'import os; print(sorted(os.sched_getaffinity(0)))'])",
+        ],
+        cpus=chosen,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    out, _ = child.communicate(timeout=30)
+    assert out.split("\n")[:2] == [str(list(chosen))] * 2  # the child, and what it started
+    assert sorted(os.sched_getaffinity(0)) == allowed

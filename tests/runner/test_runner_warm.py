@@ -98,7 +98,7 @@ def test_a_held_runner_imports_the_modules_to_preload_before_its_go(any_sandbox)
 
 
 def test_a_held_runner_told_cpus_with_its_go_binds_every_thread_and_child_to_them(any_sandbox):
-    """What taskset does for a cold run: the go may name CPUs, and every
+    """What starting on the CPUs does for a cold run: the go may name CPUs, and every
     thread the runner has by then (here one a preloaded module started) and
     every process the verifier starts runs on those only."""
     cpu = max(os.sched_getaffinity(0))

@@ -103,8 +103,6 @@ class Prepared:
     """The task's limits and the sandbox's paths, as this run gets them."""
     python: str = ""
     """The interpreter that runs the runner (through test.sh too): the view must show it."""
-    taskset: str = ""
-    """``taskset``, when the run is to be bound to the task's ``cpus`` (:func:`bound_argv`)."""
     memory_limit: int | None = None
     """Bytes the run's processes may hold together before the biggest is killed, as the kernel's OOM killer would."""
     memory_extra: Any = None
@@ -351,29 +349,31 @@ def _contain(prepared: Prepared, limits: Limits) -> None:
     prepared.cwd = contained.cwd or prepared.cwd
     prepared.notices += contained.notices
     prepared.marker, prepared.guard = contained.marker, contained.guard
-    prepared.taskset, prepared.memory_limit = contained.taskset, contained.memory_limit
+    prepared.memory_limit = contained.memory_limit
     prepared.memory_extra, prepared.network_helper = contained.memory_extra, contained.network_helper
     prepared.limits = contained.limits
 
 
 @contextmanager
-def bound_argv(prepared: Prepared, held: Held | None = None) -> Iterator[list[str]]:
-    """``prepared``'s command line, bound (while the block runs) to the task's
-    ``cpus`` worth of the CPUs this process's other runs use least; the CPUs
-    are then in ``prepared.limits.cpu_list``. A run started now is bound by
-    ``taskset``; a ``held`` one is sent them with its go, and binds itself
-    before the verifier runs (the runner's ``_wait_for_go``)."""
+def leased_cpus(prepared: Prepared, held: Held | None = None) -> Iterator[tuple[int, ...]]:
+    """The CPUs to start ``prepared``'s run on (:func:`~verifier_tui.engine.process.popen`'s
+    ``cpus``): the task's ``cpus`` worth of those this process's other runs
+    use least, held while the block runs, and then in
+    ``prepared.limits.cpu_list``; none when the task sets no ``cpus``. A
+    ``held`` run is sent them with its go instead, and binds itself before
+    the verifier runs (the runner's ``_wait_for_go``)."""
     limits = prepared.limits
-    if limits is None or not prepared.taskset:
-        yield prepared.argv
+    wanted = cpus_to_bind(limits.cpus) if limits is not None else 0
+    if limits is None or not wanted:
+        yield ()
         return
-    with cpu_lease(cpus_to_bind(limits.cpus)) as cpus:
+    with cpu_lease(wanted) as cpus:
         prepared.limits = replace(limits, cpu_list=cpus)
         if held is not None:
             held.cpus = cpus
-            yield prepared.argv
+            yield ()
         else:
-            yield [prepared.taskset, "--cpu-list", ",".join(map(str, cpus)), *prepared.argv]
+            yield cpus
 
 
 def _python_on_path(stage: Stage, executable: str) -> Path:

@@ -189,6 +189,7 @@ def run_process(
     memory_extra: Callable[[int], int] | None = None,
     held: Held | None = None,
     attach: Attachment | None = None,
+    cpus: tuple[int, ...] = (),
 ) -> ProcessResult:
     """Run ``argv`` in its own process group to its end and capture its output, bounded.
 
@@ -234,6 +235,7 @@ def run_process(
     started; the timeout counts from then.
 
     ``attach``: see :class:`Attachment`; closed when the run is over.
+    ``cpus``: see :func:`popen`.
     """
     started = time.perf_counter()
     if not argv:
@@ -244,7 +246,7 @@ def run_process(
         started = time.perf_counter()
     else:
         try:
-            proc = _start(argv, cwd, env, attach=attach)
+            proc = _start(argv, cwd, env, attach=attach, cpus=cpus)
         except (OSError, ValueError, subprocess.SubprocessError) as exc:
             if attach is not None:
                 attach.close()
@@ -334,11 +336,17 @@ async def in_a_thread(work: Callable[..., T]) -> T:
 
 
 def _start(
-    argv: list[str], cwd: Path, env: dict[str, str], pass_fds: tuple[int, ...] = (), attach: Attachment | None = None
+    argv: list[str],
+    cwd: Path,
+    env: dict[str, str],
+    pass_fds: tuple[int, ...] = (),
+    attach: Attachment | None = None,
+    cpus: tuple[int, ...] = (),
 ) -> subprocess.Popen[bytes]:
     return popen(
         argv,
         attach=attach,
+        cpus=cpus,
         cwd=cwd,
         env=env,
         stdin=subprocess.DEVNULL,
@@ -350,17 +358,38 @@ def _start(
 
 
 def popen(
-    argv: list[str], *, attach: Attachment | None = None, pass_fds: tuple[int, ...] = (), **options: Any
+    argv: list[str],
+    *,
+    attach: Attachment | None = None,
+    pass_fds: tuple[int, ...] = (),
+    cpus: tuple[int, ...] = (),
+    **options: Any,
 ) -> subprocess.Popen[bytes]:
     """``subprocess.Popen(argv, **options)`` with ``attach``'s pipes in place
     of their stand-ins and its step once the child started (the caller
-    closes it when the child is over)."""
+    closes it when the child is over); with ``cpus``, the child and all it
+    starts bound to those CPUs (the task's ``cpus``, see
+    :func:`~verifier_tui.engine.invocation.leased_cpus`)."""
     fds = attach.open() if attach is not None else {}
     started = False
     try:
-        proc = subprocess.Popen(
-            [str(fds[word]) if word in fds else word for word in argv], pass_fds=(*pass_fds, *fds.values()), **options
-        )
+        # Linux keeps a CPU affinity per thread, and a child starts with its
+        # parent thread's: this thread is bound only while it starts the
+        # child, so no program is started just to bind it, and the helper
+        # attached next and this thread's reading of the output stay off the
+        # run's CPUs.
+        before = os.sched_getaffinity(0) if cpus else None
+        if cpus:
+            os.sched_setaffinity(0, cpus)
+        try:
+            proc = subprocess.Popen(
+                [str(fds[word]) if word in fds else word for word in argv],
+                pass_fds=(*pass_fds, *fds.values()),
+                **options,
+            )
+        finally:
+            if before is not None:
+                os.sched_setaffinity(0, before)
         started = True
     finally:
         if attach is not None:

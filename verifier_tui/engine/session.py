@@ -20,7 +20,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from verifier_tui.engine.invocation import DEFAULT_TIMEOUT_S, EXPLAIN_FILE, Prepared, RunSpec, bound_argv, prepare
+from verifier_tui.engine.invocation import DEFAULT_TIMEOUT_S, EXPLAIN_FILE, Prepared, RunSpec, leased_cpus, prepare
 from verifier_tui.engine.model import ResponseSource, RunResult
 from verifier_tui.engine.process import in_a_thread, run_process
 from verifier_tui.engine.readback import Explanation
@@ -537,9 +537,9 @@ class Session:
             return Explanation(error=prepared.start_error or prepared.shim_refusal)
         # The document comes on stdout, which is captured whole up to this size:
         # cut at the usual 256 KiB, a sys.path of 3,000 entries gave no explanation.
-        with bound_argv(prepared) as argv:
+        with leased_cpus(prepared) as cpus:
             done = run_process(
-                argv,
+                prepared.argv,
                 cwd=prepared.cwd,
                 env=prepared.env,
                 timeout_s=spec.timeout_s,
@@ -547,6 +547,7 @@ class Session:
                 marker=prepared.marker,
                 init_lists_strays=prepared.stage.namespace,
                 attach=prepared.network_helper,
+                cpus=cpus,
             )
         return read_explain(prepared, done.stdout.text) or no_explanation(prepared, done)
 
@@ -712,9 +713,9 @@ class Run:
         def live(stream: str, text: str) -> None:
             on_output(stream, text, user_paths)
 
-        with bound_argv(prepared, held) as argv:
+        with leased_cpus(prepared, held) as cpus:
             self.done = run_process(
-                argv,
+                prepared.argv,
                 cwd=prepared.cwd,
                 env=prepared.env,
                 timeout_s=self.spec.timeout_s,
@@ -727,6 +728,7 @@ class Run:
                 memory_extra=prepared.memory_extra,
                 held=held,
                 attach=prepared.network_helper,
+                cpus=cpus,
             )
 
     def result(self) -> RunResult:

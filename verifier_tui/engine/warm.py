@@ -114,7 +114,6 @@ def fingerprint(prepared: Prepared) -> tuple[object, ...]:
         str(prepared.cwd),
         prepared.limits,
         prepared.memory_limit,
-        prepared.taskset,
         stage.namespace,
         tuple(_stamp(str(folder))[:2] for folder in folders),
         _read(stage.ng_dir / "run_verifier.py"),

@@ -21,20 +21,21 @@ def run_suspended(
     env: dict[str, str] | None = None,
     wait_for_enter: bool = False,
     attach: Attachment | None = None,
+    cpus: tuple[int, ...] = (),
 ) -> bool:
     """Run ``command`` in the real terminal while ``app`` is suspended, after
     a line saying what runs (``banner``). With ``wait_for_enter`` (or when the
     command cannot start) the terminal waits for Enter before the app returns,
     so its last words can be read. False when this app cannot suspend here (no
     terminal of its own: a test pilot, a web driver). ``attach``: a run's
-    network helper (:func:`~verifier_tui.engine.process.popen`)."""
+    network helper, ``cpus`` the task's CPUs (:func:`~verifier_tui.engine.process.popen`)."""
     try:
         with app.suspend():
             # The banner names files, and a file name may hold escape codes:
             # written to the real terminal, they are shown harmlessly.
             print(f"verifier-tui: {plain_text(banner)}", flush=True)
             try:
-                popen(command, attach=attach, cwd=cwd, env=env).wait()
+                popen(command, attach=attach, cpus=cpus, cwd=cwd, env=env).wait()
             except OSError as exc:
                 print(
                     f"verifier-tui: could not start {plain_text(shlex.quote(command[0]))}: "

@@ -22,7 +22,7 @@ from verifier_tui.engine import cache, procfs
 from verifier_tui.engine.process import MARKER, new_token
 from verifier_tui.engine.record import field, record, replace
 from verifier_tui.engine.sandbox import isolation, network, user_files
-from verifier_tui.engine.sandbox.view import cpus_to_bind, sandbox_path_lines
+from verifier_tui.engine.sandbox.view import sandbox_path_lines
 
 if TYPE_CHECKING:
     from verifier_tui.engine.process import ProcessResult
@@ -60,8 +60,6 @@ class Contained:
     guard: Any = None
     """In the copy sandbox: what the user's files looked like before the run
     (:class:`~.user_files.Snapshot`), to report what it wrote."""
-    taskset: str = ""
-    """``taskset``, when the run is to be bound to the task's ``cpus``."""
     memory_limit: int | None = None
     """Bytes the run may hold (memory and the view's tmpfs) before its biggest process is killed."""
     memory_extra: Any = None
@@ -91,11 +89,6 @@ def contain(
     (``--network``). ``user_paths``: the user's files and folders the run uses,
     the ones to look at before and after it in the copy sandbox."""
     out = Contained(argv, env, limits=limits)
-    if cpus_to_bind(limits.cpus):
-        # Docker's cpus as affinity to as many CPUs: which ones, when the run starts (invocation.bound_argv)
-        out.taskset = shutil.which("taskset", path="/usr/bin:/bin") or shutil.which("taskset") or ""
-        if not out.taskset:
-            out.notices.append(f"cpus = {limits.cpus} is not applied: taskset is not on PATH")
     if limits.memory_mb is not None:
         out.memory_limit = limits.memory_mb << 20
     if stage.namespace:

@@ -30,7 +30,7 @@ from textual.containers import Horizontal
 from textual.reactive import var
 
 from verifier_tui.engine.advice import worded
-from verifier_tui.engine.invocation import bound_argv
+from verifier_tui.engine.invocation import leased_cpus
 from verifier_tui.engine.model import RunResult
 from verifier_tui.engine.record import replace
 from verifier_tui.engine.session import SelectionError
@@ -759,9 +759,9 @@ class MainScreen(SizedScreen):
                 f"layout:\n  {seen(stage.tests_dir)} is a copy of {session.task.tests_dir}\n  "
                 f"{seen(stage.app_dir)} is the workspace {session.workspace or '(empty)'}, as the run sees it"
             )
-            with bound_argv(prepared) as argv:
+            with leased_cpus(prepared) as cpus:
                 self._outside(
-                    pdb_command(argv),
+                    pdb_command(prepared.argv),
                     "the run under pdb",
                     what="pdb",
                     banner=banner,
@@ -769,6 +769,7 @@ class MainScreen(SizedScreen):
                     env=prepared.env,
                     wait_for_enter=True,
                     attach=prepared.network_helper,
+                    cpus=cpus,
                 )
         finally:
             controller.resume()
@@ -783,6 +784,7 @@ class MainScreen(SizedScreen):
         env: dict[str, str] | None = None,
         wait_for_enter: bool = False,
         attach: Any = None,
+        cpus: tuple[int, ...] = (),
     ) -> None:
         """Run ``command`` in the real terminal (the caller pauses re-runs);
         where suspending is impossible, say so and how to do it."""
@@ -794,6 +796,7 @@ class MainScreen(SizedScreen):
             env=env,
             wait_for_enter=wait_for_enter,
             attach=attach,
+            cpus=cpus,
         ):
             self.notify(
                 f"{what} needs the real terminal, and this app cannot suspend here: open {where} yourself"
