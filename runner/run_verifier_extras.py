@@ -420,8 +420,9 @@ def statements(path):
 
 def write_coverage(target):
     """The --coverage-to file: per .py file of the tests folder, the lines
-    that can run and those that ran. Informative: a file that cannot be
-    written or compiled changes nothing of the run."""
+    that can run and those that ran, and why a file this interpreter cannot
+    compile has none. Informative: a file that cannot be written changes
+    nothing of the run."""
     import json
 
     sys.settrace(None)
@@ -433,16 +434,21 @@ def write_coverage(target):
     for folder, subfolders, names in os.walk(_tests_root):
         subfolders[:] = sorted(d for d in subfolders if d != "__pycache__" and (folder, d) != (_tests_root, ".ng"))
         paths += [os.path.join(folder, name) for name in sorted(names) if name.endswith(".py")]
+    not_compiled = {}
     for path in paths:
         try:
             lines = statements(path)
-        except Exception:  # not Python this interpreter compiles: no lines to tell
+        except SyntaxError as exc:  # a null byte or a bad encoding too
+            not_compiled[path] = "%s at line %s: %s" % (type(exc).__name__, exc.lineno, exc.msg)
+            continue
+        except Exception as exc:  # unreadable: no lines to tell either
+            not_compiled[path] = "%s: %s" % (type(exc).__name__, exc)
             continue
         ran = _coverage["ran"].get(path, set())
         files[path] = {"statements": sorted(lines), "executed": sorted(ran & lines)}
     try:
         with open(target, "w", encoding="utf-8") as handle:
-            json.dump({"files": files}, handle)
+            json.dump({"files": files, "not_compiled": not_compiled}, handle)
     except (OSError, ValueError):
         pass
 

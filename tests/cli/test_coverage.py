@@ -149,6 +149,7 @@ def test_a_verifier_that_rewrites_the_coverage_file_gets_a_note(env, tmp_path):
         "files": {},
         "cases": {},
         "problems": ["no coverage: coverage.json is not what the runner writes (the verifier may have rewritten it)"],
+        "not_measured": {},
     }
 
 
@@ -168,3 +169,20 @@ def test_a_run_that_ends_the_interpreter_itself_has_no_coverage_and_says_why(env
     assert done.stdout.splitlines()[-1] == (
         "no coverage: the run was stopped, or ended the interpreter itself, before the runner wrote it"
     )
+
+
+def test_a_helper_python_cannot_compile_is_named_as_not_measured(env, tmp_path):
+    # No lines to count is not "every line ran": the file is named, with why.
+    task = make_branchy_task(tmp_path / "task")
+    (task / "tests" / "py2_script.py").write_text('print "hello"\n')
+    done = run_tool(env, "test", task, "--coverage", "--python", PY, cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    assert "coverage of 2 cases: 11 of 18 lines ran" in lines
+    said = [line for line in lines if "py2_script" in line]
+    assert len(said) == 1 and said[0].startswith("task/tests/py2_script.py: not measured: SyntaxError at line 1: ")
+    done = run_tool(env, "test", task, "--coverage", "--json", "--python", PY)
+    data = json.loads(done.stdout)["coverage"]
+    assert list(data["not_measured"]) == [str(task / "tests" / "py2_script.py")]
+    assert data["not_measured"][str(task / "tests" / "py2_script.py")].startswith("SyntaxError at line 1: ")
+    assert str(task / "tests" / "py2_script.py") not in data["files"]

@@ -471,6 +471,8 @@ def test_the_runners_coverage_file_gives_lines_or_a_problem(found, tmp_path_fact
     coverage = bounded(read_runner_file, folder / "coverage.json", lambda staged: Path("/task") / staged.lstrip("/"))
     one_line(coverage.problem)
     assert coverage.problem is None or coverage.files == {}
+    for why in coverage.not_compiled.values():
+        one_line(why)
     for path, lines in coverage.files.items():
         assert lines.path == path and lines.executed <= lines.statements
         assert all(type(n) is int and n > 0 for n in lines.statements)

@@ -103,3 +103,16 @@ def test_snapshot_of_the_coverage_view(snap_compare, tmp_path, monkeypatch, size
         await asyncio.sleep(0.1)
 
     assert snap_compare(app, terminal_size=size, run_before=opened)
+
+
+async def test_a_helper_python_cannot_compile_is_named_under_the_header(tmp_path):
+    task = make_branchy_task(tmp_path / "tasks" / "branchy")
+    (task / "tests" / "py2_script.py").write_text('print "hello"\n')
+    app = make_app(task, case="right")
+    async with app.run_test(size=SNAPSHOT_SIZE) as pilot:
+        await _open(app, pilot)
+        shown = [line.strip() for line in screen_text(app).splitlines()]
+        assert shown[0].startswith(
+            "Coverage of 2 cases: 11 of 18 lines ran  "
+            "· branchy/tests/py2_script.py: not measured: SyntaxError at line 1"
+        )

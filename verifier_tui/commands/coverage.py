@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from verifier_tui.commands.report import here
-from verifier_tui.engine.coverage import lcov, merge, missing_words, to_json
+from verifier_tui.engine.coverage import lcov, merge, missing_words, not_measured_words, to_json
 
 if TYPE_CHECKING:
     import argparse
@@ -35,18 +35,21 @@ def report_problem(path: Path | None) -> str | None:
 
 def gathered(
     named: list[tuple[str, RunResult]],
-) -> tuple[dict[Path, FileLines], dict[str, dict[Path, FileLines]], list[str]]:
-    """Each case's lines (by name), all of them merged, and why a case has
-    none, each reason once (a task's own runner says it for every case)."""
-    per_case = {name: r.coverage.files for name, r in named if r.coverage is not None and r.coverage.problem is None}
-    problems = [r.coverage.problem for _name, r in named if r.coverage is not None and r.coverage.problem]
-    return merge(per_case.values()), per_case, list(dict.fromkeys(problems))
+) -> tuple[dict[Path, FileLines], dict[str, dict[Path, FileLines]], list[str], dict[Path, str]]:
+    """Each case's lines (by name), all of them merged, why a case has none,
+    each reason once (a task's own runner says it for every case), and the
+    files no run could compile."""
+    measured = [(name, r.coverage) for name, r in named if r.coverage is not None]
+    per_case = {name: c.files for name, c in measured if c.problem is None}
+    problems = [c.problem for _name, c in measured if c.problem]
+    not_compiled = {path: why for _name, c in measured for path, why in c.not_compiled.items()}
+    return merge(per_case.values()), per_case, list(dict.fromkeys(problems)), dict(sorted(not_compiled.items()))
 
 
 def coverage_lines(named: list[tuple[str, RunResult]]) -> list[str]:
     """``coverage of 2 cases: 11 of 13 lines ran``, then each range no case
     reached, with its first line."""
-    union, per_case, problems = gathered(named)
+    union, per_case, problems, not_compiled = gathered(named)
     out = list(problems)
     if not per_case:
         return out
@@ -56,7 +59,7 @@ def coverage_lines(named: list[tuple[str, RunResult]]) -> list[str]:
     out.append(f"coverage of {cases}: {ran} of {lines} lines ran" + ("" if ran < lines else ", every one"))
     for file in union.values():
         out += missing_words(file, here(file.path))
-    return out
+    return out + not_measured_words(not_compiled, here)
 
 
 def said(args: argparse.Namespace, named: list[tuple[str, RunResult]]) -> list[str]:
@@ -72,11 +75,12 @@ def with_member(args: argparse.Namespace, data: dict[str, Any], named: list[tupl
 
 
 def coverage_json(named: list[tuple[str, RunResult]]) -> dict[str, Any]:
-    union, per_case, problems = gathered(named)
+    union, per_case, problems, not_compiled = gathered(named)
     return {
         "files": to_json(union),
         "cases": {name: to_json(files) for name, files in per_case.items()},
         "problems": problems,
+        "not_measured": {str(path): why for path, why in not_compiled.items()},
     }
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from verifier_tui.engine import untrusted
-from verifier_tui.engine.record import record
+from verifier_tui.engine.record import field, record
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
@@ -51,8 +51,10 @@ def read_runner_file(path: Path, user_path: Callable[[str], Path | None], beneat
         )
     if not found.ok:
         return Coverage({}, f"no coverage: {found.problem}")
-    files = found.data.get("files")
-    if not isinstance(files, dict):
+    files, not_compiled = found.data.get("files"), found.data.get("not_compiled", {})
+    if not isinstance(files, dict) or not isinstance(not_compiled, dict):
+        return Coverage({}, f"no coverage: {_NOT_OURS}")
+    if not all(isinstance(why, str) for why in not_compiled.values()):
         return Coverage({}, f"no coverage: {_NOT_OURS}")
     lines: dict[Path, FileLines] = {}
     for staged, entry in files.items():
@@ -63,7 +65,13 @@ def read_runner_file(path: Path, user_path: Callable[[str], Path | None], beneat
         mine = user_path(staged)
         if mine is not None:
             lines[mine] = FileLines(mine, statements, executed)
-    return Coverage(dict(sorted(lines.items())), None)
+    # The run wrote the reasons: each is kept on one line (it is shown as one).
+    unmeasured = {
+        mine: " ".join(why.split())[:_WHY_AT_MOST] or "no reason given"
+        for staged, why in not_compiled.items()
+        if (mine := user_path(staged))
+    }
+    return Coverage(dict(sorted(lines.items())), None, dict(sorted(unmeasured.items())))
 
 
 def _numbers(value: Any) -> frozenset[int] | None:
@@ -79,6 +87,17 @@ class Coverage:
 
     files: dict[Path, FileLines]
     problem: str | None = None
+    not_compiled: dict[Path, str] = field(default_factory=dict)
+    """The task's files this interpreter could not compile, and why: they
+    have no lines to count, which is not the same as every line ran."""
+
+
+_WHY_AT_MOST = 200  # the runner's words for a file it could not compile, as kept
+
+
+def not_measured_words(not_compiled: dict[Path, str], shown: Callable[[Path], str]) -> list[str]:
+    """``tests/old.py: not measured: SyntaxError at line 3: invalid syntax``."""
+    return [f"{shown(path)}: not measured: {why}" for path, why in not_compiled.items()]
 
 
 def merge(runs: Iterable[dict[Path, FileLines]]) -> dict[Path, FileLines]:

@@ -14,7 +14,7 @@ from textual.reactive import var
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from verifier_tui.engine.coverage import Coverage, merge, source_lines
+from verifier_tui.engine.coverage import Coverage, merge, not_measured_words, source_lines
 from verifier_tui.tui.display import content
 from verifier_tui.tui.keys import key
 from verifier_tui.tui.screens.keyed import KeyedScreen
@@ -82,6 +82,9 @@ class CoverageScreen(KeyedScreen):
     def watch_by_case(self) -> None:
         runs = {name: c.files for name, c in sorted(self.by_case.items()) if c.problem is None}
         problems = sorted({c.problem for c in self.by_case.values() if c.problem})
+        problems += not_measured_words(
+            {path: why for c in self.by_case.values() for path, why in c.not_compiled.items()}, self.fmt.path
+        )
         union = merge(runs.values())
         ran = sum(len(f.executed) for f in union.values())
         lines = sum(len(f.statements) for f in union.values())
