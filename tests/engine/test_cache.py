@@ -223,6 +223,9 @@ def test_a_planted_or_stale_bytecode_in_the_cache_is_not_used(private_cache):
     (folder / name).write_bytes(b"not bytecode at all")
     extras_bytecode.cache_clear()
     got_name, data = extras_bytecode(source)
+    (folder / name).write_bytes(data[:-7])  # the right header, its code cut short
+    extras_bytecode.cache_clear()
+    assert extras_bytecode(source) == (name, data)
     assert got_name == name
     scope: dict[str, object] = {}
     exec(marshal.loads(data[16:]), scope)

@@ -772,9 +772,22 @@ def extras_bytecode(source: bytes) -> tuple[str, bytes]:
     name = f"run_verifier_extras.{sys.implementation.cache_tag}.pyc"
     header = importlib.util.MAGIC_NUMBER + (0b11).to_bytes(4, "little") + importlib.util.source_hash(source)
     cached = cache.read(name)
-    if cached is not None and cached.startswith(header):
+    if cached is not None and cached.startswith(header) and _is_code(cached[len(header) :]):
         return name, cached
     code = compile(source, EXTRAS, "exec", dont_inherit=True)
     data = header + marshal.dumps(code)
     cache.write(name, data)
     return name, data
+
+
+def _is_code(data: bytes) -> bool:
+    """Whether ``data`` is a marshalled code object: a cache file cut short
+    or rewritten behind its header would fail the runner where Python loads
+    it, past the point where it falls back to the source."""
+    import marshal
+    import types
+
+    try:
+        return isinstance(marshal.loads(data), types.CodeType)
+    except (EOFError, ValueError, TypeError):
+        return False
