@@ -148,12 +148,12 @@ def read_task_config(task_root: Path) -> TaskConfig:
 
     The parsed TOML document (not the config made from it: that is made
     afresh each time, so it can never disagree with the reader) is remembered
-    in the cache (:mod:`verifier_tui.engine.cache`), keyed by the file's size,
+    in this process and in the cache (:mod:`verifier_tui.engine.cache`), keyed by the file's size,
     modification and change times and inode: a remembered document takes
     0.3 ms, a parse (importing tomllib) about 8 ms of ``run``, and task.toml
     rarely changes between two runs. Any write to the file changes its change
     time, so a stale answer cannot survive. A document JSON cannot hold (a
-    date, ``nan``) is simply not remembered."""
+    date, ``nan``) is remembered in this process only."""
     path = task_root / "task.toml"
     try:
         st = os.stat(path)
