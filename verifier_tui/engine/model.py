@@ -11,7 +11,7 @@ from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from verifier_tui.engine.record import field, record
+from verifier_tui.engine.record import as_json, field, record
 
 if TYPE_CHECKING:
     from typing import Any
@@ -87,22 +87,14 @@ class RewardFile:
 
     name: str  # "reward.json" or "reward.txt"
     kind: str  # "file", "folder", "link", "other"
-    size: int
-    text: str | None  # decoded text (size-capped); None when not a regular file
+    target: str | None = None  # a link's: where it points (never read), made harmless to show
+    size: int = 0
+    text: str | None = None  # decoded text (size-capped); None when not a regular file
     is_utf8: bool = True
     truncated: bool = False
-    target: str | None = None  # a link's: where it points (never read), made harmless to show
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "kind": self.kind,
-            "target": self.target,
-            "size": self.size,
-            "text": self.text,
-            "is_utf8": self.is_utf8,
-            "truncated": self.truncated,
-        }
+        return as_json(self)
 
 
 UNKNOWN = "unknown"
@@ -177,7 +169,7 @@ class StackFrame:
     function: str
 
     def to_json(self) -> dict[str, Any]:
-        return {"path": self.path, "line": self.line, "function": self.function}
+        return as_json(self)
 
 
 @record(frozen=True)

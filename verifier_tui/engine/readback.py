@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from verifier_tui.engine.record import field, record
+from verifier_tui.engine.record import as_json, field, record
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -113,9 +113,9 @@ class Parameter:
 
     name: str
     kind: str
-    binding: str
     default: str | None = None
     has_default: bool = False
+    binding: str = ""
     source: str | tuple[str, ...] | None = None
     passed: str | None = None
 
@@ -130,23 +130,15 @@ class Parameter:
         return cls(
             row.text("name") or "",
             row.text("kind") or "",
-            row.text("binding") or "",
             row.text("default"),
             row.flag("has_default"),
+            row.text("binding") or "",
             source,
             row.text("passed"),
         )
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "kind": self.kind,
-            "default": self.default,
-            "has_default": self.has_default,
-            "binding": self.binding,
-            "source": list(self.source) if isinstance(self.source, tuple) else self.source,
-            "passed": self.passed,
-        }
+        return as_json(self)
 
 
 @record(frozen=True)
@@ -160,7 +152,7 @@ class Resolution:
     role: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"resolved": self.resolved, "shadowed": list(self.shadowed), "role": self.role}
+        return as_json(self)
 
 
 @record(frozen=True)
@@ -175,13 +167,7 @@ class VerifyFunction:
     line: int | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "signature": self.signature,
-            "is_async": self.is_async,
-            "type": self.type,
-            "defined_in": self.defined_in,
-            "line": self.line,
-        }
+        return as_json(self)
 
     @classmethod
     def read(cls, info: _Fields) -> VerifyFunction:
@@ -208,7 +194,7 @@ class ImportFailure:
         return cls(error.text("type") or "", error.text("message") or "", error.text("traceback") or "")
 
     def to_json(self) -> dict[str, Any]:
-        return {"type": self.type, "message": self.message, "traceback": self.traceback}
+        return as_json(self)
 
 
 @record(frozen=True)
@@ -228,12 +214,7 @@ class Interpreter:
         )
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "executable": self.executable,
-            "version": self.version,
-            "implementation": self.implementation,
-            "flags": dict(self.flags),
-        }
+        return as_json(self)
 
 
 @record(frozen=True)

@@ -9,7 +9,8 @@ What a record gets: ``__init__`` taking the fields in order, positionally or
 by name, with their defaults (``field(default_factory=...)`` for a fresh list
 or dict per instance), a subclass's after its base's; ``__repr__``;
 ``__eq__``; and when ``frozen``, no assignment and a ``__hash__``.
-:func:`replace` copies one with some fields changed. Type checkers see
+:func:`replace` copies one with some fields changed, and :func:`as_json`
+gives its fields as a JSON document holds them. Type checkers see
 ``@dataclass`` itself.
 """
 
@@ -17,11 +18,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-__all__ = ["field", "record", "replace"]
+__all__ = ["as_json", "field", "record", "replace"]
 
 if TYPE_CHECKING:
     from dataclasses import dataclass as record
     from dataclasses import field, replace
+    from typing import Any
+
+    def as_json(obj: Any, /, **more: Any) -> dict[str, Any]: ...
+
 else:
 
     class FrozenInstanceError(AttributeError):
@@ -118,3 +123,15 @@ else:
         values = {name: getattr(obj, name) for name in obj.__record_fields__}
         values.update(changes)
         return type(obj)(**values)
+
+    def as_json(obj, /, **more):
+        """A record's fields by name, then ``more``: a tuple or list as a list,
+        a record inside as its own ``to_json()``."""
+        document = {name: _plain(getattr(obj, name)) for name in obj.__record_fields__}
+        document.update(more)
+        return document
+
+    def _plain(value):
+        if isinstance(value, (tuple, list)):
+            return [_plain(item) for item in value]
+        return value.to_json() if hasattr(value, "__record_fields__") else value

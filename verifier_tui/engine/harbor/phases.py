@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from verifier_tui.engine.model import UNKNOWN as NOT_KNOWN
 from verifier_tui.engine.model import duration_text
-from verifier_tui.engine.record import record, replace
+from verifier_tui.engine.record import as_json, record, replace
 from verifier_tui.engine.verdict import REWARD_FILE_NOT_FOUND, VERIFIER_TIMEOUT, rewards_json
 
 if TYPE_CHECKING:
@@ -66,14 +66,7 @@ class Phase:
     data: dict[str, Any] | None = None  # the runner's own line for this phase (the replay only)
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "label": self.label,
-            "status": self.status,
-            "detail": self.detail,
-            "lines": list(self.lines),
-            "data": self.data,
-        }
+        return as_json(self)
 
 
 @record(frozen=True)
@@ -85,10 +78,10 @@ class PhaseReport:
     ``explanation``: what happened, and what it means under Harbor.
     ``advice``: what to try next ("" when nothing went wrong)."""
 
-    phases: tuple[Phase, ...]
     stopped_at: str | None
     explanation: str
     advice: str = ""
+    phases: tuple[Phase, ...] = ()
 
     @property
     def first_wrong(self) -> Phase | None:
@@ -98,12 +91,7 @@ class PhaseReport:
         return next((p.status for p in self.phases if p.name == name), UNKNOWN)
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "stopped_at": self.stopped_at,
-            "explanation": self.explanation,
-            "advice": self.advice,
-            "phases": [p.to_json() for p in self.phases],
-        }
+        return as_json(self)
 
 
 # --------------------------------------------------------------------------
@@ -352,10 +340,10 @@ def _local_phases(result: RunResult, where: str | None) -> PhaseReport:
 
     if result.outcome is Outcome.COULD_NOT_START:
         return PhaseReport(
-            tuple(Phase(name, label, NOT_REACHED) for name, label in PHASES),
             "start",
             f"the replay could not start: {result.start_error}",
             "check the interpreter (--python) and the task's tests/ folder",
+            tuple(Phase(name, label, NOT_REACHED) for name, label in PHASES),
         )
     lines = [line for line in (result.phases or []) if isinstance(line, dict)]
     by_phase: dict[str, list[dict[str, Any]]] = {}
@@ -413,7 +401,7 @@ def _local_phases(result: RunResult, where: str | None) -> PhaseReport:
             else "every step ended"
         )
         explanation, advice = hung_words(what, f" ({duration_text(result.timeout_s)})")
-        return PhaseReport(tuple(phases), stopped_at or "timeout", explanation, advice)
+        return PhaseReport(stopped_at or "timeout", explanation, advice, tuple(phases))
     if stopped_at is None:
         if lines:
             written = next((p for p in phases if p.name == "reward_written" and p.status == DONE), None)
@@ -426,7 +414,7 @@ def _local_phases(result: RunResult, where: str | None) -> PhaseReport:
             explanation = f"the runner wrote {written.detail}; {scored}" if written else scored
         else:
             explanation = "the runner reported no phases for this run"
-    return PhaseReport(tuple(phases), stopped_at, explanation, advice)
+    return PhaseReport(stopped_at, explanation, advice, tuple(phases))
 
 
 # --------------------------------------------------------------------------
@@ -456,7 +444,7 @@ def _report(
             phases.append(Phase(name, label, NOT_REACHED))
         else:
             phases.append(Phase(name, label, before, written if name == "reward_written" else ""))
-    return PhaseReport(tuple(phases), stopped_at or failed, explanation, advice)
+    return PhaseReport(stopped_at or failed, explanation, advice, tuple(phases))
 
 
 def sandbox_phases(
@@ -632,13 +620,7 @@ class Parting:
     words: str
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "phase": self.phase,
-            "label": self.label,
-            "sandbox": self.sandbox,
-            "local": self.local,
-            "words": self.words,
-        }
+        return as_json(self)
 
 
 #: What a side did at a step, in words.

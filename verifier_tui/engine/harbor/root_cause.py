@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from verifier_tui.engine.harbor.phases import FAILED
 from verifier_tui.engine.harbor.reading import time_span
-from verifier_tui.engine.record import record, replace
+from verifier_tui.engine.record import as_json, record, replace
 from verifier_tui.engine.verdict import VERIFIER_TIMEOUT
 
 if TYPE_CHECKING:
@@ -116,15 +116,7 @@ class RootCause:
         )
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "phase": self.phase,
-            "what": self.what,
-            "message": self.message,
-            "source": self.source,
-            "advice": self.advice,
-            "then": self.then,
-            "headline": self.headline(),
-        }
+        return as_json(self, headline=self.headline())
 
 
 def _phase_by_time(trial: Trial, step: StepView, occurred: Any) -> str:

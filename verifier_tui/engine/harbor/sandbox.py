@@ -20,7 +20,7 @@ from verifier_tui.engine.harbor.phases import PhaseReport, sandbox_phases
 from verifier_tui.engine.harbor.reading import ExceptionRecord
 from verifier_tui.engine.harbor.runner_output import RunnerOutput, parse_runner_output
 from verifier_tui.engine.model import UNKNOWN, CapturedText, RewardFile, Verdict
-from verifier_tui.engine.record import record
+from verifier_tui.engine.record import as_json, record
 from verifier_tui.engine.untrusted import Read, look, open_regular
 from verifier_tui.engine.verdict import REWARD_FILE_NOT_FOUND, VERIFIER_TIMEOUT
 
@@ -60,7 +60,7 @@ class HarborVerdict:
         return self.error or "no verdict"
 
     def to_json(self) -> dict[str, Any]:
-        return {"rewards": self.rewards, "error": self.error, "message": self.message, "source": self.source}
+        return as_json(self)
 
 
 def _number(value: Any) -> str:
