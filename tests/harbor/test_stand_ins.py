@@ -167,9 +167,10 @@ def test_an_empty_stand_in_chosen_over_a_captured_app_is_not_said_to_replace_a_m
     the replay then differs, and the reason must not claim /app was not captured."""
     from verifier_tui.engine.harbor.folders import open_harbor
     from verifier_tui.engine.harbor.trial_session import TrialSession
+    from verifier_tui.engine.session import Options
 
     trial, step = open_harbor(mixed / "hello-file__Captur1")
-    session = TrialSession(trial, step, python=PY)
+    session = TrialSession(trial, step, options=Options(python=PY))
     try:
         session.choose_stand_in(empty=True)
         assert session.plan.workspace_words.startswith("your stand-in: an empty /app, instead of the /app")

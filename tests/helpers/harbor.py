@@ -712,10 +712,15 @@ def sandbox_trial(
     return open_harbor(Path(job) / name)[0]
 
 
-def replay_trial(trial, step: str | None = None, **kwargs):
+def replay_trial(trial, step: str | None = None, *, workspace=None, case=None, empty=False, **options):
     """Open ``trial`` and replay it once, as ``run TRIAL`` does: the session
-    (closed again) and its replay."""
+    (closed again) and its replay. ``workspace``, ``case`` and ``empty`` make
+    the stand-in for /app; the rest are the engine's options (``timeout``,
+    ``env``, ``python`` ...)."""
+    from verifier_tui.engine.harbor.replay import StandIn
     from verifier_tui.engine.harbor.trial_session import TrialSession
+    from verifier_tui.engine.session import Options
 
-    with TrialSession(trial, step, **kwargs) as opened:
+    stand_in = StandIn(Path(workspace) if workspace else None, case, empty)
+    with TrialSession(trial, step, options=Options(**options), stand_in=stand_in) as opened:
         return opened, opened.run()

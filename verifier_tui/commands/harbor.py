@@ -161,7 +161,7 @@ def open_trial_session(args: argparse.Namespace) -> TrialSession | int:
         trial, step = select_trial(found, getattr(args, "trial", None), getattr(args, "step", None) or step_in_path)
     except HarborFolderError as exc:
         return _fail(str(exc))
-    return TrialSession.chosen(trial, step, args.options, args.stand_in_chosen, task_dir=args.task)
+    return TrialSession(trial, step, options=args.options, stand_in=args.stand_in_chosen, task_dir=args.task)
 
 
 # ---------------------------------------------------------------------------

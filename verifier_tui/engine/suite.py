@@ -280,8 +280,13 @@ class JobReplays:
         from verifier_tui.engine.harbor.folders import open_trial
         from verifier_tui.engine.harbor.trial_session import TrialSession
 
-        return TrialSession.chosen(
-            open_trial(trial.path), step, self.options, self.stand_in, task_dir=self.task_dir, pool=self._pool
+        return TrialSession(
+            open_trial(trial.path),
+            step,
+            options=self.options,
+            stand_in=self.stand_in,
+            task_dir=self.task_dir,
+            pool=self._pool,
         )
 
     @uninterrupted

@@ -137,11 +137,11 @@ class TrialApp(BaseApp):
         show, ends with the reason)."""
         options = self.options
         try:
-            opened = TrialSession.chosen(
+            opened = TrialSession(
                 trial,
                 step or (trial.steps[0].name if trial.multi_step else None),
-                options,
-                StandIn(workspace=options.workspace, case=options.case),
+                options=options,
+                stand_in=StandIn(workspace=options.workspace, case=options.case),
                 task_dir=self.task_dir,
             )
         except Exception as exc:  # noqa: BLE001 - a boundary: shown, never a crash

@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 
     from verifier_tui.engine.invocation import RunSpec
     from verifier_tui.engine.readback import Explanation
-    from verifier_tui.engine.session import Session
+    from verifier_tui.engine.session import Options, Session
 
 
 @record
@@ -66,36 +66,33 @@ class TrialSession:
         trial: Trial,
         step: str | None = None,
         *,
+        options: Options | None = None,
+        stand_in: StandIn | None = None,
         task_dir: Path | str | None = None,
-        workspace: Path | str | None = None,
-        case: str | None = None,
-        empty: bool = False,
-        timeout: float | None = None,
-        python: str = "python3",
-        nemo_gym: Path | None = None,
         cache: Path | None = None,
         environ: Mapping[str, str] | None = None,
-        runner: str = "ours",
-        env: tuple[str, ...] = (),
         pool: SessionPool | None = None,
-        network: str = "task",
     ) -> None:
+        """``options``: the engine's (:class:`~verifier_tui.engine.session.Options`);
+        of them a replay takes the interpreter, ``--timeout``, ``--nemo-gym``,
+        ``--runner``, ``--env`` and ``--network``. ``stand_in``: what stands in
+        for an uncaptured /app."""
+        if options is None:
+            from verifier_tui.engine.session import Options
+
+            options = Options()
+        stand_in = stand_in or StandIn()
         self.trial = trial
-        self.network = network  # --network host: this machine's network for the replays
+        self.options = options
         self._pool = pool  # many trials replayed in a row share a session per task (the pool closes them)
-        self.env = env  # --env words: added to the environment Harbor gave the verifier
         self.step = step
-        self.runner = runner  # "ours", or "task": the runner the task ships, as the sandbox ran it
-        self.python = python
-        self.nemo_gym = nemo_gym
-        self.timeout = timeout
         self._task_dir = task_dir
         self._cache = cache
         self._environ = environ
         # A stand-in serves where the trial did not capture /app; one chosen on
         # screen for this trial (choose_stand_in) serves even over a captured one.
-        self.stand_in: tuple[Path | None, str | None] = (Path(workspace) if workspace else None, case)
-        self.empty_stand_in = empty
+        self.stand_in: tuple[Path | None, str | None] = (stand_in.workspace, stand_in.case)
+        self.empty_stand_in = stand_in.empty
         self._over_capture = False
         self._empty: Path | None = None  # the empty folder made for that stand-in
         self.walk: TrialWalkthrough = walk_trial(trial, step, task_dir=task_dir, cache=cache, environ=environ)
@@ -115,40 +112,12 @@ class TrialSession:
 
     # -- the plan and its session ----------------------------------------------------
 
-    @classmethod
-    def chosen(
-        cls,
-        trial: Trial,
-        step: str | None,
-        options: Any,
-        stand_in: StandIn,
-        task_dir: Path | str | None = None,
-        pool: SessionPool | None = None,
-    ) -> TrialSession:
-        """A session with the engine's ``options`` (:class:`~verifier_tui.engine.session.Options`)
-        and ``stand_in`` for an uncaptured /app: what every face opens a trial with."""
-        return cls(
-            trial,
-            step,
-            task_dir=task_dir,
-            workspace=stand_in.workspace,
-            case=stand_in.case,
-            empty=stand_in.empty,
-            timeout=options.timeout,
-            python=options.python,
-            nemo_gym=options.nemo_gym,
-            runner=options.runner,
-            env=options.env,
-            pool=pool,
-            network=options.network,
-        )
-
     def _plan(self) -> ReplayPlan:
         workspace, case = self.stand_in
         if self.empty_stand_in and (self._over_capture or self.walk.workspace.path is None):
             workspace = self._empty_folder()
         walk = self.walk
-        timeout = self.timeout if self.timeout is not None else walk.facts.timeout.for_replay
+        timeout = self.options.timeout if self.options.timeout is not None else walk.facts.timeout.for_replay
         return plan_replay(
             walk.location,
             walk.workspace,
@@ -159,8 +128,8 @@ class TrialSession:
             empty=self.empty_stand_in,
             over_capture=self._over_capture,
             timeout=timeout,
-            runner=self.runner,
-            env_words=self.env,
+            runner=self.options.runner,
+            env_words=self.options.env,
         )
 
     def _empty_folder(self) -> Path:
@@ -182,17 +151,18 @@ class TrialSession:
         from verifier_tui.engine.session import Options, SelectionError, Session
         from verifier_tui.engine.task.discovery import DiscoveryError
 
+        chosen = self.options
         options = Options(
             verifier=str(plan.verifier) if plan.verifier is not None else None,
             case=plan.case,
             workspace=plan.workspace,
             no_response=True,  # Harbor never passes a response
             timeout=plan.timeout_s,
-            python=self.python,
-            nemo_gym=self.nemo_gym,
-            runner=self.runner,
-            env=self.env,
-            network=self.network,
+            python=chosen.python,
+            nemo_gym=chosen.nemo_gym,
+            runner=chosen.runner,
+            env=chosen.env,
+            network=chosen.network,
         )
         try:
             if self._pool is not None and not explaining:
