@@ -92,17 +92,6 @@ def descendants(pid: int) -> set[int]:
     return found
 
 
-def group_members(pgid: int) -> dict[int, list[bytes]]:
-    """The processes of group ``pgid``, each with its :func:`stat` fields."""
-    found: dict[int, list[bytes]] = {}
-    wanted = str(pgid).encode()
-    for pid in pids():
-        fields = stat(pid)
-        if fields is not None and len(fields) > 2 and fields[2] == wanted:
-            found[pid] = fields
-    return found
-
-
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
