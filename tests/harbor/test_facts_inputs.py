@@ -62,6 +62,8 @@ def test_the_words_say_how_the_timeout_was_computed(task, runs):
             "600 s (task.toml [verifier] timeout_sec inf, no limit in Harbor; "
             "the replay stops at Harbor's default 600, × timeout_multiplier 1)",
         ),
+        # finite, but past what a count of milliseconds can hold: said, never an OverflowError
+        ("1e306", "1e+306 s (task.toml [verifier] timeout_sec 1e+306, × timeout_multiplier 1)"),
     ],
 )
 def test_a_timeout_harbor_cannot_count_down_is_said_as_harbor_used_it(task, runs, value, words):

@@ -219,9 +219,9 @@ def duration_text(seconds: float) -> str:
         return "no limit"
     if not seconds >= 0:  # NaN, or less than 0
         return f"{seconds:g} s"
-    if round(seconds * 1000) < 1000:
+    if seconds < 0.9995:  # what rounds to 1000 ms or more is said in seconds
         return f"{seconds * 1000:.0f} ms"
-    return f"{seconds:.3g} s" if seconds < 99.95 else f"{seconds:.0f} s"
+    return f"{seconds:.0f} s" if 99.95 <= seconds < 1e9 else f"{seconds:.3g} s"
 
 
 @record
