@@ -251,6 +251,23 @@ def test_memory_mb_ends_the_biggest_process_as_the_oom_killer_would(tmp_path, en
     assert any("out of memory" in n and "memory_mb = 128" in n for n in data["notices"])
 
 
+@pytest.mark.parametrize("mb", [1 << 43, 10**23])
+def test_a_limit_too_big_to_give_is_said_and_the_run_goes_on(tmp_path, env, sandbox, mb):
+    """2**63 bytes and more is past what bwrap's --size (the run's /tmp) or a
+    memory cgroup takes: without a word, the run could not start at all."""
+    task_dir = make_task(
+        tmp_path / "t",
+        "def verify(workspace):\n    return 1.0\n",
+        toml=f'version = "1.0"\n[environment]\nmemory_mb = {mb}\nstorage_mb = {mb}\n',
+        cases={"only": {}},
+    )
+    data = run_json(dict(env, VERIFIER_TUI_SANDBOX=sandbox), task_dir)
+    assert data["rewards"] == {"reward": 1.0}
+    assert data["limits"]["memory_mb"] is None and data["limits"]["storage_mb"] is None
+    for key in ("memory_mb", "storage_mb"):
+        assert any(f"{key} = {mb} is 2**63 bytes or more" in n for n in data["notices"]), data["notices"]
+
+
 def test_past_memory_mb_a_child_is_killed_and_the_verifier_goes_on(tmp_path, env, sandbox):
     """The OOM killer ends the biggest process, not the whole container: a
     verifier whose helper process is killed can still write its reward."""

@@ -60,6 +60,10 @@ PUBLIC = "public"
 NETWORK_MODES = ("public", "no-network", "allowlist")  # config.py NetworkMode
 
 
+#: 2**63 bytes in MB: the most bwrap's --size takes, and a memory cgroup's memory.max.
+_MB_PAST_SIGNED_64_BITS = 1 << 43
+
+
 @record(frozen=True)
 class VerifierSettings:
     """One ``[verifier]`` table (the task's, or one step's): ``VerifierConfig``."""
@@ -353,20 +357,22 @@ def _config(data: dict[str, Any], check: _Check) -> TaskConfig:
         None,
     )
 
-    cpus, memory_mb, storage_mb = environment["cpus"], environment["memory_mb"], environment["storage_mb"]
-    if cpus is not None and cpus <= 0:
-        check.notes.append(f"task.toml: [environment] cpus = {cpus!r} is not more than 0; no CPU limit is applied")
-        cpus = None
-    if memory_mb is not None and memory_mb <= 0:
-        check.notes.append(
-            f"task.toml: [environment] memory_mb = {memory_mb!r} is not more than 0; no memory limit is applied"
-        )
-        memory_mb = None
-    if storage_mb is not None and storage_mb <= 0:
-        check.notes.append(
-            f"task.toml: [environment] storage_mb = {storage_mb!r} is not more than 0; no storage limit is applied"
-        )
-        storage_mb = None
+    limits: dict[str, int | None] = {}
+    for key, what in (("cpus", "CPU"), ("memory_mb", "memory"), ("storage_mb", "storage")):
+        value = environment[key]
+        if value is not None and value <= 0:
+            check.notes.append(
+                f"task.toml: [environment] {key} = {value!r} is not more than 0; no {what} limit is applied"
+            )
+            value = None
+        elif value is not None and key != "cpus" and value >= _MB_PAST_SIGNED_64_BITS:
+            check.notes.append(
+                f"task.toml: [environment] {key} = {value!r} is 2**63 bytes or more, past what a tmpfs "
+                f"or a memory cgroup can be given; no {what} limit is applied"
+            )
+            value = None
+        limits[key] = value
+    cpus, memory_mb, storage_mb = limits["cpus"], limits["memory_mb"], limits["storage_mb"]
     check.unknown()
     refused = check.refused()
     problems = list(check.notes)
