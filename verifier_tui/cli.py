@@ -90,6 +90,18 @@ def _env_word(text: str) -> str:
     return text
 
 
+def _nemo_gym(text: str) -> Path:
+    """``--nemo-gym DIR``, checked now: a folder that holds no nemo_gym/verifiers
+    is bad input, refused before anything runs (each run would only fail to start)."""
+    from verifier_tui.engine.task.kinds import verifiers_folder
+
+    path = Path(text)
+    problem = verifiers_folder(path)[1]
+    if problem is not None:
+        raise argparse.ArgumentTypeError(f"{text}: " + problem.removeprefix(f"--nemo-gym {path}: "))
+    return path
+
+
 def _module_names(text: str) -> tuple[str, ...]:
     """``--preload numpy,pandas``: dotted module names, comma-separated."""
     names = tuple(name.strip() for name in text.split(",") if name.strip())
@@ -195,7 +207,9 @@ OPTIONS: list[tuple[tuple[str, ...], tuple[str, ...], bool, dict[str, Any]]] = [
         ("--nemo-gym",),
         EVERY,
         True,
-        dict(metavar="DIR", type=Path, help="a nemo_gym/verifiers folder to vendor instead of the interpreter's own"),
+        dict(
+            metavar="DIR", type=_nemo_gym, help="a nemo_gym/verifiers folder to vendor instead of the interpreter's own"
+        ),
     ),
     (
         ("--env",),

@@ -250,6 +250,33 @@ def test_a_timeout_option_that_is_not_a_finite_positive_number_is_refused(env, t
     assert "--timeout" in done.stderr.strip().splitlines()[-1]
 
 
+@pytest.mark.parametrize("command", TIMEOUT_COMMANDS)
+@pytest.mark.parametrize("folder", ["etc", "missing"])
+def test_a_nemo_gym_option_with_no_verifiers_in_it_is_refused_before_anything_runs(env, tmp_path, command, folder):
+    """Not a run that cannot start (exit 127, the code of a too-old Python) or
+    a table of failed cases (exit 1): bad input, one line, exit 2."""
+    task_dir = with_case(make_task(tmp_path / "t"))
+    given = tmp_path / folder
+    if folder == "etc":
+        (given / "verifiers").mkdir(parents=True)  # no __init__.py: not a package
+    done = run_tool(env, command, task_dir, "--nemo-gym", str(given), "--python", PY)
+    assert done.returncode == 2 and done.stdout == ""
+    no_traceback(done)
+    assert (
+        done.stderr.strip()
+        .splitlines()[-1]
+        .endswith(
+            f"argument --nemo-gym: {given}: "
+            + (
+                "neither a nemo_gym/verifiers folder, the nemo_gym package, nor a folder holding nemo_gym/ "
+                "(looked for verifiers/__init__.py in each)"
+                if folder == "etc"
+                else "not a folder"
+            )
+        )
+    )
+
+
 def test_a_huge_finite_timeout_is_honoured(env, tmp_path):
     task_dir = make_task(tmp_path / "t")
     done = run_tool(env, "run", "--json", task_dir, "--timeout", "1e308", "--python", PY)
