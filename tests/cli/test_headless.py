@@ -445,6 +445,20 @@ def test_test_junit_all_passing(env, example, tmp_path):
     assert list(suite.iter("failure")) == []
 
 
+def test_test_junit_that_cannot_be_written(env, example, tmp_path):
+    """A folder is refused before anything runs; a full disk is found only
+    by the write, after the table, which is printed all the same."""
+    task = example("sum-column")
+    done = run_tool(env, "test", task, "--junit", tmp_path, "--python", PY)
+    no_traceback(done)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.strip() == f"verifier-tui: --junit {tmp_path}: is a folder"
+    done = run_tool(env, "test", task, "--junit", "/dev/full", "--python", PY)
+    no_traceback(done)
+    assert done.returncode == 2 and "3 passed, 0 failed" in done.stdout
+    assert done.stderr.strip() == "verifier-tui: --junit /dev/full: cannot write it: No space left on device"
+
+
 def test_test_json(env, example):
     task_dir = example("fizzbuzz-module")
     (task_dir / "cases" / "partial" / "expected.json").write_text('{"rewards": {"reward": 0.5}}')

@@ -4,7 +4,6 @@ member of ``--json`` (docs/json-output.md) and as an LCOV file."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,21 +15,6 @@ if TYPE_CHECKING:
 
     from verifier_tui.engine.coverage import FileLines
     from verifier_tui.engine.model import RunResult
-
-
-def report_problem(path: Path | None) -> str | None:
-    """Why ``--coverage-report PATH`` could not be written, asked before
-    anything runs; None when it can (or was not asked for)."""
-    if path is None:
-        return None
-    folder = path.parent if str(path.parent) else Path(".")
-    if path.is_dir():
-        return f"--coverage-report {path}: is a folder"
-    if not folder.is_dir():
-        return f"--coverage-report {path}: there is no folder {folder}"
-    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        return f"--coverage-report {path}: not writable"
-    return None
 
 
 def gathered(

@@ -513,9 +513,13 @@ def explain_command(args: argparse.Namespace) -> int:
 def test_command(args: argparse.Namespace) -> int:
     """Every trial of a job (every step of each), replayed in parallel through
     the pipeline ``test`` runs cases with (:func:`verifier_tui.engine.suite.arun_groups`)."""
+    from verifier_tui.commands.report import output_file_problem, write_junit
     from verifier_tui.engine.session import cpu_count
     from verifier_tui.engine.suite import CollectionError, NotReplayed, arun_groups, collect
 
+    problem = output_file_problem("--junit", args.junit)
+    if problem is not None:
+        return _fail(problem)
     try:
         collection = collect([args.target], args.options, task_dir=args.task, stand_in=args.stand_in_chosen)
     except CollectionError as exc:
@@ -546,11 +550,6 @@ def test_command(args: argparse.Namespace) -> int:
     used = [r.name for r in rows if r.stand_in == "used"]
     unused = [r.name for r in rows if r.stand_in == "unused"]
     copied = next((r.copy_sandbox for r in rows if r.copy_sandbox), None)
-    if args.junit:
-        from verifier_tui.commands.report import write_junit
-
-        cases = [junit_case(group.name, r) for r in rows]
-        write_junit(args.junit, f"verifier-tui job {group.name}", cases, wall, copied)
     if stream is not None:
         stream.end(
             {
@@ -577,6 +576,11 @@ def test_command(args: argparse.Namespace) -> int:
                 f"verifier-tui's runner judged {by_runner} of the {agree} that agree; the task's test.sh, as Harbor "
                 "runs it, is run only where that runner ends otherwise than the sandbox (run TRIAL runs it for one)"
             )
+    if args.junit:
+        cases = [junit_case(group.name, r) for r in rows]
+        problem = write_junit(args.junit, f"verifier-tui job {group.name}", cases, wall, copied)
+        if problem is not None:
+            return _fail(problem)
     return 0 if agree == len(rows) else 1
 
 

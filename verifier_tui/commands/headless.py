@@ -63,7 +63,7 @@ def run_command(args: argparse.Namespace) -> int:
         problem = (
             _interpreter_problem(session)
             or refusal(session.task.root, args.save_case)
-            or coverage.report_problem(args.coverage_report)
+            or report.output_file_problem("--coverage-report", args.coverage_report)
         )
         if problem:
             terminal.error(problem)
@@ -157,7 +157,11 @@ def test_command(args: argparse.Namespace) -> int:
             for group in groups:
                 terminal.error(f"{'' if len(groups) == 1 else group.name + ': '}{group.error}")
             return 2
-        problem = _interpreter_problem(runnable[0].session) or coverage.report_problem(args.coverage_report)
+        problem = (
+            _interpreter_problem(runnable[0].session)
+            or report.output_file_problem("--coverage-report", args.coverage_report)
+            or report.output_file_problem("--junit", args.junit)
+        )
         if problem:
             terminal.error(problem)
             return 2
@@ -175,9 +179,6 @@ def test_command(args: argparse.Namespace) -> int:
         invalid = sum(len(group.invalid) for group in groups)
         errors = [group for group in groups if group.error is not None]
         refused = [group for group in groups if report.refused(group)]
-        if args.junit:
-            name = f"verifier-tui {ran[0][0].name}" if len(ran) == 1 else "verifier-tui"
-            report.write_junit(args.junit, name, report.junit_cases(ran), wall, report.copy_warning(ran))
         named = [(group.item_name(r.case or "-"), r) for group, rs in ran for r in rs]
         if args.json:
             data = report.test_json(ran, wall)
@@ -185,8 +186,14 @@ def test_command(args: argparse.Namespace) -> int:
         else:
             for line in report.test_lines(ran, coverage.said(args, named)):
                 terminal.out(line)
-        if refused or _coverage_report(args, named):
-            return 2  # whatever the cases did, Harbor would not run any of that task's
+        junit = None
+        if args.junit:
+            name = f"verifier-tui {ran[0][0].name}" if len(ran) == 1 else "verifier-tui"
+            junit = report.write_junit(args.junit, name, report.junit_cases(ran), wall, report.copy_warning(ran))
+            if junit is not None:
+                terminal.error(junit)
+        if refused or _coverage_report(args, named) or junit is not None:
+            return 2  # whatever the cases did, Harbor would not run any of that task's (or a report is missing)
         return 0 if passed == len(every) and not invalid and not errors else 1
 
 

@@ -9,6 +9,7 @@ failed case with :func:`result_lines`, as ``run`` prints it.
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
@@ -436,10 +437,27 @@ def junit_cases(ran: list[tuple[Any, list[RunResult]]]) -> list[JunitCase]:
     return out
 
 
-def write_junit(path: Path, name: str, cases: list[JunitCase], wall: float, sandbox: str | None = None) -> None:
+def output_file_problem(flag: str, path: Path | None) -> str | None:
+    """Why the file ``flag`` names (``--junit``, ``--coverage-report``) could
+    not be written, asked before anything runs; None when it can (or was not
+    asked for). What only the write can tell (a full disk) is said then."""
+    if path is None:
+        return None
+    folder = path.parent if str(path.parent) else Path(".")
+    if path.is_dir():
+        return f"{flag} {path}: is a folder"
+    if not folder.is_dir():
+        return f"{flag} {path}: there is no folder {folder}"
+    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        return f"{flag} {path}: not writable"
+    return None
+
+
+def write_junit(path: Path, name: str, cases: list[JunitCase], wall: float, sandbox: str | None = None) -> str | None:
     """A JUnit XML report: one testsuite called ``name``, a testcase for each
     of ``cases``; ``sandbox``: the words of a copy sandbox, as a property and
-    on the suite's output, where a CI page shows them."""
+    on the suite's output, where a CI page shows them. Returns why it could
+    not be written (None: it was); the results were printed first."""
     from xml.etree import ElementTree as ET
 
     x = terminal.xml_text  # what XML 1.0 cannot hold, as a visible escape: the file stays well-formed
@@ -465,7 +483,11 @@ def write_junit(path: Path, name: str, cases: list[JunitCase], wall: float, sand
             ET.SubElement(case, "system-out").text = x(each.stdout)
         if each.stderr:
             ET.SubElement(case, "system-err").text = x(each.stderr)
-    ET.ElementTree(suite).write(path, encoding="utf-8", xml_declaration=True)
+    try:
+        ET.ElementTree(suite).write(path, encoding="utf-8", xml_declaration=True)
+    except OSError as exc:
+        return f"--junit {path}: cannot write it: {exc.strerror or exc}"
+    return None
 
 
 def watch_line(result: RunResult, trigger: str) -> str:

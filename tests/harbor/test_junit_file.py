@@ -1,0 +1,33 @@
+"""``test JOB --junit FILE``: a file that cannot be written is said before
+anything runs when it can be known then (a folder, no folder to hold it), and
+otherwise (a full disk) after the table, which is never lost."""
+
+from __future__ import annotations
+
+from tests.helpers.commands import no_traceback, run_tool
+from tests.helpers.harbor import SEPARATE, sandbox_trial
+from tests.helpers.tasks import PY
+
+
+def a_job(task, runs, tmp_path):
+    demo = task(toml=SEPARATE)
+    sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate", capture=True)
+    return runs / "jobs" / "j"
+
+
+def test_a_junit_file_in_no_folder_is_refused_before_any_replay(task, runs, tmp_path, env):
+    done = run_tool(env, "test", a_job(task, runs, tmp_path), "--junit", tmp_path / "none" / "j.xml", "--python", PY)
+    no_traceback(done)
+    assert done.returncode == 2 and done.stdout == ""
+    assert (
+        done.stderr.strip()
+        == f"verifier-tui: --junit {tmp_path / 'none' / 'j.xml'}: there is no folder {tmp_path / 'none'}"
+    )
+
+
+def test_a_junit_file_the_disk_cannot_take_keeps_the_table_and_says_which_file(task, runs, tmp_path, env):
+    done = run_tool(env, "test", a_job(task, runs, tmp_path), "--junit", "/dev/full", "--python", PY)
+    no_traceback(done)
+    assert done.returncode == 2
+    assert "1 agree, 0 differ, 0 not compared" in done.stdout
+    assert done.stderr.strip().endswith("--junit /dev/full: cannot write it: No space left on device")
