@@ -1,8 +1,10 @@
-"""How a trial's paths are put on screen: relative to the folder that holds
-both the task and the trial (where Harbor ran, usually), so that
-``tasks/demo/tests/verifier.py`` and ``jobs/<job>/<trial>`` read alike; the
-rest (deterministic durations for snapshots, ``~``, ANSI stripped) is the
-main screen's :class:`~verifier_tui.tui.display.Display`."""
+"""How a trial's paths are put on screen: as they resolve from where the
+user started, as everywhere else (a path relative to some other folder would
+read as another folder: ``tasks/demo`` beside a ``/here/tasks/demo`` it was
+chosen over). In deterministic mode (snapshots), relative to the folder that
+holds both the task and the trial instead, so that the screen does not depend
+on where the tests run; the rest (deterministic durations, ``~``, ANSI
+stripped) is the main screen's :class:`~verifier_tui.tui.display.Display`."""
 
 from __future__ import annotations
 
@@ -26,13 +28,13 @@ def common_base(*paths: Path | None) -> Path:
 @record
 class TrialDisplay(Display):
     """``task_root`` is the task (or the trial when the task was not found);
-    ``base`` the folder paths are shown relative to."""
+    ``base`` the folder paths are shown relative to in deterministic mode."""
 
     base: Path = Path("/")
 
     @property
     def origin(self) -> Path:
-        return self.base
+        return self.base if self.deterministic else self.cwd
 
     def action(self, action: Action) -> str:
         # The trial screen's keys for a stand-in are a line of their own
