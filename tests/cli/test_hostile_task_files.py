@@ -76,3 +76,23 @@ def test_a_fifo_tasks_jsonl_is_said(task, env, tmp_path):
     fifo(task / "tasks.jsonl")
     done = command(env, "explain", task, cwd=tmp_path)
     assert f"tasks.jsonl {FIFO_WORDS}" in done.stdout + done.stderr
+
+
+@pytest.mark.parametrize(
+    "make, what",
+    [
+        (lambda ws: ws.write_text("a file"), "not a folder"),
+        (lambda ws: ws.symlink_to("/etc/passwd"), "a link that leads to no folder"),
+        (lambda ws: ws.symlink_to(ws), "a link that leads to no folder"),  # a loop
+    ],
+)
+def test_a_case_workspace_that_is_no_folder_is_said_as_the_cases(make, what, task, env, tmp_path):
+    """Not silently an empty workspace, and never "no case chosen": the case was."""
+    workspace = task / "cases" / "good" / "workspace"
+    for item in workspace.iterdir():
+        item.unlink()
+    workspace.rmdir()
+    make(workspace)
+    done = command(env, "run", task, "--case", "good", cwd=tmp_path)
+    assert f"note: case good: its workspace is {what}: the verifier runs on an empty scratch workspace" in done.stdout
+    assert "no case and no workspace chosen" not in done.stdout

@@ -218,7 +218,7 @@ def _stage_inputs(prepared: Prepared, interpreters_nemo_gym: Path | None) -> _St
             stage.write_input("task_data.json", text)
     elif spec.task_data is not None:
         staged.task_data = stage.stage_input(spec.task_data, "task_data.json")
-    if spec.workspace is None:
+    if spec.workspace is None and spec.case is None:
         notices.append("no case and no workspace chosen: the verifier runs on an empty scratch workspace")
     if stage.vendored_from is not None and not task_vendors and spec.nemo_gym is not None:
         notices.append(f"nemo_gym/verifiers vendored from {stage.vendored_from}")
