@@ -334,6 +334,27 @@ async def test_a_file_name_that_is_not_utf8_does_not_end_the_watch(tmp_path: Pat
         await rec.until(lambda c: workspace / "after.txt" in c.paths)
 
 
+@both_modes
+async def test_saves_of_a_name_that_is_not_utf8_in_a_row_do_not_end_the_watch(tmp_path: Path, isolate: bool) -> None:
+    """Each save ends the watch it reaches, the next one's first wait too:
+    past the rebuilds allowed to a failing watch, that was the end of
+    ``watch`` (exit 2). Such a name is a change, not a broken watch."""
+    workspace = folder(tmp_path / "workspace")
+    bad = os.fsencode(workspace) + b"/bad\xff"
+    async with watching([WatchTarget(workspace, "workspace")], isolate=isolate) as rec:
+        try:
+            os.close(os.open(bad, os.O_CREAT | os.O_WRONLY))
+        except OSError:
+            pytest.skip("this file system refuses names that are not UTF-8")
+        for _ in range(40):
+            with open(bad, "ab") as handle:
+                handle.write(b"x")
+            await asyncio.sleep(0.01)
+        await rec.rest()  # the last of them seen (a re-created root each), and the watch built again
+        (workspace / "after.txt").write_text("x")
+        await rec.until(lambda c: workspace / "after.txt" in c.paths)
+
+
 @pytest.mark.parametrize("parent", [".tox", ".git", "__pycache__"])
 async def test_workspace_under_a_noisy_folder_name_is_watched(tmp_path: Path, parent: str) -> None:
     workspace = folder(tmp_path / parent / "py311" / "workspace")

@@ -71,6 +71,8 @@ _DELETED = 3
 
 #: Give up on a watch that keeps failing after this many rebuilds in a row.
 _MAX_REBUILDS_AFTER_ERRORS = 3
+#: What watchfiles says of an event whose path is not UTF-8 (notify's ``to_str``).
+_UNDECODABLE = "Unable to decode path"
 
 #: A batch of this many events is taken for one in which events were lost.
 #: When the kernel's inotify queue overflows (a burst of more than
@@ -195,7 +197,13 @@ class Channel:
                 recursive=self.recursive,
                 ignore_permission_denied=True,
             )
-        first = self._next()
+        try:
+            first = self._next()
+        except RuntimeError as exc:
+            if _UNDECODABLE not in str(exc):
+                raise
+            self._lost_watch()  # see _wait: built again at the next check
+            return set()
         # Recorded only once the new watch is in place, so a failed build is
         # simply retried at the next check.
         for root, identity in zip(self.roots, identities, strict=True):
@@ -288,17 +296,24 @@ class Channel:
         starts a new ``watch`` and reports them re-created (re-scan them)."""
         try:
             batch = self._next()
-        except RuntimeError:  # watchfiles' WatchfilesRustInternalError
-            self._failures += 1
-            if self._failures > _MAX_REBUILDS_AFTER_ERRORS:
-                raise
+        except RuntimeError as exc:  # watchfiles' WatchfilesRustInternalError
+            # watchfiles cannot name a path that is not UTF-8 and ends the watch
+            # instead: a change under the roots all the same, not a broken watch.
+            if _UNDECODABLE not in str(exc):
+                self._failures += 1
+                if self._failures > _MAX_REBUILDS_AFTER_ERRORS:
+                    raise
             logger.warning("file watcher error; re-creating it", exc_info=True)
-            self._batches = None
-            for root in self.roots:
-                root.identity = None
+            self._lost_watch()
             return set()
         self._failures = 0
         return batch
+
+    def _lost_watch(self) -> None:
+        """The ``watch`` ended on an error: every root is taken as re-created."""
+        self._batches = None
+        for root in self.roots:
+            root.identity = None
 
     def _change(self, raw: Batch, appeared: list[Root], vanished: frozenset[Path]) -> Change | None:
         paths = {p for _kind, raw_path in raw if (p := self._user_path(raw_path)) is not None}
