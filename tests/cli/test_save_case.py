@@ -68,6 +68,7 @@ def test_a_name_that_is_taken_or_no_name_is_refused_before_the_run(env, hello, t
         (".hidden", "a case name is one folder name"),
         ("two\nlines", "a case name is one folder name of printable characters"),
         ("rtl\u202eevil", "a case name is one folder name of printable characters"),
+        ("b" * 256, "a folder name holds at most 255 bytes"),
     ):
         done = run_tool(env, "run", hello, "--case", "good", "--save-case", name, "--python", PY, cwd=tmp_path)
         no_traceback(done)
@@ -75,6 +76,15 @@ def test_a_name_that_is_taken_or_no_name_is_refused_before_the_run(env, hello, t
         assert len(done.stderr.splitlines()) == 1 and said in done.stderr, done.stderr
     assert sorted(p.name for p in (hello / "cases").iterdir()) == ["good", "kept"]
     assert not (tmp_path / "out").exists() and list((hello / "cases" / "kept").iterdir()) == []
+
+
+def test_the_longest_name_a_folder_can_have_is_kept(env, hello, tmp_path):
+    """The scratch folder it is written in first is not named after it."""
+    name = "b" * 255
+    done = run_tool(env, "run", hello, "--case", "good", "--save-case", name, "--python", PY, cwd=tmp_path)
+    no_traceback(done)
+    assert done.returncode == 0, done.stderr
+    assert (hello / "cases" / name / "expected.json").is_file()
 
 
 def test_a_run_without_a_reward_expects_its_exit_code_and_a_timeout_expects_nothing(env, tmp_path):

@@ -39,6 +39,10 @@ class Kept:
     notes: tuple[str, ...] = ()
 
 
+#: The longest folder name of the file systems Linux uses (NAME_MAX).
+_NAME_MAX = 255
+
+
 def case_folder(task_root: Path, name: str) -> Path:
     """``cases/NAME`` of the task, checked free for a new case (nothing written)."""
     # isprintable: no line break or bidi control, which would forge a row of test's table
@@ -46,6 +50,8 @@ def case_folder(task_root: Path, name: str) -> Path:
         raise CaseNameError(
             f"--save-case {name!r}: a case name is one folder name of printable characters, not starting with '.'"
         )
+    if len(os.fsencode(name)) > _NAME_MAX:
+        raise CaseNameError(f"--save-case {name[:40]!r}...: a folder name holds at most {_NAME_MAX} bytes")
     cases = task_root / "cases"
     if cases.is_symlink() or (os.path.lexists(cases) and not cases.is_dir()):
         raise CaseNameError(f"{cases} is not a folder of the task's own: no case is written through it")
@@ -97,7 +103,7 @@ def keep_case(result: RunResult, task_root: Path, name: str, shared_task_data: t
     leaves it out, so the case goes on following it as every other case does."""
     folder = case_folder(task_root, name)
     folder.parent.mkdir(exist_ok=True)
-    scratch = Path(tempfile.mkdtemp(prefix=f".{name}.saving-", dir=folder.parent))
+    scratch = Path(tempfile.mkdtemp(prefix=".saving-", dir=folder.parent))  # not named after it: any name fits
     try:
         files, notes = _fill(scratch, result, shared_task_data)
         os.chmod(scratch, folder.parent.stat().st_mode & 0o777)  # mkdtemp's 0700 would hide it from others
