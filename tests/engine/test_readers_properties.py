@@ -9,6 +9,7 @@ Hypothesis' deadline), and none loses a trial."""
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 import threading
@@ -183,6 +184,10 @@ def test_expected_json_gives_an_expectation_or_a_problem(found, tmp_path_factory
     one_line(problem)
     if found[0] not in ("bytes", "missing"):
         assert expectation is None and problem, "a FIFO, folder or device is said, never taken for no file"
+    if expectation is not None:  # only what some run can give: else the case could never pass
+        rewards = expectation.rewards
+        assert rewards is None or (rewards and all(math.isfinite(v) for v in rewards.values()))
+        assert expectation.exit_code is None or 0 <= expectation.exit_code <= 255
 
 
 @SETTINGS

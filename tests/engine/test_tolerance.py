@@ -71,3 +71,19 @@ def test_an_unusable_tolerance_is_said_clearly(tmp_path, value, words):
 def test_a_tolerance_without_rewards_is_said(tmp_path):
     path = write(tmp_path / "expected.json", '{"exit_code": 1, "tolerance": 0.1}')
     assert read_expected(path) == (None, 'expected.json: "tolerance" applies to "rewards", and there are none')
+
+
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ('{"rewards": {"reward": NaN}}', '"rewards" must be an object of finite numbers, at least one'),
+        ('{"rewards": {"reward": 1e999}}', '"rewards" must be an object of finite numbers, at least one'),
+        ('{"rewards": {}}', '"rewards" must be an object of finite numbers, at least one'),
+        ('{"exit_code": -1}', '"exit_code" must be an integer from 0 to 255'),
+        ('{"exit_code": 99999999999999999999999}', '"exit_code" must be an integer from 0 to 255'),
+    ],
+)
+def test_an_expectation_no_run_can_meet_is_said(tmp_path, text, words):
+    """The runner never writes NaN, inf or an empty dict, and an exit status
+    is 0 to 255: such a case would fail for ever, whatever the verifier did."""
+    assert read_expected(write(tmp_path / "expected.json", text)) == (None, f"expected.json: {words}")

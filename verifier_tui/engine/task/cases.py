@@ -151,10 +151,17 @@ def read_expected(path: Path) -> tuple[Expectation | None, str | None]:
         return None, f'{path.name} must be a JSON object like {{"rewards": {{"reward": 1.0}}}} or {{"exit_code": 1}}'
     rewards = data.get("rewards")
     exit_code = data.get("exit_code")
-    if rewards is not None and not (isinstance(rewards, dict) and _numbers(rewards)):
-        return None, f'{path.name}: "rewards" must be an object of numbers'
-    if exit_code is not None and (isinstance(exit_code, bool) or not isinstance(exit_code, int)):
-        return None, f'{path.name}: "exit_code" must be an integer'
+    # What no run can give would fail the case for ever: a reward file holds at
+    # least one finite number (the runner refuses NaN, inf and {}), and an exit
+    # status is 0 to 255.
+    if rewards is not None and not (
+        isinstance(rewards, dict) and rewards and _numbers(rewards) and all(map(math.isfinite, rewards.values()))
+    ):
+        return None, f'{path.name}: "rewards" must be an object of finite numbers, at least one'
+    if exit_code is not None and (
+        isinstance(exit_code, bool) or not isinstance(exit_code, int) or not 0 <= exit_code <= 255
+    ):
+        return None, f'{path.name}: "exit_code" must be an integer from 0 to 255'
     if rewards is None and exit_code is None:
         problem = f'{path.name} names neither "rewards" nor "exit_code"'
         if data and _numbers(data):
