@@ -77,6 +77,17 @@ def _positive_float(text: str) -> float:
     return value
 
 
+def _at_least_one(text: str) -> int:
+    """``-j N``: a whole number, 1 or more (0 or less would run nothing, or all at once)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: give 1 or more")
+    return value
+
+
 def _env_word(text: str) -> str:
     """``--env NAME`` or ``--env NAME=VALUE``, checked now (a bare NAME must be
     set in the user's environment) and kept as given: the engine reads it
@@ -294,7 +305,7 @@ OPTIONS: list[tuple[tuple[str, ...], tuple[str, ...], bool, dict[str, Any]]] = [
         ("--jobs", "-j"),
         ("test", "audit"),
         False,
-        dict(metavar="N", type=int, help="cases (audit: probes) run at once (default: the number of CPUs)"),
+        dict(metavar="N", type=_at_least_one, help="cases (audit: probes) run at once (default: the number of CPUs)"),
     ),
     (
         ("--trial",),

@@ -277,6 +277,16 @@ def test_a_nemo_gym_option_with_no_verifiers_in_it_is_refused_before_anything_ru
     )
 
 
+@pytest.mark.parametrize("value, words", [("0", "give 1 or more"), ("-1", "give 1 or more"), ("two", "whole number")])
+@pytest.mark.parametrize("command", ["test", "audit"])
+def test_a_jobs_option_below_one_is_refused(env, tmp_path, command, value, words):
+    task_dir = with_case(make_task(tmp_path / "t"))
+    done = run_tool(env, command, task_dir, "-j", value, "--python", PY)
+    assert done.returncode == 2 and done.stdout == ""
+    no_traceback(done)
+    assert "argument --jobs/-j" in done.stderr and words in done.stderr
+
+
 def test_a_huge_finite_timeout_is_honoured(env, tmp_path):
     task_dir = make_task(tmp_path / "t")
     done = run_tool(env, "run", "--json", task_dir, "--timeout", "1e308", "--python", PY)
