@@ -109,6 +109,15 @@ def test_new_refuses_a_name_harbor_would_refuse(tmp_path, env):
     assert not (tmp_path / "t").exists()
 
 
+def test_new_under_a_file_names_the_path_and_why(tmp_path, env):
+    write(tmp_path / "plain.txt", "mine\n")
+    done = run_tool(env, "new", tmp_path / "plain.txt" / "sub", "--no-open")
+    no_traceback(done)
+    assert done.returncode == 2
+    assert done.stderr == f"verifier-tui: cannot write {tmp_path / 'plain.txt' / 'sub'}: Not a directory\n"
+    assert (tmp_path / "plain.txt").read_text() == "mine\n"
+
+
 def test_new_into_an_empty_folder(tmp_path, env):
     (tmp_path / "empty").mkdir()
     assert run_tool(env, "new", tmp_path / "empty", "--no-open").returncode == 0

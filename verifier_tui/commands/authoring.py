@@ -32,7 +32,7 @@ def new_command(args: argparse.Namespace) -> int:
     try:
         new_task(folder, args.name)
     except (AuthoringError, OSError) as exc:
-        terminal.error(str(exc))
+        terminal.error(_said(exc))
         return 2
     shown = shlex.quote(args.path)
     terminal.out(f"wrote a new task in {args.path}:")
@@ -50,8 +50,15 @@ def vendor_command(args: argparse.Namespace) -> int:
     try:
         said = vendor(Path(args.path))
     except (AuthoringError, OSError) as exc:
-        terminal.error(str(exc))
+        terminal.error(_said(exc))
         return 2
     for sentence in said:
         terminal.out(sentence)
     return 0
+
+
+def _said(exc: AuthoringError | OSError) -> str:
+    """The problem in one line: an OSError names the file and why, never as ``[Errno 17]``."""
+    if isinstance(exc, OSError) and exc.filename is not None:
+        return f"cannot write {exc.filename}: {exc.strerror or exc}"
+    return str(exc)
