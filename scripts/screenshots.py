@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -210,6 +211,7 @@ async def take_trial(name: str, job: Path, out: Path) -> Path:
 
     if name in TRIAL_OF:
         found, step = open_harbor(job / TRIAL_OF[name])
+        os.chdir(job.parent.parent)  # started where Harbor ran, as a user would: paths read from there
     else:  # as `verifier-tui JOB` starts: the trials are read on screen
         found, step = job, None
     app = ReplayingApp(found, step, options=Options())
@@ -254,10 +256,11 @@ def main(argv: list[str] | None = None) -> int:
     if wanted:
         import tempfile
 
+        started = Path.cwd()
         with tempfile.TemporaryDirectory() as scratch:
-            # Paths on screen are relative to the folder holding the task and the job.
             job = build_job(Path(scratch) / "runs")
             saved += [asyncio.run(take_trial(name, job, args.out)) for name in wanted if name in TRIAL_OF]
+            os.chdir(started)
             if "jobs-compared" in wanted:
                 saved.append(asyncio.run(take_trial("jobs-compared", two_jobs(Path(scratch) / "two"), args.out)))
             others = [name for name in wanted if name not in TRIAL_OF and name != "jobs-compared"]
