@@ -148,6 +148,21 @@ def test_a_link_in_a_trials_captured_app_is_never_read_through(sandbox, private,
     assert os.readlink(task / "cases" / "kept" / "workspace" / "notes.txt") == str(private / "notes.txt")
 
 
+def test_a_captured_app_planted_as_a_link_is_said_as_a_link_not_as_uncollected(private, env, tmp_path):
+    """Harbor's manifest says /app was collected; its folder in the trial is a
+    link to the user's: never replayed on, and said as what it is."""
+    runs = tmp_path / "runs"
+    task = make_task(runs / "tasks" / "demo", PRINTS_APP)
+    job = runs / "jobs" / "j"
+    sandbox_trial(job, task, tmp_path / "scratch", workspace={"hello.txt": "hi"}, capture=True)
+    plant(job / "demo__aaaaaaa" / "artifacts" / "app", private)
+    done = run_tool(env, "run", job / "demo__aaaaaaa", "--python", PY, cwd=tmp_path)
+    no_traceback(done)
+    assert "the trial's artifacts/app is not a folder of its own (a link, or no folder)" in done.stdout
+    assert "Harbor did not collect" not in done.stdout
+    assert SECRET not in done.stdout + done.stderr
+
+
 def test_a_trial_folder_of_a_job_planted_as_a_link_is_never_read(job, private, env, tmp_path):
     elsewhere = tmp_path / "elsewhere" / "evil__aaaaaaa"
     shutil.copytree(job / TRIAL, elsewhere)

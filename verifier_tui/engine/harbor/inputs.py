@@ -121,16 +121,16 @@ def trial_workspace(trial: Trial, step: StepView, mode: str | None) -> Workspace
     path: Path | None = None
     how = ""
     if entry is not None:
-        if entry.status not in ("ok", "empty") or entry.path is None or not _real_folder(entry.path, step.trial_path):
-            return WorkspaceInput(
-                None,
-                None,
-                Advice(
-                    f"Harbor did not collect {SANDBOX_WORKSPACE} (manifest status "
-                    f"{entry.status!r}, destination {entry.destination!r})",
-                    STAND_IN,
-                ),
+        collected = entry.status in ("ok", "empty")
+        if entry.path is None or not collected or not _real_folder(entry.path, step.trial_path):
+            why = (
+                f"the trial's {entry.destination} is not a folder of its own (a link, or no folder): a replay "
+                "never runs on what a link in a trial points to"
+                if collected
+                else f"Harbor did not collect {SANDBOX_WORKSPACE} (manifest status {entry.status!r}, "
+                f"destination {entry.destination!r})"
             )
+            return WorkspaceInput(None, None, Advice(why, STAND_IN))
         path = entry.path
         how = f"artifact {entry.destination}"
         if entry.exclude:
