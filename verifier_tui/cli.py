@@ -13,6 +13,7 @@ Textual is imported only when the TUI is really started.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -473,6 +474,16 @@ def main(argv: list[str] | None = None) -> int:
     return code
 
 
+def _started_in_a_removed_folder() -> bool:
+    """Whether the current folder is gone (``os.getcwd()`` fails): an OSError
+    with no file named then comes from it, not from a path the user gave."""
+    try:
+        os.getcwd()
+    except FileNotFoundError:
+        return True
+    return False
+
+
 def _exit_now(code: int) -> None:
     """End the process at once, output flushed. The interpreter's orderly
     shutdown (tearing down every module) costs ``run --json`` 5 to 6 ms,
@@ -531,6 +542,9 @@ def _dispatch(args: argparse.Namespace) -> int:
         terminal.error(str(exc))
         return 2
     except OSError as exc:
+        if exc.filename is None and _started_in_a_removed_folder():
+            terminal.error("the folder verifier-tui was started in was removed: start it from one that exists")
+            return 2
         named = getattr(args, "paths", None) or getattr(args, "jobs", None) or ()
         where = exc.filename or getattr(args, "path", None) or " ".join(map(str, named))
         terminal.error(f"{where}: {exc.strerror or exc}")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import shlex
 import signal
 import subprocess
 import time
@@ -285,6 +286,26 @@ def test_a_jobs_option_below_one_is_refused(env, tmp_path, command, value, words
     assert done.returncode == 2 and done.stdout == ""
     no_traceback(done)
     assert "argument --jobs/-j" in done.stderr and words in done.stderr
+
+
+def test_a_start_from_a_removed_folder_says_so_and_not_that_the_task_is_missing(env, tmp_path):
+    task_dir = make_task(tmp_path / "t")
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    tool = " ".join(shlex.quote(part) for part in TOOL)
+    done = subprocess.run(
+        ["sh", "-c", f'cd "$1" && rmdir "$1" && exec {tool} run "$2" --python "$3"', "sh", gone, task_dir, PY],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    no_traceback(done)
+    assert done.returncode == 2
+    assert (
+        done.stderr
+        == "verifier-tui: the folder verifier-tui was started in was removed: start it from one that exists\n"
+    )
 
 
 def test_a_huge_finite_timeout_is_honoured(env, tmp_path):
