@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 
 #: What --json writes as \u escapes although JSON allows them raw: DEL, the C1
 #: controls and the bidi controls (json.dumps escapes the C0 ones already).
-_JSON_RAW = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_JSON_RAW = "[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"  # compiled at first use: non-ASCII output
 
 _gone: set[str] = set()  # "stdout", "stderr": streams whose reader went away
 
@@ -149,7 +149,7 @@ def json_text(data: Any, *, indent: int | None = 2, stream: str = "stdout") -> s
         text = json.dumps(data, indent=indent, default=str, ensure_ascii=False, allow_nan=False)
     if can_show(text, stream):
         # (Only inside strings can these be: escaping them keeps the JSON the same.)
-        return _JSON_RAW.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
+        return text if text.isascii() else re.sub(_JSON_RAW, lambda found: f"\\u{ord(found.group()):04x}", text)
     return json.dumps(data, indent=indent, default=str, ensure_ascii=True, allow_nan=False)
 
 
@@ -166,14 +166,15 @@ def _finite(value: Any) -> Any:
 
 # Characters XML 1.0 cannot hold, even as a character reference: C0 controls
 # other than tab, newline and carriage return, lone surrogates, U+FFFE, U+FFFF.
-_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+_NOT_XML = "[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]"  # compiled at first use: --junit only
 
 
 def xml_text(text: str) -> str:
     """``text`` with what XML 1.0 cannot hold written as a visible escape
     (``\\x1b``): ElementTree writes such characters as they are, and a JUnit
     reader then refuses the whole file."""
-    return _NOT_XML.sub(
+    return re.sub(
+        _NOT_XML,
         lambda match: f"\\x{ord(match.group()):02x}" if ord(match.group()) < 0x100 else f"\\u{ord(match.group()):04x}",
         text,
     )

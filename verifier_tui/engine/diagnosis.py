@@ -30,10 +30,12 @@ if TYPE_CHECKING:
 
     from verifier_tui.engine.readback import Explanation
 
-_MISSING = re.compile(r"ModuleNotFoundError: No module named '([^']+)'")
+# Read from every run's output; each is compiled (by ``re``, which keeps it)
+# only once the output holds its literal part, which most runs' never do.
+_MISSING = r"ModuleNotFoundError: No module named '([^']+)'"
 #: The last line of a traceback that pdb's quitting ended: ``bdb.BdbQuit``.
-_DEBUGGER_QUIT = re.compile(r"^bdb\.BdbQuit\s*$", re.M)
-_NEVER_AWAITED = re.compile(r"RuntimeWarning: coroutine '([^']+)' was never awaited")
+_DEBUGGER_QUIT = r"(?m)^bdb\.BdbQuit\s*$"
+_NEVER_AWAITED = r"RuntimeWarning: coroutine '([^']+)' was never awaited"
 #: Import names whose package on PyPI is called otherwise: a Dockerfile
 #: installs ``PyYAML``, the verifier imports ``yaml``.
 _DISTRIBUTIONS = {
@@ -70,7 +72,7 @@ class InstallLine:
 
 def missing_module(output: str) -> str | None:
     """The top-level name of the last module Python could not find."""
-    found = _MISSING.findall(output or "")
+    found = re.findall(_MISSING, output) if output and "ModuleNotFoundError" in output else []
     return found[-1].split(".")[0] if found else None
 
 
@@ -157,7 +159,7 @@ def debugger_notice(output: str) -> Advice | None:
     """A sentence for a verifier that stopped in pdb with no terminal to
     talk to (``breakpoint()``): what happened, and how to debug it for real.
     None when the output shows no ``bdb.BdbQuit``."""
-    if not _DEBUGGER_QUIT.search(output or ""):
+    if not output or "BdbQuit" not in output or not re.search(_DEBUGGER_QUIT, output):
         return None
     return Advice(
         "the verifier stopped in pdb (breakpoint() or pdb.set_trace()) and pdb quit at once, raising "
@@ -171,7 +173,7 @@ def never_awaited(*outputs: str) -> list[str]:
     """Coroutines Python warned were never awaited, each named once."""
     names: list[str] = []
     for text in outputs:
-        for name in _NEVER_AWAITED.findall(text or ""):
+        for name in re.findall(_NEVER_AWAITED, text) if text and "never awaited" in text else ():
             if name not in names:
                 names.append(name)
     return names

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.coverage import COVERAGE_FILE
 from verifier_tui.engine.interpreter import PROBE_TIMEOUT_S, SHIM_REFUSAL_EXIT, probe_interpreter, shim_refusal
-from verifier_tui.engine.model import Expectation, ResponseSource
+from verifier_tui.engine.model import STACK_SIGNAL, Expectation, ResponseSource
 from verifier_tui.engine.record import field, record, replace
 from verifier_tui.engine.sandbox.environment import ChildEnvironment, child_environment
 from verifier_tui.engine.sandbox.isolation import TESTS
@@ -260,9 +260,7 @@ def _command_line(prepared: Prepared, staged: _Staged) -> None:
             argv += ["--coverage-to", seen(stage.inputs_dir / COVERAGE_FILE)]
         prepared.stack_signal = runner is None or runner.knows_stack_signal
     if prepared.stack_signal:  # where it was stuck, should it time out (engine/stacks.py); about 1.5 ms of its start
-        from verifier_tui.engine.stacks import SIGNAL
-
-        argv += ["--stack-signal", SIGNAL]
+        argv += ["--stack-signal", STACK_SIGNAL]
     prepared.argv = argv
     if spec.via_test_sh:
         # What Harbor 0.26 runs (harbor/verifier/verifier.py, ``verify``): the

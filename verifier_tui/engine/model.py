@@ -172,6 +172,12 @@ class StackFrame:
         return as_json(self)
 
 
+STACK_SIGNAL = "USR1"
+"""The signal the runner is asked to dump its stacks on (``--stack-signal USR1``,
+:mod:`verifier_tui.engine.stacks`); named here, where every run's command line
+is made, so a run that never times out loads nothing of that module."""
+
+
 @record(frozen=True)
 class Stack:
     """Where a run was when it timed out: the runner's stack dump (``--stack-signal``,

@@ -166,7 +166,7 @@ def shown_command(raw: bytes, pid: int) -> str:
 _PLAIN = re.compile(r"[\w@%+=:,./-]+")
 # C0 and C1 controls, DEL, the bidi controls (they reorder what surrounds
 # them), and the bytes that were not UTF-8 (as surrogateescape keeps them).
-_ESCAPED = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\udc80-\udcff]")
+_ESCAPED = "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\udc80-\udcff]"  # compiled at first use
 _NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r", "\\": "\\\\", "'": "\\'"}
 
 
@@ -175,9 +175,9 @@ def shell_word(text: str) -> str:
     terminal (quoted, or ``$'...'`` with visible escapes: see :func:`shown_command`)."""
     if _PLAIN.fullmatch(text):
         return text
-    if not _ESCAPED.search(text):
+    if not re.search(_ESCAPED, text):
         return "'" + text.replace("'", "'\\''") + "'"
-    return "$'" + "".join(_NAMED.get(ch) or (_escape(ch) if _ESCAPED.match(ch) else ch) for ch in text) + "'"
+    return "$'" + "".join(_NAMED.get(ch) or (_escape(ch) if re.match(_ESCAPED, ch) else ch) for ch in text) + "'"
 
 
 def _escape(ch: str) -> str:

@@ -26,10 +26,9 @@ from pathlib import Path
 
 from verifier_tui.engine import procfs
 from verifier_tui.engine.advice import OUR_RUNNER, Advice
+from verifier_tui.engine.model import STACK_SIGNAL as SIGNAL
 from verifier_tui.engine.model import CapturedText, Stack, StackFrame
 
-SIGNAL = "USR1"
-"""The signal the runner is asked to dump its stacks on (``--stack-signal USR1``)."""
 _SIGNAL_NUMBER = signals.SIGUSR1
 
 # faulthandler's format (CPython 3.8 to 3.13, Python/traceback.c): a header

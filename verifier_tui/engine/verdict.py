@@ -56,7 +56,6 @@ import itertools
 import json
 import math
 import os
-import re
 import stat
 from collections.abc import Iterable
 from pathlib import Path
@@ -210,7 +209,7 @@ def timeout_message(seconds: float) -> str:
     return f"Verifier execution timed out after {float(seconds)} seconds"
 
 
-TIMEOUT_MESSAGE = re.compile(r"Verifier execution timed out after ([0-9.eE+-]+|None) seconds")
+TIMEOUT_MESSAGE = r"Verifier execution timed out after ([0-9.eE+-]+|None) seconds"
 """:func:`timeout_message` read back from a trial (``None``: Harbor ran with no timeout)."""
 
 

@@ -1,12 +1,17 @@
 """Verifier text made harmless to show, in either face: what a verifier
-prints may hold escape codes that would act on the user's terminal."""
+prints may hold escape codes that would act on the user's terminal.
+
+The patterns only text that holds an escape or is not ASCII needs are kept as
+strings and compiled by ``re`` at their first use (it keeps them): most runs
+print neither, and compiling them costs every start more than the rest of
+this module."""
 
 from __future__ import annotations
 
 import re
 
 #: ANSI escape sequences (CSI, OSC ended by BEL or ST, and two-byte escapes).
-_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
+_ANSI = r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]"
 #: C0 control characters other than tab and newline, DEL, and the C1 controls
 #: (U+0080 to U+009F: U+009B is a one-character CSI on some terminals). A stray
 #: \r or \b from a progress bar would garble the line it lands on.
@@ -14,16 +19,17 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 #: The characters that reorder text around them (bidi controls: a
 #: right-to-left override makes ``txt.exe`` read as ``exe.txt``): shown as
 #: what they are, ``<U+202E>``, never obeyed.
-_BIDI = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_BIDI = "[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
 
 
 def plain_text(text: str) -> str:
     """``text`` with terminal escape sequences and control characters removed,
     tabs expanded: verifier output made harmless to show."""
     if "\x1b" in text:
-        text = _ANSI.sub("", text)
+        text = re.sub(_ANSI, "", text)
     text = _CONTROL.sub("", text)
-    text = _BIDI.sub(lambda found: f"<U+{ord(found.group()):04X}>", text)
+    if not text.isascii():
+        text = re.sub(_BIDI, lambda found: f"<U+{ord(found.group()):04X}>", text)
     return text.expandtabs(4) if "\t" in text else text
 
 

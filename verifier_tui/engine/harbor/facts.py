@@ -25,6 +25,8 @@ Mirrors Harbor 0.26.0 ``harbor/trial/trial.py``:
 
 from __future__ import annotations
 
+import re
+
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.harbor.folders import StepView, Trial
 from verifier_tui.engine.harbor.reading import ExceptionRecord, read_text_tail
@@ -191,7 +193,7 @@ def _number(value: object) -> float | None:
 def _recorded_timeout(exception: ExceptionRecord | None) -> float | None:
     if exception is None or exception.type != VERIFIER_TIMEOUT:
         return None
-    match = TIMEOUT_MESSAGE.search(exception.message)
+    match = re.search(TIMEOUT_MESSAGE, exception.message)
     if match is None or match.group(1) == "None":
         return None
     try:
