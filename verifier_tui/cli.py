@@ -110,7 +110,7 @@ def _nemo_gym(text: str) -> Path:
     path = Path(text)
     problem = verifiers_folder(path)[1]
     if problem is not None:
-        raise argparse.ArgumentTypeError(f"{text}: " + problem.removeprefix(f"--nemo-gym {path}: "))
+        raise argparse.ArgumentTypeError(f"{text}: {problem}")
     return path
 
 

@@ -425,7 +425,7 @@ def _nemo_gym_to_vendor(spec: RunSpec, interpreters: Path | None, notices: list[
         return interpreters, False
     folder, problem = verifiers_folder(spec.nemo_gym)
     if folder is None:
-        return problem, False
+        return f"--nemo-gym {spec.nemo_gym}: {problem}", False
     return folder, False  # the notice "vendored from <folder>" says which folder was taken
 
 

@@ -26,8 +26,7 @@ from pathlib import Path
 
 from verifier_tui.engine import procfs
 from verifier_tui.engine.advice import OUR_RUNNER, Advice
-from verifier_tui.engine.model import STACK_SIGNAL as SIGNAL
-from verifier_tui.engine.model import CapturedText, Stack, StackFrame
+from verifier_tui.engine.model import STACK_SIGNAL, CapturedText, Stack, StackFrame
 
 _SIGNAL_NUMBER = signals.SIGUSR1
 
@@ -51,7 +50,7 @@ ASKED, IGNORED, NOT_YET = "asked", "ignored", "not yet"
 
 
 def ask(leader: int, script: str) -> str:
-    """Send :data:`SIGNAL` to the runner (``script`` is the runner's path on
+    """Send :data:`~verifier_tui.engine.model.STACK_SIGNAL` to the runner (``script`` is the runner's path on
     its command line) in the group ``leader`` leads: :data:`ASKED` when it was
     sent; :data:`IGNORED` when the verifier set the signal to be ignored
     (the dump can never come); :data:`NOT_YET` when the runner does not catch
@@ -131,14 +130,16 @@ def take_stack(
     start, end = _dump_span(text)
     if start is None:
         if asked:
-            why = "the runner wrote no stack within 200 ms of SIG" + SIGNAL + " (does the verifier handle that signal?)"
+            why = (
+                f"the runner wrote no stack within 200 ms of SIG{STACK_SIGNAL} (does the verifier handle that signal?)"
+            )
         elif stack_answer == IGNORED:
             why = (
-                "the verifier set SIG" + SIGNAL + " to be ignored, so the runner could not be asked for its stack "
+                f"the verifier set SIG{STACK_SIGNAL} to be ignored, so the runner could not be asked for its stack "
                 "(its --stack-signal needs that signal)"
             )
         else:
-            why = "the runner was not listening for SIG" + SIGNAL + " yet (it was still starting)"
+            why = f"the runner was not listening for SIG{STACK_SIGNAL} yet (it was still starting)"
         return stderr, Stack(unavailable=why)
     lines = text.split("\n")
     dump = "\n".join(lines[start:end])

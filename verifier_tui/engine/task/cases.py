@@ -121,13 +121,14 @@ def load_case(folder: Path, task_data_fallbacks: Any = (), rows: TaskRows | None
     expected, problem = read_expected(folder / "expected.json")
     if problem:
         problems.append(problem)
-    if untrusted.present(workspace) and not workspace.is_dir():
+    has_workspace = workspace.is_dir()
+    if not has_workspace and untrusted.present(workspace):
         what = "a link that leads to no folder" if workspace.is_symlink() else "not a folder"
         problems.append(f"its workspace is {what}: the verifier runs on an empty scratch workspace")
     return Case(
         name=folder.name,
         folder=folder,
-        workspace=workspace if workspace.is_dir() else None,
+        workspace=workspace if has_workspace else None,
         response=response,
         task_data=task_data,
         expected=expected,

@@ -303,9 +303,9 @@ def verifiers_folder(path: Path) -> tuple[Path | None, str | None]:
     """``--nemo-gym DIR`` taken as the user meant it: a ``nemo_gym/verifiers``
     folder, the ``nemo_gym`` package itself, or a folder that holds the package
     (a site-packages or a NeMo Gym checkout). Returns (the verifiers folder,
-    None) or (None, why none of these)."""
+    None) or (None, why none of these: the callers name the option and path)."""
     if not path.is_dir():
-        return None, f"--nemo-gym {path}: not a folder"
+        return None, "not a folder"
     for candidate in (path, path / "verifiers", path / "nemo_gym" / "verifiers"):
         if (
             candidate.name == "verifiers"
@@ -316,6 +316,6 @@ def verifiers_folder(path: Path) -> tuple[Path | None, str | None]:
     if path.name == "verifiers" and (path / "__init__.py").is_file():
         return path, None  # a copy kept under another name: taken as it is
     return None, (
-        f"--nemo-gym {path}: neither a nemo_gym/verifiers folder, the nemo_gym package, nor a folder "
+        "neither a nemo_gym/verifiers folder, the nemo_gym package, nor a folder "
         "holding nemo_gym/ (looked for verifiers/__init__.py in each)"
     )
