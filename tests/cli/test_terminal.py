@@ -9,6 +9,7 @@ import sys
 
 import pytest
 from hypothesis import given
+from hypothesis import strategies as st
 
 from tests.strategies import utf8_text
 from verifier_tui.commands import terminal
@@ -25,6 +26,9 @@ from verifier_tui.words.text import one_line
         ("c1 \x9b31m csi", "c1 31m csi"),
         ("tab\there\nnew line", "tab here\nnew line"),
         ("caf\u00e9 \u2713 \ufffd", "caf\u00e9 \u2713 \ufffd"),
+        # a file name's bytes that are not UTF-8 (os.fsdecode), and a lone surrogate
+        ("bad\udcff.txt", "bad\\xff.txt"),
+        ("half \ud800 pair", "half <U+D800> pair"),
     ],
 )
 def test_plain_text_is_harmless_to_a_terminal(raw, shown):
@@ -51,6 +55,15 @@ def test_error_is_one_line(monkeypatch):
     monkeypatch.setattr(sys, "stderr", io.StringIO())
     terminal.error("first\nsecond \x1b[2Jthird\n")
     assert sys.stderr.getvalue() == "verifier-tui: first second third\n"
+
+
+@given(st.lists(st.characters() | st.integers(0xD800, 0xDFFF).map(chr), max_size=40).map("".join))
+def test_shown_text_can_always_be_written_as_utf8(text):
+    """Any str, lone surrogates too (a file name that is not UTF-8): a
+    terminal cannot show one, and a screen that counted it as a cell was
+    misaligned by what the terminal printed instead."""
+    terminal.plain_text(text).encode("utf-8")
+    one_line(text).encode("utf-8")
 
 
 @given(utf8_text(max_size=40))

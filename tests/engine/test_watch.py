@@ -318,20 +318,45 @@ async def test_missing_root_at_start_is_watched_once_created(tmp_path: Path) -> 
         await rec.until(lambda c: workspace / "a.txt" in c.paths)
 
 
+def make_undecodable(workspace: Path) -> Path:
+    """A file named with a byte that is not UTF-8, as the watcher's paths hold it."""
+    try:
+        os.close(os.open(os.fsencode(workspace) + b"/bad\xff", os.O_CREAT | os.O_WRONLY))
+    except OSError:
+        pytest.skip("this file system refuses names that are not UTF-8")
+    return workspace / os.fsdecode(b"bad\xff")
+
+
 @both_modes
-async def test_a_file_name_that_is_not_utf8_does_not_end_the_watch(tmp_path: Path, isolate: bool) -> None:
-    """watchfiles cannot decode such a name and its watch fails: the watcher
-    starts a new one, reports the root re-created (events may have been lost
-    meanwhile, so it is re-scanned whole) and goes on seeing saves."""
+async def test_a_file_name_that_is_not_utf8_is_a_change_of_that_file(tmp_path: Path, isolate: bool) -> None:
+    """watchfiles cannot decode such a name and its watch ends: the watcher
+    starts a new one, finds on disk what changed meanwhile (that very file,
+    not the whole root re-created) and goes on seeing saves."""
     workspace = folder(tmp_path / "workspace")
     async with watching([WatchTarget(workspace, "workspace")], isolate=isolate) as rec:
-        try:
-            os.close(os.open(os.fsencode(workspace) + b"/bad\xff", os.O_CREAT | os.O_WRONLY))
-        except OSError:
-            pytest.skip("this file system refuses names that are not UTF-8")
-        await rec.until(lambda c: workspace in c.recreated)
+        bad = make_undecodable(workspace)
+        change = await rec.next()
+        assert bad in change.paths
+        assert not change.recreated
         (workspace / "after.txt").write_text("x")
         await rec.until(lambda c: workspace / "after.txt" in c.paths)
+
+
+@both_modes
+async def test_reading_a_file_whose_name_is_not_utf8_is_no_change(tmp_path: Path, isolate: bool) -> None:
+    """A run that reads such a file (staging copies it, a verifier hashes the
+    workspace) ends watchfiles' watch too, as reading reports an event: that
+    must start no run, or each run would start the next."""
+    workspace = folder(tmp_path / "workspace")
+    bad = make_undecodable(workspace)
+    async with watching([WatchTarget(workspace, "workspace")], isolate=isolate) as rec:
+        for _ in range(3):
+            bad.read_bytes()
+            await asyncio.sleep(0.1)
+        (workspace / "sentinel.txt").write_text("s")
+        change = await rec.next()
+        assert change.paths == {workspace / "sentinel.txt"}
+        assert await rec.rest() == []
 
 
 @both_modes
@@ -340,17 +365,14 @@ async def test_saves_of_a_name_that_is_not_utf8_in_a_row_do_not_end_the_watch(tm
     past the rebuilds allowed to a failing watch, that was the end of
     ``watch`` (exit 2). Such a name is a change, not a broken watch."""
     workspace = folder(tmp_path / "workspace")
-    bad = os.fsencode(workspace) + b"/bad\xff"
     async with watching([WatchTarget(workspace, "workspace")], isolate=isolate) as rec:
-        try:
-            os.close(os.open(bad, os.O_CREAT | os.O_WRONLY))
-        except OSError:
-            pytest.skip("this file system refuses names that are not UTF-8")
+        bad = make_undecodable(workspace)
         for _ in range(40):
             with open(bad, "ab") as handle:
                 handle.write(b"x")
             await asyncio.sleep(0.01)
-        await rec.rest()  # the last of them seen (a re-created root each), and the watch built again
+        await rec.rest()  # the last of them seen, and the watch built again
+        assert all(bad in change.paths for change in rec.changes)
         (workspace / "after.txt").write_text("x")
         await rec.until(lambda c: workspace / "after.txt" in c.paths)
 

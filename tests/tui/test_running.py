@@ -82,6 +82,29 @@ async def test_live_reload_after_a_real_file_write(example):
         assert result.trigger.startswith("workspace/hello.txt")
 
 
+async def test_a_file_named_in_bytes_that_are_not_utf8_runs_once_and_is_shown(example):
+    """watchfiles ends its watch on such a name, even when a run only reads
+    the file: one save is one run (not a run after each run), and its name
+    is shown as the byte it holds, the history's column intact."""
+    root = example("hello-file")
+    bad = os.fsencode(root / "tests") + b"/notes\xff.txt"
+    with open(bad, "wb") as handle:
+        handle.write(b"a")
+    app = make_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await asyncio.wait_for(app.controller.live.watch_ready.wait(), 10)
+        with open(bad, "wb") as handle:
+            handle.write(b"b")
+        result = await app.wait_for_runs(2)
+        assert result.trigger == "tests/" + os.fsdecode(b"notes\xff.txt")
+        await asyncio.sleep(1.0)  # the run read the file: that must start no other
+        assert len(app.finished) == 2
+        await pilot.pause()
+        history = app.main.query_one("#history", OptionList)
+        assert "after tests/notes\\xff.txt" in str(history.get_option_at_index(0).prompt)
+
+
 SLOW = """
 import time
 def verify(workspace):

@@ -20,6 +20,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from verifier_tui.commands import report, stopping, terminal
+from verifier_tui.words.text import one_line
 
 if TYPE_CHECKING:
     import argparse
@@ -110,7 +111,7 @@ async def _rounds(collection: Collection, args: argparse.Namespace) -> None:
 
 def _trigger(change: Change | None, groups: list[TaskCases]) -> str:
     """What a round ran for: "start", or the change as ``watch`` says it,
-    each file with its task's name when there are several tasks."""
+    each file with its task's name when there are several tasks, on one line."""
     if change is None:
         return "start"
     if len(groups) > 1:
@@ -121,7 +122,7 @@ def _trigger(change: Change | None, groups: list[TaskCases]) -> str:
             return f"{owner}: {name}" if owner else name
 
         change = replace(change, names=tuple((path, owned(path, name)) for path, name in change.names))
-    return change.describe()
+    return one_line(change.describe())
 
 
 def _show(

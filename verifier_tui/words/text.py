@@ -20,6 +20,16 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 #: right-to-left override makes ``txt.exe`` read as ``exe.txt``): shown as
 #: what they are, ``<U+202E>``, never obeyed.
 _BIDI = "[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
+#: Lone surrogates: a file name's bytes that are not UTF-8, as Python decodes
+#: them (U+DC80 to U+DCFF for the bytes 0x80 to 0xFF). A terminal cannot show
+#: them, and a screen that counts one as a cell is misaligned by what the
+#: terminal prints instead: shown as the byte, ``\xff``, or ``<U+D800>``.
+_SURROGATE = "[\ud800-\udfff]"
+
+
+def _surrogate_text(found: re.Match[str]) -> str:
+    code = ord(found.group())
+    return f"\\x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"<U+{code:04X}>"
 
 
 def plain_text(text: str) -> str:
@@ -30,6 +40,7 @@ def plain_text(text: str) -> str:
     text = _CONTROL.sub("", text)
     if not text.isascii():
         text = re.sub(_BIDI, lambda found: f"<U+{ord(found.group()):04X}>", text)
+        text = re.sub(_SURROGATE, _surrogate_text, text)
     return text.expandtabs(4) if "\t" in text else text
 
 

@@ -16,6 +16,7 @@ import logging
 import os
 import stat
 import threading
+import time
 from collections.abc import Callable
 from contextlib import suppress
 from pathlib import Path
@@ -73,6 +74,9 @@ _DELETED = 3
 _MAX_REBUILDS_AFTER_ERRORS = 3
 #: What watchfiles says of an event whose path is not UTF-8 (notify's ``to_str``).
 _UNDECODABLE = "Unable to decode path"
+#: How far a file system's time stamps may lag ``time.time_ns()``: Linux
+#: stamps from a clock updated once a tick (1 to 10 ms).
+_CLOCK_SLACK_NS = 10_000_000
 
 #: A batch of this many events is taken for one in which events were lost.
 #: When the kernel's inotify queue overflows (a burst of more than
@@ -109,6 +113,14 @@ def _dir_identity(path: Path) -> tuple[int, int] | None:
     except OSError:
         return None
     return (st.st_dev, st.st_ino) if stat.S_ISDIR(st.st_mode) else None
+
+
+def _changed(path: str | Path, limit_ns: int) -> bool:
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return False
+    return max(st.st_mtime_ns, st.st_ctime_ns) >= limit_ns
 
 
 def _is_empty_file(path: Path) -> bool:
@@ -165,6 +177,8 @@ class Channel:
         self._make_change = make_change
         self._batches: Batches | None = None
         self._failures = 0  # errors of the OS watcher in a row
+        self._taken_ns = 0  # time.time_ns() when the last batch was taken in
+        self._present: list[Path] = []  # the roots the current ``watch`` was given
         self.thread = threading.Thread(
             target=self._main,
             name=f"verifier-tui-watch-{'tree' if recursive else 'files'}",
@@ -178,38 +192,38 @@ class Channel:
         it caught in its first wait. Its first step builds the OS watch,
         walking the roots' trees and holding the GIL all along (see
         :mod:`.child`); what building raises is raised here."""
-        import watchfiles
-
         identities = [_dir_identity(root.path) for root in self.roots]
         present = [r.path for r, i in zip(self.roots, identities, strict=True) if i is not None]
-        self._batches = None
-        if present:
-            self._batches = watchfiles.watch(
-                *present,
-                watch_filter=None,  # filtered here, on paths relative to each root
-                debounce=DEBOUNCE_MS,
-                step=STEP_MS,
-                stop_event=self._stop,
-                rust_timeout=_WAKE_MS,
-                yield_on_timeout=True,
-                debug=False,
-                force_polling=self.force_polling,
-                recursive=self.recursive,
-                ignore_permission_denied=True,
-            )
-        try:
-            first = self._next()
-        except RuntimeError as exc:
-            if _UNDECODABLE not in str(exc):
-                raise
-            self._lost_watch()  # see _wait: built again at the next check
-            return set()
-        # Recorded only once the new watch is in place, so a failed build is
-        # simply retried at the next check.
+        before = [(root.identity, root.missing) for root in self.roots]
         for root, identity in zip(self.roots, identities, strict=True):
             root.identity = identity
             root.missing = identity is None
-        return first
+        self._present = present
+        self._taken_ns = time.time_ns()
+        self._batches = self._watch(present) if present else None
+        try:
+            return self._next()
+        except BaseException:  # not built: the next check tries again
+            for root, (identity, missing) in zip(self.roots, before, strict=True):
+                root.identity, root.missing = identity, missing
+            raise
+
+    def _watch(self, present: list[Path]) -> Batches:
+        import watchfiles
+
+        return watchfiles.watch(
+            *present,
+            watch_filter=None,  # filtered here, on paths relative to each root
+            debounce=DEBOUNCE_MS,
+            step=STEP_MS,
+            stop_event=self._stop,
+            rust_timeout=_WAKE_MS,
+            yield_on_timeout=True,
+            debug=False,
+            force_polling=self.force_polling,
+            recursive=self.recursive,
+            ignore_permission_denied=True,
+        )
 
     def _rebuild(self, raw: Batch) -> None:
         """Replace the ``watch`` after a root changed, losing no event on the
@@ -284,10 +298,72 @@ class Channel:
             if self._stop.wait(_WAKE_MS / 1000):
                 raise _Stop
             return set()
-        batch = next(self._batches, None)
+        try:
+            batch = next(self._batches, None)
+        except RuntimeError as exc:  # watchfiles' WatchfilesRustInternalError
+            if _UNDECODABLE not in str(exc):
+                raise
+            return self._reopen()
         if batch is None:  # ``watch`` returns once ``stop`` is set
             raise _Stop
+        self._taken_ns = time.time_ns()
         return batch
+
+    def _reopen(self) -> Batch:
+        """watchfiles cannot name a path that is not UTF-8, even one that was
+        only read (it decodes the path before it looks at the kind of event),
+        and ends its watch instead. A new one is started, and what the lost
+        batch held is found on disk (:meth:`_changed_since`): a file that was
+        only read has not changed, so a run that reads one starts no other."""
+        since = self._taken_ns
+        while True:  # paced: something may read such a file all along
+            if self._stop.wait(_WAKE_MS / 1000):
+                raise _Stop
+            try:
+                self._batches = self._watch(self._present)
+                batch = next(self._batches, None)
+            except FileNotFoundError:  # a root went meanwhile: the next check says so
+                self._lost_watch()
+                return set()
+            except RuntimeError as exc:
+                if _UNDECODABLE not in str(exc):
+                    raise
+                continue
+            if batch is None:
+                raise _Stop
+            self._taken_ns = time.time_ns()
+            return batch | self._changed_since(since)
+
+    def _changed_since(self, since_ns: int) -> Batch:
+        """Every entry under the roots whose data or inode changed (its mtime
+        or ctime) since ``since_ns``, as a modification: a folder stands for
+        what was added to it or removed from it. A root of single files
+        (``recursive`` off) that changed so is taken as re-created, which
+        looks at each of its files. File systems stamp times from a clock that
+        may lag the one read here by a tick: hence the slack."""
+        from watchfiles import Change as Kind
+
+        limit = since_ns - _CLOCK_SLACK_NS
+        found: Batch = set()
+        for root in self.roots:
+            if root.path not in self._present:
+                continue
+            if not self.recursive:
+                if _changed(root.path, limit):
+                    root.identity = None
+                continue
+            folders = [str(root.path)]
+            while folders:
+                with suppress(OSError), os.scandir(folders.pop()) as entries:
+                    for entry in entries:
+                        if _changed(entry.path, limit):
+                            found.add((Kind.modified, entry.path))
+                        with suppress(OSError):
+                            if entry.is_dir(follow_symlinks=False):
+                                folders.append(entry.path)
+            if _changed(root.path, limit):
+                found.add((Kind.modified, str(root.path)))
+        return found
 
     def _wait(self) -> Batch:
         """:meth:`_next`, surviving an error of the OS watcher (a watch that
@@ -296,13 +372,10 @@ class Channel:
         starts a new ``watch`` and reports them re-created (re-scan them)."""
         try:
             batch = self._next()
-        except RuntimeError as exc:  # watchfiles' WatchfilesRustInternalError
-            # watchfiles cannot name a path that is not UTF-8 and ends the watch
-            # instead: a change under the roots all the same, not a broken watch.
-            if _UNDECODABLE not in str(exc):
-                self._failures += 1
-                if self._failures > _MAX_REBUILDS_AFTER_ERRORS:
-                    raise
+        except RuntimeError:  # watchfiles' WatchfilesRustInternalError
+            self._failures += 1
+            if self._failures > _MAX_REBUILDS_AFTER_ERRORS:
+                raise
             logger.warning("file watcher error; re-creating it", exc_info=True)
             self._lost_watch()
             return set()

@@ -74,7 +74,7 @@ def summary_text(result: RunResult, duration: str) -> str:
     symbol, word, _style = status_of(result)
     lines = [
         f"{symbol} {word}  run #{result.sequence} · {one_line(result.case or 'no case')}",
-        f"after {result.trigger}",
+        f"after {one_line(result.trigger)}",
         f"{result.outcome_words} · {duration}",
     ]
     if result.verdict.rewards is not None:
@@ -170,7 +170,7 @@ class HistoryList(OptionList):
             (one_line(result.case or "no case"), ""),
             (f" {reward}" if reward else "", "bold"),
             (f" {mark}" if mark else "", mark_style),
-            (f"\n after {result.trigger}", "$text-muted"),
+            (f"\n after {one_line(result.trigger)}", "$text-muted"),
         )
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:

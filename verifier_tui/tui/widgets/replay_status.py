@@ -10,6 +10,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from verifier_tui.tui.display import content
+from verifier_tui.words.text import one_line
 from verifier_tui.words.trial import agreement_words
 
 if TYPE_CHECKING:
@@ -41,7 +42,7 @@ class ReplayStatus(Widget):
         self.count = 0
 
     def set_running(self, trigger: str) -> None:
-        self.state = content(("▶ replaying ", "bold $accent"), (f"after {trigger}", "$text-muted"))
+        self.state = content(("▶ replaying ", "bold $accent"), (f"after {one_line(trigger)}", "$text-muted"))
 
     def set_finished(self, replayed: Replayed, trigger: str) -> None:
         word, _sentence = agreement_words(replayed.agreement, replayed.skipped)
@@ -50,7 +51,7 @@ class ReplayStatus(Widget):
             self.state = content(
                 (f"replay #{self.count} ", "$text-muted"),
                 (word, AGREEMENT_STYLES.get(word, "bold $warning")),
-                (f" with the sandbox · after {trigger}", "$text-muted"),
+                (f" with the sandbox · after {one_line(trigger)}", "$text-muted"),
             )
         else:
             self.state = content((word, "bold $warning"), (": see the agreement above", "$text-muted"))

@@ -57,7 +57,7 @@ class StatusLine(Widget):
 
     def set_running(self, case: str | None, trigger: str) -> None:
         self.note = None
-        self.running = (one_line(case) if case else "the current choices", trigger, time.monotonic())
+        self.running = (one_line(case) if case else "the current choices", one_line(trigger), time.monotonic())
 
     def set_finished(self, result: RunResult | None) -> None:
         self.running = None
