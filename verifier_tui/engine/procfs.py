@@ -163,7 +163,7 @@ def shown_command(raw: bytes, pid: int) -> str:
     return " ".join(shell_word(word.decode("utf-8", errors="surrogateescape")) for word in words)
 
 
-_PLAIN = re.compile(r"[\w@%+=:,./-]+")
+_PLAIN = r"[\w@%+=:,./-]+"
 # C0 and C1 controls, DEL, the bidi controls (they reorder what surrounds
 # them), and the bytes that were not UTF-8 (as surrogateescape keeps them).
 _ESCAPED = "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\udc80-\udcff]"  # compiled at first use
@@ -173,7 +173,7 @@ _NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r", "\\": "\\\\", "'": "\\'"}
 def shell_word(text: str) -> str:
     """One word as a shell takes it back, on one line and harmless to a
     terminal (quoted, or ``$'...'`` with visible escapes: see :func:`shown_command`)."""
-    if _PLAIN.fullmatch(text):
+    if re.fullmatch(_PLAIN, text):
         return text
     if not re.search(_ESCAPED, text):
         return "'" + text.replace("'", "'\\''") + "'"

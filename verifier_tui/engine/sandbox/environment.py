@@ -72,7 +72,7 @@ FROM_OPTION = "--env"
 
 # harbor/utils/env.py _TEMPLATE_PATTERN: the whole value is ${NAME} or ${NAME:-default}.
 _TEMPLATE = re.compile(r"\$\{([^}:]+)(?::-(.*))?\}")
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_NAME = r"[A-Za-z_][A-Za-z0-9_]*"
 
 
 @record(frozen=True)
@@ -130,7 +130,7 @@ def parse_assignment(text: str, environ: Mapping[str, str] | None = None) -> tup
     is not set in the user's environment."""
     environ = os.environ if environ is None else environ
     name, equals, value = text.partition("=")
-    if not _NAME.fullmatch(name):
+    if not re.fullmatch(_NAME, name):
         raise ValueError(f"{text!r}: give NAME or NAME=VALUE, NAME a variable name (letters, digits, _)")
     if equals:
         return name, value

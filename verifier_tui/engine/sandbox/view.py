@@ -150,7 +150,7 @@ def cpu_lease(wanted: int) -> Iterator[tuple[int, ...]]:
 
 
 # A string literal that starts with one of the sandbox's own paths.
-_SANDBOX_LITERAL = re.compile(r"""(?<![\w.])[rRbBuU]?["'](/app|/tests|/logs/verifier)(?=["'/])""")
+_SANDBOX_LITERAL = r"""(?<![\w.])[rRbBuU]?["'](/app|/tests|/logs/verifier)(?=["'/])"""
 _SOURCES_AT_MOST = 64  # the task's own .py files looked at, at most
 
 
@@ -173,7 +173,7 @@ def sandbox_path_lines(tests_dir: Path, verifier: Path) -> list[str]:
         for number, line in enumerate(text.splitlines(), 1):
             if line.lstrip().startswith("#"):
                 continue
-            hit = _SANDBOX_LITERAL.search(line)
+            hit = re.search(_SANDBOX_LITERAL, line)
             if hit:
                 found.append(f"{path}:{number} {hit.group(1)}")
     return found

@@ -124,7 +124,7 @@ def new_task(folder: Path, name: str | None = None) -> None:
     """Write a starter task into ``folder`` (absent or empty). Refuses a
     folder that holds anything, and a name Harbor would refuse."""
     name = name if name is not None else default_name(folder)
-    if not ORG_NAME.match(name) or ".." in name:
+    if not re.match(ORG_NAME, name) or ".." in name:
         raise AuthoringError(
             f"--name {name!r}: Harbor wants org/name (letters, digits, '.', '_' and '-', "
             "each part starting with a letter or digit)"

@@ -414,8 +414,10 @@ def _with(config: TaskConfig, **changes: Any) -> TaskConfig:
     return replace(config, **changes)
 
 
+# The patterns of this module are strings that ``re`` compiles at their first
+# use and keeps: most tasks need none of them, and every start paid for them.
 # harbor/constants.py ORG_NAME_PATTERN, for [task] name.
-ORG_NAME = re.compile(r"^[a-zA-Z0-9][a-zA-Z0-9._-]*/[a-zA-Z0-9][a-zA-Z0-9._-]*$")
+ORG_NAME = r"^[a-zA-Z0-9][a-zA-Z0-9._-]*/[a-zA-Z0-9][a-zA-Z0-9._-]*$"
 
 
 def _package(table: dict[str, Any] | None, check: _Check) -> None:
@@ -427,7 +429,7 @@ def _package(table: dict[str, Any] | None, check: _Check) -> None:
         check.refuse([*where, "name"], "is missing")
     else:
         name = check.get(table, "name", _str, where)
-        if name is not None and (not ORG_NAME.match(name) or ".." in name):
+        if name is not None and (not re.match(ORG_NAME, name) or ".." in name):
             check.refuse([*where, "name"], "is not in org/name form", name, show_value=True)
     if check.get(table, "version", _str, where) == "":
         check.refuse([*where, "version"], "is empty (it must be at least one character)")
@@ -466,7 +468,7 @@ def _agent(table: dict[str, Any], where: list[str], check: _Check) -> None:
     _network(table, where, check, baseline=False)
 
 
-_SIZE = re.compile(r"^(.*)([GMK])$", re.DOTALL)
+_SIZE = r"(?s)^(.*)([GMK])$"
 
 
 def _environment(table: dict[str, Any] | None, where: list[str], check: _Check) -> dict[str, Any]:
@@ -543,7 +545,7 @@ def _environment(table: dict[str, Any] | None, where: list[str], check: _Check) 
 
 def _size_to_mb(text: str) -> int | None:
     """``EnvironmentConfig._parse_size_to_mb`` (Python's own float, not pydantic's), or None where it raises."""
-    match = _SIZE.match(text.strip().upper())
+    match = re.match(_SIZE, text.strip().upper())
     if match is None:
         return None
     try:
@@ -591,13 +593,13 @@ def _mcp_server(server: Any, where: list[str], check: _Check) -> None:
         check.refuse([*where, "headers"], "are only for HTTP transports")
 
 
-_SERVICE = re.compile(r"^[a-zA-Z0-9][a-zA-Z0-9_.-]*$")  # config.py _COMPOSE_SERVICE_NAME_PATTERN
+_SERVICE = r"^[a-zA-Z0-9][a-zA-Z0-9_.-]*$"  # config.py _COMPOSE_SERVICE_NAME_PATTERN
 
 
 def _service(value: Any) -> str:
     """``_validate_compose_service_name``: stripped, then the pattern."""
     text = _str(value).strip()
-    if not _SERVICE.match(text):
+    if not re.match(_SERVICE, text):
         raise _Refused("is not a Docker Compose service name")
     return text
 
@@ -659,8 +661,8 @@ def _verifier(table: dict[str, Any] | None, where: list[str], check: _Check) -> 
 
 
 # step_name.py validate_step_name: one portable directory name.
-_STEP_BAD = re.compile(r'[<>:"/\\|?*\x00-\x1f\x7f]')
-_STEP_DEVICE = re.compile(r"^(CON|PRN|AUX|NUL|CONIN\$|CONOUT\$|(?:COM|LPT)[1-9¹²³])$", re.IGNORECASE)
+_STEP_BAD = r'[<>:"/\\|?*\x00-\x1f\x7f]'
+_STEP_DEVICE = r"(?i)^(CON|PRN|AUX|NUL|CONIN\$|CONOUT\$|(?:COM|LPT)[1-9¹²³])$"
 
 
 def _step_name(value: Any) -> str:
@@ -669,8 +671,8 @@ def _step_name(value: Any) -> str:
         not name.strip()
         or name in (".", "..")
         or name.endswith((".", " "))
-        or _STEP_BAD.search(name)
-        or _STEP_DEVICE.fullmatch(name.partition(".")[0].rstrip(" "))
+        or re.search(_STEP_BAD, name)
+        or re.fullmatch(_STEP_DEVICE, name.partition(".")[0].rstrip(" "))
     ):
         raise _Refused("is not a portable folder name")
     if len(name.encode("utf-8", "surrogatepass")) > 255:
@@ -793,9 +795,9 @@ _RUST_SPACE = (
     "\u200a\u2028\u2029\u202f\u205f\u3000"
 )
 # Rust's f64 grammar (pydantic-core parses a float's text with it): ASCII digits only.
-_RUST_FLOAT = re.compile(r"[+-]?(?:inf|infinity|nan|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)", re.IGNORECASE)
+_RUST_FLOAT = r"(?i)[+-]?(?:inf|infinity|nan|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)"
 # pydantic-core's integer text: digits, single underscores between digits, and a fraction of zeros.
-_INT_TEXT = re.compile(r"([+-]?[0-9]+(?:_[0-9]+)*)(?:\.0+)?")
+_INT_TEXT = r"([+-]?[0-9]+(?:_[0-9]+)*)(?:\.0+)?"
 _TRUE = {"1", "on", "t", "true", "y", "yes"}
 _FALSE = {"0", "off", "f", "false", "n", "no"}
 _I64 = 2**63
@@ -805,19 +807,19 @@ def _float_text(text: str) -> float | None:
     """pydantic-core ``str_as_float``: the trimmed text as Rust reads a float;
     failing that, the untrimmed text with its single inner underscores removed."""
     trimmed = text.strip(_RUST_SPACE)
-    if _RUST_FLOAT.fullmatch(trimmed):
+    if re.fullmatch(_RUST_FLOAT, trimmed):
         return float(trimmed)
     if text.startswith("_") or text.endswith("_") or "__" in text:
         return None
     bare = text.replace("_", "")
-    return float(bare) if _RUST_FLOAT.fullmatch(bare) else None
+    return float(bare) if re.fullmatch(_RUST_FLOAT, bare) else None
 
 
 def _int_text(text: str) -> int | None:
     """pydantic-core ``str_as_int``: trimmed, at most 4300 characters, digits
     with single underscores, a fraction only of zeros."""
     trimmed = text.strip(_RUST_SPACE)
-    match = _INT_TEXT.fullmatch(trimmed) if len(trimmed) <= 4300 else None
+    match = re.fullmatch(_INT_TEXT, trimmed) if len(trimmed) <= 4300 else None
     return int(match.group(1)) if match else None
 
 

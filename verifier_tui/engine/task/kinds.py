@@ -43,8 +43,8 @@ _MANIFEST_NAMES = ("environment.yaml", "environment.yml")
 #: Only this much of a manifest is read (they are a few hundred bytes).
 _MAX_MANIFEST_BYTES = 1_000_000
 _MAX_RUNNER_BYTES = 4 * 1024 * 1024  # ours is about 60 KB
-_TASKSETS = re.compile(rb"^tasksets[ \t]*:", re.M)
-_IMPLEMENTATION = re.compile(rb"^[ \t-]*implementation[ \t]*:[ \t]*['\"]?([^'\"#\r\n]+?)['\"]?[ \t]*(?:#.*)?$", re.M)
+_TASKSETS = rb"(?m)^tasksets[ \t]*:"
+_IMPLEMENTATION = rb"(?m)^[ \t-]*implementation[ \t]*:[ \t]*['\"]?([^'\"#\r\n]+?)['\"]?[ \t]*(?:#.*)?$"
 # verify's parameter list as written at the top level (a best effort: it only
 # chooses the words of a notice).
 _VERIFY_PARAMS = re.compile(rb"^(?:async[ \t]+)?def[ \t]+verify[ \t]*\(([^)]*)\)", re.M)
@@ -173,8 +173,8 @@ def nemo_gym_environment(start: Path) -> NemoGymEnvironment | None:
         for name in _MANIFEST_NAMES:
             manifest = folder / name
             data = _read_small(manifest)
-            if data is not None and _TASKSETS.search(data):
-                found = [m.group(1).decode("utf-8", "replace").strip() for m in _IMPLEMENTATION.finditer(data)]
+            if data is not None and re.search(_TASKSETS, data):
+                found = [m.group(1).decode("utf-8", "replace").strip() for m in re.finditer(_IMPLEMENTATION, data)]
                 return NemoGymEnvironment(manifest, [f for f in found if f])
     return None
 
