@@ -24,6 +24,7 @@ from verifier_tui.words.text import plain_text
 
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Callable
 
     from verifier_tui.engine.changes import Change
 
@@ -34,6 +35,17 @@ def _interpreter_problem(session: Session) -> str | None:
     commands say so and exit 2 before anything runs."""
     error = session.interpreter().error
     return None if error is None else f"--python {error}"
+
+
+def _refused(session: Session, *checks: Callable[[], str | None]) -> bool:
+    """Whether the command stops before anything runs: no verifier (``spec``
+    raises, and the cli says so in one line), an interpreter that cannot run
+    the runner, or the first of ``checks`` to name a problem, said in one line."""
+    session.spec()
+    problem = _interpreter_problem(session) or next(filter(None, (check() for check in checks)), None)
+    if problem:
+        terminal.error(problem)
+    return problem is not None
 
 
 def print_result(session: Session, result: RunResult) -> None:
@@ -57,16 +69,12 @@ def run_command(args: argparse.Namespace) -> int:
     status = _harbor(args, "run")
     if status is not None:
         return status
-    session = Session(args.target, args.options)
-    with session:
-        session.spec()  # no verifier: one line (cli), before the interpreter is asked
-        problem = (
-            _interpreter_problem(session)
-            or refusal(session.task.root, args.save_case)
-            or report.output_file_problem("--coverage-report", args.coverage_report)
-        )
-        if problem:
-            terminal.error(problem)
+    with Session(args.target, args.options) as session:
+        if _refused(
+            session,
+            lambda: refusal(session.task.root, args.save_case),
+            lambda: report.output_file_problem("--coverage-report", args.coverage_report),
+        ):
             return 2
         try:
             result = session.run(trigger="command line")
@@ -105,12 +113,8 @@ def explain_command(args: argparse.Namespace) -> int:
     status = _harbor(args, "explain")
     if status is not None:
         return status
-    session = Session(args.target, args.options)
-    with session:
-        session.spec()
-        problem = _interpreter_problem(session)
-        if problem:
-            terminal.error(problem)
+    with Session(args.target, args.options) as session:
+        if _refused(session):
             return 2
         explanation = session.explain()
         if args.json:
@@ -225,16 +229,8 @@ def watch_command(args: argparse.Namespace) -> int:
     status = _harbor(args, "watch")
     if status is not None:
         return status
-    session = Session(args.target, args.options)
-    with session:
-        if session.verifier is None:
-            from verifier_tui.engine.task.discovery import no_verifier_message
-
-            terminal.error(no_verifier_message(session.task))
-            return 2
-        problem = _interpreter_problem(session)
-        if problem:
-            terminal.error(problem)
+    with Session(args.target, args.options) as session:
+        if _refused(session):
             return 2
         if not args.json:
             terminal.out(report.header(session))

@@ -323,6 +323,16 @@ class _Check:
             return None
         return value
 
+    def entry(self, value: Any, where: list[str], required: str) -> dict[str, Any] | None:
+        """An item of a list of tables (an author, a hook, a step): None when it
+        is not a table (refused); its ``required`` key refused when missing."""
+        if not isinstance(value, dict):
+            self.refuse(where, "is not a table", value, show_value=True)
+            return None
+        if required not in value:
+            self.refuse([*where, required], "is missing")
+        return value
+
 
 def _config(data: dict[str, Any], check: _Check) -> TaskConfig:
     # TaskConfig.handle_version_rename: `version` is the old name of schema_version.
@@ -438,11 +448,8 @@ def _package(table: dict[str, Any] | None, check: _Check) -> None:
     authors = check.get(table, "authors", _list, where, [])
     for index, author in enumerate(authors):
         at = [*where, "authors", str(index)]
-        if not isinstance(author, dict):
-            check.refuse(at, "is not a table", author, show_value=True)
+        if check.entry(author, at, "name") is None:
             continue
-        if "name" not in author:
-            check.refuse([*at, "name"], "is missing")
         check.get(author, "name", _str, at)
         check.get(author, "email", _str, at)
 
@@ -568,11 +575,8 @@ def _healthcheck(table: dict[str, Any], where: list[str], check: _Check) -> None
 
 def _mcp_server(server: Any, where: list[str], check: _Check) -> None:
     """``MCPServerConfig``: the kinds and the transport's needs (not the header rules)."""
-    if not isinstance(server, dict):
-        check.refuse(where, "is not a table", server, show_value=True)
+    if check.entry(server, where, "name") is None:
         return
-    if "name" not in server:
-        check.refuse([*where, "name"], "is missing")
     check.get(server, "name", _str, where)
     raw = server.get("transport", "sse")
     transport = check.get(
@@ -638,11 +642,8 @@ def _verifier(table: dict[str, Any] | None, where: list[str], check: _Check) -> 
         check.refuse([*where, "environment_mode"], "is 'shared' but the verifier has its own environment table")
     for index, hook in enumerate(check.get(table, "collect", _list, where, [])):
         at = [*where, "collect", str(index)]
-        if not isinstance(hook, dict):
-            check.refuse(at, "is not a table", hook, show_value=True)
+        if check.entry(hook, at, "command") is None:  # VerifierCollectConfig
             continue
-        if "command" not in hook:  # VerifierCollectConfig
-            check.refuse([*at, "command"], "is missing")
         check.get(hook, "command", _str, at)
         check.get(hook, "service", _service, at)
         check.get(hook, "timeout_sec", _float, at)
@@ -690,11 +691,8 @@ def _steps(data: dict[str, Any], check: _Check) -> tuple[StepSettings, ...]:
     seen: set[str] = set()
     for index, item in enumerate(items):
         where = ["steps", str(index)]
-        if not isinstance(item, dict):
-            check.refuse(where, "is not a table", item, show_value=True)
+        if check.entry(item, where, "name") is None:
             continue
-        if "name" not in item:
-            check.refuse([*where, "name"], "is missing")
         name = check.get(item, "name", _step_name, where)
         agent = check.table(item, "agent", where)
         if agent is not None:
