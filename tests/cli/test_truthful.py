@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.commands import TOOL, LineReader, no_traceback, run_tool, start_watch
+from tests.helpers.commands import TOOL, LineReader, no_traceback, run_tool, start_watch, stop
 from tests.helpers.tasks import HANG_GUARD_S, PY, make_task, no_python, other_python
 
 PY27 = other_python("2.7")
@@ -501,6 +501,23 @@ def test_escape_codes_in_watch_lines_are_shown_harmlessly(env, tmp_path):
     text = "\n".join(lines)
     assert "ValueError: boom" in text
     assert "\x1b" not in text and "\x07" not in text
+
+
+def test_a_watch_line_for_a_name_that_is_not_utf8_keeps_its_columns(env, tmp_path):
+    """The changed file's name holds a byte that is not UTF-8 and a line
+    break: the line says it as ``\\xff`` and ``\\n``, on its own line, with
+    the run's outcome in the same column as every other line's."""
+    task_dir = make_task(tmp_path / "t", "def verify(workspace):\n    return 1.0\n")
+    proc, reader = start_watch(env, task_dir, "--python", PY)
+    try:
+        first = next(line for line in iter(reader.next, None) if line.startswith("#1 "))
+        with open(os.fsencode(task_dir / "tests") + b"/odd\xff\nname.txt", "wb") as handle:
+            handle.write(b"x")
+        second = reader.next()
+    finally:
+        stop(proc)
+    assert second.startswith("#2 ") and "tests/odd\\xff\\nname.txt" in second, second
+    assert second.index("reward written") == first.index("reward written"), (first, second)
 
 
 # ---------------------------------------------------------------------------

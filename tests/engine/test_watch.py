@@ -183,6 +183,9 @@ def test_describe_and_merge() -> None:
     assert gone.describe() == "workspace/out.txt deleted"
     three = Change(frozenset({a, b, c}), deleted=frozenset({c}), names=names)
     assert three.describe() == "tests/a.py +2 more"
+    # A folder is named after what changed in it (it sorts first by name).
+    folder = Change(frozenset({a, a.parent}), names=((a, "tests/a.py"), (a.parent, "tests")))
+    assert folder.describe() == "tests/a.py +1 more"
     # A path deleted, then written again, is present in the merge.
     merged = gone.merge(Change(frozenset({c, b}), names=names))
     assert merged.paths == {b, c} and not merged.deleted

@@ -499,7 +499,7 @@ def watch_line(result: RunResult, trigger: str) -> str:
     if result.contract_cause is not None:
         reward = f"{result.contract_cause.split('; ', 1)[0]} · {reward}"
     line = (
-        f"#{result.sequence:<3} {stamp}  {cut_words(trigger, 28):<28}  "
+        f"#{result.sequence:<3} {stamp}  {cut_words(one_line(trigger), 28):<28}  "
         f"{result.outcome.value:<15}  {reward:<24}  {duration_text(result.duration_s):>7}"
     )
     expected = expected_words(result)

@@ -58,7 +58,8 @@ class Change:
         if not self.paths:
             return "nothing"
         names = dict(self.names)
-        first = min(self.paths, key=lambda p: (p in self.deleted, names.get(p, p.name)))
+        folders = {path.parent for path in self.paths}  # named after what changed in them
+        first = min(self.paths, key=lambda p: (p in self.deleted, p in folders, names.get(p, p.name)))
         text = names.get(first, first.name)
         if first in self.recreated:
             text += " re-created"
