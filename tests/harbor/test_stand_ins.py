@@ -97,6 +97,10 @@ def test_an_empty_stand_in_replays_an_agent_that_wrote_nothing(real, env, tmp_pa
     run = tool(env, "run", job, "--stand-in", "empty", cwd=tmp_path)
     assert "workspace: your stand-in: an empty /app (the trial did not capture /app)" in run.stdout
     assert "agreement same" in run.stdout
+    # The run's own empty scratch folder, named as such: no folder of this
+    # machine's that is gone once the run is, and no note that nothing was chosen.
+    assert "No such file or directory: '<empty scratch workspace>/hello.txt'" in run.stdout
+    assert "verifier-tui-" not in run.stdout and "no case and no workspace chosen" not in run.stdout
 
 
 def test_one_stand_in_at_most_and_only_for_trials(real, env, tmp_path):

@@ -43,6 +43,9 @@ DATASET_VERIFIER = ".ng/verifier.py"  # where a verifier outside the tests folde
 RESPONSE_TEXT_LIMIT = 64 * untrusted.MB  # a response.txt, wrapped into a response
 
 
+NOTHING_CHOSEN = "no case and no workspace chosen: the verifier runs on an empty scratch workspace"
+
+
 @record(frozen=True)
 class RunSpec:
     """Everything a run needs, fully resolved: the user's own paths."""
@@ -219,7 +222,7 @@ def _stage_inputs(prepared: Prepared, interpreters_nemo_gym: Path | None) -> _St
     elif spec.task_data is not None:
         staged.task_data = stage.stage_input(spec.task_data, "task_data.json")
     if spec.workspace is None and spec.case is None:
-        notices.append("no case and no workspace chosen: the verifier runs on an empty scratch workspace")
+        notices.append(NOTHING_CHOSEN)
     if stage.vendored_from is not None and not task_vendors and spec.nemo_gym is not None:
         notices.append(f"nemo_gym/verifiers vendored from {stage.vendored_from}")
     return staged

@@ -43,6 +43,7 @@ class ReplayPlan:
     env: dict[str, str]
     timeout_s: float | None
     task_data: Path | None
+    empty: bool = False  # an empty /app stands in: no workspace and no case (the run's empty scratch folder)
     skipped: str | None = None
     no_workspace: bool = False  # skipped only for want of a workspace: the rest of the plan stands (explain)
     workspace_words: str = ""  # where the replay's workspace comes from, in words
@@ -161,8 +162,7 @@ def plan_replay(
     ``runner``: ``ours`` (verifier-tui's, which reports its phases) or
     ``task`` (the one the task ships in tests/.ng/: what the sandbox ran).
 
-    A stand-in (``workspace``, ``case``, or ``empty`` with ``workspace`` the
-    empty folder) serves only where the trial did not capture /app, unless
+    A stand-in (``workspace``, ``case``, or ``empty``) serves only where the trial did not capture /app, unless
     ``over_capture`` (the user chose it for this one trial on screen).
     ``env_words``: ``--env``'s, which win over a template filled here."""
     plan = ReplayPlan(
@@ -203,6 +203,7 @@ def plan_replay(
             plan.workspace = folder
         else:
             plan.case = case
+            plan.empty = empty
         plan.workspace_origin = "stand-in"
         plan.workspace_words = (
             f"your stand-in: {given}, instead of the /app the trial captured"

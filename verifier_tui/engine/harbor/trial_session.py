@@ -30,6 +30,7 @@ from verifier_tui.engine.harbor.walkthrough import (
     trial_json,
     walk_trial,
 )
+from verifier_tui.engine.invocation import NOTHING_CHOSEN
 from verifier_tui.engine.model import Outcome, RunResult
 from verifier_tui.engine.record import record, replace
 from verifier_tui.engine.to_the_end import uninterrupted
@@ -94,7 +95,6 @@ class TrialSession:
         self.stand_in: tuple[Path | None, str | None] = (stand_in.workspace, stand_in.case)
         self.empty_stand_in = stand_in.empty
         self._over_capture = False
-        self._empty: Path | None = None  # the empty folder made for that stand-in
         self.walk: TrialWalkthrough = walk_trial(trial, step, task_dir=task_dir, cache=cache, environ=environ)
         self._baseline = None
         found = self.walk.location.path
@@ -114,8 +114,6 @@ class TrialSession:
 
     def _plan(self) -> ReplayPlan:
         workspace, case = self.stand_in
-        if self.empty_stand_in and (self._over_capture or self.walk.workspace.path is None):
-            workspace = self._empty_folder()
         walk = self.walk
         timeout = self.options.timeout if self.options.timeout is not None else walk.facts.timeout.for_replay
         return plan_replay(
@@ -131,14 +129,6 @@ class TrialSession:
             runner=self.options.runner,
             env_words=self.options.env,
         )
-
-    def _empty_folder(self) -> Path:
-        """The empty folder that stands in for /app (made once, removed by close)."""
-        if self._empty is None:
-            import tempfile
-
-            self._empty = Path(tempfile.mkdtemp(prefix="verifier-tui-empty-app-"))
-        return self._empty
 
     def _open_session(self, explaining: bool = False) -> None:
         """A session on the task for this plan (None when there is nothing to
@@ -169,7 +159,7 @@ class TrialSession:
                 self.session = self._pool.session(plan.task_dir, options)
                 return
             self.session = Session(plan.task_dir, options)
-            if explaining:
+            if explaining or plan.empty:
                 self.session.select_case(None)  # not the task's first case: no workspace at all
         except (DiscoveryError, SelectionError, OSError) as exc:
             self.session_problem = str(exc)
@@ -187,8 +177,6 @@ class TrialSession:
         what the trial captured."""
         self.empty_stand_in = empty
         self._over_capture = bool(workspace or case or empty)
-        if empty:
-            workspace = self._empty_folder()
         self.stand_in = (Path(workspace).expanduser().absolute() if workspace else None, case)
         self.plan = self._plan()
         self._open_session()
@@ -357,6 +345,8 @@ class TrialSession:
         if result is not None and result.verdict_by == "test.sh":
             plan = plan.verdict_by_test_sh()  # the script ran the task's own runner
         if result is not None:
+            if plan.empty:  # chosen: the plan says so in its own words
+                result.notices = [n for n in result.notices if n != NOTHING_CHOSEN]
             result.notices.extend(n for n in plan.notices if n not in result.notices)
         phases, parting, failure = replay_view(self.walk, result)
         alone = None
@@ -415,13 +405,8 @@ class TrialSession:
 
     @uninterrupted
     def close(self) -> None:
-        """End the replays: the session's scratch folder and the empty stand-in go."""
+        """End the replays: the session's scratch folder goes."""
         self._close_session()
-        if self._empty is not None:
-            import shutil
-
-            shutil.rmtree(self._empty, ignore_errors=True)
-            self._empty = None
 
     def __enter__(self) -> TrialSession:
         return self
