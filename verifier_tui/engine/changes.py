@@ -58,7 +58,7 @@ class Change:
         if not self.paths:
             return "nothing"
         names = dict(self.names)
-        folders = {path.parent for path in self.paths}  # named after what changed in them
+        folders = {path.parent for path in self.paths} - self.recreated  # named after what changed in them
         first = min(self.paths, key=lambda p: (p in self.deleted, p in folders, names.get(p, p.name)))
         text = names.get(first, first.name)
         if first in self.recreated:
