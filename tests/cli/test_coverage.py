@@ -153,6 +153,37 @@ def test_a_verifier_that_rewrites_the_coverage_file_gets_a_note(env, tmp_path):
     }
 
 
+def test_a_coverage_file_naming_a_file_outside_the_task_through_dots_reads_nothing(env, tmp_path):
+    """``/tests/../..`` starts with the tests folder as text: the tool read
+    that file of the user's, printed its lines and put it in the LCOV. Paths
+    the run wrote are folded before they are held to the task's folders."""
+    secret = tmp_path / "home" / "credentials"
+    secret.parent.mkdir()
+    secret.write_text("aws_secret_access_key = SUPERSECRET\n")
+    ups = "/..".join([""] * 12)
+    task = make_task(
+        tmp_path / "task",
+        f"""
+        import atexit, json, sys
+
+        def forge(path=sys.argv[sys.argv.index("--coverage-to") + 1]):
+            files = {{"/tests{ups}{secret}": {{"statements": [1], "executed": []}}}}
+            with open(path, "w") as handle:
+                json.dump({{"files": files, "not_compiled": {{}}}}, handle)
+
+        def verify(workspace):
+            atexit.register(forge)
+            return 1.0
+        """,
+    )
+    report = tmp_path / "coverage.info"
+    done = run_tool(env, "run", task, "--coverage", "--coverage-report", report, "--python", PY, cwd=tmp_path)
+    no_traceback(done)
+    assert done.returncode == 0 and "coverage of 1 case" in done.stdout, done.stdout + done.stderr
+    assert "SUPERSECRET" not in done.stdout and "credentials" not in done.stdout, done.stdout
+    assert "credentials" not in report.read_text()
+
+
 def test_coverage_of_a_harbor_trial_is_refused_in_one_line(env, tmp_path):
     task = make_task(tmp_path / "tasks" / "demo", "def verify(workspace):\n    return 1.0\n")
     trial = make_trial(tmp_path / "jobs" / "j" / "demo__aaaaaaa", task=task, rewards={"reward": 1.0})

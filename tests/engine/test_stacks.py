@@ -261,3 +261,28 @@ def test_a_verifier_that_ignores_the_signal_is_said_to_ignore_it(tmp_path, sandb
         "the verifier set SIGUSR1 to be ignored, so the runner could not be asked "
         "for its stack (its --stack-signal needs that signal)"
     )
+
+
+def test_a_forged_dump_naming_a_file_outside_the_task_through_dots_is_not_the_verifiers(tmp_path):
+    """The run writes its stack dump: a frame ``/tests/../../x`` is not the
+    task's own, however it starts, so nothing points the editor at it."""
+    secret = tmp_path / "credentials"
+    secret.write_text("a\nSECRET\n")
+    ups = "/..".join([""] * 12)
+    task_dir = make_task(
+        tmp_path / "t",
+        f"""
+        import signal, sys, time
+
+        def fake(signum, frame):
+            sys.stderr.write('Current thread 0x00007f0000000001 (most recent call first):\\n'
+                             '  File "/tests{ups}{secret}", line 2 in verify\\n\\n')
+
+        def verify(workspace):
+            signal.signal(signal.SIGUSR1, fake)
+            time.sleep(100)
+        """,
+    )
+    result = run_once(task_dir)
+    assert result.outcome is Outcome.TIMED_OUT
+    assert result.stack is not None and result.stack.stuck_at is None

@@ -7,6 +7,7 @@ mapped back to the user's own files."""
 from __future__ import annotations
 
 import functools
+import os
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -155,7 +156,10 @@ def read_coverage(prepared: Prepared) -> Coverage | None:
     mine = [spec.task.tests_dir, *([spec.extra_tests] if spec.extra_tests else [])]
 
     def user_path(staged: str) -> Path | None:
-        path = Path(map_paths(staged, prepared.path_map))
+        mapped = map_paths(staged, prepared.path_map)
+        if not os.path.isabs(mapped):
+            return None
+        path = Path(os.path.normpath(mapped))  # the run wrote it: ``tests/../..`` is not the task's
         if path == spec.verifier:  # a dataset-wide verifier, staged in .ng/
             return path
         own = any(path.is_relative_to(folder) for folder in mine)

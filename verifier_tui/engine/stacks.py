@@ -238,10 +238,12 @@ def _waiting_in_event_loop(frames: list[StackFrame], own: Callable[[str], bool])
 def _own(path: str, verifier: Path, tests_dir: Path) -> bool:
     """A file of the verifier's own: the verifier, or a file under the tests
     folder or beside the verifier (a helper), not the runner or what is
-    vendored beside it (``tests/.ng``). Paths are the user's (mapped)."""
-    candidate = Path(path)
-    if not candidate.is_absolute():
+    vendored beside it (``tests/.ng``). Paths are the user's (mapped), and
+    the run wrote them: ``..`` is folded away before anything is compared
+    (``tests/../../home/you/.aws/credentials`` is not the task's)."""
+    if not os.path.isabs(path):
         return False
+    candidate = Path(os.path.normpath(path))
     if candidate == verifier:
         return True
     vendored = tests_dir / ".ng"

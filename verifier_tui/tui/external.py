@@ -22,14 +22,14 @@ def traceback_frames(text: str) -> list[tuple[Path, int]]:
     existing file by an absolute path (``..`` folded away). Tracebacks from a
     run name the user's files absolutely; a relative name would be looked up
     in whatever folder the app was started from."""
-    frames = []
-    for match in _FRAME.finditer(text):
-        if not os.path.isabs(match["path"]):
-            continue
-        path = Path(os.path.normpath(match["path"]))
-        if path.is_file():
-            frames.append((path, int(match["line"])))
-    return frames
+    return [frame for match in _FRAME.finditer(text) if (frame := _frame(match["path"], int(match["line"])))]
+
+
+def _frame(path: str, line: int) -> tuple[Path, int] | None:
+    if not os.path.isabs(path):
+        return None
+    found = Path(os.path.normpath(path))
+    return (found, line) if found.is_file() else None
 
 
 def failing_location(result: RunResult, task_root: Path) -> tuple[Path, int] | None:
@@ -39,15 +39,16 @@ def failing_location(result: RunResult, task_root: Path) -> tuple[Path, int] | N
     comes from the verifier's stderr, which the verifier writes, and it goes
     to the user's editor (see :func:`editor_command`). A run that timed out:
     where it was stuck (its stack dump's innermost frame in the task's files)."""
-    stuck = result.stack.stuck_at if result.stack is not None else None
-    if stuck is not None:
-        return Path(stuck.path), stuck.line
-    frames = traceback_frames(result.stderr.text)
     folders = [task_root]
     if result.verifier is not None:
         folders.append(result.verifier.parent)  # a dataset's verifier.py beside dataset.toml
     inputs = [result.workspace] if result.workspace is not None else []
     files = [p for p in (result.response.path if result.response else None, result.task_data) if p is not None]
+    stuck = result.stack.stuck_at if result.stack is not None else None
+    if stuck is None:
+        frames = traceback_frames(result.stderr.text)
+    else:  # a stack dump is the run's to write too: its frame is held to the same places
+        frames = [frame for frame in [_frame(stuck.path, stuck.line)] if frame is not None]
     for roots in (folders, inputs):
         for path, line in reversed(frames):
             if any(path.is_relative_to(root) for root in roots):
