@@ -484,3 +484,13 @@ def test_the_runners_coverage_file_gives_lines_or_a_problem(found, tmp_path_fact
     if found == ("bytes", REAL_COVERAGE):
         (lines,) = coverage.files.values()
         assert (lines.path, lines.missing, sorted(lines.executed)) == (Path("/task/tests/verifier.py"), [5], [1, 4])
+
+
+def test_an_integer_past_pythons_digit_limit_is_said_as_such(tmp_path):
+    """Valid JSON that Python's reader (Harbor's too) refuses: said plainly,
+    not as invalid JSON with advice about the interpreter's settings."""
+    path = tmp_path / "result.json"
+    path.write_text('{"reward": ' + "9" * 5000 + "}")
+    found = untrusted.read_json(path, untrusted.MB)
+    assert found.problem is not None and "integer too long for Python's JSON reader" in found.problem
+    assert "set_int_max_str_digits" not in found.problem

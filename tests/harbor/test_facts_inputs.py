@@ -70,6 +70,16 @@ def test_a_timeout_harbor_cannot_count_down_is_said_as_harbor_used_it(task, runs
     assert walk(runs, task(toml=f"[verifier]\ntimeout_sec = {value}\n")).facts.timeout.words == words
 
 
+@pytest.mark.parametrize("key", ["timeout_multiplier", "verifier_timeout_multiplier"])
+def test_an_integer_past_any_float_in_config_json_is_no_number(task, runs, key):
+    """Harbor's float field refuses it; float() of it raised OverflowError, a
+    traceback in run, explain and test JOB."""
+    facts = walk(runs, task(timeout=30.0), config={key: int("9" * 400)}).facts
+    assert facts.timeout.seconds == 30.0
+    override = walk(runs, task(timeout=30.0), config={"override_timeout_sec": 10**400}).facts
+    assert override.timeout.seconds == 30.0
+
+
 def test_a_steps_timeout_defaults_to_600_whatever_the_tasks_says(task, runs):
     """Harbor 0.26.0 reads a step's [steps.verifier] timeout_sec, whose model default is 600."""
     toml = (

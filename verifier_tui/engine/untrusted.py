@@ -311,8 +311,10 @@ def parse_json(
         return None, f"{name} nests too deeply to read"
     except UnicodeDecodeError as exc:
         return None, f"{name} is not {exc.encoding.upper()} text"
-    except ValueError as exc:  # JSONDecodeError
+    except json.JSONDecodeError as exc:
         return None, f"{name} is not valid JSON ({exc})"
+    except ValueError:  # an integer past sys.get_int_max_str_digits(): Python's limit, Harbor's reader's too
+        return None, f"{name} holds an integer too long for Python's JSON reader (Harbor's too) to read"
 
 
 @record(frozen=True)

@@ -185,9 +185,14 @@ def effective_timeout(trial: Trial, step: StepView, task: TaskConfig | None) -> 
 
 
 def _number(value: object) -> float | None:
+    """A number of config.json's, or None where Harbor's own float field would
+    refuse it (not a number; an integer past any float)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
-    return float(value)
+    try:
+        return float(value)
+    except OverflowError:
+        return None
 
 
 def _recorded_timeout(exception: ExceptionRecord | None) -> float | None:
