@@ -280,3 +280,51 @@ def test_both_modes_second_mode_writes_nothing_through_the_first_ones_links(env,
     assert bashrc.read_text() == "export PS1='mine'\n"
     assert (task / "task.toml").read_bytes() == toml
     assert done.stdout.count("exit 0") == 2, done.stdout
+
+
+def test_watch_starts_no_run_for_what_lies_behind_a_link_in_the_workspace(env, tmp_path):
+    """A link in the workspace to the folder the tool keeps its scratch in
+    (an agent's ``tmp -> /tmp``): the OS watch follows it, each run's scratch
+    was a change there, and watch ran again and again. The run copies the
+    link as a link: what lies behind it is not what it reads."""
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    task = make_task(tmp_path / "tasks" / "t", "def verify(workspace):\n    return 1.0\n")
+    workspace = _case(task, "only", {"a.txt": "a"})
+    (workspace / "tmp").symlink_to(scratch)
+    proc, reader = start_watch(env | {"TMPDIR": str(scratch)}, task, "--case", "only", "--python", PY)
+    try:
+        assert reader.next_run().startswith("#1")
+        (workspace / "a.txt").write_text("a save")  # the next run is this one, not one after the first
+        assert "workspace/a.txt" in reader.next_run()
+        (scratch / "elsewhere.txt").write_text("not the workspace's")
+        (workspace / "a.txt").write_text("another save")
+        third = reader.next_run()
+        assert third.startswith("#3") and "workspace/a.txt" in third, third
+    finally:
+        code, stderr = stop(proc)
+    assert code == 0 and "Traceback" not in stderr, stderr
+
+
+def test_watch_follows_a_case_workspace_replaced_by_a_link(env, tmp_path):
+    """The case's workspace folder replaced by a link to another folder: the
+    runs read what the link leads to, so watch follows it there. It went on
+    running a copy of the old folder, scoring it as before."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "a.txt").write_text("1.0")
+    task = make_task(
+        tmp_path / "tasks" / "t", "def verify(workspace):\n    return float((workspace / 'a.txt').read_text())\n"
+    )
+    workspace = _case(task, "only", {"a.txt": "1.0"})
+    proc, reader = start_watch(env, task, "--case", "only", "--python", PY)
+    try:
+        assert "reward 1" in reader.next_run()
+        shutil.rmtree(workspace)
+        workspace.symlink_to(elsewhere)
+        assert "reward 1" in reader.next_run()  # run once the watch follows the link: nothing after it is missed
+        (elsewhere / "a.txt").write_text("0.5")
+        assert "reward 0.5" in reader.next_run()
+    finally:
+        code, stderr = stop(proc)
+    assert code == 0 and "Traceback" not in stderr, stderr

@@ -123,6 +123,22 @@ def _changed(path: str | Path, limit_ns: int) -> bool:
     return max(st.st_mtime_ns, st.st_ctime_ns) >= limit_ns
 
 
+def _behind_link(path: Path, root: Path, links: dict[Path, bool]) -> bool:
+    """Whether ``path`` lies behind a link inside ``root``. A run copies a
+    link as a link (as ``docker cp`` does), so what lies behind one is not
+    what it reads, and a change there starts no run: the OS watch follows such
+    links, and one out to the tool's own temporary folder started a run after
+    every run."""
+    folder = path.parent
+    while folder != root and is_under(folder, root):
+        if folder not in links:
+            links[folder] = os.path.islink(folder)
+        if links[folder]:
+            return True
+        folder = folder.parent
+    return False
+
+
 def _is_empty_file(path: Path) -> bool:
     try:
         st = os.lstat(path)
@@ -172,6 +188,7 @@ class Channel:
         self.recursive = recursive
         self.force_polling = force_polling
         self.roots = [Root(path=p, forms=forms(p)) for p in roots]
+        self._innermost_first = sorted(self.roots, key=lambda root: -len(root.path.parts))
         self._stop = stop
         self._post = post
         self._make_change = make_change
@@ -389,16 +406,27 @@ class Channel:
             root.identity = None
 
     def _change(self, raw: Batch, appeared: list[Root], vanished: frozenset[Path]) -> Change | None:
-        paths = {p for _kind, raw_path in raw if (p := self._user_path(raw_path)) is not None}
+        paths = set()
+        links: dict[Path, bool] = {}  # each folder looked at once a batch
+        for _kind, raw_path in raw:
+            found = self._locate(raw_path)
+            if found is not None and not _behind_link(found[1], found[0].path, links):
+                paths.add(found[1])
         return self._make_change(paths, [root.path for root in appeared], vanished)
 
     def _user_path(self, raw_path: str) -> Path | None:
         """The event's path on the user's side (under the root as named)."""
+        found = self._locate(raw_path)
+        return None if found is None else found[1]
+
+    def _locate(self, raw_path: str) -> tuple[Root, Path] | None:
+        """The innermost root the event's path lies under, and the path in that
+        root's spelling (a root may lie inside another: a link that is a target)."""
         path = Path(raw_path)
-        for root in self.roots:
+        for root in self._innermost_first:
             for form in root.forms:
                 if is_under(path, form):
-                    return root.path / path.relative_to(form)
+                    return root, root.path / path.relative_to(form)
         return None
 
     def _unsettled(self, raw: Batch, change: Change, vanished: frozenset[Path]) -> bool:

@@ -91,6 +91,10 @@ class LiveRuns:
         """Set while a watcher is in place: a file written after this is seen."""
         self.targets: list[Any] | None = None
         """What the current watcher watches (None: not watching)."""
+        self._links: list[bool] = []  # which targets were links when the watch began (its roots differ)
+        self._restarting = False
+        """A new watcher is being put in place: requests are held until it is,
+        so a run never reads files whose next change no watcher would see."""
         self._watcher: Watcher | None = None
         self._watching = False
 
@@ -100,7 +104,7 @@ class LiveRuns:
         """Run the current choices (``trigger`` names why, when no file changed)."""
         if change is None:
             self._trigger = trigger
-        if self.paused:
+        if self.paused or self._restarting:
             self._held = Change.combine(self._held, change)
             self._held_any = True
             return
@@ -115,6 +119,8 @@ class LiveRuns:
         session.note_change(change)  # for the copy sandbox's mirror: copy what changed, not the whole tree
         if not change.paths:
             return  # only caches, VCS internals, editors' temporary files: the mirror follows, nothing runs
+        if self.targets is not None and any(target.path in change.paths for target in self.targets):
+            self.restart_watch_if_needed()  # a folder watched replaced, by a link perhaps
         if self._on_outdated is not None and session.changes_every_case(change.paths):
             self._on_outdated()
         task_changed = any(p.name == "task.toml" or p.is_relative_to(session.task.tests_dir) for p in change.paths)
@@ -156,7 +162,11 @@ class LiveRuns:
 
     def resume(self) -> None:
         self.paused = False
-        if self._held_any:
+        self._release()
+
+    def _release(self) -> None:
+        """Run what was held, unless something still holds it."""
+        if self._held_any and not (self.paused or self._restarting):
             change, self._held, self._held_any = self._held, None, False
             if change is not None:
                 self.on_change(change)
@@ -181,6 +191,7 @@ class LiveRuns:
         try:
             while self._watching:
                 self.targets = self.session.watch_targets()
+                self._links = _links(self.targets)
                 watcher = Watcher(
                     self.targets, ignore=[self.session.scratch_folder()], force_polling=self.force_polling
                 )
@@ -189,6 +200,8 @@ class LiveRuns:
                     await watcher.start()
                     self.session.follow_changes(True)
                     self.watch_ready.set()
+                    self._restarting = False
+                    self._release()
                     if self._on_watching is not None:
                         self._on_watching()
                     if run_first:
@@ -204,10 +217,16 @@ class LiveRuns:
         finally:
             self._watching = False
             self.targets = None
+            self._restarting = False  # no watcher comes: what was held runs now
+            self._release()
 
     def restart_watch_if_needed(self) -> None:
         """Watch the session's targets anew if the choices changed them."""
-        if self._watcher is not None and self.session.watch_targets() != self.targets:
+        if self._watcher is None:
+            return
+        targets = self.session.watch_targets()
+        if targets != self.targets or _links(targets) != self._links:
+            self._restarting = True
             self._watcher.stop()  # changes() ends; watch() starts over on the new targets
 
     def stop_watching(self) -> None:
@@ -218,3 +237,7 @@ class LiveRuns:
     async def close(self) -> None:
         """Drop the pending request and cancel the run in flight (waiting for its clean-up)."""
         await self.scheduler.close()
+
+
+def _links(targets: list[Any]) -> list[bool]:
+    return [target.path.is_symlink() for target in targets]

@@ -63,11 +63,13 @@ class WatchThreads:
             )
             self.targets.append(Target(path, target.label, folder, inside))
 
-        # Recursive roots: folder targets not inside another folder target.
+        # Recursive roots: folder targets not inside another folder target, and
+        # those that are links (what lies behind a link inside a root is not a
+        # change: see the channel's _behind_link).
         folders = sorted({t.path for t in self.targets if t.folder}, key=lambda p: len(p.parts))
         tree_roots: list[Path] = []
         for path in folders:
-            if not any(is_under(path, r) for r in tree_roots):
+            if path.is_symlink() or not any(is_under(path, r) for r in tree_roots):
                 tree_roots.append(path)
         # Non-recursive roots: parents of single files not covered above.
         file_roots: list[Path] = []
