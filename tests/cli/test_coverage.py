@@ -184,6 +184,24 @@ def test_a_coverage_file_naming_a_file_outside_the_task_through_dots_reads_nothi
     assert "credentials" not in report.read_text()
 
 
+def test_each_line_unreached_is_shown_with_its_own_source_past_a_form_feed_and_u2028(env, tmp_path):
+    """Python numbers lines at \\n and \\r only; a form feed or U+2028 inside
+    a line moved every source line shown after it by one."""
+    task = make_task(tmp_path / "task", "def verify(workspace):\n    return 1.0\n")
+    (task / "tests" / "verifier.py").write_text(
+        "# page one\nSEP = 1  # a form feed ->\x0c\ndef never_called():\n    return 'this line never runs'\n"
+        "# U+2028 ->\u2028\ndef verify(workspace):\n    if workspace.name == 'impossible':\n"
+        "        return 0.5\n    return 1.0\n",
+        encoding="utf-8",
+    )
+    done = run_tool(env, "run", task, "--coverage", "--python", PY, cwd=tmp_path)
+    no_traceback(done)
+    assert done.stdout.splitlines()[-2:] == [
+        "task/tests/verifier.py 4: return 'this line never runs'",
+        "task/tests/verifier.py 8: return 0.5",
+    ], done.stdout
+
+
 def test_coverage_of_a_harbor_trial_is_refused_in_one_line(env, tmp_path):
     task = make_task(tmp_path / "tasks" / "demo", "def verify(workspace):\n    return 1.0\n")
     trial = make_trial(tmp_path / "jobs" / "j" / "demo__aaaaaaa", task=task, rewards={"reward": 1.0})
