@@ -359,6 +359,13 @@ def _is_task_file(path):
     return not path.startswith(os.path.join(_tests_root, ".ng", "")) or path == _coverage["verifier"]
 
 
+# sys.monitoring's tool id: one of the two no well-known tool claims (0 is the
+# debuggers', 1 coverage.py's, 2 the profilers', 5 the optimizers'), so that a
+# verifier measuring the agent's code with coverage.py runs as it would without
+# --coverage.
+_TOOL_ID = 4
+
+
 def trace_task_files(verifier):
     """Record each line of a task file as it first runs. On 3.12 and later
     sys.monitoring reports each line once and is then told to stop
@@ -368,16 +375,16 @@ def trace_task_files(verifier):
     _coverage["verifier"] = verifier
     ran = _coverage["ran"]
     monitoring = getattr(sys, "monitoring", None)
-    if monitoring is not None and monitoring.get_tool(monitoring.COVERAGE_ID) is None:
+    if monitoring is not None and monitoring.get_tool(_TOOL_ID) is None:
 
         def on_line(code, line):
             if _is_task_file(code.co_filename):
                 ran.setdefault(code.co_filename, set()).add(line)
             return monitoring.DISABLE
 
-        monitoring.use_tool_id(monitoring.COVERAGE_ID, "verifier-tui")
-        monitoring.register_callback(monitoring.COVERAGE_ID, monitoring.events.LINE, on_line)
-        monitoring.set_events(monitoring.COVERAGE_ID, monitoring.events.LINE)
+        monitoring.use_tool_id(_TOOL_ID, "verifier-tui")
+        monitoring.register_callback(_TOOL_ID, monitoring.events.LINE, on_line)
+        monitoring.set_events(_TOOL_ID, monitoring.events.LINE)
         return
 
     def local(frame, event, arg):
@@ -427,8 +434,8 @@ def write_coverage(target):
 
     sys.settrace(None)
     monitoring = getattr(sys, "monitoring", None)
-    if monitoring is not None and monitoring.get_tool(monitoring.COVERAGE_ID) == "verifier-tui":
-        monitoring.set_events(monitoring.COVERAGE_ID, 0)
+    if monitoring is not None and monitoring.get_tool(_TOOL_ID) == "verifier-tui":
+        monitoring.set_events(_TOOL_ID, 0)
     files = {}
     paths = [_coverage["verifier"]] if _is_task_file(_coverage["verifier"] or "") else []
     for folder, subfolders, names in os.walk(_tests_root):

@@ -126,6 +126,22 @@ def test_the_flag_never_changes_how_the_run_ends(sandbox, tmp_path, body):
     assert _coverage(sandbox, tmp_path / "coverage.json") == {"verifier.py": ([1, 3, 4, 5], [])}
 
 
+def test_a_verifier_that_takes_coverage_pys_monitoring_id_runs_as_without_the_flag(sandbox, tmp_path):
+    """On 3.12 and later the tracer is a sys.monitoring tool; it took
+    COVERAGE_ID, so a verifier measuring the agent's code with coverage.py
+    (that id) raised under --coverage and passed without it."""
+    if PYTHON312 is None:
+        pytest.skip("no Python 3.12 or later here")
+    sandbox.verifier(
+        "import sys\n\ndef verify(workspace):\n    mon = sys.monitoring\n"
+        "    mon.use_tool_id(mon.COVERAGE_ID, 'agent-coverage')\n"
+        "    mon.free_tool_id(mon.COVERAGE_ID)\n    return 1.0\n"
+    )
+    traced = sandbox.run("--coverage-to", tmp_path / "coverage.json", python=PYTHON312)
+    assert (traced.returncode, traced.reward_txt) == (0, "1.0"), traced.describe()
+    assert _coverage(sandbox, tmp_path / "coverage.json") == {"verifier.py": ([1, 3, 4, 5, 6, 7], [])}
+
+
 def test_a_run_without_the_flag_never_loads_the_extras(sandbox, tmp_path):
     (sandbox.ng / EXTRAS_SOURCE.name).write_text("import sys\nsys.stderr.write('extras loaded\\n')\n")
     sandbox.verifier("def verify(workspace):\n    return 1.0\n")
