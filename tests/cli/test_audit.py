@@ -94,3 +94,51 @@ def test_nothing_to_judge_by_is_exit_2(env, tmp_path):
     assert run_tool(env, "audit", make_task(tmp_path / "u"), "--python", PY).stderr.endswith(
         "u has no cases: audit compares its probes with a passing case\n"
     )
+
+
+def test_a_fifo_a_read_only_file_and_a_sparse_file_in_a_case_are_audited(env, tmp_path):
+    """A FIFO stopped the audit with a raw error (a run leaves it out, with a
+    note); a read-only file failed the emptied probe as another user; a sparse
+    file became a full copy for each probe, all made before the first ran."""
+    import os
+
+    task = lenient_task(tmp_path)
+    workspace = task / "cases" / "right" / "workspace"
+    os.mkfifo(workspace / "pipe")
+    (workspace / "answer.txt").chmod(0o444)
+    with open(workspace / "big.bin", "wb") as handle:
+        handle.truncate(1 << 30)
+    done = run_tool(env, "audit", task, "--python", PY, "-j", "1")
+    no_traceback(done)
+    assert done.returncode == 1, done.stdout + done.stderr
+    rows = {line[3:].split("  ")[0]: line for line in done.stdout.splitlines() if line[:1] in "!✓"}
+    assert rows["right: every file emptied"].startswith("✓") and rows["right: without big.bin"].startswith("!")
+    assert "right: without pipe" not in rows  # not a file: left out, as a run's staging leaves it
+
+
+def test_a_probes_workspace_keeps_sparse_files_sparse_and_reads_no_emptied_file(tmp_path):
+    import os
+
+    from verifier_tui.engine.audit import Probe, make_workspace, probes
+    from verifier_tui.engine.task.discovery import resolve
+
+    task = lenient_task(tmp_path)
+    workspace = task / "cases" / "right" / "workspace"
+    with open(workspace / "big.bin", "wb") as handle:
+        handle.truncate(1 << 30)
+    (workspace / "answer.txt").chmod(0)  # unreadable: an emptied copy never opens it
+    cases = {case.name: case for case in resolve(task).cases}
+    made = make_workspace(Probe("x", cases["right"], without="notes.md"), tmp_path / "without")
+    assert made is not None and sorted(p.name for p in made.iterdir()) == ["answer.txt", "big.bin"]
+    assert os.stat(made / "big.bin").st_blocks * 512 < 1 << 20
+    emptied = make_workspace(Probe("y", cases["right"], emptied=True), tmp_path / "emptied")
+    assert emptied is not None and {p.name: p.stat().st_size for p in emptied.iterdir()} == {
+        "answer.txt": 0,
+        "big.bin": 0,
+        "notes.md": 0,
+    }
+    assert [p.name for p in probes(list(cases.values()))][:3] == [
+        "an empty workspace",
+        "reward files planted in /logs/verifier",
+        "right: every file emptied",
+    ]

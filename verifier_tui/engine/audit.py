@@ -17,14 +17,15 @@ sandbox, interpreter and limits as its cases):
 
 The bar is the highest reward a case's ``expected.json`` asks for; a probe
 that reaches it is flagged with that case. Each probe's workspace is a copy
-in the tool's own temporary folder: nothing is written into the task.
+in the session's own scratch folder, made only while its run needs it (at
+most ``jobs`` at once): nothing is written into the task.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
-import tempfile
+from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -44,9 +45,14 @@ PLANTED = (("reward.json", b'{"reward": 1.0}'), ("reward.txt", b"1.0"))
 
 @record(frozen=True)
 class Probe:
+    """A probe's workspace as a recipe (none: the run's own empty scratch
+    workspace; else a case's, every file emptied or one file left out), made
+    only while its run needs it."""
+
     name: str
-    workspace: Path
-    case: Case | None = None  # the case whose response and task data it runs with
+    case: Case | None = None  # whose workspace, response and task data it runs with
+    emptied: bool = False
+    without: str | None = None
     planted: tuple[tuple[str, bytes], ...] = ()  # (name, bytes) put in the reward folder before the run
 
 
@@ -92,24 +98,14 @@ def bar(cases: list[Case]) -> tuple[str, float] | None:
     return best
 
 
-def probes(cases: list[Case], scratch: Path) -> list[Probe]:
-    """Every probe's workspace, made in ``scratch`` (the tool's own)."""
-    empty = scratch / "empty"
-    empty.mkdir()
-    out = [Probe("an empty workspace", empty), Probe("reward files planted in /logs/verifier", empty, planted=PLANTED)]
-    for index, case in enumerate(c for c in cases if c.workspace is not None and c.workspace.is_dir()):
-        assert case.workspace is not None
-        files = _files(case.workspace)
-        if not files:
-            continue
-        emptied = _copy(case.workspace, scratch / f"{index}-emptied")
-        for rel in files:
-            (emptied / rel).write_bytes(b"")
-        out.append(Probe(f"{case.name}: every file emptied", emptied, case))
-        for number, rel in enumerate(files[:REMOVED_AT_MOST]):
-            without = _copy(case.workspace, scratch / f"{index}-without-{number}")
-            (without / rel).unlink()
-            out.append(Probe(f"{case.name}: without {rel}", without, case))
+def probes(cases: list[Case]) -> list[Probe]:
+    """Every probe of the task's cases, in the order they are said."""
+    out = [Probe("an empty workspace"), Probe("reward files planted in /logs/verifier", planted=PLANTED)]
+    for case in cases:
+        files = _files(case.workspace) if case.workspace is not None and case.workspace.is_dir() else []
+        if files:
+            out.append(Probe(f"{case.name}: every file emptied", case, emptied=True))
+            out += [Probe(f"{case.name}: without {rel}", case, without=rel) for rel in files[:REMOVED_AT_MOST]]
     return out
 
 
@@ -125,8 +121,34 @@ def _files(folder: Path) -> list[str]:
     return found
 
 
-def _copy(source: Path, target: Path) -> Path:
-    shutil.copytree(source, target, symlinks=True, ignore_dangling_symlinks=True)
+def make_workspace(probe: Probe, target: Path) -> Path | None:
+    """``probe``'s workspace made at ``target`` (None: the run's own empty
+    one). Links are copied as links, files by :func:`copy_file` (a sparse
+    file stays sparse, a FIFO put in a file's place never blocks), an emptied
+    file is made empty without reading it; what is neither (a FIFO, a socket)
+    is left out, as a run's staging leaves it."""
+    from verifier_tui.engine.sandbox.file_copy import NotAFile, copy_file
+
+    if probe.case is None or probe.case.workspace is None:
+        return None
+    source = probe.case.workspace
+    for root, dirs, names in os.walk(source):
+        here = Path(root)
+        into = target / here.relative_to(source)
+        into.mkdir(mode=0o700)
+        for name in sorted(names + [d for d in dirs if (here / d).is_symlink()]):
+            path, rel = here / name, (here / name).relative_to(source).as_posix()
+            if rel == probe.without:
+                continue
+            if path.is_symlink():
+                os.symlink(os.readlink(path), into / name)
+            elif path.is_file():
+                if probe.emptied:
+                    os.close(os.open(into / name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+                else:
+                    with suppress(NotAFile):  # replaced by something else since it was listed
+                        copy_file(str(path), str(into / name), replace=False)
+        dirs[:] = sorted(d for d in dirs if not (here / d).is_symlink())
     return target
 
 
@@ -136,17 +158,23 @@ async def arun(session: Session, jobs: int) -> tuple[list[Finding], tuple[str, f
 
     cases = session.task.cases
     judged = bar(cases)
-    with tempfile.TemporaryDirectory(prefix="verifier-tui-audit-") as where:
-        gate = asyncio.Semaphore(max(1, jobs))
-        found = probes(cases, Path(where))
+    gate = asyncio.Semaphore(max(1, jobs))
+    room = asyncio.Semaphore(max(1, jobs))  # workspaces made at once: a copy lasts as long as its run
+    where = session.scratch_folder()  # the tool's own, swept at the next start if this one is killed
 
-        async def one(probe: Probe) -> Finding:
-            spec = session.spec_for_case(probe.case) if probe.case is not None else session.spec()
-            spec = replace(spec, workspace=probe.workspace, case=None, expected=None, planted=probe.planted)
-            result = await session.arun(spec, trigger="audit", gate=gate)
-            finding = Finding(probe.name, result)
-            if judged is not None and finding.reward is not None and finding.reward >= judged[1]:
-                finding.matches = judged[0]
-            return finding
+    async def one(index: int, probe: Probe) -> Finding:
+        spec = session.spec_for_case(probe.case) if probe.case is not None else session.spec()
+        async with room:
+            target = where / f"audit-{index}"
+            try:
+                workspace = await asyncio.to_thread(make_workspace, probe, target)
+                spec = replace(spec, workspace=workspace, case=None, expected=None, planted=probe.planted)
+                result = await session.arun(spec, trigger="audit", gate=gate)
+            finally:
+                await asyncio.to_thread(shutil.rmtree, target, True)
+        finding = Finding(probe.name, result)
+        if judged is not None and finding.reward is not None and finding.reward >= judged[1]:
+            finding.matches = judged[0]
+        return finding
 
-        return list(await asyncio.gather(*(one(probe) for probe in found))), judged
+    return list(await asyncio.gather(*(one(index, probe) for index, probe in enumerate(probes(cases))))), judged
