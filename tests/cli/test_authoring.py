@@ -118,6 +118,20 @@ def test_new_under_a_file_names_the_path_and_why(tmp_path, env):
     assert (tmp_path / "plain.txt").read_text() == "mine\n"
 
 
+def test_new_says_a_path_with_a_line_break_on_its_lines_and_as_a_command_to_paste(tmp_path, env):
+    import shlex
+
+    path = tmp_path / "x\nwrote a new task in /etc\x1b[31m:"
+    done = run_tool(env, "new", path, "--no-open")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == f"wrote a new task in {tmp_path}/x\\nwrote a new task in /etc::" and "\x1b" not in done.stdout
+    assert sum(line.startswith("wrote a new task") for line in lines) == 1
+    command = next(line for line in lines if line.startswith("next: "))[len("next: ") :].split("  #")[0]
+    pasted = subprocess.run(["bash", "-c", f"printf %s {command.split(' ', 2)[2]}"], capture_output=True, text=True)
+    assert pasted.stdout == str(path) and shlex.split(command)[:2] == ["verifier-tui", "test"]
+
+
 def test_new_into_an_empty_folder(tmp_path, env):
     (tmp_path / "empty").mkdir()
     assert run_tool(env, "new", tmp_path / "empty", "--no-open").returncode == 0
@@ -144,6 +158,30 @@ def test_vendor_turns_a_plain_task_into_a_runner_task_and_keeps_its_script(tmp_p
     again = run_tool(env, "vendor", task)
     assert again.returncode == 0 and tree(task) == after
     assert again.stdout.count("left as it is") == 2
+
+
+def test_vendor_never_reads_a_huge_test_sh_whole(tmp_path, env):
+    """It read the task's tests/test.sh into memory to compare it with the
+    shim: a 3 GB (sparse) file took 3 GB. Under a 1 GiB address space limit
+    the vendor now goes as for any other script: kept beside, shim written."""
+    import sys
+
+    task = tmp_path / "t"
+    assert run_tool(env, "new", task, "--no-open").returncode == 0
+    (task / "tests" / "test.sh").unlink()
+    with open(task / "tests" / "test.sh", "wb") as handle:
+        handle.truncate(3 << 30)
+    limited = [
+        sys.executable,
+        "-c",
+        "import resource, sys; resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30)); "
+        "from verifier_tui.cli import main; sys.exit(main(sys.argv[1:]))",
+    ]
+    done = run_tool(env, "vendor", task, tool=limited)
+    no_traceback(done)
+    assert done.returncode == 0, done.stderr
+    assert (task / "tests" / "test.sh").read_bytes() == SHIM_SOURCE.read_bytes()
+    assert (task / "tests" / "test.sh.old").stat().st_size == 3 << 30
 
 
 def test_vendor_replaces_a_different_runner_and_keeps_it_beside(tmp_path, env):

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from verifier_tui.commands import terminal
+from verifier_tui.engine.procfs import shell_word
 from verifier_tui.engine.task.authoring import AuthoringError, new_task, vendor
+from verifier_tui.words.text import one_line
 
 if TYPE_CHECKING:
     import argparse
@@ -34,8 +35,8 @@ def new_command(args: argparse.Namespace) -> int:
     except (AuthoringError, OSError) as exc:
         terminal.error(_said(exc))
         return 2
-    shown = shlex.quote(args.path)
-    terminal.out(f"wrote a new task in {args.path}:")
+    shown = shell_word(args.path)  # a command to paste back, on one line whatever the name holds
+    terminal.out(f"wrote a new task in {one_line(args.path)}:")
     width = max(map(len, _ROLES))
     for rel, role in _ROLES.items():
         terminal.out(f"  {rel:<{width}}  {role}")

@@ -172,7 +172,7 @@ def vendor(task: Path) -> list[str]:
         target = task / rel
         wanted = source.read_bytes()
         if target.exists():
-            if target.is_file() and target.read_bytes() == wanted:
+            if target.is_file() and target.stat().st_size == len(wanted) and target.read_bytes() == wanted:
                 said.append(f"{rel}: already {what}, left as it is")
                 continue
             kept = _free_name(target)
