@@ -82,3 +82,18 @@ def test_watch_line_says_what_verify_returned_first(env, wrong_return):
         code, stderr = stop(proc)
     assert code == 0 and "Traceback" not in stderr
     assert before(line, "verify returned", "RewardFileNotFoundError")
+
+
+def test_a_case_killed_past_memory_mb_says_so_under_the_table(env, tmp_path):
+    """run said "out of memory"; test showed only "killed by signal 9"."""
+    task = make_task(
+        tmp_path / "t",
+        "def verify(workspace):\n    blob = bytearray(400 << 20)\n    return 1.0\n",
+        toml='version = "1.0"\n[environment]\nmemory_mb = 128\n',
+        cases={"only": {}},
+    )
+    (task / "cases" / "only" / "expected.json").write_text('{"rewards": {"reward": 1.0}}')
+    done = run_tool(env, "test", task, "--python", PY)
+    assert done.returncode == 1, done.stdout + done.stderr
+    said = [line for line in done.stdout.splitlines() if line.startswith("only: out of memory: ")]
+    assert len(said) == 1 and "run_verifier.py" in said[0] and "memory_mb" in said[0], done.stdout

@@ -354,7 +354,13 @@ def group_lines(group: Any, results: list[RunResult]) -> list[str]:
     for name, why in group.not_judged:
         out.append(f"{NOT_RUN}  cases/{one_line(name)}: not judged: {why}")
     for result in results:
-        for said in (stuck_at(session, result), near_miss_line(result)) if not result.expected_matched else ():
+        killed = (
+            f"out of memory: {cut_words(one_line(result.out_of_memory[0]), 80)} was killed past task.toml's "
+            "memory_mb, as the sandbox's OOM killer would"
+            if result.out_of_memory
+            else None
+        )
+        for said in (killed, stuck_at(session, result), near_miss_line(result)) if not result.expected_matched else ():
             if said:
                 out.append(f"{one_line(result.case or '-')}: {said}")
     for result in results:
