@@ -530,7 +530,7 @@ UNUSABLE_PYTHONS = {
     "broken": ("{tmp}/broken-python", "failed to start"),
     "python2.7": ("{py27}", "Python 2.7 is too old: the runner needs 3.8 or newer"),
 }
-PYTHON_COMMANDS = [["run"], ["run", "--json"], ["explain"], ["test"], ["watch"]]
+PYTHON_COMMANDS = [["run"], ["run", "--json"], ["explain"], ["test"], ["watch"], ["audit"]]
 # Each unusable interpreter with two commands, every command with one or two:
 # the interpreter is judged once for all of them (all 20 pairs would start
 # the tool 20 times to run the same lines).

@@ -18,10 +18,7 @@ if TYPE_CHECKING:
 
 def audit_command(args: argparse.Namespace) -> int:
     with Session(args.target, args.options) as session:
-        if session.verifier is None:
-            from verifier_tui.engine.task.discovery import no_verifier_message
-
-            terminal.error(no_verifier_message(session.task))
+        if report.refused_before_running(session):  # a --python that cannot run the runner too: no probe could start
             return 2
         if not session.task.cases:
             terminal.error(f"{session.task.name} has no cases: audit compares its probes with a passing case")

@@ -24,28 +24,8 @@ from verifier_tui.words.text import plain_text
 
 if TYPE_CHECKING:
     import argparse
-    from collections.abc import Callable
 
     from verifier_tui.engine.changes import Change
-
-
-def _interpreter_problem(session: Session) -> str | None:
-    """Why ``--python`` cannot run the runner (not found, does not start, too
-    old, does not answer), in one line; None when it can. Bad input: the
-    commands say so and exit 2 before anything runs."""
-    error = session.interpreter().error
-    return None if error is None else f"--python {error}"
-
-
-def _refused(session: Session, *checks: Callable[[], str | None]) -> bool:
-    """Whether the command stops before anything runs: no verifier (``spec``
-    raises, and the cli says so in one line), an interpreter that cannot run
-    the runner, or the first of ``checks`` to name a problem, said in one line."""
-    session.spec()
-    problem = _interpreter_problem(session) or next(filter(None, (check() for check in checks)), None)
-    if problem:
-        terminal.error(problem)
-    return problem is not None
 
 
 def print_result(session: Session, result: RunResult) -> None:
@@ -70,7 +50,7 @@ def run_command(args: argparse.Namespace) -> int:
     if status is not None:
         return status
     with Session(args.target, args.options) as session:
-        if _refused(
+        if report.refused_before_running(
             session,
             lambda: refusal(session.task.root, args.save_case),
             lambda: report.output_file_problem("--coverage-report", args.coverage_report),
@@ -114,7 +94,7 @@ def explain_command(args: argparse.Namespace) -> int:
     if status is not None:
         return status
     with Session(args.target, args.options) as session:
-        if _refused(session):
+        if report.refused_before_running(session):
             return 2
         explanation = session.explain()
         if args.json:
@@ -162,7 +142,7 @@ def test_command(args: argparse.Namespace) -> int:
                 terminal.error(f"{'' if len(groups) == 1 else group.name + ': '}{group.error}")
             return 2
         problem = (
-            _interpreter_problem(runnable[0].session)
+            report.interpreter_problem(runnable[0].session)
             or report.output_file_problem("--coverage-report", args.coverage_report)
             or report.output_file_problem("--junit", args.junit)
         )
@@ -230,7 +210,7 @@ def watch_command(args: argparse.Namespace) -> int:
     if status is not None:
         return status
     with Session(args.target, args.options) as session:
-        if _refused(session):
+        if report.refused_before_running(session):
             return 2
         if not args.json:
             terminal.out(report.header(session))

@@ -46,7 +46,7 @@ from verifier_tui.words.run import (
 from verifier_tui.words.text import one_line
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
     from typing import Any
 
     from verifier_tui.engine.readback import Explanation
@@ -510,3 +510,22 @@ def watch_line(result: RunResult, trigger: str) -> str:
     )
     expected = expected_words(result)
     return f"{line}  {expected}" if expected else line
+
+
+def interpreter_problem(session: Session) -> str | None:
+    """Why ``--python`` cannot run the runner (not found, does not start, too
+    old, does not answer), in one line; None when it can. Bad input: the
+    commands say so and exit 2 before anything runs."""
+    error = session.interpreter().error
+    return None if error is None else f"--python {error}"
+
+
+def refused_before_running(session: Session, *checks: Callable[[], str | None]) -> bool:
+    """Whether the command stops before anything runs: no verifier (``spec``
+    raises, and the cli says so in one line), an interpreter that cannot run
+    the runner, or the first of ``checks`` to name a problem, said in one line."""
+    session.spec()
+    problem = interpreter_problem(session) or next(filter(None, (check() for check in checks)), None)
+    if problem:
+        terminal.error(problem)
+    return problem is not None
