@@ -171,3 +171,17 @@ def test_an_absolute_task_path_that_moved_is_found_by_its_name(task, runs, tmp_p
     make_job(runs / "jobs" / "j", {"demo__aaaaaaa": dict(task=demo, config=config, **PASSED)})
     location = locate_task(open_harbor(runs / "jobs" / "j" / "demo__aaaaaaa")[0])
     assert location.path == demo
+
+
+def test_a_task_path_past_the_systems_length_limit_is_a_task_not_found(task, runs):
+    """A config.json task.path of 6,000 characters: looking it up raised
+    "File name too long", and run and explain said only that, exit 2."""
+    import json
+
+    trial = one_trial(runs, task())
+    config = trial.path / "config.json"
+    data = json.loads(config.read_text())
+    data["task"]["path"] = "a/" * 3000
+    config.write_text(json.dumps(data))
+    location = locate_task(open_harbor(trial.path)[0])
+    assert location.path is None and location.message().startswith("the task was not found. Looked in: ")

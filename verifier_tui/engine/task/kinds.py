@@ -79,11 +79,21 @@ def looks_like_task(folder: Path) -> bool:
     ``tests/verifier.py``. A ``tests/`` folder alone is not enough: every
     Python checkout has one (this tool's own does). The one rule: a trial's
     task is looked for by it too (:mod:`verifier_tui.engine.harbor.locate`)."""
-    return (
-        untrusted.present(folder / "task.toml")
-        or (folder / "tests" / "test.sh").is_file()
-        or (folder / "tests" / "verifier.py").is_file()
+    return untrusted.present(folder / "task.toml") or _is_file(
+        folder / "tests" / "test.sh", folder / "tests" / "verifier.py"
     )
+
+
+def _is_file(*paths: Path) -> bool:
+    """Whether any of ``paths`` is a file; a path the system cannot look up
+    (a name past its length limit, from a trial's config.json) is none."""
+    for path in paths:
+        try:
+            if path.is_file():
+                return True
+        except OSError:
+            continue
+    return False
 
 
 def is_tests_folder_of_a_task(folder: Path) -> bool:
