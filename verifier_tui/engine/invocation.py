@@ -40,8 +40,8 @@ DEFAULT_TIMEOUT_S = 600.0
 EXPLAIN_FILE = "explain.json"
 PHASES_FILE = "phases.jsonl"
 DATASET_VERIFIER = ".ng/verifier.py"  # where a verifier outside the tests folder is staged (Task.staged_name)
-RESPONSE_TEXT_LIMIT = 64 * untrusted.MB  # a response.txt, wrapped into a response
 NOTHING_CHOSEN = "no case and no workspace chosen: the verifier runs on an empty scratch workspace"
+RESPONSE_TEXT_LIMIT = 64 * untrusted.MB  # a response.txt, wrapped into a response
 
 
 @record(frozen=True)
