@@ -693,3 +693,20 @@ def test_a_misspelt_table_of_task_toml_is_a_note_and_the_run_goes_on(env, tmp_pa
     assert done.returncode == 0, done.stdout
     said = "note: task.toml: [verifer] is not one Harbor knows: did you mean [verifier]? (Harbor ignores it)"
     assert said in done.stdout
+
+
+def test_a_module_in_the_folder_the_tool_starts_in_never_runs_on_this_machine(env, tmp_path):
+    """Asking the interpreter where it imports from runs ``python -c``, which
+    puts the current folder first on the import path: a json.py in a job
+    folder someone sent, where the user started the tool, ran outside any
+    sandbox. The question is asked from the root folder."""
+    here = tmp_path / "sent"
+    here.mkdir()
+    marker = tmp_path / "ran"
+    for name in ("json", "importlib"):
+        (here / f"{name}.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
+    task_dir = make_task(tmp_path / "t", "def verify(workspace):\n    return 1.0\n")
+    cache = tmp_path / "fresh-cache"  # nothing remembered: the interpreter is asked
+    done = run_tool(env | {"XDG_CACHE_HOME": str(cache)}, "run", task_dir, "--python", PY, cwd=here)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert not marker.exists()

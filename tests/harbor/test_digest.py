@@ -197,23 +197,16 @@ def test_a_removed_file_shows_as_a_change_nothing_can_name(task, runs):
     assert "cannot be known" in " ".join(drift.sentences())
 
 
-def test_git_names_uncommitted_and_committed_changes(task, runs):
-    """The task is a folder inside a repository (here: the folder Harbor ran in)."""
+def test_a_task_in_a_repository_runs_nothing_of_its_git_config(task, runs, tmp_path):
+    """A task found beside a job someone sent is theirs, .git/config too:
+    asking Git what changed ran the command its core.fsmonitor names (or a
+    filter's), on this machine, outside any sandbox."""
     demo = task()
-    git = ["git", "-C", str(runs), "-c", "user.name=t", "-c", "user.email=t@t"]
-    subprocess.run(git[:3] + ["init", "-q"], check=True)
-    subprocess.run(git + ["add", "."], check=True)
-    subprocess.run(
-        git + ["commit", "-qm", "task"],
-        check=True,
-        env={**os.environ, "GIT_AUTHOR_DATE": "2020-01-01T00:00:00", "GIT_COMMITTER_DATE": "2020-01-01T00:00:00"},
-    )
+    marker = tmp_path / "ran"
+    subprocess.run(["git", "-C", str(demo), "init", "-q"], check=True)
+    subprocess.run(["git", "-C", str(demo), "config", "core.fsmonitor", f"touch {marker}; false #"], check=True)
     trial = _job_for(demo, runs)
     (demo / "tests" / "verifier.py").write_text("def verify(workspace):\n    return 0.5\n")
-    subprocess.run(git + ["commit", "-qam", "score halves"], check=True)
-    (demo / "tests" / "extra.py").write_text("Y = 2\n")
     drift = compare_task(demo, trial.recorded_digest, trial.started_at)
-    words = " ".join(drift.sentences())
-    assert "git: uncommitted changes in the task: tests/extra.py" in words
-    assert "1 commit(s) to the task since the trial started" in words and "score halves" in words
-    assert drift.tests_changed is True
+    assert drift.same is False and drift.tests_changed is True
+    assert not marker.exists()

@@ -113,6 +113,10 @@ def _ask(
             env=marked,
             stdin=subprocess.DEVNULL,
             start_new_session=True,
+            # ``-c`` puts the current folder first on the import path: a json.py
+            # in a job folder someone sent, where the user started the tool,
+            # would run here, outside any sandbox. The root folder holds none.
+            cwd="/",
         )
     except (OSError, ValueError) as exc:
         return None, f"{python}: {exc}"

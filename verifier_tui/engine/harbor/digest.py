@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import subprocess
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -40,7 +39,6 @@ SINGLE_FILES = ("task.toml", "instruction.md", "README.md", "trajectory.json")
 FOLDERS = ("environment", "tests", "solution", "steps")
 HARBORIGNORE = ".harborignore"
 _IGNORE_SCOPES = IgnoreRules(["/tests/", "/solution/", "/steps/*/tests/", "/steps/*/solution/"], git_flavour=True)
-GIT_TIMEOUT_S = 5.0
 IGNORE_FILE_LIMIT = untrusted.MB
 
 
@@ -238,16 +236,17 @@ class TaskDrift:
     ``same`` is None when the run's digest is not known (no lock.json).
     When the digests differ, ``modified_since`` names the task's files
     modified after the trial started (by modification time: a copy that kept
-    old times, or a deleted file, does not show), ``git`` says what Git knows
-    when the task is in a repository, and ``tests_changed`` is True when any of
-    that touches ``tests/`` (None when nothing says either way).
+    old times, or a deleted file, does not show), and ``tests_changed`` is
+    True when any of them is under ``tests/`` (None when nothing says either
+    way). Git is never asked: a task found beside a job someone sent holds its
+    own ``.git/config``, whose ``core.fsmonitor`` or filters Git would run on
+    this machine.
     """
 
     recorded: str | None
     local: str
     same: bool | None
     modified_since: tuple[str, ...] = ()
-    git: tuple[str, ...] = ()
     tests_changed: bool | None = None
     problems: tuple[str, ...] = field(default_factory=tuple)
     exact: bool = False  # modified_since compares each file's content with a copy known to be the run's
@@ -269,12 +268,11 @@ class TaskDrift:
                 "every file of the task is newer than the trial (the task was copied or checked out since, "
                 "without its times): which files changed cannot be told from their times"
             )
-        out.extend(self.git)
         if self.tests_changed:
             out.append("tests/ changed: the verifier replayed here is not the one the sandbox ran")
         elif self.tests_changed is False:
-            out.append("tests/ did not change, as far as modification times and Git tell")
-        elif self.tests_changed is None and not self.modified_since and not self.git and not self.all_newer:
+            out.append("tests/ did not change, as far as modification times tell")
+        elif self.tests_changed is None and not self.modified_since and not self.all_newer:
             out.append(
                 "which files changed cannot be known (none was modified after the trial started: "
                 "a file may have been removed, or copied with its old time)"
@@ -304,7 +302,6 @@ def compare_task(
             local.digest,
             False,
             tuple(changed),
-            (),
             any(_is_test_path(p) for p in changed),
             local.problems,
             exact=True,
@@ -323,15 +320,12 @@ def compare_task(
     all_newer = len(local.files) > 1 and len(modified) == len(local.files)
     if all_newer:
         modified = []
-    git_lines, git_paths = _git_changes(Path(task_dir), since)
-    touched = list(modified) + git_paths
-    tests_changed = any(_is_test_path(p) for p in touched) if touched else None
+    tests_changed = any(_is_test_path(p) for p in modified) if modified else None
     return TaskDrift(
         recorded,
         local.digest,
         False,
         tuple(modified),
-        tuple(git_lines),
         tests_changed,
         local.problems,
         all_newer=all_newer,
@@ -342,51 +336,3 @@ def _is_test_path(relative: str) -> bool:
     """Under ``tests/`` or a step's ``steps/<name>/tests/``: what the sandbox had as /tests."""
     parts = relative.split("/")
     return parts[0] == "tests" or (len(parts) > 2 and parts[0] == "steps" and parts[2] == "tests")
-
-
-def _git_changes(task_dir: Path, since: datetime | None) -> tuple[list[str], list[str]]:
-    """Sentences from Git about the task folder (uncommitted changes; commits
-    since the trial started) and the task-relative paths they name. Nothing
-    when Git is absent, the folder is no repository, or Git is slow."""
-
-    def git(*args: str) -> str | None:
-        try:
-            done = subprocess.run(
-                ["git", "-C", str(task_dir), *args],
-                capture_output=True,
-                text=True,
-                timeout=GIT_TIMEOUT_S,
-                stdin=subprocess.DEVNULL,
-                env={**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"},
-            )
-        except (OSError, subprocess.SubprocessError):
-            return None
-        return done.stdout if done.returncode == 0 else None
-
-    prefix = git("rev-parse", "--show-prefix")
-    if prefix is None:
-        return [], []
-    prefix = prefix.strip()
-    lines: list[str] = []
-    paths: list[str] = []
-    # Porcelain paths are relative to the repository's root, whatever the folder.
-    status = git("status", "--porcelain", "--untracked-files=all", "--", ".") or ""
-    uncommitted = [
-        p[len(prefix) :] if p.startswith(prefix) else p
-        for p in (line[3:].strip().strip('"') for line in status.splitlines() if len(line) > 3)
-    ]
-    if uncommitted:
-        paths += uncommitted
-        shown = ", ".join(uncommitted[:8]) + (" ..." if len(uncommitted) > 8 else "")
-        lines.append(f"git: uncommitted changes in the task: {shown}")
-    if since is not None:
-        log = git("log", f"--since={since.isoformat()}", "--format=%h %s", "--", ".") or ""
-        commits = [c for c in log.splitlines() if c.strip()]
-        if commits:
-            names = (
-                git("log", f"--since={since.isoformat()}", "--format=", "--name-only", "--relative", "--", ".") or ""
-            )
-            paths += [n for n in names.splitlines() if n.strip()]
-            shown = "; ".join(commits[:3]) + (" ..." if len(commits) > 3 else "")
-            lines.append(f"git: {len(commits)} commit(s) to the task since the trial started: {shown}")
-    return lines, sorted(set(paths), key=paths.index)
