@@ -96,3 +96,38 @@ def test_a_case_workspace_that_is_no_folder_is_said_as_the_cases(make, what, tas
     done = command(env, "run", task, "--case", "good", cwd=tmp_path)
     assert f"note: case good: its workspace is {what}: the verifier runs on an empty scratch workspace" in done.stdout
     assert "no case and no workspace chosen" not in done.stdout
+
+
+HUGE = "1" + "0" * 400  # an integer past any float: valid JSON, and Harbor keeps it as an int
+
+
+def test_a_reward_file_holding_an_integer_past_any_float_is_judged_without_a_traceback(env, tmp_path):
+    """The verifier writes it itself and ends before the runner could refuse
+    it: comparing it with expected.json raised OverflowError."""
+    task = make_task(
+        tmp_path / "t",
+        f"""
+        import os
+
+        def verify(workspace):
+            with open("/logs/verifier/reward.json", "w") as handle:
+                handle.write('{{"reward": {HUGE}}}')
+            os._exit(0)
+        """,
+        cases={"only": {}},
+    )
+    (task / "cases" / "only" / "expected.json").write_text('{"rewards": {"reward": 1.0}}')
+    for args, code in ((["run", "--json"], 0), (["test"], 1)):  # run ends as the runner did; test as the cases did
+        done = run_tool(env, *args, task, "--python", PY)
+        no_traceback(done)
+        assert done.returncode == code, done.stdout + done.stderr
+    assert json.loads(run_tool(env, "run", "--json", task, "--python", PY).stdout)["expected_matched"] is False
+
+
+def test_an_expected_json_reward_past_any_float_is_that_cases_problem(env, tmp_path):
+    task = make_task(tmp_path / "t", "def verify(workspace):\n    return 1.0\n", cases={"odd": {}, "fine": {}})
+    (task / "cases" / "odd" / "expected.json").write_text(f'{{"rewards": {{"reward": {HUGE}}}}}')
+    (task / "cases" / "fine" / "expected.json").write_text('{"rewards": {"reward": 1.0}}')
+    done = run_tool(env, "test", task, "--python", PY)
+    no_traceback(done)
+    assert '"rewards" must be an object of finite numbers' in done.stdout and "✓  fine" in done.stdout, done.stdout

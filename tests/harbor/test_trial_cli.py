@@ -779,3 +779,15 @@ def test_test_job_says_when_its_replays_ran_in_the_copy_sandbox(task, runs, tmp_
     assert as_json(tool(copy, "test", "--json", trial.path.parent, cwd=elsewhere))["copy_sandbox"] == said
     assert ET.parse(tmp_path / "junit.xml").getroot().find("properties/property").get("value") == said
     assert as_json(tool(env, "test", "--json", trial.path.parent, cwd=elsewhere))["copy_sandbox"] is None
+
+
+def test_a_recorded_reward_past_any_float_is_shown_without_a_traceback(real, env, tmp_path):
+    """result.json may hold any JSON number: compare's means and run's
+    agreement converted it to a float and raised OverflowError."""
+    job = real / "jobs" / "oracle-pass"
+    result = next(job.glob("*/result.json"))
+    result.write_text(result.read_text().replace('"reward": 1.0', '"reward": 1' + "0" * 400, 1))
+    for args in (["compare", job, real / "jobs" / "nop-fail"], ["run", job], ["test", job]):
+        done = run_tool(env, *args, cwd=tmp_path)
+        no_traceback(done)
+        assert done.returncode in (0, 1, 2) and "OverflowError" not in done.stdout + done.stderr, args

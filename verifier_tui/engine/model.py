@@ -429,6 +429,28 @@ NEAR_MISS = 1e-9
 rounding (``0.1 + 0.2``), said with a hint to give a tolerance."""
 
 
+def same_number(a: Any, b: Any) -> bool:
+    """Two reward numbers equal as Harbor's numbers (1 == 1.0; two integers
+    past any float exactly); False for what is no number."""
+    if isinstance(a, int) and isinstance(b, int):
+        return a == b
+    try:
+        return reward_float(a) == reward_float(b)
+    except (TypeError, ValueError):
+        return False
+
+
+def reward_float(value: Any) -> float:
+    """A reward number as a float, an integer past any float as an infinity:
+    Harbor keeps such an integer (JSON's and pydantic's ``int``), and comparing
+    or averaging it here must not raise. Raises TypeError or ValueError for
+    what is no number."""
+    try:
+        return float(value)
+    except OverflowError:
+        return float("inf") if value > 0 else float("-inf")
+
+
 def _same_rewards(actual: dict[str, Any], expected: dict[str, Any], tolerance: float | None = None) -> bool:
     """Rewards compare as Harbor's numbers: 1 == 1.0, keys must match exactly;
     each number exactly equal, or within ``tolerance`` (absolute) when
@@ -436,12 +458,12 @@ def _same_rewards(actual: dict[str, Any], expected: dict[str, Any], tolerance: f
     default, so a test says what it means."""
     if set(actual) != set(expected):
         return False
+    if tolerance is None:
+        return all(same_number(actual[key], value) for key, value in expected.items())
     for key, value in expected.items():
-        got = actual[key]
         try:
-            difference = abs(float(got) - float(value))
+            if not abs(reward_float(actual[key]) - reward_float(value)) <= tolerance:
+                return False
         except (TypeError, ValueError):
-            return False
-        if not (difference <= tolerance if tolerance is not None else float(got) == float(value)):
             return False
     return True

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.harbor.folders import RESULT, job_paths, result_shape
 from verifier_tui.engine.harbor.reading import parse_time, read_json, read_text_tail
+from verifier_tui.engine.model import reward_float
 from verifier_tui.engine.record import field, record
 from verifier_tui.engine.task.target import CONFIG, harbor_kind
 
@@ -335,7 +336,7 @@ def mean_of(rewards: list[dict[str, Any]]) -> dict[str, float]:
     keys = sorted({key for reward in rewards for key in reward})
 
     def number(value: Any) -> float:
-        return float(value) if isinstance(value, (int, float)) else 0.0
+        return reward_float(value) if isinstance(value, (int, float)) else 0.0
 
     if len(keys) <= 1:
         values = [number(next(iter(r.values()), 0)) for r in rewards]

@@ -19,7 +19,7 @@ from verifier_tui.engine.harbor.folders import TEST_STDERR, TEST_STDOUT, StepVie
 from verifier_tui.engine.harbor.phases import PhaseReport, sandbox_phases
 from verifier_tui.engine.harbor.reading import ExceptionRecord
 from verifier_tui.engine.harbor.runner_output import RunnerOutput, parse_runner_output
-from verifier_tui.engine.model import UNKNOWN, CapturedText, RewardFile, Verdict
+from verifier_tui.engine.model import UNKNOWN, CapturedText, RewardFile, Verdict, same_number
 from verifier_tui.engine.record import as_json, record
 from verifier_tui.engine.untrusted import Read, look, open_regular
 from verifier_tui.engine.verdict import REWARD_FILE_NOT_FOUND, VERIFIER_TIMEOUT
@@ -169,12 +169,7 @@ def read_bounded(path: Path, trial: Path) -> CapturedText | Read:
 
 def same_rewards(a: dict[str, Any] | None, b: dict[str, Any] | None) -> bool:
     """Rewards as Harbor's numbers: the same keys, equal as floats (1 == 1.0)."""
-    if a is None or b is None or set(a) != set(b):
-        return False
-    try:
-        return all(float(a[key]) == float(b[key]) for key in a)
-    except (TypeError, ValueError):
-        return False
+    return a is not None and b is not None and set(a) == set(b) and all(same_number(a[key], b[key]) for key in a)
 
 
 class PathMapper:

@@ -156,7 +156,7 @@ def read_expected(path: Path) -> tuple[Expectation | None, str | None]:
     # least one finite number (the runner refuses NaN, inf and {}), and an exit
     # status is 0 to 255.
     if rewards is not None and not (
-        isinstance(rewards, dict) and rewards and _numbers(rewards) and all(map(math.isfinite, rewards.values()))
+        isinstance(rewards, dict) and rewards and _numbers(rewards) and all(map(_finite, rewards.values()))
     ):
         return None, f'{path.name}: "rewards" must be an object of finite numbers, at least one'
     if exit_code is not None and (
@@ -182,6 +182,13 @@ def read_expected(path: Path) -> tuple[Expectation | None, str | None]:
     return Expectation(
         rewards=rewards, exit_code=exit_code, source=path, tolerance=float(tolerance) if tolerance is not None else None
     ), None
+
+
+def _finite(number: float) -> bool:
+    try:
+        return math.isfinite(number)
+    except OverflowError:  # an integer past any float: no run gives one (the runner refuses it)
+        return False
 
 
 def _numbers(mapping: dict[str, Any]) -> bool:
