@@ -125,3 +125,45 @@ def test_a_replays_phases_planted_as_a_link_are_never_read(env, tmp_path, privat
     )
     for args in (["run", trial], ["run", trial, "--json"], ["test", trial.parent, "--json"]):
         assert SECRET not in _said(env, *args, cwd=tmp_path), args
+
+
+@pytest.mark.parametrize(
+    "link, option",
+    [
+        ("cases/only/response.txt", "--response FILE"),
+        ("cases/only/task_data.json", "--task-data FILE"),
+        ("task_data.json", "--task-data FILE"),
+        ("cases/only/workspace", "--workspace DIR"),
+    ],
+)
+def test_a_cases_file_that_leads_out_of_the_task_is_never_read_for_a_run(env, tmp_path, link, option):
+    """A task someone sent, whose case links its response to
+    /proc/self/environ or its workspace to ~/.ssh: the run read it on this
+    machine and handed it to the verifier, which could send it anywhere."""
+    secret = tmp_path / "home"
+    secret.mkdir()
+    (secret / "id_rsa").write_text("PRIVATE-KEY")
+    (secret / "token.json").write_text('{"token": "PRIVATE-KEY"}')
+    task = make_task(
+        tmp_path / "t",
+        """
+        import json
+
+        def verify(workspace, response=None, task_data=None):
+            seen = [json.dumps(response), json.dumps(task_data), *(p.read_text() for p in workspace.rglob("*"))]
+            print("SEEN", *seen)
+            return 1.0
+        """,
+        cases={"only": {}},
+    )
+    target = secret if link.endswith("workspace") else secret / ("token.json" if "json" in link else "id_rsa")
+    place = task / link
+    if place.is_dir():
+        place.rmdir()
+    place.symlink_to(target)
+    done = run_tool(env, "run", task, "--case", "only", "--python", PY)
+    no_traceback(done)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "PRIVATE-KEY" not in done.stdout, done.stdout
+    assert f"{link.removeprefix('cases/only/') if link.startswith('cases') else link}" in done.stdout
+    assert f"leads out of the task, to {target}" in done.stdout and option in done.stdout

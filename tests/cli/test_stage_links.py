@@ -307,15 +307,15 @@ def test_watch_starts_no_run_for_what_lies_behind_a_link_in_the_workspace(env, t
 
 
 def test_watch_follows_a_case_workspace_replaced_by_a_link(env, tmp_path):
-    """The case's workspace folder replaced by a link to another folder: the
-    runs read what the link leads to, so watch follows it there. It went on
-    running a copy of the old folder, scoring it as before."""
-    elsewhere = tmp_path / "elsewhere"
-    elsewhere.mkdir()
-    (elsewhere / "a.txt").write_text("1.0")
+    """The case's workspace folder replaced by a link to another folder of
+    the task: the runs read what the link leads to, so watch follows it there.
+    It went on running a copy of the old folder, scoring it as before."""
     task = make_task(
         tmp_path / "tasks" / "t", "def verify(workspace):\n    return float((workspace / 'a.txt').read_text())\n"
     )
+    elsewhere = task / "data" / "elsewhere"
+    elsewhere.mkdir(parents=True)
+    (elsewhere / "a.txt").write_text("1.0")
     workspace = _case(task, "only", {"a.txt": "1.0"})
     proc, reader = start_watch(env, task, "--case", "only", "--python", PY)
     try:

@@ -320,8 +320,10 @@ class Session:
         out += verifier_notices(self.task, self.verifier)
         out += runner_notices(self.task.own_runner, self.runner)
         rows = self.task.rows
-        if self.case is None and self.task_data is None and rows is not None and rows.rows:
-            out.append(no_row_chosen(rows))
+        if self.case is None and self.task_data is None:
+            default_task_data(self.task.root, self.task.tests_dir, out)  # one that leads out of the task is said
+            if rows is not None and rows.rows:
+                out.append(no_row_chosen(rows))
         if self.case is not None:
             # That the case names no row is beside the point once other task data is chosen.
             own_data = self.task_data == self.case.task_data and self.task_id == self.case.task_id

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -67,11 +68,12 @@ def defines_a_case(cases_folder: Path, path: Path) -> bool:
     return len(parts) <= 2 or parts[1] != "workspace"
 
 
-def default_task_data(task_root: Path, tests_dir: Path | None) -> Path | None:
-    """The task-wide task data: ``task_data.json`` at the task root, else in tests/."""
+def default_task_data(task_root: Path, tests_dir: Path | None, problems: list[str] | None = None) -> Path | None:
+    """The task-wide task data: ``task_data.json`` at the task root, else in
+    tests/; not one that leads out of the task (said in ``problems``)."""
     for candidate in (task_root / "task_data.json", (tests_dir / "task_data.json") if tests_dir else None):
         if candidate is not None and untrusted.present(candidate):  # a FIFO too: the run then says what it is
-            return candidate
+            return _inside(candidate, task_root, "--task-data FILE", [] if problems is None else problems)
     return None
 
 
@@ -121,14 +123,19 @@ def load_case(folder: Path, task_data_fallbacks: Any = (), rows: TaskRows | None
     expected, problem = read_expected(folder / "expected.json")
     if problem:
         problems.append(problem)
-    has_workspace = workspace.is_dir()
-    if not has_workspace and untrusted.present(workspace):
-        what = "a link that leads to no folder" if workspace.is_symlink() else "not a folder"
-        problems.append(f"its workspace is {what}: the verifier runs on an empty scratch workspace")
+    # A case's files are the task's own: one that leads out of the task (a
+    # link to ~/.ssh, to /proc/self/environ) is not read for a run, whose
+    # verifier could send it anywhere. The user may still give it by name.
+    root = folder.parent.parent if folder.parent.name == "cases" else folder
+    if response is not None and _inside(response.path, root, "--response FILE", problems) is None:
+        response = None
+    if task_id is None:
+        task_data = _inside(task_data, root, "--task-data FILE", problems)
+    kept = _workspace(workspace, root, problems)
     return Case(
         name=folder.name,
         folder=folder,
-        workspace=workspace if has_workspace else None,
+        workspace=kept,
         response=response,
         task_data=task_data,
         expected=expected,
@@ -189,6 +196,37 @@ def _finite(number: float) -> bool:
         return math.isfinite(number)
     except OverflowError:  # an integer past any float: no run gives one (the runner refuses it)
         return False
+
+
+def _inside(path: Path | None, root: Path, option: str, problems: list[str]) -> Path | None:
+    """``path``, or None (said in ``problems``) when it leads out of ``root``."""
+    if path is None:
+        return None
+    try:
+        real = path.resolve()
+    except (OSError, RuntimeError):  # a loop: it leads nowhere, and the run says so
+        return path
+    if real.is_relative_to(root.resolve()):
+        return path
+    shown = path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
+    target = os.readlink(path) if path.is_symlink() else str(real)
+    problems.append(
+        f"{shown} leads out of the task, to {target}: not read for a run, whose verifier could send it "
+        f"anywhere; give it with {option} if you mean it"
+    )
+    return None
+
+
+def _workspace(workspace: Path, root: Path, problems: list[str]) -> Path | None:
+    """The case's workspace folder, or None: the verifier runs on an empty scratch workspace."""
+    if workspace.is_dir():
+        if _inside(workspace, root, "--workspace DIR", problems) is not None:
+            return workspace
+        problems[-1] += "; the verifier runs on an empty scratch workspace"
+    elif untrusted.present(workspace):
+        what = "a link that leads to no folder" if workspace.is_symlink() else "not a folder"
+        problems.append(f"its workspace is {what}: the verifier runs on an empty scratch workspace")
+    return None
 
 
 def _numbers(mapping: dict[str, Any]) -> bool:
