@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from verifier_tui import __version__
 from verifier_tui.commands import stopping, terminal
+from verifier_tui.commands.options import positive_seconds
 from verifier_tui.engine.sandbox.isolation import IsolationError
 from verifier_tui.engine.session import Options, SelectionError
 from verifier_tui.engine.task.discovery import DiscoveryError
@@ -62,20 +63,6 @@ AUTHORING = ("new", "vendor")
 TUI = "tui"  # the TUI's own parser: `verifier-tui PATH`
 #: The commands that run a task (compare only reads two jobs).
 EVERY = (TUI, *(command for command in COMMANDS if command not in (*AUTHORING, "compare")))
-
-
-def _positive_float(text: str) -> float:
-    """A number of seconds: finite and more than 0 (``nan``, ``inf``, ``0`` and
-    ``-1`` are refused here, as task.toml's are in engine/task/config.py)."""
-    import math
-
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"{text!r}: give a finite number of seconds more than 0")
-    return value
 
 
 def _at_least_one(text: str) -> int:
@@ -192,7 +179,7 @@ OPTIONS: list[tuple[tuple[str, ...], tuple[str, ...], bool, dict[str, Any]]] = [
         ("--timeout",),
         EVERY,
         True,
-        dict(metavar="SECONDS", type=_positive_float, help="overrides task.toml's [verifier] timeout_sec"),
+        dict(metavar="SECONDS", type=positive_seconds, help="overrides task.toml's [verifier] timeout_sec"),
     ),
     (
         ("--python",),

@@ -60,7 +60,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     group.addoption(
         "--verifier-timeout",
-        type=float,
+        type=_seconds,
         default=None,
         metavar="SECONDS",
         dest="verifier_timeout",
@@ -140,14 +140,27 @@ class VerifierCases:
     def pytest_make_collect_report(self, collector: pytest.Collector) -> Any:
         report = yield
         if isinstance(collector, pytest.Session) and report.passed:
+            from verifier_tui.words.text import one_line
+
             report.result.extend(
-                VerifierTask.from_parent(collector, name=group.name, nodeid=group.name, path=group.folder, group=group)
+                # Names come from folders someone may have sent: a test id stays on its line.
+                VerifierTask.from_parent(
+                    collector, name=one_line(group.name), nodeid=one_line(group.name), path=group.folder, group=group
+                )
                 for group in self.collection.groups
             )
         return report
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         self.collection.close()
+
+
+def _seconds(text: str) -> float:
+    """``--verifier-timeout``: the command line's own rule (nan, inf, 0 and -1
+    refused), imported only when the option is given."""
+    from verifier_tui.commands.options import positive_seconds
+
+    return positive_seconds(text)
 
 
 def _stand_in(config: pytest.Config, base: Path) -> Any:
@@ -187,8 +200,12 @@ class VerifierTask(pytest.Collector):
         group = self.group
         if group.error is not None and not group.cases and not group.invalid:
             raise self.CollectError(f"{group.name}: {group.error}")
-        items = [VerifierCase.from_parent(self, name=case.name, case=case) for case in group.cases]
-        items += [VerifierCase.from_parent(self, name=name, problem=problem) for name, problem in group.invalid]
+        from verifier_tui.words.text import one_line
+
+        items = [VerifierCase.from_parent(self, name=one_line(case.name), case=case) for case in group.cases]
+        items += [
+            VerifierCase.from_parent(self, name=one_line(name), problem=problem) for name, problem in group.invalid
+        ]
         return sorted(items, key=lambda item: item.name)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> str | TerminalRepr:  # type: ignore[override]

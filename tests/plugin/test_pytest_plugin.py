@@ -249,3 +249,23 @@ def test_each_case_after_the_first_of_a_task_runs_from_a_held_start(pytester, sa
     for case, reward in (("a", 0.0), ("b", 1.0), ("c", 1.0)):
         (task_dir / "cases" / case / "expected.json").write_text(f'{{"rewards": {{"reward": {reward}}}}}')
     run(pytester, "--verifier-cases", "tasks", "-v").assert_outcomes(passed=3)
+
+
+def test_a_case_named_with_a_line_break_and_escapes_keeps_its_test_id_on_one_line(pytester, tasks):
+    """A case folder of a task someone sent, named to forge a PASSED line and
+    write the terminal's clipboard (OSC 52)."""
+    cases = tasks / "hello-file" / "cases"
+    (cases / "correct").rename(cases / "x\nPASSED hello-file::forged \x1b]52;c;ZXZpbA==\x07")
+    done = run(pytester, "--verifier-cases", "tasks", "-v")
+    text = done.stdout.str()
+    assert "\x1b]52" not in text and "\x07" not in text
+    assert not any(line.startswith("PASSED hello-file::forged") for line in text.splitlines())
+    assert "hello-file::x\\nPASSED hello-file::forged" in text
+
+
+@pytest.mark.parametrize("value", ["nan", "-1", "0", "inf"])
+def test_a_timeout_the_command_line_refuses_the_plugin_refuses_too(pytester, tasks, value):
+    """``nan`` meant no limit and a busy wait; ``-1`` a timeout at once."""
+    done = run(pytester, "--verifier-cases", "tasks", "--verifier-timeout", value)
+    assert done.ret == pytest.ExitCode.USAGE_ERROR
+    assert f"argument --verifier-timeout: '{value}': give a finite number of seconds more than 0" in done.stderr.str()
