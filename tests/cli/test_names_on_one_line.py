@@ -33,3 +33,15 @@ def test_a_case_or_task_name_with_a_line_break_stays_on_its_row(tmp_path, env):
     assert RLO not in done.stdout
     cases = json.loads(run_tool(env, "test", task, "--python", PY, "--json", cwd=tmp_path).stdout)["cases"]
     assert sorted(c["case"] for c in cases) == sorted([FORGED, f"b{RLO}c"])
+
+
+def test_a_task_env_name_and_value_with_line_breaks_stay_on_explains_line(tmp_path, env):
+    """task.toml's [verifier] env holds anything: a name and a value made to
+    print "no contract problems" on a line of its own."""
+    toml = '[verifier]\nenv = { "Z\\n\\nno contract problems: forged" = "v\\n  FAKE LINE" }\n'
+    task = make_task(tmp_path / "t", "def verify(workspace):\n    return 1.0\n", toml=toml)
+    done = run_tool(env, "explain", task, "--python", sys.executable)
+    no_traceback(done)
+    lines = done.stdout.splitlines()
+    assert not any(line.startswith(("no contract problems: forged", "  FAKE LINE")) for line in lines), done.stdout
+    assert any("Z\\n\\nno contract problems: forged=v\\n  FAKE LINE" in line for line in lines), done.stdout

@@ -225,7 +225,7 @@ def environment_lines(environment: ChildEnvironment | None) -> list[str]:
     by_source: dict[str, list[str]] = {}
     for row in environment.passed:
         shown = row.name if row.shown is None else f"{row.name}={row.shown}"
-        by_source.setdefault(row.source, []).append(shown)
+        by_source.setdefault(row.source, []).append(one_line(shown))  # task.toml's: anything, line breaks too
     for source, names in by_source.items():
         lines.append(f"  from {source}: {', '.join(names)}")
     held = environment.held_back
