@@ -392,3 +392,25 @@ def test_callable_object_verify(sandbox):
     result = sandbox.run()
     assert result.returncode == 0, result.describe()
     assert result.rewards == {"reward.txt": "0.5"}
+
+
+def test_a_signature_that_raises_when_read_is_the_verifiers_code_raising(sandbox):
+    """A callable whose ``__signature__`` property raises: the runner itself
+    ended on that exception, with its own frames, and --explain said nothing."""
+    sandbox.verifier("""
+        class Verify:
+            @property
+            def __signature__(self):
+                raise RuntimeError("gotcha")
+
+            def __call__(self, workspace):
+                return 1.0
+
+        verify = Verify()
+    """)
+    result = sandbox.run()
+    assert (result.returncode, result.rewards) == (1, {}), result.describe()
+    assert result.stderr.rstrip().endswith("RuntimeError: gotcha") and "__signature__" in result.stderr
+    explained = json.loads(sandbox.run("--explain").stdout)
+    assert explained["problems"] == ["reading verify's signature raised RuntimeError"]
+    assert explained["would_exit"] == 1
