@@ -250,9 +250,19 @@ class Job:
         return version if isinstance(version, str) else None
 
     def trial(self, name: str) -> Trial:
-        for trial in self.trials:
-            if name in (trial.name, trial.path.name, f"{trial.path.parent.name}/{trial.path.name}"):
-                return trial
+        """The trial named ``name``: its recorded name, its folder's, or job/folder.
+        A folder's name is unique in its job, a recorded name need not be: a
+        name two trials share is refused, naming their folders."""
+        for key in (lambda t: t.path.name, lambda t: f"{t.path.parent.name}/{t.path.name}", lambda t: t.name):
+            found = [trial for trial in self.trials if key(trial) == name]
+            if len(found) > 1:
+                folders = ", ".join(f"{t.path.parent.name}/{t.path.name}" for t in found[:4])
+                raise HarborFolderError(
+                    f"--trial {name}: {len(found)} trials of {self.what} {self.name} are named so "
+                    f"({folders}): give one by its folder"
+                )
+            if found:
+                return found[0]
         raise HarborFolderError(
             f"{self.what} {self.name} has no trial {name!r} (trials: {_some_names([t.name for t in self.trials])})"
         )
