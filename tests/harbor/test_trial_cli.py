@@ -812,3 +812,15 @@ def test_a_trial_name_two_trials_share_is_refused_naming_their_folders(real, env
     by_folder = run_tool(env, "run", job, "--trial", other.name, cwd=tmp_path)  # a folder's name is its own
     no_traceback(by_folder)
     assert "agent oracle" in by_folder.stdout, by_folder.stdout + by_folder.stderr
+
+
+def test_a_step_the_task_does_not_have_is_said(real, env, tmp_path):
+    """A trial whose result.json names a step its task does not define: its
+    timeout was worked out for that step as if it were the task's, silently."""
+    trial = next(p for p in (real / "jobs" / "multi-step").iterdir() if p.is_dir())
+    result = trial / "result.json"
+    result.write_text(result.read_text().replace('"first"', '"fir.st"'))
+    (trial / "steps" / "first").rename(trial / "steps" / "fir.st")
+    done = run_tool(env, "run", trial, cwd=tmp_path)
+    no_traceback(done)
+    assert "the task has no step 'fir.st' (its steps: first, second)" in done.stdout, done.stdout

@@ -83,6 +83,9 @@ def walk_trial(
         if not (location.path / "task.toml").is_file():
             notes.append("task.toml is missing: Harbor's defaults are assumed")
         notes += [f"{p}" for p in task.problems]
+        if view.name is not None and task.steps and task.step(view.name) is None:
+            known = ", ".join(step.name for step in task.steps)
+            notes.append(f"the task has no step {view.name!r} (its steps: {known}): Harbor's defaults are assumed")
     return TrialWalkthrough(
         trial=trial,
         step=view,
