@@ -710,3 +710,27 @@ def test_a_module_in_the_folder_the_tool_starts_in_never_runs_on_this_machine(en
     done = run_tool(env | {"XDG_CACHE_HOME": str(cache)}, "run", task_dir, "--python", PY, cwd=here)
     assert done.returncode == 0, done.stdout + done.stderr
     assert not marker.exists()
+
+
+def test_a_tasks_env_never_reaches_the_interpreters_probe_on_this_machine(env, tmp_path):
+    """The probe runs outside any sandbox: with the task's PYTHONPATH =
+    "${PWD}" it imported the sitecustomize.py of the folder the user started
+    in, and any folder the task named this way became part of every later
+    run's view (the answer is remembered by interpreter)."""
+    here = tmp_path / "sent"
+    here.mkdir()
+    marker = tmp_path / "ran"
+    (here / "sitecustomize.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
+    secret = tmp_path / "agent-folder"
+    secret.mkdir()
+    cache = tmp_path / "fresh-cache"
+    user = env | {"XDG_CACHE_HOME": str(cache), "AGENT_FOLDER": str(secret), "PWD": str(here)}
+    for name in ("PWD", "AGENT_FOLDER"):
+        toml = f'[verifier]\nenv = {{ PYTHONPATH = "${{{name}}}" }}\n'
+        task_dir = make_task(tmp_path / name, "def verify(workspace):\n    return 1.0\n", toml=toml)
+        done = run_tool(user, "run", task_dir, "--python", PY, cwd=here)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert not marker.exists()
+        remembered = (cache / "verifier-tui" / "interpreters.json").read_text()
+        assert str(secret) not in remembered and str(here) not in remembered
+        (cache / "verifier-tui" / "interpreters.json").unlink()  # asked again for the next task

@@ -64,11 +64,15 @@ class Interpreter:
     import path (the sandbox's view must show them)."""
 
 
-def probe_interpreter(
-    python: str, env: dict[str, str] | None = None, timeout_s: float = PROBE_TIMEOUT_S
-) -> Interpreter:
+def probe_interpreter(python: str, timeout_s: float = PROBE_TIMEOUT_S) -> Interpreter:
     """Ask ``python`` where its ``nemo_gym/verifiers`` is (without importing
-    nemo_gym), or take the remembered answer while its import path is unchanged."""
+    nemo_gym), or take the remembered answer while its import path is unchanged.
+
+    It runs on this machine, outside any sandbox, so with what the runner
+    gets of the user's environment and nothing of the task's: a task's
+    ``PYTHONPATH = "${PWD}"`` ran a sitecustomize.py it holds, here, and its
+    ``"${SSH_AUTH_SOCK}"`` made the user's agent socket one of the folders
+    the view shows (and remembered, for every task)."""
     exe = shutil.which(python) if os.sep not in python else python
     if exe is None:
         return Interpreter(python, None, None, None, error=f"{python}: not found on PATH")
@@ -81,7 +85,7 @@ def probe_interpreter(
         if answer is not None and answer["stamp"] == _path_stamp(answer["path"]):
             _known[key] = answer
             return _interpreter_from(python, answer)
-        answer, error = _ask(exe, python, env, timeout_s)
+        answer, error = _ask(exe, python, timeout_s)
         if answer is None:
             return Interpreter(python, exe, None, None, error=error)
         _known[key] = answer
@@ -92,9 +96,7 @@ def probe_interpreter(
         return _interpreter_from(python, answer)
 
 
-def _ask(
-    exe: str, python: str, env: dict[str, str] | None, timeout_s: float = PROBE_TIMEOUT_S
-) -> tuple[dict[str, Any] | None, str | None]:
+def _ask(exe: str, python: str, timeout_s: float = PROBE_TIMEOUT_S) -> tuple[dict[str, Any] | None, str | None]:
     import signal
     import subprocess
 
@@ -103,7 +105,9 @@ def _ask(
     # In a session of its own, so that what it started can be ended with it, and
     # marked, so that what left that session (setsid, a double fork) is found too.
     token = new_token()
-    marked = dict(os.environ if env is None else env, **{MARKER: token})
+    from verifier_tui.engine.sandbox.environment import child_environment
+
+    marked = dict(child_environment({}).values, **{MARKER: token})
     try:
         proc = subprocess.Popen(
             [exe, "-c", _PROBE],

@@ -130,7 +130,7 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
     command line that names them, the path map from the stage's paths back
     to the user's, and (for a run that can start) the containment."""
     environment = child_environment(spec.task.config.env, spec.env, sources=spec.task.config.env_sources)
-    interpreter = probe_interpreter(spec.python, environment.values, min(PROBE_TIMEOUT_S, spec.timeout_s))
+    interpreter = probe_interpreter(spec.python, timeout_s=min(PROBE_TIMEOUT_S, spec.timeout_s))
     prepared = Prepared(
         spec=spec,
         stage=stage,

@@ -306,14 +306,11 @@ class Session:
         return self.task.config.verifier.gives_up_at_once if self.options.timeout is None else None
 
     def interpreter(self) -> Any:
-        """What ``--python`` is (:func:`~verifier_tui.engine.interpreter.probe_interpreter`),
-        asked with the environment the runner will get; its ``error`` says in
-        one line why it cannot run the runner."""
+        """What ``--python`` is (:func:`~verifier_tui.engine.interpreter.probe_interpreter`);
+        its ``error`` says in one line why it cannot run the runner."""
         from verifier_tui.engine.interpreter import PROBE_TIMEOUT_S, probe_interpreter
-        from verifier_tui.engine.sandbox.environment import child_environment
 
-        env = child_environment(self.task.config.env, self.options.env, sources=self.task.config.env_sources).values
-        return probe_interpreter(self.options.python, env, min(PROBE_TIMEOUT_S, self.timeout_s))
+        return probe_interpreter(self.options.python, timeout_s=min(PROBE_TIMEOUT_S, self.timeout_s))
 
     def notices(self) -> list[str]:
         out = self.task.notices()
