@@ -731,6 +731,6 @@ def test_a_tasks_env_never_reaches_the_interpreters_probe_on_this_machine(env, t
         done = run_tool(user, "run", task_dir, "--python", PY, cwd=here)
         assert done.returncode == 0, done.stdout + done.stderr
         assert not marker.exists()
-        remembered = (cache / "verifier-tui" / "interpreters.json").read_text()
+        remembered = (cache / "verifier-tui" / "interpreters-2.json").read_text()
         assert str(secret) not in remembered and str(here) not in remembered
-        (cache / "verifier-tui" / "interpreters.json").unlink()  # asked again for the next task
+        (cache / "verifier-tui" / "interpreters-2.json").unlink()  # asked again for the next task

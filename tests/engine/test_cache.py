@@ -90,11 +90,11 @@ def test_an_interpreter_cache_of_the_wrong_shape_is_asked_again(private_cache, p
     exe = os.path.abspath(sys.executable)
     folder = private_cache / "verifier-tui"
     folder.mkdir(parents=True, mode=0o700)
-    (folder / "interpreters.json").write_text(planted.replace("%s", exe))
+    (folder / "interpreters-2.json").write_text(planted.replace("%s", exe))
     found = probe_interpreter(exe)
     assert found.error is None
     assert found.executable and found.version == "%d.%d.%d" % sys.version_info[:3]
-    rewritten = json.loads((folder / "interpreters.json").read_text())
+    rewritten = json.loads((folder / "interpreters-2.json").read_text())
     assert isinstance(rewritten[exe]["path"], list)
 
 

@@ -41,7 +41,9 @@ _PROBE = (
     " 'version': '%d.%d.%d' % sys.version_info[:3], 'executable': sys.executable,"
     " 'prefixes': [getattr(sys, n, '') for n in ('prefix', 'base_prefix', 'exec_prefix', 'base_exec_prefix')]}))\n"
 )
-_CACHE_FILE = "interpreters.json"
+# Answers asked before the probe left the task's environment out may name the
+# task's folders (an agent socket): a new name, so none of them is ever read.
+_CACHE_FILE = "interpreters-2.json"
 #: How long the interpreter has to answer the probe, at most (a run's own
 #: timeout bounds it further). A real interpreter answers in tens of ms; a
 #: script that hangs must not hold the run for long.
