@@ -170,6 +170,40 @@ def test_the_view_holds_nothing_of_the_users_home_or_the_machines_other_folders(
     assert not top & {"var", "run", "mnt", "srv", "media", "boot", "opt", "sys"}
 
 
+KEYRING = """\
+    import ctypes, os, platform
+
+    ADD_KEY, KEYCTL = {"x86_64": (248, 250), "aarch64": (217, 219)}[platform.machine()]
+    libc = ctypes.CDLL(None, use_errno=True)
+
+    def verify(workspace):
+        added = libc.syscall(ADD_KEY, b"user", b"planted-by-the-run", b"x", 1, -4)  # the user's keyring
+        print("add_key:", added, os.strerror(ctypes.get_errno()))
+        found = libc.syscall(KEYCTL, 0, -3, 0)  # KEYCTL_GET_KEYRING_ID of the session keyring
+        print("keyctl:", found, os.strerror(ctypes.get_errno()))
+        print("/proc/keys:", repr(open("/proc/keys").read()))
+        return 1.0
+"""
+
+
+def test_the_kernel_keyring_is_not_the_runs_to_read_or_write(tmp_path, env, namespace):
+    """bwrap gives the run no session keyring of its own: it read the user's
+    (Kerberos tickets and the like), wrote the user's keyring (a key that
+    outlived the run) and listed the user's keys in /proc/keys. Docker's
+    default seccomp profile refuses these calls and masks /proc/keys."""
+    import platform
+
+    if platform.machine() not in ("x86_64", "aarch64"):
+        pytest.skip("the test knows the keyring's calls on x86_64 and aarch64")
+    task = make_task(tmp_path / "t", KEYRING, cases={"only": {}})
+    data = run_json(env, task)
+    assert data["rewards"] == {"reward": 1.0}, data["stderr"]
+    seen = said(data["stdout"])
+    assert seen["add_key"] == "-1 Operation not permitted"
+    assert seen["keyctl"] == "-1 Operation not permitted"
+    assert seen["/proc/keys"] == "''"
+
+
 # ---------------------------------------------------------------------------
 # 4. Sockets of the user's machine
 

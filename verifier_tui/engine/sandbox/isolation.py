@@ -131,7 +131,7 @@ command line names it too, before the view is set up."""
 
 # Outside the view: the control files opened for the init, then bwrap in this
 # same process (the run's leader). Exit 125: it could not open them.
-_OUTER = 'exec 4>"$1" 5>"$2" || exit 125; shift 2; exec "$@"'
+_OUTER = 'exec 4>"$1" 5>"$2" 6<"$3" || exit 125; shift 3; exec "$@"'
 
 # Characters an overlay's options cannot carry plainly.
 _UNSAFE = (",", ":", "\n", "\\", '"')
@@ -401,14 +401,15 @@ def sandbox_argv(bwrap: str, plan: ViewPlan, ctl: str, argv: list[str]) -> list[
     view ``plan`` describes, its control files in ``ctl``."""
     sh = _tool("sh") or "/bin/sh"
     args = [sh, "-c", _OUTER, "verifier-tui-sandbox", os.path.join(ctl, "status"), os.path.join(ctl, "strays")]
-    args += [bwrap, "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session"]
-    args += ["--cap-drop", "ALL", "--as-pid-1"]
+    args += [_seccomp_file(ctl), bwrap, "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent"]
+    args += ["--new-session", "--cap-drop", "ALL", "--as-pid-1", "--add-seccomp-fd", "6"]
     if plan.network == "host":
         args.append("--share-net")
     elif plan.network == "user":  # the helper joins the network namespace before the init starts
         args += ["--info-fd", INFO_FD, "--block-fd", BLOCK_FD]
     args += system_binds()
-    args += ["--proc", "/proc", "--dev", "/dev", "--size", str(SHM_BYTES), "--tmpfs", "/dev/shm"]
+    args += ["--proc", "/proc", "--dev-bind", "/dev/null", "/proc/keys"]  # masked, as Docker masks it
+    args += ["--dev", "/dev", "--size", str(SHM_BYTES), "--tmpfs", "/dev/shm"]
     args += [*(["--size", str(plan.tmp_bytes)] if plan.tmp_bytes else []), "--tmpfs", "/tmp"]
     bound = [f"/{name}" for name in SYSTEM_FOLDERS] + ["/tmp"]
     if plan.home and not any(inside(plan.home, folder) for folder in bound[:-1]):
@@ -434,6 +435,45 @@ def sandbox_argv(bwrap: str, plan: ViewPlan, ctl: str, argv: list[str]) -> list[
         args += ["--dir", plan.workdir]
     args += ["--chdir", plan.workdir, "--", sh, "-c", _INIT, INIT_NAME]
     return [*args, _tool("od") or "od", str(CMDLINE_BYTES), "--", *argv]
+
+
+#: The kernel keyring's calls by architecture (add_key, request_key, keyctl;
+#: x86_64's x32 ones too). bwrap gives the run no session keyring of its own:
+#: it would read the user's (Kerberos tickets and the like) and write the
+#: user's keyring, which outlives the run. Docker's default seccomp profile
+#: refuses these calls; so does the view's.
+_KEYRING_CALLS = {
+    0xC000003E: (248, 249, 250, 0x400000F8, 0x400000F9, 0x400000FA),  # x86_64
+    0x40000003: (286, 287, 288),  # i386
+    0xC00000B7: (217, 218, 219),  # aarch64
+    0x40000028: (309, 310, 311),  # arm
+}
+
+
+def keyring_filter() -> bytes:
+    """A seccomp program (classic BPF, as bwrap's ``--add-seccomp-fd`` reads
+    it) that refuses :data:`_KEYRING_CALLS` with EPERM and allows the rest."""
+    import errno
+    import struct
+
+    load, equal, give = 0x20, 0x15, 0x06  # BPF_LD|BPF_W|BPF_ABS, BPF_JMP|BPF_JEQ|BPF_K, BPF_RET|BPF_K
+    allow, refuse = 0x7FFF0000, 0x00050000 | errno.EPERM  # SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO
+    program = [(load, 0, 0, 4)]  # seccomp_data.arch
+    for arch, calls in _KEYRING_CALLS.items():
+        program.append((equal, 0, len(calls) + 3, arch))  # another architecture: past this block
+        program.append((load, 0, 0, 0))  # seccomp_data.nr
+        program += [(equal, len(calls) - index, 0, call) for index, call in enumerate(calls)]
+        program += [(give, 0, 0, allow), (give, 0, 0, refuse)]
+    program.append((give, 0, 0, allow))
+    return b"".join(struct.pack("<HBBI", *instruction) for instruction in program)
+
+
+def _seccomp_file(ctl: str) -> str:
+    path = os.path.join(ctl, "seccomp")
+    if not os.path.isfile(path):
+        with open(path, "wb") as handle:
+            handle.write(keyring_filter())
+    return path
 
 
 def system_binds() -> list[str]:
