@@ -305,6 +305,11 @@ MEMORY = """\
                 for offset in range(0, 2 << 30, 1 << 20):
                     block[offset : offset + (1 << 20)] = chunk
                     written += 1 << 20
+            elif how == "a memory file held open":  # in no resident set: the fd holds it
+                held = os.memfd_create("held")
+                while written < 1 << 30:
+                    os.write(held, chunk)
+                    written += 1 << 20
             else:
                 with open({place!r}, "wb") as handle:
                     while written < 1 << 30:
@@ -320,7 +325,12 @@ MEMORY = """\
 
 @pytest.mark.parametrize(
     ("how", "place"),
-    [("shared anonymous memory", None), ("/dev/shm", "/dev/shm/blob"), ("/tmp", "/tmp/blob")],
+    [
+        ("shared anonymous memory", None),
+        ("a memory file held open", None),
+        ("/dev/shm", "/dev/shm/blob"),
+        ("/tmp", "/tmp/blob"),
+    ],
 )
 def test_memory_mb_counts_what_a_memory_cgroup_counts(tmp_path, env, namespace, how, place):
     """``memory_mb = 256`` stopped neither 2 GiB of shared anonymous memory

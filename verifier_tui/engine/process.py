@@ -224,7 +224,8 @@ def run_process(
 
     ``memory_limit``: bytes the leader and its descendants may hold together,
     counted as a memory cgroup counts them: their anonymous and shared memory
-    (proportional set size, :func:`~verifier_tui.engine.procfs.memory_bytes`)
+    (proportional set size, :func:`~verifier_tui.engine.procfs.memory_bytes`),
+    the memory files they hold (:func:`~verifier_tui.engine.procfs.memfd_bytes`)
     and ``memory_extra(leader)`` (the view's tmpfs). Past it the biggest of
     them is SIGKILLed, as the kernel's OOM killer does in a container over
     its ``memory_mb``. Checked every :data:`MEMORY_CHECK_S`; what was killed
@@ -670,9 +671,12 @@ class _Child:
         pids = {leader} | procfs.descendants(leader)
         extra = self.memory_extra(leader) if self.memory_extra is not None else 0
         limit = self.memory_limit or 0
-        if procfs.resident_bytes(pids) + extra <= limit:
+        files = procfs.memfd_bytes(pids)  # held by a process, in no resident set
+        if procfs.resident_bytes(pids) + sum(files.values()) + extra <= limit:
             return  # within it by the resident sizes, which hold more: the exact count costs a page walk each
         sizes = procfs.memory_bytes(pids)
+        for pid, held in files.items():
+            sizes[pid] = sizes.get(pid, 0) + held
         total = sum(sizes.values()) + extra
         if not sizes or total <= limit:
             return

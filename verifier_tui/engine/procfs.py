@@ -108,6 +108,35 @@ def resident_bytes(pids: set[int]) -> int:
     return total
 
 
+def memfd_bytes(pids: set[int]) -> dict[int, int]:
+    """What each process holds in memory files (``memfd_create``) it keeps
+    open but has not mapped: a memory cgroup charges their pages (shmem),
+    and no process's resident set shows them. Each file counts once, for its
+    first holder; a mapped one is in :func:`memory_bytes` already."""
+    out: dict[int, int] = {}
+    seen: set[tuple[int, int]] = set()
+    for pid in sorted(pids):
+        try:
+            names = os.listdir(f"/proc/{pid}/fd")
+        except OSError:
+            continue
+        held = 0
+        for name in names:
+            try:
+                if not os.readlink(f"/proc/{pid}/fd/{name}").startswith("/memfd:"):
+                    continue
+                st = os.stat(f"/proc/{pid}/fd/{name}")
+            except OSError:
+                continue
+            key = (st.st_dev, st.st_ino)
+            if key not in seen and b" %d " % st.st_ino not in (read(pid, "maps", 1 << 22) or b""):
+                held += st.st_blocks * 512
+            seen.add(key)
+        if held:
+            out[pid] = held
+    return out
+
+
 def memory_bytes(pids: set[int]) -> dict[int, int]:
     """Each process's share of the memory a memory cgroup would charge for
     it: its anonymous and shared memory (``smaps_rollup``'s ``Pss_Anon`` and
