@@ -251,6 +251,25 @@ def test_memory_mb_ends_the_biggest_process_as_the_oom_killer_would(tmp_path, en
     assert any("out of memory" in n and "memory_mb = 128" in n for n in data["notices"])
 
 
+def test_a_workspace_bound_over_tmp_is_not_the_runs_memory(tmp_path, env):
+    """A test.sh passing --workspace /tmp binds the workspace's copy (this
+    machine's disk) over the view's /tmp: its disk was counted as the run's
+    memory, and a run of a few bytes was killed as out of memory."""
+    needs_namespaces()
+    task_dir = make_task(
+        tmp_path / "t",
+        "def verify(workspace):\n    return 1.0\n",
+        toml='version = "1.0"\n[environment]\nmemory_mb = 48\n',
+        cases={"only": {"a.txt": "x"}},
+    )
+    shim = task_dir / "tests" / "test.sh"
+    shim.write_text(shim.read_text().replace("--workspace /app", "--workspace /tmp"))
+    with open(Path(env["TMPDIR"]) / "filler", "wb") as handle:  # the disk the workspace's copy is on, in use
+        handle.write(b"x" * (64 << 20))
+    data = run_json(dict(env, VERIFIER_TUI_SANDBOX="namespace"), task_dir)
+    assert data["rewards"] == {"reward": 1.0} and data["out_of_memory"] == [], data["notices"]
+
+
 @pytest.mark.parametrize("mb", [1 << 43, 10**23])
 def test_a_limit_too_big_to_give_is_said_and_the_run_goes_on(tmp_path, env, sandbox, mb):
     """2**63 bytes and more is past what bwrap's --size (the run's /tmp) or a

@@ -12,6 +12,7 @@ looked at before and after the run (:mod:`.user_files`) to report what it wrote.
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import sys
@@ -169,7 +170,7 @@ def _in_view(
         out.start_error = f"cannot build the run's view: {exc.strerror or exc}"
     out.cwd = stage.root
     if out.memory_limit is not None:
-        out.memory_extra = tmpfs_bytes
+        out.memory_extra = functools.partial(tmpfs_bytes, workspace=plan.app_at)
 
 
 def _network(limits: Limits, choice: str, notices: list[str]) -> tuple[str, Any]:
@@ -202,16 +203,20 @@ def shown_interpreter(folders: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(kept)
 
 
-def tmpfs_bytes(leader: int) -> int:
+def tmpfs_bytes(leader: int, workspace: str = "/app") -> int:
     """What the view's tmpfs hold (``/``, ``/tmp``, ``/dev/shm``: memory, as
     a memory cgroup counts a container's shmem), read through its init's
-    root once the init runs (before that, bwrap's root is still this machine's)."""
+    root once the init runs (before that, bwrap's root is still this machine's).
+    One the ``workspace`` is bound over (a test.sh's ``--workspace /tmp``) is
+    a folder of this machine's disk there: not memory."""
     total = 0
     for init in procfs.children(leader):
         words = (procfs.read(init, "cmdline", 4096) or b"").split(b"\0")
         if words[3:4] != [isolation.INIT_NAME.encode()]:  # still bwrap (its arguments name the init too)
             continue
         for place in ("", "/tmp", "/dev/shm"):
+            if place and os.path.normpath(workspace) == place:
+                continue
             try:
                 st = os.statvfs(f"/proc/{init}/root{place}")
             except OSError:
