@@ -251,10 +251,10 @@ def test_memory_mb_ends_the_biggest_process_as_the_oom_killer_would(tmp_path, en
     assert any("out of memory" in n and "memory_mb = 128" in n for n in data["notices"])
 
 
-def test_a_workspace_bound_over_tmp_is_not_the_runs_memory(tmp_path, env):
-    """A test.sh passing --workspace /tmp binds the workspace's copy (this
-    machine's disk) over the view's /tmp: its disk was counted as the run's
-    memory, and a run of a few bytes was killed as out of memory."""
+def test_a_workspace_bound_over_the_views_shm_is_not_the_runs_memory(tmp_path, env):
+    """A test.sh passing --workspace /dev/shm (or /tmp) binds the workspace's
+    copy (this machine's disk) over the view's tmpfs: its disk was counted as
+    the run's memory, and a run of a few bytes was killed as out of memory."""
     needs_namespaces()
     task_dir = make_task(
         tmp_path / "t",
@@ -263,7 +263,7 @@ def test_a_workspace_bound_over_tmp_is_not_the_runs_memory(tmp_path, env):
         cases={"only": {"a.txt": "x"}},
     )
     shim = task_dir / "tests" / "test.sh"
-    shim.write_text(shim.read_text().replace("--workspace /app", "--workspace /tmp"))
+    shim.write_text(shim.read_text().replace("--workspace /app", "--workspace /dev/shm"))
     with open(Path(env["TMPDIR"]) / "filler", "wb") as handle:  # the disk the workspace's copy is on, in use
         handle.write(b"x" * (64 << 20))
     data = run_json(dict(env, VERIFIER_TUI_SANDBOX="namespace"), task_dir)

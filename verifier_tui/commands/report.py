@@ -353,9 +353,11 @@ def group_lines(group: Any, results: list[RunResult]) -> list[str]:
         out.append(f"!  {one_line(name)}: not run: {problem}")
     for name, why in group.not_judged:
         out.append(f"{NOT_RUN}  cases/{one_line(name)}: not judged: {why}")
+    from verifier_tui.engine.sandbox.strays import cut
+
     for result in results:
         killed = (
-            f"out of memory: {cut_words(one_line(result.out_of_memory[0]), 80)} was killed past task.toml's "
+            f"out of memory: {one_line(cut(result.out_of_memory[0]))} was killed past task.toml's "
             "memory_mb, as the sandbox's OOM killer would"
             if result.out_of_memory
             else None
