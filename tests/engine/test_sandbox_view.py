@@ -270,6 +270,20 @@ def test_a_workspace_bound_over_the_views_shm_is_not_the_runs_memory(tmp_path, e
     assert data["rewards"] == {"reward": 1.0} and data["out_of_memory"] == [], data["notices"]
 
 
+def test_a_workspace_bound_over_the_interpreters_folder_is_one_line(tmp_path, env):
+    """A test.sh passing --workspace over the folder the chosen interpreter
+    lives in (a venv under /tmp and --workspace /tmp): the bind hid the
+    interpreter, and the run ended with exit 127, "not found"."""
+    needs_namespaces()
+    home = str(Path(sys.base_prefix).parent)
+    task_dir = make_task(tmp_path / "t", "def verify(workspace):\n    return 1.0\n", cases={"only": {}})
+    shim = task_dir / "tests" / "test.sh"
+    shim.write_text(shim.read_text().replace("--workspace /app", f"--workspace {home}"))
+    data = run_json(dict(env, VERIFIER_TUI_SANDBOX="namespace"), task_dir)
+    assert data["exit_code"] is None and data["rewards"] is None
+    assert f"passes --workspace {home}, which holds the chosen interpreter's folder" in data["outcome_words"]
+
+
 @pytest.mark.parametrize("mb", [1 << 43, 10**23])
 def test_a_limit_too_big_to_give_is_said_and_the_run_goes_on(tmp_path, env, sandbox, mb):
     """2**63 bytes and more is past what bwrap's --size (the run's /tmp) or a

@@ -136,6 +136,14 @@ def _in_view(
             "workspace another path (the sandbox's image would have to hold that folder)"
         )
         return
+    hidden = next((folder for folder in shown_interpreter(interpreter) if isolation.inside(folder, limits.app)), None)
+    if hidden is not None:  # bound first, the workspace over it: the runner could not start (exit 127)
+        out.start_error = (
+            f"tests/test.sh passes --workspace {limits.app}, which holds the chosen interpreter's folder "
+            f"{hidden}: the workspace bound there would hide it; choose an interpreter that lives elsewhere "
+            "(--python)"
+        )
+        return
     workdir, make = _workdir(limits, workspace, stage, out.notices)
     reach, attach = _network(limits, network_choice, out.notices)
     resolv = None
