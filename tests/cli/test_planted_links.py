@@ -134,6 +134,7 @@ def test_a_replays_phases_planted_as_a_link_are_never_read(env, tmp_path, privat
         ("cases/only/task_data.json", "--task-data FILE"),
         ("task_data.json", "--task-data FILE"),
         ("cases/only/workspace", "--workspace DIR"),
+        ("tasks.jsonl", "--task-data FILE --task-id ID"),
     ],
 )
 def test_a_cases_file_that_leads_out_of_the_task_is_never_read_for_a_run(env, tmp_path, link, option):
@@ -157,6 +158,9 @@ def test_a_cases_file_that_leads_out_of_the_task_is_never_read_for_a_run(env, tm
         cases={"only": {}},
     )
     target = secret if link.endswith("workspace") else secret / ("token.json" if "json" in link else "id_rsa")
+    if link == "tasks.jsonl":  # a parameterized task, its case naming a row of the file out of the task
+        target = secret / "rows.jsonl"
+        target.write_text('{"task_id": "only", "token": "PRIVATE-KEY"}\n')
     place = task / link
     if place.is_dir():
         place.rmdir()

@@ -305,8 +305,12 @@ MEMORY = """\
                 for offset in range(0, 2 << 30, 1 << 20):
                     block[offset : offset + (1 << 20)] = chunk
                     written += 1 << 20
-            elif how == "a memory file held open":  # in no resident set: the fd holds it
+            elif how.startswith("a memory file"):  # in no resident set: the fd holds it
                 held = os.memfd_create("held")
+                if how.endswith("one page mapped"):  # its mapping counts that page, not the file
+                    os.ftruncate(held, 4096)
+                    mapped = mmap.mmap(held, 4096)
+                    mapped[0] = 1
                 while written < 1 << 30:
                     os.write(held, chunk)
                     written += 1 << 20
@@ -328,6 +332,7 @@ MEMORY = """\
     [
         ("shared anonymous memory", None),
         ("a memory file held open", None),
+        ("a memory file held open, one page mapped", None),
         ("/dev/shm", "/dev/shm/blob"),
         ("/tmp", "/tmp/blob"),
     ],

@@ -110,17 +110,16 @@ def resident_bytes(pids: set[int]) -> int:
 
 def memfd_bytes(pids: set[int]) -> dict[int, int]:
     """What each process holds in memory files (``memfd_create``) it keeps
-    open but has not mapped: a memory cgroup charges their pages (shmem),
-    and no process's resident set shows them. Each file counts once, for its
-    first holder; a mapped one is in :func:`memory_bytes` already."""
-    out: dict[int, int] = {}
-    seen: set[tuple[int, int]] = set()
+    open, beyond what their mappings count in :func:`memory_bytes`: a memory
+    cgroup charges every page of such a file (shmem), and a process's
+    resident set shows only the pages it mapped and touched. Each file counts
+    once, for its first holder."""
+    files: dict[int, tuple[int, int]] = {}  # inode: (holder, bytes)
     for pid in sorted(pids):
         try:
             names = os.listdir(f"/proc/{pid}/fd")
         except OSError:
             continue
-        held = 0
         for name in names:
             try:
                 if not os.readlink(f"/proc/{pid}/fd/{name}").startswith("/memfd:"):
@@ -128,12 +127,33 @@ def memfd_bytes(pids: set[int]) -> dict[int, int]:
                 st = os.stat(f"/proc/{pid}/fd/{name}")
             except OSError:
                 continue
-            key = (st.st_dev, st.st_ino)
-            if key not in seen and b" %d " % st.st_ino not in (read(pid, "maps", 1 << 22) or b""):
-                held += st.st_blocks * 512
-            seen.add(key)
-        if held:
-            out[pid] = held
+            files.setdefault(st.st_ino, (pid, st.st_blocks * 512))
+    if not files:
+        return {}
+    mapped = _mapped_bytes(pids, set(files))
+    out: dict[int, int] = {}
+    for inode, (pid, size) in files.items():
+        beyond = size - mapped.get(inode, 0)
+        if beyond > 0:
+            out[pid] = out.get(pid, 0) + beyond
+    return out
+
+
+def _mapped_bytes(pids: set[int], inodes: set[int]) -> dict[int, int]:
+    """The proportional size of each of ``inodes``'s mappings, summed over
+    ``pids`` (``smaps``' ``Pss``), read only where ``maps`` names one."""
+    out: dict[int, int] = {}
+    for pid in pids:
+        maps = read(pid, "maps", 1 << 22) or b""
+        if not any(b" %d " % inode in maps for inode in inodes):
+            continue
+        current = None
+        for line in (read(pid, "smaps", 1 << 26) or b"").split(b"\n"):
+            words = line.split()
+            if len(words) >= 5 and not words[0].endswith(b":"):  # a mapping's first line
+                current = int(words[4]) if words[4].isdigit() and int(words[4]) in inodes else None
+            elif current is not None and words[:1] == [b"Pss:"]:
+                out[current] = out.get(current, 0) + int(words[1]) * 1024
     return out
 
 

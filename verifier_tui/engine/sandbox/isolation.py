@@ -408,7 +408,8 @@ def sandbox_argv(bwrap: str, plan: ViewPlan, ctl: str, argv: list[str]) -> list[
     elif plan.network == "user":  # the helper joins the network namespace before the init starts
         args += ["--info-fd", INFO_FD, "--block-fd", BLOCK_FD]
     args += system_binds()
-    args += ["--proc", "/proc", "--dev-bind", "/dev/null", "/proc/keys"]  # masked, as Docker masks it
+    # Masked: the keys' names and the user's key quotas (Docker masks /proc/keys)
+    args += ["--proc", "/proc", "--dev-bind", "/dev/null", "/proc/keys", "--dev-bind", "/dev/null", "/proc/key-users"]
     args += ["--dev", "/dev", "--size", str(SHM_BYTES), "--tmpfs", "/dev/shm"]
     args += [*(["--size", str(plan.tmp_bytes)] if plan.tmp_bytes else []), "--tmpfs", "/tmp"]
     bound = [f"/{name}" for name in SYSTEM_FOLDERS] + ["/tmp"]

@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.model import Expectation, ResponseSource
 from verifier_tui.engine.record import field, record
-from verifier_tui.engine.task.rows import CASE_TASK_ID_FILE, TaskRows, case_task_id, no_such_row
+from verifier_tui.engine.task.rows import CASE_TASK_ID_FILE, TaskRows, case_task_id, leads_out, no_such_row
 
 EXPECTED_LIMIT = untrusted.MB  # an expected.json is a few lines
 
@@ -200,21 +199,11 @@ def _finite(number: float) -> bool:
 
 def _inside(path: Path | None, root: Path, option: str, problems: list[str]) -> Path | None:
     """``path``, or None (said in ``problems``) when it leads out of ``root``."""
-    if path is None:
+    said = None if path is None else leads_out(path, root, option)
+    if said is not None:
+        problems.append(said)
         return None
-    try:
-        real = path.resolve()
-    except (OSError, RuntimeError):  # a loop: it leads nowhere, and the run says so
-        return path
-    if real.is_relative_to(root.resolve()):
-        return path
-    shown = path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
-    target = os.readlink(path) if path.is_symlink() else str(real)
-    problems.append(
-        f"{shown} leads out of the task, to {target}: not read for a run, whose verifier could send it "
-        f"anywhere; give it with {option} if you mean it"
-    )
-    return None
+    return path
 
 
 def _workspace(workspace: Path, root: Path, problems: list[str]) -> Path | None:

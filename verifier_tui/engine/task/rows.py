@@ -17,6 +17,7 @@ whose ``task_id`` is the case folder's name.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -62,6 +63,24 @@ class TaskRows:
         return next((row for row in self.rows if row.task_id == task_id), None)
 
 
+def leads_out(path: Path, root: Path, option: str) -> str | None:
+    """Why ``path`` is not read for a run, when it leads out of ``root`` (a
+    link to ~/.ssh, to /proc/self/environ, in a task someone sent); None when
+    it lies inside. ``option`` gives such a file by name."""
+    try:
+        real = path.resolve()
+    except (OSError, RuntimeError):  # a loop: it leads nowhere, and the run says so
+        return None
+    if real.is_relative_to(root.resolve()):
+        return None
+    shown = path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
+    target = os.readlink(path) if path.is_symlink() else str(real)
+    return (
+        f"{shown} leads out of the task, to {target}: not read for a run, whose verifier could send it "
+        f"anywhere; give it with {option} if you mean it"
+    )
+
+
 def tasks_file(task_root: Path) -> Path | None:
     """The task's ``tasks.jsonl``, when it is a parameterized task."""
     path = task_root / TASKS_FILE
@@ -84,6 +103,9 @@ def read_task_rows(path: Path) -> TaskRows:
     rows: list[TaskRow] = []
     bad: list[str] = []
     seen: dict[str, int] = {}
+    out = leads_out(path, path.parent, "--task-data FILE --task-id ID")
+    if out is not None:
+        return TaskRows(path, [], (out,))
     found = untrusted.read_bytes(path, MAX_BYTES)
     if found.data is None:
         return TaskRows(path, [], (found.problem or "cannot be read",))
