@@ -142,3 +142,23 @@ def test_a_probes_workspace_keeps_sparse_files_sparse_and_reads_no_emptied_file(
         "reward files planted in /logs/verifier",
         "right: every file emptied",
     ]
+
+
+def test_a_probes_workspace_makes_hard_links_as_links(tmp_path):
+    """Twelve names of one file were twelve copies in each probe's workspace:
+    a small archive could fill the disk."""
+    import os
+
+    from verifier_tui.engine.audit import Probe, make_workspace
+    from verifier_tui.engine.task.discovery import resolve
+
+    task = lenient_task(tmp_path)
+    workspace = task / "cases" / "right" / "workspace"
+    (workspace / "big.bin").write_bytes(b"x" * (1 << 20))
+    for index in range(12):
+        os.link(workspace / "big.bin", workspace / f"name{index}.bin")
+    case = next(c for c in resolve(task).cases if c.name == "right")
+    for probe in (Probe("x", case, without="notes.md"), Probe("y", case, emptied=True)):
+        made = make_workspace(probe, tmp_path / probe.name)
+        assert made is not None
+        assert {(made / f"name{index}.bin").stat().st_ino for index in range(12)} == {(made / "big.bin").stat().st_ino}

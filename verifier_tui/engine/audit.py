@@ -132,6 +132,7 @@ def make_workspace(probe: Probe, target: Path) -> Path | None:
     if probe.case is None or probe.case.workspace is None:
         return None
     source = probe.case.workspace
+    made: dict[tuple[int, int], Path] = {}  # a hard link is made as one: N names of a file are not N copies
     for root, dirs, names in os.walk(source):
         here = Path(root)
         into = target / here.relative_to(source)
@@ -143,11 +144,17 @@ def make_workspace(probe: Probe, target: Path) -> Path | None:
             if path.is_symlink():
                 os.symlink(os.readlink(path), into / name)
             elif path.is_file():
-                if probe.emptied:
+                st = path.stat()
+                first = made.get((st.st_dev, st.st_ino))
+                if first is not None:
+                    os.link(first, into / name)
+                elif probe.emptied:
                     os.close(os.open(into / name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
                 else:
                     with suppress(NotAFile):  # replaced by something else since it was listed
                         copy_file(str(path), str(into / name), replace=False)
+                if st.st_nlink > 1 and first is None and (into / name).exists():
+                    made[(st.st_dev, st.st_ino)] = into / name
         dirs[:] = sorted(d for d in dirs if not (here / d).is_symlink())
     return target
 
