@@ -10,7 +10,6 @@ import math
 def positive_seconds(text: str) -> float:
     """A number of seconds: finite and more than 0 (``nan``, ``inf``, ``0`` and
     ``-1`` are refused here, as task.toml's are in engine/task/config.py)."""
-
     try:
         value = float(text)
     except ValueError:

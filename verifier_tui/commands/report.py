@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, cast
 from verifier_tui.commands import terminal
 from verifier_tui.engine.model import RunResult
 from verifier_tui.engine.record import record
+from verifier_tui.engine.sandbox.strays import cut
 from verifier_tui.engine.verdict import rewards_json
 from verifier_tui.words.paths import path_from
 from verifier_tui.words.resolution import binding_lines, plain, sys_path_lines
@@ -353,8 +354,6 @@ def group_lines(group: Any, results: list[RunResult]) -> list[str]:
         out.append(f"!  {one_line(name)}: not run: {problem}")
     for name, why in group.not_judged:
         out.append(f"{NOT_RUN}  cases/{one_line(name)}: not judged: {why}")
-    from verifier_tui.engine.sandbox.strays import cut
-
     for result in results:
         killed = (
             f"out of memory: {one_line(cut(result.out_of_memory[0]))} was killed past task.toml's "

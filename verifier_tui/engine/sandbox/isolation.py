@@ -49,6 +49,7 @@ is asked again after :data:`RETRY_NEGATIVE_S`.
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import stat
@@ -451,6 +452,7 @@ _KEYRING_CALLS = {
 }
 
 
+@functools.cache  # the same program for every run of this process
 def keyring_filter() -> bytes:
     """A seccomp program (classic BPF, as bwrap's ``--add-seccomp-fd`` reads
     it) that refuses :data:`_KEYRING_CALLS` with EPERM and allows the rest."""

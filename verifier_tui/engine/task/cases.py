@@ -209,9 +209,10 @@ def _inside(path: Path | None, root: Path, option: str, problems: list[str]) -> 
 def _workspace(workspace: Path, root: Path, problems: list[str]) -> Path | None:
     """The case's workspace folder, or None: the verifier runs on an empty scratch workspace."""
     if workspace.is_dir():
-        if _inside(workspace, root, "--workspace DIR", problems) is not None:
+        said = leads_out(workspace, root, "--workspace DIR")
+        if said is None:
             return workspace
-        problems[-1] += "; the verifier runs on an empty scratch workspace"
+        problems.append(f"{said}; the verifier runs on an empty scratch workspace")
     elif untrusted.present(workspace):
         what = "a link that leads to no folder" if workspace.is_symlink() else "not a folder"
         problems.append(f"its workspace is {what}: the verifier runs on an empty scratch workspace")

@@ -31,7 +31,7 @@ from verifier_tui.engine.task.kinds import (
     task_runner,
     uses_episode_api,
 )
-from verifier_tui.engine.task.rows import TaskRows, read_task_rows, tasks_file
+from verifier_tui.engine.task.rows import TaskRows, task_rows
 from verifier_tui.engine.task.target import TASK_KINDS, Target, classify_task
 from verifier_tui.runner_source import runner_path
 
@@ -237,8 +237,7 @@ def resolve(path: Path | str | Target) -> Task:
         # verify in sight (renamed, or imported from a helper) the runner
         # decides, and says what is wrong as it would in the sandbox.
         verifiers.append(shims_file)
-    rows_path = tasks_file(root)
-    rows = read_task_rows(rows_path) if rows_path is not None else None
+    rows = task_rows(root)
     cases = find_cases(root, tests_dir, rows)
     return Task(
         root=root,

@@ -81,10 +81,14 @@ def leads_out(path: Path, root: Path, option: str) -> str | None:
     )
 
 
-def tasks_file(task_root: Path) -> Path | None:
-    """The task's ``tasks.jsonl``, when it is a parameterized task."""
+def task_rows(task_root: Path) -> TaskRows | None:
+    """The rows of the task's ``tasks.jsonl``, when it is a parameterized
+    task; none read from one that leads out of the task (said as its problem)."""
     path = task_root / TASKS_FILE
-    return path if untrusted.present(path) else None  # a FIFO too: reading it says what it is
+    if not untrusted.present(path):  # a FIFO is present: reading it says what it is
+        return None
+    out = leads_out(path, task_root, "--task-data FILE --task-id ID")
+    return TaskRows(path, [], (out,)) if out is not None else read_task_rows(path)
 
 
 def row_task_data(row: dict[str, Any]) -> dict[str, Any] | None:
@@ -103,9 +107,6 @@ def read_task_rows(path: Path) -> TaskRows:
     rows: list[TaskRow] = []
     bad: list[str] = []
     seen: dict[str, int] = {}
-    out = leads_out(path, path.parent, "--task-data FILE --task-id ID")
-    if out is not None:
-        return TaskRows(path, [], (out,))
     found = untrusted.read_bytes(path, MAX_BYTES)
     if found.data is None:
         return TaskRows(path, [], (found.problem or "cannot be read",))
