@@ -7,6 +7,7 @@ import atexit
 import json
 import os
 import queue
+import re
 import select
 import selectors
 import signal
@@ -333,3 +334,11 @@ def run_in_terminal(
         return seen, os.waitstatus_to_exitcode(status)
     finally:
         os.close(fd)
+
+
+_COUNTER = re.compile(rb"\r(\d+)/(\d+) (cases|probes|trials)( \xc2\xb7 (\d+) (failed|flagged|differ))?\x1b\[K")
+
+
+def counters(seen: bytes) -> list[tuple[int, int, str, int]]:
+    """The progress counts a command drew on a terminal: (ended, total, noun, how many went wrong)."""
+    return [(int(m[1]), int(m[2]), m[3].decode(), int(m[5] or 0)) for m in _COUNTER.finditer(seen)]

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from verifier_tui.commands import report, stopping, terminal
-from verifier_tui.engine.audit import Finding, arun
+from verifier_tui.engine.audit import Finding, arun, probes
 from verifier_tui.engine.session import Session, cpu_count
 from verifier_tui.words.run import format_number, harbor_error
 
@@ -23,7 +23,14 @@ def audit_command(args: argparse.Namespace) -> int:
         if not session.task.cases:
             terminal.error(f"{session.task.name} has no cases: audit compares its probes with a passing case")
             return 2
-        findings, judged = stopping.run(arun(session, args.jobs or cpu_count()))
+        chosen = probes(session.task.cases)
+        progress = terminal.Progress(len(chosen), "probes", "flagged")
+        try:
+            findings, judged = stopping.run(
+                arun(session, chosen, args.jobs or cpu_count(), lambda found: progress.step(found.matches is not None))
+            )
+        finally:
+            progress.erase()
         flagged = [finding for finding in findings if finding.matches is not None]
         if args.json:
             terminal.out_json(

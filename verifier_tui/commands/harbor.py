@@ -531,18 +531,27 @@ def test_command(args: argparse.Namespace) -> int:
         started = time.perf_counter()
         stream = _TrialsStream(group) if args.json else None
 
+        # --json streams each trial's line as it ends: that is its progress
+        progress = terminal.Progress(len(group.cases), "trials", "differ", wanted=stream is None)
+
         def keep(_group: JobTrials, index: int, opened: TrialSession | NotReplayed) -> JobRow:
             """A trial's row, its session closed: only the words are kept."""
             if isinstance(opened, NotReplayed):
                 if stream is not None:
                     stream.put(index, opened.to_json())
-                return not_replayed_row(opened)
-            if stream is not None:
-                stream.put(index, opened.to_json(opened.last))
-            assert opened.last is not None  # the replay just ran
-            return job_row(opened, opened.last, stderr=bool(args.junit))
+                row = not_replayed_row(opened)
+            else:
+                if stream is not None:
+                    stream.put(index, opened.to_json(opened.last))
+                assert opened.last is not None  # the replay just ran
+                row = job_row(opened, opened.last, stderr=bool(args.junit))
+            progress.step(row.same is False)
+            return row
 
-        rows = stopping.run(arun_groups([group], args.jobs or cpu_count(), keep))[0]
+        try:
+            rows = stopping.run(arun_groups([group], args.jobs or cpu_count(), keep))[0]
+        finally:
+            progress.erase()
     wall = time.perf_counter() - started
     agree = sum(1 for r in rows if r.same is True)
     differ = sum(1 for r in rows if r.same is False)

@@ -154,7 +154,16 @@ def test_command(args: argparse.Namespace) -> int:
 
             return watch_rounds(collection, args)
         started = time.perf_counter()
-        ran_groups = stopping.run(arun_groups(runnable, args.jobs or cpu_count()))
+        progress = terminal.Progress(sum(len(group.cases) for group in runnable), "cases", "failed")
+
+        def ended(_group: object, _index: int, outcome: RunResult) -> RunResult:
+            progress.step(not outcome.expected_matched)
+            return outcome
+
+        try:
+            ran_groups = stopping.run(arun_groups(runnable, args.jobs or cpu_count(), ended))
+        finally:
+            progress.erase()
         results = dict(zip(map(id, runnable), ran_groups, strict=True))
         wall = time.perf_counter() - started
         ran = [(group, results.get(id(group), [])) for group in groups]

@@ -118,6 +118,41 @@ def flush(stream: str = "stdout") -> None:
         _gone.add(stream)
 
 
+class Progress:
+    """``12/200 cases · 1 failed`` on stderr, rewritten in place as each of a
+    long command's runs ends (``test``, ``test JOB``, ``audit`` print their
+    table only once every run is over: minutes, for a big suite), as pytest and
+    cargo keep a counter. Only on a terminal that takes ``\r`` and an erase
+    (a pipe, a CI log or ``TERM=dumb`` get nothing), and erased again before
+    the command says anything else."""
+
+    def __init__(self, total: int, noun: str, bad: str, *, wanted: bool = True) -> None:
+        self.total, self.noun, self.bad = total, noun, bad
+        self.ended = self.bad_ones = 0
+        stderr = sys.stderr
+        self.shown = (
+            wanted
+            and total > 1
+            and "stderr" not in _gone
+            and os.environ.get("TERM", "dumb") != "dumb"
+            and hasattr(stderr, "isatty")
+            and stderr.isatty()
+        )
+
+    def step(self, bad: bool = False) -> None:
+        """One run ended (``bad``: it failed, differed, was flagged)."""
+        self.ended += 1
+        self.bad_ones += bad
+        if self.shown:
+            tail = f" · {self.bad_ones} {self.bad}" if self.bad_ones else ""
+            write(f"\r{self.ended}/{self.total} {self.noun}{tail}\x1b[K", "stderr")
+
+    def erase(self) -> None:
+        if self.shown and self.ended:
+            write("\r\x1b[K", "stderr")
+            self.ended = 0
+
+
 def reader_gone(stream: str = "stdout") -> bool:
     """Whether the reader of ``stream`` went away (a closed pipe)."""
     return stream in _gone

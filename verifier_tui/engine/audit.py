@@ -33,6 +33,8 @@ from verifier_tui.engine.model import RunResult
 from verifier_tui.engine.record import record, replace
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from verifier_tui.engine.session import Session
     from verifier_tui.engine.task.cases import Case
 
@@ -159,8 +161,12 @@ def make_workspace(probe: Probe, target: Path) -> Path | None:
     return target
 
 
-async def arun(session: Session, jobs: int) -> tuple[list[Finding], tuple[str, float] | None]:
-    """Every probe of ``session``'s task run, at most ``jobs`` at once, and the bar they were judged by."""
+async def arun(
+    session: Session, chosen: list[Probe], jobs: int, ended: Callable[[Finding], object] = lambda _finding: None
+) -> tuple[list[Finding], tuple[str, float] | None]:
+    """The ``chosen`` probes of ``session``'s task (:func:`probes`) run, at
+    most ``jobs`` at once, and the bar they were judged by; ``ended`` is told
+    of each finding as its run ends."""
     import asyncio
 
     cases = session.task.cases
@@ -182,6 +188,7 @@ async def arun(session: Session, jobs: int) -> tuple[list[Finding], tuple[str, f
         finding = Finding(probe.name, result)
         if judged is not None and finding.reward is not None and finding.reward >= judged[1]:
             finding.matches = judged[0]
+        ended(finding)
         return finding
 
-    return list(await asyncio.gather(*(one(index, probe) for index, probe in enumerate(probes(cases))))), judged
+    return list(await asyncio.gather(*(one(index, probe) for index, probe in enumerate(chosen)))), judged
