@@ -128,6 +128,14 @@ def copy_file(src: str, dst: str, replace: bool) -> tuple[SourceSig, CopySig]:
     return source_sig(sst), copy_sig(dst_st)
 
 
+def copy_outcome(src: str, dst: str, replace: bool) -> tuple[SourceSig, CopySig] | OSError:
+    """:func:`copy_file`'s signatures, or the error it raised."""
+    try:
+        return copy_file(src, dst, replace)
+    except OSError as exc:
+        return exc
+
+
 def _umask() -> int:
     """The process's umask, read without changing it (``os.umask`` sets it,
     for every thread at once); all bits when it cannot be read (Linux
@@ -280,12 +288,7 @@ class Copier:
 
     def _copy_here(self, batch: list[_Job]) -> None:
         for key, src, dst, replace in batch:
-            outcome: tuple[SourceSig, CopySig] | OSError
-            try:
-                outcome = copy_file(src, dst, replace)
-            except OSError as exc:
-                outcome = exc
-            self.done(key, outcome)
+            self.done(key, copy_outcome(src, dst, replace))
 
 
 def _start_helpers(count: int) -> list[_Helper]:

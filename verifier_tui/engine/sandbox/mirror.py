@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine.filters import BYTECODE
-from verifier_tui.engine.sandbox.file_copy import Copier, NotAFile, copy_file, copy_sig, source_sig
+from verifier_tui.engine.sandbox.file_copy import Copier, NotAFile, copy_outcome, copy_sig, source_sig
 
 if TYPE_CHECKING:
     from verifier_tui.engine.sandbox.file_copy import CopySig, SourceSig
@@ -242,12 +242,7 @@ class Mirror:
         if self._copier is not None:
             self._copier.add(rel, src, dst, replace)
             return
-        outcome: tuple[SourceSig, CopySig] | OSError
-        try:
-            outcome = copy_file(src, dst, replace)
-        except OSError as exc:
-            outcome = exc
-        self._copied(rel, outcome)
+        self._copied(rel, copy_outcome(src, dst, replace))
 
     def _copied(self, rel: str, outcome: tuple[SourceSig, CopySig] | OSError) -> None:
         """A copy's outcome: the index learns both sides, or the user why not."""
