@@ -19,6 +19,7 @@ def key(key: str, action: str, word: str, title: str, does: str, **kwargs: Any) 
 
 
 QUIT = key("q", "app.quit", "quit", "Quit", "Quit verifier-tui")
+HELP = key("?", "help", "help", "Keys", "This list")  # a screen with no marks to explain
 
 
 def output_keys(whose: str) -> list[Binding]:

@@ -20,7 +20,7 @@ from verifier_tui.engine.harbor.compare import (
     read_compared,
 )
 from verifier_tui.tui.display import content
-from verifier_tui.tui.keys import QUIT, key
+from verifier_tui.tui.keys import HELP, QUIT, key
 from verifier_tui.tui.screens.job_overview import TasksScreen, cell
 from verifier_tui.words.text import one_line
 
@@ -40,7 +40,7 @@ class CompareScreen(TasksScreen):
         key("f", "differences", "differences", "Differences only", "Only the tasks the two jobs went differently on"),
         key("t", "task", "task", "Filter by task", "Only the flipped trials of the task under the cursor (again: all)"),
         key("s", "sort", "sort", "Sort the tasks", "By name, or by the difference of the means (largest first)"),
-        key("?", "help", "help", "Keys", "This list"),
+        HELP,
         QUIT,
         key("escape", "back", "jobs", "Back", "to the list of jobs", show=False),
     ]

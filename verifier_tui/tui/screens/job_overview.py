@@ -27,7 +27,7 @@ from verifier_tui.engine.harbor.overview import (
     trial_rows,
 )
 from verifier_tui.tui.display import content
-from verifier_tui.tui.keys import QUIT, key
+from verifier_tui.tui.keys import HELP, QUIT, key
 from verifier_tui.tui.screens.keyed import KeyedScreen
 from verifier_tui.tui.workarounds import KeyFooter, Table
 from verifier_tui.words.text import one_line
@@ -141,7 +141,7 @@ class JobOverviewScreen(TasksScreen):
             "Only the trials of the task under the cursor in the tasks table (again: every task)",
         ),
         key("s", "sort", "sort", "Sort the trials", "By name, how they ended, reward, duration (longest first), task"),
-        key("?", "help", "help", "Keys", "This list"),
+        HELP,
         QUIT,
         key("escape", "back", "jobs", "Back", "to the list of jobs this job was opened from", show=False),
     ]

@@ -16,7 +16,7 @@ from textual.widgets import DataTable, Static
 
 from verifier_tui.engine.harbor.overview import JobSummary, read_jobs
 from verifier_tui.tui.display import content
-from verifier_tui.tui.keys import QUIT, key
+from verifier_tui.tui.keys import HELP, QUIT, key
 from verifier_tui.tui.screens.job_overview import cell
 from verifier_tui.tui.screens.keyed import KeyedScreen
 from verifier_tui.tui.workarounds import KeyFooter, Table
@@ -35,7 +35,7 @@ class JobsScreen(KeyedScreen):
             "Compare the two marked jobs",
             "Per task: each job's trials passed and mean, the difference, the trials whose outcome flipped",
         ),
-        key("?", "help", "help", "Keys", "This list"),
+        HELP,
         QUIT,
     ]
     HELP_TITLE = "verifier-tui: a folder of jobs"
