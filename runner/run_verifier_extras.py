@@ -15,6 +15,7 @@ reads the runner's state as the run made it, never a re-implementation.
 """
 
 import os
+import stat
 import sys
 
 from run_verifier import (
@@ -356,6 +357,7 @@ _coverage: dict = {"ran": {}, "verifier": None}
 def _is_task_file(path):
     if not path.startswith(_tests_root + os.sep):
         return False
+    path = os.path.normpath(path)  # a helper loaded as tests/sub/../common.py is tests/common.py
     return not path.startswith(os.path.join(_tests_root, ".ng", "")) or path == _coverage["verifier"]
 
 
@@ -400,6 +402,7 @@ def trace_task_files(verifier):
 
     import threading
 
+    _coverage["tracer"] = started
     threading.settrace(started)
     sys.settrace(started)
 
@@ -410,7 +413,11 @@ def statements(path):
     Python versions, so only the interpreter that ran can tell)."""
     import types
 
-    with open(path, "rb") as handle:
+    # Without blocking: a FIFO the verifier made in the tests folder would
+    # hold the run at its end, a verdict --coverage changed.
+    with open(os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)), "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            raise OSError("not a regular file")
         code = compile(handle.read(), path, "exec", dont_inherit=True)
     lines, todo = set(), [code]
     while todo:
@@ -432,6 +439,7 @@ def write_coverage(target):
     nothing of the run."""
     import json
 
+    replaced = "tracer" in _coverage and sys.gettrace() is not _coverage["tracer"]
     sys.settrace(None)
     monitoring = getattr(sys, "monitoring", None)
     if monitoring is not None and monitoring.get_tool(_TOOL_ID) == "verifier-tui":
@@ -441,6 +449,9 @@ def write_coverage(target):
     for folder, subfolders, names in os.walk(_tests_root):
         subfolders[:] = sorted(d for d in subfolders if d != "__pycache__" and (folder, d) != (_tests_root, ".ng"))
         paths += [os.path.join(folder, name) for name in sorted(names) if name.endswith(".py")]
+    ran_in = {}  # by each file's one spelling
+    for path, lines in _coverage["ran"].items():
+        ran_in.setdefault(os.path.normpath(path), set()).update(lines)
     not_compiled = {}
     for path in paths:
         try:
@@ -451,11 +462,14 @@ def write_coverage(target):
         except Exception as exc:  # unreadable: no lines to tell either
             not_compiled[path] = "%s: %s" % (type(exc).__name__, exc)
             continue
-        ran = _coverage["ran"].get(path, set())
+        ran = ran_in.get(path, set())
         files[path] = {"statements": sorted(lines), "executed": sorted(ran & lines)}
+    document = {"files": files, "not_compiled": not_compiled}
+    if replaced:  # the verifier set its own trace function (or none): lines after that were not seen
+        document["tracer_replaced"] = True
     try:
         with open(target, "w", encoding="utf-8") as handle:
-            json.dump({"files": files, "not_compiled": not_compiled}, handle)
+            json.dump(document, handle)
     except (OSError, ValueError):
         pass
 

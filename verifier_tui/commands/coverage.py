@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from verifier_tui.commands.report import here
 from verifier_tui.engine.coverage import lcov, merge, missing_words, not_measured_words, to_json
+from verifier_tui.words.text import one_line
 
 if TYPE_CHECKING:
     import argparse
@@ -21,11 +22,18 @@ def gathered(
     named: list[tuple[str, RunResult]],
 ) -> tuple[dict[Path, FileLines], dict[str, dict[Path, FileLines]], list[str], dict[Path, str]]:
     """Each case's lines (by name), all of them merged, why a case has none,
-    each reason once (a task's own runner says it for every case), and the
-    files no run could compile."""
+    each reason once, naming its cases unless it is every case's (a task's
+    own runner says it for every case), and the files no run could compile."""
     measured = [(name, r.coverage) for name, r in named if r.coverage is not None]
     per_case = {name: c.files for name, c in measured if c.problem is None}
-    problems = [c.problem for _name, c in measured if c.problem]
+    by_problem: dict[str, list[str]] = {}
+    for name, c in measured:
+        if c.problem:
+            by_problem.setdefault(c.problem, []).append(one_line(name))
+    problems = [
+        problem if len(names) == len(measured) else f"no coverage of {', '.join(names)}: {problem.split(': ', 1)[1]}"
+        for problem, names in by_problem.items()
+    ]
     not_compiled = {path: why for _name, c in measured for path, why in c.not_compiled.items()}
     return merge(per_case.values()), per_case, list(dict.fromkeys(problems)), dict(sorted(not_compiled.items()))
 
@@ -69,9 +77,14 @@ def coverage_json(named: list[tuple[str, RunResult]]) -> dict[str, Any]:
 
 
 def write_report(path: Path, named: list[tuple[str, RunResult]]) -> str | None:
-    """The LCOV file at ``path``; why not, in one line, when it cannot be written."""
-    try:
-        path.write_text(lcov(gathered(named)[0]), encoding="utf-8")
+    """The LCOV file at ``path``; why not, in one line, when it cannot be
+    written or no case was measured (an empty report would pass for one of
+    code no line of which can run)."""
+    union, per_case, problems, _not_compiled = gathered(named)
+    if not per_case:
+        return f"--coverage-report {here(path)}: not written: {problems[0] if problems else 'no case was measured'}"
+    try:  # a file name's bytes that are not UTF-8 are written as they are: the reader opens that file
+        path.write_text(lcov(union), encoding="utf-8", errors="surrogateescape")
     except OSError as exc:
-        return f"--coverage-report {path}: {exc.strerror or exc}"
+        return f"--coverage-report {here(path)}: {exc.strerror or exc}"
     return None

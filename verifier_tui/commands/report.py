@@ -56,8 +56,9 @@ if TYPE_CHECKING:
 
 
 def here(path: Path | str) -> str:
-    """A path as it resolves from where the tool was started (as the TUI shows it)."""
-    return path_from(path, Path.cwd())
+    """A path as it resolves from where the tool was started (as the TUI shows
+    it), on one line whatever its name holds."""
+    return one_line(path_from(path, Path.cwd()))
 
 
 def rule(title: str, width: int) -> str:

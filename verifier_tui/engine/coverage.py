@@ -56,6 +56,10 @@ def read_runner_file(path: Path, user_path: Callable[[str], Path | None], beneat
         return Coverage({}, f"no coverage: {_NOT_OURS}")
     if not all(isinstance(why, str) for why in not_compiled.values()):
         return Coverage({}, f"no coverage: {_NOT_OURS}")
+    if found.data.get("tracer_replaced") is True:
+        return Coverage(
+            {}, "no coverage: the verifier set a trace function of its own (sys.settrace): what ran is not known"
+        )
     lines: dict[Path, FileLines] = {}
     for staged, entry in files.items():
         statements = _numbers(entry.get("statements")) if isinstance(entry, dict) else None
@@ -163,9 +167,12 @@ def to_json(lines: dict[Path, FileLines]) -> dict[str, dict[str, list[int]]]:
 def lcov(lines: dict[Path, FileLines]) -> str:
     """LCOV, as editors' coverage gutters and CI services read it: per file an
     ``SF:`` record and ``DA:<line>,<1 when some run reached it, else 0>`` per
-    line that can run."""
+    line that can run. A file whose name holds a line break is left out: a
+    record is read line by line, and its ``SF:`` would name another file."""
     records = []
     for path, file in lines.items():
+        if "\n" in str(path) or "\r" in str(path):
+            continue
         rows = ["TN:", f"SF:{path}"]
         rows += [f"DA:{line},{int(line in file.executed)}" for line in sorted(file.statements)]
         rows += [f"LF:{len(file.statements)}", f"LH:{len(file.executed)}", "end_of_record"]

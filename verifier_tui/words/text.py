@@ -44,8 +44,15 @@ def plain_text(text: str) -> str:
     return text.expandtabs(4) if "\t" in text else text
 
 
-#: Line breaks and tabs written as escapes where text must stay on its line.
-_ON_ONE_LINE = str.maketrans({"\n": "\\n", "\r": "\\r", "\t": "\\t", "\u2028": "\\u2028", "\u2029": "\\u2029"})
+#: Line breaks, tabs and every other control character written as escapes
+#: where text must stay on its line: a name shows what it holds (``h\x1b[31mX.py``),
+#: never a shorter name that does not exist.
+_ON_ONE_LINE = str.maketrans(
+    {
+        **{code: f"\\x{code:02x}" for code in [*range(0x20), *range(0x7F, 0xA0)]},
+        **{"\n": "\\n", "\r": "\\r", "\t": "\\t", "\u2028": "\\u2028", "\u2029": "\\u2029"},
+    }
+)
 
 
 def one_line(text: str) -> str:

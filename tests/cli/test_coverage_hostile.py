@@ -1,0 +1,120 @@
+"""Coverage on tasks whose files or verifiers fight it: it never changes a
+verdict, never hides a line that ran, never writes a report of nothing, and
+names every file as it is."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+from tests.helpers.commands import no_traceback, run_tool
+from tests.helpers.tasks import PY, make_branchy_task, make_task
+
+
+def test_a_fifo_the_verifier_makes_in_its_tests_folder_changes_no_verdict(env, tmp_path):
+    # The runner reads each .py of the tests folder as it ends: it blocked on
+    # this one until the timeout, and a passing case failed under --coverage.
+    task = make_task(
+        tmp_path / "task",
+        "import os\n\ndef verify(workspace):\n    os.mkfifo('/tests/zz_trap.py')\n    return 1.0\n",
+        timeout=20,
+    )
+    done = run_tool(env, "run", task, "--coverage", "--json", "--python", PY)
+    no_traceback(done)
+    data = json.loads(done.stdout)
+    assert data["outcome"] == "reward_written" and data["rewards"] == {"reward": 1.0}, done.stdout
+    assert data["coverage"]["files"][str(task / "tests" / "verifier.py")]["missing"] == []
+
+
+def test_a_helper_loaded_through_dots_counts_as_the_file_it_is(env, tmp_path):
+    task = make_task(
+        tmp_path / "task",
+        """
+        import importlib.util, os
+
+        here = os.path.dirname(__file__)
+        spec = importlib.util.spec_from_file_location("common", os.path.join(here, "sub", "..", "common.py"))
+        common = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(common)
+
+        def verify(workspace):
+            return common.score(workspace)
+        """,
+        files={"common.py": "def score(workspace):\n    return 1.0\n", "sub/__init__.py": ""},
+    )
+    done = run_tool(env, "run", task, "--coverage", "--json", "--python", PY)
+    assert done.returncode == 0, done.stdout + done.stderr
+    files = json.loads(done.stdout)["coverage"]["files"]
+    assert files[str(task / "tests" / "common.py")] == {"executed": [1, 2], "missing": []}
+
+
+def test_a_verifier_that_sets_its_own_tracer_is_not_said_to_have_run_nothing(env, tmp_path):
+    task = make_task(
+        tmp_path / "task",
+        "import sys\n\ndef verify(workspace):\n    sys.settrace(None)\n    x = 1\n    return 1.0\n",
+    )
+    done = run_tool(env, "run", task, "--coverage", "--python", PY)
+    assert done.returncode == 0, done.stdout + done.stderr
+    if sys.version_info >= (3, 12):  # sys.monitoring: the verifier's settrace does not touch it
+        assert "coverage of 1 case: 5 of 5 lines ran" in done.stdout, done.stdout
+    else:
+        assert done.stdout.splitlines()[-1] == (
+            "no coverage: the verifier set a trace function of its own (sys.settrace): what ran is not known"
+        ), done.stdout
+
+
+def test_a_case_that_timed_out_is_named_where_coverage_says_it_has_none(env, tmp_path):
+    task = make_branchy_task(tmp_path / "task")
+    verifier = task / "tests" / "verifier.py"
+    verifier.write_text(verifier.read_text().replace("def verify(", "import time\n\ndef verify(", 1))
+    empty = task / "cases" / "empty" / "workspace"
+    (empty / "hang").write_text("")
+    source = verifier.read_text().replace(
+        "def verify(workspace):\n",
+        "def verify(workspace):\n    while (workspace / 'hang').exists():\n        time.sleep(0.1)\n",
+    )
+    verifier.write_text(source)
+    (task / "task.toml").write_text('version = "1.0"\n\n[verifier]\ntimeout_sec = 2\n')
+    done = run_tool(env, "test", task, "--coverage", "--python", PY, cwd=tmp_path)
+    no_traceback(done)
+    said = [line for line in done.stdout.splitlines() if line.startswith("no coverage")]
+    assert said == [
+        "no coverage of task::empty: the run was stopped, or ended the interpreter itself, before the runner wrote it"
+    ], done.stdout
+
+
+def test_a_report_of_no_measured_case_is_not_written_and_says_why(env, tmp_path):
+    task = make_task(tmp_path / "task", "import os\n\ndef verify(workspace):\n    os._exit(0)\n")
+    report = tmp_path / "cov.info"
+    done = run_tool(env, "run", task, "--coverage-report", report, "--python", PY, cwd=tmp_path)
+    no_traceback(done)
+    assert done.returncode == 2
+    assert not report.exists()
+    assert done.stderr.strip() == (
+        "verifier-tui: --coverage-report cov.info: not written: no coverage: the run was stopped, "
+        "or ended the interpreter itself, before the runner wrote it"
+    )
+
+
+def test_a_file_name_that_is_not_utf8_reaches_the_report_as_its_bytes(env, tmp_path):
+    task = make_branchy_task(tmp_path / "task")
+    odd = os.fsdecode(b"h\xff.py")
+    (task / "tests" / odd).write_text("def g():\n    return 1\n")
+    report = tmp_path / "cov.info"
+    done = run_tool(env, "test", task, "--coverage", "--coverage-report", report, "--python", PY, cwd=tmp_path)
+    no_traceback(done)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert b"SF:" + os.fsencode(str(task / "tests" / odd)) + b"\n" in report.read_bytes()
+    assert "task/tests/h\\xff.py 1-2: def g():" in done.stdout
+
+
+def test_a_file_name_with_a_line_break_stays_on_its_line_and_out_of_the_lcov(env, tmp_path):
+    task = make_branchy_task(tmp_path / "task")
+    (task / "tests" / "b\nad.py").write_text("def g():\n    return 1\n")
+    report = tmp_path / "cov.info"
+    done = run_tool(env, "test", task, "--coverage", "--coverage-report", report, "--python", PY, cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "task/tests/b\\nad.py 1-2: def g():" in done.stdout.splitlines()
+    records = [line for line in report.read_text().splitlines() if line.startswith("SF:")]
+    assert records and all(line.endswith(".py") for line in records) and "ad.py" not in "".join(records)
