@@ -171,3 +171,17 @@ def test_a_cases_file_that_leads_out_of_the_task_is_never_read_for_a_run(env, tm
     assert "PRIVATE-KEY" not in done.stdout, done.stdout
     assert f"{link.removeprefix('cases/only/') if link.startswith('cases') else link}" in done.stdout
     assert f"leads out of the task, to {target}" in done.stdout and option in done.stdout
+
+
+def test_an_expected_json_that_leads_out_of_the_task_is_not_read(env, tmp_path):
+    """The case's expectation is the task's own: one read through a link to
+    the user's files judged the case by a file no task holds."""
+    outside = tmp_path / "elsewhere.json"
+    outside.write_text(json.dumps({"rewards": {"reward": 0.123}}))
+    task = make_task(tmp_path / "t", "def verify(workspace):\n    return 1.0\n", cases={"only": {"a.txt": "x"}})
+    (task / "cases" / "only" / "expected.json").symlink_to(outside)
+    done = run_tool(env, "test", task, "--python", PY, cwd=tmp_path)
+    no_traceback(done)
+    said = done.stdout + done.stderr
+    assert "0.123" not in said, said
+    assert f"expected.json leads out of the task, to {outside}: not read; the case has no expectation" in said

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.model import Expectation, ResponseSource
 from verifier_tui.engine.record import field, record
-from verifier_tui.engine.task.rows import CASE_TASK_ID_FILE, TaskRows, case_task_id, leads_out, no_such_row
+from verifier_tui.engine.task.rows import CASE_TASK_ID_FILE, TaskRows, case_task_id, leads_out, no_such_row, outside
 
 EXPECTED_LIMIT = untrusted.MB  # an expected.json is a few lines
 
@@ -119,13 +119,16 @@ def load_case(folder: Path, task_data_fallbacks: Any = (), rows: TaskRows | None
                 f"{CASE_TASK_ID_FILE}, or name the case folder after it"
             )
             problems.append(names_no_row)
-    expected, problem = read_expected(folder / "expected.json")
-    if problem:
-        problems.append(problem)
     # A case's files are the task's own: one that leads out of the task (a
     # link to ~/.ssh, to /proc/self/environ) is not read for a run, whose
     # verifier could send it anywhere. The user may still give it by name.
     root = folder.parent.parent if folder.parent.name == "cases" else folder
+    away = outside(folder / "expected.json", root)
+    expected, problem = (
+        (None, f"{away}: not read; the case has no expectation") if away else read_expected(folder / "expected.json")
+    )
+    if problem:
+        problems.append(problem)
     if response is not None and _inside(response.path, root, "--response FILE", problems) is None:
         response = None
     if task_id is None:

@@ -63,10 +63,10 @@ class TaskRows:
         return next((row for row in self.rows if row.task_id == task_id), None)
 
 
-def leads_out(path: Path, root: Path, option: str) -> str | None:
-    """Why ``path`` is not read for a run, when it leads out of ``root`` (a
-    link to ~/.ssh, to /proc/self/environ, in a task someone sent); None when
-    it lies inside. ``option`` gives such a file by name."""
+def outside(path: Path, root: Path) -> str | None:
+    """``path`` as the task shows it and where it leads, ``tests/x leads out
+    of the task, to /etc``, when it leads out of ``root`` (a link to ~/.ssh,
+    to /proc/self/environ, in a task someone sent); None when it lies inside."""
     try:
         real = path.resolve()
     except (OSError, RuntimeError):  # a loop: it leads nowhere, and the run says so
@@ -74,11 +74,15 @@ def leads_out(path: Path, root: Path, option: str) -> str | None:
     if real.is_relative_to(root.resolve()):
         return None
     shown = path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
-    target = os.readlink(path) if path.is_symlink() else str(real)
-    return (
-        f"{shown} leads out of the task, to {target}: not read for a run, whose verifier could send it "
-        f"anywhere; give it with {option} if you mean it"
-    )
+    return f"{shown} leads out of the task, to {os.readlink(path) if path.is_symlink() else real}"
+
+
+def leads_out(path: Path, root: Path, option: str) -> str | None:
+    """Why ``path`` is not read for a run (:func:`outside`); ``option`` gives such a file by name."""
+    said = outside(path, root)
+    if said is None:
+        return None
+    return f"{said}: not read for a run, whose verifier could send it anywhere; give it with {option} if you mean it"
 
 
 def task_rows(task_root: Path) -> TaskRows | None:
