@@ -41,7 +41,7 @@ A terminal debugger for Python verifiers of Harbor tasks.
   verifier-tui watch PATH      re-run on every relevant change, one line per run
   verifier-tui audit TASK      the verifier on what a failed or gaming agent leaves; exit 1 if it pays
   verifier-tui compare A B     two jobs on the same tasks: each task's mean, the trials that flipped
-  verifier-tui new PATH        write a new task with a Python verifier and two cases, then open it
+  verifier-tui new PATH        write a new task with a Python verifier and three cases, then open it
   verifier-tui vendor TASK     place or refresh the shim (tests/test.sh) and the runner (tests/.ng/)
 
 Run `verifier-tui COMMAND --help` for a command's options.
@@ -55,7 +55,7 @@ COMMANDS = {
     "watch": "re-run on every relevant change, one line per run",
     "audit": "the verifier on what a failed or gaming agent leaves; exit 1 when one scores as a passing case",
     "compare": "two Harbor jobs side by side: per task each job's mean and the trials whose outcome flipped",
-    "new": "write a new task with a Python verifier and two cases, then open it in the TUI",
+    "new": "write a new task with a Python verifier and three cases, then open it in the TUI",
     "vendor": "place or refresh a task's tests/test.sh shim and tests/.ng/run_verifier.py",
 }
 #: The commands that write a task's files; they take none of the run options.
@@ -63,6 +63,8 @@ AUTHORING = ("new", "vendor")
 TUI = "tui"  # the TUI's own parser: `verifier-tui PATH`
 #: The commands that run a task (compare only reads two jobs).
 EVERY = (TUI, *(command for command in COMMANDS if command not in (*AUTHORING, "compare")))
+#: The commands that run on one choice of inputs (audit makes its own, from every case's).
+ONE_CHOICE = tuple(command for command in EVERY if command != "audit")
 
 
 def _at_least_one(text: str) -> int:
@@ -123,7 +125,7 @@ OPTIONS: list[tuple[tuple[str, ...], tuple[str, ...], bool, dict[str, Any]]] = [
     ),
     (
         ("--workspace",),
-        EVERY,
+        ONE_CHOICE,
         True,
         dict(
             metavar="DIR",
@@ -134,7 +136,7 @@ OPTIONS: list[tuple[tuple[str, ...], tuple[str, ...], bool, dict[str, Any]]] = [
     ),
     (
         ("--response",),
-        EVERY,
+        ONE_CHOICE,
         True,
         dict(
             metavar="FILE",
@@ -145,13 +147,13 @@ OPTIONS: list[tuple[tuple[str, ...], tuple[str, ...], bool, dict[str, Any]]] = [
     ),
     (
         ("--no-response",),
-        EVERY,
+        ONE_CHOICE,
         True,
         dict(action="store_true", group="response", help="Harbor mode: no response, even if the case has one"),
     ),
     (
         ("--task-data",),
-        EVERY,
+        ONE_CHOICE,
         True,
         dict(
             metavar="FILE",
@@ -161,7 +163,7 @@ OPTIONS: list[tuple[tuple[str, ...], tuple[str, ...], bool, dict[str, Any]]] = [
     ),
     (
         ("--task-id",),
-        EVERY,
+        ONE_CHOICE,
         True,
         dict(metavar="ID", help="a parameterized task's row: the tasks.jsonl row with this task_id is the task data"),
     ),
@@ -309,7 +311,7 @@ OPTIONS: list[tuple[tuple[str, ...], tuple[str, ...], bool, dict[str, Any]]] = [
     ),
     (
         ("--task",),
-        EVERY,
+        ONE_CHOICE,
         False,
         dict(
             metavar="DIR",
@@ -373,6 +375,8 @@ def _add_options(parser: argparse.ArgumentParser, command: str) -> None:
         parser.add_argument("path", metavar="PATH", help="the folder to write the task in (new, or empty)")
     elif command == "vendor":
         parser.add_argument("path", metavar="TASK", help="the task folder")
+    elif command == "audit":
+        parser.add_argument("path", metavar="TASK", help=EXPECTED_PATHS)
     elif command == "compare":
         parser.add_argument("jobs", metavar="JOB", nargs=2, help="two Harbor job folders (A, then B)")
     elif command == "test":

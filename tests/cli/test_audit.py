@@ -50,11 +50,12 @@ def test_a_verifier_that_pays_for_a_missing_answer_is_flagged_and_audit_exits_1(
 
 def test_audit_json_says_each_probe_and_the_bar(env, tmp_path):
     data = json.loads(run_tool(env, "audit", "--json", lenient_task(tmp_path), "--python", PY).stdout)
-    assert data["bar"] == {"case": "right", "reward": 1.0}
+    assert data["bar"] == {"case": "right", "reward": 1.0, "rewards": {"reward": 1.0}}
     probes = {p["probe"]: p for p in data["probes"]}
     assert probes["an empty workspace"] == {
         "probe": "an empty workspace",
         "reward": 1.0,
+        "rewards": {"reward": 1.0},
         "verdict_error": None,
         "outcome": "reward_written",
         "flagged": True,
@@ -162,3 +163,77 @@ def test_a_probes_workspace_makes_hard_links_as_links(tmp_path):
         made = make_workspace(probe, tmp_path / probe.name)
         assert made is not None
         assert {(made / f"name{index}.bin").stat().st_ino for index in range(12)} == {(made / "big.bin").stat().st_ino}
+
+
+def test_rewards_of_several_keys_are_judged_key_by_key_as_harbors_mean_counts_them(env, tmp_path):
+    """Harbor averages each key of a dict reward apart (``aggregate_reward_dicts``):
+    a probe pays as a passing case does when every key is as high."""
+    task = make_task(
+        tmp_path / "t",
+        """
+        def verify(workspace):
+            answer = workspace / "answer.txt"
+            return {"a": 1, "b": 1 if answer.exists() and answer.read_text() == "42" else 0}
+        """,
+        cases={"right": {"answer.txt": "42"}},
+    )
+    write(task / "cases" / "right" / "expected.json", '{"rewards": {"a": 1.0, "b": 1.0}}')
+    done = run_tool(env, "audit", task, "--python", PY)
+    no_traceback(done)
+    assert done.returncode == 0, done.stdout
+    rows = {line[3:].split("  ")[0]: line for line in done.stdout.splitlines() if line[:1] in "!✓"}
+    assert '{"a": 1, "b": 0}' in rows["an empty workspace"] and rows["an empty workspace"].startswith("✓")
+    assert done.stdout.splitlines()[-1] == '0 of 4 probes score as high as right\'s {"a": 1.0, "b": 1.0}'
+    data = json.loads(run_tool(env, "audit", "--json", task, "--python", PY).stdout)
+    assert data["bar"] == {"case": "right", "reward": None, "rewards": {"a": 1.0, "b": 1.0}}
+    write(task / "tests" / "verifier.py", "def verify(workspace):\n    return {'a': 1, 'b': 1}\n")
+    paid = run_tool(env, "audit", task, "--python", PY)
+    assert paid.returncode == 1 and paid.stdout.splitlines()[-1].startswith("4 of 4 probes score as high"), paid.stdout
+
+
+def test_what_audit_cannot_judge_is_said_and_exits_2(env, tmp_path):
+    task = make_task(tmp_path / "t", "import time\n\ndef verify(workspace):\n    time.sleep(60)\n", cases={"c": {}})
+    write(task / "cases" / "c" / "expected.json", '{"rewards": {"reward": 1.0}}')
+    write(task / "task.toml", 'version = "1.0"\n\n[verifier]\ntimeout_sec = 1\n')
+    done = run_tool(env, "audit", task, "--python", PY)
+    no_traceback(done)
+    assert done.returncode == 2, done.stdout
+    assert done.stdout.splitlines()[-1].startswith("no probe ran to its verdict"), done.stdout
+
+
+def test_a_task_harbor_would_refuse_is_said_and_exits_2(env, tmp_path):
+    task = lenient_task(tmp_path)
+    write(task / "task.toml", "version = 1\n")
+    done = run_tool(env, "audit", task, "--python", PY)
+    no_traceback(done)
+    assert done.returncode == 2
+    assert done.stdout.splitlines()[-1].startswith("Harbor would refuse this task: "), done.stdout
+    data = json.loads(run_tool(env, "audit", "--json", task, "--python", PY).stdout)
+    assert data["harbor_refuses_task"]
+
+
+def test_a_case_whose_workspace_leads_out_of_the_task_is_said_not_probed_in_silence(env, tmp_path):
+    task = lenient_task(tmp_path)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "answer.txt").write_text("42\n")
+    workspace = task / "cases" / "wrong" / "workspace"
+    for file in workspace.iterdir():
+        file.unlink()
+    workspace.rmdir()
+    workspace.symlink_to(elsewhere)
+    done = run_tool(env, "audit", task, "--python", PY)
+    no_traceback(done)
+    notes = [line for line in done.stdout.splitlines() if line.startswith("note: case wrong: ")]
+    assert len(notes) == 1 and f"leads out of the task, to {elsewhere}" in notes[0], done.stdout
+    assert "wrong: without answer.txt" not in done.stdout
+
+
+def test_audit_takes_no_option_that_chooses_one_input(env, tmp_path):
+    # It makes its own workspaces from every case's: --workspace was taken and ignored.
+    task = lenient_task(tmp_path)
+    for option in ("--workspace", "--response", "--task-data"):
+        done = run_tool(env, "audit", task, option, str(tmp_path), "--python", PY)
+        assert done.returncode == 2 and f"unrecognized arguments: {option}" in done.stderr, done.stderr
+    header = run_tool(env, "audit", task, "--python", PY).stdout.splitlines()[0]
+    assert header.endswith("audit of 2 cases") and "case right" not in header, header

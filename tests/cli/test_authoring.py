@@ -125,7 +125,7 @@ def test_new_says_a_path_with_a_line_break_on_its_lines_and_as_a_command_to_past
     done = run_tool(env, "new", path, "--no-open")
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert lines[0] == f"wrote a new task in {tmp_path}/x\\nwrote a new task in /etc::" and "\x1b" not in done.stdout
+    assert lines[0] == f"wrote a new task in {tmp_path}/x\\nwrote a new task in /etc\\x1b[31m::" and "\x1b" not in done.stdout
     assert sum(line.startswith("wrote a new task") for line in lines) == 1
     command = next(line for line in lines if line.startswith("next: "))[len("next: ") :].split("  #")[0]
     pasted = subprocess.run(["bash", "-c", f"printf %s {command.split(' ', 2)[2]}"], capture_output=True, text=True)

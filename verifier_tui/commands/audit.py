@@ -1,29 +1,37 @@
 """``verifier-tui audit TASK``: the verifier on what an agent's failure or
 gaming leaves (:mod:`verifier_tui.engine.audit`), one line a probe; exit 1
 when one scores as high as a passing case, 0 when none does, 2 when there
-is nothing to judge them by."""
+is nothing to judge them by or no probe ran to its verdict (all timed out),
+or Harbor would refuse the task."""
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING
 
 from verifier_tui.commands import report, stopping, terminal
-from verifier_tui.engine.audit import Finding, arun, probes
+from verifier_tui.engine.audit import Bar, Finding, arun, probes
+from verifier_tui.engine.model import Outcome
 from verifier_tui.engine.session import Session, cpu_count
-from verifier_tui.words.run import format_number, harbor_error
+from verifier_tui.words.run import format_number, harbor_error, runner_words
+from verifier_tui.words.text import one_line
 
 if TYPE_CHECKING:
     import argparse
+
+#: How a probe ends that tells nothing of what the verifier pays for.
+UNJUDGED = (Outcome.TIMED_OUT, Outcome.KILLED, Outcome.COULD_NOT_START)
 
 
 def audit_command(args: argparse.Namespace) -> int:
     with Session(args.target, args.options) as session:
         if report.refused_before_running(session):  # a --python that cannot run the runner too: no probe could start
             return 2
-        if not session.task.cases:
-            terminal.error(f"{session.task.name} has no cases: audit compares its probes with a passing case")
+        task = session.task
+        if not task.cases:
+            terminal.error(f"{task.name} has no cases: audit compares its probes with a passing case")
             return 2
-        chosen = probes(session.task.cases)
+        chosen = probes(task.cases)
         progress = terminal.Progress(len(chosen), "probes", "flagged")
         try:
             findings, judged = stopping.run(
@@ -32,35 +40,70 @@ def audit_command(args: argparse.Namespace) -> int:
         finally:
             progress.erase()
         flagged = [finding for finding in findings if finding.matches is not None]
+        judgeable = any(finding.result.outcome not in UNJUDGED for finding in findings)
+        refused = task.config.refused
         if args.json:
             terminal.out_json(
                 {
-                    "task": str(session.task.root),
-                    "task_name": session.task.name,
-                    "bar": {"case": judged[0], "reward": judged[1]} if judged else None,
+                    "task": str(task.root),
+                    "task_name": task.name,
+                    "bar": judged.to_json() if judged else None,
                     "probes": [finding.to_json() for finding in findings],
                     "flagged": len(flagged),
+                    "harbor_refuses_task": refused,
                     "copy_sandbox": session.isolation.words if session.isolation.kind == "copy" else None,
                 }
             )
         else:
-            terminal.out(f"{report.header(session)} · audit")
-            bar = f"{judged[0]}'s {format_number(judged[1])}" if judged else None
-            for row in report.table_lines([("", "probe", "reward", "")] + [_row(f, bar) for f in findings]):
-                terminal.out(row)
-            if judged is None:
-                terminal.out("no case's expected.json asks for a reward above 0: nothing to judge the probes by")
-            else:
-                terminal.out(f"{len(flagged)} of {len(findings)} probes score as high as {bar}")
-            if session.isolation.kind == "copy":
-                terminal.out(session.isolation.words)
-    if judged is None:
+            _print(session, findings, judged, flagged, judgeable)
+    if judged is None or not judgeable or refused is not None:
         return 2
     return 1 if flagged else 0
 
 
+def _print(
+    session: Session, findings: list[Finding], judged: Bar | None, flagged: list[Finding], judgeable: bool
+) -> None:
+    task = session.task
+    cases = f"{len(task.cases)} case{'s' if len(task.cases) != 1 else ''}"
+    runner = runner_words(session)
+    said = [f"task {one_line(task.name)}", f"verifier {report.here(session.verifier or '')}", session.options.python]
+    terminal.out(" · ".join([*said, *([runner] if runner else []), f"audit of {cases}"]))
+    for notice in task.notices() + [f"case {one_line(c.name)}: {p}" for c in task.cases for p in c.problems]:
+        terminal.out(f"note: {notice}")
+    bar = _bar_words(judged) if judged else None
+    for row in report.table_lines([("", "probe", "reward", "")] + [_row(f, bar) for f in findings]):
+        terminal.out(row)
+    for finding in findings:
+        if finding.result.user_files_written:
+            wrote = ", ".join(report.here(path) for path in finding.result.user_files_written)
+            terminal.out(f"{finding.probe}: the run wrote your own files: {wrote}")
+    if judged is None:
+        terminal.out("no case's expected.json asks for a reward above 0: nothing to judge the probes by")
+    elif not judgeable:
+        terminal.out("no probe ran to its verdict (each timed out, was killed or did not start): none was judged")
+    else:
+        unjudged = sum(1 for finding in findings if finding.result.outcome in UNJUDGED)
+        tail = f" ({unjudged} not judged: timed out, killed or not started)" if unjudged else ""
+        terminal.out(f"{len(flagged)} of {len(findings)} probes score as high as {bar}{tail}")
+    if task.config.refused is not None:
+        terminal.out(f"Harbor would refuse this task: {task.config.refused}")
+    if session.isolation.kind == "copy":
+        terminal.out(session.isolation.words)
+
+
+def _bar_words(judged: Bar) -> str:
+    rewards = judged.rewards
+    asked = format_number(next(iter(rewards.values()))) if len(rewards) == 1 else json.dumps(rewards)
+    return f"{one_line(judged.case)}'s {asked}"
+
+
 def _row(finding: Finding, bar: str | None) -> tuple[str, str, str, str]:
-    reward = format_number(finding.reward) if finding.reward is not None else harbor_error(finding.result) or "-"
+    rewards = finding.rewards
+    if rewards:
+        reward = format_number(next(iter(rewards.values()))) if len(rewards) == 1 else json.dumps(rewards)
+    else:
+        reward = harbor_error(finding.result) or "-"
     if finding.matches is not None:
-        return ("!", finding.probe, reward, f"as high as {bar}: the verifier pays for this")
-    return ("✓", finding.probe, reward, "")
+        return ("!", one_line(finding.probe), reward, f"as high as {bar}: the verifier pays for this")
+    return ("✓", one_line(finding.probe), reward, "")

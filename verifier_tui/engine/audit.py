@@ -15,8 +15,9 @@ sandbox, interpreter and limits as its cases):
   the run, as an agent sharing the reward folder could (Harbor's shared
   mode): the runner must clear them, so the verdict must be the verifier's.
 
-The bar is the highest reward a case's ``expected.json`` asks for; a probe
-that reaches it is flagged with that case. Each probe's workspace is a copy
+The bar is the case whose ``expected.json`` asks for the most; a probe that
+reaches it, as Harbor's mean counts rewards (:class:`Bar`), is flagged with
+that case. Each probe's workspace is a copy
 in the session's own scratch folder, made only while its run needs it (at
 most ``jobs`` at once): nothing is written into the task.
 """
@@ -58,6 +59,31 @@ class Probe:
     planted: tuple[tuple[str, bytes], ...] = ()  # (name, bytes) put in the reward folder before the run
 
 
+@record(frozen=True)
+class Bar:
+    """The passing case a probe must not reach: the one whose expected.json
+    asks for the most (the largest sum of its rewards, above 0)."""
+
+    case: str
+    rewards: dict[str, float]
+
+    def reached_by(self, rewards: dict[str, Any] | None) -> bool:
+        """Whether a run's rewards are as high, as Harbor's mean counts them
+        (``aggregate_reward_dicts``): with one key, the run's value of it, or
+        its lone reward whatever its name; with several, each key, one the run
+        lacks counting 0."""
+        if not rewards:
+            return False
+        if len(self.rewards) == 1:
+            ((key, wanted),) = self.rewards.items()
+            return _at_least(rewards.get(key, next(iter(rewards.values())) if len(rewards) == 1 else None), wanted)
+        return all(_at_least(rewards.get(key, 0), wanted) for key, wanted in self.rewards.items())
+
+    def to_json(self) -> dict[str, Any]:
+        only = next(iter(self.rewards.values())) if len(self.rewards) == 1 else None
+        return {"case": self.case, "reward": only, "rewards": self.rewards}
+
+
 @record
 class Finding:
     """A probe's run, and the passing case it scores as high as (None: it does not)."""
@@ -67,14 +93,15 @@ class Finding:
     matches: str | None = None
 
     @property
-    def reward(self) -> float | None:
-        rewards = self.result.verdict.rewards
-        return headline(rewards) if rewards is not None else None
+    def rewards(self) -> dict[str, Any] | None:
+        return self.result.verdict.rewards
 
     def to_json(self) -> dict[str, Any]:
+        rewards = self.rewards
         return {
             "probe": self.probe,
-            "reward": self.reward,
+            "reward": next(iter(rewards.values())) if rewards and len(rewards) == 1 else None,
+            "rewards": rewards,
             "verdict_error": self.result.verdict.error,
             "outcome": self.result.outcome.slug,
             "flagged": self.matches is not None,
@@ -82,21 +109,19 @@ class Finding:
         }
 
 
-def headline(rewards: dict[str, Any]) -> float | None:
-    """The reward Harbor's job means count: ``reward``, else a lone key's."""
-    value = rewards.get("reward", next(iter(rewards.values())) if len(rewards) == 1 else None)
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+def _at_least(value: Any, wanted: float) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value >= wanted
 
 
-def bar(cases: list[Case]) -> tuple[str, float] | None:
-    """The passing case to beat: the one whose expected.json asks for the
-    highest reward, above 0 (None: no case asks for a reward)."""
-    best: tuple[str, float] | None = None
+def bar(cases: list[Case]) -> Bar | None:
+    """The passing case to beat (None: no case's expected.json asks for a reward above 0)."""
+    best: Bar | None = None
     for case in cases:
         expected = case.expected.rewards if case.expected is not None else None
-        value = headline(expected) if expected else None
-        if value is not None and value > 0 and (best is None or value > best[1]):
-            best = (case.name, value)
+        if not expected or not any(value > 0 for value in expected.values()):
+            continue
+        if best is None or sum(expected.values()) > sum(best.rewards.values()):
+            best = Bar(case.name, dict(expected))
     return best
 
 
@@ -163,7 +188,7 @@ def make_workspace(probe: Probe, target: Path) -> Path | None:
 
 async def arun(
     session: Session, chosen: list[Probe], jobs: int, ended: Callable[[Finding], object] = lambda _finding: None
-) -> tuple[list[Finding], tuple[str, float] | None]:
+) -> tuple[list[Finding], Bar | None]:
     """The ``chosen`` probes of ``session``'s task (:func:`probes`) run, at
     most ``jobs`` at once, and the bar they were judged by; ``ended`` is told
     of each finding as its run ends."""
@@ -186,8 +211,8 @@ async def arun(
             finally:
                 await asyncio.to_thread(shutil.rmtree, target, True)
         finding = Finding(probe.name, result)
-        if judged is not None and finding.reward is not None and finding.reward >= judged[1]:
-            finding.matches = judged[0]
+        if judged is not None and judged.reached_by(finding.rewards):
+            finding.matches = judged.case
         ended(finding)
         return finding
 
