@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -125,7 +126,10 @@ def test_new_says_a_path_with_a_line_break_on_its_lines_and_as_a_command_to_past
     done = run_tool(env, "new", path, "--no-open")
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert lines[0] == f"wrote a new task in {tmp_path}/x\\nwrote a new task in /etc\\x1b[31m::" and "\x1b" not in done.stdout
+    assert (
+        lines[0] == f"wrote a new task in {tmp_path}/x\\nwrote a new task in /etc\\x1b[31m::"
+        and "\x1b" not in done.stdout
+    )
     assert sum(line.startswith("wrote a new task") for line in lines) == 1
     command = next(line for line in lines if line.startswith("next: "))[len("next: ") :].split("  #")[0]
     pasted = subprocess.run(["bash", "-c", f"printf %s {command.split(' ', 2)[2]}"], capture_output=True, text=True)
@@ -264,3 +268,33 @@ def test_the_readmes_say_how_to_start_a_task_and_link_to_what_exists():
     examples = EXAMPLES.parent / "README.md"
     links = re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", examples.read_text(encoding="utf-8"))
     assert links and all((examples.parent / link).exists() for link in links), links
+
+
+def test_vendor_on_what_is_not_a_task_folder_says_what_it_is(tmp_path, env):
+    task = tmp_path / "t"
+    assert run_tool(env, "new", task, "--no-open").returncode == 0
+    expected = {
+        task / "tests": f"{task / 'tests'} is a tests/ folder: vendor its task, {task}",
+        task / "cases" / "correct": f"{task / 'cases' / 'correct'} is a case folder: vendor its task, {task}",
+        task / "tests" / "verifier.py": f"{task / 'tests' / 'verifier.py'} is a file: give the task folder (",
+        tmp_path / "nothing": f"{tmp_path / 'nothing'} does not exist: give the task folder (",
+    }
+    for path, says in expected.items():
+        done = run_tool(env, "vendor", path)
+        assert done.returncode == 2 and done.stderr.startswith(f"verifier-tui: {says}"), done.stderr
+
+
+def test_vendor_where_tests_ng_is_a_file_says_so_and_writes_nothing(tmp_path, env):
+    task = tmp_path / "t"
+    assert run_tool(env, "new", task, "--no-open").returncode == 0
+    shutil.rmtree(task / "tests" / ".ng")
+    (task / "tests" / ".ng").write_text("mine")
+    (task / "tests" / "test.sh").write_text("#!/bin/sh\necho own\n")
+    before = tree(task)
+    done = run_tool(env, "vendor", task)
+    assert done.returncode == 2
+    assert (
+        done.stderr
+        == f"verifier-tui: {task / 'tests' / '.ng'} is a file, not a folder: move it away and vendor again\n"
+    )
+    assert tree(task) == before

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.task.config import ORG_NAME
-from verifier_tui.engine.task.kinds import looks_like_task, not_a_task_message
+from verifier_tui.engine.task.kinds import TASK_FILES, looks_like_task, not_a_task_message
 from verifier_tui.runner_source import runner_path, shim_path
 
 SHIM = "tests/test.sh"
@@ -152,7 +152,7 @@ def vendor(task: Path) -> list[str]:
     beside the new one (``<name>.old``); nothing else is touched. A link on
     the way to either (``tests``, ``tests/.ng``, the file) refuses it all."""
     if not task.is_dir() or not looks_like_task(task):
-        raise AuthoringError(not_a_task_message(task))
+        raise AuthoringError(_not_a_task(task))
     for rel in (SHIM, RUNNER):
         # A task from elsewhere may link tests/.ng (or tests, or the file) out of
         # itself: writing there would write wherever it points. Refused before
@@ -164,6 +164,9 @@ def vendor(task: Path) -> list[str]:
                 f"{link}: vendor writes nothing through a link, which may lead out of the task; "
                 "make it a folder (or file) of the task's own and vendor again"
             )
+        folder = (task / rel).parent
+        if untrusted.present(folder) and not folder.is_dir():  # tests, or tests/.ng
+            raise AuthoringError(f"{folder} is a file, not a folder: move it away and vendor again")
     said = []
     for rel, source, what in (
         (SHIM, shim_path(), "the runner's shim"),
@@ -185,6 +188,18 @@ def vendor(task: Path) -> list[str]:
     if not (task / "tests" / "verifier.py").is_file():
         said.append("tests/verifier.py does not exist yet: the shim runs it (write a def verify(workspace) there)")
     return said
+
+
+def _not_a_task(path: Path) -> str:
+    """Why ``path`` is not a folder vendor writes in, naming the task when it lies in one."""
+    if not untrusted.present(path):
+        return f"{path} does not exist: give the task folder ({TASK_FILES})"
+    if not path.is_dir():
+        return f"{path} is a file: give the task folder ({TASK_FILES})"
+    around = path.parent if path.name == "tests" else path.parent.parent if path.parent.name == "cases" else None
+    if around is not None and looks_like_task(around):
+        return f"{path} is a {'tests/' if path.name == 'tests' else 'case'} folder: vendor its task, {around}"
+    return not_a_task_message(path, expected=f"expected a task folder ({TASK_FILES})")
 
 
 def _place(target: Path, source: Path) -> None:

@@ -143,10 +143,11 @@ def some_names(names: list[str], shown: int = NAMES_SHOWN) -> str:
     return f"{', '.join(names[:shown])} and {len(names) - shown} more"
 
 
-def not_a_task_message(path: Path, found: TasksFound | None = None) -> str:
+def not_a_task_message(path: Path, found: TasksFound | None = None, expected: str | None = None) -> str:
     """One line for a folder that is none of the things the tool opens: what
-    was expected, and what it holds when that helps (tasks of its own)."""
-    expected = (
+    was ``expected`` (by default, anything the tool opens), and what it holds
+    when that helps (tasks of its own)."""
+    expected = expected or (
         f"expected a task folder ({TASK_FILES}), its tests/ folder, "
         "a case folder (cases/<name>/), a .py file with a top-level verify, or a Harbor trial folder"
     )
