@@ -103,6 +103,13 @@ def _nemo_gym(text: str) -> Path:
     return path
 
 
+def _file(text: str) -> Path:
+    """A report file's path (argparse makes ``""`` the current folder)."""
+    if not text:
+        raise argparse.ArgumentTypeError("an empty path: give a file name")
+    return Path(text)
+
+
 def _module_names(text: str) -> tuple[str, ...]:
     """``--preload numpy,pandas``: dotted module names, comma-separated."""
     names = tuple(name.strip() for name in text.split(",") if name.strip())
@@ -268,7 +275,7 @@ OPTIONS: list[tuple[tuple[str, ...], tuple[str, ...], bool, dict[str, Any]]] = [
             ),
         ),
     ),
-    (("--junit",), ("test",), False, dict(metavar="FILE", type=Path, help="also write a JUnit XML report")),
+    (("--junit",), ("test",), False, dict(metavar="FILE", type=_file, help="also write a JUnit XML report")),
     (
         ("--coverage",),
         ("run", "test"),
@@ -279,7 +286,7 @@ OPTIONS: list[tuple[tuple[str, ...], tuple[str, ...], bool, dict[str, Any]]] = [
         ("--coverage-report",),
         ("run", "test"),
         False,
-        dict(metavar="FILE", type=Path, help="write the task's own lines and whether a case reached each as LCOV"),
+        dict(metavar="FILE", type=_file, help="write the task's own lines and whether a case reached each as LCOV"),
     ),
     (
         ("--watch",),

@@ -217,3 +217,22 @@ def test_the_copy_sandbox_is_said_after_tests_summary_in_json_and_junit(env, tmp
     suite = ET.parse(tmp_path / "junit.xml").getroot()
     assert suite.find("properties/property[@name='sandbox']").get("value") == said
     assert suite.find("system-err").text == said
+
+
+def test_report_files_that_cannot_be_told_apart_or_have_no_folder_are_refused_before_any_run(env, tmp_path):
+    task = copy_example("hello-file", tmp_path / "hello-file")
+    dangling = tmp_path / "report.xml"
+    dangling.symlink_to(tmp_path / "no-folder" / "report.xml")
+    refused = {
+        ("--junit", ""): "argument --junit: an empty path: give a file name",
+        ("--junit", "r.out", "--coverage-report", "./r.out"): (
+            "--junit and --coverage-report name the same file, r.out: give each its own"
+        ),
+        ("--junit", str(dangling)): f"--junit {dangling}: there is no folder {tmp_path / 'no-folder'}",
+    }
+    for options, says in refused.items():
+        done = run_tool(env, "test", task, *options, "--python", PY, cwd=tmp_path)
+        no_traceback(done)
+        assert done.returncode == 2 and done.stdout == "", done.stdout
+        assert says in done.stderr, done.stderr
+    assert not (tmp_path / "r.out").exists()

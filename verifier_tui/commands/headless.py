@@ -12,6 +12,7 @@ status.
 
 from __future__ import annotations
 
+import os
 import time
 from typing import TYPE_CHECKING
 
@@ -141,10 +142,16 @@ def test_command(args: argparse.Namespace) -> int:
             for group in groups:
                 terminal.error(f"{'' if len(groups) == 1 else group.name + ': '}{group.error}")
             return 2
+        both = args.junit and args.coverage_report
         problem = (
             report.interpreter_problem(runnable[0].session)
             or report.output_file_problem("--coverage-report", args.coverage_report)
             or report.output_file_problem("--junit", args.junit)
+            or (
+                f"--junit and --coverage-report name the same file, {args.junit}: give each its own"
+                if both and os.path.realpath(args.junit) == os.path.realpath(args.coverage_report)
+                else None
+            )
         )
         if problem:
             terminal.error(problem)

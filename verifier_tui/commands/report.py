@@ -451,7 +451,7 @@ def output_file_problem(flag: str, path: Path | None) -> str | None:
     asked for). What only the write can tell (a full disk) is said then."""
     if path is None:
         return None
-    folder = path.parent if str(path.parent) else Path(".")
+    folder = Path(os.path.realpath(path)).parent  # a link's: the file is written where it leads
     if path.is_dir():
         return f"{flag} {path}: is a folder"
     if not folder.is_dir():
