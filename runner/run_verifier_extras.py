@@ -457,7 +457,8 @@ def write_coverage(target):
         try:
             lines = statements(path)
         except SyntaxError as exc:  # a null byte or a bad encoding too
-            not_compiled[path] = "%s at line %s: %s" % (type(exc).__name__, exc.lineno, exc.msg)
+            where = " at line %s" % exc.lineno if exc.lineno else ""  # a null byte has no line
+            not_compiled[path] = "%s%s: %s" % (type(exc).__name__, where, exc.msg)
             continue
         except Exception as exc:  # unreadable: no lines to tell either
             not_compiled[path] = "%s: %s" % (type(exc).__name__, exc)

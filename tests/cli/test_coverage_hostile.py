@@ -118,3 +118,28 @@ def test_a_file_name_with_a_line_break_stays_on_its_line_and_out_of_the_lcov(env
     assert "task/tests/b\\nad.py 1-2: def g():" in done.stdout.splitlines()
     records = [line for line in report.read_text().splitlines() if line.startswith("SF:")]
     assert records and all(line.endswith(".py") for line in records) and "ad.py" not in "".join(records)
+
+
+def test_a_file_with_a_null_byte_is_not_measured_with_no_line_said(env, tmp_path):
+    task = make_branchy_task(tmp_path / "task")
+    (task / "tests" / "nul.py").write_bytes(b"x = 1\x00\n")
+    done = run_tool(env, "test", task, "--coverage", "--python", PY, cwd=tmp_path)
+    said = [line for line in done.stdout.splitlines() if line.startswith("task/tests/nul.py")]
+    assert len(said) == 1 and said[0].startswith("task/tests/nul.py: not measured: SyntaxError: "), said
+    assert "line None" not in said[0]
+
+
+def test_a_long_line_no_case_reached_is_shown_cut(env, tmp_path):
+    long = "x = [" + "1, " * 5000 + "]"
+    task = make_task(tmp_path / "task", f"def verify(workspace):\n    return 1.0\n\ndef never():\n    {long}\n")
+    done = run_tool(env, "run", task, "--coverage", "--python", PY, cwd=tmp_path)
+    last = done.stdout.splitlines()[-1]
+    assert last.startswith("task/tests/verifier.py 5: x = [1, 1, ") and last.endswith("…") and len(last) < 200
+
+
+def test_both_modes_refuses_what_is_of_one_run(env, tmp_path):
+    task = make_branchy_task(tmp_path / "task")
+    done = run_tool(env, "run", task, "--both-modes", "--coverage", "--python", PY)
+    no_traceback(done)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == "verifier-tui: --both-modes and --coverage: that is of one run; give one or the other\n"

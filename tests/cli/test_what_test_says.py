@@ -97,3 +97,19 @@ def test_a_case_killed_past_memory_mb_says_so_under_the_table(env, tmp_path):
     assert done.returncode == 1, done.stdout + done.stderr
     said = [line for line in done.stdout.splitlines() if line.startswith("only: out of memory: ")]
     assert len(said) == 1 and "run_verifier.py" in said[0] and "memory_mb" in said[0], done.stdout
+
+
+def test_a_failing_case_says_its_own_problem_under_the_table(env, tmp_path):
+    """A case whose workspace leads out of the task runs on an empty one: its
+    ✗ said nothing of why."""
+    task = make_task(tmp_path / "t", "def verify(workspace):\n    return float((workspace / 'a').exists())\n")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "a").write_text("x")
+    (task / "cases" / "out").mkdir(parents=True)
+    (task / "cases" / "out" / "workspace").symlink_to(elsewhere)
+    (task / "cases" / "out" / "expected.json").write_text(json.dumps({"rewards": {"reward": 1.0}}))
+    done = run_tool(env, "test", task, "--python", PY)
+    assert done.returncode == 1
+    said = [line for line in done.stdout.splitlines() if line.startswith("out: ")]
+    assert len(said) == 1 and f"leads out of the task, to {elsewhere}" in said[0], done.stdout

@@ -93,3 +93,11 @@ def test_the_docs_document_every_option_and_the_readme_verify_s_argument_types()
         "python3 -m venv .venv && .venv/bin/pip install . && .venv/bin/verifier-tui examples/tasks/hello-file" in README
     )
     assert "python3 -m venv .venv && .venv/bin/pip install '.[test]' && .venv/bin/python -m pytest" in README
+
+
+def test_an_integer_past_any_float_is_shown_short():
+    from verifier_tui.words.run import format_number
+
+    assert format_number(10**308) == "1e+308"
+    assert format_number(-(10**400)) == "-~2^1329"
+    assert format_number(10**15) == "1000000000000000"

@@ -817,6 +817,10 @@ async def _watch(opened: TrialSession, args: argparse.Namespace, replays: list[R
 # run --both-modes (any case)
 
 
+#: What ``run`` does with its one run, which --both-modes (two runs) has no place for.
+_ONE_RUN_OPTIONS = (("--coverage", "coverage"), ("--coverage-report", "coverage_report"), ("--save-case", "save_case"))
+
+
 def both_modes_command(args: argparse.Namespace) -> int:
     """``run PATH --both-modes``: the case with its response and without."""
     from verifier_tui.engine.both_modes import run_both_modes, works
@@ -826,6 +830,9 @@ def both_modes_command(args: argparse.Namespace) -> int:
 
     if args.options.no_response:
         return _fail("--both-modes runs the case with its response and without: drop --no-response")
+    other = next((flag for flag, given in _ONE_RUN_OPTIONS if getattr(args, given, None)), None)
+    if other is not None:
+        return _fail(f"--both-modes and {other}: that is of one run; give one or the other")
     with Session(args.target, args.options) as session:
         both = run_both_modes(session, trigger="command line")
         if args.json:

@@ -362,7 +362,11 @@ def group_lines(group: Any, results: list[RunResult]) -> list[str]:
             if result.out_of_memory
             else None
         )
-        for said in (killed, stuck_at(session, result), near_miss_line(result)) if not result.expected_matched else ():
+        case = session.task.case(result.case) if session is not None and result.case else None
+        # A case's own problems (a workspace leading out of the task) say why it ran on other inputs.
+        problems = case.problems if case is not None else ()
+        said_why = (killed, stuck_at(session, result), near_miss_line(result), *problems)
+        for said in said_why if not result.expected_matched else ():
             if said:
                 out.append(f"{one_line(result.case or '-')}: {said}")
     for result in results:

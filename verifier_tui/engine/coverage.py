@@ -148,6 +148,9 @@ def source_lines(path: Path) -> list[str]:
     return text.split("\n")[:-1] if text.endswith("\n") else text.split("\n")
 
 
+_SOURCE_AT_MOST = 120  # characters of a line's source shown (a minified line may hold 20,000)
+
+
 def missing_words(lines: FileLines, shown: str) -> list[str]:
     """Each range no run reached, with its first line's source:
     ``tests/verifier.py 8: return 1.0``, ``tests/verifier.py 12-14: if x:``."""
@@ -155,7 +158,8 @@ def missing_words(lines: FileLines, shown: str) -> list[str]:
     out = []
     for first, last in ranges(lines.missing):
         label = f"{shown} {first}" if first == last else f"{shown} {first}-{last}"
-        out.append(f"{label}: {text[first - 1].strip() if first <= len(text) else ''}")
+        source = text[first - 1].strip() if first <= len(text) else ""
+        out.append(f"{label}: {source[:_SOURCE_AT_MOST]}{'…' if len(source) > _SOURCE_AT_MOST else ''}")
     return out
 
 

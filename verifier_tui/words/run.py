@@ -69,6 +69,11 @@ def format_number(value: Any) -> str:
         return str(value).lower()
     if isinstance(value, float):
         return f"{value:g}" if abs(value) >= 1e-4 or value == 0 else repr(value)
+    if isinstance(value, int) and abs(value) >= 10**16:  # a JSON integer of 309 digits would stretch a table
+        try:
+            return f"{value:g}"
+        except OverflowError:  # past any float
+            return f"{'-' if value < 0 else ''}~2^{value.bit_length()}"
     return str(value)
 
 
