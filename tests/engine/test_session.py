@@ -1137,3 +1137,47 @@ def test_a_verifier_opened_outside_tests_keeps_its_folder_as_tests_after_a_reloa
         again = session.run()
         assert again.verdict.rewards == {"reward": 0.25}, again.stderr.text
         assert session.task.tests_dir == root / "checks"
+
+
+def test_a_case_workspace_that_stops_being_a_folder_is_followed_by_the_session(tmp_path):
+    """A FIFO put where the chosen case's workspace was: the session kept the
+    old path, so a run said the workspace 'is not there any more' while the
+    case (read again) said it runs on an empty one, and its expected.json was
+    both 'not applied' and failed."""
+    root = make_task(tmp_path / "t", cases={"c": {"a.txt": "x"}})
+    (root / "cases" / "c" / "expected.json").write_text(json.dumps({"rewards": {"reward": 1.0}}))
+    with Session(root, Options(python=PY)) as session:
+        session.select_case_named("c")
+        workspace = root / "cases" / "c" / "workspace"
+        shutil.rmtree(workspace)
+        os.mkfifo(workspace)
+        session.reload_task()
+        assert session.workspace is None and session.expectation_note() is None
+        assert any("not a folder" in notice for notice in session.notices())
+        result = session.run()
+        assert result.outcome is not Outcome.COULD_NOT_START and result.expected is not None
+
+
+def test_a_case_folder_that_comes_back_is_chosen_again_with_its_inputs(tmp_path):
+    root = make_task(tmp_path / "t", cases={"c": {"a.txt": "x"}})
+    with Session(root, Options(python=PY)) as session:
+        session.select_case_named("c")
+        away = tmp_path / "away"
+        (root / "cases").rename(away)
+        session.reload_task()
+        assert session.case is None
+        away.rename(root / "cases")
+        session.reload_task()
+        assert session.case is not None and session.case.name == "c"
+        assert session.workspace == root / "cases" / "c" / "workspace"
+
+
+def test_a_workspace_the_user_chose_stays_when_the_case_is_read_again(tmp_path):
+    root = make_task(tmp_path / "t", cases={"c": {"a.txt": "x"}})
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    with Session(root, Options(python=PY)) as session:
+        session.select_case_named("c")
+        session.choose_workspace(mine)
+        session.reload_task()
+        assert session.workspace == mine

@@ -136,6 +136,7 @@ class Session:
         self.sequence = 0
         self.verifier: Path | None = None
         self.case: Case | None = None
+        self._gone_case: Case | None = None  # the chosen case while its folder is away (chosen again when back)
         self.workspace: Path | None = None
         self.response: ResponseSource | None = None
         self.task_data: Path | None = None
@@ -179,7 +180,7 @@ class Session:
 
     def select_case(self, case: Case | None) -> None:
         """Take a case's workspace, response and task data (or none at all)."""
-        self.case = case
+        self.case, self._gone_case = case, None
         if case is None:
             self.workspace = None
             self.response = None
@@ -625,9 +626,9 @@ class Session:
     def reload_task(self) -> None:
         """Re-read task.toml, the verifiers and the cases (after a change to them),
         keeping the current choices where they still exist."""
-        case_name = self.case.name if self.case else None
+        before = self.case or self._gone_case
         verifier = self.verifier
-        workspace, response, task_data = self.workspace, self.response, self.task_data
+        workspace, response, task_data, task_id = self.workspace, self.response, self.task_data, self.task_id
         # Re-read from the verifier file the task was opened as, when it was: that
         # file decides which folder is staged as /tests (discovery.resolve).
         opened = self.task.initial_verifier
@@ -642,10 +643,20 @@ class Session:
             )
         else:
             self.verifier = None
-        if case_name is not None:
-            case = self.task.case(case_name)
-            self.case = case
-        self.workspace, self.response, self.task_data = workspace, response, task_data
+        self.case = self.task.case(before.name) if before is not None else None
+        self._gone_case = before if before is not None and self.case is None else None
+        if before is not None and self.case is not None:
+            # What the case gave follows the case as it is now (a workspace that
+            # stopped being a folder is none, a case folder back is its inputs
+            # again); what the user chose instead stays.
+            now = self.case
+            if workspace == before.workspace:
+                workspace = now.workspace
+            if _same_response(response, None if self.options.no_response else before.response):
+                response = None if self.options.no_response else now.response
+            if task_data == before.task_data and task_id == before.task_id:
+                task_data, task_id = now.task_data, now.task_id
+        self.workspace, self.response, self.task_data, self.task_id = workspace, response, task_data, task_id
         if self.task.own_runner is None:
             self.runner = "ours"  # the task stopped shipping one
 

@@ -277,7 +277,12 @@ class Stage:
         # made anew in an empty folder of ours, never written over.
         _empty(self.inputs_dir)
         if workspace is not None and not workspace.is_dir():
-            raise StagingError(f"the workspace {workspace} is not there any more (deleted or moved?)")
+            gone = (
+                "is not a folder any more"
+                if os.path.lexists(workspace)
+                else "is not there any more (deleted or moved?)"
+            )
+            raise StagingError(f"the workspace {workspace} {gone}")
         keep = {".ng/run_verifier.py", ".ng/" + EXTRAS, f".ng/{BYTECODE}", ".ng/verifier.py"} | (
             set() if task_vendors_nemo_gym else {".ng/nemo_gym"}
         )
