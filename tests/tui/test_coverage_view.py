@@ -116,3 +116,51 @@ async def test_a_helper_python_cannot_compile_is_named_under_the_header(tmp_path
             "Coverage of 2 cases: 11 of 18 lines ran  "
             "· branchy/tests/py2_script.py: not measured: SyntaxError at line 1"
         )
+
+
+def _slow_when_right(task) -> None:
+    """The "right" case takes seconds: the view's round (in name order) has "empty" in alone a while."""
+    verifier = task / "tests" / "verifier.py"
+    source = verifier.read_text().replace("def verify(workspace):\n", "import time\n\ndef verify(workspace):\n", 1)
+    waits = "    if (workspace / 'answer.txt').exists():\n        time.sleep(3)\n"
+    verifier.write_text(source.replace("def verify(workspace):\n", "def verify(workspace):\n" + waits, 1))
+
+
+async def test_while_cases_still_run_no_line_is_said_unreached(tmp_path):
+    """With one case of two in, the view said 'Coverage of 1 case' and marked
+    ✗ the lines only the other case reaches, as if final."""
+    task = make_branchy_task(tmp_path / "tasks" / "branchy")
+    _slow_when_right(task)
+    app = make_app(task, case="right")
+    async with app.run_test(size=SNAPSHOT_SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("g")
+        assert (await app.wait_for_runs(2)).case == "empty"
+        await pilot.pause()
+        shown = screen_text(app)
+        assert shown.splitlines()[0].strip().endswith("· 1 still running"), shown
+        marks = [line[5:12] for line in shown.splitlines()[1:] if line[1:5].strip().isdigit()]
+        assert "✗" not in "".join(marks) and "·" in "".join(marks), shown
+        assert (await app.wait_for_runs(3)).case == "right"
+        await pilot.pause()
+        assert screen_text(app).splitlines()[0].strip().startswith("Coverage of 2 cases: ")
+        marks = [line[5:12] for line in screen_text(app).splitlines()[1:] if line[1:5].strip().isdigit()]
+        assert "✗" in "".join(marks) and "·" not in "".join(marks)
+
+
+async def test_leaving_the_view_mid_round_leaves_no_round_for_the_next_save(tmp_path):
+    task = make_branchy_task(tmp_path / "tasks" / "branchy")
+    _slow_when_right(task)
+    app = make_app(task, case="right")
+    async with app.run_test(size=SNAPSHOT_SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("g")
+        await app.wait_for_runs(2)  # "empty"; "right" still sleeping
+        await pilot.press("escape")
+        await pilot.pause()
+        report_change(app, [task / "tests" / "verifier.py"])
+        await app.wait_for_runs(3)
+        await asyncio.sleep(4)  # time for every case a round would run
+        saved = [r for r in app.finished if "verifier.py" in r.trigger]
+        assert [r.case for r in saved] == ["right"], [(r.case, r.trigger) for r in app.finished]
+        assert saved[0].coverage is None

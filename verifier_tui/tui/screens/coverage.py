@@ -15,6 +15,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from verifier_tui.engine.coverage import Coverage, merge, not_measured_words, source_lines
+from verifier_tui.engine.model import Outcome
 from verifier_tui.tui.display import content
 from verifier_tui.tui.keys import key
 from verifier_tui.tui.screens.keyed import KeyedScreen
@@ -33,6 +34,7 @@ MARKS = (
         (
             ("2/3", "two of the three cases reached it (move onto it: which)"),
             ("✗", "no case reached it"),
+            ("·", "no case reached it yet: other cases are still running"),
             ("", "(no mark) not a line that runs: a comment, a blank, the rest of a statement"),
         ),
     ),
@@ -54,11 +56,17 @@ class CoverageScreen(KeyedScreen):
     """Each case's coverage from its latest run (``-``: the current choices of a task without cases)."""
 
     def __init__(
-        self, fmt: Display, verifier: Path | None, open_line: Callable[[Path, int], None], rerun: Callable[[], None]
+        self,
+        fmt: Display,
+        verifier: Path | None,
+        cases: int,
+        open_line: Callable[[Path, int], None],
+        rerun: Callable[[], None],
     ) -> None:
         super().__init__()
         self.fmt = fmt
         self.verifier = verifier
+        self.cases = cases  # how many runs make the picture whole
         self.open_line = open_line
         self.rerun = rerun
         self.rows: list[tuple[Path, int]] = []  # each option's file and line
@@ -75,8 +83,11 @@ class CoverageScreen(KeyedScreen):
 
     def take(self, result: RunResult) -> None:
         """A run ended: its case's coverage replaces that case's last."""
-        if result.coverage is not None:
-            self.by_case[result.case or "-"] = result.coverage
+        coverage = result.coverage
+        if coverage is None and result.outcome in (Outcome.COULD_NOT_START, Outcome.REFUSED_BY_SHIM):
+            coverage = Coverage({}, f"no coverage: the run {result.outcome.value}")  # in, not still running
+        if coverage is not None:  # (None: a run started before the view asked for coverage)
+            self.by_case[result.case or "-"] = coverage
             self.mutate_reactive(CoverageScreen.by_case)
 
     def watch_by_case(self) -> None:
@@ -89,9 +100,14 @@ class CoverageScreen(KeyedScreen):
         ran = sum(len(f.executed) for f in union.values())
         lines = sum(len(f.statements) for f in union.values())
         cases = f"{len(runs)} case{'' if len(runs) == 1 else 's'}"
+        # Until every case's run is in, a line no case reached yet may still be: no ✗ for it.
+        running = self.cases - len(self.by_case)
+        said = f"Coverage of {cases}: {ran} of {lines} lines ran"
+        if running > 0:
+            said = f"Coverage so far, {cases}: {ran} of {lines} lines ran · {running} still running"
         self.query_one("#coverage-header", Static).update(
             content(
-                (f"Coverage of {cases}: {ran} of {lines} lines ran", "bold"),
+                (said, "bold"),
                 *((f"  · {self.fmt.words(p)}", "$warning") for p in problems),
             )
         )
@@ -108,6 +124,8 @@ class CoverageScreen(KeyedScreen):
                     mark, style = "", ""
                 elif reached:
                     mark, style = f"{reached}/{len(runs)}", "$success"
+                elif running > 0:
+                    mark, style = "·", "$text-muted"
                 else:
                     mark, style = "✗", "bold $error"
                     self.missed.append(len(options))

@@ -555,7 +555,10 @@ class MainScreen(SizedScreen):
         if self.session.verifier is None:
             self.notify("no verifier to measure", severity="warning", markup=False)
             return
-        self.coverage_view = CoverageScreen(self.fmt, self.session.verifier, self.open_in_editor, self._every_case)
+        cases = len(self.session.task.cases) or 1
+        self.coverage_view = CoverageScreen(
+            self.fmt, self.session.verifier, cases, self.open_in_editor, self._every_case
+        )
         self._coverage(True)
         self.app.push_screen(self.coverage_view, callback=lambda _closed: self._coverage(False))
         self._every_case()
@@ -567,6 +570,7 @@ class MainScreen(SizedScreen):
         self.session.options = replace(self.session.options, coverage=on)
         if not on:
             self.coverage_view = None
+            self.controller.run_all_pending = False  # the view's round: a save after it runs what it would have
 
     def action_run_all(self) -> None:
         if not self.session.task.cases:
