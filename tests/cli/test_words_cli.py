@@ -101,3 +101,10 @@ def test_an_integer_past_any_float_is_shown_short():
     assert format_number(10**308) == "1e+308"
     assert format_number(-(10**400)) == "-~2^1329"
     assert format_number(10**15) == "1000000000000000"
+
+
+def test_a_reward_key_shows_its_control_characters_as_escapes():
+    # Dropped, "re\x1b[31mward\x9b2J" read as "reward2J": a key that looks like another.
+    from verifier_tui.words.run import rewards_text
+
+    assert rewards_text({"re\x1b[31mward\x9b2J": 0.5}) == "re\\x1b[31mward\\x9b2J=0.5"

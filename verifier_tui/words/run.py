@@ -19,6 +19,7 @@ from verifier_tui.engine.advice import Advice
 from verifier_tui.engine.model import MODE_NAMES, Outcome, RunResult, duration_text
 from verifier_tui.engine.verdict import rewards_json
 from verifier_tui.words.paths import path_from
+from verifier_tui.words.text import one_line
 
 __all__ = ["MODE_NAMES", "duration_text"]
 
@@ -80,7 +81,7 @@ def format_number(value: Any) -> str:
 def rewards_text(rewards: dict[str, Any] | None) -> str:
     if rewards is None:
         return "none"
-    return ", ".join(f"{k}={format_number(v)}" for k, v in rewards.items())
+    return ", ".join(f"{one_line(k)}={format_number(v)}" for k, v in rewards.items())  # keys a file wrote
 
 
 def headline_reward(result: RunResult) -> str:
