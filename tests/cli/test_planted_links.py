@@ -185,3 +185,14 @@ def test_an_expected_json_that_leads_out_of_the_task_is_not_read(env, tmp_path):
     said = done.stdout + done.stderr
     assert "0.123" not in said, said
     assert f"expected.json leads out of the task, to {outside}: not read; the case has no expectation" in said
+
+
+def test_a_verifier_that_is_a_link_is_named_as_one_when_none_is_found(env, tmp_path):
+    outside = tmp_path / "outside_verifier.py"
+    outside.write_text("def verify(workspace):\n    return 1.0\n")
+    task = make_task(tmp_path / "t", None)
+    (task / "tests" / "verifier.py").symlink_to(outside)
+    done = run_tool(env, "run", task, "--python", PY)
+    no_traceback(done)
+    assert done.returncode == 2
+    assert f"tests/verifier.py is a link to {outside}, and links are not followed" in done.stderr, done.stderr

@@ -266,10 +266,17 @@ def no_verifier_message(task: Task) -> str:
             "with a top-level verify, beside the runner's test.sh shim"
         )
     places = ", ".join(str(p) for p in task.looked_in)
-    return (
+    said = (
         f"no verifier found for {task.name}: looked in {places} for a .py file with a top-level "
         "`def verify`, `async def verify` or `verify = ...` (pytest's test_*.py files are never verifiers)"
     )
+    linked = task.tests_dir / "verifier.py"
+    if linked.is_symlink():
+        said += (
+            f"; {_display(task, linked)} is a link to {os.readlink(linked)}, and links are not followed "
+            "(one may lead out of the task, where a sandbox has nothing): make it a file of the task's own"
+        )
+    return said
 
 
 def no_verifier_help(task: Task) -> str:
