@@ -64,3 +64,21 @@ def test_a_hung_import_says_so(env, tmp_path):
     )
     done = run_tool(env, "run", task_dir, "--timeout", "1", "--python", PY, cwd=task_dir.parent)
     assert "stuck at hangs/tests/verifier.py:2, in top-level code: importing it never finished" in done.stdout
+
+
+def test_a_flood_of_stderr_is_said_as_what_lost_the_stack_not_a_signal_handler(env, tmp_path):
+    task_dir = make_task(
+        tmp_path / "flood",
+        """
+        import sys
+
+        def verify(workspace):
+            while True:
+                sys.stderr.write("flood " + "y" * 200 + "\\n")
+        """,
+    )
+    data = json.loads(run_tool(env, "run", "--json", task_dir, "--timeout", "1", "--python", PY).stdout)
+    assert data["outcome"] == "timed_out"
+    if data["stack"] is None:  # the dump, pushed out of the kept end of stderr
+        assert data["stack_unavailable"].startswith("the runner's stack is not in what was kept of stderr"), data
+        assert "does the verifier handle" not in data["stack_unavailable"]

@@ -129,7 +129,12 @@ def take_stack(
     text = stderr.tail if stderr.truncated else stderr.text
     start, end = _dump_span(text)
     if start is None:
-        if asked:
+        if asked and stderr.truncated:  # a flood of stderr: the dump, written or not, is past what is kept
+            why = (
+                f"the runner's stack is not in what was kept of stderr: the run wrote "
+                f"{stderr.total_bytes:,} bytes there, and the end kept holds no dump after SIG{STACK_SIGNAL}"
+            )
+        elif asked:
             why = (
                 f"the runner wrote no stack within 200 ms of SIG{STACK_SIGNAL} (does the verifier handle that signal?)"
             )
