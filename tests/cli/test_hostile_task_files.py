@@ -131,3 +131,14 @@ def test_an_expected_json_reward_past_any_float_is_that_cases_problem(env, tmp_p
     done = run_tool(env, "test", task, "--python", PY)
     no_traceback(done)
     assert '"rewards" must be an object of finite numbers' in done.stdout and "✓  fine" in done.stdout, done.stdout
+
+
+def test_an_env_name_no_environment_can_hold_is_said_and_the_run_goes_on(env, tmp_path):
+    # 'A=B' made the run 'could not start: /usr/bin/sh: illegal environment variable name'.
+    task = make_task(tmp_path / "t", "def verify(workspace):\n    return 1.0\n")
+    (task / "task.toml").write_text('version = "1.0"\n\n[verifier]\nenv = { "A=B" = "x", KEPT = "1" }\n')
+    done = run_tool(env, "run", task, "--json", "--python", PY)
+    no_traceback(done)
+    data = json.loads(done.stdout)
+    assert done.returncode == 0 and data["rewards"] == {"reward": 1.0}, done.stdout
+    assert any("'A=B' = 'x' cannot be in an environment" in notice for notice in data["notices"]), data["notices"]

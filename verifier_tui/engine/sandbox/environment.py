@@ -164,6 +164,13 @@ def child_environment(
         passing[name] = Passed(name, FROM_TOOL, value)
     for name, raw in task_env.items():
         table, written = sources.get(name, (FROM_TASK, raw))
+        if not name or "=" in name or "\0" in name or "\0" in raw:
+            # No process environment holds it (the run could not start at all): said, left out.
+            problems.append(
+                f"{table}: {name!r} = {raw!r} cannot be in an environment (an empty name, '=' or NUL): "
+                f"the runner gets no {name!r}"
+            )
+            continue
         resolved, missing = resolve_template(raw, environ)
         if resolved is None:
             problems.append(
