@@ -164,8 +164,9 @@ class HistoryList(OptionList):
         symbol, _word, style = status_of(result)
         mark, mark_style = reward_change(result, previous, endings)
         reward = short_reward(result)
+        number = f"#{result.sequence}"
         return content(
-            (f"#{result.sequence:<3}", "$text-muted"),
+            (number + " " * max(1, 4 - len(number)), "$text-muted"),  # #100 on: still a space before the mark
             (f"{symbol} ", style),
             (one_line(result.case or "no case"), ""),
             (f" {reward}" if reward else "", "bold"),
