@@ -196,3 +196,15 @@ def test_a_verifier_that_is_a_link_is_named_as_one_when_none_is_found(env, tmp_p
     no_traceback(done)
     assert done.returncode == 2
     assert f"tests/verifier.py is a link to {outside}, and links are not followed" in done.stderr, done.stderr
+
+
+def test_a_task_toml_that_leads_out_of_the_task_is_not_read(env, tmp_path):
+    """Its values were echoed in notes (``timeout_sec = 'TOPSECRET' is not a number``)."""
+    outside = tmp_path / "elsewhere.toml"
+    outside.write_text('[verifier]\ntimeout_sec = "TOPSECRET"\n')
+    task = make_task(tmp_path / "t", "def verify(workspace):\n    return 1.0\n", toml=None)
+    (task / "task.toml").symlink_to(outside)
+    done = run_tool(env, "run", task, "--python", PY)
+    no_traceback(done)
+    assert done.returncode == 0 and "TOPSECRET" not in done.stdout + done.stderr, done.stdout
+    assert f"task.toml leads out of the task, to {outside}: not read (Harbor would read it)" in done.stdout

@@ -311,3 +311,21 @@ async def test_a_timed_out_replay_says_where_it_was_stuck_and_output_never_downl
         assert "(not downloaded: Harbor fetches /logs/verifier only once test.sh has ended" in sandbox
         assert "(empty" not in sandbox
         assert text_of(app, "#root-cause").startswith("✗ root cause  VerifierTimeoutError (in the verifier)")
+
+
+async def test_a_task_instruction_that_links_out_of_the_task_is_not_shown(task, runs, tmp_path):
+    """The task came with the job someone sent: ``i`` showed /etc/shadow
+    through its instruction.md."""
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOPSECRET-INSTRUCTION\n")
+    demo, trial = timed_out_agent(task, runs, tmp_path)
+    (demo / "instruction.md").unlink(missing_ok=True)
+    (demo / "instruction.md").symlink_to(secret)
+    app = make_trial_app(trial.path)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_replays(1)
+        await pilot.press("i")
+        await pilot.pause()
+        shown = screen_text(app) + text_of(app, "#file-text")
+        assert "TOPSECRET" not in shown
+        assert f"instruction.md is a link to {secret}" in shown, shown

@@ -83,9 +83,9 @@ def file_view(walk: TrialWalkthrough, key: str) -> FileView:
     return FileView(key, title, path, tuple(lines))
 
 
-def _tail(path: Path, limit: int, missing: str, beneath: Path | None) -> list[tuple[str, str]]:
+def _tail(path: Path, limit: int, missing: str, beneath: Path) -> list[tuple[str, str]]:
     """A text file from its tail, with a line saying how much is shown: one
-    of the trial folder ``beneath`` (never through a link), or None: the task's."""
+    of the folder ``beneath`` (the trial's or its task's), never through a link."""
     found = untrusted.read_bytes(path, limit, keep="tail", beneath=beneath)
     text = tail_text(found)
     if text is None:
@@ -281,7 +281,8 @@ def _instruction(walk: TrialWalkthrough) -> tuple[Path | None, list[tuple[str, s
     path = task / "instruction.md"
     if walk.step.name is not None:
         path = task / "steps" / walk.step.name / "instruction.md"
-    lines = _tail(path, VIEW_BYTES, f"{path.relative_to(task).as_posix()} is not in the task", None)
+    # The task came with the job someone sent: its instruction.md may link to /etc/shadow.
+    lines = _tail(path, VIEW_BYTES, f"{path.relative_to(task).as_posix()} is not in the task", task)
     if walk.drift is not None and walk.drift.same is False:
         lines.insert(0, ("warn", "the task changed since the run: this may not be the instruction the agent had"))
     return path, lines

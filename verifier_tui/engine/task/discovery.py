@@ -31,7 +31,7 @@ from verifier_tui.engine.task.kinds import (
     task_runner,
     uses_episode_api,
 )
-from verifier_tui.engine.task.rows import TaskRows, task_rows
+from verifier_tui.engine.task.rows import TaskRows, outside, task_rows
 from verifier_tui.engine.task.target import TASK_KINDS, Target, classify_task
 from verifier_tui.runner_source import runner_path
 
@@ -155,6 +155,9 @@ def read_task_config(task_root: Path) -> TaskConfig:
     time, so a stale answer cannot survive. A document JSON cannot hold (a
     date, ``nan``) is remembered in this process only."""
     path = task_root / "task.toml"
+    away = outside(path, task_root)
+    if away is not None:  # a task sent with a job: its task.toml may link to a file of the user's
+        return TaskConfig(problems=(f"{away}: not read (Harbor would read it); the run uses the defaults",))
     try:
         st = os.stat(path)
     except OSError:
