@@ -221,7 +221,7 @@ def test_when_two_copies_of_the_task_qualify_the_one_taken_and_why_are_said(task
 def test_a_job_of_files_harbor_never_writes_is_shown_without_a_traceback(real, env, tmp_path):
     job = hostile_jobs(real, tmp_path)
     overview = read_overview(job)
-    assert dict(overview.counts()) == {"reward below 1": 1, "not finished": 3}
+    assert dict(overview.counts()) == {"no reward": 1, "not finished": 3}
     for path in (job, job.parent):
         for extra in ((), ("--json",)):
             done = run_tool(env, "run", *extra, path, cwd=tmp_path)
@@ -281,3 +281,31 @@ def test_trial_names_in_a_jobs_stats_never_lead_out_of_the_job(runs, task, tmp_p
     (job / "result.json").write_text(json.dumps(result))
     [summary] = read_jobs(runs / "jobs")
     assert summary.outcomes == {"passed": 1}
+
+
+def test_a_trial_that_finished_with_no_reward_is_not_said_below_1(runs, task, env, tmp_path):
+    """A verifier disabled for the job: no reward at all, counted as "reward below 1"."""
+    demo = task()
+    job = make_job(
+        runs / "jobs" / "j", {"demo__none": dict(task=demo), "demo__one": dict(task=demo, rewards={"reward": 1.0})}
+    )
+    assert dict(read_overview(job).counts()) == {"passed": 1, "no reward": 1}
+    done = run_tool(env, "run", job, cwd=tmp_path)
+    assert "reward below 1" not in done.stdout and "1 no reward" in done.stdout, done.stdout
+
+
+def test_a_trial_whose_job_disabled_the_verifier_blames_no_earlier_failure(runs, task, env, tmp_path):
+    demo = task()
+    job = make_job(runs / "jobs" / "j", {"demo__off": dict(task=demo)})
+    trial = job / "demo__off"
+    for name in ("config.json", "result.json"):  # as Harbor writes a job run with verifier.disable
+        data = json.loads((trial / name).read_text())
+        (data["config"] if name == "result.json" else data)["verifier"]["disable"] = True
+        if name == "result.json":
+            data["verifier"] = data["verifier_result"] = data["exception_info"] = None
+        (trial / name).write_text(json.dumps(data))
+    shutil.rmtree(trial / "verifier", ignore_errors=True)
+    done = run_tool(env, "run", trial, "--stand-in", "empty", "--python", PY, cwd=tmp_path)
+    no_traceback(done)
+    assert "the job ran without it (verifier.disable)" in done.stdout, done.stdout
+    assert "the failure came before it" not in done.stdout

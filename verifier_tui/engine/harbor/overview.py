@@ -41,10 +41,11 @@ if TYPE_CHECKING:
 
 PASSED = "passed"
 BELOW_ONE = "reward below 1"
+NO_REWARD = "no reward"  # finished, nothing raised, and no reward recorded (a verifier disabled for the job)
 AGENT_FAILED = "agent failed"
 NOT_FINISHED = "not finished"
 #: The outcomes that are not an exception, in the order they are counted.
-PLAIN_OUTCOMES = (PASSED, BELOW_ONE, AGENT_FAILED, NOT_FINISHED)
+PLAIN_OUTCOMES = (PASSED, BELOW_ONE, NO_REWARD, AGENT_FAILED, NOT_FINISHED)
 # --------------------------------------------------------------------------
 # One trial.
 
@@ -94,7 +95,7 @@ class TrialRow:
     @property
     def mark(self) -> str:
         """✓ passed, · scored below 1 or not finished, ✗ an exception or a failed agent."""
-        return "✓" if self.outcome == PASSED else "·" if self.outcome in (BELOW_ONE, NOT_FINISHED) else "✗"
+        return "✓" if self.outcome == PASSED else "·" if self.outcome in (BELOW_ONE, NO_REWARD, NOT_FINISHED) else "✗"
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -215,7 +216,9 @@ def read_trial_row(folder: Path) -> TrialRow:
         outcome = types[0]
     elif exit_code not in (None, 0):
         outcome = AGENT_FAILED
-    elif rewards and all(isinstance(v, (int, float)) and v >= 1 for v in rewards.values()):
+    elif not rewards:
+        outcome = NO_REWARD
+    elif all(isinstance(v, (int, float)) and v >= 1 for v in rewards.values()):
         outcome = PASSED
     else:
         outcome = BELOW_ONE
@@ -319,7 +322,7 @@ class TaskRow:
 
 def ordered_counts(outcomes: dict[str, int]) -> list[tuple[str, int]]:
     """How trials ended: passed, below 1, each exception type (most first), agent failures, not finished."""
-    plain = [(o, outcomes[o]) for o in (PASSED, BELOW_ONE) if outcomes.get(o)]
+    plain = [(o, outcomes[o]) for o in (PASSED, BELOW_ONE, NO_REWARD) if outcomes.get(o)]
     errors = sorted(
         ((o, n) for o, n in outcomes.items() if o not in PLAIN_OUTCOMES), key=lambda item: (-item[1], item[0])
     )

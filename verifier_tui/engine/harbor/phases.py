@@ -473,7 +473,12 @@ def sandbox_phases(
             NOT_REACHED,
             "",
             f"the verifier never ran in the sandbox{why}",
-            "nothing in the verifier to fix for this trial: the failure came before it (the agent or the environment)",
+            "nothing in the verifier to fix for this trial: "
+            + (
+                "the job ran without it (verifier.disable)"
+                if not_run_because == "verifier disabled"
+                else "the failure came before it (the agent or the environment)"
+            ),
             stopped_at="not_run",
         )
     if output.kind == "shim_no_python":

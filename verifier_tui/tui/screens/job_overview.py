@@ -18,6 +18,8 @@ from textual.message import Message
 from textual.widgets import DataTable, Static
 
 from verifier_tui.engine.harbor.overview import (
+    BELOW_ONE,
+    NO_REWARD,
     PASSED,
     SORTS,
     JobOverview,
@@ -254,7 +256,9 @@ class JobOverviewScreen(TasksScreen):
         if counts:
             lines.append(("ended  ", "$text-muted"))
             for index, (outcome, number) in enumerate(counts):
-                style = "$success" if outcome == PASSED else "$warning" if outcome == "reward below 1" else "$error"
+                style = (
+                    "$success" if outcome == PASSED else "$warning" if outcome in (BELOW_ONE, NO_REWARD) else "$error"
+                )
                 lines += [(", " if index else "", "$text-muted"), (f"{number} ", "bold"), (one_line(outcome), style)]
             lines.append("\n")
         for index, line in enumerate(overview.reward_lines()):
