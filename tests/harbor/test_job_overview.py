@@ -108,7 +108,10 @@ def test_run_on_the_jobs_folder_lists_the_jobs(real, env, tmp_path):
     no_traceback(done)
     assert done.returncode == 0  # the overview was what was asked for; nothing replayed
     lines = done.stdout.splitlines()
-    assert lines[0] == "jobs folder jobs · 4 jobs (latest started first)"
+    assert lines[0] == (
+        "jobs folder jobs · 4 jobs (latest started first; each as its result.json recorded it: "
+        "open one for its trial folders)"
+    )
     assert [line.split()[0] for line in lines[2:6]] == ["multi-step", "separate-mode", "nop-fail", "oracle-pass"]
     nop = next(line for line in lines if line.startswith("nop-fail"))
     assert "nop" in nop and "1 RewardFileNotFoundError" in nop
@@ -309,3 +312,15 @@ def test_a_trial_whose_job_disabled_the_verifier_blames_no_earlier_failure(runs,
     no_traceback(done)
     assert "the job ran without it (verifier.disable)" in done.stdout, done.stdout
     assert "the failure came before it" not in done.stdout
+
+
+def test_the_jobs_list_names_each_job_by_its_folder(real, env, tmp_path):
+    """Rows used config.json's job_name: four folders showed as one name, and
+    the hint named a folder that does not exist."""
+    jobs = tmp_path / "jobs"
+    copy_job_files(real, jobs / "renamed")
+    done = run_tool(env, "run", jobs, cwd=tmp_path)
+    no_traceback(done)
+    rows = [line.split()[0] for line in done.stdout.splitlines()[2:-1] if line.strip()]
+    assert rows == ["renamed"], done.stdout
+    assert done.stdout.splitlines()[-1] == "see one job: verifier-tui run jobs/renamed"

@@ -204,7 +204,10 @@ def print_jobs(folder: Path, as_json: bool) -> None:
             }
         )
         return
-    _say(f"jobs folder {folder.name} · {len(jobs)} job{'s' * (len(jobs) != 1)} (latest started first)")
+    _say(
+        f"jobs folder {folder.name} · {len(jobs)} job{'s' * (len(jobs) != 1)} (latest started first; "
+        "each as its result.json recorded it: open one for its trial folders)"
+    )
     rows = [("job", "started", "agent (model)", "trials", "Harbor's mean", "how they ended")]
     for job in jobs:
         rows.append(
@@ -221,7 +224,7 @@ def print_jobs(folder: Path, as_json: bool) -> None:
     if not jobs:
         _say("no job folders here (each holds job.log, config.json and one folder per trial)")
     else:
-        _say(f"see one job: verifier-tui run {folder / jobs[0].name}")
+        _say(f"see one job: verifier-tui run {jobs[0].path}")
 
 
 def print_overview(folder: Path, as_json: bool) -> None:

@@ -633,7 +633,7 @@ def read_job_summary(folder: Path) -> JobSummary:
     n_completed = _int(stats.get("n_completed_trials"))
     unfinished = n_total - n_completed if n_total is not None and n_completed is not None else 0
     return JobSummary(
-        name=str(config.get("job_name") or folder.name) if config.ok else folder.name,
+        name=folder.name,  # what the user opens (config.json's job_name may be any other)
         path=folder,
         started_at=started,
         agents=names,
