@@ -107,3 +107,16 @@ def test_two_genuine_jobs_a_failed_agent_against_the_oracle(env):
     assert done.returncode == 0
     assert "only B passes: hello-file" in done.stdout
     assert "  hello-file: hello-file__C4SunEc ✗ RewardFileNotFoundError → hello-file__g3LxX6i ✓ passed" in done.stdout
+
+
+def test_two_jobs_with_no_task_in_common_or_one_job_twice_are_said_so(env, runs, task, tmp_path):
+    gamma, delta = task("gamma"), task("delta")
+    a = make_job(runs / "jobs" / "a", {"gamma__a1": dict(task=gamma, rewards={"reward": 1.0})})
+    b = make_job(runs / "jobs" / "b", {"delta__b1": dict(task=delta, rewards={"reward": 1.0})})
+    apart = run_tool(env, "compare", a, b, cwd=tmp_path)
+    assert apart.returncode == 0
+    assert apart.stdout.splitlines()[-1] == (
+        "note: the two jobs ran no task in common: each task is in one job only, so none is compared"
+    )
+    same = run_tool(env, "compare", a, a, cwd=tmp_path)
+    assert same.stdout.splitlines()[-1] == "note: A and B are the same job folder: nothing can differ"

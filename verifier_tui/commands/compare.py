@@ -4,6 +4,7 @@ when a path is not a job."""
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING
 
 from verifier_tui.commands import terminal
@@ -38,9 +39,13 @@ def compare_command(args: argparse.Namespace) -> int:
     comparison = compare(read_compared(folders[0]), read_compared(folders[1]))
     if args.json:
         terminal.out_json(comparison.to_json())
-    else:
-        for line in comparison_lines(comparison):
-            terminal.out(line)
+        return 0
+    for line in comparison_lines(comparison):
+        terminal.out(line)
+    if os.path.realpath(folders[0]) == os.path.realpath(folders[1]):
+        terminal.out("note: A and B are the same job folder: nothing can differ")
+    elif comparison.tasks and not any(task.a is not None and task.b is not None for task in comparison.tasks):
+        terminal.out("note: the two jobs ran no task in common: each task is in one job only, so none is compared")
     return 0
 
 
