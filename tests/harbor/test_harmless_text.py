@@ -67,8 +67,8 @@ def named(name: str):
 def test_trial_and_task_names_from_a_job_stay_on_their_rows(real, env, tmp_path):
     job = copy_job_files(real, real / "jobs" / "names", source="separate-mode", name=f"names\n{RLO}forged-job")
     copy_trial(real, job, "separate-mode__good000", source="separate-mode")
-    evil = copy_trial(real, job, "separate-mode__evil000", source="separate-mode")
-    trial_name = "evil\n✓  separate-mode__forged  1.0  1.0  same" + RLO
+    trial_name = "evil\n✓  separate-mode__forged  1.0  1.0  same" + RLO  # a folder's name too, on Linux
+    evil = copy_trial(real, job, trial_name, source="separate-mode")
     for file in ("config.json", "result.json"):
         data = json.loads((evil / file).read_text())
         data["trial_name"] = trial_name

@@ -324,3 +324,17 @@ def test_the_jobs_list_names_each_job_by_its_folder(real, env, tmp_path):
     rows = [line.split()[0] for line in done.stdout.splitlines()[2:-1] if line.strip()]
     assert rows == ["renamed"], done.stdout
     assert done.stdout.splitlines()[-1] == "see one job: verifier-tui run jobs/renamed"
+
+
+def test_times_that_run_backwards_and_negative_tokens_are_not_shown_as_figures(real, env, tmp_path):
+    job = copy_job_files(real, tmp_path / "jobs" / "odd")
+    trial = copy_trial(real, job, "hello-file__aaaaaaa")
+    data = json.loads((trial / "result.json").read_text())
+    verifier = data.get("verifier") or {}
+    if verifier.get("started_at") and verifier.get("finished_at"):
+        verifier["started_at"], verifier["finished_at"] = verifier["finished_at"], verifier["started_at"]
+    data["verifier"] = verifier or {"started_at": "2026-01-02T00:00:00Z", "finished_at": "1970-01-01T00:00:00Z"}
+    data.setdefault("agent_result", {})["n_input_tokens"] = -5
+    (trial / "result.json").write_text(json.dumps(data))
+    shown = run_tool(env, "run", trial, cwd=tmp_path).stdout + run_tool(env, "run", job, cwd=tmp_path).stdout
+    assert "took -" not in shown and "-5 input tokens" not in shown, shown

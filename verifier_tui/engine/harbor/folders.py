@@ -219,10 +219,9 @@ class TrialRef:
     def read(cls, path: Path) -> TrialRef:
         """What a trial folder says of its name and steps, read as
         :func:`open_trial` reads them, and nothing else of it."""
-        config = read_json(path / CONFIG, beneath=path)
         result = read_json(path / RESULT, beneath=path)
         recorded, _problems = result_shape(result.data if result.ok else None)
-        return cls(path, _trial_name(config, result, path), tuple(_step_names(path, recorded)))
+        return cls(path, path.name, tuple(_step_names(path, recorded)))
 
 
 @record
@@ -250,10 +249,10 @@ class Job:
         return version if isinstance(version, str) else None
 
     def trial(self, name: str) -> Trial:
-        """The trial named ``name``: its recorded name, its folder's, or job/folder.
-        A folder's name is unique in its job, a recorded name need not be: a
-        name two trials share is refused, naming their folders."""
-        for key in (lambda t: t.path.name, lambda t: f"{t.path.parent.name}/{t.path.name}", lambda t: t.name):
+        """The trial named ``name``: its folder's name, or job/folder. A
+        folder's name is unique in its job, not in a jobs folder: a name two
+        jobs' trials share is refused, naming their folders."""
+        for key in (lambda t: t.path.name, lambda t: f"{t.path.parent.name}/{t.path.name}"):
             found = [trial for trial in self.trials if key(trial) == name]
             if len(found) > 1:
                 folders = ", ".join(f"{t.path.parent.name}/{t.path.name}" for t in found[:4])
@@ -471,7 +470,7 @@ def open_trial(path: Path | str) -> Trial:
     lock = read_json(folder / LOCK, beneath=folder)
     absent: list[str] = []
     notes: list[str] = []
-    name = _trial_name(config, result, folder)
+    name = folder.name  # Harbor's <trials_dir>/<trial_name>: copies of a trial keep names apart
     if not config.ok:
         notes.append(config.problem or "config.json cannot be read")
     if result.state == "missing":
@@ -546,12 +545,6 @@ def _job_of(trial_folder: Path) -> tuple[Path | None, str | None]:
     harbor = lock.get("harbor")
     version = harbor.get("version") if isinstance(harbor, dict) else None
     return parent, version if isinstance(version, str) else None
-
-
-def _trial_name(config: JsonFile, result: JsonFile, folder: Path) -> str:
-    """The trial's name as Harbor wrote it (config.json, else result.json), else its folder's."""
-    named = (config.get("trial_name"), result.get("trial_name"))
-    return next((n for n in named if isinstance(n, str) and n), folder.name)
 
 
 def _steps_on_disk(folder: Path) -> list[str]:

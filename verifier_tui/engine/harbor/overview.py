@@ -164,7 +164,7 @@ def _tokens(
             continue
         for index, key in enumerate(("n_input_tokens", "n_cache_tokens", "n_output_tokens", "cost_usd")):
             value = context.get(key)
-            if isinstance(value, (int, float)) and not isinstance(value, bool):
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0:
                 totals[index] = (totals[index] or 0) + value
     return totals[0], totals[1], totals[2], totals[3]
 
@@ -224,7 +224,7 @@ def read_trial_row(folder: Path) -> TrialRow:
         outcome = BELOW_ONE
     tokens = _tokens(data, steps)
     return TrialRow(
-        name=str(data.get("trial_name") or config.get("trial_name") or folder.name),
+        name=folder.name,  # Harbor's <trials_dir>/<trial_name>, and what --trial and the user open
         path=folder,
         task=str(task_name or "?"),
         outcome=outcome,

@@ -35,8 +35,8 @@ class TimeSpan:
 
     @property
     def duration_s(self) -> float | None:
-        if self.started_at is None or self.finished_at is None:
-            return None
+        if self.started_at is None or self.finished_at is None or self.finished_at < self.started_at:
+            return None  # (ended before it started: not a time Harbor writes)
         return (self.finished_at - self.started_at).total_seconds()
 
 
