@@ -81,6 +81,8 @@ SAID = {
     "verifier": "verifier is a link to {target}",
     "result.json": "result.json is a link to {target}",
     "config.json": "config.json is a link to {target}",
+    "trial.log": "trial.log is a link to {target}",
+    "artifacts": "its artifacts folder is a link: a replay never runs on what a link in a trial points to",
 }
 
 
@@ -216,3 +218,12 @@ async def test_the_job_screen_never_reads_through_a_planted_link(name, job, priv
         assert isinstance(app.screen, JobOverviewScreen) and app.screen.done
         for text in (screen_text(app), *_every_text(app)):
             assert SECRET not in text, (name, text)
+
+
+def test_a_trial_file_that_is_a_fifo_is_said_as_one_not_as_missing(job, env, tmp_path):
+    trial = job / TRIAL
+    (trial / "trial.log").unlink()
+    os.mkfifo(trial / "trial.log")
+    done = run_tool(env, "run", trial, "--python", PY, cwd=tmp_path)
+    no_traceback(done)
+    assert "trial.log is a FIFO" in done.stdout and "note: trial.log\n" not in done.stdout, done.stdout

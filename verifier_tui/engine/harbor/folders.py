@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.harbor.reading import (
+    LOG_TAIL_BYTES,
     ExceptionRecord,
     TimeSpan,
     exception_from_text,
@@ -33,6 +34,7 @@ from verifier_tui.engine.harbor.reading import (
     parse_time,
     read_json,
     read_text_tail,
+    tail_text,
     time_span,
 )
 from verifier_tui.engine.record import field, record
@@ -495,9 +497,10 @@ def open_trial(path: Path | str) -> Trial:
                 "verifier_environment_mode in result.json (written from Harbor 0.21.0): "
                 "the verifier mode comes from task.toml"
             )
-    log_text = read_text_tail(folder / TRIAL_LOG, beneath=folder)
-    if log_text is None:
-        absent.append("trial.log")
+    log = untrusted.read_bytes(folder / TRIAL_LOG, LOG_TAIL_BYTES, keep="tail", beneath=folder)
+    log_text = tail_text(log)
+    if log_text is None:  # missing, or a link or a FIFO: said as what it is
+        absent.append(log.problem or "trial.log")
     exception_text = read_text_tail(folder / EXCEPTION_TXT, 256 * 1024, beneath=folder)
     recorded, problems = result_shape(result.data if result.ok else None)
     notes += problems

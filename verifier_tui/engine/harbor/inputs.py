@@ -139,6 +139,9 @@ def trial_workspace(trial: Trial, step: StepView, mode: str | None) -> Workspace
         # No manifest (an older Harbor): artifacts/<name of the source>, its naming before and since 0.14.
         path = step.artifacts_dir / "app"
         how = "artifacts/app (no manifest: the older layout's artifacts/<name>)"
+    if path is None and step.artifacts_dir.is_symlink():  # it may have captured /app: not read through a link
+        why = "its artifacts folder is a link: a replay never runs on what a link in a trial points to"
+        return WorkspaceInput(None, None, Advice(why, STAND_IN))
     if path is None:
         return WorkspaceInput(
             None, None, Advice(f"the trial did not capture {SANDBOX_WORKSPACE} ({CAPTURE_SETTING})", STAND_IN)

@@ -89,7 +89,9 @@ def _tail(path: Path, limit: int, missing: str, beneath: Path) -> list[tuple[str
     found = untrusted.read_bytes(path, limit, keep="tail", beneath=beneath)
     text = tail_text(found)
     if text is None:
-        return [("warn", found.problem if found.state == "link" and found.problem else missing)]
+        # a link, or a FIFO where a file should be, is said as what it is: "missing" would be false
+        said = found.problem if found.state in ("link", "not-a-file") and found.problem else missing
+        return [("warn", said)]
     out: list[tuple[str, str]] = []
     if found.size > limit:
         out.append(("muted", f"(the last {limit // 1024} KiB of {found.size:,} bytes)"))
