@@ -329,3 +329,15 @@ async def test_a_task_instruction_that_links_out_of_the_task_is_not_shown(task, 
         shown = screen_text(app) + text_of(app, "#file-text")
         assert "TOPSECRET" not in shown
         assert f"instruction.md is a link to {secret}" in shown, shown
+
+
+async def test_an_agent_file_name_shows_its_escapes(task, runs, tmp_path):
+    demo, trial = timed_out_agent(task, runs, tmp_path)
+    (trial.path / "agent" / "log\x1b[31m.txt").write_text("hello\n")
+    app = make_trial_app(trial.path)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_replays(1)
+        await pilot.press("a")
+        await pilot.pause()
+        shown = text_of(app, "#file-text")
+        assert "── log\\x1b[31m.txt" in shown and "── log.txt" not in shown, shown

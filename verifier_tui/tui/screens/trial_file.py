@@ -16,6 +16,7 @@ from textual.widgets import Static
 
 from verifier_tui.tui.display import content
 from verifier_tui.tui.workarounds import KeyFooter
+from verifier_tui.words.text import one_line
 
 if TYPE_CHECKING:
     from verifier_tui.engine.harbor.trial_files import FileView
@@ -52,7 +53,10 @@ class TrialFileScreen(Screen[None]):
         )
         parts: list[Any] = []
         for kind, text in view.lines:
-            parts += [(fmt.text(text), STYLES.get(kind, "")), "\n"]
+            # A file's content, made readable; the rest are names and sizes, each on
+            # its line with its escapes shown (agent/log\x1b[31m.txt, never log.txt).
+            shown = fmt.text(text if kind == "text" else one_line(text))
+            parts += [(shown, STYLES.get(kind, "")), "\n"]
         self.query_one("#file-text", Static).update(content(*parts[:-1]))
         body = self.query_one("#file-body")
         body.focus()
