@@ -787,6 +787,8 @@ def watch_command(args: argparse.Namespace) -> int:
 
 
 async def _watch(opened: TrialSession, args: argparse.Namespace, replays: list[Replayed]) -> None:
+    import asyncio
+
     from verifier_tui.engine.watch.live import LiveRuns
 
     async def replay(trigger: str, change: Change | None) -> None:
@@ -799,8 +801,6 @@ async def _watch(opened: TrialSession, args: argparse.Namespace, replays: list[R
         else:
             terminal.out(watch_line(len(replays), trigger, replayed))
         terminal.flush()
-        if terminal.reader_gone():
-            live.stop_watching()  # nobody reads any more: stop, as watch does on a task
 
     def on_error(exc: BaseException) -> None:
         terminal.error(f"replay failed: {exc}")
@@ -810,9 +810,11 @@ async def _watch(opened: TrialSession, args: argparse.Namespace, replays: list[R
 
     assert opened.session is not None  # watch_command checked
     live = LiveRuns(opened.session, replay, force_polling=args.poll, on_error=on_error, on_task_error=on_task_error)
+    reader = asyncio.ensure_future(terminal.until_reader_gone(live.stop_watching))  # as watch does on a task
     try:
         await live.watch(run_first=True)
     finally:
+        reader.cancel()
         await live.close()
 
 

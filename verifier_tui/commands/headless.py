@@ -250,6 +250,8 @@ def watch_command(args: argparse.Namespace) -> int:
 
 
 async def _watch(session: Session, args: argparse.Namespace) -> None:
+    import asyncio
+
     from verifier_tui.engine.watch.live import LiveRuns
 
     session.keep_warm()  # every save re-runs: the next run waits, started, for it
@@ -267,10 +269,6 @@ async def _watch(session: Session, args: argparse.Namespace) -> None:
                 last = plain_text(result.stderr.text).strip().splitlines()[-1:] or [""]
                 terminal.out(f"      {cut_words(last[0], 150)}")
         terminal.flush()
-        if terminal.reader_gone():
-            # Nobody reads the stream any more (| head -1 exited): stop, as
-            # Ctrl+C would, rather than run on for no one.
-            live.stop_watching()
 
     def on_error(exc: BaseException) -> None:
         terminal.error(f"run failed: {exc}")
@@ -279,7 +277,10 @@ async def _watch(session: Session, args: argparse.Namespace) -> None:
         terminal.error(message)
 
     live = LiveRuns(session, run, force_polling=args.poll, on_error=on_error, on_task_error=on_task_error)
+    # Nobody reads the stream any more (| head -1 exited): stop, as Ctrl+C would, rather than run on for no one.
+    reader = asyncio.ensure_future(terminal.until_reader_gone(live.stop_watching))
     try:
         await live.watch(run_first=True)
     finally:
+        reader.cancel()
         await live.close()

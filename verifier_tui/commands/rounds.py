@@ -75,9 +75,6 @@ async def _rounds(collection: Collection, args: argparse.Namespace) -> None:
         ran = [(group, results.get(id(group), [])) for group in collection.groups]
         done += 1
         _show(ran, done, trigger, time.perf_counter() - started, args.json, on_terminal)
-        if terminal.reader_gone():  # nobody reads on (| head -1): stop, as Ctrl+C would
-            for live in lives:
-                live.stop_watching()
 
     def failed(exc: BaseException) -> None:
         terminal.error(f"round failed: {exc}")
@@ -91,6 +88,12 @@ async def _rounds(collection: Collection, args: argparse.Namespace) -> None:
     for live in lives:
         live.every_case = True
     watching: list[asyncio.Future[Any]] = [asyncio.ensure_future(live.watch()) for live in lives]
+
+    def stop() -> None:  # nobody reads on (| head -1): stop, as Ctrl+C would
+        for live in lives:
+            live.stop_watching()
+
+    reader = asyncio.ensure_future(terminal.until_reader_gone(stop))
     try:
         # The first round once every watcher is in place: a save after its table is seen.
         ready: asyncio.Future[Any] = asyncio.gather(*(live.watch_ready.wait() for live in lives))
@@ -101,6 +104,7 @@ async def _rounds(collection: Collection, args: argparse.Namespace) -> None:
             ready.cancel()
         await asyncio.gather(*watching)  # ends when every watcher stopped, or raises the first one's failure
     finally:
+        reader.cancel()
         for task in watching:
             task.cancel()
         await asyncio.gather(*watching, return_exceptions=True)

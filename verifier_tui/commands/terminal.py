@@ -28,12 +28,14 @@ import json
 import math
 import os
 import re
+import stat
 import sys
 from typing import TYPE_CHECKING
 
 from verifier_tui.words.text import plain_text
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any, TextIO
 
 #: What --json writes as \u escapes although JSON allows them raw: DEL, the C1
@@ -46,7 +48,13 @@ _gone: set[str] = set()  # "stdout", "stderr": streams whose reader went away
 def prepare_streams() -> None:
     """Make stdout and stderr escape what their encoding cannot take
     (``backslashreplace``) instead of raising UnicodeEncodeError. Streams that
-    are not text files of their own (a test's capture) are left alone."""
+    are not text files of their own (a test's capture) are left alone. A
+    stream the tool was started without (``>&-``: Python makes it None) is
+    one whose reader went away: it writes to /dev/null."""
+    for name in ("stdout", "stderr"):
+        if getattr(sys, name) is None:
+            setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))  # noqa: SIM115 - for the process's life
+            _gone.add(name)
     for stream in (sys.stdout, sys.stderr):
         reconfigure = getattr(stream, "reconfigure", None)
         if reconfigure is not None:
@@ -81,6 +89,9 @@ def write(text: str, stream: str = "stdout") -> None:
         _reader_went_away(stream, handle)
     except ValueError:  # the stream was closed under us: nobody reads it
         _gone.add(stream)
+    except OSError:  # a full disk (>/dev/full): said by the command, and nothing more is written there
+        _gone.add(stream)
+        raise
 
 
 def line(text: str = "", stream: str = "stdout") -> None:
@@ -154,8 +165,39 @@ class Progress:
 
 
 def reader_gone(stream: str = "stdout") -> bool:
-    """Whether the reader of ``stream`` went away (a closed pipe)."""
+    """Whether the reader of ``stream`` went away (a closed pipe), found by a
+    write or, for a pipe, by asking it: ``watch | head -1`` learns that
+    ``head`` left while nothing changes, not only at the next run's line."""
+    if stream not in _gone and _pipe_closed(stream):
+        _reader_went_away(stream, getattr(sys, stream))
     return stream in _gone
+
+
+async def until_reader_gone(stop: Callable[[], object]) -> None:
+    """``stop`` once nobody reads stdout any more (``| head -1`` exited),
+    asked every second: a watch waiting for a save learns it too, not only
+    one that has just written a line. The watching commands run it beside
+    their watch, and cancel it when the watch ends."""
+    import asyncio
+
+    while not reader_gone():
+        await asyncio.sleep(1.0)
+    stop()
+
+
+def _pipe_closed(stream: str) -> bool:
+    """Whether ``stream`` is a pipe with no reader left (poll reports an error on its writing end)."""
+    import select
+
+    try:
+        fd = getattr(sys, stream).fileno()
+        if not stat.S_ISFIFO(os.fstat(fd).st_mode):
+            return False
+        poller = select.poll()
+        poller.register(fd, 0)  # no events asked: POLLERR and POLLHUP are always reported
+        return any(events & (select.POLLERR | select.POLLHUP) for _fd, events in poller.poll(0))
+    except (OSError, ValueError, AttributeError):
+        return False
 
 
 def _reader_went_away(name: str, handle: TextIO) -> None:

@@ -1,0 +1,49 @@
+"""A command whose output has nowhere to go: started with stdout closed
+(``>&-``), its reader gone while it waits (``| head -1``), or a full disk.
+One line or none, an end, never a traceback or a watch that runs for no one."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from tests.helpers.commands import TOOL
+from tests.helpers.tasks import PY, copy_example
+
+
+def _shell(env, command: str, tmp_path, timeout: float = 40) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        ["bash", "-c", command], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=timeout
+    )
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["run", "task"], ["watch", "task", "--case", "correct"], ["watch", "task", "--json"], ["test", "task", "--watch"]],
+)
+def test_a_command_started_with_stdout_closed_ends_without_a_traceback(env, tmp_path, args):
+    copy_example("hello-file", tmp_path / "task")
+    tool = " ".join(TOOL)
+    done = _shell(env, f"{tool} {' '.join(args)} --python {PY} >&-", tmp_path)
+    assert "Traceback" not in done.stderr, done.stderr
+    assert done.returncode in (0, 1), (done.returncode, done.stderr)
+
+
+WATCHES = [["watch", "task", "--case", "correct", "--json"], ["test", "task", "--watch", "--json"]]
+
+
+@pytest.mark.parametrize("args", WATCHES)
+def test_a_watch_whose_reader_left_ends_while_nothing_changes(env, tmp_path, args):
+    # Before, it noticed only when the next save's line could not be written: _shell's timeout.
+    copy_example("hello-file", tmp_path / "task")
+    command = f'{" ".join(TOOL)} {" ".join(args)} --python {PY} | head -1; echo "${{PIPESTATUS[0]}}"'
+    done = _shell(env, command, tmp_path)
+    assert done.stdout.splitlines()[-1] == "0", done.stdout + done.stderr
+
+
+def test_a_watch_writing_to_a_full_disk_says_so_and_ends(env, tmp_path):
+    copy_example("hello-file", tmp_path / "task")
+    done = _shell(env, f"{' '.join(TOOL)} watch task --case correct --json --python {PY} >/dev/full", tmp_path)
+    assert "No space left on device" in done.stderr and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.count("No space left") == 1, done.stderr
