@@ -328,3 +328,24 @@ def test_watch_follows_a_case_workspace_replaced_by_a_link(env, tmp_path):
     finally:
         code, stderr = stop(proc)
     assert code == 0 and "Traceback" not in stderr, stderr
+
+
+def test_a_case_folder_moved_away_edited_and_back_runs_on_its_new_files(env, example, tmp_path):
+    """The staged copy took the watcher's word for what changed: nothing under
+    the case folder while it was away, so the runs after it came back scored
+    the old files."""
+    task_dir = example("hello-file")
+    case = task_dir / "cases" / "wrong-text"
+    proc, reader = start_watch(env, "--json", task_dir, "--case", "wrong-text", "--python", PY)
+    try:
+        assert json.loads(reader.next_run(prefix="{"))["rewards"] == {"reward": 0.0}
+        away = tmp_path / "away"
+        case.rename(away)
+        assert json.loads(reader.next_run(prefix="{"))["outcome"] == "could_not_start"
+        (away / "workspace" / "hello.txt").write_text("hello world\n")
+        away.rename(case)
+        back = json.loads(reader.next_run(prefix="{"))
+        assert back["rewards"] == {"reward": 1.0}, back
+    finally:
+        code, stderr = stop(proc)
+    assert code == 0 and "Traceback" not in stderr

@@ -363,7 +363,9 @@ class Stage:
             self.pending = None
             return
         for path in paths:
-            if path == root:
+            if root.is_relative_to(path):
+                # The workspace or a folder around it came or went (a case folder moved
+                # away, edited, moved back): what changed under it was never seen.
                 self.pending = None
                 return
             if path.is_relative_to(root):
