@@ -236,3 +236,12 @@ def test_report_files_that_cannot_be_told_apart_or_have_no_folder_are_refused_be
         assert done.returncode == 2 and done.stdout == "", done.stdout
         assert says in done.stderr, done.stderr
     assert not (tmp_path / "r.out").exists()
+
+
+def test_a_task_named_twice_is_tested_once_and_by_its_own_name(env, tmp_path):
+    folder = _tasks(tmp_path, "hello-file")
+    done = run_tool(env, "test", folder, folder / "hello-file", "--json", "--python", PY)
+    data = json.loads(done.stdout)
+    assert [task["name"] for task in data["tasks"]] == ["hello-file"] and data["passed"] == 4, data["tasks"]
+    from_tests = run_tool(env, "test", "..", "--json", "--python", PY, cwd=folder / "hello-file" / "tests")
+    assert [task["name"] for task in json.loads(from_tests.stdout)["tasks"]] == ["hello-file"]

@@ -334,6 +334,7 @@ def collect(
         for path in paths:
             target = path if isinstance(path, Target) else classify(path)
             groups += _groups_for(target, options, task_dir, stand_in)
+        groups = _once_each(groups)
         _unique_names(groups)
         if patterns:
             _narrow(groups, list(patterns))
@@ -473,6 +474,23 @@ def _task_group(folder: Path | Target, options: Options, named: bool) -> TaskCas
     group = TaskCases(name=task.name, folder=task.root, session=session, only=task.initial_case)
     group.read_cases()
     return group
+
+
+def _once_each(groups: list[Any]) -> list[Any]:
+    """Each task once (``test tasks tasks/hello-file`` named it twice: its
+    cases ran twice, under one id): a later group of the same folder, verifier
+    and cases is closed."""
+    kept: list[Any] = []
+    seen: set[tuple[Any, ...]] = set()
+    for group in groups:
+        session = getattr(group, "session", None)
+        key = (type(group), os.path.realpath(group.folder), session and session.verifier, getattr(group, "only", None))
+        if key in seen:
+            group.close()
+            continue
+        seen.add(key)
+        kept.append(group)
+    return kept
 
 
 def _unique_names(groups: list[Any]) -> None:

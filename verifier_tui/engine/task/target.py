@@ -75,15 +75,15 @@ def classify(path: Path | str) -> Target:
     harbor = find_harbor_folder(named)
     if harbor is not None:
         kind, folder, step = harbor
-        return Target(kind, named.absolute(), root=folder, step=step)
-    return _task_target(named.absolute())
+        return Target(kind, named, root=folder, step=step)
+    return _task_target(named)
 
 
 def classify_task(path: Path | str) -> Target:
     """What ``path`` names as a task, Harbor folders not asked about (a task's
     own folder, read again after a change, is known not to be one)."""
     named = _existing(path)
-    return named if isinstance(named, Target) else _task_target(named.absolute())
+    return named if isinstance(named, Target) else _task_target(named)
 
 
 def _existing(path: Path | str) -> Path | Target:
@@ -92,7 +92,7 @@ def _existing(path: Path | str) -> Path | Target:
     named = Path(path).expanduser()
     if not named.exists():
         return Target("missing", named, why=f"{named} does not exist")
-    return named
+    return Path(os.path.abspath(named))  # "tests/.." is the task's folder, named by its own name
 
 
 def _task_target(path: Path) -> Target:
