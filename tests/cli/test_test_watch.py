@@ -216,3 +216,18 @@ def test_several_tasks_a_round_names_the_task_saved(env, tmp_path):
     assert [task["name"] for task in first["tasks"]] == ["hello-file", "sum-column"]
     assert second["trigger"] == "sum-column: tests/verifier.py"
     assert second["passed"] == first["passed"] and second["failed"] == 0
+
+
+def test_a_round_names_a_file_of_any_case_by_its_path_in_the_task(env, example):
+    """A file of the first case (the one the task's session chose) was named
+    ``workspace/hello.txt``, as if there were no other case."""
+    task = example("hello-file")
+    proc, reader = start(env, task, "--json")
+    try:
+        json.loads(reader.next_run(HANG_GUARD_S, prefix="{"))
+        (task / "cases" / "correct" / "workspace" / "hello.txt").write_text("hello world\n")
+        second = json.loads(reader.next_run(HANG_GUARD_S, prefix="{"))
+    finally:
+        code, stderr = interrupt(proc)
+    assert code == 0, stderr
+    assert second["trigger"] == "cases/correct/workspace/hello.txt", second["trigger"]

@@ -115,17 +115,22 @@ async def _rounds(collection: Collection, args: argparse.Namespace) -> None:
 
 def _trigger(change: Change | None, groups: list[TaskCases]) -> str:
     """What a round ran for: "start", or the change as ``watch`` says it,
-    each file with its task's name when there are several tasks, on one line."""
+    each file by its path in its task (with the task's name when there are
+    several), on one line."""
     if change is None:
         return "start"
-    if len(groups) > 1:
-        from verifier_tui.engine.record import replace
+    from verifier_tui.engine.record import replace
 
-        def owned(path: Path, name: str) -> str:
-            owner = next((group.name for group in groups if path.is_relative_to(group.folder)), None)
-            return f"{owner}: {name}" if owner else name
+    def owned(path: Path, name: str) -> str:
+        """The path in its task (every case counts here: the watcher's own
+        name, ``workspace/x``, is of the session's case alone)."""
+        owner = next((group for group in groups if path.is_relative_to(group.folder)), None)
+        if owner is None:
+            return name
+        inside = path.relative_to(owner.folder).as_posix()
+        return f"{owner.name}: {inside}" if len(groups) > 1 else inside
 
-        change = replace(change, names=tuple((path, owned(path, name)) for path, name in change.names))
+    change = replace(change, names=tuple((path, owned(path, name)) for path, name in change.names))
     return one_line(change.describe())
 
 
