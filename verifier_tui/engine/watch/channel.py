@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine.changes import Change
-from verifier_tui.engine.record import record
+from verifier_tui.engine.record import record, replace
 
 if TYPE_CHECKING:
     from collections.abc import Generator
@@ -303,7 +303,10 @@ class Channel:
                 vanished |= more_vanished
                 change = self._change(raw, appeared, vanished)
             if change is not None and len(raw) >= _RESCAN_AT:
-                change = self._change(raw, appeared + [r for r in self.roots if not r.missing], vanished)
+                # Events may have been lost: every root is read again whole, while the
+                # trigger still names what was seen ("cases re-created" was not true).
+                every = self._change(raw, appeared + [r for r in self.roots if not r.missing], vanished)
+                change = replace(change, recreated=every.recreated) if every is not None else change
             if change is not None:
                 self._post(change)
             raw = self._wait()
