@@ -42,7 +42,7 @@ def test_json_is_strict_and_fits_the_stream(monkeypatch):
     assert json.loads(text, parse_constant=lambda name: pytest.fail(name)) == {
         "a": "nan",
         "b": ["inf"],
-        "c": "caf\u00e9 \udcff",
+        "c": "caf\u00e9 \\xff",  # a file name's byte that is not UTF-8, as the text shows it
     }
 
 
@@ -72,3 +72,11 @@ def test_a_name_on_one_line_keeps_to_its_line_and_never_acts_on_the_terminal(nam
     assert len(shown.splitlines()) <= 1  # no line break of any kind: \n, \r, \u2028, \x85 ...
     assert not re.search("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]", shown)
     assert one_line("a\nb\t\u202ec") == "a\\nb\\t<U+202E>c"
+
+
+def test_json_writes_a_file_names_undecodable_bytes_as_the_text_shows_them(monkeypatch):
+    # A lone surrogate escape ("\udcff") is refused by strict JSON readers.
+    monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(io.BytesIO(), encoding="utf-8"))
+    text = terminal.json_text({"trigger": "workspace/bad\udcff.txt", "name": "caf\u00e9"}, indent=None)
+    assert json.loads(text) == {"trigger": "workspace/bad\\xff.txt", "name": "caf\u00e9"}
+    assert "\\udc" not in text

@@ -32,7 +32,7 @@ import stat
 import sys
 from typing import TYPE_CHECKING
 
-from verifier_tui.words.text import plain_text
+from verifier_tui.words.text import plain_surrogates, plain_text
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -224,10 +224,29 @@ def json_text(data: Any, *, indent: int | None = 2, stream: str = "stdout") -> s
     except ValueError:
         data = _finite(data)
         text = json.dumps(data, indent=indent, default=str, ensure_ascii=False, allow_nan=False)
+    if not text.isascii() and re.search(_SURROGATES, text):
+        # A file name's bytes that are not UTF-8: a lone surrogate escape, which
+        # strict JSON readers refuse, is written as the text shows it ("\xff").
+        data = _readable_names(data)
+        text = json.dumps(data, indent=indent, default=str, ensure_ascii=False, allow_nan=False)
     if can_show(text, stream):
         # (Only inside strings can these be: escaping them keeps the JSON the same.)
         return text if text.isascii() else re.sub(_JSON_RAW, lambda found: f"\\u{ord(found.group()):04x}", text)
     return json.dumps(data, indent=indent, default=str, ensure_ascii=True, allow_nan=False)
+
+
+_SURROGATES = "[\ud800-\udfff]"
+
+
+def _readable_names(value: Any) -> Any:
+    """``value`` with every string holding a lone surrogate as plain text shows it."""
+    if isinstance(value, str):
+        return plain_surrogates(value)
+    if isinstance(value, dict):
+        return {_readable_names(k): _readable_names(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_readable_names(v) for v in value]
+    return value
 
 
 def _finite(value: Any) -> Any:

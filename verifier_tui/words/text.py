@@ -32,6 +32,11 @@ def _surrogate_text(found: re.Match[str]) -> str:
     return f"\\x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"<U+{code:04X}>"
 
 
+def plain_surrogates(text: str) -> str:
+    """``text`` with its lone surrogates as the bytes they stand for (``\\xff``)."""
+    return re.sub(_SURROGATE, _surrogate_text, text)
+
+
 def plain_text(text: str) -> str:
     """``text`` with terminal escape sequences and control characters removed,
     tabs expanded: verifier output made harmless to show."""
@@ -40,7 +45,7 @@ def plain_text(text: str) -> str:
     text = _CONTROL.sub("", text)
     if not text.isascii():
         text = re.sub(_BIDI, lambda found: f"<U+{ord(found.group()):04X}>", text)
-        text = re.sub(_SURROGATE, _surrogate_text, text)
+        text = plain_surrogates(text)
     return text.expandtabs(4) if "\t" in text else text
 
 
