@@ -349,3 +349,12 @@ def test_a_case_folder_moved_away_edited_and_back_runs_on_its_new_files(env, exa
     finally:
         code, stderr = stop(proc)
     assert code == 0 and "Traceback" not in stderr
+
+
+def test_a_link_out_of_the_tests_folder_is_said_as_out_of_the_tests_folder(env, tmp_path):
+    task = make_task(tmp_path / "t", "def verify(workspace):\n    return 1.0\n")
+    (task / "tests" / "helper.py").symlink_to("/etc/passwd")
+    done = run_tool(env, "run", task, "--python", PY, cwd=tmp_path)
+    notes = [line for line in done.stdout.splitlines() if "helper.py" in line]
+    assert notes and all("outside the workspace" not in line for line in notes), done.stdout
+    assert any("links outside its folder, tests (/etc/passwd)" in line for line in notes), notes

@@ -280,7 +280,7 @@ class Mirror:
             resolved = Path(os.path.realpath(src))
             root = Path(os.path.realpath(self.source))
             if not ((resolved == root or root in resolved.parents) and os.path.exists(src)):
-                self.notes.append(f"skipped {rel}: it links outside the workspace ({target})")
+                self.notes.append(f"skipped {rel}: it links outside its folder, {self.source.name} ({target})")
                 if dentry is not None:
                     remove_path(dst)
                 seen.discard(rel)
