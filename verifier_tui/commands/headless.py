@@ -245,7 +245,7 @@ def watch_command(args: argparse.Namespace) -> int:
             terminal.error(f"{exc}{hint}")
             return 2
         if not args.json:
-            terminal.out(f"stopped after {session.sequence} run(s)")
+            terminal.out(f"stopped after {session.sequence} run(s) started")  # (the last, perhaps, cut short)
         return 0
 
 

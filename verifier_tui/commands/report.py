@@ -504,8 +504,8 @@ def write_junit(path: Path, name: str, cases: list[JunitCase], wall: float, sand
 
 def watch_line(result: RunResult, trigger: str) -> str:
     """``#3   12:00:01  tests/verifier.py changed  verifier raised  412 ms  differs from expected``:
-    how the run ended, its reward when it wrote one, its time, and whether it
-    matched the case's expected.json when there is one."""
+    when it ended, how, its reward when it wrote one, its time, and whether
+    it matched the case's expected.json when there is one."""
     stamp = time.strftime("%H:%M:%S")
     reward = f"reward {headline_reward(result)}" if result.verdict.rewards is not None else harbor_error(result)
     if result.contract_cause is not None:
