@@ -734,3 +734,17 @@ def test_a_tasks_env_never_reaches_the_interpreters_probe_on_this_machine(env, t
         remembered = (cache / "verifier-tui" / "interpreters-2.json").read_text()
         assert str(secret) not in remembered and str(here) not in remembered
         (cache / "verifier-tui" / "interpreters-2.json").unlink()  # asked again for the next task
+
+
+def test_a_launcher_that_refuses_is_said_by_its_first_line(env, tmp_path):
+    # A pyenv shim's message ends with "Python versions to be found at the same time."
+    shim = tmp_path / "python2"
+    shim.write_text(
+        "#!/bin/sh\necho 'pyenv: python2: command not found' >&2\necho >&2\n"
+        "echo \"Note: See 'pyenv help global' for tips on allowing both\" >&2\n"
+        "echo '      Python versions to be found at the same time.' >&2\nexit 127\n"
+    )
+    shim.chmod(0o755)
+    done = run_tool(env, "run", with_case(make_task(tmp_path / "t")), "--python", shim)
+    assert done.returncode == 2
+    assert done.stderr.strip().endswith("failed to start: pyenv: python2: command not found"), done.stderr

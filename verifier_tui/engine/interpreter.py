@@ -148,8 +148,10 @@ def _ask(exe: str, python: str, timeout_s: float = PROBE_TIMEOUT_S) -> tuple[dic
         return None, f"{python} did not answer within {duration_text(timeout_s)} (is it a Python interpreter?)"
     done = subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr)
     if done.returncode != 0:
-        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-        return None, f"{python} failed to start: {last}"
+        lines = [line.strip() for line in done.stderr.splitlines() if line.strip()] or ["no output"]
+        # A traceback ends with its error; a launcher's message (a pyenv shim's) starts with it.
+        said = lines[-1] if lines[0].startswith("Traceback") else lines[0]
+        return None, f"{python} failed to start: {said}"
     try:
         answer = json.loads(done.stdout.strip().splitlines()[-1])
     except (ValueError, IndexError):
