@@ -352,6 +352,12 @@ def _error_summary(exc):
 # .ng/ left out but for a verifier staged there, and the lines of each that ran.
 _tests_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _coverage: dict = {"ran": {}, "verifier": None}
+# The interpreter's own, kept: a verifier may replace sys.settrace with
+# anything, and the writer must still switch tracing off.
+_settrace = sys.settrace
+# A .py file past this is named not measured: compiling a verifier's 50 MB
+# file at the run's end would spend its timeout, a verdict --coverage changed.
+_MEASURED_AT_MOST = 2 * 1024 * 1024
 
 
 def _is_task_file(path):
@@ -416,8 +422,11 @@ def statements(path):
     # Without blocking: a FIFO the verifier made in the tests folder would
     # hold the run at its end, a verdict --coverage changed.
     with open(os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)), "rb") as handle:
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+        st = os.fstat(handle.fileno())
+        if not stat.S_ISREG(st.st_mode):
             raise OSError("not a regular file")
+        if st.st_size > _MEASURED_AT_MOST:
+            raise OSError("larger than %d MB" % (_MEASURED_AT_MOST // (1024 * 1024)))
         code = compile(handle.read(), path, "exec", dont_inherit=True)
     lines, todo = set(), [code]
     while todo:
@@ -440,10 +449,13 @@ def write_coverage(target):
     import json
 
     replaced = "tracer" in _coverage and sys.gettrace() is not _coverage["tracer"]
-    sys.settrace(None)
-    monitoring = getattr(sys, "monitoring", None)
-    if monitoring is not None and monitoring.get_tool(_TOOL_ID) == "verifier-tui":
-        monitoring.set_events(_TOOL_ID, 0)
+    try:
+        _settrace(None)
+        monitoring = getattr(sys, "monitoring", None)
+        if monitoring is not None and monitoring.get_tool(_TOOL_ID) == "verifier-tui":
+            monitoring.set_events(_TOOL_ID, 0)
+    except Exception:  # the verifier's own doing: the file says so, the run ends as it would have
+        replaced = True
     files = {}
     paths = [_coverage["verifier"]] if _is_task_file(_coverage["verifier"] or "") else []
     for folder, subfolders, names in os.walk(_tests_root):

@@ -143,3 +143,63 @@ def test_both_modes_refuses_what_is_of_one_run(env, tmp_path):
     no_traceback(done)
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr == "verifier-tui: --both-modes and --coverage: that is of one run; give one or the other\n"
+
+
+def _rewrites_coverage(files: str) -> str:
+    """A verifier whose exit handler puts ``files`` in the runner's coverage file."""
+    return f"""
+import atexit, json, sys
+
+def forge(path=sys.argv[sys.argv.index("--coverage-to") + 1]):
+    with open(path, "w") as handle:
+        json.dump({{"files": {files}, "not_compiled": {{}}}}, handle)
+
+def verify(workspace):
+    atexit.register(forge)
+    return 1.0
+"""
+
+
+def test_coverage_never_shows_a_file_a_link_in_tests_leads_to(env, tmp_path):
+    """Staging left the links out, but the coverage lines were read through
+    them: the lines of /etc/shadow, or of a file of the user's, were printed."""
+    secret = tmp_path / "secret.txt"
+    secret.write_text("MY-SECRET-CONTENT\n")
+    named = ["/tests/evil.py", "/tests/lone\\ud800.py", "/tests/nothing.py"]  # a link, no name a file has, nothing
+    files = "{" + ", ".join(f'"{name}": {{"statements": [1], "executed": []}}' for name in named) + "}"
+    task = make_task(tmp_path / "task", _rewrites_coverage(files))
+    (task / "tests" / "evil.py").symlink_to(secret)
+    report = tmp_path / "cov.info"
+    done = run_tool(env, "run", task, "--coverage", "--coverage-report", report, "--python", PY, cwd=tmp_path)
+    no_traceback(done)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "MY-SECRET" not in done.stdout + report.read_text()
+    assert "evil.py" not in report.read_text() and "nothing.py" not in report.read_text()
+    assert "coverage of 1 case: 0 of 0 lines ran" in done.stdout, done.stdout
+
+
+def test_a_huge_file_or_a_replaced_settrace_in_tests_changes_no_verdict(env, tmp_path):
+    task = make_task(
+        tmp_path / "task",
+        """
+        import sys
+
+        def _refuse(*args):
+            raise RuntimeError("no tracing here")
+
+        def verify(workspace):
+            with open("/tests/zz_big.py", "w") as handle:
+                handle.write("x = 1\\n" * 800_000)
+            sys.settrace = _refuse
+            return 1.0
+        """,
+        timeout=20,
+    )
+    done = run_tool(env, "run", task, "--coverage", "--json", "--python", PY)
+    no_traceback(done)
+    data = json.loads(done.stdout)
+    assert done.returncode == 0 and data["rewards"] == {"reward": 1.0}, done.stdout
+    assert data["coverage"]["not_measured"].get(str(task / "tests" / "zz_big.py")) in (
+        None,
+        "OSError: larger than 2 MB",
+    )

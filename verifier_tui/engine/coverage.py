@@ -138,7 +138,7 @@ def source_lines(path: Path) -> list[str]:
 
     try:
         data = path.read_bytes()
-    except OSError:
+    except (OSError, ValueError):  # (ValueError: a name no file can have)
         return []
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)

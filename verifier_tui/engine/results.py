@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -162,8 +163,16 @@ def read_coverage(prepared: Prepared) -> Coverage | None:
         path = Path(os.path.normpath(mapped))  # the run wrote it: ``tests/../..`` is not the task's
         if path == spec.verifier:  # a dataset-wide verifier, staged in .ng/
             return path
-        own = any(path.is_relative_to(folder) for folder in mine)
-        return path if own and not path.is_relative_to(spec.task.tests_dir / ".ng") else None
+        own = next((folder for folder in mine if path.is_relative_to(folder)), None)
+        if own is None or path.is_relative_to(spec.task.tests_dir / ".ng"):
+            return None
+        # A file of the task's own, reached with no link on the way: a name the run
+        # wrote may be a link staging left out (to /etc/shadow), or nothing at all.
+        try:
+            found = untrusted.look(path, own)
+        except ValueError:  # a name no file can have (a lone surrogate)
+            return None
+        return path if isinstance(found, os.stat_result) and stat.S_ISREG(found.st_mode) else None
 
     return read_runner_file(stage.inputs_dir / COVERAGE_FILE, user_path, beneath=stage.root)
 
