@@ -208,3 +208,15 @@ def test_a_task_toml_that_leads_out_of_the_task_is_not_read(env, tmp_path):
     no_traceback(done)
     assert done.returncode == 0 and "TOPSECRET" not in done.stdout + done.stderr, done.stdout
     assert f"task.toml leads out of the task, to {outside}: not read (Harbor would read it)" in done.stdout
+
+
+def test_test_says_a_task_toml_it_did_not_read_above_the_table(env, tmp_path):
+    outside = tmp_path / "elsewhere.toml"
+    outside.write_text('[verifier]\nenv = { STRICT = "1" }\n')
+    task = make_task(tmp_path / "t", "def verify(workspace):\n    return 1.0\n", toml=None, cases={"c": {}})
+    (task / "cases" / "c" / "expected.json").write_text(json.dumps({"rewards": {"reward": 1.0}}))
+    (task / "task.toml").symlink_to(outside)
+    lines = run_tool(env, "test", task, "--python", PY, cwd=tmp_path).stdout.splitlines()
+    said = f"note: task.toml leads out of the task, to {outside}: not read (Harbor would read it); the run uses"
+    said += " the defaults"
+    assert lines[1] == said, lines

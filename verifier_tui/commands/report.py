@@ -335,6 +335,10 @@ def group_lines(group: Any, results: list[RunResult]) -> list[str]:
     verifier = f" · verifier {here(session.verifier)}" if session and session.verifier else ""
     preload = preload_words(session) if session and session.warm is not None else None  # held runs only
     out.append(f"task {one_line(group.name)}{verifier}" + (f" · {preload}" if preload else ""))
+    # What every case of the task ran with (a task.toml not read: its defaults); a refusal is said last
+    said_last = f"Harbor would refuse this task: {refused(group)}"
+    problems = session.task.config.problems if session else ()
+    out += [f"note: {one_line(problem)}" for problem in problems if problem != said_last]
     if group.error is not None:
         out.append(f"!  not tested: {group.error}")
     if results:
