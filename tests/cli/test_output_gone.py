@@ -42,8 +42,10 @@ def test_a_watch_whose_reader_left_ends_while_nothing_changes(env, tmp_path, arg
     assert done.stdout.splitlines()[-1] == "0", done.stdout + done.stderr
 
 
-def test_a_watch_writing_to_a_full_disk_says_so_and_ends(env, tmp_path):
+@pytest.mark.parametrize("args", [["run", "task"], ["watch", "task", "--json"], ["test", "task", "--watch"]])
+def test_output_to_a_full_disk_is_said_as_stdouts_and_ends_with_status_2(env, tmp_path, args):
+    # It named the task ("task: No space left on device"), and a watch ran on with exit 0.
     copy_example("hello-file", tmp_path / "task")
-    done = _shell(env, f"{' '.join(TOOL)} watch task --case correct --json --python {PY} >/dev/full", tmp_path)
-    assert "No space left on device" in done.stderr and "Traceback" not in done.stderr, done.stderr
-    assert done.stderr.count("No space left") == 1, done.stderr
+    done = _shell(env, f"{' '.join(TOOL)} {' '.join(args)} --python {PY} >/dev/full", tmp_path)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.count("No space left") == 1 and "standard output" in done.stderr, done.stderr

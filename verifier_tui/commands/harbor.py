@@ -783,7 +783,7 @@ def watch_command(args: argparse.Namespace) -> int:
             return _fail(f"{exc}{hint}")
         if not args.json:
             terminal.out(f"stopped after {len(replays)} replay(s)")
-        return 0
+        return 2 if terminal.output_failed() else 0
 
 
 async def _watch(opened: TrialSession, args: argparse.Namespace, replays: list[Replayed]) -> None:

@@ -246,7 +246,7 @@ def watch_command(args: argparse.Namespace) -> int:
             return 2
         if not args.json:
             terminal.out(f"stopped after {session.sequence} run(s) started")  # (the last, perhaps, cut short)
-        return 0
+        return 2 if terminal.output_failed() else 0
 
 
 async def _watch(session: Session, args: argparse.Namespace) -> None:

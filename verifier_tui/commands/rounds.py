@@ -45,7 +45,7 @@ def watch_rounds(collection: Collection, args: argparse.Namespace) -> int:
     except WatchError as exc:  # e.g. the inotify watch limit: one line, and what to try
         terminal.error(f"{exc}{'' if args.poll else ' (--poll watches without OS events)'}")
         return 2
-    return 0
+    return 2 if terminal.output_failed() else 0
 
 
 async def _rounds(collection: Collection, args: argparse.Namespace) -> None:

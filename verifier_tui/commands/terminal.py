@@ -43,6 +43,7 @@ if TYPE_CHECKING:
 _JSON_RAW = "[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"  # compiled at first use: non-ASCII output
 
 _gone: set[str] = set()  # "stdout", "stderr": streams whose reader went away
+_failed: set[str] = set()  # ... of those, the ones a write failed on (a full disk): the command did not do its job
 
 
 def prepare_streams() -> None:
@@ -89,8 +90,11 @@ def write(text: str, stream: str = "stdout") -> None:
         _reader_went_away(stream, handle)
     except ValueError:  # the stream was closed under us: nobody reads it
         _gone.add(stream)
-    except OSError:  # a full disk (>/dev/full): said by the command, and nothing more is written there
+    except OSError as exc:  # a full disk (>/dev/full): said by the command, and nothing more is written there
         _gone.add(stream)
+        _failed.add(stream)
+        if exc.filename is None:
+            exc.filename = "standard output" if stream == "stdout" else "standard error"
         raise
 
 
@@ -171,6 +175,11 @@ def reader_gone(stream: str = "stdout") -> bool:
     if stream not in _gone and _pipe_closed(stream):
         _reader_went_away(stream, getattr(sys, stream))
     return stream in _gone
+
+
+def output_failed() -> bool:
+    """Whether writing the output failed (not a reader that left): a watch ends with status 2."""
+    return "stdout" in _failed
 
 
 async def until_reader_gone(stop: Callable[[], object]) -> None:
