@@ -42,7 +42,7 @@ async def test_a_right_to_left_override_from_a_trial_never_reaches_the_terminal(
 
 
 async def test_a_job_with_names_harbor_never_writes_is_shown_harmlessly(real, tmp_path):
-    job = copy_job_files(real, real / "jobs" / "hostile", source="separate-mode", name=f"hos{RLO}tile\njob")
+    job = copy_job_files(real, real / "jobs" / f"hos{RLO}tile\njob", source="separate-mode")  # a job is its folder
     copy_trial(real, job, "separate-mode__good000", source="separate-mode")
     copy_trial(real, job, f"evil{RLO}\nname__a", source="separate-mode", edit=hostile)
     app = make_trial_app(job, python=PY)
@@ -65,7 +65,7 @@ def named(name: str):
 
 
 def test_trial_and_task_names_from_a_job_stay_on_their_rows(real, env, tmp_path):
-    job = copy_job_files(real, real / "jobs" / "names", source="separate-mode", name=f"names\n{RLO}forged-job")
+    job = copy_job_files(real, real / "jobs" / f"names\n{RLO}forged-job", source="separate-mode")
     copy_trial(real, job, "separate-mode__good000", source="separate-mode")
     trial_name = "evil\n✓  separate-mode__forged  1.0  1.0  same" + RLO  # a folder's name too, on Linux
     evil = copy_trial(real, job, trial_name, source="separate-mode")

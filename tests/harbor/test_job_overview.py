@@ -324,6 +324,8 @@ def test_the_jobs_list_names_each_job_by_its_folder(real, env, tmp_path):
     rows = [line.split()[0] for line in done.stdout.splitlines()[2:-1] if line.strip()]
     assert rows == ["renamed"], done.stdout
     assert done.stdout.splitlines()[-1] == "see one job: verifier-tui run jobs/renamed"
+    overview = run_tool(env, "run", jobs / "renamed", cwd=tmp_path).stdout.splitlines()[0]
+    assert overview.startswith("job renamed · "), overview  # not config.json's job_name, oracle-pass
 
 
 def test_times_that_run_backwards_and_negative_tokens_are_not_shown_as_figures(real, env, tmp_path):

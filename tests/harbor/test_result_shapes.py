@@ -86,7 +86,7 @@ def test_test_job_has_a_row_for_every_trial_in_its_table_json_and_junit(real, en
     done = run_tool(env, "test", job, "--python", PY, "--junit", junit, cwd=tmp_path)
     no_traceback(done)
     lines = done.stdout.splitlines()
-    assert lines[0].startswith(f"job separate-mode · {folders} trial(s), {rows} replays (one per step)"), lines[0]
+    assert lines[0].startswith(f"job {job.name} · {folders} trial(s), {rows} replays (one per step)"), lines[0]
     table = lines[2 : 2 + rows]
     assert sum(1 for line in table if "separate-mode__" in line) == folders - 1
     assert sum(1 for line in table if "multi-step__mixed01 / " in line) == 2

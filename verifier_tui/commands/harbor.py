@@ -232,11 +232,10 @@ def print_overview(folder: Path, as_json: bool) -> None:
     from verifier_tui.engine.harbor.overview import read_overview, select_rows
     from verifier_tui.engine.harbor.reading import read_json
     from verifier_tui.engine.task.kinds import some_names
-    from verifier_tui.engine.task.target import CONFIG
     from verifier_tui.words.text import one_line
 
     overview = read_overview(folder)
-    name = read_json(folder / CONFIG, beneath=folder).get("job_name") or folder.name
+    name = folder.name  # as every job and trial is named: by its folder
     harbor = read_json(folder / LOCK, beneath=folder).get("harbor")
     version = harbor.get("version") if isinstance(harbor, dict) else None
     names = [row.name for row in overview.rows]

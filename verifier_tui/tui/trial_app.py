@@ -99,18 +99,15 @@ class TrialApp(BaseApp):
         self.open_trial(message.trial, message.step, from_job=True)
 
     def open_job(self, path: Path, *, from_jobs: bool = False) -> None:
-        """A job's overview (its name and Harbor's version from its own files)."""
+        """A job's overview (Harbor's version from its own lock.json)."""
         from verifier_tui.engine.harbor.folders import LOCK
         from verifier_tui.engine.harbor.reading import read_json
-        from verifier_tui.engine.task.target import CONFIG
 
-        name = read_json(path / CONFIG, beneath=path).get("job_name")
         harbor = read_json(path / LOCK, beneath=path).get("harbor")
         version = harbor.get("version") if isinstance(harbor, dict) else None
         self.push_screen(
             JobOverviewScreen(
                 path,
-                name if isinstance(name, str) else None,
                 from_jobs=from_jobs,
                 harbor_version=version if isinstance(version, str) else None,
             )

@@ -21,9 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from verifier_tui.engine.harbor.overview import PASSED, JobOverview, TaskRow, TrialRow, read_overview
-from verifier_tui.engine.harbor.reading import read_json
 from verifier_tui.engine.record import record
-from verifier_tui.engine.task.target import CONFIG
 
 _EARLIEST = datetime.min.replace(tzinfo=timezone.utc)
 
@@ -134,8 +132,7 @@ def _by_task(rows: list[TrialRow]) -> dict[str, list[TrialRow]]:
 
 
 def read_compared(folder: Path) -> Compared:
-    name = read_json(folder / CONFIG, beneath=folder).get("job_name")
-    return Compared(folder, name if isinstance(name, str) and name else folder.name, read_overview(folder))
+    return Compared(folder, folder.name, read_overview(folder))  # named as every job is: by its folder
 
 
 def compare(a: Compared, b: Compared) -> Comparison:

@@ -644,7 +644,7 @@ def open_job(path: Path | str, refs: bool = False) -> Job:
         problems.append("no trial folders in this job (each holds trial.log, config.json, result.json)")
     return Job(
         path=folder,
-        name=str(config.get("job_name") or folder.name),
+        name=folder.name,  # Harbor's <jobs_dir>/<job_name>: copies of a job keep their own
         config=config,
         result=read_json(folder / RESULT, beneath=folder),
         lock=read_json(folder / LOCK, beneath=folder),

@@ -163,12 +163,10 @@ class JobOverviewScreen(TasksScreen):
 
         path: Path
 
-    def __init__(
-        self, path: Path, name: str | None = None, *, from_jobs: bool = False, harbor_version: str | None = None
-    ) -> None:
+    def __init__(self, path: Path, *, from_jobs: bool = False, harbor_version: str | None = None) -> None:
         super().__init__()
         self.path = path
-        self.job_name = name or path.name
+        self.job_name = path.name  # as every job and trial is named: by its folder
         self.from_jobs = from_jobs
         self.harbor_version = harbor_version
         self.overview = JobOverview()
