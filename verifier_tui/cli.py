@@ -25,10 +25,11 @@ from verifier_tui.engine.sandbox.isolation import IsolationError
 from verifier_tui.engine.session import Options, SelectionError
 from verifier_tui.engine.task.discovery import DiscoveryError
 from verifier_tui.engine.task.target import EXPECTED_PATHS, classify
+from verifier_tui.words.text import plain_text
 
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from typing import Any
+    from typing import Any, NoReturn
 
 DESCRIPTION = """\
 A terminal debugger for Python verifiers of Harbor tasks.
@@ -409,11 +410,20 @@ def _add_options(parser: argparse.ArgumentParser, command: str) -> None:
         (parser if group is None else groups[group]).add_argument(*flags, **keywords)
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's, with a bad command line said in one line, as every other
+    bad input is (its usage block is --help's); its subcommands' parsers are
+    made of this class too."""
+
+    def error(self, message: str) -> NoReturn:
+        flat = " ".join(plain_text(message).split("\n"))  # an argument the user typed may hold anything
+        terminal.line(f"{self.prog}: error: {flat}", "stderr")
+        raise SystemExit(2)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The headless commands' parser (``verifier-tui COMMAND ...``)."""
-    parser = argparse.ArgumentParser(
-        prog="verifier-tui", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = _Parser(prog="verifier-tui", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"verifier-tui {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for command, help_text in COMMANDS.items():
@@ -423,9 +433,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def build_tui_parser() -> argparse.ArgumentParser:
     """The TUI's parser (``verifier-tui PATH ...``)."""
-    parser = argparse.ArgumentParser(
-        prog="verifier-tui", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = _Parser(prog="verifier-tui", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"verifier-tui {__version__}")
     _add_options(parser, TUI)
     return parser

@@ -719,7 +719,8 @@ def test_bad_arguments_are_argparse_errors(env, example, args, words):
     done = run_tool(env, *[a.format(task=task_dir) for a in args])
     assert done.returncode == 2
     no_traceback(done)
-    last = done.stderr.strip().splitlines()[-1]
+    assert done.stderr.count("\n") == 1, done.stderr  # one line, as every bad input (no usage block)
+    last = done.stderr.strip()
     assert last.startswith("verifier-tui") and ": error: " in last
     assert words in last
     assert done.stdout == ""
