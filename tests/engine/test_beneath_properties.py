@@ -11,7 +11,7 @@ import shutil
 import stat
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from verifier_tui.engine import untrusted
@@ -133,6 +133,7 @@ def test_a_path_out_of_the_folder_is_refused(asked, tmp_path):
 
 @SETTINGS
 @given(target=st.text(max_size=300).filter(lambda t: t and "\x00" not in t))
+@example(target="0" * 18 + "\x1f" * 11 + "\U0001239a" * 12)  # escapes past the cut: it was over by one
 def test_a_links_target_is_shown_harmlessly(target, tmp_path):
     """Whatever a link's target holds (escape codes, newlines, bidi controls,
     bytes that are not UTF-8), it is shown on one line, cut, with nothing a

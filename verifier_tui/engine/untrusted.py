@@ -168,8 +168,15 @@ def harmless(text: str, limit: int = TARGET_CHARS) -> str:
     """A name from elsewhere (a link's target) as it can be shown: what would
     act on a terminal or reorder the line (escape codes, newlines, bidi
     controls, bytes that are not UTF-8) written as escapes, and cut."""
-    shown = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text[:limit])
-    return shown + ("…" if len(text) > limit else "")
+    shown: list[str] = []
+    room = limit  # of the shown text: an escape is up to ten characters of it
+    for c in text:
+        piece = c if c.isprintable() else repr(c)[1:-1]
+        if len(piece) > room:
+            return "".join(shown) + "…"
+        shown.append(piece)
+        room -= len(piece)
+    return "".join(shown)
 
 
 def _walk(path: Path, beneath: Path, label: str) -> tuple[int, str] | Read:
