@@ -4,6 +4,7 @@ and the layouts it reuses between cases."""
 from __future__ import annotations
 
 import json
+import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -245,3 +246,12 @@ def test_a_task_named_twice_is_tested_once_and_by_its_own_name(env, tmp_path):
     assert [task["name"] for task in data["tasks"]] == ["hello-file"] and data["passed"] == 4, data["tasks"]
     from_tests = run_tool(env, "test", "..", "--json", "--python", PY, cwd=folder / "hello-file" / "tests")
     assert [task["name"] for task in json.loads(from_tests.stdout)["tasks"]] == ["hello-file"]
+
+
+def test_a_case_named_with_the_id_separator_is_said_unusable(env, tmp_path):
+    # hello-file's case "a::b" and a task "hello-file::a"'s case "b" had one id.
+    folder = _tasks(tmp_path, "hello-file")
+    shutil.copytree(folder / "hello-file" / "cases" / "correct", folder / "hello-file" / "cases" / "a::b")
+    done = run_tool(env, "test", folder / "hello-file", "--python", PY)
+    assert done.returncode == 1
+    assert "!  a::b: not run: a case name holding '::' cannot be told apart in ids" in done.stdout, done.stdout

@@ -103,7 +103,9 @@ class TaskCases:
                 patterns and not matches_any(patterns, self.name, case.name)
             ):
                 continue
-            if case.expected is not None:
+            if SEPARATOR in case.name:  # its id, <task>::<case>, could be another task's case
+                self.invalid.append((case.name, f"a case name holding {SEPARATOR!r} cannot be told apart in ids"))
+            elif case.expected is not None:
                 self.cases.append(case)
             elif untrusted.present(case.folder / "expected.json"):
                 # A broken test, not one to leave out quietly: reported, and the command fails.
