@@ -4,6 +4,8 @@ One line or none, an end, never a traceback or a watch that runs for no one."""
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 
 import pytest
@@ -13,9 +15,24 @@ from tests.helpers.tasks import PY, copy_example
 
 
 def _shell(env, command: str, tmp_path, timeout: float = 40) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        ["bash", "-c", command], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=timeout
+    """``command`` in bash, in a session of its own: a tool that never ends
+    (the fault these tests look for) is ended with it, never left running."""
+    proc = subprocess.Popen(
+        ["bash", "-c", command],
+        env=env,
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
     )
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        raise
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
 
 @pytest.mark.parametrize(
