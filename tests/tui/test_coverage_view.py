@@ -12,6 +12,7 @@ from textual.widgets import OptionList
 
 from tests.helpers.tasks import make_branchy_task
 from tests.tui.app_under_test import SNAPSHOT_SIZE, make_app, rendered_text, report_change, screen_text
+from verifier_tui.engine.model import RunResult
 from verifier_tui.tui.screens.coverage import CoverageScreen
 
 
@@ -126,36 +127,46 @@ def _slow_when_right(task) -> None:
     verifier.write_text(source.replace("def verify(workspace):\n", "def verify(workspace):\n" + waits, 1))
 
 
+def _mid_round_app(tmp_path):
+    """The app on a task whose "right" case takes seconds (:func:`_slow_when_right`)."""
+    task = make_branchy_task(tmp_path / "tasks" / "branchy")
+    _slow_when_right(task)
+    return task, make_app(task, case="right")
+
+
+async def _open_mid_round(app, pilot) -> RunResult:
+    """``g`` pressed, and the round's first run ("empty") in: "right" still sleeping."""
+    await app.wait_for_runs(1)
+    await pilot.press("g")
+    return await app.wait_for_runs(2)
+
+
+def _marks(shown: str) -> str:
+    """The marks column of every source line on screen."""
+    return "".join(line[5:12] for line in shown.splitlines()[1:] if line[1:5].strip().isdigit())
+
+
 async def test_while_cases_still_run_no_line_is_said_unreached(tmp_path):
     """With one case of two in, the view said 'Coverage of 1 case' and marked
     ✗ the lines only the other case reaches, as if final."""
-    task = make_branchy_task(tmp_path / "tasks" / "branchy")
-    _slow_when_right(task)
-    app = make_app(task, case="right")
+    _task, app = _mid_round_app(tmp_path)
     async with app.run_test(size=SNAPSHOT_SIZE) as pilot:
-        await app.wait_for_runs(1)
-        await pilot.press("g")
-        assert (await app.wait_for_runs(2)).case == "empty"
+        assert (await _open_mid_round(app, pilot)).case == "empty"
         await pilot.pause()
         shown = screen_text(app)
         assert shown.splitlines()[0].strip().endswith("· 1 still running"), shown
-        marks = [line[5:12] for line in shown.splitlines()[1:] if line[1:5].strip().isdigit()]
-        assert "✗" not in "".join(marks) and "·" in "".join(marks), shown
+        assert "✗" not in _marks(shown) and "·" in _marks(shown), shown
         assert (await app.wait_for_runs(3)).case == "right"
         await pilot.pause()
-        assert screen_text(app).splitlines()[0].strip().startswith("Coverage of 2 cases: ")
-        marks = [line[5:12] for line in screen_text(app).splitlines()[1:] if line[1:5].strip().isdigit()]
-        assert "✗" in "".join(marks) and "·" not in "".join(marks)
+        shown = screen_text(app)
+        assert shown.splitlines()[0].strip().startswith("Coverage of 2 cases: ")
+        assert "✗" in _marks(shown) and "·" not in _marks(shown)
 
 
 async def test_leaving_the_view_mid_round_leaves_no_round_for_the_next_save(tmp_path):
-    task = make_branchy_task(tmp_path / "tasks" / "branchy")
-    _slow_when_right(task)
-    app = make_app(task, case="right")
+    task, app = _mid_round_app(tmp_path)
     async with app.run_test(size=SNAPSHOT_SIZE) as pilot:
-        await app.wait_for_runs(1)
-        await pilot.press("g")
-        await app.wait_for_runs(2)  # "empty"; "right" still sleeping
+        await _open_mid_round(app, pilot)
         await pilot.press("escape")
         await pilot.pause()
         report_change(app, [task / "tests" / "verifier.py"])

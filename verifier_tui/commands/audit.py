@@ -7,10 +7,10 @@ or Harbor would refuse the task."""
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from verifier_tui.commands import report, stopping, terminal
-from verifier_tui.engine.audit import Bar, Finding, arun, probes
+from verifier_tui.engine.audit import Bar, Finding, arun, lone, probes
 from verifier_tui.engine.model import Outcome
 from verifier_tui.engine.session import Session, cpu_count
 from verifier_tui.words.run import format_number, harbor_error, runner_words
@@ -92,18 +92,18 @@ def _print(
         terminal.out(session.isolation.words)
 
 
+def _rewards_words(rewards: dict[str, Any]) -> str:
+    """``1``, or ``{"a": 1, "b": 0}`` for several keys."""
+    return format_number(lone(rewards)) if len(rewards) == 1 else json.dumps(rewards)
+
+
 def _bar_words(judged: Bar) -> str:
-    rewards = judged.rewards
-    asked = format_number(next(iter(rewards.values()))) if len(rewards) == 1 else json.dumps(rewards)
-    return f"{one_line(judged.case)}'s {asked}"
+    return f"{one_line(judged.case)}'s {_rewards_words(judged.rewards)}"
 
 
 def _row(finding: Finding, bar: str | None) -> tuple[str, str, str, str]:
     rewards = finding.rewards
-    if rewards:
-        reward = format_number(next(iter(rewards.values()))) if len(rewards) == 1 else json.dumps(rewards)
-    else:
-        reward = harbor_error(finding.result) or "-"
+    reward = _rewards_words(rewards) if rewards else harbor_error(finding.result) or "-"
     if finding.matches is not None:
         return ("!", one_line(finding.probe), reward, f"as high as {bar}: the verifier pays for this")
     return ("✓", one_line(finding.probe), reward, "")

@@ -379,9 +379,8 @@ def group_lines(group: Any, results: list[RunResult]) -> list[str]:
             out.append(
                 result.stderr.tail[-2000:].rstrip() if result.stderr.truncated else result.stderr.text[-2000:].rstrip()
             )
-    why = refused(group)
-    if why:
-        out.append(f"Harbor would refuse this task: {why}")
+    if refused(group):
+        out.append(said_last)
     gives_up = session.harbor_gives_up_s if session else None
     if gives_up is not None and results:
         out.append(f"Harbor would stop every case's verifier before it runs: task.toml's timeout_sec is {gives_up:g}")

@@ -231,12 +231,12 @@ def json_text(data: Any, *, indent: int | None = 2, stream: str = "stdout") -> s
     try:
         text = json.dumps(data, indent=indent, default=str, ensure_ascii=False, allow_nan=False)
     except ValueError:
-        data = _finite(data)
+        data = _each_value(data, _finite)
         text = json.dumps(data, indent=indent, default=str, ensure_ascii=False, allow_nan=False)
     if not text.isascii() and re.search(_SURROGATES, text):
         # A file name's bytes that are not UTF-8: a lone surrogate escape, which
         # strict JSON readers refuse, is written as the text shows it ("\xff").
-        data = _readable_names(data)
+        data = _each_value(data, lambda value: plain_surrogates(value) if isinstance(value, str) else value)
         text = json.dumps(data, indent=indent, default=str, ensure_ascii=False, allow_nan=False)
     if can_show(text, stream):
         # (Only inside strings can these be: escaping them keeps the JSON the same.)
@@ -247,26 +247,18 @@ def json_text(data: Any, *, indent: int | None = 2, stream: str = "stdout") -> s
 _SURROGATES = "[\ud800-\udfff]"
 
 
-def _readable_names(value: Any) -> Any:
-    """``value`` with every string holding a lone surrogate as plain text shows it."""
-    if isinstance(value, str):
-        return plain_surrogates(value)
+def _each_value(value: Any, fix: Callable[[Any], Any]) -> Any:
+    """``value`` with ``fix`` applied to each of its leaves and keys."""
     if isinstance(value, dict):
-        return {_readable_names(k): _readable_names(v) for k, v in value.items()}
+        return {fix(k): _each_value(v, fix) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_readable_names(v) for v in value]
-    return value
+        return [_each_value(v, fix) for v in value]
+    return fix(value)
 
 
 def _finite(value: Any) -> Any:
-    """``value`` with every non-finite float replaced by its name as a string."""
-    if isinstance(value, float):
-        return value if math.isfinite(value) else repr(value)
-    if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_finite(v) for v in value]
-    return value
+    """A non-finite float as its name, a string; anything else as it is."""
+    return repr(value) if isinstance(value, float) and not math.isfinite(value) else value
 
 
 # Characters XML 1.0 cannot hold, even as a character reference: C0 controls

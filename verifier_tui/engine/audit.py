@@ -76,12 +76,11 @@ class Bar:
             return False
         if len(self.rewards) == 1:
             ((key, wanted),) = self.rewards.items()
-            return _at_least(rewards.get(key, next(iter(rewards.values())) if len(rewards) == 1 else None), wanted)
+            return _at_least(rewards.get(key, lone(rewards)), wanted)
         return all(_at_least(rewards.get(key, 0), wanted) for key, wanted in self.rewards.items())
 
     def to_json(self) -> dict[str, Any]:
-        only = next(iter(self.rewards.values())) if len(self.rewards) == 1 else None
-        return {"case": self.case, "reward": only, "rewards": self.rewards}
+        return {"case": self.case, "reward": lone(self.rewards), "rewards": self.rewards}
 
 
 @record
@@ -100,13 +99,18 @@ class Finding:
         rewards = self.rewards
         return {
             "probe": self.probe,
-            "reward": next(iter(rewards.values())) if rewards and len(rewards) == 1 else None,
+            "reward": lone(rewards),
             "rewards": rewards,
             "verdict_error": self.result.verdict.error,
             "outcome": self.result.outcome.slug,
             "flagged": self.matches is not None,
             "matches": self.matches,
         }
+
+
+def lone(rewards: dict[str, Any] | None) -> Any:
+    """The one reward of a dict that holds one (whatever its key), else None."""
+    return next(iter(rewards.values())) if rewards and len(rewards) == 1 else None
 
 
 def _at_least(value: Any, wanted: float) -> bool:
