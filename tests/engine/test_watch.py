@@ -312,6 +312,22 @@ async def test_root_deleted_then_created_later_is_watched_again(tmp_path: Path) 
         await rec.until(lambda c: workspace / "a.txt" in c.paths)
 
 
+@both_modes
+async def test_a_folder_beside_a_watched_file_moved_away_is_one_change(tmp_path: Path, isolate: bool) -> None:
+    """``cases/`` beside ``task.toml``: the folder's own watch and the watch on
+    the file's parent both see the rename. One change, or ``test --watch``
+    ran every case twice for one ``mv``."""
+    task = folder(tmp_path / "task")
+    cases = folder(task / "cases" / "one")
+    (task / "task.toml").write_text("")
+    targets = [WatchTarget(task / "task.toml", "task.toml"), WatchTarget(cases.parent, "cases", folder=True)]
+    async with watching(targets, isolate=isolate) as rec:
+        (task / "cases").rename(task / "elsewhere")
+        gone = await rec.until(lambda c: task / "cases" in c.deleted)
+        assert gone.describe() == "cases deleted"
+        assert await rec.rest() == []
+
+
 async def test_missing_root_at_start_is_watched_once_created(tmp_path: Path) -> None:
     workspace = tmp_path / "workspace"
     async with watching([WatchTarget(workspace, "workspace", folder=True)]) as rec:

@@ -413,7 +413,11 @@ class Channel:
         links: dict[Path, bool] = {}  # each folder looked at once a batch
         for _kind, raw_path in raw:
             found = self._locate(raw_path)
-            if found is not None and not _behind_link(found[1], found[0].path, links):
+            if found is None or (found[0].missing and found[0].path not in vanished):
+                # A root already said gone: its own late events (a loaded machine
+                # may deliver them after the check that missed it) add nothing.
+                continue
+            if not _behind_link(found[1], found[0].path, links):
                 paths.add(found[1])
         return self._make_change(paths, [root.path for root in appeared], vanished)
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable, Iterable
+from functools import partial
 from pathlib import Path
 
 from verifier_tui.engine.changes import Change, WatchTarget
@@ -89,7 +90,10 @@ class WatchThreads:
                 force_polling=force_polling,
                 stop=self.stop,
                 post=post,
-                make_change=self._make_change,
+                # The parent of a single file sees a folder target beside it come
+                # and go too (``cases/`` beside ``task.toml``); the folder's own
+                # channel reports that, and two reports of one ``mv`` were two runs.
+                make_change=partial(self._make_change, folders=recursive),
             )
             for roots, recursive in ((tree_roots, True), (file_roots, False))
             if roots
@@ -104,13 +108,13 @@ class WatchThreads:
             if channel.thread.is_alive():
                 channel.thread.join(timeout)
 
-    def _classify(self, path: Path) -> str | None:
+    def _classify(self, path: Path, folders: bool) -> str | None:
         """The display name of a relevant path, "" for a quiet one (noise
         under a watched folder: see ``Change.quiet``), None for one that is
-        not ours at all."""
+        not ours at all (or under a folder target, unless ``folders``)."""
         if path in self._files:
             return path.name  # chosen by name: no noise rule applies
-        for target in self._folders:
+        for target in self._folders if folders else ():
             if is_under(path, target.path):
                 if any(is_under(path, ignored) for ignored in target.ignore):
                     return None
@@ -120,15 +124,18 @@ class WatchThreads:
                 return "/".join((target.label, *relative))
         return None  # e.g. a sibling of a single-file target
 
-    def _make_change(self, paths: set[Path], appeared: list[Path], vanished: frozenset[Path]) -> Change | None:
+    def _make_change(
+        self, paths: set[Path], appeared: list[Path], vanished: frozenset[Path], *, folders: bool
+    ) -> Change | None:
         """The change to report for a channel's batch: ``paths`` changed,
         ``appeared`` roots came (back), ``vanished`` roots went; all as the
-        user named them. (Called in the channels' threads.)"""
+        user named them; paths under folder targets only when ``folders``.
+        (Called in the channels' threads.)"""
         names: dict[Path, str] = {}
         quiet: set[Path] = set()
         recreated: set[Path] = set()
         for path in paths:
-            name = self._classify(path)
+            name = self._classify(path, folders)
             if name:
                 names[path] = name
             elif name == "":
@@ -141,7 +148,7 @@ class WatchThreads:
                 elif not target.folder and target.path.parent == root and os.path.lexists(target.path):
                     names[target.path] = target.path.name  # a single file in it
         for path in vanished:
-            name = self._classify(path)
+            name = self._classify(path, folders)
             if name:
                 names[path] = name
         if not names and not quiet:
