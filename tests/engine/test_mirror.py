@@ -11,6 +11,7 @@ reports are handed to the session as ``LiveRuns`` hands them
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shutil
 import stat
@@ -386,3 +387,35 @@ def test_a_copy_refused_for_want_of_room_is_walked_whole_next_time(tmp_path):
     assert "the workspace could not be copied whole: big.bin: " in refused.start_error
     assert again.outcome is Outcome.REWARD_WRITTEN, again.stderr.text
     assert again.stdout.text == f"{2 << 20}\n"
+
+
+def inotify_instances() -> int:
+    links = []
+    for fd in os.listdir("/proc/self/fd"):
+        with contextlib.suppress(OSError):  # the listing's own descriptor is gone by now
+            links.append(os.readlink(f"/proc/self/fd/{fd}"))
+    return links.count("anon_inode:inotify")
+
+
+def test_a_session_of_many_cases_leaves_the_user_inotify_instances(tmp_path):
+    """Each case's copy is tracked by an inotify instance, and a user has 128
+    in all, shared with their editor: a TUI over 300 cases took them all. Only
+    the few most recently used copies keep one; the others are walked, and
+    stay exact."""
+    cases = {f"c{i:02}": {"a.txt": f"case {i}"} for i in range(20)}
+    task_dir = make_task(tmp_path / "t", LISTING, cases=cases)
+    before = inotify_instances()
+    session, _spec = live_session(task_dir)
+    with session:
+        specs = [session.spec_for_case(case) for case in session.task.cases]
+        for spec in specs:
+            assert session.run(spec).outcome is Outcome.REWARD_WRITTEN
+        assert inotify_instances() - before <= 8
+        recent, evicted = specs[-1], specs[0]
+        session.run(recent)
+        assert not session.stage_for(recent).workspace.walked  # still tracked
+        (task_dir / "cases" / "c00" / "workspace" / "a.txt").write_text("edited")
+        session.note_change(changed(task_dir / "cases" / "c00" / "workspace" / "a.txt"))
+        again = session.run(evicted)
+        assert session.stage_for(evicted).workspace.walked
+        assert "('a.txt', 'edited')" in again.stdout.text

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import os
 import struct
+import threading
+from contextlib import suppress
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -46,20 +48,36 @@ _HEADER = struct.Struct("iIII")
 
 _libc = None
 
+#: The open trackers, least recently used first. Each holds an inotify
+#: instance, and a user has 128 in all (``fs.inotify.max_user_instances``),
+#: shared with their editors' and every other program's watchers: a TUI that
+#: had run 300 cases held 300 and left the user none. Past ``_MOST``, the least
+#: recently used is closed; its mirror walks at its next sync, as without one.
+_OPEN: dict[WriteTracker, None] = {}
+_MOST = 8
+_lock = threading.Lock()  # test's runs sync their mirrors in threads
+
 
 def tracker() -> WriteTracker | None:
     """A new tracker, or None where the kernel offers none."""
     global _libc
-    try:
-        if _libc is None:
-            import ctypes
+    with _lock:
+        while len(_OPEN) >= _MOST:
+            next(iter(_OPEN))._close()
+        try:
+            if _libc is None:
+                import ctypes
 
-            _libc = ctypes.CDLL(None, use_errno=True)
-            _libc.inotify_init1  # noqa: B018 - AttributeError where there is none
-        fd = _libc.inotify_init1(_NONBLOCK | _CLOEXEC)
-    except (OSError, AttributeError):
-        return None
-    return WriteTracker(fd, _libc) if fd >= 0 else None
+                _libc = ctypes.CDLL(None, use_errno=True)
+                _libc.inotify_init1  # noqa: B018 - AttributeError where there is none
+            fd = _libc.inotify_init1(_NONBLOCK | _CLOEXEC)
+        except (OSError, AttributeError):
+            return None
+        if fd < 0:
+            return None
+        made = WriteTracker(fd, _libc)
+        _OPEN[made] = None
+        return made
 
 
 class WriteTracker:
@@ -81,7 +99,12 @@ class WriteTracker:
 
     def take(self) -> set[str] | None:
         """The mirror's paths written since the last call (folders' own
-        changes included), or None when some may have been missed."""
+        changes included), or None when some may have been missed (or the
+        tracker was closed to make room for another)."""
+        with _lock:
+            if self.fd < 0:
+                return None
+            _OPEN[self] = _OPEN.pop(self)  # the most recently used now
         written: set[str] = set()
         while True:
             try:
@@ -118,7 +141,12 @@ class WriteTracker:
         return written
 
     def close(self) -> None:
-        try:
-            os.close(self.fd)
-        except OSError:
-            pass
+        with _lock:
+            self._close()
+
+    def _close(self) -> None:
+        _OPEN.pop(self, None)
+        if self.fd >= 0:
+            with suppress(OSError):
+                os.close(self.fd)
+            self.fd = -1  # its number may be another file's now: never read again
