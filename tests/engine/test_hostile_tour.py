@@ -134,6 +134,23 @@ def test_nothing_the_task_says_turns_the_sandbox_off(tmp_path, env, namespace, l
     assert wait_none_with(token) == []
 
 
+def test_a_loader_variable_of_the_tasks_never_runs_on_this_machine(tmp_path, env, namespace):
+    """``[verifier] env = { LD_PRELOAD = ... }`` reached the shell and bwrap
+    that build the view: the task's library ran on this machine, as the user,
+    before any namespace existed. glibc's ``libmemusage.so`` shows it: loaded,
+    it creates the file ``MEMUSAGE_OUTPUT`` names, which only a process on
+    this machine's side can create (the view has no such folder)."""
+    library = next(Path("/usr/lib").glob("*/libmemusage.so"), None) or next(Path("/lib").glob("*/libmemusage.so"), None)
+    if library is None:
+        pytest.skip("glibc's libmemusage.so is not installed here")
+    trace = tmp_path / "host-side.dat"
+    toml = f'version = "1.0"\n[verifier.env]\nLD_PRELOAD = "{library}"\nMEMUSAGE_OUTPUT = "{trace}"\n'
+    task = make_task(tmp_path / "t", PROBE_FILES.format(paths=[]), toml=toml, cases={"only": {}})
+    data = run_json(env, task)
+    assert data["sandbox"] == "namespace" and data["rewards"] == {"reward": 1.0}, data["stderr"]
+    assert not trace.exists()
+
+
 def test_a_workspace_path_the_view_cannot_make_is_one_line(tmp_path, env, namespace):
     task = make_task(tmp_path / "t", cases={"only": {}})
     shim = (task / "tests" / "test.sh").read_text().replace("--workspace /app", "--workspace /etc/hostname")

@@ -117,6 +117,7 @@ def fingerprint(prepared: Prepared) -> tuple[object, ...]:
         stage.namespace,
         tuple(_stamp(str(folder))[:2] for folder in folders),
         _read(stage.ng_dir / "run_verifier.py"),
+        _read(stage.ctl_dir / "env"),  # the view's environment (``env`` is the outer processes')
         _interpreter(prepared.python, env.get("HOME")),
         _read(prepared.spec.task.root / "task.toml"),
     )

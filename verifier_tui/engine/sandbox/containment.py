@@ -171,11 +171,13 @@ def _in_view(
         hide=(str(stage.root.parent), cache.folder()),
         tmp_bytes=tmp_mb << 20 if tmp_mb is not None else None,
         resolv=resolv,
+        env=tuple(out.env.items()),
     )
     try:
         out.argv = isolation.sandbox_argv(stage.bwrap, plan, str(stage.ctl_dir), argv)
     except OSError as exc:
         out.start_error = f"cannot build the run's view: {exc.strerror or exc}"
+    out.env = {}  # the processes on this machine's side get none of the task's (see isolation._env_file)
     out.cwd = stage.root
     if out.memory_limit is not None:
         out.memory_extra = functools.partial(tmpfs_bytes, workspace=plan.app_at)

@@ -113,7 +113,7 @@ od=$1 cmdline_bytes=$2
 shift 3
 exec 3>&2 2>/dev/null
 echo started >&4
-(exec "$@" 2>&3 3>&- 4>&- 5>&-)
+(exec "$@" 2>&3 3>&- 4>&- 5>&- 7<&-)
 rc=$?
 echo "exit $rc" >&4
 for d in /proc/[0-9]*; do
@@ -130,9 +130,10 @@ INIT_NAME = "verifier-tui-init"
 """The init's ``$0`` (its fourth word: ``sh -c SCRIPT NAME``): tells it from bwrap, whose
 command line names it too, before the view is set up."""
 
-# Outside the view: the control files opened for the init, then bwrap in this
-# same process (the run's leader). Exit 125: it could not open them.
-_OUTER = 'exec 4>"$1" 5>"$2" 6<"$3" || exit 125; shift 3; exec "$@"'
+# Outside the view: the control files opened for the init, the seccomp
+# program and the run's environment for bwrap, then bwrap in this same process
+# (the run's leader). Exit 125: it could not open them.
+_OUTER = 'exec 4>"$1" 5>"$2" 6<"$3" 7<"$4" || exit 125; shift 4; exec "$@"'
 
 # Characters an overlay's options cannot carry plainly.
 _UNSAFE = (",", ":", "\n", "\\", '"')
@@ -389,6 +390,7 @@ class ViewPlan:
     hide: tuple[str, ...] = ()  # the tool's own folders (scratch, cache): covered where a bound folder holds them
     tmp_bytes: int | None = None  # the size of /tmp (None: tmpfs's own default)
     resolv: str | None = None  # a resolv.conf shown over /etc/resolv.conf (the network helper's resolver)
+    env: tuple[tuple[str, str], ...] = ()  # the runner's environment, set inside the view only
 
 
 INFO_FD = "{info-fd}"
@@ -402,7 +404,8 @@ def sandbox_argv(bwrap: str, plan: ViewPlan, ctl: str, argv: list[str]) -> list[
     view ``plan`` describes, its control files in ``ctl``."""
     sh = _tool("sh") or "/bin/sh"
     args = [sh, "-c", _OUTER, "verifier-tui-sandbox", os.path.join(ctl, "status"), os.path.join(ctl, "strays")]
-    args += [_seccomp_file(ctl), bwrap, "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent"]
+    args += [_seccomp_file(ctl), _env_file(ctl, plan.env), bwrap, "--args", "7"]
+    args += ["--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent"]
     args += ["--new-session", "--cap-drop", "ALL", "--as-pid-1", "--add-seccomp-fd", "6"]
     if plan.network == "host":
         args.append("--share-net")
@@ -469,6 +472,19 @@ def keyring_filter() -> bytes:
         program += [(give, 0, 0, allow), (give, 0, 0, refuse)]
     program.append((give, 0, 0, allow))
     return b"".join(struct.pack("<HBBI", *instruction) for instruction in program)
+
+
+def _env_file(ctl: str, env: tuple[tuple[str, str], ...]) -> str:
+    """The run's environment as bwrap's ``--setenv`` arguments (read from a
+    file: a command line is every user's to read). The shell and bwrap that
+    build the view start with none of it: a task's ``LD_PRELOAD`` loaded its
+    own library into them, on this machine, before any namespace existed."""
+    path = os.path.join(ctl, "env")
+    words = [word for name, value in env for word in ("--setenv", name, value)]
+    with open(path + ".new", "wb") as handle:  # beside: a run started ahead may be reading the last one
+        handle.write(b"".join(os.fsencode(word) + b"\0" for word in words))
+    os.replace(path + ".new", path)
+    return path
 
 
 def _seccomp_file(ctl: str) -> str:
