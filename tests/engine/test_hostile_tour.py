@@ -352,6 +352,7 @@ MEMORY = """\
         ("a memory file held open, one page mapped", None),
         ("/dev/shm", "/dev/shm/blob"),
         ("/tmp", "/tmp/blob"),
+        ("/dev", "/dev/blob"),  # a later tour: bwrap's /dev is a tmpfs too, writable, uncounted
     ],
 )
 def test_memory_mb_counts_what_a_memory_cgroup_counts(tmp_path, env, namespace, how, place):
@@ -402,6 +403,45 @@ def test_a_bind_planted_in_the_cache_never_opens_the_view(tmp_path, env, namespa
     task = make_task(tmp_path / "t", PROBE_FILES.format(paths=[str(home / ".ssh" / "id_rsa")]), cases={"only": {}})
     data = run_json(dict(env, HOME=str(home)), task)
     assert said(data["stdout"])[str(home / ".ssh" / "id_rsa")] == "FileNotFoundError", data["stdout"]
+
+
+#: Run in the copy sandbox: every remembered interpreter made to import from
+#: (so the view to show) ``{secret}``, with the stamp that makes the entry current.
+POISON = """\
+    import json, os
+
+    def verify(workspace):
+        where = {cache!r}
+        with open(where) as handle:
+            answers = json.load(handle)
+        for answer in answers.values():
+            answer["path"].append({secret!r})
+            answer["stamp"] = [os.stat(p).st_mtime_ns if os.path.exists(p) else None for p in answer["path"]]
+        with open(where, "w") as handle:
+            json.dump(answers, handle)
+        return 1.0
+"""
+
+
+def test_what_a_copy_run_writes_in_the_cache_never_shapes_a_later_view(tmp_path, env, namespace, private_cache):
+    """A run in the copy sandbox (asked for) rewrote the remembered
+    interpreter so that every later view showed ``~/.ssh``, and the runner's
+    extras compiled so that every later run ran its code. What a run writes
+    in the cache is thrown away once it is over."""
+    secret = tmp_path / "home" / ".ssh"
+    secret.mkdir(parents=True)
+    (secret / "id_rsa").write_text("secret")
+    probe = make_task(tmp_path / "probe", PROBE_FILES.format(paths=[str(secret / "id_rsa")]), cases={"only": {}})
+    first = run_json(env, probe)  # the interpreter's answer is remembered
+    assert said(first["stdout"])[str(secret / "id_rsa")] == "FileNotFoundError"
+    remembered = private_cache / "verifier-tui" / "interpreters-2.json"
+    poison = make_task(tmp_path / "poison", POISON.format(cache=str(remembered), secret=str(secret)), cases={"only": {}})
+    copied = run_json(dict(env, VERIFIER_TUI_SANDBOX="copy"), poison)
+    assert copied["sandbox"] == "copy" and copied["rewards"] == {"reward": 1.0}, copied["stderr"]
+    assert not remembered.exists()
+    later = run_json(env, probe)
+    assert later["sandbox"] == "namespace"
+    assert said(later["stdout"])[str(secret / "id_rsa")] == "FileNotFoundError", later["stdout"]
 
 
 INTERFACES = """\

@@ -110,3 +110,20 @@ def write(name: str, data: bytes) -> None:
             raise
     except OSError:
         pass
+
+
+def discard() -> None:
+    """Forget everything remembered: a run in the copy sandbox wrote here,
+    and what it wrote (an interpreter's folders, a task's settings, the
+    runner's extras compiled) would shape the views of later runs. Nothing
+    is followed: a link put in the folder's place is removed as a link."""
+    import shutil
+
+    where = folder()
+    try:
+        if os.path.islink(where):
+            os.unlink(where)
+        else:
+            shutil.rmtree(where)
+    except OSError:
+        pass

@@ -110,7 +110,8 @@ def contain(
     token = new_token()
     out.marker = token
     out.env = dict(env, **{MARKER: token})
-    out.guard = user_files.take(user_paths)
+    # The tool's cache first (it is small): what the run writes there is thrown away after it.
+    out.guard = user_files.take([Path(cache.folder()), *user_paths])
     setpriv = shutil.which("setpriv", path="/usr/bin:/bin") or shutil.which("setpriv")
     # Should the tool be SIGKILLed, the runner goes with it. What the runner
     # started does not: without a PID namespace nothing ends those then (the
@@ -214,7 +215,7 @@ def shown_interpreter(folders: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def tmpfs_bytes(leader: int, workspace: str = "/app") -> int:
-    """What the view's tmpfs hold (``/``, ``/tmp``, ``/dev/shm``: memory, as
+    """What the view's tmpfs hold (``/``, ``/tmp``, ``/dev``, ``/dev/shm``: memory, as
     a memory cgroup counts a container's shmem), read through its init's
     root once the init runs (before that, bwrap's root is still this machine's).
     One the ``workspace`` is bound over (a test.sh's ``--workspace /tmp``) is
@@ -224,7 +225,7 @@ def tmpfs_bytes(leader: int, workspace: str = "/app") -> int:
         words = (procfs.read(init, "cmdline", 4096) or b"").split(b"\0")
         if words[3:4] != [isolation.INIT_NAME.encode()]:  # still bwrap (its arguments name the init too)
             continue
-        for place in ("", "/tmp", "/dev/shm"):
+        for place in ("", "/tmp", "/dev", "/dev/shm"):
             if place and os.path.normpath(workspace) == place:
                 continue
             try:
@@ -303,4 +304,8 @@ def settle(stage: Stage, guard: Any, done: ProcessResult) -> Settled:
                 signal, returncode = status - 128, -(status - 128)
     if guard is not None:
         written = user_files.written(guard)
+        mine = [path for path in written if isolation.inside(path, cache.folder())]
+        if mine:
+            cache.discard()
+            written = [path for path in written if path not in mine]
     return Settled(returncode, signal, start_error, found, written)
