@@ -435,7 +435,8 @@ def test_what_a_copy_run_writes_in_the_cache_never_shapes_a_later_view(tmp_path,
     first = run_json(env, probe)  # the interpreter's answer is remembered
     assert said(first["stdout"])[str(secret / "id_rsa")] == "FileNotFoundError"
     remembered = private_cache / "verifier-tui" / "interpreters-2.json"
-    poison = make_task(tmp_path / "poison", POISON.format(cache=str(remembered), secret=str(secret)), cases={"only": {}})
+    source = POISON.format(cache=str(remembered), secret=str(secret))
+    poison = make_task(tmp_path / "poison", source, cases={"only": {}})
     copied = run_json(dict(env, VERIFIER_TUI_SANDBOX="copy"), poison)
     assert copied["sandbox"] == "copy" and copied["rewards"] == {"reward": 1.0}, copied["stderr"]
     assert not remembered.exists()
