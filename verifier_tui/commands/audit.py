@@ -70,7 +70,7 @@ def _print(
     said = [f"task {one_line(task.name)}", f"verifier {report.here(session.verifier or '')}", session.options.python]
     terminal.out(" · ".join([*said, *([runner] if runner else []), f"audit of {cases}"]))
     for notice in task.notices() + [f"case {one_line(c.name)}: {p}" for c in task.cases for p in c.problems]:
-        terminal.out(f"note: {notice}")
+        terminal.out(f"note: {one_line(notice)}")
     bar = _bar_words(judged) if judged else None
     for row in report.table_lines([("", "probe", "reward", "")] + [_row(f, bar) for f in findings]):
         terminal.out(row)

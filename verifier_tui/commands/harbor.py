@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from verifier_tui.commands import stopping, terminal
 from verifier_tui.engine.record import record
 from verifier_tui.words.paths import home_folder, text_from
+from verifier_tui.words.text import one_line
 
 if TYPE_CHECKING:
     import argparse
@@ -114,7 +115,6 @@ def stand_in_lines(stand_in: StandIn | None, used: list[str], unused: list[str])
     """Which trials the stand-in served (those that did not capture /app) and
     which it did not, names cut to a few and a count."""
     from verifier_tui.engine.task.kinds import some_names
-    from verifier_tui.words.text import one_line
 
     if stand_in is None or stand_in.words is None:
         return []
@@ -402,7 +402,7 @@ def print_walkthrough(opened: TrialSession, replayed: Replayed) -> None:
     for fact in walk.facts.sentences():
         _say(f"  {fact}")
     for note in [*walk.notes, *walk.trial.absent, *(replayed.local.notices if replayed.local else [])]:
-        _say(f"  note: {note}")
+        _say(f"  note: {one_line(note)}")
     _say(f"── sandbox: verifier/test-stdout.txt {'─' * 30}")
     terminal.out(side.output_shown)
     if replayed.local is not None:

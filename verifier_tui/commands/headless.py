@@ -21,7 +21,7 @@ from verifier_tui.engine.keep_case import refusal, save
 from verifier_tui.engine.model import RunResult
 from verifier_tui.engine.session import Session
 from verifier_tui.words.run import cut_words
-from verifier_tui.words.text import plain_text
+from verifier_tui.words.text import one_line, plain_text
 
 if TYPE_CHECKING:
     import argparse
@@ -232,7 +232,7 @@ def watch_command(args: argparse.Namespace) -> int:
             terminal.out(report.header(session))
             terminal.out(session.isolation.words)
             for notice in report.notices(session):
-                terminal.out(f"note: {notice}")
+                terminal.out(f"note: {one_line(notice)}")
             terminal.out("watching for changes; Ctrl+C stops")
         from verifier_tui.engine.watch.channel import WatchError
 

@@ -121,7 +121,7 @@ def result_lines(session: Session, result: RunResult) -> list[str]:
     limits = limits_words(session.limits(), namespace=result.sandbox == "namespace")
     if limits:
         lines.append(limits)
-    lines += [f"note: {notice}" for notice in notices(session, result)]
+    lines += [f"note: {one_line(notice)}" for notice in notices(session, result)]
     hint = missing_nemo_gym_hint(result)
     if hint:
         lines.append(f"note: {hint}")
@@ -181,7 +181,7 @@ def explain_lines(session: Session, data: Explanation) -> list[str]:
     out: list[str] = []
     out.append(header(session))
     for notice in notices(session) + list(data.notices):
-        out.append(f"note: {notice}")
+        out.append(f"note: {one_line(notice)}")
     python = data.python
     if python is not None:
         out.append(f"python {python.version} ({python.executable})")

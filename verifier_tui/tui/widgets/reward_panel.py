@@ -29,6 +29,7 @@ from verifier_tui.words.run import (
     stuck_line,
     text_head,
 )
+from verifier_tui.words.text import one_line
 
 if TYPE_CHECKING:
     from verifier_tui.tui.display import Display
@@ -58,7 +59,7 @@ def reward_content(result: RunResult, fmt: Display, banner: str | None = None) -
     parts: list[Any] = [(f"{banner}\n", "reverse $accent")] if banner else []
     symbol, word, style = status_of(result)
     parts += [(f"{symbol} {word}", style), (f"  run #{result.sequence}\n", _MUTED), *_expectation(result)]
-    parts += [(f"note: {fmt.words(notice)}\n", "$warning") for notice in result.notices]
+    parts += [(f"note: {one_line(fmt.words(notice))}\n", "$warning") for notice in result.notices]
     if result.not_staged:  # refused before the verifier was called: why, where a verdict would be
         return content(
             *parts,

@@ -14,6 +14,7 @@ from textual.widgets import Static
 from verifier_tui.tui.display import content
 from verifier_tui.tui.widgets.reward_panel import pretty
 from verifier_tui.words.run import not_a_file, stuck_line
+from verifier_tui.words.text import one_line
 from verifier_tui.words.trial import verdict_words, workspace_words
 
 if TYPE_CHECKING:
@@ -72,7 +73,7 @@ class SidePanel(VerticalScroll):
         for fact in walk.facts.sentences():
             parts.append(f"  {fmt.text(fact)}\n")
         for note in [*walk.notes, *walk.trial.absent]:
-            parts.append((f"  note: {fmt.text(note)}\n", "$warning"))
+            parts.append((f"  note: {one_line(fmt.text(note))}\n", "$warning"))
         self._update(parts)
 
     def show_local(self, opened: TrialSession, replayed: Replayed, fmt: TrialDisplay, stream: str = "stderr") -> None:
@@ -105,7 +106,7 @@ class SidePanel(VerticalScroll):
             parts += [("failed at ", MUTED), (f"{fmt.path(path)}:{line}", "bold"), (" (e opens it)\n", MUTED)]
         parts += _reward_files(local.reward_files, "no reward file was written")
         for notice in local.notices:
-            parts.append((f"note: {fmt.text(notice)}\n", "$warning"))
+            parts.append((f"note: {one_line(fmt.text(notice))}\n", "$warning"))
         other = "stdout" if stream == "stderr" else "stderr"
         captured = local.stderr if stream == "stderr" else local.stdout
         hidden = local.stdout if stream == "stderr" else local.stderr
