@@ -53,11 +53,12 @@ def start(opts):
 
 def after_run(opts, state, code):
     """What the extras say once the run has ended with exit ``code``: --pdb
-    that there was nothing to debug, --explain the document."""
+    that there was nothing to debug, --explain the document (to --explain-to's
+    file when given: a verifier that prints as it is imported shares stdout)."""
     if opts["pdb"] and code != 1:
         nothing_to_debug(code)
     if opts["explain"]:
-        write_explain(state, "-")
+        write_explain(state, opts["explain_to"] or "-")
     if opts["coverage_to"] is not None:
         write_coverage(opts["coverage_to"])
 

@@ -327,6 +327,17 @@ def test_explain_does_not_call_verify(env, tmp_path):
     assert not marker.exists()
 
 
+def test_explain_a_verifier_that_prints_as_it_is_imported(env, tmp_path):
+    """The document came on the runner's stdout, which the verifier shares:
+    a ``print`` at import made it "the runner gave no explanation"."""
+    source = "import sys\nprint('debug: loading')\nsys.stdout.write('{')\n\ndef verify(workspace):\n    return 1.0\n"
+    task_dir = make_task(tmp_path / "t", source)
+    done = run_tool(env, "explain", "--json", task_dir, "--python", PY)
+    assert done.returncode == 0, done.stdout + done.stderr
+    data = json.loads(done.stdout)
+    assert data["verify"]["signature"] == "verify(workspace)" and data["problems"] == []
+
+
 def test_explain_readable(env, example):
     task_dir = example("count-errors")
     done = run_tool(env, "explain", task_dir, "--case", "harbor-mode", "--python", PY)

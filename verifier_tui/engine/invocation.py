@@ -253,8 +253,10 @@ def _command_line(prepared: Prepared, staged: _Staged) -> None:
         argv.append("--explain")
     else:
         argv += ["--reward-dir", seen(stage.reward_dir)]
-        if runner is None or runner.knows_explain_to:  # inputs/ was emptied by the staging: no stale file
-            argv += ["--explain-to", seen(stage.inputs_dir / EXPLAIN_FILE)]
+    if runner is None or runner.knows_explain_to:  # inputs/ was emptied by the staging: no stale file
+        # (with --explain, the document goes there rather than to stdout, which the verifier shares)
+        argv += ["--explain-to", seen(stage.inputs_dir / EXPLAIN_FILE)]
+    if not spec.explain_only:
         if spec.phases and (runner is None or runner.knows_phases_to):  # the runner appends to it
             argv += ["--phases-to", seen(stage.inputs_dir / PHASES_FILE)]
         if spec.coverage and (runner is None or runner.knows_coverage_to):

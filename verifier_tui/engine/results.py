@@ -72,8 +72,8 @@ def map_json(value: Any, path_map: list[tuple[str, str]]) -> Any:
 
 
 def read_explain(prepared: Prepared, stdout_text: str | None = None) -> Explanation | None:
-    """The runner's explain document (from ``stdout_text`` in explain mode,
-    with the run's notices, else from its file), read back once
+    """The runner's explain document (from ``stdout_text`` when given, else
+    from its file; in explain mode, with the run's notices), read back once
     (:mod:`verifier_tui.engine.readback`: the verifier can rewrite it), with
     the environment the runner got; None when there is none to read."""
     if stdout_text is not None:
@@ -83,7 +83,7 @@ def read_explain(prepared: Prepared, stdout_text: str | None = None) -> Explanat
         found = untrusted.read_json(stage.inputs_dir / EXPLAIN_FILE, RUNNER_FILE_LIMIT, beneath=stage.root)
         document, problem = found.data, found.problem
     explanation = explained(document, prepared) if problem is None else None
-    if explanation is None or stdout_text is None:
+    if explanation is None or not prepared.spec.explain_only:
         return explanation
     return replace(explanation, notices=tuple(prepared.notices))
 

@@ -535,8 +535,9 @@ class Session:
         prepared = self.prepare(spec)
         if prepared.start_error or prepared.shim_refusal:
             return Explanation(error=prepared.start_error or prepared.shim_refusal)
-        # The document comes on stdout, which is captured whole up to this size:
-        # cut at the usual 256 KiB, a sys.path of 3,000 entries gave no explanation.
+        # The document comes in its file (a task's own runner may write it on
+        # stdout, which is captured whole up to this size: cut at the usual
+        # 256 KiB, a sys.path of 3,000 entries gave no explanation).
         with leased_cpus(prepared) as cpus:
             done = run_process(
                 prepared.argv,
@@ -549,7 +550,8 @@ class Session:
                 attach=prepared.network_helper,
                 cpus=cpus,
             )
-        return read_explain(prepared, done.stdout.text) or no_explanation(prepared, done)
+        found = read_explain(prepared) or read_explain(prepared, done.stdout.text)
+        return found or no_explanation(prepared, done)
 
     # -- watching ----------------------------------------------------------
 
