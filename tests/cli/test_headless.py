@@ -470,6 +470,32 @@ def test_test_junit_that_cannot_be_written(env, example, tmp_path):
     assert done.stderr.strip() == "verifier-tui: --junit /dev/full: cannot write it: No space left on device"
 
 
+def test_no_report_replaces_a_file_the_run_reads(env, example, tmp_path):
+    """``--junit`` naming a case's expected.json, or ``--coverage-report`` the
+    verifier, replaced it (exit 0): the next run failed on XML or LCOV. So
+    does a link the user made to one, and a file of a ``--workspace`` given."""
+    task = example("sum-column")
+    expected = next((task / "cases").iterdir()) / "expected.json"
+    verifier = task / "tests" / "verifier.py"
+    link = tmp_path / "report.xml"
+    link.symlink_to(task / "task.toml")
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    before = {path: path.read_bytes() for path in (expected, verifier, task / "task.toml")}
+    for command in (
+        ["test", task, "--junit", expected],
+        ["test", task, "--coverage-report", verifier],
+        ["run", task, "--coverage-report", verifier],
+        ["test", task, "--junit", link],
+        ["run", task, "--workspace", workspace, "--coverage-report", workspace / "lcov.info"],
+    ):
+        done = run_tool(env, *command, "--python", PY)
+        no_traceback(done)
+        assert done.returncode == 2 and done.stdout == "", command
+        assert "which verifier-tui never writes: give a path outside it" in done.stderr, done.stderr
+    assert {path: path.read_bytes() for path in before} == before and not (workspace / "lcov.info").exists()
+
+
 def test_test_json(env, example):
     task_dir = example("fizzbuzz-module")
     (task_dir / "cases" / "partial" / "expected.json").write_text('{"rewards": {"reward": 0.5}}')

@@ -31,3 +31,12 @@ def test_a_junit_file_the_disk_cannot_take_keeps_the_table_and_says_which_file(t
     assert done.returncode == 2
     assert "1 agree, 0 differ, 0 not compared" in done.stdout
     assert done.stderr.strip().endswith("--junit /dev/full: cannot write it: No space left on device")
+
+
+def test_a_junit_file_inside_the_job_is_refused(task, runs, tmp_path, env):
+    """Nothing of a job or its trials is written: a report among them neither."""
+    job = a_job(task, runs, tmp_path)
+    done = run_tool(env, "test", job, "--junit", job / "report.xml", "--python", PY)
+    no_traceback(done)
+    assert done.returncode == 2 and not (job / "report.xml").exists()
+    assert "--junit" in done.stderr and f"inside the job folder, {job}" in done.stderr

@@ -519,7 +519,8 @@ def test_command(args: argparse.Namespace) -> int:
     from verifier_tui.engine.session import cpu_count
     from verifier_tui.engine.suite import CollectionError, NotReplayed, arun_groups, collect
 
-    problem = output_file_problem("--junit", args.junit)
+    own = [(f"the {args.target.kind} folder", args.target.root), ("the task", args.task)]
+    problem = output_file_problem("--junit", args.junit, own)
     if problem is not None:
         return _fail(problem)
     try:

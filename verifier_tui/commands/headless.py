@@ -54,7 +54,7 @@ def run_command(args: argparse.Namespace) -> int:
         if report.refused_before_running(
             session,
             lambda: refusal(session.task.root, args.save_case),
-            lambda: report.output_file_problem("--coverage-report", args.coverage_report),
+            lambda: report.output_file_problem("--coverage-report", args.coverage_report, report.read_by(session)),
         ):
             return 2
         try:
@@ -143,10 +143,11 @@ def test_command(args: argparse.Namespace) -> int:
                 terminal.error(f"{'' if len(groups) == 1 else group.name + ': '}{group.error}")
             return 2
         both = args.junit and args.coverage_report
+        own = [named for group in groups if group.session is not None for named in report.read_by(group.session)]
         problem = (
             report.interpreter_problem(runnable[0].session)
-            or report.output_file_problem("--coverage-report", args.coverage_report)
-            or report.output_file_problem("--junit", args.junit)
+            or report.output_file_problem("--coverage-report", args.coverage_report, own)
+            or report.output_file_problem("--junit", args.junit, own)
             or (
                 f"--junit and --coverage-report name the same file, {args.junit}: give each its own"
                 if both and os.path.realpath(args.junit) == os.path.realpath(args.coverage_report)

@@ -47,7 +47,7 @@ from verifier_tui.words.run import (
 from verifier_tui.words.text import one_line
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Iterable, Sequence
     from typing import Any
 
     from verifier_tui.engine.readback import Explanation
@@ -452,13 +452,30 @@ def junit_cases(ran: list[tuple[Any, list[RunResult]]]) -> list[JunitCase]:
     return out
 
 
-def output_file_problem(flag: str, path: Path | None) -> str | None:
+def read_by(session: Session) -> list[tuple[str, Path | None]]:
+    """What ``session``'s runs read of the user's, named for :func:`output_file_problem`."""
+    options = session.options
+    return [
+        ("the task", session.task.root),
+        ("the workspace", options.workspace),
+        ("the response", options.response),
+        ("the task data", options.task_data),
+    ]
+
+
+def output_file_problem(flag: str, path: Path | None, own: Iterable[tuple[str, Path | None]] = ()) -> str | None:
     """Why the file ``flag`` names (``--junit``, ``--coverage-report``) could
     not be written, asked before anything runs; None when it can (or was not
-    asked for). What only the write can tell (a full disk) is said then."""
+    asked for). What only the write can tell (a full disk) is said then.
+    ``own``: what the user's run reads, named ("the task"), which no report
+    may replace (a ``--junit`` naming a case's expected.json did, with exit 0)."""
     if path is None:
         return None
-    folder = Path(os.path.realpath(path)).parent  # a link's: the file is written where it leads
+    where = os.path.realpath(path)  # a link's: the file is written where it leads
+    folder = Path(where).parent
+    for name, mine in own:
+        if mine is not None and Path(where).is_relative_to(os.path.realpath(mine)):
+            return f"{flag} {path}: inside {name}, {mine}, which verifier-tui never writes: give a path outside it"
     if path.is_dir():
         return f"{flag} {path}: is a folder"
     if not folder.is_dir():
