@@ -425,9 +425,10 @@ def test_test_reports_an_unusable_expected_json(env, example, tmp_path):
     assert [i["case"] for i in data["invalid"]] == ["wrong-text"]
     for name in ("correct", "missing-file", "wrong-case"):
         (task_dir / "cases" / name / "expected.json").write_text('{"rewards": "all"}')
-    done = run_tool(env, "test", task_dir, "--python", PY)
-    assert done.returncode == 2
-    assert "no case with a usable expected.json" in done.stderr and "case wrong-text" in done.stderr
+    done = run_tool(env, "test", task_dir, "--python", PY)  # every case unusable: four rows, said once each
+    assert done.returncode == 1 and done.stderr == ""
+    assert "0 passed, 0 failed, 4 with an unusable expected.json" in done.stdout
+    assert "wrong-text: not run: expected.json is not valid JSON" in done.stdout
 
 
 def test_an_expected_json_in_the_reward_files_shape_is_told_how_to_write_it(env, example):

@@ -255,3 +255,37 @@ def test_a_case_named_with_the_id_separator_is_said_unusable(env, tmp_path):
     done = run_tool(env, "test", folder / "hello-file", "--python", PY)
     assert done.returncode == 1
     assert "!  a::b: not run: a case name holding '::' cannot be told apart in ids" in done.stdout, done.stdout
+
+
+def test_case_picks_a_name_with_glob_characters_and_a_case_it_cannot_run(env, tmp_path):
+    """``--case 'br[ack]et'`` matched no case, though the error listed that
+    very name; ``--case`` on a case whose expected.json is unusable printed
+    "verifier-tui: None", exit 2, where the documented row and exit 1 belong."""
+    task = _tasks(tmp_path, "hello-file") / "hello-file"
+    shutil.copytree(task / "cases" / "correct", task / "cases" / "br[ack]et")
+    (task / "cases" / "bad-json").mkdir()
+    (task / "cases" / "bad-json" / "expected.json").write_text('{"rewards": ')
+    done = run_tool(env, "test", task, "--case", "br[ack]et", "--python", PY)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert [row.split()[1] for row in _table_rows(done.stdout)["hello-file"]] == ["br[ack]et"]
+    done = run_tool(env, "test", task, "--case", "bad-json", "--python", PY, "--junit", tmp_path / "j.xml")
+    no_traceback(done)
+    assert done.returncode == 1 and "None" not in done.stderr, done.stderr
+    assert "bad-json: not run: expected.json is not valid JSON" in done.stdout
+    suite = ET.parse(tmp_path / "j.xml").getroot()
+    assert suite.get("errors") == "1" and [case.get("name") for case in suite.iter("testcase")] == ["bad-json"]
+
+
+def test_junit_is_written_when_nothing_could_be_tested(env, tmp_path):
+    """A report of the last run was left in place when the next had nothing
+    to run (exit 2): CI showed the old green page."""
+    tasks = _tasks(tmp_path, "hello-file")
+    report = tmp_path / "j.xml"
+    assert run_tool(env, "test", tasks / "hello-file", "--python", PY, "--junit", report).returncode == 0
+    for case in (tasks / "hello-file" / "cases").iterdir():
+        (case / "expected.json").unlink()
+    done = run_tool(env, "test", tasks / "hello-file", "--python", PY, "--junit", report)
+    assert done.returncode == 2
+    suite = ET.parse(report).getroot()
+    assert suite.get("errors") == "1" and suite.get("tests") == "1"
+    assert "no case with a usable expected.json" in next(suite.iter("error")).get("message")

@@ -38,5 +38,5 @@ def test_run_notes_the_near_miss(env, tmp_path):
 def test_an_unusable_tolerance_is_one_clear_line(env, tmp_path):
     task_dir = rounded_task(tmp_path / "tasks" / "sum", '{"rewards": {"reward": 0.3}, "tolerance": -1}')
     done = run_tool(env, "test", task_dir, "--python", PY)
-    assert done.returncode == 2
-    assert 'expected.json: "tolerance" must be a number, 0 or more and finite, such as 1e-9 (not -1)' in done.stderr
+    assert done.returncode == 1
+    assert 'expected.json: "tolerance" must be a number, 0 or more and finite, such as 1e-9 (not -1)' in done.stdout

@@ -138,14 +138,18 @@ def test_command(args: argparse.Namespace) -> int:
     with collection:
         groups = collection.groups
         runnable = collection.runnable
-        if not runnable:  # nothing at all to run: why, one line per task
+        own = [named for group in groups if group.session is not None for named in report.read_by(group.session)]
+        junit_name = f"verifier-tui {groups[0].name}" if len(groups) == 1 else "verifier-tui"
+        if not runnable and not any(group.invalid for group in groups):  # nothing at all: why, one line per task
             for group in groups:
                 terminal.error(f"{'' if len(groups) == 1 else group.name + ': '}{group.error}")
+            if args.junit and not report.output_file_problem("--junit", args.junit, own):
+                # a report of the last run left in place would show CI a green page
+                report.write_junit(args.junit, junit_name, report.junit_cases([(group, []) for group in groups]), 0.0)
             return 2
         both = args.junit and args.coverage_report
-        own = [named for group in groups if group.session is not None for named in report.read_by(group.session)]
         problem = (
-            report.interpreter_problem(runnable[0].session)
+            (report.interpreter_problem(runnable[0].session) if runnable else None)
             or report.output_file_problem("--coverage-report", args.coverage_report, own)
             or report.output_file_problem("--junit", args.junit, own)
             or (
@@ -189,8 +193,7 @@ def test_command(args: argparse.Namespace) -> int:
                 terminal.out(line)
         junit = None
         if args.junit:
-            name = f"verifier-tui {ran[0][0].name}" if len(ran) == 1 else "verifier-tui"
-            junit = report.write_junit(args.junit, name, report.junit_cases(ran), wall, report.copy_warning(ran))
+            junit = report.write_junit(args.junit, junit_name, report.junit_cases(ran), wall, report.copy_warning(ran))
             if junit is not None:
                 terminal.error(junit)
         if refused or _coverage_report(args, named) or junit is not None:

@@ -116,10 +116,9 @@ class TaskCases:
         self.error = None
         if session.verifier is None:
             self.error = no_verifier_message(task)
-        elif not self.cases:
-            unusable = "".join(f"; case {name}: {problem}" for name, problem in self.invalid)
+        elif not self.cases and not self.invalid:  # (an unusable one is a row of its own, and fails the command)
             where = task.root / "cases" / self.only if self.only else task.root / "cases"
-            self.error = f"no case with a usable expected.json under {where}{unusable}"
+            self.error = f"no case with a usable expected.json under {where}"
 
     def start_ahead(self, case: Case) -> None:
         """Start ``case``'s run now, held, for a blocking :meth:`run` to come
@@ -350,10 +349,10 @@ def collect(
 def matches(pattern: str, task: str, case: str) -> bool:
     """A ``--case`` pattern: a shell-style glob on the case's name
     (``wrong-*``), or on ``<task>::<case>`` when it holds ``::``
-    (``hello-file::wrong-*``, ``*::correct``)."""
-    if SEPARATOR in pattern:
-        return fnmatch.fnmatchcase(f"{task}{SEPARATOR}{case}", pattern)
-    return fnmatch.fnmatchcase(case, pattern)
+    (``hello-file::wrong-*``, ``*::correct``). A name as it is matches too:
+    ``br[ack]et``, as a glob, is not the case folder of that name."""
+    name = f"{task}{SEPARATOR}{case}" if SEPARATOR in pattern else case
+    return name == pattern or fnmatch.fnmatchcase(name, pattern)
 
 
 def matches_any(patterns: list[str] | tuple[str, ...], task: str, case: str) -> bool:
