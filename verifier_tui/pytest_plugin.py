@@ -38,6 +38,18 @@ if TYPE_CHECKING:
 PLUGIN_NAME = "verifier-tui-cases"
 #: How to give a stand-in for /app, in this plugin's options.
 PLUGIN_STAND_IN_HINT = "; give --verifier-workspace DIR, --verifier-case NAME or --verifier-stand-in empty"
+#: What the engine suggests with an option of the command line that this plugin has not.
+_PLUGIN_WORDS = {
+    "choose a verifier": "the plugin tests one verifier a task (verifier-tui test TASK --verifier FILE chooses one)",
+    "give the task folder": "give it to verifier-tui test JOB --task DIR (the plugin takes none)",
+}
+
+
+def said(sentence: str) -> str:
+    """An engine sentence in this plugin's words (its options, or what to run instead)."""
+    from verifier_tui.engine.advice import STAND_IN, worded
+
+    return worded(sentence, lambda a: PLUGIN_STAND_IN_HINT if a == STAND_IN else _PLUGIN_WORDS.get(a.kind, a.flag))
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -111,7 +123,7 @@ class VerifierCases:
         try:
             self.collection: Collection = collect([base / Path(p) for p in paths], options, stand_in=stand_in)
         except CollectionError as exc:
-            raise pytest.UsageError(f"--verifier-cases: {exc}") from None
+            raise pytest.UsageError(f"--verifier-cases: {said(exc.args[0])}") from None
         if stand_in.words is not None and all(g.session is not None for g in self.collection.groups):
             self.collection.close()
             raise pytest.UsageError(
@@ -198,20 +210,16 @@ class VerifierTask(pytest.Collector):
 
     def collect(self) -> list[pytest.Item]:
         group = self.group
-        if group.error is not None and not group.cases and not group.invalid:
-            raise self.CollectError(f"{group.name}: {group.error}")
         from verifier_tui.words.text import one_line
 
+        if group.error is not None and not group.cases and not group.invalid:
+            # an item that fails, not an error of collection: that stopped every other task's cases too
+            return [VerifierCase.from_parent(self, name="(task)")]
         items = [VerifierCase.from_parent(self, name=one_line(case.name), case=case) for case in group.cases]
         items += [
             VerifierCase.from_parent(self, name=one_line(name), problem=problem) for name, problem in group.invalid
         ]
         return sorted(items, key=lambda item: item.name)
-
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> str | TerminalRepr:  # type: ignore[override]
-        if isinstance(excinfo.value, self.CollectError):
-            return str(excinfo.value.args[0])
-        return super().repr_failure(excinfo)
 
 
 class CaseMismatch(Exception):
@@ -268,7 +276,7 @@ class VerifierCase(pytest.Item):
         if self.problem is not None:
             raise CaseNotRun(f"not run: {self.problem}")
         if self.group.error is not None:
-            raise CaseNotRun(f"not run: {self.group.error}")
+            raise CaseNotRun(f"not run: {said(self.group.error)}")
         refused = self.group.session.task.config.refused if self.group.session is not None else None
         if refused:  # as `verifier-tui test`: whatever the case does, Harbor would not run it
             raise CaseNotRun(f"Harbor would refuse this task: {refused}")
@@ -276,7 +284,7 @@ class VerifierCase(pytest.Item):
 
         outcome = self.group.run(self.case, trigger="pytest")
         if isinstance(outcome, NotReplayed):
-            raise CaseNotRun(f"not replayed: {outcome.why}")
+            raise CaseNotRun(f"not replayed: {said(outcome.why)}")
         if not self.group.passed(outcome):
             raise CaseMismatch(outcome)
 
@@ -289,10 +297,7 @@ class VerifierCase(pytest.Item):
                 opened = error.result
                 replayed = opened.last
                 if replayed.local is None:
-                    from verifier_tui.engine.advice import STAND_IN, worded
-
-                    why = worded(replayed.skipped or "", lambda a: PLUGIN_STAND_IN_HINT if a == STAND_IN else a.flag)
-                    head = f"{self.nodeid}: not replayed: {why}"
+                    head = f"{self.nodeid}: not replayed: {said(replayed.skipped or '')}"
                 elif replayed.agreement.same is None:
                     head = f"{self.nodeid}: replayed, but not compared: {replayed.agreement.differences[0]}"
                 else:

@@ -121,17 +121,34 @@ def test_cases_and_the_users_own_tests_together(pytester, tasks):
     assert "test_mine" not in done.stdout.str() and "4 tests collected" in done.stdout.str()
 
 
-def test_bad_paths_and_interpreters_are_usage_errors_and_an_untestable_task_a_collection_error(pytester, tasks):
+def test_bad_paths_and_interpreters_are_usage_errors_and_an_untestable_task_a_failing_item(pytester, tasks):
     done = run(pytester, "--verifier-cases", "nowhere")
     assert done.ret == pytest.ExitCode.USAGE_ERROR
     done.stderr.fnmatch_lines(["ERROR: --verifier-cases: */nowhere does not exist"])
     done = pytester.runpytest_subprocess("--verifier-cases", "tasks", "--verifier-python", "/nonexistent/python3")
     assert done.ret == pytest.ExitCode.USAGE_ERROR
     done.stderr.fnmatch_lines(["ERROR: --verifier-python */nonexistent/python3*"])
-    done = run(pytester, "--verifier-cases", "tasks/plain-test-sh")
-    assert done.ret == pytest.ExitCode.INTERRUPTED  # a collection error stops the run, as for any test file
-    done.stdout.fnmatch_lines(["*plain-test-sh: no case with a usable expected.json under *"])
+    # A collection error stopped every other task's cases too; `test` goes on with them, and so does this.
+    done = run(pytester, "--verifier-cases", "tasks/plain-test-sh", "--verifier-cases", "tasks/hello-file")
+    done.assert_outcomes(passed=4, failed=1)
+    done.stdout.fnmatch_lines(["*plain-test-sh::(task): not run: no case with a usable expected.json under *"])
     assert "Traceback" not in done.stdout.str()
+
+
+def test_a_task_of_several_verifiers_names_what_to_run_not_an_option_the_plugin_lacks(pytester, tasks):
+    tests = tasks / "hello-file" / "tests"
+    (tests / "verifier.py").rename(tests / "a.py")
+    (tests / "b.py").write_text((tests / "a.py").read_text())
+    said = (
+        "hello-file has several verifiers (tests/a.py, tests/b.py): "
+        "the plugin tests one verifier a task (verifier-tui test TASK --verifier FILE chooses one)"
+    )
+    done = run(pytester, "--verifier-cases", "tasks")  # found in a folder: an item that fails
+    done.stdout.fnmatch_lines([f"*hello-file::(task): not run: {said}"])
+    done.assert_outcomes(passed=2, failed=2)
+    done = run(pytester, "--verifier-cases", "tasks/hello-file")  # named: a usage error, as `test` exits 2
+    assert done.ret == pytest.ExitCode.USAGE_ERROR
+    done.stderr.fnmatch_lines([f"ERROR: --verifier-cases: {said}"])
 
 
 def test_an_unusable_expected_json_is_a_failing_item(pytester, tasks):

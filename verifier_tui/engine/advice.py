@@ -40,6 +40,8 @@ OUR_RUNNER = Action("verifier-tui's runner", "(verifier-tui's runner, without --
 GIVE_RESPONSE = Action("give a response", "give --response FILE")
 #: Said after a sentence, so its phrase starts with the semicolon that joins them.
 STAND_IN = Action("a stand-in for /app", "; give --workspace DIR, --case NAME or --stand-in empty")
+CHOOSE_VERIFIER = Action("choose a verifier", "choose one with --verifier")
+GIVE_TASK = Action("give the task folder", "give the task folder with --task DIR")
 
 
 class Advice(str):

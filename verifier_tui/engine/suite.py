@@ -467,9 +467,9 @@ def _task_group(folder: Path | Target, options: Options, named: bool) -> TaskCas
         session = Session(folder, options)
     except (DiscoveryError, SelectionError) as exc:
         if named:
-            raise CollectionError(str(exc)) from None
+            raise CollectionError(exc.args[0]) from None  # Advice kept
         where = folder.path if isinstance(folder, Target) else folder
-        return TaskCases(name=where.name, folder=where, session=None, error=str(exc))
+        return TaskCases(name=where.name, folder=where, session=None, error=exc.args[0])  # Advice kept
     task = session.task
     # A case folder named: that case only (kept, as a re-read task forgets how it was opened).
     group = TaskCases(name=task.name, folder=task.root, session=session, only=task.initial_case)

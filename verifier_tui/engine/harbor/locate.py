@@ -25,11 +25,11 @@ from __future__ import annotations
 import os
 from pathlib import Path, PurePosixPath
 
+from verifier_tui.engine.advice import GIVE_TASK, Advice
 from verifier_tui.engine.harbor.folders import Trial
 from verifier_tui.engine.record import field, record
 from verifier_tui.engine.task.kinds import TASK_FILES, looks_like_task
 
-HOW_TO_GIVE = "give the task folder with --task DIR"
 _SHORTUUID_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
 _CACHE_SCAN_LIMIT = 200
 
@@ -54,7 +54,7 @@ class TaskLocation:
         if self.found:
             return f"task found at {self.path} ({self.found_by})"
         if not self.tried:
-            return f"the trial does not say where its task was (config.json has no task); {HOW_TO_GIVE}"
+            return Advice("the trial does not say where its task was (config.json has no task); ", GIVE_TASK)
         groups: list[tuple[str, list[str]]] = []
         for place, why in self.tried:
             if groups and groups[-1][0] == why:
@@ -65,7 +65,7 @@ class TaskLocation:
             f"{found[0]} ({why})" if len(found) == 1 else f"{found[0]} ... {found[-1]} ({why}, {len(found)} places)"
             for why, found in groups
         )
-        return f"the task was not found. Looked in: {places}. {HOW_TO_GIVE}"
+        return Advice(f"the task was not found. Looked in: {places}. ", GIVE_TASK)
 
 
 def harbor_cache_dir() -> Path:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine import cache, untrusted
+from verifier_tui.engine.advice import CHOOSE_VERIFIER, Advice
 from verifier_tui.engine.filters import NOT_SEARCHED
 from verifier_tui.engine.record import field, record
 from verifier_tui.engine.task.cases import Case, find_cases, load_case
@@ -337,7 +338,7 @@ def choose_verifier(task: Task, wanted: str | None) -> Path:
     if preferred in task.verifiers:
         return preferred
     names = ", ".join(_display(task, v) for v in task.verifiers)
-    raise DiscoveryError(f"{task.name} has several verifiers ({names}): choose one with --verifier")
+    raise DiscoveryError(Advice(f"{task.name} has several verifiers ({names}): ", CHOOSE_VERIFIER))
 
 
 def _display(task: Task, path: Path | None) -> str:
