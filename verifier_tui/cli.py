@@ -111,6 +111,13 @@ def _file(text: str) -> Path:
     return Path(text)
 
 
+def _folder(text: str) -> str:
+    """``new``'s and ``vendor``'s folder: ``""`` is no folder (``Path("")`` is the current one)."""
+    if not text:
+        raise argparse.ArgumentTypeError("an empty path: give a folder")
+    return text
+
+
 def _module_names(text: str) -> tuple[str, ...]:
     """``--preload numpy,pandas``: dotted module names, comma-separated."""
     names = tuple(name.strip() for name in text.split(",") if name.strip())
@@ -380,9 +387,11 @@ OPTIONS: list[tuple[tuple[str, ...], tuple[str, ...], bool, dict[str, Any]]] = [
 
 def _add_options(parser: argparse.ArgumentParser, command: str) -> None:
     if command == "new":
-        parser.add_argument("path", metavar="PATH", help="the folder to write the task in (new, or empty)")
+        parser.add_argument(
+            "path", metavar="PATH", type=_folder, help="the folder to write the task in (new, or empty)"
+        )
     elif command == "vendor":
-        parser.add_argument("path", metavar="TASK", help="the task folder")
+        parser.add_argument("path", metavar="TASK", type=_folder, help="the task folder")
     elif command == "audit":
         parser.add_argument("path", metavar="TASK", help=EXPECTED_PATHS)
     elif command == "compare":

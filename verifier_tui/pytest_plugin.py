@@ -118,6 +118,8 @@ class VerifierCases:
         from verifier_tui.engine.suite import CollectionError, collect
 
         base = config.invocation_params.dir
+        if "" in paths:  # Path("") is the current folder: every task below it
+            raise pytest.UsageError("--verifier-cases: an empty path: give a task, a folder of tasks or a Harbor job")
         options = Options(python=config.getoption("verifier_python"), timeout=config.getoption("verifier_timeout"))
         stand_in = _stand_in(config, base)
         try:

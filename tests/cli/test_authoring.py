@@ -95,6 +95,37 @@ def test_new_without_a_name_takes_the_folders(tmp_path, env):
     assert config.refused is None and config.name == "local/Sum-Numbers"
 
 
+@pytest.mark.parametrize(("folder", "name"), [("_x", "local/x"), ("a..b", "local/a.b"), ("ééé", "local/eee")])
+def test_a_folder_name_harbor_would_refuse_still_gives_a_name(tmp_path, env, folder, name):
+    """``new _x`` was refused, blaming a --name never given."""
+    from verifier_tui.engine.task.config import parse_task_config
+
+    done = run_tool(env, "new", "--no-open", tmp_path / folder)
+    assert done.returncode == 0, done.stderr
+    assert parse_task_config(tmp_path / folder / "task.toml").name == name
+
+
+def test_new_refuses_a_folder_inside_a_task_and_an_empty_path(tmp_path, env):
+    """A task written in another's tests/ or cases/ is published with it, or
+    runs as one of its cases; ``new ""`` said ". is not empty"."""
+    assert run_tool(env, "new", "--no-open", tmp_path / "t").returncode == 0
+    before = tree(tmp_path / "t")
+    for inner in ("tests/sub", "cases/inner"):
+        done = run_tool(env, "new", "--no-open", tmp_path / "t" / inner)
+        no_traceback(done)
+        assert done.returncode == 2 and f"is inside the task {tmp_path / 't'}" in done.stderr
+    assert tree(tmp_path / "t") == before
+    for command in ("new", "vendor"):
+        done = run_tool(env, command, "")
+        assert done.returncode == 2 and "an empty path: give a folder" in done.stderr
+
+
+def test_the_next_command_new_prints_never_reads_as_an_option(tmp_path, env):
+    done = run_tool(env, "new", "--no-open", "--", "-x", cwd=tmp_path)
+    assert done.returncode == 0
+    assert "next: verifier-tui test ./-x " in done.stdout
+
+
 def test_new_refuses_a_folder_that_is_not_empty(tmp_path, env):
     task = write(tmp_path / "busy" / "notes.txt", "mine\n").parent
     done = run_tool(env, "new", task)

@@ -122,6 +122,9 @@ def test_cases_and_the_users_own_tests_together(pytester, tasks):
 
 
 def test_bad_paths_and_interpreters_are_usage_errors_and_an_untestable_task_a_failing_item(pytester, tasks):
+    done = run(pytester, "--verifier-cases", "")  # was every task below the folder pytest ran in
+    assert done.ret == pytest.ExitCode.USAGE_ERROR
+    done.stderr.fnmatch_lines(["ERROR: --verifier-cases: an empty path: *"])
     done = run(pytester, "--verifier-cases", "nowhere")
     assert done.ret == pytest.ExitCode.USAGE_ERROR
     done.stderr.fnmatch_lines(["ERROR: --verifier-cases: */nowhere does not exist"])

@@ -115,14 +115,25 @@ class AuthoringError(Exception):
 
 
 def default_name(folder: Path) -> str:
-    """``local/<folder name>``, with what Harbor's name pattern refuses made ``-``."""
-    short = re.sub(r"[^a-zA-Z0-9._-]+", "-", folder.resolve().name).strip("-.") or "task"
+    """``local/<folder name>``, with what Harbor's name pattern refuses made
+    ``-`` (``..`` made ``.``), starting with a letter or digit as it wants."""
+    import unicodedata
+
+    ascii_name = unicodedata.normalize("NFKD", folder.resolve().name).encode("ascii", "ignore").decode()  # é: e
+    short = re.sub(r"[^a-zA-Z0-9._-]+", "-", ascii_name)
+    short = re.sub(r"^[^a-zA-Z0-9]+|[-.]+$", "", re.sub(r"\.\.+", ".", short)) or "task"
     return f"{DEFAULT_ORG}/{short}"
 
 
 def new_task(folder: Path, name: str | None = None) -> None:
     """Write a starter task into ``folder`` (absent or empty). Refuses a
-    folder that holds anything, and a name Harbor would refuse."""
+    folder that holds anything, one inside a task, and a name Harbor would refuse."""
+    around = next((p for p in folder.resolve().parents if looks_like_task(p)), None)
+    if around is not None:
+        raise AuthoringError(
+            f"{folder} is inside the task {around}: a new task goes in a folder of its own, outside any task "
+            "(a case of that task is a folder of its cases/, with a workspace/ and an expected.json)"
+        )
     name = name if name is not None else default_name(folder)
     if not re.match(ORG_NAME, name) or ".." in name:
         raise AuthoringError(
