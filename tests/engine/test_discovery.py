@@ -460,6 +460,32 @@ def test_expected_json_forms(tmp_path):
 
 
 @pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        (
+            '{"rewards": {"reward": 0.3}, "tolerence": 1e-6}',
+            'expected.json: unknown key "tolerence" (did you mean "tolerance"?): '
+            'it holds "rewards", "exit_code" and "tolerance"',
+        ),
+        (
+            '{"reward": 0.3, "tolerance": 0.1}',
+            'expected.json names neither "rewards" nor "exit_code": '
+            'for these rewards, write {"rewards": {"reward": 0.3}, "tolerance": 0.1}',
+        ),
+        ('{"tolerance": 0.1}', 'expected.json names neither "rewards" nor "exit_code"'),
+    ],
+)
+def test_a_misspelt_or_misplaced_key_is_named(tmp_path, text, said):
+    """A misspelt "tolerence" was ignored, so the case failed on rounding with
+    a hint to add "tolerance"; {"tolerance": 0.1} was told to write it as a reward."""
+    case = tmp_path / "cases" / "bad"
+    (case / "workspace").mkdir(parents=True)
+    (case / "expected.json").write_text(text)
+    loaded = load_case(case)
+    assert loaded.expected is None and said in loaded.problems
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "{not json",

@@ -147,6 +147,9 @@ def load_case(folder: Path, task_data_fallbacks: Any = (), rows: TaskRows | None
     )
 
 
+_KEYS = ("rewards", "exit_code", "tolerance")
+
+
 def read_expected(path: Path) -> tuple[Expectation | None, str | None]:
     """``expected.json``: ``{"rewards": {...}}`` or ``{"exit_code": 1|2}``
     (both may be given); with rewards, ``"tolerance"``: how far each reward
@@ -174,11 +177,22 @@ def read_expected(path: Path) -> tuple[Expectation | None, str | None]:
         return None, f'{path.name}: "exit_code" must be an integer from 0 to 255'
     if rewards is None and exit_code is None:
         problem = f'{path.name} names neither "rewards" nor "exit_code"'
-        if data and _numbers(data):
+        loose = {key: value for key, value in data.items() if key not in _KEYS}
+        if loose and _numbers(loose):
             # The reward file's own shape ({"reward": 1.0}): the one-step fix, when it is short.
-            wrapped = json.dumps({"rewards": data})
+            wrapped = json.dumps({"rewards": loose, **{key: data[key] for key in _KEYS if key in data}})
             problem += f": for these rewards, write {wrapped}" if len(wrapped) <= 100 else ': put them under "rewards"'
         return None, problem
+    unknown = next((key for key in data if key not in _KEYS), None)
+    if unknown is not None:  # a misspelt "tolerence" was ignored, and the case failed on rounding
+        import difflib
+
+        close = difflib.get_close_matches(unknown, _KEYS, n=1)
+        return None, (
+            f"{path.name}: unknown key {json.dumps(unknown)}"
+            + (f' (did you mean "{close[0]}"?)' if close else "")
+            + ': it holds "rewards", "exit_code" and "tolerance"'
+        )
     tolerance = data.get("tolerance")
     if tolerance is not None:
         if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or not 0 <= tolerance < math.inf:
