@@ -8,6 +8,7 @@ import asyncio
 import json
 import os
 
+import pytest
 from textual.widgets import Input, OptionList, TextArea
 
 from tests.helpers.tasks import make_task
@@ -57,6 +58,21 @@ async def test_ctrl_c_quits_and_ends_the_run_in_flight(tmp_path):
         assert not app.is_running
         assert not any("Do you want to quit" in notice for notice in app.notices)  # Textual's own notice is gone
     await wait_for(lambda: not still_there(started), f"every process of {started} ended", timeout=5)
+
+
+@pytest.mark.parametrize("keys", [["question_mark"], ["k", "a", "b", "c"], ["f"], ["ctrl+p"]])
+async def test_ctrl_c_quits_from_help_a_dialog_a_chooser_and_the_palette(example, keys):
+    """Their text fields and screens took ctrl+c as "copy", with nothing selected:
+    the README promises it quits on every screen."""
+    app = make_app(example("hello-file"), case="correct", watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press(*keys)
+        await pilot.pause()
+        assert len(app.screen_stack) > 1  # something is open over the main screen
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert not app.is_running
 
 
 async def test_every_case_on_save_runs_every_case_and_says_so(example):

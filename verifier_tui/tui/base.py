@@ -32,12 +32,20 @@ class BaseApp(App[int]):
     TITLE = "verifier-tui"
     #: Ctrl+C quits, as q does (the run in flight ended first), on every
     #: screen, as entr and pytest-watcher stop on it: Textual 8 binds it to a
-    #: "press q to quit" notice. Not a priority binding, so a screen with
-    #: text selected (and a text field) still copies with it first.
+    #: "press q to quit" notice, and every screen and text field to "copy",
+    #: which took it with nothing selected (help, the palette) or with what a
+    #: field selects of itself when focused (a chooser's path). A priority
+    #: binding, then, that copies only text selected on the screen.
     BINDINGS = [
         Binding("ctrl+q", "quit", "Quit", show=False, priority=True),
-        Binding("ctrl+c", "quit", "Quit", show=False),
+        Binding("ctrl+c", "copy_or_quit", "Quit", show=False, priority=True),
     ]
+
+    async def action_copy_or_quit(self) -> None:
+        if self.screen.get_selected_text():
+            self.screen.action_copy_text()
+        else:
+            await self.run_action("quit")
 
     def notify(self, message: str, *, title: str = "", **kwargs: Any) -> None:
         """Every toast made harmless (:func:`plain_text`): many name a file or
