@@ -210,3 +210,17 @@ async def test_the_readmes_first_example_names_the_task_in_the_header(monkeypatc
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert widget_text(app, "#header").startswith("hello-file · verifier examples/tasks/hello-file/tests/")
+
+
+async def test_a_case_whose_expected_json_is_unusable_says_so_in_the_list(example):
+    """It was shown as a case without one (•, "no expected.json"), where
+    ``test`` fails on it: a broken test looked like an unjudged case."""
+    root = example("hello-file")
+    (root / "cases" / "wrong-text" / "expected.json").write_text('{"rewards": {"reward": NaN}}')
+    app = make_app(root, case="correct", watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.pause()
+        shown = marks(app)
+        assert shown["wrong-text"].endswith("expected.json unusable")
+        assert "unusable" not in shown["correct"]

@@ -119,6 +119,8 @@ def editor_start(session: Session, kind: str) -> tuple[str, str]:
 def expectation_words(case: Case) -> str:
     """What a case's expected.json asks for, in words."""
     expected = case.expected
+    if case.expected_problem is not None:
+        return f"not judged: {case.expected_problem}"
     if expected is None:
         return "no expected.json"
     words = []

@@ -36,6 +36,9 @@ class Case:
     problems: tuple[str, ...] = field(default_factory=tuple)
     task_id: str | None = None  # the row of a parameterized task's tasks.jsonl this case uses
     names_no_row: str | None = None  # the one of ``problems`` that says so: true only of the case's own task data
+    expected_problem: str | None = None
+    """Why its expected.json, there, cannot be used (one of ``problems``);
+    None when it can, or there is none (the case is then not judged)."""
 
 
 def find_cases(task_root: Path, tests_dir: Path | None = None, rows: TaskRows | None = None) -> list[Case]:
@@ -144,6 +147,7 @@ def load_case(folder: Path, task_data_fallbacks: Any = (), rows: TaskRows | None
         problems=tuple(problems),
         task_id=task_id,
         names_no_row=names_no_row,
+        expected_problem=problem,
     )
 
 

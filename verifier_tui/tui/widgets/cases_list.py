@@ -59,8 +59,10 @@ class CasesList(OptionList):
     def _prompt(case: Case, current: bool, result: RunResult | None, running: bool, outdated_through: int) -> Content:
         marker = (f"{RUNNING} ", "bold $accent") if running else ("  ", "")
         name_style = "bold underline" if current else ""
+        # An expected.json there but unusable is a broken test, not a case without one (test fails on it).
+        broken = ("  expected.json unusable", "$error") if case.expected_problem is not None else ""
         if result is None:
-            return content(marker, (NOT_RUN, "$text-muted"), " ", (one_line(case.name), name_style))
+            return content(marker, (NOT_RUN, "$text-muted"), " ", (one_line(case.name), name_style), broken)
         symbol, _word, style = status_of(result)
         reward = short_reward(result)
         if result.sequence <= outdated_through:  # its verdict was the files' before the change: not shown as current
@@ -71,6 +73,7 @@ class CasesList(OptionList):
             " ",
             (one_line(case.name), name_style),
             (f"  {reward}" if reward else "", "$text-muted"),
+            broken,
         )
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
