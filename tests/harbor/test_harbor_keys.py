@@ -56,6 +56,7 @@ async def test_k_keeps_a_trials_replay_as_a_case_of_its_task(task, runs, tmp_pat
         kept = demo / "cases" / "no-hello"
         assert (kept / "workspace" / "hallo.txt").read_text() == "hi"  # the trial's /app, as captured
         assert (kept / "expected.json").read_text().strip() == f'{{"exit_code": {replayed.local.exit_code}}}'
-        await pilot.press("k", *"no-hello", "enter")  # taken now: one line, nothing written
+        await pilot.press("k", *"no-hello", "enter")  # taken now: said in the dialog, nothing written
         await pilot.pause(0.3)
-        assert "the task already has a case no-hello" in text_of(app, "#trial-status")
+        assert isinstance(app.screen, CaseNameScreen)
+        assert "the task already has a case no-hello" in str(app.screen.query_one("#case-name-problem").render())

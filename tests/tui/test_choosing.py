@@ -83,11 +83,10 @@ async def test_choose_verifier_from_another_file(tmp_path):
         box.focus()
         await pilot.press("enter")
         await pilot.pause()
-        # Refused with a readable message, nothing crashed, the old verifier stays.
-        assert any("defines no top-level verify" in n or "no such verifier" in n for n in app.notices), app.notices
-        assert app.session.verifier.name == "verifier.py"
-        await pilot.press("v", "down", "enter")
-        box = app.screen.query_one("#path", Input)
+        # Refused with a readable message in the picker, which stays open; the old verifier stays.
+        said = str(app.screen.query_one("#picker-error").content)
+        assert "defines no top-level verify" in said or "no such verifier" in said, said
+        assert isinstance(app.screen, PickerScreen) and app.session.verifier.name == "verifier.py"
         box.value = str(elsewhere)
         box.focus()
         await pilot.press("enter")
@@ -109,6 +108,14 @@ async def test_choose_workspace_with_the_folder_picker(example):
         await pilot.pause()
         assert isinstance(app.screen, PickerScreen) and app.screen.folders  # stays open, says why
         assert "is not a folder" in str(app.screen.query_one("#picker-error").content)
+        # A folder the session refuses is said here too, with what was typed: it closed the
+        # picker, and the keys typed next went to the main screen as its commands.
+        box.value = "/"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, PickerScreen) and box.value == "/"
+        assert "/" in str(app.screen.query_one("#picker-error").content)
+        assert len(app.finished) == 1
         box.value = str(root / "cases" / "wrong-text" / "workspace")
         await pilot.press("enter")
         result = await app.wait_for_runs(2)

@@ -106,7 +106,7 @@ async def test_every_case_on_save_runs_every_case_and_says_so(example):
         assert len(app.finished) == 10  # off again: the chosen case alone
 
 
-async def test_k_keeps_the_run_as_a_case_and_refuses_a_taken_name(example):
+async def test_k_keeps_the_run_as_a_case_and_refuses_a_taken_name_in_its_dialog(example):
     root = example("hello-file")
     app = make_app(root, case="wrong-text", watch=False)
     async with app.run_test(size=SIZE) as pilot:
@@ -114,13 +114,18 @@ async def test_k_keeps_the_run_as_a_case_and_refuses_a_taken_name(example):
         await pilot.press("k")
         await pilot.pause()
         assert isinstance(app.screen, CaseNameScreen)
-        await pilot.press(*"correct", "enter")
-        await pilot.pause()
-        status = widget_text(app, "#status")
-        assert "the task already has a case correct" in status and "nothing was written" in status
-        assert "--save-case" not in status and "\n" not in status.strip()
-        await pilot.press("k")
-        await pilot.pause()
+        # A name refused is said in the dialog, which keeps what was typed to mend (it closed, losing it).
+        for typed, said in (
+            ("correct", "the task already has a case correct"),
+            ("a::b", "a case name cannot hold '::'"),
+            ("", "type a name for the case"),
+        ):
+            app.screen.query_one(Input).value = typed
+            await pilot.press("enter")
+            await pilot.pause()
+            assert isinstance(app.screen, CaseNameScreen) and app.screen.query_one(Input).value == typed
+            problem = str(app.screen.query_one("#case-name-problem").render())
+            assert said in problem and "--save-case" not in problem and "\n" not in problem.strip()
         app.screen.query_one(Input).value = "kept-wrong"
         await pilot.press("enter")
         await wait_for(lambda: "kept as case" in widget_text(app, "#status"), "the kept case said")

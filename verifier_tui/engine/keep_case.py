@@ -50,6 +50,8 @@ def case_folder(task_root: Path, name: str) -> Path:
         raise CaseNameError(
             f"--save-case {name!r}: a case name is one folder name of printable characters, not starting with '.'"
         )
+    if "::" in name:  # a case's id is <task>::<case>: test and the plugin could not tell it apart
+        raise CaseNameError(f"--save-case {name!r}: a case name cannot hold '::' (test names cases TASK::CASE)")
     if len(os.fsencode(name)) > _NAME_MAX:
         raise CaseNameError(f"--save-case {name[:40]!r}...: a folder name holds at most {_NAME_MAX} bytes")
     cases = task_root / "cases"

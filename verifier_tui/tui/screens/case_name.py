@@ -1,7 +1,8 @@
 """A run kept as a case (``k``, on a task's screen and a trial's): the name
 asked in one typed line (enter keeps it, esc keeps nothing), then the run
 kept by :func:`verifier_tui.engine.keep_case.save`, as ``run --save-case``
-keeps it. A name taken is the engine's one line, said on the status line."""
+keeps it. A name refused (taken, two folders deep) is said in the dialog,
+which keeps what was typed; what only the writing finds, on the status line."""
 
 from __future__ import annotations
 
@@ -29,11 +30,13 @@ if TYPE_CHECKING:
 class CaseNameScreen(ModalScreen[str | None]):
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
-    def __init__(self, what: str, where: str) -> None:
-        """``what``: the run to keep, in words; ``where``: the task's cases folder, as shown."""
+    def __init__(self, what: str, where: str, refused: Callable[[str], str | None]) -> None:
+        """``what``: the run to keep, in words; ``where``: the task's cases
+        folder, as shown; ``refused``: why a name cannot be kept (None: it can)."""
         super().__init__()
         self.what = what
         self.where = where
+        self.refused = refused
 
     def compose(self) -> ComposeResult:
         with Vertical(id="case-name-dialog", classes="dialog"):
@@ -47,11 +50,19 @@ class CaseNameScreen(ModalScreen[str | None]):
                 ),
                 classes="dialog-hint",
             )
+            yield Static(id="case-name-problem", classes="dialog-problem")
         yield KeyFooter()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        self.dismiss(event.value.strip() or None)
+        name = event.value.strip()
+        problem = self.refused(name) if name else "type a name for the case (esc keeps nothing)"
+        if problem is None:
+            self.dismiss(name)
+        else:  # said here, the name typed kept to mend
+            said = self.query_one("#case-name-problem", Static)
+            said.update(Content(problem))
+            said.display = True
 
     def action_cancel(self) -> None:
         self.dismiss(None)
@@ -66,15 +77,20 @@ async def keep_run(
     from verifier_tui.engine.keep_case import refusal, save
 
     cases = task.root / "cases"
-    name = await screen.app.push_screen_wait(CaseNameScreen(what, shown(cases)))
+
+    def words(problem: str) -> str:
+        # The engine's words name the command line's flag and absolute paths: here, the name and the paths shown.
+        return one_line(problem.replace("--save-case ", "").replace(str(cases), shown(cases)))
+
+    def refused(name: str) -> str | None:
+        problem = refusal(task.root, name)
+        return words(problem) if problem is not None else None
+
+    name = await screen.app.push_screen_wait(CaseNameScreen(what, shown(cases), refused))
     if name is None:
         return "", False
-    # The refusal asked first, as the command line does: alone, it fits the one status line.
-    problem = refusal(task.root, name)
-    saved = save(result, task, name) if problem is None else {}
-    problem = problem or saved.get("problem")
-    if problem:
-        # The engine's words name the command line's flag and absolute paths: here, the name and the paths shown.
-        return one_line(problem.replace("--save-case ", "").replace(str(cases), shown(cases))), False
+    saved = save(result, task, name)
+    if saved.get("problem"):
+        return words(saved["problem"]), False
     notes = f" ({'; '.join(saved['notes'])})" if saved["notes"] else ""
     return one_line(f"kept as case {name} in {shown(Path(saved['folder']))}: {', '.join(saved['files'])}{notes}"), True

@@ -430,14 +430,39 @@ class MainScreen(SizedScreen):
     def _choose(self, trigger: str, choose: Callable[..., None], *args: Any) -> bool:
         """Apply a choice through a session method, then run; a refused choice
         becomes a message and changes nothing."""
+        problem = self._refusal(choose, *args)
+        if problem is not None:
+            self.notify(problem, title="cannot use that", severity="warning", markup=False)
+            return False
+        self._changed(trigger)
+        return True
+
+    def _refusal(self, choose: Callable[..., None], *args: Any) -> str | None:
+        """The choice applied through a session method; why it was refused, in words (None: it was not)."""
         try:
             choose(*args)
         except REFUSED as exc:
             said = exc.args[0] if isinstance(exc, SelectionError) and exc.args else str(exc)
-            self.notify(worded(said, self.fmt.action), title="cannot use that", severity="warning", markup=False)
-            return False
-        self._changed(trigger)
-        return True
+            return worded(said, self.fmt.action)
+        return None
+
+    async def _pick(self, trigger: str, choose: Callable[[Path], None], picker: PickerScreen) -> None:
+        """A path chosen in ``picker`` and applied there: a refused one is said
+        in the picker, which stays open with what was typed."""
+        failed: list[Exception] = []
+
+        def apply(path: Path) -> str | None:
+            try:
+                return self._refusal(choose, path)
+            except Exception as exc:  # noqa: BLE001 - raised again below, in the worker, which says it
+                failed.append(exc)
+                return None
+
+        picker.apply = apply
+        if await self.app.push_screen_wait(picker) is not None:
+            if failed:
+                raise failed[0]
+            self._changed(trigger)
 
     def _select_case(self, name: str | None) -> None:
         session = self.session
@@ -460,27 +485,21 @@ class MainScreen(SizedScreen):
             ChooseListScreen("Choose a verifier", verifier_options(session, self.fmt), current)
         )
         if key == OTHER_FILE:
-            path = await self.app.push_screen_wait(
-                PickerScreen("Choose a verifier (.py with a top-level verify)", session.task.root, suffixes=(".py",))
+            title = "Choose a verifier (.py with a top-level verify)"
+            await self._pick(
+                "verifier chosen", session.choose_verifier, PickerScreen(title, session.task.root, suffixes=(".py",))
             )
-        else:
-            path = Path(key) if key is not None else None
-        if path is not None:
-            self._choose("verifier chosen", session.choose_verifier, path)
+        elif key is not None:
+            self._choose("verifier chosen", session.choose_verifier, Path(key))
 
     @work(name="choose the workspace", group="choose", exit_on_error=False)
     async def action_choose_workspace(self) -> None:
         session = self.session
-        path = await self.app.push_screen_wait(
-            PickerScreen(
-                "Choose the workspace folder (the sandbox's /app)",
-                session.task.root,
-                session.workspace or session.task.root,
-                folders=True,
-            )
+        title = "Choose the workspace folder (the sandbox's /app)"
+        start = session.workspace or session.task.root
+        await self._pick(
+            "workspace chosen", session.choose_workspace, PickerScreen(title, session.task.root, start, folders=True)
         )
-        if path is not None:
-            self._choose("workspace chosen", session.choose_workspace, path)
 
     @work(name="choose a response", group="choose", exit_on_error=False)
     async def action_choose_response(self) -> None:
@@ -493,9 +512,8 @@ class MainScreen(SizedScreen):
             self._choose("response chosen", session.choose_response, case_response.path)
         elif key == "file":
             start = session.case.folder if session.case else session.task.root
-            path = await self.app.push_screen_wait(PickerScreen("Choose a response file", session.task.root, start))
-            if path is not None:
-                self._choose("response chosen", session.choose_response, path)
+            picker = PickerScreen("Choose a response file", session.task.root, start)
+            await self._pick("response chosen", session.choose_response, picker)
         elif key in ("text", "json"):
             self._open_response_editor(key)
         elif key == "none":
@@ -536,11 +554,8 @@ class MainScreen(SizedScreen):
             if row is not None:
                 self._choose("task row chosen", session.choose_task_row, row)
         elif key == "file":
-            path = await self.app.push_screen_wait(
-                PickerScreen("Choose task data (a JSON object)", session.task.root, suffixes=(".json",))
-            )
-            if path is not None:
-                self._choose("task data chosen", session.choose_task_data, path)
+            picker = PickerScreen("Choose task data (a JSON object)", session.task.root, suffixes=(".json",))
+            await self._pick("task data chosen", session.choose_task_data, picker)
         elif key == "none":
             self._choose("task data: none", session.choose_task_data, None)
 

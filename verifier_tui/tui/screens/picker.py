@@ -3,7 +3,7 @@ workspace, a trial's stand-in for /app): browse with a tree, or type a path."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -101,6 +101,10 @@ class PickerScreen(ModalScreen[Path | None]):
         self.start = start
         self.suffixes = suffixes
         self.folders = folders
+        self.apply: Callable[[Path], str | None] | None = None
+        """Applies the path chosen; why it was refused (None: it was not), said
+        here, the picker open with what was typed (it closed, and the keys
+        typed next went to the screen below as its commands)."""
 
     def compose(self) -> ComposeResult:
         hint = (
@@ -130,7 +134,7 @@ class PickerScreen(ModalScreen[Path | None]):
     @on(DirectoryTree.FileSelected)
     def _file_selected(self, event: DirectoryTree.FileSelected) -> None:
         event.stop()
-        self.dismiss(Path(event.path).absolute())
+        self._use(Path(event.path).absolute())
 
     @on(DirectoryTree.DirectorySelected)
     def _folder_selected(self, event: DirectoryTree.DirectorySelected) -> None:
@@ -157,6 +161,13 @@ class PickerScreen(ModalScreen[Path | None]):
         if not (path.is_dir() if self.folders else path.is_file()):
             kind = "folder" if self.folders else "file"
             self.query_one("#picker-error", Label).update(content(f"{box.value.strip() or '(empty)'} is not a {kind}"))
+            return
+        self._use(path)
+
+    def _use(self, path: Path) -> None:
+        problem = self.apply(path) if self.apply is not None else None
+        if problem is not None:
+            self.query_one("#picker-error", Label).update(content(problem))
             return
         self.dismiss(path)
 
