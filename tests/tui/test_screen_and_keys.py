@@ -267,3 +267,20 @@ def test_pdb_command_on_a_passing_run_says_nothing_to_debug(example):
         session.close()
     assert done.returncode == 0
     assert "nothing to debug" in done.stderr
+
+
+def test_an_editor_that_fails_is_said_and_waits_for_enter(monkeypatch, capsys):
+    """``EDITOR=false``: the app came back at once and nothing said the editor failed."""
+    import contextlib
+    import io
+    import types
+
+    from verifier_tui.tui.real_terminal import run_suspended
+
+    app = types.SimpleNamespace(suspend=contextlib.nullcontext)
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n"))
+    assert run_suspended(app, ["false"], banner="opening v.py")  # type: ignore[arg-type]
+    said = capsys.readouterr().out
+    assert "verifier-tui: false exited 1" in said and "press Enter to return" in said
+    run_suspended(app, ["true"], banner="opening v.py")  # type: ignore[arg-type]
+    assert "press Enter" not in capsys.readouterr().out

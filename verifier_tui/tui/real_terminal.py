@@ -25,7 +25,7 @@ def run_suspended(
 ) -> bool:
     """Run ``command`` in the real terminal while ``app`` is suspended, after
     a line saying what runs (``banner``). With ``wait_for_enter`` (or when the
-    command cannot start) the terminal waits for Enter before the app returns,
+    command cannot start, or fails) the terminal waits for Enter before the app returns,
     so its last words can be read. False when this app cannot suspend here (no
     terminal of its own: a test pilot, a web driver). ``attach``: a run's
     network helper, ``cpus`` the task's CPUs (:func:`~verifier_tui.engine.process.popen`)."""
@@ -35,7 +35,10 @@ def run_suspended(
             # written to the real terminal, they are shown harmlessly.
             print(f"verifier-tui: {plain_text(banner)}", flush=True)
             try:
-                popen(command, attach=attach, cpus=cpus, cwd=cwd, env=env).wait()
+                code = popen(command, attach=attach, cpus=cpus, cwd=cwd, env=env).wait()
+                if code != 0 and not wait_for_enter:  # an editor that failed: its last words, and why it ended
+                    print(f"verifier-tui: {plain_text(shlex.quote(command[0]))} exited {code}")
+                    wait_for_enter = True
             except OSError as exc:
                 print(
                     f"verifier-tui: could not start {plain_text(shlex.quote(command[0]))}: "
