@@ -12,6 +12,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import queue
 import shlex
 import signal
 import subprocess
@@ -748,3 +749,25 @@ def test_a_launcher_that_refuses_is_said_by_its_first_line(env, tmp_path):
     done = run_tool(env, "run", with_case(make_task(tmp_path / "t")), "--python", shim)
     assert done.returncode == 2
     assert done.stderr.strip().endswith("failed to start: pyenv: python2: command not found"), done.stderr
+
+
+def test_a_copy_run_that_writes_its_own_tests_runs_once_under_watch(env, tmp_path):
+    """In the copy sandbox (asked for), a verifier appending to a file of its
+    tests/ was seen as a save: it ran itself again, 245 times in 15 s. A save
+    of the user's own, after, still runs."""
+    task_dir = tmp_path / "t"
+    data = task_dir / "tests" / "data.txt"
+    source = f"def verify(workspace):\n    open({str(data)!r}, 'a').write('x')\n    return 1.0\n"
+    make_task(task_dir, source, cases={"only": {}})
+    data.write_text("")
+    proc, reader = start_watch(dict(env, VERIFIER_TUI_SANDBOX="copy"), "--json", task_dir, "--python", PY)
+    try:
+        assert json.loads(reader.next())["rewards"] == {"reward": 1.0}
+        with pytest.raises(queue.Empty):
+            reader.next(within_s=2.0)  # well past the watcher's debounce: no run of its own write
+        assert data.read_text() == "x"
+        (task_dir / "tests" / "verifier.py").write_text(source.replace("1.0", "0.5"))
+        assert json.loads(reader.next())["rewards"] == {"reward": 0.5}
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=HANG_GUARD_S)

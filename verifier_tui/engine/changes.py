@@ -82,6 +82,16 @@ class Change:
             quiet=self.quiet | later.quiet,
         )
 
+    def without(self, paths: frozenset[Path]) -> Change:
+        """This change with ``paths`` left out (quiet ones kept: the mirror follows them)."""
+        return Change(
+            paths=self.paths - paths,
+            deleted=self.deleted - paths,
+            recreated=self.recreated - paths,
+            names=tuple(item for item in self.names if item[0] not in paths),
+            quiet=self.quiet,
+        )
+
     @staticmethod
     def combine(earlier: Change | None, later: Change | None) -> Change | None:
         """Merge two optional changes (None: a request with no file change)."""

@@ -132,6 +132,7 @@ class Session:
         self.scratch: Scratch | None = None
         self._stages: dict[tuple[Path | None, bool], list[Stage]] = {}
         self._busy: set[int] = set()  # id() of the stages a run is using right now
+        self._own_writes: dict[Path, tuple[int, int, int, int] | None] = {}  # see note_own_writes
         self.recycle_stages = False  # test: each case runs once, so any idle layout serves the next
         self.sequence = 0
         self.verifier: Path | None = None
@@ -564,6 +565,15 @@ class Session:
         for stage in self._all_stages():
             stage.follow(live)
 
+    def note_own_writes(self, paths: list[str]) -> None:
+        """The user's files a run wrote (the copy sandbox), as they are now: no change of theirs until they differ."""
+        for path in paths:
+            self._own_writes[Path(path)] = _look(path)
+
+    def own_writes(self, paths: frozenset[Path]) -> frozenset[Path]:
+        """Those of ``paths`` that are as a run of this session left them."""
+        return frozenset(p for p in paths if p in self._own_writes and _look(str(p)) == self._own_writes[p])
+
     def note_change(self, change: Any) -> None:
         """What the watcher saw (a :class:`~verifier_tui.engine.changes.Change`),
         for the copies of the workspace to follow."""
@@ -745,7 +755,10 @@ class Run:
 
     def result(self) -> RunResult:
         """The run's result, from what it left (one that could not start says why)."""
-        return collect(self.prepared, self.done, trigger=self.trigger, sequence=self.sequence)
+        result = collect(self.prepared, self.done, trigger=self.trigger, sequence=self.sequence)
+        if result.user_files_written:
+            self.session.note_own_writes(result.user_files_written)
+        return result
 
     def __enter__(self) -> Run:
         return self
@@ -757,6 +770,14 @@ class Run:
                 self.session.warm.take(self.stage)
             waiting.end()
         self.session._release(self.stage)
+
+
+def _look(path: str) -> tuple[int, int, int, int] | None:
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    return st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
 
 
 def _inputs_changed(

@@ -29,6 +29,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from verifier_tui.engine.changes import Change
+from verifier_tui.engine.sandbox.isolation import NAMESPACE
 from verifier_tui.engine.task.discovery import DiscoveryError
 from verifier_tui.engine.watch.scheduler import RunScheduler
 from verifier_tui.engine.watch.watcher import Watcher
@@ -97,6 +98,7 @@ class LiveRuns:
         so a run never reads files whose next change no watcher would see."""
         self._watcher: Watcher | None = None
         self._watching = False
+        self._after_run: Change | None = None  # changes seen during a copy sandbox's run (on_change)
 
     # -- requests -----------------------------------------------------------------
 
@@ -117,6 +119,10 @@ class LiveRuns:
         off, hold it: :attr:`stale`)."""
         session = self.session
         session.note_change(change)  # for the copy sandbox's mirror: copy what changed, not the whole tree
+        # In the copy sandbox a run can write the user's files (said with its
+        # result): its own writes start no run, or a verifier that appends to
+        # a file of its tests/ ran itself again for ever.
+        change = change.without(session.own_writes(change.paths))
         if not change.paths:
             return  # only caches, VCS internals, editors' temporary files: the mirror follows, nothing runs
         if self.targets is not None and any(target.path in change.paths for target in self.targets):
@@ -148,6 +154,11 @@ class LiveRuns:
             if self._on_stale is not None:
                 self._on_stale(self.stale)
             return
+        if self.scheduler.busy and session.isolation.kind != NAMESPACE:
+            # In the copy sandbox, which of these the run in flight wrote itself
+            # is known once it is over: held till then (see _run), not superseding it.
+            self._after_run = Change.combine(self._after_run, change)
+            return
         self.request(change.describe(), change)
 
     def set_live_reload(self, on: bool) -> None:
@@ -177,7 +188,12 @@ class LiveRuns:
         self.stale = None  # this run reads the files as they are now
         trigger = change.describe() if change is not None else (self._trigger or "start")
         self._trigger = None
-        return await self._face_run(trigger, change)
+        try:
+            return await self._face_run(trigger, change)
+        finally:
+            after, self._after_run = self._after_run, None
+            if after is not None:
+                self.on_change(after)  # its own writes known now: they start no run
 
     # -- watching -----------------------------------------------------------------
 
