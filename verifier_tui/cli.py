@@ -108,6 +108,8 @@ def _file(text: str) -> Path:
     """A report file's path (argparse makes ``""`` the current folder)."""
     if not text:
         raise argparse.ArgumentTypeError("an empty path: give a file name")
+    if text == "-":  # stdout is the table's, or --json's
+        raise argparse.ArgumentTypeError("-: a report goes to a file; give its name (./- for a file named -)")
     return Path(text)
 
 

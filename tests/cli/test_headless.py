@@ -465,6 +465,8 @@ def test_test_junit_that_cannot_be_written(env, example, tmp_path):
     no_traceback(done)
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.strip() == f"verifier-tui: --junit {tmp_path}: is a folder"
+    done = run_tool(env, "test", task, "--junit", "-", "--python", PY)  # wrote a file named "-"
+    assert done.returncode == 2 and done.stdout == "" and "a report goes to a file" in done.stderr
     done = run_tool(env, "test", task, "--junit", "/dev/full", "--python", PY)
     no_traceback(done)
     assert done.returncode == 2 and "3 passed, 0 failed" in done.stdout

@@ -31,6 +31,8 @@ def test_a_case_or_task_name_with_a_line_break_stays_on_its_row(tmp_path, env):
     assert header[0] == "case" and [row[1] for row in rows] == ["b<U+202E>c", "good\\n✓"], lines
     assert not any(line.startswith("✓  forged") for line in lines), lines
     assert RLO not in done.stdout
+    unknown = run_tool(env, "test", task, "--python", PY, "--case", "nothing", cwd=tmp_path)  # the list of cases too
+    assert "::good\\n✓  forged" in unknown.stderr and unknown.stderr.count("\n") == 1, unknown.stderr
     cases = json.loads(run_tool(env, "test", task, "--python", PY, "--json", cwd=tmp_path).stdout)["cases"]
     assert sorted(c["case"] for c in cases) == sorted([FORGED, f"b{RLO}c"])
 

@@ -522,8 +522,9 @@ def _narrow(groups: list[Any], patterns: list[str]) -> None:
         group.not_judged = [(n, w) for n, w in group.not_judged if matches_any(patterns, group.name, n)]
     unused = [p for p in patterns if p not in used]
     if unused:
-        known = ", ".join(every[:20]) + (f", ... ({len(every)} in all)" if len(every) > 20 else "") if every else "none"
-        raise CollectionError(f"--case {unused[0]} matches no case (cases: {known})")
+        shown = [untrusted.harmless(name) for name in every[:20]]  # as test's table shows them: a\nb
+        known = ", ".join(shown) + (f", ... ({len(every)} in all)" if len(every) > 20 else "") if every else "none"
+        raise CollectionError(f"--case {untrusted.harmless(unused[0])} matches no case (cases: {known})")
     # A task none of whose cases was asked for is not part of this run.
     groups[:] = [g for g in groups if g.cases or g.invalid]
 
