@@ -410,24 +410,29 @@ def test_a_bind_planted_in_the_cache_never_opens_the_view(tmp_path, env, namespa
 POISON = """\
     import json, os
 
+    where = {cache!r}
+    with open(where) as handle:
+        answers = json.load(handle)
+    for answer in answers.values():
+        answer["path"].append({secret!r})
+        answer["stamp"] = [os.stat(p).st_mtime_ns if os.path.exists(p) else None for p in answer["path"]]
+    with open(where, "w") as handle:
+        json.dump(answers, handle)
+
     def verify(workspace):
-        where = {cache!r}
-        with open(where) as handle:
-            answers = json.load(handle)
-        for answer in answers.values():
-            answer["path"].append({secret!r})
-            answer["stamp"] = [os.stat(p).st_mtime_ns if os.path.exists(p) else None for p in answer["path"]]
-        with open(where, "w") as handle:
-            json.dump(answers, handle)
         return 1.0
 """
 
 
-def test_what_a_copy_run_writes_in_the_cache_never_shapes_a_later_view(tmp_path, env, namespace, private_cache):
+@pytest.mark.parametrize("command", ["run", "explain"])
+def test_what_a_copy_run_writes_in_the_cache_never_shapes_a_later_view(
+    tmp_path, env, namespace, private_cache, command
+):
     """A run in the copy sandbox (asked for) rewrote the remembered
     interpreter so that every later view showed ``~/.ssh``, and the runner's
     extras compiled so that every later run ran its code. What a run writes
-    in the cache is thrown away once it is over."""
+    in the cache is thrown away once it is over, an ``explain``'s too (it
+    imports the verifier)."""
     secret = tmp_path / "home" / ".ssh"
     secret.mkdir(parents=True)
     (secret / "id_rsa").write_text("secret")
@@ -437,8 +442,8 @@ def test_what_a_copy_run_writes_in_the_cache_never_shapes_a_later_view(tmp_path,
     remembered = private_cache / "verifier-tui" / "interpreters-2.json"
     source = POISON.format(cache=str(remembered), secret=str(secret))
     poison = make_task(tmp_path / "poison", source, cases={"only": {}})
-    copied = run_json(dict(env, VERIFIER_TUI_SANDBOX="copy"), poison)
-    assert copied["sandbox"] == "copy" and copied["rewards"] == {"reward": 1.0}, copied["stderr"]
+    done = run_tool(dict(env, VERIFIER_TUI_SANDBOX="copy"), command, "--json", poison, "--python", PY)
+    assert json.loads(done.stdout)["sandbox" if command == "run" else "problems"] in ("copy", []), done.stdout
     assert not remembered.exists()
     later = run_json(env, probe)
     assert later["sandbox"] == "namespace"

@@ -551,6 +551,9 @@ class Session:
                 attach=prepared.network_helper,
                 cpus=cpus,
             )
+        from verifier_tui.engine.sandbox.containment import after_copy_run
+
+        after_copy_run(prepared.guard)
         found = read_explain(prepared) or read_explain(prepared, done.stdout.text)
         return found or no_explanation(prepared, done)
 

@@ -302,10 +302,19 @@ def settle(stage: Stage, guard: Any, done: ProcessResult) -> Settled:
             returncode, signal = status, None
             if 128 < status <= 128 + 64:
                 signal, returncode = status - 128, -(status - 128)
-    if guard is not None:
-        written = user_files.written(guard)
-        mine = [path for path in written if isolation.inside(path, cache.folder())]
-        if mine:
-            cache.discard()
-            written = [path for path in written if path not in mine]
+    written = after_copy_run(guard)
     return Settled(returncode, signal, start_error, found, written)
+
+
+def after_copy_run(guard: Any) -> list[str]:
+    """What a run in the copy sandbox wrote of the user's files (``guard``:
+    :attr:`Contained.guard`; none in the view); the tool's cache thrown away
+    when it wrote there. Every run of the copy sandbox ends here: ``run``'s,
+    ``explain``'s, the TUI's under pdb."""
+    if guard is None:
+        return []
+    written = user_files.written(guard)
+    mine = [path for path in written if isolation.inside(path, cache.folder())]
+    if mine:
+        cache.discard()
+    return [path for path in written if path not in mine]

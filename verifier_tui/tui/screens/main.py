@@ -790,6 +790,9 @@ class MainScreen(SizedScreen):
                     attach=prepared.network_helper,
                     cpus=cpus,
                 )
+            from verifier_tui.engine.sandbox.containment import after_copy_run
+
+            after_copy_run(prepared.guard)
         finally:
             controller.resume()
 
