@@ -12,6 +12,7 @@ blocking the suite.
 from __future__ import annotations
 
 import json
+import os
 import re
 import signal
 import subprocess
@@ -484,18 +485,26 @@ def test_no_report_replaces_a_file_the_run_reads(env, example, tmp_path):
     link.symlink_to(task / "task.toml")
     workspace = tmp_path / "ws"
     workspace.mkdir()
-    before = {path: path.read_bytes() for path in (expected, verifier, task / "task.toml")}
+    hard = tmp_path / "hard.xml"
+    os.link(expected, hard)
+    outside = tmp_path / "outside.py"
+    outside.write_text(verifier.read_text())
+    before = {path: path.read_bytes() for path in (expected, verifier, task / "task.toml", outside)}
     for command in (
         ["test", task, "--junit", expected],
         ["test", task, "--coverage-report", verifier],
         ["run", task, "--coverage-report", verifier],
         ["test", task, "--junit", link],
         ["run", task, "--workspace", workspace, "--coverage-report", workspace / "lcov.info"],
+        ["test", task, "--junit", hard],
+        ["run", task, "--verifier", outside, "--coverage-report", outside],
     ):
         done = run_tool(env, *command, "--python", PY)
         no_traceback(done)
         assert done.returncode == 2 and done.stdout == "", command
-        assert "which verifier-tui never writes: give a path outside it" in done.stderr, done.stderr
+        assert "which verifier-tui never writes: give a path outside it" in done.stderr or (
+            "other name(s) (hard links)" in done.stderr
+        ), done.stderr
     assert {path: path.read_bytes() for path in before} == before and not (workspace / "lcov.info").exists()
 
 

@@ -289,3 +289,27 @@ def test_junit_is_written_when_nothing_could_be_tested(env, tmp_path):
     suite = ET.parse(report).getroot()
     assert suite.get("errors") == "1" and suite.get("tests") == "1"
     assert "no case with a usable expected.json" in next(suite.iter("error")).get("message")
+
+
+def test_junit_is_written_when_the_command_line_cannot_be_run(env, tmp_path):
+    """A --case that matches nothing, a path that does not exist, a --python
+    that cannot start: exit 2, and the report of the last run was left as it was."""
+    tasks = _tasks(tmp_path, "hello-file")
+    report = tmp_path / "j.xml"
+    for args, said in (
+        (["--case", "nomatch"], "--case nomatch matches no case"),
+        (["--python", str(tmp_path / "no-python")], "No such file or directory"),
+    ):
+        report.write_text("green from the last run")
+        done = run_tool(env, "test", tasks / "hello-file", "--junit", report, *args)
+        assert done.returncode == 2 and said in done.stderr, done.stderr
+        error = next(ET.parse(report).getroot().iter("error")).get("message")
+        assert said in error and "[Errno" not in error
+    report.write_text("green from the last run")
+    assert run_tool(env, "test", tmp_path / "nowhere", "--junit", report).returncode == 2
+    assert "does not exist" in next(ET.parse(report).getroot().iter("error")).get("message")
+    # Never into a task, though the command line names none to check against.
+    expected = tasks / "hello-file" / "cases" / "correct" / "expected.json"
+    before = expected.read_bytes()
+    assert run_tool(env, "test", tmp_path / "nowhere", "--junit", expected).returncode == 2
+    assert expected.read_bytes() == before

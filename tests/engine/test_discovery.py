@@ -473,6 +473,10 @@ def test_expected_json_forms(tmp_path):
             'for these rewards, write {"rewards": {"reward": 0.3}, "tolerance": 0.1}',
         ),
         ('{"tolerance": 0.1}', 'expected.json names neither "rewards" nor "exit_code"'),
+        (
+            '{"Rewards": {"reward": 1}}',
+            'expected.json names neither "rewards" nor "exit_code" (did you mean "rewards"?)',
+        ),
     ],
 )
 def test_a_misspelt_or_misplaced_key_is_named(tmp_path, text, said):

@@ -515,7 +515,7 @@ def explain_command(args: argparse.Namespace) -> int:
 def test_command(args: argparse.Namespace) -> int:
     """Every trial of a job (every step of each), replayed in parallel through
     the pipeline ``test`` runs cases with (:func:`verifier_tui.engine.suite.arun_groups`)."""
-    from verifier_tui.commands.report import output_file_problem, write_junit
+    from verifier_tui.commands.report import output_file_problem, refused_run, write_junit
     from verifier_tui.engine.session import cpu_count
     from verifier_tui.engine.suite import CollectionError, NotReplayed, arun_groups, collect
 
@@ -526,7 +526,7 @@ def test_command(args: argparse.Namespace) -> int:
     try:
         collection = collect([args.target], args.options, task_dir=args.task, stand_in=args.stand_in_chosen)
     except CollectionError as exc:
-        return _fail(str(exc))
+        return refused_run(args.junit, str(exc), own)
     with collection:
         group = collection.groups[0]
         if group.error is not None:

@@ -25,6 +25,8 @@ from verifier_tui.words.text import one_line, plain_text
 
 if TYPE_CHECKING:
     import argparse
+    from pathlib import Path
+    from typing import Any
 
     from verifier_tui.engine.changes import Change
 
@@ -133,34 +135,21 @@ def test_command(args: argparse.Namespace) -> int:
     try:
         collection = collect(args.targets, args.options, args.case_patterns or ())
     except CollectionError as exc:
-        terminal.error(str(exc))
-        return 2
+        return report.refused_run(args.junit, str(exc))
     with collection:
         groups = collection.groups
         runnable = collection.runnable
         own = [named for group in groups if group.session is not None for named in report.read_by(group.session)]
         junit_name = f"verifier-tui {groups[0].name}" if len(groups) == 1 else "verifier-tui"
         if not runnable and not any(group.invalid for group in groups):  # nothing at all: why, one line per task
-            for group in groups:
-                terminal.error(f"{'' if len(groups) == 1 else group.name + ': '}{group.error}")
-            if args.junit and not report.output_file_problem("--junit", args.junit, own):
-                # a report of the last run left in place would show CI a green page
-                report.write_junit(args.junit, junit_name, report.junit_cases([(group, []) for group in groups]), 0.0)
-            return 2
-        both = args.junit and args.coverage_report
-        problem = (
-            (report.interpreter_problem(runnable[0].session) if runnable else None)
-            or report.output_file_problem("--coverage-report", args.coverage_report, own)
-            or report.output_file_problem("--junit", args.junit, own)
-            or (
-                f"--junit and --coverage-report name the same file, {args.junit}: give each its own"
-                if both and os.path.realpath(args.junit) == os.path.realpath(args.coverage_report)
-                else None
-            )
-        )
-        if problem:
+            return _nothing_to_test(args, groups, own, junit_name)
+        problem = _reports_problem(args, own)
+        if problem:  # a report that cannot be written: none is
             terminal.error(problem)
             return 2
+        problem = report.interpreter_problem(runnable[0].session) if runnable else None
+        if problem:
+            return report.refused_run(args.junit, problem, own)
         if args.watch:
             from verifier_tui.commands.rounds import watch_rounds
 
@@ -199,6 +188,30 @@ def test_command(args: argparse.Namespace) -> int:
         if refused or _coverage_report(args, named) or junit is not None:
             return 2  # whatever the cases did, Harbor would not run any of that task's (or a report is missing)
         return 0 if passed == len(every) and not invalid and not errors else 1
+
+
+def _nothing_to_test(args: argparse.Namespace, groups: list[Any], own: list[tuple[str, Path | None]], name: str) -> int:
+    """No task could be tested: why, one line each, and in the report (exit 2)."""
+    for group in groups:
+        terminal.error(f"{'' if len(groups) == 1 else group.name + ': '}{group.error}")
+    if args.junit and not report.output_file_problem("--junit", args.junit, own):
+        # a report of the last run left in place would show CI a green page
+        report.write_junit(args.junit, name, report.junit_cases([(group, []) for group in groups]), 0.0)
+    return 2
+
+
+def _reports_problem(args: argparse.Namespace, own: list[tuple[str, Path | None]]) -> str | None:
+    """Why ``test``'s report files cannot be written (see :func:`report.output_file_problem`)."""
+    both = args.junit and args.coverage_report
+    return (
+        report.output_file_problem("--coverage-report", args.coverage_report, own)
+        or report.output_file_problem("--junit", args.junit, own)
+        or (
+            f"--junit and --coverage-report name the same file, {args.junit}: give each its own"
+            if both and os.path.realpath(args.junit) == os.path.realpath(args.coverage_report)
+            else None
+        )
+    )
 
 
 def _harbor_test(args: argparse.Namespace) -> int | None:

@@ -457,9 +457,11 @@ def read_by(session: Session) -> list[tuple[str, Path | None]]:
     options = session.options
     return [
         ("the task", session.task.root),
+        ("the verifier", session.verifier),
         ("the workspace", options.workspace),
         ("the response", options.response),
         ("the task data", options.task_data),
+        ("the nemo_gym folder", options.nemo_gym),
     ]
 
 
@@ -473,16 +475,37 @@ def output_file_problem(flag: str, path: Path | None, own: Iterable[tuple[str, P
         return None
     where = os.path.realpath(path)  # a link's: the file is written where it leads
     folder = Path(where).parent
+    from verifier_tui.engine.task.kinds import looks_like_task
+
+    # Any task, not only those named: a report of a command line that names none runs no check of them.
+    own = [*own, *(("the task", p) for p in Path(where).parents if looks_like_task(p))]
     for name, mine in own:
         if mine is not None and Path(where).is_relative_to(os.path.realpath(mine)):
             return f"{flag} {path}: inside {name}, {mine}, which verifier-tui never writes: give a path outside it"
     if path.is_dir():
         return f"{flag} {path}: is a folder"
+    try:
+        names = os.stat(where).st_nlink
+    except OSError:
+        names = 1
+    if names > 1:  # written in place, it would change every other name of it: one the run reads, may be
+        return f"{flag} {path}: a file with {names - 1} other name(s) (hard links), which it would change too"
     if not folder.is_dir():
         return f"{flag} {path}: there is no folder {folder}"
     if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
         return f"{flag} {path}: not writable"
     return None
+
+
+def refused_run(junit: Path | None, message: str, own: Iterable[tuple[str, Path | None]] = ()) -> int:
+    """A ``test`` that ran nothing: ``message`` said, and the report asked for
+    written with it as its one error (where it may be: ``own`` as for
+    :func:`output_file_problem`), so that a report of the last run is never
+    left for CI to show green. Exit status 2."""
+    terminal.error(message)
+    if junit is not None and output_file_problem("--junit", junit, own) is None:
+        write_junit(junit, "verifier-tui", [JunitCase("verifier-tui", "(command line)", "0", error=message)], 0.0)
+    return 2
 
 
 def write_junit(path: Path, name: str, cases: list[JunitCase], wall: float, sandbox: str | None = None) -> str | None:

@@ -124,7 +124,9 @@ def _ask(exe: str, python: str, timeout_s: float = PROBE_TIMEOUT_S) -> tuple[dic
             # would run here, outside any sandbox. The root folder holds none.
             cwd="/",
         )
-    except (OSError, ValueError) as exc:
+    except OSError as exc:
+        return None, f"{python}: {exc.strerror or exc}"
+    except ValueError as exc:
         return None, f"{python}: {exc}"
     stdout: str | None
     stderr: str | None

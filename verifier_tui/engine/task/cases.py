@@ -182,16 +182,17 @@ def read_expected(path: Path) -> tuple[Expectation | None, str | None]:
     if rewards is None and exit_code is None:
         problem = f'{path.name} names neither "rewards" nor "exit_code"'
         loose = {key: value for key, value in data.items() if key not in _KEYS}
+        misspelt = next((close for key in loose for close in _close(key)), None)
         if loose and _numbers(loose):
             # The reward file's own shape ({"reward": 1.0}): the one-step fix, when it is short.
             wrapped = json.dumps({"rewards": loose, **{key: data[key] for key in _KEYS if key in data}})
             problem += f": for these rewards, write {wrapped}" if len(wrapped) <= 100 else ': put them under "rewards"'
+        elif misspelt is not None:
+            problem += f' (did you mean "{misspelt}"?)'
         return None, problem
     unknown = next((key for key in data if key not in _KEYS), None)
     if unknown is not None:  # a misspelt "tolerence" was ignored, and the case failed on rounding
-        import difflib
-
-        close = difflib.get_close_matches(unknown, _KEYS, n=1)
+        close = _close(unknown)
         return None, (
             f"{path.name}: unknown key {json.dumps(unknown)}"
             + (f' (did you mean "{close[0]}"?)' if close else "")
@@ -209,6 +210,13 @@ def read_expected(path: Path) -> tuple[Expectation | None, str | None]:
     return Expectation(
         rewards=rewards, exit_code=exit_code, source=path, tolerance=float(tolerance) if tolerance is not None else None
     ), None
+
+
+def _close(key: str) -> list[str]:
+    """The key of expected.json's that ``key`` was likely meant to be ("Rewards", "tolerence")."""
+    import difflib
+
+    return difflib.get_close_matches(key.lower(), _KEYS, n=1)
 
 
 def _finite(number: float) -> bool:
