@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from textual import events
 from textual.widgets import Input
 
 from tests.helpers.tasks import make_task
@@ -262,3 +263,19 @@ async def test_a_chooser_flow_that_raises_is_shown_and_the_app_goes_on(example, 
         assert "choose the workspace: RuntimeError: the disk is on fire" in app.notices, app.notices
         await pilot.press("r")
         assert (await app.wait_for_runs(2)).case == "correct"
+
+
+async def test_a_chooser_key_pressed_thrice_opens_one_chooser(example):
+    """``sss`` stacked three case choosers: two more escapes to get out, and
+    the keys typed meanwhile went to the hidden ones."""
+    app = make_app(example("hello-file"), watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        app.post_message(events.Key("s", "s"))
+        app.post_message(events.Key("s", "s"))
+        app.post_message(events.Key("s", "s"))
+        await pilot.pause(0.3)
+        assert len(app.screen_stack) == 2
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is app.main

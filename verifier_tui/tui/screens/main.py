@@ -701,9 +701,11 @@ class MainScreen(SizedScreen):
         self._choose(trigger, session.choose_runner, other)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """o is offered as the stream not on screen; R (the runner) only for
-        a task that ships its own (in the footer, the palette and the help at
-        once), else R says why it does nothing."""
+        """Nothing while a chooser is opening; o is offered as the stream not
+        on screen; R (the runner) only for a task that ships its own (in the
+        footer, the palette and the help at once), else R says why it does nothing."""
+        if any(w.group == "choose" and w.node is self and not w.is_finished for w in self.workers):
+            return False  # a chooser on its way: keys typed meanwhile (s s s) stacked more of them
         if action == "show_output":
             return parameters[0] != self.stream
         if action in ("toggle_runner", "no_own_runner"):
