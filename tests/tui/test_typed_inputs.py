@@ -42,7 +42,11 @@ async def test_typed_json_runs_only_once_it_parses(example):
         assert result.trigger == "response edited" and json.loads(result.response.text)["output"]
         assert result.verdict.rewards == {"reward": 1.0}
         assert app.finished[1:] == [result]
+        # Closed on JSON that no longer parses: the runs keep the last one that did, and it is said.
+        await pilot.press("end", *" trailing{")
         await pilot.press("escape")
+        await pilot.pause()
+        assert any("the typed JSON does not parse" in n and "keep the last" in n for n in app.notices), app.notices
 
 
 async def test_typing_in_the_file_picker_goes_to_the_box_relative_to_where_the_tool_started(
@@ -109,3 +113,20 @@ async def test_a_run_with_other_inputs_leaves_the_case_mark_alone(example):
         assert result.workspace == root / "cases" / "correct" / "workspace" and result.expected_matched is False
         await pilot.pause()
         assert case_line(app, "correct").startswith("✗ correct")
+
+
+async def test_a_response_file_with_escape_codes_is_not_opened_in_the_editor(tmp_path):
+    """The editor shows text as it is: a response.txt holding an OSC title and
+    a clear-screen set the terminal's title and wiped the screen."""
+    from tests.helpers.tasks import make_task
+
+    root = make_task(tmp_path / "t", "def verify(workspace, response=None):\n    return 1.0\n", cases={"ctl": {}})
+    (root / "cases" / "ctl" / "response.txt").write_text("BEGIN \x1b]0;PWNED\x07 \x1b[2J end\n")
+    app = make_app(root, case="ctl", watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("p", "down", "down", "enter")  # "type plain text in an editor"
+        await pilot.pause()
+        assert isinstance(app.screen, ResponseEditorScreen)
+        assert app.screen.query_one(TextArea).text == ""
+        assert any("response.txt holds control characters or escape codes" in n for n in app.notices), app.notices

@@ -15,7 +15,7 @@ from verifier_tui.engine.task.cases import default_task_data
 from verifier_tui.tui.display import content
 from verifier_tui.tui.widgets.status_style import status_of
 from verifier_tui.words.run import rewards_text
-from verifier_tui.words.text import one_line
+from verifier_tui.words.text import one_line, plain_text
 
 if TYPE_CHECKING:
     from verifier_tui.engine.model import RunResult
@@ -103,17 +103,21 @@ def task_row_options(session: Session) -> tuple[Rows, str | None]:
     return options, session.task_id
 
 
-def editor_start(session: Session, kind: str) -> tuple[str, str]:
-    """(text, kind) the response editor opens with: the typed response being
-    edited, or the chosen file's text when it is of the kind asked for, else
-    empty."""
+def editor_start(session: Session, kind: str) -> tuple[str, str, str | None]:
+    """(text, kind, why not) the response editor opens with: the typed
+    response being edited, or the chosen file's text when it is of the kind
+    asked for, else empty. A file that holds what would act on the terminal
+    (escape codes, a bidi override) is not opened in it: the editor shows
+    text as it is (it set the terminal's title, cleared the screen)."""
     current = session.response
     if current is not None and current.path is None:
-        return current.text or "", kind
+        return current.text or "", kind, None
     if current is not None and current.path is not None and current.kind == kind:
         text, _ = untrusted.read_text(current.path, EDITOR_LIMIT)
-        return text or "", kind
-    return "", kind
+        if text and plain_text(text.replace("\t", " ")) != text.replace("\t", " "):
+            return "", kind, f"{current.path.name} holds control characters or escape codes: edit it in your editor"
+        return text or "", kind, None
+    return "", kind, None
 
 
 def expectation_words(case: Case) -> str:

@@ -523,7 +523,9 @@ class MainScreen(SizedScreen):
         """The editor runs what is typed after each pause (and once as it
         opens), JSON only once it parses; it stays open, over the top half, until esc."""
         session = self.session
-        text, kind = editor_start(session, kind)
+        text, kind, why_not = editor_start(session, kind)
+        if why_not is not None:
+            self.notify(f"{why_not}; the editor starts empty", severity="warning", markup=False)
 
         def edited(new_text: str, new_kind: str) -> None:
             session.set_typed_response(new_text, new_kind)

@@ -82,6 +82,13 @@ class ResponseEditorScreen(ModalScreen[None]):
         if self._timer is not None:
             self._timer.stop()
             self._apply()
+        error = json_error(self.text) if self.kind == "json" else None
+        if error is not None:  # closed on half-typed JSON: what runs is not what is on screen, said
+            self.notify(
+                f"the typed JSON does not parse ({error}): runs keep the last response that did",
+                severity="warning",
+                markup=False,
+            )
         self.dismiss(None)
 
     def _describe(self) -> None:
