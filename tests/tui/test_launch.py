@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import select
 import textwrap
@@ -137,52 +136,3 @@ def test_without_a_terminal_it_says_to_use_run_or_watch(example, env, tmp_path, 
     assert lines[0].startswith("verifier-tui: ") and "needs a terminal" in lines[0]
     assert "verifier-tui run " in lines[0] and "verifier-tui watch " in lines[0]
     assert (tmp_path / "out").read_text() == ""  # no escape codes written into the file
-
-
-def test_a_terminal_closed_on_a_backlog_of_keys_ends_the_app_soon(example, env):
-    """A paste of 200 KB into the response editor, then the terminal closed:
-    the quit waited its turn behind every key, the event loop never ran the
-    signal's handler, and the app went on at full CPU with no terminal."""
-    import signal
-    import threading
-
-    pid, fd = start_in_terminal(env, [str(example("hello-file")), "--no-watch"])
-    closed = threading.Event()
-
-    def drain(seconds: float) -> None:
-        end = time.monotonic() + seconds
-        while time.monotonic() < end and not closed.is_set():
-            if select.select([fd], [], [], 0.05)[0]:
-                try:
-                    os.read(fd, 65536)
-                except OSError:
-                    return
-
-    def paste() -> None:  # as a terminal feeds a paste: as fast as the app takes it
-        with contextlib.suppress(OSError):
-            for _ in range(50):
-                if closed.is_set():
-                    return
-                os.write(fd, b"a" * 4096)
-
-    try:
-        drain(6)
-        os.write(fd, b"p")
-        drain(1)
-        os.write(fd, b"\x1b[B\x1b[B\r")  # down, down, enter: "type plain text in an editor"
-        drain(1)
-        threading.Thread(target=paste, daemon=True).start()
-        drain(4)
-        os.kill(pid, signal.SIGHUP)
-        closed.set()
-        status, end = None, time.monotonic() + 12  # the app's grace is 3 s
-        while status is None and time.monotonic() < end:
-            time.sleep(0.1)
-            done, raw = os.waitpid(pid, os.WNOHANG)
-            status = os.waitstatus_to_exitcode(raw) if done else None
-        if status is None:
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-        assert status is not None, "the app ran on after its terminal closed"
-    finally:
-        os.close(fd)

@@ -26,9 +26,6 @@ class VerifierApp(BaseApp):
         (which was laid out, and resized, for nothing at every start)."""
         return self.main
 
-    def close_at_once(self) -> None:
-        self.session.close()  # the runs started ahead, and the scratch folder
-
     async def on_unmount(self) -> None:
         """After the main screen, which ended its runs and its watcher."""
         await self.session.warm.settle()  # a run being started ahead stages into the scratch folder

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import threading
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,10 +23,6 @@ if TYPE_CHECKING:
 
 
 release_style_caches()
-
-
-#: How long a signalled app may take to quit as q does before it ends at once.
-EXIT_GRACE_S = 3.0
 
 
 class BaseApp(App[int]):
@@ -73,35 +68,9 @@ class BaseApp(App[int]):
         import signal
 
         loop = asyncio.get_running_loop()
-
-        def signalled(signum: int, _frame: object) -> None:
-            # Python's handler, not the event loop's: a loop kept busy by what
-            # is queued (210 KB pasted as keys into the response editor) ran
-            # neither, and a closed terminal's app went on for minutes. The
-            # exit is queued; past the grace, what it would end goes at once.
-            loop.call_soon_threadsafe(self.exit)
-            timer = threading.Timer(EXIT_GRACE_S, self._exit_now, args=(signum,))
-            timer.daemon = True
-            timer.start()
-
         for signum in (signal.SIGTERM, signal.SIGHUP):
             try:
                 if signal.getsignal(signum) is signal.SIG_DFL:
-                    signal.signal(signum, signalled)
-            except (ValueError, RuntimeError):
-                pass  # not the main thread: nothing to take over
-
-    def _exit_now(self, signum: int) -> None:
-        """In a thread of its own, the event loop being busy: closing gets a
-        moment, then the process ends."""
-        import os
-
-        closing = threading.Thread(target=self.close_at_once, daemon=True)
-        closing.start()
-        closing.join(1.0)
-        os._exit(128 + signum)
-
-    def close_at_once(self) -> None:
-        """What must not outlive the app, ended without waiting for the event
-        loop (a run in flight goes with the app: bwrap's --die-with-parent, the
-        copy's parent-death signal; a scratch folder left is removed at the next start)."""
+                    loop.add_signal_handler(signum, self.exit)
+            except (ValueError, RuntimeError, NotImplementedError):
+                pass  # not the main thread, or no signals here: nothing to take over
