@@ -872,19 +872,3 @@ async def test_a_task_that_cannot_be_read_is_said_once_while_it_lasts(tmp_path):
         live.stop_watching()
         await live.close()
         session.close()
-
-
-async def test_tasks_jsonl_edited_is_read_again_without_a_run(tmp_path: Path) -> None:
-    """The rows t offers (and their problems) stayed those of the file as
-    the app opened: tasks.jsonl was not watched unless a run read a row."""
-    runs = SlowRuns(hold=set())
-    async with fed(tmp_path, runs) as (live, tests):
-        session = live.session
-        await wait_until(lambda: live.scheduler.runs_finished == 1, "the first run")
-        (tests.parent / "tasks.jsonl").write_text('{"task_id": "ada"}\n{"task_id": "newrow"}\n')
-        await wait_until(
-            lambda: session.task.rows is not None and [r.task_id for r in session.task.rows.rows] == ["ada", "newrow"],
-            "the rows read again",
-        )
-        await asyncio.sleep(QUIET)
-        assert live.scheduler.runs_started == 1  # no run reads it
