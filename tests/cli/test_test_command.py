@@ -308,8 +308,13 @@ def test_junit_is_written_when_the_command_line_cannot_be_run(env, tmp_path):
     report.write_text("green from the last run")
     assert run_tool(env, "test", tmp_path / "nowhere", "--junit", report).returncode == 2
     assert "does not exist" in next(ET.parse(report).getroot().iter("error")).get("message")
-    # Never into a task, though the command line names none to check against.
+    # Never into a task, though the command line names none to check against, nor over a file it names.
     expected = tasks / "hello-file" / "cases" / "correct" / "expected.json"
     before = expected.read_bytes()
     assert run_tool(env, "test", tmp_path / "nowhere", "--junit", expected).returncode == 2
     assert expected.read_bytes() == before
+    verifier = tmp_path / "elsewhere.py"
+    verifier.write_text("def verify(workspace):\n    return 1.0\n")
+    for named in (["--verifier", verifier], ["--task-data", verifier]):
+        done = run_tool(env, "test", tasks / "hello-file", *named, "--case", "nomatch", "--junit", verifier)
+        assert done.returncode == 2 and verifier.read_text().startswith("def verify"), named

@@ -515,11 +515,11 @@ def explain_command(args: argparse.Namespace) -> int:
 def test_command(args: argparse.Namespace) -> int:
     """Every trial of a job (every step of each), replayed in parallel through
     the pipeline ``test`` runs cases with (:func:`verifier_tui.engine.suite.arun_groups`)."""
-    from verifier_tui.commands.report import output_file_problem, refused_run, write_junit
+    from verifier_tui.commands.report import given, output_file_problem, refused_run, write_junit
     from verifier_tui.engine.session import cpu_count
     from verifier_tui.engine.suite import CollectionError, NotReplayed, arun_groups, collect
 
-    own = [(f"the {args.target.kind} folder", args.target.root), ("the task", args.task)]
+    own = [(f"the {args.target.kind} folder", args.target.root), ("the task", args.task), *given(args.options)]
     problem = output_file_problem("--junit", args.junit, own)
     if problem is not None:
         return _fail(problem)

@@ -135,7 +135,7 @@ def test_command(args: argparse.Namespace) -> int:
     try:
         collection = collect(args.targets, args.options, args.case_patterns or ())
     except CollectionError as exc:
-        return report.refused_run(args.junit, str(exc))
+        return report.refused_run(args.junit, str(exc), report.given(args.options))
     with collection:
         groups = collection.groups
         runnable = collection.runnable
@@ -203,6 +203,7 @@ def _nothing_to_test(args: argparse.Namespace, groups: list[Any], own: list[tupl
 def _reports_problem(args: argparse.Namespace, own: list[tuple[str, Path | None]]) -> str | None:
     """Why ``test``'s report files cannot be written (see :func:`report.output_file_problem`)."""
     both = args.junit and args.coverage_report
+    own = [*own, *report.given(args.options)]
     return (
         report.output_file_problem("--coverage-report", args.coverage_report, own)
         or report.output_file_problem("--junit", args.junit, own)

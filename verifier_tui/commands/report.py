@@ -52,7 +52,7 @@ if TYPE_CHECKING:
 
     from verifier_tui.engine.readback import Explanation
     from verifier_tui.engine.sandbox.environment import ChildEnvironment
-    from verifier_tui.engine.session import Session
+    from verifier_tui.engine.session import Options, Session
 
 
 def here(path: Path | str) -> str:
@@ -454,14 +454,22 @@ def junit_cases(ran: list[tuple[Any, list[RunResult]]]) -> list[JunitCase]:
 
 def read_by(session: Session) -> list[tuple[str, Path | None]]:
     """What ``session``'s runs read of the user's, named for :func:`output_file_problem`."""
-    options = session.options
+    return [("the task", session.task.root), ("the verifier", session.verifier), *given(session.options)]
+
+
+def given(options: Options) -> list[tuple[str, Path | None]]:
+    """The files and folders the command line names for a run to read, named
+    for :func:`output_file_problem` (known before any task is)."""
+    import shutil
+
+    python = shutil.which(options.python) if os.sep not in options.python else options.python
     return [
-        ("the task", session.task.root),
-        ("the verifier", session.verifier),
+        ("the verifier", Path(options.verifier) if options.verifier else None),
         ("the workspace", options.workspace),
         ("the response", options.response),
         ("the task data", options.task_data),
         ("the nemo_gym folder", options.nemo_gym),
+        ("the interpreter", Path(python) if python else None),
     ]
 
 
