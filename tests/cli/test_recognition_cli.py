@@ -11,7 +11,7 @@ import shutil
 import pytest
 
 from tests.helpers.commands import no_traceback, run_tool
-from tests.helpers.tasks import PY, REPO, make_task, python_or_skip, write
+from tests.helpers.tasks import PY, REPO, copy_example, make_task, python_or_skip, write
 
 
 def one_line_refusal(done, *words):
@@ -234,3 +234,12 @@ def test_the_example_task_shows_its_rows(env, example):
     shutil.rmtree(task_dir / "cases")
     done = run_tool(env, "run", task_dir, "--python", PY)
     assert "choose one with --task-id ID" in done.stdout and "ada, grace, lin" in done.stdout
+
+
+def test_a_task_whose_tests_folder_is_gone_says_so(env, tmp_path):
+    """The message said where it looked for a verifier, never that the folder was not there."""
+    task = copy_example("hello-file", tmp_path / "t")
+    shutil.rmtree(task / "tests")
+    done = run_tool(env, "run", task)
+    assert done.returncode == 2
+    assert f"looked in {task / 'tests'} (not there) for a .py file" in done.stderr, done.stderr

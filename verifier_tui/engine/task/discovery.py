@@ -269,7 +269,7 @@ def no_verifier_message(task: Task) -> str:
             "that script. verifier-tui debugs Python verifiers that NeMo Gym's runner calls: a tests/verifier.py "
             "with a top-level verify, beside the runner's test.sh shim"
         )
-    places = ", ".join(str(p) for p in task.looked_in)
+    places = ", ".join(str(p) + ("" if p.is_dir() else " (not there)") for p in task.looked_in)
     said = (
         f"no verifier found for {task.name}: looked in {places} for a .py file with a top-level "
         "`def verify`, `async def verify` or `verify = ...` (pytest's test_*.py files are never verifiers)"
