@@ -339,6 +339,21 @@ def test_explain_a_verifier_that_prints_as_it_is_imported(env, tmp_path):
     assert data["verify"]["signature"] == "verify(workspace)" and data["problems"] == []
 
 
+def test_explain_says_a_planted_link_in_place_of_its_document(env, tmp_path):
+    """A verifier that makes the document a link to /proc/self/environ as it
+    exits: nothing read through it, and the line says so (it said only
+    "the runner gave no explanation")."""
+    source = (
+        "import atexit, os, sys\n"
+        "where = sys.argv[sys.argv.index('--explain-to') + 1]\n"
+        "atexit.register(lambda: (os.unlink(where), os.symlink('/proc/self/environ', where)))\n\n"
+        "def verify(workspace):\n    return 1.0\n"
+    )
+    done = run_tool(env, "explain", make_task(tmp_path / "t", source), "--python", PY)
+    assert done.returncode == 2 and "SECRET" not in done.stdout + done.stderr
+    assert "its document was made a link to /proc/self/environ, not read" in done.stderr, done.stderr
+
+
 def test_explain_readable(env, example):
     task_dir = example("count-errors")
     done = run_tool(env, "explain", task_dir, "--case", "harbor-mode", "--python", PY)

@@ -113,6 +113,9 @@ def no_explanation(prepared: Prepared, done: ProcessResult) -> Explanation:
         why = f"the runner was killed by signal {done.signal} before it could explain"
     else:
         why = "the runner gave no explanation"
+        found = untrusted.look(prepared.stage.inputs_dir / EXPLAIN_FILE, prepared.stage.root)
+        if isinstance(found, untrusted.Read) and found.state == "link":  # the verifier's doing: said, never followed
+            why += f": its document was made a link to {found.target or '?'}, not read"
     stderr = map_paths(done.stderr.text, prepared.path_map)
     return Explanation(error=why, stderr=stderr, exit_code=done.returncode, timed_out=bool(done.timed_out))
 
