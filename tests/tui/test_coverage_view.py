@@ -175,3 +175,15 @@ async def test_leaving_the_view_mid_round_leaves_no_round_for_the_next_save(tmp_
         saved = [r for r in app.finished if "verifier.py" in r.trigger]
         assert [r.case for r in saved] == ["right"], [(r.case, r.trigger) for r in app.finished]
         assert saved[0].coverage is None
+
+
+async def test_an_escape_code_in_the_source_is_shown_as_one(tmp_path):
+    """``s = "<ESC>[5mblink"`` was shown as ``s = "blink"``: a line the file does not hold."""
+    task = make_branchy_task(tmp_path / "tasks" / "branchy")
+    verifier = task / "tests" / "verifier.py"
+    verifier.write_text(verifier.read_text().replace("    return 0.0\n", '    return 0.0  # "\x1b[5mblink"\n', 1))
+    app = make_app(task, case="right", watch=False)
+    async with app.run_test(size=SNAPSHOT_SIZE) as pilot:
+        await _open(app, pilot)
+        shown = screen_text(app)
+        assert '# "\\x1b[5mblink"' in shown and "\x1b" not in shown

@@ -20,6 +20,7 @@ from verifier_tui.tui.display import content
 from verifier_tui.tui.keys import key
 from verifier_tui.tui.screens.keyed import KeyedScreen
 from verifier_tui.tui.workarounds import KeyFooter
+from verifier_tui.words.text import one_line
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -129,9 +130,9 @@ class CoverageScreen(KeyedScreen):
                 else:
                     mark, style = "✗", "bold $error"
                     self.missed.append(len(options))
-                options.append(
-                    Option(content((f"{number:>4} ", "$text-muted"), (f"{mark:>5} ", style), self.fmt.text(text)))
-                )
+                # the source as it is: an escape code in it shown as one (dropped, the line read otherwise)
+                shown = one_line(text.expandtabs(4))
+                options.append(Option(content((f"{number:>4} ", "$text-muted"), (f"{mark:>5} ", style), shown)))
                 self.rows.append((path, number))
         view = self.query_one(OptionList)
         highlighted = view.highlighted
