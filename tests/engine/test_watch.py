@@ -585,11 +585,12 @@ async def test_fifty_rapid_saves_give_few_runs_and_the_last_sees_the_end(tmp_pat
 
 
 @asynccontextmanager
-async def fed(tmp_path: Path, runs, **options):
-    """A real task and session, watched by the engine's loop (which requests
-    the first run, for None, as soon as the watcher is ready), with ``runs``
-    as what a run does. Yields (the loop, the task's tests folder)."""
-    session = Session(make_task(tmp_path / "t"))
+async def fed(tmp_path: Path, runs, task: Path | None = None, **options):
+    """A real task (``task``, else a new one) and session, watched by the
+    engine's loop (which requests the first run, for None, as soon as the
+    watcher is ready), with ``runs`` as what a run does. Yields (the loop,
+    the task's tests folder)."""
+    session = Session(task or make_task(tmp_path / "t"))
     live = LiveRuns(session, lambda trigger, change: runs(change), **options)
     glue = asyncio.create_task(live.watch(run_first=True))
     try:
@@ -872,3 +873,27 @@ async def test_a_task_that_cannot_be_read_is_said_once_while_it_lasts(tmp_path):
         live.stop_watching()
         await live.close()
         session.close()
+
+
+async def test_tasks_jsonl_edited_is_read_again_without_a_run(tmp_path: Path, example) -> None:
+    """The rows t offers (and their problems) stayed those of the file as
+    the app opened: tasks.jsonl was not watched unless a run read a row.
+    A case that reads none runs not; one that reads a row runs, the file gone too."""
+    runs = SlowRuns(hold=set())
+    async with fed(tmp_path, runs, example("hello-file")) as (live, tests):
+        session = live.session
+        await wait_until(lambda: live.scheduler.runs_finished == 1, "the first run")
+        (tests.parent / "tasks.jsonl").write_text('{"task_id": "ada"}\n{"task_id": "newrow"}\n')
+        await wait_until(
+            lambda: session.task.rows is not None and [r.task_id for r in session.task.rows.rows] == ["ada", "newrow"],
+            "the rows read again",
+        )
+        await asyncio.sleep(QUIET)
+        assert live.scheduler.runs_started == 1  # no run reads it
+    rows = SlowRuns(hold=set())
+    task = example("greeting-rows")
+    async with fed(tmp_path, rows, task) as (live, _tests):
+        await wait_until(lambda: live.scheduler.runs_finished == 1, "the first run")
+        assert live.session.task_id == "ada"  # its case reads a row
+        (task / "tasks.jsonl").unlink()
+        await wait_until(lambda: live.scheduler.runs_finished == 2, "a run on the file's removal")

@@ -40,7 +40,7 @@ from verifier_tui.engine.task.discovery import (
     verifier_notices,
 )
 from verifier_tui.engine.task.kinds import runner_notices
-from verifier_tui.engine.task.rows import choose_row, looks_like_rows, no_row_chosen
+from verifier_tui.engine.task.rows import TASKS_FILE, choose_row, looks_like_rows, no_row_chosen
 from verifier_tui.engine.to_the_end import uninterrupted
 from verifier_tui.engine.warm import at_its_turn, prepare_held
 
@@ -595,7 +595,13 @@ class Session:
         targets = self.run_inputs()
         if self.task.root != self.task.tests_dir:  # a bare folder of verifiers has no cases
             targets.append(WatchTarget(self.cases_folder, "cases", folder=True))
+            # its rows, which t offers and whose problems are said, whether or not a run reads one
+            targets.append(WatchTarget(self.rows_file, TASKS_FILE, folder=False))
         return _dedupe(targets)
+
+    @property
+    def rows_file(self) -> Path:
+        return self.task.root / TASKS_FILE
 
     @property
     def cases_folder(self) -> Path:
@@ -616,8 +622,9 @@ class Session:
         return any(path == folder or path.is_relative_to(folder) for path in paths for folder in shared)
 
     def defines_cases(self, paths: Any) -> bool:
-        """Whether a change to any of ``paths`` may change the task's cases (:func:`defines_a_case`)."""
-        return any(defines_a_case(self.cases_folder, path) for path in paths)
+        """Whether a change to any of ``paths`` may change the task's cases
+        (:func:`defines_a_case`) or its rows (tasks.jsonl)."""
+        return any(path == self.rows_file or defines_a_case(self.cases_folder, path) for path in paths)
 
     def run_inputs(self) -> list[Any]:
         """What a change to re-runs on: the tests folder, the workspace, the

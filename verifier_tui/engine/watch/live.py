@@ -36,6 +36,7 @@ from verifier_tui.engine.watch.watcher import Watcher
 
 if TYPE_CHECKING:
     from verifier_tui.engine.session import Session
+    from verifier_tui.engine.task.cases import Case
 
 
 class LiveRuns:
@@ -130,7 +131,8 @@ class LiveRuns:
         if self._on_outdated is not None and session.changes_every_case(change.paths):
             self._on_outdated()
         task_changed = any(p.name == "task.toml" or p.is_relative_to(session.task.tests_dir) for p in change.paths)
-        case_before = session.case
+        case_before = _what_runs(session.case)
+        feeds = session.feeds_a_run(change.paths)  # what the choices read before the task is read again
         if task_changed or session.defines_cases(change.paths):
             try:
                 session.reload_task()
@@ -147,7 +149,7 @@ class LiveRuns:
             self.restart_watch_if_needed()
         # A run follows a change to what it reads, and to the current case's
         # definition (its expected.json: the verdict is judged anew).
-        if not (self.every_case or task_changed or session.case != case_before or session.feeds_a_run(change.paths)):
+        if not (self.every_case or task_changed or _what_runs(session.case) != case_before or feeds):
             return  # another case added, removed or redefined, or its workspace edited: nothing to run
         if not self.live_reload:
             self.stale = change if self.stale is None else self.stale.merge(change)
@@ -176,13 +178,17 @@ class LiveRuns:
         self._release()
 
     def _release(self) -> None:
-        """Run what was held, unless something still holds it."""
+        """Run what was held, unless something still holds it. A change held
+        was judged when it came (on_change): judged again now, against the
+        task as its reading left it, a tasks.jsonl removed ran nothing."""
         if self._held_any and not (self.paused or self._restarting):
             change, self._held, self._held_any = self._held, None, False
-            if change is not None:
-                self.on_change(change)
-            else:
-                self.scheduler.request(None)
+            if change is not None and not self.live_reload:  # turned off meanwhile: the verdict is stale
+                self.stale = change if self.stale is None else self.stale.merge(change)
+                if self._on_stale is not None:
+                    self._on_stale(self.stale)
+                return
+            self.scheduler.request(change)
 
     async def _run(self, change: Change | None) -> Any:
         self.stale = None  # this run reads the files as they are now
@@ -257,3 +263,11 @@ class LiveRuns:
 
 def _links(targets: list[Any]) -> list[bool]:
     return [target.path.is_symlink() for target in targets]
+
+
+def _what_runs(case: Case | None) -> tuple[object, ...] | None:
+    """What of ``case`` a run reads or is judged by (not the notes about it:
+    tasks.jsonl written beside a case that names no row adds one, and runs nothing)."""
+    if case is None:
+        return None
+    return (case.name, case.workspace, case.response, case.task_data, case.task_id, case.expected)
