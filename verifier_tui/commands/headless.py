@@ -56,7 +56,9 @@ def run_command(args: argparse.Namespace) -> int:
         if report.refused_before_running(
             session,
             lambda: refusal(session.task.root, args.save_case),
-            lambda: report.output_file_problem("--coverage-report", args.coverage_report, report.read_by(session)),
+            lambda: report.output_file_problem(
+                "--coverage-report", args.coverage_report, report.read_by([session], session.options)
+            ),
         ):
             return 2
         try:
@@ -139,7 +141,7 @@ def test_command(args: argparse.Namespace) -> int:
     with collection:
         groups = collection.groups
         runnable = collection.runnable
-        own = [named for group in groups if group.session is not None for named in report.read_by(group.session)]
+        own = report.read_by([group.session for group in groups if group.session is not None], args.options)
         junit_name = f"verifier-tui {groups[0].name}" if len(groups) == 1 else "verifier-tui"
         if not runnable and not any(group.invalid for group in groups):  # nothing at all: why, one line per task
             return _nothing_to_test(args, groups, own, junit_name)
@@ -203,7 +205,6 @@ def _nothing_to_test(args: argparse.Namespace, groups: list[Any], own: list[tupl
 def _reports_problem(args: argparse.Namespace, own: list[tuple[str, Path | None]]) -> str | None:
     """Why ``test``'s report files cannot be written (see :func:`report.output_file_problem`)."""
     both = args.junit and args.coverage_report
-    own = [*own, *report.given(args.options)]
     return (
         report.output_file_problem("--coverage-report", args.coverage_report, own)
         or report.output_file_problem("--junit", args.junit, own)

@@ -452,9 +452,10 @@ def junit_cases(ran: list[tuple[Any, list[RunResult]]]) -> list[JunitCase]:
     return out
 
 
-def read_by(session: Session) -> list[tuple[str, Path | None]]:
-    """What ``session``'s runs read of the user's, named for :func:`output_file_problem`."""
-    return [("the task", session.task.root), ("the verifier", session.verifier), *given(session.options)]
+def read_by(sessions: Iterable[Session], options: Options) -> list[tuple[str, Path | None]]:
+    """What the runs of ``sessions`` read of the user's, named for :func:`output_file_problem`."""
+    tasks = [(name, path) for s in sessions for name, path in (("the task", s.task.root), ("the verifier", s.verifier))]
+    return [*tasks, *given(options)]
 
 
 def given(options: Options) -> list[tuple[str, Path | None]]:

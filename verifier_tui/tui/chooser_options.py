@@ -114,7 +114,8 @@ def editor_start(session: Session, kind: str) -> tuple[str, str, str | None]:
         return current.text or "", kind, None
     if current is not None and current.path is not None and current.kind == kind:
         text, _ = untrusted.read_text(current.path, EDITOR_LIMIT)
-        if text and plain_text(text.replace("\t", " ")) != text.replace("\t", " "):
+        untabbed = (text or "").replace("\t", " ")  # a tab is the one control character an editor shows as it is
+        if plain_text(untabbed) != untabbed:
             return "", kind, f"{current.path.name} holds control characters or escape codes: edit it in your editor"
         return text or "", kind, None
     return "", kind, None

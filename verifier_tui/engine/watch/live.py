@@ -151,15 +151,19 @@ class LiveRuns:
         # definition (its expected.json: the verdict is judged anew).
         if not (self.every_case or task_changed or _what_runs(session.case) != case_before or feeds):
             return  # another case added, removed or redefined, or its workspace edited: nothing to run
-        if not self.live_reload:
-            self.stale = change if self.stale is None else self.stale.merge(change)
-            if self._on_stale is not None:
-                self._on_stale(self.stale)
-            return
         if self.scheduler.busy and session.isolation.kind != NAMESPACE:
             # In the copy sandbox, which of these the run in flight wrote itself
             # is known once it is over: held till then (see _run), not superseding it.
             self._after_run = Change.combine(self._after_run, change)
+            return
+        self._go(change)
+
+    def _go(self, change: Change) -> None:
+        """A change judged to run: requested, or, with live reload off, held as :attr:`stale`."""
+        if not self.live_reload:
+            self.stale = change if self.stale is None else self.stale.merge(change)
+            if self._on_stale is not None:
+                self._on_stale(self.stale)
             return
         self.request(change.describe(), change)
 
@@ -183,12 +187,10 @@ class LiveRuns:
         task as its reading left it, a tasks.jsonl removed ran nothing."""
         if self._held_any and not (self.paused or self._restarting):
             change, self._held, self._held_any = self._held, None, False
-            if change is not None and not self.live_reload:  # turned off meanwhile: the verdict is stale
-                self.stale = change if self.stale is None else self.stale.merge(change)
-                if self._on_stale is not None:
-                    self._on_stale(self.stale)
-                return
-            self.scheduler.request(change)
+            if change is None:
+                self.scheduler.request(None)
+            else:
+                self._go(change)  # live reload may have been turned off meanwhile
 
     async def _run(self, change: Change | None) -> Any:
         self.stale = None  # this run reads the files as they are now
@@ -198,8 +200,10 @@ class LiveRuns:
             return await self._face_run(trigger, change)
         finally:
             after, self._after_run = self._after_run, None
-            if after is not None:
-                self.on_change(after)  # its own writes known now: they start no run
+            if after is not None:  # judged when they came; the run's own writes are known now, and run nothing
+                after = after.without(self.session.own_writes(after.paths))
+                if after.paths:
+                    self._go(after)
 
     # -- watching -----------------------------------------------------------------
 
