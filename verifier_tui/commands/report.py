@@ -404,6 +404,9 @@ def test_lines(ran: list[tuple[Any, list[RunResult]]], after_table: list[str] | 
     not_judged = sum(len(group.not_judged) for group, _results in ran)
     if not_judged:
         summary += f", {not_judged} not judged"
+    refusing = sum(1 for group, _results in ran if refused(group))
+    if refusing:  # its cases passed here, but Harbor would run none of them (the plugin fails each)
+        summary += f", {refusing} task{'s' if refusing > 1 else ''} Harbor would refuse"
     out.append(summary + (f" ({len(ran)} tasks)" if len(ran) > 1 else ""))
     warning = copy_warning(ran)
     return out + ([warning] if warning else [])
