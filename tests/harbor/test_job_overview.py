@@ -340,3 +340,20 @@ def test_times_that_run_backwards_and_negative_tokens_are_not_shown_as_figures(r
     (trial / "result.json").write_text(json.dumps(data))
     shown = run_tool(env, "run", trial, cwd=tmp_path).stdout + run_tool(env, "run", job, cwd=tmp_path).stdout
     assert "took -" not in shown and "-5 input tokens" not in shown, shown
+
+
+def test_test_on_a_jobs_folder_names_each_rows_job(task, runs, env, tmp_path):
+    import xml.etree.ElementTree as ET
+
+    demo = task()
+    for job in ("j1", "j2"):  # a trial's folder name is unique in its job, not in a folder of jobs
+        make_job(runs / "jobs" / job, {"demo__same": dict(task=demo, **PASSED)})
+    report = tmp_path / "junit.xml"
+    done = run_tool(env, "test", runs / "jobs", "--junit", report, "--stand-in", "empty", "--python", PY, cwd=tmp_path)
+    no_traceback(done)
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("jobs folder jobs · 2 job(s), 2 trial(s)")
+    rows = [line.split()[1] for line in lines[2:4]]
+    assert sorted(rows) == ["j1/demo__same", "j2/demo__same"]
+    cases = ET.parse(report).getroot().findall("testcase")
+    assert sorted((c.get("classname"), c.get("name")) for c in cases) == [("j1", "demo__same"), ("j2", "demo__same")]

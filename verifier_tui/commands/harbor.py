@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
     from verifier_tui.commands.report import JunitCase
     from verifier_tui.engine.changes import Change
-    from verifier_tui.engine.harbor.folders import Job, Trial
+    from verifier_tui.engine.harbor.folders import Job, Trial, TrialRef
     from verifier_tui.engine.harbor.replay import StandIn
     from verifier_tui.engine.harbor.trial_session import Replayed, TrialSession
     from verifier_tui.engine.suite import JobTrials, NotReplayed
@@ -531,6 +531,7 @@ def test_command(args: argparse.Namespace) -> int:
         group = collection.groups[0]
         if group.error is not None:
             return _fail(f"{group.folder}: {group.error}")
+        in_jobs = getattr(group.found, "jobs", None) is not None  # a jobs folder: each row names its job
         started = time.perf_counter()
         stream = _TrialsStream(group) if args.json else None
 
@@ -542,12 +543,12 @@ def test_command(args: argparse.Namespace) -> int:
             if isinstance(opened, NotReplayed):
                 if stream is not None:
                     stream.put(index, opened.to_json())
-                row = not_replayed_row(opened)
+                row = not_replayed_row(opened, in_jobs)
             else:
                 if stream is not None:
                     stream.put(index, opened.to_json(opened.last))
                 assert opened.last is not None  # the replay just ran
-                row = job_row(opened, opened.last, stderr=bool(args.junit))
+                row = job_row(opened, opened.last, stderr=bool(args.junit), in_jobs=in_jobs)
             progress.step(row.same is False)
             return row
 
@@ -589,8 +590,9 @@ def test_command(args: argparse.Namespace) -> int:
                 "runs it, is run only where that runner ends otherwise than the sandbox (run TRIAL runs it for one)"
             )
     if args.junit:
-        cases = [junit_case(group.name, r) for r in rows]
-        problem = write_junit(args.junit, f"verifier-tui job {group.name}", cases, wall, copied)
+        cases = [junit_case(r.job or group.name, r) for r in rows]
+        what = "jobs folder" if in_jobs else "job"
+        problem = write_junit(args.junit, f"verifier-tui {what} {group.name}", cases, wall, copied)
         if problem is not None:
             return _fail(problem)
     return 0 if agree == len(rows) else 1
@@ -616,6 +618,7 @@ class JobRow:
     copy_sandbox: str | None = None  # the replay ran in the copy sandbox: its words (it could write the user's files)
     judged_by: str | None = None  # "runner" or "test.sh": the run whose verdict was compared
     story: tuple[str, ...] = ()  # test.sh judged, and verifier-tui's runner alone ended otherwise: how, where, why
+    job: str | None = None  # in a jobs folder, the job the trial is of (its JUnit classname)
 
 
 class _TrialsStream:
@@ -648,7 +651,7 @@ class _TrialsStream:
         terminal.out("  ]," + text[text.index("{") + 1 :])
 
 
-def job_row(session: TrialSession, replayed: Replayed, *, stderr: bool) -> JobRow:
+def job_row(session: TrialSession, replayed: Replayed, *, stderr: bool, in_jobs: bool = False) -> JobRow:
     from verifier_tui.engine.harbor.agreement import local_verdict
     from verifier_tui.words.trial import agreement_mark, agreement_words, cause_label, verdict_words
 
@@ -657,7 +660,7 @@ def job_row(session: TrialSession, replayed: Replayed, *, stderr: bool) -> JobRo
     plan = session.plan
     stand_in = "used" if plan.workspace_origin == "stand-in" else "unused" if plan.stand_in_unused else None
     return JobRow(
-        _entry_name(session.trial.name, session.step),
+        _entry_name(session.trial, session.step, in_jobs),
         agreement_mark(replayed.agreement),
         cause_label(session.walk),
         verdict_words(local) if local is not None else "-",
@@ -673,6 +676,7 @@ def job_row(session: TrialSession, replayed: Replayed, *, stderr: bool) -> JobRo
         copy_words() if replayed.local is not None and replayed.local.sandbox == "copy" else None,
         replayed.local.verdict_by if replayed.local is not None else None,
         replayed.agreement.story,
+        session.trial.path.parent.name if in_jobs else None,
     )
 
 
@@ -683,14 +687,19 @@ def copy_words() -> str:
     return choose().words
 
 
-def not_replayed_row(missed: NotReplayed) -> JobRow:
+def not_replayed_row(missed: NotReplayed, in_jobs: bool = False) -> JobRow:
     """The row of a trial that could not be read or replayed: never left out."""
-    name = _entry_name(missed.item.trial.name, missed.item.step)
-    return JobRow(name, "?", "-", "-", None, "not replayed", missed.why, (), 0.0, None)
+    trial = missed.item.trial
+    name = _entry_name(trial, missed.item.step, in_jobs)
+    job = trial.path.parent.name if in_jobs else None
+    return JobRow(name, "?", "-", "-", None, "not replayed", missed.why, (), 0.0, None, job=job)
 
 
-def _entry_name(trial: str, step: str | None) -> str:
-    return trial + (f" / {step}" if step else "")
+def _entry_name(trial: Trial | TrialRef, step: str | None, in_jobs: bool) -> str:
+    """A trial's row: in a jobs folder ``job/trial``, as ``run JOBS/JOB/TRIAL``
+    and the TUI's job list name it (two jobs may each hold a trial of a name)."""
+    name = f"{trial.path.parent.name}/{trial.name}" if in_jobs else trial.name
+    return name + (f" / {step}" if step else "")
 
 
 def trial_folders(group: JobTrials) -> int:
@@ -707,7 +716,13 @@ def print_job_table(group: JobTrials, rows: list[JobRow]) -> None:
     version = getattr(group.found, "harbor_version", None)
     folders = trial_folders(group)
     replays = f", {len(rows)} replays (one per step)" if len(rows) != folders else ""
-    _say(f"job {one_line(group.name)} · {folders} trial(s){replays}" + (f" · Harbor {version}" if version else ""))
+    jobs = getattr(group.found, "jobs", None)
+    what = (
+        f"jobs folder {one_line(group.name)} · {len(jobs)} job(s),"
+        if jobs is not None
+        else f"job {one_line(group.name)} ·"
+    )
+    _say(f"{what} {folders} trial(s){replays}" + (f" · Harbor {version}" if version else ""))
     _table([("", "trial", "sandbox", "replay", ""), *((r.mark, r.name, r.sandbox, r.replay, r.word) for r in rows)])
     # A paragraph that applies to many trials (no /app to replay on, one task's test.sh) is said once, with them.
     paragraphs: dict[tuple[str, str, tuple[str, ...]], list[str]] = {}
@@ -731,7 +746,8 @@ def junit_case(job: str, row: JobRow) -> JunitCase:
 
     failure = (row.sentence, "\n".join(row.differences)) if row.same is False else None
     error = f"{row.word}: {row.sentence}" if row.same is None else None
-    return JunitCase(job, row.name, f"{row.duration_s:.3f}", failure, error, stderr=row.stderr_tail)
+    name = row.name.removeprefix(f"{row.job}/") if row.job else row.name  # the job is its classname
+    return JunitCase(job, name, f"{row.duration_s:.3f}", failure, error, stderr=row.stderr_tail)
 
 
 # ---------------------------------------------------------------------------
