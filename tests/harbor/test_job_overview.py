@@ -8,7 +8,7 @@ import json
 import shutil
 
 from tests.harbor.job_copies import copy_job_files, copy_trial, hostile_jobs, mixed_job, rewarded
-from tests.helpers.commands import inner_pytest_options, no_traceback, run_tool
+from tests.helpers.commands import TOOL, inner_pytest_options, modes_bind_root, no_traceback, run_tool
 from tests.helpers.harbor import harbor_exception, make_job
 from tests.helpers.tasks import PY
 from verifier_tui.engine.harbor.folders import open_harbor
@@ -357,3 +357,53 @@ def test_test_on_a_jobs_folder_names_each_rows_job(task, runs, env, tmp_path):
     assert sorted(rows) == ["j1/demo__same", "j2/demo__same"]
     cases = ET.parse(report).getroot().findall("testcase")
     assert sorted((c.get("classname"), c.get("name")) for c in cases) == [("j1", "demo__same"), ("j2", "demo__same")]
+
+
+def test_a_trial_folder_that_cannot_be_read_is_a_row_and_the_others_are_replayed(task, runs, env, tmp_path):
+    demo = task()
+    job = make_job(
+        runs / "jobs" / "j", {"demo__ok": dict(task=demo, **PASSED), "demo__shut": dict(task=demo, **PASSED)}
+    )
+    (job / "stray").mkdir()  # Harbor writes only trial folders in a job
+    shut = job / "demo__shut"
+    shut.chmod(0)
+    tool = [*modes_bind_root(), *TOOL]
+    try:
+        tested = run_tool(env, "test", job, "--stand-in", "empty", "--python", PY, cwd=tmp_path, tool=tool)
+        overview = run_tool(env, "run", job, cwd=tmp_path, tool=tool)
+    finally:
+        shut.chmod(0o755)
+    no_traceback(tested)
+    assert tested.returncode == 1, tested.stdout + tested.stderr  # one trial not compared; never exit 2 for all
+    rows = {line.split()[1]: line.split()[0] for line in tested.stdout.splitlines()[2:4]}
+    assert rows["demo__shut"] == "?" and "demo__ok" in rows
+    assert "the trial folder demo__shut cannot be read (Permission denied)" in tested.stdout
+    assert "note: stray: not a trial folder" in tested.stdout
+    no_traceback(overview)
+    assert "1 cannot be read" in overview.stdout and "demo__shut" in overview.stdout
+
+
+def test_a_jobs_folder_says_each_folder_it_leaves_out(task, runs, env, tmp_path):
+    demo = task()
+    make_job(runs / "jobs" / "j", {"demo__ok": dict(task=demo, **PASSED)})
+    shut = make_job(runs / "jobs" / "shut", {"demo__in": dict(task=demo, **PASSED)})
+    (runs / "jobs" / "empty").mkdir()
+    shut.chmod(0)
+    try:
+        done = run_tool(
+            env,
+            "test",
+            runs / "jobs",
+            "--stand-in",
+            "empty",
+            "--python",
+            PY,
+            cwd=tmp_path,
+            tool=[*modes_bind_root(), *TOOL],
+        )
+    finally:
+        shut.chmod(0o755)
+    no_traceback(done)
+    assert "j/demo__ok" in done.stdout
+    assert "note: empty: not a job folder (no job.log): left out" in done.stdout
+    assert "shut cannot be listed (Permission denied)" in done.stdout

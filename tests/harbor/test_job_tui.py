@@ -152,3 +152,26 @@ async def test_a_row_drawn_before_its_columns_were_measured_is_drawn_again_at_th
             ["multi-step", "2026-12-01", "03:36"],
             ["other-job", "2026-11-30", "01:00"],
         ]
+
+
+async def test_a_trial_folder_that_cannot_be_read_is_listed_and_the_job_read_to_its_end(task, runs, monkeypatch):
+    from pathlib import Path
+
+    from tests.helpers.harbor import make_job
+
+    passed = {"rewards": {"reward": 1.0}, "verifier_files": {"test-stdout.txt": "", "reward.txt": "1.0"}}
+    job = make_job(
+        runs / "jobs" / "j", {"demo__ok": dict(task=task(), **passed), "demo__shut": dict(task=task(), **passed)}
+    )
+    is_file = Path.is_file
+
+    def shut(path):  # what a folder of mode 000 does to a user who is not root
+        if path.parent.name == "demo__shut":
+            raise PermissionError(13, "Permission denied", str(path))
+        return is_file(path)
+
+    monkeypatch.setattr(Path, "is_file", shut)
+    app = job_app(job)
+    async with app.run_test(size=SIZE):
+        await read_all(app, timeout=20)  # the screen stopped at "0 of 2 folders read", for good
+        assert sorted(trial_names(app)) == ["demo__ok", "demo__shut"]

@@ -120,7 +120,7 @@ async def test_a_trial_that_cannot_be_read_at_its_turn_is_a_row_saying_why(real,
         outcomes = (await arun_groups([group], 1))[0]
     missed = outcomes[1]
     assert isinstance(missed, NotReplayed), outcomes
-    assert missed.why == "cannot be read: trial multi-step__gone001 has no step 'second' (steps: first)"
+    assert missed.why == "trial multi-step__gone001 has no step 'second' (steps: first)"
     assert missed.to_json()["local_skipped"] == missed.why and missed.to_json()["same"] is None
 
 

@@ -34,6 +34,19 @@ def inner_pytest_options(*keep: str) -> str:
     return " ".join(f"-p no:{name}" for name in SUITE_PLUGINS if name not in keep)
 
 
+def modes_bind_root() -> list[str]:
+    """A prefix for a command under which a file's mode binds root as it binds
+    any other user (no capability overrides it), so that a folder of mode
+    000 cannot be read; the test is skipped where that cannot be had."""
+    if os.geteuid() != 0:
+        return []
+    import shutil
+
+    if shutil.which("setpriv") is None:
+        pytest.skip("running as root without setpriv: a mode 000 folder would be read all the same")
+    return ["setpriv", "--inh-caps=-all", "--bounding-set=-dac_override,-dac_read_search", "--"]
+
+
 #: The installed console script, else ``python -m verifier_tui``.
 CONSOLE_SCRIPT = Path(sys.executable).parent / "verifier-tui"
 TOOL = [str(CONSOLE_SCRIPT)] if CONSOLE_SCRIPT.exists() else [sys.executable, "-m", "verifier_tui"]

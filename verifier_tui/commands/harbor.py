@@ -573,6 +573,7 @@ def test_command(args: argparse.Namespace) -> int:
                 "duration_s": round(wall, 3),
                 "stand_in": {"given": args.stand_in_chosen.words, "used_for": used, "not_used_for": unused},
                 "copy_sandbox": copied,
+                "problems": list(getattr(group.found, "problems", ())),
             }
         )
     else:
@@ -738,6 +739,8 @@ def print_job_table(group: JobTrials, rows: list[JobRow]) -> None:
     for row in rows:
         for note in row.notes:
             _say(f"── {one_line(row.name)}: {note}")
+    for problem in getattr(group.found, "problems", ()):  # what of the folder is not a row: a link, a stray folder
+        _say(f"note: {one_line(problem)}")
 
 
 def junit_case(job: str, row: JobRow) -> JunitCase:

@@ -189,7 +189,9 @@ class NotReplayed:
 def not_replayed(item: TrialItem, exc: Exception) -> NotReplayed:
     from verifier_tui.engine.harbor.folders import HarborFolderError
 
-    if isinstance(exc, (HarborFolderError, OSError)):
+    if isinstance(exc, HarborFolderError):  # its words say what cannot be read
+        return NotReplayed(item, str(exc))
+    if isinstance(exc, OSError):
         return NotReplayed(item, f"cannot be read: {exc}")
     # A fault of the tool's own with this trial: said on its row, and the other trials still run.
     return NotReplayed(item, f"could not be replayed: {type(exc).__name__}: {exc}")

@@ -264,7 +264,9 @@ def trial_facts(trial: Trial, step: StepView, task: TaskConfig | None) -> TrialF
         logged = logged_verifier_failure(trial.log_text)
         if logged is not None:
             verifier_exception, exception_source = logged, "trial.log"
-    ran = step.verifier is not None if step.recorded else (step.verifier_dir / "test-stdout.txt").exists() or None
+    ran = (
+        step.verifier is not None if step.recorded else untrusted.present(step.verifier_dir / "test-stdout.txt") or None
+    )
     timed_out = verifier_exception is not None and verifier_exception.type == VERIFIER_TIMEOUT
     return TrialFacts(
         verifier_mode=mode,

@@ -38,7 +38,7 @@ from verifier_tui.engine.harbor.reading import (
     time_span,
 )
 from verifier_tui.engine.record import field, record
-from verifier_tui.engine.task.target import CONFIG, JOB_LOG, TRIAL_LOG, Target, classify, harbor_kind
+from verifier_tui.engine.task.target import CONFIG, TRIAL_LOG, Target, classify, harbor_kind, kind_within
 from verifier_tui.engine.untrusted import JsonFile, Read, look
 
 if TYPE_CHECKING:
@@ -467,6 +467,10 @@ def read_manifest(folder: Path, trial: Path) -> tuple[JsonFile, tuple[ManifestEn
 def open_trial(path: Path | str) -> Trial:
     """Read a trial folder (see the module docstring for what may be missing)."""
     folder = Path(os.path.normpath(Path(path).expanduser().absolute()))
+    try:
+        os.scandir(folder).close()
+    except OSError as exc:  # said of the folder, not of the first file a later step happens to look at
+        raise HarborFolderError(f"the trial folder {folder.name} cannot be read ({exc.strerror or exc})") from None
     config = read_json(folder / CONFIG, beneath=folder)
     result = read_json(folder / RESULT, beneath=folder)
     lock = read_json(folder / LOCK, beneath=folder)
@@ -511,7 +515,7 @@ def open_trial(path: Path | str) -> Trial:
                 f"{_rel(step.artifacts_dir, folder)}/manifest.json: collected files are found "
                 "by the older layout (artifacts/<name of the source>)"
             )
-        if (step.verifier_dir / TEST_STDERR).exists():
+        if untrusted.present(step.verifier_dir / TEST_STDERR):
             notes.append(
                 f"{_rel(step.verifier_dir, folder)}/{TEST_STDERR}: Harbor 0.1.42 or older kept stderr "
                 "apart; both files are read"
@@ -632,7 +636,8 @@ def open_job(path: Path | str, refs: bool = False) -> Job:
     except OSError as exc:
         raise HarborFolderError(f"{folder} cannot be listed ({exc.strerror or exc})") from None
     for child in children:
-        if harbor_kind(child) != "trial":
+        if kind_within(child, "trial") != "trial":
+            problems.append(f"{child.name}: not a trial folder (no trial.log, no config.json of a trial): left out")
             continue
         try:
             trials.append(TrialRef.read(child) if refs else open_trial(child))
@@ -676,7 +681,7 @@ def job_paths(folder: Path) -> list[Path]:
         children, _links = sub_folders(folder)
     except OSError:
         return []
-    return sorted((p for p in children if (p / JOB_LOG).is_file()), key=lambda p: p.name, reverse=True)
+    return sorted((p for p in children if kind_within(p, "job") == "job"), key=lambda p: p.name, reverse=True)
 
 
 def open_jobs_folder(path: Path | str, refs: bool = False) -> Job:
@@ -685,12 +690,17 @@ def open_jobs_folder(path: Path | str, refs: bool = False) -> Job:
     folder = Path(os.path.normpath(Path(path).expanduser().absolute()))
     trials: list[Trial] = []
     try:
-        problems = sub_folders(folder)[1]
+        children, problems = sub_folders(folder)
     except OSError:
-        problems = []
+        children, problems = [], []
     jobs = job_paths(folder)
+    problems += [f"{child.name}: not a job folder (no job.log): left out" for child in children if child not in jobs]
     for job_path in jobs:
-        job = open_job(job_path, refs)
+        try:
+            job = open_job(job_path, refs)
+        except HarborFolderError as exc:  # a job folder that cannot be listed: said, the others go on
+            problems.append(str(exc))
+            continue
         trials += job.trials
         problems += [f"{job.name}: {problem}" for problem in job.problems]
     missing = JsonFile(folder / CONFIG, "missing", problem="a folder of jobs has no config.json of its own")

@@ -32,7 +32,7 @@ from verifier_tui.engine.harbor.folders import RESULT, job_paths, result_shape
 from verifier_tui.engine.harbor.reading import parse_time, read_json, read_text_tail
 from verifier_tui.engine.model import reward_float
 from verifier_tui.engine.record import field, record
-from verifier_tui.engine.task.target import CONFIG, harbor_kind
+from verifier_tui.engine.task.target import CONFIG, kind_within
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
@@ -44,8 +44,9 @@ BELOW_ONE = "reward below 1"
 NO_REWARD = "no reward"  # finished, nothing raised, and no reward recorded (a verifier disabled for the job)
 AGENT_FAILED = "agent failed"
 NOT_FINISHED = "not finished"
+UNREADABLE = "cannot be read"  # the folder or its result.json (no permission, a link): how it ended is not known
 #: The outcomes that are not an exception, in the order they are counted.
-PLAIN_OUTCOMES = (PASSED, BELOW_ONE, NO_REWARD, AGENT_FAILED, NOT_FINISHED)
+PLAIN_OUTCOMES = (PASSED, BELOW_ONE, NO_REWARD, AGENT_FAILED, NOT_FINISHED, UNREADABLE)
 # --------------------------------------------------------------------------
 # One trial.
 
@@ -57,7 +58,7 @@ class TrialRow:
     name: str
     path: Path
     task: str
-    outcome: str  # PASSED, BELOW_ONE, AGENT_FAILED, NOT_FINISHED or Harbor's exception type
+    outcome: str  # one of PLAIN_OUTCOMES or Harbor's exception type
     rewards: dict[str, Any] | None
     reward_valid: bool
     exception_types: tuple[str, ...]
@@ -94,7 +95,9 @@ class TrialRow:
 
     @property
     def mark(self) -> str:
-        """✓ passed, · scored below 1 or not finished, ✗ an exception or a failed agent."""
+        """✓ passed, · scored below 1 or not finished, ? not readable, ✗ an exception or a failed agent."""
+        if self.outcome == UNREADABLE:
+            return "?"
         return "✓" if self.outcome == PASSED else "·" if self.outcome in (BELOW_ONE, NO_REWARD, NOT_FINISHED) else "✗"
 
     def to_json(self) -> dict[str, Any]:
@@ -210,7 +213,9 @@ def read_trial_row(folder: Path) -> TrialRow:
     finished = parse_time(data.get("finished_at"))
     exit_code = _agent_exit_code(folder)
     types = tuple(dict.fromkeys(e["exception_type"] for e in exceptions))
-    if not result.ok or finished is None:
+    if result.state == "unreadable":
+        outcome = UNREADABLE
+    elif not result.ok or finished is None:
         outcome = NOT_FINISHED
     elif types:
         outcome = types[0]
@@ -273,7 +278,7 @@ def first_trials(folder: Path, enough: int = 2) -> list[Path]:
     try:
         with os.scandir(folder) as scan:
             for entry in scan:
-                if entry.is_dir(follow_symlinks=False) and harbor_kind(entry.path) == "trial":
+                if entry.is_dir(follow_symlinks=False) and kind_within(entry.path, "trial") == "trial":
                     found.append(Path(entry.path))
                     if len(found) >= enough:
                         break
@@ -286,7 +291,7 @@ def trial_rows(folders: Iterable[Path]) -> Iterator[TrialRow]:
     """The rows of the trial folders among ``folders``, one at a time (a
     screen reads them between its frames)."""
     for folder in folders:
-        if harbor_kind(folder) == "trial":
+        if kind_within(folder, "trial") == "trial":
             yield read_trial_row(folder)
 
 
@@ -326,7 +331,7 @@ def ordered_counts(outcomes: dict[str, int]) -> list[tuple[str, int]]:
     errors = sorted(
         ((o, n) for o, n in outcomes.items() if o not in PLAIN_OUTCOMES), key=lambda item: (-item[1], item[0])
     )
-    rest = [(o, outcomes[o]) for o in (AGENT_FAILED, NOT_FINISHED) if outcomes.get(o)]
+    rest = [(o, outcomes[o]) for o in (AGENT_FAILED, NOT_FINISHED, UNREADABLE) if outcomes.get(o)]
     return plain + errors + rest
 
 

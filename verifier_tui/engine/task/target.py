@@ -207,6 +207,17 @@ def harbor_kind(path: Path | str) -> str | None:
     return None
 
 
+def kind_within(path: Path | str, holds: str) -> str | None:
+    """:func:`harbor_kind` of a folder in a job (``holds`` "trial") or a jobs
+    folder ("job"): one that cannot be read is taken as what its container
+    holds (Harbor writes nothing else there), so that it is a row saying why,
+    never left out."""
+    try:
+        return harbor_kind(path)
+    except OSError:
+        return holds
+
+
 def find_harbor_folder(path: Path | str) -> tuple[str, Path, str | None] | None:
     """``(kind, folder, step)`` for ``path`` or a place inside a trial
     (``result.json``, ``verifier/``, ``steps/<name>/``...): the trial is
