@@ -99,3 +99,65 @@ def test_trial_and_task_names_from_a_job_stay_on_their_rows(real, env, tmp_path)
     data = json.loads(run_tool(env, "test", job, "--python", PY, "--json", cwd=tmp_path).stdout)
     assert data["name"] == f"names\n{RLO}forged-job"
     assert [t["trial"]["name"] for t in data["trials"]] == [trial_name, "separate-mode__good000"]
+
+
+def test_what_a_trial_recorded_never_forges_a_line_nor_floods_one(task, runs, env, tmp_path):
+    from tests.helpers.harbor import harbor_exception, make_job
+
+    demo = task()
+    many = {f"k{i}": 1.0 for i in range(10_000)}
+    job = make_job(
+        runs / "jobs" / "j",
+        {
+            "demo__exc": dict(
+                task=demo,
+                rewards={"reward": 1.0},
+                exception=harbor_exception("Evil\nverdict: FORGED", "msg\nFORGED LINE"),
+                verifier_files={"test-stdout.txt": "", "reward.txt": "1.0"},
+            ),
+            "demo__key": dict(
+                task=demo,
+                rewards={"a\nFORGED: 1.0 same": 0.5},
+                verifier_files={"test-stdout.txt": "", "reward.json": '{"a\\nFORGED: 1.0 same": 0.5}'},
+            ),
+            "demo__many": dict(
+                task=demo, rewards=many, verifier_files={"test-stdout.txt": "", "reward.json": json.dumps(many)}
+            ),
+        },
+    )
+    outputs = [
+        run_tool(env, "run", job, cwd=tmp_path),
+        run_tool(env, "run", job / "demo__exc", "--python", PY, cwd=tmp_path),
+        run_tool(env, "run", job / "demo__many", "--python", PY, cwd=tmp_path),
+        run_tool(env, "test", job, "--stand-in", "empty", "--python", PY, cwd=tmp_path),
+    ]
+    for done in outputs:
+        no_traceback(done)
+        lines = done.stdout.splitlines()
+        assert not [line for line in lines if line.startswith(("FORGED", "verdict: FORGED"))], done.stdout
+        assert max(map(len, lines)) < 1_000, done.stdout[:2000]  # 10,000 keys: the first 20 and a count
+    assert "Evil\\nverdict: FORGED" in outputs[0].stdout
+    assert "k19 1.0, … 9,980 more" in outputs[2].stdout
+
+
+async def test_an_exception_harbor_recorded_stays_on_its_line_on_the_trial_screen(task, runs):
+    from tests.helpers.harbor import harbor_exception, make_job
+
+    job = make_job(
+        runs / "jobs" / "j",
+        {
+            "demo__exc": dict(
+                task=task(),
+                rewards={"reward": 1.0},
+                exception=harbor_exception("Evil\nverdict: FORGED", "msg\nFORGED LINE"),
+                verifier_files={"test-stdout.txt": "", "reward.txt": "1.0"},
+            )
+        },
+    )
+    app = make_trial_app(job / "demo__exc", python=PY)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await app.wait_for_replays(1)
+        await pilot.pause()
+        shown = screen_text(app)
+        assert "Evil\\nverdict: FORGED" in shown
+        assert not [line for line in shown.splitlines() if line.strip("│ ").startswith(("verdict: FORGED", "FORGED"))]

@@ -348,3 +348,16 @@ async def test_an_agent_file_name_shows_its_escapes(task, runs, tmp_path):
         await pilot.pause()
         shown = text_of(app, "#file-text")
         assert "── log\\x1b[31m.txt" in shown and "── log.txt" not in shown, shown
+
+
+async def test_x_on_a_trial_whose_exception_txt_was_lost_says_result_json_records_one(task, runs, tmp_path):
+    _demo, trial = timed_out_agent(task, runs, tmp_path)
+    (trial.path / "exception.txt").unlink()  # a copy of the folder made without it
+    app = make_trial_app(trial.path)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_replays(1)
+        await pilot.press("x")
+        await pilot.pause()
+        shown = text_of(app, "#file-text")
+        assert "though result.json records an exception for the trial" in shown
+        assert "it recorded none" not in shown

@@ -54,8 +54,9 @@ NOT_FOR_TRIALS = {
 
 
 def _say(text: str = "") -> None:
-    """A line of the tool's own words (paths shortened; the outputs are printed as they are)."""
-    terminal.out(text_from(text, os.getcwd(), home_folder()))
+    """A line of the tool's own words (paths shortened; the outputs are printed as they are), on
+    one line whatever a trial's files put in it (an exception's message, a reward key)."""
+    terminal.out(text_from(one_line(text), os.getcwd(), home_folder()))
 
 
 def _fail(message: str) -> int:
@@ -726,13 +727,14 @@ def print_job_table(group: JobTrials, rows: list[JobRow]) -> None:
     _say(f"{what} {folders} trial(s){replays}" + (f" · Harbor {version}" if version else ""))
     _table([("", "trial", "sandbox", "replay", ""), *((r.mark, r.name, r.sandbox, r.replay, r.word) for r in rows)])
     # A paragraph that applies to many trials (no /app to replay on, one task's test.sh) is said once, with them.
+    noun = "trials" if len(rows) == folders else "replays"  # a multi-step trial's rows are its steps
     paragraphs: dict[tuple[str, str, tuple[str, ...]], list[str]] = {}
     for row in rows:
         if row.same is not True or row.story:
             paragraphs.setdefault((row.word, row.sentence, row.story + row.differences[1:]), []).append(row.name)
     for (word, sentence, lines), names in paragraphs.items():
         names = [one_line(name) for name in names]
-        _say(f"── {names[0] if len(names) == 1 else f'{len(names)} trials ({some_names(names)})'}: {word}")
+        _say(f"── {names[0] if len(names) == 1 else f'{len(names)} {noun} ({some_names(names)})'}: {word}")
         _say(f"  {sentence}")
         for line in lines:
             _say(f"  - {line}")
@@ -757,7 +759,8 @@ def junit_case(job: str, row: JobRow) -> JunitCase:
 # watch TRIAL
 
 
-def watch_line(sequence: int, trigger: str, replayed: Replayed) -> str:
+def watch_lines(sequence: int, trigger: str, replayed: Replayed) -> list[str]:
+    """A replay's line, then what judged it and how the runner alone ended (each a line of its own)."""
     from verifier_tui.engine.harbor.walkthrough import judged_parting
     from verifier_tui.words.run import cut_words
     from verifier_tui.words.trial import agreement_words, replay_words
@@ -765,16 +768,15 @@ def watch_line(sequence: int, trigger: str, replayed: Replayed) -> str:
     word, sentence = agreement_words(replayed.agreement, replayed.skipped)
     stamp = time.strftime("%H:%M:%S")
     detail = replay_words(replayed) if replayed.local is not None else sentence
-    line = f"#{sequence:<3} {stamp}  {cut_words(trigger, 28):<28}  {word:<9}  replay {detail}"
+    lines = [f"#{sequence:<3} {stamp}  {cut_words(trigger, 28):<28}  {word:<9}  replay {detail}"]
     agreement = replayed.agreement
     if agreement.same is False or agreement.story:  # the sentence names the run that judged
-        line += f"\n      {sentence}"
+        lines.append(f"      {sentence}")
     parting = judged_parting(replayed.parting, replayed.runner_alone)
     if agreement.same is False and parting is not None:
-        line += f"\n      {parting.words}"
-    for said in agreement.story:  # the runner alone's, after test.sh judged: same or not
-        line += f"\n      {said}"
-    return line
+        lines.append(f"      {parting.words}")
+    lines += [f"      {said}" for said in agreement.story]  # the runner alone's, after test.sh judged
+    return lines
 
 
 def watch_command(args: argparse.Namespace) -> int:
@@ -788,7 +790,7 @@ def watch_command(args: argparse.Namespace) -> int:
             from verifier_tui.words.trial import trial_header, verdict_words
 
             terminal.out(trial_header(opened.walk))
-            terminal.out(f"sandbox: {verdict_words(opened.walk.sandbox.verdict)} (as recorded; it does not change)")
+            _say(f"sandbox: {verdict_words(opened.walk.sandbox.verdict)} (as recorded; it does not change)")
             terminal.out("watching the task for changes; each replay is compared with the sandbox; Ctrl+C stops")
         from verifier_tui.engine.watch.channel import WatchError
 
@@ -818,7 +820,8 @@ async def _watch(opened: TrialSession, args: argparse.Namespace, replays: list[R
         if args.json:
             terminal.out_json(opened.to_json(replayed), indent=None)
         else:
-            terminal.out(watch_line(len(replays), trigger, replayed))
+            for line in watch_lines(len(replays), trigger, replayed):
+                _say(line)
         terminal.flush()
 
     def on_error(exc: BaseException) -> None:

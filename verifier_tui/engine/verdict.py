@@ -57,7 +57,7 @@ import json
 import math
 import os
 import stat
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -111,6 +111,14 @@ def rewards_json(rewards: dict[str, Any]) -> tuple[str, int]:
         last = ", " + json.dumps({"reward": rewards["reward"]})[1:-1]  # after the "…"
     shown = json.dumps({key: rewards[key] for key in keys})[:-1] + ", …" + last + "}"
     return shown, len(rewards) - len(keys) - (1 if last else 0)
+
+
+def reward_pairs(rewards: dict[str, Any], pair: Callable[[str, Any], str], between: str = ", ") -> str:
+    """Each reward as ``pair`` words it, at most REWARD_KEYS, then how many
+    more: a listing line stays short whatever a trial recorded (10,000 keys)."""
+    shown = [pair(key, value) for key, value in itertools.islice(rewards.items(), REWARD_KEYS)]
+    left = len(rewards) - len(shown)
+    return between.join(shown) + (f"{between}… {left:,} more" if left else "")
 
 
 def read_reward_files(reward_dir: Path, cap_bytes: int = 1_000_000, *, beneath: Path | None = None) -> list[RewardFile]:

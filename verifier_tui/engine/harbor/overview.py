@@ -33,6 +33,7 @@ from verifier_tui.engine.harbor.reading import parse_time, read_json, read_text_
 from verifier_tui.engine.model import reward_float
 from verifier_tui.engine.record import field, record
 from verifier_tui.engine.task.target import CONFIG, kind_within
+from verifier_tui.engine.verdict import reward_pairs
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
@@ -85,7 +86,7 @@ class TrialRow:
             return "-"
         if len(self.rewards) == 1:
             return _number(next(iter(self.rewards.values())))
-        return " ".join(f"{k}={_number(v)}" for k, v in self.rewards.items())
+        return reward_pairs(self.rewards, lambda k, v: f"{k}={_number(v)}", " ")
 
     @property
     def outcome_words(self) -> str:
@@ -401,7 +402,7 @@ class JobOverview:
         lines = []
         for key, means in self.means().items():
             counted = len(self.evals[key])
-            values = ", ".join(f"{k} {v:.3f}" for k, v in means.items())
+            values = reward_pairs(means, lambda k, v: f"{k} {v:.3f}")
             lines.append(f"{key}: {values} over {counted} trial{'s' * (counted != 1)} with a valid reward")
         if not self.evals and self.rows:
             lines.append("no trial has a valid reward: Harbor records no mean")

@@ -22,7 +22,7 @@ from verifier_tui.engine.harbor.runner_output import RunnerOutput, parse_runner_
 from verifier_tui.engine.model import UNKNOWN, CapturedText, RewardFile, Verdict, same_number
 from verifier_tui.engine.record import as_json, record
 from verifier_tui.engine.untrusted import Read, look, open_regular
-from verifier_tui.engine.verdict import REWARD_FILE_NOT_FOUND, VERIFIER_TIMEOUT
+from verifier_tui.engine.verdict import REWARD_FILE_NOT_FOUND, VERIFIER_TIMEOUT, reward_pairs
 
 if TYPE_CHECKING:
     from typing import Any
@@ -56,7 +56,7 @@ class HarborVerdict:
             value = self.rewards.get("reward")
             if isinstance(value, (int, float)) and len(self.rewards) == 1:
                 return _number(value)
-            return ", ".join(f"{k} {_number(v)}" for k, v in self.rewards.items())
+            return reward_pairs(self.rewards, lambda k, v: f"{k} {_number(v)}")
         return self.error or "no verdict"
 
     def to_json(self) -> dict[str, Any]:
@@ -321,7 +321,7 @@ def _harbor_verdict(trial: Trial, step: StepView, facts: TrialFacts, computed: V
 
 def _describe(rewards: dict[str, Any] | None, error: str | None) -> str:
     if rewards is not None:
-        return "rewards " + ", ".join(f"{k}={v!r}" for k, v in rewards.items())
+        return "rewards " + reward_pairs(rewards, lambda k, v: f"{k}={v!r}")
     return error or "nothing"
 
 

@@ -114,10 +114,16 @@ def _trial_log(walk: TrialWalkthrough) -> tuple[Path, list[tuple[str, str]]]:
 
 def _exception(walk: TrialWalkthrough) -> tuple[Path, list[tuple[str, str]]]:
     path = walk.trial.path / EXCEPTION_TXT
-    missing = (
-        "exception.txt is not there: Harbor writes it only when it records an exception for the trial "
-        "(result.json's exception_info), and it recorded none"
-    )
+    if isinstance(walk.trial.result.get("exception_info"), dict):
+        missing = (
+            "exception.txt is not there, though result.json records an exception for the trial (its "
+            "exception_info, which the root cause shows): the folder was copied without it"
+        )
+    else:
+        missing = (
+            "exception.txt is not there: Harbor writes it only when it records an exception for the trial "
+            "(result.json's exception_info), and it recorded none"
+        )
     if walk.facts.verifier_exception_source == "trial.log":
         missing += "; the verifier's own failure is only in trial.log (l shows it)"
     elif walk.facts.agent_exit_code is not None:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from textual.widgets import Static
 
 from verifier_tui.tui.display import content
+from verifier_tui.words.text import one_line
 
 if TYPE_CHECKING:
     from verifier_tui.engine.harbor.root_cause import RootCause
@@ -18,11 +19,12 @@ if TYPE_CHECKING:
 class RootCausePanel(Static):
     def show(self, cause: RootCause, fmt: TrialDisplay) -> None:
         if not cause.failed:
-            self.update(content(("✓ root cause  ", "bold $success"), fmt.text(cause.headline())))
+            self.update(content(("✓ root cause  ", "bold $success"), fmt.text(one_line(cause.headline()))))
             return
-        parts: list[Any] = [("✗ root cause  ", "bold $error"), (fmt.text(cause.headline()), "bold")]
+        # a trial's own words (an exception's type and message) can hold line breaks: each part is one line
+        parts: list[Any] = [("✗ root cause  ", "bold $error"), (fmt.text(one_line(cause.headline())), "bold")]
         if cause.then:
-            parts += ["\n", ("  " + fmt.text(cause.then), "$text-muted")]
+            parts += ["\n", ("  " + fmt.text(one_line(cause.then)), "$text-muted")]
         if cause.advice:
             parts += ["\n", ("  try: ", "bold $accent"), fmt.text(cause.advice)]
         self.update(content(*parts))

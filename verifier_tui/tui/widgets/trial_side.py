@@ -71,7 +71,7 @@ class SidePanel(VerticalScroll):
         parts.append(fmt.text(side.mapped_output).rstrip("\n") or (side.output_words, MUTED))
         parts.append(("\n\nfacts\n", HEAD))
         for fact in walk.facts.sentences():
-            parts.append(f"  {fmt.text(fact)}\n")
+            parts.append(f"  {fmt.text(one_line(fact))}\n")
         for note in [*walk.notes, *walk.trial.absent]:
             parts.append((f"  note: {one_line(fmt.text(note))}\n", "$warning"))
         self._update(parts)
