@@ -191,13 +191,29 @@ def test_rewards_of_several_keys_are_judged_key_by_key_as_harbors_mean_counts_th
     assert paid.returncode == 1 and paid.stdout.splitlines()[-1].startswith("4 of 4 probes score as high"), paid.stdout
 
 
+#: Pays the right answer; stuck on any other, past task.toml's timeout.
+STUCK_UNLESS_RIGHT = """\
+    import time
+
+    def verify(workspace):
+        answer = workspace / "answer.txt"
+        if not answer.exists() or answer.read_text() != "42":
+            time.sleep(60)
+        return 1.0
+"""
+
+
 def test_what_audit_cannot_judge_is_said_and_exits_2(env, tmp_path):
-    task = make_task(tmp_path / "t", "import time\n\ndef verify(workspace):\n    time.sleep(60)\n", cases={"c": {}})
+    """A probe that timed out was marked ✓ as one the verifier scored low,
+    under a summary saying none was judged: its mark and words are test's."""
+    task = make_task(tmp_path / "t", STUCK_UNLESS_RIGHT, cases={"c": {"answer.txt": "42"}}, timeout=1)
     write(task / "cases" / "c" / "expected.json", '{"rewards": {"reward": 1.0}}')
-    write(task / "task.toml", 'version = "1.0"\n\n[verifier]\ntimeout_sec = 1\n')
     done = run_tool(env, "audit", task, "--python", PY)
     no_traceback(done)
     assert done.returncode == 2, done.stdout
+    rows = done.stdout.splitlines()[2:-1]
+    assert len(rows) == 4 and all(row.startswith("⏱") for row in rows), done.stdout
+    assert all(row.endswith("VerifierTimeoutError  not judged: timed out after 1 s") for row in rows), done.stdout
     assert done.stdout.splitlines()[-1].startswith("no probe ran to its verdict"), done.stdout
 
 

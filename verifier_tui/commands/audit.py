@@ -13,7 +13,7 @@ from verifier_tui.commands import report, stopping, terminal
 from verifier_tui.engine.audit import Bar, Finding, arun, lone, probes
 from verifier_tui.engine.model import Outcome
 from verifier_tui.engine.session import Session, cpu_count
-from verifier_tui.words.run import format_number, harbor_error, runner_words
+from verifier_tui.words.run import NOT_RUN, TIMED_OUT, format_number, harbor_error, runner_words
 from verifier_tui.words.text import one_line
 
 if TYPE_CHECKING:
@@ -106,4 +106,8 @@ def _row(finding: Finding, bar: str | None) -> tuple[str, str, str, str]:
     reward = _rewards_words(rewards) if rewards else harbor_error(finding.result) or "-"
     if finding.matches is not None:
         return ("!", one_line(finding.probe), reward, f"as high as {bar}: the verifier pays for this")
+    outcome = finding.result.outcome
+    if outcome in UNJUDGED:  # ✓ would say the verifier refused to pay, where it was never asked
+        mark = TIMED_OUT if outcome is Outcome.TIMED_OUT else NOT_RUN
+        return (mark, one_line(finding.probe), reward, f"not judged: {finding.result.outcome_words}")
     return ("✓", one_line(finding.probe), reward, "")
