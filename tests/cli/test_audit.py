@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from tests.helpers.commands import documented_fields, no_traceback, run_tool
-from tests.helpers.tasks import PY, copy_example, make_task, write
+from tests.helpers.tasks import PY, REPO, copy_example, make_task, write
 
 #: Pays 1.0 for a missing answer: every case a newcomer writes has the file.
 LENIENT = """\
@@ -50,7 +50,18 @@ def test_a_verifier_that_pays_for_a_missing_answer_is_flagged_and_audit_exits_1(
 
 def test_audit_json_says_each_probe_and_the_bar(env, tmp_path):
     data = json.loads(run_tool(env, "audit", "--json", lenient_task(tmp_path), "--python", PY).stdout)
-    assert data["bar"] == {"case": "right", "reward": 1.0, "rewards": {"reward": 1.0}}
+    assert data["bar"] == {
+        "case": "right",
+        "reward": 1.0,
+        "rewards": {"reward": 1.0},
+        "run": {
+            "passed": True,
+            "rewards": {"reward": 1.0},
+            "verdict_error": None,
+            "outcome": "reward_written",
+            "raised": None,
+        },
+    }
     probes = {p["probe"]: p for p in data["probes"]}
     assert probes["an empty workspace"] == {
         "probe": "an empty workspace",
@@ -72,16 +83,27 @@ def test_a_strict_verifier_passes_the_audit(env, tmp_path):
     assert done.stdout.splitlines()[-1] == "0 of 10 probes score as high as correct's 1"
 
 
+#: Pays the right answer only.
+STRICT = """\
+    def verify(workspace):
+        answer = workspace / "answer.txt"
+        return 1.0 if answer.exists() and answer.read_text() == "42" else 0.0
+"""
+
+
 def test_reward_files_planted_before_the_run_are_cleared_or_flagged(env, tmp_path):
     """Our runner clears the reward folder before verify: the planted 1.0 is
     never the verdict. A task's own runner that does not would be paid for it."""
-    task = make_task(tmp_path / "t", "def verify(workspace):\n    raise RuntimeError('no answer')\n", cases={"c": {}})
+    task = make_task(tmp_path / "t", STRICT, cases={"c": {"answer.txt": "42"}})
     write(task / "cases" / "c" / "expected.json", '{"rewards": {"reward": 1.0}}')
     ours = json.loads(run_tool(env, "audit", "--json", task, "--python", PY).stdout)
     planted = next(p for p in ours["probes"] if p["probe"] == "reward files planted in /logs/verifier")
-    assert planted["verdict_error"] == "RewardFileNotFoundError" and planted["flagged"] is False
-    # A runner of the task's own that leaves the folder as it finds it.
-    write(task / "tests" / ".ng" / "run_verifier.py", "import sys\nsys.exit(1)\n")
+    assert planted["reward"] == 0 and planted["flagged"] is False
+    # A runner of the task's own that leaves the folder as it finds it: the
+    # verifier's reward.txt of 0 is written beside the planted reward.json, which Harbor reads first.
+    runner = (REPO / "runner" / "run_verifier.py").read_text(encoding="utf-8")
+    leaves = runner.replace("def clear_rewards(reward_dir):\n", "def clear_rewards(reward_dir):\n    return []\n", 1)
+    write(task / "tests" / ".ng" / "run_verifier.py", leaves)
     theirs = json.loads(run_tool(env, "audit", "--json", task, "--python", PY, "--runner", "task").stdout)
     planted = next(p for p in theirs["probes"] if p["probe"] == "reward files planted in /logs/verifier")
     assert planted["reward"] == 1.0 and planted["flagged"] is True
@@ -185,7 +207,11 @@ def test_rewards_of_several_keys_are_judged_key_by_key_as_harbors_mean_counts_th
     assert '{"a": 1, "b": 0}' in rows["an empty workspace"] and rows["an empty workspace"].startswith("✓")
     assert done.stdout.splitlines()[-1] == '0 of 4 probes score as high as right\'s {"a": 1.0, "b": 1.0}'
     data = json.loads(run_tool(env, "audit", "--json", task, "--python", PY).stdout)
-    assert data["bar"] == {"case": "right", "reward": None, "rewards": {"a": 1.0, "b": 1.0}}
+    assert {key: data["bar"][key] for key in ("case", "reward", "rewards")} == {
+        "case": "right",
+        "reward": None,
+        "rewards": {"a": 1.0, "b": 1.0},
+    }
     write(task / "tests" / "verifier.py", "def verify(workspace):\n    return {'a': 1, 'b': 1}\n")
     paid = run_tool(env, "audit", task, "--python", PY)
     assert paid.returncode == 1 and paid.stdout.splitlines()[-1].startswith("4 of 4 probes score as high"), paid.stdout
@@ -215,6 +241,24 @@ def test_what_audit_cannot_judge_is_said_and_exits_2(env, tmp_path):
     assert len(rows) == 4 and all(row.startswith("⏱") for row in rows), done.stdout
     assert all(row.endswith("VerifierTimeoutError  not judged: timed out after 1 s") for row in rows), done.stdout
     assert done.stdout.splitlines()[-1].startswith("no probe ran to its verdict"), done.stdout
+
+
+def test_a_verifier_that_fails_the_case_the_probes_are_judged_by_fails_the_audit(env, tmp_path):
+    """A verifier that raised on every input (or could not be imported) paid
+    no probe: audit passed it with exit 0. The case it is judged by runs first."""
+    task = make_task(tmp_path / "t", "def verify(workspace):\n    raise RuntimeError('boom')\n", cases={"c": {}})
+    write(task / "cases" / "c" / "expected.json", '{"rewards": {"reward": 1.0}}')
+    done = run_tool(env, "audit", task, "--python", PY)
+    no_traceback(done)
+    assert done.returncode == 2, done.stdout
+    assert done.stdout.splitlines()[1:] == [
+        'case c, which the probes are judged against, does not pass: expected {"reward": 1.0}, '
+        "got exit 1 · verifier raised · RewardFileNotFoundError (RuntimeError in the verifier): no probe was run"
+    ], done.stdout
+    write(task / "tests" / "verifier.py", "import not_installed_anywhere\n\ndef verify(workspace):\n    return 1.0\n")
+    data = json.loads(run_tool(env, "audit", "--json", task, "--python", PY).stdout)
+    assert data["bar"]["run"]["passed"] is False and data["bar"]["run"]["raised"] == "ModuleNotFoundError"
+    assert data["probes"] == [] and data["flagged"] == 0
 
 
 def test_a_task_harbor_would_refuse_is_said_and_exits_2(env, tmp_path):

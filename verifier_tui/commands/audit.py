@@ -1,16 +1,17 @@
 """``verifier-tui audit TASK``: the verifier on what an agent's failure or
 gaming leaves (:mod:`verifier_tui.engine.audit`), one line a probe; exit 1
 when one scores as high as a passing case, 0 when none does, 2 when there
-is nothing to judge them by or no probe ran to its verdict (all timed out),
-or Harbor would refuse the task."""
+is nothing to judge them by (no case asks for a reward, or the case that asks
+the most does not get it), no probe ran to its verdict (all timed out), or
+Harbor would refuse the task."""
 
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from verifier_tui.commands import report, stopping, terminal
-from verifier_tui.engine.audit import Bar, Finding, arun, lone, probes
+from verifier_tui.engine.audit import Bar, Finding, arun, lone, probes, raised
 from verifier_tui.engine.model import Outcome
 from verifier_tui.engine.session import Session, cpu_count
 from verifier_tui.words.run import NOT_RUN, TIMED_OUT, format_number, harbor_error, runner_words
@@ -18,6 +19,8 @@ from verifier_tui.words.text import one_line
 
 if TYPE_CHECKING:
     import argparse
+
+    from verifier_tui.engine.model import RunResult
 
 #: How a probe ends that tells nothing of what the verifier pays for.
 UNJUDGED = (Outcome.TIMED_OUT, Outcome.KILLED, Outcome.COULD_NOT_START)
@@ -56,7 +59,7 @@ def audit_command(args: argparse.Namespace) -> int:
             )
         else:
             _print(session, findings, judged, flagged, judgeable)
-    if judged is None or not judgeable or refused is not None:
+    if judged is None or judged.failed or not judgeable or refused is not None:
         return 2
     return 1 if flagged else 0
 
@@ -71,6 +74,10 @@ def _print(
     terminal.out(" · ".join([*said, *([runner] if runner else []), f"audit of {cases}"]))
     for notice in task.notices() + [f"case {one_line(c.name)}: {p}" for c in task.cases for p in c.problems]:
         terminal.out(f"note: {one_line(notice)}")
+    if judged is not None and judged.failed:
+        terminal.out(_failed_bar_line(judged))
+        _print_tail(session)
+        return
     bar = _bar_words(judged) if judged else None
     for row in report.table_lines([("", "probe", "reward", "")] + [_row(f, bar) for f in findings]):
         terminal.out(row)
@@ -86,10 +93,25 @@ def _print(
         unjudged = sum(1 for finding in findings if finding.result.outcome in UNJUDGED)
         tail = f" ({unjudged} not judged: timed out, killed or not started)" if unjudged else ""
         terminal.out(f"{len(flagged)} of {len(findings)} probes score as high as {bar}{tail}")
-    if task.config.refused is not None:
-        terminal.out(f"Harbor would refuse this task: {task.config.refused}")
+    _print_tail(session)
+
+
+def _print_tail(session: Session) -> None:
+    if session.task.config.refused is not None:
+        terminal.out(f"Harbor would refuse this task: {session.task.config.refused}")
     if session.isolation.kind == "copy":
         terminal.out(session.isolation.words)
+
+
+def _failed_bar_line(judged: Bar) -> str:
+    """Why no probe was judged: the case they are judged by does not pass, as test would say it."""
+    ran = cast("RunResult", judged.run)
+    error = raised(ran)
+    in_verifier = f" ({one_line(error)} in the verifier)" if error else ""
+    return (
+        f"case {one_line(judged.case)}, which the probes are judged against, does not pass: "
+        f"expected {report.expected_text(ran)}, got {report.actual_text(ran)}{in_verifier}: no probe was run"
+    )
 
 
 def _rewards_words(rewards: dict[str, Any]) -> str:

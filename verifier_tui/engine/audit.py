@@ -17,7 +17,9 @@ sandbox, interpreter and limits as its cases):
 
 The bar is the case whose ``expected.json`` asks for the most; a probe that
 reaches it, as Harbor's mean counts rewards (:class:`Bar`), is flagged with
-that case. Each probe's workspace is a copy
+that case. The bar case runs first, as it is: a verifier that does not pay it
+(that raises on every input, or cannot be imported) would pay no probe either,
+and its probes are not run. Each probe's workspace is a copy
 in the session's own scratch folder, made only while its run needs it (at
 most ``jobs`` at once): nothing is written into the task.
 """
@@ -62,10 +64,17 @@ class Probe:
 @record(frozen=True)
 class Bar:
     """The passing case a probe must not reach: the one whose expected.json
-    asks for the most (the largest sum of its rewards, above 0)."""
+    asks for the most (the largest sum of its rewards, above 0), and its own
+    run (None until it ran)."""
 
     case: str
     rewards: dict[str, float]
+    run: RunResult | None = None
+
+    @property
+    def failed(self) -> bool:
+        """It ran and did not get what its expected.json asks: the probes cannot be judged by it."""
+        return self.run is not None and self.run.expected_matched is not True
 
     def reached_by(self, rewards: dict[str, Any] | None) -> bool:
         """Whether a run's rewards are as high, as Harbor's mean counts them
@@ -80,7 +89,25 @@ class Bar:
         return all(_at_least(rewards.get(key, 0), wanted) for key, wanted in self.rewards.items())
 
     def to_json(self) -> dict[str, Any]:
-        return {"case": self.case, "reward": lone(self.rewards), "rewards": self.rewards}
+        ran = self.run
+        got = None
+        if ran is not None:
+            got = {
+                "passed": not self.failed,
+                "rewards": ran.verdict.rewards,
+                "verdict_error": ran.verdict.error,
+                "outcome": ran.outcome.slug,
+                "raised": raised(ran),
+            }
+        return {"case": self.case, "reward": lone(self.rewards), "rewards": self.rewards, "run": got}
+
+
+def raised(result: RunResult) -> str | None:
+    """The type of the exception the verifier's traceback ends with (None: it ended without one)."""
+    from verifier_tui.engine.harbor.runner_output import parse_runner_output
+
+    found = parse_runner_output(result.stderr.text).traceback
+    return found.bare_type if found is not None else None
 
 
 @record
@@ -194,13 +221,19 @@ async def arun(
     session: Session, chosen: list[Probe], jobs: int, ended: Callable[[Finding], object] = lambda _finding: None
 ) -> tuple[list[Finding], Bar | None]:
     """The ``chosen`` probes of ``session``'s task (:func:`probes`) run, at
-    most ``jobs`` at once, and the bar they were judged by; ``ended`` is told
-    of each finding as its run ends."""
+    most ``jobs`` at once, and the bar they were judged by, with its own run;
+    ``ended`` is told of each finding as its run ends. None is run when the
+    bar case fails."""
     import asyncio
 
     cases = session.task.cases
     judged = bar(cases)
     gate = asyncio.Semaphore(max(1, jobs))
+    if judged is not None:
+        case = next(case for case in cases if case.name == judged.case)
+        judged = replace(judged, run=await session.arun(session.spec_for_case(case), trigger="audit", gate=gate))
+        if judged.failed:
+            return [], judged
     room = asyncio.Semaphore(max(1, jobs))  # workspaces made at once: a copy lasts as long as its run
     where = session.scratch_folder()  # the tool's own, swept at the next start if this one is killed
 
