@@ -71,6 +71,7 @@ def test_audit_json_says_each_probe_and_the_bar(env, tmp_path):
         "outcome": "reward_written",
         "flagged": True,
         "matches": "right",
+        "planted_verdict": None,
     }
     assert probes["right: every file emptied"]["flagged"] is False
     assert data["flagged"] == 5
@@ -106,7 +107,16 @@ def test_reward_files_planted_before_the_run_are_cleared_or_flagged(env, tmp_pat
     write(task / "tests" / ".ng" / "run_verifier.py", leaves)
     theirs = json.loads(run_tool(env, "audit", "--json", task, "--python", PY, "--runner", "task").stdout)
     planted = next(p for p in theirs["probes"] if p["probe"] == "reward files planted in /logs/verifier")
-    assert planted["reward"] == 1.0 and planted["flagged"] is True
+    assert planted["reward"] == 1.0 and planted["flagged"] is True and planted["planted_verdict"] == "reward.json"
+    # Its row blamed the verifier: the runner is named, and the probe is still flagged (Harbor runs that runner).
+    done = run_tool(env, "audit", task, "--python", PY, "--runner", "task", cwd=tmp_path)
+    assert done.returncode == 1, done.stdout
+    row = next(line for line in done.stdout.splitlines() if "reward files planted" in line)
+    assert row.startswith("!") and row.endswith(
+        "as high as c's 1: the task's own runner (t/tests/.ng/run_verifier.py) did not clear the planted "
+        "reward.json, which Harbor reads"
+    ), row
+    assert all(p["planted_verdict"] is None for p in ours["probes"])
 
 
 def test_nothing_to_judge_by_is_exit_2(env, tmp_path):

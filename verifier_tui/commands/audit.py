@@ -79,7 +79,8 @@ def _print(
         _print_tail(session)
         return
     bar = _bar_words(judged) if judged else None
-    for row in report.table_lines([("", "probe", "reward", "")] + [_row(f, bar) for f in findings]):
+    rows = [_row(finding, bar, _runner_name(session)) for finding in findings]
+    for row in report.table_lines([("", "probe", "reward", ""), *rows]):
         terminal.out(row)
     for finding in findings:
         if finding.result.user_files_written:
@@ -123,11 +124,22 @@ def _bar_words(judged: Bar) -> str:
     return f"{one_line(judged.case)}'s {_rewards_words(judged.rewards)}"
 
 
-def _row(finding: Finding, bar: str | None) -> tuple[str, str, str, str]:
+def _runner_name(session: Session) -> str:
+    own = session.task.own_runner
+    return f"the task's own runner ({report.here(own.path)})" if session.runner == "task" and own else "our runner"
+
+
+def _row(finding: Finding, bar: str | None, runner: str) -> tuple[str, str, str, str]:
     rewards = finding.rewards
     reward = _rewards_words(rewards) if rewards else harbor_error(finding.result) or "-"
     if finding.matches is not None:
-        return ("!", one_line(finding.probe), reward, f"as high as {bar}: the verifier pays for this")
+        # Flagged all the same: Harbor runs that runner, and reads the file it left.
+        why = (
+            f"{runner} did not clear the planted {finding.planted_verdict}, which Harbor reads"
+            if finding.planted_verdict
+            else "the verifier pays for this"
+        )
+        return ("!", one_line(finding.probe), reward, f"as high as {bar}: {why}")
     outcome = finding.result.outcome
     if outcome in UNJUDGED:  # ✓ would say the verifier refused to pay, where it was never asked
         mark = TIMED_OUT if outcome is Outcome.TIMED_OUT else NOT_RUN

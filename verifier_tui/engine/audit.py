@@ -117,6 +117,14 @@ class Finding:
     probe: str
     result: RunResult
     matches: str | None = None
+    planted_verdict: str | None = None  # the planted file the verdict was read from: the runner left it
+
+    @classmethod
+    def of(cls, probe: Probe, result: RunResult) -> Finding:
+        source = result.verdict.source
+        kept = {name: data.decode() for name, data in probe.planted}.get(source) if source else None
+        left = any(f.name == source and f.kind == "file" and f.text == kept for f in result.reward_files)
+        return cls(probe.name, result, planted_verdict=source if kept is not None and left else None)
 
     @property
     def rewards(self) -> dict[str, Any] | None:
@@ -132,6 +140,7 @@ class Finding:
             "outcome": self.result.outcome.slug,
             "flagged": self.matches is not None,
             "matches": self.matches,
+            "planted_verdict": self.planted_verdict,
         }
 
 
@@ -247,7 +256,7 @@ async def arun(
                 result = await session.arun(spec, trigger="audit", gate=gate)
             finally:
                 await asyncio.to_thread(shutil.rmtree, target, True)
-        finding = Finding(probe.name, result)
+        finding = Finding.of(probe, result)
         if judged is not None and judged.reached_by(finding.rewards):
             finding.matches = judged.case
         ended(finding)
