@@ -358,3 +358,38 @@ def test_a_link_out_of_the_tests_folder_is_said_as_out_of_the_tests_folder(env, 
     notes = [line for line in done.stdout.splitlines() if "helper.py" in line]
     assert notes and all("outside the workspace" not in line for line in notes), done.stdout
     assert any("links outside its folder, tests (/etc/passwd)" in line for line in notes), notes
+
+
+def test_test_says_the_note_that_explains_a_failed_case(env, tmp_path):
+    """A helper linked out of tests/ is skipped with a note, and the verifier's
+    import of it fails: run said the note, test and audit only the ModuleNotFoundError.
+    A note every case has is said once for the task; one case's, on its line."""
+    task = make_task(
+        tmp_path / "t",
+        "from helper import grade\n\ndef verify(workspace):\n    return grade()\n",
+        cases={"right": {"answer.txt": "42"}, "wrong": {"answer.txt": "41"}},
+    )
+    (task / "cases" / "right" / "expected.json").write_text('{"rewards": {"reward": 1.0}}')
+    (task / "cases" / "wrong" / "expected.json").write_text('{"rewards": {"reward": 0.0}}')
+    shared = tmp_path / "shared" / "helper.py"
+    shared.parent.mkdir()
+    shared.write_text("def grade():\n    return 1.0\n")
+    (task / "tests" / "helper.py").symlink_to(os.path.relpath(shared, task / "tests"))
+    done = run_tool(env, "test", task, "--python", PY)
+    assert done.returncode == 1, done.stdout
+    lines = done.stdout.splitlines()
+    skipped = "note: tests: skipped helper.py: it links outside its folder, tests (../../shared/helper.py)"
+    assert lines.count(skipped) == 1, done.stdout
+    assert lines.index(skipped) < lines.index(next(line for line in lines if "ModuleNotFoundError" in line))
+    audited = run_tool(env, "audit", task, "--python", PY)  # its case judged against fails the same way
+    assert audited.returncode == 2 and audited.stdout.splitlines()[1:2] == [skipped], audited.stdout
+    assert "(ModuleNotFoundError in the verifier): no probe was run" in audited.stdout.splitlines()[2]
+    # One case's note: said for it when it failed, not for the case that passed.
+    (task / "tests" / "helper.py").unlink()
+    shutil.copy(shared, task / "tests" / "helper.py")
+    os.mkfifo(task / "cases" / "wrong" / "workspace" / "pipe")
+    done = run_tool(env, "test", task, "--python", PY)
+    assert done.returncode == 1, done.stdout
+    assert [line for line in done.stdout.splitlines() if "pipe" in line] == [
+        "wrong: note: workspace: skipped pipe: it is a FIFO, not a file"
+    ], done.stdout

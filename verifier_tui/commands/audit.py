@@ -72,7 +72,10 @@ def _print(
     runner = runner_words(session)
     said = [f"task {one_line(task.name)}", f"verifier {report.here(session.verifier or '')}", session.options.python]
     terminal.out(" · ".join([*said, *([runner] if runner else []), f"audit of {cases}"]))
-    for notice in task.notices() + [f"case {one_line(c.name)}: {p}" for c in task.cases for p in c.problems]:
+    notes = task.notices() + [f"case {one_line(c.name)}: {p}" for c in task.cases for p in c.problems]
+    failed = judged.run if judged is not None and judged.failed else None
+    # A failed bar case's own notes (a file staging skipped) say why it failed, as test says them.
+    for notice in dict.fromkeys(notes + (failed.notices if failed else [])):
         terminal.out(f"note: {one_line(notice)}")
     if judged is not None and judged.failed:
         terminal.out(_failed_bar_line(judged))

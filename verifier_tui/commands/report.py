@@ -359,6 +359,8 @@ def group_lines(group: Any, results: list[RunResult]) -> list[str]:
         out.append(f"!  {one_line(name)}: not run: {problem}")
     for name, why in group.not_judged:
         out.append(f"{NOT_RUN}  cases/{one_line(name)}: not judged: {why}")
+    shared = shared_notes(results)
+    out += [f"note: {one_line(note)}" for note in shared]
     for result in results:
         killed = (
             f"out of memory: {one_line(cut(result.out_of_memory[0]))} was killed past task.toml's "
@@ -369,7 +371,8 @@ def group_lines(group: Any, results: list[RunResult]) -> list[str]:
         case = session.task.case(result.case) if session is not None and result.case else None
         # A case's own problems (a workspace leading out of the task) say why it ran on other inputs.
         problems = case.problems if case is not None else ()
-        said_why = (killed, stuck_at(session, result), near_miss_line(result), *problems)
+        notes = [f"note: {note}" for note in result.notices if note not in shared]
+        said_why = (killed, stuck_at(session, result), near_miss_line(result), *problems, *notes)
         for said in said_why if not result.expected_matched else ():
             if said:
                 out.append(f"{one_line(result.case or '-')}: {said}")
@@ -385,6 +388,15 @@ def group_lines(group: Any, results: list[RunResult]) -> list[str]:
     if gives_up is not None and results:
         out.append(f"Harbor would stop every case's verifier before it runs: task.toml's timeout_sec is {gives_up:g}")
     return out
+
+
+def shared_notes(results: list[RunResult]) -> list[str]:
+    """The notes of a task's runs (a file staging skipped, ...) that explain a
+    failure and that every one of its runs has, to be said once for the task;
+    none when every case passed. A failed case's other notes are its own."""
+    if all(result.expected_matched for result in results):
+        return []
+    return [note for note in results[0].notices if all(note in result.notices for result in results[1:])]
 
 
 def test_lines(ran: list[tuple[Any, list[RunResult]]], after_table: list[str] | None = None) -> list[str]:
