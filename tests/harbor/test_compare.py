@@ -83,6 +83,7 @@ def test_compare_json_is_documented_and_names_every_flip(env, two_jobs, tmp_path
         ("trial", "is one trial: compare takes two job folders"),
         ("task", "is not a Harbor job folder"),
         ("missing", "does not exist"),
+        ("empty", "an empty path: compare takes two job folders"),
     ],
 )
 def test_a_path_that_is_not_a_job_gets_one_line_and_exit_2(env, two_jobs, runs, which, said):
@@ -91,6 +92,7 @@ def test_a_path_that_is_not_a_job_gets_one_line_and_exit_2(env, two_jobs, runs, 
         "trial": two_jobs[0] / "alpha__a1",
         "task": runs / "tasks" / "alpha",
         "missing": runs / "nowhere",
+        "empty": "",
     }[which]
     done = run_tool(env, "compare", two_jobs[0], path)
     no_traceback(done)

@@ -50,6 +50,8 @@ def compare_command(args: argparse.Namespace) -> int:
 
 
 def _not_a_job(path: str, target: Target) -> str:
+    if not path.strip():  # classify's own words ask for a task
+        return "an empty path: compare takes two job folders (the folder holding each job's trials)"
     if target.kind == "missing":
         return target.why or f"{path} does not exist"
     if target.kind == "jobs":
