@@ -135,3 +135,20 @@ async def test_a_job_that_cannot_be_read_is_said_never_a_crash(jobs, monkeypatch
         await pilot.press("escape")
         await pilot.pause()
         assert isinstance(app.screen, JobsScreen)
+
+
+async def test_two_jobs_with_no_task_in_common_are_said_so(runs, task):
+    """The note the headless comparison ends with is on the screen too."""
+    make_job(runs / "jobs" / "left", {"gamma__a1": dict(task=task("gamma"), rewards={"reward": 1.0})})
+    make_job(runs / "jobs" / "right", {"delta__b1": dict(task=task("delta"), rewards={"reward": 1.0})})
+    app = job_app(runs / "jobs")
+    async with app.run_test(size=SIZE) as pilot:
+        await read_all(app)
+        await mark(app, pilot, "left", "right")
+        await pilot.press("c")
+        await read_all(app)
+        await pilot.pause()
+        assert isinstance(app.screen, CompareScreen)
+        assert "note: the two jobs ran no task in common: each task is in one job only, so none is compared" in text_of(
+            app, "#job-header"
+        )

@@ -4,7 +4,6 @@ when a path is not a job."""
 
 from __future__ import annotations
 
-import os
 from typing import TYPE_CHECKING
 
 from verifier_tui.commands import terminal
@@ -42,10 +41,8 @@ def compare_command(args: argparse.Namespace) -> int:
         return 0
     for line in comparison_lines(comparison):
         terminal.out(line)
-    if os.path.realpath(folders[0]) == os.path.realpath(folders[1]):
-        terminal.out("note: A and B are the same job folder: nothing can differ")
-    elif comparison.tasks and not any(task.a is not None and task.b is not None for task in comparison.tasks):
-        terminal.out("note: the two jobs ran no task in common: each task is in one job only, so none is compared")
+    if comparison.note:
+        terminal.out(f"note: {comparison.note}")
     return 0
 
 

@@ -16,6 +16,7 @@ outcomes differ; a trial without a counterpart is counted, never paired.
 
 from __future__ import annotations
 
+import os
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -104,6 +105,15 @@ class Comparison:
     @property
     def flips(self) -> int:
         return sum(len(t.flips) for t in self.tasks)
+
+    @property
+    def note(self) -> str | None:
+        """Why nothing could differ, when nothing could: both faces say it."""
+        if os.path.realpath(self.a.path) == os.path.realpath(self.b.path):
+            return "A and B are the same job folder: nothing can differ"
+        if self.tasks and not any(task.a is not None and task.b is not None for task in self.tasks):
+            return "the two jobs ran no task in common: each task is in one job only, so none is compared"
+        return None
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -136,6 +136,8 @@ class CompareScreen(TasksScreen):
             lines.append(
                 (f"{flips} trial{'s' * (flips != 1)} flipped\n" if flips else "no trial's outcome flipped\n", "bold")
             )
+            if comparison.note:
+                lines.append((f"note: {comparison.note}\n", "$warning"))
         shown = []
         if self.differences_only:
             shown.append("tasks that differ")
