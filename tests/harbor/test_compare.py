@@ -122,3 +122,50 @@ def test_two_jobs_with_no_task_in_common_or_one_job_twice_are_said_so(env, runs,
     )
     same = run_tool(env, "compare", a, a, cwd=tmp_path)
     assert same.stdout.splitlines()[-1] == "note: A and B are the same job folder: nothing can differ"
+
+
+@pytest.fixture
+def keyed_jobs(runs, task):
+    """alpha: A scored keys a and b, B the one key reward (the hostile tester's
+    jobs); beta: both scored a and b, B higher on b only."""
+    alpha, beta = task("alpha"), task("beta")
+    a = make_job(
+        runs / "jobs" / "keys-a",
+        {
+            "alpha__a1": dict(task=alpha, rewards={"a": 1, "b": 0.5}),
+            "beta__a1": dict(task=beta, rewards={"a": 1, "b": 0.0}),
+        },
+    )
+    b = make_job(
+        runs / "jobs" / "keys-b",
+        {
+            **{f"alpha__b{i}": dict(task=alpha, rewards={"reward": 1}) for i in range(4)},
+            "beta__b1": dict(task=beta, rewards={"a": 1, "b": 1.0}),
+        },
+    )
+    return a, b
+
+
+def test_several_or_different_reward_keys_show_each_keys_mean_and_no_false_difference(env, keyed_jobs, tmp_path):
+    done = run_tool(env, "compare", *keyed_jobs, cwd=tmp_path)
+    no_traceback(done)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    rows = {line.split("  ")[0]: [c.strip() for c in line.split("  ") if c.strip()] for line in lines[3:6]}
+    # Different keys on each side: each mean named, no difference (it read +0.000, the first key's mean against B's).
+    assert rows["alpha"] == ["alpha", "0/1", "a 1.000, b 0.500", "4/4", "reward 1.000", "-", "1"]
+    assert rows["beta"] == ["beta", "0/1", "a 1.000, b 0.000", "1/1", "a 1.000, b 1.000", "a +0.000, b +1.000", "1"]
+    assert lines[6] == (
+        "note: a mean shown with its reward key is that key's (a job scored the task on several keys, "
+        "or the two jobs on different ones); B - A is given only for a key both jobs have"
+    )
+
+
+def test_compare_json_carries_each_keys_mean_and_difference(env, keyed_jobs, tmp_path):
+    data = json.loads(run_tool(env, "compare", "--json", *keyed_jobs, cwd=tmp_path).stdout)
+    tasks = {t["task"]: t for t in data["tasks"]}
+    alpha, beta = tasks["alpha"], tasks["beta"]
+    assert alpha["a"]["means"] == {"a": 1.0, "b": 0.5} and alpha["a"]["mean"] is None
+    assert alpha["b"]["means"] == {"reward": 1.0} and alpha["b"]["mean"] == 1.0
+    assert alpha["difference"] is None and alpha["differences"] == {}
+    assert beta["differences"] == {"a": 0.0, "b": 1.0} and beta["difference"] is None

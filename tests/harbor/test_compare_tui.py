@@ -152,3 +152,51 @@ async def test_two_jobs_with_no_task_in_common_are_said_so(runs, task):
         assert "note: the two jobs ran no task in common: each task is in one job only, so none is compared" in text_of(
             app, "#job-header"
         )
+
+
+async def test_means_by_reward_key_are_shown_narrowed_and_sorted_by_their_differences(runs, task):
+    """alpha: one key, +0.5; beta: B higher on key b only; gamma: different keys, both passed; delta: the same."""
+    alpha, beta, gamma, delta = (task(name) for name in ("alpha", "beta", "gamma", "delta"))
+    make_job(
+        runs / "jobs" / "keys-a",
+        {
+            "alpha__a1": dict(task=alpha, rewards={"reward": 0.5}),
+            "beta__a1": dict(task=beta, rewards={"a": 1, "b": 0}),
+            "gamma__a1": dict(task=gamma, rewards={"x": 1, "y": 1}),
+            "delta__a1": dict(task=delta, rewards={"reward": 1}),
+        },
+    )
+    make_job(
+        runs / "jobs" / "keys-b",
+        {
+            "alpha__b1": dict(task=alpha, rewards={"reward": 1}),
+            "beta__b1": dict(task=beta, rewards={"a": 1, "b": 1}),
+            "gamma__b1": dict(task=gamma, rewards={"reward": 1}),
+            "delta__b1": dict(task=delta, rewards={"reward": 1}),
+        },
+    )
+    app = job_app(runs / "jobs")
+    async with app.run_test(size=SIZE) as pilot:
+        await read_all(app)
+        await mark(app, pilot, "keys-a", "keys-b")
+        await pilot.press("c")
+        await read_all(app)
+        await pilot.pause()
+        tasks = {row[0]: row for row in rows(app, "#job-tasks")}
+        assert tasks["beta"] == [
+            "beta",
+            "0/1",
+            "a 1.000, b 0.000",
+            "1/1",
+            "a 1.000, b 1.000",
+            "a +0.000, b +1.000",
+            "1",
+        ]
+        assert tasks["gamma"] == ["gamma", "1/1", "x 1.000, y 1.000", "1/1", "reward 1.000", "-", ""]
+        assert "B - A is given only for a key both jobs have" in text_of(app, "#job-header")
+        await pilot.press("f")  # what differs: gamma's keys do, delta nothing
+        await pilot.pause()
+        assert sorted(r[0] for r in rows(app, "#job-tasks")) == ["alpha", "beta", "gamma"]
+        await pilot.press("s")  # beta's largest difference (b, +1.0) first
+        await pilot.pause()
+        assert [r[0] for r in rows(app, "#job-tasks")] == ["beta", "alpha", "gamma"]

@@ -65,13 +65,18 @@ def test_a_job_counts_every_way_a_trial_ended_and_says_what_harbors_mean_leaves_
     assert exit_row.outcome_words == "agent exited 3"
 
 
-def test_with_several_reward_keys_a_missing_key_counts_as_zero_as_in_harbor(real, tmp_path):
+def test_with_several_reward_keys_a_missing_key_counts_as_zero_as_in_harbor(real, env, tmp_path):
     job = copy_job_files(real, tmp_path / "keys")
     copy_trial(real, job, "t__a", edit=rewarded({"accuracy": 1.0, "style": 0.5}))
     copy_trial(real, job, "t__b", edit=rewarded({"accuracy": 0.0}))
     overview = read_overview(job)
     assert overview.means() == {"oracle__adhoc": {"accuracy": 0.5, "style": 0.25}}
     assert "a key a trial lacks counts as 0" in " ".join(overview.reward_lines())
+    # The task's row gives each key's mean, never the first key's alone as "the" mean.
+    done = run_tool(env, "run", job, cwd=tmp_path)
+    assert "hello-file  2       0       accuracy 0.500, style 0.250  0" in done.stdout
+    [task] = json.loads(run_tool(env, "run", "--json", job, cwd=tmp_path).stdout)["job"]["tasks"]
+    assert task["mean"] is None and task["means"] == {"accuracy": 0.5, "style": 0.25}
 
 
 def test_the_trials_filter_by_failure_exception_and_task_and_sort(real, tmp_path):

@@ -65,6 +65,8 @@ def comparison_lines(comparison: Comparison) -> list[str]:
     rows = [("task", "A passed", "A mean", "B passed", "B mean", "B - A", "flipped")]
     rows += [(task.task, *task.cells()) for task in comparison.tasks]
     out += table_lines(rows)
+    if comparison.keys_note:
+        out.append(f"note: {comparison.keys_note}")
     out.append("")
     for letter, side in (("A", "a"), ("B", "b")):
         only = comparison.only(side)

@@ -230,7 +230,7 @@ def print_jobs(folder: Path, as_json: bool) -> None:
 
 def print_overview(folder: Path, as_json: bool) -> None:
     from verifier_tui.engine.harbor.folders import LOCK
-    from verifier_tui.engine.harbor.overview import read_overview, select_rows
+    from verifier_tui.engine.harbor.overview import mean_words, read_overview, select_rows
     from verifier_tui.engine.harbor.reading import read_json
     from verifier_tui.engine.task.kinds import some_names
     from verifier_tui.words.text import one_line
@@ -268,7 +268,7 @@ def print_overview(folder: Path, as_json: bool) -> None:
                 task.task,
                 str(task.trials),
                 str(task.passed),
-                "-" if task.mean is None else f"{task.mean:.3f}",
+                mean_words(task),
                 str(task.errors),
             )
         )

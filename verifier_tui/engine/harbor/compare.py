@@ -21,7 +21,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from verifier_tui.engine.harbor.overview import PASSED, JobOverview, TaskRow, TrialRow, read_overview
+from verifier_tui.engine.harbor.overview import PASSED, JobOverview, TaskRow, TrialRow, mean_words, read_overview
 from verifier_tui.engine.record import record
 
 _EARLIEST = datetime.min.replace(tzinfo=timezone.utc)
@@ -57,22 +57,40 @@ class TaskComparison:
     flips: tuple[tuple[TrialRow, TrialRow], ...]
 
     @property
+    def named(self) -> bool:
+        """Whether each mean is shown with its reward key: a job scored the
+        task on several keys, or the two jobs on different ones."""
+        keys = [set(row.means) for row in (self.a, self.b) if row is not None and row.means]
+        return any(len(k) > 1 for k in keys) or (len(keys) == 2 and keys[0] != keys[1])
+
+    @property
+    def differences(self) -> dict[str, float]:
+        """B's mean less A's, for each reward key both have a mean of."""
+        if self.a is None or self.b is None:
+            return {}
+        theirs = self.b.means
+        return {key: theirs[key] - mean for key, mean in self.a.means.items() if key in theirs}
+
+    @property
     def difference(self) -> float | None:
-        """B's mean less A's, when both have one."""
-        if self.a is None or self.b is None or self.a.mean is None or self.b.mean is None:
-            return None
-        return self.b.mean - self.a.mean
+        """B's mean less A's, when both scored the task on the same one key."""
+        differences = self.differences
+        return None if self.named or not differences else next(iter(differences.values()))
 
     def cells(self) -> tuple[str, str, str, str, str, str]:
         """Its row after the task's name, as both faces show it: A passed, A
         mean, B passed, B mean, B - A, how many trials flipped."""
-        difference = self.difference
+        named = self.named
+        if named:
+            difference = ", ".join(f"{key} {value:+.3f}" for key, value in self.differences.items()) or "-"
+        else:
+            difference = "-" if self.difference is None else f"{self.difference:+.3f}"
         return (
             passed_text(self.a),
-            mean_text(self.a),
+            mean_words(self.a, named),
             passed_text(self.b),
-            mean_text(self.b),
-            "-" if difference is None else f"{difference:+.3f}",
+            mean_words(self.b, named),
+            difference,
             str(len(self.flips)) if self.flips else "",
         )
 
@@ -82,6 +100,7 @@ class TaskComparison:
             "a": self.a.to_json() if self.a is not None else None,
             "b": self.b.to_json() if self.b is not None else None,
             "difference": self.difference,
+            "differences": self.differences,
             "flipped": [{"a": _trial_json(a), "b": _trial_json(b)} for a, b in self.flips],
         }
 
@@ -114,6 +133,15 @@ class Comparison:
         if self.tasks and not any(task.a is not None and task.b is not None for task in self.tasks):
             return "the two jobs ran no task in common: each task is in one job only, so none is compared"
         return None
+
+    @property
+    def keys_note(self) -> str | None:
+        if not any(task.named for task in self.tasks):
+            return None
+        return (
+            "a mean shown with its reward key is that key's (a job scored the task on several keys, "
+            "or the two jobs on different ones); B - A is given only for a key both jobs have"
+        )
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -164,10 +192,6 @@ def flip_words(pair: tuple[TrialRow, TrialRow]) -> str:
         return f"{row.name} {row.mark} {row.outcome_words}{reward}"
 
     return f"{side(pair[0])} → {side(pair[1])}"
-
-
-def mean_text(row: TaskRow | None) -> str:
-    return "-" if row is None or row.mean is None else f"{row.mean:.3f}"
 
 
 def passed_text(row: TaskRow | None) -> str:

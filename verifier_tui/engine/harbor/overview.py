@@ -311,10 +311,19 @@ class TaskRow:
     rewards: list[dict[str, Any]] = field(default_factory=list)  # the valid rewards, for the mean
 
     @property
-    def mean(self) -> float | None:
-        """Harbor's mean of the task's valid rewards (its first key's, with several)."""
+    def means(self) -> dict[str, float]:
+        """Harbor's mean of the task's valid rewards, by reward key (Harbor
+        calls a lone key's ``mean``: its name is kept here, so two jobs
+        scoring different keys are not taken for one measure)."""
         means = mean_of(self.rewards)
-        return next(iter(means.values()), None)
+        keys = {key for reward in self.rewards for key in reward}
+        return {keys.pop(): means["mean"]} if len(keys) == 1 else means
+
+    @property
+    def mean(self) -> float | None:
+        """Harbor's mean when the task's rewards have one key; with several, None: no one number is the mean."""
+        means = self.means
+        return next(iter(means.values())) if len(means) == 1 else None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -322,8 +331,17 @@ class TaskRow:
             "trials": self.trials,
             "passed": self.passed,
             "mean": self.mean,
+            "means": self.means,
             "errors": self.errors,
         }
+
+
+def mean_words(row: TaskRow | None, named: bool = False) -> str:
+    """``0.500``, or each key's (``a 1.000, b 0.500``) when there are several or ``named``."""
+    means = row.means if row is not None else {}
+    if len(means) == 1 and not named:
+        return f"{next(iter(means.values())):.3f}"
+    return ", ".join(f"{key} {value:.3f}" for key, value in means.items()) or "-"
 
 
 def ordered_counts(outcomes: dict[str, int]) -> list[tuple[str, int]]:

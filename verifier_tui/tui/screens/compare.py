@@ -28,8 +28,9 @@ from verifier_tui.words.text import one_line
 #: The tasks' orders, s going round them.
 def differs(task: TaskComparison) -> bool:
     """Whether the two jobs went differently on ``task``: a trial flipped,
-    the means differ, or only one job ran it."""
-    return bool(task.flips) or (task.a is None) != (task.b is None) or bool(task.difference)
+    a mean differs, they scored it on different keys, or only one job ran it."""
+    keys_differ = task.a is not None and task.b is not None and set(task.a.means) != set(task.b.means)
+    return bool(task.flips) or (task.a is None) != (task.b is None) or keys_differ or any(task.differences.values())
 
 
 class CompareScreen(TasksScreen):
@@ -39,7 +40,13 @@ class CompareScreen(TasksScreen):
     BINDINGS = [
         key("f", "differences", "differences", "Differences only", "Only the tasks the two jobs went differently on"),
         key("t", "task", "task", "Filter by task", "Only the flipped trials of the task under the cursor (again: all)"),
-        key("s", "sort", "sort", "Sort the tasks", "By name, or by the difference of the means (largest first)"),
+        key(
+            "s",
+            "sort",
+            "sort",
+            "Sort the tasks",
+            "By name, or by the difference of the means (largest first; with several keys, the largest of theirs)",
+        ),
         HELP,
         QUIT,
         key("escape", "back", "jobs", "Back", "to the list of jobs", show=False),
@@ -99,7 +106,7 @@ class CompareScreen(TasksScreen):
             return
         rows = [t for t in comparison.tasks if differs(t) or not self.differences_only]
         if self.sort == "difference":
-            rows.sort(key=lambda t: -abs(t.difference) if t.difference is not None else 0.0)
+            rows.sort(key=lambda t: -max(map(abs, t.differences.values()), default=0.0))
         for task in rows:
             tasks.add_row(cell(task.task), *task.cells(), key=task.task)
         for task in rows:
@@ -136,8 +143,9 @@ class CompareScreen(TasksScreen):
             lines.append(
                 (f"{flips} trial{'s' * (flips != 1)} flipped\n" if flips else "no trial's outcome flipped\n", "bold")
             )
-            if comparison.note:
-                lines.append((f"note: {comparison.note}\n", "$warning"))
+            for note in (comparison.note, comparison.keys_note):
+                if note:
+                    lines.append((f"note: {note}\n", "$warning"))
         shown = []
         if self.differences_only:
             shown.append("tasks that differ")

@@ -25,6 +25,7 @@ from verifier_tui.engine.harbor.overview import (
     JobOverview,
     TrialRow,
     child_folders,
+    mean_words,
     select_rows,
     trial_rows,
 )
@@ -54,10 +55,6 @@ def _seconds(value: float | None) -> str:
     if value is None:
         return "-"
     return f"{value:.1f} s" if value < 600 else f"{value / 60:.0f} min"
-
-
-def _mean(value: float | None) -> str:
-    return "-" if value is None else f"{value:.3f}"
 
 
 class TasksScreen(KeyedScreen):
@@ -284,7 +281,7 @@ class JobOverviewScreen(TasksScreen):
         table = self.query_one("#job-tasks", DataTable)
         for name in dict.fromkeys(row.task for row in rows):
             task = self.overview.tasks[name]
-            cells = (task.trials, task.passed, _mean(task.mean), task.errors)
+            cells = (task.trials, task.passed, cell(mean_words(task)), task.errors)
             if name in table.rows:
                 for key, value in zip(("trials", "passed", "mean", "errors"), cells, strict=True):
                     table.update_cell(name, key, value)
