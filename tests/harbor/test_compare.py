@@ -169,3 +169,32 @@ def test_compare_json_carries_each_keys_mean_and_difference(env, keyed_jobs, tmp
     assert alpha["b"]["means"] == {"reward": 1.0} and alpha["b"]["mean"] == 1.0
     assert alpha["difference"] is None and alpha["differences"] == {}
     assert beta["differences"] == {"a": 0.0, "b": 1.0} and beta["difference"] is None
+
+
+def test_a_reward_that_is_no_number_is_said_so_and_counted_as_harbor_reads_it(env, runs, task, tmp_path):
+    """Harbor's verifier refuses such a value; resuming a job, Harbor reads "1.0" as 1.0 (pydantic's lax
+    float) and skips a trial whose value is {"x": 1}: never a reward below 1, never a 0 in the mean."""
+    alpha, beta = task("alpha"), task("beta")
+    a = make_job(
+        runs / "jobs" / "strings",
+        {"alpha__a1": dict(task=alpha, rewards={"reward": 1}), "beta__a1": dict(task=beta, rewards={"reward": 1})},
+    )
+    for trial, value in (("alpha__a1", "1.0"), ("beta__a1", {"x": 1})):  # as another writer left them
+        result = json.loads((a / trial / "result.json").read_text())
+        result["verifier_result"]["rewards"] = {"reward": value}
+        (a / trial / "result.json").write_text(json.dumps(result))
+    b = make_job(
+        runs / "jobs" / "numbers",
+        {"alpha__b1": dict(task=alpha, rewards={"reward": 1}), "beta__b1": dict(task=beta, rewards={"reward": 1})},
+    )
+    done = run_tool(env, "compare", a, b, cwd=tmp_path)
+    no_traceback(done)
+    lines = done.stdout.splitlines()
+    assert lines[0] == "A  job strings · 2 trials · oracle · Harbor's mean 1.000"
+    table = {line.split()[0]: line.split() for line in lines[3:6]}
+    assert table["alpha"] == ["alpha", "0/1", "1.000", "1/1", "1.000", "+0.000", "1"]
+    assert table["beta"] == ["beta", "0/1", "-", "1/1", "1.000", "-", "1"]
+    assert '  alpha: alpha__a1 ✗ reward not a number ("1.0") → alpha__b1 ✓ passed' in lines
+    assert '  beta: beta__a1 ✗ reward not a number ({"x": 1}) → beta__b1 ✓ passed' in lines
+    data = json.loads(run_tool(env, "compare", "--json", a, b, cwd=tmp_path).stdout)
+    assert data["a"]["outcomes"] == {"reward not a number": 2}

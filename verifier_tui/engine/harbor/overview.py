@@ -23,6 +23,7 @@ Harbor's own figures mirrored here:
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -42,12 +43,15 @@ if TYPE_CHECKING:
 
 PASSED = "passed"
 BELOW_ONE = "reward below 1"
+#: A reward value that is no number ("1.0", {"x": 1}): Harbor's verifier refuses one
+#: (VerifierOutputParseError), so only another writer put it in result.json.
+NOT_A_NUMBER = "reward not a number"
 NO_REWARD = "no reward"  # finished, nothing raised, and no reward recorded (a verifier disabled for the job)
 AGENT_FAILED = "agent failed"
 NOT_FINISHED = "not finished"
 UNREADABLE = "cannot be read"  # the folder or its result.json (no permission, a link): how it ended is not known
 #: The outcomes that are not an exception, in the order they are counted.
-PLAIN_OUTCOMES = (PASSED, BELOW_ONE, NO_REWARD, AGENT_FAILED, NOT_FINISHED, UNREADABLE)
+PLAIN_OUTCOMES = (PASSED, BELOW_ONE, NOT_A_NUMBER, NO_REWARD, AGENT_FAILED, NOT_FINISHED, UNREADABLE)
 # --------------------------------------------------------------------------
 # One trial.
 
@@ -125,8 +129,10 @@ class TrialRow:
 
 
 def _number(value: Any) -> str:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    if isinstance(value, bool):
         return str(value)
+    if not isinstance(value, (int, float)):
+        return json.dumps(value)  # "1.0" quoted: never taken for the number
     if isinstance(value, float):
         return f"{value:.1f}" if value.is_integer() else f"{value:.4g}"
     return str(value)
@@ -205,8 +211,13 @@ def read_trial_row(folder: Path) -> TrialRow:
     rewards = _rewards(data.get("verifier_result"))
     steps, problems = result_shape(data)
     exceptions = _exceptions(data, steps)
-    # reward_valid: rewards recorded and every exception's policy keeps them.
-    valid = bool(rewards) and all(_valid_by_policy(e) for e in exceptions)
+    # reward_valid: rewards recorded, every exception's policy keeps them, and
+    # Harbor reading result.json back would take each value as a number.
+    valid = (
+        bool(rewards)
+        and all(harbor_number(v) is not None for v in (rewards or {}).values())
+        and all(_valid_by_policy(e) for e in exceptions)
+    )
     if steps and rewards is None:
         # A multi-step trial scores each step; its own verifier_result stays null.
         rewards = _rewards(steps[-1].get("verifier_result")) or None
@@ -224,6 +235,8 @@ def read_trial_row(folder: Path) -> TrialRow:
         outcome = AGENT_FAILED
     elif not rewards:
         outcome = NO_REWARD
+    elif not all(isinstance(v, (int, float)) for v in rewards.values()):
+        outcome = NOT_A_NUMBER
     elif all(isinstance(v, (int, float)) and v >= 1 for v in rewards.values()):
         outcome = PASSED
     else:
@@ -346,12 +359,25 @@ def mean_words(row: TaskRow | None, named: bool = False) -> str:
 
 def ordered_counts(outcomes: dict[str, int]) -> list[tuple[str, int]]:
     """How trials ended: passed, below 1, each exception type (most first), agent failures, not finished."""
-    plain = [(o, outcomes[o]) for o in (PASSED, BELOW_ONE, NO_REWARD) if outcomes.get(o)]
+    plain = [(o, outcomes[o]) for o in (PASSED, BELOW_ONE, NOT_A_NUMBER, NO_REWARD) if outcomes.get(o)]
     errors = sorted(
         ((o, n) for o, n in outcomes.items() if o not in PLAIN_OUTCOMES), key=lambda item: (-item[1], item[0])
     )
     rest = [(o, outcomes[o]) for o in (AGENT_FAILED, NOT_FINISHED, UNREADABLE) if outcomes.get(o)]
     return plain + errors + rest
+
+
+def harbor_number(value: Any) -> float | None:
+    """A reward value as Harbor 0.26.0 reads ``result.json`` back (resuming a
+    job: pydantic's lax ``float | int``): a number, or a string that parses as
+    one ("1.0" is 1.0); None for anything else, which makes Harbor skip the
+    trial, leaving it out of its mean."""
+    if isinstance(value, (int, float)):
+        return reward_float(value)
+    try:
+        return float(value) if isinstance(value, str) else None
+    except ValueError:
+        return None
 
 
 def mean_of(rewards: list[dict[str, Any]]) -> dict[str, float]:
@@ -363,7 +389,7 @@ def mean_of(rewards: list[dict[str, Any]]) -> dict[str, float]:
     keys = sorted({key for reward in rewards for key in reward})
 
     def number(value: Any) -> float:
-        return reward_float(value) if isinstance(value, (int, float)) else 0.0
+        return harbor_number(value) or 0.0
 
     if len(keys) <= 1:
         values = [number(next(iter(r.values()), 0)) for r in rewards]
