@@ -415,9 +415,13 @@ def trace_task_files(verifier):
 
 
 def statements(path):
-    """The lines of ``path`` that can run, as this interpreter compiles it:
-    the line starts of every code object in it (line tables differ between
-    Python versions, so only the interpreter that ran can tell)."""
+    """The lines of ``path`` that can run, as this interpreter compiles it
+    (the line starts of every code object in it: line tables differ between
+    Python versions, so only the interpreter that ran can tell), and the
+    SHA-256 of the bytes compiled: the verifier can change a file of /tests,
+    and the tool keeps the lines only of a file that is still the user's.
+    A file that does not compile raises NotCompiled, with that digest."""
+    import hashlib
     import types
 
     # Without blocking: a FIFO the verifier made in the tests folder would
@@ -428,8 +432,15 @@ def statements(path):
             raise OSError("not a regular file")
         if st.st_size > _MEASURED_AT_MOST:
             raise OSError("larger than %d MB" % (_MEASURED_AT_MOST // (1024 * 1024)))
-        code = compile(handle.read(), path, "exec", dont_inherit=True)
-    lines, todo = set(), [code]
+        source = handle.read()
+    digest = hashlib.sha256(source).hexdigest()
+    try:
+        code = compile(source, path, "exec", dont_inherit=True)
+    except SyntaxError as exc:  # a null byte or a bad encoding too
+        where = " at line %s" % exc.lineno if exc.lineno else ""  # a null byte has no line
+        raise NotCompiled("%s%s: %s" % (type(exc).__name__, where, exc.msg), digest) from None
+    lines: set = set()
+    todo = [code]
     while todo:
         code = todo.pop()
         if hasattr(code, "co_lines"):
@@ -439,14 +450,23 @@ def statements(path):
 
             lines.update(line for _offset, line in dis.findlinestarts(code) if line)
         todo.extend(const for const in code.co_consts if isinstance(const, types.CodeType))
-    return lines
+    return lines, digest
+
+
+class NotCompiled(Exception):
+    """A file read whole that this interpreter cannot compile: why, and its digest."""
+
+    def __init__(self, why, digest):
+        Exception.__init__(self, why)
+        self.why, self.digest = why, digest
 
 
 def write_coverage(target):
-    """The --coverage-to file: per .py file of the tests folder, the lines
-    that can run and those that ran, and why a file this interpreter cannot
-    compile has none. Informative: a file that cannot be written changes
-    nothing of the run."""
+    """The --coverage-to file: per .py file of the tests folder, and per file
+    of it that ran under another name (through a folder that is a link), the
+    lines that can run and those that ran, why a file this interpreter cannot
+    compile has none, and the SHA-256 of each file read whole. Informative: a
+    file that cannot be written changes nothing of the run."""
     import json
 
     replaced = "tracer" in _coverage and sys.gettrace() is not _coverage["tracer"]
@@ -457,28 +477,27 @@ def write_coverage(target):
             monitoring.set_events(_TOOL_ID, 0)
     except Exception:  # the verifier's own doing: the file says so, the run ends as it would have
         replaced = True
-    files = {}
+    ran_in: dict = {}  # by each file's one spelling
+    for path, lines in _coverage["ran"].items():
+        ran_in.setdefault(os.path.normpath(path), set()).update(lines)
     paths = [_coverage["verifier"]] if _is_task_file(_coverage["verifier"] or "") else []
     for folder, subfolders, names in os.walk(_tests_root):
         subfolders[:] = sorted(d for d in subfolders if d != "__pycache__" and (folder, d) != (_tests_root, ".ng"))
         paths += [os.path.join(folder, name) for name in sorted(names) if name.endswith(".py")]
-    ran_in = {}  # by each file's one spelling
-    for path, lines in _coverage["ran"].items():
-        ran_in.setdefault(os.path.normpath(path), set()).update(lines)
-    not_compiled = {}
-    for path in paths:
+    paths += sorted(ran_in)  # a module imported through a folder that is a link is not walked
+    files, not_compiled, digests = {}, {}, {}
+    for path in dict.fromkeys(paths):
         try:
-            lines = statements(path)
-        except SyntaxError as exc:  # a null byte or a bad encoding too
-            where = " at line %s" % exc.lineno if exc.lineno else ""  # a null byte has no line
-            not_compiled[path] = "%s%s: %s" % (type(exc).__name__, where, exc.msg)
+            lines, digests[path] = statements(path)
+        except NotCompiled as exc:
+            not_compiled[path], digests[path] = exc.why, exc.digest
             continue
         except Exception as exc:  # unreadable: no lines to tell either
             not_compiled[path] = "%s: %s" % (type(exc).__name__, exc)
             continue
         ran = ran_in.get(path, set())
         files[path] = {"statements": sorted(lines), "executed": sorted(ran & lines)}
-    document = {"files": files, "not_compiled": not_compiled}
+    document: dict = {"files": files, "not_compiled": not_compiled, "sha256": digests}
     if replaced:  # the verifier set its own trace function (or none): lines after that were not seen
         document["tracer_replaced"] = True
     try:

@@ -168,8 +168,9 @@ def test_a_coverage_file_naming_a_file_outside_the_task_through_dots_reads_nothi
 
         def forge(path=sys.argv[sys.argv.index("--coverage-to") + 1]):
             files = {{"/tests{ups}{secret}": {{"statements": [1], "executed": []}}}}
+            digests = {{name: "0" * 64 for name in files}}
             with open(path, "w") as handle:
-                json.dump({{"files": files, "not_compiled": {{}}}}, handle)
+                json.dump({{"files": files, "not_compiled": {{}}, "sha256": digests}}, handle)
 
         def verify(workspace):
             atexit.register(forge)

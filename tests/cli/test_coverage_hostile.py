@@ -8,8 +8,10 @@ import json
 import os
 import sys
 
+import pytest
+
 from tests.helpers.commands import no_traceback, run_tool
-from tests.helpers.tasks import PY, make_branchy_task, make_task
+from tests.helpers.tasks import BRANCHY_HELPER, PY, make_branchy_task, make_task
 
 
 def test_a_fifo_the_verifier_makes_in_its_tests_folder_changes_no_verdict(env, tmp_path):
@@ -152,7 +154,8 @@ import atexit, json, sys
 
 def forge(path=sys.argv[sys.argv.index("--coverage-to") + 1]):
     with open(path, "w") as handle:
-        json.dump({{"files": {files}, "not_compiled": {{}}}}, handle)
+        files = {files}
+        json.dump({{"files": files, "not_compiled": {{}}, "sha256": {{name: "0" * 64 for name in files}}}}, handle)
 
 def verify(workspace):
     atexit.register(forge)
@@ -203,3 +206,94 @@ def test_a_huge_file_or_a_replaced_settrace_in_tests_changes_no_verdict(env, tmp
         None,
         "OSError: larger than 2 MB",
     )
+
+
+@pytest.mark.parametrize("link", ["file", "folder"])
+def test_a_helper_imported_through_a_link_in_tests_counts_for_the_file_it_leads_to(env, tmp_path, link):
+    """``tests/scoring.py -> real_scoring.py``: the runner records the lines
+    under the link's name, and the tool, which reads no link, counted them
+    nowhere: real_scoring.py's every line was said never reached."""
+    task = make_branchy_task(tmp_path / "task")
+    tests = task / "tests"
+    if link == "file":
+        (tests / "scoring.py").rename(tests / "real_scoring.py")
+        (tests / "scoring.py").symlink_to("real_scoring.py")
+        real = tests / "real_scoring.py"
+    else:  # a folder: ``import lib.scoring`` through tests/lib -> pkg
+        (tests / "pkg").mkdir()
+        (tests / "scoring.py").rename(tests / "pkg" / "scoring.py")
+        (tests / "pkg" / "__init__.py").write_text("")
+        (tests / "lib").symlink_to("pkg")
+        verifier = tests / "verifier.py"
+        verifier.write_text(verifier.read_text().replace("import scoring\n", "from lib import scoring\n", 1))
+        real = tests / "pkg" / "scoring.py"
+    report = tmp_path / "cov.info"
+    done = run_tool(env, "test", task, "--coverage", "--coverage-report", report, "--json", "--python", PY)
+    no_traceback(done)
+    assert done.returncode == 0, done.stdout + done.stderr
+    files = json.loads(done.stdout)["coverage"]["files"]
+    assert files[str(real)] == {"executed": [1, 2, 5], "missing": [6, 7, 8]}
+    assert not any(name.endswith(("tests/scoring.py", "lib/scoring.py")) for name in files), files
+    lcov = report.read_text()
+    assert f"SF:{real}\nDA:1,1\nDA:2,1\nDA:5,1\nDA:6,0\nDA:7,0\nDA:8,0\n" in lcov, lcov
+
+
+def test_a_helper_the_verifier_rewrites_is_not_measured_and_no_line_of_it_is_said(env, tmp_path):
+    """The runner compiles each file as the run ends: a verifier that wrote
+    200 blank lines and a def over its staged helper had lines 201-202 of an
+    eight-line file reported, with no source, and the lines that ran lost."""
+    task = make_task(
+        tmp_path / "task",
+        """
+        import os
+        import scoring
+
+        HERE = os.path.dirname(__file__)
+
+        def verify(workspace):
+            score = scoring.full()
+            with open(os.path.join(HERE, "scoring.py"), "w") as handle:
+                handle.write("\\n" * 200 + "def extra():\\n    return 1\\n")
+            with open(os.path.join(HERE, "old.py"), "w") as handle:  # not to compile, at a line old.py has not
+                handle.write("\\n" * 50 + "def (:\\n")
+            return score
+        """,
+        files={"scoring.py": BRANCHY_HELPER, "old.py": "x = 1\n"},
+    )
+    report = tmp_path / "cov.info"
+    done = run_tool(env, "run", task, "--coverage", "--coverage-report", report, "--python", PY, cwd=tmp_path)
+    no_traceback(done)
+    assert done.returncode == 0, done.stdout + done.stderr
+    said = done.stdout.splitlines()
+    assert said[-3].startswith("coverage of 1 case: ") and said[-3].endswith(" lines ran, every one"), said
+    assert said[-2:] == [
+        "task/tests/old.py: not measured: changed by the run",
+        "task/tests/scoring.py: not measured: changed by the run",
+    ], done.stdout
+    assert [line for line in report.read_text().splitlines() if line.startswith("SF:")] == [
+        f"SF:{task / 'tests' / 'verifier.py'}"
+    ]
+
+
+def test_a_helper_the_verifier_replaces_with_a_link_is_not_read_through(env, tmp_path):
+    """A helper the run made a link to /etc/passwd: the runner reads it there
+    (in the sandbox), the tool never does, and says the file changed."""
+    task = make_task(
+        tmp_path / "task",
+        """
+        import os
+
+        HELPER = os.path.join(os.path.dirname(__file__), "unused_helper.py")
+
+        def verify(workspace):
+            os.remove(HELPER)
+            os.symlink("/etc/passwd", HELPER)
+            return 1.0
+        """,
+        files={"unused_helper.py": "X = 1\n"},
+    )
+    done = run_tool(env, "run", task, "--coverage", "--json", "--python", PY, cwd=tmp_path)
+    no_traceback(done)
+    data = json.loads(done.stdout)["coverage"]
+    assert data["not_measured"] == {str(task / "tests" / "unused_helper.py"): "changed by the run"}, data
+    assert "root:" not in done.stdout

@@ -148,3 +148,77 @@ def test_a_links_target_is_shown_harmlessly(target, tmp_path):
     found = untrusted.read_bytes(folder / "reward.json", 10, beneath=folder)
     assert found.state == "link" and found.target is not None
     assert found.target.isprintable() and len(found.target) <= untrusted.TARGET_CHARS + 1
+
+
+@SETTINGS
+@given(tree=TREES, asked=PATHS)
+def test_a_path_through_links_inside_the_folder_is_the_file_they_lead_to(tree, asked, tmp_path):
+    """``followed_inside``: the file a name of the folder is once each link on
+    the way is followed (coverage counts a helper imported through
+    ``tests/helper.py -> real_helper.py`` for ``real_helper.py``), or None when a
+    link leads out of the folder, even to come back, or to nothing, or loops."""
+    inside, outside = build(tmp_path / "root", tree)
+    path = inside.joinpath(*asked)
+    found = untrusted.followed_inside(path, inside)
+    real = Path(os.path.realpath(path))
+    if found is None:
+        # only when following leaves the folder, finds nothing, or is the folder itself
+        lead_in = real.is_relative_to(inside) and real != inside and os.path.exists(path)
+        assert not lead_in or _leaves_on_the_way(path, inside), (path, real)
+        return
+    assert found.is_relative_to(inside) and not _linked_on_the_way(found, inside)
+    assert Path(os.path.realpath(found)) == real
+    if not _linked_on_the_way(path, inside):
+        assert found == path
+    read = untrusted.read_bytes(found, 1024, beneath=inside)
+    assert read.data is None or SECRET not in read.data
+
+
+def _leaves_on_the_way(path: Path, inside: Path, hops: int = 40) -> bool:
+    """Whether some link followed on the way to ``path`` leads out of
+    ``inside`` before it comes back (``realpath`` of each link's own place)."""
+    parts = path.relative_to(inside).parts
+    for depth in range(1, len(parts) + 1):
+        at = inside.joinpath(*parts[:depth])
+        if os.path.islink(at):
+            target = os.readlink(at)
+            step = Path(target) if os.path.isabs(target) else Path(os.path.realpath(at.parent)) / target
+            if not Path(os.path.normpath(step)).is_relative_to(inside) or hops <= 0:
+                return True
+            if _leaves_on_the_way(Path(os.path.normpath(step)), inside, hops - 1):
+                return True
+    return False
+
+
+def test_links_followed_inside_the_folder_and_no_further(tmp_path):
+    inside, outside = build(tmp_path / "root", [])
+    (inside / "real.py").write_text("x = 1\n")
+    (inside / "pkg").mkdir()
+    (inside / "pkg" / "mod.py").write_text("y = 2\n")
+    links = {
+        "helper.py": "real.py",  # a file beside it
+        "chain.py": "helper.py",  # a link to a link
+        "absolute.py": str(inside / "real.py"),
+        "lib": "pkg",  # a folder
+        "up.py": "pkg/../real.py",
+        "out.py": str(outside / "secret"),
+        "out_and_back.py": "../inside/real.py",  # staging keeps it; here it leaves the folder
+        "loop.py": "loop.py",
+        "nothing.py": "missing.py",
+    }
+    for name, target in links.items():
+        (inside / name).symlink_to(target)
+    followed = {name: untrusted.followed_inside(inside / name, inside) for name in links}
+    followed["lib/mod.py"] = untrusted.followed_inside(inside / "lib" / "mod.py", inside)
+    assert followed == {
+        "helper.py": inside / "real.py",
+        "chain.py": inside / "real.py",
+        "absolute.py": inside / "real.py",
+        "lib": inside / "pkg",
+        "up.py": inside / "real.py",
+        "out.py": None,
+        "out_and_back.py": None,
+        "loop.py": None,
+        "nothing.py": None,
+        "lib/mod.py": inside / "pkg" / "mod.py",
+    }

@@ -8,6 +8,7 @@ Hypothesis' deadline), and none loses a trial."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -449,16 +450,25 @@ def test_an_explanation_the_verifier_rewrote_is_a_typed_document_or_none(found, 
     stdlib_shadows(staged)
 
 
-REAL_COVERAGE = b'{"files": {"/tests/verifier.py": {"statements": [1, 4, 5], "executed": [1, 4]}}}'
+# The user's verifier, five lines, as the runner read it (its SHA-256).
+VERIFIER_SOURCE = b"import x\n\n\ndef verify(workspace):\n    return 1.0\n"
+SHA256 = {"/tests/verifier.py": hashlib.sha256(VERIFIER_SOURCE).hexdigest(), "/tests/h.py": "0" * 64}
+REAL_COVERAGE = json.dumps(
+    {"files": {"/tests/verifier.py": {"statements": [1, 4, 5], "executed": [1, 4]}}, "sha256": SHA256}
+).encode()
 # The runner's document with anything in place of one of its parts.
 COVERAGE_DOCUMENTS = st.one_of(
-    JSON_VALUES.map(lambda v: {"files": v}),
-    JSON_VALUES.map(lambda v: {"files": {"/tests/verifier.py": v}}),
+    JSON_VALUES.map(lambda v: {"files": v, "sha256": SHA256}),
+    JSON_VALUES.map(lambda v: {"files": {"/tests/verifier.py": {"statements": [1], "executed": []}}, "sha256": v}),
+    JSON_VALUES.map(lambda v: {"files": {"/tests/verifier.py": v}, "sha256": SHA256}),
     st.tuples(JSON_VALUES, JSON_VALUES).map(
-        lambda v: {"files": {"/tests/verifier.py": {"statements": v[0], "executed": v[1]}}}
+        lambda v: {"files": {"/tests/verifier.py": {"statements": v[0], "executed": v[1]}}, "sha256": SHA256}
     ),
     st.tuples(st.lists(st.integers(), max_size=8), st.lists(st.integers(), max_size=8)).map(
-        lambda v: {"files": {"/tests/h.py": {"statements": v[0], "executed": v[1]}}}
+        lambda v: {"files": {"/tests/verifier.py": {"statements": v[0], "executed": v[1]}}, "sha256": SHA256}
+    ),
+    st.tuples(st.lists(st.integers(), max_size=8), st.lists(st.integers(), max_size=8)).map(
+        lambda v: {"files": {"/tests/h.py": {"statements": v[0], "executed": v[1]}}, "sha256": SHA256}
     ),
 ).map(lambda d: ("bytes", json.dumps(d).encode()))
 
@@ -473,14 +483,16 @@ def test_the_runners_coverage_file_gives_lines_or_a_problem(found, tmp_path_fact
 
     folder = tmp_path_factory.mktemp("coverage")
     put(folder / "coverage.json", found)
-    coverage = bounded(read_runner_file, folder / "coverage.json", lambda staged: Path("/task") / staged.lstrip("/"))
+    coverage = bounded(
+        read_runner_file, folder / "coverage.json", lambda staged: (Path("/task") / staged.lstrip("/"), VERIFIER_SOURCE)
+    )
     one_line(coverage.problem)
     assert coverage.problem is None or coverage.files == {}
     for why in coverage.not_compiled.values():
         one_line(why)
     for path, lines in coverage.files.items():
         assert lines.path == path and lines.executed <= lines.statements
-        assert all(type(n) is int and n > 0 for n in lines.statements)
+        assert all(type(n) is int and 0 < n <= 5 for n in lines.statements)  # the user's file has five lines
     if found == ("bytes", REAL_COVERAGE):
         (lines,) = coverage.files.values()
         assert (lines.path, lines.missing, sorted(lines.executed)) == (Path("/task/tests/verifier.py"), [5], [1, 4])

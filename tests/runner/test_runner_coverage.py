@@ -155,3 +155,34 @@ def test_an_unwritable_coverage_file_changes_nothing(sandbox, tmp_path):
     sandbox.verifier("def verify(workspace):\n    return 1.0\n")
     result = sandbox.run("--coverage-to", tmp_path / "no-such-folder" / "coverage.json")
     assert (result.returncode, result.stdout, result.stderr, result.reward_txt) == (0, "", "", "1.0")
+
+
+@pytest.mark.parametrize("python", VERSIONS)
+def test_each_file_read_has_its_digest_and_one_imported_through_a_linked_folder_is_measured(sandbox, tmp_path, python):
+    """The tool keeps a file's lines only when its bytes are those the runner
+    compiled (a verifier can rewrite a file of /tests): each file read says
+    its SHA-256, one that does not compile too. A module imported through a
+    folder that is a link (``tests/lib -> pkg``) is not walked: it is measured
+    by the name it ran under, which the tool follows to the user's file."""
+    import hashlib
+
+    sandbox.verifier("from lib import helper\n\ndef verify(workspace):\n    return helper.score()\n")
+    sandbox.write("tests/pkg/__init__.py", "")
+    sandbox.write("tests/pkg/helper.py", "def score():\n    return 1.0\n")
+    sandbox.write("tests/broken.py", "def (:\n")
+    os.symlink("pkg", str(sandbox.tests / "lib"))
+    result = sandbox.run("--coverage-to", tmp_path / "coverage.json", python=python)
+    assert (result.returncode, result.reward_txt) == (0, "1.0"), result.describe()
+    assert _coverage(sandbox, tmp_path / "coverage.json") == {
+        "lib/helper.py": ([1, 2], []),
+        "lib/__init__.py": ([], []) if python == PYTHON312 else ([1], []),
+        "pkg/__init__.py": ([], []) if python == PYTHON312 else ([], [1]),
+        "pkg/helper.py": ([], [1, 2]),
+        "verifier.py": ([1, 3, 4], []),
+    }
+    data = json.loads((tmp_path / "coverage.json").read_text(encoding="utf-8"))
+    assert set(data["not_compiled"]) == {str(sandbox.tests / "broken.py")}
+    read = ["broken.py", "lib/__init__.py", "lib/helper.py", "pkg/__init__.py", "pkg/helper.py", "verifier.py"]
+    assert data["sha256"] == {
+        str(sandbox.tests / name): hashlib.sha256((sandbox.tests / name).read_bytes()).hexdigest() for name in read
+    }

@@ -187,3 +187,22 @@ async def test_an_escape_code_in_the_source_is_shown_as_one(tmp_path):
         await _open(app, pilot)
         shown = screen_text(app)
         assert '# "\\x1b[5mblink"' in shown and "\x1b" not in shown
+
+
+async def test_a_case_with_no_coverage_is_named_under_the_header(tmp_path):
+    """A case that timed out has no coverage: the header said "no coverage:
+    the run was stopped ..." beside "Coverage of 1 case", naming no case,
+    where ``test --coverage`` says ``no coverage of task::empty: ...``."""
+    task = make_branchy_task(tmp_path / "tasks" / "branchy")
+    verifier = task / "tests" / "verifier.py"
+    waits = "    while not (workspace / 'answer.txt').exists():\n        time.sleep(0.1)\n"  # the empty case, for ever
+    verifier.write_text("import time\n" + verifier.read_text().replace("    answer = ", waits + "    answer = ", 1))
+    (task / "task.toml").write_text('version = "1.0"\n\n[verifier]\ntimeout_sec = 1\n')
+    app = make_app(task, watch=False, case="right")
+    async with app.run_test(size=SNAPSHOT_SIZE) as pilot:
+        await _open(app, pilot)
+        header = rendered_text(app.screen.query_one("#coverage-header"))
+        assert header.startswith("Coverage of 1 case: "), header
+        assert (
+            "· no coverage of empty: the run was stopped, or ended the interpreter itself, before the runner wrote it"
+        ) in header, header

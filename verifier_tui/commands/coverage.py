@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from verifier_tui.commands.report import here
-from verifier_tui.engine.coverage import lcov, merge, missing_words, not_measured_words, to_json
+from verifier_tui.engine.coverage import lcov, merge, missing_words, not_measured_words, problem_words, to_json
 from verifier_tui.words.text import one_line
 
 if TYPE_CHECKING:
@@ -26,16 +26,9 @@ def gathered(
     own runner says it for every case), and the files no run could compile."""
     measured = [(name, r.coverage) for name, r in named if r.coverage is not None]
     per_case = {name: c.files for name, c in measured if c.problem is None}
-    by_problem: dict[str, list[str]] = {}
-    for name, c in measured:
-        if c.problem:
-            by_problem.setdefault(c.problem, []).append(one_line(name))
-    problems = [
-        problem if len(names) == len(measured) else f"no coverage of {', '.join(names)}: {problem.split(': ', 1)[1]}"
-        for problem, names in by_problem.items()
-    ]
+    problems = problem_words(((one_line(name), c.problem) for name, c in measured if c.problem), len(measured))
     not_compiled = {path: why for _name, c in measured for path, why in c.not_compiled.items()}
-    return merge(per_case.values()), per_case, list(dict.fromkeys(problems)), dict(sorted(not_compiled.items()))
+    return merge(per_case.values()), per_case, problems, dict(sorted(not_compiled.items()))
 
 
 def coverage_lines(named: list[tuple[str, RunResult]]) -> list[str]:

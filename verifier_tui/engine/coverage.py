@@ -39,11 +39,23 @@ class FileLines:
         return sorted(self.statements - self.executed)
 
 
-def read_runner_file(path: Path, user_path: Callable[[str], Path | None], beneath: Path | None = None) -> Coverage:
+#: A file of the user's is one the runner measured only when the runner read
+#: these same bytes (its SHA-256); the runner reads at most 2 MB of a file.
+MEASURED_LIMIT = 2 * untrusted.MB
+#: The user's file as it is now (its path, its bytes: None when they cannot be read whole).
+UserFile = tuple[Path, bytes | None]
+CHANGED = "changed by the run"
+
+
+def read_runner_file(path: Path, user_file: Callable[[str], UserFile | None], beneath: Path | None = None) -> Coverage:
     """The runner's ``--coverage-to`` file, each file's path made the user's
-    by ``user_path`` (None: not one of the task's, left out). The run could
-    rewrite the file: anything not of the runner's shape is a problem in one
-    line, never an exception."""
+    by ``user_file`` (None: not one of the task's, left out), and its bytes
+    as they are now. The runner compiled each file as the run left it, and
+    the verifier can change a file of /tests: a file whose bytes are not
+    those the runner read is not measured, "changed by the run" (its lines
+    would be another file's). Two names of one file (a link beside it) are
+    one file. The run could rewrite the file: anything not of the runner's
+    shape is a problem in one line, never an exception."""
     found = untrusted.read_json(path, COVERAGE_LIMIT, shape=dict, beneath=beneath)
     if found.state == "missing":  # the runner writes it as it ends: it never ended
         return Coverage(
@@ -52,30 +64,58 @@ def read_runner_file(path: Path, user_path: Callable[[str], Path | None], beneat
     if not found.ok:
         return Coverage({}, f"no coverage: {found.problem}")
     files, not_compiled = found.data.get("files"), found.data.get("not_compiled", {})
-    if not isinstance(files, dict) or not isinstance(not_compiled, dict):
+    digests = found.data.get("sha256")
+    if not isinstance(files, dict) or not isinstance(not_compiled, dict) or not isinstance(digests, dict):
         return Coverage({}, f"no coverage: {_NOT_OURS}")
     if not all(isinstance(why, str) for why in not_compiled.values()):
+        return Coverage({}, f"no coverage: {_NOT_OURS}")
+    if not all(isinstance(digest, str) for digest in digests.values()):
         return Coverage({}, f"no coverage: {_NOT_OURS}")
     if found.data.get("tracer_replaced") is True:
         return Coverage(
             {}, "no coverage: the verifier set a trace function of its own (sys.settrace): what ran is not known"
         )
     lines: dict[Path, FileLines] = {}
+    unmeasured: dict[Path, str] = {}
     for staged, entry in files.items():
         statements = _numbers(entry.get("statements")) if isinstance(entry, dict) else None
         executed = _numbers(entry.get("executed")) if isinstance(entry, dict) else None
-        if statements is None or executed is None or not executed <= statements:
+        if statements is None or executed is None or not executed <= statements or staged not in digests:
             return Coverage({}, f"no coverage: {_NOT_OURS}")
-        mine = user_path(staged)
-        if mine is not None:
-            lines[mine] = FileLines(mine, statements, executed)
-    # The run wrote the reasons: each is kept on one line (it is shown as one).
-    unmeasured = {
-        mine: " ".join(why.split())[:_WHY_AT_MOST] or "no reason given"
-        for staged, why in not_compiled.items()
-        if (mine := user_path(staged))
-    }
+        mine = user_file(staged)
+        if mine is None:
+            continue
+        path, data = mine
+        if not _same(data, digests[staged]) or max(statements, default=0) > _last_line(data):
+            unmeasured[path] = CHANGED
+        elif path in lines:
+            before = lines[path]
+            lines[path] = FileLines(path, before.statements | statements, before.executed | executed)
+        else:
+            lines[path] = FileLines(path, statements, executed)
+    for staged, why in not_compiled.items():
+        if (mine := user_file(staged)) is None:
+            continue
+        path, data = mine
+        if staged in digests and not _same(data, digests[staged]):
+            unmeasured[path] = CHANGED  # its SyntaxError's line is another file's
+        else:  # The run wrote the reason: it is kept on one line (it is shown as one).
+            unmeasured.setdefault(path, " ".join(why.split())[:_WHY_AT_MOST] or "no reason given")
+    lines = {path: file for path, file in lines.items() if path not in unmeasured}
     return Coverage(dict(sorted(lines.items())), None, dict(sorted(unmeasured.items())))
+
+
+def _same(data: bytes | None, digest: str) -> bool:
+    """Whether ``data`` are the bytes the runner read, by their SHA-256."""
+    import hashlib
+
+    return data is not None and hashlib.sha256(data).hexdigest() == digest
+
+
+def _last_line(data: bytes | None) -> int:
+    """The last line number Python gives in a file of ``data`` (1 for an
+    empty one: Python before 3.11 gives its code line 1)."""
+    return max(len(_split(data or b"")), 1)
 
 
 def _numbers(value: Any) -> frozenset[int] | None:
@@ -97,6 +137,21 @@ class Coverage:
 
 
 _WHY_AT_MOST = 200  # the runner's words for a file it could not compile, as kept
+
+
+def problem_words(problems: Iterable[tuple[str, str]], cases: int) -> list[str]:
+    """Why cases have no coverage (``problems``: each case's name and
+    ``no coverage: why``), each reason once, naming its cases unless it is
+    every one of the ``cases``' (a task's own runner says it for every case):
+    ``no coverage of task::empty: the run was stopped, ...``."""
+    by_problem: dict[str, list[str]] = {}
+    for name, problem in problems:
+        by_problem.setdefault(problem, []).append(name)
+    said = [
+        problem if len(names) == cases else f"no coverage of {', '.join(names)}: {problem.split(': ', 1)[-1]}"
+        for problem, names in by_problem.items()
+    ]
+    return list(dict.fromkeys(said))
 
 
 def not_measured_words(not_compiled: dict[Path, str], shown: Callable[[Path], str]) -> list[str]:
@@ -133,13 +188,17 @@ def source_lines(path: Path) -> list[str]:
     in the encoding it declares (PEP 263), and broken only at ``\\n``,
     ``\\r\\n`` and ``\\r``. ``str.splitlines`` breaks at a form feed and at
     U+2028 too, and every line after one was shown beside the wrong mark."""
-    import io
-    import tokenize
-
     try:
         data = path.read_bytes()
     except (OSError, ValueError):  # (ValueError: a name no file can have)
         return []
+    return _split(data)
+
+
+def _split(data: bytes) -> list[str]:
+    import io
+    import tokenize
+
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError:  # an encoding Python does not know: the file does not compile either

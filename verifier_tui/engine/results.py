@@ -9,12 +9,11 @@ from __future__ import annotations
 import functools
 import os
 import re
-import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine import untrusted
-from verifier_tui.engine.coverage import COVERAGE_FILE, Coverage, read_runner_file
+from verifier_tui.engine.coverage import COVERAGE_FILE, MEASURED_LIMIT, Coverage, read_runner_file
 from verifier_tui.engine.interpreter import SHIM_REFUSAL_EXIT
 from verifier_tui.engine.invocation import EXPLAIN_FILE, PHASES_FILE, Prepared
 from verifier_tui.engine.model import CapturedText, Outcome, RunResult, Verdict, duration_text, returned_wrong
@@ -24,6 +23,7 @@ from verifier_tui.engine.record import replace
 if TYPE_CHECKING:
     from typing import Any
 
+    from verifier_tui.engine.coverage import UserFile
     from verifier_tui.engine.process import ProcessResult
 
 RUNNER_FILE_LIMIT = 16 * untrusted.MB
@@ -159,25 +159,29 @@ def read_coverage(prepared: Prepared) -> Coverage | None:
         return Coverage({}, "no coverage: the task's own runner has no --coverage-to (leave out --runner task)")
     mine = [spec.task.tests_dir, *([spec.extra_tests] if spec.extra_tests else [])]
 
-    def user_path(staged: str) -> Path | None:
+    def user_file(staged: str) -> UserFile | None:
         mapped = map_paths(staged, prepared.path_map)
         if not os.path.isabs(mapped):
             return None
         path = Path(os.path.normpath(mapped))  # the run wrote it: ``tests/../..`` is not the task's
         if path == spec.verifier:  # a dataset-wide verifier, staged in .ng/
-            return path
+            return path, untrusted.read_bytes(path, MEASURED_LIMIT).data
         own = next((folder for folder in mine if path.is_relative_to(folder)), None)
         if own is None or path.is_relative_to(spec.task.tests_dir / ".ng"):
             return None
-        # A file of the task's own, reached with no link on the way: a name the run
+        # The file of the user's own folder that name is, as it is on disk now: a link
+        # on the way is followed while it stays in that folder (a helper imported through
+        # tests/helper.py -> real_helper.py ran real_helper.py's lines). A name the run
         # wrote may be a link staging left out (to /etc/shadow), or nothing at all.
-        try:
-            found = untrusted.look(path, own)
-        except ValueError:  # a name no file can have (a lone surrogate)
+        real = untrusted.followed_inside(path, own)
+        if real is None or real.is_relative_to(spec.task.tests_dir / ".ng"):
             return None
-        return path if isinstance(found, os.stat_result) and stat.S_ISREG(found.st_mode) else None
+        found = untrusted.read_bytes(real, MEASURED_LIMIT, beneath=own)  # never through a link put there since
+        if found.state not in ("ok", "too-big"):
+            return None
+        return real, found.data
 
-    return read_runner_file(stage.inputs_dir / COVERAGE_FILE, user_path, beneath=stage.root)
+    return read_runner_file(stage.inputs_dir / COVERAGE_FILE, user_file, beneath=stage.root)
 
 
 def read_phases(prepared: Prepared) -> list[dict[str, Any]] | None:

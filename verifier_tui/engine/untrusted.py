@@ -160,6 +160,54 @@ def look(path: Path | str, beneath: Path | str, name: str | None = None) -> os.s
         os.close(folder)
 
 
+_HOPS = 40  # links followed on the way to one file at most, as Linux's MAXSYMLINKS
+
+
+def followed_inside(path: Path, beneath: Path) -> Path | None:
+    """``path`` with each link on the way to it followed, while every one
+    leads to a place beneath ``beneath`` (``tests/helper.py`` linked to
+    ``real_helper.py`` is ``tests/real_helper.py``); None when one leads out
+    of it, or to nothing, or there are too many. Only a link's own text is
+    read (``readlink``), never a file or folder through it; ``beneath``
+    itself is the caller's to name (followed). What is at the path returned
+    is for the caller to open beneath ``beneath``, where nothing put there
+    since is followed."""
+    roots = [beneath, Path(os.path.realpath(beneath))]  # an absolute link may name either
+    try:
+        todo = list(path.relative_to(beneath).parts)
+    except ValueError:
+        return None
+    done: list[str] = []  # names of folders beneath, none a link
+    hops = _HOPS
+    while todo:
+        part = todo.pop(0)
+        if part == "..":  # of a folder that is no link: its parent is the one named before it
+            if not done:
+                return None
+            done.pop()
+            continue
+        here = beneath.joinpath(*done, part)
+        try:
+            found = os.lstat(here)
+            target = os.readlink(here) if stat.S_ISLNK(found.st_mode) else None
+        except (OSError, ValueError):  # (ValueError: a name no file can have)
+            return None
+        if target is None:
+            done.append(part)
+            continue
+        hops -= 1
+        if hops < 0:
+            return None
+        if os.path.isabs(target):
+            inside = next((Path(target).relative_to(r) for r in roots if Path(target).is_relative_to(r)), None)
+            if inside is None:
+                return None
+            done, todo = [], [*inside.parts, *todo]
+        else:
+            todo = [*Path(target).parts, *todo]
+    return beneath.joinpath(*done) if done else None
+
+
 def link_words(name: str, target: str) -> str:
     return f"{name} is a link to {target}"
 

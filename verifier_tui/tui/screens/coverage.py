@@ -14,7 +14,7 @@ from textual.reactive import var
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from verifier_tui.engine.coverage import Coverage, merge, not_measured_words, source_lines
+from verifier_tui.engine.coverage import Coverage, merge, not_measured_words, problem_words, source_lines
 from verifier_tui.engine.model import Outcome
 from verifier_tui.tui.display import content
 from verifier_tui.tui.keys import key
@@ -93,7 +93,10 @@ class CoverageScreen(KeyedScreen):
 
     def watch_by_case(self) -> None:
         runs = {name: c.files for name, c in sorted(self.by_case.items()) if c.problem is None}
-        problems = sorted({c.problem for c in self.by_case.values() if c.problem})
+        # each case by the name the cases list gives it (headless, ``test`` names it task::case)
+        problems = problem_words(
+            ((name, c.problem) for name, c in sorted(self.by_case.items()) if c.problem), self.cases
+        )
         problems += not_measured_words(
             {path: why for c in self.by_case.values() for path, why in c.not_compiled.items()}, self.fmt.path
         )
