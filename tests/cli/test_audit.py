@@ -114,7 +114,7 @@ def test_reward_files_planted_before_the_run_are_cleared_or_flagged(env, tmp_pat
     row = next(line for line in done.stdout.splitlines() if "reward files planted" in line)
     assert row.startswith("!") and row.endswith(
         "as high as c's 1: the task's own runner (t/tests/.ng/run_verifier.py) did not clear the planted "
-        "reward.json, which Harbor reads"
+        "reward.json (Harbor clears reward files only before test.sh starts)"
     ), row
     assert all(p["planted_verdict"] is None for p in ours["probes"])
 

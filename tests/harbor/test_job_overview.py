@@ -412,3 +412,16 @@ def test_a_jobs_folder_says_each_folder_it_leaves_out(task, runs, env, tmp_path)
     assert "j/demo__ok" in done.stdout
     assert "note: empty: not a job folder (no job.log): left out" in done.stdout
     assert "shut cannot be listed (Permission denied)" in done.stdout
+
+
+def test_a_captured_app_that_cannot_be_read_is_no_replay_said_so(task, runs, env, tmp_path):
+    trial = make_job(runs / "jobs" / "j", {"demo__app": dict(task=task(), app={"hello.txt": "hi"}, **PASSED)})
+    app = trial / "demo__app" / "artifacts" / "app"
+    app.chmod(0)
+    try:
+        done = run_tool(env, "run", trial / "demo__app", "--python", PY, cwd=tmp_path, tool=[*modes_bind_root(), *TOOL])
+    finally:
+        app.chmod(0o755)
+    no_traceback(done)
+    assert done.returncode == 2, done.stdout  # no replay: not a replay that failed on files the verifier saw
+    assert "artifacts/app) cannot be read: Permission denied" in done.stdout

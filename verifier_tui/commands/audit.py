@@ -136,9 +136,11 @@ def _row(finding: Finding, bar: str | None, runner: str) -> tuple[str, str, str,
     rewards = finding.rewards
     reward = _rewards_words(rewards) if rewards else harbor_error(finding.result) or "-"
     if finding.matches is not None:
-        # Flagged all the same: Harbor runs that runner, and reads the file it left.
+        # Flagged all the same: Harbor 0.26 removes reward files before test.sh only
+        # (Verifier._remove_reward_files); one written after that is read unless the runner clears it.
         why = (
-            f"{runner} did not clear the planted {finding.planted_verdict}, which Harbor reads"
+            f"{runner} did not clear the planted {finding.planted_verdict} (Harbor clears reward files only before "
+            "test.sh starts)"
             if finding.planted_verdict
             else "the verifier pays for this"
         )

@@ -23,6 +23,7 @@ from typing import Any
 
 from verifier_tui.engine.harbor.overview import PASSED, JobOverview, TaskRow, TrialRow, mean_words, read_overview
 from verifier_tui.engine.record import record
+from verifier_tui.engine.verdict import reward_pairs
 
 _EARLIEST = datetime.min.replace(tzinfo=timezone.utc)
 
@@ -82,7 +83,7 @@ class TaskComparison:
         mean, B passed, B mean, B - A, how many trials flipped."""
         named = self.named
         if named:
-            difference = ", ".join(f"{key} {value:+.3f}" for key, value in self.differences.items()) or "-"
+            difference = reward_pairs(self.differences, lambda key, value: f"{key} {value:+.3f}") or "-"
         else:
             difference = "-" if self.difference is None else f"{self.difference:+.3f}"
         return (

@@ -354,7 +354,7 @@ def mean_words(row: TaskRow | None, named: bool = False) -> str:
     means = row.means if row is not None else {}
     if len(means) == 1 and not named:
         return f"{next(iter(means.values())):.3f}"
-    return ", ".join(f"{key} {value:.3f}" for key, value in means.items()) or "-"
+    return reward_pairs(means, lambda key, value: f"{key} {value:.3f}") or "-"
 
 
 def ordered_counts(outcomes: dict[str, int]) -> list[tuple[str, int]]:
@@ -573,8 +573,8 @@ class JobSummary:
 
     @property
     def mean_words(self) -> str:
-        values = [f"{v:.3f}" for means in self.means.values() for v in means.values()]
-        return " / ".join(values) if values else "-"
+        values = {f"{group} {key}": v for group, means in self.means.items() for key, v in means.items()}
+        return reward_pairs(values, lambda _key, v: f"{v:.3f}", " / ") or "-"
 
     def to_json(self) -> dict[str, Any]:
         return {

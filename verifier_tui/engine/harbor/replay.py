@@ -14,6 +14,7 @@ there is no replay, and ``skipped`` says what to give.
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -188,6 +189,11 @@ def plan_replay(
         return plan
     given = stand_in_words(workspace, case, empty)
     if captured.path is not None and not (given and over_capture):
+        try:
+            os.scandir(captured.path).close()
+        except OSError as exc:  # a replay on it would fail on files the verifier did see
+            plan.skipped = f"the /app the trial captured ({captured.path}) cannot be read: {exc.strerror or exc}"
+            return plan
         plan.workspace = captured.path
         plan.workspace_origin = "exact" if captured.exact else "snapshot"
         plan.workspace_words = captured.words
