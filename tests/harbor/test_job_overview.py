@@ -369,7 +369,8 @@ def test_a_trial_folder_that_cannot_be_read_is_a_row_and_the_others_are_replayed
     job = make_job(
         runs / "jobs" / "j", {"demo__ok": dict(task=demo, **PASSED), "demo__shut": dict(task=demo, **PASSED)}
     )
-    (job / "stray").mkdir()  # Harbor writes only trial folders in a job
+    for n in range(30):  # Harbor writes only trial folders in a job
+        (job / f"stray{n:02}").mkdir()
     shut = job / "demo__shut"
     shut.chmod(0)
     tool = [*modes_bind_root(), *TOOL]
@@ -383,7 +384,9 @@ def test_a_trial_folder_that_cannot_be_read_is_a_row_and_the_others_are_replayed
     rows = {line.split()[1]: line.split()[0] for line in tested.stdout.splitlines()[2:4]}
     assert rows["demo__shut"] == "?" and "demo__ok" in rows
     assert "the trial folder demo__shut cannot be read (Permission denied)" in tested.stdout
-    assert "note: stray: not a trial folder" in tested.stdout
+    notes = [line for line in tested.stdout.splitlines() if line.startswith("note: ")]
+    assert notes[0].startswith("note: stray00: not a trial folder") and len(notes) == 21  # 20, then a count
+    assert notes[-1] == "note: … 10 more notes (--json lists them all)"
     no_traceback(overview)
     assert "1 cannot be read" in overview.stdout and "demo__shut" in overview.stdout
 

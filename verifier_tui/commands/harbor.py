@@ -713,7 +713,7 @@ def trial_folders(group: JobTrials) -> int:
 
 def print_job_table(group: JobTrials, rows: list[JobRow]) -> None:
     from verifier_tui.engine.task.kinds import some_names
-    from verifier_tui.words.text import one_line
+    from verifier_tui.words.run import more_text
 
     version = getattr(group.found, "harbor_version", None)
     folders = trial_folders(group)
@@ -741,8 +741,15 @@ def print_job_table(group: JobTrials, rows: list[JobRow]) -> None:
     for row in rows:
         for note in row.notes:
             _say(f"── {one_line(row.name)}: {note}")
-    for problem in getattr(group.found, "problems", ()):  # what of the folder is not a row: a link, a stray folder
-        _say(f"note: {one_line(problem)}")
+    problems = list(getattr(group.found, "problems", ()))  # what of the folder is not a row: a link, a stray folder
+    for problem in problems[:NOTES_SHOWN]:
+        _say(f"note: {problem}")
+    if len(problems) > NOTES_SHOWN:
+        _say(f"note: {more_text(len(problems) - NOTES_SHOWN, 'notes')}")
+
+
+#: The notes of a job's folder printed before a count: a folder of 5,000 stray folders is not 5,000 lines.
+NOTES_SHOWN = 20
 
 
 def junit_case(job: str, row: JobRow) -> JunitCase:
