@@ -124,6 +124,8 @@ def test_nothing_to_judge_by_is_exit_2(env, tmp_path):
     done = run_tool(env, "audit", task, "--python", PY)
     assert done.returncode == 2
     assert "no case's expected.json asks for a reward above 0" in done.stdout
+    rows = [line for line in done.stdout.splitlines() if line.endswith("not judged: no case to judge it by")]
+    assert rows and all(row.startswith("·") for row in rows)  # never ✓: the verifier was not judged
     assert run_tool(env, "audit", make_task(tmp_path / "u"), "--python", PY).stderr.endswith(
         "u has no cases: audit compares its probes with a passing case\n"
     )

@@ -161,3 +161,24 @@ async def test_an_exception_harbor_recorded_stays_on_its_line_on_the_trial_scree
         shown = screen_text(app)
         assert "Evil\\nverdict: FORGED" in shown
         assert not [line for line in shown.splitlines() if line.strip("│ ").startswith(("verdict: FORGED", "FORGED"))]
+
+
+def test_a_trials_long_words_are_cut_with_a_count(task, runs, env, tmp_path):
+    from tests.helpers.harbor import harbor_exception, make_job
+
+    job = make_job(
+        runs / "jobs" / "j",
+        {
+            "demo__long": dict(
+                task=task(),
+                rewards={"reward": 1.0},
+                exception=harbor_exception("E" * 20_000, "m" * 20_000),
+                verifier_files={"test-stdout.txt": "", "reward.txt": "1.0"},
+            )
+        },
+    )
+    for args in (("run", job), ("run", job / "demo__long", "--python", PY), ("test", job, "--python", PY)):
+        done = run_tool(env, *args, cwd=tmp_path)
+        no_traceback(done)
+        assert max(map(len, done.stdout.splitlines())) < 3_000, args  # a 20 KB exception type: not a 20 KB line
+        assert "more characters)" in done.stdout, args

@@ -428,3 +428,17 @@ def test_a_captured_app_that_cannot_be_read_is_no_replay_said_so(task, runs, env
     no_traceback(done)
     assert done.returncode == 2, done.stdout  # no replay: not a replay that failed on files the verifier saw
     assert "artifacts/app) cannot be read: Permission denied" in done.stdout
+
+
+def test_a_job_or_trial_folder_that_cannot_be_read_is_named_as_such(task, runs, env, tmp_path):
+    job = make_job(runs / "jobs" / "j", {"demo__ok": dict(task=task(), **PASSED)})
+    tool = [*modes_bind_root(), *TOOL]
+    for folder, mode in ((job, 0o111), (job, 0), (job / "demo__ok", 0)):
+        folder.chmod(mode)  # 0o111: its files can be reached by name, the folder not listed
+        try:
+            done = run_tool(env, "run", folder, cwd=tmp_path, tool=tool)
+        finally:
+            folder.chmod(0o755)
+        no_traceback(done)
+        assert done.returncode == 2, (mode, done.stdout)  # never "0 trials" and exit 0
+        assert done.stderr == f"verifier-tui: {folder}: Permission denied\n"  # not a job.log that is not there

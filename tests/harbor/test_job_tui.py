@@ -175,3 +175,42 @@ async def test_a_trial_folder_that_cannot_be_read_is_listed_and_the_job_read_to_
     async with app.run_test(size=SIZE):
         await read_all(app, timeout=20)  # the screen stopped at "0 of 2 folders read", for good
         assert sorted(trial_names(app)) == ["demo__ok", "demo__shut"]
+
+
+async def test_a_job_folder_that_cannot_be_listed_says_so(task, runs, monkeypatch):
+    from tests.helpers.harbor import make_job
+
+    passed = {"rewards": {"reward": 1.0}, "verifier_files": {"test-stdout.txt": "", "reward.txt": "1.0"}}
+    job = make_job(
+        runs / "jobs" / "j", {"demo__a": dict(task=task(), **passed), "demo__b": dict(task=task(), **passed)}
+    )
+
+    def unlisted(folder):  # what a job folder of mode 0o111 does to a user who is not root
+        raise PermissionError(13, "Permission denied", str(folder))
+
+    monkeypatch.setattr("verifier_tui.tui.screens.job_overview.child_folders", unlisted)
+    app = job_app(job)
+    async with app.run_test(size=SIZE):
+        await read_all(app, timeout=20)
+        assert "the job folder cannot be listed: Permission denied" in text_of(app, "#job-header")
+
+
+async def test_a_trial_that_cannot_be_read_when_opened_says_so_not_a_fault(task, runs, monkeypatch):
+    from tests.helpers.harbor import make_job
+
+    passed = {"rewards": {"reward": 1.0}, "verifier_files": {"test-stdout.txt": "", "reward.txt": "1.0"}}
+    job = make_job(
+        runs / "jobs" / "j", {"demo__a": dict(task=task(), **passed), "demo__b": dict(task=task(), **passed)}
+    )
+
+    def shut(trial, *args, **kwargs):  # a trial folder of mode 0o444, as a user who is not root meets it
+        raise PermissionError(13, "Permission denied", str(trial.path / "artifacts"))
+
+    monkeypatch.setattr("verifier_tui.tui.trial_app.TrialSession", shut)
+    app = job_app(job)
+    async with app.run_test(size=SIZE) as pilot:
+        await read_all(app)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, JobOverviewScreen)
+        assert app.notices[-1] == f"cannot open demo__a: {job / 'demo__a' / 'artifacts'}: Permission denied"

@@ -146,6 +146,8 @@ def _row(finding: Finding, bar: str | None, runner: str) -> tuple[str, str, str,
         )
         return ("!", one_line(finding.probe), reward, f"as high as {bar}: {why}")
     outcome = finding.result.outcome
+    if bar is None:  # no case asks for a reward: ✓ would say the verifier refused to pay
+        return (NOT_RUN, one_line(finding.probe), reward, "not judged: no case to judge it by")
     if outcome in UNJUDGED:  # ✓ would say the verifier refused to pay, where it was never asked
         mark = TIMED_OUT if outcome is Outcome.TIMED_OUT else NOT_RUN
         return (mark, one_line(finding.probe), reward, f"not judged: {finding.result.outcome_words}")

@@ -142,9 +142,13 @@ class TrialApp(BaseApp):
                 task_dir=self.task_dir,
             )
         except Exception as exc:  # noqa: BLE001 - a boundary: shown, never a crash
-            message = f"cannot open {trial.name}: {type(exc).__name__}: {exc}"
+            # a part of the trial its modes keep from us: said as such, no fault of ours
+            unreadable = exc if isinstance(exc, OSError) and exc.filename is not None else None
+            what = f"{unreadable.filename}: {unreadable.strerror}" if unreadable else f"{type(exc).__name__}: {exc}"
+            message = f"cannot open {trial.name}: {what}"
             if from_job:
-                self.notify(message, title="something went wrong", severity="error", markup=False)
+                title = "cannot be read" if unreadable else "something went wrong"
+                self.notify(message, title=title, severity="error", markup=False)
             else:
                 self.exit(return_code=2, message=message)
             return

@@ -60,9 +60,17 @@ _ON_ONE_LINE = str.maketrans(
 )
 
 
+#: The most of one line of words read from a file that is shown; the rest is counted.
+ONE_LINE_MOST = 1000
+
+
 def one_line(text: str) -> str:
     """``text`` made harmless (:func:`plain_text`) on one line, its line
-    breaks and tabs written as ``\\n``, ``\\t``: a name read from a file (a
-    task's, a case's, a trial's) in a table cell or a header can never start
-    a row of its own."""
-    return plain_text(text.translate(_ON_ONE_LINE))
+    breaks and tabs written as ``\\n``, ``\\t``, and at most ONE_LINE_MOST
+    characters and a count of the rest: a name read from a file (a task's, a
+    case's, a trial's, an exception's message) in a table cell or a header
+    can never start a row of its own, nor make a line of 100 KB."""
+    line = plain_text(text.translate(_ON_ONE_LINE))
+    if len(line) <= ONE_LINE_MOST:
+        return line
+    return f"{line[:ONE_LINE_MOST]}… ({len(line) - ONE_LINE_MOST:,} more characters)"

@@ -277,12 +277,10 @@ def _eval_key(agent: str, model: Any, source: Any) -> str:
 
 def child_folders(folder: Path) -> list[Path]:
     """Every sub-folder, in name order, without a stat each (the trials
-    among them are told in :func:`trial_rows`, as they are read)."""
-    try:
-        with os.scandir(folder) as scan:
-            return [Path(p) for p in sorted(e.path for e in scan if e.is_dir(follow_symlinks=False))]
-    except OSError:
-        return []
+    among them are told in :func:`trial_rows`, as they are read). Raises
+    OSError when the folder cannot be listed: that is no job of no trials."""
+    with os.scandir(folder) as scan:
+        return [Path(p) for p in sorted(e.path for e in scan if e.is_dir(follow_symlinks=False))]
 
 
 def first_trials(folder: Path, enough: int = 2) -> list[Path]:

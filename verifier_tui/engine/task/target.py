@@ -191,14 +191,18 @@ def _verifiers_held(folder: Path) -> bool:
 def harbor_kind(path: Path | str) -> str | None:
     """``"trial"``, ``"job"`` or None for a folder, by its files alone
     (``trial.log`` / ``job.log``, else ``config.json`` with the config's own
-    keys). Harbor itself tells them apart by ``job.log`` against ``trial.log``."""
+    keys). Harbor itself tells them apart by ``job.log`` against ``trial.log``.
+    Raises OSError naming the folder when it cannot be read."""
     folder = Path(path)
-    if (folder / JOB_LOG).is_file():
-        return "job"
-    if (folder / TRIAL_LOG).is_file():
-        return "trial"
-    if not (folder / CONFIG).is_file():
-        return None
+    try:
+        if (folder / JOB_LOG).is_file():
+            return "job"
+        if (folder / TRIAL_LOG).is_file():
+            return "trial"
+        if not (folder / CONFIG).is_file():
+            return None
+    except OSError as exc:  # named as the folder that cannot be read, not as a file that may not be there
+        raise OSError(exc.errno, exc.strerror, str(folder)) from None
     config = untrusted.read_json(folder / CONFIG, _CONFIG_LIMIT, shape=dict, beneath=folder).data or {}
     if "trial_name" in config and "task" in config:
         return "trial"

@@ -169,6 +169,7 @@ class JobOverviewScreen(TasksScreen):
         self.overview = JobOverview()
         self.expected: int | None = None
         self.done = False
+        self.unlisted: str | None = None  # why the job's folder could not be listed
         self.failures_only = False
         self.outcome: str | None = None
         self.task_filter: str | None = None
@@ -197,7 +198,12 @@ class JobOverviewScreen(TasksScreen):
         import asyncio
         from time import perf_counter
 
-        folders = child_folders(self.path)
+        try:
+            folders = child_folders(self.path)
+        except OSError as exc:
+            self.unlisted = f"the job folder cannot be listed: {exc.strerror or exc}"
+            self._finish()
+            return
         self._set_expected(len(folders))
         rows: list[TrialRow] = []
         sliced = posted = perf_counter()
@@ -263,7 +269,8 @@ class JobOverviewScreen(TasksScreen):
             lines += [("agent  ", "$text-muted"), tokens, "\n"]
         lines.append((one_line(self._filter_words()), "$text-muted"))
         if self.done and read == 0:
-            lines.append(("\nno trial folders here (each holds trial.log, config.json, result.json)", "$error"))
+            why = self.unlisted or "no trial folders here (each holds trial.log, config.json, result.json)"
+            lines.append((f"\n{why}", "$error"))
         self.query_one("#job-header", Static).update(content(*lines))
 
     def _filter_words(self) -> str:
