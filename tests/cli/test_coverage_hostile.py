@@ -297,3 +297,19 @@ def test_a_helper_the_verifier_replaces_with_a_link_is_not_read_through(env, tmp
     data = json.loads(done.stdout)["coverage"]
     assert data["not_measured"] == {str(task / "tests" / "unused_helper.py"): "changed by the run"}, data
     assert "root:" not in done.stdout
+
+
+def test_a_helper_imported_through_a_link_that_leaves_tests_is_said_not_measured(env, tmp_path):
+    """``tests/scoring.py -> ../../task/tests/real_scoring.py`` leaves tests/ to
+    come back: it is not followed, and its lines, which ran, were counted for
+    no file without a word (real_scoring.py looked never reached)."""
+    task = make_branchy_task(tmp_path / "task")
+    tests = task / "tests"
+    (tests / "scoring.py").rename(tests / "real_scoring.py")
+    (tests / "scoring.py").symlink_to("../../task/tests/real_scoring.py")
+    done = run_tool(env, "test", task, "--coverage", "--python", PY)
+    no_traceback(done)
+    assert (
+        f"{tests / 'scoring.py'}: not measured: a link that leads out of its folder: "
+        "the lines that ran through it are not counted"
+    ) in done.stdout, done.stdout

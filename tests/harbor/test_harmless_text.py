@@ -125,7 +125,12 @@ def test_what_a_trial_recorded_never_forges_a_line_nor_floods_one(task, runs, en
             ),
         },
     )
+    other = make_job(
+        runs / "jobs" / "k",
+        {"demo__many": dict(task=demo, rewards=many, verifier_files={"test-stdout.txt": "", "reward.txt": "1.0"})},
+    )
     outputs = [
+        run_tool(env, "compare", job, other, cwd=tmp_path),
         run_tool(env, "run", job, cwd=tmp_path),
         run_tool(env, "run", job / "demo__exc", "--python", PY, cwd=tmp_path),
         run_tool(env, "run", job / "demo__many", "--python", PY, cwd=tmp_path),
@@ -136,8 +141,8 @@ def test_what_a_trial_recorded_never_forges_a_line_nor_floods_one(task, runs, en
         lines = done.stdout.splitlines()
         assert not [line for line in lines if line.startswith(("FORGED", "verdict: FORGED"))], done.stdout
         assert max(map(len, lines)) < 1_000, done.stdout[:2000]  # 10,000 keys: the first 20 and a count
-    assert "Evil\\nverdict: FORGED" in outputs[0].stdout
-    assert "k19 1.0, … 9,980 more" in outputs[2].stdout
+    assert "Evil\\nverdict: FORGED" in outputs[1].stdout
+    assert "k19 1.0, … 9,980 more" in outputs[3].stdout
 
 
 async def test_an_exception_harbor_recorded_stays_on_its_line_on_the_trial_screen(task, runs):

@@ -45,6 +45,8 @@ MEASURED_LIMIT = 2 * untrusted.MB
 #: The user's file as it is now (its path, its bytes: None when they cannot be read whole).
 UserFile = tuple[Path, bytes | None]
 CHANGED = "changed by the run"
+#: A name in tests/ that is a link leading out of it (even to come back): the lines run through it count for no file.
+LINK_OUT = "a link that leads out of its folder: the lines that ran through it are not counted"
 
 
 def read_runner_file(path: Path, user_file: Callable[[str], UserFile | None], beneath: Path | None = None) -> Coverage:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine import untrusted
-from verifier_tui.engine.coverage import COVERAGE_FILE, MEASURED_LIMIT, Coverage, read_runner_file
+from verifier_tui.engine.coverage import COVERAGE_FILE, LINK_OUT, MEASURED_LIMIT, Coverage, read_runner_file
 from verifier_tui.engine.interpreter import SHIM_REFUSAL_EXIT
 from verifier_tui.engine.invocation import EXPLAIN_FILE, PHASES_FILE, Prepared
 from verifier_tui.engine.model import CapturedText, Outcome, RunResult, Verdict, duration_text, returned_wrong
@@ -158,6 +158,7 @@ def read_coverage(prepared: Prepared) -> Coverage | None:
     if spec.runner is not None and not spec.runner.knows_coverage_to:
         return Coverage({}, "no coverage: the task's own runner has no --coverage-to (leave out --runner task)")
     mine = [spec.task.tests_dir, *([spec.extra_tests] if spec.extra_tests else [])]
+    links_out: dict[Path, str] = {}
 
     def user_file(staged: str) -> UserFile | None:
         mapped = map_paths(staged, prepared.path_map)
@@ -174,6 +175,8 @@ def read_coverage(prepared: Prepared) -> Coverage | None:
         # tests/helper.py -> real_helper.py ran real_helper.py's lines). A name the run
         # wrote may be a link staging left out (to /etc/shadow), or nothing at all.
         real = untrusted.followed_inside(path, own)
+        if real is None and os.path.islink(path):  # its lines ran, and count for no file: said, not "not reached"
+            links_out[path] = LINK_OUT
         if real is None or real.is_relative_to(spec.task.tests_dir / ".ng"):
             return None
         found = untrusted.read_bytes(real, MEASURED_LIMIT, beneath=own)  # never through a link put there since
@@ -181,7 +184,10 @@ def read_coverage(prepared: Prepared) -> Coverage | None:
             return None
         return real, found.data
 
-    return read_runner_file(stage.inputs_dir / COVERAGE_FILE, user_file, beneath=stage.root)
+    coverage = read_runner_file(stage.inputs_dir / COVERAGE_FILE, user_file, beneath=stage.root)
+    if not links_out:
+        return coverage
+    return Coverage(coverage.files, coverage.problem, {**coverage.not_compiled, **links_out})
 
 
 def read_phases(prepared: Prepared) -> list[dict[str, Any]] | None:

@@ -204,7 +204,7 @@ def job_line(letter: str, job: Compared) -> str:
     overview = job.overview
     agents = ", ".join(overview.agents()) or "-"
     means = "; ".join(
-        ", ".join(f"{v:.3f}" if k == "mean" else f"{k} {v:.3f}" for k, v in values.items())
+        reward_pairs(values, lambda k, v: f"{v:.3f}" if k == "mean" else f"{k} {v:.3f}")
         for values in overview.means().values()
     )
     trials = overview.total
