@@ -29,6 +29,9 @@ def lenient_task(tmp_path):
     return task
 
 
+PLANTED_PROBE = "reward files planted in /logs/verifier"
+
+
 def tree(folder):
     return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
@@ -40,7 +43,8 @@ def test_a_verifier_that_pays_for_a_missing_answer_is_flagged_and_audit_exits_1(
     no_traceback(done)
     assert done.returncode == 1, done.stdout
     rows = {line[3:].split("  ")[0]: line for line in done.stdout.splitlines() if line[:1] in "!✓"}
-    for probe in ("an empty workspace", "right: without answer.txt", "wrong: without answer.txt"):
+    # The planted probe too: our runner cleared the files, and the verifier wrote 1.0 of its own.
+    for probe in ("an empty workspace", "right: without answer.txt", "wrong: without answer.txt", PLANTED_PROBE):
         assert rows[probe].startswith("!") and "as high as right's 1: the verifier pays for this" in rows[probe]
     for probe in ("right: every file emptied", "right: without notes.md", "reward files planted in /logs/verifier"):
         assert rows[probe].startswith("!") == (probe != "right: every file emptied"), rows[probe]

@@ -361,3 +361,20 @@ async def test_x_on_a_trial_whose_exception_txt_was_lost_says_result_json_record
         shown = text_of(app, "#file-text")
         assert "though result.json records an exception for the trial" in shown
         assert "it recorded none" not in shown
+
+
+async def test_e_is_offered_for_the_failing_line_on_the_trial_screen_never_on_the_command_line(
+    task, runs, tmp_path, env
+):
+    from tests.helpers.commands import run_tool
+
+    demo = task(verifier="def verify(workspace):\n    raise ValueError('no')\n")
+    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={"a.txt": "x"}, capture=True)
+    app = make_trial_app(trial.path)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_replays(1)
+        await pilot.pause()
+        assert "try: fix the error at tests/verifier.py:2 (e opens it), or catch it" in screen_text(app)
+    done = run_tool(env, "run", trial.path, cwd=runs)
+    assert "verifier.py:2, or catch it and return 0.0" in done.stdout, done.stdout
+    assert "e opens it" not in done.stdout  # the command line has no e

@@ -42,6 +42,8 @@ GIVE_RESPONSE = Action("give a response", "give --response FILE")
 STAND_IN = Action("a stand-in for /app", "; give --workspace DIR, --case NAME or --stand-in empty")
 CHOOSE_VERIFIER = Action("choose a verifier", "choose one with --verifier")
 GIVE_TASK = Action("give the task folder", "give the task folder with --task DIR")
+#: After the failing line is named: the trial screen's e opens it; the command line has no such key.
+OPEN_IN_EDITOR = Action("open in the editor", "")
 
 
 class Advice(str):

@@ -44,8 +44,10 @@ if TYPE_CHECKING:
 REMOVED_AT_MOST = 20
 """Probes of one case's workspace with a file removed, at most (its first files by name)."""
 
-PLANTED = (("reward.json", b'{"reward": 1.0}'), ("reward.txt", b"1.0"))
-"""What an agent would plant for a perfect score."""
+PLANTED = (("reward.json", b'{ "reward" : 1.0 }\n'), ("reward.txt", b" 1.0 \n"))
+"""What an agent would plant for a perfect score, in bytes no runner writes
+(``json.dumps``, ``repr`` of a float): a verdict read from these very bytes
+is the planted file left by the runner, never the verifier's own 1.0."""
 
 
 @record(frozen=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from verifier_tui.engine.advice import STAND_IN, Action
+from verifier_tui.engine.advice import OPEN_IN_EDITOR, STAND_IN, Action
 from verifier_tui.engine.record import record
 from verifier_tui.tui.display import Display
 
@@ -39,4 +39,6 @@ class TrialDisplay(Display):
     def action(self, action: Action) -> str:
         # The trial screen's keys for a stand-in are a line of their own
         # (agreement_panel.NO_REPLAY_KEYS); it has no key for the others.
+        if action == OPEN_IN_EDITOR:
+            return " (e opens it)"
         return "" if action == STAND_IN else action.flag

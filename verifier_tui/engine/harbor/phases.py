@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from verifier_tui.engine.advice import OPEN_IN_EDITOR, Advice
 from verifier_tui.engine.model import UNKNOWN as NOT_KNOWN
 from verifier_tui.engine.model import duration_text
 from verifier_tui.engine.record import as_json, record, replace
@@ -146,21 +147,27 @@ def failure_words(
                     "(that folder is on sys.path), or install the package in environment/Dockerfile"
                 )
             elif kind in ("SyntaxError", "IndentationError", "TabError"):
-                advice = f"fix the syntax{at} (e opens it)"
+                advice = Advice(f"fix the syntax{at}", OPEN_IN_EDITOR)
             else:
-                advice = (
-                    f"fix the top-level code{at} (e opens it): it runs when the runner imports the module; "
-                    "keep work that needs the workspace inside verify"
+                advice = Advice(
+                    f"fix the top-level code{at}",
+                    OPEN_IN_EDITOR,
+                    ": it runs when the runner imports the module; keep work that needs the workspace inside verify",
                 )
             return explanation, advice
         explanation = f"verify raised {error}: the runner exited 1 without a reward; {no_reward}"
         if _agent_file_missing(kind, error):
-            advice = (
-                f"a verify that raises scores nothing: check for what the agent may not have produced{at} "
-                "(e opens it) and return 0.0 instead of raising"
+            advice = Advice(
+                f"a verify that raises scores nothing: check for what the agent may not have produced{at}",
+                OPEN_IN_EDITOR,
+                " and return 0.0 instead of raising",
             )
         else:
-            advice = f"fix the error{at} (e opens it), or catch it and return 0.0: a verify that raises scores nothing"
+            advice = Advice(
+                f"fix the error{at}",
+                OPEN_IN_EDITOR,
+                ", or catch it and return 0.0: a verify that raises scores nothing",
+            )
         return explanation, advice
     problem = problem or "no details"
     explanation = f"contract error ({problem}): the runner exited 2 without a reward; {no_reward}"

@@ -98,7 +98,7 @@ def _words(
         said = key
         parts += [(f"{who}: ", "bold $error"), fmt.text(report.explanation)]
         if report.advice:
-            parts += ["\n", ("  try: ", "bold $accent"), fmt.text(report.advice)]
+            parts += ["\n", ("  try: ", "bold $accent"), fmt.words(report.advice)]
     if local is None:
         parts += ["\n" if parts else "", ("replay: ", "bold"), (fmt.text(local_missing), "$text-muted")]
     for line in step_detail(sandbox, local, parting):

@@ -26,5 +26,5 @@ class RootCausePanel(Static):
         if cause.then:
             parts += ["\n", ("  " + fmt.text(one_line(cause.then)), "$text-muted")]
         if cause.advice:
-            parts += ["\n", ("  try: ", "bold $accent"), fmt.text(cause.advice)]
+            parts += ["\n", ("  try: ", "bold $accent"), fmt.words(cause.advice)]
         self.update(content(*parts))
