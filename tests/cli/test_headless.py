@@ -736,6 +736,7 @@ BAD_INPUT = [
     (["explain", "{task}", "--python", "/nonexistent"], "/nonexistent"),
     (["test", "{tmp}/nowhere"], "does not exist"),
     (["test", "{task}", "--verifier", "nosuch"], "no such verifier"),
+    (["run", "{task}", "--verifier", "{task}/task.toml"], "task.toml: not a verifier (a .py file defining verify)"),
     (["watch", "{tmp}/nowhere"], "does not exist"),
     (["watch", "{task}", "--case", "nosuch"], "no such case"),
     (["{tmp}/nowhere"], "does not exist"),

@@ -14,6 +14,7 @@ from tests.helpers.harbor import SEPARATE, harbor_exception, make_job, sandbox_r
 from tests.tui.app_under_test import screen_text, started_processes, still_there, wait_for, watchers
 from verifier_tui.engine.changes import Change
 from verifier_tui.engine.procfs import descendants
+from verifier_tui.tui.screens.help import HelpScreen
 from verifier_tui.tui.screens.job_overview import JobOverviewScreen
 from verifier_tui.tui.screens.trial import TrialScreen
 
@@ -157,6 +158,9 @@ async def test_a_multi_step_trial_lists_its_steps(task, runs, tmp_path):
         text = screen_text(app)
         assert "trial demo__aaaaaaa · 2 steps" in text
         assert "✓ step first   1.0" in text and "✗ step second  RewardFileNotFoundError" in text
+        await pilot.press("question_mark")  # ? was the one key of every screen this one did not take
+        assert isinstance(app.screen, HelpScreen) and "Open the step" in str(app.screen.query_one("#help-text").content)
+        await pilot.press("escape")
         await pilot.press("down", "enter")
         replayed = await app.wait_for_replays(1)
         assert app.screen.opened.step == "second"

@@ -329,7 +329,8 @@ def choose_verifier(task: Task, wanted: str | None) -> Path:
         if want.is_file() and has_top_level_verify(want):
             return want.absolute()
         names = ", ".join(_display(task, v) for v in task.verifiers)
-        raise DiscoveryError(f"--verifier {wanted}: no such verifier; this task has: {names}")
+        what = "not a verifier (a .py file defining verify)" if want.exists() else "no such verifier"
+        raise DiscoveryError(f"--verifier {wanted}: {what}; this task has: {names}")
     if task.initial_verifier is not None:
         return task.initial_verifier
     if len(task.verifiers) == 1:

@@ -11,12 +11,12 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import Static
 
 from verifier_tui.engine.harbor.walkthrough import trial_entries
 from verifier_tui.tui.display import content
-from verifier_tui.tui.keys import QUIT
+from verifier_tui.tui.keys import HELP, QUIT
+from verifier_tui.tui.screens.keyed import KeyedScreen
 from verifier_tui.tui.widgets.job_list import JobList
 from verifier_tui.tui.workarounds import KeyFooter
 from verifier_tui.words.text import one_line
@@ -25,8 +25,13 @@ if TYPE_CHECKING:
     from verifier_tui.engine.harbor.folders import Trial
 
 
-class JobScreen(Screen[None]):
-    BINDINGS = [QUIT, Binding("escape", "back", "back", show=False)]
+class JobScreen(KeyedScreen):
+    BINDINGS = [HELP, QUIT, Binding("escape", "back", "back", show=False)]
+    HELP_TITLE = "verifier-tui: a multi-step trial"
+    OTHER_KEYS = [
+        ("enter", "Open the step", "The sandbox beside a local replay, step by step"),
+        ("esc", "Back", "To the job's overview, when the trial was opened from it"),
+    ]
 
     @dataclass
     class StepChosen(Message):
