@@ -229,3 +229,18 @@ async def test_a_case_whose_expected_json_is_unusable_says_so_in_the_list(exampl
         shown = marks(app)
         assert shown["wrong-text"].endswith("expected.json unusable")
         assert "unusable" not in shown["correct"]
+
+
+async def test_b_on_a_case_without_a_response_keeps_its_expected_json(example):
+    """A case with no response is its Harbor-mode run: b judged neither run by
+    its expected.json, and the list turned its ✓ into ! (no expectation)."""
+    app = make_app(example("hello-file"), case="missing-file", watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.pause()
+        assert marks(app)["missing-file"].startswith("✓")
+        before = app.session.sequence
+        await pilot.press("b")
+        await wait_for(lambda: app.session.sequence == before + 1, "b's Harbor-mode run")
+        await pilot.pause()
+        assert marks(app)["missing-file"].startswith("✓"), marks(app)

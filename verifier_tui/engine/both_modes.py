@@ -110,13 +110,13 @@ def mode_specs(session: Session, response: ResponseSource | None = None) -> tupl
     response, and with ``response`` (else the session's, else the case's).
     The case's expected.json judges only the run with the case's own inputs."""
     base = session.spec()
+    case = session.case if session.case is not None and base.workspace == session.case.workspace else None
     response = response or session.response or (session.case.response if session.case else None)
-    harbor = replace(base, response=None, expected=None)
+    # a case with no response is judged in Harbor mode: that run is the case's own
+    harbor = replace(base, response=None, expected=case.expected if case and case.response is None else None)
     if response is None:
         return harbor, None, NO_RESPONSE
-    expected = None
-    if session.case is not None and session.case.response == response and base.workspace == session.case.workspace:
-        expected = session.case.expected
+    expected = case.expected if case is not None and case.response == response else None
     return harbor, replace(base, response=response, expected=expected), None
 
 
