@@ -212,3 +212,25 @@ def test_a_line_being_written_keeps_its_first_characters_and_counts_the_rest():
     assert buffer.take("stderr") == (["x" * LINE_CHARS, more_characters(100 * 65536 + 1 - LINE_CHARS), "next"], 0)
     buffer.feed(1, "stderr", " line\n")
     assert buffer.take("stderr") == (["partial line"], 0)
+
+
+async def test_o_twice_leaves_each_stream_wrapped_to_the_panel(tmp_path):
+    """The Log o shows was written while hidden (no width yet): its lines were
+    left unwrapped, cut at the panel's edge, a traceback's end out of sight."""
+    verifier = (
+        "import sys\n"
+        "def verify(workspace):\n"
+        "    print('out ' + 'word ' * 60)\n"
+        "    sys.stderr.write('err ' + 'word ' * 60 + '\\n')\n"
+        "    return 1.0\n"
+    )
+    app = make_app(make_task(tmp_path / "tasks" / "t", verifier), watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.pause()
+        for stream in ("stdout", "stderr"):
+            await pilot.press("o")
+            await pilot.pause()
+            log = app.main.query_one(f"#{stream}", Log)
+            width = log.scrollable_content_region.width
+            assert len(log.lines) > 1 and max(map(len, log.lines)) <= width, (stream, width, log.lines)

@@ -86,7 +86,7 @@ async def test_choose_verifier_from_another_file(tmp_path):
         await pilot.pause()
         # Refused with a readable message in the picker, which stays open; the old verifier stays.
         said = str(app.screen.query_one("#picker-error").content)
-        assert "defines no top-level verify" in said or "no such verifier" in said, said
+        assert "nothing.py: not a verifier (a .py file defining verify)" in said, said
         assert isinstance(app.screen, PickerScreen) and app.session.verifier.name == "verifier.py"
         box.value = str(elsewhere)
         box.focus()

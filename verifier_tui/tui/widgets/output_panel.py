@@ -109,7 +109,8 @@ class OutputPanel(Vertical):
     def show_stream(self, stream: str) -> None:
         self.query_one(ContentSwitcher).current = stream
         self._title()
-        self._write(stream)
+        # Once laid out: a Log that was hidden has no width yet, and its lines would not be wrapped.
+        self.call_after_refresh(self._write, stream)
 
     def _title(self) -> None:
         other = "stdout" if self.showing == "stderr" else "stderr"
