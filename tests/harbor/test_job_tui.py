@@ -214,3 +214,21 @@ async def test_a_trial_that_cannot_be_read_when_opened_says_so_not_a_fault(task,
         await pilot.pause()
         assert isinstance(app.screen, JobOverviewScreen)
         assert app.notices[-1] == f"cannot open demo__a: {job / 'demo__a' / 'artifacts'}: Permission denied"
+
+
+async def test_esc_on_the_lone_trial_of_a_job_reaches_the_jobs_overview(task, runs):
+    """A job of one trial opens that trial, and its overview (Harbor's mean,
+    what it leaves out) could not be reached: esc did nothing."""
+    from tests.helpers.harbor import make_job
+
+    passed = {"rewards": {"reward": 1.0}, "verifier_files": {"test-stdout.txt": "", "reward.txt": "1.0"}}
+    job = make_job(runs / "jobs" / "j", {"demo__only": dict(task=task(), **passed)})
+    app = job_app(job)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_replays(1)
+        assert isinstance(app.screen, TrialScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, JobOverviewScreen)
+        await read_all(app)
+        assert trial_names(app) == ["demo__only"]

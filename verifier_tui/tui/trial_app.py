@@ -48,7 +48,7 @@ class TrialApp(BaseApp):
 
     def on_mount(self) -> None:
         """A folder of jobs opens its list; a job its overview (a job of one
-        trial, that trial); a multi-step trial with no step chosen its steps;
+        trial, that trial on top of it); a multi-step trial with no step chosen its steps;
         a single trial (or step) opens at once. ``found`` as a target (or a
         path): a job or a folder of jobs whose trials are read on screen, in a worker."""
         from verifier_tui.engine.harbor.folders import open_trial
@@ -66,19 +66,20 @@ class TrialApp(BaseApp):
                 self.push_screen(JobsScreen(folder))
                 return
             only = first_trials(folder)
+            self.open_job(folder)  # beneath a lone trial too: esc on it reaches the job's overview
             if len(only) != 1:
-                self.open_job(folder)
                 return
             found = open_trial(only[0])
-        if isinstance(found, Job):
+        elif isinstance(found, Job):
+            self.open_job(found.path)
             if len(found.trials) != 1:
-                self.open_job(found.path)
                 return
             found = found.trials[0]
+        beneath = len(self.screen_stack) > 1  # the job's overview, when the trial is a job's only one
         if found.multi_step and self.step is None:
             self.push_screen(JobScreen(found))
         else:
-            self.open_trial(found, self.step, from_job=False)
+            self.open_trial(found, self.step, from_job=beneath)
 
     @on(JobsScreen.JobChosen)
     def _job_chosen(self, message: JobsScreen.JobChosen) -> None:
