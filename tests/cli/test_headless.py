@@ -354,6 +354,13 @@ def test_explain_says_a_planted_link_in_place_of_its_document(env, tmp_path):
     assert "its document was made a link to /proc/self/environ, not read" in done.stderr, done.stderr
 
 
+def test_explain_shows_paths_from_where_it_was_started_as_the_tui_does(env, example):
+    task_dir = example("count-errors")
+    done = run_tool(env, "explain", task_dir, "--python", PY, cwd=task_dir.parent)
+    assert f"vendored helpers                  {task_dir.name}/tests/.ng" in done.stdout, done.stdout
+    assert str(task_dir) not in done.stdout  # it printed absolute paths, the TUI and explain TRIAL relative ones
+
+
 def test_explain_readable(env, example):
     task_dir = example("count-errors")
     done = run_tool(env, "explain", task_dir, "--case", "harbor-mode", "--python", PY)
@@ -361,7 +368,8 @@ def test_explain_readable(env, example):
     assert "sys.path  in the order the runner placed it" in out  # words/resolution.py, as the TUI and explain TRIAL
     assert str(task_dir / "tests") in out
     assert "vendored helpers" in out and "verifier's folder" in out
-    assert "nemo_gym: not found" in out
+    # in the TUI's words (words/resolution.py), where it said "nemo_gym: not found"
+    assert "nemo_gym.verifiers not importable: nemo_gym is not installed for this interpreter" in out
     assert "verify(workspace, response)  async: run to completion with asyncio.run" in out
     assert "MISSING" in out
     assert "contract problem:" in out

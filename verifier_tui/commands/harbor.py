@@ -467,7 +467,7 @@ def explain_command(args: argparse.Namespace) -> int:
         if args.json:
             terminal.out_json(data)
             return 0 if explain is not None and explain.error is None else 2
-        from verifier_tui.words.resolution import binding_lines, plain, sys_path_lines
+        from verifier_tui.words.resolution import binding_lines, nemo_gym_lines, plain, sys_path_lines
         from verifier_tui.words.trial import (
             PHASE_MARKS,
             agreement_words,
@@ -499,7 +499,8 @@ def explain_command(args: argparse.Namespace) -> int:
         _say("replay (Harbor mode, verify not called):")
         if opened.plan.no_workspace:
             _say(f"  no workspace: {opened.walk.workspace.words}")
-        for printed in sys_path_lines(explain, str) + binding_lines(explain, "harbor", str):
+        printed_lines = sys_path_lines(explain, str) + nemo_gym_lines(explain, str)
+        for printed in printed_lines + binding_lines(explain, "harbor", str):
             _say(f"  {plain(printed)}")
         for problem in explain.problems:
             _say(f"  contract problem: {problem}")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import time
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
@@ -19,8 +20,8 @@ from verifier_tui.engine.model import RunResult
 from verifier_tui.engine.record import record
 from verifier_tui.engine.sandbox.strays import cut
 from verifier_tui.engine.verdict import rewards_json
-from verifier_tui.words.paths import path_from
-from verifier_tui.words.resolution import binding_lines, plain, sys_path_lines
+from verifier_tui.words.paths import home_folder, path_from, tilde
+from verifier_tui.words.resolution import binding_lines, nemo_gym_lines, plain, sys_path_lines
 from verifier_tui.words.run import (
     LISTED,
     NOT_RUN,
@@ -59,6 +60,11 @@ def here(path: Path | str) -> str:
     """A path as it resolves from where the tool was started (as the TUI shows
     it), on one line whatever its name holds."""
     return one_line(path_from(path, Path.cwd()))
+
+
+def _shown_path(path: str, home: str) -> str:
+    """A path as the TUI shows it: from where the tool was started, the home as ``~``."""
+    return tilde(here(path), home)
 
 
 def rule(title: str, width: int) -> str:
@@ -182,22 +188,16 @@ def explain_lines(session: Session, data: Explanation) -> list[str]:
     out.append(header(session))
     for notice in notices(session) + list(data.notices):
         out.append(f"note: {one_line(notice)}")
+    shown = partial(_shown_path, home=home_folder())
     python = data.python
     if python is not None:
-        out.append(f"python {python.version} ({python.executable})")
+        out.append(f"python {python.version} ({shown(python.executable or '?')})")
     out.append("")
-    out += [plain(line) for line in sys_path_lines(data, str)]
+    out += [plain(line) for line in sys_path_lines(data, shown)]
     for shadow in shadow_lines(data, here):
         out.append(f"  ⚠ {shadow}")
     out.append("")
-    for name, info in data.modules.items():
-        out.append(f"{name}: {info.resolved or 'not found'}")
-        for shadowed in info.shadowed:
-            out.append(f"  shadowed: {shadowed}")
-    if data.preloaded_nemo_gym:
-        out.append(
-            f"note: nemo_gym was already imported at start-up from {data.preloaded_nemo_gym}; the runner forgot it"
-        )
+    out += [plain(line) for line in nemo_gym_lines(data, shown)]
     out.append("")
     out += [plain(line) for line in binding_lines(data, session.mode, str)]
     error = data.import_error

@@ -1,15 +1,16 @@
 """How the runner will import and call the verifier, in the lines every face
 prints the same: sys.path in the order the runner placed it with each entry's
-roles, and ``verify``'s signature with each parameter's binding. A line is a
-list of parts, each its text and what it is (:data:`HEADING`, :data:`QUIET`,
-:data:`STRONG`, :data:`PROBLEM`, or plain): the TUI's resolution panel gives
+roles, where ``nemo_gym.verifiers`` resolves, and ``verify``'s signature
+with each parameter's binding. A line is a list of parts, each its text and
+what it is (:data:`HEADING`, :data:`QUIET`, :data:`STRONG`, :data:`PROBLEM`,
+:data:`WARN`, or plain): the TUI's resolution panel gives
 each kind its style, the text output joins them (:func:`plain`)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from verifier_tui.engine.readback import INTERPRETER
+from verifier_tui.engine.readback import INTERPRETER, Resolution
 from verifier_tui.words.run import IN_JSON, LISTED, MODE_NAMES, more_text
 
 if TYPE_CHECKING:
@@ -17,7 +18,7 @@ if TYPE_CHECKING:
 
     from verifier_tui.engine.readback import Explanation, Parameter
 
-HEADING, QUIET, STRONG, PROBLEM, PLAIN = "heading", "quiet", "strong", "problem", ""
+HEADING, QUIET, STRONG, PROBLEM, WARN, PLAIN = "heading", "quiet", "strong", "problem", "warn", ""
 Line = list[tuple[str, str]]
 
 
@@ -44,6 +45,35 @@ def sys_path_lines(explain: Explanation, show_path: Callable[[str], str], where:
         )
     if len(explain.sys_path) > LISTED:
         lines.append([(f"  {more_text(len(explain.sys_path) - LISTED, 'entries', where)}", QUIET)])
+    return lines
+
+
+def nemo_gym_lines(explain: Explanation, show_path: Callable[[str], str]) -> list[Line]:
+    """Where ``nemo_gym.verifiers`` resolves (and the role of the sys.path
+    entry it is found under), the copies it shadows, and a nemo_gym imported
+    before the runner placed sys.path."""
+    nowhere = Resolution(None)
+    info = explain.modules.get("nemo_gym.verifiers", nowhere)
+    head = ("nemo_gym.verifiers ", HEADING)
+    if info.resolved:
+        role = [(f"  role: {info.role}", QUIET)] if info.role else []
+        lines = [[head, ("resolves to ", PLAIN), (show_path(info.resolved), STRONG), *role]]
+    else:
+        top = explain.modules.get("nemo_gym", nowhere).resolved
+        why = "nemo_gym has no verifiers package" if top else "nemo_gym is not installed for this interpreter"
+        lines = [[head, (f"not importable: {why} (only a verifier that imports it needs it)", QUIET)]]
+    for shadowed in info.shadowed:
+        lines.append([(f"  ⚠ shadowed: {show_path(shadowed)} is further down sys.path and never imported", WARN)])
+    if explain.preloaded_nemo_gym:
+        lines.append(
+            [
+                (
+                    f"  ⚠ nemo_gym was imported before the runner placed sys.path (from "
+                    f"{show_path(explain.preloaded_nemo_gym)}); the runner dropped it so the vendored copy loads",
+                    WARN,
+                )
+            ]
+        )
     return lines
 
 

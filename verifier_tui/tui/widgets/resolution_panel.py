@@ -15,11 +15,21 @@ from textual.widgets import Static
 
 from verifier_tui.engine.advice import worded
 from verifier_tui.engine.diagnosis import shadow_text, stdlib_shadows
-from verifier_tui.engine.readback import Resolution
 from verifier_tui.tui.display import content, key_words
 from verifier_tui.tui.widgets import redraw
 from verifier_tui.tui.widgets.reward_panel import IN_COMMAND
-from verifier_tui.words.resolution import HEADING, PLAIN, PROBLEM, QUIET, STRONG, Line, binding_lines, sys_path_lines
+from verifier_tui.words.resolution import (
+    HEADING,
+    PLAIN,
+    PROBLEM,
+    QUIET,
+    STRONG,
+    WARN,
+    Line,
+    binding_lines,
+    nemo_gym_lines,
+    sys_path_lines,
+)
 from verifier_tui.words.run import LISTED, MODE_NAMES, more_text
 
 if TYPE_CHECKING:
@@ -32,7 +42,7 @@ _HEAD = "bold $text-primary"
 _MUTED = "$text-muted"
 _PROBLEM = "bold $error"
 _WARN = "$warning"
-_STYLES = {HEADING: _HEAD, QUIET: _MUTED, STRONG: "bold", PROBLEM: _PROBLEM, PLAIN: ""}
+_STYLES = {HEADING: _HEAD, QUIET: _MUTED, STRONG: "bold", PROBLEM: _PROBLEM, WARN: _WARN, PLAIN: ""}
 
 
 class ResolutionPanel(VerticalScroll):
@@ -97,31 +107,7 @@ def _verify(explain: Explanation, mode: str, fmt: Display) -> list[Any]:
 
 
 def _nemo_gym(explain: Explanation, fmt: Display) -> list[Any]:
-    parts: list[Any] = []
-    nowhere = Resolution(None)
-    info = explain.modules.get("nemo_gym.verifiers", nowhere)
-    parts.append(("nemo_gym.verifiers ", _HEAD))
-    if info.resolved:
-        parts += ["resolves to ", (fmt.path(info.resolved), "bold")]
-        if info.role:  # the sys.path entry it was found under, beside the path
-            parts.append((f"  role: {info.role}", _MUTED))
-        parts.append("\n")
-    else:
-        top = explain.modules.get("nemo_gym", nowhere).resolved
-        why = "nemo_gym has no verifiers package" if top else "nemo_gym is not installed for this interpreter"
-        parts.append((f"not importable: {why} (only a verifier that imports it needs it)\n", _MUTED))
-    for shadowed in info.shadowed:
-        parts.append((f"  ⚠ shadowed: {fmt.path(shadowed)} is further down sys.path and never imported\n", _WARN))
-    preloaded = explain.preloaded_nemo_gym
-    if preloaded:
-        parts.append(
-            (
-                f"  ⚠ nemo_gym was imported before the runner placed sys.path (from {fmt.path(preloaded)}); "
-                "the runner dropped it so the vendored copy loads\n",
-                _WARN,
-            )
-        )
-    return parts
+    return _styled(nemo_gym_lines(explain, fmt.path))
 
 
 def _interpreter(explain: Explanation, fmt: Display) -> list[Any]:
