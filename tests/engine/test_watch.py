@@ -897,3 +897,25 @@ async def test_tasks_jsonl_edited_is_read_again_without_a_run(tmp_path: Path, ex
         assert live.session.task_id == "ada"  # its case reads a row
         (task / "tasks.jsonl").unlink()
         await wait_until(lambda: live.scheduler.runs_finished == 2, "a run on the file's removal")
+
+
+async def test_a_late_event_of_a_save_the_last_run_read_leaves_it_fresh(tmp_path: Path) -> None:
+    """Live reload off, on a loaded machine: a save's second batch of events
+    came after r's run had started on the saved file, and marked that run
+    stale. What a run started after is no change to it; a later save is."""
+    runs = SlowRuns()
+    async with fed(tmp_path, runs) as (live, tests):
+        scheduler = live.scheduler
+        await asyncio.wait_for(scheduler.drain(), TIMEOUT)
+        live.set_live_reload(False)
+        verifier = tests / "verifier.py"
+        verifier.write_text("def verify(workspace):\n    return 0.5\n")
+        await wait_until(lambda: live.stale is not None, "the save held as stale")
+        await asyncio.sleep(0.02)  # the save well before the run, as a user presses r after it
+        live.request("r key")
+        await asyncio.wait_for(scheduler.drain(), TIMEOUT)
+        assert live.stale is None
+        live._go(Change(frozenset({verifier})))  # the save's late batch, as the watcher judges it
+        assert live.stale is None
+        verifier.write_text("def verify(workspace):\n    return 0.25\n")
+        await wait_until(lambda: live.stale is not None, "a save after the run is stale")

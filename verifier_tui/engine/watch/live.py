@@ -25,6 +25,9 @@ What a run does and how it is shown is the face's: the ``run`` callback.
 from __future__ import annotations
 
 import asyncio
+import os
+import stat
+import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +36,10 @@ from verifier_tui.engine.sandbox.isolation import NAMESPACE
 from verifier_tui.engine.task.discovery import DiscoveryError
 from verifier_tui.engine.watch.scheduler import RunScheduler
 from verifier_tui.engine.watch.watcher import Watcher
+
+#: A file's times are taken from a clock that advances a tick at a time (up to
+#: 10 ms): a save that close to a run's start is not known to be before it.
+COARSE_CLOCK_NS = 10_000_000
 
 if TYPE_CHECKING:
     from verifier_tui.engine.session import Session
@@ -80,6 +87,7 @@ class LiveRuns:
         """False: a change re-reads the task but runs nothing; it is held in
         :attr:`stale` until a run starts or live reload is turned on again."""
         self.stale: Change | None = None
+        self._run_started_ns: int | None = None  # when the last run started (wall clock, as file times are)
         """What changed that the current choices read since the last run started (live reload off)."""
         self.every_case = False
         """True (``test --watch``): a run is every case's, so any change to what one reads runs,
@@ -161,6 +169,8 @@ class LiveRuns:
     def _go(self, change: Change) -> None:
         """A change judged to run: requested, or, with live reload off, held as :attr:`stale`."""
         if not self.live_reload:
+            if self._seen_by_last_run(change):
+                return  # a late event of a save the last run started after (a loaded machine's)
             self.stale = change if self.stale is None else self.stale.merge(change)
             if self._on_stale is not None:
                 self._on_stale(self.stale)
@@ -192,8 +202,26 @@ class LiveRuns:
             else:
                 self._go(change)  # live reload may have been turned off meanwhile
 
+    def _seen_by_last_run(self, change: Change) -> bool:
+        """Whether every file of ``change`` was last changed before the last run
+        started, so that run read it as it is. By the inode's change time, which
+        no tool sets back (``cp -p`` and ``touch -d`` set the modification
+        time), well before the start: the file system's clock runs coarser."""
+        started = self._run_started_ns
+        if started is None or change.deleted or change.recreated:
+            return False
+        for path in change.paths:
+            try:
+                st = os.lstat(path)
+            except OSError:
+                return False
+            if not stat.S_ISREG(st.st_mode) or st.st_ctime_ns > started - COARSE_CLOCK_NS:  # a folder: anything in it
+                return False
+        return True
+
     async def _run(self, change: Change | None) -> Any:
         self.stale = None  # this run reads the files as they are now
+        self._run_started_ns = time.time_ns()
         trigger = change.describe() if change is not None else (self._trigger or "start")
         self._trigger = None
         try:
