@@ -40,11 +40,16 @@ def two_jobs(runs, task):
     return a, b
 
 
-def test_each_task_side_by_side_with_the_difference_and_the_flips(env, two_jobs, tmp_path):
-    done = run_tool(env, "compare", *two_jobs, cwd=tmp_path)
+def compare_lines(env, jobs, cwd) -> list[str]:
+    """``compare A B``'s lines, once it ended well."""
+    done = run_tool(env, "compare", *jobs, cwd=cwd)
     no_traceback(done)
     assert done.returncode == 0, done.stderr
-    lines = done.stdout.splitlines()
+    return done.stdout.splitlines()
+
+
+def test_each_task_side_by_side_with_the_difference_and_the_flips(env, two_jobs, tmp_path):
+    lines = compare_lines(env, two_jobs, tmp_path)
     assert lines[0] == "A  job model-a · 4 trials · oracle · Harbor's mean 0.750"
     assert lines[1] == "B  job model-b · 4 trials · oracle · Harbor's mean 0.667"
     table = {line.split()[0]: line.split() for line in lines[3:8]}
@@ -147,10 +152,7 @@ def keyed_jobs(runs, task):
 
 
 def test_several_or_different_reward_keys_show_each_keys_mean_and_no_false_difference(env, keyed_jobs, tmp_path):
-    done = run_tool(env, "compare", *keyed_jobs, cwd=tmp_path)
-    no_traceback(done)
-    assert done.returncode == 0, done.stderr
-    lines = done.stdout.splitlines()
+    lines = compare_lines(env, keyed_jobs, tmp_path)
     rows = {line.split("  ")[0]: [c.strip() for c in line.split("  ") if c.strip()] for line in lines[3:6]}
     # Different keys on each side: each mean named, no difference (it read +0.000, the first key's mean against B's).
     assert rows["alpha"] == ["alpha", "0/1", "a 1.000, b 0.500", "4/4", "reward 1.000", "-", "1"]

@@ -53,6 +53,15 @@ async def mark(app, pilot, *names: str) -> None:
     await pilot.pause()
 
 
+async def compared(app, pilot, a: str, b: str) -> None:
+    """The jobs list read, ``a`` and ``b`` marked and compared, the comparison read."""
+    await read_all(app)
+    await mark(app, pilot, a, b)
+    await pilot.press("c")
+    await read_all(app)
+    await pilot.pause()
+
+
 def rows(app, selector: str) -> list[list[str]]:
     table = app.screen.query_one(selector, DataTable)
     return [[str(cell) for cell in table.get_row_at(i)] for i in range(table.row_count)]
@@ -106,11 +115,7 @@ def test_the_comparison(snap_compare, jobs):
     app = job_app(jobs)
 
     async def run_before(pilot) -> None:
-        await read_all(app)
-        await mark(app, pilot, "model-a", "model-b")
-        await pilot.press("c")
-        await read_all(app)
-        await pilot.pause()
+        await compared(app, pilot, "model-a", "model-b")
         await asyncio.sleep(0.1)
 
     assert snap_compare(app, terminal_size=SNAPSHOT_SIZE, run_before=run_before)
@@ -143,11 +148,7 @@ async def test_two_jobs_with_no_task_in_common_are_said_so(runs, task):
     make_job(runs / "jobs" / "right", {"delta__b1": dict(task=task("delta"), rewards={"reward": 1.0})})
     app = job_app(runs / "jobs")
     async with app.run_test(size=SIZE) as pilot:
-        await read_all(app)
-        await mark(app, pilot, "left", "right")
-        await pilot.press("c")
-        await read_all(app)
-        await pilot.pause()
+        await compared(app, pilot, "left", "right")
         assert isinstance(app.screen, CompareScreen)
         assert "note: the two jobs ran no task in common: each task is in one job only, so none is compared" in text_of(
             app, "#job-header"
@@ -177,11 +178,7 @@ async def test_means_by_reward_key_are_shown_narrowed_and_sorted_by_their_differ
     )
     app = job_app(runs / "jobs")
     async with app.run_test(size=SIZE) as pilot:
-        await read_all(app)
-        await mark(app, pilot, "keys-a", "keys-b")
-        await pilot.press("c")
-        await read_all(app)
-        await pilot.pause()
+        await compared(app, pilot, "keys-a", "keys-b")
         tasks = {row[0]: row for row in rows(app, "#job-tasks")}
         assert tasks["beta"] == [
             "beta",

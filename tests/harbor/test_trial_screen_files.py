@@ -338,29 +338,29 @@ async def test_a_task_instruction_that_links_out_of_the_task_is_not_shown(task, 
         assert f"instruction.md is a link to {secret}" in shown, shown
 
 
+async def file_view(path, key: str) -> str:
+    """What the trial screen's view of a file shows after ``key``."""
+    app = make_trial_app(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_replays(1)
+        await pilot.press(key)
+        await pilot.pause()
+        return text_of(app, "#file-text")
+
+
 async def test_an_agent_file_name_shows_its_escapes(task, runs, tmp_path):
     demo, trial = timed_out_agent(task, runs, tmp_path)
     (trial.path / "agent" / "log\x1b[31m.txt").write_text("hello\n")
-    app = make_trial_app(trial.path)
-    async with app.run_test(size=SIZE) as pilot:
-        await app.wait_for_replays(1)
-        await pilot.press("a")
-        await pilot.pause()
-        shown = text_of(app, "#file-text")
-        assert "── log\\x1b[31m.txt" in shown and "── log.txt" not in shown, shown
+    shown = await file_view(trial.path, "a")
+    assert "── log\\x1b[31m.txt" in shown and "── log.txt" not in shown, shown
 
 
 async def test_x_on_a_trial_whose_exception_txt_was_lost_says_result_json_records_one(task, runs, tmp_path):
     _demo, trial = timed_out_agent(task, runs, tmp_path)
     (trial.path / "exception.txt").unlink()  # a copy of the folder made without it
-    app = make_trial_app(trial.path)
-    async with app.run_test(size=SIZE) as pilot:
-        await app.wait_for_replays(1)
-        await pilot.press("x")
-        await pilot.pause()
-        shown = text_of(app, "#file-text")
-        assert "though result.json records an exception for the trial" in shown
-        assert "it recorded none" not in shown
+    shown = await file_view(trial.path, "x")
+    assert "though result.json records an exception for the trial" in shown
+    assert "it recorded none" not in shown
 
 
 async def test_e_is_offered_for_the_failing_line_on_the_trial_screen_never_on_the_command_line(

@@ -40,13 +40,7 @@ class CompareScreen(TasksScreen):
     BINDINGS = [
         key("f", "differences", "differences", "Differences only", "Only the tasks the two jobs went differently on"),
         key("t", "task", "task", "Filter by task", "Only the flipped trials of the task under the cursor (again: all)"),
-        key(
-            "s",
-            "sort",
-            "sort",
-            "Sort the tasks",
-            "By name, or by the difference of the means (largest first; with several keys, the largest of theirs)",
-        ),
+        key("s", "sort", "sort", "Sort the tasks", "By name, or by the largest difference of the means first"),
         HELP,
         QUIT,
         key("escape", "back", "jobs", "Back", "to the list of jobs", show=False),
