@@ -97,9 +97,9 @@ async def test_two_marked_jobs_compared_task_by_task(jobs):
         await pilot.press("s")
         await pilot.pause()
         assert [r[0] for r in rows(app, "#job-tasks")] == ["beta", "alpha", "gamma"]  # largest difference first
-        await pilot.press("t")
+        await pilot.press("t")  # the cursor stayed on alpha, its task, sorted to the second row
         await pilot.pause()
-        assert [f[0] for f in rows(app, "#job-trials")] == ["beta"]
+        assert [f[0] for f in rows(app, "#job-trials")] == ["alpha"]
         await pilot.press("tab", "enter")  # the flipped trial: A's side opens beside its replay
         await pilot.pause(0.5)
         assert isinstance(app.screen, TrialScreen)
@@ -197,3 +197,33 @@ async def test_means_by_reward_key_are_shown_narrowed_and_sorted_by_their_differ
         await pilot.press("s")  # beta's largest difference (b, +1.0) first
         await pilot.pause()
         assert [r[0] for r in rows(app, "#job-tasks")] == ["beta", "alpha", "gamma"]
+
+
+def tab_word(app) -> str:
+    """What the footer says tab reaches (the table not focused)."""
+    return app.screen.active_bindings["tab"].binding.description
+
+
+async def test_enter_on_a_task_narrows_the_flips_and_tab_then_enter_opens_one(jobs):
+    """Enter on the tasks (where the comparison starts) moved the focus to the
+    flipped trials without a word: the tab that followed went back to the
+    tasks, and the next enter did nothing to be seen, as if it were lost."""
+    app = job_app(jobs)
+    async with app.run_test(size=SIZE) as pilot:
+        await read_all(app)
+        await mark(app, pilot, "model-a", "model-b")
+        await pilot.press("c")
+        await read_all(app)
+        assert app.screen.focused.id == "job-tasks" and tab_word(app) == "trials"
+        await pilot.press("down", "enter")  # beta
+        await pilot.pause()
+        assert [f[0] for f in rows(app, "#job-trials")] == ["beta"]
+        assert app.notices[-1] == "1 flipped trial of task beta below: tab reaches it, t shows every task"
+        assert app.screen.focused.id == "job-tasks"
+        assert app.screen.query_one("#job-tasks", DataTable).cursor_row == 1  # the task chosen, still under the cursor
+        await pilot.press("tab")
+        await pilot.pause()
+        assert app.screen.focused.id == "job-trials" and tab_word(app) == "tasks"
+        await pilot.press("enter")
+        await pilot.pause(0.5)
+        assert isinstance(app.screen, TrialScreen) and app.screen.opened.trial.name == "beta__a1"

@@ -232,3 +232,23 @@ async def test_esc_on_the_lone_trial_of_a_job_reaches_the_jobs_overview(task, ru
         assert isinstance(app.screen, JobOverviewScreen)
         await read_all(app)
         assert trial_names(app) == ["demo__only"]
+
+
+async def test_tab_to_the_tasks_and_enter_narrows_the_trials_then_tab_and_one_enter_open_one(real, tmp_path):
+    """After tab (to the tasks), enter narrowed the trials and moved the focus
+    to them without a word: the tab that followed went back to the tasks and
+    the next enter did nothing to be seen; only the second opened the trial."""
+    job = mixed_job(real, tmp_path / "jobs" / "mixed")
+    app = job_app(job)
+    async with app.run_test(size=SIZE) as pilot:
+        await read_all(app)
+        assert app.screen.focused.id == "job-trials"
+        assert app.screen.active_bindings["tab"].binding.description == "tasks"
+        await pilot.press("tab", "enter")
+        await pilot.pause()
+        assert app.notices[-1] == "7 trials of task hello-file below: tab reaches them, t shows every task"
+        assert "showing task hello-file" in text_of(app, "#job-header")
+        assert app.screen.active_bindings["tab"].binding.description == "trials"
+        await pilot.press("tab", "enter")  # the first trial: hello-file__exit006
+        await pilot.pause()
+        assert isinstance(app.screen, TrialScreen) and app.screen.opened.trial.name == "hello-file__exit006"

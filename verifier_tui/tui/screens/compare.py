@@ -3,7 +3,8 @@ per task, each job's trials passed and Harbor's mean, the difference, and
 the trials whose outcome flipped (:mod:`verifier_tui.engine.harbor.compare`,
 what ``verifier-tui compare`` prints). Its keys are the job overview's where
 they mean the same: f narrows to what differs, t to the task under the
-cursor, s sorts, enter on a flipped trial opens it, esc goes back."""
+cursor, s sorts, enter on a task narrows to it and on a flipped trial opens
+it, tab goes between the two tables, esc goes back."""
 
 from __future__ import annotations
 
@@ -37,6 +38,7 @@ class CompareScreen(TasksScreen):
     SORTS = ("task", "difference")
     READ_GROUP = "compare-read"
     TRIALS_TITLE = "Trials whose outcome flipped, A → B (paired in the order they started)"
+    TRIAL_WORD = "flipped trial"
     BINDINGS = [
         key("f", "differences", "differences", "Differences only", "Only the tasks the two jobs went differently on"),
         key("t", "task", "task", "Filter by task", "Only the flipped trials of the task under the cursor (again: all)"),
@@ -47,8 +49,11 @@ class CompareScreen(TasksScreen):
     ]
     HELP_TITLE = "verifier-tui: two jobs compared"
     OTHER_KEYS = [
-        ("enter", "Open A's trial", "On a flipped trial: job A's side of the pair, beside a local replay"),
-        ("tab", "Next table", "between the tasks and the flipped trials"),
+        (
+            "enter",
+            "Open A's trial (or show the task's)",
+            "On a flipped trial: job A's side of the pair, beside a local replay; on a task: only its flipped trials",
+        ),
     ]
 
     def __init__(self, a: Path, b: Path) -> None:
@@ -93,6 +98,9 @@ class CompareScreen(TasksScreen):
         comparison = self.comparison
         tasks = self.query_one("#job-tasks", DataTable)
         flips = self.query_one("#job-trials", DataTable)
+        # The cursor stays on its task: cleared, it went to the first row,
+        # and the next enter or t acted on a task the user had not chosen.
+        kept = tasks.coordinate_to_cell_key(tasks.cursor_coordinate).row_key if tasks.row_count else None
         tasks.clear()
         flips.clear()
         self.shown_flips = []
@@ -103,6 +111,8 @@ class CompareScreen(TasksScreen):
             rows.sort(key=lambda t: -max(map(abs, t.differences.values()), default=0.0))
         for task in rows:
             tasks.add_row(cell(task.task), *task.cells(), key=task.task)
+        if kept in tasks.rows:
+            tasks.move_cursor(row=tasks.get_row_index(kept))
         for task in rows:
             if self.task_filter is not None and task.task != self.task_filter:
                 continue

@@ -63,10 +63,24 @@ class TasksScreen(KeyedScreen):
     task), ``s`` sorts by the next of :attr:`SORTS`; :meth:`_redraw` shows the
     tables again."""
 
+    #: tab, named in the footer by the table it moves to: enter acts in the
+    #: table focused, and a user who does not know which one it is cannot
+    #: tell a lost enter from one that acted on the other table.
+    BINDINGS = [
+        key("tab", "focus_table('job-trials')", "trials", "To the trials", "The table below: enter there opens one"),
+        key(
+            "tab",
+            "focus_table('job-tasks')",
+            "tasks",
+            "To the tasks",
+            "The table above: enter there shows one task's trials",
+        ),
+    ]
     SORTS: ClassVar[tuple[str, ...]]
     READ_GROUP: ClassVar[str]
     """The worker group reading the folders: cancelled on the way back."""
     TRIALS_TITLE: ClassVar[str] = "Trials"
+    TRIAL_WORD: ClassVar[str] = "trial"
     task_filter: str | None
     sort: str
 
@@ -105,12 +119,31 @@ class TasksScreen(KeyedScreen):
         self.workers.cancel_group(self, self.READ_GROUP)
         self.dismiss(None)
 
+    def action_focus_table(self, table: str) -> None:
+        self.query_one(f"#{table}", DataTable).focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """tab offers the table not focused (the trials when neither is)."""
+        if action != "focus_table":
+            return True
+        on_trials = self.focused is self.query_one("#job-trials")
+        return on_trials == (parameters[0] == "job-tasks")
+
     @on(DataTable.RowSelected, "#job-tasks")
     def _task_chosen(self, event: DataTable.RowSelected) -> None:
+        """The focus stays on the tasks: moved to the trials unseen, the tab
+        a user pressed to reach them went back, and their enter narrowed again."""
         event.stop()
-        self.task_filter = str(event.row_key.value)
+        task = str(event.row_key.value)
+        self.task_filter = task
         self._redraw()
-        self.query_one("#job-trials", DataTable).focus()
+        shown = self.query_one("#job-trials", DataTable).row_count
+        them = "them" if shown != 1 else "it"
+        self.notify(
+            f"{shown} {self.TRIAL_WORD}{'s' * (shown != 1)} of task {one_line(task)} below: "
+            f"tab reaches {them}, t shows every task",
+            markup=False,
+        )
 
     @on(DataTable.RowSelected, "#job-trials")
     def _trial_chosen(self, event: DataTable.RowSelected) -> None:
@@ -149,9 +182,8 @@ class JobOverviewScreen(TasksScreen):
         (
             "enter",
             "Open the trial (or show the task's trials)",
-            "On a trial: the sandbox beside a local replay; on a task: only its trials",
+            "On a trial: the sandbox beside a local replay; on a task: only its trials (tab reaches them)",
         ),
-        ("tab", "Next table", "between the tasks and the trials"),
     ]
 
     @dataclass
@@ -354,7 +386,7 @@ class JobOverviewScreen(TasksScreen):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """esc goes back to the list of jobs only when there is one."""
-        return action != "back" or self.from_jobs
+        return (action != "back" or self.from_jobs) and super().check_action(action, parameters)
 
     def _trial_at(self, row: int) -> Path | None:
         return self.shown_rows[row].path if 0 <= row < len(self.shown_rows) else None
