@@ -514,10 +514,25 @@ def write_coverage(target):
 def post_mortem(error):
     """pdb on what the verifier raised, starting at the innermost frame of the
     task's own code (the verifier or a helper in the tests folder), not in the
-    library call it failed inside."""
+    library call it failed inside. A verifier that does not compile has no
+    such frame: pdb would open in the runner's own loader, so it is said instead."""
     import pdb
+    import traceback
 
-    tests_dir = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+    here = os.path.dirname(os.path.abspath(__file__))  # tests/.ng, where a dataset's verifier is staged too
+    tests_dir = os.path.dirname(here) + os.sep
+    ours = {os.path.join(here, name) for name in ("run_verifier.py", os.path.basename(__file__))}
+
+    def own(frame):
+        path = os.path.abspath(frame.f_code.co_filename)
+        return path.startswith(tests_dir) and path not in ours
+
+    if not any(own(frame) for frame, _ in traceback.walk_tb(error.__traceback__)):
+        sys.stderr.write(
+            "\n%s: the %s has no frame of the task's code to debug post-mortem: "
+            "the traceback above names its line\n" % (PROG, type(error).__name__)
+        )
+        return
 
     class VerifierPdb(pdb.Pdb):
         def setup(self, frame, tb):
@@ -525,7 +540,7 @@ def post_mortem(error):
             result = pdb.Pdb.setup(self, frame, tb)  # type: ignore[func-returns-value]
             for index in range(len(self.stack) - 1, -1, -1):
                 candidate = self.stack[index][0]
-                if os.path.abspath(candidate.f_code.co_filename).startswith(tests_dir):
+                if own(candidate):
                     self.curindex = index
                     self.curframe = candidate
                     if hasattr(self, "curframe_locals"):

@@ -28,6 +28,21 @@ def test_pdb_flag_on_a_passing_or_contract_run_says_there_is_nothing_to_debug(sa
     assert contract.returncode == 2 and "contract problem" in contract.stderr
 
 
+def test_pdb_flag_on_a_verifier_that_does_not_compile_says_it_has_no_frame(any_sandbox):
+    """pdb opened in the runner's own frame (``run_verifier.py(364)load_verify()``):
+    a SyntaxError has no frame of the task's code."""
+    any_sandbox.verifier("def verify(workspace):\n    return 1.0 +\n")
+    result = any_sandbox.run("--pdb", input=b"q\n")
+    assert result.returncode == 1 and "(Pdb)" not in result.stdout
+    assert "SyntaxError has no frame of the task's code to debug post-mortem" in result.stderr
+    # A dataset's verifier is staged beside the runner, in tests/.ng/: its frame is the task's.
+    any_sandbox.verifier(
+        "def verify(workspace):\n    marker = 'in-the-dataset-verifier'\n    1 / 0\n", "tests/.ng/verifier.py"
+    )
+    staged = any_sandbox.run("--pdb", input=b"p marker\nq\n")
+    assert "'in-the-dataset-verifier'" in staged.stdout
+
+
 STUCK = """
     import os, time
 

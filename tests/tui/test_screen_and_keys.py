@@ -148,6 +148,29 @@ async def test_debug_cannot_suspend_headless(example):
         await app.wait_for_runs(2)
 
 
+async def test_debug_with_no_frame_to_stop_in_says_so_on_the_screen(tmp_path):
+    """d on a passing run suspended the app only to print "nothing to debug";
+    on a verifier that does not compile, pdb opened in the runner's own frame
+    (``run_verifier.py(364)load_verify()``): a SyntaxError has none of the task's."""
+    root = make_task(tmp_path / "tasks" / "broken", "def verify(workspace):\n    return 1.0 +\n")
+    app = make_app(root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("d")
+        await pilot.pause(0.5)
+        assert app.notices[-1] == "a SyntaxError has no frame to debug: e opens its line"
+        assert not any(n.startswith("pdb needs the real terminal") for n in app.notices)
+        assert "e opens the line)" in screen_text(app)  # the reward panel no longer offers d
+        (root / "tests" / "verifier.py").write_text("def verify(workspace):\n    return 1.0\n")
+        await pilot.press("r")
+        await app.wait_for_runs(2)
+        await pilot.press("d")
+        await pilot.pause(0.5)
+        assert app.notices[-1] == "verify returned without raising (exit 0): nothing to debug post-mortem"
+        assert not any(n.startswith("pdb needs the real terminal") for n in app.notices)
+        assert not app.controller.live.paused
+
+
 async def test_debug_without_verifier(tmp_path):
     app = make_app(make_task(tmp_path / "tasks" / "none", None), watch=False)
     async with app.run_test(size=SIZE) as pilot:

@@ -11,7 +11,8 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from verifier_tui.engine import untrusted
-from verifier_tui.engine.model import RunResult
+from verifier_tui.engine.harbor.runner_output import parse_runner_output
+from verifier_tui.engine.model import Outcome, RunResult
 
 _FRAME = re.compile(r'^\s*File "(?P<path>[^"]+)", line (?P<line>\d+)', re.M)
 _DEF_VERIFY = re.compile(r"^(?:async\s+)?def\s+verify\s*\(|^verify\s*=", re.M)
@@ -103,6 +104,20 @@ def editor_command(path: Path, line: int, environ: Mapping[str, str] | None = No
     if name in _ENDS_OPTIONS:
         return [*words, f"+{line}", "--", str(path)]
     return [*words, f"+{line}", str(path)]
+
+
+def nothing_to_debug(result: RunResult) -> str | None:
+    """Why re-running ``result`` under pdb would give no frame of the task's
+    code to stop in (None: it may): the runner says so too, but only after the
+    app has left the screen for the terminal."""
+    if result.exit_code == 0:
+        return "verify returned without raising (exit 0): nothing to debug post-mortem"
+    if result.outcome is Outcome.CONTRACT_ERROR:
+        return "exit 2 is a contract problem, not an exception: nothing to debug post-mortem"
+    found = parse_runner_output(result.stderr.text).traceback
+    if result.outcome is Outcome.VERIFIER_RAISED and found is not None and found.frameless:
+        return f"a {found.bare_type} has no frame to debug: e opens its line"
+    return None
 
 
 def pdb_command(argv: list[str]) -> list[str]:

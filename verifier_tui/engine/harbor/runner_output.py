@@ -74,6 +74,11 @@ class RunnerTraceback:
             return True
         return bool(self.frames) and self.frames[0].function == "<module>"
 
+    @property
+    def frameless(self) -> bool:
+        """Only a SyntaxError's location, no frame that ran: the verifier did not compile."""
+        return all(frame.function is None for frame in self.frames)
+
 
 @record(frozen=True)
 class ShellError:

@@ -46,7 +46,7 @@ from verifier_tui.tui.chooser_options import (
     task_row_options,
     verifier_options,
 )
-from verifier_tui.tui.external import editor_command, failing_location, pdb_command, verify_line
+from verifier_tui.tui.external import editor_command, failing_location, nothing_to_debug, pdb_command, verify_line
 from verifier_tui.tui.keys import QUIT, key, output_keys
 from verifier_tui.tui.messages import (
     CasesOutdated,
@@ -160,7 +160,13 @@ class MainScreen(SizedScreen):
         key(
             "e", "edit", "edit", "Open failing line in $EDITOR", "Open the traceback's failing line (suspends the app)"
         ),
-        key("d", "debug", "pdb", "Re-run under pdb", "Post-mortem pdb in the real terminal (suspends the app)"),
+        key(
+            "d",
+            "debug",
+            "pdb",
+            "Re-run under pdb",
+            "Post-mortem pdb in the real terminal (suspends the app); a run with no frame to stop in is said here",
+        ),
         key("c", "copy_command", "copy", "Copy reproduce command", "The shell command that reproduces this run"),
         *output_keys("the run's"),
         key(
@@ -753,12 +759,25 @@ class MainScreen(SizedScreen):
         finally:
             controller.resume()
 
-    @work(name="debug under pdb", group="outside", exclusive=True, exit_on_error=False)
-    async def action_debug(self) -> None:
+    def action_debug(self) -> None:
+        """The verdict on screen, when it is up to date (no run on its way,
+        no file saved since), tells a run with nothing to stop in without
+        leaving the screen."""
         session = self.session
         if session.verifier is None:
             self.notify("no verifier to debug", severity="warning", markup=False)
             return
+        scheduler = self.controller.live.scheduler
+        current = not (scheduler.busy or scheduler.pending or self.query_one(StatusLine).stale)
+        why = nothing_to_debug(self.latest) if current and self.latest is not None else None
+        if why is not None:
+            self.notify(why, markup=False)
+            return
+        self._debug()
+
+    @work(name="debug under pdb", group="outside", exclusive=True, exit_on_error=False)
+    async def _debug(self) -> None:
+        session = self.session
         controller = self.controller
         controller.pause()  # from now on, saves wait for the return from pdb
         try:

@@ -16,7 +16,7 @@ from verifier_tui.engine import untrusted
 from verifier_tui.engine.model import Outcome, RunResult
 from verifier_tui.engine.verdict import rewards_json
 from verifier_tui.tui.display import content
-from verifier_tui.tui.external import failing_location
+from verifier_tui.tui.external import failing_location, nothing_to_debug
 from verifier_tui.tui.widgets import redraw
 from verifier_tui.tui.widgets.status_style import status_of
 from verifier_tui.words.run import (
@@ -182,7 +182,8 @@ def _why(result: RunResult, fmt: Display) -> str | None:
         error = error if error.replace(".", "").replace("_", "").isalnum() else "an exception"
         location = failing_location(result, fmt.task_root)
         where = f" at {fmt.path(location[0])}:{location[1]}" if location else ""
-        return f"raised {error}{where}\n  (the traceback is in stderr: e opens the line, d debugs it in pdb)"
+        debug = "" if nothing_to_debug(result) else ", d debugs it in pdb"  # a SyntaxError has no frame to stop in
+        return f"raised {error}{where}\n  (the traceback is in stderr: e opens the line{debug})"
     if outcome is Outcome.CONTRACT_ERROR:
         if result.explain is not None and result.explain.problems:
             return "the runner refused to call verify: the contract problem is under Resolution"  # said once
