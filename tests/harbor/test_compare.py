@@ -200,3 +200,12 @@ def test_a_reward_that_is_no_number_is_said_so_and_counted_as_harbor_reads_it(en
     assert '  beta: beta__a1 ✗ reward not a number ({"x": 1}) → beta__b1 ✓ passed' in lines
     data = json.loads(run_tool(env, "compare", "--json", a, b, cwd=tmp_path).stdout)
     assert data["a"]["outcomes"] == {"reward not a number": 2}
+
+
+def test_reward_keys_that_differ_in_their_spaces_are_told_apart(env, runs, task, tmp_path):
+    demo = task("alpha")
+    a = make_job(runs / "jobs" / "a", {"alpha__a1": dict(task=demo, rewards={"reward ": 0.5})})
+    b = make_job(runs / "jobs" / "b", {"alpha__b1": dict(task=demo, rewards={"reward": 1.0})})
+    lines = compare_lines(env, (a, b), tmp_path)
+    row = next(line for line in lines if line.startswith("alpha "))
+    assert '"reward " 0.500' in row and "reward 1.000" in row and row.split()[-2] == "-", row  # no difference

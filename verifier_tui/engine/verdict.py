@@ -116,9 +116,15 @@ def rewards_json(rewards: dict[str, Any]) -> tuple[str, int]:
 def reward_pairs(rewards: dict[str, Any], pair: Callable[[str, Any], str], between: str = ", ") -> str:
     """Each reward as ``pair`` words it, at most REWARD_KEYS, then how many
     more: a listing line stays short whatever a trial recorded (10,000 keys)."""
-    shown = [pair(key, value) for key, value in itertools.islice(rewards.items(), REWARD_KEYS)]
+    shown = [pair(_key_shown(key), value) for key, value in itertools.islice(rewards.items(), REWARD_KEYS)]
     left = len(rewards) - len(shown)
     return between.join(shown) + (f"{between}… {left:,} more" if left else "")
+
+
+def _key_shown(key: str) -> str:
+    """A reward key as a listing names it: quoted when spaces begin or end it
+    (or it is empty), so that ``reward`` and ``reward `` are not one key."""
+    return json.dumps(key) if not key or key != key.strip() else key
 
 
 def read_reward_files(reward_dir: Path, cap_bytes: int = 1_000_000, *, beneath: Path | None = None) -> list[RewardFile]:
