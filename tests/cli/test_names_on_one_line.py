@@ -61,3 +61,11 @@ def test_a_workspace_file_name_with_a_line_break_stays_on_its_note(tmp_path, env
     lines = done.stdout.splitlines()
     assert [line for line in lines if line.startswith("verdict")] == ['verdict: {"reward": 0.0}  (from reward.txt)']
     assert any(line.startswith('note: workspace: skipped x\\nverdict: {"reward": 1.0}: it is a FIFO') for line in lines)
+
+
+def test_a_line_too_long_keeps_its_end_where_an_error_names_its_file_and_line():
+    from verifier_tui.words.text import ONE_LINE_MOST, one_line
+
+    said = one_line("FileNotFoundError: /app/" + "deep/" * 400 + "hello.txt at tests/verifier.py:28")
+    assert len(said) < ONE_LINE_MOST + 60 and said.endswith("hello.txt at tests/verifier.py:28")
+    assert said.startswith("FileNotFoundError: /app/deep/") and " characters left out … " in said

@@ -5,6 +5,7 @@ filters and order, `?` help, and a trial opened from it and left again."""
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 from textual.app import App
 from textual.widgets import DataTable
@@ -252,3 +253,40 @@ async def test_tab_to_the_tasks_and_enter_narrows_the_trials_then_tab_and_one_en
         await pilot.press("tab", "enter")  # the first trial: hello-file__exit006
         await pilot.pause()
         assert isinstance(app.screen, TrialScreen) and app.screen.opened.trial.name == "hello-file__exit006"
+
+
+async def test_enter_on_a_task_whose_trials_the_filters_hide_says_none_is_shown(task, runs):
+    """It said "0 trials of task demo below: tab reaches them", to an empty table."""
+    from tests.helpers.harbor import make_job
+
+    passed = {"rewards": {"reward": 1.0}, "verifier_files": {"test-stdout.txt": "", "reward.txt": "1.0"}}
+    job = make_job(
+        runs / "jobs" / "j", {"demo__a": dict(task=task(), **passed), "demo__b": dict(task=task(), **passed)}
+    )
+    app = job_app(job)
+    async with app.run_test(size=SIZE) as pilot:
+        await read_all(app)
+        await pilot.press("f", "tab", "enter")  # failures only: both passed
+        await pilot.pause()
+        assert app.notices[-1] == "no trial of task demo is shown, t shows every task"
+
+
+async def test_the_lone_trial_of_a_job_that_cannot_be_opened_leaves_the_overview_and_says_why(task, runs, monkeypatch):
+    """The app ended with a traceback: the lone trial was opened with no word for a folder it cannot read."""
+    from tests.helpers.harbor import make_job
+    from verifier_tui.engine.harbor import folders
+
+    passed = {"rewards": {"reward": 1.0}, "verifier_files": {"test-stdout.txt": "", "reward.txt": "1.0"}}
+    job = make_job(runs / "jobs" / "j", {"demo__only": dict(task=task(), **passed)})
+
+    def shut(path):  # a trial folder of mode 000, as a user who is not root meets it
+        raise folders.HarborFolderError(f"the trial folder {Path(path).name} cannot be read (Permission denied)")
+
+    monkeypatch.setattr(folders, "open_trial", shut)
+    app = job_app(job)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, JobOverviewScreen)
+        assert app.notices[-1] == (
+            "cannot open demo__only: the trial folder demo__only cannot be read (Permission denied)"
+        )

@@ -120,3 +120,16 @@ async def test_live_reload_turned_on_after_starting_without_it_runs(example):
         await pilot.press("w")
         result = await app.wait_for_runs(2)
         assert result.verdict.rewards == {"reward": 0.25} and result.trigger == "live reload on"
+
+
+async def test_a_deleted_file_makes_the_verdict_stale_in_words_that_read(example):
+    """It said "stale: hello.txt deleted changed since this run"."""
+    root = example("hello-file")
+    app = make_app(root, case="correct")
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await asyncio.wait_for(app.controller.live.watch_ready.wait(), 10)
+        await pilot.press("w")
+        (root / "cases" / "correct" / "workspace" / "hello.txt").unlink()
+        await wait_for(lambda: "stale" in widget_text(app, "#status"), "the verdict marked stale")
+        assert "stale: workspace/hello.txt deleted since this run" in widget_text(app, "#status")

@@ -51,6 +51,12 @@ class Change:
     A change may hold only these: the copy sandbox's mirror follows them all
     (a verifier may read ``.git/``), runs are started by ``paths`` alone."""
 
+    def happened(self) -> str:
+        """:meth:`describe` with what happened to it: "tests/verifier.py changed",
+        "workspace/out.txt deleted" (a stale verdict's reason)."""
+        text = self.describe()
+        return text if text.split(" +")[0].endswith((" deleted", " re-created")) else f"{text} changed"
+
     def describe(self) -> str:
         """A short summary for a run's trigger line: "tests/verifier.py",
         "tests/verifier.py +2 more", "workspace/out.txt deleted". Linear in

@@ -51,7 +51,7 @@ class TrialApp(BaseApp):
         trial, that trial on top of it); a multi-step trial with no step chosen its steps;
         a single trial (or step) opens at once. ``found`` as a target (or a
         path): a job or a folder of jobs whose trials are read on screen, in a worker."""
-        from verifier_tui.engine.harbor.folders import open_trial
+        from verifier_tui.engine.harbor.folders import HarborFolderError, open_trial
         from verifier_tui.engine.harbor.overview import first_trials
 
         found = self.found
@@ -69,7 +69,11 @@ class TrialApp(BaseApp):
             self.open_job(folder)  # beneath a lone trial too: esc on it reaches the job's overview
             if len(only) != 1:
                 return
-            found = open_trial(only[0])
+            try:
+                found = open_trial(only[0])
+            except (HarborFolderError, OSError) as exc:  # the overview says the rest, its row among it
+                self.notify(f"cannot open {only[0].name}: {exc}", severity="error", markup=False)
+                return
         elif isinstance(found, Job):
             self.open_job(found.path)
             if len(found.trials) != 1:

@@ -67,10 +67,13 @@ ONE_LINE_MOST = 1000
 def one_line(text: str) -> str:
     """``text`` made harmless (:func:`plain_text`) on one line, its line
     breaks and tabs written as ``\\n``, ``\\t``, and at most ONE_LINE_MOST
-    characters and a count of the rest: a name read from a file (a task's, a
-    case's, a trial's, an exception's message) in a table cell or a header
-    can never start a row of its own, nor make a line of 100 KB."""
+    characters of it (its start and its end, with a count of the rest): a
+    name read from a file (a task's, a case's, a trial's, an exception's
+    message) in a table cell or a header can never start a row of its own,
+    nor make a line of 100 KB."""
     line = plain_text(text.translate(_ON_ONE_LINE))
     if len(line) <= ONE_LINE_MOST:
         return line
-    return f"{line[:ONE_LINE_MOST]}… ({len(line) - ONE_LINE_MOST:,} more characters)"
+    # Cut from the middle: an error's end says where (``at tests/verifier.py:28``).
+    head, tail = ONE_LINE_MOST * 3 // 4, ONE_LINE_MOST // 4
+    return f"{line[:head]} … {len(line) - head - tail:,} characters left out … {line[-tail:]}"

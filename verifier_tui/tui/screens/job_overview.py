@@ -139,11 +139,11 @@ class TasksScreen(KeyedScreen):
         self._redraw()
         shown = self.query_one("#job-trials", DataTable).row_count
         them = "them" if shown != 1 else "it"
-        self.notify(
-            f"{shown} {self.TRIAL_WORD}{'s' * (shown != 1)} of task {one_line(task)} below: "
-            f"tab reaches {them}, t shows every task",
-            markup=False,
-        )
+        if shown:
+            said = f"{shown} {self.TRIAL_WORD}{'s' * (shown != 1)} of task {one_line(task)} below: tab reaches {them}"
+        else:  # the filters shown in the header say why: no table to tab to
+            said = f"no {self.TRIAL_WORD} of task {one_line(task)} is shown"
+        self.notify(f"{said}, t shows every task", markup=False)
 
     @on(DataTable.RowSelected, "#job-trials")
     def _trial_chosen(self, event: DataTable.RowSelected) -> None:

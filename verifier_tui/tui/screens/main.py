@@ -540,7 +540,7 @@ class MainScreen(SizedScreen):
             else:  # as a save with live reload off: the verdict is stale, r (or w) runs it
                 self._response_edited = True
                 self.refresh_choices()
-                self._show_stale("the typed response")
+                self._show_stale("the typed response changed")
 
         self.app.push_screen(ResponseEditorScreen(text, kind, edited))
 

@@ -60,7 +60,7 @@ class ReplayStatus(Widget):
         state, detail = self.watching
         text, style = WATCH_WORDS.get(state, (f"live reload failed: {detail} (w retries)", "$error"))
         stale = (
-            (("   ⚠ stale: ", "bold $warning"), (f"{self.stale} changed since this replay (r replays)", "$warning"))
+            (("   ⚠ stale: ", "bold $warning"), (f"{self.stale} since this replay (r replays)", "$warning"))
             if self.stale
             else ()
         )

@@ -105,7 +105,7 @@ class StatusLine(Widget):
             ("   ", ""),
         ]
         if self.stale is not None and self.running is None:  # first, where a narrow screen does not cut it
-            parts += [(f"stale: {self.stale} changed since this run", "bold $warning"), ("   ", "")]
+            parts += [(f"stale: {self.stale} since this run", "bold $warning"), ("   ", "")]
         if self.running is not None:
             case, trigger, _started = self.running
             parts += [("▶ running ", "bold $accent"), f"{case} ", (f"after {trigger}", "$text-muted")]
