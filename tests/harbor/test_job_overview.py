@@ -442,3 +442,14 @@ def test_a_job_or_trial_folder_that_cannot_be_read_is_named_as_such(task, runs, 
         no_traceback(done)
         assert done.returncode == 2, (mode, done.stdout)  # never "0 trials" and exit 0
         assert done.stderr == f"verifier-tui: {folder}: Permission denied\n"  # not a job.log that is not there
+
+
+def test_an_exception_type_with_a_line_break_in_a_jobs_result_json_stays_one_word(task, runs):
+    from verifier_tui.engine.harbor.overview import read_job_summary
+
+    job = make_job(runs / "jobs" / "j", {"demo__a": dict(task=task(), **PASSED)})
+    result = json.loads((job / "result.json").read_text())
+    group = next(iter(result["stats"]["evals"].values()))
+    group["exception_stats"] = {"Evil\nverdict: FORGED": ["demo__a"]}
+    (job / "result.json").write_text(json.dumps(result))
+    assert read_job_summary(job).ended_words == "1 Evil verdict: FORGED"

@@ -613,7 +613,8 @@ def _job_outcomes(folder: Path, evals: dict[str, Any], unfinished: int) -> dict[
                 for trial in trials if isinstance(trials, list) else ():
                     if _plain_name(trial):
                         scores.setdefault(trial, []).append(value)
-        for kind, trials in untrusted.table(group, "exception_stats").items():
+        for key, trials in untrusted.table(group, "exception_stats").items():
+            kind = " ".join(key.split()) or "?"  # an exception's type: one word, whatever the file says
             for trial in trials if isinstance(trials, list) else ():
                 if _plain_name(trial):
                     raised.setdefault(trial, []).append(kind)
