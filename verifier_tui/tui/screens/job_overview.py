@@ -68,13 +68,7 @@ class TasksScreen(KeyedScreen):
     #: tell a lost enter from one that acted on the other table.
     BINDINGS = [
         key("tab", "focus_table('job-trials')", "trials", "To the trials", "The table below: enter there opens one"),
-        key(
-            "tab",
-            "focus_table('job-tasks')",
-            "tasks",
-            "To the tasks",
-            "The table above: enter there shows one task's trials",
-        ),
+        key("tab", "focus_table('job-tasks')", "tasks", "To the tasks", "The table above: enter narrows to a task"),
     ]
     SORTS: ClassVar[tuple[str, ...]]
     READ_GROUP: ClassVar[str]
