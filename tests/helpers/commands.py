@@ -292,9 +292,10 @@ def stop(proc: subprocess.Popen) -> tuple[int, str]:
     return proc.returncode, proc.stderr.read()
 
 
-def start_in_terminal(env: dict[str, str], args: list[str]) -> tuple[int, int]:
-    """Start ``verifier-tui ARGS`` in a new 120x40 pseudo-terminal: (pid, the
-    terminal's file descriptor). Callers skip where there is no ``pty``."""
+def start_in_terminal(env: dict[str, str], args: list[str], shell: str | None = None) -> tuple[int, int]:
+    """Start ``verifier-tui ARGS`` (or the ``shell`` command line, by ``sh -c``)
+    in a new 120x40 pseudo-terminal: (pid, the terminal's file descriptor).
+    Callers skip where there is no ``pty``."""
     import fcntl
     import pty
     import struct
@@ -306,6 +307,8 @@ def start_in_terminal(env: dict[str, str], args: list[str]) -> tuple[int, int]:
         # COLUMNS/LINES (set at C level under pytest) would override the terminal's own size.
         child_env = {k: v for k, v in env.items() if k not in ("COLUMNS", "LINES")}
         child_env["TERM"] = "xterm-256color"
+        if shell is not None:
+            os.execve("/bin/sh", ["sh", "-c", shell], child_env)
         os.execve(TOOL[0], [*TOOL, *args], child_env)
     return pid, fd
 

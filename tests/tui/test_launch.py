@@ -136,3 +136,35 @@ def test_without_a_terminal_it_says_to_use_run_or_watch(example, env, tmp_path, 
     assert lines[0].startswith("verifier-tui: ") and "needs a terminal" in lines[0]
     assert "verifier-tui run " in lines[0] and "verifier-tui watch " in lines[0]
     assert (tmp_path / "out").read_text() == ""  # no escape codes written into the file
+
+
+def test_a_terminal_closed_while_the_app_waits_for_enter_ends_the_app(example, env):
+    """An editor that failed left the real terminal at "press Enter to return";
+    closing the terminal (the tool started from a shell, as a terminal's tab
+    starts it) then left the process waiting for good, deaf to SIGTERM: its
+    handler waited on the suspended app's loop."""
+    import shlex
+
+    command = f"{shlex.join([*TOOL, str(example('hello-file')), '--no-watch'])}; true"  # the shell stays its parent
+    shell, fd = start_in_terminal(dict(env, EDITOR="false", VISUAL="false"), [], shell=command)
+    seen, pressed = b"", False
+    deadline = time.monotonic() + 30
+    while b"press Enter to return" not in seen and time.monotonic() < deadline:
+        if select.select([fd], [], [], 0.05)[0]:
+            try:
+                seen += os.read(fd, 65536)
+            except OSError:
+                break
+        if b"passed" in seen and not pressed:
+            os.write(fd, b"e")  # opens the verifier in the editor, which fails
+            pressed = True
+    assert b"press Enter to return" in seen, seen[-500:]
+    [tool] = [int(pid) for pid in Path(f"/proc/{shell}/task/{shell}/children").read_text().split()]
+    os.close(fd)  # the terminal goes
+    os.waitpid(shell, 0)
+    end = time.monotonic() + 15
+    while Path(f"/proc/{tool}").exists() and Path(f"/proc/{tool}/stat").read_text().split()[2] != "Z":
+        if time.monotonic() > end:
+            os.kill(tool, 9)
+            raise AssertionError("the app outlived its terminal")
+        time.sleep(0.05)

@@ -3,6 +3,7 @@ with the app suspended, then the app comes back."""
 
 from __future__ import annotations
 
+import errno
 import shlex
 from pathlib import Path
 
@@ -51,8 +52,30 @@ def run_suspended(
             if wait_for_enter:
                 try:
                     input("\nverifier-tui: press Enter to return ")
-                except (EOFError, KeyboardInterrupt):
+                except (EOFError, KeyboardInterrupt, OSError):
                     pass
+            if _hung_up():
+                raise _HungUp
     except SuspendNotSupported:
         return False
+    except _HungUp:
+        # Its SIGHUP waited for an event loop the suspended app held, and to
+        # take the terminal back would wait for good: the app ends as q ends it.
+        app.exit(return_code=129)
     return True
+
+
+class _HungUp(Exception):
+    """The terminal closed while the app was suspended."""
+
+
+def _hung_up() -> bool:
+    """Whether the terminal is gone (closed while the app was suspended): it
+    answers every request with EIO."""
+    import termios
+
+    try:
+        termios.tcgetattr(0)
+    except termios.error as exc:
+        return bool(exc.args[0] == errno.EIO)
+    return False
