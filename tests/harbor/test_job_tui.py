@@ -290,3 +290,26 @@ async def test_the_lone_trial_of_a_job_that_cannot_be_opened_leaves_the_overview
         assert app.notices[-1] == (
             "cannot open demo__only: the trial folder demo__only cannot be read (Permission denied)"
         )
+
+
+async def test_enter_on_a_trial_that_can_no_longer_be_read_says_so_on_the_overview(task, runs, monkeypatch):
+    """A trial folder read as unreadable raises HarborFolderError: enter on its row ended the app."""
+    from tests.helpers.harbor import make_job
+    from verifier_tui.engine.harbor import folders
+
+    passed = {"rewards": {"reward": 1.0}, "verifier_files": {"test-stdout.txt": "", "reward.txt": "1.0"}}
+    job = make_job(
+        runs / "jobs" / "j", {"demo__a": dict(task=task(), **passed), "demo__b": dict(task=task(), **passed)}
+    )
+    app = job_app(job)
+    async with app.run_test(size=SIZE) as pilot:
+        await read_all(app)
+
+        def shut(path):  # made mode 000 since the overview listed it
+            raise folders.HarborFolderError(f"the trial folder {Path(path).name} cannot be read (Permission denied)")
+
+        monkeypatch.setattr(folders, "open_trial", shut)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, JobOverviewScreen)
+        assert app.notices[-1] == "cannot open demo__a: the trial folder demo__a cannot be read (Permission denied)"

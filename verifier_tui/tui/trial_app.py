@@ -51,7 +51,6 @@ class TrialApp(BaseApp):
         trial, that trial on top of it); a multi-step trial with no step chosen its steps;
         a single trial (or step) opens at once. ``found`` as a target (or a
         path): a job or a folder of jobs whose trials are read on screen, in a worker."""
-        from verifier_tui.engine.harbor.folders import HarborFolderError, open_trial
         from verifier_tui.engine.harbor.overview import first_trials
 
         found = self.found
@@ -67,23 +66,15 @@ class TrialApp(BaseApp):
                 return
             only = first_trials(folder)
             self.open_job(folder)  # beneath a lone trial too: esc on it reaches the job's overview
-            if len(only) != 1:
-                return
-            try:
-                found = open_trial(only[0])
-            except (HarborFolderError, OSError) as exc:  # the overview says the rest, its row among it
-                self.notify(f"cannot open {only[0].name}: {exc}", severity="error", markup=False)
-                return
-        elif isinstance(found, Job):
+            if len(only) == 1:
+                self.open_trial_folder(only[0], self.step)
+            return
+        if isinstance(found, Job):
             self.open_job(found.path)
-            if len(found.trials) != 1:
-                return
-            found = found.trials[0]
-        beneath = len(self.screen_stack) > 1  # the job's overview, when the trial is a job's only one
-        if found.multi_step and self.step is None:
-            self.push_screen(JobScreen(found))
-        else:
-            self.open_trial(found, self.step, from_job=beneath)
+            if len(found.trials) == 1:
+                self._show(found.trials[0], self.step, from_job=True)
+            return
+        self._show(found, self.step, from_job=False)
 
     @on(JobsScreen.JobChosen)
     def _job_chosen(self, message: JobsScreen.JobChosen) -> None:
@@ -118,19 +109,24 @@ class TrialApp(BaseApp):
             )
         )
 
-    def open_trial_folder(self, path: Path) -> None:
-        """A trial chosen in a job's overview: its steps, or the trial itself."""
-        from verifier_tui.engine.harbor.folders import open_trial
+    def open_trial_folder(self, path: Path, step: str | None = None) -> None:
+        """A trial of a job's: its steps, or the trial (``step`` of it) itself."""
+        from verifier_tui.engine.harbor.folders import HarborFolderError, open_trial
 
         try:
             trial = open_trial(path)
-        except OSError as exc:  # gone or unreadable since the overview read it
-            self.notify(f"cannot open {path.name}: {exc.strerror or exc}", severity="error", markup=False)
+        except (HarborFolderError, OSError) as exc:  # gone or unreadable since the overview listed it
+            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+            self.notify(f"cannot open {path.name}: {why}", severity="error", markup=False)
             return
-        if trial.multi_step:
+        self._show(trial, step, from_job=True)
+
+    def _show(self, trial: Trial, step: str | None, *, from_job: bool) -> None:
+        """A multi-step trial with no step chosen: its steps; else the trial (its step)."""
+        if trial.multi_step and step is None:
             self.push_screen(JobScreen(trial))
         else:
-            self.open_trial(trial, None, from_job=True)
+            self.open_trial(trial, step, from_job=from_job)
 
     def open_trial(self, trial: Trial, step: str | None, *, from_job: bool) -> None:
         """Walk the trial (finding its task, reading the sandbox side) and show it.

@@ -237,7 +237,7 @@ def read_trial_row(folder: Path) -> TrialRow:
         outcome = NO_REWARD
     elif not all(isinstance(v, (int, float)) for v in rewards.values()):
         outcome = NOT_A_NUMBER
-    elif all(isinstance(v, (int, float)) and v >= 1 for v in rewards.values()):
+    elif all(v >= 1 for v in rewards.values()):
         outcome = PASSED
     else:
         outcome = BELOW_ONE
