@@ -104,6 +104,17 @@ def test_a_folder_of_trials_without_job_files_reads_as_a_job(real, tmp_path):
     assert read_overview(trials).counts() == [("passed", 1), ("reward below 1", 1)]
 
 
+def test_a_jobs_folder_that_also_holds_many_files_is_still_a_jobs_folder(real, tmp_path):
+    # Files kept beside the jobs (notes, exported logs) come before the first
+    # job in a listing's order as often as not: only folders are probed.
+    jobs = tmp_path / "jobs"
+    shutil.copytree(real / "jobs" / "oracle-pass", jobs / "oracle-pass")
+    for index in range(5000):
+        (jobs / f"note-{index}.txt").write_text("")
+    assert find_harbor_folder(jobs)[0] == "jobs"
+    assert [j.name for j in read_jobs(jobs)] == ["oracle-pass"]
+
+
 # --------------------------------------------------------------------------
 # The real command.
 

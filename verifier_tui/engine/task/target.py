@@ -38,9 +38,12 @@ CONFIG = "config.json"
 TRIAL_LOG = "trial.log"
 JOB_LOG = "job.log"
 _TRIAL_SUBFOLDERS = ("agent", "verifier", "artifacts", "steps", "user-agent")
-#: How many entries of a folder are looked at to tell a folder of jobs (or
-#: of trials): enough to meet a real jobs folder's first job, cheap on any other folder.
-_PROBE_ENTRIES = 256
+#: How many folders in a folder are looked into to tell a folder of jobs (or
+#: of trials): enough to meet a real jobs folder's first job, cheap on any
+#: other folder. Files are passed over (their kind comes with the listing)
+#: up to a bound of their own: notes kept beside the jobs must not hide them.
+_PROBE_FOLDERS = 256
+_PROBE_ENTRIES = 100_000
 _CONFIG_LIMIT = 16 * 1024 * 1024
 
 
@@ -255,14 +258,16 @@ def folder_of(folder: Path) -> str | None:
     job files (``harbor trial start`` writes into ``./trials``), else None."""
     try:
         with os.scandir(folder) as scan:
+            probed = 0
             for count, entry in enumerate(scan):
-                if count >= _PROBE_ENTRIES:
+                if count >= _PROBE_ENTRIES or probed >= _PROBE_FOLDERS:
                     break
                 try:
                     if not entry.is_dir(follow_symlinks=False):
                         continue
                 except OSError:
                     continue
+                probed += 1
                 if os.path.isfile(os.path.join(entry.path, JOB_LOG)):
                     return "jobs"
                 if os.path.isfile(os.path.join(entry.path, TRIAL_LOG)):
