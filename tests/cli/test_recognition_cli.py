@@ -243,3 +243,33 @@ def test_a_task_whose_tests_folder_is_gone_says_so(env, tmp_path):
     done = run_tool(env, "run", task)
     assert done.returncode == 2
     assert f"looked in {task / 'tests'} (not there) for a .py file" in done.stderr, done.stderr
+
+
+# ---------------------------------------------------------------------------
+# The file the shim runs
+
+
+@pytest.mark.parametrize("layout", ["grader.py", "package"])
+def test_a_verifier_the_shim_would_not_run_is_said_in_run_explain_and_test(env, tmp_path, layout):
+    # The shim runs /tests/verifier.py alone: a task whose verify sits in
+    # tests/grader.py, or in a package tests/verifier/__init__.py, gets no
+    # reward in the sandbox (the runner exits 2: no such file), whatever it
+    # scores here. Before, every command showed a green run and said nothing.
+    if layout == "grader.py":
+        files = {"grader.py": "def verify(workspace):\n    return 1.0\n"}
+        ran = "tests/grader.py"
+    else:
+        files = {
+            "verifier/__init__.py": "from .util import one\n\ndef verify(workspace):\n    return one()\n",
+            "verifier/util.py": "def one():\n    return 1.0\n",
+        }
+        ran = "tests/verifier/__init__.py"
+    task_dir = make_task(tmp_path / "t", None, files=files, cases={"c": {}})
+    write(task_dir / "cases" / "c" / "expected.json", '{"rewards": {"reward": 1.0}}')
+    said = f"the sandbox would not run {ran}: the shim (tests/test.sh) runs tests/verifier.py, which does not exist"
+    for command in ("run", "explain", "test"):
+        done = run_tool(env, command, task_dir, "--python", PY)
+        no_traceback(done)
+        assert said in done.stdout, (command, done.stdout)
+    data = json.loads(run_tool(env, "run", "--json", task_dir, "--python", PY).stdout)
+    assert any(n.startswith(said) for n in data["notices"]), data["notices"]

@@ -308,9 +308,32 @@ def verifier_notices(task: Task, verifier: Path | None) -> list[str]:
             f"{_display(task, verifier)} is a pytest file: NeMo Gym never runs it as the verifier "
             "(the shim runs tests/verifier.py)"
         )
+    elif shim_notice := shim_runs_another_notice(task, verifier):
+        out.append(shim_notice)
     if uses_episode_api(verifier):
         out.append(episode_api_notice(_display(task, verifier)))
     return out
+
+
+def shim_runs_another_notice(task: Task, verifier: Path) -> str | None:
+    """Said when the runner's shim is the task's test.sh but the verifier
+    chosen here is not the file it runs: the shim passes ``--verifier
+    /tests/verifier.py`` and nothing else, so in the sandbox this file never
+    scores the task (a package's ``__init__.py``, a ``grader.py``)."""
+    shims_file = task.tests_dir / "verifier.py"
+    if task.test_sh is None or task.plain_test_sh or verifier in (shims_file, task.dataset_verifier):
+        return None
+    if shims_file.is_file() and not shims_file.is_symlink():
+        return (
+            f"the sandbox would not run {_display(task, verifier)}: the shim ({_display(task, task.test_sh)}) "
+            f"runs {_display(task, shims_file)}. verifier-tui runs the file you chose anyway, to debug it"
+        )
+    return (
+        f"the sandbox would not run {_display(task, verifier)}: the shim ({_display(task, task.test_sh)}) runs "
+        f"{_display(task, shims_file)}, which does not exist, so there the runner exits 2 and no reward is "
+        f"written. Move verify into {_display(task, shims_file)} (it may import it from a helper); "
+        "verifier-tui runs this file anyway, to debug it"
+    )
 
 
 def choose_verifier(task: Task, wanted: str | None) -> Path:
