@@ -28,6 +28,7 @@ from run_verifier import (
     UsageError,
     _same_key,
     _short_repr,
+    _stdlib,
 )
 
 # Roles of the three folders the runner places at the front of sys.path.
@@ -180,7 +181,7 @@ def _signature_text(params):
 
 
 def error_info(exc):
-    import traceback
+    traceback = _stdlib("traceback")
 
     return {
         "type": type(exc).__name__,
@@ -282,7 +283,7 @@ def explain_document(state):
 
 
 def write_explain(state, target):
-    import json
+    json = _stdlib("json")
 
     text = json.dumps(explain_document(state), indent=2 if target == "-" else None, default=str)
     if target == "-":
@@ -321,7 +322,7 @@ def write_phase(target, phase, status, details):
     The file is closed at once, so the line is on disk before the run goes on
     (a run killed later, or ended by os._exit, still shows it). Informative
     like --explain-to: a line that cannot be written changes nothing."""
-    import json
+    json = _stdlib("json")
 
     line = {"phase": phase, "status": status}
     for key, value in details.items():
@@ -467,7 +468,7 @@ def write_coverage(target):
     lines that can run and those that ran, why a file this interpreter cannot
     compile has none, and the SHA-256 of each file read whole. Informative: a
     file that cannot be written changes nothing of the run."""
-    import json
+    json = _stdlib("json")
 
     replaced = "tracer" in _coverage and sys.gettrace() is not _coverage["tracer"]
     try:
@@ -516,8 +517,8 @@ def post_mortem(error):
     task's own code (the verifier or a helper in the tests folder), not in the
     library call it failed inside. A verifier that does not compile has no
     such frame: pdb would open in the runner's own loader, so it is said instead."""
-    import pdb
-    import traceback
+    pdb = _stdlib("pdb")
+    traceback = _stdlib("traceback")
 
     here = os.path.dirname(os.path.abspath(__file__))  # tests/.ng, where a dataset's verifier is staged too
     tests_dir = os.path.dirname(here) + os.sep

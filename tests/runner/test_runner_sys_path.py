@@ -357,3 +357,47 @@ def test_dash_b_writes_no_bytecode(sandbox):
     assert result.returncode == 0, result.describe()
     caches = [root for root, dirs, _ in os.walk(str(sandbox.root)) if "__pycache__" in dirs]
     assert caches == []
+
+
+SHADOWED = {
+    "json": ("def verify(workspace):\n    return {'reward': 1.0}\n", 0, "reward.json"),
+    "asyncio": ("async def verify(workspace):\n    return 1.0\n", 0, "reward.txt"),
+    "inspect": (
+        "import functools\n\n"
+        "def deco(f):\n    @functools.wraps(f)\n    def wrapper(*a, **k):\n        return f(*a, **k)\n"
+        "    return wrapper\n\n"
+        "@deco\ndef verify(workspace):\n    return 1.0\n",
+        0,
+        "reward.txt",
+    ),
+    "traceback": ("def verify(workspace):\n    raise ValueError('boom')\n", 1, None),
+    "shutil": (
+        "def verify(workspace):\n    import os\n    os.makedirs('%s/reward.txt/x')\n    return 1.0\n",
+        0,
+        "reward.txt",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SHADOWED))
+@pytest.mark.parametrize("flags", [(), ("-I", "-S")], ids=["plain", "-I-S"])
+def test_a_helper_named_like_a_module_the_runner_imports_late_is_the_verifiers_alone(sandbox, name, flags):
+    # The runner imports json, asyncio, inspect, traceback and shutil only when
+    # a run needs them, after the task's folders lead sys.path: a helper
+    # tests/json.py stood in for them and the runner crashed with its own
+    # traceback (exit 1, "module 'json' has no attribute 'dumps'") on a verify
+    # that returned a good dict. The verifier's own import still gets its helper.
+    source, code, written = SHADOWED[name]
+    sandbox.write("tests/%s.py" % name, "SHADOW = True\n")
+    body = source % str(sandbox.reward_dir) if name == "shutil" else source
+    # An async verify that imports its own asyncio.py could not run anywhere: that one only sits beside it.
+    own = "" if name == "asyncio" else "import %s\nassert %s.SHADOW\n\n" % (name, name)
+    sandbox.verifier(own + body)
+    result = sandbox.run("--explain-to", sandbox.root / "e.json", flags=flags)
+    assert result.returncode == code, result.describe()
+    assert "run_verifier" not in result.stderr, result.describe()
+    if written is None:
+        assert "ValueError: boom" in result.stderr and result.rewards == {}, result.describe()
+    else:
+        assert list(result.rewards) == [written], result.describe()
+    assert json.loads((sandbox.root / "e.json").read_text(encoding="utf-8"))["verify"]
