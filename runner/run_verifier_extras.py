@@ -29,6 +29,7 @@ from run_verifier import (
     _same_key,
     _short_repr,
     _stdlib,
+    own_frames,
 )
 
 # Roles of the three folders the runner places at the front of sys.path.
@@ -186,7 +187,7 @@ def error_info(exc):
     return {
         "type": type(exc).__name__,
         "message": _short_repr(str(exc), 500) if str(exc) else "",
-        "traceback": "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)),
+        "traceback": "".join(traceback.format_exception(type(exc), exc, own_frames(exc))),
     }
 
 

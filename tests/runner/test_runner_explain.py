@@ -292,3 +292,16 @@ def test_explain_shows_the_path_as_placed_even_if_the_module_changes_it(sandbox)
     rows = doc["sys_path"]
     assert [row["role"] for row in rows[:3]] == [ROLE_HELPERS, ROLE_VERIFIER, ROLE_TESTS]
     assert str(sandbox.root / "inserted-by-verifier") not in [row["path"] for row in rows]
+
+
+def test_explains_traceback_starts_at_the_verifiers_own_code(sandbox):
+    # --explain's traceback of an import error began at the runner's _run and
+    # load_verify and importlib's frames, which the run's stderr leaves out:
+    # `explain` showed the runner's own lines where `run` showed the verifier's.
+    sandbox.verifier("import helper\n\ndef verify(workspace):\n    return 1.0\n")
+    sandbox.write("tests/helper.py", "raise ValueError('broken at import')\n")
+    doc = explain(sandbox.run("--explain"))
+    text = doc["import_error"]["traceback"]
+    stderr = sandbox.run().stderr
+    assert "run_verifier" not in text and "importlib" not in text, text
+    assert text == stderr, (text, stderr)
