@@ -273,3 +273,21 @@ def test_a_verifier_the_shim_would_not_run_is_said_in_run_explain_and_test(env, 
         assert said in done.stdout, (command, done.stdout)
     data = json.loads(run_tool(env, "run", "--json", task_dir, "--python", PY).stdout)
     assert any(n.startswith(said) for n in data["notices"]), data["notices"]
+
+
+def test_a_shim_that_names_another_verifier_is_taken_at_its_word(env, tmp_path):
+    # A publisher's shim may pass --verifier /tests/grader.py: the sandbox
+    # runs that file, so choosing it here is no mistake to warn of; the file
+    # the warning names is the one test.sh names.
+    task_dir = make_task(
+        tmp_path / "t",
+        "def verify(workspace):\n    return 0.0\n",
+        files={"grader.py": "def verify(workspace):\n    return 1.0\n"},
+    )
+    shim = task_dir / "tests" / "test.sh"
+    shim.write_text(shim.read_text().replace("--verifier /tests/verifier.py", "--verifier /tests/grader.py"))
+    done = run_tool(env, "run", task_dir, "--verifier", "grader.py", "--python", PY)
+    no_traceback(done)
+    assert "the sandbox would not run" not in done.stdout, done.stdout
+    done = run_tool(env, "run", task_dir, "--verifier", "verifier.py", "--python", PY)
+    assert "the sandbox would not run tests/verifier.py: the shim (tests/test.sh) runs tests/grader.py" in done.stdout

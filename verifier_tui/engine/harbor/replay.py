@@ -15,7 +15,6 @@ there is no replay, and ``skipped`` says what to give.
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -28,8 +27,6 @@ if TYPE_CHECKING:
 
     from verifier_tui.engine.harbor.inputs import VerifierEnv, WorkspaceInput
     from verifier_tui.engine.harbor.locate import TaskLocation
-
-_VERIFIER_ARG = re.compile(r"--verifier\s+[\"']?/tests/([^\s\"']+)")
 
 
 @record
@@ -93,11 +90,13 @@ def _tests_dirs(task_dir: Path, step: str | None) -> list[Path]:
 
 def shim_verifier(task_dir: Path, step: str | None = None) -> Path | None:
     """The verifier the task's test.sh hands to the runner, as a local file."""
+    from verifier_tui.engine.task.discovery import SHIM_VERIFIER_ARG
+
     for tests in _tests_dirs(task_dir, step):
         text, _ = untrusted.read_text(tests / "test.sh", untrusted.SCRIPT_LIMIT)
         if text is None:
             continue
-        match = _VERIFIER_ARG.search(text)
+        match = SHIM_VERIFIER_ARG.search(text)
         if match is None:
             return None
         for base in _tests_dirs(task_dir, step):

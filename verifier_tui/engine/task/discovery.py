@@ -11,6 +11,7 @@ user is here to debug).
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import stat
 from pathlib import Path
@@ -41,6 +42,8 @@ if TYPE_CHECKING:
 
 # How the tool tells the runner's shim from a task's own test.sh.
 SHIM_MARKER = "run_verifier.py"
+# The verifier a shim names for the runner (ours: --verifier /tests/verifier.py).
+SHIM_VERIFIER_ARG = re.compile(r"--verifier\s+[\"']?/tests/([^\s\"']+)")
 # Folders never searched for verifiers: the one skip list, and the vendored helpers.
 _SKIP_DIRS = NOT_SEARCHED | {"nemo_gym"}
 
@@ -60,6 +63,7 @@ class Task:
     cases: list[Case]
     test_sh: Path | None
     plain_test_sh: bool  # tests/test.sh exists and is the task's own script, not the shim
+    shim_runs: Path | None = None  # the file the shim runs (what its --verifier names), when test.sh is one
     dataset_verifier: Path | None = None  # a dataset-wide verifier.py beside dataset.toml
     initial_case: str | None = None  # the case the path named, if it named one
     initial_verifier: Path | None = None  # the verifier file the path named, if it named one
@@ -232,10 +236,12 @@ def resolve(path: Path | str | Target) -> Task:
         verifiers.insert(0, target.verifier)
     test_sh = tests_dir / "test.sh"
     plain = False
+    shims_file = tests_dir / "verifier.py"
     if test_sh.is_file():
         script = untrusted.read_bytes(test_sh, MAX_SCAN_BYTES).data
         plain = script is not None and SHIM_MARKER.encode() not in script
-    shims_file = tests_dir / "verifier.py"
+        named = SHIM_VERIFIER_ARG.search(script.decode(errors="replace")) if script and not plain else None
+        shims_file = tests_dir / named.group(1) if named else shims_file
     if not verifiers and not plain and shims_file.is_file() and not shims_file.is_symlink():
         # The shim runs tests/verifier.py whatever it holds: with no top-level
         # verify in sight (renamed, or imported from a helper) the runner
@@ -251,6 +257,7 @@ def resolve(path: Path | str | Target) -> Task:
         cases=cases,
         test_sh=test_sh if test_sh.is_file() else None,
         plain_test_sh=plain,
+        shim_runs=shims_file if test_sh.is_file() and not plain else None,
         dataset_verifier=dataset,
         initial_case=target.case,
         initial_verifier=target.verifier,
@@ -317,11 +324,11 @@ def verifier_notices(task: Task, verifier: Path | None) -> list[str]:
 
 def shim_runs_another_notice(task: Task, verifier: Path) -> str | None:
     """Said when the runner's shim is the task's test.sh but the verifier
-    chosen here is not the file it runs: the shim passes ``--verifier
-    /tests/verifier.py`` and nothing else, so in the sandbox this file never
-    scores the task (a package's ``__init__.py``, a ``grader.py``)."""
-    shims_file = task.tests_dir / "verifier.py"
-    if task.test_sh is None or task.plain_test_sh or verifier in (shims_file, task.dataset_verifier):
+    chosen here is not the file it runs (ours passes ``--verifier
+    /tests/verifier.py``), so in the sandbox this file never scores the task
+    (a package's ``__init__.py``, a ``grader.py``)."""
+    shims_file = task.shim_runs
+    if task.test_sh is None or shims_file is None or verifier in (shims_file, task.dataset_verifier):
         return None
     if shims_file.is_file() and not shims_file.is_symlink():
         return (
