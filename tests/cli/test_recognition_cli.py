@@ -291,3 +291,14 @@ def test_a_shim_that_names_another_verifier_is_taken_at_its_word(env, tmp_path):
     assert "the sandbox would not run" not in done.stdout, done.stdout
     done = run_tool(env, "run", task_dir, "--verifier", "verifier.py", "--python", PY)
     assert "the sandbox would not run tests/verifier.py: the shim (tests/test.sh) runs tests/grader.py" in done.stdout
+
+
+def test_test_says_a_plain_test_sh_task_is_judged_by_its_own_script(env, tmp_path):
+    # Harbor runs a plain task's own test.sh: a case failing (or passing) here
+    # through the runner says nothing of the sandbox's verdict. run said so; test did not.
+    task_dir = copy_example("plain-test-sh", tmp_path / "t")
+    write(task_dir / "cases" / "c" / "workspace" / ".keep", "")
+    write(task_dir / "cases" / "c" / "expected.json", '{"rewards": {"reward": 1.0}}')
+    done = run_tool(env, "test", task_dir, "--python", PY)
+    no_traceback(done)
+    assert "note: the sandbox would not run tests/verifier.py: tests/test.sh is the task's own script" in done.stdout

@@ -19,7 +19,7 @@ from verifier_tui.commands import terminal
 from verifier_tui.engine.model import RunResult
 from verifier_tui.engine.record import record
 from verifier_tui.engine.sandbox.strays import cut
-from verifier_tui.engine.task.discovery import shim_runs_another_notice
+from verifier_tui.engine.task.discovery import verifier_notices
 from verifier_tui.engine.verdict import rewards_json
 from verifier_tui.words.paths import home_folder, path_from, tilde
 from verifier_tui.words.resolution import binding_lines, nemo_gym_lines, plain, sys_path_lines
@@ -336,14 +336,11 @@ def group_lines(group: Any, results: list[RunResult]) -> list[str]:
     verifier = f" · verifier {here(session.verifier)}" if session and session.verifier else ""
     preload = preload_words(session) if session and session.warm is not None else None  # held runs only
     out.append(f"task {one_line(group.name)}{verifier}" + (f" · {preload}" if preload else ""))
-    # What every case of the task ran with (a task.toml not read: its defaults); a refusal is said last
+    # What every case of the task ran with (a task.toml not read: its defaults), and what the sandbox
+    # would run instead of this verifier (cases passing here may score nothing there); a refusal is said last
     said_last = f"Harbor would refuse this task: {refused(group)}"
-    problems = session.task.config.problems if session else ()
+    problems = [*session.task.notices(), *verifier_notices(session.task, session.verifier)] if session else []
     out += [f"note: {one_line(problem)}" for problem in problems if problem != said_last]
-    # A case that passes here may score nothing in the sandbox: said whether or not one failed.
-    shim = shim_runs_another_notice(session.task, session.verifier) if session and session.verifier else None
-    if shim:
-        out.append(f"note: {one_line(shim)}")
     if group.error is not None:
         out.append(f"!  not tested: {group.error}")
     if results:
