@@ -339,8 +339,8 @@ def group_lines(group: Any, results: list[RunResult]) -> list[str]:
     # What every case of the task ran with (a task.toml not read: its defaults), and what the sandbox
     # would run instead of this verifier (cases passing here may score nothing there); a refusal is said last
     said_last = f"Harbor would refuse this task: {refused(group)}"
-    problems = [*session.task.notices(), *verifier_notices(session.task, session.verifier)] if session else []
-    out += [f"note: {one_line(problem)}" for problem in problems if problem != said_last]
+    notices = [*session.task.notices(), *verifier_notices(session.task, session.verifier)] if session else []
+    out += [f"note: {one_line(notice)}" for notice in notices if notice != said_last]
     if group.error is not None:
         out.append(f"!  not tested: {group.error}")
     if results:
