@@ -44,6 +44,15 @@ SLICE_S = 0.005
 POST_S = 1.0
 
 
+#: In the help of the job screens, whose tables a narrow terminal cuts on the
+#: right (the row cursor leaves these keys to the table's scrolling).
+COLUMN_KEYS = (
+    "← →",
+    "Scroll the columns",
+    "To the ones cut on the right (home, end: to either edge); the first (the name) stays",
+)
+
+
 def cell(text: str) -> Text:
     """A DataTable cell that shows ``text`` from Harbor's files (names,
     exception types, reward keys) as it is, harmless and on its line (a plain
@@ -178,6 +187,7 @@ class JobOverviewScreen(TasksScreen):
             "Open the trial (or show the task's trials)",
             "On a trial: the sandbox beside a local replay; on a task: only its trials (tab reaches them)",
         ),
+        COLUMN_KEYS,
     ]
 
     @dataclass
@@ -207,8 +217,12 @@ class JobOverviewScreen(TasksScreen):
         for label in ("task", "trials", "passed", "mean", "errors"):
             tasks.add_column(label, key=label)  # the key update_cell names it by
         trials = self.query_one("#job-trials", DataTable)
-        for label in ("trial", "task", "ended", "reward", "agent", "model", "duration", "tokens in/out", "cost"):
+        # How each trial ended beside its name, the rest after: a narrow
+        # terminal cuts the columns on the right, and the right arrow scrolls
+        # to them with the name kept in view (fixed).
+        for label in ("trial", "ended", "reward", "task", "agent", "model", "duration", "tokens in/out", "cost"):
             trials.add_column(label)
+        trials.fixed_columns = 1
         trials.focus()
         self._show_header()
         self._read()
@@ -329,9 +343,9 @@ class JobOverviewScreen(TasksScreen):
         )
         return (
             cell(row.name),
-            cell(row.task),
             cell(f"{row.mark} {row.outcome_words}"),
             cell(row.reward_text),
+            cell(row.task),
             cell(row.agent or "-"),
             cell(row.model or "-"),
             _seconds(row.duration_s),
