@@ -47,3 +47,45 @@ async def test_at_80x24_a_trial_shows_its_whole_name_beside_how_it_ended_and_kee
         await pilot.press("home")
         await pilot.pause()
         assert table.scroll_x == 0 and "✗ RewardFileNotFoundError" in lines(table)[1]
+
+
+def many_agents_job(real, folder):
+    """Four tasks of long names, three agents: a summary of a dozen lines at 80 columns."""
+    job = copy_job_files(real, folder)
+    tasks = ["fix-the-broken-build-system-in-legacy-repo", "hello-file", "count-dataset-tokens", "configure-git-hooks"]
+    for index in range(12):
+        task = tasks[index % 4]
+
+        def edit(result: dict, task=task, index=index) -> None:
+            result["task_name"] = task
+            if index % 3 == 1:
+                usage_and_timeout(result)
+            elif index % 3 == 2:
+                result["verifier_result"] = {"rewards": {"reward": 0.0}}
+
+        copy_trial(
+            real, job, f"{task[:32]}__{index:07d}", source="nop-fail" if index % 5 == 0 else "oracle-pass", edit=edit
+        )
+    return job
+
+
+async def test_at_80x24_the_summary_gives_way_to_the_trials_and_tab_reaches_what_it_cut(real, tmp_path):
+    """The summary above the tables took 14 lines of 24, the tasks the rest: no trial was shown at all."""
+    app = job_app(many_agents_job(real, tmp_path / "jobs" / "busy"))
+    async with app.run_test(size=SMALL) as pilot:
+        await read_all(app)
+        await pilot.pause()
+        trials = app.screen.query_one("#job-trials", DataTable)
+        assert trials.scrollable_content_region.height >= 5  # the column headers and four trials at least
+        assert "configure-git-hooks__0000003" in lines(trials)[1]  # the first by name
+        summary = app.screen.query_one("#job-summary")
+        assert summary.max_scroll_y > 0  # cut to fit: tab reaches it, after the tasks
+        await pilot.press("tab")
+        assert app.screen.focused is app.screen.query_one("#job-tasks")
+        await pilot.press("tab")
+        assert app.screen.focused is summary
+        await pilot.press("end")
+        await pilot.pause()
+        assert summary.scroll_y == summary.max_scroll_y > 0
+        await pilot.press("tab")
+        assert app.screen.focused is trials

@@ -14,6 +14,7 @@ from typing import ClassVar
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
+from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.widgets import DataTable, Static
 
@@ -78,6 +79,13 @@ class TasksScreen(KeyedScreen):
     BINDINGS = [
         key("tab", "focus_table('job-trials')", "trials", "To the trials", "The table below: enter there opens one"),
         key("tab", "focus_table('job-tasks')", "tasks", "To the tasks", "The table above: enter narrows to a task"),
+        key(
+            "tab",
+            "focus_table('job-summary')",
+            "summary",
+            "To the summary",
+            "The lines above the tables, when cut to fit: up, down, end scroll them",
+        ),
     ]
     SORTS: ClassVar[tuple[str, ...]]
     READ_GROUP: ClassVar[str]
@@ -88,7 +96,10 @@ class TasksScreen(KeyedScreen):
     sort: str
 
     def compose(self) -> ComposeResult:
-        yield Static(id="job-header")
+        # The summary is capped (app.tcss) so a small terminal keeps rows of
+        # the tables; what it cuts, tab then reaches and the arrows scroll.
+        with VerticalScroll(id="job-summary"):
+            yield Static(id="job-header")
         tasks = Table(id="job-tasks", cursor_type="row", zebra_stripes=True)
         tasks.border_title = "Tasks"
         yield tasks
@@ -123,14 +134,28 @@ class TasksScreen(KeyedScreen):
         self.dismiss(None)
 
     def action_focus_table(self, table: str) -> None:
-        self.query_one(f"#{table}", DataTable).focus()
+        self.query_one(f"#{table}").focus()
+
+    def on_mount(self) -> None:
+        # Whether the summary is cut (so tab stops there) changes as it fills and with the terminal's size.
+        self.watch(self.query_one("#job-summary"), "virtual_size", lambda _size: self.refresh_bindings())
+
+    def on_resize(self) -> None:
+        self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """tab offers the table not focused (the trials when neither is)."""
+        """tab goes round the trials, the tasks and the summary when it is
+        cut, offering the next one (the trials when no table is focused)."""
         if action != "focus_table":
             return True
-        on_trials = self.focused is self.query_one("#job-trials")
-        return on_trials == (parameters[0] == "job-tasks")
+        focused = self.focused
+        if focused is self.query_one("#job-trials"):
+            following = "job-tasks"
+        elif focused is self.query_one("#job-tasks") and self.query_one("#job-summary").max_scroll_y > 0:
+            following = "job-summary"
+        else:
+            following = "job-trials"
+        return parameters[0] == following
 
     @on(DataTable.RowSelected, "#job-tasks")
     def _task_chosen(self, event: DataTable.RowSelected) -> None:
