@@ -48,7 +48,7 @@ async def test_the_jobs_folder_lists_its_jobs_and_opens_one(real):
         table = app.screen.query_one(DataTable)
         rows = [[str(cell) for cell in table.get_row_at(i)] for i in range(table.row_count)]
         assert [row[1] for row in rows] == ["multi-step", "separate-mode", "nop-fail", "oracle-pass"]  # after the marks
-        assert rows[2][3:] == ["nop", "1", "1 RewardFileNotFoundError", "-"]
+        assert rows[2][2:5] == ["-", "1", "1 RewardFileNotFoundError"] and rows[2][6] == "nop"
         await pilot.press("question_mark")
         assert isinstance(app.screen, HelpScreen)
         assert "Open the job" in str(app.screen.query_one("#help-text").content)

@@ -89,3 +89,20 @@ async def test_at_80x24_the_summary_gives_way_to_the_trials_and_tab_reaches_what
         assert summary.scroll_y == summary.max_scroll_y > 0
         await pilot.press("tab")
         assert app.screen.focused is trials
+
+
+async def test_at_80x24_the_jobs_list_shows_each_jobs_name_how_its_trials_ended_and_harbors_mean(real):
+    app = job_app(real / "jobs")
+    async with app.run_test(size=SMALL) as pilot:
+        await read_all(app)
+        await pilot.pause()
+        table = app.screen.query_one("#jobs-table", DataTable)
+        shown = lines(table)
+        assert "Harbor's mean" in shown[0]
+        assert "nop-fail" in shown[3] and "1 RewardFileNotFoundError" in shown[3]
+        assert "oracle-pass" in shown[4] and "1 passed" in shown[4] and "1.000" in shown[4]
+        await pilot.press("space", "end")  # the mark and the name stay beside the last columns
+        await pilot.pause()
+        shown = lines(table)
+        assert table.scroll_x > 0 and "agent (model)" in shown[0]
+        assert "A" in shown[1].split()[0] and "multi-step" in shown[1]

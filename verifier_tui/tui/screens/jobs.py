@@ -17,7 +17,7 @@ from textual.widgets import DataTable, Static
 from verifier_tui.engine.harbor.overview import JobSummary, read_jobs
 from verifier_tui.tui.display import content
 from verifier_tui.tui.keys import HELP, QUIT, key
-from verifier_tui.tui.screens.job_overview import cell
+from verifier_tui.tui.screens.job_overview import COLUMN_KEYS, cell
 from verifier_tui.tui.screens.keyed import KeyedScreen
 from verifier_tui.tui.workarounds import KeyFooter, Table
 from verifier_tui.words.text import one_line
@@ -39,7 +39,7 @@ class JobsScreen(KeyedScreen):
         QUIT,
     ]
     HELP_TITLE = "verifier-tui: a folder of jobs"
-    OTHER_KEYS = [("enter", "Open the job", "Its overview: how its trials ended, rewards, tasks, trials")]
+    OTHER_KEYS = [("enter", "Open the job", "Its overview: how its trials ended, rewards, tasks, trials"), COLUMN_KEYS]
 
     @dataclass
     class JobChosen(Message):
@@ -71,8 +71,12 @@ class JobsScreen(KeyedScreen):
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
         table.add_column(" ")  # A and B: the jobs marked for comparison
-        for label in ("job", "started", "agent (model)", "trials", "how they ended", "Harbor's mean"):
+        # What each job scored first, when and by whom after: a narrow terminal
+        # cuts the columns on the right, and the right arrow scrolls to them
+        # with the mark and the job's name kept in view (fixed).
+        for label in ("job", "Harbor's mean", "trials", "how they ended", "started", "agent (model)"):
             table.add_column(label)
+        table.fixed_columns = 2
         table.focus()
         self._header()
         self._read()
@@ -118,11 +122,11 @@ class JobsScreen(KeyedScreen):
                 (
                     " ",
                     cell(job.name),
-                    started,
-                    cell(", ".join(job.agents) or "-"),
+                    job.mean_words,
                     trials,
                     cell(job.ended_words),
-                    job.mean_words,
+                    started,
+                    cell(", ".join(job.agents) or "-"),
                 )
             )
         self.query_one(DataTable).add_rows(rows)
