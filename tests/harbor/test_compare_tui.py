@@ -92,14 +92,14 @@ async def test_two_marked_jobs_compared_task_by_task(jobs):
         assert tasks[0] == ["alpha", "2/2", "1.000", "1/2", "0.500", "-0.500", "1"]
         assert [r[0] for r in tasks] == ["alpha", "beta", "gamma"]
         flips = rows(app, "#job-trials")
-        assert [f[1] for f in flips] == ["alpha__a2", "beta__a1"]
+        assert [f[0] for f in flips] == ["alpha__a2", "beta__a1"]
         # The overview's keys: s sorts, t narrows to the task under the cursor, esc goes back.
         await pilot.press("s")
         await pilot.pause()
         assert [r[0] for r in rows(app, "#job-tasks")] == ["beta", "alpha", "gamma"]  # largest difference first
         await pilot.press("t")  # the cursor stayed on alpha, its task, sorted to the second row
         await pilot.pause()
-        assert [f[0] for f in rows(app, "#job-trials")] == ["alpha"]
+        assert [f[-1] for f in rows(app, "#job-trials")] == ["alpha"]
         await pilot.press("tab", "enter")  # the flipped trial: A's side opens beside its replay
         await pilot.pause(0.5)
         assert isinstance(app.screen, TrialScreen)
@@ -217,7 +217,7 @@ async def test_enter_on_a_task_narrows_the_flips_and_tab_then_enter_opens_one(jo
         assert app.screen.focused.id == "job-tasks" and tab_word(app) == "trials"
         await pilot.press("down", "enter")  # beta
         await pilot.pause()
-        assert [f[0] for f in rows(app, "#job-trials")] == ["beta"]
+        assert [f[-1] for f in rows(app, "#job-trials")] == ["beta"]
         assert app.notices[-1] == "1 flipped trial of task beta below: tab reaches it, t shows every task"
         assert app.screen.focused.id == "job-tasks"
         assert app.screen.query_one("#job-tasks", DataTable).cursor_row == 1  # the task chosen, still under the cursor

@@ -6,7 +6,9 @@ from __future__ import annotations
 from textual.widgets import DataTable
 
 from tests.harbor.job_copies import agent_timeout, copy_job_files, copy_trial, with_usage
+from tests.harbor.test_compare_tui import TIMEOUT, compared
 from tests.harbor.test_job_tui import job_app, read_all
+from tests.helpers.harbor import make_job
 
 SMALL = (80, 24)
 #: As Harbor names a trial: the task's name cut to 32 characters, then a short id.
@@ -106,3 +108,22 @@ async def test_at_80x24_the_jobs_list_shows_each_jobs_name_how_its_trials_ended_
         shown = lines(table)
         assert table.scroll_x > 0 and "agent (model)" in shown[0]
         assert "A" in shown[1].split()[0] and "multi-step" in shown[1]
+
+
+async def test_at_80x24_two_jobs_compared_show_each_flipped_trial_beside_how_it_ended_in_each(runs, task):
+    long = task("fix-the-broken-build-system-in-legacy-repo")
+    make_job(runs / "jobs" / "model-a", {f"{LONG}__aaaaaaa": dict(task=long, rewards={"reward": 1.0})})
+    make_job(runs / "jobs" / "model-b", {f"{LONG}__bbbbbbb": dict(task=long, exception=TIMEOUT)})
+    app = job_app(runs / "jobs")
+    async with app.run_test(size=SMALL) as pilot:
+        await compared(app, pilot, "model-a", "model-b")
+        flips = app.screen.query_one("#job-trials", DataTable)
+        shown = lines(flips)
+        assert f"{LONG}__aaaaaaa" in shown[1] and "✓ passed" in shown[1] and "✗ VerifierTimeoutError" in shown[1]
+        tasks = app.screen.query_one("#job-tasks", DataTable)
+        assert tasks.has_focus
+        await pilot.press("end")  # the task's name stays beside the last columns
+        await pilot.pause()
+        shown = lines(tasks)
+        assert tasks.scroll_x > 0 and "flipped" in shown[0]
+        assert "fix-the-broken-build-system-in-legacy-repo" in shown[1]

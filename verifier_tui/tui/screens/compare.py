@@ -22,7 +22,7 @@ from verifier_tui.engine.harbor.compare import (
 )
 from verifier_tui.tui.display import content
 from verifier_tui.tui.keys import HELP, QUIT, key
-from verifier_tui.tui.screens.job_overview import TasksScreen, cell
+from verifier_tui.tui.screens.job_overview import COLUMN_KEYS, TasksScreen, cell
 from verifier_tui.words.text import one_line
 
 
@@ -54,6 +54,7 @@ class CompareScreen(TasksScreen):
             "Open A's trial (or show the task's)",
             "On a flipped trial: job A's side of the pair, beside a local replay; on a task: only its flipped trials",
         ),
+        COLUMN_KEYS,
     ]
 
     def __init__(self, a: Path, b: Path) -> None:
@@ -70,9 +71,14 @@ class CompareScreen(TasksScreen):
         tasks = self.query_one("#job-tasks", DataTable)
         for label in ("task", "A passed", "A mean", "B passed", "B mean", "B - A", "flipped"):
             tasks.add_column(label)
+        # A narrow terminal cuts the columns on the right: the right arrow
+        # scrolls to them with the task's name, or A's trial's, kept in view
+        # (fixed); how the pair ended in each job comes right after it.
+        tasks.fixed_columns = 1
         flips = self.query_one("#job-trials", DataTable)
-        for label in ("task", "A's trial", "A ended", "B's trial", "B ended"):
+        for label in ("A's trial", "A ended", "B ended", "B's trial", "task"):
             flips.add_column(label)
+        flips.fixed_columns = 1
         tasks.focus()
         self._redraw()
         self._read()
@@ -118,11 +124,11 @@ class CompareScreen(TasksScreen):
                 continue
             for a, b in task.flips:
                 flips.add_row(
-                    cell(task.task),
                     cell(a.name),
                     cell(f"{a.mark} {a.outcome_words}"),
-                    cell(b.name),
                     cell(f"{b.mark} {b.outcome_words}"),
+                    cell(b.name),
+                    cell(task.task),
                 )
                 self.shown_flips.append(a.path)
 
