@@ -8,7 +8,9 @@ from textual.widgets import DataTable
 from tests.harbor.job_copies import agent_timeout, copy_job_files, copy_trial, with_usage
 from tests.harbor.test_compare_tui import TIMEOUT, compared
 from tests.harbor.test_job_tui import job_app, read_all
+from tests.harbor.trial_app_under_test import SIZE, make_trial_app, text_of
 from tests.helpers.harbor import make_job
+from verifier_tui.tui.screens.trial import TrialScreen
 
 SMALL = (80, 24)
 #: As Harbor names a trial: the task's name cut to 32 characters, then a short id.
@@ -127,3 +129,30 @@ async def test_at_80x24_two_jobs_compared_show_each_flipped_trial_beside_how_it_
         shown = lines(tasks)
         assert tasks.scroll_x > 0 and "flipped" in shown[0]
         assert "fix-the-broken-build-system-in-legacy-repo" in shown[1]
+
+
+async def test_at_100x30_a_trial_fits_the_screen_and_tab_reaches_the_steps_it_cut(real):
+    """Harbor's own failing trial at the smallest size the trial screen takes: its panels stood 8 lines
+    taller than the terminal, so the screen scrolled to the sides, the trial's name and root cause went
+    off the top, and no key brought them back."""
+    app = make_trial_app(real / "jobs" / "nop-fail")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, TrialScreen)
+        assert screen.max_scroll_y == 0 and screen.query_one("#trial-header").region.y == 0
+        sides = screen.query_one("#sides").region
+        assert sides.bottom <= SIZE[1] - 1 and sides.height >= 6  # above the footer, each side a few lines
+        facts = screen.query_one("#trial-facts")
+        assert facts.max_scroll_y > 0  # the agreement and the steps, cut to fit: tab reaches them
+        for _ in range(3):
+            await pilot.press("tab")
+            if screen.focused is facts:
+                break
+        assert screen.focused is facts
+        await pilot.press("end")
+        await pilot.pause()
+        assert facts.scroll_y == facts.max_scroll_y
+        words = screen.query_one("#phase-words").region  # the steps' last lines, now in view
+        assert facts.region.y <= words.y and words.bottom <= facts.region.bottom
+        assert "replay: none yet" in text_of(app, "#phase-words")

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal
+from textual.containers import Horizontal, VerticalScroll
 
 from verifier_tui.engine.harbor.phases import DONE, FAILED, NOT_REACHED, STOPPED, UNKNOWN
 from verifier_tui.engine.harbor.trial_session import TrialSession
@@ -145,7 +145,13 @@ class TrialScreen(SizedScreen):
         key("escape", "back", "trials", "Back to the job's trials", "the list this trial was opened from"),
     ]
     HELP_TITLE = "verifier-tui: a trial's keys and marks"
-    OTHER_KEYS = [("tab", "Move between the sandbox and the replay", "e opens the failing line of the side in focus")]
+    OTHER_KEYS = [
+        (
+            "tab",
+            "Move between the sandbox, the replay and the steps",
+            "e opens the failing line of the side in focus; up and down scroll the one in focus",
+        )
+    ]
     MARKS = [
         (
             "root cause",
@@ -205,8 +211,11 @@ class TrialScreen(SizedScreen):
         yield TrialHeader(id="trial-header")
         yield RootCausePanel(id="root-cause")
         yield ReplayStatus(id="trial-status")
-        yield AgreementPanel(id="agreement")
-        yield PhaseTable(id="phases")
+        # Capped (app.tcss), so the sides keep rows and the screen never
+        # scrolls (no key scrolls it back); tab reaches what it cuts.
+        with VerticalScroll(id="trial-facts"):
+            yield AgreementPanel(id="agreement")
+            yield PhaseTable(id="phases")
         with Horizontal(id="sides"):
             yield SidePanel(id="sandbox-side")
             yield SidePanel(id="local-side")
