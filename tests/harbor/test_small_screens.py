@@ -10,6 +10,8 @@ from tests.harbor.test_compare_tui import TIMEOUT, compared
 from tests.harbor.test_job_tui import job_app, read_all
 from tests.harbor.trial_app_under_test import SIZE, make_trial_app, text_of
 from tests.helpers.harbor import make_job
+from tests.tui.app_under_test import screen_text
+from verifier_tui.tui.screens.job_overview import JobOverviewScreen
 from verifier_tui.tui.screens.trial import TrialScreen
 
 SMALL = (80, 24)
@@ -156,3 +158,18 @@ async def test_at_100x30_a_trial_fits_the_screen_and_tab_reaches_the_steps_it_cu
         words = screen.query_one("#phase-words").region  # the steps' last lines, now in view
         assert facts.region.y <= words.y and words.bottom <= facts.region.bottom
         assert "replay: none yet" in text_of(app, "#phase-words")
+
+
+async def test_at_80x24_a_trial_opened_from_a_job_names_esc_as_the_way_back_not_only_q(real, tmp_path):
+    """A trial needs 100x30: at 80x24 its screen said only "q quits", and q ended the app, job and all."""
+    app = job_app(long_named_job(real, tmp_path / "jobs" / "long"))
+    async with app.run_test(size=SMALL) as pilot:
+        await read_all(app)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, TrialScreen)
+        text = screen_text(app)
+        assert "terminal too small (need 100x30)" in text and "esc back to the job's trials" in text
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, JobOverviewScreen)

@@ -54,4 +54,5 @@ class SizedScreen(KeyedScreen):
         small = width < MIN_WIDTH or height < MIN_HEIGHT
         self.set_class(small, "-too-small")
         if small:
-            self.query_one(TooSmall).show_size(width, height)
+            back = next((title for _shown, title, _does, action in offered(self) if action == "back"), None)
+            self.query_one(TooSmall).show_size(width, height, back)

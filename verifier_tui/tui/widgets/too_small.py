@@ -12,12 +12,15 @@ MIN_HEIGHT = 30
 
 
 class TooSmall(Static):
-    def show_size(self, width: int, height: int) -> None:
+    def show_size(self, width: int, height: int, back: str | None = None) -> None:
+        """``back``: what esc goes back to, when the screen offers it (a trial
+        opened from a job): q alone, the one key named, ended the whole app."""
+        keys = f"esc {back[:1].lower()}{back[1:]} · q quits" if back else "q quits"
         self.update(
             content(
                 (f"terminal too small (need {MIN_WIDTH}x{MIN_HEIGHT})\n\n", "bold $warning"),
                 f"This one is {width}x{height}. Make the window larger, or the font smaller;\n"
                 "verifier-tui keeps running and watching meanwhile.\n\n",
-                ("q quits", "$text-muted"),
+                (keys, "$text-muted"),
             )
         )
