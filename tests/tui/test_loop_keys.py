@@ -244,3 +244,20 @@ async def test_b_on_a_case_without_a_response_keeps_its_expected_json(example):
         await wait_for(lambda: app.session.sequence == before + 1, "b's Harbor-mode run")
         await pilot.pause()
         assert marks(app)["missing-file"].startswith("✓"), marks(app)
+
+
+async def test_a_note_longer_than_the_status_line_is_read_whole_at_100_columns(example):
+    """R's note on a task without its own runner, at 100x30 with live reload off: it was cut
+    after "verifier-tui's", and nothing showed the rest."""
+    app = make_app(example("hello-file"), watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("R")
+        await pilot.pause()
+        shown = " ".join(line.strip() for line in screen_text(app).splitlines())
+        assert "(tests/.ng/run_verifier.py); verifier-tui's runs it" in shown
+        await pilot.press("r")  # the next run's outcome replaces it, whole too (its case's name was cut)
+        await app.wait_for_runs(2)
+        await pilot.pause()
+        shown = " ".join(line.strip() for line in screen_text(app).splitlines())
+        assert "ships no runner" not in shown and "reward written ·" in shown and "· correct" in shown

@@ -28,23 +28,25 @@ TICK_S = 0.1
 
 
 class StatusLine(Widget):
-    """Each attribute below, set, redraws the line (a repaint: it is one line
-    high in the stylesheet whatever it says, so the screen is not laid out
-    again, ten times a second while a run runs)."""
+    """Each attribute below, set, redraws the line. What a run in flight sets
+    ten times a second (``running``, ``elapsed``) is a repaint alone, on one
+    line, so the screen is not laid out again; a note or an outcome, set once
+    a run, lays it out again: the stylesheet lets the line wrap to three, so a
+    long note (R's, a case kept, a run that could not start) is read whole."""
 
-    watching: reactive[tuple[str, str]] = reactive(("starting", ""))
+    watching: reactive[tuple[str, str]] = reactive(("starting", ""), layout=True)
     """Live reload's state (:class:`~verifier_tui.tui.messages.WatchStateChanged`) and its detail."""
     running: reactive[tuple[str, str, float] | None] = reactive(None, init=False)
     """The run in flight: (case, trigger, when it started)."""
     elapsed = reactive("")
     """How long the run in flight has run, as shown."""
-    last: reactive[Content | None] = reactive(None, always_update=True)
+    last: reactive[Content | None] = reactive(None, always_update=True, layout=True)
     """The last run's outcome."""
-    note: reactive[Content | None] = reactive(None, always_update=True)
+    note: reactive[Content | None] = reactive(None, always_update=True, layout=True)
     """A standing note (nothing to run, a run failed): replaced by the next run."""
-    every_case = reactive(False)
+    every_case = reactive(False, layout=True)
     """"Every case on save" is on: said beside live reload's state."""
-    stale: reactive[str | None] = reactive(None)
+    stale: reactive[str | None] = reactive(None, layout=True)
     """What changed since the shown run, live reload being off (None: nothing)."""
 
     def __init__(self, fmt: Display, **kwargs: Any) -> None:
