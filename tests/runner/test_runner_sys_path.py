@@ -401,3 +401,59 @@ def test_a_helper_named_like_a_module_the_runner_imports_late_is_the_verifiers_a
     else:
         assert list(result.rewards) == [written], result.describe()
     assert json.loads((sandbox.root / "e.json").read_text(encoding="utf-8"))["verify"]
+
+
+# What a verifier does to sys.path and sys.modules before the runner writes
+# its dict: (files to plant, verifier source, the reward.json expected).
+REACHED_FROM_VERIFY = {
+    # sys.modules['json'] replaced by something that is no module of json
+    "replaced": (
+        {},
+        "import sys, types\n\ndef verify(workspace):\n"
+        "    sys.modules['json'] = types.SimpleNamespace()\n    return {'reward': 1.0}\n",
+        {"reward": 1.0},
+    ),
+    # a folder of the tests put on sys.path by the verifier itself, with a json.py
+    "subfolder": (
+        {"tests/lib/json.py": "SHADOW = True\n"},
+        "import os, sys\nsys.path.insert(0, os.path.join(os.path.dirname(__file__), 'lib'))\n\n"
+        "def verify(workspace):\n    return {'reward': 1.0}\n",
+        {"reward": 1.0},
+    ),
+    # the workspace put on sys.path to read the agent's code: the agent's json.py wrote the verdict
+    "workspace": (
+        {"app/json.py": "def dumps(*args, **kwargs):\n    return '{\"reward\": 1.0}'\n"},
+        "import sys\n\ndef verify(workspace):\n    sys.path.insert(0, str(workspace))\n    return {'reward': 0.0}\n",
+        {"reward": 0.0},
+    ),
+    # ... and imported from there as json
+    "workspace-imported": (
+        {"app/json.py": "def dumps(*args, **kwargs):\n    return '{\"reward\": 1.0}'\n"},
+        "import sys\n\ndef verify(workspace):\n    sys.path.insert(0, str(workspace))\n"
+        "    sys.modules.pop('json', None)\n    import json\n    return {'reward': 0.0}\n",
+        {"reward": 0.0},
+    ),
+    # a helper package tests/json/ whose submodule the verifier imported
+    "package": (
+        {"tests/json/__init__.py": "SHADOW = True\n", "tests/json/decoder.py": "SHADOW = True\n"},
+        "import json.decoder\nassert json.SHADOW\n\ndef verify(workspace):\n    return {'reward': 1.0}\n",
+        {"reward": 1.0},
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(REACHED_FROM_VERIFY))
+@pytest.mark.parametrize("flags", [(), ("-I", "-S")], ids=["plain", "-I-S"])
+def test_the_runners_json_is_the_standard_librarys_whatever_the_verifier_did_to_the_path(sandbox, case, flags):
+    # The runner's late json looked past the three folders it placed, and
+    # nothing else: a json the verifier's own sys.path or sys.modules led to
+    # wrote reward.json (an agent's app/json.py forged a 1.0 for a verify that
+    # returned 0.0), or crashed the runner with its own traceback.
+    files, source, expected = REACHED_FROM_VERIFY[case]
+    for relative, text in files.items():
+        sandbox.write(relative, text)
+    sandbox.verifier(source)
+    for extra in ((), ("--explain-to", sandbox.root / "e.json")):
+        result = sandbox.run(*extra, flags=flags)
+        assert result.returncode == 0, result.describe()
+        assert result.reward_json == expected and result.stderr == "", result.describe()
