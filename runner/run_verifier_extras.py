@@ -423,8 +423,7 @@ def statements(path):
     SHA-256 of the bytes compiled: the verifier can change a file of /tests,
     and the tool keeps the lines only of a file that is still the user's.
     A file that does not compile raises NotCompiled, with that digest."""
-    import hashlib
-    import types
+    hashlib, types = _stdlib("hashlib"), _stdlib("types")  # a helper tests/hashlib.py is the verifier's
 
     # Without blocking: a FIFO the verifier made in the tests folder would
     # hold the run at its end, a verdict --coverage changed.
@@ -448,7 +447,7 @@ def statements(path):
         if hasattr(code, "co_lines"):
             lines.update(line for _start, _end, line in code.co_lines() if line)
         else:
-            import dis
+            dis = _stdlib("dis")
 
             lines.update(line for _offset, line in dis.findlinestarts(code) if line)
         todo.extend(const for const in code.co_consts if isinstance(const, types.CodeType))

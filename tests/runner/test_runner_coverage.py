@@ -186,3 +186,19 @@ def test_each_file_read_has_its_digest_and_one_imported_through_a_linked_folder_
     assert data["sha256"] == {
         str(sandbox.tests / name): hashlib.sha256((sandbox.tests / name).read_bytes()).hexdigest() for name in read
     }
+
+
+@pytest.mark.parametrize("flags", [(), ("-I", "-S")], ids=["plain", "-I-S"])
+def test_helpers_named_like_the_modules_coverage_needs_leave_it_measured(sandbox, tmp_path, flags):
+    # statements() imported hashlib and types once the task's folders led
+    # sys.path: a helper tests/hashlib.py (tests/types.py under -S) stood in,
+    # and every file was reported as one that does not compile
+    # ("module 'hashlib' has no attribute 'sha256"), so g showed no line as reached.
+    for name in ("hashlib", "types", "dis"):
+        sandbox.write("tests/%s.py" % name, "SHADOW = True\n")
+    sandbox.verifier("import hashlib, types\n\ndef verify(workspace):\n    return 1.0\n")
+    result = sandbox.run("--coverage-to", tmp_path / "coverage.json", flags=flags)
+    assert result.returncode == 0, result.describe()
+    data = json.loads((tmp_path / "coverage.json").read_text(encoding="utf-8"))
+    assert data["not_compiled"] == {}, data
+    assert _coverage(sandbox, tmp_path / "coverage.json")["verifier.py"] == ([1, 3, 4], [])
