@@ -29,6 +29,7 @@ from run_verifier import (
     _same_key,
     _short_repr,
     _stdlib,
+    _unseen_stdlib,
     own_frames,
 )
 
@@ -284,7 +285,7 @@ def explain_document(state):
 
 
 def write_explain(state, target):
-    json = _stdlib("json")
+    json = _unseen_stdlib("json")
 
     text = json.dumps(explain_document(state), indent=2 if target == "-" else None, default=str)
     if target == "-":
@@ -323,7 +324,7 @@ def write_phase(target, phase, status, details):
     The file is closed at once, so the line is on disk before the run goes on
     (a run killed later, or ended by os._exit, still shows it). Informative
     like --explain-to: a line that cannot be written changes nothing."""
-    json = _stdlib("json")
+    json = _unseen_stdlib("json")
 
     line = {"phase": phase, "status": status}
     for key, value in details.items():

@@ -457,3 +457,23 @@ def test_the_runners_json_is_the_standard_librarys_whatever_the_verifier_did_to_
         result = sandbox.run(*extra, flags=flags)
         assert result.returncode == 0, result.describe()
         assert result.reward_json == expected and result.stderr == "", result.describe()
+
+
+@pytest.mark.parametrize("flags", [(), ("-I", "-S")], ids=["plain", "-I-S"])
+def test_the_extras_json_leaves_the_verifier_its_own_json(sandbox, flags):
+    # --phases-to writes a line as each phase ends, before the verifier is
+    # imported, and --explain-to just before verify is called: their json
+    # stayed in sys.modules, so with them (the trial replay asks for phases)
+    # the verifier's `import json` got the standard library's where the
+    # sandbox's run gives it its helper tests/json.py.
+    sandbox.write("tests/json.py", "SHADOW = True\n")
+    sandbox.verifier(
+        "import json\n\ndef verify(workspace):\n    import json as again\n"
+        "    return 1.0 if getattr(json, 'SHADOW', False) and getattr(again, 'SHADOW', False) else 0.0\n"
+    )
+    for extra in ((), ("--phases-to", sandbox.root / "p.jsonl"), ("--explain-to", sandbox.root / "e.json")):
+        result = sandbox.run(*extra, flags=flags)
+        assert result.returncode == 0 and result.reward_txt == "1.0", (extra, result.describe())
+    assert json.loads((sandbox.root / "e.json").read_text(encoding="utf-8"))["verify"]
+    last = (sandbox.root / "p.jsonl").read_text(encoding="utf-8").splitlines()[-1]
+    assert json.loads(last)["phase"] == "reward_written"
