@@ -302,3 +302,19 @@ def test_test_says_a_plain_test_sh_task_is_judged_by_its_own_script(env, tmp_pat
     done = run_tool(env, "test", task_dir, "--python", PY)
     no_traceback(done)
     assert "note: the sandbox would not run tests/verifier.py: tests/test.sh is the task's own script" in done.stdout
+
+
+@pytest.mark.parametrize("spelling", ["--verifier=/tests/grader.py", '--verifier="/tests/grader.py"'])
+def test_a_shim_that_names_its_verifier_with_an_equals_sign_is_read_too(env, tmp_path, spelling):
+    # The runner takes --verifier=FILE as well as --verifier FILE: a shim
+    # passing --verifier=/tests/grader.py was read as running tests/verifier.py,
+    # and the file it does run was said to score nothing in the sandbox.
+    task_dir = make_task(tmp_path / "t", "def verify(workspace):\n    return 1.0\n")
+    tests = task_dir / "tests"
+    (tests / "verifier.py").rename(tests / "grader.py")
+    shim = tests / "test.sh"
+    shim.write_text(shim.read_text().replace("--verifier /tests/verifier.py", spelling))
+    for command in ("run", "test"):
+        done = run_tool(env, command, task_dir, "--python", PY)
+        no_traceback(done)
+        assert "the sandbox would not run" not in done.stdout, (command, done.stdout)

@@ -43,7 +43,8 @@ if TYPE_CHECKING:
 # How the tool tells the runner's shim from a task's own test.sh.
 SHIM_MARKER = "run_verifier.py"
 # The verifier a shim names for the runner (ours: --verifier /tests/verifier.py).
-SHIM_VERIFIER_ARG = re.compile(r"--verifier\s+[\"']?/tests/([^\s\"']+)")
+# `--verifier=FILE` too: the runner takes both spellings
+SHIM_VERIFIER_ARG = re.compile(r"--verifier(?:\s+|=)[\"']?/tests/([^\s\"']+)")
 # Folders never searched for verifiers: the one skip list, and the vendored helpers.
 _SKIP_DIRS = NOT_SEARCHED | {"nemo_gym"}
 
