@@ -318,3 +318,19 @@ def test_a_shim_that_names_its_verifier_with_an_equals_sign_is_read_too(env, tmp
         done = run_tool(env, command, task_dir, "--python", PY)
         no_traceback(done)
         assert "the sandbox would not run" not in done.stdout, (command, done.stdout)
+
+
+def test_a_plain_test_sh_too_big_to_read_whole_is_still_the_tasks_own_script(env, tmp_path):
+    # A test.sh carrying its test files in a heredoc (10 MB here) is past the
+    # bound the tool reads whole: it was taken for the runner's shim, so no
+    # word said Harbor judges the task by that script, not by this verifier.
+    task_dir = make_task(tmp_path / "t", "def verify(workspace):\n    return 1.0\n")
+    payload = ("x" * 99 + "\n") * 100_000
+    script = "#!/bin/bash\npytest /tests/test_outputs.py\n: <<'EOF'\n" + payload + "EOF\n"
+    (task_dir / "tests" / "test.sh").write_text(script)
+    write(task_dir / "cases" / "c" / "workspace" / ".keep", "")
+    write(task_dir / "cases" / "c" / "expected.json", '{"rewards": {"reward": 1.0}}')
+    for command in ("run", "test"):
+        done = run_tool(env, command, task_dir, "--python", PY)
+        no_traceback(done)
+        assert "tests/test.sh is the task's own script" in done.stdout, (command, done.stdout)

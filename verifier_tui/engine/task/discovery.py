@@ -239,7 +239,9 @@ def resolve(path: Path | str | Target) -> Task:
     plain = False
     shims_file = tests_dir / "verifier.py"
     if test_sh.is_file():
-        script = untrusted.read_bytes(test_sh, MAX_SCAN_BYTES).data
+        # The head only: a script past the bound (test files in a heredoc) is still the task's own, and
+        # the shim names the runner in its first lines
+        script = untrusted.read_bytes(test_sh, MAX_SCAN_BYTES, keep="head").data
         plain = script is not None and SHIM_MARKER.encode() not in script
         named = SHIM_VERIFIER_ARG.search(script.decode(errors="replace")) if script and not plain else None
         shims_file = tests_dir / named.group(1) if named else shims_file
