@@ -169,7 +169,32 @@ async def test_at_80x24_a_trial_opened_from_a_job_names_esc_as_the_way_back_not_
         await pilot.pause()
         assert isinstance(app.screen, TrialScreen)
         text = screen_text(app)
-        assert "terminal too small (need 100x30)" in text and "esc back to the job's trials" in text
+        assert "terminal too small (need 100x30)" in text and "esc back to the trials" in text
         await pilot.press("escape")
         await pilot.pause()
         assert isinstance(app.screen, JobOverviewScreen)
+
+
+async def test_at_80x24_a_trial_opened_from_a_comparison_names_where_esc_goes_back_to(runs, task):
+    """From a comparison's flipped trials, the notice said "esc back to the
+    job's trials", where esc goes back to the comparison."""
+    from tests.harbor.test_compare_tui import mark
+    from verifier_tui.tui.screens.compare import CompareScreen
+
+    alpha = task("alpha")
+    make_job(runs / "jobs" / "model-a", {"alpha__a1": dict(task=alpha, rewards={"reward": 1.0})})
+    make_job(runs / "jobs" / "model-b", {"alpha__b1": dict(task=alpha, rewards={"reward": 0.0})})
+    app = job_app(runs / "jobs")
+    async with app.run_test(size=SMALL) as pilot:
+        await read_all(app)
+        await mark(app, pilot, "model-a", "model-b")
+        await pilot.press("c")
+        await read_all(app)
+        await pilot.press("tab", "enter")
+        await pilot.pause(0.5)
+        assert isinstance(app.screen, TrialScreen)
+        text = screen_text(app)
+        assert "esc back to the job's trials" not in text and "esc back to the trials" in text
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, CompareScreen)

@@ -142,7 +142,8 @@ class TrialScreen(SizedScreen):
         ),
         key("?", "help", "help", "Help: keys and marks", "Every key of this screen, and what the marks mean"),
         QUIT,
-        key("escape", "back", "trials", "Back to the job's trials", "the list this trial was opened from"),
+        # "the trials": a job's overview or a comparison's flipped trials, whichever opened it
+        key("escape", "back", "trials", "Back to the trials", "the list this trial was opened from"),
     ]
     HELP_TITLE = "verifier-tui: a trial's keys and marks"
     OTHER_KEYS = [
