@@ -261,3 +261,28 @@ async def test_a_note_longer_than_the_status_line_is_read_whole_at_100_columns(e
         await pilot.pause()
         shown = " ".join(line.strip() for line in screen_text(app).splitlines())
         assert "ships no runner" not in shown and "reward written ·" in shown and "· correct" in shown
+
+
+async def test_a_runs_outcome_is_read_whole_when_other_cases_ran_after_it(tmp_path):
+    """With every case on save (A) and live reload off at 100x30, another
+    case's run ended after the chosen one's: the line stayed as high as the
+    one-line "running" it showed meanwhile, and the outcome was cut after
+    "exit 0 ·", its duration and case's name lost."""
+    from verifier_tui.tui.widgets.status_line import StatusLine
+
+    verifier = (
+        "import time\n\ndef verify(workspace):\n"
+        "    if (workspace / 'slow').exists():\n        time.sleep(0.5)\n    return 1.0\n"
+    )
+    task = make_task(tmp_path / "t", verifier, cases={"a-case-with-a-rather-long-name": {}, "b-slow": {"slow": ""}})
+    app = make_app(task, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("A")  # runs every case at once: b-slow's ends last
+        await app.wait_for_runs(3)
+        await pilot.pause()
+        assert app.finished[-1].case == "b-slow"
+        status = app.screen.query_one(StatusLine)
+        shown = " ".join(line.strip() for line in screen_text(app).splitlines())
+        assert "every case on save" in shown and "· a-case-with-a-rather-long-name" in shown, shown
+        assert status.size.height == 2

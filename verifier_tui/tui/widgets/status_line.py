@@ -29,15 +29,18 @@ TICK_S = 0.1
 
 class StatusLine(Widget):
     """Each attribute below, set, redraws the line. What a run in flight sets
-    ten times a second (``running``, ``elapsed``) is a repaint alone, on one
-    line, so the screen is not laid out again; a note or an outcome, set once
-    a run, lays it out again: the stylesheet lets the line wrap to three, so a
+    ten times a second (``elapsed``) is a repaint alone, on one line, so the
+    screen is not laid out again; a note, an outcome or a run starting or
+    ending lays it out again: the stylesheet lets the line wrap to three, so a
     long note (R's, a case kept, a run that could not start) is read whole."""
 
     watching: reactive[tuple[str, str]] = reactive(("starting", ""), layout=True)
     """Live reload's state (:class:`~verifier_tui.tui.messages.WatchStateChanged`) and its detail."""
-    running: reactive[tuple[str, str, float] | None] = reactive(None, init=False)
-    """The run in flight: (case, trigger, when it started)."""
+    running: reactive[tuple[str, str, float] | None] = reactive(None, init=False, layout=True)
+    """The run in flight: (case, trigger, when it started). Set as a run
+    starts and ends (the ticks set ``elapsed``): laid out then, or an outcome
+    shown when another case's run ends (``set_finished(None)``) kept the one
+    line of "running"."""
     elapsed = reactive("")
     """How long the run in flight has run, as shown."""
     last: reactive[Content | None] = reactive(None, always_update=True, layout=True)
