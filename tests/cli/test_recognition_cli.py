@@ -334,3 +334,17 @@ def test_a_plain_test_sh_too_big_to_read_whole_is_still_the_tasks_own_script(env
         done = run_tool(env, command, task_dir, "--python", PY)
         no_traceback(done)
         assert "tests/test.sh is the task's own script" in done.stdout, (command, done.stdout)
+
+
+def test_a_plain_test_sh_tasks_note_names_the_verifier_chosen(env, tmp_path):
+    # The note is about the file run here: with a grader.py chosen beside
+    # tests/verifier.py, it named tests/verifier.py.
+    task_dir = copy_example("plain-test-sh", tmp_path / "t")
+    write(task_dir / "tests" / "grader.py", "def verify(workspace):\n    return 1.0\n")
+    write(task_dir / "cases" / "c" / "expected.json", '{"rewards": {"reward": 1.0}}')
+    said = "the sandbox would not run tests/grader.py: tests/test.sh is the task's own script"
+    for command in ("run", "explain", "test"):
+        done = run_tool(env, command, task_dir, "--verifier", "grader.py", "--python", PY)
+        no_traceback(done)
+        assert said in done.stdout, (command, done.stdout)
+        assert "would not run tests/verifier.py" not in done.stdout, (command, done.stdout)

@@ -14,6 +14,7 @@ from verifier_tui.commands import report, stopping, terminal
 from verifier_tui.engine.audit import Bar, Finding, arun, lone, probes, raised
 from verifier_tui.engine.model import Outcome
 from verifier_tui.engine.session import Session, cpu_count
+from verifier_tui.engine.task.discovery import verifier_notices
 from verifier_tui.words.run import NOT_RUN, TIMED_OUT, format_number, harbor_error, runner_words
 from verifier_tui.words.text import one_line
 
@@ -72,7 +73,8 @@ def _print(
     runner = runner_words(session)
     said = [f"task {one_line(task.name)}", f"verifier {report.here(session.verifier or '')}", session.options.python]
     terminal.out(" · ".join([*said, *([runner] if runner else []), f"audit of {cases}"]))
-    notes = task.notices() + [f"case {one_line(c.name)}: {p}" for c in task.cases for p in c.problems]
+    notes = [*task.notices(), *verifier_notices(task, session.verifier)]
+    notes += [f"case {one_line(c.name)}: {p}" for c in task.cases for p in c.problems]
     failed = judged.run if judged is not None and judged.failed else None
     # A failed bar case's own notes (a file staging skipped) say why it failed, as test says them.
     for notice in dict.fromkeys(notes + (failed.notices if failed else [])):

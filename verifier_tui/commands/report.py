@@ -101,7 +101,8 @@ def notices(session: Session, result: RunResult | None = None) -> list[str]:
     if result is not None and session.case is not None and result.case != session.case.name:
         # Another case than the session's (``test``): that case's problems, not the session's case's.
         case = session.task.case(result.case) if result.case else None
-        own = session.task.notices() + ([f"case {case.name}: {p}" for p in case.problems] if case else [])
+        own = [*session.task.notices(), *verifier_notices(session.task, session.verifier)]
+        own += [f"case {case.name}: {p}" for p in case.problems] if case else []
     seen: list[str] = []
     for notice in own + (result.notices if result else []):
         if notice not in seen:

@@ -92,20 +92,16 @@ class Task:
 
     def notices(self) -> list[str]:
         out = list(self.config.problems)
-        if self.plain_test_sh and self.verifiers:
-            out.append(plain_test_sh_notice(self))
         if self.rows is not None:
             out += [f"{self.rows.path.name}: {p}" for p in self.rows.problems]
         return out
 
 
-def plain_test_sh_notice(task: Task) -> str:
+def plain_test_sh_notice(task: Task, verifier: Path) -> str:
     """Said before anything runs, when a task's own test.sh sits beside a
     Python verifier: the sandbox runs the script, so this verifier is not what
     would score the task. NeMo Gym's rule (``nemo_gym.data.tasks.harbor.python_verifier``):
     ``tests/test.sh`` always wins when present."""
-    preferred = task.tests_dir / "verifier.py"
-    verifier = preferred if preferred in task.verifiers else task.verifiers[0]
     return (
         f"the sandbox would not run {_display(task, verifier)}: {_display(task, task.test_sh)} is the task's own "
         "script, not the runner's shim, and Harbor runs that script (NeMo Gym's rule: tests/test.sh wins over a "
@@ -312,7 +308,7 @@ def verifier_notices(task: Task, verifier: Path | None) -> list[str]:
     """What the tool can tell about the chosen verifier before it runs."""
     if verifier is None:
         return []
-    out = []
+    out = [plain_test_sh_notice(task, verifier)] if task.plain_test_sh else []
     if is_pytest_file(verifier):
         out.append(
             f"{_display(task, verifier)} is a pytest file: NeMo Gym never runs it as the verifier "
