@@ -575,3 +575,34 @@ def test_a_child_started_on_cpus_is_bound_and_the_caller_is_not():
     out, _ = child.communicate(timeout=30)
     assert out.split("\n")[:2] == [str(list(chosen))] * 2  # the child, and what it started
     assert sorted(os.sched_getaffinity(0)) == allowed
+
+
+async def test_a_run_cancelled_before_its_init_started_the_runner_ends_at_once(tmp_path: Path) -> None:
+    """A save in the first milliseconds of a run (a save storm) cancels it while the view's init
+    is still setting up: the SIGTERM found no runner, and the runner the init started a moment
+    later ran the verifier for the whole grace period before SIGKILL, the next run waiting for
+    it. The runner that comes after the signal gets it too: the verifier never runs."""
+    started, verified = tmp_path / "init-started", tmp_path / "verified"
+    runner = f"import pathlib, time; time.sleep(1); pathlib.Path({str(verified)!r}).write_text(''); time.sleep(300)"
+    # The shape of the view: a leader (bwrap) whose child is an init in a group of its own, which
+    # starts the runner in its group only after a while (the namespace being set up).
+    init = f"""
+        import os, pathlib, subprocess, sys, time
+        os.setsid()
+        pathlib.Path({str(started)!r}).write_text("")
+        time.sleep(0.5)
+        sys.exit(subprocess.call([sys.executable, "-c", {runner!r}]))
+    """
+    leader = f"import subprocess, sys; sys.exit(subprocess.call([sys.executable, '-c', {textwrap.dedent(init)!r}]))"
+    task = asyncio.create_task(
+        arun_process(
+            [PY, "-c", leader], cwd=tmp_path, env=child_env(), timeout_s=None, grace_s=10.0, init_lists_strays=True
+        )
+    )
+    await wait_for_file(started)
+    began = time.monotonic()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await asyncio.wait_for(task, HANG_GUARD_S)
+    assert time.monotonic() - began < 5  # not the 10 s grace period
+    assert not verified.exists()

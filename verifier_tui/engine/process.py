@@ -571,10 +571,18 @@ class _Child:
         """SIGTERM the group, read on while the leader has ``grace_s`` to exit,
         then SIGKILL the group and reap the leader."""
         if not self.has_exited:
-            self._signal_run(signal.SIGTERM)
+            reached = self._signal_run(signal.SIGTERM)
             until = time.perf_counter() + grace_s
             while not self.has_exited and time.perf_counter() < until:
-                self._step(until)
+                if reached:
+                    self._step(until)
+                else:
+                    # Cancelled while the view was still being set up: its init starts
+                    # the runner after the signal, which must get it too, or the verifier
+                    # runs the whole grace period and the next run waits for it. Only until
+                    # one process got it: what the init starts later lists the strays.
+                    self._step(min(until, time.perf_counter() + _QUIET_S))
+                    reached = self._signal_run(signal.SIGTERM)
         if self.has_exited:
             # What outlived the runner is a stray, in its group or not: the
             # same ones the view's init lists once the runner is gone.
@@ -592,25 +600,28 @@ class _Child:
             self._exited()
         self._end_strays()
 
-    def _signal_run(self, sig: int) -> None:
+    def _signal_run(self, sig: int) -> bool:
         """``sig`` to the run's process group: in a view, the group of its
         view's init (which the runner shares), but not the init (PID 1
         takes only what it has a handler for, save SIGKILL from here, which
         would end the namespace unlisted) nor bwrap. What left the group is
-        left to the init to list, as the copy sandbox's mark finds it."""
+        left to the init to list, as the copy sandbox's mark finds it.
+        True when some process got it."""
         leader = self.proc.pid
         if not self.init_lists_strays:
-            _signal_group(leader, sig)
-            return
+            return _signal_group(leader, sig)
         inits = procfs.children(leader)
         groups = {fields[2] for fields in map(procfs.stat, inits) if fields is not None and len(fields) > 2}
+        reached = False
         for pid in procfs.descendants(leader) - inits:
             fields = procfs.stat(pid)
             if fields is not None and len(fields) > 2 and fields[2] in groups:
                 try:
                     os.kill(pid, sig)
+                    reached = True
                 except (ProcessLookupError, PermissionError):
                     pass
+        return reached
 
     def _end_strays(self) -> None:
         """End the leader's descendants still running, those that left its group too (found by the marker)."""
