@@ -6,6 +6,7 @@ and the types ``verify`` gets."""
 from __future__ import annotations
 
 import re
+import shutil
 
 from tests.helpers.commands import run_tool, start_watch, stop
 from tests.helpers.tasks import PY, REPO, make_task
@@ -69,6 +70,24 @@ def test_watch_lines_say_how_each_run_went_against_expected_json(env, example):
         assert f"{shown} " in f"workspace/{name}" and len(shown) < len(f"workspace/{name}")
     finally:
         code, stderr = stop(proc)
+    assert code == 0 and "Traceback" not in stderr
+
+
+def test_watch_says_why_a_run_could_not_start(env, example):
+    """The chosen case's folder deleted while ``watch`` runs: the next run cannot start, and the
+    line under it says why, as ``--json``'s ``outcome_words`` and the TUI do (it said only
+    "could not start")."""
+    task_dir = example("hello-file")
+    proc, reader = start_watch(env, task_dir, "--python", PY)
+    try:
+        assert "reward 1" in reader.next_run()
+        shutil.rmtree(task_dir / "cases" / "correct")
+        assert "could not start" in reader.next_run()
+        why = reader.next()
+    finally:
+        code, stderr = stop(proc)
+    assert why.startswith("      the workspace ")
+    assert why.endswith("cases/correct/workspace is not there any more (deleted or moved?)")
     assert code == 0 and "Traceback" not in stderr
 
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from verifier_tui.commands import coverage, report, stopping, terminal
 from verifier_tui.engine.keep_case import refusal, save
-from verifier_tui.engine.model import RunResult
+from verifier_tui.engine.model import Outcome, RunResult
 from verifier_tui.engine.session import Session
 from verifier_tui.words.run import cut_words
 from verifier_tui.words.text import one_line, plain_text
@@ -284,6 +284,9 @@ async def _watch(session: Session, args: argparse.Namespace) -> None:
             stuck = report.stuck_at(session, result)
             if stuck:
                 terminal.out(f"      {stuck}")
+            elif result.outcome is Outcome.COULD_NOT_START:  # nothing ran, so nothing on stderr says why;
+                # the tool's own sentence, whole: its end says what is wrong with the path it names
+                terminal.out(f"      {one_line(plain_text(result.start_error or ''))}")
             elif result.outcome.slug != "reward_written" and result.stderr.text.strip():
                 last = plain_text(result.stderr.text).strip().splitlines()[-1:] or [""]
                 terminal.out(f"      {cut_words(last[0], 150)}")
