@@ -10,7 +10,7 @@ import os
 
 import pytest
 
-from tests.helpers.commands import no_traceback, run_tool
+from tests.helpers.commands import no_traceback, run_tool, start_watch, stop
 from tests.helpers.tasks import PY, make_task
 
 BOUND_S = 60  # a FIFO opened for reading waits for ever: a bound far above any run here
@@ -142,3 +142,18 @@ def test_an_env_name_no_environment_can_hold_is_said_and_the_run_goes_on(env, tm
     data = json.loads(done.stdout)
     assert done.returncode == 0 and data["rewards"] == {"reward": 1.0}, done.stdout
     assert any("'A=B' = 'x' cannot be in an environment" in notice for notice in data["notices"]), data["notices"]
+
+
+def test_watch_goes_on_when_task_toml_becomes_a_fifo(task, env, tmp_path):
+    """The next run compared the run held ready for it by task.toml's bytes, opened as a file:
+    on a FIFO that open waited for ever, in a thread Ctrl+C waits for, so ``watch`` (and the
+    TUI) stopped running and could not be stopped."""
+    proc, reader = start_watch(env, task, "--case", "good", "--python", PY, cwd=tmp_path)
+    try:
+        assert "reward 1" in reader.next_run()
+        fifo(task / "task.toml")
+        again = reader.next_run(within_s=BOUND_S)
+    finally:
+        code, stderr = stop(proc)
+    assert again.split()[2] == "task.toml"  # the run its change asked for
+    assert code == 0 and "Traceback" not in stderr

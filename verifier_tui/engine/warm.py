@@ -39,14 +39,17 @@ import time
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
+from verifier_tui.engine import untrusted
 from verifier_tui.engine.invocation import prepare
 from verifier_tui.engine.process import MARKER, Held
 from verifier_tui.engine.record import record
+from verifier_tui.engine.task.config import TOML_LIMIT
 from verifier_tui.engine.to_the_end import to_the_end
 
 if TYPE_CHECKING:
     import asyncio
     from collections.abc import Callable, Iterator
+    from pathlib import Path
     from typing import Any
 
     from verifier_tui.engine.invocation import Prepared, RunSpec
@@ -119,7 +122,7 @@ def fingerprint(prepared: Prepared) -> tuple[object, ...]:
         _read(stage.ng_dir / "run_verifier.py"),
         _read(stage.ctl_dir / "env"),  # the view's environment (``env`` is the outer processes')
         _interpreter(prepared.python, env.get("HOME")),
-        _read(prepared.spec.task.root / "task.toml"),
+        _read_users(prepared.spec.task.root / "task.toml"),
     )
 
 
@@ -129,6 +132,13 @@ def _read(path: Any) -> bytes | None:
             return handle.read()
     except OSError:
         return None
+
+
+def _read_users(path: Path) -> tuple[str, bytes | None]:
+    """A file of the user's, which may be a FIFO whose open() would wait for ever (in a thread
+    the run awaits to its end, so that nothing could stop it): read as every such file is."""
+    found = untrusted.read_bytes(path, TOML_LIMIT)
+    return found.state, found.data
 
 
 def _stamp(path: str) -> tuple[int, int, int, int] | tuple[None, None, None, None]:
