@@ -91,6 +91,28 @@ def test_watch_says_why_a_run_could_not_start(env, example):
     assert code == 0 and "Traceback" not in stderr
 
 
+def test_watch_lines_say_when_harbor_would_refuse_the_task(env, example):
+    """A task.toml Harbor cannot load: ``run`` says the verdict is none and exits 2, ``test``
+    counts the task Harbor would refuse, the TUI says so over the reward; ``watch``'s lines
+    gave the reward as if it were the verdict, also when task.toml broke while it watched."""
+    task_dir = example("hello-file")
+    toml = task_dir / "task.toml"
+    good = toml.read_text()
+    proc, reader = start_watch(env, task_dir, "--python", PY)
+    try:
+        first = reader.next_run()
+        assert "reward 1" in first and "Harbor would refuse" not in first
+        toml.write_text("version = [\n")
+        second = reader.next_run()
+        toml.write_text(good)
+        third = reader.next_run()
+    finally:
+        code, stderr = stop(proc)
+    assert "Harbor would refuse" in second and "reward 1" not in second
+    assert "reward 1" in third and "Harbor would refuse" not in third
+    assert code == 0 and "Traceback" not in stderr
+
+
 def test_the_readme_documents_the_legend_the_app_shows():
     from verifier_tui.words.run import LEGEND
 
