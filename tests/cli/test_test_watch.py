@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import select
 import signal
 import subprocess
@@ -231,3 +232,28 @@ def test_a_round_names_a_file_of_any_case_by_its_path_in_the_task(env, example):
         code, stderr = interrupt(proc)
     assert code == 0, stderr
     assert second["trigger"] == "cases/correct/workspace/hello.txt", second["trigger"]
+
+
+def test_a_copy_round_that_writes_its_own_tests_runs_once(env, tmp_path):
+    """In the copy sandbox (asked for), a verifier appending to a file of its tests/ saw its own
+    write as a save: it superseded its own round, for ever, and no table was ever shown. A save
+    of the user's own, after, still runs a round."""
+    task = tmp_path / "t"
+    data = task / "tests" / "data.txt"
+    source = f"def verify(workspace):\n    open({str(data)!r}, 'a').write('x')\n    return 1.0\n"
+    make_task(task, source, cases={"only": {}})
+    (task / "cases" / "only" / "expected.json").write_text('{"rewards": {"reward": 1.0}}')
+    data.write_text("")
+    proc, reader = start(dict(env, VERIFIER_TUI_SANDBOX="copy"), task, "--json")
+    try:
+        first = json.loads(reader.next(HANG_GUARD_S))
+        with pytest.raises(queue.Empty):
+            reader.next(within_s=2.0)  # well past the watcher's debounce: no round of its own write
+        written = data.read_text()
+        (task / "tests" / "verifier.py").write_text(source.replace("1.0", "0.5"))
+        second = json.loads(reader.next(HANG_GUARD_S))
+    finally:
+        code, stderr = interrupt(proc)
+    assert code == 0 and "Traceback" not in stderr, stderr
+    assert (first["round"], first["trigger"], written) == (1, "start", "x")
+    assert second["round"] == 2 and second["trigger"] == "tests/verifier.py"

@@ -71,7 +71,11 @@ async def _rounds(collection: Collection, args: argparse.Namespace) -> None:
             group.read_cases(patterns)  # cases added, removed or redefined since the last round
         runnable = [group for group in groups if group.error is None and group.cases]
         started = time.perf_counter()
-        results = dict(zip(map(id, runnable), await arun_groups(runnable, args.jobs or cpu_count()), strict=True))
+        try:
+            results = dict(zip(map(id, runnable), await arun_groups(runnable, args.jobs or cpu_count()), strict=True))
+        finally:
+            for live in lives:  # what the round wrote of the user's files (the copy sandbox) is known now
+                live.run_ended()
         ran = [(group, results.get(id(group), [])) for group in collection.groups]
         done += 1
         _show(ran, done, trigger, time.perf_counter() - started, args.json, on_terminal)
@@ -87,6 +91,8 @@ async def _rounds(collection: Collection, args: argparse.Namespace) -> None:
     lives = [LiveRuns(group.session, ask, force_polling=args.poll, on_task_error=terminal.error) for group in groups]
     for live in lives:
         live.every_case = True
+        # a change during a round is held to its end, when the round's own writes are known
+        live.busy = lambda: rounds.busy
     watching: list[asyncio.Future[Any]] = [asyncio.ensure_future(live.watch()) for live in lives]
 
     def stop() -> None:  # nobody reads on (| head -1): stop, as Ctrl+C would

@@ -108,6 +108,10 @@ class LiveRuns:
         self._watcher: Watcher | None = None
         self._watching = False
         self._after_run: Change | None = None  # changes seen during a copy sandbox's run (on_change)
+        self.busy: Callable[[], bool] = lambda: self.scheduler.busy
+        """Whether a run of this session is in flight. ``test --watch`` runs its rounds
+        elsewhere (its ``run`` only asks for one): it says so here, and calls
+        :meth:`run_ended` after each round."""
 
     # -- requests -----------------------------------------------------------------
 
@@ -159,7 +163,7 @@ class LiveRuns:
         # definition (its expected.json: the verdict is judged anew).
         if not (self.every_case or task_changed or _what_runs(session.case) != case_before or feeds):
             return  # another case added, removed or redefined, or its workspace edited: nothing to run
-        if self.scheduler.busy and session.isolation.kind != NAMESPACE:
+        if self.busy() and session.isolation.kind != NAMESPACE:
             # In the copy sandbox, which of these the run in flight wrote itself
             # is known once it is over: held till then (see _run), not superseding it.
             self._after_run = Change.combine(self._after_run, change)
@@ -227,11 +231,15 @@ class LiveRuns:
         try:
             return await self._face_run(trigger, change)
         finally:
-            after, self._after_run = self._after_run, None
-            if after is not None:  # judged when they came; the run's own writes are known now, and run nothing
-                after = after.without(self.session.own_writes(after.paths))
-                if after.paths:
-                    self._go(after)
+            self.run_ended()
+
+    def run_ended(self) -> None:
+        """A run is over (finished or cancelled): what changed during it is judged now."""
+        after, self._after_run = self._after_run, None
+        if after is not None:  # judged when they came; the run's own writes are known now, and run nothing
+            after = after.without(self.session.own_writes(after.paths))
+            if after.paths:
+                self._go(after)
 
     # -- watching -----------------------------------------------------------------
 
