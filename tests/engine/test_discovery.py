@@ -25,6 +25,7 @@ from verifier_tui.engine.task.discovery import (
     has_top_level_verify,
     read_task_config,
     resolve,
+    verifier_notices,
 )
 
 # ---------------------------------------------------------------------------
@@ -309,7 +310,7 @@ def test_plain_test_sh_task_says_so(example):
     task = resolve(task_dir)
     assert task.plain_test_sh
     assert task.verifiers == [task_dir / "tests" / "verifier.py"]
-    notices = " ".join(task.notices())
+    notices = " ".join(verifier_notices(task, task.verifiers[0]))
     assert "the sandbox would not run tests/verifier.py" in notices
     assert "Harbor runs that script" in notices and "tests/test.sh wins over a verifier.py" in notices
     assert "as you asked" not in notices
@@ -318,7 +319,7 @@ def test_plain_test_sh_task_says_so(example):
 def test_the_runner_shim_is_not_a_plain_test_sh(example):
     task = resolve(example("hello-file"))
     assert not task.plain_test_sh
-    assert not any("would not run" in n for n in task.notices())
+    assert not any("would not run" in n for n in [*task.notices(), *verifier_notices(task, task.verifiers[0])])
 
 
 def test_a_task_without_test_sh_is_not_a_plain_test_sh_task(tmp_path):
