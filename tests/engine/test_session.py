@@ -1091,6 +1091,8 @@ def test_a_workspace_deleted_after_it_was_chosen_means_the_run_cannot_start(run,
     assert str(task_dir / "cases" / "correct" / "workspace") in again.start_error
     # The first run's reward must not be read as this one's verdict.
     assert again.verdict.rewards is None and again.reward_files == []
+    # Nothing ran: no verifier "wrote neither" file (watch --json said so).
+    assert again.verdict.message.startswith("No reward file: the run could not start, so nothing wrote")
 
 
 def test_a_text_response_deleted_before_the_run_is_a_contract_error_naming_it(run, example, tmp_path):

@@ -243,7 +243,14 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
         never_awaited_warning,
     )
     from verifier_tui.engine.sandbox.strays import cut
-    from verifier_tui.engine.verdict import harbor_verdict, read_reward_files, timeout_verdict
+    from verifier_tui.engine.verdict import (
+        REWARD_FILE_NOT_FOUND,
+        REWARD_JSON,
+        REWARD_TXT,
+        harbor_verdict,
+        read_reward_files,
+        timeout_verdict,
+    )
 
     out_of_memory: list[str] = []
     notices = list(prepared.notices)
@@ -312,6 +319,11 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
             runner=own,
             verifier=spec.verifier,
             tests_dir=spec.task.tests_dir,
+        )
+    if start_error is not None and verdict.error == REWARD_FILE_NOT_FOUND:
+        # Harbor's verdict stands (no reward file), but no verifier ran to write none.
+        verdict = replace(
+            verdict, message=f"No reward file: the run could not start, so nothing wrote {REWARD_JSON} or {REWARD_TXT}"
         )
     if verdict.message:
         verdict = replace(verdict, message=map_paths(verdict.message, pm))
