@@ -9,7 +9,7 @@ from tests.harbor.job_copies import agent_timeout, copy_job_files, copy_trial, w
 from tests.harbor.test_compare_tui import TIMEOUT, compared
 from tests.harbor.test_job_tui import job_app, read_all
 from tests.harbor.trial_app_under_test import SIZE, make_trial_app, text_of
-from tests.helpers.harbor import make_job
+from tests.helpers.harbor import harbor_exception, make_job
 from tests.tui.app_under_test import screen_text
 from verifier_tui.tui.screens.job_overview import JobOverviewScreen
 from verifier_tui.tui.screens.trial import TrialScreen
@@ -198,3 +198,41 @@ async def test_at_80x24_a_trial_opened_from_a_comparison_names_where_esc_goes_ba
         await pilot.press("escape")
         await pilot.pause()
         assert isinstance(app.screen, CompareScreen)
+
+
+async def test_at_100x30_a_trials_root_cause_is_read_whole(real):
+    """Harbor's own failing trial: the root cause took 5 lines at 100 columns and its panel was cut at 4,
+    with no scroll and no hint, so its advice ended mid-sentence ("...tests/verifier.py:28 (e opens it)
+    and return 0.0 instead of raising" was missing)."""
+    app = make_trial_app(real / "jobs" / "nop-fail")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert "and return 0.0 instead of raising" in screen_text(app)  # its last line
+        cause = screen.query_one("#root-cause-box")
+        assert cause.max_scroll_y == 0 and not cause.focusable  # whole: nothing to scroll, tab passes it by
+        assert screen.max_scroll_y == 0  # the other panels gave way: the screen still does not scroll
+        sides = screen.query_one("#sides").region
+        assert sides.bottom <= SIZE[1] - 1 and sides.height >= 6
+
+
+async def test_at_100x30_a_root_cause_longer_than_its_cap_scrolls_and_tab_reaches_it(runs, task):
+    """An environment's exception of a thousand characters: the root cause stops at 8 lines, the
+    panels below keep theirs, and the rest is a tab and an end away."""
+    said = " ".join(f"word{n}" for n in range(150)) + " THE-END"
+    exception = harbor_exception("EnvironmentStartTimeoutError", said)
+    job = make_job(runs / "jobs" / "long-cause", {"demo__aaaaaaa": dict(task=task("demo"), exception=exception)})
+    app = make_trial_app(job / "demo__aaaaaaa")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        cause = screen.query_one("#root-cause-box")
+        assert cause.region.height == 8 and cause.max_scroll_y > 0 and screen.max_scroll_y == 0
+        for _ in range(4):
+            await pilot.press("tab")
+            if screen.focused is cause:
+                break
+        assert screen.focused is cause
+        await pilot.press("end")
+        await pilot.pause()
+        assert cause.scroll_y == cause.max_scroll_y and "THE-END" in screen_text(app)

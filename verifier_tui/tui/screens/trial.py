@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
 
 from verifier_tui.engine.harbor.phases import DONE, FAILED, NOT_REACHED, STOPPED, UNKNOWN
 from verifier_tui.engine.harbor.trial_session import TrialSession
@@ -36,7 +36,7 @@ from verifier_tui.tui.trial_display import TrialDisplay, common_base
 from verifier_tui.tui.widgets.agreement_panel import AgreementPanel
 from verifier_tui.tui.widgets.phase_table import PhaseTable
 from verifier_tui.tui.widgets.replay_status import ReplayStatus
-from verifier_tui.tui.widgets.root_cause import RootCausePanel
+from verifier_tui.tui.widgets.root_cause import RootCauseBox, RootCausePanel
 from verifier_tui.tui.widgets.too_small import TooSmall
 from verifier_tui.tui.widgets.trial_header import TrialHeader
 from verifier_tui.tui.widgets.trial_side import SidePanel
@@ -149,7 +149,7 @@ class TrialScreen(SizedScreen):
     OTHER_KEYS = [
         (
             "tab",
-            "Move between the sandbox, the replay and the steps",
+            "Move between the sandbox, the replay and the steps (and the root cause when it is cut)",
             "e opens the failing line of the side in focus; up and down scroll the one in focus",
         )
     ]
@@ -210,16 +210,19 @@ class TrialScreen(SizedScreen):
 
     def compose(self) -> ComposeResult:
         yield TrialHeader(id="trial-header")
-        yield RootCausePanel(id="root-cause")
+        with RootCauseBox(id="root-cause-box"):
+            yield RootCausePanel(id="root-cause")
         yield ReplayStatus(id="trial-status")
-        # Capped (app.tcss), so the sides keep rows and the screen never
-        # scrolls (no key scrolls it back); tab reaches what it cuts.
-        with VerticalScroll(id="trial-facts"):
-            yield AgreementPanel(id="agreement")
-            yield PhaseTable(id="phases")
-        with Horizontal(id="sides"):
-            yield SidePanel(id="sandbox-side")
-            yield SidePanel(id="local-side")
+        # What the lines above leave: the facts capped to a share of it (app.tcss),
+        # so the sides keep rows however long the root cause, and the screen never
+        # scrolls (no key scrolls it back); tab reaches what the cap cuts.
+        with Vertical(id="trial-body"):
+            with VerticalScroll(id="trial-facts"):
+                yield AgreementPanel(id="agreement")
+                yield PhaseTable(id="phases")
+            with Horizontal(id="sides"):
+                yield SidePanel(id="sandbox-side")
+                yield SidePanel(id="local-side")
         yield TooSmall(id="too-small")
         yield KeyFooter()
 

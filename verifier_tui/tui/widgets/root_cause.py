@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from verifier_tui.tui.display import content
@@ -14,6 +15,14 @@ from verifier_tui.words.text import one_line
 if TYPE_CHECKING:
     from verifier_tui.engine.harbor.root_cause import RootCause
     from verifier_tui.tui.trial_display import TrialDisplay
+
+
+class RootCauseBox(VerticalScroll):
+    """Holds the root cause: it grows to its cap (app.tcss); a longer cause scrolls, its
+    scrollbar the hint, and tab reaches it (the arrows and end scroll it)."""
+
+    def allow_focus(self) -> bool:
+        return self.max_scroll_y > 0  # tab stops here only when there is something to scroll to
 
 
 class RootCausePanel(Static):
