@@ -8,7 +8,7 @@ import tempfile
 import pytest
 from textual.widgets import Log
 
-from tests.helpers.tasks import make_task
+from tests.helpers.tasks import copy_example, make_task
 from tests.tui.app_under_test import SIZE, make_app, recorded, screen_text, widget_text
 from verifier_tui.engine.model import Outcome
 from verifier_tui.tui.messages import ExplainReady, RunFinished, RunStarted
@@ -275,3 +275,20 @@ async def test_paths_on_screen_resolve_from_where_the_tool_was_started(example, 
     rows = [line.split() for line in resolution.splitlines() if line.strip().startswith(("0 ", "1 "))]
     assert rows[0][1:] == ["vendored", "helpers", f"{tests}/.ng"]
     assert rows[1][-1] == tests
+
+
+@pytest.mark.parametrize("folder", ["verifier-folder", "a-longer-folder-of-tasks"])
+async def test_at_100_columns_each_key_hint_stays_on_the_line_of_its_words(tmp_path, folder):
+    """With the verifier 15 characters further from where the tool started, the header at 100 columns
+    ended its first line with "Harbor mode" and put "m" on a line by itself (with a longer folder the
+    choices line parted "task" from "data none t"), and the sandbox line below it was cut off."""
+    task = copy_example("hello-file", tmp_path / "tasks" / folder / "hello-file")
+    app = make_app(task, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.pause()
+        shown = screen_text(app).splitlines()
+        header = [line.strip() for line in shown[: app.main.query_one("#choices").region.bottom]]
+    for hint in ["case correct s", "Harbor mode m", "sandbox: ", "response none p", "task data none t", "python3"]:
+        assert sum(hint in line for line in header) == 1, (hint, header)  # each whole, on one line
+    assert all(len(line) <= SIZE[0] - 2 for line in header)

@@ -1,10 +1,10 @@
 """The line at the top: task, verifier, case and mode, each with
-the key that changes it, and the sandbox runs get (on a line of its own
-when the terminal is too narrow for both)."""
+the key that changes it, and the sandbox runs get (wrapped between them,
+never inside one, when the terminal is too narrow for all)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from textual.content import Content
 from textual.widgets import Static
@@ -24,12 +24,23 @@ KEY = "$text-muted italic"
 SEP = (" · ", "$text-muted")
 
 
+def flowed(items: list[Content], width: int) -> Content:
+    """``items`` joined by " · ", a line broken only between two (a key hint stays beside
+    its words) when the next would not fit ``width``; an item wider than it wraps alone."""
+    lines: list[Content] = []
+    for item in items:
+        if lines and (not width or lines[-1].cell_length + 3 + item.cell_length <= width):
+            lines[-1] = content(lines[-1], SEP, item)
+        else:
+            lines.append(item)
+    return Content("\n").join(lines)
+
+
 class HeaderLine(Static):
     """``foo · verifier tests/verifier.py v · case good s · Harbor mode m · sandbox: namespace``: the
     mode by its name alone (the header must fit 100 columns; the line below says the response)."""
 
-    _choices: Content | None = None
-    _sandbox: Content | None = None
+    _items: list[Content] = []
 
     def show(self, session: Session, fmt: Display, explain: Explanation | None) -> None:
         verifier = fmt.path(session.verifier) if session.verifier else "none found"
@@ -37,39 +48,35 @@ class HeaderLine(Static):
         mode_style = "bold $accent" if session.mode == "server" else "bold $primary"
         # The task's name first, always (the verifier's path may begin with its
         # folder, but a task.toml name can differ, and a reader looks here first).
-        parts: list[Any] = [
-            (one_line(session.task.name), "bold"),
-            SEP,
-            ("verifier ", LABEL),
-            (verifier, "bold" if session.verifier else "bold $error"),
-            (" v", KEY),
-            SEP,
-            ("case ", LABEL),
-            (case, "bold"),
-            (" (inputs changed)" if session.expectation_note() else "", "$warning"),
-            (" s", KEY),
-            SEP,
-            (MODE_NAMES[session.mode], mode_style),
-            (" m", KEY),
+        items = [
+            content((one_line(session.task.name), "bold")),
+            content(("verifier ", LABEL), (verifier, "bold" if session.verifier else "bold $error"), (" v", KEY)),
+            content(
+                ("case ", LABEL),
+                (case, "bold"),
+                (" (inputs changed)" if session.expectation_note() else "", "$warning"),
+                (" s", KEY),
+            ),
+            content((MODE_NAMES[session.mode], mode_style), (" m", KEY)),
         ]
         runner = runner_words(session)
         if runner is not None:  # only when the task ships its own runner
             differs = session.task.own_runner is not None and not session.task.own_runner.same_as_ours
-            parts += [SEP, (runner, "bold $warning" if differs else "bold"), (" R", KEY)]
+            items.append(content((runner, "bold $warning" if differs else "bold"), (" R", KEY)))
         preload = preload_words(session)
         if preload is not None:
-            parts += [SEP, (preload, LABEL)]
-        self._choices = content(*parts)
+            items.append(content((preload, LABEL)))
         # How runs are kept apart from the user's files (engine/sandbox/isolation.py):
         # the kind here, the whole sentence (and why a copy) on hover.
         isolation = session.isolation
         namespace = isolation.kind == "namespace"
         limits = session.limits()
         short = limits_words(limits, namespace=namespace, short=True)
-        self._sandbox = content(
+        sandbox = content(
             (isolation.short, "$warning" if isolation.kind != "namespace" else LABEL),
             *((SEP, (short, LABEL)) if short else ()),
         )
+        self._items = [*items, sandbox]
         whole = limits_words(limits, namespace=namespace)
         self.tooltip = isolation.words + (f"\n{whole}" if whole else "")
         self._draw()
@@ -78,11 +85,5 @@ class HeaderLine(Static):
         self._draw()
 
     def _draw(self) -> None:
-        if self._choices is None or self._sandbox is None:
-            return
-        line = content(self._choices, SEP, self._sandbox)
-        width = self.content_size.width
-        if width and line.cell_length > width:
-            # on a line of its own rather than cut after a dangling separator
-            line = content(self._choices, "\n", self._sandbox)
-        redraw.update(self, line)
+        if self._items:
+            redraw.update(self, flowed(self._items, self.content_size.width))
