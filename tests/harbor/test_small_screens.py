@@ -236,3 +236,25 @@ async def test_at_100x30_a_root_cause_longer_than_its_cap_scrolls_and_tab_reache
         await pilot.press("end")
         await pilot.pause()
         assert cause.scroll_y == cause.max_scroll_y and "THE-END" in screen_text(app)
+
+
+async def test_at_80x24_two_jobs_compared_show_four_tasks_of_long_names(runs, task):
+    """Four tasks of long names in each job: the tasks table, capped at 30% of the height, lost a row of
+    that to the horizontal scrollbar its wide columns need and showed two tasks of the four."""
+    names = [f"fix-the-broken-build-system-in-legacy-repo-{n}" for n in range(4)]
+    for job, rewards in (("model-a", {"reward": 1.0}), ("model-b", {"reward": 0.0})):
+        trials = {f"{name[:32]}__{n}{job[-1]}": dict(task=task(name), rewards=rewards) for n, name in enumerate(names)}
+        make_job(runs / "jobs" / job, trials)
+    app = job_app(runs / "jobs")
+    async with app.run_test(size=SMALL) as pilot:
+        await compared(app, pilot, "model-a", "model-b")
+        tasks = app.screen.query_one("#job-tasks", DataTable)
+        assert tasks.max_scroll_x > 0  # the columns are wider than the screen
+        assert tasks.scrollable_content_region.height == tasks.region.height - 2  # all but the border are rows
+        shown = screen_text(app)
+        assert all(name in shown for name in names[:3])  # the column headers and three tasks, as the cap allows
+        await pilot.press("end")  # the rest of the columns, the task's name staying
+        await pilot.pause()
+        assert tasks.scroll_x > 0 and "flipped" in screen_text(app)
+        flips = app.screen.query_one("#job-trials", DataTable)
+        assert flips.scrollable_content_region.height >= 5  # the flipped trials keep a few rows
