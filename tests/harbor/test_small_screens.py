@@ -258,3 +258,51 @@ async def test_at_80x24_two_jobs_compared_show_four_tasks_of_long_names(runs, ta
         assert tasks.scroll_x > 0 and "flipped" in screen_text(app)
         flips = app.screen.query_one("#job-trials", DataTable)
         assert flips.scrollable_content_region.height >= 5  # the flipped trials keep a few rows
+
+
+def header_lines(app) -> list[str]:
+    """The summary's lines as drawn, wrapped to the terminal (the part the summary's cap cuts too)."""
+    header = app.screen.query_one("#job-header")
+    return [header.render_line(y).text for y in range(header.size.height)]
+
+
+def whole_on_one_line(hints: list[str], shown: list[str]) -> None:
+    for hint in hints:
+        assert sum(hint in line for line in shown) == 1, (hint, shown[-4:])
+
+
+async def test_at_80x24_the_keys_under_two_jobs_compared_wrap_between_keys(real):
+    """Harbor's own multi-step and separate-mode compared: the summary's last line wrapped inside a key,
+    "esc" at the end of one line and "jobs" at the start of the next."""
+    app = job_app(real / "jobs")
+    async with app.run_test(size=SMALL) as pilot:
+        await compared(app, pilot, "multi-step", "separate-mode")
+        whole_on_one_line(["f differences", "t task", "s sort", "esc jobs", "? keys"], header_lines(app))
+        await pilot.press("f", "s")  # longer words before the keys
+        await pilot.pause()
+        whole_on_one_line(["showing tasks that differ", "f differences", "esc jobs", "? keys"], header_lines(app))
+
+
+async def test_at_80x24_the_keys_under_a_jobs_overview_wrap_between_keys(real, tmp_path):
+    app = job_app(long_named_job(real, tmp_path / "jobs" / "long"))
+    async with app.run_test(size=SMALL) as pilot:
+        await read_all(app)
+        hints = ["f failures", "x exception", "t task", "s sort", "? keys"]
+        for keys in ((), ("f",), ("s",), ("s",), ("t",)):  # each filter and sort changes the words before them
+            await pilot.press(*keys)
+            await pilot.pause()
+            whole_on_one_line(hints, header_lines(app))
+
+
+async def test_at_80x24_the_keys_over_two_marked_jobs_wrap_between_keys(runs, task):
+    """Two jobs named as Harbor names them, marked A and B: the line over the list broke inside
+    "enter opens a job", "job" at the start of the next line."""
+    alpha = task("alpha")
+    for name in ("2026-12-01__03-36-17", "2026-12-01__03-36-18"):
+        make_job(runs / "jobs" / name, {"alpha__a1": dict(task=alpha, rewards={"reward": 1.0})})
+    app = job_app(runs / "jobs")
+    async with app.run_test(size=SMALL) as pilot:
+        await read_all(app)
+        await pilot.press("space", "down", "space")
+        await pilot.pause()
+        whole_on_one_line(["c compares them", "enter opens a job", "? keys"], header_lines(app))

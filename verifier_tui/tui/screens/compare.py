@@ -9,9 +9,10 @@ it, tab goes between the two tables, esc goes back."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from textual import work
-from textual.widgets import DataTable, Static
+from textual.widgets import DataTable
 
 from verifier_tui.engine.harbor.compare import (
     Comparison,
@@ -20,9 +21,9 @@ from verifier_tui.engine.harbor.compare import (
     job_line,
     read_compared,
 )
-from verifier_tui.tui.display import content
 from verifier_tui.tui.keys import HELP, QUIT, key
 from verifier_tui.tui.screens.job_overview import COLUMN_KEYS, TasksScreen, cell
+from verifier_tui.tui.widgets.header_line import Flowing
 from verifier_tui.words.text import one_line
 
 
@@ -100,7 +101,7 @@ class CompareScreen(TasksScreen):
     # -- showing ---------------------------------------------------------
 
     def _redraw(self) -> None:
-        self._header()
+        self._show_header()
         comparison = self.comparison
         tasks = self.query_one("#job-tasks", DataTable)
         flips = self.query_one("#job-trials", DataTable)
@@ -132,9 +133,9 @@ class CompareScreen(TasksScreen):
                 )
                 self.shown_flips.append(a.path)
 
-    def _header(self) -> None:
+    def _show_header(self) -> None:
         comparison = self.comparison
-        lines: list[str | tuple[str, str]] = []
+        lines: list[Any] = []
         for letter, path in zip("AB", self.paths, strict=True):
             job = None if comparison is None else (comparison.a if letter == "A" else comparison.b)
             if job is None:
@@ -163,12 +164,9 @@ class CompareScreen(TasksScreen):
             shown.append(f"task {self.task_filter}")
         what = "showing " + (", ".join(shown) if shown else "every task")
         lines.append(
-            (
-                one_line(f"{what} · sorted by {self.sort} · f differences  t task  s sort  esc jobs  ? keys"),
-                "$text-muted",
-            )
+            self._keys_line(f"{what} · sorted by {self.sort}", "f differences  t task  s sort  esc jobs  ? keys")
         )
-        self.query_one("#job-header", Static).update(content(*lines))
+        self.query_one("#job-header", Flowing).show(*lines)
 
     # -- keys ------------------------------------------------------------
 

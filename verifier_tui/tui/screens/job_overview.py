@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.message import Message
-from textual.widgets import DataTable, Static
+from textual.widgets import DataTable
 
 from verifier_tui.engine.harbor.overview import (
     BELOW_ONE,
@@ -33,6 +33,7 @@ from verifier_tui.engine.harbor.overview import (
 from verifier_tui.tui.display import content
 from verifier_tui.tui.keys import HELP, QUIT, key
 from verifier_tui.tui.screens.keyed import KeyedScreen
+from verifier_tui.tui.widgets.header_line import Flowing
 from verifier_tui.tui.workarounds import KeyFooter, Table
 from verifier_tui.words.text import one_line
 
@@ -99,7 +100,7 @@ class TasksScreen(KeyedScreen):
         # The summary is capped (app.tcss) so a small terminal keeps rows of
         # the tables; what it cuts, tab then reaches and the arrows scroll.
         with VerticalScroll(id="job-summary"):
-            yield Static(id="job-header")
+            yield Flowing(id="job-header")
         tasks = Table(id="job-tasks", cursor_type="row", zebra_stripes=True)
         tasks.border_title = "Tasks"
         yield tasks
@@ -142,6 +143,16 @@ class TasksScreen(KeyedScreen):
 
     def on_resize(self) -> None:
         self.refresh_bindings()
+
+    @staticmethod
+    def _keys_line(words: str, keys: str) -> list[Any]:
+        """``words · keys`` (keys two spaces apart), for the header (:class:`Flowing`) to wrap
+        only between two keys: a key stays beside its word at any width."""
+        hints = [
+            (content((" · " if index == 0 else "  ", "$text-muted")), content((hint, "$text-muted")))
+            for index, hint in enumerate(keys.split("  "))
+        ]
+        return [content((one_line(words), "$text-muted")), *hints]
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """tab goes round the trials, the tasks and the summary when it is
@@ -312,7 +323,7 @@ class JobOverviewScreen(TasksScreen):
         count = f"{read} trial{'s' * (read != 1)}" if self.done else f"{read} of {self.expected or '?'} folders read"
         agents = ", ".join(overview.agents()) or "-"
         version = f" · Harbor {self.harbor_version}" if self.harbor_version else ""
-        lines: list[str | tuple[str, str]] = [
+        lines: list[Any] = [
             ("job ", "$text-muted"),
             (one_line(self.job_name), "bold"),
             (one_line(f" · {count} · {agents}{version}"), "$text-muted"),
@@ -332,11 +343,11 @@ class JobOverviewScreen(TasksScreen):
         tokens = overview.token_words()
         if tokens:
             lines += [("agent  ", "$text-muted"), tokens, "\n"]
-        lines.append((one_line(self._filter_words()), "$text-muted"))
+        lines.append(self._keys_line(self._filter_words(), "f failures  x exception  t task  s sort  ? keys"))
         if self.done and read == 0:
             why = self.unlisted or "no trial folders here (each holds trial.log, config.json, result.json)"
             lines.append((f"\n{why}", "$error"))
-        self.query_one("#job-header", Static).update(content(*lines))
+        self.query_one("#job-header", Flowing).show(*lines)
 
     def _filter_words(self) -> str:
         shown = []
@@ -347,7 +358,7 @@ class JobOverviewScreen(TasksScreen):
         if self.task_filter:
             shown.append(f"task {self.task_filter}")
         what = "showing " + (", ".join(shown) if shown else "every trial")
-        return f"{what} · sorted by {self.sort} · f failures  x exception  t task  s sort  ? keys"
+        return f"{what} · sorted by {self.sort}"
 
     def _update_tasks(self, rows: list[TrialRow]) -> None:
         table = self.query_one("#job-tasks", DataTable)

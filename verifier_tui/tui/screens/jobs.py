@@ -12,13 +12,14 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.coordinate import Coordinate
 from textual.message import Message
-from textual.widgets import DataTable, Static
+from textual.widgets import DataTable
 
 from verifier_tui.engine.harbor.overview import JobSummary, read_jobs
 from verifier_tui.tui.display import content
 from verifier_tui.tui.keys import HELP, QUIT, key
 from verifier_tui.tui.screens.job_overview import COLUMN_KEYS, cell
 from verifier_tui.tui.screens.keyed import KeyedScreen
+from verifier_tui.tui.widgets.header_line import Flowing
 from verifier_tui.tui.workarounds import KeyFooter, Table
 from verifier_tui.words.text import one_line
 
@@ -62,7 +63,7 @@ class JobsScreen(KeyedScreen):
         self.marked: list[int] = []  # rows marked for comparison, in the order marked (A, then B)
 
     def compose(self) -> ComposeResult:
-        yield Static(id="job-header")
+        yield Flowing(id="job-header")
         table = Table(id="jobs-table", cursor_type="row", zebra_stripes=True)
         table.border_title = "Jobs (latest started first)"
         yield table
@@ -94,13 +95,11 @@ class JobsScreen(KeyedScreen):
             if self.jobs or not done
             else "no job folders here (each holds job.log, config.json and one folder per trial)"
         )
-        self.query_one("#job-header", Static).update(
-            content(
-                ("jobs folder ", "$text-muted"),
-                (one_line(self.path.name), "bold"),
-                (f" · {count}\n", "$text-muted"),
-                (hint, "$text-muted"),
-            )
+        self.query_one("#job-header", Flowing).show(
+            ("jobs folder ", "$text-muted"),
+            (one_line(self.path.name), "bold"),
+            (f" · {count}\n", "$text-muted"),
+            [content((part, "$text-muted")) for part in hint.split(" · ")],  # wrapped between hints only
         )
 
     @work(thread=True, exclusive=True, group="jobs-read", exit_on_error=False)

@@ -4,7 +4,8 @@ never inside one, when the terminal is too narrow for all)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from textual.content import Content
 from textual.widgets import Static
@@ -24,16 +25,38 @@ KEY = "$text-muted italic"
 SEP = (" · ", "$text-muted")
 
 
-def flowed(items: list[Content], width: int) -> Content:
-    """``items`` joined by " · ", a line broken only between two (a key hint stays beside
-    its words) when the next would not fit ``width``; an item wider than it wraps alone."""
+def flowed(items: Sequence[Content | tuple[Any, Content]], width: int) -> Content:
+    """``items`` joined by " · " (an item given as ``(separator, item)`` by its own), a line
+    broken only between two (a key hint stays beside its words, the separator dropped) when
+    the next would not fit ``width``; an item wider than it wraps alone."""
     lines: list[Content] = []
-    for item in items:
-        if lines and (not width or lines[-1].cell_length + 3 + item.cell_length <= width):
-            lines[-1] = content(lines[-1], SEP, item)
+    for entry in items:
+        sep, item = entry if isinstance(entry, tuple) else (SEP, entry)
+        joined = content(lines[-1], sep, item) if lines else item
+        if lines and (not width or joined.cell_length <= width):
+            lines[-1] = joined
         else:
             lines.append(item)
     return Content("\n").join(lines)
+
+
+class Flowing(Static):
+    """Content of which a part given as a list of items is a run of them (key hints, say)
+    wrapped only between two (:func:`flowed`) at the widget's width, again when it changes."""
+
+    _parts: tuple[Any, ...] = ()
+
+    def show(self, *parts: Any) -> None:
+        self._parts = parts
+        self._draw()
+
+    def on_resize(self) -> None:
+        self._draw()
+
+    def _draw(self) -> None:
+        width = self.content_size.width
+        # simplified: the pieces of one style drawn as one, as they were before they flowed
+        redraw.update(self, content(*(flowed(p, width) if isinstance(p, list) else p for p in self._parts)).simplify())
 
 
 class HeaderLine(Static):
