@@ -378,3 +378,20 @@ async def test_e_is_offered_for_the_failing_line_on_the_trial_screen_never_on_th
     done = run_tool(env, "run", trial.path, cwd=runs)
     assert "verifier.py:2, or catch it and return 0.0" in done.stdout, done.stdout
     assert "e opens it" not in done.stdout  # the command line has no e
+
+
+async def test_at_100_columns_the_stale_mark_is_read_whole(task, runs, tmp_path):
+    """With live reload off and a save since the replay, the status line under the root cause was one
+    line of 100 columns: "⚠ stale: verifier.py changed since this replay (r replays)" was cut after
+    "⚠ stale: verifier.py changed si", the key that replays with it."""
+    demo, trial = timed_out_agent(task, runs, tmp_path)
+    app = make_trial_app(trial.path)  # live reload off
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_replays(1)
+        verifier = demo / "tests" / "verifier.py"
+        verifier.write_text("def verify(workspace):\n    return 0.5\n")
+        app.screen.controller.on_change(Change(paths=frozenset([verifier])))
+        await pilot.pause(0.3)
+        shown = " ".join(line.strip() for line in screen_text(app).splitlines())
+        assert "⚠ stale: verifier.py changed since this replay (r replays)" in shown
+        assert app.screen.max_scroll_y == 0  # the panels below gave the line its room

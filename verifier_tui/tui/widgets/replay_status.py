@@ -1,5 +1,5 @@
-"""One line under a trial's header: live reload on or off, and the replay in
-flight or the last replay's agreement with the sandbox."""
+"""One line under a trial's header (more when it says more): live reload on or off, and the
+replay in flight or the last replay's agreement with the sandbox."""
 
 from __future__ import annotations
 
@@ -30,11 +30,14 @@ AGREEMENT_STYLES = {"same": "bold $success", "differ": "bold $error"}
 class ReplayStatus(Widget):
     """Each attribute below, set, redraws the line."""
 
-    watching: reactive[tuple[str, str]] = reactive(("starting", ""))
+    # layout=True: what a change says may take another line (app.tcss), or give one back.
+    watching: reactive[tuple[str, str]] = reactive(("starting", ""), layout=True)
     """Live reload's state (:class:`~verifier_tui.tui.messages.WatchStateChanged`) and its detail."""
-    state: reactive[Content] = reactive(lambda: content(("no replay yet", "$text-muted")), always_update=True)
+    state: reactive[Content] = reactive(
+        lambda: content(("no replay yet", "$text-muted")), always_update=True, layout=True
+    )
     """The replay in flight, the last one's agreement, or why there is none."""
-    stale: reactive[str | None] = reactive(None)
+    stale: reactive[str | None] = reactive(None, layout=True)
     """What changed since the replay shown, live reload being off (None: nothing)."""
 
     def __init__(self, **kwargs: Any) -> None:
