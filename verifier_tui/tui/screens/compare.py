@@ -166,7 +166,7 @@ class CompareScreen(TasksScreen):
         lines.append(
             self._keys_line(f"{what} · sorted by {self.sort}", "f differences  t task  s sort  esc jobs  ? keys")
         )
-        self.query_one("#job-header", Flowing).show(*lines)
+        self.query_one("#job-header", Flowing).flow(*lines)
 
     # -- keys ------------------------------------------------------------
 

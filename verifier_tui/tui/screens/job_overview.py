@@ -347,7 +347,7 @@ class JobOverviewScreen(TasksScreen):
         if self.done and read == 0:
             why = self.unlisted or "no trial folders here (each holds trial.log, config.json, result.json)"
             lines.append((f"\n{why}", "$error"))
-        self.query_one("#job-header", Flowing).show(*lines)
+        self.query_one("#job-header", Flowing).flow(*lines)
 
     def _filter_words(self) -> str:
         shown = []

@@ -95,7 +95,7 @@ class JobsScreen(KeyedScreen):
             if self.jobs or not done
             else "no job folders here (each holds job.log, config.json and one folder per trial)"
         )
-        self.query_one("#job-header", Flowing).show(
+        self.query_one("#job-header", Flowing).flow(
             ("jobs folder ", "$text-muted"),
             (one_line(self.path.name), "bold"),
             (f" · {count}\n", "$text-muted"),

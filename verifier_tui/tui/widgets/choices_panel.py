@@ -5,12 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from textual.content import Content
-from textual.widgets import Static
-
 from verifier_tui.tui.display import content
-from verifier_tui.tui.widgets import redraw
-from verifier_tui.tui.widgets.header_line import KEY, LABEL, flowed
+from verifier_tui.tui.widgets.header_line import KEY, LABEL, Flowing
 
 if TYPE_CHECKING:
     from verifier_tui.engine.readback import Explanation
@@ -18,9 +14,7 @@ if TYPE_CHECKING:
     from verifier_tui.tui.display import Display
 
 
-class ChoicesPanel(Static):
-    _items: list[Content] = []
-
+class ChoicesPanel(Flowing):
     def show(self, session: Session, fmt: Display, explain: Explanation | None = None) -> None:
         python = session.options.python  # its version and path: in the resolution panel
         workspace = fmt.path(session.workspace) if session.workspace else "(an empty scratch folder)"
@@ -34,17 +28,13 @@ class ChoicesPanel(Static):
         task_data = fmt.path(session.task_data) if session.task_data else "none"
         if session.task_id is not None:
             task_data = f"row {session.task_id} of {task_data}"
-        self._items = [
-            content(("workspace ", LABEL), (workspace, "bold"), (" f", KEY)),
-            content(("response ", LABEL), (response_text, response_style or "bold"), (" p", KEY)),
-            content(("task data ", LABEL), (task_data, "bold" if session.task_data else "$text-muted"), (" t", KEY)),
-            content((python, "bold")),
-        ]
-        self._draw()
-
-    def on_resize(self) -> None:
-        self._draw()
-
-    def _draw(self) -> None:
-        if self._items:
-            redraw.update(self, flowed(self._items, self.content_size.width))
+        self.flow(
+            [
+                content(("workspace ", LABEL), (workspace, "bold"), (" f", KEY)),
+                content(("response ", LABEL), (response_text, response_style or "bold"), (" p", KEY)),
+                content(
+                    ("task data ", LABEL), (task_data, "bold" if session.task_data else "$text-muted"), (" t", KEY)
+                ),
+                content((python, "bold")),
+            ]
+        )

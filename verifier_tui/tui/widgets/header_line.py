@@ -46,7 +46,7 @@ class Flowing(Static):
 
     _parts: tuple[Any, ...] = ()
 
-    def show(self, *parts: Any) -> None:
+    def flow(self, *parts: Any) -> None:
         self._parts = parts
         self._draw()
 
@@ -55,15 +55,16 @@ class Flowing(Static):
 
     def _draw(self) -> None:
         width = self.content_size.width
-        # simplified: the pieces of one style drawn as one, as they were before they flowed
-        redraw.update(self, content(*(flowed(p, width) if isinstance(p, list) else p for p in self._parts)).simplify())
+        shown = [flowed(p, width) if isinstance(p, list) else p for p in self._parts]
+        if len(shown) == 1:
+            redraw.update(self, shown[0])
+        elif shown:  # joined, the pieces of one style drawn as one, as they were before they flowed
+            redraw.update(self, content(*shown).simplify())
 
 
-class HeaderLine(Static):
+class HeaderLine(Flowing):
     """``foo · verifier tests/verifier.py v · case good s · Harbor mode m · sandbox: namespace``: the
     mode by its name alone (the header must fit 100 columns; the line below says the response)."""
-
-    _items: list[Content] = []
 
     def show(self, session: Session, fmt: Display, explain: Explanation | None) -> None:
         verifier = fmt.path(session.verifier) if session.verifier else "none found"
@@ -99,14 +100,6 @@ class HeaderLine(Static):
             (isolation.short, "$warning" if isolation.kind != "namespace" else LABEL),
             *((SEP, (short, LABEL)) if short else ()),
         )
-        self._items = [*items, sandbox]
         whole = limits_words(limits, namespace=namespace)
         self.tooltip = isolation.words + (f"\n{whole}" if whole else "")
-        self._draw()
-
-    def on_resize(self) -> None:
-        self._draw()
-
-    def _draw(self) -> None:
-        if self._items:
-            redraw.update(self, flowed(self._items, self.content_size.width))
+        self.flow([*items, sandbox])
