@@ -152,6 +152,7 @@ def test_a_links_target_is_shown_harmlessly(target, tmp_path):
 
 @SETTINGS
 @given(tree=TREES, asked=PATHS)
+@example(tree=[(("a",), ("file", None)), (("c",), ("link", "../inside/a"))], asked=("c",))  # out and back in
 def test_a_path_through_links_inside_the_folder_is_the_file_they_lead_to(tree, asked, tmp_path):
     """``followed_inside``: the file a name of the folder is once each link on
     the way is followed (coverage counts a helper imported through
@@ -185,8 +186,23 @@ def _leaves_on_the_way(path: Path, inside: Path, hops: int = 40) -> bool:
             step = Path(target) if os.path.isabs(target) else Path(os.path.realpath(at.parent)) / target
             if not Path(os.path.normpath(step)).is_relative_to(inside) or hops <= 0:
                 return True
+            if not os.path.isabs(target) and _climbs_out(Path(os.path.realpath(at.parent)), target, inside):
+                return True  # "../inside/a": out of the folder on the way, whatever the end
             if _leaves_on_the_way(Path(os.path.normpath(step)), inside, hops - 1):
                 return True
+    return False
+
+
+def _climbs_out(folder: Path, target: str, inside: Path) -> bool:
+    """Whether a relative link's own text, read from ``folder``, goes above ``inside`` at some step."""
+    try:
+        depth = len(folder.relative_to(os.path.realpath(inside)).parts)
+    except ValueError:
+        return True
+    for part in Path(target).parts:
+        depth += -1 if part == ".." else 0 if part == "." else 1
+        if depth < 0:
+            return True
     return False
 
 
