@@ -29,9 +29,26 @@ from run_verifier import (
     _same_key,
     _short_repr,
     _stdlib,
-    _unseen_stdlib,
     own_frames,
 )
+
+# What only the extras write (--phases-to, --explain-to), they write with
+# modules the verifier never meets: a run asked for them imports what it would without.
+_UNSEEN = {}
+
+
+def _unseen_stdlib(name):
+    """_stdlib, for the extras: whatever the import brings is taken out of
+    sys.modules again (its first write comes before the verifier is
+    imported), so the verifier's own `import json` still finds its helper
+    tests/json.py, as in the sandbox's run."""
+    if name not in _UNSEEN:
+        before = set(sys.modules)
+        _UNSEEN[name] = _stdlib(name)
+        for key in set(sys.modules) - before:
+            del sys.modules[key]
+    return _UNSEEN[name]
+
 
 # Roles of the three folders the runner places at the front of sys.path.
 ROLE_HELPERS = "vendored helpers"
