@@ -38,15 +38,17 @@ _UNSEEN = {}
 
 
 def _unseen_stdlib(name):
-    """_stdlib, for the extras: whatever the import brings is taken out of
-    sys.modules again (its first write comes before the verifier is
-    imported), so the verifier's own `import json` still finds its helper
-    tests/json.py, as in the sandbox's run."""
+    """_stdlib, for the extras: the package is taken out of sys.modules again
+    (its first write comes before the verifier is imported), so the
+    verifier's own `import json` still finds its helper tests/json.py, as in
+    the sandbox's run. What it imported on its way (re) stays: taken out too,
+    it was imported a second time by the next module that needs it."""
     if name not in _UNSEEN:
         before = set(sys.modules)
         _UNSEEN[name] = _stdlib(name)
         for key in set(sys.modules) - before:
-            del sys.modules[key]
+            if key == name or key.startswith(name + "."):
+                del sys.modules[key]
     return _UNSEEN[name]
 
 
