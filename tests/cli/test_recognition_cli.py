@@ -348,3 +348,19 @@ def test_a_plain_test_sh_tasks_note_names_the_verifier_chosen(env, tmp_path):
         no_traceback(done)
         assert said in done.stdout, (command, done.stdout)
         assert "would not run tests/verifier.py" not in done.stdout, (command, done.stdout)
+
+
+def test_a_shim_naming_a_file_out_of_tests_is_never_what_runs(env, tmp_path):
+    # --verifier /tests/../../outside.py names a file of the user's, beside the
+    # task: in a container it is no file at all. It must not be staged and run
+    # (the user's own code, with the task's network) nor named as what the shim runs.
+    task_dir = make_task(tmp_path / "t", None, files={"helper.py": "X = 1\n"})
+    write(tmp_path / "outside.py", "def verify(workspace):\n    return 1.0\n")
+    shim = task_dir / "tests" / "test.sh"
+    shim.write_text(shim.read_text().replace("--verifier /tests/verifier.py", "--verifier /tests/../../outside.py"))
+    done = run_tool(env, "run", "--json", task_dir, "--python", PY)
+    no_traceback(done)
+    assert "outside.py" not in done.stdout + done.stderr
+    from verifier_tui.engine.harbor.replay import shim_verifier
+
+    assert shim_verifier(task_dir) is None

@@ -90,18 +90,18 @@ def _tests_dirs(task_dir: Path, step: str | None) -> list[Path]:
 
 def shim_verifier(task_dir: Path, step: str | None = None) -> Path | None:
     """The verifier the task's test.sh hands to the runner, as a local file."""
-    from verifier_tui.engine.task.discovery import SHIM_VERIFIER_ARG
+    from verifier_tui.engine.task.discovery import shim_names
 
     for tests in _tests_dirs(task_dir, step):
         text, _ = untrusted.read_text(tests / "test.sh", untrusted.SCRIPT_LIMIT)
         if text is None:
             continue
-        match = SHIM_VERIFIER_ARG.search(text)
-        if match is None:
+        named = shim_names(text)
+        if named is None:
             return None
         for base in _tests_dirs(task_dir, step):
-            if (base / match.group(1)).is_file():
-                return base / match.group(1)
+            if (base / named).is_file():
+                return base / named
         return None
     return None
 

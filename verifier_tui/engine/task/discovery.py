@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 SHIM_MARKER = "run_verifier.py"
 # The verifier a shim names for the runner (ours: --verifier /tests/verifier.py).
 # `--verifier=FILE` too: the runner takes both spellings
-SHIM_VERIFIER_ARG = re.compile(r"--verifier(?:\s+|=)[\"']?/tests/([^\s\"']+)")
+_SHIM_VERIFIER_ARG = re.compile(r"--verifier(?:\s+|=)[\"']?/tests/([^\s\"']+)")
 # Folders never searched for verifiers: the one skip list, and the vendored helpers.
 _SKIP_DIRS = NOT_SEARCHED | {"nemo_gym"}
 
@@ -239,8 +239,8 @@ def resolve(path: Path | str | Target) -> Task:
         # the shim names the runner in its first lines
         script = untrusted.read_bytes(test_sh, MAX_SCAN_BYTES, keep="head").data
         plain = script is not None and SHIM_MARKER.encode() not in script
-        named = SHIM_VERIFIER_ARG.search(script.decode(errors="replace")) if script and not plain else None
-        shims_file = tests_dir / named.group(1) if named else shims_file
+        named = shim_names(script.decode(errors="replace")) if script and not plain else None
+        shims_file = tests_dir / named if named else shims_file
     if not verifiers and not plain and shims_file.is_file() and not shims_file.is_symlink():
         # The shim runs tests/verifier.py whatever it holds: with no top-level
         # verify in sight (renamed, or imported from a helper) the runner
@@ -319,6 +319,16 @@ def verifier_notices(task: Task, verifier: Path | None) -> list[str]:
     if uses_episode_api(verifier):
         out.append(episode_api_notice(_display(task, verifier)))
     return out
+
+
+def shim_names(script: str) -> str | None:
+    """The file a shim's ``--verifier /tests/...`` names, relative to /tests; None
+    when it names none there. A name that climbs out of /tests (``..``) is none:
+    here it would be a file of the user's beside the task, never to be run."""
+    named = _SHIM_VERIFIER_ARG.search(script)
+    if named is None or ".." in named.group(1).split("/"):
+        return None
+    return named.group(1)
 
 
 def shim_runs_another_notice(task: Task, verifier: Path) -> str | None:
