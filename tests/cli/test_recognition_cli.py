@@ -364,3 +364,18 @@ def test_a_shim_naming_a_file_out_of_tests_is_never_what_runs(env, tmp_path):
     from verifier_tui.engine.harbor.replay import shim_verifier
 
     assert shim_verifier(task_dir) is None
+
+
+def test_a_folder_of_links_says_its_links_are_not_followed(env, tmp_path):
+    # Links are never followed to tell a folder of Harbor jobs or trials (one
+    # may lead anywhere): a folder of links to jobs said only "is not a task".
+    for job in ("job-a", "job-b"):
+        write(tmp_path / "real" / job / "job.log", "")
+        (tmp_path / "links").mkdir(exist_ok=True)
+        (tmp_path / "links" / job).symlink_to(tmp_path / "real" / job)
+    done = run_tool(env, "run", tmp_path / "links", "--python", PY)
+    no_traceback(done)
+    assert done.returncode == 2
+    assert "links in it are not followed to Harbor jobs or trials: job-a, job-b (open one by its own path)" in (
+        done.stderr
+    )
