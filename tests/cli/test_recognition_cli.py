@@ -376,6 +376,4 @@ def test_a_folder_of_links_says_its_links_are_not_followed(env, tmp_path):
     done = run_tool(env, "run", tmp_path / "links", "--python", PY)
     no_traceback(done)
     assert done.returncode == 2
-    assert "links in it are not followed to Harbor jobs or trials: job-a, job-b (open one by its own path)" in (
-        done.stderr
-    )
+    assert "links to Harbor folders in it are not followed: job-a, job-b (open one by its own path)" in done.stderr

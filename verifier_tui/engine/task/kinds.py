@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import os
 import re
-from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -162,21 +161,7 @@ def not_a_task_message(path: Path, found: TasksFound | None = None, expected: st
             f"{where} is a folder of {count} tasks, not a task: {some_names(found.names)}; "
             f"open one of them (for example {os.path.join(where, found.names[0])})"
         )
-    links = _links_in(path)
-    # never followed to tell a folder of jobs or trials (one may lead anywhere): said, so one can be opened
-    followed = (
-        f"; links in it are not followed to Harbor jobs or trials: {some_names(links)} (open one by its own path)"
-    )
-    return f"{where} is not a task: {expected}" + (followed if links else "")
-
-
-def _links_in(folder: Path) -> list[str]:
-    """The names of the links among ``folder``'s first :data:`MAX_ENTRIES_SCANNED` entries, sorted."""
-    try:
-        with os.scandir(folder) as entries:
-            return sorted(e.name for e in islice(entries, MAX_ENTRIES_SCANNED) if e.is_symlink())
-    except OSError:
-        return []
+    return f"{where} is not a task: {expected}"
 
 
 # ---------------------------------------------------------------------------

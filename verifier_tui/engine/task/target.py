@@ -11,6 +11,7 @@ folders are asked first, as a file inside a trial names that trial.
 from __future__ import annotations
 
 import os
+from itertools import islice
 from pathlib import Path
 
 from verifier_tui.engine import untrusted
@@ -23,6 +24,7 @@ from verifier_tui.engine.task.kinds import (
     looks_like_task,
     nemo_gym_environment,
     not_a_task_message,
+    some_names,
     tasks_in,
 )
 
@@ -141,7 +143,10 @@ def _task_target(path: Path) -> Target:
     if found.names:
         return Target("tasks", path, why=not_a_task_message(path, found))
     if not _verifiers_held(path):
-        return Target("other", path, why=not_a_task_message(path, found))
+        linked = _linked_harbor_folders(path)
+        # never followed to tell a folder of jobs (one may lead anywhere): said, so one can be opened
+        why = f"; links to Harbor folders in it are not followed: {some_names(linked)} (open one by its own path)"
+        return Target("other", path, why=not_a_task_message(path, found) + (why if linked else ""))
     return Target("verifiers", path, path, path)  # a bare folder of verifier modules: its own tests folder
 
 
@@ -250,6 +255,18 @@ def find_harbor_folder(path: Path | str) -> tuple[str, Path, str | None] | None:
     if held is not None:  # a folder of trials without job files reads as a job
         return ("jobs" if held == "jobs" else "job"), start, None
     return None
+
+
+def _linked_harbor_folders(folder: Path) -> list[str]:
+    """The links among ``folder``'s first entries probed that lead to a job or trial folder, sorted."""
+    try:
+        with os.scandir(folder) as scan:
+            entries = [e for e in islice(scan, _PROBE_FOLDERS) if e.is_symlink()]
+    except OSError:
+        return []
+    return sorted(
+        e.name for e in entries if any(os.path.isfile(os.path.join(e.path, log)) for log in (JOB_LOG, TRIAL_LOG))
+    )
 
 
 def folder_of(folder: Path) -> str | None:
