@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.harbor import harbor_exception, make_job
+from tests.helpers.harbor import PASSED, harbor_exception, make_job
 from verifier_tui.engine.harbor.folders import open_harbor
 from verifier_tui.engine.harbor.walkthrough import job_listing
 
@@ -33,16 +33,15 @@ def build_like(name: str, real: Path, runs: Path) -> Path:
     task_name = json.loads((trial / "config.json").read_text())["task"]["path"].split("/")[-1]
     task = runs / "tasks" / task_name
     shutil.copytree(real / "tasks" / task_name, task)
-    passed = {"rewards": {"reward": 1.0}, "verifier_files": {"test-stdout.txt": "", "reward.txt": "1.0"}}
     kwargs = {
-        "oracle-pass": dict(passed),
+        "oracle-pass": dict(PASSED),
         "nop-fail": dict(
             agent="nop",
             exception=harbor_exception("RewardFileNotFoundError", "No reward file found"),
             verifier_files={"test-stdout.txt": "Traceback (most recent call last):\n"},
         ),
-        "separate-mode": dict(passed, mode="separate", app={"hello.txt": "hello world\n"}),
-        "multi-step": dict(mode=None, steps=[dict(passed, name="first"), dict(passed, name="second")]),
+        "separate-mode": dict(PASSED, mode="separate", app={"hello.txt": "hello world\n"}),
+        "multi-step": dict(mode=None, steps=[dict(PASSED, name="first"), dict(PASSED, name="second")]),
     }[name]
     return make_job(runs / "jobs" / name, {trial.name: dict(task=task, **kwargs)})
 

@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers.harbor import harbor_trial_config, make_job
+from tests.helpers.harbor import PASSED, harbor_trial_config, make_job
 from verifier_tui.engine.harbor.folders import open_harbor
 from verifier_tui.engine.harbor.walkthrough import walk_trial
 from verifier_tui.engine.task.discovery import read_task_config
-
-PASSED = {"rewards": {"reward": 1.0}, "verifier_files": {"test-stdout.txt": "", "reward.txt": "1.0"}}
 
 
 def walk(runs, task, step=None, *, config=None, environ=None, **kwargs):

@@ -8,13 +8,11 @@ import os
 
 import pytest
 
-from tests.helpers.harbor import harbor_exception, make_job, make_trial
+from tests.helpers.harbor import PASSED, harbor_exception, make_job, make_trial
 from verifier_tui.engine.harbor.folders import HarborFolderError, open_harbor, select_trial
 from verifier_tui.engine.harbor.reading import read_json
 from verifier_tui.engine.harbor.walkthrough import job_listing, walk_trial
 from verifier_tui.engine.task.target import find_harbor_folder, harbor_kind
-
-PASSED = {"rewards": {"reward": 1.0}, "verifier_files": {"test-stdout.txt": "", "reward.txt": "1.0"}}
 
 
 def test_real_jobs_and_trials_are_recognised_by_their_files(real):

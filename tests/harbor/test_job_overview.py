@@ -9,14 +9,12 @@ import shutil
 
 from tests.harbor.job_copies import copy_job_files, copy_trial, hostile_jobs, mixed_job, rewarded
 from tests.helpers.commands import TOOL, inner_pytest_options, modes_bind_root, no_traceback, run_tool
-from tests.helpers.harbor import harbor_exception, make_job
+from tests.helpers.harbor import PASSED, harbor_exception, make_job
 from tests.helpers.tasks import PY
 from verifier_tui.engine.harbor.folders import open_harbor
 from verifier_tui.engine.harbor.locate import locate_task
 from verifier_tui.engine.harbor.overview import read_jobs, read_overview, select_rows
 from verifier_tui.engine.task.target import find_harbor_folder
-
-PASSED = {"rewards": {"reward": 1.0}, "verifier_files": {"test-stdout.txt": "", "reward.txt": "1.0"}}
 
 
 def test_the_genuine_jobs_folder_is_recognised_and_listed_latest_started_first(real):

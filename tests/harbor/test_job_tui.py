@@ -12,6 +12,7 @@ from textual.widgets import DataTable
 
 from tests.harbor.job_copies import copy_job_files, copy_trial, hostile_jobs, mixed_job
 from tests.harbor.trial_app_under_test import SIZE, TrialAppUnderTest, text_of
+from tests.helpers.harbor import PASSED, make_job
 from verifier_tui.engine.session import Options
 from verifier_tui.tui.screens.help import HelpScreen
 from verifier_tui.tui.screens.job_overview import JobOverviewScreen
@@ -156,13 +157,8 @@ async def test_a_row_drawn_before_its_columns_were_measured_is_drawn_again_at_th
 
 
 async def test_a_trial_folder_that_cannot_be_read_is_listed_and_the_job_read_to_its_end(task, runs, monkeypatch):
-    from pathlib import Path
-
-    from tests.helpers.harbor import make_job
-
-    passed = {"rewards": {"reward": 1.0}, "verifier_files": {"test-stdout.txt": "", "reward.txt": "1.0"}}
     job = make_job(
-        runs / "jobs" / "j", {"demo__ok": dict(task=task(), **passed), "demo__shut": dict(task=task(), **passed)}
+        runs / "jobs" / "j", {"demo__ok": dict(task=task(), **PASSED), "demo__shut": dict(task=task(), **PASSED)}
     )
     is_file = Path.is_file
 
@@ -179,11 +175,8 @@ async def test_a_trial_folder_that_cannot_be_read_is_listed_and_the_job_read_to_
 
 
 async def test_a_job_folder_that_cannot_be_listed_says_so(task, runs, monkeypatch):
-    from tests.helpers.harbor import make_job
-
-    passed = {"rewards": {"reward": 1.0}, "verifier_files": {"test-stdout.txt": "", "reward.txt": "1.0"}}
     job = make_job(
-        runs / "jobs" / "j", {"demo__a": dict(task=task(), **passed), "demo__b": dict(task=task(), **passed)}
+        runs / "jobs" / "j", {"demo__a": dict(task=task(), **PASSED), "demo__b": dict(task=task(), **PASSED)}
     )
 
     def unlisted(folder):  # what a job folder of mode 0o111 does to a user who is not root
@@ -197,11 +190,8 @@ async def test_a_job_folder_that_cannot_be_listed_says_so(task, runs, monkeypatc
 
 
 async def test_a_trial_that_cannot_be_read_when_opened_says_so_not_a_fault(task, runs, monkeypatch):
-    from tests.helpers.harbor import make_job
-
-    passed = {"rewards": {"reward": 1.0}, "verifier_files": {"test-stdout.txt": "", "reward.txt": "1.0"}}
     job = make_job(
-        runs / "jobs" / "j", {"demo__a": dict(task=task(), **passed), "demo__b": dict(task=task(), **passed)}
+        runs / "jobs" / "j", {"demo__a": dict(task=task(), **PASSED), "demo__b": dict(task=task(), **PASSED)}
     )
 
     def shut(trial, *args, **kwargs):  # a trial folder of mode 0o444, as a user who is not root meets it
@@ -220,10 +210,7 @@ async def test_a_trial_that_cannot_be_read_when_opened_says_so_not_a_fault(task,
 async def test_esc_on_the_lone_trial_of_a_job_reaches_the_jobs_overview(task, runs):
     """A job of one trial opens that trial, and its overview (Harbor's mean,
     what it leaves out) could not be reached: esc did nothing."""
-    from tests.helpers.harbor import make_job
-
-    passed = {"rewards": {"reward": 1.0}, "verifier_files": {"test-stdout.txt": "", "reward.txt": "1.0"}}
-    job = make_job(runs / "jobs" / "j", {"demo__only": dict(task=task(), **passed)})
+    job = make_job(runs / "jobs" / "j", {"demo__only": dict(task=task(), **PASSED)})
     app = job_app(job)
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_replays(1)
@@ -257,11 +244,8 @@ async def test_tab_to_the_tasks_and_enter_narrows_the_trials_then_tab_and_one_en
 
 async def test_enter_on_a_task_whose_trials_the_filters_hide_says_none_is_shown(task, runs):
     """It said "0 trials of task demo below: tab reaches them", to an empty table."""
-    from tests.helpers.harbor import make_job
-
-    passed = {"rewards": {"reward": 1.0}, "verifier_files": {"test-stdout.txt": "", "reward.txt": "1.0"}}
     job = make_job(
-        runs / "jobs" / "j", {"demo__a": dict(task=task(), **passed), "demo__b": dict(task=task(), **passed)}
+        runs / "jobs" / "j", {"demo__a": dict(task=task(), **PASSED), "demo__b": dict(task=task(), **PASSED)}
     )
     app = job_app(job)
     async with app.run_test(size=SIZE) as pilot:
@@ -273,11 +257,9 @@ async def test_enter_on_a_task_whose_trials_the_filters_hide_says_none_is_shown(
 
 async def test_the_lone_trial_of_a_job_that_cannot_be_opened_leaves_the_overview_and_says_why(task, runs, monkeypatch):
     """The app ended with a traceback: the lone trial was opened with no word for a folder it cannot read."""
-    from tests.helpers.harbor import make_job
     from verifier_tui.engine.harbor import folders
 
-    passed = {"rewards": {"reward": 1.0}, "verifier_files": {"test-stdout.txt": "", "reward.txt": "1.0"}}
-    job = make_job(runs / "jobs" / "j", {"demo__only": dict(task=task(), **passed)})
+    job = make_job(runs / "jobs" / "j", {"demo__only": dict(task=task(), **PASSED)})
 
     def shut(path):  # a trial folder of mode 000, as a user who is not root meets it
         raise folders.HarborFolderError(f"the trial folder {Path(path).name} cannot be read (Permission denied)")
@@ -294,12 +276,10 @@ async def test_the_lone_trial_of_a_job_that_cannot_be_opened_leaves_the_overview
 
 async def test_enter_on_a_trial_that_can_no_longer_be_read_says_so_on_the_overview(task, runs, monkeypatch):
     """A trial folder read as unreadable raises HarborFolderError: enter on its row ended the app."""
-    from tests.helpers.harbor import make_job
     from verifier_tui.engine.harbor import folders
 
-    passed = {"rewards": {"reward": 1.0}, "verifier_files": {"test-stdout.txt": "", "reward.txt": "1.0"}}
     job = make_job(
-        runs / "jobs" / "j", {"demo__a": dict(task=task(), **passed), "demo__b": dict(task=task(), **passed)}
+        runs / "jobs" / "j", {"demo__a": dict(task=task(), **PASSED), "demo__b": dict(task=task(), **PASSED)}
     )
     app = job_app(job)
     async with app.run_test(size=SIZE) as pilot:

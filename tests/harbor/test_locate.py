@@ -6,13 +6,11 @@ from __future__ import annotations
 import json
 import shutil
 
-from tests.helpers.harbor import harbor_trial_config, make_job
+from tests.helpers.harbor import PASSED, harbor_trial_config, make_job
 from verifier_tui.engine.harbor.digest import task_digest
 from verifier_tui.engine.harbor.folders import open_harbor
 from verifier_tui.engine.harbor.locate import git_task_cache_dir, locate_task, run_folder, shortuuid_of
 from verifier_tui.engine.harbor.walkthrough import trial_json, walk_trial
-
-PASSED = {"rewards": {"reward": 1.0}, "verifier_files": {"test-stdout.txt": "", "reward.txt": "1.0"}}
 
 
 def one_trial(runs, task, **kwargs):

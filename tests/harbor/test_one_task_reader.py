@@ -12,10 +12,9 @@ import json
 import pytest
 
 from tests.helpers.commands import no_traceback, run_tool
-from tests.helpers.harbor import SEPARATE, make_job
+from tests.helpers.harbor import PASSED, SEPARATE, make_job
 from tests.helpers.tasks import PY
 
-PASSED = {"rewards": {"reward": 1.0}, "verifier_files": {"test-stdout.txt": "", "reward.txt": "1.0"}}
 # The verifier reports the variables it sees as its reward's keys (1.0 each).
 SHOWS_ENV = (
     "import json, os\n\ndef verify(workspace):\n"

@@ -14,7 +14,7 @@ import shutil
 import pytest
 
 from tests.helpers.commands import no_traceback, run_tool
-from tests.helpers.harbor import make_job
+from tests.helpers.harbor import PASSED, make_job
 from tests.helpers.tasks import PY
 
 CAPTURE = 'artifacts = ["/app"] at the top of task.toml, before its first [table]'
@@ -31,12 +31,11 @@ def mixed(real):
     """A job of two trials of the genuine hello-file task: one that captured
     /app (an agent that wrote hello.txt) and one that did not, both 1.0."""
     task = real / "tasks" / "hello-file"
-    passed = {"rewards": {"reward": 1.0}, "verifier_files": {"test-stdout.txt": "", "reward.txt": "1.0"}}
     job = make_job(
         real / "jobs" / "mixed",
         {
-            "hello-file__Captur1": dict(task=task, app={"hello.txt": "hello world\n"}, **passed),
-            "hello-file__NoApp22": dict(task=task, **passed),
+            "hello-file__Captur1": dict(task=task, app={"hello.txt": "hello world\n"}, **PASSED),
+            "hello-file__NoApp22": dict(task=task, **PASSED),
         },
     )
     return job

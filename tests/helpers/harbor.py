@@ -404,6 +404,10 @@ def make_trial(
     return folder
 
 
+#: A trial that passed, as make_trial and make_job take its fields: reward 1.0 in reward.txt.
+PASSED = {"rewards": {"reward": 1.0}, "verifier_files": {"test-stdout.txt": "", "reward.txt": "1.0"}}
+
+
 def make_job(folder: Path, trials: dict[str, dict]) -> Path:
     """A job folder at ``folder`` with one trial per ``{trial_name: make_trial kwargs}``."""
     folder = Path(folder)
