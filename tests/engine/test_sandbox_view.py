@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.commands import run_tool
-from tests.helpers.processes import needs_namespaces
+from tests.helpers.processes import in_a_cgroup, needs_namespaces
 from tests.helpers.tasks import PY, make_task, write
 from verifier_tui.engine.sandbox import isolation
 from verifier_tui.engine.session import Options, Session
@@ -247,8 +247,39 @@ def test_memory_mb_ends_the_biggest_process_as_the_oom_killer_would(tmp_path, en
     assert data["rewards"] is None and data["verdict_error"] == "RewardFileNotFoundError"
     assert data["signal"] == signal.SIGKILL
     assert data["limits"]["memory_mb"] == 128
-    assert len(data["out_of_memory"]) == 1 and "run_verifier.py" in data["out_of_memory"][0]
+    if in_a_cgroup("memory", sandbox):  # the kernel's OOM killer says how many it ended, not which
+        assert data["out_of_memory"] == ["the runner"] and data["limits"]["cgroup"] == ["memory"]
+    else:
+        assert len(data["out_of_memory"]) == 1 and "run_verifier.py" in data["out_of_memory"][0]
     assert any("out of memory" in n and "memory_mb = 128" in n for n in data["notices"])
+
+
+def test_a_runs_cgroups_are_removed_once_it_is_over_and_those_a_killed_tool_left_too(tmp_path, env):
+    """A run's cgroups outlive nothing: removed as it ends, and those of a
+    tool SIGKILLed mid-run removed by the next tool that makes one."""
+    if not in_a_cgroup("memory"):
+        pytest.skip("this user may make no memory cgroup here")
+    from verifier_tui.engine.sandbox.cgroup import places
+
+    folder = Path(places()["memory"].folder)
+    left = folder / "verifier-tui-4194305-0"  # past any pid_max (2**22): its tool is gone
+    left.mkdir(exist_ok=True)
+    task_dir = make_task(
+        tmp_path / "t",
+        "def verify(workspace):\n    return 1.0\n",
+        toml='version = "1.0"\n[environment]\nmemory_mb = 128\ncpus = 1\n',
+        cases={"only": {}},
+    )
+    try:
+        assert run_json(env, task_dir)["rewards"] == {"reward": 1.0}
+        assert not left.exists()
+    finally:
+        if left.exists():
+            left.rmdir()
+    with Session(task_dir, Options(python=PY)) as session:
+        assert session.run().verdict.rewards == {"reward": 1.0}
+    mine = f"verifier-tui-{os.getpid()}-"
+    assert not [p for place in places().values() for p in os.listdir(place.folder) if p.startswith(mine)]
 
 
 def test_a_workspace_bound_over_the_views_shm_is_not_the_runs_memory(tmp_path, env):
@@ -318,26 +349,48 @@ def test_past_memory_mb_a_child_is_killed_and_the_verifier_goes_on(tmp_path, env
     )
     data = run_json(dict(env, VERIFIER_TUI_SANDBOX=sandbox), task_dir)
     assert data["rewards"] == {"reward": 0.5}, data["stderr"]
-    assert "bytearray" in data["out_of_memory"][0]
+    if in_a_cgroup("memory", sandbox):
+        assert data["out_of_memory"] == ["a process the runner started"]
+    else:
+        assert "bytearray" in data["out_of_memory"][0]
 
 
-def test_cpus_binds_the_run_to_as_many_cpus(tmp_path, env, sandbox):
+def test_cpus_is_a_quota_in_a_cgroup_else_as_many_cpus_bound(tmp_path, env, sandbox):
+    """Harbor's ``cpus`` is Docker's: the container sees every CPU and gets
+    ``cpus`` worth of their time. Two processes busy for a second under
+    ``cpus = 1`` got two CPU-seconds: the run was bound to nothing."""
     if len(os.sched_getaffinity(0)) < 2:
         pytest.skip("this machine has one CPU")
     task_dir = make_task(
         tmp_path / "t",
         """\
-        import os
+        import multiprocessing, os, resource, time
+
+        def busy():
+            end = time.monotonic() + 1.0
+            while time.monotonic() < end:
+                pass
 
         def verify(workspace):
+            workers = [multiprocessing.Process(target=busy) for _ in range(2)]
+            for worker in workers:
+                worker.start()
+            for worker in workers:
+                worker.join()
+            print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime)
             return float(len(os.sched_getaffinity(0)))
     """,
         toml='version = "1.0"\n[environment]\ncpus = 1\n',
         cases={"only": {}},
     )
     data = run_json(dict(env, VERIFIER_TUI_SANDBOX=sandbox), task_dir)
-    assert data["rewards"] == {"reward": 1.0}
-    assert data["limits"]["cpus"] == 1 and len(data["limits"]["cpu_list"]) == 1
+    assert data["limits"]["cpus"] == 1
+    if in_a_cgroup("cpu", sandbox):
+        assert data["rewards"] == {"reward": float(os.cpu_count() or 1)} and data["limits"]["cpu_list"] == []
+        assert data["limits"]["cgroup"] == ["cpu"]
+    else:
+        assert data["rewards"] == {"reward": 1.0} and len(data["limits"]["cpu_list"]) == 1
+    assert float(data["stdout"]) < 1.5, data["stdout"]  # a CPU's worth of the two seconds' work, at most
 
 
 def test_runs_side_by_side_are_bound_to_cpus_of_their_own(tmp_path, env, sandbox):
@@ -362,6 +415,9 @@ def test_runs_side_by_side_are_bound_to_cpus_of_their_own(tmp_path, env, sandbox
     done = run_tool(dict(env, VERIFIER_TUI_SANDBOX=sandbox), "test", "--json", "-j", "2", task_dir, "--python", PY)
     cases = json.loads(done.stdout)["cases"]
     bound = [case["limits"]["cpu_list"] for case in cases]
+    if in_a_cgroup("cpu", sandbox):  # each a quota of its own, bound to no CPU
+        assert bound == [[], []] and all(case["limits"]["cgroup"] == ["cpu"] for case in cases), done.stdout
+        return
     assert [len(cpus) for cpus in bound] == [1, 1] and bound[0] != bound[1], done.stdout
     assert sorted(case["rewards"]["reward"] for case in cases) == sorted(float(cpus[0]) for cpus in bound)
 

@@ -24,7 +24,15 @@ import pytest
 
 from tests.helpers.commands import interrupted, run_tool
 from tests.helpers.harbor import RUNNER
-from tests.helpers.processes import SAY_STARTED, has_started, process_gone, processes_with, wait_gone, wait_none_with
+from tests.helpers.processes import (
+    SAY_STARTED,
+    has_started,
+    in_a_cgroup,
+    process_gone,
+    processes_with,
+    wait_gone,
+    wait_none_with,
+)
 from tests.helpers.tasks import HANG_GUARD_S, PY, TASKS_WITH_CASES, copy_example, make_task
 from verifier_tui.engine import warm
 from verifier_tui.engine.record import replace
@@ -253,8 +261,13 @@ def test_a_held_run_is_bound_to_the_tasks_cpus_as_a_cold_one(tmp_path, sandbox):
 
     held, _cold, result = _run(scenario())
     assert held.went
-    assert result.stdout.text == "1 1\n"
-    assert len(result.limits["cpu_list"]) == 1
+    if in_a_cgroup("cpu", sandbox):  # a quota: the held run's cgroup was made as it started, and it saw every CPU
+        every = len(os.sched_getaffinity(0))
+        assert result.stdout.text == f"{every} {every}\n" and result.limits["cgroup"] == ["cpu"]
+        assert result.limits["cpu_list"] == []
+    else:
+        assert result.stdout.text == "1 1\n"
+        assert len(result.limits["cpu_list"]) == 1
 
 
 def test_a_tasks_own_runner_stays_cold(tmp_path, sandbox):

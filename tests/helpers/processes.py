@@ -51,6 +51,14 @@ def needs_namespaces() -> None:
         pytest.skip(f"no namespaces on this machine: {problem}")
 
 
+def in_a_cgroup(controller: str, sandbox: str = "namespace") -> bool:
+    """Whether a run in ``sandbox`` gets ``controller``'s limit (``memory``,
+    ``cpu``) from a cgroup of its own here (root: yes), not measured or bound."""
+    from verifier_tui.engine.sandbox.cgroup import places
+
+    return sandbox == "namespace" and controller in places()
+
+
 @contextmanager
 def answering(servers: list[socket.socket]) -> Iterator[None]:
     """Each listening socket of ``servers`` answers ``hello`` to every

@@ -221,13 +221,20 @@ async def test_the_header_names_the_sandbox_in_force(example, sandbox):
         assert widget_text(app, "#header").rstrip().endswith((f"· {ending}", f"\n{ending}"))
         tooltip = str(header.tooltip)
         assert tooltip.startswith(f"sandbox: {sandbox} (")  # the headless lines, on hover
+        from verifier_tui.engine.sandbox.cgroup import places
+
         network = "network public (user-mode)" if helper() else "no network (network public: slirp4netns is not"
-        limits = "limits: 1024 MB · 1 CPU (as affinity, not a quota) · storage 2048 MB "
         if sandbox == "namespace":
-            assert tooltip.split("\n")[-1].startswith(limits + f"(on /tmp only) · {network}")
+            # a cgroup of the run's own where this user may make one (root here), said either way
+            memory = " (a memory cgroup)" if "memory" in places() else " (measured, without a cgroup)"
+            cpu = " (a quota, as Docker's)" if "cpu" in places() else " (as affinity, not a quota)"
+            limits = f"limits: 1024 MB{memory} · 1 CPU{cpu} · storage 2048 MB (on /tmp only) · {network}"
+            assert tooltip.split("\n")[-1].startswith(limits)
             assert tooltip.endswith("· starts in /app")
         else:
-            assert tooltip.endswith(limits + "(not applied)")
+            assert tooltip.endswith(
+                "limits: 1024 MB · 1 CPU (as affinity, not a quota) · storage 2048 MB (not applied)"
+            )
 
 
 async def test_the_header_says_when_a_copy_is_all_this_machine_allows(example, monkeypatch, private_cache):

@@ -253,7 +253,7 @@ def under_pdb(prepared, typed: str) -> subprocess.CompletedProcess:
     command = pdb_command(prepared.argv)
     proc = popen(
         command,
-        attach=prepared.network_helper,
+        attach=prepared.attached,
         cwd=prepared.cwd,
         env=prepared.env,
         stdin=subprocess.PIPE,
@@ -264,8 +264,8 @@ def under_pdb(prepared, typed: str) -> subprocess.CompletedProcess:
     try:
         out, err = proc.communicate(typed, timeout=60)
     finally:
-        if prepared.network_helper is not None:
-            prepared.network_helper.close()
+        if prepared.attached is not None:
+            prepared.attached.close()
     return subprocess.CompletedProcess(command, proc.returncode, out, err)
 
 

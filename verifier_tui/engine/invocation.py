@@ -108,8 +108,8 @@ class Prepared:
     """Bytes the run's processes may hold together before the biggest is killed, as the kernel's OOM killer would."""
     memory_extra: Any = None
     """What else the run holds that counts toward ``memory_limit`` (the view's tmpfs), by its leader."""
-    network_helper: Any = None
-    """The helper that gives the view its network as the run starts (:class:`~.sandbox.network.UserNetwork`)."""
+    attached: Any = None
+    """The view's cgroups and network helper, made as the run starts (:class:`~.sandbox.containment.Attached`)."""
     folders: tuple[str, ...] = ()
     """The interpreter's folders (its installation and import path): the view shows them."""
 
@@ -351,7 +351,7 @@ def _contain(prepared: Prepared, limits: Limits) -> None:
     prepared.notices += contained.notices
     prepared.marker, prepared.guard = contained.marker, contained.guard
     prepared.memory_limit = contained.memory_limit
-    prepared.memory_extra, prepared.network_helper = contained.memory_extra, contained.network_helper
+    prepared.memory_extra, prepared.attached = contained.memory_extra, contained.attached
     prepared.limits = contained.limits
 
 
@@ -364,7 +364,7 @@ def leased_cpus(prepared: Prepared, held: Held | None = None) -> Iterator[tuple[
     ``held`` run is sent them with its go instead, and binds itself before
     the verifier runs (the runner's ``_wait_for_go``)."""
     limits = prepared.limits
-    wanted = cpus_to_bind(limits.cpus) if limits is not None else 0
+    wanted = cpus_to_bind(limits.cpus) if limits is not None and "cpu" not in limits.cgroup else 0
     if limits is None or not wanted:
         yield ()
         return

@@ -129,11 +129,12 @@ class ProcessResult:
 
 class Attachment(Protocol):
     """What a run's start needs besides its command line (the sandbox's
-    network helper, :mod:`verifier_tui.engine.sandbox.network`): pipes whose
-    numbers replace their stand-ins in the command line, a step once the
-    child started, and an end with the run."""
+    network helper and cgroups, :mod:`verifier_tui.engine.sandbox.network`,
+    :mod:`~verifier_tui.engine.sandbox.cgroup`): pipes (their numbers) or
+    files (their paths) that replace their stand-ins in the command line, a
+    step once the child started, and an end with the run."""
 
-    def open(self) -> dict[str, int]: ...
+    def open(self) -> dict[str, int | str]: ...
 
     def started(self, started: bool) -> None: ...
 
@@ -385,7 +386,7 @@ def popen(
         try:
             proc = subprocess.Popen(
                 [str(fds[word]) if word in fds else word for word in argv],
-                pass_fds=(*pass_fds, *fds.values()),
+                pass_fds=(*pass_fds, *(fd for fd in fds.values() if isinstance(fd, int))),
                 **options,
             )
         finally:

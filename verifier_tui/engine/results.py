@@ -283,7 +283,19 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
                 f"its biggest process was killed, as the sandbox's OOM killer would: "
                 f"{cut(map_paths(command, prepared.path_map))}"
             )
-    helper = prepared.network_helper
+        killed = prepared.attached.cgroup.oom_kills if prepared.attached and prepared.attached.cgroup else 0
+        if killed:
+            # The memory cgroup's own OOM killer: it says how many it ended, not which.
+            victim = "the runner" if signal == 9 else "a process the runner started"
+            out_of_memory.append(victim)
+            notices.append(
+                f"out of memory: the run reached task.toml's memory_mb = {limit} (its memory cgroup's limit), and "
+                f"the kernel's OOM killer ended {victim}"
+                + (f" ({killed} processes in all)" if killed > 1 else "")
+                + ", as it would in the sandbox"
+            )
+    attached = prepared.attached
+    helper = attached.network if attached is not None else None
     if done is not None and helper is not None and helper.problem is not None and prepared.limits is not None:
         notices.append(
             f"network_mode = {prepared.limits.network!r}, but this run had no network: {helper.problem}; "

@@ -280,13 +280,15 @@ class Session:
         """The task's limits and the sandbox's paths, as its runs get them
         (:class:`~verifier_tui.engine.sandbox.view.Limits`), with the network
         a view gives them."""
+        from verifier_tui.engine.sandbox.cgroup import applied
         from verifier_tui.engine.sandbox.network import given
         from verifier_tui.engine.sandbox.view import limits_for, workspace_path
 
         limits = limits_for(self.task, workspace_path(self.task.tests_dir))
         if self.isolation.kind != NAMESPACE:
             return limits
-        return replace(limits, network_given=given(limits.network, self.options.network))
+        network = given(limits.network, self.options.network)
+        return replace(limits, network_given=network, cgroup=applied(limits.memory_mb, limits.cpus))
 
     @property
     def mode(self) -> str:
@@ -548,7 +550,7 @@ class Session:
                 cap_bytes=EXPLAIN_CAP_BYTES,
                 marker=prepared.marker,
                 init_lists_strays=prepared.stage.namespace,
-                attach=prepared.network_helper,
+                attach=prepared.attached,
                 cpus=cpus,
             )
         from verifier_tui.engine.sandbox.containment import after_copy_run
@@ -759,7 +761,7 @@ class Run:
                 memory_limit=prepared.memory_limit,
                 memory_extra=prepared.memory_extra,
                 held=held,
-                attach=prepared.network_helper,
+                attach=prepared.attached,
                 cpus=cpus,
             )
 

@@ -176,7 +176,7 @@ def prepare_held(spec: RunSpec, stage: Stage, waiting: Waiting | None) -> tuple[
     if waiting.prepared.marker is not None:  # the held runner's mark finds its strays
         prepared.marker = waiting.prepared.marker
         prepared.env = dict(prepared.env, **{MARKER: prepared.marker})
-    prepared.network_helper = waiting.prepared.network_helper  # attached to the held run's namespace
+    prepared.attached = waiting.prepared.attached  # the held run's cgroups and network namespace
     return at_its_turn(waiting, spec, prepared)
 
 
@@ -334,7 +334,7 @@ class WarmRuns:
             return None
         env = dict(prepared.env, **{PRELOAD: ",".join(self.preload)}) if self.preload else prepared.env
         try:
-            held = Held(prepared.argv, cwd=prepared.cwd, env=env, variable=VARIABLE, attach=prepared.network_helper)
+            held = Held(prepared.argv, cwd=prepared.cwd, env=env, variable=VARIABLE, attach=prepared.attached)
         except OSError:
             return None  # the run itself will say why it cannot start
         prepared.stage.keep_ctl = True

@@ -350,11 +350,14 @@ def limits_words(limits: Any, *, namespace: bool, short: bool = False) -> str | 
         return None
     parts = []
     if limits.memory_mb is not None:
-        parts.append(f"{limits.memory_mb} MB")
+        memory = f"{limits.memory_mb} MB"
+        how = " (a memory cgroup)" if "memory" in limits.cgroup else " (measured, without a cgroup)"
+        parts.append(memory if short or not namespace else memory + how)
     if limits.cpus is not None:
         cpus = f"{format_number(limits.cpus)} CPU" + ("" if limits.cpus == 1 else "s")
-        # Harbor's cpus is a quota of CPU time; here the run is bound to as many CPUs
-        parts.append(cpus if short else f"{cpus} (as affinity, not a quota)")
+        # Harbor's cpus is a quota of CPU time: a cgroup's, else as many CPUs bound (engine/sandbox/cgroup.py)
+        how = " (a quota, as Docker's)" if "cpu" in limits.cgroup else " (as affinity, not a quota)"
+        parts.append(cpus if short else cpus + how)
     if limits.storage_mb is not None and not short:
         parts.append(f"storage {limits.storage_mb} MB (" + ("on /tmp only)" if namespace else "not applied)"))
     network = network_words(limits, namespace=namespace, short=short)

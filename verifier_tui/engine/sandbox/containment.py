@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from verifier_tui.engine import cache, procfs
 from verifier_tui.engine.process import MARKER, new_token
 from verifier_tui.engine.record import field, record, replace
-from verifier_tui.engine.sandbox import isolation, network, user_files
+from verifier_tui.engine.sandbox import cgroup, isolation, network, user_files
 from verifier_tui.engine.sandbox.view import sandbox_path_lines
 
 if TYPE_CHECKING:
@@ -65,8 +65,8 @@ class Contained:
     """Bytes the run may hold (memory and the view's tmpfs) before its biggest process is killed."""
     memory_extra: Any = None
     """In a view: what its tmpfs holds, by the run's leader (``process.run_process``'s ``memory_extra``)."""
-    network_helper: Any = None
-    """In a view given the internet: the helper that attaches it (:class:`.network.UserNetwork`)."""
+    attached: Attached | None = None
+    """In a view: its cgroups and network helper, as the run starts."""
     limits: Any = None
     """The limits as this run gets them (the network it was given)."""
 
@@ -151,8 +151,14 @@ def _in_view(
     if reach == "user":
         resolv = str(stage.ctl_dir / "resolv.conf")
         _write_beside(resolv, f"nameserver {network.RESOLVER}\n")
-    out.network_helper = attach
-    out.limits = replace(limits, network_given=reach)
+    groups = None
+    if limits.memory_mb is not None or limits.cpus is not None:
+        groups = cgroup.RunCgroup(out.memory_limit, limits.cpus)
+        if "memory" in groups.limits:
+            out.memory_limit = None  # the kernel counts it, and its OOM killer acts
+    if attach is not None or (groups is not None and groups.limits):
+        out.attached = Attached(groups if groups is not None and groups.limits else None, attach)
+    out.limits = replace(limits, network_given=reach, cgroup=tuple(groups.limits) if groups is not None else ())
     overlay = None
     if stage.overlay_lower is not None:
         overlay = (str(stage.overlay_lower), str(stage.upper_dir), str(stage.work_dir))
@@ -173,6 +179,7 @@ def _in_view(
         tmp_bytes=tmp_mb << 20 if tmp_mb is not None else None,
         resolv=resolv,
         env=tuple(out.env.items()),
+        cgroup=out.attached is not None and out.attached.cgroup is not None,
     )
     try:
         out.argv = isolation.sandbox_argv(stage.bwrap, plan, str(stage.ctl_dir), argv)
@@ -182,6 +189,36 @@ def _in_view(
     out.cwd = stage.root
     if out.memory_limit is not None:
         out.memory_extra = functools.partial(tmpfs_bytes, workspace=plan.app_at)
+
+
+class Attached:
+    """A view's cgroups and network helper as the one
+    :class:`~verifier_tui.engine.process.Attachment` its run starts with: the
+    cgroups made first (the outer shell joins them before bwrap starts), and
+    removed last (once the helper is over)."""
+
+    def __init__(self, groups: cgroup.RunCgroup | None, helper: network.UserNetwork | None) -> None:
+        self.cgroup, self.network = groups, helper
+        self._parts: list[Any] = [part for part in (groups, helper) if part is not None]
+
+    def open(self) -> dict[str, int | str]:
+        opened: dict[str, int | str] = {}
+        for index, part in enumerate(self._parts):
+            try:
+                opened |= part.open()
+            except BaseException:
+                for done in self._parts[:index]:
+                    done.close()
+                raise
+        return opened
+
+    def started(self, started: bool) -> None:
+        for part in self._parts:
+            part.started(started)
+
+    def close(self) -> None:
+        for part in reversed(self._parts):
+            part.close()
 
 
 def _network(limits: Limits, choice: str, notices: list[str]) -> tuple[str, Any]:

@@ -131,9 +131,10 @@ INIT_NAME = "verifier-tui-init"
 command line names it too, before the view is set up."""
 
 # Outside the view: the control files opened for the init, the seccomp
-# program and the run's environment for bwrap, then bwrap in this same process
-# (the run's leader). Exit 125: it could not open them.
-_OUTER = 'exec 4>"$1" 5>"$2" 6<"$3" 7<"$4" || exit 125; shift 4; exec "$@"'
+# program and the run's environment for bwrap, the run's cgroups joined
+# (:mod:`.cgroup`; /dev/null for none), then bwrap in this same process (the
+# run's leader), whatever it starts in them too. Exit 125: it could not.
+_OUTER = 'exec 4>"$1" 5>"$2" 6<"$3" 7<"$4" && echo $$ >"$5" && echo $$ >"$6" || exit 125; shift 6; exec "$@"'
 
 # Characters an overlay's options cannot carry plainly.
 _UNSAFE = (",", ":", "\n", "\\", '"')
@@ -391,12 +392,17 @@ class ViewPlan:
     tmp_bytes: int | None = None  # the size of /tmp (None: tmpfs's own default)
     resolv: str | None = None  # a resolv.conf shown over /etc/resolv.conf (the network helper's resolver)
     env: tuple[tuple[str, str], ...] = ()  # the runner's environment, set inside the view only
+    cgroup: bool = False  # joins the run's cgroups (their files known as it starts: MEMORY_JOIN, CPU_JOIN)
 
 
 INFO_FD = "{info-fd}"
 BLOCK_FD = "{block-fd}"
 """Stand-ins in :func:`sandbox_argv`'s command line for the network helper's
 pipes, whose numbers are known only when the run starts (:mod:`.network`)."""
+MEMORY_JOIN = "{memory-cgroup}"
+CPU_JOIN = "{cpu-cgroup}"
+"""Stand-ins for the ``cgroup.procs`` files of the run's cgroups, made as it
+starts (:mod:`.cgroup`)."""
 
 
 def sandbox_argv(bwrap: str, plan: ViewPlan, ctl: str, argv: list[str]) -> list[str]:
@@ -404,7 +410,9 @@ def sandbox_argv(bwrap: str, plan: ViewPlan, ctl: str, argv: list[str]) -> list[
     view ``plan`` describes, its control files in ``ctl``."""
     sh = _tool("sh") or "/bin/sh"
     args = [sh, "-c", _OUTER, "verifier-tui-sandbox", os.path.join(ctl, "status"), os.path.join(ctl, "strays")]
-    args += [_seccomp_file(ctl), _env_file(ctl, plan.env), bwrap, "--args", "7"]
+    args += [_seccomp_file(ctl), _env_file(ctl, plan.env)]
+    args += [MEMORY_JOIN, CPU_JOIN] if plan.cgroup else ["/dev/null", "/dev/null"]
+    args += [bwrap, "--args", "7"]
     args += ["--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent"]
     args += ["--new-session", "--cap-drop", "ALL", "--as-pid-1", "--add-seccomp-fd", "6"]
     if plan.network == "host":

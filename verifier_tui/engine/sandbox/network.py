@@ -81,7 +81,7 @@ class UserNetwork:
         self._complaints: Any = None  # the helper's stderr: a file, never a pipe it could fill
         self._watchdog: Any = None
 
-    def open(self) -> dict[str, int]:
+    def open(self) -> dict[str, int | str]:
         """The pipes' ends bwrap gets, by the stand-in its command line holds."""
         self._pipes = {INFO_FD: _pipe(), BLOCK_FD: _pipe()}
         return {INFO_FD: self._pipes[INFO_FD][1], BLOCK_FD: self._pipes[BLOCK_FD][0]}

@@ -55,6 +55,7 @@ class Limits:
     app: str = APP
     cpu_list: tuple[int, ...] = ()  # the CPUs the run was bound to (empty: all of this machine's; set by cpu_lease)
     network_given: str = ""  # in a view: "none", "user" (the internet, by a helper) or "host"; "" in the copy
+    cgroup: tuple[str, ...] = ()  # the limits a cgroup of the run's own applies: "memory", "cpu" (.cgroup)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -64,6 +65,7 @@ class Limits:
             "cpu_list": list(self.cpu_list),
             "network": self.network,
             "network_given": self.network_given or None,
+            "cgroup": list(self.cgroup),
             "workdir": self.workdir,
             "workspace": self.app,
         }
@@ -116,9 +118,10 @@ def limits_for(task: Task, app: str) -> Limits:
 
 
 def cpus_to_bind(cpus: int | float | None) -> int:
-    """How many CPUs a run of a task with ``cpus`` is bound to (Docker's
-    ``cpus`` is a share of time; affinity to as many CPUs is the nearest a run
-    without cgroups gets); 0 when the task sets none or this machine has no more."""
+    """How many CPUs a run of a task with ``cpus`` is bound to where no
+    cgroup gives it a quota (Docker's ``cpus`` is a share of time; affinity
+    to as many CPUs is the nearest a run without one gets); 0 when the task
+    sets none or this machine has no more."""
     if cpus is None or not hasattr(os, "sched_getaffinity"):
         return 0
     wanted = max(1, int(-(-float(cpus) // 1)))  # a fraction of a CPU still needs one

@@ -810,7 +810,7 @@ class MainScreen(SizedScreen):
                     cwd=prepared.cwd,
                     env=prepared.env,
                     wait_for_enter=True,
-                    attach=prepared.network_helper,
+                    attach=prepared.attached,
                     cpus=cpus,
                 )
             from verifier_tui.engine.sandbox.containment import after_copy_run
