@@ -355,6 +355,32 @@ def test_past_memory_mb_a_child_is_killed_and_the_verifier_goes_on(tmp_path, env
         assert "bytearray" in data["out_of_memory"][0]
 
 
+def test_a_runner_killed_at_its_timeout_is_not_said_killed_for_memory(tmp_path, env):
+    """A later tour: a child ended by the cgroup's OOM killer, then a runner
+    that ignores SIGTERM SIGKILLed at its timeout, was said "the kernel's OOM
+    killer ended the runner": the timeout ended it, and the OOM killer a child."""
+    if not in_a_cgroup("memory"):
+        pytest.skip("this user may make no memory cgroup here")
+    task_dir = make_task(
+        tmp_path / "t",
+        """\
+        import signal, subprocess, sys, time
+
+        def verify(workspace):
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+            subprocess.run([sys.executable, "-c", "b = bytearray(1 << 30)\\nfor i in range(0, len(b), 4096): b[i] = 1"])
+            while True:
+                time.sleep(1)
+    """,
+        toml='version = "1.0"\n[environment]\nmemory_mb = 128\n',
+        timeout=2,
+        cases={"only": {}},
+    )
+    data = run_json(env, task_dir)
+    assert data["verdict_error"] == "VerifierTimeoutError" and data["signal"] == signal.SIGKILL
+    assert data["out_of_memory"] == ["a process the runner started"], data["notices"]
+
+
 def test_cpus_is_a_quota_in_a_cgroup_else_as_many_cpus_bound(tmp_path, env, sandbox):
     """Harbor's ``cpus`` is Docker's: the container sees every CPU and gets
     ``cpus`` worth of their time. Two processes busy for a second under

@@ -286,7 +286,8 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
         killed = prepared.attached.cgroup.oom_kills if prepared.attached and prepared.attached.cgroup else 0
         if killed:
             # The memory cgroup's own OOM killer: it says how many it ended, not which.
-            victim = "the runner" if signal == 9 else "a process the runner started"
+            # A runner SIGKILLed at its timeout was alive till then: the OOM killer ended others.
+            victim = "the runner" if signal == 9 and not timed_out else "a process the runner started"
             out_of_memory.append(victim)
             notices.append(
                 f"out of memory: the run reached task.toml's memory_mb = {limit} (its memory cgroup's limit), and "
