@@ -381,6 +381,22 @@ def test_a_runner_killed_at_its_timeout_is_not_said_killed_for_memory(tmp_path, 
     assert data["out_of_memory"] == ["a process the runner started"], data["notices"]
 
 
+def test_cpus_past_what_a_quota_takes_still_runs(tmp_path, env):
+    """A later tour: ``cpus = 1e308`` (a quota the kernel refuses) was "could
+    not start: /usr/bin/sh: Numerical result out of range": the verifier never
+    ran. A quota of more CPUs than the machine has limits nothing."""
+    if not in_a_cgroup("cpu"):
+        pytest.skip("this user may make no cpu cgroup here")
+    task_dir = make_task(
+        tmp_path / "t",
+        "def verify(workspace):\n    return 1.0\n",
+        toml='version = "1.0"\n[environment]\ncpus = 1e308\n',
+        cases={"only": {}},
+    )
+    data = run_json(env, task_dir)
+    assert data["rewards"] == {"reward": 1.0}, data
+
+
 def test_cpus_is_a_quota_in_a_cgroup_else_as_many_cpus_bound(tmp_path, env, sandbox):
     """Harbor's ``cpus`` is Docker's: the container sees every CPU and gets
     ``cpus`` worth of their time. Two processes busy for a second under

@@ -206,10 +206,11 @@ class RunCgroup:
                     os.mkdir(folder, 0o755)
                 self.folders[controller] = folder
                 if controller == "cpu" and place.version == 1:  # the period the quota is of, as Docker sets it
-                    with open(os.path.join(folder, "cpu.cfs_period_us"), "w") as handle:
-                        handle.write(str(PERIOD_US))
-                with open(os.path.join(folder, _LIMIT_FILE[controller, place.version]), "w") as handle:
-                    handle.write(_limit_text(controller, value, place.version))
+                    _write(os.path.join(folder, "cpu.cfs_period_us"), str(PERIOD_US))
+                _write(
+                    os.path.join(folder, _LIMIT_FILE[controller, place.version]),
+                    _limit_text(controller, value, place.version),
+                )
                 joined.setdefault(folder, os.path.join(folder, "cgroup.procs"))
         except BaseException:
             self.close()
@@ -238,10 +239,19 @@ class RunCgroup:
         self.folders = {}
 
 
+def _write(path: str, text: str) -> None:
+    try:
+        with open(path, "w", encoding="ascii") as handle:
+            handle.write(text)
+    except OSError as error:  # the kernel's refusal names the file, not the shell the run starts with
+        raise OSError(error.errno, error.strerror, path) from error
+
+
 def _limit_text(controller: str, value: float, version: int) -> str:
     if controller == "memory":
         return str(int(value))
-    quota = max(1000, round(value * PERIOD_US))  # the kernel's least quota is 1 ms
+    # More CPUs than the machine has is no limit, and the kernel refuses a quota past 2**44 µs
+    quota = max(1000, round(min(value, os.cpu_count() or 1) * PERIOD_US))  # the kernel's least quota is 1 ms
     return f"{quota} {PERIOD_US}" if version == 2 else str(quota)
 
 
