@@ -282,6 +282,28 @@ def test_a_runs_cgroups_are_removed_once_it_is_over_and_those_a_killed_tool_left
     assert not [p for place in places().values() for p in os.listdir(place.folder) if p.startswith(mine)]
 
 
+def test_a_runs_cgroup_is_removed_though_its_last_process_is_slow_to_go(tmp_path):
+    """A later tour: under load, a run OOM-killed with processes still being
+    torn down left its cgroup once the tool exited (it waited 0.1 s for them,
+    then only a later run of the same process tried again)."""
+    if not in_a_cgroup("memory"):
+        pytest.skip("this user may make no memory cgroup here")
+    from verifier_tui.engine.sandbox.cgroup import RunCgroup
+
+    groups = RunCgroup(128 << 20, None)
+    joins = groups.open()
+    folder = groups.folders["memory"]
+    going = subprocess.Popen(["sh", "-c", f'echo $$ >"{joins[isolation.MEMORY_JOIN]}" && exec sleep 0.5'])
+    try:
+        deadline = time.monotonic() + 5
+        while not Path(folder, "cgroup.procs").read_text() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        groups.close()
+    finally:
+        going.wait()
+    assert not os.path.exists(folder)
+
+
 def test_a_workspace_bound_over_the_views_shm_is_not_the_runs_memory(tmp_path, env):
     """A test.sh passing --workspace /dev/shm (or /tmp) binds the workspace's
     copy (this machine's disk) over the view's tmpfs: its disk was counted as

@@ -39,6 +39,8 @@ PERIOD_US = 100_000
 # Per controller and version: the file that takes the limit.
 _LIMIT_FILE = {("memory", 1): "memory.limit_in_bytes", ("memory", 2): "memory.max"}
 _LIMIT_FILE |= {("cpu", 1): "cpu.cfs_quota_us", ("cpu", 2): "cpu.max"}
+GOING_S = 2.0
+"""How long a run's end waits for its cgroups' last processes to go."""
 _OWN = re.compile(r"verifier-tui-(\d+)-\d+")
 _numbers = itertools.count()
 _asking = threading.Lock()
@@ -227,15 +229,17 @@ class RunCgroup:
         memory = self.folders.get("memory")
         if memory is not None:
             self.oom_kills = _oom_kills(memory)
+        # The run's last processes, SIGKILLed, may take a while to go on a busy
+        # machine (an OOM-killed run's under its limit): the tool may exit next.
+        deadline = time.monotonic() + GOING_S
         for folder in {*self.folders.values(), *_left}:
             if folder in _left:
                 _left.remove(folder)
-            for _ in range(20):
-                if _remove(folder):
+            while not _remove(folder):
+                if folder not in self.folders.values() or time.monotonic() > deadline:
+                    _left.append(folder)
                     break
-                time.sleep(0.005)
-            else:
-                _left.append(folder)
+                time.sleep(0.01)
         self.folders = {}
 
 
