@@ -419,6 +419,22 @@ def test_cpus_past_what_a_quota_takes_still_runs(tmp_path, env):
     assert data["rewards"] == {"reward": 1.0}, data
 
 
+def test_cpus_below_the_least_quota_says_what_the_run_gets(tmp_path, env):
+    """A later tour: ``cpus = 0.001`` got 1 ms in every 100 ms (0.01 CPUs, the
+    kernel's least quota), ten times what the limits line said, unsaid."""
+    if not in_a_cgroup("cpu"):
+        pytest.skip("this user may make no cpu cgroup here")
+    task_dir = make_task(
+        tmp_path / "t",
+        "def verify(workspace):\n    return 1.0\n",
+        toml='version = "1.0"\n[environment]\ncpus = 0.001\n',
+        cases={"only": {}},
+    )
+    data = run_json(env, task_dir)
+    assert data["rewards"] == {"reward": 1.0}
+    assert any("cpus = 0.001" in n and "0.01 CPUs" in n for n in data["notices"]), data["notices"]
+
+
 def test_cpus_is_a_quota_in_a_cgroup_else_as_many_cpus_bound(tmp_path, env, sandbox):
     """Harbor's ``cpus`` is Docker's: the container sees every CPU and gets
     ``cpus`` worth of their time. Two processes busy for a second under

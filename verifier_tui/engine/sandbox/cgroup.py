@@ -35,6 +35,8 @@ from verifier_tui.engine.sandbox.isolation import CPU_JOIN, MEMORY_JOIN
 
 PERIOD_US = 100_000
 """Docker's CFS period (``--cpus`` sets the quota to cpus × this)."""
+LEAST_CPUS = 0.01
+"""The kernel's least quota, 1 ms, in CPUs of that period."""
 
 # Per controller and version: the file that takes the limit.
 _LIMIT_FILE = {("memory", 1): "memory.limit_in_bytes", ("memory", 2): "memory.max"}
@@ -255,7 +257,7 @@ def _limit_text(controller: str, value: float, version: int) -> str:
     if controller == "memory":
         return str(int(value))
     # More CPUs than the machine has is no limit, and the kernel refuses a quota past 2**44 µs
-    quota = max(1000, round(min(value, os.cpu_count() or 1) * PERIOD_US))  # the kernel's least quota is 1 ms
+    quota = round(min(max(value, LEAST_CPUS), os.cpu_count() or 1) * PERIOD_US)
     return f"{quota} {PERIOD_US}" if version == 2 else str(quota)
 
 

@@ -156,6 +156,11 @@ def _in_view(
         groups = cgroup.RunCgroup(out.memory_limit, limits.cpus)
         if "memory" in groups.limits:
             out.memory_limit = None  # the kernel counts it, and its OOM killer acts
+        if "cpu" in groups.limits and limits.cpus is not None and limits.cpus < cgroup.LEAST_CPUS:
+            out.notices.append(
+                f"task.toml: [environment] cpus = {limits.cpus!r} is less than the kernel's least CPU quota "
+                f"(1 ms in every 100 ms): this run gets that, {cgroup.LEAST_CPUS} CPUs"
+            )
     if attach is not None or (groups is not None and groups.limits):
         out.attached = Attached(groups if groups is not None and groups.limits else None, attach)
     out.limits = replace(limits, network_given=reach, cgroup=tuple(groups.limits) if groups is not None else ())
