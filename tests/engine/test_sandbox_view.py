@@ -377,6 +377,32 @@ def test_past_memory_mb_a_child_is_killed_and_the_verifier_goes_on(tmp_path, env
         assert "bytearray" in data["out_of_memory"][0]
 
 
+def test_a_memory_limit_gets_dockers_swap_and_a_probe_a_killed_tool_left_is_swept(tmp_path):
+    """Docker gives a container whose ``mem_limit`` is set alone as much swap
+    again (``memory.memsw.limit_in_bytes`` twice the limit on cgroup v1,
+    ``memory.swap.max`` the limit on v2): a run could swap without bound. A
+    probe folder of a tool SIGKILLed as it probed was never swept."""
+    if not in_a_cgroup("memory"):
+        pytest.skip("this user may make no memory cgroup here")
+    from verifier_tui.engine.sandbox import cgroup
+
+    place = cgroup.places()["memory"]
+    groups = cgroup.RunCgroup(128 << 20, None)
+    groups.open()
+    try:
+        swap = Path(
+            groups.folders["memory"], "memory.memsw.limit_in_bytes" if place.version == 1 else "memory.swap.max"
+        )
+        if swap.exists():
+            assert int(swap.read_text()) == (128 << 20) * (2 if place.version == 1 else 1)
+    finally:
+        groups.close()
+    probe = Path(place.folder, "verifier-tui-4194305-probe")  # past any pid_max: its tool is gone
+    probe.mkdir(exist_ok=True)
+    cgroup._sweep(place.folder)
+    assert not probe.exists()
+
+
 def test_a_runner_killed_at_its_timeout_is_not_said_killed_for_memory(tmp_path, env):
     """A later tour: a child ended by the cgroup's OOM killer, then a runner
     that ignores SIGTERM SIGKILLed at its timeout, was said "the kernel's OOM
@@ -432,7 +458,9 @@ def test_cpus_below_the_least_quota_says_what_the_run_gets(tmp_path, env):
     )
     data = run_json(env, task_dir)
     assert data["rewards"] == {"reward": 1.0}
-    assert any("cpus = 0.001" in n and "0.01 CPUs" in n for n in data["notices"]), data["notices"]
+    assert any("cpus = 0.001" in n and "Docker refuses" in n and "0.01 CPUs" in n for n in data["notices"]), data[
+        "notices"
+    ]
 
 
 def test_cpus_is_a_quota_in_a_cgroup_else_as_many_cpus_bound(tmp_path, env, sandbox):

@@ -43,7 +43,10 @@ _LIMIT_FILE = {("memory", 1): "memory.limit_in_bytes", ("memory", 2): "memory.ma
 _LIMIT_FILE |= {("cpu", 1): "cpu.cfs_quota_us", ("cpu", 2): "cpu.max"}
 GOING_S = 2.0
 """How long a run's end waits for its cgroups' last processes to go."""
-_OWN = re.compile(r"verifier-tui-(\d+)-\d+")
+# Docker's swap for a memory limit given alone: as much again (memory and
+# swap together twice the limit on v1; the swap itself on v2).
+_SWAP_FILE = {1: "memory.memsw.limit_in_bytes", 2: "memory.swap.max"}
+_OWN = re.compile(r"verifier-tui-(\d+)-(?:\d+|probe)")
 _numbers = itertools.count()
 _asking = threading.Lock()
 _left: list[str] = []  # removed once its processes are gone: tried again at every run's end
@@ -215,6 +218,9 @@ class RunCgroup:
                     os.path.join(folder, _LIMIT_FILE[controller, place.version]),
                     _limit_text(controller, value, place.version),
                 )
+                swap = os.path.join(folder, _SWAP_FILE[place.version])
+                if controller == "memory" and os.path.exists(swap):  # where this kernel accounts for swap
+                    _write(swap, str(int(value) * (2 if place.version == 1 else 1)))
                 joined.setdefault(folder, os.path.join(folder, "cgroup.procs"))
         except BaseException:
             self.close()
