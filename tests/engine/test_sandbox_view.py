@@ -458,7 +458,7 @@ def test_cpus_below_the_least_quota_says_what_the_run_gets(tmp_path, env):
     )
     data = run_json(env, task_dir)
     assert data["rewards"] == {"reward": 1.0}
-    assert any("cpus = 0.001" in n and "Docker refuses" in n and "0.01 CPUs" in n for n in data["notices"]), data[
+    assert any("cpus = 0.001" in n and "would not start" in n and "0.01 CPUs" in n for n in data["notices"]), data[
         "notices"
     ]
 

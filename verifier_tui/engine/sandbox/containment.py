@@ -158,9 +158,10 @@ def _in_view(
             out.memory_limit = None  # the kernel counts it, and its OOM killer acts
         if "cpu" in groups.limits and limits.cpus is not None and limits.cpus < cgroup.LEAST_CPUS:
             out.notices.append(
-                f"task.toml: [environment] cpus = {limits.cpus!r} is less than the least CPU quota, "
-                f"{cgroup.LEAST_CPUS} CPUs, which Docker refuses to go below (its container would not start); "
-                f"this run gets {cgroup.LEAST_CPUS} CPUs"
+                # Docker leaves the lower bound to the kernel, which refuses a quota under 1 ms
+                f"task.toml: [environment] cpus = {limits.cpus!r} is less than the least CPU quota the kernel "
+                f"takes (1 ms in every 100 ms, {cgroup.LEAST_CPUS} CPUs): Docker's container would not start "
+                f"with it; this run gets {cgroup.LEAST_CPUS} CPUs"
             )
     if attach is not None or (groups is not None and groups.limits):
         out.attached = Attached(groups if groups is not None and groups.limits else None, attach)
