@@ -71,9 +71,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         help="run only these benchmarks (see --list); may be repeated",
     )
     parser.add_argument("--list", action="store_true", help="list the benchmarks and exit")
-    parser.add_argument(
-        "--write-readme", action="store_true", help="put the table into README.md's performance section"
-    )
+    parser.add_argument("--write-readme", action="store_true", help="put the table into docs/performance.md")
     parser.add_argument(
         "--install-anchors", action="store_true", help="when entr is not on PATH, try apt-get install -y entr"
     )
@@ -133,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\n(all benchmarks: {time.monotonic() - started:.0f} s)")
         if args.write_readme:
             harness.write_readme(body)
-            print(f"written into {harness.REPO / 'README.md'}")
+            print(f"written into {harness.REPO / 'docs' / 'performance.md'}")
         if args.json:
             args.json.write_text(
                 json.dumps(

@@ -37,12 +37,12 @@ PERIOD_US = 100_000
 """Docker's CFS period (``--cpus`` sets the quota to cpus × this)."""
 LEAST_CPUS = 0.01
 """The kernel's least quota, 1 ms, in CPUs of that period."""
+GOING_S = 2.0
+"""How long a run's end waits for its cgroups' last processes to go."""
 
 # Per controller and version: the file that takes the limit.
 _LIMIT_FILE = {("memory", 1): "memory.limit_in_bytes", ("memory", 2): "memory.max"}
 _LIMIT_FILE |= {("cpu", 1): "cpu.cfs_quota_us", ("cpu", 2): "cpu.max"}
-GOING_S = 2.0
-"""How long a run's end waits for its cgroups' last processes to go."""
 # Docker's swap for a memory limit given alone: as much again (memory and
 # swap together twice the limit on v1; the swap itself on v2).
 _SWAP_FILE = {1: "memory.memsw.limit_in_bytes", 2: "memory.swap.max"}
