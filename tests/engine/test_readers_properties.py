@@ -17,7 +17,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from tests.helpers.harbor import HARBOR_REAL, make_trial
@@ -29,6 +29,7 @@ from verifier_tui.engine.harbor.folders import HarborFolderError, open_harbor, s
 from verifier_tui.engine.harbor.overview import read_jobs, read_trial_row
 from verifier_tui.engine.harbor.walkthrough import trial_entries, trial_json, walk_trial
 from verifier_tui.engine.readback import Explanation
+from verifier_tui.engine.sandbox.cgroup import folder_for, hierarchies, mounts
 from verifier_tui.engine.suite import collect
 from verifier_tui.engine.task.cases import read_expected
 from verifier_tui.engine.task.config import parse_task_config
@@ -506,3 +507,31 @@ def test_an_integer_past_pythons_digit_limit_is_said_as_such(tmp_path):
     found = untrusted.read_json(path, untrusted.MB)
     assert found.problem is not None and "integer too long for Python's JSON reader" in found.problem
     assert "set_int_max_str_digits" not in found.problem
+
+
+_PART = st.one_of(
+    st.sampled_from(["/", "/a", "/a/b", "/..", "", "memory", "cpu", "\\040", "\\777"]), st.text(max_size=8)
+)
+_CGROUP_LINE = st.builds("{}:{}:{}".format, st.sampled_from(["0", "4", "x"]), _PART, _PART)
+_MOUNT_LINE = st.builds(
+    "30 25 0:26 {} {} rw - {} src {}".format, _PART, _PART, st.sampled_from(["cgroup", "cgroup2", "tmpfs"]), _PART
+)
+
+
+@SETTINGS
+@given(
+    cgroup_text=st.one_of(st.text(), st.lists(_CGROUP_LINE).map("\n".join)),
+    mountinfo=st.one_of(st.text(), st.lists(_MOUNT_LINE).map("\n".join)),
+)
+@example(cgroup_text="0::/a", mountinfo="30 25 0:26 / /x\0y rw - cgroup2 src rw")  # a path no kernel writes
+def test_proc_cgroup_and_mountinfo_give_a_place_or_none(cgroup_text, mountinfo):
+    """The kernel's /proc/self/cgroup and mountinfo, read for where a run's
+    cgroup may go: a line in no shape the kernel writes is a ValueError
+    (taken as "no cgroup here"), nothing else raises."""
+    try:
+        groups = hierarchies(cgroup_text)
+    except ValueError:
+        groups = {}
+    for controller in ("memory", "cpu"):
+        place = folder_for(controller, groups, mounts(mountinfo))
+        assert place is None or place.version in (1, 2)

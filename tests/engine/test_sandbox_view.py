@@ -254,6 +254,36 @@ def test_memory_mb_ends_the_biggest_process_as_the_oom_killer_would(tmp_path, en
     assert any("out of memory" in n and "memory_mb = 128" in n for n in data["notices"])
 
 
+def test_where_a_runs_cgroup_goes_on_cgroup_v2_and_in_a_container(tmp_path):
+    """This machine has only cgroup v1 as its own: the v2 layouts (a subtree
+    handed the controllers, a session's leaf that is not) and v1 as a
+    container sees it are read as the kernel writes them."""
+    from verifier_tui.engine.sandbox.cgroup import Place, folder_for, hierarchies, mounts
+
+    unified, memory = tmp_path / "unified", tmp_path / "my mem"
+    (unified / "user.slice" / "u").mkdir(parents=True)
+    memory.mkdir()
+    mounted = mounts(
+        f"30 25 0:26 / {unified} rw,nosuid - cgroup2 cgroup2 rw,nsdelegate\n"
+        f"31 25 0:27 /docker/abc {str(memory).replace(' ', chr(92) + '040')} rw - cgroup cgroup rw,memory\n"
+        "32 25 0:28 / /proc rw - proc proc rw\n"
+    )
+    assert [(fs, root, point) for fs, root, point, _ in mounted] == [
+        ("cgroup2", "/", str(unified)),
+        ("cgroup", "/docker/abc", str(memory)),
+    ]
+    leaf = unified / "user.slice" / "u"
+    on_v2 = hierarchies("0::/user.slice/u\n")
+    (leaf / "cgroup.subtree_control").write_text("cpu memory\n")
+    assert folder_for("memory", on_v2, mounted) == Place(str(leaf), 2)
+    assert folder_for("cpu", on_v2, mounted) == Place(str(leaf), 2)
+    (leaf / "cgroup.subtree_control").write_text("cpu\n")  # memory not handed down: no child gets it
+    assert folder_for("memory", on_v2, mounted) is None
+    in_a_container = hierarchies("4:memory:/docker/abc\n1:name=systemd:/docker/abc\n0::/\n")
+    assert folder_for("memory", in_a_container, mounted) == Place(str(memory), 1)
+    assert folder_for("cpu", in_a_container, mounted) is None  # v2's root hands nothing down here
+
+
 def test_a_runs_cgroups_are_removed_once_it_is_over_and_those_a_killed_tool_left_too(tmp_path, env):
     """A run's cgroups outlive nothing: removed as it ends, and those of a
     tool SIGKILLed mid-run removed by the next tool that makes one."""

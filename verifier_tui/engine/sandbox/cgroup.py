@@ -60,32 +60,33 @@ class Place:
     version: int  # 1 or 2
 
 
-def _hierarchies() -> dict[str, tuple[int, str]]:
-    """This process's cgroup by controller: (version, path in the hierarchy)."""
+def hierarchies(text: str) -> dict[str, tuple[int, str]]:
+    """A process's cgroup by controller, from its ``/proc/PID/cgroup``:
+    (version, path in the hierarchy); ``""`` for cgroup v2's. ValueError for a
+    line in no shape the kernel writes."""
     found: dict[str, tuple[int, str]] = {}
-    with open("/proc/self/cgroup", encoding="utf-8", errors="replace") as handle:
-        for line in handle:
-            number, controllers, path = line.rstrip("\n").split(":", 2)
-            if number == "0" and not controllers:
-                found.setdefault("", (2, path))
-            for controller in filter(None, controllers.split(",")):
-                found[controller] = (1, path)
+    for line in text.splitlines():
+        number, controllers, path = line.split(":", 2)
+        if number == "0" and not controllers:
+            found.setdefault("", (2, path))
+        for controller in filter(None, controllers.split(",")):
+            found[controller] = (1, path)
     return found
 
 
-_Mount = tuple[str, str, str, set[str]]
+Mount = tuple[str, str, str, set[str]]
 
 
-def _mounts() -> list[_Mount]:
-    """The cgroup file systems mounted: (type, mount root, mount point, super options)."""
+def mounts(text: str) -> list[Mount]:
+    """The cgroup file systems in a ``/proc/PID/mountinfo``: (type, mount
+    root, mount point, super options)."""
     found = []
-    with open("/proc/self/mountinfo", encoding="utf-8", errors="replace") as handle:
-        for line in handle:
-            left, _, right = line.partition(" - ")
-            fields, tail = left.split(), right.split()
-            if len(fields) >= 5 and len(tail) >= 3 and tail[0] in ("cgroup", "cgroup2"):
-                root, point = (re.sub(r"\\([0-7]{3})", _octal, field) for field in fields[3:5])
-                found.append((tail[0], root, point, set(tail[2].split(","))))
+    for line in text.splitlines():
+        left, _, right = line.partition(" - ")
+        fields, tail = left.split(), right.split()
+        if len(fields) >= 5 and len(tail) >= 3 and tail[0] in ("cgroup", "cgroup2"):
+            root, point = (re.sub(r"\\([0-7]{3})", _octal, field) for field in fields[3:5])
+            found.append((tail[0], root, point, set(tail[2].split(","))))
     return found
 
 
@@ -93,14 +94,17 @@ def _octal(found: re.Match[str]) -> str:
     return chr(int(found.group(1), 8))  # mountinfo writes a space in a path as \040
 
 
-def _folder(controller: str, hierarchies: dict[str, tuple[int, str]], mounts: list[_Mount]) -> Place | None:
-    if controller in hierarchies:
-        (version, path), kind = hierarchies[controller], "cgroup"
-    elif "" in hierarchies:
-        (version, path), kind = hierarchies[""], "cgroup2"
+def folder_for(controller: str, groups: dict[str, tuple[int, str]], mounted: list[Mount]) -> Place | None:
+    """Where a child of the cgroup ``groups`` names would get ``controller``
+    (:func:`hierarchies`, :func:`mounts`): its v1 hierarchy's, else v2's where
+    the cgroup hands the controller down; None: nowhere."""
+    if controller in groups:
+        (version, path), kind = groups[controller], "cgroup"
+    elif "" in groups:
+        (version, path), kind = groups[""], "cgroup2"
     else:
         return None
-    for fs, root, point, options in mounts:
+    for fs, root, point, options in mounted:
         if fs != kind or (version == 1 and controller not in options):
             continue
         if not (path + "/").startswith(root.rstrip("/") + "/"):
@@ -111,7 +115,7 @@ def _folder(controller: str, hierarchies: dict[str, tuple[int, str]], mounts: li
                 with open(os.path.join(folder, "cgroup.subtree_control"), encoding="ascii") as handle:
                     if controller not in handle.read().split():
                         continue
-            except OSError:
+            except (OSError, ValueError):  # a path no kernel writes (a NUL in it) is no place either
                 continue
         return Place(os.path.normpath(folder), version)
     return None
@@ -148,12 +152,15 @@ def places() -> dict[str, Place]:
 @functools.cache  # once per process: what this machine and this user allow does not change while it runs
 def _places() -> dict[str, Place]:
     try:
-        hierarchies, mounts = _hierarchies(), _mounts()
+        with open("/proc/self/cgroup", encoding="utf-8", errors="replace") as handle:
+            groups = hierarchies(handle.read())
+        with open("/proc/self/mountinfo", encoding="utf-8", errors="replace") as handle:
+            mounted = mounts(handle.read())
     except (OSError, ValueError):
         return {}
     found = {}
     for controller in ("memory", "cpu"):
-        place = _folder(controller, hierarchies, mounts)
+        place = folder_for(controller, groups, mounted)
         if place is not None and _try(place, controller):
             found[controller] = place
             _sweep(place.folder)
