@@ -152,6 +152,26 @@ def test_a_save_during_a_round_supersedes_it(env, tmp_path):
     assert first["cases"][0]["rewards"] == {"reward": 1.0}
 
 
+def test_a_round_cut_short_by_a_save_says_so(env, tmp_path):
+    """A round ended by a newer save vanished without a word: its table never
+    came, and the next round's heading gave its number again."""
+    task = slow_task(tmp_path / "slow")
+    proc, reader = start(env, task)
+    try:
+        deadline = time.monotonic() + HANG_GUARD_S
+        while not has_started(env["TMPDIR"]):
+            assert proc.poll() is None and time.monotonic() < deadline, "the verifier never started"
+            time.sleep(0.05)
+        (task / "tests" / "verifier.py").write_text("def verify(workspace):\n    return 1.0\n")
+        cut = reader.next_run(HANG_GUARD_S, prefix="round cut short")
+        table = round_lines(reader)
+    finally:
+        code, stderr = interrupt(proc)
+    assert code == 0 and "Traceback" not in stderr, stderr
+    assert cut == "round cut short (start): a file changed meanwhile, and every case runs again"
+    assert "round 1 · tests/verifier.py" in table[0] and table[-1] == "1 passed, 0 failed"
+
+
 @pytest.mark.parametrize(
     "extra, said",
     [

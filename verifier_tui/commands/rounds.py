@@ -73,6 +73,11 @@ async def _rounds(collection: Collection, args: argparse.Namespace) -> None:
         started = time.perf_counter()
         try:
             results = dict(zip(map(id, runnable), await arun_groups(runnable, args.jobs or cpu_count()), strict=True))
+        except asyncio.CancelledError:
+            if rounds.pending and not args.json:  # a newer save, not Ctrl+C: the next round runs at once
+                terminal.out(f"round cut short ({trigger}): a file changed meanwhile, and every case runs again")
+                terminal.flush()
+            raise
         finally:
             for live in lives:  # what the round wrote of the user's files (the copy sandbox) is known now
                 live.run_ended()
