@@ -133,17 +133,22 @@ def test_ctrl_c_during_a_round_ends_it_cleanly(env, tmp_path):
     assert list(Path(scratch).iterdir()) == []
 
 
+def save_once_started(proc: subprocess.Popen, env, task: Path) -> None:
+    """Once the slow task's verifier runs, save a verifier that returns 1.0 at once."""
+    deadline = time.monotonic() + HANG_GUARD_S
+    while not has_started(env["TMPDIR"]):
+        assert proc.poll() is None and time.monotonic() < deadline, "the verifier never started"
+        time.sleep(0.05)
+    (task / "tests" / "verifier.py").write_text("def verify(workspace):\n    return 1.0\n")
+
+
 def test_a_save_during_a_round_supersedes_it(env, tmp_path):
     """The table shown is of the files as last saved: the round that ran the
     old verifier is ended, and the first table is the new one's."""
     task = slow_task(tmp_path / "slow")
     proc, reader = start(env, task, "--json")
     try:
-        deadline = time.monotonic() + HANG_GUARD_S
-        while not has_started(env["TMPDIR"]):
-            assert proc.poll() is None and time.monotonic() < deadline, "the verifier never started"
-            time.sleep(0.05)
-        (task / "tests" / "verifier.py").write_text("def verify(workspace):\n    return 1.0\n")
+        save_once_started(proc, env, task)
         first = json.loads(reader.next_run(HANG_GUARD_S, prefix="{"))
     finally:
         code, stderr = interrupt(proc)
@@ -158,11 +163,7 @@ def test_a_round_cut_short_by_a_save_says_so(env, tmp_path):
     task = slow_task(tmp_path / "slow")
     proc, reader = start(env, task)
     try:
-        deadline = time.monotonic() + HANG_GUARD_S
-        while not has_started(env["TMPDIR"]):
-            assert proc.poll() is None and time.monotonic() < deadline, "the verifier never started"
-            time.sleep(0.05)
-        (task / "tests" / "verifier.py").write_text("def verify(workspace):\n    return 1.0\n")
+        save_once_started(proc, env, task)
         cut = reader.next_run(HANG_GUARD_S, prefix="round cut short")
         table = round_lines(reader)
     finally:

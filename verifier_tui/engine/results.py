@@ -253,6 +253,7 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
     )
 
     out_of_memory: list[str] = []
+    attached = prepared.attached  # the view's cgroups and network helper, over now
     notices = list(prepared.notices)
     view_failed = False
     if done is None:
@@ -283,7 +284,7 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
                 f"its biggest process was killed, as the sandbox's OOM killer would: "
                 f"{cut(map_paths(command, prepared.path_map))}"
             )
-        killed = prepared.attached.cgroup.oom_kills if prepared.attached and prepared.attached.cgroup else 0
+        killed = attached.cgroup.oom_kills if attached is not None and attached.cgroup is not None else 0
         if killed:
             # The memory cgroup's own OOM killer: it says how many it ended, not which.
             # A runner SIGKILLed at its timeout was alive till then: the OOM killer ended others.
@@ -295,7 +296,6 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
                 + (f" ({killed} processes in all)" if killed > 1 else "")
                 + ", as it would in the sandbox"
             )
-    attached = prepared.attached
     helper = attached.network if attached is not None else None
     if done is not None and helper is not None and helper.problem is not None and prepared.limits is not None:
         notices.append(

@@ -151,21 +151,20 @@ def _in_view(
     if reach == "user":
         resolv = str(stage.ctl_dir / "resolv.conf")
         _write_beside(resolv, f"nameserver {network.RESOLVER}\n")
-    groups = None
-    if limits.memory_mb is not None or limits.cpus is not None:
-        groups = cgroup.RunCgroup(out.memory_limit, limits.cpus)
-        if "memory" in groups.limits:
-            out.memory_limit = None  # the kernel counts it, and its OOM killer acts
-        if "cpu" in groups.limits and limits.cpus is not None and limits.cpus < cgroup.LEAST_CPUS:
-            out.notices.append(
-                # Docker leaves the lower bound to the kernel, which refuses a quota under 1 ms
-                f"task.toml: [environment] cpus = {limits.cpus!r} is less than the least CPU quota the kernel "
-                f"takes (1 ms in every 100 ms, {cgroup.LEAST_CPUS} CPUs): Docker's container would not start "
-                f"with it; this run gets {cgroup.LEAST_CPUS} CPUs"
-            )
-    if attach is not None or (groups is not None and groups.limits):
-        out.attached = Attached(groups if groups is not None and groups.limits else None, attach)
-    out.limits = replace(limits, network_given=reach, cgroup=tuple(groups.limits) if groups is not None else ())
+    groups = cgroup.RunCgroup(out.memory_limit, limits.cpus)
+    if "memory" in groups.limits:
+        out.memory_limit = None  # the kernel counts it, and its OOM killer acts
+    if "cpu" in groups.limits and limits.cpus is not None and limits.cpus < cgroup.LEAST_CPUS:
+        out.notices.append(
+            # Docker leaves the lower bound to the kernel, which refuses a quota under 1 ms
+            f"task.toml: [environment] cpus = {limits.cpus!r} is less than the least CPU quota the kernel "
+            f"takes (1 ms in every 100 ms, {cgroup.LEAST_CPUS} CPUs): Docker's container would not start "
+            f"with it; this run gets {cgroup.LEAST_CPUS} CPUs"
+        )
+    given = tuple(groups.limits)
+    if attach is not None or given:
+        out.attached = Attached(groups if given else None, attach)
+    out.limits = replace(limits, network_given=reach, cgroup=given)
     overlay = None
     if stage.overlay_lower is not None:
         overlay = (str(stage.overlay_lower), str(stage.upper_dir), str(stage.work_dir))
@@ -186,7 +185,7 @@ def _in_view(
         tmp_bytes=tmp_mb << 20 if tmp_mb is not None else None,
         resolv=resolv,
         env=tuple(out.env.items()),
-        cgroup=out.attached is not None and out.attached.cgroup is not None,
+        cgroup=bool(given),
     )
     try:
         out.argv = isolation.sandbox_argv(stage.bwrap, plan, str(stage.ctl_dir), argv)
