@@ -257,6 +257,29 @@ def resolve_nemo_gym():
     }
 
 
+def imported_before(folders):
+    """The modules already in sys.modules as the runner puts ``folders``
+    first that a file or folder of theirs is named after, each with its file
+    (None: it has none). ``import`` returns what sys.modules holds without
+    searching sys.path, so the folder's copy of such a module is never
+    imported: a .pth file of site-packages may import one (as setuptools' and
+    coverage's do), so may sitecustomize, and the interpreter and the runner
+    import some of the standard library (re, types...) as they start."""
+    found = {}
+    for folder in folders:
+        try:
+            entries = os.listdir(folder)
+        except OSError:
+            continue
+        for entry in entries:
+            name = entry[:-3] if entry.endswith(".py") else entry
+            module = sys.modules.get(name) if "." not in name else None
+            if module is not None and name not in found:
+                where = getattr(module, "__file__", None)
+                found[name] = where if isinstance(where, str) else None
+    return found
+
+
 def explain_document(state):
     roles = path_roles(*state["folders"]) if "folders" in state else {}
     path_rows = []
@@ -292,6 +315,7 @@ def explain_document(state):
         "sys_path": path_rows,
         "modules": state.get("modules") or resolve_nemo_gym(),
         "preloaded_nemo_gym": state.get("preloaded"),
+        "imported_before": state.get("imported_before", {}),
         "preload_failed": state.get("preload_failed", []),
         "available": state.get("available_names", []),
         "verify": state.get("verify_info"),

@@ -4,10 +4,12 @@ that shadows the standard library. Real interpreters, the real runner."""
 
 from __future__ import annotations
 
+import subprocess
+
 import pytest
 
-from tests.helpers.tasks import PY, make_task, python_or_skip, write
-from verifier_tui.engine.diagnosis import install_lines, missing_module, stdlib_shadows
+from tests.helpers.tasks import HANG_GUARD_S, PY, make_task, python_or_skip, write
+from verifier_tui.engine.diagnosis import install_lines, missing_module, shadow_text, shadows
 from verifier_tui.engine.model import Outcome
 from verifier_tui.engine.session import Options, Session
 
@@ -150,17 +152,59 @@ def test_a_tests_module_shadowing_the_standard_library_is_flagged(tmp_path):
     )
     result = run(task_dir)
     assert result.outcome is Outcome.VERIFIER_RAISED and "AttributeError" in result.stderr.text
-    (shadow,) = stdlib_shadows(result.explain)
+    (shadow,) = shadows(result.explain)
     assert shadow["module"] == "statistics"
     assert shadow["path"] == str(task_dir / "tests" / "statistics.py")
     with Session(task_dir, Options(python=PY)) as session:
-        assert [s["module"] for s in stdlib_shadows(session.explain())] == ["statistics"]
+        assert [s["module"] for s in shadows(session.explain())] == ["statistics"]
+
+
+#: Says on stderr where each of its imports came from, so a test can hold the notes to what the run did.
+REPORTS_ITS_IMPORTS = """\
+import sys
+import heapq, re, somemod, statistics, types
+
+def verify(workspace):
+    for module in (heapq, re, somemod, statistics, types):
+        print("IMPORTED", module.__name__, module.__file__, file=sys.stderr)
+    return 1.0
+"""
+
+
+def test_a_module_imported_at_start_up_is_never_shadowed_and_the_note_says_so(tmp_path):
+    """A .pth file of site-packages that imports a module (as coverage's and
+    setuptools' do) puts it in sys.modules before the runner places the task's
+    folders first, and so may the interpreter's own start-up: ``import`` then
+    never looks along the path, and a tests/ file of that name is never
+    imported. Each note must say what the run did, on a real interpreter."""
+    venv = tmp_path / "venv"
+    subprocess.run([PY, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=HANG_GUARD_S)
+    (site_packages,) = venv.glob("lib/python3*/site-packages")
+    write(site_packages / "somemod.py", "")
+    write(site_packages / "preloads.pth", "import somemod\nimport statistics\n")
+    files = {f"{name}.py": "" for name in ("heapq", "re", "somemod", "statistics", "types")}
+    task_dir = make_task(tmp_path / "t", REPORTS_ITS_IMPORTS, files=files)
+    with Session(task_dir, Options(python=str(venv / "bin" / "python"))) as session:
+        result = session.run()
+        explained = session.explain()
+    imported = dict(line.split()[1:] for line in result.stderr.text.splitlines() if line.startswith("IMPORTED "))
+    assert imported["statistics"] != str(task_dir / "tests" / "statistics.py")  # the .pth's copy won
+    assert imported["somemod"] == str(site_packages / "somemod.py")
+    for explanation in (result.explain, explained):
+        notes = {s["module"]: (s, shadow_text(s, str)) for s in shadows(explanation)}
+        assert set(notes) == set(imported)
+        for module, (shadow, note) in notes.items():
+            if imported[module] == shadow["path"]:
+                assert note.startswith(f"{shadow['path']} shadows the standard library's {module}:")
+            else:
+                assert note.startswith(f"{shadow['path']} is never imported: {module} was already imported")
+                assert f"`import {module}` gets {imported[module]}" in note
 
 
 def test_built_in_modules_and_the_tasks_other_modules_are_not_flagged(tmp_path):
     task_dir = make_task(tmp_path / "t", files={"time.py": "", "scoring.py": "", "sys.py": ""})
     result = run(task_dir)
-    assert stdlib_shadows(result.explain) == []
+    assert shadows(result.explain) == []
 
 
 def test_a_helper_missing_beside_the_verifier_is_named_as_the_file(tmp_path):

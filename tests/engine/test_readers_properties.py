@@ -24,7 +24,7 @@ from tests.helpers.harbor import HARBOR_REAL, make_trial
 from tests.helpers.tasks import make_task
 from tests.strategies import utf8_text
 from verifier_tui.engine import untrusted
-from verifier_tui.engine.diagnosis import stdlib_shadows
+from verifier_tui.engine.diagnosis import shadows
 from verifier_tui.engine.harbor.folders import HarborFolderError, open_harbor, select_trial
 from verifier_tui.engine.harbor.overview import read_jobs, read_trial_row
 from verifier_tui.engine.harbor.walkthrough import trial_entries, trial_json, walk_trial
@@ -448,7 +448,7 @@ def test_an_explanation_the_verifier_rewrote_is_a_typed_document_or_none(found, 
     assert all(isinstance(problem, str) for problem in staged.problems)
     printed = sys_path_lines(staged, str) + binding_lines(staged, "harbor", str)  # what every face prints
     assert all(isinstance(plain(line), str) for line in printed)
-    stdlib_shadows(staged)
+    shadows(staged)
 
 
 # The user's verifier, five lines, as the runner read it (its SHA-256).

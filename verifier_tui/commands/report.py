@@ -175,13 +175,14 @@ def stuck_at(session: Session, result: RunResult) -> str | None:
 
 def explain_json(session: Session, explanation: Explanation) -> dict[str, Any]:
     """The explain document (docs/json-output.md): the runner's, with the
-    session's notices, the mode and the modules shadowing the standard library."""
-    from verifier_tui.engine.diagnosis import stdlib_shadows
+    session's notices, the mode and the task's modules that shadow the standard
+    library or are never imported."""
+    from verifier_tui.engine.diagnosis import shadows
 
     data = explanation.to_json()
     data["notices"] = notices(session) + list(explanation.notices)
     data["mode"] = session.mode
-    data["shadowing"] = stdlib_shadows(explanation)
+    data["shadowing"] = shadows(explanation)
     return data
 
 

@@ -5,7 +5,8 @@ the tool's checks, each a sentence the user can act on.
   the lines of the task that install it in the sandbox, and how to run with an
   interpreter that has it;
 - a module in a folder the runner puts ahead of the standard library
-  (``tests/statistics.py``) that shadows a standard-library module;
+  (``tests/statistics.py``) that shadows a standard-library module, or that is
+  never imported because a module of its name was imported as the run started;
 - a coroutine that was never awaited: a verifier that forgets an ``await``
   scores a coroutine object or a default instead of its check;
 - ``breakpoint()`` (or ``pdb.set_trace()``) in the verifier: the runner's
@@ -26,6 +27,7 @@ from verifier_tui.engine.readback import INTERPRETER
 from verifier_tui.engine.record import record
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
     from verifier_tui.engine.readback import Explanation
@@ -187,11 +189,18 @@ def never_awaited_warning(names: list[str]) -> str:
     )
 
 
-def stdlib_shadows(explain: Explanation | None) -> list[dict[str, Any]]:
+def shadows(explain: Explanation | None) -> list[dict[str, Any]]:
     """Modules in the folders the runner places ahead of the standard library
     (the --explain document's placed rows) that carry a standard-library
-    module's name: ``import statistics`` finds ``tests/statistics.py`` first.
-    Modules built into the interpreter cannot be shadowed and are left out."""
+    module's name: ``import statistics`` finds ``tests/statistics.py`` first;
+    and any that carries the name of a module the run found already imported
+    as the runner placed them (``imported_before``), which ``import`` returns
+    from sys.modules without looking along the path: the folder's file is
+    never imported (``preloaded``; ``preloaded_from``, the file that wins).
+    That is learnt from the run, not worked out here: what a .pth file,
+    sitecustomize or start-up imports differs by interpreter and
+    installation. Modules built into the interpreter cannot be shadowed and
+    are left out."""
     if explain is None:
         return []
     found: list[dict[str, Any]] = []
@@ -205,23 +214,39 @@ def stdlib_shadows(explain: Explanation | None) -> list[dict[str, Any]]:
             continue
         for entry in names:
             module = entry.stem if entry.suffix == ".py" else entry.name if (entry / "__init__.py").is_file() else None
+            preloaded = module in explain.imported_before
             if (
                 module is None
-                or module not in sys.stdlib_module_names
+                or not (preloaded or module in sys.stdlib_module_names)
                 or module in sys.builtin_module_names
                 or module.startswith("__")
             ):
                 continue
             if any(f["module"] == module for f in found):
                 continue  # only the first copy on the path is imported
-            found.append({"module": module, "path": str(entry), "index": row.index})
+            found.append(
+                {
+                    "module": module,
+                    "path": str(entry),
+                    "index": row.index,
+                    "preloaded": preloaded,
+                    "preloaded_from": explain.imported_before.get(module),
+                }
+            )
     return found
 
 
-def shadow_text(shadow: dict[str, Any], shown_path: str) -> str:
-    module = shadow["module"]
+def shadow_text(shadow: dict[str, Any], show_path: Callable[[str], str]) -> str:
+    module, shown = shadow["module"], show_path(shadow["path"])
+    if shadow["preloaded"]:
+        wins = show_path(shadow["preloaded_from"]) if shadow["preloaded_from"] else "that module"
+        return (
+            f"{shown} is never imported: {module} was already imported as the run started (by a .pth file of "
+            f"site-packages, sitecustomize, or the interpreter and the runner themselves), so `import {module}` "
+            f"gets {wins}; rename it"
+        )
     return (
-        f"{shown_path} shadows the standard library's {module}: the runner puts this folder ahead of the "
+        f"{shown} shadows the standard library's {module}: the runner puts this folder ahead of the "
         f"standard library, so `import {module}` (in the verifier or any library it uses) gets this file; "
         "rename it"
     )

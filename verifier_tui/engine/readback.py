@@ -54,6 +54,13 @@ class _Fields:
         value = self.data.get(key)
         return tuple(item for item in value if isinstance(item, str)) if isinstance(value, list) else ()
 
+    def files_by_name(self, key: str) -> dict[str, str | None]:
+        """An object of strings or nulls (anything else in it dropped)."""
+        value = self.data.get(key)
+        if not isinstance(value, dict):
+            return {}
+        return {name: item for name, item in value.items() if isinstance(name, str) and isinstance(item, (str, _NONE))}
+
     def objects(self, key: str) -> list[_Fields]:
         """The objects of a list (anything else in it dropped)."""
         value = self.data.get(key)
@@ -235,6 +242,8 @@ class Explanation:
     import_error: ImportFailure | None = None
     python: Interpreter | None = None
     preloaded_nemo_gym: str | None = None
+    #: The modules already imported as the runner placed its folders that a file there is named after: their files.
+    imported_before: dict[str, str | None] = field(default_factory=dict)
     preload_failed: tuple[str, ...] = ()
     # The rest of the runner's document, said back as it came.
     explain_version: int | None = None
@@ -274,6 +283,7 @@ class Explanation:
             import_error=doc.one("import_error", ImportFailure.read),
             python=doc.one("python", Interpreter.read),
             preloaded_nemo_gym=doc.text("preloaded_nemo_gym"),
+            imported_before=doc.files_by_name("imported_before"),
             preload_failed=doc.texts("preload_failed"),
             explain_version=doc.whole("explain_version"),
             verifier=doc.text("verifier"),
@@ -319,6 +329,7 @@ class Explanation:
             "sys_path": [row.to_json() for row in self.sys_path],
             "modules": {name: info.to_json() for name, info in self.modules.items()},
             "preloaded_nemo_gym": self.preloaded_nemo_gym,
+            "imported_before": dict(self.imported_before),
             "preload_failed": list(self.preload_failed),
             "available": list(self.available),
             "verify": _json(self.verify),

@@ -272,10 +272,11 @@ def preload_words(session: Any) -> str | None:
 
 
 def shadow_lines(explain: Explanation | None, show_path: Callable[[str], str]) -> list[str]:
-    """The standard-library modules shadowed by the task's own files, as sentences."""
-    from verifier_tui.engine.diagnosis import shadow_text, stdlib_shadows
+    """The task's own files that shadow the standard library, or that a module
+    imported as the run started keeps from being imported, as sentences."""
+    from verifier_tui.engine.diagnosis import shadow_text, shadows
 
-    return [shadow_text(s, show_path(s["path"])) for s in stdlib_shadows(explain)]
+    return [shadow_text(s, show_path) for s in shadows(explain)]
 
 
 def stuck_line(stack: Stack | None, show_path: Callable[[str], str]) -> str | None:

@@ -14,7 +14,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from verifier_tui.engine.advice import worded
-from verifier_tui.engine.diagnosis import shadow_text, stdlib_shadows
+from verifier_tui.engine.diagnosis import shadow_text, shadows
 from verifier_tui.tui.display import content, key_words
 from verifier_tui.tui.widgets import redraw
 from verifier_tui.tui.widgets.reward_panel import IN_COMMAND
@@ -127,8 +127,8 @@ def _interpreter(explain: Explanation, fmt: Display) -> list[Any]:
 
 def _sys_path(explain: Explanation, fmt: Display) -> list[Any]:
     parts = _styled(sys_path_lines(explain, fmt.path, IN_COMMAND))
-    for shadow in stdlib_shadows(explain):
-        parts.append((f"  ⚠ {fmt.text(shadow_text(shadow, fmt.path(shadow['path'])))}\n", _WARN))
+    for shadow in shadows(explain):
+        parts.append((f"  ⚠ {fmt.text(shadow_text(shadow, fmt.path))}\n", _WARN))
     return parts
 
 
