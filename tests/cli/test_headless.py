@@ -598,6 +598,34 @@ def test_watch_reruns_on_a_change_and_stops_cleanly(env, example):
     assert stderr.strip() == ""
 
 
+def test_watch_names_the_file_an_atomic_save_wrote_and_a_file_deleted(env, example):
+    """Editors and ``sed -i`` save by renaming a temporary file over the target: the line
+    names the target alone, as the user saved one file; a file the user removed is said."""
+    task_dir = example("hello-file")
+    helper = write(task_dir / "tests" / "helper.py", "HELPER = 1\n")
+    proc, reader = start_watch(env, task_dir, "--case", "correct", "--python", PY)
+    try:
+        assert "start" in reader.next_run()
+        verifier = task_dir / "tests" / "verifier.py"
+        save = (
+            "import os, sys, tempfile; path = sys.argv[1]; text = open(path).read() + '# saved\\n'; "
+            "fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path)); os.write(fd, text.encode()); "
+            "os.close(fd); os.replace(tmp, path)"
+        )
+        subprocess.run([sys.executable, "-c", save, str(verifier)], check=True)
+        saved = reader.next_run()
+        subprocess.run(["sed", "-i", "s/# saved/# saved again/", str(verifier)], check=True)
+        sed = reader.next_run()
+        subprocess.run(["rm", str(helper)], check=True)
+        removed = reader.next_run()
+    finally:
+        code, stderr = stop(proc)
+    assert code == 0 and "Traceback" not in stderr, stderr
+    for line in (saved, sed):
+        assert "tests/verifier.py" in line and "more" not in line, line
+    assert "tests/helper.py deleted" in removed and "more" not in removed, removed
+
+
 def test_watch_json_one_document_per_line(env, example):
     task_dir = example("hello-file")
     proc, reader = start_watch(env, "--json", task_dir, "--case", "wrong-text", "--python", PY)

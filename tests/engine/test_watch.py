@@ -256,6 +256,29 @@ async def test_jetbrains_safe_write_is_one_change(tmp_path: Path, isolate: bool)
 
 
 @both_modes
+async def test_a_rename_over_names_only_the_file_saved(tmp_path: Path, isolate: bool) -> None:
+    """``sed -i`` (as VS Code, vim with backupcopy=no, Python's write-then-os.replace) writes a
+    temporary file beside the target and renames it over: the temporary file came and went, and
+    is no second changed file; a file the user deletes still is one."""
+    tests = folder(tmp_path / "tests")
+    target = tests / "verifier.py"
+    target.write_text("old\n")
+    helper = tests / "helper.py"
+    helper.write_text("x\n")
+    async with watching([WatchTarget(tests, "tests")], isolate=isolate) as rec:
+        subprocess.run(["sed", "-i", "s/old/new/", str(target)], check=True)
+        change = await rec.next()
+        assert change.paths == {target} and not change.deleted
+        assert change.describe() == "tests/verifier.py"
+        helper.unlink()
+        change = await rec.next()
+        assert change.paths == change.deleted == {helper}
+        assert change.describe() == "tests/helper.py deleted"
+        assert await rec.rest() == []
+    assert target.read_text() == "new\n"
+
+
+@both_modes
 async def test_single_file_target_ignores_its_siblings(tmp_path: Path, isolate: bool) -> None:
     case = folder(tmp_path / "cases" / "good")
     response = case / "response.json"

@@ -33,9 +33,10 @@ if TYPE_CHECKING:
     Batch = set[FileChange]
     """Raw events: (watchfiles' change kind, absolute path as the OS reported it)."""
     Batches = Generator[Batch, None, None]
-    MakeChange = Callable[[set[Path], list[Path], frozenset[Path]], Change | None]
-    """Turns (changed paths, roots that appeared, roots that vanished), all on
-    the user's side, into the :class:`Change` to report, or None if none concerns us."""
+    MakeChange = Callable[[set[Path], set[Path], list[Path], frozenset[Path]], Change | None]
+    """Turns (changed paths, those of them added, roots that appeared, roots that
+    vanished), all on the user's side, into the :class:`Change` to report, or
+    None if none concerns us."""
 
 logger = logging.getLogger(__name__)
 
@@ -410,8 +411,9 @@ class Channel:
 
     def _change(self, raw: Batch, appeared: list[Root], vanished: frozenset[Path]) -> Change | None:
         paths = set()
+        added = set()
         links: dict[Path, bool] = {}  # each folder looked at once a batch
-        for _kind, raw_path in raw:
+        for kind, raw_path in raw:
             found = self._locate(raw_path)
             if found is None or (found[0].missing and found[0].path not in vanished):
                 # A root already said gone: its own late events (a loaded machine
@@ -419,7 +421,9 @@ class Channel:
                 continue
             if not _behind_link(found[1], found[0].path, links):
                 paths.add(found[1])
-        return self._make_change(paths, [root.path for root in appeared], vanished)
+                if kind == _ADDED:
+                    added.add(found[1])
+        return self._make_change(paths, added, [root.path for root in appeared], vanished)
 
     def _user_path(self, raw_path: str) -> Path | None:
         """The event's path on the user's side (under the root as named)."""

@@ -125,18 +125,28 @@ class WatchThreads:
         return None  # e.g. a sibling of a single-file target
 
     def _make_change(
-        self, paths: set[Path], appeared: list[Path], vanished: frozenset[Path], *, folders: bool
+        self,
+        paths: set[Path],
+        added: set[Path],
+        appeared: list[Path],
+        vanished: frozenset[Path],
+        *,
+        folders: bool,
     ) -> Change | None:
-        """The change to report for a channel's batch: ``paths`` changed,
-        ``appeared`` roots came (back), ``vanished`` roots went; all as the
-        user named them; paths under folder targets only when ``folders``.
-        (Called in the channels' threads.)"""
+        """The change to report for a channel's batch: ``paths`` changed (of
+        them ``added`` were created), ``appeared`` roots came (back),
+        ``vanished`` roots went; all as the user named them; paths under
+        folder targets only when ``folders``. (Called in the channels' threads.)"""
         names: dict[Path, str] = {}
         quiet: set[Path] = set()
         recreated: set[Path] = set()
         for path in paths:
             name = self._classify(path, folders)
-            if name:
+            if name and path in added and not os.path.lexists(path):
+                # Made and gone within the batch: an atomic save's temporary file, renamed
+                # over the file the user saved. No run read it; the mirror follows it all the same.
+                quiet.add(path)
+            elif name:
                 names[path] = name
             elif name == "":
                 quiet.add(path)
