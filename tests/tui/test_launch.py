@@ -138,6 +138,45 @@ def test_without_a_terminal_it_says_to_use_run_or_watch(example, env, tmp_path, 
     assert (tmp_path / "out").read_text() == ""  # no escape codes written into the file
 
 
+def test_a_sigcont_not_after_a_stop_leaves_the_app_as_it_was_and_q_quits(example, env):
+    """A terminal that closes sends SIGCONT with its SIGHUP, and ``kill -CONT``
+    sends it to a process that never stopped: Textual 8.2.8 started its
+    application mode again each time, a second thread reading the terminal
+    beside the first, and one of them outlived the app's exit: q drew the
+    screen away, and the process waited on that thread for good."""
+    import signal
+
+    pid, fd = start_in_terminal(env, [str(example("hello-file")), "--no-watch"])
+    try:
+        seen = b""
+        deadline = time.monotonic() + 30
+        while b"passed" not in seen and time.monotonic() < deadline:
+            if select.select([fd], [], [], 0.05)[0]:
+                seen += os.read(fd, 65536)
+        assert b"passed" in seen, seen[-500:]
+        for _ in range(6):
+            os.kill(pid, signal.SIGCONT)
+            time.sleep(0.1)
+        os.write(fd, b"q")
+        status = None
+        end = time.monotonic() + 15
+        while status is None and time.monotonic() < end:
+            if select.select([fd], [], [], 0.05)[0]:
+                try:
+                    os.read(fd, 65536)
+                except OSError:
+                    pass
+            done, raw = os.waitpid(pid, os.WNOHANG)
+            if done:
+                status = os.waitstatus_to_exitcode(raw)
+        if status is None:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+        assert status == 0, "the app did not quit on q"
+    finally:
+        os.close(fd)
+
+
 def test_a_terminal_closed_while_the_app_waits_for_enter_ends_the_app(example, env):
     """An editor that failed left the real terminal at "press Enter to return";
     closing the terminal (the tool started from a shell, as a terminal's tab

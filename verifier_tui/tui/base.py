@@ -1,7 +1,8 @@
 """What the two apps (on a task, on a Harbor trial or job) share: the
 stylesheet, Ctrl+C, SIGTERM and SIGHUP quitting as q does, every toast made
-harmless, the command palette of each screen's keys; and the style caches
-of widgets that are gone let go of (:mod:`~verifier_tui.tui.workarounds`)."""
+harmless, the command palette of each screen's keys; the style caches of
+widgets that are gone let go of, and a SIGCONT that follows no stop left
+alone (:mod:`~verifier_tui.tui.workarounds`)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 
 from verifier_tui.tui.keys import offered
-from verifier_tui.tui.workarounds import release_style_caches
+from verifier_tui.tui.workarounds import continue_only_after_a_stop, release_style_caches
 from verifier_tui.words.text import plain_text
 
 if TYPE_CHECKING:
@@ -74,3 +75,4 @@ class BaseApp(App[int]):
                     loop.add_signal_handler(signum, self.exit)
             except (ValueError, RuntimeError, NotImplementedError):
                 pass  # not the main thread, or no signals here: nothing to take over
+        continue_only_after_a_stop()

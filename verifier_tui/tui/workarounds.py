@@ -7,6 +7,7 @@ changed it)."""
 from __future__ import annotations
 
 import functools
+import signal
 from typing import TYPE_CHECKING, Any
 
 from textual._styles_cache import StylesCache
@@ -40,6 +41,34 @@ def release_style_caches() -> None:
         return compute(StylesCache, base_background, background)
 
     StylesCache.get_inner_outer = staticmethod(get_inner_outer)  # type: ignore[method-assign,assignment]
+
+
+def continue_only_after_a_stop() -> None:
+    """Textual 8.2.8's ``LinuxDriver`` starts application mode again on every
+    SIGCONT (meant for ``fg`` after a SIGTSTP), with a new thread reading the terminal,
+    whether or not the app had stopped, and still once it has exited. A
+    terminal that closes sends SIGCONT with its SIGHUP, as ``kill -CONT`` does
+    to a process that never stopped: a second reader started beside the
+    first, and the one the app's exit did not join kept the process alive
+    (it is not a daemon). Its SIGCONT handler is kept for a continue after
+    its own SIGTSTP handler stopped the app, which sets ``_must_signal_resume``
+    (cleared again as application mode starts). Called from the app's mount,
+    once the driver has put its handlers in place."""
+    from textual.drivers.linux_driver import LinuxDriver
+
+    handler = signal.getsignal(signal.SIGCONT)
+    driver = getattr(handler, "__self__", None)
+    if not callable(handler) or not isinstance(driver, LinuxDriver) or not hasattr(driver, "_must_signal_resume"):
+        return  # another driver, or Textual no longer handles SIGCONT so
+
+    def on_continue(signum: int, frame: Any) -> None:
+        if driver._must_signal_resume:
+            handler(signum, frame)
+
+    try:
+        signal.signal(signal.SIGCONT, on_continue)
+    except ValueError:
+        pass  # not the main thread: Textual's handler is not there either
 
 
 class KeyFooter(Footer):
