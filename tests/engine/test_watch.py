@@ -942,3 +942,32 @@ async def test_a_late_event_of_a_save_the_last_run_read_leaves_it_fresh(tmp_path
         assert live.stale is None
         verifier.write_text("def verify(workspace):\n    return 0.25\n")
         await wait_until(lambda: live.stale is not None, "a save after the run is stale")
+
+
+async def test_a_copy_change_in_the_instant_a_run_ends_runs(tmp_path, monkeypatch):
+    """In the copy sandbox a change during a run waits for its end. One reported after the run's
+    end was judged, but before its task was done (the scheduler still busy), was held for the end
+    of a run that had already ended: it ran only after some later run."""
+    monkeypatch.setenv("VERIFIER_TUI_SANDBOX", "copy")
+    task = make_task(tmp_path / "t")
+    saved = Change(paths=frozenset({task / "tests" / "verifier.py"}), names=((task / "tests" / "verifier.py", "v"),))
+    triggers: list[str] = []
+    with Session(task) as session:
+
+        async def run(trigger: str, change: Change | None) -> None:
+            triggers.append(trigger)
+            if len(triggers) == 1:  # reported once this run is over, before its task is
+                asyncio.get_running_loop().call_soon(live.on_change, saved)
+
+        live = LiveRuns(session, run)
+        live.request("start")
+
+        async def second() -> None:
+            while len(triggers) < 2:
+                await asyncio.sleep(0.01)
+
+        try:
+            await asyncio.wait_for(second(), 30)
+        finally:
+            await live.close()
+    assert triggers == ["start", "v"]

@@ -167,6 +167,8 @@ class LiveRuns:
             # In the copy sandbox, which of these the run in flight wrote itself
             # is known once it is over: held till then (see _run), not superseding it.
             self._after_run = Change.combine(self._after_run, change)
+            # A run whose run_ended is past is busy till its task is done: judged then, not never.
+            asyncio.get_running_loop().call_soon(self._if_idle)
             return
         self._go(change)
 
@@ -240,6 +242,10 @@ class LiveRuns:
             after = after.without(self.session.own_writes(after.paths))
             if after.paths:
                 self._go(after)
+
+    def _if_idle(self) -> None:
+        if not self.busy():
+            self.run_ended()
 
     # -- watching -----------------------------------------------------------------
 
