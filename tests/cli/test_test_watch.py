@@ -9,6 +9,7 @@ import json
 import os
 import queue
 import select
+import shutil
 import signal
 import subprocess
 import sys
@@ -28,7 +29,7 @@ from tests.helpers.commands import (
 )
 from tests.helpers.harbor import make_job
 from tests.helpers.processes import SAY_STARTED, has_started, processes_with, wait_none_with
-from tests.helpers.tasks import HANG_GUARD_S, PY, copy_example, make_task
+from tests.helpers.tasks import HANG_GUARD_S, PY, Gate, copy_example, make_task
 
 
 def start(env, *args) -> tuple[subprocess.Popen, LineReader]:
@@ -255,10 +256,12 @@ def test_a_round_names_a_file_of_any_case_by_its_path_in_the_task(env, example):
     assert second["trigger"] == "cases/correct/workspace/hello.txt", second["trigger"]
 
 
-def test_a_copy_round_that_writes_its_own_tests_runs_once(env, tmp_path):
+def test_a_copy_round_that_writes_its_own_tests_is_not_run_for_ever(env, tmp_path):
     """In the copy sandbox (asked for), a verifier appending to a file of its tests/ saw its own
-    write as a save: it superseded its own round, for ever, and no table was ever shown. A save
-    of the user's own, after, still runs a round."""
+    write as a save: it superseded its own round, for ever, and no table was ever shown. Its write
+    cannot be told from a save made during the round, so it runs one more round, made for that
+    file alone, which writes it again: no round follows, and that is said once. A save of the
+    user's own, after, still runs a round."""
     task = tmp_path / "t"
     data = task / "tests" / "data.txt"
     source = f"def verify(workspace):\n    open({str(data)!r}, 'a').write('x')\n    return 1.0\n"
@@ -268,13 +271,74 @@ def test_a_copy_round_that_writes_its_own_tests_runs_once(env, tmp_path):
     proc, reader = start(dict(env, VERIFIER_TUI_SANDBOX="copy"), task, "--json")
     try:
         first = json.loads(reader.next(HANG_GUARD_S))
+        again = json.loads(reader.next(HANG_GUARD_S))
         with pytest.raises(queue.Empty):
             reader.next(within_s=2.0)  # well past the watcher's debounce: no round of its own write
         written = data.read_text()
         (task / "tests" / "verifier.py").write_text(source.replace("1.0", "0.5"))
-        second = json.loads(reader.next(HANG_GUARD_S))
+        saved = json.loads(reader.next(HANG_GUARD_S))
     finally:
         code, stderr = interrupt(proc)
     assert code == 0 and "Traceback" not in stderr, stderr
-    assert (first["round"], first["trigger"], written) == (1, "start", "x")
-    assert second["round"] == 2 and second["trigger"] == "tests/verifier.py"
+    assert (first["round"], first["trigger"], again["trigger"], written) == (1, "start", "tests/data.txt", "xx")
+    assert saved["round"] == 3 and saved["trigger"] == "tests/verifier.py"
+    assert stderr.count("the run itself seems to write tests/data.txt") == 1, stderr
+
+
+def json_round_where(reader: LineReader, wanted) -> dict:
+    """The first round (``--json``) for which ``wanted(document)`` holds, within the guard."""
+    deadline = time.monotonic() + HANG_GUARD_S
+    while True:
+        document = json.loads(reader.next_run(max(0.1, deadline - time.monotonic()), prefix="{"))
+        if wanted(document):
+            return document
+
+
+def test_a_case_deleted_during_a_copy_round_runs_another(env, example, tmp_path):
+    """In the copy sandbox (asked for), a case folder deleted while a round ran was taken for the
+    round's own write: that round was the last, showing the case passed ("4 passed" of the 3
+    cases left), and every case named the deletion as what the run wrote of the user's files."""
+    task, gate = example("hello-file"), Gate(tmp_path / "gate")
+    verifier = task / "tests" / "verifier.py"
+    verifier.write_text(gate.verifier(verifier.read_text()))
+    proc, reader = start(dict(env, VERIFIER_TUI_SANDBOX="copy"), task, "--json")
+    try:
+        assert json.loads(reader.next_run(HANG_GUARD_S, prefix="{"))["passed"] == 4
+        gate.go.unlink()
+        verifier.write_text(verifier.read_text() + "# saved\n")
+        gate.wait_for_run(5)  # the second round's first case
+        shutil.rmtree(task / "cases" / "wrong-case")
+        gate.go.touch()
+        cut = json_round_where(reader, lambda d: "wrong-case" in {c["case"] for c in d["cases"]})
+        after = json_round_where(reader, lambda d: "wrong-case" not in {c["case"] for c in d["cases"]})
+    finally:
+        code, stderr = interrupt(proc)
+    assert code == 0 and "Traceback" not in stderr, stderr
+    assert (after["passed"], after["failed"]) == (3, 0)
+    said = [n for c in cut["cases"] for n in c["notices"] if "wrong-case" in n]
+    assert said and all(n.startswith("your own files changed while the run ran") for n in said), said
+    assert all("by the run or by you" in n for n in said), said
+
+
+def test_a_second_save_during_a_copy_round_runs_another(env, tmp_path):
+    """In the copy sandbox (asked for), a save of the verifier while a round ran (a slow verifier)
+    was taken for the round's own write: no round followed, and the last table was of the code
+    before it."""
+    gate = Gate(tmp_path / "gate")
+    source = gate.verifier("def verify(workspace):\n    return 1.0\n")
+    task = make_task(tmp_path / "t", source, cases={"only": {}})
+    (task / "cases" / "only" / "expected.json").write_text('{"rewards": {"reward": 1.0}}')
+    verifier = task / "tests" / "verifier.py"
+    proc, reader = start(dict(env, VERIFIER_TUI_SANDBOX="copy"), task, "--json")
+    try:
+        json.loads(reader.next_run(HANG_GUARD_S, prefix="{"))
+        gate.go.unlink()
+        verifier.write_text(source.replace("1.0", "0.5"))
+        gate.wait_for_run(2)
+        verifier.write_text(source.replace("1.0", "0.25"))
+        gate.go.touch()
+        last = json_round_where(reader, lambda d: d["cases"][0]["rewards"] == {"reward": 0.25})
+    finally:
+        code, stderr = interrupt(proc)
+    assert code == 0 and "Traceback" not in stderr, stderr
+    assert last["trigger"] == "tests/verifier.py"

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.commands import TOOL, LineReader, no_traceback, run_tool, start_watch, stop
-from tests.helpers.tasks import HANG_GUARD_S, PY, make_task, no_python, other_python
+from tests.helpers.tasks import HANG_GUARD_S, PY, Gate, make_task, no_python, other_python
 
 PY27 = other_python("2.7")
 # A pipe's buffer, shrunk from Linux's 64 KB to one page where the system
@@ -751,10 +751,12 @@ def test_a_launcher_that_refuses_is_said_by_its_first_line(env, tmp_path):
     assert done.stderr.strip().endswith("failed to start: pyenv: python2: command not found"), done.stderr
 
 
-def test_a_copy_run_that_writes_its_own_tests_runs_once_under_watch(env, tmp_path):
+def test_a_copy_run_that_writes_its_own_tests_is_not_run_for_ever_under_watch(env, tmp_path):
     """In the copy sandbox (asked for), a verifier appending to a file of its
-    tests/ was seen as a save: it ran itself again, 245 times in 15 s. A save
-    of the user's own, after, still runs."""
+    tests/ was seen as a save: it ran itself again, 245 times in 15 s. Its
+    write cannot be told from a save made during the run, so one more run
+    follows, made for that file alone, which writes it again: no run follows
+    that, and it is said once. A save of the user's own, after, still runs."""
     task_dir = tmp_path / "t"
     data = task_dir / "tests" / "data.txt"
     source = f"def verify(workspace):\n    open({str(data)!r}, 'a').write('x')\n    return 1.0\n"
@@ -763,11 +765,36 @@ def test_a_copy_run_that_writes_its_own_tests_runs_once_under_watch(env, tmp_pat
     proc, reader = start_watch(dict(env, VERIFIER_TUI_SANDBOX="copy"), "--json", task_dir, "--python", PY)
     try:
         assert json.loads(reader.next())["rewards"] == {"reward": 1.0}
+        assert json.loads(reader.next())["trigger"] == "tests/data.txt"
         with pytest.raises(queue.Empty):
             reader.next(within_s=2.0)  # well past the watcher's debounce: no run of its own write
-        assert data.read_text() == "x"
+        assert data.read_text() == "xx"
         (task_dir / "tests" / "verifier.py").write_text(source.replace("1.0", "0.5"))
         assert json.loads(reader.next())["rewards"] == {"reward": 0.5}
     finally:
-        proc.send_signal(signal.SIGINT)
-        proc.wait(timeout=HANG_GUARD_S)
+        code, stderr = stop(proc)
+    assert code == 0 and stderr.count("the run itself seems to write tests/data.txt") == 1, stderr
+
+
+def test_a_save_during_a_copy_run_under_watch_runs_again(env, tmp_path):
+    """In the copy sandbox (asked for), a save of the verifier while a run went on (a slow
+    verifier) was taken for the run's own write: no run followed it."""
+    gate = Gate(tmp_path / "gate")
+    source = gate.verifier("def verify(workspace):\n    return 1.0\n")
+    task_dir = make_task(tmp_path / "t", source, cases={"only": {}})
+    verifier = task_dir / "tests" / "verifier.py"
+    proc, reader = start_watch(dict(env, VERIFIER_TUI_SANDBOX="copy"), "--json", task_dir, "--python", PY)
+    try:
+        assert json.loads(reader.next(HANG_GUARD_S))["rewards"] == {"reward": 1.0}
+        gate.go.unlink()
+        verifier.write_text(source.replace("1.0", "0.5"))
+        gate.wait_for_run(2)
+        verifier.write_text(source.replace("1.0", "0.25"))
+        gate.go.touch()
+        deadline = time.monotonic() + HANG_GUARD_S
+        while (last := json.loads(reader.next(max(0.1, deadline - time.monotonic()))))["rewards"] != {"reward": 0.25}:
+            assert last["rewards"] == {"reward": 0.5}, last
+    finally:
+        code, stderr = stop(proc)
+    assert code == 0 and "Traceback" not in stderr, stderr
+    assert last["trigger"] == "tests/verifier.py"

@@ -261,3 +261,39 @@ def interpreter_with_long_sys_path(root: Path, entries: int) -> Path:
     (site_packages,) = root.glob("lib/python3*/site-packages")
     (site_packages / "many.pth").write_text("".join(f"{folder}\n" for folder in folders), encoding="utf-8")
     return root / "bin" / "python"
+
+
+class Gate:
+    """Holds each run of a verifier it is put in (:meth:`verifier`) until it is open: the run
+    first adds a line to ``started``, then waits for ``go``. Both live outside the task, where the
+    copy sandbox's look at the user's files does not reach, so a test can change files while a run
+    is surely going, then let it end."""
+
+    def __init__(self, folder: Path) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        self.started, self.go = folder / "started", folder / "go"
+        self.started.write_text("")
+        self.go.touch()  # open: runs go straight through
+
+    def verifier(self, source: str) -> str:
+        """``source`` (a ``def verify(workspace):`` at top level) with the gate at its start."""
+        head = (
+            f"import os as _os, time as _time\n\n\ndef _gate():\n"
+            f"    with open({str(self.started)!r}, 'a') as handle:\n        handle.write('run\\n')\n"
+            f"    while not _os.path.exists({str(self.go)!r}):\n        _time.sleep(0.01)\n\n\n"
+        )
+        called = "def verify(workspace):\n    _gate()\n"
+        return head + textwrap.dedent(source).replace("def verify(workspace):\n", called)
+
+    def runs(self) -> int:
+        """How many runs have reached the gate."""
+        return self.started.read_text().count("\n")
+
+    def wait_for_run(self, number: int) -> None:
+        """Until the ``number``-th run is at the gate (within :data:`HANG_GUARD_S`)."""
+        import time
+
+        deadline = time.monotonic() + HANG_GUARD_S
+        while self.runs() < number:
+            assert time.monotonic() < deadline, f"run {number} never started"
+            time.sleep(0.02)

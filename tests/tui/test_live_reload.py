@@ -9,6 +9,7 @@ import shutil
 
 from textual.widgets import OptionList
 
+from tests.helpers.tasks import Gate, make_task
 from tests.tui.app_under_test import SIZE, make_app, screen_text, wait_for, widget_text
 from verifier_tui.tui.screens.choose_list import ChooseListScreen
 
@@ -133,3 +134,26 @@ async def test_a_deleted_file_makes_the_verdict_stale_in_words_that_read(example
         (root / "cases" / "correct" / "workspace" / "hello.txt").unlink()
         await wait_for(lambda: "stale" in widget_text(app, "#status"), "the verdict marked stale")
         assert "stale: workspace/hello.txt deleted since this run" in widget_text(app, "#status")
+
+
+async def test_a_save_during_a_copy_run_runs_again(tmp_path, monkeypatch):
+    """In the copy sandbox (asked for), a save of the verifier while a run went on (a slow
+    verifier) was taken for the run's own write: no run followed, and the screen kept the
+    verdict of the code before it."""
+    monkeypatch.setenv("VERIFIER_TUI_SANDBOX", "copy")
+    gate = Gate(tmp_path / "gate")
+    source = gate.verifier("def verify(workspace):\n    return 1.0\n")
+    verifier = make_task(tmp_path / "t", source, cases={"only": {}}) / "tests" / "verifier.py"
+    app = make_app(tmp_path / "t")
+    async with app.run_test(size=SIZE):
+        await app.wait_for_runs(1)
+        await asyncio.wait_for(app.controller.live.watch_ready.wait(), 10)
+        gate.go.unlink()
+        verifier.write_text(source.replace("1.0", "0.5"))
+        await wait_for(lambda: gate.runs() == 2, "the second run at the gate")
+        verifier.write_text(source.replace("1.0", "0.25"))
+        gate.go.touch()
+        saved = {"reward": 0.25}
+        await wait_for(
+            lambda: any(r and r.verdict.rewards == saved for r in app.finished), "a run of the second save", 60
+        )

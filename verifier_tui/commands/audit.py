@@ -90,7 +90,7 @@ def _print(
     for finding in findings:
         if finding.result.user_files_written:
             wrote = ", ".join(report.here(path) for path in finding.result.user_files_written)
-            terminal.out(f"{finding.probe}: the run wrote your own files: {wrote}")
+            terminal.out(f"{finding.probe}: your own files changed while the run ran, by the run or by you: {wrote}")
     if judged is None:
         terminal.out("no case's expected.json asks for a reward above 0: nothing to judge the probes by")
     elif not judgeable:

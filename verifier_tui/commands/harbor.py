@@ -839,7 +839,14 @@ async def _watch(opened: TrialSession, args: argparse.Namespace, replays: list[R
         terminal.error(message)
 
     assert opened.session is not None  # watch_command checked
-    live = LiveRuns(opened.session, replay, force_polling=args.poll, on_error=on_error, on_task_error=on_task_error)
+    live = LiveRuns(
+        opened.session,
+        replay,
+        force_polling=args.poll,
+        on_error=on_error,
+        on_task_error=on_task_error,
+        on_note=terminal.error,
+    )
     reader = asyncio.ensure_future(terminal.until_reader_gone(live.stop_watching))  # as watch does on a task
     try:
         await live.watch(run_first=True)

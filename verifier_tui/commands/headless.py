@@ -298,7 +298,9 @@ async def _watch(session: Session, args: argparse.Namespace) -> None:
     def on_task_error(message: str) -> None:
         terminal.error(message)
 
-    live = LiveRuns(session, run, force_polling=args.poll, on_error=on_error, on_task_error=on_task_error)
+    live = LiveRuns(
+        session, run, force_polling=args.poll, on_error=on_error, on_task_error=on_task_error, on_note=terminal.error
+    )
     # Nobody reads the stream any more (| head -1 exited): stop, as Ctrl+C would, rather than run on for no one.
     reader = asyncio.ensure_future(terminal.until_reader_gone(live.stop_watching))
     try:

@@ -93,7 +93,10 @@ async def _rounds(collection: Collection, args: argparse.Namespace) -> None:
     async def ask(trigger: str, change: Change | None) -> None:
         rounds.request(change)
 
-    lives = [LiveRuns(group.session, ask, force_polling=args.poll, on_task_error=terminal.error) for group in groups]
+    lives = [
+        LiveRuns(group.session, ask, force_polling=args.poll, on_task_error=terminal.error, on_note=terminal.error)
+        for group in groups
+    ]
     for live in lives:
         live.every_case = True
         # a change during a round is held to its end, when the round's own writes are known

@@ -267,7 +267,7 @@ class RunResult:
     environment: dict[str, Any] | None = None  # what the runner's environment held and where each came from
     sandbox: str = ""  # "namespace" or "copy": how the run was kept apart from the user's files
     strays: list[str] = field(default_factory=list)  # command lines of processes the run left running (all ended)
-    user_files_written: list[str] = field(default_factory=list)  # the user's files the run wrote (copy sandbox)
+    user_files_written: list[str] = field(default_factory=list)  # the user's files changed while it ran (copy sandbox)
     stack: Stack | None = None  # a run that timed out: where it was stuck
     limits: dict[str, Any] | None = None  # the task's limits and the sandbox's paths as the run got them
     out_of_memory: list[str] = field(default_factory=list)  # processes killed past memory_mb, as the OOM killer would

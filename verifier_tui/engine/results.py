@@ -409,7 +409,7 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
 
 def _left_behind(strays: list[str], cut_short: bool, pipe_wait_s: float, written: list[str]) -> list[str]:
     """What the run left behind, in words: processes still running once the
-    runner was over, output held open after it, the user's files it wrote."""
+    runner was over, output held open after it, the user's files changed while it ran."""
     from verifier_tui.engine.sandbox.strays import strays_notice
 
     notices = [strays_notice(strays)] if strays else []
@@ -422,5 +422,6 @@ def _left_behind(strays: list[str], cut_short: bool, pipe_wait_s: float, written
         )
     if written:
         shown = ", ".join(written[:5]) + (f" +{len(written) - 5} more" if len(written) > 5 else "")
-        notices.append(f"the run wrote your own files (outside its scratch folder): {shown}")
+        # found by looking before and after the run, which cannot tell its writes from a save of the user's
+        notices.append(f"your own files changed while the run ran, by the run or by you: {shown}")
     return notices

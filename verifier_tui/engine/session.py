@@ -571,12 +571,12 @@ class Session:
             stage.follow(live)
 
     def note_own_writes(self, paths: list[str]) -> None:
-        """The user's files a run wrote (the copy sandbox), as they are now: no change of theirs until they differ."""
+        """The user's files that changed while a run went on (the copy sandbox), as they are now."""
         for path in paths:
             self._own_writes[Path(path)] = _look(path)
 
     def own_writes(self, paths: frozenset[Path]) -> frozenset[Path]:
-        """Those of ``paths`` that are as a run of this session left them."""
+        """Those of ``paths`` that are as a run of this session left them (``LiveRuns._less_its_own``)."""
         return frozenset(p for p in paths if p in self._own_writes and _look(str(p)) == self._own_writes[p])
 
     def note_change(self, change: Any) -> None:

@@ -6,7 +6,8 @@ The run is not prevented from doing it there (namespaces are: see
 :mod:`.isolation`), but it is caught: the task folder and the user's inputs
 (workspace, response, task data) are looked at before and after the run,
 one ``lstat`` per entry, and whatever was created, changed or deleted
-meanwhile is reported with the result.
+meanwhile is reported with the result: by the run, or by the user saving
+meanwhile, which this look cannot tell apart (``LiveRuns._less_its_own``).
 
 The look is bounded (:data:`LIMIT` entries, the task's own files first, a
 big workspace last) so that a re-run does not grow with the workspace; what

@@ -42,6 +42,8 @@ from verifier_tui.engine.watch.watcher import Watcher
 COARSE_CLOCK_NS = 10_000_000
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from verifier_tui.engine.session import Session
     from verifier_tui.engine.task.cases import Case
 
@@ -63,6 +65,7 @@ class LiveRuns:
         on_watching: Callable[[], Any] | None = None,
         on_stale: Callable[[Change], Any] | None = None,
         on_outdated: Callable[[], Any] | None = None,
+        on_note: Callable[[str], Any] | None = None,
     ) -> None:
         """``run(trigger, change)`` performs one run for the face and returns
         what ``on_result(change, result)`` receives; ``trigger`` says in words
@@ -72,7 +75,8 @@ class LiveRuns:
         each time a watcher is in place, ``on_stale(change)`` when a change is
         held because live reload is off (the last run is stale),
         ``on_outdated()`` when what every case's run reads changed (the tests,
-        the verifier, task.toml): no case's last verdict is of the files now."""
+        the verifier, task.toml): no case's last verdict is of the files now;
+        ``on_note(sentence)`` when a change is not run, and why (said once)."""
         self.session = session
         self.force_polling = force_polling
         self.scheduler = RunScheduler(self._run, supersede=supersede, on_error=on_error, on_result=on_result)
@@ -83,6 +87,7 @@ class LiveRuns:
         self._on_watching = on_watching
         self._on_stale = on_stale
         self._on_outdated = on_outdated
+        self._on_note = on_note
         self.live_reload = True
         """False: a change re-reads the task but runs nothing; it is held in
         :attr:`stale` until a run starts or live reload is turned on again."""
@@ -108,6 +113,8 @@ class LiveRuns:
         self._watcher: Watcher | None = None
         self._watching = False
         self._after_run: Change | None = None  # changes seen during a copy sandbox's run (on_change)
+        self._rerun_for: frozenset[Path] = frozenset()  # see _less_its_own
+        self._said: frozenset[Path] = frozenset()
         self.busy: Callable[[], bool] = lambda: self.scheduler.busy
         """Whether a run of this session is in flight. ``test --watch`` runs its rounds
         elsewhere (its ``run`` only asks for one): it says so here, and calls
@@ -132,10 +139,6 @@ class LiveRuns:
         off, hold it: :attr:`stale`)."""
         session = self.session
         session.note_change(change)  # for the copy sandbox's mirror: copy what changed, not the whole tree
-        # In the copy sandbox a run can write the user's files (said with its
-        # result): its own writes start no run, or a verifier that appends to
-        # a file of its tests/ ran itself again for ever.
-        change = change.without(session.own_writes(change.paths))
         if not change.paths:
             return  # only caches, VCS internals, editors' temporary files: the mirror follows, nothing runs
         if self.targets is not None and any(target.path in change.paths for target in self.targets):
@@ -164,8 +167,8 @@ class LiveRuns:
         if not (self.every_case or task_changed or _what_runs(session.case) != case_before or feeds):
             return  # another case added, removed or redefined, or its workspace edited: nothing to run
         if self.busy() and session.isolation.kind != NAMESPACE:
-            # In the copy sandbox, which of these the run in flight wrote itself
-            # is known once it is over: held till then (see _run), not superseding it.
+            # In the copy sandbox, which of these the run in flight changed is
+            # known once it is over: held till then (see _less_its_own), not superseding it.
             self._after_run = Change.combine(self._after_run, change)
             # A run whose run_ended is past is busy till its task is done: judged then, not never.
             asyncio.get_running_loop().call_soon(self._if_idle)
@@ -174,6 +177,9 @@ class LiveRuns:
 
     def _go(self, change: Change) -> None:
         """A change judged to run: requested, or, with live reload off, held as :attr:`stale`."""
+        change = self._less_its_own(change)
+        if not change.paths:
+            return
         if not self.live_reload:
             if self._seen_by_last_run(change):
                 return  # a late event of a save the last run started after (a loaded machine's)
@@ -182,6 +188,29 @@ class LiveRuns:
                 self._on_stale(self.stale)
             return
         self.request(change.describe(), change)
+
+    def _less_its_own(self, change: Change) -> Change:
+        """``change`` less what the last run seems to have written itself.
+
+        In the copy sandbox a run can write the user's files, and what it changed
+        is found by looking before and after it, which cannot tell its writes from
+        a save made meanwhile. So such a change runs again, as in the view, unless
+        the last run was made for these very files alone and changed them again:
+        that run writes them itself, and would run itself for ever (a verifier that
+        appends to a file of its tests/). Said once; a save of the user's runs."""
+        own = self.session.own_writes(change.paths)  # as the last run left them
+        if own and own <= self._rerun_for:
+            if own != self._said and self._on_note is not None:
+                named = change.without(change.paths - own).describe()
+                self._on_note(
+                    f"the run itself seems to write {named}: it changed again in the run made for its "
+                    "change alone, so it is not run again for its own changes; save to run again"
+                )
+            self._said = own
+            change = change.without(own)
+        if change.paths:
+            self._rerun_for = own if change.paths <= own else frozenset()
+        return change
 
     def set_live_reload(self, on: bool) -> None:
         """Live reload on (changes run) or off (changes are held as :attr:`stale`,
@@ -238,10 +267,8 @@ class LiveRuns:
     def run_ended(self) -> None:
         """A run is over (finished or cancelled): what changed during it is judged now."""
         after, self._after_run = self._after_run, None
-        if after is not None:  # judged when they came; the run's own writes are known now, and run nothing
-            after = after.without(self.session.own_writes(after.paths))
-            if after.paths:
-                self._go(after)
+        if after is not None:  # judged when they came; what the run changed is known now
+            self._go(after)
 
     def _if_idle(self) -> None:
         if not self.busy():
