@@ -58,6 +58,7 @@ def test_audit_json_says_each_probe_and_the_bar(env, tmp_path):
         "case": "right",
         "reward": 1.0,
         "rewards": {"reward": 1.0},
+        "tolerance": None,
         "run": {
             "passed": True,
             "rewards": {"reward": 1.0},
@@ -313,3 +314,21 @@ def test_audit_takes_no_option_that_chooses_one_input(env, tmp_path):
         assert done.returncode == 2 and f"unrecognized arguments: {option}" in done.stderr, done.stderr
     header = run_tool(env, "audit", task, "--python", PY).stdout.splitlines()[0]
     assert header.endswith("audit of 2 cases") and "case right" not in header, header
+
+
+def test_a_probe_within_the_bar_cases_tolerance_is_flagged(env, tmp_path):
+    # The bar case passes with 0.95 (its tolerance takes 1 ± 0.1): a verifier
+    # that pays an empty workspace the same 0.95 pays for nothing done.
+    task = make_task(
+        tmp_path / "t", "def verify(workspace):\n    return 0.95\n", cases={"right": {"answer.txt": "42\n"}}
+    )
+    write(task / "cases" / "right" / "expected.json", '{"rewards": {"reward": 1.0}, "tolerance": 0.1}')
+    done = run_tool(env, "audit", task, "--python", PY)
+    no_traceback(done)
+    assert done.returncode == 1, done.stdout
+    rows = {line[3:].split("  ")[0]: line for line in done.stdout.splitlines() if line[:1] in "!✓"}
+    assert rows["an empty workspace"].startswith("!"), done.stdout
+    assert "as high as right's 1 (tolerance 0.1): the verifier pays for this" in rows["an empty workspace"]
+    assert done.stdout.splitlines()[-1].startswith("4 of 4 probes score as high as right's 1 (tolerance 0.1)")
+    data = json.loads(run_tool(env, "audit", "--json", task, "--python", PY).stdout)
+    assert data["bar"]["tolerance"] == 0.1 and all(probe["flagged"] for probe in data["probes"])

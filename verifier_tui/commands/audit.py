@@ -126,7 +126,8 @@ def _rewards_words(rewards: dict[str, Any]) -> str:
 
 
 def _bar_words(judged: Bar) -> str:
-    return f"{one_line(judged.case)}'s {_rewards_words(judged.rewards)}"
+    within = f" (tolerance {format_number(judged.tolerance)})" if judged.tolerance else ""
+    return f"{one_line(judged.case)}'s {_rewards_words(judged.rewards)}{within}"
 
 
 def _runner_name(session: Session) -> str:

@@ -72,6 +72,9 @@ class Bar:
     case: str
     rewards: dict[str, float]
     run: RunResult | None = None
+    # Its expected.json's "tolerance": the case passes that far below each
+    # reward (model._same_rewards), so a probe paid that much is paid as it is.
+    tolerance: float = 0.0
 
     @property
     def failed(self) -> bool:
@@ -87,8 +90,8 @@ class Bar:
             return False
         if len(self.rewards) == 1:
             ((key, wanted),) = self.rewards.items()
-            return _at_least(rewards.get(key, lone(rewards)), wanted)
-        return all(_at_least(rewards.get(key, 0), wanted) for key, wanted in self.rewards.items())
+            return _at_least(rewards.get(key, lone(rewards)), wanted - self.tolerance)
+        return all(_at_least(rewards.get(key, 0), wanted - self.tolerance) for key, wanted in self.rewards.items())
 
     def to_json(self) -> dict[str, Any]:
         ran = self.run
@@ -101,7 +104,13 @@ class Bar:
                 "outcome": ran.outcome.slug,
                 "raised": raised(ran),
             }
-        return {"case": self.case, "reward": lone(self.rewards), "rewards": self.rewards, "run": got}
+        return {
+            "case": self.case,
+            "reward": lone(self.rewards),
+            "rewards": self.rewards,
+            "tolerance": self.tolerance or None,
+            "run": got,
+        }
 
 
 def raised(result: RunResult) -> str | None:
@@ -159,11 +168,12 @@ def bar(cases: list[Case]) -> Bar | None:
     """The passing case to beat (None: no case's expected.json asks for a reward above 0)."""
     best: Bar | None = None
     for case in cases:
-        expected = case.expected.rewards if case.expected is not None else None
-        if not expected or not any(value > 0 for value in expected.values()):
+        expectation = case.expected
+        expected = expectation.rewards if expectation is not None else None
+        if expectation is None or not expected or not any(value > 0 for value in expected.values()):
             continue
         if best is None or sum(expected.values()) > sum(best.rewards.values()):
-            best = Bar(case.name, dict(expected))
+            best = Bar(case.name, dict(expected), tolerance=expectation.tolerance or 0.0)
     return best
 
 
