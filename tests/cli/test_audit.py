@@ -332,3 +332,28 @@ def test_a_probe_within_the_bar_cases_tolerance_is_flagged(env, tmp_path):
     assert done.stdout.splitlines()[-1].startswith("4 of 4 probes score as high as right's 1 (tolerance 0.1)")
     data = json.loads(run_tool(env, "audit", "--json", task, "--python", PY).stdout)
     assert data["bar"]["tolerance"] == 0.1 and all(probe["flagged"] for probe in data["probes"])
+
+
+def test_a_file_the_user_cannot_read_in_one_case_leaves_its_probes_unjudged_not_the_audit(ordinary_user):
+    # As the user's own run of the case would, a probe whose workspace cannot
+    # be copied whole does not start; the other probes still run.
+    task = make_task(
+        ordinary_user.root / "tasks" / "t",
+        "def verify(workspace):\n"
+        "    answer = workspace / 'answer.txt'\n"
+        "    return 1.0 if answer.exists() and answer.read_text().strip() == '42' else 0.0\n",
+        cases={"right": {"answer.txt": "42\n"}, "wrong": {"answer.txt": "41\n", "secret": "s\n"}},
+    )
+    write(task / "cases" / "right" / "expected.json", '{"rewards": {"reward": 1.0}}')
+    ordinary_user.own(ordinary_user.root)
+    (task / "cases" / "wrong" / "workspace" / "secret").chmod(0)
+    done = ordinary_user.run("audit", task)
+    no_traceback(done)
+    assert done.stderr == "", done.stderr
+    rows = {line[3:].split("  ")[0]: line for line in done.stdout.splitlines() if line[:1] in "!✓·"}
+    unmade = rows["wrong: without answer.txt"]
+    assert unmade.startswith("·") and "not judged: could not start: " in unmade, done.stdout
+    assert "the workspace could not be copied whole: secret: Permission denied" in unmade
+    for probe in ("an empty workspace", "wrong: every file emptied", "wrong: without secret"):
+        assert rows[probe].startswith("✓"), done.stdout
+    assert done.returncode == 0, done.stdout

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import os
 import shutil
-from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -207,6 +206,7 @@ def make_workspace(probe: Probe, target: Path) -> Path | None:
     file is made empty without reading it; what is neither (a FIFO, a socket)
     is left out, as a run's staging leaves it."""
     from verifier_tui.engine.sandbox.file_copy import NotAFile, copy_file
+    from verifier_tui.engine.sandbox.stage import StagingError
 
     if probe.case is None or probe.case.workspace is None:
         return None
@@ -230,8 +230,12 @@ def make_workspace(probe: Probe, target: Path) -> Path | None:
                 elif probe.emptied:
                     os.close(os.open(into / name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
                 else:
-                    with suppress(NotAFile):  # replaced by something else since it was listed
+                    try:
                         copy_file(str(path), str(into / name), replace=False)
+                    except NotAFile:  # replaced by something else since it was listed
+                        pass
+                    except OSError as exc:  # unreadable: refused as a run's staging refuses it (stage._whole)
+                        raise StagingError(f"the workspace could not be copied whole: {rel}: {exc.strerror}") from None
                 if st.st_nlink > 1 and first is None and (into / name).exists():
                     made[(st.st_dev, st.st_ino)] = into / name
         dirs[:] = sorted(d for d in dirs if not (here / d).is_symlink())
@@ -246,6 +250,8 @@ async def arun(
     ``ended`` is told of each finding as its run ends. None is run when the
     bar case fails."""
     import asyncio
+
+    from verifier_tui.engine.sandbox.stage import StagingError
 
     cases = session.task.cases
     judged = bar(cases)
@@ -263,8 +269,13 @@ async def arun(
         async with room:
             target = where / f"audit-{index}"
             try:
-                workspace = await asyncio.to_thread(make_workspace, probe, target)
-                spec = replace(spec, workspace=workspace, case=None, expected=None, planted=probe.planted)
+                try:
+                    workspace, unmade = await asyncio.to_thread(make_workspace, probe, target), None
+                except StagingError as exc:  # this probe does not start, as its case's own run would not
+                    workspace, unmade = None, str(exc)
+                spec = replace(
+                    spec, workspace=workspace, case=None, expected=None, planted=probe.planted, start_error=unmade
+                )
                 result = await session.arun(spec, trigger="audit", gate=gate)
             finally:
                 await asyncio.to_thread(shutil.rmtree, target, True)

@@ -69,6 +69,7 @@ class RunSpec:
     network: str = "task"  # the task's network_mode, or "host": this machine's (--network host)
     planted: tuple[tuple[str, bytes], ...] = ()  # files in the reward folder before the run (audit's probe)
     coverage: bool = False  # ask the runner which of the task's own lines ran (--coverage-to)
+    start_error: str | None = None  # why it cannot start, known before staging (audit: its workspace was not made)
 
 
 @record
@@ -140,7 +141,8 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
         path_map=[],
         notices=list(environment.problems),
         reproduce=reproduce_command(spec),
-        start_error=interpreter.error,
+        start_error=spec.start_error or interpreter.error,
+        not_staged=spec.start_error is not None,
         environment=environment,
         python=interpreter.executable or spec.python,
         folders=interpreter.folders,
