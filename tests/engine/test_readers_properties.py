@@ -26,7 +26,7 @@ from tests.strategies import utf8_text
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.diagnosis import shadows
 from verifier_tui.engine.harbor.folders import HarborFolderError, open_harbor, select_trial
-from verifier_tui.engine.harbor.overview import read_jobs, read_trial_row
+from verifier_tui.engine.harbor.overview import read_jobs, read_overviews, read_trial_row
 from verifier_tui.engine.harbor.walkthrough import trial_entries, trial_json, walk_trial
 from verifier_tui.engine.readback import Explanation
 from verifier_tui.engine.sandbox.cgroup import folder_for, hierarchies, mounts
@@ -311,6 +311,32 @@ def test_a_result_json_of_any_shape_loses_no_trial_and_no_step(data, genuine_job
     with bounded(collect, [job_dir]) as collection:
         replays = [item for group in collection.groups for item in group.cases]
     assert replays and all(item.trial.path == trial_path for item in replays), "test JOB left the trial out"
+
+
+@settings(SETTINGS, max_examples=60, deadline=None)
+@given(task_name=ANYTHING, task=st.none() | ANYTHING)
+def test_a_killed_trial_takes_the_name_its_task_recorded(task_name, task, genuine_jobs, tmp_path_factory):
+    # A genuine trial beside a copy of it Harbor was killed in (no result.json):
+    # whatever the first's result.json names, the killed one is counted under
+    # that name only when it recorded one for the task both were asked for.
+    job_dir = tmp_path_factory.mktemp("jobs") / "oracle-pass"
+    shutil.copytree(genuine_jobs / "jobs" / "oracle-pass", job_dir)
+    finished = next(p for p in job_dir.iterdir() if p.is_dir())
+    killed = shutil.copytree(finished, job_dir / "hello-file__killed0")
+    (killed / "result.json").unlink()
+    result = json.loads((finished / "result.json").read_text())
+    result["task_name"] = task_name
+    if task is not None:
+        result["config"]["task"] = task
+    (finished / "result.json").write_text(json.dumps(result))
+
+    (overview,) = bounded(read_overviews, job_dir)
+    rows = {row.name: row for row in overview.rows}
+    assert set(rows) == {finished.name, killed.name}
+    same_task = task is None or task == json.loads((killed / "config.json").read_text())["task"]
+    expected = rows[finished.name].task if task_name and same_task else "hello-file"
+    assert rows[killed.name].task == expected
+    assert sum(row.trials for row in overview.tasks.values()) == 2
 
 
 @SETTINGS

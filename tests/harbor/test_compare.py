@@ -209,3 +209,32 @@ def test_reward_keys_that_differ_in_their_spaces_are_told_apart(env, runs, task,
     lines = compare_lines(env, (a, b), tmp_path)
     row = next(line for line in lines if line.startswith("alpha "))
     assert '"reward " 0.500' in row and "reward 1.000" in row and row.split()[-2] == "-", row  # no difference
+
+
+def _named(trial, name: str) -> None:
+    """result.json's task_name as Harbor records a task whose task.toml says ``[task] name``."""
+    result = trial / "result.json"
+    result.write_text(json.dumps(json.loads(result.read_text()) | {"task_name": name}))
+
+
+def test_a_trial_harbor_did_not_finish_is_counted_under_the_name_its_task_recorded(env, runs, task, tmp_path):
+    # Harbor names a task by task.toml's [task] name when it has one (Task.name,
+    # harbor/models/task/task.py); a killed trial has no result.json, only its
+    # config.json's task folder: it is the same task, not one called "alpha".
+    alpha = task("alpha")
+    passed = dict(task=alpha, rewards={"reward": 1.0})
+    a = make_job(runs / "jobs" / "a", {"alpha__a1": passed, "alpha__a2": passed})
+    b = make_job(runs / "jobs" / "b", {"alpha__b1": passed, "alpha__b2": passed})
+    for trial in (a / "alpha__a1", b / "alpha__b1", b / "alpha__b2"):
+        _named(trial, "org/alpha")
+    (a / "alpha__a2" / "result.json").unlink()  # Harbor was killed before it wrote it
+    lines = compare_lines(env, (a, b), tmp_path)
+    table = {line.split()[0]: line.split() for line in lines[3:] if line}
+    assert "alpha" not in table, lines
+    assert table["org/alpha"] == ["org/alpha", "1/2", "1.000", "2/2", "1.000", "+0.000", "1"]
+    assert "only B passes: org/alpha" in lines
+    assert "  org/alpha: alpha__a2 · not finished → alpha__b1 ✓ passed" in lines, lines  # no start time: first
+    # Every trial of the task killed in A: B's trials name it.
+    (a / "alpha__a1" / "result.json").unlink()
+    table = {line.split()[0]: line.split() for line in compare_lines(env, (a, b), tmp_path)[3:] if line}
+    assert "alpha" not in table and table["org/alpha"][:5] == ["org/alpha", "0/2", "-", "2/2", "1.000"], table

@@ -122,8 +122,8 @@ def test_the_comparison(snap_compare, jobs):
 
 
 async def test_a_job_that_cannot_be_read_is_said_never_a_crash(jobs, monkeypatch):
-    def unreadable(folder):
-        raise PermissionError(13, "Permission denied", str(folder))
+    def unreadable(*folders):
+        raise PermissionError(13, "Permission denied", str(folders[0]))
 
     monkeypatch.setattr("verifier_tui.tui.screens.compare.read_compared", unreadable)
     app = job_app(jobs)

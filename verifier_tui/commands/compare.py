@@ -35,7 +35,7 @@ def compare_command(args: argparse.Namespace) -> int:
             terminal.error(_not_a_job(path, target))
             return 2
         folders.append(target.root or target.path)
-    comparison = compare(read_compared(folders[0]), read_compared(folders[1]))
+    comparison = compare(*read_compared(folders[0], folders[1]))
     if args.json:
         terminal.out_json(comparison.to_json())
         return 0

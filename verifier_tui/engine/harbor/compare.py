@@ -21,7 +21,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from verifier_tui.engine.harbor.overview import PASSED, JobOverview, TaskRow, TrialRow, mean_words, read_overview
+from verifier_tui.engine.harbor.overview import PASSED, JobOverview, TaskRow, TrialRow, mean_words, read_overviews
 from verifier_tui.engine.record import record
 from verifier_tui.engine.verdict import reward_pairs
 
@@ -170,8 +170,11 @@ def _by_task(rows: list[TrialRow]) -> dict[str, list[TrialRow]]:
     return found
 
 
-def read_compared(folder: Path) -> Compared:
-    return Compared(folder, folder.name, read_overview(folder))  # named as every job is: by its folder
+def read_compared(a: Path, b: Path) -> tuple[Compared, Compared]:
+    """The two jobs, read together: a trial one did not finish is named as
+    the other's trials name its task (:func:`read_overviews`)."""
+    ours, theirs = read_overviews(a, b)
+    return Compared(a, a.name, ours), Compared(b, b.name, theirs)  # named as every job is: by its folder
 
 
 def compare(a: Compared, b: Compared) -> Comparison:

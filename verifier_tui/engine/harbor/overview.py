@@ -32,7 +32,7 @@ from verifier_tui.engine import untrusted
 from verifier_tui.engine.harbor.folders import RESULT, job_paths, result_shape
 from verifier_tui.engine.harbor.reading import parse_time, read_json, read_text_tail
 from verifier_tui.engine.model import reward_float
-from verifier_tui.engine.record import field, record
+from verifier_tui.engine.record import field, record, replace
 from verifier_tui.engine.task.target import CONFIG, kind_within
 from verifier_tui.engine.verdict import reward_pairs
 
@@ -79,6 +79,10 @@ class TrialRow:
     agent_exit_code: int | None = None
     steps: int = 0
     problem: str | None = None  # why result.json could not be read, or what in it is not of Harbor's shape
+    # Which task Harbor was asked for (config.json's task table, as JSON), and
+    # whether ``task`` is the name result.json recorded or the task folder's.
+    task_config: str = ""
+    task_recorded: bool = True
 
     @property
     def failed(self) -> bool:
@@ -198,11 +202,8 @@ def read_trial_row(folder: Path) -> TrialRow:
         loaded = read_json(folder / CONFIG, beneath=folder)
         config = loaded.data if loaded.ok and isinstance(loaded.data, dict) else {}
     task = untrusted.table(config, "task")
-    task_name = (
-        data.get("task_name")
-        or task.get("name")
-        or (Path(task["path"]).name if isinstance(task.get("path"), str) else None)
-    )
+    recorded = data.get("task_name")
+    task_name = recorded or task.get("name") or (Path(task["path"]).name if isinstance(task.get("path"), str) else None)
     info = untrusted.table(data, "agent_info")
     agent_config = untrusted.table(config, "agent")
     agent = info.get("name") or agent_config.get("name")
@@ -262,6 +263,8 @@ def read_trial_row(folder: Path) -> TrialRow:
         agent_exit_code=exit_code,
         steps=len(steps),
         problem=result.problem if not result.ok else "; ".join(problems) or None,
+        task_config=json.dumps(task, sort_keys=True, default=str),
+        task_recorded=bool(recorded),
     )
 
 
@@ -500,9 +503,28 @@ class JobOverview:
 
 
 def read_overview(folder: Path) -> JobOverview:
-    overview = JobOverview()
-    overview.add(trial_rows(child_folders(folder)))
-    return overview
+    return read_overviews(folder)[0]
+
+
+def read_overviews(*folders: Path) -> list[JobOverview]:
+    """Each job's overview, a trial Harbor did not finish counted under the
+    name another trial of the same task recorded, in any of these jobs.
+
+    Harbor names a task by its task.toml's ``[task] name`` when it has one,
+    else by its folder (``Task.__init__``, harbor/models/task/task.py), and
+    records that in result.json only: a killed trial's config.json gives the
+    folder, which would make one task two."""
+    found = [list(trial_rows(child_folders(folder))) for folder in folders]
+    names = {row.task_config: row.task for rows in found for row in rows if row.task_recorded}
+    overviews = []
+    for rows in found:
+        overview = JobOverview()
+        overview.add(
+            row if row.task_recorded or row.task_config not in names else replace(row, task=names[row.task_config])
+            for row in rows
+        )
+        overviews.append(overview)
+    return overviews
 
 
 # --------------------------------------------------------------------------

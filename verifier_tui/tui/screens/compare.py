@@ -90,7 +90,7 @@ class CompareScreen(TasksScreen):
         from textual.worker import get_current_worker
 
         a, b = self.paths
-        comparison = compare(read_compared(a), read_compared(b))
+        comparison = compare(*read_compared(a, b))
         if not get_current_worker().is_cancelled:
             self.app.call_from_thread(self._compared, comparison)
 
