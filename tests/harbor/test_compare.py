@@ -238,3 +238,20 @@ def test_a_trial_harbor_did_not_finish_is_counted_under_the_name_its_task_record
     (a / "alpha__a1" / "result.json").unlink()
     table = {line.split()[0]: line.split() for line in compare_lines(env, (a, b), tmp_path)[3:] if line}
     assert "alpha" not in table and table["org/alpha"][:5] == ["org/alpha", "0/2", "-", "2/2", "1.000"], table
+
+
+def test_a_job_of_two_agents_names_each_agents_mean(env, runs, task, tmp_path):
+    # Harbor keeps a mean per <agent>__<model>__<dataset> (JobStats.evals): "0.000; 1.000"
+    # after "oracle, nop" read as oracle's 0.000, the other way round.
+    alpha = task("alpha")
+    a = make_job(runs / "jobs" / "a", {"alpha__a1": dict(task=alpha, rewards={"reward": 1.0})})
+    b = make_job(
+        runs / "jobs" / "b",
+        {
+            "alpha__b1": dict(task=alpha, rewards={"reward": 1.0}),
+            "alpha__b2": dict(task=alpha, agent="nop", rewards={"reward": 0.0}),
+        },
+    )
+    lines = compare_lines(env, (a, b), tmp_path)
+    assert lines[0] == "A  job a · 1 trial · oracle · Harbor's mean 1.000"
+    assert lines[1] == "B  job b · 2 trials · oracle, nop · Harbor's mean nop__adhoc 0.000; oracle__adhoc 1.000"

@@ -203,12 +203,17 @@ def passed_text(row: TaskRow | None) -> str:
 
 
 def job_line(letter: str, job: Compared) -> str:
-    """``A  job model-a · 4 trials · oracle · Harbor's mean 0.750`` (names as Harbor's files have them)."""
+    """``A  job model-a · 4 trials · oracle · Harbor's mean 0.750`` (names as Harbor's files have them;
+    ``Harbor's mean nop__adhoc 0.000; oracle__adhoc 1.000`` for a job of several agents)."""
     overview = job.overview
     agents = ", ".join(overview.agents()) or "-"
+    groups = overview.means()
+    # Harbor keeps a mean per <agent>__<model>__<dataset> (JobStats.evals): with
+    # several, each is named, as the agents' order is not the groups'.
     means = "; ".join(
-        reward_pairs(values, lambda k, v: f"{v:.3f}" if k == "mean" else f"{k} {v:.3f}")
-        for values in overview.means().values()
+        (f"{group} " if len(groups) > 1 else "")
+        + reward_pairs(values, lambda k, v: f"{v:.3f}" if k == "mean" else f"{k} {v:.3f}")
+        for group, values in groups.items()
     )
     trials = overview.total
     return f"{letter}  job {job.name} · {trials} trial{'s' * (trials != 1)} · {agents} · Harbor's mean {means or '-'}"
