@@ -289,3 +289,14 @@ def test_a_timeout_the_command_line_refuses_the_plugin_refuses_too(pytester, tas
     done = run(pytester, "--verifier-cases", "tasks", "--verifier-timeout", value)
     assert done.ret == pytest.ExitCode.USAGE_ERROR
     assert f"argument --verifier-timeout: '{value}': give a finite number of seconds more than 0" in done.stderr.str()
+
+
+def test_an_interpreter_named_relative_to_the_folder_pytest_runs_in(pytester, tasks):
+    """``--verifier-python .venv/bin/python``: the probe ran from the root
+    folder and looked for it there ("No such file or directory")."""
+    (pytester.path / "venv" / "bin").mkdir(parents=True)
+    (pytester.path / "venv" / "bin" / "python").symlink_to(PY)
+    done = pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "--verifier-cases", "tasks/hello-file", "--verifier-python", "venv/bin/python"
+    )
+    done.assert_outcomes(passed=4)

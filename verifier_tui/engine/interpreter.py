@@ -78,10 +78,11 @@ def probe_interpreter(python: str, timeout_s: float = PROBE_TIMEOUT_S) -> Interp
     exe = shutil.which(python) if os.sep not in python else python
     if exe is None:
         return Interpreter(python, None, None, None, error=f"{python}: not found on PATH")
+    exe = os.path.abspath(exe)  # the probe runs from the root folder: .venv/bin/python is the user's folder's
     # Keyed by the path as found, links unresolved: a virtual environment's
     # bin/python is a link to its base interpreter, but a different
     # interpreter (its own site-packages, maybe its own nemo_gym).
-    key = os.path.abspath(exe)
+    key = exe
     with _lock:
         answer = _known.get(key) or cache.load(_CACHE_FILE, _valid_answer).get(key)
         if answer is not None and answer["stamp"] == _path_stamp(answer["path"]):
