@@ -40,6 +40,7 @@ PLUGIN_NAME = "verifier-tui-cases"
 PLUGIN_STAND_IN_HINT = "; give --verifier-workspace DIR, --verifier-case NAME or --verifier-stand-in empty"
 #: What the engine suggests with an option of the command line that this plugin has not.
 _PLUGIN_WORDS = {
+    "another interpreter": "Run with an interpreter that has it: --verifier-python EXE",
     "choose a verifier": "the plugin tests one verifier a task (verifier-tui test TASK --verifier FILE chooses one)",
     "give the task folder": "give it to verifier-tui test JOB --task DIR (the plugin takes none)",
 }
@@ -308,7 +309,7 @@ class VerifierCase(pytest.Item):
             from verifier_tui.commands.report import result_lines
             from verifier_tui.words.text import plain_text
 
-            lines = result_lines(self.group.session, error.result)
+            lines = result_lines(self.group.session, error.result, word=said)
             return plain_text("\n".join([f"{self.nodeid}: the run did not match the case's expected.json", *lines]))
         return super().repr_failure(excinfo)
 

@@ -300,3 +300,18 @@ def test_an_interpreter_named_relative_to_the_folder_pytest_runs_in(pytester, ta
         "-p", "no:cacheprovider", "--verifier-cases", "tasks/hello-file", "--verifier-python", "venv/bin/python"
     )
     done.assert_outcomes(passed=4)
+
+
+def test_a_failing_cases_advice_names_the_plugins_option(pytester):
+    """A verifier importing what the interpreter lacks: the report said to run
+    with ``--python EXE``, an option pytest does not have."""
+    task_dir = make_task(
+        pytester.path / "tasks" / "needs",
+        "import not_installed_anywhere\n\ndef verify(workspace):\n    return 1.0\n",
+        cases={"only": {}},
+    )
+    (task_dir / "cases" / "only" / "expected.json").write_text('{"rewards": {"reward": 1.0}}')
+    done = run(pytester, "--verifier-cases", "tasks")
+    done.assert_outcomes(failed=1)
+    done.stdout.fnmatch_lines(["note: the verifier imports not_installed_anywhere, *: --verifier-python EXE"])
+    assert "--python EXE" not in done.stdout.str()

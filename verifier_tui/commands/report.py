@@ -121,15 +121,16 @@ def result_json(session: Session, result: RunResult) -> dict[str, Any]:
     return data
 
 
-def result_lines(session: Session, result: RunResult) -> list[str]:
+def result_lines(session: Session, result: RunResult, word: Callable[[str], str] = str) -> list[str]:
     """What ``run`` prints about a run: the verdict, against expected.json
     when there is one, the reward files, the exit code in words, stdout and
-    the mapped traceback. The pytest plugin reports a failed case with it."""
+    the mapped traceback. The pytest plugin reports a failed case with it,
+    its notes' advice put in its own options' words by ``word``."""
     lines = [header(session, result), session.isolation.words]
     limits = limits_words(session.limits(), namespace=result.sandbox == "namespace")
     if limits:
         lines.append(limits)
-    lines += [f"note: {one_line(notice)}" for notice in notices(session, result)]
+    lines += [f"note: {one_line(word(notice))}" for notice in notices(session, result)]
     hint = missing_nemo_gym_hint(result)
     if hint:
         lines.append(f"note: {hint}")
