@@ -294,24 +294,39 @@ class VerifierCase(pytest.Item):
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> str | TerminalRepr:  # type: ignore[override]
         error = excinfo.value
         if isinstance(error, CaseNotRun):
-            return f"{self.nodeid}: {error}"
+            return self._failure(str(error), f"{self.nodeid}: {error}")
         if isinstance(error, CaseMismatch):
             if self.group.session is None:  # a trial of a Harbor job: what `run TRIAL` prints
                 opened = error.result
                 replayed = opened.last
                 if replayed.local is None:
-                    head = f"{self.nodeid}: not replayed: {said(replayed.skipped or '')}"
+                    why = f"not replayed: {said(replayed.skipped or '')}"
                 elif replayed.agreement.same is None:
-                    head = f"{self.nodeid}: replayed, but not compared: {replayed.agreement.differences[0]}"
+                    why = f"replayed, but not compared: {replayed.agreement.differences[0]}"
                 else:
-                    head = f"{self.nodeid}: the replay did not end as the sandbox's run did"
-                return "\n".join([head, trial_report(opened, replayed)])
-            from verifier_tui.commands.report import result_lines
+                    why = "the replay did not end as the sandbox's run did"
+                return self._failure(why, "\n".join([f"{self.nodeid}: {why}", trial_report(opened, replayed)]))
+            from verifier_tui.commands.report import actual_text, expected_text, result_lines
             from verifier_tui.words.text import plain_text
 
             lines = result_lines(self.group.session, error.result, word=said)
-            return plain_text("\n".join([f"{self.nodeid}: the run did not match the case's expected.json", *lines]))
+            text = plain_text("\n".join([f"{self.nodeid}: the run did not match the case's expected.json", *lines]))
+            return self._failure(f"expected {expected_text(error.result)}, got {actual_text(error.result)}", text)
         return super().repr_failure(excinfo)
+
+    def _failure(self, why: str, text: str) -> TerminalRepr:
+        """``text`` as pytest prints it, with ``why`` its one line: JUnit's
+        failure message (what CI shows as its title, in the words of ``test
+        --junit``) and the short summary's ``FAILED id - why``. Of the parts
+        pytest-xdist carries back from a worker: a plain string loses the line."""
+        from _pytest._code.code import ReprEntryNative, ReprExceptionInfo, ReprFileLocation, ReprTraceback
+
+        from verifier_tui.words.text import one_line
+
+        where = ReprFileLocation(str(self.reportinfo()[0]), 0, one_line(why))
+        return ReprExceptionInfo(
+            reprtraceback=ReprTraceback([ReprEntryNative([text + "\n"])], None, "native"), reprcrash=where
+        )
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         folder = getattr(self.case, "folder", None) or self.group.folder

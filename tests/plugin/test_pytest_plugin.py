@@ -315,3 +315,25 @@ def test_a_failing_cases_advice_names_the_plugins_option(pytester):
     done.assert_outcomes(failed=1)
     done.stdout.fnmatch_lines(["note: the verifier imports not_installed_anywhere, *: --verifier-python EXE"])
     assert "--python EXE" not in done.stdout.str()
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["alone", "xdist"])
+def test_a_failing_cases_one_line_reason_is_junits_message_and_the_summarys(pytester, tasks, monkeypatch, workers):
+    """JUnit's ``message`` (the title CI shows) was the whole report, over
+    many lines, and the short summary said no reason: now both say what
+    ``verifier-tui test --junit`` says, on one line, under xdist as alone."""
+    if workers:
+        pytest.importorskip("xdist")
+        monkeypatch.setenv("PYTEST_ADDOPTS", inner_pytest_options("xdist", "xdist.looponfail"))
+    (tasks / "hello-file" / "cases" / "wrong-case" / "expected.json").write_text("{oops")
+    report = pytester.path / "report.xml"
+    done = run(pytester, "--verifier-cases", "tasks", "-k", "wrong", "-rf", f"--junitxml={report}", *workers)
+    done.assert_outcomes(failed=2, passed=1)
+    why = 'expected {"reward": 0.5}, got {"reward": 0.0}'
+    done.stdout.fnmatch_lines(["FAILED hello-file::wrong-case - not run: expected.json is *"])
+    done.stdout.fnmatch_lines([f"FAILED sum-column::wrong-total - {why}"])
+    cases = ET.parse(report).getroot().iter("testcase")
+    failures = {c.get("name"): c.find("failure") for c in cases if c.find("failure") is not None}
+    assert failures["wrong-total"].get("message") == why
+    assert failures["wrong-case"].get("message").startswith("not run: expected.json is not valid JSON")
+    assert "reward.txt: 0.0" in failures["wrong-total"].text  # the whole report is the failure's text
