@@ -337,3 +337,12 @@ def test_a_failing_cases_one_line_reason_is_junits_message_and_the_summarys(pyte
     assert failures["wrong-total"].get("message") == why
     assert failures["wrong-case"].get("message").startswith("not run: expected.json is not valid JSON")
     assert "reward.txt: 0.0" in failures["wrong-total"].text  # the whole report is the failure's text
+
+
+def test_a_task_named_twice_through_a_link_is_collected_once(pytester, tasks):
+    """``tasks`` and a link to it (or to a task in it): the verifier's path
+    through the link told the two apart, and each case ran twice."""
+    (pytester.path / "linked").symlink_to(tasks)
+    (pytester.path / "hello").symlink_to(tasks / "hello-file")
+    done = run(pytester, "--verifier-cases", "tasks", "--verifier-cases", "linked", "--verifier-cases", "hello", "--co")
+    done.stdout.fnmatch_lines(["*7 tests collected*"])

@@ -481,12 +481,14 @@ def _task_group(folder: Path | Target, options: Options, named: bool) -> TaskCas
 def _once_each(groups: list[Any]) -> list[Any]:
     """Each task once (``test tasks tasks/hello-file`` named it twice: its
     cases ran twice, under one id): a later group of the same folder, verifier
-    and cases is closed."""
+    and cases is closed. Paths compared where links lead: ``tasks`` and a
+    link to it name the same verifier."""
     kept: list[Any] = []
     seen: set[tuple[Any, ...]] = set()
     for group in groups:
         session = getattr(group, "session", None)
-        key = (type(group), os.path.realpath(group.folder), session and session.verifier, getattr(group, "only", None))
+        verifier = session and session.verifier and os.path.realpath(session.verifier)
+        key = (type(group), os.path.realpath(group.folder), verifier, getattr(group, "only", None))
         if key in seen:
             group.close()
             continue
