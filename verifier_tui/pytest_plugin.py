@@ -25,6 +25,7 @@ collected (not ``testpaths`` or the current folder).
 from __future__ import annotations
 
 import os
+import signal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -143,11 +144,39 @@ class VerifierCases:
         workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))  # each runs its cases one at a time
         for group in self.collection.groups:
             warm_up(group, workers)
+        self.stopped_by: int | None = None
+        self.taken = self._stop_as_ctrl_c_does()
+
+    def _stop_as_ctrl_c_does(self) -> list[tuple[int, Any]]:
+        """SIGTERM (a CI job cancelled, ``timeout``) and SIGHUP (the terminal
+        closed) stop the run as Ctrl+C does, so that pytest's teardown ends the
+        runs and removes the scratch folder: Python's default died on the spot
+        and left both behind, and in the copy sandbox what the verifier
+        started. A signal with a handler already (nohup's) is left alone."""
+        from verifier_tui.engine.to_the_end import cleaning_up
+
+        def stop(signum: int, _frame: object) -> None:
+            for taken, _before in self.taken:
+                signal.signal(taken, signal.SIG_IGN)  # a second one waits for the clean-up
+            self.stopped_by = signum
+            if not cleaning_up():  # raised in a clean-up, it left the rest undone: the next case stops instead
+                raise _stopped(signum)
+
+        taken: list[tuple[int, Any]] = []
+        for signum in (signal.SIGTERM, signal.SIGHUP):
+            try:
+                if signal.getsignal(signum) is signal.SIG_DFL:
+                    taken.append((signum, signal.signal(signum, stop)))
+            except ValueError:  # not the main thread: not ours to take
+                break
+        return taken
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> None:
         """As a case is about to run, the next one (of the same task) is
         started held: its interpreter starts while this one runs."""
+        if self.stopped_by is not None:
+            raise _stopped(self.stopped_by)
         if isinstance(nextitem, VerifierCase) and isinstance(item, VerifierCase) and nextitem.group is item.group:
             nextitem.start_ahead()
 
@@ -166,8 +195,19 @@ class VerifierCases:
             )
         return report
 
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if self.stopped_by is not None:  # as verifier-tui test ends on one
+            session.exitstatus = 128 + self.stopped_by
+
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         self.collection.close()
+        for signum, before in self.taken:
+            signal.signal(signum, before)
+
+
+def _stopped(signum: int) -> BaseException:
+    """What stops the session (pytest says it in its ``!!! ... !!!`` line)."""
+    return pytest.Session.Interrupted(f"{signal.Signals(signum).name}: stopped, as Ctrl+C stops it")
 
 
 def _seconds(text: str) -> float:

@@ -5,12 +5,16 @@ inner pytest is a real process, as a user starts it, with the package's
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
+import sys
 import xml.etree.ElementTree as ET
 
 import pytest
 
-from tests.helpers.commands import inner_pytest_options, run_tool
+from tests.helpers.commands import inner_pytest_options, run_tool, signal_when
 from tests.helpers.harbor import SEPARATE, sandbox_trial
+from tests.helpers.processes import SAY_STARTED, has_started, wait_none_with
 from tests.helpers.tasks import PY, copy_example, make_task
 from verifier_tui.engine.session import cpu_count
 
@@ -346,3 +350,40 @@ def test_a_task_named_twice_through_a_link_is_collected_once(pytester, tasks):
     (pytester.path / "hello").symlink_to(tasks / "hello-file")
     done = run(pytester, "--verifier-cases", "tasks", "--verifier-cases", "linked", "--verifier-cases", "hello", "--co")
     done.stdout.fnmatch_lines(["*7 tests collected*"])
+
+
+SLEEPS_WITH_A_CHILD = (
+    "import subprocess, sys, time\n\n"
+    "def verify(workspace):\n"
+    # the child names the workspace (a scratch path in the copy sandbox), so the test can find it
+    "    subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(300)', str(workspace)])\n"
+    + "".join("    " + line + "\n" for line in SAY_STARTED.splitlines())
+    + "    time.sleep(300)\n"
+)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="checks processes through /proc")
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
+def test_sigterm_or_sighup_mid_case_ends_its_processes_and_removes_the_scratch(pytester, sandbox, monkeypatch, sig):
+    """A CI job cancelled (SIGTERM), a terminal closed (SIGHUP): pytest died
+    on the spot, leaving the scratch folder and, in the copy sandbox, what
+    the verifier started. Now they stop the run as Ctrl+C does, 128 + the signal."""
+    task_dir = make_task(pytester.path / "tasks" / "slow", SLEEPS_WITH_A_CHILD, cases={"a": {}, "b": {}})
+    for case in ("a", "b"):
+        (task_dir / "cases" / case / "expected.json").write_text('{"exit_code": 0}')
+    scratch = pytester.path / "tmpdir"
+    scratch.mkdir()
+    monkeypatch.setenv("TMPDIR", str(scratch))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pytest", PYTHON_OPTION, "-p", "no:cacheprovider", "--verifier-cases", "tasks"],
+        cwd=pytester.path,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    code, err = signal_when(proc, lambda: has_started(scratch), sig, "the verifier never started")
+    assert code == 128 + sig, (code, err)
+    assert "Traceback" not in err
+    assert wait_none_with(str(scratch)) == [], "a process of the run outlived pytest"
+    assert list(scratch.iterdir()) == []
