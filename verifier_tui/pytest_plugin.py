@@ -189,9 +189,10 @@ class VerifierCases:
             report.result.extend(
                 # Names come from folders someone may have sent: a test id stays on its line.
                 VerifierTask.from_parent(
-                    collector, name=one_line(group.name), nodeid=one_line(group.name), path=group.folder, group=group
+                    collector, name=one_line(name), nodeid=one_line(name), path=group.folder, group=group, cases=cases
                 )
                 for group in self.collection.groups
+                for name, cases in _by_job(group)
             )
         return report
 
@@ -244,12 +245,25 @@ def _stand_in(config: pytest.Config, base: Path) -> Any:
     return stand_in
 
 
-class VerifierTask(pytest.Collector):
-    """One task: its cases, each an item."""
+def _by_job(group: Any) -> list[tuple[str, list[Any]]]:
+    """A group's collectors and their cases: Harbor's folder of jobs is one
+    per job, ``<job>::<trial>`` as for a job named alone (its trials' names
+    alone repeat where a job was copied); anything else, itself."""
+    if getattr(getattr(group, "found", None), "jobs", None) is None:  # (a task's group has nothing found)
+        return [(group.name, group.cases)]
+    jobs: dict[str, list[Any]] = {}
+    for item in group.cases:
+        jobs.setdefault(item.trial.path.parent.name, []).append(item)
+    return list(jobs.items()) or [(group.name, group.cases)]
 
-    def __init__(self, *, group: TaskCases, **kwargs: Any) -> None:
+
+class VerifierTask(pytest.Collector):
+    """One task (or job): its cases (trials), each an item."""
+
+    def __init__(self, *, group: TaskCases, cases: list[Any], **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.group = group
+        self.cases = cases
 
     def collect(self) -> list[pytest.Item]:
         group = self.group
@@ -258,7 +272,7 @@ class VerifierTask(pytest.Collector):
         if group.error is not None and not group.cases and not group.invalid:
             # an item that fails, not an error of collection: that stopped every other task's cases too
             return [VerifierCase.from_parent(self, name="(task)")]
-        items = [VerifierCase.from_parent(self, name=one_line(case.name), case=case) for case in group.cases]
+        items = [VerifierCase.from_parent(self, name=one_line(case.name), case=case) for case in self.cases]
         items += [
             VerifierCase.from_parent(self, name=one_line(name), problem=problem) for name, problem in group.invalid
         ]

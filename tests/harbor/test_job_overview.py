@@ -204,12 +204,12 @@ def test_the_pytest_plugin_collects_every_jobs_trials(real, env, tmp_path):
     )
     assert done.returncode == 0, done.stdout + done.stderr
     items = [line for line in done.stdout.splitlines() if "::" in line]
-    assert sorted(items) == [
-        "jobs::hello-file__C4SunEc",
-        "jobs::hello-file__g3LxX6i",
-        "jobs::multi-step__2qiWQiH[first]",
-        "jobs::multi-step__2qiWQiH[second]",
-        "jobs::separate-mode__aFJNu4u",
+    assert sorted(items) == [  # <job>::<trial>, as test jobs/ names its rows <job>/<trial>
+        "multi-step::multi-step__2qiWQiH[first]",
+        "multi-step::multi-step__2qiWQiH[second]",
+        "nop-fail::hello-file__C4SunEc",
+        "oracle-pass::hello-file__g3LxX6i",
+        "separate-mode::separate-mode__aFJNu4u",
     ]
 
 

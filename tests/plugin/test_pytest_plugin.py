@@ -231,6 +231,26 @@ def test_a_harbor_jobs_trials_are_items_that_pass_when_the_replay_agrees(pyteste
     }
 
 
+def test_harbors_jobs_folder_is_one_collector_a_job(pytester, env, tmp_path):
+    """``--verifier-cases jobs/``: each trial was ``jobs::<trial>``, without its
+    job, so a job copied beside itself gave two items of one id. Now each is
+    ``<job>::<trial>``, as ``test jobs/`` names its rows ``<job>/<trial>``."""
+    import shutil
+
+    demo = make_task(pytester.path / "tasks" / "demo", READS_HELLO, toml=SEPARATE)
+    job = pytester.path / "jobs" / "first"
+    sandbox_trial(job, demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate", capture=True)
+    shutil.copytree(job, pytester.path / "jobs" / "again")
+    done = run(pytester, "--verifier-cases", "jobs", "--co", "-q")
+    assert sorted(line for line in done.stdout.lines if "::" in line) == [
+        "again::demo__aaaaaaa",
+        "first::demo__aaaaaaa",
+    ]
+    run(pytester, "--verifier-cases", "jobs", "-q").assert_outcomes(passed=2)
+    by_tool = run_tool(env, "test", pytester.path / "jobs", "--python", PY).stdout
+    assert "again/demo__aaaaaaa" in by_tool and "first/demo__aaaaaaa" in by_tool
+
+
 def test_a_tolerance_in_expected_json_is_the_plugins_too(pytester):
     """The plugin judges with the comparison test uses: "tolerance" accepts float rounding."""
     task_dir = make_task(
