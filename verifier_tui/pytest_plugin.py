@@ -298,7 +298,7 @@ def trial_report(session: Any, replayed: Any) -> str:
 
     text = io.StringIO()
     with redirect_stdout(text):
-        print_walkthrough(session, replayed)
+        print_walkthrough(session, replayed, word=said)
     return text.getvalue().rstrip("\n")
 
 

@@ -251,6 +251,20 @@ def test_harbors_jobs_folder_is_one_collector_a_job(pytester, env, tmp_path):
     assert "again/demo__aaaaaaa" in by_tool and "first/demo__aaaaaaa" in by_tool
 
 
+def test_a_trial_without_its_app_names_the_plugins_stand_in_options_throughout(pytester, tmp_path):
+    """The report's head line named ``--verifier-workspace DIR, ...``, and
+    the walkthrough below it ``--workspace DIR, --case NAME or --stand-in
+    empty``, options pytest refuses."""
+    demo = make_task(pytester.path / "tasks" / "demo", READS_HELLO, toml=SEPARATE)
+    sandbox_trial(pytester.path / "jobs" / "uncaptured", demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate")
+    done = run(pytester, "--verifier-cases", "jobs/uncaptured")
+    done.assert_outcomes(failed=1)
+    text = done.stdout.str()
+    assert "replay    none: no workspace to replay on: " in text
+    assert "give --workspace" not in text and " --stand-in" not in text and " --case" not in text
+    assert text.count("--verifier-workspace DIR, --verifier-case NAME or --verifier-stand-in empty") >= 2
+
+
 def test_a_tolerance_in_expected_json_is_the_plugins_too(pytester):
     """The plugin judges with the comparison test uses: "tolerance" accepts float rounding."""
     task_dir = make_task(

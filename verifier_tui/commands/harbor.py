@@ -29,7 +29,7 @@ from verifier_tui.words.text import one_line
 
 if TYPE_CHECKING:
     import argparse
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
     from pathlib import Path
     from typing import Any
 
@@ -351,10 +351,11 @@ def run_command(args: argparse.Namespace) -> int:
     return replayed.local.exit_status if replayed.local is not None else 2
 
 
-def print_walkthrough(opened: TrialSession, replayed: Replayed) -> None:
+def print_walkthrough(opened: TrialSession, replayed: Replayed, word: Callable[[str], str] = str) -> None:
     """``run TRIAL``'s readable output: the verdicts and the agreement first,
     then the phases side by side, what went wrong and what to try, the
-    facts, and the two outputs."""
+    facts, and the two outputs. ``word``: why there was no replay, in the
+    pytest plugin's options (its stand-ins)."""
     from verifier_tui.words.run import stuck_line
     from verifier_tui.words.trial import (
         agreement_lines,
@@ -382,7 +383,7 @@ def print_walkthrough(opened: TrialSession, replayed: Replayed) -> None:
     if side.failure is not None:
         _say(f"          failed at {side.failure.local_path or side.failure.sandbox_path}:{side.failure.line}")
     if replayed.local is None:
-        _say(f"replay    none: {replayed.skipped}")
+        _say(f"replay    none: {word(replayed.skipped or '')}")
         _say("agreement not known without a replay")
     else:
         _say(f"replay    {replay_words(replayed)}")
@@ -392,8 +393,8 @@ def print_walkthrough(opened: TrialSession, replayed: Replayed) -> None:
             _say(f"          {stuck}")
         elif replayed.failure is not None:
             _say(f"          failed at {replayed.failure[0]}:{replayed.failure[1]}")
-        word, sentence = agreement_words(replayed.agreement, replayed.skipped)
-        _say(f"agreement {word}: {sentence}")
+        how, sentence = agreement_words(replayed.agreement, replayed.skipped)
+        _say(f"agreement {how}: {sentence}")
     for line in agreement_lines(replayed.agreement):
         _say(f"          - {line}")
     _say("")
