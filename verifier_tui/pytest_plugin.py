@@ -346,9 +346,11 @@ class VerifierCase(pytest.Item):
             raise CaseMismatch(outcome)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> str | TerminalRepr:  # type: ignore[override]
+        from verifier_tui.words.text import one_line
+
         error = excinfo.value
         if isinstance(error, CaseNotRun):
-            return self._failure(str(error), f"{self.nodeid}: {error}")
+            return self._failure(str(error), f"{self.nodeid}: {one_line(str(error))}")
         if isinstance(error, CaseMismatch):
             if self.group.session is None:  # a trial of a Harbor job: what `run TRIAL` prints
                 opened = error.result
@@ -361,10 +363,9 @@ class VerifierCase(pytest.Item):
                     why = "the replay did not end as the sandbox's run did"
                 return self._failure(why, "\n".join([f"{self.nodeid}: {why}", trial_report(opened, replayed)]))
             from verifier_tui.commands.report import actual_text, expected_text, result_lines
-            from verifier_tui.words.text import plain_text
 
             lines = result_lines(self.group.session, error.result, word=said)
-            text = plain_text("\n".join([f"{self.nodeid}: the run did not match the case's expected.json", *lines]))
+            text = "\n".join([f"{self.nodeid}: the run did not match the case's expected.json", *lines])
             return self._failure(f"expected {expected_text(error.result)}, got {actual_text(error.result)}", text)
         return super().repr_failure(excinfo)
 
@@ -372,16 +373,22 @@ class VerifierCase(pytest.Item):
         """``text`` as pytest prints it, with ``why`` its one line: JUnit's
         failure message (what CI shows as its title, in the words of ``test
         --junit``) and the short summary's ``FAILED id - why``. Of the parts
-        pytest-xdist carries back from a worker: a plain string loses the line."""
+        pytest-xdist carries back from a worker: a plain string loses the line.
+        Both made plain, names' bytes that are not UTF-8 too (execnet cannot
+        carry those: the run ended in an INTERNALERROR)."""
         from _pytest._code.code import ReprEntryNative, ReprExceptionInfo, ReprFileLocation, ReprTraceback
 
-        from verifier_tui.words.text import one_line
+        from verifier_tui.words.text import one_line, plain_text
 
         where = ReprFileLocation(str(self.reportinfo()[0]), 0, one_line(why))
         return ReprExceptionInfo(
-            reprtraceback=ReprTraceback([ReprEntryNative([text + "\n"])], None, "native"), reprcrash=where
+            reprtraceback=ReprTraceback([ReprEntryNative([plain_text(text) + "\n"])], None, "native"), reprcrash=where
         )
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
+        from verifier_tui.words.text import one_line
+
         folder = getattr(self.case, "folder", None) or self.group.folder
-        return folder, None, self.nodeid
+        # Shown, never opened: as the test id, on one line and UTF-8 (pytest-xdist's
+        # workers send it, and execnet cannot carry a name's bytes that are not).
+        return Path(one_line(str(folder))), None, self.nodeid

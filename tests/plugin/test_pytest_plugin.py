@@ -265,6 +265,33 @@ def test_a_trial_without_its_app_names_the_plugins_stand_in_options_throughout(p
     assert text.count("--verifier-workspace DIR, --verifier-case NAME or --verifier-stand-in empty") >= 2
 
 
+def test_folder_names_that_are_not_utf8_under_xdist(pytester, tasks, monkeypatch):
+    """A task or case folder named with bytes that are not UTF-8: under ``-n
+    2`` each worker sent the folder as its test's location, which execnet
+    cannot carry, and the run ended in an INTERNALERROR, no case reported."""
+    import os
+
+    pytest.importorskip("xdist")
+    monkeypatch.setenv("PYTEST_ADDOPTS", inner_pytest_options("xdist", "xdist.looponfail"))
+    cases = tasks / "sum-column" / "cases"
+    (cases / "wrong-total").rename(os.fsdecode(bytes(cases / "wrong") + b"\xfe"))  # fails: 0.0, not 0.5
+    (cases / "correct" / "expected.json").write_text("{oops")
+    (tasks / "hello-file").rename(os.fsdecode(bytes(tasks / "hello") + b"\xff"))
+    done = run(pytester, "--verifier-cases", "tasks", "-n", "2", "-v")
+    done.assert_outcomes(passed=5, failed=2)
+    assert "INTERNALERROR" not in done.stdout.str() + done.stderr.str()
+    done.stdout.fnmatch_lines(["*FAILED sum-column::wrong\\xfe*"])
+    # A reason that names such a file: a second verifier makes the task one failing test.
+    tests = pytester.path / os.fsdecode(bytes(tasks / "hello") + b"\xff") / "tests"
+    (tests / os.fsdecode(b"v\xfe.py")).write_text((tests / "verifier.py").read_text())
+    (tests / "verifier.py").rename(tests / "a.py")
+    done = run(pytester, "--verifier-cases", "tasks", "-n", "2", "-v")
+    done.assert_outcomes(passed=1, failed=3)
+    done.stdout.fnmatch_lines(
+        ["*hello\\xff::(task): not run: hello\\xff has several verifiers (tests/a.py, tests/v\\xfe.py)*"]
+    )
+
+
 def test_a_tolerance_in_expected_json_is_the_plugins_too(pytester):
     """The plugin judges with the comparison test uses: "tolerance" accepts float rounding."""
     task_dir = make_task(
