@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import shutil
 
+import pytest
 from textual.widgets import OptionList
 
 from tests.helpers.tasks import Gate, make_task
@@ -157,3 +159,24 @@ async def test_a_save_during_a_copy_run_runs_again(tmp_path, monkeypatch):
         await wait_for(
             lambda: any(r and r.verdict.rewards == saved for r in app.finished), "a run of the second save", 60
         )
+
+
+async def test_a_case_folder_named_in_bytes_that_are_not_utf8_is_watched(example):
+    """watchfiles cannot build a watch over a tree with a folder whose name is
+    not UTF-8: every new one ended on it, so the status line said "live
+    reload: starting" for ever and no save ran anything."""
+    root = example("hello-file")
+    try:
+        shutil.copytree(os.fsencode(root / "cases" / "wrong-text"), os.fsencode(root / "cases") + b"/zz\xff")
+    except OSError:
+        pytest.skip("this file system refuses names that are not UTF-8")
+    app = make_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await wait_for(lambda: "● watching" in screen_text(app), "the status line to say it is watching")
+        verifier = root / "tests" / "verifier.py"
+        verifier.write_text(verifier.read_text() + "\n# saved\n")
+        result = await app.wait_for_runs(2)
+        assert result.trigger == "tests/verifier.py"
+        await pilot.pause()
+        assert "run #2" in screen_text(app)

@@ -337,6 +337,7 @@ class Channel:
         batch held is found on disk (:meth:`_changed_since`): a file that was
         only read has not changed, so a run that reads one starts no other."""
         since = self._taken_ns
+        failed = 0
         while True:  # paced: something may read such a file all along
             if self._stop.wait(_WAKE_MS / 1000):
                 raise _Stop
@@ -349,6 +350,13 @@ class Channel:
             except RuntimeError as exc:
                 if _UNDECODABLE not in str(exc):
                     raise
+                failed += 1
+                if failed >= _MAX_REBUILDS_AFTER_ERRORS and not self.force_polling:
+                    # A folder of such a name ends every recursive OS watch as it
+                    # is built (inotify names each folder it adds): polling names
+                    # no folder, and sees what changes all the same.
+                    logger.warning("a folder name that is not UTF-8 under %s: polling", self._describe_roots())
+                    self.force_polling = True
                 continue
             if batch is None:
                 raise _Stop
