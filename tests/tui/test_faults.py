@@ -8,6 +8,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from textual.widgets import OptionList
+
 from tests.helpers.tasks import make_task
 from tests.tui.app_under_test import SIZE, make_app, widget_text
 from verifier_tui.engine.session import Session
@@ -54,6 +56,24 @@ async def test_a_task_harbor_would_refuse_is_said_in_the_reward_panel(tmp_path):
         text = widget_text(app, "#reward-body")
     assert "Harbor would refuse to run this task" in text and "version = 1 is not a string" in text
     assert '{"reward": 1.0}' in text  # the run still happened: useful while task.toml is being edited
+
+
+async def test_a_task_harbor_would_refuse_shows_no_reward_in_the_status_line_or_the_lists(tmp_path):
+    """The reward panel said Harbor's verdict is none, but the status line
+    said "reward 1", and the cases list and the history showed the 1 too."""
+    root = make_task(tmp_path / "tasks" / "refused", toml="version = 1\n")
+    app = make_app(root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        result = await app.wait_for_runs(1)
+        await pilot.pause()
+        status = widget_text(app, "#status")
+        cases = app.main.query_one("#cases", OptionList)
+        history = app.main.query_one("#history", OptionList)
+        case_line = str(cases.get_option_at_index(0).prompt).strip()
+        run_line = str(history.get_option_at_index(0).prompt).splitlines()[0].strip()
+    assert result.verdict.reward == 1.0  # what the reward folder holds; Harbor would not read it
+    assert "Harbor would refuse the task" in status and "reward 1" not in status
+    assert not case_line.endswith("1") and not run_line.endswith("1"), (case_line, run_line)
 
 
 #: A verifier that prints a traceback of its own making, naming files the

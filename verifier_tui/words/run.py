@@ -114,8 +114,9 @@ def harbor_error(result: RunResult) -> str:
 
 def short_reward(result: RunResult) -> str:
     """The reward Harbor aggregates on, when there is one; else nothing (the
-    status symbol, and the reward panel, say why there is none)."""
-    if result.verdict.rewards is None or result.verdict.reward is None:
+    status symbol, and the reward panel, say why there is none). A task
+    Harbor would refuse gets none, whatever the reward folder holds."""
+    if result.task_refused is not None or result.verdict.rewards is None or result.verdict.reward is None:
         return ""
     return headline_reward(result)
 

@@ -74,6 +74,7 @@ class StatusLine(Widget):
                 (f"run #{result.sequence} ", "$text-muted"),
                 (f"{symbol} {word}", style),
                 (f" · reward {reward}" if reward else "", "bold"),
+                (" · Harbor would refuse the task" if result.task_refused is not None else "", "bold $error"),
                 f"{'' if word in result.outcome_words else ' · ' + self.fmt.text(result.outcome_words)}"
                 f" · {self.fmt.duration(result.duration_s)}",
                 (f" · {one_line(result.case or 'no case')}", "$text-muted"),
