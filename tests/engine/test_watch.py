@@ -760,6 +760,37 @@ async def test_changes_while_paused_are_held_and_run_once_on_resume(tmp_path: Pa
         assert runs.started[1] is not None and runs.started[1].paths == {tests / "a.py", tests / "b.py"}
 
 
+async def test_each_run_is_named_by_what_asked_for_it_while_requests_wait(tmp_path: Path) -> None:
+    """Keys pressed while a run went on, then while runs were held (an editor
+    open, the watcher starting again), named the wrong runs: one slot held the
+    latest key's words, the run already waiting took them, and the held one
+    was said to run "after start"."""
+    triggers: list[str] = []
+    gate = asyncio.Event()
+
+    async def face(trigger: str, change: Change | None) -> None:
+        triggers.append(trigger)
+        if len(triggers) == 1:
+            await gate.wait()
+
+    session = Session(make_task(tmp_path / "t"))
+    live = LiveRuns(session, face)
+    try:
+        live.request("r key")
+        await wait_until(lambda: len(triggers) == 1, "the first run")
+        live.request("m key")  # waits for the first run
+        live.pause()
+        live.request("s key")  # held while paused
+        gate.set()
+        await wait_until(lambda: live.scheduler.runs_finished == 2, "the waiting run")
+        live.resume()
+        await wait_until(lambda: live.scheduler.runs_finished == 3, "the held run")
+        assert triggers == ["r key", "m key", "s key"]
+    finally:
+        await live.close()
+        session.close()
+
+
 async def test_a_changed_task_toml_is_read_again_before_the_run(tmp_path: Path) -> None:
     seen: list[float] = []
     session = Session(make_task(tmp_path / "t", timeout=5))

@@ -97,7 +97,10 @@ class LiveRuns:
         self.every_case = False
         """True (``test --watch``): a run is every case's, so any change to what one reads runs,
         another case's workspace or expected.json too."""
+        # Why the run the scheduler has waiting was asked for, and the one held
+        # (paused, restarting): apart, or the waiting run took the held one's words.
         self._trigger: str | None = None
+        self._held_trigger: str | None = None
         self.paused = False
         """While paused, requests are held (merged), and run on :meth:`resume`."""
         self._held: Change | None = None
@@ -124,12 +127,14 @@ class LiveRuns:
 
     def request(self, trigger: str, change: Change | None = None) -> None:
         """Run the current choices (``trigger`` names why, when no file changed)."""
-        if change is None:
-            self._trigger = trigger
         if self.paused or self._restarting:
             self._held = Change.combine(self._held, change)
             self._held_any = True
+            if change is None:
+                self._held_trigger = trigger
             return
+        if change is None:
+            self._trigger = trigger
         self.scheduler.request(change)
 
     def on_change(self, change: Change) -> None:
@@ -232,7 +237,9 @@ class LiveRuns:
         task as its reading left it, a tasks.jsonl removed ran nothing."""
         if self._held_any and not (self.paused or self._restarting):
             change, self._held, self._held_any = self._held, None, False
+            trigger, self._held_trigger = self._held_trigger, None
             if change is None:
+                self._trigger = trigger
                 self.scheduler.request(None)
             else:
                 self._go(change)  # live reload may have been turned off meanwhile
@@ -257,8 +264,10 @@ class LiveRuns:
     async def _run(self, change: Change | None) -> Any:
         self.stale = None  # this run reads the files as they are now
         self._run_started_ns = time.time_ns()
-        trigger = change.describe() if change is not None else (self._trigger or "start")
-        self._trigger = None
+        if change is not None:
+            trigger = change.describe()
+        else:
+            trigger, self._trigger = self._trigger or "start", None
         try:
             return await self._face_run(trigger, change)
         finally:
