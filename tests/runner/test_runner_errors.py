@@ -200,3 +200,30 @@ def test_async_verify_returning_a_bad_value_is_a_contract_error(sandbox):
     """)
     result = sandbox.run()
     result.assert_contract_error("verify returned")
+
+
+# --------------------------------------------------------------------------
+# What the runner says goes to the process's stderr, whatever verify did to sys.stderr.
+
+STDERR_CHANGES = {
+    "set to None": "sys.stderr = None",
+    "closed": "sys.stderr.close()",
+    "left redirected": "sys.stderr = io.StringIO()",
+}
+
+
+@pytest.mark.parametrize("change", list(STDERR_CHANGES), ids=list(STDERR_CHANGES))
+def test_a_bad_return_value_is_said_on_stderr_whatever_verify_did_to_sys_stderr(any_sandbox, change):
+    any_sandbox.verifier("import io, sys\n\ndef verify(workspace):\n    %s\n    return None\n" % STDERR_CHANGES[change])
+    result = any_sandbox.run()
+    result.assert_contract_error("verify returned None")
+
+
+@pytest.mark.parametrize("change", list(STDERR_CHANGES), ids=list(STDERR_CHANGES))
+def test_a_traceback_goes_to_stderr_whatever_verify_did_to_sys_stderr(any_sandbox, change):
+    source = "import io, sys\n\ndef verify(workspace):\n    %s\n    raise ValueError('the answer is wrong')\n"
+    verifier = any_sandbox.verifier(source % STDERR_CHANGES[change])
+    result = any_sandbox.run()
+    result.assert_verifier_raised(verifier, "ValueError")
+    assert "the answer is wrong" in result.stderr
+    assert "Traceback" not in result.stdout
