@@ -265,6 +265,8 @@ BAD_FILES = [  # (kind, content, a word of the problem the error line must name)
     ("json-string", '"text"', "object"),
     ("json-null", "null", "object"),
     ("json-number", "0.5", "object"),
+    ("nan", '{"score": NaN}', "NaN"),  # Python's json reads these; JSON has no such values
+    ("infinity", '{"score": [1, -Infinity]}', "Infinity"),
     ("folder", "<folder>", "folder"),
 ]
 
