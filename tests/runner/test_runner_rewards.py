@@ -401,7 +401,7 @@ def test_other_files_in_the_reward_folder_are_kept(sandbox):
     assert sorted(os.listdir(str(sandbox.reward_dir))) == ["reward.json.bak", "reward.txt", "verifier.log"]
 
 
-def test_number_whose_conversion_raises_is_a_contract_error(sandbox):
+def test_a_number_whose_own_conversion_raises_is_still_its_value(sandbox):
     sandbox.verifier("""
         class Score(float):
             def __float__(self):
@@ -411,7 +411,42 @@ def test_number_whose_conversion_raises_is_a_contract_error(sandbox):
             return Score(0.5)
     """)
     result = sandbox.run()
-    result.assert_contract_error("verify returned")
+    assert result.returncode == 0, result.describe()
+    assert result.rewards == {"reward.txt": "0.5"}
+
+
+def test_a_subclass_converting_itself_to_another_number_is_written_as_its_value(sandbox):
+    # an int or float subclass is the number it holds: float(text) must give that back, and
+    # reward.json is json.dumps of the dict, which writes what the int or float holds
+    sandbox.verifier("""
+        class Count(int):
+            def __float__(self):
+                return 0.7
+
+            def __int__(self):
+                return 7
+
+            def __index__(self):
+                return 7
+
+        class Score(float):
+            def __float__(self):
+                return 0.9
+
+        def verify(workspace, task_data):
+            if task_data["dict"]:
+                return {"reward": Score(0.25), "count": Count(1)}
+            return Count(1) if task_data["int"] else Score(0.25)
+    """)
+    for pick, expected in (
+        ({"dict": False, "int": True}, {"reward.txt": "1.0"}),
+        ({"dict": False, "int": False}, {"reward.txt": "0.25"}),
+        ({"dict": True}, {"reward.json": '{"reward": 0.25, "count": 1}'}),
+    ):
+        data = sandbox.write("data.json", json.dumps(pick))
+        result = sandbox.run("--task-data", data)
+        assert result.returncode == 0, result.describe()
+        assert result.rewards == expected, result.describe()
 
 
 def test_reward_folder_that_is_a_file_is_a_contract_error(sandbox, tmp_path):
