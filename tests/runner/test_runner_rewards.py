@@ -378,6 +378,41 @@ def test_reward_written_by_verify_itself_is_not_left_on_failure(sandbox, how, co
     assert result.rewards == {}
 
 
+# Code of the verifier's that runs after verify returned, while the interpreter exits: a
+# handler it registered with atexit, a thread it started that the exit waits for, and a
+# ThreadPoolExecutor it left running (its workers end through threading's own exit hook).
+LATE_WRITERS = {
+    "atexit": "import atexit\natexit.register(plant)\n",
+    "thread": "import threading\nthreading.Thread(target=plant, args=(0.2,)).start()\n",
+    "executor": "import concurrent.futures\nPOOL = concurrent.futures.ThreadPoolExecutor(1)\nPOOL.submit(plant, 0.2)\n",
+}
+LATE_PLANT = """
+import os, time
+
+def plant(delay=0):
+    time.sleep(delay)
+    for name, text in (("reward.txt", "1.0"), ("reward.json", '{"reward": 1.0}')):
+        with open(os.path.join(%r, name), "w") as handle:
+            handle.write(text)
+
+def verify(workspace):
+%s
+    return %s
+"""
+
+
+@pytest.mark.parametrize("how", sorted(LATE_WRITERS))
+@pytest.mark.parametrize("returns, code", [("0.0", 0), ("None", 2), ("1 / 0", 1)], ids=["zero", "bad", "raise"])
+def test_a_reward_the_verifier_writes_as_the_run_exits_never_stands(sandbox, how, returns, code):
+    # Harbor reads reward.json first: a 1.0 planted beside verify's 0.0 was the verdict; after
+    # exit 1 or 2 the folder held a reward
+    body = "".join("    %s\n" % line for line in LATE_WRITERS[how].splitlines())
+    sandbox.verifier(LATE_PLANT % (str(sandbox.reward_dir), body, returns))
+    result = sandbox.run()
+    assert result.returncode == code, result.describe()
+    assert result.rewards == ({"reward.txt": "0.0"} if code == 0 else {}), result.describe()
+
+
 def test_reward_folder_is_created_when_missing(sandbox, tmp_path):
     sandbox.verifier("""
         def verify(workspace):
