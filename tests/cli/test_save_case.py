@@ -137,3 +137,34 @@ def test_a_trials_captured_app_becomes_the_cases_workspace(env, tmp_path):
         "expected.json": b'{"rewards": {"reward": 1.0}}\n',
         "workspace/hello.txt": b"hi",
     }
+
+
+NAMED_ROW = """\
+    def verify(workspace, task_data):
+        return 1.0 if (workspace / "hello.txt").read_text() == task_data.get("name") else 0.0
+"""
+
+
+def test_a_row_of_a_file_other_than_the_tasks_own_is_kept_as_the_rows_task_data(env, tmp_path):
+    # task_id.txt is looked up in the task's own tasks.jsonl: a row of another file kept
+    # that way named a row the task lacks, or silently the task's own row of that id.
+    task = make_task(tmp_path / "rows", NAMED_ROW, cases={"ada": {"hello.txt": "Zed"}})
+    write(task / "tasks.jsonl", '{"task_id": "ada", "task_data": {"name": "Ada"}}\n')
+    other = write(tmp_path / "other.jsonl", '{"task_id": "ada", "name": "Zed"}\n{"task_id": "zed", "name": "Zed"}\n')
+    for row in ("ada", "zed"):
+        done = run_tool(
+            env, "run", task, "--case", "ada", "--task-data", other, "--task-id", row,
+            "--save-case", f"kept-{row}", "--python", PY, cwd=tmp_path,
+        )  # fmt: skip
+        no_traceback(done)
+        assert done.returncode == 0, done.stderr
+        assert "(workspace/, task_data.json, expected.json" in done.stdout.splitlines()[-1], done.stdout
+        assert tree(task / "cases" / f"kept-{row}") == {
+            "expected.json": b'{"rewards": {"reward": 1.0}}\n',
+            "task_data.json": b'{"name": "Zed"}\n',
+            "workspace/hello.txt": b"Zed",
+        }
+    own = run_tool(env, "run", task, "--case", "ada", "--task-id", "ada", "--save-case", "own", "--python", PY)
+    assert own.returncode == 0 and "task_id.txt (ada)" in own.stdout  # the task's own row stays a row
+    tested = run_tool(env, "test", task, "--case", "kept-*", "--python", PY)
+    assert tested.returncode == 0 and "2 passed, 0 failed" in tested.stdout, tested.stdout

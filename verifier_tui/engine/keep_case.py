@@ -107,7 +107,7 @@ def keep_case(result: RunResult, task_root: Path, name: str, shared_task_data: t
     folder.parent.mkdir(exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=".saving-", dir=folder.parent))  # not named after it: any name fits
     try:
-        files, notes = _fill(scratch, result, shared_task_data)
+        files, notes = _fill(scratch, result, task_root, shared_task_data)
         os.chmod(scratch, folder.parent.stat().st_mode & 0o777)  # mkdtemp's 0700 would hide it from others
         os.rename(scratch, folder)  # fails on a case made meanwhile: never written over
     except BaseException:
@@ -116,9 +116,12 @@ def keep_case(result: RunResult, task_root: Path, name: str, shared_task_data: t
     return Kept(folder, tuple(files), tuple(notes))
 
 
-def _fill(target: Path, result: RunResult, shared_task_data: tuple[Path, ...]) -> tuple[list[str], list[str]]:
+def _fill(
+    target: Path, result: RunResult, task_root: Path, shared_task_data: tuple[Path, ...]
+) -> tuple[list[str], list[str]]:
     from verifier_tui.engine.sandbox.file_copy import copy_file
     from verifier_tui.engine.sandbox.mirror import Mirror
+    from verifier_tui.engine.task.rows import TASKS_FILE, staged_row_text
 
     files: list[str] = ["workspace/"]
     notes: list[str] = []
@@ -143,9 +146,20 @@ def _fill(target: Path, result: RunResult, shared_task_data: tuple[Path, ...]) -
         else:
             (target / kept).write_text(response.text or "", encoding="utf-8")
         files.append(kept)
-    if result.task_id is not None:
+    own_rows = result.task_data is not None and os.path.realpath(result.task_data) == os.path.realpath(
+        task_root / TASKS_FILE
+    )
+    if result.task_id is not None and own_rows:
         (target / "task_id.txt").write_text(result.task_id + "\n", encoding="utf-8")
         files.append(f"task_id.txt ({result.task_id})")
+    elif result.task_id is not None and result.task_data is not None:
+        # A case's task_id.txt names a row of the task's own tasks.jsonl: a row of
+        # another file is kept as what the verifier got, the row's task data.
+        text, problem = staged_row_text(result.task_data, result.task_id)
+        if text is None:
+            raise OSError(problem)
+        (target / "task_data.json").write_text(text + "\n", encoding="utf-8")
+        files.append("task_data.json")
     elif result.task_data is not None and result.task_data not in shared_task_data:
         copy_file(str(result.task_data), str(target / "task_data.json"), replace=False)
         files.append("task_data.json")
