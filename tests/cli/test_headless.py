@@ -531,6 +531,27 @@ def test_no_report_replaces_a_file_the_run_reads(env, example, tmp_path):
     assert {path: path.read_bytes() for path in before} == before and not (workspace / "lcov.info").exists()
 
 
+def test_a_report_file_that_is_a_fifo_never_waits_for_a_reader(env, example, tmp_path):
+    """``--junit`` or ``--coverage-report`` naming a FIFO no program reads:
+    the run went, printed its table, then waited for ever to open the FIFO.
+    Refused before anything runs; a FIFO a program reads gets the report."""
+    task = example("sum-column")
+    fifo = tmp_path / "report.fifo"
+    os.mkfifo(fifo)
+    for command in (["run", task, "--coverage-report", fifo], ["test", task, "--junit", fifo]):
+        done = run_tool(env, *command, "--python", PY)
+        no_traceback(done)
+        assert done.returncode == 2 and done.stdout == "", command
+        assert done.stderr.splitlines() == [f"verifier-tui: {command[2]} {fifo}: a FIFO that no program reads"]
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        done = run_tool(env, "test", task, "--junit", fifo, "--python", PY)
+        assert done.returncode == 0, done.stderr
+        assert os.read(reader, 1 << 16).startswith(b"<?xml")
+    finally:
+        os.close(reader)
+
+
 def test_test_json(env, example):
     task_dir = example("fizzbuzz-module")
     (task_dir / "cases" / "partial" / "expected.json").write_text('{"rewards": {"reward": 0.5}}')

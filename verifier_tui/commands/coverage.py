@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from verifier_tui.commands.report import here
+from verifier_tui.commands.report import here, open_report
 from verifier_tui.engine.coverage import lcov, merge, missing_words, not_measured_words, problem_words, to_json
 from verifier_tui.words.text import one_line
 
@@ -77,7 +77,8 @@ def write_report(path: Path, named: list[tuple[str, RunResult]]) -> str | None:
     if not per_case:
         return f"--coverage-report {here(path)}: not written: {problems[0] if problems else 'no case was measured'}"
     try:  # a file name's bytes that are not UTF-8 are written as they are: the reader opens that file
-        path.write_text(lcov(union), encoding="utf-8", errors="surrogateescape")
+        with open_report(path) as handle:
+            handle.write(lcov(union).encode("utf-8", "surrogateescape"))
     except OSError as exc:
         return f"--coverage-report {here(path)}: {exc.strerror or exc}"
     return None

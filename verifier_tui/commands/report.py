@@ -9,7 +9,9 @@ failed case with :func:`result_lines`, as ``run`` prints it.
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 import time
 from functools import partial
 from pathlib import Path
@@ -50,7 +52,7 @@ from verifier_tui.words.text import one_line
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence
-    from typing import Any
+    from typing import IO, Any
 
     from verifier_tui.engine.readback import Explanation
     from verifier_tui.engine.sandbox.environment import ChildEnvironment
@@ -513,6 +515,11 @@ def output_file_problem(flag: str, path: Path | None, own: Iterable[tuple[str, P
             return f"{flag} {path}: inside {name}, {mine}, which verifier-tui never writes: give a path outside it"
     if path.is_dir():
         return f"{flag} {path}: is a folder"
+    if stat.S_ISFIFO(getattr(_stat(where), "st_mode", 0)):
+        try:  # held open to the end, so a reader taking the report later sees no end of file before it
+            _HELD.append(open_report(Path(where)))
+        except OSError as exc:
+            return f"{flag} {path}: {exc.strerror or exc}"
     try:
         names = os.stat(where).st_nlink
     except OSError:
@@ -524,6 +531,30 @@ def output_file_problem(flag: str, path: Path | None, own: Iterable[tuple[str, P
     if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
         return f"{flag} {path}: not writable"
     return None
+
+
+#: Report FIFOs opened by the checks, open until the command ends.
+_HELD: list[IO[bytes]] = []
+
+
+def _stat(path: str) -> os.stat_result | None:
+    try:
+        return os.stat(path)
+    except OSError:
+        return None
+
+
+def open_report(path: Path) -> IO[bytes]:
+    """``path`` opened to write a report. Never waits: opening a FIFO no program
+    reads would block for ever, after the run, so it raises OSError instead."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NONBLOCK, 0o666)
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:
+            raise OSError(errno.ENXIO, "a FIFO that no program reads") from None
+        raise
+    os.set_blocking(fd, True)
+    return os.fdopen(fd, "wb")
 
 
 def refused_run(junit: Path | None, message: str, own: Iterable[tuple[str, Path | None]] = ()) -> int:
@@ -568,7 +599,8 @@ def write_junit(path: Path, name: str, cases: list[JunitCase], wall: float, sand
         if each.stderr:
             ET.SubElement(case, "system-err").text = x(each.stderr)
     try:
-        ET.ElementTree(suite).write(path, encoding="utf-8", xml_declaration=True)
+        with open_report(path) as handle:
+            ET.ElementTree(suite).write(handle, encoding="utf-8", xml_declaration=True)
     except OSError as exc:
         return f"--junit {path}: cannot write it: {exc.strerror or exc}"
     return None
