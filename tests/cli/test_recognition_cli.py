@@ -133,6 +133,32 @@ def test_task_data_naming_tasks_jsonl_asks_for_a_row(env, example):
     one_line_refusal(run_tool(env, "run", task_dir, "--task-id", "nosuch"), "no row with task_id 'nosuch'")
 
 
+def test_what_is_wrong_with_a_task_data_file_of_rows_is_said(env, example, tmp_path):
+    """``--task-data FILE.jsonl``: a file whose lines are not rows said only
+    "no row with task_id 'a' (task ids: none)", hiding why; a row repeated
+    later in the file, or a broken line, was dropped without a word."""
+    task_dir = example("hello-file")
+    flat = tmp_path / "flat.jsonl"
+    flat.write_text('{"a": 1}\n')
+    for more in ([], ["--task-id", "a"]):
+        one_line_refusal(
+            run_tool(env, "run", task_dir, "--case", "correct", "--task-data", flat, *more),
+            "(task ids: none)",
+            "; flat.jsonl: line 1 has no task_id (a string) (those lines are left out)",
+        )
+    repeated = tmp_path / "repeated.jsonl"
+    repeated.write_text('{"task_id": "a", "n": 1}\n{"task_id": "a", "n": 2}\n')
+    for command in ("run", "explain"):
+        done = run_tool(env, command, task_dir, "--case", "correct", "--task-data", repeated, "--python", PY)
+        no_traceback(done)
+        assert done.returncode == 0, done.stderr
+        said = (
+            "note: repeated.jsonl: line 2 repeats task_id 'a' (first on line 1, which is used) "
+            "(those lines are left out)"
+        )
+        assert said in done.stdout.splitlines(), done.stdout
+
+
 def test_a_case_without_a_row_says_so(env, example):
     done = run_tool(env, "run", example("greeting-rows"), "--case", "no-row", "--python", PY)
     assert done.returncode == 1

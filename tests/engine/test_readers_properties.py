@@ -33,7 +33,7 @@ from verifier_tui.engine.sandbox.cgroup import folder_for, hierarchies, mounts
 from verifier_tui.engine.suite import collect
 from verifier_tui.engine.task.cases import read_expected
 from verifier_tui.engine.task.config import parse_task_config
-from verifier_tui.engine.task.rows import read_task_rows
+from verifier_tui.engine.task.rows import choose_row, read_task_rows
 from verifier_tui.engine.verdict import harbor_verdict, read_reward_files
 from verifier_tui.words.resolution import binding_lines, plain, sys_path_lines
 
@@ -215,6 +215,25 @@ def test_tasks_jsonl_gives_rows_or_problems(found, tmp_path_factory):
     for problem in rows.problems:
         one_line(problem)
     assert all(isinstance(row.task_id, str) for row in rows.rows)
+
+
+@SETTINGS
+@given(
+    found=contents(b'{"task_id": "a", "task_data": {"x": 1}}\n{"task_id": "a"}\n'),
+    task_id=st.sampled_from([None, "a", "b"]),
+)
+def test_a_file_of_rows_given_as_task_data_gives_a_row_or_one_line_saying_why(found, task_id, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("rows")
+    put(folder / "other.jsonl", found)
+    try:
+        chosen, problems = bounded(choose_row, folder / "other.jsonl", task_id)
+    except ValueError as exc:
+        one_line(str(exc.args[0]))
+        return
+    assert task_id in (None, chosen) and read_task_rows(folder / "other.jsonl").row(chosen) is not None
+    for problem in problems:
+        one_line(problem)
+        assert problem.startswith("other.jsonl: ")
 
 
 # --------------------------------------------------------------------------

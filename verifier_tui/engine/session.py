@@ -142,6 +142,10 @@ class Session:
         self.response: ResponseSource | None = None
         self.task_data: Path | None = None
         self.task_id: str | None = None  # the row of ``task_data`` (a .jsonl) in use, if any
+        self.rows_problems: tuple[Path | None, tuple[str, ...]] = (
+            None,
+            (),
+        )  # a file of rows chosen, its lines left out
         self.runner = "ours"  # or "task": the task's own tests/.ng/run_verifier.py
         requested_isolation()  # a bad VERIFIER_TUI_SANDBOX is one line now, not at the first run
         self._isolation: Isolation | None = None
@@ -245,10 +249,13 @@ class Session:
             self.task_data, self.task_id = path, None
             return
         try:
-            self.task_id = choose_row(path, task_id, self.task.rows)
+            self.task_id, problems = choose_row(path, task_id, self.task.rows)
         except ValueError as exc:
             raise SelectionError(*exc.args) from None
         self.task_data = path
+        # The task's own tasks.jsonl says its problems among the task's notices.
+        own = self.task.rows is not None and self.task.rows.path == path
+        self.rows_problems = (path, () if own else problems)
 
     def choose_task_row(self, task_id: str, path: Path | None = None) -> None:
         """Row ``task_id`` of ``path`` (default: the task's tasks.jsonl) as task data."""
@@ -331,6 +338,8 @@ class Session:
             out += [
                 f"case {self.case.name}: {p}" for p in self.case.problems if own_data or p != self.case.names_no_row
             ]
+        if self.task_id is not None and self.rows_problems[0] == self.task_data:
+            out += self.rows_problems[1]
         note = self.expectation_note()
         if note is not None:
             out.append(note)

@@ -159,24 +159,28 @@ def no_such_row(rows: TaskRows, task_id: str) -> str:
     return f"{rows.path.name} has no row with task_id {task_id!r} (task ids: {some_ids(rows)})"
 
 
-def choose_row(path: Path, task_id: str | None, known: TaskRows | None = None) -> str:
+def choose_row(path: Path, task_id: str | None, known: TaskRows | None = None) -> tuple[str, tuple[str, ...]]:
     """The row of ``path`` to use as task data: ``task_id``, or the file's
-    only row when none is named. Raises ValueError with the line to show.
-    ``known`` is the task's own rows, read already."""
+    only row when none is named, and what is wrong with the file (lines left
+    out, each said as ``NAME: problem``). Raises ValueError with the line to
+    show. ``known`` is the task's own rows, read already."""
     rows = known if known is not None and known.path == path else read_task_rows(path)
+    # Why a row is not there may be the file itself (too big, not rows): said with it.
+    problems = tuple(f"{path.name}: {p}" for p in rows.problems)
+    why = "".join(f"; {p}" for p in problems[:1])
     if task_id is None:
         if len(rows.rows) != 1:
             raise ValueError(
                 Advice(
                     f"task data {path.name} is JSON Lines with {len(rows.rows)} task rows, not one JSON object: ",
                     CHOOSE_ROW,
-                    f" (task ids: {some_ids(rows)})",
+                    f" (task ids: {some_ids(rows)}){why}",
                 )
             )
-        return rows.rows[0].task_id
+        return rows.rows[0].task_id, problems
     if rows.row(task_id) is None:
-        raise ValueError(f"--task-id {task_id}: {no_such_row(rows, task_id)}")
-    return task_id
+        raise ValueError(f"--task-id {task_id}: {no_such_row(rows, task_id)}{why}")
+    return task_id, problems
 
 
 def no_row_chosen(rows: TaskRows) -> Advice:
