@@ -168,3 +168,20 @@ def test_a_row_of_a_file_other_than_the_tasks_own_is_kept_as_the_rows_task_data(
     assert own.returncode == 0 and "task_id.txt (ada)" in own.stdout  # the task's own row stays a row
     tested = run_tool(env, "test", task, "--case", "kept-*", "--python", PY)
     assert tested.returncode == 0 and "2 passed, 0 failed" in tested.stdout, tested.stdout
+
+
+def test_a_workspace_holding_the_cases_folder_is_refused_before_the_run(env, hello, tmp_path):
+    # The copy walked into the case it was writing, ~100 levels deep inside the
+    # task, until "File name too long".
+    before = tree(hello)
+    for workspace in (hello, hello / "cases"):
+        done = run_tool(
+            env, "run", hello, "--workspace", workspace, "--save-case", "kept", "--python", PY, cwd=tmp_path
+        )  # fmt: skip
+        no_traceback(done)
+        assert done.returncode == 2 and done.stdout == "", done.stdout
+        assert done.stderr.splitlines() == [
+            f"verifier-tui: --save-case: the run's workspace, {workspace}, holds the task's cases folder, where "
+            "the case would be copied into itself: give a workspace outside it"
+        ]
+    assert tree(hello) == before

@@ -318,7 +318,7 @@ def run_command(args: argparse.Namespace) -> int:
             from verifier_tui.engine.keep_case import refusal
 
             problem = (
-                refusal(opened.session.task.root, name)
+                refusal(opened.session.task.root, name, opened.session.workspace)
                 if opened.session is not None
                 else f"--save-case: there is no replay to keep as a case: {opened.skipped or 'the task was not found'}"
             )

@@ -55,7 +55,7 @@ def run_command(args: argparse.Namespace) -> int:
     with Session(args.target, args.options) as session:
         if report.refused_before_running(
             session,
-            lambda: refusal(session.task.root, args.save_case),
+            lambda: refusal(session.task.root, args.save_case, session.workspace),
             lambda: report.output_file_problem(
                 "--coverage-report", args.coverage_report, report.read_by([session], session.options)
             ),

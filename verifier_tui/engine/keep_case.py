@@ -43,8 +43,9 @@ class Kept:
 _NAME_MAX = 255
 
 
-def case_folder(task_root: Path, name: str) -> Path:
-    """``cases/NAME`` of the task, checked free for a new case (nothing written)."""
+def case_folder(task_root: Path, name: str, workspace: Path | None = None) -> Path:
+    """``cases/NAME`` of the task, checked free for a new case (nothing written);
+    ``workspace``: the run's, which the case copies."""
     # isprintable: no line break or bidi control, which would forge a row of test's table
     if not name or name.startswith(".") or "/" in name or not name.isprintable() or name != name.strip():
         raise CaseNameError(
@@ -57,18 +58,24 @@ def case_folder(task_root: Path, name: str) -> Path:
     cases = task_root / "cases"
     if cases.is_symlink() or (os.path.lexists(cases) and not cases.is_dir()):
         raise CaseNameError(f"{cases} is not a folder of the task's own: no case is written through it")
+    if workspace is not None and Path(os.path.realpath(cases)).is_relative_to(os.path.realpath(workspace)):
+        # the copy would walk into the case it is being written to, level after level
+        raise CaseNameError(
+            f"--save-case: the run's workspace, {workspace}, holds the task's cases folder, where the case would "
+            "be copied into itself: give a workspace outside it"
+        )
     folder = cases / name
     if os.path.lexists(folder):
         raise CaseNameError(f"the task already has a case {name} ({folder}): choose another name; nothing was written")
     return folder
 
 
-def refusal(task_root: Path, name: str | None) -> str | None:
+def refusal(task_root: Path, name: str | None, workspace: Path | None = None) -> str | None:
     """Why ``--save-case NAME`` cannot be kept in this task (asked before the run), or None."""
     if name is None:
         return None
     try:
-        case_folder(task_root, name)
+        case_folder(task_root, name, workspace)
     except CaseNameError as exc:
         return str(exc)
     return None
@@ -103,7 +110,7 @@ def keep_case(result: RunResult, task_root: Path, name: str, shared_task_data: t
 
     ``shared_task_data``: the task-wide task data files; a run that used one
     leaves it out, so the case goes on following it as every other case does."""
-    folder = case_folder(task_root, name)
+    folder = case_folder(task_root, name, result.workspace)
     folder.parent.mkdir(exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=".saving-", dir=folder.parent))  # not named after it: any name fits
     try:
