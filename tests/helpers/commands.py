@@ -332,24 +332,30 @@ def run_in_terminal(
                     break
                 seen += chunk
         os.write(fd, keys)
-        end = time.monotonic() + 10
-        while time.monotonic() < end:
-            if select.select([fd], [], [], 0.05)[0]:
-                try:
-                    chunk = os.read(fd, 65536)
-                except OSError:
-                    break
-                if not chunk:
-                    break
-                seen += chunk
-            done, status = os.waitpid(pid, os.WNOHANG)
-            if done:
-                return seen, os.waitstatus_to_exitcode(status)
-        os.kill(pid, 9)
-        _, status = os.waitpid(pid, 0)
-        return seen, os.waitstatus_to_exitcode(status)
+        drawn, status = ended(pid, fd, within_s=10)
+        return seen + drawn, -9 if status is None else status
     finally:
         os.close(fd)
+
+
+def ended(pid: int, fd: int, within_s: float) -> tuple[bytes, int | None]:
+    """Read the terminal ``fd`` until the app ``pid`` exits: what it drew and
+    its exit status; None where it did not exit within ``within_s`` (it is
+    then SIGKILLed and reaped)."""
+    seen = b""
+    end = time.monotonic() + within_s
+    while time.monotonic() < end:
+        if select.select([fd], [], [], 0.05)[0]:
+            try:
+                seen += os.read(fd, 65536)
+            except OSError:  # the terminal's far end is closed as the app goes: wait for it
+                time.sleep(0.01)
+        done, raw = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return seen, os.waitstatus_to_exitcode(raw)
+    os.kill(pid, 9)
+    os.waitpid(pid, 0)
+    return seen, None
 
 
 _COUNTER = re.compile(rb"\r(\d+)/(\d+) (cases|probes|trials)( \xc2\xb7 (\d+) (failed|flagged|differ))?\x1b\[K")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.commands import TOOL, no_traceback, run_in_terminal, run_tool, start_in_terminal
+from tests.helpers.commands import TOOL, ended, no_traceback, run_in_terminal, run_tool, start_in_terminal
 from tests.helpers.processes import SAY_STARTED, has_started, processes_with, wait_none_with
 from tests.helpers.tasks import make_task
 
@@ -79,21 +79,7 @@ def test_closing_the_terminal_ends_the_run_and_removes_the_scratch(tmp_path, env
         scratch = env["TMPDIR"]
         assert processes_with(scratch), "the runner is not to be seen"
         os.kill(pid, getattr(signal, signame))
-        status = None
-        end = time.monotonic() + 20
-        while time.monotonic() < end:
-            if select.select([fd], [], [], 0.05)[0]:
-                try:
-                    os.read(fd, 65536)
-                except OSError:
-                    pass
-            done, raw = os.waitpid(pid, os.WNOHANG)
-            if done:
-                status = os.waitstatus_to_exitcode(raw)
-                break
-        if status is None:
-            os.kill(pid, 9)
-            os.waitpid(pid, 0)
+        _, status = ended(pid, fd, within_s=20)
         assert status is not None, "the app did not quit"
     finally:
         os.close(fd)
@@ -158,20 +144,7 @@ def test_a_sigcont_not_after_a_stop_leaves_the_app_as_it_was_and_q_quits(example
             os.kill(pid, signal.SIGCONT)
             time.sleep(0.1)
         os.write(fd, b"q")
-        status = None
-        end = time.monotonic() + 15
-        while status is None and time.monotonic() < end:
-            if select.select([fd], [], [], 0.05)[0]:
-                try:
-                    os.read(fd, 65536)
-                except OSError:
-                    pass
-            done, raw = os.waitpid(pid, os.WNOHANG)
-            if done:
-                status = os.waitstatus_to_exitcode(raw)
-        if status is None:
-            os.kill(pid, 9)
-            os.waitpid(pid, 0)
+        _, status = ended(pid, fd, within_s=15)
         assert status == 0, "the app did not quit on q"
     finally:
         os.close(fd)

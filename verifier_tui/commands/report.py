@@ -515,15 +515,16 @@ def output_file_problem(flag: str, path: Path | None, own: Iterable[tuple[str, P
             return f"{flag} {path}: inside {name}, {mine}, which verifier-tui never writes: give a path outside it"
     if path.is_dir():
         return f"{flag} {path}: is a folder"
-    if stat.S_ISFIFO(getattr(_stat(where), "st_mode", 0)):
+    try:
+        st: os.stat_result | None = os.stat(where)
+    except OSError:
+        st = None
+    if st is not None and stat.S_ISFIFO(st.st_mode):
         try:  # held open to the end, so a reader taking the report later sees no end of file before it
             _HELD.append(open_report(Path(where)))
         except OSError as exc:
             return f"{flag} {path}: {exc.strerror or exc}"
-    try:
-        names = os.stat(where).st_nlink
-    except OSError:
-        names = 1
+    names = st.st_nlink if st is not None else 1
     if names > 1:  # written in place, it would change every other name of it: one the run reads, may be
         return f"{flag} {path}: a file with {names - 1} other name(s) (hard links), which it would change too"
     if not folder.is_dir():
@@ -535,13 +536,6 @@ def output_file_problem(flag: str, path: Path | None, own: Iterable[tuple[str, P
 
 #: Report FIFOs opened by the checks, open until the command ends.
 _HELD: list[IO[bytes]] = []
-
-
-def _stat(path: str) -> os.stat_result | None:
-    try:
-        return os.stat(path)
-    except OSError:
-        return None
 
 
 def open_report(path: Path) -> IO[bytes]:

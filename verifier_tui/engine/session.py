@@ -142,10 +142,8 @@ class Session:
         self.response: ResponseSource | None = None
         self.task_data: Path | None = None
         self.task_id: str | None = None  # the row of ``task_data`` (a .jsonl) in use, if any
-        self.rows_problems: tuple[Path | None, tuple[str, ...]] = (
-            None,
-            (),
-        )  # a file of rows chosen, its lines left out
+        # The file of rows chosen (not the task's own), and what of it was left out.
+        self.rows_problems: tuple[Path | None, tuple[str, ...]] = (None, ())
         self.runner = "ours"  # or "task": the task's own tests/.ng/run_verifier.py
         requested_isolation()  # a bad VERIFIER_TUI_SANDBOX is one line now, not at the first run
         self._isolation: Isolation | None = None
