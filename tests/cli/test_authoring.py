@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.commands import no_traceback, run_tool
+from tests.helpers.commands import no_traceback, on_a_small_disk, run_tool
 from tests.helpers.tasks import EXAMPLES, REPO, write
 
 SHIM_SOURCE = REPO / "runner" / "test.sh"
@@ -173,6 +173,27 @@ def test_new_into_an_empty_folder(tmp_path, env):
     assert set(tree(tmp_path / "empty")) == NEW_FILES
 
 
+def test_new_on_a_full_disk_names_the_tasks_file_and_leaves_nothing(tmp_path, env):
+    """The disk fills while ``new`` writes: one line naming the file of the task
+    it could not write (never the tool's own runner it copies from, never
+    ``[Errno 28]``), and no half task, so ``new`` into the same folder works once
+    there is room (a half task was "not empty")."""
+    script = """disk=$1; shift
+head -c 110000 /dev/zero > "$disk/filler"
+"$@" new "$disk/task" --no-open; echo "status $?"
+find "$disk/task" 2>/dev/null; echo "--- room made"
+rm "$disk/filler"
+"$@" new "$disk/task" --no-open > /dev/null; echo "status $?"
+"$@" test "$disk/task" > /dev/null; echo "status $?"
+"""
+    done = on_a_small_disk(env, tmp_path / "disk", script)
+    disk = tmp_path / "disk"
+    assert done.stdout.splitlines() == ["status 2", "--- room made", "status 0", "status 0"], done.stdout + done.stderr
+    (said,) = done.stderr.splitlines()
+    assert said.startswith(f"verifier-tui: cannot write {disk}/task/") and said.endswith(": No space left on device")
+    assert "runner/" not in said and "Errno" not in said
+
+
 def test_vendor_turns_a_plain_task_into_a_runner_task_and_keeps_its_script(tmp_path, env):
     import shutil
 
@@ -234,6 +255,32 @@ def test_vendor_replaces_a_different_runner_and_keeps_it_beside(tmp_path, env):
     assert "tests/.ng/run_verifier.py: replaced" in done.stdout and "run_verifier.py.old.2" in done.stdout
     assert "tests/test.sh: written" in done.stdout
     assert run_tool(env, "run", task).returncode == 0
+
+
+def test_vendor_on_a_full_disk_keeps_the_tasks_own_script_in_place(tmp_path, env):
+    """The disk fills while ``vendor`` writes the shim: the task's own
+    ``test.sh`` stays where it was, whole (it was moved to ``test.sh.old`` and a
+    cut shim put in its place, which the next ``vendor`` then kept as "the
+    task's own"); once there is room, ``vendor`` keeps the real one beside."""
+    script = """disk=$1; shift
+mkdir -p "$disk/t/tests"
+printf 'schema_version = "1.4"\\n' > "$disk/t/task.toml"
+printf '#!/bin/bash\\necho mine\\n' > "$disk/t/tests/test.sh"
+cat /dev/zero > "$disk/filler" 2>/dev/null
+"$@" vendor "$disk/t"; echo "status $?"
+ls -A "$disk/t/tests"; cat "$disk/t/tests/test.sh"; echo "--- room made"
+rm "$disk/filler"
+"$@" vendor "$disk/t"; echo "status $?"
+ls -A "$disk/t/tests"; cat "$disk/t/tests/test.sh.old"
+"""
+    done = on_a_small_disk(env, tmp_path / "disk", script)
+    disk = tmp_path / "disk"
+    before, after = done.stdout.split("--- room made\n")
+    assert before == "status 2\ntest.sh\n#!/bin/bash\necho mine\n", done.stdout + done.stderr
+    (said,) = done.stderr.splitlines()
+    assert said == f"verifier-tui: cannot write {disk}/t/tests/test.sh: No space left on device"
+    assert "tests/test.sh: replaced by the runner's shim; the task's own is kept as tests/test.sh.old" in after
+    assert after.endswith("status 0\n.ng\ntest.sh\ntest.sh.old\n#!/bin/bash\necho mine\n"), after
 
 
 def test_vendor_refuses_a_folder_that_is_no_task(tmp_path, env):

@@ -178,6 +178,30 @@ def documented_fields(heading: str, until: str) -> set[str]:
     return names
 
 
+def on_a_small_disk(env: dict[str, str], disk: Path, script: str, size: str = "128k") -> subprocess.CompletedProcess:
+    """``sh -c SCRIPT`` with a tmpfs of ``size`` mounted on the folder ``disk``
+    (in a user and mount namespace of its own, gone when the script ends), its
+    path in ``$1`` and the tool's command line in the rest of ``"$@"``: a disk
+    that fills while the tool writes. Skipped where no such mount can be had."""
+    import shutil
+
+    disk.mkdir(exist_ok=True)
+    mount = 'mount -t tmpfs -o size="$SIZE" verifier-tui-test "$1" || exit 99\n'
+    if shutil.which("unshare") is None:
+        pytest.skip("no unshare: a small disk cannot be mounted here")
+    done = subprocess.run(
+        ["unshare", "-rm", "sh", "-c", mount + script, "sh", str(disk), *TOOL],
+        env=dict(env, SIZE=size),
+        capture_output=True,
+        text=True,
+        timeout=HANG_GUARD_S,
+        stdin=subprocess.DEVNULL,
+    )
+    if done.returncode == 99:
+        pytest.skip("cannot mount a tmpfs in a user namespace here")
+    return done
+
+
 def no_traceback(done: subprocess.CompletedProcess) -> None:
     """The tool printed no Python traceback of its own."""
     assert "Traceback (most recent call last)" not in done.stderr, done.stderr

@@ -10,8 +10,10 @@ so cases kept there would ship with the task).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import secrets
 import shutil
 from pathlib import Path
 
@@ -145,16 +147,24 @@ def new_task(folder: Path, name: str | None = None) -> None:
             raise AuthoringError(f"{folder} exists and is not a folder")
         if any(folder.iterdir()):
             raise AuthoringError(f"{folder} is not empty: new writes a task only into a new or empty folder")
-    for rel, text in _FILES.items():
-        target = folder / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if text is None:  # a folder, empty
-            target.mkdir(exist_ok=True)
-        else:
-            target.write_text(text.format(name=name) if rel == "task.toml" else text, encoding="utf-8")
-    os.chmod(folder / "solution" / "solve.sh", _EXECUTABLE)
-    for rel, source in ((SHIM, shim_path()), (RUNNER, runner_path())):
-        _place(folder / rel, source)
+    made = _first_missing(folder)
+    try:
+        for rel, text in _FILES.items():
+            target = folder / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if text is None:  # a folder, empty
+                target.mkdir(exist_ok=True)
+            else:
+                _write(target, (text.format(name=name) if rel == "task.toml" else text).encode())
+        os.chmod(folder / "solution" / "solve.sh", _EXECUTABLE)
+        for rel, source in ((SHIM, shim_path()), (RUNNER, runner_path())):
+            _place(folder / rel, source)
+    except BaseException:
+        # A full disk, Ctrl+C: a half task would be "not empty" to the next
+        # `new` there, and `test` would find no case in it. The folder was
+        # absent or empty: all it holds now is this call's.
+        _remove_what_new_wrote(folder, made)
+        raise
 
 
 def vendor(task: Path) -> list[str]:
@@ -190,8 +200,7 @@ def vendor(task: Path) -> list[str]:
                 said.append(f"{rel}: already {what}, left as it is")
                 continue
             kept = _free_name(target)
-            os.replace(target, kept)
-            _place(target, source)
+            _place(target, source, keep=kept)
             said.append(f"{rel}: replaced by {what}; the task's own is kept as {kept.relative_to(task)}")
         else:
             _place(target, source)
@@ -213,11 +222,59 @@ def _not_a_task(path: Path) -> str:
     return not_a_task_message(path, expected=f"expected a task folder ({TASK_FILES})")
 
 
-def _place(target: Path, source: Path) -> None:
+def _place(target: Path, source: Path, keep: Path | None = None) -> None:
+    """``source``'s bytes at ``target``, whole or not at all, and what was
+    there moved to ``keep``. Written under a hidden name beside it and renamed
+    into place last: on a full disk the task's own file stays where it was
+    (moved aside first, it left a cut copy in its place, which the next
+    ``vendor`` kept as "the task's own")."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(source, target)
-    if target.name == "test.sh":
-        os.chmod(target, _EXECUTABLE)  # Harbor runs it as a program
+    scratch = target.with_name(f".{target.name}.{secrets.token_hex(4)}")
+    try:
+        _write(scratch, source.read_bytes(), named=target)
+        if target.name == "test.sh":
+            os.chmod(scratch, _EXECUTABLE)  # Harbor runs it as a program
+        if keep is not None:
+            os.replace(target, keep)
+        os.replace(scratch, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(scratch)
+        raise
+
+
+def _write(path: Path, data: bytes, named: Path | None = None) -> None:
+    """A new file (never through a link, never over a file), its errors
+    naming it, or the file it is to become (``named``): a full disk's
+    ``write`` names no file, and ``shutil.copyfile`` names its source."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666)
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror, str(named or path)) from None
+
+
+def _first_missing(folder: Path) -> Path | None:
+    """The outermost of ``folder`` and its parents that does not exist yet (what
+    ``new`` creates), or None when ``folder`` exists."""
+    missing = None
+    for path in (folder, *folder.parents):
+        if os.path.lexists(path):
+            break
+        missing = path
+    return missing
+
+
+def _remove_what_new_wrote(folder: Path, made: Path | None) -> None:
+    if made is not None:
+        shutil.rmtree(made, ignore_errors=True)
+        return
+    for child in folder.iterdir():
+        if child.is_dir() and not child.is_symlink():
+            shutil.rmtree(child, ignore_errors=True)
+        else:
+            child.unlink(missing_ok=True)
 
 
 def _free_name(target: Path) -> Path:
