@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from tests.helpers.commands import no_traceback, run_tool
+from tests.helpers.commands import no_traceback, on_a_small_disk, run_tool
 from tests.helpers.harbor import sandbox_trial
 from tests.helpers.tasks import PY, make_task, write
 
@@ -185,3 +185,24 @@ def test_a_workspace_holding_the_cases_folder_is_refused_before_the_run(env, hel
             "the case would be copied into itself: give a workspace outside it"
         ]
     assert tree(hello) == before
+
+
+def test_a_case_the_tasks_disk_cannot_hold_is_said_in_words_and_leaves_nothing(env, tmp_path):
+    """The task's disk has no room for the workspace: the line says which file,
+    where the case was to go and why, in words (it said ``[Errno 28]``), exit 2,
+    and ``cases/`` holds what it held."""
+    write(tmp_path / "ws" / "answer.txt", "hello, world\n")
+    write(tmp_path / "ws" / "big.bin", "x" * (200 << 10))
+    script = f"""disk=$1; shift
+"$@" new "$disk/t" --no-open > /dev/null || exit 3
+"$@" run "$disk/t" --workspace {tmp_path / "ws"} --save-case big --python {PY}; echo "status $?"
+ls -A "$disk/t/cases"
+"""
+    done = on_a_small_disk(env, tmp_path / "disk", script)
+    lines = done.stdout.splitlines()
+    assert lines[-4:] == ["status 2", "correct", "empty", "wrong"], done.stdout + done.stderr
+    cases = tmp_path / "disk" / "t" / "cases"
+    assert lines[-5] == (
+        f"the run was not kept as case big: could not copy big.bin of {tmp_path / 'ws'} into {cases}: "
+        "No space left on device"
+    )

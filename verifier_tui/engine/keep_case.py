@@ -90,7 +90,10 @@ def save(result: RunResult, task: Task, name: str) -> dict[str, Any]:
     try:
         kept = keep_case(result, task.root, name, (shared,) if shared else ())
     except (CaseNameError, OSError) as exc:
-        return {"folder": None, "files": [], "notes": [], "problem": f"the run was not kept as case {name}: {exc}"}
+        why = str(exc)
+        if isinstance(exc, OSError) and exc.strerror:  # in words, never "[Errno 28] ..."
+            why = f"{exc.filename}: {exc.strerror}" if exc.filename else f"{exc.strerror} in {task.root / 'cases'}"
+        return {"folder": None, "files": [], "notes": [], "problem": f"the run was not kept as case {name}: {why}"}
     return {"folder": str(kept.folder), "files": list(kept.files), "notes": list(kept.notes), "problem": None}
 
 
@@ -141,7 +144,8 @@ def _fill(
             mirror.close()
         notes += mirror.notes
         if mirror.failed:
-            raise OSError(f"could not copy {mirror.failed[0][0]} of {result.workspace}: {mirror.failed[0][1]}")
+            rel, exc = mirror.failed[0]
+            raise OSError(f"could not copy {rel} of {result.workspace} into {target.parent}: {exc.strerror or exc}")
     else:
         workspace.mkdir()
         notes.append("the run had no workspace: the case's is empty")
