@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.commands import no_traceback, on_a_small_disk, run_tool
+from tests.helpers.commands import TOOL, modes_bind_root, no_traceback, on_a_small_disk, run_tool
 from tests.helpers.tasks import EXAMPLES, REPO, write
 
 SHIM_SOURCE = REPO / "runner" / "test.sh"
@@ -281,6 +281,25 @@ ls -A "$disk/t/tests"; cat "$disk/t/tests/test.sh.old"
     assert said == f"verifier-tui: cannot write {disk}/t/tests/test.sh: No space left on device"
     assert "tests/test.sh: replaced by the runner's shim; the task's own is kept as tests/test.sh.old" in after
     assert after.endswith("status 0\n.ng\ntest.sh\ntest.sh.old\n#!/bin/bash\necho mine\n"), after
+
+
+def test_vendor_that_fails_half_way_says_what_it_did_before(tmp_path, env):
+    """The shim is replaced, then the runner cannot be written (``tests/.ng``
+    read-only): besides the line saying why, the user is told their
+    ``test.sh`` is now ``test.sh.old`` (it was moved without a word)."""
+    task = tmp_path / "t"
+    write(task / "task.toml", 'schema_version = "1.4"\n')
+    write(task / "tests" / "verifier.py", "def verify(workspace):\n    return 1.0\n")
+    write(task / "tests" / "test.sh", "#!/bin/bash\necho mine\n")
+    write(task / "tests" / ".ng" / "run_verifier.py", "# an older runner\n")
+    (task / "tests" / ".ng").chmod(0o555)
+    done = run_tool(env, "vendor", task, tool=[*modes_bind_root(), *TOOL])
+    no_traceback(done)
+    assert done.returncode == 2
+    assert done.stderr == f"verifier-tui: cannot write {task}/tests/.ng/run_verifier.py: Permission denied\n"
+    assert done.stdout == "tests/test.sh: replaced by the runner's shim; the task's own is kept as tests/test.sh.old\n"
+    assert (task / "tests" / "test.sh.old").read_text() == "#!/bin/bash\necho mine\n"
+    assert (task / "tests" / ".ng" / "run_verifier.py").read_text() == "# an older runner\n"
 
 
 def test_vendor_refuses_a_folder_that_is_no_task(tmp_path, env):

@@ -50,12 +50,10 @@ def new_command(args: argparse.Namespace) -> int:
 def vendor_command(args: argparse.Namespace) -> int:
     """``verifier-tui vendor TASK``."""
     try:
-        said = vendor(Path(args.path))
+        vendor(Path(args.path), terminal.out)
     except (AuthoringError, OSError) as exc:
         terminal.error(_said(exc))
         return 2
-    for sentence in said:
-        terminal.out(sentence)
     return 0
 
 

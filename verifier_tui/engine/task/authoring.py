@@ -16,11 +16,15 @@ import re
 import secrets
 import shutil
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.task.config import ORG_NAME
 from verifier_tui.engine.task.kinds import TASK_FILES, looks_like_task, not_a_task_message
 from verifier_tui.runner_source import runner_path, shim_path
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 SHIM = "tests/test.sh"
 RUNNER = "tests/.ng/run_verifier.py"
@@ -167,9 +171,10 @@ def new_task(folder: Path, name: str | None = None) -> None:
         raise
 
 
-def vendor(task: Path) -> list[str]:
-    """Place or refresh the shim and the runner in ``task``; one sentence per
-    file saying what was done. A file of the task's own that differs is kept
+def vendor(task: Path, say: Callable[[str], None]) -> None:
+    """Place or refresh the shim and the runner in ``task``; ``say`` gets one
+    sentence per file as it is done, so a failure on the second still leaves
+    the first told (the task's own ``test.sh`` moved to ``.old``). A file of the task's own that differs is kept
     beside the new one (``<name>.old``); nothing else is touched. A link on
     the way to either (``tests``, ``tests/.ng``, the file) refuses it all."""
     if not task.is_dir() or not looks_like_task(task):
@@ -188,7 +193,6 @@ def vendor(task: Path) -> list[str]:
         folder = (task / rel).parent
         if untrusted.present(folder) and not folder.is_dir():  # tests, or tests/.ng
             raise AuthoringError(f"{folder} is a file, not a folder: move it away and vendor again")
-    said = []
     for rel, source, what in (
         (SHIM, shim_path(), "the runner's shim"),
         (RUNNER, runner_path(), "verifier-tui's runner"),
@@ -197,17 +201,16 @@ def vendor(task: Path) -> list[str]:
         wanted = source.read_bytes()
         if target.exists():
             if target.is_file() and target.stat().st_size == len(wanted) and target.read_bytes() == wanted:
-                said.append(f"{rel}: already {what}, left as it is")
+                say(f"{rel}: already {what}, left as it is")
                 continue
             kept = _free_name(target)
             _place(target, source, keep=kept)
-            said.append(f"{rel}: replaced by {what}; the task's own is kept as {kept.relative_to(task)}")
+            say(f"{rel}: replaced by {what}; the task's own is kept as {kept.relative_to(task)}")
         else:
             _place(target, source)
-            said.append(f"{rel}: written ({what})")
+            say(f"{rel}: written ({what})")
     if not (task / "tests" / "verifier.py").is_file():
-        said.append("tests/verifier.py does not exist yet: the shim runs it (write a def verify(workspace) there)")
-    return said
+        say("tests/verifier.py does not exist yet: the shim runs it (write a def verify(workspace) there)")
 
 
 def _not_a_task(path: Path) -> str:
