@@ -141,6 +141,16 @@ def test_new_refuses_a_name_harbor_would_refuse(tmp_path, env):
     assert not (tmp_path / "t").exists()
 
 
+def test_new_refuses_a_name_ending_in_a_line_break(tmp_path, env):
+    """``--name $'org/name\\n'`` (a name pasted with its line end): its ``$``
+    matched before the line break, and ``task.toml`` got a line break inside a
+    string, which is no TOML: every command then said Harbor would refuse the task."""
+    done = run_tool(env, "new", tmp_path / "t", "--name", "org/name\n", "--no-open")
+    no_traceback(done)
+    assert done.returncode == 2 and done.stderr.startswith("verifier-tui: --name 'org/name\\n': Harbor wants org/name")
+    assert not (tmp_path / "t").exists()
+
+
 def test_new_under_a_file_names_the_path_and_why(tmp_path, env):
     write(tmp_path / "plain.txt", "mine\n")
     done = run_tool(env, "new", tmp_path / "plain.txt" / "sub", "--no-open")

@@ -141,7 +141,8 @@ def new_task(folder: Path, name: str | None = None) -> None:
             "(a case of that task is a folder of its cases/, with a workspace/ and an expected.json)"
         )
     name = name if name is not None else default_name(folder)
-    if not re.match(ORG_NAME, name) or ".." in name:
+    # fullmatch: `$` alone matches before a final line break, which task.toml cannot hold in a string
+    if not re.fullmatch(ORG_NAME, name) or ".." in name:
         raise AuthoringError(
             f"--name {name!r}: Harbor wants org/name (letters, digits, '.', '_' and '-', "
             "each part starting with a letter or digit)"
