@@ -391,6 +391,23 @@ def test_vendor_on_what_is_not_a_task_folder_says_what_it_is(tmp_path, env):
         assert done.returncode == 2 and done.stderr.startswith(f"verifier-tui: {says}"), done.stderr
 
 
+def test_new_and_vendor_on_a_dangling_link_or_a_fifo_say_what_it_is(tmp_path, env):
+    """Each was "a file" to ``vendor``, and a link to nothing "exists" to ``new``."""
+    (tmp_path / "gone").symlink_to("nowhere")
+    os.mkfifo(tmp_path / "pipe")
+    expected = {
+        "gone": f"{tmp_path / 'gone'} is a link to nowhere, which does not exist",
+        "pipe": f"{tmp_path / 'pipe'} is a FIFO (a named pipe)",
+    }
+    for name, says in expected.items():
+        made = run_tool(env, "new", tmp_path / name, "--no-open")
+        assert made.returncode == 2
+        assert made.stderr == f"verifier-tui: {says}: new writes a task into a new or empty folder\n"
+        vendored = run_tool(env, "vendor", tmp_path / name)
+        assert vendored.returncode == 2 and vendored.stderr.startswith(f"verifier-tui: {says}: give the task folder (")
+    assert os.readlink(tmp_path / "gone") == "nowhere" and not (tmp_path / "nowhere").exists()
+
+
 def test_vendor_where_tests_ng_is_a_file_says_so_and_writes_nothing(tmp_path, env):
     task = tmp_path / "t"
     assert run_tool(env, "new", task, "--no-open").returncode == 0

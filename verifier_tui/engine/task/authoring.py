@@ -15,6 +15,7 @@ import os
 import re
 import secrets
 import shutil
+import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -149,7 +150,7 @@ def new_task(folder: Path, name: str | None = None) -> None:
         )
     if folder.exists() or folder.is_symlink():
         if not folder.is_dir():
-            raise AuthoringError(f"{folder} exists and is not a folder")
+            raise AuthoringError(f"{_what_is(folder)}: new writes a task into a new or empty folder")
         if any(folder.iterdir()):
             raise AuthoringError(f"{folder} is not empty: new writes a task only into a new or empty folder")
     made = _first_missing(folder)
@@ -219,11 +220,20 @@ def _not_a_task(path: Path) -> str:
     if not untrusted.present(path):
         return f"{path} does not exist: give the task folder ({TASK_FILES})"
     if not path.is_dir():
-        return f"{path} is a file: give the task folder ({TASK_FILES})"
+        return f"{_what_is(path)}: give the task folder ({TASK_FILES})"
     around = path.parent if path.name == "tests" else path.parent.parent if path.parent.name == "cases" else None
     if around is not None and looks_like_task(around):
         return f"{path} is a {'tests/' if path.name == 'tests' else 'case'} folder: vendor its task, {around}"
     return not_a_task_message(path, expected=f"expected a task folder ({TASK_FILES})")
+
+
+def _what_is(path: Path) -> str:
+    """``PATH is ...``, for what is there and is no folder: a link to nothing
+    or a FIFO is not "a file", and a link to nothing does not "exist"."""
+    if not path.exists():
+        return f"{untrusted.link_words(str(path), untrusted.harmless(os.readlink(path)))}, which does not exist"
+    mode = path.stat().st_mode
+    return f"{path} is {'a file' if stat.S_ISREG(mode) else untrusted.kind(mode)}"
 
 
 def _place(target: Path, source: Path, keep: Path | None = None) -> None:
