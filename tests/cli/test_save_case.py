@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from tests.helpers.commands import no_traceback, on_a_small_disk, run_tool
+from tests.helpers.commands import TOOL, modes_bind_root, no_traceback, on_a_small_disk, run_tool
 from tests.helpers.harbor import sandbox_trial
 from tests.helpers.tasks import PY, make_task, write
 
@@ -206,3 +206,16 @@ ls -A "$disk/t/cases"
         f"the run was not kept as case big: could not copy big.bin of {tmp_path / 'ws'} into {cases}: "
         "No space left on device"
     )
+
+
+def test_a_cases_folder_that_cannot_be_written_is_named(env, hello, tmp_path):
+    """``cases/`` read-only: the line named the hidden scratch folder the
+    tool tried to make (``cases/.saving-6whomym5``), which the user never saw."""
+    (hello / "cases").chmod(0o555)
+    tool = [*modes_bind_root(), *TOOL]
+    done = run_tool(env, "run", hello, "--case", "good", "--save-case", "kept", "--python", PY, tool=tool)
+    no_traceback(done)
+    assert done.returncode == 2
+    assert done.stdout.splitlines()[-1] == (
+        f"the run was not kept as case kept: {hello / 'cases'}: Permission denied"
+    ), done.stdout

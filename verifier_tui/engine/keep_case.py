@@ -115,7 +115,10 @@ def keep_case(result: RunResult, task_root: Path, name: str, shared_task_data: t
     leaves it out, so the case goes on following it as every other case does."""
     folder = case_folder(task_root, name, result.workspace)
     folder.parent.mkdir(exist_ok=True)
-    scratch = Path(tempfile.mkdtemp(prefix=".saving-", dir=folder.parent))  # not named after it: any name fits
+    try:
+        scratch = Path(tempfile.mkdtemp(prefix=".saving-", dir=folder.parent))  # not named after it: any name fits
+    except OSError as exc:  # named after cases/: the hidden name it tried is none the user knows
+        raise OSError(exc.errno, exc.strerror, str(folder.parent)) from None
     try:
         files, notes = _fill(scratch, result, task_root, shared_task_data)
         os.chmod(scratch, folder.parent.stat().st_mode & 0o777)  # mkdtemp's 0700 would hide it from others
