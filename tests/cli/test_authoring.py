@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import subprocess
 from pathlib import Path
@@ -139,6 +140,26 @@ def test_new_refuses_a_name_harbor_would_refuse(tmp_path, env):
     done = run_tool(env, "new", tmp_path / "t", "--name", "no-org")
     assert done.returncode == 2 and "org/name" in done.stderr and done.stderr.count("\n") == 1
     assert not (tmp_path / "t").exists()
+
+
+def test_new_from_a_removed_folder_says_so(tmp_path, env):
+    """``new x`` in a folder removed meanwhile said ``[Errno 2] No such file or
+    directory``, naming nothing; it now says what every other command says."""
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    tool = " ".join(shlex.quote(part) for part in TOOL)
+    done = subprocess.run(
+        ["sh", "-c", f'cd "$1" && rmdir "$1" && exec {tool} new x --no-open', "sh", gone],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    no_traceback(done)
+    assert done.returncode == 2
+    assert done.stderr == (
+        "verifier-tui: the folder verifier-tui was started in was removed: start it from one that exists\n"
+    )
 
 
 def test_new_refuses_a_name_ending_in_a_line_break(tmp_path, env):

@@ -33,6 +33,8 @@ def new_command(args: argparse.Namespace) -> int:
     try:
         new_task(folder, args.name)
     except (AuthoringError, OSError) as exc:
+        if _unnamed(exc):
+            raise
         terminal.error(_said(exc))
         return 2
     # A command to paste back, on one line whatever the name holds, never read as an option.
@@ -52,9 +54,17 @@ def vendor_command(args: argparse.Namespace) -> int:
     try:
         vendor(Path(args.path), terminal.out)
     except (AuthoringError, OSError) as exc:
+        if _unnamed(exc):
+            raise
         terminal.error(_said(exc))
         return 2
     return 0
+
+
+def _unnamed(exc: AuthoringError | OSError) -> bool:
+    """An OSError naming no file (the folder the tool was started in removed):
+    left to the program's own handler, which says what it is."""
+    return isinstance(exc, OSError) and exc.filename is None
 
 
 def _said(exc: AuthoringError | OSError) -> str:
