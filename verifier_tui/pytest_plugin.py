@@ -34,6 +34,7 @@ import pytest
 if TYPE_CHECKING:
     from _pytest._code.code import TerminalRepr
 
+    from verifier_tui.engine.advice import Action
     from verifier_tui.engine.suite import Collection, TaskCases
 
 PLUGIN_NAME = "verifier-tui-cases"
@@ -42,16 +43,31 @@ PLUGIN_STAND_IN_HINT = "; give --verifier-workspace DIR, --verifier-case NAME or
 #: What the engine suggests with an option of the command line that this plugin has not.
 _PLUGIN_WORDS = {
     "another interpreter": "Run with an interpreter that has it: --verifier-python EXE",
+    "choose another interpreter": "choose another with --verifier-python EXE",
+    "a newer interpreter": "Choose a newer one with --verifier-python EXE",
+    "the case option": "--verifier-case",
     "choose a verifier": "the plugin tests one verifier a task (verifier-tui test TASK --verifier FILE chooses one)",
     "give the task folder": "give it to verifier-tui test JOB --task DIR (the plugin takes none)",
+    "name a copy of nemo_gym": "name a copy of nemo_gym/verifiers to verifier-tui run TASK --nemo-gym DIR (the plugin "
+    "takes none)",
 }
+
+
+def _plugin_words(action: Action) -> str:
+    from verifier_tui.engine.advice import BY_NAME, STAND_IN
+
+    if action == STAND_IN:
+        return PLUGIN_STAND_IN_HINT
+    if action.kind == BY_NAME:  # a file of the task's given by name all the same: the plugin takes none
+        return f"verifier-tui run TASK {action.flag}"
+    return _PLUGIN_WORDS.get(action.kind, action.flag)
 
 
 def said(sentence: str) -> str:
     """An engine sentence in this plugin's words (its options, or what to run instead)."""
-    from verifier_tui.engine.advice import STAND_IN, worded
+    from verifier_tui.engine.advice import worded
 
-    return worded(sentence, lambda a: PLUGIN_STAND_IN_HINT if a == STAND_IN else _PLUGIN_WORDS.get(a.kind, a.flag))
+    return worded(sentence, _plugin_words)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -448,3 +448,60 @@ def test_sigterm_or_sighup_mid_case_ends_its_processes_and_removes_the_scratch(p
     assert "Traceback" not in err
     assert wait_none_with(str(scratch)) == [], "a process of the run outlived pytest"
     assert list(scratch.iterdir()) == []
+
+
+def test_a_case_file_that_leads_out_of_the_task_names_no_option_the_plugin_lacks(pytester, tmp_path):
+    """A case's workspace (or response, or the task's rows) that leads out of
+    the task: the report's note said to give it ``with --workspace DIR``, an
+    option pytest refuses; it now names the command that takes it."""
+    task_dir = make_task(
+        pytester.path / "tasks" / "linked", "def verify(workspace):\n    return 1.0\n", cases={"only": {}}
+    )
+    case = task_dir / "cases" / "only"
+    (case / "expected.json").write_text('{"rewards": {"reward": 0.5}}')  # fails: the report is shown
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (case / "workspace").rmdir()
+    (case / "workspace").symlink_to(elsewhere)
+    (case / "response.txt").symlink_to(tmp_path / "answer.txt")
+    (tmp_path / "answer.txt").write_text("hi")
+    done = run(pytester, "--verifier-cases", "tasks")
+    done.assert_outcomes(failed=1)
+    text = done.stdout.str()
+    assert f"workspace leads out of the task, to {elsewhere}" in text, text
+    assert "with --workspace DIR" not in text and "with --response FILE" not in text, text
+    done.stdout.fnmatch_lines(
+        [
+            "*with verifier-tui run TASK --response FILE if you mean it*",
+            "*with verifier-tui run TASK --workspace DIR if*",
+        ]
+    )
+
+
+def test_a_stand_in_case_the_task_lacks_is_named_by_the_plugins_option(pytester, tmp_path):
+    """``--verifier-case nope`` on a job: the replay's reason said ``--case
+    nope: no such case``, an option pytest refuses."""
+    demo = make_task(pytester.path / "tasks" / "demo", READS_HELLO, toml=SEPARATE, cases={"good": {}})
+    sandbox_trial(pytester.path / "jobs" / "uncaptured", demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate")
+    done = run(pytester, "--verifier-cases", "jobs/uncaptured", "--verifier-case", "nope")
+    done.assert_outcomes(failed=1)
+    text = done.stdout.str()
+    assert "--verifier-case nope: no such case" in text, text
+    assert " --case nope" not in text, text
+
+
+def test_a_missing_nemo_gym_is_advised_in_the_plugins_options(pytester):
+    """A verifier importing nemo_gym, which the interpreter lacks: the note
+    said to choose another with ``--python``, or ``--nemo-gym DIR``."""
+    task_dir = make_task(
+        pytester.path / "tasks" / "needs-gym",
+        "from nemo_gym.verifiers.helpers import VALUE\n\ndef verify(workspace):\n    return VALUE\n",
+        cases={"only": {}},
+    )
+    (task_dir / "cases" / "only" / "expected.json").write_text('{"rewards": {"reward": 1.0}}')
+    done = run(pytester, "--verifier-cases", "tasks")
+    done.assert_outcomes(failed=1)
+    text = done.stdout.str()
+    assert "nemo_gym is not installed for" in text, text
+    assert "with --python" not in text and "with --nemo-gym" not in text, text
+    done.stdout.fnmatch_lines(["*choose another with --verifier-python EXE*to verifier-tui run TASK --nemo-gym DIR*"])

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from verifier_tui.commands import terminal
+from verifier_tui.engine.advice import Advice
 from verifier_tui.engine.model import RunResult
 from verifier_tui.engine.record import record
 from verifier_tui.engine.sandbox.strays import cut
@@ -104,7 +105,7 @@ def notices(session: Session, result: RunResult | None = None) -> list[str]:
         # Another case than the session's (``test``): that case's problems, not the session's case's.
         case = session.task.case(result.case) if result.case else None
         own = [*session.task.notices(), *verifier_notices(session.task, session.verifier)]
-        own += [f"case {case.name}: {p}" for p in case.problems] if case else []
+        own += [Advice(f"case {case.name}: ", p) for p in case.problems] if case else []
     seen: list[str] = []
     for notice in own + (result.notices if result else []):
         if notice not in seen:
@@ -135,7 +136,7 @@ def result_lines(session: Session, result: RunResult, word: Callable[[str], str]
     lines += [f"note: {one_line(word(notice))}" for notice in notices(session, result)]
     hint = missing_nemo_gym_hint(result)
     if hint:
-        lines.append(f"note: {hint}")
+        lines.append(f"note: {word(hint)}")
     lines += [f"note: {shadow}" for shadow in shadow_lines(result.explain, here)]
     lines.append(f"{result.outcome_words} · {duration_text(result.duration_s)}")
     stuck = stuck_at(session, result)

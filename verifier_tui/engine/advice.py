@@ -42,6 +42,23 @@ GIVE_RESPONSE = Action("give a response", "give --response FILE")
 STAND_IN = Action("a stand-in for /app", "; give --workspace DIR, --case NAME or --stand-in empty")
 CHOOSE_VERIFIER = Action("choose a verifier", "choose one with --verifier")
 GIVE_TASK = Action("give the task folder", "give the task folder with --task DIR")
+#: The option that chose a case, said before the name given ("--case NAME: no such case").
+CASE_OPTION = Action("the case option", "--case")
+#: When a verifier imports nemo_gym, which the interpreter lacks.
+OTHER_PYTHON = Action("choose another interpreter", "choose another with --python")
+NEMO_GYM_COPY = Action("name a copy of nemo_gym", "name a copy of nemo_gym/verifiers with --nemo-gym DIR")
+#: An interpreter older than the sandbox's test.sh accepts.
+NEWER_PYTHON = Action("a newer interpreter", "Choose a newer one with --python EXE")
+#: The kind of :func:`by_name`'s actions.
+BY_NAME = "give a file by name"
+
+
+def by_name(option: str) -> Action:
+    """A file of the task's that is not read (it leads out of the task),
+    given all the same with ``option`` (``--workspace DIR``)."""
+    return Action(BY_NAME, option)
+
+
 #: After the failing line is named: the trial screen's e opens it; the command line has no such key.
 OPEN_IN_EDITOR = Action("open in the editor", "")
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine import untrusted
+from verifier_tui.engine.advice import NEWER_PYTHON, Advice
 from verifier_tui.engine.coverage import COVERAGE_FILE
 from verifier_tui.engine.interpreter import PROBE_TIMEOUT_S, SHIM_REFUSAL_EXIT, probe_interpreter, shim_refusal
 from verifier_tui.engine.model import STACK_SIGNAL, Expectation, ResponseSource
@@ -162,9 +163,12 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
     prepared.shim_refusal = shim_refusal(interpreter)
     if prepared.shim_refusal is not None:
         prepared.notices.append(
-            f"{spec.python} is Python {interpreter.version}: the sandbox's test.sh refuses an interpreter "
-            f"older than 3.8 (exit {SHIM_REFUSAL_EXIT}, no reward file) and never starts the runner; "
-            "verifier-tui does the same. Choose a newer one with --python EXE"
+            Advice(
+                f"{spec.python} is Python {interpreter.version}: the sandbox's test.sh refuses an interpreter "
+                f"older than 3.8 (exit {SHIM_REFUSAL_EXIT}, no reward file) and never starts the runner; "
+                "verifier-tui does the same. ",
+                NEWER_PYTHON,
+            )
         )
     else:
         _contain(prepared, limits)

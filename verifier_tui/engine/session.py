@@ -20,6 +20,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from verifier_tui.engine.advice import CASE_OPTION, Advice
 from verifier_tui.engine.invocation import DEFAULT_TIMEOUT_S, EXPLAIN_FILE, Prepared, RunSpec, leased_cpus, prepare
 from verifier_tui.engine.model import ResponseSource, RunResult
 from verifier_tui.engine.process import in_a_thread, run_process
@@ -166,7 +167,7 @@ class Session:
                     case = load_case_dir(as_path.absolute(), self.task)
                 else:
                     names = ", ".join(c.name for c in self.task.cases) or "none"
-                    raise SelectionError(f"--case {case_name}: no such case (cases: {names})")
+                    raise SelectionError(Advice(CASE_OPTION, f" {case_name}: no such case (cases: {names})"))
         elif options.workspace is None and self.task.cases:
             case = self.task.cases[0]
         self.select_case(case)
@@ -334,7 +335,9 @@ class Session:
             # That the case names no row is beside the point once other task data is chosen.
             own_data = self.task_data == self.case.task_data and self.task_id == self.case.task_id
             out += [
-                f"case {self.case.name}: {p}" for p in self.case.problems if own_data or p != self.case.names_no_row
+                Advice(f"case {self.case.name}: ", p)
+                for p in self.case.problems
+                if own_data or p != self.case.names_no_row
             ]
         if self.task_id is not None and self.rows_problems[0] == self.task_data:
             out += self.rows_problems[1]

@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from verifier_tui.engine.advice import Advice
+from verifier_tui.engine.advice import NEMO_GYM_COPY, OTHER_PYTHON, Advice
 
 # One formatter for every duration and timeout, and one name per mode: the
 # engine's, which its own words use too.
@@ -247,10 +247,12 @@ def missing_nemo_gym_hint(result: RunResult) -> str | None:
     found = result.explain.modules.get("nemo_gym.verifiers") if result.explain is not None else None
     if found is not None and found.resolved:
         return None
-    return (
+    return Advice(
         f"nemo_gym is not installed for {result.python}, so nothing was vendored beside the runner: "
-        "install NeMo Gym for that interpreter, choose another with --python, or name a copy of "
-        "nemo_gym/verifiers with --nemo-gym DIR"
+        "install NeMo Gym for that interpreter, ",
+        OTHER_PYTHON,
+        ", or ",
+        NEMO_GYM_COPY,
     )
 
 

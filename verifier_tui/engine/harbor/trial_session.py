@@ -161,7 +161,9 @@ class TrialSession:
             self.session = Session(plan.task_dir, options)
             if explaining or plan.empty:
                 self.session.select_case(None)  # not the task's first case: no workspace at all
-        except (DiscoveryError, SelectionError, OSError) as exc:
+        except (DiscoveryError, SelectionError) as exc:
+            self.session_problem = exc.args[0]  # not str(exc): that drops its actions, each face's words
+        except OSError as exc:
             self.session_problem = str(exc)
 
     @property
@@ -200,7 +202,7 @@ class TrialSession:
             try:
                 self.session.choose_verifier(self.plan.verifier)
             except DiscoveryError as exc:
-                self.session_problem = str(exc)
+                self.session_problem = exc.args[0]
 
     @property
     def _opened(self) -> Session:
@@ -217,10 +219,12 @@ class TrialSession:
             if plan.case is not None:
                 found = session.task.case(plan.case)
                 if found is None:
+                    from verifier_tui.engine.advice import CASE_OPTION, Advice
                     from verifier_tui.engine.session import SelectionError
 
                     names = ", ".join(c.name for c in session.task.cases) or "none"
-                    raise SelectionError(f"--case {plan.case}: no such case in {session.task.name} (cases: {names})")
+                    said = f" {plan.case}: no such case in {session.task.name} (cases: {names})"
+                    raise SelectionError(Advice(CASE_OPTION, said))
                 spec = session.spec_for_case(found)
             else:
                 spec = replace(spec, case=None, workspace=plan.workspace, expected=None)
@@ -293,7 +297,7 @@ class TrialSession:
             try:
                 spec = self.spec()
             except (DiscoveryError, SelectionError) as exc:
-                self.session_problem = str(exc)
+                self.session_problem = exc.args[0]
         if spec is None:
             yield self._compare(None)
             return

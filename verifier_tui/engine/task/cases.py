@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine import untrusted
+from verifier_tui.engine.advice import Advice
 from verifier_tui.engine.model import Expectation, ResponseSource
 from verifier_tui.engine.record import field, record
 from verifier_tui.engine.task.rows import CASE_TASK_ID_FILE, TaskRows, case_task_id, leads_out, no_such_row, outside
@@ -241,7 +242,7 @@ def _workspace(workspace: Path, root: Path, problems: list[str]) -> Path | None:
         said = leads_out(workspace, root, "--workspace DIR")
         if said is None:
             return workspace
-        problems.append(f"{said}; the verifier runs on an empty scratch workspace")
+        problems.append(Advice(said, "; the verifier runs on an empty scratch workspace"))
     elif untrusted.present(workspace):
         what = "a link that leads to no folder" if workspace.is_symlink() else "not a folder"
         problems.append(f"its workspace is {what}: the verifier runs on an empty scratch workspace")

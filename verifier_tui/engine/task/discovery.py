@@ -93,7 +93,7 @@ class Task:
     def notices(self) -> list[str]:
         out = list(self.config.problems)
         if self.rows is not None:
-            out += [f"{self.rows.path.name}: {p}" for p in self.rows.problems]
+            out += [Advice(f"{self.rows.path.name}: ", p) for p in self.rows.problems]
         return out
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine import untrusted
-from verifier_tui.engine.advice import CHOOSE_ROW, CHOOSE_ROW_OR_NONE, Advice
+from verifier_tui.engine.advice import CHOOSE_ROW, CHOOSE_ROW_OR_NONE, Advice, by_name
 from verifier_tui.engine.record import field, record
 
 if TYPE_CHECKING:
@@ -78,11 +78,17 @@ def outside(path: Path, root: Path) -> str | None:
 
 
 def leads_out(path: Path, root: Path, option: str) -> str | None:
-    """Why ``path`` is not read for a run (:func:`outside`); ``option`` gives such a file by name."""
+    """Why ``path`` is not read for a run (:func:`outside`); ``option`` gives
+    such a file by name: an action, as the plugin has no such option and words
+    it as the command that has."""
     said = outside(path, root)
     if said is None:
         return None
-    return f"{said}: not read for a run, whose verifier could send it anywhere; give it with {option} if you mean it"
+    return Advice(
+        f"{said}: not read for a run, whose verifier could send it anywhere; give it with ",
+        by_name(option),
+        " if you mean it",
+    )
 
 
 def task_rows(task_root: Path) -> TaskRows | None:
