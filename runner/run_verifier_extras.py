@@ -135,12 +135,19 @@ def wait_for_go(fd):
                 pass
 
 
+#: The modules ``--preload`` brought into sys.modules (with what they imported).
+PRELOADED: set = set()
+
+
 def preload(names):
     """verifier-tui's ``--preload``: modules a held runner imports before it
     waits, before any argument or file of the task is read. One that fails
     to import is left for the verifier's own import to report; the
-    explanation names it (``preload_failed``), as the run went on without it."""
+    explanation names it (``preload_failed``), as the run went on without it.
+    What they imported is kept (``PRELOADED``): a module of the task's own by
+    one of those names is kept out by the preload, not by the start-up."""
     failed = []
+    before = set(sys.modules)
     for name in names.split(","):
         if name:
             try:
@@ -148,6 +155,7 @@ def preload(names):
             except Exception as exc:
                 first = (str(exc).strip().splitlines() or [""])[0][:200]
                 failed.append("%s (%s%s)" % (name, type(exc).__name__, ": " + first if first else ""))
+    PRELOADED.update(set(sys.modules) - before)
     return failed
 
 
@@ -316,6 +324,7 @@ def explain_document(state):
         "modules": state.get("modules") or resolve_nemo_gym(),
         "preloaded_nemo_gym": state.get("preloaded"),
         "imported_before": state.get("imported_before", {}),
+        "imported_by_preload": sorted(set(state.get("imported_before", {})) & PRELOADED),
         "preload_failed": state.get("preload_failed", []),
         "available": state.get("available_names", []),
         "verify": state.get("verify_info"),

@@ -483,6 +483,36 @@ def test_a_module_to_preload_that_does_not_import_is_named_in_the_runs_notices(e
     assert result.verdict.rewards == {"reward": 1.0}
 
 
+def test_a_tests_file_that_a_preloaded_module_keeps_out_is_blamed_on_the_preload(tmp_path):
+    """tests/colorsys.py, with ``--preload colorsys``: the run started ahead
+    got the standard library's, and its note blamed the interpreter's
+    start-up (a .pth file, sitecustomize) and said to rename the file, when
+    it was the preload, which Harbor's sandbox does not do: there the task's
+    file is the one imported."""
+    from verifier_tui.engine.diagnosis import shadow_text, shadows
+
+    verifier = """\
+        import colorsys
+
+        def verify(workspace):
+            return 1.0 if getattr(colorsys, "TASKS_OWN", False) else 0.0
+    """
+    task_dir = make_task(tmp_path / "preloaded", verifier, files={"colorsys.py": "TASKS_OWN = True\n"})
+
+    async def scenario():
+        with Session(task_dir, Options(python=PY, preload=("colorsys",))) as session:
+            return await _held_then_run(session, session.spec())
+
+    held, cold, warm_result = _run(scenario())
+    assert held.went
+    assert cold.verdict.rewards == {"reward": 1.0} and warm_result.verdict.rewards == {"reward": 0.0}
+    (cold_note,) = [shadow_text(s, str) for s in shadows(cold.explain)]
+    assert "shadows the standard library's colorsys" in cold_note
+    (note,) = [shadow_text(s, str) for s in shadows(warm_result.explain)]
+    assert "--preload imported colorsys" in note, note
+    assert ".pth" not in note and "sitecustomize" not in note and "rename it" not in note, note
+
+
 def test_a_start_ahead_that_fails_costs_only_its_warmth(example, monkeypatch, caplog):
     """Its error is neither raised nor printed when the tool ends ("Task
     exception was never retrieved", with a traceback, on the user's

@@ -196,7 +196,8 @@ def shadows(explain: Explanation | None) -> list[dict[str, Any]]:
     and any that carries the name of a module the run found already imported
     as the runner placed them (``imported_before``), which ``import`` returns
     from sys.modules without looking along the path: the folder's file is
-    never imported (``preloaded``; ``preloaded_from``, the file that wins).
+    never imported (``preloaded``; ``preloaded_from``, the file that wins;
+    ``by_preload``: ``--preload`` imported it, in a run started ahead).
     That is learnt from the run, not worked out here: what a .pth file,
     sitecustomize or start-up imports differs by interpreter and
     installation. Modules built into the interpreter cannot be shadowed and
@@ -231,6 +232,7 @@ def shadows(explain: Explanation | None) -> list[dict[str, Any]]:
                     "index": row.index,
                     "preloaded": preloaded,
                     "preloaded_from": explain.imported_before.get(module),
+                    "by_preload": module in explain.imported_by_preload,
                 }
             )
     return found
@@ -240,6 +242,14 @@ def shadow_text(shadow: dict[str, Any], show_path: Callable[[str], str]) -> str:
     module, shown = shadow["module"], show_path(shadow["path"])
     if shadow["preloaded"]:
         wins = show_path(shadow["preloaded_from"]) if shadow["preloaded_from"] else "that module"
+        if shadow.get("by_preload"):
+            # Not the interpreter's doing: Harbor's sandbox preloads nothing, so there the
+            # task's file is imported; the user acts on the preload, not on the file's name.
+            return (
+                f"{shown} is not imported in this run: --preload imported {module} before the run started, so "
+                f"`import {module}` gets {wins}; Harbor preloads nothing, so its run imports this file "
+                f"(leave {module}, and what imports it, out of --preload to run as Harbor does)"
+            )
         return (
             f"{shown} is never imported: {module} was already imported as the run started (by a .pth file of "
             f"site-packages, sitecustomize, or the interpreter and the runner themselves), so `import {module}` "

@@ -244,6 +244,8 @@ class Explanation:
     preloaded_nemo_gym: str | None = None
     #: The modules already imported as the runner placed its folders that a file there is named after: their files.
     imported_before: dict[str, str | None] = field(default_factory=dict)
+    #: Those of them that ``--preload`` imported (a run started ahead), not the interpreter's start-up.
+    imported_by_preload: tuple[str, ...] = ()
     preload_failed: tuple[str, ...] = ()
     # The rest of the runner's document, said back as it came.
     explain_version: int | None = None
@@ -284,6 +286,7 @@ class Explanation:
             python=doc.one("python", Interpreter.read),
             preloaded_nemo_gym=doc.text("preloaded_nemo_gym"),
             imported_before=doc.files_by_name("imported_before"),
+            imported_by_preload=doc.texts("imported_by_preload"),
             preload_failed=doc.texts("preload_failed"),
             explain_version=doc.whole("explain_version"),
             verifier=doc.text("verifier"),
@@ -330,6 +333,7 @@ class Explanation:
             "modules": {name: info.to_json() for name, info in self.modules.items()},
             "preloaded_nemo_gym": self.preloaded_nemo_gym,
             "imported_before": dict(self.imported_before),
+            "imported_by_preload": list(self.imported_by_preload),
             "preload_failed": list(self.preload_failed),
             "available": list(self.available),
             "verify": _json(self.verify),
