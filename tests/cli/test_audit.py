@@ -357,3 +357,33 @@ def test_a_file_the_user_cannot_read_in_one_case_leaves_its_probes_unjudged_not_
     for probe in ("an empty workspace", "wrong: every file emptied", "wrong: without secret"):
         assert rows[probe].startswith("✓"), done.stdout
     assert done.returncode == 0, done.stdout
+
+
+def test_a_folder_the_user_cannot_read_in_a_case_is_said_not_dropped_from_the_probes(ordinary_user):
+    """A case's workspace folder the user cannot read (chmod 000): its files
+    were left out of the probes without a word, and the case's probes ran on
+    a copy without the folder, as if it were the case's workspace."""
+    task = make_task(
+        ordinary_user.root / "tasks" / "t",
+        "def verify(workspace):\n"
+        "    answer = workspace / 'answer.txt'\n"
+        "    return 1.0 if answer.exists() and answer.read_text().strip() == '42' else 0.0\n",
+        cases={"right": {"answer.txt": "42\n"}, "wrong": {"answer.txt": "41\n", "private/key.txt": "k\n"}},
+    )
+    write(task / "cases" / "right" / "expected.json", '{"rewards": {"reward": 1.0}}')
+    ordinary_user.own(ordinary_user.root)
+    (task / "cases" / "wrong" / "workspace" / "private").chmod(0)
+    done = ordinary_user.run("audit", task)
+    no_traceback(done)
+    assert done.stderr == "", done.stderr
+    notes = [line for line in done.stdout.splitlines() if line.startswith("note: case wrong: ")]
+    assert notes == [
+        "note: case wrong: its workspace's folder private cannot be read (Permission denied): "
+        "its files have no probe of their own, and the case's probes cannot copy its workspace whole"
+    ], done.stdout
+    rows = {line[3:].split("  ")[0]: line for line in done.stdout.splitlines() if line[:1] in "!✓·"}
+    for probe in ("wrong: every file emptied", "wrong: without answer.txt"):
+        assert rows[probe].startswith("·"), done.stdout  # not run on part of the workspace: not judged
+        assert "the workspace could not be copied whole: private: Permission denied" in rows[probe], done.stdout
+    data = json.loads(ordinary_user.run("audit", "--json", task).stdout)
+    assert data["unread"] == [notes[0].removeprefix("note: ")]

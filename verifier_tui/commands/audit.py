@@ -35,7 +35,8 @@ def audit_command(args: argparse.Namespace) -> int:
         if not task.cases:
             terminal.error(f"{task.name} has no cases: audit compares its probes with a passing case")
             return 2
-        chosen = probes(task.cases)
+        unread: list[str] = []  # a case's folder that cannot be read: said, not dropped from the probes
+        chosen = probes(task.cases, unread)
         progress = terminal.Progress(len(chosen), "probes", "flagged")
         try:
             findings, judged = stopping.run(
@@ -53,20 +54,26 @@ def audit_command(args: argparse.Namespace) -> int:
                     "task_name": task.name,
                     "bar": judged.to_json() if judged else None,
                     "probes": [finding.to_json() for finding in findings],
+                    "unread": unread,
                     "flagged": len(flagged),
                     "harbor_refuses_task": refused,
                     "copy_sandbox": session.isolation.words if session.isolation.kind == "copy" else None,
                 }
             )
         else:
-            _print(session, findings, judged, flagged, judgeable)
+            _print(session, findings, judged, flagged, judgeable, unread)
     if judged is None or judged.failed or not judgeable or refused is not None:
         return 2
     return 1 if flagged else 0
 
 
 def _print(
-    session: Session, findings: list[Finding], judged: Bar | None, flagged: list[Finding], judgeable: bool
+    session: Session,
+    findings: list[Finding],
+    judged: Bar | None,
+    flagged: list[Finding],
+    judgeable: bool,
+    unread: list[str],
 ) -> None:
     task = session.task
     cases = f"{len(task.cases)} case{'s' if len(task.cases) != 1 else ''}"
@@ -75,6 +82,7 @@ def _print(
     terminal.out(" · ".join([*said, *([runner] if runner else []), f"audit of {cases}"]))
     notes = [*task.notices(), *verifier_notices(task, session.verifier)]
     notes += [f"case {one_line(c.name)}: {p}" for c in task.cases for p in c.problems]
+    notes += unread
     failed = judged.run if judged is not None and judged.failed else None
     # A failed bar case's own notes (a file staging skipped) say why it failed, as test says them.
     for notice in dict.fromkeys(notes + (failed.notices if failed else [])):

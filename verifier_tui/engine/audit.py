@@ -176,27 +176,55 @@ def bar(cases: list[Case]) -> Bar | None:
     return best
 
 
-def probes(cases: list[Case]) -> list[Probe]:
-    """Every probe of the task's cases, in the order they are said."""
+def probes(cases: list[Case], unread: list[str] | None = None) -> list[Probe]:
+    """Every probe of the task's cases, in the order they are said; a folder
+    of a case's workspace that cannot be listed is said in ``unread``."""
     out = [Probe("an empty workspace"), Probe("reward files planted in /logs/verifier", planted=PLANTED)]
     for case in cases:
-        files = _files(case.workspace) if case.workspace is not None and case.workspace.is_dir() else []
-        if files:
+        failed: list[OSError] = []
+        files = _files(case.workspace, failed) if case.workspace is not None and case.workspace.is_dir() else []
+        if case.workspace is not None and unread is not None:
+            unread += [f"case {case.name}: {_unread_words(case.workspace, exc)}" for exc in failed]
+        if files or failed:
             out.append(Probe(f"{case.name}: every file emptied", case, emptied=True))
             out += [Probe(f"{case.name}: without {rel}", case, without=rel) for rel in files[:REMOVED_AT_MOST]]
     return out
 
 
-def _files(folder: Path) -> list[str]:
-    """The regular files of ``folder`` (relative, sorted), never through a link."""
+def _files(folder: Path, failed: list[OSError]) -> list[str]:
+    """The regular files of ``folder`` (relative, sorted), never through a
+    link; a folder that cannot be listed (chmod 000) is put in ``failed``
+    (os.walk would pass over it in silence, and its files with it)."""
     found = []
-    for root, dirs, names in os.walk(folder):
+    for root, dirs, names in os.walk(folder, onerror=failed.append):
         dirs.sort()
         for name in sorted(names):
             path = Path(root) / name
             if path.is_file() and not path.is_symlink():
                 found.append(path.relative_to(folder).as_posix())
     return found
+
+
+def _unread_words(workspace: Path, exc: OSError) -> str:
+    """A folder of a case's workspace that cannot be listed, and what that costs the audit."""
+    rel = Path(exc.filename).relative_to(workspace).as_posix() if exc.filename else "."
+    what = "its workspace" if rel == "." else f"its workspace's folder {rel}"
+    return (
+        f"{what} cannot be read ({exc.strerror or exc}): its files have no probe of their own, "
+        "and the case's probes cannot copy its workspace whole"
+    )
+
+
+def _unlisted(source: Path) -> Callable[[OSError], None]:
+    """os.walk's ``onerror`` for a probe's copy: a folder it cannot list
+    refuses the probe, as an unreadable file does (the copy would not be whole)."""
+    from verifier_tui.engine.sandbox.stage import StagingError
+
+    def refuse(exc: OSError) -> None:
+        rel = Path(exc.filename).relative_to(source).as_posix() if exc.filename else "."
+        raise StagingError(f"the workspace could not be copied whole: {rel}: {exc.strerror or exc}") from None
+
+    return refuse
 
 
 def make_workspace(probe: Probe, target: Path) -> Path | None:
@@ -212,7 +240,7 @@ def make_workspace(probe: Probe, target: Path) -> Path | None:
         return None
     source = probe.case.workspace
     made: dict[tuple[int, int], Path] = {}  # a hard link is made as one: N names of a file are not N copies
-    for root, dirs, names in os.walk(source):
+    for root, dirs, names in os.walk(source, onerror=_unlisted(source)):
         here = Path(root)
         into = target / here.relative_to(source)
         into.mkdir(mode=0o700)
