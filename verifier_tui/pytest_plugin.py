@@ -46,6 +46,8 @@ _PLUGIN_WORDS = {
     "choose another interpreter": "choose another with --verifier-python EXE",
     "a newer interpreter": "Choose a newer one with --verifier-python EXE",
     "the case option": "--verifier-case",
+    "the interpreter option": "--verifier-python",
+    "replay with the task's runner": "verifier-tui run TRIAL --runner task replays with the task's",
     "choose a verifier": "the plugin tests one verifier a task (verifier-tui test TASK --verifier FILE chooses one)",
     "give the task folder": "give it to verifier-tui test JOB --task DIR (the plugin takes none)",
     "name a copy of nemo_gym": "name a copy of nemo_gym/verifiers to verifier-tui run TASK --nemo-gym DIR (the plugin "

@@ -505,3 +505,21 @@ def test_a_missing_nemo_gym_is_advised_in_the_plugins_options(pytester):
     assert "nemo_gym is not installed for" in text, text
     assert "with --python" not in text and "with --nemo-gym" not in text, text
     done.stdout.fnmatch_lines(["*choose another with --verifier-python EXE*to verifier-tui run TASK --nemo-gym DIR*"])
+
+
+def test_a_trial_whose_task_ships_another_runner_names_no_option_the_plugin_lacks(pytester, tmp_path):
+    """The task's own tests/.ng/run_verifier.py differs from verifier-tui's:
+    the replay's note said ``--runner task replays with the task's``, an
+    option pytest refuses."""
+    demo = make_task(pytester.path / "tasks" / "demo", READS_HELLO, toml=SEPARATE)
+    sandbox_trial(
+        pytester.path / "jobs" / "j", demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate", capture=True
+    )
+    vendored = demo / "tests" / ".ng" / "run_verifier.py"
+    vendored.parent.mkdir(parents=True, exist_ok=True)
+    vendored.write_text("raise SystemExit(3)\n")  # not verifier-tui's runner: said, whatever the verdict
+    done = run(pytester, "--verifier-cases", "jobs/j", "-rA")
+    text = done.stdout.str()
+    assert "differs from the runner verifier-tui replays with" in text, text
+    assert "(--runner task" not in text, text
+    assert "verifier-tui run TRIAL --runner task replays with the task's" in text, text

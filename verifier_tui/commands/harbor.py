@@ -398,13 +398,13 @@ def print_walkthrough(opened: TrialSession, replayed: Replayed, word: Callable[[
     for line in agreement_lines(replayed.agreement):
         _say(f"          - {line}")
     _say("")
-    print_phases(opened, replayed)
+    print_phases(opened, replayed, word)
     _say("")
     _say("facts:")
     for fact in walk.facts.sentences():
         _say(f"  {fact}")
     for note in [*walk.notes, *walk.trial.absent, *(replayed.local.notices if replayed.local else [])]:
-        _say(f"  note: {one_line(note)}")
+        _say(f"  note: {one_line(word(note))}")
     _say(f"── sandbox: verifier/test-stdout.txt {'─' * 30}")
     terminal.out(side.output_shown)
     if replayed.local is not None:
@@ -414,8 +414,9 @@ def print_walkthrough(opened: TrialSession, replayed: Replayed, word: Callable[[
                 terminal.out(captured.text.rstrip("\n"))
 
 
-def print_phases(opened: TrialSession, replayed: Replayed) -> None:
-    """The phases in two columns, the first wrong step of each side explained."""
+def print_phases(opened: TrialSession, replayed: Replayed, word: Callable[[str], str] = str) -> None:
+    """The phases in two columns, the first wrong step of each side explained
+    (what to try in the words of ``word``, as :func:`print_walkthrough`'s)."""
     from verifier_tui.words.trial import PHASE_MARKS, replay_column, step_detail, wrong_key
 
     sandbox = opened.walk.sandbox.phases
@@ -440,7 +441,7 @@ def print_phases(opened: TrialSession, replayed: Replayed) -> None:
         said = key
         _say(f"{who}: {report.explanation}")
         if report.advice:
-            _say(f"  try: {report.advice}")
+            _say(f"  try: {word(report.advice)}")
     if replayed.parting is not None:
         _say(replayed.parting.words)
     for line in step_detail(sandbox, local, replayed.parting):

@@ -47,6 +47,10 @@ CASE_OPTION = Action("the case option", "--case")
 #: When a verifier imports nemo_gym, which the interpreter lacks.
 OTHER_PYTHON = Action("choose another interpreter", "choose another with --python")
 NEMO_GYM_COPY = Action("name a copy of nemo_gym", "name a copy of nemo_gym/verifiers with --nemo-gym DIR")
+#: The option that names the interpreter, said as the thing to check.
+PYTHON_OPTION = Action("the interpreter option", "--python")
+#: A trial's task ships a runner of its own that differs from verifier-tui's.
+REPLAY_TASK_RUNNER = Action("replay with the task's runner", "--runner task replays with the task's")
 #: An interpreter older than the sandbox's test.sh accepts.
 NEWER_PYTHON = Action("a newer interpreter", "Choose a newer one with --python EXE")
 #: The kind of :func:`by_name`'s actions.

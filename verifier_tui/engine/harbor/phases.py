@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from verifier_tui.engine.advice import OPEN_IN_EDITOR, Advice
+from verifier_tui.engine.advice import OPEN_IN_EDITOR, PYTHON_OPTION, Advice
 from verifier_tui.engine.model import UNKNOWN as NOT_KNOWN
 from verifier_tui.engine.model import duration_text
 from verifier_tui.engine.record import as_json, record, replace
@@ -349,7 +349,7 @@ def _local_phases(result: RunResult, where: str | None) -> PhaseReport:
         return PhaseReport(
             "start",
             f"the replay could not start: {result.start_error}",
-            "check the interpreter (--python) and the task's tests/ folder",
+            Advice("check the interpreter (", PYTHON_OPTION, ") and the task's tests/ folder"),
             tuple(Phase(name, label, NOT_REACHED) for name, label in PHASES),
         )
     lines = [line for line in (result.phases or []) if isinstance(line, dict)]

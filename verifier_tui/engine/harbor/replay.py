@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine import untrusted
-from verifier_tui.engine.advice import Advice
+from verifier_tui.engine.advice import REPLAY_TASK_RUNNER, Advice
 from verifier_tui.engine.record import field, record
 
 if TYPE_CHECKING:
@@ -319,8 +319,10 @@ def _runner_difference(task_dir: Path) -> str | None:
     vendored = task_dir / "tests" / ".ng" / "run_verifier.py"
     theirs = untrusted.read_bytes(vendored, untrusted.SCRIPT_LIMIT).data
     if theirs is not None and theirs != runner_path().read_bytes():
-        return (
+        return Advice(
             "the task's tests/.ng/run_verifier.py (what the sandbox ran) differs from the runner "
-            "verifier-tui replays with (--runner task replays with the task's)"
+            "verifier-tui replays with (",
+            REPLAY_TASK_RUNNER,
+            ")",
         )
     return None
