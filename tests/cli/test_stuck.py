@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import xml.etree.ElementTree as ET
 
 from tests.helpers.commands import no_traceback, run_tool, start_watch, stop
 from tests.helpers.tasks import PY, make_task, stuck_task, write
@@ -45,6 +46,17 @@ def test_test_says_where_a_timed_out_case_was_stuck(env, tmp_path):
     done = run_tool(env, "test", task_dir, "--timeout", "1", "--python", PY, cwd=task_dir.parent)
     assert done.returncode == 1
     assert "only: stuck at slow/tests/helpers.py:6 in wait_for_file" in done.stdout.splitlines()
+
+
+def test_junit_failure_says_where_a_timed_out_case_was_stuck(env, tmp_path):
+    """The text said where the case was stuck; the JUnit failure a CI page shows said only
+    "timed out", with an empty body (the stuck runner wrote no stderr)."""
+    task_dir = stuck_task_with_a_case(tmp_path / "tasks" / "slow")
+    junit = tmp_path / "report.xml"
+    done = run_tool(env, "test", task_dir, "--timeout", "1", "--python", PY, "--junit", junit, cwd=task_dir.parent)
+    assert done.returncode == 1
+    failure = ET.parse(junit).getroot().find("testcase/failure")
+    assert failure is not None and "stuck at slow/tests/helpers.py:6 in wait_for_file" in (failure.text or "")
 
 
 def test_watch_says_where_a_timed_out_run_was_stuck(env, tmp_path):

@@ -21,7 +21,6 @@ from verifier_tui.commands import terminal
 from verifier_tui.engine.advice import Advice
 from verifier_tui.engine.model import RunResult
 from verifier_tui.engine.record import record
-from verifier_tui.engine.sandbox.strays import cut
 from verifier_tui.engine.task.discovery import verifier_notices
 from verifier_tui.engine.verdict import rewards_json
 from verifier_tui.words.paths import home_folder, path_from, tilde
@@ -370,17 +369,13 @@ def group_lines(group: Any, results: list[RunResult]) -> list[str]:
     shared = shared_notes(results)
     out += [f"note: {one_line(note)}" for note in shared]
     for result in results:
-        killed = (
-            f"out of memory: {one_line(cut(result.out_of_memory[0]))} was killed past task.toml's "
-            "memory_mb, as the sandbox's OOM killer would"
-            if result.out_of_memory
-            else None
-        )
+        # A run killed past memory_mb says so in its notes (engine.results), with the limit:
+        # a line of its own here said it twice, as if two things had gone wrong.
         case = session.task.case(result.case) if session is not None and result.case else None
         # A case's own problems (a workspace leading out of the task) say why it ran on other inputs.
         problems = case.problems if case is not None else ()
         notes = [f"note: {note}" for note in result.notices if note not in shared]
-        said_why = (killed, stuck_at(session, result), near_miss_line(result), *problems, *notes)
+        said_why = (stuck_at(session, result), near_miss_line(result), *problems, *notes)
         for said in said_why if not result.expected_matched else ():
             if said:
                 out.append(f"{one_line(result.case or '-')}: {said}")
