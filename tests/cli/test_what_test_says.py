@@ -10,6 +10,7 @@ user reads it: the real tool in a subprocess on real task folders.
 from __future__ import annotations
 
 import json
+import xml.etree.ElementTree as ET
 
 import pytest
 
@@ -95,11 +96,15 @@ def test_a_case_killed_past_memory_mb_says_so_under_the_table_once(env, tmp_path
         cases={"only": {}},
     )
     (task / "cases" / "only" / "expected.json").write_text('{"rewards": {"reward": 1.0}}')
-    done = run_tool(env, "test", task, "--python", PY)
+    junit = tmp_path / "report.xml"
+    done = run_tool(env, "test", task, "--python", PY, "--junit", junit)
     assert done.returncode == 1, done.stdout + done.stderr
     said = [line for line in done.stdout.splitlines() if "out of memory" in line]
     killed = "the runner" if in_a_cgroup("memory") else "run_verifier.py"
     assert len(said) == 1 and killed in said[0] and "memory_mb = 128" in said[0], done.stdout
+    # The JUnit failure a CI page shows says it too: its body was the (empty) stderr alone.
+    failure = ET.parse(junit).getroot().find("testcase/failure")
+    assert failure is not None and "out of memory" in (failure.text or "")
 
 
 def test_a_failing_case_says_its_own_problem_under_the_table(env, tmp_path):

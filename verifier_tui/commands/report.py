@@ -171,7 +171,7 @@ def result_lines(session: Session, result: RunResult, word: Callable[[str], str]
     return lines
 
 
-def stuck_at(session: Session, result: RunResult) -> str | None:
+def stuck_at(session: Session | None, result: RunResult) -> str | None:
     """Where a run that timed out was stuck (words.stuck_line), paths as the header shows them."""
     return stuck_line(result.stack, here)
 
@@ -369,16 +369,7 @@ def group_lines(group: Any, results: list[RunResult]) -> list[str]:
     shared = shared_notes(results)
     out += [f"note: {one_line(note)}" for note in shared]
     for result in results:
-        # A run killed past memory_mb says so in its notes (engine.results), with the limit:
-        # a line of its own here said it twice, as if two things had gone wrong.
-        case = session.task.case(result.case) if session is not None and result.case else None
-        # A case's own problems (a workspace leading out of the task) say why it ran on other inputs.
-        problems = case.problems if case is not None else ()
-        notes = [f"note: {note}" for note in result.notices if note not in shared]
-        said_why = (stuck_at(session, result), near_miss_line(result), *problems, *notes)
-        for said in said_why if not result.expected_matched else ():
-            if said:
-                out.append(f"{one_line(result.case or '-')}: {said}")
+        out += [f"{one_line(result.case or '-')}: {said}" for said in why_failed(session, result, shared)]
     for result in results:
         if not result.expected_matched and result.stderr.text.strip():
             out.append(rule(f"{one_line(result.case or '-')}: stderr", 30))
@@ -391,6 +382,22 @@ def group_lines(group: Any, results: list[RunResult]) -> list[str]:
     if gives_up is not None and results:
         out.append(f"Harbor would stop every case's verifier before it runs: task.toml's timeout_sec is {gives_up:g}")
     return out
+
+
+def why_failed(session: Session | None, result: RunResult, shared: Sequence[str] = ()) -> list[str]:
+    """What explains a case that did not get its expected.json, beyond its row and its stderr:
+    where it was stuck, a near miss, the case's own problems, the run's notes (but ``shared``,
+    said once for the task); none for a case that passed. The text under ``test``'s table and
+    each JUnit failure say the same (the failure's body was stderr alone: a timed-out or
+    OOM-killed case, which writes none, had an empty one)."""
+    if result.expected_matched:
+        return []
+    # A run killed past memory_mb says so in its notes (engine.results), with the limit.
+    case = session.task.case(result.case) if session is not None and result.case else None
+    # A case's own problems (a workspace leading out of the task) say why it ran on other inputs.
+    problems = case.problems if case is not None else ()
+    notes = [f"note: {note}" for note in result.notices if note not in shared]
+    return [said for said in (stuck_at(session, result), near_miss_line(result), *problems, *notes) if said]
 
 
 def shared_notes(results: list[RunResult]) -> list[str]:
@@ -455,7 +462,11 @@ def junit_cases(ran: list[tuple[Any, list[RunResult]]]) -> list[JunitCase]:
             failure = (
                 None
                 if result.expected_matched
-                else (f"expected {expected_text(result)}, got {actual_text(result)}", result.stderr.text[-4000:])
+                else (
+                    f"expected {expected_text(result)}, got {actual_text(result)}",
+                    "".join(f"{one_line(said)}\n" for said in why_failed(group.session, result))
+                    + result.stderr.text[-4000:],
+                )
             )
             out.append(
                 JunitCase(
