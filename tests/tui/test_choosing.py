@@ -131,6 +131,19 @@ async def test_choose_workspace_with_the_folder_picker(example):
         assert "(inputs changed)" in widget_text(app, "#header")
 
 
+async def test_the_folder_pickers_hint_is_read_to_its_end(example):
+    """Its hint ran on one line past the dialog's edge, cut at "enter opens a": how to use the
+    folder (ctrl+u) and how to cancel (esc) were never on the screen."""
+    app = make_app(example("hello-file"), watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("f")
+        await pilot.pause()
+        assert isinstance(app.screen, PickerScreen)
+        words = " ".join(screen_text(app).replace("│", " ").split())
+        assert "ctrl+u uses it · esc cancels" in words, words
+
+
 async def test_folder_picker_tree_browsing_fills_the_box(example):
     root = example("hello-file")
     app = make_app(root, watch=False)
