@@ -318,6 +318,21 @@ def test_explain_json_reports_contract_problems(env, example):
     assert {p["name"]: p["binding"] for p in data["parameters"]}["response"] == "missing"
 
 
+def test_explain_names_the_inputs_verify_would_get(env, example):
+    """It said "task_data  bound to task_data (keyword)" and never which file: the case's own
+    task_data.json or the task's, as the TUI's line of choices says (and run --json's task_data)."""
+    task_dir = example("sum-column")
+    case = task_dir / "cases" / "quantity-variant"
+    done = run_tool(env, "explain", task_dir, "--case", "quantity-variant", "--python", PY, cwd=task_dir.parent)
+    line = "workspace sum-column/cases/quantity-variant/workspace · response none"
+    assert f"{line} · task data sum-column/cases/quantity-variant/task_data.json" in done.stdout, done.stdout
+    data = json.loads(run_tool(env, "explain", "--json", task_dir, "--case", "quantity-variant", "--python", PY).stdout)
+    assert (data["task_data"], data["task_id"], data["response"]) == (str(case / "task_data.json"), None, None)
+    assert json.loads(run_tool(env, "explain", "--json", task_dir, "--python", PY).stdout)["task_data"] == str(
+        task_dir / "task_data.json"
+    )
+
+
 def test_explain_does_not_call_verify(env, tmp_path):
     marker = tmp_path / "called"
     task_dir = make_task(

@@ -186,12 +186,30 @@ def explain_json(session: Session, explanation: Explanation) -> dict[str, Any]:
     data["notices"] = notices(session) + list(explanation.notices)
     data["mode"] = session.mode
     data["shadowing"] = shadows(explanation)
+    # The inputs verify would be bound to, as the run document has them (the runner's own
+    # document names only the workspace): which task_data.json applies is the question.
+    data["task_data"] = str(session.task_data) if session.task_data else None
+    data["task_id"] = session.task_id
+    data["response"] = str(session.response.path) if session.response and session.response.path else None
     return data
+
+
+def inputs_line(session: Session) -> str:
+    """The workspace, response and task data verify would get, in the TUI's words (its line of
+    choices): explain's bindings say only which argument each parameter gets, not from which file."""
+    workspace = here(session.workspace) if session.workspace else "(an empty scratch folder)"
+    response = session.response
+    response_text = "none" if response is None else here(response.path) if response.path else "typed"
+    task_data = here(session.task_data) if session.task_data else "none (task_data = {})"
+    if session.task_id is not None:
+        task_data = f"row {one_line(session.task_id)} of {task_data}"
+    return f"workspace {workspace} · response {response_text} · task data {task_data}"
 
 
 def explain_lines(session: Session, data: Explanation) -> list[str]:
     out: list[str] = []
     out.append(header(session))
+    out.append(inputs_line(session))
     for notice in notices(session) + list(data.notices):
         out.append(f"note: {one_line(notice)}")
     shown = partial(_shown_path, home=home_folder())
