@@ -106,6 +106,23 @@ async def test_the_contract_problem_is_said_once_and_names_keys_not_flags(exampl
         assert "this run has no response" in resolution and "press m" in resolution
 
 
+async def test_a_run_killed_past_memory_mb_is_not_said_killed_by_something_unknown(tmp_path):
+    """Under the note that the OOM killer ended the runner past memory_mb, the reward panel
+    went on: "something outside the runner ended it", as if the cause were unknown."""
+    task = make_task(
+        tmp_path / "t",
+        "def verify(workspace):\n    blob = bytearray(400 << 20)\n    return 1.0\n",
+        toml='version = "1.0"\n[environment]\nmemory_mb = 128\n',
+    )
+    app = make_app(task, watch=False)
+    async with app.run_test(size=(160, 50)) as pilot:
+        result = await app.wait_for_runs(1)
+        await pilot.pause()
+        assert result.outcome is Outcome.KILLED and result.out_of_memory
+        reward = " ".join(widget_text(app, "#reward-body").split())
+        assert "out of memory" in reward and "something outside the runner" not in reward, reward
+
+
 async def test_breakpoint_in_the_verifier_points_to_d(tmp_path):
     root = make_task(tmp_path / "tasks" / "stops", "def verify(workspace):\n    breakpoint()\n    return 1.0\n")
     app = make_app(root, watch=False)

@@ -196,7 +196,13 @@ def _why(result: RunResult, fmt: Display) -> str | None:
     if outcome is Outcome.TIMED_OUT:
         return "the runner and everything it started were stopped when the timeout ran out"
     if outcome is Outcome.KILLED:
-        return "something outside the runner ended it"
+        # Killed past memory_mb, the run's note names the OOM killer and the limit: "something
+        # outside" read as an unknown cause beneath it.
+        return (
+            "ended past task.toml's memory_mb (the note above)"
+            if result.out_of_memory
+            else "something outside the runner ended it"
+        )
     if outcome is Outcome.NO_REWARD:
         return (
             "the runner exits 0 only after writing a reward file: something in the verifier ended the "
