@@ -96,6 +96,22 @@ def test_new_without_a_name_takes_the_folders(tmp_path, env):
     assert config.refused is None and config.name == "local/Sum-Numbers"
 
 
+def test_new_through_a_link_takes_the_name_typed_not_the_targets(tmp_path, env):
+    """``new adder`` where adder is a link to a folder named target-0: the task
+    was named local/target-0, a name the user never typed."""
+    from verifier_tui.engine.task.config import parse_task_config
+
+    (tmp_path / "target-0").mkdir()
+    (tmp_path / "adder").symlink_to(tmp_path / "target-0")
+    (tmp_path / "via").symlink_to(tmp_path)
+    done = run_tool(env, "new", "--no-open", tmp_path / "adder")
+    assert done.returncode == 0, done.stderr
+    assert parse_task_config(tmp_path / "target-0" / "task.toml").name == "local/adder"
+    done = run_tool(env, "new", "--no-open", tmp_path / "via" / "sum")  # a path through a link
+    assert done.returncode == 0, done.stderr
+    assert parse_task_config(tmp_path / "sum" / "task.toml").name == "local/sum"
+
+
 @pytest.mark.parametrize(("folder", "name"), [("_x", "local/x"), ("a..b", "local/a.b"), ("ééé", "local/eee")])
 def test_a_folder_name_harbor_would_refuse_still_gives_a_name(tmp_path, env, folder, name):
     """``new _x`` was refused, blaming a --name never given."""

@@ -126,7 +126,10 @@ def default_name(folder: Path) -> str:
     ``-`` (``..`` made ``.``), starting with a letter or digit as it wants."""
     import unicodedata
 
-    ascii_name = unicodedata.normalize("NFKD", folder.resolve().name).encode("ascii", "ignore").decode()  # é: e
+    # abspath, not resolve: the name the user typed (``new adder``, adder a link to
+    # target-0, is local/adder); only ``.`` and ``..`` need the absolute path to have one.
+    typed = os.path.basename(os.path.abspath(folder))
+    ascii_name = unicodedata.normalize("NFKD", typed).encode("ascii", "ignore").decode()  # é: e
     short = re.sub(r"[^a-zA-Z0-9._-]+", "-", ascii_name)
     short = re.sub(r"^[^a-zA-Z0-9]+|[-.]+$", "", re.sub(r"\.\.+", ".", short)) or "task"
     return f"{DEFAULT_ORG}/{short}"
