@@ -69,6 +69,8 @@ def test_a_name_that_is_taken_or_no_name_is_refused_before_the_run(env, hello, t
         ("two\nlines", "a case name is one folder name of printable characters"),
         ("rtl\u202eevil", "a case name is one folder name of printable characters"),
         ("b" * 256, "a folder name holds at most 255 bytes"),
+        # test finds a case of that name, but watch and the TUI skip whatever is under one: no edit ran it
+        ("__pycache__", "watch and the TUI skip folders named __pycache__"),
     ):
         done = run_tool(env, "run", hello, "--case", "good", "--save-case", name, "--python", PY, cwd=tmp_path)
         no_traceback(done)

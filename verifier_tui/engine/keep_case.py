@@ -19,6 +19,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from verifier_tui.engine.filters import NOISE_DIRS
 from verifier_tui.engine.record import record
 
 if TYPE_CHECKING:
@@ -50,6 +51,15 @@ def case_folder(task_root: Path, name: str, workspace: Path | None = None) -> Pa
     if not name or name.startswith(".") or "/" in name or not name.isprintable() or name != name.strip():
         raise CaseNameError(
             f"--save-case {name!r}: a case name is one folder name of printable characters, not starting with '.'"
+        )
+    if name in NOISE_DIRS:
+        # One rule for a saved case: test would find cases/__pycache__, but the file watcher skips
+        # whatever lies under a folder of that name, so no edit to the case would start a run in
+        # watch or the TUI. Refused rather than skipped by discovery too, which would hide a case
+        # someone already has. (Names starting with '.' are refused above; case discovery skips those.)
+        raise CaseNameError(
+            f"--save-case {name!r}: watch and the TUI skip folders named {name}, so no edit to the case "
+            "would run it: choose another name"
         )
     if "::" in name:  # a case's id is <task>::<case>: test and the plugin could not tell it apart
         raise CaseNameError(f"--save-case {name!r}: a case name cannot hold '::' (test names cases TASK::CASE)")
