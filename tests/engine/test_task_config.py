@@ -47,6 +47,8 @@ def test_what_harbor_would_refuse(tmp_path, toml, words):
         ('[verifier]\ntimeout_sec = "45"\n', 45.0),  # a string holding a number: pydantic's lax float
         ("[verifier]\ntimeout_sec = 7\n", 7.0),
         ('[task]\nname = "org/task"\n[environment]\ncpus = 2.0\n[[steps]]\nname = "one"\n', None),
+        # PackageInfo.validate_name_format: re.match, whose $ also matches before a final line break
+        ('[task]\nname = "org/task\\n"\n', None),
     ],
 )
 def test_what_harbor_accepts(tmp_path, toml, timeout):

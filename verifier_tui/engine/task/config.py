@@ -426,7 +426,10 @@ def _with(config: TaskConfig, **changes: Any) -> TaskConfig:
 
 # The patterns of this module are strings that ``re`` compiles at their first
 # use and keeps: most tasks need none of them, and every start paid for them.
-# harbor/constants.py ORG_NAME_PATTERN, for [task] name.
+# harbor/constants.py ORG_NAME_PATTERN, for [task] name, used as Harbor 0.26.0's
+# PackageInfo.validate_name_format does: Python's re.match (not pydantic's pattern), whose `$`
+# also matches before a final line break, so Harbor loads name = "org/name\n" and so do we.
+# (`new --name` is stricter on purpose: it writes the name, see authoring.new_task.)
 ORG_NAME = r"^[a-zA-Z0-9][a-zA-Z0-9._-]*/[a-zA-Z0-9][a-zA-Z0-9._-]*$"
 
 
