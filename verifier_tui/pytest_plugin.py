@@ -56,12 +56,18 @@ _PLUGIN_WORDS = {
 
 
 def _plugin_words(action: Action) -> str:
-    from verifier_tui.engine.advice import BY_NAME, STAND_IN
+    from verifier_tui.engine.advice import BY_NAME, OF_RUN_TRIAL, OF_TEST, STAND_IN
 
     if action == STAND_IN:
         return PLUGIN_STAND_IN_HINT
-    if action.kind == BY_NAME:  # a file of the task's given by name all the same: the plugin takes none
-        return f"verifier-tui run TASK {action.flag}"
+    # An option of the command line's, given with its value: the plugin has none, so the command that does.
+    command = {
+        BY_NAME: "verifier-tui run TASK",  # a file of the task's given by name all the same
+        OF_RUN_TRIAL: "verifier-tui run TRIAL",
+        OF_TEST: "verifier-tui test PATH",  # what --verifier-cases PATH runs
+    }.get(action.kind)
+    if command is not None:
+        return f"{command} {action.flag}"
     return _PLUGIN_WORDS.get(action.kind, action.flag)
 
 
@@ -376,7 +382,7 @@ class VerifierCase(pytest.Item):
                 if replayed.local is None:
                     why = f"not replayed: {said(replayed.skipped or '')}"
                 elif replayed.agreement.same is None:
-                    why = f"replayed, but not compared: {replayed.agreement.differences[0]}"
+                    why = f"replayed, but not compared: {said(replayed.agreement.differences[0])}"
                 else:
                     why = "the replay did not end as the sandbox's run did"
                 return self._failure(why, "\n".join([f"{self.nodeid}: {why}", trial_report(opened, replayed)]))

@@ -523,3 +523,45 @@ def test_a_trial_whose_task_ships_another_runner_names_no_option_the_plugin_lack
     assert "differs from the runner verifier-tui replays with" in text, text
     assert "(--runner task" not in text, text
     assert "verifier-tui run TRIAL --runner task replays with the task's" in text, text
+
+
+def test_a_trials_filled_env_template_names_no_option_the_plugin_lacks(pytester, tmp_path):
+    """Harbor filled ``${W:-0.5}`` with another W on its machine: the note, and
+    the agreement's reason why the two differ, said ``(--env WEIGHT=VALUE gives
+    the one it had)``, an option pytest refuses."""
+    verifier = "import os\n\ndef verify(workspace):\n    return float(os.environ['WEIGHT'])\n"
+    demo = make_task(pytester.path / "tasks" / "demo", verifier, toml=SEPARATE + 'env = { WEIGHT = "${W:-0.5}" }\n')
+    sandbox_trial(
+        pytester.path / "jobs" / "j",
+        demo,
+        tmp_path,
+        workspace={},
+        mode="separate",
+        capture=True,
+        env={"WEIGHT": "0.25"},
+    )
+    done = run(pytester, "--verifier-cases", "jobs/j")
+    done.assert_outcomes(failed=1)
+    text = done.stdout.str()
+    assert "which Harbor filled on the machine that ran the job" in text, text
+    assert "(--env" not in text, text
+    said = "the replay takes WEIGHT='0.5' from the template's default (verifier-tui run TRIAL --env WEIGHT=VALUE"
+    assert text.count(said) >= 2, text  # the note and the agreement's reason
+
+
+def test_a_cut_reward_names_no_option_the_plugin_lacks(pytester):
+    """A failed case whose verifier wrote 500 reward keys: the report cut them
+    with ``--json lists them all`` and ``(--json has them)``, an option pytest
+    refuses."""
+    task_dir = make_task(
+        pytester.path / "tasks" / "many",
+        "def verify(workspace):\n    return {'reward': 0.0, **{f'k{i}': 1.0 for i in range(500)}}\n",
+        cases={"only": {}},
+    )
+    (task_dir / "cases" / "only" / "expected.json").write_text('{"rewards": {"reward": 1.0}}')
+    done = run(pytester, "--verifier-cases", "tasks")
+    done.assert_outcomes(failed=1)
+    text = done.stdout.str()
+    assert "more keys" in text, text
+    assert " --json" not in text.replace("verifier-tui test PATH --json", ""), text
+    done.stdout.fnmatch_lines(["verdict: *more keys: verifier-tui test PATH --json lists them all)"])

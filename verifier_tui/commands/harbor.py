@@ -394,9 +394,9 @@ def print_walkthrough(opened: TrialSession, replayed: Replayed, word: Callable[[
         elif replayed.failure is not None:
             _say(f"          failed at {replayed.failure[0]}:{replayed.failure[1]}")
         how, sentence = agreement_words(replayed.agreement, replayed.skipped)
-        _say(f"agreement {how}: {sentence}")
-    for line in agreement_lines(replayed.agreement):
-        _say(f"          - {line}")
+        _say(f"agreement {how}: {word(sentence)}")
+    for line in agreement_lines(replayed.agreement):  # a reason may be a note's advice (a filled template)
+        _say(f"          - {word(line)}")
     _say("")
     print_phases(opened, replayed, word)
     _say("")

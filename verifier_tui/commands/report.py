@@ -26,6 +26,7 @@ from verifier_tui.engine.verdict import rewards_json
 from verifier_tui.words.paths import home_folder, path_from, tilde
 from verifier_tui.words.resolution import binding_lines, nemo_gym_lines, plain, sys_path_lines
 from verifier_tui.words.run import (
+    JSON_HAS_THEM,
     LISTED,
     NOT_RUN,
     case_status,
@@ -141,11 +142,11 @@ def result_lines(session: Session, result: RunResult, word: Callable[[str], str]
     stuck = stuck_at(session, result)
     if stuck:
         lines.append(stuck)
-    lines.append(f"verdict: {verdict_line(result)}")
+    lines.append(f"verdict: {word(verdict_line(result))}")
     warnings = list(result.verdict.warnings)
     lines += [f"warning: {warning}" for warning in warnings[:LISTED]]
     if len(warnings) > LISTED:
-        lines.append(f"warning: {more_text(len(warnings) - LISTED, 'warnings')}")
+        lines.append(f"warning: {word(more_text(len(warnings) - LISTED, 'warnings'))}")
     line = expected_line(result)
     if line:
         lines.append(line)
@@ -157,11 +158,11 @@ def result_lines(session: Session, result: RunResult, word: Callable[[str], str]
         head, more = text_head(text.strip())
         lines.append(f"{reward_file.name}: {head}")
         if more:
-            lines.append(f"  … {more} of {reward_file.name} (--json has them)")
+            lines.append(word(Advice(f"  … {more} of {reward_file.name} (", JSON_HAS_THEM, ")")))
     problems = result.explain.problems if result.explain is not None else ()
     lines += [f"contract: {problem}" for problem in problems[:LISTED]]
     if len(problems) > LISTED:
-        lines.append(f"contract: {more_text(len(problems) - LISTED, 'problems')}")
+        lines.append(f"contract: {word(more_text(len(problems) - LISTED, 'problems'))}")
     if result.stdout.text.strip():
         lines += [rule("stdout", 40), result.stdout.text.rstrip("\n")]
     if result.stderr.text.strip():

@@ -55,6 +55,23 @@ REPLAY_TASK_RUNNER = Action("replay with the task's runner", "--runner task repl
 NEWER_PYTHON = Action("a newer interpreter", "Choose a newer one with --python EXE")
 #: The kind of :func:`by_name`'s actions.
 BY_NAME = "give a file by name"
+#: The kinds of actions that are an option of one verifier-tui command (given with its value):
+#: a face without that option (the pytest plugin) names the command that takes it.
+OF_RUN_TRIAL = "an option of run TRIAL"
+OF_TEST = "an option of test"
+
+
+def of_run_trial(option: str) -> Action:
+    """An option of ``verifier-tui run TRIAL``, said as the command line gives
+    it (``--env W=VALUE gives the one it had``)."""
+    return Action(OF_RUN_TRIAL, option)
+
+
+def of_test(option: str) -> Action:
+    """An option every command has, said where a run of a task or a trial may
+    be reported (``--network host shares this machine's instead``): the plugin's
+    runs are ``verifier-tui test PATH``'s."""
+    return Action(OF_TEST, option)
 
 
 def by_name(option: str) -> Action:

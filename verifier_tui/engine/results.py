@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine import untrusted
+from verifier_tui.engine.advice import Advice, of_test
 from verifier_tui.engine.coverage import COVERAGE_FILE, LINK_OUT, MEASURED_LIMIT, Coverage, read_runner_file
 from verifier_tui.engine.interpreter import SHIM_REFUSAL_EXIT
 from verifier_tui.engine.invocation import EXPLAIN_FILE, PHASES_FILE, Prepared
@@ -299,8 +300,12 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
     helper = attached.network if attached is not None else None
     if done is not None and helper is not None and helper.problem is not None and prepared.limits is not None:
         notices.append(
-            f"network_mode = {prepared.limits.network!r}, but this run had no network: {helper.problem}; "
-            "its network calls fail here and would not in Harbor (--network host shares this machine's instead)"
+            Advice(  # an action: the pytest plugin has no --network
+                f"network_mode = {prepared.limits.network!r}, but this run had no network: {helper.problem}; "
+                "its network calls fail here and would not in Harbor (",
+                of_test("--network host shares this machine's instead"),
+                ")",
+            )
         )
     spec = prepared.spec
     stack = None

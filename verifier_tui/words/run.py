@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from verifier_tui.engine.advice import NEMO_GYM_COPY, OTHER_PYTHON, Advice
+from verifier_tui.engine.advice import NEMO_GYM_COPY, OTHER_PYTHON, Advice, of_test
 
 # One formatter for every duration and timeout, and one name per mode: the
 # engine's, which its own words use too.
@@ -198,10 +198,11 @@ def verdict_line(result: RunResult) -> str:
     verdict = result.verdict
     if result.not_staged:
         return VERIFIER_NOT_CALLED
+    line: str
     if verdict.rewards is not None:
         shown, left_out = rewards_json(verdict.rewards)
-        more = f"; {left_out:,} more keys: {IN_JSON}" if left_out else ""
-        line = f"{shown}  (from {verdict.source}{more})"
+        more = Advice(f"; {left_out:,} more keys: ", IN_JSON) if left_out else ""
+        line = Advice(f"{shown}  (from {verdict.source}", more, ")")
     elif result.contract_cause is not None:  # the cause (the message's start) before what Harbor makes of it
         line = f"none: {verdict.message}; so {verdict.harbor_would}"
     else:
@@ -313,13 +314,16 @@ LISTED = 50
 #: Lines and characters of a file's text (a reward file) shown before a "N more" line.
 TEXT_LINES = 40
 TEXT_CHARS = 2000
-#: Where the headless text output points for the whole.
-IN_JSON = "--json lists them all"
+#: Where the headless text output points for the whole: an action, as the pytest
+#: plugin, which reports with these lines, has no --json.
+IN_JSON = Advice(of_test("--json lists them all"))
+#: The same, for the rest of a file's text.
+JSON_HAS_THEM = Advice(of_test("--json has them"))
 
 
 def more_text(count: int, noun: str, where: str = IN_JSON) -> str:
     """The line that ends a cut list: ``… 99,981 more keys (--json lists them all)``."""
-    return f"… {count:,} more {noun} ({where})"
+    return Advice(f"… {count:,} more {noun} (", where, ")")
 
 
 def text_head(text: str, lines: int = TEXT_LINES, chars: int = TEXT_CHARS) -> tuple[str, str | None]:

@@ -40,7 +40,7 @@ import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from verifier_tui.engine.advice import STAND_IN, Advice
+from verifier_tui.engine.advice import STAND_IN, Advice, of_run_trial
 from verifier_tui.engine.harbor.folders import StepView, Trial
 from verifier_tui.engine.record import field, record
 from verifier_tui.engine.sandbox.environment import resolve_template
@@ -97,7 +97,12 @@ class Filled:
         if self.name in given:
             return f"{head}; the replay takes {_shown(self.name, given[self.name])} from --env"
         value = _shown(self.name, self.value)
-        return f"{head}; the replay takes {value} from {self.source} (--env {self.name}=VALUE gives the one it had)"
+        # An action, not words: the pytest plugin has no --env and names the command that has it.
+        return Advice(
+            f"{head}; the replay takes {value} from {self.source} (",
+            of_run_trial(f"--env {self.name}=VALUE gives the one it had"),
+            ")",
+        )
 
 
 def _shown(name: str, value: str) -> str:
