@@ -1,5 +1,7 @@
 """The verifier's own code raising (exit 1, its traceback), and awaiting."""
 
+import json
+
 import pytest
 
 
@@ -227,3 +229,32 @@ def test_a_traceback_goes_to_stderr_whatever_verify_did_to_sys_stderr(any_sandbo
     result.assert_verifier_raised(verifier, "ValueError")
     assert "the answer is wrong" in result.stderr
     assert "Traceback" not in result.stdout
+
+
+STATEMENTS = ["raise RuntimeError('gotcha')", "raise SystemExit(0)", "raise KeyboardInterrupt"]
+
+
+@pytest.mark.parametrize("statement", STATEMENTS)
+@pytest.mark.parametrize("where", ["module __getattr__", "__signature__"])
+def test_verifier_code_run_while_verify_is_looked_up_exits_1(sandbox, where, statement):
+    """The verifier's code can run after its import, while the runner finds
+    verify (a module ``__getattr__``) or reads its signature (a
+    ``__signature__`` property). It raising is the verifier raising: exit 1,
+    its traceback, and --explain says so. It crashed the runner: exit 0
+    without a reward for SystemExit(0), 130 for KeyboardInterrupt, and
+    --explain printed the runner's own traceback and no document."""
+    if where == "module __getattr__":
+        source = "def __getattr__(name):\n    %s\n" % statement
+    else:
+        source = (
+            "class Verify:\n    @property\n    def __signature__(self):\n        %s\n\n"
+            "    def __call__(self, workspace):\n        return 1.0\n\nverify = Verify()\n" % statement
+        )
+    verifier = sandbox.verifier(source)
+    result = sandbox.run()
+    assert (result.returncode, result.rewards) == (1, {}), result.describe()
+    assert result.traceback_files()[-1:] == [str(verifier)], result.describe()
+    assert statement.split()[1].split("(")[0] in result.stderr_lines[-1]
+    explained = sandbox.run("--explain")
+    assert explained.returncode == 0, explained.describe()
+    assert json.loads(explained.stdout)["would_exit"] == 1
