@@ -1007,3 +1007,26 @@ async def test_a_copy_change_in_the_instant_a_run_ends_runs(tmp_path, monkeypatc
         finally:
             await live.close()
     assert triggers == ["start", "v"]
+
+
+async def test_task_toml_deleted_then_written_again_is_read_and_runs(tmp_path: Path) -> None:
+    """task.toml removed (``git rm``, a move) and then put back: the watch
+    followed task.toml only while it existed, so the file written again ran
+    nothing, and the runs after went on with the task as it was without it."""
+    seen: list[float] = []
+    session = Session(make_task(tmp_path / "t", timeout=5))
+    live = LiveRuns(session, lambda trigger, change: asyncio.sleep(0, seen.append(session.timeout_s)))
+    glue = asyncio.create_task(live.watch(run_first=True))
+    toml = session.task.root / "task.toml"
+    try:
+        await wait_until(lambda: seen == [5.0], "the first run")
+        toml.unlink()
+        await wait_until(lambda: len(seen) == 2, "a run after task.toml was removed")
+        await wait_until(live.watch_ready.is_set, "a watcher on the task's targets")
+        toml.write_text('version = "1.0"\n[verifier]\ntimeout_sec = 7\n')
+        await wait_until(lambda: seen[-1:] == [7.0], "a run after task.toml was written again")
+    finally:
+        live.stop_watching()
+        await asyncio.wait_for(glue, TIMEOUT)
+        await live.close()
+        session.close()

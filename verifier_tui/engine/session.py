@@ -651,7 +651,9 @@ class Session:
         if self.task_data is not None:
             targets.append(WatchTarget(self.task_data, "task data"))
         toml = self.task.root / "task.toml"
-        if toml.is_file():
+        # Watched whether or not it exists now (its folder is): one removed and
+        # written again, or written for the first time, is read and runs.
+        if toml.is_file() or self.task.root != self.task.tests_dir:
             targets.append(WatchTarget(toml, "task.toml"))
         if self.verifier is not None and not self.verifier.is_relative_to(self.task.tests_dir):
             targets.append(WatchTarget(self.verifier, "verifier"))
