@@ -391,6 +391,23 @@ def test_explain_readable(env, example):
     no_traceback(done)
 
 
+def test_explain_of_a_run_stopped_before_sys_path_was_placed_says_so(env, tmp_path):
+    """A response that is not JSON stops the runner before it places its
+    folders: explain listed the interpreter's own start-up path under "sys.path
+    in the order the runner placed it", the vendored folder as "interpreter",
+    and said nemo_gym was not installed, looked up on that path."""
+    task_dir = make_task(tmp_path / "t", "def verify(workspace, response=None):\n    return 1.0\n")
+    bad = tmp_path / "response.json"
+    bad.write_text("{not json")
+    done = run_tool(env, "explain", task_dir, "--response", bad, "--python", PY)
+    assert done.returncode == 0, done.stderr
+    assert "in the order the runner placed it" not in done.stdout
+    assert "sys.path  not placed: the runner stopped before it put its folders first" in done.stdout
+    assert "nemo_gym.verifiers not looked up: the runner stopped before it placed sys.path" in done.stdout
+    assert f"contract problem: --response file {bad} is not valid JSON" in done.stdout
+    no_traceback(done)
+
+
 def test_explain_shows_an_import_error(env, tmp_path):
     task_dir = make_task(tmp_path / "t", "import nosuchmodule_vtui\n\ndef verify(workspace):\n    return 1.0\n")
     done = run_tool(env, "explain", task_dir, "--python", PY)

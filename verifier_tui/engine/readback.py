@@ -299,6 +299,14 @@ class Explanation:
             from_contract=doc.flag("from_contract"),
         )
 
+    @property
+    def placed(self) -> bool:
+        """Whether the runner placed its folders on sys.path. It stops before
+        when a --response or --task-data file is bad, or the verifier file is
+        missing: ``sys_path`` is then the interpreter's own, as it started, and
+        ``modules`` were looked up on that."""
+        return any(row.role != INTERPRETER for row in self.sys_path)
+
     def module_roles(self) -> dict[str, str | None]:
         """Each module's ``role``: the role of the longest sys.path entry it
         resolves under, None when it does not resolve."""

@@ -33,7 +33,12 @@ def sys_path_lines(explain: Explanation, show_path: Callable[[str], str], where:
     rows = explain.sys_path[:LISTED]
     roles = [" + ".join(row.roles) for row in rows]
     width = max([len(role) for role in roles] + [4])
-    lines: list[Line] = [[("sys.path", HEADING), ("  in the order the runner placed it", QUIET)]]
+    heading = (
+        "  in the order the runner placed it"
+        if explain.placed
+        else "  not placed: the runner stopped before it put its folders first (the interpreter's own, as it started)"
+    )
+    lines: list[Line] = [[("sys.path", HEADING), (heading, QUIET)]]
     for row, role in zip(rows, roles, strict=True):
         lines.append(
             [
@@ -55,6 +60,8 @@ def nemo_gym_lines(explain: Explanation, show_path: Callable[[str], str]) -> lis
     nowhere = Resolution(None)
     info = explain.modules.get("nemo_gym.verifiers", nowhere)
     head = ("nemo_gym.verifiers ", HEADING)
+    if not explain.placed:  # looked up on a path the run never has: it says nothing of the run
+        return [[head, ("not looked up: the runner stopped before it placed sys.path", QUIET)]]
     if info.resolved:
         role = [(f"  role: {info.role}", QUIET)] if info.role else []
         lines = [[head, ("resolves to ", PLAIN), (show_path(info.resolved), STRONG), *role]]
