@@ -469,7 +469,7 @@ def explain_command(args: argparse.Namespace) -> int:
         if args.json:
             terminal.out_json(data)
             return 0 if explain is not None and explain.error is None else 2
-        from verifier_tui.words.resolution import binding_lines, nemo_gym_lines, plain, sys_path_lines
+        from verifier_tui.words.resolution import binding_lines, nemo_gym_lines, plain, problem_line, sys_path_lines
         from verifier_tui.words.trial import (
             PHASE_MARKS,
             agreement_words,
@@ -505,7 +505,7 @@ def explain_command(args: argparse.Namespace) -> int:
         for printed in printed_lines + binding_lines(explain, "harbor", str):
             _say(f"  {plain(printed)}")
         for problem in explain.problems:
-            _say(f"  contract problem: {problem}")
+            _say(f"  {problem_line(explain, problem)}")
         error = explain.import_error
         if error is not None:
             _say(f"  importing the verifier raised {error.type}: {error.message}")

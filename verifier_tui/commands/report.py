@@ -24,7 +24,7 @@ from verifier_tui.engine.record import record
 from verifier_tui.engine.task.discovery import verifier_notices
 from verifier_tui.engine.verdict import rewards_json
 from verifier_tui.words.paths import home_folder, path_from, tilde
-from verifier_tui.words.resolution import binding_lines, nemo_gym_lines, plain, sys_path_lines
+from verifier_tui.words.resolution import binding_lines, nemo_gym_lines, plain, problem_line, sys_path_lines
 from verifier_tui.words.run import (
     JSON_HAS_THEM,
     LISTED,
@@ -160,6 +160,8 @@ def result_lines(session: Session, result: RunResult, word: Callable[[str], str]
         if more:
             lines.append(word(Advice(f"  … {more} of {reward_file.name} (", JSON_HAS_THEM, ")")))
     problems = result.explain.problems if result.explain is not None else ()
+    if result.explain is not None and result.explain.would_exit == 1:
+        problems = ()  # the verifier's own code raised (its traceback is below), not the contract
     lines += [f"contract: {problem}" for problem in problems[:LISTED]]
     if len(problems) > LISTED:
         lines.append(f"contract: {word(more_text(len(problems) - LISTED, 'problems'))}")
@@ -232,7 +234,7 @@ def explain_lines(session: Session, data: Explanation) -> list[str]:
     if data.problems:
         out.append("")
         for problem in data.problems:
-            out.append(f"contract problem: {problem}")
+            out.append(problem_line(data, problem))
     elif error is None:
         out.append("")
         out.append("no contract problems: verify would be called")

@@ -133,3 +133,12 @@ def binding_text(row: Parameter, result_mode: str) -> str:
     if row.missing:
         return "MISSING: required, and nothing can fill it"
     return binding
+
+
+def problem_line(data: Explanation, problem: str) -> str:
+    """One problem the runner stopped on, in explain's words: a contract
+    problem (exit 2), or the verifier's own code raising as the runner found
+    verify or read its signature (exit 1, as the runner's contract has it)."""
+    if data.would_exit == 1:
+        return f"verify would not be called: {problem}: the verifier's own code raised (exit 1)"
+    return f"contract problem: {problem}"
