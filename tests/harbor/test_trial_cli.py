@@ -824,3 +824,48 @@ def test_a_step_the_task_does_not_have_is_said(real, env, tmp_path):
     done = run_tool(env, "run", trial, cwd=tmp_path)
     no_traceback(done)
     assert "the task has no step 'fir.st' (its steps: first, second)" in done.stdout, done.stdout
+
+
+def test_watch_a_trial_replays_again_once_its_verifier_is_back(task, runs, tmp_path, env, elsewhere):
+    """The verifier deleted while ``watch TRIAL`` runs (a branch switched, an
+    editor's save by delete and write): that replay said "no verifier found",
+    and so did every replay after, the file written back too, until the watch
+    was started again."""
+    demo = task(verifier=READS_HELLO, toml=SEPARATE)
+    trial = sandbox_trial(
+        runs / "jobs" / "j", demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate", capture=True
+    )
+    proc = subprocess.Popen(
+        [*TOOL, "watch", str(trial.path), "--python", PY],
+        cwd=elsewhere,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        stdin=subprocess.DEVNULL,
+    )
+    verifier = demo / "tests" / "verifier.py"
+    try:
+        lines = []
+
+        def wait_for(words):
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline:
+                line = proc.stdout.readline()
+                lines.append(line)
+                if words in line:
+                    return line
+            raise AssertionError(f"no line with {words!r}: {lines}")
+
+        assert " same " in wait_for("#1 ")
+        time.sleep(0.5)  # the watcher is in place before the first replay runs
+        verifier.unlink()
+        assert "no verifier found" in wait_for("#2 ")
+        time.sleep(0.5)
+        verifier.write_text(READS_HELLO.replace("'hi'", "'hello'"))
+        third = wait_for("#3 ")
+        assert " differ " in third and "replay 0.0" in third, lines
+    finally:
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0 and "Traceback" not in err

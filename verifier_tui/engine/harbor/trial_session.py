@@ -195,6 +195,10 @@ class TrialSession:
             baseline=self._baseline,
         )
         self.plan = self._plan()
+        if self.session is not None:
+            # What stopped the last replay (its verifier deleted, say) is found
+            # again from the task as it is now: kept, no replay ever ran again.
+            self.session_problem = None
         # The session stays (the watch loop holds it); only the verifier the shim names may move.
         if self.session is not None and self.plan.verifier is not None and self.plan.verifier != self.session.verifier:
             from verifier_tui.engine.task.discovery import DiscoveryError
