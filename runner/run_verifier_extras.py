@@ -172,7 +172,7 @@ def path_roles(helpers, verifier_dir, tests_dir):
 
 
 def verify_info(verify, params):
-    code = getattr(verify, "__code__", None)
+    code = _code_called(verify)
     return {
         "signature": _signature_text(params),
         "is_async": bool(getattr(code, "co_flags", 0) & 0x80),
@@ -180,6 +180,28 @@ def verify_info(verify, params):
         "defined_in": getattr(code, "co_filename", None),
         "line": getattr(code, "co_firstlineno", None),
     }
+
+
+def _code_called(verify):
+    """The code a call of ``verify`` runs: a function's own, a partial's
+    function's, a callable object's ``__call__``'s (so that an ``async def``
+    behind any of them, whose result the runner awaits, is said async); None
+    when there is none to see (a builtin, a class) or looking raised."""
+    target = verify
+    try:
+        for _ in range(20):  # a partial of a partial of ...: the runner binds through them all
+            code = getattr(target, "__code__", None)
+            if code is not None:
+                return code
+            if type(target).__name__ == "partial" and callable(getattr(target, "func", None)):
+                target = target.func
+            elif not isinstance(target, type) and type(type(target).__call__).__name__ == "function":
+                target = type(target).__call__
+            else:
+                return None
+    except Exception:
+        return None
+    return None
 
 
 def _signature_text(params):

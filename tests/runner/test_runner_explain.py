@@ -305,3 +305,22 @@ def test_explains_traceback_starts_at_the_verifiers_own_code(sandbox):
     stderr = sandbox.run().stderr
     assert "run_verifier" not in text and "importlib" not in text, text
     assert text == stderr, (text, stderr)
+
+
+@pytest.mark.parametrize(
+    "definition",
+    [
+        "async def _grade(workspace, bonus):\n    return 1.0\n\nverify = functools.partial(_grade, bonus=1)\n",
+        "class Verify:\n    async def __call__(self, workspace):\n        return 1.0\n\nverify = Verify()\n",
+    ],
+    ids=["partial", "instance"],
+)
+def test_explain_says_a_verify_that_is_awaited_is_async_whatever_wraps_it(sandbox, definition):
+    """A partial of an ``async def``, or an object whose ``__call__`` is one:
+    the runner awaits what it returns, but --explain said ``is_async`` false
+    (it looked only for a function's own code), so explain and the resolution
+    panel never said verify is run with asyncio.run."""
+    sandbox.verifier("import functools\n\n" + definition)
+    assert explain(sandbox.run("--explain"))["verify"]["is_async"] is True
+    result = sandbox.run()
+    assert result.returncode == 0 and result.rewards == {"reward.txt": "1.0"}, result.describe()
