@@ -423,6 +423,26 @@ def test_explain_says_the_top_level_code_timed_out(env, tmp_path):
             assert strict_json(done.stdout)["timed_out"] is True
 
 
+@pytest.mark.parametrize(
+    "ending, words",
+    [
+        ("os._exit(0)", "the runner ended with exit 0 before it could explain"),
+        ("os.kill(os.getpid(), signal.SIGKILL)", "the runner was killed by signal 9 before it could explain"),
+    ],
+    ids=["os._exit", "SIGKILL"],
+)
+def test_explain_says_the_top_level_code_ended_the_runner(env, tmp_path, ending, words):
+    """The module's top-level code ends the process as it is imported: explain
+    said only "the runner gave no explanation", in the sandbox's view the
+    signal too (its init reports a signal N as the status 128 + N)."""
+    source = f"import os, signal\n{ending}\n\ndef verify(workspace):\n    return 1.0\n"
+    task_dir = make_task(tmp_path / "t", source)
+    done = run_tool(env, "explain", task_dir, "--python", PY)
+    assert done.returncode == 2
+    no_traceback(done)
+    assert words in done.stderr, done.stderr
+
+
 # ---------------------------------------------------------------------------
 # The explanation the verifier can reach is checked when read back
 

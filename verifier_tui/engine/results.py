@@ -102,23 +102,34 @@ def explained(document: Any, prepared: Prepared) -> Explanation | None:
     return replace(mapped, environment=prepared.environment)
 
 
-def no_explanation(prepared: Prepared, done: ProcessResult) -> Explanation:
-    """Why the runner gave no explain document, in words."""
+def no_explanation(
+    prepared: Prepared, done: ProcessResult, returncode: int | None = None, signal: int | None = None
+) -> Explanation:
+    """Why the runner gave no explain document, in words; ``returncode`` and
+    ``signal``: the runner's own exit (settled), else the process's."""
+    returncode = done.returncode if returncode is None and signal is None else returncode
+    signal = done.signal if signal is None else signal
     if done.timed_out:
         # Explaining imports the verifier module, so its top-level code runs: it never finished.
         why = (
             f"the runner did not finish explaining: it timed out after {duration_text(prepared.spec.timeout_s)} while "
             "importing the verifier (its top-level code runs on import)"
         )
-    elif done.signal is not None:
-        why = f"the runner was killed by signal {done.signal} before it could explain"
+    elif signal is not None:
+        why = f"the runner was killed by signal {signal} before it could explain"
     else:
         why = "the runner gave no explanation"
         found = untrusted.look(prepared.stage.inputs_dir / EXPLAIN_FILE, prepared.stage.root)
         if isinstance(found, untrusted.Read) and found.state == "link":  # the verifier's doing: said, never followed
             why += f": its document was made a link to {found.target or '?'}, not read"
+        elif returncode is not None and returncode != 1:  # 1: its traceback, on stderr, says why
+            # Explaining imports the verifier: os._exit in its top-level code ends the runner there.
+            why = (
+                f"the runner ended with exit {returncode} before it could explain (importing the verifier runs "
+                "its top-level code: an os._exit there ends the runner)"
+            )
     stderr = map_paths(done.stderr.text, prepared.path_map)
-    return Explanation(error=why, stderr=stderr, exit_code=done.returncode, timed_out=bool(done.timed_out))
+    return Explanation(error=why, stderr=stderr, exit_code=returncode, timed_out=bool(done.timed_out))
 
 
 def contract_explanation(prepared: Prepared) -> Explanation | None:

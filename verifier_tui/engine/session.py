@@ -563,11 +563,13 @@ class Session:
                 attach=prepared.attached,
                 cpus=cpus,
             )
-        from verifier_tui.engine.sandbox.containment import after_copy_run
+        from verifier_tui.engine.sandbox.containment import settle
 
-        after_copy_run(prepared.guard)
+        # The runner's own exit, as a run reads it (in the view, through its
+        # init: a signal N comes as the status 128 + N), for what no document says.
+        settled = settle(prepared.stage, prepared.guard, done)
         found = read_explain(prepared) or read_explain(prepared, done.stdout.text)
-        return found or no_explanation(prepared, done)
+        return found or no_explanation(prepared, done, settled.returncode, settled.signal)
 
     # -- watching ----------------------------------------------------------
 
