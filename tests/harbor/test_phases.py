@@ -32,6 +32,14 @@ def test_both_sides_use_the_runners_own_phase_names(task, runs, tmp_path):
     assert replayed.parting is None and replayed.phases.stopped_at is None
 
 
+def test_what_verify_returned_is_named_with_its_article(task, runs, tmp_path):
+    """An ``int`` reward: the step said "returned a int"."""
+    demo = task(verifier="def verify(workspace):\n    return 1\n", toml=SEPARATE)
+    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True)
+    _opened, replayed = replay_trial(trial)
+    assert {p.name: p.detail for p in replayed.phases.phases}["verify_called"] == "returned an int"
+
+
 def test_a_verify_that_raises_is_marked_where_it_failed_on_both_sides(task, runs, tmp_path):
     demo = task(verifier="def verify(workspace):\n    return float((workspace / 'n.txt').read_text())\n", toml=SEPARATE)
     trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True)

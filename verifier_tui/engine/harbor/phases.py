@@ -275,7 +275,9 @@ def _detail(name: str, line: dict[str, Any]) -> tuple[str, tuple[str, ...]]:
         return _plan_words(line.get("plan") or [])
     if name == "verify_called":
         awaited = "awaited, " if line.get("awaited") else ""
-        return f"{awaited}returned a {line.get('result_type')}", ()
+        kind = str(line.get("result_type"))
+        article = "an" if kind[:1].lower() in "aeiou" else "a"  # an int, an object; a float, a dict
+        return f"{awaited}returned {article} {kind}", ()
     if name == "reward_written":
         file = str(line.get("file") or "").rsplit("/", 1)[-1]
         removed = line.get("removed") or []
