@@ -5,6 +5,7 @@ filters and order, `?` help, and a trial opened from it and left again."""
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 
 from textual.app import App
@@ -14,6 +15,7 @@ from tests.harbor.job_copies import copy_job_files, copy_trial, hostile_jobs, mi
 from tests.harbor.trial_app_under_test import SIZE, TrialAppUnderTest, text_of
 from tests.helpers.harbor import PASSED, make_job
 from verifier_tui.engine.session import Options
+from verifier_tui.tui.screens import job_overview
 from verifier_tui.tui.screens.help import HelpScreen
 from verifier_tui.tui.screens.job_overview import JobOverviewScreen
 from verifier_tui.tui.screens.jobs import JobsScreen
@@ -293,3 +295,31 @@ async def test_enter_on_a_trial_that_can_no_longer_be_read_says_so_on_the_overvi
         await pilot.pause()
         assert isinstance(app.screen, JobOverviewScreen)
         assert app.notices[-1] == "cannot open demo__a: the trial folder demo__a cannot be read (Permission denied)"
+
+
+async def test_a_killed_trial_is_shown_under_the_name_its_task_recorded(task, runs, monkeypatch):
+    # Harbor names a task by task.toml's [task] name (Task.name) and says so in
+    # result.json only: a killed trial's config.json gives the task's folder. The
+    # overview reads trials as they come, and the killed one (alpha__a1) comes
+    # before any trial that recorded the name: it is the same task, as `test JOB` says.
+    alpha = task("alpha")
+    passed = dict(task=alpha, rewards={"reward": 1.0})
+    job = make_job(runs / "jobs" / "killed", {"alpha__a1": passed, "alpha__a2": passed, "alpha__a3": passed})
+    for name in ("alpha__a2", "alpha__a3"):
+        result = job / name / "result.json"
+        result.write_text(json.dumps(json.loads(result.read_text()) | {"task_name": "org/alpha"}))
+    (job / "alpha__a1" / "result.json").unlink()  # Harbor was killed before it wrote it
+    # Each trial posted to the tables on its own, as a big job's are in batches:
+    # the killed one is drawn under "alpha" before the others are read.
+    monkeypatch.setattr(job_overview, "SLICE_S", 0.0)
+    monkeypatch.setattr(job_overview, "POST_S", 0.0)
+    app = job_app(job)
+    async with app.run_test(size=SIZE) as pilot:
+        await read_all(app)
+        tasks = app.screen.query_one("#job-tasks", DataTable)
+        rows = [[str(c) for c in tasks.get_row_at(i)] for i in range(tasks.row_count)]
+        assert rows == [["org/alpha", "3", "2", "1.000", "0"]], rows
+        trials = app.screen.query_one("#job-trials", DataTable)
+        assert [str(trials.get_row_at(i)[3]) for i in range(trials.row_count)] == ["org/alpha"] * 3
+        await pilot.press("tab", "t")  # the task's trials: the killed one among them
+        assert trial_names(app) == ["alpha__a1", "alpha__a2", "alpha__a3"]

@@ -52,6 +52,7 @@ NOT_FINISHED = "not finished"
 UNREADABLE = "cannot be read"  # the folder or its result.json (no permission, a link): how it ended is not known
 #: The outcomes that are not an exception, in the order they are counted.
 PLAIN_OUTCOMES = (PASSED, BELOW_ONE, NOT_A_NUMBER, NO_REWARD, AGENT_FAILED, NOT_FINISHED, UNREADABLE)
+_NO_TASK = json.dumps({})  # TrialRow.task_config of a trial whose config.json (and result.json) could not be read
 # --------------------------------------------------------------------------
 # One trial.
 
@@ -409,24 +410,63 @@ class JobOverview:
     left_out: int = 0  # trials Harbor's mean leaves out (no valid reward)
     tokens: list[int | float | None] = field(default_factory=lambda: [None, None, None, None])
 
-    def add(self, rows: Iterable[TrialRow]) -> None:
+    #: config.json's task table (as JSON) -> the name a trial's result.json recorded for it.
+    names: dict[str, str] = field(default_factory=dict)
+    #: The task tables of the trials added under their folder's name, no trial having recorded another yet.
+    unnamed: set[str] = field(default_factory=set)
+
+    def add(self, rows: Iterable[TrialRow]) -> bool:
+        """Count these trials in. A trial Harbor did not finish goes under the
+        name another trial of its config.json task recorded (:func:`read_overviews`
+        says why); when that trial comes after it, the rows added before are
+        named again and the tasks counted again. Returns whether that happened."""
+        renamed = False
         for row in rows:
+            if row.task_recorded:
+                renamed |= self._name(row.task_config, row.task)
+            elif row.task_config in self.names:
+                row = replace(row, task=self.names[row.task_config])
+            else:
+                self.unnamed.add(row.task_config)
             self.rows.append(row)
             self.outcomes[row.outcome] = self.outcomes.get(row.outcome, 0) + 1
-            task = self.tasks.get(row.task)
-            if task is None:
-                task = self.tasks[row.task] = TaskRow(row.task)
-            task.trials += 1
-            task.passed += row.outcome == PASSED
-            task.errors += bool(row.exception_types)
+            self._count_task(row)
             if row.reward_valid and row.rewards is not None:  # valid: rewards recorded, never None
                 self.evals.setdefault(row.eval_key, []).append(row.rewards)
-                task.rewards.append(row.rewards)
             else:
                 self.left_out += 1
             for index, value in enumerate((row.n_input_tokens, row.n_cache_tokens, row.n_output_tokens, row.cost_usd)):
                 if value is not None:
                     self.tokens[index] = (self.tokens[index] or 0) + value
+        return renamed
+
+    def _name(self, task_config: str, name: str) -> bool:
+        """Learn the name a trial recorded for its task (the first one, for
+        every job read together); rename the trials added before under
+        their task's folder. An empty task table (no config.json read) names nothing."""
+        if task_config in self.names or task_config == _NO_TASK:
+            return False
+        self.names[task_config] = name
+        if task_config not in self.unnamed:
+            return False
+        self.unnamed.discard(task_config)
+        self.rows = [
+            replace(r, task=name) if not r.task_recorded and r.task_config == task_config else r for r in self.rows
+        ]
+        self.tasks = {}
+        for row in self.rows:
+            self._count_task(row)
+        return True
+
+    def _count_task(self, row: TrialRow) -> None:
+        task = self.tasks.get(row.task)
+        if task is None:
+            task = self.tasks[row.task] = TaskRow(row.task)
+        task.trials += 1
+        task.passed += row.outcome == PASSED
+        task.errors += bool(row.exception_types)
+        if row.reward_valid and row.rewards is not None:
+            task.rewards.append(row.rewards)
 
     @property
     def total(self) -> int:
@@ -515,14 +555,12 @@ def read_overviews(*folders: Path) -> list[JobOverview]:
     records that in result.json only: a killed trial's config.json gives the
     folder, which would make one task two."""
     found = [list(trial_rows(child_folders(folder))) for folder in folders]
-    names = {row.task_config: row.task for rows in found for row in rows if row.task_recorded}
+    together = JobOverview()  # every job's trials, for the names they recorded
+    together.add(row for rows in found for row in rows)
     overviews = []
     for rows in found:
-        overview = JobOverview()
-        overview.add(
-            row if row.task_recorded or row.task_config not in names else replace(row, task=names[row.task_config])
-            for row in rows
-        )
+        overview = JobOverview(names=dict(together.names))
+        overview.add(rows)
         overviews.append(overview)
     return overviews
 

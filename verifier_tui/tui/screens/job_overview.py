@@ -302,11 +302,19 @@ class JobOverviewScreen(TasksScreen):
         self._show_header()
 
     def _add(self, rows: list[TrialRow]) -> None:
-        self.overview.add(rows)
-        self._update_tasks(rows)
-        if self.sort == "name" and not self.done:
+        renamed = self.overview.add(rows)
+        added = self.overview.rows[len(self.overview.rows) - len(rows) :]  # as counted: a killed trial renamed
+        tasks = self.query_one("#job-tasks", DataTable)
+        if renamed:
+            # A trial read now recorded the name of a task whose killed trials,
+            # read before, were shown under its folder's: the tables again.
+            tasks.clear()
+            self._update_tasks(self.overview.rows)
+        else:
+            self._update_tasks(added)
+        if self.sort == "name" and not self.done and not renamed:
             # Folders are read in name order: the new rows go at the end.
-            self._append(select_rows(rows, failures=self.failures_only, outcome=self.outcome, task=self.task_filter))
+            self._append(select_rows(added, failures=self.failures_only, outcome=self.outcome, task=self.task_filter))
         else:
             self._fill_trials()
         self._show_header()
