@@ -4,6 +4,8 @@ case of its task."""
 
 from __future__ import annotations
 
+from textual import events
+
 from tests.harbor.job_copies import mixed_job
 from tests.harbor.test_job_tui import job_app, read_all
 from tests.harbor.test_trial_screen_files import timed_out_agent
@@ -60,3 +62,19 @@ async def test_k_keeps_a_trials_replay_as_a_case_of_its_task(task, runs, tmp_pat
         await pilot.pause(0.3)
         assert isinstance(app.screen, CaseNameScreen)
         assert "the task already has a case no-hello" in str(app.screen.query_one("#case-name-problem").render())
+
+
+async def test_keys_typed_right_after_q_are_not_acted_on_as_the_app_quits(task, runs, tmp_path):
+    # Keys read from the terminal in one go ("qi", "q?") reach the app before
+    # it ends: the screen the second one pushed was mounted as the app shut
+    # down, without its widgets, and the user got a traceback instead of a quit.
+    _, trial = timed_out_agent(task, runs, tmp_path)
+    for second, character in (("i", "i"), ("question_mark", "?"), ("l", "l")):
+        app = make_trial_app(trial.path)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            assert isinstance(app.screen, TrialScreen)
+            app.post_message(events.Key("q", "q"))
+            app.post_message(events.Key(second, character))
+            await pilot.pause(0.3)
+        assert app.return_code == 0, second

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from textual import events
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 
@@ -20,6 +21,7 @@ from verifier_tui.tui.workarounds import continue_only_after_a_stop, release_sty
 from verifier_tui.words.text import plain_text
 
 if TYPE_CHECKING:
+    from rich.console import RenderableType
     from textual.screen import Screen
 
 
@@ -41,6 +43,22 @@ class BaseApp(App[int]):
         Binding("ctrl+q", "quit", "Quit", show=False, priority=True),
         Binding("ctrl+c", "copy_or_quit", "Quit", show=False, priority=True),
     ]
+
+    #: Set once the app is told to end (q, Ctrl+C, a signal).
+    quitting = False
+
+    def exit(self, result: int | None = None, return_code: int = 0, message: RenderableType | None = None) -> None:
+        self.quitting = True
+        super().exit(result, return_code, message)
+
+    async def on_event(self, event: events.Event) -> None:
+        """Keys and clicks that come after q are dropped: read from the
+        terminal in one go with it ("qi", "q?"), they reached the app before
+        it ended, and the screen they pushed was mounted as it shut down,
+        without its widgets: a traceback instead of the quit asked for."""
+        if self.quitting and isinstance(event, events.InputEvent):
+            return
+        await super().on_event(event)
 
     async def action_copy_or_quit(self) -> None:
         if self.screen.get_selected_text():
