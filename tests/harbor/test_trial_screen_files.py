@@ -395,3 +395,25 @@ async def test_at_100_columns_the_stale_mark_is_read_whole(task, runs, tmp_path)
         shown = " ".join(line.strip() for line in screen_text(app).splitlines())
         assert "⚠ stale: verifier.py changed since this replay (r replays)" in shown
         assert app.screen.max_scroll_y == 0  # the panels below gave the line its room
+
+
+async def test_a_trial_folder_moved_away_while_shown_is_said_gone_not_its_files_missing(task, runs, tmp_path):
+    # The folder a user looks at is moved (or deleted) while the screen shows
+    # it: "trial.log is not there: ... copied without it" and "artifacts/app
+    # is not a folder of its own (a link, or no folder)" blamed the trial for it.
+    _demo, trial = timed_out_agent(task, runs, tmp_path)
+    app = make_trial_app(trial.path)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_replays(1)
+        trial.path.rename(tmp_path / "elsewhere")
+        for key in ("l", "x", "a", "j", "m"):
+            await pilot.press(key)
+            await pilot.pause()
+            shown = text_of(app, "#file-text")
+            assert "the trial folder is no longer there" in shown, (key, shown)
+            assert "is not there" not in shown and "copied" not in shown, (key, shown)
+            await pilot.press("escape")
+        await pilot.press("r")
+        replayed = await app.wait_for_replays(2)
+        assert replayed.skipped is not None and "the trial folder is no longer there" in replayed.skipped
+        assert "a link, or no folder" not in text_of(app, "#agreement")

@@ -20,6 +20,7 @@ so the layout they mirror can be checked against Harbor's in one place.
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -190,6 +191,22 @@ class Trial:
         task = self.lock.get("task")
         digest = task.get("digest") if isinstance(task, dict) else None
         return digest if isinstance(digest, str) else None
+
+    def gone(self) -> str | None:
+        """Why the trial's folder cannot be read any more (moved, deleted or
+        shut since it was opened), or None: a file of it not found is then
+        no file Harbor left out."""
+        try:
+            found = os.stat(self.path)
+        except FileNotFoundError:
+            return "the trial folder is no longer there: it was moved or deleted since it was opened"
+        except OSError as exc:
+            return f"the trial folder cannot be read now ({exc.strerror or exc})"
+        if not stat.S_ISDIR(found.st_mode):
+            return "the trial folder is no longer there: something else has its name since it was opened"
+        if not os.access(self.path, os.R_OK | os.X_OK):
+            return "the trial folder cannot be read now (permission denied since it was opened)"
+        return None
 
     def step(self, name: str | None) -> StepView:
         """The step called ``name``; None gives the first (the only one of a single-step trial)."""

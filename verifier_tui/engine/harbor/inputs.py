@@ -128,13 +128,16 @@ def trial_workspace(trial: Trial, step: StepView, mode: str | None) -> Workspace
     if entry is not None:
         collected = entry.status in ("ok", "empty")
         if entry.path is None or not collected or not _real_folder(entry.path, step.trial_path):
-            why = (
-                f"the trial's {entry.destination} is not a folder of its own (a link, or no folder): a replay "
-                "never runs on what a link in a trial points to"
-                if collected
-                else f"Harbor did not collect {SANDBOX_WORKSPACE} (manifest status {entry.status!r}, "
-                f"destination {entry.destination!r})"
-            )
+            if not collected:
+                why = (
+                    f"Harbor did not collect {SANDBOX_WORKSPACE} (manifest status {entry.status!r}, "
+                    f"destination {entry.destination!r})"
+                )
+            else:  # the folder itself gone since it was opened is no fault of the trial's
+                why = trial.gone() or (
+                    f"the trial's {entry.destination} is not a folder of its own (a link, or no folder): a replay "
+                    "never runs on what a link in a trial points to"
+                )
             return WorkspaceInput(None, None, Advice(why, STAND_IN))
         path = entry.path
         how = f"artifact {entry.destination}"

@@ -79,6 +79,9 @@ def file_view(walk: TrialWalkthrough, key: str) -> FileView:
         "instruction": _instruction,
         "manifest": _manifest,
     }[key]
+    gone = walk.trial.gone() if key != "instruction" else None  # the instruction is the task's
+    if gone is not None:
+        return FileView(key, title, walk.trial.path, (("warn", f"{gone}: open it again from where it is now"),))
     path, lines = make(walk)
     return FileView(key, title, path, tuple(lines))
 
