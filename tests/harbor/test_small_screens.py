@@ -306,3 +306,20 @@ async def test_at_80x24_the_keys_over_two_marked_jobs_wrap_between_keys(runs, ta
         await pilot.press("space", "down", "space")
         await pilot.pause()
         whole_on_one_line(["c compares them", "enter opens a job", "? keys"], header_lines(app))
+
+
+async def test_a_jobs_overview_made_narrow_then_wide_again_gives_the_summarys_lines_back(real, tmp_path):
+    # The summary wrapped to more lines at 60 columns kept that height once the
+    # terminal was wide again: blank lines between it and the tasks, rows lost below.
+    app = job_app(many_agents_job(real, tmp_path / "jobs" / "many"))
+    async with app.run_test(size=(160, 45)) as pilot:
+        await read_all(app)
+        await pilot.pause()
+        summary = app.screen.query_one("#job-summary")
+        wide = summary.region.height
+        await pilot.resize_terminal(60, 20)
+        await pilot.pause(0.2)
+        assert summary.region.height > wide or summary.max_scroll_y > 0
+        await pilot.resize_terminal(160, 45)
+        await pilot.pause(0.2)
+        assert summary.region.height == wide, screen_text(app)

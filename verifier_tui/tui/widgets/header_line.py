@@ -51,7 +51,10 @@ class Flowing(Static):
         self._draw()
 
     def on_resize(self) -> None:
-        self._draw()
+        # Flowed again once the resize's layout is over: flowed during it, the
+        # height the old flow took was kept (a summary narrowed then widened
+        # again kept its narrow line count, blank lines under it).
+        self.call_after_refresh(self._draw)
 
     def _draw(self) -> None:
         width = self.content_size.width
