@@ -419,6 +419,27 @@ async def test_saves_of_a_name_that_is_not_utf8_in_a_row_do_not_end_the_watch(tm
         await rec.until(lambda c: workspace / "after.txt" in c.paths)
 
 
+@both_modes
+async def test_a_root_in_a_folder_whose_name_is_not_utf8_is_watched(tmp_path: Path, isolate: bool) -> None:
+    """A task (or a Harbor job) kept in a folder named so: watchfiles cannot
+    take such a path at all, and live reload failed at once ("could not watch
+    ...: surrogates not allowed"), on a task's screen and a trial's."""
+    try:
+        parent = folder(tmp_path / os.fsdecode(b"t\xffask"))
+    except OSError:
+        pytest.skip("this file system refuses names that are not UTF-8")
+    tests = folder(parent / "tests")
+    async with watching([WatchTarget(tests, "tests")], isolate=isolate) as rec:
+        (tests / "verifier.py").write_text("def verify(): ...\n")
+        change = await rec.next()
+        assert change.paths == {tests / "verifier.py"}
+        assert change.describe() == "tests/verifier.py"
+        bad = make_undecodable(tests)  # and a name of that kind inside it: polled, through the same alias
+        await rec.until(lambda c: bad in c.paths)
+        (tests / "after.txt").write_text("x")
+        await rec.until(lambda c: tests / "after.txt" in c.paths)
+
+
 @pytest.mark.parametrize("parent", [".tox", ".git", "__pycache__"])
 async def test_workspace_under_a_noisy_folder_name_is_watched(tmp_path: Path, parent: str) -> None:
     workspace = folder(tmp_path / parent / "py311" / "workspace")

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
 import stat
 import threading
 import time
@@ -160,6 +161,28 @@ class Root:
     """Absent at the last check (already reported as deleted)."""
 
 
+def _named_back(batches: Batches, aliases: dict[str, str]) -> Batches:
+    """``batches`` with each path under an alias (a link to a root,
+    :meth:`Channel._alias`) named by the root's own path."""
+    if not aliases:
+        return batches
+
+    def back(path: str) -> str:
+        for alias, root in aliases.items():
+            if path == alias or path.startswith(alias + os.sep):
+                return root + path[len(alias) :]
+        return path
+
+    def named() -> Batches:
+        try:
+            for batch in batches:
+                yield {(kind, back(path)) for kind, path in batch}
+        finally:
+            batches.close()
+
+    return named()
+
+
 class _Stop(Exception):
     pass
 
@@ -197,6 +220,7 @@ class Channel:
         self._failures = 0  # errors of the OS watcher in a row
         self._taken_ns = 0  # time.time_ns() when the last batch was taken in
         self._present: list[Path] = []  # the roots the current ``watch`` was given
+        self._links: str | None = None  # the folder of the links to roots not named in UTF-8 (:meth:`_alias`)
         self.thread = threading.Thread(
             target=self._main,
             name=f"verifier-tui-watch-{'tree' if recursive else 'files'}",
@@ -229,8 +253,9 @@ class Channel:
     def _watch(self, present: list[Path]) -> Batches:
         import watchfiles
 
-        return watchfiles.watch(
-            *present,
+        aliases = {self._alias(path): str(path) for path in present}
+        batches = watchfiles.watch(
+            *aliases,
             watch_filter=None,  # filtered here, on paths relative to each root
             debounce=DEBOUNCE_MS,
             step=STEP_MS,
@@ -242,6 +267,27 @@ class Channel:
             recursive=self.recursive,
             ignore_permission_denied=True,
         )
+        return _named_back(batches, {a: p for a, p in aliases.items() if a != p})
+
+    def _alias(self, path: Path) -> str:
+        """``path`` as watchfiles can take it: a path that is not UTF-8 (a task
+        kept in a folder so named) it refuses whole, so it watches a link to
+        it, named in ASCII in a folder of the channel's own; the events'
+        paths are named back (:func:`_named_back`)."""
+        try:
+            str(path).encode()
+        except UnicodeEncodeError:
+            pass
+        else:
+            return str(path)
+        import tempfile
+
+        if self._links is None:
+            self._links = tempfile.mkdtemp(prefix="verifier-tui-watch-")
+        link = os.path.join(self._links, str([root.path for root in self.roots].index(path)))
+        if not os.path.islink(link):
+            os.symlink(path, link)
+        return link
 
     def _rebuild(self, raw: Batch) -> None:
         """Replace the ``watch`` after a root changed, losing no event on the
@@ -283,6 +329,8 @@ class Channel:
         finally:
             if self._batches is not None:
                 self._batches.close()
+            if self._links is not None:
+                shutil.rmtree(self._links, ignore_errors=True)  # the links alone: rmtree never follows one
             self._post(END)
 
     def _describe_roots(self) -> str:
