@@ -5,6 +5,7 @@ they mean the same), a flipped trial opened, and its picture."""
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 import pytest
 from textual.widgets import DataTable
@@ -122,7 +123,7 @@ def test_the_comparison(snap_compare, jobs):
 
 
 async def test_a_job_that_cannot_be_read_is_said_never_a_crash(jobs, monkeypatch):
-    def unreadable(*folders):
+    def unreadable(*folders, **_options):
         raise PermissionError(13, "Permission denied", str(folders[0]))
 
     monkeypatch.setattr("verifier_tui.tui.screens.compare.read_compared", unreadable)
@@ -227,3 +228,34 @@ async def test_enter_on_a_task_narrows_the_flips_and_tab_then_enter_opens_one(jo
         await pilot.press("enter")
         await pilot.pause(0.5)
         assert isinstance(app.screen, TrialScreen) and app.screen.opened.trial.name == "beta__a1"
+
+
+async def test_esc_or_q_while_two_jobs_are_read_for_a_comparison_stops_reading_them(jobs, monkeypatch):
+    # The comparison reads both jobs in a thread, which a cancelled worker
+    # does not stop: esc left it reading on, for nothing, and q waited for it
+    # as the process ended (two jobs of 2,000 trials: 3 s after q). Here each
+    # trial takes 0.2 s to read, 1.4 s in all.
+    from time import sleep
+
+    from verifier_tui.engine.harbor import overview
+
+    read_trial_row = overview.read_trial_row
+    read: list[Path] = []
+
+    def slow(folder):
+        sleep(0.2)
+        read.append(folder)
+        return read_trial_row(folder)
+
+    app = job_app(jobs)
+    async with app.run_test(size=SIZE) as pilot:
+        await read_all(app)
+        await mark(app, pilot, "model-a", "model-b")
+        monkeypatch.setattr(overview, "read_trial_row", slow)
+        await pilot.press("c")
+        await pilot.pause(0.1)
+        assert isinstance(app.screen, CompareScreen)
+        await pilot.press("escape")
+        when_left = len(read)
+        await asyncio.sleep(1.0)
+        assert len(read) <= when_left + 1, read  # the one being read when esc came, no more

@@ -19,11 +19,14 @@ from __future__ import annotations
 import os
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from verifier_tui.engine.harbor.overview import PASSED, JobOverview, TaskRow, TrialRow, mean_words, read_overviews
 from verifier_tui.engine.record import record
 from verifier_tui.engine.verdict import reward_pairs
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 _EARLIEST = datetime.min.replace(tzinfo=timezone.utc)
 
@@ -170,10 +173,10 @@ def _by_task(rows: list[TrialRow]) -> dict[str, list[TrialRow]]:
     return found
 
 
-def read_compared(a: Path, b: Path) -> tuple[Compared, Compared]:
+def read_compared(a: Path, b: Path, cancelled: Callable[[], bool] | None = None) -> tuple[Compared, Compared]:
     """The two jobs, read together: a trial one did not finish is named as
-    the other's trials name its task (:func:`read_overviews`)."""
-    ours, theirs = read_overviews(a, b)
+    the other's trials name its task (:func:`read_overviews`, which asks ``cancelled``)."""
+    ours, theirs = read_overviews(a, b, cancelled=cancelled)
     return Compared(a, a.name, ours), Compared(b, b.name, theirs)  # named as every job is: by its folder
 
 

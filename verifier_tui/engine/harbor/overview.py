@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import os
+from itertools import takewhile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -37,7 +38,7 @@ from verifier_tui.engine.task.target import CONFIG, kind_within
 from verifier_tui.engine.verdict import reward_pairs
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator
+    from collections.abc import Callable, Iterable, Iterator
     from datetime import datetime
     from typing import Any
 
@@ -546,15 +547,21 @@ def read_overview(folder: Path) -> JobOverview:
     return read_overviews(folder)[0]
 
 
-def read_overviews(*folders: Path) -> list[JobOverview]:
+def read_overviews(*folders: Path, cancelled: Callable[[], bool] | None = None) -> list[JobOverview]:
     """Each job's overview, a trial Harbor did not finish counted under the
     name another trial of the same task recorded, in any of these jobs.
+    ``cancelled`` is asked before each trial: once it says so, no more trial
+    is read (what was read is returned, for a caller that no longer wants it).
 
     Harbor names a task by its task.toml's ``[task] name`` when it has one,
     else by its folder (``Task.__init__``, harbor/models/task/task.py), and
     records that in result.json only: a killed trial's config.json gives the
     folder, which would make one task two."""
-    found = [list(trial_rows(child_folders(folder))) for folder in folders]
+
+    def going(trials: list[Path]) -> Iterable[Path]:
+        return trials if cancelled is None else takewhile(lambda _trial: not cancelled(), trials)
+
+    found = [list(trial_rows(going(child_folders(folder)))) for folder in folders]
     together = JobOverview()  # every job's trials, for the names they recorded
     together.add(row for rows in found for row in rows)
     overviews = []

@@ -90,8 +90,11 @@ class CompareScreen(TasksScreen):
         from textual.worker import get_current_worker
 
         a, b = self.paths
-        comparison = compare(*read_compared(a, b))
-        if not get_current_worker().is_cancelled:
+        worker = get_current_worker()
+        # Asked before each trial: a cancelled worker's thread goes on, and the
+        # process waits for it as it ends (q took seconds on two big jobs).
+        comparison = compare(*read_compared(a, b, cancelled=lambda: worker.is_cancelled))
+        if not worker.is_cancelled:
             self.app.call_from_thread(self._compared, comparison)
 
     def _compared(self, comparison: Comparison) -> None:
