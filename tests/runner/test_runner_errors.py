@@ -258,3 +258,40 @@ def test_verifier_code_run_while_verify_is_looked_up_exits_1(sandbox, where, sta
     explained = sandbox.run("--explain")
     assert explained.returncode == 0, explained.describe()
     assert json.loads(explained.stdout)["would_exit"] == 1
+
+
+# verify took the process's standard error (fd 2) away, or pointed it at a full disk: the runner's
+# line cannot be written anywhere, but the exit code is still the contract's.
+FD2_CHANGES = {
+    "closed": "os.close(2)",
+    "a full disk": "os.dup2(os.open('/dev/full', os.O_WRONLY), 2)",
+}
+
+
+@pytest.mark.parametrize("change", list(FD2_CHANGES), ids=list(FD2_CHANGES))
+@pytest.mark.parametrize("ending, code", [("return None", 2), ("raise ValueError('no')", 1)], ids=["bad", "raise"])
+def test_the_exit_code_stays_the_contracts_when_stderr_cannot_be_written(any_sandbox, change, ending, code):
+    # a bad return value exited 1, the runner's own crash on writing its line, where the contract says 2
+    any_sandbox.verifier("import os\n\ndef verify(workspace):\n    %s\n    %s\n" % (FD2_CHANGES[change], ending))
+    result = any_sandbox.run()
+    assert result.returncode == code, result.describe()
+    assert result.rewards == {}, result.describe()
+
+
+# verify left what it printed in sys.stdout's buffer, then took fd 1 away (closed it, or pointed
+# it at a full disk): the interpreter's own flush at exit failed and turned every exit code into
+# 120, beside the reward file Harbor scores.
+STDOUT_CHANGES = {
+    "closed": "os.close(1)",
+    "a full disk": "os.dup2(os.open('/dev/full', os.O_WRONLY), 1)",
+}
+
+
+@pytest.mark.parametrize("change", list(STDOUT_CHANGES), ids=list(STDOUT_CHANGES))
+@pytest.mark.parametrize("ending, code", [("return 0.5", 0), ("return None", 2), ("raise ValueError('no')", 1)])
+def test_output_that_cannot_be_flushed_leaves_the_exit_code_the_contracts(any_sandbox, change, ending, code):
+    source = "import os, sys\n\ndef verify(workspace):\n    sys.stdout.write('unflushed')\n    %s\n    %s\n"
+    any_sandbox.verifier(source % (STDOUT_CHANGES[change], ending))
+    result = any_sandbox.run()
+    assert result.returncode == code, result.describe()
+    assert result.rewards == ({"reward.txt": "0.5"} if code == 0 else {}), result.describe()
