@@ -152,6 +152,35 @@ def test_custom_awaitable_result_is_awaited(sandbox):
     assert result.rewards == {"reward.txt": "0.5"}
 
 
+# Values whose __getattr__ answers any name, as attribute-access dicts do (AttrDict, addict's
+# Dict): asked for __await__ or gi_code, they raise KeyError or hand back a value. Python's
+# `await` and inspect.isawaitable look at the type alone, so these are rewards, not awaitables.
+ANSWERS_ANY_NAME = {
+    "AttrDict": (
+        "class R(dict):\n    __getattr__ = dict.__getitem__\n",
+        "R(reward=1.0)",
+        {"reward.json": '{"reward": 1.0}'},
+    ),
+    "addict": (
+        "class R(dict):\n    def __getattr__(self, name):\n        return self.setdefault(name, R())\n",
+        "R(reward=1.0)",
+        {"reward.json": '{"reward": 1.0}'},
+    ),
+    "float": ("class R(float):\n    def __getattr__(self, name):\n        return 0\n", "R(0.5)", {"reward.txt": "0.5"}),
+}
+
+
+@pytest.mark.parametrize("kind", list(ANSWERS_ANY_NAME))
+def test_a_value_that_answers_any_attribute_is_a_reward_not_an_awaitable(any_sandbox, kind):
+    # exit 1 (`KeyError: '__await__'`, or "can't be used in 'await' expression") and no reward
+    # for a verify that returned a good dict or number
+    source, value, rewards = ANSWERS_ANY_NAME[kind]
+    any_sandbox.verifier("%s\ndef verify(workspace):\n    return %s\n" % (source, value))
+    result = any_sandbox.run()
+    assert result.returncode == 0, result.describe()
+    assert result.rewards == rewards, result.describe()
+
+
 def test_async_verify_is_run_by_asyncio_run(sandbox):
     # asyncio.run: a fresh running loop, closed afterwards.
     sandbox.verifier("""
