@@ -2,6 +2,7 @@
 
 import json
 import os
+import sys
 
 import pytest
 
@@ -297,6 +298,20 @@ def test_bad_standard_input_response_is_a_contract_error(sandbox, payload):
     """)
     result = sandbox.run("--response", "-", input=payload)
     result.assert_contract_error("--response", "standard input")
+
+
+def test_a_response_from_a_closed_standard_input_says_so(sandbox):
+    # the line was "--response file standard input cannot be read: 'NoneType' object has no
+    # attribute 'buffer'": the runner's own internals, for a shim started with stdin closed
+    sandbox.verifier("""
+        def verify(response):
+            return 1.0
+    """)
+    # the interpreter started by a shell with fd 0 closed (`<&-`), as a shim could start it
+    closed = ["-c", 'exec "$0" "$@" <&-', sys.executable]
+    result = sandbox.run("--response", "-", python="/bin/sh", flags=closed)
+    result.assert_contract_error("--response", "standard input", "closed")
+    assert "NoneType" not in result.stderr, result.describe()
 
 
 def test_bad_response_file_is_reported_even_if_verify_ignores_response(sandbox):
