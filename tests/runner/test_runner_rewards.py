@@ -424,6 +424,20 @@ def test_reward_folder_is_created_when_missing(sandbox, tmp_path):
     assert result.rewards == {"reward.txt": "0.5"}
 
 
+@pytest.mark.parametrize("returns, name", [("0.5", "reward.txt"), ("{'reward': 0.5}", "reward.json")])
+def test_a_reward_folder_verify_removed_is_created_again(sandbox, returns, name):
+    # exit 2, "cannot write .../reward.txt: No such file or directory", for a verify that cleaned
+    # up the folder and returned 0.5: the folder is created when missing, and under Harbor it is a
+    # mount point that outlives the removal of what it holds
+    sandbox.verifier(
+        "import shutil\n\ndef verify(workspace):\n    shutil.rmtree(%r)\n    return %s\n"
+        % (str(sandbox.reward_dir), returns)
+    )
+    result = sandbox.run()
+    assert result.returncode == 0, result.describe()
+    assert list(result.rewards) == [name], result.describe()
+
+
 def test_other_files_in_the_reward_folder_are_kept(sandbox):
     (sandbox.reward_dir / "verifier.log").write_text("log", encoding="utf-8")
     (sandbox.reward_dir / "reward.json.bak").write_text("{}", encoding="utf-8")
