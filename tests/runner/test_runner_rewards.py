@@ -438,6 +438,23 @@ def test_a_reward_folder_verify_removed_is_created_again(sandbox, returns, name)
     assert list(result.rewards) == [name], result.describe()
 
 
+@pytest.mark.parametrize(
+    "returns, code, rewards",
+    [("{'reward': 0.5}", 0, {"reward.json": '{"reward": 0.5}'}), ("None", 2, {}), ("1 / 0", 1, {})],
+    ids=["dict", "bad", "raise"],
+)
+def test_a_verify_that_lowered_the_recursion_limit_gets_its_verdict(any_sandbox, returns, code, rewards):
+    # the runner's own json, its line or the traceback ran out of frames: exit 1 and the
+    # runner's own RecursionError traceback, for a good dict too
+    any_sandbox.verifier(
+        "import sys\n\ndef verify(workspace):\n    sys.setrecursionlimit(25)\n    return %s\n" % returns
+    )
+    result = any_sandbox.run()
+    assert result.returncode == code, result.describe()
+    assert result.rewards == rewards, result.describe()
+    assert "run_verifier.py" not in result.stderr, result.describe()
+
+
 def test_other_files_in_the_reward_folder_are_kept(sandbox):
     (sandbox.reward_dir / "verifier.log").write_text("log", encoding="utf-8")
     (sandbox.reward_dir / "reward.json.bak").write_text("{}", encoding="utf-8")
