@@ -224,6 +224,20 @@ def test_async_verify_stopping_itself_exits_1(sandbox, statement):
     assert result.rewards == {}
 
 
+def test_a_coroutine_an_awaited_verify_returned_is_one_line(any_sandbox):
+    # the line came with a RuntimeWarning (coroutine 'inner' was never awaited) pointing at the
+    # runner's own file: three more lines on stderr where the contract says one
+    any_sandbox.verifier("""
+        async def inner():
+            return 0.5
+
+        async def verify(workspace):
+            return inner()
+    """)
+    result = any_sandbox.run()
+    result.assert_contract_error("verify returned", "coroutine")
+
+
 def test_async_verify_returning_a_bad_value_is_a_contract_error(sandbox):
     sandbox.verifier("""
         async def verify(workspace):
