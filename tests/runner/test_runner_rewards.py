@@ -455,6 +455,30 @@ def test_a_verify_that_lowered_the_recursion_limit_gets_its_verdict(any_sandbox,
     assert "run_verifier.py" not in result.stderr, result.describe()
 
 
+@pytest.mark.parametrize("extra", [(), ("--explain-to", "explain.json")], ids=["plain", "explain-to"])
+def test_a_recursion_limit_the_module_set_is_verifys_and_the_run_goes_on(any_sandbox, extra):
+    # with --explain-to, as every verifier-tui run asks, the extras' JSON ran out of frames: exit
+    # 1 and the runner's own traceback, where the sandbox's run wrote the reward; a decorated
+    # verify did the same without it (the runner's inspect)
+    any_sandbox.verifier("""
+        import functools, sys
+        sys.setrecursionlimit(30)
+
+        def report(function):
+            @functools.wraps(function)
+            def wrapper(*args, **kwargs):
+                return function(*args, **kwargs)
+            return wrapper
+
+        @report
+        def verify(workspace):
+            return {"reward": 0.5, "limit": sys.getrecursionlimit()}
+    """)
+    result = any_sandbox.run(*[str(any_sandbox.root / a) if a.endswith(".json") else a for a in extra])
+    assert result.returncode == 0, result.describe()
+    assert result.reward_json == {"reward": 0.5, "limit": 30}, result.describe()
+
+
 def test_other_files_in_the_reward_folder_are_kept(sandbox):
     (sandbox.reward_dir / "verifier.log").write_text("log", encoding="utf-8")
     (sandbox.reward_dir / "reward.json.bak").write_text("{}", encoding="utf-8")
