@@ -11,7 +11,8 @@ Installed with the package (the ``pytest11`` entry point in pyproject.toml),
 it is off until ``--verifier-cases`` is given: without it, this module adds
 the options below and does nothing else (it imports nothing of verifier-tui's
 engine, never Textual, and collects nothing). With it, each case is one item
-named ``<task>::<case>``, collected by :func:`verifier_tui.engine.suite.collect`
+named ``<task folder>::<case>`` (the folder from the rootdir, as pytest names
+a file), collected by :func:`verifier_tui.engine.suite.collect`
 and run through the same engine as ``verifier-tui test`` (so ``-k``, ``--lf``,
 ``--junitxml``, ``-x`` and xdist's ``-n`` work on cases as on any test); a
 case fails when its run does not match its ``expected.json``, and the report
@@ -87,7 +88,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="PATH",
         dest="verifier_cases",
         help="collect every case with an expected.json of the task PATH, or of every task below the "
-        "folder PATH, as items named <task>::<case> (may be repeated)",
+        "folder PATH, as items named <task folder>::<case> (may be repeated)",
     )
     group.addoption(
         "--verifier-python",
@@ -133,13 +134,41 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     if config.args_source is not pytest.Config.ArgsSource.ARGS:
         config.args = []  # only the cases were asked for: not testpaths, not the current folder
-    config.pluginmanager.register(VerifierCases(config, paths), PLUGIN_NAME)
+    chosen = [arg for arg in config.args if _names_a_case(config, arg)]
+    config.args = [arg for arg in config.args if arg not in chosen]
+    config.pluginmanager.register(VerifierCases(config, paths, chosen), PLUGIN_NAME)
+
+
+def _names_a_case(config: pytest.Config, arg: str) -> bool:
+    """``<task folder>::<case>`` as the summary printed it (a folder, then names):
+    pytest refuses names after a folder, so such an argument is this plugin's
+    to choose cases with."""
+    where, _, names = arg.partition("::")
+    return bool(names) and (config.invocation_params.dir / where).is_dir()
+
+
+def node_path(config: pytest.Config, folder: Path) -> str:
+    """The path part of a test id: the folder relative to the rootdir, as
+    pytest's own ids for files are (``FSCollector``), so that pytest, which
+    prints an id relative to where it runs (``cwd_relative_nodeid``), prints a
+    path that exists and that it takes back. A folder outside the rootdir:
+    its absolute path, which pytest prints relative to where it runs too
+    (pytest's own, relative to the path given, would print one that does not
+    exist)."""
+    from verifier_tui.words.text import one_line
+
+    where = Path(os.path.abspath(folder))
+    try:
+        part = where.relative_to(config.rootpath).as_posix()
+    except ValueError:
+        part = where.as_posix()
+    return one_line(part)  # a test id stays on its line, in UTF-8
 
 
 class VerifierCases:
     """The collection of one pytest run, registered only when asked for."""
 
-    def __init__(self, config: pytest.Config, paths: list[str]) -> None:
+    def __init__(self, config: pytest.Config, paths: list[str], chosen: list[str]) -> None:
         from verifier_tui.engine.session import Options
         from verifier_tui.engine.suite import CollectionError, collect
 
@@ -170,6 +199,25 @@ class VerifierCases:
             warm_up(group, workers)
         self.stopped_by: int | None = None
         self.taken = self._stop_as_ctrl_c_does()
+        # The ids given as arguments (``tasks/hello-file::correct``, ``hello-file``), as test ids
+        base = config.invocation_params.dir
+        self.chosen = {
+            arg: "::".join([node_path(config, base / where), *names])
+            for arg in chosen
+            for where, *names in [arg.split("::")]
+        }
+
+    def wanted(self, nodeid: str) -> bool:
+        """Whether the arguments chose this collector or item (or none was chosen)."""
+        node = nodeid + "::"  # a task above a chosen case, or a case below a chosen task
+        ids = [one + "::" for one in self.chosen.values()]
+        return not ids or any(one.startswith(node) or node.startswith(one) for one in ids)
+
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        ids = [item.nodeid for item in items]
+        missed = [arg for arg, one in self.chosen.items() if not any(n == one or n.startswith(one + "::") for n in ids)]
+        if missed:  # as pytest says of a test it does not find
+            raise pytest.UsageError(f"not found: {', '.join(missed)} (no such case under --verifier-cases)")
 
     def _stop_as_ctrl_c_does(self) -> list[tuple[int, Any]]:
         """SIGTERM (a CI job cancelled, ``timeout``) and SIGHUP (the terminal
@@ -210,14 +258,20 @@ class VerifierCases:
         if isinstance(collector, pytest.Session) and report.passed:
             from verifier_tui.words.text import one_line
 
-            report.result.extend(
+            tasks = [
                 # Names come from folders someone may have sent: a test id stays on its line.
                 VerifierTask.from_parent(
-                    collector, name=one_line(name), nodeid=one_line(name), path=group.folder, group=group, cases=cases
+                    collector,
+                    name=one_line(name),
+                    nodeid=node_path(collector.config, folder),
+                    path=folder,
+                    group=group,
+                    cases=cases,
                 )
                 for group in self.collection.groups
-                for name, cases in _by_job(group)
-            )
+                for name, folder, cases in _by_job(group)
+            ]
+            report.result.extend(task for task in tasks if self.wanted(task.nodeid))
         return report
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
@@ -269,16 +323,16 @@ def _stand_in(config: pytest.Config, base: Path) -> Any:
     return stand_in
 
 
-def _by_job(group: Any) -> list[tuple[str, list[Any]]]:
-    """A group's collectors and their cases: Harbor's folder of jobs is one
-    per job, ``<job>::<trial>`` as for a job named alone (its trials' names
-    alone repeat where a job was copied); anything else, itself."""
+def _by_job(group: Any) -> list[tuple[str, Path, list[Any]]]:
+    """A group's collectors, their folders and their cases: Harbor's folder of
+    jobs is one per job, ``<job>::<trial>`` as for a job named alone (its
+    trials' names alone repeat where a job was copied); anything else, itself."""
     if getattr(getattr(group, "found", None), "jobs", None) is None:  # (a task's group has nothing found)
-        return [(group.name, group.cases)]
-    jobs: dict[str, list[Any]] = {}
+        return [(group.name, group.folder, group.cases)]
+    jobs: dict[Path, list[Any]] = {}
     for item in group.cases:
-        jobs.setdefault(item.trial.path.parent.name, []).append(item)
-    return list(jobs.items()) or [(group.name, group.cases)]
+        jobs.setdefault(item.trial.path.parent, []).append(item)
+    return [(job.name, job, items) for job, items in jobs.items()] or [(group.name, group.folder, group.cases)]
 
 
 class VerifierTask(pytest.Collector):
@@ -300,7 +354,8 @@ class VerifierTask(pytest.Collector):
         items += [
             VerifierCase.from_parent(self, name=one_line(name), problem=problem) for name, problem in group.invalid
         ]
-        return sorted(items, key=lambda item: item.name)
+        chosen = cast("VerifierCases", self.config.pluginmanager.get_plugin(PLUGIN_NAME))
+        return sorted((item for item in items if chosen.wanted(item.nodeid)), key=lambda item: item.name)
 
 
 class CaseMismatch(Exception):

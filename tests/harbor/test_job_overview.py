@@ -203,8 +203,9 @@ def test_the_pytest_plugin_collects_every_jobs_trials(real, env, tmp_path):
         timeout=120,
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    items = [line for line in done.stdout.splitlines() if "::" in line]
-    assert sorted(items) == [  # <job>::<trial>, as test jobs/ names its rows <job>/<trial>
+    # <job>::<trial>, as test jobs/ names its rows <job>/<trial> (the job's folder from the rootdir)
+    items = [line.rpartition("jobs/")[2] for line in done.stdout.splitlines() if "::" in line]
+    assert sorted(items) == [
         "multi-step::multi-step__2qiWQiH[first]",
         "multi-step::multi-step__2qiWQiH[second]",
         "nop-fail::hello-file__C4SunEc",

@@ -40,7 +40,12 @@ def test_each_case_is_an_item_named_task_case(pytester, tasks):
     done = run(pytester, "--verifier-cases", "tasks", "-v")
     done.assert_outcomes(passed=6, failed=1)
     done.stdout.fnmatch_lines(
-        ["hello-file::correct PASSED*", "hello-file::wrong-text PASSED*", "sum-column::wrong-total FAILED*"]
+        # Each id's path is the task's folder, from the rootdir (here) as pytest names a test file.
+        [
+            "tasks/hello-file::correct PASSED*",
+            "tasks/hello-file::wrong-text PASSED*",
+            "tasks/sum-column::wrong-total FAILED*",
+        ]
     )
     # plain-test-sh has no cases: no item, no error.
     assert "plain-test-sh" not in done.stdout.str()
@@ -48,7 +53,7 @@ def test_each_case_is_an_item_named_task_case(pytester, tasks):
     # the exit code in words.
     done.stdout.fnmatch_lines(
         [
-            "*sum-column::wrong-total: the run did not match the case's expected.json",
+            "*tasks/sum-column::wrong-total: the run did not match the case's expected.json",
             "task sum-column * case wrong-total *",
             "exit 0 · reward written · *",
             'verdict: {"reward": 0.0}*',
@@ -79,13 +84,13 @@ def test_k_x_lf_and_junitxml_work_on_cases(pytester, tasks):
     # --lf: only the case that failed last time.
     done = pytester.runpytest_subprocess(PYTHON_OPTION, "--verifier-cases", "tasks", "--lf", "-v")
     done.assert_outcomes(failed=1, deselected=6)
-    done.stdout.fnmatch_lines(["sum-column::wrong-total FAILED*"])
+    done.stdout.fnmatch_lines(["tasks/sum-column::wrong-total FAILED*"])
     report = pytester.path / "report.xml"
     run(pytester, "--verifier-cases", "tasks", f"--junitxml={report}")
     cases = {(c.get("classname"), c.get("name")): c for c in ET.parse(report).getroot().iter("testcase")}
     assert len(cases) == 7
-    assert cases[("sum-column", "wrong-total")].find("failure") is not None
-    assert cases[("hello-file", "correct")].find("failure") is None
+    assert cases[("tasks.sum-column", "wrong-total")].find("failure") is not None  # JUnit's classname: a.b for a/b
+    assert cases[("tasks.hello-file", "correct")].find("failure") is None
     # -x stops at the first failure: hello-file::correct, made to fail, is collected first.
     correct = tasks / "hello-file" / "cases" / "correct" / "expected.json"
     correct.write_text('{"rewards": {"reward": 0.5}}')
@@ -100,7 +105,7 @@ def test_under_xdist(pytester, tasks, monkeypatch):
     report = pytester.path / "report.xml"
     done = run(pytester, "--verifier-cases", "tasks", "-n", "2", f"--junitxml={report}")
     done.assert_outcomes(passed=6, failed=1)
-    done.stdout.fnmatch_lines(["*2 workers*", "*FAILED sum-column::wrong-total*"])
+    done.stdout.fnmatch_lines(["*2 workers*", "*FAILED tasks/sum-column::wrong-total*"])
     assert len(list(ET.parse(report).getroot().iter("testcase"))) == 7
 
 
@@ -108,7 +113,7 @@ def test_the_plugin_and_verifier_tui_test_agree(pytester, tasks, env):
     report = pytester.path / "report.xml"
     run(pytester, "--verifier-cases", "tasks", f"--junitxml={report}")
     by_pytest = {
-        f"{c.get('classname')}::{c.get('name')}": c.find("failure") is None
+        f"{c.get('classname').removeprefix('tasks.')}::{c.get('name')}": c.find("failure") is None
         for c in ET.parse(report).getroot().iter("testcase")
     }
     done = run_tool(env, "test", "--json", tasks, "--python", PY)
@@ -218,9 +223,9 @@ def test_a_harbor_jobs_trials_are_items_that_pass_when_the_replay_agrees(pyteste
     done.assert_outcomes(passed=1, failed=1)
     done.stdout.fnmatch_lines(
         [
-            "several::agrees__aaaaaaa PASSED*",
-            "several::differs__bbbbbbb FAILED*",
-            "*several::differs__bbbbbbb: the replay did not end as the sandbox's run did",
+            "jobs/several::agrees__aaaaaaa PASSED*",
+            "jobs/several::differs__bbbbbbb FAILED*",
+            "*jobs/several::differs__bbbbbbb: the replay did not end as the sandbox's run did",
         ]
     )
     done.stdout.fnmatch_lines(["sandbox   0.0 *", "replay    1.0 *", "agreement differ*"])  # what run TRIAL prints
@@ -243,8 +248,8 @@ def test_harbors_jobs_folder_is_one_collector_a_job(pytester, env, tmp_path):
     shutil.copytree(job, pytester.path / "jobs" / "again")
     done = run(pytester, "--verifier-cases", "jobs", "--co", "-q")
     assert sorted(line for line in done.stdout.lines if "::" in line) == [
-        "again::demo__aaaaaaa",
-        "first::demo__aaaaaaa",
+        "jobs/again::demo__aaaaaaa",
+        "jobs/first::demo__aaaaaaa",
     ]
     run(pytester, "--verifier-cases", "jobs", "-q").assert_outcomes(passed=2)
     by_tool = run_tool(env, "test", pytester.path / "jobs", "--python", PY).stdout
@@ -280,7 +285,7 @@ def test_folder_names_that_are_not_utf8_under_xdist(pytester, tasks, monkeypatch
     done = run(pytester, "--verifier-cases", "tasks", "-n", "2", "-v")
     done.assert_outcomes(passed=5, failed=2)
     assert "INTERNALERROR" not in done.stdout.str() + done.stderr.str()
-    done.stdout.fnmatch_lines(["*FAILED sum-column::wrong\\xfe*"])
+    done.stdout.fnmatch_lines(["*FAILED tasks/sum-column::wrong\\xfe*"])
     # A reason that names such a file: a second verifier makes the task one failing test.
     tests = pytester.path / os.fsdecode(bytes(tasks / "hello") + b"\xff") / "tests"
     (tests / os.fsdecode(b"v\xfe.py")).write_text((tests / "verifier.py").read_text())
@@ -288,7 +293,7 @@ def test_folder_names_that_are_not_utf8_under_xdist(pytester, tasks, monkeypatch
     done = run(pytester, "--verifier-cases", "tasks", "-n", "2", "-v")
     done.assert_outcomes(passed=1, failed=3)
     done.stdout.fnmatch_lines(
-        ["*hello\\xff::(task): not run: hello\\xff has several verifiers (tests/a.py, tests/v\\xfe.py)*"]
+        ["*tasks/hello\\xff::(task): not run: hello\\xff has several verifiers (tests/a.py, tests/v\\xfe.py)*"]
     )
 
 
@@ -303,7 +308,7 @@ def test_a_tolerance_in_expected_json_is_the_plugins_too(pytester):
     (task_dir / "cases" / "within" / "expected.json").write_text('{"rewards": {"reward": 0.3}, "tolerance": 1e-9}')
     done = run(pytester, "--verifier-cases", "tasks", "-v")
     done.assert_outcomes(passed=1, failed=1)
-    done.stdout.fnmatch_lines(["sum::exact FAILED*", "sum::within PASSED*", "note: only float rounding: *"])
+    done.stdout.fnmatch_lines(["tasks/sum::exact FAILED*", "tasks/sum::within PASSED*", "note: only float rounding: *"])
 
 
 def test_a_task_harbor_would_refuse_fails_its_cases_and_says_why(pytester):
@@ -391,12 +396,13 @@ def test_a_failing_cases_one_line_reason_is_junits_message_and_the_summarys(pyte
         pytest.importorskip("xdist")
         monkeypatch.setenv("PYTEST_ADDOPTS", inner_pytest_options("xdist", "xdist.looponfail"))
     (tasks / "hello-file" / "cases" / "wrong-case" / "expected.json").write_text("{oops")
+    monkeypatch.setenv("COLUMNS", "120")  # the summary's line is cut at the terminal's width
     report = pytester.path / "report.xml"
     done = run(pytester, "--verifier-cases", "tasks", "-k", "wrong", "-rf", f"--junitxml={report}", *workers)
     done.assert_outcomes(failed=2, passed=1)
     why = 'expected {"reward": 0.5}, got {"reward": 0.0}'
-    done.stdout.fnmatch_lines(["FAILED hello-file::wrong-case - not run: expected.json is *"])
-    done.stdout.fnmatch_lines([f"FAILED sum-column::wrong-total - {why}"])
+    done.stdout.fnmatch_lines(["FAILED tasks/hello-file::wrong-case - not run: expected.json is *"])
+    done.stdout.fnmatch_lines([f"FAILED tasks/sum-column::wrong-total - {why}"])
     cases = ET.parse(report).getroot().iter("testcase")
     failures = {c.get("name"): c.find("failure") for c in cases if c.find("failure") is not None}
     assert failures["wrong-total"].get("message") == why
@@ -565,3 +571,44 @@ def test_a_cut_reward_names_no_option_the_plugin_lacks(pytester):
     assert "more keys" in text, text
     assert " --json" not in text.replace("verifier-tui test PATH --json", ""), text
     done.stdout.fnmatch_lines(["verdict: *more keys: verifier-tui test PATH --json lists them all)"])
+
+
+def test_run_below_the_rootdir_its_ids_are_paths_pytest_prints_and_takes_back(pytester, tasks, monkeypatch, tmp_path):
+    """rootdir ``.``, pytest started in ``tasks/``: the ids were task names,
+    which pytest takes relative to the rootdir, and the summary printed
+    ``FAILED ../sum-column::wrong-total``, a path that does not exist."""
+    pytester.makeini("[pytest]\n")
+    monkeypatch.chdir(tasks)
+
+    def here(*args):
+        return pytester.runpytest_subprocess(PYTHON_OPTION, *args, timeout=300)
+
+    done = here("--verifier-cases", ".")
+    done.assert_outcomes(passed=6, failed=1)
+    done.stdout.fnmatch_lines(["FAILED sum-column::wrong-total - expected*"])
+    assert "../" not in done.stdout.str()
+    done = here("--verifier-cases", ".", "--co", "-q")  # relative to the rootdir, as pytest lists any test
+    done.stdout.fnmatch_lines(["tasks/hello-file::correct", "tasks/sum-column::wrong-total"])
+    # The printed id, given back; --lf and -k, from here.
+    done = here("--verifier-cases", ".", "sum-column::wrong-total", "-v")
+    done.assert_outcomes(failed=1)
+    done.stdout.fnmatch_lines(["sum-column::wrong-total FAILED*"])
+    here("--verifier-cases", ".", "--lf").assert_outcomes(failed=1, deselected=6)
+    here("--verifier-cases", ".", "-k", "sum-column and wrong").assert_outcomes(failed=1, deselected=6)
+    # From the rootdir, the same case is tasks/...; an id of no case is said as pytest says it.
+    monkeypatch.chdir(pytester.path)
+    done = here("--verifier-cases", "tasks", "tasks/sum-column::wrong-total", "tasks/hello-file::correct")
+    done.assert_outcomes(passed=1, failed=1)
+    done.stdout.fnmatch_lines(["FAILED tasks/sum-column::wrong-total - expected*"])
+    done = here("--verifier-cases", "tasks", "tasks/sum-column::nothing")
+    assert done.ret == pytest.ExitCode.USAGE_ERROR
+    done.stderr.fnmatch_lines(["*not found: tasks/sum-column::nothing*"])
+    # A folder outside the rootdir: printed as a path from where pytest runs, that it takes back.
+    outside = tmp_path / "elsewhere"
+    copy_example("sum-column", outside / "sum-column")
+    (outside / "sum-column" / "cases" / "wrong-total" / "expected.json").write_text('{"rewards": {"reward": 0.5}}')
+    done = here("--verifier-cases", str(outside))
+    done.assert_outcomes(passed=2, failed=1)
+    printed = next(line for line in done.stdout.lines if line.startswith("FAILED ")).split()[1]
+    assert (pytester.path / printed.split("::")[0]).resolve() == (outside / "sum-column").resolve()
+    here("--verifier-cases", str(outside), printed).assert_outcomes(failed=1)
