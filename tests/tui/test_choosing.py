@@ -292,3 +292,20 @@ async def test_a_chooser_key_pressed_thrice_opens_one_chooser(example):
         await pilot.press("escape")
         await pilot.pause()
         assert app.screen is app.main
+
+
+async def test_a_response_typed_for_a_case_without_one_is_said_as_one_the_case_never_had(example):
+    """The note said "its response is not in use", of a case that never had
+    a response: its expected.json is for a run without one."""
+    app = make_app(example("hello-file"), case="correct", watch=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("p", "down", "enter")  # "type plain text in an editor"
+        assert isinstance(app.screen, ResponseEditorScreen)
+        result = await app.wait_for_runs(2)  # opening the editor runs the (empty) typed response
+        assert result.expected is None
+        await pilot.press("escape")
+        await pilot.pause()
+        said = " ".join(widget_text(app, "#reward-body").split())  # as one line, however it wraps
+        assert "its response is not in use" not in said
+        assert "the case has no response: its expected.json is for a run without one" in said

@@ -357,9 +357,13 @@ class Session:
         changed = _inputs_changed(case, case.response, self.workspace, self.response, self.task_data, self.task_id)
         if not changed:
             return None
-        what = " and ".join(changed)
-        verb = "is" if len(changed) == 1 else "are"
-        note = f"the case's expected.json is not applied: its {what} {verb} not in use"
+        # A response the case never had is not "its response ... not in use": there was none.
+        added = case.response is None and "response" in changed
+        gone = [what for what in changed if not (added and what == "response")]
+        why = [f"its {' and '.join(gone)} {'is' if len(gone) == 1 else 'are'} not in use"] if gone else []
+        if added:
+            why.append("the case has no response: its expected.json is for a run without one")
+        note = f"the case's expected.json is not applied: {'; '.join(why)}"
         if "task data" in changed:
             note += f"; verify gets {self._task_data_words()}"
         return note
