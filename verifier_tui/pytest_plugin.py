@@ -258,7 +258,7 @@ class VerifierCases:
         if isinstance(collector, pytest.Session) and report.passed:
             from verifier_tui.words.text import one_line
 
-            tasks = [
+            tasks: list[pytest.Collector] = [
                 # Names come from folders someone may have sent: a test id stays on its line.
                 VerifierTask.from_parent(
                     collector,
@@ -270,6 +270,12 @@ class VerifierCases:
                 )
                 for group in self.collection.groups
                 for name, folder, cases in _by_job(group)
+            ]
+            tasks += [  # a task found without a case: one skipped test saying so, as `test` says it
+                TaskWithoutCases.from_parent(
+                    collector, name=one_line(folder.name), nodeid=node_path(collector.config, folder), path=folder
+                )
+                for folder in self.collection.without_cases
             ]
             report.result.extend(task for task in tasks if self.wanted(task.nodeid))
         return report
@@ -356,6 +362,28 @@ class VerifierTask(pytest.Collector):
         ]
         chosen = cast("VerifierCases", self.config.pluginmanager.get_plugin(PLUGIN_NAME))
         return sorted((item for item in items if chosen.wanted(item.nodeid)), key=lambda item: item.name)
+
+
+class TaskWithoutCases(pytest.Collector):
+    """A task found below a folder that has no case: one item, skipped, saying how to make one."""
+
+    def collect(self) -> list[pytest.Item]:
+        from verifier_tui.engine.suite import NO_CASES
+
+        item = NoCase.from_parent(self, name="(task)")
+        item.add_marker(pytest.mark.skip(reason=f"not tested: {NO_CASES}"))  # said at the task, not in this file
+        return [item]
+
+
+class NoCase(pytest.Item):
+    def runtest(self) -> None:
+        """Never called: the item is skipped."""
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        from verifier_tui.words.text import one_line
+
+        toml = self.path / "task.toml"  # where a skip is said: the task's file, line 1
+        return Path(one_line(str(toml if toml.is_file() else self.path))), 0, self.nodeid
 
 
 class CaseMismatch(Exception):

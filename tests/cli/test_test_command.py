@@ -39,12 +39,12 @@ def test_a_folder_of_tasks_runs_every_task_with_cases(env, tmp_path):
     done = run_tool(env, "test", folder, "--python", PY)
     assert done.returncode == 0, done.stdout + done.stderr
     rows = _table_rows(done.stdout)
-    # plain-test-sh has no cases: it is not part of the run, and nothing is said against it.
+    # plain-test-sh has no cases: it is not part of the run, and said so (not a failure).
     assert list(rows) == ["hello-file", "sum-column"]
     assert [r.split()[1] for r in rows["hello-file"]] == ["correct", "missing-file", "wrong-case", "wrong-text"]
     assert [r.split()[1] for r in rows["sum-column"]] == ["correct", "quantity-variant", "wrong-total"]
     assert all(r.startswith("✓") for task_rows in rows.values() for r in task_rows)
-    assert done.stdout.splitlines()[-1] == "7 passed, 0 failed (2 tasks)"
+    assert done.stdout.splitlines()[-1] == "7 passed, 0 failed, 1 task without a case (2 tasks)"
 
 
 def test_several_paths_json_and_junit_carry_each_cases_task(env, tmp_path):

@@ -32,6 +32,34 @@ def test_a_case_without_expected_json_is_said_not_judged(env, example):
     assert (data["passed"], data["failed"]) == (3, 0)
 
 
+def test_a_task_without_a_case_below_a_folder_is_said_and_one_named_alone_is_told_true(env, example, tmp_path):
+    """``test examples/tasks`` said "(6 tasks)" and never named plain-test-sh,
+    which has no case; named alone, it said "no case ... under
+    plain-test-sh/cases", a folder that does not exist."""
+    tasks = example("hello-file").parent
+    example("plain-test-sh")
+    done = run_tool(env, "test", tasks, "--python", PY)
+    assert done.returncode == 0, done.stdout + done.stderr  # nothing failed: said, not a failure
+    said = next(said for said in done.stdout.splitlines() if "plain-test-sh" in said)
+    assert said.startswith("·  task plain-test-sh (") and "not tested: it has no case: make one with " in said
+    assert "verifier-tui run TASK --save-case NAME" in said
+    assert done.stdout.splitlines()[-1] == "4 passed, 0 failed, 1 task without a case"
+    data = json.loads(run_tool(env, "test", tasks, "--json", "--python", PY).stdout)
+    assert [(item["task"], item["folder"]) for item in data["without_cases"]] == [
+        ("plain-test-sh", str(tasks / "plain-test-sh"))
+    ]
+    report = tmp_path / "report.xml"
+    run_tool(env, "test", tasks, "--junit", report, "--python", PY)
+    suite = ET.parse(report).getroot()
+    skipped = [c for c in suite.iter("testcase") if c.find("skipped") is not None]
+    assert [(c.get("classname"), c.get("name")) for c in skipped] == [("plain-test-sh", "(task)")]
+    assert skipped[0].find("skipped").get("message").startswith("it has no case: make one with ")
+    assert suite.get("skipped") == "1" and suite.get("failures") == "0"
+    alone = run_tool(env, "test", tasks / "plain-test-sh", "--python", PY)
+    assert alone.returncode == 2
+    assert "/cases" not in alone.stderr and "has no cases folder; make a case with" in alone.stderr
+
+
 def test_a_case_left_out_by_case_is_not_listed(env, example):
     task = example("hello-file")
     (task / "cases" / "wrong-text" / "expected.json").unlink()

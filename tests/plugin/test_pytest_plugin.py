@@ -37,8 +37,8 @@ def run(pytester, *args):
 
 
 def test_each_case_is_an_item_named_task_case(pytester, tasks):
-    done = run(pytester, "--verifier-cases", "tasks", "-v")
-    done.assert_outcomes(passed=6, failed=1)
+    done = run(pytester, "--verifier-cases", "tasks", "-v", "-rs")
+    done.assert_outcomes(passed=6, failed=1, skipped=1)
     done.stdout.fnmatch_lines(
         # Each id's path is the task's folder, from the rootdir (here) as pytest names a test file.
         [
@@ -47,8 +47,13 @@ def test_each_case_is_an_item_named_task_case(pytester, tasks):
             "tasks/sum-column::wrong-total FAILED*",
         ]
     )
-    # plain-test-sh has no cases: no item, no error.
-    assert "plain-test-sh" not in done.stdout.str()
+    # plain-test-sh has no cases: one skipped test saying so, and how to make one (it was left out unsaid).
+    done.stdout.fnmatch_lines(
+        [
+            "tasks/plain-test-sh::(task) SKIPPED*",
+            "SKIPPED * tasks/plain-test-sh/task.toml: not tested: it has no case: make one with verifier-tui run TASK*",
+        ]
+    )
     # The failure says what `verifier-tui run` would: the verdict against expected.json, the reward file,
     # the exit code in words.
     done.stdout.fnmatch_lines(
@@ -76,19 +81,20 @@ def test_a_raising_verifier_reports_the_traceback_on_the_users_files(pytester, t
 
 def test_k_x_lf_and_junitxml_work_on_cases(pytester, tasks):
     done = pytester.runpytest_subprocess(PYTHON_OPTION, "--verifier-cases", "tasks", "-k", "hello-file and wrong")
-    done.assert_outcomes(passed=2, deselected=5)
+    done.assert_outcomes(passed=2, deselected=6)
     done = pytester.runpytest_subprocess(
         PYTHON_OPTION, "--verifier-cases", "tasks", "-x", "-k", "wrong-total or correct"
     )
-    done.assert_outcomes(passed=2, failed=1, deselected=4)
+    done.assert_outcomes(passed=2, failed=1, deselected=5)
     # --lf: only the case that failed last time.
     done = pytester.runpytest_subprocess(PYTHON_OPTION, "--verifier-cases", "tasks", "--lf", "-v")
-    done.assert_outcomes(failed=1, deselected=6)
+    done.assert_outcomes(failed=1, deselected=7)
     done.stdout.fnmatch_lines(["tasks/sum-column::wrong-total FAILED*"])
     report = pytester.path / "report.xml"
     run(pytester, "--verifier-cases", "tasks", f"--junitxml={report}")
     cases = {(c.get("classname"), c.get("name")): c for c in ET.parse(report).getroot().iter("testcase")}
-    assert len(cases) == 7
+    assert len(cases) == 8
+    assert cases[("tasks.plain-test-sh", "(task)")].find("skipped") is not None  # no case: said, not run
     assert cases[("tasks.sum-column", "wrong-total")].find("failure") is not None  # JUnit's classname: a.b for a/b
     assert cases[("tasks.hello-file", "correct")].find("failure") is None
     # -x stops at the first failure: hello-file::correct, made to fail, is collected first.
@@ -104,9 +110,9 @@ def test_under_xdist(pytester, tasks, monkeypatch):
     monkeypatch.setenv("PYTEST_ADDOPTS", inner_pytest_options("xdist", "xdist.looponfail"))
     report = pytester.path / "report.xml"
     done = run(pytester, "--verifier-cases", "tasks", "-n", "2", f"--junitxml={report}")
-    done.assert_outcomes(passed=6, failed=1)
+    done.assert_outcomes(passed=6, failed=1, skipped=1)
     done.stdout.fnmatch_lines(["*2 workers*", "*FAILED tasks/sum-column::wrong-total*"])
-    assert len(list(ET.parse(report).getroot().iter("testcase"))) == 7
+    assert len(list(ET.parse(report).getroot().iter("testcase"))) == 8
 
 
 def test_the_plugin_and_verifier_tui_test_agree(pytester, tasks, env):
@@ -115,6 +121,7 @@ def test_the_plugin_and_verifier_tui_test_agree(pytester, tasks, env):
     by_pytest = {
         f"{c.get('classname').removeprefix('tasks.')}::{c.get('name')}": c.find("failure") is None
         for c in ET.parse(report).getroot().iter("testcase")
+        if c.find("skipped") is None  # plain-test-sh, which `test` says under `without_cases`
     }
     done = run_tool(env, "test", "--json", tasks, "--python", PY)
     by_test = {case["id"]: case["expected_matched"] for case in json.loads(done.stdout)["cases"]}
@@ -143,7 +150,7 @@ def test_bad_paths_and_interpreters_are_usage_errors_and_an_untestable_task_a_fa
     # A collection error stopped every other task's cases too; `test` goes on with them, and so does this.
     done = run(pytester, "--verifier-cases", "tasks/plain-test-sh", "--verifier-cases", "tasks/hello-file")
     done.assert_outcomes(passed=4, failed=1)
-    done.stdout.fnmatch_lines(["*plain-test-sh::(task): not run: no case with a usable expected.json under *"])
+    done.stdout.fnmatch_lines(["*plain-test-sh::(task): not run: no case to test: *plain-test-sh has no cases folder*"])
     assert "Traceback" not in done.stdout.str()
 
 
@@ -157,7 +164,7 @@ def test_a_task_of_several_verifiers_names_what_to_run_not_an_option_the_plugin_
     )
     done = run(pytester, "--verifier-cases", "tasks")  # found in a folder: an item that fails
     done.stdout.fnmatch_lines([f"*hello-file::(task): not run: {said}"])
-    done.assert_outcomes(passed=2, failed=2)
+    done.assert_outcomes(passed=2, failed=2, skipped=1)
     done = run(pytester, "--verifier-cases", "tasks/hello-file")  # named: a usage error, as `test` exits 2
     assert done.ret == pytest.ExitCode.USAGE_ERROR
     done.stderr.fnmatch_lines([f"ERROR: --verifier-cases: {said}"])
@@ -283,7 +290,7 @@ def test_folder_names_that_are_not_utf8_under_xdist(pytester, tasks, monkeypatch
     (cases / "correct" / "expected.json").write_text("{oops")
     (tasks / "hello-file").rename(os.fsdecode(bytes(tasks / "hello") + b"\xff"))
     done = run(pytester, "--verifier-cases", "tasks", "-n", "2", "-v")
-    done.assert_outcomes(passed=5, failed=2)
+    done.assert_outcomes(passed=5, failed=2, skipped=1)
     assert "INTERNALERROR" not in done.stdout.str() + done.stderr.str()
     done.stdout.fnmatch_lines(["*FAILED tasks/sum-column::wrong\\xfe*"])
     # A reason that names such a file: a second verifier makes the task one failing test.
@@ -291,7 +298,7 @@ def test_folder_names_that_are_not_utf8_under_xdist(pytester, tasks, monkeypatch
     (tests / os.fsdecode(b"v\xfe.py")).write_text((tests / "verifier.py").read_text())
     (tests / "verifier.py").rename(tests / "a.py")
     done = run(pytester, "--verifier-cases", "tasks", "-n", "2", "-v")
-    done.assert_outcomes(passed=1, failed=3)
+    done.assert_outcomes(passed=1, failed=3, skipped=1)
     done.stdout.fnmatch_lines(
         ["*tasks/hello\\xff::(task): not run: hello\\xff has several verifiers (tests/a.py, tests/v\\xfe.py)*"]
     )
@@ -416,7 +423,7 @@ def test_a_task_named_twice_through_a_link_is_collected_once(pytester, tasks):
     (pytester.path / "linked").symlink_to(tasks)
     (pytester.path / "hello").symlink_to(tasks / "hello-file")
     done = run(pytester, "--verifier-cases", "tasks", "--verifier-cases", "linked", "--verifier-cases", "hello", "--co")
-    done.stdout.fnmatch_lines(["*7 tests collected*"])
+    done.stdout.fnmatch_lines(["*8 tests collected*"])
 
 
 SLEEPS_WITH_A_CHILD = (
@@ -584,7 +591,7 @@ def test_run_below_the_rootdir_its_ids_are_paths_pytest_prints_and_takes_back(py
         return pytester.runpytest_subprocess(PYTHON_OPTION, *args, timeout=300)
 
     done = here("--verifier-cases", ".")
-    done.assert_outcomes(passed=6, failed=1)
+    done.assert_outcomes(passed=6, failed=1, skipped=1)
     done.stdout.fnmatch_lines(["FAILED sum-column::wrong-total - expected*"])
     assert "../" not in done.stdout.str()
     done = here("--verifier-cases", ".", "--co", "-q")  # relative to the rootdir, as pytest lists any test
@@ -593,8 +600,8 @@ def test_run_below_the_rootdir_its_ids_are_paths_pytest_prints_and_takes_back(py
     done = here("--verifier-cases", ".", "sum-column::wrong-total", "-v")
     done.assert_outcomes(failed=1)
     done.stdout.fnmatch_lines(["sum-column::wrong-total FAILED*"])
-    here("--verifier-cases", ".", "--lf").assert_outcomes(failed=1, deselected=6)
-    here("--verifier-cases", ".", "-k", "sum-column and wrong").assert_outcomes(failed=1, deselected=6)
+    here("--verifier-cases", ".", "--lf").assert_outcomes(failed=1, deselected=7)
+    here("--verifier-cases", ".", "-k", "sum-column and wrong").assert_outcomes(failed=1, deselected=7)
     # From the rootdir, the same case is tasks/...; an id of no case is said as pytest says it.
     monkeypatch.chdir(pytester.path)
     done = here("--verifier-cases", "tasks", "tasks/sum-column::wrong-total", "tasks/hello-file::correct")

@@ -177,14 +177,15 @@ def test_command(args: argparse.Namespace) -> int:
         refused = [group for group in groups if report.refused(group)]
         named = [(group.item_name(r.case or "-"), r) for group, rs in ran for r in rs]
         if args.json:
-            data = report.test_json(ran, wall)
+            data = report.test_json(ran, wall, collection.without_cases)
             terminal.out_json(coverage.with_member(args, data, named))
         else:
-            for line in report.test_lines(ran, coverage.said(args, named)):
+            for line in report.test_lines(ran, coverage.said(args, named), collection.without_cases):
                 terminal.out(line)
         junit = None
         if args.junit:
-            junit = report.write_junit(args.junit, junit_name, report.junit_cases(ran), wall, report.copy_warning(ran))
+            cases = report.junit_cases(ran, collection.without_cases)
+            junit = report.write_junit(args.junit, junit_name, cases, wall, report.copy_warning(ran))
             if junit is not None:
                 terminal.error(junit)
         if refused or _coverage_report(args, named) or junit is not None:

@@ -277,8 +277,10 @@ def copy_warning(ran: list[tuple[Any, list[RunResult]]]) -> str | None:
     return copied.isolation.words if copied is not None else None
 
 
-def test_json(ran: list[tuple[Any, list[RunResult]]], wall: float) -> dict[str, Any]:
-    """The test document (docs/json-output.md)."""
+def test_json(ran: list[tuple[Any, list[RunResult]]], wall: float, without: Sequence[Path] = ()) -> dict[str, Any]:
+    """The test document (docs/json-output.md); ``without``: the tasks found without a case."""
+    from verifier_tui.engine.suite import NO_CASES
+
     single = ran[0][0] if len(ran) == 1 else None
     cases = []
     for group, results in ran:
@@ -298,6 +300,7 @@ def test_json(ran: list[tuple[Any, list[RunResult]]], wall: float) -> dict[str, 
         ],
         "errors": [{"task": g.name, "folder": str(g.folder), "problem": g.error} for g, _rs in ran if g.error],
         "not_judged": [{"task": g.name, "case": name, "reason": why} for g, _rs in ran for name, why in g.not_judged],
+        "without_cases": [{"task": p.name, "folder": str(p), "reason": NO_CASES} for p in without],
         "tasks": [
             {
                 "name": g.name,
@@ -430,11 +433,17 @@ def shared_notes(results: list[RunResult]) -> list[str]:
     return [note for note in results[0].notices if all(note in result.notices for result in results[1:])]
 
 
-def test_lines(ran: list[tuple[Any, list[RunResult]]], after_table: list[str] | None = None) -> list[str]:
-    """``test``'s text: each task's part (:func:`group_lines`), ``after_table``
-    (``--coverage``'s lines), the summary line, and the copy sandbox's warning
-    when a case ran in it."""
-    out = [line for group, results in ran for line in group_lines(group, results)] + (after_table or [])
+def test_lines(
+    ran: list[tuple[Any, list[RunResult]]], after_table: list[str] | None = None, without: Sequence[Path] = ()
+) -> list[str]:
+    """``test``'s text: each task's part (:func:`group_lines`), the tasks
+    found ``without`` a case, ``after_table`` (``--coverage``'s lines), the
+    summary line, and the copy sandbox's warning when a case ran in it."""
+    from verifier_tui.engine.suite import NO_CASES
+
+    out = [line for group, results in ran for line in group_lines(group, results)]
+    out += [f"{NOT_RUN}  task {one_line(p.name)} ({here(p)}): not tested: {NO_CASES}" for p in without]
+    out += after_table or []
     every = [result for _group, results in ran for result in results]
     passed = sum(1 for result in every if result.expected_matched)
     summary = f"{passed} passed, {len(every) - passed} failed"
@@ -450,6 +459,8 @@ def test_lines(ran: list[tuple[Any, list[RunResult]]], after_table: list[str] | 
     refusing = sum(1 for group, _results in ran if refused(group))
     if refusing:  # its cases passed here, but Harbor would run none of them (the plugin fails each)
         summary += f", {refusing} task{'s' if refusing > 1 else ''} Harbor would refuse"
+    if without:
+        summary += f", {len(without)} task{'s' if len(without) > 1 else ''} without a case"
     out.append(summary + (f" ({len(ran)} tasks)" if len(ran) > 1 else ""))
     warning = copy_warning(ran)
     return out + ([warning] if warning else [])
@@ -464,14 +475,19 @@ class JunitCase:
     time: str
     failure: tuple[str, str] | None = None  # (message, text)
     error: str | None = None
+    skipped: str | None = None  # why it was not run, and that this is no failure
     stdout: str = ""
     stderr: str = ""
 
 
-def junit_cases(ran: list[tuple[Any, list[RunResult]]]) -> list[JunitCase]:
+def junit_cases(ran: list[tuple[Any, list[RunResult]]], without: Sequence[Path] = ()) -> list[JunitCase]:
     """``test``'s cases as JUnit test cases, each with its task as ``classname``;
-    errors first, for what could not be run."""
+    errors first, for what could not be run; a task found ``without`` a case,
+    a skipped test (as pytest reports a test it did not run, and not a failure)."""
+    from verifier_tui.engine.suite import NO_CASES
+
     out = [JunitCase(g.name, "(task)", "0", error=g.error) for g, _rs in ran if g.error is not None]
+    out += [JunitCase(p.name, "(task)", "0", skipped=NO_CASES) for p in without]
     out += [
         JunitCase(g.name, "task.toml", "0", error=f"Harbor would refuse this task: {refused(g)}")
         for g, _rs in ran
@@ -604,6 +620,7 @@ def write_junit(path: Path, name: str, cases: list[JunitCase], wall: float, sand
         tests=str(len(cases)),
         failures=str(sum(1 for c in cases if c.failure is not None)),
         errors=str(sum(1 for c in cases if c.error is not None)),
+        skipped=str(sum(1 for c in cases if c.skipped is not None)),
         time=f"{wall:.3f}",
     )
     if sandbox is not None:
@@ -616,6 +633,8 @@ def write_junit(path: Path, name: str, cases: list[JunitCase], wall: float, sand
             ET.SubElement(case, "failure", message=x(each.failure[0])).text = x(each.failure[1])
         if each.error is not None:
             ET.SubElement(case, "error", message=x(each.error))
+        if each.skipped is not None:
+            ET.SubElement(case, "skipped", message=x(each.skipped))
         if each.stdout:
             ET.SubElement(case, "system-out").text = x(each.stdout)
         if each.stderr:

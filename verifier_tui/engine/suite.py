@@ -41,6 +41,8 @@ if TYPE_CHECKING:
 
 #: Why a case with no expected.json is not judged (``test`` lists it, and why).
 NO_EXPECTED = 'it has no expected.json (write one, such as {"rewards": {"reward": 1.0}} or {"exit_code": 1})'
+#: Why a task found below a folder is not tested (said, never left out quietly).
+NO_CASES = "it has no case: make one with verifier-tui run TASK --save-case NAME (cases/NAME/ with an expected.json)"
 #: Between a task's name and a case's in an item's name (pytest's own separator).
 SEPARATOR = "::"
 COLD = "VERIFIER_TUI_COLD"
@@ -117,7 +119,12 @@ class TaskCases:
             self.error = no_verifier_message(task)
         elif not self.cases and not self.invalid:  # (an unusable one is a row of its own, and fails the command)
             where = task.root / "cases" / self.only if self.only else task.root / "cases"
-            self.error = f"no case with a usable expected.json under {where}"
+            self.error = (
+                f"no case with a usable expected.json under {where}"
+                if where.is_dir()  # (not "under" a folder that is not there)
+                else f"no case to test: {task.root} has no cases folder; make a case with "
+                "verifier-tui run TASK --save-case NAME"
+            )
 
     def start_ahead(self, case: Case) -> None:
         """Start ``case``'s run now, held, for a blocking :meth:`run` to come
@@ -300,6 +307,7 @@ class JobReplays:
 @record
 class Collection:
     groups: list[Any]  # TaskCases and JobTrials: groups as the module's docstring says
+    without_cases: list[Path] = field(default_factory=list)  # tasks found below a folder, none with a case
 
     @property
     def runnable(self) -> list[Any]:
@@ -332,10 +340,11 @@ def collect(
     nothing testable and for a pattern that matches no case."""
     options = options or Options()
     groups: list[Any] = []
+    without_cases: list[Path] = []
     try:
         for path in paths:
             target = path if isinstance(path, Target) else classify(path)
-            groups += _groups_for(target, options, task_dir, stand_in)
+            groups += _groups_for(target, options, task_dir, stand_in, without_cases)
         groups = _once_each(groups)
         _unique_names(groups)
         if patterns:
@@ -344,7 +353,9 @@ def collect(
         for group in groups:
             group.close()
         raise
-    return Collection(groups)
+    named = {os.path.realpath(group.folder) for group in groups}
+    left = {os.path.realpath(p): p for p in without_cases if os.path.realpath(p) not in named}
+    return Collection(groups, sorted(left.values()))
 
 
 def matches(pattern: str, task: str, case: str) -> bool:
@@ -360,7 +371,11 @@ def matches_any(patterns: list[str] | tuple[str, ...], task: str, case: str) -> 
     return any(matches(pattern, task, case) for pattern in patterns)
 
 
-def _groups_for(target: Target, options: Options, task_dir: Path | None, stand_in: Any) -> list[Any]:
+def _groups_for(
+    target: Target, options: Options, task_dir: Path | None, stand_in: Any, without_cases: list[Path]
+) -> list[Any]:
+    """The groups ``target`` names; the tasks found below it without a case
+    are added to ``without_cases`` (each said by whoever reports)."""
     if target.kind == "missing":
         raise CollectionError(target.why)
     path = target.path
@@ -368,13 +383,14 @@ def _groups_for(target: Target, options: Options, task_dir: Path | None, stand_i
         return [_job_group(target, options, task_dir, stand_in)]
     if target.kind in ("task", "tests", "verifier", "case") or path.is_file():
         return [_task_group(target, options, named=True)]
-    found, without_cases = tasks_below(path)
+    found, bare = tasks_below(path)
     if found:
+        without_cases += bare
         return [_task_group(folder, options, named=False) for folder in found]
-    if without_cases:
-        names = some_names(sorted(p.name for p in without_cases))
+    if bare:
+        names = some_names(sorted(p.name for p in bare))
         raise CollectionError(
-            f"{path} holds {len(without_cases)} task(s) ({names}) and none has a case to test "
+            f"{path} holds {len(bare)} task(s) ({names}) and none has a case to test "
             "(<task>/cases/<case>/ with an expected.json)"
         )
     # Neither a task nor a folder of tasks: discovery says what it is in one line
