@@ -241,6 +241,29 @@ def test_several_tasks_a_round_names_the_task_saved(env, tmp_path):
     assert second["passed"] == first["passed"] and second["failed"] == 0
 
 
+def test_each_round_names_a_task_found_without_a_case(env, tmp_path):
+    """As ``test`` without --watch: a task below the folder with no case is said
+    in every round's text and document, never left out quietly."""
+    folder = tmp_path / "tasks"
+    copy_example("hello-file", folder / "hello-file")
+    copy_example("plain-test-sh", folder / "plain-test-sh")
+    proc, reader = start(env, folder)
+    try:
+        text = round_lines(reader)
+    finally:
+        code, stderr = interrupt(proc)
+    assert code == 0 and "Traceback" not in stderr, stderr
+    assert any("task plain-test-sh" in line and "not tested: it has no case" in line for line in text), text
+    assert text[-1].endswith(", 1 task without a case"), text
+    proc, reader = start(env, folder, "--json")
+    try:
+        first = json.loads(reader.next_run(HANG_GUARD_S, prefix="{"))
+    finally:
+        code, stderr = interrupt(proc)
+    assert code == 0 and "Traceback" not in stderr, stderr
+    assert [task["task"] for task in first["without_cases"]] == ["plain-test-sh"]
+
+
 def test_a_round_names_a_file_of_any_case_by_its_path_in_the_task(env, example):
     """A file of the first case (the one the task's session chose) was named
     ``workspace/hello.txt``, as if there were no other case."""

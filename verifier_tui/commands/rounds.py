@@ -83,7 +83,8 @@ async def _rounds(collection: Collection, args: argparse.Namespace) -> None:
                 live.run_ended()
         ran = [(group, results.get(id(group), [])) for group in collection.groups]
         done += 1
-        _show(ran, done, trigger, time.perf_counter() - started, args.json, on_terminal)
+        wall = time.perf_counter() - started
+        _show(ran, collection.without_cases, done, trigger, wall, args.json, on_terminal)
 
     def failed(exc: BaseException) -> None:
         terminal.error(f"round failed: {exc}")
@@ -149,19 +150,26 @@ def _trigger(change: Change | None, groups: list[TaskCases]) -> str:
 
 
 def _show(
-    ran: list[tuple[Any, list[RunResult]]], number: int, trigger: str, wall: float, as_json: bool, on_terminal: bool
+    ran: list[tuple[Any, list[RunResult]]],
+    without: list[Path],
+    number: int,
+    trigger: str,
+    wall: float,
+    as_json: bool,
+    on_terminal: bool,
 ) -> None:
     """One round: its test document on a line (``--json``), else its table,
-    drawn anew on a terminal, after a line naming the round elsewhere."""
+    drawn anew on a terminal, after a line naming the round elsewhere; the
+    tasks found ``without`` a case are said in each, as ``test`` says them."""
     if as_json:
-        data = report.test_json(ran, wall)
+        data = report.test_json(ran, wall, without)
         data["round"], data["trigger"] = number, trigger
         terminal.out_json(data, indent=None)
     else:
         heading = f"round {number} · {trigger} · {time.strftime('%H:%M:%S')}"
         terminal.write(CLEAR if on_terminal else "")
         terminal.out(heading if on_terminal else report.rule(heading, 20))
-        for line in report.test_lines(ran):
+        for line in report.test_lines(ran, without=without):
             terminal.out(line)
         if on_terminal:
             terminal.out("watching for changes; Ctrl+C stops")
