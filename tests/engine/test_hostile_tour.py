@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.commands import run_tool
+from tests.helpers.commands import no_traceback, run_tool
 from tests.helpers.processes import answering, in_a_cgroup, wait_none_with
 from tests.helpers.tasks import PY, make_task
 
@@ -543,3 +543,36 @@ def test_without_slirp4netns_a_public_task_has_no_network_and_says_how_to_get_it
     assert result.limits["network_given"] == "none"
     assert f"no network (network public: slirp4netns is not installed; {network.INSTALL})" in words
     assert short == "no network (network public: slirp4netns is not installed)"
+
+
+# ---------------------------------------------------------------------------
+# A tree deeper than Python's recursion limit, left where the tool cleans up
+
+DEEP_TREE = """\
+    import os
+
+    def verify(workspace):
+        fd = os.open({where!r}, os.O_RDONLY)
+        for _ in range(3000):
+            os.mkdir("d", dir_fd=fd)
+            inner = os.open("d", os.O_RDONLY, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+        with open("f", "w", opener=lambda name, flags: os.open(name, flags, dir_fd=fd)) as handle:
+            handle.write("x")
+        return 1.0
+"""
+
+
+@pytest.mark.parametrize("where", ["/logs/verifier", "/app", "/tests"])
+def test_a_tree_nested_past_pythons_recursion_limit_is_removed_without_a_traceback(tmp_path, env, namespace, where):
+    """A verifier nested 3,000 folders in its reward folder (or the workspace,
+    or /tests): the tool's clean-up of the run's stage (``shutil.rmtree``,
+    recursive before Python 3.13) raised RecursionError, ``run`` ended on a
+    traceback and the stage stayed in the scratch folder."""
+    task = make_task(tmp_path / "t", DEEP_TREE.format(where=where), cases={"only": {}})
+    env["VERIFIER_TUI_SANDBOX"] = "namespace"
+    done = run_tool(env, "run", task, "--python", PY)
+    no_traceback(done)
+    assert 'verdict: {"reward": 1.0}' in done.stdout, done.stdout + done.stderr
+    assert os.listdir(env["TMPDIR"]) == [], "the run's stage was left behind"

@@ -347,22 +347,78 @@ def remove_tree(path: Path) -> None:
         except OSError:
             pass
         return
-    shutil.rmtree(path, ignore_errors=True)
+    try:
+        shutil.rmtree(path, ignore_errors=True)
+    except RecursionError:
+        # A run may nest folders deeper than Python's recursion limit (3,000
+        # in its reward folder): rmtree recurses before Python 3.13.
+        pass
     if not os.path.lexists(path):
         return
+    _remove_deep(path)
+
+
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def _remove_deep(path: Path) -> None:
+    """What ``rmtree`` left of ``path``, however deep: one folder open at a
+    time (no recursion, no path longer than a name), each made ours again
+    before it is entered (a verifier may have made it unreadable); a link is
+    removed as a link. What cannot be removed is left, and not tried again."""
     try:
         os.chmod(path, stat.S_IRWXU)
+        fd = os.open(path, _DIR_FLAGS)
+    except OSError:
+        return
+    names: list[str] = []  # the folders entered below ``path``, in order
+    kept: list[set[str]] = [set()]  # at each depth, what could not be removed
+    while True:
+        entered = False
+        try:
+            entries = list(os.scandir(fd))
+        except OSError:
+            entries = []
+        for entry in entries:
+            if entry.name in kept[-1]:
+                continue
+            try:
+                if not entry.is_dir(follow_symlinks=False):
+                    os.unlink(entry.name, dir_fd=fd)
+                    continue
+                os.chmod(entry.name, stat.S_IRWXU, dir_fd=fd)
+                inner = os.open(entry.name, _DIR_FLAGS, dir_fd=fd)
+            except OSError:
+                kept[-1].add(entry.name)
+                continue
+            os.close(fd)
+            fd, entered = inner, True
+            names.append(entry.name)
+            kept.append(set())
+            break
+        if entered:
+            continue
+        if not names:
+            os.close(fd)
+            break
+        # This folder is as empty as it gets: back to its parent, and remove it there.
+        try:
+            parent = os.open("..", _DIR_FLAGS, dir_fd=fd)
+        except OSError:
+            os.close(fd)
+            return
+        os.close(fd)
+        fd = parent
+        name = names.pop()
+        kept.pop()
+        try:
+            os.rmdir(name, dir_fd=fd)
+        except OSError:
+            kept[-1].add(name)
+    try:
+        os.rmdir(path)
     except OSError:
         pass
-    for folder, dirs, _files in os.walk(path):
-        for name in dirs:
-            child = os.path.join(folder, name)
-            if not os.path.islink(child):
-                try:
-                    os.chmod(child, stat.S_IRWXU)
-                except OSError:
-                    pass
-    shutil.rmtree(path, ignore_errors=True)
 
 
 def make_real_dir(path: Path) -> None:
