@@ -576,3 +576,41 @@ def test_a_tree_nested_past_pythons_recursion_limit_is_removed_without_a_traceba
     no_traceback(done)
     assert 'verdict: {"reward": 1.0}' in done.stdout, done.stdout + done.stderr
     assert os.listdir(env["TMPDIR"]) == [], "the run's stage was left behind"
+
+
+COUNT_DEPTH = """\
+    import os
+
+    def verify(workspace):
+        depth, here = 0, workspace
+        while os.path.isdir(os.path.join(here, "d")):
+            depth, here = depth + 1, os.path.join(here, "d")
+            os.chdir(here)
+            here = "."
+        print("depth", depth)
+        return 1.0
+"""
+
+
+def test_a_workspace_nested_past_pythons_recursion_limit_is_staged_or_refused_in_one_line(tmp_path, env, sandbox):
+    """A trial's workspace (what the agent left) nested 900 folders deep: staging
+    its copy (``Mirror``, recursive) raised RecursionError and ``run`` ended on a
+    traceback. The view now lays such a workspace over as an overlay, as it does a
+    big one; the copy sandbox, asked for, refuses the run in its one line."""
+    task = make_task(tmp_path / "t", COUNT_DEPTH, cases={"only": {}})
+    fd = os.open(task / "cases" / "only" / "workspace", os.O_RDONLY)
+    for _ in range(900):
+        os.mkdir("d", dir_fd=fd)
+        inner = os.open("d", os.O_RDONLY, dir_fd=fd)
+        os.close(fd)
+        fd = inner
+    os.close(fd)
+    env["VERIFIER_TUI_SANDBOX"] = sandbox
+    done = run_tool(env, "run", task, "--python", PY)
+    no_traceback(done)
+    if sandbox == "namespace":
+        assert "depth 900" in done.stdout, done.stdout + done.stderr
+        assert 'verdict: {"reward": 1.0}' in done.stdout
+    else:
+        assert "the workspace could not be copied whole: folders nested too deep to copy" in done.stdout, done.stdout
+        assert "the verifier was not run" in done.stdout

@@ -111,6 +111,13 @@ class Mirror:
         copier = self._copier = Copier(self._copied)
         try:
             self._sync_dir(str(self.source), str(self.target), "", seen, fresh)
+        except RecursionError:
+            # A folder nested past Python's recursion limit (the walk recurses
+            # a level at a time): the copy is not whole, which refuses the run.
+            copier.abandon()
+            self._copier = None
+            self.failed.append(("", OSError(errno.ELOOP, "folders nested too deep to copy")))
+            return
         except BaseException:
             copier.abandon()
             raise

@@ -305,7 +305,8 @@ class Stage:
         overlay = self.namespace and workspace is not None and overlay_can_take(str(workspace)) and self._big(workspace)
         if overlay and self.overlay_lower != workspace:
             notes.append(
-                f"the workspace holds more than {COPY_UP_TO_ENTRIES:,} entries or {COPY_UP_TO_BYTES >> 20} MB: "
+                f"the workspace holds more than {COPY_UP_TO_ENTRIES:,} entries or {COPY_UP_TO_BYTES >> 20} MB, "
+                f"or folders nested more than {COPY_UP_TO_DEPTH} deep: "
                 "it is an overlay over yours, not a copy, so renaming a folder that came with it fails "
                 "with EXDEV (in the sandbox it works)"
             )
@@ -573,7 +574,8 @@ def _whole(mirror: Mirror, what: str) -> None:
         return
     rel, exc = mirror.failed[0]
     more = f" (and {len(mirror.failed) - 1:,} more files)" if len(mirror.failed) > 1 else ""
-    raise StagingError(f"{what} could not be copied whole: {rel}{more}: {_why(exc)}")
+    where = f"{rel}{more}: " if rel else ""  # no path: the copy as a whole
+    raise StagingError(f"{what} could not be copied whole: {where}{_why(exc)}")
 
 
 # With namespaces, a workspace up to this size is copied into the run's view
@@ -583,23 +585,31 @@ def _whole(mirror: Mirror, what: str) -> None:
 # costs about 40 ms once (later runs copy only what changed).
 COPY_UP_TO_ENTRIES = 1000
 COPY_UP_TO_BYTES = 32 << 20
+# And a workspace nested deeper than this (an agent's, 900 folders deep) is an
+# overlay too: the copy's walk recurses a level at a time, past Python's
+# recursion limit, where an overlay is one mount at any depth.
+COPY_UP_TO_DEPTH = 100
 
 
 def _within(folder: Path, entries: int, size: int) -> bool:
-    """Whether ``folder`` holds at most ``entries`` entries and ``size`` bytes
-    (links not followed; stops as soon as it is past either)."""
+    """Whether ``folder`` holds at most ``entries`` entries and ``size`` bytes,
+    none deeper than :data:`COPY_UP_TO_DEPTH` (links not followed; stops as
+    soon as it is past any)."""
     seen = total = 0
-    stack = [str(folder)]
+    stack = [(str(folder), 0)]
     while stack:
+        path, depth = stack.pop()
         try:
-            with os.scandir(stack.pop()) as found:
+            with os.scandir(path) as found:
                 for entry in found:
                     seen += 1
                     if seen > entries:
                         return False
                     try:
                         if entry.is_dir(follow_symlinks=False):
-                            stack.append(entry.path)
+                            if depth >= COPY_UP_TO_DEPTH:
+                                return False
+                            stack.append((entry.path, depth + 1))
                         elif entry.is_file(follow_symlinks=False):
                             total += entry.stat(follow_symlinks=False).st_size
                             if total > size:
