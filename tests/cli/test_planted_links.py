@@ -220,3 +220,18 @@ def test_test_says_a_task_toml_it_did_not_read_above_the_table(env, tmp_path):
     said = f"note: task.toml leads out of the task, to {outside}: not read (Harbor would read it); the run uses"
     said += " the defaults"
     assert lines[1] == said, lines
+
+
+def test_a_reward_file_planted_as_a_fifo_is_said_in_words(env, tmp_path):
+    """A verifier left ``reward.json`` as a FIFO: ``run`` listed it as
+    ``reward.json: <a other, not a file>``."""
+    task = make_task(
+        tmp_path / "t",
+        "import os, sys\n\n"
+        "def verify(workspace):\n"
+        "    os.mkfifo(os.path.join(sys.argv[sys.argv.index('--reward-dir') + 1], 'reward.json'))\n"
+        "    os._exit(0)\n",
+        cases={"a": {}},
+    )
+    said = _said(env, "run", task, cwd=tmp_path)
+    assert "reward.json: <not a regular file, not read>" in said, said

@@ -187,6 +187,8 @@ def not_a_file(reward_file: RewardFile) -> str:
     with where it points (never read), a folder, a FIFO..."""
     if reward_file.kind == "link":
         return f"a link to {reward_file.target}, not read here"
+    if reward_file.kind == "other":  # a FIFO, a socket, a device, or not even looked at: never opened
+        return "not a regular file, not read"
     return "a file that cannot be read" if reward_file.kind == "file" else f"a {reward_file.kind}, not a file"
 
 
