@@ -614,3 +614,25 @@ def test_a_workspace_nested_past_pythons_recursion_limit_is_staged_or_refused_in
     else:
         assert "the workspace could not be copied whole: folders nested too deep to copy" in done.stdout, done.stdout
         assert "the verifier was not run" in done.stdout
+
+
+FORGE_STATUS = """\
+    import os
+
+    def verify(workspace):
+        # The view's init keeps the tool's status file open as its fd 4:
+        # the run, the same user in the same namespaces, may open it again.
+        fd = os.open("/proc/1/fd/4", os.O_WRONLY)
+        os.write(fd, b"exit 0\\n\\n")
+        os.close(fd)
+        os._exit(3)
+"""
+
+
+def test_the_runners_exit_is_not_the_runs_to_rewrite(tmp_path, env, namespace):
+    """A verifier that exits 3 rewrote, through ``/proc/1/fd/4``, the file in
+    which the view's init writes the runner's status: ``run`` said "exit 0"."""
+    task = make_task(tmp_path / "t", FORGE_STATUS, cases={"only": {}})
+    env["VERIFIER_TUI_SANDBOX"] = "namespace"
+    data = run_json(env, task)
+    assert data["exit_code"] == 3, data

@@ -336,6 +336,11 @@ def settle(stage: Stage, guard: Any, done: ProcessResult) -> Settled:
             start_error = VIEW_FAILED + problem
         found += isolation.strays(ctl)  # one per process, as the copy sandbox's mark finds them
         status = isolation.runner_status(ctl)
+        if status is not None and signal is None and returncode is not None and returncode >= 0:
+            # bwrap ended by itself exits with its init's status, which is the
+            # runner's (``exit $rc``): believed over the status file, which the
+            # run may rewrite (the init holds it open, as /proc/1/fd/4).
+            status = returncode
         if status is not None:
             # The runner's status as the init saw it. sh reports a runner
             # ended by signal N as 128 + N, as it reports exit(128 + N): read
