@@ -622,10 +622,12 @@ FORGE_STATUS = """\
     def verify(workspace):
         # The view's init keeps the tool's status file open as its fd 4:
         # the run, the same user in the same namespaces, may open it again.
-        fd = os.open("/proc/1/fd/4", os.O_WRONLY)
-        os.write(fd, b"exit 0\\n\\n")
-        os.close(fd)
-        os._exit(3)
+        try:
+            fd = os.open("/proc/1/fd/4", os.O_WRONLY)
+            os.write(fd, b"exit 0\\n\\n")
+            os.close(fd)
+        finally:
+            os._exit(3)
 """
 
 
@@ -636,3 +638,28 @@ def test_the_runners_exit_is_not_the_runs_to_rewrite(tmp_path, env, namespace):
     env["VERIFIER_TUI_SANDBOX"] = "namespace"
     data = run_json(env, task)
     assert data["exit_code"] == 3, data
+
+
+FORGE_SETUP_FAILURE = """\
+    import os, sys
+
+    def verify(workspace):
+        try:
+            os.close(os.open("/proc/1/fd/4", os.O_WRONLY | os.O_TRUNC))  # the init's "started", erased
+        except OSError as exc:
+            print("not reached:", exc.strerror)
+        sys.stderr.write("bwrap: Creating new namespace failed: Operation not permitted\\n")
+        return 1.0
+"""
+
+
+def test_the_run_cannot_say_its_view_was_never_set_up(tmp_path, env, namespace):
+    """A verifier emptied the init's status file through ``/proc/1/fd/4`` and
+    printed a bwrap-like line: ``run`` said "could not set up the run's
+    sandbox ... user namespaces refused here?", the verdict "the verifier was
+    not run" above the reward it wrote, and the probe was thrown away."""
+    task = make_task(tmp_path / "t", FORGE_SETUP_FAILURE, cases={"only": {}})
+    env["VERIFIER_TUI_SANDBOX"] = "namespace"
+    data = run_json(env, task)
+    assert data["rewards"] == {"reward": 1.0}, data
+    assert "not reached: No such file or directory" in data["stdout"]

@@ -335,21 +335,14 @@ def settle(stage: Stage, guard: Any, done: ProcessResult) -> Settled:
             isolation.forget()  # the machine may have changed since the probe: the next run asks again
             start_error = VIEW_FAILED + problem
         found += isolation.strays(ctl)  # one per process, as the copy sandbox's mark finds them
-        status = isolation.runner_status(ctl)
-        if status is not None and signal is None and returncode is not None and returncode >= 0:
-            # bwrap ended by itself exits with its init's status, which is the
-            # runner's (``exit $rc``): believed over the status file, which the
-            # run may rewrite (the init holds it open, as /proc/1/fd/4).
-            status = returncode
-        if status is not None:
-            # The runner's status as the init saw it. sh reports a runner
-            # ended by signal N as 128 + N, as it reports exit(128 + N): read
-            # back as the signal, since the runner itself only exits 0, 1 or 2
-            # (it catches SystemExit); only a verifier's own os._exit(129..192)
-            # is misread (docs/faults.md).
-            returncode, signal = status, None
-            if 128 < status <= 128 + 64:
-                signal, returncode = status - 128, -(status - 128)
+        # bwrap ended by itself exits with its init's status, the runner's
+        # (``exit $rc``), which nothing in the view can rewrite. sh reports a
+        # runner ended by signal N as 128 + N, as it reports exit(128 + N):
+        # read back as the signal, since the runner itself only exits 0, 1 or
+        # 2 (it catches SystemExit); only a verifier's own os._exit(129..192)
+        # is misread (docs/faults.md).
+        if problem is None and signal is None and returncode is not None and 128 < returncode <= 128 + 64:
+            signal, returncode = returncode - 128, -(returncode - 128)
     written = after_copy_run(guard)
     return Settled(returncode, signal, start_error, found, written)
 

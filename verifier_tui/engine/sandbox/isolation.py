@@ -99,10 +99,12 @@ INSTALL_HINT = "install bubblewrap 0.11 or later, or reinstall verifier-tui for 
 # never decides which program the init runs), how many bytes of a stray's
 # command line to list, "--", the runner's command line.
 #
-# Its control files were opened by the outer shell (fd 4: ``started``, then
-# the runner's ``exit N``; fd 5: each stray's pid on a line, then its command
-# line's bytes in hex, as ``od`` writes them, whatever they hold); the runner
-# gets neither. Its own messages never reach the runner's stderr (fd 3 carries
+# Its control files were opened by the outer shell (fd 4: ``started``, closed
+# before the runner starts: the run, the same user in the same namespaces,
+# could open it again as /proc/1/fd/4 and say the view never started; fd 5:
+# each stray's pid on a line, then its command line's bytes in hex, as ``od``
+# writes them, whatever they hold); the runner gets neither. The runner's
+# status is the init's, which bwrap exits with. Its own messages never reach the runner's stderr (fd 3 carries
 # that one): dash writes "Terminated" when a foreground command is ended by a
 # signal, to its own stderr, hence the subshell whose redirections are its
 # own. As PID 1 it takes no signal it has no handler for: the tool's SIGTERM
@@ -113,9 +115,9 @@ od=$1 cmdline_bytes=$2
 shift 3
 exec 3>&2 2>/dev/null
 echo started >&4
-(exec "$@" 2>&3 3>&- 4>&- 5>&- 7<&-)
+exec 4>&-
+(exec "$@" 2>&3 3>&- 5>&- 7<&-)
 rc=$?
-echo "exit $rc" >&4
 for d in /proc/[0-9]*; do
   [ "$d" = /proc/1 ] && continue
   read -r st <"$d/stat" || continue
@@ -641,17 +643,6 @@ def view_has(path: str) -> bool:
 
 def inside(path: str, folder: str) -> bool:
     return path == folder or folder == "/" or path.startswith(folder.rstrip(os.sep) + os.sep)
-
-
-def runner_status(ctl: str) -> int | None:
-    """The runner's exit status as the init's ``sh`` saw it (0 to 255; a
-    runner ended by signal N is 128 + N there), or None when the init did not
-    get to write it (it was killed first, or never started the runner)."""
-    for line in _status_lines(ctl):
-        if line.startswith("exit "):
-            text = line[5:].strip()
-            return int(text) if text.isdigit() and int(text) <= 255 else None
-    return None
 
 
 def strays(ctl: str) -> list[str]:
