@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.commands import no_traceback, run_tool
+from tests.helpers.commands import TOOL, no_traceback, run_tool
 from tests.helpers.processes import answering, in_a_cgroup, wait_none_with
 from tests.helpers.tasks import PY, make_task
 
@@ -663,3 +663,40 @@ def test_the_run_cannot_say_its_view_was_never_set_up(tmp_path, env, namespace):
     data = run_json(env, task)
     assert data["rewards"] == {"reward": 1.0}, data
     assert "not reached: No such file or directory" in data["stdout"]
+
+
+FLOOD_STRAYS = """\
+    import os
+
+    def verify(workspace):
+        # The init lists the strays in a file it holds open as fd 5, which the
+        # run may open again: one "command line" of 200 MB of hex.
+        fd = os.open("/proc/1/fd/5", os.O_WRONLY)
+        os.write(fd, b"2\\n")
+        chunk = b"41" * (1 << 20)
+        for _ in range(100):
+            os.write(fd, chunk)
+        os.close(fd)
+        return 1.0
+"""
+
+
+def test_a_flood_in_the_strays_list_is_read_within_bounds(tmp_path, env, namespace):
+    """A verifier wrote a 200 MB line into the init's strays list through
+    ``/proc/1/fd/5``: the tool, outside every limit of the run, read it whole
+    (and decoded it), past 500 MB of its own memory for one note."""
+    import subprocess
+
+    task = make_task(tmp_path / "t", FLOOD_STRAYS, cases={"only": {}})
+    env["VERIFIER_TUI_SANDBOX"] = "namespace"
+    probe = "import resource, subprocess, sys; subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL); " + (
+        "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+    )
+    done = subprocess.run(
+        [PY, "-c", probe, *TOOL, "run", str(task), "--python", PY],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert int(done.stdout) < 250_000, f"the tool held {int(done.stdout) >> 10} MB"  # ru_maxrss: KiB

@@ -645,6 +645,13 @@ def inside(path: str, folder: str) -> bool:
     return path == folder or folder == "/" or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
+#: The most strays listed: a run that leaves more is listed by its first ones.
+STRAYS_MOST = 1000
+# A stray's lines: its pid, then ``od``'s hex of CMDLINE_BYTES (3 characters a
+# byte, 16 bytes a line).
+_STRAYS_MOST_BYTES = STRAYS_MOST * (24 + CMDLINE_BYTES * 3 + CMDLINE_BYTES // 16 + 1)
+
+
 def strays(ctl: str) -> list[str]:
     """The command lines of the processes the init found still running once
     the runner had exited (they were ended with the namespace), one per
@@ -652,7 +659,10 @@ def strays(ctl: str) -> list[str]:
     found: list[tuple[int, bytearray]] = []
     try:
         with open(os.path.join(ctl, "strays"), "rb") as handle:
-            for line in handle:
+            # The init holds this file open while the runner runs, and the run
+            # may open it again (/proc/1/fd/5) and write without end: read as
+            # much as STRAYS_MOST processes' lines take, never more.
+            for line in handle.read(_STRAYS_MOST_BYTES).splitlines():
                 try:
                     if line[:1].isdigit():
                         found.append((int(line), bytearray()))
