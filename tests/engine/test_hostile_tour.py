@@ -700,3 +700,22 @@ def test_a_flood_in_the_strays_list_is_read_within_bounds(tmp_path, env, namespa
         timeout=120,
     )
     assert int(done.stdout) < 250_000, f"the tool held {int(done.stdout) >> 10} MB"  # ru_maxrss: KiB
+
+
+def test_a_run_the_network_helper_failed_is_not_said_to_have_the_internet(ordinary_user):
+    """As an ordinary user where ``/dev/net/tun`` is root's, slirp4netns fails:
+    the note said the run had no network, while the limits line above it said
+    "network public (user-mode)" and ``--json`` ``network_given: "user"``."""
+    from verifier_tui.engine.sandbox.network import helper
+
+    if helper() is None:
+        pytest.skip("slirp4netns is not installed here")
+    task = make_task(ordinary_user.root / "tasks" / "t", INTERFACES, cases={"only": {}})
+    done = ordinary_user.run("run", "--json", task)
+    data = json.loads(done.stdout)
+    if not any("this run had no network" in notice for notice in data["notices"]):
+        pytest.skip("slirp4netns gives this user a network here")
+    assert data["limits"]["network_given"] == "none"
+    text = ordinary_user.run("run", task).stdout
+    assert "network public (user-mode)" not in text, text
+    assert "no network (network public: slirp4netns failed this run; the note says why)" in text, text

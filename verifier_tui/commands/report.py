@@ -124,13 +124,24 @@ def result_json(session: Session, result: RunResult) -> dict[str, Any]:
     return data
 
 
+def given_limits(session: Session, result: RunResult) -> Any:
+    """The session's limits as this run got them: a network its helper could
+    not give (the note says why) is ``lost``, not the internet."""
+    limits = session.limits()
+    if limits.network_given == "user" and (result.limits or {}).get("network_given") == "none":
+        from verifier_tui.engine.record import replace
+
+        return replace(limits, network_given="lost")
+    return limits
+
+
 def result_lines(session: Session, result: RunResult, word: Callable[[str], str] = str) -> list[str]:
     """What ``run`` prints about a run: the verdict, against expected.json
     when there is one, the reward files, the exit code in words, stdout and
     the mapped traceback. The pytest plugin reports a failed case with it,
     its notes' advice put in its own options' words by ``word``."""
     lines = [header(session, result), session.isolation.words]
-    limits = limits_words(session.limits(), namespace=result.sandbox == "namespace")
+    limits = limits_words(given_limits(session, result), namespace=result.sandbox == "namespace")
     if limits:
         lines.append(limits)
     lines += [f"note: {one_line(word(notice))}" for notice in notices(session, result)]

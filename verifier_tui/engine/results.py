@@ -309,7 +309,9 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
                 + ", as it would in the sandbox"
             )
     helper = attached.network if attached is not None else None
+    limits = prepared.limits
     if done is not None and helper is not None and helper.problem is not None and prepared.limits is not None:
+        limits = replace(prepared.limits, network_given="none")  # what the run had, not what it was to have
         notices.append(
             Advice(  # an action: the pytest plugin has no --network
                 f"network_mode = {prepared.limits.network!r}, but this run had no network: {helper.problem}; "
@@ -418,7 +420,7 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
         strays=strays,
         user_files_written=written,
         stack=stack,
-        limits=prepared.limits.to_json() if prepared.limits is not None else None,
+        limits=limits.to_json() if limits is not None else None,
         out_of_memory=out_of_memory,
     )
 

@@ -394,6 +394,8 @@ def network_words(limits: Any, *, namespace: bool, short: bool = False) -> str |
         return "this machine's network (--network host)"
     if mode == "no-network":
         return "no network"
+    if given == "lost":  # the helper is there, and failed this run
+        return f"no network (network {mode}: slirp4netns failed this run" + (")" if short else "; the note says why)")
     if given == "none":
         from verifier_tui.engine.sandbox.network import INSTALL
 

@@ -55,6 +55,7 @@ class Limits:
     app: str = APP
     cpu_list: tuple[int, ...] = ()  # the CPUs the run was bound to (empty: all of this machine's; set by cpu_lease)
     network_given: str = ""  # in a view: "none", "user" (the internet, by a helper) or "host"; "" in the copy
+    # (and "lost" in the words of a run whose helper failed: its JSON says "none")
     cgroup: tuple[str, ...] = ()  # the limits a cgroup of the run's own applies: "memory", "cpu" (.cgroup)
 
     def to_json(self) -> dict[str, Any]:
