@@ -406,6 +406,20 @@ def test_junit_escapes_control_characters(env, tmp_path):
     assert "\\x01\\x02" in case.find("system-err").text
 
 
+def test_junit_writes_bidi_controls_as_visible_escapes(env, tmp_path):
+    """A case (or a trial) named ``a\u202eevil`` and a verifier printing a
+    bidi override: the JUnit file held U+202E as it is, so a CI page (or
+    ``cat``) showed the name and the output reordered."""
+    task_dir = make_task(tmp_path / "t", "def verify(workspace):\n    print('x\\u202etxt.exe')\n    return 0.0\n")
+    with_case(task_dir, "a\u202eevil", '{"rewards": {"reward": 1.0}}')
+    report = tmp_path / "junit.xml"
+    run_tool(env, "test", task_dir, "--junit", report, "--python", PY)
+    assert "\u202e" not in report.read_text(encoding="utf-8")
+    case = ET.parse(report).getroot().find("testcase")
+    assert case.get("name") == "a\\u202eevil"
+    assert "x\\u202etxt.exe" in case.find("system-out").text
+
+
 # ---------------------------------------------------------------------------
 # explain when the module's top level never finishes
 

@@ -32,7 +32,7 @@ import stat
 import sys
 from typing import TYPE_CHECKING
 
-from verifier_tui.words.text import plain_surrogates, plain_text
+from verifier_tui.words.text import BIDI, plain_surrogates, plain_text
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -264,14 +264,17 @@ def _finite(value: Any) -> Any:
 # Characters XML 1.0 cannot hold, even as a character reference: C0 controls
 # other than tab, newline and carriage return, lone surrogates, U+FFFE, U+FFFF.
 _NOT_XML = "[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]"  # compiled at first use: --junit only
+# XML holds bidi controls, but a CI page (or ``cat``) showing them reorders a
+# name or a line (``a\u202eevil``): written as visible escapes too.
+_NOT_XML_OR_BIDI = f"{_NOT_XML}|{BIDI}"
 
 
 def xml_text(text: str) -> str:
-    """``text`` with what XML 1.0 cannot hold written as a visible escape
-    (``\\x1b``): ElementTree writes such characters as they are, and a JUnit
-    reader then refuses the whole file."""
+    """``text`` with what XML 1.0 cannot hold, and bidi controls, written as
+    a visible escape (``\\x1b``, ``\\u202e``): ElementTree writes such
+    characters as they are, and a JUnit reader then refuses the whole file."""
     return re.sub(
-        _NOT_XML,
+        _NOT_XML_OR_BIDI,
         lambda match: f"\\x{ord(match.group()):02x}" if ord(match.group()) < 0x100 else f"\\u{ord(match.group()):04x}",
         text,
     )

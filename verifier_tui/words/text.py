@@ -19,7 +19,7 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 #: The characters that reorder text around them (bidi controls: a
 #: right-to-left override makes ``txt.exe`` read as ``exe.txt``): shown as
 #: what they are, ``<U+202E>``, never obeyed.
-_BIDI = "[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
+BIDI = "[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
 #: Lone surrogates: a file name's bytes that are not UTF-8, as Python decodes
 #: them (U+DC80 to U+DCFF for the bytes 0x80 to 0xFF). A terminal cannot show
 #: them, and a screen that counts one as a cell is misaligned by what the
@@ -44,7 +44,7 @@ def plain_text(text: str) -> str:
         text = re.sub(_ANSI, "", text)
     text = _CONTROL.sub("", text)
     if not text.isascii():
-        text = re.sub(_BIDI, lambda found: f"<U+{ord(found.group()):04X}>", text)
+        text = re.sub(BIDI, lambda found: f"<U+{ord(found.group()):04X}>", text)
         text = plain_surrogates(text)
     return text.expandtabs(4) if "\t" in text else text
 
