@@ -87,6 +87,29 @@ def test_verify_raised_no_reward(task, runs, tmp_path, env, elsewhere):
     assert data["local"]["outcome"] == "verifier_raised" and data["local"]["mode"] == "harbor"
 
 
+def test_a_trial_harbor_has_not_ended_is_not_finished_not_scored(task, runs, tmp_path, env, elsewhere):
+    # result.json is written when the trial ends: without it Harbor has scored
+    # nothing, though verifier/ already holds a reward (the job overview's "not finished").
+    demo = task(verifier=READS_HELLO, toml=SEPARATE)
+    trial = sandbox_trial(
+        runs / "jobs" / "j",
+        demo,
+        tmp_path,
+        workspace={"hello.txt": "hi"},
+        mode="separate",
+        capture=True,
+        trial_kwargs=dict(result="missing"),
+    )
+    for command in ("explain", "run"):
+        out = tool(env, command, trial.path, cwd=elsewhere).stdout
+        assert "root cause  not finished: Harbor has not scored it (result.json is missing)" in out, command
+        assert "Harbor scored 1.0" not in out and "sandbox   not finished" in out, command
+    done = tool(env, "run", trial.path, "--json", cwd=elsewhere)
+    verdict = as_json(done)["sandbox"]["harbor_verdict"]
+    assert verdict["rewards"] is None and verdict["finished"] is False
+    assert as_json(done)["same"] is None  # nothing Harbor scored to compare the replay with
+
+
 def test_a_contract_error_from_a_required_response(task, runs, tmp_path, env, elsewhere):
     demo = task(verifier="def verify(workspace, response):\n    return 1.0\n", toml=SEPARATE)
     trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True)

@@ -10,7 +10,16 @@ import shutil
 import time
 
 from tests.harbor.trial_app_under_test import SIZE, make_trial_app, text_of
-from tests.helpers.harbor import SEPARATE, harbor_exception, make_job, sandbox_run, sandbox_trial, timed_out_trial
+from tests.helpers.harbor import (
+    PASSED,
+    SEPARATE,
+    harbor_exception,
+    make_job,
+    make_trial,
+    sandbox_run,
+    sandbox_trial,
+    timed_out_trial,
+)
 from tests.tui.app_under_test import screen_text, started_processes, still_there, wait_for, watchers
 from verifier_tui.engine.changes import Change
 from verifier_tui.engine.procfs import descendants
@@ -291,6 +300,22 @@ async def test_a_task_that_cannot_be_found_is_said_plainly(task, runs, tmp_path)
         assert "give the task folder with --task DIR" in text_of(app, "#trial-header")
         # The sandbox side stands on its own.
         assert "Harbor scored RewardFileNotFoundError" in text_of(app, "#sandbox-side .side-body")
+
+
+async def test_a_trial_harbor_has_not_ended_is_not_finished_not_scored(task, runs):
+    # Harbor writes result.json when the trial ends: without it (killed, or
+    # still running) it has scored nothing, whatever verifier/ holds so far.
+    trial = make_trial(runs / "jobs" / "j" / "demo__aaaaaaa", task=task(), result="missing", **PASSED)
+    app = make_trial_app(trial)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_replays(1)
+        await pilot.pause()
+        cause = " ".join(text_of(app, "#root-cause").split())
+        assert cause.startswith("· root cause not finished: Harbor has not scored it (result.json is missing)")
+        assert "Harbor scored 1.0" not in cause
+        sandbox = text_of(app, "#sandbox-side .side-body")
+        assert sandbox.startswith("Harbor: not finished  from none")
+        assert "verifier/ holds rewards reward=1.0 so far" in " ".join(sandbox.split())
 
 
 async def test_the_palette_lists_the_trial_keys(task, runs, tmp_path):

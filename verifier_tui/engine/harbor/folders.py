@@ -178,6 +178,17 @@ class Trial:
         return started
 
     @property
+    def finished(self) -> bool:
+        """Whether Harbor ended the trial. It writes result.json once, at the
+        end, with ``finished_at``: a missing or cut short one (or one without
+        ``finished_at``) means Harbor was stopped or is still running it, and
+        has scored nothing yet, whatever verifier/ holds so far (the job
+        overview's "not finished")."""
+        if self.result.state in ("missing", "truncated"):
+            return False
+        return not self.result.ok or parse_time(self.result.get("finished_at")) is not None
+
+    @property
     def exception(self) -> ExceptionRecord | None:
         """The trial-level exception (a multi-step trial records step failures
         on the step). Without a readable result.json, ``exception.txt`` (written

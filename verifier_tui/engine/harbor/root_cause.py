@@ -84,6 +84,7 @@ class RootCause:
     source: str | None
     advice: str
     then: str | None = None
+    finished: bool = True  # False: Harbor has not ended the trial, so nothing can have gone wrong yet
 
     @property
     def failed(self) -> bool:
@@ -170,6 +171,8 @@ def root_cause(trial: Trial, step: StepView, facts: TrialFacts, side: SandboxSid
             advice,
             _verifier_part(facts, side),
         )
+    if not verdict.finished:
+        return RootCause(None, None, f"{verdict.label()}: {verdict.message}", None, "", finished=False)
     if verdict.error is not None:
         return RootCause(VERIFIER, verdict.error, _verifier_words(side), verdict.source, side.phases.advice)
     if facts.verifier_disabled:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from verifier_tui.engine.harbor.facts import VERDICT_ERRORS, TrialFacts
 from verifier_tui.engine.harbor.folders import TEST_STDERR, TEST_STDOUT, StepView, Trial
+from verifier_tui.engine.harbor.overview import NOT_FINISHED
 from verifier_tui.engine.harbor.phases import PhaseReport, sandbox_phases
 from verifier_tui.engine.harbor.reading import ExceptionRecord
 from verifier_tui.engine.harbor.runner_output import RunnerOutput, parse_runner_output
@@ -45,6 +46,7 @@ class HarborVerdict:
     error: str | None
     message: str
     source: str  # "result.json", "trial.log", "reward files" or "none"
+    finished: bool = True  # False: Harbor has not ended the trial, so has scored nothing yet
 
     @property
     def known(self) -> bool:
@@ -57,6 +59,8 @@ class HarborVerdict:
             if isinstance(value, (int, float)) and len(self.rewards) == 1:
                 return _number(value)
             return reward_pairs(self.rewards, lambda k, v: f"{k} {_number(v)}")
+        if not self.finished:
+            return NOT_FINISHED
         return self.error or "no verdict"
 
     def to_json(self) -> dict[str, Any]:
@@ -309,6 +313,20 @@ def _harbor_verdict(trial: Trial, step: StepView, facts: TrialFacts, computed: V
         else:
             why = facts.agent_failure.type if facts.agent_failure else "not run"
         return HarborVerdict(None, None, f"the verifier never ran ({why})", "none")
+    if not trial.finished:
+        # Harbor reads the reward files only when the trial ends: until then
+        # it has scored nothing, whatever they hold (the job overview's "not
+        # finished"). What they hold so far is said, not taken as its verdict.
+        so_far = f"; verifier/ holds {_describe(computed.rewards, computed.error)} so far" if computed else ""
+        why = trial.result.problem or "result.json records no finished_at"
+        return HarborVerdict(
+            None,
+            None,
+            f"Harbor has not scored it ({why}): it scores a trial when it ends, "
+            f"and this one was stopped or is still running{so_far}",
+            "none",
+            finished=False,
+        )
     if computed is not None:
         where = "result.json is not readable" if not trial.result.ok else "result.json records no verdict for it"
         if computed.rewards is not None:

@@ -28,7 +28,8 @@ class RootCauseBox(VerticalScroll):
 class RootCausePanel(Static):
     def show(self, cause: RootCause, fmt: TrialDisplay) -> None:
         if not cause.failed:
-            self.update(content(("✓ root cause  ", "bold $success"), fmt.text(one_line(cause.headline()))))
+            mark = ("✓ root cause  ", "bold $success") if cause.finished else ("· root cause  ", "bold $warning")
+            self.update(content(mark, fmt.text(one_line(cause.headline()))))
             return
         # a trial's own words (an exception's type and message) can hold line breaks: each part is one line
         parts: list[Any] = [("✗ root cause  ", "bold $error"), (fmt.text(one_line(cause.headline())), "bold")]

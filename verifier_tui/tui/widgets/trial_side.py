@@ -46,8 +46,10 @@ class SidePanel(VerticalScroll):
         side = walk.sandbox
         verdict = side.verdict
         style = "bold $success" if verdict.rewards is not None else "bold $error"
+        if not verdict.finished:
+            style = "bold $warning"
         parts: list[Any] = [
-            ("Harbor scored ", MUTED),
+            ("Harbor scored " if verdict.finished else "Harbor: ", MUTED),
             (verdict_words(verdict), style),
             (f"  from {verdict.source}\n", MUTED),
         ]
