@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shutil
 from pathlib import Path
 
 from textual.app import App
@@ -14,6 +15,7 @@ from textual.widgets import DataTable
 from tests.harbor.job_copies import copy_job_files, copy_trial, hostile_jobs, mixed_job
 from tests.harbor.trial_app_under_test import SIZE, TrialAppUnderTest, text_of
 from tests.helpers.harbor import PASSED, make_job
+from tests.tui.app_under_test import screen_text
 from verifier_tui.engine.session import Options
 from verifier_tui.tui.screens import job_overview
 from verifier_tui.tui.screens.help import HelpScreen
@@ -323,3 +325,38 @@ async def test_a_killed_trial_is_shown_under_the_name_its_task_recorded(task, ru
         assert [str(trials.get_row_at(i)[3]) for i in range(trials.row_count)] == ["org/alpha"] * 3
         await pilot.press("tab", "t")  # the task's trials: the killed one among them
         assert trial_names(app) == ["alpha__a1", "alpha__a2", "alpha__a3"]
+
+
+async def test_a_job_harbor_is_still_running_says_so_and_r_reads_it_again(real, tmp_path):
+    # Harbor writes the job's result.json as it goes and a trial's when it
+    # ends: without them the job is still running (or was stopped), and what
+    # the overview shows is its folders as they were when read.
+    job = copy_job_files(real, tmp_path / "jobs" / "running")
+    (job / "result.json").unlink()
+    copy_trial(real, job, "hello-file__pass001")
+    second = copy_trial(real, job, "hello-file__pass002")
+    (second / "result.json").rename(tmp_path / "later.json")
+    app = job_app(job)
+    async with app.run_test(size=SIZE) as pilot:
+        await read_all(app)
+        await pilot.pause()
+        header = " ".join(text_of(app, "#job-header").split())
+        assert (
+            "still running, or stopped: the job has no result.json yet; 1 trial not finished · this is the job as read"
+            in header
+        )
+        assert "r read again" in header
+        assert "read again" in screen_text(app).splitlines()[-1]  # the footer
+        await pilot.press("question_mark")
+        assert "Read the job again" in str(app.screen.query_one("#help-text").content)
+        await pilot.press("escape")
+        # Harbor ends the trial, then the job.
+        (tmp_path / "later.json").rename(second / "result.json")
+        shutil.copy2(real / "jobs" / "oracle-pass" / "result.json", job / "result.json")
+        await pilot.press("r")
+        await read_all(app)
+        await pilot.pause()
+        header = " ".join(text_of(app, "#job-header").split())
+        assert "ended 2 passed" in header and "still running" not in header and "r read again" not in header
+        assert trial_names(app) == ["hello-file__pass001", "hello-file__pass002"]
+        assert "read again" not in screen_text(app).splitlines()[-1]

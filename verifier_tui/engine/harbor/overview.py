@@ -610,6 +610,21 @@ def _first(rewards: dict[str, Any] | None) -> float:
     return float(value) if isinstance(value, (int, float)) else 0.0
 
 
+def job_not_ended(folder: Path) -> str | None:
+    """Why Harbor has not ended the job ``folder``, None when it has. Harbor
+    writes the job's result.json as trials end (``updated_at``) and sets its
+    ``finished_at`` once the last one has: without it the job is still
+    running, or was stopped."""
+    result = read_json(folder / RESULT, beneath=folder)
+    if result.state == "missing":
+        return "the job has no result.json yet"
+    if result.state == "truncated":
+        return result.problem
+    if result.ok and parse_time(result.get("finished_at")) is None:
+        return "the job's result.json has no finished_at yet"
+    return None
+
+
 # --------------------------------------------------------------------------
 # A folder of jobs.
 

@@ -21,11 +21,13 @@ from textual.widgets import DataTable
 from verifier_tui.engine.harbor.overview import (
     BELOW_ONE,
     NO_REWARD,
+    NOT_FINISHED,
     PASSED,
     SORTS,
     JobOverview,
     TrialRow,
     child_folders,
+    job_not_ended,
     mean_words,
     select_rows,
     trial_rows,
@@ -212,6 +214,15 @@ class JobOverviewScreen(TasksScreen):
             "Only the trials of the task under the cursor in the tasks table (again: every task)",
         ),
         key("s", "sort", "sort", "Sort the trials", "By name, how they ended, reward, duration (longest first), task"),
+        # Offered once a job Harbor has not ended is read: what it shows is
+        # its folders as they were then, and Harbor may be writing them still.
+        key(
+            "r",
+            "read_again",
+            "read again",
+            "Read the job again",
+            "Harbor has not ended it: its folders as they are now",
+        ),
         HELP,
         QUIT,
         key("escape", "back", "jobs", "Back", "to the list of jobs this job was opened from", show=False),
@@ -242,6 +253,7 @@ class JobOverviewScreen(TasksScreen):
         self.expected: int | None = None
         self.done = False
         self.unlisted: str | None = None  # why the job's folder could not be listed
+        self.not_ended: str | None = None  # why Harbor has not ended the job (its result.json), when read
         self.failures_only = False
         self.outcome: str | None = None
         self.task_filter: str | None = None
@@ -280,6 +292,7 @@ class JobOverviewScreen(TasksScreen):
             self.unlisted = f"the job folder cannot be listed: {exc.strerror or exc}"
             self._finish()
             return
+        self.not_ended = job_not_ended(self.path)
         self._set_expected(len(folders))
         rows: list[TrialRow] = []
         sliced = posted = perf_counter()
@@ -322,6 +335,16 @@ class JobOverviewScreen(TasksScreen):
     def _finish(self) -> None:
         self.done = True
         self._show_header()
+        self.refresh_bindings()  # r, for a job Harbor has not ended
+
+    def running(self) -> str | None:
+        """Why the job, read to its end, looks still running (or stopped): Harbor
+        has not ended it, or trials of it are not finished. None: it has ended."""
+        if not self.done:
+            return None
+        unfinished = self.overview.outcomes.get(NOT_FINISHED, 0)
+        trials = f"{unfinished} trial{'s' * (unfinished != 1)} {NOT_FINISHED}" if unfinished else None
+        return "; ".join(why for why in (self.not_ended, trials) if why) or None
 
     # -- showing ---------------------------------------------------------
 
@@ -351,7 +374,15 @@ class JobOverviewScreen(TasksScreen):
         tokens = overview.token_words()
         if tokens:
             lines += [("agent  ", "$text-muted"), tokens, "\n"]
-        lines.append(self._keys_line(self._filter_words(), "f failures  x exception  t task  s sort  ? keys"))
+        running = self.running()
+        if running:
+            lines += [
+                ("still running, or stopped: ", "bold $warning"),
+                (one_line(f"{running} · this is the job as read"), "$text-muted"),
+                "\n",
+            ]
+        keys = "f failures  x exception  t task  s sort" + ("  r read again" if running else "") + "  ? keys"
+        lines.append(self._keys_line(self._filter_words(), keys))
         if self.done and read == 0:
             why = self.unlisted or "no trial folders here (each holds trial.log, config.json, result.json)"
             lines.append((f"\n{why}", "$error"))
@@ -436,8 +467,24 @@ class JobOverviewScreen(TasksScreen):
             self.outcome = types[index] if index < len(types) else None
         self._redraw()
 
+    def action_read_again(self) -> None:
+        """The job's folders read anew, as on opening (filters and order kept)."""
+        self.overview = JobOverview()
+        self.expected = None
+        self.done = False
+        self.unlisted = self.not_ended = None
+        self.shown_rows = []
+        self.query_one("#job-tasks", DataTable).clear()
+        self.query_one("#job-trials", DataTable).clear()
+        self.refresh_bindings()
+        self._show_header()
+        self._read()
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """esc goes back to the list of jobs only when there is one."""
+        """esc goes back to the list of jobs only when there is one; r reads
+        again a job Harbor has not ended."""
+        if action == "read_again":
+            return self.running() is not None
         return (action != "back" or self.from_jobs) and super().check_action(action, parameters)
 
     def _trial_at(self, row: int) -> Path | None:
