@@ -360,3 +360,33 @@ async def test_a_job_harbor_is_still_running_says_so_and_r_reads_it_again(real, 
         assert "ended 2 passed" in header and "still running" not in header and "r read again" not in header
         assert trial_names(app) == ["hello-file__pass001", "hello-file__pass002"]
         assert "read again" not in screen_text(app).splitlines()[-1]
+
+
+async def test_q_while_a_folder_of_jobs_is_read_stops_reading_it(real, tmp_path, monkeypatch):
+    # The jobs are read in a thread, which a cancelled worker does not stop:
+    # q waited for the whole reading as the process ended. Here each job
+    # takes 0.2 s to read, 1.6 s in all.
+    from time import sleep
+
+    from verifier_tui.engine.harbor import overview
+
+    jobs = tmp_path / "jobs"
+    for index in range(8):
+        shutil.copytree(real / "jobs" / "oracle-pass", jobs / f"job-{index}")
+    read_job_summary = overview.read_job_summary
+    read: list[Path] = []
+
+    def slow(folder):
+        sleep(0.2)
+        read.append(folder)
+        return read_job_summary(folder)
+
+    monkeypatch.setattr(overview, "read_job_summary", slow)
+    app = job_app(jobs)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause(0.1)
+        assert isinstance(app.screen, JobsScreen) and not app.screen.done
+        await pilot.press("q")
+    when_left = len(read)
+    await asyncio.sleep(1.0)
+    assert len(read) <= when_left + 1, read  # the one being read when q came, no more

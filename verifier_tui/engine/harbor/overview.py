@@ -547,6 +547,13 @@ def read_overview(folder: Path) -> JobOverview:
     return read_overviews(folder)[0]
 
 
+def until(cancelled: Callable[[], bool] | None, folders: list[Path]) -> Iterable[Path]:
+    """``folders`` until ``cancelled`` says so, asked before each: a thread
+    reading them goes on when its worker is cancelled, and the process waits
+    for it as it ends (``q`` would wait for the whole reading)."""
+    return folders if cancelled is None else takewhile(lambda _folder: not cancelled(), folders)
+
+
 def read_overviews(*folders: Path, cancelled: Callable[[], bool] | None = None) -> list[JobOverview]:
     """Each job's overview, a trial Harbor did not finish counted under the
     name another trial of the same task recorded, in any of these jobs.
@@ -557,11 +564,7 @@ def read_overviews(*folders: Path, cancelled: Callable[[], bool] | None = None) 
     else by its folder (``Task.__init__``, harbor/models/task/task.py), and
     records that in result.json only: a killed trial's config.json gives the
     folder, which would make one task two."""
-
-    def going(trials: list[Path]) -> Iterable[Path]:
-        return trials if cancelled is None else takewhile(lambda _trial: not cancelled(), trials)
-
-    found = [list(trial_rows(going(child_folders(folder)))) for folder in folders]
+    found = [list(trial_rows(until(cancelled, child_folders(folder)))) for folder in folders]
     together = JobOverview()  # every job's trials, for the names they recorded
     together.add(row for rows in found for row in rows)
     overviews = []
@@ -777,10 +780,11 @@ def read_job_summary(folder: Path) -> JobSummary:
     )
 
 
-def read_jobs(folder: Path) -> list[JobSummary]:
-    """Every job of a jobs folder, the latest started first."""
+def read_jobs(folder: Path, cancelled: Callable[[], bool] | None = None) -> list[JobSummary]:
+    """Every job of a jobs folder, the latest started first; ``cancelled`` is
+    asked before each job (:func:`until`): once it says so, no more is read."""
     from datetime import datetime, timezone
 
-    jobs = [read_job_summary(job) for job in job_paths(folder)]
+    jobs = [read_job_summary(job) for job in until(cancelled, job_paths(folder))]
     oldest = datetime.min.replace(tzinfo=timezone.utc)
     return sorted(jobs, key=lambda job: (job.started_at or oldest, job.name), reverse=True)

@@ -107,8 +107,11 @@ class JobsScreen(KeyedScreen):
         """Each job's own two files: hundreds of jobs read in a blink, posted at once."""
         from textual.worker import get_current_worker
 
-        jobs = read_jobs(self.path)
-        if not get_current_worker().is_cancelled:
+        worker = get_current_worker()
+        # Asked before each job: a cancelled worker's thread goes on, and q
+        # waited for it as the process ended (as the comparison's reading).
+        jobs = read_jobs(self.path, cancelled=lambda: worker.is_cancelled)
+        if not worker.is_cancelled:
             self.app.call_from_thread(self._show, jobs)
 
     def _show(self, jobs: list[JobSummary]) -> None:
