@@ -390,3 +390,15 @@ async def test_q_while_a_folder_of_jobs_is_read_stops_reading_it(real, tmp_path,
     when_left = len(read)
     await asyncio.sleep(1.0)
     assert len(read) <= when_left + 1, read  # the one being read when q came, no more
+
+
+async def test_the_palette_has_one_keys_command_ours(real):
+    # Textual adds its own "Keys" (a side panel of the focused widget's keys)
+    # beside ours ("Keys  (?)", the screen's help): two commands of one name.
+    app = job_app(real / "jobs")
+    async with app.run_test(size=SIZE) as pilot:
+        await read_all(app)
+        await pilot.pause()
+        titles = [command.title for command in app.get_system_commands(app.screen)]
+        assert [title for title in titles if title.startswith("Keys")] == ["Keys  (?)"]
+        assert "Quit" in titles  # Textual's others stay
