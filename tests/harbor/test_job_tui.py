@@ -402,3 +402,24 @@ async def test_the_palette_has_one_keys_command_ours(real):
         titles = [command.title for command in app.get_system_commands(app.screen)]
         assert [title for title in titles if title.startswith("Keys")] == ["Keys  (?)"]
         assert "Quit" in titles  # Textual's others stay
+
+
+async def test_home_and_end_go_to_the_first_and_last_row(real, tmp_path):
+    # Textual's DataTable gives home and end to the columns: on a table of
+    # rows only ctrl+end reached the last one, which no help said.
+    app = job_app(mixed_job(real, tmp_path / "jobs" / "mixed"))
+    async with app.run_test(size=(80, 30)) as pilot:
+        await read_all(app)
+        await pilot.pause()
+        trials = app.screen.query_one("#job-trials", DataTable)
+        assert app.screen.focused is trials and trials.max_scroll_x > 0
+        await pilot.press("end")
+        assert (trials.cursor_row, trials.scroll_x) == (6, 0)
+        await pilot.press("home")
+        assert trials.cursor_row == 0
+        await pilot.press("shift+end")  # the columns, to the right edge
+        await pilot.pause()
+        assert trials.cursor_row == 0 and trials.scroll_x == trials.max_scroll_x
+        await pilot.press("question_mark")
+        shown = " ".join(str(app.screen.query_one("#help-text").content).split())
+        assert "To the first or last row" in shown and "shift+home, shift+end: to either edge" in shown

@@ -45,12 +45,12 @@ async def test_at_80x24_a_trial_shows_its_whole_name_beside_how_it_ended_and_kee
         shown = lines(table)
         assert f"{LONG}__aaaaaaa" in shown[1] and "✗ RewardFileNotFoundError" in shown[1]
         assert f"{LONG}__bbbbbbb" in shown[2] and "AgentTimeoutError" in shown[2] and "0.5" in shown[2]
-        await pilot.press("end")  # to the last columns (right: a column's cell at a time): the name stays
+        await pilot.press("shift+end")  # to the last columns (right: a column's cell at a time): the name stays
         await pilot.pause()
         shown = lines(table)
         assert table.scroll_x > 0 and "cost" in shown[0] and "$" in shown[2]
         assert f"{LONG}__aaaaaaa" in shown[1]
-        await pilot.press("home")
+        await pilot.press("shift+home")
         await pilot.pause()
         assert table.scroll_x == 0 and "✗ RewardFileNotFoundError" in lines(table)[1]
 
@@ -107,7 +107,7 @@ async def test_at_80x24_the_jobs_list_shows_each_jobs_name_how_its_trials_ended_
         assert "Harbor's mean" in shown[0]
         assert "nop-fail" in shown[3] and "1 RewardFileNotFoundError" in shown[3]
         assert "oracle-pass" in shown[4] and "1 passed" in shown[4] and "1.000" in shown[4]
-        await pilot.press("space", "end")  # the mark and the name stay beside the last columns
+        await pilot.press("space", "shift+end")  # the mark and the name stay beside the last columns
         await pilot.pause()
         shown = lines(table)
         assert table.scroll_x > 0 and "agent (model)" in shown[0]
@@ -126,7 +126,7 @@ async def test_at_80x24_two_jobs_compared_show_each_flipped_trial_beside_how_it_
         assert f"{LONG}__aaaaaaa" in shown[1] and "✓ passed" in shown[1] and "✗ VerifierTimeoutError" in shown[1]
         tasks = app.screen.query_one("#job-tasks", DataTable)
         assert tasks.has_focus
-        await pilot.press("end")  # the task's name stays beside the last columns
+        await pilot.press("shift+end")  # the task's name stays beside the last columns
         await pilot.pause()
         shown = lines(tasks)
         assert tasks.scroll_x > 0 and "flipped" in shown[0]
@@ -253,7 +253,7 @@ async def test_at_80x24_two_jobs_compared_show_four_tasks_of_long_names(runs, ta
         assert tasks.scrollable_content_region.height == tasks.region.height - 2  # all but the border are rows
         shown = screen_text(app)
         assert all(name in shown for name in names[:3])  # the column headers and three tasks, as the cap allows
-        await pilot.press("end")  # the rest of the columns, the task's name staying
+        await pilot.press("shift+end")  # the rest of the columns, the task's name staying
         await pilot.pause()
         assert tasks.scroll_x > 0 and "flipped" in screen_text(app)
         flips = app.screen.query_one("#job-trials", DataTable)

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import functools
 import signal
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual._styles_cache import StylesCache
+from textual.binding import Binding, BindingType
 from textual.widgets import DataTable, Footer
 
 if TYPE_CHECKING:
@@ -113,6 +114,17 @@ class Table(DataTable[Any]):
     changed: the jobs list showed its first row cut to the headers' widths
     ("mul" for multi-step, "2026-12" for the date). Once measured, the rows
     are drawn again."""
+
+    #: A table of rows, as in a pager or a file list: home and end go to the
+    #: first and last row (Textual's DataTable gives them to the columns, and
+    #: the rows to ctrl+home and ctrl+end); shift+home and shift+end scroll
+    #: the columns to either edge instead.
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("home", "scroll_top", "First row", show=False),
+        Binding("end", "scroll_bottom", "Last row", show=False),
+        Binding("shift+home", "scroll_home", "Leftmost columns", show=False),
+        Binding("shift+end", "scroll_end", "Rightmost columns", show=False),
+    ]
 
     def _update_dimensions(self, new_rows: Iterable[RowKey]) -> None:
         super()._update_dimensions(new_rows)

@@ -22,7 +22,7 @@ from verifier_tui.engine.harbor.compare import (
     read_compared,
 )
 from verifier_tui.tui.keys import HELP, QUIT, key
-from verifier_tui.tui.screens.job_overview import COLUMN_KEYS, TasksScreen, cell
+from verifier_tui.tui.screens.job_overview import TABLE_KEYS, TasksScreen, cell
 from verifier_tui.tui.widgets.header_line import Flowing
 from verifier_tui.words.text import one_line
 
@@ -55,7 +55,7 @@ class CompareScreen(TasksScreen):
             "Open A's trial (or show the task's)",
             "On a flipped trial: job A's side of the pair, beside a local replay; on a task: only its flipped trials",
         ),
-        COLUMN_KEYS,
+        *TABLE_KEYS,
     ]
 
     def __init__(self, a: Path, b: Path) -> None:

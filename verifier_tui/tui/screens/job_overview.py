@@ -48,12 +48,16 @@ SLICE_S = 0.005
 POST_S = 1.0
 
 
-#: In the help of the job screens, whose tables a narrow terminal cuts on the
-#: right (the row cursor leaves these keys to the table's scrolling).
-COLUMN_KEYS = (
-    "← →",
-    "Scroll the columns",
-    "To the ones cut on the right (home, end: to either edge); the first (the name) stays",
+#: In the help of the job screens: their tables' keys (:class:`Table`), whose
+#: columns a narrow terminal cuts on the right (the row cursor leaves ← → to
+#: the table's scrolling).
+TABLE_KEYS = (
+    ("home end", "To the first or last row", "Of the table focused (page up, page down: a page at a time)"),
+    (
+        "← →",
+        "Scroll the columns",
+        "To the ones cut on the right (shift+home, shift+end: to either edge); the first (the name) stays",
+    ),
 )
 
 
@@ -234,7 +238,7 @@ class JobOverviewScreen(TasksScreen):
             "Open the trial (or show the task's trials)",
             "On a trial: the sandbox beside a local replay; on a task: only its trials (tab reaches them)",
         ),
-        COLUMN_KEYS,
+        *TABLE_KEYS,
     ]
 
     @dataclass
