@@ -137,6 +137,15 @@ def _in_view(
             "workspace another path (the sandbox's image would have to hold that folder)"
         )
         return
+    clash = isolation.workspace_clash(limits.app)
+    if clash is not None:
+        # Harbor's workspace is the image's /app; no container has the agent's
+        # files at /etc or /tests, so there is no Docker behaviour to mirror here.
+        out.start_error = (
+            f"tests/test.sh passes --workspace {limits.app}, which would hide or be hidden by {clash}, "
+            "a folder the sandbox needs: give the task's workspace another path"
+        )
+        return
     hidden = next((folder for folder in shown_interpreter(interpreter) if isolation.inside(folder, limits.app)), None)
     if hidden is not None:  # bound first, the workspace over it: the runner could not start (exit 127)
         out.start_error = (

@@ -645,6 +645,28 @@ def inside(path: str, folder: str) -> bool:
     return path == folder or folder == "/" or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
+# The view's own folders that are mounted over (or under) whatever else is
+# at their path: /proc, and the tool's /tests, /logs/verifier and INPUTS,
+# bound after the workspace. A workspace anywhere in one is hidden by it.
+_OWN_FOLDERS = ("/proc", TESTS, REWARD, INPUTS)
+
+
+def workspace_clash(app: str) -> str | None:
+    """The folder the view needs that a workspace bound at ``app`` (a
+    test.sh's ``--workspace``) would hide or be hidden by, else None: one of
+    :data:`_OWN_FOLDERS` it is in or holds, or a system folder (``/etc``) or
+    ``/dev`` it is or holds. Inside a system folder or ``/dev`` the workspace
+    only covers what the machine has at that path (``/usr/src/app``,
+    ``/dev/shm``), as the image's own folder would be there in Docker."""
+    for folder in _OWN_FOLDERS:
+        if inside(app, folder) or inside(folder, app):
+            return folder
+    for folder in (*(f"/{name}" for name in SYSTEM_FOLDERS), "/dev"):
+        if inside(folder, app):
+            return folder
+    return None
+
+
 #: The most strays listed: a run that leaves more is listed by its first ones.
 STRAYS_MOST = 1000
 # A stray's lines: its pid, then ``od``'s hex of CMDLINE_BYTES (3 characters a
