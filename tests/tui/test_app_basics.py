@@ -257,6 +257,29 @@ async def test_the_header_says_when_a_copy_is_all_this_machine_allows(example, m
         assert said in tooltip and "can write your files" in tooltip
 
 
+async def test_the_header_of_a_run_the_network_helper_failed_says_no_network(example, tmp_path, monkeypatch, namespace):
+    """As an ordinary user (``/dev/net/tun`` root's) slirp4netns fails: ``run``
+    said "no network (... slirp4netns failed this run ...)", while the TUI's
+    header still said "network public (user-mode)". A helper that ends at once
+    fails as that one does."""
+    from verifier_tui.engine.sandbox import network
+
+    failing = tmp_path / "slirp4netns"
+    failing.write_text("#!/bin/sh\necho 'open(\"/dev/net/tun\"): Permission denied' >&2\nexit 1\n")
+    failing.chmod(0o755)
+    monkeypatch.setattr(network, "helper", lambda: str(failing))
+    app = make_app(example("hello-file"))
+    async with app.run_test(size=SIZE) as pilot:
+        result = await app.wait_for_runs(1)
+        await pilot.pause()
+        assert any("this run had no network" in str(notice) for notice in result.notices), result.notices
+        header = widget_text(app, "#header")
+        tooltip = str(app.screen.query_one("#header").tooltip)
+    assert "user-mode" not in header and "user-mode" not in tooltip
+    assert "no network (network public: slirp4netns failed this run)" in " ".join(header.split())
+    assert "no network (network public: slirp4netns failed this run; the note says why)" in tooltip
+
+
 @pytest.mark.parametrize("started_in", ["the task", "elsewhere"])
 async def test_paths_on_screen_resolve_from_where_the_tool_was_started(example, tmp_path, monkeypatch, started_in):
     """Paths were shown relative to the task's parent folder (and ``tests/``

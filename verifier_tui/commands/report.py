@@ -34,6 +34,7 @@ from verifier_tui.words.run import (
     duration_text,
     expected_line,
     expected_words,
+    given_limits,
     harbor_error,
     headline_reward,
     limits_words,
@@ -122,17 +123,6 @@ def result_json(session: Session, result: RunResult) -> dict[str, Any]:
     # only runs started ahead preload; the key is always there, as every other is
     data["preload"] = list(session.options.preload) if session.warm is not None else []
     return data
-
-
-def given_limits(session: Session, result: RunResult) -> Any:
-    """The session's limits as this run got them: a network its helper could
-    not give (the note says why) is ``lost``, not the internet."""
-    limits = session.limits()
-    if limits.network_given == "user" and (result.limits or {}).get("network_given") == "none":
-        from verifier_tui.engine.record import replace
-
-        return replace(limits, network_given="lost")
-    return limits
 
 
 def result_lines(session: Session, result: RunResult, word: Callable[[str], str] = str) -> list[str]:

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
     from verifier_tui.engine.model import RewardFile, Stack
     from verifier_tui.engine.readback import Explanation
+    from verifier_tui.engine.session import Session
 
 
 #: The reproduce command's options whose value is a path (engine/invocation.py's reproduce_command).
@@ -349,6 +350,19 @@ def expectation_json(expected: Any) -> str:
     rewards, _left_out = rewards_json(expected.rewards)
     rest = json.dumps({k: v for k, v in data.items() if k != "rewards"})[1:-1]
     return f'{{"rewards": {rewards}{", " + rest if rest else ""}}}'
+
+
+def given_limits(session: Session, result: RunResult | None) -> Any:
+    """The session's limits as ``result`` (the run shown; None: none yet) got
+    them: a network its helper could not give (the note says why) is
+    ``lost``, not the internet. ``run``'s limits line and the TUI's header
+    both say it from here."""
+    limits = session.limits()
+    if result is not None and limits.network_given == "user" and (result.limits or {}).get("network_given") == "none":
+        from verifier_tui.engine.record import replace
+
+        return replace(limits, network_given="lost")
+    return limits
 
 
 def limits_words(limits: Any, *, namespace: bool, short: bool = False) -> str | None:

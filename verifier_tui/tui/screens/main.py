@@ -271,9 +271,13 @@ class MainScreen(SizedScreen):
 
     def refresh_choices(self) -> None:
         session, fmt = self.session, self.fmt
-        self.query_one(HeaderLine).show(session, fmt, self.explain)
+        self._refresh_header()
         self.query_one(ChoicesPanel).show(session, fmt, self.explain)
         self._refresh_cases()
+
+    def _refresh_header(self) -> None:
+        """The header, its limits as the run on screen got them (a network its helper failed to give)."""
+        self.query_one(HeaderLine).show(self.session, self.fmt, self.explain, self.shown_result)
 
     def _refresh_cases(self) -> None:
         session = self.session
@@ -359,8 +363,10 @@ class MainScreen(SizedScreen):
         if result.explain is not None:
             self.explain = result.explain
             self._show_explain(result.explain, result.mode)
-            self.refresh_choices()
-        elif result.start_error:
+            self.refresh_choices()  # the header too
+            return
+        self._refresh_header()
+        if result.start_error:
             self.query_one(ResolutionPanel).show_message(
                 f"The runner could not start: {fmt.text(result.start_error)}", style="bold $error"
             )
@@ -417,6 +423,7 @@ class MainScreen(SizedScreen):
             f"{banner}\n\n{summary_text(result, self.fmt.duration(result.duration_s))}"
         )
         self.query_one(OutputPanel).show_text(f"(the output of run #{result.sequence} is no longer kept)")
+        self._refresh_header()
 
     def action_latest(self) -> None:
         if self.viewing is None or self.latest is None:

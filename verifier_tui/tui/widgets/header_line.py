@@ -12,10 +12,11 @@ from textual.widgets import Static
 
 from verifier_tui.tui.display import content
 from verifier_tui.tui.widgets import redraw
-from verifier_tui.words.run import MODE_NAMES, limits_words, preload_words, runner_words
+from verifier_tui.words.run import MODE_NAMES, given_limits, limits_words, preload_words, runner_words
 from verifier_tui.words.text import one_line
 
 if TYPE_CHECKING:
+    from verifier_tui.engine.model import RunResult
     from verifier_tui.engine.readback import Explanation
     from verifier_tui.engine.session import Session
     from verifier_tui.tui.display import Display
@@ -69,7 +70,7 @@ class HeaderLine(Flowing):
     """``foo · verifier tests/verifier.py v · case good s · Harbor mode m · sandbox: namespace``: the
     mode by its name alone (the header must fit 100 columns; the line below says the response)."""
 
-    def show(self, session: Session, fmt: Display, explain: Explanation | None) -> None:
+    def show(self, session: Session, fmt: Display, explain: Explanation | None, result: RunResult | None) -> None:
         verifier = fmt.path(session.verifier) if session.verifier else "none found"
         case = one_line(session.case.name) if session.case else "none"
         mode_style = "bold $accent" if session.mode == "server" else "bold $primary"
@@ -97,7 +98,8 @@ class HeaderLine(Flowing):
         # the kind here, the whole sentence (and why a copy) on hover.
         isolation = session.isolation
         namespace = isolation.kind == "namespace"
-        limits = session.limits()
+        # As the run on screen got them (a network its helper failed to give is none), as `run` says.
+        limits = given_limits(session, result)
         short = limits_words(limits, namespace=namespace, short=True)
         sandbox = content(
             (isolation.short, "$warning" if isolation.kind != "namespace" else LABEL),
