@@ -9,9 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.harbor import PASSED, harbor_exception, make_job
+from tests.helpers.harbor import PASSED, harbor_exception, job_entries, make_job
 from verifier_tui.engine.harbor.folders import open_harbor
-from verifier_tui.engine.harbor.walkthrough import job_listing
 
 
 def files_of(folder: Path) -> set[str]:
@@ -62,8 +61,8 @@ def test_a_built_job_has_the_files_and_keys_harbor_writes(name, real, runs):
 def test_a_built_job_reads_as_the_genuine_one_does(name, real, runs):
     built, _ = open_harbor(build_like(name, real, runs))
     genuine, _ = open_harbor(real / "jobs" / name)
-    assert [(e.trial, e.step, e.label) for e in job_listing(built)] == [
-        (e.trial, e.step, e.label) for e in job_listing(genuine)
+    assert [(e.trial, e.step, e.label) for e in job_entries(built)] == [
+        (e.trial, e.step, e.label) for e in job_entries(genuine)
     ]
     assert built.trials[0].absent == genuine.trials[0].absent == []
     assert built.trials[0].recorded_digest == genuine.trials[0].recorded_digest

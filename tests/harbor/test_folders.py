@@ -8,10 +8,10 @@ import os
 
 import pytest
 
-from tests.helpers.harbor import PASSED, harbor_exception, make_job, make_trial
+from tests.helpers.harbor import PASSED, harbor_exception, job_entries, make_job, make_trial
 from verifier_tui.engine.harbor.folders import HarborFolderError, open_harbor, select_trial
 from verifier_tui.engine.harbor.reading import read_json
-from verifier_tui.engine.harbor.walkthrough import job_listing, walk_trial
+from verifier_tui.engine.harbor.walkthrough import walk_trial
 from verifier_tui.engine.task.target import find_harbor_folder, harbor_kind
 
 
@@ -152,7 +152,7 @@ def test_a_multi_step_trial_has_one_entry_per_step(task, runs):
     opened, _ = open_harbor(trial)
     assert [s.name for s in opened.steps] == ["first", "second"]
     job, _ = open_harbor(trial.parent)
-    assert [(e.step, e.label) for e in job_listing(job)] == [("first", "1.0"), ("second", "RewardFileNotFoundError")]
+    assert [(e.step, e.label) for e in job_entries(job)] == [("first", "1.0"), ("second", "RewardFileNotFoundError")]
     second = walk_trial(opened, "second")
     assert second.sandbox.phases.stopped_at == "reward_written"
     assert second.step.verifier_dir == trial / "steps" / "second" / "verifier"
@@ -181,7 +181,7 @@ def test_a_job_with_several_trials_lists_each_with_its_sandbox_verdict(task, run
     )
     opened, _ = open_harbor(job)
     assert opened.harbor_version == "0.26.0"
-    listing = job_listing(opened)
+    listing = job_entries(opened)
     assert [(e.trial, e.label) for e in listing] == [
         ("demo__aaaaaaa", "1.0"),
         ("demo__bbbbbbb", "reward 0.0, lines 3"),
@@ -227,7 +227,7 @@ def test_a_job_whose_trials_all_failed_to_write_still_lists(task, runs):
         runs / "jobs" / "j",
         {"demo__aaaaaaa": dict(task=task(), result="missing", verifier_files={"test-stdout.txt": ""})},
     )
-    listing = job_listing(open_harbor(job)[0])
+    listing = job_entries(open_harbor(job)[0])
     assert [e.label for e in listing] == ["not finished"]  # Harbor scores a trial only when it ends
     assert json.loads((job / "config.json").read_text())["job_name"] == "j"
 

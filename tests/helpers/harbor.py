@@ -728,3 +728,11 @@ def replay_trial(trial, step: str | None = None, *, workspace=None, case=None, e
     stand_in = StandIn(Path(workspace) if workspace else None, case, empty)
     with TrialSession(trial, step, options=Options(**options), stand_in=stand_in) as opened:
         return opened, opened.run()
+
+
+def job_entries(job) -> list:
+    """Every trial of an opened ``job`` (every step of a multi-step one) with its
+    sandbox verdict, each read as the multi-step trial's screen reads its steps."""
+    from verifier_tui.engine.harbor.walkthrough import trial_entries
+
+    return [entry for trial in job.trials for entry in trial_entries(trial)]

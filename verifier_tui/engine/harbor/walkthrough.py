@@ -1,11 +1,11 @@
 """Everything about one trial (or one step of it), assembled for the screen
-and for ``run TRIAL --json``; and the listing of a job's trials.
+and for ``run TRIAL --json``; and the listing of a multi-step trial's steps.
 
 :func:`walk_trial` reads the trial, finds the task, compares its digest,
 reads the sandbox side and the facts, and gathers the replay's inputs.
 :func:`trial_json` turns that (with the local run, when there was one) into
-the JSON object ``run TRIAL --json`` prints. :func:`job_listing` gives each
-trial (or step) of a job with its sandbox verdict.
+the JSON object ``run TRIAL --json`` prints. :func:`trial_entries` gives each
+step of a multi-step trial with its sandbox verdict.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from verifier_tui.engine import untrusted
 from verifier_tui.engine.harbor.agreement import Agreement, RunnerAlone, compare
 from verifier_tui.engine.harbor.digest import TaskDigest, TaskDrift, compare_task
 from verifier_tui.engine.harbor.facts import TrialFacts, trial_facts
-from verifier_tui.engine.harbor.folders import Job, StepView, Trial
+from verifier_tui.engine.harbor.folders import StepView, Trial
 from verifier_tui.engine.harbor.inputs import VerifierEnv, WorkspaceInput, trial_workspace, verifier_env
 from verifier_tui.engine.harbor.locate import TaskLocation, locate_task
 from verifier_tui.engine.harbor.phases import Parting, PhaseReport, local_phases, where_they_part
@@ -341,8 +341,3 @@ def trial_entries(trial: Trial) -> list[JobEntry]:
         recorded = side.recorded_exception
         out.append(JobEntry(trial.name, view.name, trial.path, side.verdict, recorded.type if recorded else None))
     return out
-
-
-def job_listing(job: Job) -> list[JobEntry]:
-    """Every trial of ``job`` (every step of a multi-step one) with its sandbox verdict."""
-    return [entry for trial in job.trials for entry in trial_entries(trial)]
