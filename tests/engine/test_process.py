@@ -1,8 +1,9 @@
 """The process driver with real child processes: exit codes, bounded output,
 decoding, timeouts, process-group kills, cancellation, and children that
 cannot start. Every test runs through both entry points of the one core: the
-blocking :func:`run_process` (as ``run`` calls it) and the async
-:func:`arun_process` (the TUI, ``watch``, ``test``).
+blocking :func:`run_process` (as ``run`` calls it) and the same core run
+from asyncio in a thread of its own, :func:`in_a_thread` (as the TUI,
+``watch`` and ``test`` call it).
 
 No assertion is about how long something took. Two kinds of waits are bounded
 all the same, so that a bug fails a test instead of hanging the suite: every
@@ -21,6 +22,7 @@ import sys
 import textwrap
 import threading
 import time
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -28,9 +30,15 @@ import pytest
 from tests.helpers.processes import process_gone, wait_gone
 from tests.helpers.tasks import HANG_GUARD_S, PY
 from verifier_tui.engine import process
-from verifier_tui.engine.process import CancelSignal, ProcessCancelled, ProcessResult, arun_process, run_process
+from verifier_tui.engine.process import CancelSignal, ProcessCancelled, ProcessResult, in_a_thread, run_process
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="checks processes through /proc")
+
+
+async def run_in_a_thread(argv: list[str], **options) -> ProcessResult:
+    """:func:`run_process` from asyncio, as a session's run calls it: in a
+    thread of its own (:func:`in_a_thread`)."""
+    return await in_a_thread(partial(run_process, argv, **options))
 
 
 def child_env(**extra: str) -> dict[str, str]:
@@ -45,7 +53,7 @@ def drive(request):
     async def go(argv, **kwargs) -> ProcessResult:
         if request.param == "blocking":
             return run_process(argv, **kwargs)
-        return await asyncio.wait_for(arun_process(argv, **kwargs), HANG_GUARD_S)
+        return await asyncio.wait_for(run_in_a_thread(argv, **kwargs), HANG_GUARD_S)
 
     return go
 
@@ -389,7 +397,7 @@ async def test_cancellation_kills_child_and_grandchildren(tmp_path: Path, ignore
     if ignore_sigterm:
         code = IGNORES_SIGTERM + textwrap.dedent(code)
     task = asyncio.create_task(
-        arun_process(
+        run_in_a_thread(
             [PY, "-c", textwrap.dedent(code), str(pid_file)],
             cwd=tmp_path,
             env=child_env(),
@@ -420,7 +428,7 @@ async def test_cancellation_sends_sigterm_first(tmp_path: Path) -> None:
         time.sleep(300)
     """
     task = asyncio.create_task(
-        arun_process(
+        run_in_a_thread(
             [PY, "-c", textwrap.dedent(code), str(ready), str(termed)],
             cwd=tmp_path,
             env=child_env(),
@@ -439,7 +447,7 @@ async def test_cancelled_twice_still_cleans_up(tmp_path: Path) -> None:
     pid_file = tmp_path / "pids"
     code = IGNORES_SIGTERM + textwrap.dedent(SPAWNS_GRANDCHILD)
     task = asyncio.create_task(
-        arun_process([PY, "-c", code, str(pid_file)], cwd=tmp_path, env=child_env(), timeout_s=None, grace_s=0.5)
+        run_in_a_thread([PY, "-c", code, str(pid_file)], cwd=tmp_path, env=child_env(), timeout_s=None, grace_s=0.5)
     )
     child, grandchild = read_pids(await wait_for_file(pid_file))
     task.cancel()
@@ -487,7 +495,7 @@ async def test_live_output_of_the_async_face_comes_from_the_runs_own_thread(tmp_
         threads.add(threading.get_ident())
         seen.append(text)
 
-    result = await arun_process(
+    result = await run_in_a_thread(
         [PY, "-c", "for i in range(20000): print(i)"], cwd=tmp_path, env=child_env(), timeout_s=30, on_output=on_output
     )
     assert "".join(seen) == result.stdout.text == "".join(f"{i}\n" for i in range(20000))
@@ -595,7 +603,7 @@ async def test_a_run_cancelled_before_its_init_started_the_runner_ends_at_once(t
     """
     leader = f"import subprocess, sys; sys.exit(subprocess.call([sys.executable, '-c', {textwrap.dedent(init)!r}]))"
     task = asyncio.create_task(
-        arun_process(
+        run_in_a_thread(
             [PY, "-c", leader], cwd=tmp_path, env=child_env(), timeout_s=None, grace_s=10.0, init_lists_strays=True
         )
     )

@@ -1,10 +1,10 @@
 """Run one child process: bounded output, a timeout, and nothing left behind.
 
-One blocking core, :func:`run_process`, and an async face, :func:`arun_process`,
-which runs the same core in a thread of its own (:func:`in_a_thread`) for
-asyncio callers: the way watchfiles serves ``run_process`` and
-``arun_process`` from one implementation. A session's run calls the core in
-line (the headless ``run``) or in such a thread (the TUI, ``watch``, ``test``).
+One blocking core, :func:`run_process`, which asyncio callers run in a
+thread of its own (:func:`in_a_thread`): the way watchfiles serves
+``run_process`` and ``arun_process`` from one implementation. A session's run
+calls the core in line (the headless ``run``) or in such a thread (the TUI,
+``watch``, ``test``).
 
 The child gets its own session (so its own process group), ``stdin`` from
 ``/dev/null`` and two pipes. One selector waits on both pipes, on the child's
@@ -40,7 +40,6 @@ import selectors
 import signal
 import subprocess
 import time
-from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from verifier_tui.engine import procfs
@@ -284,12 +283,6 @@ def run_process(
         asked_before_kill=child.asked_before_kill,
         oom_killed=tuple(child.oom_killed),
     )
-
-
-async def arun_process(argv: list[str], **options: Any) -> ProcessResult:
-    """:func:`run_process` (its keywords, but ``cancel``) from asyncio, in a
-    thread of its own (:func:`in_a_thread`)."""
-    return await in_a_thread(partial(run_process, argv, **options))
 
 
 async def in_a_thread(work: Callable[..., T]) -> T:
