@@ -315,7 +315,7 @@ def test_a_test_sh_that_dies_before_the_runner_replays_as_the_sandbox_ran_it(tas
     directly; the runner beside it explains, and the disagreement is said."""
     from verifier_tui.engine.sandbox import isolation
 
-    if isolation.namespace_problem() is not None:
+    if isolation.view_problem()[1] is not None:
         pytest.skip("the task's test.sh names /tests and /app: it runs only in the namespace's view")
     monkeypatch.setenv(isolation.VARIABLE, "namespace")
     missing = f"/opt/verifier-tui-no-such-runtime-{os.getpid()}"
@@ -365,7 +365,7 @@ def test_a_verdict_from_test_sh_names_no_runner_difference_as_a_reason(task, run
     from tests.helpers.harbor import RUNNER
     from verifier_tui.engine.sandbox import isolation
 
-    if isolation.namespace_problem() is not None:
+    if isolation.view_problem()[1] is not None:
         pytest.skip("the task's test.sh runs only in the namespace's view")
     monkeypatch.setenv(isolation.VARIABLE, "namespace")
     demo = task(verifier=READS_HELLO, cases={"bad": {"hello.txt": "nope"}})

@@ -44,9 +44,9 @@ def wait_gone(pid: int, within_s: float = 15.0) -> bool:
 
 def needs_namespaces() -> None:
     """Skip, saying why, where this machine cannot build the sandbox's view."""
-    from verifier_tui.engine.sandbox.isolation import namespace_problem
+    from verifier_tui.engine.sandbox.isolation import view_problem
 
-    problem = namespace_problem()
+    _bwrap, problem = view_problem()
     if problem is not None:
         pytest.skip(f"no namespaces on this machine: {problem}")
 

@@ -197,11 +197,6 @@ def choose() -> Isolation:
     return Isolation(COPY, f"no namespaces here: {problem}", fallback=True)
 
 
-def namespace_problem(fresh: bool = False) -> str | None:
-    """Why runs cannot get the view here, or None when they can."""
-    return view_problem(fresh)[1]
-
-
 def view_problem(fresh: bool = False) -> tuple[str, str | None]:
     """The bwrap that builds the view and None, or ("", why none can).
     Asked once per machine and user, then remembered (a "no" for
