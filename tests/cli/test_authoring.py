@@ -76,11 +76,11 @@ def test_the_new_tasks_oracle_earns_the_full_reward(tmp_path, env):
 def test_the_new_task_toml_is_one_harbor_loads(tmp_path, env):
     """Read by the tool's Harbor 0.26.0 rules: nothing refused, the name given,
     a verifier timeout of its own, /app collected after every trial."""
-    from verifier_tui.engine.task.config import parse_task_config
+    from verifier_tui.engine.task.discovery import read_task_config
 
     task = tmp_path / "named"
     assert run_tool(env, "new", task, "--name", "acme/hello-world").returncode == 0
-    config = parse_task_config(task / "task.toml")
+    config = read_task_config(task)
     assert config.refused is None and config.problems == ()
     assert config.name == "acme/hello-world"
     assert config.verifier.timeout_given and config.timeout_sec == 60.0
@@ -88,38 +88,38 @@ def test_the_new_task_toml_is_one_harbor_loads(tmp_path, env):
 
 
 def test_new_without_a_name_takes_the_folders(tmp_path, env):
-    from verifier_tui.engine.task.config import parse_task_config
+    from verifier_tui.engine.task.discovery import read_task_config
 
     task = tmp_path / "Sum Numbers!"
     assert run_tool(env, "new", task).returncode == 0
-    config = parse_task_config(task / "task.toml")
+    config = read_task_config(task)
     assert config.refused is None and config.name == "local/Sum-Numbers"
 
 
 def test_new_through_a_link_takes_the_name_typed_not_the_targets(tmp_path, env):
     """``new adder`` where adder is a link to a folder named target-0: the task
     was named local/target-0, a name the user never typed."""
-    from verifier_tui.engine.task.config import parse_task_config
+    from verifier_tui.engine.task.discovery import read_task_config
 
     (tmp_path / "target-0").mkdir()
     (tmp_path / "adder").symlink_to(tmp_path / "target-0")
     (tmp_path / "via").symlink_to(tmp_path)
     done = run_tool(env, "new", "--no-open", tmp_path / "adder")
     assert done.returncode == 0, done.stderr
-    assert parse_task_config(tmp_path / "target-0" / "task.toml").name == "local/adder"
+    assert read_task_config(tmp_path / "target-0").name == "local/adder"
     done = run_tool(env, "new", "--no-open", tmp_path / "via" / "sum")  # a path through a link
     assert done.returncode == 0, done.stderr
-    assert parse_task_config(tmp_path / "sum" / "task.toml").name == "local/sum"
+    assert read_task_config(tmp_path / "sum").name == "local/sum"
 
 
 @pytest.mark.parametrize(("folder", "name"), [("_x", "local/x"), ("a..b", "local/a.b"), ("ééé", "local/eee")])
 def test_a_folder_name_harbor_would_refuse_still_gives_a_name(tmp_path, env, folder, name):
     """``new _x`` was refused, blaming a --name never given."""
-    from verifier_tui.engine.task.config import parse_task_config
+    from verifier_tui.engine.task.discovery import read_task_config
 
     done = run_tool(env, "new", "--no-open", tmp_path / folder)
     assert done.returncode == 0, done.stderr
-    assert parse_task_config(tmp_path / folder / "task.toml").name == name
+    assert read_task_config(tmp_path / folder).name == name
 
 
 def test_new_refuses_a_folder_inside_a_task_and_an_empty_path(tmp_path, env):

@@ -32,7 +32,7 @@ from verifier_tui.engine.readback import Explanation
 from verifier_tui.engine.sandbox.cgroup import folder_for, hierarchies, mounts
 from verifier_tui.engine.suite import collect
 from verifier_tui.engine.task.cases import read_expected
-from verifier_tui.engine.task.config import parse_task_config
+from verifier_tui.engine.task.discovery import read_task_config
 from verifier_tui.engine.task.rows import choose_row, read_task_rows
 from verifier_tui.engine.verdict import harbor_verdict, read_reward_files
 from verifier_tui.words.resolution import binding_lines, plain, sys_path_lines
@@ -172,7 +172,7 @@ def test_reward_files_give_harbors_verdict_whatever_they_hold(found, which, tmp_
 def test_task_toml_gives_a_config_or_a_refusal(found, tmp_path_factory):
     folder = tmp_path_factory.mktemp("task")
     put(folder / "task.toml", found)
-    config = bounded(parse_task_config, folder / "task.toml")
+    config = bounded(read_task_config, folder)
     for problem in config.problems:
         one_line(problem)
 

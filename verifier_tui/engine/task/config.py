@@ -199,14 +199,6 @@ class TaskConfig:
         return self.network_mode
 
 
-def parse_task_config(path: Path) -> TaskConfig:
-    """``path`` read as Harbor would (module docstring), never raising."""
-    data, unreadable = load_toml(path)
-    if unreadable is not None:
-        return unreadable
-    return config_from_toml(data)
-
-
 def load_toml(path: Path) -> tuple[dict[str, Any], TaskConfig | None]:
     """``tomllib``'s document of ``path``, or the config of a file Harbor
     could not load (a refusal)."""
