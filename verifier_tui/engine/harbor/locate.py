@@ -43,7 +43,6 @@ class TaskLocation:
     found_by: str | None
     kind: str  # "local", "git", "package" or "unknown"
     tried: tuple[tuple[str, str], ...] = field(default_factory=tuple)  # (place, why)
-    digest_matches: bool | None = None  # the found folder against lock.json, when computed here
 
     @property
     def found(self) -> bool:
@@ -174,7 +173,7 @@ def locate_task(trial: Trial, given: Path | str | None = None, cache: Path | Non
     if kind == "git" and path_text and not any(same for _f, _w, same in qualified):
         match = _scan_git_cache(PurePosixPath(path_text).name, recorded, cache)
         if match is not None:
-            return TaskLocation(match, "Harbor's cache (same task name and digest)", kind, tuple(tried), True)
+            return TaskLocation(match, "Harbor's cache (same task name and digest)", kind, tuple(tried))
         tried.append(
             (
                 str((cache or harbor_cache_dir()) / "tasks" / "*" / PurePosixPath(path_text).name),
@@ -184,7 +183,7 @@ def locate_task(trial: Trial, given: Path | str | None = None, cache: Path | Non
     if not qualified:
         return TaskLocation(None, None, kind, tuple(tried))
     chosen = next((q for q in qualified if q[2]), qualified[0])
-    return TaskLocation(chosen[0], chosen[1] + _why_this_copy(chosen, qualified), kind, tuple(tried), chosen[2])
+    return TaskLocation(chosen[0], chosen[1] + _why_this_copy(chosen, qualified), kind, tuple(tried))
 
 
 def _places(
