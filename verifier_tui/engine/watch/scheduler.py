@@ -69,7 +69,7 @@ class RunScheduler:
     def pending(self) -> bool:
         return self._has_pending
 
-    def request(self, change: Change | None = None, *, supersede: bool | None = None) -> None:
+    def request(self, change: Change | None = None) -> None:
         """Ask for a run for ``change`` (None: no file changed, e.g. the user
         pressed "run"). Must be called on the event loop's thread."""
         if self._closed:
@@ -80,7 +80,7 @@ class RunScheduler:
             return
         self._pending = Change.combine(self._pending, change) if self._has_pending else change
         self._has_pending = True
-        if (self.supersede if supersede is None else supersede) and not self._task_superseded:
+        if self.supersede and not self._task_superseded:
             self._task_superseded = True
             self._task.cancel()
 
