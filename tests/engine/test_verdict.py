@@ -14,7 +14,6 @@ import pytest
 
 from verifier_tui.engine.model import UNKNOWN, RewardFile
 from verifier_tui.engine.verdict import (
-    HARBOR_RULES,
     harbor_verdict,
     read_reward_files,
 )
@@ -36,10 +35,6 @@ def error_of(folder: Path) -> tuple[str | None, str | None]:
     assert verdict.rewards is None
     assert verdict.message, "every error has a message in words"
     return verdict.error, verdict.message
-
-
-def test_rules_name_the_harbor_release_and_file() -> None:
-    assert HARBOR_RULES == "Harbor 0.26.0, harbor/verifier/verifier.py"
 
 
 # ---------------------------------------------------------------- neither file

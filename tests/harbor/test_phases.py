@@ -5,7 +5,7 @@ lined up step by step, with the first wrong step explained."""
 from __future__ import annotations
 
 from tests.helpers.harbor import SEPARATE, replay_trial, sandbox_trial
-from verifier_tui.engine.harbor.phases import PHASE_NAMES
+from verifier_tui.engine.harbor.phases import LABELS
 from verifier_tui.words.trial import step_detail
 
 
@@ -17,8 +17,8 @@ def test_both_sides_use_the_runners_own_phase_names(task, runs, tmp_path):
     demo = task(verifier="def verify(workspace, task_data):\n    return 0.5\n", toml=SEPARATE)
     trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True)
     opened, replayed = replay_trial(trial)
-    assert [p.name for p in opened.walk.sandbox.phases.phases] == list(PHASE_NAMES)
-    assert [p.name for p in replayed.phases.phases] == list(PHASE_NAMES)
+    assert [p.name for p in opened.walk.sandbox.phases.phases] == list(LABELS)
+    assert [p.name for p in replayed.phases.phases] == list(LABELS)
     assert {p.status for p in replayed.phases.phases} == {"done"}
     details = {p.name: p.detail for p in replayed.phases.phases}
     assert details["reward_files_cleared"] == "none was there"
@@ -84,7 +84,7 @@ def test_a_replay_killed_by_its_timeout_shows_the_step_it_was_in(task, runs, tmp
     opened, replayed = replay_trial(trial)
     assert replayed.local.outcome.slug == "timed_out"
     assert dict(statuses(replayed.phases)) == {
-        **{name: "done" for name in PHASE_NAMES[:6]},
+        **{name: "done" for name in list(LABELS)[:6]},
         "verify_called": "stopped",
         "reward_written": "not reached",
     }

@@ -2,8 +2,8 @@
 
 Everything Harbor-specific lives here, so a later Harbor change is one place to
 edit. The rules mirror ``Verifier._parse_reward_json``,
-``Verifier._parse_reward_text`` and the end of ``Verifier.verify`` in the file
-named by :data:`HARBOR_RULES` (read from the published 0.26.0 wheel):
+``Verifier._parse_reward_text`` and the end of ``Verifier.verify`` in Harbor
+0.26.0's ``harbor/verifier/verifier.py`` (read from the published wheel):
 
 * ``reward.json`` wins when ``Path.exists()`` is true for it, whatever
   ``reward.txt`` holds; a folder counts as present.
@@ -63,9 +63,6 @@ from typing import Any
 
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.model import UNKNOWN, RewardFile, Verdict
-
-HARBOR_RULES = "Harbor 0.26.0, harbor/verifier/verifier.py"
-"""The Harbor release and file whose reward parsing this module mirrors."""
 
 # Harbor 0.26.0's exceptions for a verifier pass, by the bare class name that
 # result.json's exception_type records. The faces, the trial readers and the

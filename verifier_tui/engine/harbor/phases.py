@@ -44,7 +44,6 @@ PHASES = (
     ("reward_written", "reward written"),
 )
 """The runner's phases in its order (``run_verifier.py``'s ``_run``), with the words the user reads."""
-PHASE_NAMES = tuple(name for name, _ in PHASES)
 LABELS = dict(PHASES)
 
 DONE, FAILED, STOPPED, NOT_REACHED, UNKNOWN = "done", "failed", "stopped", "not reached", "unknown"
