@@ -358,7 +358,8 @@ def select_trial(opened: Trial | Job, trial: str | None = None, step: str | None
 # Reading.
 
 
-def _rewards(verifier_result: Any) -> dict[str, Any] | None:
+def rewards_of(verifier_result: Any) -> dict[str, Any] | None:
+    """The ``rewards`` of a ``verifier_result`` in result.json, when it is an object."""
     if isinstance(verifier_result, dict) and isinstance(rewards := verifier_result.get("rewards"), dict):
         return rewards
     return None
@@ -613,7 +614,7 @@ def _read_steps(
                 name=None,
                 folder=folder,
                 trial_path=folder,
-                rewards=_rewards(result.get("verifier_result")),
+                rewards=rewards_of(result.get("verifier_result")),
                 exception=exception_record(result.get("exception_info"))
                 if result.ok
                 else exception_from_text(exception_text),
@@ -636,7 +637,7 @@ def _read_steps(
                 name=name,
                 folder=step_folder,
                 trial_path=folder,
-                rewards=_rewards(item.get("verifier_result")),
+                rewards=rewards_of(item.get("verifier_result")),
                 exception=exception_record(item.get("exception_info")),
                 agent_execution=time_span(item.get("agent_execution")),
                 verifier=time_span(item.get("verifier")),

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine import untrusted
-from verifier_tui.engine.harbor.folders import RESULT, job_paths, result_shape
+from verifier_tui.engine.harbor.folders import RESULT, job_paths, result_shape, rewards_of
 from verifier_tui.engine.harbor.reading import parse_time, read_json, read_text_tail
 from verifier_tui.engine.model import reward_float
 from verifier_tui.engine.record import field, record, replace
@@ -144,11 +144,6 @@ def _number(value: Any) -> str:
     return str(value)
 
 
-def _rewards(verifier_result: Any) -> dict[str, Any] | None:
-    rewards = verifier_result.get("rewards") if isinstance(verifier_result, dict) else None
-    return rewards if isinstance(rewards, dict) else None
-
-
 def _exceptions(result: dict[str, Any], steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """``recorded_exceptions``: the trial's own first, then each step's."""
     found = [result.get("exception_info")] + [s.get("exception_info") for s in steps]
@@ -211,7 +206,7 @@ def read_trial_row(folder: Path) -> TrialRow:
     agent = info.get("name") or agent_config.get("name")
     model_info = untrusted.table(info, "model_info")
     model = model_info.get("name") or agent_config.get("model_name")
-    rewards = _rewards(data.get("verifier_result"))
+    rewards = rewards_of(data.get("verifier_result"))
     steps, problems = result_shape(data)
     exceptions = _exceptions(data, steps)
     # reward_valid: rewards recorded, every exception's policy keeps them, and
@@ -223,7 +218,7 @@ def read_trial_row(folder: Path) -> TrialRow:
     )
     if steps and rewards is None:
         # A multi-step trial scores each step; its own verifier_result stays null.
-        rewards = _rewards(steps[-1].get("verifier_result")) or None
+        rewards = rewards_of(steps[-1].get("verifier_result")) or None
     started = parse_time(data.get("started_at"))
     finished = parse_time(data.get("finished_at"))
     exit_code = _agent_exit_code(folder)
