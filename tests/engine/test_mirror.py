@@ -297,10 +297,15 @@ async def test_changes_that_start_no_run_still_reach_the_copy(tmp_path):
     )
     ws = task_dir / "cases" / "only" / "workspace"
     session = Session(task_dir, Options(python=PY))
-    live = LiveRuns(session, lambda trigger, change: session.arun(trigger=trigger))
+    finished: list[object] = []
+    live = LiveRuns(
+        session,
+        lambda trigger, change: session.arun(trigger=trigger),
+        on_result=lambda change, result: finished.append(result),
+    )
 
     async def runs(count: int) -> None:
-        while live.scheduler.runs_finished < count:
+        while len(finished) < count:
             await asyncio.sleep(0.01)
 
     glue = asyncio.create_task(live.watch(run_first=True))
@@ -309,7 +314,7 @@ async def test_changes_that_start_no_run_still_reach_the_copy(tmp_path):
         (ws / ".git" / "HEAD").write_text("ref: feature")
         (ws / "notes.txt~").write_text("new backup")
         await asyncio.sleep(0.8)  # well over the watcher's debounce: no run came of it
-        assert live.scheduler.runs_started == 1
+        assert len(finished) == 1 and not live.scheduler.busy
         (ws / "a.txt").write_text("changed")
         await asyncio.wait_for(runs(2), 30)
         result = live.scheduler.latest_result

@@ -585,6 +585,7 @@ class SlowRuns:
         self.started: list[Change | None] = []
         self.running = asyncio.Event()
         self.cancelled: list[int] = []
+        self.finished: list[int] = []
 
     async def __call__(self, change: Change | None) -> int:
         index = len(self.started)
@@ -596,6 +597,7 @@ class SlowRuns:
             except asyncio.CancelledError:
                 self.cancelled.append(index)
                 raise
+        self.finished.append(index)
         return index
 
 
@@ -614,7 +616,12 @@ async def test_fifty_rapid_saves_give_few_runs_and_the_last_sees_the_end(tmp_pat
         for i in range(50):
             verifier.write_text(f"v{i}")
 
-    live = LiveRuns(session, lambda trigger, change: run(change))
+    finished: list[None] = []
+    live = LiveRuns(
+        session,
+        lambda trigger, change: run(change),
+        on_result=lambda change, result: finished.append(result),
+    )
     scheduler = live.scheduler
     glue = asyncio.create_task(live.watch())
     try:
@@ -628,9 +635,9 @@ async def test_fifty_rapid_saves_give_few_runs_and_the_last_sees_the_end(tmp_pat
         await asyncio.wait_for(glue, TIMEOUT)
         await live.close()
         session.close()
-    assert 1 <= scheduler.runs_started <= 3, seen
+    assert 1 <= len(seen) <= 3, seen
     assert seen[-1] == "v49"
-    assert scheduler.runs_finished == scheduler.runs_started
+    assert len(finished) == len(seen)
 
 
 @asynccontextmanager
@@ -665,13 +672,13 @@ async def test_a_change_mid_run_gives_exactly_one_more_run(tmp_path: Path) -> No
         saved.write_text("x")
         os.replace(saved, tests / "verifier.py")
         await wait_until(lambda: scheduler.pending, "the change to be pending")
-        assert scheduler.runs_started == 1
+        assert len(runs.started) == 1
         runs.release.set()
         await asyncio.wait_for(scheduler.drain(), TIMEOUT)
         await asyncio.sleep(QUIET)
-        assert scheduler.runs_started == 2
+        assert len(runs.started) == 2
         assert runs.started[1] is not None and runs.started[1].paths == {tests / "verifier.py"}
-        assert scheduler.runs_finished == 2
+        assert runs.finished == [0, 1]
         assert scheduler.latest_result == 1
 
 
@@ -680,17 +687,24 @@ async def test_five_changes_mid_run_still_give_one_more_run(tmp_path: Path) -> N
     async with fed(tmp_path, runs) as (live, tests):
         scheduler = live.scheduler
         await asyncio.wait_for(runs.running.wait(), TIMEOUT)
+        requests: list[Change | None] = []
+        ask = scheduler.request
+
+        def request(change: Change | None = None) -> None:  # the loop's requests, counted
+            requests.append(change)
+            ask(change)
+
+        scheduler.request = request
         files = [tests / f"helper{i}.py" for i in range(5)]
         for i, path in enumerate(files):
             path.write_text("x")
             # Each save its own batch, its own request.
-            wanted = 2 + i  # the first run's request, then one per save
-            await wait_until(lambda n=wanted: scheduler.requests >= n, f"request for {path.name}")
-        assert scheduler.runs_started == 1 and scheduler.pending
+            await wait_until(lambda n=i + 1: len(requests) >= n, f"request for {path.name}")
+        assert len(runs.started) == 1 and scheduler.pending
         runs.release.set()
         await asyncio.wait_for(scheduler.drain(), TIMEOUT)
         await asyncio.sleep(QUIET)
-        assert scheduler.runs_started == 2
+        assert len(runs.started) == 2
         assert runs.started[1] is not None and runs.started[1].paths == set(files)
         assert runs.started[1].describe() == "tests/helper0.py +4 more"
 
@@ -702,11 +716,10 @@ async def test_supersede_cancels_the_run_in_flight(tmp_path: Path) -> None:
         scheduler = live.scheduler
         await asyncio.wait_for(runs.running.wait(), TIMEOUT)
         (tests / "verifier.py").write_text("x")
-        await wait_until(lambda: scheduler.runs_started == 2, "the superseding run")
+        await wait_until(lambda: len(runs.started) == 2, "the superseding run")
         await asyncio.wait_for(scheduler.drain(), TIMEOUT)
         assert runs.cancelled == [0]
-        assert scheduler.runs_superseded == 1
-        assert scheduler.runs_finished == 1
+        assert runs.finished == [1]
         # Only the second run's result was reported.
         assert [r for _, r in results] == [1]
         assert results[0][0] is not None and results[0][0].paths == {tests / "verifier.py"}
@@ -733,7 +746,7 @@ async def test_errors_go_to_on_error_and_the_scheduler_lives_on() -> None:
     scheduler.request(None)
     await asyncio.wait_for(scheduler.drain(), TIMEOUT)
     assert [type(e) for e in errors] == [ValueError]
-    assert scheduler.runs_failed == 1 and scheduler.runs_finished == 1
+    assert len(calls) == 2
     assert scheduler.latest_result == "ok"
 
 
@@ -748,7 +761,7 @@ async def test_requests_mid_run_merge_their_paths() -> None:
     scheduler.request(None)  # a manual "run" mid-run joins the same pending run
     runs.release.set()
     await asyncio.wait_for(scheduler.drain(), TIMEOUT)
-    assert scheduler.runs_started == 2
+    assert len(runs.started) == 2
     assert runs.started[1] == Change(frozenset({b}), deleted=frozenset({b}))
 
 
@@ -759,10 +772,11 @@ async def test_close_cancels_the_run_and_drops_the_pending_one() -> None:
     await asyncio.wait_for(runs.running.wait(), TIMEOUT)
     scheduler.request(None)
     await asyncio.wait_for(scheduler.close(), TIMEOUT)
-    assert runs.cancelled == [0]
-    assert scheduler.runs_started == 1 and scheduler.runs_cancelled == 1
+    assert runs.cancelled == [0] and runs.finished == []
+    assert len(runs.started) == 1
     scheduler.request(None)  # ignored once closed
-    assert scheduler.runs_started == 1
+    await asyncio.sleep(0)
+    assert len(runs.started) == 1
     await asyncio.wait_for(scheduler.drain(), TIMEOUT)
 
 
@@ -773,14 +787,14 @@ async def test_close_cancels_the_run_and_drops_the_pending_one() -> None:
 async def test_changes_while_paused_are_held_and_run_once_on_resume(tmp_path: Path) -> None:
     runs = SlowRuns()
     async with fed(tmp_path, runs) as (live, tests):
-        await wait_until(lambda: live.scheduler.runs_finished == 1, "the first run")
+        await wait_until(lambda: runs.finished == [0], "the first run")
         live.pause()
         (tests / "a.py").write_text("a")
         (tests / "b.py").write_text("b")
         await asyncio.sleep(QUIET)
         assert len(runs.started) == 1  # held while paused
         live.resume()
-        await wait_until(lambda: live.scheduler.runs_finished == 2, "the held run")
+        await wait_until(lambda: len(runs.finished) == 2, "the held run")
         await asyncio.sleep(QUIET)
         assert len(runs.started) == 2
         assert runs.started[1] is not None and runs.started[1].paths == {tests / "a.py", tests / "b.py"}
@@ -792,12 +806,14 @@ async def test_each_run_is_named_by_what_asked_for_it_while_requests_wait(tmp_pa
     latest key's words, the run already waiting took them, and the held one
     was said to run "after start"."""
     triggers: list[str] = []
+    finished: list[str] = []
     gate = asyncio.Event()
 
     async def face(trigger: str, change: Change | None) -> None:
         triggers.append(trigger)
         if len(triggers) == 1:
             await gate.wait()
+        finished.append(trigger)
 
     session = Session(make_task(tmp_path / "t"))
     live = LiveRuns(session, face)
@@ -808,9 +824,9 @@ async def test_each_run_is_named_by_what_asked_for_it_while_requests_wait(tmp_pa
         live.pause()
         live.request("s key")  # held while paused
         gate.set()
-        await wait_until(lambda: live.scheduler.runs_finished == 2, "the waiting run")
+        await wait_until(lambda: len(finished) == 2, "the waiting run")
         live.resume()
-        await wait_until(lambda: live.scheduler.runs_finished == 3, "the held run")
+        await wait_until(lambda: len(finished) == 3, "the held run")
         assert triggers == ["r key", "m key", "s key"]
     finally:
         await live.close()
@@ -836,7 +852,7 @@ async def test_a_changed_task_toml_is_read_again_before_the_run(tmp_path: Path) 
 async def test_new_choices_are_watched_at_once(tmp_path: Path) -> None:
     runs = SlowRuns()
     async with fed(tmp_path, runs) as (live, _tests):
-        await wait_until(lambda: live.scheduler.runs_finished == 1, "the first run")
+        await wait_until(lambda: runs.finished == [0], "the first run")
         workspace = folder(tmp_path / "elsewhere")
         live.session.choose_workspace(workspace)
         live.restart_watch_if_needed()
@@ -962,21 +978,21 @@ async def test_tasks_jsonl_edited_is_read_again_without_a_run(tmp_path: Path, ex
     runs = SlowRuns(hold=set())
     async with fed(tmp_path, runs, example("hello-file")) as (live, tests):
         session = live.session
-        await wait_until(lambda: live.scheduler.runs_finished == 1, "the first run")
+        await wait_until(lambda: runs.finished == [0], "the first run")
         (tests.parent / "tasks.jsonl").write_text('{"task_id": "ada"}\n{"task_id": "newrow"}\n')
         await wait_until(
             lambda: session.task.rows is not None and [r.task_id for r in session.task.rows.rows] == ["ada", "newrow"],
             "the rows read again",
         )
         await asyncio.sleep(QUIET)
-        assert live.scheduler.runs_started == 1  # no run reads it
+        assert len(runs.started) == 1  # no run reads it
     rows = SlowRuns(hold=set())
     task = example("greeting-rows")
     async with fed(tmp_path, rows, task) as (live, _tests):
-        await wait_until(lambda: live.scheduler.runs_finished == 1, "the first run")
+        await wait_until(lambda: rows.finished == [0], "the first run")
         assert live.session.task_id == "ada"  # its case reads a row
         (task / "tasks.jsonl").unlink()
-        await wait_until(lambda: live.scheduler.runs_finished == 2, "a run on the file's removal")
+        await wait_until(lambda: rows.finished == [0, 1], "a run on the file's removal")
 
 
 async def test_a_late_event_of_a_save_the_last_run_read_leaves_it_fresh(tmp_path: Path) -> None:

@@ -27,7 +27,7 @@ class RunScheduler:
     cancelled run's result is never reported.
 
     Every started run ends as exactly one of finished, failed, superseded or
-    cancelled (by :meth:`close`); the counters say how many of each.
+    cancelled (by :meth:`close`).
     """
 
     def __init__(
@@ -49,15 +49,6 @@ class RunScheduler:
         self._closed = False
         self._idle = asyncio.Event()
         self._idle.set()
-        self.requests = 0
-        self.runs_started = 0
-        self.runs_finished = 0
-        """Runs whose coroutine returned (their result was reported)."""
-        self.runs_failed = 0
-        """Runs whose coroutine raised (the error went to ``on_error``)."""
-        self.runs_superseded = 0
-        self.runs_cancelled = 0
-        """Runs cancelled by :meth:`close`."""
         self.latest_result: Any = None
         """The result of the last run that finished without being superseded."""
 
@@ -74,7 +65,6 @@ class RunScheduler:
         pressed "run"). Must be called on the event loop's thread."""
         if self._closed:
             return
-        self.requests += 1
         if self._task is None:
             self._start(change)
             return
@@ -99,7 +89,7 @@ class RunScheduler:
         if task is not None:
             task.cancel()
             await asyncio.wait({task})
-            # Let the done-callback run so the counters are final.
+            # Let the done-callback run, so nothing of this run is left to report.
             while self._task is task:
                 await asyncio.sleep(0)
         self._idle.set()
@@ -107,7 +97,6 @@ class RunScheduler:
     def _start(self, change: Change | None) -> None:
         self._idle.clear()
         self._task_superseded = False
-        self.runs_started += 1
 
         async def invoke() -> Any:
             return await self._run(change)
@@ -120,21 +109,13 @@ class RunScheduler:
         superseded = self._task_superseded
         self._task = None
         self._task_superseded = False
+        # A run superseded or cancelled by close() reports nothing, even one
+        # that swallowed its cancellation and returned: its result is stale.
         if task.cancelled():
-            if superseded:
-                self.runs_superseded += 1
-            else:
-                self.runs_cancelled += 1
+            pass
         elif (error := task.exception()) is not None:
-            self.runs_failed += 1
             self._call(self._on_error, error, what="on_error", fallback_error=error)
-        elif superseded:
-            # The run swallowed its cancellation and returned: still stale.
-            self.runs_superseded += 1
-        elif self._closed:
-            self.runs_cancelled += 1  # swallowed close()'s cancellation: not reported
-        else:
-            self.runs_finished += 1
+        elif not (superseded or self._closed):
             self.latest_result = task.result()
             if self._on_result is not None:
                 self._call(self._on_result, change, self.latest_result, what="on_result")
