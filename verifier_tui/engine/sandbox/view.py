@@ -48,7 +48,7 @@ class Limits:
     """The task's limits, as the run gets them."""
 
     memory_mb: int | None = None
-    cpus: int | None = None
+    cpus: int | float | None = None  # as TaskConfig.cpus: 1.5 is allowed
     storage_mb: int | None = None
     network: str = "public"  # public, no-network, allowlist
     workdir: str = DOCKER_DEFAULT_WORKDIR
@@ -110,12 +110,14 @@ def image_workdir(task_root: Path) -> str:
 def limits_for(task: Task, app: str) -> Limits:
     """The limits of ``task`` (its ``task.toml`` as Harbor reads it)."""
     config = task.config
-    workdir = getattr(config, "workdir", None) or image_workdir(task.root)
-    cpus = getattr(config, "cpus", None)
-    memory = getattr(config, "memory_mb", None)
-    storage = getattr(config, "storage_mb", None)
-    network = getattr(config, "verifier_network_mode", None) or "public"
-    return Limits(memory_mb=memory, cpus=cpus, storage_mb=storage, network=network, workdir=workdir, app=app)
+    return Limits(
+        memory_mb=config.memory_mb,
+        cpus=config.cpus,
+        storage_mb=config.storage_mb,
+        network=config.verifier_network_mode,
+        workdir=config.workdir or image_workdir(task.root),
+        app=app,
+    )
 
 
 def cpus_to_bind(cpus: int | float | None) -> int:
