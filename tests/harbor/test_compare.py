@@ -240,6 +240,26 @@ def test_a_trial_harbor_did_not_finish_is_counted_under_the_name_its_task_record
     assert "alpha" not in table and table["org/alpha"][:5] == ["org/alpha", "0/2", "-", "2/2", "1.000"], table
 
 
+def test_a_trial_that_cannot_be_read_is_never_paired_nor_read_through_its_link(env, runs, task, tmp_path):
+    # How a trial whose result.json is a link ended is not known (the link is
+    # never followed): pairing it would call it a flip, and, with no start
+    # time, put it first and shift every other pair of its task.
+    alpha = task("alpha")
+    passed = dict(task=alpha, rewards={"reward": 1.0})
+    a = make_job(runs / "jobs" / "a", {"alpha__a0": passed, "alpha__a1": passed})
+    b = make_job(runs / "jobs" / "b", {"alpha__b1": passed})
+    planted = tmp_path / "planted.json"
+    planted.write_text(json.dumps({"task_name": "planted", "verifier_result": {"rewards": {"reward": 0.0}}}))
+    (a / "alpha__a0" / "result.json").unlink()
+    (a / "alpha__a0" / "result.json").symlink_to(planted)
+    lines = compare_lines(env, (a, b), tmp_path)
+    assert "no trial's outcome flipped (trials paired in the order they started)" in lines, lines
+    assert not any("planted" in line for line in lines), lines
+    data = json.loads(run_tool(env, "compare", "--json", a, b, cwd=tmp_path).stdout)
+    assert data["flipped"] == 0 and data["tasks"][0]["flipped"] == []
+    assert data["a"]["outcomes"] == {"passed": 1, "cannot be read": 1}
+
+
 def test_a_job_of_two_agents_names_each_agents_mean(env, runs, task, tmp_path):
     # Harbor keeps a mean per <agent>__<model>__<dataset> (JobStats.evals): "0.000; 1.000"
     # after "oracle, nop" read as oracle's 0.000, the other way round.

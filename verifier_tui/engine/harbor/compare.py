@@ -11,7 +11,8 @@ them when a task has no digest.
 Harbor names a trial ``<task>__<random>``, so nothing pairs one job's third
 attempt at a task with the other's: trials are paired in the order they
 started (then by name), the first with the first. A flip is a pair whose
-outcomes differ; a trial without a counterpart is counted, never paired.
+outcomes differ; a trial without a counterpart, or that cannot be read, is
+counted, never paired.
 """
 
 from __future__ import annotations
@@ -21,7 +22,15 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from verifier_tui.engine.harbor.overview import PASSED, JobOverview, TaskRow, TrialRow, mean_words, read_overviews
+from verifier_tui.engine.harbor.overview import (
+    PASSED,
+    UNREADABLE,
+    JobOverview,
+    TaskRow,
+    TrialRow,
+    mean_words,
+    read_overviews,
+)
 from verifier_tui.engine.record import record
 from verifier_tui.engine.verdict import reward_pairs
 
@@ -163,7 +172,10 @@ def _trial_json(row: TrialRow) -> dict[str, Any]:
 
 
 def _order(rows: list[TrialRow]) -> list[TrialRow]:
-    return sorted(rows, key=lambda r: (r.started_at or _EARLIEST, r.name))
+    """The trials to pair, in the order they started. One that cannot be read
+    is left out: how it ended is not known, so no flip can be said of it, and
+    with no start time it would come first and shift every other pair."""
+    return sorted((r for r in rows if r.outcome != UNREADABLE), key=lambda r: (r.started_at or _EARLIEST, r.name))
 
 
 def _by_task(rows: list[TrialRow]) -> dict[str, list[TrialRow]]:
