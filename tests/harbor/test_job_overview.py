@@ -257,6 +257,20 @@ def test_the_overview_documents_are_documented(real, env, tmp_path):
     assert documented_fields("## The jobs folder document", "\n## The end") == set(listed)
 
 
+def test_every_way_a_trial_ended_in_the_overview_json_is_documented(real, env, tmp_path):
+    from tests.helpers.commands import JSON_DOC
+
+    job = mixed_job(real, tmp_path / "jobs" / "mixed")
+    unread = next(p for p in sorted(job.iterdir()) if (p / "result.json").is_file())
+    (unread / "result.json").unlink()
+    (unread / "result.json").symlink_to(tmp_path / "elsewhere.json")  # a link: never read through
+    outcomes = json.loads(run_tool(env, "run", "--json", job, cwd=tmp_path).stdout)["job"]["outcomes"]
+    assert "cannot be read" in outcomes
+    row = next(line for line in JSON_DOC.read_text(encoding="utf-8").splitlines() if line.startswith("| `outcomes`"))
+    words = [o for o in outcomes if not o[:1].isupper()]  # an exception's type is Harbor's own word
+    assert [w for w in words if f"`{w}`" not in row] == []
+
+
 def test_the_jobs_list_says_each_trial_ended_as_the_job_overview_does(runs, task, env, tmp_path):
     """The jobs list said ``1 reward below 1`` for a failing oracle the
     overview calls ``agent failed``, and counted a trial with both a kept
