@@ -415,6 +415,29 @@ def test_a_trial_folder_that_cannot_be_read_is_a_row_and_the_others_are_replayed
     assert "1 cannot be read" in overview.stdout and "demo__shut" in overview.stdout
 
 
+def test_a_trial_that_cannot_be_read_has_every_field_of_a_trial_document_in_test_json(task, runs, env, tmp_path):
+    from tests.helpers.commands import documented_fields
+
+    demo = task()
+    job = make_job(
+        runs / "jobs" / "j", {"demo__ok": dict(task=demo, **PASSED), "demo__shut": dict(task=demo, **PASSED)}
+    )
+    shut = job / "demo__shut"
+    shut.chmod(0)
+    tool = [*modes_bind_root(), *TOOL]
+    try:
+        done = run_tool(env, "test", job, "--json", "--stand-in", "empty", "--python", PY, cwd=tmp_path, tool=tool)
+    finally:
+        shut.chmod(0o755)
+    no_traceback(done)
+    trials = {t["trial"]["name"]: t for t in json.loads(done.stdout)["trials"]}
+    unread = trials["demo__shut"]
+    # A reader takes each trial object as the documented trial document: none lacks a field.
+    assert set(unread) == documented_fields("## The trial document", "### The trial") == set(trials["demo__ok"])
+    assert unread["judged_by"] is None and unread["runner_alone"] is None and unread["story"] == []
+    assert unread["local_skipped"] == "the trial folder demo__shut cannot be read (Permission denied)"
+
+
 def test_a_jobs_folder_says_each_folder_it_leaves_out(task, runs, env, tmp_path):
     demo = task()
     make_job(runs / "jobs" / "j", {"demo__ok": dict(task=demo, **PASSED)})

@@ -177,7 +177,9 @@ class NotReplayed:
     why: str
 
     def to_json(self) -> dict[str, Any]:
-        """A trial document (docs/json-output.md) with only what is known."""
+        """A trial document (docs/json-output.md) with only what is known:
+        every field of one is there (a reader takes each trial object alike),
+        those not known null, ``story`` empty."""
         trial = self.item.trial
         return {
             "trial": {"path": str(trial.path), "name": trial.name, "step": self.item.step, "notes": [self.why]},
@@ -187,9 +189,12 @@ class NotReplayed:
             "local_skipped": self.why,
             "local_phases": None,
             "local_failure": None,
+            "judged_by": None,
             "parted_at": None,
+            "runner_alone": None,
             "same": None,
             "differences": [self.why],
+            "story": [],
         }
 
 
