@@ -15,7 +15,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from tests.helpers.commands import TOOL, documented_fields, no_traceback, run_tool
+from tests.helpers.commands import JSON_DOC, TOOL, documented_fields, no_traceback, run_tool
 from tests.helpers.harbor import (
     SEPARATE,
     harbor_exception,
@@ -762,6 +762,12 @@ def test_the_json_documentation_lists_every_trial_job_and_both_modes_field(
     each = documented_fields("Each phase:", "## The job test document")
     assert each == set(data["local_phases"]["phases"][0]) == set(data["sandbox"]["phases"][0])
     assert set(data["parted_at"]) == {"phase", "label", "sandbox", "local", "words"}
+    # local is the replay's run document: each run field it has not is named where the doc says so.
+    left_out = documented_fields("## The run document", "### Parameters") - set(data["local"])
+    local_row = next(
+        line for line in JSON_DOC.read_text(encoding="utf-8").splitlines() if line.startswith("| `local` ")
+    )
+    assert [name for name in sorted(left_out) if f"`{name}`" not in local_row] == []
     tested = as_json(tool(env, "test", job, "--json", cwd=elsewhere))
     assert documented_fields("## The job test document", "## Explain and watch") == set(tested)
     explained = as_json(tool(env, "explain", job, "--json", cwd=elsewhere))
