@@ -78,7 +78,7 @@ def test_compare_json_is_documented_and_names_every_flip(env, two_jobs, tmp_path
     assert [(f["a"]["name"], f["b"]["name"]) for f in tasks["alpha"]["flipped"]] == [("alpha__a2", "alpha__b2")]
     assert tasks["delta"]["b"]["errors"] == 1
     assert data["only_a_passes"] == ["alpha", "gamma"] and data["only_b_passes"] == ["beta"]
-    assert data["flipped"] == 2
+    assert data["flipped"] == 2 and data["note"] is None
 
 
 @pytest.mark.parametrize(
@@ -127,6 +127,13 @@ def test_two_jobs_with_no_task_in_common_or_one_job_twice_are_said_so(env, runs,
     )
     same = run_tool(env, "compare", a, a, cwd=tmp_path)
     assert same.stdout.splitlines()[-1] == "note: A and B are the same job folder: nothing can differ"
+    # --json says it too: a reader sees why nothing differs, as the text's reader does.
+    assert json.loads(run_tool(env, "compare", "--json", a, a, cwd=tmp_path).stdout)["note"] == (
+        "A and B are the same job folder: nothing can differ"
+    )
+    assert json.loads(run_tool(env, "compare", "--json", a, b, cwd=tmp_path).stdout)["note"].startswith(
+        "the two jobs ran no task in common"
+    )
 
 
 @pytest.fixture

@@ -164,6 +164,7 @@ class Comparison:
             "only_a_passes": self.only("a"),
             "only_b_passes": self.only("b"),
             "flipped": self.flips,
+            "note": self.note,  # as the text's last line: why nothing could differ
         }
 
 
