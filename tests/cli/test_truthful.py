@@ -13,6 +13,7 @@ import fcntl
 import json
 import os
 import queue
+import re
 import shlex
 import signal
 import subprocess
@@ -434,7 +435,18 @@ def test_explain_says_the_top_level_code_timed_out(env, tmp_path):
         assert "timed out after 1 s" in text and "top-level code" in text
         assert "gave no explanation" not in text
         if "--json" in args:
-            assert strict_json(done.stdout)["timed_out"] is True
+            data = strict_json(done.stdout)
+            # No exit of the runner's own (as a run's exit_code after a timeout): never Python's -15.
+            assert data["timed_out"] is True and data["exit_code"] is None
+            assert set(data) == explain_failure_fields()
+
+
+def explain_failure_fields() -> set[str]:
+    """The fields docs/json-output.md gives the explain document that says why there is none."""
+    from tests.helpers.commands import JSON_DOC
+
+    said = JSON_DOC.read_text(encoding="utf-8").split("### When explain fails", 1)[1].split("\n## ", 1)[0]
+    return set(re.findall(r'"(\w+)":', said))
 
 
 @pytest.mark.parametrize(
@@ -455,6 +467,9 @@ def test_explain_says_the_top_level_code_ended_the_runner(env, tmp_path, ending,
     assert done.returncode == 2
     no_traceback(done)
     assert words in done.stderr, done.stderr
+    data = strict_json(run_tool(env, "explain", "--json", task_dir, "--python", PY).stdout)
+    assert data["exit_code"] == (0 if "_exit" in ending else None)  # a signal has no exit code, as in a run
+    assert set(data) == explain_failure_fields()
 
 
 # ---------------------------------------------------------------------------

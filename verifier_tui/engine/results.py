@@ -129,7 +129,10 @@ def no_explanation(
                 "its top-level code: an os._exit there ends the runner)"
             )
     stderr = map_paths(done.stderr.text, prepared.path_map)
-    return Explanation(error=why, stderr=stderr, exit_code=returncode, timed_out=bool(done.timed_out))
+    # As a run's exit_code: a runner that timed out or that a signal ended has none
+    # (never the process's negative status, -15, which is Python's and no exit code).
+    ended = None if done.timed_out or signal is not None or (returncode is not None and returncode < 0) else returncode
+    return Explanation(error=why, stderr=stderr, exit_code=ended, timed_out=bool(done.timed_out))
 
 
 def contract_explanation(prepared: Prepared) -> Explanation | None:
