@@ -15,7 +15,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from tests.helpers.commands import JSON_DOC, TOOL, documented_fields, no_traceback, run_tool
+from tests.helpers.commands import JSON_DOC, TOOL, documented_fields, no_traceback, run_tool, start_watch, stop
 from tests.helpers.harbor import (
     SEPARATE,
     harbor_exception,
@@ -853,6 +853,21 @@ def test_a_step_the_task_does_not_have_is_said(real, env, tmp_path):
     done = run_tool(env, "run", trial, cwd=tmp_path)
     no_traceback(done)
     assert "the task has no step 'fir.st' (its steps: first, second)" in done.stdout, done.stdout
+
+
+def test_watch_a_trial_json_prints_trial_documents_one_a_line(task, runs, tmp_path, env, elsewhere):
+    demo = task(verifier=READS_HELLO, toml=SEPARATE)
+    trial = sandbox_trial(
+        runs / "jobs" / "j", demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate", capture=True
+    )
+    proc, reader = start_watch(env, trial.path, "--json", "--python", PY, cwd=elsewhere)
+    try:
+        first = json.loads(reader.next_run(prefix="{"))
+    finally:
+        code, stderr = stop(proc)
+    assert code == 0 and "Traceback" not in stderr
+    assert set(first) == documented_fields("## The trial document", "### The trial")
+    assert first["local"]["trigger"] == "start" and first["same"] is True
 
 
 def test_watch_a_trial_replays_again_once_its_verifier_is_back(task, runs, tmp_path, env, elsewhere):
