@@ -921,6 +921,19 @@ def test_the_json_documentation_lists_every_run_field(env, example):
     assert documented_fields("### Parameters", "## The test document") == set(data["arguments"][0])
 
 
+def test_the_json_documentation_gives_the_exit_status_of_every_command_with_json():
+    import argparse
+
+    from tests.helpers.commands import JSON_DOC
+    from verifier_tui.cli import build_parser
+
+    parser = build_parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
+    with_json = [name for name, sub in commands.items() if any("--json" in a.option_strings for a in sub._actions)]
+    table = [line for line in JSON_DOC.read_text(encoding="utf-8").splitlines() if line.startswith("| `verifier-tui ")]
+    assert [name for name in with_json if not any(row.startswith(f"| `verifier-tui {name} ") for row in table)] == []
+
+
 def test_the_json_documentation_lists_every_test_and_explain_field(env, example):
     task_dir = example("hello-file")
     test_data = json.loads(run_tool(env, "test", "--json", task_dir, "--python", PY).stdout)
