@@ -79,6 +79,20 @@ def test_compare_json_is_documented_and_names_every_flip(env, two_jobs, tmp_path
     assert tasks["delta"]["b"]["errors"] == 1
     assert data["only_a_passes"] == ["alpha", "gamma"] and data["only_b_passes"] == ["beta"]
     assert data["flipped"] == 2 and data["note"] is None
+    # Each member of the nested objects is named in its row of the doc.
+    from tests.helpers.commands import JSON_DOC
+
+    rows = {
+        line.split("`")[1]: line
+        for line in JSON_DOC.read_text(encoding="utf-8")
+        .split("## The compare document")[1]
+        .split("\n## ")[0]
+        .splitlines()
+        if line.startswith("| `")
+    }
+    alpha = tasks["alpha"]
+    nested = [("a", data["a"]), ("tasks", alpha), ("tasks", alpha["a"]), ("tasks", alpha["flipped"][0]["a"])]
+    assert [(row, key) for row, part in nested for key in part if f"`{key}`" not in rows[row]] == []
 
 
 @pytest.mark.parametrize(
