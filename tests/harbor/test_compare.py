@@ -281,6 +281,27 @@ def test_a_trial_that_cannot_be_read_is_never_paired_nor_read_through_its_link(e
     assert data["a"]["outcomes"] == {"passed": 1, "cannot be read": 1}
 
 
+def test_a_folder_of_a_job_that_is_no_trial_is_said_left_out_not_dropped(env, runs, task, tmp_path):
+    # A link in a job (whoever wrote the job may point it anywhere) is never
+    # followed, a folder that is no trial is no trial: each is left out of the
+    # comparison, and said, as test JOB says it.
+    alpha = task("alpha")
+    passed = dict(task=alpha, rewards={"reward": 1.0})
+    a = make_job(runs / "jobs" / "a", {"alpha__a1": passed})
+    b = make_job(runs / "jobs" / "b", {"alpha__b1": passed})
+    elsewhere = make_job(tmp_path / "x" / "jobs" / "other", {"alpha__x1": dict(task=alpha, rewards={"reward": 0.0})})
+    (a / "alpha__a2").symlink_to(elsewhere / "alpha__x1")
+    (b / "scratch").mkdir()
+    lines = compare_lines(env, (a, b), tmp_path)
+    assert lines[0].startswith("A  job a · 1 trial · ")
+    assert f"note: A: alpha__a2 is a link to {elsewhere / 'alpha__x1'}: not read here" in lines, lines
+    assert any(line.startswith("note: B: scratch: not a trial folder") for line in lines), lines
+    assert "no trial's outcome flipped (trials paired in the order they started)" in lines
+    data = json.loads(run_tool(env, "compare", "--json", a, b, cwd=tmp_path).stdout)
+    assert data["a"]["problems"] == [f"alpha__a2 is a link to {elsewhere / 'alpha__x1'}: not read here"]
+    assert data["b"]["problems"][0].startswith("scratch: not a trial folder")
+
+
 def test_a_job_of_two_agents_names_each_agents_mean(env, runs, task, tmp_path):
     # Harbor keeps a mean per <agent>__<model>__<dataset> (JobStats.evals): "0.000; 1.000"
     # after "oracle, nop" read as oracle's 0.000, the other way round.

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from verifier_tui.commands import terminal
+from verifier_tui.commands.harbor import NOTES_SHOWN
 from verifier_tui.commands.report import table_lines
 from verifier_tui.engine.harbor.compare import (
     Comparison,
@@ -16,6 +17,7 @@ from verifier_tui.engine.harbor.compare import (
     read_compared,
 )
 from verifier_tui.engine.task.target import classify
+from verifier_tui.words.run import more_text
 from verifier_tui.words.text import one_line
 
 if TYPE_CHECKING:
@@ -41,6 +43,11 @@ def compare_command(args: argparse.Namespace) -> int:
         return 0
     for line in comparison_lines(comparison):
         terminal.out(line)
+    for letter, job in (("A", comparison.a), ("B", comparison.b)):
+        for problem in job.problems[:NOTES_SHOWN]:
+            terminal.out(f"note: {letter}: {one_line(problem)}")
+        if len(job.problems) > NOTES_SHOWN:
+            terminal.out(f"note: {letter}: {more_text(len(job.problems) - NOTES_SHOWN, 'notes')}")
     if comparison.note:
         terminal.out(f"note: {comparison.note}")
     return 0

@@ -22,6 +22,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from verifier_tui.engine.harbor.folders import NOT_A_TRIAL, sub_folders
 from verifier_tui.engine.harbor.overview import (
     PASSED,
     UNREADABLE,
@@ -47,6 +48,8 @@ class Compared:
     path: Path
     name: str
     overview: JobOverview
+    #: What of the folder is no trial (a link, a stray folder): left out, said as ``test JOB`` says it.
+    problems: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         overview = self.overview
@@ -57,6 +60,7 @@ class Compared:
             "outcomes": dict(overview.counts()),
             "means": overview.means(),
             "agents": overview.agents(),
+            "problems": list(self.problems),
         }
 
 
@@ -190,7 +194,20 @@ def read_compared(a: Path, b: Path, cancelled: Callable[[], bool] | None = None)
     """The two jobs, read together: a trial one did not finish is named as
     the other's trials name its task (:func:`read_overviews`, which asks ``cancelled``)."""
     ours, theirs = read_overviews(a, b, cancelled=cancelled)
-    return Compared(a, a.name, ours), Compared(b, b.name, theirs)  # named as every job is: by its folder
+    # named as every job is: by its folder
+    return Compared(a, a.name, ours, _left_out(a, ours)), Compared(b, b.name, theirs, _left_out(b, theirs))
+
+
+def _left_out(folder: Path, overview: JobOverview) -> tuple[str, ...]:
+    """What of a job folder is no trial of its overview, a line each, in
+    ``test JOB``'s words: a link to a folder (never followed), a folder that
+    is no trial (Harbor writes only trial folders in a job)."""
+    try:
+        children, links = sub_folders(folder)
+    except OSError:  # it was listed for the overview: gone since, nothing more to say
+        return ()
+    read = {row.path for row in overview.rows}
+    return (*links, *(f"{child.name}: {NOT_A_TRIAL}" for child in children if child not in read))
 
 
 def compare(a: Compared, b: Compared) -> Comparison:

@@ -666,7 +666,7 @@ def open_job(path: Path | str, refs: bool = False) -> Job:
         raise HarborFolderError(f"{folder} cannot be listed ({exc.strerror or exc})") from None
     for child in children:
         if kind_within(child, "trial") != "trial":
-            problems.append(f"{child.name}: not a trial folder (no trial.log, no config.json of a trial): left out")
+            problems.append(f"{child.name}: {NOT_A_TRIAL}")
             continue
         try:
             trials.append(TrialRef.read(child) if refs else open_trial(child))
@@ -685,6 +685,10 @@ def open_job(path: Path | str, refs: bool = False) -> Job:
         trials=trials,
         problems=problems,
     )
+
+
+#: A sub-folder of a job that is no trial (Harbor writes only trial folders in a job).
+NOT_A_TRIAL = "not a trial folder (no trial.log, no config.json of a trial): left out"
 
 
 def sub_folders(folder: Path) -> tuple[list[Path], list[str]]:
