@@ -302,6 +302,22 @@ def test_a_folder_of_a_job_that_is_no_trial_is_said_left_out_not_dropped(env, ru
     assert data["b"]["problems"][0].startswith("scratch: not a trial folder")
 
 
+def test_a_trial_whose_agent_cannot_be_read_names_no_agent(env, runs, task, tmp_path):
+    # Neither result.json nor config.json can be read (links, never followed):
+    # its agent is not known, which is no agent named "?".
+    alpha = task("alpha")
+    passed = dict(task=alpha, rewards={"reward": 1.0})
+    a = make_job(runs / "jobs" / "a", {"alpha__a1": passed, "alpha__a2": passed})
+    b = make_job(runs / "jobs" / "b", {"alpha__b1": passed})
+    for name in ("result.json", "config.json"):
+        (a / "alpha__a2" / name).unlink()
+        (a / "alpha__a2" / name).symlink_to(b / "alpha__b1" / name)
+    lines = compare_lines(env, (a, b), tmp_path)
+    assert lines[0] == "A  job a · 2 trials · oracle · Harbor's mean 1.000", lines
+    data = json.loads(run_tool(env, "compare", "--json", a, b, cwd=tmp_path).stdout)
+    assert data["a"]["agents"] == ["oracle"] and data["a"]["outcomes"]["cannot be read"] == 1
+
+
 def test_a_job_of_two_agents_names_each_agents_mean(env, runs, task, tmp_path):
     # Harbor keeps a mean per <agent>__<model>__<dataset> (JobStats.evals): "0.000; 1.000"
     # after "oracle, nop" read as oracle's 0.000, the other way round.

@@ -519,7 +519,9 @@ class JobOverview:
         return ", ".join(parts)
 
     def agents(self) -> list[str]:
-        return list(dict.fromkeys(f"{r.agent or '?'}" + (f" ({r.model})" if r.model else "") for r in self.rows))
+        """Each agent the trials name (with its model). A trial whose agent is
+        not known (its files could not be read) names none: "?" read as an agent."""
+        return list(dict.fromkeys(r.agent + (f" ({r.model})" if r.model else "") for r in self.rows if r.agent))
 
     def to_json(self) -> dict[str, Any]:
         return {
