@@ -438,6 +438,24 @@ def test_a_trial_that_cannot_be_read_has_every_field_of_a_trial_document_in_test
     assert unread["local_skipped"] == "the trial folder demo__shut cannot be read (Permission denied)"
 
 
+def test_run_job_says_each_folder_of_the_job_it_leaves_out(task, runs, env, tmp_path):
+    # As test JOB and compare say them: a link (never followed), a folder that is no trial.
+    demo = task()
+    job = make_job(runs / "jobs" / "j", {"demo__ok": dict(task=demo, **PASSED), "demo__ok2": dict(task=demo, **PASSED)})
+    other = make_job(tmp_path / "x" / "jobs" / "other", {"demo__x": dict(task=demo, **PASSED)})
+    (job / "demo__linked").symlink_to(other / "demo__x")
+    (job / "scratch").mkdir()
+    done = run_tool(env, "run", job, cwd=tmp_path)
+    no_traceback(done)
+    assert done.stdout.startswith("job j · 2 trials · ")
+    notes = [line for line in done.stdout.splitlines() if line.startswith("note: demo__linked is a link to ")]
+    assert len(notes) == 1 and notes[0].endswith("jobs/other/demo__x: not read here"), done.stdout  # as run says paths
+    assert any(line.startswith("note: scratch: not a trial folder") for line in done.stdout.splitlines())
+    data = json.loads(run_tool(env, "run", "--json", job, cwd=tmp_path).stdout)
+    assert data["job"]["problems"][0] == f"demo__linked is a link to {other / 'demo__x'}: not read here"
+    assert data["job"]["problems"][1].startswith("scratch: not a trial folder")
+
+
 def test_a_jobs_folder_says_each_folder_it_leaves_out(task, runs, env, tmp_path):
     demo = task()
     make_job(runs / "jobs" / "j", {"demo__ok": dict(task=demo, **PASSED)})

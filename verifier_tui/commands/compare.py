@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from verifier_tui.commands import terminal
-from verifier_tui.commands.harbor import NOTES_SHOWN
+from verifier_tui.commands.harbor import folder_notes
 from verifier_tui.commands.report import table_lines
 from verifier_tui.engine.harbor.compare import (
     Comparison,
@@ -17,7 +17,6 @@ from verifier_tui.engine.harbor.compare import (
     read_compared,
 )
 from verifier_tui.engine.task.target import classify
-from verifier_tui.words.run import more_text
 from verifier_tui.words.text import one_line
 
 if TYPE_CHECKING:
@@ -44,10 +43,8 @@ def compare_command(args: argparse.Namespace) -> int:
     for line in comparison_lines(comparison):
         terminal.out(line)
     for letter, job in (("A", comparison.a), ("B", comparison.b)):
-        for problem in job.problems[:NOTES_SHOWN]:
-            terminal.out(f"note: {letter}: {one_line(problem)}")
-        if len(job.problems) > NOTES_SHOWN:
-            terminal.out(f"note: {letter}: {more_text(len(job.problems) - NOTES_SHOWN, 'notes')}")
+        for line in folder_notes(job.problems, f"{letter}: "):
+            terminal.out(line)
     if comparison.note:
         terminal.out(f"note: {comparison.note}")
     return 0

@@ -230,7 +230,7 @@ def print_jobs(folder: Path, as_json: bool) -> None:
 
 def print_overview(folder: Path, as_json: bool) -> None:
     from verifier_tui.engine.harbor.folders import LOCK
-    from verifier_tui.engine.harbor.overview import mean_words, read_overview, select_rows
+    from verifier_tui.engine.harbor.overview import left_out, mean_words, read_overview, select_rows
     from verifier_tui.engine.harbor.reading import read_json
     from verifier_tui.engine.task.kinds import some_names
     from verifier_tui.words.text import one_line
@@ -241,13 +241,10 @@ def print_overview(folder: Path, as_json: bool) -> None:
     version = harbor.get("version") if isinstance(harbor, dict) else None
     names = [row.name for row in overview.rows]
     choose = f"verifier-tui run {folder} --trial NAME"
+    problems = left_out(folder, overview)  # a link, a stray folder: said as test JOB says them
     if as_json:
-        terminal.out_json(
-            {
-                "job": {"path": str(folder), "name": name, "harbor_version": version, **overview.to_json()},
-                "choose": choose,
-            }
-        )
+        job = {"path": str(folder), "name": name, "harbor_version": version, **overview.to_json()}
+        terminal.out_json({"job": {**job, "problems": list(problems)}, "choose": choose})
         return
     _say(
         f"job {one_line(str(name))} · {overview.total} trial{'s' * (overview.total != 1)} · "
@@ -293,6 +290,8 @@ def print_overview(folder: Path, as_json: bool) -> None:
     _table(rows)
     if len(shown) > TRIALS_LISTED:
         _say(f"... and {len(shown) - TRIALS_LISTED} more (--json lists them all)")
+    for line in folder_notes(problems):
+        _say(line)
     if names:
         _say(f"replay one: {choose} ({some_names([one_line(n) for n in names])})")
 
@@ -716,7 +715,6 @@ def trial_folders(group: JobTrials) -> int:
 
 def print_job_table(group: JobTrials, rows: list[JobRow]) -> None:
     from verifier_tui.engine.task.kinds import some_names
-    from verifier_tui.words.run import more_text
 
     version = getattr(group.found, "harbor_version", None)
     folders = trial_folders(group)
@@ -744,15 +742,24 @@ def print_job_table(group: JobTrials, rows: list[JobRow]) -> None:
     for row in rows:
         for note in row.notes:
             _say(f"── {one_line(row.name)}: {note}")
-    problems = list(getattr(group.found, "problems", ()))  # what of the folder is not a row: a link, a stray folder
-    for problem in problems[:NOTES_SHOWN]:
-        _say(f"note: {problem}")
-    if len(problems) > NOTES_SHOWN:
-        _say(f"note: {more_text(len(problems) - NOTES_SHOWN, 'notes')}")
+    # what of the folder is not a row: a link, a stray folder
+    for line in folder_notes(getattr(group.found, "problems", ())):
+        _say(line)
 
 
 #: The notes of a job's folder printed before a count: a folder of 5,000 stray folders is not 5,000 lines.
 NOTES_SHOWN = 20
+
+
+def folder_notes(problems: Sequence[str], whose: str = "") -> list[str]:
+    """What of a job's folder is no trial (a link, a stray folder), a
+    ``note:`` line each (``whose``: ``"A: "``), 20, then a count."""
+    from verifier_tui.words.run import more_text
+
+    out = [f"note: {whose}{one_line(problem)}" for problem in problems[:NOTES_SHOWN]]
+    if len(problems) > NOTES_SHOWN:
+        out.append(f"note: {whose}{more_text(len(problems) - NOTES_SHOWN, 'notes')}")
+    return out
 
 
 def junit_case(job: str, row: JobRow) -> JunitCase:

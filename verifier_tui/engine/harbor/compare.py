@@ -22,13 +22,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from verifier_tui.engine.harbor.folders import NOT_A_TRIAL, sub_folders
 from verifier_tui.engine.harbor.overview import (
     PASSED,
     UNREADABLE,
     JobOverview,
     TaskRow,
     TrialRow,
+    left_out,
     mean_words,
     read_overviews,
 )
@@ -195,19 +195,7 @@ def read_compared(a: Path, b: Path, cancelled: Callable[[], bool] | None = None)
     the other's trials name its task (:func:`read_overviews`, which asks ``cancelled``)."""
     ours, theirs = read_overviews(a, b, cancelled=cancelled)
     # named as every job is: by its folder
-    return Compared(a, a.name, ours, _left_out(a, ours)), Compared(b, b.name, theirs, _left_out(b, theirs))
-
-
-def _left_out(folder: Path, overview: JobOverview) -> tuple[str, ...]:
-    """What of a job folder is no trial of its overview, a line each, in
-    ``test JOB``'s words: a link to a folder (never followed), a folder that
-    is no trial (Harbor writes only trial folders in a job)."""
-    try:
-        children, links = sub_folders(folder)
-    except OSError:  # it was listed for the overview: gone since, nothing more to say
-        return ()
-    read = {row.path for row in overview.rows}
-    return (*links, *(f"{child.name}: {NOT_A_TRIAL}" for child in children if child not in read))
+    return Compared(a, a.name, ours, left_out(a, ours)), Compared(b, b.name, theirs, left_out(b, theirs))
 
 
 def compare(a: Compared, b: Compared) -> Comparison:

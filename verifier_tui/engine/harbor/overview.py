@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine import untrusted
-from verifier_tui.engine.harbor.folders import RESULT, job_paths, result_shape, rewards_of
+from verifier_tui.engine.harbor.folders import NOT_A_TRIAL, RESULT, job_paths, result_shape, rewards_of, sub_folders
 from verifier_tui.engine.harbor.reading import parse_time, read_json, read_text_tail
 from verifier_tui.engine.model import reward_float
 from verifier_tui.engine.record import field, record, replace
@@ -538,6 +538,18 @@ class JobOverview:
             "tasks": [t.to_json() for t in self.tasks.values()],
             "trial_rows": [r.to_json() for r in self.rows],
         }
+
+
+def left_out(folder: Path, overview: JobOverview) -> tuple[str, ...]:
+    """What of a job folder is no trial of its overview, a line each, in
+    ``test JOB``'s words: a link to a folder (never followed), a folder that
+    is no trial (Harbor writes only trial folders in a job)."""
+    try:
+        children, links = sub_folders(folder)
+    except OSError:  # it was listed for the overview: gone since, nothing more to say
+        return ()
+    read = {row.path for row in overview.rows}
+    return (*links, *(f"{child.name}: {NOT_A_TRIAL}" for child in children if child not in read))
 
 
 def read_overview(folder: Path) -> JobOverview:
