@@ -808,6 +808,9 @@ def test_test_job_says_when_its_replays_ran_in_the_copy_sandbox(task, runs, tmp_
     assert as_json(tool(copy, "test", "--json", trial.path.parent, cwd=elsewhere))["copy_sandbox"] == said
     assert ET.parse(tmp_path / "junit.xml").getroot().find("properties/property").get("value") == said
     assert as_json(tool(env, "test", "--json", trial.path.parent, cwd=elsewhere))["copy_sandbox"] is None
+    # run TRIAL --json too: its replay's sandbox "copy" alone did not say what that means
+    assert as_json(tool(copy, "run", "--json", trial.path, cwd=elsewhere))["copy_sandbox"] == said
+    assert as_json(tool(env, "run", "--json", trial.path, cwd=elsewhere))["copy_sandbox"] is None
 
 
 def test_a_recorded_reward_past_any_float_is_shown_without_a_traceback(real, env, tmp_path):

@@ -195,6 +195,7 @@ class NotReplayed:
             "same": None,
             "differences": [self.why],
             "story": [],
+            "copy_sandbox": None,
         }
 
 
