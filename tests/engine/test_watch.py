@@ -16,6 +16,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -419,16 +420,28 @@ async def test_saves_of_a_name_that_is_not_utf8_in_a_row_do_not_end_the_watch(tm
         await rec.until(lambda c: workspace / "after.txt" in c.paths)
 
 
+def _own_tmpdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A $TMPDIR of the test's own (the watcher's child inherits it), to see what is left there."""
+    tmpdir = folder(tmp_path / "tmpdir")
+    monkeypatch.setenv("TMPDIR", str(tmpdir))
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    return tmpdir
+
+
 @both_modes
-async def test_a_root_in_a_folder_whose_name_is_not_utf8_is_watched(tmp_path: Path, isolate: bool) -> None:
+async def test_a_root_in_a_folder_whose_name_is_not_utf8_is_watched(
+    tmp_path: Path, isolate: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A task (or a Harbor job) kept in a folder named so: watchfiles cannot
     take such a path at all, and live reload failed at once ("could not watch
-    ...: surrogates not allowed"), on a task's screen and a trial's."""
+    ...: surrogates not allowed"), on a task's screen and a trial's. The
+    folder of links made for it is gone once the watcher stops."""
     try:
         parent = folder(tmp_path / os.fsdecode(b"t\xffask"))
     except OSError:
         pytest.skip("this file system refuses names that are not UTF-8")
     tests = folder(parent / "tests")
+    tmpdir = _own_tmpdir(tmp_path, monkeypatch)
     async with watching([WatchTarget(tests, "tests")], isolate=isolate) as rec:
         (tests / "verifier.py").write_text("def verify(): ...\n")
         change = await rec.next()
@@ -438,6 +451,29 @@ async def test_a_root_in_a_folder_whose_name_is_not_utf8_is_watched(tmp_path: Pa
         await rec.until(lambda c: bad in c.paths)
         (tests / "after.txt").write_text("x")
         await rec.until(lambda c: tests / "after.txt" in c.paths)
+    assert list(tmpdir.glob("verifier-tui-watch-*")) == []
+
+
+async def test_stopped_in_its_first_wait_a_watch_of_a_root_not_named_in_utf8_leaves_no_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Quitting (or a restart of the watch) while its first wait was still
+    going returned before the clean-up: each such stop left a
+    verifier-tui-watch-* folder of links in $TMPDIR for good."""
+    try:
+        parent = folder(tmp_path / os.fsdecode(b"t\xffask"))
+    except OSError:
+        pytest.skip("this file system refuses names that are not UTF-8")
+    tests = folder(parent / "tests")
+    tmpdir = _own_tmpdir(tmp_path, monkeypatch)
+    for _ in range(5):
+        watcher = Watcher([WatchTarget(tests, "tests")], isolate=False)
+        starting = asyncio.create_task(watcher.start())
+        await asyncio.sleep(0)  # the thread is started: its first wait lasts a step at least
+        watcher.stop()
+        await asyncio.wait_for(starting, TIMEOUT)
+        await asyncio.wait_for(watcher.close(), TIMEOUT)
+    assert list(tmpdir.glob("verifier-tui-watch-*")) == []
 
 
 @pytest.mark.parametrize("parent", [".tox", ".git", "__pycache__"])
@@ -657,6 +693,24 @@ async def fed(tmp_path: Path, runs, task: Path | None = None, **options):
         await asyncio.wait_for(glue, TIMEOUT)
         await live.close()
         session.close()
+
+
+async def test_the_links_to_a_task_in_a_folder_not_named_in_utf8_are_kept_in_the_sessions_scratch(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Made bare in $TMPDIR, the folder of links to such a task stayed there
+    for good when the watcher was killed (SIGKILL, the OOM killer) before its
+    clean-up; in the session's scratch folder (0700) it goes with it, or with
+    the sweep at the next start."""
+    try:
+        parent = folder(tmp_path / os.fsdecode(b"t\xffask"))
+    except OSError:
+        pytest.skip("this file system refuses names that are not UTF-8")
+    tmpdir = _own_tmpdir(tmp_path, monkeypatch)
+    async with fed(tmp_path, SlowRuns(), task=make_task(parent / "t")) as (live, _tests):
+        scratch = live.session.scratch_folder()
+        assert list(scratch.glob("verifier-tui-watch-*"))  # one per channel of the watcher
+        assert list(tmpdir.glob("verifier-tui-watch-*")) == []
 
 
 async def test_a_change_mid_run_gives_exactly_one_more_run(tmp_path: Path) -> None:

@@ -208,6 +208,7 @@ class Channel:
         stop: threading.Event,
         post: Callable[[object], None],
         make_change: MakeChange,
+        links_in: Path | None = None,
     ) -> None:
         self.recursive = recursive
         self.force_polling = force_polling
@@ -221,6 +222,7 @@ class Channel:
         self._taken_ns = 0  # time.time_ns() when the last batch was taken in
         self._present: list[Path] = []  # the roots the current ``watch`` was given
         self._links: str | None = None  # the folder of the links to roots not named in UTF-8 (:meth:`_alias`)
+        self._links_in = links_in  # where that folder is made (None: $TMPDIR)
         self.thread = threading.Thread(
             target=self._main,
             name=f"verifier-tui-watch-{'tree' if recursive else 'files'}",
@@ -273,7 +275,9 @@ class Channel:
         """``path`` as watchfiles can take it: a path that is not UTF-8 (a task
         kept in a folder so named) it refuses whole, so it watches a link to
         it, named in ASCII in a folder of the channel's own; the events'
-        paths are named back (:func:`_named_back`)."""
+        paths are named back (:func:`_named_back`). That folder goes in
+        ``links_in`` when given: the session's scratch folder, swept at the
+        next start should this process be killed before it removes it."""
         try:
             str(path).encode()
         except UnicodeEncodeError:
@@ -283,7 +287,7 @@ class Channel:
         import tempfile
 
         if self._links is None:
-            self._links = tempfile.mkdtemp(prefix="verifier-tui-watch-")
+            self._links = tempfile.mkdtemp(prefix="verifier-tui-watch-", dir=self._links_in)
         link = os.path.join(self._links, str([root.path for root in self.roots].index(path)))
         if not os.path.islink(link):
             os.symlink(path, link)
@@ -308,19 +312,19 @@ class Channel:
     # -- the loop ---------------------------------------------------------
 
     def _main(self) -> None:
+        # One finally for every way out: a stop or a failure during the first
+        # wait left the watch open and the links folder (:meth:`_alias`) in $TMPDIR.
         try:
-            raw = self._open()
-        except _Stop:
+            try:
+                raw = self._open()
+            except _Stop:
+                self._post(READY)
+                return
+            except BaseException as exc:  # noqa: BLE001 - handed to the consumer
+                self._post(WatchError(f"could not watch {self._describe_roots()}: {exc}"))
+                self._post(READY)
+                return
             self._post(READY)
-            self._post(END)
-            return
-        except BaseException as exc:  # noqa: BLE001 - handed to the consumer
-            self._post(WatchError(f"could not watch {self._describe_roots()}: {exc}"))
-            self._post(READY)
-            self._post(END)
-            return
-        self._post(READY)
-        try:
             self._loop(raw)
         except _Stop:
             pass

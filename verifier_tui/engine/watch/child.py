@@ -36,8 +36,11 @@ def main(options_json: str) -> None:
     options = json.loads(options_json)
     targets = [WatchTarget(Path(p), label, folder) for p, label, folder in options.pop("targets")]
     ignore = [Path(p) for p in options.pop("ignore")]
+    links_in = options.pop("links_in", None)  # None: $TMPDIR
     items: queue.SimpleQueue[object] = queue.SimpleQueue()
-    threads = WatchThreads(targets, ignore=ignore, post=items.put, **options)
+    threads = WatchThreads(
+        targets, ignore=ignore, links_in=Path(links_in) if links_in else None, post=items.put, **options
+    )
     out = sys.stdout.buffer
 
     def emit(message: dict[str, Any]) -> None:

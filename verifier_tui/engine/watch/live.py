@@ -296,9 +296,8 @@ class LiveRuns:
             while self._watching:
                 self.targets = self.session.watch_targets()
                 self._links = _links(self.targets)
-                watcher = Watcher(
-                    self.targets, ignore=[self.session.scratch_folder()], force_polling=self.force_polling
-                )
+                scratch = self.session.scratch_folder()
+                watcher = Watcher(self.targets, ignore=[scratch], force_polling=self.force_polling, links_in=scratch)
                 self._watcher = watcher
                 try:
                     await watcher.start()

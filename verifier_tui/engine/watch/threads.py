@@ -41,11 +41,13 @@ class WatchThreads:
         *,
         ignore: Iterable[Path] = (),
         force_polling: bool = False,
+        links_in: Path | None = None,
         post: Callable[[object], None],
     ) -> None:
         if not targets:
             raise ValueError("nothing to watch")
         self.ignore = [Path(os.path.abspath(p)) for p in ignore]
+        self.links_in = links_in  # where a channel keeps its links to roots not named in UTF-8
         ignored_forms = [form for p in self.ignore for form in forms(p)]
 
         self.targets: list[Target] = []
@@ -94,6 +96,7 @@ class WatchThreads:
                 # and go too (``cases/`` beside ``task.toml``); the folder's own
                 # channel reports that, and two reports of one ``mv`` were two runs.
                 make_change=partial(self._make_change, folders=recursive),
+                links_in=links_in,
             )
             for roots, recursive in ((tree_roots, True), (file_roots, False))
             if roots

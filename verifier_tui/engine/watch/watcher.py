@@ -65,6 +65,7 @@ class Watcher:
         ignore: Iterable[Path] = (),
         force_polling: bool = False,
         isolate: bool = True,
+        links_in: Path | None = None,
     ) -> None:
         self.force_polling = force_polling
         """Poll instead of using OS events: network, container and WSL mounts
@@ -72,7 +73,9 @@ class Watcher:
         self.isolate = isolate and bool(sys.executable) and not getattr(sys, "frozen", False)
         """Watch from a child process (see the module docstring); False: from
         threads of this process. Falls back to threads if the child cannot start."""
-        self._threads = WatchThreads(targets, ignore=ignore, force_polling=force_polling, post=self._post)
+        self._threads = WatchThreads(
+            targets, ignore=ignore, force_polling=force_polling, links_in=links_in, post=self._post
+        )
         self._stop = self._threads.stop
         self._ready = asyncio.Event()
         self._failure: BaseException | None = None
@@ -188,6 +191,7 @@ class Watcher:
         options = {
             "targets": [[str(t.path), t.label, t.folder] for t in self._threads.targets],
             "ignore": [str(p) for p in self._threads.ignore],
+            "links_in": str(self._threads.links_in) if self._threads.links_in else None,
             "force_polling": self.force_polling,
         }
         try:
