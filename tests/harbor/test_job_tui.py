@@ -327,6 +327,40 @@ async def test_a_killed_trial_is_shown_under_the_name_its_task_recorded(task, ru
         assert trial_names(app) == ["alpha__a1", "alpha__a2", "alpha__a3"]
 
 
+async def test_a_task_named_later_keeps_the_cursors_on_their_task_and_trial(task, runs, monkeypatch):
+    # t4 records the name of t1's task (killed, shown under its folder's name):
+    # both tables are filled again, and their cursors went to the first row
+    # under the user, while the job was still read.
+    alpha, beta = task("alpha"), task("beta")
+    task_of = {"t1": alpha, "t2": beta, "t3": beta, "t4": alpha}
+    job = make_job(runs / "jobs" / "later", {n: dict(task=t, rewards={"reward": 1.0}) for n, t in task_of.items()})
+    result = job / "t4" / "result.json"
+    result.write_text(json.dumps(json.loads(result.read_text()) | {"task_name": "org/alpha"}))
+    (job / "t1" / "result.json").unlink()  # Harbor was killed before it wrote it
+    held = []
+    every_row = job_overview.trial_rows
+
+    def first_three(folders):  # t4 comes later, as the reader's next batch
+        rows = list(every_row(folders))
+        held.extend(rows[3:])
+        return iter(rows[:3])
+
+    monkeypatch.setattr(job_overview, "trial_rows", first_three)
+    app = job_app(job)
+    async with app.run_test(size=SIZE) as pilot:
+        await read_all(app)
+        tasks = app.screen.query_one("#job-tasks", DataTable)
+        trials = app.screen.query_one("#job-trials", DataTable)
+        tasks.move_cursor(row=tasks.get_row_index("beta"))
+        trials.move_cursor(row=trial_names(app).index("t3"))
+        app.screen.done = False  # as when the reader's next batch comes
+        app.screen._add(held)
+        await pilot.pause()
+        assert [str(tasks.get_row_at(i)[0]) for i in range(tasks.row_count)] == ["org/alpha", "beta"]
+        assert tasks.coordinate_to_cell_key(tasks.cursor_coordinate).row_key.value == "beta"
+        assert trial_names(app)[trials.cursor_row] == "t3"
+
+
 async def test_a_job_harbor_is_still_running_says_so_and_r_reads_it_again(real, tmp_path):
     # Harbor writes the job's result.json as it goes and a trial's when it
     # ends: without them the job is still running (or was stopped), and what

@@ -319,14 +319,22 @@ class JobOverviewScreen(TasksScreen):
         self._show_header()
 
     def _add(self, rows: list[TrialRow]) -> None:
+        before = self.overview.rows  # the list itself: a rename makes a new one
         renamed = self.overview.add(rows)
         added = self.overview.rows[len(self.overview.rows) - len(rows) :]  # as counted: a killed trial renamed
         tasks = self.query_one("#job-tasks", DataTable)
+        trials = self.query_one("#job-trials", DataTable)
+        # Tables filled again while the job is read keep each cursor on its
+        # task and trial: they went to the first row under the user.
+        trial = self._trial_at(trials.cursor_row)
         if renamed:
             # A trial read now recorded the name of a task whose killed trials,
             # read before, were shown under its folder's: the tables again.
+            task = self._task_highlighted(before)
             tasks.clear()
             self._update_tasks(self.overview.rows)
+            if task is not None and task in tasks.rows:
+                tasks.move_cursor(row=tasks.get_row_index(task), animate=False)
         else:
             self._update_tasks(added)
         if self.sort == "name" and not self.done and not renamed:
@@ -334,7 +342,20 @@ class JobOverviewScreen(TasksScreen):
             self._append(select_rows(added, failures=self.failures_only, outcome=self.outcome, task=self.task_filter))
         else:
             self._fill_trials()
+            at = next((i for i, row in enumerate(self.shown_rows) if row.path == trial), None)
+            if at is not None:
+                trials.move_cursor(row=at, animate=False)
         self._show_header()
+
+    def _task_highlighted(self, rows: list[TrialRow]) -> str | None:
+        """The task under the tasks table's cursor, by the name it has now:
+        ``rows`` (as they were before a rename) find it by one of its trials."""
+        tasks = self.query_one("#job-tasks", DataTable)
+        if not tasks.row_count:
+            return None
+        name = str(tasks.coordinate_to_cell_key(tasks.cursor_coordinate).row_key.value)
+        path = next((row.path for row in rows if row.task == name), None)
+        return next((row.task for row in self.overview.rows if row.path == path), name)
 
     def _finish(self) -> None:
         self.done = True
