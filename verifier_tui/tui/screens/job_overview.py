@@ -253,15 +253,19 @@ class JobOverviewScreen(TasksScreen):
         self.job_name = path.name  # as every job and trial is named: by its folder
         self.from_jobs = from_jobs
         self.harbor_version = harbor_version
+        self.failures_only = False
+        self.outcome: str | None = None
+        self.task_filter: str | None = None
+        self.sort = "name"
+        self._reset_reading()
+
+    def _reset_reading(self) -> None:
+        """What reading the job finds, as before it is read (on opening, and for r)."""
         self.overview = JobOverview()
         self.expected: int | None = None
         self.done = False
         self.unlisted: str | None = None  # why the job's folder could not be listed
         self.not_ended: str | None = None  # why Harbor has not ended the job (its result.json), when read
-        self.failures_only = False
-        self.outcome: str | None = None
-        self.task_filter: str | None = None
-        self.sort = "name"
         self.shown_rows: list[TrialRow] = []  # the trials table's rows, in its order
 
     def on_mount(self) -> None:
@@ -494,11 +498,7 @@ class JobOverviewScreen(TasksScreen):
 
     def action_read_again(self) -> None:
         """The job's folders read anew, as on opening (filters and order kept)."""
-        self.overview = JobOverview()
-        self.expected = None
-        self.done = False
-        self.unlisted = self.not_ended = None
-        self.shown_rows = []
+        self._reset_reading()
         self.query_one("#job-tasks", DataTable).clear()
         self.query_one("#job-trials", DataTable).clear()
         self.refresh_bindings()
