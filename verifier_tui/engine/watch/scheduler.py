@@ -26,8 +26,9 @@ class RunScheduler:
     is done (not before, so two runs never share the scratch folder), and the
     cancelled run's result is never reported.
 
-    Every started run ends as exactly one of finished, failed, superseded or
-    cancelled (by :meth:`close`).
+    A run that raised goes to ``on_error`` (logged when there is none); the
+    result of one that returned goes to ``on_result``, unless it was
+    superseded or :meth:`close` came; a run that ended cancelled reports nothing.
     """
 
     def __init__(
@@ -111,14 +112,13 @@ class RunScheduler:
         self._task_superseded = False
         # A run superseded or cancelled by close() reports nothing, even one
         # that swallowed its cancellation and returned: its result is stale.
-        if task.cancelled():
-            pass
-        elif (error := task.exception()) is not None:
-            self._call(self._on_error, error, what="on_error", fallback_error=error)
-        elif not (superseded or self._closed):
-            self.latest_result = task.result()
-            if self._on_result is not None:
-                self._call(self._on_result, change, self.latest_result, what="on_result")
+        if not task.cancelled():
+            if (error := task.exception()) is not None:
+                self._call(self._on_error, error, what="on_error", fallback_error=error)
+            elif not (superseded or self._closed):
+                self.latest_result = task.result()
+                if self._on_result is not None:
+                    self._call(self._on_result, change, self.latest_result, what="on_result")
         if self._has_pending and not self._closed:
             pending, self._pending, self._has_pending = self._pending, None, False
             self._start(pending)
