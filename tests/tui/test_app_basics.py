@@ -280,6 +280,32 @@ async def test_the_header_of_a_run_the_network_helper_failed_says_no_network(exa
     assert "no network (network public: slirp4netns failed this run; the note says why)" in tooltip
 
 
+async def test_the_header_of_a_run_that_asked_for_no_network_never_says_it_lost_one(example, namespace):
+    """A run under network_mode = "no-network", shown while task.toml now asks
+    for the internet (edited, its new run not ended yet): the header compared
+    the run with the task as it is now and said "slirp4netns failed this run"
+    of a run that never asked for a network."""
+    from verifier_tui.engine.sandbox import network
+
+    if network.helper() is None:
+        pytest.skip("no slirp4netns: the task's public network is none here whatever the run")
+    task = example("hello-file")
+    toml = task / "task.toml"
+    public = toml.read_text()
+    toml.write_text(public.replace("[environment]\n", '[environment]\nnetwork_mode = "no-network"\n'))
+    app = make_app(task, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        result = await app.wait_for_runs(1)
+        assert result.limits["network"] == "no-network" and result.limits["network_given"] == "none"
+        toml.write_text(public)
+        app.session.reload_task()
+        app.screen._refresh_header()
+        await pilot.pause()
+        header = " ".join(widget_text(app, "#header").split())
+        tooltip = str(app.screen.query_one("#header").tooltip)
+    assert "failed this run" not in header and "failed this run" not in tooltip, header
+
+
 @pytest.mark.parametrize("started_in", ["the task", "elsewhere"])
 async def test_paths_on_screen_resolve_from_where_the_tool_was_started(example, tmp_path, monkeypatch, started_in):
     """Paths were shown relative to the task's parent folder (and ``tests/``

@@ -358,7 +358,12 @@ def given_limits(session: Session, result: RunResult | None) -> Any:
     ``lost``, not the internet. ``run``'s limits line and the TUI's header
     both say it from here."""
     limits = session.limits()
-    if result is not None and limits.network_given == "user" and (result.limits or {}).get("network_given") == "none":
+    ran = (result.limits if result is not None else None) or {}
+    # Lost only by a run that itself asked for the internet: the session's
+    # limits are task.toml's now (edited since, or an older run shown), and a
+    # run under network_mode = "no-network" got none as it asked.
+    asked = ran.get("network") != "no-network"
+    if limits.network_given == "user" and asked and ran.get("network_given") == "none":
         from verifier_tui.engine.record import replace
 
         return replace(limits, network_given="lost")
