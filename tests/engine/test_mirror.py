@@ -424,3 +424,32 @@ def test_a_session_of_many_cases_leaves_the_user_inotify_instances(tmp_path):
         again = session.run(evicted)
         assert session.stage_for(evicted).workspace.walked
         assert "('a.txt', 'edited')" in again.stdout.text
+
+
+def test_a_workspace_nested_past_pythons_recursion_limit_while_watched_is_refused_in_one_line(tmp_path):
+    """The workspace was shallow at the first run; while the watcher follows it, it
+    becomes 900 folders deep. The copy's update of what changed recurses a level
+    at a time as the whole walk does, and only the walk caught RecursionError: the
+    next run ended on a traceback. It is now refused in the same one line as a
+    first copy of such a workspace, and the run after the folder is gone is whole."""
+    task_dir = make_task(tmp_path / "t", LISTING, cases={"only": {"a.txt": "a"}})
+    ws = task_dir / "cases" / "only" / "workspace"
+    session, spec = live_session(task_dir)
+    with session:
+        assert session.run(spec).outcome is Outcome.REWARD_WRITTEN
+        fd = os.open(ws, os.O_RDONLY)
+        for _ in range(900):
+            os.mkdir("d", dir_fd=fd)
+            inner = os.open("d", os.O_RDONLY, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+        os.close(fd)
+        session.note_change(changed(ws / "d"))
+        refused = session.run(spec)
+        assert refused.outcome is Outcome.COULD_NOT_START, refused.stderr.text
+        assert refused.start_error == "the workspace could not be copied whole: folders nested too deep to copy"
+        os.rename(ws / "d", tmp_path / "deep")  # out of the workspace (removing it recurses too)
+        session.note_change(changed(ws / "d"))
+        again = session.run(spec)
+    assert again.outcome is Outcome.REWARD_WRITTEN, again.start_error
+    assert again.stdout.text == "[('a.txt', 'a')]\n"

@@ -88,8 +88,15 @@ class Mirror:
             self._full_sync()
         else:
             self.walked = False
-            for rel in sorted(changed | written, key=lambda r: r.count("/")):
-                self._sync_rel(rel)
+            try:
+                for rel in sorted(changed | written, key=lambda r: r.count("/")):
+                    self._sync_rel(rel)
+            except RecursionError:
+                # The update of what changed recurses a level at a time as the
+                # walk does: a folder that became nested this deep since (a
+                # depth checked once per workspace, or the copy sandbox) is
+                # refused as the walk refuses it; the next sync walks for it.
+                self._too_deep()
         if self._tracker is not None:
             self._tracker.take()  # our own writes: not the run's
 
@@ -116,7 +123,7 @@ class Mirror:
             # a level at a time): the copy is not whole, which refuses the run.
             copier.abandon()
             self._copier = None
-            self.failed.append(("", OSError(errno.ELOOP, "folders nested too deep to copy")))
+            self._too_deep()
             return
         except BaseException:
             copier.abandon()
@@ -126,6 +133,11 @@ class Mirror:
         copier.finish()
         for rel in [r for r in self.index if r not in seen]:
             del self.index[rel]
+
+    def _too_deep(self) -> None:
+        """The copy is not whole (which refuses the run): a folder is nested past
+        Python's recursion limit, which a sync recurses into a level at a time."""
+        self.failed.append(("", OSError(errno.ELOOP, "folders nested too deep to copy")))
 
     def _sync_rel(self, rel: str) -> None:
         """Bring one path of the copy up to date (a folder: all of it)."""
