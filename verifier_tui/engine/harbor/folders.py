@@ -32,6 +32,7 @@ from verifier_tui.engine.harbor.reading import (
     exception_from_text,
     exception_record,
     json_kind,
+    not_ended,
     parse_time,
     read_json,
     read_text_tail,
@@ -183,10 +184,8 @@ class Trial:
         end, with ``finished_at``: a missing or cut short one (or one without
         ``finished_at``) means Harbor was stopped or is still running it, and
         has scored nothing yet, whatever verifier/ holds so far (the job
-        overview's "not finished")."""
-        if self.result.state in ("missing", "truncated"):
-            return False
-        return not self.result.ok or parse_time(self.result.get("finished_at")) is not None
+        overview's "not finished", by the same rule: :func:`not_ended`)."""
+        return not_ended(self.result) is None
 
     @property
     def exception(self) -> ExceptionRecord | None:

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.harbor.folders import NOT_A_TRIAL, RESULT, job_paths, result_shape, rewards_of, sub_folders
-from verifier_tui.engine.harbor.reading import parse_time, read_json, read_text_tail
+from verifier_tui.engine.harbor.reading import not_ended, parse_time, read_json, read_text_tail
 from verifier_tui.engine.model import reward_float
 from verifier_tui.engine.record import field, record, replace
 from verifier_tui.engine.task.target import CONFIG, kind_within
@@ -225,7 +225,7 @@ def read_trial_row(folder: Path) -> TrialRow:
     types = tuple(dict.fromkeys(e["exception_type"] for e in exceptions))
     if result.state == "unreadable":
         outcome = UNREADABLE
-    elif not result.ok or finished is None:
+    elif not_ended(result) is not None:
         outcome = NOT_FINISHED
     elif types:
         outcome = types[0]
@@ -630,11 +630,7 @@ def job_not_ended(folder: Path) -> str | None:
     result = read_json(folder / RESULT, beneath=folder)
     if result.state == "missing":
         return "the job has no result.json yet"
-    if result.state == "truncated":
-        return result.problem
-    if result.ok and parse_time(result.get("finished_at")) is None:
-        return "the job's result.json has no finished_at yet"
-    return None
+    return not_ended(result, "the job's result.json")  # the rule a trial's is read by too
 
 
 # --------------------------------------------------------------------------

@@ -86,6 +86,22 @@ def tail_text(found: untrusted.Read) -> str | None:
     return text
 
 
+def not_ended(result: JsonFile, label: str | None = None) -> str | None:
+    """Why a trial's or job's ``result.json`` (as read) says Harbor has not
+    ended it, None when it has: Harbor writes ``finished_at`` when it ends a
+    trial (a job: once its last trial has), so a file without one (missing,
+    cut short, not of Harbor's shape) is a run stopped or still going. One
+    that cannot be read says nothing either way: None (said as unreadable
+    where it is read). ``label``: the file in words (its name)."""
+    if result.state == "unreadable":
+        return None
+    if not result.ok:
+        return result.problem
+    if parse_time(result.get("finished_at")) is None:
+        return f"{label or result.path.name} has no finished_at yet"
+    return None
+
+
 def parse_time(value: Any) -> datetime | None:
     """An ISO time as Harbor writes it (``...Z`` or naive, both UTC), on Python 3.10 too."""
     if not isinstance(value, str) or not value:
