@@ -472,6 +472,28 @@ def test_explain_says_the_top_level_code_ended_the_runner(env, tmp_path, ending,
     assert set(data) == explain_failure_fields()
 
 
+def test_explain_in_a_view_that_could_not_be_set_up_says_so(env, tmp_path, private_cache):
+    """A machine that lost its namespaces since the probe: bwrap fails before
+    the runner starts. explain dropped the view's failure and said "the runner
+    gave no explanation" (or blamed the verifier's top-level code, by bwrap's
+    exit); it now says why the view could not be set up, as a run does."""
+    import sys
+
+    from tests.helpers.processes import machine_without_namespaces, needs_namespaces
+
+    needs_namespaces()
+    os.environ["XDG_CACHE_HOME"] = str(private_cache)
+    task_dir = make_task(tmp_path / "t")
+    assert run_tool(env, "run", task_dir, "--python", PY).returncode == 0  # the probe's yes, kept in the cache
+    done = machine_without_namespaces(
+        [sys.executable, "-m", "verifier_tui", "explain", str(task_dir), "--python", PY], env
+    )
+    assert done.returncode == 2, done.stdout + done.stderr
+    no_traceback(done)
+    assert "could not set up the run's sandbox: bwrap: " in done.stderr, done.stderr
+    assert "top-level code" not in done.stderr and "gave no explanation" not in done.stderr
+
+
 # ---------------------------------------------------------------------------
 # The explanation the verifier can reach is checked when read back
 

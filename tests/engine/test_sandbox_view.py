@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.commands import run_tool
-from tests.helpers.processes import in_a_cgroup, needs_namespaces
+from tests.helpers.processes import in_a_cgroup, machine_without_namespaces, needs_namespaces
 from tests.helpers.tasks import PY, make_task, write
 from verifier_tui.engine.sandbox import isolation
 from verifier_tui.engine.session import Options, Session
@@ -662,20 +662,6 @@ def test_a_test_sh_that_passes_another_workspace_path_is_followed(tmp_path, env,
 # 10. The probe
 
 
-def _machine_without_namespaces(argv: list[str], env: dict[str, str]) -> subprocess.CompletedProcess:
-    """``argv`` run where no user namespace can be made (a user namespace of
-    its own whose limit of further ones is 0): a machine without them."""
-    script = 'echo 0 >/proc/sys/user/max_user_namespaces && exec "$@"'
-    return subprocess.run(
-        ["unshare", "--user", "--map-root-user", "sh", "-c", script, "sh", *argv],
-        capture_output=True,
-        text=True,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        timeout=120,
-    )
-
-
 def _remember(answer: dict) -> None:
     """The probe's answer as the tool keeps it in its cache, for this machine and user."""
     from verifier_tui.engine import cache
@@ -754,11 +740,11 @@ def test_the_cache_is_in_no_view_even_inside_a_folder_the_view_shows(tmp_path, e
         shutil.rmtree(cache_home)
 
 
-def test_a_machine_without_namespaces_refuses_a_forced_one_in_one_line(tmp_path, env, private_cache):
+def test_amachine_without_namespaces_refuses_a_forced_one_in_one_line(tmp_path, env, private_cache):
     needs_namespaces()  # to make a machine without them, this one must have them
     task_dir = make_task(tmp_path / "t")
     tool = [sys.executable, "-m", "verifier_tui"]
-    done = _machine_without_namespaces(
+    done = machine_without_namespaces(
         [*tool, "run", str(task_dir), "--python", PY], dict(env, VERIFIER_TUI_SANDBOX="namespace")
     )
     assert done.returncode == 2
@@ -775,12 +761,12 @@ def test_a_cached_yes_that_fails_is_the_runs_error_and_the_next_run_asks_again(t
     task_dir = make_task(tmp_path / "t", cases={"only": {}})
     run_json(env, task_dir)  # the answer of a machine that had namespaces, kept in the cache
     tool = [sys.executable, "-m", "verifier_tui"]
-    done = _machine_without_namespaces([*tool, "run", str(task_dir), "--python", PY], env)
+    done = machine_without_namespaces([*tool, "run", str(task_dir), "--python", PY], env)
     assert done.returncode == 2, done.stdout + done.stderr
     said = [line for line in done.stdout.splitlines() + done.stderr.splitlines() if "could not" in line]
     assert said and "could not set up the run's sandbox: bwrap: " in said[0], done.stdout + done.stderr
     assert "reward written" not in done.stdout
-    done = _machine_without_namespaces([*tool, "run", "--json", str(task_dir), "--python", PY], env)
+    done = machine_without_namespaces([*tool, "run", "--json", str(task_dir), "--python", PY], env)
     data = json.loads(done.stdout)
     assert data["sandbox"] == "copy" and data["rewards"] == {"reward": 1.0}
     assert data["sandbox_words"].startswith("sandbox: copy (no namespaces here: bwrap: ")

@@ -7,6 +7,7 @@ import hashlib
 import os
 import signal
 import socket
+import subprocess
 import threading
 import time
 from collections.abc import Iterator
@@ -49,6 +50,20 @@ def needs_namespaces() -> None:
     _bwrap, problem = view_problem()
     if problem is not None:
         pytest.skip(f"no namespaces on this machine: {problem}")
+
+
+def machine_without_namespaces(argv: list[str], env: dict[str, str]) -> subprocess.CompletedProcess:
+    """``argv`` run where no user namespace can be made (a user namespace of
+    its own whose limit of further ones is 0): a machine without them."""
+    script = 'echo 0 >/proc/sys/user/max_user_namespaces && exec "$@"'
+    return subprocess.run(
+        ["unshare", "--user", "--map-root-user", "sh", "-c", script, "sh", *argv],
+        capture_output=True,
+        text=True,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        timeout=120,
+    )
 
 
 def in_a_cgroup(controller: str, sandbox: str = "namespace") -> bool:

@@ -102,14 +102,32 @@ def explained(document: Any, prepared: Prepared) -> Explanation | None:
     return replace(mapped, environment=prepared.environment)
 
 
+# Exits that are not the runner's own (it exits 0, 1 or 2): the view's outer
+# shell that could not open its control files (125), an interpreter that
+# could not be run or found (126, 127). Nothing of the verifier ran.
+_NOT_STARTED = {
+    125: "the sandbox's shell could not open its control files",
+    126: "its interpreter could not be run",
+    127: "its interpreter was not found",
+}
+
+
 def no_explanation(
-    prepared: Prepared, done: ProcessResult, returncode: int | None = None, signal: int | None = None
+    prepared: Prepared,
+    done: ProcessResult,
+    returncode: int | None = None,
+    signal: int | None = None,
+    start_error: str | None = None,
 ) -> Explanation:
     """Why the runner gave no explain document, in words; ``returncode`` and
-    ``signal``: the runner's own exit (settled), else the process's."""
+    ``signal``: the runner's own exit (settled), else the process's;
+    ``start_error``: why the run's view could not be set up (settled), said
+    first: then nothing ran, and its exit is the view's, not the runner's."""
     returncode = done.returncode if returncode is None and signal is None else returncode
     signal = done.signal if signal is None else signal
-    if done.timed_out:
+    if start_error is not None:
+        why = start_error
+    elif done.timed_out:
         # Explaining imports the verifier module, so its top-level code runs: it never finished.
         why = (
             f"the runner did not finish explaining: it timed out after {duration_text(prepared.spec.timeout_s)} while "
@@ -122,16 +140,28 @@ def no_explanation(
         found = untrusted.look(prepared.stage.inputs_dir / EXPLAIN_FILE, prepared.stage.root)
         if isinstance(found, untrusted.Read) and found.state == "link":  # the verifier's doing: said, never followed
             why += f": its document was made a link to {found.target or '?'}, not read"
+        elif returncode == 2:  # its own, for a command line it refuses (extras missing, say)
+            why += ": it refused its command line (exit 2), as its line on stderr says"
+        elif returncode in _NOT_STARTED:
+            why = f"the runner was not started (exit {returncode}): {_NOT_STARTED[returncode]}"
         elif returncode is not None and returncode != 1:  # 1: its traceback, on stderr, says why
-            # Explaining imports the verifier: os._exit in its top-level code ends the runner there.
+            # An exit the runner never gives. Explaining imports the verifier:
+            # os._exit in its top-level code ends the runner there.
             why = (
                 f"the runner ended with exit {returncode} before it could explain (importing the verifier runs "
                 "its top-level code: an os._exit there ends the runner)"
             )
     stderr = map_paths(done.stderr.text, prepared.path_map)
-    # As a run's exit_code: a runner that timed out or that a signal ended has none
+    # As a run's exit_code: a runner never started, timed out or ended by a signal has none
     # (never the process's negative status, -15, which is Python's and no exit code).
-    ended = None if done.timed_out or signal is not None or (returncode is not None and returncode < 0) else returncode
+    ended = (
+        None
+        if start_error is not None
+        or done.timed_out
+        or signal is not None
+        or (returncode is not None and returncode < 0)
+        else returncode
+    )
     return Explanation(error=why, stderr=stderr, exit_code=ended, timed_out=bool(done.timed_out))
 
 

@@ -573,7 +573,7 @@ class Session:
         # init: a signal N comes as the status 128 + N), for what no document says.
         settled = settle(prepared.stage, prepared.guard, done)
         found = read_explain(prepared) or read_explain(prepared, done.stdout.text)
-        return found or no_explanation(prepared, done, settled.returncode, settled.signal)
+        return found or no_explanation(prepared, done, settled.returncode, settled.signal, settled.start_error)
 
     # -- watching ----------------------------------------------------------
 
