@@ -247,14 +247,21 @@ def _place(target: Path, source: Path, keep: Path | None = None) -> None:
     ``vendor`` kept as "the task's own")."""
     target.parent.mkdir(parents=True, exist_ok=True)
     scratch = target.with_name(f".{target.name}.{secrets.token_hex(4)}")
+    kept = None
     try:
         _write(scratch, source.read_bytes(), named=target)
         if target.name == "test.sh":
             os.chmod(scratch, _EXECUTABLE)  # Harbor runs it as a program
         if keep is not None:
             os.replace(target, keep)
+            kept = keep
         os.replace(scratch, target)
     except BaseException:
+        if kept is not None:
+            # Two renames: when the second fails, the first is undone, or
+            # the task would be left with no file there at all (no shim).
+            with contextlib.suppress(OSError):
+                os.replace(kept, target)
         with contextlib.suppress(OSError):
             os.unlink(scratch)
         raise
