@@ -454,7 +454,7 @@ def test_test_passes_on_every_example(env, example, name):
 def test_test_without_cases(env, example):
     done = run_tool(env, "test", example("plain-test-sh"), "--python", PY)
     assert done.returncode == 2
-    assert "has no cases folder; make a case with verifier-tui run TASK --save-case NAME" in done.stderr
+    assert "has no cases folder; make one with verifier-tui run TASK --save-case NAME" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
 
 

@@ -365,3 +365,18 @@ def test_a_second_save_during_a_copy_round_runs_another(env, tmp_path):
         code, stderr = interrupt(proc)
     assert code == 0 and "Traceback" not in stderr, stderr
     assert last["trigger"] == "tests/verifier.py"
+
+
+def test_a_named_case_deleted_while_watched_is_said_gone_not_its_cases_folder(env, example):
+    """``test TASK/cases/correct --watch``, then that case folder deleted: the next
+    round said the task "has no cases folder" though ``cases/`` was there."""
+    task = example("hello-file")
+    proc, reader = start(env, task / "cases" / "correct")
+    try:
+        assert round_lines(reader)[-1].startswith("1 passed, 0 failed"), "the first round"
+        shutil.rmtree(task / "cases" / "correct")
+        said = reader.next_run(HANG_GUARD_S, prefix="!  not tested: ")
+    finally:
+        code, stderr = interrupt(proc)
+    assert code == 0 and "Traceback" not in stderr, stderr
+    assert said == f"!  not tested: no case to test: {task / 'cases' / 'correct'} is not there any more", said

@@ -57,7 +57,7 @@ def test_a_task_without_a_case_below_a_folder_is_said_and_one_named_alone_is_tol
     assert suite.get("skipped") == "1" and suite.get("failures") == "0"
     alone = run_tool(env, "test", tasks / "plain-test-sh", "--python", PY)
     assert alone.returncode == 2
-    assert "/cases" not in alone.stderr and "has no cases folder; make a case with" in alone.stderr
+    assert "/cases" not in alone.stderr and "has no cases folder; make one with" in alone.stderr
 
 
 def test_a_case_left_out_by_case_is_not_listed(env, example):

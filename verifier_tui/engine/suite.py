@@ -41,8 +41,10 @@ if TYPE_CHECKING:
 
 #: Why a case with no expected.json is not judged (``test`` lists it, and why).
 NO_EXPECTED = 'it has no expected.json (write one, such as {"rewards": {"reward": 1.0}} or {"exit_code": 1})'
+#: How a task gets a case to test, said wherever it has none.
+MAKE_A_CASE = "make one with verifier-tui run TASK --save-case NAME (cases/NAME/ with an expected.json)"
 #: Why a task found below a folder is not tested (said, never left out quietly).
-NO_CASES = "it has no case: make one with verifier-tui run TASK --save-case NAME (cases/NAME/ with an expected.json)"
+NO_CASES = f"it has no case: {MAKE_A_CASE}"
 #: Between a task's name and a case's in an item's name (pytest's own separator).
 SEPARATOR = "::"
 COLD = "VERIFIER_TUI_COLD"
@@ -118,13 +120,14 @@ class TaskCases:
         if session.verifier is None:
             self.error = no_verifier_message(task)
         elif not self.cases and not self.invalid:  # (an unusable one is a row of its own, and fails the command)
-            where = task.root / "cases" / self.only if self.only else task.root / "cases"
-            self.error = (
-                f"no case with a usable expected.json under {where}"
-                if where.is_dir()  # (not "under" a folder that is not there)
-                else f"no case to test: {task.root} has no cases folder; make a case with "
-                "verifier-tui run TASK --save-case NAME"
-            )
+            cases = task.root / "cases"
+            where = cases / self.only if self.only else cases
+            if where.is_dir():  # (not "under" a folder that is not there)
+                self.error = f"no case with a usable expected.json under {where}"
+            elif cases.is_dir():  # the case folder named was there when the command began
+                self.error = f"no case to test: {where} is not there any more"
+            else:
+                self.error = f"no case to test: {task.root} has no cases folder; {MAKE_A_CASE}"
 
     def start_ahead(self, case: Case) -> None:
         """Start ``case``'s run now, held, for a blocking :meth:`run` to come
@@ -395,10 +398,7 @@ def _groups_for(
         return [_task_group(folder, options, named=False) for folder in found]
     if bare:
         names = some_names(sorted(p.name for p in bare))
-        raise CollectionError(
-            f"{path} holds {len(bare)} task(s) ({names}) and none has a case to test "
-            "(<task>/cases/<case>/ with an expected.json)"
-        )
+        raise CollectionError(f"{path} holds {len(bare)} task(s) ({names}) and none has a case to test: {MAKE_A_CASE}")
     # Neither a task nor a folder of tasks: discovery says what it is in one line
     # (or takes it as a bare folder of verifiers, which has no cases to test).
     try:
