@@ -369,8 +369,8 @@ def remove_tree(path: Path) -> None:
     try:
         shutil.rmtree(path, ignore_errors=True)
     except RecursionError:
-        # A run may nest folders deeper than Python's recursion limit (3,000
-        # in its reward folder): rmtree recurses before Python 3.13.
+        # A run may nest folders deeper than Python's recursion limit (any
+        # folder it can write is ours to remove): rmtree recurses before Python 3.13.
         pass
     if not os.path.lexists(path):
         return

@@ -585,9 +585,11 @@ def _whole(mirror: Mirror, what: str) -> None:
 # costs about 40 ms once (later runs copy only what changed).
 COPY_UP_TO_ENTRIES = 1000
 COPY_UP_TO_BYTES = 32 << 20
-# And a workspace nested deeper than this (an agent's, 900 folders deep) is an
-# overlay too: the copy's walk recurses a level at a time, past Python's
-# recursion limit, where an overlay is one mount at any depth.
+# And a workspace nested deeper than this (an agent may leave any depth) is
+# an overlay too: the copy's walk recurses a level at a time, where an overlay
+# is one mount at any depth. Each level costs the walk two frames (_sync_dir,
+# _sync_entry) and the run's own stack is under it: 100 levels stay far below
+# Python's limit of about 1,000 frames, and no real workspace is that deep.
 COPY_UP_TO_DEPTH = 100
 
 
