@@ -178,3 +178,18 @@ def test_a_verify_that_raised_and_then_hung_is_a_timeout_on_both_sides(task, run
         assert "VerifierTimeoutError without reading the reward folder" in report.explanation
         assert "RewardFileNotFoundError" not in report.explanation
     assert replayed.agreement.same is True
+
+
+def test_a_replay_that_could_not_start_keeps_its_advice_for_each_face(task, runs, tmp_path):
+    """The advice of a replay that could not start names the interpreter
+    option; with the task's paths shortened, it was flattened to the command
+    line's words, so the plugin said ``--python`` (an option pytest refuses)."""
+    from verifier_tui.engine.advice import PYTHON_OPTION
+    from verifier_tui.pytest_plugin import said
+
+    demo = task(toml=SEPARATE)
+    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True)
+    _opened, replayed = replay_trial(trial, python="/nonexistent/python3")
+    assert replayed.local.outcome.slug == "could_not_start"
+    assert replayed.phases.advice.actions == (PYTHON_OPTION,)
+    assert said(replayed.phases.advice) == "check the interpreter (--verifier-python) and the task's tests/ folder"

@@ -331,6 +331,10 @@ def local_phases(result: RunResult, *, where: str | None = None, task_root: Path
     prefix = str(task_root) + "/"
 
     def short(text: str) -> str:
+        # An Advice is shortened part by part, so that it stays one: each face still words its actions
+        # (the plugin its --verifier-python, the TUI its editor key), where a str.replace flattened it.
+        if isinstance(text, Advice):
+            return Advice(*(p.replace(prefix, "") if isinstance(p, str) else p for p in text.parts))
         return text.replace(prefix, "")
 
     return replace(
