@@ -53,6 +53,13 @@ _PLUGIN_WORDS = {
     "give the task folder": "give it to verifier-tui test JOB --task DIR (the plugin takes none)",
     "name a copy of nemo_gym": "name a copy of nemo_gym/verifiers to verifier-tui run TASK --nemo-gym DIR (the plugin "
     "takes none)",
+    # The plugin always runs verifier-tui's runner and takes no row nor response: the command that does.
+    "the task's runner": "verifier-tui test TASK --runner task runs the task's own",
+    "verifier-tui's runner": "(verifier-tui's runner, which the plugin runs, shows it)",
+    "choose a row": "choose a row with verifier-tui run TASK --task-id ID",
+    # As the command line's, it opens the parenthesis that the list of task ids closes.
+    "choose a row, or none": "choose one with verifier-tui run TASK --task-id ID (",
+    "give a response": "give one to verifier-tui run TASK --response FILE",
 }
 
 

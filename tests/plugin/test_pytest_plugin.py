@@ -538,6 +538,43 @@ def test_a_trial_whose_task_ships_another_runner_names_no_option_the_plugin_lack
     assert "verifier-tui run TRIAL --runner task replays with the task's" in text, text
 
 
+def test_a_task_whose_own_runner_differs_names_the_command_that_runs_it(pytester):
+    """A task (not a trial) ships a tests/.ng/run_verifier.py unlike
+    verifier-tui's: a failing case's report said ``--runner task (R in the
+    TUI) runs the task's own``, an option pytest refuses and a key it has not."""
+    task_dir = make_task(
+        pytester.path / "tasks" / "own", "def verify(workspace):\n    return 0.0\n", cases={"only": {}}
+    )
+    (task_dir / "cases" / "only" / "expected.json").write_text('{"rewards": {"reward": 1.0}}')
+    vendored = task_dir / "tests" / ".ng" / "run_verifier.py"
+    vendored.parent.mkdir(parents=True, exist_ok=True)
+    vendored.write_text("raise SystemExit(3)\n")
+    done = run(pytester, "--verifier-cases", "tasks")
+    done.assert_outcomes(failed=1)
+    text = done.stdout.str()
+    assert "it differs from verifier-tui's" in text, text
+    assert "(R in the TUI)" not in text and " --runner" not in text.replace("TASK --runner", ""), text
+    done.stdout.fnmatch_lines(["*verifier-tui test TASK --runner task runs the task's own*"])
+
+
+def test_every_action_of_the_engine_is_worded_with_an_option_the_plugin_has_or_its_command():
+    """Each action the engine may suggest: an option pytest refuses (``--runner``,
+    ``--task-id``, ``--response``) is said only after the verifier-tui command that
+    takes it."""
+    import re
+
+    from verifier_tui.engine import advice
+    from verifier_tui.pytest_plugin import said
+
+    actions = [value for value in vars(advice).values() if isinstance(value, advice.Action)]
+    assert len(actions) > 10
+    for action in actions:
+        worded = said(advice.Advice(action))
+        for option in re.findall(r"(?<![\w-])--[\w-]+", worded):
+            before = worded[: worded.index(option)]
+            assert option.startswith("--verifier-") or "verifier-tui " in before, (action, worded)
+
+
 def test_a_trials_filled_env_template_names_no_option_the_plugin_lacks(pytester, tmp_path):
     """Harbor filled ``${W:-0.5}`` with another W on its machine: the note, and
     the agreement's reason why the two differ, said ``(--env WEIGHT=VALUE gives
