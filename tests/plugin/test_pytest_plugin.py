@@ -328,6 +328,24 @@ def test_a_task_harbor_would_refuse_fails_its_cases_and_says_why(pytester):
     done.stdout.fnmatch_lines(["*Harbor would refuse this task: *version = 1 is not a string*"])
 
 
+def test_a_refused_tasks_cut_reward_keeps_its_option_for_each_face(tmp_path):
+    """The verdict of a task Harbor would refuse, with more reward keys than
+    are shown: its sentence was flattened to the command line's ``--json lists
+    them all``, an option pytest refuses, wherever a face words it."""
+    from verifier_tui.commands.report import result_lines
+    from verifier_tui.engine.session import Options, Session
+    from verifier_tui.pytest_plugin import said
+
+    verifier = "def verify(workspace):\n    return {'reward': 0.0, **{f'k{i}': 1.0 for i in range(500)}}\n"
+    task_dir = make_task(tmp_path / "refused", verifier, toml="version = 1\n")
+    with Session(task_dir, Options(python=PY)) as session:
+        result = session.run()
+        lines = result_lines(session, result, word=said)
+    verdict = next(line for line in lines if line.startswith("verdict: "))
+    assert "Harbor would refuse to run this task" in verdict, verdict
+    assert "more keys: verifier-tui test PATH --json lists them all)" in verdict, verdict
+
+
 @pytest.mark.skipif(cpu_count() < 2, reason="the next case is held only where a CPU is idle for it")
 def test_each_case_after_the_first_of_a_task_runs_from_a_held_start(pytester, sandbox, monkeypatch):
     """As a case runs, the next is started held (engine/warm.py): its

@@ -212,7 +212,10 @@ def verdict_line(result: RunResult) -> str:
         line = f"none: {verdict.harbor_would}: {verdict.message}"
     if result.task_refused is not None:
         # Harbor would not get as far as the reward folder: the task does not load.
-        return f"none: Harbor would refuse to run this task: {result.task_refused}. The reward folder gives: {line}"
+        # An Advice, as the line it says is: each face words its actions (the plugin has no --json).
+        return Advice(
+            "none: Harbor would refuse to run this task: ", result.task_refused, ". The reward folder gives: ", line
+        )
     return line
 
 
