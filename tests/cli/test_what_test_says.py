@@ -60,6 +60,26 @@ def test_a_task_without_a_case_below_a_folder_is_said_and_one_named_alone_is_tol
     assert "/cases" not in alone.stderr and "has no cases folder; make one with" in alone.stderr
 
 
+def test_with_no_task_to_test_the_tasks_without_a_case_are_said_too(env, example, tmp_path):
+    """A folder whose one task with cases cannot be tested (several verifiers)
+    and one task without a case: ``test`` said only the first, on stderr and in
+    JUnit, and left the task without a case out (the pytest plugin says it)."""
+    tasks = example("hello-file").parent
+    example("plain-test-sh")
+    tests = tasks / "hello-file" / "tests"
+    (tests / "verifier.py").rename(tests / "a.py")
+    (tests / "b.py").write_text((tests / "a.py").read_text())
+    report = tmp_path / "report.xml"
+    done = run_tool(env, "test", tasks, "--junit", report, "--python", PY)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "hello-file has several verifiers" in done.stderr
+    said = next(said for said in done.stderr.splitlines() if "plain-test-sh" in said)
+    assert said.startswith("verifier-tui: task plain-test-sh (") and "not tested: it has no case: make one " in said
+    suite = ET.parse(report).getroot()
+    skipped = [c for c in suite.iter("testcase") if c.find("skipped") is not None]
+    assert [(c.get("classname"), c.get("name")) for c in skipped] == [("plain-test-sh", "(task)")]
+
+
 def test_a_case_left_out_by_case_is_not_listed(env, example):
     task = example("hello-file")
     (task / "cases" / "wrong-text" / "expected.json").unlink()

@@ -144,7 +144,7 @@ def test_command(args: argparse.Namespace) -> int:
         own = report.read_by([group.session for group in groups if group.session is not None], args.options)
         junit_name = f"verifier-tui {groups[0].name}" if len(groups) == 1 else "verifier-tui"
         if not runnable and not any(group.invalid for group in groups):  # nothing at all: why, one line per task
-            return _nothing_to_test(args, groups, own, junit_name)
+            return _nothing_to_test(args, groups, collection.without_cases, own, junit_name)
         problem = _reports_problem(args, own)
         if problem:  # a report that cannot be written: none is
             terminal.error(problem)
@@ -193,13 +193,22 @@ def test_command(args: argparse.Namespace) -> int:
         return 0 if passed == len(every) and not invalid and not errors else 1
 
 
-def _nothing_to_test(args: argparse.Namespace, groups: list[Any], own: list[tuple[str, Path | None]], name: str) -> int:
-    """No task could be tested: why, one line each, and in the report (exit 2)."""
+def _nothing_to_test(
+    args: argparse.Namespace,
+    groups: list[Any],
+    without: list[Path],
+    own: list[tuple[str, Path | None]],
+    name: str,
+) -> int:
+    """No task could be tested: why, one line each, and in the report (exit 2);
+    the tasks found ``without`` a case are said too, as when some case runs."""
     for group in groups:
         terminal.error(f"{'' if len(groups) == 1 else group.name + ': '}{group.error}")
+    for task in without:
+        terminal.error(report.without_case(task))
     if args.junit and not report.output_file_problem("--junit", args.junit, own):
         # a report of the last run left in place would show CI a green page
-        report.write_junit(args.junit, name, report.junit_cases([(group, []) for group in groups]), 0.0)
+        report.write_junit(args.junit, name, report.junit_cases([(group, []) for group in groups], without), 0.0)
     return 2
 
 

@@ -440,10 +440,8 @@ def test_lines(
     """``test``'s text: each task's part (:func:`group_lines`), the tasks
     found ``without`` a case, ``after_table`` (``--coverage``'s lines), the
     summary line, and the copy sandbox's warning when a case ran in it."""
-    from verifier_tui.engine.suite import NO_CASES
-
     out = [line for group, results in ran for line in group_lines(group, results)]
-    out += [f"{NOT_RUN}  task {one_line(p.name)} ({here(p)}): not tested: {NO_CASES}" for p in without]
+    out += [f"{NOT_RUN}  {without_case(p)}" for p in without]
     out += after_table or []
     every = [result for _group, results in ran for result in results]
     passed = sum(1 for result in every if result.expected_matched)
@@ -465,6 +463,13 @@ def test_lines(
     out.append(summary + (f" ({len(ran)} tasks)" if len(ran) > 1 else ""))
     warning = copy_warning(ran)
     return out + ([warning] if warning else [])
+
+
+def without_case(task: Path) -> str:
+    """A task found without a case: not tested, and how to make one."""
+    from verifier_tui.engine.suite import NO_CASES
+
+    return f"task {one_line(task.name)} ({here(task)}): not tested: {NO_CASES}"
 
 
 @record(frozen=True)
