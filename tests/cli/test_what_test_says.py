@@ -53,7 +53,7 @@ def test_a_task_without_a_case_below_a_folder_is_said_and_one_named_alone_is_tol
     suite = ET.parse(report).getroot()
     skipped = [c for c in suite.iter("testcase") if c.find("skipped") is not None]
     assert [(c.get("classname"), c.get("name")) for c in skipped] == [("plain-test-sh", "(task)")]
-    assert skipped[0].find("skipped").get("message").startswith("it has no case: make one with ")
+    assert skipped[0].find("skipped").get("message").startswith("not tested: it has no case: make one with ")
     assert suite.get("skipped") == "1" and suite.get("failures") == "0"
     alone = run_tool(env, "test", tasks / "plain-test-sh", "--python", PY)
     assert alone.returncode == 2

@@ -467,9 +467,9 @@ def test_lines(
 
 def without_case(task: Path) -> str:
     """A task found without a case: not tested, and how to make one."""
-    from verifier_tui.engine.suite import NO_CASES
+    from verifier_tui.engine.suite import NOT_TESTED
 
-    return f"task {one_line(task.name)} ({here(task)}): not tested: {NO_CASES}"
+    return f"task {one_line(task.name)} ({here(task)}): {NOT_TESTED}"
 
 
 @record(frozen=True)
@@ -490,10 +490,10 @@ def junit_cases(ran: list[tuple[Any, list[RunResult]]], without: Sequence[Path] 
     """``test``'s cases as JUnit test cases, each with its task as ``classname``;
     errors first, for what could not be run; a task found ``without`` a case,
     a skipped test (as pytest reports a test it did not run, and not a failure)."""
-    from verifier_tui.engine.suite import NO_CASES
+    from verifier_tui.engine.suite import NOT_TESTED
 
     out = [JunitCase(g.name, "(task)", "0", error=g.error) for g, _rs in ran if g.error is not None]
-    out += [JunitCase(p.name, "(task)", "0", skipped=NO_CASES) for p in without]
+    out += [JunitCase(p.name, "(task)", "0", skipped=NOT_TESTED) for p in without]  # the plugin's words too
     out += [
         JunitCase(g.name, "task.toml", "0", error=f"Harbor would refuse this task: {refused(g)}")
         for g, _rs in ran

@@ -45,6 +45,8 @@ NO_EXPECTED = 'it has no expected.json (write one, such as {"rewards": {"reward"
 MAKE_A_CASE = "make one with verifier-tui run TASK --save-case NAME (cases/NAME/ with an expected.json)"
 #: Why a task found below a folder is not tested (said, never left out quietly).
 NO_CASES = f"it has no case: {MAKE_A_CASE}"
+#: A task found without a case, in every report that skips it (text, JUnit, the pytest plugin).
+NOT_TESTED = f"not tested: {NO_CASES}"
 #: Between a task's name and a case's in an item's name (pytest's own separator).
 SEPARATOR = "::"
 COLD = "VERIFIER_TUI_COLD"
