@@ -143,7 +143,10 @@ def pytest_configure(config: pytest.Config) -> None:
         config.args = []  # only the cases were asked for: not testpaths, not the current folder
     chosen = [arg for arg in config.args if _names_a_case(config, arg)]
     config.args = [arg for arg in config.args if arg not in chosen]
-    config.pluginmanager.register(VerifierCases(config, paths, chosen), PLUGIN_NAME)
+    # A folder given as an argument stays pytest's to collect its own tests from, and, as pytest
+    # narrows a run to a folder given, narrows the cases to the tasks (jobs) it is or holds.
+    folders = [arg for arg in config.args if (config.invocation_params.dir / arg).is_dir()]
+    config.pluginmanager.register(VerifierCases(config, paths, chosen, folders), PLUGIN_NAME)
 
 
 def _names_a_case(config: pytest.Config, arg: str) -> bool:
@@ -152,6 +155,12 @@ def _names_a_case(config: pytest.Config, arg: str) -> bool:
     to choose cases with."""
     where, _, names = arg.partition("::")
     return bool(names) and (config.invocation_params.dir / where).is_dir()
+
+
+def _is_or_holds(given: Path, folder: Path) -> bool:
+    """Whether the folder ``given`` is ``folder`` or holds it, links followed."""
+    where, inside = os.path.realpath(given), os.path.realpath(folder)
+    return inside == where or inside.startswith(where.rstrip(os.sep) + os.sep)
 
 
 def node_path(config: pytest.Config, folder: Path) -> str:
@@ -175,7 +184,7 @@ def node_path(config: pytest.Config, folder: Path) -> str:
 class VerifierCases:
     """The collection of one pytest run, registered only when asked for."""
 
-    def __init__(self, config: pytest.Config, paths: list[str], chosen: list[str]) -> None:
+    def __init__(self, config: pytest.Config, paths: list[str], chosen: list[str], folders: list[str]) -> None:
         from verifier_tui.engine.session import Options
         from verifier_tui.engine.suite import CollectionError, collect
 
@@ -206,18 +215,25 @@ class VerifierCases:
             warm_up(group, workers)
         self.stopped_by: int | None = None
         self.taken = self._stop_as_ctrl_c_does()
-        # The ids given as arguments (``tasks/hello-file::correct``, ``hello-file``), as test ids
+        # The ids given as arguments (``tasks/hello-file::correct``), as test ids
         base = config.invocation_params.dir
         self.chosen = {
             arg: "::".join([node_path(config, base / where), *names])
             for arg in chosen
             for where, *names in [arg.split("::")]
         }
+        # The tasks (jobs) that a folder given as an argument is or holds (``tasks/hello-file``), as test ids.
+        # A folder that holds none (the user's own tests/) narrows nothing: its tests run beside the cases.
+        collected = [folder for group in self.collection.groups for _name, folder, _cases in _by_job(group)]
+        collected += self.collection.without_cases
+        self.folders = [
+            node_path(config, folder) for arg in folders for folder in collected if _is_or_holds(base / arg, folder)
+        ]
 
     def wanted(self, nodeid: str) -> bool:
         """Whether the arguments chose this collector or item (or none was chosen)."""
         node = nodeid + "::"  # a task above a chosen case, or a case below a chosen task
-        ids = [one + "::" for one in self.chosen.values()]
+        ids = [one + "::" for one in [*self.chosen.values(), *self.folders]]
         return not ids or any(one.startswith(node) or node.startswith(one) for one in ids)
 
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:

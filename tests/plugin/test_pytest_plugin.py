@@ -635,6 +635,22 @@ def test_a_cut_reward_names_no_option_the_plugin_lacks(pytester):
     done.stdout.fnmatch_lines(["verdict: *more keys: verifier-tui test PATH --json lists them all)"])
 
 
+def test_a_task_folder_given_as_an_argument_narrows_the_run_to_it(pytester, tasks):
+    """``pytest --verifier-cases tasks tasks/sum-column``: pytest narrows a run
+    to a folder given as an argument, but every task's cases ran; only a
+    ``folder::case`` id narrowed them. A folder that holds no task (the
+    user's own tests) narrows nothing."""
+    done = run(pytester, "--verifier-cases", "tasks", "tasks/sum-column", "--co", "-q")
+    ids = [line for line in done.stdout.lines if "::" in line]
+    assert ids and all(line.startswith("tasks/sum-column::") for line in ids), done.stdout.str()
+    run(pytester, "--verifier-cases", "tasks", "tasks/sum-column").assert_outcomes(passed=2, failed=1)
+    done = run(pytester, "--verifier-cases", "tasks", "tasks")  # the folder of every task: all of them
+    done.assert_outcomes(passed=6, failed=1, skipped=1)
+    pytester.makepyfile(test_mine="def test_mine():\n    assert True\n")
+    done = run(pytester, "--verifier-cases", "tasks", "tasks/plain-test-sh", "test_mine.py")
+    done.assert_outcomes(passed=1, skipped=1)
+
+
 def test_run_below_the_rootdir_its_ids_are_paths_pytest_prints_and_takes_back(pytester, tasks, monkeypatch, tmp_path):
     """rootdir ``.``, pytest started in ``tasks/``: the ids were task names,
     which pytest takes relative to the rootdir, and the summary printed
