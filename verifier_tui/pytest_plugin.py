@@ -2,7 +2,7 @@
 
     pytest --verifier-cases tasks/            every case with an expected.json, of every task below
     pytest --verifier-cases tasks/ -n 4       the same, with pytest-xdist
-    pytest --verifier-cases jobs/<job>/       every trial of a Harbor job, replayed: <job>::<trial>
+    pytest --verifier-cases jobs/<job>/       every trial of a Harbor job, replayed: <job folder>::<trial>
     pytest --verifier-cases jobs/<job>/ --verifier-stand-in empty
                                               the same, with an empty /app where a trial captured none
                                               (or --verifier-workspace DIR, --verifier-case NAME)
