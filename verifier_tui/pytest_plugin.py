@@ -383,8 +383,8 @@ class VerifierTask(pytest.Collector):
         items += [
             VerifierCase.from_parent(self, name=one_line(name), problem=problem) for name, problem in group.invalid
         ]
-        chosen = cast("VerifierCases", self.config.pluginmanager.get_plugin(PLUGIN_NAME))
-        return sorted((item for item in items if chosen.wanted(item.nodeid)), key=lambda item: item.name)
+        plugin = cast("VerifierCases", self.config.pluginmanager.get_plugin(PLUGIN_NAME))
+        return sorted((item for item in items if plugin.wanted(item.nodeid)), key=lambda item: item.name)
 
 
 class TaskWithoutCases(pytest.Collector):

@@ -62,8 +62,9 @@ def vendor_command(args: argparse.Namespace) -> int:
 
 
 def _unnamed(exc: AuthoringError | OSError) -> bool:
-    """An OSError naming no file (the folder the tool was started in removed):
-    left to the program's own handler, which says what it is."""
+    """An OSError naming no file, whatever its cause (the folder the tool was
+    started in removed, say): this command cannot say which file it is about,
+    so it is left to the program's own handler, which says what it is."""
     return isinstance(exc, OSError) and exc.filename is None
 
 

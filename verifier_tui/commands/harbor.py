@@ -353,8 +353,9 @@ def run_command(args: argparse.Namespace) -> int:
 def print_walkthrough(opened: TrialSession, replayed: Replayed, word: Callable[[str], str] = str) -> None:
     """``run TRIAL``'s readable output: the verdicts and the agreement first,
     then the phases side by side, what went wrong and what to try, the
-    facts, and the two outputs. ``word``: why there was no replay, in the
-    pytest plugin's options (its stand-ins)."""
+    facts, and the two outputs. ``word`` words every engine sentence that
+    may name an option (why there was no replay, the agreement and its
+    differences, the notes, what to try): the pytest plugin passes its own."""
     from verifier_tui.words.run import stuck_line
     from verifier_tui.words.trial import (
         agreement_lines,

@@ -291,7 +291,7 @@ async def _watch(session: Session, args: argparse.Namespace) -> None:
             terminal.out_json(report.result_json(session, result), indent=None)
         else:
             terminal.out(report.watch_line(result, trigger))
-            stuck = report.stuck_at(session, result)
+            stuck = report.stuck_at(result)
             if stuck:
                 terminal.out(f"      {stuck}")
             elif result.outcome is Outcome.COULD_NOT_START:  # nothing ran, so nothing on stderr says why;

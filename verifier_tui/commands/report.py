@@ -140,7 +140,7 @@ def result_lines(session: Session, result: RunResult, word: Callable[[str], str]
         lines.append(f"note: {word(hint)}")
     lines += [f"note: {shadow}" for shadow in shadow_lines(result.explain, here)]
     lines.append(f"{result.outcome_words} · {duration_text(result.duration_s)}")
-    stuck = stuck_at(session, result)
+    stuck = stuck_at(result)
     if stuck:
         lines.append(stuck)
     lines.append(f"verdict: {word(verdict_line(result))}")
@@ -175,7 +175,7 @@ def result_lines(session: Session, result: RunResult, word: Callable[[str], str]
     return lines
 
 
-def stuck_at(session: Session | None, result: RunResult) -> str | None:
+def stuck_at(result: RunResult) -> str | None:
     """Where a run that timed out was stuck (words.stuck_line), paths as the header shows them."""
     return stuck_line(result.stack, here)
 
@@ -413,16 +413,16 @@ def why_failed(session: Session | None, result: RunResult, shared: Sequence[str]
     """What explains a case that did not get its expected.json, beyond its row and its stderr:
     where it was stuck, a near miss, the case's own problems, the run's notes (but ``shared``,
     said once for the task); none for a case that passed. The text under ``test``'s table and
-    each JUnit failure say the same (the failure's body was stderr alone: a timed-out or
-    OOM-killed case, which writes none, had an empty one)."""
+    each JUnit failure say the same, as a case that timed out or was killed past its memory
+    writes no stderr to explain it."""
     if result.expected_matched:
         return []
-    # A run killed past memory_mb says so in its notes (engine.results), with the limit.
     case = session.task.case(result.case) if session is not None and result.case else None
     # A case's own problems (a workspace leading out of the task) say why it ran on other inputs.
     problems = case.problems if case is not None else ()
+    # Its notes say a run killed past memory_mb, with the limit (engine.results).
     notes = [f"note: {note}" for note in result.notices if note not in shared]
-    return [said for said in (stuck_at(session, result), near_miss_line(result), *problems, *notes) if said]
+    return [said for said in (stuck_at(result), near_miss_line(result), *problems, *notes) if said]
 
 
 def shared_notes(results: list[RunResult]) -> list[str]:
