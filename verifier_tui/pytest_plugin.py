@@ -143,10 +143,13 @@ def pytest_configure(config: pytest.Config) -> None:
         config.args = []  # only the cases were asked for: not testpaths, not the current folder
     chosen = [arg for arg in config.args if _names_a_case(config, arg)]
     config.args = [arg for arg in config.args if arg not in chosen]
-    # A folder given as an argument stays pytest's to collect its own tests from, and, as pytest
-    # narrows a run to a folder given, narrows the cases to the tasks (jobs) it is or holds.
+    # As pytest narrows a run to a folder given as an argument, a folder narrows the cases (VerifierCases).
     folders = [arg for arg in config.args if (config.invocation_params.dir / arg).is_dir()]
-    config.pluginmanager.register(VerifierCases(config, paths, chosen, folders), PLUGIN_NAME)
+    plugin = VerifierCases(config, paths, chosen, folders)
+    # A task's (job's) own folder, or one inside it, is the plugin's alone: pytest collecting it too would run
+    # the task's tests/test_*.py here, outside the sandbox they are written for.
+    config.args = [arg for arg in config.args if arg not in plugin.task_folders]
+    config.pluginmanager.register(plugin, PLUGIN_NAME)
 
 
 def _names_a_case(config: pytest.Config, arg: str) -> bool:
@@ -222,13 +225,18 @@ class VerifierCases:
             for arg in chosen
             for where, *names in [arg.split("::")]
         }
-        # The tasks (jobs) that a folder given as an argument is or holds (``tasks/hello-file``), as test ids.
-        # A folder that holds none (the user's own tests/) narrows nothing: its tests run beside the cases.
+        # The tasks (jobs) that a folder given as an argument is, holds or lies in (``tasks/hello-file``), as
+        # test ids. A folder with none (the user's own tests/) narrows nothing: its tests run beside the cases.
         collected = [folder for group in self.collection.groups for _name, folder, _cases in _by_job(group)]
         collected += self.collection.without_cases
         self.folders = [
-            node_path(config, folder) for arg in folders for folder in collected if _is_or_holds(base / arg, folder)
+            node_path(config, folder)
+            for arg in folders
+            for folder in collected
+            if _is_or_holds(base / arg, folder) or _is_or_holds(folder, base / arg)
         ]
+        #: The folders given that are a task (job) or lie in one: not pytest's to collect.
+        self.task_folders = [arg for arg in folders if any(_is_or_holds(folder, base / arg) for folder in collected)]
 
     def wanted(self, nodeid: str) -> bool:
         """Whether the arguments chose this collector or item (or none was chosen)."""

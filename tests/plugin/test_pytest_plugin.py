@@ -644,11 +644,15 @@ def test_a_task_folder_given_as_an_argument_narrows_the_run_to_it(pytester, task
     ids = [line for line in done.stdout.lines if "::" in line]
     assert ids and all(line.startswith("tasks/sum-column::") for line in ids), done.stdout.str()
     run(pytester, "--verifier-cases", "tasks", "tasks/sum-column").assert_outcomes(passed=2, failed=1)
-    done = run(pytester, "--verifier-cases", "tasks", "tasks")  # the folder of every task: all of them
-    done.assert_outcomes(passed=6, failed=1, skipped=1)
+    run(pytester, "--verifier-cases", "tasks", "tasks/sum-column/cases").assert_outcomes(passed=2, failed=1)
+    # plain-test-sh's own tests/test_outputs.py, written for the sandbox, is not pytest's to collect here.
     pytester.makepyfile(test_mine="def test_mine():\n    assert True\n")
     done = run(pytester, "--verifier-cases", "tasks", "tasks/plain-test-sh", "test_mine.py")
     done.assert_outcomes(passed=1, skipped=1)
+    mine = pytester.mkdir("mine")
+    (pytester.path / "test_mine.py").rename(mine / "test_mine.py")
+    done = run(pytester, "--verifier-cases", "tasks", "mine")  # a folder of no task: its tests and every case
+    done.assert_outcomes(passed=7, failed=1, skipped=1)
 
 
 def test_run_below_the_rootdir_its_ids_are_paths_pytest_prints_and_takes_back(pytester, tasks, monkeypatch, tmp_path):
