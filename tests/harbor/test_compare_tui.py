@@ -5,12 +5,11 @@ they mean the same), a flipped trial opened, and its picture."""
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 
 import pytest
 from textual.widgets import DataTable
 
-from tests.harbor.test_job_tui import job_app, read_all
+from tests.harbor.test_job_tui import HeldReads, happened, job_app, read_all
 from tests.harbor.trial_app_under_test import SIZE, SNAPSHOT_SIZE, text_of
 from tests.helpers.harbor import harbor_exception, make_job
 from verifier_tui.tui.screens.compare import CompareScreen
@@ -230,32 +229,32 @@ async def test_enter_on_a_task_narrows_the_flips_and_tab_then_enter_opens_one(jo
         assert isinstance(app.screen, TrialScreen) and app.screen.opened.trial.name == "beta__a1"
 
 
-async def test_esc_or_q_while_two_jobs_are_read_for_a_comparison_stops_reading_them(jobs, monkeypatch):
+@pytest.mark.parametrize("key", ["escape", "q"])
+async def test_esc_or_q_while_two_jobs_are_read_for_a_comparison_stops_reading_them(jobs, monkeypatch, key):
     # The comparison reads both jobs in a thread, which a cancelled worker
     # does not stop: esc left it reading on, for nothing, and q waited for it
-    # as the process ended (two jobs of 2,000 trials: 3 s after q). Here each
-    # trial takes 0.2 s to read, 1.4 s in all.
-    from time import sleep
-
+    # as the process ended (two jobs of 2,000 trials: 3 s after q). Here the
+    # first trial's read is held until the key has cancelled the worker.
     from verifier_tui.engine.harbor import overview
+    from verifier_tui.tui.screens import compare as compare_screen
 
-    read_trial_row = overview.read_trial_row
-    read: list[Path] = []
-
-    def slow(folder):
-        sleep(0.2)
-        read.append(folder)
-        return read_trial_row(folder)
-
+    held = HeldReads(overview.read_trial_row)
     app = job_app(jobs)
-    async with app.run_test(size=SIZE) as pilot:
-        await read_all(app)
-        await mark(app, pilot, "model-a", "model-b")
-        monkeypatch.setattr(overview, "read_trial_row", slow)
-        await pilot.press("c")
-        await pilot.pause(0.1)
-        assert isinstance(app.screen, CompareScreen)
-        await pilot.press("escape")
-        when_left = len(read)
-        await asyncio.sleep(1.0)
-        assert len(read) <= when_left + 1, read  # the one being read when esc came, no more
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await read_all(app)
+            await mark(app, pilot, "model-a", "model-b")
+            monkeypatch.setattr(overview, "read_trial_row", held)
+            monkeypatch.setattr(compare_screen, "read_compared", held.whole(compare_screen.read_compared))
+            await pilot.press("c")
+            await happened(held.first, "the first trial's read")
+            assert isinstance(app.screen, CompareScreen)
+            await pilot.press(key)
+            await happened(held.worker.cancelled_event, f"the reading's worker cancelled by {key}")
+            held.release()
+            await happened(held.ended, "the end of the reading")
+            if key == "escape":
+                assert isinstance(app.screen, JobsScreen)
+    finally:
+        held.release()  # a test that failed above leaves no thread waiting
+    assert len(held.started) == 1, held.started  # the one being read when the key came, no more

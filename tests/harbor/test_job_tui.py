@@ -7,7 +7,9 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
+import threading
 from pathlib import Path
+from typing import Any
 
 from textual.app import App
 from textual.widgets import DataTable
@@ -38,6 +40,52 @@ async def read_all(app, timeout: float = 60.0) -> None:
             await asyncio.sleep(0.02)
 
     await asyncio.wait_for(done(), timeout)
+
+
+class HeldReads:
+    """Stands in for a read a screen's worker thread makes once per folder:
+    each read is counted as it starts and held until :meth:`release`, and the
+    worker known, so a test acts while a read is under way (no clock)."""
+
+    def __init__(self, read) -> None:
+        self.read = read
+        self.started: list[Path] = []
+        self.worker: Any = None
+        self.first = threading.Event()
+        self.released = threading.Event()
+        self.ended = threading.Event()
+
+    def __call__(self, folder: Path):
+        from textual.worker import get_current_worker
+
+        if self.worker is None:
+            self.worker = get_current_worker()
+        self.started.append(folder)
+        self.first.set()
+        self.released.wait(HELD_S)
+        return self.read(folder)
+
+    def whole(self, reading):
+        """``reading`` (the worker's whole reading) that says when it is over."""
+
+        def read(*args, **kwargs):
+            try:
+                return reading(*args, **kwargs)
+            finally:
+                self.ended.set()
+
+        return read
+
+    def release(self) -> None:
+        self.released.set()
+
+
+HELD_S = 30.0  # a bound on each wait: a test that reaches it fails, it does not wait on
+
+
+async def happened(event: threading.Event, what: str) -> None:
+    """Waits (off the event loop, which goes on) until ``event`` is set; fails saying ``what`` did not happen."""
+    assert await asyncio.to_thread(event.wait, HELD_S), f"{what} did not happen"
 
 
 def trial_names(app) -> list[str]:
@@ -398,32 +446,29 @@ async def test_a_job_harbor_is_still_running_says_so_and_r_reads_it_again(real, 
 
 async def test_q_while_a_folder_of_jobs_is_read_stops_reading_it(real, tmp_path, monkeypatch):
     # The jobs are read in a thread, which a cancelled worker does not stop:
-    # q waited for the whole reading as the process ended. Here each job
-    # takes 0.2 s to read, 1.6 s in all.
-    from time import sleep
-
+    # q waited for the whole reading as the process ended. Here the first
+    # job's read is held until q has cancelled the worker.
     from verifier_tui.engine.harbor import overview
+    from verifier_tui.tui.screens import jobs as jobs_screen
 
     jobs = tmp_path / "jobs"
     for index in range(8):
         shutil.copytree(real / "jobs" / "oracle-pass", jobs / f"job-{index}")
-    read_job_summary = overview.read_job_summary
-    read: list[Path] = []
-
-    def slow(folder):
-        sleep(0.2)
-        read.append(folder)
-        return read_job_summary(folder)
-
-    monkeypatch.setattr(overview, "read_job_summary", slow)
+    held = HeldReads(overview.read_job_summary)
+    monkeypatch.setattr(overview, "read_job_summary", held)
+    monkeypatch.setattr(jobs_screen, "read_jobs", held.whole(jobs_screen.read_jobs))
     app = job_app(jobs)
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause(0.1)
-        assert isinstance(app.screen, JobsScreen) and not app.screen.done
-        await pilot.press("q")
-    when_left = len(read)
-    await asyncio.sleep(1.0)
-    assert len(read) <= when_left + 1, read  # the one being read when q came, no more
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await happened(held.first, "the first job's read")
+            assert isinstance(app.screen, JobsScreen) and not app.screen.done
+            await pilot.press("q")
+            await happened(held.worker.cancelled_event, "the reading's worker cancelled by q")
+            held.release()
+        await happened(held.ended, "the end of the reading")
+    finally:
+        held.release()  # a test that failed above leaves no thread waiting
+    assert len(held.started) == 1, held.started  # the one being read when q came, no more
 
 
 async def test_the_palette_has_one_keys_command_ours(real):
