@@ -4,6 +4,8 @@ case of its task."""
 
 from __future__ import annotations
 
+import asyncio
+
 from textual import events
 
 from tests.harbor.job_copies import mixed_job
@@ -76,5 +78,11 @@ async def test_keys_typed_right_after_q_are_not_acted_on_as_the_app_quits(task, 
             assert isinstance(app.screen, TrialScreen)
             app.post_message(events.Key("q", "q"))
             app.post_message(events.Key(second, character))
-            await pilot.pause(0.3)
+            await asyncio.wait_for(ended(pilot, app), 30)  # by q and as it quits, not by the test's end
         assert app.return_code == 0, second
+
+
+async def ended(pilot, app) -> None:
+    """Until the app is no longer running: each pause lets it handle what it was sent."""
+    while app.is_running:
+        await pilot.pause()

@@ -3,6 +3,8 @@ ended and its reward, the other columns a right arrow away, the name staying."""
 
 from __future__ import annotations
 
+import asyncio
+
 from textual.widgets import DataTable
 
 from tests.harbor.job_copies import agent_timeout, copy_job_files, copy_trial, with_usage
@@ -260,6 +262,20 @@ async def test_at_80x24_two_jobs_compared_show_four_tasks_of_long_names(runs, ta
         assert flips.scrollable_content_region.height >= 5  # the flipped trials keep a few rows
 
 
+async def until(pilot, holds, what: str, shown=None) -> None:
+    """Pauses (each until the app is idle) until ``holds()``; fails saying
+    ``what`` (and ``shown(app)``) if it does not within 30 s."""
+
+    async def paused() -> None:
+        while not holds():
+            await pilot.pause()
+
+    try:
+        await asyncio.wait_for(paused(), 30)
+    except asyncio.TimeoutError:
+        raise AssertionError(f"never: {what}" + (f"\n{shown(pilot.app)}" if shown else "")) from None
+
+
 def header_lines(app) -> list[str]:
     """The summary's lines as drawn, wrapped to the terminal (the part the summary's cap cuts too)."""
     header = app.screen.query_one("#job-header")
@@ -317,9 +333,13 @@ async def test_a_jobs_overview_made_narrow_then_wide_again_gives_the_summarys_li
         await pilot.pause()
         summary = app.screen.query_one("#job-summary")
         wide = summary.region.height
+        # A resize is laid out, then the summary flows its text again after
+        # that refresh and is laid out anew: waited for by what it shows.
         await pilot.resize_terminal(60, 20)
-        await pilot.pause(0.2)
-        assert summary.region.height > wide or summary.max_scroll_y > 0
+        # At 60 columns its text takes more lines than it had (it then scrolls, its
+        # height capped below what it was): the wait below cannot pass before the widening.
+        await until(pilot, lambda: summary.region.width == 60 and summary.virtual_size.height > wide, "60 columns")
         await pilot.resize_terminal(160, 45)
-        await pilot.pause(0.2)
-        assert summary.region.height == wide, screen_text(app)
+        await until(
+            pilot, lambda: (summary.region.width, summary.region.height) == (160, wide), "its lines back", screen_text
+        )
