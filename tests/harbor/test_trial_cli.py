@@ -670,40 +670,27 @@ def test_watch_a_trial_prints_one_line_per_replay_with_the_agreement(task, runs,
     trial = sandbox_trial(
         runs / "jobs" / "j", demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate", capture=True
     )
-    proc = subprocess.Popen(
-        [*TOOL, "watch", str(trial.path), "--python", PY],
-        cwd=elsewhere,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        stdin=subprocess.DEVNULL,
-    )
+    proc, reader = start_watch(env, trial.path, "--python", PY, cwd=elsewhere)
     try:
-        lines = []
-
-        def wait_for(words):
-            deadline = time.monotonic() + 30
-            while time.monotonic() < deadline:
-                line = proc.stdout.readline()
-                lines.append(line)
-                if words in line:
-                    return line
-            raise AssertionError(f"no line with {words!r}: {lines}")
-
-        first = wait_for("#1 ")
-        assert "start" in first and " same " in first
-        time.sleep(0.5)  # the watcher is in place before the first replay runs
+        # The first replay is asked for once the watcher is in place: a file
+        # written after its line is printed is seen, with no wait.
+        first = reader.next_run()
+        assert first.startswith("#1 ") and "start" in first and " same " in first, first
         (demo / "tests" / "verifier.py").write_text(READS_HELLO.replace("'hi'", "'hello'"))
-        second = wait_for("#2 ")
-        assert "tests/verifier.py" in second and " differ " in second and "replay 0.0" in second
-        assert "the sandbox ended with 1.0, the replay with 0.0" in wait_for("the sandbox ended with")
+        second = reader.next_run()
+        assert second.startswith("#2 ") and "tests/verifier.py" in second, second
+        assert " differ " in second and "replay 0.0" in second, second
+        said = reader.next_run(prefix="  ")
+        while "the sandbox ended with" not in said:
+            said = reader.next_run(prefix="  ")
+        assert "the sandbox ended with 1.0, the replay with 0.0" in said, said
     finally:
-        proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=30)
-    assert proc.returncode == 0
-    assert "stopped after 2 replay(s)" in out
-    assert "Traceback" not in err
+        code, stderr = stop(proc)
+    rest = []
+    while (line := reader.lines.get(timeout=30)) is not None:  # the lines printed as it stopped, to its end
+        rest.append(line)
+    assert code == 0 and "Traceback" not in stderr, stderr
+    assert any("stopped after 2 replay(s)" in line for line in rest), rest
 
 
 @pytest.mark.parametrize(
