@@ -10,6 +10,7 @@ from textual import events
 
 from tests.harbor.job_copies import mixed_job
 from tests.harbor.test_job_tui import job_app, read_all
+from tests.harbor.test_small_screens import until
 from tests.harbor.test_trial_screen_files import timed_out_agent
 from tests.harbor.trial_app_under_test import SIZE, make_trial_app, text_of
 from verifier_tui.tui.screens.case_name import CaseNameScreen
@@ -61,9 +62,13 @@ async def test_k_keeps_a_trials_replay_as_a_case_of_its_task(task, runs, tmp_pat
         assert (kept / "workspace" / "hallo.txt").read_text() == "hi"  # the trial's /app, as captured
         assert (kept / "expected.json").read_text().strip() == f'{{"exit_code": {replayed.local.exit_code}}}'
         await pilot.press("k", *"no-hello", "enter")  # taken now: said in the dialog, nothing written
-        await pilot.pause(0.3)
-        assert isinstance(app.screen, CaseNameScreen)
-        assert "the task already has a case no-hello" in str(app.screen.query_one("#case-name-problem").render())
+
+        def problem() -> str:
+            return str(app.screen.query_one("#case-name-problem").render())
+
+        # The dialog still up, saying why: waited for, a dialog closed by enter never says it.
+        await until(pilot, lambda: isinstance(app.screen, CaseNameScreen) and problem(), "the dialog says a problem")
+        assert "the task already has a case no-hello" in problem()
 
 
 async def test_keys_typed_right_after_q_are_not_acted_on_as_the_app_quits(task, runs, tmp_path):
