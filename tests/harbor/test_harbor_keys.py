@@ -10,9 +10,8 @@ from textual import events
 
 from tests.harbor.job_copies import mixed_job
 from tests.harbor.test_job_tui import job_app, read_all
-from tests.harbor.test_small_screens import until
 from tests.harbor.test_trial_screen_files import timed_out_agent
-from tests.harbor.trial_app_under_test import SIZE, make_trial_app, text_of
+from tests.harbor.trial_app_under_test import SIZE, make_trial_app, text_of, until
 from verifier_tui.tui.screens.case_name import CaseNameScreen
 from verifier_tui.tui.screens.job_overview import JobOverviewScreen
 from verifier_tui.tui.screens.jobs import JobsScreen

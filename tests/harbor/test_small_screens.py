@@ -3,14 +3,12 @@ ended and its reward, the other columns a right arrow away, the name staying."""
 
 from __future__ import annotations
 
-import asyncio
-
 from textual.widgets import DataTable
 
 from tests.harbor.job_copies import agent_timeout, copy_job_files, copy_trial, with_usage
 from tests.harbor.test_compare_tui import TIMEOUT, compared
 from tests.harbor.test_job_tui import job_app, read_all
-from tests.harbor.trial_app_under_test import SIZE, make_trial_app, text_of
+from tests.harbor.trial_app_under_test import SIZE, make_trial_app, text_of, until
 from tests.helpers.harbor import harbor_exception, make_job
 from tests.tui.app_under_test import screen_text
 from verifier_tui.tui.screens.job_overview import JobOverviewScreen
@@ -260,20 +258,6 @@ async def test_at_80x24_two_jobs_compared_show_four_tasks_of_long_names(runs, ta
         assert tasks.scroll_x > 0 and "flipped" in screen_text(app)
         flips = app.screen.query_one("#job-trials", DataTable)
         assert flips.scrollable_content_region.height >= 5  # the flipped trials keep a few rows
-
-
-async def until(pilot, holds, what: str, shown=None) -> None:
-    """Pauses (each until the app is idle) until ``holds()``; fails saying
-    ``what`` (and ``shown(app)``) if it does not within 30 s."""
-
-    async def paused() -> None:
-        while not holds():
-            await pilot.pause()
-
-    try:
-        await asyncio.wait_for(paused(), 30)
-    except asyncio.TimeoutError:
-        raise AssertionError(f"never: {what}" + (f"\n{shown(pilot.app)}" if shown else "")) from None
 
 
 def header_lines(app) -> list[str]:

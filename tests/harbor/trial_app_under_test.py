@@ -71,3 +71,17 @@ def make_trial_app(
 def text_of(app: TrialApp, selector: str) -> str:
     """The plain text a widget of the current screen shows."""
     return rendered_text(app.screen.query_one(selector))
+
+
+async def until(pilot, holds, what: str, shown=None) -> None:
+    """Pauses (each until the app is idle) until ``holds()``; fails saying
+    ``what`` (and ``shown(app)``) if it does not within 30 s."""
+
+    async def paused() -> None:
+        while not holds():
+            await pilot.pause()
+
+    try:
+        await asyncio.wait_for(paused(), 30)
+    except asyncio.TimeoutError:
+        raise AssertionError(f"never: {what}" + (f"\n{shown(pilot.app)}" if shown else "")) from None
