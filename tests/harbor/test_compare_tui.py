@@ -4,13 +4,11 @@ they mean the same), a flipped trial opened, and its picture."""
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 from textual.widgets import DataTable
 
 from tests.harbor.test_job_tui import HeldReads, happened, job_app, read_all
-from tests.harbor.trial_app_under_test import SIZE, SNAPSHOT_SIZE, text_of
+from tests.harbor.trial_app_under_test import SIZE, SNAPSHOT_SIZE, text_of, until
 from tests.helpers.harbor import harbor_exception, make_job
 from verifier_tui.tui.screens.compare import CompareScreen
 from verifier_tui.tui.screens.jobs import JobsScreen
@@ -101,8 +99,7 @@ async def test_two_marked_jobs_compared_task_by_task(jobs):
         await pilot.pause()
         assert [f[-1] for f in rows(app, "#job-trials")] == ["alpha"]
         await pilot.press("tab", "enter")  # the flipped trial: A's side opens beside its replay
-        await pilot.pause(0.5)
-        assert isinstance(app.screen, TrialScreen)
+        await until(pilot, lambda: isinstance(app.screen, TrialScreen), "the flipped trial's screen")
         await pilot.press("escape")
         await pilot.pause()
         assert isinstance(app.screen, CompareScreen)
@@ -116,7 +113,6 @@ def test_the_comparison(snap_compare, jobs):
 
     async def run_before(pilot) -> None:
         await compared(app, pilot, "model-a", "model-b")
-        await asyncio.sleep(0.1)
 
     assert snap_compare(app, terminal_size=SNAPSHOT_SIZE, run_before=run_before)
 
@@ -225,8 +221,8 @@ async def test_enter_on_a_task_narrows_the_flips_and_tab_then_enter_opens_one(jo
         await pilot.pause()
         assert app.screen.focused.id == "job-trials" and tab_word(app) == "tasks"
         await pilot.press("enter")
-        await pilot.pause(0.5)
-        assert isinstance(app.screen, TrialScreen) and app.screen.opened.trial.name == "beta__a1"
+        await until(pilot, lambda: isinstance(app.screen, TrialScreen), "the flipped trial's screen")
+        assert app.screen.opened.trial.name == "beta__a1"
 
 
 @pytest.mark.parametrize("key", ["escape", "q"])
