@@ -12,7 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.commands import TOOL, modes_bind_root, no_traceback, on_a_small_disk, run_tool
+from tests.helpers.commands import (
+    TOOL,
+    modes_bind_root,
+    no_traceback,
+    on_a_small_disk,
+    run_from_a_removed_folder,
+    run_tool,
+)
 from tests.helpers.tasks import EXAMPLES, REPO, write
 
 SHIM_SOURCE = REPO / "runner" / "test.sh"
@@ -162,15 +169,7 @@ def test_new_from_a_removed_folder_says_so(tmp_path, env):
     """``new x`` in a folder removed meanwhile said ``[Errno 2] No such file or
     directory``, naming nothing; it now says what every other command says."""
     gone = tmp_path / "gone"
-    gone.mkdir()
-    tool = " ".join(shlex.quote(part) for part in TOOL)
-    done = subprocess.run(
-        ["sh", "-c", f'cd "$1" && rmdir "$1" && exec {tool} new x --no-open', "sh", gone],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = run_from_a_removed_folder(env, gone, "new", "x", "--no-open")
     no_traceback(done)
     assert done.returncode == 2
     assert done.stderr == (
@@ -198,7 +197,6 @@ def test_new_under_a_file_names_the_path_and_why(tmp_path, env):
 
 
 def test_new_says_a_path_with_a_line_break_on_its_lines_and_as_a_command_to_paste(tmp_path, env):
-    import shlex
 
     path = tmp_path / "x\nwrote a new task in /etc\x1b[31m:"
     done = run_tool(env, "new", path, "--no-open")

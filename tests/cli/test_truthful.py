@@ -14,7 +14,6 @@ import json
 import os
 import queue
 import re
-import shlex
 import signal
 import subprocess
 import time
@@ -23,7 +22,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.commands import TOOL, LineReader, no_traceback, run_tool, start_watch, stop
+from tests.helpers.commands import (
+    TOOL,
+    LineReader,
+    no_traceback,
+    run_from_a_removed_folder,
+    run_tool,
+    start_watch,
+    stop,
+)
 from tests.helpers.tasks import HANG_GUARD_S, PY, Gate, make_task, no_python, other_python
 
 PY27 = other_python("2.7")
@@ -293,15 +300,7 @@ def test_a_jobs_option_below_one_is_refused(env, tmp_path, command, value, words
 def test_a_start_from_a_removed_folder_says_so_and_not_that_the_task_is_missing(env, tmp_path):
     task_dir = make_task(tmp_path / "t")
     gone = tmp_path / "gone"
-    gone.mkdir()
-    tool = " ".join(shlex.quote(part) for part in TOOL)
-    done = subprocess.run(
-        ["sh", "-c", f'cd "$1" && rmdir "$1" && exec {tool} run "$2" --python "$3"', "sh", gone, task_dir, PY],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = run_from_a_removed_folder(env, gone, "run", task_dir, "--python", PY)
     no_traceback(done)
     assert done.returncode == 2
     assert (

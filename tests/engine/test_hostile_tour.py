@@ -17,7 +17,7 @@ import pytest
 
 from tests.helpers.commands import TOOL, no_traceback, run_tool
 from tests.helpers.processes import answering, in_a_cgroup, wait_none_with
-from tests.helpers.tasks import PY, make_task
+from tests.helpers.tasks import PY, make_task, nest
 
 
 def run_json(env, *args) -> dict:
@@ -614,13 +614,7 @@ def test_a_workspace_nested_past_pythons_recursion_limit_is_staged_or_refused_in
     traceback. The view now lays such a workspace over as an overlay, as it does a
     big one; the copy sandbox, asked for, refuses the run in its one line."""
     task = make_task(tmp_path / "t", COUNT_DEPTH, cases={"only": {}})
-    fd = os.open(task / "cases" / "only" / "workspace", os.O_RDONLY)
-    for _ in range(900):
-        os.mkdir("d", dir_fd=fd)
-        inner = os.open("d", os.O_RDONLY, dir_fd=fd)
-        os.close(fd)
-        fd = inner
-    os.close(fd)
+    nest(task / "cases" / "only" / "workspace", 900)
     env["VERIFIER_TUI_SANDBOX"] = sandbox
     done = run_tool(env, "run", task, "--python", PY)
     no_traceback(done)

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.tasks import HANG_GUARD_S, PY, make_task
+from tests.helpers.tasks import HANG_GUARD_S, PY, make_task, nest
 from verifier_tui.engine.changes import Change
 from verifier_tui.engine.model import Outcome
 from verifier_tui.engine.session import Options, Session
@@ -437,13 +437,7 @@ def test_a_workspace_nested_past_pythons_recursion_limit_while_watched_is_refuse
     session, spec = live_session(task_dir)
     with session:
         assert session.run(spec).outcome is Outcome.REWARD_WRITTEN
-        fd = os.open(ws, os.O_RDONLY)
-        for _ in range(900):
-            os.mkdir("d", dir_fd=fd)
-            inner = os.open("d", os.O_RDONLY, dir_fd=fd)
-            os.close(fd)
-            fd = inner
-        os.close(fd)
+        nest(ws, 900)
         session.note_change(changed(ws / "d"))
         refused = session.run(spec)
         assert refused.outcome is Outcome.COULD_NOT_START, refused.stderr.text

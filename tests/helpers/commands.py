@@ -10,6 +10,7 @@ import queue
 import re
 import select
 import selectors
+import shlex
 import signal
 import socket
 import subprocess
@@ -200,6 +201,21 @@ def on_a_small_disk(env: dict[str, str], disk: Path, script: str, size: str = "1
     if done.returncode == 99:
         pytest.skip("cannot mount a tmpfs in a user namespace here")
     return done
+
+
+def run_from_a_removed_folder(env: dict[str, str], gone: Path, *args: object) -> subprocess.CompletedProcess:
+    """The tool started with ``args`` in the folder ``gone``, removed just
+    before (a shell left in a folder another terminal deleted)."""
+    gone.mkdir()
+    tool = " ".join(shlex.quote(part) for part in TOOL)
+    words = " ".join(shlex.quote(str(arg)) for arg in args)
+    return subprocess.run(
+        ["sh", "-c", f'cd "$1" && rmdir "$1" && exec {tool} {words}', "sh", gone],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 def no_traceback(done: subprocess.CompletedProcess) -> None:

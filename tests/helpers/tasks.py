@@ -36,6 +36,19 @@ def write(path: Path, text: str | bytes) -> Path:
     return path
 
 
+def nest(folder: Path, depth: int) -> None:
+    """Folders ``d/d/d/...`` ``depth`` deep inside ``folder``, made one level at
+    a time through file descriptors: a path that long is past what one system
+    call takes (PATH_MAX)."""
+    fd = os.open(folder, os.O_RDONLY)
+    for _ in range(depth):
+        os.mkdir("d", dir_fd=fd)
+        inner = os.open("d", os.O_RDONLY, dir_fd=fd)
+        os.close(fd)
+        fd = inner
+    os.close(fd)
+
+
 def make_task(
     root: Path,
     verifier: str | None = DEFAULT_VERIFIER,
