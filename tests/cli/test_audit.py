@@ -334,14 +334,20 @@ def test_a_probe_within_the_bar_cases_tolerance_is_flagged(env, tmp_path):
     assert data["bar"]["tolerance"] == 0.1 and all(probe["flagged"] for probe in data["probes"])
 
 
+#: Scores 1.0 when the workspace's answer.txt says 42.
+ANSWER_IS_42 = (
+    "def verify(workspace):\n"
+    "    answer = workspace / 'answer.txt'\n"
+    "    return 1.0 if answer.exists() and answer.read_text().strip() == '42' else 0.0\n"
+)
+
+
 def test_a_file_the_user_cannot_read_in_one_case_leaves_its_probes_unjudged_not_the_audit(ordinary_user):
     # As the user's own run of the case would, a probe whose workspace cannot
     # be copied whole does not start; the other probes still run.
     task = make_task(
         ordinary_user.root / "tasks" / "t",
-        "def verify(workspace):\n"
-        "    answer = workspace / 'answer.txt'\n"
-        "    return 1.0 if answer.exists() and answer.read_text().strip() == '42' else 0.0\n",
+        ANSWER_IS_42,
         cases={"right": {"answer.txt": "42\n"}, "wrong": {"answer.txt": "41\n", "secret": "s\n"}},
     )
     write(task / "cases" / "right" / "expected.json", '{"rewards": {"reward": 1.0}}')
@@ -365,9 +371,7 @@ def test_a_folder_the_user_cannot_read_in_a_case_is_said_not_dropped_from_the_pr
     a copy without the folder, as if it were the case's workspace."""
     task = make_task(
         ordinary_user.root / "tasks" / "t",
-        "def verify(workspace):\n"
-        "    answer = workspace / 'answer.txt'\n"
-        "    return 1.0 if answer.exists() and answer.read_text().strip() == '42' else 0.0\n",
+        ANSWER_IS_42,
         cases={"right": {"answer.txt": "42\n"}, "wrong": {"answer.txt": "41\n", "private/key.txt": "k\n"}},
     )
     write(task / "cases" / "right" / "expected.json", '{"rewards": {"reward": 1.0}}')

@@ -420,6 +420,15 @@ async def test_saves_of_a_name_that_is_not_utf8_in_a_row_do_not_end_the_watch(tm
         await rec.until(lambda c: workspace / "after.txt" in c.paths)
 
 
+def undecodable_folder(tmp_path: Path) -> Path:
+    """A folder named in bytes that are not UTF-8 (``t\\xffask``), or the test
+    skipped where the file system refuses such a name."""
+    try:
+        return folder(tmp_path / os.fsdecode(b"t\xffask"))
+    except OSError:
+        pytest.skip("this file system refuses names that are not UTF-8")
+
+
 def _own_tmpdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A $TMPDIR of the test's own (the watcher's child inherits it), to see what is left there."""
     tmpdir = folder(tmp_path / "tmpdir")
@@ -436,11 +445,7 @@ async def test_a_root_in_a_folder_whose_name_is_not_utf8_is_watched(
     take such a path at all, and live reload failed at once ("could not watch
     ...: surrogates not allowed"), on a task's screen and a trial's. The
     folder of links made for it is gone once the watcher stops."""
-    try:
-        parent = folder(tmp_path / os.fsdecode(b"t\xffask"))
-    except OSError:
-        pytest.skip("this file system refuses names that are not UTF-8")
-    tests = folder(parent / "tests")
+    tests = folder(undecodable_folder(tmp_path) / "tests")
     tmpdir = _own_tmpdir(tmp_path, monkeypatch)
     async with watching([WatchTarget(tests, "tests")], isolate=isolate) as rec:
         (tests / "verifier.py").write_text("def verify(): ...\n")
@@ -460,11 +465,7 @@ async def test_stopped_in_its_first_wait_a_watch_of_a_root_not_named_in_utf8_lea
     """Quitting (or a restart of the watch) while its first wait was still
     going returned before the clean-up: each such stop left a
     verifier-tui-watch-* folder of links in $TMPDIR for good."""
-    try:
-        parent = folder(tmp_path / os.fsdecode(b"t\xffask"))
-    except OSError:
-        pytest.skip("this file system refuses names that are not UTF-8")
-    tests = folder(parent / "tests")
+    tests = folder(undecodable_folder(tmp_path) / "tests")
     tmpdir = _own_tmpdir(tmp_path, monkeypatch)
     for _ in range(5):
         watcher = Watcher([WatchTarget(tests, "tests")], isolate=False)

@@ -36,6 +36,16 @@ def run(pytester, *args):
     return pytester.runpytest_subprocess(PYTHON_OPTION, "-p", "no:cacheprovider", *args, timeout=300)
 
 
+def one_case_task(pytester, name: str, verifier: str | None = None, **options):
+    """A task ``tasks/<name>`` of one case, ``only``, that expects a reward of 1.0
+    (the default verifier scores 1.0)."""
+    if verifier is not None:
+        options["verifier"] = verifier
+    task_dir = make_task(pytester.path / "tasks" / name, cases={"only": {}}, **options)
+    (task_dir / "cases" / "only" / "expected.json").write_text('{"rewards": {"reward": 1.0}}')
+    return task_dir
+
+
 def test_each_case_is_an_item_named_task_case(pytester, tasks):
     done = run(pytester, "--verifier-cases", "tasks", "-v", "-rs")
     done.assert_outcomes(passed=6, failed=1, skipped=1)
@@ -321,8 +331,7 @@ def test_a_tolerance_in_expected_json_is_the_plugins_too(pytester):
 def test_a_task_harbor_would_refuse_fails_its_cases_and_says_why(pytester):
     """As `verifier-tui test` (exit 2 there): a task.toml Harbor cannot load fails every case, whatever
     the verifier scores, with Harbor's reason."""
-    task_dir = make_task(pytester.path / "tasks" / "refused", toml="version = 1\n", cases={"only": {}})
-    (task_dir / "cases" / "only" / "expected.json").write_text('{"rewards": {"reward": 1.0}}')
+    one_case_task(pytester, "refused", toml="version = 1\n")
     done = run(pytester, "--verifier-cases", "tasks", "-v")
     done.assert_outcomes(failed=1)
     done.stdout.fnmatch_lines(["*Harbor would refuse this task: *version = 1 is not a string*"])
@@ -400,12 +409,7 @@ def test_an_interpreter_named_relative_to_the_folder_pytest_runs_in(pytester, ta
 def test_a_failing_cases_advice_names_the_plugins_option(pytester):
     """A verifier importing what the interpreter lacks: the report said to run
     with ``--python EXE``, an option pytest does not have."""
-    task_dir = make_task(
-        pytester.path / "tasks" / "needs",
-        "import not_installed_anywhere\n\ndef verify(workspace):\n    return 1.0\n",
-        cases={"only": {}},
-    )
-    (task_dir / "cases" / "only" / "expected.json").write_text('{"rewards": {"reward": 1.0}}')
+    one_case_task(pytester, "needs", "import not_installed_anywhere\n\ndef verify(workspace):\n    return 1.0\n")
     done = run(pytester, "--verifier-cases", "tasks")
     done.assert_outcomes(failed=1)
     done.stdout.fnmatch_lines(["note: the verifier imports not_installed_anywhere, *: --verifier-python EXE"])
@@ -524,12 +528,11 @@ def test_a_stand_in_case_the_task_lacks_is_named_by_the_plugins_option(pytester,
 def test_a_missing_nemo_gym_is_advised_in_the_plugins_options(pytester):
     """A verifier importing nemo_gym, which the interpreter lacks: the note
     said to choose another with ``--python``, or ``--nemo-gym DIR``."""
-    task_dir = make_task(
-        pytester.path / "tasks" / "needs-gym",
+    one_case_task(
+        pytester,
+        "needs-gym",
         "from nemo_gym.verifiers.helpers import VALUE\n\ndef verify(workspace):\n    return VALUE\n",
-        cases={"only": {}},
     )
-    (task_dir / "cases" / "only" / "expected.json").write_text('{"rewards": {"reward": 1.0}}')
     done = run(pytester, "--verifier-cases", "tasks")
     done.assert_outcomes(failed=1)
     text = done.stdout.str()
@@ -560,10 +563,7 @@ def test_a_task_whose_own_runner_differs_names_the_command_that_runs_it(pytester
     """A task (not a trial) ships a tests/.ng/run_verifier.py unlike
     verifier-tui's: a failing case's report said ``--runner task (R in the
     TUI) runs the task's own``, an option pytest refuses and a key it has not."""
-    task_dir = make_task(
-        pytester.path / "tasks" / "own", "def verify(workspace):\n    return 0.0\n", cases={"only": {}}
-    )
-    (task_dir / "cases" / "only" / "expected.json").write_text('{"rewards": {"reward": 1.0}}')
+    task_dir = one_case_task(pytester, "own", "def verify(workspace):\n    return 0.0\n")
     vendored = task_dir / "tests" / ".ng" / "run_verifier.py"
     vendored.parent.mkdir(parents=True, exist_ok=True)
     vendored.write_text("raise SystemExit(3)\n")
@@ -621,12 +621,9 @@ def test_a_cut_reward_names_no_option_the_plugin_lacks(pytester):
     """A failed case whose verifier wrote 500 reward keys: the report cut them
     with ``--json lists them all`` and ``(--json has them)``, an option pytest
     refuses."""
-    task_dir = make_task(
-        pytester.path / "tasks" / "many",
-        "def verify(workspace):\n    return {'reward': 0.0, **{f'k{i}': 1.0 for i in range(500)}}\n",
-        cases={"only": {}},
+    one_case_task(
+        pytester, "many", "def verify(workspace):\n    return {'reward': 0.0, **{f'k{i}': 1.0 for i in range(500)}}\n"
     )
-    (task_dir / "cases" / "only" / "expected.json").write_text('{"rewards": {"reward": 1.0}}')
     done = run(pytester, "--verifier-cases", "tasks")
     done.assert_outcomes(failed=1)
     text = done.stdout.str()
