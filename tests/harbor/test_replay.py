@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.harbor import HARBOR_REAL, SEPARATE, harbor_exception, make_job, replay_trial, sandbox_trial
+from tests.helpers.processes import needs_namespaces
 from tests.helpers.tasks import HANG_GUARD_S, SHIM, no_python, other_python
 from verifier_tui.engine.harbor.agreement import compare
 from verifier_tui.engine.harbor.folders import open_harbor
@@ -377,3 +378,23 @@ def test_a_verdict_from_test_sh_names_no_runner_difference_as_a_reason(task, run
     runners = "differs from the runner verifier-tui replays with"
     assert any(runners in n for n in local.notices)
     assert not any(runners in d for d in out["differences"])
+
+
+def test_the_copy_sandboxs_words_are_what_the_replay_ran_with_not_asked_again(task, runs, tmp_path, monkeypatch):
+    """A replay in the copy sandbox says why, in ``run TRIAL --json`` and in
+    ``test JOB``'s rows alike: from what the run recorded. Asked again when
+    reported, a machine whose answer had changed meanwhile (the view now
+    possible, a probe said "no" after a minute) had the copy replay said to
+    have run in the sandbox's view."""
+    from verifier_tui.commands.harbor import job_row
+
+    needs_namespaces()
+    demo = task(verifier=READS_HELLO, toml=SEPARATE)
+    trial = trial_from_sandbox(runs, tmp_path, demo, workspace={"hello.txt": "hi"}, mode="separate", capture=True)
+    monkeypatch.setenv("VERIFIER_TUI_SANDBOX", "copy")
+    opened, replayed = replay_trial(trial)
+    assert replayed.local.sandbox == "copy"
+    monkeypatch.delenv("VERIFIER_TUI_SANDBOX")  # this machine has the view: asked now, it says so
+    said = "sandbox: copy (asked for): the verifier runs on this machine as you and can write your files"
+    assert opened.to_json(replayed)["copy_sandbox"] == said
+    assert job_row(opened, replayed, stderr=False).copy_sandbox == said

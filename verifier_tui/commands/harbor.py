@@ -678,18 +678,11 @@ def job_row(session: TrialSession, replayed: Replayed, *, stderr: bool, in_jobs:
         replayed.local.stderr.text[-4000:] if stderr and replayed.local is not None else "",
         # Said once for a trial, under its first step's row.
         tuple(session.trial.notes) if session.step in (None, session.trial.steps[0].name) else (),
-        copy_words() if replayed.local is not None and replayed.local.sandbox == "copy" else None,
+        replayed.local.copy_sandbox if replayed.local is not None else None,
         replayed.local.verdict_by if replayed.local is not None else None,
         replayed.agreement.story,
         session.trial.path.parent.name if in_jobs else None,
     )
-
-
-def copy_words() -> str:
-    """What is said of a run in the copy sandbox (this process's runs all get the same)."""
-    from verifier_tui.engine.sandbox.isolation import choose
-
-    return choose().words
 
 
 def not_replayed_row(missed: NotReplayed, in_jobs: bool = False) -> JobRow:

@@ -274,8 +274,7 @@ def refused(group: Any) -> str | None:
 def copy_warning(ran: list[tuple[Any, list[RunResult]]]) -> str | None:
     """What ``test`` says after its summary when a case ran in the copy
     sandbox: that the verifier could write the user's files."""
-    copied = next((g.session for g, rs in ran for r in rs if r.sandbox == "copy" and g.session is not None), None)
-    return copied.isolation.words if copied is not None else None
+    return next((r.copy_sandbox for _group, rs in ran for r in rs if r.copy_sandbox), None)
 
 
 def test_json(ran: list[tuple[Any, list[RunResult]]], wall: float, without: Sequence[Path] = ()) -> dict[str, Any]:

@@ -266,6 +266,7 @@ class RunResult:
     task_refused: str | None = None  # why Harbor would refuse to load the task (its task.toml), if it would
     environment: dict[str, Any] | None = None  # what the runner's environment held and where each came from
     sandbox: str = ""  # "namespace" or "copy": how the run was kept apart from the user's files
+    sandbox_words: str = ""  # what every face says of that sandbox (Isolation.words), as the run got it
     strays: list[str] = field(default_factory=list)  # command lines of processes the run left running (all ended)
     user_files_written: list[str] = field(default_factory=list)  # the user's files changed while it ran (copy sandbox)
     stack: Stack | None = None  # a run that timed out: where it was stuck
@@ -278,6 +279,14 @@ class RunResult:
     @property
     def mode(self) -> str:
         return "server" if self.response is not None else "harbor"
+
+    @property
+    def copy_sandbox(self) -> str | None:
+        """What is said of a run in the copy sandbox (why, and that it could
+        write the user's files), from the run's own record; None: it ran in
+        the sandbox's view. Never asked of the machine again: its answer may
+        have changed since the run."""
+        return self.sandbox_words if self.sandbox == "copy" else None
 
     @property
     def outcome_words(self) -> str:

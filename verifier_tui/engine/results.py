@@ -450,6 +450,7 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
         task_refused=spec.task.config.refused,
         environment=prepared.environment.to_json() if prepared.environment is not None else None,
         sandbox="namespace" if prepared.stage.namespace else "copy",
+        sandbox_words=prepared.stage.sandbox_words,
         strays=strays,
         user_files_written=written,
         stack=stack,

@@ -454,7 +454,7 @@ class Session:
             idle[0][0].remove(idle[0][1])
             pool.append(idle[0][1])
             return idle[0][1]
-        stage = scratch.new_stage(bwrap=self.isolation.bwrap)
+        stage = scratch.new_stage(self.isolation)
         stage.follow(self._live)
         pool.append(stage)
         return stage

@@ -298,14 +298,8 @@ def trial_json(
         "differences": list(agreement.differences),
         "story": list(agreement.story),
         # A replay runs what an agent wrote: in the copy sandbox it could write the user's files, said in words
-        "copy_sandbox": _copy_words() if local is not None and local.sandbox == "copy" else None,
+        "copy_sandbox": local.copy_sandbox if local is not None else None,
     }
-
-
-def _copy_words() -> str:
-    from verifier_tui.engine.sandbox.isolation import choose
-
-    return choose().words
 
 
 # --------------------------------------------------------------------------

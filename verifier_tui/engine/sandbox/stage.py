@@ -53,7 +53,7 @@ from verifier_tui.engine import cache, procfs, untrusted
 from verifier_tui.engine.filters import BYTECODE
 from verifier_tui.engine.record import field, record
 from verifier_tui.engine.sandbox.file_copy import copy_file
-from verifier_tui.engine.sandbox.isolation import APP, INPUTS, REWARD, TESTS, overlay_can_take
+from verifier_tui.engine.sandbox.isolation import APP, INPUTS, REWARD, TESTS, Isolation, overlay_can_take
 from verifier_tui.engine.sandbox.mirror import Mirror, make_real_dir, remove_path, remove_tree
 from verifier_tui.engine.to_the_end import uninterrupted
 from verifier_tui.runner_source import EXTRAS, extras_path, runner_path
@@ -83,6 +83,10 @@ class Stage:
     root: Path
     bwrap: str = ""
     """Runs of this stage get the sandbox's view, built by this bwrap ("": the copy sandbox)."""
+    sandbox_words: str = ""
+    """What every face says of that isolation (:attr:`Isolation.words`), as
+    chosen when the stage was made: each run records it, so what is said of a
+    run is what it ran in, never what the machine would choose when reported."""
     tests: Mirror | None = None
     overlaid: list[str] = field(default_factory=list)
     """Files of a step's own tests folder copied over ``tests`` this run (relative paths)."""
@@ -664,12 +668,12 @@ class Scratch:
         self._count = 0
         self.stages: list[Stage] = []
 
-    def new_stage(self, bwrap: str = "") -> Stage:
-        """A stage whose runs get the view ``bwrap`` builds ("": the copy sandbox)."""
+    def new_stage(self, isolation: Isolation) -> Stage:
+        """A stage whose runs get ``isolation``: the view its bwrap builds, or the copy sandbox."""
         self._count += 1
         root = self.root / f"stage-{self._count}"
         root.mkdir()
-        stage = Stage(root, bwrap=bwrap)
+        stage = Stage(root, bwrap=isolation.bwrap, sandbox_words=isolation.words)
         self.stages.append(stage)
         return stage
 
