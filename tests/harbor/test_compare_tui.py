@@ -254,3 +254,41 @@ async def test_esc_or_q_while_two_jobs_are_read_for_a_comparison_stops_reading_t
     finally:
         held.release()  # a test that failed above leaves no thread waiting
     assert len(held.started) == 1, held.started  # the one being read when the key came, no more
+
+
+async def test_the_comparison_lists_each_job_folder_once_and_none_once_esc_cancelled_it(jobs, monkeypatch):
+    """What of a job folder is no trial (a link, a stray folder) is found as
+    the folder is listed for its trials: the comparison listed each job
+    folder again for it, and went on listing both after esc had cancelled
+    the reading (job B too, though none of its trials was read)."""
+    import os
+
+    from verifier_tui.engine.harbor import overview
+    from verifier_tui.tui.screens import compare as compare_screen
+
+    listed: list[str] = []
+    scandir = os.scandir
+
+    def listing(path="."):
+        if os.fspath(path) in (str(jobs / "model-a"), str(jobs / "model-b")):
+            listed.append(os.path.basename(path))
+        return scandir(path)
+
+    held = HeldReads(overview.read_trial_row)
+    app = job_app(jobs)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await read_all(app)
+            await mark(app, pilot, "model-a", "model-b")
+            monkeypatch.setattr(overview, "read_trial_row", held)
+            monkeypatch.setattr(compare_screen, "read_compared", held.whole(compare_screen.read_compared))
+            monkeypatch.setattr(os, "scandir", listing)
+            await pilot.press("c")
+            await happened(held.first, "the first trial's read")
+            await pilot.press("escape")
+            await happened(held.worker.cancelled_event, "the reading's worker cancelled by esc")
+            held.release()
+            await happened(held.ended, "the end of the reading")
+    finally:
+        held.release()
+    assert listed == ["model-a"]

@@ -234,7 +234,7 @@ async def test_a_job_folder_that_cannot_be_listed_says_so(task, runs, monkeypatc
     def unlisted(folder):  # what a job folder of mode 0o111 does to a user who is not root
         raise PermissionError(13, "Permission denied", str(folder))
 
-    monkeypatch.setattr("verifier_tui.tui.screens.job_overview.child_folders", unlisted)
+    monkeypatch.setattr("verifier_tui.tui.screens.job_overview.sub_folders", unlisted)
     app = job_app(job)
     async with app.run_test(size=SIZE):
         await read_all(app, timeout=20)
@@ -388,8 +388,8 @@ async def test_a_task_named_later_keeps_the_cursors_on_their_task_and_trial(task
     held = []
     every_row = job_overview.trial_rows
 
-    def first_three(folders):  # t4 comes later, as the reader's next batch
-        rows = list(every_row(folders))
+    def first_three(folders, notes):  # t4 comes later, as the reader's next batch
+        rows = list(every_row(folders, notes))
         held.extend(rows[3:])
         return iter(rows[:3])
 

@@ -43,7 +43,7 @@ def compare_command(args: argparse.Namespace) -> int:
     for line in comparison_lines(comparison):
         terminal.out(line)
     for letter, job in (("A", comparison.a), ("B", comparison.b)):
-        for line in folder_notes(job.problems, f"{letter}: "):
+        for line in folder_notes(job.overview.notes, f"{letter}: "):
             terminal.out(line)
     if comparison.note:
         terminal.out(f"note: {comparison.note}")

@@ -230,7 +230,7 @@ def print_jobs(folder: Path, as_json: bool) -> None:
 
 def print_overview(folder: Path, as_json: bool) -> None:
     from verifier_tui.engine.harbor.folders import LOCK
-    from verifier_tui.engine.harbor.overview import left_out, mean_words, read_overview, select_rows
+    from verifier_tui.engine.harbor.overview import mean_words, read_overview, select_rows
     from verifier_tui.engine.harbor.reading import read_json
     from verifier_tui.engine.task.kinds import some_names
     from verifier_tui.words.text import one_line
@@ -241,7 +241,7 @@ def print_overview(folder: Path, as_json: bool) -> None:
     version = harbor.get("version") if isinstance(harbor, dict) else None
     names = [row.name for row in overview.rows]
     choose = f"verifier-tui run {folder} --trial NAME"
-    problems = left_out(folder, overview)  # a link, a stray folder: said as test JOB says them
+    problems = overview.notes  # a link, a stray folder: said as test JOB says them
     if as_json:
         job = {"path": str(folder), "name": name, "harbor_version": version, **overview.to_json()}
         terminal.out_json({"job": {**job, "problems": list(problems)}, "choose": choose})

@@ -28,7 +28,6 @@ from verifier_tui.engine.harbor.overview import (
     JobOverview,
     TaskRow,
     TrialRow,
-    left_out,
     mean_words,
     read_overviews,
 )
@@ -47,9 +46,7 @@ class Compared:
 
     path: Path
     name: str
-    overview: JobOverview
-    #: What of the folder is no trial (a link, a stray folder): left out, said as ``test JOB`` says it.
-    problems: tuple[str, ...] = ()
+    overview: JobOverview  # its notes: what of the folder is no trial (a link, a stray folder), left out
 
     def to_json(self) -> dict[str, Any]:
         overview = self.overview
@@ -60,7 +57,7 @@ class Compared:
             "outcomes": dict(overview.counts()),
             "means": overview.means(),
             "agents": overview.agents(),
-            "problems": list(self.problems),
+            "problems": list(overview.notes),
         }
 
 
@@ -195,7 +192,7 @@ def read_compared(a: Path, b: Path, cancelled: Callable[[], bool] | None = None)
     the other's trials name its task (:func:`read_overviews`, which asks ``cancelled``)."""
     ours, theirs = read_overviews(a, b, cancelled=cancelled)
     # named as every job is: by its folder
-    return Compared(a, a.name, ours, left_out(a, ours)), Compared(b, b.name, theirs, left_out(b, theirs))
+    return Compared(a, a.name, ours), Compared(b, b.name, theirs)
 
 
 def compare(a: Compared, b: Compared) -> Comparison:

@@ -275,14 +275,6 @@ def _eval_key(agent: str, model: Any, source: Any) -> str:
 # Folders.
 
 
-def child_folders(folder: Path) -> list[Path]:
-    """Every sub-folder, in name order, without a stat each (the trials
-    among them are told in :func:`trial_rows`, as they are read). Raises
-    OSError when the folder cannot be listed: that is no job of no trials."""
-    with os.scandir(folder) as scan:
-        return [Path(p) for p in sorted(e.path for e in scan if e.is_dir(follow_symlinks=False))]
-
-
 def first_trials(folder: Path, enough: int = 2) -> list[Path]:
     """Up to ``enough`` trial folders of ``folder``, found without listing
     the rest: whether a job has one trial is known at once on any job."""
@@ -299,12 +291,16 @@ def first_trials(folder: Path, enough: int = 2) -> list[Path]:
     return found
 
 
-def trial_rows(folders: Iterable[Path]) -> Iterator[TrialRow]:
-    """The rows of the trial folders among ``folders``, one at a time (a
-    screen reads them between its frames)."""
+def trial_rows(folders: Iterable[Path], notes: list[str] | None = None) -> Iterator[TrialRow]:
+    """The rows of the trial folders among ``folders`` (a job's
+    :func:`~.folders.sub_folders`), one at a time (a screen reads them
+    between its frames); each other folder is a line added to ``notes``, in
+    ``open_job``'s words (Harbor writes only trial folders in a job)."""
     for folder in folders:
         if kind_within(folder, "trial") == "trial":
             yield read_trial_row(folder)
+        elif notes is not None:
+            notes.append(f"{folder.name}: {NOT_A_TRIAL}")
 
 
 # --------------------------------------------------------------------------
@@ -404,6 +400,10 @@ class JobOverview:
     tasks: dict[str, TaskRow] = field(default_factory=dict)  # task -> TaskRow
     evals: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # eval key -> [valid reward dicts]
     left_out: int = 0  # trials Harbor's mean leaves out (no valid reward)
+    #: What of the job's folder is no trial, a line each in ``test JOB``'s
+    #: words: a link to a folder (never followed), a folder that is no trial.
+    #: Found as the folder is listed and read (:func:`read_overviews`), never by listing it again.
+    notes: list[str] = field(default_factory=list)
     tokens: list[int | float | None] = field(default_factory=lambda: [None, None, None, None])
 
     #: config.json's task table (as JSON) -> the name a trial's result.json recorded for it.
@@ -540,18 +540,6 @@ class JobOverview:
         }
 
 
-def left_out(folder: Path, overview: JobOverview) -> tuple[str, ...]:
-    """What of a job folder is no trial of its overview, a line each, in
-    ``test JOB``'s words: a link to a folder (never followed), a folder that
-    is no trial (Harbor writes only trial folders in a job)."""
-    try:
-        children, links = sub_folders(folder)
-    except OSError:  # it was listed for the overview: gone since, nothing more to say
-        return ()
-    read = {row.path for row in overview.rows}
-    return (*links, *(f"{child.name}: {NOT_A_TRIAL}" for child in children if child not in read))
-
-
 def read_overview(folder: Path) -> JobOverview:
     return read_overviews(folder)[0]
 
@@ -567,18 +555,25 @@ def read_overviews(*folders: Path, cancelled: Callable[[], bool] | None = None) 
     """Each job's overview, a trial Harbor did not finish counted under the
     name another trial of the same task recorded, in any of these jobs.
     ``cancelled`` is asked before each trial: once it says so, no more trial
-    is read (what was read is returned, for a caller that no longer wants it).
+    is read and no more folder listed (what was read is returned, for a
+    caller that no longer wants it). Raises OSError when a folder cannot be listed.
 
     Harbor names a task by its task.toml's ``[task] name`` when it has one,
     else by its folder (``Task.__init__``, harbor/models/task/task.py), and
     records that in result.json only: a killed trial's config.json gives the
     folder, which would make one task two."""
-    found = [list(trial_rows(until(cancelled, child_folders(folder)))) for folder in folders]
+    found: list[tuple[list[TrialRow], list[str]]] = []
+    for folder in folders:
+        if cancelled is not None and cancelled():
+            found.append(([], []))
+            continue
+        children, notes = sub_folders(folder)  # notes: its links to folders
+        found.append((list(trial_rows(until(cancelled, children), notes)), notes))
     together = JobOverview()  # every job's trials, for the names they recorded
-    together.add(row for rows in found for row in rows)
+    together.add(row for rows, _notes in found for row in rows)
     overviews = []
-    for rows in found:
-        overview = JobOverview(names=dict(together.names))
+    for rows, notes in found:
+        overview = JobOverview(names=dict(together.names), notes=notes)
         overview.add(rows)
         overviews.append(overview)
     return overviews

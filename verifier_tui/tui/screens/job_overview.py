@@ -18,6 +18,7 @@ from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.widgets import DataTable
 
+from verifier_tui.engine.harbor.folders import sub_folders
 from verifier_tui.engine.harbor.overview import (
     BELOW_ONE,
     NO_REWARD,
@@ -26,7 +27,6 @@ from verifier_tui.engine.harbor.overview import (
     SORTS,
     JobOverview,
     TrialRow,
-    child_folders,
     job_not_ended,
     mean_words,
     select_rows,
@@ -295,16 +295,18 @@ class JobOverviewScreen(TasksScreen):
         from time import perf_counter
 
         try:
-            folders = child_folders(self.path)
+            folders, links = sub_folders(self.path)
         except OSError as exc:
             self.unlisted = f"the job folder cannot be listed: {exc.strerror or exc}"
             self._finish()
             return
         self.not_ended = job_not_ended(self.path)
         self._set_expected(len(folders))
+        notes = self.overview.notes  # what of the folder is no trial, as it is read
+        notes += links
         rows: list[TrialRow] = []
         sliced = posted = perf_counter()
-        for row in trial_rows(folders):
+        for row in trial_rows(folders, notes):
             rows.append(row)
             now = perf_counter()
             if now - sliced >= SLICE_S:
