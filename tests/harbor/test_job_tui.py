@@ -502,3 +502,20 @@ async def test_home_and_end_go_to_the_first_and_last_row(real, tmp_path):
         await pilot.press("question_mark")
         shown = " ".join(str(app.screen.query_one("#help-text").content).split())
         assert "To the first or last row" in shown and "shift+home, shift+end: to either edge" in shown
+
+
+async def test_the_overview_notes_each_folder_of_the_job_that_is_no_trial(task, runs, tmp_path):
+    """A trial folder that is a link (never followed) and a folder that is
+    no trial: ``test JOB``, ``run JOB`` and ``compare`` note each, the TUI's
+    overview left them out without a word (``2 trials`` in a job of four folders)."""
+    demo = task()
+    job = make_job(runs / "jobs" / "j", {"demo__ok": dict(task=demo, **PASSED), "demo__ok2": dict(task=demo, **PASSED)})
+    other = make_job(tmp_path / "x" / "jobs" / "other", {"demo__x": dict(task=demo, **PASSED)})
+    (job / "demo__linked").symlink_to(other / "demo__x")
+    (job / "scratch").mkdir()
+    app = job_app(job)
+    async with app.run_test(size=SIZE):
+        await read_all(app)
+        header = text_of(app, "#job-header")
+        assert f"note: demo__linked is a link to {other / 'demo__x'}: not read here" in header, header
+        assert "note: scratch: not a trial folder (no trial.log, no config.json of a trial): left out" in header

@@ -7,7 +7,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from verifier_tui.commands import terminal
-from verifier_tui.commands.harbor import folder_notes
 from verifier_tui.commands.report import table_lines
 from verifier_tui.engine.harbor.compare import (
     Comparison,
@@ -18,6 +17,7 @@ from verifier_tui.engine.harbor.compare import (
 )
 from verifier_tui.engine.task.target import classify
 from verifier_tui.words.text import one_line
+from verifier_tui.words.trial import folder_notes
 
 if TYPE_CHECKING:
     import argparse

@@ -234,6 +234,7 @@ def print_overview(folder: Path, as_json: bool) -> None:
     from verifier_tui.engine.harbor.reading import read_json
     from verifier_tui.engine.task.kinds import some_names
     from verifier_tui.words.text import one_line
+    from verifier_tui.words.trial import folder_notes
 
     overview = read_overview(folder)
     name = folder.name  # as every job and trial is named: by its folder
@@ -709,6 +710,7 @@ def trial_folders(group: JobTrials) -> int:
 
 def print_job_table(group: JobTrials, rows: list[JobRow]) -> None:
     from verifier_tui.engine.task.kinds import some_names
+    from verifier_tui.words.trial import folder_notes
 
     version = getattr(group.found, "harbor_version", None)
     folders = trial_folders(group)
@@ -739,21 +741,6 @@ def print_job_table(group: JobTrials, rows: list[JobRow]) -> None:
     # what of the folder is not a row: a link, a stray folder
     for line in folder_notes(getattr(group.found, "problems", ())):
         _say(line)
-
-
-#: The notes of a job's folder printed before a count: a folder of 5,000 stray folders is not 5,000 lines.
-NOTES_SHOWN = 20
-
-
-def folder_notes(problems: Sequence[str], whose: str = "") -> list[str]:
-    """What of a job's folder is no trial (a link, a stray folder), a
-    ``note:`` line each (``whose``: ``"A: "``), 20, then a count."""
-    from verifier_tui.words.run import more_text
-
-    out = [f"note: {whose}{one_line(problem)}" for problem in problems[:NOTES_SHOWN]]
-    if len(problems) > NOTES_SHOWN:
-        out.append(f"note: {whose}{more_text(len(problems) - NOTES_SHOWN, 'notes')}")
-    return out
 
 
 def junit_case(job: str, row: JobRow) -> JunitCase:

@@ -7,10 +7,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine.harbor.phases import DONE, FAILED, NOT_REACHED, STOPPED, UNKNOWN
-from verifier_tui.words.run import duration_text
+from verifier_tui.words.run import IN_JSON, duration_text, more_text
 from verifier_tui.words.text import one_line
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from typing import Any
 
     from verifier_tui.engine.harbor.agreement import Agreement
@@ -157,4 +158,18 @@ def step_detail(sandbox: Any, local: Any, parting: Any) -> list[str]:
         out += [f"    {line}" for line in phase.lines[:DETAIL_LINES]]
         if len(phase.lines) > DETAIL_LINES:
             out.append(f"    ... {len(phase.lines) - DETAIL_LINES} more (--json has them all)")
+    return out
+
+
+#: The notes of a job's folder shown before a count: a folder of 5,000 stray folders is not 5,000 lines.
+NOTES_SHOWN = 20
+
+
+def folder_notes(problems: Sequence[str], whose: str = "", where: str = IN_JSON) -> list[str]:
+    """What of a job's folder is no trial (a link, a stray folder), a
+    ``note:`` line each (``whose``: ``"A: "``), 20, then a count (``where``:
+    where the rest are), in ``test JOB``, ``run JOB``, ``compare`` and the TUI alike."""
+    out = [f"note: {whose}{one_line(problem)}" for problem in problems[:NOTES_SHOWN]]
+    if len(problems) > NOTES_SHOWN:
+        out.append(f"note: {whose}{more_text(len(problems) - NOTES_SHOWN, 'notes', where)}")
     return out

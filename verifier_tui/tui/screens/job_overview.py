@@ -38,6 +38,7 @@ from verifier_tui.tui.screens.keyed import KeyedScreen
 from verifier_tui.tui.widgets.header_line import Flowing
 from verifier_tui.tui.workarounds import KeyFooter, Table
 from verifier_tui.words.text import one_line
+from verifier_tui.words.trial import folder_notes
 
 #: Reading yields to the screen after this long: keys and frames wait at most
 #: that. Drawing the first rows takes a dozen hops through the event loop
@@ -46,6 +47,8 @@ from verifier_tui.words.text import one_line
 SLICE_S = 0.005
 #: Rows read are posted to the tables this often (the first ones at once).
 POST_S = 1.0
+#: Where a job's notes past the first few are (:func:`folder_notes`).
+ALL_NOTES = "verifier-tui run JOB --json lists them all"
 
 
 #: In the help of the job screens: their tables' keys (:class:`Table`), whose
@@ -412,6 +415,10 @@ class JobOverviewScreen(TasksScreen):
                 (one_line(f"{running} · this is the job as read"), "$text-muted"),
                 "\n",
             ]
+        # What of the folder is no trial (a link, never followed; a stray
+        # folder): left out, said as test JOB says it, as it is found.
+        for note in folder_notes(overview.notes, where=ALL_NOTES):
+            lines += [(one_line(note), "$warning"), "\n"]
         keys = "f failures  x exception  t task  s sort" + ("  r read again" if running else "") + "  ? keys"
         lines.append(self._keys_line(self._filter_words(), keys))
         if self.done and read == 0:
