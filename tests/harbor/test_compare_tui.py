@@ -292,3 +292,16 @@ async def test_the_comparison_lists_each_job_folder_once_and_none_once_esc_cance
     finally:
         held.release()
     assert listed == ["model-a"]
+
+
+async def test_the_comparison_notes_each_folder_of_either_job_that_is_no_trial(jobs):
+    """``compare`` notes a link (never followed) and a stray folder of each
+    job (``note: A: …``); the TUI's comparison said nothing of them."""
+    (jobs / "model-a" / "alpha__a3").symlink_to(jobs / "other" / "alpha__c1")
+    (jobs / "model-b" / "scratch").mkdir()
+    app = job_app(jobs)
+    async with app.run_test(size=SIZE) as pilot:
+        await compared(app, pilot, "model-a", "model-b")
+        header = text_of(app, "#job-header")
+        assert f"note: A: alpha__a3 is a link to {jobs / 'other' / 'alpha__c1'}: not read here" in header, header
+        assert "note: B: scratch: not a trial folder (no trial.log, no config.json of a trial): left out" in header

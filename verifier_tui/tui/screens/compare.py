@@ -25,9 +25,12 @@ from verifier_tui.tui.keys import HELP, QUIT, key
 from verifier_tui.tui.screens.job_overview import TABLE_KEYS, TasksScreen, cell
 from verifier_tui.tui.widgets.header_line import Flowing
 from verifier_tui.words.text import one_line
+from verifier_tui.words.trial import folder_notes
+
+#: Where a job's notes past the first few are (:func:`folder_notes`).
+ALL_NOTES = "verifier-tui compare A B --json lists them all"
 
 
-#: The tasks' orders, s going round them.
 def differs(task: TaskComparison) -> bool:
     """Whether the two jobs went differently on ``task``: a trial flipped,
     a mean differs, they scored it on different keys, or only one job ran it."""
@@ -36,7 +39,7 @@ def differs(task: TaskComparison) -> bool:
 
 
 class CompareScreen(TasksScreen):
-    SORTS = ("task", "difference")
+    SORTS = ("task", "difference")  # the tasks' orders, s going round them
     READ_GROUP = "compare-read"
     TRIALS_TITLE = "Trials whose outcome flipped, A → B (paired in the order they started)"
     TRIAL_WORD = "flipped trial"
@@ -160,6 +163,10 @@ class CompareScreen(TasksScreen):
             for note in (comparison.note, comparison.keys_note):
                 if note:
                     lines.append((f"note: {note}\n", "$warning"))
+            # What of each folder is no trial (a link, a stray folder), as compare says it.
+            for letter, job in (("A", comparison.a), ("B", comparison.b)):
+                for line in folder_notes(job.overview.notes, f"{letter}: ", ALL_NOTES):
+                    lines.append((f"{one_line(line)}\n", "$warning"))
         shown = []
         if self.differences_only:
             shown.append("tasks that differ")
