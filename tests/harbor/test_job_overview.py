@@ -540,3 +540,33 @@ def test_a_result_json_not_of_harbors_shape_is_not_finished_for_the_trial_and_it
     no_traceback(done)
     verdict = json.loads(done.stdout)["sandbox"]["harbor_verdict"]
     assert verdict["finished"] is False and verdict["rewards"] is None, verdict
+
+
+def test_a_trial_nothing_names_the_task_of_is_named_by_its_folder_and_said_why(task, runs, env, tmp_path):
+    """A trial whose result.json is cut short (or missing) and whose
+    config.json is missing: no file names its task, and the overview put it
+    under a task ``?``, never saying why. Harbor names a trial's folder after
+    its task's (``<task>__<7 characters>``): it is counted there, and a note
+    says what could not be read, as ``test JOB`` says it."""
+    demo = task()
+    job = make_job(
+        runs / "jobs" / "j",
+        {n: dict(task=demo, **PASSED) for n in ("demo__ok", "demo__cut", "demo__bare")},
+    )
+    (job / "demo__cut" / "result.json").write_text('{"task_name": "de')
+    (job / "demo__bare" / "result.json").unlink()
+    for name in ("demo__cut", "demo__bare"):
+        (job / name / "config.json").unlink()
+    done = run_tool(env, "run", job, cwd=tmp_path)
+    no_traceback(done)
+    lines = done.stdout.splitlines()
+    tasks = lines[lines.index("task  trials  passed  mean   errors") + 1 :]
+    assert tasks[0].split() == ["demo", "3", "1", "1.000", "0"], done.stdout  # no task "?"
+    assert (
+        "note: demo__cut: result.json is cut short: Harbor was stopped while writing it; config.json is missing: "
+        "its task is named by the trial's folder"
+    ) in lines, done.stdout
+    bare = "note: demo__bare: result.json is missing; config.json is missing: its task is named by the trial's folder"
+    assert bare in lines, done.stdout
+    data = json.loads(run_tool(env, "run", "--json", job, cwd=tmp_path).stdout)
+    assert {row["task"] for row in data["job"]["trial_rows"]} == {"demo"}

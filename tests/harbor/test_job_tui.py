@@ -519,3 +519,20 @@ async def test_the_overview_notes_each_folder_of_the_job_that_is_no_trial(task, 
         header = text_of(app, "#job-header")
         assert f"note: demo__linked is a link to {other / 'demo__x'}: not read here" in header, header
         assert "note: scratch: not a trial folder (no trial.log, no config.json of a trial): left out" in header
+
+
+async def test_a_trial_nothing_names_the_task_of_is_under_its_folders_task_and_said_why(task, runs):
+    """Its result.json cut short and config.json missing: the TUI's tables
+    showed it under a task ``?``, with nothing saying why."""
+    demo = task()
+    job = make_job(runs / "jobs" / "j", {n: dict(task=demo, **PASSED) for n in ("demo__ok", "demo__cut")})
+    (job / "demo__cut" / "result.json").write_text('{"task_name": "de')
+    (job / "demo__cut" / "config.json").unlink()
+    app = job_app(job)
+    async with app.run_test(size=SIZE):
+        await read_all(app)
+        tasks = app.screen.query_one("#job-tasks", DataTable)
+        assert [str(tasks.get_row_at(i)[0]) for i in range(tasks.row_count)] == ["demo"]
+        header = text_of(app, "#job-header")
+        said = "note: demo__cut: result.json is cut short: Harbor was stopped while writing it; config.json is"
+        assert said in header, header

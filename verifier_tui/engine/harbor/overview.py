@@ -85,6 +85,7 @@ class TrialRow:
     # whether ``task`` is the name result.json recorded or the task folder's.
     task_config: str = ""
     task_recorded: bool = True
+    named_by_folder: bool = False  # no file named its task: ``task`` is the trial folder's (``problem`` says why)
 
     @property
     def failed(self) -> bool:
@@ -195,12 +196,21 @@ def read_trial_row(folder: Path) -> TrialRow:
     result = read_json(folder / RESULT, beneath=folder)
     data = result.data if result.ok and isinstance(result.data, dict) else {}
     config = data.get("config")
+    config_problem = None  # why config.json, read for want of result.json's copy, could not be
     if not isinstance(config, dict):
         loaded = read_json(folder / CONFIG, beneath=folder)
         config = loaded.data if loaded.ok and isinstance(loaded.data, dict) else {}
+        config_problem = loaded.problem if not loaded.ok else None
     task = untrusted.table(config, "task")
     recorded = data.get("task_name")
     task_name = recorded or task.get("name") or (Path(task["path"]).name if isinstance(task.get("path"), str) else None)
+    unnamed = not task_name
+    if unnamed:
+        # No file names the task (result.json cut short or missing, config.json
+        # too): Harbor names a trial's folder after its task's folder
+        # (``<name, 32 characters at most>__<7 characters>``, TrialConfig's
+        # trial_name), so the trial is counted under that, never under "?".
+        task_name = folder.name.rpartition("__")[0] or folder.name
     info = untrusted.table(data, "agent_info")
     agent_config = untrusted.table(config, "agent")
     agent = info.get("name") or agent_config.get("name")
@@ -259,10 +269,20 @@ def read_trial_row(folder: Path) -> TrialRow:
         cost_usd=tokens[3],
         agent_exit_code=exit_code,
         steps=len(steps),
-        problem=result.problem if not result.ok else "; ".join(problems) or None,
+        problem=_problem(result.problem if not result.ok else "; ".join(problems), config_problem, unnamed),
+        named_by_folder=unnamed,
         task_config=json.dumps(task, sort_keys=True, default=str),
         task_recorded=bool(recorded),
     )
+
+
+def _problem(result_problem: str | None, config_problem: str | None, unnamed: bool) -> str | None:
+    """A trial's ``problem``: why result.json could not be read (or what in it
+    is not of Harbor's shape), then, when no file named its task, config.json's and that."""
+    if not unnamed:
+        return result_problem or None
+    said = "; ".join(p for p in (result_problem, config_problem) if p)
+    return f"{said or 'no file names its task'}: its task is named by the trial's folder"
 
 
 def _eval_key(agent: str, model: Any, source: Any) -> str:
@@ -295,12 +315,17 @@ def trial_rows(folders: Iterable[Path], notes: list[str] | None = None) -> Itera
     """The rows of the trial folders among ``folders`` (a job's
     :func:`~.folders.sub_folders`), one at a time (a screen reads them
     between its frames); each other folder is a line added to ``notes``, in
-    ``open_job``'s words (Harbor writes only trial folders in a job)."""
+    ``open_job``'s words (Harbor writes only trial folders in a job), and so
+    is each trial no file of which names its task, with why."""
     for folder in folders:
-        if kind_within(folder, "trial") == "trial":
-            yield read_trial_row(folder)
-        elif notes is not None:
-            notes.append(f"{folder.name}: {NOT_A_TRIAL}")
+        if kind_within(folder, "trial") != "trial":
+            if notes is not None:
+                notes.append(f"{folder.name}: {NOT_A_TRIAL}")
+            continue
+        row = read_trial_row(folder)
+        if row.named_by_folder and notes is not None:  # said as test JOB says what it cannot read of a trial
+            notes.append(f"{folder.name}: {row.problem}")
+        yield row
 
 
 # --------------------------------------------------------------------------
@@ -401,7 +426,8 @@ class JobOverview:
     evals: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # eval key -> [valid reward dicts]
     left_out: int = 0  # trials Harbor's mean leaves out (no valid reward)
     #: What of the job's folder is no trial, a line each in ``test JOB``'s
-    #: words: a link to a folder (never followed), a folder that is no trial.
+    #: words: a link to a folder (never followed), a folder that is no trial;
+    #: and each trial no file of which names its task, with why.
     #: Found as the folder is listed and read (:func:`read_overviews`), never by listing it again.
     notes: list[str] = field(default_factory=list)
     tokens: list[int | float | None] = field(default_factory=lambda: [None, None, None, None])
