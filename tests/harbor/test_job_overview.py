@@ -570,3 +570,23 @@ def test_a_trial_nothing_names_the_task_of_is_named_by_its_folder_and_said_why(t
     assert bare in lines, done.stdout
     data = json.loads(run_tool(env, "run", "--json", job, cwd=tmp_path).stdout)
     assert {row["task"] for row in data["job"]["trial_rows"]} == {"demo"}
+
+
+def test_run_on_a_jobs_folder_says_each_folder_it_leaves_out(task, runs, env, tmp_path):
+    """A link to a job (never followed) and a folder that is no job: ``test
+    JOBS`` notes each, ``run JOBS`` listed the jobs without a word of them."""
+    demo = task()
+    make_job(runs / "jobs" / "j", {"demo__ok": dict(task=demo, **PASSED)})
+    other = make_job(tmp_path / "x" / "jobs" / "other", {"demo__x": dict(task=demo, **PASSED)})
+    (runs / "jobs" / "linked").symlink_to(other)
+    (runs / "jobs" / "scratch").mkdir()
+    done = run_tool(env, "run", runs / "jobs", cwd=tmp_path)
+    no_traceback(done)
+    lines = done.stdout.splitlines()
+    assert "note: linked is a link to x/jobs/other: not read here" in lines, done.stdout  # as run says paths
+    assert "note: scratch: not a job folder (no job.log): left out" in lines, done.stdout
+    data = json.loads(run_tool(env, "run", "--json", runs / "jobs", cwd=tmp_path).stdout)
+    assert data["problems"] == [
+        f"linked is a link to {other}: not read here",
+        "scratch: not a job folder (no job.log): left out",
+    ]

@@ -536,3 +536,20 @@ async def test_a_trial_nothing_names_the_task_of_is_under_its_folders_task_and_s
         header = text_of(app, "#job-header")
         said = "note: demo__cut: result.json is cut short: Harbor was stopped while writing it; config.json is"
         assert said in header, header
+
+
+async def test_the_jobs_list_notes_each_folder_that_is_no_job(task, runs, tmp_path):
+    """A link to a job (never followed) and a folder that is no job: ``test
+    JOBS`` notes each, the TUI's list of jobs left them out without a word."""
+    demo = task()
+    for name in ("j1", "j2"):
+        make_job(runs / "jobs" / name, {"demo__ok": dict(task=demo, **PASSED)})
+    other = make_job(tmp_path / "x" / "jobs" / "other", {"demo__x": dict(task=demo, **PASSED)})
+    (runs / "jobs" / "linked").symlink_to(other)
+    (runs / "jobs" / "scratch").mkdir()
+    app = job_app(runs / "jobs")
+    async with app.run_test(size=SIZE):
+        await read_all(app)
+        header = text_of(app, "#job-header")
+        assert f"note: linked is a link to {other}: not read here" in header, header
+        assert "note: scratch: not a job folder (no job.log): left out" in header

@@ -194,13 +194,16 @@ def show_job_without_trial(args: argparse.Namespace) -> int | None:
 
 def print_jobs(folder: Path, as_json: bool) -> None:
     from verifier_tui.engine.harbor.overview import read_jobs
+    from verifier_tui.words.trial import folder_notes
 
-    jobs = read_jobs(folder)
+    problems: list[str] = []  # a link, a stray folder: said as test JOBS says them
+    jobs = read_jobs(folder, notes=problems)
     if as_json:
         terminal.out_json(
             {
                 "jobs_folder": str(folder),
                 "jobs": [job.to_json() for job in jobs],
+                "problems": problems,
                 "choose": "verifier-tui run JOBS/JOB --trial NAME",
             }
         )
@@ -222,6 +225,8 @@ def print_jobs(folder: Path, as_json: bool) -> None:
             )
         )
     _table(rows)
+    for line in folder_notes(problems):
+        _say(line)
     if not jobs:
         _say("no job folders here (each holds job.log, config.json and one folder per trial)")
     else:

@@ -707,13 +707,23 @@ def sub_folders(folder: Path) -> tuple[list[Path], list[str]]:
     return sorted(folders), sorted(links)
 
 
-def job_paths(folder: Path) -> list[Path]:
-    """The job folders of a folder of jobs, newest name first (as ``harbor view`` lists them)."""
+NOT_A_JOB = "not a job folder (no job.log): left out"
+
+
+def job_paths(folder: Path, notes: list[str] | None = None) -> list[Path]:
+    """The job folders of a folder of jobs, newest name first (as ``harbor
+    view`` lists them). ``notes`` gets a line for each of the others, in name
+    order, as :func:`open_jobs_folder` says them: a link to a folder (never
+    followed), then each folder that is no job."""
     try:
-        children, _links = sub_folders(folder)
+        children, links = sub_folders(folder)
     except OSError:
         return []
-    return sorted((p for p in children if kind_within(p, "job") == "job"), key=lambda p: p.name, reverse=True)
+    jobs = [p for p in children if kind_within(p, "job") == "job"]
+    if notes is not None:
+        notes += links
+        notes += [f"{child.name}: {NOT_A_JOB}" for child in children if child not in jobs]
+    return sorted(jobs, key=lambda p: p.name, reverse=True)
 
 
 def open_jobs_folder(path: Path | str, refs: bool = False) -> Job:
@@ -721,12 +731,8 @@ def open_jobs_folder(path: Path | str, refs: bool = False) -> Job:
     ``test`` and the pytest plugin replay, and ``run --trial JOB/TRIAL`` opens."""
     folder = Path(os.path.normpath(Path(path).expanduser().absolute()))
     trials: list[Trial] = []
-    try:
-        children, problems = sub_folders(folder)
-    except OSError:
-        children, problems = [], []
-    jobs = job_paths(folder)
-    problems += [f"{child.name}: not a job folder (no job.log): left out" for child in children if child not in jobs]
+    problems: list[str] = []
+    jobs = job_paths(folder, problems)
     for job_path in jobs:
         try:
             job = open_job(job_path, refs)

@@ -806,11 +806,14 @@ def read_job_summary(folder: Path) -> JobSummary:
     )
 
 
-def read_jobs(folder: Path, cancelled: Callable[[], bool] | None = None) -> list[JobSummary]:
+def read_jobs(
+    folder: Path, cancelled: Callable[[], bool] | None = None, notes: list[str] | None = None
+) -> list[JobSummary]:
     """Every job of a jobs folder, the latest started first; ``cancelled`` is
-    asked before each job (:func:`until`): once it says so, no more is read."""
+    asked before each job (:func:`until`): once it says so, no more is read.
+    ``notes`` gets what of the folder is no job (:func:`~.folders.job_paths`)."""
     from datetime import datetime, timezone
 
-    jobs = [read_job_summary(job) for job in until(cancelled, job_paths(folder))]
+    jobs = [read_job_summary(job) for job in until(cancelled, job_paths(folder, notes))]
     oldest = datetime.min.replace(tzinfo=timezone.utc)
     return sorted(jobs, key=lambda job: (job.started_at or oldest, job.name), reverse=True)

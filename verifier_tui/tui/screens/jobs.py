@@ -22,6 +22,10 @@ from verifier_tui.tui.screens.keyed import KeyedScreen
 from verifier_tui.tui.widgets.header_line import Flowing
 from verifier_tui.tui.workarounds import KeyFooter, Table
 from verifier_tui.words.text import one_line
+from verifier_tui.words.trial import folder_notes
+
+#: Where the notes past the first few are (:func:`folder_notes`).
+ALL_NOTES = "verifier-tui run JOBS --json lists them all"
 
 
 class JobsScreen(KeyedScreen):
@@ -61,6 +65,7 @@ class JobsScreen(KeyedScreen):
         self.jobs: list[JobSummary] = []
         self.done = False  # every job read
         self.marked: list[int] = []  # rows marked for comparison, in the order marked (A, then B)
+        self.notes: list[str] = []  # what of the folder is no job, said as test JOBS says it
 
     def compose(self) -> ComposeResult:
         yield Flowing(id="job-header")
@@ -99,6 +104,7 @@ class JobsScreen(KeyedScreen):
             ("jobs folder ", "$text-muted"),
             (one_line(self.path.name), "bold"),
             (f" · {count}\n", "$text-muted"),
+            *((f"{one_line(note)}\n", "$warning") for note in folder_notes(self.notes, where=ALL_NOTES)),
             [content((part, "$text-muted")) for part in hint.split(" · ")],  # wrapped between hints only
         )
 
@@ -108,14 +114,15 @@ class JobsScreen(KeyedScreen):
         from textual.worker import get_current_worker
 
         worker = get_current_worker()
+        notes: list[str] = []  # what of the folder is no job: a link, a stray folder
         # Asked before each job: a cancelled worker's thread goes on, and q
         # waited for it as the process ended (as the comparison's reading).
-        jobs = read_jobs(self.path, cancelled=lambda: worker.is_cancelled)
+        jobs = read_jobs(self.path, cancelled=lambda: worker.is_cancelled, notes=notes)
         if not worker.is_cancelled:
-            self.app.call_from_thread(self._show, jobs)
+            self.app.call_from_thread(self._show, jobs, notes)
 
-    def _show(self, jobs: list[JobSummary]) -> None:
-        self.jobs, self.done = jobs, True
+    def _show(self, jobs: list[JobSummary], notes: list[str]) -> None:
+        self.jobs, self.done, self.notes = jobs, True, notes
         rows = []
         for job in jobs:
             started = job.started_at.strftime("%Y-%m-%d %H:%M") if job.started_at else "-"
