@@ -590,3 +590,21 @@ def test_run_on_a_jobs_folder_says_each_folder_it_leaves_out(task, runs, env, tm
         f"linked is a link to {other}: not read here",
         "scratch: not a job folder (no job.log): left out",
     ]
+
+
+def test_run_job_of_one_trial_says_each_folder_of_the_job_it_leaves_out(task, runs, env, tmp_path):
+    """A job of one trial folder, a link to another trial and a stray
+    folder: ``run JOB`` replays the lone trial, and said nothing of the two
+    folders it left out, which ``test JOB`` and the job's overview note."""
+    demo = task()
+    job = make_job(runs / "jobs" / "j", {"demo__ok": dict(task=demo, **PASSED)})
+    other = make_job(tmp_path / "x" / "jobs" / "other", {"demo__x": dict(task=demo, **PASSED)})
+    (job / "demo__linked").symlink_to(other / "demo__x")
+    (job / "scratch").mkdir()
+    done = run_tool(env, "run", job, "--stand-in", "empty", "--python", PY, cwd=tmp_path)
+    no_traceback(done)
+    lines = [line.strip() for line in done.stdout.splitlines()]
+    assert "note: job j: demo__linked is a link to x/jobs/other/demo__x: not read here" in lines, done.stdout
+    assert any(line.startswith("note: job j: scratch: not a trial folder") for line in lines), done.stdout
+    data = json.loads(run_tool(env, "run", "--json", job, "--stand-in", "empty", "--python", PY, cwd=tmp_path).stdout)
+    assert f"job j: demo__linked is a link to {other / 'demo__x'}: not read here" in data["trial"]["notes"]

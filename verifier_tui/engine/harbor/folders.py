@@ -340,6 +340,9 @@ def select_trial(opened: Trial | Job, trial: str | None = None, step: str | None
                     f"--trial NAME ({names})"
                 )
             chosen = opened.trials[0]
+            # Chosen for being the only one: what of the job is no trial (a
+            # link, a stray folder) is said with it, as the job's overview says it.
+            chosen.notes = [*chosen.notes, *(f"{opened.what} {opened.name}: {p}" for p in opened.problems)]
         else:
             chosen = opened.trial(trial)
     else:
