@@ -460,3 +460,17 @@ async def test_the_root_cause_of_a_timeout_carries_where_the_replay_was_stuck(ru
         cause = " ".join(text_of(app, "#root-cause").split())
         assert "the replay, which timed out too, was stuck at tests/verifier.py:4 in verify" in cause
         assert "try: find what is slow or stuck at tests/verifier.py:4" in cause
+
+
+async def test_a_replay_in_the_copy_sandbox_says_it_could_write_the_users_files(task, runs, tmp_path, monkeypatch):
+    """A replay runs what an agent wrote: in the copy sandbox it could write
+    the user's files, which ``run TRIAL`` and ``test JOB`` say, and the task's
+    screen says in its header. The trial's screen said nothing of it."""
+    monkeypatch.setenv("VERIFIER_TUI_SANDBOX", "copy")
+    _demo, trial = failing_trial(task, runs, tmp_path)
+    app = make_trial_app(trial.path)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_replays(1)
+        await pilot.pause()
+        said = "sandbox: copy (asked for): the verifier runs on this machine as you and can write your files"
+        assert said in " ".join(text_of(app, "#trial-status").split()), text_of(app, "#trial-status")

@@ -51,10 +51,14 @@ class ReplayStatus(Widget):
         word, _sentence = agreement_words(replayed.agreement, replayed.skipped)
         if replayed.local is not None:
             self.count += 1
+            # A replay runs what an agent wrote: in the copy sandbox it could
+            # write the user's files, said as run TRIAL and test JOB say it.
+            copied = replayed.local.copy_sandbox
             self.state = content(
                 (f"replay #{self.count} ", "$text-muted"),
                 (word, AGREEMENT_STYLES.get(word, "bold $warning")),
                 (f" with the sandbox · after {one_line(trigger)}", "$text-muted"),
+                *((("   ⚠ ", "bold $warning"), (one_line(copied), "$warning")) if copied else ()),
             )
         else:
             self.state = content((word, "bold $warning"), (": see the agreement above", "$text-muted"))
