@@ -800,6 +800,27 @@ def test_test_job_says_when_its_replays_ran_in_the_copy_sandbox(task, runs, tmp_
     assert as_json(tool(env, "run", "--json", trial.path, cwd=elsewhere))["copy_sandbox"] is None
 
 
+def test_run_and_watch_trial_say_when_the_replay_ran_in_the_copy_sandbox(task, runs, tmp_path, env, elsewhere):
+    """``run TRIAL --json`` and ``test JOB`` say a replay in the copy sandbox
+    could write the user's files; ``run TRIAL``'s and ``watch TRIAL``'s text
+    said nothing of it."""
+    demo = task(verifier=READS_HELLO)
+    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={"hello.txt": "hi"}, capture=True)
+    copy = dict(env, VERIFIER_TUI_SANDBOX="copy")
+    said = "sandbox: copy (asked for): the verifier runs on this machine as you and can write your files"
+    ran = tool(copy, "run", trial.path, cwd=elsewhere)
+    assert f"          {said}" in ran.stdout.splitlines(), ran.stdout
+    assert said not in tool(env, "run", trial.path, cwd=elsewhere).stdout
+    proc, reader = start_watch(copy, trial.path, "--python", PY, cwd=elsewhere)
+    try:
+        first = reader.next_run()
+        assert first.startswith("#1 "), first
+        assert reader.next_run(prefix="  ").strip() == said
+    finally:
+        code, _stderr = stop(proc)
+    assert code == 0
+
+
 def test_a_recorded_reward_past_any_float_is_shown_without_a_traceback(real, env, tmp_path):
     """result.json may hold any JSON number: compare's means and run's
     agreement converted it to a float and raised OverflowError."""

@@ -394,6 +394,8 @@ def print_walkthrough(opened: TrialSession, replayed: Replayed, word: Callable[[
     else:
         _say(f"replay    {replay_words(replayed)}")
         _say(f"          workspace: {workspace_words(opened)}")
+        if replayed.local.copy_sandbox:  # it ran what an agent wrote, able to write the user's files
+            _say(f"          {replayed.local.copy_sandbox}")
         stuck = stuck_line(replayed.local.stack, str)  # _say shortens its paths
         if stuck is not None:
             _say(f"          {stuck}")
@@ -825,6 +827,11 @@ async def _watch(opened: TrialSession, args: argparse.Namespace, replays: list[R
         else:
             for line in watch_lines(len(replays), trigger, replayed):
                 _say(line)
+            # Said once, under the first replay in the copy sandbox: it ran
+            # what an agent wrote, able to write the user's files.
+            copied = [r.local.copy_sandbox for r in replays if r.local is not None and r.local.copy_sandbox]
+            if len(copied) == 1 and replayed.local is not None and replayed.local.copy_sandbox:
+                _say(f"      {copied[0]}")
         terminal.flush()
 
     def on_error(exc: BaseException) -> None:
