@@ -176,10 +176,24 @@ def verify_info(verify, params):
     return {
         "signature": _signature_text(params),
         "is_async": bool(getattr(code, "co_flags", 0) & 0x80),
+        "yields": _yields(getattr(code, "co_flags", 0)),
         "type": type(verify).__name__,
         "defined_in": getattr(code, "co_filename", None),
         "line": getattr(code, "co_firstlineno", None),
     }
+
+
+def _yields(flags):
+    """What a call of a verify whose code has ``flags`` returns when that code
+    yields: a generator (CO_GENERATOR) or an async generator
+    (CO_ASYNC_GENERATOR), which the run's write_reward refuses, exit 2;
+    None when it does not yield, or when the runner awaits what it returns
+    (a @types.coroutine generator, CO_ITERABLE_COROUTINE)."""
+    if flags & 0x100:
+        return None
+    if flags & 0x200:
+        return "async generator"
+    return "generator" if flags & 0x20 else None
 
 
 def _code_called(verify):

@@ -343,6 +343,41 @@ def test_explain_does_not_call_verify(env, tmp_path):
     assert not marker.exists()
 
 
+@pytest.mark.parametrize(
+    ("definition", "what"),
+    [
+        ("def verify(workspace):\n    yield 1.0\n", "a generator"),
+        ("async def verify(workspace):\n    yield 1.0\n", "an async generator"),
+        ("class Verify:\n    def __call__(self, workspace):\n        yield 1.0\n\nverify = Verify()\n", "a generator"),
+    ],
+    ids=["generator", "async-generator", "generator-__call__"],
+)
+def test_explain_of_a_verify_that_yields_says_what_the_run_does(env, tmp_path, definition, what):
+    """A ``verify`` that yields returns a generator when called, never a
+    reward: the run is a contract error (exit 2), but explain said "no contract
+    problems: verify would be called", as if the run would score."""
+    task_dir = make_task(tmp_path / "t", definition)
+    ran = run_tool(env, "run", task_dir, "--python", PY)
+    assert ran.returncode == 2 and "contract error" in ran.stdout, ran.stdout
+    done = run_tool(env, "explain", task_dir, "--python", PY)
+    assert "no contract problems" not in done.stdout, done.stdout
+    assert (
+        f"verify yields: calling it returns {what}, not a number or a dict of numbers, so the run "
+        "is a contract error (exit 2) and writes no reward" in done.stdout
+    ), done.stdout
+
+
+def test_explain_of_a_generator_the_runner_awaits_says_it_would_be_called(env, tmp_path):
+    """A ``@types.coroutine`` generator is awaited as a coroutine is: its run scores."""
+    task_dir = make_task(
+        tmp_path / "t",
+        "import types\n\n@types.coroutine\ndef verify(workspace):\n    yield\n    return 1.0\n",
+    )
+    assert run_tool(env, "run", task_dir, "--python", PY).returncode == 0
+    done = run_tool(env, "explain", task_dir, "--python", PY)
+    assert "no contract problems: verify would be called" in done.stdout and "yields" not in done.stdout, done.stdout
+
+
 def test_explain_a_verifier_that_prints_as_it_is_imported(env, tmp_path):
     """The document came on the runner's stdout, which the verifier shares:
     a ``print`` at import made it "the runner gave no explanation"."""

@@ -38,6 +38,7 @@ def test_the_runners_own_document_passes_unchanged():
             "type": "function",
             "defined_in": "/t/tests/verifier.py",
             "line": 3,
+            "yields": None,
         },
         "parameters": [
             {

@@ -411,6 +411,7 @@ RUNNERS_EXPLANATION = {
         "type": "function",
         "defined_in": "/x",
         "line": 1,
+        "yields": None,
     },
     "parameters": [
         {
@@ -445,6 +446,7 @@ EXPLAIN_PLACES = (
     + [
         ("verify", "signature"),
         ("verify", "is_async"),
+        ("verify", "yields"),
         ("python", "flags"),
         ("python", "version"),
         ("modules", "nemo_gym.verifiers"),

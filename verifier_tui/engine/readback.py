@@ -172,6 +172,8 @@ class VerifyFunction:
     type: str = ""
     defined_in: str | None = None
     line: int | None = None
+    #: What a call returns when verify's code yields ("generator", "async generator"): never a reward.
+    yields: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return as_json(self)
@@ -184,6 +186,7 @@ class VerifyFunction:
             info.text("type") or "",
             info.text("defined_in"),
             info.whole("line"),
+            info.text("yields"),
         )
 
 

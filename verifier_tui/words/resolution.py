@@ -92,7 +92,7 @@ def binding_lines(explain: Explanation, mode: str, show_text: Callable[[str], st
     verify = explain.verify
     if verify is not None and explain.import_error is None:
         lines.append([(show_text(verify.signature), HEADING)])
-        if verify.is_async:
+        if verify.is_async and verify.yields is None:
             lines[0].append(("  async: run to completion with asyncio.run", QUIET))
     params = explain.parameters[:LISTED]
     name_width = max((len(p.name) for p in params), default=0) + 2
@@ -107,6 +107,19 @@ def binding_lines(explain: Explanation, mode: str, show_text: Callable[[str], st
         )
     if len(explain.parameters) > LISTED:
         lines.append([(f"  {more_text(len(explain.parameters) - LISTED, 'parameters', where)}", QUIET)])
+    if verify is not None and verify.yields is not None:
+        # The runner calls it all the same (no contract problem before the call): what the call
+        # returns is the run's contract error, said here so that explain says what the run will.
+        article = "an" if verify.yields[0] in "aeiou" else "a"
+        lines.append(
+            [
+                (
+                    f"  verify yields: calling it returns {article} {verify.yields}, not a number or a dict "
+                    "of numbers, so the run is a contract error (exit 2) and writes no reward",
+                    PROBLEM,
+                )
+            ]
+        )
     return lines
 
 
