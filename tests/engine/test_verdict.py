@@ -164,13 +164,31 @@ def test_json_true_false_pass_and_become_floats(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("token", "shown"),
-    [("NaN", "NaN"), ("Infinity", "Infinity"), ("-Infinity", "-Infinity"), ("1e309", "Infinity")],
+    [("NaN", "NaN"), ("Infinity", "Infinity"), ("-Infinity", "-Infinity")],
 )
 def test_non_finite_json_values_are_parse_errors(tmp_path: Path, token: str, shown: str) -> None:
     write(tmp_path, "reward.json", f'{{"reward": 1.0, "score": {token}}}')
     error, message = error_of(tmp_path)
     assert error == "VerifierOutputParseError"
     assert '"score"' in message and shown in message and "finite" in message
+
+
+@pytest.mark.parametrize(("content", "token"), [('{"reward": 1.0, "score": 1e309}', "1e309"), ("-2.5E400", "-2.5E400")])
+def test_a_json_float_too_large_for_harbors_float_is_said_so(tmp_path: Path, content: str, token: str) -> None:
+    """json.loads reads 1e309 as inf, which Harbor refuses as not finite: the
+    message said the value "is Infinity", a word the file does not hold."""
+    write(tmp_path, "reward.json", content)
+    error, message = error_of(tmp_path)
+    assert error == "VerifierOutputParseError"
+    assert f"{token}, a number too large for Harbor's float (json.loads reads it as " in message, message
+    assert "Infinity" not in message
+
+
+def test_a_json_integer_too_large_for_a_float_is_harbors_reward(tmp_path: Path) -> None:
+    """Harbor checks a reward.json value with isinstance(value, (int, float)): a
+    400-digit integer (json.loads reads it as an int) passes, as here."""
+    write(tmp_path, "reward.json", '{"reward": 1' + "0" * 400 + "}")
+    assert harbor_verdict(tmp_path).rewards == {"reward": 10**400}
 
 
 @pytest.mark.parametrize(
@@ -349,12 +367,28 @@ def test_reward_txt_that_float_cannot_read(tmp_path: Path, content: str) -> None
     assert repr(content)[:20] in message
 
 
-@pytest.mark.parametrize("content", ["nan", "NaN\n", "inf", "-Infinity", "1e309"])
+@pytest.mark.parametrize("content", ["nan", "NaN\n", "inf", "-Infinity"])
 def test_non_finite_reward_txt(tmp_path: Path, content: str) -> None:
     write(tmp_path, "reward.txt", content)
     error, message = error_of(tmp_path)
     assert error == "VerifierOutputParseError"
     assert "not a finite number" in message
+
+
+@pytest.mark.parametrize(
+    "content",
+    ["1" + "0" * 400, "-1" + "0" * 400 + "\n", "1e309", "2.5E400"],
+    ids=["400-digits", "minus-400-digits", "1e309", "2.5E400"],
+)
+def test_a_reward_txt_too_large_for_harbors_float_is_said_so(tmp_path: Path, content: str) -> None:
+    """Harbor reads reward.txt with float(): a number past the largest float
+    reads as inf, which it refuses (VerifierOutputParseError). It was said to
+    be "inf, not a finite number", which a 400-digit number is not."""
+    write(tmp_path, "reward.txt", content)
+    error, message = error_of(tmp_path)
+    assert error == "VerifierOutputParseError"
+    assert "a number too large for Harbor's float (float() reads it as " in message, message
+    assert "not a finite number" not in message
 
 
 def test_reward_txt_with_non_utf8_bytes(tmp_path: Path) -> None:

@@ -170,6 +170,25 @@ def test_bad_return_value_is_a_contract_error(sandbox, expression):
     assert "Traceback" not in result.stderr
 
 
+@pytest.mark.parametrize(
+    ("expression", "said"),
+    [
+        ("10 ** 400", "verify returned 1000"),
+        ("-(10 ** 400)", "verify returned -1000"),
+        ("{'reward': 1.0, 'm': 10 ** 400}", "verify returned a dict whose value for 'm' is"),
+    ],
+    ids=["int", "negative-int", "dict-value"],
+)
+def test_an_int_too_large_for_a_float_is_said_so(sandbox, expression, said):
+    """An int past the largest float is refused (the reward files hold what
+    float() reads back, as Harbor reads reward.txt), but the line said it is
+    "not a finite number", which a 400-digit int is."""
+    sandbox.verifier("def verify(workspace):\n    return %s\n" % expression)
+    result = sandbox.run()
+    result.assert_contract_error(said, "an int too large for a float")
+    assert "not a finite number" not in result.stderr and "must return a finite number" not in result.stderr
+
+
 def test_bad_return_value_on_every_interpreter(any_sandbox):
     any_sandbox.verifier("""
         def verify(workspace):

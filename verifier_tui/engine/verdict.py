@@ -384,11 +384,14 @@ def _json_verdict(path: Path, st: os.stat_result, folder: Path) -> Verdict:
                 f"{_where(name, key)} {_describe_json(value)}, not a number{hint}",
             )
         if isinstance(value, float) and not math.isfinite(value):
+            token = _float_token(text, key)
+            if token is not None:
+                said = f"{_where(name, key)} {token}, {_too_large('json.loads', value)}"
+                return _error(name, OUTPUT_PARSE_ERROR, said)
             return _error(
                 name,
                 OUTPUT_PARSE_ERROR,
-                f"{_where(name, key)} {_json_number(value)}, not a finite number "
-                "(NaN, Infinity, or a number too large for a float such as 1e309)",
+                f"{_where(name, key)} {_json_number(value)}, not a finite number",
             )
 
     if not isinstance(parsed, dict):
@@ -412,6 +415,21 @@ def _json_verdict(path: Path, st: os.stat_result, folder: Path) -> Verdict:
     return Verdict(rewards=rewards, source=name, warnings=tuple(warnings))
 
 
+def _too_large(reader: str, value: float) -> str:
+    """A number written out in full (``1e309``, 400 digits) that ``reader``
+    made ±inf: what it is, as Harbor's check of it refuses it."""
+    return f"a number too large for Harbor's float ({reader} reads it as {value!r}, which Harbor refuses as not finite)"
+
+
+def _float_token(text: str, key: str | None) -> str | None:
+    """The token ``key``'s value (the lone value for None) is written as in
+    ``text``, when it is a number json.loads made a float of (``1e309``);
+    None for ``NaN`` and ``Infinity``. Read again only for a message."""
+    raw = json.loads(text, parse_float=str)
+    token = raw if key is None else raw.get(key) if isinstance(raw, dict) else None
+    return _clip(token) if isinstance(token, str) else None
+
+
 def _where(name: str, key: str | None) -> str:
     """The value a message is about. Made only for a message: made for every
     key, it cost 0.7 s of a 100,000-key reward.json."""
@@ -431,6 +449,8 @@ def _txt_verdict(path: Path, st: os.stat_result, folder: Path) -> Verdict:
         else:
             why = f"float() cannot read {_snippet(text)}"
         return _error(name, OUTPUT_PARSE_ERROR, f"{name} does not hold a number: {why}")
+    if math.isinf(value) and "inf" not in text.lower():  # digits past the largest float, not "inf" written out
+        return _error(name, OUTPUT_PARSE_ERROR, f"{name} holds {_snippet(text)}, {_too_large('float()', value)}")
     if not math.isfinite(value):
         return _error(
             name,
