@@ -264,6 +264,36 @@ def test_helper_in_tests_for_a_verifier_in_a_subfolder(sandbox, flags):
     assert result.rewards == {"reward.txt": "0.5"}
 
 
+def test_a_verifier_that_is_a_packages_init_is_named_by_its_package(sandbox):
+    """A verifier that is a package's ``__init__.py`` (``tests/grader/__init__.py``,
+    named by a shim's ``--verifier`` or chosen with ``--verifier``) was loaded
+    as a module named ``__init__``: its ``__name__`` (so its loggers) and a
+    trial's phase line (``module __init__``) said so, and ``import grader`` (the
+    tests folder is on sys.path) ran its code again as a second module, as
+    ``import verifier`` never does for ``tests/verifier.py``; its ``from .
+    import scoring`` found no parent package. It is that package now, as
+    ``import grader`` makes it."""
+    sandbox.write("tests/grader/scoring.py", "SCORE = 1.0\n")
+    sandbox.verifier(
+        """
+        import sys
+        from . import scoring
+        print("imported as", __name__)
+
+        def verify(workspace):
+            import grader
+            from grader import scoring as same
+            return scoring.SCORE if grader is sys.modules[verify.__module__] and same is scoring else 0.0
+    """,
+        where="tests/grader/__init__.py",
+    )
+    phases = sandbox.root / "phases.jsonl"
+    result = sandbox.run("--phases-to", str(phases))
+    assert result.returncode == 0 and result.rewards == {"reward.txt": "1.0"}, result.describe()
+    assert result.stdout.splitlines() == ["imported as grader"], result.describe()
+    assert '"module": "grader"' in phases.read_text(encoding="utf-8")
+
+
 def test_search_order_between_the_three_folders(sandbox):
     # Same module names in several folders: .ng > verifier's folder > tests.
     sandbox.write("tests/.ng/first.py", "WHERE = 'ng'\n")
