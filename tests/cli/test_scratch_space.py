@@ -73,3 +73,22 @@ def test_a_workspace_the_scratch_disk_cannot_hold_refuses_the_run(tmp_path, env,
     data = json.loads(on_tiny(tiny, run_env, "run", task, "--python", PY, "--json").stdout)
     assert data["outcome"] == "could_not_start" and data["outcome_words"] == f"could not start: {said}"
     assert data["reward_files"] == [] and data["stdout"] == ""
+
+
+def test_audit_says_a_probe_the_scratch_disk_cannot_hold_as_a_run_says_it(tmp_path, env, sandbox, tiny):
+    """A probe whose workspace copy ran out of room said only "No space left
+    on device", where a run of the same case says where the scratch folder is
+    and how to put it elsewhere: the audit built the sentence a second time."""
+    task = make_task(
+        tmp_path / "tasks" / "t",
+        "def verify(workspace):\n    return 1.0 if (workspace / 'answer.txt').exists() else 0.0\n",
+        cases={"right": {"answer.txt": "42"}, "big": {"answer.txt": "41", "big.bin": "x" * (2 << 20)}},
+    )
+    (task / "cases" / "right" / "expected.json").write_text('{"rewards": {"reward": 1.0}}', encoding="utf-8")
+    done = on_tiny(tiny, dict(env, VERIFIER_TUI_SANDBOX=sandbox), "audit", task, "--python", PY)
+    unmade = [line for line in done.stdout.splitlines() if "big: without answer.txt" in line]
+    assert len(unmade) == 1 and "not judged: could not start: " in unmade[0], done.stdout + done.stderr
+    assert (
+        "the workspace could not be copied whole: big.bin: no space left on the scratch file system "
+        f"(verifier-tui copies into {tiny}; set TMPDIR to a folder with more room)"
+    ) in unmade[0], done.stdout

@@ -218,11 +218,11 @@ def _unread_words(workspace: Path, exc: OSError) -> str:
 def _unlisted(source: Path) -> Callable[[OSError], None]:
     """os.walk's ``onerror`` for a probe's copy: a folder it cannot list
     refuses the probe, as an unreadable file does (the copy would not be whole)."""
-    from verifier_tui.engine.sandbox.stage import StagingError
+    from verifier_tui.engine.sandbox.stage import not_whole
 
     def refuse(exc: OSError) -> None:
         rel = Path(exc.filename).relative_to(source).as_posix() if exc.filename else "."
-        raise StagingError(f"the workspace could not be copied whole: {rel}: {exc.strerror or exc}") from None
+        raise not_whole("the workspace", rel, exc) from None
 
     return refuse
 
@@ -234,7 +234,7 @@ def make_workspace(probe: Probe, target: Path) -> Path | None:
     file is made empty without reading it; what is neither (a FIFO, a socket)
     is left out, as a run's staging leaves it."""
     from verifier_tui.engine.sandbox.file_copy import NotAFile, copy_file
-    from verifier_tui.engine.sandbox.stage import StagingError
+    from verifier_tui.engine.sandbox.stage import not_whole
 
     if probe.case is None or probe.case.workspace is None:
         return None
@@ -262,8 +262,8 @@ def make_workspace(probe: Probe, target: Path) -> Path | None:
                         copy_file(str(path), str(into / name), replace=False)
                     except NotAFile:  # replaced by something else since it was listed
                         pass
-                    except OSError as exc:  # unreadable: refused as a run's staging refuses it (stage._whole)
-                        raise StagingError(f"the workspace could not be copied whole: {rel}: {exc.strerror}") from None
+                    except OSError as exc:  # unreadable, or no room: refused as a run's staging refuses it
+                        raise not_whole("the workspace", rel, exc) from None
                 if st.st_nlink > 1 and first is None and (into / name).exists():
                     made[(st.st_dev, st.st_ino)] = into / name
         dirs[:] = sorted(d for d in dirs if not (here / d).is_symlink())

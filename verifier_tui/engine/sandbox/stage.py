@@ -578,8 +578,14 @@ def _whole(mirror: Mirror, what: str) -> None:
         return
     rel, exc = mirror.failed[0]
     more = f" (and {len(mirror.failed) - 1:,} more files)" if len(mirror.failed) > 1 else ""
-    where = f"{rel}{more}: " if rel else ""  # no path: the copy as a whole
-    raise StagingError(f"{what} could not be copied whole: {where}{_why(exc)}")
+    raise not_whole(what, f"{rel}{more}" if rel else "", exc)
+
+
+def not_whole(what: str, where: str, exc: OSError) -> StagingError:
+    """The refusal of a run whose ``what`` ("the workspace") could not be
+    copied whole, as ``exc`` said at ``where`` (a path in it; "" for the
+    copy as a whole): a run's staging and an audit's probe say it alike."""
+    return StagingError(f"{what} could not be copied whole: {where + ': ' if where else ''}{_why(exc)}")
 
 
 # With namespaces, a workspace up to this size is copied into the run's view
