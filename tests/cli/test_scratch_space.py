@@ -18,8 +18,8 @@ from tests.helpers.tasks import HANG_GUARD_S, PY, make_task
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a tmpfs in a mount namespace")
 
-#: Mounts a 1 MB tmpfs on $1, then runs the rest of the command line.
-ON_TINY_TMPFS = 'mount -t tmpfs -o size=1m verifier-tui-test "$1" && shift && exec "$@"'
+#: Mounts a tmpfs with the options $1 on $2, then runs the rest of the command line.
+ON_TINY_TMPFS = 'mount -t tmpfs -o "$1" verifier-tui-test "$2" && shift 2 && exec "$@"'
 
 
 @pytest.fixture
@@ -30,7 +30,7 @@ def tiny(tmp_path):
     if (
         shutil.which("unshare") is None
         or subprocess.run(
-            ["unshare", "-rm", "sh", "-c", ON_TINY_TMPFS, "sh", str(folder), "true"], capture_output=True
+            ["unshare", "-rm", "sh", "-c", ON_TINY_TMPFS, "sh", "size=1m", str(folder), "true"], capture_output=True
         ).returncode
         != 0
     ):
@@ -38,10 +38,11 @@ def tiny(tmp_path):
     return folder
 
 
-def on_tiny(tiny, env: dict[str, str], *args: object) -> subprocess.CompletedProcess:
-    """``verifier-tui ARGS`` with its TMPDIR (where its scratch folder goes) on the tiny tmpfs."""
+def on_tiny(tiny, env: dict[str, str], *args: object, mount: str = "size=1m") -> subprocess.CompletedProcess:
+    """``verifier-tui ARGS`` with its TMPDIR (where its scratch folder goes) on the tiny tmpfs
+    (``mount``: its options, 1 MB by default)."""
     return subprocess.run(
-        ["unshare", "-rm", "sh", "-c", ON_TINY_TMPFS, "sh", str(tiny), *TOOL, *map(str, args)],
+        ["unshare", "-rm", "sh", "-c", ON_TINY_TMPFS, "sh", mount, str(tiny), *TOOL, *map(str, args)],
         env=dict(env, TMPDIR=str(tiny)),
         capture_output=True,
         text=True,
@@ -92,3 +93,24 @@ def test_audit_says_a_probe_the_scratch_disk_cannot_hold_as_a_run_says_it(tmp_pa
         "the workspace could not be copied whole: big.bin: no space left on the scratch file system "
         f"(verifier-tui copies into {tiny}; set TMPDIR to a folder with more room)"
     ) in unmade[0], done.stdout
+
+
+def test_audit_goes_on_when_a_probes_folders_find_no_room(tmp_path, env, sandbox, tiny):
+    """A probe whose workspace's folders (or links, or emptied files) could not
+    be made for want of room, here of inodes: the whole audit stopped at it,
+    ``verifier-tui: …/audit-2/d23: No space left on device``, where a file
+    that cannot be copied leaves that probe alone not judged."""
+    task = make_task(
+        tmp_path / "tasks" / "t",
+        "def verify(workspace):\n    return 1.0 if (workspace / 'answer.txt').exists() else 0.0\n",
+        cases={"right": {"answer.txt": "42"}, "many": {"answer.txt": "41", **{f"d{i}/f.txt": "x" for i in range(200)}}},
+    )
+    (task / "cases" / "right" / "expected.json").write_text('{"rewards": {"reward": 1.0}}', encoding="utf-8")
+    run_env = dict(env, VERIFIER_TUI_SANDBOX=sandbox)
+    done = on_tiny(tiny, run_env, "audit", task, "--python", PY, "--jobs", "1", mount="size=4m,nr_inodes=100")
+    assert not done.stderr, done.stderr
+    rows = {line[3:].split("  ")[0]: line for line in done.stdout.splitlines() if line[:1] in "!✓·"}
+    for probe in ("many: every file emptied", "many: without answer.txt"):
+        assert "not judged: could not start: the workspace could not be copied whole: d" in rows[probe], done.stdout
+        assert ": no space left on the scratch file system (verifier-tui copies into " in rows[probe], done.stdout
+    assert rows["an empty workspace"].startswith("✓"), done.stdout

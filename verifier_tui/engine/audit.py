@@ -242,30 +242,34 @@ def make_workspace(probe: Probe, target: Path) -> Path | None:
     made: dict[tuple[int, int], Path] = {}  # a hard link is made as one: N names of a file are not N copies
     for root, dirs, names in os.walk(source, onerror=_unlisted(source)):
         here = Path(root)
-        into = target / here.relative_to(source)
-        into.mkdir(mode=0o700)
-        for name in sorted(names + [d for d in dirs if (here / d).is_symlink()]):
-            path, rel = here / name, (here / name).relative_to(source).as_posix()
-            if rel == probe.without:
-                continue
-            if path.is_symlink():
-                os.symlink(os.readlink(path), into / name)
-            elif path.is_file():
-                st = path.stat()
-                first = made.get((st.st_dev, st.st_ino))
-                if first is not None:
-                    os.link(first, into / name)
-                elif probe.emptied:
-                    os.close(os.open(into / name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
-                else:
-                    try:
-                        copy_file(str(path), str(into / name), replace=False)
-                    except NotAFile:  # replaced by something else since it was listed
-                        pass
-                    except OSError as exc:  # unreadable, or no room: refused as a run's staging refuses it
-                        raise not_whole("the workspace", rel, exc) from None
-                if st.st_nlink > 1 and first is None and (into / name).exists():
-                    made[(st.st_dev, st.st_ino)] = into / name
+        rel = here.relative_to(source).as_posix()
+        into = target / rel
+        # Any entry that cannot be made (a file unreadable; no room, or no inode, for a file, a
+        # folder, a link) refuses this probe as a run's staging refuses it, and the audit goes on.
+        try:
+            into.mkdir(mode=0o700)
+            for name in sorted(names + [d for d in dirs if (here / d).is_symlink()]):
+                path, rel = here / name, (here / name).relative_to(source).as_posix()
+                if rel == probe.without:
+                    continue
+                if path.is_symlink():
+                    os.symlink(os.readlink(path), into / name)
+                elif path.is_file():
+                    st = path.stat()
+                    first = made.get((st.st_dev, st.st_ino))
+                    if first is not None:
+                        os.link(first, into / name)
+                    elif probe.emptied:
+                        os.close(os.open(into / name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+                    else:
+                        try:
+                            copy_file(str(path), str(into / name), replace=False)
+                        except NotAFile:  # replaced by something else since it was listed
+                            pass
+                    if st.st_nlink > 1 and first is None and (into / name).exists():
+                        made[(st.st_dev, st.st_ino)] = into / name
+        except OSError as exc:
+            raise not_whole("the workspace", rel, exc) from None
         dirs[:] = sorted(d for d in dirs if not (here / d).is_symlink())
     return target
 
