@@ -25,6 +25,7 @@ collected (not ``testpaths`` or the current folder).
 
 from __future__ import annotations
 
+import functools
 import os
 import signal
 from pathlib import Path
@@ -39,35 +40,38 @@ if TYPE_CHECKING:
     from verifier_tui.engine.suite import Collection, TaskCases
 
 PLUGIN_NAME = "verifier-tui-cases"
-#: How to give a stand-in for /app, in this plugin's options.
-PLUGIN_STAND_IN_HINT = "; give --verifier-workspace DIR, --verifier-case NAME or --verifier-stand-in empty"
-#: What the engine suggests with an option of the command line that this plugin has not.
-_PLUGIN_WORDS = {
-    "another interpreter": "Run with an interpreter that has it: --verifier-python EXE",
-    "choose another interpreter": "choose another with --verifier-python EXE",
-    "a newer interpreter": "Choose a newer one with --verifier-python EXE",
-    "the case option": "--verifier-case",
-    "the interpreter option": "--verifier-python",
-    "replay with the task's runner": "verifier-tui run TRIAL --runner task replays with the task's",
-    "choose a verifier": "the plugin tests one verifier a task (verifier-tui test TASK --verifier FILE chooses one)",
-    "give the task folder": "give it to verifier-tui test JOB --task DIR (the plugin takes none)",
-    "name a copy of nemo_gym": "name a copy of nemo_gym/verifiers to verifier-tui run TASK --nemo-gym DIR (the plugin "
-    "takes none)",
-    # The plugin always runs verifier-tui's runner and takes no row nor response: the command that does.
-    "the task's runner": "verifier-tui test TASK --runner task runs the task's own",
-    "verifier-tui's runner": "(verifier-tui's runner, which the plugin runs, shows it)",
-    "choose a row": "choose a row with verifier-tui run TASK --task-id ID",
-    # As the command line's, it opens the parenthesis that the list of task ids closes.
-    "choose a row, or none": "choose one with verifier-tui run TASK --task-id ID (",
-    "give a response": "give one to verifier-tui run TASK --response FILE",
-}
+
+
+@functools.cache
+def plugin_words() -> dict[str, str]:
+    """What the engine suggests with an option of the command line that this
+    plugin has not, by the action's kind (the engine's modules are imported
+    only once a sentence is worded). A kind not listed (pdb's, the editor's)
+    keeps the command line's words."""
+    from verifier_tui.engine import advice
+
+    return {
+        advice.PYTHON_OPTION.kind: "--verifier-python EXE",
+        advice.CASE_OPTION.kind: "--verifier-case",
+        advice.STAND_IN.kind: "; give --verifier-workspace DIR, --verifier-case NAME or --verifier-stand-in empty",
+        advice.CHOOSE_VERIFIER.kind: "the plugin tests one verifier a task (verifier-tui test TASK --verifier FILE "
+        "chooses one)",
+        advice.GIVE_TASK.kind: "give it to verifier-tui test JOB --task DIR (the plugin takes none)",
+        advice.NEMO_GYM_COPY.kind: "name a copy of nemo_gym/verifiers to verifier-tui run TASK --nemo-gym DIR (the "
+        "plugin takes none)",
+        # The plugin always runs verifier-tui's runner and takes no row nor response: the command that does.
+        advice.TASK_RUNNER.kind: "verifier-tui test PATH --runner task",  # a task's, or a trial's replay
+        advice.OUR_RUNNER.kind: "(verifier-tui's runner, which the plugin runs, shows it)",
+        advice.CHOOSE_ROW.kind: "choose a row with verifier-tui run TASK --task-id ID",
+        # As the command line's, it opens the parenthesis that the list of task ids closes.
+        advice.CHOOSE_ROW_OR_NONE.kind: "choose one with verifier-tui run TASK --task-id ID (",
+        advice.GIVE_RESPONSE.kind: "give one to verifier-tui run TASK --response FILE",
+    }
 
 
 def _plugin_words(action: Action) -> str:
-    from verifier_tui.engine.advice import BY_NAME, OF_RUN_TRIAL, OF_TEST, STAND_IN
+    from verifier_tui.engine.advice import BY_NAME, OF_RUN_TRIAL, OF_TEST
 
-    if action == STAND_IN:
-        return PLUGIN_STAND_IN_HINT
     # An option of the command line's, given with its value: the plugin has none, so the command that does.
     command = {
         BY_NAME: "verifier-tui run TASK",  # a file of the task's given by name all the same
@@ -76,7 +80,7 @@ def _plugin_words(action: Action) -> str:
     }.get(action.kind)
     if command is not None:
         return f"{command} {action.flag}"
-    return _PLUGIN_WORDS.get(action.kind, action.flag)
+    return plugin_words().get(action.kind, action.flag)
 
 
 def said(sentence: str) -> str:

@@ -182,7 +182,7 @@ def test_the_header_says_the_task_ships_a_different_runner_and_runner_task_runs_
     ours = run_tool(env, "run", task_dir, "--python", PY)
     header = ours.stdout.splitlines()[0]
     assert header.endswith(" · our runner (the task's differs)")
-    assert "--runner task (R in the TUI) runs the task's own" in ours.stdout
+    assert "--runner task runs the task's own" in ours.stdout
     assert 'verdict: {"reward": 1.0}' in ours.stdout
     theirs = run_tool(env, "run", task_dir, "--runner", "task", "--python", PY)
     assert theirs.stdout.splitlines()[0].endswith(" · task's own runner")

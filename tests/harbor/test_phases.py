@@ -192,4 +192,4 @@ def test_a_replay_that_could_not_start_keeps_its_advice_for_each_face(task, runs
     _opened, replayed = replay_trial(trial, python="/nonexistent/python3")
     assert replayed.local.outcome.slug == "could_not_start"
     assert replayed.phases.advice.actions == (PYTHON_OPTION,)
-    assert said(replayed.phases.advice) == "check the interpreter (--verifier-python) and the task's tests/ folder"
+    assert said(replayed.phases.advice) == "check the interpreter (--verifier-python EXE) and the task's tests/ folder"

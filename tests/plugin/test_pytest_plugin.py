@@ -556,7 +556,7 @@ def test_a_trial_whose_task_ships_another_runner_names_no_option_the_plugin_lack
     text = done.stdout.str()
     assert "differs from the runner verifier-tui replays with" in text, text
     assert "(--runner task" not in text, text
-    assert "verifier-tui run TRIAL --runner task replays with the task's" in text, text
+    assert "verifier-tui test PATH --runner task replays with the task's" in text, text
 
 
 def test_a_task_whose_own_runner_differs_names_the_command_that_runs_it(pytester):
@@ -571,8 +571,8 @@ def test_a_task_whose_own_runner_differs_names_the_command_that_runs_it(pytester
     done.assert_outcomes(failed=1)
     text = done.stdout.str()
     assert "it differs from verifier-tui's" in text, text
-    assert "(R in the TUI)" not in text and " --runner" not in text.replace("TASK --runner", ""), text
-    done.stdout.fnmatch_lines(["*verifier-tui test TASK --runner task runs the task's own*"])
+    assert "(R in the TUI)" not in text and " --runner" not in text.replace("PATH --runner", ""), text
+    done.stdout.fnmatch_lines(["*verifier-tui test PATH --runner task runs the task's own*"])
 
 
 def test_every_action_of_the_engine_is_worded_with_an_option_the_plugin_has_or_its_command():

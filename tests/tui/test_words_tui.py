@@ -154,3 +154,21 @@ async def test_an_action_is_the_option_on_the_command_line_and_the_key_on_screen
     assert "so verify gets task_data = {}; choose one with t (task ids: ada, lin)" in resolution
     assert "To step through it, press d: it runs" in reward
     assert "--task-id" not in resolution + reward and "verifier-tui TASK" not in resolution + reward
+
+
+def test_the_main_screen_words_every_kind_of_action_the_engine_suggests():
+    """Each kind of action the engine's advice may name is said by the main
+    screen on purpose (its key, or the flag to start it again with). Kinds
+    added after the table (the interpreter to choose when nemo_gym is missing,
+    a newer one than test.sh refuses, the editor, a verifier to choose) fell
+    back to the command line's words, "choose another with --python", as if
+    the screen took it; and four kinds said "--python" for one option."""
+    from verifier_tui.engine import advice
+    from verifier_tui.tui.display import KEY_WORDS
+
+    kinds = [value.kind for value in vars(advice).values() if isinstance(value, advice.Action)]
+    assert len(kinds) == len(set(kinds)), "two actions of one kind"
+    flags = [value.flag for value in vars(advice).values() if isinstance(value, advice.Action) and value.flag]
+    assert len(flags) == len(set(flags)), "one option said by two kinds"
+    assert sorted(KEY_WORDS) == sorted(kinds)
+    assert not set(advice.OPTION_KINDS) & set(KEY_WORDS)  # an option with its value: the command line's words

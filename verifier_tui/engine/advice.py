@@ -30,12 +30,13 @@ class Action:
 
 Part = str | Action
 
-ANOTHER_PYTHON = Action("another interpreter", "Run with an interpreter that has it: --python EXE")
 DEBUG_UNDER_PDB = Action("debug under pdb", "open the task in the TUI (verifier-tui TASK) and press d")
 CHOOSE_ROW = Action("choose a row", "choose a row with --task-id ID")
 #: Its phrase opens the parenthesis that the list of task ids closes.
 CHOOSE_ROW_OR_NONE = Action("choose a row, or none", "choose one with --task-id ID (t in the TUI; ")
-TASK_RUNNER = Action("the task's runner", "--runner task (R in the TUI) runs the task's own")
+#: The option that runs the task's own tests/.ng/run_verifier.py, as the sandbox does
+#: (a run, or a trial's replay: the sentence says which).
+TASK_RUNNER = Action("the task's runner", "--runner task")
 OUR_RUNNER = Action("verifier-tui's runner", "(verifier-tui's runner, without --runner task, shows it)")
 GIVE_RESPONSE = Action("give a response", "give --response FILE")
 #: Said after a sentence, so its phrase starts with the semicolon that joins them.
@@ -44,21 +45,18 @@ CHOOSE_VERIFIER = Action("choose a verifier", "choose one with --verifier")
 GIVE_TASK = Action("give the task folder", "give the task folder with --task DIR")
 #: The option that chose a case, said before the name given ("--case NAME: no such case").
 CASE_OPTION = Action("the case option", "--case")
-#: When a verifier imports nemo_gym, which the interpreter lacks.
-OTHER_PYTHON = Action("choose another interpreter", "choose another with --python")
 NEMO_GYM_COPY = Action("name a copy of nemo_gym", "name a copy of nemo_gym/verifiers with --nemo-gym DIR")
-#: The option that names the interpreter, said as the thing to check.
-PYTHON_OPTION = Action("the interpreter option", "--python")
-#: A trial's task ships a runner of its own that differs from verifier-tui's.
-REPLAY_TASK_RUNNER = Action("replay with the task's runner", "--runner task replays with the task's")
-#: An interpreter older than the sandbox's test.sh accepts.
-NEWER_PYTHON = Action("a newer interpreter", "Choose a newer one with --python EXE")
+#: The option that names the interpreter: another one (that has a module, or newer), or the one to check.
+PYTHON_OPTION = Action("the interpreter option", "--python EXE")
 #: The kind of :func:`by_name`'s actions.
 BY_NAME = "give a file by name"
 #: The kinds of actions that are an option of one verifier-tui command (given with its value):
 #: a face without that option (the pytest plugin) names the command that takes it.
 OF_RUN_TRIAL = "an option of run TRIAL"
 OF_TEST = "an option of test"
+#: The kinds whose action is an option given with its value, made by a function
+#: (:func:`by_name`, :func:`of_run_trial`, :func:`of_test`), not one constant.
+OPTION_KINDS = (BY_NAME, OF_RUN_TRIAL, OF_TEST)
 
 
 def of_run_trial(option: str) -> Action:

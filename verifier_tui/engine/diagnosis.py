@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine import untrusted
-from verifier_tui.engine.advice import ANOTHER_PYTHON, DEBUG_UNDER_PDB, Advice
+from verifier_tui.engine.advice import DEBUG_UNDER_PDB, PYTHON_OPTION, Advice
 from verifier_tui.engine.readback import INTERPRETER
 from verifier_tui.engine.record import record
 
@@ -147,12 +147,13 @@ def missing_module_notice(output: str, task_root: Path, local_folders: list[Path
             f"the verifier imports {module}, which is neither beside it ({beside}/{module}.py or "
             f"{beside}/{module}/) nor installed for {python} (ModuleNotFoundError), and {where}: a helper "
             f"of the task's missing from {beside}/ fails the same way in the sandbox; a package, the task's "
-            "image must install, and here ",
-            ANOTHER_PYTHON,
+            "image must install, and here run with an interpreter that has it: ",
+            PYTHON_OPTION,
         )
     return Advice(
-        f"the verifier imports {module}, which {python} does not have (ModuleNotFoundError); {where}. ",
-        ANOTHER_PYTHON,
+        f"the verifier imports {module}, which {python} does not have (ModuleNotFoundError); {where}. "
+        "Run with an interpreter that has it: ",
+        PYTHON_OPTION,
         " (for example a virtual environment's bin/python where you installed it)",
     )
 

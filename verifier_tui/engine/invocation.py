@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine import untrusted
-from verifier_tui.engine.advice import NEWER_PYTHON, Advice
+from verifier_tui.engine.advice import PYTHON_OPTION, Advice
 from verifier_tui.engine.coverage import COVERAGE_FILE
 from verifier_tui.engine.interpreter import PROBE_TIMEOUT_S, SHIM_REFUSAL_EXIT, probe_interpreter, shim_refusal
 from verifier_tui.engine.model import STACK_SIGNAL, Expectation, ResponseSource
@@ -166,8 +166,8 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
             Advice(
                 f"{spec.python} is Python {interpreter.version}: the sandbox's test.sh refuses an interpreter "
                 f"older than 3.8 (exit {SHIM_REFUSAL_EXIT}, no reward file) and never starts the runner; "
-                "verifier-tui does the same. ",
-                NEWER_PYTHON,
+                "verifier-tui does the same. Choose a newer one with ",
+                PYTHON_OPTION,
             )
         )
     else:

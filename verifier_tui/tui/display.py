@@ -14,12 +14,18 @@ from typing import TYPE_CHECKING, Any
 from textual.content import Content
 
 from verifier_tui.engine.advice import (
-    ANOTHER_PYTHON,
+    CASE_OPTION,
     CHOOSE_ROW,
     CHOOSE_ROW_OR_NONE,
+    CHOOSE_VERIFIER,
     DEBUG_UNDER_PDB,
     GIVE_RESPONSE,
+    GIVE_TASK,
+    NEMO_GYM_COPY,
+    OPEN_IN_EDITOR,
     OUR_RUNNER,
+    PYTHON_OPTION,
+    STAND_IN,
     TASK_RUNNER,
     Action,
     worded,
@@ -33,23 +39,32 @@ from verifier_tui.words.text import one_line, plain_text
 if TYPE_CHECKING:
     from verifier_tui.engine.readback import Explanation
 
-#: The engine's actions as the main screen says them: its keys, since its
-#: user never typed a flag; where it has no key (the interpreter), the flag
-#: to start it again with. An action not listed keeps the command line's words.
-KEY_WORDS = {
-    ANOTHER_PYTHON.kind: "Start verifier-tui again with an interpreter that has it (--python EXE)",
+#: Every kind of the engine's actions as the main screen says it: its keys,
+#: since its user never typed a flag; where it has no key (the interpreter),
+#: the flag to start it again with. None: the command line's words, on
+#: purpose (said only before the screen opens, or only of a trial). An
+#: option given with its value (advice.OPTION_KINDS) keeps the command line's
+#: words too: verifier-tui takes the same options when started.
+KEY_WORDS: dict[str, str | None] = {
+    PYTHON_OPTION.kind: "--python EXE (start verifier-tui again with it)",
+    NEMO_GYM_COPY.kind: "name a copy of nemo_gym/verifiers with --nemo-gym DIR (start verifier-tui again with it)",
     DEBUG_UNDER_PDB.kind: "press d",
     CHOOSE_ROW.kind: "choose a row with t",
     CHOOSE_ROW_OR_NONE.kind: "choose one with t (",
-    TASK_RUNNER.kind: "R runs the task's own",
+    TASK_RUNNER.kind: "R",
     OUR_RUNNER.kind: "(R back to verifier-tui's runner shows it)",
     GIVE_RESPONSE.kind: "choose one with p",
+    CHOOSE_VERIFIER.kind: "choose one with v",
+    STAND_IN.kind: "; choose a workspace with f or a case with s",
+    OPEN_IN_EDITOR.kind: " (e opens it)",
+    CASE_OPTION.kind: None,  # "--case NAME: no such case" stops the start, before the screen opens
+    GIVE_TASK.kind: None,  # a trial's task not found: said before the trial screen opens, never on this one
 }
 
 
 def key_words(action: Action) -> str:
     """``action`` as the main screen says it (:data:`KEY_WORDS`)."""
-    return KEY_WORDS.get(action.kind, action.flag)
+    return KEY_WORDS.get(action.kind) or action.flag
 
 
 def content(*parts: Any) -> Content:

@@ -38,7 +38,8 @@ class TrialDisplay(Display):
 
     def action(self, action: Action) -> str:
         # The trial screen's keys for a stand-in are a line of their own
-        # (agreement_panel.NO_REPLAY_KEYS); it has no key for the others.
+        # (agreement_panel.NO_REPLAY_KEYS); e it shares with the main screen;
+        # it has no key for the others.
         if action == OPEN_IN_EDITOR:
-            return " (e opens it)"
+            return super().action(action)
         return "" if action == STAND_IN else action.flag

@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from verifier_tui.engine.advice import NEMO_GYM_COPY, OTHER_PYTHON, Advice, of_test
+from verifier_tui.engine.advice import NEMO_GYM_COPY, PYTHON_OPTION, Advice, of_test
 
 # One formatter for every duration and timeout, and one name per mode: the
 # engine's, which its own words use too.
@@ -256,8 +256,8 @@ def missing_nemo_gym_hint(result: RunResult) -> str | None:
         return None
     return Advice(
         f"nemo_gym is not installed for {result.python}, so nothing was vendored beside the runner: "
-        "install NeMo Gym for that interpreter, ",
-        OTHER_PYTHON,
+        "install NeMo Gym for that interpreter, choose another with ",
+        PYTHON_OPTION,
         ", or ",
         NEMO_GYM_COPY,
     )

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine import untrusted
-from verifier_tui.engine.advice import REPLAY_TASK_RUNNER, Advice
+from verifier_tui.engine.advice import TASK_RUNNER, Advice
 from verifier_tui.engine.record import field, record
 
 if TYPE_CHECKING:
@@ -322,7 +322,7 @@ def _runner_difference(task_dir: Path) -> str | None:
         return Advice(
             "the task's tests/.ng/run_verifier.py (what the sandbox ran) differs from the runner "
             "verifier-tui replays with (",
-            REPLAY_TASK_RUNNER,
-            ")",
+            TASK_RUNNER,
+            " replays with the task's)",
         )
     return None

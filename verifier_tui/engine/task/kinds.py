@@ -297,6 +297,7 @@ def runner_notices(own: OwnRunner | None, runner: str) -> list[str]:
             f"the task ships its own runner ({where}) and it differs from verifier-tui's: the sandbox runs "
             "the task's; this run uses verifier-tui's (for the resolution panel and the phases). ",
             TASK_RUNNER,
+            " runs the task's own",
         )
     ]
 
