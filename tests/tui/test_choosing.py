@@ -85,8 +85,10 @@ async def test_choose_verifier_from_another_file(tmp_path):
         await pilot.press("enter")
         await pilot.pause()
         # Refused with a readable message in the picker, which stays open; the old verifier stays.
+        # It named "--verifier", an option the TUI's user never typed.
         said = str(app.screen.query_one("#picker-error").content)
         assert "nothing.py: not a verifier (a .py file defining verify)" in said, said
+        assert "--verifier" not in said, said
         assert isinstance(app.screen, PickerScreen) and app.session.verifier.name == "verifier.py"
         box.value = str(elsewhere)
         box.focus()

@@ -42,6 +42,8 @@ GIVE_RESPONSE = Action("give a response", "give --response FILE")
 #: Said after a sentence, so its phrase starts with the semicolon that joins them.
 STAND_IN = Action("a stand-in for /app", "; give --workspace DIR, --case NAME or --stand-in empty")
 CHOOSE_VERIFIER = Action("choose a verifier", "choose one with --verifier")
+#: The option that named a verifier, said before the name given ("--verifier x.py: not a verifier").
+VERIFIER_OPTION = Action("the verifier option", "--verifier")
 GIVE_TASK = Action("give the task folder", "give the task folder with --task DIR")
 #: The option that chose a case, said before the name given ("--case NAME: no such case").
 CASE_OPTION = Action("the case option", "--case")

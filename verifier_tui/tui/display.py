@@ -27,6 +27,7 @@ from verifier_tui.engine.advice import (
     PYTHON_OPTION,
     STAND_IN,
     TASK_RUNNER,
+    VERIFIER_OPTION,
     Action,
     worded,
 )
@@ -55,6 +56,7 @@ KEY_WORDS: dict[str, str | None] = {
     OUR_RUNNER.kind: "(R back to verifier-tui's runner shows it)",
     GIVE_RESPONSE.kind: "choose one with p",
     CHOOSE_VERIFIER.kind: "choose one with v",
+    VERIFIER_OPTION.kind: "the file",  # picked with v: "the file x.py: not a verifier"
     STAND_IN.kind: "; choose a workspace with f or a case with s",
     OPEN_IN_EDITOR.kind: " (e opens it)",
     CASE_OPTION.kind: None,  # "--case NAME: no such case" stops the start, before the screen opens

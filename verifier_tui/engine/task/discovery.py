@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine import cache, untrusted
-from verifier_tui.engine.advice import CHOOSE_VERIFIER, Advice
+from verifier_tui.engine.advice import CHOOSE_VERIFIER, VERIFIER_OPTION, Advice
 from verifier_tui.engine.filters import NOT_SEARCHED
 from verifier_tui.engine.record import field, record
 from verifier_tui.engine.task.cases import Case, find_cases, load_case
@@ -369,7 +369,7 @@ def choose_verifier(task: Task, wanted: str | None) -> Path:
             return want.absolute()
         names = ", ".join(_display(task, v) for v in task.verifiers)
         what = "not a verifier (a .py file defining verify)" if want.exists() else "no such verifier"
-        raise DiscoveryError(f"--verifier {wanted}: {what}; this task has: {names}")
+        raise DiscoveryError(Advice(VERIFIER_OPTION, f" {wanted}: {what}; this task has: {names}"))
     if task.initial_verifier is not None:
         return task.initial_verifier
     if len(task.verifiers) == 1:

@@ -455,9 +455,14 @@ class MainScreen(SizedScreen):
         try:
             choose(*args)
         except REFUSED as exc:
-            said = exc.args[0] if isinstance(exc, SelectionError) and exc.args else str(exc)
-            return worded(said, self.fmt.action)
+            return self._refused_words(exc)
         return None
+
+    def _refused_words(self, exc: Exception) -> str:
+        """Why a choice (or a run) was refused, in this screen's words: its
+        Advice, which str() would word as the command line, a flag this user never typed."""
+        said = exc.args[0] if isinstance(exc, (SelectionError, DiscoveryError)) and exc.args else str(exc)
+        return worded(said, self.fmt.action)
 
     async def _pick(self, trigger: str, choose: Callable[[Path], None], picker: PickerScreen) -> None:
         """A path chosen in ``picker`` and applied there: a refused one is said
@@ -793,8 +798,8 @@ class MainScreen(SizedScreen):
                 await controller.live.scheduler.drain()
             try:
                 prepared = session.prepare(session.spec())
-            except (DiscoveryError, SelectionError, OSError) as exc:
-                self.notify(f"cannot debug: {exc}", severity="error", markup=False)
+            except REFUSED as exc:
+                self.notify(f"cannot debug: {self._refused_words(exc)}", severity="error", markup=False)
                 return
             if prepared.start_error or prepared.shim_refusal:
                 self.notify(
