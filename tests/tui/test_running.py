@@ -38,6 +38,32 @@ async def test_r_runs_again(example):
         assert "#2  ✓ correct 1 =" in screen_text(app)
 
 
+#: Writes a reward.json whose reward is a 400-digit integer, past any float, and
+#: ends the runner before it could clear it: Harbor's check takes any int.
+HUGE_REWARD = """\
+import os, sys
+
+def verify(workspace):
+    with open(os.path.join(sys.argv[sys.argv.index("--reward-dir") + 1], "reward.json"), "w") as f:
+        f.write('{"reward": 1' + '0' * 400 + '}')
+    os._exit(0)
+"""
+
+
+async def test_a_reward_too_large_for_a_float_is_compared_in_the_history(tmp_path):
+    """The history compares each run's reward with the one before: a reward
+    past any float (Harbor's reward all the same) raised OverflowError there,
+    and the app died with a traceback at the second run."""
+    app = make_app(make_task(tmp_path / "t", HUGE_REWARD), watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        first = await app.wait_for_runs(1)
+        assert first.verdict.rewards == {"reward": 10**400}
+        await pilot.press("r")
+        assert (await app.wait_for_runs(2)).verdict.rewards == {"reward": 10**400}
+        await pilot.pause()
+        assert "#2  " in screen_text(app) and app.is_running
+
+
 async def test_run_all_cases_marks_every_case(example):
     messages = []
     app = make_app(example("hello-file"), watch=False)

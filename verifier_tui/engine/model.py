@@ -135,7 +135,8 @@ class Verdict:
         if self.rewards is None:
             return None
         value = self.rewards.get("reward")
-        return float(value) if isinstance(value, (int, float)) else None
+        # An integer past any float is Harbor's reward all the same: compared as an infinity.
+        return reward_float(value) if isinstance(value, (int, float)) else None
 
 
 @record(frozen=True)
