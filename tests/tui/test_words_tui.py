@@ -172,3 +172,28 @@ def test_the_main_screen_words_every_kind_of_action_the_engine_suggests():
     assert len(flags) == len(set(flags)), "one option said by two kinds"
     assert sorted(KEY_WORDS) == sorted(kinds)
     assert not set(advice.OPTION_KINDS) & set(KEY_WORDS)  # an option with its value: the command line's words
+
+
+async def test_a_workspace_over_the_interpreters_folder_says_what_the_tui_user_does(tmp_path):
+    """A test.sh passing --workspace over the folder the chosen interpreter
+    lives in: the run cannot start, and the screen said to choose another
+    interpreter "(--python)", a flag its user never typed and cannot give it
+    now: it says to start verifier-tui again with one."""
+    import sys
+    from pathlib import Path
+
+    from tests.helpers.processes import needs_namespaces
+
+    needs_namespaces()
+    home = str(Path(sys.base_prefix).parent)
+    task_dir = make_task(tmp_path / "t", "def verify(workspace):\n    return 1.0\n", cases={"only": {}})
+    shim = task_dir / "tests" / "test.sh"
+    shim.write_text(shim.read_text().replace("--workspace /app", f"--workspace {home}"))
+    app = make_app(task_dir, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        result = await app.wait_for_runs(1)
+        assert result.outcome is Outcome.COULD_NOT_START, result.outcome_words
+        await pilot.pause()
+        text = widget_text(app, "#reward-body") + widget_text(app, "#resolution-body")
+        assert "which holds the chosen interpreter's folder" in text, text
+        assert "(--python)" not in text and "start verifier-tui again with it" in text, text

@@ -139,7 +139,7 @@ def result_lines(session: Session, result: RunResult, word: Callable[[str], str]
     if hint:
         lines.append(f"note: {word(hint)}")
     lines += [f"note: {shadow}" for shadow in shadow_lines(result.explain, here)]
-    lines.append(f"{result.outcome_words} · {duration_text(result.duration_s)}")
+    lines.append(f"{word(result.outcome_words)} · {duration_text(result.duration_s)}")
     stuck = stuck_at(result)
     if stuck:
         lines.append(stuck)

@@ -11,6 +11,7 @@ from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from verifier_tui.engine.advice import Advice
 from verifier_tui.engine.record import as_json, field, record
 
 if TYPE_CHECKING:
@@ -297,7 +298,7 @@ class RunResult:
         if self.outcome is Outcome.KILLED:
             return f"killed by signal {self.signal}"
         if self.outcome is Outcome.COULD_NOT_START:
-            return f"could not start: {self.start_error}"
+            return Advice("could not start: ", self.start_error or "")  # its action, when it names one
         if self.outcome is Outcome.UNEXPECTED_EXIT:
             return f"exit {self.exit_code}: not a runner exit code"
         if self.outcome is Outcome.NO_REWARD:

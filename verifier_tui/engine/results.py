@@ -37,6 +37,8 @@ def map_paths(text: str, path_map: list[tuple[str, str]]) -> str:
     path or starts one: ``/app`` in ``/application`` or ``/x/tests`` stays."""
     if not text or not path_map:
         return text
+    if isinstance(text, Advice):  # its text mapped, its actions kept for each face to word
+        return Advice(*(map_paths(part, path_map) if isinstance(part, str) else part for part in text.parts))
     pattern, users = _path_pattern(tuple(path_map))
     if '  File "' not in text:
         return pattern.sub(lambda found: users[found.group(0)], text)

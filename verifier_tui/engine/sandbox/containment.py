@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from verifier_tui.engine import cache, procfs
+from verifier_tui.engine.advice import PYTHON_OPTION, Advice
 from verifier_tui.engine.process import MARKER, new_token
 from verifier_tui.engine.record import field, record, replace
 from verifier_tui.engine.sandbox import cgroup, isolation, network, user_files
@@ -148,10 +149,10 @@ def _in_view(
         return
     hidden = next((folder for folder in shown_interpreter(interpreter) if isolation.inside(folder, limits.app)), None)
     if hidden is not None:  # bound first, the workspace over it: the runner could not start (exit 127)
-        out.start_error = (
+        out.start_error = Advice(  # an action: the TUI's user restarts with it, the plugin has its own option
             f"tests/test.sh passes --workspace {limits.app}, which holds the chosen interpreter's folder "
-            f"{hidden}: the workspace bound there would hide it; choose an interpreter that lives elsewhere "
-            "(--python)"
+            f"{hidden}: the workspace bound there would hide it; choose an interpreter that lives elsewhere: ",
+            PYTHON_OPTION,
         )
         return
     workdir, make = _workdir(limits, workspace, stage, out.notices)

@@ -368,7 +368,7 @@ class MainScreen(SizedScreen):
         self._refresh_header()
         if result.start_error:
             self.query_one(ResolutionPanel).show_message(
-                f"The runner could not start: {fmt.text(result.start_error)}", style="bold $error"
+                f"The runner could not start: {fmt.words(result.start_error)}", style="bold $error"
             )
 
     def on_run_not_possible(self, message: RunNotPossible) -> None:
@@ -803,7 +803,9 @@ class MainScreen(SizedScreen):
                 return
             if prepared.start_error or prepared.shim_refusal:
                 self.notify(
-                    f"cannot debug: {prepared.start_error or prepared.shim_refusal}", severity="error", markup=False
+                    f"cannot debug: {self.fmt.words(prepared.start_error or prepared.shim_refusal or '')}",
+                    severity="error",
+                    markup=False,
                 )
                 return
             stage = prepared.stage

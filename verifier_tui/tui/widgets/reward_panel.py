@@ -66,9 +66,9 @@ def reward_content(result: RunResult, fmt: Display, banner: str | None = None) -
             ("\nHarbor's verdict\n", _HEAD),
             ("  none: ", "bold $error"),
             (f"{VERIFIER_NOT_CALLED.removeprefix('none: ')}\n", "bold"),
-            (f"  {fmt.text(result.start_error or '')}\n", "$error"),
+            (f"  {fmt.words(result.start_error or '')}\n", "$error"),
         )
-    parts += [(fmt.text(result.outcome_words), "bold"), (f" · {fmt.duration(result.duration_s)}\n", "")]
+    parts += [(fmt.words(result.outcome_words), "bold"), (f" · {fmt.duration(result.duration_s)}\n", "")]
     parts += _stuck(result, fmt)
     why = _why(result, fmt)
     if why:
