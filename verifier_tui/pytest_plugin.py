@@ -242,12 +242,24 @@ class VerifierCases:
         ]
         #: The folders given that are a task (job) or lie in one: not pytest's to collect.
         self.task_folders = [arg for arg in folders if any(_is_or_holds(folder, base / arg) for folder in collected)]
+        self.owned = [Path(os.path.realpath(folder)) for folder in collected]
 
     def wanted(self, nodeid: str) -> bool:
         """Whether the arguments chose this collector or item (or none was chosen)."""
         node = nodeid + "::"  # a task above a chosen case, or a case below a chosen task
         ids = [one + "::" for one in [*self.chosen.values(), *self.folders]]
         return not ids or any(one.startswith(node) or node.startswith(one) for one in ids)
+
+    def pytest_ignore_collect(self, collection_path: Path) -> bool | None:
+        """A task's (job's) folder met while pytest collects a folder that
+        holds it (``pytest --verifier-cases tasks tasks``, or ``.``) is this
+        plugin's alone, as one given as an argument is: pytest would import its
+        ``tests/test_*.py`` and verifiers, written for the sandbox, as test
+        modules. Anything else is left to pytest (None: the user's own tests,
+        and pytest's own rules, ``--ignore`` and ``collect_ignore``)."""
+        if Path(os.path.realpath(collection_path)) in self.owned:
+            return True
+        return None
 
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
         ids = [item.nodeid for item in items]

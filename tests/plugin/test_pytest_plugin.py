@@ -691,3 +691,16 @@ def test_run_below_the_rootdir_its_ids_are_paths_pytest_prints_and_takes_back(py
     printed = next(line for line in done.stdout.lines if line.startswith("FAILED ")).split()[1]
     assert (pytester.path / printed.split("::")[0]).resolve() == (outside / "sum-column").resolve()
     here("--verifier-cases", str(outside), printed).assert_outcomes(failed=1)
+
+
+def test_a_folder_of_tasks_given_as_an_argument_is_the_plugins_alone(pytester, tasks):
+    """``pytest --verifier-cases tasks tasks`` (or ``.``): pytest collected the
+    folder too, and ran plain-test-sh's tests/test_outputs.py, written for the
+    sandbox, here (three failures on a missing /app/report.json). The user's
+    own tests beside the tasks still run."""
+    pytester.makepyfile(test_mine="def test_mine():\n    assert True\n")
+    for given in ("tasks", "."):
+        done = run(pytester, "--verifier-cases", "tasks", given, "--co", "-q")
+        assert "test_outputs" not in done.stdout.str(), done.stdout.str()
+    run(pytester, "--verifier-cases", "tasks", "tasks").assert_outcomes(passed=6, failed=1, skipped=1)
+    run(pytester, "--verifier-cases", "tasks", ".").assert_outcomes(passed=7, failed=1, skipped=1)
