@@ -423,6 +423,15 @@ class TaskWithoutCases(pytest.Collector):
         return [item]
 
 
+def shown_as(kind: str, nodeid: str) -> str:
+    """An item's "domain", the head line of its failure: its id after a
+    bracketed word, as pytest's doctests have ``[doctest] name``. pytest reads
+    a domain that ends the line ``-v`` prints as a Python name and turns its
+    dots into ``::`` (case ``v1.2`` was shown ``v1::2``, an id that names no
+    test); it leaves one that starts with ``[`` as it is."""
+    return f"[{kind}] {nodeid}"
+
+
 class NoCase(pytest.Item):
     def runtest(self) -> None:
         """Never called: the item is skipped."""
@@ -431,7 +440,7 @@ class NoCase(pytest.Item):
         from verifier_tui.words.text import one_line
 
         toml = self.path / "task.toml"  # where a skip is said: the task's file, line 1
-        return Path(one_line(str(toml if toml.is_file() else self.path))), 0, self.nodeid
+        return Path(one_line(str(toml if toml.is_file() else self.path))), 0, shown_as("task", self.nodeid)
 
 
 class CaseMismatch(Exception):
@@ -544,6 +553,9 @@ class VerifierCase(pytest.Item):
         from verifier_tui.words.text import one_line
 
         folder = getattr(self.case, "folder", None) or self.group.folder
+        kind = "trial" if self.group.session is None else "case"  # a Harbor job's group has no session
+        if self.case is None and self.problem is None:
+            kind = "task"  # the task's own failing item, (task)
         # Shown, never opened: as the test id, on one line and UTF-8 (pytest-xdist's
         # workers send it, and execnet cannot carry a name's bytes that are not).
-        return Path(one_line(str(folder))), None, self.nodeid
+        return Path(one_line(str(folder))), None, shown_as(kind, self.nodeid)

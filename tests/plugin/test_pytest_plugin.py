@@ -704,3 +704,25 @@ def test_a_folder_of_tasks_given_as_an_argument_is_the_plugins_alone(pytester, t
         assert "test_outputs" not in done.stdout.str(), done.stdout.str()
     run(pytester, "--verifier-cases", "tasks", "tasks").assert_outcomes(passed=6, failed=1, skipped=1)
     run(pytester, "--verifier-cases", "tasks", ".").assert_outcomes(passed=7, failed=1, skipped=1)
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["alone", "xdist"])
+def test_a_dot_in_a_task_or_case_name_shows_as_written_under_v(pytester, tasks, monkeypatch, workers):
+    """``pytest -v`` printed case ``v1.2`` of task ``hello.file`` as
+    ``tasks/hello::file::v1::2``: pytest reads a test's location as a Python
+    name and turns its dots into ``::``. The id shown is the one pytest takes
+    back, and the failure's head line names it too."""
+    if workers:
+        pytest.importorskip("xdist")
+        monkeypatch.setenv("PYTEST_ADDOPTS", inner_pytest_options("xdist", "xdist.looponfail"))
+    task = tasks / "hello-file"
+    task.rename(tasks / "hello.file")
+    cases = tasks / "hello.file" / "cases"
+    (cases / "correct").rename(cases / "v1.2")
+    (cases / "wrong-text" / "expected.json").write_text('{"rewards": {"reward": 0.5}}')
+    done = run(pytester, "--verifier-cases", "tasks/hello.file", "-v", *workers)
+    done.assert_outcomes(passed=3, failed=1)
+    text = done.stdout.str()
+    assert "::v1::2" not in text and "hello::file" not in text, text
+    done.stdout.fnmatch_lines(["*tasks/hello.file::v1.2 *", "*_ * tasks/hello.file::wrong-text _*"])
+    run(pytester, "--verifier-cases", "tasks", "tasks/hello.file::v1.2").assert_outcomes(passed=1)
