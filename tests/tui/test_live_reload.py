@@ -180,3 +180,25 @@ async def test_a_case_folder_named_in_bytes_that_are_not_utf8_is_watched(example
         assert result.trigger == "tests/verifier.py"
         await pilot.pause()
         assert "run #2" in screen_text(app)
+
+
+async def test_the_current_case_renamed_on_disk_stays_chosen_under_its_new_name(example):
+    """``mv cases/correct cases/right`` while the app ran with ``correct``
+    chosen: the list showed ``right``, but the choice dropped to "no case",
+    the header still named ``cases/correct/workspace``, and the run that
+    followed could not start (``the workspace ... is not there any more``)."""
+    root = example("hello-file")
+    app = make_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await asyncio.wait_for(app.controller.live.watch_ready.wait(), 10)
+        (root / "cases" / "correct").rename(root / "cases" / "right")
+        await wait_for(lambda: "right" in listed(app), "the renamed case in the cases list")
+        assert "correct" not in listed(app)
+        assert app.session.case is not None and app.session.case.name == "right"
+        assert app.session.workspace == root / "cases" / "right" / "workspace"
+        result = await app.wait_for_runs(2)
+        assert result.case == "right" and result.expected_matched is True
+        await pilot.pause()
+        header = widget_text(app, "#header")
+        assert "case right" in header and "could not start" not in screen_text(app)

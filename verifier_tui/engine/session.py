@@ -139,6 +139,7 @@ class Session:
         self.verifier: Path | None = None
         self.case: Case | None = None
         self._gone_case: Case | None = None  # the chosen case while its folder is away (chosen again when back)
+        self._case_folder: tuple[int, int] | None = None  # the chosen case's folder's identity (a rename keeps it)
         self.workspace: Path | None = None
         self.response: ResponseSource | None = None
         self.task_data: Path | None = None
@@ -185,6 +186,7 @@ class Session:
     def select_case(self, case: Case | None) -> None:
         """Take a case's workspace, response and task data (or none at all)."""
         self.case, self._gone_case = case, None
+        self._case_folder = _folder_identity(case.folder) if case is not None else None
         if case is None:
             self.workspace = None
             self.response = None
@@ -686,6 +688,12 @@ class Session:
         else:
             self.verifier = None
         self.case = self.task.case(before.name) if before is not None else None
+        if before is not None and self.case is None and self._case_folder is not None:
+            # Its folder renamed (mv cases/correct cases/right) is the same folder under its new name: chosen
+            # still, as an editor's file list follows a file renamed, not dropped to no case on a gone workspace.
+            self.case = next((c for c in self.task.cases if _folder_identity(c.folder) == self._case_folder), None)
+        if self.case is not None:
+            self._case_folder = _folder_identity(self.case.folder)
         self._gone_case = before if before is not None and self.case is None else None
         if before is not None and self.case is not None:
             # What the case gave follows the case as it is now (a workspace that
@@ -727,6 +735,15 @@ class Session:
         if self.scratch is None:
             self.scratch = Scratch()
         return self.scratch
+
+
+def _folder_identity(folder: Path) -> tuple[int, int] | None:
+    """A folder's device and inode: the same after a rename, None once gone."""
+    try:
+        found = folder.stat()
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino
 
 
 class Run:
