@@ -202,3 +202,30 @@ async def test_the_current_case_renamed_on_disk_stays_chosen_under_its_new_name(
         await pilot.pause()
         header = widget_text(app, "#header")
         assert "case right" in header and "could not start" not in screen_text(app)
+
+
+async def test_the_case_chooser_open_follows_a_case_renamed_on_disk(example):
+    """``s`` open, then ``mv cases/wrong-text cases/wrong-words``: the list
+    behind it followed, but the chooser kept offering ``wrong-text``, a case
+    that is no more, and never offered ``wrong-words``."""
+    root = example("hello-file")
+    app = make_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await asyncio.wait_for(app.controller.live.watch_ready.wait(), 10)
+        await pilot.press("s")
+        assert isinstance(app.screen, ChooseListScreen)
+        (root / "cases" / "wrong-text").rename(root / "cases" / "wrong-words")
+        await wait_for(lambda: "wrong-words" in listed(app), "the renamed case in the cases list")
+        chooser = app.screen
+        assert isinstance(chooser, ChooseListScreen)
+        options = chooser.query_one(OptionList)
+
+        def offered() -> list[str | None]:
+            return [options.get_option_at_index(i).id for i in range(options.option_count)]
+
+        await wait_for(lambda: "wrong-words" in offered(), "the renamed case in the chooser")
+        assert "wrong-text" not in offered() and "wrong-text" not in screen_text(app)
+        await pilot.press("end", "up", "enter")  # the last case, above "no case"
+        result = await app.wait_for_runs(2)
+        assert result.case == "wrong-words" and result.expected_matched is True

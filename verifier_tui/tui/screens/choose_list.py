@@ -35,15 +35,26 @@ class ChooseListScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="chooser", classes="dialog"):
             yield Label(Content(self.title_text), classes="dialog-title")
-            yield OptionList(
-                *[
-                    Option(label if isinstance(label, Content) else content(label), id=key)
-                    for key, label in self.choices
-                ],
-                id="options",
-            )
+            yield OptionList(*self._options(), id="options")
             yield Label(Content(self.hint), classes="dialog-hint")
         yield KeyFooter()
+
+    def _options(self) -> list[Option]:
+        return [Option(label if isinstance(label, Content) else content(label), id=key) for key, label in self.choices]
+
+    def offer(self, options: list[tuple[str, Content | str]]) -> None:
+        """Offer ``options`` instead while open (what they list changed on
+        disk: a case folder renamed, added, removed): the cursor stays on its
+        option, or at its place when that one is gone."""
+        if [(key, str(label)) for key, label in options] == [(key, str(label)) for key, label in self.choices]:
+            return
+        self.choices = options
+        listed = self.query_one(OptionList)
+        was = listed.highlighted_option.id if listed.highlighted_option is not None else None
+        place = listed.highlighted or 0
+        listed.set_options(self._options())
+        ids = [key for key, _ in options]
+        listed.highlighted = ids.index(was) if was in ids else min(place, len(ids) - 1)
 
     def on_mount(self) -> None:
         options = self.query_one(OptionList)

@@ -222,6 +222,8 @@ class MainScreen(SizedScreen):
         self._last_response: ResponseSource | None = None  # the response put aside by "toggle mode"
         self.coverage_view: CoverageScreen | None = None
         """The coverage view while it is open: each run's coverage goes to it."""
+        self._case_chooser: ChooseListScreen | None = None
+        """The case chooser (s) while it is open: it follows the cases as the list does."""
         self.stream = "stderr"
         """The stream the output panel shows (o shows the other)."""
         self._response_edited = False
@@ -288,6 +290,10 @@ class MainScreen(SizedScreen):
             self.running_case,
             self.outdated_through,
         )
+        if self._case_chooser is not None and self._case_chooser.is_mounted:
+            # Open over the list, it offers what the list shows: a case folder renamed on disk is offered
+            # under its new name, not under the old one that names no case.
+            self._case_chooser.offer(case_options(session, self.last_by_case)[0])
 
     watch_running_case = watch_last_by_case = watch_outdated_through = _refresh_cases
 
@@ -491,7 +497,11 @@ class MainScreen(SizedScreen):
     @work(name="choose a case", group="choose", exit_on_error=False)
     async def action_choose_case(self) -> None:
         options, current = case_options(self.session, self.last_by_case)
-        key = await self.app.push_screen_wait(ChooseListScreen("Choose a case", options, current))
+        self._case_chooser = ChooseListScreen("Choose a case", options, current)
+        try:
+            key = await self.app.push_screen_wait(self._case_chooser)
+        finally:
+            self._case_chooser = None
         if key is not None:
             self._select_case(None if key == NO_CASE else key)
 
