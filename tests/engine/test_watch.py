@@ -1020,12 +1020,14 @@ async def test_a_task_that_cannot_be_read_is_said_once_while_it_lasts(tmp_path):
     said: list[str] = []
     live = LiveRuns(session, lambda trigger, change: asyncio.sleep(0), on_task_error=said.append)
     toml = Change(paths=frozenset({task / "task.toml"}))
+    away = tmp_path / "elsewhere" / "t"  # moved out of its folder: gone (renamed beside, it is followed)
+    away.parent.mkdir()
     try:
-        task.rename(tmp_path / "away")
+        task.rename(away)
         live.on_change(toml)
         live.on_change(toml)
         assert len(said) == 1 and "the task could not be re-read" in said[0]
-        (tmp_path / "away").rename(task)
+        away.rename(task)
         live.on_change(toml)
         shutil.rmtree(task)
         live.on_change(toml)

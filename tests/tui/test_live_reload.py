@@ -229,3 +229,34 @@ async def test_the_case_chooser_open_follows_a_case_renamed_on_disk(example):
         await pilot.press("end", "up", "enter")  # the last case, above "no case"
         result = await app.wait_for_runs(2)
         assert result.case == "wrong-words" and result.expected_matched is True
+
+
+async def test_the_task_folder_renamed_on_disk_is_followed(example):
+    """``mv hello-file hello-world`` while the app ran: the status line said
+    ``the task could not be re-read: /.../hello-file/tests does not exist``
+    for good, and ``r`` then failed the case on a workspace that was gone."""
+    root = example("hello-file")
+    app = make_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await asyncio.wait_for(app.controller.live.watch_ready.wait(), 10)
+        moved = root.with_name("hello-world")
+        root.rename(moved)
+        await wait_for(lambda: app.session.task.root == moved, "the task read again at its new name")
+        live = app.controller.live
+        await wait_for(
+            lambda: live.watch_ready.is_set() and any(t.path == moved / "tests" for t in live.targets or ()),
+            "the watcher on the task's new folder",
+        )
+        await pilot.press("r")
+        result = await app.wait_for_runs(len(app.finished) + 1)
+        assert result.case == "correct" and result.expected_matched is True
+        assert app.session.workspace == moved / "cases" / "correct" / "workspace"
+        await pilot.pause()
+        assert "could not be re-read" not in screen_text(app)
+        assert "workspace hello-world/cases/correct/workspace" in screen_text(app)
+        # A save in the task's new folder runs, as before the rename.
+        (moved / "tests" / "verifier.py").write_text("def verify(workspace):\n    return 0.5\n")
+        await wait_for(
+            lambda: any(r and r.verdict.rewards == {"reward": 0.5} for r in app.finished), "a run of the save"
+        )

@@ -130,6 +130,7 @@ class Session:
     def __init__(self, path: Path | str | Target, options: Options | None = None) -> None:
         self.options = options or Options()
         self.task: Task = resolve(path)
+        self._task_folder = _folder_identity(self.task.root)  # the task's folder's identity (a rename keeps it)
         self.scratch: Scratch | None = None
         self._stages: dict[tuple[Path | None, bool], list[Stage]] = {}
         self._busy: set[int] = set()  # id() of the stages a run is using right now
@@ -676,9 +677,22 @@ class Session:
         # Re-read from the verifier file the task was opened as, when it was: that
         # file decides which folder is staged as /tests (discovery.resolve).
         opened = self.task.initial_verifier
+        root = self.task.root
+        renamed = _renamed_to(root, self._task_folder) if not root.is_dir() else None
+        if renamed is not None:
+            # The task's folder renamed (mv hello-file hello-world) is the same task under its new name: what
+            # was chosen in it follows it, as a case renamed does (below).
+            def follow(path: Path) -> Path:
+                return renamed / path.relative_to(root) if path.is_relative_to(root) else path
+
+            opened = follow(opened) if opened is not None else None
+            verifier = follow(verifier) if verifier is not None else None
+            workspace = follow(workspace) if workspace is not None else None
+            task_data = follow(task_data) if task_data is not None else None
         if opened is None or not opened.is_file():
-            opened = self.task.root if self.task.root.is_dir() else self.task.tests_dir
+            opened = (renamed or root) if (renamed or root).is_dir() else self.task.tests_dir
         self.task = resolve(opened)
+        self._task_folder = _folder_identity(self.task.root)
         if verifier is not None and (verifier in self.task.verifiers or verifier.is_file()):
             self.verifier = verifier  # the user's choice, even with verify gone: the runner says what is wrong
         elif self.task.verifiers:
@@ -735,6 +749,21 @@ class Session:
         if self.scratch is None:
             self.scratch = Scratch()
         return self.scratch
+
+
+def _renamed_to(folder: Path, identity: tuple[int, int] | None) -> Path | None:
+    """The name the folder that was ``folder`` (``identity``) has now in the
+    same parent folder, if it was renamed there; None if it is not there."""
+    if identity is None:
+        return None
+    try:
+        with os.scandir(folder.parent) as entries:
+            for entry in entries:  # the inode is in the folder's own listing: a stat only for a likely one
+                if entry.inode() == identity[1] and _folder_identity(Path(entry.path)) == identity:
+                    return Path(entry.path)
+    except OSError:
+        return None
+    return None
 
 
 def _folder_identity(folder: Path) -> tuple[int, int] | None:
