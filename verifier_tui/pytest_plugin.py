@@ -146,7 +146,7 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     if config.args_source is not pytest.Config.ArgsSource.ARGS:
         config.args = []  # only the cases were asked for: not testpaths, not the current folder
-    chosen = [arg for arg in config.args if _names_a_case(config, arg)]
+    chosen = {arg: found for arg in config.args if (found := _case_id(config, arg)) is not None}
     config.args = [arg for arg in config.args if arg not in chosen]
     # As pytest narrows a run to a folder given as an argument, a folder narrows the cases (VerifierCases).
     folders = [arg for arg in config.args if (config.invocation_params.dir / arg).is_dir()]
@@ -157,12 +157,20 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(plugin, PLUGIN_NAME)
 
 
-def _names_a_case(config: pytest.Config, arg: str) -> bool:
-    """``<task folder>::<case>`` as the summary printed it (a folder, then names):
-    pytest refuses names after a folder, so such an argument is this plugin's
-    to choose cases with."""
-    where, _, names = arg.partition("::")
-    return bool(names) and (config.invocation_params.dir / where).is_dir()
+def _case_id(config: pytest.Config, arg: str) -> tuple[str, list[str]] | None:
+    """``<task folder>::<case>`` as the summary printed it (a folder, then
+    names), as that folder and the names: pytest refuses names after a folder,
+    so such an argument is this plugin's to choose cases with. The folder is
+    the longest part before a ``::`` that is one (a task folder ``a::b`` has
+    ids ``a::b::correct``); None for any other argument (a folder itself)."""
+    if (config.invocation_params.dir / arg).is_dir():
+        return None
+    parts = arg.split("::")
+    for cut in range(len(parts) - 1, 0, -1):
+        where = "::".join(parts[:cut])
+        if (config.invocation_params.dir / where).is_dir():
+            return where, parts[cut:]
+    return None
 
 
 def _is_or_holds(given: Path, folder: Path) -> bool:
@@ -192,7 +200,9 @@ def node_path(config: pytest.Config, folder: Path) -> str:
 class VerifierCases:
     """The collection of one pytest run, registered only when asked for."""
 
-    def __init__(self, config: pytest.Config, paths: list[str], chosen: list[str], folders: list[str]) -> None:
+    def __init__(
+        self, config: pytest.Config, paths: list[str], chosen: dict[str, tuple[str, list[str]]], folders: list[str]
+    ) -> None:
         from verifier_tui.engine.session import Options
         from verifier_tui.engine.suite import CollectionError, collect
 
@@ -226,9 +236,7 @@ class VerifierCases:
         # The ids given as arguments (``tasks/hello-file::correct``), as test ids
         base = config.invocation_params.dir
         self.chosen = {
-            arg: "::".join([node_path(config, base / where), *names])
-            for arg in chosen
-            for where, *names in [arg.split("::")]
+            arg: "::".join([node_path(config, base / where), *names]) for arg, (where, names) in chosen.items()
         }
         # The tasks (jobs) that a folder given as an argument is, holds or lies in (``tasks/hello-file``), as
         # test ids. A folder with none (the user's own tests/) narrows nothing: its tests run beside the cases.

@@ -726,3 +726,14 @@ def test_a_dot_in_a_task_or_case_name_shows_as_written_under_v(pytester, tasks, 
     assert "::v1::2" not in text and "hello::file" not in text, text
     done.stdout.fnmatch_lines(["*tasks/hello.file::v1.2 *", "*_ * tasks/hello.file::wrong-text _*"])
     run(pytester, "--verifier-cases", "tasks", "tasks/hello.file::v1.2").assert_outcomes(passed=1)
+
+
+def test_a_task_folder_named_with_colons_is_given_back_by_its_id(pytester, tasks):
+    """A task folder ``a::b``: its cases were printed ``tasks/a::b::correct``,
+    and that id given back was refused (``file or directory not found``): the
+    id was cut at its first ``::``, ``tasks/a``, which is no folder."""
+    (tasks / "hello-file").rename(tasks / "a::b")
+    done = run(pytester, "--verifier-cases", "tasks", "tasks/a::b::correct", "-v")
+    done.assert_outcomes(passed=1)
+    done.stdout.fnmatch_lines(["tasks/a::b::correct PASSED*"])
+    run(pytester, "--verifier-cases", "tasks", "tasks/a::b").assert_outcomes(passed=4)
