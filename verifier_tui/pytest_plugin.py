@@ -240,13 +240,24 @@ class VerifierCases:
         }
         # The tasks (jobs) that a folder given as an argument is, holds or lies in (``tasks/hello-file``), as
         # test ids. A folder with none (the user's own tests/) narrows nothing: its tests run beside the cases.
+        # A folder in a task's case (``tasks/hello-file/cases/correct``) narrows to that case alone, as
+        # --verifier-cases given it (and `verifier-tui test`) tests that case: pytest runs a folder's tests.
+        from verifier_tui.words.text import one_line
+
         collected = [folder for group in self.collection.groups for _name, folder, _cases in _by_job(group)]
         collected += self.collection.without_cases
+        case_folders = {
+            case.folder: f"{node_path(config, folder)}::{one_line(case.name)}"
+            for group in self.collection.groups
+            for _name, folder, cases in _by_job(group)
+            for case in cases
+            if group.session is not None  # a task's cases (a job's trials narrow to their job)
+        }
         self.folders = [
-            node_path(config, folder)
-            for arg in folders
+            next((one for case, one in case_folders.items() if _is_or_holds(case, given)), node_path(config, folder))
+            for given in [base / arg for arg in folders]
             for folder in collected
-            if _is_or_holds(base / arg, folder) or _is_or_holds(folder, base / arg)
+            if _is_or_holds(given, folder) or _is_or_holds(folder, given)
         ]
         #: The folders given that are a task (job) or lie in one: not pytest's to collect.
         self.task_folders = [arg for arg in folders if any(_is_or_holds(folder, base / arg) for folder in collected)]

@@ -737,3 +737,14 @@ def test_a_task_folder_named_with_colons_is_given_back_by_its_id(pytester, tasks
     done.assert_outcomes(passed=1)
     done.stdout.fnmatch_lines(["tasks/a::b::correct PASSED*"])
     run(pytester, "--verifier-cases", "tasks", "tasks/a::b").assert_outcomes(passed=4)
+
+
+def test_a_case_folder_given_as_an_argument_narrows_the_run_to_that_case(pytester, tasks):
+    """``pytest --verifier-cases tasks tasks/sum-column/cases/wrong-total``:
+    every case of sum-column ran, where ``--verifier-cases`` given that folder
+    (and ``verifier-tui test``) runs that case alone, and pytest narrows a run
+    to the tests of a folder given."""
+    for given in ("tasks/sum-column/cases/wrong-total", "tasks/sum-column/cases/wrong-total/workspace"):
+        done = run(pytester, "--verifier-cases", "tasks", given, "-v")
+        done.assert_outcomes(failed=1)
+        done.stdout.fnmatch_lines(["tasks/sum-column::wrong-total FAILED*"])
