@@ -423,10 +423,18 @@ class VerifierTask(pytest.Collector):
         if group.error is not None and not group.cases and not group.invalid:
             # an item that fails, not an error of collection: that stopped every other task's cases too
             return [VerifierCase.from_parent(self, name="(task)")]
-        items = [VerifierCase.from_parent(self, name=one_line(case.name), case=case) for case in self.cases]
+        items: list[pytest.Item] = [
+            VerifierCase.from_parent(self, name=one_line(case.name), case=case) for case in self.cases
+        ]
         items += [
             VerifierCase.from_parent(self, name=one_line(name), problem=problem) for name, problem in group.invalid
         ]
+        # A case no expected.json judges: a skipped test saying so, where the case is (`test` lists it after the
+        # task's table); it was left out without a word.
+        for name, why in group.not_judged:
+            item = NoCase.from_parent(self, name=one_line(name), path=group.folder / "cases" / name, kind="case")
+            item.add_marker(pytest.mark.skip(reason=f"not judged: {why}"))
+            items.append(item)
         plugin = cast("VerifierCases", self.config.pluginmanager.get_plugin(PLUGIN_NAME))
         return sorted((item for item in items if plugin.wanted(item.nodeid)), key=lambda item: item.name)
 
@@ -452,6 +460,13 @@ def shown_as(kind: str, nodeid: str) -> str:
 
 
 class NoCase(pytest.Item):
+    """An item never run, skipped saying why: a task without a case, or a case
+    no expected.json judges (``kind`` "case")."""
+
+    def __init__(self, *, kind: str = "task", **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.kind = kind
+
     def runtest(self) -> None:
         """Never called: the item is skipped."""
 
@@ -459,7 +474,7 @@ class NoCase(pytest.Item):
         from verifier_tui.words.text import one_line
 
         toml = self.path / "task.toml"  # where a skip is said: the task's file, line 1
-        return Path(one_line(str(toml if toml.is_file() else self.path))), 0, shown_as("task", self.nodeid)
+        return Path(one_line(str(toml if toml.is_file() else self.path))), 0, shown_as(self.kind, self.nodeid)
 
 
 class CaseMismatch(Exception):
