@@ -443,10 +443,10 @@ class TaskWithoutCases(pytest.Collector):
     """A task found below a folder that has no case: one item, skipped, saying how to make one."""
 
     def collect(self) -> list[pytest.Item]:
-        from verifier_tui.engine.suite import NOT_TESTED
+        from verifier_tui.engine.suite import not_tested
 
         item = NoCase.from_parent(self, name="(task)")
-        item.add_marker(pytest.mark.skip(reason=NOT_TESTED))  # said at the task, not in this file
+        item.add_marker(pytest.mark.skip(reason=not_tested(self.path)))  # said at the task, not in this file
         return [item]
 
 

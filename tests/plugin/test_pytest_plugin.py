@@ -760,3 +760,17 @@ def test_a_case_without_expected_json_is_a_skipped_test_saying_so(pytester, task
     done.stdout.fnmatch_lines(
         ["tasks/hello-file::wrong-text SKIPPED*", "SKIPPED * not judged: it has no expected.json (write one, *"]
     )
+
+
+def test_a_task_whose_cases_have_no_expected_json_is_not_said_to_have_no_case(pytester, tasks):
+    """hello-file with its four cases but no expected.json, found below
+    ``tasks``: its skipped test said ``not tested: it has no case: make one
+    with verifier-tui run TASK --save-case NAME``, to a user looking at four."""
+    for expected in (tasks / "hello-file" / "cases").glob("*/expected.json"):
+        expected.unlink()
+    done = run(pytester, "--verifier-cases", "tasks", "-rs")
+    done.assert_outcomes(passed=2, failed=1, skipped=2)
+    done.stdout.fnmatch_lines(
+        ["SKIPPED * tasks/hello-file/task.toml: not tested: none of its 4 cases has an expected.json (write one, *"]
+    )
+    assert "hello-file/task.toml: not tested: it has no case" not in done.stdout.str()

@@ -279,7 +279,7 @@ def copy_warning(ran: list[tuple[Any, list[RunResult]]]) -> str | None:
 
 def test_json(ran: list[tuple[Any, list[RunResult]]], wall: float, without: Sequence[Path] = ()) -> dict[str, Any]:
     """The test document (docs/json-output.md); ``without``: the tasks found without a case."""
-    from verifier_tui.engine.suite import NO_CASES
+    from verifier_tui.engine.suite import no_cases
 
     single = ran[0][0] if len(ran) == 1 else None
     cases = []
@@ -300,7 +300,7 @@ def test_json(ran: list[tuple[Any, list[RunResult]]], wall: float, without: Sequ
         ],
         "errors": [{"task": g.name, "folder": str(g.folder), "problem": g.error} for g, _rs in ran if g.error],
         "not_judged": [{"task": g.name, "case": name, "reason": why} for g, _rs in ran for name, why in g.not_judged],
-        "without_cases": [{"task": p.name, "folder": str(p), "reason": NO_CASES} for p in without],
+        "without_cases": [{"task": p.name, "folder": str(p), "reason": no_cases(p)} for p in without],
         "tasks": [
             {
                 "name": g.name,
@@ -466,9 +466,9 @@ def test_lines(
 
 def without_case(task: Path) -> str:
     """A task found without a case: not tested, and how to make one."""
-    from verifier_tui.engine.suite import NOT_TESTED
+    from verifier_tui.engine.suite import not_tested
 
-    return f"task {one_line(task.name)} ({here(task)}): {NOT_TESTED}"
+    return f"task {one_line(task.name)} ({here(task)}): {not_tested(task)}"
 
 
 @record(frozen=True)
@@ -489,10 +489,10 @@ def junit_cases(ran: list[tuple[Any, list[RunResult]]], without: Sequence[Path] 
     """``test``'s cases as JUnit test cases, each with its task as ``classname``;
     errors first, for what could not be run; a task found ``without`` a case,
     a skipped test (as pytest reports a test it did not run, and not a failure)."""
-    from verifier_tui.engine.suite import NOT_TESTED
+    from verifier_tui.engine.suite import not_tested
 
     out = [JunitCase(g.name, "(task)", "0", error=g.error) for g, _rs in ran if g.error is not None]
-    out += [JunitCase(p.name, "(task)", "0", skipped=NOT_TESTED) for p in without]  # the plugin's words too
+    out += [JunitCase(p.name, "(task)", "0", skipped=not_tested(p)) for p in without]  # the plugin's words too
     out += [
         JunitCase(g.name, "task.toml", "0", error=f"Harbor would refuse this task: {refused(g)}")
         for g, _rs in ran

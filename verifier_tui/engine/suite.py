@@ -19,6 +19,7 @@ in :func:`_groups_for`.
 from __future__ import annotations
 
 import fnmatch
+import itertools
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -40,13 +41,39 @@ if TYPE_CHECKING:
     from verifier_tui.engine.task.cases import Case
 
 #: Why a case with no expected.json is not judged (``test`` lists it, and why).
-NO_EXPECTED = 'it has no expected.json (write one, such as {"rewards": {"reward": 1.0}} or {"exit_code": 1})'
+WRITE_ONE = 'write one, such as {"rewards": {"reward": 1.0}} or {"exit_code": 1}'
+NO_EXPECTED = f"it has no expected.json ({WRITE_ONE})"
 #: How a task gets a case to test, said wherever it has none.
 MAKE_A_CASE = "make one with verifier-tui run TASK --save-case NAME (cases/NAME/ with an expected.json)"
 #: Why a task found below a folder is not tested (said, never left out quietly).
 NO_CASES = f"it has no case: {MAKE_A_CASE}"
-#: A task found without a case, in every report that skips it (text, JUnit, the pytest plugin).
-NOT_TESTED = f"not tested: {NO_CASES}"
+
+
+def no_cases(task: Path) -> str:
+    """Why a task found without a case to test is not tested, in every report
+    that skips it (text, JSON, JUnit, the pytest plugin): it has no case, or
+    its cases have no expected.json (it has cases: "it has no case" was wrong)."""
+    try:
+        with os.scandir(task / "cases") as scan:
+            count = sum(
+                1
+                for entry in itertools.islice(scan, MAX_ENTRIES_SCANNED)
+                if not entry.name.startswith(".") and entry.is_dir()  # as find_cases takes a case folder
+            )
+    except OSError:
+        count = 0
+    if count == 0:
+        return NO_CASES
+    if count == 1:
+        return f"its one case has no expected.json ({WRITE_ONE})"
+    return f"none of its {count} cases has an expected.json ({WRITE_ONE})"
+
+
+def not_tested(task: Path) -> str:
+    """A task found without a case to test, as every report that skips it says it."""
+    return f"not tested: {no_cases(task)}"
+
+
 #: Between a task's name and a case's in an item's name (pytest's own separator).
 SEPARATOR = "::"
 COLD = "VERIFIER_TUI_COLD"
