@@ -774,3 +774,19 @@ def test_a_task_whose_cases_have_no_expected_json_is_not_said_to_have_no_case(py
         ["SKIPPED * tasks/hello-file/task.toml: not tested: none of its 4 cases has an expected.json (write one, *"]
     )
     assert "hello-file/task.toml: not tested: it has no case" not in done.stdout.str()
+
+
+def test_a_trial_whose_task_is_not_found_names_no_option_the_plugin_lacks_throughout(pytester, tmp_path):
+    """A job whose task moved away: the head line said to give it to
+    ``verifier-tui test JOB --task DIR (the plugin takes none)``, but the
+    walkthrough's task line below still said ``give the task folder with
+    --task DIR``, an option pytest refuses."""
+    demo = make_task(pytester.path / "tasks" / "demo", READS_HELLO, toml=SEPARATE)
+    sandbox_trial(pytester.path / "jobs" / "moved", demo, tmp_path, workspace={"hello.txt": "hi"}, capture=True)
+    demo.rename(tmp_path / "elsewhere")
+    done = run(pytester, "--verifier-cases", "jobs/moved")
+    done.assert_outcomes(failed=1)
+    text = done.stdout.str()
+    assert "the task was not found" in text
+    assert "with --task DIR" not in text, text
+    assert text.count("--task DIR") == text.count("verifier-tui test JOB --task DIR (the plugin takes none)") >= 2

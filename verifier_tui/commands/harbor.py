@@ -377,8 +377,8 @@ def print_walkthrough(opened: TrialSession, replayed: Replayed, word: Callable[[
     walk = opened.walk
     side = walk.sandbox
     _say(trial_header(walk))
-    for line in task_words(walk):
-        _say(f"  {line}")
+    for line in task_words(walk):  # where the task was looked for ends in what to give: worded too
+        _say(f"  {word(line)}")
     _say("")
     for line in cause_lines(replayed.cause):
         _say(line)
