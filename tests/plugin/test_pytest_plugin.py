@@ -790,3 +790,19 @@ def test_a_trial_whose_task_is_not_found_names_no_option_the_plugin_lacks_throug
     assert "the task was not found" in text
     assert "with --task DIR" not in text, text
     assert text.count("--task DIR") == text.count("verifier-tui test JOB --task DIR (the plugin takes none)") >= 2
+
+
+def test_a_case_folder_named_beside_its_task_is_collected_once(pytester, tasks):
+    """``--verifier-cases tasks/hello-file/cases/correct --verifier-cases
+    tasks``: the case was collected by each, and ran twice under one id (two
+    JUnit test cases of one name, five results for four cases)."""
+    report = pytester.path / "report.xml"
+    for first, second in (
+        ("tasks/hello-file/cases/correct", "tasks"),
+        ("tasks/hello-file", "tasks/hello-file/cases/correct"),
+    ):
+        done = run(pytester, "--verifier-cases", first, "--verifier-cases", second, f"--junitxml={report}")
+        names = [(c.get("classname"), c.get("name")) for c in ET.parse(report).getroot().iter("testcase")]
+        assert names.count(("tasks.hello-file", "correct")) == 1, names
+        assert len(names) == len(set(names)), names
+    done.assert_outcomes(passed=4)

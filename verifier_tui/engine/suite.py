@@ -532,15 +532,22 @@ def _task_group(folder: Path | Target, options: Options, named: bool) -> TaskCas
 def _once_each(groups: list[Any]) -> list[Any]:
     """Each task once (``test tasks tasks/hello-file`` named it twice: its
     cases ran twice, under one id): a later group of the same folder, verifier
-    and cases is closed. Paths compared where links lead: ``tasks`` and a
-    link to it name the same verifier."""
+    and cases is closed, and so is one case's group (a case folder named) of a
+    task whose every case is tested too, before or after it. Paths compared
+    where links lead: ``tasks`` and a link to it name the same verifier."""
+
+    def task_key(group: Any) -> tuple[Any, ...]:
+        session = getattr(group, "session", None)
+        verifier = session and session.verifier and os.path.realpath(session.verifier)
+        return (type(group), os.path.realpath(group.folder), verifier)
+
+    whole = {task_key(group) for group in groups if getattr(group, "only", None) is None}
     kept: list[Any] = []
     seen: set[tuple[Any, ...]] = set()
     for group in groups:
-        session = getattr(group, "session", None)
-        verifier = session and session.verifier and os.path.realpath(session.verifier)
-        key = (type(group), os.path.realpath(group.folder), verifier, getattr(group, "only", None))
-        if key in seen:
+        only = getattr(group, "only", None)
+        key = (*task_key(group), only)
+        if key in seen or (only is not None and key[:-1] in whole):
             group.close()
             continue
         seen.add(key)
