@@ -20,7 +20,8 @@ is what ``verifier-tui run`` prints about that run. A trial of a Harbor job
 passes when its replay ends as its sandbox did, as ``verifier-tui test JOB``
 has it. When ``--verifier-cases``
 is given and the command line names no test paths, only the cases are
-collected (not ``testpaths`` or the current folder).
+collected (not ``testpaths`` or the current folder), unless it comes from the
+ini file's ``addopts``: there it adds the cases to every run.
 """
 
 from __future__ import annotations
@@ -144,7 +145,7 @@ def pytest_configure(config: pytest.Config) -> None:
     paths = config.getoption("verifier_cases")
     if not paths:
         return
-    if config.args_source is not pytest.Config.ArgsSource.ARGS:
+    if config.args_source is not pytest.Config.ArgsSource.ARGS and _on_the_command_line(config):
         config.args = []  # only the cases were asked for: not testpaths, not the current folder
     chosen = {arg: found for arg in config.args if (found := _case_id(config, arg)) is not None}
     config.args = [arg for arg in config.args if arg not in chosen]
@@ -155,6 +156,15 @@ def pytest_configure(config: pytest.Config) -> None:
     # the task's tests/test_*.py here, outside the sandbox they are written for.
     config.args = [arg for arg in config.args if arg not in plugin.task_folders]
     config.pluginmanager.register(plugin, PLUGIN_NAME)
+
+
+def _on_the_command_line(config: pytest.Config) -> bool:
+    """Whether ``--verifier-cases`` was typed for this run, not set for every
+    run in the ini file's ``addopts`` (or ``PYTEST_ADDOPTS``): there it adds
+    the cases to the run, and a plain ``pytest`` still runs ``testpaths``
+    (they were silently left out, and the user's own tests never ran)."""
+    typed = config.invocation_params.args
+    return any(arg == "--verifier-cases" or arg.startswith("--verifier-cases=") for arg in typed)
 
 
 def _case_id(config: pytest.Config, arg: str) -> tuple[str, list[str]] | None:

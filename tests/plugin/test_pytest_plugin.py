@@ -806,3 +806,18 @@ def test_a_case_folder_named_beside_its_task_is_collected_once(pytester, tasks):
         assert names.count(("tasks.hello-file", "correct")) == 1, names
         assert len(names) == len(set(names)), names
     done.assert_outcomes(passed=4)
+
+
+def test_verifier_cases_in_the_ini_files_addopts_keeps_the_users_testpaths(pytester, tasks):
+    """``addopts = --verifier-cases tasks`` in pytest.ini, so that every run
+    tests the cases too: a plain ``pytest`` then ran the cases alone, and the
+    user's own tests (``testpaths = mine``) silently never ran again. Given on
+    the command line, ``--verifier-cases`` still runs the cases alone."""
+    pytester.makeini("[pytest]\ntestpaths = mine\naddopts = --verifier-cases tasks/hello-file\n")
+    mine = pytester.mkdir("mine")
+    (mine / "test_mine.py").write_text("def test_mine():\n    assert True\n")
+    done = run(pytester, "-v")
+    done.assert_outcomes(passed=5)
+    done.stdout.fnmatch_lines(["mine/test_mine.py::test_mine PASSED*"])
+    pytester.makeini("[pytest]\ntestpaths = mine\n")
+    run(pytester, "--verifier-cases", "tasks/hello-file").assert_outcomes(passed=4)
