@@ -8,11 +8,17 @@ import json
 
 from textual.widgets import Input, OptionList, TextArea
 
-from tests.tui.app_under_test import SIZE, make_app, screen_text
+from tests.tui.app_under_test import SIZE, make_app, screen_text, wait_for
 from verifier_tui.engine.task.cases import wrap_text_response
 from verifier_tui.tui.screens.choose_list import ChooseListScreen
 from verifier_tui.tui.screens.picker import PickerScreen
 from verifier_tui.tui.screens.response_editor import EDIT_PAUSE_S, ResponseEditorScreen
+
+
+def typed(app) -> str | None:
+    """The response text of the last run that ended (None: it had none)."""
+    response = app.finished[-1].response if app.finished else None
+    return response.text if response is not None else None
 
 
 def case_line(app, name: str) -> str:
@@ -130,3 +136,29 @@ async def test_a_response_file_with_escape_codes_is_not_opened_in_the_editor(tmp
         assert isinstance(app.screen, ResponseEditorScreen)
         assert app.screen.query_one(TextArea).text == ""
         assert any("response.txt holds control characters or escape codes" in n for n in app.notices), app.notices
+
+
+async def test_the_typed_response_put_aside_by_m_opens_in_the_editor_again(tmp_path):
+    """Typed, then m (Harbor mode), then p and the editor again: it opened
+    empty and ran that at once, and m then brought back the empty response:
+    what was typed was gone for good."""
+    from tests.helpers.tasks import make_task
+
+    root = make_task(tmp_path / "t", "def verify(workspace, response=None):\n    return 1.0\n", cases={"c": {}})
+    app = make_app(root, case="c", watch=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("p", "down", "enter")  # "type plain text in an editor"
+        await pilot.pause()
+        assert isinstance(app.screen, ResponseEditorScreen)
+        await pilot.press(*"my answer")
+        await pilot.press("escape")
+        await wait_for(lambda: typed(app) == "my answer", "the typed response ran")
+        await pilot.press("m")  # Harbor mode: the typed response put aside
+        await wait_for(lambda: typed(app) is None, "the run in Harbor mode")
+        await pilot.press("p", "down", "enter")  # the editor again
+        await pilot.pause()
+        assert isinstance(app.screen, ResponseEditorScreen)
+        assert app.screen.query_one(TextArea).text == "my answer"
+        await pilot.press("escape")
+        await wait_for(lambda: typed(app) == "my answer", "the typed response ran again")

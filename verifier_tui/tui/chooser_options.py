@@ -18,7 +18,7 @@ from verifier_tui.words.run import rewards_text
 from verifier_tui.words.text import one_line, plain_text
 
 if TYPE_CHECKING:
-    from verifier_tui.engine.model import RunResult
+    from verifier_tui.engine.model import ResponseSource, RunResult
     from verifier_tui.engine.session import Session
     from verifier_tui.engine.task.cases import Case
     from verifier_tui.tui.display import Display
@@ -103,13 +103,14 @@ def task_row_options(session: Session) -> tuple[Rows, str | None]:
     return options, session.task_id
 
 
-def editor_start(session: Session, kind: str) -> tuple[str, str, str | None]:
-    """(text, kind, why not) the response editor opens with: the typed
-    response being edited, or the chosen file's text when it is of the kind
-    asked for, else empty. A file that holds what would act on the terminal
-    (escape codes, a bidi override) is not opened in it: the editor shows
-    text as it is (it set the terminal's title, cleared the screen)."""
-    current = session.response
+def editor_start(current: ResponseSource | None, kind: str) -> tuple[str, str, str | None]:
+    """(text, kind, why not) the response editor opens with, from the
+    ``current`` response (the one chosen, else the one m put aside: what was
+    typed before m is typed on, not lost): a typed response's text, or a
+    file's when it is of the kind asked for, else empty. A file that holds
+    what would act on the terminal (escape codes, a bidi override) is not
+    opened in it: the editor shows text as it is (it set the terminal's
+    title, cleared the screen)."""
     if current is not None and current.path is None:
         return current.text or "", kind, None
     if current is not None and current.path is not None and current.kind == kind:

@@ -551,7 +551,7 @@ class MainScreen(SizedScreen):
         """The editor runs what is typed after each pause (and once as it
         opens), JSON only once it parses; it stays open, over the top half, until esc."""
         session = self.session
-        text, kind, why_not = editor_start(session, kind)
+        text, kind, why_not = editor_start(session.response or self._last_response, kind)
         if why_not is not None:
             self.notify(f"{why_not}; the editor starts empty", severity="warning", markup=False)
 
