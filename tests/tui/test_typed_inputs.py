@@ -162,3 +162,23 @@ async def test_the_typed_response_put_aside_by_m_opens_in_the_editor_again(tmp_p
         assert app.screen.query_one(TextArea).text == "my answer"
         await pilot.press("escape")
         await wait_for(lambda: typed(app) == "my answer", "the typed response ran again")
+
+
+async def test_a_response_file_too_big_for_the_editor_is_said_not_opened_empty(tmp_path):
+    """A case's response.txt past what the editor reads: the editor opened
+    empty without a word, and ran the empty response in its place."""
+    from tests.helpers.tasks import make_task
+    from verifier_tui.tui.chooser_options import EDITOR_LIMIT
+
+    root = make_task(tmp_path / "t", "def verify(workspace, response=None):\n    return 1.0\n", cases={"big": {}})
+    with (root / "cases" / "big" / "response.txt").open("wb") as big:
+        big.truncate(2 * EDITOR_LIMIT)  # sparse: nothing written
+    app = make_app(root, case="big", watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("p", "down", "down", "enter")  # "type plain text in an editor"
+        await pilot.pause()
+        assert isinstance(app.screen, ResponseEditorScreen)
+        assert app.screen.query_one(TextArea).text == ""
+        said = [n for n in app.notices if "response.txt" in n]
+        assert said and "is 32 MB: more than the 16 MB" in said[0] and "the editor starts empty" in said[0], app.notices

@@ -114,7 +114,9 @@ def editor_start(current: ResponseSource | None, kind: str) -> tuple[str, str, s
     if current is not None and current.path is None:
         return current.text or "", kind, None
     if current is not None and current.path is not None and current.kind == kind:
-        text, _ = untrusted.read_text(current.path, EDITOR_LIMIT)
+        text, problem = untrusted.read_text(current.path, EDITOR_LIMIT)
+        if problem is not None:  # too big, gone, not a file: said, or the empty editor looks like the file
+            return "", kind, problem
         untabbed = (text or "").replace("\t", " ")  # a tab is the one control character an editor shows as it is
         if plain_text(untabbed) != untabbed:
             return "", kind, f"{current.path.name} holds control characters or escape codes: edit it in your editor"
