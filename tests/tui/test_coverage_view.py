@@ -206,3 +206,15 @@ async def test_a_case_with_no_coverage_is_named_under_the_header(tmp_path):
         assert (
             "· no coverage of empty: the run was stopped, or ended the interpreter itself, before the runner wrote it"
         ) in header, header
+
+
+async def test_a_case_named_with_an_escape_code_is_named_as_the_cases_list_names_it(tmp_path):
+    """A case folder ``ri<ESC>[5mght``: the list of the cases that reached a
+    line named it ``right``, a case the task does not have (the cases list
+    and the history show ``ri\\x1b[5mght``)."""
+    task = make_branchy_task(tmp_path / "tasks" / "branchy")
+    (task / "cases" / "right").rename(task / "cases" / "ri\x1b[5mght")
+    app = make_app(task, case="empty", watch=False)
+    async with app.run_test(size=SNAPSHOT_SIZE) as pilot:
+        await _open(app, pilot)
+        assert rendered_text(app.screen.query_one("#coverage-cases")) == "line 1 reached by empty, ri\\x1b[5mght"

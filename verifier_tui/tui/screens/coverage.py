@@ -95,7 +95,7 @@ class CoverageScreen(KeyedScreen):
         runs = {name: c.files for name, c in sorted(self.by_case.items()) if c.problem is None}
         # each case by the name the cases list gives it (headless, ``test`` names it task::case)
         problems = problem_words(
-            ((name, c.problem) for name, c in sorted(self.by_case.items()) if c.problem), self.cases
+            ((one_line(name), c.problem) for name, c in sorted(self.by_case.items()) if c.problem), self.cases
         )
         problems += not_measured_words(
             {path: why for c in self.by_case.values() for path, why in c.not_compiled.items()}, self.fmt.path
@@ -145,8 +145,11 @@ class CoverageScreen(KeyedScreen):
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         path, number = self.rows[event.option_index]
+        # each case named as the cases list names it: an escape code in a folder's name shown, not dropped
         names = [
-            name for name, c in sorted(self.by_case.items()) if path in c.files and number in c.files[path].executed
+            one_line(name)
+            for name, c in sorted(self.by_case.items())
+            if path in c.files and number in c.files[path].executed
         ]
         lines = merge(c.files for c in self.by_case.values()).get(path)
         if lines is None or number not in lines.statements:
