@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from textual import events
-from textual.widgets import Input
+from textual.widgets import Input, OptionList
 
 from tests.helpers.tasks import make_task
 from tests.tui.app_under_test import SIZE, make_app, screen_text, widget_text
@@ -38,6 +38,26 @@ async def test_s_opens_the_case_chooser(example):
         assert result.case == "wrong-case"
         assert result.verdict.rewards == {"reward": 0.0}
         assert app.session.case.name == "wrong-case"
+
+
+async def test_a_case_chosen_with_s_is_shown_and_highlighted_in_the_cases_list(tmp_path):
+    """Forty cases, the last chosen with s: the cases list stayed at the top,
+    its cursor on the first case, so the case running was nowhere in it and
+    enter there ran another."""
+    cases = {f"case{n:02}": {} for n in range(40)}
+    app = make_app(make_task(tmp_path / "tasks" / "many", cases=cases), watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("s")
+        assert isinstance(app.screen, ChooseListScreen)
+        await pilot.press("end", "up", "enter")  # the last case (below it: "no case")
+        result = await app.wait_for_runs(2)
+        assert result.case == "case39"
+        await pilot.pause()
+        listed = app.main.query_one("#cases", OptionList)
+        assert listed.highlighted == 39
+        top = listed.scroll_offset.y
+        assert top <= 39 < top + listed.scrollable_content_region.height, (top, listed.scrollable_content_region)
 
 
 async def test_escape_leaves_the_choice_alone(example):

@@ -24,6 +24,9 @@ NO_CASES = "__none__"
 class CasesList(OptionList):
     """Options are case names; the current case is bold, the running one marked ▶."""
 
+    _current: str | None = None
+    """The current case as last shown: another one chosen (with s, k) moves the cursor to it."""
+
     @dataclass
     class CaseChosen(Message):
         name: str
@@ -47,13 +50,18 @@ class CasesList(OptionList):
         prompts = [
             self._prompt(c, c.name == current, last.get(c.name), c.name == running, outdated_through) for c in cases
         ]
+        at = next((i for i, c in enumerate(cases) if c.name == current), None)
         if same:
             for index, prompt in enumerate(prompts):
                 redraw.replace_prompt(self, index, prompt)
+            if at is not None and current != self._current:
+                # A case chosen elsewhere (s): in view and under the cursor, or
+                # the list kept showing the top, and enter in it ran another case.
+                self.highlighted = at
         else:
-            highlighted = next((i for i, c in enumerate(cases) if c.name == current), 0)
             self.set_options([Option(p, id=c.name) for p, c in zip(prompts, cases, strict=True)])
-            self.highlighted = highlighted
+            self.highlighted = at or 0
+        self._current = current
 
     @staticmethod
     def _prompt(case: Case, current: bool, result: RunResult | None, running: bool, outdated_through: int) -> Content:
