@@ -182,6 +182,36 @@ async def test_folder_picker_tree_browsing_fills_the_box(example):
         assert str(result.workspace) == value
 
 
+async def test_ctrl_u_in_the_folder_pickers_box_uses_the_folder_typed(example):
+    """The hint says "ctrl+u uses it", and the box has the keys when the
+    picker opens: there ctrl+u was the box's own key (erase to the start),
+    so the folder typed was wiped and nothing was used."""
+    root = example("hello-file")
+    app = make_app(root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("f")
+        await pilot.pause()
+        box = app.screen.query_one("#path", Input)
+        assert box.has_focus
+        box.value = str(root / "cases" / "wrong-text" / "workspace")
+        await pilot.press("ctrl+u")
+        result = await app.wait_for_runs(2, timeout=5)
+        assert result.workspace == root / "cases" / "wrong-text" / "workspace"
+
+
+async def test_ctrl_u_in_the_file_pickers_box_is_the_box_s_own_key(example):
+    """A file picker has no folder to use: ctrl+u erases the box as in any box."""
+    app = make_app(example("count-errors"), case="harbor-mode", watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("p", "enter")  # "a file…"
+        await pilot.pause()
+        assert isinstance(app.screen, PickerScreen) and not app.screen.folders
+        await pilot.press(*"answer.json", "ctrl+u")
+        assert app.screen.query_one("#path", Input).value == ""
+
+
 async def test_choose_a_response_file_switches_to_server_mode(example, monkeypatch):
     root = example("count-errors")
     monkeypatch.chdir(root)

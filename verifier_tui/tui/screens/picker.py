@@ -79,11 +79,14 @@ class PickerScreen(ModalScreen[Path | None]):
     """Dismisses with the chosen file (or, with ``folders``, folder), or None
     on escape. A file is chosen by enter on it in the tree; a folder is opened
     by enter in the tree, which puts its path in the box, and chosen by enter
-    in the box (or ctrl+u anywhere)."""
+    in the box (or ctrl+u anywhere, the box too)."""
 
     BINDINGS = [
         Binding("escape", "cancel", "Cancel"),
-        Binding("ctrl+u", "use", "Use this folder"),
+        # Before the box's own ctrl+u (erase to the start of the line): the
+        # box has the keys when the picker opens, and the hint says ctrl+u
+        # uses the folder (a file picker, which has none, leaves it to the box).
+        Binding("ctrl+u", "use", "Use this folder", priority=True),
     ]
 
     def __init__(
