@@ -142,6 +142,48 @@ async def test_k_keeps_the_run_as_a_case_and_refuses_a_taken_name_in_its_dialog(
         assert not (root / "cases" / "never").exists()
 
 
+async def test_k_copying_a_big_workspace_leaves_the_screen_alive(example, monkeypatch):
+    """k copied the workspace on the app's loop: a workspace of 20,000 files
+    (2.4 s here) froze the screen, a save meanwhile ran nothing and the
+    running clock stood still, until the copy was done. The copy is held
+    here until the test lets it go; meanwhile a save runs and its verdict
+    is shown."""
+    import threading
+
+    from verifier_tui.engine import keep_case as keeping
+
+    root = example("hello-file")
+    copying, release, copied = threading.Event(), threading.Event(), threading.Event()
+    real = keeping.keep_case
+
+    def slow_copy(*args, **kwargs):
+        copying.set()
+        release.wait(10)
+        try:
+            return real(*args, **kwargs)
+        finally:
+            copied.set()
+
+    monkeypatch.setattr(keeping, "keep_case", slow_copy)
+    app = make_app(root, case="wrong-text")  # live reload on: a save runs
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("k")
+        await pilot.pause()
+        app.screen.query_one(Input).value = "kept-slowly"
+        await pilot.press("enter")
+        await wait_for(copying.is_set, "the copy started")
+        try:
+            report_change(app, [root / "tests" / "verifier.py"])
+            result = await app.wait_for_runs(2)
+            assert not copied.is_set(), "the save ran only once the copy was done: the screen was frozen"
+            assert result.trigger == "verifier.py"
+        finally:
+            release.set()
+        await wait_for(lambda: "kept as case" in widget_text(app, "#status"), "the kept case said")
+        assert (root / "cases" / "kept-slowly" / "workspace" / "hello.txt").is_file()
+
+
 async def test_after_b_every_surface_names_the_same_run_and_esc_returns_to_it(example):
     app = make_app(example("count-errors"), case="response-json", watch=False)
     async with app.run_test(size=SIZE) as pilot:

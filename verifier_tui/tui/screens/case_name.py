@@ -6,6 +6,7 @@ which keeps what was typed; what only the writing finds, on the status line."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -89,7 +90,9 @@ async def keep_run(
     name = await screen.app.push_screen_wait(CaseNameScreen(what, shown(cases), refused))
     if name is None:
         return "", False
-    saved = save(result, task, name)
+    # Off the app's loop: a workspace of 20,000 files takes seconds to copy,
+    # and the screen (a save's run, the running clock) goes on meanwhile.
+    saved = await asyncio.to_thread(save, result, task, name)
     if saved.get("problem"):
         return words(saved["problem"]), False
     notes = f" ({'; '.join(saved['notes'])})" if saved["notes"] else ""
