@@ -163,6 +163,49 @@ async def test_while_cases_still_run_no_line_is_said_unreached(tmp_path):
         assert "✗" in _marks(shown) and "·" not in _marks(shown)
 
 
+async def test_a_save_while_the_view_is_open_never_marks_new_lines_by_old_runs(tmp_path):
+    """Two lines added at the top of the verifier while the view was open:
+    with the first case of the new round in, the other case's old run still
+    counted, its line numbers two off the source shown: the view said
+    "Coverage of 2 cases", final, and marked ✗ lines a case reaches."""
+    task, app = _mid_round_app(tmp_path)
+    async with app.run_test(size=SNAPSHOT_SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("g")
+        await app.wait_for_runs(3)  # both cases in
+        verifier = task / "tests" / "verifier.py"
+        verifier.write_text("FIRST = 1\nSECOND = 2\n" + verifier.read_text())
+        report_change(app, [verifier])
+        assert (await app.wait_for_runs(4)).case == "empty"  # "right" still sleeping
+        await pilot.pause()
+        shown = screen_text(app)
+        assert shown.splitlines()[0].strip().endswith("· 1 still running"), shown
+        assert "✗" not in _marks(shown), shown
+        assert (await app.wait_for_runs(5)).case == "right"
+        await pilot.pause()
+        shown = screen_text(app)
+        assert shown.splitlines()[0].strip().startswith("Coverage of 2 cases: 16 of 23 lines ran"), shown
+
+
+async def test_with_live_reload_off_a_save_says_the_view_is_out_of_date(tmp_path):
+    task = make_branchy_task(tmp_path / "tasks" / "branchy")
+    app = make_app(task, case="right", watch=False)
+    async with app.run_test(size=SNAPSHOT_SIZE) as pilot:
+        await _open(app, pilot)
+        verifier = task / "tests" / "verifier.py"
+        verifier.write_text("FIRST = 1\nSECOND = 2\n" + verifier.read_text())
+        report_change(app, [verifier])
+        await pilot.pause()
+        header = rendered_text(app.screen.query_one("#coverage-header"))
+        said = "out of date: the tests, the verifier or task.toml changed since these runs (r runs every case again)"
+        assert said in header, header
+        await pilot.press("r")
+        await app.wait_for_runs(5)
+        await pilot.pause()
+        header = rendered_text(app.screen.query_one("#coverage-header"))
+        assert header == "Coverage of 2 cases: 13 of 20 lines ran", header
+
+
 async def test_leaving_the_view_mid_round_leaves_no_round_for_the_next_save(tmp_path):
     task, app = _mid_round_app(tmp_path)
     async with app.run_test(size=SNAPSHOT_SIZE) as pilot:

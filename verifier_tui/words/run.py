@@ -129,6 +129,7 @@ PASSED, FAILED = "✓", "✗"  # judged against the case's expected.json
 WRITTEN, NO_REWARD, TIMED_OUT = "•", "!", "⏱"  # a case without expected.json
 NOT_RUN, RUNNING = "·", "▶"
 OUTDATED = "?"  # the case's last run read the task's files as they were before a change
+OUTDATED_BY = "the tests, the verifier or task.toml changed"  # what makes a run out of date
 UP, DOWN, SAME, CHANGED = "▲", "▼", "=", "≠"  # the history: a run against the case's run before it
 
 LEGEND: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
@@ -143,7 +144,7 @@ LEGEND: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
             (NOT_RUN, "not run yet"),
             (
                 OUTDATED,
-                "out of date: the tests, the verifier or task.toml changed since the case ran (a runs every case)",
+                f"out of date: {OUTDATED_BY} since the case ran (a runs every case)",
             ),
             (RUNNING, "running"),
         ),

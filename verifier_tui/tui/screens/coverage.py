@@ -20,6 +20,7 @@ from verifier_tui.tui.display import content
 from verifier_tui.tui.keys import key
 from verifier_tui.tui.screens.keyed import KeyedScreen
 from verifier_tui.tui.workarounds import KeyFooter
+from verifier_tui.words.run import OUTDATED_BY
 from verifier_tui.words.text import one_line
 
 if TYPE_CHECKING:
@@ -72,6 +73,10 @@ class CoverageScreen(KeyedScreen):
         self.rerun = rerun
         self.rows: list[tuple[Path, int]] = []  # each option's file and line
         self.missed: list[int] = []  # the options of the lines no case reached
+        self.ran_as: dict[str, int] = {}
+        """The run (its sequence number) each case's coverage in :attr:`by_case` comes from."""
+        self.outdated_through = 0
+        """Runs up to this number ran the verifier's files before their last change."""
 
     def compose(self) -> ComposeResult:
         yield Static("Coverage: running every case…", id="coverage-header")
@@ -89,23 +94,43 @@ class CoverageScreen(KeyedScreen):
             coverage = Coverage({}, f"no coverage: the run {result.outcome.value}")  # in, not still running
         if coverage is not None:  # (None: a run started before the view asked for coverage)
             self.by_case[result.case or "-"] = coverage
+            self.ran_as[result.case or "-"] = result.sequence
             self.mutate_reactive(CoverageScreen.by_case)
 
+    def outdated(self, through: int) -> None:
+        """The verifier or a helper changed: the coverage of runs up to
+        ``through`` counted lines of the files as they were."""
+        self.outdated_through = through
+        self.mutate_reactive(CoverageScreen.by_case)
+
+    def _in_use(self) -> tuple[dict[str, Coverage], bool]:
+        """Each case's coverage the view counts, and whether it is out of date:
+        runs since the last change only (the lines of older runs are numbered
+        as the files were: a line added above moved every line after it), or
+        while none has come in yet, the older ones, said to be out of date."""
+        fresh = {name: c for name, c in self.by_case.items() if self.ran_as[name] > self.outdated_through}
+        if fresh or not self.by_case:
+            return fresh, False
+        return dict(self.by_case), True
+
     def watch_by_case(self) -> None:
-        runs = {name: c.files for name, c in sorted(self.by_case.items()) if c.problem is None}
+        by_case, old = self._in_use()
+        runs = {name: c.files for name, c in sorted(by_case.items()) if c.problem is None}
         # each case by the name the cases list gives it (headless, ``test`` names it task::case)
         problems = problem_words(
-            ((one_line(name), c.problem) for name, c in sorted(self.by_case.items()) if c.problem), self.cases
+            ((one_line(name), c.problem) for name, c in sorted(by_case.items()) if c.problem), self.cases
         )
         problems += not_measured_words(
-            {path: why for c in self.by_case.values() for path, why in c.not_compiled.items()}, self.fmt.path
+            {path: why for c in by_case.values() for path, why in c.not_compiled.items()}, self.fmt.path
         )
+        if old:
+            problems.insert(0, f"out of date: {OUTDATED_BY} since these runs (r runs every case again)")
         union = merge(runs.values())
         ran = sum(len(f.executed) for f in union.values())
         lines = sum(len(f.statements) for f in union.values())
         cases = f"{len(runs)} case{'' if len(runs) == 1 else 's'}"
         # Until every case's run is in, a line no case reached yet may still be: no ✗ for it.
-        running = self.cases - len(self.by_case)
+        running = self.cases - len(by_case)
         said = f"Coverage of {cases}: {ran} of {lines} lines ran"
         if running > 0:
             said = f"Coverage so far, {cases}: {ran} of {lines} lines ran · {running} still running"
@@ -146,12 +171,13 @@ class CoverageScreen(KeyedScreen):
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         path, number = self.rows[event.option_index]
         # each case named as the cases list names it: an escape code in a folder's name shown, not dropped
+        by_case, _old = self._in_use()
         names = [
             one_line(name)
-            for name, c in sorted(self.by_case.items())
+            for name, c in sorted(by_case.items())
             if path in c.files and number in c.files[path].executed
         ]
-        lines = merge(c.files for c in self.by_case.values()).get(path)
+        lines = merge(c.files for c in by_case.values()).get(path)
         if lines is None or number not in lines.statements:
             said = f"{self.fmt.path(path)}:{number}"
         elif names:

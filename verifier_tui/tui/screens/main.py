@@ -395,6 +395,8 @@ class MainScreen(SizedScreen):
 
     def on_cases_outdated(self, message: CasesOutdated) -> None:
         self.outdated_through = max(self.outdated_through, message.through)
+        if self.coverage_view is not None:
+            self.coverage_view.outdated(self.outdated_through)
 
     def on_verdict_stale(self, message: VerdictStale) -> None:
         self._show_stale(message.what)
