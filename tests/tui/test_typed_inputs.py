@@ -185,3 +185,28 @@ async def test_a_response_file_too_big_for_the_editor_is_said_not_opened_empty(t
             "response.txt is more than the 1 MB the response editor opens: edit it in your editor; "
             "the editor starts empty"
         ], app.notices
+
+
+async def test_json_closed_before_it_parses_opens_again_as_it_was_typed(example):
+    """esc on JSON that did not parse (yet) said that the runs keep the last
+    response that did; p and the editor again then opened that one: the
+    edits made since were gone."""
+    app = make_app(example("count-errors"), case="harbor-mode", watch=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("p", "down", "down", "enter")  # "type Responses API JSON"
+        await pilot.pause()
+        text_area = app.screen.query_one(TextArea)
+        valid = json.dumps(wrap_text_response("3"), indent=2)
+        text_area.replace(valid, (0, 0), text_area.document.end)
+        await wait_for(lambda: typed(app) == valid, "the JSON that parses ran")
+        await pilot.press("end", *" half-typed{")
+        await pilot.press("escape")
+        await pilot.pause()
+        assert any("the typed JSON does not parse" in n for n in app.notices), app.notices
+        await pilot.press("p", "down", "down", "enter")  # the JSON editor again
+        await pilot.pause()
+        assert isinstance(app.screen, ResponseEditorScreen)
+        assert " half-typed{" in app.screen.query_one(TextArea).text
+        assert "not valid JSON yet" in str(app.screen.query_one("#editor-state").content)
+        assert typed(app) == valid  # what runs is still the last JSON that parsed

@@ -228,6 +228,10 @@ class MainScreen(SizedScreen):
         """The stream the output panel shows (o shows the other)."""
         self._response_edited = False
         """The typed response changed while live reload was off: w on runs it."""
+        self._json_draft: tuple[ResponseSource | None, str] | None = None
+        """JSON the editor was closed on before it parsed, and the response then
+        in use (the runs kept it): the JSON editor opens on the draft while that
+        response is still the one it would open."""
 
     @property
     def shown_result(self) -> RunResult | None:
@@ -553,7 +557,11 @@ class MainScreen(SizedScreen):
         """The editor runs what is typed after each pause (and once as it
         opens), JSON only once it parses; it stays open, over the top half, until esc."""
         session = self.session
-        text, kind, why_not = editor_start(session.response or self._last_response, kind)
+        current = session.response or self._last_response
+        text, kind, why_not = editor_start(current, kind)
+        draft = self._json_draft
+        if kind == "json" and draft is not None and draft[0] is current:
+            text, why_not = draft[1], None  # typed after the last JSON that parsed: not lost on esc
         if why_not is not None:
             self.notify(f"{why_not}; the editor starts empty", severity="warning", markup=False)
 
@@ -566,7 +574,10 @@ class MainScreen(SizedScreen):
                 self.refresh_choices()
                 self._show_stale("the typed response changed")
 
-        self.app.push_screen(ResponseEditorScreen(text, kind, edited))
+        def closed(unparsed: str | None) -> None:
+            self._json_draft = None if unparsed is None else (session.response, unparsed)
+
+        self.app.push_screen(ResponseEditorScreen(text, kind, edited), callback=closed)
 
     @work(name="choose task data", group="choose", exit_on_error=False)
     async def action_choose_task_data(self) -> None:

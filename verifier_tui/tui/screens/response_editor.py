@@ -28,7 +28,10 @@ from verifier_tui.tui.workarounds import KeyFooter
 EDIT_PAUSE_S = 0.4
 
 
-class ResponseEditorScreen(ModalScreen[None]):
+class ResponseEditorScreen(ModalScreen[str | None]):
+    """Dismissed with the text on screen when it is JSON that does not parse
+    (the runs keep the last that did; the editor opens on it again), else None."""
+
     BINDINGS = [
         Binding("escape", "close", "Close editor"),
         Binding("ctrl+t", "toggle_kind", "Text / JSON"),
@@ -85,11 +88,12 @@ class ResponseEditorScreen(ModalScreen[None]):
         error = json_error(self.text) if self.kind == "json" else None
         if error is not None:  # closed on half-typed JSON: what runs is not what is on screen, said
             self.notify(
-                f"the typed JSON does not parse ({error}): runs keep the last response that did",
+                f"the typed JSON does not parse ({error}): runs keep the last response that did; "
+                "the JSON editor opens again on what was typed",
                 severity="warning",
                 markup=False,
             )
-        self.dismiss(None)
+        self.dismiss(self.text if error is not None else None)
 
     def _describe(self) -> None:
         if self.kind == "text":
