@@ -36,6 +36,26 @@ async def test_narrow_terminal_says_so_and_recovers(example):
         assert "This one is 99x40" in screen_text(app)
 
 
+async def test_too_small_under_the_response_editor_names_esc_not_q(example):
+    """The terminal made small with the response editor open: the notice under
+    it said "q quits", but q typed into the editor, where the response ran
+    with it. While a dialog is over the screen, the notice names esc."""
+    app = make_app(example("count-errors"), case="harbor-mode", watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("p", "down", "enter")  # "type plain text in an editor"
+        await pilot.pause()
+        await pilot.resize_terminal(60, 20)
+        await pilot.pause()
+        text = screen_text(app)
+        assert "This one is 60x20" in text and "esc closes the dialog first" in text, text
+        assert "q quits" not in text, text
+        await pilot.press("escape")
+        await pilot.pause()
+        text = screen_text(app)
+        assert "This one is 60x20" in text and "q quits" in text and "esc closes" not in text, text
+
+
 async def test_smallest_supported_size_shows_every_panel(example):
     app = make_app(example("count-errors"), case="harbor-mode", watch=False)
     async with app.run_test(size=(100, 30)) as pilot:

@@ -50,9 +50,17 @@ class SizedScreen(KeyedScreen):
     is smaller than the layout needs."""
 
     def on_resize(self, event: Resize) -> None:
-        width, height = event.size
+        self._fit(*event.size)
+
+    def on_screen_resume(self) -> None:
+        """A dialog over it closed: its notice names this screen's keys again."""
+        self._fit(*self.size)
+
+    def _fit(self, width: int, height: int) -> None:
         small = width < MIN_WIDTH or height < MIN_HEIGHT
         self.set_class(small, "-too-small")
         if small:
             back = next((title for _shown, title, _does, action in offered(self) if action == "back"), None)
-            self.query_one(TooSmall).show_size(width, height, back)
+            # A dialog over it (the response editor, a chooser) has the keys:
+            # q typed there is text, or nothing; esc closes it.
+            self.query_one(TooSmall).show_size(width, height, back, dialog=self.app.screen is not self)

@@ -12,10 +12,13 @@ MIN_HEIGHT = 30
 
 
 class TooSmall(Static):
-    def show_size(self, width: int, height: int, back: str | None = None) -> None:
+    def show_size(self, width: int, height: int, back: str | None = None, dialog: bool = False) -> None:
         """``back``: what esc goes back to, when the screen offers it (a trial
-        opened from a job): q alone, the one key named, ended the whole app."""
+        opened from a job): q alone, the one key named, ended the whole app.
+        ``dialog``: a dialog is open over the screen, and has the keys."""
         keys = f"esc {back[:1].lower()}{back[1:]} · q quits" if back else "q quits"
+        if dialog:
+            keys = "esc closes the dialog first"
         self.update(
             content(
                 (f"terminal too small (need {MIN_WIDTH}x{MIN_HEIGHT})\n\n", "bold $warning"),
