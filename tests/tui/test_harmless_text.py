@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import subprocess
 
+import pytest
+
 from tests.helpers.tasks import make_task
-from tests.tui.app_under_test import make_app, screen_text
+from tests.tui.app_under_test import make_app, screen_text, widget_text
 
 RLO = "\u202e"
 VERIFIER = f"""
@@ -60,3 +62,21 @@ async def test_a_right_to_left_override_from_the_tasks_files_never_reaches_the_t
         assert quoted == "$'ca\\u202ese'"  # visible escapes, which a shell takes back
         said = subprocess.run(["bash", "-c", f"printf %s {quoted}"], capture_output=True, text=True, check=True)
         assert said.stdout == f"ca{RLO}se"
+
+
+@pytest.mark.parametrize(("name", "shown"), [("two\nlines", "two\\nlines"), ("ri\x1b[5mght", "ri\\x1b[5mght")])
+async def test_a_run_picked_in_the_history_names_its_case_on_one_line_as_the_list_does(tmp_path, name, shown):
+    """The banner over a run picked in the history put the case's name as it
+    is: ``two<LF>lines`` broke it in two, ``ri<ESC>[5mght`` read ``right``, a
+    case the task does not have (the history itself shows ``ri\\x1b[5mght``)."""
+    task = make_task(tmp_path / "tasks" / "demo", cases={name: {}})
+    app = make_app(task, case=name, watch=False)
+    async with app.run_test(size=(140, 50)) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("r")
+        await app.wait_for_runs(2)
+        app.main.query_one("#history").focus()
+        await pilot.press("down", "enter")  # run #1, from the history
+        await pilot.pause()
+        banner = widget_text(app, "#reward-body").splitlines()[0]
+        assert banner == f" run #1 from the history · {shown} · esc: back to the latest ", banner

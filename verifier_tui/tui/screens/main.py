@@ -79,6 +79,7 @@ from verifier_tui.tui.widgets.status_line import StatusLine
 from verifier_tui.tui.widgets.too_small import TooSmall
 from verifier_tui.tui.workarounds import KeyFooter
 from verifier_tui.words.run import LEGEND, command_words, mode_text
+from verifier_tui.words.text import one_line
 
 if TYPE_CHECKING:
     from verifier_tui.engine.model import ResponseSource
@@ -427,7 +428,8 @@ class MainScreen(SizedScreen):
             self.action_latest()
             return
         self.viewing = result
-        banner = f" run #{result.sequence} from the history · {result.case or 'no case'} · esc: back to the latest "
+        case = one_line(result.case) if result.case else "no case"  # as the history names it, on its line
+        banner = f" run #{result.sequence} from the history · {case} · esc: back to the latest "
         if message.full:
             self._show_result(result, banner)
             return
