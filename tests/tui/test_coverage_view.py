@@ -156,6 +156,9 @@ async def test_while_cases_still_run_no_line_is_said_unreached(tmp_path):
         shown = screen_text(app)
         assert shown.splitlines()[0].strip().endswith("· 1 still running"), shown
         assert "✗" not in _marks(shown) and "·" in _marks(shown), shown
+        await pilot.press("n")  # no ✗ to go to yet: said
+        await pilot.pause()
+        assert app.notices[-1:] == ["no line is marked ✗ yet: 1 still running"], app.notices
         assert (await app.wait_for_runs(3)).case == "right"
         await pilot.pause()
         shown = screen_text(app)
@@ -261,3 +264,17 @@ async def test_a_case_named_with_an_escape_code_is_named_as_the_cases_list_names
     async with app.run_test(size=SNAPSHOT_SIZE) as pilot:
         await _open(app, pilot)
         assert rendered_text(app.screen.query_one("#coverage-cases")) == "line 1 reached by empty, ri\\x1b[5mght"
+
+
+async def test_n_with_no_line_unreached_says_so(tmp_path):
+    """n (next ✗) when every line ran did nothing at all: a key that seemed broken."""
+    from tests.helpers.tasks import make_task
+
+    task = make_task(tmp_path / "tasks" / "full", cases={"one": {}, "two": {}})
+    app = make_app(task, case="one", watch=False)
+    async with app.run_test(size=SNAPSHOT_SIZE) as pilot:
+        await _open(app, pilot)
+        assert "✗" not in _marks(screen_text(app))
+        await pilot.press("n")
+        await pilot.pause()
+        assert app.notices[-1:] == ["no line is marked ✗: a case reached every line that runs"], app.notices

@@ -188,9 +188,17 @@ class CoverageScreen(KeyedScreen):
 
     def action_next_missed(self) -> None:
         view = self.query_one(OptionList)
+        if not self.missed:  # said: a key that does nothing looks broken
+            running = self.cases - len(self._in_use()[0])
+            said = (
+                f"no line is marked ✗ yet: {running} still running"
+                if running > 0
+                else "no line is marked ✗: a case reached every line that runs"
+            )
+            self.notify(said, markup=False)
+            return
         after = [index for index in self.missed if index > (view.highlighted or 0)]
-        if after or self.missed:
-            view.highlighted = (after or self.missed)[0]  # past the last, round to the first
+        view.highlighted = (after or self.missed)[0]  # past the last, round to the first
 
     def action_edit(self) -> None:
         index = self.query_one(OptionList).highlighted
