@@ -732,6 +732,42 @@ def test_both_modes_makes_a_required_response_obvious(example, env, elsewhere):
     assert data["server_skipped"].startswith("no response to run the environment-server mode with")
 
 
+def test_both_modes_says_when_harbor_would_score_otherwise_and_whether_the_case_matched(task, env, elsewhere):
+    """A verify whose default response scores 0.0 works in both modes, yet every
+    published Harbor run scores 0.0 where the environment server scores 1.0: the
+    summary said only "the verifier works in both modes", and the text left out
+    the case's expected.json verdict that --json has."""
+    demo = task(
+        verifier="def verify(workspace, response=None):\n    return 1.0 if response else 0.0\n",
+        cases={"answered": {}},
+    )
+    case = demo / "cases" / "answered"
+    (case / "response.json").write_text('{"ok": true}\n', encoding="utf-8")
+    (case / "expected.json").write_text('{"rewards": {"reward": 0.5}}\n', encoding="utf-8")
+    done = tool(env, "run", demo, "--case", "answered", "--both-modes", cwd=elsewhere)
+    assert done.returncode == 0, done.stderr  # both wrote a reward: the exit status is the runs'
+    lines = done.stdout.splitlines()
+    server = lines.index(
+        '✓ environment-server mode (with a response): exit 0 · reward written · {"reward": 1.0}  (from reward.txt)'
+    )
+    assert lines[server + 1] == '    expected {"rewards": {"reward": 0.5}}: DID NOT MATCH'
+    assert lines[-1] == (
+        'the verifier works in both modes but scores otherwise in each: {"reward": 1.0} in environment-server '
+        'mode, {"reward": 0.0} in Harbor mode, which is what every published Harbor run of this task would '
+        "score on this workspace"
+    )
+    data = as_json(tool(env, "run", demo, "--case", "answered", "--both-modes", "--json", cwd=elsewhere))
+    assert data["same_rewards"] is False and data["summary"] == lines[-1]
+    assert data["server"]["expected_matched"] is False
+    (case / "response.json").unlink()  # Harbor mode is now the case's own run, and the server mode not run
+    data = as_json(tool(env, "run", demo, "--case", "answered", "--both-modes", "--json", cwd=elsewhere))
+    assert data["same_rewards"] is None and data["harbor"]["expected_matched"] is False
+    demo.joinpath("tests", "verifier.py").write_text("def verify(workspace, response=None):\n    return 1\n")
+    (case / "response.json").write_text('{"ok": true}\n', encoding="utf-8")
+    data = as_json(tool(env, "run", demo, "--case", "answered", "--both-modes", "--json", cwd=elsewhere))
+    assert data["same_rewards"] is True and data["summary"] == "the verifier works in both modes"
+
+
 def test_the_json_documentation_lists_every_trial_job_and_both_modes_field(
     task, runs, tmp_path, env, elsewhere, example
 ):

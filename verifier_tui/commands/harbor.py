@@ -869,7 +869,7 @@ def both_modes_command(args: argparse.Namespace) -> int:
     """``run PATH --both-modes``: the case with its response and without."""
     from verifier_tui.engine.both_modes import run_both_modes, works
     from verifier_tui.engine.session import Session
-    from verifier_tui.words.run import mode_text, verdict_line
+    from verifier_tui.words.run import expected_line, mode_text, verdict_line
     from verifier_tui.words.text import one_line
 
     if args.options.no_response:
@@ -899,5 +899,8 @@ def both_modes_command(args: argparse.Namespace) -> int:
             terminal.out(f"{mark} {label}: {result.outcome_words} · {verdict_line(result)}")
             for problem in result.explain.problems if result.explain is not None else ():
                 terminal.out(f"    contract: {problem}")
+            expected = expected_line(result)  # the mode that is the case's own run, as run says it
+            if expected is not None:
+                terminal.out(f"    {expected}")
         terminal.out(both.summary())
         return both.exit_status

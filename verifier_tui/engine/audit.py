@@ -72,7 +72,7 @@ class Bar:
     rewards: dict[str, float]
     run: RunResult | None = None
     # Its expected.json's "tolerance": the case passes that far below each
-    # reward (model._same_rewards), so a probe paid that much is paid as it is.
+    # reward (model.same_rewards), so a probe paid that much is paid as it is.
     tolerance: float = 0.0
 
     @property

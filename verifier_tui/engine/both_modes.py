@@ -12,8 +12,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine.advice import GIVE_RESPONSE, Advice
-from verifier_tui.engine.model import MODE_NAMES, Outcome, RunResult
+from verifier_tui.engine.model import MODE_NAMES, Outcome, RunResult, same_rewards
 from verifier_tui.engine.record import record, replace
+from verifier_tui.engine.verdict import rewards_json
 
 if TYPE_CHECKING:
     from typing import Any
@@ -36,6 +37,10 @@ def works(result: RunResult | None) -> bool | None:
     return result.outcome is Outcome.REWARD_WRITTEN and result.verdict.ok
 
 
+def _rewards(result: RunResult) -> str:
+    return rewards_json(result.verdict.rewards or {})[0]
+
+
 @record
 class BothModes:
     harbor: RunResult
@@ -50,6 +55,14 @@ class BothModes:
             return self.harbor.exit_status
         return self.server.exit_status if self.server is not None else 0
 
+    @property
+    def same_rewards(self) -> bool | None:
+        """Whether Harbor mode scored as the environment-server mode did (as
+        Harbor's numbers, 1 == 1.0); None unless both wrote a reward Harbor reads."""
+        if self.server is None or not works(self.harbor) or not works(self.server):
+            return None
+        return same_rewards(self.harbor.verdict.rewards or {}, self.server.verdict.rewards or {})
+
     def summary(self) -> str:
         """The finding in one sentence."""
         harbor, server = works(self.harbor), works(self.server)
@@ -57,6 +70,14 @@ class BothModes:
         if self.server is None:
             how = "works" if harbor else f"fails ({harbor_fails})"
             return Advice(f"in {HARBOR} the verifier {how}; the {SERVER} was not run: ", self.server_skipped or "")
+        if harbor and server and not self.same_rewards:
+            # The finding both modes are for, as much as a contract error: a verify that reads
+            # response scores each published run as Harbor mode does, not as the server does.
+            return (
+                f"the verifier works in both modes but scores otherwise in each: {_rewards(self.server)} in "
+                f"{SERVER}, {_rewards(self.harbor)} in {HARBOR}, which is what every published Harbor run "
+                "of this task would score on this workspace"
+            )
         if harbor and server:
             return "the verifier works in both modes"
         if server and not harbor:
@@ -88,6 +109,7 @@ class BothModes:
             "server": self.server.to_json() if self.server is not None else None,
             "server_skipped": self.server_skipped,
             "works": {"harbor": works(self.harbor), "server": works(self.server)},
+            "same_rewards": self.same_rewards,
             "summary": self.summary(),
         }
 

@@ -324,7 +324,7 @@ class RunResult:
         if self.expected.exit_code == 0 and self.verdict.rewards is None:
             return False  # exit 0 promises a reward Harbor scores; it would score none
         if self.expected.rewards is not None:
-            return self.verdict.rewards is not None and _same_rewards(
+            return self.verdict.rewards is not None and same_rewards(
                 self.verdict.rewards, self.expected.rewards, self.expected.tolerance
             )
         return True
@@ -341,7 +341,7 @@ class RunResult:
             or expected.tolerance is not None
             or actual is None
             or self.expected_matched is not False
-            or not _same_rewards(actual, expected.rewards, NEAR_MISS)
+            or not same_rewards(actual, expected.rewards, NEAR_MISS)
         ):
             return {}
         return {
@@ -462,7 +462,7 @@ def reward_float(value: Any) -> float:
         return float("inf") if value > 0 else float("-inf")
 
 
-def _same_rewards(actual: dict[str, Any], expected: dict[str, Any], tolerance: float | None = None) -> bool:
+def same_rewards(actual: dict[str, Any], expected: dict[str, Any], tolerance: float | None = None) -> bool:
     """Rewards compare as Harbor's numbers: 1 == 1.0, keys must match exactly;
     each number exactly equal, or within ``tolerance`` (absolute) when
     ``expected.json`` gives one. Harbor itself compares nothing: exact is the
