@@ -152,7 +152,10 @@ def preload(names):
         if name:
             try:
                 __import__(name)
-            except Exception as exc:
+            # SystemExit and KeyboardInterrupt too (a module that runs a command line at import): let
+            # through, they would end the run before its go, with an exit code Harbor, which preloads
+            # nothing, never sees
+            except BaseException as exc:
                 first = (str(exc).strip().splitlines() or [""])[0][:200]
                 failed.append("%s (%s%s)" % (name, type(exc).__name__, ": " + first if first else ""))
     PRELOADED.update(set(sys.modules) - before)

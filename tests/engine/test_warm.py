@@ -33,7 +33,14 @@ from tests.helpers.processes import (
     wait_gone,
     wait_none_with,
 )
-from tests.helpers.tasks import HANG_GUARD_S, PY, TASKS_WITH_CASES, copy_example, make_task
+from tests.helpers.tasks import (
+    HANG_GUARD_S,
+    PY,
+    TASKS_WITH_CASES,
+    copy_example,
+    interpreter_with_long_sys_path,
+    make_task,
+)
 from verifier_tui.engine import warm
 from verifier_tui.engine.record import replace
 from verifier_tui.engine.session import Options, Session, cpu_count
@@ -481,6 +488,32 @@ def test_a_module_to_preload_that_does_not_import_is_named_in_the_runs_notices(e
         "did not import; the run went on without it"
     ]
     assert result.verdict.rewards == {"reward": 1.0}
+
+
+@pytest.mark.parametrize("raised", ["SystemExit(3)", "KeyboardInterrupt"])
+def test_a_module_to_preload_that_ends_its_import_with_systemexit_is_passed_over(example, tmp_path, raised):
+    """A package whose import raises SystemExit or KeyboardInterrupt (a
+    command-line module that runs at import) ended the run started ahead: the
+    case failed with ``exit 3 · unexpected exit code`` or ``killed by signal 2``
+    and the runner's own traceback, where Harbor, which preloads nothing,
+    scores 1.0. It did not import: said, and passed over."""
+    python = interpreter_with_long_sys_path(tmp_path / "venv", 0)
+    (site_packages,) = (tmp_path / "venv").glob("lib/python3*/site-packages")
+    # still importing when the held run is told to go, as a heavy package is
+    (site_packages / "ends_its_import.py").write_text(f"import time\ntime.sleep(1)\nraise {raised}\n")
+
+    async def scenario():
+        options = Options(python=str(python), case="correct", preload=("ends_its_import",))
+        with Session(example("hello-file"), options) as session:
+            return await _held_then_run(session, session.spec_for_case(session.task.cases[0]))
+
+    held, cold, result = _run(scenario())
+    assert held.went
+    assert (result.exit_code, result.signal, result.verdict.rewards) == (0, None, {"reward": 1.0}), result.stderr.text
+    assert _comparable(result)["stderr"] == _comparable(cold)["stderr"] == ""
+    (said,) = [notice for notice in result.notices if "--preload" in notice]
+    assert said.startswith(f"--preload: ends_its_import ({raised.partition('(')[0]}")
+    assert said.endswith("did not import; the run went on without it")
 
 
 def test_a_tests_file_that_a_preloaded_module_keeps_out_is_blamed_on_the_preload(tmp_path):
