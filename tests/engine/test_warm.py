@@ -18,6 +18,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
@@ -488,6 +489,34 @@ def test_a_module_to_preload_that_does_not_import_is_named_in_the_runs_notices(e
         "did not import; the run went on without it"
     ]
     assert result.verdict.rewards == {"reward": 1.0}
+
+
+@IDLE_CPU
+def test_test_says_under_its_table_that_the_preload_kept_the_tasks_module_out(env, tmp_path):
+    """``test -j 1 --preload colorsys`` with a tests/colorsys.py: every case
+    failed on the standard library's colorsys, and nothing under the table (nor
+    in --json's notices, nor in the JUnit failures) said why, where ``run`` and
+    the TUI say the preload kept the task's file out."""
+    verifier = """\
+        import colorsys
+
+        def verify(workspace):
+            return 1.0 if getattr(colorsys, "TASKS_OWN", False) else 0.0
+    """
+    task_dir = make_task(tmp_path / "preloaded", verifier, files={"colorsys.py": "TASKS_OWN = True\n"}, cases={})
+    for case in ("a", "b"):
+        (task_dir / "cases" / case / "workspace").mkdir(parents=True)
+        (task_dir / "cases" / case / "expected.json").write_text('{"rewards": {"reward": 1.0}}')
+    junit = tmp_path / "report.xml"
+    options = ["-j", "1", "--preload", "colorsys", "--python", PY]
+    table = run_tool(env, "test", task_dir, *options, "--junit", junit)
+    assert table.returncode == 1 and "0 passed, 2 failed" in table.stdout, table.stdout
+    why = "is not imported in this run: --preload imported colorsys before the run started"
+    said = [line for line in table.stdout.splitlines() if why in line]
+    assert len(said) == 1 and said[0].startswith("note: "), table.stdout  # once, for the task: both cases have it
+    document = json.loads(run_tool(env, "test", "--json", task_dir, *options).stdout)
+    assert all(any(why in notice for notice in case["notices"]) for case in document["cases"]), document["cases"]
+    assert all(why in failure.text for failure in ET.parse(junit).getroot().iter("failure"))
 
 
 @pytest.mark.parametrize("raised", ["SystemExit(3)", "KeyboardInterrupt"])

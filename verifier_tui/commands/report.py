@@ -100,6 +100,14 @@ def header(session: Session, result: RunResult | None = None) -> str:
     return " · ".join(parts)
 
 
+def run_notes(result: RunResult) -> list[str]:
+    """A run's own notes, then those on the task's modules that another of the same name keeps
+    out (a standard-library module shadowed; one --preload imported first, which Harbor never
+    does): ``run`` prints them all, ``--json`` has them, and ``test`` says them under a case that
+    failed, where they are often why (``test --preload`` fails every case the preload changed)."""
+    return [*result.notices, *shadow_lines(result.explain, here)]
+
+
 def notices(session: Session, result: RunResult | None = None) -> list[str]:
     own = session.notices()
     if result is not None and session.case is not None and result.case != session.case.name:
@@ -108,7 +116,7 @@ def notices(session: Session, result: RunResult | None = None) -> list[str]:
         own = [*session.task.notices(), *verifier_notices(session.task, session.verifier)]
         own += [Advice(f"case {case.name}: ", p) for p in case.problems] if case else []
     seen: list[str] = []
-    for notice in own + (result.notices if result else []):
+    for notice in own + (run_notes(result) if result else []):
         if notice not in seen:
             seen.append(notice)
     return seen
@@ -138,7 +146,6 @@ def result_lines(session: Session, result: RunResult, word: Callable[[str], str]
     hint = missing_nemo_gym_hint(result)
     if hint:
         lines.append(f"note: {word(hint)}")
-    lines += [f"note: {shadow}" for shadow in shadow_lines(result.explain, here)]
     lines.append(f"{word(result.outcome_words)} · {duration_text(result.duration_s)}")
     stuck = stuck_at(result)
     if stuck:
@@ -420,7 +427,7 @@ def why_failed(session: Session | None, result: RunResult, shared: Sequence[str]
     # A case's own problems (a workspace leading out of the task) say why it ran on other inputs.
     problems = case.problems if case is not None else ()
     # Its notes say a run killed past memory_mb, with the limit (engine.results).
-    notes = [f"note: {note}" for note in result.notices if note not in shared]
+    notes = [f"note: {note}" for note in run_notes(result) if note not in shared]
     return [said for said in (stuck_at(result), near_miss_line(result), *problems, *notes) if said]
 
 
@@ -430,7 +437,8 @@ def shared_notes(results: list[RunResult]) -> list[str]:
     none when every case passed. A failed case's other notes are its own."""
     if all(result.expected_matched for result in results):
         return []
-    return [note for note in results[0].notices if all(note in result.notices for result in results[1:])]
+    others = [run_notes(result) for result in results[1:]]
+    return [note for note in run_notes(results[0]) if all(note in notes for notes in others)]
 
 
 def test_lines(
