@@ -519,6 +519,18 @@ def test_test_says_under_its_table_that_the_preload_kept_the_tasks_module_out(en
     assert all(why in failure.text for failure in ET.parse(junit).getroot().iter("failure"))
 
 
+async def _preloading(example, tmp_path, ends: str) -> tuple:
+    """hello-file's correct case held, then run, with ``--preload ends_its_import``: a module of
+    an interpreter's site-packages that is still importing when the held run is told to go, as a
+    heavy package is, and then runs ``ends``. See :func:`_held_then_run`."""
+    python = interpreter_with_long_sys_path(tmp_path / "venv", 0)
+    (site_packages,) = (tmp_path / "venv").glob("lib/python3*/site-packages")
+    (site_packages / "ends_its_import.py").write_text(f"import os, sys, time\ntime.sleep(1)\n{ends}")
+    options = Options(python=str(python), case="correct", preload=("ends_its_import",))
+    with Session(example("hello-file"), options) as session:
+        return await _held_then_run(session, session.spec_for_case(session.task.cases[0]))
+
+
 @pytest.mark.parametrize("raised", ["SystemExit(3)", "KeyboardInterrupt"])
 def test_a_module_to_preload_that_ends_its_import_with_systemexit_is_passed_over(example, tmp_path, raised):
     """A package whose import raises SystemExit or KeyboardInterrupt (a
@@ -526,23 +538,30 @@ def test_a_module_to_preload_that_ends_its_import_with_systemexit_is_passed_over
     case failed with ``exit 3 · unexpected exit code`` or ``killed by signal 2``
     and the runner's own traceback, where Harbor, which preloads nothing,
     scores 1.0. It did not import: said, and passed over."""
-    python = interpreter_with_long_sys_path(tmp_path / "venv", 0)
-    (site_packages,) = (tmp_path / "venv").glob("lib/python3*/site-packages")
-    # still importing when the held run is told to go, as a heavy package is
-    (site_packages / "ends_its_import.py").write_text(f"import time\ntime.sleep(1)\nraise {raised}\n")
-
-    async def scenario():
-        options = Options(python=str(python), case="correct", preload=("ends_its_import",))
-        with Session(example("hello-file"), options) as session:
-            return await _held_then_run(session, session.spec_for_case(session.task.cases[0]))
-
-    held, cold, result = _run(scenario())
+    held, cold, result = _run(_preloading(example, tmp_path, f"raise {raised}\n"))
     assert held.went
     assert (result.exit_code, result.signal, result.verdict.rewards) == (0, None, {"reward": 1.0}), result.stderr.text
     assert _comparable(result)["stderr"] == _comparable(cold)["stderr"] == ""
     (said,) = [notice for notice in result.notices if "--preload" in notice]
     assert said.startswith(f"--preload: ends_its_import ({raised.partition('(')[0]}")
     assert said.endswith("did not import; the run went on without it")
+
+
+@pytest.mark.parametrize("ends", ["os._exit(0)", "os.kill(os.getpid(), 9)"])
+def test_a_module_to_preload_that_ends_the_process_leaves_the_run_to_a_cold_start(example, tmp_path, sandbox, ends):
+    """A preloaded module that ends the interpreter at import (``os._exit``, a
+    crash), while the held run is being told to go: the case said ``exit 0 ·
+    no reward`` or ``killed by signal 9``, where Harbor, which preloads nothing,
+    scores 1.0. Its runner never read its go: the run is started again, cold,
+    and says why."""
+    held, cold, result = _run(_preloading(example, tmp_path, f"sys.stdout.write('imported\\n')\n{ends}\n"))
+    assert held.went
+    assert _comparable(result) | {"notices": []} == _comparable(cold) | {"notices": []}
+    assert (result.exit_code, result.verdict.rewards) == (0, {"reward": 1.0})
+    assert result.notices == [
+        "the run started ahead ended before it was told to go (a module --preload imported may have ended "
+        "its interpreter): the run was started again, cold"
+    ]
 
 
 def test_a_tests_file_that_a_preloaded_module_keeps_out_is_blamed_on_the_preload(tmp_path):

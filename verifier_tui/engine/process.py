@@ -411,13 +411,18 @@ class Held:
         read, write = os.pipe()
         try:
             high = fcntl.fcntl(read, fcntl.F_DUPFD_CLOEXEC, 10)
-        finally:
+        except BaseException:
             os.close(read)
+            os.close(write)
+            raise
+        # Kept here (never passed on): once the run is over, whether the runner read its go.
+        self._unread: int | None = read
         self.attach = attach
         try:
             self.proc = _start(argv, cwd, dict(env, **{variable: str(high)}), pass_fds=(high,), attach=attach)
         except BaseException:
             os.close(write)
+            os.close(read)
             if attach is not None:
                 attach.close()
             raise
@@ -447,9 +452,29 @@ class Held:
             os.close(fd)
         return self.proc
 
+    def read_its_go(self) -> bool:
+        """Once the run it went as is over: whether the runner read its go.
+        One that ended before it did (a module ``--preload`` imported ended
+        its interpreter: ``os._exit``, a crash) never ran the run, and what
+        it left is no verdict of the verifier's. Asked once (the pipe's end
+        kept for it is closed); True when it cannot be known."""
+        fd, self._unread = self._unread, None
+        if fd is None:
+            return True
+        try:
+            os.set_blocking(fd, False)
+            return os.read(fd, 1) == b""  # the go still in the pipe: never read
+        except OSError:
+            return True
+        finally:
+            os.close(fd)
+
     def discard(self) -> None:
         """End it unrun: SIGKILL its group (in the view, the PID namespace
         goes with its init), reap it, close its pipes. Once over, nothing."""
+        if self._unread is not None:
+            os.close(self._unread)
+            self._unread = None
         if self.over:
             return
         self.over = True

@@ -805,6 +805,27 @@ class Run:
     def go(self, on_output: Any = None, cancel: Any = None) -> None:
         """Run the runner to its end (``on_output``: see :meth:`Session.arun`;
         ``cancel``: see :func:`~verifier_tui.engine.process.run_process`)."""
+        held = self.held
+        try:
+            self._go(on_output, cancel)
+            went_on = held is None or held.read_its_go()
+        finally:
+            if held is not None:
+                held.read_its_go()  # asked once: closes what it kept, whatever happened
+        if not went_on:
+            # The runner started ahead ended before it read its go: a module --preload imported
+            # ended its interpreter (os._exit, a crash), or something killed it. What it left is no
+            # run of the verifier; Harbor, which preloads nothing, would run it, so it runs cold.
+            self.prepared, self.held = prepare(self.spec, self.stage), None
+            why = (
+                " (a module --preload imported may have ended its interpreter)" if self.session.options.preload else ""
+            )
+            self.prepared.notices.append(
+                f"the run started ahead ended before it was told to go{why}: the run was started again, cold"
+            )
+            self._go(on_output, cancel)
+
+    def _go(self, on_output: Any, cancel: Any) -> None:
         prepared, held = self.prepared, self.held
         user_paths = partial(map_paths, path_map=prepared.path_map)
 
