@@ -564,6 +564,19 @@ def test_a_module_to_preload_that_ends_the_process_leaves_the_run_to_a_cold_star
     ]
 
 
+@IDLE_CPU
+def test_test_says_a_module_to_preload_that_did_not_import_though_every_case_passed(env, example):
+    """``test -j 1 --preload numpyy``: the header said ``preloads numpyy``, every
+    case passed, and only ``--json``'s notices said it never imported."""
+    done = run_tool(env, "test", "-j", "1", example("hello-file"), "--preload", "numpyy", "--python", PY)
+    assert done.returncode == 0 and done.stdout.splitlines()[-1] == "4 passed, 0 failed", done.stdout
+    said = [line for line in done.stdout.splitlines() if "numpyy" in line]
+    assert said[1:] == [
+        "note: --preload: numpyy (ModuleNotFoundError: No module named 'numpyy') did not import; "
+        "the run went on without it"
+    ], done.stdout
+
+
 def test_a_tests_file_that_a_preloaded_module_keeps_out_is_blamed_on_the_preload(tmp_path):
     """tests/colorsys.py, with ``--preload colorsys``: the run started ahead
     got the standard library's, and its note blamed the interpreter's

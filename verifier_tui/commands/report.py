@@ -397,7 +397,13 @@ def group_lines(group: Any, results: list[RunResult]) -> list[str]:
         out.append(f"!  {one_line(name)}: not run: {problem}")
     for name, why in group.not_judged:
         out.append(f"{NOT_RUN}  cases/{one_line(name)}: not judged: {why}")
+    from verifier_tui.engine.results import preload_notices
+
     shared = shared_notes(results)
+    # A module --preload names that never imported is said even when every case passed: the
+    # header says the task's runs preload it
+    unimported = dict.fromkeys(note for result in results for note in preload_notices(result.explain))
+    shared += [note for note in unimported if note not in shared]
     out += [f"note: {one_line(note)}" for note in shared]
     for result in results:
         out += [f"{one_line(result.case or '-')}: {said}" for said in why_failed(session, result, shared)]

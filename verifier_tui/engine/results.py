@@ -279,6 +279,12 @@ def outcome_of(
     return exits.get(returncode, Outcome.UNEXPECTED_EXIT)
 
 
+def preload_notices(explain: Explanation | None) -> list[str]:
+    """The modules given to ``--preload`` that the run started ahead could not import, each as a note."""
+    failed = explain.preload_failed if explain is not None else ()
+    return [f"--preload: {module} did not import; the run went on without it" for module in failed]
+
+
 def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, sequence: int) -> RunResult:
     """Turn what the child did into a RunResult (verdict read from the staged
     reward folder, paths mapped back to the user's files). ``done`` is what the
@@ -419,8 +425,7 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
     strays = sorted(cut(map_paths(c, pm)) for c in strays)  # in each sandbox's order alike
     notices += _left_behind(strays, done is not None and done.output_cut_short, pipe_wait_s, written)
     explain = read_explain(prepared) or (contract_explanation(prepared) if done is not None else None)
-    failed = explain.preload_failed if explain is not None else ()
-    notices += [f"--preload: {module} did not import; the run went on without it" for module in failed]
+    notices += preload_notices(explain)
     return RunResult(
         outcome=outcome,
         exit_code=returncode if signal is None and not timed_out else None,
