@@ -768,6 +768,29 @@ def test_both_modes_says_when_harbor_would_score_otherwise_and_whether_the_case_
     assert data["same_rewards"] is True and data["summary"] == "the verifier works in both modes"
 
 
+def test_both_modes_says_the_notes_run_says_and_each_mode_is_a_whole_run_document(example, env, elsewhere):
+    """On a plain test.sh task, ``run`` notes that Harbor would run the
+    task's script, not this verifier; ``run --both-modes`` said nothing of it
+    (nor any other note) and then "in Harbor mode the verifier works". Its
+    --json's ``harbor`` and ``server``, documented as run documents, lacked
+    the run document's ``task``, ``task_name``, ``sandbox_words`` and
+    ``preload``, and their ``notices`` the session's."""
+    task_dir = example("plain-test-sh")
+    note = "note: the sandbox would not run tests/verifier.py: tests/test.sh is the task's own script"
+    done = tool(env, "run", task_dir, "--both-modes", cwd=elsewhere)
+    assert done.returncode == 0, done.stderr
+    said = [line for line in done.stdout.splitlines() if line.startswith(note)]
+    assert len(said) == 1 and done.stdout.index(said[0]) < done.stdout.index("✓ Harbor mode"), done.stdout
+    single = as_json(tool(env, "run", task_dir, "--json", cwd=elsewhere))
+    both = as_json(tool(env, "run", task_dir, "--both-modes", "--json", cwd=elsewhere))
+    assert set(both["harbor"]) == set(single)
+    assert both["harbor"]["notices"] == single["notices"] and any(n.startswith(note[6:]) for n in single["notices"])
+    both = as_json(
+        tool(env, "run", example("count-errors"), "--case", "response-json", "--both-modes", "--json", cwd=elsewhere)
+    )
+    assert set(both["server"]) == set(both["harbor"]) == set(single)
+
+
 def test_the_json_documentation_lists_every_trial_job_and_both_modes_field(
     task, runs, tmp_path, env, elsewhere, example
 ):

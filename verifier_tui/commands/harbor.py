@@ -867,6 +867,7 @@ _ONE_RUN_OPTIONS = (("--coverage", "coverage"), ("--coverage-report", "coverage_
 
 def both_modes_command(args: argparse.Namespace) -> int:
     """``run PATH --both-modes``: the case with its response and without."""
+    from verifier_tui.commands.report import notices, result_json, run_notes
     from verifier_tui.engine.both_modes import run_both_modes, works
     from verifier_tui.engine.session import Session
     from verifier_tui.words.run import expected_line, mode_text, verdict_line
@@ -886,17 +887,29 @@ def both_modes_command(args: argparse.Namespace) -> int:
                 "case": session.case.name if session.case else None,
                 "verifier": str(session.verifier),
                 **data,
+                # each mode's run document whole, as run --json prints it (the session's notices too)
+                "harbor": result_json(session, both.harbor),
+                "server": result_json(session, both.server) if both.server is not None else None,
             }
             terminal.out_json(data)
             return both.exit_status
         case = one_line(session.case.name) if session.case else "none"
         terminal.out(f"task {one_line(session.task.name)} · case {case} · both modes")
+        # What run says as notes (a plain test.sh task, which Harbor runs instead of this verifier;
+        # no workspace): those of the session and of both runs once, above; a mode's own, under it.
+        ran = [result for result in (both.server, both.harbor) if result is not None]
+        above = [note for note in notices(session) + run_notes(ran[0]) if all(note in notices(session, r) for r in ran)]
+        for note in dict.fromkeys(above):
+            terminal.out(f"note: {one_line(note)}")
         for label, result in ((mode_text("server"), both.server), (mode_text("harbor"), both.harbor)):
             mark = {True: "✓", False: "✗", None: "-"}[works(result)]
             if result is None:
                 terminal.out(f"{mark} {label}: not run: {both.server_skipped}")
                 continue
             terminal.out(f"{mark} {label}: {result.outcome_words} · {verdict_line(result)}")
+            for note in run_notes(result):
+                if note not in above:
+                    terminal.out(f"    note: {one_line(note)}")
             for problem in result.explain.problems if result.explain is not None else ():
                 terminal.out(f"    contract: {problem}")
             expected = expected_line(result)  # the mode that is the case's own run, as run says it
