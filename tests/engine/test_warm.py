@@ -519,14 +519,14 @@ def test_test_says_under_its_table_that_the_preload_kept_the_tasks_module_out(en
     assert all(why in failure.text for failure in ET.parse(junit).getroot().iter("failure"))
 
 
-async def _preloading(example, tmp_path, ends: str) -> tuple:
+async def _preloading(example, tmp_path, ends: str, timeout: float | None = None) -> tuple:
     """hello-file's correct case held, then run, with ``--preload ends_its_import``: a module of
     an interpreter's site-packages that is still importing when the held run is told to go, as a
     heavy package is, and then runs ``ends``. See :func:`_held_then_run`."""
     python = interpreter_with_long_sys_path(tmp_path / "venv", 0)
     (site_packages,) = (tmp_path / "venv").glob("lib/python3*/site-packages")
     (site_packages / "ends_its_import.py").write_text(f"import os, sys, time\ntime.sleep(1)\n{ends}")
-    options = Options(python=str(python), case="correct", preload=("ends_its_import",))
+    options = Options(python=str(python), case="correct", preload=("ends_its_import",), timeout=timeout)
     with Session(example("hello-file"), options) as session:
         return await _held_then_run(session, session.spec_for_case(session.task.cases[0]))
 
@@ -559,8 +559,22 @@ def test_a_module_to_preload_that_ends_the_process_leaves_the_run_to_a_cold_star
     assert _comparable(result) | {"notices": []} == _comparable(cold) | {"notices": []}
     assert (result.exit_code, result.verdict.rewards) == (0, {"reward": 1.0})
     assert result.notices == [
-        "the run started ahead ended before it was told to go (a module --preload imported may have ended "
+        "the run started ahead ended before it began the run (a module --preload imported may have ended "
         "its interpreter): the run was started again, cold"
+    ]
+
+
+def test_a_run_started_ahead_still_preloading_at_its_timeout_is_run_again_cold(example, tmp_path):
+    """``--preload`` of a module slower to import than the task's timeout: the
+    run started ahead was told to go while it still imported it, and ended at
+    its timeout, ``VerifierTimeoutError``, though the verifier never ran and
+    Harbor, which preloads nothing, scores 1.0."""
+    held, cold, result = _run(_preloading(example, tmp_path, "time.sleep(60)\n", timeout=3))
+    assert held.went
+    assert (result.outcome, result.verdict.rewards) == (cold.outcome, {"reward": 1.0}), result.notices
+    assert result.notices == [
+        "the run started ahead ended before it began the run (it was still importing what --preload names "
+        "when its timeout came): the run was started again, cold"
     ]
 
 

@@ -813,15 +813,19 @@ class Run:
             if held is not None:
                 held.read_its_go()  # asked once: closes what it kept, whatever happened
         if not went_on:
-            # The runner started ahead ended before it read its go: a module --preload imported
-            # ended its interpreter (os._exit, a crash), or something killed it. What it left is no
-            # run of the verifier; Harbor, which preloads nothing, would run it, so it runs cold.
+            # The runner started ahead ended before it read its go: killed at its timeout while it still
+            # imported what --preload names, or a module it imported ended its interpreter (os._exit, a
+            # crash), or something killed it. What it left is no run of the verifier; Harbor, which
+            # preloads nothing, would run it, so it runs cold.
+            if self.done is not None and self.done.timed_out:
+                why = " (it was still importing what --preload names when its timeout came)"
+            elif self.session.options.preload:
+                why = " (a module --preload imported may have ended its interpreter)"
+            else:
+                why = ""
             self.prepared, self.held = prepare(self.spec, self.stage), None
-            why = (
-                " (a module --preload imported may have ended its interpreter)" if self.session.options.preload else ""
-            )
             self.prepared.notices.append(
-                f"the run started ahead ended before it was told to go{why}: the run was started again, cold"
+                f"the run started ahead ended before it began the run{why}: the run was started again, cold"
             )
             self._go(on_output, cancel)
 
