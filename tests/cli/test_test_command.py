@@ -248,6 +248,23 @@ def test_a_task_named_twice_is_tested_once_and_by_its_own_name(env, tmp_path):
     assert [task["name"] for task in json.loads(from_tests.stdout)["tasks"]] == ["hello-file"]
 
 
+def test_case_folders_of_one_task_are_one_task_and_each_case_runs_once(env, tmp_path):
+    """``test tasks/hello-file/cases/wrong-*`` (a shell's glob) printed a
+    table per case, each headed ``task hello-file``, and ``2 passed, 0 failed
+    (2 tasks)``; with the task's folder named too, ``correct`` ran twice."""
+    task = _tasks(tmp_path, "hello-file") / "hello-file"
+    done = run_tool(env, "test", task / "cases" / "wrong-case", task / "cases" / "wrong-text", "--python", PY)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert [line for line in done.stdout.splitlines() if line.startswith("task ")] == [
+        f"task hello-file · verifier {task / 'tests' / 'verifier.py'}"
+    ], done.stdout
+    assert [row.split()[1] for row in _table_rows(done.stdout)["hello-file"]] == ["wrong-case", "wrong-text"]
+    assert done.stdout.splitlines()[-1] == "2 passed, 0 failed"
+    data = json.loads(run_tool(env, "test", task / "cases" / "correct", task, "--json", "--python", PY).stdout)
+    assert [task["name"] for task in data["tasks"]] == ["hello-file"], data["tasks"]
+    assert sorted(case["case"] for case in data["cases"]) == ["correct", "missing-file", "wrong-case", "wrong-text"]
+
+
 def test_a_case_named_with_the_id_separator_is_said_unusable(env, tmp_path):
     # hello-file's case "a::b" and a task "hello-file::a"'s case "b" had one id.
     folder = _tasks(tmp_path, "hello-file")

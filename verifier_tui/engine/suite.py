@@ -118,7 +118,7 @@ class TaskCases:
     invalid: list[tuple[str, str]] = field(default_factory=list)
     error: str | None = None
     not_judged: list[tuple[str, str]] = field(default_factory=list)  # (case, why): cases no expected.json judges
-    only: str | None = None  # the one case a case folder named
+    only: tuple[str, ...] | None = None  # the cases case folders named (None: every case)
 
     def item_name(self, case: str) -> str:
         return f"{self.name}{SEPARATOR}{case}"
@@ -132,7 +132,7 @@ class TaskCases:
         task = session.task
         self.cases, self.invalid, self.not_judged = [], [], []
         for case in task.cases:
-            if (self.only is not None and case.name != self.only) or (
+            if (self.only is not None and case.name not in self.only) or (
                 patterns and not matches_any(patterns, self.name, case.name)
             ):
                 continue
@@ -150,7 +150,7 @@ class TaskCases:
             self.error = no_verifier_message(task)
         elif not self.cases and not self.invalid:  # (an unusable one is a row of its own, and fails the command)
             cases = task.root / "cases"
-            where = cases / self.only if self.only else cases
+            where = cases / self.only[0] if self.only and len(self.only) == 1 else cases
             if where.is_dir():  # (not "under" a folder that is not there)
                 self.error = f"no case with a usable expected.json under {where}"
             elif cases.is_dir():  # the case folder named was there when the command began
@@ -524,34 +524,35 @@ def _task_group(folder: Path | Target, options: Options, named: bool) -> TaskCas
         return TaskCases(name=where.name, folder=where, session=None, error=exc.args[0])  # Advice kept
     task = session.task
     # A case folder named: that case only (kept, as a re-read task forgets how it was opened).
-    group = TaskCases(name=task.name, folder=task.root, session=session, only=task.initial_case)
+    only = (task.initial_case,) if task.initial_case is not None else None
+    group = TaskCases(name=task.name, folder=task.root, session=session, only=only)
     group.read_cases()
     return group
 
 
 def _once_each(groups: list[Any]) -> list[Any]:
     """Each task once (``test tasks tasks/hello-file`` named it twice: its
-    cases ran twice, under one id): a later group of the same folder, verifier
-    and cases is closed, and so is one case's group (a case folder named) of a
-    task whose every case is tested too, before or after it. Paths compared
-    where links lead: ``tasks`` and a link to it name the same verifier."""
-
-    def task_key(group: Any) -> tuple[Any, ...]:
+    cases ran twice, under one id): a later group of the same folder and
+    verifier is closed, its cases joined to the first's (``test
+    hello/cases/wrong-*`` is one task of those cases, not one task per case;
+    a case folder named beside its task, before or after it, is every case
+    once). Paths compared where links lead: ``tasks`` and a link to it name
+    the same verifier."""
+    kept: list[Any] = []
+    seen: dict[tuple[Any, ...], Any] = {}
+    for group in groups:
         session = getattr(group, "session", None)
         verifier = session and session.verifier and os.path.realpath(session.verifier)
-        return (type(group), os.path.realpath(group.folder), verifier)
-
-    whole = {task_key(group) for group in groups if getattr(group, "only", None) is None}
-    kept: list[Any] = []
-    seen: set[tuple[Any, ...]] = set()
-    for group in groups:
-        only = getattr(group, "only", None)
-        key = (*task_key(group), only)
-        if key in seen or (only is not None and key[:-1] in whole):
-            group.close()
+        key = (type(group), os.path.realpath(group.folder), verifier)
+        first = seen.get(key)
+        if first is None:
+            seen[key] = group
+            kept.append(group)
             continue
-        seen.add(key)
-        kept.append(group)
+        if isinstance(first, TaskCases) and first.only != group.only:
+            first.only = None if first.only is None or group.only is None else (*first.only, *group.only)
+            first.read_cases()
+        group.close()
     return kept
 
 
