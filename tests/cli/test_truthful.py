@@ -584,7 +584,7 @@ def test_a_watch_line_for_a_name_that_is_not_utf8_keeps_its_columns(env, tmp_pat
         first = next(line for line in iter(reader.next, None) if line.startswith("#1 "))
         with open(os.fsencode(task_dir / "tests") + b"/odd\xff\nname.txt", "wb") as handle:
             handle.write(b"x")
-        second = reader.next()
+        second = reader.next_run()  # (after the notes said under the first)
     finally:
         stop(proc)
     assert second.startswith("#2 ") and "tests/odd\\xff\\nname.txt" in second, second

@@ -12,6 +12,7 @@ import asyncio
 import gc
 import json
 import os
+import queue
 import re
 import shutil
 import signal
@@ -23,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.commands import interrupted, run_tool
+from tests.helpers.commands import interrupted, run_tool, start_watch, stop
 from tests.helpers.harbor import RUNNER
 from tests.helpers.processes import (
     SAY_STARTED,
@@ -589,6 +590,56 @@ def test_test_says_a_module_to_preload_that_did_not_import_though_every_case_pas
         "note: --preload: numpyy (ModuleNotFoundError: No module named 'numpyy') did not import; "
         "the run went on without it"
     ], done.stdout
+
+
+def _said_with(reader, within_s: float = HANG_GUARD_S) -> list[str]:
+    """``watch``'s next run line and the lines printed with it (until it is quiet a moment)."""
+    lines = [reader.next_run(within_s)]
+    try:
+        while True:
+            lines.append(reader.next(1.0))
+    except queue.Empty:
+        return lines
+
+
+def test_watch_says_a_runs_notes_under_it_once(env, tmp_path):
+    """``watch --preload colorsys`` on a task with a tests/colorsys.py: the
+    first run (cold) matched its expected.json, the next (started ahead)
+    differed after a save that changed nothing it reads, and nothing said why,
+    where ``run`` notes the shadowing and that the preload kept the task's
+    file out. Each note is said under the first run that has it."""
+    verifier = """\
+        import colorsys
+
+        def verify(workspace):
+            return 1.0 if getattr(colorsys, "TASKS_OWN", False) else 0.0
+    """
+    task_dir = make_task(tmp_path / "t", verifier, files={"colorsys.py": "TASKS_OWN = True\n"}, cases={"a": {}})
+    (task_dir / "cases" / "a" / "workspace").mkdir(parents=True, exist_ok=True)
+    (task_dir / "cases" / "a" / "expected.json").write_text('{"rewards": {"reward": 1.0}}')
+    proc, reader = start_watch(env, task_dir, "--preload", "colorsys", "--python", PY, cwd=tmp_path)
+    try:
+        first = _said_with(reader)
+        assert first[0].endswith("matches expected") and len(first) == 2, first
+        assert first[1].startswith("      note: t/tests/colorsys.py shadows the standard library's colorsys")
+        for save in range(1, 6):  # until a run goes from its start ahead, which preloads
+            (task_dir / "tests" / "verifier.py").write_text(textwrap.dedent(verifier) + "#" * save)
+            warm = _said_with(reader)
+            if warm[0].endswith("differs from expected"):
+                break
+        assert [line for line in warm if "note:" in line] == [
+            "      note: t/tests/colorsys.py is not imported in this run: --preload imported colorsys before the run "
+            "started, so `import colorsys` gets "
+            + warm[-1].partition("gets ")[2].partition(";")[0]
+            + "; Harbor preloads nothing, so its run imports this file (leave colorsys, and what imports it, out of "
+            "--preload to run as Harbor does)"
+        ], warm
+        (task_dir / "tests" / "verifier.py").write_text(textwrap.dedent(verifier) + "# again")
+        again = _said_with(reader)
+        assert again[0].endswith("differs from expected") and not [line for line in again if "note:" in line], again
+    finally:
+        code, stderr = stop(proc)
+    assert code == 0 and "Traceback" not in stderr, stderr
 
 
 def test_a_tests_file_that_a_preloaded_module_keeps_out_is_blamed_on_the_preload(tmp_path):

@@ -284,6 +284,7 @@ async def _watch(session: Session, args: argparse.Namespace) -> None:
     from verifier_tui.engine.watch.live import LiveRuns
 
     session.keep_warm()  # every save re-runs: the next run waits, started, for it
+    said = set(report.notices(session))  # above the first run
 
     async def run(trigger: str, change: Change | None) -> None:
         result = await session.arun(trigger=trigger)
@@ -291,6 +292,12 @@ async def _watch(session: Session, args: argparse.Namespace) -> None:
             terminal.out_json(report.result_json(session, result), indent=None)
         else:
             terminal.out(report.watch_line(result, trigger))
+            # What run notes, under the first run that has it: a run started ahead that differs from the
+            # cold one before it, as --preload kept the task's own module out, says why.
+            for note in report.run_notes(result):
+                if note not in said:
+                    said.add(note)
+                    terminal.out(f"      note: {one_line(note)}")
             stuck = report.stuck_at(result)
             if stuck:
                 terminal.out(f"      {stuck}")
