@@ -768,6 +768,27 @@ def test_both_modes_says_when_harbor_would_score_otherwise_and_whether_the_case_
     assert data["same_rewards"] is True and data["summary"] == "the verifier works in both modes"
 
 
+def test_both_modes_on_a_task_harbor_would_refuse_says_neither_mode_works(task, env, elsewhere):
+    """A task.toml Harbor would refuse (``version = 1``): run exits 2 and says
+    Harbor would refuse the task, but --both-modes marked both modes ✓ and
+    summed up "the verifier works in both modes" (--json: works true, true)."""
+    demo = task(
+        verifier="def verify(workspace, response=None):\n    return 1.0\n", toml="version = 1\n", cases={"c": {}}
+    )
+    (demo / "cases" / "c" / "response.json").write_text("{}\n", encoding="utf-8")
+    done = tool(env, "run", demo, "--both-modes", cwd=elsewhere)
+    assert done.returncode == 2, done.stdout
+    modes = [line for line in done.stdout.splitlines() if " mode (" in line and not line.startswith("note")]
+    assert [line[0] for line in modes] == ["✗", "✗"], modes
+    assert done.stdout.splitlines()[-1] == (
+        "Harbor would refuse to run this task: version = 1 is not a string (Harbor would refuse to load the task: "
+        "pydantic ValidationError); no published Harbor run of it scores, whatever the verifier does"
+    )
+    data = as_json(tool(env, "run", demo, "--both-modes", "--json", cwd=elsewhere))
+    assert data["works"] == {"harbor": False, "server": False} and data["same_rewards"] is None
+    assert data["summary"] == done.stdout.splitlines()[-1]
+
+
 def test_both_modes_says_the_notes_run_says_and_each_mode_is_a_whole_run_document(example, env, elsewhere):
     """On a plain test.sh task, ``run`` notes that Harbor would run the
     task's script, not this verifier; ``run --both-modes`` said nothing of it

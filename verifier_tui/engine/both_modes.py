@@ -31,10 +31,11 @@ NO_RESPONSE = Advice(
 
 
 def works(result: RunResult | None) -> bool | None:
-    """Whether the verifier did its job: a reward written that Harbor can read."""
+    """Whether the verifier did its job: a reward written that Harbor can read
+    (never in a task Harbor would refuse to load: it reads no reward of it)."""
     if result is None:
         return None
-    return result.outcome is Outcome.REWARD_WRITTEN and result.verdict.ok
+    return result.outcome is Outcome.REWARD_WRITTEN and result.verdict.ok and result.task_refused is None
 
 
 def _rewards(result: RunResult) -> str:
@@ -65,6 +66,11 @@ class BothModes:
 
     def summary(self) -> str:
         """The finding in one sentence."""
+        if self.harbor.task_refused is not None:  # as run says it: no mode's verdict is Harbor's
+            return (
+                f"Harbor would refuse to run this task: {self.harbor.task_refused}; no published Harbor run of "
+                "it scores, whatever the verifier does"
+            )
         harbor, server = works(self.harbor), works(self.server)
         harbor_fails = _failure(self.harbor)
         if self.server is None:
