@@ -156,7 +156,7 @@ def preload(names):
             # through, they would end the run before its go, with an exit code Harbor, which preloads
             # nothing, never sees
             except BaseException as exc:
-                first = (str(exc).strip().splitlines() or [""])[0][:200]
+                first = (_error_summary(exc)["message"].strip().splitlines() or [""])[0][:200]
                 failed.append("%s (%s%s)" % (name, type(exc).__name__, ": " + first if first else ""))
     PRELOADED.update(set(sys.modules) - before)
     return failed
@@ -250,10 +250,11 @@ def _signature_text(params):
 
 def error_info(exc):
     traceback = _stdlib("traceback")
+    message = _error_summary(exc)["message"]  # never str(exc) itself: a verifier's exception may fail to print
 
     return {
         "type": type(exc).__name__,
-        "message": _short_repr(str(exc), 500) if str(exc) else "",
+        "message": _short_repr(message, 500) if message else "",
         "traceback": "".join(traceback.format_exception(type(exc), exc, own_frames(exc))),
     }
 

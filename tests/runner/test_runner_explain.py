@@ -160,6 +160,30 @@ def test_explain_reports_an_import_error_without_a_traceback_on_stderr(sandbox):
     assert_untouched(sandbox, marker)
 
 
+def test_an_import_error_that_cannot_print_itself_is_explained_and_run_as_harbor_runs_it(sandbox):
+    """The module raises, at import, an exception whose ``__str__`` raises:
+    ``--explain`` (and a run with ``--explain-to``, as verifier-tui runs every
+    verifier) crashed in the runner's own code, so explain said "the runner
+    gave no explanation" with the runner's traceback, and a run's stderr
+    carried that traceback after the verifier's ("During handling of the above
+    exception ...")."""
+    sandbox.verifier("""
+        class Unprintable(Exception):
+            def __str__(self):
+                raise ValueError("no words")
+
+        raise Unprintable()
+    """)
+    doc = explain(sandbox.run("--explain"))
+    assert doc["import_error"]["type"] == "Unprintable" and doc["would_exit"] == 1
+    assert "Unprintable" in doc["import_error"]["traceback"]
+    result = sandbox.run("--explain-to", sandbox.root / "explained.json")
+    assert result.returncode == 1 and result.rewards == {}, result.describe()
+    assert "During handling" not in result.stderr and "run_verifier" not in result.stderr, result.stderr
+    assert result.stderr.rstrip().endswith("Unprintable: <exception str() failed>"), result.stderr
+    assert json.loads((sandbox.root / "explained.json").read_text())["import_error"]["type"] == "Unprintable"
+
+
 def test_explain_imports_the_module(sandbox):
     # --help says so: the module's top-level code runs, verify does not.
     imported = sandbox.root / "module-was-imported"
