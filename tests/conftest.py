@@ -166,6 +166,21 @@ def example(tmp_path):
 
 
 @pytest.fixture
+def example_on_disk():
+    """As :func:`example`, but on a disk's file system (/var/tmp), not the
+    tmpfs ``tmp_path`` is on: ext4 gives a folder made the inode of one just
+    removed, which tmpfs never does, and a test of what follows a folder by
+    its inode needs that reuse."""
+    parent = Path(tempfile.mkdtemp(prefix="vt-tests-", dir="/var/tmp"))
+
+    def copy(name: str) -> Path:
+        return copy_example(name, parent / "tasks" / name)
+
+    yield copy
+    shutil.rmtree(parent, ignore_errors=True)
+
+
+@pytest.fixture
 def pytester(pytester, monkeypatch):
     """pytest's own ``pytester``, whose inner runs leave off the plugins this
     suite installs for itself (:func:`~tests.helpers.inner_pytest_options`).

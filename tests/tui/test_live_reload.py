@@ -11,7 +11,7 @@ import shutil
 import pytest
 from textual.widgets import OptionList
 
-from tests.helpers.tasks import Gate, make_task
+from tests.helpers.tasks import EXAMPLES, Gate, make_task, remove_and_make_on_its_inode
 from tests.tui.app_under_test import SIZE, make_app, screen_text, wait_for, widget_text
 from verifier_tui.tui.screens.choose_list import ChooseListScreen
 
@@ -260,3 +260,48 @@ async def test_the_task_folder_renamed_on_disk_is_followed(example):
         await wait_for(
             lambda: any(r and r.verdict.rewards == {"reward": 0.5} for r in app.finished), "a run of the save"
         )
+
+
+async def test_a_chosen_case_removed_and_another_made_on_its_inode_is_not_taken_for_it(example_on_disk):
+    """``rm -rf cases/wrong-text; mkdir cases/zz-new`` (and its files) with
+    ``wrong-text`` chosen: ext4 gave zz-new the inode wrong-text freed, and the
+    session, following the chosen case by its inode, silently switched to
+    zz-new, another case, whose verdict it showed as the chosen case's."""
+    root = example_on_disk("hello-file")
+    app = make_app(root, case="wrong-text")
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await asyncio.wait_for(app.controller.live.watch_ready.wait(), 10)
+        new = root / "cases" / "zz-new"
+        remove_and_make_on_its_inode(root / "cases" / "wrong-text", new)
+        shutil.copytree(root / "cases" / "correct", new, dirs_exist_ok=True)
+        await wait_for(lambda: "zz-new" in listed(app), "the new case in the cases list")
+        assert "wrong-text" not in listed(app)
+        result = await app.wait_for_runs(2)
+        assert result.case is None and app.session.case is None
+        await pilot.pause()
+        assert "case none" in widget_text(app, "#header")
+        lines = [line.strip() for line in screen_text(app).splitlines()]
+        assert any(line.startswith("workspace ") and "cases/wrong-text/workspace" in line for line in lines)
+        assert "could not start" in screen_text(app) and "is not there any more" in screen_text(app)
+        assert all(r is None or r.case != "zz-new" for r in app.finished)
+
+
+async def test_a_task_removed_and_another_copied_beside_it_on_its_inode_is_not_taken_for_it(example_on_disk):
+    """``rm -rf hello-file`` and another task copied beside it (a checkout of
+    another branch): ext4 gave the new folder the inode hello-file freed, and
+    the session re-opened as that other task (its verifier, its case of the
+    same name), a verdict of another task shown as hello-file's."""
+    root = example_on_disk("hello-file")
+    app = make_app(root, case="correct")
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await asyncio.wait_for(app.controller.live.watch_ready.wait(), 10)
+        other = root.with_name("sum-column")
+        remove_and_make_on_its_inode(root, other)
+        shutil.copytree(EXAMPLES / "sum-column", other, dirs_exist_ok=True)
+        await wait_for(lambda: "the task could not be re-read" in screen_text(app), "the task said gone")
+        await pilot.pause(1.0)
+        assert app.session.task.root == root
+        assert all(r is None or not r.verifier.is_relative_to(other) for r in app.finished)
+        assert "sum-column" not in screen_text(app)

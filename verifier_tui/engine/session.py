@@ -130,7 +130,7 @@ class Session:
     def __init__(self, path: Path | str | Target, options: Options | None = None) -> None:
         self.options = options or Options()
         self.task: Task = resolve(path)
-        self._task_folder = _folder_identity(self.task.root)  # the task's folder's identity (a rename keeps it)
+        self._task_folder = _folder_identity(self.task.root)  # the task's folder as last read (a rename keeps it)
         self.scratch: Scratch | None = None
         self._stages: dict[tuple[Path | None, bool], list[Stage]] = {}
         self._busy: set[int] = set()  # id() of the stages a run is using right now
@@ -140,7 +140,7 @@ class Session:
         self.verifier: Path | None = None
         self.case: Case | None = None
         self._gone_case: Case | None = None  # the chosen case while its folder is away (chosen again when back)
-        self._case_folder: tuple[int, int] | None = None  # the chosen case's folder's identity (a rename keeps it)
+        self._case_folder: _Identity | None = None  # the chosen case's folder as last read (a rename keeps it)
         self.workspace: Path | None = None
         self.response: ResponseSource | None = None
         self.task_data: Path | None = None
@@ -603,6 +603,12 @@ class Session:
         for the copies of the workspace to follow."""
         for stage in self._all_stages():
             stage.note(change.paths | change.quiet, change.recreated)
+        # A file written in the task's or the chosen case's folder changes its mtime, part of what a rename of
+        # it is known by (_folder_identity): the folders still where they were are taken as they are now.
+        if self._task_folder is not None and self.task.root.is_dir():
+            self._task_folder = _folder_identity(self.task.root)
+        if self.case is not None and self._case_folder is not None and self.case.folder.is_dir():
+            self._case_folder = _folder_identity(self.case.folder)
 
     def _all_stages(self) -> list[Stage]:
         return [stage for pool in self._stages.values() for stage in pool]
@@ -751,7 +757,7 @@ class Session:
         return self.scratch
 
 
-def _renamed_to(folder: Path, identity: tuple[int, int] | None) -> Path | None:
+def _renamed_to(folder: Path, identity: _Identity | None) -> Path | None:
     """The name the folder that was ``folder`` (``identity``) has now in the
     same parent folder, if it was renamed there; None if it is not there."""
     if identity is None:
@@ -766,13 +772,22 @@ def _renamed_to(folder: Path, identity: tuple[int, int] | None) -> Path | None:
     return None
 
 
-def _folder_identity(folder: Path) -> tuple[int, int] | None:
-    """A folder's device and inode: the same after a rename, None once gone."""
+#: A folder's device, inode and mtime (:func:`_folder_identity`).
+_Identity = tuple[int, int, int]
+
+
+def _folder_identity(folder: Path) -> _Identity | None:
+    """What tells a folder renamed from another folder: its device, inode and
+    mtime, None once gone. A rename keeps all three (it changes the folder's
+    ctime and its parent's mtime, not its own mtime). The inode alone is not
+    enough: ext4 gives the inode of a folder removed to the next one made
+    (``rm -rf cases/a; mkdir cases/b``, as a git checkout does), which has the
+    mtime of its making and filling."""
     try:
         found = folder.stat()
     except OSError:
         return None
-    return found.st_dev, found.st_ino
+    return found.st_dev, found.st_ino, found.st_mtime_ns
 
 
 class Run:
