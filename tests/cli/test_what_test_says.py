@@ -169,3 +169,19 @@ def test_a_failing_case_says_its_own_problem_under_the_table(env, tmp_path):
     assert done.returncode == 1
     said = [line for line in done.stdout.splitlines() if line.startswith("out: ")]
     assert len(said) == 1 and f"leads out of the task, to {elsewhere}" in said[0], done.stdout
+
+
+def test_a_task_whose_only_expected_json_is_in_a_dot_folder_has_no_case(env, example):
+    """``cases/.draft/expected.json`` only: a dot-folder is no case (none
+    runs), yet the search counted the task as one with a case, and ``test``
+    failed it, exit 1, with ``! not tested: no case with a usable expected.json``
+    where a task without a case is said and passes."""
+    tasks = example("hello-file").parent
+    drafts = example("plain-test-sh")
+    (drafts / "cases" / ".draft" / "workspace").mkdir(parents=True)
+    (drafts / "cases" / ".draft" / "expected.json").write_text('{"rewards": {"reward": 1.0}}')
+    done = run_tool(env, "test", tasks, "--python", PY)
+    assert done.returncode == 0, done.stdout + done.stderr
+    said = next(said for said in done.stdout.splitlines() if "plain-test-sh" in said)
+    assert said.startswith("·  task plain-test-sh (") and "not tested: it has no case: make one with " in said
+    assert done.stdout.splitlines()[-1] == "4 passed, 0 failed, 1 task without a case"

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.record import field, record
 from verifier_tui.engine.session import Options, SelectionError, Session
+from verifier_tui.engine.task.cases import is_case_folder
 from verifier_tui.engine.task.discovery import DiscoveryError, no_verifier_message
 from verifier_tui.engine.task.kinds import MAX_ENTRIES_SCANNED, looks_like_task, some_names
 from verifier_tui.engine.task.target import Target, classify
@@ -55,11 +56,7 @@ def no_cases(task: Path) -> str:
     its cases have no expected.json (it has cases: "it has no case" was wrong)."""
     try:
         with os.scandir(task / "cases") as scan:
-            count = sum(
-                1
-                for entry in itertools.islice(scan, MAX_ENTRIES_SCANNED)
-                if not entry.name.startswith(".") and entry.is_dir()  # as find_cases takes a case folder
-            )
+            count = sum(1 for entry in itertools.islice(scan, MAX_ENTRIES_SCANNED) if is_case_folder(entry))
     except OSError:
         count = 0
     if count == 0:
@@ -489,7 +486,7 @@ def tasks_below(folder: Path, depth: int = SEARCH_DEPTH) -> tuple[list[Path], li
 
 def _has_expected(cases: Path) -> bool:
     try:
-        return any(untrusted.present(entry / "expected.json") for entry in cases.iterdir() if entry.is_dir())
+        return any(untrusted.present(entry / "expected.json") for entry in cases.iterdir() if is_case_folder(entry))
     except OSError:
         return False
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -42,8 +43,17 @@ class Case:
     None when it can, or there is none (the case is then not judged)."""
 
 
+def is_case_folder(entry: Path | os.DirEntry[str]) -> bool:
+    """Whether an entry of a task's ``cases/`` folder is a case: a folder (or a
+    link to one) whose name does not start with a dot (``.draft``, ``.git``: a
+    tool's or the user's own, never run). The one rule wherever cases are
+    counted or looked for (:func:`find_cases`, ``suite``), so a task is not
+    said to have a case that no run would find. May raise OSError."""
+    return not entry.name.startswith(".") and entry.is_dir()
+
+
 def find_cases(task_root: Path, tests_dir: Path | None = None, rows: TaskRows | None = None) -> list[Case]:
-    """Every case folder under ``<task_root>/cases``, sorted by name."""
+    """Every case folder under ``<task_root>/cases`` (:func:`is_case_folder`), sorted by name."""
     folder = task_root / "cases"
     if not folder.is_dir():
         return []
@@ -52,7 +62,7 @@ def find_cases(task_root: Path, tests_dir: Path | None = None, rows: TaskRows | 
         fallbacks.append(tests_dir / "task_data.json")
     cases = []
     try:
-        entries = sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith("."))
+        entries = sorted(p for p in folder.iterdir() if is_case_folder(p))
     except OSError:
         return []
     for entry in entries:
