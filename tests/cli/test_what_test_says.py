@@ -10,6 +10,7 @@ user reads it: the real tool in a subprocess on real task folders.
 from __future__ import annotations
 
 import json
+import shutil
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -185,3 +186,31 @@ def test_a_task_whose_only_expected_json_is_in_a_dot_folder_has_no_case(env, exa
     said = next(said for said in done.stdout.splitlines() if "plain-test-sh" in said)
     assert said.startswith("·  task plain-test-sh (") and "not tested: it has no case: make one with " in said
     assert done.stdout.splitlines()[-1] == "4 passed, 0 failed, 1 task without a case"
+
+
+def test_a_task_whose_cases_have_no_expected_json_is_said_so_in_the_summary_and_when_alone(env, example):
+    """A task found below a folder whose 4 case folders have no expected.json:
+    its line said ``not tested: none of its 4 cases has an expected.json``,
+    but the summary said ``1 task without a case``; and with it the only task
+    there, ``test`` said ``none has a case to test: make one with verifier-tui
+    run TASK --save-case NAME``, to a user looking at its four cases."""
+    tasks = example("hello-file").parent
+    example("plain-test-sh")
+    unjudged = example("sum-column")
+    shutil.rmtree(unjudged / "cases" / "quantity-variant")
+    for expected in unjudged.glob("cases/*/expected.json"):
+        expected.unlink()
+    done = run_tool(env, "test", tasks, "--python", PY)
+    assert done.returncode == 0, done.stdout + done.stderr
+    said = next(said for said in done.stdout.splitlines() if "sum-column" in said)
+    assert "not tested: none of its 2 cases has an expected.json (write one" in said
+    summary = done.stdout.splitlines()[-1]
+    assert summary == "4 passed, 0 failed, 1 task without a case, 1 task without an expected.json"
+    shutil.rmtree(tasks / "hello-file")
+    shutil.rmtree(tasks / "plain-test-sh")
+    alone = run_tool(env, "test", tasks, "--python", PY)
+    assert alone.returncode == 2 and alone.stdout == ""
+    assert alone.stderr.count("\n") == 1, alone.stderr
+    assert "holds 1 task(s) (sum-column) and none has a case to test" in alone.stderr
+    assert "none of its 2 cases has an expected.json (write one" in alone.stderr
+    assert "--save-case" not in alone.stderr

@@ -471,8 +471,9 @@ def test_lines(
     refusing = sum(1 for group, _results in ran if refused(group))
     if refusing:  # its cases passed here, but Harbor would run none of them (the plugin fails each)
         summary += f", {refusing} task{'s' if refusing > 1 else ''} Harbor would refuse"
-    if without:
-        summary += f", {len(without)} task{'s' if len(without) > 1 else ''} without a case"
+    from verifier_tui.engine.suite import without_cases_counted
+
+    summary += "".join(f", {counted}" for counted in without_cases_counted(without))
     out.append(summary + (f" ({len(ran)} tasks)" if len(ran) > 1 else ""))
     warning = copy_warning(ran)
     return out + ([warning] if warning else [])

@@ -35,7 +35,7 @@ from verifier_tui.engine.to_the_end import uninterrupted
 
 if TYPE_CHECKING:
     import asyncio
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
     from typing import Any
 
     from verifier_tui.engine.model import RunResult
@@ -50,20 +50,47 @@ MAKE_A_CASE = "make one with verifier-tui run TASK --save-case NAME (cases/NAME/
 NO_CASES = f"it has no case: {MAKE_A_CASE}"
 
 
+def _case_folders(task: Path) -> int:
+    """How many case folders a task has (:func:`is_case_folder`)."""
+    try:
+        with os.scandir(task / "cases") as scan:
+            return sum(1 for entry in itertools.islice(scan, MAX_ENTRIES_SCANNED) if is_case_folder(entry))
+    except OSError:
+        return 0
+
+
 def no_cases(task: Path) -> str:
     """Why a task found without a case to test is not tested, in every report
     that skips it (text, JSON, JUnit, the pytest plugin): it has no case, or
     its cases have no expected.json (it has cases: "it has no case" was wrong)."""
-    try:
-        with os.scandir(task / "cases") as scan:
-            count = sum(1 for entry in itertools.islice(scan, MAX_ENTRIES_SCANNED) if is_case_folder(entry))
-    except OSError:
-        count = 0
+    count = _case_folders(task)
     if count == 0:
         return NO_CASES
     if count == 1:
         return f"its one case has no expected.json ({WRITE_ONE})"
     return f"none of its {count} cases has an expected.json ({WRITE_ONE})"
+
+
+def without_cases_counted(tasks: Sequence[Path]) -> list[str]:
+    """The tasks found without a case to test, counted as :func:`no_cases`
+    tells them apart (``test``'s summary line): ``1 task without a case``,
+    ``2 tasks without an expected.json`` (their case folders have none)."""
+    bare = sum(1 for task in tasks if _case_folders(task) == 0)
+    counted = [(bare, "without a case"), (len(tasks) - bare, "without an expected.json")]
+    return [f"{count} task{'s' if count > 1 else ''} {words}" for count, words in counted if count]
+
+
+def none_to_test(tasks: Sequence[Path]) -> str:
+    """Why none of ``tasks``, found below a folder with none other, is tested,
+    in :func:`no_cases`'s words: to make a case, or to write the expected.json
+    its case folders lack (making a case was wrong advice to a task with five)."""
+    bare = sum(1 for task in tasks if _case_folders(task) == 0)
+    if bare == len(tasks):
+        return MAKE_A_CASE
+    if bare == 0:
+        return no_cases(tasks[0]) if len(tasks) == 1 else f"none of their cases has an expected.json ({WRITE_ONE})"
+    first, second = without_cases_counted(tasks)
+    return f"{first} ({MAKE_A_CASE}) and {second} ({WRITE_ONE})"
 
 
 def not_tested(task: Path) -> str:
@@ -424,7 +451,9 @@ def _groups_for(
         return [_task_group(folder, options, named=False) for folder in found]
     if bare:
         names = some_names(sorted(p.name for p in bare))
-        raise CollectionError(f"{path} holds {len(bare)} task(s) ({names}) and none has a case to test: {MAKE_A_CASE}")
+        raise CollectionError(
+            f"{path} holds {len(bare)} task(s) ({names}) and none has a case to test: {none_to_test(bare)}"
+        )
     # Neither a task nor a folder of tasks: discovery says what it is in one line
     # (or takes it as a bare folder of verifiers, which has no cases to test).
     try:
