@@ -768,6 +768,33 @@ def test_both_modes_says_when_harbor_would_score_otherwise_and_whether_the_case_
     assert data["same_rewards"] is True and data["summary"] == "the verifier works in both modes"
 
 
+def test_both_modes_says_an_unapplied_expectation_of_the_mode_it_is_true_of(example, env, elsewhere):
+    """``--response`` on a case without one: the server run is not the case's
+    own, its expected.json is not applied; Harbor mode is the case's own run and
+    matched. The note "the case's expected.json is not applied" was printed
+    above both modes and was in Harbor mode's --json notices beside
+    ``expected_matched: true``."""
+    response = elsewhere / "resp.json"
+    response.write_text('{"x": 1}\n', encoding="utf-8")
+    args = ("run", example("hello-file"), "--case", "correct", "--both-modes", "--response", response)
+    done = tool(env, *args, cwd=elsewhere)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    note = (
+        "    note: the case's expected.json is not applied: the case has no response: its expected.json is for "
+        "a run without one"
+    )
+    server = next(i for i, line in enumerate(lines) if line.startswith("✓ environment-server mode"))
+    harbor = next(i for i, line in enumerate(lines) if line.startswith("✓ Harbor mode"))
+    assert lines[server + 1 : harbor] == [note], done.stdout
+    assert lines[harbor + 1] == '    expected {"rewards": {"reward": 1.0}}: matched'
+    assert not any("expected.json is not applied" in line for line in lines[:server] + lines[harbor:])
+    data = as_json(tool(env, *args, "--json", cwd=elsewhere))
+    assert data["harbor"]["expected_matched"] is True
+    assert not any("expected.json" in n for n in data["harbor"]["notices"]), data["harbor"]["notices"]
+    assert data["server"]["expected_matched"] is None and note.strip()[6:] in data["server"]["notices"]
+
+
 def test_both_modes_on_a_task_harbor_would_refuse_says_neither_mode_works(task, env, elsewhere):
     """A task.toml Harbor would refuse (``version = 1``): run exits 2 and says
     Harbor would refuse the task, but --both-modes marked both modes ✓ and

@@ -867,7 +867,7 @@ _ONE_RUN_OPTIONS = (("--coverage", "coverage"), ("--coverage-report", "coverage_
 
 def both_modes_command(args: argparse.Namespace) -> int:
     """``run PATH --both-modes``: the case with its response and without."""
-    from verifier_tui.commands.report import notices, result_json, run_notes
+    from verifier_tui.commands.report import notices, result_json
     from verifier_tui.engine.both_modes import run_both_modes, works
     from verifier_tui.engine.session import Session
     from verifier_tui.words.run import expected_line, mode_text, verdict_line
@@ -896,10 +896,11 @@ def both_modes_command(args: argparse.Namespace) -> int:
         case = one_line(session.case.name) if session.case else "none"
         terminal.out(f"task {one_line(session.task.name)} · case {case} · both modes")
         # What run says as notes (a plain test.sh task, which Harbor runs instead of this verifier;
-        # no workspace): those of the session and of both runs once, above; a mode's own, under it.
+        # no workspace): those of every mode once, above; a mode's own, under it (the case's
+        # expected.json not applied to the run with the user's --response is the server mode's).
         ran = [result for result in (both.server, both.harbor) if result is not None]
-        above = [note for note in notices(session) + run_notes(ran[0]) if all(note in notices(session, r) for r in ran)]
-        for note in dict.fromkeys(above):
+        above = [note for note in notices(session, ran[0]) if all(note in notices(session, r) for r in ran)]
+        for note in above:
             terminal.out(f"note: {one_line(note)}")
         for label, result in ((mode_text("server"), both.server), (mode_text("harbor"), both.harbor)):
             mark = {True: "✓", False: "✗", None: "-"}[works(result)]
@@ -907,7 +908,7 @@ def both_modes_command(args: argparse.Namespace) -> int:
                 terminal.out(f"{mark} {label}: not run: {both.server_skipped}")
                 continue
             terminal.out(f"{mark} {label}: {result.outcome_words} · {verdict_line(result)}")
-            for note in run_notes(result):
+            for note in notices(session, result):
                 if note not in above:
                     terminal.out(f"    note: {one_line(note)}")
             for problem in result.explain.problems if result.explain is not None else ():

@@ -109,7 +109,7 @@ def run_notes(result: RunResult) -> list[str]:
 
 
 def notices(session: Session, result: RunResult | None = None) -> list[str]:
-    own = session.notices()
+    own = session.notices(result)  # a mode of --both-modes: as they stand for its response
     if result is not None and session.case is not None and result.case != session.case.name:
         # Another case than the session's (``test``): that case's problems, not the session's case's.
         case = session.task.case(result.case) if result.case else None

@@ -325,7 +325,10 @@ class Session:
 
         return probe_interpreter(self.options.python, timeout_s=min(PROBE_TIMEOUT_S, self.timeout_s))
 
-    def notices(self) -> list[str]:
+    def notices(self, run: RunResult | None = None) -> list[str]:
+        """The session's notes; with ``run``, as they stand for that run of the
+        session's choices, whose response may be its own (each mode of
+        --both-modes): whether the case's expected.json judges it is the run's."""
         out = self.task.notices()
         out += verifier_notices(self.task, self.verifier)
         out += runner_notices(self.task.own_runner, self.runner)
@@ -344,7 +347,7 @@ class Session:
             ]
         if self.task_id is not None and self.rows_problems[0] == self.task_data:
             out += self.rows_problems[1]
-        note = self.expectation_note()
+        note = self._expectation_note(run.response if run is not None else self.response)
         if note is not None:
             out.append(note)
         return out
@@ -354,10 +357,13 @@ class Session:
         None when it does. An expectation is about the case's own inputs: once
         the workspace, the response or the task data is another, "failed" would
         be noise."""
+        return self._expectation_note(self.response)
+
+    def _expectation_note(self, response: ResponseSource | None) -> str | None:
         case = self.case
         if case is None or case.expected is None:
             return None
-        changed = _inputs_changed(case, case.response, self.workspace, self.response, self.task_data, self.task_id)
+        changed = _inputs_changed(case, case.response, self.workspace, response, self.task_data, self.task_id)
         if not changed:
             return None
         # A response the case never had is not "its response ... not in use": there was none.
