@@ -87,3 +87,12 @@ def test_an_expectation_no_run_can_meet_is_said(tmp_path, text, words):
     """The runner never writes NaN, inf or an empty dict, and an exit status
     is 0 to 255: such a case would fail for ever, whatever the verifier did."""
     assert read_expected(write(tmp_path / "expected.json", text)) == (None, f"expected.json: {words}")
+
+
+def test_an_expected_int_too_large_for_a_float_is_an_expectation(tmp_path):
+    """A verify returning {"reward": 10**400} writes it to reward.json, and it
+    is Harbor's reward (its check takes any int): expected.json holding it was
+    refused as "must be an object of finite numbers", which an int is."""
+    path = write(tmp_path / "expected.json", json.dumps({"rewards": {"reward": 10**400}}))
+    expectation, problem = read_expected(path)
+    assert problem is None and expectation is not None and expectation.rewards == {"reward": 10**400}

@@ -186,9 +186,16 @@ def test_a_json_float_too_large_for_harbors_float_is_said_so(tmp_path: Path, con
 
 def test_a_json_integer_too_large_for_a_float_is_harbors_reward(tmp_path: Path) -> None:
     """Harbor checks a reward.json value with isinstance(value, (int, float)): a
-    400-digit integer (json.loads reads it as an int) passes, as here."""
+    400-digit integer (json.loads reads it as an int) passes, as here. But the
+    job's mean of the trials' rewards (sum / count) raises OverflowError with
+    it, which nothing said."""
     write(tmp_path, "reward.json", '{"reward": 1' + "0" * 400 + "}")
-    assert harbor_verdict(tmp_path).rewards == {"reward": 10**400}
+    verdict = harbor_verdict(tmp_path)
+    assert verdict.rewards == {"reward": 10**400}
+    assert verdict.warnings == (
+        "\"reward\" is an integer too large for a float: it is this trial's reward, but Harbor's mean of a "
+        "job's rewards divides it, which raises OverflowError",
+    )
 
 
 @pytest.mark.parametrize(

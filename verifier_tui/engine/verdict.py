@@ -409,10 +409,24 @@ def _json_verdict(path: Path, st: os.stat_result, folder: Path) -> Verdict:
         if isinstance(value, bool):
             warnings.append(f"{json.dumps(key)} is {json.dumps(value)}: Harbor records it as {float(value)}")
             value = float(value)
+        elif isinstance(value, int) and not _finite_float(value):
+            # Harbor's Mean metric is sum(values) / len(values): int / int past any float raises.
+            warnings.append(
+                f"{json.dumps(key)} is an integer too large for a float: it is this trial's reward, but Harbor's "
+                "mean of a job's rewards divides it, which raises OverflowError"
+            )
         rewards[key] = value
     if "reward" not in rewards:
         warnings.append("Harbor aggregates on 'reward'; this dict has none")
     return Verdict(rewards=rewards, source=name, warnings=tuple(warnings))
+
+
+def _finite_float(value: int) -> bool:
+    try:
+        float(value)
+    except OverflowError:
+        return False
+    return True
 
 
 def _too_large(reader: str, value: float) -> str:
