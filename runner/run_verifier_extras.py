@@ -186,6 +186,21 @@ def verify_info(verify, params):
     }
 
 
+def yields_problem(info):
+    """The problem of a verify that yields (``info`` is verify_info's), or None:
+    the runner calls it all the same, but what the call returns is the run's
+    contract error. A problem in the document, where a check on ``problems``
+    sees it, not only in explain's words."""
+    what = info["yields"]
+    if what is None:
+        return None
+    article = "an" if what[0] in "aeiou" else "a"
+    return (
+        "verify yields: calling it returns %s %s, not a number or a dict of numbers, so the run is a contract "
+        "error (exit 2) and writes no reward" % (article, what)
+    )
+
+
 def _yields(flags):
     """What a call of a verify whose code has ``flags`` returns when that code
     yields: a generator (CO_GENERATOR) or an async generator

@@ -361,10 +361,15 @@ def test_explain_of_a_verify_that_yields_says_what_the_run_does(env, tmp_path, d
     assert ran.returncode == 2 and "contract error" in ran.stdout, ran.stdout
     done = run_tool(env, "explain", task_dir, "--python", PY)
     assert "no contract problems" not in done.stdout, done.stdout
-    assert (
+    sentence = (
         f"verify yields: calling it returns {what}, not a number or a dict of numbers, so the run "
-        "is a contract error (exit 2) and writes no reward" in done.stdout
-    ), done.stdout
+        "is a contract error (exit 2) and writes no reward"
+    )
+    assert done.stdout.count(sentence) == 1, done.stdout
+    # --json says it where a check looks: its problems were [] (only verify.yields set), so a CI
+    # step failing on problems passed a verifier whose every run fails
+    data = json.loads(run_tool(env, "explain", task_dir, "--python", PY, "--json").stdout)
+    assert data["problems"] == [sentence] and data["would_call_verify"] is True
 
 
 def test_explain_of_a_generator_the_runner_awaits_says_it_would_be_called(env, tmp_path):

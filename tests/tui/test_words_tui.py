@@ -106,6 +106,21 @@ async def test_the_contract_problem_is_said_once_and_names_keys_not_flags(exampl
         assert "this run has no response" in resolution and "press m" in resolution
 
 
+async def test_a_verify_that_yields_is_not_said_refused(tmp_path):
+    """The runner calls a verify that yields, and refuses what it returns: its
+    explanation's problem says so, and the reward panel must not say "the runner
+    refused to call verify", but why the run failed."""
+    task_dir = make_task(tmp_path / "t", "def verify(workspace):\n    yield 1.0\n")
+    app = make_app(task_dir, watch=False)
+    async with app.run_test(size=(160, 50)) as pilot:
+        result = await app.wait_for_runs(1)
+        await pilot.pause()
+        assert result.outcome is Outcome.CONTRACT_ERROR
+        assert "verify yields: calling it returns a generator" in widget_text(app, "#resolution-body")
+        reward = widget_text(app, "#reward-body")
+        assert "refused to call verify" not in reward and "verify returned <generator" in reward, reward
+
+
 async def test_a_run_killed_past_memory_mb_is_not_said_killed_by_something_unknown(tmp_path):
     """Under the note that the OOM killer ended the runner past memory_mb, the reward panel
     went on: "something outside the runner ended it", as if the cause were unknown."""

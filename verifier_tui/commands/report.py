@@ -243,7 +243,7 @@ def explain_lines(session: Session, data: Explanation) -> list[str]:
         out.append("")
         for problem in data.problems:
             out.append(problem_line(data, problem))
-    elif error is None and (data.verify is None or data.verify.yields is None):  # one that yields is said above
+    elif error is None:
         out.append("")
         out.append("no contract problems: verify would be called")
     for text in environment_lines(data.environment):

@@ -107,19 +107,6 @@ def binding_lines(explain: Explanation, mode: str, show_text: Callable[[str], st
         )
     if len(explain.parameters) > LISTED:
         lines.append([(f"  {more_text(len(explain.parameters) - LISTED, 'parameters', where)}", QUIET)])
-    if verify is not None and verify.yields is not None:
-        # The runner calls it all the same (no contract problem before the call): what the call
-        # returns is the run's contract error, said here so that explain says what the run will.
-        article = "an" if verify.yields[0] in "aeiou" else "a"
-        lines.append(
-            [
-                (
-                    f"  verify yields: calling it returns {article} {verify.yields}, not a number or a dict "
-                    "of numbers, so the run is a contract error (exit 2) and writes no reward",
-                    PROBLEM,
-                )
-            ]
-        )
     return lines
 
 

@@ -185,7 +185,8 @@ def _why(result: RunResult, fmt: Display) -> str | None:
         debug = "" if nothing_to_debug(result) else ", d debugs it in pdb"  # a SyntaxError has no frame to stop in
         return f"raised {error}{where}\n  (the traceback is in stderr: e opens the line{debug})"
     if outcome is Outcome.CONTRACT_ERROR:
-        if result.explain is not None and result.explain.problems:
+        explain = result.explain
+        if explain is not None and explain.problems and not explain.would_call_verify:  # not a verify that yields
             return "the runner refused to call verify: the contract problem is under Resolution"  # said once
         lines = [line for line in result.stderr.text.strip().splitlines() if line.strip()]
         return (
