@@ -92,7 +92,7 @@ def binding_lines(explain: Explanation, mode: str, show_text: Callable[[str], st
     verify = explain.verify
     if verify is not None and explain.import_error is None:
         lines.append([(show_text(verify.signature), HEADING)])
-        if verify.is_async and verify.yields is None:
+        if verify.is_async:  # (an async def that yields is no coroutine: it has CO_ASYNC_GENERATOR)
             lines[0].append(("  async: run to completion with asyncio.run", QUIET))
     params = explain.parameters[:LISTED]
     name_width = max((len(p.name) for p in params), default=0) + 2
