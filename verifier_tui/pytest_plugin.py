@@ -72,14 +72,10 @@ def plugin_words() -> dict[str, str]:
 
 
 def _plugin_words(action: Action) -> str:
-    from verifier_tui.engine.advice import BY_NAME, OF_RUN_TRIAL, OF_TEST
+    from verifier_tui.engine.advice import OPTION_COMMANDS
 
     # An option of the command line's, given with its value: the plugin has none, so the command that does.
-    command = {
-        BY_NAME: "verifier-tui run TASK",  # a file of the task's given by name all the same
-        OF_RUN_TRIAL: "verifier-tui run TRIAL",
-        OF_TEST: "verifier-tui test PATH",  # what --verifier-cases PATH runs
-    }.get(action.kind)
+    command = OPTION_COMMANDS.get(action.kind)
     if command is not None:
         return f"{command} {action.flag}"
     return plugin_words().get(action.kind, action.flag)

@@ -186,7 +186,6 @@ def test_the_main_screen_words_every_kind_of_action_the_engine_suggests():
     flags = [value.flag for value in vars(advice).values() if isinstance(value, advice.Action) and value.flag]
     assert len(flags) == len(set(flags)), "one option said by two kinds"
     assert sorted(KEY_WORDS) == sorted(kinds)
-    assert not set(advice.OPTION_KINDS) & set(KEY_WORDS)  # an option with its value: the command line's words
 
 
 async def test_a_workspace_over_the_interpreters_folder_says_what_the_tui_user_does(tmp_path):

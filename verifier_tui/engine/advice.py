@@ -57,8 +57,13 @@ BY_NAME = "give a file by name"
 OF_RUN_TRIAL = "an option of run TRIAL"
 OF_TEST = "an option of test"
 #: The kinds whose action is an option given with its value, made by a function
-#: (:func:`by_name`, :func:`of_run_trial`, :func:`of_test`), not one constant.
-OPTION_KINDS = (BY_NAME, OF_RUN_TRIAL, OF_TEST)
+#: (:func:`by_name`, :func:`of_run_trial`, :func:`of_test`), not one constant, each
+#: with the command it is an option of: what a face without it (the pytest plugin) names.
+OPTION_COMMANDS = {
+    BY_NAME: "verifier-tui run TASK",  # a file of the task's given by name all the same
+    OF_RUN_TRIAL: "verifier-tui run TRIAL",
+    OF_TEST: "verifier-tui test PATH",  # what the plugin's --verifier-cases PATH runs
+}
 
 
 def of_run_trial(option: str) -> Action:

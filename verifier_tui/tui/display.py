@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 #: since its user never typed a flag; where it has no key (the interpreter),
 #: the flag to start it again with. None: the command line's words, on
 #: purpose (said only before the screen opens, or only of a trial). An
-#: option given with its value (advice.OPTION_KINDS) keeps the command line's
+#: option given with its value (advice.OPTION_COMMANDS) keeps the command line's
 #: words too: verifier-tui takes the same options when started.
 KEY_WORDS: dict[str, str | None] = {
     PYTHON_OPTION.kind: "--python EXE (start verifier-tui again with it)",
