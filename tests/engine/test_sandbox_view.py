@@ -740,7 +740,7 @@ def test_the_cache_is_in_no_view_even_inside_a_folder_the_view_shows(tmp_path, e
         shutil.rmtree(cache_home)
 
 
-def test_amachine_without_namespaces_refuses_a_forced_one_in_one_line(tmp_path, env, private_cache):
+def test_a_machine_without_namespaces_refuses_a_forced_one_in_one_line(tmp_path, env, private_cache):
     needs_namespaces()  # to make a machine without them, this one must have them
     task_dir = make_task(tmp_path / "t")
     tool = [sys.executable, "-m", "verifier_tui"]
