@@ -159,6 +159,26 @@ def test_star_kwargs_receives_the_arguments_not_already_named(sandbox):
     assert "rest ['state'] args ()" in result.stdout
 
 
+def test_star_kwargs_also_receives_what_a_positional_only_parameter_got(any_sandbox):
+    """``def verify(workspace, /, **kwargs)``: kwargs got task_data and state
+    but not workspace, though the contract says ``**kwargs`` receives every
+    available argument, and Python lets a positional-only name be a keyword
+    of ``**kwargs`` too; --explain listed the same three."""
+    any_sandbox.verifier("""
+        def verify(workspace, /, **kwargs):
+            print("names", sorted(kwargs), kwargs.get("workspace") == workspace)
+            return 1.0
+    """)
+    result = any_sandbox.run()
+    assert result.returncode == 0, result.describe()
+    assert "names ['state', 'task_data', 'workspace'] True" in result.stdout
+    rows = json.loads(any_sandbox.run("--explain").stdout)["parameters"]
+    assert [(row["name"], row["source"], row["passed"]) for row in rows] == [
+        ("workspace", "workspace", "positional"),
+        ("kwargs", ["workspace", "task_data", "state"], "keyword"),
+    ]
+
+
 # --------------------------------------------------------------------------
 # response.
 

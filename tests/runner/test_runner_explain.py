@@ -116,7 +116,7 @@ def test_explain_shows_each_parameters_binding(sandbox):
     assert rows["args"]["binding"] == "nothing"
     assert (rows["bonus"]["binding"], rows["bonus"]["default"]) == ("default", "0.5")
     assert rows["response"]["binding"] == "default"
-    assert (rows["kw"]["binding"], rows["kw"]["source"]) == ("argument", ["state"])
+    assert (rows["kw"]["binding"], rows["kw"]["source"]) == ("argument", ["workspace", "state"])
     assert doc["available"] == ["workspace", "task_data", "state"]
     assert doc["problems"] == []
     assert doc["would_exit"] is None
