@@ -89,6 +89,11 @@ def stopped(opts, state, phase, exit_code, problem, error, details):
     """A failing run ended in ``phase``: the problem recorded for --explain
     (and written to --explain-to unless verify was already called: the file
     written just before the call stands) and for --phases-to."""
+    if problem is not None and error is not None:
+        # The verifier's code raised as verify was looked up or its signature read: the line ends
+        # as the run's traceback does, with the message (never str() itself: it may raise).
+        message = _error_summary(error)["message"]
+        problem = "%s: %s" % (problem, message) if message else problem
     state["problems"].extend(details.get("problems") or ([problem] if problem is not None else []))
     state["would_exit"] = exit_code
     if opts["explain_to"] is not None and not opts["explain"] and not state.get("verify_called"):

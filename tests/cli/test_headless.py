@@ -451,7 +451,9 @@ def test_explain_of_a_run_stopped_before_sys_path_was_placed_says_so(env, tmp_pa
 def test_verify_whose_own_code_raises_as_it_is_looked_up_is_not_called_a_contract_problem(env, tmp_path):
     """A ``__signature__`` property that raises is the verifier raising (exit
     1, the runner's contract): explain said "contract problem:", and run put a
-    "contract:" line under "exit 1 · verifier raised"."""
+    "contract:" line under "exit 1 · verifier raised". Then explain named
+    what raised without its message ("raised RuntimeError"), which run's
+    traceback ends with."""
     source = (
         "class Verify:\n    @property\n    def __signature__(self):\n        raise RuntimeError('gotcha')\n\n"
         "    def __call__(self, workspace):\n        return 1.0\n\nverify = Verify()\n"
@@ -460,8 +462,8 @@ def test_verify_whose_own_code_raises_as_it_is_looked_up_is_not_called_a_contrac
     done = run_tool(env, "explain", task_dir, "--python", PY)
     assert "contract problem" not in done.stdout, done.stdout
     assert (
-        "verify would not be called: reading verify's signature raised RuntimeError: "
-        "the verifier's own code raised (exit 1)" in done.stdout
+        "verify would not be called (the verifier's own code raised, exit 1): "
+        "reading verify's signature raised RuntimeError: gotcha" in done.stdout
     )
     ran = run_tool(env, "run", task_dir, "--python", PY)
     assert ran.returncode == 1 and "exit 1 · verifier raised" in ran.stdout

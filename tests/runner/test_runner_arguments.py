@@ -449,5 +449,5 @@ def test_a_signature_that_raises_when_read_is_the_verifiers_code_raising(sandbox
     assert (result.returncode, result.rewards) == (1, {}), result.describe()
     assert result.stderr.rstrip().endswith("RuntimeError: gotcha") and "__signature__" in result.stderr
     explained = json.loads(sandbox.run("--explain").stdout)
-    assert explained["problems"] == ["reading verify's signature raised RuntimeError"]
+    assert explained["problems"] == ["reading verify's signature raised RuntimeError: gotcha"]
     assert explained["would_exit"] == 1

@@ -303,6 +303,37 @@ def test_verifier_code_run_while_verify_is_looked_up_exits_1(sandbox, where, sta
     assert json.loads(explained.stdout)["would_exit"] == 1
 
 
+UNPRINTABLE = "class Unprintable(Exception):\n    def __str__(self):\n        raise ValueError('no words')\n\n"
+
+
+@pytest.mark.parametrize(
+    "where, raised, said",
+    [
+        ("module __getattr__", "RuntimeError('gotcha')", "looking up verify raised RuntimeError: gotcha"),
+        ("__signature__", "RuntimeError('gotcha')", "reading verify's signature raised RuntimeError: gotcha"),
+        ("__signature__", "RuntimeError()", "reading verify's signature raised RuntimeError"),
+        ("__signature__", "Unprintable()", "reading verify's signature raised Unprintable: <unprintable Unprintable>"),
+    ],
+)
+def test_explain_gives_the_message_of_what_raised_as_verify_was_looked_up(sandbox, where, raised, said):
+    """A module ``__getattr__`` or a ``__signature__`` property that raises:
+    --explain said only "reading verify's signature raised RuntimeError",
+    without the message the run's traceback ends with. One whose ``__str__``
+    raises must not crash the explanation."""
+    if where == "module __getattr__":
+        source = UNPRINTABLE + "def __getattr__(name):\n    raise %s\n" % raised
+    else:
+        source = UNPRINTABLE + (
+            "class Verify:\n    @property\n    def __signature__(self):\n        raise %s\n\n"
+            "    def __call__(self, workspace):\n        return 1.0\n\nverify = Verify()\n" % raised
+        )
+    sandbox.verifier(source)
+    explained = sandbox.run("--explain")
+    assert explained.returncode == 0, explained.describe()
+    document = json.loads(explained.stdout)
+    assert (document["problems"], document["would_exit"]) == ([said], 1)
+
+
 # verify took the process's standard error (fd 2) away, or pointed it at a full disk: the runner's
 # line cannot be written anywhere, but the exit code is still the contract's.
 FD2_CHANGES = {

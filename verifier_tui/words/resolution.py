@@ -140,5 +140,5 @@ def problem_line(data: Explanation, problem: str) -> str:
     problem (exit 2), or the verifier's own code raising as the runner found
     verify or read its signature (exit 1, as the runner's contract has it)."""
     if data.would_exit == 1:
-        return f"verify would not be called: {problem}: the verifier's own code raised (exit 1)"
+        return f"verify would not be called (the verifier's own code raised, exit 1): {problem}"
     return f"contract problem: {problem}"
