@@ -270,11 +270,13 @@ def _signature_text(params):
 
 def error_info(exc):
     traceback = _stdlib("traceback")
-    message = _error_summary(exc)["message"]  # never str(exc) itself: a verifier's exception may fail to print
+    # As the traceback's last line says it (`ValueError: boom`, not repr's `'boom'`), at most 500
+    # characters; never str(exc) itself: a verifier's exception may fail to print
+    message = _error_summary(exc)["message"]
 
     return {
         "type": type(exc).__name__,
-        "message": _short_repr(message, 500) if message else "",
+        "message": message,
         "traceback": "".join(traceback.format_exception(type(exc), exc, own_frames(exc))),
     }
 

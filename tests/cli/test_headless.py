@@ -477,6 +477,14 @@ def test_explain_shows_an_import_error(env, tmp_path):
     assert "nosuchmodule_vtui" in done.stdout
 
 
+def test_explain_says_an_import_errors_message_as_python_does(env, tmp_path):
+    """explain printed ``importing the verifier raised ValueError: 'boom'``,
+    quotes Python's traceback (printed just below) does not have."""
+    task_dir = make_task(tmp_path / "t", "raise ValueError('boom')\n")
+    done = run_tool(env, "explain", task_dir, "--python", PY)
+    assert "importing the verifier raised ValueError: boom\n" in done.stdout, done.stdout
+
+
 # ---------------------------------------------------------------------------
 # test
 

@@ -160,6 +160,32 @@ def test_explain_reports_an_import_error_without_a_traceback_on_stderr(sandbox):
     assert_untouched(sandbox, marker)
 
 
+@pytest.mark.parametrize(
+    "raised, message",
+    [("ValueError('boom')", "boom"), ("KeyError('key')", "'key'"), ("ValueError()", ""), ("Unprintable()", None)],
+)
+def test_explain_gives_an_import_errors_message_as_its_traceback_does(sandbox, raised, message):
+    """--explain's ``import_error`` message went through repr(): ``'boom'``
+    with quotes, where the traceback says ``ValueError: boom``; KeyError's
+    own quotes were doubled. Read as the traceback reads it, never with a
+    ``str()`` that raises."""
+    sandbox.verifier(
+        """
+        class Unprintable(Exception):
+            def __str__(self):
+                raise ValueError("no words")
+
+        raise %s
+    """
+        % raised
+    )
+    error = explain(sandbox.run("--explain"))["import_error"]
+    assert error["message"] == (message if message is not None else "<unprintable Unprintable>")
+    last = error["traceback"].rstrip().splitlines()[-1]
+    if message is not None:
+        assert last == ("%s: %s" % (error["type"], message) if message else error["type"]), last
+
+
 def test_an_import_error_that_cannot_print_itself_is_explained_and_run_as_harbor_runs_it(sandbox):
     """The module raises, at import, an exception whose ``__str__`` raises:
     ``--explain`` (and a run with ``--explain-to``, as verifier-tui runs every
