@@ -44,6 +44,7 @@ from tests.helpers.tasks import (
     make_task,
 )
 from verifier_tui.engine import warm
+from verifier_tui.engine.model import Outcome
 from verifier_tui.engine.record import replace
 from verifier_tui.engine.session import Options, Session, cpu_count
 from verifier_tui.engine.suite import COLD, arun_groups, collect
@@ -577,6 +578,29 @@ def test_a_run_started_ahead_still_preloading_at_its_timeout_is_run_again_cold(e
         "the run started ahead ended before it began the run (it was still importing what --preload names "
         "when its timeout came): the run was started again, cold"
     ]
+
+
+def test_the_timeout_of_a_run_started_ahead_counts_from_when_it_read_its_go(tmp_path):
+    """``--preload`` of a module still importing when the run started ahead was
+    told to go: its time counted against the verifier's timeout, so a verifier
+    that takes 2 s of a 4 s timeout timed out (``VerifierTimeoutError``) after a
+    3 s preload, where Harbor, which preloads nothing, scores 1.0. The timeout
+    now counts from when the runner read its go, when the run began."""
+    python = interpreter_with_long_sys_path(tmp_path / "venv", 0)
+    (site_packages,) = (tmp_path / "venv").glob("lib/python3*/site-packages")
+    (site_packages / "slow_to_import.py").write_text("import time\ntime.sleep(3)\n")
+    verifier = "import time\n\ndef verify(workspace):\n    time.sleep(2)\n    return 1.0\n"
+    task_dir = make_task(tmp_path / "t", verifier, cases={"slow": {}})
+    options = Options(python=str(python), case="slow", preload=("slow_to_import",), timeout=4)
+
+    async def held_then_run() -> tuple:
+        with Session(task_dir, options) as session:
+            return await _held_then_run(session, session.spec_for_case(session.task.cases[0]))
+
+    held, cold, result = _run(held_then_run())
+    assert held.went and (cold.outcome, cold.verdict.rewards) == (Outcome.REWARD_WRITTEN, {"reward": 1.0})
+    assert (result.outcome, result.verdict.rewards, result.notices) == (cold.outcome, {"reward": 1.0}, [])
+    assert result.duration_s < 4
 
 
 @IDLE_CPU

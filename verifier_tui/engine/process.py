@@ -39,6 +39,7 @@ import os
 import selectors
 import signal
 import subprocess
+import sys
 import time
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
@@ -84,6 +85,10 @@ _QUIET_S = 0.02
 MEMORY_CHECK_S = 0.02
 """How often a run with a memory limit is measured: a verifier allocating
 1 GB a second passes the limit by about 20 MB before it is caught."""
+
+GO_POLL_S = 0.01
+"""A held run told to go: how often it is checked whether its runner has read
+the go yet (a module ``--preload`` imports may still be importing)."""
 
 _CHUNK = 64 * 1024
 _NO_PIDFD_POLL_S = 0.05  # without a pidfd, how often the leader's exit is checked
@@ -233,7 +238,8 @@ def run_process(
 
     ``held``: the child, started ahead with this same ``argv``, ``cwd`` and
     ``env`` (:class:`Held`), is told to go instead of a new one being
-    started; the timeout counts from then.
+    started; the timeout and ``duration_s`` count from when its runner read
+    the go (see :meth:`_Child.wait_for_exit`).
 
     ``attach``: see :class:`Attachment`; closed when the run is over.
     ``cpus``: see :func:`popen`.
@@ -254,10 +260,10 @@ def run_process(
             return _not_started(_start_error_text(argv, exc), started)
     child = _Child(proc, cap_bytes, on_output, cancel, marker, before_kill, init_lists_strays, memory_limit)
     child.memory_extra = memory_extra
+    child.started, child.held = started, held
     try:
-        deadline = None if timeout_s is None else started + timeout_s
         try:
-            child.wait_for_exit(deadline, grace_s)
+            child.wait_for_exit(timeout_s, grace_s)
         except BaseException:
             child.end_group(INTERRUPT_GRACE_S)
             raise
@@ -274,7 +280,7 @@ def run_process(
         start_error=None,
         stdout=child.captures[0].result(),
         stderr=child.captures[1].result(),
-        duration_s=child.exited_at - started,
+        duration_s=child.exited_at - child.started,
         pipe_wait_s=child.pipes_closed_at - child.exited_at,
         pid=proc.pid,
         killed_leftovers=child.killed_leftovers,
@@ -452,22 +458,32 @@ class Held:
             os.close(fd)
         return self.proc
 
+    def go_is_read(self) -> bool:
+        """Told to go: whether the runner has read it (nothing of it is left
+        in the pipe, by the end kept here). True when it cannot be known."""
+        if self._unread is None:
+            return True
+        import fcntl
+        import termios
+
+        try:
+            left = fcntl.ioctl(self._unread, termios.FIONREAD, bytes(4))
+        except OSError:
+            return True
+        return int.from_bytes(left, sys.byteorder) == 0
+
     def read_its_go(self) -> bool:
         """Once the run it went as is over: whether the runner read its go.
         One that ended before it did (a module ``--preload`` imported ended
         its interpreter: ``os._exit``, a crash) never ran the run, and what
         it left is no verdict of the verifier's. Asked once (the pipe's end
         kept for it is closed); True when it cannot be known."""
-        fd, self._unread = self._unread, None
-        if fd is None:
-            return True
         try:
-            os.set_blocking(fd, False)
-            return os.read(fd, 1) == b""  # the go still in the pipe: never read
-        except OSError:
-            return True
+            return self.go_is_read()
         finally:
-            os.close(fd)
+            fd, self._unread = self._unread, None
+            if fd is not None:
+                os.close(fd)
 
     def discard(self) -> None:
         """End it unrun: SIGKILL its group (in the view, the PID namespace
@@ -533,6 +549,9 @@ class _Child:
         self.timed_out = False
         self.killed_leftovers = False
         self.output_cut_short = False
+        self.started: float = 0.0
+        """When the run began: the spawn, or when a held runner read its go."""
+        self.held: Held | None = None
         self.exited_at: float = 0.0
         self.pipes_closed_at: float = 0.0
         self.has_exited = False
@@ -551,10 +570,26 @@ class _Child:
 
     # -- the phases ---------------------------------------------------------
 
-    def wait_for_exit(self, deadline: float | None, grace_s: float) -> None:
-        """Read output until the leader exits; end the group at the deadline
-        or on cancellation (then raise ProcessCancelled)."""
+    def wait_for_exit(self, timeout_s: float | None, grace_s: float) -> None:
+        """Read output until the leader exits; end the group ``timeout_s``
+        after the run began or on cancellation (then raise ProcessCancelled).
+
+        A held run begins when its runner reads its go, not when it is told:
+        a module ``--preload`` imports may still be importing, and that time
+        is not the verifier's (Harbor preloads nothing), so the timeout counts
+        from the last moment the go was seen unread, :data:`GO_POLL_S` before
+        the read at most. While unread the deadline stays ``timeout_s`` after
+        the go: a preload that outlasts it is ended, and the run runs again
+        cold (:meth:`Held.read_its_go`)."""
+        deadline = None if timeout_s is None else self.started + timeout_s
+        unread = self.held
         while not self.has_exited:
+            if unread is not None:
+                if unread.go_is_read():
+                    unread = None
+                    deadline = None if timeout_s is None else self.started + timeout_s
+                else:
+                    self.started = time.perf_counter()
             if self.cancelled:
                 self.end_group(grace_s)
                 raise ProcessCancelled
@@ -563,7 +598,11 @@ class _Child:
                 self._ask_before_kill()
                 self.end_group(grace_s)
                 return
-            self._step(deadline)
+            if unread is not None:
+                poll = time.perf_counter() + GO_POLL_S
+                self._step(poll if deadline is None else min(deadline, poll))
+            else:
+                self._step(deadline)
 
     def _ask_before_kill(self) -> None:
         """The timeout's ``before_kill``, then output read on until stderr is
