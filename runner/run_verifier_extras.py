@@ -385,6 +385,8 @@ def explain_document(state):
         "sys_path": path_rows,
         "modules": state.get("modules") or resolve_nemo_gym(),
         "preloaded_nemo_gym": state.get("preloaded"),
+        # the runner dropped a nemo_gym that --preload imported, not a .pth file or sitecustomize
+        "nemo_gym_by_preload": "preloaded" in state and "nemo_gym" in PRELOADED,
         "imported_before": state.get("imported_before", {}),
         "imported_by_preload": sorted(set(state.get("imported_before", {})) & PRELOADED),
         "preload_failed": state.get("preload_failed", []),

@@ -696,6 +696,37 @@ def test_a_tests_file_that_a_preloaded_module_keeps_out_is_blamed_on_the_preload
     assert ".pth" not in note and "sitecustomize" not in note and "rename it" not in note, note
 
 
+def test_a_nemo_gym_the_preload_imported_is_said_to_be_the_preloads(tmp_path):
+    """``--preload nemo_gym``: the runner drops the nemo_gym imported before it
+    placed sys.path, and the resolution panel said only that it "was imported
+    before the runner placed sys.path", which the explanation's documents put
+    down to a .pth file or sitecustomize: ``preloaded_nemo_gym`` did not tell
+    the preload apart. Said to be the preload's, as Harbor preloads nothing."""
+    from verifier_tui.tui.display import Display
+    from verifier_tui.tui.widgets.resolution_panel import resolution_content
+
+    verifier = """\
+        from nemo_gym.verifiers import VENDORED
+
+        def verify(workspace):
+            return 1.0 if VENDORED else 0.0
+    """
+    vendored = {".ng/nemo_gym/__init__.py": "", ".ng/nemo_gym/verifiers/__init__.py": "VENDORED = True\n"}
+    task_dir = make_task(tmp_path / "vendors", verifier, files=vendored)
+
+    async def scenario():
+        with Session(task_dir, Options(python=PY, preload=("nemo_gym",))) as session:
+            return await _held_then_run(session, session.spec())
+
+    held, cold, warm_result = _run(scenario())
+    assert held.went and warm_result.verdict.rewards == cold.verdict.rewards == {"reward": 1.0}
+    assert cold.explain.preloaded_nemo_gym is None and not cold.explain.nemo_gym_by_preload
+    assert warm_result.explain.preloaded_nemo_gym and warm_result.explain.nemo_gym_by_preload
+    panel = resolution_content(warm_result.explain, "harbor", Display(task_dir)).plain
+    (said,) = [line for line in panel.splitlines() if "nemo_gym was imported" in line or "imported nemo_gym" in line]
+    assert "--preload imported nemo_gym" in said and "Harbor" in said, said
+
+
 def test_a_start_ahead_that_fails_costs_only_its_warmth(example, monkeypatch, caplog):
     """Its error is neither raised nor printed when the tool ends ("Task
     exception was never retrieved", with a traceback, on the user's

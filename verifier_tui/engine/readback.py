@@ -245,6 +245,8 @@ class Explanation:
     import_error: ImportFailure | None = None
     python: Interpreter | None = None
     preloaded_nemo_gym: str | None = None
+    #: That nemo_gym was imported by ``--preload`` (a run started ahead), not the interpreter's start-up.
+    nemo_gym_by_preload: bool = False
     #: The modules already imported as the runner placed its folders that a file there is named after: their files.
     imported_before: dict[str, str | None] = field(default_factory=dict)
     #: Those of them that ``--preload`` imported (a run started ahead), not the interpreter's start-up.
@@ -288,6 +290,7 @@ class Explanation:
             import_error=doc.one("import_error", ImportFailure.read),
             python=doc.one("python", Interpreter.read),
             preloaded_nemo_gym=doc.text("preloaded_nemo_gym"),
+            nemo_gym_by_preload=doc.flag("nemo_gym_by_preload"),
             imported_before=doc.files_by_name("imported_before"),
             imported_by_preload=doc.texts("imported_by_preload"),
             preload_failed=doc.texts("preload_failed"),
@@ -343,6 +346,7 @@ class Explanation:
             "sys_path": [row.to_json() for row in self.sys_path],
             "modules": {name: info.to_json() for name, info in self.modules.items()},
             "preloaded_nemo_gym": self.preloaded_nemo_gym,
+            "nemo_gym_by_preload": self.nemo_gym_by_preload,
             "imported_before": dict(self.imported_before),
             "imported_by_preload": list(self.imported_by_preload),
             "preload_failed": list(self.preload_failed),

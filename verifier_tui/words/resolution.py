@@ -72,11 +72,16 @@ def nemo_gym_lines(explain: Explanation, show_path: Callable[[str], str]) -> lis
     for shadowed in info.shadowed:
         lines.append([(f"  ⚠ shadowed: {show_path(shadowed)} is further down sys.path and never imported", WARN)])
     if explain.preloaded_nemo_gym:
+        # Said by what imported it: --preload (a run started ahead) is the tool's doing, which Harbor's
+        # sandbox never does; otherwise the interpreter's start-up (a .pth file, sitecustomize).
+        by_preload = explain.nemo_gym_by_preload
+        who = "--preload imported nemo_gym" if by_preload else "nemo_gym was imported"
         lines.append(
             [
                 (
-                    f"  ⚠ nemo_gym was imported before the runner placed sys.path (from "
-                    f"{show_path(explain.preloaded_nemo_gym)}); the runner dropped it so the vendored copy loads",
+                    f"  ⚠ {who} before the runner placed sys.path (from {show_path(explain.preloaded_nemo_gym)}); "
+                    "the runner dropped it so the vendored copy loads"
+                    + (", as in Harbor, which preloads nothing" if by_preload else ""),
                     WARN,
                 )
             ]
