@@ -34,6 +34,29 @@ async def test_the_resolution_panel_says_what_the_runner_gets(tmp_path, monkeypa
     assert "held back:" in text and "t0ken" not in text and "VTUI_SECRET_TOKEN" not in text
 
 
+async def test_the_resolution_panel_does_not_call_the_verifier_raising_a_contract_problem(tmp_path):
+    """A ``__signature__`` property that raises is the verifier's own code
+    raising (exit 1, the runner's contract), as ``explain`` says: the
+    resolution panel said "✗ contract problem: reading verify's signature
+    raised RuntimeError"."""
+    source = (
+        "class Verify:\n    @property\n    def __signature__(self):\n        raise RuntimeError('gotcha')\n\n"
+        "    def __call__(self, workspace):\n        return 1.0\n\nverify = Verify()\n"
+    )
+    root = make_task(tmp_path / "tasks" / "raises", source)
+    app = make_app(root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        result = await app.wait_for_runs(1)
+        await pilot.pause()
+        text = widget_text(app, "#resolution-body")
+    assert result.exit_code == 1
+    assert "contract problem" not in text, text
+    assert (
+        "✗ verify would not be called (the verifier's own code raised, exit 1): "
+        "reading verify's signature raised RuntimeError: gotcha" in " ".join(text.split())
+    ), text
+
+
 async def test_exit_0_without_a_reward_is_said_in_the_reward_panel(tmp_path):
     root = make_task(tmp_path / "tasks" / "exits", "import os\n\ndef verify(workspace):\n    os._exit(0)\n")
     app = make_app(root, watch=False)

@@ -144,6 +144,11 @@ def problem_line(data: Explanation, problem: str) -> str:
     """One problem the runner stopped on, in explain's words: a contract
     problem (exit 2), or the verifier's own code raising as the runner found
     verify or read its signature (exit 1, as the runner's contract has it)."""
+    return problem_head(data) + problem
+
+
+def problem_head(data: Explanation) -> str:
+    """What :func:`problem_line` puts before the problem."""
     if data.would_exit == 1:
-        return f"verify would not be called (the verifier's own code raised, exit 1): {problem}"
-    return f"contract problem: {problem}"
+        return "verify would not be called (the verifier's own code raised, exit 1): "
+    return "contract problem: "

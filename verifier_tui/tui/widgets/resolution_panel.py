@@ -28,6 +28,7 @@ from verifier_tui.words.resolution import (
     Line,
     binding_lines,
     nemo_gym_lines,
+    problem_head,
     sys_path_lines,
 )
 from verifier_tui.words.run import LISTED, MODE_NAMES, more_text
@@ -87,7 +88,8 @@ def _problems(explain: Explanation, mode: str, fmt: Display) -> list[Any]:
     parts: list[Any] = []
     problems = explain.problems
     for problem in problems[:LISTED]:
-        parts += [("✗ contract problem: ", _PROBLEM), (fmt.words(problem), _PROBLEM), "\n"]
+        # in explain's words: the verifier's own code raising as verify was looked up (exit 1) is no contract problem
+        parts += [(f"✗ {problem_head(explain)}", _PROBLEM), (fmt.words(problem), _PROBLEM), "\n"]
         hint = _hint(problem, mode)
         if hint:
             parts.append((f"  {hint}\n", ""))
