@@ -485,6 +485,15 @@ def test_explain_says_an_import_errors_message_as_python_does(env, tmp_path):
     assert "importing the verifier raised ValueError: boom\n" in done.stdout, done.stdout
 
 
+def test_explain_says_an_import_error_without_a_message_as_python_does(env, tmp_path):
+    """``raise ValueError()`` at import: explain printed ``importing the
+    verifier raised ValueError: `` (a colon and nothing after it), where
+    Python's traceback ends with ``ValueError``."""
+    task_dir = make_task(tmp_path / "t", "raise ValueError()\n")
+    done = run_tool(env, "explain", task_dir, "--python", PY)
+    assert "importing the verifier raised ValueError\n" in done.stdout, done.stdout
+
+
 # ---------------------------------------------------------------------------
 # test
 

@@ -516,7 +516,7 @@ def explain_command(args: argparse.Namespace) -> int:
             _say(f"  {problem_line(explain, problem)}")
         error = explain.import_error
         if error is not None:
-            _say(f"  importing the verifier raised {error.type}: {error.message}")
+            _say(f"  importing the verifier raised {error.said}")
         return 0
 
 

@@ -203,6 +203,11 @@ class ImportFailure:
     def read(cls, error: _Fields) -> ImportFailure:
         return cls(error.text("type") or "", error.text("message") or "", error.text("traceback") or "")
 
+    @property
+    def said(self) -> str:
+        """As the traceback's last line says it: ``ValueError: boom``, or ``ValueError`` without a message."""
+        return f"{self.type}: {self.message}" if self.message else self.type
+
     def to_json(self) -> dict[str, Any]:
         return as_json(self)
 

@@ -103,7 +103,7 @@ def _verify(explain: Explanation, mode: str, fmt: Display) -> list[Any]:
     failure = explain.import_error
     if failure is not None:
         parts.append(("✗ the module raised while being imported: ", _PROBLEM))
-        parts.append((f"{failure.type}: {fmt.text(failure.message)}\n", _PROBLEM))
+        parts.append((f"{fmt.text(failure.said)}\n", _PROBLEM))
         parts.append(("  its traceback is in stderr; e opens the failing line\n", _MUTED))
     return parts + _styled(binding_lines(explain, mode, fmt.text, IN_COMMAND))
 
