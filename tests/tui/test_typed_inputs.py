@@ -168,10 +168,13 @@ async def test_a_response_file_too_big_for_the_editor_is_said_not_opened_empty(t
     """A case's response.txt of 2 MB: the editor took it, and held the screen
     for seconds (1.4 s for 1 MB here, 20 s for 16 MB, the bound it had); past
     that bound it opened empty without a word, and ran the empty response in
-    the file's place."""
+    the file's place; then, said, it still ran that empty response (the
+    editor runs what it opens with)."""
     from tests.helpers.tasks import make_task
 
-    root = make_task(tmp_path / "t", "def verify(workspace, response=None):\n    return 1.0\n", cases={"big": {}})
+    # the reward says whether the verifier was given the file's answer (0.0: an empty one)
+    verifier = "def verify(workspace, response=None):\n    return 1.0 if 'many words' in str(response) else 0.0\n"
+    root = make_task(tmp_path / "t", verifier, cases={"big": {}})
     (root / "cases" / "big" / "response.txt").write_text("an answer of many words\n" * 90_000)  # 2 MB
     app = make_app(root, case="big", watch=False)
     async with app.run_test(size=SIZE) as pilot:
@@ -183,8 +186,15 @@ async def test_a_response_file_too_big_for_the_editor_is_said_not_opened_empty(t
         said = [n for n in app.notices if "response.txt" in n]
         assert said == [
             "response.txt is more than the 1 MB the response editor opens: edit it in your editor; "
-            "the editor starts empty"
+            "the editor starts empty, and the runs keep the file until you type"
         ], app.notices
+        # the empty editor did not take the file's place: the next run still gets the file
+        assert app.session.response is not None
+        assert app.session.response.path == root / "cases" / "big" / "response.txt"
+        await pilot.press("escape")
+        await pilot.press("r")
+        result = await app.wait_for_runs(2)
+        assert result is not None and result.verdict.rewards == {"reward": 1.0}
 
 
 async def test_json_closed_before_it_parses_opens_again_as_it_was_typed(example):

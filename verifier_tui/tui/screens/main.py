@@ -565,7 +565,9 @@ class MainScreen(SizedScreen):
         if kind == "json" and draft is not None and draft[0] is current:
             text, why_not = draft[1], None  # typed after the last JSON that parsed: not lost on esc
         if why_not is not None:
-            self.notify(f"{why_not}; the editor starts empty", severity="warning", markup=False)
+            # only a file the editor cannot open has a why-not: it stays the response until something is typed
+            message = f"{why_not}; the editor starts empty, and the runs keep the file until you type"
+            self.notify(message, severity="warning", markup=False)
 
         def edited(new_text: str, new_kind: str) -> None:
             session.set_typed_response(new_text, new_kind)
@@ -579,7 +581,8 @@ class MainScreen(SizedScreen):
         def closed(unparsed: str | None) -> None:
             self._json_draft = None if unparsed is None else (session.response, unparsed)
 
-        self.app.push_screen(ResponseEditorScreen(text, kind, edited), callback=closed)
+        editor = ResponseEditorScreen(text, kind, edited, run_at_once=why_not is None)
+        self.app.push_screen(editor, callback=closed)
 
     @work(name="choose task data", group="choose", exit_on_error=False)
     async def action_choose_task_data(self) -> None:

@@ -37,12 +37,17 @@ class ResponseEditorScreen(ModalScreen[str | None]):
         Binding("ctrl+t", "toggle_kind", "Text / JSON"),
     ]
 
-    def __init__(self, text: str, kind: str, on_edit: Callable[[str, str], None]) -> None:
+    def __init__(self, text: str, kind: str, on_edit: Callable[[str, str], None], *, run_at_once: bool = True) -> None:
+        """``run_at_once`` False: the editor opens empty in place of a file it
+        could not open (too big, escape codes), so the runs keep that file
+        until something is typed (an empty typed response would take its
+        place without a word)."""
         super().__init__()
         self.text = text
         self.kind = kind
         self.on_edit = on_edit
         self._timer: Timer | None = None
+        self._untouched = not run_at_once
 
     def compose(self) -> ComposeResult:
         with Vertical(id="editor", classes="dialog"):
@@ -65,6 +70,7 @@ class ResponseEditorScreen(ModalScreen[str | None]):
     @on(TextArea.Changed)
     def _changed(self, event: TextArea.Changed) -> None:
         self.text = event.text_area.text
+        self._untouched = False
         self._describe()
         if self._timer is not None:
             self._timer.stop()
@@ -72,6 +78,8 @@ class ResponseEditorScreen(ModalScreen[str | None]):
 
     def _apply(self) -> None:
         self._timer = None
+        if self._untouched:
+            return  # nothing typed yet in place of the file the editor could not open: the runs keep it
         if self.kind == "json" and json_error(self.text) is not None:
             return  # the state line says where it does not parse; the last run stays on screen
         self.on_edit(self.text, self.kind)
