@@ -191,6 +191,9 @@ async def test_a_save_while_the_view_is_open_never_marks_new_lines_by_old_runs(t
 
 
 async def test_with_live_reload_off_a_save_says_the_view_is_out_of_date(tmp_path):
+    """Two lines added at the top with live reload off: the view still marked
+    the new source by the old runs' line numbers under a bold "Coverage of 2
+    cases: 11 of 18 lines ran", and n went to lines no case missed."""
     task = make_branchy_task(tmp_path / "tasks" / "branchy")
     app = make_app(task, case="right", watch=False)
     async with app.run_test(size=SNAPSHOT_SIZE) as pilot:
@@ -202,6 +205,13 @@ async def test_with_live_reload_off_a_save_says_the_view_is_out_of_date(tmp_path
         header = rendered_text(app.screen.query_one("#coverage-header"))
         said = "out of date: the tests, the verifier or task.toml changed since these runs (r runs every case again)"
         assert said in header, header
+        # the old runs' line numbers are two off the source shown: no line marked by them, no count, n goes nowhere
+        assert "lines ran" not in header, header
+        shown = screen_text(app)
+        assert _marks(shown).strip() == "", shown
+        await pilot.press("n")
+        await pilot.pause()
+        assert app.notices[-1:] == ["no line is marked: the coverage is out of date (r runs every case again)"]
         await pilot.press("r")
         await app.wait_for_runs(5)
         await pilot.pause()

@@ -123,20 +123,21 @@ class CoverageScreen(KeyedScreen):
         problems += not_measured_words(
             {path: why for c in by_case.values() for path, why in c.not_compiled.items()}, self.fmt.path
         )
-        if old:
-            problems.insert(0, f"out of date: {OUTDATED_BY} since these runs (r runs every case again)")
         union = merge(runs.values())
         ran = sum(len(f.executed) for f in union.values())
         lines = sum(len(f.statements) for f in union.values())
         cases = f"{len(runs)} case{'' if len(runs) == 1 else 's'}"
         # Until every case's run is in, a line no case reached yet may still be: no ✗ for it.
         running = self.cases - len(by_case)
-        said = f"Coverage of {cases}: {ran} of {lines} lines ran"
+        said, style = f"Coverage of {cases}: {ran} of {lines} lines ran", "bold"
         if running > 0:
             said = f"Coverage so far, {cases}: {ran} of {lines} lines ran · {running} still running"
+        if old:  # no counts and no marks: the old runs' line numbers are not the lines of the source shown
+            said = f"Coverage out of date: {OUTDATED_BY} since these runs (r runs every case again)"
+            style = "bold $warning"
         self.query_one("#coverage-header", Static).update(
             content(
-                (said, "bold"),
+                (said, style),
                 *((f"  · {self.fmt.words(p)}", "$warning") for p in problems),
             )
         )
@@ -149,7 +150,7 @@ class CoverageScreen(KeyedScreen):
             self.rows.append((path, 1))
             for number, text in enumerate(source_lines(path), start=1):
                 reached = sum(path in run and number in run[path].executed for run in runs.values())
-                if number not in file.statements:
+                if old or number not in file.statements:
                     mark, style = "", ""
                 elif reached:
                     mark, style = f"{reached}/{len(runs)}", "$success"
@@ -171,7 +172,12 @@ class CoverageScreen(KeyedScreen):
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         path, number = self.rows[event.option_index]
         # each case named as the cases list names it: an escape code in a folder's name shown, not dropped
-        by_case, _old = self._in_use()
+        by_case, old = self._in_use()
+        if old:  # the old runs' line numbers: not this line's
+            self.query_one("#coverage-cases", Static).update(
+                content((f"{self.fmt.path(path)}:{number}", "$text-muted"))
+            )
+            return
         names = [
             one_line(name)
             for name, c in sorted(by_case.items())
@@ -189,12 +195,14 @@ class CoverageScreen(KeyedScreen):
     def action_next_missed(self) -> None:
         view = self.query_one(OptionList)
         if not self.missed:  # said: a key that does nothing looks broken
-            running = self.cases - len(self._in_use()[0])
-            said = (
-                f"no line is marked ✗ yet: {running} still running"
-                if running > 0
-                else "no line is marked ✗: a case reached every line that runs"
-            )
+            by_case, old = self._in_use()
+            running = self.cases - len(by_case)
+            if old:
+                said = "no line is marked: the coverage is out of date (r runs every case again)"
+            elif running > 0:
+                said = f"no line is marked ✗ yet: {running} still running"
+            else:
+                said = "no line is marked ✗: a case reached every line that runs"
             self.notify(said, markup=False)
             return
         after = [index for index in self.missed if index > (view.highlighted or 0)]
