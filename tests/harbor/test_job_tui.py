@@ -553,3 +553,20 @@ async def test_the_jobs_list_notes_each_folder_that_is_no_job(task, runs, tmp_pa
         header = text_of(app, "#job-header")
         assert f"note: linked is a link to {other}: not read here" in header, header
         assert "note: scratch: not a job folder (no job.log): left out" in header
+
+
+async def test_many_folders_that_are_no_job_leave_the_jobs_in_view(task, runs):
+    """25 stray folders beside 4 jobs, at the smallest size the app takes
+    (100x30): 21 note lines above the table left 3 rows of jobs in view."""
+    demo = task()
+    for name in ("j1", "j2", "j3", "j4"):
+        make_job(runs / "jobs" / name, {"demo__ok": dict(task=demo, **PASSED)})
+    for index in range(25):
+        (runs / "jobs" / f"scratch{index:02}").mkdir()
+    app = job_app(runs / "jobs")
+    async with app.run_test(size=SIZE) as pilot:  # 100x30
+        await read_all(app)
+        await pilot.pause()
+        shown = screen_text(app)
+        assert all(f" j{n} " in shown for n in range(1, 5)), shown
+        assert "note: … 22 more notes (verifier-tui run JOBS --json lists them all)" in shown, shown

@@ -165,11 +165,11 @@ def step_detail(sandbox: Any, local: Any, parting: Any) -> list[str]:
 NOTES_SHOWN = 20
 
 
-def folder_notes(problems: Sequence[str], whose: str = "", where: str = IN_JSON) -> list[str]:
+def folder_notes(problems: Sequence[str], whose: str = "", where: str = IN_JSON, shown: int = NOTES_SHOWN) -> list[str]:
     """What of a job's folder is no trial (a link, a stray folder), a
-    ``note:`` line each (``whose``: ``"A: "``), 20, then a count (``where``:
-    where the rest are), in ``test JOB``, ``run JOB``, ``compare`` and the TUI alike."""
-    out = [f"note: {whose}{one_line(problem)}" for problem in problems[:NOTES_SHOWN]]
-    if len(problems) > NOTES_SHOWN:
-        out.append(f"note: {whose}{more_text(len(problems) - NOTES_SHOWN, 'notes', where)}")
+    ``note:`` line each (``whose``: ``"A: "``), ``shown`` of them, then a count
+    (``where``: where the rest are), in ``test JOB``, ``run JOB``, ``compare`` and the TUI alike."""
+    out = [f"note: {whose}{one_line(problem)}" for problem in problems[:shown]]
+    if len(problems) > shown:
+        out.append(f"note: {whose}{more_text(len(problems) - shown, 'notes', where)}")
     return out
