@@ -184,6 +184,72 @@ async def test_k_copying_a_big_workspace_leaves_the_screen_alive(example, monkey
         assert (root / "cases" / "kept-slowly" / "workspace" / "hello.txt").is_file()
 
 
+async def test_k_while_a_run_is_being_kept_says_so_and_keeps_one_at_a_time(example, monkeypatch):
+    """While k copied (seconds, for a big workspace) nothing was said; a
+    second k with the same name passed the check for a taken name (the first
+    was still a hidden scratch folder) and then failed with a bare "File exists"."""
+    import threading
+
+    from verifier_tui.engine import keep_case as keeping
+
+    root = example("hello-file")
+    copying, release = threading.Event(), threading.Event()
+    real = keeping.keep_case
+
+    def slow_copy(*args, **kwargs):
+        copying.set()
+        release.wait(10)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(keeping, "keep_case", slow_copy)
+    app = make_app(root, case="wrong-text", watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("k")
+        await pilot.pause()
+        app.screen.query_one(Input).value = "kept"
+        await pilot.press("enter")
+        try:
+            await wait_for(copying.is_set, "the copy started")
+            await pilot.pause()
+            assert "keeping run #1 as case kept…" in widget_text(app, "#status")
+            await pilot.press("k")  # again, while the first is copied: no second dialog, said why
+            await pilot.pause()
+            assert not isinstance(app.screen, CaseNameScreen)
+            assert "still keeping run #1 as case kept…: k again once it is kept" in widget_text(app, "#status")
+        finally:
+            release.set()
+        await wait_for(lambda: "kept as case" in widget_text(app, "#status"), "the kept case said")
+        assert "kept as case kept in hello-file/cases/kept" in widget_text(app, "#status")
+
+
+async def test_a_case_of_the_same_name_made_while_k_copies_is_said_in_words(example, monkeypatch):
+    """Another ``run --save-case kept`` finished while k copied: the rename
+    failed, said as a bare "File exists" on a hidden scratch folder."""
+    from verifier_tui.engine import keep_case as keeping
+
+    root = example("hello-file")
+    real = keeping._fill
+
+    def fill_while_another_keeps(*args, **kwargs):
+        (root / "cases" / "kept" / "workspace").mkdir(parents=True)  # the other one, done first
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(keeping, "_fill", fill_while_another_keeps)
+    app = make_app(root, case="wrong-text", watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("k")
+        await pilot.pause()
+        app.screen.query_one(Input).value = "kept"
+        await pilot.press("enter")
+        await wait_for(lambda: "not kept" in widget_text(app, "#status"), "the failure said")
+        status = " ".join(widget_text(app, "#status").split())
+        assert "the run was not kept as case kept: the task already has a case kept" in status, status
+        assert "choose another name; nothing was written" in status and ".saving-" not in status, status
+        assert [p.name for p in (root / "cases").iterdir() if p.name.startswith(".")] == []
+
+
 async def test_after_b_every_surface_names_the_same_run_and_esc_returns_to_it(example):
     app = make_app(example("count-errors"), case="response-json", watch=False)
     async with app.run_test(size=SIZE) as pilot:
@@ -328,3 +394,36 @@ async def test_a_runs_outcome_is_read_whole_when_other_cases_ran_after_it(tmp_pa
         shown = " ".join(line.strip() for line in screen_text(app).splitlines())
         assert "every case on save" in shown and "· a-case-with-a-rather-long-name" in shown, shown
         assert status.size.height == 2
+
+
+async def test_q_while_k_copies_says_what_it_waits_for(example, monkeypatch, capfd):
+    """q while k copied a big workspace: the screen went and verifier-tui
+    waited for the copy, with no word of why it did not end."""
+    import threading
+
+    from verifier_tui.engine import keep_case as keeping
+
+    root = example("hello-file")
+    copying, release = threading.Event(), threading.Event()
+    real = keeping.keep_case
+
+    def slow_copy(*args, **kwargs):
+        copying.set()
+        release.wait(10)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(keeping, "keep_case", slow_copy)
+    app = make_app(root, case="wrong-text", watch=False)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await app.wait_for_runs(1)
+            await pilot.press("k")
+            await pilot.pause()
+            app.screen.query_one(Input).value = "kept"
+            await pilot.press("enter")
+            await wait_for(copying.is_set, "the copy started")
+            await pilot.press("q")
+    finally:
+        release.set()
+    said = " ".join(capfd.readouterr().err.split())
+    assert "keeping run #1 as case kept…: verifier-tui ends once it is written" in said, said

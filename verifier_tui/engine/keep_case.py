@@ -132,7 +132,13 @@ def keep_case(result: RunResult, task_root: Path, name: str, shared_task_data: t
     try:
         files, notes = _fill(scratch, result, task_root, shared_task_data)
         os.chmod(scratch, folder.parent.stat().st_mode & 0o777)  # mkdtemp's 0700 would hide it from others
-        os.rename(scratch, folder)  # fails on a case made meanwhile: never written over
+        try:
+            os.rename(scratch, folder)  # fails on a case made meanwhile: never written over
+        except OSError:
+            # a case of that name made while this one was copied (another k, another
+            # --save-case): said as a taken name is, not as the rename's bare "File exists"
+            case_folder(task_root, name, result.workspace)
+            raise
     except BaseException:
         shutil.rmtree(scratch, ignore_errors=True)
         raise

@@ -48,7 +48,12 @@ class BaseApp(App[int]):
     quitting = False
 
     def exit(self, result: int | None = None, return_code: int = 0, message: RenderableType | None = None) -> None:
+        from verifier_tui.tui.screens.case_name import keeping_now
+
         self.quitting = True
+        copying = keeping_now()
+        if copying and message is None:  # its thread runs on (a case is written whole or not at all): q waits, said
+            message = f"{'; '.join(copying)}: verifier-tui ends once it is written"
         super().exit(result, return_code, message)
 
     async def on_event(self, event: events.Event) -> None:

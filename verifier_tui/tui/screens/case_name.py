@@ -69,12 +69,48 @@ class CaseNameScreen(ModalScreen[str | None]):
         self.dismiss(None)
 
 
+#: What is being kept (in words; "" while its name is asked) by the cases
+#: folder it goes to: one at a time per task, as a second copy of the same
+#: name passed the check for a taken name (the first was still a hidden
+#: scratch folder) and then failed.
+_keeping: dict[Path, str] = {}
+
+
+def keeping_now() -> list[str]:
+    """What is being copied into a case now, in words (q waits for it: the copy's thread runs on)."""
+    return [said for said in _keeping.values() if said]
+
+
 async def keep_run(
-    screen: Screen[Any], what: str, result: RunResult, task: Task, shown: Callable[[Path], str]
+    screen: Screen[Any],
+    what: str,
+    result: RunResult,
+    task: Task,
+    shown: Callable[[Path], str],
+    say: Callable[[str], None],
 ) -> tuple[str, bool]:
     """Ask for a name and keep ``result`` (``what``, in words) as a case of
     ``task``: the line to say (empty when the prompt was cancelled) and
-    whether the case was written. ``shown``: a path as the screen shows paths."""
+    whether the case was written. ``shown``: a path as the screen shows paths;
+    ``say``: shows a line while the copy runs (it can take seconds)."""
+    cases = task.root / "cases"
+    if cases in _keeping:  # (its name still asked: a k typed as the dialog opened, nothing to say)
+        return (f"still {_keeping[cases]}: k again once it is kept" if _keeping[cases] else ""), False
+    _keeping[cases] = ""
+    try:
+        return await _keep(screen, what, result, task, shown, say)
+    finally:
+        del _keeping[cases]
+
+
+async def _keep(
+    screen: Screen[Any],
+    what: str,
+    result: RunResult,
+    task: Task,
+    shown: Callable[[Path], str],
+    say: Callable[[str], None],
+) -> tuple[str, bool]:
     from verifier_tui.engine.keep_case import refusal, save
 
     cases = task.root / "cases"
@@ -90,8 +126,10 @@ async def keep_run(
     name = await screen.app.push_screen_wait(CaseNameScreen(what, shown(cases), refused))
     if name is None:
         return "", False
+    _keeping[cases] = one_line(f"keeping {what} as case {name}…")
+    say(_keeping[cases])
     # Off the app's loop: a workspace of 20,000 files takes seconds to copy,
-    # and the screen (a save's run, the running clock) goes on meanwhile.
+    # and the screen (a save's run, the running clock, its keys) goes on meanwhile.
     saved = await asyncio.to_thread(save, result, task, name)
     if saved.get("problem"):
         return words(saved["problem"]), False

@@ -658,7 +658,8 @@ class MainScreen(SizedScreen):
         else:
             self.notify("every case on save off: a save runs the chosen case", markup=False)
 
-    @work(name="keep the run as a case", group="choose", exit_on_error=False)
+    # Not in the choosers' group: their keys are held while one is open, and the copy takes seconds.
+    @work(name="keep the run as a case", group="keep", exit_on_error=False)
     async def action_keep_case(self) -> None:
         """The run on screen kept as a case of the task (as ``run --save-case NAME``)."""
         status, session = self.query_one(StatusLine), self.session
@@ -666,7 +667,9 @@ class MainScreen(SizedScreen):
         if result is None:
             status.set_note("nothing has run yet to keep as a case: r runs")
             return
-        said, kept = await keep_run(self, f"run #{result.sequence}", result, session.task, self.fmt.path)
+        said, kept = await keep_run(
+            self, f"run #{result.sequence}", result, session.task, self.fmt.path, status.set_note
+        )
         if kept:
             try:
                 session.reload_task()  # the new case in the list, whether or not a watcher saw it

@@ -330,9 +330,14 @@ class TrialScreen(SizedScreen):
         local, session = self.replayed.local if self.replayed else None, self.opened.session
         if local is None or session is None:
             return  # not offered without a replay
-        said, kept = await keep_run(self, "this replay", local, session.task, self.fmt.path)
+        status = self.query_one(ReplayStatus)
+
+        def say(line: str) -> None:
+            status.state = content((line, "$warning"))
+
+        said, kept = await keep_run(self, "this replay", local, session.task, self.fmt.path, say)
         if said:
-            self.query_one(ReplayStatus).state = content((said, "$success" if kept else "$error"))
+            status.state = content((said, "$success" if kept else "$error"))
 
     def action_show_output(self, stream: str) -> None:
         replayed = self.replayed
