@@ -220,3 +220,25 @@ async def test_json_closed_before_it_parses_opens_again_as_it_was_typed(example)
         assert " half-typed{" in app.screen.query_one(TextArea).text
         assert "not valid JSON yet" in str(app.screen.query_one("#editor-state").content)
         assert typed(app) == valid  # what runs is still the last JSON that parsed
+
+
+async def test_a_refused_choice_names_its_path_as_the_screen_does(tmp_path):
+    """The case's response.txt gone, then p and "the case's response.txt":
+    the refusal named it by its absolute path, where the chooser and the rest
+    of the screen name it from the folder the tool was started in."""
+    from tests.helpers.tasks import make_task
+
+    root = make_task(
+        tmp_path / "tasks" / "t", "def verify(workspace, response=None):\n    return 1.0\n", cases={"c": {}}
+    )
+    (root / "cases" / "c" / "response.txt").write_text("an answer\n")
+    app = make_app(root, case="c", watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        (root / "cases" / "c" / "response.txt").unlink()
+        await pilot.press("p")
+        await pilot.pause()
+        assert isinstance(app.screen, ChooseListScreen)
+        await pilot.press("enter")  # "the case's t/cases/c/response.txt"
+        await pilot.pause()
+        assert app.notices[-1:] == ["response t/cases/c/response.txt is not a file"], app.notices

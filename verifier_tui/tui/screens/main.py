@@ -29,7 +29,6 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.reactive import var
 
-from verifier_tui.engine.advice import worded
 from verifier_tui.engine.invocation import leased_cpus
 from verifier_tui.engine.model import RunResult
 from verifier_tui.engine.record import replace
@@ -476,7 +475,7 @@ class MainScreen(SizedScreen):
         """Why a choice (or a run) was refused, in this screen's words: its
         Advice, which str() would word as the command line, a flag this user never typed."""
         said = exc.args[0] if isinstance(exc, (SelectionError, DiscoveryError)) and exc.args else str(exc)
-        return worded(said, self.fmt.action)
+        return self.fmt.words(said)  # paths as the rest of the screen shows them, not absolute
 
     async def _pick(self, trigger: str, choose: Callable[[Path], None], picker: PickerScreen) -> None:
         """A path chosen in ``picker`` and applied there: a refused one is said
