@@ -538,7 +538,7 @@ def test_a_missing_nemo_gym_is_advised_in_the_plugins_options(pytester):
     text = done.stdout.str()
     assert "nemo_gym is not installed for" in text, text
     assert "with --python" not in text and "with --nemo-gym" not in text, text
-    done.stdout.fnmatch_lines(["*choose another with --verifier-python EXE*to verifier-tui run TASK --nemo-gym DIR*"])
+    done.stdout.fnmatch_lines(["*or --verifier-python EXE naming another*to verifier-tui run TASK --nemo-gym DIR*"])
 
 
 def test_a_trial_whose_task_ships_another_runner_names_no_option_the_plugin_lacks(pytester, tmp_path):

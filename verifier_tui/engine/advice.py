@@ -47,7 +47,7 @@ VERIFIER_OPTION = Action("the verifier option", "--verifier")
 GIVE_TASK = Action("give the task folder", "give the task folder with --task DIR")
 #: The option that chose a case, said before the name given ("--case NAME: no such case").
 CASE_OPTION = Action("the case option", "--case")
-NEMO_GYM_COPY = Action("name a copy of nemo_gym", "name a copy of nemo_gym/verifiers with --nemo-gym DIR")
+NEMO_GYM_COPY = Action("name a copy of nemo_gym", "--nemo-gym DIR naming a copy of nemo_gym/verifiers")
 #: The option that names the interpreter: another one (that has a module, or newer), or the one to check.
 PYTHON_OPTION = Action("the interpreter option", "--python EXE")
 #: The kind of :func:`by_name`'s actions.

@@ -166,7 +166,7 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
             Advice(
                 f"{spec.python} is Python {interpreter.version}: the sandbox's test.sh refuses an interpreter "
                 f"older than 3.8 (exit {SHIM_REFUSAL_EXIT}, no reward file) and never starts the runner; "
-                "verifier-tui does the same. Choose a newer one with ",
+                "verifier-tui does the same. Choose a newer one: ",
                 PYTHON_OPTION,
             )
         )

@@ -47,8 +47,10 @@ if TYPE_CHECKING:
 #: option given with its value (advice.OPTION_COMMANDS) keeps the command line's
 #: words too: verifier-tui takes the same options when started.
 KEY_WORDS: dict[str, str | None] = {
-    PYTHON_OPTION.kind: "--python EXE (start verifier-tui again with it)",
-    NEMO_GYM_COPY.kind: "name a copy of nemo_gym/verifiers with --nemo-gym DIR (start verifier-tui again with it)",
+    # Each sentence that names the interpreter option has room for a clause there ("...: X").
+    PYTHON_OPTION.kind: "start verifier-tui again with --python EXE",
+    # Said only after the interpreter's clause, in words/run.py's nemo_gym hint: the restart said once.
+    NEMO_GYM_COPY.kind: "with --nemo-gym DIR naming a copy of nemo_gym/verifiers",
     DEBUG_UNDER_PDB.kind: "press d",
     CHOOSE_ROW.kind: "choose a row with t",
     CHOOSE_ROW_OR_NONE.kind: "choose one with t (",

@@ -257,9 +257,9 @@ def missing_nemo_gym_hint(result: RunResult) -> str | None:
         return None
     return Advice(
         f"nemo_gym is not installed for {result.python}, so nothing was vendored beside the runner: "
-        "install NeMo Gym for that interpreter, choose another with ",
+        "install NeMo Gym for that interpreter, or ",
         PYTHON_OPTION,
-        ", or ",
+        " naming another, or ",
         NEMO_GYM_COPY,
     )
 
