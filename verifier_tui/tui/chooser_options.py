@@ -23,11 +23,11 @@ if TYPE_CHECKING:
     from verifier_tui.engine.task.cases import Case
     from verifier_tui.tui.display import Display
 
-#: Option ids that are not a case name or a path (a NUL never is either).
 #: The biggest response file the editor opens (more is said: edit it in your
 #: editor). A text area takes its text on the app's loop: 1.4 s for 1 MB here,
 #: 5 s for 4 MB, the screen held meanwhile.
 EDITOR_LIMIT = untrusted.MB
+#: Option ids that are not a case name or a path (a NUL never is either).
 NO_CASE = "\0none"
 OTHER_FILE = "\0other"
 

@@ -59,7 +59,9 @@ KEY_WORDS: dict[str, str | None] = {
     GIVE_RESPONSE.kind: "choose one with p",
     CHOOSE_VERIFIER.kind: "choose one with v",
     VERIFIER_OPTION.kind: "the file",  # picked with v: "the file x.py: not a verifier"
-    STAND_IN.kind: "; choose a workspace with f or a case with s",
+    # Never on this screen: only a trial's replay lacks a workspace (harbor/inputs.py), and the
+    # trial screen says its own keys for it on a line of their own (TrialDisplay.action).
+    STAND_IN.kind: None,
     OPEN_IN_EDITOR.kind: " (e opens it)",
     CASE_OPTION.kind: None,  # "--case NAME: no such case" stops the start, before the screen opens
     GIVE_TASK.kind: None,  # a trial's task not found: said before the trial screen opens, never on this one
