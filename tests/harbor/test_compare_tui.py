@@ -10,6 +10,7 @@ from textual.widgets import DataTable
 from tests.harbor.test_job_tui import HeldReads, happened, job_app, read_all
 from tests.harbor.trial_app_under_test import SIZE, SNAPSHOT_SIZE, text_of, until
 from tests.helpers.harbor import harbor_exception, make_job
+from tests.tui.app_under_test import screen_text
 from verifier_tui.tui.screens.compare import CompareScreen
 from verifier_tui.tui.screens.jobs import JobsScreen
 from verifier_tui.tui.screens.trial import TrialScreen
@@ -256,23 +257,14 @@ async def test_esc_or_q_while_two_jobs_are_read_for_a_comparison_stops_reading_t
     assert len(held.started) == 1, held.started  # the one being read when the key came, no more
 
 
-async def test_the_comparison_lists_each_job_folder_once_and_none_once_esc_cancelled_it(jobs, monkeypatch):
-    """What of a job folder is no trial (a link, a stray folder) is found as
-    the folder is listed for its trials: the comparison listed each job
-    folder again for it, and went on listing both after esc had cancelled
-    the reading (job B too, though none of its trials was read)."""
-    import os
-
+async def test_esc_on_a_comparison_being_read_reads_nothing_of_job_b_and_shows_nothing_more(jobs, monkeypatch):
+    """esc while job A's first trial was read for the comparison: the reading
+    went on after esc had cancelled it, job B too, though the user had left
+    the comparison. What the user sees: none of B's trials is read, and the
+    jobs list, back on screen, shows no more once the cancelled reading ended
+    (no comparison, no note, no message of it)."""
     from verifier_tui.engine.harbor import overview
     from verifier_tui.tui.screens import compare as compare_screen
-
-    listed: list[str] = []
-    scandir = os.scandir
-
-    def listing(path="."):
-        if os.fspath(path) in (str(jobs / "model-a"), str(jobs / "model-b")):
-            listed.append(os.path.basename(path))
-        return scandir(path)
 
     held = HeldReads(overview.read_trial_row)
     app = job_app(jobs)
@@ -282,16 +274,21 @@ async def test_the_comparison_lists_each_job_folder_once_and_none_once_esc_cance
             await mark(app, pilot, "model-a", "model-b")
             monkeypatch.setattr(overview, "read_trial_row", held)
             monkeypatch.setattr(compare_screen, "read_compared", held.whole(compare_screen.read_compared))
-            monkeypatch.setattr(os, "scandir", listing)
             await pilot.press("c")
             await happened(held.first, "the first trial's read")
             await pilot.press("escape")
             await happened(held.worker.cancelled_event, "the reading's worker cancelled by esc")
+            await pilot.pause()
+            assert isinstance(app.screen, JobsScreen)
+            shown, notices = screen_text(app), list(app.notices)
             held.release()
             await happened(held.ended, "the end of the reading")
+            await pilot.pause(0.2)
+            assert isinstance(app.screen, JobsScreen)
+            assert screen_text(app) == shown and app.notices == notices
     finally:
         held.release()
-    assert listed == ["model-a"]
+    assert [folder.parent.name for folder in held.started] == ["model-a"]  # B's trials never read
 
 
 async def test_the_comparison_notes_each_folder_of_either_job_that_is_no_trial(jobs):
