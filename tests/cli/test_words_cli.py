@@ -5,6 +5,7 @@ and the types ``verify`` gets."""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 
@@ -88,6 +89,25 @@ def test_watch_says_why_a_run_could_not_start(env, example):
         code, stderr = stop(proc)
     assert why.startswith("      the workspace ")
     assert why.endswith("cases/correct/workspace is not there any more (deleted or moved?)")
+    assert code == 0 and "Traceback" not in stderr
+
+
+def test_watch_json_says_a_response_deleted_while_chosen_is_not_there(env, example, tmp_path):
+    """``--response FILE`` deleted while ``watch --json`` runs: the run said
+    ``contract error`` (the runner's exit 2 on a path it was handed), where a
+    deleted workspace is ``could not start`` with why; now both are alike."""
+    task_dir = example("count-errors")
+    answer = tmp_path / "answer.json"
+    answer.write_text((task_dir / "cases" / "response-json" / "response.json").read_text())
+    proc, reader = start_watch(env, "--json", task_dir, "--response", answer, "--python", PY)
+    try:
+        assert json.loads(reader.next_run(prefix="{"))["outcome"] == "reward_written"
+        answer.unlink()
+        gone = json.loads(reader.next_run(prefix="{"))
+    finally:
+        code, stderr = stop(proc)
+    assert gone["outcome"] == "could_not_start", gone["outcome_words"]
+    assert gone["outcome_words"] == f"could not start: the response {answer} is not there any more (deleted or moved?)"
     assert code == 0 and "Traceback" not in stderr
 
 

@@ -1095,16 +1095,23 @@ def test_a_workspace_deleted_after_it_was_chosen_means_the_run_cannot_start(run,
     assert again.verdict.message.startswith("No reward file: the run could not start, so nothing wrote")
 
 
-def test_a_text_response_deleted_before_the_run_is_a_contract_error_naming_it(run, example, tmp_path):
+@pytest.mark.parametrize("name", ["answer.txt", "answer.json"])
+def test_a_response_deleted_after_it_was_chosen_means_the_run_cannot_start(run, example, tmp_path, name):
+    """A response file chosen, then deleted: the run was handed the missing
+    path and the runner's contract error (exit 2) was the verdict, where a
+    deleted workspace is a run that could not start, saying why."""
     task_dir = example("count-errors")
-    answer = tmp_path / "answer.txt"
-    answer.write_text("3\n")
+    answer = tmp_path / name
+    json_response = task_dir / "cases" / "response-json" / "response.json"
+    answer.write_text(json_response.read_text() if name.endswith(".json") else "3\n")
     session = session_for(task_dir, case="response-txt", response=answer)
     with session:
+        assert run(session).verdict.rewards == {"reward": 1.0}
         answer.unlink()
         result = run(session)
-    assert result.outcome is Outcome.CONTRACT_ERROR
-    assert f"--response file {answer} does not exist" in result.stderr.text
+    assert result.outcome is Outcome.COULD_NOT_START, result.stderr.text
+    assert result.start_error == f"the response {answer} is not there any more (deleted or moved?)"
+    assert result.verdict.rewards is None and result.reward_files == []
 
 
 def test_live_output_shows_the_users_paths_not_the_scratch_copy(example):

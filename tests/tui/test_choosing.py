@@ -6,7 +6,7 @@ from textual import events
 from textual.widgets import Input, OptionList
 
 from tests.helpers.tasks import make_task
-from tests.tui.app_under_test import SIZE, make_app, screen_text, widget_text
+from tests.tui.app_under_test import SIZE, make_app, screen_text, wait_for, widget_text
 from verifier_tui.engine.model import Outcome
 from verifier_tui.tui.screens.choose_list import ChooseListScreen
 from verifier_tui.tui.screens.picker import PickerScreen
@@ -232,6 +232,32 @@ async def test_choose_a_response_file_switches_to_server_mode(example, monkeypat
         assert result.verdict.rewards == {"reward": 1.0}
         await pilot.pause()
         assert "environment-server mode m" in widget_text(app, "#header")
+
+
+async def test_a_response_file_deleted_while_chosen_means_the_run_cannot_start(example, tmp_path):
+    """A response file chosen with ``p``, then deleted: ``r`` ran the runner
+    on the missing path and said ``contract error``, where a deleted
+    workspace says the run could not start and why."""
+    root = example("count-errors")
+    answer = tmp_path / "answer.json"
+    answer.write_text((root / "cases" / "response-json" / "response.json").read_text())
+    app = make_app(root, case="harbor-mode", watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("p", "enter")  # "a file…"
+        assert isinstance(app.screen, PickerScreen)
+        box = app.screen.query_one("#path", Input)
+        box.value = str(answer)
+        box.focus()
+        await pilot.press("enter")
+        assert (await app.wait_for_runs(2)).verdict.rewards == {"reward": 1.0}
+        answer.unlink()
+        await pilot.press("r")
+        result = await app.wait_for_runs(3)
+        assert result.outcome is Outcome.COULD_NOT_START
+        said = f"The runner could not start: the response {answer} is not there any more (deleted or moved?)"
+        await wait_for(lambda: said in widget_text(app, "#resolution-body"), "why the run could not start")
+        assert "contract error" not in screen_text(app)
 
 
 async def test_typed_text_response_runs_after_a_pause(example):

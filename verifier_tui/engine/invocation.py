@@ -224,7 +224,7 @@ def _stage_inputs(prepared: Prepared, interpreters_nemo_gym: Path | None) -> _St
         elif prepared.start_error is None:
             stage.write_input("task_data.json", text)
     elif spec.task_data is not None:
-        staged.task_data = stage.stage_input(spec.task_data, "task_data.json")
+        staged.task_data = stage.stage_input(spec.task_data, "task_data.json", "the task data")
     if spec.workspace is None and spec.case is None:
         notices.append(NOTHING_CHOSEN)
     if stage.vendored_from is not None and not task_vendors and spec.nemo_gym is not None:
@@ -443,14 +443,13 @@ def _stage_response(response: ResponseSource, stage: Stage) -> Path:
     is never handed the user's own file: a verifier could write it), a text
     file or typed text wrapped into a minimal response."""
     if response.kind == "json" and response.path is not None:
-        return stage.stage_input(response.path, "response.json")
+        return stage.stage_input(response.path, "response.json", "the response")
     if response.path is not None:
         found = untrusted.read_bytes(response.path, RESPONSE_TEXT_LIMIT)
-        if found.state in ("not-a-file", "too-big"):  # a FIFO would hold the run for ever: it does not start
-            stage.problem = stage.problem or f"{found.problem}: the run cannot read it"
         text = found.text()
         if text is None:
-            return response.path  # gone or unreadable: the runner names the file and the problem
+            stage.refuse(found, "the response")  # gone, a FIFO, too big: the run does not start
+            return response.path  # unreadable: the runner names the file and the problem
     else:
         text = response.text or ""
     if response.kind == "json":  # typed JSON: passed exactly as typed

@@ -171,17 +171,17 @@ class Stage:
     def ctl_dir(self) -> Path:
         return self.root / "ctl"
 
-    def stage_input(self, source: Path, name: str) -> Path:
+    def stage_input(self, source: Path, name: str, what: str) -> Path:
         """A copy of one of the user's input files (response, task data) for
         the runner: a verifier that finds the path in ``sys.argv`` and writes
         it writes the copy. A file that cannot be read is handed over as it
-        is: the runner then names it and the problem."""
+        is: the runner then names it and the problem. One that is gone, or
+        no longer a file, is this run's start error (see :meth:`refuse`)."""
         target = self.inputs_dir / name
         handle, refused = untrusted.open_regular(source)
         if handle is None:
             assert refused is not None
-            if refused.state == "not-a-file":  # a FIFO would hold the runner for ever: this run does not start
-                self.problem = self.problem or f"{refused.problem}: the run cannot read it"
+            self.refuse(refused, what)
             return source
         handle.close()
         try:
@@ -202,6 +202,18 @@ class Stage:
                 return target
             return source
         return target
+
+    def refuse(self, refused: untrusted.Read, what: str) -> None:
+        """An input file of the user's that cannot be staged: one deleted or
+        moved since it was chosen, or no longer a file, is this run's start
+        error, said as a deleted workspace is. (Handed to the runner, a
+        missing ``--response`` was its exit 2, a "contract error": a fault of
+        the tool's call, not of the verifier; a FIFO would hold it for ever.)
+        One that is there but unreadable is left to the runner, which names it."""
+        if refused.state == "missing" and not os.path.lexists(refused.path):
+            self.problem = self.problem or not_there(what, refused.path)
+        elif refused.state in ("missing", "not-a-file", "too-big"):  # a link to nothing, a FIFO, past the bound
+            self.problem = self.problem or f"{refused.problem}: the run cannot read it"
 
     def plant(self, name: str, data: bytes) -> None:
         """A file in the reward folder before the run, made anew (``audit``)."""
@@ -281,12 +293,11 @@ class Stage:
         # made anew in an empty folder of ours, never written over.
         _empty(self.inputs_dir)
         if workspace is not None and not workspace.is_dir():
-            gone = (
-                "is not a folder any more"
+            raise StagingError(
+                f"the workspace {workspace} is not a folder any more"
                 if os.path.lexists(workspace)
-                else "is not there any more (deleted or moved?)"
+                else not_there("the workspace", workspace)
             )
-            raise StagingError(f"the workspace {workspace} {gone}")
         keep = {".ng/run_verifier.py", ".ng/" + EXTRAS, f".ng/{BYTECODE}", ".ng/verifier.py"} | (
             set() if task_vendors_nemo_gym else {".ng/nemo_gym"}
         )
@@ -655,6 +666,12 @@ def _empty(folder: Path) -> None:
         )
         raise OSError(errno.EPERM, "it cannot be removed", left)
     folder.mkdir(parents=True)
+
+
+def not_there(what: str, path: Path) -> str:
+    """What every face says of an input chosen, then deleted or moved: the
+    workspace, the response, the task data."""
+    return f"{what} {path} is not there any more (deleted or moved?)"
 
 
 class StagingError(Exception):
