@@ -111,6 +111,20 @@ def test_watch_json_says_a_response_deleted_while_chosen_is_not_there(env, examp
     assert code == 0 and "Traceback" not in stderr
 
 
+def test_a_file_just_over_a_bound_says_how_it_differs(env, example, tmp_path):
+    """A response one byte past the 64 MB a run reads: the line said "is 64 MB:
+    more than the 64 MB this tool reads", two equal sizes. Where the rounded
+    sizes are equal, the exact bytes say the difference."""
+    answer = tmp_path / "answer.txt"
+    with answer.open("wb") as sparse:
+        sparse.truncate(64 * 1024 * 1024 + 1)
+    done = run_tool(env, "run", example("count-errors"), "--response", answer, "--python", PY)
+    assert done.returncode == 2
+    said = "answer.txt is 67,108,865 bytes: more than the 64 MB (67,108,864 bytes) this tool reads"
+    assert f"could not start: {said}: the run cannot read it" in done.stdout, done.stdout
+    assert "is 64 MB: more than the 64 MB" not in done.stdout
+
+
 def test_watch_lines_say_when_harbor_would_refuse_the_task(env, example):
     """A task.toml Harbor cannot load: ``run`` says the verdict is none and exits 2, ``test``
     counts the task Harbor would refuse, the TUI says so over the reward; ``watch``'s lines

@@ -300,7 +300,7 @@ def read_bytes(
                     path,
                     "too-big",
                     size=size,
-                    problem=f"{label} is {_amount(size)}: more than the {_amount(limit)} this tool reads",
+                    problem=f"{label} {_past(size, limit)} this tool reads",
                 )
             start = max(0, size - limit) if keep == "tail" else 0
             handle.seek(start)
@@ -452,6 +452,15 @@ def table(document: Any, key: str) -> dict[str, Any]:
     ``{}``: a file from elsewhere may hold anything under a key."""
     value = document.get(key) if isinstance(document, dict) else None
     return value if isinstance(value, dict) else {}
+
+
+def _past(size: int, limit: int) -> str:
+    """``is <size>: more than the <limit>``, said so the two differ: a file
+    just past a bound (16 MB and a byte) rounds to the bound itself, so the
+    exact bytes are said then."""
+    if _amount(size) != _amount(limit):
+        return f"is {_amount(size)}: more than the {_amount(limit)}"
+    return f"is {size:,} bytes: more than the {_amount(limit)} ({limit:,} bytes)"
 
 
 def _amount(size: int) -> str:
