@@ -424,6 +424,7 @@ class VerifierTask(pytest.Collector):
 
     def collect(self) -> list[pytest.Item]:
         group = self.group
+        from verifier_tui.engine.task.cases import case_order
         from verifier_tui.words.text import one_line
 
         if group.error is not None and not group.cases and not group.invalid:
@@ -442,7 +443,7 @@ class VerifierTask(pytest.Collector):
             item.add_marker(pytest.mark.skip(reason=f"not judged: {why}"))
             items.append(item)
         plugin = cast("VerifierCases", self.config.pluginmanager.get_plugin(PLUGIN_NAME))
-        return sorted((item for item in items if plugin.wanted(item.nodeid)), key=lambda item: item.name)
+        return sorted((item for item in items if plugin.wanted(item.nodeid)), key=lambda item: case_order(item.name))
 
 
 class TaskWithoutCases(pytest.Collector):

@@ -335,3 +335,16 @@ def test_junit_is_written_when_the_command_line_cannot_be_run(env, tmp_path):
     for named in (["--verifier", verifier], ["--task-data", verifier]):
         done = run_tool(env, "test", tasks / "hello-file", *named, "--case", "nomatch", "--junit", verifier)
         assert done.returncode == 2 and verifier.read_text().startswith("def verify"), named
+
+
+def test_cases_are_in_the_order_a_user_counts_in_the_table_and_json(env, tmp_path):
+    """Cases c1, c2, c10 (and a, B): the table and ``--json`` listed them as
+    text sorts (B, a, c1, c10, c2); every face now lists them as a user counts."""
+    names = ["c10", "B", "c2", "a", "c1"]
+    task_dir = make_task(tmp_path / "t", cases={name: {} for name in names})
+    for name in names:
+        (task_dir / "cases" / name / "expected.json").write_text('{"rewards": {"reward": 1.0}}')
+    table = run_tool(env, "test", task_dir, "--python", PY)
+    assert [row.split()[1] for row in _table_rows(table.stdout)["t"]] == ["a", "B", "c1", "c2", "c10"], table.stdout
+    done = run_tool(env, "test", task_dir, "--python", PY, "--json")
+    assert [case["case"] for case in json.loads(done.stdout)["cases"]] == ["a", "B", "c1", "c2", "c10"]

@@ -821,3 +821,13 @@ def test_verifier_cases_in_the_ini_files_addopts_keeps_the_users_testpaths(pytes
     done.stdout.fnmatch_lines(["mine/test_mine.py::test_mine PASSED*"])
     pytester.makeini("[pytest]\ntestpaths = mine\n")
     run(pytester, "--verifier-cases", "tasks/hello-file").assert_outcomes(passed=4)
+
+
+def test_cases_are_collected_in_the_order_a_user_counts(pytester):
+    """Cases c1, c2, c10: the plugin collected them as text sorts (c1, c10, c2),
+    not as ``test``'s table and the TUI list them."""
+    task_dir = make_task(pytester.path / "tasks" / "t", cases={name: {} for name in ("c10", "c2", "c1")})
+    for name in ("c10", "c2", "c1"):
+        (task_dir / "cases" / name / "expected.json").write_text('{"rewards": {"reward": 1.0}}')
+    done = run(pytester, "--verifier-cases", "tasks", "--collect-only", "-q")
+    done.stdout.fnmatch_lines(["tasks/t::c1", "tasks/t::c2", "tasks/t::c10"], consecutive=True)

@@ -60,6 +60,21 @@ async def test_a_case_chosen_with_s_is_shown_and_highlighted_in_the_cases_list(t
         assert top <= 39 < top + listed.scrollable_content_region.height, (top, listed.scrollable_content_region)
 
 
+async def test_the_cases_list_and_the_chooser_are_in_the_order_a_user_counts(tmp_path):
+    """Cases c1, c2, c10: the list and ``s`` offered them as text sorts
+    (c1, c10, c2), the case a user counts as second shown third."""
+    app = make_app(make_task(tmp_path / "t", cases={name: {} for name in ("c10", "c2", "c1")}), watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        listed = app.main.query_one("#cases", OptionList)
+        assert [listed.get_option_at_index(i).id for i in range(listed.option_count)] == ["c1", "c2", "c10"]
+        await pilot.press("s")
+        assert isinstance(app.screen, ChooseListScreen)
+        offered = app.screen.query_one(OptionList)
+        ids = [offered.get_option_at_index(i).id for i in range(offered.option_count)]
+        assert [i for i in ids if i in ("c1", "c2", "c10")] == ["c1", "c2", "c10"], ids
+
+
 async def test_escape_leaves_the_choice_alone(example):
     app = make_app(example("hello-file"), watch=False)
     async with app.run_test(size=SIZE) as pilot:

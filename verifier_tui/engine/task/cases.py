@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -52,8 +53,19 @@ def is_case_folder(entry: Path | os.DirEntry[str]) -> bool:
     return not entry.name.startswith(".") and entry.is_dir()
 
 
+def case_order(name: str) -> tuple[tuple[str | tuple[int, str], ...], str]:
+    """Where a case named ``name`` is listed, on every face (``test``'s table
+    and ``--json``, the pytest plugin, the TUI's list and chooser): as a user
+    counts, not as text sorts: c1, c2, c10 (a run of digits is its number),
+    a before B (letters without regard to case), the name itself breaking
+    ties (c01 and c1). Split on digit runs, text and numbers alternate, so
+    two keys compare part by part of one kind."""
+    parts = re.split(r"([0-9]+)", name)
+    return tuple((int(p), p) if i % 2 else p.casefold() for i, p in enumerate(parts)), name
+
+
 def find_cases(task_root: Path, tests_dir: Path | None = None, rows: TaskRows | None = None) -> list[Case]:
-    """Every case folder under ``<task_root>/cases`` (:func:`is_case_folder`), sorted by name."""
+    """Every case folder under ``<task_root>/cases`` (:func:`is_case_folder`), in :func:`case_order`."""
     folder = task_root / "cases"
     if not folder.is_dir():
         return []
@@ -62,7 +74,7 @@ def find_cases(task_root: Path, tests_dir: Path | None = None, rows: TaskRows | 
         fallbacks.append(tests_dir / "task_data.json")
     cases = []
     try:
-        entries = sorted(p for p in folder.iterdir() if is_case_folder(p))
+        entries = sorted((p for p in folder.iterdir() if is_case_folder(p)), key=lambda p: case_order(p.name))
     except OSError:
         return []
     for entry in entries:

@@ -16,6 +16,7 @@ from textual.widgets.option_list import Option
 
 from verifier_tui.engine.coverage import Coverage, merge, not_measured_words, problem_words, source_lines
 from verifier_tui.engine.model import Outcome
+from verifier_tui.engine.task.cases import case_order
 from verifier_tui.tui.display import content
 from verifier_tui.tui.keys import key
 from verifier_tui.tui.screens.keyed import KeyedScreen
@@ -108,18 +109,17 @@ class CoverageScreen(KeyedScreen):
         runs since the last change only (the lines of older runs are numbered
         as the files were: a line added above moved every line after it), or
         while none has come in yet, the older ones, said to be out of date."""
-        fresh = {name: c for name, c in self.by_case.items() if self.ran_as[name] > self.outdated_through}
-        if fresh or not self.by_case:
+        ordered = {name: self.by_case[name] for name in sorted(self.by_case, key=case_order)}  # as the list has them
+        fresh = {name: c for name, c in ordered.items() if self.ran_as[name] > self.outdated_through}
+        if fresh or not ordered:
             return fresh, False
-        return dict(self.by_case), True
+        return ordered, True
 
     def watch_by_case(self) -> None:
         by_case, old = self._in_use()
-        runs = {name: c.files for name, c in sorted(by_case.items()) if c.problem is None}
+        runs = {name: c.files for name, c in by_case.items() if c.problem is None}
         # each case by the name the cases list gives it (headless, ``test`` names it task::case)
-        problems = problem_words(
-            ((one_line(name), c.problem) for name, c in sorted(by_case.items()) if c.problem), self.cases
-        )
+        problems = problem_words(((one_line(name), c.problem) for name, c in by_case.items() if c.problem), self.cases)
         problems += not_measured_words(
             {path: why for c in by_case.values() for path, why in c.not_compiled.items()}, self.fmt.path
         )
@@ -178,11 +178,7 @@ class CoverageScreen(KeyedScreen):
                 content((f"{self.fmt.path(path)}:{number}", "$text-muted"))
             )
             return
-        names = [
-            one_line(name)
-            for name, c in sorted(by_case.items())
-            if path in c.files and number in c.files[path].executed
-        ]
+        names = [one_line(name) for name, c in by_case.items() if path in c.files and number in c.files[path].executed]
         lines = merge(c.files for c in by_case.values()).get(path)
         if lines is None or number not in lines.statements:
             said = f"{self.fmt.path(path)}:{number}"
