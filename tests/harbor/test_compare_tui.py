@@ -302,3 +302,15 @@ async def test_the_comparison_notes_each_folder_of_either_job_that_is_no_trial(j
         header = text_of(app, "#job-header")
         assert f"note: A: alpha__a3 is a link to {jobs / 'other' / 'alpha__c1'}: not read here" in header, header
         assert "note: B: scratch: not a trial folder (no trial.log, no config.json of a trial): left out" in header
+
+
+async def test_the_comparison_says_a_links_target_from_where_the_user_started(jobs, monkeypatch):
+    """A trial folder of job A that is a link: ``run`` and the rest of the
+    app say paths from where the user started; the comparison said it absolute."""
+    (jobs / "model-a" / "alpha__a3").symlink_to(jobs / "other" / "alpha__c1")
+    monkeypatch.chdir(jobs)
+    app = job_app(jobs)
+    async with app.run_test(size=SIZE) as pilot:
+        await compared(app, pilot, "model-a", "model-b")
+        header = text_of(app, "#job-header")
+        assert "note: A: alpha__a3 is a link to other/alpha__c1: not read here" in header, header

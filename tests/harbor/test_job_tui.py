@@ -521,6 +521,30 @@ async def test_the_overview_notes_each_folder_of_the_job_that_is_no_trial(task, 
         assert "note: scratch: not a trial folder (no trial.log, no config.json of a trial): left out" in header
 
 
+async def test_the_job_screens_say_a_links_target_as_the_app_says_paths(task, runs, tmp_path, monkeypatch):
+    """A trial folder (or a job) that is a link: ``run JOB`` says where it
+    leads from where the user started (``x/jobs/other/demo__x``), the home
+    as ``~``; the TUI's overview and list of jobs said the absolute path."""
+    demo = task()
+    job = make_job(runs / "jobs" / "j", {n: dict(task=demo, **PASSED) for n in ("demo__ok", "demo__ok2")})
+    other = make_job(tmp_path / "x" / "jobs" / "other", {"demo__x": dict(task=demo, **PASSED)})
+    (job / "demo__linked").symlink_to(other / "demo__x")
+    (runs / "jobs" / "linked").symlink_to(other)
+    monkeypatch.chdir(tmp_path)
+    app = job_app(job)
+    async with app.run_test(size=SIZE):
+        await read_all(app)
+        header = text_of(app, "#job-header")
+        assert "note: demo__linked is a link to x/jobs/other/demo__x: not read here" in header, header
+    monkeypatch.chdir(runs)
+    monkeypatch.setenv("HOME", str(tmp_path / "x"))
+    app = job_app(runs / "jobs")
+    async with app.run_test(size=SIZE):
+        await read_all(app)
+        header = text_of(app, "#job-header")
+        assert "note: linked is a link to ~/jobs/other: not read here" in header, header
+
+
 async def test_a_trial_nothing_names_the_task_of_is_under_its_folders_task_and_said_why(task, runs):
     """Its result.json cut short and config.json missing: the TUI's tables
     showed it under a task ``?``, with nothing saying why."""

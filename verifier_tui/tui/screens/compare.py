@@ -21,6 +21,7 @@ from verifier_tui.engine.harbor.compare import (
     job_line,
     read_compared,
 )
+from verifier_tui.tui.display import Display
 from verifier_tui.tui.keys import HELP, QUIT, key
 from verifier_tui.tui.screens.job_overview import TABLE_KEYS, TasksScreen, cell
 from verifier_tui.tui.widgets.header_line import Flowing
@@ -64,6 +65,7 @@ class CompareScreen(TasksScreen):
     def __init__(self, a: Path, b: Path) -> None:
         super().__init__()
         self.paths = (a, b)
+        self.fmt = Display(a)  # a note's path (a link's target) said from where the user started, as run says it
         self.comparison: Comparison | None = None
         self.done = False
         self.differences_only = False
@@ -166,7 +168,7 @@ class CompareScreen(TasksScreen):
             # What of each folder is no trial (a link, a stray folder), as compare says it.
             for letter, job in (("A", comparison.a), ("B", comparison.b)):
                 for line in folder_notes(job.overview.notes, f"{letter}: ", ALL_NOTES):
-                    lines.append((f"{one_line(line)}\n", "$warning"))
+                    lines.append((f"{self.fmt.text(line)}\n", "$warning"))
         shown = []
         if self.differences_only:
             shown.append("tasks that differ")

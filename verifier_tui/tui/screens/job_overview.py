@@ -32,7 +32,7 @@ from verifier_tui.engine.harbor.overview import (
     select_rows,
     trial_rows,
 )
-from verifier_tui.tui.display import content
+from verifier_tui.tui.display import Display, content
 from verifier_tui.tui.keys import HELP, QUIT, key
 from verifier_tui.tui.screens.keyed import KeyedScreen
 from verifier_tui.tui.widgets.header_line import Flowing
@@ -253,6 +253,7 @@ class JobOverviewScreen(TasksScreen):
     def __init__(self, path: Path, *, from_jobs: bool = False, harbor_version: str | None = None) -> None:
         super().__init__()
         self.path = path
+        self.fmt = Display(path)  # a note's path (a link's target) said from where the user started, as run says it
         self.job_name = path.name  # as every job and trial is named: by its folder
         self.from_jobs = from_jobs
         self.harbor_version = harbor_version
@@ -418,7 +419,7 @@ class JobOverviewScreen(TasksScreen):
         # What of the folder is no trial (a link, never followed; a stray
         # folder): left out, said as test JOB says it, as it is found.
         for note in folder_notes(overview.notes, where=ALL_NOTES):
-            lines += [(one_line(note), "$warning"), "\n"]
+            lines += [(self.fmt.text(note), "$warning"), "\n"]
         keys = "f failures  x exception  t task  s sort" + ("  r read again" if running else "") + "  ? keys"
         lines.append(self._keys_line(self._filter_words(), keys))
         if self.done and read == 0:

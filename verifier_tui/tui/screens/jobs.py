@@ -15,7 +15,7 @@ from textual.message import Message
 from textual.widgets import DataTable
 
 from verifier_tui.engine.harbor.overview import JobSummary, read_jobs
-from verifier_tui.tui.display import content
+from verifier_tui.tui.display import Display, content
 from verifier_tui.tui.keys import HELP, QUIT, key
 from verifier_tui.tui.screens.job_overview import TABLE_KEYS, cell
 from verifier_tui.tui.screens.keyed import KeyedScreen
@@ -65,6 +65,7 @@ class JobsScreen(KeyedScreen):
     def __init__(self, path: Path) -> None:
         super().__init__()
         self.path = path
+        self.fmt = Display(path)  # a note's path (a link's target) said from where the user started, as run says it
         self.jobs: list[JobSummary] = []
         self.done = False  # every job read
         self.marked: list[int] = []  # rows marked for comparison, in the order marked (A, then B)
@@ -108,7 +109,7 @@ class JobsScreen(KeyedScreen):
             ("jobs folder ", "$text-muted"),
             (one_line(self.path.name), "bold"),
             (f" · {count}\n", "$text-muted"),
-            *((f"{one_line(note)}\n", "$warning") for note in notes),
+            *((f"{self.fmt.text(note)}\n", "$warning") for note in notes),
             [content((part, "$text-muted")) for part in hint.split(" · ")],  # wrapped between hints only
         )
 
