@@ -13,7 +13,8 @@ from tests.helpers.harbor import PASSED, harbor_exception, make_job
 from tests.helpers.tasks import PY
 from verifier_tui.engine.harbor.folders import open_harbor
 from verifier_tui.engine.harbor.locate import locate_task
-from verifier_tui.engine.harbor.overview import read_jobs, read_overview, select_rows
+from verifier_tui.engine.harbor.overview import JobOverview, read_jobs, read_overview, select_rows, trial_rows
+from verifier_tui.engine.record import replace
 from verifier_tui.engine.task.target import find_harbor_folder
 
 
@@ -570,6 +571,37 @@ def test_a_trial_nothing_names_the_task_of_is_named_by_its_folder_and_said_why(t
     assert bare in lines, done.stdout
     data = json.loads(run_tool(env, "run", "--json", job, cwd=tmp_path).stdout)
     assert {row["task"] for row in data["job"]["trial_rows"]} == {"demo"}
+
+
+def test_a_trial_named_by_its_folder_counts_under_the_name_its_tasks_other_trials_recorded(task, runs, env, tmp_path):
+    """The task's task.toml says ``[task] name = "org/demo"``, which Harbor
+    records in result.json; a trial whose result.json and config.json cannot
+    be read is named by its folder, ``demo``: the overview had two tasks,
+    ``org/demo`` and ``demo``, for one. Its folder is named after the task's
+    folder, as the other trials' are: it counts under the name they recorded,
+    read at once (``run JOB``) or trial by trial, the unreadable one first (the TUI)."""
+    demo = task()
+    job = make_job(runs / "jobs" / "j", {n: dict(task=demo, **PASSED) for n in ("demo__cut", "demo__ok", "demo__ok2")})
+    for name in ("demo__ok", "demo__ok2"):
+        result = job / name / "result.json"
+        result.write_text(json.dumps(dict(json.loads(result.read_text()), task_name="org/demo")))
+    (job / "demo__cut" / "result.json").write_text('{"task_name": "org/de')
+    (job / "demo__cut" / "config.json").unlink()
+    done = run_tool(env, "run", job, cwd=tmp_path)
+    no_traceback(done)
+    lines = done.stdout.splitlines()
+    tasks = lines[lines.index("task      trials  passed  mean   errors") + 1 :]
+    assert tasks[0].split() == ["org/demo", "3", "2", "1.000", "0"], done.stdout
+    assert not tasks[1].startswith("demo "), done.stdout
+    one_by_one = JobOverview()
+    for row in trial_rows(sorted(p for p in job.iterdir() if p.is_dir())):
+        one_by_one.add([row])
+    assert list(one_by_one.tasks) == ["org/demo"] and one_by_one.tasks["org/demo"].trials == 3
+    # A second task of that folder name (another dataset's) recorded too: the unreadable trial could be either.
+    other = replace(one_by_one.rows[-1], name="demo__x", task="acme/demo", task_config='{"path": "acme/demo"}')
+    one_by_one.add([other])
+    assert sorted(one_by_one.tasks) == ["acme/demo", "demo", "org/demo"]
+    assert one_by_one.tasks["demo"].trials == 1
 
 
 def test_run_on_a_jobs_folder_says_each_folder_it_leaves_out(task, runs, env, tmp_path):

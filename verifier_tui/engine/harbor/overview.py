@@ -53,6 +53,7 @@ NOT_FINISHED = "not finished"
 UNREADABLE = "cannot be read"  # the folder or its result.json (no permission, a link): how it ended is not known
 #: The outcomes that are not an exception, in the order they are counted.
 PLAIN_OUTCOMES = (PASSED, BELOW_ONE, NOT_A_NUMBER, NO_REWARD, AGENT_FAILED, NOT_FINISHED, UNREADABLE)
+_FOLDER_KEY = "folder "  # JobOverview.names' key of a task's folder name (a task table's key is JSON: never this)
 _NO_TASK = json.dumps({})  # TrialRow.task_config of a trial whose config.json (and result.json) could not be read
 # --------------------------------------------------------------------------
 # One trial.
@@ -210,7 +211,7 @@ def read_trial_row(folder: Path) -> TrialRow:
         # too): Harbor names a trial's folder after its task's folder
         # (``<name, 32 characters at most>__<7 characters>``, TrialConfig's
         # trial_name), so the trial is counted under that, never under "?".
-        task_name = folder.name.rpartition("__")[0] or folder.name
+        task_name = folder_task(folder.name)
     info = untrusted.table(data, "agent_info")
     agent_config = untrusted.table(config, "agent")
     agent = info.get("name") or agent_config.get("name")
@@ -274,6 +275,19 @@ def read_trial_row(folder: Path) -> TrialRow:
         task_config=json.dumps(task, sort_keys=True, default=str),
         task_recorded=bool(recorded),
     )
+
+
+def _task_key(row: TrialRow) -> str:
+    """What matches a trial whose result.json recorded no name to the name
+    its task's other trials recorded: its config.json task table; when no
+    file named its task, the task folder its own folder is named after
+    (Harbor's ``<task folder>__<7 characters>``), which theirs are named after too."""
+    return _FOLDER_KEY + folder_task(row.name) if row.named_by_folder else row.task_config
+
+
+def folder_task(trial: str) -> str:
+    """The task folder a trial folder named ``trial`` is named after."""
+    return trial.rpartition("__")[0] or trial
 
 
 def _problem(result_problem: str | None, config_problem: str | None, unnamed: bool) -> str | None:
@@ -446,10 +460,13 @@ class JobOverview:
         for row in rows:
             if row.task_recorded:
                 renamed |= self._name(row.task_config, row.task)
-            elif row.task_config in self.names:
-                row = replace(row, task=self.names[row.task_config])
+                # the task's folder, as Harbor names the trial's folder after it
+                renamed |= self._name(_FOLDER_KEY + folder_task(row.name), row.task)
             else:
-                self.unnamed.add(row.task_config)
+                key = _task_key(row)
+                self.unnamed.add(key)
+                if self.names.get(key):
+                    row = replace(row, task=self.names[key])
             self.rows.append(row)
             self.outcomes[row.outcome] = self.outcomes.get(row.outcome, 0) + 1
             self._count_task(row)
@@ -462,18 +479,27 @@ class JobOverview:
                     self.tokens[index] = (self.tokens[index] or 0) + value
         return renamed
 
-    def _name(self, task_config: str, name: str) -> bool:
-        """Learn the name a trial recorded for its task (the first one, for
-        every job read together); rename the trials added before under
-        their task's folder. An empty task table (no config.json read) names nothing."""
-        if task_config in self.names or task_config == _NO_TASK:
+    def _name(self, key: str, name: str) -> bool:
+        """Learn the name a trial recorded for its task (``key``: its task
+        table, or its task's folder; the first name, for every job read
+        together); rename the trials added before under their task's folder.
+        An empty task table (no config.json read) names nothing. Two names
+        recorded for one folder name (two tasks of one name in two datasets)
+        leave a trial named by its folder alone under that folder: it could
+        be either."""
+        known = self.names.get(key)
+        if key == _NO_TASK or known == name or known == "":
             return False
-        self.names[task_config] = name
-        if task_config not in self.unnamed:
+        if known is not None:
+            if not key.startswith(_FOLDER_KEY):
+                return False
+            name = ""
+        self.names[key] = name
+        if key not in self.unnamed:
             return False
-        self.unnamed.discard(task_config)
         self.rows = [
-            replace(r, task=name) if not r.task_recorded and r.task_config == task_config else r for r in self.rows
+            replace(r, task=name or folder_task(r.name)) if not r.task_recorded and _task_key(r) == key else r
+            for r in self.rows
         ]
         self.tasks = {}
         for row in self.rows:
