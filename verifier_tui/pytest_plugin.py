@@ -148,9 +148,13 @@ def pytest_configure(config: pytest.Config) -> None:
     # As pytest narrows a run to a folder given as an argument, a folder narrows the cases (VerifierCases).
     folders = [arg for arg in config.args if (config.invocation_params.dir / arg).is_dir()]
     plugin = VerifierCases(config, paths, chosen, folders)
+    # An id as pytest printed it whose folder is no path (a name written with escapes, tasks/x\ny::correct):
+    # the plugin's, as the id of a folder is.
+    printed = {arg: one for arg in config.args if (one := plugin.printed_id(arg)) is not None}
+    plugin.chosen.update(printed)
     # A task's (job's) own folder, or one inside it, is the plugin's alone: pytest collecting it too would run
     # the task's tests/test_*.py here, outside the sandbox they are written for.
-    config.args = [arg for arg in config.args if arg not in plugin.task_folders]
+    config.args = [arg for arg in config.args if arg not in plugin.task_folders and arg not in printed]
     config.pluginmanager.register(plugin, PLUGIN_NAME)
 
 
@@ -268,6 +272,22 @@ class VerifierCases:
         #: The folders given that are a task (job) or lie in one: not pytest's to collect.
         self.task_folders = [arg for arg in folders if any(_is_or_holds(folder, base / arg) for folder in collected)]
         self.owned = [Path(os.path.realpath(folder)) for folder in collected]
+        # Each task's (job's) id as pytest prints it from where it runs, and that id: a name written with
+        # escapes (a line break, a bidi control: one_line) is no path, and the id is taken back by this alone.
+        ids = [node_path(config, folder) for folder in collected]
+        self.printed = {config.cwd_relative_nodeid(one): one for one in ids}
+
+    def printed_id(self, arg: str) -> str | None:
+        """``arg``, an id as pytest printed it (``tasks/x\\ny::correct``, a task
+        folder named with a line break), as the test id it names; None for
+        any other argument. The task's part is the longest before a ``::``
+        (a task folder ``a::b``), as :func:`_case_id` has it."""
+        parts = arg.split("::")
+        for cut in range(len(parts), 0, -1):
+            task = self.printed.get("::".join(parts[:cut]))
+            if task is not None:
+                return "::".join([task, *parts[cut:]])
+        return None
 
     def wanted(self, nodeid: str) -> bool:
         """Whether the arguments chose this collector or item (or none was chosen)."""

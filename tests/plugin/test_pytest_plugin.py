@@ -831,3 +831,23 @@ def test_cases_are_collected_in_the_order_a_user_counts(pytester):
         (task_dir / "cases" / name / "expected.json").write_text('{"rewards": {"reward": 1.0}}')
     done = run(pytester, "--verifier-cases", "tasks", "--collect-only", "-q")
     done.stdout.fnmatch_lines(["tasks/t::c1", "tasks/t::c2", "tasks/t::c10"], consecutive=True)
+
+
+@pytest.mark.parametrize("odd", ["x\ny", "x\u202ey"], ids=["newline", "bidi"])
+def test_a_task_folder_named_with_a_line_break_or_a_bidi_control_is_given_back_by_its_printed_id(pytester, tasks, odd):
+    """A task folder someone sent, named with a line break or a right-to-left
+    override: its id is printed escaped (``tasks/x\\ny::correct``), on one line,
+    and that id given back was refused (``file or directory not found``): no
+    folder has the escaped name."""
+    (tasks / "hello-file").rename(tasks / odd)
+    done = run(pytester, "--verifier-cases", "tasks", "-v", "-k", "correct")
+    printed = next(line for line in done.stdout.lines if line.startswith("tasks/x")).split()[0]
+    assert "\n" not in printed and "\u202e" not in printed and printed.endswith("y::correct")
+    done = run(pytester, "--verifier-cases", "tasks", printed, "-v")
+    done.assert_outcomes(passed=1)
+    done.stdout.fnmatch_lines([f"{printed} PASSED*"])
+    task = printed.removesuffix("::correct")
+    run(pytester, "--verifier-cases", "tasks", task).assert_outcomes(passed=4)
+    done = run(pytester, "--verifier-cases", "tasks", f"{task}::nothing")  # as any id of no case is said
+    assert done.ret == pytest.ExitCode.USAGE_ERROR
+    done.stderr.fnmatch_lines([f"*not found: {task}::nothing*"])
