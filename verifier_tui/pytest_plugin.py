@@ -196,7 +196,10 @@ def node_path(config: pytest.Config, folder: Path) -> str:
     path that exists and that it takes back. A folder outside the rootdir:
     its absolute path, which pytest prints relative to where it runs too
     (pytest's own, relative to the path given, would print one that does not
-    exist)."""
+    exist). The rootdir itself (a task with its own pytest.ini): its name,
+    not ``.``, which named nothing in ids and JUnit's classname; pytest
+    prints it as a path from where it runs (``sum-column`` in the task,
+    ``../sum-column`` below it), and ``printed_id`` takes it back."""
     from verifier_tui.words.text import one_line
 
     where = Path(os.path.abspath(folder))
@@ -204,6 +207,8 @@ def node_path(config: pytest.Config, folder: Path) -> str:
         part = where.relative_to(config.rootpath).as_posix()
     except ValueError:
         part = where.as_posix()
+    if part == "." and where.name:
+        part = where.name
     return one_line(part)  # a test id stays on its line, in UTF-8
 
 

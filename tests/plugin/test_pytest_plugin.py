@@ -851,3 +851,31 @@ def test_a_task_folder_named_with_a_line_break_or_a_bidi_control_is_given_back_b
     done = run(pytester, "--verifier-cases", "tasks", f"{task}::nothing")  # as any id of no case is said
     assert done.ret == pytest.ExitCode.USAGE_ERROR
     done.stderr.fnmatch_lines([f"*not found: {task}::nothing*"])
+
+
+def test_a_task_that_is_pytests_rootdir_is_named_by_its_folder(pytester, tasks, monkeypatch, tmp_path):
+    """``pytest --verifier-cases .`` in a task with its own pytest.ini: its
+    ids were ``.::correct`` and JUnit's classname ``.``, which names nothing
+    in a CI report. They name the task's folder, and the printed ids are taken
+    back, from the task and from a folder in it."""
+    task = tasks / "sum-column"
+    (task / "pytest.ini").write_text("[pytest]\n")
+    monkeypatch.chdir(task)
+    report = tmp_path / "report.xml"
+
+    def here(*args):
+        return pytester.runpytest_subprocess(PYTHON_OPTION, "--verifier-cases", ".", *args, timeout=300)
+
+    done = here("-v", f"--junitxml={report}")
+    done.assert_outcomes(passed=2, failed=1)
+    assert ".::" not in done.stdout.str(), done.stdout.str()
+    done.stdout.fnmatch_lines(["sum-column::correct PASSED*", "FAILED sum-column::wrong-total - expected*"])
+    assert {c.get("classname") for c in ET.parse(report).getroot().iter("testcase")} == {"sum-column"}
+    here("sum-column::wrong-total").assert_outcomes(failed=1)
+    here("--lf").assert_outcomes(failed=1, deselected=2)
+    monkeypatch.chdir(task / "tests")  # below the rootdir: the id is a path from here
+    done = pytester.runpytest_subprocess(PYTHON_OPTION, "--verifier-cases", "..", "-v", timeout=300)
+    done.stdout.fnmatch_lines(["FAILED ../sum-column::wrong-total - expected*"])
+    pytester.runpytest_subprocess(
+        PYTHON_OPTION, "--verifier-cases", "..", "../sum-column::wrong-total", timeout=300
+    ).assert_outcomes(failed=1)
