@@ -758,6 +758,25 @@ def test_watch_names_the_file_an_atomic_save_wrote_and_a_file_deleted(env, examp
     assert "tests/helper.py deleted" in removed and "more" not in removed, removed
 
 
+def test_watch_says_a_task_folder_renamed_as_a_rename(env, example):
+    """``mv hello-file hello-world`` while watch ran: the run that followed was
+    said to be for ``cases deleted +1 more``, as if the user had deleted the
+    cases, where the task is the same one under its new name."""
+    task_dir = example("hello-file")
+    proc, reader = start_watch(env, task_dir, "--case", "correct", "--python", PY)
+    try:
+        assert "start" in reader.next_run()
+        task_dir.rename(task_dir.with_name("hello-world"))
+        renamed = reader.next_run()
+        task_dir.with_name("hello-world").rename(task_dir)
+        back = reader.next_run()
+    finally:
+        code, stderr = stop(proc)
+    assert code == 0 and "Traceback" not in stderr, stderr
+    assert "task folder → hello-world " in renamed and "deleted" not in renamed, renamed
+    assert "task folder → hello-file " in back and "matches expected" in back, back
+
+
 def test_watch_json_one_document_per_line(env, example):
     task_dir = example("hello-file")
     proc, reader = start_watch(env, "--json", task_dir, "--case", "wrong-text", "--python", PY)

@@ -231,6 +231,23 @@ async def test_the_case_chooser_open_follows_a_case_renamed_on_disk(example):
         assert result.case == "wrong-words" and result.expected_matched is True
 
 
+async def test_the_run_after_the_task_folder_renamed_is_said_to_follow_the_rename(example):
+    """``mv hello-file hello-world`` while the app ran: the run that followed
+    was in the history ``after cases deleted +1 more``, as if the user had
+    deleted the cases of a task that is all there under its new name."""
+    root = example("hello-file")
+    app = make_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await asyncio.wait_for(app.controller.live.watch_ready.wait(), 10)
+        root.rename(root.with_name("hello-world"))
+        result = await app.wait_for_runs(2)
+        assert result.trigger == "task folder → hello-world"
+        await pilot.pause()
+        assert "after task folder →" in screen_text(app)  # (the sidebar cuts the name)
+        assert "deleted" not in screen_text(app)
+
+
 async def test_the_task_folder_renamed_on_disk_is_followed(example):
     """``mv hello-file hello-world`` while the app ran: the status line said
     ``the task could not be re-read: /.../hello-file/tests does not exist``

@@ -50,17 +50,28 @@ class Change:
     version-control internals, editors' temporary files: see :mod:`verifier_tui.engine.filters`).
     A change may hold only these: the copy sandbox's mirror follows them all
     (a verifier may read ``.git/``), runs are started by ``paths`` alone."""
+    moved: tuple[tuple[Path, str], ...] = ()
+    """Folders renamed, each (its old path, its new name): the task's, found
+    renamed when it was read again (the watcher sees only its old paths go).
+    What went under an old path is that rename, never said as a deletion."""
 
     def happened(self) -> str:
         """:meth:`describe` with what happened to it: "tests/verifier.py changed",
         "workspace/out.txt deleted" (a stale verdict's reason)."""
         text = self.describe()
-        return text if text.split(" +")[0].endswith((" deleted", " re-created")) else f"{text} changed"
+        said = self.moved or text.split(" +")[0].endswith((" deleted", " re-created"))
+        return text if said else f"{text} changed"
 
     def describe(self) -> str:
         """A short summary for a run's trigger line: "tests/verifier.py",
         "tests/verifier.py +2 more", "workspace/out.txt deleted". Linear in
         the paths: a burst of thousands of files is described at once."""
+        if self.moved:
+            # ``mv hello-file hello-world``: the watcher saw cases/, tests/ and task.toml go, which said
+            # "cases deleted +2 more" of a task that is all there under its new name.
+            rest = sum(1 for path in self.paths if not any(path.is_relative_to(old) for old, _name in self.moved))
+            # Short, as watch's column of triggers is (28 characters): the new name is what is seen first.
+            return f"task folder → {self.moved[-1][1]}" + (f" +{rest} more" if rest else "")
         if not self.paths:
             return "nothing"
         names = dict(self.names)
@@ -86,6 +97,7 @@ class Change:
             recreated=(self.recreated - later.deleted) | later.recreated,
             names=tuple(sorted(names.items())),
             quiet=self.quiet | later.quiet,
+            moved=self.moved + later.moved,
         )
 
     def without(self, paths: frozenset[Path]) -> Change:
@@ -96,6 +108,7 @@ class Change:
             recreated=self.recreated - paths,
             names=tuple(item for item in self.names if item[0] not in paths),
             quiet=self.quiet,
+            moved=self.moved,
         )
 
     @staticmethod

@@ -32,6 +32,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from verifier_tui.engine.changes import Change
+from verifier_tui.engine.record import replace
 from verifier_tui.engine.sandbox.isolation import NAMESPACE
 from verifier_tui.engine.task.discovery import DiscoveryError
 from verifier_tui.engine.watch.scheduler import RunScheduler
@@ -154,6 +155,7 @@ class LiveRuns:
         case_before = _what_runs(session.case)
         feeds = session.feeds_a_run(change.paths)  # what the choices read before the task is read again
         if task_changed or session.defines_cases(change.paths):
+            root = session.task.root
             try:
                 session.reload_task()
             except (DiscoveryError, OSError) as exc:
@@ -164,6 +166,8 @@ class LiveRuns:
                 self._task_error = said
                 return
             self._task_error = None
+            if session.task.root != root and not os.path.lexists(root):  # the task's folder renamed, followed
+                change = replace(change, moved=(*change.moved, (root, session.task.root.name)))
             if self._on_task_reloaded is not None:
                 self._on_task_reloaded()
             self.restart_watch_if_needed()
