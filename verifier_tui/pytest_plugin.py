@@ -449,6 +449,7 @@ class VerifierTask(pytest.Collector):
 
     def collect(self) -> list[pytest.Item]:
         group = self.group
+        from verifier_tui.engine.suite import not_judged
         from verifier_tui.engine.task.cases import case_order
         from verifier_tui.words.text import one_line
 
@@ -465,7 +466,7 @@ class VerifierTask(pytest.Collector):
         # task's table); it was left out without a word.
         for name, why in group.not_judged:
             item = NoCase.from_parent(self, name=one_line(name), path=group.folder / "cases" / name, kind="case")
-            item.add_marker(pytest.mark.skip(reason=f"not judged: {why}"))
+            item.add_marker(pytest.mark.skip(reason=not_judged(why)))
             items.append(item)
         plugin = cast("VerifierCases", self.config.pluginmanager.get_plugin(PLUGIN_NAME))
         return sorted((item for item in items if plugin.wanted(item.nodeid)), key=lambda item: case_order(item.name))
@@ -560,10 +561,12 @@ class VerifierCase(pytest.Item):
             pass  # its own run will say why it cannot be staged
 
     def runtest(self) -> None:
+        from verifier_tui.engine.suite import not_run
+
         if self.problem is not None:
-            raise CaseNotRun(f"not run: {self.problem}")
+            raise CaseNotRun(not_run(self.problem))
         if self.group.error is not None:
-            raise CaseNotRun(f"not run: {said(self.group.error)}")
+            raise CaseNotRun(not_run(said(self.group.error)))
         refused = self.group.session.task.config.refused if self.group.session is not None else None
         if refused:  # as `verifier-tui test`: whatever the case does, Harbor would not run it
             raise CaseNotRun(f"Harbor would refuse this task: {refused}")

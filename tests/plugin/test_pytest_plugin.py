@@ -879,3 +879,34 @@ def test_a_task_that_is_pytests_rootdir_is_named_by_its_folder(pytester, tasks, 
     pytester.runpytest_subprocess(
         PYTHON_OPTION, "--verifier-cases", "..", "../sum-column::wrong-total", timeout=300
     ).assert_outcomes(failed=1)
+
+
+def test_test_junit_and_the_plugins_junitxml_list_the_same_cases_in_the_same_words(pytester, tasks, env):
+    """``test --junit`` left out a case without expected.json (the plugin's
+    report has it, skipped: ``not judged: ...``; test's text lists it too),
+    and gave an unusable expected.json's error without the ``not run:`` the
+    plugin and test's own row say. A CI moving from one to the other saw a
+    test vanish and another reworded."""
+    cases = tasks / "hello-file" / "cases"
+    (cases / "wrong-text" / "expected.json").unlink()
+    (cases / "wrong-case" / "expected.json").write_text('{"rewards": ')
+
+    def read(report):  # (task, case): passed, or the message of what it is instead (status aside)
+        return {
+            (c.get("classname").removeprefix("tasks."), c.get("name")): next(
+                (
+                    f"{e.tag if e.tag == 'skipped' else 'not passed'}: {e.get('message')}"
+                    for e in c
+                    if e.tag in ("failure", "error", "skipped")
+                ),
+                "passed",
+            )
+            for c in ET.parse(report).getroot().iter("testcase")
+        }
+
+    run(pytester, "--verifier-cases", "tasks", f"--junitxml={pytester.path / 'p.xml'}")
+    run_tool(env, "test", tasks, "--python", PY, "--junit", pytester.path / "t.xml")
+    by_pytest, by_test = read(pytester.path / "p.xml"), read(pytester.path / "t.xml")
+    assert by_test == by_pytest
+    assert by_test[("hello-file", "wrong-text")].startswith("skipped: not judged: it has no expected.json")
+    assert by_test[("hello-file", "wrong-case")].startswith("not passed: not run: expected.json is not valid JSON")

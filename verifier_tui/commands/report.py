@@ -367,6 +367,8 @@ def table_lines(rows: Sequence[Sequence[str]]) -> list[str]:
 def group_lines(group: Any, results: list[RunResult]) -> list[str]:
     """One task's part of ``test``: a table of its cases, the stderr of each
     that failed, and the cases or the task that could not be run."""
+    from verifier_tui.engine.suite import not_judged, not_run
+
     out: list[str] = []
     session = group.session
     verifier = f" · verifier {here(session.verifier)}" if session and session.verifier else ""
@@ -394,9 +396,9 @@ def group_lines(group: Any, results: list[RunResult]) -> list[str]:
             )
         out += table_lines(rows)
     for name, problem in group.invalid:
-        out.append(f"!  {one_line(name)}: not run: {problem}")
+        out.append(f"!  {one_line(name)}: {not_run(problem)}")
     for name, why in group.not_judged:
-        out.append(f"{NOT_RUN}  cases/{one_line(name)}: not judged: {why}")
+        out.append(f"{NOT_RUN}  cases/{one_line(name)}: {not_judged(why)}")
     from verifier_tui.engine.results import preload_notices
 
     shared = shared_notes(results)
@@ -504,7 +506,7 @@ def junit_cases(ran: list[tuple[Any, list[RunResult]]], without: Sequence[Path] 
     """``test``'s cases as JUnit test cases, each with its task as ``classname``;
     errors first, for what could not be run; a task found ``without`` a case,
     a skipped test (as pytest reports a test it did not run, and not a failure)."""
-    from verifier_tui.engine.suite import not_tested
+    from verifier_tui.engine.suite import not_judged, not_run, not_tested
 
     out = [JunitCase(g.name, "(task)", "0", error=g.error) for g, _rs in ran if g.error is not None]
     out += [JunitCase(p.name, "(task)", "0", skipped=not_tested(p)) for p in without]  # the plugin's words too
@@ -513,7 +515,16 @@ def junit_cases(ran: list[tuple[Any, list[RunResult]]], without: Sequence[Path] 
         for g, _rs in ran
         if refused(g)
     ]
-    out += [JunitCase(g.name, name, "0", error=problem) for g, _rs in ran for name, problem in g.invalid]
+    # In the words of test's own row and of the plugin's report of the same case (a CI moving from one to
+    # the other sees the same tests): an unusable expected.json is "not run: ...", and a case no
+    # expected.json judges a skipped test (it was left out of the report, though the text lists it).
+    out += [JunitCase(g.name, name, "0", error=not_run(problem)) for g, _rs in ran for name, problem in g.invalid]
+    out += [  # (a task none of whose cases can run is its one error, as its text and the plugin say it)
+        JunitCase(g.name, name, "0", skipped=not_judged(why))
+        for g, _rs in ran
+        if g.error is None
+        for name, why in g.not_judged
+    ]
     for group, results in ran:
         for result in results:
             failure = (

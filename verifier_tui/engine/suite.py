@@ -93,6 +93,17 @@ def none_to_test(tasks: Sequence[Path]) -> str:
     return f"{first} ({MAKE_A_CASE}) and {second} ({WRITE_ONE})"
 
 
+def not_run(problem: str) -> str:
+    """A case (or task) that could not be run, as every report of it says it
+    (test's row and JUnit, the pytest plugin)."""
+    return f"not run: {problem}"
+
+
+def not_judged(why: str) -> str:
+    """A case no expected.json judges, as every report of it says it."""
+    return f"not judged: {why}"
+
+
 def not_tested(task: Path) -> str:
     """A task found without a case to test, as every report that skips it says it."""
     return f"not tested: {no_cases(task)}"
