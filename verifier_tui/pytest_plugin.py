@@ -261,18 +261,25 @@ class VerifierCases:
 
         collected = [folder for group in self.collection.groups for _name, folder, _cases in _by_job(group)]
         collected += self.collection.without_cases
+        # Every case folder of a task, collected or not (one without expected.json, one --verifier-cases did
+        # not name): its folder narrows to it, never to its whole task, and to nothing when it is not collected.
         case_folders = {
-            case.folder: f"{node_path(config, folder)}::{one_line(case.name)}"
+            case.folder: f"{node_path(config, group.folder)}::{one_line(case.name)}"
             for group in self.collection.groups
-            for _name, folder, cases in _by_job(group)
-            for case in cases
             if group.session is not None  # a task's cases (a job's trials narrow to their job)
+            for case in group.session.task.cases
+        }
+        #: The case folders given, by the id each narrows to: said as an id of no case is, when none is collected.
+        self.case_folders = {
+            arg: one
+            for arg in folders
+            if (one := next((named for case, named in case_folders.items() if _is_or_holds(case, base / arg)), None))
         }
         self.folders = [
-            next((one for case, one in case_folders.items() if _is_or_holds(case, given)), node_path(config, folder))
-            for given in [base / arg for arg in folders]
+            self.case_folders.get(arg) or node_path(config, folder)
+            for arg in folders
             for folder in collected
-            if _is_or_holds(given, folder) or _is_or_holds(folder, given)
+            if _is_or_holds(base / arg, folder) or _is_or_holds(folder, base / arg)
         ]
         #: The folders given that are a task (job) or lie in one: not pytest's to collect.
         self.task_folders = [arg for arg in folders if any(_is_or_holds(folder, base / arg) for folder in collected)]
@@ -313,7 +320,8 @@ class VerifierCases:
 
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
         ids = [item.nodeid for item in items]
-        missed = [arg for arg, one in self.chosen.items() if not any(n == one or n.startswith(one + "::") for n in ids)]
+        asked = {**self.chosen, **self.case_folders}
+        missed = [arg for arg, one in asked.items() if not any(n == one or n.startswith(one + "::") for n in ids)]
         if missed:  # as pytest says of a test it does not find
             raise pytest.UsageError(f"not found: {', '.join(missed)} (no such case under --verifier-cases)")
 

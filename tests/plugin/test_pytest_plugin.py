@@ -910,3 +910,19 @@ def test_test_junit_and_the_plugins_junitxml_list_the_same_cases_in_the_same_wor
     assert by_test == by_pytest
     assert by_test[("hello-file", "wrong-text")].startswith("skipped: not judged: it has no expected.json")
     assert by_test[("hello-file", "wrong-case")].startswith("not passed: not run: expected.json is not valid JSON")
+
+
+def test_a_case_folder_given_as_an_argument_runs_that_case_or_says_it_is_not_collected(pytester, tasks):
+    """``pytest --verifier-cases tasks/hello-file/cases/correct
+    tasks/hello-file/cases/wrong-text``: the second folder narrowed the run to
+    hello-file, so ``correct`` ran and nothing said that ``wrong-text``, the
+    case asked for, was not among the cases; a case folder without
+    expected.json given as an argument ran every case of its task."""
+    cases = tasks / "hello-file" / "cases"
+    done = run(pytester, "--verifier-cases", str(cases / "correct"), str(cases / "wrong-text"))
+    assert done.ret == pytest.ExitCode.USAGE_ERROR, done.stdout.str()
+    done.stderr.fnmatch_lines(["*not found: */hello-file/cases/wrong-text (no such case under --verifier-cases)*"])
+    (cases / "wrong-text" / "expected.json").unlink()
+    done = run(pytester, "--verifier-cases", "tasks", "tasks/hello-file/cases/wrong-text", "-v", "-rs")
+    done.assert_outcomes(skipped=1)
+    done.stdout.fnmatch_lines(["tasks/hello-file::wrong-text SKIPPED*"])
