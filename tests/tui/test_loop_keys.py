@@ -32,6 +32,34 @@ from verifier_tui.tui.widgets.history_list import HistoryList
 SLOW = "import time\n\ndef verify(workspace):\n    time.sleep(60)\n    return 1.0\n"
 
 
+class HeldCopy:
+    """``keep_case`` (k's copy of a run's workspace) held until the test
+    lets it go: ``copying`` once it started, ``copied`` once it ended."""
+
+    def __init__(self, monkeypatch) -> None:
+        import threading
+
+        from verifier_tui.engine import keep_case as keeping
+
+        self.copying, self.release, self.copied = threading.Event(), threading.Event(), threading.Event()
+        real = keeping.keep_case
+
+        def slow_copy(*args, **kwargs):
+            self.copying.set()
+            self.release.wait(10)
+            try:
+                return real(*args, **kwargs)
+            finally:
+                self.copied.set()
+
+        monkeypatch.setattr(keeping, "keep_case", slow_copy)
+
+
+@pytest.fixture
+def held_copy(monkeypatch) -> HeldCopy:
+    return HeldCopy(monkeypatch)
+
+
 def marks(app) -> dict[str, str]:
     """Each case's line in the cases list, as shown."""
     cases = app.main.query_one("#cases", OptionList)
@@ -142,29 +170,14 @@ async def test_k_keeps_the_run_as_a_case_and_refuses_a_taken_name_in_its_dialog(
         assert not (root / "cases" / "never").exists()
 
 
-async def test_k_copying_a_big_workspace_leaves_the_screen_alive(example, monkeypatch):
+async def test_k_copying_a_big_workspace_leaves_the_screen_alive(example, held_copy):
     """k copied the workspace on the app's loop: a workspace of 20,000 files
     (2.4 s here) froze the screen, a save meanwhile ran nothing and the
     running clock stood still, until the copy was done. The copy is held
     here until the test lets it go; meanwhile a save runs and its verdict
     is shown."""
-    import threading
-
-    from verifier_tui.engine import keep_case as keeping
-
     root = example("hello-file")
-    copying, release, copied = threading.Event(), threading.Event(), threading.Event()
-    real = keeping.keep_case
-
-    def slow_copy(*args, **kwargs):
-        copying.set()
-        release.wait(10)
-        try:
-            return real(*args, **kwargs)
-        finally:
-            copied.set()
-
-    monkeypatch.setattr(keeping, "keep_case", slow_copy)
+    copying, release, copied = held_copy.copying, held_copy.release, held_copy.copied
     app = make_app(root, case="wrong-text")  # live reload on: a save runs
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_runs(1)
@@ -184,24 +197,12 @@ async def test_k_copying_a_big_workspace_leaves_the_screen_alive(example, monkey
         assert (root / "cases" / "kept-slowly" / "workspace" / "hello.txt").is_file()
 
 
-async def test_k_while_a_run_is_being_kept_says_so_and_keeps_one_at_a_time(example, monkeypatch):
+async def test_k_while_a_run_is_being_kept_says_so_and_keeps_one_at_a_time(example, held_copy):
     """While k copied (seconds, for a big workspace) nothing was said; a
     second k with the same name passed the check for a taken name (the first
     was still a hidden scratch folder) and then failed with a bare "File exists"."""
-    import threading
-
-    from verifier_tui.engine import keep_case as keeping
-
     root = example("hello-file")
-    copying, release = threading.Event(), threading.Event()
-    real = keeping.keep_case
-
-    def slow_copy(*args, **kwargs):
-        copying.set()
-        release.wait(10)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(keeping, "keep_case", slow_copy)
+    copying, release = held_copy.copying, held_copy.release
     app = make_app(root, case="wrong-text", watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_runs(1)
@@ -396,23 +397,11 @@ async def test_a_runs_outcome_is_read_whole_when_other_cases_ran_after_it(tmp_pa
         assert status.size.height == 2
 
 
-async def test_q_while_k_copies_says_what_it_waits_for(example, monkeypatch, capfd):
+async def test_q_while_k_copies_says_what_it_waits_for(example, held_copy, capfd):
     """q while k copied a big workspace: the screen went and verifier-tui
     waited for the copy, with no word of why it did not end."""
-    import threading
-
-    from verifier_tui.engine import keep_case as keeping
-
     root = example("hello-file")
-    copying, release = threading.Event(), threading.Event()
-    real = keeping.keep_case
-
-    def slow_copy(*args, **kwargs):
-        copying.set()
-        release.wait(10)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(keeping, "keep_case", slow_copy)
+    copying, release = held_copy.copying, held_copy.release
     app = make_app(root, case="wrong-text", watch=False)
     try:
         async with app.run_test(size=SIZE) as pilot:
