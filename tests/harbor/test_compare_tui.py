@@ -248,47 +248,20 @@ async def test_esc_or_q_while_two_jobs_are_read_for_a_comparison_stops_reading_t
             assert isinstance(app.screen, CompareScreen)
             await pilot.press(key)
             await happened(held.worker.cancelled_event, f"the reading's worker cancelled by {key}")
+            if key == "escape":
+                await pilot.pause()
+                assert isinstance(app.screen, JobsScreen)
+                shown, notices = screen_text(app), list(app.notices)
             held.release()
             await happened(held.ended, "the end of the reading")
-            if key == "escape":
+            if key == "escape":  # the jobs list shows no more of the reading it cancelled
+                await pilot.pause(0.2)
                 assert isinstance(app.screen, JobsScreen)
+                assert screen_text(app) == shown and app.notices == notices
     finally:
         held.release()  # a test that failed above leaves no thread waiting
-    assert len(held.started) == 1, held.started  # the one being read when the key came, no more
-
-
-async def test_esc_on_a_comparison_being_read_reads_nothing_of_job_b_and_shows_nothing_more(jobs, monkeypatch):
-    """esc while job A's first trial was read for the comparison: the reading
-    went on after esc had cancelled it, job B too, though the user had left
-    the comparison. What the user sees: none of B's trials is read, and the
-    jobs list, back on screen, shows no more once the cancelled reading ended
-    (no comparison, no note, no message of it)."""
-    from verifier_tui.engine.harbor import overview
-    from verifier_tui.tui.screens import compare as compare_screen
-
-    held = HeldReads(overview.read_trial_row)
-    app = job_app(jobs)
-    try:
-        async with app.run_test(size=SIZE) as pilot:
-            await read_all(app)
-            await mark(app, pilot, "model-a", "model-b")
-            monkeypatch.setattr(overview, "read_trial_row", held)
-            monkeypatch.setattr(compare_screen, "read_compared", held.whole(compare_screen.read_compared))
-            await pilot.press("c")
-            await happened(held.first, "the first trial's read")
-            await pilot.press("escape")
-            await happened(held.worker.cancelled_event, "the reading's worker cancelled by esc")
-            await pilot.pause()
-            assert isinstance(app.screen, JobsScreen)
-            shown, notices = screen_text(app), list(app.notices)
-            held.release()
-            await happened(held.ended, "the end of the reading")
-            await pilot.pause(0.2)
-            assert isinstance(app.screen, JobsScreen)
-            assert screen_text(app) == shown and app.notices == notices
-    finally:
-        held.release()
-    assert [folder.parent.name for folder in held.started] == ["model-a"]  # B's trials never read
+    # the one being read when the key came, no more: none of B's trials
+    assert [folder.parent.name for folder in held.started] == ["model-a"], held.started
 
 
 async def test_the_comparison_notes_each_folder_of_either_job_that_is_no_trial(jobs):
