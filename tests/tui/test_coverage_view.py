@@ -208,6 +208,7 @@ async def test_with_live_reload_off_a_save_says_the_view_is_out_of_date(tmp_path
         # the old runs' line numbers are two off the source shown: no line marked by them, no count, n goes nowhere
         assert "lines ran" not in header, header
         shown = screen_text(app)
+        assert "FIRST = 1" in shown, shown  # the source is on screen: no marks means none, not no lines
         assert _marks(shown).strip() == "", shown
         await pilot.press("n")
         await pilot.pause()
