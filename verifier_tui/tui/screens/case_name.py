@@ -98,7 +98,7 @@ async def keep_run(
         return (f"still {_keeping[cases]}: k again once it is kept" if _keeping[cases] else ""), False
     _keeping[cases] = ""
     try:
-        return await _keep(screen, what, result, task, shown, say)
+        return await _keep(screen, what, result, task, cases, shown, say)
     finally:
         del _keeping[cases]
 
@@ -108,12 +108,11 @@ async def _keep(
     what: str,
     result: RunResult,
     task: Task,
+    cases: Path,
     shown: Callable[[Path], str],
     say: Callable[[str], None],
 ) -> tuple[str, bool]:
     from verifier_tui.engine.keep_case import refusal, save
-
-    cases = task.root / "cases"
 
     def words(problem: str) -> str:
         # The engine's words name the command line's flag and absolute paths: here, the name and the paths shown.

@@ -28,7 +28,7 @@ from verifier_tui.words.trial import folder_notes
 ALL_NOTES = "verifier-tui run JOBS --json lists them all"
 #: The folder notes the list shows above its table: its header is not capped
 #: (unlike a job's summary), and 20 of them left 3 rows of jobs at 100x30.
-NOTES_SHOWN = 3
+LIST_NOTES_SHOWN = 3
 
 
 class JobsScreen(KeyedScreen):
@@ -104,7 +104,7 @@ class JobsScreen(KeyedScreen):
             if self.jobs or not done
             else "no job folders here (each holds job.log, config.json and one folder per trial)"
         )
-        notes = folder_notes(self.notes, where=ALL_NOTES, shown=NOTES_SHOWN)
+        notes = folder_notes(self.notes, where=ALL_NOTES, shown=LIST_NOTES_SHOWN)
         self.query_one("#job-header", Flowing).flow(
             ("jobs folder ", "$text-muted"),
             (one_line(self.path.name), "bold"),
