@@ -217,19 +217,12 @@ async def test_a_workspace_over_the_interpreters_folder_says_what_the_tui_user_d
 async def test_a_module_the_interpreter_lacks_says_start_verifier_tui_again_once(tmp_path):
     """A verifier importing a package the task installs but the interpreter
     lacks: the advice read "Run with an interpreter that has it: --python EXE
-    (start verifier-tui again with it) (for example ...)"; and the nemo_gym
-    one "choose another with --python EXE (start verifier-tui again with it),
-    or name a copy of nemo_gym/verifiers with --nemo-gym DIR (start
-    verifier-tui again with it)": the restart said twice in one sentence."""
-    from verifier_tui.words.run import missing_nemo_gym_hint
-
+    (start verifier-tui again with it) (for example ...)": the restart said
+    twice in one sentence."""
     verifier = "import yamlish\n\ndef verify(workspace):\n    return 1.0\n"
     task_dir = make_task(tmp_path / "t", verifier, cases={"only": {}})
     (task_dir / "environment").mkdir(exist_ok=True)
     (task_dir / "environment" / "Dockerfile").write_text("FROM python:3.12\nRUN pip install yamlish\n")
-    gym_dir = make_task(
-        tmp_path / "gym", "from nemo_gym.verifiers.helpers import VALUE\n\ndef verify(workspace):\n    return VALUE\n"
-    )
     app = make_app(task_dir, watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_runs(1)
@@ -241,12 +234,3 @@ async def test_a_module_the_interpreter_lacks_says_start_verifier_tui_again_once
         )
         assert said in text, text
         assert text.count("start verifier-tui again") == 1, text
-    gym = make_app(gym_dir, watch=False)
-    async with gym.run_test(size=SIZE):
-        hint = missing_nemo_gym_hint(await gym.wait_for_runs(1))
-        assert hint is not None
-        said = gym.main.fmt.words(hint)  # as the main screen words the engine's advice
-        assert said.endswith(
-            "install NeMo Gym for that interpreter, or start verifier-tui again with --python EXE naming another, "
-            "or with --nemo-gym DIR naming a copy of nemo_gym/verifiers"
-        ), said

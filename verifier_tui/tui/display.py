@@ -49,8 +49,8 @@ if TYPE_CHECKING:
 KEY_WORDS: dict[str, str | None] = {
     # Each sentence that names the interpreter option has room for a clause there ("...: X").
     PYTHON_OPTION.kind: "start verifier-tui again with --python EXE",
-    # Said only after the interpreter's clause, in words/run.py's nemo_gym hint: the restart said once.
-    NEMO_GYM_COPY.kind: "with --nemo-gym DIR naming a copy of nemo_gym/verifiers",
+    # Never on this screen: only the report command says words/run.py's nemo_gym hint (missing_nemo_gym_hint).
+    NEMO_GYM_COPY.kind: None,
     DEBUG_UNDER_PDB.kind: "press d",
     CHOOSE_ROW.kind: "choose a row with t",
     CHOOSE_ROW_OR_NONE.kind: "choose one with t (",
