@@ -165,13 +165,28 @@ def example(tmp_path):
     return copy
 
 
+def _on_tmpfs(path: Path) -> bool:
+    """Whether ``path`` is on a tmpfs: the file system of the deepest mount
+    holding it, as /proc/self/mountinfo lists them (a mount point's spaces
+    and such written as octal escapes; the type after the " - " field)."""
+    best, fstype = "", ""
+    target = str(path.resolve())
+    for line in Path("/proc/self/mountinfo").read_text().splitlines():
+        fields, _, rest = line.partition(" - ")
+        point = fields.split()[4].encode().decode("unicode_escape")
+        inside = target == point or target.startswith(point.rstrip("/") + "/")
+        if inside and len(point) >= len(best):
+            best, fstype = point, rest.split()[0]
+    return fstype == "tmpfs"
+
+
 @pytest.fixture
-def example_on_disk():
-    """As :func:`example`, but on a disk's file system (/var/tmp), not the
-    tmpfs ``tmp_path`` is on: ext4 gives a folder made the inode of one just
+def example_on_disk(tmp_path):
+    """As :func:`example`, but on a disk's file system: ``tmp_path`` where it
+    is on one, else /var/tmp. ext4 gives a folder made the inode of one just
     removed, which tmpfs never does, and a test of what follows a folder by
     its inode needs that reuse."""
-    parent = Path(tempfile.mkdtemp(prefix="vt-tests-", dir="/var/tmp"))
+    parent = Path(tempfile.mkdtemp(prefix="vt-tests-", dir="/var/tmp" if _on_tmpfs(tmp_path) else tmp_path))
 
     def copy(name: str) -> Path:
         return copy_example(name, parent / "tasks" / name)
