@@ -42,11 +42,12 @@ def compare_command(args: argparse.Namespace) -> int:
         return 0
     for line in comparison_lines(comparison):
         terminal.out(line)
+    # A link's target in a note is said from where the user started (~ for home), as run JOB and the TUI say it.
     for letter, job in (("A", comparison.a), ("B", comparison.b)):
         for line in folder_notes(job.overview.notes, f"{letter}: "):
-            terminal.out(line)
+            terminal.say(line)
     if comparison.note:
-        terminal.out(f"note: {comparison.note}")
+        terminal.say(f"note: {comparison.note}")
     return 0
 
 

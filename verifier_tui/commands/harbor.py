@@ -18,13 +18,11 @@ shape (a walkthrough, a table, a stream), and they share its words here.
 
 from __future__ import annotations
 
-import os
 import time
 from typing import TYPE_CHECKING
 
 from verifier_tui.commands import stopping, terminal
 from verifier_tui.engine.record import record
-from verifier_tui.words.paths import home_folder, text_from
 from verifier_tui.words.text import one_line
 
 if TYPE_CHECKING:
@@ -51,12 +49,6 @@ NOT_FOR_TRIALS = {
     "coverage": "a trial replays as its sandbox ran; coverage is for a task's cases (test TASK --coverage)",
     "coverage_report": "a trial replays as its sandbox ran; coverage is for a task's cases",
 }
-
-
-def _say(text: str = "") -> None:
-    """A line of the tool's own words (paths shortened; the outputs are printed as they are), on
-    one line whatever a trial's files put in it (an exception's message, a reward key)."""
-    terminal.out(text_from(one_line(text), os.getcwd(), home_folder()))
 
 
 def _fail(message: str) -> int:
@@ -208,7 +200,7 @@ def print_jobs(folder: Path, as_json: bool) -> None:
             }
         )
         return
-    _say(
+    terminal.say(
         f"jobs folder {folder.name} · {len(jobs)} job{'s' * (len(jobs) != 1)} (latest started first; "
         "each as its result.json recorded it: open one for its trial folders)"
     )
@@ -226,11 +218,11 @@ def print_jobs(folder: Path, as_json: bool) -> None:
         )
     _table(rows)
     for line in folder_notes(problems):
-        _say(line)
+        terminal.say(line)
     if not jobs:
-        _say("no job folders here (each holds job.log, config.json and one folder per trial)")
+        terminal.say("no job folders here (each holds job.log, config.json and one folder per trial)")
     else:
-        _say(f"see one job: verifier-tui run {jobs[0].path}")
+        terminal.say(f"see one job: verifier-tui run {jobs[0].path}")
 
 
 def print_overview(folder: Path, as_json: bool) -> None:
@@ -252,17 +244,17 @@ def print_overview(folder: Path, as_json: bool) -> None:
         job = {"path": str(folder), "name": name, "harbor_version": version, **overview.to_json()}
         terminal.out_json({"job": {**job, "problems": list(problems)}, "choose": choose})
         return
-    _say(
+    terminal.say(
         f"job {one_line(str(name))} · {overview.total} trial{'s' * (overview.total != 1)} · "
         f"{one_line(', '.join(overview.agents())) or '-'}" + (f" · Harbor {version}" if version else "")
     )
-    _say("ended   " + (", ".join(f"{n} {outcome}" for outcome, n in overview.counts()) or "no trial folders"))
+    terminal.say("ended   " + (", ".join(f"{n} {outcome}" for outcome, n in overview.counts()) or "no trial folders"))
     for index, line in enumerate(overview.reward_lines()):
-        _say(("reward  " if index == 0 else "        ") + one_line(line))
+        terminal.say(("reward  " if index == 0 else "        ") + one_line(line))
     tokens = overview.token_words()
     if tokens:
-        _say(f"agent   {tokens}")
-    _say("")
+        terminal.say(f"agent   {tokens}")
+    terminal.say("")
     rows = [("task", "trials", "passed", "mean", "errors")]
     tasks = list(overview.tasks.values())
     for task in tasks[:TRIALS_LISTED]:
@@ -277,11 +269,11 @@ def print_overview(folder: Path, as_json: bool) -> None:
         )
     _table(rows)
     if len(tasks) > TRIALS_LISTED:
-        _say(f"... and {len(tasks) - TRIALS_LISTED} more tasks (--json lists them all)")
-    _say("")
+        terminal.say(f"... and {len(tasks) - TRIALS_LISTED} more tasks (--json lists them all)")
+    terminal.say("")
     failures = select_rows(overview.rows, failures=True, sort="outcome")
     shown = failures or overview.rows
-    _say(f"{'trials that did not pass' if failures else 'trials'} ({len(shown)} of {overview.total}):")
+    terminal.say(f"{'trials that did not pass' if failures else 'trials'} ({len(shown)} of {overview.total}):")
     rows = [("trial", "task", "ended", "reward", "duration")]
     for row in shown[:TRIALS_LISTED]:
         rows.append(
@@ -295,18 +287,18 @@ def print_overview(folder: Path, as_json: bool) -> None:
         )
     _table(rows)
     if len(shown) > TRIALS_LISTED:
-        _say(f"... and {len(shown) - TRIALS_LISTED} more (--json lists them all)")
+        terminal.say(f"... and {len(shown) - TRIALS_LISTED} more (--json lists them all)")
     for line in folder_notes(problems):
-        _say(line)
+        terminal.say(line)
     if names:
-        _say(f"replay one: {choose} ({some_names([one_line(n) for n in names])})")
+        terminal.say(f"replay one: {choose} ({some_names([one_line(n) for n in names])})")
 
 
 def _table(rows: Sequence[tuple[str, ...]]) -> None:
     from verifier_tui.commands.report import table_lines
 
     for line in table_lines(rows):
-        _say(line)
+        terminal.say(line)
 
 
 # ---------------------------------------------------------------------------
@@ -350,7 +342,7 @@ def run_command(args: argparse.Namespace) -> int:
                 from verifier_tui.commands.report import saved_case_lines
 
                 for line in saved_case_lines(saved):
-                    _say(line)
+                    terminal.say(line)
     if saved is not None and saved["problem"] is not None:
         return 2
     return replayed.local.exit_status if replayed.local is not None else 2
@@ -376,49 +368,49 @@ def print_walkthrough(opened: TrialSession, replayed: Replayed, word: Callable[[
 
     walk = opened.walk
     side = walk.sandbox
-    _say(trial_header(walk))
+    terminal.say(trial_header(walk))
     for line in task_words(walk):  # where the task was looked for ends in what to give: worded too
-        _say(f"  {word(line)}")
-    _say("")
+        terminal.say(f"  {word(line)}")
+    terminal.say("")
     for line in cause_lines(replayed.cause):
-        _say(line)
+        terminal.say(line)
     where = f" (from {side.verdict.source})" if side.verdict.source not in ("none", None) else ""
-    _say(f"sandbox   {verdict_words(side.verdict)}{where}")
+    terminal.say(f"sandbox   {verdict_words(side.verdict)}{where}")
     if side.disagreement:
-        _say(f"          note: {side.disagreement}")
+        terminal.say(f"          note: {side.disagreement}")
     if side.failure is not None:
-        _say(f"          failed at {side.failure.local_path or side.failure.sandbox_path}:{side.failure.line}")
+        terminal.say(f"          failed at {side.failure.local_path or side.failure.sandbox_path}:{side.failure.line}")
     if replayed.local is None:
-        _say(f"replay    none: {word(replayed.skipped or '')}")
-        _say("agreement not known without a replay")
+        terminal.say(f"replay    none: {word(replayed.skipped or '')}")
+        terminal.say("agreement not known without a replay")
     else:
-        _say(f"replay    {replay_words(replayed)}")
-        _say(f"          workspace: {workspace_words(opened)}")
+        terminal.say(f"replay    {replay_words(replayed)}")
+        terminal.say(f"          workspace: {workspace_words(opened)}")
         if replayed.local.copy_sandbox:  # it ran what an agent wrote, able to write the user's files
-            _say(f"          {replayed.local.copy_sandbox}")
+            terminal.say(f"          {replayed.local.copy_sandbox}")
         stuck = stuck_line(replayed.local.stack, str)  # _say shortens its paths
         if stuck is not None:
-            _say(f"          {stuck}")
+            terminal.say(f"          {stuck}")
         elif replayed.failure is not None:
-            _say(f"          failed at {replayed.failure[0]}:{replayed.failure[1]}")
+            terminal.say(f"          failed at {replayed.failure[0]}:{replayed.failure[1]}")
         how, sentence = agreement_words(replayed.agreement, replayed.skipped)
-        _say(f"agreement {how}: {word(sentence)}")
+        terminal.say(f"agreement {how}: {word(sentence)}")
     for line in agreement_lines(replayed.agreement):  # a reason may be a note's advice (a filled template)
-        _say(f"          - {word(line)}")
-    _say("")
+        terminal.say(f"          - {word(line)}")
+    terminal.say("")
     print_phases(opened, replayed, word)
-    _say("")
-    _say("facts:")
+    terminal.say("")
+    terminal.say("facts:")
     for fact in walk.facts.sentences():
-        _say(f"  {fact}")
+        terminal.say(f"  {fact}")
     for note in [*walk.notes, *walk.trial.absent, *(replayed.local.notices if replayed.local else [])]:
-        _say(f"  note: {one_line(word(note))}")
-    _say(f"── sandbox: verifier/test-stdout.txt {'─' * 30}")
+        terminal.say(f"  note: {one_line(word(note))}")
+    terminal.say(f"── sandbox: verifier/test-stdout.txt {'─' * 30}")
     terminal.out(side.output_shown)
     if replayed.local is not None:
         for name, captured in (("stdout", replayed.local.stdout), ("stderr", replayed.local.stderr)):
             if captured.text.strip():
-                _say(f"── replay: {name} {'─' * 40}")
+                terminal.say(f"── replay: {name} {'─' * 40}")
                 terminal.out(captured.text.rstrip("\n"))
 
 
@@ -431,29 +423,29 @@ def print_phases(opened: TrialSession, replayed: Replayed, word: Callable[[str],
     local = replayed.phases
     mine = {p.name: p for p in local.phases} if local is not None else {}
     width = max(len(p.label) for p in sandbox.phases) + 2
-    _say(f"{'step':<{width}}{'sandbox (inferred from its output)':<44}{replay_column(replayed)}")
+    terminal.say(f"{'step':<{width}}{'sandbox (inferred from its output)':<44}{replay_column(replayed)}")
     for theirs in sandbox.phases:
         ours = mine.get(theirs.name)
         left = f"{PHASE_MARKS[theirs.status]} {theirs.detail or theirs.status}"
         right = f"{PHASE_MARKS[ours.status]} {ours.detail or ours.status}" if ours else "-"
         marker = " ◀" if replayed.parting is not None and replayed.parting.phase == theirs.name else ""
-        _say(f"{theirs.label:<{width}}{_cut(left, 42):<44}{_cut(right, 70)}{marker}")
+        terminal.say(f"{theirs.label:<{width}}{_cut(left, 42):<44}{_cut(right, 70)}{marker}")
     said = None
     for who, report in (("sandbox", sandbox), (replay_column(replayed), local)):
         if report is None or not (report.stopped_at or report.advice):
             continue
         key = wrong_key(report)
         if said is not None and key == said:
-            _say(f"{who}: the same step went wrong the same way")
+            terminal.say(f"{who}: the same step went wrong the same way")
             continue
         said = key
-        _say(f"{who}: {report.explanation}")
+        terminal.say(f"{who}: {report.explanation}")
         if report.advice:
-            _say(f"  try: {word(report.advice)}")
+            terminal.say(f"  try: {word(report.advice)}")
     if replayed.parting is not None:
-        _say(replayed.parting.words)
+        terminal.say(replayed.parting.words)
     for line in step_detail(sandbox, local, replayed.parting):
-        _say(line)
+        terminal.say(line)
 
 
 def _cut(text: str, width: int) -> str:
@@ -488,35 +480,35 @@ def explain_command(args: argparse.Namespace) -> int:
         )
 
         walk = opened.walk
-        _say(trial_header(walk))
+        terminal.say(trial_header(walk))
         for line in task_words(walk):
-            _say(f"  {line}")
+            terminal.say(f"  {line}")
         for line in cause_lines(walk.cause):
-            _say(line)
-        _say(f"sandbox   {verdict_words(walk.sandbox.verdict)}")
+            terminal.say(line)
+        terminal.say(f"sandbox   {verdict_words(walk.sandbox.verdict)}")
         for phase in walk.sandbox.phases.phases:
-            _say(f"  {PHASE_MARKS[phase.status]} {phase.label:<28}{phase.detail}")
-        _say(f"  {walk.sandbox.phases.explanation}")
+            terminal.say(f"  {PHASE_MARKS[phase.status]} {phase.label:<28}{phase.detail}")
+        terminal.say(f"  {walk.sandbox.phases.explanation}")
         if walk.sandbox.phases.advice:
-            _say(f"  try: {walk.sandbox.phases.advice}")
+            terminal.say(f"  try: {walk.sandbox.phases.advice}")
         if explain is None:
             assert opened.last is not None  # to_json() compared the sides
-            _say(f"replay    {agreement_words(opened.last.agreement, opened.skipped)[1]}")
+            terminal.say(f"replay    {agreement_words(opened.last.agreement, opened.skipped)[1]}")
             return 2
         if explain.error is not None:
-            _say(f"replay    the runner gave no explanation: {explain.error}")
+            terminal.say(f"replay    the runner gave no explanation: {explain.error}")
             return 2
-        _say("replay (Harbor mode, verify not called):")
+        terminal.say("replay (Harbor mode, verify not called):")
         if opened.plan.no_workspace:
-            _say(f"  no workspace: {opened.walk.workspace.words}")
+            terminal.say(f"  no workspace: {opened.walk.workspace.words}")
         printed_lines = sys_path_lines(explain, str) + nemo_gym_lines(explain, str)
         for printed in printed_lines + binding_lines(explain, "harbor", str):
-            _say(f"  {plain(printed)}")
+            terminal.say(f"  {plain(printed)}")
         for problem in explain.problems:
-            _say(f"  {problem_line(explain, problem)}")
+            terminal.say(f"  {problem_line(explain, problem)}")
         error = explain.import_error
         if error is not None:
-            _say(f"  importing the verifier raised {error.said}")
+            terminal.say(f"  importing the verifier raised {error.said}")
         return 0
 
 
@@ -591,14 +583,14 @@ def test_command(args: argparse.Namespace) -> int:
     else:
         print_job_table(group, rows)
         for line in stand_in_lines(args.stand_in_chosen, used, unused):
-            _say(line)
+            terminal.say(line)
         terminal.out(f"{agree} agree, {differ} differ, {unknown} not compared")
         if copied:
             terminal.out(copied)
         by_runner = sum(1 for r in rows if r.same is True and r.judged_by == "runner")
         if by_runner:
             # Said because it is a shortcut: run TRIAL and the TUI always judge through test.sh.
-            _say(
+            terminal.say(
                 f"verifier-tui's runner judged {by_runner} of the {agree} that agree; the task's test.sh, as Harbor "
                 "runs it, is run only where that runner ends otherwise than the sandbox (run TRIAL runs it for one)"
             )
@@ -728,7 +720,7 @@ def print_job_table(group: JobTrials, rows: list[JobRow]) -> None:
         if jobs is not None
         else f"job {one_line(group.name)} ·"
     )
-    _say(f"{what} {folders} trial(s){replays}" + (f" · Harbor {version}" if version else ""))
+    terminal.say(f"{what} {folders} trial(s){replays}" + (f" · Harbor {version}" if version else ""))
     _table([("", "trial", "sandbox", "replay", ""), *((r.mark, r.name, r.sandbox, r.replay, r.word) for r in rows)])
     # A paragraph that applies to many trials (no /app to replay on, one task's test.sh) is said once, with them.
     noun = "trials" if len(rows) == folders else "replays"  # a multi-step trial's rows are its steps
@@ -738,16 +730,16 @@ def print_job_table(group: JobTrials, rows: list[JobRow]) -> None:
             paragraphs.setdefault((row.word, row.sentence, row.story + row.differences[1:]), []).append(row.name)
     for (word, sentence, lines), names in paragraphs.items():
         names = [one_line(name) for name in names]
-        _say(f"── {names[0] if len(names) == 1 else f'{len(names)} {noun} ({some_names(names)})'}: {word}")
-        _say(f"  {sentence}")
+        terminal.say(f"── {names[0] if len(names) == 1 else f'{len(names)} {noun} ({some_names(names)})'}: {word}")
+        terminal.say(f"  {sentence}")
         for line in lines:
-            _say(f"  - {line}")
+            terminal.say(f"  - {line}")
     for row in rows:
         for note in row.notes:
-            _say(f"── {one_line(row.name)}: {note}")
+            terminal.say(f"── {one_line(row.name)}: {note}")
     # what of the folder is not a row: a link, a stray folder
     for line in folder_notes(getattr(group.found, "problems", ())):
-        _say(line)
+        terminal.say(line)
 
 
 def junit_case(job: str, row: JobRow) -> JunitCase:
@@ -795,7 +787,7 @@ def watch_command(args: argparse.Namespace) -> int:
             from verifier_tui.words.trial import trial_header, verdict_words
 
             terminal.out(trial_header(opened.walk))
-            _say(f"sandbox: {verdict_words(opened.walk.sandbox.verdict)} (as recorded; it does not change)")
+            terminal.say(f"sandbox: {verdict_words(opened.walk.sandbox.verdict)} (as recorded; it does not change)")
             terminal.out("watching the task for changes; each replay is compared with the sandbox; Ctrl+C stops")
         from verifier_tui.engine.watch.channel import WatchError
 
@@ -826,12 +818,12 @@ async def _watch(opened: TrialSession, args: argparse.Namespace, replays: list[R
             terminal.out_json(opened.to_json(replayed), indent=None)
         else:
             for line in watch_lines(len(replays), trigger, replayed):
-                _say(line)
+                terminal.say(line)
             # Said once, under the first replay in the copy sandbox: it ran
             # what an agent wrote, able to write the user's files.
             copied = [r.local.copy_sandbox for r in replays if r.local is not None and r.local.copy_sandbox]
             if len(copied) == 1 and replayed.local is not None and replayed.local.copy_sandbox:
-                _say(f"      {copied[0]}")
+                terminal.say(f"      {copied[0]}")
         terminal.flush()
 
     def on_error(exc: BaseException) -> None:

@@ -32,7 +32,8 @@ import stat
 import sys
 from typing import TYPE_CHECKING
 
-from verifier_tui.words.text import BIDI, plain_surrogates, plain_text
+from verifier_tui.words.paths import home_folder, text_from
+from verifier_tui.words.text import BIDI, one_line, plain_surrogates, plain_text
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -107,6 +108,14 @@ def out(text: str = "") -> None:
     """One line of a headless command's readable output: the verifier's text
     in it made harmless (escape codes shown, any encoding, a closed pipe)."""
     line(plain_text(text))
+
+
+def say(text: str = "") -> None:
+    """A line of the tool's own words (paths shortened: relative to where the
+    user started, the home folder as ``~``; outputs are printed as they are),
+    on one line whatever a trial's files put in it (an exception's message, a
+    reward key). As the TUI says paths (words.paths)."""
+    out(text_from(one_line(text), os.getcwd(), home_folder()))
 
 
 def out_json(data: Any, indent: int | None = 2) -> None:
