@@ -197,6 +197,41 @@ async def test_a_response_file_too_big_for_the_editor_is_said_not_opened_empty(t
         assert result is not None and result.verdict.rewards == {"reward": 1.0}
 
 
+async def test_the_json_editor_closed_untouched_over_a_big_file_keeps_the_file(tmp_path):
+    """A case's response.json over 1 MB, the JSON editor opened empty and
+    closed with esc, nothing typed: it said "the typed JSON does not parse
+    (empty)" and kept an empty draft; opened again, it took that draft (no
+    "too big" notice, run at once), and ctrl+t put an empty text response in
+    the file's place without a word."""
+    from tests.helpers.tasks import make_task
+
+    verifier = "def verify(workspace, response=None):\n    return 1.0 if 'many words' in str(response) else 0.0\n"
+    root = make_task(tmp_path / "t", verifier, cases={"big": {}})
+    big = root / "cases" / "big" / "response.json"
+    big.write_text(json.dumps(wrap_text_response("an answer of many words " * 90_000)))  # 2 MB
+    app = make_app(root, case="big", watch=False)
+    too_big = "response.json is more than the 1 MB the response editor opens"
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("p", "down", "down", "down", "enter")  # "type Responses API JSON"
+        await pilot.pause()
+        assert isinstance(app.screen, ResponseEditorScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not any("does not parse" in n for n in app.notices), app.notices
+        await pilot.press("p", "down", "down", "down", "enter")  # the JSON editor again: the file still too big
+        await pilot.pause()
+        assert isinstance(app.screen, ResponseEditorScreen)
+        assert sum(too_big in n for n in app.notices) == 2, app.notices
+        await pilot.press("ctrl+t")
+        await pilot.pause(EDIT_PAUSE_S * 2)
+        assert app.session.response is not None and app.session.response.path == big
+        await pilot.press("escape")
+        await pilot.press("r")
+        result = await app.wait_for_runs(2)
+        assert result is not None and result.verdict.rewards == {"reward": 1.0}
+
+
 async def test_json_closed_before_it_parses_opens_again_as_it_was_typed(example):
     """esc on JSON that did not parse (yet) said that the runs keep the last
     response that did; p and the editor again then opened that one: the

@@ -90,6 +90,11 @@ class ResponseEditorScreen(ModalScreen[str | None]):
         self._apply()
 
     def action_close(self) -> None:
+        if self._untouched:
+            # Opened empty over a file it could not open, nothing typed: nothing to keep or say. A draft
+            # of the empty text would open the editor on it next time, and its ctrl+t run it in the file's place.
+            self.dismiss(None)
+            return
         if self._timer is not None:
             self._timer.stop()
             self._apply()
