@@ -197,6 +197,29 @@ async def test_a_response_file_too_big_for_the_editor_is_said_not_opened_empty(t
         assert result is not None and result.verdict.rewards == {"reward": 1.0}
 
 
+async def test_the_editor_over_a_response_file_gone_says_the_next_run_cannot_start(tmp_path):
+    """The case's response.txt deleted, then p and the text editor: the
+    notice said "the runs keep the file until you type", of a file that is
+    not there: the next run could not start."""
+    from tests.helpers.tasks import make_task
+
+    root = make_task(
+        tmp_path / "tasks" / "t", "def verify(workspace, response=None):\n    return 1.0\n", cases={"c": {}}
+    )
+    (root / "cases" / "c" / "response.txt").write_text("an answer\n")
+    app = make_app(root, case="c", watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        (root / "cases" / "c" / "response.txt").unlink()
+        await pilot.press("p", "down", "down", "enter")  # "type plain text in an editor"
+        await pilot.pause()
+        assert isinstance(app.screen, ResponseEditorScreen)
+        assert app.notices[-1:] == [
+            "the response t/cases/c/response.txt is not there any more (deleted or moved?): the editor starts "
+            "empty, and the next run cannot start until you type (or choose another response with p)"
+        ], app.notices
+
+
 async def test_the_json_editor_closed_untouched_over_a_big_file_keeps_the_file(tmp_path):
     """A case's response.json over 1 MB, the JSON editor opened empty and
     closed with esc, nothing typed: it said "the typed JSON does not parse

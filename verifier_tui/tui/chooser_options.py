@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from textual.content import Content
 
 from verifier_tui.engine import untrusted
+from verifier_tui.engine.sandbox.stage import not_there
 from verifier_tui.engine.task.cases import default_task_data
 from verifier_tui.tui.display import content
 from verifier_tui.tui.widgets.status_style import status_of
@@ -106,6 +107,11 @@ def task_row_options(session: Session) -> tuple[Rows, str | None]:
     return options, session.task_id
 
 
+#: A file the editor cannot open but the runs read: it stays the response until something is typed.
+_KEPT = ": edit it in your editor; the editor starts empty, and the runs keep the file until you type"
+_OTHER = " (or choose another response with p)"
+
+
 def editor_start(current: ResponseSource | None, kind: str) -> tuple[str, str, str | None]:
     """(text, kind, why not) the response editor opens with, from the
     ``current`` response (the one chosen, else the one m put aside: what was
@@ -113,24 +119,25 @@ def editor_start(current: ResponseSource | None, kind: str) -> tuple[str, str, s
     file's when it is of the kind asked for, else empty. A file that holds
     what would act on the terminal (escape codes, a bidi override) is not
     opened in it: the editor shows text as it is (it set the terminal's
-    title, cleared the screen)."""
+    title, cleared the screen). The why-not is the whole notice: what the
+    runs do meanwhile differs, a file too big or with escape codes still
+    running, a gone one stopping the next run."""
     if current is not None and current.path is None:
         return current.text or "", kind, None
     if current is not None and current.path is not None and current.kind == kind:
         found = untrusted.read_bytes(current.path, EDITOR_LIMIT)
         if found.state == "too-big":  # the runs still read it whole: only the editor leaves it
             limit = f"{EDITOR_LIMIT // untrusted.MB} MB"
-            return (
-                "",
-                kind,
-                f"{current.path.name} is more than the {limit} the response editor opens: edit it in your editor",
-            )
-        if found.problem is not None:  # gone, not a file: said, or the empty editor looks like the file
-            return "", kind, found.problem
+            return "", kind, f"{current.path.name} is more than the {limit} the response editor opens{_KEPT}"
+        if found.state == "missing":  # the runs cannot stage it either (stage.py says the same words)
+            gone = not_there("the response", current.path)
+            return "", kind, f"{gone}: the editor starts empty, and the next run cannot start until you type{_OTHER}"
+        if found.problem is not None:  # not a file: said, or the empty editor looks like the file
+            return "", kind, f"{found.problem}: the editor starts empty{_OTHER}"
         text = found.text()
         untabbed = (text or "").replace("\t", " ")  # a tab is the one control character an editor shows as it is
         if plain_text(untabbed) != untabbed:
-            return "", kind, f"{current.path.name} holds control characters or escape codes: edit it in your editor"
+            return "", kind, f"{current.path.name} holds control characters or escape codes{_KEPT}"
         return text or "", kind, None
     return "", kind, None
 

@@ -563,10 +563,8 @@ class MainScreen(SizedScreen):
         draft = self._json_draft
         if kind == "json" and draft is not None and draft[0] is current:
             text, why_not = draft[1], None  # typed after the last JSON that parsed: not lost on esc
-        if why_not is not None:
-            # only a file the editor cannot open has a why-not: it stays the response until something is typed
-            message = f"{why_not}; the editor starts empty, and the runs keep the file until you type"
-            self.notify(message, severity="warning", markup=False)
+        if why_not is not None:  # only a file the editor cannot open has a why-not: what the runs do meanwhile, said
+            self.notify(self.fmt.words(why_not), severity="warning", markup=False)
 
         def edited(new_text: str, new_kind: str) -> None:
             session.set_typed_response(new_text, new_kind)
