@@ -299,4 +299,6 @@ async def test_a_refused_choice_names_its_path_as_the_screen_does(tmp_path):
         assert isinstance(app.screen, ChooseListScreen)
         await pilot.press("enter")  # "the case's t/cases/c/response.txt"
         await pilot.pause()
-        assert app.notices[-1:] == ["response t/cases/c/response.txt is not a file"], app.notices
+        # gone: the words a run says of it (stage.not_there), not a second wording of the same fault
+        said = "the response t/cases/c/response.txt is not there any more (deleted or moved?)"
+        assert app.notices[-1:] == [said], app.notices

@@ -30,7 +30,7 @@ from verifier_tui.engine.results import collect, map_paths, no_explanation, read
 from verifier_tui.engine.sandbox.isolation import NAMESPACE, Isolation
 from verifier_tui.engine.sandbox.isolation import choose as choose_isolation
 from verifier_tui.engine.sandbox.isolation import requested as requested_isolation
-from verifier_tui.engine.sandbox.stage import Scratch, Stage
+from verifier_tui.engine.sandbox.stage import Scratch, Stage, not_there
 from verifier_tui.engine.task.cases import Case, default_task_data, defines_a_case
 from verifier_tui.engine.task.discovery import (
     DiscoveryError,
@@ -178,7 +178,7 @@ class Session:
         if options.no_response:
             self.response = None
         elif options.response is not None:
-            self.choose_response(options.response)
+            self.choose_response(options.response, typed=True)
         if options.task_data is not None or options.task_id is not None:
             self.choose_task_data(options.task_data, options.task_id)
         if options.runner != "ours":
@@ -217,13 +217,17 @@ class Session:
             raise SelectionError(problem)
         self.workspace = folder
 
-    def choose_response(self, path: Path | None) -> None:
+    def choose_response(self, path: Path | None, *, typed: bool = False) -> None:
+        """``typed``: a path the user typed (--response), whose absence is no
+        deletion; any other (the case's file, one picked or put aside by m)
+        was there when shown, and gone it is said in a run's words for it."""
         if path is None:
             self.response = None
             return
         path = Path(path).expanduser().absolute()
         if not path.is_file():
-            raise SelectionError(f"response {path} is not a file")
+            gone = not typed and not os.path.lexists(path)
+            raise SelectionError(not_there("the response", path) if gone else f"response {path} is not a file")
         self.response = response_source(path)
 
     def set_typed_response(self, text: str, kind: str) -> None:
