@@ -197,6 +197,28 @@ def test_an_int_too_large_for_a_float_in_a_dict_goes_to_reward_json(sandbox):
     assert result.rewards["reward.json"] == json.dumps({"reward": 1.0, "m": 10**400})
 
 
+@pytest.mark.parametrize("expression", ["10 ** 4300", "-(10 ** 4300)"], ids=["int", "negative-int"])
+def test_an_int_too_long_for_json_in_a_dict_is_a_contract_error(any_sandbox, expression):
+    """An int of more than 4,300 digits is no reward.json: Python's JSON reader,
+    Harbor's too, refuses its digits. json.dumps raised ValueError in the
+    runner (exit 1, "verifier raised", the runner's own traceback); on 3.8,
+    which has no such limit, it wrote a reward.json Harbor cannot read."""
+    any_sandbox.verifier("def verify(workspace):\n    return {'reward': %s}\n" % expression)
+    result = any_sandbox.run()
+    result.assert_contract_error(
+        "verify returned a dict whose value for 'reward' is an integer too long for Python's JSON reader "
+        "(Harbor's too) to read"
+    )
+
+
+def test_an_int_of_4300_digits_in_a_dict_is_a_reward(sandbox):
+    """The limit is Python's: 4,300 digits are read back, so they are a reward."""
+    sandbox.verifier("def verify(workspace):\n    return {'reward': 10 ** 4300 - 1}\n")
+    result = sandbox.run()
+    assert result.returncode == 0, result.describe()
+    assert result.rewards["reward.json"] == '{"reward": %s}' % ("9" * 4300)
+
+
 def test_bad_return_value_on_every_interpreter(any_sandbox):
     any_sandbox.verifier("""
         def verify(workspace):
