@@ -457,11 +457,11 @@ class VerifierTask(pytest.Collector):
 
     def collect(self) -> list[pytest.Item]:
         group = self.group
-        from verifier_tui.engine.suite import not_judged
+        from verifier_tui.engine.suite import not_judged, only_error
         from verifier_tui.engine.task.cases import case_order
         from verifier_tui.words.text import one_line
 
-        if group.error is not None and not group.cases and not group.invalid:
+        if only_error(group):
             # an item that fails, not an error of collection: that stopped every other task's cases too
             return [VerifierCase.from_parent(self, name="(task)")]
         items: list[pytest.Item] = [

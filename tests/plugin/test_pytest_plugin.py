@@ -926,3 +926,26 @@ def test_a_case_folder_given_as_an_argument_runs_that_case_or_says_it_is_not_col
     done = run(pytester, "--verifier-cases", "tasks", "tasks/hello-file/cases/wrong-text", "-v", "-rs")
     done.assert_outcomes(skipped=1)
     done.stdout.fnmatch_lines(["tasks/hello-file::wrong-text SKIPPED*"])
+
+
+def test_test_junit_and_the_plugin_list_the_same_tests_for_a_task_without_a_verifier(pytester, tasks, env):
+    """A task with no verifier and four cases, one without expected.json:
+    ``test --junit`` wrote one ``(task)`` error, the plugin three cases not
+    run and one not judged. Both now list the cases, as the plugin did."""
+    task = tasks / "hello-file"
+    (task / "tests" / "verifier.py").unlink()
+    (task / "cases" / "wrong-text" / "expected.json").unlink()
+
+    def read(report):  # {(task, case): skipped or not}, for hello-file
+        return {
+            c.get("name"): any(e.tag == "skipped" for e in c)
+            for c in ET.parse(report).getroot().iter("testcase")
+            if c.get("classname").removeprefix("tasks.") == "hello-file"
+        }
+
+    run(pytester, "--verifier-cases", "tasks", f"--junitxml={pytester.path / 'p.xml'}")
+    run_tool(env, "test", tasks, "--python", PY, "--junit", pytester.path / "t.xml")
+    by_pytest, by_test = read(pytester.path / "p.xml"), read(pytester.path / "t.xml")
+    assert by_test == by_pytest == {"correct": False, "missing-file": False, "wrong-case": False, "wrong-text": True}
+    messages = [e.get("message") for c in ET.parse(pytester.path / "t.xml").getroot().iter("testcase") for e in c]
+    assert any(m.startswith("not run: no verifier found for hello-file") for m in messages), messages

@@ -506,9 +506,16 @@ def junit_cases(ran: list[tuple[Any, list[RunResult]]], without: Sequence[Path] 
     """``test``'s cases as JUnit test cases, each with its task as ``classname``;
     errors first, for what could not be run; a task found ``without`` a case,
     a skipped test (as pytest reports a test it did not run, and not a failure)."""
-    from verifier_tui.engine.suite import not_judged, not_run, not_tested
+    from verifier_tui.engine.suite import not_judged, not_run, not_tested, only_error
 
-    out = [JunitCase(g.name, "(task)", "0", error=g.error) for g, _rs in ran if g.error is not None]
+    out = [JunitCase(g.name, "(task)", "0", error=g.error) for g, _rs in ran if only_error(g)]
+    # a task that lists cases though none can run (no verifier): each case is a test not run, as in the plugin
+    out += [
+        JunitCase(g.name, case.name, "0", error=not_run(g.error))
+        for g, _rs in ran
+        if g.error is not None and not only_error(g)
+        for case in g.cases
+    ]
     out += [JunitCase(p.name, "(task)", "0", skipped=not_tested(p)) for p in without]  # the plugin's words too
     out += [
         JunitCase(g.name, "task.toml", "0", error=f"Harbor would refuse this task: {refused(g)}")
@@ -519,10 +526,10 @@ def junit_cases(ran: list[tuple[Any, list[RunResult]]], without: Sequence[Path] 
     # the other sees the same tests): an unusable expected.json is "not run: ...", and a case no
     # expected.json judges a skipped test (it was left out of the report, though the text lists it).
     out += [JunitCase(g.name, name, "0", error=not_run(problem)) for g, _rs in ran for name, problem in g.invalid]
-    out += [  # (a task none of whose cases can run is its one error, as its text and the plugin say it)
+    out += [  # (none from a task whose error is its one test, as in the plugin)
         JunitCase(g.name, name, "0", skipped=not_judged(why))
         for g, _rs in ran
-        if g.error is None
+        if not only_error(g)
         for name, why in g.not_judged
     ]
     for group, results in ran:

@@ -99,6 +99,12 @@ def not_run(problem: str) -> str:
     return f"not run: {problem}"
 
 
+def only_error(group: TaskCases | JobTrials) -> bool:
+    """Whether a task's (or job's) ``error`` is its one test in a report (test's JUnit,
+    the pytest plugin): so when it lists no case; else each case listed says it was not run."""
+    return group.error is not None and not group.cases and not group.invalid
+
+
 def not_judged(why: str) -> str:
     """A case no expected.json judges, as every report of it says it."""
     return f"not judged: {why}"
