@@ -40,3 +40,14 @@ def test_an_unusable_tolerance_is_one_clear_line(env, tmp_path):
     done = run_tool(env, "test", task_dir, "--python", PY)
     assert done.returncode == 1
     assert 'expected.json: "tolerance" must be a number, 0 or more and finite, such as 1e-9 (not -1)' in done.stdout
+
+
+def test_a_tolerance_too_large_for_a_float_is_one_clear_line(env, tmp_path):
+    """A tolerance of 10**400 passed the check (0 <= it < inf) and float()
+    raised OverflowError: test died with a traceback."""
+    huge = "1" + "0" * 400
+    task_dir = rounded_task(tmp_path / "tasks" / "sum", '{"rewards": {"reward": 0.3}, "tolerance": %s}' % huge)
+    done = run_tool(env, "test", task_dir, "--python", PY)
+    assert done.returncode == 1, done.stderr
+    assert "Traceback" not in done.stdout + done.stderr
+    assert 'expected.json: "tolerance" must be a number, 0 or more and finite, such as 1e-9 (not 1000' in done.stdout

@@ -58,6 +58,7 @@ def test_a_real_difference_is_no_near_miss(tmp_path):
         ("Infinity", "finite"),
         ('"1e-9"', "must be a number"),
         ("true", "must be a number"),
+        pytest.param("1" + "0" * 400, "finite", id="int-past-float"),  # float() of it raised OverflowError
     ],
 )
 def test_an_unusable_tolerance_is_said_clearly(tmp_path, value, words):

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.advice import Advice
-from verifier_tui.engine.model import Expectation, ResponseSource
+from verifier_tui.engine.model import Expectation, ResponseSource, reward_float
 from verifier_tui.engine.record import field, record
 from verifier_tui.engine.task.rows import CASE_TASK_ID_FILE, TaskRows, case_task_id, leads_out, no_such_row, outside
 
@@ -223,7 +223,11 @@ def read_expected(path: Path) -> tuple[Expectation | None, str | None]:
         )
     tolerance = data.get("tolerance")
     if tolerance is not None:
-        if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or not 0 <= tolerance < math.inf:
+        if (
+            isinstance(tolerance, bool)
+            or not isinstance(tolerance, (int, float))
+            or not 0 <= reward_float(tolerance) < math.inf  # (an int no float holds: inf)
+        ):
             return None, (
                 f'{path.name}: "tolerance" must be a number, 0 or more and finite, such as 1e-9 '
                 f"(not {json.dumps(tolerance)})"
