@@ -97,3 +97,13 @@ def test_an_expected_int_too_large_for_a_float_is_an_expectation(tmp_path):
     path = write(tmp_path / "expected.json", json.dumps({"rewards": {"reward": 10**400}}))
     expectation, problem = read_expected(path)
     assert problem is None and expectation is not None and expectation.rewards == {"reward": 10**400}
+
+
+@pytest.mark.parametrize("tolerance", ["", ', "tolerance": 1e-9'], ids=["exact", "tolerance"])
+def test_an_int_reward_past_any_float_matches_itself_with_or_without_a_tolerance(tmp_path, tolerance):
+    """With a tolerance, two equal 400-digit rewards were both made inf, and
+    inf - inf is nan: the case expecting exactly what verify returned failed."""
+    huge = "1" + "0" * 400
+    verifier = "def verify(workspace):\n    return {'reward': 10 ** 400}\n"
+    result = run_case(task_expecting(tmp_path, '{"rewards": {"reward": %s}%s}' % (huge, tolerance), verifier))
+    assert result.expected_matched is True, result.to_json()

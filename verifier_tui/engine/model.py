@@ -472,6 +472,10 @@ def same_rewards(actual: dict[str, Any], expected: dict[str, Any], tolerance: fl
     if tolerance is None:
         return all(same_number(actual[key], value) for key, value in expected.items())
     for key, value in expected.items():
+        if isinstance(actual[key], int) and isinstance(value, int):  # exactly, as same_number: two ints
+            if not abs(actual[key] - value) <= tolerance:  # past any float are not both inf (inf - inf is nan)
+                return False
+            continue
         try:
             if not abs(reward_float(actual[key]) - reward_float(value)) <= tolerance:
                 return False
