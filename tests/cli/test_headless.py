@@ -494,6 +494,15 @@ def test_explain_says_an_import_error_without_a_message_as_python_does(env, tmp_
     assert "importing the verifier raised ValueError\n" in done.stdout, done.stdout
 
 
+def test_explain_says_a_multi_line_import_error_on_one_line(env, tmp_path):
+    """``raise ValueError('first\\nsecond')`` at import: explain's line
+    ``importing the verifier raised ValueError: first`` was split, ``second``
+    a line of its own (the traceback below still quotes it as Python does)."""
+    task_dir = make_task(tmp_path / "t", "raise ValueError('first\\nsecond')\n")
+    done = run_tool(env, "explain", task_dir, "--python", PY)
+    assert "importing the verifier raised ValueError: first\\nsecond\n" in done.stdout, done.stdout
+
+
 # ---------------------------------------------------------------------------
 # test
 

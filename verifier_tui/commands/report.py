@@ -237,7 +237,7 @@ def explain_lines(session: Session, data: Explanation) -> list[str]:
     out += [plain(line) for line in binding_lines(data, session.mode, str)]
     error = data.import_error
     if error is not None:
-        out.append(f"importing the verifier raised {error.said}")
+        out.append(f"importing the verifier raised {one_line(error.said)}")  # its message on this line alone
         out.append(error.traceback.rstrip())
     if data.problems:
         out.append("")
