@@ -269,6 +269,17 @@ class VerifierCases:
             if group.session is not None  # a task's cases (a job's trials narrow to their job)
             for case in group.session.task.cases
         }
+        # A folder in a task's cases/ that is no case (``cases/.draft``) names a case that is not there: an id
+        # of no case (its path below cases/, which no case's name holds), said not found; it ran the whole task.
+        case_folders |= {
+            base / arg: f"{node_path(config, group.folder)}::{one_line(os.path.relpath(base / arg, cases))}"
+            for group in self.collection.groups
+            if group.session is not None
+            for cases in [group.folder / "cases"]
+            for arg in folders
+            if _is_or_holds(cases, base / arg) and not _is_or_holds(base / arg, cases)
+            if not any(_is_or_holds(case, base / arg) for case in case_folders)
+        }
         #: The case folders given, by the id each narrows to: said as an id of no case is, when none is collected.
         self.case_folders = {
             arg: one

@@ -949,3 +949,13 @@ def test_test_junit_and_the_plugin_list_the_same_tests_for_a_task_without_a_veri
     assert by_test == by_pytest == {"correct": False, "missing-file": False, "wrong-case": False, "wrong-text": True}
     messages = [e.get("message") for c in ET.parse(pytester.path / "t.xml").getroot().iter("testcase") for e in c]
     assert any(m.startswith("not run: no verifier found for hello-file") for m in messages), messages
+
+
+def test_a_folder_in_cases_that_is_no_case_is_not_found(pytester, tasks):
+    """``pytest --verifier-cases tasks/hello-file tasks/hello-file/cases/.draft``
+    (a folder inside cases/ that is no case) ran every case of the task: it
+    is now said not found, as any id of no case is."""
+    (tasks / "hello-file" / "cases" / ".draft").mkdir()
+    done = run(pytester, "--verifier-cases", "tasks/hello-file", "tasks/hello-file/cases/.draft")
+    assert done.ret == pytest.ExitCode.USAGE_ERROR, done.stdout.str()
+    done.stderr.fnmatch_lines(["*not found: tasks/hello-file/cases/.draft (no such case under --verifier-cases)*"])
