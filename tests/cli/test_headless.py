@@ -372,6 +372,16 @@ def test_explain_of_a_verify_that_yields_says_what_the_run_does(env, tmp_path, d
     assert data["problems"] == [sentence] and data["would_call_verify"] is True
 
 
+def test_run_of_a_verify_that_yields_says_the_fault_as_done_not_as_explains_prediction(env, tmp_path):
+    """run of a verify that yields said the fault four times: its exit line,
+    the verdict, stderr, and explain's ``contract: verify yields: ... so the
+    run is a contract error (exit 2)``, a prediction of the run just made."""
+    task_dir = make_task(tmp_path / "t", "def verify(workspace):\n    yield 1.0\n")
+    ran = run_tool(env, "run", task_dir, "--python", PY)
+    assert ran.returncode == 2 and "exit 2 · contract error: verify returned" in ran.stdout, ran.stdout
+    assert "verify yields" not in ran.stdout and "contract:" not in ran.stdout, ran.stdout
+
+
 def test_explain_of_a_generator_the_runner_awaits_says_it_would_be_called(env, tmp_path):
     """A ``@types.coroutine`` generator is awaited as a coroutine is: its run scores."""
     task_dir = make_task(

@@ -168,8 +168,11 @@ def result_lines(session: Session, result: RunResult, word: Callable[[str], str]
         if more:
             lines.append(word(Advice(f"  … {more} of {reward_file.name} (", JSON_HAS_THEM, ")")))
     problems = result.explain.problems if result.explain is not None else ()
-    if result.explain is not None and result.explain.would_exit == 1:
-        problems = ()  # the verifier's own code raised (its traceback is below), not the contract
+    if result.explain is not None and result.explain.would_exit in (1, None):
+        # 1: the verifier's own code raised (its traceback is below), not the contract. None: the runner went on
+        # to call verify, and a problem it still listed (a verify that yields) is explain's prediction of what
+        # the call does, which the run's exit line, verdict and stderr say as done.
+        problems = ()
     lines += [f"contract: {problem}" for problem in problems[:LISTED]]
     if len(problems) > LISTED:
         lines.append(f"contract: {word(more_text(len(problems) - LISTED, 'problems'))}")
