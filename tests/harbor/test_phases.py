@@ -56,6 +56,17 @@ def test_a_verify_that_raises_is_marked_where_it_failed_on_both_sides(task, runs
     assert replayed.parting is None  # the same step went wrong on both sides
 
 
+def test_an_exception_whose_message_ends_in_a_colon_keeps_it(task, runs, tmp_path):
+    """``ValueError('bad value:')``: the replay's step said ``ValueError: bad
+    value`` (its own way of dropping an empty message ate the colon), where
+    Python's traceback, and explain, say ``ValueError: bad value:``."""
+    demo = task(verifier="def verify(workspace):\n    raise ValueError('bad value:')\n", toml=SEPARATE)
+    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True)
+    opened, replayed = replay_trial(trial)
+    for report in (opened.walk.sandbox.phases, replayed.phases):
+        assert report.first_wrong.detail == "ValueError: bad value:"
+
+
 def test_a_verifier_fixed_since_the_run_parts_at_the_step_that_failed(task, runs, tmp_path):
     demo = task(verifier="def verify(workspace, response):\n    return 1.0\n", toml=SEPARATE)
     trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True)

@@ -190,6 +190,12 @@ class VerifyFunction:
         )
 
 
+def exception_words(kind: str, message: str | None) -> str:
+    """An exception as its traceback's last line says it: ``ValueError: boom``,
+    ``ValueError`` without a message; the message as it is (its own trailing colons kept)."""
+    return f"{kind}: {message}" if message else kind
+
+
 @record(frozen=True)
 class ImportFailure:
     """What importing the verifier module raised: the exception's type, its
@@ -206,7 +212,7 @@ class ImportFailure:
     @property
     def said(self) -> str:
         """As the traceback's last line says it: ``ValueError: boom``, or ``ValueError`` without a message."""
-        return f"{self.type}: {self.message}" if self.message else self.type
+        return exception_words(self.type, self.message)
 
     def to_json(self) -> dict[str, Any]:
         return as_json(self)

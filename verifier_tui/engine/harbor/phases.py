@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from verifier_tui.engine.advice import OPEN_IN_EDITOR, PYTHON_OPTION, Advice
 from verifier_tui.engine.model import UNKNOWN as NOT_KNOWN
 from verifier_tui.engine.model import duration_text
+from verifier_tui.engine.readback import exception_words
 from verifier_tui.engine.record import as_json, record, replace
 from verifier_tui.engine.verdict import REWARD_FILE_NOT_FOUND, VERIFIER_TIMEOUT, rewards_json
 
@@ -315,7 +316,7 @@ def _failed_detail(line: dict[str, Any]) -> tuple[str, str | None, str | None]:
     """``(detail, error, problem)`` of a failed line."""
     error = line.get("error")
     if isinstance(error, dict):
-        text = f"{error.get('type')}: {error.get('message')}".rstrip(": ")
+        text = exception_words(str(error.get("type")), str(error.get("message") or ""))
         return text, text, None
     problem = str(line.get("problem") or "")
     return problem, None, problem
@@ -508,7 +509,7 @@ def sandbox_phases(
     limit = f" ({duration_text(timeout_s)})" if timeout_s is not None else ""
     if output.traceback is not None:  # the output's kind is "traceback"
         tb = output.traceback
-        error = f"{tb.bare_type}: {tb.exception_message}".rstrip(": ")
+        error = exception_words(tb.bare_type, tb.exception_message)
         phase = "module_imported" if tb.while_importing else "verify_called"
         explanation, advice = failure_words(phase, error=error, where=where, sandbox=sandbox)
         if timed_out:  # the runner reported the failure, then did not exit
