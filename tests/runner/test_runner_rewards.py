@@ -211,6 +211,15 @@ def test_an_int_too_long_for_json_in_a_dict_is_a_contract_error(any_sandbox, exp
     )
 
 
+def test_an_int_too_long_to_print_is_said_by_its_length(any_sandbox):
+    """``return 10 ** 5000``: the line said ``verify returned <unrepresentable
+    int: ValueError> (int)``, as if the verifier's own __repr__ had failed."""
+    any_sandbox.verifier("def verify(workspace):\n    return 10 ** 5000\n")
+    result = any_sandbox.run()
+    result.assert_contract_error("verify returned an int of more than 4,300 digits (int), an int too large for a float")
+    assert "unrepresentable" not in result.stderr
+
+
 def test_an_int_of_4300_digits_in_a_dict_is_a_reward(sandbox):
     """The limit is Python's: 4,300 digits are read back, so they are a reward."""
     sandbox.verifier("def verify(workspace):\n    return {'reward': 10 ** 4300 - 1}\n")
