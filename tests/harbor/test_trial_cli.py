@@ -196,6 +196,29 @@ def test_an_agent_timeout_followed_by_a_verifier_failure(task, runs, tmp_path, e
     assert "agreement same" in done.stdout
 
 
+def test_an_agent_failure_without_a_message_is_said_as_its_traceback_does(task, runs, tmp_path, env, elsewhere):
+    """Harbor records ``str(e)``, empty for ``raise AgentTimeoutError()``: the
+    line said ``the agent failed first: AgentTimeoutError: ``, a colon and
+    nothing after it, where the traceback ends with ``AgentTimeoutError``."""
+    demo = task(verifier=READS_HELLO, toml=SEPARATE)
+    message = "No reward file found at jobs/j/demo__aaaaaaa/verifier/reward.txt or ..."
+    trial = sandbox_trial(
+        runs / "jobs" / "j",
+        demo,
+        tmp_path,
+        workspace={},
+        mode="separate",
+        capture=True,
+        trial_kwargs=dict(
+            agent="claude-code",
+            log=harbor_masked_failure_log("demo__aaaaaaa", NOT_FOUND, message),
+            exception=harbor_exception("AgentTimeoutError", ""),
+        ),
+    )
+    done = tool(env, "run", trial.path, cwd=elsewhere)
+    assert "the agent failed first: AgentTimeoutError\n" in done.stdout, done.stdout
+
+
 def test_an_unparseable_reward_txt_from_a_plain_test_sh(task, runs, env, elsewhere):
     demo = task(verifier=None, shim=False, files={"test.sh": "#!/bin/sh\necho 'high' > /logs/verifier/reward.txt\n"})
     make_job(

@@ -31,6 +31,7 @@ from verifier_tui.engine import untrusted
 from verifier_tui.engine.harbor.folders import StepView, Trial
 from verifier_tui.engine.harbor.reading import ExceptionRecord, read_text_tail
 from verifier_tui.engine.model import duration_text
+from verifier_tui.engine.readback import exception_words
 from verifier_tui.engine.record import record
 from verifier_tui.engine.task.config import HARBOR_DEFAULT_VERIFIER_TIMEOUT_S, SEPARATE, TaskConfig
 from verifier_tui.engine.verdict import (
@@ -108,11 +109,12 @@ class TrialFacts:
                 f"the agent exited {self.agent_exit_code} (agent/exit-code.txt); Harbor recorded no error for it"
             )
         if self.agent_failure is not None:
-            out.append(f"the agent failed first: {self.agent_failure.type}: {self.agent_failure.message}")
+            failure = self.agent_failure  # Harbor records str(e): empty for an exception without a message
+            out.append(f"the agent failed first: {exception_words(failure.type, failure.message)}")
         if self.verifier_exception is not None and self.verifier_exception_source == "trial.log":
             out.append(
                 f"the verifier then failed too, recorded only in trial.log: "
-                f"{self.verifier_exception.type}: {self.verifier_exception.message}"
+                f"{exception_words(self.verifier_exception.type, self.verifier_exception.message)}"
             )
         if self.timed_out:
             out.append("the verifier timed out: Harbor stopped waiting and read no reward file")
