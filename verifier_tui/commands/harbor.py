@@ -388,7 +388,7 @@ def print_walkthrough(opened: TrialSession, replayed: Replayed, word: Callable[[
         terminal.say(f"          workspace: {workspace_words(opened)}")
         if replayed.local.copy_sandbox:  # it ran what an agent wrote, able to write the user's files
             terminal.say(f"          {replayed.local.copy_sandbox}")
-        stuck = stuck_line(replayed.local.stack, str)  # _say shortens its paths
+        stuck = stuck_line(replayed.local.stack, str)  # terminal.say shortens its paths
         if stuck is not None:
             terminal.say(f"          {stuck}")
         elif replayed.failure is not None:
