@@ -66,7 +66,17 @@ def test_an_unusable_tolerance_is_said_clearly(tmp_path, value, words):
     expectation, problem = read_expected(path)
     assert expectation is None
     assert problem.startswith('expected.json: "tolerance" must be a number, 0 or more and finite, such as 1e-9')
-    assert words in problem and json.dumps(json.loads(value)) in problem
+    assert words in problem and json.dumps(json.loads(value))[:60] in problem
+
+
+def test_a_tolerance_of_many_digits_is_quoted_short(tmp_path):
+    """``"tolerance": 10**400`` was quoted with all its 401 digits, a line of
+    ~490 characters; it is cut as the verdict cuts a long number (``1000…``)."""
+    huge = "1" + "0" * 400
+    path = write(tmp_path / "expected.json", f'{{"rewards": {{"reward": 0.3}}, "tolerance": {huge}}}')
+    _, problem = read_expected(path)
+    assert problem.endswith(f"(not {huge[:60]}…)")
+    assert len(problem) < 200
 
 
 def test_a_tolerance_without_rewards_is_said(tmp_path):

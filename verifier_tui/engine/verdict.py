@@ -441,7 +441,7 @@ def _float_token(text: str, key: str | None) -> str | None:
     None for ``NaN`` and ``Infinity``. Read again only for a message."""
     raw = json.loads(text, parse_float=str)
     token = raw if key is None else raw.get(key) if isinstance(raw, dict) else None
-    return _clip(token) if isinstance(token, str) else None
+    return clip(token) if isinstance(token, str) else None
 
 
 def _where(name: str, key: str | None) -> str:
@@ -486,9 +486,9 @@ def _describe_json(value: object) -> str:
     if isinstance(value, str):
         return f"a string ({_snippet(value)})"
     if isinstance(value, list):
-        return f"an array ({_clip(json.dumps(value))})"
+        return f"an array ({clip(json.dumps(value))})"
     if isinstance(value, dict):
-        return f"an object ({_clip(json.dumps(value))})"
+        return f"an object ({clip(json.dumps(value))})"
     if isinstance(value, (int, float)):
         return f"number ({_json_number(value)})"
     return type(value).__name__
@@ -503,9 +503,10 @@ def _json_number(value: float | int) -> str:
     return repr(value)
 
 
-def _clip(text: str, limit: int = 60) -> str:
+def clip(text: str, limit: int = 60) -> str:
+    """The first ``limit`` characters of ``text`` and ``…`` when there were more (a 400-digit number: ``1000…``)."""
     return text if len(text) <= limit else text[:limit] + "…"
 
 
 def _snippet(text: str, limit: int = 60) -> str:
-    return repr(_clip(text, limit))
+    return repr(clip(text, limit))

@@ -17,6 +17,7 @@ from verifier_tui.engine.advice import Advice
 from verifier_tui.engine.model import Expectation, ResponseSource, reward_float
 from verifier_tui.engine.record import field, record
 from verifier_tui.engine.task.rows import CASE_TASK_ID_FILE, TaskRows, case_task_id, leads_out, no_such_row, outside
+from verifier_tui.engine.verdict import clip
 
 EXPECTED_LIMIT = untrusted.MB  # an expected.json is a few lines
 
@@ -230,7 +231,7 @@ def read_expected(path: Path) -> tuple[Expectation | None, str | None]:
         ):
             return None, (
                 f'{path.name}: "tolerance" must be a number, 0 or more and finite, such as 1e-9 '
-                f"(not {json.dumps(tolerance)})"
+                f"(not {clip(json.dumps(tolerance))})"  # 10**400: not all its digits, as a verdict says one
             )
         if rewards is None:
             return None, f'{path.name}: "tolerance" applies to "rewards", and there are none'
