@@ -234,3 +234,19 @@ async def test_a_module_the_interpreter_lacks_says_start_verifier_tui_again_once
         )
         assert said in text, text
         assert text.count("start verifier-tui again") == 1, text
+
+
+async def test_a_multi_line_import_error_is_one_line_in_the_panel(tmp_path):
+    """``raise ValueError('first\\nsecond')`` at import: the panel's line
+    ``the module raised while being imported: ValueError: first`` was split,
+    ``second`` a line of its own; faults.md says the TUI keeps it on one line,
+    as explain does."""
+    verifier = "raise ValueError('first\\nsecond')\n\ndef verify(workspace):\n    return 1.0\n"
+    task_dir = make_task(tmp_path / "t", verifier, cases={"only": {}})
+    app = make_app(task_dir, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.pause()
+        text = widget_text(app, "#resolution-body")
+        assert "the module raised while being imported: ValueError: first\\nsecond" in text, text
+        assert not any(line.strip() == "second" for line in text.splitlines()), text

@@ -32,6 +32,7 @@ from verifier_tui.words.resolution import (
     sys_path_lines,
 )
 from verifier_tui.words.run import LISTED, MODE_NAMES, more_text
+from verifier_tui.words.text import one_line
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -103,7 +104,8 @@ def _verify(explain: Explanation, mode: str, fmt: Display) -> list[Any]:
     failure = explain.import_error
     if failure is not None:
         parts.append(("✗ the module raised while being imported: ", _PROBLEM))
-        parts.append((f"{fmt.text(failure.said)}\n", _PROBLEM))
+        # one line, its \n written out (ValueError('first\nsecond')), as explain says it
+        parts.append((f"{fmt.text(one_line(failure.said))}\n", _PROBLEM))
         parts.append(("  its traceback is in stderr; e opens the failing line\n", _MUTED))
     return parts + _styled(binding_lines(explain, mode, fmt.text, IN_COMMAND))
 
