@@ -468,13 +468,10 @@ class VerifierTask(pytest.Collector):
 
     def collect(self) -> list[pytest.Item]:
         group = self.group
-        from verifier_tui.engine.suite import not_judged, only_error
+        from verifier_tui.engine.suite import error_is_a_test, not_judged
         from verifier_tui.engine.task.cases import case_order
         from verifier_tui.words.text import one_line
 
-        if only_error(group):
-            # an item that fails, not an error of collection: that stopped every other task's cases too
-            return [VerifierCase.from_parent(self, name="(task)")]
         items: list[pytest.Item] = [
             VerifierCase.from_parent(self, name=one_line(case.name), case=case) for case in self.cases
         ]
@@ -482,13 +479,18 @@ class VerifierTask(pytest.Collector):
             VerifierCase.from_parent(self, name=one_line(name), problem=problem) for name, problem in group.invalid
         ]
         # A case no expected.json judges: a skipped test saying so, where the case is (`test` lists it after the
-        # task's table); it was left out without a word.
-        for name, why in group.not_judged:
+        # task's table); it was left out without a word. (None beside a task whose error is a test, as in test.)
+        for name, why in [] if error_is_a_test(group) else group.not_judged:
             item = NoCase.from_parent(self, name=one_line(name), path=group.folder / "cases" / name, kind="case")
             item.add_marker(pytest.mark.skip(reason=not_judged(why)))
             items.append(item)
         plugin = cast("VerifierCases", self.config.pluginmanager.get_plugin(PLUGIN_NAME))
-        return sorted((item for item in items if plugin.wanted(item.nodeid)), key=lambda item: case_order(item.name))
+        wanted = sorted((item for item in items if plugin.wanted(item.nodeid)), key=lambda item: case_order(item.name))
+        if error_is_a_test(group):
+            # an item that fails, not an error of collection: that stopped every other task's cases too; beside
+            # the cases whose expected.json is unusable (the task's error was lost behind them)
+            return [VerifierCase.from_parent(self, name="(task)"), *wanted]
+        return wanted
 
 
 class TaskWithoutCases(pytest.Collector):

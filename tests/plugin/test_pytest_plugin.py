@@ -5,6 +5,7 @@ inner pytest is a real process, as a user starts it, with the package's
 from __future__ import annotations
 
 import json
+import shutil
 import signal
 import subprocess
 import sys
@@ -936,19 +937,47 @@ def test_test_junit_and_the_plugin_list_the_same_tests_for_a_task_without_a_veri
     (task / "tests" / "verifier.py").unlink()
     (task / "cases" / "wrong-text" / "expected.json").unlink()
 
-    def read(report):  # {(task, case): skipped or not}, for hello-file
-        return {
-            c.get("name"): any(e.tag == "skipped" for e in c)
-            for c in ET.parse(report).getroot().iter("testcase")
-            if c.get("classname").removeprefix("tasks.") == "hello-file"
-        }
-
     run(pytester, "--verifier-cases", "tasks", f"--junitxml={pytester.path / 'p.xml'}")
     run_tool(env, "test", tasks, "--python", PY, "--junit", pytester.path / "t.xml")
-    by_pytest, by_test = read(pytester.path / "p.xml"), read(pytester.path / "t.xml")
-    assert by_test == by_pytest == {"correct": False, "missing-file": False, "wrong-case": False, "wrong-text": True}
-    messages = [e.get("message") for c in ET.parse(pytester.path / "t.xml").getroot().iter("testcase") for e in c]
-    assert any(m.startswith("not run: no verifier found for hello-file") for m in messages), messages
+    by_pytest, by_test = _hello_file_tests(pytester.path / "p.xml"), _hello_file_tests(pytester.path / "t.xml")
+    assert by_test == by_pytest  # the same tests, each with the same tag and message
+    assert {name: tag == "skipped" for name, (tag, _m) in by_test.items()} == {
+        "correct": False,
+        "missing-file": False,
+        "wrong-case": False,
+        "wrong-text": True,
+    }
+    assert by_test["correct"][1].startswith("not run: no verifier found for hello-file"), by_test
+
+
+def _hello_file_tests(report):
+    """{case: (tag, message)} of hello-file's test cases in a JUnit report:
+    how each was reported (error, failure, skipped) and its message."""
+    return {
+        c.get("name"): next(((e.tag, e.get("message")) for e in c if e.tag in ("error", "failure", "skipped")), None)
+        for c in ET.parse(report).getroot().iter("testcase")
+        if c.get("classname").removeprefix("tasks.") == "hello-file"
+    }
+
+
+def test_a_task_without_a_verifier_whose_one_case_is_invalid_keeps_its_error(pytester, tasks, env):
+    """A task with no verifier and one case whose expected.json is not valid
+    JSON: ``test`` said "no verifier found", but ``test --junit`` and the
+    plugin held only the case's "not run: expected.json is not valid JSON",
+    the task's own error lost. Both now report the ``(task)`` too, alike."""
+    task = tasks / "hello-file"
+    (task / "tests" / "verifier.py").unlink()
+    for case in (task / "cases").iterdir():
+        if case.name != "correct":
+            shutil.rmtree(case)
+    (task / "cases" / "correct" / "expected.json").write_text("{not json")
+    run(pytester, "--verifier-cases", "tasks", f"--junitxml={pytester.path / 'p.xml'}")
+    run_tool(env, "test", tasks, "--python", PY, "--junit", pytester.path / "t.xml")
+    by_pytest, by_test = _hello_file_tests(pytester.path / "p.xml"), _hello_file_tests(pytester.path / "t.xml")
+    assert by_test == by_pytest, (by_test, by_pytest)
+    assert set(by_test) == {"(task)", "correct"}, by_test
+    assert by_test["(task)"][1].startswith("not run: no verifier found for hello-file"), by_test
+    assert "expected.json is not valid JSON" in by_test["correct"][1], by_test
 
 
 def test_a_folder_in_cases_that_is_no_case_is_not_found(pytester, tasks):

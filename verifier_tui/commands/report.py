@@ -505,18 +505,28 @@ class JunitCase:
     stderr: str = ""
 
 
+def _not_run(problem: str) -> tuple[str, str]:
+    """A JUnit failure's (message, text) for a test that could not be run."""
+    from verifier_tui.engine.suite import not_run
+
+    said = not_run(problem)
+    return said, said
+
+
 def junit_cases(ran: list[tuple[Any, list[RunResult]]], without: Sequence[Path] = ()) -> list[JunitCase]:
     """``test``'s cases as JUnit test cases, each with its task as ``classname``;
     errors first, for what could not be run; a task found ``without`` a case,
     a skipped test (as pytest reports a test it did not run, and not a failure)."""
-    from verifier_tui.engine.suite import not_judged, not_run, not_tested, only_error
+    from verifier_tui.engine.suite import error_is_a_test, not_judged, not_tested
 
-    out = [JunitCase(g.name, "(task)", "0", error=g.error) for g, _rs in ran if only_error(g)]
+    # A test not run is a <failure> saying "not run: ...", as the plugin's (pytest's FAILED) is: a CI moving
+    # from one to the other sees the same tag and words.
+    out = [JunitCase(g.name, "(task)", "0", failure=_not_run(g.error)) for g, _rs in ran if error_is_a_test(g)]
     # a task that lists cases though none can run (no verifier): each case is a test not run, as in the plugin
     out += [
-        JunitCase(g.name, case.name, "0", error=not_run(g.error))
+        JunitCase(g.name, case.name, "0", failure=_not_run(g.error))
         for g, _rs in ran
-        if g.error is not None and not only_error(g)
+        if g.error is not None
         for case in g.cases
     ]
     out += [JunitCase(p.name, "(task)", "0", skipped=not_tested(p)) for p in without]  # the plugin's words too
@@ -528,11 +538,11 @@ def junit_cases(ran: list[tuple[Any, list[RunResult]]], without: Sequence[Path] 
     # In the words of test's own row and of the plugin's report of the same case (a CI moving from one to
     # the other sees the same tests): an unusable expected.json is "not run: ...", and a case no
     # expected.json judges a skipped test (it was left out of the report, though the text lists it).
-    out += [JunitCase(g.name, name, "0", error=not_run(problem)) for g, _rs in ran for name, problem in g.invalid]
-    out += [  # (none from a task whose error is its one test, as in the plugin)
+    out += [JunitCase(g.name, name, "0", failure=_not_run(problem)) for g, _rs in ran for name, problem in g.invalid]
+    out += [  # (none from a task whose error is a test, as in the plugin)
         JunitCase(g.name, name, "0", skipped=not_judged(why))
         for g, _rs in ran
-        if not only_error(g)
+        if not error_is_a_test(g)
         for name, why in g.not_judged
     ]
     for group, results in ran:

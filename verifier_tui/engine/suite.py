@@ -99,10 +99,12 @@ def not_run(problem: str) -> str:
     return f"not run: {problem}"
 
 
-def only_error(group: TaskCases | JobTrials) -> bool:
-    """Whether a task's (or job's) ``error`` is its one test in a report (test's JUnit,
-    the pytest plugin): so when it lists no case; else each case listed says it was not run."""
-    return group.error is not None and not group.cases and not group.invalid
+def error_is_a_test(group: TaskCases | JobTrials) -> bool:
+    """Whether a task's (or job's) ``error`` is a test of its own, ``(task)``, in a report
+    (test's JUnit, the pytest plugin): so when it lists no case that could run (a case
+    whose expected.json is unusable is reported beside it: the task's error was lost);
+    else each case listed says it was not run, for that error."""
+    return group.error is not None and not group.cases
 
 
 def not_judged(why: str) -> str:
