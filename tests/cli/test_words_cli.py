@@ -121,7 +121,7 @@ def test_a_file_just_over_a_bound_says_how_it_differs(env, example, tmp_path):
     done = run_tool(env, "run", example("count-errors"), "--response", answer, "--python", PY)
     assert done.returncode == 2
     said = "answer.txt is 67,108,865 bytes: more than the 64 MB (67,108,864 bytes) this tool reads"
-    assert f"could not start: {said}: the run cannot read it" in done.stdout, done.stdout
+    assert f"could not start: the response {said}: the run cannot read it" in done.stdout, done.stdout
     assert "is 64 MB: more than the 64 MB" not in done.stdout
 
 

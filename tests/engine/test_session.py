@@ -1114,6 +1114,37 @@ def test_a_response_deleted_after_it_was_chosen_means_the_run_cannot_start(run, 
     assert result.verdict.rewards is None and result.reward_files == []
 
 
+@pytest.mark.parametrize("name", ["answer.txt", "answer.json"])
+def test_a_response_that_became_a_link_to_nothing_is_said_alike_by_the_run_and_by_p(run, example, tmp_path, name):
+    """A chosen response file replaced by a link to nothing: the run said
+    "answer.txt is a link to nothing: the run cannot read it", p "response
+    ... is not a file", the editor "is not there any more (deleted or
+    moved?)" (the link is there): three wordings of one fault. The run and p
+    now say the same words, and a folder chosen with p says the run cannot read it."""
+    from verifier_tui.engine.session import SelectionError
+
+    task_dir = example("count-errors")
+    answer = tmp_path / name
+    json_response = task_dir / "cases" / "response-json" / "response.json"
+    answer.write_text(json_response.read_text() if name.endswith(".json") else "3\n")
+    session = session_for(task_dir, case="response-txt", response=answer)
+    with session:
+        assert run(session).verdict.rewards == {"reward": 1.0}
+        answer.unlink()
+        answer.symlink_to(tmp_path / "nowhere")
+        result = run(session)
+        said = f"the response {name} is a link to nothing: the run cannot read it"
+        assert result.outcome is Outcome.COULD_NOT_START and result.start_error == said, result.start_error
+        with pytest.raises(SelectionError) as chosen:
+            session.choose_response(answer)
+        assert str(chosen.value) == said
+        with pytest.raises(SelectionError) as folder:
+            session.choose_response(tmp_path)
+        assert (
+            str(folder.value) == f"the response {tmp_path.name} is a folder, not a regular file: the run cannot read it"
+        )
+
+
 def test_live_output_shows_the_users_paths_not_the_scratch_copy(example):
     task_dir = example("hello-file")
     chunks = []

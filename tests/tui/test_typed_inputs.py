@@ -220,6 +220,32 @@ async def test_the_editor_over_a_response_file_gone_says_the_next_run_cannot_sta
         ], app.notices
 
 
+async def test_the_editor_over_a_response_file_become_a_link_to_nothing_says_what_the_run_says(tmp_path):
+    """The case's response.txt replaced by a link to nothing, then p and the
+    text editor: the notice said it "is not there any more (deleted or
+    moved?)" (the link is there), where the run said "response.txt is a link
+    to nothing: the run cannot read it" and p "is not a file"."""
+    from tests.helpers.tasks import make_task
+
+    root = make_task(
+        tmp_path / "tasks" / "t", "def verify(workspace, response=None):\n    return 1.0\n", cases={"c": {}}
+    )
+    response = root / "cases" / "c" / "response.txt"
+    response.write_text("an answer\n")
+    app = make_app(root, case="c", watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        response.unlink()
+        response.symlink_to(tmp_path / "nowhere")
+        await pilot.press("p", "down", "down", "enter")  # "type plain text in an editor"
+        await pilot.pause()
+        assert isinstance(app.screen, ResponseEditorScreen)
+        assert app.notices[-1:] == [
+            "the response response.txt is a link to nothing: the run cannot read it: the editor starts empty, "
+            "and the next run cannot start until you type (or choose another response with p)"
+        ], app.notices
+
+
 async def test_the_json_editor_closed_untouched_over_a_big_file_keeps_the_file(tmp_path):
     """A case's response.json over 1 MB, the JSON editor opened empty and
     closed with esc, nothing typed: it said "the typed JSON does not parse

@@ -20,6 +20,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from verifier_tui.engine import untrusted
 from verifier_tui.engine.advice import CASE_OPTION, Advice
 from verifier_tui.engine.invocation import DEFAULT_TIMEOUT_S, EXPLAIN_FILE, Prepared, RunSpec, leased_cpus, prepare
 from verifier_tui.engine.model import ResponseSource, RunResult
@@ -30,7 +31,7 @@ from verifier_tui.engine.results import collect, map_paths, no_explanation, read
 from verifier_tui.engine.sandbox.isolation import NAMESPACE, Isolation
 from verifier_tui.engine.sandbox.isolation import choose as choose_isolation
 from verifier_tui.engine.sandbox.isolation import requested as requested_isolation
-from verifier_tui.engine.sandbox.stage import Scratch, Stage, not_there
+from verifier_tui.engine.sandbox.stage import Scratch, Stage, unreadable
 from verifier_tui.engine.task.cases import Case, default_task_data, defines_a_case
 from verifier_tui.engine.task.discovery import (
     DiscoveryError,
@@ -226,8 +227,13 @@ class Session:
             return
         path = Path(path).expanduser().absolute()
         if not path.is_file():
-            gone = not typed and not os.path.lexists(path)
-            raise SelectionError(not_there("the response", path) if gone else f"response {path} is not a file")
+            if typed and not os.path.lexists(path):
+                raise SelectionError(f"response {path} is not a file")
+            handle, found = untrusted.open_regular(path)
+            if handle is not None:  # it became a file meanwhile
+                handle.close()
+            if found is not None:  # in a run's words for it (a link to nothing, a folder, a FIFO)
+                raise SelectionError(unreadable("the response", found))
         self.response = response_source(path)
 
     def set_typed_response(self, text: str, kind: str) -> None:

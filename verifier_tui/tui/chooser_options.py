@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from textual.content import Content
 
 from verifier_tui.engine import untrusted
-from verifier_tui.engine.sandbox.stage import not_there
+from verifier_tui.engine.sandbox.stage import unreadable
 from verifier_tui.engine.task.cases import default_task_data
 from verifier_tui.tui.display import content
 from verifier_tui.tui.widgets.status_style import status_of
@@ -129,11 +129,11 @@ def editor_start(current: ResponseSource | None, kind: str) -> tuple[str, str, s
         if found.state == "too-big":  # the runs still read it whole: only the editor leaves it
             limit = f"{EDITOR_LIMIT // untrusted.MB} MB"
             return "", kind, f"{current.path.name} is more than the {limit} the response editor opens{_KEPT}"
-        if found.state == "missing":  # the runs cannot stage it either (stage.py says the same words)
-            gone = not_there("the response", current.path)
+        if found.state == "missing":  # gone or a link to nothing: the runs cannot stage it either
+            gone = unreadable("the response", found)  # a run's start error and p say the same words
             return "", kind, f"{gone}: the editor starts empty, and the next run cannot start until you type{_OTHER}"
         if found.problem is not None:  # not a file: said, or the empty editor looks like the file
-            return "", kind, f"{found.problem}: the editor starts empty{_OTHER}"
+            return "", kind, f"{unreadable('the response', found)}: the editor starts empty{_OTHER}"
         text = found.text()
         untabbed = (text or "").replace("\t", " ")  # a tab is the one control character an editor shows as it is
         if plain_text(untabbed) != untabbed:

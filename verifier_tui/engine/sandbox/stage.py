@@ -210,10 +210,8 @@ class Stage:
         missing ``--response`` was its exit 2, a "contract error": a fault of
         the tool's call, not of the verifier; a FIFO would hold it for ever.)
         One that is there but unreadable is left to the runner, which names it."""
-        if refused.state == "missing" and not os.path.lexists(refused.path):
-            self.problem = self.problem or not_there(what, refused.path)
-        elif refused.state in ("missing", "not-a-file", "too-big"):  # a link to nothing, a FIFO, past the bound
-            self.problem = self.problem or f"{refused.problem}: the run cannot read it"
+        if refused.state in ("missing", "not-a-file", "too-big"):  # gone, a link to nothing, a FIFO, past the bound
+            self.problem = self.problem or unreadable(what, refused)
 
     def plant(self, name: str, data: bytes) -> None:
         """A file in the reward folder before the run, made anew (``audit``)."""
@@ -672,6 +670,16 @@ def not_there(what: str, path: Path) -> str:
     """What every face says of an input chosen, then deleted or moved: the
     workspace, the response, the task data."""
     return f"{what} {path} is not there any more (deleted or moved?)"
+
+
+def unreadable(what: str, found: untrusted.Read) -> str:
+    """What every face (a run's start error, p, the response editor) says of
+    an input chosen that a run cannot read: one gone (no name there, not even
+    a link) is not there any more; else what is there instead, which the run
+    cannot read (a link to nothing, a folder, a FIFO, a file past the bound)."""
+    if not os.path.lexists(found.path):
+        return not_there(what, Path(found.path))
+    return f"{what} {found.problem}: the run cannot read it"
 
 
 class StagingError(Exception):
