@@ -246,6 +246,52 @@ async def test_the_editor_over_a_response_file_become_a_link_to_nothing_says_wha
         ], app.notices
 
 
+async def test_the_editor_over_a_put_aside_response_gone_claims_nothing_of_the_runs(tmp_path):
+    """m (Harbor mode) put the case's response.txt aside; it was deleted, then
+    p and the text editor: the notice said "the next run cannot start until
+    you type", yet Harbor mode stages no response and r ran at once. The runs
+    are spoken of only when the file is the chosen response."""
+    from tests.helpers.tasks import make_task
+    from verifier_tui.engine.model import Outcome
+
+    root = make_task(
+        tmp_path / "tasks" / "t", "def verify(workspace, response=None):\n    return 1.0\n", cases={"c": {}}
+    )
+    response = root / "cases" / "c" / "response.txt"
+    response.write_text("an answer\n")
+    app = make_app(root, case="c", watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("m")  # Harbor mode: the case's response put aside
+        await app.wait_for_runs(2)
+        response.unlink()
+        await pilot.press("p", "down", "down", "enter")  # "type plain text in an editor"
+        await pilot.pause()
+        assert isinstance(app.screen, ResponseEditorScreen)
+        notice = app.notices[-1]
+        assert notice.startswith("the response t/cases/c/response.txt is not there any more"), notice
+        assert "run" not in notice, notice
+        await pilot.press("escape")
+        await pilot.pause()
+        await pilot.press("r")  # what the notice would have said cannot happen
+        result = await app.wait_for_runs(3)
+        assert result is not None and result.outcome is not Outcome.COULD_NOT_START, result.outcome_words
+
+
+def test_the_editor_over_a_put_aside_big_response_says_nothing_of_the_runs(tmp_path):
+    """A response.txt past what the editor opens, put aside by m: the notice
+    said "the runs keep the file until you type", of runs that read none."""
+    from verifier_tui.engine.session import response_source
+    from verifier_tui.tui.chooser_options import EDITOR_LIMIT, editor_start
+
+    big = tmp_path / "response.txt"
+    big.write_text("a" * (EDITOR_LIMIT + 1))
+    _, _, aside = editor_start(response_source(big), "text", chosen=False)
+    _, _, chosen = editor_start(response_source(big), "text", chosen=True)
+    assert aside is not None and chosen is not None
+    assert "runs" not in aside and chosen.endswith("the runs keep the file until you type"), (aside, chosen)
+
+
 async def test_the_json_editor_closed_untouched_over_a_big_file_keeps_the_file(tmp_path):
     """A case's response.json over 1 MB, the JSON editor opened empty and
     closed with esc, nothing typed: it said "the typed JSON does not parse

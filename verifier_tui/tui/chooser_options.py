@@ -107,12 +107,14 @@ def task_row_options(session: Session) -> tuple[Rows, str | None]:
     return options, session.task_id
 
 
-#: A file the editor cannot open but the runs read: it stays the response until something is typed.
-_KEPT = ": edit it in your editor; the editor starts empty, and the runs keep the file until you type"
+#: A file the editor cannot open: edited elsewhere. When it is the chosen response, the runs read it until
+#: something is typed.
+_ELSEWHERE = ": edit it in your editor; the editor starts empty"
+_KEPT = ", and the runs keep the file until you type"
 _OTHER = " (or choose another response with p)"
 
 
-def editor_start(current: ResponseSource | None, kind: str) -> tuple[str, str, str | None]:
+def editor_start(current: ResponseSource | None, kind: str, chosen: bool = True) -> tuple[str, str, str | None]:
     """(text, kind, why not) the response editor opens with, from the
     ``current`` response (the one chosen, else the one m put aside: what was
     typed before m is typed on, not lost): a typed response's text, or a
@@ -121,23 +123,27 @@ def editor_start(current: ResponseSource | None, kind: str) -> tuple[str, str, s
     opened in it: the editor shows text as it is (it set the terminal's
     title, cleared the screen). The why-not is the whole notice: what the
     runs do meanwhile differs, a file too big or with escape codes still
-    running, a gone one stopping the next run."""
+    running, a gone one stopping the next run; said only when ``current`` is
+    ``chosen`` (the session's response): one m put aside, the runs do not
+    read (Harbor mode stages no response)."""
     if current is not None and current.path is None:
         return current.text or "", kind, None
     if current is not None and current.path is not None and current.kind == kind:
+        kept = _KEPT if chosen else ""
         found = untrusted.read_bytes(current.path, EDITOR_LIMIT)
         if found.state == "too-big":  # the runs still read it whole: only the editor leaves it
             limit = f"{EDITOR_LIMIT // untrusted.MB} MB"
-            return "", kind, f"{current.path.name} is more than the {limit} the response editor opens{_KEPT}"
+            return "", kind, f"{current.path.name} is more than the {limit} the response editor opens{_ELSEWHERE}{kept}"
         if found.state == "missing":  # gone or a link to nothing: the runs cannot stage it either
             gone = unreadable("the response", found)  # a run's start error and p say the same words
-            return "", kind, f"{gone}: the editor starts empty, and the next run cannot start until you type{_OTHER}"
+            stops = ", and the next run cannot start until you type" if chosen else ""
+            return "", kind, f"{gone}: the editor starts empty{stops}{_OTHER}"
         if found.problem is not None:  # not a file: said, or the empty editor looks like the file
             return "", kind, f"{unreadable('the response', found)}: the editor starts empty{_OTHER}"
         text = found.text()
         untabbed = (text or "").replace("\t", " ")  # a tab is the one control character an editor shows as it is
         if plain_text(untabbed) != untabbed:
-            return "", kind, f"{current.path.name} holds control characters or escape codes{_KEPT}"
+            return "", kind, f"{current.path.name} holds control characters or escape codes{_ELSEWHERE}{kept}"
         return text or "", kind, None
     return "", kind, None
 

@@ -559,7 +559,8 @@ class MainScreen(SizedScreen):
         opens), JSON only once it parses; it stays open, over the top half, until esc."""
         session = self.session
         current = session.response or self._last_response
-        text, kind, why_not = editor_start(current, kind)
+        # what the runs do meanwhile, said only of the chosen response (Harbor mode stages none)
+        text, kind, why_not = editor_start(current, kind, chosen=session.response is current)
         draft = self._json_draft
         if kind == "json" and draft is not None and draft[0] is current:
             text, why_not = draft[1], None  # typed after the last JSON that parsed: not lost on esc
