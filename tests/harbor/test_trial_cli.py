@@ -173,10 +173,12 @@ def test_the_root_cause_of_a_timeout_says_where_the_replay_was_stuck(runs, tmp_p
     assert cause["message"].endswith("the replay, which timed out too, was stuck at tests/verifier.py:4 in verify")
 
 
-def test_an_agent_timeout_followed_by_a_verifier_failure(task, runs, tmp_path, env, elsewhere):
+def agent_timeout_trial(task, runs, tmp_path, said: str):
+    """A trial whose agent timed out (Harbor recorded ``said`` as the
+    exception's message) and whose verifier then wrote no reward."""
     demo = task(verifier=READS_HELLO, toml=SEPARATE)
     message = "No reward file found at jobs/j/demo__aaaaaaa/verifier/reward.txt or ..."
-    trial = sandbox_trial(
+    return sandbox_trial(
         runs / "jobs" / "j",
         demo,
         tmp_path,
@@ -186,9 +188,13 @@ def test_an_agent_timeout_followed_by_a_verifier_failure(task, runs, tmp_path, e
         trial_kwargs=dict(
             agent="claude-code",
             log=harbor_masked_failure_log("demo__aaaaaaa", NOT_FOUND, message),
-            exception=harbor_exception("AgentTimeoutError", "Agent execution timed out after 120.0 seconds"),
+            exception=harbor_exception("AgentTimeoutError", said),
         ),
     )
+
+
+def test_an_agent_timeout_followed_by_a_verifier_failure(task, runs, tmp_path, env, elsewhere):
+    trial = agent_timeout_trial(task, runs, tmp_path, "Agent execution timed out after 120.0 seconds")
     done = tool(env, "run", trial.path, cwd=elsewhere)
     assert "sandbox   RewardFileNotFoundError (from trial.log)" in done.stdout
     assert "the agent failed first: AgentTimeoutError" in done.stdout
@@ -200,21 +206,7 @@ def test_an_agent_failure_without_a_message_is_said_as_its_traceback_does(task, 
     """Harbor records ``str(e)``, empty for ``raise AgentTimeoutError()``: the
     line said ``the agent failed first: AgentTimeoutError: ``, a colon and
     nothing after it, where the traceback ends with ``AgentTimeoutError``."""
-    demo = task(verifier=READS_HELLO, toml=SEPARATE)
-    message = "No reward file found at jobs/j/demo__aaaaaaa/verifier/reward.txt or ..."
-    trial = sandbox_trial(
-        runs / "jobs" / "j",
-        demo,
-        tmp_path,
-        workspace={},
-        mode="separate",
-        capture=True,
-        trial_kwargs=dict(
-            agent="claude-code",
-            log=harbor_masked_failure_log("demo__aaaaaaa", NOT_FOUND, message),
-            exception=harbor_exception("AgentTimeoutError", ""),
-        ),
-    )
+    trial = agent_timeout_trial(task, runs, tmp_path, "")
     done = tool(env, "run", trial.path, cwd=elsewhere)
     assert "the agent failed first: AgentTimeoutError\n" in done.stdout, done.stdout
 

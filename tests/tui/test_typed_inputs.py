@@ -15,6 +15,19 @@ from verifier_tui.tui.screens.picker import PickerScreen
 from verifier_tui.tui.screens.response_editor import EDIT_PAUSE_S, ResponseEditorScreen
 
 
+def answered_task(tmp_path):
+    """A task under ``tasks/t`` whose one case, ``c``, holds a text
+    response, and a verify that takes one: its response.txt."""
+    from tests.helpers.tasks import make_task
+
+    root = make_task(
+        tmp_path / "tasks" / "t", "def verify(workspace, response=None):\n    return 1.0\n", cases={"c": {}}
+    )
+    response = root / "cases" / "c" / "response.txt"
+    response.write_text("an answer\n")
+    return response
+
+
 def typed(app) -> str | None:
     """The response text of the last run that ended (None: it had none)."""
     response = app.finished[-1].response if app.finished else None
@@ -201,12 +214,8 @@ async def test_the_editor_over_a_response_file_gone_says_the_next_run_cannot_sta
     """The case's response.txt deleted, then p and the text editor: the
     notice said "the runs keep the file until you type", of a file that is
     not there: the next run could not start."""
-    from tests.helpers.tasks import make_task
-
-    root = make_task(
-        tmp_path / "tasks" / "t", "def verify(workspace, response=None):\n    return 1.0\n", cases={"c": {}}
-    )
-    (root / "cases" / "c" / "response.txt").write_text("an answer\n")
+    response = answered_task(tmp_path)
+    root = response.parents[2]
     app = make_app(root, case="c", watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_runs(1)
@@ -225,13 +234,8 @@ async def test_the_editor_over_a_response_file_become_a_link_to_nothing_says_wha
     text editor: the notice said it "is not there any more (deleted or
     moved?)" (the link is there), where the run said "response.txt is a link
     to nothing: the run cannot read it" and p "is not a file"."""
-    from tests.helpers.tasks import make_task
-
-    root = make_task(
-        tmp_path / "tasks" / "t", "def verify(workspace, response=None):\n    return 1.0\n", cases={"c": {}}
-    )
-    response = root / "cases" / "c" / "response.txt"
-    response.write_text("an answer\n")
+    response = answered_task(tmp_path)
+    root = response.parents[2]
     app = make_app(root, case="c", watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_runs(1)
@@ -251,14 +255,10 @@ async def test_the_editor_over_a_put_aside_response_gone_claims_nothing_of_the_r
     p and the text editor: the notice said "the next run cannot start until
     you type", yet Harbor mode stages no response and r ran at once. The runs
     are spoken of only when the file is the chosen response."""
-    from tests.helpers.tasks import make_task
     from verifier_tui.engine.model import Outcome
 
-    root = make_task(
-        tmp_path / "tasks" / "t", "def verify(workspace, response=None):\n    return 1.0\n", cases={"c": {}}
-    )
-    response = root / "cases" / "c" / "response.txt"
-    response.write_text("an answer\n")
+    response = answered_task(tmp_path)
+    root = response.parents[2]
     app = make_app(root, case="c", watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_runs(1)
@@ -356,12 +356,8 @@ async def test_a_refused_choice_names_its_path_as_the_screen_does(tmp_path):
     """The case's response.txt gone, then p and "the case's response.txt":
     the refusal named it by its absolute path, where the chooser and the rest
     of the screen name it from the folder the tool was started in."""
-    from tests.helpers.tasks import make_task
-
-    root = make_task(
-        tmp_path / "tasks" / "t", "def verify(workspace, response=None):\n    return 1.0\n", cases={"c": {}}
-    )
-    (root / "cases" / "c" / "response.txt").write_text("an answer\n")
+    response = answered_task(tmp_path)
+    root = response.parents[2]
     app = make_app(root, case="c", watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_runs(1)
