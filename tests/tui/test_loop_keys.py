@@ -60,6 +60,14 @@ def held_copy(monkeypatch) -> HeldCopy:
     return HeldCopy(monkeypatch)
 
 
+async def keep_as(app, pilot, name: str) -> None:
+    """k on the run shown, the case named ``name``, enter."""
+    await pilot.press("k")
+    await pilot.pause()
+    app.screen.query_one(Input).value = name
+    await pilot.press("enter")
+
+
 def marks(app) -> dict[str, str]:
     """Each case's line in the cases list, as shown."""
     cases = app.main.query_one("#cases", OptionList)
@@ -181,10 +189,7 @@ async def test_k_copying_a_big_workspace_leaves_the_screen_alive(example, held_c
     app = make_app(root, case="wrong-text")  # live reload on: a save runs
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_runs(1)
-        await pilot.press("k")
-        await pilot.pause()
-        app.screen.query_one(Input).value = "kept-slowly"
-        await pilot.press("enter")
+        await keep_as(app, pilot, "kept-slowly")
         await wait_for(copying.is_set, "the copy started")
         try:
             report_change(app, [root / "tests" / "verifier.py"])
@@ -206,10 +211,7 @@ async def test_k_while_a_run_is_being_kept_says_so_and_keeps_one_at_a_time(examp
     app = make_app(root, case="wrong-text", watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_runs(1)
-        await pilot.press("k")
-        await pilot.pause()
-        app.screen.query_one(Input).value = "kept"
-        await pilot.press("enter")
+        await keep_as(app, pilot, "kept")
         try:
             await wait_for(copying.is_set, "the copy started")
             await pilot.pause()
@@ -240,10 +242,7 @@ async def test_a_case_of_the_same_name_made_while_k_copies_is_said_in_words(exam
     app = make_app(root, case="wrong-text", watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_runs(1)
-        await pilot.press("k")
-        await pilot.pause()
-        app.screen.query_one(Input).value = "kept"
-        await pilot.press("enter")
+        await keep_as(app, pilot, "kept")
         await wait_for(lambda: "not kept" in widget_text(app, "#status"), "the failure said")
         status = " ".join(widget_text(app, "#status").split())
         assert "the run was not kept as case kept: the task already has a case kept" in status, status
@@ -406,10 +405,7 @@ async def test_q_while_k_copies_says_what_it_waits_for(example, held_copy, capfd
     try:
         async with app.run_test(size=SIZE) as pilot:
             await app.wait_for_runs(1)
-            await pilot.press("k")
-            await pilot.pause()
-            app.screen.query_one(Input).value = "kept"
-            await pilot.press("enter")
+            await keep_as(app, pilot, "kept")
             await wait_for(copying.is_set, "the copy started")
             await pilot.press("q")
     finally:
