@@ -1095,16 +1095,22 @@ def test_a_workspace_deleted_after_it_was_chosen_means_the_run_cannot_start(run,
     assert again.verdict.message.startswith("No reward file: the run could not start, so nothing wrote")
 
 
+def chosen_answer(example, tmp_path, name: str) -> tuple[Path, Session]:
+    """count-errors with ``name`` (answer.txt or answer.json, scoring 1.0)
+    chosen as the response of its case response-txt: the file and the session."""
+    task_dir = example("count-errors")
+    answer = tmp_path / name
+    json_response = task_dir / "cases" / "response-json" / "response.json"
+    answer.write_text(json_response.read_text() if name.endswith(".json") else "3\n")
+    return answer, session_for(task_dir, case="response-txt", response=answer)
+
+
 @pytest.mark.parametrize("name", ["answer.txt", "answer.json"])
 def test_a_response_deleted_after_it_was_chosen_means_the_run_cannot_start(run, example, tmp_path, name):
     """A response file chosen, then deleted: the run was handed the missing
     path and the runner's contract error (exit 2) was the verdict, where a
     deleted workspace is a run that could not start, saying why."""
-    task_dir = example("count-errors")
-    answer = tmp_path / name
-    json_response = task_dir / "cases" / "response-json" / "response.json"
-    answer.write_text(json_response.read_text() if name.endswith(".json") else "3\n")
-    session = session_for(task_dir, case="response-txt", response=answer)
+    answer, session = chosen_answer(example, tmp_path, name)
     with session:
         assert run(session).verdict.rewards == {"reward": 1.0}
         answer.unlink()
@@ -1123,11 +1129,7 @@ def test_a_response_that_became_a_link_to_nothing_is_said_alike_by_the_run_and_b
     now say the same words, and a folder chosen with p says the run cannot read it."""
     from verifier_tui.engine.session import SelectionError
 
-    task_dir = example("count-errors")
-    answer = tmp_path / name
-    json_response = task_dir / "cases" / "response-json" / "response.json"
-    answer.write_text(json_response.read_text() if name.endswith(".json") else "3\n")
-    session = session_for(task_dir, case="response-txt", response=answer)
+    answer, session = chosen_answer(example, tmp_path, name)
     with session:
         assert run(session).verdict.rewards == {"reward": 1.0}
         answer.unlink()
