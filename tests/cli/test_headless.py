@@ -574,7 +574,10 @@ def test_test_reports_an_unusable_expected_json(env, example, tmp_path):
     assert "wrong-text: not run: expected.json is not valid JSON" in done.stdout
     assert "3 passed, 0 failed, 1 with an unusable expected.json" in done.stdout
     suite = ET.parse(junit).getroot()
-    assert suite.get("tests") == "4" and suite.get("errors") == "1" and suite.get("failures") == "0"
+    # a case not run is a failure saying so, as the pytest plugin's report has it
+    assert suite.get("tests") == "4" and suite.get("errors") == "0" and suite.get("failures") == "1"
+    failed = next(case for case in suite.iter("testcase") if case.get("name") == "wrong-text").find("failure")
+    assert failed.get("message").startswith("not run: expected.json is not valid JSON"), failed.get("message")
     data = json.loads(run_tool(env, "test", "--json", task_dir, "--python", PY).stdout)
     assert [i["case"] for i in data["invalid"]] == ["wrong-text"]
     for name in ("correct", "missing-file", "wrong-case"):

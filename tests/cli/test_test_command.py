@@ -290,7 +290,8 @@ def test_case_picks_a_name_with_glob_characters_and_a_case_it_cannot_run(env, tm
     assert done.returncode == 1 and "None" not in done.stderr, done.stderr
     assert "bad-json: not run: expected.json is not valid JSON" in done.stdout
     suite = ET.parse(tmp_path / "j.xml").getroot()
-    assert suite.get("errors") == "1" and [case.get("name") for case in suite.iter("testcase")] == ["bad-json"]
+    assert suite.get("failures") == "1" and [case.get("name") for case in suite.iter("testcase")] == ["bad-json"]
+    assert suite.find("testcase/failure").get("message").startswith("not run: expected.json is not valid JSON")
 
 
 def test_junit_is_written_when_nothing_could_be_tested(env, tmp_path):
