@@ -28,6 +28,19 @@ def answered_task(tmp_path):
     return response
 
 
+async def notices_of_the_text_editor_after(change, response) -> list[str]:
+    """The task of ``response`` run once, then ``change`` made to the file,
+    then p and "type plain text in an editor": the last notice said."""
+    app = make_app(response.parents[2], case="c", watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        change()
+        await pilot.press("p", "down", "down", "enter")  # "type plain text in an editor"
+        await pilot.pause()
+        assert isinstance(app.screen, ResponseEditorScreen)
+        return app.notices[-1:]
+
+
 def typed(app) -> str | None:
     """The response text of the last run that ended (None: it had none)."""
     response = app.finished[-1].response if app.finished else None
@@ -215,18 +228,10 @@ async def test_the_editor_over_a_response_file_gone_says_the_next_run_cannot_sta
     notice said "the runs keep the file until you type", of a file that is
     not there: the next run could not start."""
     response = answered_task(tmp_path)
-    root = response.parents[2]
-    app = make_app(root, case="c", watch=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await app.wait_for_runs(1)
-        (root / "cases" / "c" / "response.txt").unlink()
-        await pilot.press("p", "down", "down", "enter")  # "type plain text in an editor"
-        await pilot.pause()
-        assert isinstance(app.screen, ResponseEditorScreen)
-        assert app.notices[-1:] == [
-            "the response t/cases/c/response.txt is not there any more (deleted or moved?): the editor starts "
-            "empty, and the next run cannot start until you type (or choose another response with p)"
-        ], app.notices
+    assert await notices_of_the_text_editor_after(response.unlink, response) == [
+        "the response t/cases/c/response.txt is not there any more (deleted or moved?): the editor starts "
+        "empty, and the next run cannot start until you type (or choose another response with p)"
+    ]
 
 
 async def test_the_editor_over_a_response_file_become_a_link_to_nothing_says_what_the_run_says(tmp_path):
@@ -235,19 +240,15 @@ async def test_the_editor_over_a_response_file_become_a_link_to_nothing_says_wha
     moved?)" (the link is there), where the run said "response.txt is a link
     to nothing: the run cannot read it" and p "is not a file"."""
     response = answered_task(tmp_path)
-    root = response.parents[2]
-    app = make_app(root, case="c", watch=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await app.wait_for_runs(1)
+
+    def dangle() -> None:
         response.unlink()
         response.symlink_to(tmp_path / "nowhere")
-        await pilot.press("p", "down", "down", "enter")  # "type plain text in an editor"
-        await pilot.pause()
-        assert isinstance(app.screen, ResponseEditorScreen)
-        assert app.notices[-1:] == [
-            "the response response.txt is a link to nothing: the run cannot read it: the editor starts empty, "
-            "and the next run cannot start until you type (or choose another response with p)"
-        ], app.notices
+
+    assert await notices_of_the_text_editor_after(dangle, response) == [
+        "the response response.txt is a link to nothing: the run cannot read it: the editor starts empty, "
+        "and the next run cannot start until you type (or choose another response with p)"
+    ]
 
 
 async def test_the_editor_over_a_put_aside_response_gone_claims_nothing_of_the_runs(tmp_path):
