@@ -9,8 +9,8 @@ import json
 import re
 import shutil
 
-from tests.helpers.commands import run_tool, start_watch, stop
-from tests.helpers.tasks import PY, REPO, make_task
+from tests.helpers.commands import no_traceback, run_tool, start_watch, stop
+from tests.helpers.tasks import PY, REPO, copy_example, make_task, write
 from verifier_tui.cli import OPTIONS
 
 README = (REPO / "README.md").read_text(encoding="utf-8")
@@ -183,3 +183,27 @@ def test_a_reward_key_shows_its_control_characters_as_escapes():
     from verifier_tui.words.run import rewards_text
 
     assert rewards_text({"re\x1b[31mward\x9b2J": 0.5}) == "re\\x1b[31mward\\x9b2J=0.5"
+
+
+def test_an_input_the_user_cannot_read_means_the_run_cannot_start_on_every_face(ordinary_user):
+    """A case's response file, or its task_data.json, there but unreadable
+    (mode 000, run as an ordinary user): it was handed to the runner as it
+    was, whose contract error said the file "does not exist". A deleted one
+    is a run that could not start, saying why; an unreadable one now is too,
+    in the same words on run, ``--json`` and ``test``."""
+    task = copy_example("count-errors", ordinary_user.root / "t")
+    case = task / "cases" / "response-txt"
+    write(case / "task_data.json", "{}")
+    ordinary_user.own(ordinary_user.root)
+    for name, what in (("response.txt", "the response"), ("task_data.json", "the task data")):
+        (case / name).chmod(0)
+        said = f"could not start: {what} {name} cannot be read (Permission denied)"
+        done = ordinary_user.run("run", task, "--case", "response-txt")
+        no_traceback(done)
+        assert said in done.stdout and "contract" not in done.stdout, done.stdout
+        assert done.returncode == 2
+        data = json.loads(ordinary_user.run("run", "--json", task, "--case", "response-txt").stdout)
+        assert (data["outcome"], data["outcome_words"]) == ("could_not_start", said)
+        tested = ordinary_user.run("test", task, "--case", "response-txt")
+        assert said in tested.stdout and tested.returncode == 1, tested.stdout
+        (case / name).chmod(0o644)

@@ -448,8 +448,8 @@ def _stage_response(response: ResponseSource, stage: Stage) -> Path:
         found = untrusted.read_bytes(response.path, RESPONSE_TEXT_LIMIT)
         text = found.text()
         if text is None:
-            stage.refuse(found, "the response")  # gone, a FIFO, too big: the run does not start
-            return response.path  # unreadable: the runner names the file and the problem
+            stage.refuse(found, "the response")  # gone, a FIFO, too big, unreadable: the run does not start
+            return response.path
     else:
         text = response.text or ""
     if response.kind == "json":  # typed JSON: passed exactly as typed

@@ -174,9 +174,8 @@ class Stage:
     def stage_input(self, source: Path, name: str, what: str) -> Path:
         """A copy of one of the user's input files (response, task data) for
         the runner: a verifier that finds the path in ``sys.argv`` and writes
-        it writes the copy. A file that cannot be read is handed over as it
-        is: the runner then names it and the problem. One that is gone, or
-        no longer a file, is this run's start error (see :meth:`refuse`)."""
+        it writes the copy. One that is gone, no longer a file, or cannot be
+        read is this run's start error (see :meth:`refuse`)."""
         target = self.inputs_dir / name
         handle, refused = untrusted.open_regular(source)
         if handle is None:
@@ -209,9 +208,9 @@ class Stage:
         error, said as a deleted workspace is. (Handed to the runner, a
         missing ``--response`` was its exit 2, a "contract error": a fault of
         the tool's call, not of the verifier; a FIFO would hold it for ever.)
-        One that is there but unreadable is left to the runner, which names it."""
-        if refused.state in ("missing", "not-a-file", "too-big"):  # gone, a link to nothing, a FIFO, past the bound
-            self.problem = self.problem or unreadable(what, refused)
+        So is one there but unreadable (mode 000): the runner, handed the
+        user's own path the sandbox does not show, said it "does not exist"."""
+        self.problem = self.problem or unreadable(what, refused)
 
     def plant(self, name: str, data: bytes) -> None:
         """A file in the reward folder before the run, made anew (``audit``)."""
@@ -675,10 +674,13 @@ def not_there(what: str, path: Path) -> str:
 def unreadable(what: str, found: untrusted.Read) -> str:
     """What every face (a run's start error, p, the response editor) says of
     an input chosen that a run cannot read: one gone (no name there, not even
-    a link) is not there any more; else what is there instead, which the run
-    cannot read (a link to nothing, a folder, a FIFO, a file past the bound)."""
+    a link) is not there any more; one the user may not read cannot be read,
+    and why; else what is there instead, which the run cannot read (a link
+    to nothing, a folder, a FIFO, a file past the bound)."""
     if not os.path.lexists(found.path):
         return not_there(what, Path(found.path))
+    if found.state == "unreadable":  # "<name> cannot be read (Permission denied)" says it already
+        return f"{what} {found.problem}"
     return f"{what} {found.problem}: the run cannot read it"
 
 
