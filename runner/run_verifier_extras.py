@@ -32,6 +32,10 @@ from run_verifier import (
     own_frames,
 )
 
+#: Always False: ``typing`` is not imported for its name (this file is compiled
+#: afresh at each start that loads it), but mypy takes any name ``TYPE_CHECKING`` as True.
+TYPE_CHECKING = False
+
 # What only the extras write (--phases-to, --explain-to), they write with
 # modules the verifier never meets: a run asked for them imports what it would without.
 _UNSEEN = {}
@@ -634,7 +638,10 @@ def post_mortem(error):
     task's own code (the verifier or a helper in the tests folder), not in the
     library call it failed inside. A verifier that does not compile has no
     such frame: pdb would open in the runner's own loader, so it is said instead."""
-    pdb = _stdlib("pdb")
+    if TYPE_CHECKING:
+        import pdb  # what mypy checks the subclass below against
+    else:
+        pdb = _stdlib("pdb")  # a module of its own name in tests/ is the verifier's, not pdb
     traceback = _stdlib("traceback")
 
     here = os.path.dirname(os.path.abspath(__file__))  # tests/.ng, where a dataset's verifier is staged too
