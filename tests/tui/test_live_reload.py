@@ -204,6 +204,52 @@ async def test_the_current_case_renamed_on_disk_stays_chosen_under_its_new_name(
         assert "case right" in header and "could not start" not in screen_text(app)
 
 
+def saved_atomically(path, text: str) -> None:
+    """An editor's save: a file beside ``path``, renamed over it (its folder's mtime changes)."""
+    temporary = path.with_name(f".{path.name}.swp")
+    temporary.write_text(text)
+    os.replace(temporary, path)
+
+
+async def test_a_case_renamed_and_saved_in_at_once_stays_chosen(example_on_disk):
+    """``mv cases/correct cases/right`` and a save in it (its expected.json)
+    before the watcher's batch closed: the save changed the folder's mtime, by
+    which (with its inode) a renamed folder is known, and the case was said
+    gone (``case none``, its workspace ``not there any more``)."""
+    root = example_on_disk("hello-file")
+    app = make_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await asyncio.wait_for(app.controller.live.watch_ready.wait(), 10)
+        moved = root / "cases" / "right"
+        (root / "cases" / "correct").rename(moved)
+        saved_atomically(moved / "expected.json", (moved / "expected.json").read_text())
+        await wait_for(lambda: "right" in listed(app), "the renamed case in the cases list")
+        result = await app.wait_for_runs(2)
+        assert app.session.case is not None and app.session.case.name == "right"
+        assert result.case == "right" and result.expected_matched is True
+        await pilot.pause()
+        assert "case right" in widget_text(app, "#header") and "could not start" not in screen_text(app)
+
+
+async def test_a_task_folder_renamed_and_saved_in_at_once_is_followed(example_on_disk):
+    """``mv hello-file hello-world`` and a save of its task.toml before the
+    watcher's batch closed: the task was said gone (``the task could not be
+    re-read``) where a rename alone is followed."""
+    root = example_on_disk("hello-file")
+    app = make_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await asyncio.wait_for(app.controller.live.watch_ready.wait(), 10)
+        moved = root.with_name("hello-world")
+        root.rename(moved)
+        saved_atomically(moved / "task.toml", (moved / "task.toml").read_text())
+        result = await app.wait_for_runs(2)
+        assert app.session.task.root == moved and result.case == "correct" and result.expected_matched is True
+        await pilot.pause()
+        assert "could not be re-read" not in screen_text(app) and "could not start" not in screen_text(app)
+
+
 async def test_the_case_chooser_open_follows_a_case_renamed_on_disk(example):
     """``s`` open, then ``mv cases/wrong-text cases/wrong-words``: the list
     behind it followed, but the chooser kept offering ``wrong-text``, a case

@@ -15,7 +15,9 @@ mixins, which is what the code shape work removed.
 
 from __future__ import annotations
 
+import fcntl
 import os
+import struct
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -620,7 +622,8 @@ class Session:
         for stage in self._all_stages():
             stage.note(change.paths | change.quiet, change.recreated)
         # A file written in the task's or the chosen case's folder changes its mtime, part of what a rename of
-        # it is known by (_folder_identity): the folders still where they were are taken as they are now.
+        # it is known by where the file system has no inode generation (_folder_identity): the folders still
+        # where they were are taken as they are now.
         if self._task_folder is not None and self.task.root.is_dir():
             self._task_folder = _folder_identity(self.task.root)
         if self.case is not None and self._case_folder is not None and self.case.folder.is_dir():
@@ -788,22 +791,40 @@ def _renamed_to(folder: Path, identity: _Identity | None) -> Path | None:
     return None
 
 
-#: A folder's device, inode and mtime (:func:`_folder_identity`).
-_Identity = tuple[int, int, int]
+#: A folder's device, inode and what tells that inode's uses apart (:func:`_folder_identity`).
+_Identity = tuple[int, int, str, int]
+
+#: FS_IOC_GETVERSION, ``_IOR('v', 1, long)`` (linux/fs.h): an inode's generation number.
+_GET_GENERATION = (2 << 30) | (struct.calcsize("l") << 16) | (ord("v") << 8) | 1
 
 
 def _folder_identity(folder: Path) -> _Identity | None:
-    """What tells a folder renamed from another folder: its device, inode and
-    mtime, None once gone. A rename keeps all three (it changes the folder's
-    ctime and its parent's mtime, not its own mtime). The inode alone is not
-    enough: ext4 gives the inode of a folder removed to the next one made
-    (``rm -rf cases/a; mkdir cases/b``, as a git checkout does), which has the
-    mtime of its making and filling."""
+    """What tells a folder renamed from another folder: its device and inode,
+    and its inode's generation, None once gone. A rename keeps all three. The
+    inode alone is not enough: ext4 gives the inode of a folder removed to
+    the next one made (``rm -rf cases/a; mkdir cases/b``, as a git checkout
+    does), with a generation of its own (as NFS tells a file handle gone
+    stale). The folder's mtime, which a rename keeps too, is the stand-in
+    where the file system has no generation (tmpfs, which never reuses an
+    inode at once): a file saved in the folder in the watcher's batch of the
+    rename changes it, and the folder is then said gone, not followed."""
     try:
-        found = folder.stat()
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     except OSError:
-        return None
-    return found.st_dev, found.st_ino, found.st_mtime_ns
+        try:  # a folder that cannot be opened (not readable) is still known by what stat says
+            found = folder.stat()
+        except OSError:
+            return None
+        return found.st_dev, found.st_ino, "mtime", found.st_mtime_ns
+    try:
+        found = os.fstat(fd)
+        try:
+            generation = fcntl.ioctl(fd, _GET_GENERATION, bytes(struct.calcsize("l")))
+        except OSError:
+            return found.st_dev, found.st_ino, "mtime", found.st_mtime_ns
+        return found.st_dev, found.st_ino, "generation", struct.unpack("l", generation)[0]
+    finally:
+        os.close(fd)
 
 
 class Run:
