@@ -457,3 +457,26 @@ def test_vendor_where_tests_ng_is_a_file_says_so_and_writes_nothing(tmp_path, en
         == f"verifier-tui: {task / 'tests' / '.ng'} is a file, not a folder: move it away and vendor again\n"
     )
     assert tree(task) == before
+
+
+def test_vendor_on_what_the_user_cannot_read_says_so(ordinary_user):
+    """Run as an ordinary user: a task folder of mode 000 was "not a task:
+    expected a task folder (...)", of a task; a tests/test.sh of mode 000
+    (the shim, unchanged) was "cannot write tests/test.sh", a file vendor
+    only meant to read. The folder is said unreadable; the file, not known
+    to be the shim, is replaced and kept beside, as one that differs is."""
+    sealed, task = ordinary_user.root / "sealed", ordinary_user.root / "t"
+    for folder in (sealed, task):
+        ordinary_user.run("new", folder, "--no-open")
+    sealed.chmod(0)
+    done = ordinary_user.run("vendor", sealed)
+    no_traceback(done)
+    assert (done.returncode, done.stderr) == (2, f"verifier-tui: {sealed} cannot be read (Permission denied)\n")
+    shim = task / "tests" / "test.sh"
+    shim.chmod(0)
+    done = ordinary_user.run("vendor", task)
+    no_traceback(done)
+    assert done.returncode == 0, done.stderr
+    assert "tests/test.sh: replaced by the runner's shim; the task's own is kept as tests/test.sh.old" in done.stdout
+    assert shim.read_bytes() == SHIM_SOURCE.read_bytes()
+    assert (task / "tests" / "test.sh.old").stat().st_mode & 0o777 == 0  # the task's own, as it was

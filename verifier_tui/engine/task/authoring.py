@@ -205,7 +205,7 @@ def vendor(task: Path, say: Callable[[str], None]) -> None:
         target = task / rel
         wanted = source.read_bytes()
         if target.exists():
-            if target.is_file() and target.stat().st_size == len(wanted) and target.read_bytes() == wanted:
+            if _holds(target, wanted):
                 say(f"{rel}: already {what}, left as it is")
                 continue
             kept = _free_name(target)
@@ -218,12 +218,26 @@ def vendor(task: Path, say: Callable[[str], None]) -> None:
         say("tests/verifier.py does not exist yet: the shim runs it (write a def verify(workspace) there)")
 
 
+def _holds(target: Path, wanted: bytes) -> bool:
+    """Whether ``target`` is a file of exactly ``wanted``'s bytes (read only
+    when it has their size). One the user cannot read is not known to: it is
+    replaced and kept beside, as one that differs is (it said "cannot write" of it)."""
+    try:
+        return target.is_file() and target.stat().st_size == len(wanted) and target.read_bytes() == wanted
+    except OSError:
+        return False
+
+
 def _not_a_task(path: Path) -> str:
     """Why ``path`` is not a folder vendor writes in, naming the task when it lies in one."""
     if not untrusted.present(path):
         return f"{path} does not exist: give the task folder ({TASK_FILES})"
     if not path.is_dir():
         return f"{_what_is(path)}: give the task folder ({TASK_FILES})"
+    try:  # one the user may not read is no folder of nothing: that it holds no task file is not known
+        os.scandir(path).close()
+    except OSError as exc:
+        return f"{path} cannot be read ({exc.strerror or exc})"
     around = path.parent if path.name == "tests" else path.parent.parent if path.parent.name == "cases" else None
     if around is not None and looks_like_task(around):
         return f"{path} is a {'tests/' if path.name == 'tests' else 'case'} folder: vendor its task, {around}"
