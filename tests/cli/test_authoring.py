@@ -159,6 +159,24 @@ def test_new_refuses_a_folder_that_is_not_empty(tmp_path, env):
     assert tree(task) == {"notes.txt": b"mine\n"}
 
 
+@pytest.mark.parametrize("path", ["gone/..", "gone/../t", "plain.txt/../t"])
+def test_new_through_a_folder_that_is_not_there_writes_nothing(tmp_path, env, path):
+    """``new gone/..`` (gone not there): the path named nothing, so it was no
+    folder that "is not empty", and the task's files, each made through
+    ``gone/..`` once ``gone`` was made, went into the folder holding it, among
+    the user's own files (``gone/../t`` made a stray ``gone`` beside ``t``)."""
+    mine = write(tmp_path / "mine" / "plain.txt", "mine\n").parent
+    done = run_tool(env, "new", path, "--no-open", cwd=mine)
+    no_traceback(done)
+    climbed = path.split("/..")[0]
+    assert done.returncode == 2
+    assert done.stderr == (
+        f"verifier-tui: {path} climbs out of {climbed} with '..', and {climbed} is not a folder: "
+        "give the new task's folder by a path without it\n"
+    )
+    assert tree(mine) == {"plain.txt": b"mine\n"} and os.listdir(mine) == ["plain.txt"]
+
+
 def test_new_refuses_a_name_harbor_would_refuse(tmp_path, env):
     done = run_tool(env, "new", tmp_path / "t", "--name", "no-org")
     assert done.returncode == 2 and "org/name" in done.stderr and done.stderr.count("\n") == 1

@@ -138,6 +138,12 @@ def default_name(folder: Path) -> str:
 def new_task(folder: Path, name: str | None = None) -> None:
     """Write a starter task into ``folder`` (absent or empty). Refuses a
     folder that holds anything, one inside a task, and a name Harbor would refuse."""
+    climbed = _climbed_from_nothing(folder)
+    if climbed is not None:
+        raise AuthoringError(
+            f"{folder} climbs out of {climbed} with '..', and {climbed} is not a folder: "
+            "give the new task's folder by a path without it"
+        )
     around = next((p for p in folder.resolve().parents if looks_like_task(p)), None)
     if around is not None:
         raise AuthoringError(
@@ -174,6 +180,18 @@ def new_task(folder: Path, name: str | None = None) -> None:
         # absent or empty: all it holds now is this call's.
         _remove_what_new_wrote(folder, made)
         raise
+
+
+def _climbed_from_nothing(folder: Path) -> Path | None:
+    """The part of ``folder`` before a ``..`` that is no folder (``gone`` of
+    ``gone/..``), or None. Such a path names nothing, so it is no folder that
+    "is not empty"; yet each file written through it, once ``mkdir -p`` made
+    ``gone``, lands in the folder above, among whatever the user keeps there."""
+    parts = folder.parts
+    for index, part in enumerate(parts[1:], 1):
+        if part == ".." and not os.path.isdir(Path(*parts[:index])):
+            return Path(*parts[:index])
+    return None
 
 
 def vendor(task: Path, say: Callable[[str], None]) -> None:
