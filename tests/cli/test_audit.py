@@ -391,3 +391,24 @@ def test_a_folder_the_user_cannot_read_in_a_case_is_said_not_dropped_from_the_pr
         assert "the workspace could not be copied whole: private: Permission denied" in rows[probe], done.stdout
     data = json.loads(ordinary_user.run("audit", "--json", task).stdout)
     assert data["unread"] == [notes[0].removeprefix("note: ")]
+
+
+def test_a_cases_folder_the_user_cannot_read_is_said_not_taken_for_none(ordinary_user):
+    """A task's cases/ of mode 000, run as an ordinary user: audit said the
+    task "has no cases", test "no case with a usable expected.json under
+    .../cases" and run nothing at all, of a folder of cases it could not list."""
+    task = make_task(ordinary_user.root / "tasks" / "t", ANSWER_IS_42, cases={"right": {"answer.txt": "42\n"}})
+    write(task / "cases" / "right" / "expected.json", '{"rewards": {"reward": 1.0}}')
+    ordinary_user.own(ordinary_user.root)
+    (task / "cases").chmod(0)
+    unread = f"{task / 'cases'} cannot be read (Permission denied)"
+    done = ordinary_user.run("audit", task)
+    no_traceback(done)
+    assert (done.returncode, done.stderr) == (
+        2,
+        f"verifier-tui: {unread}: audit compares its probes with a passing case\n",
+    )
+    tested = ordinary_user.run("test", task)
+    assert (tested.returncode, tested.stderr) == (2, f"verifier-tui: no case to test: {unread}\n")
+    ran = ordinary_user.run("run", task)
+    assert f"note: {unread}: no case is listed" in ran.stdout, ran.stdout

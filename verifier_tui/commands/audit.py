@@ -33,7 +33,9 @@ def audit_command(args: argparse.Namespace) -> int:
             return 2
         task = session.task
         if not task.cases:
-            terminal.error(f"{task.name} has no cases: audit compares its probes with a passing case")
+            terminal.error(
+                f"{task.cases_unread or f'{task.name} has no cases'}: audit compares its probes with a passing case"
+            )
             return 2
         unread: list[str] = []  # a case's folder that cannot be read: said, not dropped from the probes
         chosen = probes(task.cases, unread)

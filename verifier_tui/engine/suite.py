@@ -194,7 +194,9 @@ class TaskCases:
         elif not self.cases and not self.invalid:  # (an unusable one is a row of its own, and fails the command)
             cases = task.root / "cases"
             where = cases / self.only[0] if self.only and len(self.only) == 1 else cases
-            if where.is_dir():  # (not "under" a folder that is not there)
+            if task.cases_unread is not None:  # there, but not to be listed: not "no case" under it
+                self.error = f"no case to test: {task.cases_unread}"
+            elif where.is_dir():  # (not "under" a folder that is not there)
                 self.error = f"no case with a usable expected.json under {where}"
             elif cases.is_dir():  # the case folder named was there when the command began
                 self.error = f"no case to test: {where} is not there any more"

@@ -65,8 +65,11 @@ def case_order(name: str) -> tuple[tuple[str | tuple[int, str], ...], str]:
     return tuple((int(p), p) if i % 2 else p.casefold() for i, p in enumerate(parts)), name
 
 
-def find_cases(task_root: Path, tests_dir: Path | None = None, rows: TaskRows | None = None) -> list[Case]:
-    """Every case folder under ``<task_root>/cases`` (:func:`is_case_folder`), in :func:`case_order`."""
+def find_cases(
+    task_root: Path, tests_dir: Path | None = None, rows: TaskRows | None = None, unread: list[str] | None = None
+) -> list[Case]:
+    """Every case folder under ``<task_root>/cases`` (:func:`is_case_folder`), in :func:`case_order`.
+    A ``cases/`` that cannot be listed (mode 000) has none; why is added to ``unread``."""
     folder = task_root / "cases"
     if not folder.is_dir():
         return []
@@ -76,7 +79,9 @@ def find_cases(task_root: Path, tests_dir: Path | None = None, rows: TaskRows | 
     cases = []
     try:
         entries = sorted((p for p in folder.iterdir() if is_case_folder(p)), key=lambda p: case_order(p.name))
-    except OSError:
+    except OSError as exc:
+        if unread is not None:
+            unread.append(f"{folder} cannot be read ({exc.strerror or exc})")
         return []
     for entry in entries:
         cases.append(load_case(entry, fallbacks, rows))

@@ -72,6 +72,9 @@ class Task:
     own_runner: OwnRunner | None = None  # tests/.ng/run_verifier.py, as a published task ships it
     own_nemo_gym: Path | None = None  # tests/.ng/nemo_gym, vendored by NeMo Gym's publish step
     rows: TaskRows | None = None  # tasks.jsonl of a parameterized task
+    cases_unread: str | None = None
+    """Why ``cases/``, there, could not be listed (``.../cases cannot be read
+    (Permission denied)``): the task has cases, not none, and every face says so."""
 
     @property
     def name(self) -> str:
@@ -94,6 +97,8 @@ class Task:
         out = list(self.config.problems)
         if self.rows is not None:
             out += [Advice(f"{self.rows.path.name}: ", p) for p in self.rows.problems]
+        if self.cases_unread is not None:
+            out.append(f"{self.cases_unread}: no case is listed")
         return out
 
 
@@ -247,7 +252,8 @@ def resolve(path: Path | str | Target) -> Task:
         # decides, and says what is wrong as it would in the sandbox.
         verifiers.append(shims_file)
     rows = task_rows(root)
-    cases = find_cases(root, tests_dir, rows)
+    unread: list[str] = []
+    cases = find_cases(root, tests_dir, rows, unread)
     return Task(
         root=root,
         tests_dir=tests_dir,
@@ -264,6 +270,7 @@ def resolve(path: Path | str | Target) -> Task:
         own_runner=task_runner(tests_dir, runner_path),
         own_nemo_gym=task_nemo_gym(tests_dir),
         rows=rows,
+        cases_unread=unread[0] if unread else None,
     )
 
 
