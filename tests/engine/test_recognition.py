@@ -385,6 +385,23 @@ def test_a_single_file_runner_knows_the_flags_it_names(tmp_path):
     assert not own.knows_phases_to
 
 
+def test_a_runner_behind_a_link_out_of_the_tests_folder_is_not_the_tasks_own(tmp_path):
+    """``tests/.ng`` a link to a folder outside the task, holding a runner: the
+    staged tests/ left the link out ("skipped .ng: it links outside its
+    folder"), yet the runner behind it was read, said to be what the sandbox
+    runs, and ``--runner task`` ran that file of the user's from outside the task."""
+    task_dir = make_task(tmp_path / "t")
+    write(tmp_path / "elsewhere" / "run_verifier.py", OWN_RUNNER)
+    (task_dir / "tests" / ".ng").symlink_to(tmp_path / "elsewhere")
+    assert resolve(task_dir).own_runner is None
+    with pytest.raises(SelectionError, match="ships no runner of its own"):
+        Session(task_dir, Options(python=PY, runner="task"))
+    with Session(task_dir, Options(python=PY)) as session:
+        assert not any("ships its own runner" in n for n in session.notices())
+        result = run(session)
+    assert result.verdict.rewards == {"reward": 1.0} and "the task's own runner ran" not in result.stdout.text
+
+
 NEEDS_GYM = """\
 from nemo_gym.verifiers.helpers import VALUE
 
