@@ -498,3 +498,22 @@ def test_vendor_on_what_the_user_cannot_read_says_so(ordinary_user):
     assert "tests/test.sh: replaced by the runner's shim; the task's own is kept as tests/test.sh.old" in done.stdout
     assert shim.read_bytes() == SHIM_SOURCE.read_bytes()
     assert (task / "tests" / "test.sh.old").stat().st_mode & 0o777 == 0  # the task's own, as it was
+
+
+def test_new_into_a_folder_the_user_cannot_read_says_so(ordinary_user):
+    """``new FOLDER``, an empty folder the user may write but not list (mode
+    333), run as an ordinary user: it said "cannot write FOLDER: Permission
+    denied" of a folder it could write, and only failed to look into."""
+    folder = ordinary_user.root / "unlisted"
+    folder.mkdir()
+    ordinary_user.own(ordinary_user.root)
+    folder.chmod(0o333)
+    done = ordinary_user.run("new", folder, "--no-open")
+    no_traceback(done)
+    assert (done.returncode, done.stderr) == (
+        2,
+        f"verifier-tui: {folder} cannot be read (Permission denied): "
+        "new writes a task only into a new folder or one it sees is empty\n",
+    )
+    folder.chmod(0o755)
+    assert os.listdir(folder) == []

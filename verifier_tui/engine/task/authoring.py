@@ -160,7 +160,14 @@ def new_task(folder: Path, name: str | None = None) -> None:
     if folder.exists() or folder.is_symlink():
         if not folder.is_dir():
             raise AuthoringError(f"{_what_is(folder)}: new writes a task into a new or empty folder")
-        if any(folder.iterdir()):
+        try:
+            holds = any(folder.iterdir())
+        except OSError as exc:  # a folder it may write but not list (mode 333): a read failed, not a write
+            raise AuthoringError(
+                f"{folder} cannot be read ({exc.strerror or exc}): "
+                "new writes a task only into a new folder or one it sees is empty"
+            ) from None
+        if holds:
             raise AuthoringError(f"{folder} is not empty: new writes a task only into a new or empty folder")
     made = _first_missing(folder)
     try:
