@@ -954,6 +954,10 @@ BAD_INPUT = [
     (["explain", "{tmp}/no-verifier"], "no verifier found"),
     (["watch", "{tmp}/no-verifier"], "no verifier found"),
     (["run", "{tmp}/trial"], "Harbor trial"),
+    # a link to nothing was said to "not exist", as if no name were there (new and vendor said what it is)
+    (["run", "{tmp}/gone"], "gone is a link to nowhere, which does not exist"),
+    (["test", "{tmp}/gone"], "gone is a link to nowhere, which does not exist"),
+    (["audit", "{tmp}/gone"], "gone is a link to nowhere, which does not exist"),
 ]
 
 
@@ -965,6 +969,7 @@ def test_bad_input_gives_one_clear_line(env, example, tmp_path, args, words):
     (tmp_path / "trial").mkdir()
     (tmp_path / "trial" / "config.json").write_text("{}")
     (tmp_path / "trial" / "result.json").write_text("{}")
+    (tmp_path / "gone").symlink_to("nowhere")
     argv = [a.format(tmp=tmp_path, task=task_dir, examples=EXAMPLES) for a in args]
     done = run_tool(env, *argv)
     assert done.returncode == 2, (done.stdout, done.stderr)

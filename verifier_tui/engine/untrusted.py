@@ -212,6 +212,15 @@ def link_words(name: str, target: str) -> str:
     return f"{name} is a link to {target}"
 
 
+def not_there_words(path: Path | str) -> str:
+    """``PATH does not exist``; of a link to nothing, where it points: the
+    name is there, and the user looking for it finds it."""
+    try:
+        return f"{link_words(str(path), harmless(os.readlink(path)))}, which does not exist"
+    except OSError:  # no link (nothing at all there)
+        return f"{path} does not exist"
+
+
 def harmless(text: str, limit: int = TARGET_CHARS) -> str:
     """A name from elsewhere (a link's target) as it can be shown: what would
     act on a terminal or reorder the line (escape codes, newlines, bidi

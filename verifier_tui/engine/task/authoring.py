@@ -273,7 +273,7 @@ def _what_is(path: Path) -> str:
     """``PATH is ...``, for what is there and is no folder: a link to nothing
     or a FIFO is not "a file", and a link to nothing does not "exist"."""
     if not path.exists():
-        return f"{untrusted.link_words(str(path), untrusted.harmless(os.readlink(path)))}, which does not exist"
+        return untrusted.not_there_words(path)
     mode = path.stat().st_mode
     return f"{path} is {'a file' if stat.S_ISREG(mode) else untrusted.kind(mode)}"
 

@@ -96,7 +96,7 @@ def _existing(path: Path | str) -> Path | Target:
         return Target("missing", Path(str(path)), why=f"an empty path: give {EXPECTED_PATHS}")
     named = Path(path).expanduser()
     if not named.exists():
-        return Target("missing", named, why=f"{named} does not exist")
+        return Target("missing", named, why=untrusted.not_there_words(named))
     return Path(os.path.abspath(named))  # "tests/.." is the task's folder, named by its own name
 
 
