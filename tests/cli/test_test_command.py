@@ -152,7 +152,7 @@ def test_a_task_below_that_cannot_be_tested_fails_the_run_and_the_others_still_r
     assert done.returncode == 1
     no_traceback(done)
     assert "!  not tested: no verifier found for no-verifier" in done.stdout
-    assert "3 passed, 0 failed, 1 task not tested (2 tasks)" in done.stdout
+    assert "3 passed, 0 failed, 1 task not tested, 1 case not run (2 tasks)" in done.stdout
     data = json.loads(run_tool(env, "test", "--json", folder, "--python", PY).stdout)
     assert [e["task"] for e in data["errors"]] == ["no-verifier"] and data["passed"] == 3
 

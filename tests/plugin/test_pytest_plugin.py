@@ -950,6 +950,30 @@ def test_test_junit_and_the_plugin_list_the_same_tests_for_a_task_without_a_veri
     assert by_test["correct"][1].startswith("not run: no verifier found for hello-file"), by_test
 
 
+def test_test_text_counts_the_cases_of_a_task_without_a_verifier_as_junit_and_the_plugin_do(pytester, tasks, env):
+    """A task with no verifier and four cases, one without expected.json:
+    ``test``'s text said one line, ``! not tested: no verifier found ...``,
+    and counted one task, while ``test --junit`` and the plugin list three
+    cases not run and one not judged. The text now lists each case too, the
+    reason said once, and its summary counts the same tests; alone too
+    (nothing could run: the lines on stderr), where the text was one line."""
+    task = tasks / "hello-file"
+    (task / "tests" / "verifier.py").unlink()
+    (task / "cases" / "wrong-text" / "expected.json").unlink()
+    run(pytester, "--verifier-cases", "tasks", f"--junitxml={pytester.path / 'p.xml'}")
+    not_run = {n for n, (tag, _m) in _hello_file_tests(pytester.path / "p.xml").items() if tag == "failure"}
+    assert not_run == {"correct", "missing-file", "wrong-case"}
+
+    for target in (tasks, task):  # beside tasks that run, and alone
+        done = run_tool(env, "test", target, "--python", PY, "--junit", pytester.path / "t.xml")
+        text = (done.stdout + done.stderr).splitlines()
+        assert sum("no verifier found for hello-file" in line for line in text) == 1, text  # the reason, once
+        listed = {n for n in not_run if any(line.endswith(f"{n}: not run (its task is not tested)") for line in text)}
+        assert listed == not_run, text
+        assert target == task or "1 task not tested, 3 cases not run" in text[-1], text  # alone: no summary
+        assert {n for n, (tag, _m) in _hello_file_tests(pytester.path / "t.xml").items() if tag == "failure"} == not_run
+
+
 def _hello_file_tests(report):
     """{case: (tag, message)} of hello-file's test cases in a JUnit report:
     how each was reported (error, failure, skipped) and its message."""

@@ -204,6 +204,8 @@ def _nothing_to_test(
     the tasks found ``without`` a case are said too, as when some case runs."""
     for group in groups:
         terminal.error(f"{'' if len(groups) == 1 else group.name + ': '}{group.error}")
+        for line in report.cases_not_run(group):
+            terminal.error(line if len(groups) == 1 else f"{group.name}: {line}")
     for task in without:
         terminal.error(report.without_case(task))
     if args.junit and not report.output_file_problem("--junit", args.junit, own):

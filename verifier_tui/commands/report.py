@@ -384,6 +384,7 @@ def group_lines(group: Any, results: list[RunResult]) -> list[str]:
     out += [f"note: {one_line(notice)}" for notice in notices if notice != said_last]
     if group.error is not None:
         out.append(f"!  not tested: {group.error}")
+        out += [f"!  {line}" for line in cases_not_run(group)]
     if results:
         rows = [("", "case", "expected", "actual", "time")]
         for result in results:
@@ -470,6 +471,9 @@ def test_lines(
     errors = sum(1 for group, _results in ran if group.error is not None)
     if errors:
         summary += f", {errors} task{'s' if errors > 1 else ''} not tested"
+        # the tests JUnit and the plugin count for them: each case listed, else the task itself
+        not_run = sum(len(group.cases) for group, _results in ran if group.error is not None)
+        summary += f", {not_run} case{'s' if not_run > 1 else ''} not run" if not_run else ""
     not_judged = sum(len(group.not_judged) for group, _results in ran)
     if not_judged:
         summary += f", {not_judged} not judged"
@@ -482,6 +486,15 @@ def test_lines(
     out.append(summary + (f" ({len(ran)} tasks)" if len(ran) > 1 else ""))
     warning = copy_warning(ran)
     return out + ([warning] if warning else [])
+
+
+def cases_not_run(group: Any) -> list[str]:
+    """A task that cannot be tested (no verifier): each of its cases, not
+    run, its reason said once on the task's line. ``test --junit`` and the
+    pytest plugin count each as a test not run; the text listed none."""
+    if group.error is None:
+        return []
+    return [f"{one_line(case.name)}: not run (its task is not tested)" for case in group.cases]
 
 
 def without_case(task: Path) -> str:
