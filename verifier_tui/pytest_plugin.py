@@ -574,8 +574,6 @@ class VerifierCase(pytest.Item):
         group = self.group
         if self.problem is not None or group.error is not None or group.session is None:
             return  # not run, or a trial (replays stay cold)
-        if group.session.task.config.refused:
-            return  # not run either (runtest)
         try:
             group.start_ahead(self.case)
         except OSError:
@@ -588,9 +586,6 @@ class VerifierCase(pytest.Item):
             raise CaseNotRun(not_run(self.problem))
         if self.group.error is not None:
             raise CaseNotRun(not_run(said(self.group.error)))
-        refused = self.group.session.task.config.refused if self.group.session is not None else None
-        if refused:  # as `verifier-tui test`: whatever the case does, Harbor would not run it
-            raise CaseNotRun(f"Harbor would refuse this task: {refused}")
         from verifier_tui.engine.suite import NotReplayed
 
         outcome = self.group.run(self.case, trigger="pytest")

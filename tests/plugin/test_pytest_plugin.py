@@ -974,6 +974,28 @@ def test_test_text_counts_the_cases_of_a_task_without_a_verifier_as_junit_and_th
         assert {n for n, (tag, _m) in _hello_file_tests(pytester.path / "t.xml").items() if tag == "failure"} == not_run
 
 
+def test_test_and_the_plugin_say_alike_that_no_case_of_a_task_harbor_would_refuse_ran(pytester, tasks, env):
+    """A task whose task.toml Harbor 0.26 would not load (``version = 1``):
+    ``test --junit`` reported its cases passed beside a ``task.toml`` error,
+    and ``test``'s rows passed them, while the plugin failed each. Harbor
+    would run none of them: every face now says each case was not run, why
+    once, and ``test`` exits 2 (nothing ran to pass)."""
+    task = tasks / "hello-file"
+    (task / "task.toml").write_text("version = 1\n")
+    run(pytester, "--verifier-cases", "tasks", f"--junitxml={pytester.path / 'p.xml'}")
+    done = run_tool(env, "test", tasks, "--python", PY, "--junit", pytester.path / "t.xml")
+    by_pytest, by_test = _hello_file_tests(pytester.path / "p.xml"), _hello_file_tests(pytester.path / "t.xml")
+    assert by_test == by_pytest, (by_test, by_pytest)
+    assert set(by_test) == {"correct", "missing-file", "wrong-case", "wrong-text"}, by_test
+    refused = "not run: Harbor would refuse this task: version = 1 is not a string"
+    assert all(tag == "failure" and m.startswith(refused) for tag, m in by_test.values()), by_test
+    text = done.stdout.splitlines()
+    assert done.returncode == 2 and sum("version = 1 is not a string" in line for line in text) == 1, done.stdout
+    assert sum(line.endswith(": not run (its task is not tested)") for line in text) == 4, done.stdout
+    assert not any(line.startswith("✓") and "wrong-case" in line for line in text), done.stdout
+    assert "1 task not tested, 4 cases not run" in text[-1], done.stdout
+
+
 def _hello_file_tests(report):
     """{case: (tag, message)} of hello-file's test cases in a JUnit report:
     how each was reported (error, failure, skipped) and its message."""

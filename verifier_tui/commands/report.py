@@ -378,10 +378,10 @@ def group_lines(group: Any, results: list[RunResult]) -> list[str]:
     preload = preload_words(session) if session and session.warm is not None else None  # held runs only
     out.append(f"task {one_line(group.name)}{verifier}" + (f" · {preload}" if preload else ""))
     # What every case of the task ran with (a task.toml not read: its defaults), and what the sandbox
-    # would run instead of this verifier (cases passing here may score nothing there); a refusal is said last
-    said_last = f"Harbor would refuse this task: {refused(group)}"
+    # would run instead of this verifier (cases passing here may score nothing there); but the task's
+    # error, said next (a task.toml Harbor would refuse, which runs none of its cases)
     notices = [*session.task.notices(), *verifier_notices(session.task, session.verifier)] if session else []
-    out += [f"note: {one_line(notice)}" for notice in notices if notice != said_last]
+    out += [f"note: {one_line(notice)}" for notice in notices if notice != group.error]
     if group.error is not None:
         out.append(f"!  not tested: {group.error}")
         out += [f"!  {line}" for line in cases_not_run(group)]
@@ -419,8 +419,6 @@ def group_lines(group: Any, results: list[RunResult]) -> list[str]:
             out.append(
                 result.stderr.tail[-2000:].rstrip() if result.stderr.truncated else result.stderr.text[-2000:].rstrip()
             )
-    if refused(group):
-        out.append(said_last)
     gives_up = session.harbor_gives_up_s if session else None
     if gives_up is not None and results:
         out.append(f"Harbor would stop every case's verifier before it runs: task.toml's timeout_sec is {gives_up:g}")
@@ -477,9 +475,6 @@ def test_lines(
     not_judged = sum(len(group.not_judged) for group, _results in ran)
     if not_judged:
         summary += f", {not_judged} not judged"
-    refusing = sum(1 for group, _results in ran if refused(group))
-    if refusing:  # its cases passed here, but Harbor would run none of them (the plugin fails each)
-        summary += f", {refusing} task{'s' if refusing > 1 else ''} Harbor would refuse"
     from verifier_tui.engine.suite import without_cases_counted
 
     summary += "".join(f", {counted}" for counted in without_cases_counted(without))
@@ -543,11 +538,6 @@ def junit_cases(ran: list[tuple[Any, list[RunResult]]], without: Sequence[Path] 
         for case in g.cases
     ]
     out += [JunitCase(p.name, "(task)", "0", skipped=not_tested(p)) for p in without]  # the plugin's words too
-    out += [
-        JunitCase(g.name, "task.toml", "0", error=f"Harbor would refuse this task: {refused(g)}")
-        for g, _rs in ran
-        if refused(g)
-    ]
     # In the words of test's own row and of the plugin's report of the same case (a CI moving from one to
     # the other sees the same tests): an unusable expected.json is "not run: ...", and a case no
     # expected.json judges a skipped test (it was left out of the report, though the text lists it).

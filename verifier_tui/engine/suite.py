@@ -202,6 +202,10 @@ class TaskCases:
                 self.error = f"no case to test: {where} is not there any more"
             else:
                 self.error = f"no case to test: {task.root} has no cases folder; {MAKE_A_CASE}"
+        elif task.config.refused is not None:
+            # Harbor would not load the task, so it would run none of its cases: none is run, nor said to pass
+            # (test's rows passed them while JUnit added an error); every report says each case was not run
+            self.error = f"Harbor would refuse this task: {task.config.refused}"
 
     def start_ahead(self, case: Case) -> None:
         """Start ``case``'s run now, held, for a blocking :meth:`run` to come
