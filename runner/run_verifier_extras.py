@@ -104,10 +104,13 @@ def stopped(opts, state, phase, exit_code, problem, error, details):
         write_explain(state, opts["explain_to"])
     if opts["phases_to"] is not None:
         line = dict(details, exit=exit_code)
-        if problem is not None:
-            line["problem"] = problem
+        # One failure, said once: what the verifier raised (exit 1, a traceback on stderr), else the
+        # problem (exit 2, its one line on stderr). verify's lookup or signature raising has both; its
+        # problem, which only repeats the error's message, stays --explain's.
         if error is not None:
             line["error"] = error
+        elif problem is not None:
+            line["problem"] = problem
         write_phase(opts["phases_to"], phase, "failed", line)
 
 

@@ -145,6 +145,24 @@ FAILURES = {
         "error",
     ),
     "bad-return": ("def verify(workspace):\n    return 'yes'\n", [], "reward_written", 2, "problem"),
+    # The verifier's own code raising as verify is looked up (a module __getattr__) or its signature read
+    "verify-lookup-raises": (
+        "def __getattr__(name):\n    raise ValueError('no verify yet')\n",
+        [],
+        "arguments_bound",
+        1,
+        "error",
+    ),
+    "signature-raises": (
+        "class Verify:\n"
+        "    def __call__(self, workspace):\n        return 1.0\n"
+        "    @property\n    def __signature__(self):\n        return 1 / 0\n"
+        "verify = Verify()\n",
+        [],
+        "arguments_bound",
+        1,
+        "error",
+    ),
 }
 
 
@@ -175,6 +193,9 @@ def test_a_failing_run_stops_at_its_phase_and_says_why(sandbox, case):
         expected.insert(expected.index("verify_called"), "verify_called")
     assert reached == expected
     assert all(line["status"] in ("ok", "started") for line in lines[:-1])
+    # One failure, said once: `problem` (exit 2's line on stderr) or `error` (what the verifier raised,
+    # exit 1), never both (a verify whose lookup raised had both)
+    assert ("problem" in last) != ("error" in last), last
     if field == "problem":
         assert last["problem"] in result.stderr and len(result.stderr_lines) == 1
     elif field == "problems":
