@@ -12,9 +12,11 @@ import signal
 import subprocess
 import time
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pytest
 
+from tests.harbor.job_copies import genuine_trial
 from tests.helpers.commands import JSON_DOC, TOOL, documented_fields, no_traceback, run_tool, start_watch, stop
 from tests.helpers.harbor import (
     SEPARATE,
@@ -1033,3 +1035,32 @@ def test_watch_a_trial_replays_again_once_its_verifier_is_back(task, runs, tmp_p
         code, stderr = stop(proc)
     assert code == 0 and "Traceback" not in stderr, stderr
     assert " differ " in later and "replay 0.0" in later, later
+
+
+def _cut_short(trial: Path) -> None:
+    result = trial / "result.json"
+    result.write_text(result.read_text()[:200])
+
+
+def _linked(trial: Path) -> None:
+    result = trial / "result.json"
+    result.rename(trial.parent / "elsewhere.json")
+    result.symlink_to(trial.parent / "elsewhere.json")
+
+
+@pytest.mark.parametrize("spoil", [_cut_short, _linked], ids=["cut-short", "a-link"])
+def test_explain_a_trial_says_where_the_sandboxs_verdict_was_read_as_run_does(real, env, tmp_path, spoil):
+    """A trial whose result.json was cut short (Harbor stopped while writing
+    it) or is a link: ``run TRIAL`` says its sandbox verdict came from
+    exception.txt or the reward files, and that result.json was not read;
+    ``explain TRIAL`` said the same verdict bare, as if recorded, and no word
+    of result.json."""
+    trial = genuine_trial(real, "nop-fail")
+    spoil(trial)
+    ran, explained = (run_tool(env, command, trial, cwd=tmp_path) for command in ("run", "explain"))
+    no_traceback(ran)
+    no_traceback(explained)
+    sandbox = next(line for line in ran.stdout.splitlines() if line.startswith("sandbox "))
+    assert "(from " in sandbox and sandbox in explained.stdout.splitlines(), (sandbox, explained.stdout)
+    notes = [line.strip() for line in ran.stdout.splitlines() if "note: result.json" in line]
+    assert notes and all(note in explained.stdout for note in notes), (notes, explained.stdout)

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from verifier_tui.engine.harbor.folders import Job, Trial, TrialRef
     from verifier_tui.engine.harbor.replay import StandIn
     from verifier_tui.engine.harbor.trial_session import Replayed, TrialSession
+    from verifier_tui.engine.harbor.walkthrough import TrialWalkthrough
     from verifier_tui.engine.suite import JobTrials, NotReplayed
 
 TRIAL_ONLY = ("trial", "step", "task", "stand_in")
@@ -362,7 +363,6 @@ def print_walkthrough(opened: TrialSession, replayed: Replayed, word: Callable[[
         replay_words,
         task_words,
         trial_header,
-        verdict_words,
         workspace_words,
     )
 
@@ -374,12 +374,8 @@ def print_walkthrough(opened: TrialSession, replayed: Replayed, word: Callable[[
     terminal.say("")
     for line in cause_lines(replayed.cause):
         terminal.say(line)
-    where = f" (from {side.verdict.source})" if side.verdict.source not in ("none", None) else ""
-    terminal.say(f"sandbox   {verdict_words(side.verdict)}{where}")
-    if side.disagreement:
-        terminal.say(f"          note: {side.disagreement}")
-    if side.failure is not None:
-        terminal.say(f"          failed at {side.failure.local_path or side.failure.sandbox_path}:{side.failure.line}")
+    for line in sandbox_lines(walk):
+        terminal.say(line)
     if replayed.local is None:
         terminal.say(f"replay    none: {word(replayed.skipped or '')}")
         terminal.say("agreement not known without a replay")
@@ -403,7 +399,7 @@ def print_walkthrough(opened: TrialSession, replayed: Replayed, word: Callable[[
     terminal.say("facts:")
     for fact in walk.facts.sentences():
         terminal.say(f"  {fact}")
-    for note in [*walk.notes, *walk.trial.absent, *(replayed.local.notices if replayed.local else [])]:
+    for note in [*trial_notes(walk), *(replayed.local.notices if replayed.local else [])]:
         terminal.say(f"  note: {one_line(word(note))}")
     terminal.say(f"── sandbox: verifier/test-stdout.txt {'─' * 30}")
     terminal.out(side.output_shown)
@@ -412,6 +408,29 @@ def print_walkthrough(opened: TrialSession, replayed: Replayed, word: Callable[[
             if captured.text.strip():
                 terminal.say(f"── replay: {name} {'─' * 40}")
                 terminal.out(captured.text.rstrip("\n"))
+
+
+def sandbox_lines(walk: TrialWalkthrough) -> list[str]:
+    """What the sandbox scored, where that was read from (result.json, or
+    exception.txt and the reward files when result.json could not be read),
+    whether the reward files tell another story, and where it failed: said
+    alike by ``run TRIAL`` and ``explain TRIAL``."""
+    from verifier_tui.words.trial import verdict_words
+
+    side = walk.sandbox
+    where = f" (from {side.verdict.source})" if side.verdict.source not in ("none", None) else ""
+    out = [f"sandbox   {verdict_words(side.verdict)}{where}"]
+    if side.disagreement:
+        out.append(f"          note: {side.disagreement}")
+    if side.failure is not None:
+        out.append(f"          failed at {side.failure.local_path or side.failure.sandbox_path}:{side.failure.line}")
+    return out
+
+
+def trial_notes(walk: TrialWalkthrough) -> list[str]:
+    """The notes on the trial's own files (result.json cut short or a link,
+    a file missing), which ``run TRIAL`` and ``explain TRIAL`` both say."""
+    return [*walk.notes, *walk.trial.absent]
 
 
 def print_phases(opened: TrialSession, replayed: Replayed, word: Callable[[str], str] = str) -> None:
@@ -476,7 +495,6 @@ def explain_command(args: argparse.Namespace) -> int:
             cause_lines,
             task_words,
             trial_header,
-            verdict_words,
         )
 
         walk = opened.walk
@@ -485,12 +503,15 @@ def explain_command(args: argparse.Namespace) -> int:
             terminal.say(f"  {line}")
         for line in cause_lines(walk.cause):
             terminal.say(line)
-        terminal.say(f"sandbox   {verdict_words(walk.sandbox.verdict)}")
+        for line in sandbox_lines(walk):  # (a verdict read from elsewhere than result.json was said bare)
+            terminal.say(line)
         for phase in walk.sandbox.phases.phases:
             terminal.say(f"  {PHASE_MARKS[phase.status]} {phase.label:<28}{phase.detail}")
         terminal.say(f"  {walk.sandbox.phases.explanation}")
         if walk.sandbox.phases.advice:
             terminal.say(f"  try: {walk.sandbox.phases.advice}")
+        for note in trial_notes(walk):
+            terminal.say(f"  note: {one_line(note)}")
         if explain is None:
             assert opened.last is not None  # to_json() compared the sides
             terminal.say(f"replay    {agreement_words(opened.last.agreement, opened.skipped)[1]}")
