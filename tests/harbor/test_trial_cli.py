@@ -1064,3 +1064,29 @@ def test_explain_a_trial_says_where_the_sandboxs_verdict_was_read_as_run_does(re
     assert "(from " in sandbox and sandbox in explained.stdout.splitlines(), (sandbox, explained.stdout)
     notes = [line.strip() for line in ran.stdout.splitlines() if "note: result.json" in line]
     assert notes and all(note in explained.stdout for note in notes), (notes, explained.stdout)
+
+
+def _reward_rewritten(trial: Path) -> None:
+    (trial / "verifier" / "reward.txt").write_text("0.0")
+
+
+@pytest.mark.parametrize("spoil", [_cut_short, _reward_rewritten], ids=["cut-short", "reward-rewritten"])
+def test_watch_a_trial_says_the_sandboxs_verdict_as_run_does(real, env, tmp_path, spoil):
+    """A trial whose result.json was cut short, or whose reward file no longer
+    says what result.json recorded: ``run TRIAL`` says so (a note on
+    result.json, a note that the reward files now give 0.0), but ``watch
+    TRIAL``'s header said only ``sandbox: not finished`` or ``sandbox: 1.0``."""
+    trial = genuine_trial(real, "separate-mode")  # /app captured: there is a replay to watch
+    spoil(trial)
+    ran = run_tool(env, "run", trial, cwd=tmp_path)
+    said = [line.strip() for line in ran.stdout.splitlines() if line.startswith(("sandbox ", "  note: result.json"))]
+    said += [line.strip() for line in ran.stdout.splitlines() if "note: the reward files now give" in line]
+    proc, reader = start_watch(env, trial, cwd=tmp_path)
+    try:
+        header = []
+        while not (line := reader.next()).startswith("#1 "):
+            header.append(line.strip())
+    finally:
+        code, stderr = stop(proc)
+    assert code == 0 and "Traceback" not in stderr, stderr
+    assert len(said) == 2 and all(line in header for line in said), (said, header)

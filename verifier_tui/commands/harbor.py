@@ -805,11 +805,19 @@ def watch_command(args: argparse.Namespace) -> int:
         if opened.session is None:
             return _fail(f"nothing to replay, so nothing to watch: {opened.skipped}")
         if not args.json:
-            from verifier_tui.words.trial import trial_header, verdict_words
+            from verifier_tui.words.trial import trial_header
 
             terminal.out(trial_header(opened.walk))
-            terminal.say(f"sandbox: {verdict_words(opened.walk.sandbox.verdict)} (as recorded; it does not change)")
-            terminal.out("watching the task for changes; each replay is compared with the sandbox; Ctrl+C stops")
+            # The sandbox's verdict, where it was read and what the trial's files say, as run TRIAL says them
+            # (a bare "sandbox: not finished" left out that result.json was cut short)
+            for line in sandbox_lines(opened.walk):
+                terminal.say(line)
+            for note in trial_notes(opened.walk):
+                terminal.say(f"  note: {one_line(note)}")
+            terminal.out(
+                "watching the task for changes; each replay is compared with the sandbox's verdict, which does not "
+                "change; Ctrl+C stops"
+            )
         from verifier_tui.engine.watch.channel import WatchError
 
         replays: list[Replayed] = []
