@@ -640,3 +640,28 @@ def test_run_job_of_one_trial_says_each_folder_of_the_job_it_leaves_out(task, ru
     assert any(line.startswith("note: job j: scratch: not a trial folder") for line in lines), done.stdout
     data = json.loads(run_tool(env, "run", "--json", job, "--stand-in", "empty", "--python", PY, cwd=tmp_path).stdout)
     assert f"job j: demo__linked is a link to {other / 'demo__x'}: not read here" in data["trial"]["notes"]
+
+
+def test_run_job_says_a_job_harbor_has_not_ended_as_the_tui_does(real, env, tmp_path):
+    """A job without its result.json (Harbor still running it, or stopped)
+    and a trial not finished: the TUI's overview says ``still running, or
+    stopped: ...``, but ``run JOB`` gave the same figures as for a job that
+    ended, and ``--json`` had no field saying it."""
+    job = copy_job_files(real, tmp_path / "jobs" / "running")
+    (job / "result.json").unlink()
+    copy_trial(real, job, "hello-file__pass001")
+    second = copy_trial(real, job, "hello-file__pass002")
+    (second / "result.json").unlink()
+    done = run_tool(env, "run", job, cwd=tmp_path)
+    no_traceback(done)
+    said = "still running, or stopped: the job has no result.json yet; 1 trial not finished · this is the job as read"
+    assert said in done.stdout, done.stdout
+    data = json.loads(run_tool(env, "run", job, "--json", cwd=tmp_path).stdout)
+    assert data["job"]["still_running"] == "the job has no result.json yet; 1 trial not finished"
+    # Harbor ends the trial, then the job
+    shutil.rmtree(second)
+    copy_trial(real, job, "hello-file__pass002")
+    shutil.copy2(real / "jobs" / "oracle-pass" / "result.json", job / "result.json")
+    data = json.loads(run_tool(env, "run", job, "--json", cwd=tmp_path).stdout)
+    assert data["job"]["still_running"] is None
+    assert "still running" not in run_tool(env, "run", job, cwd=tmp_path).stdout

@@ -228,7 +228,14 @@ def print_jobs(folder: Path, as_json: bool) -> None:
 
 def print_overview(folder: Path, as_json: bool) -> None:
     from verifier_tui.engine.harbor.folders import LOCK
-    from verifier_tui.engine.harbor.overview import mean_words, read_overview, select_rows
+    from verifier_tui.engine.harbor.overview import (
+        AS_READ,
+        STILL_RUNNING,
+        job_not_ended,
+        mean_words,
+        read_overview,
+        select_rows,
+    )
     from verifier_tui.engine.harbor.reading import read_json
     from verifier_tui.engine.task.kinds import some_names
     from verifier_tui.words.text import one_line
@@ -241,8 +248,11 @@ def print_overview(folder: Path, as_json: bool) -> None:
     names = [row.name for row in overview.rows]
     choose = f"verifier-tui run {folder} --trial NAME"
     problems = overview.notes  # a link, a stray folder: said as test JOB says them
+    # Harbor still running the job, or stopped: as the TUI's overview says it (it went unsaid here)
+    running = overview.still_running(job_not_ended(folder))
     if as_json:
-        job = {"path": str(folder), "name": name, "harbor_version": version, **overview.to_json()}
+        job = {"path": str(folder), "name": name, "harbor_version": version, "still_running": running}
+        job |= overview.to_json()
         terminal.out_json({"job": {**job, "problems": list(problems)}, "choose": choose})
         return
     terminal.say(
@@ -255,6 +265,8 @@ def print_overview(folder: Path, as_json: bool) -> None:
     tokens = overview.token_words()
     if tokens:
         terminal.say(f"agent   {tokens}")
+    if running:
+        terminal.say(one_line(STILL_RUNNING + running + AS_READ))
     terminal.say("")
     rows = [("task", "trials", "passed", "mean", "errors")]
     tasks = list(overview.tasks.values())

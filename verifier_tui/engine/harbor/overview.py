@@ -575,6 +575,15 @@ class JobOverview:
         not known (its files could not be read) names none: "?" read as an agent."""
         return list(dict.fromkeys(r.agent + (f" ({r.model})" if r.model else "") for r in self.rows if r.agent))
 
+    def still_running(self, not_ended: str | None) -> str | None:
+        """Why the job, read to its end, looks still running (or stopped):
+        ``not_ended``, why Harbor has not ended it (:func:`job_not_ended`),
+        and its trials not finished. None: it has ended. Every face says it
+        (:data:`STILL_RUNNING`), with the figures that are the job as read."""
+        unfinished = self.outcomes.get(NOT_FINISHED, 0)
+        trials = f"{unfinished} trial{'s' * (unfinished != 1)} {NOT_FINISHED}" if unfinished else None
+        return "; ".join(why for why in (not_ended, trials) if why) or None
+
     def to_json(self) -> dict[str, Any]:
         return {
             "trials": self.total,
@@ -667,6 +676,11 @@ def select_rows(
 def _first(rewards: dict[str, Any] | None) -> float:
     value = next(iter(rewards.values()), 0) if rewards else 0
     return float(value) if isinstance(value, (int, float)) else 0.0
+
+
+#: How a job Harbor has not ended is said, before why (:meth:`JobOverview.still_running`) and :data:`AS_READ`.
+STILL_RUNNING = "still running, or stopped: "
+AS_READ = " · this is the job as read"
 
 
 def job_not_ended(folder: Path) -> str | None:

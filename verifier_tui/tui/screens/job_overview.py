@@ -20,11 +20,12 @@ from textual.widgets import DataTable
 
 from verifier_tui.engine.harbor.folders import sub_folders
 from verifier_tui.engine.harbor.overview import (
+    AS_READ,
     BELOW_ONE,
     NO_REWARD,
-    NOT_FINISHED,
     PASSED,
     SORTS,
+    STILL_RUNNING,
     JobOverview,
     TrialRow,
     job_not_ended,
@@ -375,11 +376,7 @@ class JobOverviewScreen(TasksScreen):
     def running(self) -> str | None:
         """Why the job, read to its end, looks still running (or stopped): Harbor
         has not ended it, or trials of it are not finished. None: it has ended."""
-        if not self.done:
-            return None
-        unfinished = self.overview.outcomes.get(NOT_FINISHED, 0)
-        trials = f"{unfinished} trial{'s' * (unfinished != 1)} {NOT_FINISHED}" if unfinished else None
-        return "; ".join(why for why in (self.not_ended, trials) if why) or None
+        return self.overview.still_running(self.not_ended) if self.done else None
 
     # -- showing ---------------------------------------------------------
 
@@ -412,8 +409,8 @@ class JobOverviewScreen(TasksScreen):
         running = self.running()
         if running:
             lines += [
-                ("still running, or stopped: ", "bold $warning"),
-                (one_line(f"{running} · this is the job as read"), "$text-muted"),
+                (STILL_RUNNING, "bold $warning"),
+                (one_line(running + AS_READ), "$text-muted"),
                 "\n",
             ]
         # What of the folder is no trial (a link, never followed; a stray
