@@ -1070,6 +1070,12 @@ def _reward_rewritten(trial: Path) -> None:
     (trial / "verifier" / "reward.txt").write_text("0.0")
 
 
+def _linked_reward(trial: Path) -> None:
+    reward = trial / "verifier" / "reward.txt"
+    reward.rename(trial.parent / "reward.txt")
+    reward.symlink_to(trial.parent / "reward.txt")
+
+
 @pytest.mark.parametrize("spoil", [_cut_short, _reward_rewritten], ids=["cut-short", "reward-rewritten"])
 def test_watch_a_trial_says_the_sandboxs_verdict_as_run_does(real, env, tmp_path, spoil):
     """A trial whose result.json was cut short, or whose reward file no longer
@@ -1090,3 +1096,18 @@ def test_watch_a_trial_says_the_sandboxs_verdict_as_run_does(real, env, tmp_path
         code, stderr = stop(proc)
     assert code == 0 and "Traceback" not in stderr, stderr
     assert len(said) == 2 and all(line in header for line in said), (said, header)
+
+
+@pytest.mark.parametrize("spoil", [_reward_rewritten, _linked_reward], ids=["reward-rewritten", "reward-a-link"])
+def test_test_job_says_when_the_reward_files_do_not_bear_out_result_json_as_run_does(real, env, tmp_path, spoil):
+    """verifier/reward.txt rewritten after the run, or made a link: ``run
+    TRIAL`` notes that the reward files give another verdict than result.json
+    recorded (or cannot be checked against it); ``test JOB`` said only ``✓
+    same``, its sandbox column result.json's, without a word."""
+    trial = genuine_trial(real, "separate-mode")
+    spoil(trial)
+    ran = run_tool(env, "run", trial, cwd=tmp_path)
+    note = next(line for line in ran.stdout.splitlines() if line.startswith("          note: ")).strip()
+    tested = run_tool(env, "test", trial.parent, cwd=tmp_path)
+    no_traceback(tested)
+    assert f"── {trial.name}: {note.removeprefix('note: ')}" in tested.stdout.splitlines(), (note, tested.stdout)

@@ -652,7 +652,7 @@ class JobRow:
     duration_s: float
     stand_in: str | None  # "used", "unused" or None
     stderr_tail: str = ""  # for --junit
-    notes: tuple[str, ...] = ()  # what in the trial's own files could not be read
+    notes: tuple[str, ...] = ()  # what in the trial's own files could not be read, or does not bear out result.json
     copy_sandbox: str | None = None  # the replay ran in the copy sandbox: its words (it could write the user's files)
     judged_by: str | None = None  # "runner" or "test.sh": the run whose verdict was compared
     story: tuple[str, ...] = ()  # test.sh judged, and verifier-tui's runner alone ended otherwise: how, where, why
@@ -709,8 +709,10 @@ def job_row(session: TrialSession, replayed: Replayed, *, stderr: bool, in_jobs:
         replayed.local.duration_s if replayed.local else 0.0,
         stand_in,
         replayed.local.stderr.text[-4000:] if stderr and replayed.local is not None else "",
-        # Said once for a trial, under its first step's row.
-        tuple(session.trial.notes) if session.step in (None, session.trial.steps[0].name) else (),
+        # Said once for a trial, under its first step's row; and, each step's, reward files that do not bear
+        # out what result.json recorded (rewritten, a link), which run TRIAL notes: its ✓ went unqualified
+        (tuple(session.trial.notes) if session.step in (None, session.trial.steps[0].name) else ())
+        + ((session.walk.sandbox.disagreement,) if session.walk.sandbox.disagreement else ()),
         replayed.local.copy_sandbox if replayed.local is not None else None,
         replayed.local.verdict_by if replayed.local is not None else None,
         replayed.agreement.story,
