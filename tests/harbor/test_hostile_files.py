@@ -63,6 +63,17 @@ def test_a_fifo_in_a_trial_never_hangs_a_command(name, trial, env, tmp_path):
 
 
 @pytest.mark.parametrize("name", ["result.json", "config.json"])
+@pytest.mark.parametrize("text, kind", [("null", "null"), ("[1, 2]", "a list"), ("7", "a number"), ('"x"', "a string")])
+def test_a_trial_file_of_another_json_kind_is_said_in_jsons_words(name, text, kind, trial, env, tmp_path):
+    """A trial's result.json or config.json holding ``null``: the note said
+    ``result.json holds NoneType, not an object`` (``list``, ``int``: Python's
+    names for what the user reads as JSON)."""
+    (trial.path / name).write_text(text)
+    done = command(env, "run", trial.path, "--python", PY, cwd=tmp_path)
+    assert f"{name} holds {kind}, not an object: not a file Harbor writes" in done.stdout, done.stdout
+
+
+@pytest.mark.parametrize("name", ["result.json", "config.json"])
 def test_a_trial_file_nested_ten_thousand_deep_is_one_line(name, trial, env, tmp_path):
     replace(trial.path / name, "deep")
     said = {}

@@ -431,8 +431,22 @@ def read_json(
         return JsonFile(path, "invalid", problem=problem)
     if not isinstance(data, shape):
         what = "an object" if shape is dict else "a list"
-        return JsonFile(path, "invalid", problem=f"{label} holds {type(data).__name__}, not {what}{theirs}")
+        # in JSON's words, as the user reads the file (Python's NoneType, list or int were not)
+        return JsonFile(path, "invalid", problem=f"{label} holds {json_kind(data)}, not {what}{theirs}")
     return JsonFile(path, "ok", data)
+
+
+def json_kind(value: Any) -> str:
+    """A JSON value's kind, as a sentence says it (``a string``, ``null``)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return "a list" if isinstance(value, list) else "an object"
 
 
 def _cut_short(raw: bytes) -> bool:

@@ -31,7 +31,6 @@ from verifier_tui.engine.harbor.reading import (
     TimeSpan,
     exception_from_text,
     exception_record,
-    json_kind,
     not_ended,
     parse_time,
     read_json,
@@ -41,7 +40,7 @@ from verifier_tui.engine.harbor.reading import (
 )
 from verifier_tui.engine.record import field, record
 from verifier_tui.engine.task.target import CONFIG, TRIAL_LOG, Target, classify, harbor_kind, kind_within
-from verifier_tui.engine.untrusted import JsonFile, Read, look
+from verifier_tui.engine.untrusted import JsonFile, Read, json_kind, look
 
 if TYPE_CHECKING:
     from datetime import datetime

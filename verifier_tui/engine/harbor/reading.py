@@ -58,19 +58,6 @@ def read_json(path: Path, shape: type | tuple[type, ...] = dict, *, beneath: Pat
     return untrusted.read_json(path, JSON_LIMIT_BYTES, shape=shape, writer="Harbor", beneath=beneath)
 
 
-def json_kind(value: Any) -> str:
-    """A JSON value's kind, as a sentence says it (``a string``, ``null``)."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    return "a list" if isinstance(value, list) else "an object"
-
-
 def read_text_tail(path: Path, limit: int = LOG_TAIL_BYTES, *, beneath: Path | None) -> str | None:
     """The last ``limit`` bytes of a text file (replacement-decoded), or None
     when there is no regular file to read: one of the trial or job folder
