@@ -371,3 +371,20 @@ async def test_a_refused_choice_names_its_path_as_the_screen_does(tmp_path):
         # gone: the words a run says of it (stage.not_there), not a second wording of the same fault
         said = "the response t/cases/c/response.txt is not there any more (deleted or moved?)"
         assert app.notices[-1:] == [said], app.notices
+
+
+async def test_typed_json_of_another_kind_is_said_in_jsons_words(example):
+    """A typed response that parses to ``null`` or a list: the editor said
+    ``a JSON NoneType, not an object`` (``a JSON list``): Python's name for
+    what the user typed."""
+    app = make_app(example("count-errors"), case="harbor-mode")
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("p", "down", "down", "enter")  # "type Responses API JSON"
+        assert isinstance(app.screen, ResponseEditorScreen)
+        text_area = app.screen.query_one(TextArea)
+        for typed_text, said in (("null", "null, not an object"), ("[1]", "a list, not an object")):
+            text_area.replace(typed_text, (0, 0), text_area.document.end)
+            await pilot.pause(EDIT_PAUSE_S * 3)
+            state = str(app.screen.query_one("#editor-state").content)
+            assert state.startswith(f"the response holds {said}: the runner will refuse it"), state

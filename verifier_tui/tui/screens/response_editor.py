@@ -141,5 +141,8 @@ def json_state(text: str) -> tuple[str, str]:
         return f"not valid JSON yet ({error}): not run until it parses", "$warning"
     value = json.loads(text)
     if not isinstance(value, dict):
-        return f"a JSON {type(value).__name__}, not an object: the runner will refuse it", "$warning"
+        from verifier_tui.engine.untrusted import json_kind
+
+        # in JSON's words, as typed (Python's NoneType or list were not)
+        return f"the response holds {json_kind(value)}, not an object: the runner will refuse it", "$warning"
     return "a JSON object ✓", "$success"
