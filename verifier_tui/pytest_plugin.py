@@ -602,14 +602,14 @@ class VerifierCase(pytest.Item):
             return self._failure(str(error), f"{self.nodeid}: {one_line(str(error))}")
         if isinstance(error, CaseMismatch):
             if self.group.session is None:  # a trial of a Harbor job: what `run TRIAL` prints
+                from verifier_tui.words.trial import agreement_words, not_passed
+
                 opened = error.result
                 replayed = opened.last
-                if replayed.local is None:
-                    why = f"not replayed: {said(replayed.skipped or '')}"
-                elif replayed.agreement.same is None:
-                    why = f"replayed, but not compared: {said(replayed.agreement.differences[0])}"
-                else:
-                    why = "the replay did not end as the sandbox's run did"
+                # in the words of test JOB --junit: how the two differ ("the replay did not end as the
+                # sandbox's run did" said less), or why it was not replayed or compared
+                word, sentence = agreement_words(replayed.agreement, replayed.skipped)
+                why = not_passed(word, said(sentence))
                 return self._failure(why, "\n".join([f"{self.nodeid}: {why}", trial_report(opened, replayed)]))
             from verifier_tui.commands.report import actual_text, expected_text, result_lines
 

@@ -243,7 +243,7 @@ def test_a_harbor_jobs_trials_are_items_that_pass_when_the_replay_agrees(pyteste
         [
             "jobs/several::agrees__aaaaaaa PASSED*",
             "jobs/several::differs__bbbbbbb FAILED*",
-            "*jobs/several::differs__bbbbbbb: the replay did not end as the sandbox's run did",
+            "*jobs/several::differs__bbbbbbb: the sandbox ended with 0.0, the replay with 1.0",
         ]
     )
     done.stdout.fnmatch_lines(["sandbox   0.0 *", "replay    1.0 *", "agreement differ*"])  # what run TRIAL prints
@@ -252,6 +252,40 @@ def test_a_harbor_jobs_trials_are_items_that_pass_when_the_replay_agrees(pyteste
         "agrees__aaaaaaa": True,
         "differs__bbbbbbb": False,
     }
+
+
+def test_test_job_junit_and_the_plugin_report_each_trial_in_the_same_words(pytester, env, tmp_path):
+    """A job of a trial that agrees, one that differs and one not replayed
+    (no /app captured): ``test JOB --junit`` had the last an ``<error>``
+    saying ``no replay: ...`` and the second a failure saying how they
+    differ, where the plugin failed both, saying ``not replayed: ...`` and
+    ``the replay did not end as the sandbox's run did``. A CI moving from one
+    to the other saw another tag and other words; both now say the plugin's
+    ``not replayed`` and test's sentence of how they differ, as failures."""
+    demo = make_task(pytester.path / "tasks" / "demo", READS_HELLO, toml=SEPARATE)
+    job = pytester.path / "jobs" / "several"
+    for name, workspace in (("agrees__aaaaaaa", {"hello.txt": "hi"}), ("differs__bbbbbbb", {"hello.txt": "no"})):
+        sandbox_trial(job, demo, tmp_path, workspace=workspace, mode="separate", capture=True, name=name)
+    (job / "differs__bbbbbbb" / "artifacts" / "app" / "hello.txt").write_text("hi")
+    sandbox_trial(job, demo, tmp_path, workspace={"hello.txt": "hi"}, name="uncaptured__ccccccc")
+    run(pytester, "--verifier-cases", "jobs/several", f"--junitxml={pytester.path / 'p.xml'}")
+    run_tool(env, "test", job, "--python", PY, "--junit", pytester.path / "t.xml")
+
+    def read(report):  # trial: (tag, message) of how it did not pass, None when it passed; each face words
+        # the options it names itself (--workspace, the plugin's --verifier-workspace): what leads to them is left
+        return {
+            c.get("name"): next(
+                ((e.tag, e.get("message").split("; give --")[0]) for e in c if e.tag in ("failure", "error")), None
+            )
+            for c in ET.parse(report).getroot().iter("testcase")
+        }
+
+    by_pytest, by_test = read(pytester.path / "p.xml"), read(pytester.path / "t.xml")
+    assert by_test == by_pytest, (by_test, by_pytest)
+    assert by_test["agrees__aaaaaaa"] is None
+    assert by_test["differs__bbbbbbb"] == ("failure", "the sandbox ended with 0.0, the replay with 1.0"), by_test
+    assert by_test["uncaptured__ccccccc"][0] == "failure", by_test
+    assert by_test["uncaptured__ccccccc"][1].startswith("not replayed: no workspace to replay on"), by_test
 
 
 def test_harbors_jobs_folder_is_one_collector_a_job(pytester, env, tmp_path):

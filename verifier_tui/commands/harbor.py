@@ -778,13 +778,16 @@ def print_job_table(group: JobTrials, rows: list[JobRow]) -> None:
 
 
 def junit_case(job: str, row: JobRow) -> JunitCase:
-    """A trial's row as a JUnit test case: a failure when it differs, an error when not compared."""
+    """A trial's row as a JUnit test case: a failure when it differs, or was
+    not replayed or compared, as the pytest plugin reports it (a test not run
+    is a failure saying so, as a task's case is: an ``<error>`` and other
+    words made a CI moving from one to the other see another report)."""
     from verifier_tui.commands.report import JunitCase
+    from verifier_tui.words.trial import not_passed
 
-    failure = (row.sentence, "\n".join(row.differences)) if row.same is False else None
-    error = f"{row.word}: {row.sentence}" if row.same is None else None
+    failure = None if row.same is True else (not_passed(row.word, row.sentence), "\n".join(row.differences))
     name = row.name.removeprefix(f"{row.job}/") if row.job else row.name  # the job is its classname
-    return JunitCase(job, name, f"{row.duration_s:.3f}", failure, error, stderr=row.stderr_tail)
+    return JunitCase(job, name, f"{row.duration_s:.3f}", failure, stderr=row.stderr_tail)
 
 
 # ---------------------------------------------------------------------------

@@ -53,6 +53,16 @@ def agreement_words(agreement: Agreement, skipped: str | None = None) -> tuple[s
     return "nothing to compare", agreement.differences[0] if agreement.differences else "no verdict on one side"
 
 
+def not_passed(word: str, sentence: str) -> str:
+    """Why a trial's replay did not pass, from :func:`agreement_words`, as
+    ``test JOB --junit`` and the pytest plugin both say it (a CI moving from
+    one to the other sees the same words): how the two differ, or that it was
+    not replayed, or not compared, and why."""
+    if word == "differ":
+        return sentence
+    return f"{'not replayed' if word in ('no replay', 'not replayed') else 'replayed, but not compared'}: {sentence}"
+
+
 def agreement_lines(agreement: Agreement) -> list[str]:
     """What follows the agreement's sentence, in order: the runner alone's
     story (how it ended, where it parts from the sandbox, why), then what may
