@@ -1111,3 +1111,30 @@ def test_test_job_says_when_the_reward_files_do_not_bear_out_result_json_as_run_
     tested = run_tool(env, "test", trial.parent, cwd=tmp_path)
     no_traceback(tested)
     assert f"── {trial.name}: {note.removeprefix('note: ')}" in tested.stdout.splitlines(), (note, tested.stdout)
+
+
+def test_watch_a_trial_says_when_harbor_would_refuse_its_task_as_it_is_now(real, env, tmp_path):
+    """The task's task.toml saved as Harbor would refuse it (``version = 1``)
+    while ``watch TRIAL`` runs: the replay's line said ``same  replay 1.0``
+    without a word, where ``run TRIAL`` notes the refusal and ``watch TASK``
+    says it in the reward's place. The line is followed by the note, until
+    task.toml loads again."""
+    trial = genuine_trial(real, "separate-mode")
+    toml = real / "tasks" / "separate-mode" / "task.toml"
+    good = toml.read_text()
+    proc, reader = start_watch(env, trial, cwd=tmp_path)
+    try:
+        assert " same " in reader.next_run()
+        toml.write_text("version = 1\n")
+        assert reader.next_run().startswith("#2 ")
+        said = reader.next()
+        assert said.strip().startswith("note: Harbor would refuse this task: version = 1 is not a string"), said
+        toml.write_text(good)
+        assert reader.next_run().startswith("#3 ")
+    finally:
+        code, stderr = stop(proc)
+    rest = []
+    while (line := reader.lines.get(timeout=30)) is not None:
+        rest.append(line)
+    assert code == 0 and "Traceback" not in stderr, stderr
+    assert not any("Harbor would refuse" in line for line in rest), rest

@@ -811,6 +811,9 @@ def watch_lines(sequence: int, trigger: str, replayed: Replayed) -> list[str]:
     if agreement.same is False and parting is not None:
         lines.append(f"      {parting.words}")
     lines += [f"      {said}" for said in agreement.story]  # the runner alone's, after test.sh judged
+    refused = replayed.local.task_refused if replayed.local is not None else None
+    if refused is not None:  # task.toml saved as Harbor would not load it: run TRIAL notes it, watch TASK says it
+        lines.append(f"      note: Harbor would refuse this task: {refused}")
     return lines
 
 
