@@ -185,3 +185,20 @@ def test_a_task_path_past_the_systems_length_limit_is_a_task_not_found(task, run
     config.write_text(json.dumps(data))
     location = locate_task(open_harbor(trial.path)[0])
     assert location.path is None and location.message().startswith("the task was not found. Looked in: ")
+
+
+def test_a_trial_named_through_a_link_finds_its_task_from_where_the_link_leads(task, runs, tmp_path):
+    """``verifier-tui run latest``, ``latest`` a link the user made to a trial
+    of a job copied with its tasks: the task was looked for from the link's
+    folder alone, and not found, where the trial's own path finds it."""
+    demo = task()
+    one_trial(runs, demo)
+    target = tmp_path / "archive" / "2026" / "j"
+    shutil.copytree(runs / "jobs" / "j", target)
+    shutil.copytree(demo, tmp_path / "archive" / "tasks" / "demo")
+    shutil.rmtree(runs)
+    (tmp_path / "elsewhere").mkdir()
+    latest = tmp_path / "elsewhere" / "latest"
+    latest.symlink_to(target / "demo__aaaaaaa")
+    location = locate_task(open_harbor(latest)[0])
+    assert location.path == tmp_path / "archive" / "tasks" / "demo", location.tried

@@ -250,6 +250,12 @@ def _local_candidates(trial: Trial, path_text: str) -> list[tuple[Path, str]]:
         out.append((moved / path, "task.path in config.json; the trial folder moved since Harbor ran it"))
     for ancestor in (trial.job_path or trial.path.parent, *(trial.job_path or trial.path.parent).parents):
         out.append((ancestor / path, "task.path from an ancestor of the job folder"))
+    # A trial the user named through a link of theirs (`run latest`): also from the job the link leads to,
+    # whose ancestors hold the task (those of the link's folder alone found nothing)
+    real = Path(os.path.realpath(trial.path)).parent
+    if real != (trial.job_path or trial.path.parent):
+        for ancestor in (real, *real.parents):
+            out.append((ancestor / path, "task.path from an ancestor of the job folder the trial's link leads to"))
     return out
 
 
