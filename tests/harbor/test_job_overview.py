@@ -457,6 +457,21 @@ def test_run_job_says_each_folder_of_the_job_it_leaves_out(task, runs, env, tmp_
     assert data["job"]["problems"][1].startswith("scratch: not a trial folder")
 
 
+def test_trial_naming_a_link_the_job_leaves_out_says_why_it_is_no_trial(task, runs, env, tmp_path):
+    """``run JOB --trial demo__linked``, ``demo__linked`` a link in the job (to
+    a trial elsewhere): the line said the job ``has no trial 'demo__linked'``,
+    though the overview lists it as a link not read, and the user sees it there."""
+    demo = task()
+    job = make_job(runs / "jobs" / "j", {"demo__ok": dict(task=demo, **PASSED), "demo__ok2": dict(task=demo, **PASSED)})
+    other = make_job(tmp_path / "x" / "jobs" / "other", {"demo__x": dict(task=demo, **PASSED)})
+    (job / "demo__linked").symlink_to(other / "demo__x")
+    done = run_tool(env, "run", job, "--trial", "demo__linked", cwd=tmp_path)
+    no_traceback(done)
+    assert done.returncode == 2, done.stderr
+    assert "has no trial 'demo__linked'" not in done.stderr, done.stderr
+    assert f"demo__linked is a link to {other / 'demo__x'}: not read here" in done.stderr, done.stderr
+
+
 def test_a_jobs_folder_says_each_folder_it_leaves_out(task, runs, env, tmp_path):
     demo = task()
     make_job(runs / "jobs" / "j", {"demo__ok": dict(task=demo, **PASSED)})

@@ -290,9 +290,12 @@ class Job:
                 )
             if found:
                 return found[0]
-        raise HarborFolderError(
-            f"{self.what} {self.name} has no trial {name!r} (trials: {_some_names([t.name for t in self.trials])})"
-        )
+        # a folder of the job that is no trial (a link, never followed): why, as the overview says it
+        names = _some_names([t.name for t in self.trials])
+        left_out = next((problem for problem in self.problems if problem.startswith(f"{name} ")), None)
+        if left_out is not None:
+            raise HarborFolderError(f"--trial {name}: {left_out}; name a trial ({names})")
+        raise HarborFolderError(f"{self.what} {self.name} has no trial {name!r} (trials: {names})")
 
 
 def _some_names(names: list[str]) -> str:
