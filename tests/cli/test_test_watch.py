@@ -380,3 +380,32 @@ def test_a_named_case_deleted_while_watched_is_said_gone_not_its_cases_folder(en
         code, stderr = interrupt(proc)
     assert code == 0 and "Traceback" not in stderr, stderr
     assert said == f"!  not tested: no case to test: {task / 'cases' / 'correct'} is not there any more", said
+
+
+@pytest.mark.parametrize("broken", ["refused", "no-verifier"])
+def test_a_task_alone_that_cannot_be_tested_yet_is_watched_until_a_save_fixes_it(env, example, broken):
+    """``test TASK --watch``, TASK's task.toml one Harbor would refuse (whose
+    cases are not run, as Harbor would run none) or its verifier not written
+    yet: it exited 2 at once, where the same task among others is watched
+    and runs once a save fixes it. It is watched alone too."""
+    task = example("hello-file")
+    verifier = task / "tests" / "verifier.py"
+    source = verifier.read_text()
+    if broken == "refused":
+        (task / "task.toml").write_text((task / "task.toml").read_text().replace('version = "1.0"', "version = 1"))
+    else:
+        verifier.unlink()
+    proc, reader = start(env, task)
+    try:
+        first = round_lines(reader)
+        assert any(line.startswith("!  not tested: ") for line in first), first
+        assert first[-1].startswith("0 passed, 0 failed, 1 task not tested, 4 cases not run"), first
+        if broken == "refused":
+            (task / "task.toml").write_text((task / "task.toml").read_text().replace("version = 1", 'version = "1.0"'))
+        else:
+            verifier.write_text(source)
+        second = round_lines(reader)
+        assert second[-1].startswith("4 passed, 0 failed"), second
+    finally:
+        code, stderr = interrupt(proc)
+    assert code == 0 and "Traceback" not in stderr, stderr

@@ -143,7 +143,10 @@ def test_command(args: argparse.Namespace) -> int:
         runnable = collection.runnable
         own = report.read_by([group.session for group in groups if group.session is not None], args.options)
         junit_name = f"verifier-tui {groups[0].name}" if len(groups) == 1 else "verifier-tui"
-        if not runnable and not any(group.invalid for group in groups):  # nothing at all: why, one line per task
+        # Nothing at all: why, one line per task; but --watch on a task it read (a task.toml Harbor would refuse,
+        # no verifier yet) watches for the save that makes its cases runnable, as it does once they ran
+        fixable = args.watch and any(group.session is not None for group in groups)
+        if not runnable and not any(group.invalid for group in groups) and not fixable:
             return _nothing_to_test(args, groups, collection.without_cases, own, junit_name)
         problem = _reports_problem(args, own)
         if problem:  # a report that cannot be written: none is
