@@ -412,3 +412,26 @@ async def test_q_while_k_copies_says_what_it_waits_for(example, held_copy, capfd
         release.set()
     said = " ".join(capfd.readouterr().err.split())
     assert "keeping run #1 as case kept…: verifier-tui ends once it is written" in said, said
+
+
+async def test_b_says_each_modes_notes_contract_problems_and_expected_json_as_run_both_modes_does(example):
+    """b said only how each mode went and the finding, where ``run --both-modes``
+    also says, under each mode, its notes, its contract problems and whether
+    the case's expected.json matched: here the case's own run misses it."""
+    root = example("count-errors")
+    (root / "cases" / "response-json" / "expected.json").write_text('{"rewards": {"reward": 0.5}}')
+    app = make_app(root, case="response-json", watch=False)
+    async with app.run_test(size=(160, 60)) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("b")
+        await wait_for(lambda: "both modes" in widget_text(app, "#reward-body"), "b's runs")
+        await pilot.pause()
+        shown = " ".join(widget_text(app, "#reward-body").split())
+        for said in (
+            "✓ environment-server mode (with a response): exit 0 · reward written",
+            'expected {"rewards": {"reward": 0.5}}: DID NOT MATCH',
+            "✗ Harbor mode (no response): exit 2 · contract error",
+            "note: the case's expected.json is not applied: its response is not in use",
+            "contract: verify requires 'response' without a default",
+        ):
+            assert said in shown, (said, shown)

@@ -15,6 +15,7 @@ from verifier_tui.engine.audit import Bar, Finding, arun, lone, probes, raised
 from verifier_tui.engine.model import Outcome
 from verifier_tui.engine.session import Session, cpu_count
 from verifier_tui.engine.task.discovery import verifier_notices
+from verifier_tui.words.paths import here
 from verifier_tui.words.run import NOT_RUN, TIMED_OUT, format_number, harbor_error, runner_words
 from verifier_tui.words.text import one_line
 
@@ -80,7 +81,7 @@ def _print(
     task = session.task
     cases = f"{len(task.cases)} case{'s' if len(task.cases) != 1 else ''}"
     runner = runner_words(session)
-    said = [f"task {one_line(task.name)}", f"verifier {report.here(session.verifier or '')}", session.options.python]
+    said = [f"task {one_line(task.name)}", f"verifier {here(session.verifier or '')}", session.options.python]
     terminal.out(" · ".join([*said, *([runner] if runner else []), f"audit of {cases}"]))
     notes = [*task.notices(), *verifier_notices(task, session.verifier)]
     notes += [f"case {one_line(c.name)}: {p}" for c in task.cases for p in c.problems]
@@ -99,7 +100,7 @@ def _print(
         terminal.out(row)
     for finding in findings:
         if finding.result.user_files_written:
-            wrote = ", ".join(report.here(path) for path in finding.result.user_files_written)
+            wrote = ", ".join(here(path) for path in finding.result.user_files_written)
             terminal.out(f"{finding.probe}: your own files changed while the run ran, by the run or by you: {wrote}")
     if judged is None:
         terminal.out("no case's expected.json asks for a reward above 0: nothing to judge the probes by")
@@ -142,7 +143,7 @@ def _bar_words(judged: Bar) -> str:
 
 def _runner_name(session: Session) -> str:
     own = session.task.own_runner
-    return f"the task's own runner ({report.here(own.path)})" if session.runner == "task" and own else "our runner"
+    return f"the task's own runner ({here(own.path)})" if session.runner == "task" and own else "our runner"
 
 
 def _row(finding: Finding, bar: str | None, runner: str) -> tuple[str, str, str, str]:

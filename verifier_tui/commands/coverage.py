@@ -7,8 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from verifier_tui.commands.report import here, open_report
+from verifier_tui.commands.report import open_report
 from verifier_tui.engine.coverage import lcov, merge, missing_words, not_measured_words, problem_words, to_json
+from verifier_tui.words.paths import here
 from verifier_tui.words.text import one_line
 
 if TYPE_CHECKING:

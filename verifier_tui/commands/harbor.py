@@ -908,10 +908,10 @@ _ONE_RUN_OPTIONS = (("--coverage", "coverage"), ("--coverage-report", "coverage_
 
 def both_modes_command(args: argparse.Namespace) -> int:
     """``run PATH --both-modes``: the case with its response and without."""
-    from verifier_tui.commands.report import notices, result_json
-    from verifier_tui.engine.both_modes import run_both_modes, works
+    from verifier_tui.commands.report import result_json
+    from verifier_tui.engine.both_modes import run_both_modes
     from verifier_tui.engine.session import Session
-    from verifier_tui.words.run import expected_line, mode_text, verdict_line
+    from verifier_tui.words.run import both_modes_lines
     from verifier_tui.words.text import one_line
 
     if args.options.no_response:
@@ -936,26 +936,6 @@ def both_modes_command(args: argparse.Namespace) -> int:
             return both.exit_status
         case = one_line(session.case.name) if session.case else "none"
         terminal.out(f"task {one_line(session.task.name)} · case {case} · both modes")
-        # What run says as notes (a plain test.sh task, which Harbor runs instead of this verifier;
-        # no workspace): those of every mode once, above; a mode's own, under it (the case's
-        # expected.json not applied to the run with the user's --response is the server mode's).
-        ran = [result for result in (both.server, both.harbor) if result is not None]
-        above = [note for note in notices(session, ran[0]) if all(note in notices(session, r) for r in ran)]
-        for note in above:
-            terminal.out(f"note: {one_line(note)}")
-        for label, result in ((mode_text("server"), both.server), (mode_text("harbor"), both.harbor)):
-            mark = {True: "✓", False: "✗", None: "-"}[works(result)]
-            if result is None:
-                terminal.out(f"{mark} {label}: not run: {both.server_skipped}")
-                continue
-            terminal.out(f"{mark} {label}: {result.outcome_words} · {verdict_line(result)}")
-            for note in notices(session, result):
-                if note not in above:
-                    terminal.out(f"    note: {one_line(note)}")
-            for problem in result.explain.problems if result.explain is not None else ():
-                terminal.out(f"    contract: {problem}")
-            expected = expected_line(result)  # the mode that is the case's own run, as run says it
-            if expected is not None:
-                terminal.out(f"    {expected}")
-        terminal.out(both.summary())
+        for line in both_modes_lines(session, both):
+            terminal.out(line)
         return both.exit_status

@@ -20,7 +20,7 @@ from verifier_tui.commands import coverage, report, stopping, terminal
 from verifier_tui.engine.keep_case import refusal, save
 from verifier_tui.engine.model import Outcome, RunResult
 from verifier_tui.engine.session import Session
-from verifier_tui.words.run import cut_words
+from verifier_tui.words.run import cut_words, notices, run_notes
 from verifier_tui.words.text import one_line, plain_text
 
 if TYPE_CHECKING:
@@ -265,7 +265,7 @@ def watch_command(args: argparse.Namespace) -> int:
         if not args.json:
             terminal.out(report.header(session))
             terminal.out(session.isolation.words)
-            for notice in report.notices(session):
+            for notice in notices(session):
                 terminal.out(f"note: {one_line(notice)}")
             terminal.out("watching for changes; Ctrl+C stops")
         from verifier_tui.engine.watch.channel import WatchError
@@ -289,7 +289,7 @@ async def _watch(session: Session, args: argparse.Namespace) -> None:
     from verifier_tui.engine.watch.live import LiveRuns
 
     session.keep_warm()  # every save re-runs: the next run waits, started, for it
-    said = set(report.notices(session))  # above the first run
+    said = set(notices(session))  # above the first run
 
     async def run(trigger: str, change: Change | None) -> None:
         result = await session.arun(trigger=trigger)
@@ -299,7 +299,7 @@ async def _watch(session: Session, args: argparse.Namespace) -> None:
             terminal.out(report.watch_line(result, trigger))
             # What run notes, under the first run that has it: a run started ahead that differs from the
             # cold one before it, as --preload kept the task's own module out, says why.
-            for note in report.run_notes(result):
+            for note in run_notes(result):
                 if note not in said:
                     said.add(note)
                     terminal.out(f"      note: {one_line(note)}")

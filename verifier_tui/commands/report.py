@@ -23,7 +23,7 @@ from verifier_tui.engine.model import RunResult
 from verifier_tui.engine.record import record
 from verifier_tui.engine.task.discovery import verifier_notices
 from verifier_tui.engine.verdict import rewards_json
-from verifier_tui.words.paths import home_folder, path_from, tilde
+from verifier_tui.words.paths import here, home_folder, tilde
 from verifier_tui.words.resolution import binding_lines, nemo_gym_lines, plain, problem_line, sys_path_lines
 from verifier_tui.words.run import (
     JSON_HAS_THEM,
@@ -43,7 +43,9 @@ from verifier_tui.words.run import (
     more_text,
     near_miss_line,
     not_a_file,
+    notices,
     preload_words,
+    run_notes,
     runner_words,
     shadow_lines,
     stuck_line,
@@ -59,12 +61,6 @@ if TYPE_CHECKING:
     from verifier_tui.engine.readback import Explanation
     from verifier_tui.engine.sandbox.environment import ChildEnvironment
     from verifier_tui.engine.session import Options, Session
-
-
-def here(path: Path | str) -> str:
-    """A path as it resolves from where the tool was started (as the TUI shows
-    it), on one line whatever its name holds."""
-    return one_line(path_from(path, Path.cwd()))
 
 
 def _shown_path(path: str, home: str) -> str:
@@ -98,28 +94,6 @@ def header(session: Session, result: RunResult | None = None) -> str:
     if preload:
         parts.append(preload)
     return " · ".join(parts)
-
-
-def run_notes(result: RunResult) -> list[str]:
-    """A run's own notes, then those on the task's modules that another of the same name keeps
-    out (a standard-library module shadowed; one --preload imported first, which Harbor never
-    does): ``run`` prints them all, ``--json`` has them, and ``test`` says them under a case that
-    failed, where they are often why (``test --preload`` fails every case the preload changed)."""
-    return [*result.notices, *shadow_lines(result.explain, here)]
-
-
-def notices(session: Session, result: RunResult | None = None) -> list[str]:
-    own = session.notices(result)  # a mode of --both-modes: as they stand for its response
-    if result is not None and session.case is not None and result.case != session.case.name:
-        # Another case than the session's (``test``): that case's problems, not the session's case's.
-        case = session.task.case(result.case) if result.case else None
-        own = [*session.task.notices(), *verifier_notices(session.task, session.verifier)]
-        own += [Advice(f"case {case.name}: ", p) for p in case.problems] if case else []
-    seen: list[str] = []
-    for notice in own + (run_notes(result) if result else []):
-        if notice not in seen:
-            seen.append(notice)
-    return seen
 
 
 def result_json(session: Session, result: RunResult) -> dict[str, Any]:

@@ -9,6 +9,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from verifier_tui.words.text import one_line
+
 
 def home_folder() -> str:
     """The user's home folder (read once by a face that shows many lines)."""
@@ -27,6 +29,12 @@ def path_from(path: Path | str, base: Path) -> str:
     if rel == ".":
         return rel
     return f"./{rel}" if rel.startswith("-") else rel
+
+
+def here(path: Path | str) -> str:
+    """A path as it resolves from where the tool was started (as the TUI shows
+    it), on one line whatever its name holds."""
+    return one_line(path_from(path, Path.cwd()))
 
 
 def text_from(text: str, base: Path | str, home: str = "") -> str:

@@ -18,7 +18,7 @@ from verifier_tui.engine.advice import NEMO_GYM_COPY, PYTHON_OPTION, Advice, of_
 # engine's, which its own words use too.
 from verifier_tui.engine.model import MODE_NAMES, Outcome, RunResult, duration_text
 from verifier_tui.engine.verdict import rewards_json
-from verifier_tui.words.paths import path_from
+from verifier_tui.words.paths import here, path_from
 from verifier_tui.words.text import one_line
 
 __all__ = ["MODE_NAMES", "duration_text"]
@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
+    from verifier_tui.engine.both_modes import BothModes
     from verifier_tui.engine.model import RewardFile, Stack
     from verifier_tui.engine.readback import Explanation
     from verifier_tui.engine.session import Session
@@ -240,6 +241,64 @@ def near_miss_line(result: RunResult) -> str | None:
         f"only float rounding: {shown}; expected.json compares exactly unless it gives a tolerance, "
         'such as "tolerance": 1e-9'
     )
+
+
+def run_notes(result: RunResult, show_path: Callable[[str], str] = here) -> list[str]:
+    """A run's own notes, then those on the task's modules that another of the same name keeps
+    out (a standard-library module shadowed; one --preload imported first, which Harbor never
+    does): ``run`` prints them all, ``--json`` has them, and ``test`` says them under a case that
+    failed, where they are often why (``test --preload`` fails every case the preload changed).
+    ``show_path`` shows a path as the face does."""
+    return [*result.notices, *shadow_lines(result.explain, show_path)]
+
+
+def notices(session: Session, result: RunResult | None = None, show_path: Callable[[str], str] = here) -> list[str]:
+    """The session's notes, and with ``result`` those of that run, each once."""
+    from verifier_tui.engine.task.discovery import verifier_notices
+
+    own = session.notices(result)  # a mode of --both-modes: as they stand for its response
+    if result is not None and session.case is not None and result.case != session.case.name:
+        # Another case than the session's (``test``): that case's problems, not the session's case's.
+        case = session.task.case(result.case) if result.case else None
+        own = [*session.task.notices(), *verifier_notices(session.task, session.verifier)]
+        own += [Advice(f"case {case.name}: ", p) for p in case.problems] if case else []
+    seen: list[str] = []
+    for notice in own + (run_notes(result, show_path) if result else []):
+        if notice not in seen:
+            seen.append(notice)
+    return seen
+
+
+def both_modes_lines(
+    session: Session, both: BothModes, show_path: Callable[[str], str] = here, word: Callable[[str], str] = str
+) -> list[str]:
+    """What ``run --both-modes`` says under its title and the TUI's b in its
+    banner: the notes every mode has, once; each mode's verdict with its own
+    notes, its contract problems and its expected.json line (the mode that is
+    the case's own run); the finding last. ``word`` puts the engine's advice
+    in the face's words, ``show_path`` a path."""
+    from verifier_tui.engine.both_modes import works
+
+    ran = [result for result in (both.server, both.harbor) if result is not None]
+    noted = {id(result): notices(session, result, show_path) for result in ran}
+    # What run says as notes (a plain test.sh task, which Harbor runs instead of this verifier;
+    # no workspace): those of every mode once, above; a mode's own, under it (the case's
+    # expected.json not applied to the run with the user's --response is the server mode's).
+    above = [note for note in noted[id(ran[0])] if all(note in noted[id(r)] for r in ran)]
+    lines = [f"note: {one_line(word(note))}" for note in above]
+    for mode, result in (("server", both.server), ("harbor", both.harbor)):
+        mark, label = {True: "✓", False: "✗", None: "-"}[works(result)], mode_text(mode)
+        if result is None:
+            lines.append(f"{mark} {label}: not run: {word(both.server_skipped or '')}")
+            continue
+        lines.append(f"{mark} {label}: {word(result.outcome_words)} · {word(verdict_line(result))}")
+        lines += [f"    note: {one_line(word(note))}" for note in noted[id(result)] if note not in above]
+        lines += [f"    contract: {word(p)}" for p in (result.explain.problems if result.explain is not None else ())]
+        expected = expected_line(result)
+        if expected is not None:
+            lines.append(f"    {expected}")
+    lines.append(word(both.summary()))
+    return lines
 
 
 def mode_text(mode: str) -> str:

@@ -77,7 +77,7 @@ from verifier_tui.tui.widgets.reward_panel import RewardPanel
 from verifier_tui.tui.widgets.status_line import StatusLine
 from verifier_tui.tui.widgets.too_small import TooSmall
 from verifier_tui.tui.workarounds import KeyFooter
-from verifier_tui.words.run import LEGEND, command_words, mode_text
+from verifier_tui.words.run import LEGEND, both_modes_lines, command_words, mode_text
 from verifier_tui.words.text import one_line
 
 if TYPE_CHECKING:
@@ -715,7 +715,10 @@ class MainScreen(SizedScreen):
         shown = runs[-1]
         self.latest, self.viewing = shown, None
         self.query_one(StatusLine).set_finished(shown)
-        self._show_result(shown, f" both modes: {both.line()} \n{self.fmt.words(both.summary())}")
+        # Under the line, what run --both-modes says of each mode (its notes, contract problems,
+        # expected.json) and the finding, in this screen's words.
+        said = both_modes_lines(session, both, self.fmt.path, self.fmt.words)
+        self._show_result(shown, "\n".join([f" both modes: {both.line()} ", *said]))
 
     def action_toggle_mode(self) -> None:
         session = self.session

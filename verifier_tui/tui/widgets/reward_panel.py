@@ -56,7 +56,11 @@ class RewardPanel(VerticalScroll):
 
 
 def reward_content(result: RunResult, fmt: Display, banner: str | None = None) -> Content:
-    parts: list[Any] = [(f"{banner}\n", "reverse $accent")] if banner else []
+    # The banner's first line is its title; what follows it (b's lines on each mode) reads as text.
+    title, _, more = (banner or "").partition("\n")
+    parts: list[Any] = [(f"{title}\n", "reverse $accent")] if title else []
+    if more:
+        parts.append((f"{more}\n\n", ""))
     symbol, word, style = status_of(result)
     parts += [(f"{symbol} {word}", style), (f"  run #{result.sequence}\n", _MUTED), *_expectation(result)]
     parts += [(f"note: {one_line(fmt.words(notice))}\n", "$warning") for notice in result.notices]
