@@ -402,3 +402,19 @@ async def test_a_response_typed_for_a_case_without_one_is_said_as_one_the_case_n
         said = " ".join(widget_text(app, "#reward-body").split())  # as one line, however it wraps
         assert "its response is not in use" not in said
         assert "the case has no response: its expected.json is for a run without one" in said
+
+
+async def test_keys_typed_in_one_burst_after_s_go_to_the_case_chooser(example):
+    """``s``, ``end``, ``enter`` read from the terminal in one go: the chooser's
+    worker had not pushed it yet, so ``end`` and ``enter`` went to the cases
+    list beneath (its last case chosen and run) and the chooser stayed open
+    over it. They are the chooser's: its last option, no case."""
+    app = make_app(example("hello-file"), watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        for key in ("s", "end", "enter"):
+            app.post_message(events.Key(key, key if len(key) == 1 else None))
+        result = await app.wait_for_runs(2)
+        await pilot.pause()
+        assert result.case is None and result.trigger == "case chosen", result.case
+        assert app.screen is app.main and app.session.case is None

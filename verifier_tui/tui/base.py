@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,6 +27,14 @@ if TYPE_CHECKING:
 
 
 release_style_caches()
+
+#: How often held keys look for the dialog they wait for, and the most they wait for it
+#: (a flow that never shows its dialog must not leave the keys dead).
+_HOLD_CHECK_S, _HOLD_MOST_S = 0.01, 1.0
+
+
+#: The keys that quit: never held for a dialog on its way (:meth:`BaseApp.on_event`).
+_NEVER_HELD = frozenset(("ctrl+q", "ctrl+c"))
 
 
 class BaseApp(App[int]):
@@ -46,6 +55,9 @@ class BaseApp(App[int]):
 
     #: Set once the app is told to end (q, Ctrl+C, a signal).
     quitting = False
+    #: Keys read while a dialog is on its way (:meth:`_keys_wait`), and when the first was.
+    _held_keys: tuple[events.Key, ...] = ()
+    _held_since = 0.0
 
     def exit(self, result: int | None = None, return_code: int = 0, message: RenderableType | None = None) -> None:
         from verifier_tui.tui.screens.case_name import keeping_now
@@ -63,7 +75,32 @@ class BaseApp(App[int]):
         without its widgets: a traceback instead of the quit asked for."""
         if self.quitting and isinstance(event, events.InputEvent):
             return
+        # Keys read in one go with the one that opens a chooser (s, then end, enter) reached the
+        # list beneath it, its worker not having pushed it yet: held until it is up, then its
+        # own, in order (every key after a held one too). Quitting is never held.
+        if isinstance(event, events.Key) and event.key not in _NEVER_HELD and (self._held_keys or self._keys_wait()):
+            if not self._held_keys:
+                self._held_since = time.monotonic()
+                self.set_timer(_HOLD_CHECK_S, self._hand_on_held_keys)
+            self._held_keys += (events.Key(event.key, event.character),)  # read anew where it lands
+            return
         await super().on_event(event)
+
+    def _keys_wait(self) -> bool:
+        """Whether a key read now would miss the screen it is for: the screen on top
+        is not mounted yet, or a chooser of it is on its way (:meth:`KeyedScreen.opening`)."""
+        from verifier_tui.tui.screens.keyed import KeyedScreen
+
+        screen = self.screen
+        return not screen.is_mounted or (isinstance(screen, KeyedScreen) and screen.opening())
+
+    def _hand_on_held_keys(self) -> None:
+        if self._keys_wait() and time.monotonic() - self._held_since < _HOLD_MOST_S:
+            self.set_timer(_HOLD_CHECK_S, self._hand_on_held_keys)
+            return
+        held, self._held_keys = self._held_keys, ()
+        for key in held:
+            self.post_message(key)
 
     async def action_copy_or_quit(self) -> None:
         if self.screen.get_selected_text():

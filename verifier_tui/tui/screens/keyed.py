@@ -5,9 +5,10 @@ screens a user works in (a task's, a trial's)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import Any, ClassVar
+from weakref import WeakSet
 
-from textual.events import Resize
+from textual.events import Resize, ScreenSuspend
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
@@ -25,6 +26,28 @@ class KeyedScreen(Screen[None]):
     OTHER_KEYS: ClassVar[Sequence[tuple[str, str, str]]] = ()
     """``(key, title, what it does)`` of keys the screen's widgets own (enter
     in a table, tab between panels): in the help, not bound twice."""
+
+    #: The chooser flows (their workers' group) whose first dialog is on its way: see :meth:`opening`.
+    CHOOSER_GROUP: ClassVar[str] = "choose"
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._shown: WeakSet[Worker[Any]] = WeakSet()  # the chooser flows whose dialog came up
+
+    def opening(self) -> bool:
+        """Whether a chooser of this screen is on its way: its flow started
+        (the key that opens it was read) and its dialog is not up yet. The
+        keys read meanwhile are the dialog's: the app holds them till then."""
+        return any(
+            w.group == self.CHOOSER_GROUP and w.node is self and not w.is_finished and w not in self._shown
+            for w in self.workers
+        )
+
+    def on_screen_suspend(self, _event: ScreenSuspend) -> None:
+        """A dialog came up over this screen: the flows that opened it are
+        no longer on their way (what they do once it closes, a replay, say,
+        holds no key)."""
+        self._shown.update(w for w in self.workers if w.group == self.CHOOSER_GROUP and w.node is self)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """A flow or a reading worker that raised is shown, never a crash
