@@ -21,7 +21,6 @@ from verifier_tui.engine.harbor.compare import (
     job_line,
     read_compared,
 )
-from verifier_tui.tui.display import Display
 from verifier_tui.tui.keys import HELP, QUIT, key
 from verifier_tui.tui.screens.job_overview import TABLE_KEYS, TasksScreen, cell
 from verifier_tui.tui.widgets.header_line import Flowing
@@ -63,9 +62,8 @@ class CompareScreen(TasksScreen):
     ]
 
     def __init__(self, a: Path, b: Path) -> None:
-        super().__init__()
+        super().__init__(a)
         self.paths = (a, b)
-        self.fmt = Display(a)  # a note's path (a link's target) said from where the user started, as run says it
         self.comparison: Comparison | None = None
         self.done = False
         self.differences_only = False

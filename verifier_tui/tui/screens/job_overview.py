@@ -33,9 +33,9 @@ from verifier_tui.engine.harbor.overview import (
     select_rows,
     trial_rows,
 )
-from verifier_tui.tui.display import Display, content
+from verifier_tui.tui.display import content
 from verifier_tui.tui.keys import HELP, QUIT, key
-from verifier_tui.tui.screens.keyed import KeyedScreen
+from verifier_tui.tui.screens.keyed import FolderScreen
 from verifier_tui.tui.widgets.header_line import Flowing
 from verifier_tui.tui.workarounds import KeyFooter, Table
 from verifier_tui.words.text import one_line
@@ -78,7 +78,7 @@ def _seconds(value: float | None) -> str:
     return f"{value:.1f} s" if value < 600 else f"{value / 60:.0f} min"
 
 
-class TasksScreen(KeyedScreen):
+class TasksScreen(FolderScreen):
     """A screen over a table of tasks (``#job-tasks``): the job's overview and
     two jobs compared. ``t`` keeps only the highlighted task (again: every
     task), ``s`` sorts by the next of :attr:`SORTS`; :meth:`_redraw` shows the
@@ -252,9 +252,8 @@ class JobOverviewScreen(TasksScreen):
         path: Path
 
     def __init__(self, path: Path, *, from_jobs: bool = False, harbor_version: str | None = None) -> None:
-        super().__init__()
+        super().__init__(path)
         self.path = path
-        self.fmt = Display(path)  # a note's path (a link's target) said from where the user started, as run says it
         self.job_name = path.name  # as every job and trial is named: by its folder
         self.from_jobs = from_jobs
         self.harbor_version = harbor_version

@@ -15,10 +15,10 @@ from textual.message import Message
 from textual.widgets import DataTable
 
 from verifier_tui.engine.harbor.overview import JobSummary, read_jobs
-from verifier_tui.tui.display import Display, content
+from verifier_tui.tui.display import content
 from verifier_tui.tui.keys import HELP, QUIT, key
 from verifier_tui.tui.screens.job_overview import TABLE_KEYS, cell
-from verifier_tui.tui.screens.keyed import KeyedScreen
+from verifier_tui.tui.screens.keyed import FolderScreen
 from verifier_tui.tui.widgets.header_line import Flowing
 from verifier_tui.tui.workarounds import KeyFooter, Table
 from verifier_tui.words.text import one_line
@@ -31,7 +31,7 @@ ALL_NOTES = "verifier-tui run JOBS --json lists them all"
 LIST_NOTES_SHOWN = 3
 
 
-class JobsScreen(KeyedScreen):
+class JobsScreen(FolderScreen):
     BINDINGS = [
         key(
             "space", "mark", "mark", "Mark the job", "Mark (or unmark) the job under the cursor; c compares two marked"
@@ -63,9 +63,8 @@ class JobsScreen(KeyedScreen):
         b: Path
 
     def __init__(self, path: Path) -> None:
-        super().__init__()
+        super().__init__(path)
         self.path = path
-        self.fmt = Display(path)  # a note's path (a link's target) said from where the user started, as run says it
         self.jobs: list[JobSummary] = []
         self.done = False  # every job read
         self.marked: list[int] = []  # rows marked for comparison, in the order marked (A, then B)

@@ -5,6 +5,7 @@ screens a user works in (a task's, a trial's)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, ClassVar
 from weakref import WeakSet
 
@@ -12,6 +13,7 @@ from textual.events import Resize, ScreenSuspend
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
+from verifier_tui.tui.display import Display
 from verifier_tui.tui.keys import offered
 from verifier_tui.tui.screens.help import HelpScreen, Legend, help_content
 from verifier_tui.tui.widgets.too_small import MIN_HEIGHT, MIN_WIDTH, TooSmall
@@ -65,6 +67,16 @@ class KeyedScreen(Screen[None]):
     def action_help(self) -> None:
         keys = [(shown, title, does) for shown, title, does, _action in offered(self)]
         self.app.push_screen(HelpScreen(help_content(self.MARKS, [*keys, *self.OTHER_KEYS]), self.HELP_TITLE))
+
+
+class FolderScreen(KeyedScreen):
+    """A screen on Harbor's folders (the jobs, a job, two jobs compared): a
+    note's path (a link's target) said from where the user started, as
+    ``run`` says it."""
+
+    def __init__(self, folder: Path) -> None:
+        super().__init__()
+        self.fmt = Display(folder)
 
 
 class SizedScreen(KeyedScreen):
