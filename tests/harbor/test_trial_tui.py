@@ -175,6 +175,14 @@ async def test_a_multi_step_trial_lists_its_steps(task, runs, tmp_path):
         assert app.screen.opened.step == "second"
         assert "step second" in text_of(app, "#trial-header")
         assert replayed.agreement.same is False  # the replay writes 1.0
+        # esc goes back to the steps, and says so: the footer said "esc trials", the help "Back to the trials"
+        footer = screen_text(app).splitlines()[-1]
+        assert "esc steps" in footer and "trials" not in footer, footer
+        await pilot.press("question_mark")
+        shown = str(app.screen.query_one("#help-text").content)
+        assert "Back to the steps" in shown and "Back to the trials" not in shown
+        await pilot.press("escape", "escape")
+        assert "✓ step first   1.0" in screen_text(app)
 
 
 async def test_e_opens_the_failing_line_of_the_side_in_focus(task, runs, tmp_path, monkeypatch):
@@ -329,7 +337,7 @@ async def test_the_palette_lists_the_trial_keys(task, runs, tmp_path):
         assert "l x a j i m files" in footer  # the six Harbor files share one entry
         for binding in TrialScreen.BINDINGS:
             shown, title = app.get_key_display(binding), binding.tooltip.split("\n")[0]
-            if binding.action == "back":  # a trial opened on its own has no list to go back to
+            if binding.action.startswith("back"):  # a trial opened on its own has no list to go back to
                 assert "esc" not in footer and f"{title}  ({shown})" not in titles
                 continue
             if binding.action == "show_output('stderr')":

@@ -92,7 +92,7 @@ class TrialApp(BaseApp):
 
     @on(JobScreen.StepChosen)
     def _step_chosen(self, message: JobScreen.StepChosen) -> None:
-        self.open_trial(message.trial, message.step, from_job=True)
+        self.open_trial(message.trial, message.step, from_job=True, back_to="steps")
 
     def open_job(self, path: Path, *, from_jobs: bool = False) -> None:
         """A job's overview (Harbor's version from its own lock.json)."""
@@ -128,7 +128,7 @@ class TrialApp(BaseApp):
         else:
             self.open_trial(trial, step, from_job=from_job)
 
-    def open_trial(self, trial: Trial, step: str | None, *, from_job: bool) -> None:
+    def open_trial(self, trial: Trial, step: str | None, *, from_job: bool, back_to: str = "trials") -> None:
         """Walk the trial (finding its task, reading the sandbox side) and show it.
         The engine reads a trial without raising for what a folder may hold;
         anything else is shown and the app goes on (or, with nothing else to
@@ -155,7 +155,11 @@ class TrialApp(BaseApp):
             return
         self.push_screen(
             TrialScreen(
-                opened, watch=self.watching, poll=self.poll, from_job=from_job, deterministic=self.deterministic
+                opened,
+                watch=self.watching,
+                poll=self.poll,
+                back_to=back_to if from_job else None,
+                deterministic=self.deterministic,
             )
         )
 

@@ -95,7 +95,9 @@ class SizedScreen(KeyedScreen):
         small = width < MIN_WIDTH or height < MIN_HEIGHT
         self.set_class(small, "-too-small")
         if small:
-            back = next((title for _shown, title, _does, action in offered(self) if action == "back"), None)
+            # "back", or "back('steps')" where esc names the list it goes back to
+            offers = offered(self)
+            back = next((title for _shown, title, _, action in offers if action.partition("(")[0] == "back"), None)
             # A dialog over it (the response editor, a chooser) has the keys:
             # q typed there is text, or nothing; esc closes it.
             self.query_one(TooSmall).show_size(width, height, back, dialog=self.app.screen is not self)

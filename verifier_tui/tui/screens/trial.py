@@ -142,8 +142,11 @@ class TrialScreen(SizedScreen):
         ),
         key("?", "help", "help", "Help: keys and marks", "Every key of this screen, and what the marks mean"),
         QUIT,
-        # "the trials": a job's overview or a comparison's flipped trials, whichever opened it
-        key("escape", "back", "trials", "Back to the trials", "the list this trial was opened from"),
+        # esc names the list beneath, as o names its stream: two bindings, check_action offers
+        # the one of :attr:`back_to`. "the trials": a job's overview or a comparison's flipped
+        # trials, whichever opened it; "the steps": a multi-step trial's, this step opened from them.
+        key("escape", "back('trials')", "trials", "Back to the trials", "the list this trial was opened from"),
+        key("escape", "back('steps')", "steps", "Back to the steps", "the trial's steps, this one opened from them"),
     ]
     HELP_TITLE = "verifier-tui: a trial's keys and marks"
     OTHER_KEYS = [
@@ -192,13 +195,13 @@ class TrialScreen(SizedScreen):
         *,
         watch: bool = True,
         poll: bool = False,
-        from_job: bool = False,
+        back_to: str | None = None,
         deterministic: bool = False,
     ) -> None:
         super().__init__()
         self.opened = opened
         self.poll = poll
-        self.from_job = from_job
+        self.back_to = back_to  # the list esc goes back to ("trials", "steps"), None without one
         walk = opened.walk
         root = walk.location.path or walk.trial.path
         self.fmt = TrialDisplay(root, deterministic, base=common_base(walk.location.path, walk.trial.path))
@@ -312,11 +315,11 @@ class TrialScreen(SizedScreen):
             self.notify("live reload off: a save marks the replay stale, r replays", markup=False)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """esc goes back to the job's list only when there is one; c and o
+        """esc goes back to the list beneath only when there is one, named as it is; c and o
         need a replay to copy or show (the footer, the palette and the help
         offer them only then)."""
         if action == "back":
-            return self.from_job
+            return parameters[0] == self.back_to
         if action in ("copy_command", "show_output", "keep_case"):
             replayed = self.replayed is not None and self.replayed.local is not None
             return replayed and (action != "show_output" or parameters[0] != self.stream)
@@ -370,7 +373,7 @@ class TrialScreen(SizedScreen):
             return
         self.app.push_screen(TrialFileScreen(view, self.fmt))
 
-    def action_back(self) -> None:
+    def action_back(self, _to: str) -> None:
         self.app.pop_screen()
 
     def _side_in_focus(self) -> SidePanel | None:
