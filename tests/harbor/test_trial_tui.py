@@ -308,6 +308,10 @@ async def test_a_task_that_cannot_be_found_is_said_plainly(task, runs, tmp_path)
         assert "give the task folder with --task DIR" in text_of(app, "#trial-header")
         # The sandbox side stands on its own.
         assert "Harbor scored RewardFileNotFoundError" in text_of(app, "#sandbox-side .side-body")
+        # Its failing line is the sandbox's /tests/verifier.py, no file here: the root cause and the
+        # steps' advice said "(e opens it)", and e then said "no failing line, and no verifier to open".
+        assert "(not a file of the task)" in text_of(app, "#sandbox-side .side-body")
+        assert "e opens it" not in screen_text(app)
 
 
 async def test_a_trial_harbor_has_not_ended_is_not_finished_not_scored(task, runs):

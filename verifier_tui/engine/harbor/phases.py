@@ -129,14 +129,23 @@ def _agent_file_missing(kind: str, error: str) -> bool:
 
 
 def failure_words(
-    phase: str, *, error: str | None = None, problem: str | None = None, where: str | None = None, sandbox: bool = False
+    phase: str,
+    *,
+    error: str | None = None,
+    problem: str | None = None,
+    where: str | None = None,
+    sandbox: bool = False,
+    opens: bool = True,
 ) -> tuple[str, str]:
     """``(explanation, advice)`` for a run that failed in ``phase`` with an
     exception ``error`` ("Type: message", exit 1) or a contract ``problem``
     (exit 2). ``where`` is the failing line (``tests/verifier.py:12``);
+    ``opens`` False: it is no file here (the sandbox's ``/tests/verifier.py``
+    of a task not found), so the advice offers no editor for it;
     ``sandbox``: the sentence tells what Harbor did, not what it would do."""
     no_reward = NO_REWARD[sandbox]
     at = f" at {where}" if where else ""
+    edit = (OPEN_IN_EDITOR,) if opens else ()
     if error is not None:
         kind = error.split(":", 1)[0]
         if phase == "module_imported":
@@ -147,11 +156,11 @@ def failure_words(
                     "(that folder is on sys.path), or install the package in environment/Dockerfile"
                 )
             elif kind in ("SyntaxError", "IndentationError", "TabError"):
-                advice = Advice(f"fix the syntax{at}", OPEN_IN_EDITOR)
+                advice = Advice(f"fix the syntax{at}", *edit)
             else:
                 advice = Advice(
                     f"fix the top-level code{at}",
-                    OPEN_IN_EDITOR,
+                    *edit,
                     ": it runs when the runner imports the module; keep work that needs the workspace inside verify",
                 )
             return explanation, advice
@@ -159,13 +168,13 @@ def failure_words(
         if _agent_file_missing(kind, error):
             advice = Advice(
                 f"a verify that raises scores nothing: check for what the agent may not have produced{at}",
-                OPEN_IN_EDITOR,
+                *edit,
                 " and return 0.0 instead of raising",
             )
         else:
             advice = Advice(
                 f"fix the error{at}",
-                OPEN_IN_EDITOR,
+                *edit,
                 ", or catch it and return 0.0: a verify that raises scores nothing",
             )
         return explanation, advice
@@ -468,6 +477,7 @@ def sandbox_phases(
     timeout_s: float | None = None,
     verifier_ran: bool | None = True,
     where: str | None = None,
+    where_opens: bool = True,
     not_run_because: str | None = None,
     tail: tuple[str, ...] = (),
     sandbox: bool = True,
@@ -475,7 +485,8 @@ def sandbox_phases(
 ) -> PhaseReport:
     """The runner's phases in the sandbox, from its output and the reward
     folder's verdict (``verdict`` None: the trial has no ``verifier/``).
-    ``where``: the failing line mapped to the local task; ``tail``: the last
+    ``where``: the failing line mapped to the local task (``where_opens``
+    False: it maps to no file here, said as the sandbox's); ``tail``: the last
     lines of the traceback to show with the failed phase. ``sandbox`` False:
     a replay whose runner reports no phases, inferred the same way.
     ``downloaded`` False: Harbor never fetched the sandbox's reward folder (a timeout)."""
@@ -511,7 +522,7 @@ def sandbox_phases(
         tb = output.traceback
         error = exception_words(tb.bare_type, tb.exception_message)
         phase = "module_imported" if tb.while_importing else "verify_called"
-        explanation, advice = failure_words(phase, error=error, where=where, sandbox=sandbox)
+        explanation, advice = failure_words(phase, error=error, where=where, sandbox=sandbox, opens=where_opens)
         if timed_out:  # the runner reported the failure, then did not exit
             explanation, advice = hung_words(f"'{LABELS[phase]}' failed ({error})", limit, sandbox=sandbox)
         return _report(phase, DONE, error, explanation, advice, lines=tail)

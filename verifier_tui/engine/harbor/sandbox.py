@@ -253,16 +253,16 @@ def read_sandbox(
         for f in (runner.traceback.frames if runner.traceback else ())
     )
     failure = next((f for f in reversed(frames) if _own_code(f.sandbox_path)), None)
-    where = None
+    where, where_opens = None, True  # where_opens: a file here (else the sandbox's own, e opens nothing)
     if failure is not None:
         local = failure.local_path
         if local is not None and task_root is not None and local.is_relative_to(task_root):
             local = local.relative_to(task_root)
-        where = f"{local or failure.sandbox_path}:{failure.line}"
+        where, where_opens = f"{local or failure.sandbox_path}:{failure.line}", local is not None
     elif runner.shell_error is not None:  # test.sh's own line: the task's tests/test.sh
         script = mapper.local(runner.shell_error.script)
         shown = script.relative_to(task_root) if script is not None and task_root is not None else None
-        where = f"{shown or runner.shell_error.script}:{runner.shell_error.line}"
+        where, where_opens = f"{shown or runner.shell_error.script}:{runner.shell_error.line}", script is not None
     tail = tuple(mapper.text(runner.traceback.text).splitlines()[-6:]) if runner.traceback else ()
     why_not = (
         facts.agent_failure.type if facts.agent_failure else ("verifier disabled" if facts.verifier_disabled else None)
@@ -274,6 +274,7 @@ def read_sandbox(
         timeout_s=facts.timeout.for_replay,
         verifier_ran=not (facts.verifier_ran is False and not text),
         where=where,
+        where_opens=where_opens,
         not_run_because=why_not,
         tail=tail,
         downloaded=state != "not downloaded",
