@@ -105,6 +105,11 @@ async def test_the_jobs_folder_lists_its_jobs_and_opens_one(real):
         await pilot.press("question_mark")
         assert isinstance(app.screen, HelpScreen)
         assert "Open the job" in str(app.screen.query_one("#help-text").content)
+        # every key stands apart from its title, in one column: "home end" ran into it ("home endTo the first")
+        keys = str(app.screen.query_one("#help-text").content).split("Keys\n", 1)[1].splitlines()
+        assert any(line.startswith("  home end To the first or last row: ") for line in keys), keys
+        opens = next(line for line in keys if "Open the job" in line)
+        assert opens.index("Open the job") == len("  home end "), opens
         await pilot.press("escape", "down", "down", "enter")
         await read_all(app)
         assert isinstance(app.screen, JobOverviewScreen) and app.screen.job_name == "nop-fail"

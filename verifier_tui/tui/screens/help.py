@@ -23,7 +23,8 @@ _HEAD = "bold $text-primary"
 
 def help_content(marks: Legend, keys: Sequence[tuple[str, str, str]]) -> Content:
     """The marks first (what the screen shows), each padded to the widest,
-    then the ``(key, title, what it does)`` rows and the palette."""
+    then the ``(key, title, what it does)`` rows and the palette, the keys
+    padded alike."""
     parts: list[str | tuple[str, str]] = []
     width = max((len(mark) for _title, group in marks for mark, _meaning in group), default=0) + 2
     for title, group in marks:
@@ -32,8 +33,11 @@ def help_content(marks: Legend, keys: Sequence[tuple[str, str, str]]) -> Content
             parts += [(f"  {mark:<{width}}", "bold"), f"{meaning}\n"]
         parts.append("\n")
     parts.append(("Keys\n", _HEAD))
-    for key, title, does in [*keys, ("ctrl+p", "Command palette", "every action above, by name")]:
-        parts += [(f"  {key:<7}", "bold"), title, (f": {does}\n", "$text-muted")]
+    rows = [*keys, ("ctrl+p", "Command palette", "every action above, by name")]
+    # the keys' column as wide as its widest ("home end" ran into its title), a space after it
+    key_width = max(7, *(len(key) + 1 for key, _title, _does in rows))
+    for key, title, does in rows:
+        parts += [(f"  {key:<{key_width}}", "bold"), title, (f": {does}\n", "$text-muted")]
     return content(*parts)
 
 
