@@ -435,3 +435,20 @@ async def test_b_says_each_modes_notes_contract_problems_and_expected_json_as_ru
             "contract: verify requires 'response' without a default",
         ):
             assert said in shown, (said, shown)
+
+
+async def test_a_case_name_typed_in_one_burst_after_k_is_the_dialogs(example):
+    """``k`` then the name, typed fast: the dialog's worker had not pushed it
+    yet, so the name's letters went to the task's screen as keys (``a`` ran
+    every case, ``s`` opened the case chooser). They are the dialog's."""
+    from textual import events
+
+    root = example("hello-file")
+    app = make_app(root, case="correct", watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        for key in ("k", "s", "a", "v", "e", "d", "enter"):
+            app.post_message(events.Key(key, key if len(key) == 1 else None))
+        await wait_for(lambda: (root / "cases" / "saved").is_dir(), "the case kept under the name typed")
+        await pilot.pause()
+        assert app.screen is app.main and len(app.finished) == 1, app.screen

@@ -29,27 +29,28 @@ class KeyedScreen(Screen[None]):
     """``(key, title, what it does)`` of keys the screen's widgets own (enter
     in a table, tab between panels): in the help, not bound twice."""
 
-    #: The chooser flows (their workers' group) whose first dialog is on its way: see :meth:`opening`.
-    CHOOSER_GROUP: ClassVar[str] = "choose"
+    #: The flows (their workers' groups) that open a dialog: a chooser, k's name for the case.
+    DIALOG_GROUPS: ClassVar[tuple[str, ...]] = ("choose", "keep")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._shown: WeakSet[Worker[Any]] = WeakSet()  # the chooser flows whose dialog came up
+        self._shown: WeakSet[Worker[Any]] = WeakSet()  # the dialog flows whose dialog came up
 
     def opening(self) -> bool:
-        """Whether a chooser of this screen is on its way: its flow started
-        (the key that opens it was read) and its dialog is not up yet. The
-        keys read meanwhile are the dialog's: the app holds them till then."""
-        return any(
-            w.group == self.CHOOSER_GROUP and w.node is self and not w.is_finished and w not in self._shown
-            for w in self.workers
-        )
+        """Whether a dialog of this screen is on its way (a chooser, k's case
+        name): its flow started (the key that opens it was read) and its dialog
+        is not up yet. The keys read meanwhile are the dialog's: the app holds
+        them till then."""
+        return any(w not in self._shown for w in self._dialog_flows())
+
+    def _dialog_flows(self) -> list[Worker[Any]]:
+        return [w for w in self.workers if w.group in self.DIALOG_GROUPS and w.node is self and not w.is_finished]
 
     def on_screen_suspend(self, _event: ScreenSuspend) -> None:
         """A dialog came up over this screen: the flows that opened it are
-        no longer on their way (what they do once it closes, a replay, say,
-        holds no key)."""
-        self._shown.update(w for w in self.workers if w.group == self.CHOOSER_GROUP and w.node is self)
+        no longer on their way (what they do once it closes, a replay or k's
+        copy, say, holds no key)."""
+        self._shown.update(self._dialog_flows())
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """A flow or a reading worker that raised is shown, never a crash
