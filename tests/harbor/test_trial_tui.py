@@ -486,3 +486,16 @@ async def test_a_replay_in_the_copy_sandbox_says_it_could_write_the_users_files(
         await pilot.pause()
         said = "sandbox: copy (asked for): the verifier runs on this machine as you and can write your files"
         assert said in " ".join(text_of(app, "#trial-status").split()), text_of(app, "#trial-status")
+
+
+async def test_r_with_nothing_to_replay_says_so(task, runs):
+    """r on a trial that captured no /app (no stand-in chosen) changed nothing
+    on screen: the key looked dead. It says what gives a replay, as the
+    main screen's r says it has no verifier to run."""
+    trial = make_trial(runs / "jobs" / "j" / "demo__aaaaaaa", task=task(), **PASSED)
+    app = make_trial_app(trial)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_replays(1)
+        await pilot.press("r")
+        await pilot.pause()
+        assert app.notices and app.notices[-1].startswith("r: nothing to replay: f chooses a folder to replay on")

@@ -33,7 +33,7 @@ from verifier_tui.tui.screens.keyed import SizedScreen
 from verifier_tui.tui.screens.picker import PickerScreen
 from verifier_tui.tui.trial_controller import ReplayController
 from verifier_tui.tui.trial_display import TrialDisplay, common_base
-from verifier_tui.tui.widgets.agreement_panel import AgreementPanel
+from verifier_tui.tui.widgets.agreement_panel import NO_REPLAY_KEYS, AgreementPanel, asks_for_stand_in
 from verifier_tui.tui.widgets.phase_table import PhaseTable
 from verifier_tui.tui.widgets.replay_status import ReplayStatus
 from verifier_tui.tui.widgets.root_cause import RootCauseBox, RootCausePanel
@@ -304,6 +304,14 @@ class TrialScreen(SizedScreen):
     # -- keys -------------------------------------------------------------------------------
 
     def action_run(self) -> None:
+        replayed = self.replayed
+        if self.controller.live is None and replayed is not None and replayed.local is None:
+            # Nothing runs (no task, no stand-in for /app), and the screen would not move: r looked
+            # dead. Said, as the task screen's r says it has no verifier, with what gives a replay.
+            skipped = replayed.skipped
+            why = NO_REPLAY_KEYS if asks_for_stand_in(skipped) else self.fmt.words(skipped or "")
+            self.notify(f"r: nothing to replay: {why}", severity="warning", markup=False)
+            return
         self.controller.request("r key")
 
     def action_toggle_watch(self) -> None:
