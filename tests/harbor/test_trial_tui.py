@@ -499,3 +499,16 @@ async def test_r_with_nothing_to_replay_says_so(task, runs):
         await pilot.press("r")
         await pilot.pause()
         assert app.notices and app.notices[-1].startswith("r: nothing to replay: f chooses a folder to replay on")
+
+
+async def test_w_with_nothing_to_replay_says_when_it_applies(task, runs):
+    """w on a trial with nothing to replay said "every save to the task
+    replays" and "r replays", where nothing replays until a stand-in is chosen."""
+    trial = make_trial(runs / "jobs" / "j" / "demo__aaaaaaa", task=task(), **PASSED)
+    app = make_trial_app(trial)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_replays(1)
+        for _ in range(2):
+            await pilot.press("w")
+            await pilot.pause()
+            assert "once there is a replay" in app.notices[-1], app.notices[-1]

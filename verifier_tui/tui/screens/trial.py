@@ -317,10 +317,13 @@ class TrialScreen(SizedScreen):
     def action_toggle_watch(self) -> None:
         on = not self.controller.live_reload
         self.controller.set_live_reload(on)
+        # With nothing to replay yet (no stand-in for /app), the choice holds for the replays a
+        # stand-in starts: said so, not as if a save replayed now.
+        later = "once there is a replay, " if self.controller.live is None else ""
         if on:
-            self.notify("live reload on: every save to the task replays", markup=False)
+            self.notify(f"live reload on: {later}every save to the task replays", markup=False)
         else:
-            self.notify("live reload off: a save marks the replay stale, r replays", markup=False)
+            self.notify(f"live reload off: {later}a save marks the replay stale, r replays", markup=False)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """esc goes back to the list beneath only when there is one, named as it is; c and o
