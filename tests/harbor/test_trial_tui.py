@@ -512,3 +512,20 @@ async def test_w_with_nothing_to_replay_says_when_it_applies(task, runs):
             await pilot.press("w")
             await pilot.pause()
             assert "once there is a replay" in app.notices[-1], app.notices[-1]
+
+
+async def test_k_on_a_stand_in_is_said_to_keep_the_stand_in(task, runs):
+    """The help said k keeps "the trial's captured /app", of a replay on an
+    empty /app chosen with s (the trial captured none): k keeps the replay's /app."""
+    trial = make_trial(runs / "jobs" / "j" / "demo__aaaaaaa", task=task(), **PASSED)
+    app = make_trial_app(trial)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_replays(1)
+        await pilot.press("s")
+        await pilot.pause()
+        await pilot.press("end", "enter")  # an empty /app
+        await app.wait_for_replays(2)
+        await pilot.pause()
+        await pilot.press("question_mark")
+        shown = " ".join(str(app.screen.query_one("#help-text").content).split())
+        assert "Keep the replay as a case: The replay's /app (the trial's captured one, or your stand-in)" in shown

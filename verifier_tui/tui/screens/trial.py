@@ -88,7 +88,8 @@ class TrialScreen(SizedScreen):
             "keep_case",
             "keep",
             "Keep the replay as a case",
-            "The trial's captured /app as the task's cases/NAME/workspace, with an expected.json of its verdict",
+            "The replay's /app (the trial's captured one, or your stand-in) as the task's cases/NAME/workspace, "
+            "with an expected.json of its verdict",
             show=False,  # in the palette and the help; the footer is full
         ),
         *output_keys("the replay's"),
