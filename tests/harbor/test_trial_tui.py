@@ -529,3 +529,28 @@ async def test_k_on_a_stand_in_is_said_to_keep_the_stand_in(task, runs):
         await pilot.press("question_mark")
         shown = " ".join(str(app.screen.query_one("#help-text").content).split())
         assert "Keep the replay as a case: The replay's /app (the trial's captured one, or your stand-in)" in shown
+
+
+async def test_keys_held_for_a_chooser_that_does_not_come_are_handed_on_after_a_second(
+    task, runs, tmp_path, monkeypatch
+):
+    """A chooser's flow that takes long to show it (s, a task of many cases):
+    the keys read meanwhile are held a second at most, then act where they
+    are (r replays), not kept going round unread until the chooser came."""
+    from textual import events
+
+    _, trial = failing_trial(task, runs, tmp_path)
+    app = make_trial_app(trial.path)
+    real = app.push_screen_wait
+
+    async def slow_push(screen):
+        await asyncio.sleep(4)
+        return await real(screen)
+
+    async with app.run_test(size=SIZE):
+        await app.wait_for_replays(1)
+        monkeypatch.setattr(app, "push_screen_wait", slow_push)
+        for key in ("s", "r"):
+            app.post_message(events.Key(key, key))
+        await app.wait_for_replays(2, timeout=3)  # before the chooser came
+        assert isinstance(app.screen, TrialScreen)

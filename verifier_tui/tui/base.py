@@ -12,9 +12,10 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from weakref import WeakSet
 
 from textual import events
-from textual.app import App, SystemCommand
+from textual.app import App, ScreenStackError, SystemCommand, UnknownModeError
 from textual.binding import Binding
 
 from verifier_tui.tui.keys import offered
@@ -59,6 +60,12 @@ class BaseApp(App[int]):
     _held_keys: tuple[events.Key, ...] = ()
     _held_since = 0.0
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # The held keys once handed on: never held again (the dialog did not come within the
+        # second; they act where they land, not kept going round unread).
+        self._handed_on: WeakSet[events.Key] = WeakSet()
+
     def exit(self, result: int | None = None, return_code: int = 0, message: RenderableType | None = None) -> None:
         from verifier_tui.tui.screens.case_name import keeping_now
 
@@ -78,7 +85,12 @@ class BaseApp(App[int]):
         # Keys read in one go with the one that opens a chooser (s, then end, enter) reached the
         # list beneath it, its worker not having pushed it yet: held until it is up, then its
         # own, in order (every key after a held one too). Quitting is never held.
-        if isinstance(event, events.Key) and event.key not in _NEVER_HELD and (self._held_keys or self._keys_wait()):
+        if (
+            isinstance(event, events.Key)
+            and event.key not in _NEVER_HELD
+            and event not in self._handed_on
+            and (self._held_keys or self._keys_wait())
+        ):
             if not self._held_keys:
                 self._held_since = time.monotonic()
                 self.set_timer(_HOLD_CHECK_S, self._hand_on_held_keys)
@@ -91,7 +103,10 @@ class BaseApp(App[int]):
         is not mounted yet, or a chooser of it is on its way (:meth:`KeyedScreen.opening`)."""
         from verifier_tui.tui.screens.keyed import KeyedScreen
 
-        screen = self.screen
+        try:
+            screen = self.screen
+        except (ScreenStackError, UnknownModeError):
+            return False  # the app is ending: no screen to wait for
         return not screen.is_mounted or (isinstance(screen, KeyedScreen) and screen.opening())
 
     def _hand_on_held_keys(self) -> None:
@@ -100,6 +115,7 @@ class BaseApp(App[int]):
             return
         held, self._held_keys = self._held_keys, ()
         for key in held:
+            self._handed_on.add(key)
             self.post_message(key)
 
     async def action_copy_or_quit(self) -> None:
