@@ -12,6 +12,7 @@ and the link is said as a link.
 from __future__ import annotations
 
 import json
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
@@ -91,6 +92,22 @@ def test_a_reward_file_planted_as_a_link_is_said_never_read(env, tmp_path, priva
         {"name": name, "kind": "link", "target": target, "size": 0, "text": None, "is_utf8": True, "truncated": False}
     ]
     assert link in said["test --json"]
+
+
+def test_test_and_its_junit_say_why_a_planted_reward_link_leaves_the_verdict_unknown(env, tmp_path, private):
+    """``test`` showed the case as ``exit 0 · no reward · unknown`` and its
+    JUnit failure said no more: a CI reader was not told that the verifier
+    left a link, which ``run`` says."""
+    target = str(private / "reward.txt")
+    task = _task(tmp_path / "t", [["--reward-dir:reward.txt", target]])
+    junit = tmp_path / "junit.xml"
+    text = _said(env, "test", task, "--junit", junit, cwd=tmp_path)
+    link = f"reward.txt is a link to {target}: Harbor would read it inside the container; not read here"
+    assert f"a: {link}" in text, text
+    report = ET.parse(junit).getroot()
+    failure = report.find("testcase/failure")
+    assert failure is not None and link in (failure.text or ""), ET.tostring(report)
+    assert SECRET not in text + ET.tostring(report, encoding="unicode")
 
 
 def test_a_reward_folder_planted_as_a_link_is_never_read(env, sandbox, tmp_path, private):

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, cast
 
 from verifier_tui.commands import terminal
 from verifier_tui.engine.advice import Advice
-from verifier_tui.engine.model import RunResult
+from verifier_tui.engine.model import UNKNOWN, RunResult
 from verifier_tui.engine.record import record
 from verifier_tui.engine.task.discovery import verifier_notices
 from verifier_tui.engine.verdict import rewards_json
@@ -412,7 +412,9 @@ def why_failed(session: Session | None, result: RunResult, shared: Sequence[str]
     problems = case.problems if case is not None else ()
     # Its notes say a run killed past memory_mb, with the limit (engine.results).
     notes = [f"note: {note}" for note in run_notes(result) if note not in shared]
-    return [said for said in (stuck_at(result), near_miss_line(result), *problems, *notes) if said]
+    # A reward file left as a link: the row says only "unknown", and the link is why (as `run` says it).
+    unknown = result.verdict.message if result.verdict.error == UNKNOWN else None
+    return [said for said in (unknown, stuck_at(result), near_miss_line(result), *problems, *notes) if said]
 
 
 def shared_notes(results: list[RunResult]) -> list[str]:
