@@ -358,6 +358,31 @@ def test_a_test_sh_that_dies_before_the_runner_replays_as_the_sandbox_ran_it(tas
     assert out["sandbox"]["phase"] == "test_sh" and out["judged_by"] == "test.sh"
 
 
+def test_a_test_sh_that_leaves_a_reward_link_after_the_runner_is_not_said_to_have_ended_before_it(
+    task, runs, tmp_path, monkeypatch
+):
+    """A replayed test.sh ran the runner, then left ``reward.txt`` as a link:
+    the replay said "test.sh exited 0 before it started the runner, saying
+    nothing of why" and showed every step unknown, though the runner ran and
+    a link (which the tool said) was left in its reward folder."""
+    from verifier_tui.engine.sandbox import isolation
+
+    if isolation.view_problem()[1] is not None:
+        pytest.skip("the task's test.sh names /tests and /app: it runs only in the namespace's view")
+    monkeypatch.setenv(isolation.VARIABLE, "namespace")
+    demo = task(verifier=READS_HELLO, toml=SEPARATE)
+    plant = "\nrm -f /logs/verifier/reward.txt\nln -s /proc/self/environ /logs/verifier/reward.txt\n"
+    (demo / "tests" / "test.sh").write_text(SHIM.replace("\nexec ", "\n", 1) + plant)
+    trial = trial_from_sandbox(runs, tmp_path, demo, workspace={"hello.txt": "hi"}, mode="separate", capture=True)
+    _, _, local, out = replay(trial)
+    assert local.verdict_by == "test.sh" and local.verdict.error == "unknown", local.verdict
+    assert "reward.txt is a link to /proc/self/environ" in (local.verdict.message or "")
+    assert local.outcome.slug != "test_sh_ended" and local.phases is not None, local.outcome
+    assert not any("before it started the runner" in said for said in [*local.notices, *out["differences"]])
+    link = "reward.txt is a link to /proc/self/environ: Harbor would read it inside the container; not read here"
+    assert out["runner_alone"]["why"] == link, out["runner_alone"]
+
+
 def test_a_verdict_from_test_sh_names_no_runner_difference_as_a_reason(task, runs, tmp_path, monkeypatch):
     """The task vendors its own runner: when the replay's verdict comes from
     its test.sh (which runs that runner, as the sandbox did), the runners'

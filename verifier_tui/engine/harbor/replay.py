@@ -277,8 +277,9 @@ def test_sh_own_commands(task_dir: Path, step: str | None = None) -> tuple[str, 
 
 def runner_alone_why(plan: ReplayPlan, step: str | None, ended_at: str | None) -> str:
     """Why verifier-tui's runner, run alone, ended otherwise than the task's
-    test.sh: the script ended before it started the runner (``ended_at``,
-    its words), its own commands before the runner, the task's own runner."""
+    test.sh: the script ended before it started the runner, or left a reward
+    file as a link (``ended_at``, its words), its own commands before the
+    runner, the task's own runner."""
     if ended_at is not None:
         return ended_at
     reasons = []

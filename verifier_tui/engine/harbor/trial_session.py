@@ -31,7 +31,7 @@ from verifier_tui.engine.harbor.walkthrough import (
     walk_trial,
 )
 from verifier_tui.engine.invocation import NOTHING_CHOSEN
-from verifier_tui.engine.model import Outcome, RunResult
+from verifier_tui.engine.model import UNKNOWN, Outcome, RunResult
 from verifier_tui.engine.record import record, replace
 from verifier_tui.engine.to_the_end import uninterrupted
 
@@ -370,8 +370,10 @@ class TrialSession:
         return self.last
 
     def _ended_words(self, result: RunResult, failure: tuple[Path, int] | None) -> str | None:
-        """Where and why the task's test.sh ended before it started the runner
-        (None: it did not)."""
+        """Where and why the task's test.sh ended before it started the runner,
+        or the reward file it left as a link (None: neither)."""
+        if result.verdict.error == UNKNOWN:  # the script's verdict is not known: the link is why it differs
+            return result.verdict.message
         if result.outcome is not Outcome.TEST_SH_ENDED:
             return None
         from verifier_tui.engine.harbor.phases import test_sh_ended
@@ -517,7 +519,9 @@ def _ended_before_runner(script: RunResult, runner: RunResult) -> bool:
         Outcome.UNEXPECTED_EXIT,
         Outcome.NO_REWARD,
     )
-    if script.verdict.rewards is not None or not ended_itself:
+    # A reward file left as a link says something wrote the reward folder (the runner, then the
+    # script or the verifier after it): whatever ran, the script did not end before the runner.
+    if script.verdict.rewards is not None or not ended_itself or script.verdict.error == UNKNOWN:
         return False
     said = parse_runner_output(script.stderr.text).kind
     reported = runner.outcome in (Outcome.REWARD_WRITTEN, Outcome.VERIFIER_RAISED, Outcome.CONTRACT_ERROR)
