@@ -597,6 +597,30 @@ def test_this_machines_loopback_is_reached_only_with_network_host(tmp_path, env,
         assert any('"allowlist" is not applied' in n for n in data["notices"])
 
 
+def test_network_host_is_said_by_test_and_its_junit_though_every_case_passes(tmp_path, env, namespace):
+    """``run --network host`` says the run shared this machine's network; ``test``
+    and ``test JOB`` said nothing of it, in their text or their JUnit report,
+    whenever every case passed: a CI log never showed that the runs could
+    reach the machine's loopback services."""
+    import xml.etree.ElementTree as ET
+
+    from tests.helpers.harbor import make_trial
+
+    shared = "--network host: the run shares this machine's network, its loopback services included"
+    task = make_task(tmp_path / "runs" / "tasks" / "t", toml='version = "1.0"\n', cases={"only": {}})
+    (task / "cases" / "only" / "expected.json").write_text('{"rewards": {"reward": 1.0}}')
+    trial = make_trial(tmp_path / "runs" / "jobs" / "j" / "t__aaaaaaa", task=task, rewards={"reward": 1.0}, app={})
+    for target in (task, trial.parent):
+        junit = tmp_path / "junit.xml"
+        done = run_tool(env, "test", target, "--network", "host", "--junit", junit, "--python", PY, cwd=tmp_path)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert f"note: {shared}" in done.stdout.splitlines(), done.stdout
+        report = ET.parse(junit).getroot()
+        assert report.find("properties/property[@name='network']").get("value") == shared, ET.tostring(report)
+        alone = run_tool(env, "test", target, "--junit", junit, "--python", PY, cwd=tmp_path)
+        assert "--network host" not in alone.stdout and ET.parse(junit).getroot().find("properties") is None
+
+
 def test_no_network_in_the_copy_sandbox_is_said_not_applied(tmp_path, env):
     task_dir = make_task(tmp_path / "t", toml='version = "1.0"\n[verifier]\nnetwork_mode = "no-network"\n')
     data = run_json(dict(env, VERIFIER_TUI_SANDBOX="copy"), task_dir)

@@ -600,6 +600,7 @@ def test_command(args: argparse.Namespace) -> int:
     used = [r.name for r in rows if r.stand_in == "used"]
     unused = [r.name for r in rows if r.stand_in == "unused"]
     copied = next((r.copy_sandbox for r in rows if r.copy_sandbox), None)
+    network = next((r.shared_network for r in rows if r.shared_network), None)
     if stream is not None:
         stream.end(
             {
@@ -620,6 +621,8 @@ def test_command(args: argparse.Namespace) -> int:
         terminal.out(f"{agree} agree, {differ} differ, {unknown} not compared")
         if copied:
             terminal.out(copied)
+        if network:
+            terminal.out(f"note: {network}")
         by_runner = sum(1 for r in rows if r.same is True and r.judged_by == "runner")
         if by_runner:
             # Said because it is a shortcut: run TRIAL and the TUI always judge through test.sh.
@@ -630,7 +633,7 @@ def test_command(args: argparse.Namespace) -> int:
     if args.junit:
         cases = [junit_case(r.job or group.name, r) for r in rows]
         what = "jobs folder" if in_jobs else "job"
-        problem = write_junit(args.junit, f"verifier-tui {what} {group.name}", cases, wall, copied)
+        problem = write_junit(args.junit, f"verifier-tui {what} {group.name}", cases, wall, copied, network)
         if problem is not None:
             return _fail(problem)
     return 0 if agree == len(rows) else 1
@@ -657,6 +660,7 @@ class JobRow:
     judged_by: str | None = None  # "runner" or "test.sh": the run whose verdict was compared
     story: tuple[str, ...] = ()  # test.sh judged, and verifier-tui's runner alone ended otherwise: how, where, why
     job: str | None = None  # in a jobs folder, the job the trial is of (its JUnit classname)
+    shared_network: str | None = None  # the replay had this machine's network (--network host): its words
 
 
 class _TrialsStream:
@@ -690,6 +694,7 @@ class _TrialsStream:
 
 
 def job_row(session: TrialSession, replayed: Replayed, *, stderr: bool, in_jobs: bool = False) -> JobRow:
+    from verifier_tui.commands.report import shared_network
     from verifier_tui.engine.harbor.agreement import local_verdict
     from verifier_tui.words.trial import agreement_mark, agreement_words, cause_label, verdict_words
 
@@ -717,6 +722,7 @@ def job_row(session: TrialSession, replayed: Replayed, *, stderr: bool, in_jobs:
         replayed.local.verdict_by if replayed.local is not None else None,
         replayed.agreement.story,
         session.trial.path.parent.name if in_jobs else None,
+        shared_network([replayed.local]),
     )
 
 

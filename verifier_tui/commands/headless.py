@@ -188,7 +188,8 @@ def test_command(args: argparse.Namespace) -> int:
         junit = None
         if args.junit:
             cases = report.junit_cases(ran, collection.without_cases)
-            junit = report.write_junit(args.junit, junit_name, cases, wall, report.copy_warning(ran))
+            network = report.shared_network(r for _group, rs in ran for r in rs)
+            junit = report.write_junit(args.junit, junit_name, cases, wall, report.copy_warning(ran), network)
             if junit is not None:
                 terminal.error(junit)
         if refused or _coverage_report(args, named) or junit is not None:

@@ -261,6 +261,14 @@ def copy_warning(ran: list[tuple[Any, list[RunResult]]]) -> str | None:
     return next((r.copy_sandbox for _group, rs in ran for r in rs if r.copy_sandbox), None)
 
 
+def shared_network(results: Iterable[RunResult | None]) -> str | None:
+    """What ``test`` (and ``test JOB``) says after its summary, and its JUnit report as a property,
+    when a run had this machine's network (``--network host``): said whether or not the cases passed."""
+    from verifier_tui.engine.sandbox.network import shared
+
+    return next((said for r in results if r is not None and (said := shared(r.limits))), None)
+
+
 def test_json(ran: list[tuple[Any, list[RunResult]]], wall: float, without: Sequence[Path] = ()) -> dict[str, Any]:
     """The test document (docs/json-output.md); ``without``: the tasks found without a case."""
     from verifier_tui.engine.suite import no_cases
@@ -456,7 +464,8 @@ def test_lines(
     summary += "".join(f", {counted}" for counted in without_cases_counted(without))
     out.append(summary + (f" ({len(ran)} tasks)" if len(ran) > 1 else ""))
     warning = copy_warning(ran)
-    return out + ([warning] if warning else [])
+    network = shared_network(r for _group, rs in ran for r in rs)
+    return out + ([warning] if warning else []) + ([f"note: {network}"] if network else [])
 
 
 def cases_not_run(group: Any) -> list[str]:
@@ -636,11 +645,14 @@ def refused_run(junit: Path | None, message: str, own: Iterable[tuple[str, Path 
     return 2
 
 
-def write_junit(path: Path, name: str, cases: list[JunitCase], wall: float, sandbox: str | None = None) -> str | None:
+def write_junit(
+    path: Path, name: str, cases: list[JunitCase], wall: float, sandbox: str | None = None, network: str | None = None
+) -> str | None:
     """A JUnit XML report: one testsuite called ``name``, a testcase for each
-    of ``cases``; ``sandbox``: the words of a copy sandbox, as a property and
-    on the suite's output, where a CI page shows them. Returns why it could
-    not be written (None: it was); the results were printed first."""
+    of ``cases``; ``sandbox``: the words of a copy sandbox, ``network``: those
+    of ``--network host`` (:func:`shared_network`), each as a property and on
+    the suite's output, where a CI page shows them. Returns why it could not
+    be written (None: it was); the results were printed first."""
     from xml.etree import ElementTree as ET
 
     x = terminal.xml_text  # what XML 1.0 cannot hold, as a visible escape: the file stays well-formed
@@ -653,10 +665,12 @@ def write_junit(path: Path, name: str, cases: list[JunitCase], wall: float, sand
         skipped=str(sum(1 for c in cases if c.skipped is not None)),
         time=f"{wall:.3f}",
     )
-    if sandbox is not None:
+    said = {key: words for key, words in (("sandbox", sandbox), ("network", network)) if words is not None}
+    if said:
         properties = ET.SubElement(suite, "properties")
-        ET.SubElement(properties, "property", name="sandbox", value=x(sandbox))
-        ET.SubElement(suite, "system-err").text = x(sandbox)
+        for key, words in said.items():
+            ET.SubElement(properties, "property", name=key, value=x(words))
+        ET.SubElement(suite, "system-err").text = x("\n".join(said.values()))
     for each in cases:
         case = ET.SubElement(suite, "testcase", classname=x(each.classname), name=x(each.name), time=each.time)
         if each.failure is not None:

@@ -243,7 +243,7 @@ def _network(limits: Limits, choice: str, notices: list[str]) -> tuple[str, Any]
     (which says a network the run lacks, and how to get it)."""
     reach = network.given(limits.network, choice)
     if reach == network.HOST:
-        notices.append("--network host: the run shares this machine's network, its loopback services included")
+        notices.append(network.SHARED)
     elif limits.network == "allowlist":
         notices.append('network_mode = "allowlist" is not applied here: the allowlist is not enforced')
     helper = network.helper() if reach == "user" else None

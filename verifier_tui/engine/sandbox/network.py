@@ -44,6 +44,14 @@ _WAIT_S = 5.0  # for bwrap's pid, then for the helper's interface: milliseconds 
 
 HOST = "host"
 """``--network host``: the run shares this machine's network, asked for by the user."""
+SHARED = "--network host: the run shares this machine's network, its loopback services included"
+"""What every face says of a run given this machine's network: a note of ``run``'s, a line after
+``test``'s summary and a JUnit property, as the copy sandbox's words are (passing cases say no notes)."""
+
+
+def shared(limits: dict[str, Any] | None) -> str | None:
+    """:data:`SHARED` for a run whose ``limits`` (as ``--json`` has them) say it had this machine's network."""
+    return SHARED if limits is not None and limits.get("network_given") == HOST else None
 
 
 def helper() -> str | None:
