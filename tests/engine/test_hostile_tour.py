@@ -545,6 +545,51 @@ def test_a_public_task_gets_the_internet_through_slirp4netns_without_this_machin
     assert result.limits["network_given"] == "user"
 
 
+def test_the_network_helper_sees_nothing_of_this_machine_and_runs_under_seccomp(tmp_path, namespace):
+    """slirp4netns runs on this machine, as the user, and parses every packet
+    the run sends (libslirp has had memory-safety flaws a packet could reach):
+    it ran with the whole machine in view and every system call allowed, so a
+    run that broke it held the user's files. Rootless Podman confines it with
+    its own mount namespace and a seccomp filter; so does the tool."""
+    import threading
+
+    from verifier_tui.engine.sandbox.network import HELPER, helper
+    from verifier_tui.engine.session import Options, Session
+
+    if helper() is None:
+        pytest.skip("slirp4netns is not installed here")
+    task = make_task(tmp_path / "t", "import time\n\ndef verify(workspace):\n    time.sleep(3)\n    return 1.0\n")
+    seen: dict[str, object] = {}
+    over = threading.Event()
+
+    def look() -> None:  # until the run is over: the helper confines itself a moment after it starts
+        while not over.wait(0.05):
+            for pid in filter(str.isdigit, os.listdir("/proc")):
+                try:
+                    with open(f"/proc/{pid}/stat") as handle:
+                        fields = handle.read().rsplit(")", 1)
+                    if HELPER not in fields[0] or int(fields[1].split()[1]) != os.getpid():
+                        continue
+                    with open(f"/proc/{pid}/status") as handle:
+                        seccomp = dict(line.split(":\t", 1) for line in handle if ":\t" in line)["Seccomp"]
+                    seen.update(seccomp=seccomp, root=sorted(os.listdir(f"/proc/{pid}/root")))
+                except (OSError, IndexError, ValueError, KeyError):
+                    continue
+
+    looking = threading.Thread(target=look)
+    looking.start()
+    try:
+        with Session(task, Options(python=PY)) as session:
+            result = session.run()
+    finally:
+        over.set()
+        looking.join()
+    if result.limits["network_given"] != "user" or not seen:
+        pytest.skip(f"slirp4netns gave no network here: {result.notices}")
+    assert seen["seccomp"].strip() == "2", seen  # a filter in force
+    assert "home" not in seen["root"] and "usr" not in seen["root"] and "tmp" not in seen["root"], seen
+
+
 def test_without_slirp4netns_a_public_task_has_no_network_and_says_how_to_get_it(tmp_path, namespace, monkeypatch):
     from verifier_tui.engine.sandbox import network
     from verifier_tui.engine.session import Options, Session
