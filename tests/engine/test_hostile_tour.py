@@ -9,6 +9,7 @@ import json
 import os
 import shutil
 import socket
+import subprocess
 import tempfile
 import time
 from pathlib import Path
@@ -291,6 +292,40 @@ def test_no_socket_of_the_machine_is_reachable(tmp_path, env, namespace, unix_li
     assert data["rewards"] == {"reward": 1.0}, data["stderr"]
     assert "answered" not in data["stdout"], data["stdout"]
     assert data["stdout"].count(" no: ") == 3
+
+
+@pytest.mark.parametrize("named", ["/tmp", "/run"])
+def test_an_import_path_naming_a_folder_the_view_keeps_its_own_shows_nothing_of_it(
+    tmp_path, env, namespace, unix_listeners, named
+):
+    """The chosen interpreter's import path is shown in the view, wherever it
+    is: one whose ``.pth`` names ``/tmp`` (or ``/run``) bound this machine's
+    over the view's own, and the run reached the user's tmux socket there
+    (dbus, docker's). A folder that is or holds one the view keeps its own or
+    leaves out (its ``/tmp``, ``/dev``, ``/proc``, ``/run``, the homes) is not
+    shown; the interpreter's other folders are."""
+    home, addresses = unix_listeners
+    if not os.path.isdir(named):
+        pytest.skip(f"this machine has no {named}")
+    root = tmp_path / "venv"
+    subprocess.run([PY, "-m", "venv", "--without-pip", str(root)], check=True, timeout=120)
+    (site_packages,) = root.glob("lib/python3*/site-packages")
+    (site_packages / "extra.pth").write_text(f"{named}\n")
+    task = make_task(
+        tmp_path / "t",
+        f"""\
+        import os
+
+        def verify(workspace):
+            print(sorted(os.listdir("/tmp")), os.path.exists({addresses[1]!r}), os.path.exists("/run"))
+            return 1.0
+    """,
+        cases={"only": {}},
+    )
+    done = run_tool(dict(env, HOME=str(home)), "run", "--json", task, "--python", root / "bin" / "python")
+    data = json.loads(done.stdout)
+    assert data["rewards"] == {"reward": 1.0}, data["stderr"]
+    assert data["stdout"] == "[] False False\n", data["stdout"]
 
 
 # ---------------------------------------------------------------------------

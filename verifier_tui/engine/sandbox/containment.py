@@ -252,14 +252,18 @@ def _network(limits: Limits, choice: str, notices: list[str]) -> tuple[str, Any]
 
 def shown_interpreter(folders: tuple[str, ...]) -> tuple[str, ...]:
     """The interpreter's folders the view binds: those the machine's
-    programs do not already show, never the user's home or a folder that
-    holds it, each once (a folder inside another is shown with it)."""
+    programs do not already show, never the user's home, a folder the view
+    keeps its own or leaves out, or one that holds either, each once (a
+    folder inside another is shown with it)."""
     home = os.path.realpath(os.path.expanduser("~"))
     kept: list[str] = []
     for folder in sorted({os.path.normpath(f) for f in folders if os.path.isabs(f)}):
         if not os.path.exists(folder) or isolation.view_has(folder):
             continue
-        if isolation.inside(home, folder) or isolation.inside(os.path.realpath(folder), "/proc"):
+        real = os.path.realpath(folder)
+        if isolation.inside(real, "/proc") or any(
+            isolation.inside(private, place) for private in (home, *isolation.NOT_SHOWN) for place in (folder, real)
+        ):
             continue
         if any(isolation.inside(folder, other) for other in kept):
             continue

@@ -90,6 +90,11 @@ SHM_BYTES = 64 << 20
 # read-only, or made the same link the machine has (merged /usr).
 SYSTEM_FOLDERS = ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "etc")
 
+#: Folders of this machine the view keeps its own (``/tmp``, ``/dev``, ``/proc``) or leaves out (sockets
+#: under ``/run``, the homes): an interpreter folder that is or holds one is not shown (a ``.pth`` naming
+#: ``/tmp`` bound this machine's over the view's, with the user's tmux socket in it).
+NOT_SHOWN = ("/tmp", "/var/tmp", "/dev", "/proc", "/sys", "/run", "/var/run", "/home", "/root", "/mnt", "/media")
+
 #: What bwrap must be at least: overlays (a big workspace) came in 0.11.0.
 BWRAP_AT_LEAST = (0, 11)
 
