@@ -152,6 +152,28 @@ def test_a_loader_variable_of_the_tasks_never_runs_on_this_machine(tmp_path, env
     assert not trace.exists()
 
 
+@pytest.mark.parametrize("home", ["/proc/verifier-tui-home", "/nonexistent"])
+def test_a_home_the_task_sets_is_a_variable_as_in_the_container(tmp_path, env, namespace, home):
+    """``[verifier] env = { HOME = "/proc/x" }``: the view made the run's HOME
+    folder wherever the variable said, so the run could not start ("bwrap:
+    Can't mkdir /proc/x"), where Harbor's container runs the verifier with a
+    HOME that is only a variable; one it could make (``/nonexistent``) was
+    there, as it is in no container. The user's own HOME is the run's empty
+    home folder, as before."""
+    toml = f'version = "1.0"\n[verifier.env]\nHOME = "{home}"\n'
+    verifier = """\
+        import os
+
+        def verify(workspace):
+            print(os.environ["HOME"], os.path.isdir(os.environ["HOME"]))
+            return 1.0
+    """
+    task = make_task(tmp_path / "t", verifier, toml=toml, cases={"only": {}})
+    data = run_json(env, task)
+    assert data["rewards"] == {"reward": 1.0}, (data["outcome_words"], data["stderr"])
+    assert data["stdout"] == f"{home} False\n"
+
+
 def test_a_workspace_path_the_view_cannot_make_is_one_line(tmp_path, env, namespace):
     task = make_task(tmp_path / "t", cases={"only": {}})
     shim = (task / "tests" / "test.sh").read_text().replace("--workspace /app", "--workspace /etc/hostname")
