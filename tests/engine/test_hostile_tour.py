@@ -242,6 +242,49 @@ KEYRING = """\
 """
 
 
+def test_a_run_of_roots_cannot_write_this_machines_kernel_settings(tmp_path, env, namespace):
+    """Run by root, the view's user is this machine's root (uid 0 maps to 0),
+    and a sysctl file asks only that: the run wrote ``/proc/sys/kernel/core_pattern``
+    (a ``|program`` there runs as this machine's root at the next crash, outside
+    every namespace) and could write ``/proc/bus/pci``. Docker keeps ``/proc/sys``,
+    ``/proc/bus``, ``/proc/fs`` and ``/proc/irq`` read-only; so does the view. The
+    test writes back the value it read, so the machine is left as it was."""
+    if os.geteuid() != 0:
+        pytest.skip("only root's run is this machine's root; an ordinary user's may not write these")
+    task = make_task(
+        tmp_path / "t",
+        """\
+        import os
+
+        def verify(workspace):
+            pattern = "/proc/sys/kernel/core_pattern"
+            with open(pattern) as handle:
+                value = handle.read()
+            try:
+                with open(pattern, "w") as handle:
+                    handle.write(value)
+                print(pattern, "written")
+            except OSError as exc:
+                print(pattern, "refused:", exc.strerror)
+            files = [os.path.join(top, name) for top, _, names in os.walk("/proc/bus") for name in names]
+            writable = [path for path in files if os.stat(path).st_mode & 0o200]  # a PCI device's config space
+            for path in ["/proc/sys/vm/drop_caches", *writable[:1]]:
+                try:
+                    os.close(os.open(path, os.O_WRONLY))  # opened only: nothing is written
+                    print(path, "opened for writing")
+                except OSError as exc:
+                    print(path, "refused:", exc.strerror)
+            return 1.0
+    """,
+        cases={"only": {}},
+    )
+    data = run_json(env, task)
+    assert data["rewards"] == {"reward": 1.0}, data["stderr"]
+    lines = data["stdout"].splitlines()
+    assert lines[0] == "/proc/sys/kernel/core_pattern refused: Read-only file system", lines
+    assert not any("opened for writing" in line for line in lines), lines
+
+
 def test_the_kernel_keyring_is_not_the_runs_to_read_or_write(tmp_path, env, namespace):
     """bwrap gives the run no session keyring of its own: it read the user's
     (Kerberos tickets and the like), wrote the user's keyring (a key that

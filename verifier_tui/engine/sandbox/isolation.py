@@ -95,6 +95,11 @@ SYSTEM_FOLDERS = ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "etc"
 #: ``/tmp`` bound this machine's over the view's, with the user's tmux socket in it).
 NOT_SHOWN = ("/tmp", "/var/tmp", "/dev", "/proc", "/sys", "/run", "/var/run", "/home", "/root", "/mnt", "/media")
 
+#: What of ``/proc`` is read-only in the view, as Docker keeps it (its ``readonlyPaths``): a sysctl file
+#: asks only for this machine's root, which root's run is (uid 0 maps to 0), so the run wrote
+#: ``kernel.core_pattern``, whose ``|program`` runs as root outside every namespace at the next crash.
+PROC_READ_ONLY = ("/proc/sys", "/proc/sysrq-trigger", "/proc/bus", "/proc/fs", "/proc/irq")
+
 #: What bwrap must be at least: overlays (a big workspace) came in 0.11.0.
 BWRAP_AT_LEAST = (0, 11)
 
@@ -424,6 +429,7 @@ def sandbox_argv(bwrap: str, plan: ViewPlan, ctl: str, argv: list[str]) -> list[
     args += system_binds()
     # Masked: the keys' names and the user's key quotas (Docker masks /proc/keys)
     args += ["--proc", "/proc", "--dev-bind", "/dev/null", "/proc/keys", "--dev-bind", "/dev/null", "/proc/key-users"]
+    args += [word for path in PROC_READ_ONLY for word in ("--ro-bind-try", path, path)]
     args += ["--dev", "/dev", "--size", str(SHM_BYTES), "--tmpfs", "/dev/shm"]
     args += [*(["--size", str(plan.tmp_bytes)] if plan.tmp_bytes else []), "--tmpfs", "/tmp"]
     bound = [f"/{name}" for name in SYSTEM_FOLDERS] + ["/tmp"]
