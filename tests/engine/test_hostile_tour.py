@@ -545,6 +545,41 @@ def test_without_a_cgroup_an_ordinary_users_run_is_measured_and_bound(ordinary_u
     assert f"256 MB {memory}" in limits and f"1 CPU {cpus}" in limits, limits
 
 
+def test_a_run_that_renames_the_views_init_still_has_its_tmpfs_counted(ordinary_user):
+    """Without a cgroup the tool found the view's init (whose root holds the
+    run's tmpfs) by the name on its command line, which the run may rewrite:
+    the init runs as the run's user, so ``/proc/1/mem`` is the run's to write.
+    So renamed, 600 MB written to the view's ``/dev`` under ``memory_mb = 256``
+    scored 1.0. The init is now the process whose root is no longer this machine's."""
+    task = make_task(
+        ordinary_user.root / "tasks" / "t",
+        """\
+        def verify(workspace):
+            with open("/proc/1/stat") as handle:
+                fields = handle.read().rsplit(")", 1)[1].split()
+            start, end = int(fields[45]), int(fields[46])  # its arguments' place in its memory
+            with open("/proc/1/mem", "r+b", buffering=0) as memory:
+                memory.seek(start)
+                at = memory.read(end - start).index(b"verifier-tui-init")
+                memory.seek(start + at)
+                memory.write(b"x" * len("verifier-tui-init"))
+            chunk = b"x" * (1 << 20)
+            with open("/dev/blob", "wb") as handle:
+                for _ in range(600):
+                    handle.write(chunk)
+                    handle.flush()
+            print("wrote 600 MB")
+            return 1.0
+    """,
+        toml='version = "1.0"\n[environment]\nmemory_mb = 256\n',
+        cases={"only": {}},
+    )
+    data = json.loads(ordinary_user.run("run", "--json", task).stdout)
+    if "memory" in data["limits"]["cgroup"]:
+        pytest.skip("this user may make a memory cgroup: the kernel counts the run's tmpfs")
+    assert data["rewards"] != {"reward": 1.0} and data["out_of_memory"], (data["stdout"], data["stderr"])
+
+
 def test_storage_mb_is_the_size_of_tmp_and_how_cpus_is_applied_is_said(tmp_path, env, namespace):
     task = make_task(
         tmp_path / "t",

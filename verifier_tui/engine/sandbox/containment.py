@@ -276,13 +276,23 @@ def shown_interpreter(folders: tuple[str, ...]) -> tuple[str, ...]:
 def tmpfs_bytes(leader: int, workspace: str = "/app") -> int:
     """What the view's tmpfs hold (``/``, ``/tmp``, ``/dev``, ``/dev/shm``: memory, as
     a memory cgroup counts a container's shmem), read through its init's
-    root once the init runs (before that, bwrap's root is still this machine's).
+    root once bwrap has made it (before that, its root is still this machine's).
     One the ``workspace`` is bound over (a test.sh's ``--workspace /tmp``) is
     a folder of this machine's disk there: not memory."""
     total = 0
+    try:
+        machine = os.stat("/")
+    except OSError:
+        return 0
     for init in procfs.children(leader):
-        words = (procfs.read(init, "cmdline", 4096) or b"").split(b"\0")
-        if words[3:4] != [isolation.INIT_NAME.encode()]:  # still bwrap (its arguments name the init too)
+        # Its root is this machine's until bwrap has made the view's. Not told by its command line:
+        # the init runs as the run's user, who may rewrite that (/proc/1/mem) to have nothing counted;
+        # no process without capabilities can change its root.
+        try:
+            root = os.stat(f"/proc/{init}/root/")
+        except OSError:
+            continue
+        if (root.st_dev, root.st_ino) == (machine.st_dev, machine.st_ino):
             continue
         for place in ("", "/tmp", "/dev", "/dev/shm"):
             if place and os.path.normpath(workspace) == place:
