@@ -19,14 +19,14 @@ FORGED = 'good\n✓  forged  {"reward": 1.0}  {"reward": 1.0}'
 
 
 def test_a_case_or_task_name_with_a_line_break_stays_on_its_row(tmp_path, env):
-    toml = f'version = "1.0"\n[task]\nname = "org/demo\\n✓  forged-task{RLO}"\n'
+    toml = 'version = "1.0"\n[task]\nname = "org/demo"\n'  # a name Harbor refuses: the test below
     task = make_task(tmp_path / "tasks" / "demo", toml=toml, cases={FORGED: {"a.txt": ""}, f"b{RLO}c": {"a.txt": ""}})
     for case in (task / "cases").iterdir():
         write(case / "expected.json", '{"rewards": {"reward": 1.0}}')
     done = run_tool(env, "test", task, "--python", PY, cwd=tmp_path)
     no_traceback(done)
     lines = done.stdout.splitlines()
-    assert lines[0].startswith("task org/demo\\n✓  forged-task<U+202E> · verifier"), lines
+    assert lines[0].startswith("task org/demo · verifier"), lines
     header, *rows = (line.split() for line in lines[1:4])
     assert header[0] == "case" and [row[1] for row in rows] == ["b<U+202E>c", "good\\n✓"], lines
     assert not any(line.startswith("✓  forged") for line in lines), lines
@@ -35,6 +35,20 @@ def test_a_case_or_task_name_with_a_line_break_stays_on_its_row(tmp_path, env):
     assert "::good\\n✓  forged" in unknown.stderr and unknown.stderr.count("\n") == 1, unknown.stderr
     cases = json.loads(run_tool(env, "test", task, "--python", PY, "--json", cwd=tmp_path).stdout)["cases"]
     assert sorted(c["case"] for c in cases) == sorted([FORGED, f"b{RLO}c"])
+
+
+def test_a_task_name_with_a_line_break_stays_on_the_line_that_refuses_it(tmp_path, env):
+    """A name Harbor would refuse (not org/name) runs no case: the line that
+    says so, and each case's "not run", keep it on one line, unobeyed."""
+    toml = f'version = "1.0"\n[task]\nname = "org/demo\\n✓  forged-task{RLO}"\n'
+    task = make_task(tmp_path / "tasks" / "demo", toml=toml, cases={"a": {"a.txt": ""}})
+    write(task / "cases" / "a" / "expected.json", '{"rewards": {"reward": 1.0}}')
+    done = run_tool(env, "test", task, "--python", PY, cwd=tmp_path)
+    no_traceback(done)
+    said = done.stdout + done.stderr
+    assert "Harbor would refuse this task" in said and "forged-task" in said, said
+    assert not any(line.lstrip().startswith("✓") for line in said.splitlines()), said
+    assert RLO not in said
 
 
 def test_a_task_env_name_and_value_with_line_breaks_stay_on_explains_line(tmp_path, env):
