@@ -349,3 +349,29 @@ def test_cases_are_in_the_order_a_user_counts_in_the_table_and_json(env, tmp_pat
     assert [row.split()[1] for row in _table_rows(table.stdout)["t"]] == ["a", "B", "c1", "c2", "c10"], table.stdout
     done = run_tool(env, "test", task_dir, "--python", PY, "--json")
     assert [case["case"] for case in json.loads(done.stdout)["cases"]] == ["a", "B", "c1", "c2", "c10"]
+
+
+def test_a_task_below_whose_cases_cannot_be_read_says_so_not_that_it_has_none(ordinary_user):
+    """``test tasks/``, one task's cases/ of mode 000, run as an ordinary user:
+    the task was "not tested: it has no case: make one with ... --save-case",
+    of a folder of cases it could not list (``test TASK`` said why)."""
+    tasks = ordinary_user.root / "tasks"
+    for name in ("good", "t"):
+        task = make_task(tasks / name, cases={"right": {"answer.txt": "42\n"}})
+        (task / "cases" / "right" / "expected.json").write_text('{"rewards": {"reward": 1.0}}')
+    ordinary_user.own(ordinary_user.root)
+    unread = f"{tasks / 't' / 'cases'} cannot be read (Permission denied)"
+    (tasks / "t" / "cases").chmod(0)
+    done = ordinary_user.run("test", tasks, "--junit", ordinary_user.root / "r.xml")
+    no_traceback(done)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert f"not tested: no case to test: {unread}" in done.stdout, done.stdout
+    assert "--save-case" not in done.stdout + done.stderr
+    junit = (ordinary_user.root / "r.xml").read_text()
+    assert unread in junit and "--save-case" not in junit
+    data = json.loads(ordinary_user.run("test", "--json", tasks).stdout)
+    assert [(e["task"], e["problem"]) for e in data["errors"]] == [("t", f"no case to test: {unread}")]
+    assert data["without_cases"] == []
+    (tasks / "good").rename(ordinary_user.root / "good")  # t alone: none to test, and why
+    alone = ordinary_user.run("test", tasks)
+    assert (alone.returncode, alone.stderr) == (2, f"verifier-tui: no case to test: {unread}\n"), alone.stderr

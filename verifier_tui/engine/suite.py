@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.record import field, record
 from verifier_tui.engine.session import Options, SelectionError, Session
-from verifier_tui.engine.task.cases import is_case_folder
+from verifier_tui.engine.task.cases import cases_unread, is_case_folder
 from verifier_tui.engine.task.discovery import DiscoveryError, no_verifier_message
 from verifier_tui.engine.task.kinds import MAX_ENTRIES_SCANNED, looks_like_task, some_names
 from verifier_tui.engine.task.target import Target, classify
@@ -50,13 +50,15 @@ MAKE_A_CASE = "make one with verifier-tui run TASK --save-case NAME (cases/NAME/
 NO_CASES = f"it has no case: {MAKE_A_CASE}"
 
 
-def _case_folders(task: Path) -> int:
-    """How many case folders a task has (:func:`is_case_folder`)."""
+def _case_folders(task: Path) -> int | str:
+    """How many case folders a task has (:func:`is_case_folder`), or why its
+    ``cases/``, there, cannot be listed (it may hold some: not "no case")."""
+    folder = task / "cases"
     try:
-        with os.scandir(task / "cases") as scan:
+        with os.scandir(folder) as scan:
             return sum(1 for entry in itertools.islice(scan, MAX_ENTRIES_SCANNED) if is_case_folder(entry))
-    except OSError:
-        return 0
+    except OSError as exc:
+        return cases_unread(folder, exc) if folder.is_dir() else 0
 
 
 def no_cases(task: Path) -> str:
@@ -64,6 +66,8 @@ def no_cases(task: Path) -> str:
     that skips it (text, JSON, JUnit, the pytest plugin): it has no case, or
     its cases have no expected.json (it has cases: "it has no case" was wrong)."""
     count = _case_folders(task)
+    if isinstance(count, str):
+        return f"no case to test: {count}"  # test TASK's words (TaskCases.read_cases)
     if count == 0:
         return NO_CASES
     if count == 1:
@@ -71,26 +75,42 @@ def no_cases(task: Path) -> str:
     return f"none of its {count} cases has an expected.json ({WRITE_ONE})"
 
 
+def _counted(tasks: Sequence[Path]) -> list[tuple[int, str, str]]:
+    """(count, words, advice) of the tasks without a case to test, as
+    :func:`no_cases` tells them apart; only the counts not 0."""
+    counts = [_case_folders(task) for task in tasks]
+    bare, unread = counts.count(0), sum(isinstance(count, str) for count in counts)
+    return [
+        (count, words, advice)
+        for count, words, advice in (
+            (bare, "without a case", MAKE_A_CASE),
+            (unread, "whose cases cannot be read", "see who may read them"),
+            (len(tasks) - bare - unread, "without an expected.json", WRITE_ONE),
+        )
+        if count
+    ]
+
+
 def without_cases_counted(tasks: Sequence[Path]) -> list[str]:
     """The tasks found without a case to test, counted as :func:`no_cases`
     tells them apart (``test``'s summary line): ``1 task without a case``,
     ``2 tasks without an expected.json`` (their case folders have none)."""
-    bare = sum(1 for task in tasks if _case_folders(task) == 0)
-    counted = [(bare, "without a case"), (len(tasks) - bare, "without an expected.json")]
-    return [f"{count} task{'s' if count > 1 else ''} {words}" for count, words in counted if count]
+    return [f"{count} task{'s' if count > 1 else ''} {words}" for count, words, _ in _counted(tasks)]
 
 
 def none_to_test(tasks: Sequence[Path]) -> str:
     """Why none of ``tasks``, found below a folder with none other, is tested,
     in :func:`no_cases`'s words: to make a case, or to write the expected.json
     its case folders lack (making a case was wrong advice to a task with five)."""
-    bare = sum(1 for task in tasks if _case_folders(task) == 0)
-    if bare == len(tasks):
+    counted = _counted(tasks)
+    advice = [advice for _, _, advice in counted]
+    if advice == [MAKE_A_CASE]:
         return MAKE_A_CASE
-    if bare == 0:
-        return no_cases(tasks[0]) if len(tasks) == 1 else f"none of their cases has an expected.json ({WRITE_ONE})"
-    first, second = without_cases_counted(tasks)
-    return f"{first} ({MAKE_A_CASE}) and {second} ({WRITE_ONE})"
+    if len(tasks) == 1:
+        return no_cases(tasks[0])
+    if advice == [WRITE_ONE]:
+        return f"none of their cases has an expected.json ({WRITE_ONE})"
+    return " and ".join(f"{count} task{'s' if count > 1 else ''} {words} ({why})" for count, words, why in counted)
 
 
 def not_run(problem: str) -> str:
@@ -539,10 +559,13 @@ def tasks_below(folder: Path, depth: int = SEARCH_DEPTH) -> tuple[list[Path], li
 
 
 def _has_expected(cases: Path) -> bool:
+    """Whether a task found below a folder is tested: it has a case with an
+    expected.json, or a ``cases/`` that cannot be listed, whose group then says
+    why as ``test TASK`` does and fails the run (it was "not tested: it has no case")."""
     try:
         return any(untrusted.present(entry / "expected.json") for entry in cases.iterdir() if is_case_folder(entry))
     except OSError:
-        return False
+        return cases.is_dir()
 
 
 def _job_group(target: Target, options: Options, task_dir: Path | None, stand_in: Any = None) -> JobTrials:

@@ -65,6 +65,11 @@ def case_order(name: str) -> tuple[tuple[str | tuple[int, str], ...], str]:
     return tuple((int(p), p) if i % 2 else p.casefold() for i, p in enumerate(parts)), name
 
 
+def cases_unread(folder: Path, exc: OSError) -> str:
+    """Why a task's ``cases/``, there, cannot be listed, as every face says it."""
+    return f"{folder} cannot be read ({exc.strerror or exc})"
+
+
 def find_cases(
     task_root: Path, tests_dir: Path | None = None, rows: TaskRows | None = None, unread: list[str] | None = None
 ) -> list[Case]:
@@ -81,7 +86,7 @@ def find_cases(
         entries = sorted((p for p in folder.iterdir() if is_case_folder(p)), key=lambda p: case_order(p.name))
     except OSError as exc:
         if unread is not None:
-            unread.append(f"{folder} cannot be read ({exc.strerror or exc})")
+            unread.append(cases_unread(folder, exc))
         return []
     for entry in entries:
         cases.append(load_case(entry, fallbacks, rows))
