@@ -373,6 +373,26 @@ def test_a_task_toml_harbor_would_refuse_still_runs_but_says_so(env, tmp_path, t
     assert "verifier-tui: only: not run (its task is not tested)" in tested.stderr
 
 
+def test_test_json_on_a_task_harbor_would_refuse_prints_the_document(env, tmp_path):
+    """``test TASK --json``, TASK's task.toml one Harbor would refuse: stdout
+    was empty (exit 2), where a script reads the document; ``test --watch
+    --json`` printed one. So is a task without a verifier, whose cases are not run either."""
+    task_dir = with_case(make_task(tmp_path / "t", toml="version = 1\n"))
+    done = run_tool(env, "test", "--json", task_dir, "--python", PY)
+    assert done.returncode == 2, done.stderr
+    data = strict_json(done.stdout)
+    assert "version = 1 is not a string" in data["harbor_refuses_task"]
+    assert data["tasks"][0]["harbor_refuses_task"] == data["harbor_refuses_task"]
+    [error] = data["errors"]
+    assert error["problem"] == f"Harbor would refuse this task: {data['harbor_refuses_task']}"
+    assert error["not_run"] == ["only"] and data["cases"] == [] and data["passed"] == 0
+    bare = with_case(make_task(tmp_path / "bare", verifier=None))
+    done = run_tool(env, "test", "--json", bare, "--python", PY)
+    assert done.returncode == 2, done.stderr
+    [error] = strict_json(done.stdout)["errors"]
+    assert error["problem"].startswith("no verifier found") and error["not_run"] == ["only"]
+
+
 def test_keys_harbor_does_not_know_are_no_refusal(env, tmp_path):
     task_dir = make_task(
         tmp_path / "t", toml='version = "1.0"\nflavour = "mint"\n[verifier]\ncolour = 3\ntimeout_sec = "45"\n'

@@ -204,8 +204,14 @@ def _nothing_to_test(
     own: list[tuple[str, Path | None]],
     name: str,
 ) -> int:
-    """No task could be tested: why, one line each, and in the report (exit 2);
-    the tasks found ``without`` a case are said too, as when some case runs."""
+    """No task could be tested: why, one line each, and in the reports (exit 2);
+    the tasks found ``without`` a case are said too, as when some case runs.
+    ``--json`` still prints the test document (its ``errors``, each task's
+    ``harbor_refuses_task``), as ``test --watch --json`` does each round: a
+    script reading stdout got nothing to parse."""
+    ran: list[tuple[Any, list[RunResult]]] = [(group, []) for group in groups]
+    if args.json:
+        terminal.out_json(report.test_json(ran, 0.0, without))
     for group in groups:
         terminal.error(f"{'' if len(groups) == 1 else group.name + ': '}{group.error}")
         for line in report.cases_not_run(group):
@@ -214,7 +220,7 @@ def _nothing_to_test(
         terminal.error(report.without_case(task))
     if args.junit and not report.output_file_problem("--junit", args.junit, own):
         # a report of the last run left in place would show CI a green page
-        report.write_junit(args.junit, name, report.junit_cases([(group, []) for group in groups], without), 0.0)
+        report.write_junit(args.junit, name, report.junit_cases(ran, without), 0.0)
     return 2
 
 

@@ -290,7 +290,11 @@ def test_json(ran: list[tuple[Any, list[RunResult]]], wall: float, without: Sequ
         "invalid": [
             {"task": g.name, "case": name, "problem": problem} for g, _rs in ran for name, problem in g.invalid
         ],
-        "errors": [{"task": g.name, "folder": str(g.folder), "problem": g.error} for g, _rs in ran if g.error],
+        "errors": [
+            {"task": g.name, "folder": str(g.folder), "problem": g.error, "not_run": [c.name for c in g.cases]}
+            for g, _rs in ran
+            if g.error
+        ],
         "not_judged": [{"task": g.name, "case": name, "reason": why} for g, _rs in ran for name, why in g.not_judged],
         "without_cases": [{"task": p.name, "folder": str(p), "reason": no_cases(p)} for p in without],
         "tasks": [
