@@ -472,6 +472,27 @@ def test_trial_naming_a_link_the_job_leaves_out_says_why_it_is_no_trial(task, ru
     assert f"demo__linked is a link to {other / 'demo__x'}: not read here" in done.stderr, done.stderr
 
 
+def test_trial_naming_any_folder_the_job_leaves_out_says_why_and_only_that_one(task, runs, env, tmp_path):
+    """``run JOB --trial scratch``, ``scratch`` a folder of the job that is no
+    trial: the line said the job ``has no trial 'scratch'`` (only a link's line
+    was found by its name); ``--trial my`` beside a link ``my trial`` said why
+    that link is no trial, of a name the job does not hold."""
+    demo = task()
+    job = make_job(runs / "jobs" / "j", {"demo__ok": dict(task=demo, **PASSED)})
+    other = make_job(tmp_path / "x" / "jobs" / "other", {"demo__x": dict(task=demo, **PASSED)})
+    (job / "my trial").symlink_to(other / "demo__x")
+    (job / "scratch").mkdir()
+    done = run_tool(env, "run", job, "--trial", "scratch", cwd=tmp_path)
+    no_traceback(done)
+    assert done.returncode == 2 and "--trial scratch: scratch: not a trial folder" in done.stderr, done.stderr
+    done = run_tool(env, "run", job, "--trial", "my", cwd=tmp_path)
+    no_traceback(done)
+    assert done.returncode == 2 and "has no trial 'my'" in done.stderr, done.stderr
+    assert "link" not in done.stderr, done.stderr
+    done = run_tool(env, "run", job, "--trial", "my trial", cwd=tmp_path)
+    assert done.returncode == 2 and "--trial my trial: my trial is a link to " in done.stderr, done.stderr
+
+
 def test_a_jobs_folder_says_each_folder_it_leaves_out(task, runs, env, tmp_path):
     demo = task()
     make_job(runs / "jobs" / "j", {"demo__ok": dict(task=demo, **PASSED)})

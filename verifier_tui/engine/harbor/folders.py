@@ -265,6 +265,9 @@ class Job:
     trials: list[Trial]
     problems: list[str] = field(default_factory=list)
     jobs: list[Path] | None = None  # a folder of jobs read as one: its job folders
+    left_out: dict[str, str] = field(default_factory=dict)
+    """Each folder of the job that is no trial, by the name ``--trial`` takes
+    (``job/folder`` in a jobs folder): its line among ``problems``."""
 
     @property
     def what(self) -> str:
@@ -292,7 +295,11 @@ class Job:
                 return found[0]
         # a folder of the job that is no trial (a link, never followed): why, as the overview says it
         names = _some_names([t.name for t in self.trials])
-        left_out = next((problem for problem in self.problems if problem.startswith(f"{name} ")), None)
+        # by name exactly: a line's first word is no name (a link "my trial" is not --trial my's)
+        left_out = self.left_out.get(name)
+        if left_out is None and self.jobs is not None:  # a folder's own name, in one job only
+            alike = [why for key, why in self.left_out.items() if key.partition("/")[2] == name]
+            left_out = alike[0] if len(alike) == 1 else None
         if left_out is not None:
             raise HarborFolderError(f"--trial {name}: {left_out}; name a trial ({names})")
         raise HarborFolderError(f"{self.what} {self.name} has no trial {name!r} (trials: {names})")
@@ -664,18 +671,21 @@ def open_job(path: Path | str, refs: bool = False) -> Job:
     folder = Path(os.path.normpath(Path(path).expanduser().absolute()))
     config = read_json(folder / CONFIG, beneath=folder)
     trials: list[Any] = []  # Trials, or TrialRefs
+    left_out: dict[str, str] = {}
     try:
-        children, problems = sub_folders(folder)
+        children, problems = sub_folders(folder, left_out)
     except OSError as exc:
         raise HarborFolderError(f"{folder} cannot be listed ({exc.strerror or exc})") from None
     for child in children:
         if kind_within(child, "trial") != "trial":
-            problems.append(f"{child.name}: {NOT_A_TRIAL}")
+            left_out[child.name] = f"{child.name}: {NOT_A_TRIAL}"
+            problems.append(left_out[child.name])
             continue
         try:
             trials.append(TrialRef.read(child) if refs else open_trial(child))
         except OSError as exc:  # a folder that vanished or became unreadable meanwhile
-            problems.append(f"{child.name}: cannot be read ({exc.strerror or exc})")
+            left_out[child.name] = f"{child.name}: cannot be read ({exc.strerror or exc})"
+            problems.append(left_out[child.name])
             if refs:  # tested all the same: its turn reads it again, and its row says why when it cannot be
                 trials.append(TrialRef(child, child.name, (None,)))
     if not trials:
@@ -688,6 +698,7 @@ def open_job(path: Path | str, refs: bool = False) -> Job:
         lock=read_json(folder / LOCK, beneath=folder),
         trials=trials,
         problems=problems,
+        left_out=left_out,
     )
 
 
@@ -695,11 +706,12 @@ def open_job(path: Path | str, refs: bool = False) -> Job:
 NOT_A_TRIAL = "not a trial folder (no trial.log, no config.json of a trial): left out"
 
 
-def sub_folders(folder: Path) -> tuple[list[Path], list[str]]:
+def sub_folders(folder: Path, named: dict[str, str] | None = None) -> tuple[list[Path], list[str]]:
     """The folders in ``folder`` (a job's trials, a jobs folder's jobs), in
     name order, and a line for each link to a folder among them: whoever
-    wrote the folder may point one at the user's files, so it is never read.
-    Raises OSError when ``folder`` cannot be listed."""
+    wrote the folder may point one at the user's files, so it is never read
+    (``named`` gets each line by the link's name). Raises OSError when
+    ``folder`` cannot be listed."""
     folders: list[Path] = []
     links: list[str] = []
     with os.scandir(folder) as scan:
@@ -709,6 +721,8 @@ def sub_folders(folder: Path) -> tuple[list[Path], list[str]]:
             elif entry.is_symlink() and entry.is_dir():
                 found = look(Path(entry.path), folder)
                 links.append(found.problem if isinstance(found, Read) and found.problem else entry.name)
+                if named is not None:
+                    named[entry.name] = links[-1]
     return sorted(folders), sorted(links)
 
 
@@ -737,6 +751,7 @@ def open_jobs_folder(path: Path | str, refs: bool = False) -> Job:
     folder = Path(os.path.normpath(Path(path).expanduser().absolute()))
     trials: list[Trial] = []
     problems: list[str] = []
+    left_out: dict[str, str] = {}
     jobs = job_paths(folder, problems)
     for job_path in jobs:
         try:
@@ -746,6 +761,7 @@ def open_jobs_folder(path: Path | str, refs: bool = False) -> Job:
             continue
         trials += job.trials
         problems += [f"{job.name}: {problem}" for problem in job.problems]
+        left_out |= {f"{job.name}/{name}": f"{job.name}: {why}" for name, why in job.left_out.items()}
     missing = JsonFile(folder / CONFIG, "missing", problem="a folder of jobs has no config.json of its own")
     return Job(
         path=folder,
@@ -756,4 +772,5 @@ def open_jobs_folder(path: Path | str, refs: bool = False) -> Job:
         trials=trials,
         problems=problems or ([] if trials else ["no job folders here (each holds job.log)"]),
         jobs=jobs,
+        left_out=left_out,
     )
