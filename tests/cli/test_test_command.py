@@ -375,3 +375,20 @@ def test_a_task_below_whose_cases_cannot_be_read_says_so_not_that_it_has_none(or
     (tasks / "good").rename(ordinary_user.root / "good")  # t alone: none to test, and why
     alone = ordinary_user.run("test", tasks)
     assert (alone.returncode, alone.stderr) == (2, f"verifier-tui: no case to test: {unread}\n"), alone.stderr
+
+
+def test_a_named_task_whose_cases_cannot_be_read_is_said_once_from_here(ordinary_user):
+    """``test a b``, b's cases/ of mode 000: b's part said it twice, a note
+    (``…/b/cases cannot be read (Permission denied): no case is listed``) and
+    ``! not tested: no case to test: …``, each with the whole path, though
+    the header shows paths from where the tool was started."""
+    for name in ("a", "b"):
+        task = make_task(ordinary_user.home / name, cases={"right": {"answer.txt": "42\n"}})
+        (task / "cases" / "right" / "expected.json").write_text('{"rewards": {"reward": 1.0}}')
+    ordinary_user.own(ordinary_user.root)
+    (ordinary_user.home / "b" / "cases").chmod(0)
+    done = ordinary_user.run("test", "a", "b")
+    no_traceback(done)
+    assert done.returncode == 1, done.stdout + done.stderr
+    said = [line for line in done.stdout.splitlines() if "cannot be read" in line]
+    assert said == ["!  not tested: no case to test: b/cases cannot be read (Permission denied)"], done.stdout

@@ -23,7 +23,7 @@ from verifier_tui.engine.model import UNKNOWN, RunResult
 from verifier_tui.engine.record import record
 from verifier_tui.engine.task.discovery import verifier_notices
 from verifier_tui.engine.verdict import rewards_json
-from verifier_tui.words.paths import here, home_folder, tilde
+from verifier_tui.words.paths import here, home_folder, text_from, tilde
 from verifier_tui.words.resolution import binding_lines, nemo_gym_lines, plain, problem_line, sys_path_lines
 from verifier_tui.words.run import (
     JSON_HAS_THEM,
@@ -367,9 +367,16 @@ def group_lines(group: Any, results: list[RunResult]) -> list[str]:
     # would run instead of this verifier (cases passing here may score nothing there); but the task's
     # error, said next (a task.toml Harbor would refuse, which runs none of its cases)
     notices = [*session.task.notices(), *verifier_notices(session.task, session.verifier)] if session else []
-    out += [f"note: {one_line(notice)}" for notice in notices if notice != group.error]
-    if group.error is not None:
-        out.append(f"!  not tested: {group.error}")
+    # said once: a cases/ that cannot be read, when it is the error itself, is no note beside it in other words
+    unread = session.task.cases_unread if session else None
+    doubled = unread if unread is not None and group.error is not None and unread in group.error else None
+    out += [
+        f"note: {one_line(notice)}"
+        for notice in notices
+        if notice != group.error and (doubled is None or doubled not in notice)
+    ]
+    if group.error is not None:  # its paths as the header shows them: from where the tool was started
+        out.append(f"!  not tested: {one_line(text_from(group.error, Path.cwd()))}")
         out += [f"!  {line}" for line in cases_not_run(group)]
     if results:
         rows = [("", "case", "expected", "actual", "time")]
