@@ -958,6 +958,9 @@ BAD_INPUT = [
     (["run", "{tmp}/gone"], "gone is a link to nowhere, which does not exist"),
     (["test", "{tmp}/gone"], "gone is a link to nowhere, which does not exist"),
     (["audit", "{tmp}/gone"], "gone is a link to nowhere, which does not exist"),
+    # a link to a link that leads nowhere was said to point at what "does not exist", though it is there
+    (["run", "{tmp}/loop-a"], "loop-a is a link to loop-b, which leads nowhere: a loop of links"),
+    (["test", "{tmp}/chain"], "chain is a link to gone, which leads nowhere: a chain of links ending in nothing"),
 ]
 
 
@@ -970,6 +973,9 @@ def test_bad_input_gives_one_clear_line(env, example, tmp_path, args, words):
     (tmp_path / "trial" / "config.json").write_text("{}")
     (tmp_path / "trial" / "result.json").write_text("{}")
     (tmp_path / "gone").symlink_to("nowhere")
+    (tmp_path / "chain").symlink_to("gone")
+    (tmp_path / "loop-a").symlink_to("loop-b")
+    (tmp_path / "loop-b").symlink_to("loop-a")
     argv = [a.format(tmp=tmp_path, task=task_dir, examples=EXAMPLES) for a in args]
     done = run_tool(env, *argv)
     assert done.returncode == 2, (done.stdout, done.stderr)
