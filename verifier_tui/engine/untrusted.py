@@ -208,6 +208,17 @@ def followed_inside(path: Path, beneath: Path) -> Path | None:
     return beneath.joinpath(*done) if done else None
 
 
+def kept_in_copy(path: Path | str, root: Path | str) -> bool:
+    """Whether ``path``, its links followed, is ``root`` or lies in it, and
+    leads to something: what the staged copy of ``root`` keeps of a link
+    (mirror.py recreates it; one out of the folder, or to nothing, is left
+    out), so what a task's tests/ holds as its own (engine/task/kinds.py).
+    One rule for both: a ``tests/.ng`` linked out of tests/ was read as the
+    task's though the copy the run sees had none."""
+    resolved, inside = os.path.realpath(path), os.path.realpath(root)
+    return os.path.commonpath([resolved, inside]) == inside and os.path.exists(path)
+
+
 def link_words(name: str, target: str) -> str:
     return f"{name} is a link to {target}"
 

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 from verifier_tui.engine.filters import BYTECODE
 from verifier_tui.engine.sandbox.file_copy import Copier, NotAFile, copy_outcome, copy_sig, source_sig
+from verifier_tui.engine.untrusted import kept_in_copy
 
 if TYPE_CHECKING:
     from verifier_tui.engine.sandbox.file_copy import CopySig, SourceSig
@@ -296,15 +297,13 @@ class Mirror:
         if self.verbatim_links:
             link_to = target
         else:
-            resolved = Path(os.path.realpath(src))
-            root = Path(os.path.realpath(self.source))
-            if not ((resolved == root or root in resolved.parents) and os.path.exists(src)):
+            if not kept_in_copy(src, self.source):
                 self.notes.append(f"skipped {rel}: it links outside its folder, {self.source.name} ({target})")
                 if dentry is not None:
                     remove_path(dst)
                 seen.discard(rel)
                 return
-            link_to = os.path.relpath(resolved, os.path.realpath(src.parent))
+            link_to = os.path.relpath(os.path.realpath(src), os.path.realpath(src.parent))
         if dentry is not None:
             try:
                 if os.readlink(dst) == link_to:

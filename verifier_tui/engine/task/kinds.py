@@ -251,7 +251,7 @@ def task_runner(tests_dir: Path, ours: Callable[[], Path]) -> OwnRunner | None:
     """The task's own runner, compared with ours (``ours()`` is where it is,
     asked only when the task ships one); None when it ships none."""
     path = tests_dir / ".ng" / "run_verifier.py"
-    if path.is_symlink() or not path.is_file() or not _staged(path, tests_dir):
+    if path.is_symlink() or not path.is_file() or not untrusted.kept_in_copy(path, tests_dir):
         return None
     theirs = untrusted.read_bytes(path, _MAX_RUNNER_BYTES).data
     if theirs is None:
@@ -306,18 +306,9 @@ def task_nemo_gym(tests_dir: Path) -> Path | None:
     """The ``nemo_gym`` package a published task vendors in ``tests/.ng/``
     (the copy the sandbox imports), or None."""
     package = tests_dir / ".ng" / "nemo_gym"
-    if package.is_dir() and not package.is_symlink() and _staged(package, tests_dir):
+    if package.is_dir() and not package.is_symlink() and untrusted.kept_in_copy(package, tests_dir):
         return package
     return None
-
-
-def _staged(path: Path, tests_dir: Path) -> bool:
-    """Whether ``path`` lies in ``tests_dir`` once links are followed (a
-    ``tests/.ng`` that is a link out of it does not): the staged copy of
-    tests/ leaves such a link out (mirror.py), so what lies behind it is no
-    file of the task's, and is never read as one."""
-    root = os.path.realpath(tests_dir)
-    return os.path.realpath(path).startswith(root + os.sep)
 
 
 def verifiers_folder(path: Path) -> tuple[Path | None, str | None]:
