@@ -71,6 +71,20 @@ class OrdinaryUser:
             stdin=subprocess.DEVNULL,
         )
 
+    def run_python(self, code: str, *args: object, timeout: float = 120) -> CompletedProcess:
+        """``python -c CODE ARGS`` as the user, from their home: the engine
+        itself, where what it does depends on who runs it (a folder it cannot open)."""
+        self.own(self.root)
+        return subprocess.run(
+            [*self._drop, self.python, "-c", code, *map(str, args)],
+            env=self.env(),
+            cwd=self.home,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            stdin=subprocess.DEVNULL,
+        )
+
 
 @pytest.fixture
 def ordinary_user():

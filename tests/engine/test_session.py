@@ -1223,3 +1223,27 @@ def test_a_workspace_the_user_chose_stays_when_the_case_is_read_again(tmp_path):
         session.choose_workspace(mine)
         session.reload_task()
         assert session.workspace == mine
+
+
+FOLLOW_A_RENAMED_CASE = """
+import os, sys
+from pathlib import Path
+from verifier_tui.engine.session import Session
+root = Path(sys.argv[1])
+with Session(root) as session:
+    session.select_case_named("correct")
+    os.rename(root / "cases" / "correct", root / "cases" / "right")
+    os.chmod(root / "cases" / "right", 0o311)  # searchable, not readable: the folder cannot be opened
+    session.reload_task()
+    print(session.case.name if session.case is not None else None)
+"""
+
+
+def test_a_case_renamed_and_made_unreadable_is_still_followed(ordinary_user):
+    """``mv cases/correct cases/right; chmod 311 cases/right`` between two
+    saves, as an ordinary user: the folder, not to be opened, was known by its
+    mtime, never equal to the inode generation it was known by before, so the
+    chosen case was dropped as gone (the TUI's list lost it)."""
+    root = make_task(ordinary_user.root / "t", cases={"correct": {"a.txt": "x"}})
+    done = ordinary_user.run_python(FOLLOW_A_RENAMED_CASE, root)
+    assert (done.returncode, done.stdout) == (0, "right\n"), done.stderr

@@ -730,7 +730,7 @@ class Session:
         if before is not None and self.case is None and self._case_folder is not None:
             # Its folder renamed (mv cases/correct cases/right) is the same folder under its new name: chosen
             # still, as an editor's file list follows a file renamed, not dropped to no case on a gone workspace.
-            self.case = next((c for c in self.task.cases if _folder_identity(c.folder) == self._case_folder), None)
+            self.case = next((c for c in self.task.cases if _same_folder(c.folder, self._case_folder)), None)
         if self.case is not None:
             self._case_folder = _folder_identity(self.case.folder)
         self._gone_case = before if before is not None and self.case is None else None
@@ -784,7 +784,7 @@ def _renamed_to(folder: Path, identity: _Identity | None) -> Path | None:
     try:
         with os.scandir(folder.parent) as entries:
             for entry in entries:  # the inode is in the folder's own listing: a stat only for a likely one
-                if entry.inode() == identity[1] and _folder_identity(Path(entry.path)) == identity:
+                if entry.inode() == identity[1] and _same_folder(Path(entry.path), identity):
                     return Path(entry.path)
     except OSError:
         return None
@@ -793,6 +793,19 @@ def _renamed_to(folder: Path, identity: _Identity | None) -> Path | None:
 
 #: A folder's device, inode and what tells that inode's uses apart (:func:`_folder_identity`).
 _Identity = tuple[int, int, str, int]
+
+
+def _same_folder(folder: Path, identity: _Identity) -> bool:
+    """Whether ``folder`` is the folder once known as ``identity``. Known
+    the same way, all of it must agree; else by device and inode only: a
+    folder made unreadable meanwhile (``chmod 311``) cannot be opened for its
+    generation and is known by its mtime, which never equals a generation,
+    and the folder was said gone."""
+    now = _folder_identity(folder)
+    if now is None:
+        return False
+    return now == identity if now[2] == identity[2] else now[:2] == identity[:2]
+
 
 #: FS_IOC_GETVERSION, ``_IOR('v', 1, long)`` (linux/fs.h): an inode's generation number.
 _GET_GENERATION = (2 << 30) | (struct.calcsize("l") << 16) | (ord("v") << 8) | 1
