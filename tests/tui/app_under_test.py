@@ -81,6 +81,12 @@ class AppUnderTest(VerifierApp):
         await asyncio.wait_for(enough(), timeout)
         return self.finished[count - 1]
 
+    async def first_run_and_watcher(self) -> RunResult | None:
+        """The first run ended on screen and the watcher in place: a file written after this is seen."""
+        result = await self.wait_for_runs(1)
+        await asyncio.wait_for(self.controller.live.watch_ready.wait(), 10)
+        return result
+
 
 def make_app(path: Path | str, *, watch: bool = True, deterministic: bool = True, **options) -> AppUnderTest:
     return AppUnderTest(Session(path, Options(**options)), watch=watch, deterministic=deterministic)

@@ -47,8 +47,7 @@ async def test_a_case_added_on_disk_appears_in_the_list_and_the_chooser(example)
     root = example("hello-file")
     app = make_app(root)
     async with app.run_test(size=SIZE) as pilot:
-        await app.wait_for_runs(1)
-        await asyncio.wait_for(app.controller.live.watch_ready.wait(), 10)
+        await app.first_run_and_watcher()
         new = root / "cases" / "zz-added"
         shutil.copytree(root / "cases" / "wrong-text", new)
         await wait_for(lambda: "zz-added" in listed(app), "the new case in the cases list")
@@ -77,8 +76,7 @@ async def test_live_reload_off_marks_the_verdict_stale_and_on_runs_what_changed(
     root = example("hello-file")
     app = make_app(root)
     async with app.run_test(size=SIZE) as pilot:
-        await app.wait_for_runs(1)
-        await asyncio.wait_for(app.controller.live.watch_ready.wait(), 10)
+        await app.first_run_and_watcher()
         await pilot.press("w")
         await pilot.pause()
         assert "stale" not in widget_text(app, "#status")
@@ -98,8 +96,7 @@ async def test_r_with_live_reload_off_clears_the_stale_mark(example):
     root = example("hello-file")
     app = make_app(root)
     async with app.run_test(size=SIZE) as pilot:
-        await app.wait_for_runs(1)
-        await asyncio.wait_for(app.controller.live.watch_ready.wait(), 10)
+        await app.first_run_and_watcher()
         await pilot.press("w")
         (root / "tests" / "verifier.py").write_text("def verify(workspace):\n    return 0.5\n")
         await wait_for(lambda: "stale" in widget_text(app, "#status"), "the verdict marked stale")
@@ -130,8 +127,7 @@ async def test_a_deleted_file_makes_the_verdict_stale_in_words_that_read(example
     root = example("hello-file")
     app = make_app(root, case="correct")
     async with app.run_test(size=SIZE) as pilot:
-        await app.wait_for_runs(1)
-        await asyncio.wait_for(app.controller.live.watch_ready.wait(), 10)
+        await app.first_run_and_watcher()
         await pilot.press("w")
         (root / "cases" / "correct" / "workspace" / "hello.txt").unlink()
         await wait_for(lambda: "stale" in widget_text(app, "#status"), "the verdict marked stale")
@@ -148,8 +144,7 @@ async def test_a_save_during_a_copy_run_runs_again(tmp_path, monkeypatch):
     verifier = make_task(tmp_path / "t", source, cases={"only": {}}) / "tests" / "verifier.py"
     app = make_app(tmp_path / "t")
     async with app.run_test(size=SIZE):
-        await app.wait_for_runs(1)
-        await asyncio.wait_for(app.controller.live.watch_ready.wait(), 10)
+        await app.first_run_and_watcher()
         gate.go.unlink()
         verifier.write_text(source.replace("1.0", "0.5"))
         await wait_for(lambda: gate.runs() == 2, "the second run at the gate")
@@ -190,8 +185,7 @@ async def test_the_current_case_renamed_on_disk_stays_chosen_under_its_new_name(
     root = example("hello-file")
     app = make_app(root)
     async with app.run_test(size=SIZE) as pilot:
-        await app.wait_for_runs(1)
-        await asyncio.wait_for(app.controller.live.watch_ready.wait(), 10)
+        await app.first_run_and_watcher()
         (root / "cases" / "correct").rename(root / "cases" / "right")
         await wait_for(lambda: "right" in listed(app), "the renamed case in the cases list")
         assert "correct" not in listed(app)
@@ -219,8 +213,7 @@ async def test_a_case_renamed_and_saved_in_at_once_stays_chosen(example_on_disk)
     root = example_on_disk("hello-file")
     app = make_app(root)
     async with app.run_test(size=SIZE) as pilot:
-        await app.wait_for_runs(1)
-        await asyncio.wait_for(app.controller.live.watch_ready.wait(), 10)
+        await app.first_run_and_watcher()
         moved = root / "cases" / "right"
         (root / "cases" / "correct").rename(moved)
         saved_atomically(moved / "expected.json", (moved / "expected.json").read_text())
@@ -239,8 +232,7 @@ async def test_a_task_folder_renamed_and_saved_in_at_once_is_followed(example_on
     root = example_on_disk("hello-file")
     app = make_app(root)
     async with app.run_test(size=SIZE) as pilot:
-        await app.wait_for_runs(1)
-        await asyncio.wait_for(app.controller.live.watch_ready.wait(), 10)
+        await app.first_run_and_watcher()
         moved = root.with_name("hello-world")
         root.rename(moved)
         saved_atomically(moved / "task.toml", (moved / "task.toml").read_text())
@@ -257,8 +249,7 @@ async def test_the_case_chooser_open_follows_a_case_renamed_on_disk(example):
     root = example("hello-file")
     app = make_app(root)
     async with app.run_test(size=SIZE) as pilot:
-        await app.wait_for_runs(1)
-        await asyncio.wait_for(app.controller.live.watch_ready.wait(), 10)
+        await app.first_run_and_watcher()
         await pilot.press("s")
         assert isinstance(app.screen, ChooseListScreen)
         (root / "cases" / "wrong-text").rename(root / "cases" / "wrong-words")
@@ -284,8 +275,7 @@ async def test_the_run_after_the_task_folder_renamed_is_said_to_follow_the_renam
     root = example("hello-file")
     app = make_app(root)
     async with app.run_test(size=SIZE) as pilot:
-        await app.wait_for_runs(1)
-        await asyncio.wait_for(app.controller.live.watch_ready.wait(), 10)
+        await app.first_run_and_watcher()
         root.rename(root.with_name("hello-world"))
         result = await app.wait_for_runs(2)
         assert result.trigger == "task folder → hello-world"
@@ -301,8 +291,7 @@ async def test_the_task_folder_renamed_on_disk_is_followed(example):
     root = example("hello-file")
     app = make_app(root)
     async with app.run_test(size=SIZE) as pilot:
-        await app.wait_for_runs(1)
-        await asyncio.wait_for(app.controller.live.watch_ready.wait(), 10)
+        await app.first_run_and_watcher()
         moved = root.with_name("hello-world")
         root.rename(moved)
         await wait_for(lambda: app.session.task.root == moved, "the task read again at its new name")
@@ -334,8 +323,7 @@ async def test_a_chosen_case_removed_and_another_made_on_its_inode_is_not_taken_
     root = example_on_disk("hello-file")
     app = make_app(root, case="wrong-text")
     async with app.run_test(size=SIZE) as pilot:
-        await app.wait_for_runs(1)
-        await asyncio.wait_for(app.controller.live.watch_ready.wait(), 10)
+        await app.first_run_and_watcher()
         new = root / "cases" / "zz-new"
         remove_and_make_on_its_inode(root / "cases" / "wrong-text", new)
         shutil.copytree(root / "cases" / "correct", new, dirs_exist_ok=True)
@@ -359,8 +347,7 @@ async def test_a_task_removed_and_another_copied_beside_it_on_its_inode_is_not_t
     root = example_on_disk("hello-file")
     app = make_app(root, case="correct")
     async with app.run_test(size=SIZE) as pilot:
-        await app.wait_for_runs(1)
-        await asyncio.wait_for(app.controller.live.watch_ready.wait(), 10)
+        await app.first_run_and_watcher()
         other = root.with_name("sum-column")
         remove_and_make_on_its_inode(root, other)
         shutil.copytree(EXAMPLES / "sum-column", other, dirs_exist_ok=True)

@@ -118,8 +118,7 @@ async def test_a_file_named_in_bytes_that_are_not_utf8_runs_once_and_is_shown(ex
         handle.write(b"a")
     app = make_app(root)
     async with app.run_test(size=SIZE) as pilot:
-        await app.wait_for_runs(1)
-        await asyncio.wait_for(app.controller.live.watch_ready.wait(), 10)
+        await app.first_run_and_watcher()
         with open(bad, "wb") as handle:
             handle.write(b"b")
         result = await app.wait_for_runs(2)
@@ -204,8 +203,7 @@ async def test_toggle_watch_off_and_on(example):
     root = example("hello-file")
     app = make_app(root)
     async with app.run_test(size=SIZE) as pilot:
-        await app.wait_for_runs(1)
-        await asyncio.wait_for(app.controller.live.watch_ready.wait(), 10)
+        await app.first_run_and_watcher()
         await pilot.press("w")
         await pilot.pause()
         assert "not watching" in widget_text(app, "#status")
