@@ -41,14 +41,21 @@ def test_a_moved_job_folder_still_finds_its_task(task, runs, tmp_path):
     assert not trial_dir.exists()
 
 
-def test_a_job_copied_alone_finds_the_task_from_its_ancestors(task, runs, tmp_path):
-    """Only jobs/j travelled: the task is beside an ancestor, not at <trials_dir> below the run folder."""
+def _job_archived_with_its_tasks(task, runs, tmp_path):
+    """Job ``j`` (one trial of task ``demo``) copied to ``archive/2026/j``, its
+    task to ``archive/tasks/demo``, and the run folder removed: the copy."""
     demo = task()
     one_trial(runs, demo)
     target = tmp_path / "archive" / "2026" / "j"
     shutil.copytree(runs / "jobs" / "j", target)
     shutil.copytree(demo, tmp_path / "archive" / "tasks" / "demo")
     shutil.rmtree(runs)
+    return target
+
+
+def test_a_job_copied_alone_finds_the_task_from_its_ancestors(task, runs, tmp_path):
+    """Only jobs/j travelled: the task is beside an ancestor, not at <trials_dir> below the run folder."""
+    target = _job_archived_with_its_tasks(task, runs, tmp_path)
     trial = open_harbor(target / "demo__aaaaaaa")[0]
     location = locate_task(trial)
     assert location.path == tmp_path / "archive" / "tasks" / "demo"
@@ -191,12 +198,7 @@ def test_a_trial_named_through_a_link_finds_its_task_from_where_the_link_leads(t
     """``verifier-tui run latest``, ``latest`` a link the user made to a trial
     of a job copied with its tasks: the task was looked for from the link's
     folder alone, and not found, where the trial's own path finds it."""
-    demo = task()
-    one_trial(runs, demo)
-    target = tmp_path / "archive" / "2026" / "j"
-    shutil.copytree(runs / "jobs" / "j", target)
-    shutil.copytree(demo, tmp_path / "archive" / "tasks" / "demo")
-    shutil.rmtree(runs)
+    target = _job_archived_with_its_tasks(task, runs, tmp_path)
     (tmp_path / "elsewhere").mkdir()
     latest = tmp_path / "elsewhere" / "latest"
     latest.symlink_to(target / "demo__aaaaaaa")
