@@ -536,7 +536,8 @@ async def test_keys_held_for_a_chooser_that_does_not_come_are_handed_on_after_a_
 ):
     """A chooser's flow that takes long to show it (s, a task of many cases):
     the keys read meanwhile are held a second at most, then act where they
-    are (r replays), not kept going round unread until the chooser came."""
+    are (r replays), not kept going round unread until the chooser came,
+    nor acting at once as if no chooser were on its way."""
     from textual import events
 
     _, trial = failing_trial(task, runs, tmp_path)
@@ -552,5 +553,7 @@ async def test_keys_held_for_a_chooser_that_does_not_come_are_handed_on_after_a_
         monkeypatch.setattr(app, "push_screen_wait", slow_push)
         for key in ("s", "r"):
             app.post_message(events.Key(key, key))
+        await wait_for(lambda: [held.key for held in app._held] == ["r"], "r held for the chooser", timeout=3)
+        assert len(app.replays) == 1  # r waits for the chooser a moment
         await app.wait_for_replays(2, timeout=3)  # before the chooser came
         assert isinstance(app.screen, TrialScreen)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from textual import events
 from textual.widgets import Input, OptionList
 
@@ -415,6 +417,31 @@ async def test_keys_typed_in_one_burst_after_s_go_to_the_case_chooser(example):
         for key in ("s", "end", "enter"):
             app.post_message(events.Key(key, key if len(key) == 1 else None))
         result = await app.wait_for_runs(2)
+        await pilot.pause()
+        assert result.case is None and result.trigger == "case chosen", result.case
+        assert app.screen is app.main and app.session.case is None
+
+
+async def test_keys_handed_to_a_chooser_that_starts_another_flow_are_held_for_the_next(example):
+    """``s``, ``esc``, ``s``, ``end``, ``enter`` in one go, the chooser slow to
+    come: the held keys were all handed on at once, so the second ``s``'s keys
+    were no longer held and went to the list beneath (its last case chosen and
+    run) and the second chooser stayed open over it. Each key is handed on
+    where the one before it left things: the second chooser's last option."""
+    app = make_app(example("hello-file"), watch=False)
+    real = app.push_screen_wait
+
+    async def slow_push(screen):
+        await asyncio.sleep(0.3)  # a chooser that takes a moment to come (a big task's cases)
+        return await real(screen)
+
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        app.push_screen_wait = slow_push
+        for key in ("s", "escape", "s", "end", "enter"):
+            app.post_message(events.Key(key, key if len(key) == 1 else None))
+        result = await app.wait_for_runs(2)
+        await wait_for(lambda: app.screen is app.main, "the chooser closed")
         await pilot.pause()
         assert result.case is None and result.trigger == "case chosen", result.case
         assert app.screen is app.main and app.session.case is None

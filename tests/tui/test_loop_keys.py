@@ -452,3 +452,32 @@ async def test_a_case_name_typed_in_one_burst_after_k_is_the_dialogs(example):
         await wait_for(lambda: (root / "cases" / "saved").is_dir(), "the case kept under the name typed")
         await pilot.pause()
         assert app.screen is app.main and len(app.finished) == 1, app.screen
+
+
+async def test_held_keys_come_before_the_keys_read_after_them_however_busy_the_app(example, monkeypatch):
+    """``k`` then ``sa`` held for the dialog, the app busy a moment while
+    ``ved`` and ``enter`` are read: the held keys were handed on behind the ones
+    read meanwhile, and the case was kept as ``vedsa``. They keep their order."""
+    from textual import events
+
+    import verifier_tui.tui.base as base
+
+    monkeypatch.setattr(base, "_HOLD_CHECK_S", 0.4)  # the check comes while the app is busy
+    root = example("hello-file")
+    app = make_app(root, case="correct", watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        for key in ("k", "s", "a"):
+            app.post_message(events.Key(key, key))
+        await wait_for(lambda: isinstance(app.screen, CaseNameScreen) and app.screen.is_mounted, "k's dialog")
+
+        async def busy() -> None:
+            await asyncio.sleep(0.6)  # one message the app takes long over, past the check's tick
+
+        app.call_later(busy)
+        await asyncio.sleep(0.05)
+        for key in ("v", "e", "d", "enter"):
+            app.post_message(events.Key(key, key if len(key) == 1 else None))
+        await wait_for(lambda: any((root / "cases").glob("*ved*")), "the case kept")
+        await pilot.pause()
+        assert sorted(path.name for path in (root / "cases").glob("*ved*")) == ["saved"]

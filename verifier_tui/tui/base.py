@@ -34,7 +34,8 @@ release_style_caches()
 _HOLD_CHECK_S, _HOLD_MOST_S = 0.01, 1.0
 
 
-#: The keys that quit: never held for a dialog on its way (:meth:`BaseApp.on_event`).
+#: Ctrl+Q and Ctrl+C quit wherever they are read: never held for a dialog on its way
+#: (:meth:`BaseApp.on_event`). q is held as any letter: it may be one of a case's name.
 _NEVER_HELD = frozenset(("ctrl+q", "ctrl+c"))
 
 
@@ -56,14 +57,13 @@ class BaseApp(App[int]):
 
     #: Set once the app is told to end (q, Ctrl+C, a signal).
     quitting = False
-    #: Keys read while a dialog is on its way (:meth:`_keys_wait`), and when the first was.
-    _held_keys: tuple[events.Key, ...] = ()
-    _held_since = 0.0
+    #: Keys read while a dialog is on its way, in the order read (:meth:`_hand_on_held`).
+    _held: tuple[events.Key, ...] = ()
+    _handing_on: asyncio.Task[None] | None = None
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        # The held keys once handed on: never held again (the dialog did not come within the
-        # second; they act where they land, not kept going round unread).
+        # The held keys once handed on: never held again on their way back up.
         self._handed_on: WeakSet[events.Key] = WeakSet()
 
     def exit(self, result: int | None = None, return_code: int = 0, message: RenderableType | None = None) -> None:
@@ -82,25 +82,30 @@ class BaseApp(App[int]):
         without its widgets: a traceback instead of the quit asked for."""
         if self.quitting and isinstance(event, events.InputEvent):
             return
-        # Keys read in one go with the one that opens a chooser (s, then end, enter) reached the
-        # list beneath it, its worker not having pushed it yet: held until it is up, then its
-        # own, in order (every key after a held one too). Quitting is never held.
+        # Keys read in one go with the one that opens a dialog (s, then end, enter; k, then a
+        # name) reached the list beneath it, its worker not having pushed it
+        # yet: held until it is up, then its own, in order (every key read after a held one
+        # too, so none overtakes them). Ctrl+Q and Ctrl+C are never held.
         if (
             isinstance(event, events.Key)
             and event.key not in _NEVER_HELD
             and event not in self._handed_on
-            and (self._held_keys or self._keys_wait())
+            and (self._held or self._keys_wait())
         ):
-            if not self._held_keys:
-                self._held_since = time.monotonic()
-                self.set_timer(_HOLD_CHECK_S, self._hand_on_held_keys)
-            self._held_keys += (events.Key(event.key, event.character),)  # read anew where it lands
+            # A key on its way back up from the widget it was handed to, where its bindings
+            # are looked up: read before the key that opens the dialog had acted, it is read
+            # anew where it lands.
+            if event.is_forwarded:
+                event = events.Key(event.key, event.character)
+            self._held += (event,)
+            if self._handing_on is None:
+                self._handing_on = asyncio.create_task(self._hand_on_held())
             return
         await super().on_event(event)
 
     def _keys_wait(self) -> bool:
         """Whether a key read now would miss the screen it is for: the screen on top
-        is not mounted yet, or a chooser of it is on its way (:meth:`KeyedScreen.opening`)."""
+        is not mounted yet, or a dialog of it is on its way (:meth:`KeyedScreen.opening`)."""
         from verifier_tui.tui.screens.keyed import KeyedScreen
 
         try:
@@ -109,14 +114,33 @@ class BaseApp(App[int]):
             return False  # the app is ending: no screen to wait for
         return not screen.is_mounted or (isinstance(screen, KeyedScreen) and screen.opening())
 
-    def _hand_on_held_keys(self) -> None:
-        if self._keys_wait() and time.monotonic() - self._held_since < _HOLD_MOST_S:
-            self.set_timer(_HOLD_CHECK_S, self._hand_on_held_keys)
-            return
-        held, self._held_keys = self._held_keys, ()
-        for key in held:
-            self._handed_on.add(key)
-            self.post_message(key)
+    def _settled(self) -> bool:
+        """No message on its way to the app or a widget of its screens: what the
+        key handed on last does (a dialog closed, another flow started) is done."""
+        nodes = (node for screen in self.screen_stack for node in screen.walk_children(with_self=True))
+        return self.message_queue_size == 0 and not any(node.message_queue_size for node in nodes)
+
+    async def _hand_on_held(self) -> None:
+        """The held keys handed on one at a time, each once the one before it
+        has acted and no dialog is on its way (a key handed on may close the
+        dialog or open another flow: the keys after it wait for where it led).
+        A dialog that does not come within a second: the keys act where they are."""
+        since = time.monotonic()
+        try:
+            while self._held and not self.quitting:
+                late = time.monotonic() - since >= _HOLD_MOST_S
+                if not late and (self._keys_wait() or not self._settled()):
+                    await asyncio.sleep(_HOLD_CHECK_S)
+                    continue
+                event, self._held = self._held[0], self._held[1:]
+                self._handed_on.add(event)
+                await super().on_event(event)  # as read from the terminal, past the holding
+                if not late:
+                    since = time.monotonic()
+        except Exception as error:  # noqa: BLE001 - as the app's own message loop does
+            self._handle_exception(error)
+        finally:
+            self._held, self._handing_on = (), None
 
     async def action_copy_or_quit(self) -> None:
         if self.screen.get_selected_text():
