@@ -445,3 +445,30 @@ async def test_keys_handed_to_a_chooser_that_starts_another_flow_are_held_for_th
         await pilot.pause()
         assert result.case is None and result.trigger == "case chosen", result.case
         assert app.screen is app.main and app.session.case is None
+
+
+async def test_a_path_typed_in_one_burst_with_the_keys_that_open_the_picker_is_the_pickers(example):
+    """``v``, ``end`` (another .py file…), ``enter``, then ``x y z`` in one go,
+    each dialog slow to come: the flow was counted as shown at its first
+    dialog, so the letters read between the list closing and the picker coming
+    went to the task's screen, which refused them: the path box stayed empty.
+    They wait for the flow's second dialog."""
+    app = make_app(example("hello-file"), watch=False)
+    real = app.push_screen_wait
+
+    async def slow_push(screen):
+        await asyncio.sleep(0.3)  # a dialog that takes a moment to come
+        return await real(screen)
+
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        app.push_screen_wait = slow_push
+        for key in ("v", "end", "enter", "x", "y", "z"):
+            app.post_message(events.Key(key, key if len(key) == 1 else None))
+        await wait_for(
+            lambda: isinstance(app.screen, PickerScreen) and app.screen.query_one("#path", Input).value == "xyz",
+            "the letters in the picker's path box",
+            timeout=5,
+        )
+        await pilot.pause()
+        assert isinstance(app.screen, PickerScreen)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -22,10 +22,9 @@ from verifier_tui.tui.workarounds import KeyFooter
 from verifier_tui.words.text import one_line
 
 if TYPE_CHECKING:
-    from textual.screen import Screen
-
     from verifier_tui.engine.model import RunResult
     from verifier_tui.engine.task.discovery import Task
+    from verifier_tui.tui.screens.keyed import KeyedScreen
 
 
 class CaseNameScreen(ModalScreen[str | None]):
@@ -82,7 +81,7 @@ def keeping_now() -> list[str]:
 
 
 async def keep_run(
-    screen: Screen[Any],
+    screen: KeyedScreen,
     what: str,
     result: RunResult,
     task: Task,
@@ -104,7 +103,7 @@ async def keep_run(
 
 
 async def _keep(
-    screen: Screen[Any],
+    screen: KeyedScreen,
     what: str,
     result: RunResult,
     task: Task,
@@ -122,7 +121,7 @@ async def _keep(
         problem = refusal(task.root, name)
         return words(problem) if problem is not None else None
 
-    name = await screen.app.push_screen_wait(CaseNameScreen(what, shown(cases), refused))
+    name = await screen.dialog(CaseNameScreen(what, shown(cases), refused))
     if name is None:
         return "", False
     _keeping[cases] = one_line(f"keeping {what} as case {name}…")

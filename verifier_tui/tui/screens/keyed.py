@@ -6,17 +6,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, ClassVar
-from weakref import WeakSet
+from typing import Any, ClassVar, TypeVar
+from weakref import WeakKeyDictionary
 
-from textual.events import Resize, ScreenSuspend
+from textual.events import Resize
 from textual.screen import Screen
-from textual.worker import Worker, WorkerState
+from textual.worker import Worker, WorkerState, get_current_worker
 
 from verifier_tui.tui.display import Display
 from verifier_tui.tui.keys import offered
 from verifier_tui.tui.screens.help import HelpScreen, Legend, help_content
 from verifier_tui.tui.widgets.too_small import MIN_HEIGHT, MIN_WIDTH, TooSmall
+
+T = TypeVar("T")
 
 
 class KeyedScreen(Screen[None]):
@@ -34,23 +36,39 @@ class KeyedScreen(Screen[None]):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._shown: WeakSet[Worker[Any]] = WeakSet()  # the dialog flows whose dialog came up
+        # Each dialog flow's dialog being pushed or up; None once its last one closed.
+        self._dialogs: WeakKeyDictionary[Worker[Any], Screen[Any] | None] = WeakKeyDictionary()
+
+    async def dialog(self, screen: Screen[T], *, more: bool = False) -> T:
+        """``push_screen_wait`` from a dialog flow (:attr:`DIALOG_GROUPS`):
+        ``more`` when the flow may push another once this one closes (the
+        verifier's list, then the picker of another .py file)."""
+        worker = get_current_worker()
+        self._dialogs[worker] = screen
+        try:
+            return await self.app.push_screen_wait(screen)
+        finally:
+            if more:
+                del self._dialogs[worker]  # on its way again till it pushes the next or ends
+            else:
+                self._dialogs[worker] = None
 
     def opening(self) -> bool:
-        """Whether a dialog of this screen is on its way (a chooser, k's case
-        name): its flow started (the key that opens it was read) and its dialog
-        is not up yet. The keys read meanwhile are the dialog's: the app holds
-        them till then."""
-        return any(w not in self._shown for w in self._dialog_flows())
-
-    def _dialog_flows(self) -> list[Worker[Any]]:
-        return [w for w in self.workers if w.group in self.DIALOG_GROUPS and w.node is self and not w.is_finished]
-
-    def on_screen_suspend(self, _event: ScreenSuspend) -> None:
-        """A dialog came up over this screen: the flows that opened it are
-        no longer on their way (what they do once it closes, a replay or k's
-        copy, say, holds no key)."""
-        self._shown.update(self._dialog_flows())
+        """Whether a dialog of this screen is on its way: a flow that opens one
+        started (the key that opens it was read) and its dialog is not up yet,
+        or it closed one after which another may come. The keys read meanwhile
+        are the dialog's: the app holds them till it is up and mounted, and this
+        screen's keys do nothing (``s s s`` opens one chooser). Once a flow's
+        last dialog closed, what it does next (a replay, k's copy) holds no key."""
+        for worker in self.workers:
+            if worker.group not in self.DIALOG_GROUPS or worker.node is not self or worker.is_finished:
+                continue
+            if worker not in self._dialogs:
+                return True
+            dialog = self._dialogs[worker]
+            if dialog is not None and dialog not in self.app.screen_stack:
+                return True
+        return False
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """A flow or a reading worker that raised is shown, never a crash

@@ -490,7 +490,7 @@ class MainScreen(SizedScreen):
                 return None
 
         picker.apply = apply
-        if await self.app.push_screen_wait(picker) is not None:
+        if await self.dialog(picker) is not None:
             if failed:
                 raise failed[0]
             self._changed(trigger)
@@ -506,7 +506,7 @@ class MainScreen(SizedScreen):
         options, current = case_options(self.session, self.last_by_case)
         self._case_chooser = ChooseListScreen("Choose a case", options, current)
         try:
-            key = await self.app.push_screen_wait(self._case_chooser)
+            key = await self.dialog(self._case_chooser)
         finally:
             self._case_chooser = None
         if key is not None:
@@ -516,8 +516,8 @@ class MainScreen(SizedScreen):
     async def action_choose_verifier(self) -> None:
         session = self.session
         current = str(session.verifier) if session.verifier else None
-        key = await self.app.push_screen_wait(
-            ChooseListScreen("Choose a verifier", verifier_options(session, self.fmt), current)
+        key = await self.dialog(
+            ChooseListScreen("Choose a verifier", verifier_options(session, self.fmt), current), more=True
         )
         if key == OTHER_FILE:
             title = "Choose a verifier (.py with a top-level verify)"
@@ -540,8 +540,8 @@ class MainScreen(SizedScreen):
     async def action_choose_response(self) -> None:
         session = self.session
         case_response = session.case.response if session.case else None
-        key = await self.app.push_screen_wait(
-            ChooseListScreen("Where the response comes from", response_options(session, self.fmt))
+        key = await self.dialog(
+            ChooseListScreen("Where the response comes from", response_options(session, self.fmt)), more=True
         )
         if key == "case" and case_response is not None:
             self._choose("response chosen", session.choose_response, case_response.path)
@@ -586,7 +586,7 @@ class MainScreen(SizedScreen):
     async def action_choose_task_data(self) -> None:
         session = self.session
         default = default_task_data_for(session)
-        key = await self.app.push_screen_wait(ChooseListScreen("Task data", task_data_options(session, self.fmt)))
+        key = await self.dialog(ChooseListScreen("Task data", task_data_options(session, self.fmt)), more=True)
         case_row = session.case.task_id if session.case else None
         if key == "default" and default is not None and case_row is not None:
             self._choose("task data chosen", session.choose_task_row, case_row, default)
@@ -594,9 +594,7 @@ class MainScreen(SizedScreen):
             self._choose("task data chosen", session.choose_task_data, default)
         elif key == "rows":
             options, current = task_row_options(session)
-            row = await self.app.push_screen_wait(
-                ChooseListScreen("A row of tasks.jsonl as task data", options, current)
-            )
+            row = await self.dialog(ChooseListScreen("A row of tasks.jsonl as task data", options, current))
             if row is not None:
                 self._choose("task row chosen", session.choose_task_row, row)
         elif key == "file":
@@ -756,8 +754,8 @@ class MainScreen(SizedScreen):
         """Nothing while a chooser is opening; o is offered as the stream not
         on screen; R (the runner) only for a task that ships its own (in the
         footer, the palette and the help at once), else R says why it does nothing."""
-        if any(w.group == "choose" and w.node is self and not w.is_finished for w in self.workers):
-            return False  # a chooser on its way: keys typed meanwhile (s s s) stacked more of them
+        if self.opening():
+            return False  # a dialog on its way: keys typed meanwhile (s s s) stacked more of them
         if action == "show_output":
             return parameters[0] != self.stream
         if action in ("toggle_runner", "no_own_runner"):

@@ -443,7 +443,7 @@ class TrialScreen(SizedScreen):
     async def action_choose_workspace(self) -> None:
         walk = self.opened.walk
         start = self.opened.stand_in[0] or walk.location.path or walk.trial.path
-        path = await self.app.push_screen_wait(
+        path = await self.dialog(
             PickerScreen(
                 "Replay on this folder (a stand-in for the sandbox's /app)",
                 common_base(start, walk.trial.path),
@@ -476,7 +476,7 @@ class TrialScreen(SizedScreen):
         if self.opened.walk.workspace.path is not None:
             options.insert(0, (CAPTURED, "the trial's own /app (what it captured)"))
         current = EMPTY if self.opened.empty_stand_in else self.opened.stand_in[1]
-        key = await self.app.push_screen_wait(
+        key = await self.dialog(
             ChooseListScreen(
                 "Replay on a case of the task",
                 options,
