@@ -481,3 +481,20 @@ async def test_held_keys_come_before_the_keys_read_after_them_however_busy_the_a
         await wait_for(lambda: any((root / "cases").glob("*ved*")), "the case kept")
         await pilot.pause()
         assert sorted(path.name for path in (root / "cases").glob("*ved*")) == ["saved"]
+
+
+async def test_a_case_name_pasted_right_after_k_is_the_dialogs(example):
+    """``k`` then a bracketed paste of the name, read in one go: the paste
+    went to the task's screen beneath (its cases list), the dialog came up
+    empty. It is held for the dialog as typed keys are."""
+    from textual import events
+
+    root = example("hello-file")
+    app = make_app(root, case="correct", watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        app.post_message(events.Key("k", "k"))
+        app.post_message(events.Paste("pasted"))
+        await wait_for(lambda: isinstance(app.screen, CaseNameScreen) and app.screen.is_mounted, "k's dialog")
+        await pilot.pause()
+        await wait_for(lambda: app.screen.query_one(Input).value == "pasted", "the pasted name in the dialog", 3)

@@ -57,14 +57,14 @@ class BaseApp(App[int]):
 
     #: Set once the app is told to end (q, Ctrl+C, a signal).
     quitting = False
-    #: Keys read while a dialog is on its way, in the order read (:meth:`_hand_on_held`).
-    _held: tuple[events.Key, ...] = ()
+    #: Keys and pastes read while a dialog is on its way, in the order read (:meth:`_hand_on_held`).
+    _held: tuple[events.Key | events.Paste, ...] = ()
     _handing_on: asyncio.Task[None] | None = None
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         # The held keys once handed on: never held again on their way back up.
-        self._handed_on: WeakSet[events.Key] = WeakSet()
+        self._handed_on: WeakSet[events.Key | events.Paste] = WeakSet()
 
     def exit(self, result: int | None = None, return_code: int = 0, message: RenderableType | None = None) -> None:
         from verifier_tui.tui.screens.case_name import keeping_now
@@ -83,20 +83,24 @@ class BaseApp(App[int]):
         if self.quitting and isinstance(event, events.InputEvent):
             return
         # Keys read in one go with the one that opens a dialog (s, then end, enter; k, then a
-        # name) reached the list beneath it, its worker not having pushed it
+        # name, typed or pasted) reached the list beneath it, its worker not having pushed it
         # yet: held until it is up, then its own, in order (every key read after a held one
         # too, so none overtakes them). Ctrl+Q and Ctrl+C are never held.
         if (
-            isinstance(event, events.Key)
-            and event.key not in _NEVER_HELD
+            isinstance(event, (events.Key, events.Paste))
+            and not (isinstance(event, events.Key) and event.key in _NEVER_HELD)
             and event not in self._handed_on
             and (self._held or self._keys_wait())
         ):
-            # A key on its way back up from the widget it was handed to, where its bindings
-            # are looked up: read before the key that opens the dialog had acted, it is read
-            # anew where it lands.
+            # A key (or a paste) on its way back up from the widget it was handed to, where
+            # its bindings are looked up: read before the key that opens the dialog had
+            # acted, it is read anew where it lands.
             if event.is_forwarded:
-                event = events.Key(event.key, event.character)
+                event = (
+                    events.Key(event.key, event.character)
+                    if isinstance(event, events.Key)
+                    else events.Paste(event.text)
+                )
             self._held += (event,)
             if self._handing_on is None:
                 self._handing_on = asyncio.create_task(self._hand_on_held())
