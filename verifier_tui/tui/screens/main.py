@@ -654,7 +654,7 @@ class MainScreen(SizedScreen):
         else:
             self.notify("every case on save off: a save runs the chosen case", markup=False)
 
-    # Not in the choosers' group: their keys are held while one is open, and the copy takes seconds.
+    # A dialog flow (KeyedScreen.DIALOG_GROUPS): the keys read before its dialog is up are the dialog's.
     @work(name="keep the run as a case", group="keep", exit_on_error=False)
     async def action_keep_case(self) -> None:
         """The run on screen kept as a case of the task (as ``run --save-case NAME``)."""
