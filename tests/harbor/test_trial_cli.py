@@ -339,6 +339,8 @@ def test_a_multi_step_trial(task, runs, tmp_path, env, elsewhere):
     data = as_json(tool(env, "run", job, "--step", "second", "--json", cwd=elsewhere))
     assert data["trial"]["step"] == "second" and data["trial"]["steps"] == ["first", "second"]
     assert data["same"] is False  # the recorded 0.0 against the replay's 1.0
+    done = tool(env, "run", job, cwd=elsewhere)  # the first step, and the trial's others said
+    assert "· step first (1 of 2: --step NAME for another) ·" in done.stdout, done.stdout
     done = tool(env, "run", job, "--step", "third", cwd=elsewhere)
     assert done.returncode == 2 and "has no step 'third' (steps: first, second)" in done.stderr
     done = tool(env, "test", job, cwd=elsewhere)

@@ -117,7 +117,10 @@ def trial_header(walk: TrialWalkthrough) -> str:
     trial = walk.trial
     parts = [f"trial {one_line(trial.name)}"]
     if walk.step.name is not None:
-        parts.append(f"step {one_line(walk.step.name)}")
+        names = [step.name for step in trial.steps]
+        # Without --step the first is replayed: the others are said, not left to be guessed.
+        of = f" ({names.index(walk.step.name) + 1} of {len(names)}: --step NAME for another)" if len(names) > 1 else ""
+        parts.append(f"step {one_line(walk.step.name)}{of}")
     parts.append(f"task {one_line(trial.task_name or '?')}")
     parts.append(f"agent {one_line(trial.agent_name or '?')}")
     parts.append(f"verifier mode {walk.facts.verifier_mode or 'unknown'}")
