@@ -678,6 +678,7 @@ def test_explain_a_trial_does_not_call_verify(task, runs, tmp_path, env, elsewhe
     assert "verify(workspace, task_data, threshold=0.5)" in done.stdout
     assert "sys.path  in the order the runner placed it" in done.stdout  # as explain TASK says it
     assert "threshold  positional or keyword  default 0.5: not an argument the runner knows" in done.stdout
+    assert not [line for line in done.stdout.splitlines() if line.endswith(" ")], done.stdout  # the phases' lines too
     assert not (tmp_path / "called").exists()
     data = as_json(tool(env, "explain", trial.path, "--json", cwd=elsewhere))
     assert data["explain"]["would_call_verify"] is True and data["local"] is None

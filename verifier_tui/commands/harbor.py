@@ -518,7 +518,7 @@ def explain_command(args: argparse.Namespace) -> int:
         for line in sandbox_lines(walk):  # (a verdict read from elsewhere than result.json was said bare)
             terminal.say(line)
         for phase in walk.sandbox.phases.phases:
-            terminal.say(f"  {PHASE_MARKS[phase.status]} {phase.label:<28}{phase.detail}")
+            terminal.say(f"  {PHASE_MARKS[phase.status]} {phase.label:<28}{phase.detail}".rstrip())
         terminal.say(f"  {walk.sandbox.phases.explanation}")
         if walk.sandbox.phases.advice:
             terminal.say(f"  try: {walk.sandbox.phases.advice}")
