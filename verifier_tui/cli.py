@@ -428,11 +428,30 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         flat = " ".join(plain_text(message).split("\n"))  # an argument the user typed may hold anything
-        terminal.line(f"{self.prog}: error: {flat}", "stderr")
+        terminal.line(f"{self.prog}: error: {self._of_another_command(flat) or flat}", "stderr")
         raise SystemExit(2)
 
+    #: The command whose options were read (TUI: ``verifier-tui PATH``); argparse says an unknown
+    #: option from the top parser, whose ``prog`` does not name it.
+    command = TUI
 
-def build_parser() -> argparse.ArgumentParser:
+    def _of_another_command(self, message: str) -> str | None:
+        """An option this command does not take but another does (``audit
+        --case``): which take it, rather than argparse's bare "unrecognized"."""
+        if not message.startswith("unrecognized arguments: "):
+            return None
+        for word in message.split()[2:]:
+            flag = word.split("=", 1)[0]
+            takers = next((commands for flags, commands, _engine, _kw in OPTIONS if flag in flags), ())
+            if takers and self.command not in takers:
+                names = ["the TUI" if taker == TUI else taker for taker in takers]
+                said = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+                name = "the TUI (verifier-tui PATH)" if self.command == TUI else self.command
+                return f"{flag} is not an option of {name}; {said} {'takes' if len(names) == 1 else 'take'} it"
+        return None
+
+
+def build_parser() -> _Parser:
     """The headless commands' parser (``verifier-tui COMMAND ...``)."""
     parser = _Parser(prog="verifier-tui", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"verifier-tui {__version__}")
@@ -455,7 +474,9 @@ def parse(argv: list[str]) -> argparse.Namespace:
     option, and ``options``, the engine's Options from it. Help, ``--version``
     and errors exit here, as argparse does."""
     if argv and argv[0] in COMMANDS:
-        args = build_parser().parse_args(argv)
+        parser = build_parser()
+        parser.command = argv[0]
+        args = parser.parse_args(argv)
     elif not argv or argv[0] in ("-h", "--help", "--version"):
         build_parser().parse_args(argv or ["--help"])
         raise SystemExit(0)

@@ -309,9 +309,10 @@ def test_a_case_whose_workspace_leads_out_of_the_task_is_said_not_probed_in_sile
 def test_audit_takes_no_option_that_chooses_one_input(env, tmp_path):
     # It makes its own workspaces from every case's: --workspace was taken and ignored.
     task = lenient_task(tmp_path)
-    for option in ("--workspace", "--response", "--task-data"):
+    for option in ("--workspace", "--response", "--task-data", "--case"):
         done = run_tool(env, "audit", task, option, str(tmp_path), "--python", PY)
-        assert done.returncode == 2 and f"unrecognized arguments: {option}" in done.stderr, done.stderr
+        assert done.returncode == 2, done.stderr  # and said as what it is, not argparse's "unrecognized"
+        assert f"error: {option} is not an option of audit; the TUI, run, explain" in done.stderr, done.stderr
     header = run_tool(env, "audit", task, "--python", PY).stdout.splitlines()[0]
     assert header.endswith("audit of 2 cases") and "case right" not in header, header
 
