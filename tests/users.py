@@ -60,24 +60,19 @@ class OrdinaryUser:
 
     def run(self, *args: object, env: dict[str, str] | None = None, timeout: float = 120) -> CompletedProcess:
         """``verifier-tui ARGS`` as the user, from their home."""
-        self.own(self.root)
-        return subprocess.run(
-            [*self._drop, self.python, "-m", "verifier_tui", *map(str, args)],
-            env=env or self.env(),
-            cwd=self.home,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            stdin=subprocess.DEVNULL,
-        )
+        return self._run(["-m", "verifier_tui", *map(str, args)], env, timeout)
 
     def run_python(self, code: str, *args: object, timeout: float = 120) -> CompletedProcess:
         """``python -c CODE ARGS`` as the user, from their home: the engine
         itself, where what it does depends on who runs it (a folder it cannot open)."""
+        return self._run(["-c", code, *map(str, args)], None, timeout)
+
+    def _run(self, argv: list[str], env: dict[str, str] | None, timeout: float) -> CompletedProcess:
+        """This interpreter's ``ARGV`` as the user, from their home, the user's files theirs first."""
         self.own(self.root)
         return subprocess.run(
-            [*self._drop, self.python, "-c", code, *map(str, args)],
-            env=self.env(),
+            [*self._drop, self.python, *argv],
+            env=env or self.env(),
             cwd=self.home,
             capture_output=True,
             text=True,
