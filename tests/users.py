@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -58,20 +59,43 @@ class OrdinaryUser:
                     os.chown(name, NOBODY, NOBODY, follow_symlinks=False)
         return path
 
-    def run(self, *args: object, env: dict[str, str] | None = None, timeout: float = 120) -> CompletedProcess:
-        """``verifier-tui ARGS`` as the user, from their home."""
-        return self._run(["-m", "verifier_tui", *map(str, args)], env, timeout)
+    def run(
+        self, *args: object, env: dict[str, str] | None = None, timeout: float = 120, around: tuple[str, ...] = ()
+    ) -> CompletedProcess:
+        """``verifier-tui ARGS`` as the user, from their home; inside ``around``
+        (a command of root's that runs the rest, as :meth:`with_tun`'s) if given."""
+        return self._run(["-m", "verifier_tui", *map(str, args)], env, timeout, around)
 
     def run_python(self, code: str, *args: object, timeout: float = 120) -> CompletedProcess:
         """``python -c CODE ARGS`` as the user, from their home: the engine
         itself, where what it does depends on who runs it (a folder it cannot open)."""
         return self._run(["-c", code, *map(str, args)], None, timeout)
 
-    def _run(self, argv: list[str], env: dict[str, str] | None, timeout: float) -> CompletedProcess:
+    def with_tun(self) -> tuple[str, ...]:
+        """What :meth:`run` runs inside (``around``) for the user to open
+        ``/dev/net/tun``, as slirp4netns must; or a skip saying why not. Where
+        the suite runs as root and the machine's node is root's alone (0600,
+        Debian's default is 0666), a node of 0666 is bound over it in a mount
+        namespace of the run's own: the machine's stays as it is."""
+        around: tuple[str, ...] = ()
+        if self._drop:
+            node = self.root / "tun"
+            os.mknod(node, 0o666 | stat.S_IFCHR, os.makedev(10, 200))
+            os.chmod(node, 0o666)  # past the umask
+            bind = 'mount --bind "$0" /dev/net/tun && exec "$@"'
+            around = ("unshare", "--mount", "--propagation", "private", "sh", "-c", bind, str(node))
+        opened = self._run(["-c", "import os; os.close(os.open('/dev/net/tun', os.O_RDWR))"], None, 60, around)
+        if opened.returncode != 0:
+            pytest.skip(f"/dev/net/tun cannot be opened by an ordinary user here: {opened.stderr.strip()[-200:]}")
+        return around
+
+    def _run(
+        self, argv: list[str], env: dict[str, str] | None, timeout: float, around: tuple[str, ...] = ()
+    ) -> CompletedProcess:
         """This interpreter's ``ARGV`` as the user, from their home, the user's files theirs first."""
         self.own(self.root)
         return subprocess.run(
-            [*self._drop, self.python, *argv],
+            [*around, *self._drop, self.python, *argv],
             env=env or self.env(),
             cwd=self.home,
             capture_output=True,

@@ -9,8 +9,8 @@ user's loopback services, abstract sockets and interfaces are never in it.
   user-mode networking, ``slirp4netns`` (Debian's and Fedora's package of
   that name, what rootless Podman used for years) attached to the view's
   namespace as it starts, with the machine's loopback not mapped
-  (``--disable-host-loopback``), itself confined (a mount namespace of its
-  own, a seccomp filter). Where it is not installed, or cannot start
+  (``--disable-host-loopback``), itself confined (a seccomp filter; a
+  mount namespace of its own when run by root). Where it is not installed, or cannot start
   (``/dev/net/tun`` closed to the user), the run has no network, and says so
   with the install hint. An allowlist is not applied (said too);
 * ``--network host``: the machine's own network, the user's explicit choice,
@@ -134,8 +134,12 @@ class UserNetwork:
         self._complaints = tempfile.TemporaryFile()  # noqa: SIM115 - closed by close(), after the run
         join = [] if _same_namespace(owner, "/proc/self/ns/user") else [f"--userns-path=/proc/self/fd/{owner}"]
         # The helper parses every packet the run sends, on this machine as the user (libslirp has had
-        # flaws a packet could reach): confined as rootless Podman confines it, in a mount namespace of
-        # its own that holds only /etc and /run (--enable-sandbox) and under a seccomp filter (since 0.4).
+        # flaws a packet could reach): under a seccomp filter always (since 0.4), and in a mount
+        # namespace of its own holding only /etc and /run (--enable-sandbox) where it runs as root.
+        # Run by anyone else, 1.2.0's sandbox joins no namespace under --netns-type=path and then fails
+        # on setegid(0), and the run would have no network (slirp4netns#317; rootless Podman avoids it
+        # by starting the helper as uid 0 inside its user namespace, which this tool cannot).
+        sandbox = ["--enable-sandbox"] if os.geteuid() == 0 else []
         try:
             self._proc = subprocess.Popen(
                 [
@@ -143,7 +147,7 @@ class UserNetwork:
                     "--configure",
                     "--mtu=65520",
                     "--disable-host-loopback",
-                    "--enable-sandbox",
+                    *sandbox,
                     "--enable-seccomp",
                     f"--ready-fd={ready}",
                     f"--exit-fd={exit_read}",
