@@ -743,6 +743,33 @@ def test_an_ordinary_users_public_run_has_its_network(ordinary_user):
     assert eval(data["stdout"].splitlines()[0]) == ["lo", "tap0"], data["notices"]
 
 
+FAILING_HELPER = """\
+#!/bin/sh
+# slirp4netns 1.2.0's own words, parent's and child's interleaved, as it fails on setegid(0)
+printf 'sent tapfd=8 for tap0\\nWARNING: Support for seccomp is experimental\\nreceived tapfd=8\\n' >&2
+printf 'setegid(0)\\nparent failed\\nWARNING: Support for seccomp is experimental\\nStarting slirp\\n' >&2
+printf '* MTU:             1500\\n* DNS:             10.0.2.3\\n' >&2
+exit 1
+"""
+
+
+def test_a_network_helper_that_fails_is_said_to_by_its_cause_not_its_progress(tmp_path, namespace, monkeypatch):
+    """The note said the helper's first line, "sent tapfd=8 for tap0", which is
+    progress: the cause, "setegid(0)", came later among the parent's and the
+    child's interleaved lines."""
+    from verifier_tui.engine.sandbox import network
+    from verifier_tui.engine.session import Options, Session
+
+    fake = tmp_path / "slirp4netns"
+    fake.write_text(FAILING_HELPER)
+    fake.chmod(0o755)
+    monkeypatch.setattr(network, "helper", lambda: str(fake))
+    with Session(make_task(tmp_path / "t", INTERFACES, cases={"only": {}}), Options(python=PY)) as session:
+        result = session.run()
+    assert result.limits["network_given"] == "none"
+    assert any("slirp4netns could not give the run a network (setegid(0))" in n for n in result.notices), result.notices
+
+
 def test_without_slirp4netns_a_public_task_has_no_network_and_says_how_to_get_it(tmp_path, namespace, monkeypatch):
     from verifier_tui.engine.sandbox import network
     from verifier_tui.engine.session import Options, Session

@@ -183,7 +183,9 @@ class UserNetwork:
             self._proc.kill()
 
     def _said(self) -> str:
-        """The helper's own first line of complaint."""
+        """The helper's own first line of complaint: its parent's and child's
+        lines interleave, most of them progress (:data:`_PROGRESS`) and the
+        "parent failed" / "child failed" that follow the cause."""
         text = ""
         if self._complaints is not None:
             try:
@@ -191,7 +193,11 @@ class UserNetwork:
                 text = self._complaints.read(4096).decode(errors="replace")
             except (OSError, ValueError):
                 pass
-        lines = [line.strip() for line in text.splitlines() if line.strip() and "child failed" not in line]
+        lines = [
+            line.strip()
+            for line in text.splitlines()
+            if line.strip() and not line.startswith(_PROGRESS) and not line.strip().startswith(_FAILED)
+        ]
         return lines[0] if lines else "no reason given"
 
     def close(self) -> None:
@@ -217,6 +223,11 @@ class UserNetwork:
         if self._complaints is not None:
             self._complaints.close()
             self._complaints = None
+
+
+_PROGRESS = ("sent tapfd", "received tapfd", "WARNING:", "Starting slirp", "* ")
+"""The starts of slirp4netns 1.2.0's lines that say how far it got, not what went wrong."""
+_FAILED = ("parent failed", "child failed")
 
 
 _NS_GET_USERNS = 0xB701
