@@ -152,26 +152,43 @@ def test_a_loader_variable_of_the_tasks_never_runs_on_this_machine(tmp_path, env
     assert not trace.exists()
 
 
-@pytest.mark.parametrize("home", ["/proc/verifier-tui-home", "/nonexistent"])
-def test_a_home_the_task_sets_is_a_variable_as_in_the_container(tmp_path, env, namespace, home):
+@pytest.mark.parametrize("home", ["/proc/verifier-tui-home", "/dev/../proc/x", "/usr/x"])
+def test_a_home_the_view_cannot_make_is_a_variable_only(tmp_path, env, namespace, home):
     """``[verifier] env = { HOME = "/proc/x" }``: the view made the run's HOME
     folder wherever the variable said, so the run could not start ("bwrap:
-    Can't mkdir /proc/x"), where Harbor's container runs the verifier with a
-    HOME that is only a variable; one it could make (``/nonexistent``) was
-    there, as it is in no container. The user's own HOME is the run's empty
-    home folder, as before."""
+    Can't mkdir /proc/x"). Such a HOME is now a variable only, as it is in a
+    container whose image has no such folder."""
     toml = f'version = "1.0"\n[verifier.env]\nHOME = "{home}"\n'
-    verifier = """\
-        import os
-
-        def verify(workspace):
-            print(os.environ["HOME"], os.path.isdir(os.environ["HOME"]))
-            return 1.0
-    """
-    task = make_task(tmp_path / "t", verifier, toml=toml, cases={"only": {}})
+    task = make_task(tmp_path / "t", HOME_PROBE, toml=toml, cases={"only": {}})
     data = run_json(env, task)
     assert data["rewards"] == {"reward": 1.0}, (data["outcome_words"], data["stderr"])
-    assert data["stdout"] == f"{home} False\n"
+    assert data["stdout"].startswith(f"{home} False"), data["stdout"]
+
+
+HOME_PROBE = """\
+    import os
+
+    def verify(workspace):
+        home = os.environ["HOME"]
+        there = os.path.isdir(home)
+        try:
+            os.mkdir(os.path.join(home, ".cache"))
+            written = "written"
+        except OSError as exc:
+            written = exc.strerror
+        print(home, there, written)
+        return 1.0
+"""
+
+
+def test_a_home_the_task_sets_is_an_empty_writable_folder_whoever_runs_it(ordinary_user):
+    """``HOME = "/root"`` (Harbor's images run the verifier as root, whose home
+    is there): run by root it was made, being root's own HOME, run by anyone
+    else it was a variable only, and a verifier writing ``~/.cache`` failed."""
+    toml = 'version = "1.0"\n[verifier.env]\nHOME = "/root"\n'
+    task = make_task(ordinary_user.root / "tasks" / "t", HOME_PROBE, toml=toml, cases={"only": {}})
+    data = json.loads(ordinary_user.run("run", "--json", task).stdout)
+    assert data["stdout"] == "/root True written\n", (data["stdout"], data["notices"])
 
 
 def test_a_workspace_path_the_view_cannot_make_is_one_line(tmp_path, env, namespace):

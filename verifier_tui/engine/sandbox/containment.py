@@ -190,9 +190,9 @@ def _in_view(
         app_at=stage.app_at,
         network=reach,
         interpreter=shown_interpreter(interpreter),
-        # The user's home is the run's empty home folder (a container has its user's); a HOME the task
-        # sets is a variable only, as in Docker: made, it was a folder no image has, or under /proc no run.
-        home=out.env.get("HOME") if out.env.get("HOME") == os.environ.get("HOME") else None,
+        # The run's HOME (the user's, or the one the task sets: /root, as Harbor's root images have)
+        # is an empty folder of its own, whoever runs the tool; one the view cannot make is a variable only.
+        home=out.env.get("HOME") or None,
         hide=(str(stage.root.parent), cache.folder()),
         tmp_bytes=tmp_mb << 20 if tmp_mb is not None else None,
         resolv=resolv,

@@ -394,7 +394,7 @@ class ViewPlan:
     app_at: str = APP  # where the workspace is (a task's test.sh may pass another path)
     network: str = "none"  # "none": a loopback of its own; "user": given one by a helper; "host": this machine's
     interpreter: tuple[str, ...] = ()  # the chosen interpreter's folders, shown read-only at their own paths
-    home: str | None = None  # the user's $HOME path, shown as an empty writable folder
+    home: str | None = None  # the run's $HOME path, shown as an empty writable folder where it can be made
     hide: tuple[str, ...] = ()  # the tool's own folders (scratch, cache): covered where a bound folder holds them
     tmp_bytes: int | None = None  # the size of /tmp (None: tmpfs's own default)
     resolv: str | None = None  # a resolv.conf shown over /etc/resolv.conf (the network helper's resolver)
@@ -433,8 +433,12 @@ def sandbox_argv(bwrap: str, plan: ViewPlan, ctl: str, argv: list[str]) -> list[
     args += ["--dev", "/dev", "--size", str(SHM_BYTES), "--tmpfs", "/dev/shm"]
     args += [*(["--size", str(plan.tmp_bytes)] if plan.tmp_bytes else []), "--tmpfs", "/tmp"]
     bound = [f"/{name}" for name in SYSTEM_FOLDERS] + ["/tmp"]
-    if plan.home and not any(inside(plan.home, folder) for folder in bound[:-1]):
-        args += ["--dir", plan.home]
+    # A HOME under a folder bound read-only or under /proc cannot be made ("bwrap: Can't mkdir
+    # /proc/x"): it stays a variable only, as in an image without that folder. /dev and /tmp are the
+    # view's own tmpfs (the suite's homes are under /dev/shm), /sys is not in the view: made there.
+    home = os.path.normpath(plan.home) if plan.home and os.path.isabs(plan.home) else None
+    if home and not any(inside(home, folder) for folder in [*bound[:-1], "/proc"]):
+        args += ["--dir", home]
     for folder in plan.interpreter:
         args += ["--ro-bind", folder, folder]
     if plan.overlay is not None:
