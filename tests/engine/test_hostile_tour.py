@@ -760,6 +760,41 @@ def test_an_ordinary_users_public_run_has_its_network(ordinary_user):
     assert eval(data["stdout"].splitlines()[0]) == ["lo", "tap0"], data["notices"]
 
 
+RENAMED_INIT_SLEEPS = """\
+    import time
+
+    def verify(workspace):
+        with open("/proc/1/stat") as handle:
+            fields = handle.read().rsplit(")", 1)[1].split()
+        start, end = int(fields[45]), int(fields[46])
+        with open("/proc/1/mem", "r+b", buffering=0) as memory:
+            memory.seek(start)
+            at = memory.read(end - start).index(b"verifier-tui-init")
+            memory.seek(start + at)
+            memory.write(b"x" * len("verifier-tui-init"))
+        time.sleep(6.5)
+        with open("/proc/net/dev") as table:
+            print(sorted(line.split(":")[0].strip() for line in table.readlines()[2:]))
+        return 1.0
+"""
+
+
+def test_a_run_that_renames_its_init_keeps_its_network(tmp_path, namespace):
+    """The helper's watchdog told a view still waiting for its network from one
+    set up by the init's command line, which the run may rewrite: renamed, and
+    5 s on, the run lost its network, told "slirp4netns did not give the run a
+    network within 5 s". The view is known set up by its root, which no run can change."""
+    from verifier_tui.engine.sandbox.network import helper
+    from verifier_tui.engine.session import Options, Session
+
+    if helper() is None:
+        pytest.skip("slirp4netns is not installed here")
+    with Session(make_task(tmp_path / "t", RENAMED_INIT_SLEEPS, cases={"only": {}}), Options(python=PY)) as session:
+        result = session.run()
+    assert result.limits["network_given"] == "user", result.notices
+    assert eval(result.stdout.text.splitlines()[-1]) == ["lo", "tap0"], (result.stdout.text, result.stderr.text)
+
+
 FAILING_HELPER = """\
 #!/bin/sh
 # slirp4netns 1.2.0's own words, parent's and child's interleaved, as it fails on setegid(0)

@@ -63,6 +63,18 @@ def is_over(pid: int) -> bool:
     return not fields or fields[0] in (b"Z", b"X")
 
 
+def has_own_root(pid: int) -> bool:
+    """Whether ``pid``'s root is no longer this machine's: a view's init once
+    bwrap has made the view (until then it is still this machine's). Not told
+    by its command line, which the run's user may rewrite (``/proc/1/mem``);
+    no process without capabilities can change its root."""
+    try:
+        machine, root = os.stat("/"), os.stat(f"/proc/{pid}/root/")
+    except OSError:
+        return False
+    return (root.st_dev, root.st_ino) != (machine.st_dev, machine.st_ino)
+
+
 def children(pid: int) -> set[int]:
     """The direct children of ``pid`` (``/proc/PID/task/*/children``)."""
     found: set[int] = set()

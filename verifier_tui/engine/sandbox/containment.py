@@ -280,19 +280,8 @@ def tmpfs_bytes(leader: int, workspace: str = "/app") -> int:
     One the ``workspace`` is bound over (a test.sh's ``--workspace /tmp``) is
     a folder of this machine's disk there: not memory."""
     total = 0
-    try:
-        machine = os.stat("/")
-    except OSError:
-        return 0
     for init in procfs.children(leader):
-        # Its root is this machine's until bwrap has made the view's. Not told by its command line:
-        # the init runs as the run's user, who may rewrite that (/proc/1/mem) to have nothing counted;
-        # no process without capabilities can change its root.
-        try:
-            root = os.stat(f"/proc/{init}/root/")
-        except OSError:
-            continue
-        if (root.st_dev, root.st_ino) == (machine.st_dev, machine.st_ino):
+        if not procfs.has_own_root(init):  # its command line would not tell: the run may rewrite it
             continue
         for place in ("", "/tmp", "/dev", "/dev/shm"):
             if place and os.path.normpath(workspace) == place:

@@ -31,8 +31,8 @@ import subprocess
 import time
 from typing import Any
 
-from verifier_tui.engine.procfs import read as _read_proc
-from verifier_tui.engine.sandbox.isolation import BLOCK_FD, INFO_FD, INIT_NAME
+from verifier_tui.engine.procfs import has_own_root
+from verifier_tui.engine.sandbox.isolation import BLOCK_FD, INFO_FD
 
 HELPER = "slirp4netns"
 INSTALL = "apt install slirp4netns, or your distribution's package of that name"
@@ -177,8 +177,10 @@ class UserNetwork:
         self._watchdog.start()
 
     def _give_up(self, pid: int) -> None:
-        words = (_read_proc(pid, "cmdline") or b"").split(b"\0")
-        if self._proc is not None and INIT_NAME.encode() not in words[3:4]:  # the view is still waiting
+        # The view is still waiting for the helper while bwrap's child has this machine's root (it
+        # makes the view's once the helper said ready); not told by the init's command line, which the
+        # run may rewrite, and then lost its network at this wait.
+        if self._proc is not None and not has_own_root(pid):
             self.problem = f"{HELPER} did not give the run a network within {_WAIT_S:g} s"
             self._proc.kill()
 
