@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.record import field, record
 from verifier_tui.engine.session import Options, SelectionError, Session
-from verifier_tui.engine.task.cases import cases_unread, is_case_folder
+from verifier_tui.engine.task.cases import is_case_folder
 from verifier_tui.engine.task.discovery import DiscoveryError, no_verifier_message
 from verifier_tui.engine.task.kinds import MAX_ENTRIES_SCANNED, looks_like_task, some_names
 from verifier_tui.engine.task.target import Target, classify
@@ -50,15 +50,15 @@ MAKE_A_CASE = "make one with verifier-tui run TASK --save-case NAME (cases/NAME/
 NO_CASES = f"it has no case: {MAKE_A_CASE}"
 
 
-def _case_folders(task: Path) -> int | str:
-    """How many case folders a task has (:func:`is_case_folder`), or why its
-    ``cases/``, there, cannot be listed (it may hold some: not "no case")."""
-    folder = task / "cases"
+def _case_folders(task: Path) -> int:
+    """How many case folders a task has (:func:`is_case_folder`). A task whose
+    ``cases/`` cannot be listed is never here: it is one of ``test``'s errors,
+    in ``test TASK``'s words (:class:`TaskCases`)."""
     try:
-        with os.scandir(folder) as scan:
+        with os.scandir(task / "cases") as scan:
             return sum(1 for entry in itertools.islice(scan, MAX_ENTRIES_SCANNED) if is_case_folder(entry))
-    except OSError as exc:
-        return cases_unread(folder, exc) if folder.is_dir() else 0
+    except OSError:
+        return 0
 
 
 def no_cases(task: Path) -> str:
@@ -66,8 +66,6 @@ def no_cases(task: Path) -> str:
     that skips it (text, JSON, JUnit, the pytest plugin): it has no case, or
     its cases have no expected.json (it has cases: "it has no case" was wrong)."""
     count = _case_folders(task)
-    if isinstance(count, str):
-        return f"no case to test: {count}"  # test TASK's words (TaskCases.read_cases)
     if count == 0:
         return NO_CASES
     if count == 1:
@@ -78,14 +76,12 @@ def no_cases(task: Path) -> str:
 def _counted(tasks: Sequence[Path]) -> list[tuple[int, str, str]]:
     """(count, words, advice) of the tasks without a case to test, as
     :func:`no_cases` tells them apart; only the counts not 0."""
-    counts = [_case_folders(task) for task in tasks]
-    bare, unread = counts.count(0), sum(isinstance(count, str) for count in counts)
+    bare = [_case_folders(task) for task in tasks].count(0)
     return [
         (count, words, advice)
         for count, words, advice in (
             (bare, "without a case", MAKE_A_CASE),
-            (unread, "whose cases cannot be read", "see who may read them"),
-            (len(tasks) - bare - unread, "without an expected.json", WRITE_ONE),
+            (len(tasks) - bare, "without an expected.json", WRITE_ONE),
         )
         if count
     ]
