@@ -392,3 +392,16 @@ def test_a_named_task_whose_cases_cannot_be_read_is_said_once_from_here(ordinary
     assert done.returncode == 1, done.stdout + done.stderr
     said = [line for line in done.stdout.splitlines() if "cannot be read" in line]
     assert said == ["!  not tested: no case to test: b/cases cannot be read (Permission denied)"], done.stdout
+
+
+def test_a_lone_task_whose_cases_cannot_be_read_is_said_from_here(ordinary_user):
+    """``test b``, b's cases/ of mode 000: the one line said it with the whole
+    path, where ``test a b`` and ``test tree`` say ``b/cases`` from where the tool was started."""
+    task = make_task(ordinary_user.home / "b", cases={"right": {"answer.txt": "42\n"}})
+    (task / "cases" / "right" / "expected.json").write_text('{"rewards": {"reward": 1.0}}')
+    ordinary_user.own(ordinary_user.root)
+    (task / "cases").chmod(0)
+    done = ordinary_user.run("test", "b")
+    no_traceback(done)
+    said = "verifier-tui: no case to test: b/cases cannot be read (Permission denied)\n"
+    assert (done.returncode, done.stderr) == (2, said), done.stderr

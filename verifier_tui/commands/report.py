@@ -353,6 +353,12 @@ def table_lines(rows: Sequence[Sequence[str]]) -> list[str]:
     return ["  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip() for row in cells]
 
 
+def error_line(error: str) -> str:
+    """A task's (or job's) error on one line, its paths as the header shows
+    them: from where the tool was started (``test a b``'s row, ``test b``'s line)."""
+    return one_line(text_from(error, Path.cwd()))
+
+
 def group_lines(group: Any, results: list[RunResult]) -> list[str]:
     """One task's part of ``test``: a table of its cases, the stderr of each
     that failed, and the cases or the task that could not be run."""
@@ -375,8 +381,8 @@ def group_lines(group: Any, results: list[RunResult]) -> list[str]:
         for notice in notices
         if notice != group.error and (doubled is None or doubled not in notice)
     ]
-    if group.error is not None:  # its paths as the header shows them: from where the tool was started
-        out.append(f"!  not tested: {one_line(text_from(group.error, Path.cwd()))}")
+    if group.error is not None:
+        out.append(f"!  not tested: {error_line(group.error)}")
         out += [f"!  {line}" for line in cases_not_run(group)]
     if results:
         rows = [("", "case", "expected", "actual", "time")]
