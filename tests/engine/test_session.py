@@ -1247,3 +1247,39 @@ def test_a_case_renamed_and_made_unreadable_is_still_followed(ordinary_user):
     root = make_task(ordinary_user.root / "t", cases={"correct": {"a.txt": "x"}})
     done = ordinary_user.run_python(FOLLOW_A_RENAMED_CASE, root)
     assert (done.returncode, done.stdout) == (0, "right\n"), done.stderr
+
+
+TAKE_A_FOLDER_ON_ITS_INODE = """
+import os, shutil, sys, time
+from pathlib import Path
+from verifier_tui.engine.session import Session
+root = Path(sys.argv[1])
+gone, made = root / "cases" / "a", root / "cases" / "b"
+with Session(root) as session:
+    session.select_case_named("a")
+    inode = gone.stat().st_ino
+    shutil.rmtree(gone)
+    for _ in range(50):  # as remove_and_make_on_its_inode (tests/helpers/tasks.py), as this user
+        made.mkdir()
+        if made.stat().st_ino == inode:
+            break
+        made.rmdir()
+        time.sleep(0.01)
+    else:
+        sys.exit("no reuse")
+    os.chmod(made, 0o311)  # searchable, not readable: the folder cannot be opened for its generation
+    session.reload_task()
+    print(session.case.name if session.case is not None else None)
+"""
+
+
+def test_a_case_removed_and_an_unreadable_one_made_on_its_inode_is_not_taken_for_it(ordinary_user):
+    """``rm -rf cases/a; mkdir cases/b; chmod 311 cases/b`` with ``a`` chosen:
+    ``b``, on the inode ``a`` freed (ext4), could not be opened for its
+    generation, and was then matched on device and inode alone: the chosen
+    case became ``b``, another case."""
+    root = make_task(ordinary_user.root / "t", cases={"a": {"x.txt": "x"}})
+    done = ordinary_user.run_python(TAKE_A_FOLDER_ON_ITS_INODE, root)
+    if "no reuse" in done.stderr:
+        pytest.skip("this file system did not give the new folder the inode the removed one freed")
+    assert (done.returncode, done.stdout) == (0, "None\n"), done.stderr

@@ -791,20 +791,22 @@ def _renamed_to(folder: Path, identity: _Identity | None) -> Path | None:
     return None
 
 
-#: A folder's device, inode and what tells that inode's uses apart (:func:`_folder_identity`).
-_Identity = tuple[int, int, str, int]
+#: A folder's device, inode, mtime and inode generation (None where it cannot be had): :func:`_folder_identity`.
+_Identity = tuple[int, int, int, int | None]
 
 
 def _same_folder(folder: Path, identity: _Identity) -> bool:
-    """Whether ``folder`` is the folder once known as ``identity``. Known
-    the same way, all of it must agree; else by device and inode only: a
-    folder made unreadable meanwhile (``chmod 311``) cannot be opened for its
-    generation and is known by its mtime, which never equals a generation,
-    and the folder was said gone."""
+    """Whether ``folder`` is the folder once known as ``identity``: the same
+    device and inode, and the same generation where both are known, else the
+    same mtime. A folder made unreadable meanwhile (``chmod 311``) cannot be
+    opened for its generation: matched on device and inode alone, a folder
+    made on the inode of a removed one was taken for it."""
     now = _folder_identity(folder)
-    if now is None:
+    if now is None or now[:2] != identity[:2]:
         return False
-    return now == identity if now[2] == identity[2] else now[:2] == identity[:2]
+    if now[3] is not None and identity[3] is not None:
+        return now[3] == identity[3]
+    return now[2] == identity[2]
 
 
 #: FS_IOC_GETVERSION, ``_IOR('v', 1, long)`` (linux/fs.h): an inode's generation number.
@@ -819,8 +821,9 @@ def _folder_identity(folder: Path) -> _Identity | None:
     does), with a generation of its own (as NFS tells a file handle gone
     stale). The folder's mtime, which a rename keeps too, is the stand-in
     where the file system has no generation (tmpfs, which never reuses an
-    inode at once): a file saved in the folder in the watcher's batch of the
-    rename changes it, and the folder is then said gone, not followed."""
+    inode at once), and where the folder cannot be opened for its generation
+    (kept beside it for that): a file saved in the folder in the watcher's
+    batch of the rename changes it, and the folder is then said gone, not followed."""
     try:
         fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     except OSError:
@@ -828,14 +831,14 @@ def _folder_identity(folder: Path) -> _Identity | None:
             found = folder.stat()
         except OSError:
             return None
-        return found.st_dev, found.st_ino, "mtime", found.st_mtime_ns
+        return found.st_dev, found.st_ino, found.st_mtime_ns, None
     try:
         found = os.fstat(fd)
         try:
-            generation = fcntl.ioctl(fd, _GET_GENERATION, bytes(struct.calcsize("l")))
+            generation = struct.unpack("l", fcntl.ioctl(fd, _GET_GENERATION, bytes(struct.calcsize("l"))))[0]
         except OSError:
-            return found.st_dev, found.st_ino, "mtime", found.st_mtime_ns
-        return found.st_dev, found.st_ino, "generation", struct.unpack("l", generation)[0]
+            generation = None
+        return found.st_dev, found.st_ino, found.st_mtime_ns, generation
     finally:
         os.close(fd)
 
