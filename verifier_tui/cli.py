@@ -447,7 +447,9 @@ class _Parser(argparse.ArgumentParser):
                 names = ["the TUI" if taker == TUI else taker for taker in takers]
                 said = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
                 name = "the TUI (verifier-tui PATH)" if self.command == TUI else self.command
-                return f"{flag} is not an option of {name}; {said} {'takes' if len(names) == 1 else 'take'} it"
+                others = [w for w in message.split()[2:] if w.startswith("-") and w.split("=", 1)[0] != flag]
+                also = f"; also not an option of {name}: {' '.join(others)}" if others else ""
+                return f"{flag} is not an option of {name}; {said} {'takes' if len(names) == 1 else 'take'} it{also}"
         return None
 
 

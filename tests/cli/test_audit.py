@@ -313,6 +313,8 @@ def test_audit_takes_no_option_that_chooses_one_input(env, tmp_path):
         done = run_tool(env, "audit", task, option, str(tmp_path), "--python", PY)
         assert done.returncode == 2, done.stderr  # and said as what it is, not argparse's "unrecognized"
         assert f"error: {option} is not an option of audit; the TUI, run, explain" in done.stderr, done.stderr
+    done = run_tool(env, "audit", task, "--case", "c", "--bogus", "--python", PY)  # a typo beside it is said too
+    assert done.stderr.rstrip().endswith("take it; also not an option of audit: --bogus"), done.stderr
     header = run_tool(env, "audit", task, "--python", PY).stdout.splitlines()[0]
     assert header.endswith("audit of 2 cases") and "case right" not in header, header
 

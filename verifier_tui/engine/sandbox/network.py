@@ -31,7 +31,7 @@ import subprocess
 import time
 from typing import Any
 
-from verifier_tui.engine.procfs import has_own_root
+from verifier_tui.engine.procfs import has_own_root, is_over
 from verifier_tui.engine.sandbox.isolation import BLOCK_FD, INFO_FD
 
 HELPER = "slirp4netns"
@@ -179,8 +179,8 @@ class UserNetwork:
     def _give_up(self, pid: int) -> None:
         # The view is still waiting for the helper while bwrap's child has this machine's root (it
         # makes the view's once the helper said ready); not told by the init's command line, which the
-        # run may rewrite, and then lost its network at this wait.
-        if self._proc is not None and not has_own_root(pid):
+        # run may rewrite, and then lost its network at this wait. One that ended meanwhile waits for nothing.
+        if self._proc is not None and not is_over(pid) and not has_own_root(pid):
             self.problem = f"{HELPER} did not give the run a network within {_WAIT_S:g} s"
             self._proc.kill()
 

@@ -57,8 +57,9 @@ class KeyedScreen(Screen[None]):
         """Whether a dialog of this screen is on its way: a flow that opens one
         started (the key that opens it was read) and its dialog is not up yet,
         or it closed one after which another may come. The keys read meanwhile
-        are the dialog's: the app holds them till it is up and mounted, and this
-        screen's keys do nothing (``s s s`` opens one chooser). Once a flow's
+        are the dialog's: the app holds them till it is up and mounted (and the
+        task's screen refuses its own keys meanwhile: ``s s s`` opens one
+        chooser; a trial's ``r`` still replays). Once a flow's
         last dialog closed, what it does next (a replay, k's copy) holds no key."""
         for worker in self.workers:
             if worker.group not in self.DIALOG_GROUPS or worker.node is not self or worker.is_finished:
