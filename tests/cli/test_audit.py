@@ -128,9 +128,16 @@ def test_nothing_to_judge_by_is_exit_2(env, tmp_path):
     task = make_task(tmp_path / "t", cases={"c": {}})
     done = run_tool(env, "audit", task, "--python", PY)
     assert done.returncode == 2
-    assert "no case's expected.json asks for a reward above 0" in done.stdout
+    assert "no case's expected.json asks for a reward above 0: nothing to judge" in done.stdout
     rows = [line for line in done.stdout.splitlines() if line.endswith("not judged: no case to judge it by")]
     assert rows and all(row.startswith("·") for row in rows)  # never ✓: the verifier was not judged
+    # The bar's expected.json not valid JSON: its last line says that one could not be used.
+    write(task / "cases" / "c" / "expected.json", '{"rewards": ')
+    done = run_tool(env, "audit", task, "--python", PY)
+    assert done.returncode == 2
+    assert done.stdout.splitlines()[-1].startswith(
+        "no case's expected.json asks for a reward above 0 (that of c cannot be used: see the note above)"
+    ), done.stdout
     assert run_tool(env, "audit", make_task(tmp_path / "u"), "--python", PY).stderr.endswith(
         "u has no cases: audit compares its probes with a passing case\n"
     )

@@ -103,7 +103,10 @@ def _print(
             wrote = ", ".join(here(path) for path in finding.result.user_files_written)
             terminal.out(f"{finding.probe}: your own files changed while the run ran, by the run or by you: {wrote}")
     if judged is None:
-        terminal.out("no case's expected.json asks for a reward above 0: nothing to judge the probes by")
+        # One that cannot be used may be the bar: said, not passed over as if it asked for nothing.
+        unusable = [one_line(case.name) for case in task.cases if case.expected_problem is not None]
+        why = f" (that of {', '.join(unusable)} cannot be used: see the note above)" if unusable else ""
+        terminal.out(f"no case's expected.json asks for a reward above 0{why}: nothing to judge the probes by")
     elif not judgeable:
         terminal.out("no probe ran to its verdict (each timed out, was killed or did not start): none was judged")
     else:
