@@ -35,10 +35,15 @@ async def notices_of_the_text_editor_after(change, response) -> list[str]:
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_runs(1)
         change()
-        await pilot.press("p", "down", "down", "enter")  # "type plain text in an editor"
-        await pilot.pause()
-        assert isinstance(app.screen, ResponseEditorScreen)
+        await opened_editor(pilot, "down", "down")  # "type plain text in an editor"
         return app.notices[-1:]
+
+
+async def opened_editor(pilot, *keys: str) -> None:
+    """p, ``keys`` down to one of the response list's editors, enter: that editor on screen."""
+    await pilot.press("p", *keys, "enter")
+    await pilot.pause()
+    assert isinstance(pilot.app.screen, ResponseEditorScreen)
 
 
 def typed(app) -> str | None:
@@ -157,9 +162,7 @@ async def test_a_response_file_with_escape_codes_is_not_opened_in_the_editor(tmp
     app = make_app(root, case="ctl", watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_runs(1)
-        await pilot.press("p", "down", "down", "enter")  # "type plain text in an editor"
-        await pilot.pause()
-        assert isinstance(app.screen, ResponseEditorScreen)
+        await opened_editor(pilot, "down", "down")  # "type plain text in an editor"
         assert app.screen.query_one(TextArea).text == ""
         assert any("response.txt holds control characters or escape codes" in n for n in app.notices), app.notices
 
@@ -174,17 +177,13 @@ async def test_the_typed_response_put_aside_by_m_opens_in_the_editor_again(tmp_p
     app = make_app(root, case="c", watch=True)
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_runs(1)
-        await pilot.press("p", "down", "enter")  # "type plain text in an editor"
-        await pilot.pause()
-        assert isinstance(app.screen, ResponseEditorScreen)
+        await opened_editor(pilot, "down")  # "type plain text in an editor"
         await pilot.press(*"my answer")
         await pilot.press("escape")
         await wait_for(lambda: typed(app) == "my answer", "the typed response ran")
         await pilot.press("m")  # Harbor mode: the typed response put aside
         await wait_for(lambda: typed(app) is None, "the run in Harbor mode")
-        await pilot.press("p", "down", "enter")  # the editor again
-        await pilot.pause()
-        assert isinstance(app.screen, ResponseEditorScreen)
+        await opened_editor(pilot, "down")  # the editor again
         assert app.screen.query_one(TextArea).text == "my answer"
         await pilot.press("escape")
         await wait_for(lambda: typed(app) == "my answer", "the typed response ran again")
@@ -205,9 +204,7 @@ async def test_a_response_file_too_big_for_the_editor_is_said_not_opened_empty(t
     app = make_app(root, case="big", watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_runs(1)
-        await pilot.press("p", "down", "down", "enter")  # "type plain text in an editor"
-        await pilot.pause()
-        assert isinstance(app.screen, ResponseEditorScreen)
+        await opened_editor(pilot, "down", "down")  # "type plain text in an editor"
         assert app.screen.query_one(TextArea).text == ""
         said = [n for n in app.notices if "response.txt" in n]
         assert said == [
@@ -266,9 +263,7 @@ async def test_the_editor_over_a_put_aside_response_gone_claims_nothing_of_the_r
         await pilot.press("m")  # Harbor mode: the case's response put aside
         await app.wait_for_runs(2)
         response.unlink()
-        await pilot.press("p", "down", "down", "enter")  # "type plain text in an editor"
-        await pilot.pause()
-        assert isinstance(app.screen, ResponseEditorScreen)
+        await opened_editor(pilot, "down", "down")  # "type plain text in an editor"
         notice = app.notices[-1]
         assert notice.startswith("the response t/cases/c/response.txt is not there any more"), notice
         assert "run" not in notice, notice
@@ -309,15 +304,11 @@ async def test_the_json_editor_closed_untouched_over_a_big_file_keeps_the_file(t
     too_big = "response.json is more than the 1 MB the response editor opens"
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_runs(1)
-        await pilot.press("p", "down", "down", "down", "enter")  # "type Responses API JSON"
-        await pilot.pause()
-        assert isinstance(app.screen, ResponseEditorScreen)
+        await opened_editor(pilot, "down", "down", "down")  # "type Responses API JSON"
         await pilot.press("escape")
         await pilot.pause()
         assert not any("does not parse" in n for n in app.notices), app.notices
-        await pilot.press("p", "down", "down", "down", "enter")  # the JSON editor again: the file still too big
-        await pilot.pause()
-        assert isinstance(app.screen, ResponseEditorScreen)
+        await opened_editor(pilot, "down", "down", "down")  # the JSON editor again: the file still too big
         assert sum(too_big in n for n in app.notices) == 2, app.notices
         await pilot.press("ctrl+t")
         await pilot.pause(EDIT_PAUSE_S * 2)
@@ -345,9 +336,7 @@ async def test_json_closed_before_it_parses_opens_again_as_it_was_typed(example)
         await pilot.press("escape")
         await pilot.pause()
         assert any("the typed JSON does not parse" in n for n in app.notices), app.notices
-        await pilot.press("p", "down", "down", "enter")  # the JSON editor again
-        await pilot.pause()
-        assert isinstance(app.screen, ResponseEditorScreen)
+        await opened_editor(pilot, "down", "down")  # the JSON editor again
         assert " half-typed{" in app.screen.query_one(TextArea).text
         assert "not valid JSON yet" in str(app.screen.query_one("#editor-state").content)
         assert typed(app) == valid  # what runs is still the last JSON that parsed
