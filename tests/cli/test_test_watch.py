@@ -81,7 +81,7 @@ def test_every_case_again_on_a_save_of_the_verifier(env, example):
     assert "round 2 · tests/verifier.py" in second[0]
     assert any(line.startswith("✗  correct") and '{"reward": 0.5}' in line for line in second)
     assert second[-1] == "2 passed, 1 failed, 1 not judged"
-    assert any("cases/wrong-text: not judged: it has no expected.json" in line for line in second)
+    assert any("·  wrong-text: not judged: it has no expected.json" in line for line in second)
     assert list(Path(env["TMPDIR"]).iterdir()) == [], "the scratch folder outlived the command"
 
 

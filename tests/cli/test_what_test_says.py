@@ -25,7 +25,8 @@ def test_a_case_without_expected_json_is_said_not_judged(env, example):
     (task / "cases" / "wrong-text" / "expected.json").unlink()
     done = run_tool(env, "test", task, "--python", PY)
     assert done.returncode == 0, done.stdout + done.stderr  # the cases that are judged all pass
-    assert "·  cases/wrong-text: not judged: it has no expected.json (write one" in done.stdout
+    # Named as the table and the unusable-expected.json rows name cases: by name alone.
+    assert "·  wrong-text: not judged: it has no expected.json (write one" in done.stdout
     assert done.stdout.splitlines()[-1] == "3 passed, 0 failed, 1 not judged"
     data = json.loads(run_tool(env, "test", task, "--json", "--python", PY).stdout)
     assert [(item["task"], item["case"]) for item in data["not_judged"]] == [("hello-file", "wrong-text")]

@@ -787,7 +787,7 @@ def test_a_case_folder_given_as_an_argument_narrows_the_run_to_that_case(pyteste
 
 def test_a_case_without_expected_json_is_a_skipped_test_saying_so(pytester, tasks):
     """A case of a task with no expected.json was left out without a word
-    (``verifier-tui test`` lists it: ``cases/wrong-text: not judged: ...``);
+    (``verifier-tui test`` lists it: ``wrong-text: not judged: ...``);
     a user counting the cases found one missing."""
     (tasks / "hello-file" / "cases" / "wrong-text" / "expected.json").unlink()
     done = run(pytester, "--verifier-cases", "tasks/hello-file", "-v", "-rs")

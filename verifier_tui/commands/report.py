@@ -401,7 +401,7 @@ def group_lines(group: Any, results: list[RunResult]) -> list[str]:
     for name, problem in group.invalid:
         out.append(f"!  {one_line(name)}: {not_run(problem)}")
     for name, why in group.not_judged:
-        out.append(f"{NOT_RUN}  cases/{one_line(name)}: {not_judged(why)}")
+        out.append(f"{NOT_RUN}  {one_line(name)}: {not_judged(why)}")
     from verifier_tui.engine.results import preload_notices
 
     shared = shared_notes(results)
