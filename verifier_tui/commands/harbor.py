@@ -844,25 +844,19 @@ def watch_command(args: argparse.Namespace) -> int:
                 "watching the task for changes; each replay is compared with the sandbox's verdict, which does not "
                 "change; Ctrl+C stops"
             )
-        from verifier_tui.engine.watch.channel import WatchError
+        from verifier_tui.commands.watching import watch_to_the_end
 
         replays: list[Replayed] = []
-        try:
-            stopping.run(_watch(opened, args, replays))
-        except KeyboardInterrupt:
-            pass
-        except WatchError as exc:
-            hint = "" if args.poll else " (--poll watches without OS events)"
-            return _fail(f"{exc}{hint}")
+        problem = watch_to_the_end(_watch(opened, args, replays), args.poll)
+        if problem is not None:
+            return _fail(problem)
         if not args.json:
             terminal.out(f"stopped after {len(replays)} replay(s)")
         return 2 if terminal.output_failed() else 0
 
 
 async def _watch(opened: TrialSession, args: argparse.Namespace, replays: list[Replayed]) -> None:
-    import asyncio
-
-    from verifier_tui.engine.watch.live import LiveRuns
+    from verifier_tui.commands.watching import watch_session
 
     async def replay(trigger: str, change: Change | None) -> None:
         if change is not None:
@@ -881,27 +875,8 @@ async def _watch(opened: TrialSession, args: argparse.Namespace, replays: list[R
                 terminal.say(f"      {copied[0]}")
         terminal.flush()
 
-    def on_error(exc: BaseException) -> None:
-        terminal.error(f"replay failed: {exc}")
-
-    def on_task_error(message: str) -> None:
-        terminal.error(message)
-
     assert opened.session is not None  # watch_command checked
-    live = LiveRuns(
-        opened.session,
-        replay,
-        force_polling=args.poll,
-        on_error=on_error,
-        on_task_error=on_task_error,
-        on_note=terminal.error,
-    )
-    reader = asyncio.ensure_future(terminal.until_reader_gone(live.stop_watching))  # as watch does on a task
-    try:
-        await live.watch(run_first=True)
-    finally:
-        reader.cancel()
-        await live.close()
+    await watch_session(opened.session, replay, args.poll, "replay failed")
 
 
 # ---------------------------------------------------------------------------

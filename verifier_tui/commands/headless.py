@@ -275,15 +275,11 @@ def watch_command(args: argparse.Namespace) -> int:
             for notice in notices(session):
                 terminal.out(f"note: {one_line(notice)}")
             terminal.out("watching for changes; Ctrl+C stops")
-        from verifier_tui.engine.watch.channel import WatchError
+        from verifier_tui.commands.watching import watch_to_the_end
 
-        try:
-            stopping.run(_watch(session, args))
-        except KeyboardInterrupt:
-            pass
-        except WatchError as exc:  # e.g. the inotify watch limit: one line, and what to try
-            hint = "" if args.poll else " (--poll watches without OS events)"
-            terminal.error(f"{exc}{hint}")
+        problem = watch_to_the_end(_watch(session, args), args.poll)
+        if problem is not None:
+            terminal.error(problem)
             return 2
         if not args.json:
             terminal.out(f"stopped after {session.sequence} run(s) started")  # (the last, perhaps, cut short)
@@ -291,9 +287,7 @@ def watch_command(args: argparse.Namespace) -> int:
 
 
 async def _watch(session: Session, args: argparse.Namespace) -> None:
-    import asyncio
-
-    from verifier_tui.engine.watch.live import LiveRuns
+    from verifier_tui.commands.watching import watch_session
 
     session.keep_warm()  # every save re-runs: the next run waits, started, for it
     said = set(notices(session))  # above the first run
@@ -321,19 +315,4 @@ async def _watch(session: Session, args: argparse.Namespace) -> None:
                 terminal.out(f"      {cut_words(last[0], 150)}")
         terminal.flush()
 
-    def on_error(exc: BaseException) -> None:
-        terminal.error(f"run failed: {exc}")
-
-    def on_task_error(message: str) -> None:
-        terminal.error(message)
-
-    live = LiveRuns(
-        session, run, force_polling=args.poll, on_error=on_error, on_task_error=on_task_error, on_note=terminal.error
-    )
-    # Nobody reads the stream any more (| head -1 exited): stop, as Ctrl+C would, rather than run on for no one.
-    reader = asyncio.ensure_future(terminal.until_reader_gone(live.stop_watching))
-    try:
-        await live.watch(run_first=True)
-    finally:
-        reader.cancel()
-        await live.close()
+    await watch_session(session, run, args.poll, "run failed")
