@@ -92,26 +92,11 @@ async def keep_run(
     ``task``: the line to say (empty when the prompt was cancelled) and
     whether the case was written. ``shown``: a path as the screen shows paths;
     ``say``: shows a line while the copy runs (it can take seconds)."""
+    from verifier_tui.engine.keep_case import refusal, save
+
     cases = task.root / "cases"
     if cases in _keeping:  # (its name still asked: a k typed as the dialog opened, nothing to say)
         return (f"still {_keeping[cases]}: k again once it is kept" if _keeping[cases] else ""), False
-    _keeping[cases] = ""
-    try:
-        return await _keep(screen, what, result, task, cases, shown, say)
-    finally:
-        del _keeping[cases]
-
-
-async def _keep(
-    screen: KeyedScreen,
-    what: str,
-    result: RunResult,
-    task: Task,
-    cases: Path,
-    shown: Callable[[Path], str],
-    say: Callable[[str], None],
-) -> tuple[str, bool]:
-    from verifier_tui.engine.keep_case import refusal, save
 
     def words(problem: str) -> str:
         # The engine's words name the command line's flag and absolute paths: here, the name and the paths shown.
@@ -121,15 +106,20 @@ async def _keep(
         problem = refusal(task.root, name)
         return words(problem) if problem is not None else None
 
-    name = await screen.dialog(CaseNameScreen(what, shown(cases), refused))
-    if name is None:
-        return "", False
-    _keeping[cases] = one_line(f"keeping {what} as case {name}…")
-    say(_keeping[cases])
-    # Off the app's loop: a workspace of 20,000 files takes seconds to copy,
-    # and the screen (a save's run, the running clock, its keys) goes on meanwhile.
-    saved = await asyncio.to_thread(save, result, task, name)
-    if saved.get("problem"):
-        return words(saved["problem"]), False
-    notes = f" ({'; '.join(saved['notes'])})" if saved["notes"] else ""
-    return one_line(f"kept as case {name} in {shown(Path(saved['folder']))}: {', '.join(saved['files'])}{notes}"), True
+    _keeping[cases] = ""
+    try:
+        name = await screen.dialog(CaseNameScreen(what, shown(cases), refused))
+        if name is None:
+            return "", False
+        _keeping[cases] = one_line(f"keeping {what} as case {name}…")
+        say(_keeping[cases])
+        # Off the app's loop: a workspace of 20,000 files takes seconds to copy,
+        # and the screen (a save's run, the running clock, its keys) goes on meanwhile.
+        saved = await asyncio.to_thread(save, result, task, name)
+        if saved.get("problem"):
+            return words(saved["problem"]), False
+        notes = f" ({'; '.join(saved['notes'])})" if saved["notes"] else ""
+        folder = shown(Path(saved["folder"]))
+        return one_line(f"kept as case {name} in {folder}: {', '.join(saved['files'])}{notes}"), True
+    finally:
+        del _keeping[cases]
