@@ -430,17 +430,9 @@ def _stand_in(config: pytest.Config, base: Path) -> Any:
         case=config.getoption("verifier_case"),
         empty=config.getoption("verifier_stand_in") == "empty",
     )
-    given = [
-        flag
-        for flag, value in (
-            ("--verifier-workspace", stand_in.workspace),
-            ("--verifier-case", stand_in.case),
-            ("--verifier-stand-in", stand_in.empty),
-        )
-        if value
-    ]
-    if len(given) > 1:
-        raise pytest.UsageError(f"{' and '.join(given)}: give one stand-in for /app")
+    too_many = stand_in.too_many("--verifier-workspace", "--verifier-case", "--verifier-stand-in")
+    if too_many is not None:
+        raise pytest.UsageError(too_many)
     if stand_in.workspace is not None and not stand_in.workspace.is_dir():
         raise pytest.UsageError(f"--verifier-workspace {workspace}: not a folder")
     return stand_in

@@ -91,18 +91,8 @@ def stand_in_of(args: argparse.Namespace) -> StandIn | int:
     if patterns:
         case = patterns[0]
     stand_in = StandIn(workspace=args.options.workspace, case=case, empty=getattr(args, "stand_in", None) == "empty")
-    given = [
-        flag
-        for flag, value in (
-            ("--workspace", stand_in.workspace),
-            ("--case", stand_in.case),
-            ("--stand-in empty", stand_in.empty),
-        )
-        if value
-    ]
-    if len(given) > 1:
-        return _fail(f"{' and '.join(given)}: give one stand-in for /app")
-    return stand_in
+    too_many = stand_in.too_many("--workspace", "--case", "--stand-in empty")
+    return stand_in if too_many is None else _fail(too_many)
 
 
 def stand_in_lines(stand_in: StandIn | None, used: list[str], unused: list[str]) -> list[str]:

@@ -132,6 +132,13 @@ class StandIn:
     def words(self) -> str | None:
         return stand_in_words(self.workspace, self.case, self.empty)
 
+    def too_many(self, workspace: str, case: str, empty: str) -> str | None:
+        """Why these cannot be taken, when more than one stand-in was given,
+        each named by the option that gave it (the command line's, the pytest
+        plugin's: ``workspace``, ``case``, ``empty``); None when at most one was."""
+        given = [flag for flag, value in ((workspace, self.workspace), (case, self.case), (empty, self.empty)) if value]
+        return f"{' and '.join(given)}: give one stand-in for /app" if len(given) > 1 else None
+
 
 def stand_in_words(workspace: Path | str | None, case: str | None, empty: bool) -> str | None:
     """The stand-in for /app as the user gave it, in words (None: none given)."""
