@@ -195,13 +195,13 @@ def harbor_verdict(reward_dir: Path, *, beneath: Path | None = None) -> Verdict:
         warnings: list[str] = []
         if isinstance(_harbor_exists(txt_path, folder), os.stat_result):
             warnings.append(f"{REWARD_TXT} is ignored: Harbor reads {REWARD_JSON} whenever it exists")
-        return _with_warnings(_json_verdict(json_path, json_stat, folder), warnings)
+        return _with_warnings(_read_as_harbor(json_path, json_stat, folder, _json_verdict), warnings)
 
     txt_stat = _harbor_exists(txt_path, folder)
     if isinstance(txt_stat, Verdict):
         return txt_stat
     if txt_stat is not None:
-        return _txt_verdict(txt_path, txt_stat, folder)
+        return _read_as_harbor(txt_path, txt_stat, folder, _txt_verdict)
     return Verdict(
         rewards=None,
         error=REWARD_FILE_NOT_FOUND,
@@ -292,9 +292,10 @@ def _error(name: str, error: str, message: str) -> Verdict:
     return Verdict(rewards=None, error=error, message=message, source=name)
 
 
-def _read_text_as_harbor(path: Path, st: os.stat_result, folder: Path) -> str | Verdict:
-    """The text Harbor's ``read_text()`` would get, or the verdict of failing
-    to get it (empty, a folder, unreadable, not UTF-8)."""
+def _read_as_harbor(path: Path, st: os.stat_result, folder: Path, parse: Callable[[str, str], Verdict]) -> Verdict:
+    """``parse(name, text)`` of the text Harbor's ``read_text()`` would get (it
+    reads either reward file so, then parses it), or the verdict of failing to
+    get it (empty, a folder, unreadable, not UTF-8)."""
     name = path.name
     if st.st_size == 0:
         what = "" if stat.S_ISREG(st.st_mode) else f" (it is {untrusted.kind(st.st_mode)})"
@@ -346,14 +347,10 @@ def _read_text_as_harbor(path: Path, st: os.stat_result, folder: Path) -> str | 
             f"{exc.reason}): Harbor reads it as text and fails",
         )
     # read_text() opens in text mode: universal newlines.
-    return text.replace("\r\n", "\n").replace("\r", "\n")
+    return parse(name, text.replace("\r\n", "\n").replace("\r", "\n"))
 
 
-def _json_verdict(path: Path, st: os.stat_result, folder: Path) -> Verdict:
-    name = path.name
-    text = _read_text_as_harbor(path, st, folder)
-    if isinstance(text, Verdict):
-        return text
+def _json_verdict(name: str, text: str) -> Verdict:
     try:
         parsed: object = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -450,11 +447,7 @@ def _where(name: str, key: str | None) -> str:
     return f"{name}: {json.dumps(key)} is" if key is not None else f"{name} holds"
 
 
-def _txt_verdict(path: Path, st: os.stat_result, folder: Path) -> Verdict:
-    name = path.name
-    text = _read_text_as_harbor(path, st, folder)
-    if isinstance(text, Verdict):
-        return text
+def _txt_verdict(name: str, text: str) -> Verdict:
     try:
         value = float(text)
     except ValueError:
