@@ -66,6 +66,8 @@ TUI = "tui"  # the TUI's own parser: `verifier-tui PATH`
 EVERY = (TUI, *(command for command in COMMANDS if command not in (*AUTHORING, "compare")))
 #: The commands that run on one choice of inputs (audit makes its own, from every case's).
 ONE_CHOICE = tuple(command for command in EVERY if command != "audit")
+#: The commands that run one case (test runs every case).
+ONE_CASE = tuple(command for command in ONE_CHOICE if command != "test")
 
 
 def _at_least_one(text: str) -> int:
@@ -136,7 +138,7 @@ OPTIONS: list[tuple[tuple[str, ...], tuple[str, ...], bool, dict[str, Any]]] = [
     (("--verifier",), EVERY, True, dict(metavar="FILE", help="which verifier, when the task has several")),
     (
         ("--case",),
-        (TUI, "run", "explain", "watch"),
+        ONE_CASE,
         True,
         dict(metavar="NAME", help="a case under the task's cases/ folder (or a case folder)"),
     ),
@@ -316,13 +318,13 @@ OPTIONS: list[tuple[tuple[str, ...], tuple[str, ...], bool, dict[str, Any]]] = [
     ),
     (
         ("--trial",),
-        (TUI, "run", "explain", "watch"),
+        ONE_CASE,
         False,
         dict(metavar="NAME", help="a Harbor job folder: which of its trials"),
     ),
     (
         ("--step",),
-        (TUI, "run", "explain", "watch"),
+        ONE_CASE,
         False,
         dict(metavar="NAME", help="a multi-step Harbor trial: which step (default: the first)"),
     ),
