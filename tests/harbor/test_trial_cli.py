@@ -1141,3 +1141,35 @@ def test_watch_a_trial_says_when_harbor_would_refuse_its_task_as_it_is_now(real,
         rest.append(line)
     assert code == 0 and "Traceback" not in stderr, stderr
     assert not any("Harbor would refuse" in line for line in rest), rest
+
+
+# Takes every inotify instance the user may have, then runs verifier-tui with the arguments given.
+_NO_INOTIFY_LEFT = """
+import ctypes, runpy, sys
+libc = ctypes.CDLL(None, use_errno=True)
+held = []
+while libc.inotify_init() >= 0:
+    held.append(True)
+sys.argv = ["verifier-tui", *sys.argv[1:]]
+runpy.run_module("verifier_tui", run_name="__main__", alter_sys=True)
+"""
+
+
+def test_every_watch_that_cannot_watch_ends_in_the_same_line_and_status(real, ordinary_user):
+    """watch TASK, watch TRIAL and test --watch each wrote their own "could not
+    watch" line and hint: one of them could drift from the others unseen. As
+    an ordinary user (the inotify limit is per user: root's helpers are spared)
+    with no inotify instance left, all three end the same way."""
+    shutil.copytree(real, ordinary_user.root / "harbor")
+    task = ordinary_user.root / "harbor" / "tasks" / "hello-file"
+    job = ordinary_user.root / "harbor" / "jobs" / "oracle-pass"
+    trial = next(p for p in job.iterdir() if p.is_dir())
+    said = {}
+    for args in (("watch", task), ("test", "--watch", task), ("watch", "--stand-in", "empty", trial)):
+        done = ordinary_user.run_python(_NO_INOTIFY_LEFT, *args)
+        assert done.returncode == 2, done.stdout + done.stderr
+        last = done.stderr.strip().splitlines()[-1]
+        assert last.startswith("verifier-tui: could not watch "), last
+        assert last.endswith(": Too many open files (os error 24) (--poll watches without OS events)"), last
+        said[args[:-1]] = last.split(": ", 2)[2]  # past "verifier-tui: could not watch FOLDERS"
+    assert len(set(said.values())) == 1, said

@@ -19,7 +19,7 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any
 
-from verifier_tui.commands import report, stopping, terminal
+from verifier_tui.commands import report, terminal
 from verifier_tui.words.text import one_line
 
 if TYPE_CHECKING:
@@ -36,14 +36,11 @@ CLEAR = "\x1b[2J\x1b[H"
 
 def watch_rounds(collection: Collection, args: argparse.Namespace) -> int:
     """Rounds until Ctrl+C (exit 0), SIGTERM, or the reader of the output going away."""
-    from verifier_tui.engine.watch.channel import WatchError
+    from verifier_tui.commands.watching import watch_to_the_end
 
-    try:
-        stopping.run(_rounds(collection, args))
-    except KeyboardInterrupt:
-        pass
-    except WatchError as exc:  # e.g. the inotify watch limit: one line, and what to try
-        terminal.error(f"{exc}{'' if args.poll else ' (--poll watches without OS events)'}")
+    problem = watch_to_the_end(_rounds(collection, args), args.poll)
+    if problem is not None:
+        terminal.error(problem)
         return 2
     return 2 if terminal.output_failed() else 0
 

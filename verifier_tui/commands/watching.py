@@ -1,6 +1,7 @@
 """``watch`` on a terminal, the same for a task (``watch TASK``) and a Harbor
 trial (``watch TRIAL``): each command prepares its own run and its own lines;
-how the watch runs and how it ends are said here once."""
+how the watch runs and how it ends are said here once (how it ends also for
+``test --watch``'s rounds)."""
 
 from __future__ import annotations
 
