@@ -430,7 +430,7 @@ def _stand_in(config: pytest.Config, base: Path) -> Any:
         case=config.getoption("verifier_case"),
         empty=config.getoption("verifier_stand_in") == "empty",
     )
-    too_many = stand_in.too_many("--verifier-workspace", "--verifier-case", "--verifier-stand-in")
+    too_many = stand_in.too_many("--verifier-workspace", "--verifier-case", "--verifier-stand-in empty")
     if too_many is not None:
         raise pytest.UsageError(too_many)
     if stand_in.workspace is not None and not stand_in.workspace.is_dir():

@@ -144,7 +144,7 @@ def test_the_pytest_plugin_takes_the_same_stand_ins_and_says_when_nothing_was_re
     assert "the replay did not end as the sandbox's run did" not in text
     pytester.runpytest_subprocess(*args, "--verifier-stand-in", "empty", timeout=300).assert_outcomes(passed=1)
     refused = pytester.runpytest_subprocess(*args, "--verifier-stand-in", "empty", "--verifier-case", "x", timeout=300)
-    assert "--verifier-case and --verifier-stand-in: give one stand-in for /app" in refused.stderr.str()
+    assert "--verifier-case and --verifier-stand-in empty: give one stand-in for /app" in refused.stderr.str()
 
 
 def test_test_job_reads_a_task_once_for_all_its_trials(real, monkeypatch, tmp_path, capsys):
