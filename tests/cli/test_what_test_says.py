@@ -25,13 +25,25 @@ def test_a_case_without_expected_json_is_said_not_judged(env, example):
     (task / "cases" / "wrong-text" / "expected.json").unlink()
     done = run_tool(env, "test", task, "--python", PY)
     assert done.returncode == 0, done.stdout + done.stderr  # the cases that are judged all pass
-    # Named as the table and the unusable-expected.json rows name cases: by name alone.
     assert "·  wrong-text: not judged: it has no expected.json (write one" in done.stdout
     assert done.stdout.splitlines()[-1] == "3 passed, 0 failed, 1 not judged"
     data = json.loads(run_tool(env, "test", task, "--json", "--python", PY).stdout)
     assert [(item["task"], item["case"]) for item in data["not_judged"]] == [("hello-file", "wrong-text")]
     assert data["not_judged"][0]["reason"].startswith("it has no expected.json")
     assert (data["passed"], data["failed"]) == (3, 0)
+
+
+def test_a_case_not_judged_and_one_not_run_are_named_as_the_table_names_cases(env, example):
+    """A case without expected.json was named ``cases/wrong-text`` two lines
+    below one with an unusable expected.json named ``correct``, and the table
+    above names cases by name alone."""
+    task = example("hello-file")
+    (task / "cases" / "wrong-text" / "expected.json").unlink()
+    (task / "cases" / "correct" / "expected.json").write_text("{")
+    lines = run_tool(env, "test", task, "--python", PY).stdout.splitlines()
+    assert any(line.startswith("✓  missing-file ") for line in lines), lines
+    assert any(line.startswith("!  correct: not run: expected.json is not valid JSON") for line in lines), lines
+    assert any(line.startswith("·  wrong-text: not judged: it has no expected.json") for line in lines), lines
 
 
 def test_a_task_without_a_case_below_a_folder_is_said_and_one_named_alone_is_told_true(env, example, tmp_path):
