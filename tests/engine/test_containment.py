@@ -145,6 +145,74 @@ def test_a_fork_bomb_is_counted_the_same_in_each_sandbox(tmp_path, env, sandbox)
     assert text.returncode == 0 and f"note: {said}\n" in text.stdout, text.stdout
 
 
+MANY_STRAYS = """\
+import os, shutil, time
+
+IMPORTED = time.monotonic()  # about when the run's timeout began
+SLEEP = shutil.which("sleep")
+
+def verify(workspace):
+    for _ in range({count}):
+        os.posix_spawn(SLEEP, ["sleep", {seconds!r}], {{}})
+    time.sleep(max(0.0, IMPORTED + {returns_at} - time.monotonic()))
+    return 1.0
+"""
+
+
+def test_thousands_of_strays_listed_after_the_runner_exited_do_not_make_it_time_out(tmp_path, env, namespace):
+    """2,000 sleeping children outlive a runner that wrote its reward and exited 0.6 s before
+    its timeout: the view's init listed each with a program of its own, past the timeout,
+    and the run that had ended in time was said to have timed out. Harbor's timeout covers
+    test.sh alone (``docker exec`` returns when it exits): the verdict is the reward, and
+    the strays are said (listed up to isolation.STRAYS_MOST, counted all)."""
+    seconds = f"3000.{time.monotonic_ns() % 10**6:06d}"
+    verifier = MANY_STRAYS.format(count=2000, seconds=seconds, returns_at=4.4)
+    task_dir = make_task(tmp_path / "t", verifier, timeout=5)
+    try:
+        done = run_tool(dict(env, VERIFIER_TUI_SANDBOX="namespace"), "run", task_dir, "--python", PY, "--json")
+    finally:
+        assert wait_none_with(seconds) == [], "a process outlived the run"
+    data = json.loads(done.stdout)
+    assert data["outcome"] == "reward_written", data["outcome"]
+    assert data["rewards"] == {"reward": 1.0}
+    assert 0 < len(data["strays"]) <= isolation.STRAYS_MOST
+    notice = next(n for n in data["notices"] if "process(es) running" in n)
+    # every one counted; or, where this machine was too slow to list them within the grace, said so
+    assert notice.startswith(("the run left 2000 process(es) running", "the run left at least ")), notice
+
+
+SLOW_LISTER = """\
+#!/bin/sh
+sleep 0.1
+exec {od} "$@"
+"""
+
+
+def test_a_listing_of_strays_cut_short_is_said_at_least(tmp_path, namespace, monkeypatch):
+    """The strays' listing outlasts the timeout and the grace after it (here each takes
+    0.1 s): it is cut short, the verdict is still the reward of the runner that exited in
+    time (its exit status as the init said it), and the note says how many were found at least."""
+    import shutil
+    import stat
+
+    seconds = f"3000.{time.monotonic_ns() % 10**6:06d}"
+    task_dir = make_task(tmp_path / "t", MANY_STRAYS.format(count=40, seconds=seconds, returns_at=0), timeout=1)
+    lister = task_dir / "tests" / "slow_od"  # /tests/slow_od in the view
+    lister.write_text(SLOW_LISTER.format(od=shutil.which("od")))
+    lister.chmod(lister.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    monkeypatch.setitem(isolation._tools, "od", f"{isolation.TESTS}/slow_od")
+    try:
+        with Session(task_dir, Options(python=PY)) as session:
+            result = session.run()
+    finally:
+        assert wait_none_with(seconds) == [], "a process outlived the run"
+    assert result.outcome is Outcome.REWARD_WRITTEN, (result.outcome, result.stderr.text)
+    assert result.exit_code == 0
+    assert 0 < len(result.strays) < 40
+    said = f"the run left at least {len(result.strays)} process(es) running"
+    assert any(n.startswith(said) for n in result.notices), result.notices
+
+
 @pytest.mark.parametrize("escape", list(ESCAPES))
 async def test_an_escaped_process_is_ended_when_its_run_is_superseded(tmp_path, sandbox, escape):
     """A save while the verifier still runs cancels that run (watch, the TUI): what it started

@@ -110,6 +110,8 @@ class Prepared:
     """Bytes the run's processes may hold together before the biggest is killed, as the kernel's OOM killer would."""
     memory_extra: Any = None
     """What else the run holds that counts toward ``memory_limit`` (the view's tmpfs), by its leader."""
+    runner_over: Any = None
+    """In a view: whether its runner exited, its init listing the strays, by its leader (at the timeout)."""
     attached: Any = None
     """The view's cgroups and network helper, made as the run starts (:class:`~.sandbox.containment.Attached`)."""
     folders: tuple[str, ...] = ()
@@ -358,6 +360,7 @@ def _contain(prepared: Prepared, limits: Limits) -> None:
     prepared.marker, prepared.guard = contained.marker, contained.guard
     prepared.memory_limit = contained.memory_limit
     prepared.memory_extra, prepared.attached = contained.memory_extra, contained.attached
+    prepared.runner_over = contained.runner_over
     prepared.limits = contained.limits
 
 

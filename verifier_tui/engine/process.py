@@ -79,6 +79,12 @@ INIT_LIST_WAIT_S = 1.0
 was killed, how long its init has to list the strays and exit (milliseconds
 as a rule)."""
 
+LIST_GRACE_S = 2.0
+"""A namespace run whose runner exited before its timeout while its init was
+still listing the strays (a thousand of them, one program each): how long
+past the timeout the listing may go on before it is cut short. The timeout
+is the runner's alone, as Harbor's covers test.sh alone."""
+
 _QUIET_S = 0.02
 """...and once stderr has received something, this long without more ends the wait."""
 
@@ -129,6 +135,9 @@ class ProcessResult:
     oom_killed: tuple[tuple[str, int], ...] = ()
     """(command line, resident bytes of the run then) of each process killed
     for passing ``memory_limit``."""
+    listing_cut_short: bool = False
+    """The runner exited in time, but its view's init was still listing the
+    strays :data:`LIST_GRACE_S` after the timeout: the run was ended then."""
 
 
 class Attachment(Protocol):
@@ -190,6 +199,7 @@ def run_process(
     marker: str | None = None,
     before_kill: Callable[[int], bool] | None = None,
     init_lists_strays: bool = False,
+    runner_over: Callable[[int], bool] | None = None,
     memory_limit: int | None = None,
     memory_extra: Callable[[int], int] | None = None,
     held: Held | None = None,
@@ -225,7 +235,10 @@ def run_process(
     go to the processes in it, never to the leader (whose death ends the
     namespace at once) or the init; when the runner ignored SIGTERM, all but
     the init are killed and the init gets a moment to write that list before
-    the leader is killed too.
+    the leader is killed too. ``runner_over(leader)``: asked at the timeout,
+    whether the runner exited already and the init is listing the strays;
+    if so the run is not timed out: the listing gets :data:`LIST_GRACE_S`,
+    then the run is ended (``listing_cut_short``).
 
     ``memory_limit``: bytes the leader and its descendants may hold together,
     counted as a memory cgroup counts them: their anonymous and shared memory
@@ -259,7 +272,7 @@ def run_process(
                 attach.close()
             return _not_started(_start_error_text(argv, exc), started)
     child = _Child(proc, cap_bytes, on_output, cancel, marker, before_kill, init_lists_strays, memory_limit)
-    child.memory_extra = memory_extra
+    child.memory_extra, child.runner_over = memory_extra, runner_over
     child.started, child.held = started, held
     try:
         try:
@@ -288,6 +301,7 @@ def run_process(
         strays=tuple(child.strays.values()),
         asked_before_kill=child.asked_before_kill,
         oom_killed=tuple(child.oom_killed),
+        listing_cut_short=child.listing_cut_short,
     )
 
 
@@ -531,6 +545,8 @@ class _Child:
         self.proc = proc
         self.memory_limit = memory_limit
         self.memory_extra: Callable[[int], int] | None = None
+        self.runner_over: Callable[[int], bool] | None = None
+        self.listing_cut_short = False
         self.oom_killed: list[tuple[str, int]] = []
         self.oom_victims: set[int] = set()
         self.next_memory_check = 0.0
@@ -594,6 +610,9 @@ class _Child:
                 self.end_group(grace_s)
                 raise ProcessCancelled
             if deadline is not None and time.perf_counter() >= deadline:
+                if self._runner_was_over():
+                    self._let_the_init_list()
+                    return
                 self.timed_out = True
                 self._ask_before_kill()
                 self.end_group(grace_s)
@@ -603,6 +622,27 @@ class _Child:
                 self._step(poll if deadline is None else min(deadline, poll))
             else:
                 self._step(deadline)
+
+    def _runner_was_over(self) -> bool:
+        if self.runner_over is None:
+            return False
+        try:
+            return self.runner_over(self.proc.pid)
+        except Exception:  # noqa: BLE001 - a hook must not keep the run from its timeout
+            return False
+
+    def _let_the_init_list(self) -> None:
+        """The runner exited in time and its init lists the strays: for
+        :data:`LIST_GRACE_S` more, then the namespace is ended, the listing
+        cut short."""
+        until = time.perf_counter() + LIST_GRACE_S
+        while not self.has_exited and time.perf_counter() < until:
+            self._step(until)
+        if not self.has_exited:
+            self.listing_cut_short = True
+            _signal_group(self.proc.pid, signal.SIGKILL)  # bwrap: its init dies with it (--die-with-parent)
+            self.proc.wait()
+            self._exited()
 
     def _ask_before_kill(self) -> None:
         """The timeout's ``before_kill``, then output read on until stderr is

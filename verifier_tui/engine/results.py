@@ -317,6 +317,7 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
             returncode = SHIM_REFUSAL_EXIT  # what test.sh exits with: the runner never ran
             stderr = CapturedText(prepared.shim_refusal + "\n", total_bytes=len(prepared.shim_refusal) + 1)
         strays, written = [], []
+        strays_more, strays_at_least = 0, False
     else:
         from verifier_tui.engine.sandbox.containment import settle
 
@@ -326,6 +327,7 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
         start_error, duration_s, pipe_wait_s = settled.start_error, done.duration_s, done.pipe_wait_s
         stdout, stderr = done.stdout, done.stderr
         strays, written = settled.strays, settled.written
+        strays_more, strays_at_least = settled.strays_more, settled.strays_at_least
         limit = prepared.limits.memory_mb if prepared.limits is not None else None
         for command, held in done.oom_killed:
             out_of_memory.append(map_paths(command, prepared.path_map))
@@ -423,7 +425,8 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
     if done is None and returncode == SHIM_REFUSAL_EXIT:
         outcome = Outcome.REFUSED_BY_SHIM
     strays = sorted(cut(map_paths(c, pm)) for c in strays)  # in each sandbox's order alike
-    notices += _left_behind(strays, done is not None and done.output_cut_short, pipe_wait_s, written)
+    cut_short = done is not None and done.output_cut_short
+    notices += _left_behind(strays, cut_short, pipe_wait_s, written, strays_more, strays_at_least)
     explain = read_explain(prepared) or (contract_explanation(prepared) if done is not None else None)
     notices += preload_notices(explain)
     return RunResult(
@@ -466,12 +469,15 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
     )
 
 
-def _left_behind(strays: list[str], cut_short: bool, pipe_wait_s: float, written: list[str]) -> list[str]:
+def _left_behind(
+    strays: list[str], cut_short: bool, pipe_wait_s: float, written: list[str], more: int = 0, at_least: bool = False
+) -> list[str]:
     """What the run left behind, in words: processes still running once the
-    runner was over, output held open after it, the user's files changed while it ran."""
+    runner was over (``more`` of them counted, not listed; ``at_least``: their
+    listing was cut short), output held open after it, the user's files changed while it ran."""
     from verifier_tui.engine.sandbox.strays import strays_notice
 
-    notices = [strays_notice(strays)] if strays else []
+    notices = [strays_notice(strays, more=more, at_least=at_least)] if strays or more else []
     if cut_short:
         # (A shorter wait is in --json's pipe_wait_s only: on a loaded machine even a clean exit
         # can take a few hundred ms to close its pipes, and the strays notice names any holder.)

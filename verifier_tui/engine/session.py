@@ -585,6 +585,7 @@ class Session:
                 cap_bytes=EXPLAIN_CAP_BYTES,
                 marker=prepared.marker,
                 init_lists_strays=prepared.stage.namespace,
+                runner_over=prepared.runner_over,
                 attach=prepared.attached,
                 cpus=cpus,
             )
@@ -915,6 +916,7 @@ class Run:
                 marker=prepared.marker,
                 before_kill=prepared.before_kill,
                 init_lists_strays=prepared.stage.namespace,
+                runner_over=prepared.runner_over,
                 memory_limit=prepared.memory_limit,
                 memory_extra=prepared.memory_extra,
                 held=held,

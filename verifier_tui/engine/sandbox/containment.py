@@ -41,6 +41,10 @@ class Settled:
     start_error: str | None
     strays: list[str]
     written: list[str]
+    strays_more: int = 0
+    """Strays the view's init counted past :data:`~.isolation.STRAYS_MOST` and did not list."""
+    strays_at_least: bool = False
+    """Their listing was cut short (``ProcessResult.listing_cut_short``): there were at least as many."""
 
 
 VIEW_FAILED = "could not set up the run's sandbox: "
@@ -66,6 +70,9 @@ class Contained:
     """Bytes the run may hold (memory and the view's tmpfs) before its biggest process is killed."""
     memory_extra: Any = None
     """In a view: what its tmpfs holds, by the run's leader (``process.run_process``'s ``memory_extra``)."""
+    runner_over: Any = None
+    """In a view: whether its runner exited, its init listing the strays, by the run's leader
+    (``process.run_process``'s ``runner_over``)."""
     attached: Attached | None = None
     """In a view: its cgroups and network helper, as the run starts."""
     limits: Any = None
@@ -204,6 +211,7 @@ def _in_view(
     except OSError as exc:
         out.start_error = f"cannot build the run's view: {exc.strerror or exc}"
     out.env = {}  # the processes on this machine's side get none of the task's (see isolation._env_file)
+    out.runner_over = functools.partial(isolation.runner_over, str(stage.ctl_dir))
     out.cwd = stage.root
     if out.memory_limit is not None:
         out.memory_extra = functools.partial(tmpfs_bytes, workspace=plan.app_at)
@@ -343,13 +351,20 @@ def settle(stage: Stage, guard: Any, done: ProcessResult) -> Settled:
     returncode, signal, start_error = done.returncode, done.signal, done.start_error
     found = list(done.strays)
     written: list[str] = []
+    more = 0
     if stage.namespace and start_error is None:
         ctl = str(stage.ctl_dir)
         problem = isolation.setup_problem(ctl, done.stderr.text)
         if problem is not None and not done.timed_out and signal is None:
             isolation.forget()  # the machine may have changed since the probe: the next run asks again
             start_error = VIEW_FAILED + problem
-        found += isolation.strays(ctl)  # one per process, as the copy sandbox's mark finds them
+        listed = isolation.listing(ctl)
+        found += listed.commands  # one per process, as the copy sandbox's mark finds them
+        more = listed.more
+        if done.listing_cut_short and listed.status is not None:
+            # The runner exited in time and the init said its status before the
+            # listing that was cut short: bwrap, killed then, could not.
+            returncode, signal = listed.status, None
         # bwrap ended by itself exits with its init's status, the runner's
         # (``exit $rc``), which nothing in the view can rewrite. sh reports a
         # runner ended by signal N as 128 + N, as it reports exit(128 + N):
@@ -359,7 +374,7 @@ def settle(stage: Stage, guard: Any, done: ProcessResult) -> Settled:
         if problem is None and signal is None and returncode is not None and 128 < returncode <= 128 + 64:
             signal, returncode = returncode - 128, -(returncode - 128)
     written = after_copy_run(guard)
-    return Settled(returncode, signal, start_error, found, written)
+    return Settled(returncode, signal, start_error, found, written, more, done.listing_cut_short)
 
 
 def after_copy_run(guard: Any) -> list[str]:

@@ -56,7 +56,7 @@ import stat
 import sys
 import time
 
-from verifier_tui.engine import cache
+from verifier_tui.engine import cache, procfs
 from verifier_tui.engine.procfs import CMDLINE_BYTES, shown_command
 from verifier_tui.engine.record import record
 
@@ -107,7 +107,8 @@ INSTALL_HINT = "install bubblewrap 0.11 or later, or reinstall verifier-tui for 
 
 # The view's PID 1. Arguments: ``od`` (an absolute path: the task's PATH
 # never decides which program the init runs), how many bytes of a stray's
-# command line to list, "--", the runner's command line.
+# command line to list, how many strays to list at most, "--", the runner's
+# command line.
 #
 # Its control files were opened by the outer shell (fd 4: ``started``, closed
 # before the runner starts: the run, the same user in the same namespaces,
@@ -120,21 +121,34 @@ INSTALL_HINT = "install bubblewrap 0.11 or later, or reinstall verifier-tui for 
 # own. As PID 1 it takes no signal it has no handler for: the tool's SIGTERM
 # reaches the runner and what it started, never the init. Zombies are not
 # strays (they are over).
+#
+# Once the runner exited, its status goes first on the list ("rc N"): the
+# tool's timeout is the runner's (Harbor's covers test.sh alone: ``docker
+# exec`` returns when it exits, whatever it left running), and listing
+# thousands of strays, one ``od`` each, may outlast it; the tool then gives
+# the listing a grace of its own (:func:`runner_over`) and, should it cut
+# the listing short, still has the status. Past ``most`` strays only their
+# number is written ("more N"): counting costs no program.
 _INIT = r"""
-od=$1 cmdline_bytes=$2
-shift 3
+od=$1 cmdline_bytes=$2 most=$3
+shift 4
 exec 3>&2 2>/dev/null
 echo started >&4
 exec 4>&-
 (exec "$@" 2>&3 3>&- 5>&- 7<&-)
 rc=$?
+echo "rc $rc" >&5
+n=0
 for d in /proc/[0-9]*; do
   [ "$d" = /proc/1 ] && continue
   read -r st <"$d/stat" || continue
   case "${st##*) }" in Z*|X*) continue ;; esac
+  n=$((n + 1))
+  [ $n -gt "$most" ] && continue
   echo "${d#/proc/}" >&5
   "$od" -An -v -tx1 -N "$cmdline_bytes" "$d/cmdline" >&5
 done
+[ $n -gt "$most" ] && echo "more $((n - most))" >&5
 exit $rc
 """
 
@@ -459,7 +473,7 @@ def sandbox_argv(bwrap: str, plan: ViewPlan, ctl: str, argv: list[str]) -> list[
     if plan.make_workdir:
         args += ["--dir", plan.workdir]
     args += ["--chdir", plan.workdir, "--", sh, "-c", _INIT, INIT_NAME]
-    return [*args, _tool("od") or "od", str(CMDLINE_BYTES), "--", *argv]
+    return [*args, _tool("od") or "od", str(CMDLINE_BYTES), str(STRAYS_MOST), "--", *argv]
 
 
 #: The kernel keyring's calls by architecture (add_key, request_key, keyctl;
@@ -677,18 +691,32 @@ def workspace_clash(app: str) -> str | None:
     return None
 
 
-#: The most strays listed: a run that leaves more is listed by its first ones.
+#: The most strays listed: a run that leaves more is listed by its first ones, and the rest counted.
 STRAYS_MOST = 1000
 # A stray's lines: its pid, then ``od``'s hex of CMDLINE_BYTES (3 characters a
-# byte, 16 bytes a line).
-_STRAYS_MOST_BYTES = STRAYS_MOST * (24 + CMDLINE_BYTES * 3 + CMDLINE_BYTES // 16 + 1)
+# byte, 16 bytes a line); and the init's own lines ("rc N", "more N").
+_STRAYS_MOST_BYTES = STRAYS_MOST * (24 + CMDLINE_BYTES * 3 + CMDLINE_BYTES // 16 + 1) + 64
 
 
-def strays(ctl: str) -> list[str]:
-    """The command lines of the processes the init found still running once
-    the runner had exited (they were ended with the namespace), one per
-    process, shown as the copy sandbox shows its own (:func:`~verifier_tui.engine.procfs.shown_command`)."""
+@record(frozen=True)
+class Listing:
+    """What the view's init wrote of a run's end (:func:`listing`)."""
+
+    commands: list[str]
+    """The command lines of the strays it listed (:data:`STRAYS_MOST` at most), one per process."""
+    more: int = 0
+    """How many more it found and counted only."""
+    status: int | None = None
+    """The runner's exit status as the init said it (``sh``'s: 128 + N for signal N); None: not said."""
+
+
+def listing(ctl: str) -> Listing:
+    """The processes the init found still running once the runner had exited
+    (they were ended with the namespace), each shown as the copy sandbox
+    shows its own (:func:`~verifier_tui.engine.procfs.shown_command`), and
+    the runner's status it wrote first."""
     found: list[tuple[int, bytearray]] = []
+    more, status = 0, None
     try:
         with open(os.path.join(ctl, "strays"), "rb") as handle:
             # The init holds this file open while the runner runs, and the run
@@ -698,10 +726,40 @@ def strays(ctl: str) -> list[str]:
                 try:
                     if line[:1].isdigit():
                         found.append((int(line), bytearray()))
+                    elif line.startswith(b"rc "):
+                        # the last one: the init's, written after anything the runner could have
+                        status = int(line[3:])
+                    elif line.startswith(b"more "):
+                        more = int(line[5:])
                     elif found:
                         found[-1][1].extend(bytes.fromhex(line.decode("ascii")))
                 except ValueError:  # a line cut short (the init was killed): its process still counts
                     continue
     except OSError:
         pass
-    return [shown_command(bytes(raw), pid) for pid, raw in found]
+    return Listing([shown_command(bytes(raw), pid) for pid, raw in found], more, status)
+
+
+RUNNER_PID = "2"
+"""The runner's pid in the view's PID namespace: the init's first child, forked before anything else there."""
+
+
+def runner_over(ctl: str, leader: int) -> bool:
+    """At the run's timeout: whether its runner had exited already, its init
+    still listing the strays (``leader``: bwrap, the run's leader). The init
+    says so (its "rc" line), and it is checked from this machine's side, as
+    the run could write that line itself: the init's first child is no
+    longer the runner (pid :data:`RUNNER_PID` in the namespace; strays that
+    lost their parent come after it) or is over."""
+    if listing(ctl).status is None:
+        return False
+    for init in procfs.children(leader):
+        if not procfs.has_own_root(init):
+            continue  # not yet the view's init
+        first = (procfs.read(init, f"task/{init}/children") or b"").split()[:1]
+        if not first:
+            return True
+        pid = int(first[0])
+        nspid = (procfs.status_field(pid, "NSpid") or "").split()
+        return nspid[-1:] != [RUNNER_PID] or procfs.is_over(pid)
+    return False

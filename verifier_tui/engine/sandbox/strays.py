@@ -28,17 +28,25 @@ NOTICE_COMMANDS = 3
 """How many different command lines the note about strays names."""
 
 
-def strays_notice(commands: list[str]) -> str:
+def strays_notice(commands: list[str], *, more: int = 0, at_least: bool = False) -> str:
     """The note about a run's strays (one command line per process): how
     many, and the first few different command lines, each with how many
-    processes ran it."""
+    processes ran it. ``more``: found past the ones listed, counted only (the
+    view's init lists :data:`~.isolation.STRAYS_MOST` at most); ``at_least``:
+    the listing was cut short (it outlasted the run's timeout and a grace),
+    so there were at least as many."""
     counts: dict[str, int] = {}
     for command in commands:
         counts[command] = counts.get(command, 0) + 1
     # the most run first, then by their words: the same note whatever order the processes were found in
     named = sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:NOTICE_COMMANDS]
     shown = "; ".join(command if n == 1 else f"{command} (×{n})" for command, n in named)
-    rest = len(commands) - sum(n for _, n in named)
+    rest = len(commands) + more - sum(n for _, n in named)
     if rest:
-        shown += f"; +{rest} more"
-    return f"the run left {len(commands)} process(es) running, ended when it was over: {shown}"
+        shown += f"; +{rest} more" + (f" (the first {len(commands)} listed)" if more else "")
+    if at_least:
+        return (
+            f"the run left at least {len(commands) + more} process(es) running, ended when it was over "
+            f"(listing them took longer than the run's timeout allowed, and was cut short): {shown}"
+        )
+    return f"the run left {len(commands) + more} process(es) running, ended when it was over: {shown}"
