@@ -448,10 +448,15 @@ def sandbox_argv(bwrap: str, plan: ViewPlan, ctl: str, argv: list[str]) -> list[
     args += [*(["--size", str(plan.tmp_bytes)] if plan.tmp_bytes else []), "--tmpfs", "/tmp"]
     bound = [f"/{name}" for name in SYSTEM_FOLDERS] + ["/tmp"]
     # A HOME under a folder bound read-only or under /proc cannot be made ("bwrap: Can't mkdir
-    # /proc/x"): it stays a variable only, as in an image without that folder. /dev and /tmp are the
-    # view's own tmpfs (the suite's homes are under /dev/shm), /sys is not in the view: made there.
+    # /proc/x"): it stays a variable only, as in an image without that folder. One a task sets under
+    # /dev or /sys is a variable only too, though the view could make it (its /dev is a tmpfs, /sys is
+    # not in it): a container mounts its own /dev and /sys over whatever its image held there. The
+    # user's own HOME stands for the image's home folder, which is there, wherever it is (the suite's
+    # homes are under /dev/shm).
     home = os.path.normpath(plan.home) if plan.home and os.path.isabs(plan.home) else None
-    if home and not any(inside(home, folder) for folder in [*bound[:-1], "/proc"]):
+    users = os.path.normpath(os.environ.get("HOME") or "/nonexistent")
+    mounted = ["/proc"] if home == users else ["/proc", "/dev", "/sys"]
+    if home and not any(inside(home, folder) for folder in [*bound[:-1], *mounted]):
         args += ["--dir", home]
     for folder in plan.interpreter:
         args += ["--ro-bind", folder, folder]
