@@ -485,6 +485,22 @@ def test_cpus_past_what_a_quota_takes_still_runs_and_is_said(tmp_path, env, cpus
         assert any(said in n and "would not start" in n for n in data["notices"]), data["notices"]
 
 
+def test_cpus_above_this_machines_count_is_said(tmp_path, env, sandbox):
+    """``cpus = 3`` on a machine of 2: the quota (or the affinity) was clamped to
+    the machine's CPUs and nothing said the run got fewer than the task asked."""
+    have = len(os.sched_getaffinity(0))
+    task_dir = make_task(
+        tmp_path / "t",
+        "def verify(workspace):\n    return 1.0\n",
+        toml=f'version = "1.0"\n[environment]\ncpus = {have + 1}\n',
+        cases={"only": {}},
+    )
+    data = run_json(dict(env, VERIFIER_TUI_SANDBOX=sandbox), task_dir)
+    assert data["rewards"] == {"reward": 1.0}, data
+    said = f"task.toml: [environment] cpus = {have + 1} is more than the {have} CPUs this machine gives the run"
+    assert any(n.startswith(said) and f"this run gets {have}" in n for n in data["notices"]), data["notices"]
+
+
 def test_cpus_is_a_quota_in_a_cgroup_else_as_many_cpus_bound(tmp_path, env, sandbox):
     """Harbor's ``cpus`` is Docker's: the container sees every CPU and gets
     ``cpus`` worth of their time. Two processes busy for a second under

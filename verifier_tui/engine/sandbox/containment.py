@@ -24,7 +24,7 @@ from verifier_tui.engine.advice import PYTHON_OPTION, Advice
 from verifier_tui.engine.process import MARKER, new_token
 from verifier_tui.engine.record import field, record, replace
 from verifier_tui.engine.sandbox import cgroup, isolation, network, user_files
-from verifier_tui.engine.sandbox.view import sandbox_path_lines
+from verifier_tui.engine.sandbox.view import machine_cpus, sandbox_path_lines
 
 if TYPE_CHECKING:
     from verifier_tui.engine.process import ProcessResult
@@ -100,6 +100,16 @@ def contain(
     out = Contained(argv, env, limits=limits)
     if limits.memory_mb is not None:
         out.memory_limit = limits.memory_mb << 20
+    have = machine_cpus()
+    if limits.cpus is not None and limits.cpus > have:
+        # A quota past the machine's CPUs is clamped to them (cgroup._limit_text), and an affinity can
+        # bind no more: the run gets fewer than the task asked. Docker refuses such a container
+        # ("range of CPUs is from 0.01 to N.00, as there are only N CPUs available").
+        out.notices.append(
+            f"task.toml: [environment] cpus = {limits.cpus!r} is more than the {have} CPUs this machine "
+            f"gives the run: this run gets {have} (Docker would not start the container on this machine; "
+            "Harbor's machine may have more)"
+        )
     if stage.namespace:
         _in_view(out, argv, stage, limits, interpreter, network_choice, workspace)
         return out

@@ -120,6 +120,14 @@ def limits_for(task: Task, app: str) -> Limits:
     )
 
 
+def machine_cpus() -> int:
+    """The CPUs this machine gives a run: those this process may run on (a
+    run's quota is time on them; an affinity, some of them)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
 def cpus_to_bind(cpus: int | float | None) -> int:
     """How many CPUs a run of a task with ``cpus`` is bound to where no
     cgroup gives it a quota (Docker's ``cpus`` is a share of time; affinity
