@@ -12,6 +12,8 @@ import socket
 import subprocess
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -703,49 +705,87 @@ def test_a_public_task_gets_the_internet_through_slirp4netns_without_this_machin
     assert result.limits["network_given"] == "user"
 
 
-def test_the_network_helper_sees_nothing_of_this_machine_and_runs_under_seccomp(tmp_path, namespace):
-    """slirp4netns runs on this machine, as the user, and parses every packet
-    the run sends (libslirp has had memory-safety flaws a packet could reach):
-    it ran with the whole machine in view and every system call allowed, so a
-    run that broke it held the user's files. It runs under a seccomp filter
-    always, and, run by root, in a mount namespace of its own."""
+@contextmanager
+def network_helpers_seen() -> Iterator[dict[str, str]]:
+    """For the block: what a network helper this test started (a descendant of
+    this process, whoever it runs as) showed while it ran, looked at every
+    50 ms (it confines itself a moment after it starts): its ``Seccomp`` field
+    and the top folders of its root."""
     import threading
 
-    from verifier_tui.engine.sandbox.network import HELPER, helper
-    from verifier_tui.engine.session import Options, Session
+    from verifier_tui.engine.sandbox.network import HELPER
 
-    if helper() is None:
-        pytest.skip("slirp4netns is not installed here")
-    task = make_task(tmp_path / "t", "import time\n\ndef verify(workspace):\n    time.sleep(3)\n    return 1.0\n")
-    seen: dict[str, object] = {}
+    seen: dict[str, str] = {}
     over = threading.Event()
 
-    def look() -> None:  # until the run is over: the helper confines itself a moment after it starts
+    def ours(pid: str) -> bool:
+        while pid not in ("0", "1"):
+            with open(f"/proc/{pid}/stat") as handle:
+                pid = handle.read().rsplit(")", 1)[1].split()[1]
+            if pid == str(os.getpid()):
+                return True
+        return False
+
+    def look() -> None:
         while not over.wait(0.05):
             for pid in filter(str.isdigit, os.listdir("/proc")):
                 try:
                     with open(f"/proc/{pid}/stat") as handle:
-                        fields = handle.read().rsplit(")", 1)
-                    if HELPER not in fields[0] or int(fields[1].split()[1]) != os.getpid():
-                        continue
+                        if HELPER not in handle.read().rsplit(")", 1)[0] or not ours(pid):
+                            continue
                     with open(f"/proc/{pid}/status") as handle:
                         seccomp = dict(line.split(":\t", 1) for line in handle if ":\t" in line)["Seccomp"]
-                    seen.update(seccomp=seccomp, root=sorted(os.listdir(f"/proc/{pid}/root")))
+                    seen.update(seccomp=seccomp.strip(), root=" ".join(sorted(os.listdir(f"/proc/{pid}/root"))))
                 except (OSError, IndexError, ValueError, KeyError):
                     continue
 
     looking = threading.Thread(target=look)
     looking.start()
     try:
-        with Session(task, Options(python=PY)) as session:
-            result = session.run()
+        yield seen
     finally:
         over.set()
         looking.join()
+
+
+def test_the_network_helper_sees_nothing_of_this_machine_and_runs_under_seccomp(tmp_path, namespace):
+    """slirp4netns runs on this machine, as the user, and parses every packet
+    the run sends (libslirp has had memory-safety flaws a packet could reach):
+    it ran with the whole machine in view and every system call allowed, so a
+    run that broke it held the user's files. It runs under a seccomp filter
+    always, and, run by root, in a mount namespace of its own."""
+    from verifier_tui.engine.sandbox.network import helper
+    from verifier_tui.engine.session import Options, Session
+
+    if helper() is None:
+        pytest.skip("slirp4netns is not installed here")
+    task = make_task(tmp_path / "t", SLEEPS)
+    with network_helpers_seen() as seen, Session(task, Options(python=PY)) as session:
+        result = session.run()
     assert result.limits["network_given"] == "user" and seen, result.notices
-    assert seen["seccomp"].strip() == "2", seen  # a filter in force
+    assert seen["seccomp"] == "2", seen  # a filter in force
     if os.geteuid() == 0:
-        assert "home" not in seen["root"] and "usr" not in seen["root"] and "tmp" not in seen["root"], seen
+        assert not {"home", "usr", "tmp"} & set(seen["root"].split()), seen
+
+
+SLEEPS = "import time\n\ndef verify(workspace):\n    time.sleep(3)\n    return 1.0\n"
+
+
+def test_an_ordinary_users_network_helper_runs_under_seccomp(ordinary_user):
+    """The helper is under a seccomp filter whoever runs the tool; only root's
+    run was checked, and an ordinary user's helper starts another way (no
+    ``--enable-sandbox``: slirp4netns#317, see the test below)."""
+    from verifier_tui.engine.sandbox.network import helper
+
+    if helper() is None:
+        pytest.skip("slirp4netns is not installed here")
+    around = ordinary_user.with_tun()
+    task = make_task(ordinary_user.root / "tasks" / "t", SLEEPS, cases={"only": {}})
+    with network_helpers_seen() as seen:
+        done = ordinary_user.run("run", "--json", task, around=around)
+    data = json.loads(done.stdout)
+    assert data["limits"]["network_given"] == "user" and seen, data["notices"]
+    assert seen["seccomp"] == "2", seen
 
 
 def test_an_ordinary_users_public_run_has_its_network(ordinary_user):
