@@ -153,7 +153,7 @@ SLEEP = shutil.which("sleep")
 
 def verify(workspace):
     for _ in range({count}):
-        os.posix_spawn(SLEEP, ["sleep", {seconds!r}], {{}})
+        os.posix_spawn(SLEEP, ["sleep", {seconds!r}], {{}}, setsid={setsid})
     time.sleep(max(0.0, IMPORTED + {returns_at} - time.monotonic()))
     return 1.0
 """
@@ -166,7 +166,7 @@ def test_thousands_of_strays_listed_after_the_runner_exited_do_not_make_it_time_
     test.sh alone (``docker exec`` returns when it exits): the verdict is the reward, and
     the strays are said (listed up to isolation.STRAYS_MOST, counted all)."""
     seconds = f"3000.{time.monotonic_ns() % 10**6:06d}"
-    verifier = MANY_STRAYS.format(count=2000, seconds=seconds, returns_at=4.4)
+    verifier = MANY_STRAYS.format(count=2000, seconds=seconds, returns_at=4.4, setsid=False)
     task_dir = make_task(tmp_path / "t", verifier, timeout=5)
     try:
         done = run_tool(dict(env, VERIFIER_TUI_SANDBOX="namespace"), "run", task_dir, "--python", PY, "--json")
@@ -188,26 +188,45 @@ exec {od} "$@"
 """
 
 
-def test_a_listing_of_strays_cut_short_is_said_at_least(tmp_path, namespace, monkeypatch):
-    """The strays' listing outlasts the timeout and the grace after it (here each takes
-    0.1 s): it is cut short, the verdict is still the reward of the runner that exited in
-    time (its exit status as the init said it), and the note says how many were found at least."""
+def slowly_listed_run(tmp_path, monkeypatch, *, returns_at: float, setsid: bool):
+    """A run (timeout 1 s) that leaves 40 sleeping strays, listed by the view's
+    init at 0.1 s each (its ``od`` made slow, from the task's tests: /tests/slow_od)."""
     import shutil
     import stat
 
     seconds = f"3000.{time.monotonic_ns() % 10**6:06d}"
-    task_dir = make_task(tmp_path / "t", MANY_STRAYS.format(count=40, seconds=seconds, returns_at=0), timeout=1)
-    lister = task_dir / "tests" / "slow_od"  # /tests/slow_od in the view
+    verifier = MANY_STRAYS.format(count=40, seconds=seconds, returns_at=returns_at, setsid=setsid)
+    task_dir = make_task(tmp_path / "t", verifier, timeout=1)
+    lister = task_dir / "tests" / "slow_od"
     lister.write_text(SLOW_LISTER.format(od=shutil.which("od")))
     lister.chmod(lister.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
     monkeypatch.setitem(isolation._tools, "od", f"{isolation.TESTS}/slow_od")
     try:
         with Session(task_dir, Options(python=PY)) as session:
-            result = session.run()
+            return session.run()
     finally:
         assert wait_none_with(seconds) == [], "a process outlived the run"
+
+
+def test_a_listing_of_strays_cut_short_is_said_at_least(tmp_path, namespace, monkeypatch):
+    """The strays' listing outlasts the timeout and the grace after it: it is
+    cut short, the verdict is still the reward of the runner that exited in
+    time (its exit status as the init said it), and the note says how many
+    were found at least."""
+    result = slowly_listed_run(tmp_path, monkeypatch, returns_at=0, setsid=False)
     assert result.outcome is Outcome.REWARD_WRITTEN, (result.outcome, result.stderr.text)
     assert result.exit_code == 0
+    assert 0 < len(result.strays) < 40
+    said = f"the run left at least {len(result.strays)} process(es) running"
+    assert any(n.startswith(said) for n in result.notices), result.notices
+
+
+def test_a_listing_of_strays_cut_short_after_a_timeout_is_said_at_least(tmp_path, namespace, monkeypatch):
+    """The same listing after a runner that did time out (its strays out of its group, which
+    SIGTERM does not reach): ended SIGTERM's grace and a moment later, it was said as if
+    whole ("the run left 27 process(es) running" of 40)."""
+    result = slowly_listed_run(tmp_path, monkeypatch, returns_at=300, setsid=True)
+    assert result.outcome is Outcome.TIMED_OUT
     assert 0 < len(result.strays) < 40
     said = f"the run left at least {len(result.strays)} process(es) running"
     assert any(n.startswith(said) for n in result.notices), result.notices

@@ -136,8 +136,9 @@ class ProcessResult:
     """(command line, resident bytes of the run then) of each process killed
     for passing ``memory_limit``."""
     listing_cut_short: bool = False
-    """The runner exited in time, but its view's init was still listing the
-    strays :data:`LIST_GRACE_S` after the timeout: the run was ended then."""
+    """The view's init was still listing the strays when the run was ended:
+    :data:`LIST_GRACE_S` after the timeout, the runner over in time; or, the
+    run timed out, once SIGTERM's grace and :data:`INIT_LIST_WAIT_S` were over."""
 
 
 class Attachment(Protocol):
@@ -692,6 +693,7 @@ class _Child:
             until = time.perf_counter() + INIT_LIST_WAIT_S
             while not self.has_exited and time.perf_counter() < until:
                 self._step(until)
+            self.listing_cut_short = not self.has_exited
         _signal_group(self.proc.pid, signal.SIGKILL)
         if not self.has_exited:
             self.proc.wait()  # SIGKILL cannot be ignored: this is prompt

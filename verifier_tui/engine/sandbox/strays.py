@@ -47,6 +47,6 @@ def strays_notice(commands: list[str], *, more: int = 0, at_least: bool = False)
     if at_least:
         return (
             f"the run left at least {len(commands) + more} process(es) running, ended when it was over "
-            f"(listing them took longer than the run's timeout allowed, and was cut short): {shown}"
+            f"(listing them outlasted the run's timeout and was cut short): {shown}"
         )
     return f"the run left {len(commands) + more} process(es) running, ended when it was over: {shown}"
