@@ -10,6 +10,7 @@ import shutil
 import time
 
 from tests.harbor.trial_app_under_test import SIZE, make_trial_app, text_of
+from tests.helpers.commands import run_tool
 from tests.helpers.harbor import (
     PASSED,
     SEPARATE,
@@ -37,6 +38,22 @@ def failing_trial(task, runs, tmp_path, **kwargs):
     )
 
 
+async def test_the_header_says_where_the_task_was_found_as_explain_does(task, runs, tmp_path, env):
+    # The screen said `task at X  (how)` where `run` and `explain` say `task found at X (how)`.
+    demo, trial = failing_trial(task, runs, tmp_path)
+    explained = run_tool(env, "explain", trial.path, cwd=tmp_path)
+    said = next(line.strip() for line in explained.stdout.splitlines() if "task found at" in line)
+    app = make_trial_app(trial.path)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_replays(1)
+        await pilot.pause()
+        shown = text_of(app, "#trial-header").splitlines()[1]
+    how = said.partition(" (")[2]
+    assert said == f"task found at runs/tasks/demo ({how}" and how.endswith(")")
+    # The screen's paths are from the folder that holds the task and the job; the command's from its current one.
+    assert shown == f"task found at tasks/demo ({how}"
+
+
 async def test_a_failing_trial_shows_both_sides_step_by_step(task, runs, tmp_path):
     demo, trial = failing_trial(task, runs, tmp_path)
     app = make_trial_app(trial.path)
@@ -47,7 +64,7 @@ async def test_a_failing_trial_shows_both_sides_step_by_step(task, runs, tmp_pat
         assert replayed.agreement.same is True
         header = text_of(app, "#trial-header")
         assert header.startswith("trial demo__aaaaaaa · task demo · agent oracle · verifier mode separate")
-        assert "task at tasks/demo" in header
+        assert header.splitlines()[1].startswith("task found at tasks/demo (")
         assert text_of(app, "#agreement").startswith(
             "✓ same  the replay ended as the sandbox did: RewardFileNotFoundError"
         )

@@ -127,13 +127,20 @@ def trial_header(walk: TrialWalkthrough) -> str:
     return " · ".join(parts)
 
 
+def task_found_at(path: str, found_by: str | None) -> tuple[str, str, str]:
+    """``task found at X (how)``: where the task was found, said the same by
+    the commands and the trial's screen, in three pieces a face styles apart
+    (the words, the path as that face shows paths, how it was found)."""
+    return "task found at ", path, f" ({found_by})"
+
+
 def task_words(walk: TrialWalkthrough) -> list[str]:
     """The task said plainly: where it was found, or where it was looked for;
     whether it changed since the run."""
     location = walk.location
     if not location.found:
         return [location.message()]
-    out = [f"task found at {location.path} ({location.found_by})"]
+    out = ["".join(task_found_at(str(location.path), location.found_by))]
     drift = walk.drift
     if drift is not None and drift.same is False:
         out += drift.sentences()

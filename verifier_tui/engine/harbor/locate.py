@@ -51,7 +51,8 @@ class TaskLocation:
     def message(self) -> str:
         """One line for a task that was not found: where it looked, how to give it."""
         if self.found:
-            return f"task found at {self.path} ({self.found_by})"
+            # Where a found task is, the faces say (words.trial.task_found_at): one wording for both.
+            return ""
         if not self.tried:
             return Advice("the trial does not say where its task was (config.json has no task); ", GIVE_TASK)
         groups: list[tuple[str, list[str]]] = []

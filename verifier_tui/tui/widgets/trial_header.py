@@ -9,6 +9,7 @@ from textual.widgets import Static
 
 from verifier_tui.tui.display import content
 from verifier_tui.words.text import one_line
+from verifier_tui.words.trial import task_found_at
 
 if TYPE_CHECKING:
     from verifier_tui.engine.harbor.walkthrough import TrialWalkthrough
@@ -41,7 +42,8 @@ class TrialHeader(Static):
         if not location.found:
             parts.append((fmt.text(location.message()), "bold $error"))
         else:
-            parts += [("task at ", LABEL), (fmt.path(location.path), ""), (f"  ({location.found_by})", LABEL)]
+            said, path, how = task_found_at(fmt.path(location.path), location.found_by)
+            parts += [(said, LABEL), (path, ""), (how, LABEL)]
             drift = walk.drift
             if drift is not None and drift.same is False:
                 parts += ["\n", ("⚠ ", "bold $warning"), (fmt.text("; ".join(drift.sentences())), "$warning")]
