@@ -9,7 +9,9 @@ import os
 import shutil
 import time
 
-from tests.harbor.trial_app_under_test import SIZE, make_trial_app, text_of
+from textual.widgets import Input
+
+from tests.harbor.trial_app_under_test import SIZE, make_trial_app, text_of, until
 from tests.helpers.commands import run_tool
 from tests.helpers.harbor import (
     PASSED,
@@ -26,6 +28,7 @@ from verifier_tui.engine.changes import Change
 from verifier_tui.engine.procfs import descendants
 from verifier_tui.tui.screens.help import HelpScreen
 from verifier_tui.tui.screens.job_overview import JobOverviewScreen
+from verifier_tui.tui.screens.picker import PickerScreen
 from verifier_tui.tui.screens.trial import TrialScreen
 
 READS_HELLO = "def verify(workspace):\n    return 1.0 if (workspace / 'hello.txt').read_text() == 'hi' else 0.0\n"
@@ -52,6 +55,23 @@ async def test_the_header_says_where_the_task_was_found_as_explain_does(task, ru
     assert said == f"task found at runs/tasks/demo ({how}" and how.endswith(")")
     # The screen's paths are from the folder that holds the task and the job; the command's from its current one.
     assert shown == f"task found at tasks/demo ({how}"
+
+
+async def test_the_workspace_picker_starts_with_the_path_as_typed_from_where_the_tool_started(
+    task, runs, tmp_path, monkeypatch
+):
+    # f's box held /dev/shm/.../runs/tasks/demo: a path nobody types, where the box takes one from the tool's folder.
+    demo, trial = failing_trial(task, runs, tmp_path)
+    monkeypatch.chdir(runs)
+    app = make_trial_app(trial.path)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_replays(1)
+        await pilot.press("f")
+        await until(pilot, lambda: isinstance(app.screen, PickerScreen), "the workspace picker")
+        assert app.screen.query_one("#path", Input).value == "tasks/demo"
+        await pilot.press("enter")  # the path shown is the one used
+        await app.wait_for_replays(2)
+        assert app.screen.opened.stand_in[0] == demo
 
 
 async def test_a_failing_trial_shows_both_sides_step_by_step(task, runs, tmp_path):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 from textual import events
 from textual.widgets import Input, OptionList
@@ -13,6 +14,7 @@ from verifier_tui.engine.model import Outcome
 from verifier_tui.tui.screens.choose_list import ChooseListScreen
 from verifier_tui.tui.screens.picker import PickerScreen
 from verifier_tui.tui.screens.response_editor import ResponseEditorScreen
+from verifier_tui.words.paths import path_from
 
 
 async def test_enter_in_the_cases_list_chooses_and_runs(example):
@@ -183,6 +185,21 @@ async def test_the_folder_pickers_hint_is_read_to_its_end(example):
         assert "ctrl+u uses it · esc cancels" in words, words
 
 
+async def test_the_folder_picker_starts_with_the_path_as_typed_from_where_the_tool_started(example, monkeypatch):
+    # f's box held the workspace's whole path, where the box takes one from the tool's folder.
+    root = example("hello-file")
+    monkeypatch.chdir(root)
+    app = make_app(root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        await pilot.press("f")
+        assert isinstance(app.screen, PickerScreen)
+        assert app.screen.query_one("#path", Input).value == "cases/correct/workspace"
+        await pilot.press("enter")  # the path shown is the one used
+        result = await app.wait_for_runs(2)
+        assert result.workspace == root / "cases" / "correct" / "workspace"
+
+
 async def test_folder_picker_tree_browsing_fills_the_box(example):
     root = example("hello-file")
     app = make_app(root, watch=False)
@@ -193,10 +210,11 @@ async def test_folder_picker_tree_browsing_fills_the_box(example):
         await pilot.press("tab", "down")  # from the box to the tree: the first folder under the task
         await pilot.pause()
         value = app.screen.query_one("#path", Input).value
-        assert value.startswith(str(root))
+        # As the user would type it: from where the tool started.
+        assert Path(value).absolute().is_relative_to(root) and value == path_from(Path(value).absolute(), Path.cwd())
         await pilot.press("ctrl+u")
         result = await app.wait_for_runs(2)
-        assert str(result.workspace) == value
+        assert result.workspace == Path(value).absolute()
 
 
 async def test_ctrl_u_in_the_folder_pickers_box_uses_the_folder_typed(example):

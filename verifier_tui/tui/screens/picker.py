@@ -17,6 +17,7 @@ from textual.widgets import DirectoryTree, Input, Label
 
 from verifier_tui.tui.display import content
 from verifier_tui.tui.workarounds import KeyFooter
+from verifier_tui.words.paths import here
 from verifier_tui.words.text import one_line
 
 if TYPE_CHECKING:
@@ -55,22 +56,24 @@ class PathTree(DirectoryTree):
 
 
 class PathBox(Input):
-    """A picker's box. A path put in it is shown harmless and on its line (a
-    folder's name may hold a bidi override); used as shown, it is that path,
-    else what was typed (:func:`typed_path`)."""
+    """A picker's box. A path put in it is shown as the user would type it
+    (:func:`~verifier_tui.words.paths.here`: from where the tool started,
+    which is where a typed relative path is taken from), harmless and on its
+    line (a folder's name may hold a bidi override); used as shown, it is that
+    path, else what was typed (:func:`typed_path`)."""
 
     def __init__(self, path: Path | None, **kwargs: Any) -> None:
-        super().__init__(one_line(str(path)) if path is not None else "", **kwargs)
+        super().__init__(here(path) if path is not None else "", **kwargs)
         self.path = path
 
     def put(self, path: Path) -> None:
         self.path = path
-        self.value = one_line(str(path))
+        self.value = here(path)
 
     @property
     def chosen(self) -> Path:
         text = self.value.strip()
-        if self.path is not None and text == one_line(str(self.path)).strip():
+        if self.path is not None and text == here(self.path).strip():
             return self.path
         return typed_path(text)
 
