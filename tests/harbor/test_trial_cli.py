@@ -713,6 +713,26 @@ def test_watch_a_trial_prints_one_line_per_replay_with_the_agreement(task, runs,
     assert any("stopped after 2 replay(s)" in line for line in rest), rest
 
 
+def test_watch_a_trial_whose_folder_is_renamed_says_the_trial_folder_moved(task, runs, tmp_path, env, elsewhere):
+    # `mv TRIAL elsewhere` while watched: the replay's line said `workspace deleted`, as if the user had deleted a
+    # workspace of theirs, where the trial folder, which holds the captured /app, is what went.
+    demo = task(verifier=READS_HELLO, toml=SEPARATE)
+    trial = sandbox_trial(
+        runs / "jobs" / "j", demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate", capture=True
+    )
+    proc, reader = start_watch(env, trial.path, "--python", PY, cwd=elsewhere)
+    try:
+        first = reader.next_run()
+        assert first.startswith("#1 ") and " same " in first, first
+        trial.path.rename(trial.path.with_name("renamed"))
+        second = reader.next_run()
+        assert second.startswith("#2 ") and "trial folder moved or gone" in second, second
+        assert "workspace deleted" not in second and "the trial folder is no longer there" in second, second
+    finally:
+        code, stderr = stop(proc)
+    assert code == 0 and "Traceback" not in stderr, stderr
+
+
 @pytest.mark.parametrize(
     "args, words",
     [

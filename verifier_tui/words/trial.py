@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any
 
+    from verifier_tui.engine.changes import Change
     from verifier_tui.engine.harbor.agreement import Agreement
     from verifier_tui.engine.harbor.root_cause import RootCause
     from verifier_tui.engine.harbor.sandbox import HarborVerdict
@@ -110,6 +111,20 @@ def cause_label(walk: TrialWalkthrough) -> str:
     if cause.phase is None or cause.phase == "verifier":
         return verdict
     return f"{cause.what} → {verdict}"
+
+
+#: A replay's trigger once the trial folder went (``mv TRIAL x``, ``rm -r TRIAL``): its captured /app,
+#: under it, was all the watcher saw go ("workspace deleted"). Short, as watch's column of triggers is.
+TRIAL_FOLDER_GONE = "trial folder moved or gone"
+
+
+def replay_trigger(opened: TrialSession, trigger: str, change: Change | None) -> str:
+    """What set a replay off, in words: a change seen once the trial folder is
+    no longer there is that folder's going (the replay's line says why there
+    is then nothing to replay), not a deletion of the user's."""
+    if change is not None and opened.trial.gone() is not None:
+        return TRIAL_FOLDER_GONE
+    return trigger
 
 
 def trial_header(walk: TrialWalkthrough) -> str:
