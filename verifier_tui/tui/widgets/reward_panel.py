@@ -13,7 +13,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from verifier_tui.engine import untrusted
-from verifier_tui.engine.model import Outcome, RunResult
+from verifier_tui.engine.model import UNKNOWN, Outcome, RunResult
 from verifier_tui.engine.verdict import rewards_json
 from verifier_tui.tui.display import content
 from verifier_tui.tui.external import failing_location, nothing_to_debug
@@ -209,6 +209,10 @@ def _why(result: RunResult, fmt: Display) -> str | None:
             else "something outside the runner ended it"
         )
     if outcome is Outcome.NO_REWARD:
+        if result.verdict is not None and result.verdict.error == UNKNOWN:
+            # A reward file (or the folder) the verifier left as a link: that, said under Harbor's
+            # verdict, is why it cannot be known (as run and test say it); "no reward" would be a verdict.
+            return None
         return (
             "the runner exits 0 only after writing a reward file: something in the verifier ended the "
             "interpreter first (os._exit(0)?), and Harbor would score no reward"
