@@ -417,3 +417,24 @@ async def test_a_trial_folder_moved_away_while_shown_is_said_gone_not_its_files_
         replayed = await app.wait_for_replays(2)
         assert replayed.skipped is not None and "the trial folder is no longer there" in replayed.skipped
         assert "a link, or no folder" not in text_of(app, "#agreement")
+
+
+async def test_the_command_of_a_replay_on_an_empty_app_says_run_would_take_the_first_case(task, runs, tmp_path):
+    # s, an empty /app, c: the command shown was `run TASK --verifier ... --no-response`, which runs the task's
+    # first case (1.0 here) where the replay ran on an empty /app (RewardFileNotFoundError), and nothing said so.
+    reads = "def verify(workspace):\n    return 1.0 if (workspace / 'hello.txt').read_text() == 'hi' else 0.0\n"
+    demo = task(verifier=reads, toml=SEPARATE, cases={"correct": {"hello.txt": "hi"}})
+    trial = sandbox_trial(
+        runs / "jobs" / "j", demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate", capture=True
+    )
+    app = make_trial_app(trial.path)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_replays(1)
+        await pilot.press("s", "end", "enter")  # the last offer: an empty /app
+        replayed = await app.wait_for_replays(2)
+        assert app.screen.opened.empty_stand_in and replayed.local is not None and not replayed.local.verdict.ok
+        await pilot.press("c")
+        await pilot.pause()
+        assert isinstance(app.screen, CommandScreen)
+        said = " ".join(text_of(app, ".dialog-hint").split())
+        assert "without --workspace, run takes the task's first case, correct" in said, said

@@ -41,6 +41,7 @@ from verifier_tui.tui.widgets.too_small import TooSmall
 from verifier_tui.tui.widgets.trial_header import TrialHeader
 from verifier_tui.tui.widgets.trial_side import SidePanel
 from verifier_tui.tui.workarounds import KeyFooter
+from verifier_tui.words.text import one_line
 from verifier_tui.words.trial import PHASE_MARKS, replay_column, verdict_words
 
 if TYPE_CHECKING:
@@ -372,7 +373,15 @@ class TrialScreen(SizedScreen):
             return
         words = command_words(local.command, self.fmt.cwd)  # it runs where the user started the tool
         self.app.copy_to_clipboard(" ".join(words))
-        self.app.push_screen(CommandScreen(words))
+        note = None
+        cases = self.opened.session.task.cases if self.opened.session is not None else []
+        if local.workspace is None and local.case is None and cases:
+            # An empty /app (s): `run TASK` has no word for it, and without a workspace it takes a case.
+            note = (
+                f"It is not run on the replay's empty /app: without --workspace, run takes the task's first "
+                f"case, {one_line(cases[0].name)}. Add --workspace DIR, DIR an empty folder of yours."
+            )
+        self.app.push_screen(CommandScreen(words, note))
 
     def action_show_file(self, key: str) -> None:
         from verifier_tui.engine.harbor.trial_files import file_view
