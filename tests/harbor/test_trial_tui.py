@@ -61,7 +61,8 @@ async def test_the_workspace_picker_starts_with_the_path_as_typed_from_where_the
     task, runs, tmp_path, monkeypatch
 ):
     # f's box held /dev/shm/.../runs/tasks/demo: a path nobody types, where the box takes one from the tool's folder.
-    demo, trial = failing_trial(task, runs, tmp_path)
+    demo = task(verifier=READS_HELLO, toml=SEPARATE)
+    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate")
     monkeypatch.chdir(runs)
     app = make_trial_app(trial.path)
     async with app.run_test(size=SIZE) as pilot:
@@ -72,6 +73,28 @@ async def test_the_workspace_picker_starts_with_the_path_as_typed_from_where_the
         await pilot.press("enter")  # the path shown is the one used
         await app.wait_for_replays(2)
         assert app.screen.opened.stand_in[0] == demo
+
+
+async def test_the_workspace_picker_starts_at_the_folder_the_replay_is_on(task, runs, tmp_path, monkeypatch):
+    # f started at the task's folder whatever the replay was on: enter replayed with the task itself as /app, where
+    # the task's screen starts f at its current workspace.
+    demo = task(verifier=READS_HELLO, toml=SEPARATE, cases={"correct": {"hello.txt": "hi"}})
+    trial = sandbox_trial(
+        runs / "jobs" / "j", demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate", capture=True
+    )
+    monkeypatch.chdir(runs)
+    app = make_trial_app(trial.path)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_replays(1)
+        await pilot.press("f")
+        await until(pilot, lambda: isinstance(app.screen, PickerScreen), "the workspace picker")
+        assert app.screen.query_one("#path", Input).value == "jobs/j/demo__aaaaaaa/artifacts/app"
+        await pilot.press("escape")
+        await pilot.press("s", "down", "enter")  # the case after the trial's own /app
+        await app.wait_for_replays(2)
+        await pilot.press("f")
+        await until(pilot, lambda: isinstance(app.screen, PickerScreen), "the workspace picker")
+        assert app.screen.query_one("#path", Input).value == "tasks/demo/cases/correct/workspace"
 
 
 async def test_a_failing_trial_shows_both_sides_step_by_step(task, runs, tmp_path):

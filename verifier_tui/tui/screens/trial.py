@@ -451,7 +451,11 @@ class TrialScreen(SizedScreen):
     @work(name="choose a workspace", group="choose", exit_on_error=False)
     async def action_choose_workspace(self) -> None:
         walk = self.opened.walk
-        start = self.opened.stand_in[0] or walk.location.path or walk.trial.path
+        session = self.opened.session
+        # The folder the replay is on (the trial's /app, a stand-in, a case's), as the task's screen starts
+        # at its workspace: enter keeps it. Else the task's folder, to browse from.
+        current = session.workspace if session is not None else None
+        start = current or walk.location.path or walk.trial.path
         path = await self.dialog(
             PickerScreen(
                 "Replay on this folder (a stand-in for the sandbox's /app)",
