@@ -97,6 +97,26 @@ async def test_the_workspace_picker_starts_at_the_folder_the_replay_is_on(task, 
         assert app.screen.query_one("#path", Input).value == "tasks/demo/cases/correct/workspace"
 
 
+async def test_the_help_of_f_says_it_replays_over_a_captured_app_too(task, runs, tmp_path):
+    # The help and the palette said f gives "a stand-in for /app when the trial did not capture it": on a trial
+    # that captured /app, f (as s) replays on the folder chosen instead of the captured one.
+    demo, trial = failing_trial(task, runs, tmp_path)
+    app = make_trial_app(trial.path)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_replays(1)
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        said = " ".join(str(app.screen.query_one("#help-text").content).split())
+        assert "when the trial did not capture it" not in said
+        assert "f Replay on a folder of yours: A stand-in for /app, used instead of the one the trial captured" in said
+        await pilot.press("escape", "f")
+        await until(pilot, lambda: isinstance(app.screen, PickerScreen), "the workspace picker")
+        app.screen.query_one("#path", Input).value = str(demo)
+        await pilot.press("enter")
+        replayed = await app.wait_for_replays(2)
+        assert replayed.local is not None and replayed.local.workspace == demo  # over the captured /app
+
+
 async def test_a_failing_trial_shows_both_sides_step_by_step(task, runs, tmp_path):
     demo, trial = failing_trial(task, runs, tmp_path)
     app = make_trial_app(trial.path)

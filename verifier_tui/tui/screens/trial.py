@@ -80,7 +80,7 @@ class TrialScreen(SizedScreen):
             "choose_workspace",
             "workspace",
             "Replay on a folder of yours",
-            "A stand-in for /app when the trial did not capture it",
+            "A stand-in for /app, used instead of the one the trial captured, if it did",
         ),
         key("s", "choose_case", "case", "Replay on a case", "One of the task's cases as the stand-in for /app"),
         key("c", "copy_command", "copy", "Copy the replay's command", "The shell command that runs this replay again"),
