@@ -438,3 +438,25 @@ async def test_the_command_of_a_replay_on_an_empty_app_says_run_would_take_the_f
         assert isinstance(app.screen, CommandScreen)
         said = " ".join(text_of(app, ".dialog-hint").split())
         assert "without --workspace, run takes the task's first case, correct" in said, said
+
+
+async def test_a_trial_folder_moved_away_keeps_its_sandbox_side_as_harbor_recorded_it(task, runs, tmp_path):
+    # mv TRIAL while shown, then a replay (r, or a save with live reload): the sandbox side was read again from
+    # the folder that was no longer there, and blamed the trial: every step "? unknown", "the trial has no
+    # verifier/ folder", "test-stdout.txt is empty ... did not run to the end (killed, or test.sh never started it)".
+    demo = task(verifier="def verify(workspace):\n    return 1.0\n", toml=SEPARATE)
+    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True)
+    app = make_trial_app(trial.path)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_replays(1)
+        await pilot.pause()
+        before = text_of(app, "#phase-sandbox")
+        trial.path.rename(tmp_path / "elsewhere")
+        await pilot.press("r")
+        replayed = await app.wait_for_replays(2)
+        await pilot.pause()
+        assert replayed.skipped is not None and "the trial folder is no longer there" in replayed.skipped
+        assert text_of(app, "#phase-sandbox") == before
+        sandbox = text_of(app, "#sandbox-side .side-body") + text_of(app, "#phase-words")
+        assert "no verifier/ folder" not in sandbox and "did not run to the end" not in sandbox, sandbox
+        assert "Harbor scored 1.0" in sandbox

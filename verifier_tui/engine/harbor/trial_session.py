@@ -186,7 +186,7 @@ class TrialSession:
     def refresh(self) -> None:
         """Read the task again (after a change to it): its drift since the run,
         its settings, and so the plan; the sandbox side stays as recorded."""
-        self.walk = walk_trial(
+        walk = walk_trial(
             self.trial,
             self.step,
             task_dir=self._task_dir,
@@ -194,6 +194,13 @@ class TrialSession:
             environ=self._environ,
             baseline=self._baseline,
         )
+        if self.trial.gone() is not None:
+            # The trial folder moved or deleted since it was opened: read now, every file of it is
+            # missing, which the sandbox side would blame on the trial (no verifier/ folder, every
+            # step unknown). What Harbor recorded was read while it was there, and stays; the plan
+            # (read anew) says why there is nothing to replay on.
+            walk = replace(walk, sandbox=self.walk.sandbox, facts=self.walk.facts, cause=self.walk.cause)
+        self.walk = walk
         self.plan = self._plan()
         if self.session is not None:
             # What stopped the last replay (its verifier deleted, say) is found
