@@ -11,7 +11,15 @@ import json
 import re
 
 from tests.harbor.trial_app_under_test import SIZE, make_trial_app, text_of
-from tests.helpers.harbor import SEPARATE, harbor_exception, harbor_masked_failure_log, sandbox_trial, timed_out_trial
+from tests.helpers.harbor import (
+    SEPARATE,
+    harbor_exception,
+    harbor_masked_failure_log,
+    harbor_trial_config,
+    make_trial,
+    sandbox_trial,
+    timed_out_trial,
+)
 from tests.helpers.tasks import STUCK_IN_ONE_FILE
 from tests.tui.app_under_test import screen_text
 from verifier_tui.engine.changes import Change
@@ -460,3 +468,26 @@ async def test_a_trial_folder_moved_away_keeps_its_sandbox_side_as_harbor_record
         sandbox = text_of(app, "#sandbox-side .side-body") + text_of(app, "#phase-words")
         assert "no verifier/ folder" not in sandbox and "did not run to the end" not in sandbox, sandbox
         assert "Harbor scored 1.0" in sandbox
+
+
+async def test_the_command_of_a_replay_names_the_jobs_environment_it_does_not_carry(task, runs, tmp_path):
+    # config.json's verifier.env (the job's MODE=strict): the replay scored 1.0 with it, the command c showed,
+    # `run TASK ...`, reads only task.toml and scored 0.0, and nothing said the job's environment was left out.
+    demo = task(
+        verifier="import os\ndef verify(workspace):\n    return 1.0 if os.environ.get('MODE') == 'strict' else 0.0\n"
+    )
+    folder = runs / "jobs" / "j" / "demo__aaaaaaa"
+    config = harbor_trial_config(
+        task_path="tasks/demo", trial_name=folder.name, trials_dir="jobs/j", verifier_env={"MODE": "strict"}
+    )
+    verifier_files = {"reward.txt": "1.0", "test-stdout.txt": ""}
+    make_trial(folder, task=demo, rewards={"reward": 1.0}, config=config, app={}, verifier_files=verifier_files)
+    app = make_trial_app(folder)
+    async with app.run_test(size=SIZE) as pilot:
+        replayed = await app.wait_for_replays(1)
+        assert replayed.local is not None and replayed.local.verdict.rewards == {"reward": 1.0}
+        await pilot.press("c")
+        await pilot.pause()
+        assert isinstance(app.screen, CommandScreen)
+        said = " ".join(text_of(app, ".dialog-hint").split())
+        assert "The job's environment from the trial's config.json is not in it (MODE): add --env NAME=VALUE" in said

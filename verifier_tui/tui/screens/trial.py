@@ -373,15 +373,23 @@ class TrialScreen(SizedScreen):
             return
         words = command_words(local.command, self.fmt.cwd)  # it runs where the user started the tool
         self.app.copy_to_clipboard(" ".join(words))
-        note = None
+        notes = []
         cases = self.opened.session.task.cases if self.opened.session is not None else []
         if local.workspace is None and local.case is None and cases:
             # An empty /app (s): `run TASK` has no word for it, and without a workspace it takes a case.
-            note = (
+            notes.append(
                 f"It is not run on the replay's empty /app: without --workspace, run takes the task's first "
                 f"case, {one_line(cases[0].name)}. Add --workspace DIR, DIR an empty folder of yours."
             )
-        self.app.push_screen(CommandScreen(words, note))
+        # `run TASK` reads the task's own env; the job's (config.json's verifier.env and environment.env, as
+        # Harbor layers them) only the replay had. Named, not written out: a value may be a secret.
+        jobs = sorted(name for name, (where, _) in self.opened.plan.env_sources.items() if where.startswith("config"))
+        if jobs:
+            notes.append(
+                f"The job's environment from the trial's config.json is not in it ({one_line(', '.join(jobs))}): "
+                "add --env NAME=VALUE for each, as the replay had it."
+            )
+        self.app.push_screen(CommandScreen(words, "\n".join(notes) or None))
 
     def action_show_file(self, key: str) -> None:
         from verifier_tui.engine.harbor.trial_files import file_view
