@@ -394,6 +394,21 @@ async def test_a_task_that_cannot_be_found_is_said_plainly(task, runs, tmp_path)
         assert "e opens it" not in screen_text(app)
 
 
+async def test_f_on_a_trial_whose_task_cannot_be_found_says_why_it_offers_no_folder(task, runs, tmp_path):
+    # f opened the folder picker, a folder chosen in it did nothing: no task, no replay, and nothing said so
+    # (s says the task was not found, so it has no cases to offer).
+    demo, trial = failing_trial(task, runs, tmp_path)
+    shutil.rmtree(demo)
+    app = make_trial_app(trial.path)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_replays(1)
+        await pilot.press("f")
+        await pilot.pause()
+        assert not isinstance(app.screen, PickerScreen)
+        assert app.notices and app.notices[-1].startswith("the task was not found, so there is nothing to replay")
+        assert "start with --task DIR" in app.notices[-1]
+
+
 async def test_a_trial_harbor_has_not_ended_is_not_finished_not_scored(task, runs):
     # Harbor writes result.json when the trial ends: without it (killed, or
     # still running) it has scored nothing, whatever verifier/ holds so far.

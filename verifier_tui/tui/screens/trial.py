@@ -459,6 +459,15 @@ class TrialScreen(SizedScreen):
     @work(name="choose a workspace", group="choose", exit_on_error=False)
     async def action_choose_workspace(self) -> None:
         walk = self.opened.walk
+        if walk.location.path is None:
+            # A folder stands in for /app of a task: without one, a folder chosen would replay nothing
+            # (and nothing would say so), as s has no cases to offer.
+            self.notify(
+                "the task was not found, so there is nothing to replay on a folder: start with --task DIR",
+                severity="warning",
+                markup=False,
+            )
+            return
         session = self.opened.session
         # The folder the replay is on (the trial's /app, a stand-in, a case's), as the task's screen starts
         # at its workspace: enter keeps it. Else the task's folder, to browse from.
