@@ -491,3 +491,22 @@ async def test_the_command_of_a_replay_names_the_jobs_environment_it_does_not_ca
         assert isinstance(app.screen, CommandScreen)
         said = " ".join(text_of(app, ".dialog-hint").split())
         assert "The job's environment from the trial's config.json is not in it (MODE): add --env NAME=VALUE" in said
+
+
+async def test_with_live_reload_off_a_trial_folder_moved_away_is_the_stale_marks_reason(task, runs, tmp_path):
+    # mv TRIAL with live reload off: the status line said "⚠ stale: workspace deleted since this replay", as if
+    # a workspace of the user's had been deleted, where the trial folder (holding the captured /app) went.
+    demo = task(verifier="def verify(workspace):\n    return 1.0\n", toml=SEPARATE)
+    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate", capture=True)
+    app = make_trial_app(trial.path)  # live reload off
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_replays(1)
+        await pilot.pause()
+        captured = trial.path / "artifacts" / "app"
+        assert app.screen.opened.session.workspace == captured
+        trial.path.rename(tmp_path / "elsewhere")
+        gone = frozenset([captured])
+        app.screen.controller.on_change(Change(paths=gone, deleted=gone, names=((captured, "workspace"),)))
+        await pilot.pause(0.3)
+        status = " ".join(text_of(app, "#trial-status").split())
+        assert "⚠ stale: trial folder moved or gone since this replay (r replays)" in status, status

@@ -847,11 +847,11 @@ def watch_command(args: argparse.Namespace) -> int:
 
 async def _watch(opened: TrialSession, args: argparse.Namespace, replays: list[Replayed]) -> None:
     from verifier_tui.commands.watching import watch_session
-    from verifier_tui.words.trial import replay_trigger
+    from verifier_tui.words.trial import change_words
 
     async def replay(trigger: str, change: Change | None) -> None:
-        trigger = replay_trigger(opened, trigger, change)
         if change is not None:
+            trigger = change_words(opened, trigger)
             opened.refresh()  # the task changed: its drift from the run, its settings
         replayed = await opened.arun(trigger=trigger)
         replays.append(replayed)

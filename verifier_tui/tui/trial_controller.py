@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from verifier_tui.tui.controller import Controller
 from verifier_tui.tui.messages import ReplayFinished, ReplayStarted, RunFailed
-from verifier_tui.words.trial import replay_trigger
+from verifier_tui.words.trial import change_words
 
 if TYPE_CHECKING:
     from textual.screen import Screen
@@ -41,7 +41,8 @@ class ReplayController(Controller):
         self._post(ReplayFinished(self.opened.run(trigger), trigger))
 
     async def _run(self, trigger: str, change: Change | None) -> tuple[str, Replayed]:
-        trigger = replay_trigger(self.opened, trigger, change)
+        if change is not None:
+            trigger = change_words(self.opened, trigger)
         if change is not None or trigger not in ("start", "stand-in chosen"):
             # The task may have changed (a save, or one held while live reload
             # was off): its drift since the run (a digest of its files), its settings.

@@ -14,7 +14,6 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any
 
-    from verifier_tui.engine.changes import Change
     from verifier_tui.engine.harbor.agreement import Agreement
     from verifier_tui.engine.harbor.root_cause import RootCause
     from verifier_tui.engine.harbor.sandbox import HarborVerdict
@@ -118,13 +117,12 @@ def cause_label(walk: TrialWalkthrough) -> str:
 TRIAL_FOLDER_GONE = "trial folder moved or gone"
 
 
-def replay_trigger(opened: TrialSession, trigger: str, change: Change | None) -> str:
-    """What set a replay off, in words: a change seen once the trial folder is
-    no longer there is that folder's going (the replay's line says why there
-    is then nothing to replay), not a deletion of the user's."""
-    if change is not None and opened.trial.gone() is not None:
-        return TRIAL_FOLDER_GONE
-    return trigger
+def change_words(opened: TrialSession, said: str) -> str:
+    """A change seen under a trial (what set a replay off, what made one
+    stale), in words: ``said``, the change's own, unless the trial folder is
+    no longer there: then that folder's going (the replay says why there is
+    nothing to replay on), not a deletion of the user's."""
+    return TRIAL_FOLDER_GONE if opened.trial.gone() is not None else said
 
 
 def trial_header(walk: TrialWalkthrough) -> str:

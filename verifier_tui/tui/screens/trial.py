@@ -42,7 +42,7 @@ from verifier_tui.tui.widgets.trial_header import TrialHeader
 from verifier_tui.tui.widgets.trial_side import SidePanel
 from verifier_tui.tui.workarounds import KeyFooter
 from verifier_tui.words.text import one_line
-from verifier_tui.words.trial import PHASE_MARKS, replay_column, verdict_words
+from verifier_tui.words.trial import PHASE_MARKS, change_words, replay_column, verdict_words
 
 if TYPE_CHECKING:
     from textual.content import Content
@@ -264,7 +264,7 @@ class TrialScreen(SizedScreen):
         self._show_stale(None)  # this replay reads the task as it is now
 
     def on_verdict_stale(self, message: VerdictStale) -> None:
-        self._show_stale(self.fmt.text(message.what))
+        self._show_stale(self.fmt.text(change_words(self.opened, message.what)))
 
     def _show_stale(self, what: str | None) -> None:
         """Mark the replay out of date (live reload off, ``what`` saved since), or not (None)."""
