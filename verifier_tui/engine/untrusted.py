@@ -335,7 +335,14 @@ def read_bytes(
                 )
             start = max(0, size - limit) if keep == "tail" else 0
             handle.seek(start)
-            data = handle.read(limit + 1)  # one more: a file that grew past the bound while read is caught
+            # One byte more than the size, then (a file that grew while read) on
+            # to one more than the bound, so one grown past it is caught: a
+            # read(limit + 1) takes a buffer of the bound (16 MB for a trial's
+            # JSON) for every file of a few KB.
+            wanted = min(size - start, limit) + 1
+            data = handle.read(wanted)
+            if len(data) == wanted <= limit:
+                data += handle.read(limit + 1 - wanted)
         except OSError as exc:
             return _unreadable(path, label, exc)
     cut = start > 0
