@@ -164,7 +164,8 @@ def _in_view(
             "a folder the sandbox needs: give the task's workspace another path"
         )
         return
-    hidden = next((folder for folder in shown_interpreter(interpreter) if isolation.inside(folder, limits.app)), None)
+    shown = shown_interpreter(interpreter)  # (each folder looked up on disk: once a run)
+    hidden = next((folder for folder in shown if isolation.inside(folder, limits.app)), None)
     if hidden is not None:  # bound first, the workspace over it: the runner could not start (exit 127)
         out.start_error = Advice(  # an action: the TUI's user restarts with it, the plugin has its own option
             f"tests/test.sh passes --workspace {limits.app}, which holds the chosen interpreter's folder "
@@ -206,7 +207,7 @@ def _in_view(
         make_workdir=make,
         app_at=stage.app_at,
         network=reach,
-        interpreter=shown_interpreter(interpreter),
+        interpreter=shown,
         # The run's HOME (the user's, or the one the task sets: /root, as Harbor's root images have)
         # is an empty folder of its own, whoever runs the tool; one the view cannot make is a variable only.
         home=out.env.get("HOME") or None,
