@@ -51,6 +51,17 @@ def test_json_keeps_non_ascii_where_the_stream_takes_it(monkeypatch):
     assert terminal.json_text({"c": "caf\u00e9"}, indent=None) == '{"c": "caf\u00e9"}'
 
 
+@pytest.mark.parametrize("encoding", ["utf-8", "ascii"])
+def test_json_escapes_del_in_text_that_is_otherwise_ascii(monkeypatch, encoding):
+    """DEL is written as ``\\u007f`` as the C1 controls are: it was passed raw
+    whenever nothing else in the document was outside ASCII."""
+    monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(io.BytesIO(), encoding=encoding))
+    text = terminal.json_text({"s": "a\x7fb"}, indent=None)
+    assert text == '{"s": "a\\u007fb"}'
+    assert json.loads(text) == {"s": "a\x7fb"}
+    assert terminal.plain_text(text) == text  # nothing left for the text filter to drop
+
+
 def test_error_is_one_line(monkeypatch):
     monkeypatch.setattr(sys, "stderr", io.StringIO())
     terminal.error("first\nsecond \x1b[2Jthird\n")

@@ -247,10 +247,12 @@ def json_text(data: Any, *, indent: int | None = 2, stream: str = "stdout") -> s
         # strict JSON readers refuse, is written as the text shows it ("\xff").
         data = _each_value(data, lambda value: plain_surrogates(value) if isinstance(value, str) else value)
         text = json.dumps(data, indent=indent, default=str, ensure_ascii=False, allow_nan=False)
-    if can_show(text, stream):
-        # (Only inside strings can these be: escaping them keeps the JSON the same.)
-        return text if text.isascii() else re.sub(_JSON_RAW, lambda found: f"\\u{ord(found.group()):04x}", text)
-    return json.dumps(data, indent=indent, default=str, ensure_ascii=True, allow_nan=False)
+    if not can_show(text, stream):
+        text = json.dumps(data, indent=indent, default=str, ensure_ascii=True, allow_nan=False)
+    if text.isascii() and "\x7f" not in text:  # (DEL is ASCII: json.dumps writes it raw either way)
+        return text
+    # (Only inside strings can these be: escaping them keeps the JSON the same.)
+    return re.sub(_JSON_RAW, lambda found: f"\\u{ord(found.group()):04x}", text)
 
 
 _SURROGATES = "[\ud800-\udfff]"
