@@ -62,6 +62,15 @@ def test_json_escapes_del_in_text_that_is_otherwise_ascii(monkeypatch, encoding)
     assert terminal.plain_text(text) == text  # nothing left for the text filter to drop
 
 
+@given(st.lists(st.characters() | st.integers(0xD800, 0xDFFF).map(chr), max_size=40).map("".join))
+def test_json_text_is_plain_already(text):
+    """``test JOB --json`` writes each trial's line as json_text made it,
+    not through plain_text again: nothing in it is for that filter to change."""
+    for indent in (None, 2):
+        written = terminal.json_text({text: [text, 1.5]}, indent=indent)
+        assert terminal.plain_text(written) == written
+
+
 def test_error_is_one_line(monkeypatch):
     monkeypatch.setattr(sys, "stderr", io.StringIO())
     terminal.error("first\nsecond \x1b[2Jthird\n")
