@@ -461,20 +461,30 @@ class Session:
         if free:
             return free[0]
         idle = (
-            [
-                (others, st)
-                for key, others in self._stages.items()
-                if key[1] == spec.explain_only
-                for st in others
-                if id(st) not in self._busy
-            ]
+            next(
+                (
+                    (key, st)
+                    for key, others in self._stages.items()
+                    if key[1] == spec.explain_only
+                    for st in others
+                    if id(st) not in self._busy
+                ),
+                None,
+            )
             if self.recycle_stages
-            else []
+            else None
         )
-        if idle:  # its prepare() puts this spec's workspace in place
-            idle[0][0].remove(idle[0][1])
-            pool.append(idle[0][1])
-            return idle[0][1]
+        if idle is not None:  # its prepare() puts this spec's workspace in place
+            key, stage = idle
+            others = self._stages[key]
+            others.remove(stage)
+            if not others and others is not pool:
+                # Its workspace's key goes with its last stage: a job's trials
+                # each have a workspace of their own, and every run looked
+                # through the keys of all those before it.
+                del self._stages[key]
+            pool.append(stage)
+            return stage
         stage = scratch.new_stage(self.isolation)
         stage.follow(self._live)
         pool.append(stage)
