@@ -88,10 +88,9 @@ else:
                         raise TypeError(f"{qualname}() missing required argument: {name!r}")
                     default = defaults[name]
                     values[name] = default.make() if isinstance(default, _Factory) else default
-            # Straight into the instance's dict (no field is a descriptor, and a
-            # frozen record's __setattr__ refuses): object.__setattr__ once per
-            # field cost a record of seventeen fields some 2 us, and test JOB
-            # makes about a hundred records a trial.
+            # Straight into the instance's dict, at once (no field is a
+            # descriptor, and a frozen record's __setattr__ refuses): test JOB
+            # builds about a hundred records a trial.
             self.__dict__.update(values)
 
         return __init__

@@ -337,8 +337,8 @@ def read_bytes(
             handle.seek(start)
             # One byte more than the size, then (a file that grew while read) on
             # to one more than the bound, so one grown past it is caught: a
-            # read(limit + 1) takes a buffer of the bound (16 MB for a trial's
-            # JSON) for every file of a few KB.
+            # read(limit + 1) would take a buffer as big as the bound for every
+            # small file.
             wanted = min(size - start, limit) + 1
             data = handle.read(wanted)
             if len(data) == wanted <= limit:
