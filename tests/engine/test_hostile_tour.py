@@ -998,6 +998,39 @@ def test_the_run_cannot_say_its_view_was_never_set_up(tmp_path, env, namespace):
     assert "not reached: No such file or directory" in data["stdout"]
 
 
+HALF_EXITED_RUNNER = """\
+    import ctypes, os, threading, time
+
+    IMPORTED = time.monotonic()
+
+    def worker():
+        fd = os.open("/proc/1/fd/5", os.O_WRONLY | os.O_APPEND)
+        os.write(fd, b"rc 0\\n")  # as the view's init says its runner exited 0
+        os.close(fd)
+        time.sleep(max(0.0, IMPORTED + 3.0 - time.monotonic()))  # past the 2 s timeout
+        with open("/logs/verifier/reward.txt", "w") as handle:
+            handle.write("1.0")
+        time.sleep(1000)
+
+    def verify(workspace):
+        threading.Thread(target=worker).start()
+        time.sleep(0.3)
+        ctypes.CDLL(None).syscall(60, 0)  # SYS_exit: its main thread alone; the runner lives on
+"""
+
+
+def test_a_runner_whose_main_thread_exited_still_times_out(tmp_path, env, namespace):
+    """A verifier wrote "rc 0" to the init's strays file and ended its main
+    thread alone (``SYS_exit``): the runner showed as a zombie while its other
+    thread ran on and wrote a reward past the timeout, and the run was said to
+    have ended in time, exit 0, reward 1.0. Harbor's ``docker exec`` waits for
+    the whole process: timed out (VerifierTimeoutError)."""
+    task = make_task(tmp_path / "t", HALF_EXITED_RUNNER, timeout=2, cases={"only": {}})
+    env["VERIFIER_TUI_SANDBOX"] = "namespace"
+    data = run_json(env, task)
+    assert data["outcome"] == "timed_out", (data["outcome_words"], data["rewards"])
+
+
 FLOOD_STRAYS = """\
     import os
 

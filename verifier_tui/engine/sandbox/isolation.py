@@ -755,7 +755,10 @@ def runner_over(ctl: str, leader: int) -> bool:
     says so (its "rc" line), and it is checked from this machine's side, as
     the run could write that line itself: the init's first child is no
     longer the runner (pid :data:`RUNNER_PID` in the namespace; strays that
-    lost their parent come after it) or is over."""
+    lost their parent come after it). The init writes its line only once its
+    ``wait`` reaped the runner, so a runner still there, even a zombie, is not
+    over: a runner whose main thread alone exited (``SYS_exit``) shows as one
+    while its other threads run on, as Harbor's ``docker exec`` waits for."""
     if listing(ctl).status is None:
         return False
     for init in procfs.children(leader):
@@ -766,5 +769,5 @@ def runner_over(ctl: str, leader: int) -> bool:
             return True
         pid = int(first[0])
         nspid = (procfs.status_field(pid, "NSpid") or "").split()
-        return nspid[-1:] != [RUNNER_PID] or procfs.is_over(pid)
+        return nspid[-1:] != [RUNNER_PID]
     return False
