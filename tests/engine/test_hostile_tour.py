@@ -1068,6 +1068,36 @@ def test_a_flood_in_the_strays_list_is_read_within_bounds(tmp_path, env, namespa
     assert int(done.stdout) < 250_000, f"the tool held {int(done.stdout) >> 10} MB"  # ru_maxrss: KiB
 
 
+FORGED_LISTING = """\
+    import os, time
+
+    def verify(workspace):
+        # As the init's "rc" line and 1.5 million strays' pids, one short line each
+        fd = os.open("/proc/1/fd/5", os.O_WRONLY)
+        os.write(fd, b"rc 0\\n" + b"1\\n" * 1_500_000 + b"more -5\\n")
+        os.close(fd)
+        time.sleep(1000)
+"""
+
+
+def test_a_forged_listing_neither_delays_the_timeout_nor_is_read_whole(tmp_path, env, namespace):
+    """A verifier wrote "rc 0" and 1.5 million one-line "strays" into the
+    init's list through ``/proc/1/fd/5``, then slept: at its 2 s timeout the
+    tool parsed them all before it sent SIGTERM (ended at 3.3 s), parsed them
+    again after, and said 1.5 million strays in 20 MB of ``--json``. The init's
+    status is the list's first line (its own writes begin the file), and no
+    more than isolation.STRAYS_MOST strays are read; a count below 0 is none."""
+    from verifier_tui.engine.sandbox import isolation
+
+    task = make_task(tmp_path / "t", FORGED_LISTING, timeout=2, cases={"only": {}})
+    env["VERIFIER_TUI_SANDBOX"] = "namespace"
+    data = run_json(env, task)
+    assert data["outcome"] == "timed_out", data["outcome_words"]
+    assert data["duration_s"] < 2.6, data["duration_s"]  # SIGTERM ends a sleeping runner at once
+    assert len(data["strays"]) <= isolation.STRAYS_MOST
+    assert not any("-4 process" in n or "-5" in n for n in data["notices"]), data["notices"]
+
+
 def test_a_run_the_network_helper_failed_is_not_said_to_have_the_internet(ordinary_user):
     """As an ordinary user where ``/dev/net/tun`` is root's, slirp4netns fails:
     the note said the run had no network, while the limits line above it said

@@ -712,37 +712,69 @@ class Listing:
     more: int = 0
     """How many more it found and counted only."""
     status: int | None = None
-    """The runner's exit status as the init said it (``sh``'s: 128 + N for signal N); None: not said."""
+    """The runner's exit status as the init said it (:func:`runner_status`); None: not said."""
+
+
+# The longest line the init writes: ``od``'s 16 bytes, or "rc N", "more N", a pid.
+_LINE_MOST = 64
+
+
+def runner_status(ctl: str) -> int | None:
+    """The runner's exit status as the view's init said it (``sh``'s: 128 + N
+    for signal N), None while it has not. Read from the list's first line
+    alone: the init writes it first through a descriptor of its own that
+    wrote nothing before, so it begins the file, over whatever the run wrote
+    there through ``/proc/1/fd/5`` (a line the run appends after it is not
+    the init's)."""
+    try:
+        with open(os.path.join(ctl, "strays"), "rb") as handle:
+            first = handle.readline(_LINE_MOST)
+    except OSError:
+        return None
+    if not first.startswith(b"rc ") or not first.endswith(b"\n"):
+        return None
+    try:
+        return int(first[3:])
+    except ValueError:
+        return None
 
 
 def listing(ctl: str) -> Listing:
     """The processes the init found still running once the runner had exited
     (they were ended with the namespace), each shown as the copy sandbox
     shows its own (:func:`~verifier_tui.engine.procfs.shown_command`), and
-    the runner's status it wrote first."""
+    the runner's status it wrote first (:func:`runner_status`)."""
     found: list[tuple[int, bytearray]] = []
-    more, status = 0, None
+    more = 0
     try:
         with open(os.path.join(ctl, "strays"), "rb") as handle:
+            handle.readline(_LINE_MOST)  # the runner's status
             # The init holds this file open while the runner runs, and the run
             # may open it again (/proc/1/fd/5) and write without end: read as
-            # much as STRAYS_MOST processes' lines take, never more.
-            for line in handle.read(_STRAYS_MOST_BYTES).splitlines():
+            # much as STRAYS_MOST processes' lines take, never more, and no
+            # more than STRAYS_MOST processes (the init's "more N" follows them).
+            budget = _STRAYS_MOST_BYTES
+            while budget > 0:
+                line = handle.readline(min(budget, _LINE_MOST))
+                if not line:
+                    break
+                budget -= len(line)
+                line = line.rstrip(b"\n")
                 try:
                     if line[:1].isdigit():
+                        if len(found) == STRAYS_MOST:
+                            break  # not the init's: it writes "more N" past these
                         found.append((int(line), bytearray()))
-                    elif line.startswith(b"rc "):
-                        # the last one: the init's, written after anything the runner could have
-                        status = int(line[3:])
                     elif line.startswith(b"more "):
-                        more = int(line[5:])
-                    elif found:
+                        more = max(0, int(line[5:]))  # a count below 0 is not the init's
+                        break
+                    elif found and len(found[-1][1]) < CMDLINE_BYTES:
                         found[-1][1].extend(bytes.fromhex(line.decode("ascii")))
                 except ValueError:  # a line cut short (the init was killed): its process still counts
                     continue
     except OSError:
         pass
-    return Listing([shown_command(bytes(raw), pid) for pid, raw in found], more, status)
+    return Listing([shown_command(bytes(raw), pid) for pid, raw in found], more, runner_status(ctl))
 
 
 RUNNER_PID = "2"
@@ -759,7 +791,7 @@ def runner_over(ctl: str, leader: int) -> bool:
     ``wait`` reaped the runner, so a runner still there, even a zombie, is not
     over: a runner whose main thread alone exited (``SYS_exit``) shows as one
     while its other threads run on, as Harbor's ``docker exec`` waits for."""
-    if listing(ctl).status is None:
+    if runner_status(ctl) is None:
         return False
     for init in procfs.children(leader):
         if not procfs.has_own_root(init):
