@@ -221,6 +221,15 @@ def test_a_listing_of_strays_cut_short_is_said_at_least(tmp_path, namespace, mon
     assert any(n.startswith(said) for n in result.notices), result.notices
 
 
+def test_a_runner_over_in_time_is_not_said_to_have_run_past_its_timeout(tmp_path, namespace, monkeypatch):
+    """The same run: "exit 0 · reward written · 3 s" with a 1 s timeout, its
+    duration the listing's end, not the runner's. The runner's time is said
+    as no more than the timeout it ended within."""
+    result = slowly_listed_run(tmp_path, monkeypatch, returns_at=0, setsid=False)
+    assert result.outcome is Outcome.REWARD_WRITTEN, (result.outcome, result.stderr.text)
+    assert result.duration_s <= 1.0, result.duration_s
+
+
 def test_a_listing_of_strays_cut_short_after_a_timeout_is_said_at_least(tmp_path, namespace, monkeypatch):
     """The same listing after a runner that did time out (its strays out of its group, which
     SIGTERM does not reach): ended SIGTERM's grace and a moment later, it was said as if

@@ -116,7 +116,10 @@ class ProcessResult:
     stdout: CapturedText
     stderr: CapturedText
     duration_s: float
-    """From just before the spawn to the leader's exit (``time.perf_counter``)."""
+    """From just before the spawn to the leader's exit (``time.perf_counter``);
+    in a view whose runner was over at the timeout while its init still listed
+    the strays, to the timeout (the runner's exit came by then, the leader's
+    later)."""
     pipe_wait_s: float = 0.0
     """After the leader's exit, how long its pipes stayed open (a process
     outside the group holding them): not part of ``duration_s``."""
@@ -294,7 +297,7 @@ def run_process(
         start_error=None,
         stdout=child.captures[0].result(),
         stderr=child.captures[1].result(),
-        duration_s=child.exited_at - child.started,
+        duration_s=(child.exited_at if child.runner_ended_by is None else child.runner_ended_by) - child.started,
         pipe_wait_s=child.pipes_closed_at - child.exited_at,
         pid=proc.pid,
         killed_leftovers=child.killed_leftovers,
@@ -570,6 +573,9 @@ class _Child:
         """When the run began: the spawn, or when a held runner read its go."""
         self.held: Held | None = None
         self.exited_at: float = 0.0
+        self.runner_ended_by: float | None = None
+        """A view's runner found over at the timeout (:meth:`_let_the_init_list`):
+        its exit came by then; the leader's, later, is its init's listing's."""
         self.pipes_closed_at: float = 0.0
         self.has_exited = False
         self.selector = selectors.DefaultSelector()
@@ -612,6 +618,7 @@ class _Child:
                 raise ProcessCancelled
             if deadline is not None and time.perf_counter() >= deadline:
                 if self._runner_was_over():
+                    self.runner_ended_by = deadline
                     self._let_the_init_list()
                     return
                 self.timed_out = True
