@@ -156,7 +156,10 @@ def test_a_loader_variable_of_the_tasks_never_runs_on_this_machine(tmp_path, env
 
 @pytest.mark.parametrize(
     "home",
-    ["/proc/verifier-tui-home", "/dev/../proc/x", "/usr/x", "/dev/verifier-tui-home", "/dev/shm/x", "/sys/x"],
+    [
+        *("/proc/verifier-tui-home", "/dev/../proc/x", "/usr/x", "/dev/verifier-tui-home", "/dev/shm/x", "/sys/x"),
+        *("//proc/x", "//dev/x", "//usr/x", "//sys/x"),
+    ],
 )
 def test_a_home_the_view_cannot_make_is_a_variable_only(tmp_path, env, namespace, home):
     """``[verifier] env = { HOME = "/proc/x" }``: the view made the run's HOME
@@ -165,7 +168,9 @@ def test_a_home_the_view_cannot_make_is_a_variable_only(tmp_path, env, namespace
     container whose image has no such folder. Under ``/dev`` (the view's
     tmpfs) and ``/sys`` the folder was made: a container mounts its own
     ``/dev`` and ``/sys`` over whatever its image held there, so no HOME a task
-    sets is a folder there either."""
+    sets is a folder there either. A HOME beginning ``//`` (which a path's
+    normal form keeps) escaped the rule: made under ``/dev``, "bwrap: Can't
+    mkdir //proc/x" under ``/proc``."""
     toml = f'version = "1.0"\n[verifier.env]\nHOME = "{home}"\n'
     task = make_task(tmp_path / "t", HOME_PROBE, toml=toml, cases={"only": {}})
     data = run_json(env, task)
