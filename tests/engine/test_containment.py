@@ -181,6 +181,36 @@ def test_thousands_of_strays_listed_after_the_runner_exited_do_not_make_it_time_
     assert notice.startswith(("the run left 2000 process(es) running", "the run left at least ")), notice
 
 
+def test_strays_past_those_listed_are_said_alike_in_each_sandbox(tmp_path, sandbox, monkeypatch):
+    """3,000 sleeping strays alike: the copy sandbox listed all 3,000 ("sleep
+    3001.5 (×3000)", 3,000 --json entries), the view its first 1,000 ("sleep
+    3001.5 (×1000); +2000 more (the first 1000 listed)", read as 2,000 other
+    command lines). Both list isolation.STRAYS_MOST (here 20) and count the
+    rest, in the same words, which say the rest were not listed; --json
+    says how many were not (``strays_not_listed``) and whether the listing
+    was cut short (``strays_cut_short``)."""
+    monkeypatch.setattr(isolation, "STRAYS_MOST", 20)
+    seconds = f"3000.{time.monotonic_ns() % 10**6:06d}"
+    verifier = MANY_STRAYS.format(count=50, seconds=seconds, returns_at=0, setsid=False)
+    # with the run's environment, which holds the copy sandbox's mark
+    verifier = verifier.replace("{}, setsid", "dict(os.environ), setsid")
+    task_dir = make_task(tmp_path / "t", verifier, timeout=60)
+    try:
+        with Session(task_dir, Options(python=PY)) as session:
+            result = session.run()
+    finally:
+        assert wait_none_with(seconds) == [], "a process outlived the run"
+    assert result.outcome is Outcome.REWARD_WRITTEN, (result.outcome, result.stderr.text)
+    assert result.strays == [f"sleep {seconds}"] * 20
+    said = (
+        f"the run left 50 process(es) running, ended when it was over: sleep {seconds} (×20); "
+        "30 more process(es) not listed (only the first 20 are)"
+    )
+    assert said in result.notices, result.notices
+    data = result.to_json()
+    assert (len(data["strays"]), data["strays_not_listed"], data["strays_cut_short"]) == (20, 30, False)
+
+
 SLOW_LISTER = """\
 #!/bin/sh
 sleep 0.1

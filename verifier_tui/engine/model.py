@@ -270,6 +270,8 @@ class RunResult:
     sandbox: str = ""  # "namespace" or "copy": how the run was kept apart from the user's files
     sandbox_words: str = ""  # what every face says of that sandbox (Isolation.words), as the run got it
     strays: list[str] = field(default_factory=list)  # command lines of processes the run left running (all ended)
+    strays_not_listed: int = 0  # more of them, counted past those listed (isolation.STRAYS_MOST)
+    strays_cut_short: bool = False  # their listing was cut short: there were at least as many
     user_files_written: list[str] = field(default_factory=list)  # the user's files changed while it ran (copy sandbox)
     stack: Stack | None = None  # a run that timed out: where it was stuck
     limits: dict[str, Any] | None = None  # the task's limits and the sandbox's paths as the run got them
@@ -411,6 +413,8 @@ class RunResult:
             "environment": self.environment,
             "sandbox": self.sandbox,
             "strays": list(self.strays),
+            "strays_not_listed": self.strays_not_listed,
+            "strays_cut_short": self.strays_cut_short,
             "user_files_written": list(self.user_files_written),
             "stuck_at": self.stack.stuck_at.to_json() if self.stack and self.stack.stuck_at else None,
             "stack": (self.stack.text or None) if self.stack else None,

@@ -462,6 +462,8 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
         sandbox="namespace" if prepared.stage.namespace else "copy",
         sandbox_words=prepared.stage.sandbox_words,
         strays=strays,
+        strays_not_listed=strays_more,
+        strays_cut_short=strays_at_least,
         user_files_written=written,
         stack=stack,
         limits=limits.to_json() if limits is not None else None,

@@ -42,7 +42,8 @@ class Settled:
     strays: list[str]
     written: list[str]
     strays_more: int = 0
-    """Strays the view's init counted past :data:`~.isolation.STRAYS_MOST` and did not list."""
+    """Strays counted past :data:`~.isolation.STRAYS_MOST` and not listed (by the view's init,
+    or of those the copy sandbox's mark found)."""
     strays_at_least: bool = False
     """Their listing was cut short (``ProcessResult.listing_cut_short``): there were at least as many."""
 
@@ -384,6 +385,10 @@ def settle(stage: Stage, guard: Any, done: ProcessResult) -> Settled:
         # is misread (docs/faults.md).
         if problem is None and signal is None and returncode is not None and 128 < returncode <= 128 + 64:
             signal, returncode = returncode - 128, -(returncode - 128)
+    if len(found) > isolation.STRAYS_MOST:
+        # The copy sandbox's mark finds every stray: listed as many as the
+        # view's init lists, the rest counted, so both say them alike.
+        found, more = found[: isolation.STRAYS_MOST], more + len(found) - isolation.STRAYS_MOST
     written = after_copy_run(guard)
     return Settled(returncode, signal, start_error, found, written, more, done.listing_cut_short)
 

@@ -31,19 +31,24 @@ NOTICE_COMMANDS = 3
 def strays_notice(commands: list[str], *, more: int = 0, at_least: bool = False) -> str:
     """The note about a run's strays (one command line per process): how
     many, and the first few different command lines, each with how many
-    processes ran it. ``more``: found past the ones listed, counted only (the
-    view's init lists :data:`~.isolation.STRAYS_MOST` at most); ``at_least``:
-    the listing was cut short (it outlasted the run's timeout and a grace),
-    so there were at least as many."""
+    processes ran it. ``more``: found past the ones listed, counted only
+    (:data:`~.isolation.STRAYS_MOST` are listed at most, in either sandbox),
+    said apart as processes not listed: their command lines are not known,
+    so they are never counted among the ones named; ``at_least``: the
+    listing was cut short (past the run's timeout and a grace), so there
+    were at least as many."""
     counts: dict[str, int] = {}
     for command in commands:
         counts[command] = counts.get(command, 0) + 1
     # the most run first, then by their words: the same note whatever order the processes were found in
     named = sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:NOTICE_COMMANDS]
-    shown = "; ".join(command if n == 1 else f"{command} (×{n})" for command, n in named)
-    rest = len(commands) + more - sum(n for _, n in named)
+    parts = [command if n == 1 else f"{command} (×{n})" for command, n in named]
+    rest = len(commands) - sum(n for _, n in named)
     if rest:
-        shown += f"; +{rest} more" + (f" (the first {len(commands)} listed)" if more else "")
+        parts.append(f"+{rest} more")
+    if more:
+        parts.append(f"{more} more process(es) not listed (only the first {len(commands)} are)")
+    shown = "; ".join(parts)
     if at_least:
         return (
             f"the run left at least {len(commands) + more} process(es) running, ended when it was over "
