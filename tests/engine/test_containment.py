@@ -160,14 +160,17 @@ def verify(workspace):
 
 
 def test_thousands_of_strays_listed_after_the_runner_exited_do_not_make_it_time_out(tmp_path, env, namespace):
-    """2,000 sleeping children outlive a runner that wrote its reward and exited 0.6 s before
-    its timeout: the view's init listed each with a program of its own, past the timeout,
-    and the run that had ended in time was said to have timed out. Harbor's timeout covers
+    """2,000 sleeping children outlive a runner that wrote its reward and exited before its
+    timeout: the view's init listed each with a program of its own, past the timeout, and
+    the run that had ended in time was said to have timed out. Harbor's timeout covers
     test.sh alone (``docker exec`` returns when it exits): the verdict is the reward, and
-    the strays are said (listed up to isolation.STRAYS_MOST, counted all)."""
+    the strays are said (listed up to isolation.STRAYS_MOST, counted all). The runner
+    returns 3 s in, 5 s before its timeout: starting 2,000 processes takes 1.5 s on an idle
+    machine, and a loaded one took it past a runner that returned 0.6 s before the timeout
+    (a listing that does outlast the timeout is made so below, by a slow ``od``)."""
     seconds = f"3000.{time.monotonic_ns() % 10**6:06d}"
-    verifier = MANY_STRAYS.format(count=2000, seconds=seconds, returns_at=4.4, setsid=False)
-    task_dir = make_task(tmp_path / "t", verifier, timeout=5)
+    verifier = MANY_STRAYS.format(count=2000, seconds=seconds, returns_at=3, setsid=False)
+    task_dir = make_task(tmp_path / "t", verifier, timeout=8)
     try:
         done = run_tool(dict(env, VERIFIER_TUI_SANDBOX="namespace"), "run", task_dir, "--python", PY, "--json")
     finally:
