@@ -501,6 +501,21 @@ def test_cpus_above_this_machines_count_is_said(tmp_path, env, sandbox):
     assert any(n.startswith(said) and f"this run gets {have}" in n for n in data["notices"]), data["notices"]
 
 
+def test_the_cpus_a_run_gets_are_counted_one_way(monkeypatch):
+    """Under ``taskset -c 0`` on a machine of 2, ``cpus = 2``: the note said the
+    run gets 1 CPU (the CPUs this process may run on) while its cgroup's quota
+    was clamped to ``os.cpu_count()``, 2. The quota, the affinity, the note and
+    ``-j``'s default count the same CPUs."""
+    from verifier_tui.engine import procfs
+    from verifier_tui.engine.sandbox import cgroup, view
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0})
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    assert procfs.machine_cpus() == 1
+    assert cgroup._limit_text("cpu", 2.0, 2) == f"{cgroup.PERIOD_US} {cgroup.PERIOD_US}"
+    assert view.cpus_to_bind(2) == 0  # no fewer than the run has: nothing to bind
+
+
 def test_cpus_is_a_quota_in_a_cgroup_else_as_many_cpus_bound(tmp_path, env, sandbox):
     """Harbor's ``cpus`` is Docker's: the container sees every CPU and gets
     ``cpus`` worth of their time. Two processes busy for a second under

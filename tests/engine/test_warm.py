@@ -45,8 +45,9 @@ from tests.helpers.tasks import (
 )
 from verifier_tui.engine import warm
 from verifier_tui.engine.model import Outcome
+from verifier_tui.engine.procfs import machine_cpus
 from verifier_tui.engine.record import replace
-from verifier_tui.engine.session import Options, Session, cpu_count
+from verifier_tui.engine.session import Options, Session
 from verifier_tui.engine.suite import COLD, arun_groups, collect
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="checks processes through /proc")
@@ -300,7 +301,7 @@ def test_a_tasks_own_runner_stays_cold(tmp_path, sandbox):
 # test: a case's run is started held once staged, and goes at its turn, where
 # -j leaves a CPU idle (-j 1 here)
 
-IDLE_CPU = pytest.mark.skipif(cpu_count() < 2, reason="test holds its cases only where a CPU is idle: -j 1 needs 2")
+IDLE_CPU = pytest.mark.skipif(machine_cpus() < 2, reason="test holds its cases only where a CPU is idle: -j 1 needs 2")
 
 
 @pytest.fixture
@@ -360,7 +361,7 @@ def test_every_example_case_of_test_goes_warm_and_as_cold(tmp_path, sandbox, rec
 
 def test_with_every_cpu_running_a_case_test_holds_none(example, sandbox, recorded):
     """A held start would only compete with the running verifiers."""
-    results = _test_cases(example("hello-file"), Options(python=PY), jobs=cpu_count())
+    results = _test_cases(example("hello-file"), Options(python=PY), jobs=machine_cpus())
     assert len(results) == 4 and all(result.expected_matched for result in results.values())
     assert recorded == []
 
@@ -469,7 +470,7 @@ def test_preload_imports_the_modules_in_the_runs_started_ahead_and_says_so(env, 
     assert "2 passed, 0 failed" in table.stdout
     assert [case["preload"] for case in json.loads(document.stdout)["cases"]] == [["colorsys"], ["colorsys"]]
     # With every CPU running a case, none is started ahead: nothing is preloaded, nor said to be.
-    busy = run_tool(env, "test", "-j", str(cpu_count()), "--json", task_dir, "--preload", "colorsys", "--python", PY)
+    busy = run_tool(env, "test", "-j", str(machine_cpus()), "--json", task_dir, "--preload", "colorsys", "--python", PY)
     assert busy.returncode == 1  # the verifiers score 0.0
     assert [case["preload"] for case in json.loads(busy.stdout)["cases"]] == [[], []]
 

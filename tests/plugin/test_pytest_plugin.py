@@ -17,7 +17,7 @@ from tests.helpers.commands import inner_pytest_options, run_tool, signal_when
 from tests.helpers.harbor import SEPARATE, sandbox_trial
 from tests.helpers.processes import SAY_STARTED, has_started, wait_none_with
 from tests.helpers.tasks import PY, copy_example, make_task
-from verifier_tui.engine.session import cpu_count
+from verifier_tui.engine.procfs import machine_cpus
 
 PYTHON_OPTION = "--verifier-python=" + PY
 
@@ -390,7 +390,7 @@ def test_a_refused_tasks_cut_reward_keeps_its_option_for_each_face(tmp_path):
     assert "more keys: verifier-tui test PATH --json lists them all)" in verdict, verdict
 
 
-@pytest.mark.skipif(cpu_count() < 2, reason="the next case is held only where a CPU is idle for it")
+@pytest.mark.skipif(machine_cpus() < 2, reason="the next case is held only where a CPU is idle for it")
 def test_each_case_after_the_first_of_a_task_runs_from_a_held_start(pytester, sandbox, monkeypatch):
     """As a case runs, the next is started held (engine/warm.py): its
     verifier sees, in the environment its process started with, the variable

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any, cast
 from verifier_tui.commands import report, stopping, terminal
 from verifier_tui.engine.audit import Bar, Finding, arun, lone, probes, raised
 from verifier_tui.engine.model import Outcome
-from verifier_tui.engine.session import Session, cpu_count
+from verifier_tui.engine.procfs import machine_cpus
+from verifier_tui.engine.session import Session
 from verifier_tui.engine.task.discovery import verifier_notices
 from verifier_tui.words.paths import here
 from verifier_tui.words.run import NOT_RUN, TIMED_OUT, format_number, harbor_error, runner_words
@@ -43,7 +44,9 @@ def audit_command(args: argparse.Namespace) -> int:
         progress = terminal.Progress(len(chosen), "probes", "flagged")
         try:
             findings, judged = stopping.run(
-                arun(session, chosen, args.jobs or cpu_count(), lambda found: progress.step(found.matches is not None))
+                arun(
+                    session, chosen, args.jobs or machine_cpus(), lambda found: progress.step(found.matches is not None)
+                )
             )
         finally:
             progress.erase()

@@ -543,7 +543,7 @@ def test_command(args: argparse.Namespace) -> int:
     """Every trial of a job (every step of each), replayed in parallel through
     the pipeline ``test`` runs cases with (:func:`verifier_tui.engine.suite.arun_groups`)."""
     from verifier_tui.commands.report import given, output_file_problem, refused_run, write_junit
-    from verifier_tui.engine.session import cpu_count
+    from verifier_tui.engine.procfs import machine_cpus
     from verifier_tui.engine.suite import CollectionError, NotReplayed, arun_groups, collect
 
     own = [(f"the {args.target.kind} folder", args.target.root), ("the task", args.task), *given(args.options)]
@@ -580,7 +580,7 @@ def test_command(args: argparse.Namespace) -> int:
             return row
 
         try:
-            rows = stopping.run(arun_groups([group], args.jobs or cpu_count(), keep))[0]
+            rows = stopping.run(arun_groups([group], args.jobs or machine_cpus(), keep))[0]
         finally:
             progress.erase()
     wall = time.perf_counter() - started

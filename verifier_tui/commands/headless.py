@@ -131,7 +131,7 @@ def test_command(args: argparse.Namespace) -> int:
     status = _harbor_test(args)
     if status is not None:
         return status
-    from verifier_tui.engine.session import cpu_count
+    from verifier_tui.engine.procfs import machine_cpus
     from verifier_tui.engine.suite import CollectionError, arun_groups, collect
 
     try:
@@ -167,7 +167,7 @@ def test_command(args: argparse.Namespace) -> int:
             return outcome
 
         try:
-            ran_groups = stopping.run(arun_groups(runnable, args.jobs or cpu_count(), ended))
+            ran_groups = stopping.run(arun_groups(runnable, args.jobs or machine_cpus(), ended))
         finally:
             progress.erase()
         results = dict(zip(map(id, runnable), ran_groups, strict=True))

@@ -48,7 +48,7 @@ def watch_rounds(collection: Collection, args: argparse.Namespace) -> int:
 async def _rounds(collection: Collection, args: argparse.Namespace) -> None:
     import asyncio
 
-    from verifier_tui.engine.session import cpu_count
+    from verifier_tui.engine.procfs import machine_cpus
     from verifier_tui.engine.suite import arun_groups
     from verifier_tui.engine.watch.live import LiveRuns
     from verifier_tui.engine.watch.scheduler import RunScheduler
@@ -69,7 +69,8 @@ async def _rounds(collection: Collection, args: argparse.Namespace) -> None:
         runnable = [group for group in groups if group.error is None and group.cases]
         started = time.perf_counter()
         try:
-            results = dict(zip(map(id, runnable), await arun_groups(runnable, args.jobs or cpu_count()), strict=True))
+            each = await arun_groups(runnable, args.jobs or machine_cpus())
+            results = dict(zip(map(id, runnable), each, strict=True))
         except asyncio.CancelledError:
             if rounds.pending and not args.json:  # a newer save, not Ctrl+C: the next round runs at once
                 terminal.out(f"round cut short ({trigger}): a file changed meanwhile, and every case runs again")

@@ -57,6 +57,16 @@ def status_field(pid: int | str, field: str) -> str | None:
     return None
 
 
+def machine_cpus() -> int:
+    """The CPUs this machine gives this process, and so its runs: those it may
+    run on (``taskset``, a cpuset), not all the machine has. A run's quota is
+    time on them, its affinity some of them, and ``-j`` runs as many side by
+    side: all count them here, so none says more than another."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return os.cpu_count() or 1
+
+
 def is_over(pid: int) -> bool:
     """Whether ``pid`` is gone or a zombie (over, not yet reaped)."""
     fields = stat(pid)

@@ -1010,7 +1010,3 @@ async def _wait_for_explain(prepared: Prepared, on_explain: Callable[[Explanatio
                 on_explain(data)
                 return
         await asyncio.sleep(0.02)
-
-
-def cpu_count() -> int:
-    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))

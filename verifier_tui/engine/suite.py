@@ -670,9 +670,9 @@ def warm_up(group: Any, runners: int) -> None:
     took 25% more CPU held than cold and no less time, where at ``-j 1`` they
     took 8.3 s against 13.1 s. A job's trials (``group.session`` None) stay
     cold: their replays, and the stand-ins they use, are the trials' own sessions."""
-    from verifier_tui.engine.session import cpu_count
+    from verifier_tui.engine.procfs import machine_cpus
 
-    if group.session is not None and runners < cpu_count() and os.environ.get(COLD) != "1":
+    if group.session is not None and runners < machine_cpus() and os.environ.get(COLD) != "1":
         group.session.keep_warm(again=False)
 
 

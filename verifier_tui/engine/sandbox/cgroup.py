@@ -30,6 +30,7 @@ import re
 import threading
 import time
 
+from verifier_tui.engine.procfs import machine_cpus
 from verifier_tui.engine.record import record
 from verifier_tui.engine.sandbox.isolation import CPU_JOIN, MEMORY_JOIN
 
@@ -270,7 +271,7 @@ def _limit_text(controller: str, value: float, version: int) -> str:
     if controller == "memory":
         return str(int(value))
     # More CPUs than the machine has is no limit, and the kernel refuses a quota past 2**44 µs
-    quota = round(min(max(value, LEAST_CPUS), os.cpu_count() or 1) * PERIOD_US)
+    quota = round(min(max(value, LEAST_CPUS), machine_cpus()) * PERIOD_US)
     return f"{quota} {PERIOD_US}" if version == 2 else str(quota)
 
 

@@ -24,7 +24,7 @@ from verifier_tui.engine.advice import PYTHON_OPTION, Advice
 from verifier_tui.engine.process import MARKER, new_token
 from verifier_tui.engine.record import field, record, replace
 from verifier_tui.engine.sandbox import cgroup, isolation, network, user_files
-from verifier_tui.engine.sandbox.view import machine_cpus, sandbox_path_lines
+from verifier_tui.engine.sandbox.view import sandbox_path_lines
 
 if TYPE_CHECKING:
     from verifier_tui.engine.process import ProcessResult
@@ -101,7 +101,7 @@ def contain(
     out = Contained(argv, env, limits=limits)
     if limits.memory_mb is not None:
         out.memory_limit = limits.memory_mb << 20
-    have = machine_cpus()
+    have = procfs.machine_cpus()
     if limits.cpus is not None and limits.cpus > have:
         # A quota past the machine's CPUs is clamped to them (cgroup._limit_text), and an affinity can
         # bind no more: the run gets fewer than the task asked. Docker refuses such a container

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from verifier_tui.engine import untrusted
+from verifier_tui.engine.procfs import machine_cpus
 from verifier_tui.engine.record import record
 
 if TYPE_CHECKING:
@@ -120,14 +121,6 @@ def limits_for(task: Task, app: str) -> Limits:
     )
 
 
-def machine_cpus() -> int:
-    """The CPUs this machine gives a run: those this process may run on (a
-    run's quota is time on them; an affinity, some of them)."""
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1
-
-
 def cpus_to_bind(cpus: int | float | None) -> int:
     """How many CPUs a run of a task with ``cpus`` is bound to where no
     cgroup gives it a quota (Docker's ``cpus`` is a share of time; affinity
@@ -136,7 +129,7 @@ def cpus_to_bind(cpus: int | float | None) -> int:
     if cpus is None or not hasattr(os, "sched_getaffinity"):
         return 0
     wanted = max(1, int(-(-float(cpus) // 1)))  # a fraction of a CPU still needs one
-    return wanted if wanted < len(os.sched_getaffinity(0)) else 0
+    return wanted if wanted < machine_cpus() else 0
 
 
 # How many of this process's runs are bound to each CPU right now.
