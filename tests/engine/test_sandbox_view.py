@@ -499,6 +499,18 @@ def test_cpus_above_this_machines_count_is_said(tmp_path, env, sandbox):
     assert data["rewards"] == {"reward": 1.0}, data
     said = f"task.toml: [environment] cpus = {have + 1} is more than the {have} CPUs this machine gives the run"
     assert any(n.startswith(said) and f"this run gets {have}" in n for n in data["notices"]), data["notices"]
+    # The limits line said "3 CPUs (a quota, as Docker's)" above that note (the copy sandbox "(as
+    # affinity, not a quota)", though nothing was bound): it says what the run gets, and what was asked.
+    from verifier_tui.engine.sandbox.view import Limits
+    from verifier_tui.words.run import limits_words
+
+    text = run_tool(dict(env, VERIFIER_TUI_SANDBOX=sandbox), "run", task_dir, "--python", PY)
+    line = next(line for line in text.stdout.splitlines() if line.startswith("limits: "))
+    assert f" {have} CPU" in line and f"(the task asks {have + 1}; " in line and f"{have + 1} CPUs" not in line, line
+    if sandbox == "copy":
+        assert "affinity" not in line, line
+    short = limits_words(Limits(cpus=have + 1), namespace=True, short=True)
+    assert short is not None and short.startswith(f"{have} CPU") and f"{have + 1} asked" in short, short
 
 
 def test_the_cpus_a_run_gets_are_counted_one_way(monkeypatch):

@@ -446,10 +446,24 @@ def limits_words(limits: Any, *, namespace: bool, short: bool = False) -> str | 
         how = " (a memory cgroup)" if "memory" in limits.cgroup else " (measured, without a cgroup)"
         parts.append(memory if short or not namespace else memory + how)
     if limits.cpus is not None:
-        cpus = f"{format_number(limits.cpus)} CPU" + ("" if limits.cpus == 1 else "s")
-        # Harbor's cpus is a quota of CPU time: a cgroup's, else as many CPUs bound (engine/sandbox/cgroup.py)
-        how = " (a quota, as Docker's)" if "cpu" in limits.cgroup else " (as affinity, not a quota)"
-        parts.append(cpus if short else cpus + how)
+        from verifier_tui.engine.procfs import machine_cpus
+        from verifier_tui.engine.sandbox.view import cpus_to_bind
+
+        # What the run gets: more than this machine gives it is clamped to those (the note says so)
+        have = machine_cpus()
+        gets = min(limits.cpus, have)
+        cpus = f"{format_number(gets)} CPU" + ("" if gets == 1 else "s")
+        asked = f"the task asks {format_number(limits.cpus)}; " if gets != limits.cpus else ""
+        # Harbor's cpus is a quota of CPU time: a cgroup's, else as many CPUs bound (engine/sandbox/cgroup.py),
+        # none where that would be all of them (view.cpus_to_bind)
+        if "cpu" in limits.cgroup:
+            how = "a quota, as Docker's"
+        else:
+            how = "as affinity, not a quota" if cpus_to_bind(limits.cpus) else "not bound: all of this machine's"
+        if short:
+            parts.append(cpus + (f" ({format_number(limits.cpus)} asked)" if asked else ""))
+        else:
+            parts.append(f"{cpus} ({asked}{how})")
     if limits.storage_mb is not None and not short:
         parts.append(f"storage {limits.storage_mb} MB (" + ("on /tmp only)" if namespace else "not applied)"))
     network = network_words(limits, namespace=namespace, short=short)
