@@ -237,7 +237,9 @@ class VerifierCases:
                 "/app in Harbor trials, and --verifier-cases names no Harbor job or trial"
             )
         session = next((g.session for g in self.collection.groups if g.session is not None and g.cases), None)
-        error = session.interpreter().error if session is not None else None
+        # A job's trials have no session until replayed: their interpreter is the option's (as test JOB checks it).
+        jobs = any(g.session is None and g.cases for g in self.collection.groups)
+        error = session.interpreter().error if session is not None else options.interpreter().error if jobs else None
         if error is not None:  # one --verifier-python for every task: said once, nothing run
             self.collection.close()
             raise pytest.UsageError(f"--verifier-python {error}")

@@ -749,6 +749,20 @@ def test_options_that_do_not_apply_to_a_trial_say_so(task, runs, tmp_path, env, 
     assert done.stderr.strip().startswith(f"verifier-tui: {words}")
 
 
+@pytest.mark.parametrize("command", ["run", "explain", "watch", "test"])
+def test_a_python_that_cannot_run_the_runner_is_bad_input_on_a_trial_too(task, runs, tmp_path, env, elsewhere, command):
+    """``run TRIAL --python /nonexistent/python3`` printed the whole
+    walkthrough and exited 127 (the shim's "not found"), ``test JOB`` 1 with
+    each trial "could not start", where the same option on a task is bad
+    input: one line, exit 2, nothing run."""
+    trial = sandbox_trial(runs / "jobs" / "j", task(), tmp_path, workspace={}, capture=True)
+    done = run_tool(env, command, trial.path, "--python", "/nonexistent/python3", cwd=elsewhere)
+    no_traceback(done)
+    assert (done.returncode, done.stdout) == (2, "")
+    said = "verifier-tui: --python /nonexistent/python3: No such file or directory"
+    assert done.stderr.strip().splitlines() == [said]
+
+
 def test_trial_options_on_a_task_say_so(task, env, elsewhere):
     done = tool(env, "run", task(), "--trial", "x", cwd=elsewhere)
     assert done.returncode == 2

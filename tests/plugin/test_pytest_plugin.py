@@ -254,6 +254,17 @@ def test_a_harbor_jobs_trials_are_items_that_pass_when_the_replay_agrees(pyteste
     }
 
 
+def test_a_verifier_python_that_cannot_run_is_a_usage_error_on_a_job_too(pytester, tmp_path):
+    """On a task, ``--verifier-python /nonexistent/python3`` is a usage error;
+    on a job it was collected and run, each trial failing "replayed, but not
+    compared: the replay could not start", as if the trials were at fault."""
+    demo = make_task(pytester.path / "tasks" / "demo", READS_HELLO, toml=SEPARATE)
+    sandbox_trial(pytester.path / "jobs" / "j", demo, tmp_path, workspace={"hello.txt": "hi"}, capture=True)
+    done = pytester.runpytest_subprocess("--verifier-cases", "jobs/j", "--verifier-python", "/nonexistent/python3")
+    assert done.ret == pytest.ExitCode.USAGE_ERROR
+    done.stderr.fnmatch_lines(["ERROR: --verifier-python /nonexistent/python3: No such file or directory"])
+
+
 def test_test_job_junit_and_the_plugin_report_each_trial_in_the_same_words(pytester, env, tmp_path):
     """A job of a trial that agrees, one that differs and one not replayed
     (no /app captured): ``test JOB --junit`` had the last an ``<error>``

@@ -72,6 +72,11 @@ def dispatch(args: argparse.Namespace, command: str) -> int | None:
     if isinstance(stand_in, int):
         return stand_in
     args.stand_in_chosen = stand_in
+    # Bad input here as on a task (report.interpreter_problem): one line, exit 2, before anything runs. Else each
+    # replay ended at the shim's "not found" (exit 127 after a whole walkthrough; test JOB exit 1).
+    error = args.options.interpreter().error
+    if error is not None:
+        return _fail(f"--python {error}")
     return {"run": run_command, "explain": explain_command, "test": test_command, "watch": watch_command}[command](args)
 
 

@@ -85,6 +85,14 @@ class Options:
     network: str = "task"  # --network host: the run shares this machine's network, the user's choice
     coverage: bool = False  # --coverage: each run tells which of the task's own lines ran
 
+    def interpreter(self) -> Any:
+        """What ``--python`` is, before a task's timeout is known (a Harbor
+        trial's or job's, whose tasks are found later); its ``error`` says in
+        one line why it cannot run the runner."""
+        from verifier_tui.engine.interpreter import PROBE_TIMEOUT_S, probe_interpreter
+
+        return probe_interpreter(self.python, timeout_s=min(PROBE_TIMEOUT_S, self.timeout or PROBE_TIMEOUT_S))
+
 
 # The machine's own top folders: none is an agent's workspace, and staging
 # one would copy (or overlay) a whole system.
