@@ -112,6 +112,17 @@ def test_one_stand_in_at_most_and_only_for_trials(real, env, tmp_path):
     assert done.returncode == 2 and "--stand-in: only for a Harbor trial or job folder" in done.stderr
 
 
+@pytest.mark.parametrize("command", ["run", "explain", "test"])
+def test_a_stand_in_folder_that_is_not_there_is_bad_input(real, env, tmp_path, command):
+    """``--workspace nowhere`` on a job: ``run`` printed the whole walkthrough
+    with "replay none: --workspace nowhere: not a folder", ``explain`` exited 0
+    and ``test JOB`` 1, where the pytest plugin's ``--verifier-workspace`` and
+    ``--workspace`` on a task are refused in one line before anything runs."""
+    done = tool(env, command, real / "jobs" / "nop-fail", "--workspace", "nowhere", cwd=tmp_path)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.strip().splitlines() == ["verifier-tui: --workspace nowhere: not a folder"]
+
+
 def test_an_uncaptured_app_names_the_harbor_setting_that_captures_it(real, env, tmp_path):
     done = tool(env, "run", real / "jobs" / "oracle-pass", cwd=tmp_path)
     assert done.returncode == 2

@@ -97,7 +97,13 @@ def stand_in_of(args: argparse.Namespace) -> StandIn | int:
         case = patterns[0]
     stand_in = StandIn(workspace=args.options.workspace, case=case, empty=getattr(args, "stand_in", None) == "empty")
     too_many = stand_in.too_many("--workspace", "--case", "--stand-in empty")
-    return stand_in if too_many is None else _fail(too_many)
+    if too_many is not None:
+        return _fail(too_many)
+    # A folder that is not there is bad input, as --workspace is on a task and --verifier-workspace to the plugin:
+    # one line before anything runs (each replay said it, after the whole walkthrough, and explain exited 0).
+    if stand_in.workspace is not None and not stand_in.workspace.expanduser().is_dir():
+        return _fail(f"--workspace {stand_in.workspace}: not a folder")
+    return stand_in
 
 
 def stand_in_lines(stand_in: StandIn | None, used: list[str], unused: list[str]) -> list[str]:
