@@ -123,6 +123,19 @@ def test_a_stand_in_folder_that_is_not_there_is_bad_input(real, env, tmp_path, c
     assert done.stderr.strip().splitlines() == ["verifier-tui: --workspace nowhere: not a folder"]
 
 
+def test_a_stand_in_case_the_task_lacks_is_never_said_used(mixed, env, tmp_path):
+    """``test JOB --case nosuch``: the trial that needed it said "--case nosuch:
+    no such case", and the summary under it "stand-in case nosuch used for 1
+    trial(s)": no trial was replayed on it."""
+    done = tool(env, "test", mixed, "--case", "nosuch", cwd=tmp_path)
+    assert done.returncode == 1
+    assert "--case nosuch: no such case in hello-file" in done.stdout
+    assert "stand-in case nosuch used for" not in done.stdout
+    assert "stand-in case nosuch not used for 1 trial(s) that captured /app: hello-file__Captur1" in done.stdout
+    data = json.loads(tool(env, "test", mixed, "--case", "nosuch", "--json", cwd=tmp_path).stdout)
+    assert data["stand_in"]["used_for"] == []
+
+
 def test_an_uncaptured_app_names_the_harbor_setting_that_captures_it(real, env, tmp_path):
     done = tool(env, "run", real / "jobs" / "oracle-pass", cwd=tmp_path)
     assert done.returncode == 2

@@ -705,7 +705,10 @@ def job_row(session: TrialSession, replayed: Replayed, *, stderr: bool, in_jobs:
     local = local_verdict(replayed.local) if replayed.local is not None else None
     word, sentence = agreement_words(replayed.agreement, replayed.skipped)
     plan = session.plan
-    stand_in = "used" if plan.workspace_origin == "stand-in" else "unused" if plan.stand_in_unused else None
+    # Used only by a replay that ran on it: a --case the trial's task lacks is planned as the stand-in, but the
+    # replay never started (the trial says "no such case"), and "used for 1 trial(s)" was said of it.
+    replayed_on = plan.workspace_origin == "stand-in" and replayed.local is not None
+    stand_in = "used" if replayed_on else "unused" if plan.stand_in_unused else None
     return JobRow(
         _entry_name(session.trial, session.step, in_jobs),
         agreement_mark(replayed.agreement),
