@@ -128,15 +128,35 @@ async def test_a_job_that_cannot_be_read_is_said_never_a_crash(jobs, monkeypatch
         await read_all(app)
         await mark(app, pilot, "model-a", "model-b")
         await pilot.press("c")
-        for _ in range(100):
-            await pilot.pause(0.05)
-            if app.notices:
-                break
-        assert any("PermissionError" in notice for notice in app.notices), app.notices
+        await read_all(app, timeout=10)
+        await pilot.pause()
+        header = text_of(app, "#job-header")
+        assert "job model-a cannot be listed: Permission denied: nothing is compared" in header, header
         assert isinstance(app.screen, CompareScreen) and app.is_running
         await pilot.press("escape")
         await pilot.pause()
         assert isinstance(app.screen, JobsScreen)
+
+
+async def test_a_marked_job_removed_before_c_is_said_not_read_for_ever(jobs):
+    """Two jobs marked, one removed, then ``c``: the header said ``B  job
+    model-b (reading)`` for good, under a toast "something went wrong _read:
+    FileNotFoundError: ..." naming a function of ours."""
+    import shutil
+
+    app = job_app(jobs)
+    async with app.run_test(size=SIZE) as pilot:
+        await read_all(app)
+        await mark(app, pilot, "model-a", "model-b")
+        shutil.rmtree(jobs / "model-b")
+        await pilot.press("c")
+        await read_all(app, timeout=10)
+        await pilot.pause()
+        header = text_of(app, "#job-header")
+        assert "(reading)" not in header, header
+        assert "B  job model-b (not read)" in header, header
+        assert "job model-b cannot be listed: No such file or directory: nothing is compared" in header, header
+        assert not any("went wrong" in notice or "_read" in notice for notice in app.notices), app.notices
 
 
 async def test_two_jobs_with_no_task_in_common_are_said_so(runs, task):

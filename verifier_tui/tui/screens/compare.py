@@ -8,6 +8,7 @@ it, tab goes between the two tables, esc goes back."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +67,7 @@ class CompareScreen(TasksScreen):
         self.paths = (a, b)
         self.comparison: Comparison | None = None
         self.done = False
+        self.unlisted: str | None = None  # why a job's folder could not be listed: nothing compared
         self.differences_only = False
         self.task_filter: str | None = None
         self.sort = "task"
@@ -96,12 +98,25 @@ class CompareScreen(TasksScreen):
         worker = get_current_worker()
         # Asked before each trial: a cancelled worker's thread goes on, and the
         # process waits for it as it ends (q took seconds on two big jobs).
-        comparison = compare(*read_compared(a, b, cancelled=lambda: worker.is_cancelled))
+        try:
+            comparison = compare(*read_compared(a, b, cancelled=lambda: worker.is_cancelled))
+        except OSError as exc:
+            # A job removed (or made unreadable) since the list was read: said where the comparison would be, as
+            # the job overview says it. Left to the worker, the header said "(reading)" for good under a toast
+            # naming this function.
+            if not worker.is_cancelled:
+                name = Path(os.fsdecode(exc.filename)).name if exc.filename else "?"
+                self.app.call_from_thread(self._unlisted, f"job {name} cannot be listed: {exc.strerror or exc}")
+            return
         if not worker.is_cancelled:
             self.app.call_from_thread(self._compared, comparison)
 
     def _compared(self, comparison: Comparison) -> None:
         self.comparison, self.done = comparison, True
+        self._redraw()
+
+    def _unlisted(self, why: str) -> None:
+        self.unlisted, self.done = why, True
         self._redraw()
 
     # -- showing ---------------------------------------------------------
@@ -148,10 +163,12 @@ class CompareScreen(TasksScreen):
                 lines += [
                     (f"{letter}  job ", "$text-muted"),
                     (one_line(path.name), "bold"),
-                    (" (reading)\n", "$text-muted"),
+                    (" (not read)\n" if self.unlisted else " (reading)\n", "$text-muted"),
                 ]
                 continue
             lines += [(one_line(job_line(letter, job)), ""), "\n"]
+        if self.unlisted:
+            lines.append((f"{one_line(self.unlisted)}: nothing is compared\n", "$error"))
         if comparison is not None:
             for letter, side in (("A", "a"), ("B", "b")):
                 only = comparison.only(side)
