@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import shutil
 
+from tests.cli.test_truthful import strict_json
 from tests.harbor.job_copies import copy_job_files, copy_trial, hostile_jobs, mixed_job, rewarded
 from tests.helpers.commands import TOOL, inner_pytest_options, modes_bind_root, no_traceback, run_tool
 from tests.helpers.harbor import PASSED, harbor_exception, make_job
@@ -555,6 +556,26 @@ def test_an_exception_type_with_a_line_break_in_a_jobs_result_json_stays_one_wor
     group["exception_stats"] = {"Evil\nverdict: FORGED": ["demo__a"]}
     (job / "result.json").write_text(json.dumps(result))
     assert read_job_summary(job).ended_words == "1 Evil verdict: FORGED"
+
+
+def test_a_jobs_mean_past_any_float_is_listed_without_a_traceback(task, runs, env, tmp_path):
+    """A job's result.json whose metric mean is a 401-digit integer (JSON has
+    no bound; Harbor's pydantic takes any int): ``run JOBS`` died on
+    ``OverflowError: int too large to convert to float``, listing no job."""
+    make_job(runs / "jobs" / "fine", {"demo__a": dict(task=task(), **PASSED)})
+    job = make_job(runs / "jobs" / "huge", {"demo__b": dict(task=task(), **PASSED)})
+    result = json.loads((job / "result.json").read_text())
+    next(iter(result["stats"]["evals"].values()))["metrics"] = [{"mean": 10**400}]
+    (job / "result.json").write_text(json.dumps(result))
+    done = run_tool(env, "run", runs / "jobs", cwd=tmp_path)
+    no_traceback(done)
+    assert done.returncode == 0, done.stderr
+    rows = {line.split()[0]: line for line in done.stdout.splitlines()[2:] if line.split()}
+    assert "inf" in rows["huge"].split() and "1.000" in rows["fine"].split(), done.stdout
+    listed = run_tool(env, "run", "--json", runs / "jobs", cwd=tmp_path)
+    no_traceback(listed)
+    means = {job["name"]: job["means"] for job in strict_json(listed.stdout)["jobs"]}
+    assert [group["mean"] for group in means["huge"].values()] == ["inf"], means  # strict JSON: a string
 
 
 def test_a_result_json_not_of_harbors_shape_is_not_finished_for_the_trial_and_its_job(task, runs, env, tmp_path):

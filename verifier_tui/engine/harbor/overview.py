@@ -813,7 +813,10 @@ def read_job_summary(folder: Path) -> JobSummary:
     for key, group in evals.items():
         metrics = group.get("metrics") if isinstance(group, dict) else None
         first = metrics[0] if isinstance(metrics, list) and metrics and isinstance(metrics[0], dict) else {}
-        numbers = {k: float(v) for k, v in first.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+        # reward_float: an integer past any float (JSON has no bound) is an infinity, never an OverflowError
+        numbers = {
+            k: reward_float(v) for k, v in first.items() if isinstance(v, (int, float)) and not isinstance(v, bool)
+        }
         if numbers:
             means[str(key)] = numbers
     problem = None
