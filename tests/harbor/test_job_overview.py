@@ -373,6 +373,26 @@ def test_times_that_run_backwards_and_negative_tokens_are_not_shown_as_figures(r
     assert "took -" not in shown and "-5 input tokens" not in shown, shown
 
 
+def test_token_counts_and_costs_past_any_float_are_summed_without_a_traceback(task, runs, env, tmp_path):
+    """Trials whose ``agent_result`` records a cost (and token counts) of a
+    401-digit integer, one beside a cost of 1e308: ``run JOB`` died on
+    ``OverflowError: int too large to convert to float``, adding them or
+    writing the sum as dollars."""
+    demo = task()
+    job = make_job(runs / "jobs" / "j", {name: dict(task=demo, **PASSED) for name in ("demo__a", "demo__b")})
+    for name, cost in (("demo__a", 10**400), ("demo__b", 1e308)):
+        data = json.loads((job / name / "result.json").read_text())
+        data["agent_result"] = {"n_input_tokens": 10**400, "n_output_tokens": 7, "cost_usd": cost}
+        (job / name / "result.json").write_text(json.dumps(data))
+    for args in ((job,), ("--json", job)):
+        done = run_tool(env, "run", *args, cwd=tmp_path)
+        no_traceback(done)
+        assert done.returncode == 0, done.stderr
+    assert "$inf" in run_tool(env, "run", job, cwd=tmp_path).stdout
+    one = run_tool(env, "run", job / "demo__a", cwd=tmp_path)
+    no_traceback(one)
+
+
 def test_test_on_a_jobs_folder_names_each_rows_job(task, runs, env, tmp_path):
     import xml.etree.ElementTree as ET
 
