@@ -393,6 +393,20 @@ def test_token_counts_and_costs_past_any_float_are_summed_without_a_traceback(ta
     no_traceback(one)
 
 
+def test_a_token_count_of_hundreds_of_digits_takes_no_screenful(task, runs, env, tmp_path):
+    """A trial's ``agent_result`` counting 10**400 input tokens: the job's
+    ``agent`` line wrote all 401 digits with their commas, 530 characters (the
+    TUI's header: eight lines above the tables)."""
+    job = make_job(runs / "jobs" / "j", {name: dict(task=task(), **PASSED) for name in ("demo__a", "demo__b")})
+    data = json.loads((job / "demo__a" / "result.json").read_text())
+    data["agent_result"] = {"n_input_tokens": 10**400, "n_output_tokens": 2_000, "cost_usd": 0.5}
+    (job / "demo__a" / "result.json").write_text(json.dumps(data))
+    done = run_tool(env, "run", job, cwd=tmp_path)
+    no_traceback(done)
+    line = next(line for line in done.stdout.splitlines() if "input tokens" in line)
+    assert len(line) < 80 and "1.000e+400 input tokens, 2,000 output tokens, $0.5000" in line, line
+
+
 def test_test_on_a_jobs_folder_names_each_rows_job(task, runs, env, tmp_path):
     import xml.etree.ElementTree as ET
 

@@ -164,6 +164,15 @@ def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
+def count_words(count: float) -> str:
+    """A token count as a reader takes it in: ``2,000``; one past 18 digits
+    (no job's, but a result.json may say anything) as ``1.000e+400``, not
+    hundreds of digits and commas filling the screen."""
+    from decimal import Decimal
+
+    return f"{count:,}" if abs(count) < 10**18 else f"{Decimal(count):.3e}"
+
+
 def _tokens(
     result: dict[str, Any], steps: list[dict[str, Any]]
 ) -> tuple[int | None, int | None, int | None, float | None]:
@@ -568,9 +577,9 @@ class JobOverview:
             return None
         parts = []
         if n_in is not None:
-            parts.append(f"{n_in:,} input tokens" + (f" ({n_cache:,} cached)" if n_cache else ""))
+            parts.append(f"{count_words(n_in)} input tokens" + (f" ({count_words(n_cache)} cached)" if n_cache else ""))
         if n_out is not None:
-            parts.append(f"{n_out:,} output tokens")
+            parts.append(f"{count_words(n_out)} output tokens")
         if cost is not None:
             parts.append(f"${cost:.2f}" if cost >= 1 else f"${cost:.4f}")
         return ", ".join(parts)

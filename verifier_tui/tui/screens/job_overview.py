@@ -28,6 +28,7 @@ from verifier_tui.engine.harbor.overview import (
     STILL_RUNNING,
     JobOverview,
     TrialRow,
+    count_words,
     job_not_ended,
     mean_words,
     select_rows,
@@ -449,7 +450,7 @@ class JobOverviewScreen(TasksScreen):
         tokens = (
             "-"
             if row.n_input_tokens is None and row.n_output_tokens is None
-            else f"{row.n_input_tokens or 0:,}/{row.n_output_tokens or 0:,}"
+            else f"{count_words(row.n_input_tokens or 0)}/{count_words(row.n_output_tokens or 0)}"
         )
         return (
             cell(row.name),
