@@ -150,6 +150,24 @@ def test_two_jobs_with_no_task_in_common_or_one_job_twice_are_said_so(env, runs,
     )
 
 
+def test_a_job_whose_trials_are_all_left_out_is_not_said_to_have_run_other_tasks(env, runs, task, tmp_path):
+    """Job A's one trial folder replaced by a link (never followed): the
+    comparison ended "the two jobs ran no task in common", though both ran
+    alpha; A's trials were not read, which is why nothing is compared."""
+    alpha = task("alpha")
+    a = make_job(runs / "jobs" / "a", {"alpha__a1": dict(task=alpha, rewards={"reward": 1.0})})
+    b = make_job(runs / "jobs" / "b", {"alpha__b1": dict(task=alpha, rewards={"reward": 1.0})})
+    elsewhere = tmp_path / "elsewhere"
+    (a / "alpha__a1").rename(elsewhere)
+    (a / "alpha__a1").symlink_to(elsewhere)
+    done = run_tool(env, "compare", a, b, cwd=tmp_path)
+    assert done.returncode == 0
+    assert "ran no task in common" not in done.stdout, done.stdout
+    said = "note: no trial of A was read (each folder left out is noted): no task is compared"
+    assert done.stdout.splitlines()[-1] == said, done.stdout
+    assert json.loads(run_tool(env, "compare", "--json", a, b, cwd=tmp_path).stdout)["note"] == said[len("note: ") :]
+
+
 @pytest.fixture
 def keyed_jobs(runs, task):
     """alpha: A scored keys a and b, B the one key reward (the hostile tester's

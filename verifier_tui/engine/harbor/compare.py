@@ -144,6 +144,11 @@ class Comparison:
         """Why nothing could differ, when nothing could: both faces say it."""
         if os.path.realpath(self.a.path) == os.path.realpath(self.b.path):
             return "A and B are the same job folder: nothing can differ"
+        # A job none of whose folders is a trial read (each a link, never followed, or a stray folder) ran its
+        # tasks all the same: "no task in common" would say the jobs ran different ones.
+        unread = [letter for letter, job in (("A", self.a), ("B", self.b)) if not job.overview.rows]
+        if unread:
+            return f"no trial of {' or '.join(unread)} was read (each folder left out is noted): no task is compared"
         if self.tasks and not any(task.a is not None and task.b is not None for task in self.tasks):
             return "the two jobs ran no task in common: each task is in one job only, so none is compared"
         return None
