@@ -958,6 +958,31 @@ def test_test_junit_and_the_plugins_junitxml_list_the_same_cases_in_the_same_wor
     assert by_test[("hello-file", "wrong-case")].startswith("not passed: not run: expected.json is not valid JSON")
 
 
+def test_test_junit_and_the_plugin_name_a_case_of_odd_characters_alike(pytester, env):
+    """Cases named with a line break, a control character, a bidi control
+    and a byte that is not UTF-8: the plugin's report named them as every
+    face does (``nl\\nname``, ``bidi<U+202E>name``, ``bad\\xffname``), ``test
+    --junit`` wrote the line break as it is, ``bidi\\u202ename`` and
+    ``bad\\udcffname`` (Python's surrogate escape): one case, two names."""
+    import os
+
+    task_dir = make_task(pytester.path / "tasks" / "odd", cases={"plain": {}})
+    cases = os.fsencode(task_dir / "cases")
+    for name in (b"nl\nname", b"ctl\x01name", "bidi\u202ename".encode(), b"bad\xffname"):
+        shutil.copytree(cases + b"/plain", cases + b"/" + name)
+    for case in os.listdir(cases):
+        with open(cases + b"/" + case + b"/expected.json", "w") as handle:
+            handle.write('{"rewards": {"reward": 1.0}}')
+
+    def names(report):
+        return sorted(c.get("name") for c in ET.parse(report).getroot().iter("testcase"))
+
+    run(pytester, "--verifier-cases", "tasks", f"--junitxml={pytester.path / 'p.xml'}").assert_outcomes(passed=5)
+    run_tool(env, "test", task_dir, "--python", PY, "--junit", pytester.path / "t.xml")
+    assert names(pytester.path / "t.xml") == names(pytester.path / "p.xml")
+    assert "nl\\nname" in names(pytester.path / "t.xml")
+
+
 def test_a_case_folder_given_as_an_argument_runs_that_case_or_says_it_is_not_collected(pytester, tasks):
     """``pytest --verifier-cases tasks/hello-file/cases/correct
     tasks/hello-file/cases/wrong-text``: the second folder narrowed the run to

@@ -689,7 +689,10 @@ def write_junit(
             ET.SubElement(properties, "property", name=key, value=x(words))
         ET.SubElement(suite, "system-err").text = x("\n".join(said.values()))
     for each in cases:
-        case = ET.SubElement(suite, "testcase", classname=x(each.classname), name=x(each.name), time=each.time)
+        # The case (trial) named on one line as every face names it, the pytest plugin's report too (its ids):
+        # a line break written \n, a name not UTF-8 \xff (x alone gave Python's surrogate escape, \udcff).
+        name = x(one_line(each.name))
+        case = ET.SubElement(suite, "testcase", classname=x(each.classname), name=name, time=each.time)
         if each.failure is not None:
             ET.SubElement(case, "failure", message=x(each.failure[0])).text = x(each.failure[1])
         if each.error is not None:
