@@ -363,6 +363,17 @@ async def test_an_agent_file_name_shows_its_escapes(task, runs, tmp_path):
     assert "── log\\x1b[31m.txt" in shown and "── log.txt" not in shown, shown
 
 
+async def test_a_log_whose_last_line_is_longer_than_its_tail_is_never_said_empty(real):
+    """trial.log ending in one line of 300 KB (an agent's output dumped on
+    one line): ``l`` said "(the last 256 KiB of 300,026 bytes)" and "(empty)",
+    the partial first line of the tail dropped, and with it all there was."""
+    trial = real / "jobs" / "nop-fail" / "hello-file__C4SunEc"
+    (trial / "trial.log").write_text("first line\n" + "x" * 300_000 + " the end\n")
+    shown = await file_view(trial, "l")
+    assert "(empty)" not in shown and shown.startswith("(the last 256 KiB of "), shown[:300]
+    assert "xxxxxxxx" in shown, shown[:300]
+
+
 async def test_x_on_a_trial_whose_exception_txt_was_lost_says_result_json_records_one(task, runs, tmp_path):
     _demo, trial = timed_out_agent(task, runs, tmp_path)
     (trial.path / "exception.txt").unlink()  # a copy of the folder made without it

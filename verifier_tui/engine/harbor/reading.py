@@ -66,10 +66,12 @@ def read_text_tail(path: Path, limit: int = LOG_TAIL_BYTES, *, beneath: Path | N
 
 
 def tail_text(found: untrusted.Read) -> str | None:
-    """The text of a tail read, from its first whole line."""
+    """The text of a tail read, from its first whole line (the cut line when it is all the tail holds)."""
     text = found.text()
     if text is not None and found.cut:
-        text = text.split("\n", 1)[-1]  # drop the partial first line
+        rest = text.split("\n", 1)[-1]  # drop the partial first line
+        # ... unless it is all there is (a last line longer than the tail): dropped, the file read "(empty)".
+        text = rest if rest.strip() else text
     return text
 
 
