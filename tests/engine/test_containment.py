@@ -221,7 +221,7 @@ exec {od} "$@"
 """
 
 
-def slowly_listed_run(tmp_path, monkeypatch, *, returns_at: float, setsid: bool):
+def slowly_listed_run(tmp_path, monkeypatch, *, returns_at: float, setsid: bool, timeout: float = 1):
     """A run (timeout 1 s) that leaves 40 sleeping strays, listed by the view's
     init at 0.1 s each (its ``od`` made slow, from the task's tests: /tests/slow_od)."""
     import shutil
@@ -229,7 +229,7 @@ def slowly_listed_run(tmp_path, monkeypatch, *, returns_at: float, setsid: bool)
 
     seconds = f"3000.{time.monotonic_ns() % 10**6:06d}"
     verifier = MANY_STRAYS.format(count=40, seconds=seconds, returns_at=returns_at, setsid=setsid)
-    task_dir = make_task(tmp_path / "t", verifier, timeout=1)
+    task_dir = make_task(tmp_path / "t", verifier, timeout=timeout)
     lister = task_dir / "tests" / "slow_od"
     lister.write_text(SLOW_LISTER.format(od=shutil.which("od")))
     lister.chmod(lister.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
@@ -254,13 +254,34 @@ def test_a_listing_of_strays_cut_short_is_said_at_least(tmp_path, namespace, mon
     assert any(n.startswith(said) for n in result.notices), result.notices
 
 
-def test_a_runner_over_in_time_is_not_said_to_have_run_past_its_timeout(tmp_path, namespace, monkeypatch):
-    """The same run: "exit 0 · reward written · 3 s" with a 1 s timeout, its
-    duration the listing's end, not the runner's. The runner's time is said
-    as no more than the timeout it ended within."""
-    result = slowly_listed_run(tmp_path, monkeypatch, returns_at=0, setsid=False)
+def copy_run_of_many_strays(tmp_path, monkeypatch) -> float:
+    """The duration of the same verifier (40 strays, returning at once) in the copy sandbox."""
+    from verifier_tui.engine.sandbox.isolation import VARIABLE
+
+    monkeypatch.setenv(VARIABLE, "copy")
+    seconds = f"3000.{time.monotonic_ns() % 10**6:06d}"
+    verifier = MANY_STRAYS.format(count=40, seconds=seconds, returns_at=0, setsid=False)
+    try:
+        with Session(make_task(tmp_path / "c", verifier, timeout=10), Options(python=PY)) as session:
+            result = session.run()
+    finally:
+        assert wait_none_with(seconds) == [], "a process outlived the run"
     assert result.outcome is Outcome.REWARD_WRITTEN, (result.outcome, result.stderr.text)
-    assert result.duration_s <= 1.0, result.duration_s
+    return result.duration_s
+
+
+@pytest.mark.parametrize("timeout", [1, 10])
+def test_a_runner_over_in_time_is_said_to_take_its_own_time(tmp_path, namespace, monkeypatch, timeout):
+    """The same run, its runner returning at once: its duration was the
+    init's listing's end (4 s of a slow listing; "exit 0 · reward written ·
+    2 s" for 1,500 strays in 30 s, 0.8 s in the copy sandbox), or with the
+    listing cut short, the timeout. It is the runner's own, as the copy
+    sandbox says it: when its init's status line was first seen."""
+    result = slowly_listed_run(tmp_path, monkeypatch, returns_at=0, setsid=False, timeout=timeout)
+    assert result.outcome is Outcome.REWARD_WRITTEN, (result.outcome, result.stderr.text)
+    copy = copy_run_of_many_strays(tmp_path, monkeypatch)
+    assert result.duration_s < 0.6, (result.duration_s, copy)
+    assert result.duration_s < copy + 0.3, (result.duration_s, copy)
 
 
 def test_a_listing_of_strays_cut_short_after_a_timeout_is_said_at_least(tmp_path, namespace, monkeypatch):

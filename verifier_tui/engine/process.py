@@ -92,6 +92,11 @@ MEMORY_CHECK_S = 0.02
 """How often a run with a memory limit is measured: a verifier allocating
 1 GB a second passes the limit by about 20 MB before it is caught."""
 
+RUNNER_END_POLL_S = 0.05
+"""A namespace run: how often it is checked whether its init has said the
+runner exited (one small read while it has not): the runner's duration ends
+then, not when the init is done listing its strays (see ``runner_over``)."""
+
 GO_POLL_S = 0.01
 """A held run told to go: how often it is checked whether its runner has read
 the go yet (a module ``--preload`` imports may still be importing)."""
@@ -239,10 +244,11 @@ def run_process(
     go to the processes in it, never to the leader (whose death ends the
     namespace at once) or the init; when the runner ignored SIGTERM, all but
     the init are killed and the init gets a moment to write that list before
-    the leader is killed too. ``runner_over(leader)``: asked at the timeout,
-    whether the runner exited already and the init is listing the strays;
-    if so the run is not timed out: the listing gets :data:`LIST_GRACE_S`,
-    then the run is ended (``listing_cut_short``).
+    the leader is killed too. ``runner_over(leader)``: whether the runner
+    exited already and the init is listing the strays, asked every
+    :data:`RUNNER_END_POLL_S` (``duration_s`` ends when it is first so) and at
+    the timeout; if so then, the run is not timed out: the listing gets
+    :data:`LIST_GRACE_S`, then the run is ended (``listing_cut_short``).
 
     ``memory_limit``: bytes the leader and its descendants may hold together,
     counted as a memory cgroup counts them: their anonymous and shared memory
@@ -574,8 +580,10 @@ class _Child:
         self.held: Held | None = None
         self.exited_at: float = 0.0
         self.runner_ended_by: float | None = None
-        """A view's runner found over at the timeout (:meth:`_let_the_init_list`):
-        its exit came by then; the leader's, later, is its init's listing's."""
+        """A namespace run's runner first seen over (:meth:`_see_the_runner_end`; or at the
+        timeout, :meth:`_let_the_init_list`): its exit came by then; the
+        leader's, later, is its init's listing's, which the copy sandbox has not."""
+        self.next_runner_check: float = 0.0
         self.pipes_closed_at: float = 0.0
         self.has_exited = False
         self.selector = selectors.DefaultSelector()
@@ -617,8 +625,9 @@ class _Child:
                 self.end_group(grace_s)
                 raise ProcessCancelled
             if deadline is not None and time.perf_counter() >= deadline:
-                if self._runner_was_over():
-                    self.runner_ended_by = deadline
+                if self.runner_ended_by is not None or self._runner_was_over():
+                    if self.runner_ended_by is None:  # over within the last check's interval
+                        self.runner_ended_by = deadline
                     self._let_the_init_list()
                     return
                 self.timed_out = True
@@ -629,7 +638,25 @@ class _Child:
                 poll = time.perf_counter() + GO_POLL_S
                 self._step(poll if deadline is None else min(deadline, poll))
             else:
-                self._step(deadline)
+                look = self._see_the_runner_end()
+                self._step(deadline if look is None or (deadline is not None and deadline < look) else look)
+
+    def _see_the_runner_end(self) -> float | None:
+        """A namespace run: note when its runner is first seen over (its init
+        then lists the strays, which may take seconds; the copy sandbox's
+        duration has no such listing in it, nor has Harbor's ``docker exec``,
+        which returns when test.sh exits). Checked every
+        :data:`RUNNER_END_POLL_S` until then: when to look next, None once seen
+        or when there is nothing to look for."""
+        if self.runner_over is None or self.runner_ended_by is not None:
+            return None
+        now = time.perf_counter()
+        if now >= self.next_runner_check:
+            if self._runner_was_over():
+                self.runner_ended_by = now
+                return None
+            self.next_runner_check = now + RUNNER_END_POLL_S
+        return self.next_runner_check
 
     def _runner_was_over(self) -> bool:
         if self.runner_over is None:
