@@ -528,6 +528,28 @@ def test_the_cpus_a_run_gets_are_counted_one_way(monkeypatch):
     assert view.cpus_to_bind(2) == 0  # no fewer than the run has: nothing to bind
 
 
+def test_the_cpus_a_run_gets_are_said_as_it_gets_them(monkeypatch):
+    """``cpus = 1.5`` on 2 CPUs without a cpu cgroup: the line said "1.5 CPUs
+    (not bound: all of this machine's)", where the run got both; ``cpus =
+    0.001`` in a cgroup: "0.001 CPUs (a quota, as Docker's)", where the quota
+    was the kernel's least, 0.01. The quota, the note and the line count
+    them one way (``view.cpus_given``)."""
+    from verifier_tui.engine.sandbox import cgroup, view
+    from verifier_tui.words.run import limits_words
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1})
+    unbound = limits_words(view.Limits(cpus=1.5), namespace=False)
+    assert unbound is not None and "2 CPUs (the task asks 1.5; not bound: all of this machine's)" in unbound, unbound
+    least = limits_words(view.Limits(cpus=0.001, cgroup=("cpu",)), namespace=True)
+    assert least is not None and "0.01 CPUs (the task asks 0.001; a quota, as Docker's)" in least, least
+    assert cgroup._limit_text("cpu", 0.001, 2) == f"{round(view.LEAST_CPUS * cgroup.PERIOD_US)} {cgroup.PERIOD_US}"
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2, 3})
+    bound = limits_words(view.Limits(cpus=1.5, cpu_list=(0, 1)), namespace=False)
+    assert bound is not None and "2 CPUs (the task asks 1.5; as affinity, not a quota)" in bound, bound
+    whole = limits_words(view.Limits(cpus=1.5, cgroup=("cpu",)), namespace=True)
+    assert whole is not None and "1.5 CPUs (a quota, as Docker's)" in whole, whole
+
+
 def test_cpus_is_a_quota_in_a_cgroup_else_as_many_cpus_bound(tmp_path, env, sandbox):
     """Harbor's ``cpus`` is Docker's: the container sees every CPU and gets
     ``cpus`` worth of their time. Two processes busy for a second under

@@ -446,24 +446,22 @@ def limits_words(limits: Any, *, namespace: bool, short: bool = False) -> str | 
         how = " (a memory cgroup)" if "memory" in limits.cgroup else " (measured, without a cgroup)"
         parts.append(memory if short or not namespace else memory + how)
     if limits.cpus is not None:
-        from verifier_tui.engine.procfs import machine_cpus
-        from verifier_tui.engine.sandbox.view import cpus_to_bind
+        from verifier_tui.engine.sandbox.view import cpus_given, cpus_text
 
-        # What the run gets: more than this machine gives it is clamped to those (the note says so)
-        have = machine_cpus()
-        gets = min(limits.cpus, have)
-        cpus = f"{format_number(gets)} CPU" + ("" if gets == 1 else "s")
+        # Harbor's cpus is a quota of CPU time: a cgroup's, else as many CPUs bound, else none
+        # (engine/sandbox/view.py): what the run gets of them, and the task's count when it differs
+        gets, how = cpus_given(limits.cpus, limits.cgroup)
+        cpus = cpus_text(gets or 0)
         asked = f"the task asks {format_number(limits.cpus)}; " if gets != limits.cpus else ""
-        # Harbor's cpus is a quota of CPU time: a cgroup's, else as many CPUs bound (engine/sandbox/cgroup.py),
-        # none where that would be all of them (view.cpus_to_bind)
-        if "cpu" in limits.cgroup:
-            how = "a quota, as Docker's"
-        else:
-            how = "as affinity, not a quota" if cpus_to_bind(limits.cpus) else "not bound: all of this machine's"
+        applied = {
+            "quota": "a quota, as Docker's",
+            "bound": "as affinity, not a quota",
+            "unbound": "not bound: all of this machine's",
+        }[how]
         if short:
             parts.append(cpus + (f" ({format_number(limits.cpus)} asked)" if asked else ""))
         else:
-            parts.append(f"{cpus} ({asked}{how})")
+            parts.append(f"{cpus} ({asked}{applied})")
     if limits.storage_mb is not None and not short:
         parts.append(f"storage {limits.storage_mb} MB (" + ("on /tmp only)" if namespace else "not applied)"))
     network = network_words(limits, namespace=namespace, short=short)

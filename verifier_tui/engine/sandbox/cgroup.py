@@ -30,14 +30,12 @@ import re
 import threading
 import time
 
-from verifier_tui.engine.procfs import machine_cpus
 from verifier_tui.engine.record import record
 from verifier_tui.engine.sandbox.isolation import CPU_JOIN, MEMORY_JOIN
+from verifier_tui.engine.sandbox.view import cpus_given
 
 PERIOD_US = 100_000
 """Docker's CFS period (``--cpus`` sets the quota to cpus × this)."""
-LEAST_CPUS = 0.01
-"""The kernel's least quota, 1 ms, in CPUs of that period."""
 GOING_S = 2.0
 """How long a run's end waits for its cgroups' last processes to go."""
 
@@ -270,8 +268,8 @@ def _write(path: str, text: str) -> None:
 def _limit_text(controller: str, value: float, version: int) -> str:
     if controller == "memory":
         return str(int(value))
-    # More CPUs than the machine has is no limit, and the kernel refuses a quota past 2**44 µs
-    quota = round(min(max(value, LEAST_CPUS), machine_cpus()) * PERIOD_US)
+    # More CPUs than the machine has is no limit, and the kernel refuses a quota past 2**44 µs (cpus_given)
+    quota = round(float(cpus_given(value, ("cpu",))[0] or 0) * PERIOD_US)
     return f"{quota} {PERIOD_US}" if version == 2 else str(quota)
 
 

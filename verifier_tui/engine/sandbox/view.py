@@ -132,6 +132,32 @@ def cpus_to_bind(cpus: int | float | None) -> int:
     return wanted if wanted < machine_cpus() else 0
 
 
+LEAST_CPUS = 0.01
+"""The kernel's least CPU quota, 1 ms, in CPUs of Docker's 100 ms period (:mod:`.cgroup`)."""
+
+
+def cpus_given(cpus: int | float | None, cgroup: tuple[str, ...]) -> tuple[int | float | None, str]:
+    """How many CPUs a run of a task with ``cpus`` gets, and how: ``"quota"``
+    in a cpu cgroup of its own (``cgroup`` holds ``"cpu"``), Docker's share
+    of time, between the kernel's least quota and this machine's CPUs (more
+    is no limit; Docker refuses both ends); else ``"bound"``, affinity to as
+    many whole CPUs (:func:`cpus_to_bind`); else ``"unbound"``, every CPU this
+    machine gives it. (None, "") when the task sets none. The quota written,
+    the notes, the limits line and ``--json`` all count them here."""
+    if cpus is None:
+        return None, ""
+    have = machine_cpus()
+    if "cpu" in cgroup:
+        return min(max(cpus, LEAST_CPUS), have), "quota"
+    bound = cpus_to_bind(cpus)
+    return (bound, "bound") if bound else (have, "unbound")
+
+
+def cpus_text(count: int | float) -> str:
+    """``1 CPU``, ``2 CPUs``, ``0.01 CPUs``: a count of CPUs in the notes and the limits line."""
+    return f"{count:g} CPU" + ("" if count == 1 else "s")
+
+
 # How many of this process's runs are bound to each CPU right now.
 _bound: dict[int, int] = {}
 _bound_lock = threading.Lock()
