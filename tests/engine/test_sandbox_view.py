@@ -497,6 +497,8 @@ def test_cpus_above_this_machines_count_is_said(tmp_path, env, sandbox):
     )
     data = run_json(dict(env, VERIFIER_TUI_SANDBOX=sandbox), task_dir)
     assert data["rewards"] == {"reward": 1.0}, data
+    # --json said only "cpus": 3 beside "cgroup": ["memory", "cpu"], its limits "as the run got them"
+    assert (data["limits"]["cpus"], data["limits"]["cpus_given"]) == (have + 1, have), data["limits"]
     said = f"task.toml: [environment] cpus = {have + 1} is more than the {have} CPUs this machine gives the run"
     assert any(n.startswith(said) and f"this run gets {have}" in n for n in data["notices"]), data["notices"]
     # The limits line said "3 CPUs (a quota, as Docker's)" above that note (the copy sandbox "(as

@@ -46,7 +46,8 @@ _WORKDIR = re.compile(r"^[ \t]*WORKDIR[ \t]+(.+?)[ \t]*$", re.IGNORECASE | re.MU
 
 @record(frozen=True)
 class Limits:
-    """The task's limits, as the run gets them."""
+    """The task's limits, and how the run gets them (``cpus`` is the task's:
+    what the run gets of it is :func:`cpus_given`)."""
 
     memory_mb: int | None = None
     cpus: int | float | None = None  # as TaskConfig.cpus: 1.5 is allowed
@@ -63,6 +64,7 @@ class Limits:
         return {
             "memory_mb": self.memory_mb,
             "cpus": self.cpus,
+            "cpus_given": cpus_given(self.cpus, self.cgroup)[0],
             "storage_mb": self.storage_mb,
             "cpu_list": list(self.cpu_list),
             "network": self.network,
