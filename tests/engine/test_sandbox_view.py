@@ -515,6 +515,31 @@ def test_cpus_above_this_machines_count_is_said(tmp_path, env, sandbox):
     assert short is not None and short.startswith(f"{have} CPU") and f"{have + 1} asked" in short, short
 
 
+def test_one_cpu_is_said_in_the_singular(tmp_path, env, sandbox):
+    """Under ``taskset -c 0``, ``cpus = 2``: the note said "more than the 1
+    CPUs this machine gives the run", where the limits line says "1 CPU"."""
+    from tests.helpers.commands import TOOL
+
+    task_dir = make_task(
+        tmp_path / "t",
+        "def verify(workspace):\n    return 1.0\n",
+        toml='version = "1.0"\n[environment]\ncpus = 2\n',
+        cases={"only": {}},
+    )
+    done = run_tool(
+        dict(env, VERIFIER_TUI_SANDBOX=sandbox),
+        "run",
+        "--json",
+        task_dir,
+        "--python",
+        PY,
+        tool=["taskset", "-c", "0", *TOOL],
+    )
+    notices = json.loads(done.stdout)["notices"]
+    said = "cpus = 2 is more than the 1 CPU this machine gives the run: this run gets 1 CPU ("
+    assert any(said in n for n in notices), notices
+
+
 def test_the_cpus_a_run_gets_are_counted_one_way(monkeypatch):
     """Under ``taskset -c 0`` on a machine of 2, ``cpus = 2``: the note said the
     run gets 1 CPU (the CPUs this process may run on) while its cgroup's quota
