@@ -214,6 +214,22 @@ def test_strays_past_those_listed_are_said_alike_in_each_sandbox(tmp_path, sandb
     assert (len(data["strays"]), data["strays_not_listed"], data["strays_cut_short"]) == (20, 30, False)
 
 
+def test_strays_of_other_command_lines_are_said_apart_from_those_not_listed():
+    """Four kinds of command line among the 1,000 listed, 2,000 more not: the
+    note said "a (×400); b (×300); c (×200); +100 more; 2000 more
+    process(es) not listed", the bare "+100 more" read as more of c, or as
+    part of the 2,000."""
+    from verifier_tui.engine.sandbox.strays import strays_notice
+
+    commands = ["a"] * 400 + ["b"] * 300 + ["c"] * 200 + ["d"] * 60 + ["e"] * 40
+    said = strays_notice(commands, more=2000)
+    assert said.endswith(
+        "a (×400); b (×300); c (×200); +100 more with other command lines; "
+        "2000 more process(es) not listed (only the first 1000 are)"
+    ), said
+    assert strays_notice(["a", "a", "b", "c", "d"]).endswith("a (×2); b; c; +1 more with another command line")
+
+
 SLOW_LISTER = """\
 #!/bin/sh
 sleep 0.1

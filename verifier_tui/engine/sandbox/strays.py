@@ -44,8 +44,8 @@ def strays_notice(commands: list[str], *, more: int = 0, at_least: bool = False)
     named = sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:NOTICE_COMMANDS]
     parts = [command if n == 1 else f"{command} (×{n})" for command, n in named]
     rest = len(commands) - sum(n for _, n in named)
-    if rest:
-        parts.append(f"+{rest} more")
+    if rest:  # said as other than those named: a bare "+100 more" reads as more of the last, or of those not listed
+        parts.append(f"+{rest} more with " + ("another command line" if rest == 1 else "other command lines"))
     if more:
         parts.append(f"{more} more process(es) not listed (only the first {len(commands)} are)")
     shown = "; ".join(parts)
