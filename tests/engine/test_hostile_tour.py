@@ -1098,7 +1098,9 @@ def test_a_forged_listing_neither_delays_the_timeout_nor_is_read_whole(tmp_path,
     env["VERIFIER_TUI_SANDBOX"] = "namespace"
     data = run_json(env, task)
     assert data["outcome"] == "timed_out", data["outcome_words"]
-    assert data["duration_s"] < 2.6, data["duration_s"]  # SIGTERM ends a sleeping runner at once
+    # SIGTERM ends a sleeping runner at once; the parse this guards against ended it at 3.3 s, and a
+    # loaded machine may take a few tenths of a second past the 2 s timeout to reap it
+    assert data["duration_s"] < 3.0, data["duration_s"]
     assert len(data["strays"]) <= isolation.STRAYS_MOST
     assert not any("-4 process" in n or "-5" in n for n in data["notices"]), data["notices"]
 
