@@ -652,3 +652,27 @@ async def test_keys_held_for_a_chooser_that_does_not_come_are_handed_on_after_a_
         assert len(app.replays) == 1  # r waits for the chooser a moment
         await app.wait_for_replays(2, timeout=3)  # before the chooser came
         assert isinstance(app.screen, TrialScreen)
+
+
+async def test_f_after_the_trial_folder_moved_opens_the_picker_and_keeps_the_screen(task, runs, tmp_path, monkeypatch):
+    # The picker's tree was rooted at the (gone) trial folder: Textual posted a file-selected for its missing root,
+    # the folder-only picker took it as a choice and dismissed twice, which took the trial screen away too: a blank
+    # app that answered no key.
+    demo = task(verifier=READS_HELLO, toml=SEPARATE)
+    trial = sandbox_trial(
+        runs / "jobs" / "j", demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate", capture=True
+    )
+    monkeypatch.chdir(runs)
+    app = make_trial_app(trial.path)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_replays(1)
+        trial.path.rename(runs / "moved")
+        await pilot.press("f")
+        await until(pilot, lambda: isinstance(app.screen, PickerScreen), "the workspace picker")
+        await pilot.pause()
+        assert isinstance(app.screen, PickerScreen)
+        assert app.screen.query_one("#tree").path == runs
+        assert app.screen.query_one("#path", Input).value == "tasks/demo"
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, TrialScreen), "the trial screen again")
+        assert [type(screen).__name__ for screen in app.screen_stack][-1] == "TrialScreen"

@@ -140,6 +140,10 @@ class PickerScreen(ModalScreen[Path | None]):
     @on(DirectoryTree.FileSelected)
     def _file_selected(self, event: DirectoryTree.FileSelected) -> None:
         event.stop()
+        if self.folders:
+            # Textual's tree says a root it cannot read as a folder (gone) is a file: no choice in a
+            # folder picker.
+            return
         self._use(Path(event.path).absolute())
 
     @on(DirectoryTree.DirectorySelected)
@@ -171,6 +175,10 @@ class PickerScreen(ModalScreen[Path | None]):
         self._use(path)
 
     def _use(self, path: Path) -> None:
+        if not self.is_current:
+            # Chosen once already (a second enter, a message after it): a second dismiss would
+            # take the screen below away too.
+            return
         problem = self.apply(path) if self.apply is not None else None
         if problem is not None:
             self.query_one("#picker-error", Label).update(content(problem))

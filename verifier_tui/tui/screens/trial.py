@@ -469,14 +469,16 @@ class TrialScreen(SizedScreen):
             )
             return
         session = self.opened.session
-        # The folder the replay is on (the trial's /app, a stand-in, a case's), as the task's screen starts
-        # at its workspace: enter keeps it. Else the task's folder, to browse from.
+        # The box starts at the folder the replay is on (the trial's /app, a stand-in, a case's), as the
+        # task's screen starts at its workspace: enter keeps it. Else (it is gone: the trial folder moved)
+        # the task's folder. The tree browses from the folder holding the task and the job, whatever the
+        # replay is on: the user's folders and the task's cases, never a folder that may be gone.
         current = session.workspace if session is not None else None
-        start = current or walk.location.path or walk.trial.path
+        start = current if current is not None and current.is_dir() else walk.location.path
         path = await self.dialog(
             PickerScreen(
                 "Replay on this folder (a stand-in for the sandbox's /app)",
-                common_base(start, walk.trial.path),
+                common_base(walk.location.path, walk.trial.path),
                 start,
                 folders=True,
             )
