@@ -89,9 +89,19 @@ async def test_the_workspace_picker_starts_at_the_folder_the_replay_is_on(task, 
         await pilot.press("f")
         await until(pilot, lambda: isinstance(app.screen, PickerScreen), "the workspace picker")
         assert app.screen.query_one("#path", Input).value == "jobs/j/demo__aaaaaaa/artifacts/app"
+        # The tree browses from the folder holding the task and the job (the user's folders, the task's
+        # cases), not the trial folder alone; enter replays on the captured /app as the trial captured it.
+        assert app.screen.query_one("#tree").path == runs
+        await pilot.press("enter")
+        replayed = await app.wait_for_replays(2)
+        assert app.screen.opened.stand_in == (None, None) and app.screen.opened.plan.workspace_origin == "exact"
+        assert replayed.local is not None and replayed.agreement.same is True
+        assert "your stand-in" not in screen_text(app)
+        await pilot.press("f")
+        await until(pilot, lambda: isinstance(app.screen, PickerScreen), "the workspace picker")
         await pilot.press("escape")
         await pilot.press("s", "down", "enter")  # the case after the trial's own /app
-        await app.wait_for_replays(2)
+        await app.wait_for_replays(3)
         await pilot.press("f")
         await until(pilot, lambda: isinstance(app.screen, PickerScreen), "the workspace picker")
         assert app.screen.query_one("#path", Input).value == "tasks/demo/cases/correct/workspace"

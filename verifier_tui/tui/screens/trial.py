@@ -483,7 +483,13 @@ class TrialScreen(SizedScreen):
                 folders=True,
             )
         )
-        if path is not None:
+        if path is None:
+            return
+        if path == walk.workspace.path:
+            # The /app the trial captured: replayed as the trial captured it (as s's "the trial's own
+            # /app" does), not as a stand-in for itself.
+            await self._replay_on()
+        else:
             await self._replay_on(workspace=path)
 
     @work(name="choose a case", group="choose", exit_on_error=False)
