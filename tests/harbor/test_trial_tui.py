@@ -686,3 +686,29 @@ async def test_f_after_the_trial_folder_moved_opens_the_picker_and_keeps_the_scr
         await pilot.press("escape")
         await until(pilot, lambda: isinstance(app.screen, TrialScreen), "the trial screen again")
         assert [type(screen).__name__ for screen in app.screen_stack][-1] == "TrialScreen"
+
+
+async def test_f_when_the_folder_the_tool_started_in_was_removed(task, runs, tmp_path, monkeypatch):
+    # Every picker died (a traceback, exit 1): its box wrote paths from Path.cwd(), which raises once the folder
+    # the tool started in is removed. Paths are shown, and a typed relative one taken, from the folder the tool
+    # started in, as it was when it started.
+    demo = task(verifier=READS_HELLO, toml=SEPARATE)
+    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate")
+    started = tmp_path / "started"
+    started.mkdir()
+    monkeypatch.chdir(started)
+    app = make_trial_app(trial.path)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_replays(1)
+        started.rmdir()
+        await pilot.press("f")
+        await until(pilot, lambda: isinstance(app.screen, PickerScreen), "the workspace picker")
+        box = app.screen.query_one("#path", Input)
+        assert box.value == str(demo)  # outside the folder the tool started in: whole
+        box.value = "tests"  # from the removed folder: none there
+        await pilot.press("enter")
+        await until(pilot, lambda: "tests is not a folder" in text_of(app, "#picker-error"), "the box's refusal")
+        box.value = str(demo / "tests")
+        await pilot.press("enter")
+        replayed = await app.wait_for_replays(2)
+        assert replayed.local is not None and replayed.local.workspace == demo / "tests"

@@ -31,10 +31,17 @@ def path_from(path: Path | str, base: Path) -> str:
     return f"./{rel}" if rel.startswith("-") else rel
 
 
-def here(path: Path | str) -> str:
-    """A path as it resolves from where the tool was started (as the TUI shows
-    it), on one line whatever its name holds."""
-    return one_line(path_from(path, Path.cwd()))
+def here(path: Path | str, base: Path | None = None) -> str:
+    """A path as it resolves from ``base`` (by default the folder the tool was
+    started in, as the TUI shows it), on one line whatever its name holds;
+    absolute when there is no such folder (it was removed since: ``Path.cwd()``
+    raises)."""
+    if base is None:
+        try:
+            base = Path.cwd()
+        except OSError:
+            return one_line(str(path))
+    return one_line(path_from(path, base))
 
 
 def text_from(text: str, base: Path | str, home: str = "") -> str:

@@ -521,9 +521,8 @@ class MainScreen(SizedScreen):
         )
         if key == OTHER_FILE:
             title = "Choose a verifier (.py with a top-level verify)"
-            await self._pick(
-                "verifier chosen", session.choose_verifier, PickerScreen(title, session.task.root, suffixes=(".py",))
-            )
+            picker = PickerScreen(title, session.task.root, suffixes=(".py",), base=self.fmt.cwd)
+            await self._pick("verifier chosen", session.choose_verifier, picker)
         elif key is not None:
             self._choose("verifier chosen", session.choose_verifier, Path(key))
 
@@ -532,9 +531,8 @@ class MainScreen(SizedScreen):
         session = self.session
         title = "Choose the workspace folder (the sandbox's /app)"
         start = session.workspace or session.task.root
-        await self._pick(
-            "workspace chosen", session.choose_workspace, PickerScreen(title, session.task.root, start, folders=True)
-        )
+        picker = PickerScreen(title, session.task.root, start, folders=True, base=self.fmt.cwd)
+        await self._pick("workspace chosen", session.choose_workspace, picker)
 
     @work(name="choose a response", group="choose", exit_on_error=False)
     async def action_choose_response(self) -> None:
@@ -547,7 +545,7 @@ class MainScreen(SizedScreen):
             self._choose("response chosen", session.choose_response, case_response.path)
         elif key == "file":
             start = session.case.folder if session.case else session.task.root
-            picker = PickerScreen("Choose a response file", session.task.root, start)
+            picker = PickerScreen("Choose a response file", session.task.root, start, base=self.fmt.cwd)
             await self._pick("response chosen", session.choose_response, picker)
         elif key in ("text", "json"):
             self._open_response_editor(key)
@@ -598,7 +596,9 @@ class MainScreen(SizedScreen):
             if row is not None:
                 self._choose("task row chosen", session.choose_task_row, row)
         elif key == "file":
-            picker = PickerScreen("Choose task data (a JSON object)", session.task.root, suffixes=(".json",))
+            picker = PickerScreen(
+                "Choose task data (a JSON object)", session.task.root, suffixes=(".json",), base=self.fmt.cwd
+            )
             await self._pick("task data chosen", session.choose_task_data, picker)
         elif key == "none":
             self._choose("task data: none", session.choose_task_data, None)

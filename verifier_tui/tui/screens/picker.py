@@ -57,25 +57,26 @@ class PathTree(DirectoryTree):
 
 class PathBox(Input):
     """A picker's box. A path put in it is shown as the user would type it
-    (:func:`~verifier_tui.words.paths.here`: from where the tool started,
-    which is where a typed relative path is taken from), harmless and on its
-    line (a folder's name may hold a bidi override); used as shown, it is that
-    path, else what was typed (:func:`typed_path`)."""
+    (:func:`~verifier_tui.words.paths.here`: from ``base``, where the tool
+    started, which is where a typed relative path is taken from), harmless and
+    on its line (a folder's name may hold a bidi override); used as shown, it
+    is that path, else what was typed (:func:`typed_path`)."""
 
-    def __init__(self, path: Path | None, **kwargs: Any) -> None:
-        super().__init__(here(path) if path is not None else "", **kwargs)
+    def __init__(self, path: Path | None, base: Path, **kwargs: Any) -> None:
+        super().__init__(here(path, base) if path is not None else "", **kwargs)
         self.path = path
+        self.base = base
 
     def put(self, path: Path) -> None:
         self.path = path
-        self.value = here(path)
+        self.value = here(path, self.base)
 
     @property
     def chosen(self) -> Path:
         text = self.value.strip()
-        if self.path is not None and text == here(self.path).strip():
+        if self.path is not None and text == here(self.path, self.base).strip():
             return self.path
-        return typed_path(text)
+        return typed_path(text, self.base)
 
 
 class PickerScreen(ModalScreen[Path | None]):
@@ -98,6 +99,7 @@ class PickerScreen(ModalScreen[Path | None]):
         root: Path,
         start: Path | None = None,
         *,
+        base: Path,
         suffixes: tuple[str, ...] = (),
         folders: bool = False,
     ) -> None:
@@ -105,6 +107,9 @@ class PickerScreen(ModalScreen[Path | None]):
         self.title_text = title
         self.root = root
         self.start = start
+        self.base = base
+        """Where a path in the box is shown and typed from: where the tool started (the screen's
+        ``fmt.cwd``, read as it started: the folder may be removed since, and ``Path.cwd()`` raise)."""
         self.suffixes = suffixes
         self.folders = folders
         self.apply: Callable[[Path], str | None] | None = None
@@ -120,9 +125,8 @@ class PickerScreen(ModalScreen[Path | None]):
         )
         with Vertical(id="picker", classes="dialog"):
             yield Label(Content(self.title_text), classes="dialog-title")
-            yield PathBox(
-                self.start, id="path", placeholder="a folder path" if self.folders else "a file path (enter uses it)"
-            )
+            placeholder = "a folder path" if self.folders else "a file path (enter uses it)"
+            yield PathBox(self.start, self.base, id="path", placeholder=placeholder)
             yield PathTree(self.root, self.suffixes, self.folders, id="tree")
             yield Label(Content(_TYPED + hint), classes="dialog-hint")
             yield Label("", id="picker-error", classes="dialog-error")
@@ -189,7 +193,9 @@ class PickerScreen(ModalScreen[Path | None]):
         self.dismiss(None)
 
 
-def typed_path(text: str) -> Path:
+def typed_path(text: str, base: Path) -> Path:
     """A path typed into a picker's box, as a shell would take it: ``~``
-    expanded, a relative path from the folder the tool was started in."""
-    return Path(text).expanduser().absolute()
+    expanded, a relative path from ``base`` (the folder the tool was started
+    in, as the box shows paths from it; never ``Path.cwd()``, which raises once
+    that folder is removed)."""
+    return base / Path(text).expanduser()

@@ -481,6 +481,7 @@ class TrialScreen(SizedScreen):
                 common_base(walk.location.path, walk.trial.path),
                 start,
                 folders=True,
+                base=self.fmt.cwd,
             )
         )
         if path is None:
