@@ -733,6 +733,31 @@ def test_watch_a_trial_whose_folder_is_renamed_says_the_trial_folder_moved(task,
     assert code == 0 and "Traceback" not in stderr, stderr
 
 
+def test_watch_a_trial_on_a_workspace_of_yours_says_a_save_after_the_trial_folder_moved(
+    task, runs, tmp_path, env, elsewhere
+):
+    # `watch TRIAL --workspace mine`, the trial folder moved, then tests/verifier.py saved: the replay that save
+    # set off was said to be for "trial folder moved or gone"; it is for the save.
+    demo = task(verifier=READS_HELLO, toml=SEPARATE)
+    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate")
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "hello.txt").write_text("hi")
+    proc, reader = start_watch(env, trial.path, "--python", PY, "--workspace", mine, cwd=elsewhere)
+    try:
+        first = reader.next_run()
+        assert first.startswith("#1 ") and " same " in first, first
+        trial.path.rename(trial.path.with_name("renamed"))
+        time.sleep(1)  # the watcher sees nothing of the trial folder here (the workspace is the user's)
+        (demo / "tests" / "verifier.py").write_text(READS_HELLO.replace("'hi'", "'hello'"))
+        second = reader.next_run()
+        assert second.startswith("#2 ") and "tests/verifier.py" in second, second
+        assert "trial folder moved or gone" not in second, second
+    finally:
+        code, stderr = stop(proc)
+    assert code == 0 and "Traceback" not in stderr, stderr
+
+
 @pytest.mark.parametrize(
     "args, words",
     [

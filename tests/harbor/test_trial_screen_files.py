@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 
-from tests.harbor.trial_app_under_test import SIZE, make_trial_app, text_of
+from tests.harbor.trial_app_under_test import SIZE, make_trial_app, text_of, until
 from tests.helpers.harbor import (
     SEPARATE,
     harbor_exception,
@@ -518,6 +518,25 @@ async def test_with_live_reload_off_a_trial_folder_moved_away_is_the_stale_marks
         trial.path.rename(tmp_path / "elsewhere")
         gone = frozenset([captured])
         app.screen.controller.on_change(Change(paths=gone, deleted=gone, names=((captured, "workspace"),)))
-        await pilot.pause(0.3)
+        await until(pilot, lambda: "stale" in text_of(app, "#trial-status"), "the stale mark")
         status = " ".join(text_of(app, "#trial-status").split())
         assert "⚠ stale: trial folder moved or gone since this replay (r replays)" in status, status
+
+
+async def test_a_save_of_the_task_after_the_trial_folder_moved_is_said_as_that_save(task, runs, tmp_path):
+    # Any change seen once the trial folder was gone was worded "trial folder moved or gone": on a workspace of
+    # the user's, a save of tests/verifier.py, a file of the task, set off a replay said to be for the trial folder.
+    demo = task(verifier="def verify(workspace):\n    return 1.0\n", toml=SEPARATE)
+    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={}, mode="separate")
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    app = make_trial_app(trial.path, watch=True, workspace=str(mine))
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_replays(1)
+        trial.path.rename(tmp_path / "elsewhere")
+        await pilot.pause(1)  # nothing of the trial folder is watched: the workspace is the user's
+        (demo / "tests" / "verifier.py").write_text("def verify(workspace):\n    return 0.0\n")
+        await app.wait_for_replays(len(app.replays) + 1)
+        await pilot.pause()
+        status = " ".join(text_of(app, "#trial-status").split())
+        assert "after tests/verifier.py" in status and "trial folder moved or gone" not in status, status

@@ -868,7 +868,7 @@ async def _watch(opened: TrialSession, args: argparse.Namespace, replays: list[R
 
     async def replay(trigger: str, change: Change | None) -> None:
         if change is not None:
-            trigger = change_words(opened, trigger)
+            trigger = change_words(opened, trigger, change)
             opened.refresh()  # the task changed: its drift from the run, its settings
         replayed = await opened.arun(trigger=trigger)
         replays.append(replayed)

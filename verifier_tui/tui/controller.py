@@ -57,7 +57,7 @@ class Controller:
                 on_result=self._on_result,
                 on_error=lambda error: self._post(RunFailed(error)),
                 on_watching=lambda: self._post(WatchStateChanged("watching" if self.live_reload else "off")),
-                on_stale=lambda change: self._post(VerdictStale(change.happened())),
+                on_stale=lambda change: self._post(VerdictStale(change.happened(), change)),
                 on_note=lambda said: screen.notify(said, severity="warning", markup=False),
                 **hooks,
             )

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from textual.message import Message
 
 if TYPE_CHECKING:
+    from verifier_tui.engine.changes import Change
     from verifier_tui.engine.harbor.trial_session import Replayed
     from verifier_tui.engine.model import RunResult
     from verifier_tui.engine.readback import Explanation
@@ -88,9 +89,10 @@ class CasesOutdated(Message):
 class VerdictStale(Message):
     """With live reload off, a file the current choices read changed: the
     verdict on screen no longer says how they go. ``what`` names the change
-    ("tests/verifier.py +2 more")."""
+    ("tests/verifier.py +2 more"); ``change`` is that change."""
 
     what: str
+    change: Change
 
 
 @dataclass

@@ -42,7 +42,7 @@ class ReplayController(Controller):
 
     async def _run(self, trigger: str, change: Change | None) -> tuple[str, Replayed]:
         if change is not None:
-            trigger = change_words(self.opened, trigger)
+            trigger = change_words(self.opened, trigger, change)
         if change is not None or trigger not in ("start", "stand-in chosen"):
             # The task may have changed (a save, or one held while live reload
             # was off): its drift since the run (a digest of its files), its settings.

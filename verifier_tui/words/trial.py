@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any
 
+    from verifier_tui.engine.changes import Change
     from verifier_tui.engine.harbor.agreement import Agreement
     from verifier_tui.engine.harbor.root_cause import RootCause
     from verifier_tui.engine.harbor.sandbox import HarborVerdict
@@ -117,12 +118,16 @@ def cause_label(walk: TrialWalkthrough) -> str:
 TRIAL_FOLDER_GONE = "trial folder moved or gone"
 
 
-def change_words(opened: TrialSession, said: str) -> str:
-    """A change seen under a trial (what set a replay off, what made one
-    stale), in words: ``said``, the change's own, unless the trial folder is
-    no longer there: then that folder's going (the replay says why there is
-    nothing to replay on), not a deletion of the user's."""
-    return TRIAL_FOLDER_GONE if opened.trial.gone() is not None else said
+def change_words(opened: TrialSession, said: str, change: Change) -> str:
+    """A change seen while a trial is open (what set a replay off, what made
+    one stale), in words: ``said``, the change's own, unless it is the trial
+    folder's going (the folder no longer there, and the change under it: its
+    captured /app seen deleted): then that, not a deletion of the user's (the
+    replay says why there is nothing to replay on). A save of the task's, or
+    of a workspace of the user's, made after the folder went is that save."""
+    trial = opened.trial.path
+    under = any(path.is_relative_to(trial) for path in change.paths | change.deleted)
+    return TRIAL_FOLDER_GONE if under and opened.trial.gone() is not None else said
 
 
 def trial_header(walk: TrialWalkthrough) -> str:

@@ -264,7 +264,7 @@ class TrialScreen(SizedScreen):
         self._show_stale(None)  # this replay reads the task as it is now
 
     def on_verdict_stale(self, message: VerdictStale) -> None:
-        self._show_stale(self.fmt.text(change_words(self.opened, message.what)))
+        self._show_stale(self.fmt.text(change_words(self.opened, message.what, message.change)))
 
     def _show_stale(self, what: str | None) -> None:
         """Mark the replay out of date (live reload off, ``what`` saved since), or not (None)."""
