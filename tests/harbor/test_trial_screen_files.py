@@ -504,6 +504,29 @@ async def test_the_command_of_a_replay_names_the_jobs_environment_it_does_not_ca
         assert "The job's environment from the trial's config.json is not in it (MODE): add --env NAME=VALUE" in said
 
 
+async def test_the_command_of_a_replay_does_not_name_the_jobs_variables_its_env_carries(task, runs, tmp_path):
+    # Started with --env MODE=strict, the command c shows ends in --env MODE=strict, yet its note listed MODE as
+    # a variable of the job's it does not carry (and told to add it).
+    demo = task(verifier="def verify(workspace):\n    return 1.0\n")
+    folder = runs / "jobs" / "j" / "demo__aaaaaaa"
+    config = harbor_trial_config(
+        task_path="tasks/demo",
+        trial_name=folder.name,
+        trials_dir="jobs/j",
+        verifier_env={"MODE": "strict", "LEVEL": "2"},
+    )
+    verifier_files = {"reward.txt": "1.0", "test-stdout.txt": ""}
+    make_trial(folder, task=demo, rewards={"reward": 1.0}, config=config, app={}, verifier_files=verifier_files)
+    app = make_trial_app(folder, env=["MODE=strict"])
+    async with app.run_test(size=SIZE) as pilot:
+        replayed = await app.wait_for_replays(1)
+        assert replayed.local is not None and replayed.local.command[-2:] == ["--env", "MODE=strict"]
+        await pilot.press("c")
+        await until(pilot, lambda: isinstance(app.screen, CommandScreen), "the command dialog")
+        said = " ".join(text_of(app, ".dialog-hint").split())
+        assert "The job's environment from the trial's config.json is not in it (LEVEL): add --env" in said, said
+
+
 async def test_with_live_reload_off_a_trial_folder_moved_away_is_the_stale_marks_reason(task, runs, tmp_path):
     # mv TRIAL with live reload off: the status line said "⚠ stale: workspace deleted since this replay", as if
     # a workspace of the user's had been deleted, where the trial folder (holding the captured /app) went.

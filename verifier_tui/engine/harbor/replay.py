@@ -23,6 +23,7 @@ from verifier_tui.engine.advice import TASK_RUNNER, Advice
 from verifier_tui.engine.record import field, record
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from typing import Any
 
     from verifier_tui.engine.harbor.inputs import VerifierEnv, WorkspaceInput
@@ -138,6 +139,16 @@ class StandIn:
         plugin's: ``workspace``, ``case``, ``empty``); None when at most one was."""
         given = [flag for flag, value in ((workspace, self.workspace), (case, self.case), (empty, self.empty)) if value]
         return f"{' and '.join(given)}: give one stand-in for /app" if len(given) > 1 else None
+
+
+def job_env_not_in(plan: ReplayPlan, command: Sequence[str]) -> list[str]:
+    """The names of the job's variables the replay had (config.json's
+    ``verifier.env`` and ``environment.env``, as Harbor layers them) that
+    ``command`` (``run TASK``, which reads the task's own env only) does not
+    carry as ``--env``: named, never their values (a value may be a secret)."""
+    given = {word.partition("=")[0] for flag, word in zip(command, command[1:], strict=False) if flag == "--env"}
+    jobs = (name for name, (where, _) in plan.env_sources.items() if where.startswith("config"))
+    return sorted(name for name in jobs if name not in given)
 
 
 def stand_in_words(workspace: Path | str | None, case: str | None, empty: bool) -> str | None:

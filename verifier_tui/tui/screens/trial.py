@@ -364,6 +364,7 @@ class TrialScreen(SizedScreen):
         self.query_one("#local-side", SidePanel).show_local(self.opened, replayed, self.fmt, self.stream)
 
     def action_copy_command(self) -> None:
+        from verifier_tui.engine.harbor.replay import job_env_not_in
         from verifier_tui.tui.screens.command import CommandScreen
         from verifier_tui.words.run import command_words
 
@@ -381,9 +382,8 @@ class TrialScreen(SizedScreen):
                 f"It is not run on the replay's empty /app: without --workspace, run takes the task's first "
                 f"case, {one_line(cases[0].name)}. Add --workspace DIR, DIR an empty folder of yours."
             )
-        # `run TASK` reads the task's own env; the job's (config.json's verifier.env and environment.env, as
-        # Harbor layers them) only the replay had. Named, not written out: a value may be a secret.
-        jobs = sorted(name for name, (where, _) in self.opened.plan.env_sources.items() if where.startswith("config"))
+        # `run TASK` reads the task's own env; the job's only the replay had, but for those its --env carries.
+        jobs = job_env_not_in(self.opened.plan, local.command)
         if jobs:
             notes.append(
                 f"The job's environment from the trial's config.json is not in it ({one_line(', '.join(jobs))}): "
