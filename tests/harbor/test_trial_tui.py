@@ -712,3 +712,24 @@ async def test_f_when_the_folder_the_tool_started_in_was_removed(task, runs, tmp
         await pilot.press("enter")
         replayed = await app.wait_for_replays(2)
         assert replayed.local is not None and replayed.local.workspace == demo / "tests"
+
+
+async def test_a_folder_named_tilde_is_shown_in_the_picker_as_a_shell_takes_it_back(task, runs, tmp_path, monkeypatch):
+    # A folder named `~` where the tool started showed in the box as `~/ws`, which the box (as a shell) reads as
+    # the home folder: `~/ws/sub` typed became /root/ws/sub. It is shown `./~/ws`, as a name starting with `-` is.
+    demo = task(verifier=READS_HELLO, toml=SEPARATE)
+    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate")
+    mine = runs / "~" / "ws"
+    (mine / "sub").mkdir(parents=True)
+    monkeypatch.chdir(runs)
+    app = make_trial_app(trial.path, workspace=str(mine))
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_replays(1)
+        await pilot.press("f")
+        await until(pilot, lambda: isinstance(app.screen, PickerScreen), "the workspace picker")
+        box = app.screen.query_one("#path", Input)
+        assert box.value == "./~/ws"
+        box.value += "/sub"
+        await pilot.press("enter")
+        await app.wait_for_replays(2)
+        assert app.screen.opened.stand_in[0] == mine / "sub"

@@ -19,8 +19,9 @@ def home_folder() -> str:
 
 def path_from(path: Path | str, base: Path) -> str:
     """``path`` as it resolves from ``base``: relative to it when inside it
-    (``.`` for itself, ``./-x`` for a name never to be read as an option),
-    else absolute."""
+    (``.`` for itself, ``./-x`` for a name never to be read as an option,
+    ``./~x`` for one never to be read as a home folder, as a shell and a
+    picker's box expand ``~``), else absolute."""
     path = Path(path)
     try:
         rel = path.relative_to(base).as_posix()
@@ -28,7 +29,7 @@ def path_from(path: Path | str, base: Path) -> str:
         return str(path)
     if rel == ".":
         return rel
-    return f"./{rel}" if rel.startswith("-") else rel
+    return f"./{rel}" if rel.startswith(("-", "~")) else rel
 
 
 def here(path: Path | str, base: Path | None = None) -> str:

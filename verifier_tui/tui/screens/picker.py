@@ -3,6 +3,7 @@ workspace, a trial's stand-in for /app): browse with a tree, or type a path."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -197,5 +198,7 @@ def typed_path(text: str, base: Path) -> Path:
     """A path typed into a picker's box, as a shell would take it: ``~``
     expanded, a relative path from ``base`` (the folder the tool was started
     in, as the box shows paths from it; never ``Path.cwd()``, which raises once
-    that folder is removed)."""
-    return base / Path(text).expanduser()
+    that folder is removed). The text is expanded, not its Path: pathlib
+    drops a leading ``./``, and ``./~/ws`` (a folder named ``~``) would
+    become the home folder's ``ws``."""
+    return base / os.path.expanduser(text)
