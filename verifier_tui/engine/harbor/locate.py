@@ -49,10 +49,9 @@ class TaskLocation:
         return self.path is not None
 
     def message(self) -> str:
-        """One line for a task that was not found: where it looked, how to give it."""
-        if self.found:
-            # Where a found task is, the faces say (words.trial.task_found_at): one wording for both.
-            return ""
+        """One line for a task that was not found: where it looked, how to give
+        it. Only for that: every caller checks :attr:`found` first, and where
+        a found task is the faces say (``words.trial.task_found_at``)."""
         if not self.tried:
             return Advice("the trial does not say where its task was (config.json has no task); ", GIVE_TASK)
         groups: list[tuple[str, list[str]]] = []
