@@ -22,12 +22,11 @@ from tests.helpers.harbor import (
     SEPARATE,
     harbor_exception,
     harbor_masked_failure_log,
-    harbor_trial_config,
     make_job,
-    make_trial,
     sandbox_run,
     sandbox_trial,
     timed_out_trial,
+    trial_with_job_env,
 )
 from tests.helpers.processes import MEET_VERIFIER, meeting, needs_namespaces, set_meeting
 from tests.helpers.tasks import PY, SHIM
@@ -739,15 +738,7 @@ def test_run_trial_json_names_the_jobs_variables_its_command_lacks(task, runs, e
     # local.command, run TASK, reads the task's env only: the job's verifier.env (and environment.env) the replay
     # had were left out with nothing saying so, where the TUI's c says it. Named, never their values.
     demo = task(verifier="def verify(workspace):\n    return 1.0\n")
-    folder = runs / "jobs" / "j" / "demo__aaaaaaa"
-    config = harbor_trial_config(
-        task_path="tasks/demo",
-        trial_name=folder.name,
-        trials_dir="jobs/j",
-        verifier_env={"MODE": "strict", "KEY": "s3"},
-    )
-    verifier_files = {"reward.txt": "1.0", "test-stdout.txt": ""}
-    make_trial(folder, task=demo, rewards={"reward": 1.0}, config=config, app={}, verifier_files=verifier_files)
+    folder = trial_with_job_env(runs, demo, {"MODE": "strict", "KEY": "s3"})
     data = as_json(tool(env, "run", folder, "--json", "--env", "MODE=strict", cwd=elsewhere))
     assert data["local"]["command"][-2:] == ["--env", "MODE=strict"]
     assert data["command_lacks_env"] == ["KEY"]  # MODE, the command carries

@@ -15,10 +15,9 @@ from tests.helpers.harbor import (
     SEPARATE,
     harbor_exception,
     harbor_masked_failure_log,
-    harbor_trial_config,
-    make_trial,
     sandbox_trial,
     timed_out_trial,
+    trial_with_job_env,
 )
 from tests.helpers.tasks import STUCK_IN_ONE_FILE
 from tests.tui.app_under_test import screen_text
@@ -487,12 +486,7 @@ async def test_the_command_of_a_replay_names_the_jobs_environment_it_does_not_ca
     demo = task(
         verifier="import os\ndef verify(workspace):\n    return 1.0 if os.environ.get('MODE') == 'strict' else 0.0\n"
     )
-    folder = runs / "jobs" / "j" / "demo__aaaaaaa"
-    config = harbor_trial_config(
-        task_path="tasks/demo", trial_name=folder.name, trials_dir="jobs/j", verifier_env={"MODE": "strict"}
-    )
-    verifier_files = {"reward.txt": "1.0", "test-stdout.txt": ""}
-    make_trial(folder, task=demo, rewards={"reward": 1.0}, config=config, app={}, verifier_files=verifier_files)
+    folder = trial_with_job_env(runs, demo, {"MODE": "strict"})
     app = make_trial_app(folder)
     async with app.run_test(size=SIZE) as pilot:
         replayed = await app.wait_for_replays(1)
@@ -508,15 +502,7 @@ async def test_the_command_of_a_replay_does_not_name_the_jobs_variables_its_env_
     # Started with --env MODE=strict, the command c shows ends in --env MODE=strict, yet its note listed MODE as
     # a variable of the job's it does not carry (and told to add it).
     demo = task(verifier="def verify(workspace):\n    return 1.0\n")
-    folder = runs / "jobs" / "j" / "demo__aaaaaaa"
-    config = harbor_trial_config(
-        task_path="tasks/demo",
-        trial_name=folder.name,
-        trials_dir="jobs/j",
-        verifier_env={"MODE": "strict", "LEVEL": "2"},
-    )
-    verifier_files = {"reward.txt": "1.0", "test-stdout.txt": ""}
-    make_trial(folder, task=demo, rewards={"reward": 1.0}, config=config, app={}, verifier_files=verifier_files)
+    folder = trial_with_job_env(runs, demo, {"MODE": "strict", "LEVEL": "2"})
     app = make_trial_app(folder, env=["MODE=strict"])
     async with app.run_test(size=SIZE) as pilot:
         replayed = await app.wait_for_replays(1)

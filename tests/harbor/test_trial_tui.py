@@ -34,6 +34,13 @@ from verifier_tui.tui.screens.trial import TrialScreen
 READS_HELLO = "def verify(workspace):\n    return 1.0 if (workspace / 'hello.txt').read_text() == 'hi' else 0.0\n"
 
 
+async def _workspace_picker(app, pilot) -> Input:
+    """f pressed: the workspace picker on screen; its box."""
+    await pilot.press("f")
+    await until(pilot, lambda: isinstance(app.screen, PickerScreen), "the workspace picker")
+    return app.screen.query_one("#path", Input)
+
+
 def failing_trial(task, runs, tmp_path, **kwargs):
     demo = task(verifier=READS_HELLO, toml=SEPARATE)
     return demo, sandbox_trial(
@@ -67,9 +74,8 @@ async def test_the_workspace_picker_starts_with_the_path_as_typed_from_where_the
     app = make_trial_app(trial.path)
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_replays(1)
-        await pilot.press("f")
-        await until(pilot, lambda: isinstance(app.screen, PickerScreen), "the workspace picker")
-        assert app.screen.query_one("#path", Input).value == "tasks/demo"
+        box = await _workspace_picker(app, pilot)
+        assert box.value == "tasks/demo"
         await pilot.press("enter")  # the path shown is the one used
         await app.wait_for_replays(2)
         assert app.screen.opened.stand_in[0] == demo
@@ -86,9 +92,8 @@ async def test_the_workspace_picker_starts_at_the_folder_the_replay_is_on(task, 
     app = make_trial_app(trial.path)
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_replays(1)
-        await pilot.press("f")
-        await until(pilot, lambda: isinstance(app.screen, PickerScreen), "the workspace picker")
-        assert app.screen.query_one("#path", Input).value == "jobs/j/demo__aaaaaaa/artifacts/app"
+        box = await _workspace_picker(app, pilot)
+        assert box.value == "jobs/j/demo__aaaaaaa/artifacts/app"
         # The tree browses from the folder holding the task and the job (the user's folders, the task's
         # cases), not the trial folder alone; enter replays on the captured /app as the trial captured it.
         assert app.screen.query_one("#tree").path == runs
@@ -97,14 +102,12 @@ async def test_the_workspace_picker_starts_at_the_folder_the_replay_is_on(task, 
         assert app.screen.opened.stand_in == (None, None) and app.screen.opened.plan.workspace_origin == "exact"
         assert replayed.local is not None and replayed.agreement.same is True
         assert "your stand-in" not in screen_text(app)
-        await pilot.press("f")
-        await until(pilot, lambda: isinstance(app.screen, PickerScreen), "the workspace picker")
+        await _workspace_picker(app, pilot)
         await pilot.press("escape")
         await pilot.press("s", "down", "enter")  # the case after the trial's own /app
         await app.wait_for_replays(3)
-        await pilot.press("f")
-        await until(pilot, lambda: isinstance(app.screen, PickerScreen), "the workspace picker")
-        assert app.screen.query_one("#path", Input).value == "tasks/demo/cases/correct/workspace"
+        box = await _workspace_picker(app, pilot)
+        assert box.value == "tasks/demo/cases/correct/workspace"
 
 
 async def test_the_help_of_f_says_it_replays_over_a_captured_app_too(task, runs, tmp_path):
@@ -677,8 +680,7 @@ async def test_f_after_the_trial_folder_moved_opens_the_picker_and_keeps_the_scr
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_replays(1)
         trial.path.rename(runs / "moved")
-        await pilot.press("f")
-        await until(pilot, lambda: isinstance(app.screen, PickerScreen), "the workspace picker")
+        await _workspace_picker(app, pilot)
         await pilot.pause()
         assert isinstance(app.screen, PickerScreen)
         assert app.screen.query_one("#tree").path == runs
@@ -701,9 +703,7 @@ async def test_f_when_the_folder_the_tool_started_in_was_removed(task, runs, tmp
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_replays(1)
         started.rmdir()
-        await pilot.press("f")
-        await until(pilot, lambda: isinstance(app.screen, PickerScreen), "the workspace picker")
-        box = app.screen.query_one("#path", Input)
+        box = await _workspace_picker(app, pilot)
         assert box.value == str(demo)  # outside the folder the tool started in: whole
         box.value = "tests"  # from the removed folder: none there
         await pilot.press("enter")
@@ -725,9 +725,7 @@ async def test_a_folder_named_tilde_is_shown_in_the_picker_as_a_shell_takes_it_b
     app = make_trial_app(trial.path, workspace=str(mine))
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_replays(1)
-        await pilot.press("f")
-        await until(pilot, lambda: isinstance(app.screen, PickerScreen), "the workspace picker")
-        box = app.screen.query_one("#path", Input)
+        box = await _workspace_picker(app, pilot)
         assert box.value == "./~/ws"
         box.value += "/sub"
         await pilot.press("enter")

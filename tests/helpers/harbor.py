@@ -736,3 +736,13 @@ def job_entries(job) -> list:
     from verifier_tui.engine.harbor.walkthrough import trial_entries
 
     return [entry for trial in job.trials for entry in trial_entries(trial)]
+
+
+def trial_with_job_env(runs: Path, demo: Path, env: dict[str, str]) -> Path:
+    """A passing trial (reward 1.0, /app captured empty) of the task ``demo``,
+    in ``runs/jobs/j``, whose job gave the verifier ``env`` (config.json's
+    ``verifier.env``), as ``harbor run --ve NAME=VALUE`` records it."""
+    folder = runs / "jobs" / "j" / "demo__aaaaaaa"
+    config = harbor_trial_config(task_path="tasks/demo", trial_name=folder.name, trials_dir="jobs/j", verifier_env=env)
+    verifier_files = {"reward.txt": "1.0", "test-stdout.txt": ""}
+    return make_trial(folder, task=demo, rewards={"reward": 1.0}, config=config, app={}, verifier_files=verifier_files)
