@@ -800,6 +800,35 @@ def test_a_python_that_cannot_run_the_runner_is_bad_input_on_a_trial_too(task, r
     assert done.stderr.strip().splitlines() == [said]
 
 
+@pytest.mark.parametrize("where", ["jobs", "job", "trial without /app"])
+def test_a_python_is_checked_only_where_a_replay_runs(task, runs, tmp_path, env, elsewhere, where):
+    """The list of jobs, a job's overview and the walkthrough of a trial that
+    captured no /app run nothing, yet with no python3 on PATH (or a bad
+    ``--python``) each said ``--python python3: not found on PATH``, exit 2,
+    instead of what it shows: the interpreter is checked only where a replay runs."""
+    made = task()
+    first = sandbox_trial(runs / "jobs" / "j", made, tmp_path, workspace={}, capture=where == "job")
+    if where == "job":
+        sandbox_trial(runs / "jobs" / "j", made, tmp_path, workspace={}, name="demo__bbbbbbb")
+    target = {"jobs": runs / "jobs", "job": runs / "jobs" / "j", "trial without /app": first.path}[where]
+    # the tool itself runs with sys.executable; python3 is nowhere on its PATH
+    bare = tmp_path / "bin"
+    bare.mkdir()
+    for needed in ("bwrap",):
+        found = shutil.which(needed)
+        if found:
+            (bare / needed).symlink_to(found)
+    done = run_tool({**env, "PATH": str(bare)}, "run", target, cwd=elsewhere)
+    no_traceback(done)
+    assert "--python" not in done.stderr
+    assert done.returncode == (2 if where == "trial without /app" else 0)  # 2: there was no replay
+    assert done.stdout.strip()
+    done = run_tool(env, "run", target, "--python", "/nonexistent/python3", cwd=elsewhere)
+    assert "--python" not in done.stderr
+    assert done.returncode == (2 if where == "trial without /app" else 0)
+    assert done.stdout.strip()
+
+
 def test_trial_options_on_a_task_say_so(task, env, elsewhere):
     done = tool(env, "run", task(), "--trial", "x", cwd=elsewhere)
     assert done.returncode == 2

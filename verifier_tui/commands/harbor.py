@@ -72,12 +72,22 @@ def dispatch(args: argparse.Namespace, command: str) -> int | None:
     if isinstance(stand_in, int):
         return stand_in
     args.stand_in_chosen = stand_in
-    # Bad input here as on a task (report.interpreter_problem): one line, exit 2, before anything runs. Else each
-    # replay ended at the shim's "not found" (exit 127 after a whole walkthrough; test JOB exit 1).
-    error = args.options.interpreter().error
-    if error is not None:
-        return _fail(f"--python {error}")
+    if command == "test":  # every trial is replayed (run, explain, watch: checked once opened, open_trial_session)
+        problem = python_problem(args)
+        if problem is not None:
+            return _fail(problem)
     return {"run": run_command, "explain": explain_command, "test": test_command, "watch": watch_command}[command](args)
+
+
+def python_problem(args: argparse.Namespace) -> str | None:
+    """Why ``--python`` cannot run the replay, in one line (None: it can). Bad input
+    here as on a task (report.interpreter_problem): one line, exit 2, before anything
+    runs; else each replay ended at the shim's "not found" (exit 127 after a whole
+    walkthrough; test JOB exit 1). Asked only where a replay will run: the list of
+    jobs, a job's overview, a trial with no /app to replay on need no interpreter."""
+    from verifier_tui.commands.report import python_words
+
+    return python_words(args.options.interpreter())
 
 
 def stand_in_of(args: argparse.Namespace) -> StandIn | int:
@@ -156,7 +166,14 @@ def open_trial_session(args: argparse.Namespace) -> TrialSession | int:
         trial, step = select_trial(found, getattr(args, "trial", None), getattr(args, "step", None) or step_in_path)
     except HarborFolderError as exc:
         return _fail(str(exc))
-    return TrialSession(trial, step, options=args.options, stand_in=args.stand_in_chosen, task_dir=args.task)
+    session = TrialSession(trial, step, options=args.options, stand_in=args.stand_in_chosen, task_dir=args.task)
+    # explain runs the runner (--explain) without a workspace too, as TrialSession.explain does
+    replays = session.session is not None or (args.command == "explain" and session.plan.no_workspace)
+    problem = python_problem(args) if replays else None
+    if problem is not None:
+        session.close()
+        return _fail(problem)
+    return session
 
 
 # ---------------------------------------------------------------------------
