@@ -40,3 +40,23 @@ def test_a_junit_file_inside_the_job_is_refused(task, runs, tmp_path, env):
     no_traceback(done)
     assert done.returncode == 2 and not (job / "report.xml").exists()
     assert "--junit" in done.stderr and f"inside the job folder, {job}" in done.stderr
+
+
+def test_a_refused_test_job_writes_its_refusal_into_the_junit_file(task, runs, tmp_path, env):
+    """``test JOB --junit FILE --python nowhere`` (or ``--workspace nowhere``)
+    ran nothing and wrote nothing: the report of the last run stayed, passing,
+    for CI to show green. As on a task, the refusal is the report's one error."""
+    job = a_job(task, runs, tmp_path)
+    report = tmp_path / "report.xml"
+    for refused, said in (
+        (("--python", "/nonexistent/python3"), "--python /nonexistent/python3: No such file or directory"),
+        (("--workspace", tmp_path / "nowhere"), f"--workspace {tmp_path / 'nowhere'}: not a folder"),
+        (("--response", "r.json"), "--response: a trial replays in Harbor mode"),
+    ):
+        done = run_tool(env, "test", job, "--junit", report, "--python", PY)
+        assert done.returncode == 0 and 'failures="0"' in report.read_text()  # a passing report, then
+        done = run_tool(env, "test", job, "--junit", report, "--python", PY, *refused)
+        no_traceback(done)
+        assert done.returncode == 2 and said in done.stderr
+        text = report.read_text()
+        assert 'errors="1"' in text and said in text, text

@@ -65,18 +65,34 @@ def dispatch(args: argparse.Namespace, command: str) -> int | None:
         if given:
             return _fail(f"{' and '.join(given)}: only for a Harbor trial or job folder, and {args.path} is neither")
         return None
+    refuse = _fail if command != "test" else (lambda message: _refused_test(args, message))
     for name, why in NOT_FOR_TRIALS.items():
         if why is not None and getattr(args, name, None) not in (None, False):
-            return _fail(f"--{name.replace('_', '-')}: {why}")
+            return refuse(f"--{name.replace('_', '-')}: {why}")
     stand_in = stand_in_of(args)
-    if isinstance(stand_in, int):
-        return stand_in
+    if isinstance(stand_in, str):
+        return refuse(stand_in)
     args.stand_in_chosen = stand_in
     if command == "test":  # every trial is replayed (run, explain, watch: checked once opened, open_trial_session)
         problem = python_problem(args)
         if problem is not None:
-            return _fail(problem)
+            return refuse(problem)
     return {"run": run_command, "explain": explain_command, "test": test_command, "watch": watch_command}[command](args)
+
+
+def _test_reads(args: argparse.Namespace) -> list[tuple[str, Path | None]]:
+    """What ``test`` reads, which its --junit file may not be (report.output_file_problem)."""
+    from verifier_tui.commands.report import given
+
+    return [(f"the {args.target.kind} folder", args.target.root), ("the task", args.task), *given(args.options)]
+
+
+def _refused_test(args: argparse.Namespace, message: str) -> int:
+    """``test`` refused before anything ran: its --junit report written with the refusal,
+    as on a task (report.refused_run): the report of the last run, passing, was left for CI."""
+    from verifier_tui.commands.report import refused_run
+
+    return refused_run(args.junit, message, _test_reads(args))
 
 
 def python_problem(args: argparse.Namespace) -> str | None:
@@ -90,16 +106,16 @@ def python_problem(args: argparse.Namespace) -> str | None:
     return python_words(args.options.interpreter())
 
 
-def stand_in_of(args: argparse.Namespace) -> StandIn | int:
+def stand_in_of(args: argparse.Namespace) -> StandIn | str:
     """The stand-in for an uncaptured /app the command line gives (``--workspace
-    DIR``, ``--case NAME``, ``--stand-in empty``), or the exit status after one
-    line: at most one may be given. ``test`` reads its ``--case`` here."""
+    DIR``, ``--case NAME``, ``--stand-in empty``), or why it is bad input, in
+    one line: at most one may be given. ``test`` reads its ``--case`` here."""
     from verifier_tui.engine.harbor.replay import StandIn
 
     case = args.options.case
     patterns = getattr(args, "case_patterns", None) or []
     if len(patterns) > 1:
-        return _fail(
+        return (
             f"--case: a Harbor job takes one case of its task, the stand-in for /app where a trial did "
             f"not capture it (given: {', '.join(patterns)})"
         )
@@ -108,11 +124,11 @@ def stand_in_of(args: argparse.Namespace) -> StandIn | int:
     stand_in = StandIn(workspace=args.options.workspace, case=case, empty=getattr(args, "stand_in", None) == "empty")
     too_many = stand_in.too_many("--workspace", "--case", "--stand-in empty")
     if too_many is not None:
-        return _fail(too_many)
+        return too_many
     # A folder that is not there is bad input, as --workspace is on a task and --verifier-workspace to the plugin:
     # one line before anything runs (each replay said it, after the whole walkthrough, and explain exited 0).
     if stand_in.workspace is not None and not stand_in.workspace.expanduser().is_dir():
-        return _fail(f"--workspace {stand_in.workspace}: not a folder")
+        return f"--workspace {stand_in.workspace}: not a folder"
     return stand_in
 
 
@@ -570,11 +586,11 @@ def explain_command(args: argparse.Namespace) -> int:
 def test_command(args: argparse.Namespace) -> int:
     """Every trial of a job (every step of each), replayed in parallel through
     the pipeline ``test`` runs cases with (:func:`verifier_tui.engine.suite.arun_groups`)."""
-    from verifier_tui.commands.report import given, output_file_problem, refused_run, write_junit
+    from verifier_tui.commands.report import output_file_problem, refused_run, write_junit
     from verifier_tui.engine.procfs import machine_cpus
     from verifier_tui.engine.suite import CollectionError, NotReplayed, arun_groups, collect
 
-    own = [(f"the {args.target.kind} folder", args.target.root), ("the task", args.task), *given(args.options)]
+    own = _test_reads(args)
     problem = output_file_problem("--junit", args.junit, own)
     if problem is not None:
         return _fail(problem)
@@ -585,7 +601,7 @@ def test_command(args: argparse.Namespace) -> int:
     with collection:
         group = collection.groups[0]
         if group.error is not None:
-            return _fail(f"{group.folder}: {group.error}")
+            return refused_run(args.junit, f"{group.folder}: {group.error}", own)
         in_jobs = getattr(group.found, "jobs", None) is not None  # a jobs folder: each row names its job
         started = time.perf_counter()
         stream = _TrialsStream(group) if args.json else None
