@@ -983,6 +983,34 @@ def test_test_junit_and_the_plugin_name_a_case_of_odd_characters_alike(pytester,
     assert "nl\\nname" in names(pytester.path / "t.xml")
 
 
+def test_test_junit_and_the_plugin_name_a_task_and_a_case_of_odd_characters_alike(pytester, env):
+    """A task named with a byte that is not UTF-8, a bidi control or a line
+    break, and a case named with Unicode's non-characters U+FFFE U+FFFF and an emoji:
+    ``test --junit``'s classname was the name as it is (``bad\\udcfftask``,
+    ``bidi\\u202etask``, a raw line break) where the plugin's is
+    ``tasks.bad\\xfftask``, and the case ``\\ufffe\\uffff`` where pytest
+    writes ``#xFFFE#xFFFF`` (and ``#x1F600``): one case, two names."""
+    import os
+
+    tasks = os.fsencode(pytester.path / "tasks")
+    for name in (b"bad\xfftask", "bidi\u202etask".encode(), b"nl\ntask"):
+        task_dir = make_task(pytester.path / "tasks" / "plain", cases={"plain": {}})
+        shutil.copytree(task_dir / "cases" / "plain", task_dir / "cases" / "non\ufffe\uffff\U0001f600char")
+        for case in os.listdir(task_dir / "cases"):
+            (task_dir / "cases" / case / "expected.json").write_text('{"rewards": {"reward": 1.0}}')
+        os.rename(os.fsencode(task_dir), tasks + b"/" + name)
+
+    def names(report, prefix=""):
+        cases = ET.parse(report).getroot().iter("testcase")
+        return sorted((c.get("classname").removeprefix(prefix), c.get("name")) for c in cases)
+
+    run(pytester, "--verifier-cases", "tasks", f"--junitxml={pytester.path / 'p.xml'}").assert_outcomes(passed=6)
+    run_tool(env, "test", pytester.path / "tasks", "--python", PY, "--junit", pytester.path / "t.xml")
+    by_test = names(pytester.path / "t.xml")
+    assert by_test == names(pytester.path / "p.xml", "tasks.")
+    assert ("bad\\xfftask", "non#xFFFE#xFFFF#x1F600char") in by_test
+
+
 def test_a_case_folder_given_as_an_argument_runs_that_case_or_says_it_is_not_collected(pytester, tasks):
     """``pytest --verifier-cases tasks/hello-file/cases/correct
     tasks/hello-file/cases/wrong-text``: the second folder narrowed the run to

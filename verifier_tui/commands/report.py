@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import stat
 import time
 from functools import partial
@@ -662,6 +663,23 @@ def refused_run(junit: Path | None, message: str, own: Iterable[tuple[str, Path 
     return 2
 
 
+#: What pytest's junitxml (bin_xml_escape) writes as ``#xFFFE``, its pattern as pytest 8 writes it: there
+#: ``\u10000`` is U+1000 then "0", so a character past U+FFFF (an emoji) is written ``#x1F600`` too, DEL is not.
+_PYTEST_ESCAPES = re.compile("[^\u0009\u000a\u000d\u0020-\u007e\u0080-\ud7ff\ue000-\ufffd\u10000-\u10ffff]")
+
+
+def junit_name(text: str) -> str:
+    """A case's name or classname (a task, a job) in a JUnit report, as the
+    pytest plugin's report names it: on one line as every face names it (a
+    line break written \\n, a name not UTF-8 \\xff, a bidi control <U+202E>;
+    :func:`terminal.xml_text` alone gave a raw line break, Python's surrogate
+    escape \\udcff and \\u202e), then what XML cannot hold (U+FFFE, U+FFFF)
+    as pytest's bin_xml_escape writes it: #xFFFE. One case, one name in both."""
+    return _PYTEST_ESCAPES.sub(
+        lambda m: f"#x{ord(m.group()):02X}" if ord(m.group()) <= 0xFF else f"#x{ord(m.group()):04X}", one_line(text)
+    )
+
+
 def write_junit(
     path: Path, name: str, cases: list[JunitCase], wall: float, sandbox: str | None = None, network: str | None = None
 ) -> str | None:
@@ -689,10 +707,8 @@ def write_junit(
             ET.SubElement(properties, "property", name=key, value=x(words))
         ET.SubElement(suite, "system-err").text = x("\n".join(said.values()))
     for each in cases:
-        # The case (trial) named on one line as every face names it, the pytest plugin's report too (its ids):
-        # a line break written \n, a name not UTF-8 \xff (x alone gave Python's surrogate escape, \udcff).
-        name = x(one_line(each.name))
-        case = ET.SubElement(suite, "testcase", classname=x(each.classname), name=name, time=each.time)
+        name = junit_name(each.name)
+        case = ET.SubElement(suite, "testcase", classname=junit_name(each.classname), name=name, time=each.time)
         if each.failure is not None:
             ET.SubElement(case, "failure", message=x(each.failure[0])).text = x(each.failure[1])
         if each.error is not None:
