@@ -407,6 +407,30 @@ def test_a_token_count_of_hundreds_of_digits_takes_no_screenful(task, runs, env,
     assert len(line) < 80 and "1.000e+400 input tokens, 2,000 output tokens, $0.5000" in line, line
 
 
+def test_a_huge_cost_takes_no_screenful(task, runs, env, tmp_path):
+    """A trial's ``agent_result`` costing 1e300 dollars: ``:.2f`` wrote all
+    301 digits, a 363-character agent line in run JOB (a 313-character cell of
+    the TUI's trials table). A cost past a million is written $1.000e+300,
+    by the helper the line and the column share."""
+    from verifier_tui.engine.harbor.overview import cost_words
+
+    job = make_job(runs / "jobs" / "j", {name: dict(task=task(), **PASSED) for name in ("demo__a", "demo__b")})
+    data = json.loads((job / "demo__a" / "result.json").read_text())
+    data["agent_result"] = {"n_input_tokens": 1_000, "n_output_tokens": 2_000, "cost_usd": 1e300}
+    (job / "demo__a" / "result.json").write_text(json.dumps(data))
+    done = run_tool(env, "run", job, cwd=tmp_path)
+    no_traceback(done)
+    line = next(line for line in done.stdout.splitlines() if "input tokens" in line)
+    assert len(line) < 80 and "1,000 input tokens, 2,000 output tokens, $1.000e+300" in line, line
+    assert [cost_words(c) for c in (0.5, 2.5, 999_999.0, 1e6, float("inf"))] == [
+        "$0.5000",
+        "$2.50",
+        "$999999.00",
+        "$1.000e+6",
+        "$inf",
+    ]
+
+
 def test_test_on_a_jobs_folder_names_each_rows_job(task, runs, env, tmp_path):
     import xml.etree.ElementTree as ET
 

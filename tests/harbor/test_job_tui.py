@@ -599,3 +599,19 @@ async def test_many_folders_that_are_no_job_leave_the_jobs_in_view(task, runs):
         shown = screen_text(app)
         assert all(f" j{n} " in shown for n in range(1, 5)), shown
         assert "note: … 22 more notes (verifier-tui run JOBS --json lists them all)" in shown, shown
+
+
+async def test_a_huge_cost_is_a_short_cell_in_the_trials_table(task, runs):
+    """A cost of 1e300 dollars filled a 313-character cell (``:.4f``); it is
+    written as run JOB's agent line writes it: $1.000e+300."""
+    job = make_job(runs / "jobs" / "j", {name: dict(task=task(), **PASSED) for name in ("demo__a", "demo__b")})
+    data = json.loads((job / "demo__a" / "result.json").read_text())
+    data["agent_result"] = {"n_input_tokens": 1_000, "n_output_tokens": 2_000, "cost_usd": 1e300}
+    (job / "demo__a" / "result.json").write_text(json.dumps(data))
+    app = job_app(job)
+    async with app.run_test(size=SIZE):
+        await read_all(app)
+        table = app.screen.query_one("#job-trials", DataTable)
+        costs = [str(table.get_row_at(i)[-1]) for i in range(table.row_count)]
+        assert "$1.000e+300" in costs, costs
+        assert "$1.000e+300" in text_of(app, "#job-header")

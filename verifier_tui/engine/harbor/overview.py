@@ -24,6 +24,7 @@ Harbor's own figures mirrored here:
 from __future__ import annotations
 
 import json
+import math
 import os
 from itertools import takewhile
 from pathlib import Path
@@ -171,6 +172,17 @@ def count_words(count: float) -> str:
     from decimal import Decimal
 
     return f"{count:,}" if abs(count) < 10**18 else f"{Decimal(count):.3e}"
+
+
+def cost_words(cost: float) -> str:
+    """A cost in dollars: ``$0.0200`` under a dollar, ``$2.50`` above; one of a
+    million or more (no job's, but a result.json may say anything) as
+    ``$1.000e+300``, not hundreds of digits filling the line (as count_words)."""
+    from decimal import Decimal
+
+    if cost >= 1e6:
+        return f"${Decimal(cost):.3e}" if cost != math.inf else "$inf"  # the exponent written as count_words writes it
+    return f"${cost:.2f}" if cost >= 1 else f"${cost:.4f}"
 
 
 def _tokens(
@@ -581,7 +593,7 @@ class JobOverview:
         if n_out is not None:
             parts.append(f"{count_words(n_out)} output tokens")
         if cost is not None:
-            parts.append(f"${cost:.2f}" if cost >= 1 else f"${cost:.4f}")
+            parts.append(cost_words(cost))
         return ", ".join(parts)
 
     def agents(self) -> list[str]:

@@ -28,6 +28,7 @@ from verifier_tui.engine.harbor.overview import (
     STILL_RUNNING,
     JobOverview,
     TrialRow,
+    cost_words,
     count_words,
     job_not_ended,
     mean_words,
@@ -461,7 +462,7 @@ class JobOverviewScreen(TasksScreen):
             cell(row.model or "-"),
             _seconds(row.duration_s),
             tokens,
-            "-" if row.cost_usd is None else f"${row.cost_usd:.4f}",
+            "-" if row.cost_usd is None else cost_words(row.cost_usd),
         )
 
     def _append(self, rows: list[TrialRow]) -> None:
