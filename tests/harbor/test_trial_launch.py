@@ -54,3 +54,20 @@ def test_without_a_terminal_the_suggested_command_keeps_the_trial_chosen(task, r
     assert done.returncode == 2
     assert f"verifier-tui run {job} --trial passing__bbbbbbb" in done.stderr
     no_traceback(done)
+
+
+@pytest.mark.parametrize("given", ["--workspace", "--python"])
+def test_a_bad_workspace_or_python_on_a_trial_is_one_line_before_the_screen(task, runs, tmp_path, env, given):
+    """``verifier-tui TRIAL --workspace nowhere`` (or a ``--python`` that cannot
+    run the runner) opened the trial's screen, where ``verifier-tui TASK
+    --workspace nowhere`` and ``run TRIAL`` refuse in one line, exit 2. The
+    interpreter is asked only where a replay runs: a job's overview opens."""
+    job = _job(task, runs, tmp_path)
+    value = {"--workspace": str(tmp_path / "nowhere"), "--python": "/nonexistent/python3"}[given]
+    said = {"--workspace": f"--workspace {value}: not a folder", "--python": f"--python {value}: No such file"}[given]
+    seen, status = run_in_terminal(env, [str(job / "passing__aaaaaaa"), given, value], until=said.encode())
+    assert said.encode() in seen and status == 2
+    assert b"sandbox" not in seen  # no screen of the trial
+    if given == "--python":
+        seen, status = run_in_terminal(env, [str(job), given, value], until=b"passing__bbbbbbb")
+        assert b"passing__bbbbbbb" in seen and status == 0

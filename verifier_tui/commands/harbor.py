@@ -101,7 +101,7 @@ def python_problem(args: argparse.Namespace) -> str | None:
     runs; else each replay ended at the shim's "not found" (exit 127 after a whole
     walkthrough; test JOB exit 1). Asked only where a replay will run: the list of
     jobs, a job's overview, a trial with no /app to replay on need no interpreter."""
-    from verifier_tui.commands.report import python_words
+    from verifier_tui.words.run import python_words
 
     return python_words(args.options.interpreter())
 
@@ -122,14 +122,9 @@ def stand_in_of(args: argparse.Namespace) -> StandIn | str:
     if patterns:
         case = patterns[0]
     stand_in = StandIn(workspace=args.options.workspace, case=case, empty=getattr(args, "stand_in", None) == "empty")
-    too_many = stand_in.too_many("--workspace", "--case", "--stand-in empty")
-    if too_many is not None:
-        return too_many
     # A folder that is not there is bad input, as --workspace is on a task and --verifier-workspace to the plugin:
     # one line before anything runs (each replay said it, after the whole walkthrough, and explain exited 0).
-    if stand_in.workspace is not None and not stand_in.workspace.expanduser().is_dir():
-        return f"--workspace {stand_in.workspace}: not a folder"
-    return stand_in
+    return stand_in.problem("--workspace", "--case", "--stand-in empty") or stand_in
 
 
 def stand_in_lines(stand_in: StandIn | None, used: list[str], unused: list[str]) -> list[str]:

@@ -749,12 +749,9 @@ def interpreter_problem(session: Session) -> str | None:
     """Why ``--python`` cannot run the runner (not found, does not start, too
     old, does not answer), in one line; None when it can. Bad input: the
     commands say so and exit 2 before anything runs."""
+    from verifier_tui.words.run import python_words
+
     return python_words(session.interpreter())
-
-
-def python_words(probe: Any) -> str | None:
-    """A probed ``--python``'s problem as every command says it (None: none)."""
-    return None if probe.error is None else f"--python {probe.error}"
 
 
 def refused_before_running(session: Session, *checks: Callable[[], str | None]) -> bool:

@@ -181,6 +181,11 @@ def launch_trial(args: argparse.Namespace) -> int:
     ):
         if getattr(args, flag, None) is not None:
             return fail(f"--{flag.replace('_', '-')}: {why}")
+    options = args.options
+    stand_in = StandIn(workspace=options.workspace, case=options.case)
+    problem = stand_in.problem("--workspace", "--case", "--stand-in empty")
+    if problem is not None:  # one line before the screen, as run TRIAL and the TUI on a task say it
+        return fail(problem)
     target = args.target
     if target.kind in ("job", "jobs") and args.trial is None and args.step is None:
         # Read on screen: the overview shows at once and fills in as trials are read.
@@ -198,6 +203,32 @@ def launch_trial(args: argparse.Namespace) -> int:
             found.step(step)  # raises with the step names
     except HarborFolderError as exc:
         return fail(str(exc))
+    problem = _python_problem(found, step, options, args.task) if isinstance(found, Trial) else None
+    if problem is not None:
+        return fail(problem)
     app = TrialApp(found, step, options=args.options, task_dir=args.task, watch=not args.no_watch, poll=args.poll)
     app.run()
     return app.return_code or 0
+
+
+def _python_problem(trial: Trial, step: str | None, options: Options, task_dir: Path | None) -> str | None:
+    """Why ``--python`` cannot run the replay the trial's screen starts with,
+    as run TRIAL says it (one line, exit 2, before the screen); None when it
+    can, or when no replay would run (no /app to replay on, a multi-step
+    trial's list of steps): as run TRIAL, the interpreter is asked only then."""
+    from verifier_tui.words.run import python_words
+
+    problem = python_words(options.interpreter())
+    if problem is None or (trial.multi_step and step is None):
+        return None
+    opened = TrialSession(
+        trial,
+        step,
+        options=options,
+        stand_in=StandIn(workspace=options.workspace, case=options.case),
+        task_dir=task_dir,
+    )
+    try:
+        return problem if opened.session is not None else None
+    finally:
+        opened.close()

@@ -497,3 +497,9 @@ def network_words(limits: Any, *, namespace: bool, short: bool = False) -> str |
     if mode == "allowlist":
         return "network allowlist (not applied)"
     return None if short else "network public (user-mode)"
+
+
+def python_words(probe: Any) -> str | None:
+    """A probed ``--python``'s problem (``probe_interpreter``'s answer) as every
+    face says it, in one line (None: it can run the runner)."""
+    return None if probe.error is None else f"--python {probe.error}"

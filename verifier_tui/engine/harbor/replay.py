@@ -140,6 +140,19 @@ class StandIn:
         given = [flag for flag, value in ((workspace, self.workspace), (case, self.case), (empty, self.empty)) if value]
         return f"{' and '.join(given)}: give one stand-in for /app" if len(given) > 1 else None
 
+    def problem(self, workspace: str, case: str, empty: str) -> str | None:
+        """Why the stand-in given is bad input, in one line (flags as for
+        :meth:`too_many`): more than one, or a workspace that is no folder.
+        Said before anything is read or run, by every face (run, test, the
+        TUI), as --workspace is on a task (each replay said it, after the whole
+        walkthrough; the TUI opened the trial's screen)."""
+        too_many = self.too_many(workspace, case, empty)
+        if too_many is not None:
+            return too_many
+        if self.workspace is not None and not Path(self.workspace).expanduser().is_dir():
+            return f"{workspace} {self.workspace}: not a folder"
+        return None
+
 
 def job_env_not_in(plan: ReplayPlan, command: Sequence[str]) -> list[str]:
     """The names of the job's variables the replay had (config.json's
