@@ -168,6 +168,21 @@ def test_a_job_whose_trials_are_all_left_out_is_not_said_to_have_run_other_tasks
     assert json.loads(run_tool(env, "compare", "--json", a, b, cwd=tmp_path).stdout)["note"] == said[len("note: ") :]
 
 
+def test_a_job_of_no_trial_folder_is_said_so(env, runs, task, tmp_path):
+    """Job A holds no trial folder at all: the comparison said "no trial of A
+    was read (each folder left out is noted)", and no note followed, for
+    nothing was left out. It now says A holds no trial folder."""
+    alpha = task("alpha")
+    a = make_job(runs / "jobs" / "a", {})
+    b = make_job(runs / "jobs" / "b", {"alpha__b1": dict(task=alpha, rewards={"reward": 1.0})})
+    done = run_tool(env, "compare", a, b, cwd=tmp_path)
+    assert done.returncode == 0
+    said = "note: A holds no trial folder: no task is compared"
+    assert done.stdout.splitlines()[-1] == said, done.stdout
+    assert "left out" not in done.stdout
+    assert json.loads(run_tool(env, "compare", "--json", a, b, cwd=tmp_path).stdout)["note"] == said[len("note: ") :]
+
+
 @pytest.fixture
 def keyed_jobs(runs, task):
     """alpha: A scored keys a and b, B the one key reward (the hostile tester's

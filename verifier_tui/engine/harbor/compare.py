@@ -146,9 +146,15 @@ class Comparison:
             return "A and B are the same job folder: nothing can differ"
         # A job none of whose folders is a trial read (each a link, never followed, or a stray folder) ran its
         # tasks all the same: "no task in common" would say the jobs ran different ones.
-        unread = [letter for letter, job in (("A", self.a), ("B", self.b)) if not job.overview.rows]
-        if unread:
-            return f"no trial of {' or '.join(unread)} was read (each folder left out is noted): no task is compared"
+        # A job of no trial folder at all left nothing out: "each folder left out is noted" promised a note.
+        unread = [(letter, job) for letter, job in (("A", self.a), ("B", self.b)) if not job.overview.rows]
+        empty = [letter for letter, job in unread if not job.overview.notes]
+        left_out = [letter for letter, job in unread if job.overview.notes]
+        said = [f"{' and '.join(empty)} hold{'s' * (len(empty) == 1)} no trial folder"] if empty else []
+        if left_out:
+            said.append(f"no trial of {' or '.join(left_out)} was read (each folder left out is noted)")
+        if said:
+            return "; ".join(said) + ": no task is compared"
         if self.tasks and not any(task.a is not None and task.b is not None for task in self.tasks):
             return "the two jobs ran no task in common: each task is in one job only, so none is compared"
         return None
