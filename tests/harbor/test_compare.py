@@ -183,6 +183,25 @@ def test_a_job_of_no_trial_folder_is_said_so(env, runs, task, tmp_path):
     assert json.loads(run_tool(env, "compare", "--json", a, b, cwd=tmp_path).stdout)["note"] == said[len("note: ") :]
 
 
+def test_a_job_that_cannot_be_listed_is_named_by_its_side_and_path(two_jobs, monkeypatch, capsys):
+    """compare of a job that cannot be listed (a folder of mode 0o111 to a user
+    not root) said ``PATH: Permission denied``, where the TUI said ``job NAME
+    cannot be listed: ...`` and the job overview ``the job folder cannot be
+    listed: ...``: one wording, naming the side and the path."""
+    from verifier_tui.cli import main
+
+    a, b = two_jobs
+
+    def unlisted(*folders, **_options):
+        raise PermissionError(13, "Permission denied", str(folders[1]))
+
+    monkeypatch.setattr("verifier_tui.commands.compare.read_compared", unlisted)
+    monkeypatch.chdir(b.parent)
+    assert main(["compare", str(a), str(b)]) == 2
+    said = capsys.readouterr().err.strip()
+    assert said == f"verifier-tui: job B {b.name} cannot be listed: Permission denied", said
+
+
 @pytest.fixture
 def keyed_jobs(runs, task):
     """alpha: A scored keys a and b, B the one key reward (the hostile tester's

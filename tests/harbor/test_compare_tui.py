@@ -123,6 +123,7 @@ async def test_a_job_that_cannot_be_read_is_said_never_a_crash(jobs, monkeypatch
         raise PermissionError(13, "Permission denied", str(folders[0]))
 
     monkeypatch.setattr("verifier_tui.tui.screens.compare.read_compared", unreadable)
+    monkeypatch.chdir(jobs.parent)  # paths are shown from where the tool was started
     app = job_app(jobs)
     async with app.run_test(size=SIZE) as pilot:
         await read_all(app)
@@ -131,19 +132,22 @@ async def test_a_job_that_cannot_be_read_is_said_never_a_crash(jobs, monkeypatch
         await read_all(app, timeout=10)
         await pilot.pause()
         header = text_of(app, "#job-header")
-        assert "job model-a cannot be listed: Permission denied: nothing is compared" in header, header
+        # which job: its side and its path (two jobs named model-a in two runs folders)
+        said = f"job A {jobs.name}/model-a cannot be listed: Permission denied: nothing is compared"
+        assert said in header, header
         assert isinstance(app.screen, CompareScreen) and app.is_running
         await pilot.press("escape")
         await pilot.pause()
         assert isinstance(app.screen, JobsScreen)
 
 
-async def test_a_marked_job_removed_before_c_is_said_not_read_for_ever(jobs):
+async def test_a_marked_job_removed_before_c_is_said_not_read_for_ever(jobs, monkeypatch):
     """Two jobs marked, one removed, then ``c``: the header said ``B  job
     model-b (reading)`` for good, under a toast "something went wrong _read:
     FileNotFoundError: ..." naming a function of ours."""
     import shutil
 
+    monkeypatch.chdir(jobs.parent)  # paths are shown from where the tool was started
     app = job_app(jobs)
     async with app.run_test(size=SIZE) as pilot:
         await read_all(app)
@@ -155,7 +159,8 @@ async def test_a_marked_job_removed_before_c_is_said_not_read_for_ever(jobs):
         header = text_of(app, "#job-header")
         assert "(reading)" not in header, header
         assert "B  job model-b (not read)" in header, header
-        assert "job model-b cannot be listed: No such file or directory: nothing is compared" in header, header
+        said = f"job B {jobs.name}/model-b cannot be listed: No such file or directory: nothing is compared"
+        assert said in header, header
         assert not any("went wrong" in notice or "_read" in notice for notice in app.notices), app.notices
 
 

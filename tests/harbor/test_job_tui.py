@@ -240,10 +240,12 @@ async def test_a_job_folder_that_cannot_be_listed_says_so(task, runs, monkeypatc
         raise PermissionError(13, "Permission denied", str(folder))
 
     monkeypatch.setattr("verifier_tui.tui.screens.job_overview.sub_folders", unlisted)
+    monkeypatch.chdir(runs)  # paths are shown from where the tool was started
     app = job_app(job)
     async with app.run_test(size=SIZE):
         await read_all(app, timeout=20)
-        assert "the job folder cannot be listed: Permission denied" in text_of(app, "#job-header")
+        # worded as compare's faces word a job they cannot list: named by its path, as the TUI shows paths
+        assert "job jobs/j cannot be listed: Permission denied" in text_of(app, "#job-header")
 
 
 async def test_a_trial_that_cannot_be_read_when_opened_says_so_not_a_fault(task, runs, monkeypatch):

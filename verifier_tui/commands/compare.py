@@ -16,6 +16,7 @@ from verifier_tui.engine.harbor.compare import (
     read_compared,
 )
 from verifier_tui.engine.task.target import classify
+from verifier_tui.words.run import side_of, unlisted_job
 from verifier_tui.words.text import one_line
 from verifier_tui.words.trial import folder_notes
 
@@ -36,7 +37,14 @@ def compare_command(args: argparse.Namespace) -> int:
             terminal.error(_not_a_job(path, target))
             return 2
         folders.append(target.root or target.path)
-    comparison = compare(*read_compared(folders[0], folders[1]))
+    try:
+        comparison = compare(*read_compared(folders[0], folders[1]))
+    except OSError as exc:  # a job unlisted since it was classified: as the TUI says it, not "PATH: why"
+        side = side_of(exc.filename, folders[0], folders[1])
+        if side is None:
+            raise
+        terminal.error(unlisted_job(side[1], exc.strerror or str(exc), side[0]))
+        return 2
     if args.json:
         terminal.out_json(comparison.to_json())
         return 0

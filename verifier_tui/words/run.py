@@ -503,3 +503,26 @@ def python_words(probe: Any) -> str | None:
     """A probed ``--python``'s problem (``probe_interpreter``'s answer) as every
     face says it, in one line (None: it can run the runner)."""
     return None if probe.error is None else f"--python {probe.error}"
+
+
+def unlisted_job(path: Path | str, why: str, side: str | None = None) -> str:
+    """A job folder that cannot be listed, as every face says it: by its side
+    in a comparison (A or B) and its path as the TUI shows paths (from where
+    the tool was started): two jobs of one name in two runs folders are told
+    apart (the compare screen named it by its folder's name alone, the job
+    overview "the job folder", compare "PATH: why")."""
+    return f"job {f'{side} ' if side else ''}{here(path)} cannot be listed: {why}"
+
+
+def side_of(filename: object, a: Path, b: Path) -> tuple[str, Path] | None:
+    """Which of two compared jobs an OSError's ``filename`` is (or is in): its
+    letter and folder; None when it is neither."""
+    import os
+
+    if filename is None:
+        return None
+    failed = Path(os.fsdecode(filename))  # type: ignore[arg-type]
+    for letter, folder in (("A", a), ("B", b)):
+        if failed == folder or folder in failed.parents:
+            return letter, folder
+    return None

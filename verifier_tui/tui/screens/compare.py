@@ -25,6 +25,7 @@ from verifier_tui.engine.harbor.compare import (
 from verifier_tui.tui.keys import HELP, QUIT, key
 from verifier_tui.tui.screens.job_overview import TABLE_KEYS, TasksScreen, cell
 from verifier_tui.tui.widgets.header_line import Flowing
+from verifier_tui.words.run import side_of, unlisted_job
 from verifier_tui.words.text import one_line
 from verifier_tui.words.trial import folder_notes
 
@@ -105,8 +106,8 @@ class CompareScreen(TasksScreen):
             # the job overview says it. Left to the worker, the header said "(reading)" for good under a toast
             # naming this function.
             if not worker.is_cancelled:
-                name = Path(os.fsdecode(exc.filename)).name if exc.filename else "?"
-                self.app.call_from_thread(self._unlisted, f"job {name} cannot be listed: {exc.strerror or exc}")
+                letter, folder = side_of(exc.filename, a, b) or (None, Path(os.fsdecode(exc.filename or "?")))
+                self.app.call_from_thread(self._unlisted, unlisted_job(folder, exc.strerror or str(exc), letter))
             return
         if not worker.is_cancelled:
             self.app.call_from_thread(self._compared, comparison)

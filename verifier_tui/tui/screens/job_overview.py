@@ -40,6 +40,7 @@ from verifier_tui.tui.keys import HELP, QUIT, key
 from verifier_tui.tui.screens.keyed import FolderScreen
 from verifier_tui.tui.widgets.header_line import Flowing
 from verifier_tui.tui.workarounds import KeyFooter, Table
+from verifier_tui.words.run import unlisted_job
 from verifier_tui.words.text import one_line
 from verifier_tui.words.trial import folder_notes
 
@@ -303,7 +304,7 @@ class JobOverviewScreen(TasksScreen):
         try:
             folders, links = sub_folders(self.path)
         except OSError as exc:
-            self.unlisted = f"the job folder cannot be listed: {exc.strerror or exc}"
+            self.unlisted = unlisted_job(self.path, exc.strerror or str(exc))
             self._finish()
             return
         self.not_ended = job_not_ended(self.path)
