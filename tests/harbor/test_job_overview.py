@@ -636,6 +636,33 @@ def test_a_jobs_mean_past_any_float_is_listed_without_a_traceback(task, runs, en
     assert [group["mean"] for group in means["huge"].values()] == ["inf"], means  # strict JSON: a string
 
 
+def test_a_mean_harbor_cannot_compute_is_said_so_not_inf(task, runs, env, tmp_path):
+    """Trials rewarded a 401-digit integer: run JOB, --json and the task table
+    said ``mean inf`` as if Harbor computed it, where Harbor 0.26's Mean
+    (sum(values) / len(values)) raises OverflowError on such ints; the trials
+    table wrote all 401 digits of the reward."""
+    demo = task()
+    job = make_job(
+        runs / "jobs" / "j",
+        {
+            "demo__a": dict(task=demo, rewards={"reward": 10**400}),
+            "demo__b": dict(task=demo, rewards={"reward": 1.0}),
+        },
+    )
+    done = run_tool(env, "run", job, cwd=tmp_path)
+    no_traceback(done)
+    assert "inf" not in done.stdout, done.stdout
+    said = "Harbor cannot compute it (OverflowError)"
+    assert f"oracle__adhoc: mean {said} over 2 trials" in done.stdout, done.stdout
+    task_row = next(line for line in done.stdout.splitlines() if line.startswith(demo.name))
+    assert said in task_row, done.stdout
+    trial_row = next(line for line in done.stdout.splitlines() if line.startswith("demo__a"))
+    assert "1.000e+400" in trial_row and len(trial_row) < 120, trial_row
+    data = strict_json(run_tool(env, "run", "--json", job, cwd=tmp_path).stdout)["job"]
+    assert list(data["mean_errors"].values()) == [{"mean": "OverflowError"}], data["mean_errors"]
+    assert data["tasks"][0]["mean_errors"] == {"reward": "OverflowError"}, data["tasks"][0]
+
+
 def test_a_result_json_not_of_harbors_shape_is_not_finished_for_the_trial_and_its_job(task, runs, env, tmp_path):
     """A trial's result.json that is valid JSON but not an object (no
     ``finished_at``, which Harbor writes when it ends a trial): the job overview

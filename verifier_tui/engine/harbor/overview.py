@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import math
 import os
+from functools import partial
 from itertools import takewhile
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -144,7 +145,7 @@ def _number(value: Any) -> str:
         return json.dumps(value)  # "1.0" quoted: never taken for the number
     if isinstance(value, float):
         return f"{value:.1f}" if value.is_integer() else f"{value:.4g}"
-    return str(value)
+    return str(value) if abs(value) < 10**18 else count_words(value)  # 401 digits filled the trials table
 
 
 def _exceptions(result: dict[str, Any], steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -392,6 +393,13 @@ class TaskRow:
         return {keys.pop(): means["mean"]} if len(keys) == 1 else means
 
     @property
+    def mean_errors(self) -> dict[str, str]:
+        """The keys of :attr:`means` whose mean Harbor cannot compute (:func:`mean_errors`)."""
+        errors = mean_errors(self.rewards)
+        keys = {key for reward in self.rewards for key in reward}
+        return {keys.pop(): errors["mean"]} if len(keys) == 1 and "mean" in errors else errors
+
+    @property
     def mean(self) -> float | None:
         """Harbor's mean when the task's rewards have one key; with several, None: no one number is the mean."""
         means = self.means
@@ -404,16 +412,31 @@ class TaskRow:
             "passed": self.passed,
             "mean": self.mean,
             "means": self.means,
+            "mean_errors": self.mean_errors,  # a mean Harbor raises on (an infinity in means): the exception
             "errors": self.errors,
         }
+
+
+#: A mean Harbor's Mean metric raises on (:func:`mean_errors`), in place of the number.
+CANNOT_COMPUTE = "Harbor cannot compute it ({})"
 
 
 def mean_words(row: TaskRow | None, named: bool = False) -> str:
     """``0.500``, or each key's (``a 1.000, b 0.500``) when there are several or ``named``."""
     means = row.means if row is not None else {}
+    errors = row.mean_errors if row is not None else {}
     if len(means) == 1 and not named:
-        return f"{next(iter(means.values())):.3f}"
-    return reward_pairs(means, lambda key, value: f"{key} {value:.3f}") or "-"
+        key, value = next(iter(means.items()))
+        return CANNOT_COMPUTE.format(errors[key]) if key in errors else f"{value:.3f}"
+    return reward_pairs(means, partial(_mean_pair, errors)) or "-"
+
+
+def _mean_number(value: float, error: str | None) -> str:
+    return CANNOT_COMPUTE.format(error) if error is not None else f"{value:.3f}"
+
+
+def _mean_pair(errors: dict[str, str], key: str, value: float) -> str:
+    return f"{key} {_mean_number(value, errors.get(key))}"
 
 
 def ordered_counts(outcomes: dict[str, int]) -> list[tuple[str, int]]:
@@ -454,6 +477,31 @@ def mean_of(rewards: list[dict[str, Any]]) -> dict[str, float]:
         values = [number(next(iter(r.values()), 0)) for r in rewards]
         return {"mean": sum(values) / len(values)}
     return {key: sum(number(r.get(key, 0)) for r in rewards) / len(rewards) for key in keys}
+
+
+def mean_errors(rewards: list[dict[str, Any]]) -> dict[str, str]:
+    """The means of :func:`mean_of` (keyed alike) that Harbor cannot compute,
+    with the exception it raises: Harbor 0.26's Mean is ``sum(values) /
+    len(values)`` on the numbers as pydantic kept them, and an integer past
+    any float (a 401-digit reward) makes that raise OverflowError, where
+    mean_of's floats (reward_float) give an infinity, said as if computed."""
+    if not rewards:
+        return {}
+    keys = sorted({key for reward in rewards for key in reward})
+
+    def number(value: Any) -> float | int:
+        exact = isinstance(value, int) and not isinstance(value, bool)
+        return value if exact else harbor_number(value) or 0.0
+
+    columns = {"mean": [next(iter(r.values()), 0) for r in rewards]} if len(keys) <= 1 else {}
+    columns = columns or {key: [r.get(key, 0) for r in rewards] for key in keys}
+    errors = {}
+    for key, values in columns.items():
+        try:
+            sum(number(v) for v in values) / len(values)
+        except OverflowError:
+            errors[key] = "OverflowError"
+    return errors
 
 
 @record
@@ -556,12 +604,17 @@ class JobOverview:
         """Harbor's mean per evals group, per key."""
         return {key: mean_of(rewards) for key, rewards in sorted(self.evals.items())}
 
+    def mean_errors(self) -> dict[str, dict[str, str]]:
+        """The evals groups with a mean Harbor cannot compute (:func:`mean_errors`), per key."""
+        return {key: errors for key, rewards in sorted(self.evals.items()) if (errors := mean_errors(rewards))}
+
     def reward_lines(self) -> list[str]:
         """Each evals group's mean as Harbor records it, then what Harbor leaves out, in words."""
         lines = []
+        errors = self.mean_errors()
         for key, means in self.means().items():
             counted = len(self.evals[key])
-            values = reward_pairs(means, lambda k, v: f"{k} {v:.3f}")
+            values = reward_pairs(means, partial(_mean_pair, errors.get(key, {})))
             lines.append(f"{key}: {values} over {counted} trial{'s' * (counted != 1)} with a valid reward")
         if not self.evals and self.rows:
             lines.append("no trial has a valid reward: Harbor records no mean")
@@ -615,6 +668,7 @@ class JobOverview:
             "trials": self.total,
             "outcomes": dict(self.counts()),
             "means": self.means(),
+            "mean_errors": self.mean_errors(),
             "left_out_of_mean": self.left_out,
             "reward_notes": self.reward_lines(),
             "n_input_tokens": self.tokens[0],
