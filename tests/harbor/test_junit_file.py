@@ -50,7 +50,7 @@ def test_a_refused_test_job_writes_its_refusal_into_the_junit_file(task, runs, t
     report = tmp_path / "report.xml"
     for refused, said in (
         (("--python", "/nonexistent/python3"), "--python /nonexistent/python3: No such file or directory"),
-        (("--workspace", tmp_path / "nowhere"), f"--workspace {tmp_path / 'nowhere'}: not a folder"),
+        (("--workspace", tmp_path / "nowhere"), f"workspace {tmp_path / 'nowhere'} is not a folder"),
         (("--response", "r.json"), "--response: a trial replays in Harbor mode"),
     ):
         done = run_tool(env, "test", job, "--junit", report, "--python", PY)

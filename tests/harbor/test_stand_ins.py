@@ -120,7 +120,8 @@ def test_a_stand_in_folder_that_is_not_there_is_bad_input(real, env, tmp_path, c
     ``--workspace`` on a task are refused in one line before anything runs."""
     done = tool(env, command, real / "jobs" / "nop-fail", "--workspace", "nowhere", cwd=tmp_path)
     assert (done.returncode, done.stdout) == (2, "")
-    assert done.stderr.strip().splitlines() == ["verifier-tui: --workspace nowhere: not a folder"]
+    # worded as on a task (run TASK --workspace nowhere): one wording for one mistake
+    assert done.stderr.strip().splitlines() == [f"verifier-tui: workspace {tmp_path / 'nowhere'} is not a folder"]
 
 
 def test_a_stand_in_case_the_task_lacks_is_never_said_used(mixed, env, tmp_path):

@@ -64,7 +64,7 @@ def test_a_bad_workspace_or_python_on_a_trial_is_one_line_before_the_screen(task
     interpreter is asked only where a replay runs: a job's overview opens."""
     job = _job(task, runs, tmp_path)
     value = {"--workspace": str(tmp_path / "nowhere"), "--python": "/nonexistent/python3"}[given]
-    said = {"--workspace": f"--workspace {value}: not a folder", "--python": f"--python {value}: No such file"}[given]
+    said = {"--workspace": f"workspace {value} is not a folder", "--python": f"--python {value}: No such file"}[given]
     seen, status = run_in_terminal(env, [str(job / "passing__aaaaaaa"), given, value], until=said.encode())
     assert said.encode() in seen and status == 2
     assert b"sandbox" not in seen  # no screen of the trial

@@ -85,13 +85,21 @@ class Options:
     network: str = "task"  # --network host: the run shares this machine's network, the user's choice
     coverage: bool = False  # --coverage: each run tells which of the task's own lines ran
 
-    def interpreter(self) -> Any:
-        """What ``--python`` is, before a task's timeout is known (a Harbor
-        trial's or job's, whose tasks are found later); its ``error`` says in
-        one line why it cannot run the runner."""
+    def interpreter(self, timeout_s: float | None = None) -> Any:
+        """What ``--python`` is (:func:`~verifier_tui.engine.interpreter.probe_interpreter`),
+        asked within ``timeout_s`` (a session's task's timeout), else within
+        ``--timeout``: a Harbor trial's or job's tasks are found later. Its
+        ``error`` says in one line why it cannot run the runner."""
         from verifier_tui.engine.interpreter import PROBE_TIMEOUT_S, probe_interpreter
 
-        return probe_interpreter(self.python, timeout_s=min(PROBE_TIMEOUT_S, self.timeout or PROBE_TIMEOUT_S))
+        within = timeout_s if timeout_s is not None else self.timeout or PROBE_TIMEOUT_S
+        return probe_interpreter(self.python, timeout_s=min(PROBE_TIMEOUT_S, within))
+
+
+def not_a_workspace(folder: Path | str) -> str:
+    """A workspace given that is no folder, as every face says it (a task's
+    --workspace, a trial's or job's stand-in, the TUI's): its path absolute."""
+    return f"workspace {Path(folder).expanduser().absolute()} is not a folder"
 
 
 # The machine's own top folders: none is an agent's workspace, and staging
@@ -222,7 +230,7 @@ class Session:
     def choose_workspace(self, folder: Path) -> None:
         folder = Path(folder).expanduser().absolute()
         if not folder.is_dir():
-            raise SelectionError(f"workspace {folder} is not a folder")
+            raise SelectionError(not_a_workspace(folder))
         problem = system_folder(folder)
         if problem is not None:
             raise SelectionError(problem)
@@ -339,11 +347,8 @@ class Session:
         return self.task.config.verifier.gives_up_at_once if self.options.timeout is None else None
 
     def interpreter(self) -> Any:
-        """What ``--python`` is (:func:`~verifier_tui.engine.interpreter.probe_interpreter`);
-        its ``error`` says in one line why it cannot run the runner."""
-        from verifier_tui.engine.interpreter import PROBE_TIMEOUT_S, probe_interpreter
-
-        return probe_interpreter(self.options.python, timeout_s=min(PROBE_TIMEOUT_S, self.timeout_s))
+        """What ``--python`` is (:meth:`Options.interpreter`), asked within the task's timeout."""
+        return self.options.interpreter(self.timeout_s)
 
     def notices(self, run: RunResult | None = None) -> list[str]:
         """The session's notes; with ``run``, as they stand for that run of the

@@ -200,7 +200,7 @@ def _tokens(
         for index, key in enumerate(("n_input_tokens", "n_cache_tokens", "n_output_tokens", "cost_usd")):
             value = context.get(key)
             if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0:
-                # Counts are Harbor's ints (a float made the total no count: _int); the cost its float, an integer
+                # Counts are Harbor's ints (a count that is no int is not summed); the cost its float, an integer
                 # past any float an infinity (reward_float): summed or written as dollars, it raised OverflowError.
                 if index < 3 and isinstance(value, int):
                     totals[index] = (totals[index] or 0) + value

@@ -150,7 +150,9 @@ class StandIn:
         if too_many is not None:
             return too_many
         if self.workspace is not None and not Path(self.workspace).expanduser().is_dir():
-            return f"{workspace} {self.workspace}: not a folder"
+            from verifier_tui.engine.session import not_a_workspace
+
+            return not_a_workspace(self.workspace)  # as on a task: one wording
         return None
 
 
