@@ -516,6 +516,9 @@ def main(argv: list[str] | None = None) -> int:
     return code
 
 
+_REMOVED_START = "the folder verifier-tui was started in was removed: start it from one that exists"
+
+
 def _started_in_a_removed_folder() -> bool:
     """Whether the current folder is gone (``os.getcwd()`` fails): an OSError
     with no file named then comes from it, not from a path the user gave."""
@@ -545,6 +548,10 @@ def _exit_now(code: int) -> None:
 
 def _dispatch(args: argparse.Namespace) -> int:
     try:
+        if _started_in_a_removed_folder():
+            # Every relative path, and every path shown from here, would be wrong or refused one by one.
+            terminal.error(_REMOVED_START)
+            return 2
         if args.command in AUTHORING:
             from verifier_tui.commands import authoring
 
@@ -585,7 +592,7 @@ def _dispatch(args: argparse.Namespace) -> int:
         return 2
     except OSError as exc:
         if exc.filename is None and _started_in_a_removed_folder():
-            terminal.error("the folder verifier-tui was started in was removed: start it from one that exists")
+            terminal.error(_REMOVED_START)
             return 2
         named = getattr(args, "paths", None) or getattr(args, "jobs", None) or ()
         where = exc.filename or getattr(args, "path", None) or " ".join(map(str, named))

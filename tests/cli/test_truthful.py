@@ -297,10 +297,13 @@ def test_a_jobs_option_below_one_is_refused(env, tmp_path, command, value, words
     assert "argument --jobs/-j" in done.stderr and words in done.stderr
 
 
-def test_a_start_from_a_removed_folder_says_so_and_not_that_the_task_is_missing(env, tmp_path):
+@pytest.mark.parametrize("words", [("run", "{task}"), ("run", "../t"), ("explain", "{task}"), ("{task}",)])
+def test_a_start_from_a_removed_folder_says_so_and_not_that_the_task_is_missing(env, tmp_path, words):
+    # A path given whole ran, and one relative to the removed folder was "../t does not exist"; the TUI too is
+    # refused before it opens, rather than showing every path from / .
     task_dir = make_task(tmp_path / "t")
     gone = tmp_path / "gone"
-    done = run_from_a_removed_folder(env, gone, "run", task_dir, "--python", PY)
+    done = run_from_a_removed_folder(env, gone, *(word.format(task=task_dir) for word in words), "--python", PY)
     no_traceback(done)
     assert done.returncode == 2
     assert (
