@@ -284,6 +284,7 @@ class NotReplayed:
             "replay": None,
             "local": None,
             "local_skipped": self.why,
+            "command_lacks_env": [],
             "local_phases": None,
             "local_failure": None,
             "judged_by": None,
