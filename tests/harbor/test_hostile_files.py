@@ -13,7 +13,7 @@ import pytest
 
 from tests.harbor.trial_app_under_test import make_trial_app
 from tests.helpers.commands import inner_pytest_options, no_traceback, run_tool
-from tests.helpers.harbor import sandbox_trial
+from tests.helpers.harbor import READS_HELLO, sandbox_trial
 from tests.helpers.tasks import make_task
 from tests.tui.app_under_test import screen_text
 
@@ -21,7 +21,6 @@ PY = sys.executable
 #: A FIFO waits for a writer for ever: a command that opens one never ends.
 #: Far more than any of these commands takes here; far less than for ever.
 BOUND_S = 60
-READS_HELLO = "def verify(workspace):\n    return 1.0 if (workspace / 'hello.txt').read_text() == 'hi' else 0.0\n"
 DEEP = "[" * 10_000 + "]" * 10_000
 
 

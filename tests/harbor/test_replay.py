@@ -11,7 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.harbor import HARBOR_REAL, SEPARATE, harbor_exception, make_job, replay_trial, sandbox_trial
+from tests.helpers.harbor import (
+    HARBOR_REAL,
+    READS_HELLO,
+    SEPARATE,
+    harbor_exception,
+    make_job,
+    replay_trial,
+    sandbox_trial,
+)
 from tests.helpers.processes import needs_namespaces
 from tests.helpers.tasks import HANG_GUARD_S, SHIM, no_python, other_python
 from verifier_tui.engine.harbor.agreement import compare
@@ -20,7 +28,6 @@ from verifier_tui.engine.harbor.replay import shim_verifier
 from verifier_tui.engine.harbor.walkthrough import trial_json, walk_trial
 
 NOT_FOUND = "RewardFileNotFoundError"
-READS_HELLO = "def verify(workspace):\n    return 1.0 if (workspace / 'hello.txt').read_text() == 'hi' else 0.0\n"
 
 
 def trial_from_sandbox(runs, tmp_path, demo, **kwargs):

@@ -9,10 +9,15 @@ from __future__ import annotations
 import json
 
 from tests.helpers.commands import no_traceback, run_tool
-from tests.helpers.harbor import SEPARATE, harbor_exception, harbor_masked_failure_log, sandbox_trial, timed_out_trial
+from tests.helpers.harbor import (
+    READS_HELLO,
+    SEPARATE,
+    harbor_exception,
+    harbor_masked_failure_log,
+    sandbox_trial,
+    timed_out_trial,
+)
 from tests.helpers.tasks import PY, STUCK_IN_ONE_FILE
-
-READS_HELLO = "def verify(workspace):\n    return 1.0 if (workspace / 'hello.txt').read_text() == 'hi' else 0.0\n"
 
 
 def tool(env, *args, cwd):

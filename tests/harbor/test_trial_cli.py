@@ -19,6 +19,7 @@ import pytest
 from tests.harbor.job_copies import genuine_trial
 from tests.helpers.commands import JSON_DOC, MODULE, TOOL, documented_fields, no_traceback, run_tool, start_watch, stop
 from tests.helpers.harbor import (
+    READS_HELLO,
     SEPARATE,
     harbor_exception,
     harbor_masked_failure_log,
@@ -31,7 +32,6 @@ from tests.helpers.harbor import (
 from tests.helpers.processes import MEET_VERIFIER, meeting, needs_namespaces, set_meeting
 from tests.helpers.tasks import PY, SHIM
 
-READS_HELLO = "def verify(workspace):\n    return 1.0 if (workspace / 'hello.txt').read_text() == 'hi' else 0.0\n"
 NOT_FOUND = "RewardFileNotFoundError"
 TRIAL_KEYS = {
     "trial",

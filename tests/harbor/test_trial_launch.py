@@ -6,11 +6,9 @@ from __future__ import annotations
 import pytest
 
 from tests.helpers.commands import no_traceback, run_in_terminal, run_tool
-from tests.helpers.harbor import SEPARATE, sandbox_trial
+from tests.helpers.harbor import READS_HELLO, SEPARATE, sandbox_trial
 
 pytest.importorskip("pty")
-
-READS_HELLO = "def verify(workspace):\n    return 1.0 if (workspace / 'hello.txt').read_text() == 'hi' else 0.0\n"
 
 
 def _job(task, runs, tmp_path):

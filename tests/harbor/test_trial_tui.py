@@ -15,6 +15,7 @@ from tests.harbor.trial_app_under_test import SIZE, make_trial_app, text_of, unt
 from tests.helpers.commands import run_tool
 from tests.helpers.harbor import (
     PASSED,
+    READS_HELLO,
     SEPARATE,
     harbor_exception,
     make_job,
@@ -30,8 +31,6 @@ from verifier_tui.tui.screens.help import HelpScreen
 from verifier_tui.tui.screens.job_overview import JobOverviewScreen
 from verifier_tui.tui.screens.picker import PickerScreen
 from verifier_tui.tui.screens.trial import TrialScreen
-
-READS_HELLO = "def verify(workspace):\n    return 1.0 if (workspace / 'hello.txt').read_text() == 'hi' else 0.0\n"
 
 
 async def _workspace_picker(app, pilot) -> Input:

@@ -19,6 +19,10 @@ from tests.helpers.tasks import HANG_GUARD_S, PY, REPO
 RUNNER = REPO / "runner" / "run_verifier.py"
 
 
+#: A verifier scoring 1.0 when the workspace's hello.txt says hi (a trial's /app as an agent left it), else 0.0.
+READS_HELLO = "def verify(workspace):\n    return 1.0 if (workspace / 'hello.txt').read_text() == 'hi' else 0.0\n"
+
+
 def _shared_folder() -> Path | None:
     """``../shared`` from the project's root (a worktree sits one level deeper)."""
     for base in (REPO.parent, REPO.parent.parent):

@@ -14,7 +14,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from tests.helpers.commands import inner_pytest_options, run_tool, signal_when
-from tests.helpers.harbor import SEPARATE, sandbox_trial
+from tests.helpers.harbor import READS_HELLO, SEPARATE, sandbox_trial
 from tests.helpers.processes import SAY_STARTED, has_started, wait_none_with
 from tests.helpers.tasks import PY, copy_example, make_task
 from verifier_tui.engine.procfs import machine_cpus
@@ -224,9 +224,6 @@ def test_the_package_declares_the_plugin_to_pytest():
 
     declared = {ep.name: ep.value for ep in entry_points(group="pytest11")}
     assert declared.get("verifier_tui") == "verifier_tui.pytest_plugin"
-
-
-READS_HELLO = "def verify(workspace):\n    return 1.0 if (workspace / 'hello.txt').read_text() == 'hi' else 0.0\n"
 
 
 def test_a_harbor_jobs_trials_are_items_that_pass_when_the_replay_agrees(pytester, env, tmp_path):
