@@ -237,14 +237,28 @@ exec {od} "$@"
 """
 
 
-def slowly_listed_run(tmp_path, monkeypatch, *, returns_at: float, setsid: bool, timeout: float = 1):
+def slowly_listed_run(
+    tmp_path,
+    monkeypatch,
+    *,
+    returns_at: float,
+    setsid: bool,
+    timeout: float = 1,
+    child: str = "",
+    returns: str = "1.0",
+):
     """A run (timeout 1 s) that leaves 40 sleeping strays, listed by the view's
-    init at 0.1 s each (its ``od`` made slow, from the task's tests: /tests/slow_od)."""
+    init at 0.1 s each (its ``od`` made slow, from the task's tests: /tests/slow_od).
+    ``child``: the body of one more child the verifier forks before it returns
+    ``returns``."""
     import shutil
     import stat
 
     seconds = f"3000.{time.monotonic_ns() % 10**6:06d}"
     verifier = MANY_STRAYS.format(count=40, seconds=seconds, returns_at=returns_at, setsid=setsid)
+    if child:
+        child = f"    if os.fork() == 0:\n        {child}\n        os._exit(0)\n"
+    verifier = verifier.replace("    return 1.0\n", f"{child}    return {returns}\n")
     task_dir = make_task(tmp_path / "t", verifier, timeout=timeout)
     lister = task_dir / "tests" / "slow_od"
     lister.write_text(SLOW_LISTER.format(od=shutil.which("od")))
@@ -268,6 +282,33 @@ def test_a_listing_of_strays_cut_short_is_said_at_least(tmp_path, namespace, mon
     assert 0 < len(result.strays) < 40
     said = f"the run left at least {len(result.strays)} process(es) running"
     assert any(n.startswith(said) for n in result.notices), result.notices
+
+
+LATE_REWARD = (
+    'time.sleep(max(0.0, IMPORTED + {at} - time.monotonic())); open("/logs/verifier/reward.txt", "w").write("0.77")'
+)
+
+
+def test_a_stray_cannot_write_the_reward_after_the_runner_exited(tmp_path, sandbox, monkeypatch):
+    """A child of the verifier wrote 0.77 to the reward file 1 s after the runner had
+    written 1.0 and exited, while the view's init listed the strays (1,500 sleepers:
+    seconds): the namespace's verdict was 0.77, where the copy sandbox ends the strays
+    when the runner exits and Harbor reads the reward as soon as ``docker exec``
+    returns (1.0). The init now stops every stray before it lists them."""
+    child = LATE_REWARD.format(at=1.0)
+    result = slowly_listed_run(tmp_path, monkeypatch, returns_at=0, setsid=False, timeout=10, child=child)
+    assert result.outcome is Outcome.REWARD_WRITTEN, (result.outcome, result.stderr.text)
+    assert (result.exit_code, result.verdict.rewards) == (0, {"reward": 1.0}), result.verdict
+
+
+def test_a_stray_cannot_write_the_reward_in_the_listings_grace_past_the_timeout(tmp_path, sandbox, monkeypatch):
+    """Timeout 3 s, the runner returning 1.5 s in, a child writing 0.77 0.3 s past the
+    timeout, within the grace the listing has after it: said "exit 0 · reward written",
+    reward 0.77."""
+    child = LATE_REWARD.format(at=3.3)
+    result = slowly_listed_run(tmp_path, monkeypatch, returns_at=1.5, setsid=False, timeout=3, child=child)
+    assert result.outcome is Outcome.REWARD_WRITTEN, (result.outcome, result.stderr.text)
+    assert (result.exit_code, result.verdict.rewards) == (0, {"reward": 1.0}), result.verdict
 
 
 def copy_run_of_many_strays(tmp_path, monkeypatch) -> float:

@@ -122,7 +122,15 @@ INSTALL_HINT = "install bubblewrap 0.11 or later, or reinstall verifier-tui for 
 # reaches the runner and what it started, never the init. Zombies are not
 # strays (they are over).
 #
-# Once the runner exited, its status goes first on the list ("rc N"): the
+# Once the runner exited, every other process of the view is stopped before
+# anything else (``kill -1`` from PID 1 reaches all of them, never itself;
+# twice, for one forked while the first was sent): the strays ran on while
+# they were listed, seconds for thousands of them, and wrote the reward after
+# the runner's (the copy sandbox ends them when the runner exits, and Harbor
+# reads the reward as soon as ``docker exec`` returns), or wrote over the
+# init's status line through /proc/1/fd/5. Stopped, they are still listed
+# (state "T"), and the namespace's end (the init's exit, or the tool's SIGKILL)
+# ends them. Then its status goes first on the list ("rc N"): the
 # tool's timeout is the runner's (Harbor's covers test.sh alone: ``docker
 # exec`` returns when it exits, whatever it left running), and listing
 # thousands of strays, one ``od`` each, may outlast it; the tool then gives
@@ -137,6 +145,8 @@ echo started >&4
 exec 4>&-
 (exec "$@" 2>&3 3>&- 5>&- 7<&-)
 rc=$?
+kill -s STOP -- -1
+kill -s STOP -- -1
 echo "rc $rc" >&5
 n=0
 for d in /proc/[0-9]*; do
