@@ -311,6 +311,21 @@ def test_a_stray_cannot_write_the_reward_in_the_listings_grace_past_the_timeout(
     assert (result.exit_code, result.verdict.rewards) == (0, {"reward": 1.0}), result.verdict
 
 
+FORGER = """fd = os.open("/proc/1/fd/5", os.O_WRONLY) if os.path.exists("/proc/1/fd/5") else -1
+        while fd >= 0:
+            os.pwrite(fd, b"rc 0\\n", 0); time.sleep(0.02)"""
+
+
+def test_a_stray_cannot_write_over_the_runners_status(tmp_path, sandbox, monkeypatch):
+    """The verifier returned "pass" (a contract error, exit 2) and its child kept
+    writing "rc 0" over the start of the init's list (/proc/1/fd/5 opened afresh
+    writes at 0): with the listing cut short, the forged status was the runner's,
+    "exit 0 · no reward". The init now stops the child before it writes the status."""
+    result = slowly_listed_run(tmp_path, monkeypatch, returns_at=0, setsid=False, child=FORGER, returns='"pass"')
+    assert result.outcome is Outcome.CONTRACT_ERROR, (result.outcome, result.stderr.text)
+    assert result.exit_code == 2
+
+
 def copy_run_of_many_strays(tmp_path, monkeypatch) -> float:
     """The duration of the same verifier (40 strays, returning at once) in the copy sandbox."""
     from verifier_tui.engine.sandbox.isolation import VARIABLE

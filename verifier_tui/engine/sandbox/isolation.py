@@ -741,8 +741,10 @@ def runner_status(ctl: str) -> int | None:
     for signal N), None while it has not. Read from the list's first line
     alone: the init writes it first through a descriptor of its own that
     wrote nothing before, so it begins the file, over whatever the run wrote
-    there through ``/proc/1/fd/5`` (a line the run appends after it is not
-    the init's)."""
+    there through ``/proc/1/fd/5`` while the runner ran. Nothing writes over
+    it after: the init stopped every other process of the view first (a
+    stray opening ``/proc/1/fd/5`` afresh would write at offset 0, over it),
+    and a line after it is not the init's."""
     try:
         with open(os.path.join(ctl, "strays"), "rb") as handle:
             first = handle.readline(_LINE_MOST)
