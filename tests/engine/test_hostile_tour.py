@@ -710,6 +710,41 @@ def test_a_public_task_gets_the_internet_through_slirp4netns_without_this_machin
     assert result.limits["network_given"] == "user"
 
 
+FORKS_AND_RETURNS = """\
+    import os, time
+    def verify(workspace):
+        with open("/proc/net/dev") as table:
+            print(sorted(line.split(":")[0].strip() for line in table.readlines()[2:]))
+        time.sleep(1.2)  # the view is being ended about when the helper's 5 s wait is up
+        for _ in range(6000):
+            if os.fork() == 0:
+                time.sleep(30.4245)
+                os._exit(0)
+        return 1.0
+"""
+
+
+def test_a_network_given_is_not_said_lost_while_a_big_view_is_ended(tmp_path, namespace):
+    """6,000 forks (about 1.5 s), then the view's end: still being torn down when the
+    helper's 5 s wait was up, its init neither had its own root nor was a zombie, and
+    the run that had tap0 was said to have had no network ("slirp4netns did not give
+    the run a network within 5 s", ``network_given: "none"``, 4 runs of 4). The wait
+    is for the helper's ready, once it came there is nothing to give up on."""
+    from verifier_tui.engine.sandbox.network import helper
+    from verifier_tui.engine.session import Options, Session
+
+    if helper() is None:
+        pytest.skip("slirp4netns is not installed here")
+    with Session(
+        make_task(tmp_path / "t", FORKS_AND_RETURNS, timeout=30, cases={"only": {}}), Options(python=PY)
+    ) as session:
+        result = session.run()
+    assert result.outcome.name == "REWARD_WRITTEN", result.stderr.text
+    assert eval(result.stdout.text.splitlines()[0]) == ["lo", "tap0"]
+    assert not any("had no network" in n for n in result.notices), result.notices
+    assert result.limits["network_given"] == "user"
+
+
 @contextmanager
 def network_helpers_seen() -> Iterator[dict[str, str]]:
     """For the block: what a network helper this test started (a descendant of
@@ -871,6 +906,24 @@ def test_a_network_helper_that_fails_is_said_to_by_its_cause_not_its_progress(tm
         result = session.run()
     assert result.limits["network_given"] == "none"
     assert any("slirp4netns could not give the run a network (setegid(0))" in n for n in result.notices), result.notices
+
+
+def test_a_network_helper_that_never_says_ready_is_ended_and_the_run_goes_on(tmp_path, namespace, monkeypatch):
+    """A helper that neither says ready nor ends would hold the view for its whole
+    timeout: past its wait it is ended, the run runs without a network and says so."""
+    from verifier_tui.engine.sandbox import network
+    from verifier_tui.engine.session import Options, Session
+
+    fake = tmp_path / "slirp4netns"
+    fake.write_text("#!/bin/sh\nexec sleep 60\n")
+    fake.chmod(0o755)
+    monkeypatch.setattr(network, "helper", lambda: str(fake))
+    monkeypatch.setattr(network, "_WAIT_S", 0.5)
+    with Session(make_task(tmp_path / "t", INTERFACES, cases={"only": {}}), Options(python=PY)) as session:
+        result = session.run()
+    assert eval(result.stdout.text.splitlines()[0]) == ["lo"]
+    assert result.limits["network_given"] == "none"
+    assert any("slirp4netns did not give the run a network within 0.5 s" in n for n in result.notices), result.notices
 
 
 def test_without_slirp4netns_a_public_task_has_no_network_and_says_how_to_get_it(tmp_path, namespace, monkeypatch):

@@ -31,7 +31,7 @@ import subprocess
 import time
 from typing import Any
 
-from verifier_tui.engine.procfs import has_own_root, is_over
+from verifier_tui.engine.procfs import is_over
 from verifier_tui.engine.sandbox.isolation import BLOCK_FD, INFO_FD
 
 HELPER = "slirp4netns"
@@ -76,10 +76,11 @@ class UserNetwork:
     docstring). ``problem`` says why the run got no network after all.
 
     bwrap waits on ``--block-fd`` before it starts the view's init; the
-    helper's own ``--ready-fd`` is that pipe's other end, so the init starts
-    the moment the interface is up, and the tool waits for none of it. A
-    helper that ends before it says ready closes the pipe: the run goes on,
-    without a network, and :meth:`close` says why."""
+    helper's own ``--ready-fd`` is read by a thread of the tool's, which
+    passes its word on to that pipe at once, so the init starts the moment
+    the interface is up, and the tool knows it was. A helper that ends
+    before it says ready closes its pipe: the run goes on, without a
+    network, and :meth:`close` says why."""
 
     def __init__(self, executable: str) -> None:
         self.executable = executable
@@ -88,7 +89,6 @@ class UserNetwork:
         self._exit: int | None = None  # slirp4netns ends when this closes
         self._pipes: dict[str, tuple[int, int]] = {}
         self._complaints: Any = None  # the helper's stderr: a file, never a pipe it could fill
-        self._watchdog: Any = None
 
     def open(self) -> dict[str, int | str]:
         """The pipes' ends bwrap gets, by the stand-in its command line holds."""
@@ -131,6 +131,8 @@ class UserNetwork:
             self.problem = f"the owner of the run's network namespace is not known here ({exc.strerror})"
             return
         exit_read, self._exit = os.pipe()
+        said, says = _pipe()  # the helper's --ready-fd, read by _wait_for_ready
+        block = fcntl.fcntl(ready, fcntl.F_DUPFD_CLOEXEC, 10)  # bwrap's --block-fd, written by it
         self._complaints = tempfile.TemporaryFile()  # noqa: SIM115 - closed by close(), after the run
         join = [] if _same_namespace(owner, "/proc/self/ns/user") else [f"--userns-path=/proc/self/fd/{owner}"]
         # The helper parses every packet the run sends, on this machine as the user (libslirp has had
@@ -149,7 +151,7 @@ class UserNetwork:
                     "--disable-host-loopback",
                     *sandbox,
                     "--enable-seccomp",
-                    f"--ready-fd={ready}",
+                    f"--ready-fd={says}",
                     f"--exit-fd={exit_read}",
                     "--netns-type=path",
                     *join,
@@ -159,30 +161,47 @@ class UserNetwork:
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=self._complaints,
-                pass_fds=(ready, exit_read, net, owner),
+                pass_fds=(says, exit_read, net, owner),
                 start_new_session=True,
             )
         except OSError as exc:
             self.problem = f"{HELPER} could not start ({exc.strerror or exc})"
+            os.close(said)
+            os.close(block)
             return
         finally:
-            for fd in (exit_read, net, owner):
+            for fd in (says, exit_read, net, owner):
                 os.close(fd)
-        # A helper that neither says ready nor ends would hold the run for its
-        # whole timeout: past this wait it is ended, and the run goes on without.
         import threading
 
-        self._watchdog = threading.Timer(_WAIT_S, self._give_up, args=(pid,))
-        self._watchdog.daemon = True
-        self._watchdog.start()
+        threading.Thread(
+            target=self._wait_for_ready, args=(pid, said, block), name="verifier-tui-network", daemon=True
+        ).start()
 
-    def _give_up(self, pid: int) -> None:
-        # The view is still waiting for the helper while bwrap's child has this machine's root (it
-        # makes the view's once the helper said ready); not told by the init's command line, which the
-        # run may rewrite, and then lost its network at this wait. One that ended meanwhile waits for nothing.
-        if self._proc is not None and not is_over(pid) and not has_own_root(pid):
-            self.problem = f"{HELPER} did not give the run a network within {_WAIT_S:g} s"
-            self._proc.kill()
+    def _wait_for_ready(self, pid: int, said: int, block: int) -> None:
+        """The helper's ready passed on to bwrap. A helper that neither says
+        ready nor ends would hold the run for its whole timeout: past
+        :data:`_WAIT_S` it is ended, and the run goes on without. Only its
+        ready says the run got its network: a view seen from outside once
+        lost it while thousands of strays were being ended, its init neither
+        with a root of its own nor yet a zombie, and a run that had its
+        network was said to have had none."""
+        import select
+
+        proc = self._proc
+        try:
+            if select.select([said], [], [], _WAIT_S)[0]:
+                word = os.read(said, 1)  # b"1"; nothing: the helper ended first, as close() says
+                if word:
+                    os.write(block, word)
+            elif proc is not None and not is_over(pid):  # a view ended meanwhile waits for nothing
+                self.problem = f"{HELPER} did not give the run a network within {_WAIT_S:g} s"
+                proc.kill()
+        except OSError:  # bwrap is gone: the run says why
+            pass
+        finally:
+            os.close(said)
+            os.close(block)  # bwrap goes on, without a network if it was not told ready
 
     def _said(self) -> str:
         """The helper's own first line of complaint: its parent's and child's
@@ -208,8 +227,6 @@ class UserNetwork:
         closes the network device, which the kernel takes 10 ms and more to
         let go of, after the run's result is known. One that ended on its
         own never gave the run its network: said."""
-        if self._watchdog is not None:
-            self._watchdog.cancel()
         proc, self._proc = self._proc, None
         if proc is not None:
             if proc.poll() is not None and self.problem is None:
