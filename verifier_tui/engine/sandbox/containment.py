@@ -24,7 +24,7 @@ from verifier_tui.engine.advice import PYTHON_OPTION, Advice
 from verifier_tui.engine.process import MARKER, new_token
 from verifier_tui.engine.record import field, record, replace
 from verifier_tui.engine.sandbox import cgroup, isolation, network, user_files
-from verifier_tui.engine.sandbox.view import LEAST_CPUS, cpus_given, cpus_text, sandbox_path_lines
+from verifier_tui.engine.sandbox.view import LEAST_CPUS, cpus_text, sandbox_path_lines
 
 if TYPE_CHECKING:
     from verifier_tui.engine.process import ProcessResult
@@ -104,12 +104,11 @@ def contain(
     have = procfs.machine_cpus()
     if limits.cpus is not None and limits.cpus > have:
         # A quota past the machine's CPUs is clamped to them, and an affinity can bind no more
-        # (view.cpus_given, either way): the run gets fewer than the task asked. Docker refuses such a
-        # container ("range of CPUs is from 0.01 to N.00, as there are only N CPUs available").
-        gets, _how = cpus_given(limits.cpus, ())
+        # (view.cpus_given, either way: all of them): the run gets fewer than the task asked. Docker
+        # refuses such a container ("range of CPUs is from 0.01 to N.00, as there are only N CPUs available").
         out.notices.append(
             f"task.toml: [environment] cpus = {limits.cpus!r} is more than the {cpus_text(have)} this machine "
-            f"gives the run: this run gets {cpus_text(gets or have)} (Docker would not start the container "
+            f"gives the run: this run gets {cpus_text(have)} (Docker would not start the container "
             "on this machine; Harbor's machine may have more)"
         )
     if stage.namespace:
@@ -185,12 +184,12 @@ def _in_view(
     if "memory" in groups.limits:
         out.memory_limit = None  # the kernel counts it, and its OOM killer acts
     if "cpu" in groups.limits and limits.cpus is not None and limits.cpus < LEAST_CPUS:
-        gets, _how = cpus_given(limits.cpus, tuple(groups.limits))
         out.notices.append(
-            # Docker leaves the lower bound to the kernel, which refuses a quota under 1 ms
+            # Docker leaves the lower bound to the kernel, which refuses a quota under 1 ms; the
+            # quota written is that least one (view.cpus_given)
             f"task.toml: [environment] cpus = {limits.cpus!r} is less than the least CPU quota the kernel "
             f"takes (1 ms in every 100 ms, {cpus_text(LEAST_CPUS)}): Docker's container would not start "
-            f"with it; this run gets {cpus_text(gets or LEAST_CPUS)}"
+            f"with it; this run gets {cpus_text(LEAST_CPUS)}"
         )
     given = tuple(groups.limits)
     if attach is not None or given:
