@@ -554,7 +554,9 @@ def test_memory_mb_counts_system_v_segments_no_process_attached(tmp_path, env, n
 def test_without_a_cgroup_an_ordinary_users_run_is_measured_and_bound(ordinary_user):
     """Where no cgroup can be made (an ordinary user on cgroup v1), the view's
     memory is measured and its biggest process killed past ``memory_mb``; the
-    limits line says how each limit is applied."""
+    limits line says how each limit is applied, and what the measure misses:
+    128 full unix socket pairs held 1 GB of buffers under ``memory_mb = 256``
+    and scored 1.0 under "256 MB (measured, without a cgroup)"."""
     task = make_task(
         ordinary_user.root / "tasks" / "t",
         MEMORY.format(how="shared anonymous memory", place=None),
@@ -570,7 +572,7 @@ def test_without_a_cgroup_an_ordinary_users_run_is_measured_and_bound(ordinary_u
         assert "run_verifier.py" in data["out_of_memory"][0]
     text = ordinary_user.run("run", task).stdout
     limits = next(line for line in text.splitlines() if line.startswith("limits: "))
-    memory = "(a memory cgroup)" if "memory" in applied else "(measured, without a cgroup)"
+    memory = "(a memory cgroup)" if "memory" in applied else "(measured, without a cgroup: socket buffers not counted)"
     cpus = "(a quota, as Docker's)" if "cpu" in applied else "(as affinity, not a quota)"
     assert f"256 MB {memory}" in limits and f"1 CPU {cpus}" in limits, limits
 

@@ -443,7 +443,10 @@ def limits_words(limits: Any, *, namespace: bool, short: bool = False) -> str | 
     parts = []
     if limits.memory_mb is not None:
         memory = f"{limits.memory_mb} MB"
-        how = " (a memory cgroup)" if "memory" in limits.cgroup else " (measured, without a cgroup)"
+        # Measured, the bound misses what only a cgroup charges: sockets' buffers (128 full unix
+        # socket pairs held 1 GB under memory_mb = 256, which no rlimit or /proc file bounds or counts)
+        measured = " (measured, without a cgroup: socket buffers not counted)"
+        how = " (a memory cgroup)" if "memory" in limits.cgroup else measured
         parts.append(memory if short or not namespace else memory + how)
     if limits.cpus is not None:
         from verifier_tui.engine.sandbox.view import cpus_given, cpus_text
