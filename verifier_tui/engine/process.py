@@ -746,8 +746,14 @@ class _Child:
             return _signal_group(leader, sig)
         inits = procfs.children(leader)
         groups = {fields[2] for fields in map(procfs.stat, inits) if fields is not None and len(fields) > 2}
+        # The runner (each init's first child) last: once it is gone the init stops every process
+        # left (isolation._INIT), and a stopped process holds SIGTERM pending, so those not yet
+        # signalled would live on to be listed as strays, where the copy sandbox's group ends at once.
+        runners = {
+            int(kid) for init in inits for kid in (procfs.read(init, f"task/{init}/children") or b"").split()[:1]
+        }
         reached = False
-        for pid in procfs.descendants(leader) - inits:
+        for pid in sorted(procfs.descendants(leader) - inits, key=lambda pid: pid in runners):
             fields = procfs.stat(pid)
             if fields is not None and len(fields) > 2 and fields[2] in groups:
                 try:
