@@ -928,6 +928,33 @@ def test_a_network_helper_that_never_says_ready_is_ended_and_the_run_goes_on(tmp
     assert any("slirp4netns did not give the run a network within 0.5 s" in n for n in result.notices), result.notices
 
 
+def test_a_network_helper_that_ends_after_it_gave_the_network_says_it_was_lost(tmp_path, namespace, monkeypatch):
+    """A helper that said ready, then ended while the run went on: the run had its
+    network (tap0), and was said to have had none ("could not give the run a
+    network", network_given none)."""
+    import shutil
+
+    from verifier_tui.engine.sandbox import network
+    from verifier_tui.engine.session import Options, Session
+
+    real = shutil.which("slirp4netns")
+    if real is None:
+        pytest.skip("slirp4netns is not installed")
+    fake = tmp_path / "slirp4netns"
+    fake.write_text(f'#!/bin/sh\n"{real}" "$@" &\nsleep 1\nkill $!\nwait\n')
+    fake.chmod(0o755)
+    monkeypatch.setattr(network, "helper", lambda: str(fake))
+    verifier = INTERFACES.replace("        return 1.0", "        __import__('time').sleep(2.5)\n        return 1.0")
+    with Session(make_task(tmp_path / "t", verifier, cases={"only": {}}), Options(python=PY)) as session:
+        result = session.run()
+    if "tap0" not in result.stdout.text:
+        pytest.skip(f"slirp4netns gives no network here: {result.notices}")
+    assert result.limits["network_given"] == "user"
+    assert any(
+        "this run lost its network during the run: slirp4netns ended during the run" in n for n in result.notices
+    ), result.notices
+
+
 def test_without_slirp4netns_a_public_task_has_no_network_and_says_how_to_get_it(tmp_path, namespace, monkeypatch):
     from verifier_tui.engine.sandbox import network
     from verifier_tui.engine.session import Options, Session

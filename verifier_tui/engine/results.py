@@ -351,18 +351,11 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
                 + (f" ({killed} processes in all)" if killed > 1 else "")
                 + ", as it would in the sandbox"
             )
-    helper = attached.network if attached is not None else None
     limits = prepared.limits
-    if done is not None and helper is not None and helper.problem is not None and prepared.limits is not None:
-        limits = replace(prepared.limits, network_given="none")  # what the run had, not what it was to have
-        notices.append(
-            Advice(  # an action: the pytest plugin has no --network
-                f"network_mode = {prepared.limits.network!r}, but this run had no network: {helper.problem}; "
-                "its network calls fail here and would not in Harbor (",
-                of_test("--network host shares this machine's instead"),
-                ")",
-            )
-        )
+    helper = attached.network if attached is not None else None
+    if done is not None and helper is not None and helper.problem is not None and limits is not None:
+        limits, lost = _network_lost(limits, helper)
+        notices.append(lost)
     spec = prepared.spec
     stack = None
     # The run could leave a link anywhere in its stage (the copy sandbox's reward folder
@@ -468,6 +461,20 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
         stack=stack,
         limits=limits.to_json() if limits is not None else None,
         out_of_memory=out_of_memory,
+    )
+
+
+def _network_lost(limits: Any, helper: Any) -> tuple[Any, Advice]:
+    """The run's limits as it had them, and the notice of a network helper that
+    failed it (``helper.problem``): none at all, or lost once given."""
+    had = "lost its network during the run" if helper.ready else "had no network"
+    if not helper.ready:
+        limits = replace(limits, network_given="none")  # what the run had, not what it was to have
+    return limits, Advice(  # an action: the pytest plugin has no --network
+        f"network_mode = {limits.network!r}, but this run {had}: {helper.problem}; "
+        "its network calls fail here and would not in Harbor (",
+        of_test("--network host shares this machine's instead"),
+        ")",
     )
 
 

@@ -89,6 +89,8 @@ class UserNetwork:
         self._exit: int | None = None  # slirp4netns ends when this closes
         self._pipes: dict[str, tuple[int, int]] = {}
         self._complaints: Any = None  # the helper's stderr: a file, never a pipe it could fill
+        self.ready = False
+        """The helper said the run's network was up (it may have ended later: :attr:`problem`)."""
 
     def open(self) -> dict[str, int | str]:
         """The pipes' ends bwrap gets, by the stand-in its command line holds."""
@@ -189,10 +191,13 @@ class UserNetwork:
         import select
 
         proc = self._proc
+        waiting = select.poll()  # not select.select: a descriptor past 1024 is as good
+        waiting.register(said, select.POLLIN)
         try:
-            if select.select([said], [], [], _WAIT_S)[0]:
+            if waiting.poll(_WAIT_S * 1000):
                 word = os.read(said, 1)  # b"1"; nothing: the helper ended first, as close() says
                 if word:
+                    self.ready = True
                     os.write(block, word)
             elif proc is not None and not is_over(pid):  # a view ended meanwhile waits for nothing
                 self.problem = f"{HELPER} did not give the run a network within {_WAIT_S:g} s"
@@ -230,7 +235,8 @@ class UserNetwork:
         proc, self._proc = self._proc, None
         if proc is not None:
             if proc.poll() is not None and self.problem is None:
-                self.problem = f"{HELPER} could not give the run a network ({self._said()})"
+                given = "ended during the run" if self.ready else "could not give the run a network"
+                self.problem = f"{HELPER} {given} ({self._said()})"
             else:
                 import threading
 
