@@ -444,10 +444,11 @@ def limits_words(limits: Any, *, namespace: bool, short: bool = False) -> str | 
     if limits.memory_mb is not None:
         memory = f"{limits.memory_mb} MB"
         # Measured, the bound misses what only a cgroup charges: sockets' buffers (128 full unix
-        # socket pairs held 1 GB under memory_mb = 256, which no rlimit or /proc file bounds or counts)
+        # socket pairs held 1 GB under memory_mb = 256, which no rlimit or /proc file bounds or counts).
+        # The copy sandbox always measures.
         measured = " (measured, without a cgroup: socket buffers not counted)"
-        how = " (a memory cgroup)" if "memory" in limits.cgroup else measured
-        parts.append(memory if short or not namespace else memory + how)
+        how = " (a memory cgroup)" if namespace and "memory" in limits.cgroup else measured
+        parts.append(memory if short else memory + how)
     if limits.cpus is not None:
         from verifier_tui.engine.sandbox.view import cpus_given, cpus_text
 
