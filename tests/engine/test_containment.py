@@ -184,6 +184,15 @@ def test_thousands_of_strays_listed_after_the_runner_exited_do_not_make_it_time_
     assert notice.startswith(("the run left 2000 process(es) running", "the run left at least ")), notice
 
 
+def run_outliving_nothing(task_dir, seconds: str):
+    """One run of the task; every process it started (one sleeping ``seconds``) gone after it."""
+    try:
+        with Session(task_dir, Options(python=PY)) as session:
+            return session.run()
+    finally:
+        assert wait_none_with(seconds) == [], "a process outlived the run"
+
+
 def test_strays_past_those_listed_are_said_alike_in_each_sandbox(tmp_path, sandbox, monkeypatch):
     """3,000 sleeping strays alike: the copy sandbox listed all 3,000 ("sleep
     3001.5 (×3000)", 3,000 --json entries), the view its first 1,000 ("sleep
@@ -198,11 +207,7 @@ def test_strays_past_those_listed_are_said_alike_in_each_sandbox(tmp_path, sandb
     # with the run's environment, which holds the copy sandbox's mark
     verifier = verifier.replace("{}, setsid", "dict(os.environ), setsid")
     task_dir = make_task(tmp_path / "t", verifier, timeout=60)
-    try:
-        with Session(task_dir, Options(python=PY)) as session:
-            result = session.run()
-    finally:
-        assert wait_none_with(seconds) == [], "a process outlived the run"
+    result = run_outliving_nothing(task_dir, seconds)
     assert result.outcome is Outcome.REWARD_WRITTEN, (result.outcome, result.stderr.text)
     assert result.strays == [f"sleep {seconds}"] * 20
     said = (
@@ -264,11 +269,7 @@ def slowly_listed_run(
     lister.write_text(SLOW_LISTER.format(od=shutil.which("od")))
     lister.chmod(lister.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
     monkeypatch.setitem(isolation._tools, "od", f"{isolation.TESTS}/slow_od")
-    try:
-        with Session(task_dir, Options(python=PY)) as session:
-            return session.run()
-    finally:
-        assert wait_none_with(seconds) == [], "a process outlived the run"
+    return run_outliving_nothing(task_dir, seconds)
 
 
 def test_a_listing_of_strays_cut_short_is_said_at_least(tmp_path, namespace, monkeypatch):
@@ -349,11 +350,7 @@ def test_a_timeout_ends_the_runners_group_before_the_init_stops_what_is_left(tmp
     gets it last."""
     seconds = f"3000.{time.monotonic_ns() % 10**6:06d}"
     task_dir = make_task(tmp_path / "t", TIMES_OUT_AMONG_SLEEPERS.format(seconds=seconds), timeout=4)
-    try:
-        with Session(task_dir, Options(python=PY)) as session:
-            result = session.run()
-    finally:
-        assert wait_none_with(seconds) == [], "a process outlived the run"
+    result = run_outliving_nothing(task_dir, seconds)
     assert result.outcome is Outcome.TIMED_OUT, (result.outcome, result.stderr.text)
     assert len(result.strays) < 100, result.notices  # SIGTERM's default ends a sleeper; a few may be mid-fork
 
