@@ -21,6 +21,7 @@ from tests.helpers.commands import JSON_DOC, MODULE, TOOL, documented_fields, no
 from tests.helpers.harbor import (
     READS_HELLO,
     SEPARATE,
+    captured_trial,
     harbor_exception,
     harbor_masked_failure_log,
     make_job,
@@ -282,10 +283,7 @@ def test_a_moved_job_folder_still_finds_its_task(task, runs, tmp_path, env, else
 
 
 def test_a_task_changed_since_the_run(task, runs, tmp_path, env, elsewhere):
-    demo = task(verifier=READS_HELLO, toml=SEPARATE)
-    trial = sandbox_trial(
-        runs / "jobs" / "j", demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate", capture=True
-    )
+    demo, trial = captured_trial(task, runs, tmp_path)
     later = time.time() + 5
     verifier = demo / "tests" / "verifier.py"
     verifier.write_text(READS_HELLO.replace("'hi'", "'hello'"))
@@ -297,10 +295,7 @@ def test_a_task_changed_since_the_run(task, runs, tmp_path, env, elsewhere):
 
 
 def test_a_task_that_cannot_be_found(task, runs, tmp_path, env, elsewhere):
-    demo = task(verifier=READS_HELLO, toml=SEPARATE)
-    trial = sandbox_trial(
-        runs / "jobs" / "j", demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate", capture=True
-    )
+    demo, trial = captured_trial(task, runs, tmp_path)
     kept = tmp_path / "kept-elsewhere"
     shutil.move(str(demo), str(kept))
     done = tool(env, "run", trial.path, cwd=elsewhere)
@@ -687,10 +682,7 @@ def test_explain_a_trial_does_not_call_verify(task, runs, tmp_path, env, elsewhe
 
 
 def test_watch_a_trial_prints_one_line_per_replay_with_the_agreement(task, runs, tmp_path, env, elsewhere):
-    demo = task(verifier=READS_HELLO, toml=SEPARATE)
-    trial = sandbox_trial(
-        runs / "jobs" / "j", demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate", capture=True
-    )
+    demo, trial = captured_trial(task, runs, tmp_path)
     proc, reader = start_watch(env, trial.path, "--python", PY, cwd=elsewhere)
     try:
         # The first replay is asked for once the watcher is in place: a file
@@ -717,10 +709,7 @@ def test_watch_a_trial_prints_one_line_per_replay_with_the_agreement(task, runs,
 def test_watch_a_trial_whose_folder_is_renamed_says_the_trial_folder_moved(task, runs, tmp_path, env, elsewhere):
     # `mv TRIAL elsewhere` while watched: the replay's line said `workspace deleted`, as if the user had deleted a
     # workspace of theirs, where the trial folder, which holds the captured /app, is what went.
-    demo = task(verifier=READS_HELLO, toml=SEPARATE)
-    trial = sandbox_trial(
-        runs / "jobs" / "j", demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate", capture=True
-    )
+    demo, trial = captured_trial(task, runs, tmp_path)
     proc, reader = start_watch(env, trial.path, "--python", PY, cwd=elsewhere)
     try:
         first = reader.next_run()
@@ -1095,10 +1084,7 @@ def test_a_step_the_task_does_not_have_is_said(real, env, tmp_path):
 
 
 def test_watch_a_trial_json_prints_trial_documents_one_a_line(task, runs, tmp_path, env, elsewhere):
-    demo = task(verifier=READS_HELLO, toml=SEPARATE)
-    trial = sandbox_trial(
-        runs / "jobs" / "j", demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate", capture=True
-    )
+    demo, trial = captured_trial(task, runs, tmp_path)
     proc, reader = start_watch(env, trial.path, "--json", "--python", PY, cwd=elsewhere)
     try:
         first = json.loads(reader.next_run(prefix="{"))
@@ -1114,10 +1100,7 @@ def test_watch_a_trial_replays_again_once_its_verifier_is_back(task, runs, tmp_p
     editor's save by delete and write): that replay said "no verifier found",
     and so did every replay after, the file written back too, until the watch
     was started again."""
-    demo = task(verifier=READS_HELLO, toml=SEPARATE)
-    trial = sandbox_trial(
-        runs / "jobs" / "j", demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate", capture=True
-    )
+    demo, trial = captured_trial(task, runs, tmp_path)
     proc, reader = start_watch(env, trial.path, "--python", PY, cwd=elsewhere)
     verifier = demo / "tests" / "verifier.py"
     try:

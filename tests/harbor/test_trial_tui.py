@@ -17,6 +17,7 @@ from tests.helpers.harbor import (
     PASSED,
     READS_HELLO,
     SEPARATE,
+    captured_trial,
     harbor_exception,
     make_job,
     make_trial,
@@ -83,10 +84,7 @@ async def test_the_workspace_picker_starts_with_the_path_as_typed_from_where_the
 async def test_the_workspace_picker_starts_at_the_folder_the_replay_is_on(task, runs, tmp_path, monkeypatch):
     # f started at the task's folder whatever the replay was on: enter replayed with the task itself as /app, where
     # the task's screen starts f at its current workspace.
-    demo = task(verifier=READS_HELLO, toml=SEPARATE, cases={"correct": {"hello.txt": "hi"}})
-    trial = sandbox_trial(
-        runs / "jobs" / "j", demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate", capture=True
-    )
+    demo, trial = captured_trial(task, runs, tmp_path, cases={"correct": {"hello.txt": "hi"}})
     monkeypatch.chdir(runs)
     app = make_trial_app(trial.path)
     async with app.run_test(size=SIZE) as pilot:
@@ -302,10 +300,7 @@ async def test_e_opens_the_failing_line_of_the_side_in_focus(task, runs, tmp_pat
 
 
 async def test_live_reload_replays_and_updates_the_agreement_while_the_sandbox_stays(task, runs, tmp_path):
-    demo = task(verifier=READS_HELLO, toml=SEPARATE)
-    trial = sandbox_trial(
-        runs / "jobs" / "j", demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate", capture=True
-    )
+    demo, trial = captured_trial(task, runs, tmp_path)
     app = make_trial_app(trial.path, watch=True)
     async with app.run_test(size=SIZE) as pilot:
         assert (await app.wait_for_replays(1)).agreement.same is True
@@ -330,10 +325,7 @@ async def test_live_reload_replays_and_updates_the_agreement_while_the_sandbox_s
 async def test_live_reload_turned_on_after_starting_without_it_watches_then_replays(task, runs, tmp_path):
     """As on a task's screen: started without watching, nothing saw what
     changed meanwhile; w starts the watcher and, once it is in place, replays."""
-    demo = task(verifier=READS_HELLO, toml=SEPARATE)
-    trial = sandbox_trial(
-        runs / "jobs" / "j", demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate", capture=True
-    )
+    demo, trial = captured_trial(task, runs, tmp_path)
     app = make_trial_app(trial.path)  # live reload off
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_replays(1)
@@ -348,10 +340,7 @@ async def test_live_reload_turned_on_after_starting_without_it_watches_then_repl
 
 async def test_a_change_reported_to_the_controller_replays(task, runs, tmp_path):
     """The same path without the OS watcher: a change as the watcher reports it."""
-    demo = task(verifier=READS_HELLO, toml=SEPARATE)
-    trial = sandbox_trial(
-        runs / "jobs" / "j", demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate", capture=True
-    )
+    demo, trial = captured_trial(task, runs, tmp_path)
     app = make_trial_app(trial.path)
     async with app.run_test(size=SIZE):
         await app.wait_for_replays(1)
@@ -670,10 +659,7 @@ async def test_f_after_the_trial_folder_moved_opens_the_picker_and_keeps_the_scr
     # The picker's tree was rooted at the (gone) trial folder: Textual posted a file-selected for its missing root,
     # the folder-only picker took it as a choice and dismissed twice, which took the trial screen away too: a blank
     # app that answered no key.
-    demo = task(verifier=READS_HELLO, toml=SEPARATE)
-    trial = sandbox_trial(
-        runs / "jobs" / "j", demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate", capture=True
-    )
+    demo, trial = captured_trial(task, runs, tmp_path)
     monkeypatch.chdir(runs)
     app = make_trial_app(trial.path)
     async with app.run_test(size=SIZE) as pilot:

@@ -750,3 +750,14 @@ def trial_with_job_env(runs: Path, demo: Path, env: dict[str, str]) -> Path:
     config = harbor_trial_config(task_path="tasks/demo", trial_name=folder.name, trials_dir="jobs/j", verifier_env=env)
     verifier_files = {"reward.txt": "1.0", "test-stdout.txt": ""}
     return make_trial(folder, task=demo, rewards={"reward": 1.0}, config=config, app={}, verifier_files=verifier_files)
+
+
+def captured_trial(task, runs: Path, tmp_path: Path, **task_options):
+    """The task ``task(verifier=READS_HELLO, toml=SEPARATE, **task_options)`` (the
+    ``task`` fixture's maker) and a trial of it in ``runs/jobs/j`` whose sandbox
+    run passed on a captured /app holding hello.txt = hi (separate mode)."""
+    demo = task(verifier=READS_HELLO, toml=SEPARATE, **task_options)
+    trial = sandbox_trial(
+        runs / "jobs" / "j", demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate", capture=True
+    )
+    return demo, trial
