@@ -665,7 +665,9 @@ def refused_run(junit: Path | None, message: str, own: Iterable[tuple[str, Path 
 
 #: What pytest's junitxml (bin_xml_escape) writes as ``#xFFFE``, its pattern as pytest 8 writes it: there
 #: ``\u10000`` is U+1000 then "0", so a character past U+FFFF (an emoji) is written ``#x1F600`` too, DEL is not.
-_PYTEST_ESCAPES = re.compile("[^\u0009\u000a\u000d\u0020-\u007e\u0080-\ud7ff\ue000-\ufffd\u10000-\u10ffff]")
+#: Left to ``re``'s own cache, not compiled at import: its ranges take 5 ms to compile, which every `run`
+#: would pay though only a JUnit report uses it.
+_PYTEST_ESCAPES = "[^\u0009\u000a\u000d\u0020-\u007e\u0080-\ud7ff\ue000-\ufffd\u10000-\u10ffff]"
 
 
 def junit_name(text: str) -> str:
@@ -675,8 +677,10 @@ def junit_name(text: str) -> str:
     :func:`terminal.xml_text` alone gave a raw line break, Python's surrogate
     escape \\udcff and \\u202e), then what XML cannot hold (U+FFFE, U+FFFF)
     as pytest's bin_xml_escape writes it: #xFFFE. One case, one name in both."""
-    return _PYTEST_ESCAPES.sub(
-        lambda m: f"#x{ord(m.group()):02X}" if ord(m.group()) <= 0xFF else f"#x{ord(m.group()):04X}", one_line(text)
+    return re.sub(
+        _PYTEST_ESCAPES,
+        lambda m: f"#x{ord(m.group()):02X}" if ord(m.group()) <= 0xFF else f"#x{ord(m.group()):04X}",
+        one_line(text),
     )
 
 
