@@ -85,3 +85,30 @@ async def test_the_other_cases_marks_say_they_are_out_of_date_after_the_verifier
         await pilot.pause()
         cases = cases_shown(app)
         assert "?" not in cases and "✗ first" in cases and "✗ second" in cases
+
+
+async def test_the_history_marks_a_changed_reward_dict_without_reward_as_changed(tmp_path):
+    """A verifier returning {"words": .., "caps": ..} (no "reward" key): Harbor
+    aggregates on nothing, yet the file changed from run to run. The history
+    must not mark it "=", the same reward, when a key moved; nor when only a
+    key beside "reward" moved."""
+    root = make_task(
+        tmp_path / "tasks" / "keys", "def verify(workspace):\n    return {'words': 0.2}\n", cases={"only": {"a": "a"}}
+    )
+    app = make_app(root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        for number, body in (
+            (2, "{'words': 1.0}"),  # a key without "reward" moved
+            (3, "{'words': 1.0}"),  # nothing moved
+            (4, "{'reward': 1.0, 'words': 0.5}"),
+            (5, "{'reward': 1.0, 'words': 0.7}"),  # "reward" the same, a key beside it moved
+        ):
+            write(root / "tests" / "verifier.py", f"def verify(workspace):\n    return {body}\n")
+            await pilot.press("r")
+            await app.wait_for_runs(number)
+        await pilot.pause()
+        text = screen_text(app)
+        assert "#2  • only ≠" in text
+        assert "#3  • only =" in text
+        assert "#5  • only 1 ≠" in text

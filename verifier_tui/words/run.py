@@ -155,8 +155,8 @@ LEGEND: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
         (
             (UP, "reward up from the case's run before"),
             (DOWN, "reward down from the case's run before"),
-            (SAME, "the same reward (or no reward both times, for the same reason)"),
-            (CHANGED, "one of the two has no reward, or neither has and they ended differently"),
+            (SAME, "the same rewards (or no reward both times, for the same reason)"),
+            (CHANGED, "other rewards changed, one of the two has none, or neither has and they ended differently"),
         ),
     ),
 )

@@ -107,22 +107,24 @@ def ending(result: RunResult) -> str | None:
 def reward_change(
     result: RunResult, previous: RunResult | None, endings: tuple[str | None, str | None]
 ) -> tuple[str, str]:
-    """(mark, style) comparing two runs' rewards: ▲ up, ▼ down, = same, ≠ when
-    one of them has no reward, or neither has and they ended differently
-    (``endings``: :func:`ending` of each; the marks and their meaning: words.LEGEND)."""
+    """(mark, style) comparing two runs' rewards: ▲ up, ▼ down, = the same
+    reward file, ≠ when it changed but not its "reward" (a dict without one,
+    a key beside it), one of them has no reward, or neither has and they ended
+    differently (``endings``: :func:`ending` of each; the marks and their
+    meaning: words.LEGEND)."""
     if previous is None:
         return "", ""
     now, before = result.verdict.reward, previous.verdict.reward
-    if now is None and before is None:
+    if now is not None and before is not None:
+        if now > before:
+            return UP, "bold $success"
+        if now < before:
+            return DOWN, "bold $error"
+    if result.verdict.rewards is None and previous.verdict.rewards is None:
         same = result.outcome == previous.outcome and endings[0] == endings[1]
-        return (SAME, "$text-muted") if same else (CHANGED, "$warning")
-    if now is None or before is None:
-        return CHANGED, "$warning"
-    if now > before:
-        return UP, "bold $success"
-    if now < before:
-        return DOWN, "bold $error"
-    return SAME, "$text-muted"
+    else:
+        same = result.verdict.rewards == previous.verdict.rewards
+    return (SAME, "$text-muted") if same else (CHANGED, "$warning")
 
 
 class HistoryList(OptionList):
