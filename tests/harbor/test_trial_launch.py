@@ -69,3 +69,19 @@ def test_a_bad_workspace_or_python_on_a_trial_is_one_line_before_the_screen(task
     if given == "--python":
         seen, status = run_in_terminal(env, [str(job), given, value], until=b"passing__bbbbbbb")
         assert b"passing__bbbbbbb" in seen and status == 0
+
+
+def test_a_bad_python_on_a_job_of_one_trial_is_one_line_before_the_screen(task, runs, tmp_path, env):
+    """A job of one trial opens that trial, whose replay starts at once: a
+    ``--python`` that cannot run the runner opened its screen on "the replay
+    could not start", where the trial itself refuses it in one line, exit 2."""
+    passing = task("passing", verifier=READS_HELLO, toml=SEPARATE)
+    job = runs / "jobs" / "alone"
+    sandbox_trial(
+        job, passing, tmp_path, workspace={"hello.txt": "hi"}, mode="separate", capture=True, name="passing__aaaaaaa"
+    )
+    python = "/nonexistent/python3"
+    said = f"--python {python}: No such file".encode()
+    seen, status = run_in_terminal(env, [str(job), "--python", python], until=said)
+    assert said in seen and status == 2
+    assert b"sandbox" not in seen  # no screen of the trial

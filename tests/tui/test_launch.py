@@ -180,3 +180,22 @@ def test_a_terminal_closed_while_the_app_waits_for_enter_ends_the_app(example, e
             os.kill(tool, 9)
             raise AssertionError("the app outlived its terminal")
         time.sleep(0.05)
+
+
+@pytest.mark.parametrize("kind", ["missing", "not an interpreter", "a folder"])
+def test_a_python_that_cannot_run_the_runner_is_refused_before_the_screen(example, env, tmp_path, kind):
+    """``verifier-tui TASK --python BAD`` opened the screen, whose every run then
+    failed to start, where ``run`` refuses it in one line, exit 2: the TUI says
+    the same line, before anything is drawn."""
+    not_python = tmp_path / "not-python"
+    not_python.write_text("just text\n")
+    python = {"missing": str(tmp_path / "nowhere" / "python3"), "not an interpreter": str(not_python)}.get(
+        kind, str(tmp_path)
+    )
+    task = str(example("hello-file"))
+    refused = run_tool(env, "run", task, "--python", python)
+    said = refused.stderr.strip().encode()
+    assert refused.returncode == 2 and said.startswith(b"verifier-tui: --python ")
+    seen, status = run_in_terminal(env, [task, "--python", python], until=said)
+    assert said in seen and status == 2
+    assert b"Resolution" not in seen and b"correct" not in seen  # no screen

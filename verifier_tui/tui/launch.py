@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from verifier_tui.commands import terminal
 from verifier_tui.engine.session import Session
+from verifier_tui.words.run import python_words
 
 if TYPE_CHECKING:
     import argparse
@@ -38,6 +40,12 @@ def launch(args: argparse.Namespace) -> int:
     session = Session(args.target, args.options)
     try:
         session.isolation  # noqa: B018 - a sandbox asked for and impossible is one line (IsolationError), not a screen
+        # A --python that cannot run the runner is bad input, as run says it (one line, exit 2):
+        # the screen has no way to choose another, and its every run would fail to start.
+        problem = python_words(session.interpreter())
+        if problem is not None:
+            terminal.error(problem)
+            return 2
         if not _has_terminal(args.path):
             return 2
         from verifier_tui.tui.app import VerifierApp  # Textual: only now that the TUI really starts
@@ -58,8 +66,6 @@ def _has_terminal(path: str, chosen: tuple[str, ...] = ()) -> bool:
     that pick what is opened (``--trial NAME``), kept in the suggested commands."""
     import shlex
     import sys
-
-    from verifier_tui.commands import terminal
 
     if sys.stdin.isatty() and sys.stdout.isatty():
         return True

@@ -168,7 +168,8 @@ def launch_trial(args: argparse.Namespace) -> int:
     """``verifier-tui TRIAL|JOB``: the app on a Harbor folder; bad input is one line and exit 2."""
     import sys
 
-    from verifier_tui.engine.harbor.folders import HarborFolderError, open_harbor, select_trial
+    from verifier_tui.engine.harbor.folders import HarborFolderError, open_harbor, open_trial, select_trial
+    from verifier_tui.engine.harbor.overview import first_trials
 
     def fail(message: str) -> int:
         sys.stderr.write(f"verifier-tui: {message}\n")
@@ -188,6 +189,16 @@ def launch_trial(args: argparse.Namespace) -> int:
         return fail(problem)
     target = args.target
     if target.kind in ("job", "jobs") and args.trial is None and args.step is None:
+        # A job of one trial opens that trial on top of its overview, and so replays it at once:
+        # a --python that cannot is refused as on the trial itself (one line, exit 2).
+        only = first_trials(target.root or target.path) if target.kind == "job" else []
+        if len(only) == 1:
+            try:
+                problem = _python_problem(open_trial(only[0]), None, options, args.task)
+            except (HarborFolderError, OSError):
+                problem = None  # the screen says why it cannot open the trial
+            if problem is not None:
+                return fail(problem)
         # Read on screen: the overview shows at once and fills in as trials are read.
         app = TrialApp(target, options=args.options, task_dir=args.task, watch=not args.no_watch, poll=args.poll)
         app.run()
