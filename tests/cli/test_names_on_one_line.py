@@ -83,3 +83,21 @@ def test_a_line_too_long_keeps_its_end_where_an_error_names_its_file_and_line():
     said = one_line("FileNotFoundError: /app/" + "deep/" * 400 + "hello.txt at tests/verifier.py:28")
     assert len(said) < ONE_LINE_MOST + 60 and said.endswith("hello.txt at tests/verifier.py:28")
     assert said.startswith("FileNotFoundError: /app/deep/") and " characters left out … " in said
+
+
+def test_a_folder_with_a_line_break_reads_the_same_in_an_error_line_as_in_the_table(tmp_path, env):
+    """A folder named ``t<newline>x`` is ``t\\nx`` in ``test``'s table (and
+    ``"t\\nx"`` in its JSON), but an error line naming it wrote ``t x``: a
+    different name, one the user cannot find, nor tell from a space."""
+    task = make_task(tmp_path / "t\nx", "def verify(workspace):\n    return 1.0\n", cases={"a": {"a.txt": ""}})
+    write(task / "cases" / "a" / "expected.json", '{"rewards": {"reward": 1.0}}')
+    table = run_tool(env, "test", task, "--python", PY, cwd=tmp_path)
+    no_traceback(table)
+    assert table.stdout.splitlines()[0].startswith("task t\\nx · "), table.stdout
+    refused = run_tool(env, "run", task, "--python", PY, "--workspace", task / "nowhere", cwd=tmp_path)
+    assert refused.returncode == 2 and refused.stderr.count("\n") == 1, refused.stderr
+    assert "t\\nx/nowhere" in refused.stderr, refused.stderr
+    (tmp_path / "a\nb").mkdir()
+    not_a_task = run_tool(env, "run", tmp_path / "a\nb", cwd=tmp_path)
+    assert not_a_task.returncode == 2 and not_a_task.stderr.count("\n") == 1, not_a_task.stderr
+    assert "a\\nb is not a task" in not_a_task.stderr, not_a_task.stderr

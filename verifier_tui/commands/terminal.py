@@ -33,7 +33,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from verifier_tui.words.paths import home_folder, text_from
-from verifier_tui.words.text import BIDI, one_line, plain_surrogates, plain_text
+from verifier_tui.words.text import BIDI, one_line, plain_surrogates, plain_text, unbroken
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -125,8 +125,10 @@ def out_json(data: Any, indent: int | None = 2) -> None:
 
 def error(text: str) -> None:
     """``verifier-tui: <text>`` on stderr, on one line: bad input gets one
-    clear line, whatever the text held (newlines, escape codes)."""
-    flat = " ".join(plain_text(text).split("\n")).strip()
+    clear line, whatever the text held (newlines, escape codes). A line break
+    is written ``\\n``, as the tables, JSON and JUnit names write it (a folder
+    ``a<newline>b`` read ``a b`` here: another name, which does not exist)."""
+    flat = unbroken(text.strip())
     line(f"verifier-tui: {flat}", "stderr")
 
 

@@ -64,14 +64,20 @@ _ON_ONE_LINE = str.maketrans(
 ONE_LINE_MOST = 1000
 
 
-def one_line(text: str) -> str:
+def unbroken(text: str) -> str:
     """``text`` made harmless (:func:`plain_text`) on one line, its line
-    breaks and tabs written as ``\\n``, ``\\t``, and at most ONE_LINE_MOST
+    breaks and tabs written as ``\\n``, ``\\t``, whatever its length: a
+    folder named ``a<newline>b`` reads ``a\\nb`` wherever it is named."""
+    return plain_text(text.translate(_ON_ONE_LINE))
+
+
+def one_line(text: str) -> str:
+    """``text`` :func:`unbroken`, and at most ONE_LINE_MOST
     characters of it (its start and its end, with a count of the rest): a
     name read from a file (a task's, a case's, a trial's, an exception's
     message) in a table cell or a header can never start a row of its own,
     nor make a line of 100 KB."""
-    line = plain_text(text.translate(_ON_ONE_LINE))
+    line = unbroken(text)
     if len(line) <= ONE_LINE_MOST:
         return line
     # Cut from the middle: an error's end says where (``at tests/verifier.py:28``).
