@@ -807,3 +807,30 @@ def test_run_job_says_a_job_harbor_has_not_ended_as_the_tui_does(real, env, tmp_
     data = json.loads(run_tool(env, "run", job, "--json", cwd=tmp_path).stdout)
     assert data["job"]["still_running"] is None
     assert "still running" not in run_tool(env, "run", job, cwd=tmp_path).stdout
+
+
+def test_a_mean_whose_sum_passes_the_largest_float_is_said_no_number(task, runs, env, tmp_path):
+    """Trials rewarded 1e308 and -1e308 (rewards Harbor accepts: finite
+    floats): Harbor 0.26's Mean, ``sum(values) / len(values)``, passes the
+    largest float on the way and gives inf, which its result.json records as
+    ``null`` (pydantic writes no infinity). run JOB, the task table and --json
+    said ``mean inf`` as if it were Harbor's figure, and compare's B - A
+    ``+nan``."""
+    demo = task()
+    rewards = {"demo__a": 1e308, "demo__b": 1e308, "demo__c": -1e308, "demo__d": -1e308}
+    job = make_job(runs / "jobs" / "j", {name: dict(task=demo, rewards={"reward": r}) for name, r in rewards.items()})
+    done = run_tool(env, "run", job, cwd=tmp_path)
+    no_traceback(done)
+    said = "no number: Harbor's sum overflows to inf, recorded null"
+    assert f"oracle__adhoc: mean {said} over 4 trials" in done.stdout, done.stdout
+    task_row = next(line for line in done.stdout.splitlines() if line.startswith(demo.name))
+    assert said in task_row, done.stdout
+    data = strict_json(run_tool(env, "run", "--json", job, cwd=tmp_path).stdout)["job"]
+    assert list(data["mean_errors"].values()) == [{"mean": "inf"}], data["mean_errors"]
+    assert data["tasks"][0]["mean_errors"] == {"reward": "inf"}, data["tasks"][0]
+    shutil.copytree(job, runs / "jobs" / "k")
+    compared = run_tool(env, "compare", job, runs / "jobs" / "k", cwd=tmp_path)
+    no_traceback(compared)
+    assert "nan" not in compared.stdout and said in compared.stdout, compared.stdout
+    both = strict_json(run_tool(env, "compare", "--json", job, runs / "jobs" / "k", cwd=tmp_path).stdout)
+    assert both["tasks"][0]["difference"] is None and both["tasks"][0]["differences"] == {}, both["tasks"][0]

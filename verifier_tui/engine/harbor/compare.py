@@ -28,6 +28,7 @@ from verifier_tui.engine.harbor.overview import (
     JobOverview,
     TaskRow,
     TrialRow,
+    mean_number,
     mean_words,
     read_overviews,
 )
@@ -83,7 +84,10 @@ class TaskComparison:
         if self.a is None or self.b is None:
             return {}
         theirs = self.b.means
-        return {key: theirs[key] - mean for key, mean in self.a.means.items() if key in theirs}
+        # A mean Harbor has no number for (mean_errors: inf, nan, an OverflowError) has no difference either:
+        # inf - inf said "+nan".
+        no_number = {*self.a.mean_errors, *self.b.mean_errors}
+        return {key: theirs[key] - mean for key, mean in self.a.means.items() if key in theirs and key not in no_number}
 
     @property
     def difference(self) -> float | None:
@@ -237,12 +241,15 @@ def job_line(letter: str, job: Compared) -> str:
     overview = job.overview
     agents = ", ".join(overview.agents()) or "-"
     groups = overview.means()
+    errors = overview.mean_errors()
     # Harbor keeps a mean per <agent>__<model>__<dataset> (JobStats.evals): with
     # several, each is named, as the agents' order is not the groups'.
-    means = "; ".join(
-        (f"{group} " if len(groups) > 1 else "")
-        + reward_pairs(values, lambda k, v: f"{v:.3f}" if k == "mean" else f"{k} {v:.3f}")
-        for group, values in groups.items()
-    )
+
+    def pairs(group: str, values: dict[str, float]) -> str:
+        said = errors.get(group, {})
+        return reward_pairs(values, lambda k, v: ("" if k == "mean" else f"{k} ") + mean_number(v, said.get(k)))
+
+    named = len(groups) > 1
+    means = "; ".join((f"{group} " if named else "") + pairs(group, values) for group, values in groups.items())
     trials = overview.total
     return f"{letter}  job {job.name} · {trials} trial{'s' * (trials != 1)} · {agents} · Harbor's mean {means or '-'}"

@@ -419,6 +419,13 @@ class TaskRow:
 
 #: A mean Harbor's Mean metric raises on (:func:`mean_errors`), in place of the number.
 CANNOT_COMPUTE = "Harbor cannot compute it ({})"
+#: A mean Harbor computes as no number (:func:`mean_errors`), in place of the number.
+NO_NUMBER = "no number: Harbor's sum overflows to {}, recorded null"
+
+
+def mean_error_words(error: str) -> str:
+    """A :func:`mean_errors` value in words: the exception Harbor raises, or the figure it records as null."""
+    return CANNOT_COMPUTE.format(error) if error.endswith("Error") else NO_NUMBER.format(error)
 
 
 def mean_words(row: TaskRow | None, named: bool = False) -> str:
@@ -427,16 +434,17 @@ def mean_words(row: TaskRow | None, named: bool = False) -> str:
     errors = row.mean_errors if row is not None else {}
     if len(means) == 1 and not named:
         key, value = next(iter(means.items()))
-        return CANNOT_COMPUTE.format(errors[key]) if key in errors else f"{value:.3f}"
+        return mean_error_words(errors[key]) if key in errors else f"{value:.3f}"
     return reward_pairs(means, partial(_mean_pair, errors)) or "-"
 
 
-def _mean_number(value: float, error: str | None) -> str:
-    return CANNOT_COMPUTE.format(error) if error is not None else f"{value:.3f}"
+def mean_number(value: float, error: str | None) -> str:
+    """A mean as every face writes it: ``0.750``, or why Harbor has no number for it (:func:`mean_error_words`)."""
+    return mean_error_words(error) if error is not None else f"{value:.3f}"
 
 
 def _mean_pair(errors: dict[str, str], key: str, value: float) -> str:
-    return f"{key} {_mean_number(value, errors.get(key))}"
+    return f"{key} {mean_number(value, errors.get(key))}"
 
 
 def ordered_counts(outcomes: dict[str, int]) -> list[tuple[str, int]]:
@@ -481,10 +489,15 @@ def mean_of(rewards: list[dict[str, Any]]) -> dict[str, float]:
 
 def mean_errors(rewards: list[dict[str, Any]]) -> dict[str, str]:
     """The means of :func:`mean_of` (keyed alike) that Harbor cannot compute,
-    with the exception it raises: Harbor 0.26's Mean is ``sum(values) /
-    len(values)`` on the numbers as pydantic kept them, and an integer past
-    any float (a 401-digit reward) makes that raise OverflowError, where
-    mean_of's floats (reward_float) give an infinity, said as if computed."""
+    with the exception it raises, or that are no number, with the figure:
+    Harbor 0.26's Mean is ``sum(values) / len(values)`` on the numbers as
+    pydantic kept them, and an integer past any float (a 401-digit reward)
+    makes that raise OverflowError, where mean_of's floats (reward_float) give
+    an infinity, said as if computed. Finite floats whose running sum passes
+    the largest float (1e308 twice) give ``inf`` (``nan`` past both ends),
+    which Harbor's job result.json records as null (pydantic writes no
+    infinity). Harbor sums in the order its trials ended, which no file
+    keeps: the order the trials are read stands in for it."""
     if not rewards:
         return {}
     keys = sorted({key for reward in rewards for key in reward})
@@ -498,9 +511,12 @@ def mean_errors(rewards: list[dict[str, Any]]) -> dict[str, str]:
     errors = {}
     for key, values in columns.items():
         try:
-            sum(number(v) for v in values) / len(values)
+            mean = sum(number(v) for v in values) / len(values)
         except OverflowError:
             errors[key] = "OverflowError"
+            continue
+        if not math.isfinite(mean):
+            errors[key] = str(mean)
     return errors
 
 
