@@ -397,17 +397,23 @@ async def test_a_task_that_cannot_be_found_is_said_plainly(task, runs, tmp_path)
 
 async def test_f_on_a_trial_whose_task_cannot_be_found_says_why_it_offers_no_folder(task, runs, tmp_path):
     # f opened the folder picker, a folder chosen in it did nothing: no task, no replay, and nothing said so
-    # (s says the task was not found, so it has no cases to offer).
+    # (s says the task was not found, so it has no cases to offer). Both say how to give the task in the
+    # header's words: f and s said "start with --task DIR" under a header saying "give the task folder with".
     demo, trial = failing_trial(task, runs, tmp_path)
     shutil.rmtree(demo)
     app = make_trial_app(trial.path)
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_replays(1)
+        assert "give the task folder with --task DIR" in text_of(app, "#trial-header")
         await pilot.press("f")
         await pilot.pause()
         assert not isinstance(app.screen, PickerScreen)
         assert app.notices and app.notices[-1].startswith("the task was not found, so there is nothing to replay")
-        assert "start with --task DIR" in app.notices[-1]
+        assert app.notices[-1].endswith(": give the task folder with --task DIR"), app.notices[-1]
+        await pilot.press("s")
+        await pilot.pause()
+        said = "the task was not found, so it has no cases to offer: give the task folder with --task DIR"
+        assert app.notices[-1] == said
 
 
 async def test_a_trial_harbor_has_not_ended_is_not_finished_not_scored(task, runs):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from verifier_tui.engine.advice import GIVE_TASK
 from verifier_tui.engine.harbor.phases import DONE, FAILED, NOT_REACHED, STOPPED, UNKNOWN
 from verifier_tui.words.run import IN_JSON, duration_text, more_text
 from verifier_tui.words.text import one_line
@@ -20,6 +21,14 @@ if TYPE_CHECKING:
     from verifier_tui.engine.harbor.sandbox import HarborVerdict
     from verifier_tui.engine.harbor.trial_session import Replayed, TrialSession
     from verifier_tui.engine.harbor.walkthrough import TrialWalkthrough
+
+
+def no_task_for(lacks: str) -> str:
+    """What a key of the trial's screen cannot do when the trial's task was not
+    found (``lacks``), and how to give the task, in the words the screen's
+    header says it with (engine.advice.GIVE_TASK), once for every key."""
+    return f"the task was not found, so {lacks}: {GIVE_TASK.flag}"
+
 
 #: A phase's status as a mark: the same in the text output and on the screen.
 PHASE_MARKS = {DONE: "✓", FAILED: "✗", STOPPED: "⏱", NOT_REACHED: "·", UNKNOWN: "?"}

@@ -42,7 +42,7 @@ from verifier_tui.tui.widgets.trial_header import TrialHeader
 from verifier_tui.tui.widgets.trial_side import SidePanel
 from verifier_tui.tui.workarounds import KeyFooter
 from verifier_tui.words.text import one_line
-from verifier_tui.words.trial import PHASE_MARKS, change_words, replay_column, verdict_words
+from verifier_tui.words.trial import PHASE_MARKS, change_words, no_task_for, replay_column, verdict_words
 
 if TYPE_CHECKING:
     from textual.content import Content
@@ -463,7 +463,7 @@ class TrialScreen(SizedScreen):
             # A folder stands in for /app of a task: without one, a folder chosen would replay nothing
             # (and nothing would say so), as s has no cases to offer.
             self.notify(
-                "the task was not found, so there is nothing to replay on a folder: start with --task DIR",
+                no_task_for("there is nothing to replay on a folder"),
                 severity="warning",
                 markup=False,
             )
@@ -498,7 +498,7 @@ class TrialScreen(SizedScreen):
         task_dir = self.opened.walk.location.path
         if task_dir is None:
             self.notify(
-                "the task was not found, so it has no cases to offer: start with --task DIR",
+                no_task_for("it has no cases to offer"),
                 severity="warning",
                 markup=False,
             )
