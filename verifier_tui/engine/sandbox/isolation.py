@@ -747,9 +747,13 @@ def runner_status(ctl: str) -> int | None:
     and a line after it is not the init's."""
     try:
         with open(os.path.join(ctl, "strays"), "rb") as handle:
-            first = handle.readline(_LINE_MOST)
+            return _status_in(handle.readline(_LINE_MOST))
     except OSError:
         return None
+
+
+def _status_in(first: bytes) -> int | None:
+    """The runner's status in the list's first line (:func:`runner_status`), None when it is not the init's."""
     if not first.startswith(b"rc ") or not first.endswith(b"\n"):
         return None
     try:
@@ -765,9 +769,11 @@ def listing(ctl: str) -> Listing:
     the runner's status it wrote first (:func:`runner_status`)."""
     found: list[tuple[int, bytearray]] = []
     more = 0
+    status = None
     try:
+        # One read of the file: its first line is the runner's status (runner_status), the strays follow.
         with open(os.path.join(ctl, "strays"), "rb") as handle:
-            handle.readline(_LINE_MOST)  # the runner's status
+            status = _status_in(handle.readline(_LINE_MOST))
             # The init holds this file open while the runner runs, and the run
             # may open it again (/proc/1/fd/5) and write without end: read as
             # much as STRAYS_MOST processes' lines take, never more, and no
@@ -793,7 +799,7 @@ def listing(ctl: str) -> Listing:
                     continue
     except OSError:
         pass
-    return Listing([shown_command(bytes(raw), pid) for pid, raw in found], more, runner_status(ctl))
+    return Listing([shown_command(bytes(raw), pid) for pid, raw in found], more, status)
 
 
 RUNNER_PID = "2"
