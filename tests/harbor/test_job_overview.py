@@ -834,3 +834,18 @@ def test_a_mean_whose_sum_passes_the_largest_float_is_said_no_number(task, runs,
     assert "nan" not in compared.stdout and said in compared.stdout, compared.stdout
     both = strict_json(run_tool(env, "compare", "--json", job, runs / "jobs" / "k", cwd=tmp_path).stdout)
     assert both["tasks"][0]["difference"] is None and both["tasks"][0]["differences"] == {}, both["tasks"][0]
+
+
+def test_a_float_reward_of_hundreds_of_digits_takes_no_screenful(task, runs, env, tmp_path):
+    """A trial rewarded -1e308 (a finite float, which Harbor accepts): its row
+    in run JOB's trials table wrote all 309 digits of it with ``.1f`` (a
+    401-digit integer is written 1.000e+400 already)."""
+    demo = task()
+    job = make_job(
+        runs / "jobs" / "j",
+        {"demo__a": dict(task=demo, rewards={"reward": -1e308}), "demo__b": dict(task=demo, rewards={"reward": 2.0})},
+    )
+    done = run_tool(env, "run", job, cwd=tmp_path)
+    no_traceback(done)
+    trial_row = next(line for line in done.stdout.splitlines() if line.startswith("demo__a"))
+    assert "-1e+308" in trial_row and len(trial_row) < 120, trial_row

@@ -144,7 +144,8 @@ def _number(value: Any) -> str:
     if not isinstance(value, (int, float)):
         return json.dumps(value)  # "1.0" quoted: never taken for the number
     if isinstance(value, float):
-        return f"{value:.1f}" if value.is_integer() else f"{value:.4g}"
+        # Past 18 digits as the integers below are: .1f wrote all 309 digits of 1e308.
+        return f"{value:.1f}" if value.is_integer() and abs(value) < 1e18 else f"{value:.4g}"
     return str(value) if abs(value) < 10**18 else count_words(value)  # 401 digits filled the trials table
 
 
