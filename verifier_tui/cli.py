@@ -25,7 +25,7 @@ from verifier_tui.engine.sandbox.isolation import IsolationError
 from verifier_tui.engine.session import Options, SelectionError
 from verifier_tui.engine.task.discovery import DiscoveryError
 from verifier_tui.engine.task.target import EXPECTED_PATHS, classify
-from verifier_tui.words.text import plain_text
+from verifier_tui.words.text import unbroken
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -429,7 +429,7 @@ class _Parser(argparse.ArgumentParser):
     made of this class too."""
 
     def error(self, message: str) -> NoReturn:
-        flat = " ".join(plain_text(message).split("\n"))  # an argument the user typed may hold anything
+        flat = unbroken(message)  # an argument the user typed may hold anything: a line break reads \n
         terminal.line(f"{self.prog}: error: {self._of_another_command(flat) or flat}", "stderr")
         raise SystemExit(2)
 

@@ -996,6 +996,8 @@ def test_bad_input_gives_one_clear_line(env, example, tmp_path, args, words):
         (["run"], "PATH"),
         (["run", "{task}", "--response", "x.json", "--no-response"], "not allowed with"),
         (["run", "{task}", "--frobnicate"], "unrecognized arguments"),
+        # A line break the user's shell passed reads \n, as in every other line the tool writes, not a space.
+        (["run", "{task}", "--frob\nnicate"], "unrecognized arguments: --frob\\nnicate"),
         (["test", "{task}", "--preload", "numpy,not a module"], "give module names, comma-separated"),
         (["run", "{task}", "--preload", "numpy"], "--preload is not an option of run"),  # nothing is started ahead
     ],
