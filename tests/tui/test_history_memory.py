@@ -156,3 +156,27 @@ async def test_choosers_opened_and_closed_all_day_do_not_pile_up_in_memory(examp
         gc.collect()
         kept = [sum(ref() is not None for ref in refs) for refs in closed]
         assert sum(kept) <= max(len(refs) for refs in closed), kept
+
+
+WIDE = """
+def verify(workspace):
+    return {f"check_{i:02}": 1.0 for i in range(30)}
+"""
+
+
+async def test_a_wide_reward_unchanged_after_other_runs_is_still_marked_the_same(tmp_path):
+    """One reward per check, 30 of them: a run older than KEEP_FULL keeps 20.
+    Run again after other cases' runs, the case's unchanged rewards read ≠
+    ("other rewards changed") against that cut copy."""
+    root = make_task(tmp_path / "tasks" / "wide", WIDE, cases={"only": {"a.txt": "a"}})
+    app = make_app(root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        first = await app.wait_for_runs(1)
+        history = app.main.query_one(HistoryList)
+        for number in range(100, 100 + KEEP_FULL + 1):  # other cases' runs, after it
+            history.add(replace(first, case="other", sequence=number))
+        assert len(history.results[0].verdict.rewards) < 30  # the case's run is cut
+        await pilot.press("r")
+        await app.wait_for_runs(2)
+        await pilot.pause()
+        assert str(history.get_option_at_index(0).prompt).startswith("#2  • only =")

@@ -9,7 +9,7 @@ import time
 from textual.widgets import OptionList
 
 from tests.helpers.processes import wait_none_with
-from tests.helpers.tasks import make_task
+from tests.helpers.tasks import make_task, write
 from tests.tui.app_under_test import (
     SIZE,
     make_app,
@@ -25,6 +25,7 @@ from tests.tui.app_under_test import (
 from verifier_tui.engine.model import Outcome
 from verifier_tui.engine.procfs import descendants
 from verifier_tui.tui.messages import RunFinished, RunStarted
+from verifier_tui.tui.widgets.history_list import HistoryList
 
 
 async def test_r_runs_again(example):
@@ -332,3 +333,16 @@ async def test_r_a_and_b_take_the_runs_started_ahead_for_them(example):
             held = [waiting.held for waiting in app.session.warm.waiting.values()]
             await press_and_wait(key, runs)
             assert sum(h.went for h in held) == runs, key
+
+
+async def test_a_reward_past_any_float_that_grew_is_marked_up(tmp_path):
+    """10**400, then 2 * 10**400: both read as an infinity as floats, yet the
+    reward grew; the history says ▲, not "other rewards changed"."""
+    app = make_app(make_task(tmp_path / "t", HUGE_REWARD), watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        write(tmp_path / "t" / "tests" / "verifier.py", HUGE_REWARD.replace("'{\"reward\": 1'", "'{\"reward\": 2'"))
+        await pilot.press("r")
+        assert (await app.wait_for_runs(2)).verdict.rewards == {"reward": 2 * 10**400}
+        await pilot.pause()
+        assert " ▲" in str(app.main.query_one(HistoryList).get_option_at_index(0).prompt)

@@ -12,6 +12,7 @@ open all day re-runs on every save.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -104,26 +105,47 @@ def ending(result: RunResult) -> str | None:
     return output.contract_message
 
 
+#: A run as the history compares it (:func:`seen`): how it ended, and its rewards in JSON.
+Seen = tuple[str | None, str | None]
+
+
+def seen(result: RunResult) -> Seen:
+    """What the history compares a run by, read while the run is whole: its
+    :func:`ending`, and its rewards as a whole (JSON), since an older run keeps
+    only REWARD_KEYS of them (:func:`without_output`)."""
+    rewards = result.verdict.rewards
+    return ending(result), None if rewards is None else json.dumps(rewards, sort_keys=True, default=repr)
+
+
+def _reward(result: RunResult) -> int | float | None:
+    """The run's "reward" as written: Python compares an integer past any float exactly (10**400 < 2 * 10**400)."""
+    value = (result.verdict.rewards or {}).get("reward")
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
 def reward_change(
-    result: RunResult, previous: RunResult | None, endings: tuple[str | None, str | None]
+    result: RunResult,
+    previous: RunResult | None,
+    seen_both: tuple[Seen, Seen],
 ) -> tuple[str, str]:
     """(mark, style) comparing two runs' rewards: ▲ up, ▼ down, = the same
-    reward file, ≠ when it changed but not its "reward" (a dict without one,
+    rewards, ≠ when they changed but not their "reward" (a dict without one,
     a key beside it), one of them has no reward, or neither has and they ended
-    differently (``endings``: :func:`ending` of each; the marks and their
+    differently (``seen_both``: :func:`seen` of each; the marks and their
     meaning: words.LEGEND)."""
     if previous is None:
         return "", ""
-    now, before = result.verdict.reward, previous.verdict.reward
+    now, before = _reward(result), _reward(previous)
     if now is not None and before is not None:
         if now > before:
             return UP, "bold $success"
         if now < before:
             return DOWN, "bold $error"
-    if result.verdict.rewards is None and previous.verdict.rewards is None:
-        same = result.outcome == previous.outcome and endings[0] == endings[1]
+    (ended, rewards), (ended_before, rewards_before) = seen_both
+    if rewards is None and rewards_before is None:
+        same = result.outcome == previous.outcome and ended == ended_before
     else:
-        same = result.verdict.rewards == previous.verdict.rewards
+        same = rewards == rewards_before
     return (SAME, "$text-muted") if same else (CHANGED, "$warning")
 
 
@@ -141,30 +163,37 @@ class HistoryList(OptionList):
         super().__init__(**kwargs)
         self.results: list[RunResult] = []
         """Every listed run, oldest first: the latest KEEP_FULL whole, the others without their output."""
-        self.endings: dict[int, str | None] = {}
-        """Each listed run's :func:`ending`, by sequence: read while its output is still kept."""
+        self.seen: dict[int, Seen] = {}
+        """Each listed run's :func:`seen`, by sequence: read while it is still whole."""
 
     def add(self, result: RunResult) -> None:
         previous = next((r for r in reversed(self.results) if r.case == result.case), None)
-        self.endings[result.sequence] = ending(result)
+        self.seen[result.sequence] = seen(result)
         self.results.append(result)
         for gone in self.results[:-MAX_RUNS]:
-            self.endings.pop(gone.sequence, None)
+            self.seen.pop(gone.sequence, None)
         del self.results[:-MAX_RUNS]
         if len(self.results) > KEEP_FULL:
             self.results[-1 - KEEP_FULL] = without_output(self.results[-1 - KEEP_FULL])
-        endings = (self.endings[result.sequence], self.endings.get(previous.sequence) if previous else None)
-        option = Option(self._prompt(result, previous, endings))
+        both = (
+            self.seen[result.sequence],
+            self.seen.get(previous.sequence, (None, None)) if previous else (None, None),
+        )
+        option = Option(self._prompt(result, previous, both))
         highlighted = self.highlighted
         self.set_options([option, *list(self.options)[: MAX_RUNS - 1]])
         # Stay on the run the user was looking at; follow the newest otherwise.
         self.highlighted = min(highlighted + 1, self.option_count - 1) if highlighted else 0
 
     @staticmethod
-    def _prompt(result: RunResult, previous: RunResult | None, endings: tuple[str | None, str | None]) -> Content:
+    def _prompt(
+        result: RunResult,
+        previous: RunResult | None,
+        seen_both: tuple[Seen, Seen],
+    ) -> Content:
         """Two lines: ``#7 ✓ good 1 ▲`` and, under it, what triggered the run."""
         symbol, _word, style = status_of(result)
-        mark, mark_style = reward_change(result, previous, endings)
+        mark, mark_style = reward_change(result, previous, seen_both)
         reward = short_reward(result)
         number = f"#{result.sequence}"
         return content(
