@@ -12,6 +12,7 @@ open all day re-runs on every save.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -105,16 +106,19 @@ def ending(result: RunResult) -> str | None:
     return output.contract_message
 
 
-#: A run as the history compares it (:func:`seen`): how it ended, and its rewards in JSON.
-Seen = tuple[str | None, str | None]
+#: A run as the history compares it (:func:`seen`): how it ended, and a digest of its rewards.
+Seen = tuple[str | None, bytes | None]
 
 
 def seen(result: RunResult) -> Seen:
     """What the history compares a run by, read while the run is whole: its
-    :func:`ending`, and its rewards as a whole (JSON), since an older run keeps
-    only REWARD_KEYS of them (:func:`without_output`)."""
+    :func:`ending`, and a digest of all its rewards, since an older run keeps
+    only REWARD_KEYS of them (:func:`without_output`) and keeping them all
+    would unbound the history's memory (a 100,000-key reward is megabytes)."""
     rewards = result.verdict.rewards
-    return ending(result), None if rewards is None else json.dumps(rewards, sort_keys=True, default=repr)
+    if rewards is None:
+        return ending(result), None
+    return ending(result), hashlib.blake2b(json.dumps(rewards, sort_keys=True, default=repr).encode()).digest()
 
 
 def _reward(result: RunResult) -> int | float | None:
