@@ -194,6 +194,28 @@ def test_runner_task_on_a_task_without_one(env, example):
     one_line_refusal(run_tool(env, "run", example("hello-file"), "--runner", "task"), "ships no runner of its own")
 
 
+@pytest.mark.parametrize(
+    ("link", "target", "said"),
+    [
+        ("tests/.ng/run_verifier.py", "../runner_v2.py", "tests/.ng/run_verifier.py is a link to ../runner_v2.py"),
+        ("tests/.ng", "{elsewhere}", "tests/.ng is a link to {elsewhere}"),
+    ],
+)
+def test_runner_task_on_a_runner_behind_a_link_names_the_link(env, tmp_path, link, target, said):
+    """``ls tests/.ng`` shows run_verifier.py (a link): the refusal said the task
+    had "no tests/.ng/run_verifier.py", and the user looking for it found it."""
+    task_dir = make_task(tmp_path / "t")
+    elsewhere = tmp_path / "elsewhere"
+    write(elsewhere / "run_verifier.py", OWN_RUNNER)
+    write(task_dir / "tests" / "runner_v2.py", OWN_RUNNER)
+    if link != "tests/.ng":
+        (task_dir / "tests" / ".ng").mkdir()
+    (task_dir / link).symlink_to(target.format(elsewhere=elsewhere))
+    line = one_line_refusal(run_tool(env, "run", task_dir, "--runner", "task", "--python", PY), "ships no runner")
+    assert said.format(elsewhere=elsewhere) in line
+    assert "no tests/.ng/run_verifier.py" not in line
+
+
 # ---------------------------------------------------------------------------
 # Interpreters and dependencies
 

@@ -363,7 +363,7 @@ async def test_a_note_longer_than_the_status_line_is_read_whole_at_100_columns(e
         await pilot.press("R")
         await pilot.pause()
         shown = " ".join(line.strip() for line in screen_text(app).splitlines())
-        assert "(tests/.ng/run_verifier.py); verifier-tui's runs it" in shown
+        assert "(no tests/.ng/run_verifier.py); verifier-tui's runs it" in shown
         await pilot.press("r")  # the next run's outcome replaces it, whole too (its case's name was cut)
         await app.wait_for_runs(2)
         await pilot.pause()

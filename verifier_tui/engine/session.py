@@ -296,9 +296,11 @@ class Session:
         extras) or ``task``: the runner the task ships in tests/.ng/, which
         is what the sandbox would run."""
         if which == "task" and self.task.own_runner is None:
-            raise SelectionError(
-                f"--runner task: {self.task.name} ships no runner of its own (no tests/.ng/run_verifier.py)"
-            )
+            # Here, not at the top: the module's imports are kept to what start-up needs.
+            from verifier_tui.engine.task.kinds import no_runner_words
+
+            why = no_runner_words(self.task.tests_dir)
+            raise SelectionError(f"--runner task: {self.task.name} ships no runner of its own ({why})")
         if which not in ("ours", "task"):
             raise SelectionError(f"--runner {which}: ours or task")
         self.runner = which

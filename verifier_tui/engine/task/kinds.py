@@ -275,6 +275,21 @@ def task_runner(tests_dir: Path, ours: Callable[[], Path]) -> OwnRunner | None:
     )
 
 
+def no_runner_words(tests_dir: Path) -> str:
+    """Why a task has no runner of its own to run (``--runner task``, ``R``),
+    as ``ls`` would have it: a link at ``tests/.ng`` or at the runner is named
+    with where it leads (the task "had no tests/.ng/run_verifier.py", yet
+    the user found it there), as ``vendor`` names it."""
+    found = untrusted.look(tests_dir / ".ng" / "run_verifier.py", tests_dir)
+    if isinstance(found, untrusted.Read) and found.state == "link":
+        where = f"tests/{found.path.relative_to(tests_dir).as_posix()}"
+        return (
+            f"{untrusted.link_words(where, found.target or '?')}: only a runner that is a file "
+            "of the task's own is run, never one behind a link"
+        )
+    return "no tests/.ng/run_verifier.py"
+
+
 def runner_notices(own: OwnRunner | None, runner: str) -> list[str]:
     """What the header's runner word means, in a sentence: which runner runs
     (``runner`` is "ours" or "task"), and what the sandbox would run (the

@@ -34,6 +34,7 @@ from verifier_tui.engine.model import RunResult
 from verifier_tui.engine.record import replace
 from verifier_tui.engine.session import SelectionError
 from verifier_tui.engine.task.discovery import DiscoveryError, no_verifier_help, no_verifier_message
+from verifier_tui.engine.task.kinds import no_runner_words
 from verifier_tui.tui.chooser_options import (
     NO_CASE,
     OTHER_FILE,
@@ -739,9 +740,8 @@ class MainScreen(SizedScreen):
         self.refresh_bindings()  # o now names the other stream
 
     def action_no_own_runner(self) -> None:
-        self.query_one(StatusLine).set_note(
-            "R: this task ships no runner of its own (tests/.ng/run_verifier.py); verifier-tui's runs it"
-        )
+        why = no_runner_words(self.session.task.tests_dir)
+        self.query_one(StatusLine).set_note(f"R: this task ships no runner of its own ({why}); verifier-tui's runs it")
 
     def action_toggle_runner(self) -> None:
         """verifier-tui's runner (the default) or the one the task ships."""
