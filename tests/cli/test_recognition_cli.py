@@ -216,6 +216,19 @@ def test_runner_task_on_a_runner_behind_a_link_names_the_link(env, tmp_path, lin
     assert "no tests/.ng/run_verifier.py" not in line
 
 
+def test_runner_task_that_does_not_compile_is_not_said_to_be_the_verifier(env, tmp_path):
+    """A task's own runner cut short (a bad merge, a copy stopped half way): the
+    run said only `exit 1 · verifier raised`, of a verifier never imported."""
+    task_dir = make_task(tmp_path / "t")
+    write(task_dir / "tests" / ".ng" / "run_verifier.py", "import sys\nsys.exit(main(\n")
+    done = run_tool(env, "run", task_dir, "--runner", "task", "--python", PY)
+    assert done.returncode == 1, done.stdout + done.stderr  # what test.sh would exit with
+    assert "note: the task's own runner (tests/.ng/run_verifier.py) does not compile (SyntaxError, line 2)" in (
+        done.stdout
+    )
+    assert "verify was never called" in done.stdout
+
+
 # ---------------------------------------------------------------------------
 # Interpreters and dependencies
 

@@ -11,7 +11,9 @@ the tool's checks, each a sentence the user can act on.
   scores a coroutine object or a default instead of its check;
 - ``breakpoint()`` (or ``pdb.set_trace()``) in the verifier: the runner's
   stdin is not a terminal (Harbor's test.sh gives it none either), so pdb
-  reads end-of-file, quits, and the run ends in ``bdb.BdbQuit``.
+  reads end-of-file, quits, and the run ends in ``bdb.BdbQuit``;
+- a task's own runner that does not compile: its exit 1 says "verifier
+  raised" of a verifier never imported.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from verifier_tui.engine.readback import Explanation
+    from verifier_tui.engine.task.kinds import OwnRunner
 
 # Read from every run's output; each is compiled (by ``re``, which keeps it)
 # only once the output holds its literal part, which most runs' never do.
@@ -170,6 +173,32 @@ def debugger_notice(output: str) -> Advice | None:
         DEBUG_UNDER_PDB,
         ": it runs the verifier under pdb in your terminal",
     )
+
+
+#: Where Python says a file did not compile: its last ``File "...", line N``
+#: (no other frame after it) and the error that ends the output.
+_NOT_COMPILED = (
+    r'  File "([^"\n]+)", line (\d+)\n(?:(?!  File ")[^\n]*\n)*?'
+    r"(SyntaxError|IndentationError|TabError): [^\n]*\n\Z"
+)
+
+
+def runner_not_compiled(stderr: str, runner: OwnRunner | None) -> list[str]:
+    """A sentence for a task's own runner that Python could not compile: it
+    exits 1 before it imports the verifier, so the run's "verifier raised"
+    is not the verifier's doing. Nothing for our runner or any other output
+    (a verifier that does not compile is named by its own file)."""
+    if runner is None or "Error" not in stderr or str(runner.path) not in stderr:
+        return []
+    found = re.search(_NOT_COMPILED, stderr.rstrip() + "\n")
+    if found is None or found.group(1) != str(runner.path):
+        return []
+    return [
+        f"the task's own runner (tests/.ng/run_verifier.py) does not compile ({found.group(3)}, line "
+        f"{found.group(2)}): it exited 1 before it imported the verifier, so verify was never called; "
+        "the sandbox's test.sh runs that file and would fail the same way. "
+        "verifier-tui vendor TASK puts a working runner in its place"
+    ]
 
 
 def never_awaited(*outputs: str) -> list[str]:

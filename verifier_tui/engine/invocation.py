@@ -72,6 +72,12 @@ class RunSpec:
     coverage: bool = False  # ask the runner which of the task's own lines ran (--coverage-to)
     start_error: str | None = None  # why it cannot start, known before staging (audit: its workspace was not made)
 
+    @property
+    def own_runner(self) -> OwnRunner | None:
+        """The task's own runner, when this run stages it (``--runner task``,
+        or through test.sh, which runs what the task ships); None: ours."""
+        return self.runner or (self.task.own_runner if self.via_test_sh else None)
+
 
 @record
 class Prepared:
@@ -196,7 +202,7 @@ def _stage_inputs(prepared: Prepared, interpreters_nemo_gym: Path | None) -> _St
     vendored, task_vendors = _nemo_gym_to_vendor(spec, interpreters_nemo_gym, notices)
     if isinstance(vendored, str):
         prepared.start_error, vendored = prepared.start_error or vendored, None
-    own = spec.runner or (spec.task.own_runner if spec.via_test_sh else None)  # test.sh runs what the task ships
+    own = spec.own_runner
     try:
         notices += stage.prepare(
             spec.task.tests_dir,
