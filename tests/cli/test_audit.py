@@ -285,6 +285,20 @@ def test_a_verifier_that_fails_the_case_the_probes_are_judged_by_fails_the_audit
     assert data["probes"] == [] and data["flagged"] == 0
 
 
+def test_a_tasks_own_runner_that_does_not_compile_is_not_said_to_be_the_verifier(env, tmp_path):
+    """``audit --runner task`` on a task whose own runner is cut short: the bar
+    line said `(SyntaxError in the verifier)` of a verifier never imported."""
+    task = make_task(tmp_path / "t", "def verify(workspace):\n    return 1.0\n", cases={"c": {}})
+    write(task / "cases" / "c" / "expected.json", '{"rewards": {"reward": 1.0}}')
+    write(task / "tests" / ".ng" / "run_verifier.py", "import sys\nsys.exit(main(\n")
+    done = run_tool(env, "audit", task, "--runner", "task", "--python", PY)
+    no_traceback(done)
+    assert done.returncode == 2, done.stdout
+    assert "in the verifier" not in done.stdout
+    assert "(SyntaxError, line 2 of the task's own runner, which does not compile): no probe was run" in done.stdout
+    assert "note: the task's own runner (tests/.ng/run_verifier.py) does not compile" in done.stdout
+
+
 def test_a_task_harbor_would_refuse_is_said_and_exits_2(env, tmp_path):
     task = lenient_task(tmp_path)
     write(task / "task.toml", "version = 1\n")

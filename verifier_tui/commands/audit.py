@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from verifier_tui.commands import report, stopping, terminal
 from verifier_tui.engine.audit import Bar, Finding, arun, lone, probes, raised
+from verifier_tui.engine.diagnosis import runner_not_compiled
 from verifier_tui.engine.model import Outcome
 from verifier_tui.engine.procfs import machine_cpus
 from verifier_tui.engine.session import Session
@@ -94,7 +95,7 @@ def _print(
     for notice in dict.fromkeys(notes + (failed.notices if failed else [])):
         terminal.out(f"note: {one_line(notice)}")
     if judged is not None and judged.failed:
-        terminal.out(_failed_bar_line(judged))
+        terminal.out(_failed_bar_line(judged, session))
         _print_tail(session)
         return
     bar = _bar_words(judged) if judged else None
@@ -126,11 +127,15 @@ def _print_tail(session: Session) -> None:
         terminal.out(session.isolation.words)
 
 
-def _failed_bar_line(judged: Bar) -> str:
-    """Why no probe was judged: the case they are judged by does not pass, as test would say it."""
+def _failed_bar_line(judged: Bar, session: Session) -> str:
+    """Why no probe was judged: the case they are judged by does not pass, as
+    test would say it, and where it raised: a task's own runner that does not
+    compile raises before the verifier is imported."""
     ran = cast("RunResult", judged.run)
     error = raised(ran)
-    in_verifier = f" ({one_line(error)} in the verifier)" if error else ""
+    broken = runner_not_compiled(ran.stderr.text, session.task.own_runner if session.runner == "task" else None)
+    where = f"{broken} of the task's own runner, which does not compile" if broken else f"{error} in the verifier"
+    in_verifier = f" ({one_line(where)})" if error else ""
     return (
         f"case {one_line(judged.case)}, which the probes are judged against, does not pass: "
         f"expected {report.expected_text(ran)}, got {report.actual_text(ran)}{in_verifier}: no probe was run"

@@ -183,21 +183,29 @@ _NOT_COMPILED = (
 )
 
 
-def runner_not_compiled(stderr: str, runner: OwnRunner | None) -> list[str]:
-    """A sentence for a task's own runner that Python could not compile: it
-    exits 1 before it imports the verifier, so the run's "verifier raised"
-    is not the verifier's doing. Nothing for our runner or any other output
-    (a verifier that does not compile is named by its own file)."""
+def runner_not_compiled(stderr: str, runner: OwnRunner | None) -> str | None:
+    """Where a task's own runner did not compile (``SyntaxError, line 2``), as
+    the output's last lines say, naming the runner's own file; None for ours,
+    or any other output (a verifier that does not compile is named by its own
+    file). Such a runner exits 1 before it imports the verifier."""
     if runner is None or "Error" not in stderr or str(runner.path) not in stderr:
-        return []
+        return None
     found = re.search(_NOT_COMPILED, stderr.rstrip() + "\n")
     if found is None or found.group(1) != str(runner.path):
+        return None
+    return f"{found.group(3)}, line {found.group(2)}"
+
+
+def runner_not_compiled_notices(stderr: str, runner: OwnRunner | None) -> list[str]:
+    """The sentence for such a runner: its exit 1 reads "verifier raised" of a
+    verifier never imported (the verdict, no reward, is Harbor's all the same)."""
+    where = runner_not_compiled(stderr, runner)
+    if where is None:
         return []
     return [
-        f"the task's own runner (tests/.ng/run_verifier.py) does not compile ({found.group(3)}, line "
-        f"{found.group(2)}): it exited 1 before it imported the verifier, so verify was never called; "
-        "the sandbox's test.sh runs that file and would fail the same way. "
-        "verifier-tui vendor TASK puts a working runner in its place"
+        f"the task's own runner (tests/.ng/run_verifier.py) does not compile ({where}): it exited 1 before it "
+        "imported the verifier, so verify was never called; the sandbox's test.sh runs that file and would "
+        "fail the same way. verifier-tui vendor TASK puts a working runner in its place"
     ]
 
 

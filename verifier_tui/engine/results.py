@@ -294,7 +294,7 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
         missing_module_notice,
         never_awaited,
         never_awaited_warning,
-        runner_not_compiled,
+        runner_not_compiled_notices,
     )
     from verifier_tui.engine.sandbox.strays import cut
     from verifier_tui.engine.verdict import (
@@ -406,7 +406,7 @@ def collect(prepared: Prepared, done: ProcessResult | None, *, trigger: str, seq
     quit_pdb = debugger_notice(stderr.text)
     if quit_pdb is not None:
         notices.append(quit_pdb)
-    notices += runner_not_compiled(stderr.text, spec.own_runner)
+    notices += runner_not_compiled_notices(stderr.text, spec.own_runner)
     outcome = outcome_of(returncode, signal, timed_out, start_error, verdict)
     cause = returned_wrong(stderr.text) if outcome is Outcome.CONTRACT_ERROR else None
     if cause is not None and verdict.rewards is None:
