@@ -77,6 +77,7 @@ def test_audit_json_says_each_probe_and_the_bar(env, tmp_path):
         "flagged": True,
         "matches": "right",
         "planted_verdict": None,
+        "stuck_at": None,
     }
     assert probes["right: every file emptied"]["flagged"] is False
     assert data["flagged"] == 5
@@ -263,8 +264,26 @@ def test_what_audit_cannot_judge_is_said_and_exits_2(env, tmp_path):
     assert done.returncode == 2, done.stdout
     rows = done.stdout.splitlines()[2:-1]
     assert len(rows) == 4 and all(row.startswith("⏱") for row in rows), done.stdout
-    assert all(row.endswith("VerifierTimeoutError  not judged: timed out after 1 s") for row in rows), done.stdout
+    assert all("VerifierTimeoutError  not judged: timed out after 1 s" in row for row in rows), done.stdout
     assert done.stdout.splitlines()[-1].startswith("no probe ran to its verdict"), done.stdout
+
+
+def test_a_probe_that_timed_out_says_where_the_verifier_was_stuck(env, tmp_path):
+    """A verifier that hangs on what a failed agent leaves: each row said only
+    `not judged: timed out after 1 s`, where run and test name the line it
+    hung at, the one thing to fix."""
+    task = make_task(tmp_path / "t", STUCK_UNLESS_RIGHT, cases={"c": {"answer.txt": "42"}}, timeout=1)
+    write(task / "cases" / "c" / "expected.json", '{"rewards": {"reward": 1.0}}')
+    done = run_tool(env, "audit", task, "--python", PY, "-j", "2")
+    no_traceback(done)
+    assert done.returncode == 2, done.stdout
+    rows = done.stdout.splitlines()[2:-1]
+    stuck = f"not judged: timed out after 1 s, stuck at {task / 'tests' / 'verifier.py'}:6 in verify"
+    assert len(rows) == 4 and all(row.endswith(stuck) for row in rows), done.stdout
+    data = json.loads(run_tool(env, "audit", task, "--python", PY, "-j", "2", "--json").stdout)
+    assert {json.dumps(probe["stuck_at"]) for probe in data["probes"]} == {
+        json.dumps({"path": str(task / "tests" / "verifier.py"), "line": 6, "function": "verify"})
+    }
 
 
 def test_a_verifier_that_fails_the_case_the_probes_are_judged_by_fails_the_audit(env, tmp_path):

@@ -175,5 +175,13 @@ def _row(finding: Finding, bar: str | None, runner: str) -> tuple[str, str, str,
         return (NOT_RUN, one_line(finding.probe), reward, "not judged: no case to judge it by")
     if outcome in UNJUDGED:  # ✓ would say the verifier refused to pay, where it was never asked
         mark = TIMED_OUT if outcome is Outcome.TIMED_OUT else NOT_RUN
-        return (mark, one_line(finding.probe), reward, f"not judged: {finding.result.outcome_words}")
+        return (mark, one_line(finding.probe), reward, _not_judged_words(finding.result))
     return ("✓", one_line(finding.probe), reward, "")
+
+
+def _not_judged_words(result: RunResult) -> str:
+    """``not judged: timed out after 1 s``, and where the verifier was stuck
+    when its stack names a line of its own, as run and test say it: a verifier
+    that hangs on what a failed agent leaves is fixed at that line."""
+    stuck = report.stuck_at(result) if result.stuck_at is not None else None
+    return f"not judged: {result.outcome_words}" + (f", {one_line(stuck)}" if stuck else "")

@@ -151,6 +151,8 @@ class Finding:
             "flagged": self.matches is not None,
             "matches": self.matches,
             "planted_verdict": self.planted_verdict,
+            # as the run document has it: where a probe that timed out was stuck
+            "stuck_at": self.result.stuck_at.to_json() if self.result.stuck_at else None,
         }
 
 

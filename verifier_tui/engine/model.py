@@ -285,6 +285,12 @@ class RunResult:
         return "server" if self.response is not None else "harbor"
 
     @property
+    def stuck_at(self) -> StackFrame | None:
+        """Where a run that timed out was stuck, in the verifier's own files
+        (None: it did not time out, or no frame of them was on the stack)."""
+        return self.stack.stuck_at if self.stack is not None else None
+
+    @property
     def copy_sandbox(self) -> str | None:
         """What is said of a run in the copy sandbox (why, and that it could
         write the user's files), from the run's own record; None: it ran in
@@ -416,7 +422,7 @@ class RunResult:
             "strays_not_listed": self.strays_not_listed,
             "strays_cut_short": self.strays_cut_short,
             "user_files_written": list(self.user_files_written),
-            "stuck_at": self.stack.stuck_at.to_json() if self.stack and self.stack.stuck_at else None,
+            "stuck_at": self.stuck_at.to_json() if self.stuck_at else None,
             "stack": (self.stack.text or None) if self.stack else None,
             "stack_unavailable": self.stack.unavailable if self.stack else None,
             "limits": self.limits,
