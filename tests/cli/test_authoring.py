@@ -279,6 +279,26 @@ def test_vendor_turns_a_plain_task_into_a_runner_task_and_keeps_its_script(tmp_p
     assert again.stdout.count("left as it is") == 2
 
 
+def test_vendor_says_a_kept_file_would_be_published_with_the_task(tmp_path, env):
+    """``vendor`` kept the task's own test.sh as tests/test.sh.old and said only
+    that: Harbor publishes tests/ whole, so the old script (and an old runner)
+    went out with the task unless the user had read docs/tasks.md."""
+    task = tmp_path / "t"
+    write(task / "task.toml", 'schema_version = "1.4"\n')
+    write(task / "tests" / "verifier.py", "def verify(workspace):\n    return 1.0\n")
+    write(task / "tests" / "test.sh", "#!/bin/bash\necho mine\n")
+    write(task / "tests" / ".ng" / "run_verifier.py", "# an older runner\n")
+    done = run_tool(env, "vendor", task)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "tests/test.sh: replaced by the runner's shim; the task's own is kept as tests/test.sh.old "
+        "(Harbor publishes it with tests/: delete it, or list it in tests/.harborignore, before publishing)",
+        "tests/.ng/run_verifier.py: replaced by verifier-tui's runner; the task's own is kept as "
+        "tests/.ng/run_verifier.py.old (Harbor publishes it with tests/: delete it, or list it in "
+        "tests/.harborignore, before publishing)",
+    ]
+
+
 def test_vendor_never_reads_a_huge_test_sh_whole(tmp_path, env):
     """It read the task's tests/test.sh into memory to compare it with the
     shim: a 3 GB (sparse) file took 3 GB. Under a 1 GiB address space limit
@@ -360,7 +380,10 @@ def test_vendor_that_fails_half_way_says_what_it_did_before(tmp_path, env):
     no_traceback(done)
     assert done.returncode == 2
     assert done.stderr == f"verifier-tui: cannot write {task}/tests/.ng/run_verifier.py: Permission denied\n"
-    assert done.stdout == "tests/test.sh: replaced by the runner's shim; the task's own is kept as tests/test.sh.old\n"
+    assert done.stdout.startswith(
+        "tests/test.sh: replaced by the runner's shim; the task's own is kept as tests/test.sh.old ("
+    )
+    assert len(done.stdout.splitlines()) == 1
     assert (task / "tests" / "test.sh.old").read_text() == "#!/bin/bash\necho mine\n"
     assert (task / "tests" / ".ng" / "run_verifier.py").read_text() == "# an older runner\n"
 

@@ -235,7 +235,11 @@ def vendor(task: Path, say: Callable[[str], None]) -> None:
                 continue
             kept = _free_name(target)
             _place(target, source, keep=kept)
-            say(f"{rel}: replaced by {what}; the task's own is kept as {kept.relative_to(task)}")
+            # Harbor uploads tests/ whole (what .harborignore leaves), so the kept file ships with the task.
+            say(
+                f"{rel}: replaced by {what}; the task's own is kept as {kept.relative_to(task)} (Harbor publishes "
+                "it with tests/: delete it, or list it in tests/.harborignore, before publishing)"
+            )
         else:
             _place(target, source)
             say(f"{rel}: written ({what})")
