@@ -467,6 +467,20 @@ def test_vendor_on_what_is_not_a_task_folder_says_what_it_is(tmp_path, env):
         assert done.returncode == 2 and done.stderr.startswith(f"verifier-tui: {says}"), done.stderr
 
 
+def test_vendor_on_a_harbor_trial_or_job_says_what_it_is(tmp_path, env):
+    """``vendor`` on a trial folder (or its job) said only `is not a task:
+    expected a task folder (...)`, where every other command names it a trial."""
+    from tests.helpers.harbor import make_job
+
+    task = tmp_path / "t"
+    assert run_tool(env, "new", task, "--no-open").returncode == 0
+    job = make_job(tmp_path / "jobs" / "j", {"t__abc": {"task": task}})
+    for path, kind in ((job / "t__abc", "trial"), (job, "job")):
+        done = run_tool(env, "vendor", path)
+        assert done.returncode == 2, done.stderr
+        assert done.stderr == f"verifier-tui: {path} is a Harbor {kind} folder, not a task: vendor the task it ran\n"
+
+
 def test_new_and_vendor_on_a_dangling_link_or_a_fifo_say_what_it_is(tmp_path, env):
     """Each was "a file" to ``vendor``, and a link to nothing "exists" to ``new``."""
     (tmp_path / "gone").symlink_to("nowhere")

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.task.config import ORG_NAME
 from verifier_tui.engine.task.kinds import TASK_FILES, looks_like_task, not_a_task_message
+from verifier_tui.engine.task.target import harbor_kind
 from verifier_tui.runner_source import runner_path, shim_path
 
 if TYPE_CHECKING:
@@ -270,6 +271,9 @@ def _not_a_task(path: Path) -> str:
     around = path.parent if path.name == "tests" else path.parent.parent if path.parent.name == "cases" else None
     if around is not None and looks_like_task(around):
         return f"{path} is a {'tests/' if path.name == 'tests' else 'case'} folder: vendor its task, {around}"
+    kind = harbor_kind(path)
+    if kind is not None:  # named as every other command names it
+        return f"{path} is a Harbor {kind} folder, not a task: vendor the task it ran"
     return not_a_task_message(path, expected=f"expected a task folder ({TASK_FILES})")
 
 
