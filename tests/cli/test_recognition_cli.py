@@ -216,6 +216,13 @@ def test_runner_task_on_a_runner_behind_a_link_names_the_link(env, tmp_path, lin
     assert "no tests/.ng/run_verifier.py" not in line
 
 
+def test_runner_task_on_a_runner_that_is_a_folder_says_so(env, tmp_path):
+    task_dir = make_task(tmp_path / "t")
+    (task_dir / "tests" / ".ng" / "run_verifier.py").mkdir(parents=True)
+    line = one_line_refusal(run_tool(env, "run", task_dir, "--runner", "task", "--python", PY), "ships no runner")
+    assert "(tests/.ng/run_verifier.py is a folder, not a regular file)" in line
+
+
 def test_runner_task_that_does_not_compile_is_not_said_to_be_the_verifier(env, tmp_path):
     """A task's own runner cut short (a bad merge, a copy stopped half way): the
     run said only `exit 1 · verifier raised`, of a verifier never imported."""

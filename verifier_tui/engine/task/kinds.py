@@ -280,14 +280,17 @@ def no_runner_words(tests_dir: Path) -> str:
     as ``ls`` would have it: a link at ``tests/.ng`` or at the runner is named
     with where it leads (the task "had no tests/.ng/run_verifier.py", yet
     the user found it there), as ``vendor`` names it."""
-    found = untrusted.look(tests_dir / ".ng" / "run_verifier.py", tests_dir)
+    path, name = tests_dir / ".ng" / "run_verifier.py", "tests/.ng/run_verifier.py"
+    found = untrusted.look(path, tests_dir)
     if isinstance(found, untrusted.Read) and found.state == "link":
         where = f"tests/{found.path.relative_to(tests_dir).as_posix()}"
         return (
             f"{untrusted.link_words(where, found.target or '?')}: only a runner that is a file "
             "of the task's own is run, never one behind a link"
         )
-    return "no tests/.ng/run_verifier.py"
+    read = untrusted.read_bytes(path, _MAX_RUNNER_BYTES, name=name, beneath=tests_dir)
+    # a folder, a FIFO, a file too big or one the user cannot read: what is there, as task_runner found it
+    return read.problem if read.state not in ("ok", "missing") and read.problem else f"no {name}"
 
 
 def runner_notices(own: OwnRunner | None, runner: str) -> list[str]:
