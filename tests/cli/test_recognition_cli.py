@@ -190,6 +190,29 @@ def test_the_header_says_the_task_ships_a_different_runner_and_runner_task_runs_
     one_line_refusal(run_tool(env, "explain", task_dir, "--runner", "task", "--python", PY), "has no --explain")
 
 
+def test_test_says_the_task_ships_a_different_runner(env, tmp_path):
+    """``test`` on a task whose own runner differs from verifier-tui's (here,
+    it does not even compile): `1 passed, 0 failed` and not a word, where
+    ``run`` says the sandbox runs the task's runner, and every trial of the
+    published task would score nothing."""
+    task_dir = make_task(tmp_path / "published", cases={"c": {}})
+    write(task_dir / "cases" / "c" / "expected.json", '{"rewards": {"reward": 1.0}}')
+    write(task_dir / "tests" / ".ng" / "run_verifier.py", "import sys\nsys.exit(main(\n")
+    done = run_tool(env, "test", task_dir, "--python", PY)
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[1].startswith(
+        "note: the task ships its own runner (tests/.ng/run_verifier.py) and it differs from verifier-tui's: "
+        "the sandbox runs the task's"
+    ), done.stdout
+    assert lines[1].endswith("--runner task runs the task's own"), done.stdout
+    assert lines[-1] == "1 passed, 0 failed"
+    same = make_task(tmp_path / "same", cases={"c": {}})
+    write(same / "cases" / "c" / "expected.json", '{"rewards": {"reward": 1.0}}')
+    write(same / "tests" / ".ng" / "run_verifier.py", (REPO / "runner" / "run_verifier.py").read_text())
+    assert "ships its own runner" not in run_tool(env, "test", same, "--python", PY).stdout
+
+
 def test_runner_task_on_a_task_without_one(env, example):
     one_line_refusal(run_tool(env, "run", example("hello-file"), "--runner", "task"), "ships no runner of its own")
 

@@ -374,6 +374,11 @@ def group_lines(group: Any, results: list[RunResult]) -> list[str]:
     # would run instead of this verifier (cases passing here may score nothing there); but the task's
     # error, said next (a task.toml Harbor would refuse, which runs none of its cases)
     notices = [*session.task.notices(), *verifier_notices(session.task, session.verifier)] if session else []
+    if session is not None and session.runner == "ours":
+        from verifier_tui.engine.task.kinds import runner_notices
+
+        # The sandbox runs the task's own runner: cases passing with ours may score nothing there.
+        notices += runner_notices(session.task.own_runner, session.runner)
     # said once: a cases/ that cannot be read, when it is the error itself, is no note beside it in other words
     unread = session.task.cases_unread if session else None
     doubled = unread if unread is not None and group.error is not None and unread in group.error else None
