@@ -241,7 +241,7 @@ OPTIONS: list[tuple[tuple[str, ...], tuple[str, ...], bool, dict[str, Any]]] = [
             action="append",
             help="give the runner this variable (repeatable): its value from your environment, or VALUE. "
             "Otherwise the runner gets only PATH, HOME, USER, the locale, TERM, TMPDIR and the task's "
-            "[verifier] env, as in Harbor's sandbox",
+            "[verifier] env, as in Harbor's sandbox; a trial's ${NAME} takes only what --env NAME gives",
         ),
     ),
     (

@@ -11,13 +11,13 @@ from verifier_tui.engine.harbor.walkthrough import walk_trial
 from verifier_tui.engine.task.discovery import read_task_config
 
 
-def walk(runs, task, step=None, *, config=None, environ=None, **kwargs):
+def walk(runs, task, step=None, *, config=None, given=None, **kwargs):
     if config is not None:
         kwargs["config"] = harbor_trial_config(
             task_path=f"tasks/{task.name}", trial_name="t__aaaaaaa", trials_dir="jobs/j", **config
         )
     make_job(runs / "jobs" / "j", {"t__aaaaaaa": dict(task=task, **{**PASSED, **kwargs})})
-    return walk_trial(open_harbor(runs / "jobs" / "j" / "t__aaaaaaa")[0], step, environ=environ or {})
+    return walk_trial(open_harbor(runs / "jobs" / "j" / "t__aaaaaaa")[0], step, given=given)
 
 
 @pytest.mark.parametrize(
@@ -174,27 +174,32 @@ def test_the_verifier_env_is_built_as_harbor_builds_it(task, runs):
         '[verifier]\nenv = { SHARED = "from-verifier", STRICT = "1", MODEL = "${MODEL_NAME:-small}", '
         'TOKEN_FILE = "${API_TOKEN}", MIXED = "pre-${HOME}" }\n'
     )
-    w = walk(runs, task(toml=toml), config={"verifier_env": {"STRICT": "0"}}, environ={"HOME": "/home/me"})
+    w = walk(runs, task(toml=toml), config={"verifier_env": {"STRICT": "0"}}, given={"HOME": "/home/me"})
     env = w.env.values
-    assert env["BASE"] == "container" and env["HOME_DIR"] == "/home/me"
+    assert env["BASE"] == "container" and env["HOME_DIR"] == "/home/me"  # ${HOME}: --env HOME's
     assert env["SHARED"] == "from-verifier"  # [verifier] env over [environment] env
     assert env["STRICT"] == "0"  # the job's verifier env over the task's
     assert env["MODEL"] == "small"  # ${VAR:-default}
     assert env["MIXED"] == "pre-${HOME}"  # only a whole-value template is resolved
     assert "TOKEN_FILE" not in env
     assert w.env.missing == (
-        "API_TOKEN is not set in your environment (TOKEN_FILE = '${API_TOKEN}' in task.toml "
-        "[verifier] env): the replay runs without TOKEN_FILE",
+        "API_TOKEN is not taken from your environment in a replay (TOKEN_FILE = '${API_TOKEN}' in task.toml "
+        "[verifier] env): the replay runs without TOKEN_FILE; --env API_TOKEN passes yours",
     )
 
 
-def test_a_redacted_secret_is_taken_from_the_users_environment_or_named(task, runs):
+def test_a_redacted_secret_is_taken_from_env_alone_or_named(task, runs, monkeypatch):
+    """A trial is untrusted: a redacted OPENAI_API_KEY, or a ``${JUDGE_TOKEN}``, takes nothing of the
+    shell's (which holds both here); only what --env passes."""
+    monkeypatch.setenv("JUDGE_TOKEN", "t0k-of-the-shell")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-of-the-shell")
     config = {"verifier_env": {"OPENAI_API_KEY": "sk-a****xyz", "JUDGE_TOKEN": "${JUDGE_TOKEN}"}}
-    w = walk(runs, task(), config=config, environ={"JUDGE_TOKEN": "t0k"})
-    assert w.env.values == {"JUDGE_TOKEN": "t0k"}
-    assert "OPENAI_API_KEY" in w.env.missing[0] and "redacted" in w.env.missing[0]
-    w = walk(runs, task("other"), config=config, environ={"JUDGE_TOKEN": "t0k", "OPENAI_API_KEY": "sk-real"})
-    assert w.env.values["OPENAI_API_KEY"] == "sk-real" and w.env.missing == ()
+    w = walk(runs, task(), config=config)
+    assert w.env.values == {}
+    assert [said.split(" ", 1)[0] for said in w.env.missing] == ["OPENAI_API_KEY", "JUDGE_TOKEN"]
+    assert "redacted" in w.env.missing[0] and "--env OPENAI_API_KEY passes yours" in w.env.missing[0]
+    w = walk(runs, task("other"), config=config, given={"JUDGE_TOKEN": "t0k", "OPENAI_API_KEY": "sk-real"})
+    assert w.env.values == {"OPENAI_API_KEY": "sk-real", "JUDGE_TOKEN": "t0k"} and w.env.missing == ()
 
 
 def test_a_broken_task_toml_is_named_and_harbors_defaults_assumed(task, runs):

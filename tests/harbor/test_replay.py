@@ -252,14 +252,19 @@ def test_a_replay_gets_what_env_adds_and_nothing_else_of_the_shell(task, runs, t
 
 
 def test_a_missing_variable_is_named_among_the_reasons(task, runs, tmp_path, monkeypatch):
+    """``${W}`` names a variable of the machine that ran the job: this shell's W (set here) is not
+    taken, the replay runs without WEIGHT and says so among the reasons; --env W passes it."""
     verifier = "import os\n\ndef verify(workspace):\n    return float(os.environ.get('WEIGHT', '0'))\n"
     demo = task(verifier=verifier, toml=SEPARATE + 'env = { WEIGHT = "${W}" }\n')
     trial = trial_from_sandbox(runs, tmp_path, demo, workspace={}, mode="separate", capture=True, env={"WEIGHT": "1"})
-    monkeypatch.delenv("W", raising=False)
+    monkeypatch.setenv("W", "1")
     _, plan, _, out = replay(trial)
-    assert out["same"] is False
-    assert any(d.startswith("W is not set in your environment") for d in out["differences"])
-    assert any(n.startswith("W is not set") for n in out["local"]["notices"])
+    assert out["same"] is False and "WEIGHT" not in plan.env
+    said = "W is not taken from your environment in a replay (WEIGHT = '${W}' in task.toml [verifier] env)"
+    assert any(d.startswith(said) for d in out["differences"])
+    assert any(n.startswith(said) for n in out["local"]["notices"])
+    _, plan, local, out = replay(trial, env=("W",))
+    assert plan.env["WEIGHT"] == "1" and local.verdict.rewards == {"reward": 1.0} and out["same"] is True
 
 
 def test_the_verifier_the_shim_names_is_the_one_replayed(task):

@@ -1259,3 +1259,64 @@ def test_every_watch_that_cannot_watch_ends_in_the_same_line_and_status(real, en
         assert last.endswith(": Too many open files (os error 24) (--poll watches without OS events)"), last
         said[args[:-1]] = last.split(": ", 2)[2]  # past "verifier-tui: could not watch FOLDERS"
     assert len(set(said.values())) == 1, said
+
+
+#: A verifier that prints the variables a trial may name to stdout (what it would send out, with the network).
+PRINTS_NAMED = (
+    "import os\n\ndef verify(workspace):\n"
+    "    for name in ('X', 'Y', 'Z', 'W', 'AWS_SECRET_ACCESS_KEY'):\n"
+    "        print(name, os.environ.get(name))\n"
+    "    return 1.0\n"
+)
+#: task.toml whose [environment] env and [verifier] env name a variable of the user's shell.
+NAMES_THE_SHELL = (
+    'version = "1.0"\nartifacts = ["/app"]\n\n[verifier]\nenv = { Z = "${VTUI_SECRET}" }\n\n'
+    '[environment]\nenv = { W = "${VTUI_SECRET}" }\n'
+)
+
+
+def test_a_trials_template_takes_nothing_from_your_environment(task, runs, env, elsewhere):
+    """A trial is untrusted: a bare ``${VAR}`` in its config.json or its task.toml pulled VAR out of the
+    user's shell into the sandbox where the agent's code runs (Harbor filled it on the machine that ran the
+    job, which this shell is not). Now the replay runs without it and says how to pass it on purpose."""
+    demo = task(verifier=PRINTS_NAMED, toml=NAMES_THE_SHELL)
+    folder = trial_with_job_env(runs, demo, {"X": "${VTUI_SECRET}"})
+    shell = dict(env, VTUI_SECRET="s3cret-of-the-shell")
+    done = tool(shell, "run", folder, "--json", cwd=elsewhere)
+    assert "s3cret-of-the-shell" not in done.stdout + done.stderr
+    data = as_json(done)
+    printed = data["local"]["stdout"].splitlines()
+    assert {"X None", "Z None", "W None"} <= set(printed), printed
+    notices = data["replay"]["notices"]
+    said = (
+        "VTUI_SECRET is not taken from your environment in a replay (X = '${VTUI_SECRET}' in config.json "
+        "verifier.env (the job's)): the replay runs without X; --env VTUI_SECRET passes yours"
+    )
+    assert said in notices, notices
+    assert any(n.startswith("VTUI_SECRET is not taken") and "(Z = " in n for n in notices), notices
+    assert any(n.startswith("VTUI_SECRET is not taken") and "(W = " in n for n in notices), notices
+    # Passed on purpose, it fills the templates.
+    given = as_json(tool(shell, "run", folder, "--json", "--env", "VTUI_SECRET", cwd=elsewhere))
+    assert {"X s3cret-of-the-shell", "Z s3cret-of-the-shell", "W s3cret-of-the-shell"} <= set(
+        given["local"]["stdout"].splitlines()
+    )
+    assert not any("not taken from your environment" in n for n in given["replay"]["notices"])
+
+
+def test_a_redacted_secret_of_a_trial_takes_nothing_from_your_environment(task, runs, env, elsewhere):
+    """config.json's redacted ``AWS_SECRET_ACCESS_KEY`` took the user's own key of that name into the
+    sandbox, silently. Now the replay runs without it, says so, and --env passes it on purpose."""
+    demo = task(verifier=PRINTS_NAMED)
+    folder = trial_with_job_env(runs, demo, {"AWS_SECRET_ACCESS_KEY": "****"})
+    shell = dict(env, AWS_SECRET_ACCESS_KEY="aws-s3cret-of-the-shell")
+    done = tool(shell, "run", folder, "--json", cwd=elsewhere)
+    assert "aws-s3cret-of-the-shell" not in done.stdout + done.stderr
+    data = as_json(done)
+    assert "AWS_SECRET_ACCESS_KEY None" in data["local"]["stdout"].splitlines()
+    said = (
+        "AWS_SECRET_ACCESS_KEY is not taken from your environment in a replay (redacted by Harbor in "
+        "config.json verifier.env (the job's)): the replay runs without it; --env AWS_SECRET_ACCESS_KEY passes yours"
+    )
+    assert said in data["replay"]["notices"], data["replay"]["notices"]
+    given = as_json(tool(shell, "run", folder, "--json", "--env", "AWS_SECRET_ACCESS_KEY", cwd=elsewhere))
+    assert "AWS_SECRET_ACCESS_KEY aws-s3cret-of-the-shell" in given["local"]["stdout"].splitlines()

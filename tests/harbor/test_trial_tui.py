@@ -722,3 +722,27 @@ async def test_a_folder_named_tilde_is_shown_in_the_picker_as_a_shell_takes_it_b
         await pilot.press("enter")
         await app.wait_for_replays(2)
         assert app.screen.opened.stand_in[0] == mine / "sub"
+
+
+async def test_a_trials_bare_template_takes_this_shells_value_only_when_started_with_env(
+    task, runs, tmp_path, monkeypatch
+):
+    """A trial's ``${W}`` took this shell's W into the replay, unasked. The screen now says the replay
+    runs without it and how to pass it; the app started with --env W gives it."""
+    monkeypatch.setenv("W", "1")
+    verifier = "import os\n\ndef verify(workspace):\n    return float(os.environ.get('WEIGHT', '0'))\n"
+    demo = task(verifier=verifier, toml=SEPARATE + 'env = { WEIGHT = "${W}" }\n')
+    job = runs / "jobs" / "j"
+    trial = sandbox_trial(job, demo, tmp_path, workspace={}, mode="separate", capture=True, env={"WEIGHT": "1"})
+    said = (
+        "note: W is not taken from your environment in a replay (WEIGHT = '${W}' in task.toml [verifier] env): "
+        "the replay runs without WEIGHT; --env W passes yours"
+    )
+    for options, same in (({}, False), ({"env": ("W",)}, True)):
+        app = make_trial_app(trial.path, **options)
+        async with app.run_test(size=SIZE) as pilot:
+            replayed = await app.wait_for_replays(1)
+            await pilot.pause()
+            assert replayed.agreement.same is same
+            local = " ".join(text_of(app, "#local-side .side-body").split())
+            assert (said in local) is not same, local

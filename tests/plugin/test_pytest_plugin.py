@@ -660,6 +660,22 @@ def test_a_trials_filled_env_template_names_no_option_the_plugin_lacks(pytester,
     assert text.count(said) >= 2, text  # the note and the agreement's reason
 
 
+def test_a_trials_bare_template_names_the_command_that_passes_it(pytester, tmp_path, monkeypatch):
+    """A trial's ``${W}`` took this shell's W into the replay; now it takes nothing of the shell's and
+    says how to pass it: the plugin has no --env, so it names the command that has one."""
+    monkeypatch.setenv("W", "0.25")
+    verifier = "import os\n\ndef verify(workspace):\n    return float(os.environ.get('WEIGHT', '0'))\n"
+    demo = make_task(pytester.path / "tasks" / "demo", verifier, toml=SEPARATE + 'env = { WEIGHT = "${W}" }\n')
+    job = pytester.path / "jobs" / "j"
+    sandbox_trial(job, demo, tmp_path, workspace={}, mode="separate", capture=True, env={"WEIGHT": "0.25"})
+    done = run(pytester, "--verifier-cases", "jobs/j")
+    done.assert_outcomes(failed=1)  # the replay, without WEIGHT, scores 0.0
+    text = done.stdout.str()
+    said = "W is not taken from your environment in a replay (WEIGHT = '${W}' in task.toml [verifier] env)"
+    assert said in text and "verifier-tui run TRIAL --env W passes yours" in text, text
+    assert "; --env" not in text, text
+
+
 def test_a_cut_reward_names_no_option_the_plugin_lacks(pytester):
     """A failed case whose verifier wrote 500 reward keys: the report cut them
     with ``--json lists them all`` and ``(--json has them)``, an option pytest

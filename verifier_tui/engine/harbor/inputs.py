@@ -20,16 +20,21 @@ Environment, lowest first, as Harbor 0.26.0 builds the verifier's ``exec``
    ``${VAR:-default}`` comes from the environment of the machine that ran
    ``harbor run``, anything else is literal.
 
-That machine's values are recorded nowhere in the trial. A replay fills
-``${VAR:-default}`` with the template's own default, never from the user's
-shell (which may hold another VAR for another purpose); ``${VAR}`` has
-nothing else to come from, so the user's environment gives it. Each filled
-template is said, with the value used and where it came from.
+That machine's values are recorded nowhere in the trial. Where a replay
+differs from Harbor: it never reads the user's shell because the trial names
+a variable. The shell is not the machine that ran the job, and a trial is
+untrusted input (its config.json and task.toml may be anyone's, and the
+agent's code runs in the replay): a ``${AWS_SECRET_ACCESS_KEY}`` there would
+take the user's key into the sandbox. So ``${VAR:-default}`` takes the
+template's own default; ``${VAR}`` only what the user passes on purpose with
+``--env VAR`` or ``--env VAR=VALUE``, else the replay runs without it and
+says so (one of the reasons it may differ). Each filled template is said,
+with the value used and where it came from.
 
 ``config.json`` keeps a sensitive value (a key naming KEY, SECRET, TOKEN,
 PASSWORD, CREDENTIAL or AUTH) as ``${KEY}`` or redacted (``abcd****xyz``)
-(``templatize_sensitive_env``); a redacted one is taken from the user's
-environment, or named as missing.
+(``templatize_sensitive_env``); a redacted one is taken from ``--env KEY``
+alone, as a template is, or named as missing.
 """
 
 from __future__ import annotations
@@ -86,7 +91,7 @@ class Filled:
     table: str  # where the template is written
     template: str
     value: str
-    source: str  # where the value came from: "the template's default" or "your environment"
+    given: str | None = None  # the VAR whose ``--env`` filled it; None: the template's own default
 
     def sentence(self, given: dict[str, str]) -> str:
         """The template in words, ``given`` the ``--env`` values by name (which win)."""
@@ -96,13 +101,25 @@ class Filled:
         )
         if self.name in given:
             return f"{head}; the replay takes {_shown(self.name, given[self.name])} from --env"
+        if self.given is not None:  # the value may be a secret of the user's: named, not shown
+            return f"{head}; the replay takes {self.name} from --env {self.given}"
         value = _shown(self.name, self.value)
         # An action, not words: the pytest plugin has no --env and names the command that has it.
         return Advice(
-            f"{head}; the replay takes {value} from {self.source} (",
+            f"{head}; the replay takes {value} from the template's default (",
             of_run_trial(f"--env {self.name}=VALUE gives the one it had"),
             ")",
         )
+
+
+def _not_taken(variable: str, what: str, without: str) -> Advice:
+    """``variable``, which the trial names (``what``: how), left out of the
+    replay: the user's environment gives nothing a trial names."""
+    return Advice(
+        f"{variable} is not taken from your environment in a replay ({what}): the replay runs without {without}; ",
+        # An action: the pytest plugin has no --env and names the command that has it.
+        of_run_trial(f"--env {variable} passes yours"),
+    )
 
 
 def _shown(name: str, value: str) -> str:
@@ -178,10 +195,12 @@ def _real_folder(path: Path, trial: Path) -> bool:
 
 
 def verifier_env(
-    trial: Trial, step_name: str | None, task: TaskConfig | None, environ: Mapping[str, str] | None = None
+    trial: Trial, step_name: str | None, task: TaskConfig | None, given: Mapping[str, str] | None = None
 ) -> VerifierEnv:
-    """The verifier's environment as Harbor built it (module docstring)."""
-    environ = os.environ if environ is None else environ
+    """The verifier's environment as Harbor built it (module docstring);
+    ``given``: the values the user passed with ``--env``, by name, the only
+    ones a ``${VAR}`` of the trial's takes."""
+    given = {} if given is None else given
     layers: list[tuple[str, dict[str, str]]] = []
     if task is not None:
         layers.append((task.container_env_table(step_name), task.container_env(step_name)))
@@ -199,38 +218,26 @@ def verifier_env(
     values: dict[str, str] = {}
     sources: dict[str, tuple[str, str]] = {}
     filled: dict[str, Filled] = {}
-    missing: list[str] = []
+    missing: dict[str, str] = {}  # by the variable the verifier would get: a later table's value replaces it
     for where, raw in layers:
         for key, value in raw.items():
-            filled.pop(key, None)
-            own, absent = resolve_template(value, {})  # a literal stays, a template takes its own default
-            text = own
-            if own is None:  # ${VAR} without a default: only an environment can give it
-                text, absent = resolve_template(value, environ)
+            for said in (filled, missing, values, sources):
+                said.pop(key, None)
+            text, absent = resolve_template(value, {})  # a literal stays, a template takes its own default
+            if absent is not None:  # ${VAR} without a default: only --env gives it (Harbor: its machine's shell)
+                text, _ = resolve_template(value, given)
             if text is not None and text != value:
-                source = "the template's default" if own is not None else "your environment"
-                filled[key] = Filled(key, where, value, text, source)
+                filled[key] = Filled(key, where, value, text, absent)
             if absent is None and where.startswith("config.json") and _is_redacted(key, value):
-                text, absent = (environ[key], None) if key in environ else (None, key)
-                if absent:
-                    missing.append(
-                        f"{key} ({where}) was redacted by Harbor in config.json and is not set in "
-                        "your environment: the replay runs without it"
-                    )
-                    values.pop(key, None)
-                    sources.pop(key, None)
-                    continue
-            if text is None:  # ``absent`` names what is missing
-                missing.append(
-                    f"{absent} is not set in your environment ({key} = {value!r} in {where}): "
-                    f"the replay runs without {key}"
-                )
-                values.pop(key, None)
-                sources.pop(key, None)
-                continue
-            values[key] = text
-            sources[key] = (where, value)
-    return VerifierEnv(values, tuple(missing), tuple(layers), sources, tuple(filled.values()))
+                text = given.get(key)
+                if text is None:
+                    missing[key] = _not_taken(key, f"redacted by Harbor in {where}", "it")
+            elif text is None and absent is not None and key not in given:  # --env KEY=VALUE sets it all the same
+                missing[key] = _not_taken(absent, f"{key} = {value!r} in {where}", key)
+            if text is not None:
+                values[key] = text
+                sources[key] = (where, value)
+    return VerifierEnv(values, tuple(missing.values()), tuple(layers), sources, tuple(filled.values()))
 
 
 def _config_env(trial: Trial, section: str) -> dict[str, str]:

@@ -261,7 +261,7 @@ def plan_replay(
         plan.notices.append("the sandbox's verifier timeout is not known: the replay uses the task's")
     if env is not None:
         plan.env_sources = dict(env.sources)
-        assigned = dict(_assignments(env_words))
+        assigned = dict(env_assignments(env_words))
         filled = [template.sentence(assigned) for template in env.filled]
         plan.notices += [*env.missing, *filled]
         plan.reasons += [*env.missing, *filled]
@@ -332,7 +332,7 @@ def runner_alone_why(plan: ReplayPlan, step: str | None, ended_at: str | None) -
     )
 
 
-def _assignments(words: tuple[str, ...]) -> list[tuple[str, str]]:
+def env_assignments(words: tuple[str, ...]) -> list[tuple[str, str]]:
     """``--env`` words as (name, value); one that is not an assignment is the run's to refuse."""
     from verifier_tui.engine.sandbox.environment import parse_assignment
 

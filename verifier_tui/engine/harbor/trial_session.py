@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from verifier_tui.engine.harbor.agreement import Agreement, RunnerAlone
 from verifier_tui.engine.harbor.folders import Trial
 from verifier_tui.engine.harbor.phases import Parting, PhaseReport
-from verifier_tui.engine.harbor.replay import ReplayPlan, StandIn, plan_replay, runner_alone_why
+from verifier_tui.engine.harbor.replay import ReplayPlan, StandIn, env_assignments, plan_replay, runner_alone_why
 from verifier_tui.engine.harbor.root_cause import RootCause
 from verifier_tui.engine.harbor.walkthrough import (
     TrialWalkthrough,
@@ -37,7 +37,7 @@ from verifier_tui.engine.to_the_end import uninterrupted
 
 if TYPE_CHECKING:
     import asyncio
-    from collections.abc import Generator, Mapping
+    from collections.abc import Generator
     from typing import Any
 
     from verifier_tui.engine.invocation import RunSpec
@@ -71,7 +71,6 @@ class TrialSession:
         stand_in: StandIn | None = None,
         task_dir: Path | str | None = None,
         cache: Path | None = None,
-        environ: Mapping[str, str] | None = None,
         pool: SessionPool | None = None,
     ) -> None:
         """``options``: the engine's (:class:`~verifier_tui.engine.session.Options`);
@@ -89,13 +88,14 @@ class TrialSession:
         self.step = step
         self._task_dir = task_dir
         self._cache = cache
-        self._environ = environ
+        # What the user passed with --env, by name: the only values a ${VAR} the trial names takes (harbor/inputs.py).
+        self._given = dict(env_assignments(options.env))
         # A stand-in serves where the trial did not capture /app; one chosen on
         # screen for this trial (choose_stand_in) serves even over a captured one.
         self.stand_in: tuple[Path | None, str | None] = (stand_in.workspace, stand_in.case)
         self.empty_stand_in = stand_in.empty
         self._over_capture = False
-        self.walk: TrialWalkthrough = walk_trial(trial, step, task_dir=task_dir, cache=cache, environ=environ)
+        self.walk: TrialWalkthrough = walk_trial(trial, step, task_dir=task_dir, cache=cache, given=self._given)
         self._baseline = None
         found = self.walk.location.path
         if found is not None and self.walk.drift is not None and self.walk.drift.same:
@@ -191,7 +191,7 @@ class TrialSession:
             self.step,
             task_dir=self._task_dir,
             cache=self._cache,
-            environ=self._environ,
+            given=self._given,
             baseline=self._baseline,
         )
         if self.trial.gone() is not None:

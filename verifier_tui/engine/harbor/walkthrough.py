@@ -61,7 +61,7 @@ def walk_trial(
     *,
     task_dir: Path | str | None = None,
     cache: Path | None = None,
-    environ: Mapping[str, str] | None = None,
+    given: Mapping[str, str] | None = None,
     baseline: TaskDigest | None = None,
 ) -> TrialWalkthrough:
     """Read everything about ``trial`` (its step ``step``; the first when None).
@@ -69,6 +69,7 @@ def walk_trial(
     ``task_dir``: the task as the caller gives it (``--task DIR``), tried first.
     ``cache``: Harbor's cache folder (default ``~/.cache/harbor``).
     ``baseline``: the task's digest when it was last the run's (see :func:`compare_task`).
+    ``given``: the ``--env`` values by name, the only ones a ``${VAR}`` of the trial's takes.
     """
     from verifier_tui.engine.task.discovery import read_task_config
 
@@ -96,7 +97,7 @@ def walk_trial(
         facts=facts,
         sandbox=side,
         workspace=workspace,
-        env=verifier_env(trial, view.name, task, environ),
+        env=verifier_env(trial, view.name, task, given),
         cause=root_cause(trial, view, facts, side),
         notes=notes,
     )
