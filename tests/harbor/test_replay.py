@@ -267,6 +267,20 @@ def test_a_missing_variable_is_named_among_the_reasons(task, runs, tmp_path, mon
     assert plan.env["WEIGHT"] == "1" and local.verdict.rewards == {"reward": 1.0} and out["same"] is True
 
 
+def test_a_templates_default_that_reads_as_a_template_is_given_as_written(task, runs, tmp_path, monkeypatch):
+    """``${W:-${VTUI_SECRET}}``: Harbor resolves once, so the verifier got the text ``${VTUI_SECRET}``. The
+    replay said so, then the runner's environment resolved it again and took this shell's secret."""
+    shows = "import os\n\ndef verify(workspace):\n    print(os.environ.get('WEIGHT'))\n    return 1.0\n"
+    demo = task(verifier=shows, toml=SEPARATE + 'env = { WEIGHT = "${VTUI_UNSET:-${VTUI_SECRET}}" }\n')
+    trial = trial_from_sandbox(runs, tmp_path, demo, workspace={}, mode="separate", capture=True)
+    monkeypatch.setenv("VTUI_SECRET", "s3cret-of-the-shell")
+    monkeypatch.delenv("VTUI_UNSET", raising=False)
+    _, plan, local, out = replay(trial)
+    assert plan.env == {"WEIGHT": "${VTUI_SECRET}"} and local.stdout.text == "${VTUI_SECRET}\n"
+    assert "s3cret-of-the-shell" not in json.dumps(out)
+    assert any("the replay takes WEIGHT='${VTUI_SECRET}' from the template's default" in n for n in plan.notices)
+
+
 def test_the_verifier_the_shim_names_is_the_one_replayed(task):
     demo = task(
         verifier=None,

@@ -139,7 +139,8 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
     this order, each part using those before it: the staged inputs, the
     command line that names them, the path map from the stage's paths back
     to the user's, and (for a run that can start) the containment."""
-    environment = child_environment(spec.task.config.env, spec.env, sources=spec.task.config.env_sources)
+    config = spec.task.config
+    environment = child_environment(config.env, spec.env, sources=config.env_sources, resolve=not config.env_final)
     interpreter = probe_interpreter(spec.python, timeout_s=min(PROBE_TIMEOUT_S, spec.timeout_s))
     prepared = Prepared(
         spec=spec,

@@ -35,6 +35,10 @@ with the value used and where it came from.
 PASSWORD, CREDENTIAL or AUTH) as ``${KEY}`` or redacted (``abcd****xyz``)
 (``templatize_sensitive_env``); a redacted one is taken from ``--env KEY``
 alone, as a template is, or named as missing.
+
+The values handed over are final: the runner's environment takes them as
+they are (:attr:`TaskConfig.env_final`), since Harbor resolves a template
+once and a default that reads as one (``${A:-${B}}``) is a literal.
 """
 
 from __future__ import annotations

@@ -239,7 +239,7 @@ class TrialSession:
                 spec = session.spec_for_case(found)
             else:
                 spec = replace(spec, case=None, workspace=plan.workspace, expected=None)
-        config = replace(spec.task.config, env=dict(plan.env), env_sources=dict(plan.env_sources))
+        config = replace(spec.task.config, env=dict(plan.env), env_sources=dict(plan.env_sources), env_final=True)
         task = replace(spec.task, config=config)
         timeout = plan.timeout_s if plan.timeout_s is not None else spec.timeout_s
         return replace(

@@ -18,7 +18,8 @@ shell. So the runner gets here, lowest first:
    where a value that is exactly ``${VAR}`` or ``${VAR:-default}`` comes from
    the user's environment, as Harbor takes it from the host's (a trial's
    replay hands over its own, filled as :mod:`~verifier_tui.engine.harbor.inputs`
-   says); each labelled by the table it was written in;
+   says, never from the user's environment, and taken as they are);
+   each labelled by the table it was written in;
 4. what the user added by name: ``--env NAME`` (its value from the user's
    environment) or ``--env NAME=VALUE``.
 """
@@ -144,12 +145,16 @@ def child_environment(
     extra: Iterable[str] = (),
     environ: Mapping[str, str] | None = None,
     sources: Mapping[str, tuple[str, str]] | None = None,
+    *,
+    resolve: bool = True,
 ) -> ChildEnvironment:
     """The runner's environment (see the module's docstring). ``extra`` holds
     the ``--env`` words as the user gave them; ``sources``, for each of
     ``task_env``'s variables, the table it was written in and its value as
     written there (:attr:`TaskConfig.env_sources`; a variable without one is
-    said as ``[verifier] env``'s, as it is)."""
+    said as ``[verifier] env``'s, as it is). ``resolve``: False for a trial's
+    replay, whose values are filled already and never from the user's
+    environment (:attr:`TaskConfig.env_final`)."""
     sources = sources or {}
     environ = os.environ if environ is None else environ
     values: dict[str, str] = {}
@@ -171,7 +176,7 @@ def child_environment(
                 f"the runner gets no {name!r}"
             )
             continue
-        resolved, missing = resolve_template(raw, environ)
+        resolved, missing = resolve_template(raw, environ) if resolve else (raw, None)
         if resolved is None:
             problems.append(
                 f"{table}: {name} = {raw!r}, but {missing} is not set in your "

@@ -121,6 +121,10 @@ class TaskConfig:
     env_sources: dict[str, tuple[str, str]] = field(default_factory=dict)
     """Each of ``env``'s variables: the table it was written in and its value
     as written there (a ``${VAR}`` template unresolved), for the user."""
+    env_final: bool = False
+    """``env`` holds values, not templates: a trial's replay filled each one
+    already (harbor/inputs.py), once, as Harbor does; none is resolved again
+    (a default that reads as a template, ``${A:-${B}}``, is a literal)."""
     name: str | None = None
     problems: tuple[str, ...] = ()
     refused: str | None = None
