@@ -80,8 +80,19 @@ def test_a_bad_python_on_a_job_of_one_trial_is_one_line_before_the_screen(task, 
     sandbox_trial(
         job, passing, tmp_path, workspace={"hello.txt": "hi"}, mode="separate", capture=True, name="passing__aaaaaaa"
     )
-    python = "/nonexistent/python3"
-    said = f"--python {python}: No such file".encode()
+    # A line break and an escape code typed into the path are written as escapes, as every error line writes them.
+    python = "/nonexistent/pyth\non\x1b[31m3"
+    said = b"--python /nonexistent/pyth\\non\\x1b[31m3: No such file"
     seen, status = run_in_terminal(env, [str(job), "--python", python], until=said)
     assert said in seen and status == 2
     assert b"sandbox" not in seen  # no screen of the trial
+
+
+def test_a_trial_option_on_a_folder_that_is_no_trial_says_its_name_harmlessly(tmp_path, env):
+    """`--trial` on a folder that is no Harbor folder is one line; the folder's
+    name, whatever it holds, reaches the terminal as text, never as a command."""
+    folder = tmp_path / "t\x1b[31mx"
+    folder.mkdir()
+    seen, status = run_in_terminal(env, [str(folder), "--trial", "x"], until=b"is neither")
+    assert b"t\\x1b[31mx" in seen and b"\x1b[31mx" not in seen
+    assert status == 2

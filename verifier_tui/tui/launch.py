@@ -31,11 +31,7 @@ def launch(args: argparse.Namespace) -> int:
         return launch_trial(args)
     given = [f"--{name}" for name in ("trial", "step", "task") if getattr(args, name, None) is not None]
     if given:
-        import sys
-
-        sys.stderr.write(
-            f"verifier-tui: {' and '.join(given)}: only for a Harbor trial or job folder, and {args.path} is neither\n"
-        )
+        terminal.error(f"{' and '.join(given)}: only for a Harbor trial or job folder, and {args.path} is neither")
         return 2
     session = Session(args.target, args.options)
     try:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from textual import on
 
+from verifier_tui.commands import terminal
 from verifier_tui.engine.harbor.folders import Job, Trial
 from verifier_tui.engine.harbor.replay import StandIn
 from verifier_tui.engine.harbor.trial_session import TrialSession
@@ -166,13 +167,12 @@ class TrialApp(BaseApp):
 
 def launch_trial(args: argparse.Namespace) -> int:
     """``verifier-tui TRIAL|JOB``: the app on a Harbor folder; bad input is one line and exit 2."""
-    import sys
 
     from verifier_tui.engine.harbor.folders import HarborFolderError, open_harbor, open_trial, select_trial
     from verifier_tui.engine.harbor.overview import first_trials
 
     def fail(message: str) -> int:
-        sys.stderr.write(f"verifier-tui: {message}\n")
+        terminal.error(message)  # what the user typed, made harmless on one line
         return 2
 
     for flag, why in (
