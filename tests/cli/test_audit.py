@@ -286,6 +286,17 @@ def test_a_probe_that_timed_out_says_where_the_verifier_was_stuck(env, tmp_path)
     }
 
 
+def test_a_bar_case_that_timed_out_says_where_the_verifier_was_stuck(env, tmp_path):
+    """The case the probes are judged by hangs: its line said only `got timed
+    out after 1 s`, where each probe's row and run name the line it hung at."""
+    task = make_task(tmp_path / "t", STUCK_UNLESS_RIGHT, cases={"c": {"answer.txt": "41"}}, timeout=1)
+    write(task / "cases" / "c" / "expected.json", '{"rewards": {"reward": 1.0}}')
+    done = run_tool(env, "audit", task, "--python", PY)
+    no_traceback(done)
+    assert done.returncode == 2, done.stdout
+    assert f"stuck at {task / 'tests' / 'verifier.py'}:6 in verify: no probe was run" in done.stdout, done.stdout
+
+
 def test_a_verifier_that_fails_the_case_the_probes_are_judged_by_fails_the_audit(env, tmp_path):
     """A verifier that raised on every input (or could not be imported) paid
     no probe: audit passed it with exit 0. The case it is judged by runs first."""

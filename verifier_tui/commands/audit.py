@@ -138,7 +138,8 @@ def _failed_bar_line(judged: Bar, session: Session) -> str:
     in_verifier = f" ({one_line(where)})" if error else ""
     return (
         f"case {one_line(judged.case)}, which the probes are judged against, does not pass: "
-        f"expected {report.expected_text(ran)}, got {report.actual_text(ran)}{in_verifier}: no probe was run"
+        f"expected {report.expected_text(ran)}, got {report.actual_text(ran)}{in_verifier}{_stuck_words(ran)}: "
+        "no probe was run"
     )
 
 
@@ -180,8 +181,13 @@ def _row(finding: Finding, bar: str | None, runner: str) -> tuple[str, str, str,
 
 
 def _not_judged_words(result: RunResult) -> str:
-    """``not judged: timed out after 1 s``, and where the verifier was stuck
-    when its stack names a line of its own, as run and test say it: a verifier
-    that hangs on what a failed agent leaves is fixed at that line."""
+    """``not judged: timed out after 1 s``, and where the verifier was stuck."""
+    return f"not judged: {result.outcome_words}{_stuck_words(result)}"
+
+
+def _stuck_words(result: RunResult) -> str:
+    """``, stuck at tests/verifier.py:6 in verify`` when a run that timed out
+    has a stack naming a line of the verifier's own, as run and test say it: a
+    verifier that hangs on what a failed agent leaves is fixed at that line."""
     stuck = report.stuck_at(result) if result.stuck_at is not None else None
-    return f"not judged: {result.outcome_words}" + (f", {one_line(stuck)}" if stuck else "")
+    return f", {one_line(stuck)}" if stuck else ""
