@@ -386,3 +386,33 @@ def test_a_job_of_two_agents_names_each_agents_mean(env, runs, task, tmp_path):
     lines = compare_lines(env, (a, b), tmp_path)
     assert lines[0] == "A  job a · 1 trial · oracle · Harbor's mean 1.000"
     assert lines[1] == "B  job b · 2 trials · oracle, nop · Harbor's mean nop__adhoc 0.000; oracle__adhoc 1.000"
+
+
+def test_a_mean_that_is_a_number_in_one_job_only_is_said_to_differ(env, runs, task, tmp_path):
+    """A's trials of alpha scored 1e308 twice (Harbor's sum overflows: no
+    number), B's 1.0 twice: no B - A can be given, and --json said nothing
+    differed (``differences`` ``{}``, no flip), as of a task both jobs scored alike."""
+    alpha, beta = task("alpha"), task("beta")
+    a = make_job(
+        runs / "jobs" / "a",
+        {
+            "alpha__a1": dict(task=alpha, rewards={"reward": 1e308}),
+            "alpha__a2": dict(task=alpha, rewards={"reward": 1e308}),
+            "beta__a1": dict(task=beta, rewards={"reward": 1.0}),
+        },
+    )
+    b = make_job(
+        runs / "jobs" / "b",
+        {
+            "alpha__b1": dict(task=alpha, rewards={"reward": 1.0}),
+            "alpha__b2": dict(task=alpha, rewards={"reward": 1.0}),
+            "beta__b1": dict(task=beta, rewards={"reward": 1.0}),
+        },
+    )
+    lines = compare_lines(env, (a, b), tmp_path)
+    alpha_row = next(line for line in lines if line.startswith("alpha"))
+    assert "no number" in alpha_row and "1.000" in alpha_row, lines
+    data = json.loads(run_tool(env, "compare", "--json", a, b, cwd=tmp_path).stdout)
+    tasks = {t["task"]: t for t in data["tasks"]}
+    assert tasks["alpha"]["differs"] is True and tasks["alpha"]["difference"] is None, tasks["alpha"]
+    assert tasks["beta"]["differs"] is False, tasks["beta"]

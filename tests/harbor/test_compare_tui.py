@@ -312,3 +312,38 @@ async def test_the_comparison_says_a_links_target_from_where_the_user_started(jo
         await compared(app, pilot, "model-a", "model-b")
         header = text_of(app, "#job-header")
         assert "note: A: alpha__a3 is a link to other/alpha__c1: not read here" in header, header
+
+
+async def test_a_mean_that_is_a_number_in_one_job_only_is_a_difference(runs, task):
+    """alpha: A's trials scored 1e308 twice (Harbor's sum overflows: no
+    number), B's 1.0 twice; beta: 0.5 against 1.0; gamma alike. ``f`` hid
+    alpha and ``s`` sorted it as no difference (its ``differences`` is
+    ``{}``), though A has no mean there and B has 1.000."""
+    alpha, beta, gamma = (task(name) for name in ("alpha", "beta", "gamma"))
+    make_job(
+        runs / "jobs" / "big-a",
+        {
+            "alpha__a1": dict(task=alpha, rewards={"reward": 1e308}),
+            "alpha__a2": dict(task=alpha, rewards={"reward": 1e308}),
+            "beta__a1": dict(task=beta, rewards={"reward": 0.5}),
+            "gamma__a1": dict(task=gamma, rewards={"reward": 1.0}),
+        },
+    )
+    make_job(
+        runs / "jobs" / "big-b",
+        {
+            "alpha__b1": dict(task=alpha, rewards={"reward": 1.0}),
+            "alpha__b2": dict(task=alpha, rewards={"reward": 1.0}),
+            "beta__b1": dict(task=beta, rewards={"reward": 1.0}),
+            "gamma__b1": dict(task=gamma, rewards={"reward": 1.0}),
+        },
+    )
+    app = job_app(runs / "jobs")
+    async with app.run_test(size=SIZE) as pilot:
+        await compared(app, pilot, "big-a", "big-b")
+        await pilot.press("f")
+        await pilot.pause()
+        assert sorted(r[0] for r in rows(app, "#job-tasks")) == ["alpha", "beta"]
+        await pilot.press("s")  # a mean one job has no number for first: no difference is larger
+        await pilot.pause()
+        assert [r[0] for r in rows(app, "#job-tasks")] == ["alpha", "beta"]

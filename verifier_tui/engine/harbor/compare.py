@@ -17,6 +17,7 @@ counted, never paired.
 
 from __future__ import annotations
 
+import math
 import os
 from datetime import datetime, timezone
 from pathlib import Path
@@ -90,6 +91,34 @@ class TaskComparison:
         return {key: theirs[key] - mean for key, mean in self.a.means.items() if key in theirs and key not in no_number}
 
     @property
+    def number_differs(self) -> bool:
+        """Whether a mean is no number in one job and not in the other, or no
+        number for another reason (:func:`~.overview.mean_errors`, keyed as
+        ``means``): no B - A is given for it, yet the jobs went differently
+        (1e308 twice, which Harbor's sum overflows on, against 1.0 twice)."""
+        if self.a is None or self.b is None:
+            return False
+        ours, theirs = self.a.mean_errors, self.b.mean_errors
+        return any(ours.get(key) != theirs.get(key) for key in set(self.a.means) & set(self.b.means))
+
+    @property
+    def differs(self) -> bool:
+        """Whether the two jobs went differently on the task: a trial flipped,
+        a mean differs (or is a number in one job only), they scored it on
+        different keys, or only one job ran it."""
+        if self.a is None or self.b is None:
+            return (self.a is None) != (self.b is None)
+        keys_differ = set(self.a.means) != set(self.b.means)
+        return bool(self.flips) or keys_differ or self.number_differs or any(self.differences.values())
+
+    @property
+    def largest_difference(self) -> float:
+        """What the tasks are sorted by, the largest first: B - A's largest
+        size; a mean that is a number in one job only counts as the largest."""
+        numbers = max(map(abs, self.differences.values()), default=0.0)
+        return math.inf if self.number_differs else numbers
+
+    @property
     def difference(self) -> float | None:
         """B's mean less A's, when both scored the task on the same one key."""
         differences = self.differences
@@ -119,6 +148,7 @@ class TaskComparison:
             "b": self.b.to_json() if self.b is not None else None,
             "difference": self.difference,
             "differences": self.differences,
+            "differs": self.differs,  # what the TUI's f keeps
             "flipped": [{"a": _trial_json(a), "b": _trial_json(b)} for a, b in self.flips],
         }
 

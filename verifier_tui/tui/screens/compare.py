@@ -17,7 +17,6 @@ from textual.widgets import DataTable
 
 from verifier_tui.engine.harbor.compare import (
     Comparison,
-    TaskComparison,
     compare,
     job_line,
     read_compared,
@@ -31,13 +30,6 @@ from verifier_tui.words.trial import folder_notes
 
 #: Where a job's notes past the first few are (:func:`folder_notes`).
 ALL_NOTES = "verifier-tui compare A B --json lists them all"
-
-
-def differs(task: TaskComparison) -> bool:
-    """Whether the two jobs went differently on ``task``: a trial flipped,
-    a mean differs, they scored it on different keys, or only one job ran it."""
-    keys_differ = task.a is not None and task.b is not None and set(task.a.means) != set(task.b.means)
-    return bool(task.flips) or (task.a is None) != (task.b is None) or keys_differ or any(task.differences.values())
 
 
 class CompareScreen(TasksScreen):
@@ -135,9 +127,9 @@ class CompareScreen(TasksScreen):
         self.shown_flips = []
         if comparison is None:
             return
-        rows = [t for t in comparison.tasks if differs(t) or not self.differences_only]
+        rows = [t for t in comparison.tasks if t.differs or not self.differences_only]
         if self.sort == "difference":
-            rows.sort(key=lambda t: -max(map(abs, t.differences.values()), default=0.0))
+            rows.sort(key=lambda t: -t.largest_difference)
         for task in rows:
             tasks.add_row(cell(task.task), *task.cells(), key=task.task)
         if kept in tasks.rows:
