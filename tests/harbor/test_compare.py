@@ -416,3 +416,23 @@ def test_a_mean_that_is_a_number_in_one_job_only_is_said_to_differ(env, runs, ta
     tasks = {t["task"]: t for t in data["tasks"]}
     assert tasks["alpha"]["differs"] is True and tasks["alpha"]["difference"] is None, tasks["alpha"]
     assert tasks["beta"]["differs"] is False, tasks["beta"]
+
+
+def test_compare_json_gives_a_mean_that_is_no_number_as_harbor_records_it_and_why(env, runs, task, tmp_path):
+    """A job whose trials scored 1e308 twice: Harbor 0.26's Mean overflows to
+    inf and its result.json records null. compare --json's ``a`` said
+    ``"means": {...: {"mean": "inf"}}`` (a string where a number is
+    documented) and no ``mean_errors``, where the text says no number; run
+    JOB --json said the same ``"inf"``."""
+    alpha = task("alpha")
+    a = make_job(runs / "jobs" / "a", {f"alpha__a{i}": dict(task=alpha, rewards={"reward": 1e308}) for i in (1, 2)})
+    b = make_job(runs / "jobs" / "b", {"alpha__b1": dict(task=alpha, rewards={"reward": 1.0})})
+    data = json.loads(run_tool(env, "compare", "--json", a, b, cwd=tmp_path).stdout)
+    assert data["a"]["means"] == {"oracle__adhoc": {"mean": None}}, data["a"]
+    assert data["a"]["mean_errors"] == {"oracle__adhoc": {"mean": "inf"}}, data["a"]
+    assert data["b"]["means"] == {"oracle__adhoc": {"mean": 1.0}} and data["b"]["mean_errors"] == {}, data["b"]
+    row = data["tasks"][0]["a"]
+    assert row["mean"] is None and row["means"] == {"reward": None} and row["mean_errors"] == {"reward": "inf"}, row
+    job = json.loads(run_tool(env, "run", "--json", a, cwd=tmp_path).stdout)["job"]
+    assert job["means"] == data["a"]["means"] and job["mean_errors"] == data["a"]["mean_errors"], job
+    assert job["tasks"][0] == row, job["tasks"]

@@ -57,7 +57,8 @@ class Compared:
             "name": self.name,
             "trials": overview.total,
             "outcomes": dict(overview.counts()),
-            "means": overview.means(),
+            "means": overview.recorded_means(),  # as run JOB --json gives them
+            "mean_errors": overview.mean_errors(),
             "agents": overview.agents(),
             "problems": list(overview.notes),
         }

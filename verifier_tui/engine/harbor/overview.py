@@ -407,15 +407,24 @@ class TaskRow:
         return next(iter(means.values())) if len(means) == 1 else None
 
     def to_json(self) -> dict[str, Any]:
+        means = as_recorded(self.means, self.mean_errors)
         return {
             "task": self.task,
             "trials": self.trials,
             "passed": self.passed,
-            "mean": self.mean,
-            "means": self.means,
-            "mean_errors": self.mean_errors,  # a mean Harbor raises on (an infinity in means): the exception
+            "mean": next(iter(means.values())) if len(means) == 1 else None,
+            "means": means,
+            "mean_errors": self.mean_errors,  # why a mean (null in means) is no number
             "errors": self.errors,
         }
+
+
+def as_recorded(means: dict[str, float], errors: dict[str, str]) -> dict[str, float | None]:
+    """``means`` as --json gives them: a mean that is no number (``errors``,
+    :func:`mean_errors`) is null, as Harbor's job result.json records an
+    infinity (pydantic writes none), never the string ``"inf"`` where a
+    number is documented; ``mean_errors`` says why."""
+    return {key: None if key in errors else value for key, value in means.items()}
 
 
 #: A mean Harbor's Mean metric raises on (:func:`mean_errors`), in place of the number.
@@ -625,6 +634,11 @@ class JobOverview:
         """The evals groups with a mean Harbor cannot compute (:func:`mean_errors`), per key."""
         return {key: errors for key, rewards in sorted(self.evals.items()) if (errors := mean_errors(rewards))}
 
+    def recorded_means(self) -> dict[str, dict[str, float | None]]:
+        """:meth:`means` as --json gives them (:func:`as_recorded`): run JOB's and compare's, one shape."""
+        errors = self.mean_errors()
+        return {key: as_recorded(means, errors.get(key, {})) for key, means in self.means().items()}
+
     def reward_lines(self) -> list[str]:
         """Each evals group's mean as Harbor records it, then what Harbor leaves out, in words."""
         lines = []
@@ -684,7 +698,7 @@ class JobOverview:
         return {
             "trials": self.total,
             "outcomes": dict(self.counts()),
-            "means": self.means(),
+            "means": self.recorded_means(),
             "mean_errors": self.mean_errors(),
             "left_out_of_mean": self.left_out,
             "reward_notes": self.reward_lines(),
