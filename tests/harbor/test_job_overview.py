@@ -821,7 +821,7 @@ def test_a_mean_whose_sum_passes_the_largest_float_is_said_no_number(task, runs,
     job = make_job(runs / "jobs" / "j", {name: dict(task=demo, rewards={"reward": r}) for name, r in rewards.items()})
     done = run_tool(env, "run", job, cwd=tmp_path)
     no_traceback(done)
-    said = "no number: Harbor's sum overflows to inf, recorded null"
+    said = "no number (Harbor's sum overflows to inf; its result.json records null)"
     assert f"oracle__adhoc: mean {said} over 4 trials" in done.stdout, done.stdout
     task_row = next(line for line in done.stdout.splitlines() if line.startswith(demo.name))
     assert said in task_row, done.stdout
@@ -849,3 +849,30 @@ def test_a_float_reward_of_hundreds_of_digits_takes_no_screenful(task, runs, env
     no_traceback(done)
     trial_row = next(line for line in done.stdout.splitlines() if line.startswith("demo__a"))
     assert "-1e+308" in trial_row and len(trial_row) < 120, trial_row
+
+
+def test_why_a_mean_is_no_number_is_said_only_when_true_and_apart_from_the_figures_around_it(task, runs, env, tmp_path):
+    """A sum of finite floats overflows to inf, never to nan: a NaN written in
+    a trial's result.json (another writer's: Harbor writes null) read "no
+    number: Harbor's sum overflows to nan". And with several keys the line
+    read "reward no number: Harbor's sum overflows to inf, recorded null, x
+    0.500": the reason's commas ran into the keys'."""
+    demo, other = task("demo"), task("other")
+    job = make_job(
+        runs / "jobs" / "j",
+        {
+            "demo__a": dict(task=demo, rewards={"reward": float("nan")}),
+            "other__a": dict(task=other, agent="nop", rewards={"reward": 1e308, "x": 1.0}),
+            "other__b": dict(task=other, agent="nop", rewards={"reward": 1e308, "x": 0.0}),
+        },
+    )
+    done = run_tool(env, "run", job, cwd=tmp_path)
+    no_traceback(done)
+    assert "overflows to nan" not in done.stdout, done.stdout
+    assert "oracle__adhoc: mean no number (NaN) over 1 trial" in done.stdout, done.stdout
+    overflow = "no number (Harbor's sum overflows to inf; its result.json records null)"
+    assert f"nop__adhoc: reward {overflow}, x 0.500 over 2 trials" in done.stdout, done.stdout
+    rows = {line.split()[0]: line for line in done.stdout.splitlines() if line.startswith(("demo ", "other "))}
+    assert "no number (NaN)" in rows["demo"] and f"reward {overflow}, x 0.500" in rows["other"], done.stdout
+    data = strict_json(run_tool(env, "run", "--json", job, cwd=tmp_path).stdout)["job"]
+    assert data["mean_errors"] == {"nop__adhoc": {"reward": "inf"}, "oracle__adhoc": {"mean": "NaN"}}, data

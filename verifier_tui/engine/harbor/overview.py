@@ -429,13 +429,23 @@ def as_recorded(means: dict[str, float], errors: dict[str, str]) -> dict[str, fl
 
 #: A mean Harbor's Mean metric raises on (:func:`mean_errors`), in place of the number.
 CANNOT_COMPUTE = "Harbor cannot compute it ({})"
-#: A mean Harbor computes as no number (:func:`mean_errors`), in place of the number.
-NO_NUMBER = "no number: Harbor's sum overflows to {}, recorded null"
+#: A mean that is no number, in place of the number, with why in parentheses (the figures around it are
+#: separated by commas): every face says it so (the reward line, the task tables, compare, the jobs list).
+NO_NUMBER = "no number ({})"
+#: Why, when finite rewards' sum passed the largest float (:data:`OVERFLOWED`).
+OVERFLOWS = "Harbor's sum overflows to {}; its result.json records null"
+#: The :func:`mean_errors` figures of finite rewards whose sum overflowed: a
+#: sum of finite floats passes the largest float to ±inf only, never to nan.
+OVERFLOWED = ("inf", "-inf")
 
 
 def mean_error_words(error: str) -> str:
-    """A :func:`mean_errors` value in words: the exception Harbor raises, or the figure it records as null."""
-    return CANNOT_COMPUTE.format(error) if error.endswith("Error") else NO_NUMBER.format(error)
+    """A :func:`mean_errors` value in words: the exception Harbor raises, or
+    that the mean is no number, with why when the sum overflowed, else with
+    the figure (a reward that is itself no finite number, as its file spells it)."""
+    if error.endswith("Error"):
+        return CANNOT_COMPUTE.format(error)
+    return NO_NUMBER.format(OVERFLOWS.format(error) if error in OVERFLOWED else error)
 
 
 def mean_words(row: TaskRow | None, named: bool = False) -> str:
@@ -504,9 +514,11 @@ def mean_errors(rewards: list[dict[str, Any]]) -> dict[str, str]:
     pydantic kept them, and an integer past any float (a 401-digit reward)
     makes that raise OverflowError, where mean_of's floats (reward_float) give
     an infinity, said as if computed. Finite floats whose running sum passes
-    the largest float (1e308 twice) give ``inf`` (``nan`` past both ends),
+    the largest float (1e308 twice) give ``inf`` or ``-inf`` (never nan),
     which Harbor's job result.json records as null (pydantic writes no
-    infinity). Harbor sums in the order its trials ended, which no file
+    infinity). A reward that is itself no finite number (``NaN`` or
+    ``Infinity`` in a trial's result.json: another writer's) gives the mean
+    as JSON spells it, ``NaN``, ``Infinity`` or ``-Infinity``. Harbor sums in the order its trials ended, which no file
     keeps: the order the trials are read stands in for it."""
     if not rewards:
         return {}
@@ -525,8 +537,12 @@ def mean_errors(rewards: list[dict[str, Any]]) -> dict[str, str]:
         except OverflowError:
             errors[key] = "OverflowError"
             continue
-        if not math.isfinite(mean):
-            errors[key] = str(mean)
+        if math.isfinite(mean):
+            continue
+        finite = all(math.isfinite(number(v)) for v in values)
+        # Overflowed: Harbor's figure (inf, -inf). Else a reward is no finite number (NaN, Infinity in a
+        # result.json, which Harbor never writes: pydantic writes null), said as JSON spells it.
+        errors[key] = str(mean) if finite else json.dumps(mean)
     return errors
 
 
