@@ -876,3 +876,24 @@ def test_why_a_mean_is_no_number_is_said_only_when_true_and_apart_from_the_figur
     assert "no number (NaN)" in rows["demo"] and f"reward {overflow}, x 0.500" in rows["other"], done.stdout
     data = strict_json(run_tool(env, "run", "--json", job, cwd=tmp_path).stdout)["job"]
     assert data["mean_errors"] == {"nop__adhoc": {"reward": "inf"}, "oracle__adhoc": {"mean": "NaN"}}, data
+
+
+def test_a_mean_is_summed_in_the_order_the_trials_finished_as_harbor_sums_it(task, runs, env, tmp_path):
+    """Trials a, b, c, d rewarded 1e308, 1e308, -1e308, -1e308 that finished
+    in the order a, c, b, d: Harbor adds each trial's rewards as it ends
+    (``_live_rewards``), 1e308 - 1e308 + 1e308 - 1e308, and records 0.0. Summed
+    in the order the folders were read, the sum overflowed and the mean was
+    said no number, where Harbor has one."""
+    demo = task()
+    rewards = {"demo__a": 1e308, "demo__b": 1e308, "demo__c": -1e308, "demo__d": -1e308}
+    job = make_job(runs / "jobs" / "j", {name: dict(task=demo, rewards={"reward": r}) for name, r in rewards.items()})
+    for minute, name in enumerate(("demo__a", "demo__c", "demo__b", "demo__d")):
+        result = json.loads((job / name / "result.json").read_text())
+        result["finished_at"] = f"2026-12-01T04:0{minute}:00.000000"
+        (job / name / "result.json").write_text(json.dumps(result))
+    done = run_tool(env, "run", job, cwd=tmp_path)
+    no_traceback(done)
+    assert "oracle__adhoc: mean 0.000 over 4 trials" in done.stdout, done.stdout
+    data = strict_json(run_tool(env, "run", "--json", job, cwd=tmp_path).stdout)["job"]
+    assert data["means"] == {"oracle__adhoc": {"mean": 0.0}} and data["mean_errors"] == {}, data
+    assert data["tasks"][0]["mean"] == 0.0, data["tasks"]

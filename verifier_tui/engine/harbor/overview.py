@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import math
 import os
+from bisect import bisect_right
 from functools import partial
 from itertools import takewhile
 from pathlib import Path
@@ -77,6 +78,7 @@ class TrialRow:
     model: str | None
     started_at: datetime | None
     duration_s: float | None
+    finished_at: datetime | None = None
     n_input_tokens: int | None = None
     n_cache_tokens: int | None = None
     n_output_tokens: int | None = None
@@ -292,6 +294,7 @@ def read_trial_row(folder: Path) -> TrialRow:
         model=model if isinstance(model, str) else None,
         started_at=started,
         duration_s=(finished - started).total_seconds() if started and finished else None,
+        finished_at=finished,
         n_input_tokens=_int(tokens[0]),
         n_cache_tokens=_int(tokens[1]),
         n_output_tokens=_int(tokens[2]),
@@ -382,7 +385,8 @@ class TaskRow:
     trials: int = 0
     passed: int = 0
     errors: int = 0
-    rewards: list[dict[str, Any]] = field(default_factory=list)  # the valid rewards, for the mean
+    rewards: list[dict[str, Any]] = field(default_factory=list)  # the valid rewards, for the mean (summed_in order)
+    ended: list[float] = field(default_factory=list)  # when each of ``rewards``' trials finished (summed_in)
 
     @property
     def means(self) -> dict[str, float]:
@@ -425,6 +429,20 @@ def as_recorded(means: dict[str, float], errors: dict[str, str]) -> dict[str, fl
     infinity (pydantic writes none), never the string ``"inf"`` where a
     number is documented; ``mean_errors`` says why."""
     return {key: None if key in errors else value for key, value in means.items()}
+
+
+def summed_in(rewards: list[dict[str, Any]], ended: list[float], row: TrialRow) -> None:
+    """Put ``row``'s rewards among ``rewards`` in the order Harbor sums them:
+    the order the trials finished (``ended`` holds when each did, alike
+    ordered), a tie or a trial with no ``finished_at`` after those read
+    before it. Harbor 0.26 adds a trial's rewards as it ends
+    (``Job._on_trial_completed``, ``_live_rewards``) and writes the job's
+    result.json with the mean over them, and a float sum depends on its order
+    (1e308, -1e308, 1e308, -1e308 gives 0.0; 1e308 twice first, inf)."""
+    when = row.finished_at.timestamp() if row.finished_at is not None else math.inf
+    at = bisect_right(ended, when)
+    ended.insert(at, when)
+    rewards.insert(at, row.rewards or {})
 
 
 #: A mean Harbor's Mean metric raises on (:func:`mean_errors`), in place of the number.
@@ -518,8 +536,13 @@ def mean_errors(rewards: list[dict[str, Any]]) -> dict[str, str]:
     which Harbor's job result.json records as null (pydantic writes no
     infinity). A reward that is itself no finite number (``NaN`` or
     ``Infinity`` in a trial's result.json: another writer's) gives the mean
-    as JSON spells it, ``NaN``, ``Infinity`` or ``-Infinity``. Harbor sums in the order its trials ended, which no file
-    keeps: the order the trials are read stands in for it."""
+    as JSON spells it, ``NaN``, ``Infinity`` or ``-Infinity``. The sum is in
+    the order of ``rewards``: :func:`summed_in` puts them in the order the
+    trials finished (``finished_at``), as Harbor sums them while the job runs
+    (each time a trial ends it writes the job's result.json). Once the job
+    ends, Harbor sums once more over the trials resumed from an earlier run
+    (in the order the folder lists them), then the others in its plan's
+    order (``Job.run``), which no file keeps."""
     if not rewards:
         return {}
     keys = sorted({key for reward in rewards for key in reward})
@@ -554,6 +577,7 @@ class JobOverview:
     outcomes: dict[str, int] = field(default_factory=dict)  # outcome -> count
     tasks: dict[str, TaskRow] = field(default_factory=dict)  # task -> TaskRow
     evals: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # eval key -> [valid reward dicts]
+    ended: dict[str, list[float]] = field(default_factory=dict)  # eval key -> when each trial finished (summed_in)
     left_out: int = 0  # trials Harbor's mean leaves out (no valid reward)
     #: What of the job's folder is no trial, a line each in ``test JOB``'s
     #: words: a link to a folder (never followed), a folder that is no trial;
@@ -587,7 +611,7 @@ class JobOverview:
             self.outcomes[row.outcome] = self.outcomes.get(row.outcome, 0) + 1
             self._count_task(row)
             if row.reward_valid and row.rewards is not None:  # valid: rewards recorded, never None
-                self.evals.setdefault(row.eval_key, []).append(row.rewards)
+                summed_in(self.evals.setdefault(row.eval_key, []), self.ended.setdefault(row.eval_key, []), row)
             else:
                 self.left_out += 1
             for index, value in enumerate((row.n_input_tokens, row.n_cache_tokens, row.n_output_tokens, row.cost_usd)):
@@ -630,7 +654,7 @@ class JobOverview:
         task.passed += row.outcome == PASSED
         task.errors += bool(row.exception_types)
         if row.reward_valid and row.rewards is not None:
-            task.rewards.append(row.rewards)
+            summed_in(task.rewards, task.ended, row)
 
     @property
     def total(self) -> int:
