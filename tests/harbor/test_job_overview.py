@@ -897,3 +897,27 @@ def test_a_mean_is_summed_in_the_order_the_trials_finished_as_harbor_sums_it(tas
     data = strict_json(run_tool(env, "run", "--json", job, cwd=tmp_path).stdout)["job"]
     assert data["means"] == {"oracle__adhoc": {"mean": 0.0}} and data["mean_errors"] == {}, data
     assert data["tasks"][0]["mean"] == 0.0, data["tasks"]
+
+
+def test_the_jobs_list_says_a_mean_harbor_recorded_as_null_is_no_number_as_the_overview_does(task, runs, env):
+    """A job whose trials scored 1e308 twice: Harbor's sum overflows and its
+    result.json records ``{"mean": null}``. The jobs list said ``-``, as of a
+    job with no valid reward (no metric at all), while its overview says no number."""
+    demo = task()
+    job = make_job(runs / "jobs" / "big", {f"demo__{i}": dict(task=demo, rewards={"reward": 1e308}) for i in "ab"})
+    make_job(
+        runs / "jobs" / "none",
+        {"demo__c": dict(task=demo, exception=harbor_exception("RewardFileNotFoundError", "no reward"))},
+    )
+    result = json.loads((job / "result.json").read_text())
+    result["stats"]["evals"]["oracle__adhoc"]["metrics"] = [{"mean": None}]  # pydantic writes inf as null
+    (job / "result.json").write_text(json.dumps(result))
+    by_name = {summary.name: summary for summary in read_jobs(runs / "jobs")}
+    assert by_name["big"].mean_words == "no number (its result.json records null)"
+    assert by_name["none"].mean_words == "-"
+    done = run_tool(env, "run", runs / "jobs", cwd=runs)
+    line = next(line for line in done.stdout.splitlines() if line.startswith("big"))
+    assert "no number (its result.json records null)" in line, done.stdout
+    data = strict_json(run_tool(env, "run", "--json", runs / "jobs", cwd=runs).stdout)
+    big = next(job for job in data["jobs"] if job["name"] == "big")
+    assert big["means"] == {"oracle__adhoc": {"mean": None}}, big

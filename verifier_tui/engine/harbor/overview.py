@@ -450,8 +450,12 @@ CANNOT_COMPUTE = "Harbor cannot compute it ({})"
 #: A mean that is no number, in place of the number, with why in parentheses (the figures around it are
 #: separated by commas): every face says it so (the reward line, the task tables, compare, the jobs list).
 NO_NUMBER = "no number ({})"
+#: Why, when a job's result.json records the mean as null (the jobs list, which reads only that).
+RECORDED_NULL = "its result.json records null"
 #: Why, when finite rewards' sum passed the largest float (:data:`OVERFLOWED`).
-OVERFLOWS = "Harbor's sum overflows to {}; its result.json records null"
+OVERFLOWS = "Harbor's sum overflows to {}; " + RECORDED_NULL
+#: A mean a job's result.json records as null, as the jobs list says it.
+NULL_MEAN = NO_NUMBER.format(RECORDED_NULL)
 #: The :func:`mean_errors` figures of finite rewards whose sum overflowed: a
 #: sum of finite floats passes the largest float to ±inf only, never to nan.
 OVERFLOWED = ("inf", "-inf")
@@ -862,7 +866,7 @@ class JobSummary:
     n_completed: int | None
     n_errored: int | None
     outcomes: dict[str, int]  # as the job's overview counts them
-    means: dict[str, dict[str, float]]  # evals key -> Harbor's metric
+    means: dict[str, dict[str, float | None]]  # evals key -> Harbor's metric (None: recorded null, no number)
     problem: str | None = None
 
     @property
@@ -874,7 +878,9 @@ class JobSummary:
     @property
     def mean_words(self) -> str:
         values = {f"{group} {key}": v for group, means in self.means.items() for key, v in means.items()}
-        return reward_pairs(values, lambda _key, v: f"{v:.3f}", " / ") or "-"
+        # A mean recorded null (Harbor's figure was inf or nan) is said as the job's overview says one, not "-",
+        # which says the job had no valid reward at all (no metric).
+        return reward_pairs(values, lambda _key, v: mean_number(v, None) if v is not None else NULL_MEAN, " / ") or "-"
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -960,13 +966,16 @@ def read_job_summary(folder: Path) -> JobSummary:
     stats = result.get("stats") if result.ok else None
     stats = stats if isinstance(stats, dict) else {}
     evals = untrusted.table(stats, "evals")
-    means: dict[str, dict[str, float]] = {}
+    means: dict[str, dict[str, float | None]] = {}
     for key, group in evals.items():
         metrics = group.get("metrics") if isinstance(group, dict) else None
         first = metrics[0] if isinstance(metrics, list) and metrics and isinstance(metrics[0], dict) else {}
-        # reward_float: an integer past any float (JSON has no bound) is an infinity, never an OverflowError
-        numbers = {
-            k: reward_float(v) for k, v in first.items() if isinstance(v, (int, float)) and not isinstance(v, bool)
+        # reward_float: an integer past any float (JSON has no bound) is an infinity, never an OverflowError;
+        # null is what pydantic writes for Harbor's inf or nan (a sum past the largest float): no number, kept.
+        numbers: dict[str, float | None] = {
+            k: None if v is None else reward_float(v)
+            for k, v in first.items()
+            if v is None or (isinstance(v, (int, float)) and not isinstance(v, bool))
         }
         if numbers:
             means[str(key)] = numbers
