@@ -848,7 +848,7 @@ def test_a_float_reward_of_hundreds_of_digits_takes_no_screenful(task, runs, env
     done = run_tool(env, "run", job, cwd=tmp_path)
     no_traceback(done)
     trial_row = next(line for line in done.stdout.splitlines() if line.startswith("demo__a"))
-    assert "-1e+308" in trial_row and len(trial_row) < 120, trial_row
+    assert "-1.000e+308" in trial_row and len(trial_row) < 120, trial_row
 
 
 def test_why_a_mean_is_no_number_is_said_only_when_true_and_apart_from_the_figures_around_it(task, runs, env, tmp_path):
@@ -921,3 +921,17 @@ def test_the_jobs_list_says_a_mean_harbor_recorded_as_null_is_no_number_as_the_o
     data = strict_json(run_tool(env, "run", "--json", runs / "jobs", cwd=runs).stdout)
     big = next(job for job in data["jobs"] if job["name"] == "big")
     assert big["means"] == {"oracle__adhoc": {"mean": None}}, big
+
+
+def test_a_float_and_an_integer_past_18_digits_are_written_alike(task, runs, env, tmp_path):
+    """A trial rewarded ``{"a": -1e308, "b": 10**400}``: the float read
+    ``-1e+308`` and the integer ``1.000e+400`` side by side, two ways of
+    writing one kind of number (and the bound was written twice, ``1e18``
+    and ``10**18``)."""
+    demo = task()
+    trials = {"demo__a": dict(task=demo, rewards={"a": -1e308, "b": 10**400}), "demo__b": dict(task=demo, rewards={})}
+    job = make_job(runs / "jobs" / "j", trials)
+    done = run_tool(env, "run", job, cwd=tmp_path)
+    no_traceback(done)
+    trial_row = next(line for line in done.stdout.splitlines() if line.startswith("demo__a"))
+    assert "a=-1.000e+308 b=1.000e+400" in trial_row, trial_row

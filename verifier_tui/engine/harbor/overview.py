@@ -145,10 +145,12 @@ def _number(value: Any) -> str:
         return str(value)
     if not isinstance(value, (int, float)):
         return json.dumps(value)  # "1.0" quoted: never taken for the number
+    if (isinstance(value, int) or math.isfinite(value)) and abs(value) >= LONG:  # (inf and nan as .4g writes them)
+        # A float as an integer (.1f wrote all 309 digits of 1e308, 401 digits filled the trials table): one way.
+        return count_words(value)
     if isinstance(value, float):
-        # Past 18 digits as the integers below are: .1f wrote all 309 digits of 1e308.
-        return f"{value:.1f}" if value.is_integer() and abs(value) < 1e18 else f"{value:.4g}"
-    return str(value) if abs(value) < 10**18 else count_words(value)  # 401 digits filled the trials table
+        return f"{value:.1f}" if value.is_integer() else f"{value:.4g}"
+    return str(value)
 
 
 def _exceptions(result: dict[str, Any], steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -169,13 +171,18 @@ def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
+#: A number this large or larger (past 18 digits: no job's, but a result.json
+#: may say anything) is written short by :func:`count_words`, a float as an integer.
+LONG = 10**18
+
+
 def count_words(count: float) -> str:
-    """A token count as a reader takes it in: ``2,000``; one past 18 digits
-    (no job's, but a result.json may say anything) as ``1.000e+400``, not
-    hundreds of digits and commas filling the screen."""
+    """A token count as a reader takes it in: ``2,000``; one of :data:`LONG`
+    or more as ``1.000e+400``, not hundreds of digits and commas filling the
+    screen (a reward too: ``-1.000e+308``, by :func:`_number`)."""
     from decimal import Decimal
 
-    return f"{count:,}" if abs(count) < 10**18 else f"{Decimal(count):.3e}"
+    return f"{count:,}" if abs(count) < LONG else f"{Decimal(count):.3e}"
 
 
 def cost_words(cost: float) -> str:
