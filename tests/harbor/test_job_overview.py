@@ -935,3 +935,17 @@ def test_a_float_and_an_integer_past_18_digits_are_written_alike(task, runs, env
     no_traceback(done)
     trial_row = next(line for line in done.stdout.splitlines() if line.startswith("demo__a"))
     assert "a=-1.000e+308 b=1.000e+400" in trial_row, trial_row
+
+
+def test_what_the_mean_would_be_counting_trials_left_out_as_0_is_never_said_inf(task, runs, env, tmp_path):
+    """Trials rewarded 1e308 twice and one with no reward: after the mean
+    said no number, the next line read "counting them as 0 the mean would be
+    inf", a figure no mean is (the sum overflows either way)."""
+    demo = task()
+    trials = {f"demo__{i}": dict(task=demo, rewards={"reward": 1e308}) for i in "ab"}
+    trials["demo__c"] = dict(task=demo, exception=harbor_exception("RewardFileNotFoundError", "no reward"))
+    job = make_job(runs / "jobs" / "j", trials)
+    done = run_tool(env, "run", job, cwd=tmp_path)
+    no_traceback(done)
+    line = next(line for line in done.stdout.splitlines() if "leaves out" in line)
+    assert line.strip() == "Harbor's mean leaves out 1 trial with no valid reward (1 RewardFileNotFoundError)", line

@@ -704,9 +704,14 @@ class JobOverview:
         if several:
             lines.append("with several reward keys, a key a trial lacks counts as 0 in Harbor's mean")
         if self.left_out:
-            all_rows = [r.rewards if r.reward_valid else {} for r in self.rows]
-            with_zeros = mean_of([r or {"reward": 0} for r in all_rows]) if not several else {}
-            counted_as_zero = f"; counting them as 0 the mean would be {with_zeros['mean']:.3f}" if with_zeros else ""
+            all_rows = [(r.rewards if r.reward_valid else None) or {"reward": 0} for r in self.rows]
+            with_zeros = mean_of(all_rows) if not several else {}
+            # Not said when that mean is no number either (1e308 twice: the sum overflows with the zeros too): it
+            # read "would be inf", a figure no mean is.
+            if with_zeros and not mean_errors(all_rows):
+                counted_as_zero = f"; counting them as 0 the mean would be {with_zeros['mean']:.3f}"
+            else:
+                counted_as_zero = ""
             why: dict[str, int] = {}
             for row in self.rows:
                 if not row.reward_valid:
