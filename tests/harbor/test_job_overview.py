@@ -949,3 +949,24 @@ def test_what_the_mean_would_be_counting_trials_left_out_as_0_is_never_said_inf(
     no_traceback(done)
     line = next(line for line in done.stdout.splitlines() if "leaves out" in line)
     assert line.strip() == "Harbor's mean leaves out 1 trial with no valid reward (1 RewardFileNotFoundError)", line
+
+
+def test_a_mean_of_hundreds_of_digits_takes_no_screenful(task, runs, env, tmp_path):
+    """Trials rewarded 1e308 and 0.5: their mean, 5e307 (a number: the sum
+    does not overflow), was written ``.3f``, 312 characters in run JOB's
+    reward line and task table, compare's job line, A mean and B - A."""
+    demo = task()
+    a = make_job(
+        runs / "jobs" / "a",
+        {"demo__a": dict(task=demo, rewards={"reward": 1e308}), "demo__b": dict(task=demo, rewards={"reward": 0.5})},
+    )
+    b = make_job(runs / "jobs" / "b", {"demo__c": dict(task=demo, rewards={"reward": 1.0})})
+    done = run_tool(env, "run", a, cwd=tmp_path)
+    no_traceback(done)
+    assert "oracle__adhoc: mean 5.000e+307 over 2 trials" in done.stdout, done.stdout
+    assert max(map(len, done.stdout.splitlines())) < 120, done.stdout
+    compared = run_tool(env, "compare", a, b, cwd=tmp_path)
+    no_traceback(compared)
+    assert "Harbor's mean 5.000e+307" in compared.stdout, compared.stdout
+    row = next(line for line in compared.stdout.splitlines() if line.startswith(demo.name)).split()
+    assert row[1:6] == ["1/2", "5.000e+307", "1/1", "1.000", "-5.000e+307"], row

@@ -29,6 +29,7 @@ from verifier_tui.engine.harbor.overview import (
     JobOverview,
     TaskRow,
     TrialRow,
+    mean_figure,
     mean_number,
     mean_words,
     read_overviews,
@@ -130,9 +131,9 @@ class TaskComparison:
         mean, B passed, B mean, B - A, how many trials flipped."""
         named = self.named
         if named:
-            difference = reward_pairs(self.differences, lambda key, value: f"{key} {value:+.3f}") or "-"
+            difference = reward_pairs(self.differences, lambda key, value: f"{key} {mean_figure(value, True)}") or "-"
         else:
-            difference = "-" if self.difference is None else f"{self.difference:+.3f}"
+            difference = "-" if self.difference is None else mean_figure(self.difference, True)
         return (
             passed_text(self.a),
             mean_words(self.a, named),

@@ -483,13 +483,22 @@ def mean_words(row: TaskRow | None, named: bool = False) -> str:
     errors = row.mean_errors if row is not None else {}
     if len(means) == 1 and not named:
         key, value = next(iter(means.items()))
-        return mean_error_words(errors[key]) if key in errors else f"{value:.3f}"
+        return mean_number(value, errors.get(key))
     return reward_pairs(means, partial(_mean_pair, errors)) or "-"
 
 
 def mean_number(value: float, error: str | None) -> str:
     """A mean as every face writes it: ``0.750``, or why Harbor has no number for it (:func:`mean_error_words`)."""
-    return mean_error_words(error) if error is not None else f"{value:.3f}"
+    return mean_error_words(error) if error is not None else mean_figure(value)
+
+
+def mean_figure(value: float, signed: bool = False) -> str:
+    """A mean (or, ``signed``, a difference of two) as every face writes it:
+    ``0.750`` (``+0.250``); one of :data:`LONG` or more as :func:`count_words`
+    writes it (``5.000e+307``): ``.3f`` wrote all 308 digits of 1e308 / 2."""
+    if math.isfinite(value) and abs(value) >= LONG:
+        return ("+" if signed and value >= 0 else "") + count_words(value)
+    return f"{value:+.3f}" if signed else f"{value:.3f}"
 
 
 def _mean_pair(errors: dict[str, str], key: str, value: float) -> str:
@@ -709,7 +718,7 @@ class JobOverview:
             # Not said when that mean is no number either (1e308 twice: the sum overflows with the zeros too): it
             # read "would be inf", a figure no mean is.
             if with_zeros and not mean_errors(all_rows):
-                counted_as_zero = f"; counting them as 0 the mean would be {with_zeros['mean']:.3f}"
+                counted_as_zero = f"; counting them as 0 the mean would be {mean_figure(with_zeros['mean'])}"
             else:
                 counted_as_zero = ""
             why: dict[str, int] = {}
