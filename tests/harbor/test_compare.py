@@ -436,3 +436,19 @@ def test_compare_json_gives_a_mean_that_is_no_number_as_harbor_records_it_and_wh
     job = json.loads(run_tool(env, "run", "--json", a, cwd=tmp_path).stdout)["job"]
     assert job["means"] == data["a"]["means"] and job["mean_errors"] == data["a"]["mean_errors"], job
     assert job["tasks"][0] == row, job["tasks"]
+
+
+def test_a_difference_past_the_largest_float_is_written_as_it_is_never_inf(env, runs, task, tmp_path):
+    """A scored alpha 1e308, B -1e308: each mean a number, their difference
+    (-2e308) past any float. B - A read ``-inf`` and --json's ``difference``
+    the string ``"-inf"`` where a number or null is documented."""
+    alpha = task("alpha")
+    a = make_job(runs / "jobs" / "a", {"alpha__a1": dict(task=alpha, rewards={"reward": 1e308})})
+    b = make_job(runs / "jobs" / "b", {"alpha__b1": dict(task=alpha, rewards={"reward": -1e308})})
+    lines = compare_lines(env, (a, b), tmp_path)
+    row = next(line for line in lines if line.startswith("alpha")).split()
+    assert row[1:6] == ["1/1", "1.000e+308", "0/1", "-1.000e+308", "-2.000e+308"], row
+    data = json.loads(run_tool(env, "compare", "--json", a, b, cwd=tmp_path).stdout)
+    [alpha_row] = data["tasks"]
+    assert alpha_row["difference"] is None and alpha_row["differences"] == {}, alpha_row
+    assert alpha_row["differs"] is True, alpha_row

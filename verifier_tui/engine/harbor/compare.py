@@ -39,6 +39,7 @@ from verifier_tui.engine.verdict import reward_pairs
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from decimal import Decimal
 
 _EARLIEST = datetime.min.replace(tzinfo=timezone.utc)
 
@@ -82,15 +83,32 @@ class TaskComparison:
         return any(len(k) > 1 for k in keys) or (len(keys) == 2 and keys[0] != keys[1])
 
     @property
-    def differences(self) -> dict[str, float]:
-        """B's mean less A's, for each reward key both have a mean of."""
+    def exact_differences(self) -> dict[str, float | Decimal]:
+        """B's mean less A's, for each reward key both have a mean of; one
+        past any float (1e308 against -1e308: -2e308, which read ``-inf``) as
+        the Decimal it is."""
         if self.a is None or self.b is None:
             return {}
         theirs = self.b.means
         # A mean Harbor has no number for (mean_errors: inf, nan, an OverflowError) has no difference either:
         # inf - inf said "+nan".
         no_number = {*self.a.mean_errors, *self.b.mean_errors}
-        return {key: theirs[key] - mean for key, mean in self.a.means.items() if key in theirs and key not in no_number}
+        found: dict[str, float | Decimal] = {}
+        for key, mean in self.a.means.items():
+            if key in theirs and key not in no_number:
+                difference = theirs[key] - mean
+                if math.isfinite(difference):
+                    found[key] = difference
+                    continue
+                from decimal import Decimal  # (as count_words: only a number this large needs it)
+
+                found[key] = Decimal(theirs[key]) - Decimal(mean)
+        return found
+
+    @property
+    def differences(self) -> dict[str, float]:
+        """:attr:`exact_differences` that a float holds (--json has no number for the others)."""
+        return {key: value for key, value in self.exact_differences.items() if isinstance(value, float)}
 
     @property
     def number_differs(self) -> bool:
@@ -111,13 +129,13 @@ class TaskComparison:
         if self.a is None or self.b is None:
             return (self.a is None) != (self.b is None)
         keys_differ = set(self.a.means) != set(self.b.means)
-        return bool(self.flips) or keys_differ or self.number_differs or any(self.differences.values())
+        return bool(self.flips) or keys_differ or self.number_differs or any(self.exact_differences.values())
 
     @property
     def largest_difference(self) -> float:
         """What the tasks are sorted by, the largest first: B - A's largest
         size; a mean that is a number in one job only counts as the largest."""
-        numbers = max(map(abs, self.differences.values()), default=0.0)
+        numbers = max((abs(float(value)) for value in self.exact_differences.values()), default=0.0)
         return math.inf if self.number_differs else numbers
 
     @property
@@ -130,10 +148,11 @@ class TaskComparison:
         """Its row after the task's name, as both faces show it: A passed, A
         mean, B passed, B mean, B - A, how many trials flipped."""
         named = self.named
+        exact = self.exact_differences
         if named:
-            difference = reward_pairs(self.differences, lambda key, value: f"{key} {mean_figure(value, True)}") or "-"
+            difference = reward_pairs(exact, lambda key, value: f"{key} {mean_figure(value, True)}") or "-"
         else:
-            difference = "-" if self.difference is None else mean_figure(self.difference, True)
+            difference = mean_figure(next(iter(exact.values())), True) if exact else "-"
         return (
             passed_text(self.a),
             mean_words(self.a, named),

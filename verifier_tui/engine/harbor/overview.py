@@ -43,6 +43,7 @@ from verifier_tui.engine.verdict import reward_pairs
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
     from datetime import datetime
+    from decimal import Decimal
     from typing import Any
 
 PASSED = "passed"
@@ -176,13 +177,13 @@ def _int(value: Any) -> int | None:
 LONG = 10**18
 
 
-def count_words(count: float) -> str:
+def count_words(count: float | Decimal) -> str:
     """A token count as a reader takes it in: ``2,000``; one of :data:`LONG`
     or more as ``1.000e+400``, not hundreds of digits and commas filling the
     screen (a reward too: ``-1.000e+308``, by :func:`_number`)."""
     from decimal import Decimal
 
-    return f"{count:,}" if abs(count) < LONG else f"{Decimal(count):.3e}"
+    return f"{count:,}" if -LONG < count < LONG else f"{Decimal(count):.3e}"
 
 
 def cost_words(cost: float) -> str:
@@ -492,11 +493,12 @@ def mean_number(value: float, error: str | None) -> str:
     return mean_error_words(error) if error is not None else mean_figure(value)
 
 
-def mean_figure(value: float, signed: bool = False) -> str:
+def mean_figure(value: float | Decimal, signed: bool = False) -> str:
     """A mean (or, ``signed``, a difference of two) as every face writes it:
     ``0.750`` (``+0.250``); one of :data:`LONG` or more as :func:`count_words`
     writes it (``5.000e+307``): ``.3f`` wrote all 308 digits of 1e308 / 2."""
-    if math.isfinite(value) and abs(value) >= LONG:
+    # (Not math.isfinite: it takes a Decimal past any float, B - A of 1e308 and -1e308, for an infinity.)
+    if not -LONG < value < LONG and value == value and value not in (math.inf, -math.inf):
         return ("+" if signed and value >= 0 else "") + count_words(value)
     return f"{value:+.3f}" if signed else f"{value:.3f}"
 
