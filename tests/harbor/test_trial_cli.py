@@ -1320,3 +1320,27 @@ def test_a_redacted_secret_of_a_trial_takes_nothing_from_your_environment(task, 
     assert said in data["replay"]["notices"], data["replay"]["notices"]
     given = as_json(tool(shell, "run", folder, "--json", "--env", "AWS_SECRET_ACCESS_KEY", cwd=elsewhere))
     assert "AWS_SECRET_ACCESS_KEY aws-s3cret-of-the-shell" in given["local"]["stdout"].splitlines()
+
+
+def test_explain_a_trial_says_the_replays_environment_and_its_notes(task, runs, env, elsewhere):
+    # explain TASK lists the runner's environment and its notes; explain TRIAL said neither, so "what would the
+    # replay's verifier get?" had no answer: not the job's variables, not the ${VAR} the replay runs without.
+    demo = task(verifier=PRINTS_NAMED, toml=NAMES_THE_SHELL)
+    folder = trial_with_job_env(runs, demo, {"X": "${VTUI_SECRET}", "LEVEL": "2"})
+    shell = dict(env, VTUI_SECRET="s3cret-of-the-shell")
+    without = (
+        "VTUI_SECRET is not taken from your environment in a replay (X = '${VTUI_SECRET}' in config.json "
+        "verifier.env (the job's)): the replay runs without X; --env VTUI_SECRET passes yours"
+    )
+    done = tool(shell, "explain", folder, cwd=elsewhere)
+    assert done.returncode == 0 and "s3cret-of-the-shell" not in done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    assert f"  note: {without}" in lines, done.stdout
+    assert "  environment (what the runner gets):" in lines, done.stdout
+    assert "    from config.json verifier.env (the job's): LEVEL" in [line.split("=")[0] for line in lines]
+    assert any(line.startswith("    held back: ") and "(--env NAME passes one)" in line for line in lines)
+    assert not [line for line in lines if line.endswith(" ")], done.stdout
+    data = as_json(tool(shell, "explain", folder, "--json", cwd=elsewhere))
+    assert without in data["explain"]["notices"], data["explain"]["notices"]
+    passed = {row["name"]: row["source"] for row in data["explain"]["environment"]["passed"]}
+    assert passed["LEVEL"] == "config.json verifier.env (the job's)" and "X" not in passed

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from verifier_tui.engine.harbor.replay import StandIn
     from verifier_tui.engine.harbor.trial_session import Replayed, TrialSession
     from verifier_tui.engine.harbor.walkthrough import TrialWalkthrough
+    from verifier_tui.engine.readback import Explanation
     from verifier_tui.engine.suite import JobTrials, NotReplayed
 
 TRIAL_ONLY = ("trial", "step", "task", "stand_in")
@@ -529,14 +530,7 @@ def explain_command(args: argparse.Namespace) -> int:
         if args.json:
             terminal.out_json(data)
             return 0 if explain is not None and explain.error is None else 2
-        from verifier_tui.words.resolution import binding_lines, nemo_gym_lines, plain, problem_line, sys_path_lines
-        from verifier_tui.words.trial import (
-            PHASE_MARKS,
-            agreement_words,
-            cause_lines,
-            task_words,
-            trial_header,
-        )
+        from verifier_tui.words.trial import PHASE_MARKS, cause_lines, task_words, trial_header
 
         walk = opened.walk
         terminal.say(trial_header(walk))
@@ -553,25 +547,48 @@ def explain_command(args: argparse.Namespace) -> int:
             terminal.say(f"  try: {walk.sandbox.phases.advice}")
         for note in trial_notes(walk):
             terminal.say(f"  note: {one_line(note)}")
-        if explain is None:
-            assert opened.last is not None  # to_json() compared the sides
-            terminal.say(f"replay    {agreement_words(opened.last.agreement, opened.skipped)[1]}")
-            return 2
-        if explain.error is not None:
-            terminal.say(f"replay    the runner gave no explanation: {explain.error}")
-            return 2
+        return print_replay_explained(opened, explain)
+
+
+def print_replay_explained(opened: TrialSession, explain: Explanation | None) -> int:
+    """``explain TRIAL``'s replay side: its notes (the variables it runs
+    without, as ``run TRIAL`` says them), how verify is imported and called,
+    and the runner's environment as ``explain TASK`` says it; the exit status."""
+    from verifier_tui.words.resolution import (
+        binding_lines,
+        environment_lines,
+        nemo_gym_lines,
+        plain,
+        problem_line,
+        sys_path_lines,
+    )
+    from verifier_tui.words.trial import agreement_words
+
+    if explain is None:
+        assert opened.last is not None  # to_json() compared the sides
+        terminal.say(f"replay    {agreement_words(opened.last.agreement, opened.skipped)[1]}")
+        return 2
+    if explain.error is not None:
+        terminal.say(f"replay    the runner gave no explanation: {explain.error}")
+    else:
         terminal.say("replay (Harbor mode, verify not called):")
-        if opened.plan.no_workspace:
-            terminal.say(f"  no workspace: {opened.walk.workspace.words}")
-        printed_lines = sys_path_lines(explain, str) + nemo_gym_lines(explain, str)
-        for printed in printed_lines + binding_lines(explain, "harbor", str):
-            terminal.say(f"  {plain(printed)}")
-        for problem in explain.problems:
-            terminal.say(f"  {problem_line(explain, problem)}")
-        error = explain.import_error
-        if error is not None:
-            terminal.say(f"  importing the verifier raised {error.said}")
-        return 0
+    if opened.plan.no_workspace:
+        terminal.say(f"  no workspace: {opened.walk.workspace.words}")
+    for note in explain.notices:
+        terminal.say(f"  note: {one_line(note)}")
+    if explain.error is not None:
+        return 2
+    printed_lines = sys_path_lines(explain, str) + nemo_gym_lines(explain, str)
+    for printed in printed_lines + binding_lines(explain, "harbor", str):
+        terminal.say(f"  {plain(printed)}")
+    for problem in explain.problems:
+        terminal.say(f"  {problem_line(explain, problem)}")
+    error = explain.import_error
+    if error is not None:
+        terminal.say(f"  importing the verifier raised {error.said}")
+    for line in environment_lines(explain.environment):
+        terminal.say(f"  {line}" if line else "")
+    return 0
 
 
 # ---------------------------------------------------------------------------

@@ -25,7 +25,14 @@ from verifier_tui.engine.record import record
 from verifier_tui.engine.task.discovery import verifier_notices
 from verifier_tui.engine.verdict import rewards_json
 from verifier_tui.words.paths import here, home_folder, text_from, tilde
-from verifier_tui.words.resolution import binding_lines, nemo_gym_lines, plain, problem_line, sys_path_lines
+from verifier_tui.words.resolution import (
+    binding_lines,
+    environment_lines,
+    nemo_gym_lines,
+    plain,
+    problem_line,
+    sys_path_lines,
+)
 from verifier_tui.words.run import (
     JSON_HAS_THEM,
     LISTED,
@@ -60,7 +67,6 @@ if TYPE_CHECKING:
     from typing import IO, Any
 
     from verifier_tui.engine.readback import Explanation
-    from verifier_tui.engine.sandbox.environment import ChildEnvironment
     from verifier_tui.engine.session import Options, Session
 
 
@@ -227,28 +233,6 @@ def explain_lines(session: Session, data: Explanation) -> list[str]:
     for text in environment_lines(data.environment):
         out.append(text)
     return out
-
-
-def environment_lines(environment: ChildEnvironment | None) -> list[str]:
-    """What the runner's environment held, by where it came from: names only,
-    values only for verifier-tui's own and the task's (as task.toml writes them)."""
-    if environment is None:
-        return []
-    from verifier_tui.engine.sandbox.environment import interpreter_switches
-
-    lines = ["", "environment (what the runner gets):"]
-    by_source: dict[str, list[str]] = {}
-    for row in environment.passed:
-        shown = row.name if row.shown is None else f"{row.name}={row.shown}"
-        by_source.setdefault(row.source, []).append(one_line(shown))  # task.toml's: anything, line breaks too
-    for source, names in by_source.items():
-        lines.append(f"  from {source}: {', '.join(names)}")
-    held = environment.held_back
-    if held:
-        switches = interpreter_switches(held)
-        among = f", among them {', '.join(switches)}" if switches else ""
-        lines.append(f"  held back: {len(held)} other variable(s) of your environment{among} (--env NAME passes one)")
-    return lines
 
 
 def refused(group: Any) -> str | None:

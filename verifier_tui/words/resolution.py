@@ -1,7 +1,8 @@
 """How the runner will import and call the verifier, in the lines every face
 prints the same: sys.path in the order the runner placed it with each entry's
 roles, where ``nemo_gym.verifiers`` resolves, and ``verify``'s signature
-with each parameter's binding. A line is a list of parts, each its text and
+with each parameter's binding; the runner's environment, for the text
+output (:func:`environment_lines`). A line is a list of parts, each its text and
 what it is (:data:`HEADING`, :data:`QUIET`, :data:`STRONG`, :data:`PROBLEM`,
 :data:`WARN`, or plain): the TUI's resolution panel gives
 each kind its style, the text output joins them (:func:`plain`)."""
@@ -12,11 +13,13 @@ from typing import TYPE_CHECKING
 
 from verifier_tui.engine.readback import INTERPRETER, Resolution
 from verifier_tui.words.run import IN_JSON, LISTED, MODE_NAMES, more_text
+from verifier_tui.words.text import one_line
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from verifier_tui.engine.readback import Explanation, Parameter
+    from verifier_tui.engine.sandbox.environment import ChildEnvironment
 
 HEADING, QUIET, STRONG, PROBLEM, WARN, PLAIN = "heading", "quiet", "strong", "problem", "warn", ""
 Line = list[tuple[str, str]]
@@ -152,3 +155,27 @@ def problem_head(data: Explanation) -> str:
     if data.would_exit == 1:
         return "verify would not be called (the verifier's own code raised, exit 1): "
     return "contract problem: "
+
+
+def environment_lines(environment: ChildEnvironment | None) -> list[str]:
+    """What the runner's environment held, by where it came from: names only,
+    values only for verifier-tui's own and the task's (as task.toml writes them).
+    Said alike by ``explain TASK`` and ``explain TRIAL`` (the replay's, the
+    trial's tables as Harbor built them), after a blank line."""
+    if environment is None:
+        return []
+    from verifier_tui.engine.sandbox.environment import interpreter_switches
+
+    lines = ["", "environment (what the runner gets):"]
+    by_source: dict[str, list[str]] = {}
+    for row in environment.passed:
+        shown = row.name if row.shown is None else f"{row.name}={row.shown}"
+        by_source.setdefault(row.source, []).append(one_line(shown))  # task.toml's: anything, line breaks too
+    for source, names in by_source.items():
+        lines.append(f"  from {source}: {', '.join(names)}")
+    held = environment.held_back
+    if held:
+        switches = interpreter_switches(held)
+        among = f", among them {', '.join(switches)}" if switches else ""
+        lines.append(f"  held back: {len(held)} other variable(s) of your environment{among} (--env NAME passes one)")
+    return lines

@@ -266,7 +266,14 @@ class TrialSession:
         try:
             if self.session is None:
                 return None
-            return self.session.explain(replace(self.spec(), explain_only=True, phases=False))
+            explained = self.session.explain(replace(self.spec(), explain_only=True, phases=False))
+            # The plan's notes (a variable the trial names that the replay runs without, a template
+            # filled here) are the replay's, as a run's are (_compare): explain says them too.
+            # Without a workspace (none captured, or an empty /app chosen) the plan says so in its own words.
+            chosen = self.plan.empty or self.plan.no_workspace
+            own = [n for n in explained.notices if not (chosen and n == NOTHING_CHOSEN)]
+            notes = [*own, *(n for n in self.plan.notices if n not in own)]
+            return replace(explained, notices=tuple(notes))
         finally:
             if transient:
                 self._close_session()
