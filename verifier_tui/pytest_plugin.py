@@ -29,6 +29,7 @@ from __future__ import annotations
 import functools
 import os
 import signal
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -548,6 +549,11 @@ def trial_report(session: Any, replayed: Any) -> str:
     return text.getvalue().rstrip("\n")
 
 
+class TaskNote(UserWarning):
+    """A note on a case's task as a whole, as ``verifier-tui test`` says it
+    under the task (``-W ignore::verifier_tui.pytest_plugin.TaskNote`` hides them)."""
+
+
 class CaseNotRun(Exception):
     """A case that cannot be run: its expected.json, or its task, is unusable."""
 
@@ -575,7 +581,18 @@ class VerifierCase(pytest.Item):
 
     def runtest(self) -> None:
         from verifier_tui.engine.suite import not_run
+        from verifier_tui.words.text import one_line
 
+        if self.group.session is not None:
+            from verifier_tui.commands.report import task_notes
+
+            # What `verifier-tui test` says under the task's header (the sandbox runs the task's own runner,
+            # so this case may pass here and score nothing in Harbor): a failure's report says it among the
+            # run's notes, a case that passes said nothing. pytest's warnings summary lists them by note.
+            toml = self.group.folder / "task.toml"  # where each is said: the task's file, as a skip is (NoCase)
+            for note in task_notes(self.group):
+                # (pytest's Node.warn needs a line, which a case has not)
+                warnings.warn_explicit(TaskNote(said(note)), None, one_line(str(toml)), 1)
         if self.problem is not None:
             raise CaseNotRun(not_run(self.problem))
         if self.group.error is not None:

@@ -207,6 +207,10 @@ def test_test_says_the_task_ships_a_different_runner(env, tmp_path):
     ), done.stdout
     assert lines[1].endswith("--runner task runs the task's own"), done.stdout
     assert lines[-1] == "1 passed, 0 failed"
+    # --json says it of the task too (each case's notices carried it; a task with none run had it nowhere)
+    task_notes = json.loads(run_tool(env, "test", task_dir, "--python", PY, "--json").stdout)["tasks"][0]["notices"]
+    assert [note.split(":")[0] for note in task_notes] == [lines[1].removeprefix("note: ").split(":")[0]], task_notes
+    assert task_notes[0].endswith("--runner task runs the task's own"), task_notes
     same = make_task(tmp_path / "same", cases={"c": {}})
     write(same / "cases" / "c" / "expected.json", '{"rewards": {"reward": 1.0}}')
     write(same / "tests" / ".ng" / "run_verifier.py", (REPO / "runner" / "run_verifier.py").read_text())

@@ -618,6 +618,27 @@ def test_a_task_whose_own_runner_differs_names_the_command_that_runs_it(pytester
     done.stdout.fnmatch_lines(["*verifier-tui test PATH --runner task runs the task's own*"])
 
 
+def test_a_passing_case_of_a_task_whose_own_runner_differs_warns(pytester):
+    """The task ships a tests/.ng/run_verifier.py unlike verifier-tui's (here one that
+    does not even compile): its case passed with not a word, where ``test`` says under
+    the task that the sandbox runs the task's runner, which scores every Harbor trial.
+    A pytest warning at each of the task's cases says it, in the plugin's words."""
+    task_dir = one_case_task(pytester, "own")
+    vendored = task_dir / "tests" / ".ng" / "run_verifier.py"
+    vendored.parent.mkdir(parents=True, exist_ok=True)
+    vendored.write_text("import sys\nsys.exit(main(\n")
+    done = run(pytester, "--verifier-cases", "tasks")
+    done.assert_outcomes(passed=1, warnings=1)
+    done.stdout.fnmatch_lines(
+        [
+            "*warnings summary*",
+            "tasks/own::only",
+            "*TaskNote: the task ships its own runner (tests/.ng/run_verifier.py) and it differs from "
+            "verifier-tui's: the sandbox runs the task's*verifier-tui test PATH --runner task runs the task's own",
+        ]
+    )
+
+
 def test_every_action_of_the_engine_is_worded_with_an_option_the_plugin_has_or_its_command():
     """Each action the engine may suggest: an option pytest refuses (``--runner``,
     ``--task-id``, ``--response``) is said only after the verifier-tui command that

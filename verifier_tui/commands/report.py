@@ -291,6 +291,7 @@ def test_json(ran: list[tuple[Any, list[RunResult]]], wall: float, without: Sequ
                 "failed": sum(1 for r in rs if not r.expected_matched),
                 "invalid": len(g.invalid),
                 "harbor_refuses_task": refused(g),
+                "notices": task_notes(g),
             }
             for g, rs in ran
         ],
@@ -344,6 +345,29 @@ def error_line(error: str) -> str:
     return one_line(text_from(error, Path.cwd()))
 
 
+def task_notes(group: Any) -> list[str]:
+    """The notes on a task as a whole, which ``test`` says under its header,
+    ``test --json`` in its ``tasks`` row and the pytest plugin at each of its
+    cases: what every case ran with (a task.toml not read: its defaults), and
+    what the sandbox would run instead of this verifier (cases passing here
+    may score nothing there); but the task's error, said on its own (a
+    task.toml Harbor would refuse, which runs none of its cases). None for a
+    job's trials (no session: each replay says its own)."""
+    session = group.session
+    if session is None:
+        return []
+    notices = [*session.task.notices(), *verifier_notices(session.task, session.verifier)]
+    if session.runner == "ours":
+        from verifier_tui.engine.task.kinds import runner_notices
+
+        # The sandbox runs the task's own runner: cases passing with ours may score nothing there.
+        notices += runner_notices(session.task.own_runner, session.runner)
+    # said once: a cases/ that cannot be read, when it is the error itself, is no note beside it in other words
+    unread = session.task.cases_unread
+    doubled = unread if unread is not None and group.error is not None and unread in group.error else None
+    return [notice for notice in notices if notice != group.error and (doubled is None or doubled not in notice)]
+
+
 def group_lines(group: Any, results: list[RunResult]) -> list[str]:
     """One task's part of ``test``: a table of its cases, the stderr of each
     that failed, and the cases or the task that could not be run."""
@@ -354,23 +378,7 @@ def group_lines(group: Any, results: list[RunResult]) -> list[str]:
     verifier = f" · verifier {here(session.verifier)}" if session and session.verifier else ""
     preload = preload_words(session) if session and session.warm is not None else None  # held runs only
     out.append(f"task {one_line(group.name)}{verifier}" + (f" · {preload}" if preload else ""))
-    # What every case of the task ran with (a task.toml not read: its defaults), and what the sandbox
-    # would run instead of this verifier (cases passing here may score nothing there); but the task's
-    # error, said next (a task.toml Harbor would refuse, which runs none of its cases)
-    notices = [*session.task.notices(), *verifier_notices(session.task, session.verifier)] if session else []
-    if session is not None and session.runner == "ours":
-        from verifier_tui.engine.task.kinds import runner_notices
-
-        # The sandbox runs the task's own runner: cases passing with ours may score nothing there.
-        notices += runner_notices(session.task.own_runner, session.runner)
-    # said once: a cases/ that cannot be read, when it is the error itself, is no note beside it in other words
-    unread = session.task.cases_unread if session else None
-    doubled = unread if unread is not None and group.error is not None and unread in group.error else None
-    out += [
-        f"note: {one_line(notice)}"
-        for notice in notices
-        if notice != group.error and (doubled is None or doubled not in notice)
-    ]
+    out += [f"note: {one_line(notice)}" for notice in task_notes(group)]
     if group.error is not None:
         out.append(f"!  not tested: {error_line(group.error)}")
         out += [f"!  {line}" for line in cases_not_run(group)]
