@@ -442,15 +442,21 @@ def _stand_in(config: pytest.Config, base: Path) -> Any:
 
 
 def _by_job(group: Any) -> list[tuple[str, Path, list[Any]]]:
-    """A group's collectors, their folders and their cases: Harbor's folder of
-    jobs is one per job, ``<job>::<trial>`` as for a job named alone (its
-    trials' names alone repeat where a job was copied); anything else, itself."""
-    if getattr(getattr(group, "found", None), "jobs", None) is None:  # (a task's group has nothing found)
+    """A group's collectors, their folders and their cases: a task is one, its
+    cases ``<task folder>::<case>``; Harbor's trials are one per job, each
+    ``<job folder>::<trial>``, whether given as the job, as Harbor's folder of
+    jobs (its trials' names alone repeat where a job was copied) or as a trial
+    alone (one id for one trial, whichever was given: ``--lf`` after a run of
+    the job knows it). A trial's job folder is the folder that holds it."""
+    from verifier_tui.engine.suite import JobTrials
+
+    if not isinstance(group, JobTrials):
         return [(group.name, group.folder, group.cases)]
     jobs: dict[Path, list[Any]] = {}
     for item in group.cases:
         jobs.setdefault(item.trial.path.parent, []).append(item)
-    return [(job.name, job, items) for job, items in jobs.items()] or [(group.name, group.folder, group.cases)]
+    named = [(group.name if job == group.folder else job.name, job, items) for job, items in jobs.items()]
+    return named or [(group.name, group.folder, group.cases)]
 
 
 class VerifierTask(pytest.Collector):

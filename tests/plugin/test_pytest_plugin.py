@@ -316,6 +316,21 @@ def test_harbors_jobs_folder_is_one_collector_a_job(pytester, env, tmp_path):
     assert "again/demo__aaaaaaa" in by_tool and "first/demo__aaaaaaa" in by_tool
 
 
+def test_a_trial_given_alone_is_named_by_its_job_as_in_the_job(pytester, tmp_path):
+    """``--verifier-cases jobs/j/<trial>``: the test was ``jobs/j/<trial>::<trial>``, where the docs
+    (and the job given whole) name it ``<job folder>::<trial>``: one trial, two ids (``--lf`` after a
+    run of the job did not know it). Now ``jobs/j::<trial>`` either way, and that id given back runs it."""
+    demo = make_task(pytester.path / "tasks" / "demo", READS_HELLO, toml=SEPARATE)
+    trial = sandbox_trial(
+        pytester.path / "jobs" / "j", demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate", capture=True
+    )
+    named = f"jobs/j::{trial.path.name}"
+    for given in ("jobs/j", f"jobs/j/{trial.path.name}"):
+        done = run(pytester, "--verifier-cases", given, "--co", "-q")
+        assert [line for line in done.stdout.lines if "::" in line] == [named], (given, done.stdout.lines)
+    run(pytester, "--verifier-cases", f"jobs/j/{trial.path.name}", named, "-q").assert_outcomes(passed=1)
+
+
 def test_a_trial_without_its_app_names_the_plugins_stand_in_options_throughout(pytester, tmp_path):
     """The report's head line named ``--verifier-workspace DIR, ...``, and
     the walkthrough below it ``--workspace DIR, --case NAME or --stand-in
