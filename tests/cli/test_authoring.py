@@ -479,6 +479,19 @@ def test_vendor_on_a_harbor_trial_or_job_says_what_it_is(tmp_path, env):
         done = run_tool(env, "vendor", path)
         assert done.returncode == 2, done.stderr
         assert done.stderr == f"verifier-tui: {path} is a Harbor {kind} folder, not a task: vendor the task it ran\n"
+    # Harbor's folder of jobs (jobs/) was still "not a task: expected a task folder (...)", where audit and
+    # run name it; it is named as they name it, and a place inside a trial (its agent/) as in that trial.
+    jobs = job.parent
+    done = run_tool(env, "vendor", jobs)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == f"verifier-tui: {jobs} is a Harbor jobs folder, not a task: vendor the tasks its jobs ran\n"
+    inside = job / "t__abc" / "agent"
+    done = run_tool(env, "vendor", inside)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == (
+        f"verifier-tui: {inside} is in the Harbor trial folder {job / 't__abc'}, not a task: vendor the task it ran\n"
+    )
+    assert not list(jobs.rglob("run_verifier.py")) and not list(jobs.rglob("test.sh.old")), "nothing written"
 
 
 def test_new_and_vendor_on_a_dangling_link_or_a_fifo_say_what_it_is(tmp_path, env):

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from verifier_tui.engine import untrusted
 from verifier_tui.engine.task.config import ORG_NAME
 from verifier_tui.engine.task.kinds import TASK_FILES, looks_like_task, not_a_task_message
-from verifier_tui.engine.task.target import harbor_kind
+from verifier_tui.engine.task.target import find_harbor_folder
 from verifier_tui.runner_source import runner_path, shim_path
 
 if TYPE_CHECKING:
@@ -271,9 +271,18 @@ def _not_a_task(path: Path) -> str:
     around = path.parent if path.name == "tests" else path.parent.parent if path.parent.name == "cases" else None
     if around is not None and looks_like_task(around):
         return f"{path} is a {'tests/' if path.name == 'tests' else 'case'} folder: vendor its task, {around}"
-    kind = harbor_kind(path)
-    if kind is not None:  # named as every other command names it
-        return f"{path} is a Harbor {kind} folder, not a task: vendor the task it ran"
+    try:
+        harbor = find_harbor_folder(path)  # as every other command tells it (target.classify)
+    except OSError:  # a folder above it that cannot be read: no Harbor folder known
+        harbor = None
+    if harbor is not None:
+        kind, folder, _step = harbor
+        ran = "the tasks its jobs ran" if kind == "jobs" else "the task it ran"
+        below = Path(os.path.normpath(path.expanduser().absolute())).relative_to(folder).parts
+        if below:  # a place inside a trial (its agent/, a step): named by its trial, as the path was given (. ..)
+            trial = os.path.normpath(os.path.join(path, *[os.pardir] * len(below)))
+            return f"{path} is in the Harbor {kind} folder {trial}, not a task: vendor {ran}"
+        return f"{path} is a Harbor {kind} folder, not a task: vendor {ran}"
     return not_a_task_message(path, expected=f"expected a task folder ({TASK_FILES})")
 
 
