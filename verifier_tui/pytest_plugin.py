@@ -220,7 +220,7 @@ class VerifierCases:
         self, config: pytest.Config, paths: list[str], chosen: dict[str, tuple[str, list[str]]], folders: list[str]
     ) -> None:
         from verifier_tui.engine.session import Options
-        from verifier_tui.engine.suite import CollectionError, collect
+        from verifier_tui.engine.suite import CollectionError, TrialItem, collect
 
         base = config.invocation_params.dir
         if "" in paths:  # Path("") is the current folder: every task below it
@@ -289,11 +289,25 @@ class VerifierCases:
             for arg in folders
             if (one := next((named for case, named in case_folders.items() if _is_or_holds(case, base / arg)), None))
         }
+        # A trial's folder (or a folder in it) narrows its job to that trial, each of its steps, as a case's
+        # folder narrows its task to the case: every trial of the job ran.
+        trials: dict[Path, list[str]] = {}
+        for group in self.collection.groups:
+            for _name, job, items in _by_job(group):
+                for item in items:
+                    if isinstance(item, TrialItem):
+                        trials.setdefault(item.trial.path, []).append(
+                            f"{node_path(config, job)}::{one_line(item.name)}"
+                        )
         self.folders = [
-            self.case_folders.get(arg) or node_path(config, folder)
+            named
             for arg in folders
             for folder in collected
             if _is_or_holds(base / arg, folder) or _is_or_holds(folder, base / arg)
+            for named in next(
+                (ids for trial, ids in trials.items() if _is_or_holds(trial, base / arg)),
+                [self.case_folders.get(arg) or node_path(config, folder)],
+            )
         ]
         #: The folders given that are a task (job) or lie in one: not pytest's to collect.
         self.task_folders = [arg for arg in folders if any(_is_or_holds(folder, base / arg) for folder in collected)]

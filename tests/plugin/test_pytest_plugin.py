@@ -331,6 +331,21 @@ def test_a_trial_given_alone_is_named_by_its_job_as_in_the_job(pytester, tmp_pat
     run(pytester, "--verifier-cases", f"jobs/j/{trial.path.name}", named, "-q").assert_outcomes(passed=1)
 
 
+def test_a_trial_folder_given_as_an_argument_narrows_the_job_to_it(pytester, tmp_path):
+    """``pytest --verifier-cases jobs/j jobs/j/<trial>``: pytest narrows a run to a folder given as an
+    argument, as a case's folder narrows a task to that case, but every trial of the job ran."""
+    demo = make_task(pytester.path / "tasks" / "demo", READS_HELLO, toml=SEPARATE)
+    job = pytester.path / "jobs" / "j"
+    for name in ("a__aaaaaaa", "b__bbbbbbb"):
+        sandbox_trial(job, demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate", capture=True, name=name)
+    for given in ("jobs/j/b__bbbbbbb", "jobs/j/b__bbbbbbb/verifier"):
+        done = run(pytester, "--verifier-cases", "jobs/j", given, "--co", "-q")
+        assert [line for line in done.stdout.lines if "::" in line] == ["jobs/j::b__bbbbbbb"], (
+            given,
+            done.stdout.lines,
+        )
+
+
 def test_a_trial_without_its_app_names_the_plugins_stand_in_options_throughout(pytester, tmp_path):
     """The report's head line named ``--verifier-workspace DIR, ...``, and
     the walkthrough below it ``--workspace DIR, --case NAME or --stand-in
