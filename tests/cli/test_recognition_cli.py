@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from xml.etree import ElementTree as ET
 
 import pytest
 
@@ -215,6 +216,25 @@ def test_test_says_the_task_ships_a_different_runner(env, tmp_path):
     write(same / "cases" / "c" / "expected.json", '{"rewards": {"reward": 1.0}}')
     write(same / "tests" / ".ng" / "run_verifier.py", (REPO / "runner" / "run_verifier.py").read_text())
     assert "ships its own runner" not in run_tool(env, "test", same, "--python", PY).stdout
+
+
+def test_every_case_and_the_junit_report_say_the_task_ships_a_different_runner(env, tmp_path):
+    """The note that the sandbox runs the task's own runner was on the
+    session's first case alone in test --json (the others had none), and
+    nowhere in --junit, which is what a CI page shows."""
+    task_dir = make_task(tmp_path / "published", cases={"a": {}, "b": {}})
+    for case in ("a", "b"):
+        write(task_dir / "cases" / case / "expected.json", '{"rewards": {"reward": 1.0}}')
+    write(task_dir / "tests" / ".ng" / "run_verifier.py", "import sys\nsys.exit(main(\n")
+    junit = tmp_path / "junit.xml"
+    done = run_tool(env, "test", task_dir, "--python", PY, "--json", "--junit", junit)
+    cases = json.loads(done.stdout)["cases"]
+    assert [case["case"] for case in cases] == ["a", "b"]
+    for case in cases:
+        assert any("ships its own runner" in note for note in case["notices"]), case
+    properties = ET.parse(junit).getroot().find("properties")
+    notes = [p.get("value") for p in properties.findall("property") if p.get("name") == "note"]
+    assert len(notes) == 1 and notes[0].startswith("published: the task ships its own runner"), notes
 
 
 def test_runner_task_on_a_task_without_one(env, example):

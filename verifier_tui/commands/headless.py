@@ -189,7 +189,9 @@ def test_command(args: argparse.Namespace) -> int:
         if args.junit:
             cases = report.junit_cases(ran, collection.without_cases)
             network = report.shared_network(r for _group, rs in ran for r in rs)
-            junit = report.write_junit(args.junit, junit_name, cases, wall, report.copy_warning(ran), network)
+            junit = report.write_junit(
+                args.junit, junit_name, cases, wall, report.copy_warning(ran), network, report.junit_notes(ran)
+            )
             if junit is not None:
                 terminal.error(junit)
         if refused or _coverage_report(args, named) or junit is not None:

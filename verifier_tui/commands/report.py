@@ -345,6 +345,11 @@ def error_line(error: str) -> str:
     return one_line(text_from(error, Path.cwd()))
 
 
+def junit_notes(ran: list[tuple[Any, list[RunResult]]]) -> list[str]:
+    """Each task's :func:`task_notes`, named by its task, for a JUnit report."""
+    return [f"{one_line(group.name)}: {one_line(note)}" for group, _results in ran for note in task_notes(group)]
+
+
 def task_notes(group: Any) -> list[str]:
     """The notes on a task as a whole, which ``test`` says under its header,
     ``test --json`` in its ``tasks`` row and the pytest plugin at each of its
@@ -682,13 +687,20 @@ def junit_name(text: str) -> str:
 
 
 def write_junit(
-    path: Path, name: str, cases: list[JunitCase], wall: float, sandbox: str | None = None, network: str | None = None
+    path: Path,
+    name: str,
+    cases: list[JunitCase],
+    wall: float,
+    sandbox: str | None = None,
+    network: str | None = None,
+    notes: Sequence[str] = (),
 ) -> str | None:
     """A JUnit XML report: one testsuite called ``name``, a testcase for each
     of ``cases``; ``sandbox``: the words of a copy sandbox, ``network``: those
-    of ``--network host`` (:func:`shared_network`), each as a property and on
-    the suite's output, where a CI page shows them. Returns why it could not
-    be written (None: it was); the results were printed first."""
+    of ``--network host`` (:func:`shared_network`), ``notes``: the tasks'
+    (:func:`junit_notes`), each as a property and on the suite's output, where
+    a CI page shows them (a testcase's properties are no xunit2). Returns why
+    it could not be written (None: it was); the results were printed first."""
     from xml.etree import ElementTree as ET
 
     x = terminal.xml_text  # what XML 1.0 cannot hold, as a visible escape: the file stays well-formed
@@ -701,12 +713,13 @@ def write_junit(
         skipped=str(sum(1 for c in cases if c.skipped is not None)),
         time=f"{wall:.3f}",
     )
-    said = {key: words for key, words in (("sandbox", sandbox), ("network", network)) if words is not None}
+    said = [(key, words) for key, words in (("sandbox", sandbox), ("network", network)) if words is not None]
+    said += [("note", note) for note in notes]
     if said:
         properties = ET.SubElement(suite, "properties")
-        for key, words in said.items():
+        for key, words in said:
             ET.SubElement(properties, "property", name=key, value=x(words))
-        ET.SubElement(suite, "system-err").text = x("\n".join(said.values()))
+        ET.SubElement(suite, "system-err").text = x("\n".join(words for _key, words in said))
     for each in cases:
         name = junit_name(each.name)
         case = ET.SubElement(suite, "testcase", classname=junit_name(each.classname), name=name, time=each.time)
