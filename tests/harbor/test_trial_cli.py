@@ -1344,3 +1344,34 @@ def test_explain_a_trial_says_the_replays_environment_and_its_notes(task, runs, 
     assert without in data["explain"]["notices"], data["explain"]["notices"]
     passed = {row["name"]: row["source"] for row in data["explain"]["environment"]["passed"]}
     assert passed["LEVEL"] == "config.json verifier.env (the job's)" and "X" not in passed
+
+
+#: A verifier that prints the allowlisted names a trial may leave out.
+PRINTS_ALLOWLISTED = (
+    "import os\n\ndef verify(workspace):\n"
+    "    for name in ('HOME', 'TZ', 'LC_ALL'):\n"
+    "        print(name, os.environ.get(name))\n"
+    "    return 1.0\n"
+)
+
+
+def test_a_trials_allowlisted_name_left_out_is_not_the_shells_either(task, runs, env, elsewhere):
+    """``HOME = "${VTUI_NOPE}"`` in a trial's task.toml: the note said "the replay runs without HOME", yet the
+    allowlist passed the user's own HOME through (the verifier printed it). ``run TASK`` drops it; so does
+    the replay now."""
+    toml = (
+        'version = "1.0"\nartifacts = ["/app"]\n\n[verifier]\n'
+        'env = { HOME = "${VTUI_NOPE}", TZ = "${VTUI_NOPE}", LC_ALL = "${VTUI_NOPE}" }\n'
+    )
+    demo = task(verifier=PRINTS_ALLOWLISTED, toml=toml)
+    folder = trial_with_job_env(runs, demo, {})
+    shell = dict(env, HOME="/home/of-the-shell", TZ="Europe/Paris", LC_ALL="C.UTF-8")
+    shell.pop("VTUI_NOPE", None)
+    data = as_json(tool(shell, "run", folder, "--json", cwd=elsewhere))
+    printed = data["local"]["stdout"].splitlines()
+    assert {"HOME None", "TZ None", "LC_ALL None"} <= set(printed), printed
+    notices = data["replay"]["notices"]
+    assert any("the replay runs without HOME" in n for n in notices), notices
+    # run TASK, the same task: the same three left out.
+    task_run = as_json(tool(shell, "run", demo, "--json", cwd=elsewhere))
+    assert {"HOME None", "TZ None", "LC_ALL None"} <= set(task_run["stdout"].splitlines())

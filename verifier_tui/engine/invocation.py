@@ -140,7 +140,9 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
     command line that names them, the path map from the stage's paths back
     to the user's, and (for a run that can start) the containment."""
     config = spec.task.config
-    environment = child_environment(config.env, spec.env, sources=config.env_sources, resolve=not config.env_final)
+    environment = child_environment(
+        config.env, spec.env, sources=config.env_sources, resolve=not config.env_final, unset=config.env_unset
+    )
     interpreter = probe_interpreter(spec.python, timeout_s=min(PROBE_TIMEOUT_S, spec.timeout_s))
     prepared = Prepared(
         spec=spec,

@@ -138,6 +138,7 @@ class VerifierEnv:
     layers: tuple[tuple[str, dict[str, str]], ...] = ()  # (where, raw values), lowest first
     sources: dict[str, tuple[str, str]] = field(default_factory=dict)  # as TaskConfig.env_sources: for each value
     filled: tuple[Filled, ...] = ()  # the templates filled here
+    unset: tuple[str, ...] = ()  # the variables the trial gives the verifier that the replay runs without
 
 
 def trial_workspace(trial: Trial, step: StepView, mode: str | None) -> WorkspaceInput:
@@ -241,7 +242,9 @@ def verifier_env(
             if text is not None:
                 values[key] = text
                 sources[key] = (where, value)
-    return VerifierEnv(values, tuple(missing.values()), tuple(layers), sources, tuple(filled.values()))
+    return VerifierEnv(
+        values, tuple(missing.values()), tuple(layers), sources, tuple(filled.values()), unset=tuple(missing)
+    )
 
 
 def _config_env(trial: Trial, section: str) -> dict[str, str]:

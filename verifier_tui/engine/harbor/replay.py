@@ -51,6 +51,7 @@ class ReplayPlan:
     notices: list[str] = field(default_factory=list)
     reasons: list[str] = field(default_factory=list)  # what may make the replay differ, said when it does
     env_sources: dict[str, tuple[str, str]] = field(default_factory=dict)  # each of env's: its table, as written
+    env_unset: tuple[str, ...] = ()  # the trial's variables the replay runs without (VerifierEnv.unset)
     runner_note: str | None = None
     """The sandbox ran the task's own runner, the replay runs ours: a notice
     (the phases shown are ours) and a reason the verdicts may differ, unless
@@ -261,6 +262,7 @@ def plan_replay(
         plan.notices.append("the sandbox's verifier timeout is not known: the replay uses the task's")
     if env is not None:
         plan.env_sources = dict(env.sources)
+        plan.env_unset = env.unset
         assigned = dict(env_assignments(env_words))
         filled = [template.sentence(assigned) for template in env.filled]
         plan.notices += [*env.missing, *filled]

@@ -239,7 +239,13 @@ class TrialSession:
                 spec = session.spec_for_case(found)
             else:
                 spec = replace(spec, case=None, workspace=plan.workspace, expected=None)
-        config = replace(spec.task.config, env=dict(plan.env), env_sources=dict(plan.env_sources), env_final=True)
+        config = replace(
+            spec.task.config,
+            env=dict(plan.env),
+            env_sources=dict(plan.env_sources),
+            env_final=True,
+            env_unset=plan.env_unset,
+        )
         task = replace(spec.task, config=config)
         timeout = plan.timeout_s if plan.timeout_s is not None else spec.timeout_s
         return replace(

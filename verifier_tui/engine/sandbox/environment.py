@@ -147,6 +147,7 @@ def child_environment(
     sources: Mapping[str, tuple[str, str]] | None = None,
     *,
     resolve: bool = True,
+    unset: Iterable[str] = (),
 ) -> ChildEnvironment:
     """The runner's environment (see the module's docstring). ``extra`` holds
     the ``--env`` words as the user gave them; ``sources``, for each of
@@ -154,7 +155,9 @@ def child_environment(
     written there (:attr:`TaskConfig.env_sources`; a variable without one is
     said as ``[verifier] env``'s, as it is). ``resolve``: False for a trial's
     replay, whose values are filled already and never from the user's
-    environment (:attr:`TaskConfig.env_final`)."""
+    environment (:attr:`TaskConfig.env_final`). ``unset``: the variables a
+    replay runs without (:attr:`TaskConfig.env_unset`), left out as a
+    ``${VAR}`` of an unset VAR is here."""
     sources = sources or {}
     environ = os.environ if environ is None else environ
     values: dict[str, str] = {}
@@ -188,6 +191,12 @@ def child_environment(
             continue
         values[name] = resolved
         passing[name] = Passed(name, table, written)
+    for name in unset:
+        # The task's table gives the verifier this name, unfilled: Harbor would not run it with the
+        # container's own HOME either, and the note says the replay runs without it, so the user's
+        # (the allowlist's) is not passed in its place.
+        values.pop(name, None)
+        passing.pop(name, None)
     for word in extra:
         try:
             name, value = parse_assignment(word, environ)

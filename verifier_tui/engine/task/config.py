@@ -125,6 +125,10 @@ class TaskConfig:
     """``env`` holds values, not templates: a trial's replay filled each one
     already (harbor/inputs.py), once, as Harbor does; none is resolved again
     (a default that reads as a template, ``${A:-${B}}``, is a literal)."""
+    env_unset: tuple[str, ...] = ()
+    """Variables the replay of a trial runs without (a ``${VAR}`` it could
+    not fill): the runner gets none of them, not even the user's own by the
+    allowlist (``HOME``), as a run of the task drops one it cannot fill."""
     name: str | None = None
     problems: tuple[str, ...] = ()
     refused: str | None = None
