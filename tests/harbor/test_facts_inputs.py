@@ -202,6 +202,17 @@ def test_a_redacted_secret_is_taken_from_env_alone_or_named(task, runs, monkeypa
     assert w.env.values == {"OPENAI_API_KEY": "sk-real", "JUDGE_TOKEN": "t0k"} and w.env.missing == ()
 
 
+def test_env_fills_a_template_with_a_default_as_harbors_host_would(task, runs):
+    """``--env CUTOFF`` filled ``${CUTOFF}`` but left ``${CUTOFF:-0.6}`` at its default: Harbor's
+    resolve_env_vars takes CUTOFF from its host for both forms, the default only when it is unset."""
+    toml = '[verifier]\nenv = { BARE = "${CUTOFF}", WITH_DEFAULT = "${CUTOFF:-0.6}", OTHER = "${LIMIT:-3}" }\n'
+    w = walk(runs, task(toml=toml), given={"CUTOFF": "0.9"})
+    assert w.env.values == {"BARE": "0.9", "WITH_DEFAULT": "0.9", "OTHER": "3"}
+    said = {f.name: f.sentence({"CUTOFF": "0.9"}) for f in w.env.filled}
+    assert said["WITH_DEFAULT"].endswith("the replay takes WITH_DEFAULT from --env CUTOFF"), said
+    assert "from the template's default" in str(said["OTHER"])
+
+
 def test_a_broken_task_toml_is_named_and_harbors_defaults_assumed(task, runs):
     demo = task(toml="[verifier\n")
     w = walk(runs, demo)

@@ -25,10 +25,10 @@ differs from Harbor: it never reads the user's shell because the trial names
 a variable. The shell is not the machine that ran the job, and a trial is
 untrusted input (its config.json and task.toml may be anyone's, and the
 agent's code runs in the replay): a ``${AWS_SECRET_ACCESS_KEY}`` there would
-take the user's key into the sandbox. So ``${VAR:-default}`` takes the
-template's own default; ``${VAR}`` only what the user passes on purpose with
-``--env VAR`` or ``--env VAR=VALUE``, else the replay runs without it and
-says so (one of the reasons it may differ). Each filled template is said,
+take the user's key into the sandbox. So ``${VAR}`` and ``${VAR:-default}``
+take VAR only from what the user passes on purpose with ``--env VAR`` or
+``--env VAR=VALUE``, else the template's own default, else the replay runs
+without it and says so (one of the reasons it may differ). Each filled template is said,
 with the value used and where it came from.
 
 ``config.json`` keeps a sensitive value (a key naming KEY, SECRET, TOKEN,
@@ -52,7 +52,7 @@ from typing import TYPE_CHECKING
 from verifier_tui.engine.advice import STAND_IN, Advice, of_run_trial
 from verifier_tui.engine.harbor.folders import StepView, Trial
 from verifier_tui.engine.record import field, record
-from verifier_tui.engine.sandbox.environment import resolve_template
+from verifier_tui.engine.sandbox.environment import resolve_template, template_variable
 from verifier_tui.engine.task.config import SEPARATE, TaskConfig
 from verifier_tui.engine.untrusted import look
 
@@ -228,11 +228,12 @@ def verifier_env(
         for key, value in raw.items():
             for said in (filled, missing, values, sources):
                 said.pop(key, None)
-            text, absent = resolve_template(value, {})  # a literal stays, a template takes its own default
-            if absent is not None:  # ${VAR} without a default: only --env gives it (Harbor: its machine's shell)
-                text, _ = resolve_template(value, given)
+            # A literal stays; a template takes VAR from --env alone (Harbor: from its machine's environment,
+            # for ${VAR} and ${VAR:-default} alike), else its own default, else it is missing.
+            text, absent = resolve_template(value, given)
+            variable = template_variable(value)
             if text is not None and text != value:
-                filled[key] = Filled(key, where, value, text, absent)
+                filled[key] = Filled(key, where, value, text, variable if variable in given else None)
             if absent is None and where.startswith("config.json") and _is_redacted(key, value):
                 text = given.get(key)
                 if text is None:

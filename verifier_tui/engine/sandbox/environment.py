@@ -110,6 +110,12 @@ def passes_through(name: str) -> bool:
     return name in PASSED_THROUGH or name.startswith(PASSED_THROUGH_PREFIXES)
 
 
+def template_variable(value: str) -> str | None:
+    """The variable a whole-value template (``${NAME}``, ``${NAME:-default}``) reads; None: a literal."""
+    match = _TEMPLATE.fullmatch(value)
+    return None if match is None else match.group(1)
+
+
 def resolve_template(value: str, environ: Mapping[str, str]) -> tuple[str | None, str | None]:
     """Harbor's ``resolve_env_vars`` for one value: ``(resolved, None)``, or
     ``(None, missing variable)`` when it names an unset one without a default
