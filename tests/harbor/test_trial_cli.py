@@ -1375,3 +1375,26 @@ def test_a_trials_allowlisted_name_left_out_is_not_the_shells_either(task, runs,
     # run TASK, the same task: the same three left out.
     task_run = as_json(tool(shell, "run", demo, "--json", cwd=elsewhere))
     assert {"HOME None", "TZ None", "LC_ALL None"} <= set(task_run["stdout"].splitlines())
+
+
+def test_env_that_fills_a_trials_template_is_not_passed_as_itself(task, runs, env, elsewhere):
+    """``run TRIAL --env VTUI_SECRET`` to fill ``Z = "${VTUI_SECRET}"`` also handed VTUI_SECRET itself to the
+    verifier: the secret under two names, and a variable Harbor's verifier never had (resolve_env_vars reads
+    it on the host to fill Z; only Z reaches the container). A --env name of the trial's own tables, or one
+    that fills nothing, still passes as given."""
+    verifier = (
+        "import os\n\ndef verify(workspace):\n"
+        "    for name in ('Z', 'VTUI_SECRET', 'KEYED', 'MINE'):\n"
+        "        print(name, os.environ.get(name))\n"
+        "    return 1.0\n"
+    )
+    toml = (
+        'version = "1.0"\nartifacts = ["/app"]\n\n[verifier]\nenv = { Z = "${VTUI_SECRET}", KEYED = "${KEYED:-d}" }\n'
+    )
+    folder = trial_with_job_env(runs, task(verifier=verifier, toml=toml), {})
+    shell = dict(env, VTUI_SECRET="s3cret-of-the-shell")
+    args = ("--env", "VTUI_SECRET", "--env", "KEYED=k", "--env", "MINE=m")
+    data = as_json(tool(shell, "run", folder, "--json", *args, cwd=elsewhere))
+    printed = set(data["local"]["stdout"].splitlines())
+    assert {"Z s3cret-of-the-shell", "VTUI_SECRET None", "KEYED k", "MINE m"} <= printed, printed
+    assert "VTUI_SECRET" not in {p["name"] for p in data["local"]["environment"]["passed"]}

@@ -141,7 +141,12 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
     to the user's, and (for a run that can start) the containment."""
     config = spec.task.config
     environment = child_environment(
-        config.env, spec.env, sources=config.env_sources, resolve=not config.env_final, unset=config.env_unset
+        config.env,
+        # A replay's --env that only filled the trial's templates is not passed as itself (env_fills_only).
+        [word for word in spec.env if word.partition("=")[0] not in config.env_fills_only],
+        sources=config.env_sources,
+        resolve=not config.env_final,
+        unset=config.env_unset,
     )
     interpreter = probe_interpreter(spec.python, timeout_s=min(PROBE_TIMEOUT_S, spec.timeout_s))
     prepared = Prepared(

@@ -139,6 +139,7 @@ class VerifierEnv:
     sources: dict[str, tuple[str, str]] = field(default_factory=dict)  # as TaskConfig.env_sources: for each value
     filled: tuple[Filled, ...] = ()  # the templates filled here
     unset: tuple[str, ...] = ()  # the variables the trial gives the verifier that the replay runs without
+    fills_only: tuple[str, ...] = ()  # --env names that filled a template and are no variable of the tables
 
 
 def trial_workspace(trial: Trial, step: StepView, mode: str | None) -> WorkspaceInput:
@@ -243,8 +244,20 @@ def verifier_env(
             if text is not None:
                 values[key] = text
                 sources[key] = (where, value)
+    # Harbor reads VAR on its host to fill ``Z = "${VAR}"``; only Z reaches the verifier. A --env VAR given
+    # to fill a template is not passed as itself: its value (a secret, maybe) under a second name, in a
+    # variable the sandbox never had. One of the tables' own names, or one that fills nothing, passes as given.
+    keys = {key for _, raw in layers for key in raw}
+    read = {template_variable(value) for _, raw in layers for value in raw.values()}
+    fills_only = tuple(sorted(name for name in given if name in read and name not in keys))
     return VerifierEnv(
-        values, tuple(missing.values()), tuple(layers), sources, tuple(filled.values()), unset=tuple(missing)
+        values,
+        tuple(missing.values()),
+        tuple(layers),
+        sources,
+        tuple(filled.values()),
+        unset=tuple(missing),
+        fills_only=fills_only,
     )
 
 

@@ -52,6 +52,7 @@ class ReplayPlan:
     reasons: list[str] = field(default_factory=list)  # what may make the replay differ, said when it does
     env_sources: dict[str, tuple[str, str]] = field(default_factory=dict)  # each of env's: its table, as written
     env_unset: tuple[str, ...] = ()  # the trial's variables the replay runs without (VerifierEnv.unset)
+    env_fills_only: tuple[str, ...] = ()  # --env names that only fill templates (VerifierEnv.fills_only)
     runner_note: str | None = None
     """The sandbox ran the task's own runner, the replay runs ours: a notice
     (the phases shown are ours) and a reason the verdicts may differ, unless
@@ -263,6 +264,7 @@ def plan_replay(
     if env is not None:
         plan.env_sources = dict(env.sources)
         plan.env_unset = env.unset
+        plan.env_fills_only = env.fills_only
         assigned = dict(env_assignments(env_words))
         filled = [template.sentence(assigned) for template in env.filled]
         plan.notices += [*env.missing, *filled]

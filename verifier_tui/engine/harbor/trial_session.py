@@ -245,6 +245,7 @@ class TrialSession:
             env_sources=dict(plan.env_sources),
             env_final=True,
             env_unset=plan.env_unset,
+            env_fills_only=plan.env_fills_only,
         )
         task = replace(spec.task, config=config)
         timeout = plan.timeout_s if plan.timeout_s is not None else spec.timeout_s

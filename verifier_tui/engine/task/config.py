@@ -129,6 +129,9 @@ class TaskConfig:
     """Variables the replay of a trial runs without (a ``${VAR}`` it could
     not fill): the runner gets none of them, not even the user's own by the
     allowlist (``HOME``), as a run of the task drops one it cannot fill."""
+    env_fills_only: tuple[str, ...] = ()
+    """``--env`` names a replay used only to fill a trial's templates: not
+    passed as themselves (Harbor's verifier never had them)."""
     name: str | None = None
     problems: tuple[str, ...] = ()
     refused: str | None = None
