@@ -168,7 +168,8 @@ def test_shared_mode_without_app_has_no_workspace_and_says_what_to_give(task, ru
     )
 
 
-def test_the_verifier_env_is_built_as_harbor_builds_it(task, runs):
+def test_the_verifier_env_is_built_as_harbor_builds_it(task, runs, monkeypatch):
+    monkeypatch.delenv("API_TOKEN", raising=False)  # not in the shell: the advice gives it a value
     toml = (
         '[environment]\nenv = { BASE = "container", SHARED = "from-environment", HOME_DIR = "${HOME}" }\n\n'
         '[verifier]\nenv = { SHARED = "from-verifier", STRICT = "1", MODEL = "${MODEL_NAME:-small}", '
@@ -184,7 +185,7 @@ def test_the_verifier_env_is_built_as_harbor_builds_it(task, runs):
     assert "TOKEN_FILE" not in env
     assert w.env.missing == (
         "API_TOKEN is not taken from your environment in a replay (TOKEN_FILE = '${API_TOKEN}' in task.toml "
-        "[verifier] env): the replay runs without TOKEN_FILE; --env API_TOKEN passes yours",
+        "[verifier] env): the replay runs without TOKEN_FILE; --env API_TOKEN=VALUE gives it",
     )
 
 
@@ -211,6 +212,20 @@ def test_env_fills_a_template_with_a_default_as_harbors_host_would(task, runs):
     said = {f.name: f.sentence({"CUTOFF": "0.9"}) for f in w.env.filled}
     assert said["WITH_DEFAULT"].endswith("the replay takes WITH_DEFAULT from --env CUTOFF"), said
     assert "from the template's default" in str(said["OTHER"])
+
+
+def test_the_advice_for_a_template_left_out_can_be_followed(task, runs, monkeypatch):
+    """ "--env VAR passes yours" was said of a VAR the shell does not have (``--env VAR`` is then refused:
+    "not set in your environment") and of ``${SECRET-x}``, whose name Harbor's pattern reads as
+    ``SECRET-x``, which no --env takes."""
+    monkeypatch.delenv("VTUI_UNSET_X", raising=False)
+    monkeypatch.setenv("VTUI_SET_X", "here")
+    toml = '[verifier]\nenv = { A = "${VTUI_UNSET_X}", B = "${SECRET-x}", C = "${VTUI_SET_X}" }\n'
+    said = {line.split("(", 2)[1].split(" ", 1)[0]: line for line in walk(runs, task(toml=toml)).env.missing}
+    assert said["A"].endswith("the replay runs without A; --env VTUI_UNSET_X=VALUE gives it"), said
+    assert said["C"].endswith("the replay runs without C; --env VTUI_SET_X passes yours"), said
+    assert said["B"].endswith("the replay runs without B, and no --env gives it"), said  # no option to follow
+    assert "'SECRET-x', which is no variable name" in said["B"] and "ValueError" in said["B"], said
 
 
 def test_a_broken_task_toml_is_named_and_harbors_defaults_assumed(task, runs):

@@ -52,7 +52,7 @@ from typing import TYPE_CHECKING
 from verifier_tui.engine.advice import STAND_IN, Advice, of_run_trial
 from verifier_tui.engine.harbor.folders import StepView, Trial
 from verifier_tui.engine.record import field, record
-from verifier_tui.engine.sandbox.environment import resolve_template, template_variable
+from verifier_tui.engine.sandbox.environment import is_variable_name, resolve_template, template_variable
 from verifier_tui.engine.task.config import SEPARATE, TaskConfig
 from verifier_tui.engine.untrusted import look
 
@@ -116,13 +116,33 @@ class Filled:
         )
 
 
-def _not_taken(variable: str, what: str, without: str) -> Advice:
-    """``variable``, which the trial names (``what``: how), left out of the
-    replay: the user's environment gives nothing a trial names."""
+def _not_taken(variable: str, what: str, without: str, *, template: bool = True) -> str:
+    """``variable``, which the trial names (``what``: how; ``template``: in a
+    ``${VAR}``, else a key Harbor redacted), left out of the replay: the
+    user's environment gives nothing a trial names. The advice is one the
+    user can follow: ``--env VAR`` is refused when VAR is not in their shell."""
+    if not is_variable_name(variable):
+        # Harbor's pattern reads all of ${...} up to '}' or ':-' as the name (${SECRET-x}: 'SECRET-x'), which
+        # --env refuses and no shell sets: resolve_env_vars raises ValueError unless its host holds one so named.
+        harbor = (
+            "Harbor's pattern reads it whole, and would have stopped with ValueError, not run the verifier, "
+            "unless its machine's environment held a variable so named; "
+            if template
+            else ""
+        )
+        return (
+            f"{variable!r}, which is no variable name, is not taken in a replay ({what}): {harbor}the replay "
+            f"runs without {without}, and no --env gives it"
+        )
+    # An action: the pytest plugin has no --env and names the command that has it.
+    option = (
+        of_run_trial(f"--env {variable} passes yours")
+        if variable in os.environ
+        else of_run_trial(f"--env {variable}=VALUE gives it")
+    )
     return Advice(
         f"{variable} is not taken from your environment in a replay ({what}): the replay runs without {without}; ",
-        # An action: the pytest plugin has no --env and names the command that has it.
-        of_run_trial(f"--env {variable} passes yours"),
+        option,
     )
 
 
@@ -238,7 +258,7 @@ def verifier_env(
             if absent is None and where.startswith("config.json") and _is_redacted(key, value):
                 text = given.get(key)
                 if text is None:
-                    missing[key] = _not_taken(key, f"redacted by Harbor in {where}", "it")
+                    missing[key] = _not_taken(key, f"redacted by Harbor in {where}", "it", template=False)
             elif text is None and absent is not None and key not in given:  # --env KEY=VALUE sets it all the same
                 missing[key] = _not_taken(absent, f"{key} = {value!r} in {where}", key)
             if text is not None:

@@ -131,13 +131,18 @@ def resolve_template(value: str, environ: Mapping[str, str]) -> tuple[str | None
     return None, name
 
 
+def is_variable_name(name: str) -> bool:
+    """A name ``--env`` takes (letters, digits, ``_``; not a digit first)."""
+    return re.fullmatch(_NAME, name) is not None
+
+
 def parse_assignment(text: str, environ: Mapping[str, str] | None = None) -> tuple[str, str]:
     """``--env NAME`` or ``--env NAME=VALUE``: (name, value). Raises ValueError
     with a sentence when the name is not a variable name, or when a bare NAME
     is not set in the user's environment."""
     environ = os.environ if environ is None else environ
     name, equals, value = text.partition("=")
-    if not re.fullmatch(_NAME, name):
+    if not is_variable_name(name):
         raise ValueError(f"{text!r}: give NAME or NAME=VALUE, NAME a variable name (letters, digits, _)")
     if equals:
         return name, value
