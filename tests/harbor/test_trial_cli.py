@@ -734,6 +734,19 @@ def test_run_trial_json_names_the_jobs_variables_its_command_lacks(task, runs, e
     assert "s3" not in json.dumps(data["command_lacks_env"])
 
 
+def test_run_trial_json_names_the_templates_its_command_fills_otherwise(task, runs, env, elsewhere):
+    # local.command, run TASK, fills the task.toml's ${VAR} from the user's shell, where the replay took a template's
+    # default or ran without it: the command was taken for the same run. Named, as the job's variables are.
+    toml = (
+        'version = "1.0"\nartifacts = ["/app"]\n\n'
+        '[verifier]\nenv = { Z = "${VTUI_SECRET}", W = "${VTUI_SECRET:-d}", L = "literal", N = "${VTUI_SECRET:-n}" }\n'
+    )
+    demo = task(verifier="def verify(workspace):\n    return 1.0\n", toml=toml)
+    folder = trial_with_job_env(runs, demo, {"MODE": "strict"})
+    data = as_json(tool(dict(env, VTUI_SECRET="s3"), "run", folder, "--json", "--env", "N=n", cwd=elsewhere))
+    assert data["command_lacks_env"] == ["MODE", "W", "Z"]  # N, the command carries; L is no template
+
+
 def test_watch_a_trial_on_a_workspace_of_yours_says_a_save_after_the_trial_folder_moved(
     task, runs, tmp_path, env, elsewhere
 ):

@@ -513,6 +513,21 @@ async def test_the_command_of_a_replay_does_not_name_the_jobs_variables_its_env_
         assert "The job's environment from the trial's config.json is not in it (LEVEL): add --env" in said, said
 
 
+async def test_the_command_of_a_replay_names_the_templates_it_fills_from_your_shell(task, runs, tmp_path):
+    # The command c shows, `run TASK ...`, fills the task.toml's ${VAR} from the user's shell; the replay took a
+    # template's default, or ran without it, and the note said nothing: the command was taken for the same run.
+    toml = '[verifier]\nenv = { Z = "${VTUI_NOPE}", W = "${VTUI_NOPE:-d}" }\n'
+    demo = task(verifier="def verify(workspace):\n    return 1.0\n", toml=toml)
+    folder = trial_with_job_env(runs, demo, {})
+    app = make_trial_app(folder)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_replays(1)
+        await pilot.press("c")
+        await until(pilot, lambda: isinstance(app.screen, CommandScreen), "the command dialog")
+        said = " ".join(text_of(app, ".dialog-hint").split())
+        assert "(W, Z)" in said and "from your environment" in said, said
+
+
 async def test_with_live_reload_off_a_trial_folder_moved_away_is_the_stale_marks_reason(task, runs, tmp_path):
     # mv TRIAL with live reload off: the status line said "⚠ stale: workspace deleted since this replay", as if
     # a workspace of the user's had been deleted, where the trial folder (holding the captured /app) went.

@@ -53,6 +53,10 @@ class ReplayPlan:
     env_sources: dict[str, tuple[str, str]] = field(default_factory=dict)  # each of env's: its table, as written
     env_unset: tuple[str, ...] = ()  # the trial's variables the replay runs without (VerifierEnv.unset)
     env_fills_only: tuple[str, ...] = ()  # --env names that only fill templates (VerifierEnv.fills_only)
+    env_templates_apart: tuple[str, ...] = ()
+    """The task.toml's variables written as a template that the replay ran
+    without or filled with its default: ``run TASK`` fills them from the
+    user's environment instead (:func:`templates_not_in`)."""
     runner_note: str | None = None
     """The sandbox ran the task's own runner, the replay runs ours: a notice
     (the phases shown are ours) and a reason the verdicts may differ, unless
@@ -168,6 +172,30 @@ def job_env_not_in(plan: ReplayPlan, command: Sequence[str]) -> list[str]:
     return sorted(name for name in jobs if name not in given)
 
 
+def templates_not_in(plan: ReplayPlan, command: Sequence[str]) -> list[str]:
+    """The names of the task.toml's templates the replay ran without or
+    filled with their default, which ``command`` (``run TASK``: it fills a
+    ``${VAR}`` from the user's environment, as Harbor does on its host) would
+    fill otherwise, less those its ``--env`` sets itself."""
+    given = {word.partition("=")[0] for flag, word in zip(command, command[1:], strict=False) if flag == "--env"}
+    return [name for name in plan.env_templates_apart if name not in given]
+
+
+def command_lacks_env(plan: ReplayPlan, command: Sequence[str]) -> list[str]:
+    """What ``command`` does not give as the replay had it: the job's
+    variables and the task's templates filled otherwise, by name."""
+    return sorted({*job_env_not_in(plan, command), *templates_not_in(plan, command)})
+
+
+def _templates_apart(env: VerifierEnv) -> tuple[str, ...]:
+    """``env``'s variables of the task's own tables (not the job's, which
+    ``run TASK`` does not read at all) that the replay ran without or filled
+    with the template's default."""
+    table = {key: where for where, raw in env.layers for key in raw}  # the last table to write each
+    apart = {*env.unset, *(f.name for f in env.filled if f.given is None)}
+    return tuple(sorted(name for name in apart if not table.get(name, "config").startswith("config")))
+
+
 def stand_in_words(workspace: Path | str | None, case: str | None, empty: bool) -> str | None:
     """The stand-in for /app as the user gave it, in words (None: none given)."""
     if empty:
@@ -265,6 +293,7 @@ def plan_replay(
         plan.env_sources = dict(env.sources)
         plan.env_unset = env.unset
         plan.env_fills_only = env.fills_only
+        plan.env_templates_apart = _templates_apart(env)
         assigned = dict(env_assignments(env_words))
         filled = [template.sentence(assigned) for template in env.filled]
         plan.notices += [*env.missing, *filled]

@@ -364,7 +364,7 @@ class TrialScreen(SizedScreen):
         self.query_one("#local-side", SidePanel).show_local(self.opened, replayed, self.fmt, self.stream)
 
     def action_copy_command(self) -> None:
-        from verifier_tui.engine.harbor.replay import job_env_not_in
+        from verifier_tui.engine.harbor.replay import job_env_not_in, templates_not_in
         from verifier_tui.tui.screens.command import CommandScreen
         from verifier_tui.words.run import command_words
 
@@ -388,6 +388,13 @@ class TrialScreen(SizedScreen):
             notes.append(
                 f"The job's environment from the trial's config.json is not in it ({one_line(', '.join(jobs))}): "
                 "add --env NAME=VALUE for each, as the replay had it."
+            )
+        # And it fills the task.toml's ${VAR} from the user's environment, which the replay never reads.
+        templates = templates_not_in(self.opened.plan, local.command)
+        if templates:
+            notes.append(
+                f"It fills the task.toml's templates the replay ran without or took the default of "
+                f"({one_line(', '.join(templates))}) from your environment: not the same run."
             )
         self.app.push_screen(CommandScreen(words, "\n".join(notes) or None))
 
