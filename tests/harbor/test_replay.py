@@ -431,6 +431,22 @@ def test_a_verdict_from_test_sh_names_no_runner_difference_as_a_reason(task, run
     assert not any(runners in d for d in out["differences"])
 
 
+def test_a_runner_behind_a_link_is_not_compared_through_it(task, runs, tmp_path):
+    """The task's tests/.ng a link to a folder elsewhere: the replay read the runner through the link and said
+    it "differs ... (--runner task replays with the task's)", where --runner task refuses a runner behind a
+    link. It is read as --runner task reads it (no link, beneath tests/): no runner of the task's, no word."""
+    from tests.helpers.harbor import RUNNER
+
+    away = tmp_path / "elsewhere"
+    away.mkdir()
+    (away / "run_verifier.py").write_text(RUNNER.read_text() + "\n# not the task's\n")
+    demo = task(verifier=READS_HELLO, toml=SEPARATE)
+    trial = trial_from_sandbox(runs, tmp_path, demo, workspace={"hello.txt": "hi"}, mode="separate", capture=True)
+    (demo / "tests" / ".ng").symlink_to(away)
+    _, plan, _, _ = replay(trial)
+    assert plan.runner_note is None and not any("differs from the runner" in n for n in plan.notices), plan.notices
+
+
 def test_the_copy_sandboxs_words_are_what_the_replay_ran_with_not_asked_again(task, runs, tmp_path, monkeypatch):
     """A replay in the copy sandbox says why, in ``run TRIAL --json`` and in
     ``test JOB``'s rows alike: from what the run recorded. Asked again when

@@ -380,12 +380,14 @@ def env_assignments(words: tuple[str, ...]) -> list[tuple[str, str]]:
 
 def _runner_difference(task_dir: Path) -> str | None:
     """The sandbox ran the task's vendored ``tests/.ng/run_verifier.py``; the
-    replay stages verifier-tui's own."""
+    replay stages verifier-tui's own. Read as ``--runner task`` reads it
+    (:func:`task_runner`: a file of the task's own, no link, beneath tests/):
+    a runner behind a link is never read, nor offered, so no difference is said."""
+    from verifier_tui.engine.task.kinds import task_runner
     from verifier_tui.runner_source import runner_path
 
-    vendored = task_dir / "tests" / ".ng" / "run_verifier.py"
-    theirs = untrusted.read_bytes(vendored, untrusted.SCRIPT_LIMIT).data
-    if theirs is not None and theirs != runner_path().read_bytes():
+    own = task_runner(task_dir / "tests", runner_path)
+    if own is not None and not own.same_as_ours:
         return Advice(
             "the task's tests/.ng/run_verifier.py (what the sandbox ran) differs from the runner "
             "verifier-tui replays with (",
