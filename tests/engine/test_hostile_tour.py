@@ -230,6 +230,21 @@ def test_a_workspace_path_on_a_folder_the_view_needs_is_one_line(tmp_path, env, 
     assert "a folder the sandbox needs" in line
 
 
+@pytest.mark.parametrize("where", ["//etc", "//tests", "//proc", "//usr", "///logs/verifier"])
+def test_a_workspace_path_with_a_leading_double_slash_is_the_same_path(tmp_path, env, namespace, where):
+    """``--workspace //etc`` is /etc to Linux and bwrap, but the check kept
+    it apart (POSIX lets ``//`` mean something else, so normpath keeps it):
+    the workspace was bound over /etc (or /tests, /proc) and the run scored."""
+    task = make_task(tmp_path / "t", cases={"only": {"a.txt": "a"}})
+    shim = (task / "tests" / "test.sh").read_text().replace("--workspace /app", f"--workspace {where}")
+    (task / "tests" / "test.sh").write_text(shim)
+    done = run_tool(env, "run", task, "--python", PY)
+    assert done.returncode == 2, done.stdout + done.stderr
+    line = next(line for line in done.stdout.splitlines() if line.startswith("could not start"))
+    assert f"tests/test.sh passes --workspace /{where.lstrip('/')}," in line
+    assert "a folder the sandbox needs" in line
+
+
 # ---------------------------------------------------------------------------
 # 3. More than a container shows
 

@@ -59,6 +59,7 @@ import time
 from verifier_tui.engine import cache, procfs
 from verifier_tui.engine.procfs import CMDLINE_BYTES, shown_command
 from verifier_tui.engine.record import record
+from verifier_tui.engine.sandbox.view import normal_path
 
 VARIABLE = "VERIFIER_TUI_SANDBOX"
 NAMESPACE = "namespace"
@@ -463,8 +464,8 @@ def sandbox_argv(bwrap: str, plan: ViewPlan, ctl: str, argv: list[str]) -> list[
     # not in it): a container mounts its own /dev and /sys over whatever its image held there. The
     # user's own HOME stands for the image's home folder, which is there, wherever it is (the suite's
     # homes are under /dev/shm).
-    home = _normal(plan.home) if plan.home and os.path.isabs(plan.home) else None
-    users = _normal(os.environ.get("HOME") or "/nonexistent")
+    home = normal_path(plan.home) if plan.home and os.path.isabs(plan.home) else None
+    users = normal_path(os.environ.get("HOME") or "/nonexistent")
     mounted = ["/proc"] if home == users else ["/proc", "/dev", "/sys"]
     if home and not any(inside(home, folder) for folder in [*bound[:-1], *mounted]):
         args += ["--dir", home]
@@ -678,13 +679,6 @@ def view_has(path: str) -> bool:
     (read-only: nothing can be made there)."""
     parts = [p for p in path.split("/") if p]
     return bool(parts) and parts[0] in SYSTEM_FOLDERS
-
-
-def _normal(path: str) -> str:
-    """An absolute path in its normal form with one leading slash: POSIX lets
-    ``//`` mean something else, so ``os.path.normpath`` keeps it ("//proc/x"),
-    where Linux, bwrap and :func:`inside` take it as ``/proc/x``."""
-    return "/" + os.path.normpath(path).lstrip("/")
 
 
 def inside(path: str, folder: str) -> bool:

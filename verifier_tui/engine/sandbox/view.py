@@ -80,6 +80,13 @@ def _read_text(path: Path) -> str | None:
     return untrusted.read_bytes(path, _READ_AT_MOST, keep="head").text()
 
 
+def normal_path(path: str) -> str:
+    """An absolute path in its normal form with one leading slash: POSIX lets
+    ``//`` mean something else, so ``os.path.normpath`` keeps it ("//etc"),
+    where Linux, bwrap and every check of the view take it as ``/etc``."""
+    return "/" + os.path.normpath(path).lstrip("/")
+
+
 def workspace_path(tests_dir: Path) -> str:
     """Where the task's ``tests/test.sh`` tells the runner the workspace is:
     ``/app`` for the shim (and when it says nothing plain)."""
@@ -91,7 +98,7 @@ def workspace_path(tests_dir: Path) -> str:
             continue
         found = _WORKSPACE_ARG.search(line)
         if found:
-            path = os.path.normpath(found.group(1))
+            path = normal_path(found.group(1))
             if path != "/" and "$" not in path:
                 return path
     return APP
@@ -106,7 +113,7 @@ def image_workdir(task_root: Path) -> str:
         value = found.group(1).strip().strip("\"'")
         if not value or "$" in value:
             continue  # a build variable: not known here
-        workdir = os.path.normpath(os.path.join(workdir, value))
+        workdir = normal_path(os.path.join(workdir, value))
     return workdir
 
 
