@@ -122,10 +122,11 @@ def output_state(output: CapturedText | Read, has_dir: bool, facts: TrialFacts) 
     ``/logs/verifier``, which Harbor 0.26.0 downloads only after test.sh
     ended (``Verifier.verify``, unless that folder is mounted): a timeout, or
     a failed download, leaves nothing in the trial, which is not the same as
-    empty output. A link (it, or ``verifier/``) is never read: ``not read``."""
+    empty output. A link (it, or ``verifier/``) is never read, nor what is
+    no regular file (a FIFO) or cannot be read: ``not read``, saying what is there."""
     if isinstance(output, CapturedText):
         return ("present", "") if output.total_bytes else ("empty", "(empty: test.sh printed nothing)")
-    if output.state == "link":
+    if output.state != "missing":
         return "not read", f"({output.problem})"
     failure = facts.verifier_exception.type if facts.verifier_exception is not None else None
     if failure == VERIFIER_TIMEOUT:
