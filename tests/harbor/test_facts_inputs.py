@@ -68,6 +68,18 @@ def test_a_timeout_harbor_cannot_count_down_is_said_as_harbor_used_it(task, runs
     assert walk(runs, task(toml=f"[verifier]\ntimeout_sec = {value}\n")).facts.timeout.words == words
 
 
+@pytest.mark.parametrize("multiplier", [float("inf"), 1e308])
+def test_a_multiplier_that_lifts_the_limit_stops_the_replay_at_harbors_default(task, runs, multiplier):
+    """A job's config.json (a folder from elsewhere) with a multiplier of
+    Infinity, or one that takes the timeout past any float: Harbor waits for
+    ever, and the replay of the agent's code ran with no bound, as test JOB
+    too, where timeout_sec = inf stops at Harbor's default."""
+    timeout = walk(runs, task(timeout=30.0), config={"verifier_timeout_multiplier": multiplier}).facts.timeout
+    assert timeout.seconds == 600.0
+    assert timeout.words.startswith("600 s (no limit in Harbor; the replay stops at Harbor's default 600: ")
+    assert "× verifier_timeout_multiplier" in timeout.words
+
+
 @pytest.mark.parametrize("key", ["timeout_multiplier", "verifier_timeout_multiplier"])
 def test_an_integer_past_any_float_in_config_json_is_no_number(task, runs, key):
     """Harbor's float field refuses it; float() of it raised OverflowError, a

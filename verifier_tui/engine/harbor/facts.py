@@ -176,7 +176,11 @@ def effective_timeout(trial: Trial, step: StepView, task: TaskConfig | None) -> 
     if maximum and maximum < base:
         parts.append(f"capped by max_timeout_sec {maximum:g}")
     parts.append(f"× {multiplier_name} {multiplier:g}")
-    if seconds > 0:
+    if seconds == float("inf"):  # a multiplier of inf (or one past any float): as timeout_sec = inf above
+        seconds = HARBOR_DEFAULT_VERIFIER_TIMEOUT_S
+        when = duration_text(seconds)
+        parts[0] = f"no limit in Harbor; the replay stops at Harbor's default {seconds:g}: {parts[0]}"
+    elif seconds > 0:
         when = duration_text(seconds)
     else:  # 0 or less, or NaN: asyncio.wait_for gives up before the verifier runs (NaN too, on Python 3.12)
         when, seconds = f"{seconds:g} s, so Harbor gives up at once", seconds if seconds <= 0 else 0.0
