@@ -677,6 +677,21 @@ def test_secrets_in_the_shell_do_not_reach_the_verifier(env, tmp_path):
     assert seen["PYTHONIOENCODING"] == "utf-8"
 
 
+def test_a_template_filled_from_the_shell_is_said_without_its_value(env, tmp_path):
+    """A task.toml's ``KEY = "${MY_KEY}"`` hands the shell's MY_KEY to the
+    verifier, as Harbor does on the machine that runs the job; run said
+    nothing of it, and explain counted MY_KEY among the variables held back."""
+    task_dir = make_task(tmp_path / "t", SHOWS_ENV, toml='[verifier]\nenv = { KEY = "${MY_KEY}", D = "${NOPE:-d}" }\n')
+    env = dict(env, MY_KEY="hunter2")
+    done = run_tool(env, "run", task_dir, "--python", PY)
+    said = "note: task.toml [verifier] env: KEY = '${MY_KEY}' takes MY_KEY from your environment"
+    assert said in done.stdout, done.stdout
+    data = strict_json(run_tool(env, "run", "--json", task_dir, "--python", PY).stdout)
+    assert any(note.startswith(said.removeprefix("note: ")) for note in data["notices"]), data["notices"]
+    assert not any("NOPE" in note for note in data["notices"])  # its own default: nothing of the shell's
+    assert "hunter2" not in json.dumps(data["notices"]) + json.dumps(data["environment"])
+
+
 def test_env_option_passes_a_variable_by_name_or_with_a_value(env, tmp_path):
     task_dir = make_task(tmp_path / "t", SHOWS_ENV)
     env = dict(env, GITHUB_TOKEN="ghp_x")

@@ -200,6 +200,14 @@ def child_environment(
             values.pop(name, None)
             passing.pop(name, None)
             continue
+        read = template_variable(raw) if resolve else None
+        if read is not None and read in environ:
+            # Harbor's resolve_env_vars does the same on the machine that runs the job; said, since the
+            # user's value reaches the verifier (and what it runs of the agent's). Never the value itself.
+            problems.append(
+                f"{table}: {name} = {raw!r} takes {read} from your environment, as Harbor fills it on the "
+                f"machine that runs the job: the verifier gets its value"
+            )
         values[name] = resolved
         passing[name] = Passed(name, table, written)
     for name in unset:
