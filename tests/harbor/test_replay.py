@@ -231,7 +231,7 @@ def test_a_verifier_env_template_is_filled_with_its_own_default_and_said(task, r
     assert any(n.startswith(said) for n in out["replay"]["notices"])
     _, _, local, out = replay(trial, env=("WEIGHT=0.25",))
     assert local.verdict.rewards == {"reward": 0.25} and out["same"] is False
-    assert any(d.endswith("the replay takes WEIGHT='0.25' from --env") for d in out["differences"])
+    assert any(d.endswith("the replay takes WEIGHT from --env WEIGHT") for d in out["differences"])
 
 
 def test_a_replay_gets_what_env_adds_and_nothing_else_of_the_shell(task, runs, tmp_path, monkeypatch):

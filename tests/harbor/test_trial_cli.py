@@ -629,10 +629,10 @@ def test_a_verifier_env_template_is_filled_with_its_default_and_said(task, runs,
     assert f"  note: {filled} CUTOFF='0.6' from the template's default (--env CUTOFF=VALUE" in done.stdout
     replayed = as_json(tool(env, "run", trial, "--env", "CUTOFF=0.9", "--json", cwd=elsewhere))
     differences = replayed["differences"]
-    assert replayed["same"] is False and f"{filled} CUTOFF='0.9' from --env" in differences
+    assert replayed["same"] is False and f"{filled} CUTOFF from --env CUTOFF" in differences
     # Said before the shared-mode snapshot, which every such replay stands on: not the /app to blame first.
     snapshot = next(i for i, said in enumerate(differences) if said.startswith("the workspace is the shared-mode"))
-    assert differences.index(f"{filled} CUTOFF='0.9' from --env") < snapshot
+    assert differences.index(f"{filled} CUTOFF from --env CUTOFF") < snapshot
     for run in (replayed["local"], as_json(tool(env, "run", demo, "--json", cwd=elsewhere))):
         sources = {p["name"]: (p["source"], p["value"]) for p in run["environment"]["passed"]}
         assert sources["MODE"] == ("task.toml [environment] env", "strict")
@@ -1411,3 +1411,25 @@ def test_env_that_fills_a_trials_template_is_not_passed_as_itself(task, runs, en
     printed = set(data["local"]["stdout"].splitlines())
     assert {"Z s3cret-of-the-shell", "VTUI_SECRET None", "KEYED k", "MINE m"} <= printed, printed
     assert "VTUI_SECRET" not in {p["name"] for p in data["local"]["environment"]["passed"]}
+
+
+def test_a_value_given_with_env_to_fill_a_trials_template_is_named_not_printed(task, runs, env, elsewhere):
+    """``W = "${OPENAI_API_KEY:-none}"`` and ``--env W=sk-...``: explain TRIAL (and run TRIAL) printed "the
+    replay takes W='sk-...' from --env", the user's secret in a note, twice in --json. A value from --env (or
+    from the shell, through a bare --env W) is named, never shown; the template's own default may be."""
+    toml = 'version = "1.0"\nartifacts = ["/app"]\n\n[verifier]\nenv = { W = "${OPENAI_API_KEY:-none}" }\n'
+    folder = trial_with_job_env(runs, task(toml=toml), {})
+    shell = dict(env, W="sk-SHELLSECRET")
+    shell.pop("OPENAI_API_KEY", None)
+    head = "task.toml [verifier] env writes W = '${OPENAI_API_KEY:-none}', which Harbor filled on the machine"
+    for given, source in (("W=sk-LIVESECRET2", "W"), ("W", "W"), ("OPENAI_API_KEY=sk-LIVESECRET2", "OPENAI_API_KEY")):
+        for command in ("explain", "run"):
+            for json_flag in ((), ("--json",)):
+                done = tool(shell, command, folder, *json_flag, "--env", given, cwd=elsewhere)
+                said = done.stdout + done.stderr
+                if json_flag and command == "run":  # local.command, run TASK, carries --env as the user typed it
+                    said = json.dumps({k: v for k, v in as_json(done).items() if k != "local"})
+                assert "SECRET" not in said, (command, given, said)
+                assert f"the replay takes W from --env {source}" in said, (command, given, said)
+    done = tool(shell, "explain", folder, cwd=elsewhere)  # no --env: the trial's own default is shown
+    assert f"{head} that ran the job and recorded nowhere; the replay takes W='none' from the template's" in done.stdout

@@ -29,7 +29,8 @@ take the user's key into the sandbox. So ``${VAR}`` and ``${VAR:-default}``
 take VAR only from what the user passes on purpose with ``--env VAR`` or
 ``--env VAR=VALUE``, else the template's own default, else the replay runs
 without it and says so (one of the reasons it may differ). Each filled template is said,
-with the value used and where it came from.
+with where its value came from: the value itself only when it is the template's own default
+(one from ``--env`` or the user's shell may be a secret: named, never shown).
 
 ``config.json`` keeps a sensitive value (a key naming KEY, SECRET, TOKEN,
 PASSWORD, CREDENTIAL or AUTH) as ``${KEY}`` or redacted (``abcd****xyz``)
@@ -57,7 +58,7 @@ from verifier_tui.engine.task.config import SEPARATE, TaskConfig
 from verifier_tui.engine.untrusted import look
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Container, Mapping
 
 SANDBOX_WORKSPACE = "/app"
 _SENSITIVE_KEY = re.compile(r"(KEY|SECRET|TOKEN(?!S)|PASSWORD|CREDENTIAL|AUTH)", re.IGNORECASE)
@@ -97,15 +98,19 @@ class Filled:
     value: str
     given: str | None = None  # the VAR whose ``--env`` filled it; None: the template's own default
 
-    def sentence(self, given: dict[str, str]) -> str:
-        """The template in words, ``given`` the ``--env`` values by name (which win)."""
+    def sentence(self, given: Container[str]) -> str:
+        """The template in words, ``given`` the names ``--env`` sets (which win).
+
+        A value that came from ``--env`` (typed, or a bare ``--env NAME`` read from the user's shell) is
+        named, never shown, whatever its name: ``W = "${OPENAI_API_KEY:-none}"`` with ``--env W=sk-...``
+        put the key in a note. Only the template's own default, written in the trial, is shown."""
         head = (
             f"{self.table} writes {self.name} = {self.template!r}, which Harbor filled on the machine that ran "
             "the job and recorded nowhere"
         )
         if self.name in given:
-            return f"{head}; the replay takes {_shown(self.name, given[self.name])} from --env"
-        if self.given is not None:  # the value may be a secret of the user's: named, not shown
+            return f"{head}; the replay takes {self.name} from --env {self.name}"
+        if self.given is not None:
             return f"{head}; the replay takes {self.name} from --env {self.given}"
         value = _shown(self.name, self.value)
         # An action, not words: the pytest plugin has no --env and names the command that has it.

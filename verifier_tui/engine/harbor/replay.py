@@ -294,8 +294,8 @@ def plan_replay(
         plan.env_unset = env.unset
         plan.env_fills_only = env.fills_only
         plan.env_templates_apart = _templates_apart(env)
-        assigned = dict(env_assignments(env_words))
-        filled = [template.sentence(assigned) for template in env.filled]
+        named = {name for name, _ in env_assignments(env_words)}  # names only: a value is never said
+        filled = [template.sentence(named) for template in env.filled]
         plan.notices += [*env.missing, *filled]
         plan.reasons += [*env.missing, *filled]
     if step is not None and (task_dir / "steps" / step / "tests").is_dir():
