@@ -747,6 +747,18 @@ def test_run_trial_json_names_the_templates_its_command_fills_otherwise(task, ru
     assert data["command_lacks_env"] == ["MODE", "W", "Z"]  # N, the command carries; L is no template
 
 
+def test_run_trial_json_does_not_name_templates_your_shell_cannot_fill(task, runs, env, elsewhere):
+    # The replay ran without Z = "${VTUI_NOPE}" and took W's default; with no VTUI_NOPE in the shell, run TASK does
+    # exactly that too, yet command_lacks_env named both (and c said "from your environment: not the same run").
+    toml = 'version = "1.0"\nartifacts = ["/app"]\n\n[verifier]\nenv = { Z = "${VTUI_NOPE}", W = "${VTUI_NOPE:-d}" }\n'
+    folder = trial_with_job_env(runs, task(toml=toml), {})
+    shell = dict(env)
+    shell.pop("VTUI_NOPE", None)
+    assert as_json(tool(shell, "run", folder, "--json", cwd=elsewhere))["command_lacks_env"] == []
+    shell["VTUI_NOPE"] = "set"
+    assert as_json(tool(shell, "run", folder, "--json", cwd=elsewhere))["command_lacks_env"] == ["W", "Z"]
+
+
 def test_watch_a_trial_on_a_workspace_of_yours_says_a_save_after_the_trial_folder_moved(
     task, runs, tmp_path, env, elsewhere
 ):

@@ -513,19 +513,35 @@ async def test_the_command_of_a_replay_does_not_name_the_jobs_variables_its_env_
         assert "The job's environment from the trial's config.json is not in it (LEVEL): add --env" in said, said
 
 
-async def test_the_command_of_a_replay_names_the_templates_it_fills_from_your_shell(task, runs, tmp_path):
+async def test_the_command_of_a_replay_names_the_templates_it_fills_from_your_shell(task, runs, tmp_path, monkeypatch):
     # The command c shows, `run TASK ...`, fills the task.toml's ${VAR} from the user's shell; the replay took a
     # template's default, or ran without it, and the note said nothing: the command was taken for the same run.
     toml = '[verifier]\nenv = { Z = "${VTUI_NOPE}", W = "${VTUI_NOPE:-d}" }\n'
     demo = task(verifier="def verify(workspace):\n    return 1.0\n", toml=toml)
     folder = trial_with_job_env(runs, demo, {})
+    monkeypatch.setenv("VTUI_NOPE", "of-the-shell")  # what run TASK would fill them with
     app = make_trial_app(folder)
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_replays(1)
         await pilot.press("c")
         await until(pilot, lambda: isinstance(app.screen, CommandScreen), "the command dialog")
         said = " ".join(text_of(app, ".dialog-hint").split())
-        assert "(W, Z)" in said and "from your environment" in said, said
+        assert "(W, Z)" in said and "from your environment" in said and "of-the-shell" not in said, said
+
+
+async def test_the_command_of_a_replay_names_no_template_your_shell_cannot_fill(task, runs, tmp_path, monkeypatch):
+    # No VTUI_NOPE in the shell: run TASK leaves Z out and takes W's default, as the replay did, yet c's note
+    # said it fills them "from your environment: not the same run".
+    toml = '[verifier]\nenv = { Z = "${VTUI_NOPE}", W = "${VTUI_NOPE:-d}" }\n'
+    folder = trial_with_job_env(runs, task(verifier="def verify(workspace):\n    return 1.0\n", toml=toml), {})
+    monkeypatch.delenv("VTUI_NOPE", raising=False)
+    app = make_trial_app(folder)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_replays(1)
+        await pilot.press("c")
+        await until(pilot, lambda: isinstance(app.screen, CommandScreen), "the command dialog")
+        said = " ".join(text_of(app, ".dialog-hint").split())
+        assert "templates" not in said and "not the same run" not in said, said
 
 
 async def test_with_live_reload_off_a_trial_folder_moved_away_is_the_stale_marks_reason(task, runs, tmp_path):

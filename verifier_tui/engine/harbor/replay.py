@@ -55,8 +55,9 @@ class ReplayPlan:
     env_fills_only: tuple[str, ...] = ()  # --env names that only fill templates (VerifierEnv.fills_only)
     env_templates_apart: tuple[str, ...] = ()
     """The task.toml's variables written as a template that the replay ran
-    without or filled with its default: ``run TASK`` fills them from the
-    user's environment instead (:func:`templates_not_in`)."""
+    without or filled with its default, whose template's variable the user's
+    environment holds: ``run TASK`` fills them from it instead
+    (:func:`templates_not_in`)."""
     runner_note: str | None = None
     """The sandbox ran the task's own runner, the replay runs ours: a notice
     (the phases shown are ours) and a reason the verdicts may differ, unless
@@ -190,10 +191,24 @@ def command_lacks_env(plan: ReplayPlan, command: Sequence[str]) -> list[str]:
 def _templates_apart(env: VerifierEnv) -> tuple[str, ...]:
     """``env``'s variables of the task's own tables (not the job's, which
     ``run TASK`` does not read at all) that the replay ran without or filled
-    with the template's default."""
-    table = {key: where for where, raw in env.layers for key in raw}  # the last table to write each
+    with the template's default, where ``run TASK`` would fill them from the
+    user's environment: only those whose template's variable is set there
+    (names only, never a value). Without it ``run TASK`` runs without them or
+    takes the same default, exactly as the replay did."""
+    from verifier_tui.engine.sandbox.environment import template_variable
+
+    written = {key: (where, value) for where, raw in env.layers for key, value in raw.items()}  # the last table's
     apart = {*env.unset, *(f.name for f in env.filled if f.given is None)}
-    return tuple(sorted(name for name in apart if not table.get(name, "config").startswith("config")))
+    shell = set(os.environ)
+    return tuple(
+        sorted(
+            name
+            for name in apart
+            if name in written
+            and not written[name][0].startswith("config")
+            and template_variable(written[name][1]) in shell
+        )
+    )
 
 
 def stand_in_words(workspace: Path | str | None, case: str | None, empty: bool) -> str | None:
