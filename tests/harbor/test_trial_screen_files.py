@@ -544,6 +544,21 @@ async def test_the_command_of_a_replay_names_no_template_your_shell_cannot_fill(
         assert "templates" not in said and "not the same run" not in said, said
 
 
+async def test_the_command_of_a_replay_names_the_templates_its_env_filled(task, runs, tmp_path, monkeypatch):
+    # Started with --env VTUI_SECRET=s3 to fill Z = "${VTUI_SECRET}": c showed run TASK ... --env VTUI_SECRET=s3,
+    # which fills Z from the shell alone (without it here) and passes VTUI_SECRET itself, and its note said nothing.
+    toml = '[verifier]\nenv = { Z = "${VTUI_SECRET}" }\n'
+    folder = trial_with_job_env(runs, task(verifier="def verify(workspace):\n    return 1.0\n", toml=toml), {})
+    monkeypatch.delenv("VTUI_SECRET", raising=False)
+    app = make_trial_app(folder, env=["VTUI_SECRET=s3"])
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_replays(1)
+        await pilot.press("c")
+        await until(pilot, lambda: isinstance(app.screen, CommandScreen), "the command dialog")
+        said = " ".join(text_of(app, ".dialog-hint").split())
+        assert "(Z)" in said and "not the same run" in said, said
+
+
 async def test_with_live_reload_off_a_trial_folder_moved_away_is_the_stale_marks_reason(task, runs, tmp_path):
     # mv TRIAL with live reload off: the status line said "⚠ stale: workspace deleted since this replay", as if
     # a workspace of the user's had been deleted, where the trial folder (holding the captured /app) went.

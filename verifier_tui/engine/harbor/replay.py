@@ -54,10 +54,10 @@ class ReplayPlan:
     env_unset: tuple[str, ...] = ()  # the trial's variables the replay runs without (VerifierEnv.unset)
     env_fills_only: tuple[str, ...] = ()  # --env names that only fill templates (VerifierEnv.fills_only)
     env_templates_apart: tuple[str, ...] = ()
-    """The task.toml's variables written as a template that the replay ran
-    without or filled with its default, whose template's variable the user's
-    environment holds: ``run TASK`` fills them from it instead
-    (:func:`templates_not_in`)."""
+    """The task.toml's variables written as a template that ``run TASK``,
+    which fills a template from the user's environment alone, fills
+    otherwise than the replay did (:func:`_templates_apart`,
+    :func:`templates_not_in`)."""
     runner_note: str | None = None
     """The sandbox ran the task's own runner, the replay runs ours: a notice
     (the phases shown are ours) and a reason the verdicts may differ, unless
@@ -190,25 +190,29 @@ def command_lacks_env(plan: ReplayPlan, command: Sequence[str]) -> list[str]:
 
 def _templates_apart(env: VerifierEnv) -> tuple[str, ...]:
     """``env``'s variables of the task's own tables (not the job's, which
-    ``run TASK`` does not read at all) that the replay ran without or filled
-    with the template's default, where ``run TASK`` would fill them from the
-    user's environment: only those whose template's variable is set there
-    (names only, never a value). Without it ``run TASK`` runs without them or
-    takes the same default, exactly as the replay did."""
+    ``run TASK`` does not read at all) that ``run TASK``, which fills a
+    template from the user's environment alone, fills otherwise than the
+    replay did (names only, never a value):
+
+    - ran without, or filled with the template's default, where the user's
+      environment holds the template's variable (without it ``run TASK``
+      does exactly as the replay did);
+    - filled from ``--env VAR``: ``run TASK ... --env VAR`` does not fill the
+      template from it but from the shell, unless the shell's VAR is that
+      same value; and it passes VAR itself, which the replay held back when
+      VAR only fills templates (``fills_only``)."""
     from verifier_tui.engine.sandbox.environment import template_variable
 
     written = {key: (where, value) for where, raw in env.layers for key, value in raw.items()}  # the last table's
-    apart = {*env.unset, *(f.name for f in env.filled if f.given is None)}
     shell = set(os.environ)
-    return tuple(
-        sorted(
-            name
-            for name in apart
-            if name in written
-            and not written[name][0].startswith("config")
-            and template_variable(written[name][1]) in shell
-        )
-    )
+    left_or_default = {*env.unset, *(f.name for f in env.filled if f.given is None)}
+    by_env = {
+        f.name
+        for f in env.filled
+        if f.given is not None and (f.given in env.fills_only or os.environ.get(f.given) != f.value)
+    }
+    apart = by_env | {name for name in left_or_default if template_variable(written[name][1]) in shell}
+    return tuple(sorted(name for name in apart if not written[name][0].startswith("config")))
 
 
 def stand_in_words(workspace: Path | str | None, case: str | None, empty: bool) -> str | None:

@@ -389,12 +389,12 @@ class TrialScreen(SizedScreen):
                 f"The job's environment from the trial's config.json is not in it ({one_line(', '.join(jobs))}): "
                 "add --env NAME=VALUE for each, as the replay had it."
             )
-        # And it fills the task.toml's ${VAR} from the user's environment, which the replay never reads.
+        # And it fills the task.toml's ${VAR} from the user's environment alone, which the replay never reads.
         templates = templates_not_in(self.opened.plan, local.command)
         if templates:
             notes.append(
-                f"It fills the task.toml's templates the replay ran without or took the default of "
-                f"({one_line(', '.join(templates))}) from your environment: not the same run."
+                f"It fills the task.toml's templates ({one_line(', '.join(templates))}) from your environment alone, "
+                "where the replay took them from its --env or their default, or ran without them: not the same run."
             )
         self.app.push_screen(CommandScreen(words, "\n".join(notes) or None))
 
