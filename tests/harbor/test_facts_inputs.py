@@ -226,6 +226,19 @@ def test_env_fills_a_template_with_a_default_as_harbors_host_would(task, runs):
     assert "from the template's default" in str(said["OTHER"])
 
 
+def test_env_that_only_fills_templates_is_said_and_read_from_the_last_table(task, runs):
+    """``--env VTUI_Y`` given to fill ``Y = "${VTUI_Y}"`` is not passed as itself, and nothing said so. And
+    ``Z = "${VTUI_X}"`` overwritten by the job's ``Z = "lit"`` fills nothing, yet ``--env VTUI_X`` was held back
+    as if it filled Z: only the last table writing each key decides which templates are read."""
+    toml = '[verifier]\nenv = { Z = "${VTUI_X}", Y = "${VTUI_Y}", V = "${VTUI_Y:-d}" }\n'
+    w = walk(runs, task(toml=toml), config={"verifier_env": {"Z": "lit"}}, given={"VTUI_X": "val-x", "VTUI_Y": "val-y"})
+    assert w.env.values == {"Z": "lit", "Y": "val-y", "V": "val-y"}
+    assert w.env.fills_only == ("VTUI_Y",)
+    assert w.env.fills_note is not None and w.env.fills_note.startswith("--env VTUI_Y only filled V, Y: "), w.env
+    assert "the verifier does not get VTUI_Y" in w.env.fills_note and "val-" not in w.env.fills_note
+    assert walk(runs, task("other", toml=toml), given={"VTUI_Q": "q"}).env.fills_note is None
+
+
 def test_the_advice_for_a_template_left_out_can_be_followed(task, runs, monkeypatch):
     """ "--env VAR passes yours" was said of a VAR the shell does not have (``--env VAR`` is then refused:
     "not set in your environment") and of ``${SECRET-x}``, whose name Harbor's pattern reads as

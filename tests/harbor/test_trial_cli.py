@@ -1444,6 +1444,21 @@ def test_env_that_fills_a_trials_template_is_not_passed_as_itself(task, runs, en
     assert "VTUI_SECRET" not in {p["name"] for p in data["local"]["environment"]["passed"]}
 
 
+def test_env_that_only_fills_a_trials_template_is_said_and_not_counted_as_held_back(task, runs, env, elsewhere):
+    """``explain TRIAL --env VTUI_SECRET`` to fill ``Z = "${VTUI_SECRET}"``: nothing said VTUI_SECRET itself
+    was not passed, and the held-back line counted it, "(--env NAME passes one)", false for it. Now one note."""
+    toml = 'version = "1.0"\nartifacts = ["/app"]\n\n[verifier]\nenv = { Z = "${VTUI_SECRET}" }\n'
+    folder = trial_with_job_env(runs, task(toml=toml), {})
+    shell = dict(env, VTUI_SECRET="s3cret-of-the-shell")
+    note = "--env VTUI_SECRET only filled Z: the verifier does not get VTUI_SECRET"
+    for command in ("explain", "run"):
+        done = tool(shell, command, folder, "--env", "VTUI_SECRET", cwd=elsewhere)
+        assert done.stdout.count(note) == 1 and "s3cret" not in done.stdout, done.stdout
+    data = as_json(tool(shell, "explain", folder, "--json", "--env", "VTUI_SECRET", cwd=elsewhere))
+    assert sum(note in said for said in data["explain"]["notices"]) == 1, data["explain"]["notices"]
+    assert "VTUI_SECRET" not in data["explain"]["environment"]["held_back"]
+
+
 def test_a_value_given_with_env_to_fill_a_trials_template_is_named_not_printed(task, runs, env, elsewhere):
     """``W = "${OPENAI_API_KEY:-none}"`` and ``--env W=sk-...``: explain TRIAL (and run TRIAL) printed "the
     replay takes W='sk-...' from --env", the user's secret in a note, twice in --json. A value from --env (or

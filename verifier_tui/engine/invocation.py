@@ -142,11 +142,11 @@ def prepare(spec: RunSpec, stage: Stage) -> Prepared:
     config = spec.task.config
     environment = child_environment(
         config.env,
-        # A replay's --env that only filled the trial's templates is not passed as itself (env_fills_only).
-        [word for word in spec.env if word.partition("=")[0] not in config.env_fills_only],
+        spec.env,
         sources=config.env_sources,
         resolve=not config.env_final,
         unset=config.env_unset,
+        fills_only=config.env_fills_only,  # a replay's --env that only filled the trial's templates
     )
     interpreter = probe_interpreter(spec.python, timeout_s=min(PROBE_TIMEOUT_S, spec.timeout_s))
     prepared = Prepared(

@@ -165,6 +165,7 @@ class VerifierEnv:
     filled: tuple[Filled, ...] = ()  # the templates filled here
     unset: tuple[str, ...] = ()  # the variables the trial gives the verifier that the replay runs without
     fills_only: tuple[str, ...] = ()  # --env names that filled a template and are no variable of the tables
+    fills_note: str | None = None  # fills_only in words: what each filled, and that it is not passed itself
 
 
 def trial_workspace(trial: Trial, step: StepView, mode: str | None) -> WorkspaceInput:
@@ -272,9 +273,15 @@ def verifier_env(
     # Harbor reads VAR on its host to fill ``Z = "${VAR}"``; only Z reaches the verifier. A --env VAR given
     # to fill a template is not passed as itself: its value (a secret, maybe) under a second name, in a
     # variable the sandbox never had. One of the tables' own names, or one that fills nothing, passes as given.
-    keys = {key for _, raw in layers for key in raw}
-    read = {template_variable(value) for _, raw in layers for value in raw.values()}
-    fills_only = tuple(sorted(name for name in given if name in read and name not in keys))
+    # A template is read only where it is the last table's value for its key: one a later table overwrites
+    # with a literal (the job's Z = "lit" over the task's Z = "${VAR}") fills nothing.
+    last = {key: value for _, raw in layers for key, value in raw.items()}
+    fills: dict[str, list[str]] = {}
+    for key, value in sorted(last.items()):
+        variable = template_variable(value)
+        if variable is not None and variable in given and variable not in last:
+            fills.setdefault(variable, []).append(key)
+    fills_only = tuple(sorted(fills))
     return VerifierEnv(
         values,
         tuple(missing.values()),
@@ -283,6 +290,20 @@ def verifier_env(
         tuple(filled.values()),
         unset=tuple(missing),
         fills_only=fills_only,
+        fills_note=_fills_note({name: fills[name] for name in fills_only}),
+    )
+
+
+def _fills_note(fills: dict[str, list[str]]) -> str | None:
+    """The ``--env`` names that only filled templates, and what each filled, said once: none is passed as
+    itself (names only, never a value)."""
+    if not fills:
+        return None
+    filled = "; ".join(f"--env {name} only filled {', '.join(keys)}" for name, keys in fills.items())
+    names, it = (next(iter(fills)), "it") if len(fills) == 1 else (" or ".join(fills), "them")
+    return (
+        f"{filled}: the verifier does not get {names} itself, as Harbor's never had {it} (Harbor reads {it} on "
+        "the machine that ran the job to fill the templates)"
     )
 
 

@@ -309,14 +309,7 @@ def plan_replay(
     if plan.timeout_s is None:
         plan.notices.append("the sandbox's verifier timeout is not known: the replay uses the task's")
     if env is not None:
-        plan.env_sources = dict(env.sources)
-        plan.env_unset = env.unset
-        plan.env_fills_only = env.fills_only
-        plan.env_templates_apart = _templates_apart(env)
-        named = {name for name, _ in env_assignments(env_words)}  # names only: a value is never said
-        filled = [template.sentence(named) for template in env.filled]
-        plan.notices += [*env.missing, *filled]
-        plan.reasons += [*env.missing, *filled]
+        _take_env(plan, env, env_words)
     if step is not None and (task_dir / "steps" / step / "tests").is_dir():
         plan.extra_tests = task_dir / "steps" / step / "tests"  # staged over tests/, as Harbor uploads it
     runner_note = _runner_difference(task_dir) if runner == "ours" else None
@@ -325,6 +318,22 @@ def plan_replay(
         plan.reasons.append(runner_note)
         plan.runner_note = runner_note
     return plan
+
+
+def _take_env(plan: ReplayPlan, env: VerifierEnv, env_words: tuple[str, ...]) -> None:
+    """The verifier's environment into ``plan``: where each value came from,
+    and a note (and a reason the replay may differ) for each template filled
+    or left out; ``env_words``: ``--env``'s."""
+    plan.env_sources = dict(env.sources)
+    plan.env_unset = env.unset
+    plan.env_fills_only = env.fills_only
+    plan.env_templates_apart = _templates_apart(env)
+    named = {name for name, _ in env_assignments(env_words)}  # names only: a value is never said
+    filled = [template.sentence(named) for template in env.filled]
+    plan.notices += [*env.missing, *filled]
+    plan.reasons += [*env.missing, *filled]
+    if env.fills_note is not None:  # as Harbor does: a note, no reason the replay may differ
+        plan.notices.append(env.fills_note)
 
 
 #: A few of test.sh's own commands are named; the rest counted.

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 from verifier_tui.engine.record import field, record
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
+    from collections.abc import Collection, Iterable, Mapping
     from typing import Any
 
 #: What the runner inherits from the user's environment: what a container's
@@ -159,6 +159,7 @@ def child_environment(
     *,
     resolve: bool = True,
     unset: Iterable[str] = (),
+    fills_only: Collection[str] = (),
 ) -> ChildEnvironment:
     """The runner's environment (see the module's docstring). ``extra`` holds
     the ``--env`` words as the user gave them; ``sources``, for each of
@@ -168,7 +169,10 @@ def child_environment(
     replay, whose values are filled already and never from the user's
     environment (:attr:`TaskConfig.env_final`). ``unset``: the variables a
     replay runs without (:attr:`TaskConfig.env_unset`), left out as a
-    ``${VAR}`` of an unset VAR is here."""
+    ``${VAR}`` of an unset VAR is here. ``fills_only``: the ``--env`` names
+    that only filled a replay's templates (:attr:`TaskConfig.env_fills_only`):
+    not passed, as Harbor's verifier never had them, and not held back
+    either (the replay's note says what each filled)."""
     sources = sources or {}
     environ = os.environ if environ is None else environ
     values: dict[str, str] = {}
@@ -217,6 +221,8 @@ def child_environment(
         values.pop(name, None)
         passing.pop(name, None)
     for word in extra:
+        if word.partition("=")[0] in fills_only:
+            continue
         try:
             name, value = parse_assignment(word, environ)
         except ValueError as exc:
@@ -226,7 +232,7 @@ def child_environment(
         passing[name] = Passed(name, FROM_OPTION)
     order = {FROM_USER: 0, FROM_TOOL: 1, FROM_OPTION: 3}  # the task's tables between
     passed = sorted(passing.values(), key=lambda p: (order.get(p.source, 2), p.name))
-    held_back = sorted(name for name in environ if name not in values)
+    held_back = sorted(name for name in environ if name not in values and name not in fills_only)
     return ChildEnvironment(values, passed, held_back, problems)
 
 
