@@ -163,22 +163,28 @@ class StandIn:
         return None
 
 
+def _env_names(command: Sequence[str]) -> set[str]:
+    """The names ``command``'s ``--env NAME`` / ``--env NAME=VALUE`` set (a
+    reproduce command: each option and its value are words of their own)."""
+    return {word.partition("=")[0] for flag, word in zip(command, command[1:], strict=False) if flag == "--env"}
+
+
 def job_env_not_in(plan: ReplayPlan, command: Sequence[str]) -> list[str]:
     """The names of the job's variables the replay had (config.json's
     ``verifier.env`` and ``environment.env``, as Harbor layers them) that
     ``command`` (``run TASK``, which reads the task's own env only) does not
     carry as ``--env``: named, never their values (a value may be a secret)."""
-    given = {word.partition("=")[0] for flag, word in zip(command, command[1:], strict=False) if flag == "--env"}
+    given = _env_names(command)
     jobs = (name for name, (where, _) in plan.env_sources.items() if where.startswith("config"))
     return sorted(name for name in jobs if name not in given)
 
 
 def templates_not_in(plan: ReplayPlan, command: Sequence[str]) -> list[str]:
-    """The names of the task.toml's templates the replay ran without or
-    filled with their default, which ``command`` (``run TASK``: it fills a
-    ``${VAR}`` from the user's environment, as Harbor does on its host) would
-    fill otherwise, less those its ``--env`` sets itself."""
-    given = {word.partition("=")[0] for flag, word in zip(command, command[1:], strict=False) if flag == "--env"}
+    """The names of the task.toml's templates that ``command`` (``run TASK``:
+    it fills a ``${VAR}`` from the user's environment alone, as Harbor does on
+    its host) fills otherwise than the replay did (:func:`_templates_apart`),
+    less those its ``--env`` sets itself."""
+    given = _env_names(command)
     return [name for name in plan.env_templates_apart if name not in given]
 
 
