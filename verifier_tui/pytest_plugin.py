@@ -150,8 +150,9 @@ def pytest_configure(config: pytest.Config) -> None:
     folders = [arg for arg in config.args if (config.invocation_params.dir / arg).is_dir()]
     plugin = VerifierCases(config, paths, chosen, folders)
     # An id as pytest printed it whose folder is no path (a name written with escapes, tasks/x\ny::correct):
-    # the plugin's, as the id of a folder is.
-    printed = {arg: one for arg in config.args if (one := plugin.printed_id(arg)) is not None}
+    # the plugin's, as the id of a folder is. A folder that is one is left to the folders' rule above: a trial
+    # given alone is named by its job's folder, which may hold the user's own tests too (tests/<trial>).
+    printed = {arg: one for arg in config.args if arg not in folders and (one := plugin.printed_id(arg)) is not None}
     plugin.chosen.update(printed)
     # A task's (job's) own folder, or one inside it, is the plugin's alone: pytest collecting it too would run
     # the task's tests/test_*.py here, outside the sandbox they are written for.
@@ -262,8 +263,13 @@ class VerifierCases:
         # --verifier-cases given it (and `verifier-tui test`) tests that case: pytest runs a folder's tests.
         from verifier_tui.words.text import one_line
 
-        collected = [folder for group in self.collection.groups for _name, folder, _cases in _by_job(group)]
-        collected += self.collection.without_cases
+        # Each collector's folder that is the plugin's alone, and the folder its id is named by: the same but
+        # for a trial given alone, named by its job (the folder that holds it) yet owning only its own folder:
+        # owning the job's made pytest ignore all of it, and the user's own tests beside the trial vanished.
+        collected = [
+            (_given(group, folder), folder) for group in self.collection.groups for _name, folder, _ in _by_job(group)
+        ]
+        collected += [(folder, folder) for folder in self.collection.without_cases]
         # Every case folder of a task, collected or not (one without expected.json, one --verifier-cases did
         # not name): its folder narrows to it, never to its whole task, and to nothing when it is not collected.
         case_folders = {
@@ -302,19 +308,19 @@ class VerifierCases:
         self.folders = [
             named
             for arg in folders
-            for folder in collected
+            for folder, named_by in collected
             if _is_or_holds(base / arg, folder) or _is_or_holds(folder, base / arg)
             for named in next(
                 (ids for trial, ids in trials.items() if _is_or_holds(trial, base / arg)),
-                [self.case_folders.get(arg) or node_path(config, folder)],
+                [self.case_folders.get(arg) or node_path(config, named_by)],
             )
         ]
         #: The folders given that are a task (job) or lie in one: not pytest's to collect.
-        self.task_folders = [arg for arg in folders if any(_is_or_holds(folder, base / arg) for folder in collected)]
-        self.owned = [Path(os.path.realpath(folder)) for folder in collected]
+        self.task_folders = [arg for arg in folders if any(_is_or_holds(one, base / arg) for one, _ in collected)]
+        self.owned = [Path(os.path.realpath(folder)) for folder, _named_by in collected]
         # Each task's (job's) id as pytest prints it from where it runs, and that id: a name written with
         # escapes (a line break, a bidi control: one_line) is no path, and the id is taken back by this alone.
-        ids = [node_path(config, folder) for folder in collected]
+        ids = [node_path(config, named_by) for _folder, named_by in collected]
         self.printed = {config.cwd_relative_nodeid(one): one for one in ids}
 
     def printed_id(self, arg: str) -> str | None:
@@ -471,6 +477,14 @@ def _by_job(group: Any) -> list[tuple[str, Path, list[Any]]]:
         jobs.setdefault(item.trial.path.parent, []).append(item)
     named = [(group.name if job == group.folder else job.name, job, items) for job, items in jobs.items()]
     return named or [(group.name, group.folder, group.cases)]
+
+
+def _given(group: Any, job: Path) -> Path:
+    """The folder of ``job``'s collector that is the plugin's alone: the job's
+    own (or a task's), but a trial given alone (or its step) owns only its
+    trial's folder, which lies in the job that names its id."""
+    inside = group.folder != job and _is_or_holds(job, group.folder)
+    return cast("Path", group.folder) if inside else job
 
 
 class VerifierTask(pytest.Collector):

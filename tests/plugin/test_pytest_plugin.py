@@ -331,6 +331,25 @@ def test_a_trial_given_alone_is_named_by_its_job_as_in_the_job(pytester, tmp_pat
     run(pytester, "--verifier-cases", f"jobs/j/{trial.path.name}", named, "-q").assert_outcomes(passed=1)
 
 
+def test_a_trial_given_alone_leaves_the_users_own_tests_beside_it_to_pytest(pytester, tmp_path):
+    """``pytest --verifier-cases tests/<trial> tests``, the user's own ``tests/test_mine.py`` beside the
+    trial: the trial's id is its job folder's (``tests::<trial>``), and that whole folder was taken as the
+    plugin's, ignored by pytest: ``1 passed``, the user's own test gone from CI without a word. The trial's
+    folder alone is the plugin's; the tests beside it run."""
+    demo = make_task(pytester.path / "tasks" / "demo", READS_HELLO, toml=SEPARATE)
+    trial = sandbox_trial(
+        pytester.path / "tests", demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate", capture=True
+    )
+    (pytester.path / "tests" / "test_mine.py").write_text("def test_mine():\n    assert True\n")
+    given = f"tests/{trial.path.name}"
+    done = run(pytester, "--verifier-cases", given, "tests", "-v")
+    done.assert_outcomes(passed=2)
+    done.stdout.fnmatch_lines_random([f"tests::{trial.path.name} PASSED*", "tests/test_mine.py::test_mine PASSED*"])
+    # The trial's own folder given as an argument is still the plugin's alone, narrowed to the trial.
+    done = run(pytester, "--verifier-cases", given, given, "--co", "-q")
+    assert [line for line in done.stdout.lines if "::" in line] == [f"tests::{trial.path.name}"], done.stdout.lines
+
+
 def test_a_trial_folder_given_as_an_argument_narrows_the_job_to_it(pytester, tmp_path):
     """``pytest --verifier-cases jobs/j jobs/j/<trial>``: pytest narrows a run to a folder given as an
     argument, as a case's folder narrows a task to that case, but every trial of the job ran."""
