@@ -26,6 +26,7 @@ ini file's ``addopts``: there it adds the cases to every run.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import signal
@@ -614,19 +615,40 @@ class VerifierCase(pytest.Item):
             pass  # its own run will say why it cannot be staged
 
     def runtest(self) -> None:
-        from verifier_tui.engine.suite import not_run
+        # The task's notes are warned once the case's run is decided, never before: under -W error (or
+        # filterwarnings = error, common in CI) a note raised before the run failed every case of the task
+        # on a traceback through this plugin, its verdict never reached. What a CI user wants from -W error
+        # is that a warning fails the build, not that it hides why a case failed: a failing case keeps its
+        # verdict (the note, an error, is dropped: a mismatch's report says the run's notes), and a passing
+        # case fails on the note, in one line that says it passed (repr_failure).
+        try:
+            self._run()
+        except Exception:
+            with contextlib.suppress(TaskNote):
+                self._warn_notes()
+            raise
+        self._warn_notes()
+
+    def _warn_notes(self) -> None:
+        """What `verifier-tui test` says under the task's header (the sandbox
+        runs the task's own runner, so this case may pass here and score
+        nothing in Harbor): a failure's report says it among the run's notes,
+        a case that passes said nothing. pytest's warnings summary lists them
+        by note."""
+        if self.group.session is None:
+            return
+        from verifier_tui.commands.report import task_notes
         from verifier_tui.words.text import one_line
 
-        if self.group.session is not None:
-            from verifier_tui.commands.report import task_notes
+        toml = self.group.folder / "task.toml"  # where each is said: the task's file, as a skip is (NoCase)
+        for note in task_notes(self.group):
+            # (pytest's Node.warn needs a line, which a case has not)
+            warnings.warn_explicit(TaskNote(said(note)), None, one_line(str(toml)), 1)
 
-            # What `verifier-tui test` says under the task's header (the sandbox runs the task's own runner,
-            # so this case may pass here and score nothing in Harbor): a failure's report says it among the
-            # run's notes, a case that passes said nothing. pytest's warnings summary lists them by note.
-            toml = self.group.folder / "task.toml"  # where each is said: the task's file, as a skip is (NoCase)
-            for note in task_notes(self.group):
-                # (pytest's Node.warn needs a line, which a case has not)
-                warnings.warn_explicit(TaskNote(said(note)), None, one_line(str(toml)), 1)
+    def _run(self) -> None:
+        """The case's run, raising when it is not run or does not pass."""
+        from verifier_tui.engine.suite import not_run
+
         if self.problem is not None:
             raise CaseNotRun(not_run(self.problem))
         if self.group.error is not None:
@@ -643,6 +665,9 @@ class VerifierCase(pytest.Item):
         from verifier_tui.words.text import one_line
 
         error = excinfo.value
+        if isinstance(error, TaskNote):  # the case passed; a warning made an error fails it (runtest)
+            why = f"the case passed, but its task's note is an error here (-W error or filterwarnings): {error}"
+            return self._failure(why, f"{self.nodeid}: {one_line(why)}")
         if isinstance(error, CaseNotRun):
             return self._failure(str(error), f"{self.nodeid}: {one_line(str(error))}")
         if isinstance(error, CaseMismatch):

@@ -688,6 +688,44 @@ def test_a_passing_case_of_a_task_whose_own_runner_differs_warns(pytester):
     )
 
 
+def _task_with_a_note(pytester):
+    """``tasks/own``: a task shipping a runner unlike verifier-tui's (a note on the task as a whole), its
+    case ``only`` passing and its case ``off`` failing (it expects 0.5 where the verifier scores 1.0)."""
+    task_dir = make_task(pytester.path / "tasks" / "own", cases={"only": {}, "off": {}})
+    (task_dir / "cases" / "only" / "expected.json").write_text('{"rewards": {"reward": 1.0}}')
+    (task_dir / "cases" / "off" / "expected.json").write_text('{"rewards": {"reward": 0.5}}')
+    vendored = task_dir / "tests" / ".ng" / "run_verifier.py"
+    vendored.parent.mkdir(parents=True, exist_ok=True)
+    vendored.write_text("import sys\nsys.exit(main(\n")
+    return task_dir
+
+
+@pytest.mark.parametrize("how", ["-W", "ini"])
+def test_warnings_made_errors_keep_each_cases_verdict(pytester, how):
+    """``-W error`` (or ``filterwarnings = error`` in the project's pytest config, common in CI): the
+    task's note was raised inside the case before it ran, so every case of the task failed on a traceback
+    through the plugin, the failing one without its verdict. Now a failing case keeps its verdict, and a
+    passing one fails (the user asked for warnings to fail) in one line that says it passed and the note."""
+    _task_with_a_note(pytester)
+    if how == "ini":
+        pytester.makeini("[pytest]\nfilterwarnings =\n    error\n")
+        done = run(pytester, "--verifier-cases", "tasks")
+    else:
+        done = run(pytester, "--verifier-cases", "tasks", "-W", "error")
+    done.assert_outcomes(failed=2)
+    text = done.stdout.str()
+    assert "Traceback" not in text and "pytest_plugin.py" not in text, text
+    done.stdout.fnmatch_lines_random(
+        [
+            'FAILED tasks/own::off - expected {"reward": 0.5}, got {"reward": 1.0}',
+            'expected {"rewards": {"reward": 0.5}}: DID NOT MATCH',
+            "FAILED tasks/own::only - the case passed, but *",
+            "tasks/own::only: the case passed, but its task's note is an error here "
+            "(-W error or filterwarnings): the task ships its own runner *",
+        ]
+    )
+
+
 def test_every_action_of_the_engine_is_worded_with_an_option_the_plugin_has_or_its_command():
     """Each action the engine may suggest: an option pytest refuses (``--runner``,
     ``--task-id``, ``--response``) is said only after the verifier-tui command that
