@@ -642,8 +642,10 @@ class VerifierCase(pytest.Item):
 
         toml = self.group.folder / "task.toml"  # where each is said: the task's file, as a skip is (NoCase)
         for note in task_notes(self.group):
-            # (pytest's Node.warn needs a line, which a case has not)
-            warnings.warn_explicit(TaskNote(said(note)), None, one_line(str(toml)), 1)
+            # (pytest's Node.warn needs a line, which a case has not.) Line 0, as NoCase.reportinfo has it:
+            # pytest's summary prints the warning's line from linecache, which has none for 0; at line 1 it
+            # printed task.toml's first line raw under every note, a planted terminal escape with it.
+            warnings.warn_explicit(TaskNote(said(note)), None, one_line(str(toml)), 0)
 
     def _run(self) -> None:
         """The case's run, raising when it is not run or does not pass."""

@@ -726,6 +726,20 @@ def test_warnings_made_errors_keep_each_cases_verdict(pytester, how):
     )
 
 
+@pytest.mark.parametrize("first", ['version = "1.0"', "# \x1b]0;PWNED\x07"])
+def test_a_task_note_shows_no_line_of_task_toml(pytester, first):
+    """Each TaskNote was warned at line 1 of the task's task.toml, and pytest's warnings summary printed
+    that line under every note: raw, so a terminal escape planted there reached the terminal (here a
+    title change), and a plain ``version = "1.0"`` under an unrelated note misled. The note names the
+    file alone, as a skipped case does."""
+    task_dir = _task_with_a_note(pytester)
+    (task_dir / "task.toml").write_text(first + "\n")
+    done = run(pytester, "--verifier-cases", "tasks")
+    done.stdout.fnmatch_lines(["*warnings summary*", "*tasks/own/task.toml:0: TaskNote: the task ships its own*"])
+    text = done.stdout.str()
+    assert "\x1b" not in text and "PWNED" not in text and first not in text, text
+
+
 def test_every_action_of_the_engine_is_worded_with_an_option_the_plugin_has_or_its_command():
     """Each action the engine may suggest: an option pytest refuses (``--runner``,
     ``--task-id``, ``--response``) is said only after the verifier-tui command that
