@@ -252,6 +252,9 @@ class VerifierCases:
         for group in self.collection.groups:
             warm_up(group, workers)
         self.stopped_by: int | None = None
+        self.config = config
+        #: The tasks (with a session: a job's trials have no task notes) by id, until --junitxml has their notes
+        self.tasks = {node_path(config, g.folder): g for g in self.collection.groups if g.session is not None}
         self.taken = self._stop_as_ctrl_c_does()
         # The ids given as arguments (``tasks/hello-file::correct``), as test ids
         base = config.invocation_params.dir
@@ -420,6 +423,29 @@ class VerifierCases:
             ]
             report.result.extend(task for task in tasks if self.wanted(task.nodeid))
         return report
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """The notes of each task that a case reported on, once a task, as
+        ``--junitxml``'s properties of its suite, named by the task's id, as
+        ``test --junit`` has them (a case passing with a note was green in CI
+        with not a word). The suite's, not the case's (``user_properties``):
+        under pytest's default junit_family, xunit2, a test case has no
+        properties (pytest warns so of record_property). Said where reports
+        arrive: under xdist, in the controller, which writes the file."""
+        from _pytest.junitxml import xml_key
+
+        xml = self.config.stash.get(xml_key, None)
+        if xml is None or report.when != "setup":
+            return
+        from verifier_tui.commands.report import task_notes
+        from verifier_tui.words.text import one_line
+
+        parts = report.nodeid.split("::")
+        # the task's id is the longest part before a ``::`` that is one (a task folder ``a::b``), as _case_id has it
+        task = next((one for cut in range(len(parts) - 1, 0, -1) if (one := "::".join(parts[:cut])) in self.tasks), "")
+        group = self.tasks.pop(task, None)  # once a task
+        for note in task_notes(group) if group is not None else []:
+            xml.add_global_property("note", f"{task}: {one_line(said(note))}")
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if self.stopped_by is not None:  # as verifier-tui test ends on one

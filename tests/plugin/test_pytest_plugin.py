@@ -740,6 +740,34 @@ def test_a_task_note_shows_no_line_of_task_toml(pytester, first):
     assert "\x1b" not in text and "PWNED" not in text and first not in text, text
 
 
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["alone", "xdist"])
+def test_the_plugins_junit_carries_a_tasks_notes(pytester, env, monkeypatch, workers):
+    """``test --junit`` lists a task's notes as its suite's ``note`` properties, but the plugin's
+    ``--junitxml`` had no trace of a TaskNote for a passing case: CI's report was green with not a word.
+    Now each task's notes are properties of the suite (once a task, named by its id), as ``test --junit``
+    has them; not the test case's (pytest's record_property), which its default xunit2 does not allow."""
+    if workers:
+        pytest.importorskip("xdist")
+        monkeypatch.setenv("PYTEST_ADDOPTS", inner_pytest_options("xdist", "xdist.looponfail"))
+    _task_with_a_note(pytester)
+    one_case_task(pytester, "plain")  # a task without a note: none of its own
+    report = pytester.path / "report.xml"
+    done = run(pytester, "--verifier-cases", "tasks", "-k", "only", f"--junitxml={report}", *workers)
+    assert done.parseoutcomes()["passed"] == 2  # (xdist's workers count the deselected: it says none)
+    root = ET.parse(report).getroot()
+    notes = [p.get("value") for p in root.iterfind("testsuite/properties/property") if p.get("name") == "note"]
+    assert len(notes) == 1, notes
+    assert notes[0].startswith("tasks/own: the task ships its own runner (tests/.ng/run_verifier.py)"), notes
+    assert notes[0].endswith("verifier-tui test PATH --runner task runs the task's own"), notes
+    assert root.find(".//testcase/properties") is None  # xunit2, pytest's default, has no properties there
+    tool = pytester.path / "t.xml"
+    run_tool(env, "test", pytester.path / "tasks", "--python", PY, "--junit", tool)
+    by_test = [p.get("value") for p in ET.parse(tool).getroot().iter("property") if p.get("name") == "note"]
+    assert [note.split(": ", 1)[1].split(" (")[0] for note in by_test] == [
+        note.split(": ", 1)[1].split(" (")[0] for note in notes
+    ], (by_test, notes)
+
+
 def test_every_action_of_the_engine_is_worded_with_an_option_the_plugin_has_or_its_command():
     """Each action the engine may suggest: an option pytest refuses (``--runner``,
     ``--task-id``, ``--response``) is said only after the verifier-tui command that
