@@ -218,6 +218,25 @@ def test_test_says_the_task_ships_a_different_runner(env, tmp_path):
     assert "ships its own runner" not in run_tool(env, "test", same, "--python", PY).stdout
 
 
+def test_test_runner_task_says_the_tasks_runner_note_of_the_task_as_of_each_case(env, tmp_path):
+    """``test --runner task``: each case's notices said ``running the task's own runner ..., as the
+    sandbox would``, but the task's (its header in ``test``, its ``tasks`` row in --json, the plugin's
+    TaskNote) left it out, where under verifier-tui's runner the task's note is the runner's: one task,
+    notes that disagree. Now one list of the task's notes (Session.task_notices) for all of them."""
+    same = make_task(tmp_path / "same", cases={"c": {}, "d": {}})
+    for case in ("c", "d"):
+        write(same / "cases" / case / "expected.json", '{"rewards": {"reward": 1.0}}')
+    write(same / "tests" / ".ng" / "run_verifier.py", (REPO / "runner" / "run_verifier.py").read_text())
+    done = run_tool(env, "test", same, "--python", PY, "--runner", "task")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.splitlines()[1].startswith("note: running the task's own runner (tests/.ng/run_verifier.py)")
+    data = json.loads(run_tool(env, "test", same, "--python", PY, "--runner", "task", "--json").stdout)
+    [task_notes] = [task["notices"] for task in data["tasks"]]
+    assert [note.split(" (")[0] for note in task_notes] == ["running the task's own runner"], task_notes
+    for case in data["cases"]:
+        assert set(task_notes) <= set(case["notices"]), (task_notes, case)
+
+
 def test_every_case_and_the_junit_report_say_the_task_ships_a_different_runner(env, tmp_path):
     """The note that the sandbox runs the task's own runner was on the
     session's first case alone in test --json (the others had none), and

@@ -396,6 +396,22 @@ def test_test_json_on_a_task_harbor_would_refuse_prints_the_document(env, tmp_pa
     assert error["problem"].startswith("no verifier found") and error["not_run"] == ["only"]
 
 
+def test_a_task_toml_not_read_is_not_said_to_run_with_the_defaults_beside_its_refusal(env, tmp_path):
+    """``test`` on a task whose task.toml cannot be read: under the task's header ``note: task.toml could
+    not be read (...); the run uses the defaults``, then ``not tested: Harbor would refuse this task:
+    task.toml could not be read (...)``: said twice, and contradicting (nothing runs). So did --json's
+    tasks row. The refusal alone now."""
+    task_dir = with_case(make_task(tmp_path / "tasks" / "t", toml='version = "1.0"\n[verifier\n'))
+    with_case(make_task(tmp_path / "tasks" / "ok"))  # a folder of tasks: the refused one is a table's part
+    tested = run_tool(env, "test", tmp_path / "tasks", "--python", PY)
+    assert tested.returncode == 2 and "Harbor would refuse this task: task.toml could not be read" in tested.stdout
+    assert "the run uses the defaults" not in tested.stdout + tested.stderr, tested.stdout
+    data = strict_json(run_tool(env, "test", "--json", task_dir, "--python", PY).stdout)
+    assert data["tasks"][0]["notices"] == [], data["tasks"]
+    # run goes ahead (and says Harbor would refuse): with the defaults, as its note says
+    assert "the run uses the defaults" in run_tool(env, "run", task_dir, "--python", PY).stdout
+
+
 def test_keys_harbor_does_not_know_are_no_refusal(env, tmp_path):
     task_dir = make_task(
         tmp_path / "t", toml='version = "1.0"\nflavour = "mint"\n[verifier]\ncolour = 3\ntimeout_sec = "45"\n'

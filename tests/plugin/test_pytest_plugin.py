@@ -738,6 +738,8 @@ def test_a_task_note_shows_no_line_of_task_toml(pytester, first):
     done.stdout.fnmatch_lines(["*warnings summary*", "*tasks/own/task.toml:0: TaskNote: the task ships its own*"])
     text = done.stdout.str()
     assert "\x1b" not in text and "PWNED" not in text and first not in text, text
+    # (a task.toml not read is the refusal that runs none of the cases, not a note that they run with the defaults)
+    assert "the run uses the defaults" not in text, text
 
 
 @pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["alone", "xdist"])

@@ -22,7 +22,7 @@ from verifier_tui.commands import terminal
 from verifier_tui.engine.advice import Advice
 from verifier_tui.engine.model import UNKNOWN, RunResult
 from verifier_tui.engine.record import record
-from verifier_tui.engine.task.discovery import verifier_notices
+from verifier_tui.engine.task.config import USES_DEFAULTS
 from verifier_tui.engine.verdict import rewards_json
 from verifier_tui.words.paths import here, home_folder, text_from, tilde
 from verifier_tui.words.resolution import (
@@ -353,24 +353,28 @@ def junit_notes(ran: list[tuple[Any, list[RunResult]]]) -> list[str]:
 def task_notes(group: Any) -> list[str]:
     """The notes on a task as a whole, which ``test`` says under its header,
     ``test --json`` in its ``tasks`` row and the pytest plugin at each of its
-    cases: what every case ran with (a task.toml not read: its defaults), and
-    what the sandbox would run instead of this verifier (cases passing here
-    may score nothing there); but the task's error, said on its own (a
-    task.toml Harbor would refuse, which runs none of its cases). None for a
-    job's trials (no session: each replay says its own)."""
+    cases: the session's (:meth:`Session.task_notices`, which each case's
+    notes start from too): what every case ran with, which runner, and what
+    the sandbox would run instead of this verifier (cases passing here may
+    score nothing there); but the task's error, said on its own (a task.toml
+    Harbor would refuse, which runs none of its cases), and no note in other
+    words beside it. None for a job's trials (no session: each replay says
+    its own)."""
     session = group.session
     if session is None:
         return []
-    notices = [*session.task.notices(), *verifier_notices(session.task, session.verifier)]
-    if session.runner == "ours":
-        from verifier_tui.engine.task.kinds import runner_notices
-
-        # The sandbox runs the task's own runner: cases passing with ours may score nothing there.
-        notices += runner_notices(session.task.own_runner, session.runner)
     # said once: a cases/ that cannot be read, when it is the error itself, is no note beside it in other words
     unread = session.task.cases_unread
-    doubled = unread if unread is not None and group.error is not None and unread in group.error else None
-    return [notice for notice in notices if notice != group.error and (doubled is None or doubled not in notice)]
+    doubled = [unread] if unread is not None and group.error is not None and unread in group.error else []
+    refused = session.task.config.refused
+    if refused is not None and group.error == f"Harbor would refuse this task: {refused}":
+        # Nothing runs: a task.toml not read is the refusal itself, and "the run uses the defaults" untrue.
+        doubled += [p.removesuffix(USES_DEFAULTS) for p in session.task.config.problems if p.endswith(USES_DEFAULTS)]
+    return [
+        notice
+        for notice in session.task_notices()
+        if notice != group.error and not any(one in notice for one in doubled)
+    ]
 
 
 def group_lines(group: Any, results: list[RunResult]) -> list[str]:

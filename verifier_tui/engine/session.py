@@ -352,13 +352,23 @@ class Session:
         """What ``--python`` is (:meth:`Options.interpreter`), asked within the task's timeout."""
         return self.options.interpreter(self.timeout_s)
 
+    def task_notices(self) -> list[str]:
+        """The notes on the task as a whole, as every case of it runs with the
+        session's verifier and runner: the task's (its task.toml, rows, cases/),
+        the verifier's, and which runner runs and what the sandbox would run.
+        The one list ``run``, each case of ``test``, ``test``'s task header and
+        the pytest plugin's TaskNote start from, so they never disagree."""
+        return [
+            *self.task.notices(),
+            *verifier_notices(self.task, self.verifier),
+            *runner_notices(self.task.own_runner, self.runner),
+        ]
+
     def notices(self, run: RunResult | None = None) -> list[str]:
         """The session's notes; with ``run``, as they stand for that run of the
         session's choices, whose response may be its own (each mode of
         --both-modes): whether the case's expected.json judges it is the run's."""
-        out = self.task.notices()
-        out += verifier_notices(self.task, self.verifier)
-        out += runner_notices(self.task.own_runner, self.runner)
+        out = self.task_notices()
         rows = self.task.rows
         if self.case is None and self.task_data is None:
             default_task_data(self.task.root, self.task.tests_dir, out)  # one that leads out of the task is said

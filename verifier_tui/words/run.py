@@ -254,16 +254,12 @@ def run_notes(result: RunResult, show_path: Callable[[str], str] = here) -> list
 
 def notices(session: Session, result: RunResult | None = None, show_path: Callable[[str], str] = here) -> list[str]:
     """The session's notes, and with ``result`` those of that run, each once."""
-    from verifier_tui.engine.task.discovery import verifier_notices
-    from verifier_tui.engine.task.kinds import runner_notices
-
     own = session.notices(result)  # a mode of --both-modes: as they stand for its response
     if result is not None and session.case is not None and result.case != session.case.name:
         # Another case than the session's (``test``): that case's problems, not the session's case's; the
         # task's, the verifier's and the runner's, as every case ran with them.
         case = session.task.case(result.case) if result.case else None
-        own = [*session.task.notices(), *verifier_notices(session.task, session.verifier)]
-        own += runner_notices(session.task.own_runner, session.runner)
+        own = session.task_notices()
         own += [Advice(f"case {case.name}: ", p) for p in case.problems] if case else []
     seen: list[str] = []
     for notice in own + (run_notes(result, show_path) if result else []):

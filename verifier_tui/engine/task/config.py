@@ -52,6 +52,7 @@ if TYPE_CHECKING:
 
 HARBOR_DEFAULT_VERIFIER_TIMEOUT_S = 600.0
 TOML_LIMIT = 4 * untrusted.MB  # a task.toml is a few KB
+USES_DEFAULTS = "; the run uses the defaults"  # ends the note of a task.toml not read (load_toml)
 """``VerifierConfig.timeout_sec``'s default in Harbor 0.26.0."""
 
 SHARED = "shared"
@@ -227,7 +228,7 @@ def load_toml(path: Path) -> tuple[dict[str, Any], TaskConfig | None]:
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError, ValueError) as exc:
         why = _one_line(f"task.toml could not be read ({exc})")
         return {}, TaskConfig(
-            problems=(f"{why}; the run uses the defaults",),
+            problems=(f"{why}{USES_DEFAULTS}",),
             refused=f"{why} (Harbor would refuse to load the task: {type(exc).__name__})",
         )
 
