@@ -222,6 +222,12 @@ def test_the_tasks_own_runner_without_the_flag_says_the_stack_is_unavailable(tmp
     assert result.outcome is Outcome.TIMED_OUT
     assert result.stack.stuck_at is None and result.stack.text == ""
     assert "has no --stack-signal" in result.stack.unavailable
+    # Said once: the line read "where it was stuck is unknown: ... so where it was stuck is unknown (...)".
+    from verifier_tui.words.run import stuck_line
+
+    said = str(stuck_line(result.stack, str))
+    assert said.startswith("where it was stuck is unknown: the task's own runner (run_verifier.py) has no --stack-signal")
+    assert said.count("unknown") == 1, said
 
 
 def test_a_verifier_that_takes_the_signal_over_says_no_stack_came(tmp_path):

@@ -294,6 +294,18 @@ def test_a_task_changed_since_the_run(task, runs, tmp_path, env, elsewhere):
     assert "agreement differ: the sandbox ended with 1.0, the replay with 0.0" in done.stdout
 
 
+def test_a_replay_whose_timeout_is_below_zero_says_it_timed_out_at_once(task, runs, tmp_path, env, elsewhere):
+    """A job's verifier_timeout_multiplier of -1: Harbor gives up before the
+    verifier runs, and the replay does too; it read "timed out after -600 s"."""
+    _demo, trial = captured_trial(task, runs, tmp_path)
+    config = json.loads((trial.path / "config.json").read_text())
+    (trial.path / "config.json").write_text(json.dumps({**config, "verifier_timeout_multiplier": -1}))
+    done = tool(env, "run", trial.path, cwd=elsewhere)
+    assert "timed out at once (its timeout is -600 s)" in done.stdout, done.stdout
+    assert "the replay timed out at once (its timeout is -600 s) and the sandbox did not" in done.stdout
+    assert "after -600 s" not in done.stdout
+
+
 def test_a_task_that_cannot_be_found(task, runs, tmp_path, env, elsewhere):
     demo, trial = captured_trial(task, runs, tmp_path)
     kept = tmp_path / "kept-elsewhere"

@@ -217,6 +217,12 @@ class ResponseSource:
 MODE_NAMES = {"harbor": "Harbor mode", "server": "environment-server mode"}
 
 
+def timed_out_words(seconds: float) -> str:
+    """``after 30 s``; a timeout of 0 or less (or NaN), which Harbor takes as
+    it is and gives up at once: ``at once (its timeout is -30 s)``."""
+    return f"after {duration_text(seconds)}" if seconds > 0 else f"at once (its timeout is {duration_text(seconds)})"
+
+
 def duration_text(seconds: float) -> str:
     """Every duration and timeout the user reads, in one style: milliseconds
     under a second (``142 ms``), else seconds to three figures (``6 s``,
@@ -302,7 +308,7 @@ class RunResult:
     def outcome_words(self) -> str:
         """The exit code in words, as the user reads it."""
         if self.outcome is Outcome.TIMED_OUT:
-            return f"timed out after {duration_text(self.timeout_s)}"
+            return f"timed out {timed_out_words(self.timeout_s)}"
         if self.outcome is Outcome.KILLED:
             return f"killed by signal {self.signal}"
         if self.outcome is Outcome.COULD_NOT_START:

@@ -120,12 +120,12 @@ def take_stack(
     the runner's dump, and the :class:`Stack` it held, or why there is none.
     ``runner``: the task's own runner (None: verifier-tui's)."""
     if not stack_signal:
-        where = runner.name if runner is not None else "the runner"
-        return stderr, Stack(
-            unavailable=Advice(
-                f"the task's own runner ({where}) has no --stack-signal, so where it was stuck is unknown ", OUR_RUNNER
-            )
+        # Said after "where it was stuck is unknown: " (words.run.stuck_line). No runner named: a replay
+        # that ran the task's tests/test.sh, which starts a runner of the task's own.
+        what = (
+            f"the task's own runner ({runner.name})" if runner is not None else "the runner the task's test.sh starts"
         )
+        return stderr, Stack(unavailable=Advice(f"{what} has no --stack-signal ", OUR_RUNNER))
     text = stderr.tail if stderr.truncated else stderr.text
     start, end = _dump_span(text)
     if start is None:

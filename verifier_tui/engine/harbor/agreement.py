@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from verifier_tui.engine.harbor.phases import VERBS
 from verifier_tui.engine.harbor.sandbox import HarborVerdict, SandboxSide, same_rewards
-from verifier_tui.engine.model import UNKNOWN, Outcome, RunResult, duration_text
+from verifier_tui.engine.model import UNKNOWN, Outcome, RunResult, duration_text, timed_out_words
 from verifier_tui.engine.record import record
 from verifier_tui.engine.verdict import VERIFIER_TIMEOUT
 
@@ -174,7 +174,7 @@ def compare(
     elif local_timeout and not sandbox_timeout:
         took = facts.verifier_duration_s
         ran = f" (its verifier phase took {duration_text(took)})" if took is not None else ""
-        reasons.append(f"the replay timed out after {duration_text(local.timeout_s)} and the sandbox did not{ran}")
+        reasons.append(f"the replay timed out {timed_out_words(local.timeout_s)} and the sandbox did not{ran}")
     theirs_python = side.runner.python_version
     mine_python = local_python_version(local)
     if theirs_python and mine_python and theirs_python != mine_python:
@@ -192,7 +192,7 @@ def compare(
 
 
 def _after(seconds: float | None) -> str:
-    return f" after {duration_text(seconds)}" if seconds is not None else ""
+    return f" {timed_out_words(seconds)}" if seconds is not None else ""
 
 
 def _nemo_gym_reasons(side: SandboxSide, local: RunResult) -> list[str]:
