@@ -728,6 +728,8 @@ def test_no_network_in_the_copy_sandbox_is_said_not_applied(tmp_path, env):
         ("", None, "/"),
         ('[environment]\nworkdir = "/tmp/build"\n', None, "/tmp/build"),
         ('[environment]\nworkdir = "/usr/no-such-folder"\n', None, "/usr/no-such-folder"),
+        ('[environment]\nworkdir = "//app"\n', None, "/app"),  # //app is /app to Linux: the same checks
+        ("", "FROM python:3.12\nWORKDIR //tmp/build\n", "/tmp/build"),
     ],
 )
 def test_the_run_starts_in_harbors_working_directory(tmp_path, env, namespace, toml, dockerfile, expected):
@@ -753,6 +755,27 @@ def test_the_run_starts_in_harbors_working_directory(tmp_path, env, namespace, t
     else:  # a folder the image would have (its WORKDIR made it) is made in the view's own root
         ws = task_dir / "cases" / "only" / "workspace"
         assert data["stdout"] == (f"{ws}\n" if expected == "/app" else f"{expected}\n")
+
+
+def test_a_workdir_in_the_workspace_that_it_lacks_is_said_however_it_is_spelled(tmp_path, env, namespace):
+    """``workdir = "//app/sub"`` (a task.toml's, read as /app/sub by Linux):
+    /app/sub was said not in this workspace, but //app/sub passed unsaid and
+    the view made an empty sub/ in the verifier's /app."""
+    task_dir = make_task(
+        tmp_path / "t",
+        """\
+        import os
+
+        def verify(workspace):
+            print(sorted(os.listdir(workspace)), os.getcwd() == str(workspace))
+            return 1.0
+    """,
+        toml='version = "1.0"\n[environment]\nworkdir = "//app/sub"\n',
+        cases={"only": {"x.txt": "x"}},
+    )
+    data = run_json(env, task_dir)
+    assert data["stdout"] == "['x.txt'] True\n", data["stdout"]
+    assert "the working directory /app/sub is not in this workspace: the run starts in /app" in data["notices"]
 
 
 def test_a_test_sh_that_passes_another_workspace_path_is_followed(tmp_path, env, namespace):

@@ -125,9 +125,19 @@ def limits_for(task: Task, app: str) -> Limits:
         cpus=config.cpus,
         storage_mb=config.storage_mb,
         network=config.verifier_network_mode,
-        workdir=config.workdir or image_workdir(task.root),
+        workdir=_workdir(task),
         app=app,
     )
+
+
+def _workdir(task: Task) -> str:
+    """Where the runner starts: task.toml's ``workdir``, in its normal form
+    ("//app/sub" is /app/sub to Linux, and meets the same checks), else the
+    image's WORKDIR."""
+    given = task.config.workdir
+    if not given:
+        return image_workdir(task.root)
+    return normal_path(given) if given.startswith("/") else given
 
 
 def cpus_to_bind(cpus: int | float | None) -> int:
