@@ -31,7 +31,7 @@ from tests.helpers.commands import (
     start_watch,
     stop,
 )
-from tests.helpers.tasks import HANG_GUARD_S, PY, Gate, make_task, no_python, other_python
+from tests.helpers.tasks import HANG_GUARD_S, PY, Gate, make_task, no_python, other_python, write
 
 PY27 = other_python("2.7")
 # A pipe's buffer, shrunk from Linux's 64 KB to one page where the system
@@ -697,7 +697,8 @@ def test_a_template_filled_from_the_shell_is_said_without_its_value(env, tmp_pat
     """A task.toml's ``KEY = "${MY_KEY}"`` hands the shell's MY_KEY to the
     verifier, as Harbor does on the machine that runs the job; run said
     nothing of it, and explain counted MY_KEY among the variables held back."""
-    task_dir = make_task(tmp_path / "t", SHOWS_ENV, toml='[verifier]\nenv = { KEY = "${MY_KEY}", D = "${NOPE:-d}" }\n')
+    toml = '[verifier]\nenv = { KEY = "${MY_KEY}", D = "${NOPE:-d}" }\n'
+    task_dir = make_task(tmp_path / "t", SHOWS_ENV, toml=toml, cases={"c": {}})
     env = dict(env, MY_KEY="hunter2")
     done = run_tool(env, "run", task_dir, "--python", PY)
     said = "note: task.toml [verifier] env: KEY = '${MY_KEY}' takes MY_KEY from your environment"
@@ -706,6 +707,14 @@ def test_a_template_filled_from_the_shell_is_said_without_its_value(env, tmp_pat
     assert any(note.startswith(said.removeprefix("note: ")) for note in data["notices"]), data["notices"]
     assert not any("NOPE" in note for note in data["notices"])  # its own default: nothing of the shell's
     assert "hunter2" not in json.dumps(data["notices"]) + json.dumps(data["environment"])
+    # A note on the task: test says it under the task's header, of cases that pass too.
+    write(task_dir / "cases" / "c" / "expected.json", '{"rewards": {"reward": 1.0}}')
+    tested = run_tool(env, "test", task_dir, "--python", PY)
+    assert tested.returncode == 0 and said in tested.stdout, tested.stdout
+    # --env KEY=... sets KEY over the template: nothing of the shell's reaches it, nothing to say.
+    typed = strict_json(run_tool(env, "run", "--json", task_dir, "--python", PY, "--env", "KEY=typed").stdout)
+    assert not any("takes MY_KEY" in note for note in typed["notices"]), typed["notices"]
+    assert json.loads(typed["stdout"])["KEY"] == "typed"
 
 
 def test_env_option_passes_a_variable_by_name_or_with_a_value(env, tmp_path):

@@ -226,7 +226,9 @@ def test_the_tasks_own_runner_without_the_flag_says_the_stack_is_unavailable(tmp
     from verifier_tui.words.run import stuck_line
 
     said = str(stuck_line(result.stack, str))
-    assert said.startswith("where it was stuck is unknown: the task's own runner (run_verifier.py) has no --stack-signal")
+    assert said.startswith(
+        "where it was stuck is unknown: the task's own runner (run_verifier.py) has no --stack-signal"
+    ), said
     assert said.count("unknown") == 1, said
 
 

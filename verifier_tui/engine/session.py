@@ -30,6 +30,7 @@ from verifier_tui.engine.process import in_a_thread, run_process
 from verifier_tui.engine.readback import Explanation
 from verifier_tui.engine.record import record, replace
 from verifier_tui.engine.results import collect, map_paths, no_explanation, read_explain
+from verifier_tui.engine.sandbox.environment import filled_from_shell
 from verifier_tui.engine.sandbox.isolation import NAMESPACE, Isolation
 from verifier_tui.engine.sandbox.isolation import choose as choose_isolation
 from verifier_tui.engine.sandbox.isolation import requested as requested_isolation
@@ -358,10 +359,13 @@ class Session:
         the verifier's, and which runner runs and what the sandbox would run.
         The one list ``run``, each case of ``test``, ``test``'s task header and
         the pytest plugin's TaskNote start from, so they never disagree."""
+        config = self.task.config
         return [
             *self.task.notices(),
             *verifier_notices(self.task, self.verifier),
             *runner_notices(self.task.own_runner, self.runner),
+            # a replay's values are filled already, never from the user's environment
+            *([] if config.env_final else filled_from_shell(config.env, config.env_sources, self.options.env)),
         ]
 
     def notices(self, run: RunResult | None = None) -> list[str]:

@@ -204,14 +204,6 @@ def child_environment(
             values.pop(name, None)
             passing.pop(name, None)
             continue
-        read = template_variable(raw) if resolve else None
-        if read is not None and read in environ:
-            # Harbor's resolve_env_vars does the same on the machine that runs the job; said, since the
-            # user's value reaches the verifier (and what it runs of the agent's). Never the value itself.
-            problems.append(
-                f"{table}: {name} = {raw!r} takes {read} from your environment, as Harbor fills it on the "
-                f"machine that runs the job: the verifier gets its value"
-            )
         values[name] = resolved
         passing[name] = Passed(name, table, written)
     for name in unset:
@@ -234,6 +226,32 @@ def child_environment(
     passed = sorted(passing.values(), key=lambda p: (order.get(p.source, 2), p.name))
     held_back = sorted(name for name in environ if name not in values and name not in fills_only)
     return ChildEnvironment(values, passed, held_back, problems)
+
+
+def filled_from_shell(
+    task_env: Mapping[str, str],
+    sources: Mapping[str, tuple[str, str]],
+    extra: Iterable[str] = (),
+    environ: Mapping[str, str] | None = None,
+) -> list[str]:
+    """A note for each of a task's ``${VAR}`` templates that takes VAR from
+    the user's environment (Harbor's resolve_env_vars does the same on the
+    machine that runs the job), since the user's value reaches the verifier
+    and what it runs of the agent's; never the value itself, and none for a
+    name an ``--env`` word of ``extra`` sets over it. A note on the task, said
+    by every face that says its notes (:meth:`Session.task_notices`)."""
+    environ = os.environ if environ is None else environ
+    given = {word.partition("=")[0] for word in extra}
+    notes = []
+    for name, raw in task_env.items():
+        read = template_variable(raw)
+        if read is not None and read in environ and name not in given:
+            table = sources.get(name, (FROM_TASK, raw))[0]
+            notes.append(
+                f"{table}: {name} = {raw!r} takes {read} from your environment, as Harbor fills it on the "
+                f"machine that runs the job: the verifier gets its value"
+            )
+    return notes
 
 
 def interpreter_switches(names: Iterable[str]) -> list[str]:
