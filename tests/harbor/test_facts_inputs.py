@@ -35,6 +35,8 @@ def walk(runs, task, step=None, *, config=None, given=None, **kwargs):
         ("[verifier]\ntimeout_sec = 0\n", {"timeout_multiplier": 2.0}, 0.0),
         ("[verifier]\ntimeout_sec = nan\n", {}, 0.0),
         ("[verifier]\ntimeout_sec = inf\n", {}, 600.0),  # no limit in Harbor: the replay stops at the default
+        ("[verifier]\ntimeout_sec = inf\n", {"timeout_multiplier": 2.0}, 600.0),  # no limit twice over: the same
+        ("[verifier]\ntimeout_sec = inf\n", {"timeout_multiplier": -1.0}, 0.0),  # -inf: Harbor gives up at once
     ],
 )
 def test_the_effective_timeout_is_harbors_formula(task, runs, toml, config, seconds):
@@ -57,8 +59,8 @@ def test_the_words_say_how_the_timeout_was_computed(task, runs):
         ("nan", "nan s, so Harbor gives up at once (task.toml [verifier] timeout_sec nan, × timeout_multiplier 1)"),
         (
             "inf",
-            "600 s (task.toml [verifier] timeout_sec inf, no limit in Harbor; "
-            "the replay stops at Harbor's default 600, × timeout_multiplier 1)",
+            "600 s (no limit in Harbor; the replay stops at Harbor's default 600: "
+            "task.toml [verifier] timeout_sec inf, × timeout_multiplier 1)",
         ),
         # finite, but past what a count of milliseconds can hold: said, never an OverflowError
         ("1e306", "1e+306 s (task.toml [verifier] timeout_sec 1e+306, × timeout_multiplier 1)"),

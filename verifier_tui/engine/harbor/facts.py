@@ -25,6 +25,7 @@ Mirrors Harbor 0.26.0 ``harbor/trial/trial.py``:
 
 from __future__ import annotations
 
+import math
 import re
 
 from verifier_tui.engine import untrusted
@@ -161,11 +162,8 @@ def effective_timeout(trial: Trial, step: StepView, task: TaskConfig | None) -> 
         base, base_words = settings.timeout_sec, f"task.toml {where} timeout_sec {settings.timeout_sec:g}{default}"
         if settings.gives_up_at_once is not None:  # 0 or less, or NaN: Harbor used it as it was
             base, base_words = settings.gives_up_at_once, f"task.toml {where} timeout_sec {settings.gives_up_at_once:g}"
-        elif settings.harbor_timeout is not None:  # inf: no limit in Harbor; a replay that never ends helps no one
-            base_words = (
-                f"task.toml {where} timeout_sec inf, no limit in Harbor; "
-                f"the replay stops at Harbor's default {HARBOR_DEFAULT_VERIFIER_TIMEOUT_S:g}"
-            )
+        elif settings.harbor_timeout is not None:  # inf: no limit in Harbor, as below once multiplied
+            base, base_words = settings.harbor_timeout, f"task.toml {where} timeout_sec inf"
     else:
         words = "unknown: the task was not found"
         if recorded is not None:
@@ -176,14 +174,15 @@ def effective_timeout(trial: Trial, step: StepView, task: TaskConfig | None) -> 
     if maximum and maximum < base:
         parts.append(f"capped by max_timeout_sec {maximum:g}")
     parts.append(f"× {multiplier_name} {multiplier:g}")
-    if seconds == float("inf"):  # a multiplier of inf (or one past any float): as timeout_sec = inf above
+    if seconds == float("inf"):  # timeout_sec inf, a multiplier of inf or one past any float
+        # No limit in Harbor; a replay of the agent's code that never ends helps no one.
         seconds = HARBOR_DEFAULT_VERIFIER_TIMEOUT_S
         when = duration_text(seconds)
         parts[0] = f"no limit in Harbor; the replay stops at Harbor's default {seconds:g}: {parts[0]}"
     elif seconds > 0:
         when = duration_text(seconds)
     else:  # 0 or less, or NaN: asyncio.wait_for gives up before the verifier runs (NaN too, on Python 3.12)
-        when, seconds = f"{seconds:g} s, so Harbor gives up at once", seconds if seconds <= 0 else 0.0
+        when, seconds = f"{seconds:g} s, so Harbor gives up at once", seconds if -math.inf < seconds <= 0 else 0.0
     words = f"{when} ({', '.join(parts)})"
     if recorded is not None and abs(recorded - seconds) > 1e-6:
         words += f"; the sandbox reported {duration_text(recorded)} (the task or job changed since?)"
