@@ -16,6 +16,7 @@ from verifier_tui.engine.diagnosis import runner_not_compiled
 from verifier_tui.engine.model import Outcome
 from verifier_tui.engine.procfs import machine_cpus
 from verifier_tui.engine.session import Session
+from verifier_tui.engine.task.config import refused_words
 from verifier_tui.engine.task.discovery import verifier_notices
 from verifier_tui.words.paths import here
 from verifier_tui.words.run import NOT_RUN, TIMED_OUT, format_number, harbor_error, runner_words
@@ -122,7 +123,7 @@ def _print(
 
 def _print_tail(session: Session) -> None:
     if session.task.config.refused is not None:
-        terminal.out(f"Harbor would refuse this task: {session.task.config.refused}")
+        terminal.out(refused_words(session.task.config.refused))
     if session.isolation.kind == "copy":
         terminal.out(session.isolation.words)
 

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from verifier_tui.commands import stopping, terminal
 from verifier_tui.engine.record import record
+from verifier_tui.engine.task.config import refused_words
 from verifier_tui.words.text import one_line
 
 if TYPE_CHECKING:
@@ -871,7 +872,7 @@ def watch_lines(sequence: int, trigger: str, replayed: Replayed) -> list[str]:
     lines += [f"      {said}" for said in agreement.story]  # the runner alone's, after test.sh judged
     refused = replayed.local.task_refused if replayed.local is not None else None
     if refused is not None:  # task.toml saved as Harbor would not load it: run TRIAL notes it, watch TASK says it
-        lines.append(f"      note: Harbor would refuse this task: {refused}")
+        lines.append(f"      note: {refused_words(refused)}")
     return lines
 
 

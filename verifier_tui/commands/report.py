@@ -22,7 +22,7 @@ from verifier_tui.commands import terminal
 from verifier_tui.engine.advice import Advice
 from verifier_tui.engine.model import UNKNOWN, RunResult
 from verifier_tui.engine.record import record
-from verifier_tui.engine.task.config import USES_DEFAULTS
+from verifier_tui.engine.task.config import USES_DEFAULTS, refused_words
 from verifier_tui.engine.verdict import rewards_json
 from verifier_tui.words.paths import here, home_folder, text_from, tilde
 from verifier_tui.words.resolution import (
@@ -367,7 +367,7 @@ def task_notes(group: Any) -> list[str]:
     unread = session.task.cases_unread
     doubled = [unread] if unread is not None and group.error is not None and unread in group.error else []
     refused = session.task.config.refused
-    if refused is not None and group.error == f"Harbor would refuse this task: {refused}":
+    if refused is not None and group.error == refused_words(refused):
         # Nothing runs: a task.toml not read is the refusal itself, and "the run uses the defaults" untrue.
         doubled += [p.removesuffix(USES_DEFAULTS) for p in session.task.config.problems if p.endswith(USES_DEFAULTS)]
     return [

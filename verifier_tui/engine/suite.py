@@ -28,6 +28,7 @@ from verifier_tui.engine import untrusted
 from verifier_tui.engine.record import field, record
 from verifier_tui.engine.session import Options, SelectionError, Session
 from verifier_tui.engine.task.cases import is_case_folder
+from verifier_tui.engine.task.config import refused_words
 from verifier_tui.engine.task.discovery import DiscoveryError, no_verifier_message
 from verifier_tui.engine.task.kinds import MAX_ENTRIES_SCANNED, looks_like_task, some_names
 from verifier_tui.engine.task.target import Target, classify
@@ -221,7 +222,7 @@ class TaskCases:
         elif task.config.refused is not None:
             # Harbor would not load the task, so it would run none of its cases: none is run, nor said to pass
             # (test's rows passed them while JUnit added an error); every report says each case was not run
-            self.error = f"Harbor would refuse this task: {task.config.refused}"
+            self.error = refused_words(task.config.refused)
 
     def start_ahead(self, case: Case) -> None:
         """Start ``case``'s run now, held, for a blocking :meth:`run` to come

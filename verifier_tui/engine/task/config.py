@@ -51,9 +51,15 @@ if TYPE_CHECKING:
     from typing import Any
 
 HARBOR_DEFAULT_VERIFIER_TIMEOUT_S = 600.0
+"""``VerifierConfig.timeout_sec``'s default in Harbor 0.26.0."""
 TOML_LIMIT = 4 * untrusted.MB  # a task.toml is a few KB
 USES_DEFAULTS = "; the run uses the defaults"  # ends the note of a task.toml not read (load_toml)
-"""``VerifierConfig.timeout_sec``'s default in Harbor 0.26.0."""
+
+
+def refused_words(why: str) -> str:
+    """A task Harbor would not load (``TaskConfig.refused``), as every face says it."""
+    return f"Harbor would refuse this task: {why}"
+
 
 SHARED = "shared"
 SEPARATE = "separate"
@@ -241,7 +247,8 @@ def config_from_toml(data: dict[str, Any]) -> TaskConfig:
         return _config(data if isinstance(data, dict) else {}, check)
     except RecursionError:  # a document nested past Python's limit: tomllib would not have given it
         check.refuse([], "task.toml is nested too deeply")
-        return TaskConfig(problems=(f"Harbor would refuse this task: {check.refused()}",), refused=check.refused())
+        why = check.refused() or ""  # never empty: one reason was just given
+        return TaskConfig(problems=(refused_words(why),), refused=why)
 
 
 # -- reading ----------------------------------------------------------------------------------------
@@ -391,7 +398,7 @@ def _config(data: dict[str, Any], check: _Check) -> TaskConfig:
     refused = check.refused()
     problems = list(check.notes)
     if refused is not None:
-        problems.insert(0, f"Harbor would refuse this task: {refused}")
+        problems.insert(0, refused_words(refused))
     config = TaskConfig(
         timeout_sec=verifier.timeout_sec if verifier.timeout_given else None,
         name=name,

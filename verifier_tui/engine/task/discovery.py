@@ -22,7 +22,7 @@ from verifier_tui.engine.advice import CHOOSE_VERIFIER, VERIFIER_OPTION, Advice
 from verifier_tui.engine.filters import NOT_SEARCHED
 from verifier_tui.engine.record import field, record
 from verifier_tui.engine.task.cases import Case, find_cases, load_case
-from verifier_tui.engine.task.config import TaskConfig, config_from_toml, load_toml
+from verifier_tui.engine.task.config import USES_DEFAULTS, TaskConfig, config_from_toml, load_toml
 from verifier_tui.engine.task.kinds import (
     MAX_SCAN_BYTES,
     OwnRunner,
@@ -164,7 +164,7 @@ def read_task_config(task_root: Path) -> TaskConfig:
     path = task_root / "task.toml"
     away = outside(path, task_root)
     if away is not None:  # a task sent with a job: its task.toml may link to a file of the user's
-        return TaskConfig(problems=(f"{away}: not read (Harbor would read it); the run uses the defaults",))
+        return TaskConfig(problems=(f"{away}: not read (Harbor would read it){USES_DEFAULTS}",))
     try:
         st = os.stat(path)
     except OSError:
