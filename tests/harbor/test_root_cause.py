@@ -8,12 +8,16 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests.helpers.commands import no_traceback, run_tool
 from tests.helpers.harbor import (
+    PLANTED_FRAMES,
     READS_HELLO,
     SEPARATE,
     harbor_exception,
     harbor_masked_failure_log,
+    planted_trial,
     sandbox_trial,
     timed_out_trial,
 )
@@ -151,3 +155,23 @@ def test_test_on_a_job_names_the_earlier_failure_before_the_verifiers_verdict(ta
     row = next(line for line in lines if "demo__timeout" in line)
     assert "AgentTimeoutError → 0.0" in row
     assert "AgentTimeoutError" not in next(line for line in lines if "demo__passed1" in line)
+
+
+@pytest.mark.parametrize("how", list(PLANTED_FRAMES))
+def test_a_frame_the_trial_wrote_never_maps_to_a_file_outside_the_task_or_workspace(task, runs, tmp_path, env, how):
+    """PathMapper joined the frame's path to the task's tests/ (or the captured
+    /app) and took it when ``is_file()``: ``/tests/../../etc/passwd`` became
+    ``<task>/tests/../../etc/passwd``, and a link to the user's file was taken
+    as the task's; `run` said "failed at" it, and the trial screen offered
+    "e opens it". Now the path is ".." folded first, and a file through a
+    link that leads out is none of the task's: no local path."""
+    _demo, trial, secret, frame = planted_trial(task, runs, tmp_path, how)
+    done = tool(env, "run", trial.path, cwd=runs)
+    # Named as the trial wrote it, never as a local file (the task's tests/, the captured app/) ...
+    assert "demo/tests/.." not in done.stdout and "artifacts/app/.." not in done.stdout
+    # ... and not where it failed (the output below still names the link, as the sandbox's /tests does).
+    said = done.stdout.split("── sandbox: verifier/test-stdout.txt", 1)[0]
+    assert "demo/tests/notes.py" not in said and "artifacts/app/notes.py" not in said
+    data = json.loads(tool(env, "run", trial.path, "--json", cwd=runs).stdout)
+    frames = data["sandbox"]["frames"]
+    assert frames and frames[0]["sandbox_path"] == frame and frames[0]["path"] is None

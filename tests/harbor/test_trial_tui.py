@@ -9,6 +9,7 @@ import os
 import shutil
 import time
 
+import pytest
 from textual.widgets import Input
 
 from tests.harbor.trial_app_under_test import SIZE, make_trial_app, text_of, until
@@ -21,6 +22,7 @@ from tests.helpers.harbor import (
     harbor_exception,
     make_job,
     make_trial,
+    planted_trial,
     sandbox_run,
     sandbox_trial,
     timed_out_trial,
@@ -297,6 +299,31 @@ async def test_e_opens_the_failing_line_of_the_side_in_focus(task, runs, tmp_pat
         await pilot.pause()
         assert "tasks/demo/tests/verifier.py:3" in app.notices[-1]
         assert app.notices[-1].startswith("the editor needs the real terminal")
+
+
+@pytest.mark.parametrize("how", ["tests, climbing out", "workspace's link"])
+async def test_e_never_opens_a_file_outside_the_task_that_the_trials_output_named(
+    task, runs, tmp_path, monkeypatch, how
+):
+    """The sandbox side took a frame of test-stdout.txt (the trial's to write)
+    as the task's file when its path joined to tests/ (or the captured /app)
+    was a file: ``/tests/../../<your file>`` or a link in the captured
+    workspace to one of yours showed "(e opens it)", and e opened it."""
+    monkeypatch.delenv("VISUAL", raising=False)
+    monkeypatch.setenv("EDITOR", "true")
+    _demo, trial, secret, _frame = planted_trial(task, runs, tmp_path, how)
+    app = make_trial_app(trial.path)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_replays(1)
+        await pilot.pause()
+        assert "e opens it" not in text_of(app, "#sandbox-side .side-body")
+        assert app.screen.query_one("#sandbox-side").failing is None
+        app.screen.query_one("#sandbox-side").focus()
+        await pilot.press("e")
+        await pilot.pause()
+        # The verifier's verify line, as for a sandbox side with no failing line of the task's.
+        assert "tasks/demo/tests/verifier.py:1" in app.notices[-1]
+        assert secret.name not in app.notices[-1] and "notes.py" not in app.notices[-1]
 
 
 async def test_live_reload_replays_and_updates_the_agreement_while_the_sandbox_stays(task, runs, tmp_path):

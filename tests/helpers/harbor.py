@@ -761,3 +761,32 @@ def captured_trial(task, runs: Path, tmp_path: Path, **task_options):
         runs / "jobs" / "j", demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate", capture=True
     )
     return demo, trial
+
+
+PLANTED_FRAMES = {
+    # test-stdout.txt is the trial's to write: a frame that climbs out of /tests or /app with "..",
+    "tests, climbing out": lambda secret: "/tests/" + "../" * 40 + str(secret).lstrip("/"),
+    "app, climbing out": lambda secret: "/app/" + "../" * 40 + str(secret).lstrip("/"),
+    # or names a link in the task's tests/ or in the captured workspace that leads out of it.
+    "task's link": lambda secret: "/tests/notes.py",
+    "workspace's link": lambda secret: "/app/notes.py",
+}
+
+
+def planted_trial(task, runs: Path, tmp_path: Path, how: str):
+    """A trial of ``task`` (the fixture) whose test-stdout.txt names, as its
+    failing frame, the user's file ``secret`` (outside the task and the
+    workspace) in the way ``how`` (a key of PLANTED_FRAMES): ``(task folder,
+    trial, secret, the frame's path)``."""
+    secret = tmp_path / "secret.py"
+    secret.write_text("password = 'hunter2'\n")
+    demo = task(verifier="def verify(workspace):\n    raise ValueError('no')\n")
+    trial = sandbox_trial(runs / "jobs" / "j", demo, tmp_path, workspace={"main.py": "x = 1\n"}, capture=True)
+    (demo / "tests" / "notes.py").symlink_to(secret)
+    (trial.path / "artifacts" / "app" / "notes.py").symlink_to(secret)
+    output = trial.path / "verifier" / "test-stdout.txt"
+    text = output.read_text()
+    assert '"/tests/verifier.py", line 2' in text
+    frame = PLANTED_FRAMES[how](secret)
+    output.write_text(text.replace('"/tests/verifier.py", line 2', f'"{frame}", line 1'))
+    return demo, trial, secret, frame

@@ -9,6 +9,7 @@ the same parser the local runs use (Harbor 0.26.0 ``Verifier.verify``).
 
 from __future__ import annotations
 
+import os
 import re
 import stat
 from pathlib import Path
@@ -22,7 +23,8 @@ from verifier_tui.engine.harbor.reading import ExceptionRecord
 from verifier_tui.engine.harbor.runner_output import RunnerOutput, parse_runner_output
 from verifier_tui.engine.model import UNKNOWN, CapturedText, RewardFile, Verdict, same_number
 from verifier_tui.engine.record import as_json, record
-from verifier_tui.engine.untrusted import Read, look, open_regular
+from verifier_tui.engine.sandbox.view import normal_path
+from verifier_tui.engine.untrusted import Read, followed_inside, look, open_regular
 from verifier_tui.engine.verdict import REWARD_FILE_NOT_FOUND, VERIFIER_TIMEOUT, reward_pairs
 
 if TYPE_CHECKING:
@@ -191,30 +193,76 @@ class PathMapper:
         self.workspace = workspace
 
     def local(self, sandbox_path: str) -> Path | None:
+        """The task's (or the captured workspace's) own regular file that
+        ``sandbox_path`` names, else None. The path comes from test-stdout.txt,
+        which the trial wrote, and what is found goes to the user's editor:
+        ``..`` is folded first (``/tests/../../etc/passwd`` is no file of the
+        task's), and a link on the way that leads out of its folder (planted
+        in the task's tests/ or the captured /app) is not followed."""
+        path = _inside_sandbox(sandbox_path)
         for prefix, bases in ((SANDBOX_TESTS, self.tests_dirs), (SANDBOX_WORKSPACE, [self.workspace])):
-            if sandbox_path.startswith(prefix + "/"):
-                rel = sandbox_path[len(prefix) + 1 :]
+            if path is not None and path.startswith(prefix + "/"):
+                rel = path[len(prefix) + 1 :]
                 for base in bases:
-                    if base is not None and (base / rel).is_file():
-                        return base / rel
+                    found = _own_file(base, rel) if base is not None else None
+                    if found is not None:
+                        return found
         return None
 
     def text(self, text: str) -> str:
-        """``text`` with ``/tests`` and ``/app`` (whole path starts only) as local folders."""
+        """``text`` with ``/tests`` and ``/app`` (whole path starts only) as
+        local folders; a path that ``..`` takes out of them is left as written."""
         if self.tests_dirs:
             main = self.tests_dirs[-1]
 
             def tests(match: re.Match[str]) -> str:
                 local = self.local(match.group(0))
-                return str(local) if local is not None else str(main) + match.group(0)[len(SANDBOX_TESTS) :]
+                if local is not None:
+                    return str(local)
+                if not _stays_in(match.group(0), SANDBOX_TESTS):
+                    return match.group(0)
+                return str(main) + match.group(0)[len(SANDBOX_TESTS) :]
 
             text = re.sub(r"(?<![\w./-])/tests(?:/[^\s\"':,)]*)?", tests, text)
         if self.workspace is not None:
-            text = re.sub(r"(?<![\w./-])/app(?=/|\b)", str(self.workspace), text)
+            workspace = str(self.workspace)
+
+            def app(match: re.Match[str]) -> str:
+                whole = match.group(0)
+                return workspace + whole[len(SANDBOX_WORKSPACE) :] if _stays_in(whole, SANDBOX_WORKSPACE) else whole
+
+            text = re.sub(r"(?<![\w./-])/app(?:/[^\s\"':,)]*)?(?!\w)", app, text)
         return text
 
 
+def _inside_sandbox(path: str) -> str | None:
+    """``path`` as the sandbox's Linux resolves it by name: ``..`` and ``//``
+    folded (links are the local side's to judge); None when not absolute."""
+    return normal_path(path) if path.startswith("/") else None
+
+
+def _stays_in(path: str, prefix: str) -> bool:
+    folded = _inside_sandbox(path)
+    return folded is not None and (folded == prefix or folded.startswith(prefix + "/"))
+
+
+def _own_file(base: Path, rel: str) -> Path | None:
+    """``base/rel`` when it is a regular file of ``base``: a link on the way
+    is followed only while it leads to a place in ``base`` (a task's
+    ``tests/helper.py`` linked to ``tests/real_helper.py``, which the staged
+    copy keeps too), and the file then found is looked at beneath ``base``,
+    through no link put there since."""
+    found = followed_inside(base / rel, base)
+    if found is None:
+        return None
+    there = look(found, beneath=base)
+    return found if isinstance(there, os.stat_result) and stat.S_ISREG(there.st_mode) else None
+
+
 def _own_code(path: str) -> bool:
+    """A frame of the task's own code (or the workspace's), by its path folded
+    (``/tests/../etc/x.py`` is no file of the task's)."""
+    path = _inside_sandbox(path) or path
     if path in _RUNNER_FILES or path.startswith(SANDBOX_TESTS + "/.ng/nemo_gym/"):
         return False
     return path.startswith((SANDBOX_TESTS + "/", SANDBOX_WORKSPACE + "/"))
