@@ -1471,6 +1471,28 @@ def test_env_that_only_fills_a_trials_template_is_said_and_not_counted_as_held_b
     assert "VTUI_SECRET" not in data["explain"]["environment"]["held_back"]
 
 
+def test_an_allowlisted_env_name_that_fills_a_template_is_not_said_to_be_kept_from_the_verifier(
+    task, runs, env, elsewhere
+):
+    """``run TRIAL --env LANG=C.UTF-8`` to fill ``Z = "${LANG}"``: the note said "the verifier does not get
+    LANG itself", yet the verifier printed the shell's LANG, which the allowlist passes to every run (as a
+    stand-in for the container's, which Harbor's verifier has whatever filled Z). The given value fills Z
+    alone; the note no longer says the verifier has no LANG, and says whose it has."""
+    verifier = (
+        "import os\n\ndef verify(workspace):\n"
+        "    print('Z', os.environ.get('Z'))\n    print('LANG', os.environ.get('LANG'))\n    return 1.0\n"
+    )
+    toml = 'version = "1.0"\nartifacts = ["/app"]\n\n[verifier]\nenv = { Z = "${LANG}" }\n'
+    folder = trial_with_job_env(runs, task(verifier=verifier, toml=toml), {})
+    shell = dict(env, LANG="en_GB.UTF-8")
+    data = as_json(tool(shell, "run", folder, "--json", "--env", "LANG=C.UTF-8", cwd=elsewhere))
+    printed = set(data["local"]["stdout"].splitlines())
+    assert {"Z C.UTF-8", "LANG en_GB.UTF-8"} <= printed, printed
+    done = tool(shell, "run", folder, "--env", "LANG=C.UTF-8", cwd=elsewhere)
+    assert "does not get LANG" not in done.stdout, done.stdout
+    assert "--env LANG only filled Z: the verifier gets LANG from your environment, as every run does" in done.stdout
+
+
 def test_a_value_given_with_env_to_fill_a_trials_template_is_named_not_printed(task, runs, env, elsewhere):
     """``W = "${OPENAI_API_KEY:-none}"`` and ``--env W=sk-...``: explain TRIAL (and run TRIAL) printed "the
     replay takes W='sk-...' from --env", the user's secret in a note, twice in --json. A value from --env (or

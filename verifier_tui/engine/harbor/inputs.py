@@ -53,7 +53,12 @@ from typing import TYPE_CHECKING
 from verifier_tui.engine.advice import STAND_IN, Advice, of_run_trial
 from verifier_tui.engine.harbor.folders import StepView, Trial
 from verifier_tui.engine.record import field, record
-from verifier_tui.engine.sandbox.environment import is_variable_name, resolve_template, template_variable
+from verifier_tui.engine.sandbox.environment import (
+    is_variable_name,
+    passes_through,
+    resolve_template,
+    template_variable,
+)
 from verifier_tui.engine.task.config import SEPARATE, TaskConfig
 from verifier_tui.engine.untrusted import look
 
@@ -300,11 +305,25 @@ def _fills_note(fills: dict[str, list[str]]) -> str | None:
     if not fills:
         return None
     filled = "; ".join(f"--env {name} only filled {', '.join(keys)}" for name, keys in fills.items())
-    names, it = (next(iter(fills)), "it") if len(fills) == 1 else (" or ".join(fills), "them")
-    return (
-        f"{filled}: the verifier does not get {names} itself, as Harbor's never had {it} (Harbor reads {it} on "
-        "the machine that ran the job to fill the templates)"
-    )
+    # An allowlisted name (LANG, TZ, LC_*) still reaches the verifier: not the value given to fill the
+    # template, but the user's own, as in every run. That is kept rather than dropped for a replay: Harbor's
+    # verifier has the container's LANG whatever its host's filled Z with, and the allowlist's is this
+    # tool's stand-in for the container's in every run, so a replay without it would differ from its task's.
+    kept = [name for name in fills if not passes_through(name)]
+    passed = [name for name in fills if passes_through(name)]
+    said = []
+    if kept:
+        names, it = (kept[0], "it") if len(kept) == 1 else (" or ".join(kept), "them")
+        said.append(
+            f"the verifier does not get {names} itself, as Harbor's never had {it} (Harbor reads {it} on "
+            "the machine that ran the job to fill the templates)"
+        )
+    if passed:
+        said.append(
+            f"the verifier gets {' and '.join(passed)} from your environment, as every run does, not the value "
+            "given (Harbor's has the container's)"
+        )
+    return f"{filled}: {'; '.join(said)}"
 
 
 def _config_env(trial: Trial, section: str) -> dict[str, str]:
