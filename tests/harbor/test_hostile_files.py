@@ -62,6 +62,26 @@ def test_a_fifo_in_a_trial_never_hangs_a_command(name, trial, env, tmp_path):
         assert f"{name.split('/')[-1]} is a FIFO (a named pipe), not a regular file" in said["run"], said["run"]
 
 
+@pytest.mark.parametrize("how", ["fifo", "folder"])
+def test_a_test_stdout_that_is_no_regular_file_is_said_not_read(how, trial, env, tmp_path):
+    """``test_stdout_state`` is ``not read`` for a FIFO or a folder too, but the
+    words in its place said only what is there, ``(test-stdout.txt is a FIFO
+    (a named pipe), not a regular file)``, never that it was not read, as a
+    link's do (``...: not read here``)."""
+    output = trial.path / "verifier" / "test-stdout.txt"
+    output.unlink()
+    if how == "fifo":
+        os.mkfifo(output)
+    else:
+        output.mkdir()
+    kind = "a FIFO (a named pipe)" if how == "fifo" else "a folder"
+    done = command(env, "run", trial.path, "--python", PY, cwd=tmp_path)
+    shown = done.stdout.split("── sandbox: verifier/test-stdout.txt", 1)[1].splitlines()[1]
+    assert shown == f"(test-stdout.txt is {kind}, not a regular file: not read)", shown
+    data = json.loads(command(env, "run", trial.path, "--json", "--python", PY, cwd=tmp_path).stdout)
+    assert data["sandbox"]["test_stdout_state"] == "not read"
+
+
 @pytest.mark.parametrize("name", ["result.json", "config.json"])
 @pytest.mark.parametrize("text, kind", [("null", "null"), ("[1, 2]", "a list"), ("7", "a number"), ('"x"', "a string")])
 def test_a_trial_file_of_another_json_kind_is_said_in_jsons_words(name, text, kind, trial, env, tmp_path):

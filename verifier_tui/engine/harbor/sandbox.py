@@ -129,7 +129,10 @@ def output_state(output: CapturedText | Read, has_dir: bool, facts: TrialFacts) 
     if isinstance(output, CapturedText):
         return ("present", "") if output.total_bytes else ("empty", "(empty: test.sh printed nothing)")
     if output.state != "missing":
-        return "not read", f"({output.problem})"
+        # A link's words say it was not read ("...: not read here"); a FIFO's, a folder's or an
+        # unreadable file's say only what is there, so the state's own words are added.
+        said = output.problem if output.state == "link" else f"{output.problem}: not read"
+        return "not read", f"({said})"
     failure = facts.verifier_exception.type if facts.verifier_exception is not None else None
     if failure == VERIFIER_TIMEOUT:
         return "not downloaded", (
