@@ -3,6 +3,7 @@ that suspend the app (which must degrade cleanly where it cannot suspend)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 from pathlib import Path
@@ -10,8 +11,8 @@ from pathlib import Path
 from textual.command import CommandPalette
 
 from tests.helpers.commands import run_in_shell_text, without_the_tool_on_path
-from tests.helpers.tasks import make_task
-from tests.tui.app_under_test import SIZE, make_app, screen_text
+from tests.helpers.tasks import Gate, make_task
+from tests.tui.app_under_test import SIZE, make_app, screen_text, wait_for
 from verifier_tui.engine.session import Session
 from verifier_tui.tui.external import editor_command, failing_location, pdb_command, verify_line
 from verifier_tui.tui.screens.main import MainScreen
@@ -189,6 +190,32 @@ async def test_debug_with_no_frame_to_stop_in_says_so_on_the_screen(tmp_path):
         assert app.notices[-1] == "verify returned without raising (exit 0): nothing to debug post-mortem"
         assert not any(n.startswith("pdb needs the real terminal") for n in app.notices)
         assert not app.controller.live.paused
+
+
+async def test_debug_pressed_during_a_passing_run_says_so_on_the_screen(tmp_path, monkeypatch):
+    """d pressed while a run was in flight waited for it, then left the
+    screen for the terminal whatever it gave: a run that passed printed
+    "nothing to debug post-mortem" there and asked for Enter. The run waited
+    for is judged as d judges the run on screen."""
+    monkeypatch.setenv("VERIFIER_TUI_SANDBOX", "copy")  # the gate is outside the task
+    gate = Gate(tmp_path / "gate")
+    root = make_task(tmp_path / "tasks" / "fine", gate.verifier("def verify(workspace):\n    raise ValueError\n"))
+    app = make_app(root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)  # raised: the run before is not the one d judges
+        verifier = root / "tests" / "verifier.py"
+        verifier.write_text(verifier.read_text().replace("raise ValueError", "return 1.0"))
+        gate.go.unlink()
+        await pilot.press("r")
+        await asyncio.to_thread(gate.wait_for_run, 2)
+        await pilot.press("d")
+        await pilot.pause(0.2)
+        assert app.notices[-1] == "waiting for the run in flight to end…"
+        gate.go.touch()
+        await app.wait_for_runs(2)
+        await wait_for(lambda: not app.controller.live.paused, "d to give up")
+        assert app.notices[-1] == "verify returned without raising (exit 0): nothing to debug post-mortem"
+        assert not any(n.startswith("pdb needs the real terminal") for n in app.notices), app.notices
 
 
 async def test_debug_without_verifier(tmp_path):

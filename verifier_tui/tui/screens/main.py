@@ -809,13 +809,18 @@ class MainScreen(SizedScreen):
         if session.verifier is None:
             self.notify("no verifier to debug", severity="warning", markup=False)
             return
-        scheduler = self.controller.live.scheduler
-        current = not (scheduler.busy or scheduler.pending or self.query_one(StatusLine).stale)
-        why = nothing_to_debug(self.latest) if current and self.latest is not None else None
+        why = self._nothing_to_debug_now()
         if why is not None:
             self.notify(why, markup=False)
             return
         self._debug()
+
+    def _nothing_to_debug_now(self) -> str | None:
+        """Why the latest run gives pdb nothing to stop in, when it is up to
+        date (no run on its way, no file saved since); None: pdb may."""
+        scheduler = self.controller.live.scheduler
+        current = not (scheduler.busy or scheduler.pending or self.query_one(StatusLine).stale)
+        return nothing_to_debug(self.latest) if current and self.latest is not None else None
 
     @work(name="debug under pdb", group="outside", exclusive=True, exit_on_error=False)
     async def _debug(self) -> None:
@@ -826,6 +831,12 @@ class MainScreen(SizedScreen):
             if controller.live.scheduler.busy:
                 self.notify("waiting for the run in flight to end…", markup=False)
                 await controller.live.scheduler.drain()
+                # The run waited for is judged as d judges the one on screen: one
+                # that passed is said here, not after leaving the screen for pdb.
+                why = self._nothing_to_debug_now()
+                if why is not None:
+                    self.notify(why, markup=False)
+                    return
             try:
                 prepared = session.prepare(session.spec())
             except REFUSED as exc:
