@@ -11,7 +11,7 @@ import os
 import pytest
 from textual.widgets import Input, OptionList, TextArea
 
-from tests.helpers.tasks import make_task
+from tests.helpers.tasks import Gate, make_task
 from tests.tui.app_under_test import (
     SIZE,
     make_app,
@@ -435,6 +435,29 @@ async def test_b_says_each_modes_notes_contract_problems_and_expected_json_as_ru
             "contract: verify requires 'response' without a default",
         ):
             assert said in shown, (said, shown)
+
+
+async def test_b_says_it_is_running_while_its_runs_go(tmp_path, monkeypatch):
+    """b ran both modes without a word: for as long as its runs took, the
+    status line still showed the run before, no ▶ running, as if the key had
+    done nothing. Now it says what runs, as r does, until b's runs end."""
+    monkeypatch.setenv("VERIFIER_TUI_SANDBOX", "copy")  # the gate is outside the task
+    gate = Gate(tmp_path / "gate")
+    root = make_task(tmp_path / "tasks" / "slow", gate.verifier("def verify(workspace):\n    return 1.0\n"))
+    app = make_app(root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        gate.go.unlink()
+        await pilot.press("b")
+        await wait_for(lambda: gate.runs() == 2, "b's run at the gate")
+        await pilot.pause()
+        said = widget_text(app, "StatusLine")
+        assert "▶ running the current choices after both modes" in said, said
+        gate.go.touch()
+        await wait_for(lambda: "both modes" in widget_text(app, "#reward-body"), "b's runs")
+        await pilot.pause()
+        said = widget_text(app, "StatusLine")
+        assert "running" not in said and "run #2" in said, said
 
 
 async def test_a_case_name_typed_in_one_burst_after_k_is_the_dialogs(example):

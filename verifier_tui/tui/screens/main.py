@@ -698,13 +698,18 @@ class MainScreen(SizedScreen):
             self.notify("no verifier to run", severity="warning", markup=False)
             return
         controller.pause()  # saves wait until both runs are done
+        status = self.query_one(StatusLine)
         try:
             await controller.live.scheduler.drain()
+            # b's runs are not the scheduler's, which says ▶ running for its own:
+            # said here, or the key looks like it did nothing until both end.
+            status.set_running(session.case.name if session.case else None, "both modes")
             both = await arun_both_modes(session, last=session.mode)
         except REFUSED as exc:
             self.notify(f"cannot run both modes: {exc}", severity="error", markup=False)
             return
         finally:
+            status.set_finished(None)  # the outcome of b's runs, if any, is set below
             controller.resume()
         # The current mode's run went last: it is the latest run, in the
         # history's top row, the status line and the reward panel alike.
