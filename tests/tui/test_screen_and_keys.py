@@ -12,7 +12,7 @@ from textual.command import CommandPalette
 
 from tests.helpers.commands import run_in_shell_text, without_the_tool_on_path
 from tests.helpers.tasks import Gate, make_task
-from tests.tui.app_under_test import SIZE, make_app, screen_text, wait_for
+from tests.tui.app_under_test import SIZE, make_app, screen_text, wait_for, widget_text
 from verifier_tui.engine.session import Session
 from verifier_tui.tui.external import editor_command, failing_location, pdb_command, verify_line
 from verifier_tui.tui.screens.main import MainScreen
@@ -216,6 +216,31 @@ async def test_debug_pressed_during_a_passing_run_says_so_on_the_screen(tmp_path
         await wait_for(lambda: not app.controller.live.paused, "d to give up")
         assert app.notices[-1] == "verify returned without raising (exit 0): nothing to debug post-mortem"
         assert not any(n.startswith("pdb needs the real terminal") for n in app.notices), app.notices
+
+
+async def test_a_key_s_note_during_a_run_keeps_the_run_in_the_status_line(tmp_path, monkeypatch):
+    """R on a task without its own runner (or A without cases, k with
+    nothing to keep) while a run was in flight: its note took the place of
+    "▶ running" in the status line, which then said nothing of the run still
+    going until it ended. Both are said now."""
+    monkeypatch.setenv("VERIFIER_TUI_SANDBOX", "copy")  # the gate is outside the task
+    gate = Gate(tmp_path / "gate")
+    root = make_task(tmp_path / "tasks" / "slow", gate.verifier("def verify(workspace):\n    return 1.0\n"))
+    app = make_app(root, watch=False)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await app.wait_for_runs(1)
+        gate.go.unlink()
+        await pilot.press("r")
+        await asyncio.to_thread(gate.wait_for_run, 2)
+        await pilot.press("R")
+        await pilot.pause()
+        said = widget_text(app, "StatusLine")
+        assert "▶ running" in said and "R: this task ships no runner of its own" in said, said
+        gate.go.touch()
+        await app.wait_for_runs(2)
+        await pilot.pause()
+        said = widget_text(app, "StatusLine")
+        assert "run #2" in said and "running" not in said and "R:" not in said, said
 
 
 async def test_debug_without_verifier(tmp_path):

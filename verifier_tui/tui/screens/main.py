@@ -384,6 +384,7 @@ class MainScreen(SizedScreen):
 
     def on_run_not_possible(self, message: RunNotPossible) -> None:
         self.running_case = None
+        self.query_one(StatusLine).set_finished(None)  # no run in flight: the note says why
         if self.session.verifier is None:
             self._no_verifier()
         else:
@@ -394,6 +395,7 @@ class MainScreen(SizedScreen):
         error = message.error
         text = f"the run could not be completed: {type(error).__name__}: {error}"
         self.running_case = None
+        self.query_one(StatusLine).set_finished(None)
         self.query_one(StatusLine).set_note(text, "$error")
         self.query_one(RewardPanel).show_message(text, "bold $error")
         self.notify(text, title="run failed", severity="error", markup=False)

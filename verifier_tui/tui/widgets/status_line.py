@@ -81,7 +81,8 @@ class StatusLine(Widget):
             )
 
     def set_note(self, text: str, style: str = "$warning") -> None:
-        self.running = None
+        """A key's note leaves a run in flight said (both are shown); a note
+        that a run could not be made ends it first (``set_finished(None)``)."""
         self.note = content((text, style))
 
     def watch_running(self, running: tuple[str, str, float] | None) -> None:
@@ -117,6 +118,8 @@ class StatusLine(Widget):
             parts += [("▶ running ", "bold $accent"), f"{case} ", (f"after {trigger}", "$text-muted")]
             if self.elapsed:
                 parts.append((f"  {self.elapsed}", "bold"))
+            if self.note is not None:
+                parts += [("   ", ""), self.note]
         elif self.note is not None:
             parts.append(self.note)
         elif self.last is not None:
