@@ -133,6 +133,28 @@ async def test_copy_before_any_run_says_so(tmp_path):
         assert any("nothing has run yet" in n for n in app.notices)
 
 
+async def test_copy_or_keep_during_the_first_run_does_not_ask_for_r(tmp_path, monkeypatch):
+    """c and k while the first run was still going said "nothing has run
+    yet: r runs", though a run was running (and r would start it over). They
+    say the first run is still going."""
+    monkeypatch.setenv("VERIFIER_TUI_SANDBOX", "copy")  # the gate is outside the task
+    gate = Gate(tmp_path / "gate")
+    gate.go.unlink()
+    root = make_task(tmp_path / "tasks" / "slow", gate.verifier("def verify(workspace):\n    return 1.0\n"))
+    app = make_app(root, watch=False)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await asyncio.to_thread(gate.wait_for_run, 1)
+        await pilot.press("c")
+        await pilot.pause()
+        assert app.notices[-1] == "nothing has run yet: the first run is still going", app.notices
+        await pilot.press("k")
+        await pilot.pause()
+        said = widget_text(app, "StatusLine")
+        assert "nothing has run yet to keep as a case: the first run is still going" in said, said
+        gate.go.touch()
+        await app.wait_for_runs(1)
+
+
 async def test_edit_cannot_suspend_headless(example):
     app = make_app(example("hello-file"), case="missing-file", watch=False)
     async with app.run_test(size=SIZE) as pilot:

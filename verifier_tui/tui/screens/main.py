@@ -664,7 +664,7 @@ class MainScreen(SizedScreen):
         status, session = self.query_one(StatusLine), self.session
         result = self.shown_result
         if result is None:
-            status.set_note("nothing has run yet to keep as a case: r runs")
+            status.set_note(f"nothing has run yet to keep as a case: {self._until_a_run()}")
             return
         said, kept = await keep_run(
             self, f"run #{result.sequence}", result, session.task, self.fmt.path, status.set_note
@@ -771,10 +771,15 @@ class MainScreen(SizedScreen):
 
     # -- leaving the app: the editor, pdb; copying the command ---------------------------------------
 
+    def _until_a_run(self) -> str:
+        """What gives a key with no run on screen one: r, or, while the first
+        run is going, its end (r would only start it over)."""
+        return "the first run is still going" if self.controller.live.scheduler.busy else "r runs"
+
     def action_copy_command(self) -> None:
         result = self.shown_result
         if result is None:
-            self.notify("nothing has run yet: r runs", severity="warning", markup=False)
+            self.notify(f"nothing has run yet: {self._until_a_run()}", severity="warning", markup=False)
             return
         words = command_words(result.command, self.fmt.cwd)  # it runs where the user started the tool
         self.app.copy_to_clipboard(" ".join(words))
