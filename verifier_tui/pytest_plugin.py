@@ -322,6 +322,8 @@ class VerifierCases:
         #: The folders given that are a task (job) or lie in one: not pytest's to collect.
         self.task_folders = [arg for arg in folders if any(_is_or_holds(one, base / arg) for one, _ in collected)]
         self.owned = [Path(os.path.realpath(folder)) for folder, _named_by in collected]
+        #: Whether a Harbor job or trial was given (its group has no session): no Harbor folder is pytest's.
+        self.harbor = any(group.session is None for group in self.collection.groups)
         # Each task's (job's) id as pytest prints it from where it runs, and that id: a name written with
         # escapes (a line break, a bidi control: one_line) is no path, and the id is taken back by this alone.
         ids = [node_path(config, named_by) for _folder, named_by in collected]
@@ -350,9 +352,15 @@ class VerifierCases:
         holds it (``pytest --verifier-cases tasks tasks``, or ``.``) is this
         plugin's alone, as one given as an argument is: pytest would import its
         ``tests/test_*.py`` and verifiers, written for the sandbox, as test
-        modules. Anything else is left to pytest (None: the user's own tests,
-        and pytest's own rules, ``--ignore`` and ``collect_ignore``)."""
+        modules. So is, once a Harbor job or trial is given, any Harbor trial
+        or job folder met (another job beside the one given, ``jobs/j .``): its
+        captured /app is the agent's work, and its ``test_*.py`` would run
+        here, outside any sandbox. Anything else is left to pytest (None: the
+        user's own tests, and pytest's own rules, ``--ignore`` and
+        ``collect_ignore``)."""
         if Path(os.path.realpath(collection_path)) in self.owned:
+            return True
+        if self.harbor and collection_path.is_dir() and _is_harbor_folder(collection_path):
             return True
         return None
 
@@ -508,10 +516,40 @@ def _by_job(group: Any) -> list[tuple[str, Path, list[Any]]]:
 
 def _given(group: Any, job: Path) -> Path:
     """The folder of ``job``'s collector that is the plugin's alone: the job's
-    own (or a task's), but a trial given alone (or its step) owns only its
-    trial's folder, which lies in the job that names its id."""
+    own (or a task's). A trial given alone (or a folder in it) is named by the
+    folder that holds it (``job``), and owns that folder too when it is a
+    Harbor job (:func:`_is_harbor_job`): owning only its own, pytest collected
+    the job's other trials, and the agent's ``test_*.py`` in their captured
+    /app ran here, outside any sandbox. Only a plain folder that holds the
+    trial (the user's ``tests/``) is left to pytest beside it."""
     inside = group.folder != job and _is_or_holds(job, group.folder)
-    return cast("Path", group.folder) if inside else job
+    return cast("Path", group.folder) if inside and not _is_harbor_job(job, group.folder) else job
+
+
+def _is_harbor_folder(folder: Path | str) -> bool:
+    """Whether ``folder`` is a Harbor trial or job by its files (the engine's
+    :func:`~verifier_tui.engine.task.target.harbor_kind`); one that cannot
+    be read is taken as one, as a job's listing takes it (``kind_within``):
+    left to pytest, what it holds may be an agent's."""
+    from verifier_tui.engine.task.target import kind_within
+
+    return kind_within(Path(folder), "trial") is not None
+
+
+def _is_harbor_job(folder: Path, trial: Path) -> bool:
+    """Whether the folder holding ``trial`` is a Harbor job: its own files
+    (``job.log``, ``config.json``), or a Harbor folder beside the trial (a
+    folder of trials, as ``harbor trial start`` writes, reads as a job)."""
+    if _is_harbor_folder(folder):
+        return True
+    try:
+        with os.scandir(folder) as entries:
+            return any(
+                entry.is_dir() and not _is_or_holds(Path(entry.path), trial) and _is_harbor_folder(entry.path)
+                for entry in entries
+            )
+    except OSError:
+        return True  # not listed: what it holds is unknown, so never pytest's
 
 
 class VerifierTask(pytest.Collector):

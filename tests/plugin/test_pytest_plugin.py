@@ -335,11 +335,14 @@ def test_a_trial_given_alone_leaves_the_users_own_tests_beside_it_to_pytest(pyte
     """``pytest --verifier-cases tests/<trial> tests``, the user's own ``tests/test_mine.py`` beside the
     trial: the trial's id is its job folder's (``tests::<trial>``), and that whole folder was taken as the
     plugin's, ignored by pytest: ``1 passed``, the user's own test gone from CI without a word. The trial's
-    folder alone is the plugin's; the tests beside it run."""
+    folder alone is the plugin's; the tests beside it run. (``tests/`` is a plain folder, no Harbor job: a
+    job's folder is the plugin's whole, test_no_trial_of_a_job_is_pytests_to_collect.)"""
     demo = make_task(pytester.path / "tasks" / "demo", READS_HELLO, toml=SEPARATE)
     trial = sandbox_trial(
         pytester.path / "tests", demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate", capture=True
     )
+    for job_file in ("config.json", "lock.json", "job.log", "result.json"):  # the trial alone, copied into tests/
+        (pytester.path / "tests" / job_file).unlink()
     (pytester.path / "tests" / "test_mine.py").write_text("def test_mine():\n    assert True\n")
     given = f"tests/{trial.path.name}"
     done = run(pytester, "--verifier-cases", given, "tests", "-v")
@@ -348,6 +351,67 @@ def test_a_trial_given_alone_leaves_the_users_own_tests_beside_it_to_pytest(pyte
     # The trial's own folder given as an argument is still the plugin's alone, narrowed to the trial.
     done = run(pytester, "--verifier-cases", given, given, "--co", "-q")
     assert [line for line in done.stdout.lines if "::" in line] == [f"tests::{trial.path.name}"], done.stdout.lines
+
+
+def _jobs_with_the_agents_tests(pytester, tmp_path):
+    """``jobs/j`` of trials ``a`` and ``b``, and ``jobs/k`` of ``c``: the captured /app of ``b`` and ``c``
+    (the agent's work) holds a ``test_agent.py`` that writes a marker file when pytest imports or runs it.
+    Returns the marker's path."""
+    demo = make_task(tmp_path / "tasks" / "demo", READS_HELLO, toml=SEPARATE)
+    marker = tmp_path / "PWNED"
+    planted = f"open({str(marker)!r}, 'w').close()\n\ndef test_agent():\n    open({str(marker)!r}, 'w').close()\n"
+    for job, name in (("j", "a__aaaaaaa"), ("j", "b__bbbbbbb"), ("k", "c__ccccccc")):
+        trial = sandbox_trial(
+            pytester.path / "jobs" / job,
+            demo,
+            tmp_path / "runs",
+            workspace={"hello.txt": "hi"},
+            mode="separate",
+            capture=True,
+            name=name,
+        )
+        if name != "a__aaaaaaa":
+            (trial.path / "artifacts" / "app" / "test_agent.py").write_text(planted)
+    return marker
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--verifier-cases", "jobs/j/a__aaaaaaa", "jobs/j"],
+        ["--verifier-cases", "jobs/j/a__aaaaaaa", "."],
+        ["--verifier-cases", "jobs/j/a__aaaaaaa", "jobs"],
+        ["--verifier-cases", "jobs/j/a__aaaaaaa", "jobs/j/b__bbbbbbb"],
+        ["--verifier-cases", "jobs/j/a__aaaaaaa/verifier", "jobs/j"],
+        ["--verifier-cases", "jobs/j/a__aaaaaaa", "jobs/j", "-n", "2"],
+        ["--verifier-cases", "jobs/j", "."],
+        ["--verifier-cases", "jobs/j", "jobs"],
+    ],
+    ids=[
+        "trial-job",
+        "trial-dot",
+        "trial-jobs",
+        "trial-sibling",
+        "trial-subfolder",
+        "trial-job-xdist",
+        "job-dot",
+        "job-jobs",
+    ],
+)
+def test_no_trial_of_a_job_is_pytests_to_collect(pytester, tmp_path, monkeypatch, args):
+    """``pytest --verifier-cases jobs/j/<trial> jobs/j`` (or ``.``): a trial given alone owned its own
+    folder only, so pytest collected the rest of its job, and ``test_agent.py`` in another trial's captured
+    /app, the agent's code, ran here unsandboxed (``2 passed``, the marker written). The same for another job
+    beside a job given (``jobs/j .``). A folder in a Harbor job or trial is never pytest's: only the trial
+    given is tested, and nothing of the agent's runs."""
+    if "-n" in args:
+        pytest.importorskip("xdist")
+        monkeypatch.setenv("PYTEST_ADDOPTS", inner_pytest_options("xdist", "xdist.looponfail"))
+    marker = _jobs_with_the_agents_tests(pytester, tmp_path)
+    done = run(pytester, *args, "-v")
+    assert not marker.exists(), done.stdout.str()
+    assert "test_agent" not in done.stdout.str(), done.stdout.str()
+    assert done.ret == 0, done.stdout.str()
 
 
 def test_a_trial_folder_given_as_an_argument_narrows_the_job_to_it(pytester, tmp_path):
