@@ -790,18 +790,37 @@ def test_warnings_made_errors_keep_each_cases_verdict(pytester, how):
     )
 
 
-@pytest.mark.parametrize("first", ['version = "1.0"', "# \x1b]0;PWNED\x07"])
+@pytest.mark.parametrize(
+    "first",
+    [
+        'version = "1.0"',
+        # A raw ESC is no valid TOML, even in a comment (the task is refused); C1's CSI and OSC (U+009B,
+        # U+009D, read by many terminals as ESC [ and ESC ]) and a bidi override are, in a comment.
+        'version = "1.0"  # \u202e\u009d0;PWNED\u009c \u009b2J',
+        "# \x1b]0;PWNED\x07",
+    ],
+    ids=["plain", "valid-toml-controls", "refused-escape"],
+)
 def test_a_task_note_shows_no_line_of_task_toml(pytester, first):
     """Each TaskNote was warned at line 1 of the task's task.toml, and pytest's warnings summary printed
     that line under every note: raw, so a terminal escape planted there reached the terminal (here a
     title change), and a plain ``version = "1.0"`` under an unrelated note misled. The note names the
     file alone, as a skipped case does."""
+    import tomllib
+
     task_dir = _task_with_a_note(pytester)
     (task_dir / "task.toml").write_text(first + "\n")
     done = run(pytester, "--verifier-cases", "tasks")
+    try:
+        tomllib.loads(first)
+    except tomllib.TOMLDecodeError:
+        done.assert_outcomes(failed=2)  # refused: no case runs
+    else:
+        done.assert_outcomes(passed=1, failed=1)  # a task read: its cases run, `off` expects 0.5
     done.stdout.fnmatch_lines(["*warnings summary*", "*tasks/own/task.toml:0: TaskNote: the task ships its own*"])
     text = done.stdout.str()
-    assert "\x1b" not in text and "PWNED" not in text and first not in text, text
+    assert "PWNED" not in text and first not in text, text
+    assert not any(char in text for char in "\x1b\u009b\u009c\u009d\u202e"), text
     # (a task.toml not read is the refusal that runs none of the cases, not a note that they run with the defaults)
     assert "the run uses the defaults" not in text, text
 
