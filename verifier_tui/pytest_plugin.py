@@ -158,6 +158,7 @@ def pytest_configure(config: pytest.Config) -> None:
     # A task's (job's) own folder, or one inside it, is the plugin's alone: pytest collecting it too would run
     # the task's tests/test_*.py here, outside the sandbox they are written for.
     config.args = [arg for arg in config.args if arg not in plugin.task_folders and arg not in printed]
+    plugin.refuse_the_agents(config.args)
     config.pluginmanager.register(plugin, PLUGIN_NAME)
 
 
@@ -328,6 +329,26 @@ class VerifierCases:
         # escapes (a line break, a bidi control: one_line) is no path, and the id is taken back by this alone.
         ids = [node_path(config, named_by) for _folder, named_by in collected]
         self.printed = {config.cwd_relative_nodeid(one): one for one in ids}
+
+    def refuse_the_agents(self, args: list[str]) -> None:
+        """A path left to pytest that lies in a Harbor trial, once a Harbor
+        folder is given (``jobs/k/<trial>/artifacts/app``, a file in it): the
+        agent's work, which pytest, given it, would collect and run here
+        outside any sandbox (pytest_ignore_collect is never asked about a path
+        given): refused, saying so, rather than run or dropped unsaid."""
+        if not self.harbor:
+            return
+        from verifier_tui.words.text import one_line
+
+        base = self.config.invocation_params.dir
+        for arg in args:
+            where = Path(os.path.abspath(base / arg.split("::")[0]))
+            if any(_is_trial(folder) for folder in [where, *where.parents]):
+                self.collection.close()
+                raise pytest.UsageError(
+                    f"{one_line(arg)}: in a Harbor trial, the agent's work: pytest would run it here, outside "
+                    "any sandbox (give the trial to --verifier-cases to replay it)"
+                )
 
     def printed_id(self, arg: str) -> str | None:
         """``arg``, an id as pytest printed it (``tasks/x\\ny::correct``, a task
@@ -534,6 +555,16 @@ def _is_harbor_folder(folder: Path | str) -> bool:
     from verifier_tui.engine.task.target import kind_within
 
     return kind_within(Path(folder), "trial") is not None
+
+
+def _is_trial(folder: Path) -> bool:
+    """Whether ``folder`` is a Harbor trial by its files (one that cannot be read: not said to be)."""
+    from verifier_tui.engine.task.target import harbor_kind
+
+    try:
+        return harbor_kind(folder) == "trial"
+    except OSError:
+        return False
 
 
 def _is_harbor_job(folder: Path, trial: Path) -> bool:

@@ -414,6 +414,22 @@ def test_no_trial_of_a_job_is_pytests_to_collect(pytester, tmp_path, monkeypatch
     assert done.ret == 0, done.stdout.str()
 
 
+@pytest.mark.parametrize(
+    "given",
+    ["jobs/k/c__ccccccc/artifacts/app", "jobs/j/b__bbbbbbb/artifacts/app/test_agent.py", "jobs/k/c__ccccccc"],
+    ids=["folder-in-another-job", "file-in-the-job", "trial-of-another-job"],
+)
+def test_a_path_in_a_trial_given_to_pytest_is_refused_not_run(pytester, tmp_path, given):
+    """``pytest --verifier-cases jobs/j/<trial> jobs/k/<trial>/artifacts/app`` (or a ``test_*.py`` in a
+    trial's /app): pytest never asks a plugin whether to skip a path given, so it collected the agent's
+    ``test_agent.py`` and ran it here, outside any sandbox. Refused, a usage error saying why."""
+    marker = _jobs_with_the_agents_tests(pytester, tmp_path)
+    done = run(pytester, "--verifier-cases", "jobs/j/a__aaaaaaa", given)
+    assert not marker.exists(), done.stdout.str()
+    assert done.ret == pytest.ExitCode.USAGE_ERROR, done.stdout.str()
+    done.stderr.fnmatch_lines([f"ERROR: {given}: in a Harbor trial, the agent's work: pytest would run it here*"])
+
+
 def test_a_trial_folder_given_as_an_argument_narrows_the_job_to_it(pytester, tmp_path):
     """``pytest --verifier-cases jobs/j jobs/j/<trial>``: pytest narrows a run to a folder given as an
     argument, as a case's folder narrows a task to that case, but every trial of the job ran."""
