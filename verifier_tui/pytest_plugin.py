@@ -139,6 +139,29 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
+    """Before pytest reads a ``conftest.py`` near the paths it is given:
+    once ``--verifier-cases`` names a Harbor job or trial, a path in a
+    Harbor trial (``jobs/j/<trial>/artifacts/app``, which narrows the run to
+    that trial) is no place to read one, its captured /app being the agent's
+    work: pytest imported the agent's ``conftest.py`` there at start-up, here,
+    outside any sandbox, before any other hook could skip or refuse it. Such a
+    path is left out of that search alone (pytest_configure narrows by it or
+    refuses it)."""
+    known = early_config.known_args_namespace
+    given = getattr(known, "verifier_cases", None)
+    if not given or not known.file_or_dir:
+        return
+    from verifier_tui.engine.task.target import find_harbor_folder
+
+    base = early_config.invocation_params.dir
+    with contextlib.suppress(OSError):
+        if not any(find_harbor_folder(base / Path(one)) for one in given if one):
+            return
+    known.file_or_dir = [arg for arg in known.file_or_dir if not _in_a_trial(base / str(arg).split("::")[0])]
+
+
 def pytest_configure(config: pytest.Config) -> None:
     paths = config.getoption("verifier_cases")
     if not paths:
@@ -342,8 +365,7 @@ class VerifierCases:
 
         base = self.config.invocation_params.dir
         for arg in args:
-            where = Path(os.path.abspath(base / arg.split("::")[0]))
-            if any(_is_trial(folder) for folder in [where, *where.parents]):
+            if _in_a_trial(base / arg.split("::")[0]):
                 self.collection.close()
                 raise pytest.UsageError(
                     f"{one_line(arg)}: in a Harbor trial, the agent's work: pytest would run it here, outside "
@@ -565,6 +587,12 @@ def _is_trial(folder: Path) -> bool:
         return harbor_kind(folder) == "trial"
     except OSError:
         return False
+
+
+def _in_a_trial(path: Path) -> bool:
+    """Whether ``path`` is or lies in a Harbor trial folder."""
+    where = Path(os.path.abspath(path))
+    return any(_is_trial(folder) for folder in [where, *where.parents])
 
 
 def _is_harbor_job(folder: Path, trial: Path) -> bool:

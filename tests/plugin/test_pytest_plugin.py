@@ -355,8 +355,8 @@ def test_a_trial_given_alone_leaves_the_users_own_tests_beside_it_to_pytest(pyte
 
 def _jobs_with_the_agents_tests(pytester, tmp_path):
     """``jobs/j`` of trials ``a`` and ``b``, and ``jobs/k`` of ``c``: the captured /app of ``b`` and ``c``
-    (the agent's work) holds a ``test_agent.py`` that writes a marker file when pytest imports or runs it.
-    Returns the marker's path."""
+    (the agent's work) holds a ``test_agent.py`` and a ``conftest.py`` that write a marker file when pytest
+    imports or runs them. Returns the marker's path."""
     demo = make_task(tmp_path / "tasks" / "demo", READS_HELLO, toml=SEPARATE)
     marker = tmp_path / "PWNED"
     planted = f"open({str(marker)!r}, 'w').close()\n\ndef test_agent():\n    open({str(marker)!r}, 'w').close()\n"
@@ -372,6 +372,7 @@ def _jobs_with_the_agents_tests(pytester, tmp_path):
         )
         if name != "a__aaaaaaa":
             (trial.path / "artifacts" / "app" / "test_agent.py").write_text(planted)
+            (trial.path / "artifacts" / "app" / "conftest.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
     return marker
 
 
@@ -386,6 +387,8 @@ def _jobs_with_the_agents_tests(pytester, tmp_path):
         ["--verifier-cases", "jobs/j/a__aaaaaaa", "jobs/j", "-n", "2"],
         ["--verifier-cases", "jobs/j", "."],
         ["--verifier-cases", "jobs/j", "jobs"],
+        ["--verifier-cases", "jobs/j", "jobs/j/b__bbbbbbb/artifacts/app"],
+        ["--verifier-cases", "jobs/j/a__aaaaaaa", "jobs/j/b__bbbbbbb/artifacts/app"],
     ],
     ids=[
         "trial-job",
@@ -396,14 +399,17 @@ def _jobs_with_the_agents_tests(pytester, tmp_path):
         "trial-job-xdist",
         "job-dot",
         "job-jobs",
+        "job-app-folder",
+        "trial-app-folder",
     ],
 )
 def test_no_trial_of_a_job_is_pytests_to_collect(pytester, tmp_path, monkeypatch, args):
     """``pytest --verifier-cases jobs/j/<trial> jobs/j`` (or ``.``): a trial given alone owned its own
     folder only, so pytest collected the rest of its job, and ``test_agent.py`` in another trial's captured
     /app, the agent's code, ran here unsandboxed (``2 passed``, the marker written). The same for another job
-    beside a job given (``jobs/j .``). A folder in a Harbor job or trial is never pytest's: only the trial
-    given is tested, and nothing of the agent's runs."""
+    beside a job given (``jobs/j .``). A folder in a trial's /app, given to narrow the run to that trial, had
+    pytest import the agent's ``conftest.py`` there at start-up. A folder in a Harbor job or trial is never
+    pytest's: only the trials given are tested, and nothing of the agent's runs."""
     if "-n" in args:
         pytest.importorskip("xdist")
         monkeypatch.setenv("PYTEST_ADDOPTS", inner_pytest_options("xdist", "xdist.looponfail"))
