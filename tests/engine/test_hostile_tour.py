@@ -214,27 +214,18 @@ def test_a_workspace_path_the_view_cannot_make_is_one_line(tmp_path, env, namesp
     assert "--workspace /etc/hostname, inside this machine's read-only /etc" in line
 
 
-@pytest.mark.parametrize("where", ["/etc", "/tests", "/logs/verifier", "/logs", "/proc/self", "/.verifier-tui", "/dev"])
+@pytest.mark.parametrize(
+    "where",
+    ["/etc", "/tests", "/logs/verifier", "/logs", "/proc/self", "/.verifier-tui", "/dev"]
+    # //etc is /etc to Linux and bwrap, but the check kept it apart (normpath keeps a leading //)
+    + ["//etc", "//tests", "//proc", "//usr", "///logs/verifier"],
+)
 def test_a_workspace_path_on_a_folder_the_view_needs_is_one_line(tmp_path, env, namespace, where):
     """A test.sh passing ``--workspace /etc`` (or /tests, /logs/verifier, a
-    path in /proc, ...): the workspace was bound over the view's own folder,
-    or the view's folder over the workspace, without a word (/etc held the
-    workspace's files; /tests hid the workspace the verifier was told of)."""
-    task = make_task(tmp_path / "t", cases={"only": {"a.txt": "a"}})
-    shim = (task / "tests" / "test.sh").read_text().replace("--workspace /app", f"--workspace {where}")
-    (task / "tests" / "test.sh").write_text(shim)
-    done = run_tool(env, "run", task, "--python", PY)
-    assert done.returncode == 2, done.stdout + done.stderr
-    line = next(line for line in done.stdout.splitlines() if line.startswith("could not start"))
-    assert f"tests/test.sh passes --workspace {where}," in line
-    assert "a folder the sandbox needs" in line
-
-
-@pytest.mark.parametrize("where", ["//etc", "//tests", "//proc", "//usr", "///logs/verifier"])
-def test_a_workspace_path_with_a_leading_double_slash_is_the_same_path(tmp_path, env, namespace, where):
-    """``--workspace //etc`` is /etc to Linux and bwrap, but the check kept
-    it apart (POSIX lets ``//`` mean something else, so normpath keeps it):
-    the workspace was bound over /etc (or /tests, /proc) and the run scored."""
+    path in /proc, ..., however many slashes lead it): the workspace was bound
+    over the view's own folder, or the view's folder over the workspace,
+    without a word (/etc held the workspace's files; /tests hid the workspace
+    the verifier was told of)."""
     task = make_task(tmp_path / "t", cases={"only": {"a.txt": "a"}})
     shim = (task / "tests" / "test.sh").read_text().replace("--workspace /app", f"--workspace {where}")
     (task / "tests" / "test.sh").write_text(shim)

@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
+
 from tests.harbor.trial_app_under_test import SIZE, make_trial_app, text_of, until
 from tests.helpers.harbor import (
     SEPARATE,
@@ -513,35 +515,27 @@ async def test_the_command_of_a_replay_does_not_name_the_jobs_variables_its_env_
         assert "The job's environment from the trial's config.json is not in it (LEVEL): add --env" in said, said
 
 
-async def test_the_command_of_a_replay_names_the_templates_it_fills_from_your_shell(task, runs, tmp_path, monkeypatch):
+@pytest.mark.parametrize("shell", ["of-the-shell", None])
+async def test_the_command_of_a_replay_names_the_templates_your_shell_would_fill(task, runs, monkeypatch, shell):
     # The command c shows, `run TASK ...`, fills the task.toml's ${VAR} from the user's shell; the replay took a
     # template's default, or ran without it, and the note said nothing: the command was taken for the same run.
-    toml = '[verifier]\nenv = { Z = "${VTUI_NOPE}", W = "${VTUI_NOPE:-d}" }\n'
-    demo = task(verifier="def verify(workspace):\n    return 1.0\n", toml=toml)
-    folder = trial_with_job_env(runs, demo, {})
-    monkeypatch.setenv("VTUI_NOPE", "of-the-shell")  # what run TASK would fill them with
-    app = make_trial_app(folder)
-    async with app.run_test(size=SIZE) as pilot:
-        await app.wait_for_replays(1)
-        await pilot.press("c")
-        await until(pilot, lambda: isinstance(app.screen, CommandScreen), "the command dialog")
-        said = " ".join(text_of(app, ".dialog-hint").split())
-        assert "(W, Z)" in said and "from your environment" in said and "of-the-shell" not in said, said
-
-
-async def test_the_command_of_a_replay_names_no_template_your_shell_cannot_fill(task, runs, tmp_path, monkeypatch):
-    # No VTUI_NOPE in the shell: run TASK leaves Z out and takes W's default, as the replay did, yet c's note
-    # said it fills them "from your environment: not the same run".
+    # With no VTUI_NOPE in the shell, run TASK does what the replay did, and the note said it did not.
     toml = '[verifier]\nenv = { Z = "${VTUI_NOPE}", W = "${VTUI_NOPE:-d}" }\n'
     folder = trial_with_job_env(runs, task(verifier="def verify(workspace):\n    return 1.0\n", toml=toml), {})
-    monkeypatch.delenv("VTUI_NOPE", raising=False)
+    if shell is None:
+        monkeypatch.delenv("VTUI_NOPE", raising=False)
+    else:
+        monkeypatch.setenv("VTUI_NOPE", shell)  # what run TASK would fill them with
     app = make_trial_app(folder)
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_for_replays(1)
         await pilot.press("c")
         await until(pilot, lambda: isinstance(app.screen, CommandScreen), "the command dialog")
         said = " ".join(text_of(app, ".dialog-hint").split())
-        assert "templates" not in said and "not the same run" not in said, said
+        if shell is None:
+            assert "templates" not in said and "not the same run" not in said, said
+        else:
+            assert "(W, Z)" in said and "from your environment" in said and shell not in said, said
 
 
 async def test_the_command_of_a_replay_names_the_templates_its_env_filled(task, runs, tmp_path, monkeypatch):
