@@ -134,7 +134,7 @@ def _failed_bar_line(judged: Bar, session: Session) -> str:
     compile raises before the verifier is imported."""
     ran = cast("RunResult", judged.run)
     error = raised(ran)
-    broken = runner_not_compiled(ran.stderr.text, session.task.own_runner if session.runner == "task" else None)
+    broken = runner_not_compiled(ran.stderr.text, session.task_runner)
     where = f"{broken} of the task's own runner, which does not compile" if broken else f"{error} in the verifier"
     in_verifier = f" ({one_line(where)})" if error else ""
     return (
@@ -155,8 +155,8 @@ def _bar_words(judged: Bar) -> str:
 
 
 def _runner_name(session: Session) -> str:
-    own = session.task.own_runner
-    return f"the task's own runner ({here(own.path)})" if session.runner == "task" and own else "our runner"
+    own = session.task_runner
+    return f"the task's own runner ({here(own.path)})" if own is not None else "our runner"
 
 
 def _row(finding: Finding, bar: str | None, runner: str) -> tuple[str, str, str, str]:

@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from verifier_tui.engine.process import Held, ProcessResult
+    from verifier_tui.engine.task.kinds import OwnRunner
     from verifier_tui.engine.task.target import Target
     from verifier_tui.engine.warm import Waiting
 
@@ -353,6 +354,11 @@ class Session:
         """What ``--python`` is (:meth:`Options.interpreter`), asked within the task's timeout."""
         return self.options.interpreter(self.timeout_s)
 
+    @property
+    def task_runner(self) -> OwnRunner | None:
+        """The task's own runner when the session runs it (``--runner task``, ``R``); None: verifier-tui's."""
+        return self.task.own_runner if self.runner == "task" else None
+
     def task_notices(self) -> list[str]:
         """The notes on the task as a whole, as every case of it runs with the
         session's verifier and runner: the task's (its task.toml, rows, cases/),
@@ -459,7 +465,7 @@ class Session:
             nemo_gym=self.options.nemo_gym,
             explain_only=explain_only,
             task_id=self.task_id,
-            runner=self.task.own_runner if self.runner == "task" else None,
+            runner=self.task_runner,
             env=self.options.env,
             network=self.options.network,
             coverage=self.options.coverage,
