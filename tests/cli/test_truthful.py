@@ -717,6 +717,36 @@ def test_a_template_filled_from_the_shell_is_said_without_its_value(env, tmp_pat
     assert json.loads(typed["stdout"])["KEY"] == "typed"
 
 
+READS_Z = (
+    "import os\n\ndef verify(workspace):\n"
+    "    return {'reward': float(os.environ.get('Z') == 'x'), 'd': float(os.environ.get('D') == 'y')}\n"
+)
+
+
+@pytest.mark.parametrize("shell", [{"VTUI_VAR": "from the shell"}, {}], ids=["shell-sets-it", "shell-lacks-it"])
+def test_env_fills_the_tasks_templates_as_the_shell_that_runs_harbor_would(env, tmp_path, shell):
+    """``--env VTUI_VAR=x`` sets VTUI_VAR for the run as the shell that runs Harbor would have it, and Harbor
+    fills ``Z = "${VTUI_VAR}"`` from that shell: Z was the shell's value (or missing), never x, in run, test
+    and explain alike, while the note that the shell filled it was gone."""
+    toml = '[verifier]\nenv = { Z = "${VTUI_VAR}", D = "${VTUI_DV:-dflt}" }\n'
+    task_dir = with_case(make_task(tmp_path / "t", READS_Z, toml=toml), "c", '{"rewards": {"reward": 1.0, "d": 1.0}}')
+    shell = {k: v for k, v in env.items() if k not in ("VTUI_VAR", "VTUI_DV")} | shell
+    words = ("--env", "VTUI_VAR=x", "--env", "VTUI_DV=y")
+    data = strict_json(run_tool(shell, "run", "--json", task_dir, "--case", "c", "--python", PY, *words).stdout)
+    assert data["rewards"] == {"reward": 1.0, "d": 1.0}, data
+    assert not any("not set in your environment" in note for note in data["notices"]), data["notices"]
+    said = "task.toml [verifier] env: Z = '${VTUI_VAR}' takes VTUI_VAR from --env VTUI_VAR"
+    assert any(note.startswith(said) for note in data["notices"]), data["notices"]
+    assert not any("takes VTUI_VAR from your environment" in note for note in data["notices"]), data["notices"]
+    tested = run_tool(shell, "test", task_dir, "--python", PY, *words)
+    assert tested.returncode == 0, tested.stdout
+    explained = run_tool(shell, "explain", task_dir, "--case", "c", "--python", PY, *words)
+    assert explained.returncode == 0 and said in explained.stdout, explained.stdout
+    # Never the values: neither --env's nor the shell's.
+    for text in (json.dumps(data["notices"]) + json.dumps(data["environment"]), tested.stdout, explained.stdout):
+        assert "from the shell" not in text and "=x" not in text.replace("VTUI_VAR=x", "")
+
+
 def test_env_option_passes_a_variable_by_name_or_with_a_value(env, tmp_path):
     task_dir = make_task(tmp_path / "t", SHOWS_ENV)
     env = dict(env, GITHUB_TOKEN="ghp_x")

@@ -773,9 +773,9 @@ def test_run_trial_json_does_not_name_templates_your_shell_cannot_fill(task, run
 
 def test_run_trial_json_names_the_templates_its_env_filled_that_run_task_fills_otherwise(task, runs, env, elsewhere):
     # run TRIAL --env VTUI_SECRET=s3 filled Z = "${VTUI_SECRET}"; local.command, run TASK ... --env VTUI_SECRET=s3,
-    # fills Z from the shell alone (none here: it runs without Z) and passes VTUI_SECRET itself, which the replay
-    # held back: not the same run, yet command_lacks_env was []. Y's VTUI_MINE is a table's own name, passed by
-    # both: the same run only when the shell's VTUI_MINE is the value --env gave.
+    # fills Z from --env too but passes VTUI_SECRET itself, which the replay held back: not the same run, yet
+    # command_lacks_env was []. Y's VTUI_MINE is a table's own name, passed by both and filling Y from --env in
+    # both, whatever the shell holds: the same run.
     toml = (
         'version = "1.0"\nartifacts = ["/app"]\n\n[verifier]\n'
         'env = { Z = "${VTUI_SECRET}", Y = "${VTUI_MINE}", VTUI_MINE = "lit" }\n'
@@ -785,8 +785,8 @@ def test_run_trial_json_names_the_templates_its_env_filled_that_run_task_fills_o
     for name in ("VTUI_SECRET", "VTUI_MINE"):
         shell.pop(name, None)
     args = ("--env", "VTUI_SECRET=s3", "--env", "VTUI_MINE=m")
-    assert as_json(tool(shell, "run", folder, "--json", *args, cwd=elsewhere))["command_lacks_env"] == ["Y", "Z"]
-    shell.update(VTUI_MINE="m", VTUI_SECRET="s3")  # Z still: run TASK would pass VTUI_SECRET itself
+    assert as_json(tool(shell, "run", folder, "--json", *args, cwd=elsewhere))["command_lacks_env"] == ["Z"]
+    shell.update(VTUI_MINE="shell's", VTUI_SECRET="s3")  # Z still: run TASK would pass VTUI_SECRET itself
     assert as_json(tool(shell, "run", folder, "--json", *args, cwd=elsewhere))["command_lacks_env"] == ["Z"]
 
 

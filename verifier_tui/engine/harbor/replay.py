@@ -203,20 +203,16 @@ def _templates_apart(env: VerifierEnv) -> tuple[str, ...]:
     - ran without, or filled with the template's default, where the user's
       environment holds the template's variable (without it ``run TASK``
       does exactly as the replay did);
-    - filled from ``--env VAR``: ``run TASK ... --env VAR`` does not fill the
-      template from it but from the shell, unless the shell's VAR is that
-      same value; and it passes VAR itself, which the replay held back when
-      VAR only fills templates (``fills_only``)."""
+    - filled from ``--env VAR`` where VAR only fills templates (``fills_only``):
+      ``run TASK ... --env VAR`` fills the template from it too, as the shell
+      that runs Harbor would, but also passes VAR itself, which the replay
+      held back."""
     from verifier_tui.engine.sandbox.environment import template_variable
 
     written = {key: (where, value) for where, raw in env.layers for key, value in raw.items()}  # the last table's
     shell = set(os.environ)
     left_or_default = {*env.unset, *(f.name for f in env.filled if f.given is None)}
-    by_env = {
-        f.name
-        for f in env.filled
-        if f.given is not None and (f.given in env.fills_only or os.environ.get(f.given) != f.value)
-    }
+    by_env = {f.name for f in env.filled if f.given is not None and f.given in env.fills_only}
     apart = by_env | {name for name in left_or_default if template_variable(written[name][1]) in shell}
     return tuple(sorted(name for name in apart if not written[name][0].startswith("config")))
 

@@ -16,7 +16,8 @@ shell. So the runner gets here, lowest first:
 3. the task's variables: ``[environment] env`` (the container's, which
    Harbor's environment gives every ``exec``) overlaid by ``[verifier] env``,
    where a value that is exactly ``${VAR}`` or ``${VAR:-default}`` comes from
-   the user's environment, as Harbor takes it from the host's (a trial's
+   the user's environment, ``--env VAR`` over it, as Harbor takes it from the
+   host's (a trial's
    replay hands over its own, filled as :mod:`~verifier_tui.engine.harbor.inputs`
    says, never from the user's environment, and taken as they are);
    each labelled by the table it was written in;
@@ -175,6 +176,9 @@ def child_environment(
     either (the replay's note says what each filled)."""
     sources = sources or {}
     environ = os.environ if environ is None else environ
+    # Harbor fills a template from the environment of the shell that runs it; ``--env VAR=x`` sets VAR for the
+    # run as that shell would have it, so the task's ``${VAR}`` takes x (a word it refuses is said below).
+    filling = {**environ, **dict(_assignments(extra, environ))}
     values: dict[str, str] = {}
     passing: dict[str, Passed] = {}
     problems: list[str] = []
@@ -194,7 +198,7 @@ def child_environment(
                 f"the runner gets no {name!r}"
             )
             continue
-        resolved, missing = resolve_template(raw, environ) if resolve else (raw, None)
+        resolved, missing = resolve_template(raw, filling) if resolve else (raw, None)
         if resolved is None:
             problems.append(
                 f"{table}: {name} = {raw!r}, but {missing} is not set in your "
@@ -228,6 +232,17 @@ def child_environment(
     return ChildEnvironment(values, passed, held_back, problems)
 
 
+def _assignments(extra: Iterable[str], environ: Mapping[str, str]) -> list[tuple[str, str]]:
+    """The ``--env`` words of ``extra`` that are good, as (name, value)."""
+    out = []
+    for word in extra:
+        try:
+            out.append(parse_assignment(word, environ))
+        except ValueError:
+            continue
+    return out
+
+
 def filled_from_shell(
     task_env: Mapping[str, str],
     sources: Mapping[str, tuple[str, str]],
@@ -235,22 +250,26 @@ def filled_from_shell(
     environ: Mapping[str, str] | None = None,
 ) -> list[str]:
     """A note for each of a task's ``${VAR}`` templates that takes VAR from
-    the user's environment (Harbor's resolve_env_vars does the same on the
-    machine that runs the job), since the user's value reaches the verifier
-    and what it runs of the agent's; never the value itself, and none for a
-    name an ``--env`` word of ``extra`` sets over it. A note on the task, said
-    by every face that says its notes (:meth:`Session.task_notices`)."""
+    the user's environment or from ``--env VAR`` (Harbor's resolve_env_vars
+    reads the environment of the machine that runs the job, which ``--env``
+    stands for), since that value reaches the verifier and what it runs of
+    the agent's; never the value itself, and none for a name an ``--env``
+    word of ``extra`` sets over it. A note on the task, said by every face
+    that says its notes (:meth:`Session.task_notices`)."""
     environ = os.environ if environ is None else environ
-    given = {word.partition("=")[0] for word in extra}
+    given = {name for name, _ in _assignments(extra, environ)}
     notes = []
     for name, raw in task_env.items():
         read = template_variable(raw)
-        if read is not None and read in environ and name not in given:
-            table = sources.get(name, (FROM_TASK, raw))[0]
-            notes.append(
-                f"{table}: {name} = {raw!r} takes {read} from your environment, as Harbor fills it on the "
-                f"machine that runs the job: the verifier gets its value"
-            )
+        if read is None or name in given or not (read in given or read in environ):
+            continue
+        table = sources.get(name, (FROM_TASK, raw))[0]
+        # --env VAR sets VAR as the environment of the machine that runs Harbor would hold it.
+        whence = f"--env {read}, set as on" if read in given else "your environment, as Harbor fills it on"
+        notes.append(
+            f"{table}: {name} = {raw!r} takes {read} from {whence} the machine that runs the job: "
+            "the verifier gets its value"
+        )
     return notes
 
 
