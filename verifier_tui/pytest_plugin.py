@@ -453,19 +453,25 @@ class VerifierCases:
         if isinstance(collector, pytest.Session) and report.passed:
             from verifier_tui.words.text import one_line
 
-            tasks: list[pytest.Collector] = [
-                # Names come from folders someone may have sent: a test id stays on its line.
-                VerifierTask.from_parent(
-                    collector,
-                    name=one_line(name),
-                    nodeid=node_path(collector.config, folder),
-                    path=folder,
-                    group=group,
-                    cases=cases,
-                )
-                for group in self.collection.groups
-                for name, folder, cases in _by_job(group)
-            ]
+            tasks: list[pytest.Collector] = []
+            jobs: dict[str, VerifierTask] = {}
+            for group in self.collection.groups:
+                for name, folder, cases in _by_job(group):
+                    nodeid = node_path(collector.config, folder)
+                    # Trials of one job given apart (jobs/j/a jobs/j/b, or a trial and its job) are one
+                    # collector of the job's id: one each made two nodes of one id, and a trial given twice
+                    # ran twice under one id.
+                    same = jobs.get(nodeid) if group.session is None else None
+                    if same is not None:
+                        same.parts.append((group, cases))
+                        continue
+                    # Names come from folders someone may have sent: a test id stays on its line.
+                    task = VerifierTask.from_parent(
+                        collector, name=one_line(name), nodeid=nodeid, path=folder, group=group, cases=cases
+                    )
+                    if group.session is None:
+                        jobs[nodeid] = task
+                    tasks.append(task)
             tasks += [  # a task found without a case: one skipped test saying so, as `test` says it
                 TaskWithoutCases.from_parent(
                     collector, name=one_line(folder.name), nodeid=node_path(collector.config, folder), path=folder
@@ -617,32 +623,40 @@ class VerifierTask(pytest.Collector):
     def __init__(self, *, group: TaskCases, cases: list[Any], **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.group = group
-        self.cases = cases
+        #: Each group's cases (trials) this collector holds: a job's trials given apart are groups of their own.
+        self.parts: list[tuple[Any, list[Any]]] = [(group, cases)]
 
     def collect(self) -> list[pytest.Item]:
-        group = self.group
         from verifier_tui.engine.suite import error_is_a_test, not_judged
         from verifier_tui.engine.task.cases import case_order
         from verifier_tui.words.text import one_line
 
-        items: list[pytest.Item] = [
-            VerifierCase.from_parent(self, name=one_line(case.name), case=case) for case in self.cases
-        ]
-        items += [
-            VerifierCase.from_parent(self, name=one_line(name), problem=problem) for name, problem in group.invalid
-        ]
-        # A case no expected.json judges: a skipped test saying so, where the case is (`test` lists it after the
-        # task's table); it was left out without a word. (None beside a task whose error is a test, as in test.)
-        for name, why in [] if error_is_a_test(group) else group.not_judged:
-            item = NoCase.from_parent(self, name=one_line(name), path=group.folder / "cases" / name, kind="case")
-            item.add_marker(pytest.mark.skip(reason=not_judged(why)))
-            items.append(item)
+        items: dict[str, pytest.Item] = {}  # by name: a trial given twice (alone and in its job) is one item
+
+        def add(item: pytest.Item) -> None:
+            items.setdefault(item.name, item)
+
+        for group, cases in self.parts:
+            for case in cases:
+                add(VerifierCase.from_parent(self, name=one_line(case.name), case=case, group=group))
+            for name, problem in group.invalid:
+                add(VerifierCase.from_parent(self, name=one_line(name), problem=problem, group=group))
+            # A case no expected.json judges: a skipped test saying so, where the case is (`test` lists it after
+            # the task's table); it was left out without a word. (None beside a task whose error is a test, as
+            # in test.)
+            for name, why in [] if error_is_a_test(group) else group.not_judged:
+                item = NoCase.from_parent(self, name=one_line(name), path=group.folder / "cases" / name, kind="case")
+                item.add_marker(pytest.mark.skip(reason=not_judged(why)))
+                add(item)
         plugin = cast("VerifierCases", self.config.pluginmanager.get_plugin(PLUGIN_NAME))
-        wanted = sorted((item for item in items if plugin.wanted(item.nodeid)), key=lambda item: case_order(item.name))
-        if error_is_a_test(group):
+        wanted = sorted(
+            (item for item in items.values() if plugin.wanted(item.nodeid)), key=lambda item: case_order(item.name)
+        )
+        failing = next((group for group, _cases in self.parts if error_is_a_test(group)), None)
+        if failing is not None:
             # an item that fails, not an error of collection: that stopped every other task's cases too; beside
             # the cases whose expected.json is unusable (the task's error was lost behind them)
-            return [VerifierCase.from_parent(self, name="(task)"), *wanted]
+            return [VerifierCase.from_parent(self, name="(task)", group=failing), *wanted]
         return wanted
 
 
@@ -719,14 +733,11 @@ class CaseNotRun(Exception):
 class VerifierCase(pytest.Item):
     """One case of a task: runs the verifier on it and compares with its expected.json."""
 
-    def __init__(self, *, case: Any = None, problem: str | None = None, **kwargs: Any) -> None:
+    def __init__(self, *, group: TaskCases, case: Any = None, problem: str | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self.group = group  # the task (the job's trials given) it is a case of, which runs it
         self.case = case
         self.problem = problem
-
-    @property
-    def group(self) -> TaskCases:
-        return cast("VerifierTask", self.parent).group  # a case's parent is the task that collected it
 
     def start_ahead(self) -> None:
         group = self.group

@@ -451,6 +451,36 @@ def test_a_trial_folder_given_as_an_argument_narrows_the_job_to_it(pytester, tmp
         )
 
 
+@pytest.mark.parametrize(
+    "given",
+    [
+        ["jobs/j/a__aaaaaaa", "jobs/j/b__bbbbbbb"],
+        ["jobs/j/a__aaaaaaa", "jobs/j"],
+        ["jobs/j", "jobs/j/a__aaaaaaa"],
+        ["jobs/j/a__aaaaaaa", "jobs/j/a__aaaaaaa/verifier", "jobs/j/b__bbbbbbb"],
+    ],
+    ids=["two-trials", "trial-then-job", "job-then-trial", "a-trial-twice"],
+)
+def test_trials_of_one_job_given_apart_are_one_collector_each_trial_once(pytester, tmp_path, given):
+    """``--verifier-cases jobs/j/a --verifier-cases jobs/j/b``: each trial given alone made its own collector
+    ``jobs/j``, two nodes of one id (``--co`` listed ``<VerifierTask j>`` twice); with the job given beside one
+    of its trials, that trial was collected (and run, and reported) twice under one id. One collector for the
+    job, each trial once, under the id it has when the job is given whole."""
+    demo = make_task(pytester.path / "tasks" / "demo", READS_HELLO, toml=SEPARATE)
+    job = pytester.path / "jobs" / "j"
+    for name in ("a__aaaaaaa", "b__bbbbbbb"):
+        sandbox_trial(job, demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate", capture=True, name=name)
+    args = [word for path in given for word in ("--verifier-cases", path)]
+    tree = run(pytester, *args, "--co").stdout.lines
+    assert [line.strip() for line in tree if "<VerifierTask" in line] == ["<VerifierTask j>"], tree
+    listed = [line for line in run(pytester, *args, "--co", "-q").stdout.lines if "::" in line]
+    assert listed == ["jobs/j::a__aaaaaaa", "jobs/j::b__bbbbbbb"], listed
+    done = run(pytester, *args, "-v", f"--junitxml={pytester.path / 'p.xml'}")
+    done.assert_outcomes(passed=2)
+    cases = [c.get("name") for c in ET.parse(pytester.path / "p.xml").getroot().iter("testcase")]
+    assert cases == ["a__aaaaaaa", "b__bbbbbbb"], cases
+
+
 def test_a_trial_without_its_app_names_the_plugins_stand_in_options_throughout(pytester, tmp_path):
     """The report's head line named ``--verifier-workspace DIR, ...``, and
     the walkthrough below it ``--workspace DIR, --case NAME or --stand-in
