@@ -12,8 +12,9 @@ from textual.widgets import OptionList
 
 from tests.helpers.tasks import make_task
 from tests.tui.app_under_test import SIZE, make_app, widget_text
+from verifier_tui.engine.failing import failing_location
 from verifier_tui.engine.session import Session
-from verifier_tui.tui.external import editor_command, failing_location
+from verifier_tui.tui.external import editor_command
 
 
 async def test_the_resolution_panel_says_what_the_runner_gets(tmp_path, monkeypatch):
@@ -129,7 +130,7 @@ async def test_e_never_gives_the_editor_a_name_from_stderr_outside_the_task(tmp_
     app = make_app(root, watch=False)
     async with app.run_test(size=SIZE) as pilot:
         result = await app.wait_for_runs(1)
-        assert failing_location(result, root) is None
+        assert failing_location(result, root).location is None
         await pilot.press("e")
         await pilot.pause()
     # It falls back to the verifier's own verify, named absolutely.
@@ -156,7 +157,7 @@ async def test_a_frame_in_the_users_workspace_is_opened(tmp_path):
     app = make_app(root, watch=False, workspace=workspace)
     async with app.run_test(size=SIZE):
         result = await app.wait_for_runs(1)
-    assert failing_location(result, root) == (workspace / "mod.py", 2)
+    assert failing_location(result, root).location == (workspace / "mod.py", 2)
 
 
 def test_the_editor_gets_an_absolute_path_after_its_options(tmp_path, monkeypatch):
@@ -262,3 +263,55 @@ async def test_a_workspace_that_could_not_be_copied_whole_is_an_error_not_a_verd
     assert "the workspace could not be copied whole: big.bin: the file is bigger than" in text
     assert "Harbor's verdict none: the verifier was not run" in text, text
     assert "reward written" not in text and "RewardFileNotFoundError" not in text
+
+
+#: A verifier that prints a frame of its own making in ``tests/helper.py``,
+#: named as the run sees it (``/tests/...`` in the view, the stage's folder in
+#: the copy sandbox: both map to the task's ``tests/``).
+FRAME_IN_HELPER = """\
+import os, sys
+
+def verify(workspace):
+    here = os.path.dirname(os.path.abspath(__file__))
+    sys.stderr.write('Traceback (most recent call last):\\n'
+                     '  File "%s/helper.py", line 1, in <module>\\n'
+                     'ValueError: look here\\n' % here)
+    sys.stderr.flush()
+    os._exit(1)
+"""
+
+
+async def test_e_never_opens_a_file_a_link_in_the_task_leads_out_to(tmp_path, monkeypatch):
+    """The task's tests/helper.py is a link to a file of the user's outside the
+    task, and the run's stderr names it as the failing frame: the editor is
+    never given it (nor the file it leads to), the reward panel does not name
+    it as where it failed, and e says why in one line."""
+    import verifier_tui.tui.screens.main as main_screen
+    from verifier_tui.engine.harbor.walkthrough import local_failure
+
+    secret = tmp_path / "bashrc"
+    secret.write_text("export TOKEN=sekrit\n")
+    root = make_task(tmp_path / "tasks" / "linked", FRAME_IN_HELPER)
+    (root / "tests" / "helper.py").symlink_to(secret)
+    opened: list[list[str]] = []
+
+    def editor(app, command, **_):
+        opened.append(command)
+        return True
+
+    monkeypatch.setattr(main_screen, "run_suspended", editor)
+    app = make_app(root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        result = await app.wait_for_runs(1)
+        await pilot.pause()
+        panel = widget_text(app, "#reward-body")
+        await pilot.press("e")
+        await pilot.pause()
+    assert "helper.py" in result.stderr.text
+    assert opened == [], opened
+    assert local_failure(result, root) is None  # the trial screen's e, on a replay, keeps the same rule
+    assert "helper.py:1" not in panel and "e says why its line is not opened" in panel, panel
+    said = [n for n in app.notices if "helper.py" in n]
+    assert len(said) == 1 and "\n" not in said[0], app.notices
+    assert "linked/tests/helper.py:1" in said[0] and "not opened" in said[0], said
+    assert "bashrc" not in said[0]  # (the staging note names where the task's link leads: the task's, not the run's)

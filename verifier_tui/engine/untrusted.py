@@ -208,6 +208,24 @@ def followed_inside(path: Path, beneath: Path) -> Path | None:
     return beneath.joinpath(*done) if done else None
 
 
+def own_file(path: Path, beneath: Path) -> Path | None:
+    """The regular file of ``beneath``'s own that ``path`` names, else None:
+    ``..`` folded first (a name a run wrote: ``tests/../../x`` is no file of
+    the task's), each link on the way followed only while it leads to a place
+    beneath ``beneath`` (:func:`followed_inside`: ``tests/helper.py`` linked to
+    ``real_helper.py`` is that file, which the staged copy keeps too; linked to
+    ``~/.bashrc``, none), and what it leads to looked at beneath ``beneath``,
+    through no link put there since. The one rule for every name from a run's
+    (or a trial's) output that the tool turns into a file to open."""
+    if not os.path.isabs(path):
+        return None
+    found = followed_inside(Path(os.path.normpath(path)), beneath)
+    if found is None:
+        return None
+    there = look(found, beneath=beneath)
+    return found if isinstance(there, os.stat_result) and stat.S_ISREG(there.st_mode) else None
+
+
 def kept_in_copy(path: Path | str, root: Path | str) -> bool:
     """Whether ``path``, its links followed, is ``root`` or lies in it, and
     leads to something: what the staged copy of ``root`` keeps of a link

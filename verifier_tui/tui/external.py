@@ -14,50 +14,17 @@ from verifier_tui.engine import untrusted
 from verifier_tui.engine.harbor.runner_output import parse_runner_output
 from verifier_tui.engine.model import Outcome, RunResult
 
-_FRAME = re.compile(r'^\s*File "(?P<path>[^"]+)", line (?P<line>\d+)', re.M)
 _DEF_VERIFY = re.compile(r"^(?:async\s+)?def\s+verify\s*\(|^verify\s*=", re.M)
 
 
-def traceback_frames(text: str) -> list[tuple[Path, int]]:
-    """(file, line) of every traceback frame in ``text`` that names an
-    existing file by an absolute path (``..`` folded away). Tracebacks from a
-    run name the user's files absolutely; a relative name would be looked up
-    in whatever folder the app was started from."""
-    return [frame for match in _FRAME.finditer(text) if (frame := _frame(match["path"], int(match["line"])))]
-
-
-def _frame(path: str, line: int) -> tuple[Path, int] | None:
-    if not os.path.isabs(path):
-        return None
-    found = Path(os.path.normpath(path))
-    return (found, line) if found.is_file() else None
-
-
-def failing_location(result: RunResult, task_root: Path) -> tuple[Path, int] | None:
-    """The line to open: the innermost traceback frame in the user's task
-    (the verifier or a helper), else in the user's inputs (a module in the
-    workspace, the response or task data file). Nothing else: the file name
-    comes from the verifier's stderr, which the verifier writes, and it goes
-    to the user's editor (see :func:`editor_command`). A run that timed out:
-    where it was stuck (its stack dump's innermost frame in the task's files)."""
-    folders = [task_root]
-    if result.verifier is not None:
-        folders.append(result.verifier.parent)  # a dataset's verifier.py beside dataset.toml
-    inputs = [result.workspace] if result.workspace is not None else []
-    files = [p for p in (result.response.path if result.response else None, result.task_data) if p is not None]
-    stuck = result.stack.stuck_at if result.stack is not None else None
-    if stuck is None:
-        frames = traceback_frames(result.stderr.text)
-    else:  # a stack dump is the run's to write too: its frame is held to the same places
-        frames = [frame for frame in [_frame(stuck.path, stuck.line)] if frame is not None]
-    for roots in (folders, inputs):
-        for path, line in reversed(frames):
-            if any(path.is_relative_to(root) for root in roots):
-                return path, line
-    for path, line in reversed(frames):
-        if path in files:
-            return path, line
-    return None
+def not_opened(where: str) -> str:
+    """Why ``e`` opens nothing for the failing frame at ``where`` (as shown):
+    it names a file in the task (or the workspace) that is none of its own
+    (:func:`verifier_tui.engine.failing.failing_location`)."""
+    return (
+        f"{where}, where the run says it failed, is not opened: it is no regular file "
+        "of the task's own (a link out of its folder, or not a file)"
+    )
 
 
 def verify_line(verifier: Path) -> int:

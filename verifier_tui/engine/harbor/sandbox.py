@@ -9,7 +9,6 @@ the same parser the local runs use (Harbor 0.26.0 ``Verifier.verify``).
 
 from __future__ import annotations
 
-import os
 import re
 import stat
 from pathlib import Path
@@ -24,7 +23,7 @@ from verifier_tui.engine.harbor.runner_output import RunnerOutput, parse_runner_
 from verifier_tui.engine.model import UNKNOWN, CapturedText, RewardFile, Verdict, same_number
 from verifier_tui.engine.record import as_json, record
 from verifier_tui.engine.sandbox.view import normal_path
-from verifier_tui.engine.untrusted import Read, followed_inside, look, open_regular
+from verifier_tui.engine.untrusted import Read, look, open_regular, own_file
 from verifier_tui.engine.verdict import REWARD_FILE_NOT_FOUND, VERIFIER_TIMEOUT, reward_pairs
 
 if TYPE_CHECKING:
@@ -201,13 +200,14 @@ class PathMapper:
         which the trial wrote, and what is found goes to the user's editor:
         ``..`` is folded first (``/tests/../../etc/passwd`` is no file of the
         task's), and a link on the way that leads out of its folder (planted
-        in the task's tests/ or the captured /app) is not followed."""
+        in the task's tests/ or the captured /app) is not followed: the rule
+        a task's own run's frames go through too (:func:`own_file`)."""
         path = _inside_sandbox(sandbox_path)
         for prefix, bases in ((SANDBOX_TESTS, self.tests_dirs), (SANDBOX_WORKSPACE, [self.workspace])):
             if path is not None and path.startswith(prefix + "/"):
                 rel = path[len(prefix) + 1 :]
                 for base in bases:
-                    found = _own_file(base, rel) if base is not None else None
+                    found = own_file(base / rel, base) if base is not None else None
                     if found is not None:
                         return found
         return None
@@ -247,19 +247,6 @@ def _inside_sandbox(path: str) -> str | None:
 def _stays_in(path: str, prefix: str) -> bool:
     folded = _inside_sandbox(path)
     return folded is not None and (folded == prefix or folded.startswith(prefix + "/"))
-
-
-def _own_file(base: Path, rel: str) -> Path | None:
-    """``base/rel`` when it is a regular file of ``base``: a link on the way
-    is followed only while it leads to a place in ``base`` (a task's
-    ``tests/helper.py`` linked to ``tests/real_helper.py``, which the staged
-    copy keeps too), and the file then found is looked at beneath ``base``,
-    through no link put there since."""
-    found = followed_inside(base / rel, base)
-    if found is None:
-        return None
-    there = look(found, beneath=base)
-    return found if isinstance(there, os.stat_result) and stat.S_ISREG(there.st_mode) else None
 
 
 def _own_code(path: str) -> bool:

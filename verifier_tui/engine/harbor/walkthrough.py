@@ -10,11 +10,10 @@ step of a multi-step trial with its sandbox verdict.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from verifier_tui.engine import untrusted
+from verifier_tui.engine.failing import failing_location
 from verifier_tui.engine.harbor.agreement import Agreement, RunnerAlone, compare
 from verifier_tui.engine.harbor.digest import TaskDigest, TaskDrift, compare_task
 from verifier_tui.engine.harbor.facts import TrialFacts, trial_facts
@@ -127,33 +126,13 @@ def agreement_of(
 
 
 def local_failure(result: RunResult, task_root: Path | None) -> tuple[Path, int] | None:
-    """The innermost frame of the replay's traceback that is one of the
-    task's files (the verifier, a helper); for a replay that timed out, where
-    it was stuck (as a task's run says it); else None."""
+    """The replay's failing line, as a task's run finds it (the innermost
+    frame in the task's files, where a replay that timed out was stuck,
+    test.sh's own line), through the same rule for a name the run wrote."""
     from verifier_tui.engine.harbor.runner_output import parse_runner_output
 
-    stuck = result.stack.stuck_at if result.stack is not None else None
-    if stuck is not None and Path(stuck.path).is_file():
-        return Path(stuck.path), stuck.line
-    parsed = parse_runner_output(result.stderr.text)
-    shell = parsed.shell_error
-    if result.outcome is Outcome.TEST_SH_ENDED and shell is not None and task_root is not None:
-        # The script's own line, its path mapped to the task's (tests/test.sh, a step's own).
-        script = Path(shell.script)
-        if script.name == "test.sh" and script.is_relative_to(task_root) and untrusted.present(script):
-            return script, shell.line
-    if parsed.traceback is None:
-        return None
-    roots = [root for root in (task_root, result.verifier.parent if result.verifier else None) if root is not None]
-    for frame in reversed(parsed.traceback.frames):
-        # The name comes from the verifier's stderr and goes to the user's editor:
-        # absolute, ".." folded, inside the task (see tui/external.py's failing_location).
-        if not os.path.isabs(frame.file):
-            continue
-        path = Path(os.path.normpath(frame.file))
-        if frame.line is not None and any(path.is_relative_to(root) for root in roots) and path.is_file():
-            return path, frame.line
-    return None
+    shell = parse_runner_output(result.stderr.text).shell_error if result.outcome is Outcome.TEST_SH_ENDED else None
+    return failing_location(result, task_root, last=(shell.script, shell.line) if shell else None).location
 
 
 def replay_view(

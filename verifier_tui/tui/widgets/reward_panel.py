@@ -13,10 +13,11 @@ from textual.content import Content
 from textual.widgets import Static
 
 from verifier_tui.engine import untrusted
+from verifier_tui.engine.failing import failing_location
 from verifier_tui.engine.model import UNKNOWN, Outcome, RunResult
 from verifier_tui.engine.verdict import rewards_json
 from verifier_tui.tui.display import content
-from verifier_tui.tui.external import failing_location, nothing_to_debug
+from verifier_tui.tui.external import nothing_to_debug
 from verifier_tui.tui.widgets import redraw
 from verifier_tui.tui.widgets.status_style import status_of
 from verifier_tui.words.run import (
@@ -169,7 +170,7 @@ def _stuck(result: RunResult, fmt: Display) -> list[tuple[str, str]]:
     line = stuck_line(stack, fmt.path)
     if stack is None or line is None:
         return []
-    opens = " (e opens the line)" if stack.stuck_at is not None else ""
+    opens = " (e opens the line)" if failing_location(result, fmt.task_root).location is not None else ""
     parts = [(f"  {fmt.words(line)}", "bold $warning"), (f"{opens}\n", _MUTED)]
     frames = [f for f in stack.frames if not f.path.endswith("run_verifier.py") and not f.path.startswith("<")]
     for frame in frames[:_STACK_LINES] if len(frames) > 1 else ():
@@ -184,10 +185,13 @@ def _why(result: RunResult, fmt: Display) -> str | None:
         lines = [line for line in result.stderr.text.strip().splitlines() if line.strip()]
         error = lines[-1].split(":", 1)[0].strip() if lines else ""
         error = error if error.replace(".", "").replace("_", "").isalnum() else "an exception"
-        location = failing_location(result, fmt.task_root)
+        failing = failing_location(result, fmt.task_root)
+        location = failing.location
         where = f" at {fmt.path(location[0])}:{location[1]}" if location else ""
         debug = "" if nothing_to_debug(result) else ", d debugs it in pdb"  # a SyntaxError has no frame to stop in
-        return f"raised {error}{where}\n  (the traceback is in stderr: e opens the line{debug})"
+        # A frame the run named that is no file of the task's own is neither named here nor opened by e.
+        opens = "e says why its line is not opened" if failing.refused and not location else "e opens the line"
+        return f"raised {error}{where}\n  (the traceback is in stderr: {opens}{debug})"
     if outcome is Outcome.CONTRACT_ERROR:
         explain = result.explain
         if explain is not None and explain.problems and not explain.would_call_verify:  # not a verify that yields
