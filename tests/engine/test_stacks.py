@@ -294,3 +294,33 @@ def test_a_forged_dump_naming_a_file_outside_the_task_through_dots_is_not_the_ve
     result = run_once(task_dir)
     assert result.outcome is Outcome.TIMED_OUT
     assert result.stack is not None and result.stack.stuck_at is None
+
+
+def test_a_forged_dump_naming_a_tests_file_that_links_out_of_the_task_is_not_the_verifiers(tmp_path):
+    """The task's tests/helper.py is a link to a file outside the task (the
+    staged copy leaves it out), and the run's dump names it: it is no file of
+    the task's own, so the run is not said to be stuck there (nor e sent to it)."""
+    from verifier_tui.commands.report import stuck_at
+
+    secret = tmp_path / "bashrc"
+    secret.write_text("a\nSECRET\n")
+    task_dir = make_task(
+        tmp_path / "t",
+        """
+        import signal, sys, time
+
+        def fake(signum, frame):
+            sys.stderr.write('Current thread 0x00007f0000000001 (most recent call first):\\n'
+                             '  File "/tests/helper.py", line 2 in verify\\n\\n')
+
+        def verify(workspace):
+            signal.signal(signal.SIGUSR1, fake)
+            time.sleep(100)
+        """,
+    )
+    (task_dir / "tests" / "helper.py").symlink_to(secret)
+    result = run_once(task_dir)
+    assert result.outcome is Outcome.TIMED_OUT
+    assert result.stack is not None and "helper.py" in result.stack.text
+    assert result.stack.stuck_at is None
+    assert "stuck at" not in (stuck_at(result) or "")

@@ -24,7 +24,7 @@ import signal as signals
 from collections.abc import Callable
 from pathlib import Path
 
-from verifier_tui.engine import procfs
+from verifier_tui.engine import procfs, untrusted
 from verifier_tui.engine.advice import OUR_RUNNER, Advice
 from verifier_tui.engine.model import STACK_SIGNAL, CapturedText, Stack, StackFrame
 
@@ -245,7 +245,8 @@ def _own(path: str, verifier: Path, tests_dir: Path) -> bool:
     folder or beside the verifier (a helper), not the runner or what is
     vendored beside it (``tests/.ng``). Paths are the user's (mapped), and
     the run wrote them: ``..`` is folded away before anything is compared
-    (``tests/../../home/you/.aws/credentials`` is not the task's)."""
+    (``tests/../../home/you/.aws/credentials`` is not the task's), and a link
+    that leads out of the folder is not followed (:func:`untrusted.own_file`)."""
     if not os.path.isabs(path):
         return False
     candidate = Path(os.path.normpath(path))
@@ -254,5 +255,7 @@ def _own(path: str, verifier: Path, tests_dir: Path) -> bool:
     vendored = tests_dir / ".ng"
     for root in (tests_dir, verifier.parent):
         if candidate.is_relative_to(root) and not candidate.is_relative_to(vendored):
-            return candidate.is_file()
+            # The rule for every name a run's output gives: a file of the folder's own, through no
+            # link out of it (tests/helper.py -> ~/.bashrc, which the staged copy left out, is none).
+            return untrusted.own_file(candidate, root) is not None
     return False
