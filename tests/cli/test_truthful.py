@@ -376,6 +376,25 @@ def test_a_task_toml_harbor_would_refuse_still_runs_but_says_so(env, tmp_path, t
     assert "verifier-tui: only: not run (its task is not tested)" in tested.stderr
 
 
+def test_a_case_of_a_task_harbor_would_refuse_never_matches_its_expected_json(env, tmp_path):
+    """``run TASK --case C``, TASK's task.toml one Harbor would refuse and C's
+    expected.json the reward the run wrote: it said "matched" (``--json``'s
+    expected_matched true), where Harbor would run no verifier and read no
+    reward. It does not match, saying why; ``test`` runs none of its cases."""
+    task_dir = with_case(
+        make_task(tmp_path / "t", toml='[verifier]\ntimeout_sec = "abc"\n'), expected='{"rewards": {"reward": 1.0}}'
+    )
+    done = run_tool(env, "run", task_dir, "--case", "only", "--python", PY)
+    assert done.returncode == 2, done.stdout
+    line = next(line for line in done.stdout.splitlines() if line.startswith("expected "))
+    assert line.endswith("DID NOT MATCH: Harbor would refuse to run this task"), line
+    assert "note: Harbor would refuse this task: [verifier] timeout_sec = 'abc' is not a number" in done.stdout
+    data = strict_json(run_tool(env, "run", "--json", task_dir, "--case", "only", "--python", PY).stdout)
+    assert data["expected_matched"] is False and data["rewards"] == {"reward": 1.0}
+    tested = run_tool(env, "test", task_dir, "--python", PY)
+    assert tested.returncode == 2 and "verifier-tui: only: not run (its task is not tested)" in tested.stderr
+
+
 def test_test_json_on_a_task_harbor_would_refuse_prints_the_document(env, tmp_path):
     """``test TASK --json``, TASK's task.toml one Harbor would refuse: stdout
     was empty (exit 2), where a script reads the document; ``test --watch

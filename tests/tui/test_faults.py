@@ -15,6 +15,7 @@ from tests.tui.app_under_test import SIZE, make_app, widget_text
 from verifier_tui.engine.failing import failing_location
 from verifier_tui.engine.session import Session
 from verifier_tui.tui.external import editor_command
+from verifier_tui.tui.widgets.history_list import summary_text
 
 
 async def test_the_resolution_panel_says_what_the_runner_gets(tmp_path, monkeypatch):
@@ -98,6 +99,28 @@ async def test_a_task_harbor_would_refuse_shows_no_reward_in_the_status_line_or_
     assert result.verdict.reward == 1.0  # what the reward folder holds; Harbor would not read it
     assert "Harbor would refuse the task" in status and "reward 1" not in status
     assert not case_line.endswith("1") and not run_line.endswith("1"), (case_line, run_line)
+
+
+async def test_a_case_of_a_task_harbor_would_refuse_is_failed_whatever_its_reward(tmp_path):
+    """A case whose expected.json is the reward the run wrote, of a task
+    Harbor would refuse: the cases list showed ✓ and the reward panel "matches
+    the case's expected.json", where Harbor would read no reward at all."""
+    root = make_task(tmp_path / "tasks" / "refused", toml="version = 1\n", cases={"c": {"a.txt": ""}})
+    (root / "cases" / "c" / "expected.json").write_text('{"rewards": {"reward": 1.0}}')
+    app = make_app(root, watch=False, case="c")
+    async with app.run_test(size=SIZE) as pilot:
+        result = await app.wait_for_runs(1)
+        await pilot.pause()
+        text = widget_text(app, "#reward-body")
+        case_line = str(app.main.query_one("#cases", OptionList).get_option_at_index(0).prompt).strip()
+    assert result is not None and result.verdict.rewards == {"reward": 1.0}
+    assert case_line.startswith("✗"), case_line
+    assert "does not match the case's expected.json" in text and "matches the case's" not in text, text
+    assert "Harbor would refuse to run this task" in text.split("Harbor's verdict")[0], text
+    # a run the history keeps only in summary: no note there, so its verdict line says why
+    summary = summary_text(result, "1 s")
+    assert "Harbor's verdict: none: Harbor would refuse this task: version = 1 is not a string" in summary, summary
+    assert "does not match the case's expected.json" in summary, summary
 
 
 #: A verifier that prints a traceback of its own making, naming files the

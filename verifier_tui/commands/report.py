@@ -37,6 +37,7 @@ from verifier_tui.words.run import (
     JSON_HAS_THEM,
     LISTED,
     NOT_RUN,
+    REFUSED_CASE,
     case_status,
     cut_words,
     duration_text,
@@ -314,7 +315,10 @@ def expected_text(result: RunResult) -> str:
 
 def actual_text(result: RunResult) -> str:
     """What a case got: its rewards, else how the run ended and what Harbor
-    would raise for it (``timed out after 1 s · VerifierTimeoutError``)."""
+    would raise for it (``timed out after 1 s · VerifierTimeoutError``).
+    A task Harbor would refuse gets none, whatever its reward folder holds."""
+    if result.task_refused is not None:
+        return f"none: {REFUSED_CASE}"
     if result.verdict.rewards is not None:
         return rewards_json(result.verdict.rewards)[0]
     plain = result.exit_code is not None and result.contract_cause is None  # a contract error: its cause too

@@ -330,9 +330,14 @@ class RunResult:
 
     @property
     def expected_matched(self) -> bool | None:
-        """Whether the case's ``expected.json`` matched (None without one)."""
+        """Whether the case's ``expected.json`` matched (None without one).
+        The one rule every face reads (test, run, the TUI, audit, the plugin)."""
         if self.expected is None:
             return None
+        if self.task_refused is not None:
+            # Harbor would not load the task (its TaskConfig raises): it would run no verifier and read no
+            # reward, so no expectation of a case holds, whatever the reward folder gives here.
+            return False
         if self.expected.exit_code is not None and self.exit_code != self.expected.exit_code:
             return False
         if self.expected.exit_code == 0 and self.verdict.rewards is None:
@@ -355,6 +360,7 @@ class RunResult:
             or expected.tolerance is not None
             or actual is None
             or self.expected_matched is not False
+            or self.task_refused is not None  # missed for the refusal, not for a rounding (words.run.missed_for)
             or not same_rewards(actual, expected.rewards, NEAR_MISS)
         ):
             return {}

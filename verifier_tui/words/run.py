@@ -221,11 +221,24 @@ def verdict_line(result: RunResult) -> str:
     return line
 
 
+#: Why a case of a task Harbor would refuse matches no expected.json. Short: each face
+#: that says it shows the run's notes beside it, the first of which says why it would.
+REFUSED_CASE = "Harbor would refuse to run this task"
+
+
+def missed_for(result: RunResult) -> str | None:
+    """Why a case cannot match its expected.json whatever its run gave
+    (``RunResult.expected_matched``): Harbor would refuse its task. None
+    otherwise (the rewards and the exit code then say why)."""
+    return REFUSED_CASE if result.expected is not None and result.task_refused is not None else None
+
+
 def expected_line(result: RunResult) -> str | None:
     if result.expected is None:
         return None
     want = expectation_json(result.expected)
-    return f"expected {want}: {'matched' if result.expected_matched else 'DID NOT MATCH'}"
+    why = missed_for(result)
+    return f"expected {want}: {'matched' if result.expected_matched else 'DID NOT MATCH'}" + (f": {why}" if why else "")
 
 
 def near_miss_line(result: RunResult) -> str | None:

@@ -25,6 +25,7 @@ from textual.widgets.option_list import Option
 from verifier_tui.engine.harbor.runner_output import parse_runner_output
 from verifier_tui.engine.model import CapturedText, RunResult
 from verifier_tui.engine.record import replace
+from verifier_tui.engine.task.config import refused_words
 from verifier_tui.engine.verdict import REWARD_KEYS, rewards_json
 from verifier_tui.tui.display import content
 from verifier_tui.tui.widgets.status_style import status_of
@@ -79,7 +80,9 @@ def summary_text(result: RunResult, duration: str) -> str:
         f"after {one_line(result.trigger)}",
         f"{result.outcome_words} · {duration}",
     ]
-    if result.verdict.rewards is not None:
+    if result.task_refused is not None:  # (as short_reward: none; no note is kept here to say why)
+        lines.append(f"Harbor's verdict: none: {one_line(refused_words(result.task_refused))}")
+    elif result.verdict.rewards is not None:
         lines.append(f"Harbor's verdict: {rewards_json(result.verdict.rewards)[0]}")
         if result.verdict.message:
             lines.append(f"({result.verdict.message})")

@@ -24,6 +24,7 @@ from verifier_tui.words.run import (
     LISTED,
     VERIFIER_NOT_CALLED,
     expectation_json,
+    missed_for,
     more_text,
     near_miss_line,
     not_a_file,
@@ -88,9 +89,9 @@ def _expectation(result: RunResult) -> list[tuple[str, str]]:
     if result.expected_matched:
         return [("matches the case's expected.json\n", _MUTED)]
     want = expectation_json(result.expected)
-    near = near_miss_line(result)
+    why = missed_for(result) or near_miss_line(result)  # (a refused task's case has no near miss)
     return [(f"does not match the case's expected.json: {want}\n", "$error")] + (
-        [(f"  {near}\n", _MUTED)] if near else []
+        [(f"  {why}\n", _MUTED)] if why else []
     )
 
 
