@@ -118,6 +118,29 @@ def test_what_harbor_0_26_refuses_more(tmp_path, toml, refusal):
     assert len(found.refused.splitlines()) == 1
 
 
+#: ``allowed_hosts`` entries as Harbor 0.26.0's ``_validate_allowed_host_names`` takes or refuses them
+#: (checked against the wheel's config.py): a URL, a port, a CIDR with host bits, a bare
+#: ``*``, a wildcard over an address, a label with ``_`` or a leading ``-``.
+REFUSED_HOSTS = ["http://x", "x.com:80", "*", "a.*.com", "*.1.2.3.4", "ex ample.com", "-a.com", "a_b.com", "10.0.0.1/8"]
+REFUSED_HOSTS += ["fe80::1%eth0", "[::1]", "*.", "a..com", "a" * 64 + ".com"]
+TAKEN_HOSTS = ["example.com", "EXAMPLE.com.", " a-b.example.com ", "*.example.com", "::1", "10.0.0.0/8", "1.2.3.4"]
+
+
+@pytest.mark.parametrize("host", REFUSED_HOSTS)
+def test_an_allowed_host_harbor_refuses_refuses_the_task(tmp_path, host):
+    """It was taken (the host's syntax was not checked): ``test`` passed the
+    task's cases where Harbor would not load it."""
+    found = config(tmp_path, f'[verifier]\nnetwork_mode = "allowlist"\nallowed_hosts = ["example.org", "{host}"]\n')
+    assert found.refused is not None and "[verifier] allowed_hosts" in found.refused, (host, found.refused)
+    assert repr(host) in found.refused and len(found.refused.splitlines()) == 1
+
+
+@pytest.mark.parametrize("host", TAKEN_HOSTS)
+def test_an_allowed_host_harbor_takes_is_taken(tmp_path, host):
+    found = config(tmp_path, f'[environment]\nnetwork_mode = "allowlist"\nallowed_hosts = ["{host}"]\n')
+    assert found.refused is None, found.refused
+
+
 @pytest.mark.parametrize(
     "toml, cpus, memory_mb",
     [

@@ -27,8 +27,8 @@ The tool goes on running a task Harbor would refuse (it is useful while the
 file is being edited), and says so: :attr:`TaskConfig.refused`, one line,
 shown as the verdict of ``run`` and beside a replay; ``run`` and ``test`` exit
 2. The checked part of Harbor's schema is every model of ``config.py`` except
-the inside of ``mcp_servers`` headers and ``allowed_hosts`` host syntax (kinds
-only) and artifact collisions (Harbor reports those, it does not refuse).
+the inside of ``mcp_servers`` headers and artifact collisions (Harbor reports
+those, it does not refuse).
 
 A value Harbor takes but no run can honour (a timeout of ``nan``, ``inf``,
 zero or less; ``cpus`` or ``memory_mb`` of zero or less) is reported and
@@ -918,12 +918,61 @@ def _str_list(value: Any) -> list[str]:
 
 
 def _host_list(value: Any) -> list[str]:
-    """``allowed_hosts``: strings that are not empty once stripped of spaces
-    and a final dot (the host syntax itself is not checked here)."""
+    """``allowed_hosts``: strings each of which Harbor's
+    ``_validate_allowed_host_names`` takes (:func:`_host_problem`)."""
     hosts = _str_list(value)
-    if any(not host.strip().lower().rstrip(".") for host in hosts):
-        raise _Refused("holds an empty host")
+    for host in hosts:
+        problem = _host_problem(host)
+        if problem is not None:
+            raise _Refused(f"holds {host!r}: {problem}")
     return hosts
+
+
+_HOST_LABEL = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$")  # Harbor's _NETWORK_HOST_LABEL_PATTERN
+
+
+def _host_problem(entry: str) -> str | None:
+    """Why Harbor 0.26.0's ``_validate_allowed_host_names`` refuses one
+    ``allowed_hosts`` entry, in a few words; None when it takes it. Its steps,
+    in its order (a task whose host it refuses does not load: ``test`` passed
+    its cases while only the kinds were checked here)."""
+    import ipaddress
+
+    def address(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+        try:
+            return ipaddress.ip_address(text)
+        except ValueError:
+            return None
+
+    not_a_host = "not a hostname, an IP address or a CIDR range (a URL, a port or a path?)"
+    host = entry.strip().lower().rstrip(".")
+    if not host:
+        return "an empty host"
+    if "/" in host or ":" in host:  # a CIDR range (strict: no host bits) or an IPv6 address, no zone
+        if "%" in host:
+            return not_a_host
+        if "/" in host:
+            try:
+                ipaddress.ip_network(host, strict=True)
+            except ValueError:
+                return not_a_host
+            return None
+        return None if (found := address(host)) is not None and found.version == 6 else not_a_host
+    if "[" in host or "]" in host:
+        return not_a_host
+    if host.startswith("*."):
+        rest = host[2:]
+        if not rest:
+            return "a wildcard without a hostname after '*.'"
+        if address(rest) is not None:
+            return "a wildcard over an IP address, not a hostname"
+    elif "*" in host:
+        return "a wildcard not written as a leading '*.'"
+    else:
+        rest = host
+    if not all(_HOST_LABEL.match(label) for label in rest.split(".")):
+        return "not a hostname: only letters, digits, hyphens and dots, each label 1 to 63 long, no hyphen at its ends"
+    return None
 
 
 def _env(value: Any) -> dict[str, str]:
