@@ -135,6 +135,42 @@ def test_an_allowed_host_harbor_refuses_refuses_the_task(tmp_path, host):
     assert repr(host) in found.refused and len(found.refused.splitlines()) == 1
 
 
+#: MCP server headers as Harbor 0.26.0's ``MCPServerConfig.validate_headers`` takes or refuses them: a name
+#: that is no HTTP token, a line break in a value, a template left open, a credential written out.
+REFUSED_HEADERS = [
+    ("Bad Name", "x"),
+    ("X-A", "a\\nb"),
+    ("X-A", "${A"),
+    ("X-A", "${A:-${B}}"),
+    ("Authorization", "Bearer abc"),
+    ("Authorization", "Bearer ${TOKEN:-abc}"),
+    ("X-A", "${API_KEY:-abc}"),
+    ("Cookie", "a=b"),
+]
+TAKEN_HEADERS = [
+    ("Authorization", "Bearer ${TOKEN}"),
+    ("X-Trace", "on ${RUN:-1}"),
+    ("X-Api-Key", ""),
+    ("Accept", "*/*"),
+]
+
+
+@pytest.mark.parametrize("name, value", REFUSED_HEADERS)
+def test_an_mcp_header_harbor_refuses_refuses_the_task(tmp_path, name, value):
+    """Only the headers' kinds were checked: a task Harbor would not load passed."""
+    server = f'{{ name = "s", url = "http://h", headers = {{ "{name}" = "{value}" }} }}'
+    found = config(tmp_path, f"[environment]\nmcp_servers = [{server}]\n")
+    assert found.refused is not None and "headers" in found.refused, found.refused
+    assert len(found.refused.splitlines()) == 1
+
+
+@pytest.mark.parametrize("name, value", TAKEN_HEADERS)
+def test_an_mcp_header_harbor_takes_is_taken(tmp_path, name, value):
+    server = f'{{ name = "s", url = "http://h", headers = {{ "{name}" = "{value}" }} }}'
+    found = config(tmp_path, f"[environment]\nmcp_servers = [{server}]\n")
+    assert found.refused is None, found.refused
+
+
 @pytest.mark.parametrize("host", TAKEN_HOSTS)
 def test_an_allowed_host_harbor_takes_is_taken(tmp_path, host):
     found = config(tmp_path, f'[environment]\nnetwork_mode = "allowlist"\nallowed_hosts = ["{host}"]\n')

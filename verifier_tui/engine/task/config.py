@@ -27,8 +27,7 @@ The tool goes on running a task Harbor would refuse (it is useful while the
 file is being edited), and says so: :attr:`TaskConfig.refused`, one line,
 shown as the verdict of ``run`` and beside a replay; ``run`` and ``test`` exit
 2. The checked part of Harbor's schema is every model of ``config.py`` except
-the inside of ``mcp_servers`` headers and artifact collisions (Harbor reports
-those, it does not refuse).
+artifact collisions (Harbor reports those, it does not refuse).
 
 A value Harbor takes but no run can honour (a timeout of ``nan``, ``inf``,
 zero or less; ``cpus`` or ``memory_mb`` of zero or less) is reported and
@@ -588,7 +587,7 @@ def _healthcheck(table: dict[str, Any], where: list[str], check: _Check) -> None
 
 
 def _mcp_server(server: Any, where: list[str], check: _Check) -> None:
-    """``MCPServerConfig``: the kinds and the transport's needs (not the header rules)."""
+    """``MCPServerConfig``: the kinds, the header rules and the transport's needs."""
     if check.entry(server, where, "name") is None:
         return
     check.get(server, "name", _str, where)
@@ -603,12 +602,45 @@ def _mcp_server(server: Any, where: list[str], check: _Check) -> None:
     command = check.get(server, "command", _str, where)
     check.get(server, "args", _str_list, where)
     headers = check.env(server, "headers", where)
+    for name, value in headers.items():
+        problem = _header_problem(name, value)
+        if problem is not None:
+            check.refuse([*where, "headers"], f"{name!r}: {problem}")
     if transport in ("sse", "streamable-http") and not url:
         check.refuse([*where, "url"], f"is needed for transport {transport!r}")
     if transport == "stdio" and not command:
         check.refuse([*where, "command"], "is needed for transport 'stdio'")
     if transport == "stdio" and headers:
         check.refuse([*where, "headers"], "are only for HTTP transports")
+
+
+# Harbor 0.26.0's header rules: config.py _HTTP_HEADER_NAME_PATTERN, utils/env.py's templates and credentials.
+_HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+_TEMPLATE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")  # _EMBEDDED_TEMPLATE_PATTERN
+_SENSITIVE = re.compile(r"(KEY|SECRET|TOKEN(?!S)|PASSWORD|CREDENTIAL|AUTH)", re.IGNORECASE)
+_NO_DEFAULT = r"\$\{[A-Za-z_][A-Za-z0-9_]*(?::-)?\}"
+_TEMPLATED_CREDENTIAL = re.compile(rf"\s*(?:[A-Za-z]+\s+)?{_NO_DEFAULT}(?:[\s:-]*{_NO_DEFAULT})*\s*")
+
+
+def _header_problem(name: str, value: str) -> str | None:
+    """Why Harbor 0.26.0's ``MCPServerConfig.validate_headers`` refuses one
+    header, in a few words; None when it takes it. Its checks in its order:
+    the name an HTTP token, no line break in the value, every ``${`` a whole
+    template (``resolve_embedded_env_vars``), and a credential (a header or a
+    variable named like one, a cookie) only as ``${VAR}`` without a default
+    (``has_literal_header_credential``)."""
+    if not _HEADER_NAME.fullmatch(name):
+        return "is not an HTTP header name"
+    if "\r" in value or "\n" in value:
+        return "holds a line break"
+    templates = [(match[1], match[2]) for match in _TEMPLATE.finditer(value)]
+    if "${" in _TEMPLATE.sub(" ", value) or any(default is not None and "${" in default for _n, default in templates):
+        return "holds a ${ that is no ${VAR} or ${VAR:-default}"
+    sensitive = bool(_SENSITIVE.search(name)) or name.lower() in ("cookie", "set-cookie")
+    written = any(default and (sensitive or _SENSITIVE.search(variable)) for variable, default in templates)
+    if written or sensitive and value.strip() and not _TEMPLATED_CREDENTIAL.fullmatch(value):
+        return "holds a credential: it must be a ${VAR} without a default (Bearer ${TOKEN})"
+    return None
 
 
 _SERVICE = r"^[a-zA-Z0-9][a-zA-Z0-9_.-]*$"  # config.py _COMPOSE_SERVICE_NAME_PATTERN
