@@ -71,6 +71,29 @@ def test_a_timeout_no_run_can_honour_is_the_default_with_a_note(tmp_path, value)
         assert "give up before the verifier runs: every trial ends in VerifierTimeoutError" in note
 
 
+@pytest.mark.parametrize(
+    "toml, said",
+    [
+        ('[verifier]\nuser = "nobody"\n', "[verifier] user = 'nobody'"),
+        ("[verifier]\nuser = 1000\n", "[verifier] user = 1000"),
+        ('[[steps]]\nname = "a"\n[steps.verifier]\nuser = "agent"\n', "user = 'agent'"),
+    ],
+)
+def test_a_verifier_user_is_said_as_not_honoured(tmp_path, toml, said):
+    """Harbor runs the verifier as task.toml's [verifier] user (Trial's
+    with_default_user); the run here was made as the user of the tool without
+    a word, so a verifier that reads a file only root can read passed here."""
+    found = config(tmp_path, toml)
+    assert found.refused is None
+    (note,) = [p for p in found.problems if "user" in p]
+    assert said in note and "Harbor runs the verifier as that user" in note and "as you" in note, note
+
+
+@pytest.mark.parametrize("user", ['"root"', "0", '"0"'])
+def test_a_verifier_user_of_root_is_no_note(tmp_path, user):
+    assert config(tmp_path, f"[verifier]\nuser = {user}\n").problems == ()
+
+
 def test_the_remembered_answer_keeps_the_refusal(tmp_path):
     task = make_task(tmp_path / "t", toml="version = 1\n")
     first = read_task_config(task)

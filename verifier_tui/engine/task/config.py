@@ -680,7 +680,16 @@ def _verifier(table: dict[str, Any] | None, where: list[str], check: _Check) -> 
         )
         given = False
     env = check.env(table, "env", where)
-    check.get(table, "user", _user, where)
+    user = check.get(table, "user", _user, where)
+    if user not in (None, "root", 0, "0"):
+        # Trial runs the verifier as this user (with_default_user; a step's own over the task's). The
+        # sandbox here runs it as whoever runs the tool, as it does without it (an image's root, mostly).
+        check.notes.append(
+            _one_line(
+                f"task.toml: {_label([*where, 'user'])} = {_short(table['user'])}: Harbor runs the verifier as "
+                "that user; this run is made as you, so a file only one of you can read or write behaves otherwise"
+            )
+        )
     mode = check.get(table, "environment_mode", _choice(SHARED, SEPARATE), where)
     environment = check.table(table, "environment", where)
     settings = _environment(environment, [*where, "environment"], check) if environment is not None else None
