@@ -469,6 +469,7 @@ async def test_the_palette_lists_the_trial_keys(task, runs, tmp_path):
         footer = screen_text(app).splitlines()[-1]
         titles = [c.title for c in app.get_system_commands(app.screen)]
         assert "l x a j i m files" in footer  # the six Harbor files share one entry
+        assert "f s stand-in" in footer  # as do the two keys that choose the stand-in for /app
         for binding in TrialScreen.BINDINGS:
             shown, title = app.get_key_display(binding), binding.tooltip.split("\n")[0]
             if binding.action.startswith("back"):  # a trial opened on its own has no list to go back to
@@ -476,10 +477,44 @@ async def test_the_palette_lists_the_trial_keys(task, runs, tmp_path):
                 continue
             if binding.action == "show_output('stderr')":
                 continue  # o names the stream it shows next: stdout while stderr is shown
-            if binding.show and not binding.action.startswith("show_file"):
+            if binding.show and binding.group is None:
                 assert f"{shown} {binding.description}" in footer, shown
             if binding.action != "app.quit":
                 assert f"{title}  ({shown})" in titles
+
+
+def _footer_promises(screen) -> list[str]:
+    """What the footer is given to show now: each shown key with its word, a group's keys with the group's."""
+    promised: list[str] = []
+    for _node, binding, _enabled, _tip in screen.active_bindings.values():
+        if not binding.show:
+            continue
+        if binding.group is None:
+            promised.append(f"{screen.app.get_key_display(binding)} {binding.description}")
+        elif binding.group.description not in promised:
+            promised.append(binding.group.description)
+    return promised
+
+
+async def test_at_100_columns_the_footer_shows_every_key_of_a_replayed_trial_down_to_esc(task, runs, tmp_path):
+    # At 100 columns the footer of a replayed trial opened from its job was cut after "q q": esc, the way back, unseen.
+    demo = task(verifier=READS_HELLO, toml=SEPARATE)
+    job = runs / "jobs" / "j"
+    for name in ("demo__aaaaaaa", "demo__bbbbbbb"):  # two: a job of one trial opens it, with no list to go back to
+        sandbox_trial(job, demo, tmp_path, workspace={"hello.txt": "hi"}, mode="separate", capture=True, name=name)
+    app = make_trial_app(job)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await until(pilot, lambda: getattr(app.screen, "done", False), "the job's trials listed")
+        await pilot.press("enter")
+        await app.wait_for_replays(1)
+        promised = _footer_promises(app.screen)
+        assert "o stdout" in promised and promised[-1] == "esc trials", promised  # the replay shown: its keys too
+        await until(
+            pilot,
+            lambda: all(word in screen_text(app).splitlines()[-1] for word in promised),
+            f"the footer shows {promised}",
+            lambda app: screen_text(app).splitlines()[-1],
+        )
 
 
 async def test_a_small_terminal_says_so(task, runs, tmp_path):

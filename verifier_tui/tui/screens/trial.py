@@ -54,6 +54,10 @@ CAPTURED = "__captured__"
 EMPTY = "__empty__"
 #: The six keys that show one of the trial's Harbor files share one footer entry ("l x a j i m files").
 FILES = Binding.Group("files")
+#: f and s both choose the stand-in for /app the replay runs on: one entry, "f s stand-in".
+#: With c and ? left to the palette and the help, the footer then fits 100 columns (the
+#: smallest the screen draws in) down to its last key, esc, the way back (it was cut after q).
+STAND_IN = Binding.Group("stand-in")
 
 
 class TrialScreen(SizedScreen):
@@ -81,9 +85,24 @@ class TrialScreen(SizedScreen):
             "workspace",
             "Replay on a folder of yours",
             "A stand-in for /app, used instead of the one the trial captured, if it did",
+            group=STAND_IN,
         ),
-        key("s", "choose_case", "case", "Replay on a case", "One of the task's cases as the stand-in for /app"),
-        key("c", "copy_command", "copy", "Copy the replay's command", "The shell command that runs this replay again"),
+        key(
+            "s",
+            "choose_case",
+            "case",
+            "Replay on a case",
+            "One of the task's cases as the stand-in for /app",
+            group=STAND_IN,
+        ),
+        key(
+            "c",
+            "copy_command",
+            "copy",
+            "Copy the replay's command",
+            "The shell command that runs this replay again",
+            show=False,  # the footer must fit 100 columns down to esc; c is in the palette and the help
+        ),
         key(
             "k",
             "keep_case",
@@ -142,7 +161,14 @@ class TrialScreen(SizedScreen):
             "artifacts/manifest.json: what Harbor collected from the sandbox, and where it is",
             group=FILES,
         ),
-        key("?", "help", "help", "Help: keys and marks", "Every key of this screen, and what the marks mean"),
+        key(
+            "?",
+            "help",
+            "help",
+            "Help: keys and marks",
+            "Every key of this screen, and what the marks mean",
+            show=False,  # the footer must fit 100 columns down to esc; ? is in the palette, as on a task's screen
+        ),
         QUIT,
         # esc names the list beneath, as o names its stream: two bindings, check_action offers
         # the one of :attr:`back_to`. "the trials": a job's overview or a comparison's flipped
