@@ -8,7 +8,8 @@ import json
 import subprocess
 from pathlib import Path
 
-from textual.command import CommandPalette
+from textual.command import CommandList, CommandPalette
+from textual.widgets import OptionList
 
 from tests.helpers.commands import run_in_shell_text, without_the_tool_on_path
 from tests.helpers.tasks import Gate, make_task
@@ -290,6 +291,39 @@ async def test_command_palette_lists_and_runs_our_commands(example):
         assert {r.case for r in app.finished[1:]} == {"correct", "missing-file", "wrong-case", "wrong-text"}
 
 
+async def _palette_hits(app, pilot, words: str) -> list[str]:
+    """What the command palette lists for ``words`` typed in it (then closed)."""
+    await pilot.press("ctrl+p")
+    await wait_for(lambda: isinstance(app.screen, CommandPalette), "the palette open")
+    await pilot.press(*words)
+    await pilot.pause(0.3)  # the palette searches as a worker, its hits a moment later
+    await pilot.pause()
+    hits = app.screen.query_one(CommandList)
+    shown = [str(hits.get_option_at_index(i).prompt) for i in range(hits.option_count)]
+    await pilot.press("escape")
+    await wait_for(lambda: app.screen is app.main, "the palette closed")
+    return shown
+
+
+async def test_the_palette_offers_back_to_the_latest_run_only_on_an_older_run(example):
+    # The palette offered "Back to the latest run" on the latest run itself, where it (and esc) did nothing.
+    app = make_app(example("hello-file"), watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_for_runs(1)
+        assert not any("Back to the latest run" in hit for hit in await _palette_hits(app, pilot, "latest run"))
+        await pilot.press("r")
+        await app.wait_for_runs(2)
+        app.main.query_one("#history", OptionList).focus()
+        await pilot.press("down", "enter")  # the older run
+        await pilot.pause()
+        assert app.main.viewing is not None
+        assert any("Back to the latest run" in hit for hit in await _palette_hits(app, pilot, "latest run"))
+        await pilot.press("escape")  # esc goes back, and the palette no longer offers it
+        await pilot.pause()
+        assert app.main.viewing is None
+        assert not any("Back to the latest run" in hit for hit in await _palette_hits(app, pilot, "latest run"))
+
+
 async def test_every_key_is_in_the_footer_and_the_palette(example):
     app = make_app(example("hello-file"), watch=False)
     async with app.run_test(size=(160, 45)) as pilot:
@@ -303,6 +337,8 @@ async def test_every_key_is_in_the_footer_and_the_palette(example):
                 continue  # only for a task that ships its own runner (tests/tui/test_recognition_tui.py)
             if binding.action == "show_output('stderr')":
                 continue  # o names the stream it shows next: stdout while stderr is shown
+            if binding.action == "latest":
+                continue  # only on a run picked in the history (test_the_palette_offers_back_to_the_latest_run_...)
             if binding.show:  # ? and esc are left out of the footer, which must fit 100 columns
                 assert f"{shown} " in footer, shown
             if binding.action != "app.quit":

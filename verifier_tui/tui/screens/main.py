@@ -209,6 +209,10 @@ class MainScreen(SizedScreen):
     """Each case's last run of its own inputs (its mark), without its output."""
     outdated_through = var(0, init=False)
     """Runs up to this number read the task's shared files before their last change."""
+    # Set, the keys are offered again: esc goes back to the latest only from a
+    # run picked in the history (always_update: no run compared field by field).
+    viewing: var[RunResult | None] = var(None, init=False, always_update=True, bindings=True)
+    """A run picked in the history (None: showing the latest)."""
 
     def __init__(self, session: Session, fmt: Display, *, watch: bool = True, poll: bool = False) -> None:
         super().__init__()
@@ -218,8 +222,6 @@ class MainScreen(SizedScreen):
         self.controller = RunController(session, self, live_reload=watch, poll=poll)
         self.latest: RunResult | None = None
         """The newest finished run of the current choices."""
-        self.viewing: RunResult | None = None
-        """A run picked in the history (None: showing the latest)."""
         self.explain: Explanation | None = None
         self._last_response: ResponseSource | None = None  # the response put aside by "toggle mode"
         self.coverage_view: CoverageScreen | None = None
@@ -761,13 +763,16 @@ class MainScreen(SizedScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Nothing while a chooser is opening; o is offered as the stream not
         on screen; R (the runner) only for a task that ships its own (in the
-        footer, the palette and the help at once), else R says why it does nothing."""
+        footer, the palette and the help at once), else R says why it does nothing;
+        esc (back to the latest run) only on a run picked in the history."""
         if self.opening():
             return False  # a dialog on its way: keys typed meanwhile (s s s) stacked more of them
         if action == "show_output":
             return parameters[0] != self.stream
         if action in ("toggle_runner", "no_own_runner"):
             return (self.session.task.own_runner is not None) is (action == "toggle_runner")
+        if action == "latest":
+            return self.viewing is not None  # on the latest run (or none yet) esc has nowhere to go back to
         return True
 
     # -- leaving the app: the editor, pdb; copying the command ---------------------------------------
