@@ -27,7 +27,7 @@ from tests.helpers.harbor import (
     sandbox_trial,
     timed_out_trial,
 )
-from tests.tui.app_under_test import screen_text, started_processes, still_there, wait_for, watchers
+from tests.tui.app_under_test import footer_promises, screen_text, started_processes, still_there, wait_for, watchers
 from verifier_tui.engine.changes import Change
 from verifier_tui.engine.procfs import descendants
 from verifier_tui.tui.screens.help import HelpScreen
@@ -483,19 +483,6 @@ async def test_the_palette_lists_the_trial_keys(task, runs, tmp_path):
                 assert f"{title}  ({shown})" in titles
 
 
-def _footer_promises(screen) -> list[str]:
-    """What the footer is given to show now: each shown key with its word, a group's keys with the group's."""
-    promised: list[str] = []
-    for _node, binding, _enabled, _tip in screen.active_bindings.values():
-        if not binding.show:
-            continue
-        if binding.group is None:
-            promised.append(f"{screen.app.get_key_display(binding)} {binding.description}")
-        elif binding.group.description not in promised:
-            promised.append(binding.group.description)
-    return promised
-
-
 async def test_at_100_columns_the_footer_shows_every_key_of_a_replayed_trial_down_to_esc(task, runs, tmp_path):
     # At 100 columns the footer of a replayed trial opened from its job was cut after "q q": esc, the way back, unseen.
     demo = task(verifier=READS_HELLO, toml=SEPARATE)
@@ -507,7 +494,7 @@ async def test_at_100_columns_the_footer_shows_every_key_of_a_replayed_trial_dow
         await until(pilot, lambda: getattr(app.screen, "done", False), "the job's trials listed")
         await pilot.press("enter")
         await app.wait_for_replays(1)
-        promised = _footer_promises(app.screen)
+        promised = footer_promises(app.screen)
         assert "o stdout" in promised and promised[-1] == "esc trials", promised  # the replay shown: its keys too
         await until(
             pilot,

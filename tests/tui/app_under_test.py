@@ -121,6 +121,19 @@ def screen_text(app: VerifierApp) -> str:
     return console.export_text()
 
 
+def footer_promises(screen) -> list[str]:
+    """What the footer is given to show now: each shown key with its word, a group's keys with the group's."""
+    promised: list[str] = []
+    for _node, binding, _enabled, _tip in screen.active_bindings.values():
+        if not binding.show:
+            continue
+        if binding.group is None:
+            promised.append(f"{screen.app.get_key_display(binding)} {binding.description}")
+        elif binding.group.description not in promised:
+            promised.append(binding.group.description)
+    return promised
+
+
 def widget_text(app: VerifierApp, selector: str) -> str:
     """The plain text a widget of the main screen shows (a Log's lines, what another renders)."""
     widget = app.main.query_one(selector)

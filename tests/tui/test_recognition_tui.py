@@ -7,7 +7,7 @@ watched through its messages and what it shows."""
 from __future__ import annotations
 
 from tests.helpers.tasks import make_task, python_or_skip, write
-from tests.tui.app_under_test import SIZE, make_app, screen_text, widget_text
+from tests.tui.app_under_test import SIZE, footer_promises, make_app, screen_text, wait_for, widget_text
 from verifier_tui.engine.model import Outcome
 from verifier_tui.tui.screens.choose_list import ChooseListScreen
 
@@ -60,7 +60,7 @@ async def test_r_shift_runs_the_tasks_own_runner_and_back(tmp_path):
         assert "our runner (the task's differs) R" in widget_text(app, "#header")
         resolution = widget_text(app, "#resolution-body")
         assert "R runs the task's own" in resolution and "--runner" not in resolution  # the key, not the flag
-        assert "R runner" in screen_text(app).splitlines()[-1]  # offered in the footer
+        assert "R runner" not in screen_text(app).splitlines()[-1]  # the header offers it (the footer is full)
         assert "Toggle runner  (R)" in [c.title for c in app.get_system_commands(app.main)]
         await pilot.press("R")
         second = await app.wait_for_runs(2)
@@ -71,6 +71,22 @@ async def test_r_shift_runs_the_tasks_own_runner_and_back(tmp_path):
         await pilot.press("R")
         third = await app.wait_for_runs(3)
         assert third.verdict.rewards == {"reward": 1.0}
+
+
+async def test_at_100_columns_the_footer_of_a_task_with_its_own_runner_shows_every_key_down_to_q(tmp_path):
+    # A task that ships its own runner (every Harbor task made with the NeMo Gym tooling): at 100 columns,
+    # the smallest the screen draws in, the footer ended "o stdout R runner": q quit, its last key, unseen.
+    root = make_task(tmp_path / "tasks" / "published")
+    write(root / "tests" / ".ng" / "run_verifier.py", OWN_RUNNER)
+    app = make_app(root, watch=False)
+    async with app.run_test(size=SIZE):
+        await app.wait_for_runs(1)
+        promised = footer_promises(app.main)
+        assert "o stdout" in promised and promised[-1] == "q quit", promised  # a run on screen: its keys too
+        await wait_for(
+            lambda: all(word in screen_text(app).splitlines()[-1] for word in promised), f"the footer shows {promised}"
+        )
+        assert "our runner (the task's differs) R" in widget_text(app, "#header")  # R, by what it changes
 
 
 async def test_r_shift_is_not_offered_without_a_runner_of_the_tasks_own(example):

@@ -177,6 +177,9 @@ class MainScreen(SizedScreen):
             "runner",
             "Toggle runner",
             "verifier-tui's runner, or the task's own tests/.ng/run_verifier.py (what the sandbox runs)",
+            # the footer must fit 100 columns (with R it was cut before q quit); R is in the header
+            # next to the runner it toggles, as s v f p t next to what they choose, and in the palette
+            show=False,
         ),
         # R on a task without a runner of its own: offered nowhere, but said
         # why it does nothing when pressed (no tooltip: not in the palette or help).
